@@ -1,0 +1,77 @@
+"""Annotations: the codes a judge or a person gave one unit under one codebook version."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.units import UnitKind
+
+
+class CoderKind(StrEnum):
+    """Who produced an annotation."""
+
+    LLM = "llm"
+    HEURISTIC = "heuristic"  # the offline rule-based baseline: never presented as an LLM
+    HUMAN = "human"
+
+
+class Status(StrEnum):
+    """Whether the annotation carries codes."""
+
+    SCORED = "scored"
+    UNSCORED = "unscored"  # the judge's answer was unusable; ``reason`` says why
+
+
+class CodebookRef(BaseModel):
+    """Exactly which codebook an annotation was made under."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: int
+    hash: str
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.version}+{self.hash[:12]}"
+
+
+class Usage(BaseModel):
+    """Tokens and money spent on one annotation (zero for people and the offline judge)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+
+class Annotation(BaseModel):
+    """Codes for one unit: ``codes`` maps each dimension/step id to one subcode id."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit_id: str
+    unit_kind: UnitKind
+    codebook: CodebookRef
+    coder: str = Field(description="Judge spec (offline, anthropic:MODEL...) or annotator name.")
+    coder_kind: CoderKind
+    status: Status = Status.SCORED
+    reason: str | None = Field(default=None, description="Why the unit is unscored.")
+    codes: dict[str, str] = Field(default_factory=dict)
+    leaves: dict[str, list[str]] = Field(
+        default_factory=dict, description="Finer leaf codes per dimension, if any."
+    )
+    rationale: str | None = None
+    quote: str | None = None
+    quote_found: bool | None = Field(
+        default=None, description="False when the quote does not occur in the judged text."
+    )
+    uncertain: bool = Field(default=False, description="The coder flagged low confidence.")
+    usage: Usage = Field(default_factory=Usage)
+    lead_time_s: float | None = Field(default=None, description="Human annotation time.")
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))

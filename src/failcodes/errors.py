@@ -1,0 +1,66 @@
+"""The one exception hierarchy of failcodes.
+
+Every error a user can cause (bad input, a missing key, an unreachable server) is a
+:class:`FailcodesError`. The CLI turns it into one line on stderr and exit code 2; anything
+else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class FailcodesError(Exception):
+    """Base class of every user-facing failcodes error."""
+
+    def one_line(self) -> str:
+        """Return the message as a single line, as the CLI prints it."""
+        return " ".join(str(self).split())
+
+
+class InputError(FailcodesError):
+    """Bad input data: names the file, the line (1-based) and the field that is wrong."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.reason = message
+        where = []
+        if self.path is not None:
+            where.append(self.path if line is None else f"{self.path}:{line}")
+        if field is not None:
+            where.append(f"field '{field}'")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class CodebookError(InputError):
+    """A codebook file breaks a rule (duplicate id, missing parent, bad version...)."""
+
+
+class ConfigError(FailcodesError):
+    """A missing or invalid setting: API key, model name, option combination."""
+
+
+class ProviderError(FailcodesError):
+    """A judge provider failed in a way retries could not fix."""
+
+
+class BudgetExceededError(FailcodesError):
+    """The spending limit given with --budget was reached; finished work is kept."""
+
+
+class LabelStudioError(FailcodesError):
+    """Label Studio is unreachable, rejects the token, or returned unexpected data."""
+
+
+class StatisticsError(FailcodesError):
+    """A statistic cannot be computed from the data given (and says why)."""

@@ -1,0 +1,90 @@
+"""Canonical verifier verdicts and the alias tables that map pipelines' raw labels onto them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+
+from failcodes.errors import InputError
+
+
+class Verdict(StrEnum):
+    """The five canonical verdicts every pipeline's output is mapped onto."""
+
+    SUPPORTED = "supported"
+    REFUTED = "refuted"
+    NO_EVIDENCE = "no_evidence"
+    AMBIGUOUS = "ambiguous"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+#: Raw labels of the seeds' pipelines, matched case-insensitively after trimming.
+#: MedScore (True/False), MedExpert pipeline (Supported/Refuted/No Evidence/Ambiguous),
+#: seed 000's RtV evaluator (supported/contradicted/not found/out of scope), seed 003
+#: (TRUE/FALSE), SciFact/MultiVerS (SUPPORT/CONTRADICT/NEI), HealthVer (Supports/Refutes/Neutral),
+#: RAGChecker (Entailment/Contradiction/Neutral).
+DEFAULT_ALIASES: dict[str, Verdict] = {
+    "supported": Verdict.SUPPORTED,
+    "support": Verdict.SUPPORTED,
+    "supports": Verdict.SUPPORTED,
+    "true": Verdict.SUPPORTED,
+    "entailment": Verdict.SUPPORTED,
+    "refuted": Verdict.REFUTED,
+    "refutes": Verdict.REFUTED,
+    "false": Verdict.REFUTED,
+    "contradicted": Verdict.REFUTED,
+    "contradict": Verdict.REFUTED,
+    "contradiction": Verdict.REFUTED,
+    "no_evidence": Verdict.NO_EVIDENCE,
+    "no evidence": Verdict.NO_EVIDENCE,
+    "not found": Verdict.NO_EVIDENCE,
+    "not_found": Verdict.NO_EVIDENCE,
+    "nei": Verdict.NO_EVIDENCE,
+    "not enough info": Verdict.NO_EVIDENCE,
+    "neutral": Verdict.NO_EVIDENCE,
+    "ambiguous": Verdict.AMBIGUOUS,
+    "out_of_scope": Verdict.OUT_OF_SCOPE,
+    "out of scope": Verdict.OUT_OF_SCOPE,
+}
+
+
+def normalize_verdict(
+    raw: object,
+    aliases: Mapping[str, Verdict] | None = None,
+    *,
+    path: str | Path | None = None,
+    line: int | None = None,
+    field: str = "verdict",
+) -> Verdict:
+    """Map a raw verdict onto :class:`Verdict`, or raise an :class:`InputError` naming it.
+
+    ``aliases`` extends (and may override) :data:`DEFAULT_ALIASES`; keys are compared
+    case-insensitively. An unknown value is never defaulted.
+    """
+    table = dict(DEFAULT_ALIASES)
+    if aliases:
+        table.update({k.strip().lower(): v for k, v in aliases.items()})
+    if isinstance(raw, Verdict):
+        return raw
+    if isinstance(raw, bool):
+        key = "true" if raw else "false"
+    elif isinstance(raw, str):
+        key = raw.strip().lower()
+    else:
+        raise InputError(
+            f"expected a verdict string, got {type(raw).__name__} {raw!r}",
+            path=path,
+            line=line,
+            field=field,
+        )
+    try:
+        return table[key]
+    except KeyError:
+        known = ", ".join(sorted({v.value for v in Verdict}))
+        raise InputError(
+            f"unknown verdict {raw!r} (canonical verdicts: {known}; add an alias to map it)",
+            path=path,
+            line=line,
+            field=field,
+        ) from None

@@ -1,0 +1,76 @@
+"""Shared test fixtures. Network access is blocked except to loopback addresses."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+SRC = REPO / "src"
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _is_loopback(address: Any) -> bool:
+    if not isinstance(address, tuple):  # AF_UNIX path
+        return True
+    host = address[0]
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    if not _is_loopback(address):
+        raise RuntimeError(f"tests may not open network connections (tried {address!r})")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+    if not _is_loopback(address):
+        raise RuntimeError(f"tests may not open network connections (tried {address!r})")
+    return _real_connect_ex(self, address)
+
+
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+# Subprocesses (CLI tests) import the package from this checkout's src/.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
+# No real key may ever be used by the suite.
+for _var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LABEL_STUDIO_API_KEY"):
+    os.environ.pop(_var, None)
+
+
+def shared_data(*parts: str) -> Path:
+    """Path into ../shared/data; skips the test when that folder is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not present: {path}")
+    return path
+
+
+@pytest.fixture
+def shared() -> Any:
+    """The :func:`shared_data` helper as a fixture."""
+    return shared_data
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Run the test inside a temp dir so default output paths land there."""
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path

@@ -1,0 +1,76 @@
+import socket
+
+import pytest
+from pydantic import ValidationError
+
+from failcodes.errors import InputError
+from failcodes.labels import Label
+from failcodes.traces import Passage, Trace
+from failcodes.units import UnitKind, unit_id
+from failcodes.verdicts import Verdict, normalize_verdict
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("True", Verdict.SUPPORTED),
+        ("FALSE", Verdict.REFUTED),
+        ("No Evidence", Verdict.NO_EVIDENCE),
+        ("not found", Verdict.NO_EVIDENCE),
+        ("contradicted", Verdict.REFUTED),
+        ("out of scope", Verdict.OUT_OF_SCOPE),
+        (" Ambiguous ", Verdict.AMBIGUOUS),
+        (True, Verdict.SUPPORTED),
+    ],
+)
+def test_seed_aliases_map_to_canonical(raw: object, expected: Verdict) -> None:
+    assert normalize_verdict(raw) is expected
+
+
+def test_unknown_verdict_names_value_file_and_line() -> None:
+    with pytest.raises(InputError) as info:
+        normalize_verdict("Probably", path="runs.jsonl", line=7)
+    msg = str(info.value)
+    assert msg.startswith("runs.jsonl:7, field 'verdict': unknown verdict 'Probably'")
+
+
+def test_custom_alias_overrides() -> None:
+    assert normalize_verdict("MAYBE", {"maybe": Verdict.AMBIGUOUS}) is Verdict.AMBIGUOUS
+
+
+def test_trace_rejects_unknown_fields_and_bad_rank() -> None:
+    with pytest.raises(ValidationError):
+        Passage(passage_id="p", rank=0, text="x")
+    with pytest.raises(ValidationError):
+        Trace.model_validate(
+            {
+                "system": "s",
+                "question_id": "q",
+                "sentence_id": "s1",
+                "claim_id": "c1",
+                "claim": "x",
+                "verdict": "supported",
+                "colour": "red",
+            }
+        )
+
+
+def test_label_needs_target() -> None:
+    with pytest.raises(ValidationError):
+        Label(has_error=True)
+
+
+def test_unit_id_depends_on_content_only() -> None:
+    a = unit_id(UnitKind.RETRIEVAL, "claim", ("passage",))
+    assert a == unit_id(UnitKind.RETRIEVAL, "claim", ("passage",))
+    assert a != unit_id(UnitKind.RETRIEVAL, "claim", ("passage!",))
+    assert a != unit_id(UnitKind.VERIFICATION, "claim", ("passage",))
+
+
+def test_network_is_blocked() -> None:
+    s = socket.socket()
+    try:
+        with pytest.raises(RuntimeError, match="network"):
+            s.connect(("192.0.2.1", 80))
+    finally:
+        s.close()
