@@ -1,0 +1,142 @@
+"""The official SciFact evaluation (abstract- and sentence-level P/R/F1), re-implemented.
+
+Follows the logic of github.com/allenai/scifact-evaluator ``evaluator/eval.py`` (Apache-2.0),
+written afresh for failcodes; it reproduces ``fixture/expected_metrics_small.json`` exactly
+(tests/test_scifact.py). Definitions (Wadden et al. 2020, section 4):
+
+- Abstract level: a predicted (claim, abstract) pair is *retrieved*; it is *correct (label
+  only)* if the abstract is gold evidence and the predicted label equals the gold label; it is
+  additionally *correct (rationalized)* if some gold rationale is a subset of the first
+  ``max_abstract_sents`` (3) predicted sentences. Relevant = gold (claim, abstract) pairs.
+- Sentence level: every predicted sentence is *retrieved*; it is *correct (selection)* if it
+  belongs to a gold rationale all of whose sentences were predicted; *correct (label)* if
+  moreover the abstract's predicted label equals the gold label. Relevant = gold rationale
+  sentences.
+- precision = correct / retrieved, recall = correct / relevant, F1 = 2PR / (P + R); a zero
+  denominator gives 0.0, as in the official script.
+
+Predictions must list the gold claims in the same order and may only use the labels SUPPORT
+and CONTRADICT (official rule). MultiVerS writes REFUTE and NEI: :func:`from_multivers` maps
+REFUTE -> CONTRADICT and drops NEI abstracts (an NEI abstract is not a retrieved evidence
+abstract).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from failcodes.errors import InputError
+from failcodes.ingest.scifact import PredictedDoc, SciFactClaim, SciFactPrediction
+
+ALLOWED_LABELS = frozenset({"SUPPORT", "CONTRADICT"})
+MAX_ABSTRACT_SENTS = 3
+
+
+class SciFactMetrics(BaseModel):
+    """The official evaluator's twelve numbers plus the counts behind them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    abstract_label_only_precision: float
+    abstract_label_only_recall: float
+    abstract_label_only_f1: float
+    abstract_rationalized_precision: float
+    abstract_rationalized_recall: float
+    abstract_rationalized_f1: float
+    sentence_selection_precision: float
+    sentence_selection_recall: float
+    sentence_selection_f1: float
+    sentence_label_precision: float
+    sentence_label_recall: float
+    sentence_label_f1: float
+    counts: dict[str, int]
+
+    def official(self) -> dict[str, float]:
+        """The twelve metrics keyed as in the official ``--verbose`` output."""
+        return {k: v for k, v in self.model_dump().items() if k != "counts"}
+
+
+def _safe_divide(num: float, denom: float) -> float:
+    return 0.0 if denom == 0 else num / denom
+
+
+def _prf(relevant: int, retrieved: int, correct: int, title: str) -> dict[str, float]:
+    precision = _safe_divide(correct, retrieved)
+    recall = _safe_divide(correct, relevant)
+    f1 = _safe_divide(2 * precision * recall, precision + recall)
+    return {f"{title}_precision": precision, f"{title}_recall": recall, f"{title}_f1": f1}
+
+
+def from_multivers(prediction: SciFactPrediction) -> SciFactPrediction:
+    """Convert MultiVerS labels to the evaluator's: REFUTE -> CONTRADICT, NEI abstracts dropped."""
+    evidence: dict[str, PredictedDoc] = {}
+    for doc, dp in prediction.evidence.items():
+        if dp.label == "NEI":
+            continue
+        label = "CONTRADICT" if dp.label == "REFUTE" else dp.label
+        evidence[doc] = PredictedDoc(label=label, sentences=dp.sentences)
+    return SciFactPrediction(id=prediction.id, evidence=evidence)
+
+
+def _count_rationale_sents(gold: list[frozenset[int]], predicted: frozenset[int]) -> int:
+    n = 0
+    for ix in predicted:
+        containing = [g for g in gold if ix in g]
+        if len(containing) > 1:
+            raise InputError(f"gold sentence {ix} belongs to two rationales")
+        if containing and containing[0] <= predicted:
+            n += 1
+    return n
+
+
+def evaluate(
+    claims: Sequence[SciFactClaim], predictions: Sequence[SciFactPrediction]
+) -> SciFactMetrics:
+    """Score predictions against gold claims exactly as the official SciFact evaluator does."""
+    if [c.id for c in claims] != [p.id for p in predictions]:
+        raise InputError("predicted claims do not match gold (ids or order differ)", field="id")
+    ab: Counter[str] = Counter()
+    se: Counter[str] = Counter()
+    for claim, pred in zip(claims, predictions, strict=True):
+        gold_label = {doc: rats[0].label for doc, rats in claim.evidence.items()}
+        gold_rats = {
+            doc: [frozenset(r.sentences) for r in rats] for doc, rats in claim.evidence.items()
+        }
+        ab["relevant"] += len(claim.evidence)
+        se["relevant"] += sum(len(r) for rats in gold_rats.values() for r in rats)
+        for doc, dp in pred.evidence.items():
+            if dp.label not in ALLOWED_LABELS:
+                raise InputError(
+                    f"claim {pred.id}: label {dp.label!r} not allowed "
+                    "(SUPPORT or CONTRADICT; convert MultiVerS output with from_multivers)",
+                    field=f"evidence.{doc}.label",
+                )
+            # Abstract level.
+            ab["retrieved"] += 1
+            if doc in claim.evidence and dp.label == gold_label[doc]:
+                ab["correct_label_only"] += 1
+                first = frozenset(dp.sentences[:MAX_ABSTRACT_SENTS])
+                if any(g <= first for g in gold_rats[doc]):
+                    ab["correct_rationalized"] += 1
+            # Sentence level.
+            se["retrieved"] += len(dp.sentences)
+            if doc in claim.evidence:
+                n_correct = _count_rationale_sents(gold_rats[doc], frozenset(dp.sentences))
+                se["correct_selection"] += n_correct
+                if dp.label == gold_label[doc]:
+                    se["correct_label"] += n_correct
+    res: dict[str, float] = {}
+    res |= _prf(ab["relevant"], ab["retrieved"], ab["correct_label_only"], "abstract_label_only")
+    res |= _prf(
+        ab["relevant"], ab["retrieved"], ab["correct_rationalized"], "abstract_rationalized"
+    )
+    res |= _prf(se["relevant"], se["retrieved"], se["correct_selection"], "sentence_selection")
+    res |= _prf(se["relevant"], se["retrieved"], se["correct_label"], "sentence_label")
+    counts = {f"abstract_{k}": ab[k] for k in ("relevant", "retrieved")}
+    counts |= {f"abstract_{k}": ab[k] for k in ("correct_label_only", "correct_rationalized")}
+    counts |= {f"sentence_{k}": se[k] for k in ("relevant", "retrieved")}
+    counts |= {f"sentence_{k}": se[k] for k in ("correct_selection", "correct_label")}
+    return SciFactMetrics(**res, counts=counts)

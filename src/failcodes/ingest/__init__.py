@@ -1,0 +1,1 @@
+"""Ingest adapters: pipeline output files -> failcodes traces and labels."""
