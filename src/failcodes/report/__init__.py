@@ -1,0 +1,1 @@
+"""Reports: the tables, figures and HTML report that go into a paper."""

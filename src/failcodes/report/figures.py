@@ -1,0 +1,246 @@
+"""Paper figures with matplotlib: colour-blind-safe, readable at column width, PNG and PDF.
+
+Figures are built on :class:`matplotlib.figure.Figure` objects (no pyplot global state), so
+they are safe to make in tests and background jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from failcodes.codebook import Part
+from failcodes.report.tables import ALL_HIGH_ROW
+
+#: Okabe & Ito (2008) colour-blind-safe palette, black last.
+OKABE_ITO = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#000000",
+)
+HIGH_QUALITY_COLOUR = "#009E73"
+COLUMN_WIDTH_IN = 3.4
+PAGE_WIDTH_IN = 7.0
+
+_RC = {
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 6.5,
+    "pdf.fonttype": 42,
+}
+
+
+def _figure(width: float, height: float) -> Figure:
+    import matplotlib as mpl
+
+    mpl.rcParams.update(cast(Any, _RC))
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def save_figure(fig: Figure, out_dir: str | Path, stem: str) -> dict[str, Path]:
+    """Write ``stem.png`` (200 dpi) and ``stem.pdf`` into ``out_dir``; return their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"png": out / f"{stem}.png", "pdf": out / f"{stem}.pdf"}
+    for fmt, path in paths.items():
+        tmp = path.with_suffix(f".tmp.{fmt}")
+        fig.savefig(tmp, dpi=200, format=fmt)
+        tmp.replace(path)
+    return paths
+
+
+def _colours(n: int, *, high_first: bool = True) -> list[str]:
+    rest = [c for c in OKABE_ITO if c != HIGH_QUALITY_COLOUR]
+    if high_first:
+        return [HIGH_QUALITY_COLOUR, *[rest[i % len(rest)] for i in range(n - 1)]]
+    return [rest[i % len(rest)] for i in range(n)]
+
+
+def stacked_subcodes(shares: pd.DataFrame, part: Part, groups: Sequence[str]) -> Figure:
+    """One panel per dimension; a stacked bar of subcode shares per group (Table 8 as bars).
+
+    ``shares`` is :func:`failcodes.report.tables.code_shares` output. The high-quality subcode
+    is drawn first, in green, so the panels read as "how much is good" at a glance.
+    """
+    dims = list(part.dimensions)
+    fig = _figure(PAGE_WIDTH_IN, 1.2 + 0.28 * len(groups) * max(1, (len(dims) + 2) // 3))
+    cols = min(3, len(dims))
+    rows = (len(dims) + cols - 1) // cols
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True)
+    y = np.arange(len(groups))
+    for i, dim in enumerate(dims):
+        ax = axes[i // cols][i % cols]
+        codes = [dim.high_quality_code, *[s.id for s in dim.subcodes if not s.high_quality]]
+        left = np.zeros(len(groups))
+        for code, colour in zip(codes, _colours(len(codes)), strict=True):
+            row = shares[(shares["dimension"] == dim.id) & (shares["code"] == code)]
+            vals = np.array([float(row[g].iloc[0]) if len(row) else 0.0 for g in groups])
+            vals = np.nan_to_num(vals)
+            ax.barh(y, vals, left=left, color=colour, label=code, edgecolor="white", linewidth=0.3)
+            left += vals
+        ax.set_yticks(y, list(groups))
+        ax.set_xlim(0, 1)
+        ax.set_title(dim.label)
+        ax.invert_yaxis()
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+    for j in range(len(dims), rows * cols):
+        axes[j // cols][j % cols].set_visible(False)
+    fig.supxlabel("share of coded units")
+    return fig
+
+
+def step_error_heatmap(shares: pd.DataFrame, part: Part, groups: Sequence[str]) -> Figure:
+    """Heatmap of the share of each error subcode per group (Table 9's yellow cells)."""
+    errors = shares[(~shares["high_quality"].astype(bool)) & (shares["dimension"] != ALL_HIGH_ROW)]
+    labels = [f"{d}: {c}" for d, c in zip(errors["dimension"], errors["code"], strict=True)]
+    data = errors[list(groups)].to_numpy(dtype=float)
+    fig = _figure(COLUMN_WIDTH_IN + 0.35 * len(groups), 0.9 + 0.2 * len(labels))
+    ax = fig.add_subplot()
+    image = ax.imshow(np.nan_to_num(data), cmap="cividis", vmin=0, aspect="auto")
+    ax.set_xticks(np.arange(len(groups)), list(groups), rotation=30, ha="right")
+    ax.set_yticks(np.arange(len(labels)), labels)
+    for (r, c), v in np.ndenumerate(data):
+        if not np.isnan(v) and v > 0:
+            ax.text(
+                c,
+                r,
+                f"{v * 100:.0f}",
+                ha="center",
+                va="center",
+                fontsize=6,
+                color="white" if v < 0.6 * np.nanmax(data) else "black",
+            )
+    fig.colorbar(image, ax=ax, label="share of units", shrink=0.8)
+    ax.set_title(f"{part.label}: error subcodes")
+    return fig
+
+
+def metric_bars(
+    rows: Sequence[Mapping[str, object]], metrics: Sequence[str] = ("recall", "f1")
+) -> Figure:
+    """Grouped bars of metrics per system with percentile-bootstrap CI whiskers."""
+    systems = [str(r["system"]) for r in rows]
+    fig = _figure(max(COLUMN_WIDTH_IN, 0.55 * len(systems) + 1.2), 2.3)
+    ax = fig.add_subplot()
+    x = np.arange(len(systems))
+    width = 0.8 / len(metrics)
+    for k, (metric, colour) in enumerate(zip(metrics, OKABE_ITO, strict=False)):
+        vals = np.array([_f(r.get(metric)) for r in rows])
+        lo = np.array([_f(r.get(f"{metric}_ci_low")) for r in rows])
+        hi = np.array([_f(r.get(f"{metric}_ci_high")) for r in rows])
+        err = np.vstack([np.nan_to_num(vals - lo), np.nan_to_num(hi - vals)])
+        xs = x + (k - (len(metrics) - 1) / 2) * width
+        ax.bar(xs, np.nan_to_num(vals), width, color=colour, label=metric)
+        ax.errorbar(
+            xs,
+            np.nan_to_num(vals),
+            yerr=err,
+            fmt="none",
+            ecolor="#333333",
+            capsize=2,
+            elinewidth=0.7,
+        )
+    ax.set_xticks(x, systems, rotation=30, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("value (95% CI)")
+    ax.legend(frameon=False)
+    return fig
+
+
+def attribution_flow(counts: Mapping[str, Mapping[str, int]]) -> Figure:
+    """Figure 1 as counts: disagreements split into retrieval vs verification, then subcodes.
+
+    ``counts`` maps a stage (``retrieval``/``verification``) to {dominant subcode: count}.
+    """
+    fig = _figure(PAGE_WIDTH_IN * 0.8, 2.4)
+    left_ax, right_ax = fig.subplots(1, 2, width_ratios=[1, 2])
+    stages = list(counts)
+    totals = [sum(counts[s].values()) for s in stages]
+    left_ax.barh(stages, totals, color=OKABE_ITO[: len(stages)])
+    left_ax.set_title(f"{sum(totals)} disagreements attributed")
+    for i, t in enumerate(totals):
+        left_ax.text(t, i, f" {t}", va="center", fontsize=7)
+    labels: list[str] = []
+    values: list[int] = []
+    colours: list[str] = []
+    for i, stage in enumerate(stages):
+        for code, n in sorted(counts[stage].items(), key=lambda kv: -kv[1])[:5]:
+            labels.append(f"{stage}: {code}")
+            values.append(n)
+            colours.append(OKABE_ITO[i])
+    right_ax.barh(labels, values, color=colours)
+    right_ax.invert_yaxis()
+    right_ax.set_title("dominant error subcodes")
+    left_ax.invert_yaxis()
+    return fig
+
+
+def interval_bars(
+    labels: Sequence[str],
+    values: Sequence[float | None],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    *,
+    title: str,
+    xlabel: str,
+) -> Figure:
+    """Horizontal point-and-interval plot, e.g. agreement per dimension with CIs."""
+    fig = _figure(COLUMN_WIDTH_IN, 0.8 + 0.22 * len(labels))
+    ax = fig.add_subplot()
+    y = np.arange(len(labels))
+    v = np.array([_f(x) for x in values])
+    lo = np.array([_f(x) for x in lows])
+    hi = np.array([_f(x) for x in highs])
+    ax.errorbar(
+        v,
+        y,
+        xerr=np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)]),
+        fmt="o",
+        color=OKABE_ITO[0],
+        capsize=2,
+        markersize=3,
+        linewidth=0.8,
+    )
+    ax.set_yticks(y, list(labels))
+    ax.invert_yaxis()
+    ax.axvline(0, color="#999999", linewidth=0.5)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    return fig
+
+
+def accumulation_curve(new_per_round: Sequence[int]) -> Figure:
+    """New patterns per saturation round (bars) and the cumulative count (line)."""
+    fig = _figure(COLUMN_WIDTH_IN, 2.0)
+    ax = fig.add_subplot()
+    rounds = np.arange(1, len(new_per_round) + 1)
+    ax.bar(rounds, new_per_round, color=OKABE_ITO[4], label="new per round")
+    ax.plot(rounds, np.cumsum(new_per_round), marker="o", color=OKABE_ITO[0], label="cumulative")
+    ax.set_xlabel("round")
+    ax.set_ylabel("accepted patterns")
+    ax.set_xticks(rounds)
+    ax.legend(frameon=False)
+    return fig
+
+
+def _f(value: object) -> float:
+    if isinstance(value, Mapping):
+        value = value.get("value")
+    if value is None:
+        return float("nan")
+    if isinstance(value, int | float):
+        return float(value)
+    return float("nan")

@@ -1,0 +1,86 @@
+"""The self-contained HTML report: figures embedded as data URIs, tables inline, run metadata.
+
+``index.html`` opens offline in any browser: it references no external file, font or script.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.report.render import environment
+
+
+class ReportTable(BaseModel):
+    """A table already rendered to HTML (``html``) plus its other formats' file names."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    caption: str
+    html: str
+    files: dict[str, str] = Field(default_factory=dict, description="format -> relative path")
+
+
+class ReportFigure(BaseModel):
+    """A figure: PNG bytes embedded in the page, plus its files' relative paths."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    caption: str
+    png: bytes
+    files: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def data_uri(self) -> str:
+        """The PNG as a base64 ``data:`` URI."""
+        return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
+
+
+class ReportSection(BaseModel):
+    """One section of the report."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    notes: list[str] = Field(default_factory=list)
+    tables: list[ReportTable] = Field(default_factory=list)
+    figures: list[ReportFigure] = Field(default_factory=list)
+
+
+class ReportMeta(BaseModel):
+    """Run metadata shown at the top of the report."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    created: str
+    codebook: str | None = None
+    judge: str | None = None
+    judge_is_heuristic: bool = False
+    cost_usd: float | None = None
+    inputs: list[tuple[str, str]] = Field(default_factory=list, description="(path, sha256)")
+    extra: list[tuple[str, str]] = Field(default_factory=list)
+
+
+def render_html(meta: ReportMeta, sections: list[ReportSection]) -> str:
+    """Render the report page."""
+    template = environment().get_template("report.html.j2")
+    return template.render(meta=meta, sections=sections)
+
+
+def write_html(meta: ReportMeta, sections: list[ReportSection], out_dir: str | Path) -> Path:
+    """Write ``out_dir/index.html`` atomically and return its path."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    page = render_html(meta, sections)
+    fd, tmp = tempfile.mkstemp(dir=out, prefix=".index.", suffix=".html")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    target = out / "index.html"
+    Path(tmp).replace(target)
+    return target

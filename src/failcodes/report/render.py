@@ -1,0 +1,99 @@
+"""Render any DataFrame as Markdown, LaTeX (booktabs), HTML or CSV through jinja2 templates."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+import jinja2
+import pandas as pd
+from markupsafe import escape
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "–": "--",
+}
+
+
+class TableFormat(StrEnum):
+    """Output formats of a rendered table."""
+
+    MARKDOWN = "md"
+    LATEX = "latex"
+    HTML = "html"
+    CSV = "csv"
+
+
+def latex_escape(text: object) -> str:
+    """Escape LaTeX's special characters in ``text`` (underscores included)."""
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+
+
+def markdown_escape(text: object) -> str:
+    """Escape the characters that break a Markdown table cell."""
+    return str(text).replace("|", r"\|").replace("\n", " ")
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("failcodes.report", "templates"),
+    autoescape=False,  # each template escapes through its own filter
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_ENV.filters["latex"] = latex_escape
+_ENV.filters["md"] = markdown_escape
+_ENV.filters["html"] = lambda v: str(escape(v))
+
+
+def environment() -> jinja2.Environment:
+    """The jinja2 environment holding the report templates."""
+    return _ENV
+
+
+def render_table(
+    frame: pd.DataFrame,
+    fmt: TableFormat | str,
+    *,
+    caption: str = "",
+    label: str = "",
+    align: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> str:
+    """Render ``frame`` in ``fmt``; cells are formatted with 3 decimals for floats, '–' for NaN."""
+    fmt = TableFormat(fmt)
+    if fmt is TableFormat.CSV:
+        buf = io.StringIO()
+        frame.to_csv(buf, index=False)
+        return buf.getvalue()
+    columns = [str(c) for c in frame.columns]
+    names = [headers.get(c, c) if headers else c for c in columns]
+    rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    template = _ENV.get_template(f"table.{fmt.value}.j2")
+    return template.render(
+        columns=names,
+        rows=rows,
+        caption=caption,
+        label=label,
+        align=align or "l" * len(columns),
+    )
