@@ -1,0 +1,246 @@
+"""Error mappings and sentence-level any-error aggregation (seed 001, Table 2).
+
+A verifier gives each claim one canonical :class:`~failcodes.verdicts.Verdict`; clinicians
+label sentences *has error* / *no error*. An :class:`ErrorMapping` says which verdicts count
+as "the system flags an error". Named mappings:
+
+=======================  ==============================================================
+name                     verdicts that count as an error
+=======================  ==============================================================
+``refuted``              refuted (the seed's default from Section 5 on)
+``refuted+no_evidence``  refuted, no_evidence
+``non_supported``        everything but supported (refuted, no_evidence, ambiguous,
+                         out_of_scope)
+``conservative``         refuted, no_evidence (seed 000's RtV name)
+``strict``               refuted, no_evidence, out_of_scope (seed 000's RtV name)
+=======================  ==============================================================
+
+A user-defined mapping is a comma-separated list of verdicts (canonical names or any alias
+:func:`~failcodes.verdicts.normalize_verdict` knows), e.g. ``"refuted,ambiguous"``.
+
+Aggregation (*any-error*): a sentence of one system has an error if **any** of its claims
+maps to an error. A sentence that is known (labelled, or seen for another system) but has no
+claim for a system cannot be aggregated; it is listed in
+:attr:`Aggregation.without_claims`, never dropped silently.
+
+Everything here is pure: in-memory traces in, pydantic models out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.errors import ConfigError, InputError
+from failcodes.traces import Trace
+from failcodes.verdicts import Verdict, normalize_verdict
+
+
+class ErrorMapping(BaseModel):
+    """Which canonical verdicts count as "the system flags an error"."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="Named mapping, or the sorted verdict list if user-defined.")
+    error_verdicts: frozenset[Verdict] = Field(
+        description="Verdicts mapped to has-error; all others map to no-error."
+    )
+    description: str = Field(default="", description="What the mapping means and its source.")
+
+    def is_error(self, verdict: Verdict) -> bool:
+        """Return True if ``verdict`` counts as an error under this mapping."""
+        return verdict in self.error_verdicts
+
+    def verdict_names(self) -> list[str]:
+        """Return the error verdicts as sorted canonical strings (stable for output)."""
+        return sorted(v.value for v in self.error_verdicts)
+
+
+_R, _NE, _A, _OOS = (Verdict.REFUTED, Verdict.NO_EVIDENCE, Verdict.AMBIGUOUS, Verdict.OUT_OF_SCOPE)
+
+#: The named mappings, in the order they are reported by default.
+NAMED_MAPPINGS: dict[str, ErrorMapping] = {
+    m.name: m
+    for m in (
+        ErrorMapping(
+            name="refuted",
+            error_verdicts=frozenset({_R}),
+            description="Only Refuted is an error (seed 001, Section 5 on).",
+        ),
+        ErrorMapping(
+            name="refuted+no_evidence",
+            error_verdicts=frozenset({_R, _NE}),
+            description="Refuted or No Evidence is an error (seed 001, Table 2).",
+        ),
+        ErrorMapping(
+            name="non_supported",
+            error_verdicts=frozenset({_R, _NE, _A, _OOS}),
+            description="Every verdict but Supported is an error (seed 001, Table 2).",
+        ),
+        ErrorMapping(
+            name="conservative",
+            error_verdicts=frozenset({_R, _NE}),
+            description="RtV conservative: contradicted or not found (seed 000).",
+        ),
+        ErrorMapping(
+            name="strict",
+            error_verdicts=frozenset({_R, _NE, _OOS}),
+            description="RtV strict: contradicted, not found or out of scope (seed 000).",
+        ),
+    )
+}
+
+DEFAULT_MAPPING = "refuted"
+
+
+def resolve_mapping(spec: str) -> ErrorMapping:
+    """Return the named mapping ``spec``, or build a user-defined one from a verdict list.
+
+    ``spec`` is a name from :data:`NAMED_MAPPINGS` or comma-separated verdicts
+    (``"refuted,ambiguous"``). A user-defined mapping is named by its sorted canonical
+    verdicts joined with ``,``. Raises :class:`~failcodes.errors.ConfigError` listing the valid
+    names when ``spec`` is neither.
+    """
+    key = spec.strip()
+    if key in NAMED_MAPPINGS:
+        return NAMED_MAPPINGS[key]
+    parts = [p for p in (s.strip() for s in key.split(",")) if p]
+    names = ", ".join(NAMED_MAPPINGS)
+    if not parts:
+        raise ConfigError(f"empty error mapping {spec!r} (named mappings: {names})")
+    verdicts: set[Verdict] = set()
+    for part in parts:
+        try:
+            verdicts.add(normalize_verdict(part))
+        except InputError:
+            canon = ", ".join(v.value for v in Verdict)
+            raise ConfigError(
+                f"unknown error mapping or verdict {part!r} in {spec!r} "
+                f"(named mappings: {names}; or a comma-separated list of verdicts: {canon})"
+            ) from None
+    if Verdict.SUPPORTED in verdicts:
+        raise ConfigError(f"error mapping {spec!r} counts 'supported' as an error")
+    name = ",".join(sorted(v.value for v in verdicts))
+    return ErrorMapping(
+        name=name, error_verdicts=frozenset(verdicts), description="User-defined mapping."
+    )
+
+
+def resolve_mappings(specs: Iterable[str]) -> list[ErrorMapping]:
+    """Resolve several mapping specs, dropping repeats of the same name (order kept)."""
+    out: dict[str, ErrorMapping] = {}
+    for spec in specs:
+        mapping = resolve_mapping(spec)
+        out.setdefault(mapping.name, mapping)
+    return list(out.values())
+
+
+class SentenceKey(BaseModel):
+    """Identifies one answer sentence: ``sentence_id`` within ``question_id``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question_id: str
+    sentence_id: str
+
+
+class SentenceVerdict(BaseModel):
+    """One sentence of one system after any-error aggregation under one mapping."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    question_id: str
+    sentence_id: str
+    mapping: str = Field(description="Name of the ErrorMapping applied.")
+    predicted_error: bool = Field(description="True if any claim maps to an error.")
+    claim_ids: tuple[str, ...] = Field(description="The sentence's claims, in input order.")
+    verdicts: tuple[Verdict, ...] = Field(description="Each claim's verdict (same order).")
+    error_claim_ids: tuple[str, ...] = Field(description="Claims whose verdict maps to error.")
+
+
+class SentenceWithoutClaims(BaseModel):
+    """A known sentence for which a system produced no claim (cannot be aggregated)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    question_id: str
+    sentence_id: str
+
+
+class Aggregation(BaseModel):
+    """Result of :func:`aggregate_sentences`: sentence verdicts and unaggregatable sentences."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mapping: ErrorMapping
+    sentences: tuple[SentenceVerdict, ...] = Field(
+        description="One per (system, question, sentence) with at least one claim; sorted."
+    )
+    without_claims: tuple[SentenceWithoutClaims, ...] = Field(
+        default=(), description="Known sentences a system has no claim for; sorted."
+    )
+
+
+def check_unique_claims(traces: Iterable[Trace]) -> None:
+    """Raise :class:`InputError` if a (system, question, claim) occurs twice or in two sentences."""
+    seen: dict[tuple[str, str, str], str] = {}
+    for t in traces:
+        key = (t.system, t.question_id, t.claim_id)
+        if key in seen:
+            raise InputError(
+                f"duplicate claim {t.claim_id!r} for system {t.system!r} in question "
+                f"{t.question_id!r} (sentences {seen[key]!r} and {t.sentence_id!r})",
+                field="claim_id",
+            )
+        seen[key] = t.sentence_id
+
+
+def map_claim(trace: Trace, mapping: ErrorMapping) -> bool:
+    """Return True if the claim's verdict counts as an error under ``mapping``."""
+    return mapping.is_error(trace.verdict)
+
+
+def aggregate_sentences(
+    traces: Sequence[Trace],
+    mapping: ErrorMapping,
+    *,
+    known_sentences: Iterable[SentenceKey] = (),
+) -> Aggregation:
+    """Aggregate claim verdicts to sentence verdicts with the any-error rule.
+
+    The sentences expected for every system are those seen in ``traces`` (for any system)
+    plus ``known_sentences`` (e.g. the labelled ones). Each expected sentence a system has no
+    claim for is reported in :attr:`Aggregation.without_claims`. Raises :class:`InputError`
+    on a duplicate (system, question, claim).
+    """
+    check_unique_claims(traces)
+    groups: dict[tuple[str, str, str], list[Trace]] = {}
+    systems: set[str] = set()
+    expected: set[tuple[str, str]] = {(k.question_id, k.sentence_id) for k in known_sentences}
+    for t in traces:
+        groups.setdefault((t.system, t.question_id, t.sentence_id), []).append(t)
+        systems.add(t.system)
+        expected.add((t.question_id, t.sentence_id))
+    sentences = [
+        SentenceVerdict(
+            system=system,
+            question_id=qid,
+            sentence_id=sid,
+            mapping=mapping.name,
+            predicted_error=any(mapping.is_error(c.verdict) for c in claims),
+            claim_ids=tuple(c.claim_id for c in claims),
+            verdicts=tuple(c.verdict for c in claims),
+            error_claim_ids=tuple(c.claim_id for c in claims if mapping.is_error(c.verdict)),
+        )
+        for (system, qid, sid), claims in sorted(groups.items())
+    ]
+    missing = [
+        SentenceWithoutClaims(system=system, question_id=qid, sentence_id=sid)
+        for system in sorted(systems)
+        for qid, sid in sorted(expected)
+        if (system, qid, sid) not in groups
+    ]
+    return Aggregation(mapping=mapping, sentences=tuple(sentences), without_claims=tuple(missing))

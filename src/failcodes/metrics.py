@@ -1,0 +1,681 @@
+"""Detection metrics of a system's mapped verdicts against clinical labels.
+
+The positive class is *has error*. Per system x mapping, at sentence level (any-error
+aggregation, :mod:`failcodes.mapping`) or claim level (claims inherit their sentence's label
+unless a claim-level label exists):
+
+- TP: the clinician marked an error and the system flags one;
+- FP: the system flags an error the clinician did not mark;
+- FN: the clinician's error is missed (the system maps every claim to no-error);
+- TN: neither marks an error.
+
+Metrics and when they are undefined (an :class:`Estimate` then carries ``value=None`` and an
+``undefined_reason``; never a silent 0 or a bare NaN):
+
+====================  ===================================  ==================================
+metric                formula                              undefined when
+====================  ===================================  ==================================
+precision             TP / (TP + FP)                       no predicted errors
+recall (sensitivity)  TP / (TP + FN)                       no labelled errors
+f1                    2 P R / (P + R) = 2TP/(2TP+FP+FN)    precision or recall undefined
+                      (0 when P = R = 0)
+specificity           TN / (TN + FP)                       no labelled non-errors
+balanced_accuracy     (recall + specificity) / 2           recall or specificity undefined
+youden_j              recall + specificity - 1             recall or specificity undefined
+accuracy              (TP + TN) / n                        n = 0
+====================  ===================================  ==================================
+
+Confidence intervals are percentile intervals of a cluster bootstrap over questions
+(:mod:`failcodes.resampling`); a resample in which a metric is undefined is left out of that
+metric's interval and counted (``defined_resamples``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from failcodes.errors import InputError
+from failcodes.labels import Label
+from failcodes.mapping import (
+    DEFAULT_MAPPING,
+    ErrorMapping,
+    SentenceKey,
+    SentenceWithoutClaims,
+    aggregate_sentences,
+    check_unique_claims,
+    resolve_mapping,
+)
+from failcodes.resampling import (
+    FloatArray,
+    IntArray,
+    cluster_rng,
+    multinomial_weights,
+    percentile_interval,
+    resample_counts,
+)
+from failcodes.traces import Trace
+from failcodes.verdicts import Verdict
+
+#: Metric names in report order.
+METRICS: tuple[str, ...] = (
+    "precision",
+    "recall",
+    "f1",
+    "specificity",
+    "balanced_accuracy",
+    "youden_j",
+    "accuracy",
+)
+
+#: Order of the confusion cells in count arrays.
+CELLS: tuple[str, ...] = ("tp", "fp", "fn", "tn")
+
+_NO_PRED = "no predicted errors (TP + FP = 0)"
+_NO_POS = "no clinician-labelled errors (TP + FN = 0)"
+_NO_NEG = "no clinician-labelled non-errors (TN + FP = 0)"
+_NO_UNITS = "no labelled units (n = 0)"
+
+
+class Level(StrEnum):
+    """The unit metrics are computed over."""
+
+    SENTENCE = "sentence"
+    CLAIM = "claim"
+
+
+class WithoutClaimsPolicy(StrEnum):
+    """What sentence-level metrics do with a labelled sentence a system has no claim for."""
+
+    EXCLUDE = "exclude"  # leave it out, and count/list it in the result (default)
+    NO_ERROR = "no_error"  # count it as "system flags no error"
+
+
+class Estimate(BaseModel):
+    """A metric value, or an explicit statement that it is undefined and why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: float | None = Field(description="The value; None exactly when undefined.")
+    undefined_reason: str | None = Field(default=None, description="Why the value is undefined.")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Estimate:
+        if (self.value is None) == (self.undefined_reason is None):
+            raise ValueError("an Estimate has either a value or an undefined_reason")
+        return self
+
+    @property
+    def defined(self) -> bool:
+        """True if the estimate has a value."""
+        return self.value is not None
+
+
+class Interval(BaseModel):
+    """A percentile bootstrap interval, or an explicit statement that it is undefined."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    low: float | None
+    high: float | None
+    confidence: float = Field(description="e.g. 0.95")
+    resamples: int = Field(description="Resamples drawn.")
+    defined_resamples: int = Field(description="Resamples in which the metric was defined.")
+    undefined_reason: str | None = None
+
+
+class BootstrapSettings(BaseModel):
+    """How intervals were computed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    resamples: int = Field(ge=1)
+    seed: int
+    confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
+    cluster: str = Field(default="question_id", description="The resampled cluster.")
+
+
+class MetricResult(BaseModel):
+    """Confusion counts, metrics and (optionally) intervals of one system x mapping x level."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    mapping: str
+    error_verdicts: tuple[str, ...] = Field(description="Verdicts the mapping counts as error.")
+    level: Level
+    n: int = Field(description="Labelled units counted (tp + fp + fn + tn).")
+    n_questions: int = Field(description="Questions (bootstrap clusters) among them.")
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    metrics: dict[str, Estimate]
+    intervals: dict[str, Interval] = Field(default_factory=dict)
+    n_unlabelled: int = Field(default=0, description="Units without a label (left out).")
+    n_without_claims: int = Field(
+        default=0, description="Labelled sentences this system has no claim for."
+    )
+    without_claims_policy: WithoutClaimsPolicy = WithoutClaimsPolicy.EXCLUDE
+
+    def flat(self) -> dict[str, Any]:
+        """Return one flat record: counts, each metric, ``<metric>_ci_low/_ci_high`` etc."""
+        row: dict[str, Any] = {
+            "system": self.system,
+            "mapping": self.mapping,
+            "error_verdicts": ",".join(self.error_verdicts),
+            "level": self.level.value,
+            "n": self.n,
+            "n_questions": self.n_questions,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "tn": self.tn,
+        }
+        for name in METRICS:
+            est = self.metrics[name]
+            row[name] = est.value
+            row[f"{name}_undefined_reason"] = est.undefined_reason
+            ci = self.intervals.get(name)
+            row[f"{name}_ci_low"] = ci.low if ci else None
+            row[f"{name}_ci_high"] = ci.high if ci else None
+            if ci is not None:
+                row[f"{name}_ci_defined_resamples"] = ci.defined_resamples
+                row[f"{name}_ci_undefined_reason"] = ci.undefined_reason
+        row["n_unlabelled"] = self.n_unlabelled
+        row["n_without_claims"] = self.n_without_claims
+        return row
+
+
+class VerdictDistribution(BaseModel):
+    """How often a system gave each canonical verdict to its claims (seed 001, Table 5)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    n_claims: int
+    counts: dict[Verdict, int] = Field(description="Claims per verdict (all five verdicts).")
+    proportions: dict[Verdict, Estimate] = Field(description="counts / n_claims.")
+
+    def flat(self) -> dict[str, Any]:
+        """Return ``system, n_claims, <verdict>, <verdict>_share`` as one record."""
+        row: dict[str, Any] = {"system": self.system, "n_claims": self.n_claims}
+        for v in Verdict:
+            row[v.value] = self.counts[v]
+            row[f"{v.value}_share"] = self.proportions[v].value
+        return row
+
+
+class MetricsReport(BaseModel):
+    """Everything ``failcodes metrics`` computes for one level."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    level: Level
+    mappings: tuple[ErrorMapping, ...]
+    bootstrap: BootstrapSettings | None = None
+    results: tuple[MetricResult, ...] = Field(description="Sorted by mapping order, system.")
+    distributions: tuple[VerdictDistribution, ...] = Field(description="One per system.")
+    without_claims: tuple[SentenceWithoutClaims, ...] = Field(
+        default=(), description="Labelled sentences a system has no claim for."
+    )
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """Return the results as a DataFrame, one row per system x mapping."""
+        return results_dataframe(self.results)
+
+
+def results_dataframe(results: Iterable[MetricResult]) -> pd.DataFrame:
+    """Adapt metric results to a flat DataFrame (see :meth:`MetricResult.flat`)."""
+    return pd.DataFrame([r.flat() for r in results])
+
+
+def distributions_dataframe(dists: Iterable[VerdictDistribution]) -> pd.DataFrame:
+    """Adapt verdict distributions to a flat DataFrame (see :meth:`VerdictDistribution.flat`)."""
+    return pd.DataFrame([d.flat() for d in dists])
+
+
+# ---------------------------------------------------------------------------- numeric core
+
+
+def metric_arrays(
+    tp: npt.ArrayLike, fp: npt.ArrayLike, fn: npt.ArrayLike, tn: npt.ArrayLike
+) -> dict[str, FloatArray]:
+    """Compute every metric elementwise from count arrays; NaN marks an undefined value.
+
+    This is the vectorised core used for point estimates and all bootstrap resamples;
+    NaN never leaves this module (see :func:`confusion_metrics`).
+    """
+    a_tp, a_fp, a_fn, a_tn = (np.asarray(x, dtype=np.float64) for x in (tp, fp, fn, tn))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pred = a_tp + a_fp
+        pos = a_tp + a_fn
+        neg = a_tn + a_fp
+        n = pos + neg
+        precision = np.where(pred > 0, a_tp / pred, np.nan)
+        recall = np.where(pos > 0, a_tp / pos, np.nan)
+        specificity = np.where(neg > 0, a_tn / neg, np.nan)
+        both = (pred > 0) & (pos > 0)
+        denom = 2 * a_tp + a_fp + a_fn
+        f1 = np.where(both, np.where(a_tp > 0, 2 * a_tp / denom, 0.0), np.nan)
+        balanced = (recall + specificity) / 2.0
+        youden = recall + specificity - 1.0
+        accuracy = np.where(n > 0, (a_tp + a_tn) / n, np.nan)
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "specificity": specificity,
+        "balanced_accuracy": balanced,
+        "youden_j": youden,
+        "accuracy": accuracy,
+    }
+
+
+def _reasons(tp: int, fp: int, fn: int, tn: int) -> dict[str, str | None]:
+    pred, pos, neg = tp + fp, tp + fn, tn + fp
+    p = None if pred else _NO_PRED
+    r = None if pos else _NO_POS
+    s = None if neg else _NO_NEG
+    f1 = "; ".join(x for x in (p and f"precision: {p}", r and f"recall: {r}") if x) or None
+    rs = "; ".join(x for x in (r and f"recall: {r}", s and f"specificity: {s}") if x) or None
+    return {
+        "precision": p,
+        "recall": r,
+        "f1": f1,
+        "specificity": s,
+        "balanced_accuracy": rs,
+        "youden_j": rs,
+        "accuracy": None if pos + neg else _NO_UNITS,
+    }
+
+
+def confusion_metrics(tp: int, fp: int, fn: int, tn: int) -> dict[str, Estimate]:
+    """Return every metric of one confusion matrix as :class:`Estimate` values (see module doc)."""
+    if min(tp, fp, fn, tn) < 0:
+        raise ValueError("confusion counts must be non-negative")
+    values = metric_arrays(tp, fp, fn, tn)
+    reasons = _reasons(tp, fp, fn, tn)
+    out: dict[str, Estimate] = {}
+    for name in METRICS:
+        reason = reasons[name]
+        value = float(values[name])
+        out[name] = (
+            Estimate(value=None, undefined_reason=reason)
+            if reason is not None
+            else Estimate(value=value)
+        )
+    return out
+
+
+def counts_by_cluster(
+    cluster: npt.ArrayLike,
+    group: npt.ArrayLike,
+    label: npt.ArrayLike,
+    pred: npt.ArrayLike,
+    n_clusters: int,
+    n_groups: int,
+) -> IntArray:
+    """Tally units into a ``(n_clusters, n_groups, 4)`` array of tp, fp, fn, tn counts.
+
+    ``cluster`` and ``group`` are integer codes per unit; ``label``/``pred`` booleans
+    (has error / flags error).
+    """
+    c = np.asarray(cluster, dtype=np.int64)
+    g = np.asarray(group, dtype=np.int64)
+    lab = np.asarray(label, dtype=bool)
+    prd = np.asarray(pred, dtype=bool)
+    # tp=0 (label, pred), fp=1 (no label, pred), fn=2 (label, no pred), tn=3.
+    cell = np.where(prd, np.where(lab, 0, 1), np.where(lab, 2, 3)).astype(np.int64)
+    flat = (c * n_groups + g) * 4 + cell
+    counts = np.bincount(flat, minlength=n_clusters * n_groups * 4)
+    return counts.reshape(n_clusters, n_groups, 4).astype(np.int64)
+
+
+def bootstrap_metric_arrays(per_cluster: IntArray, weights: IntArray) -> dict[str, FloatArray]:
+    """Metrics of every resample: ``per_cluster`` is ``(clusters, groups, 4)``.
+
+    Returns arrays of shape ``(resamples, groups)`` (NaN where undefined).
+    """
+    res = resample_counts(weights, per_cluster)  # (R, groups, 4)
+    return metric_arrays(res[..., 0], res[..., 1], res[..., 2], res[..., 3])
+
+
+def bootstrap_intervals(
+    per_cluster: IntArray, weights: IntArray, confidence: float
+) -> list[dict[str, Interval]]:
+    """Percentile intervals per group from per-cluster counts and resample weights."""
+    values = bootstrap_metric_arrays(per_cluster, weights)
+    resamples = weights.shape[0]
+    totals = per_cluster.sum(axis=0)
+    out: list[dict[str, Interval]] = [{} for _ in range(per_cluster.shape[1])]
+    for name in METRICS:
+        low, high, n_def = percentile_interval(values[name], confidence)
+        for g in range(per_cluster.shape[1]):
+            if n_def[g] == 0:
+                reason = _reasons(*(int(x) for x in totals[g]))[name] or "undefined"
+                out[g][name] = Interval(
+                    low=None,
+                    high=None,
+                    confidence=confidence,
+                    resamples=resamples,
+                    defined_resamples=0,
+                    undefined_reason=f"undefined in all {resamples} resamples: {reason}",
+                )
+            else:
+                out[g][name] = Interval(
+                    low=float(low[g]),
+                    high=float(high[g]),
+                    confidence=confidence,
+                    resamples=resamples,
+                    defined_resamples=int(n_def[g]),
+                )
+    return out
+
+
+# ---------------------------------------------------------------------------- labels
+
+
+class LabelIndex:
+    """Looks up the clinical label of a sentence or a claim.
+
+    Sentence labels are keyed by (question_id, sentence_id), or by sentence_id alone when the
+    label has no question_id. A claim's label is its claim-level label if one exists (keyed
+    likewise by claim_id), else its parent sentence's. Two labels for the same target raise
+    :class:`InputError`.
+    """
+
+    def __init__(self, labels: Iterable[Label]) -> None:
+        self.sentence: dict[tuple[str | None, str], Label] = {}
+        self.claim: dict[tuple[str | None, str], Label] = {}
+        for lab in labels:
+            if lab.claim_id is not None:
+                table, key, what = self.claim, (lab.question_id, lab.claim_id), "claim"
+            else:
+                assert lab.sentence_id is not None  # guaranteed by Label's validator
+                table, key, what = self.sentence, (lab.question_id, lab.sentence_id), "sentence"
+            if key in table:
+                where = f" in question {key[0]!r}" if key[0] is not None else ""
+                raise InputError(f"two labels for {what} {key[1]!r}{where}", field=f"{what}_id")
+            table[key] = lab
+
+    def for_sentence(self, question_id: str, sentence_id: str) -> Label | None:
+        """Return the sentence's label, or None."""
+        return self.sentence.get((question_id, sentence_id)) or self.sentence.get(
+            (None, sentence_id)
+        )
+
+    def for_claim(self, question_id: str, sentence_id: str, claim_id: str) -> Label | None:
+        """Return the claim's own label, else its parent sentence's, else None."""
+        return (
+            self.claim.get((question_id, claim_id))
+            or self.claim.get((None, claim_id))
+            or self.for_sentence(question_id, sentence_id)
+        )
+
+    def labelled_sentences(self, traces: Sequence[Trace]) -> list[SentenceKey]:
+        """Return every labelled sentence as a key, checking each label matches the traces.
+
+        A sentence label matches if its question occurs in ``traces`` (a labelled sentence
+        with no claim is then reported as *without claims*), or, without a question_id, if
+        some trace has its sentence_id. A claim label matches if some trace has its claim.
+        Anything else is a label for a sentence that does not exist: :class:`InputError`.
+        """
+        questions = {t.question_id for t in traces}
+        by_sid: dict[str, set[str]] = {}
+        claims = {(t.question_id, t.claim_id) for t in traces}
+        claim_ids = {cid for _, cid in claims}
+        for t in traces:
+            by_sid.setdefault(t.sentence_id, set()).add(t.question_id)
+        keys: list[SentenceKey] = []
+        for (qid, sid), _lab in sorted(
+            self.sentence.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])
+        ):
+            if qid is not None:
+                if qid not in questions:
+                    raise InputError(
+                        f"label for sentence {sid!r} of question {qid!r}, "
+                        "which does not occur in the traces",
+                        field="question_id",
+                    )
+                keys.append(SentenceKey(question_id=qid, sentence_id=sid))
+            else:
+                qids = by_sid.get(sid)
+                if not qids:
+                    raise InputError(
+                        f"label for sentence {sid!r}, which does not occur in the traces",
+                        field="sentence_id",
+                    )
+                keys.extend(SentenceKey(question_id=q, sentence_id=sid) for q in sorted(qids))
+        for qid, cid in self.claim:
+            found = (qid, cid) in claims if qid is not None else cid in claim_ids
+            if not found:
+                raise InputError(
+                    f"label for claim {cid!r}, which does not occur in the traces",
+                    field="claim_id",
+                )
+        return keys
+
+
+# ---------------------------------------------------------------------------- units
+
+
+class _Units:
+    """Labelled units of one level as parallel arrays (one row per system x unit)."""
+
+    def __init__(self) -> None:
+        self.system: list[str] = []
+        self.question: list[str] = []
+        self.label: list[bool] = []
+        self.pred: list[bool] = []
+
+
+def _sentence_units(
+    traces: Sequence[Trace],
+    mapping: ErrorMapping,
+    index: LabelIndex,
+    known: list[SentenceKey],
+    policy: WithoutClaimsPolicy,
+) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
+    agg = aggregate_sentences(traces, mapping, known_sentences=known)
+    units = _Units()
+    unlabelled: dict[str, int] = {}
+    for sv in agg.sentences:
+        lab = index.for_sentence(sv.question_id, sv.sentence_id)
+        if lab is None:
+            unlabelled[sv.system] = unlabelled.get(sv.system, 0) + 1
+            continue
+        units.system.append(sv.system)
+        units.question.append(sv.question_id)
+        units.label.append(lab.has_error)
+        units.pred.append(sv.predicted_error)
+    missing = []
+    for m in agg.without_claims:
+        lab = index.for_sentence(m.question_id, m.sentence_id)
+        if lab is None:  # seen for another system but unlabelled: nothing to score
+            continue
+        missing.append(m)
+        if policy is WithoutClaimsPolicy.NO_ERROR:
+            units.system.append(m.system)
+            units.question.append(m.question_id)
+            units.label.append(lab.has_error)
+            units.pred.append(False)
+    return units, unlabelled, missing
+
+
+def _claim_units(
+    traces: Sequence[Trace], mapping: ErrorMapping, index: LabelIndex
+) -> tuple[_Units, dict[str, int]]:
+    check_unique_claims(traces)
+    units = _Units()
+    unlabelled: dict[str, int] = {}
+    for t in traces:
+        lab = index.for_claim(t.question_id, t.sentence_id, t.claim_id)
+        if lab is None:
+            unlabelled[t.system] = unlabelled.get(t.system, 0) + 1
+            continue
+        units.system.append(t.system)
+        units.question.append(t.question_id)
+        units.label.append(lab.has_error)
+        units.pred.append(mapping.is_error(t.verdict))
+    return units, unlabelled
+
+
+def verdict_distributions(traces: Iterable[Trace]) -> list[VerdictDistribution]:
+    """Count each system's claim verdicts (all five canonical verdicts, sorted by system)."""
+    counts: dict[str, dict[Verdict, int]] = {}
+    for t in traces:
+        per = counts.setdefault(t.system, dict.fromkeys(Verdict, 0))
+        per[t.verdict] += 1
+    out = []
+    for system in sorted(counts):
+        per = counts[system]
+        n = sum(per.values())
+        out.append(
+            VerdictDistribution(
+                system=system,
+                n_claims=n,
+                counts=per,
+                proportions={v: Estimate(value=per[v] / n) for v in Verdict},
+            )
+        )
+    return out
+
+
+def compute_metrics(
+    traces: Sequence[Trace],
+    labels: Iterable[Label],
+    mappings: Sequence[ErrorMapping | str] = (DEFAULT_MAPPING,),
+    *,
+    level: Level | str = Level.SENTENCE,
+    bootstrap: int = 0,
+    seed: int = 0,
+    confidence: float = 0.95,
+    without_claims: WithoutClaimsPolicy | str = WithoutClaimsPolicy.EXCLUDE,
+) -> MetricsReport:
+    """Compute metrics for every system in ``traces`` under every mapping.
+
+    With ``bootstrap > 0``, adds percentile intervals from that many cluster-bootstrap
+    resamples over questions (seeded by ``seed``; see :mod:`failcodes.resampling`). Raises
+    :class:`InputError` on duplicate claims/labels or a label matching no trace.
+    """
+    lvl = Level(level)
+    policy = WithoutClaimsPolicy(without_claims)
+    maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
+    if bootstrap < 0:
+        raise ValueError("bootstrap must be >= 0")
+    index = LabelIndex(labels)
+    known = index.labelled_sentences(traces)
+    systems = sorted({t.system for t in traces})
+    sys_code = {s: i for i, s in enumerate(systems)}
+    results: list[MetricResult] = []
+    missing_all: list[SentenceWithoutClaims] = []
+    for mi, mapping in enumerate(maps):
+        missing: list[SentenceWithoutClaims] = []
+        if lvl is Level.SENTENCE:
+            units, unlabelled, missing = _sentence_units(traces, mapping, index, known, policy)
+        else:
+            units, unlabelled = _claim_units(traces, mapping, index)
+        if mi == 0:
+            missing_all = missing
+        results.extend(
+            _score(
+                units,
+                unlabelled,
+                missing,
+                mapping,
+                lvl,
+                policy,
+                systems,
+                sys_code,
+                bootstrap,
+                seed,
+                confidence,
+            )
+        )
+    settings = (
+        BootstrapSettings(resamples=bootstrap, seed=seed, confidence=confidence)
+        if bootstrap
+        else None
+    )
+    return MetricsReport(
+        level=lvl,
+        mappings=tuple(maps),
+        bootstrap=settings,
+        results=tuple(results),
+        distributions=tuple(verdict_distributions(traces)),
+        without_claims=tuple(missing_all),
+    )
+
+
+def _score(
+    units: _Units,
+    unlabelled: dict[str, int],
+    missing: list[SentenceWithoutClaims],
+    mapping: ErrorMapping,
+    level: Level,
+    policy: WithoutClaimsPolicy,
+    systems: list[str],
+    sys_code: dict[str, int],
+    bootstrap: int,
+    seed: int,
+    confidence: float,
+) -> list[MetricResult]:
+    questions = sorted(set(units.question))
+    q_code = {q: i for i, q in enumerate(questions)}
+    per_q = counts_by_cluster(
+        [q_code[q] for q in units.question],
+        [sys_code[s] for s in units.system],
+        units.label,
+        units.pred,
+        len(questions),
+        len(systems),
+    )
+    n_missing: dict[str, int] = {}
+    for m in missing:
+        n_missing[m.system] = n_missing.get(m.system, 0) + 1
+    intervals: list[dict[str, Interval]] = [{} for _ in systems]
+    if bootstrap and questions:
+        # Systems scored on the same questions share resamples (paired bootstrap).
+        present = per_q.sum(axis=2) > 0  # (questions, systems)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for s in range(len(systems)):
+            qs = tuple(int(i) for i in np.flatnonzero(present[:, s]))
+            if qs:
+                groups.setdefault(qs, []).append(s)
+        for qs, members in groups.items():
+            rng = cluster_rng(seed, [questions[i] for i in qs])
+            weights = multinomial_weights(len(qs), bootstrap, rng)
+            sub = per_q[np.ix_(list(qs), members)]
+            for s, ivs in zip(members, bootstrap_intervals(sub, weights, confidence), strict=True):
+                intervals[s] = ivs
+    out = []
+    for s, system in enumerate(systems):
+        tp, fp, fn, tn = (int(x) for x in per_q[:, s, :].sum(axis=0))
+        n_q = int((per_q[:, s, :].sum(axis=1) > 0).sum())
+        out.append(
+            MetricResult(
+                system=system,
+                mapping=mapping.name,
+                error_verdicts=tuple(mapping.verdict_names()),
+                level=level,
+                n=tp + fp + fn + tn,
+                n_questions=n_q,
+                tp=tp,
+                fp=fp,
+                fn=fn,
+                tn=tn,
+                metrics=confusion_metrics(tp, fp, fn, tn),
+                intervals=intervals[s],
+                n_unlabelled=unlabelled.get(system, 0),
+                n_without_claims=n_missing.get(system, 0),
+                without_claims_policy=policy,
+            )
+        )
+    return out
