@@ -13,7 +13,7 @@ from failcodes.mapping import (
     resolve_mappings,
 )
 from failcodes.verdicts import Verdict
-from metrics_fixtures import NE, OOS, A, R, S, trace, traces_a
+from tests.metrics_fixtures import NE, OOS, A, R, S, trace, traces_a
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from failcodes.resampling import (
     percentile_interval,
 )
 from failcodes.traces import Trace
-from metrics_fixtures import NE, R, S, labels, trace, traces_a
+from tests.metrics_fixtures import NE, R, S, labels, trace, traces_a
 
 F = pytest.approx
 
