@@ -1,0 +1,251 @@
+"""Assemble the report: paper tables in every format, figures, and the HTML page.
+
+:class:`ReportInputs` holds whatever a run produced (every part optional); :func:`build_report`
+turns it into ``tables/`` (md, tex, html, csv), ``figures/`` (png, pdf) and ``index.html``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.codebook import Codebook
+from failcodes.report import figures as figs
+from failcodes.report.html import ReportFigure, ReportMeta, ReportSection, ReportTable, write_html
+from failcodes.report.render import TableFormat, render_table
+from failcodes.report.tables import code_shares, dominant_errors, percent_table, prf_table
+from failcodes.units import UnitKind
+
+_SUFFIX = {TableFormat.MARKDOWN: "md", TableFormat.LATEX: "tex", TableFormat.CSV: "csv"}
+
+
+class ReportInputs(BaseModel):
+    """Everything a report can show; absent parts are left out of the report."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    title: str = "failcodes report"
+    meta: ReportMeta | None = None
+    metrics: list[dict[str, Any]] = Field(default_factory=list)
+    verdict_distribution: pd.DataFrame | None = None
+    comparisons: pd.DataFrame | None = None
+    codebook: Codebook | None = None
+    codebook_table: pd.DataFrame | None = None
+    retrieval_coded: pd.DataFrame | None = None
+    reasoning_coded: pd.DataFrame | None = None
+    attribution: Mapping[str, Mapping[str, int]] | None = None
+    attribution_table: pd.DataFrame | None = None
+    agreement: pd.DataFrame | None = None
+    accumulation: Sequence[int] | None = None
+    notes: dict[str, list[str]] = Field(default_factory=dict)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    Path(tmp).replace(path)
+
+
+class _Builder:
+    def __init__(self, out_dir: Path) -> None:
+        self.out = out_dir
+        self.sections: list[ReportSection] = []
+
+    def table(self, stem: str, frame: pd.DataFrame, caption: str) -> ReportTable:
+        files = {}
+        for fmt, suffix in _SUFFIX.items():
+            rel = f"tables/{stem}.{suffix}"
+            _write_atomic(
+                self.out / rel, render_table(frame, fmt, caption=caption, label=f"tab:{stem}")
+            )
+            files[suffix] = rel
+        return ReportTable(
+            caption=caption, html=render_table(frame, "html", caption=caption), files=files
+        )
+
+    def figure(self, stem: str, fig: Any, caption: str) -> ReportFigure:
+        paths = figs.save_figure(fig, self.out / "figures", stem)
+        return ReportFigure(
+            caption=caption,
+            png=paths["png"].read_bytes(),
+            files={k: f"figures/{p.name}" for k, p in paths.items()},
+        )
+
+
+def _groups(coded: pd.DataFrame) -> list[str]:
+    return sorted(str(g) for g in coded["group"].unique())
+
+
+def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
+    """Write tables, figures and ``index.html`` under ``out_dir``; return the page's path."""
+    out = Path(out_dir)
+    b = _Builder(out)
+    heuristic = bool(inputs.meta and inputs.meta.judge_is_heuristic)
+    tag = " (offline heuristic baseline)" if heuristic else ""
+
+    if inputs.metrics:
+        sec = ReportSection(id="metrics", title="Detection of clinician-labelled errors")
+        for level in ("sentence", "claim"):
+            table = prf_table(inputs.metrics, level=level)
+            if not table.empty:
+                sec.tables.append(
+                    b.table(
+                        f"prf_{level}",
+                        table,
+                        f"P / R / F1 (%) with 95% cluster-bootstrap CIs, {level} level",
+                    )
+                )
+        rows = [m for m in inputs.metrics if m.get("level") == "sentence"]
+        if rows:
+            mapping = rows[0].get("mapping")
+            picked = [m for m in rows if m.get("mapping") == mapping]
+            sec.figures.append(
+                b.figure(
+                    "recall_f1",
+                    figs.metric_bars(picked),
+                    f"Recall and F1 by system (mapping: {mapping}), 95% CIs",
+                )
+            )
+        self_notes = inputs.notes.get("metrics", [])
+        sec.notes.extend(self_notes)
+        b.sections.append(sec)
+
+    if inputs.comparisons is not None and not inputs.comparisons.empty:
+        sec = ReportSection(
+            id="comparisons", title="Comparing systems (Cochran's Q, Holm-adjusted pairwise tests)"
+        )
+        sec.tables.append(b.table("comparisons", inputs.comparisons, "System comparisons"))
+        b.sections.append(sec)
+
+    if inputs.verdict_distribution is not None and not inputs.verdict_distribution.empty:
+        sec = ReportSection(id="verdicts", title="Verdict distribution by system (Table 5 shape)")
+        sec.tables.append(
+            b.table("verdicts", inputs.verdict_distribution, "Share of claims per verdict")
+        )
+        b.sections.append(sec)
+
+    if inputs.attribution:
+        sec = ReportSection(id="attribution", title=f"Attribution of disagreements{tag}")
+        sec.figures.append(
+            b.figure(
+                "attribution",
+                figs.attribution_flow(inputs.attribution),
+                f"Disagreements -> retrieval vs verification -> dominant subcodes{tag}",
+            )
+        )
+        if inputs.attribution_table is not None:
+            sec.tables.append(
+                b.table("attribution", inputs.attribution_table, f"Attribution summary{tag}")
+            )
+        sec.notes.extend(inputs.notes.get("attribution", []))
+        b.sections.append(sec)
+
+    if inputs.codebook is not None:
+        for kind, coded, stem, title, caption in (
+            (
+                UnitKind.RETRIEVAL,
+                inputs.retrieval_coded,
+                "retrieval_quality",
+                "Retrieval quality by retriever (Table 8 shape)",
+                "Evidence-quality subcodes (%) per retriever",
+            ),
+            (
+                UnitKind.VERIFICATION,
+                inputs.reasoning_coded,
+                "reasoning_steps",
+                "Reasoning by verifier (Table 9 shape)",
+                "Reasoning-step subcodes (%) per verifier",
+            ),
+        ):
+            if coded is None or coded.empty:
+                continue
+            part = inputs.codebook.part(kind)
+            groups = _groups(coded)
+            shares = code_shares(coded, part, groups)
+            sec = ReportSection(id=stem, title=f"{title}{tag}")
+            sec.tables.append(b.table(stem, percent_table(shares, groups), f"{caption}{tag}"))
+            sec.tables.append(
+                b.table(
+                    f"{stem}_dominant",
+                    dominant_errors(coded, part),
+                    f"Dominant error subcodes per group{tag}",
+                )
+            )
+            if kind is UnitKind.RETRIEVAL:
+                sec.figures.append(
+                    b.figure(
+                        stem,
+                        figs.stacked_subcodes(shares, part, groups),
+                        f"Subcode shares per retriever{tag}",
+                    )
+                )
+            else:
+                sec.figures.append(
+                    b.figure(
+                        stem,
+                        figs.step_error_heatmap(shares, part, groups),
+                        f"Reasoning-step errors per verifier (%){tag}",
+                    )
+                )
+            b.sections.append(sec)
+
+    if inputs.agreement is not None and not inputs.agreement.empty:
+        sec = ReportSection(id="agreement", title="Agreement")
+        sec.tables.append(
+            b.table("agreement", inputs.agreement, "Agreement statistics with 95% CIs")
+        )
+        plot = inputs.agreement.dropna(subset=["value"]) if "value" in inputs.agreement else None
+        if plot is not None and not plot.empty:
+            labels = [
+                " / ".join(str(v) for v in row)
+                for row in plot[
+                    [c for c in ("subject", "statistic") if c in plot.columns]
+                ].itertuples(index=False)
+            ]
+            sec.figures.append(
+                b.figure(
+                    "agreement",
+                    figs.interval_bars(
+                        labels,
+                        list(plot["value"]),
+                        list(plot.get("ci_low", plot["value"])),
+                        list(plot.get("ci_high", plot["value"])),
+                        title="Agreement with 95% CIs",
+                        xlabel="value",
+                    ),
+                    "Agreement per subject and statistic",
+                )
+            )
+        sec.notes.extend(inputs.notes.get("agreement", []))
+        b.sections.append(sec)
+
+    if inputs.accumulation is not None and len(inputs.accumulation):
+        sec = ReportSection(id="saturation", title=f"Codebook saturation{tag}")
+        sec.figures.append(
+            b.figure(
+                "saturation",
+                figs.accumulation_curve(list(inputs.accumulation)),
+                "Accepted new patterns per round and cumulative",
+            )
+        )
+        sec.notes.extend(inputs.notes.get("saturation", []))
+        b.sections.append(sec)
+
+    if inputs.codebook_table is not None:
+        sec = ReportSection(id="codebook", title="Codebook")
+        sec.tables.append(b.table("codebook", inputs.codebook_table, "Codebook"))
+        b.sections.append(sec)
+
+    meta = inputs.meta or ReportMeta(
+        title=inputs.title, created=datetime.now(UTC).isoformat(timespec="seconds")
+    )
+    return write_html(meta, b.sections, out)
