@@ -1,0 +1,89 @@
+from pathlib import Path
+
+import pandas as pd
+
+from failcodes.codebook import Codebook, Dimension, Part, Subcode
+from failcodes.report.build import ReportInputs, build_report
+from failcodes.report.html import ReportMeta
+from failcodes.units import UnitKind
+
+
+def _codebook() -> Codebook:
+    def dim(did: str, codes: list[str]) -> Dimension:
+        subs = tuple(
+            Subcode(id=c, label=c, definition=c, high_quality=(i == 0)) for i, c in enumerate(codes)
+        )
+        return Dimension(id=did, label=did, definition=did, subcodes=subs)
+
+    return Codebook(
+        name="cb",
+        version=1,
+        parts=(
+            Part(
+                id=UnitKind.RETRIEVAL,
+                label="Retrieval",
+                dimensions=(dim("entity", ["exact", "partial"]),),
+            ),
+            Part(
+                id=UnitKind.VERIFICATION,
+                label="Verification",
+                dimensions=(dim("inference", ["valid", "overreach"]),),
+            ),
+        ),
+    )
+
+
+def test_build_report_writes_every_format(tmp_path: Path) -> None:
+    retrieval = pd.DataFrame(
+        [
+            ("r1", "u1", "entity", "exact"),
+            ("r1", "u2", "entity", "partial"),
+            ("r2", "u3", "entity", "partial"),
+        ],
+        columns=["group", "unit_id", "dimension", "code"],
+    )
+    reasoning = pd.DataFrame(
+        [("v1", "t1", "inference", "overreach"), ("v1", "t2", "inference", "valid")],
+        columns=["group", "unit_id", "dimension", "code"],
+    )
+    metrics = [
+        {
+            "system": "r1",
+            "mapping": "refuted",
+            "level": "sentence",
+            "tp": 1,
+            "fp": 1,
+            "fn": 1,
+            "tn": 1,
+            "precision": 0.5,
+            "recall": 0.5,
+            "f1": 0.5,
+            "recall_ci_low": 0.1,
+            "recall_ci_high": 0.9,
+        },
+    ]
+    inputs = ReportInputs(
+        meta=ReportMeta(
+            title="Demo", created="2026-11-30", judge="offline", judge_is_heuristic=True
+        ),
+        metrics=metrics,
+        codebook=_codebook(),
+        retrieval_coded=retrieval,
+        reasoning_coded=reasoning,
+        attribution={"retrieval": {"partial": 2}, "verification": {"overreach": 1}},
+        accumulation=[2, 0, 0, 0],
+    )
+    index = build_report(inputs, tmp_path)
+    page = index.read_text()
+    for stem in ("prf_sentence", "retrieval_quality", "reasoning_steps"):
+        for suffix in ("md", "tex", "csv"):
+            assert (tmp_path / "tables" / f"{stem}.{suffix}").exists(), (stem, suffix)
+    for stem in ("recall_f1", "retrieval_quality", "reasoning_steps", "attribution", "saturation"):
+        assert (tmp_path / "figures" / f"{stem}.png").exists()
+        assert (tmp_path / "figures" / f"{stem}.pdf").exists()
+    # r1: 1 of 2 units exact -> 50.0; r2: 0 of 1 -> 0.0 (hand-computed shares)
+    md = (tmp_path / "tables" / "retrieval_quality.md").read_text()
+    assert "| entity | exact | 50.0 | 0.0 |" in md
+    assert "| all_high_quality | all_high_quality | 50.0 | 0.0 |" in md
+    assert page.count("(offline heuristic baseline)") >= 3
+    assert page.count("<img ") == 5
