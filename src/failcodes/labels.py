@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from failcodes.errors import InputError
+from failcodes.traces import Trace
 
 
 class Label(BaseModel):
@@ -27,3 +33,146 @@ class Label(BaseModel):
         if self.sentence_id is None and self.claim_id is None:
             raise ValueError("a label needs a sentence_id or a claim_id")
         return self
+
+
+# --------------------------------------------------------------------------------------------
+# Label resolution (pure functions; no I/O). Used by metrics, disagreements and io validation.
+# --------------------------------------------------------------------------------------------
+
+#: Key of one trace: ``(system, claim_id)``; claim ids are unique within a system.
+ClaimKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class LabelIndex:
+    """Labels indexed by target: ``sentence`` maps sentence_id -> label, ``claim`` claim_id."""
+
+    sentence: Mapping[str, Label]
+    claim: Mapping[str, Label]
+
+
+def label_target(label: Label) -> tuple[str, str]:
+    """Return ``("claim", claim_id)`` for a claim label, else ``("sentence", sentence_id)``."""
+    if label.claim_id is not None:
+        return ("claim", label.claim_id)
+    assert label.sentence_id is not None  # guaranteed by the model validator
+    return ("sentence", label.sentence_id)
+
+
+def index_labels(labels: Iterable[Label]) -> LabelIndex:
+    """Index labels by their target; two labels for one target raise :class:`InputError`.
+
+    A label with ``claim_id`` set is claim-level (its ``sentence_id``, if any, is informative);
+    otherwise it is sentence-level. Several annotators labelling the same sentence are not
+    merged here: keep one annotator's labels per file (or filter by ``annotator`` first).
+    """
+    by_sentence: dict[str, Label] = {}
+    by_claim: dict[str, Label] = {}
+    for label in labels:
+        kind, key = label_target(label)
+        table = by_claim if kind == "claim" else by_sentence
+        if key in table:
+            first = table[key]
+            who = ", ".join(repr(a) for a in (first.annotator, label.annotator))
+            raise InputError(
+                f"two labels for {kind} {key!r} (annotators {who}); "
+                "keep one label per target (one annotator per labels file)",
+                field=f"{kind}_id",
+            )
+        table[key] = label
+    return LabelIndex(sentence=by_sentence, claim=by_claim)
+
+
+def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> dict[ClaimKey, Label]:
+    """Return the clinical label that applies to each trace, keyed by ``(system, claim_id)``.
+
+    Rule (issue 2): a claim inherits its parent sentence's label unless a claim-level label
+    (``Label.claim_id == trace.claim_id``) exists, which then wins. A claim-level label applies
+    to that claim id in every system (claim ids are stable across systems). Traces whose claim
+    and sentence are both unlabelled are absent from the result (never defaulted to
+    ``has_error=False``). Whether the returned label is claim-level: ``label.claim_id is not
+    None``. Raises :class:`InputError` if two labels target the same sentence or claim.
+
+    Signature for callers: ``resolve_claim_labels(traces, labels) -> dict[(system, claim_id),
+    Label]``.
+    """
+    index = index_labels(labels)
+    resolved: dict[ClaimKey, Label] = {}
+    for trace in traces:
+        label = index.claim.get(trace.claim_id) or index.sentence.get(trace.sentence_id)
+        if label is not None:
+            resolved[(trace.system, trace.claim_id)] = label
+    return resolved
+
+
+@dataclass(frozen=True)
+class LabelProblem:
+    """A label that does not fit the traces: ``position`` is its 0-based index in the input."""
+
+    position: int
+    field: str
+    message: str
+
+
+def check_labels_against_traces(
+    labels: Sequence[Label], traces: Iterable[Trace]
+) -> list[LabelProblem]:
+    """List the labels whose target does not exist in ``traces`` (empty list: all fine).
+
+    A sentence-level label is valid when its ``sentence_id`` occurs in the traces, or when it
+    carries a ``question_id`` that occurs in the traces (a sentence of a known answer from which
+    the systems extracted no claims: metrics report it instead of dropping it). If both the
+    label and the traces give a ``question_id`` for the sentence, they must agree. A claim-level
+    label needs its ``claim_id`` in the traces (and, if it gives one, the same ``sentence_id``).
+    """
+    sentence_question: dict[str, str] = {}
+    claim_sentence: dict[str, str] = {}
+    questions: set[str] = set()
+    for trace in traces:
+        sentence_question.setdefault(trace.sentence_id, trace.question_id)
+        claim_sentence.setdefault(trace.claim_id, trace.sentence_id)
+        questions.add(trace.question_id)
+    problems: list[LabelProblem] = []
+    for pos, label in enumerate(labels):
+        if label.claim_id is not None:
+            parent = claim_sentence.get(label.claim_id)
+            if parent is None:
+                problems.append(
+                    LabelProblem(pos, "claim_id", f"no trace has claim_id {label.claim_id!r}")
+                )
+            elif label.sentence_id is not None and label.sentence_id != parent:
+                problems.append(
+                    LabelProblem(
+                        pos,
+                        "sentence_id",
+                        f"claim {label.claim_id!r} belongs to sentence {parent!r} in the "
+                        f"traces, not {label.sentence_id!r}",
+                    )
+                )
+            continue
+        assert label.sentence_id is not None
+        question = sentence_question.get(label.sentence_id)
+        if question is None:
+            if label.question_id is None or label.question_id not in questions:
+                problems.append(
+                    LabelProblem(
+                        pos,
+                        "sentence_id",
+                        f"no trace has sentence_id {label.sentence_id!r}"
+                        + (
+                            f" and no trace has question_id {label.question_id!r}"
+                            if label.question_id is not None
+                            else ""
+                        ),
+                    )
+                )
+        elif label.question_id is not None and label.question_id != question:
+            problems.append(
+                LabelProblem(
+                    pos,
+                    "question_id",
+                    f"sentence {label.sentence_id!r} belongs to question {question!r} in the "
+                    f"traces, not {label.question_id!r}",
+                )
+            )
+    return problems

@@ -37,6 +37,7 @@ def _register() -> None:
     """Attach the subcommand modules (imported here to keep start-up in one place)."""
     # Subcommand modules add themselves to ``app`` on import, e.g.:
     # from failcodes.cli import ingest
+    from failcodes.cli import ingest, schema  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> None:

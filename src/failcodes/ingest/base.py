@@ -1,0 +1,77 @@
+"""The adapter contract: files in, :class:`IngestResult` (traces, labels, sentences) out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+from failcodes.errors import ConfigError
+from failcodes.labels import Label
+from failcodes.sentences import Sentence
+from failcodes.traces import Trace
+from failcodes.verdicts import Verdict
+
+
+class Output(StrEnum):
+    """What an adapter's main output (the ``-o`` file of ``failcodes ingest``) holds."""
+
+    TRACES = "traces"
+    LABELS = "labels"
+
+
+@dataclass(frozen=True)
+class AdapterOptions:
+    """Options shared by every adapter, plus adapter-specific ``extra`` settings.
+
+    ``column_map`` renames foreign fields (foreign -> ours; empty target drops), ``aliases``
+    adds raw-verdict spellings, ``system`` names the system for adapters whose files do not
+    say it, ``passages`` is an explicit CSV passages table (generic adapter), and ``extra``
+    holds ``--option KEY=VALUE`` settings documented by each adapter.
+    """
+
+    column_map: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, Verdict] = field(default_factory=dict)
+    system: str | None = None
+    passages: Path | None = None
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    def option(self, name: str, allowed: Sequence[str], default: str) -> str:
+        """Return ``extra[name]`` (checked against ``allowed`` if non-empty) or ``default``."""
+        value = self.extra.get(name, default)
+        if allowed and value not in allowed:
+            raise ConfigError(f"--option {name}={value!r} is not one of: {', '.join(allowed)}")
+        return value
+
+    def check_extra(self, adapter: str, known: Sequence[str]) -> None:
+        """Raise :class:`ConfigError` for an ``--option`` the adapter does not understand."""
+        for name in self.extra:
+            if name not in known:
+                hint = ", ".join(known) if known else "none"
+                raise ConfigError(
+                    f"adapter {adapter!r} has no option {name!r} (its options: {hint})"
+                )
+
+
+@dataclass
+class IngestResult:
+    """What an adapter produced. ``notes`` are human-readable facts worth printing."""
+
+    traces: list[Trace] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+    sentences: list[Sentence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class Adapter(Protocol):
+    """An ingest adapter: ``name``, a one-line ``description``, its ``output`` kind, a reader."""
+
+    name: str
+    description: str
+    output: Output
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read ``paths`` into core models; user errors raise InputError/ConfigError."""
+        ...

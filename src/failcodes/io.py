@@ -1,0 +1,685 @@
+"""Read and write traces, labels and sentences as JSONL, CSV or Parquet (by file extension).
+
+Formats (see docs/trace-format.md):
+
+- ``.jsonl``: one JSON object per line (blank lines are skipped); a trace's ``passages`` is a
+  list of objects.
+- ``.csv``: one row per record with a header; empty cells are missing values. Traces are two
+  tables: ``X.csv`` (one row per trace, no passages column) and ``X.passages.csv`` (one row per
+  passage, joined on ``system`` + ``claim_id``; see :func:`passages_path_for`). Reading a trace
+  CSV without its passages table gives traces without passages.
+- ``.parquet``: one row per record; a trace's ``passages`` is a ``list<struct>`` column.
+
+Every problem raises :class:`~failcodes.errors.InputError` with the path, the 1-based line (CSV:
+the physical line where the data row starts, the header being line 1; Parquet: the 1-based
+row number), the field and what was expected. Writes are atomic: everything is written to
+temporary files in the destination folder and moved into place with :func:`os.replace` only
+when all of them are complete (:class:`AtomicBatch`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Any, TypeVar, Union, get_args, get_origin
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import BaseModel, ValidationError
+
+from failcodes.errors import InputError
+from failcodes.labels import Label, check_labels_against_traces
+from failcodes.sentences import Sentence
+from failcodes.traces import Passage, Trace
+from failcodes.verdicts import Verdict, normalize_verdict
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Format(StrEnum):
+    """A file format failcodes reads and writes."""
+
+    JSONL = "jsonl"
+    CSV = "csv"
+    PARQUET = "parquet"
+
+
+_EXTENSIONS: dict[str, Format] = {
+    ".jsonl": Format.JSONL,
+    ".ndjson": Format.JSONL,
+    ".csv": Format.CSV,
+    ".parquet": Format.PARQUET,
+    ".pq": Format.PARQUET,
+}
+
+#: Columns of the passages table of a trace CSV, in order (the join key first).
+PASSAGE_KEY = ("system", "claim_id")
+
+
+def detect_format(path: str | Path) -> Format:
+    """Return the format of ``path`` from its extension, or raise :class:`InputError`."""
+    suffix = Path(path).suffix.lower()
+    try:
+        return _EXTENSIONS[suffix]
+    except KeyError:
+        raise InputError(
+            f"cannot tell the format from the extension {suffix or '(none)'!r}; "
+            "expected .jsonl, .csv or .parquet",
+            path=path,
+        ) from None
+
+
+def passages_path_for(path: str | Path) -> Path:
+    """Return the passages table that goes with a trace CSV: ``X.csv`` -> ``X.passages.csv``."""
+    p = Path(path)
+    return p.with_name(f"{p.stem}.passages.csv")
+
+
+# ------------------------------------------------------------------------------------------
+# Atomic writes
+# ------------------------------------------------------------------------------------------
+
+
+class AtomicBatch:
+    """Stage several output files and move them into place together (or not at all).
+
+    Use as a context manager; :meth:`stage` returns a temporary path in the destination's
+    folder. On normal exit every staged file is moved onto its destination with
+    :func:`os.replace`; on an exception all temporary files are deleted and no destination is
+    touched.
+    """
+
+    def __init__(self) -> None:
+        self._staged: list[tuple[Path, Path]] = []
+
+    def stage(self, dest: str | Path) -> Path:
+        """Return a fresh temporary path that will replace ``dest`` on commit."""
+        target = Path(dest)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        self._staged.append((Path(tmp), target))
+        return Path(tmp)
+
+    def commit(self) -> None:
+        """Move every staged file onto its destination."""
+        for tmp, target in self._staged:
+            tmp.replace(target)
+        self._staged.clear()
+
+    def abort(self) -> None:
+        """Delete every staged temporary file."""
+        for tmp, _ in self._staged:
+            tmp.unlink(missing_ok=True)
+        self._staged.clear()
+
+    def __enter__(self) -> AtomicBatch:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: types.TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            try:
+                self.commit()
+            except BaseException:
+                self.abort()
+                raise
+        else:
+            self.abort()
+
+
+def _batched(batch: AtomicBatch | None, write: Callable[[AtomicBatch], None]) -> None:
+    if batch is not None:
+        write(batch)
+        return
+    with AtomicBatch() as own:
+        write(own)
+
+
+# ------------------------------------------------------------------------------------------
+# Rows in, rows out
+# ------------------------------------------------------------------------------------------
+
+
+def _open_text(path: Path) -> IO[str]:
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    if path.is_dir():
+        raise InputError("is a folder, expected a file", path=path)
+    return path.open(encoding="utf-8", newline="")
+
+
+def _decode_error(path: Path, exc: UnicodeDecodeError) -> InputError:
+    return InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path)
+
+
+def _rename(record: dict[str, Any], column_map: Mapping[str, str]) -> dict[str, Any]:
+    """Apply a foreign->ours column map; an empty target drops the column."""
+    if not column_map:
+        return record
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        new = column_map.get(key, key)
+        if new:
+            out[new] = value
+    return out
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with _open_text(path) as fh:
+        try:
+            for lineno, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw.rstrip("\r\n"))
+                except json.JSONDecodeError as exc:
+                    raise InputError(
+                        f"malformed JSON ({exc.msg} at column {exc.colno})", path=path, line=lineno
+                    ) from None
+                if not isinstance(obj, dict):
+                    raise InputError(
+                        f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
+                    )
+                yield lineno, obj
+        except UnicodeDecodeError as exc:
+            raise _decode_error(path, exc) from None
+
+
+def _csv_rows(
+    path: Path, columns: Sequence[str], required: Sequence[str], column_map: Mapping[str, str]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    with _open_text(path) as fh:
+        try:
+            reader = csv.reader(fh)
+            try:
+                header_raw = next(reader)
+            except StopIteration:
+                raise InputError("empty file, expected a header row", path=path, line=1) from None
+            except csv.Error as exc:
+                raise InputError(f"malformed CSV ({exc})", path=path, line=1) from None
+            header = [column_map.get(h, h) for h in header_raw]
+            _check_columns(path, header, columns, required)
+            last = reader.line_num
+            while True:
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    break
+                except csv.Error as exc:
+                    raise InputError(f"malformed CSV ({exc})", path=path, line=last + 1) from None
+                lineno, last = last + 1, reader.line_num
+                if not row or all(not cell.strip() for cell in row):
+                    continue
+                if len(row) != len(header):
+                    raise InputError(
+                        f"expected {len(header)} cells (as in the header), got {len(row)}",
+                        path=path,
+                        line=lineno,
+                    )
+                yield lineno, {h: v for h, v in zip(header, row, strict=True) if h and v != ""}
+        except UnicodeDecodeError as exc:
+            raise _decode_error(path, exc) from None
+
+
+def _check_columns(
+    path: Path, header: Sequence[str], columns: Sequence[str], required: Sequence[str]
+) -> None:
+    seen: set[str] = set()
+    for name in header:
+        if not name:
+            continue
+        if name in seen:
+            raise InputError("column appears twice in the header", path=path, line=1, field=name)
+        seen.add(name)
+        if name not in columns:
+            raise InputError(
+                f"unknown column (expected some of: {', '.join(columns)}; "
+                "rename foreign columns with --map FOREIGN=ours, drop with --map FOREIGN=)",
+                path=path,
+                line=1,
+                field=name,
+            )
+    for name in required:
+        if name not in seen:
+            raise InputError(
+                f"missing column (have: {', '.join(h for h in header if h)})",
+                path=path,
+                line=1,
+                field=name,
+            )
+
+
+def _parquet_rows(
+    path: Path, columns: Sequence[str], required: Sequence[str], column_map: Mapping[str, str]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
+    header = [column_map.get(n, n) for n in table.column_names]
+    _check_columns(path, header, columns, required)
+    table = table.rename_columns(header)
+    drop = [n for n in header if not n]
+    if drop:
+        table = table.drop_columns(drop)
+    yield from enumerate(table.to_pylist(), start=1)
+
+
+def _drop_nones(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def _field_name(loc: Sequence[int | str]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _validation_error(
+    exc: ValidationError, path: Path, line: int | None, prefix: str = ""
+) -> InputError:
+    err = exc.errors()[0]
+    loc = tuple(err.get("loc", ()))
+    field = _field_name(((prefix,) if prefix else ()) + loc) or None
+    kind = err.get("type", "")
+    if kind == "missing":
+        message = "missing required field"
+    elif kind == "extra_forbidden":
+        message = "unknown field (rename foreign fields with --map FOREIGN=ours)"
+    else:
+        message = f"{err.get('msg', 'invalid value')} (got {err.get('input')!r})"
+    more = len(exc.errors()) - 1
+    if more:
+        message += f"; and {more} more problem{'s' if more > 1 else ''} in this record"
+    return InputError(message, path=path, line=line, field=field)
+
+
+def _validate(model: type[M], record: Mapping[str, Any], path: Path, line: int | None) -> M:
+    try:
+        return model.model_validate(record)
+    except ValidationError as exc:
+        raise _validation_error(exc, path, line) from None
+
+
+# ------------------------------------------------------------------------------------------
+# Generic flat models (labels, sentences)
+# ------------------------------------------------------------------------------------------
+
+
+def _required(model: type[BaseModel]) -> list[str]:
+    return [name for name, info in model.model_fields.items() if info.is_required()]
+
+
+def _records(
+    path: Path,
+    model: type[BaseModel],
+    column_map: Mapping[str, str],
+    columns: Sequence[str] | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    fmt = detect_format(path)
+    cols = list(columns if columns is not None else model.model_fields)
+    if fmt is Format.JSONL:
+        for line, rec in _jsonl_rows(path):
+            yield line, _drop_nones(_rename(rec, column_map))
+    elif fmt is Format.CSV:
+        yield from _csv_rows(path, cols, _required(model), column_map)
+    else:
+        for line, rec in _parquet_rows(path, cols, _required(model), column_map):
+            yield line, _drop_nones(rec)
+
+
+def _read_flat(
+    path: str | Path, model: type[M], column_map: Mapping[str, str] | None
+) -> list[tuple[int, M]]:
+    p = Path(path)
+    return [
+        (line, _validate(model, rec, p, line)) for line, rec in _records(p, model, column_map or {})
+    ]
+
+
+def read_labels(
+    path: str | Path,
+    *,
+    column_map: Mapping[str, str] | None = None,
+    traces: Sequence[Trace] | None = None,
+) -> list[Label]:
+    """Read clinical labels; with ``traces``, also check that every label's target exists.
+
+    Two labels for the same target (sentence or claim) by the same annotator are an error, as
+    is (with ``traces``) a label for a sentence or claim the traces do not contain (see
+    :func:`failcodes.labels.check_labels_against_traces` for the exact rule).
+    """
+    p = Path(path)
+    located = _read_flat(p, Label, column_map)
+    seen: dict[tuple[str, str, str | None], int] = {}
+    for line, label in located:
+        kind, key = ("claim", label.claim_id) if label.claim_id else ("sentence", label.sentence_id)
+        assert key is not None
+        k = (kind, key, label.annotator)
+        if k in seen:
+            raise InputError(
+                f"duplicate label for {kind} {key!r}"
+                + (f" by {label.annotator!r}" if label.annotator else "")
+                + f" (first at line {seen[k]})",
+                path=p,
+                line=line,
+                field=f"{kind}_id",
+            )
+        seen[k] = line
+    labels = [label for _, label in located]
+    if traces is not None:
+        validate_labels(labels, traces, path=p, lines=[line for line, _ in located])
+    return labels
+
+
+def validate_labels(
+    labels: Sequence[Label],
+    traces: Sequence[Trace],
+    *,
+    path: str | Path | None = None,
+    lines: Sequence[int] | None = None,
+) -> None:
+    """Raise :class:`InputError` for the first label whose sentence or claim is not in traces."""
+    problems = check_labels_against_traces(labels, traces)
+    if problems:
+        first = problems[0]
+        line = lines[first.position] if lines is not None else first.position + 1
+        extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
+        raise InputError(first.message + extra, path=path, line=line, field=first.field)
+
+
+def write_labels(
+    path: str | Path, labels: Iterable[Label], *, batch: AtomicBatch | None = None
+) -> None:
+    """Write labels atomically in the format given by the extension of ``path``."""
+    _write_flat(path, Label, list(labels), batch)
+
+
+def read_sentences(path: str | Path) -> list[Sentence]:
+    """Read answer sentences (see :class:`failcodes.sentences.Sentence`)."""
+    return [s for _, s in _read_flat(path, Sentence, None)]
+
+
+def write_sentences(
+    path: str | Path, sentences: Iterable[Sentence], *, batch: AtomicBatch | None = None
+) -> None:
+    """Write answer sentences atomically in the format given by the extension of ``path``."""
+    _write_flat(path, Sentence, list(sentences), batch)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, StrEnum):
+        return value.value
+    return str(value)
+
+
+def _write_flat(
+    path: str | Path, model: type[BaseModel], rows: Sequence[BaseModel], batch: AtomicBatch | None
+) -> None:
+    fmt = detect_format(path)
+    columns = list(model.model_fields)
+
+    def write(b: AtomicBatch) -> None:
+        tmp = b.stage(path)
+        if fmt is Format.JSONL:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for row in rows:
+                    fh.write(row.model_dump_json(exclude_none=True) + "\n")
+        elif fmt is Format.CSV:
+            with tmp.open("w", encoding="utf-8", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(columns)
+                for row in rows:
+                    writer.writerow([_cell(getattr(row, c)) for c in columns])
+        else:
+            schema = _arrow_schema(model)
+            data = [row.model_dump(mode="json") for row in rows]
+            pq.write_table(pa.Table.from_pylist(data, schema=schema), tmp)
+
+    _batched(batch, write)
+
+
+# ------------------------------------------------------------------------------------------
+# Arrow schemas derived from the pydantic models
+# ------------------------------------------------------------------------------------------
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        if len(inner) != 1:  # pragma: no cover - our models never do this
+            raise TypeError(f"unsupported union {annotation!r}")
+        return _arrow_type(inner[0])
+    if origin is tuple:
+        return pa.list_(_arrow_type(get_args(annotation)[0]))
+    if isinstance(annotation, type):
+        if issubclass(annotation, BaseModel):
+            return _arrow_struct(annotation)
+        if issubclass(annotation, bool):
+            return pa.bool_()
+        if issubclass(annotation, int):
+            return pa.int64()
+        if issubclass(annotation, float):
+            return pa.float64()
+        if issubclass(annotation, str):
+            return pa.string()
+    raise TypeError(f"no Arrow type for {annotation!r}")  # pragma: no cover
+
+
+def _arrow_struct(model: type[BaseModel]) -> pa.DataType:
+    return pa.struct(
+        [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
+    )
+
+
+def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
+    return pa.schema(
+        [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Traces
+# ------------------------------------------------------------------------------------------
+
+TRACE_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "passages")
+PASSAGE_COLUMNS: tuple[str, ...] = (*PASSAGE_KEY, *Passage.model_fields)
+
+
+def _prepare_trace(
+    record: dict[str, Any],
+    path: Path,
+    line: int,
+    aliases: Mapping[str, Verdict] | None,
+    column_map: Mapping[str, str],
+) -> Trace:
+    raw = record.get("verdict")
+    if raw is not None:
+        verdict = normalize_verdict(raw, aliases, path=path, line=line)
+        record["verdict"] = verdict.value
+        if record.get("raw_verdict") is None:
+            raw_text = str(raw)
+            if raw_text != verdict.value:
+                record["raw_verdict"] = raw_text
+    passages = record.get("passages")
+    if isinstance(passages, list) and column_map:
+        record["passages"] = [
+            _drop_nones(_rename(p, column_map)) if isinstance(p, dict) else p for p in passages
+        ]
+    elif isinstance(passages, list):
+        record["passages"] = [_drop_nones(p) if isinstance(p, dict) else p for p in passages]
+    return _validate(Trace, record, path, line)
+
+
+def read_traces(
+    path: str | Path,
+    *,
+    passages_path: str | Path | None = None,
+    aliases: Mapping[str, Verdict] | None = None,
+    column_map: Mapping[str, str] | None = None,
+    seen: dict[tuple[str, str], tuple[Path, int]] | None = None,
+    default_system: str | None = None,
+) -> list[Trace]:
+    """Read traces from JSONL, CSV (+ passages table) or Parquet.
+
+    ``aliases`` add raw-verdict spellings (see :func:`failcodes.verdicts.normalize_verdict`);
+    when the verdict cell is not already canonical, the raw text is kept in ``raw_verdict``.
+    ``column_map`` renames foreign columns (``{"claim_text": "claim"}``; an empty target drops
+    a column); it applies to trace and passage fields alike. For CSV, ``passages_path``
+    defaults to :func:`passages_path_for` (used if it exists). ``seen`` lets a caller check
+    ``(system, claim_id)`` uniqueness across several files. ``default_system`` fills the
+    ``system`` of records that have none (the column may then be absent).
+    """
+    p = Path(path)
+    cmap = dict(column_map or {})
+    fmt = detect_format(p)
+    out: list[Trace] = []
+    seen = {} if seen is None else seen
+    lines: dict[tuple[str, str], int] = {}
+    required = [n for n in _required(Trace) if not (default_system and n == "system")]
+    if fmt is Format.JSONL:
+        rows: Iterable[tuple[int, dict[str, Any]]] = (
+            (line, _drop_nones(_rename(rec, cmap))) for line, rec in _jsonl_rows(p)
+        )
+    elif fmt is Format.CSV:
+        rows = _csv_rows(p, TRACE_COLUMNS, required, cmap)
+    else:
+        rows = (
+            (line, _drop_nones(rec))
+            for line, rec in _parquet_rows(p, tuple(Trace.model_fields), required, cmap)
+        )
+    for line, rec in rows:
+        if default_system and "system" not in rec:
+            rec["system"] = default_system
+        trace = _prepare_trace(rec, p, line, aliases, cmap)
+        key = (trace.system, trace.claim_id)
+        if key in seen:
+            first_path, first_line = seen[key]
+            where = f"line {first_line}" if first_path == p else f"{first_path}:{first_line}"
+            raise InputError(
+                f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
+                f"first at {where}",
+                path=p,
+                line=line,
+                field="claim_id",
+            )
+        seen[key] = (p, line)
+        lines[key] = len(out)
+        out.append(trace)
+    if fmt is Format.CSV:
+        side = Path(passages_path) if passages_path is not None else passages_path_for(p)
+        if passages_path is not None or side.exists():
+            out = _attach_passages(out, lines, side, cmap, p)
+    elif passages_path is not None:
+        raise InputError(
+            "a separate passages table is only used with CSV traces", path=passages_path
+        )
+    return out
+
+
+def _attach_passages(
+    traces: list[Trace],
+    index: Mapping[tuple[str, str], int],
+    path: Path,
+    column_map: Mapping[str, str],
+    traces_path: Path,
+) -> list[Trace]:
+    grouped: dict[int, list[tuple[int, Passage]]] = {}
+    ranks: dict[tuple[int, int], int] = {}
+    for line, rec in _csv_rows(
+        path, PASSAGE_COLUMNS, (*PASSAGE_KEY, *_required(Passage)), column_map
+    ):
+        key = (rec.pop("system"), rec.pop("claim_id"))
+        pos = index.get(key)
+        if pos is None:
+            raise InputError(
+                f"no trace with (system, claim_id) = {key!r} in {traces_path}",
+                path=path,
+                line=line,
+                field="claim_id",
+            )
+        passage = _validate(Passage, rec, path, line)
+        if (pos, passage.rank) in ranks:
+            raise InputError(
+                f"duplicate rank {passage.rank} for {key!r} "
+                f"(first at line {ranks[(pos, passage.rank)]})",
+                path=path,
+                line=line,
+                field="rank",
+            )
+        ranks[(pos, passage.rank)] = line
+        grouped.setdefault(pos, []).append((line, passage))
+    out = list(traces)
+    for pos, items in grouped.items():
+        ordered = tuple(p for _, p in sorted(items, key=lambda item: item[1].rank))
+        out[pos] = out[pos].model_copy(update={"passages": ordered})
+    return out
+
+
+def write_traces(
+    path: str | Path, traces: Iterable[Trace], *, batch: AtomicBatch | None = None
+) -> list[Path]:
+    """Write traces atomically; returns the files written (CSV: the table and its passages).
+
+    A CSV always gets its ``X.passages.csv`` (header only when no trace has passages), so a
+    stale passages table from an earlier run can never be paired with new traces.
+    """
+    p = Path(path)
+    fmt = detect_format(p)
+    rows = list(traces)
+    written = [p]
+
+    def write(b: AtomicBatch) -> None:
+        tmp = b.stage(p)
+        if fmt is Format.JSONL:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for t in rows:
+                    fh.write(t.model_dump_json(exclude_none=True) + "\n")
+        elif fmt is Format.CSV:
+            with tmp.open("w", encoding="utf-8", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(TRACE_COLUMNS)
+                for t in rows:
+                    writer.writerow([_cell(getattr(t, c)) for c in TRACE_COLUMNS])
+            side = passages_path_for(p)
+            written.append(side)
+            side_tmp = b.stage(side)
+            with side_tmp.open("w", encoding="utf-8", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(PASSAGE_COLUMNS)
+                for t in rows:
+                    for ps in t.passages:
+                        writer.writerow(
+                            [t.system, t.claim_id]
+                            + [_cell(getattr(ps, c)) for c in Passage.model_fields]
+                        )
+        else:
+            table = pa.Table.from_pylist(
+                [t.model_dump(mode="json") for t in rows], schema=_arrow_schema(Trace)
+            )
+            pq.write_table(table, tmp)
+
+    _batched(batch, write)
+    return written

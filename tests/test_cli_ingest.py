@@ -1,0 +1,154 @@
+"""`failcodes ingest` through a real subprocess: outputs, and one-line errors with exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOOD = {
+    "system": "s",
+    "question_id": "q",
+    "sentence_id": "q:s0",
+    "claim_id": "c0",
+    "claim": "x",
+    "verdict": "supported",
+}
+
+
+def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "failcodes", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def _jsonl(path: Path, *records: dict[str, object], raw_lines: tuple[str, ...] = ()) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records) + "".join(raw_lines))
+    return path
+
+
+def test_generic_round_trip_with_map_and_alias(tmp_path: Path) -> None:
+    src = tmp_path / "foreign.jsonl"
+    rec = {k: v for k, v in GOOD.items() if k != "claim"} | {"claim_text": "y", "verdict": "Yes"}
+    _jsonl(src, rec)
+    proc = run(
+        "ingest",
+        "generic",
+        src,
+        "-o",
+        tmp_path / "out.csv",
+        "--map",
+        "claim_text=claim",
+        "--alias",
+        "Yes=supported",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert rows[1] == "s,q,q:s0,c0,y,,supported,Yes,,,"
+    assert (tmp_path / "out.passages.csv").exists()
+
+
+BAD_CASES = {
+    "malformed_json": ((GOOD,), ("{oops",), "bad.jsonl:2", "malformed JSON"),
+    "missing_field": (
+        ({k: v for k, v in GOOD.items() if k != "claim"},),
+        (),
+        "bad.jsonl:1",
+        "field 'claim'",
+    ),
+    "unknown_verdict": (
+        ({**GOOD, "verdict": "Probably"},),
+        (),
+        "bad.jsonl:1",
+        "unknown verdict 'Probably'",
+    ),
+    "duplicate_ids": ((GOOD, GOOD), (), "bad.jsonl:2", "duplicate (system, claim_id)"),
+    "wrong_type": (({**GOOD, "claim_id": 7},), (), "bad.jsonl:1", "field 'claim_id'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CASES))
+def test_bad_jsonl_gives_one_line_and_no_output(tmp_path: Path, case: str) -> None:
+    records, raw, where, what = BAD_CASES[case]
+    src = _jsonl(tmp_path / "bad.jsonl", *records, raw_lines=raw)
+    out = tmp_path / "out" / "traces.jsonl"
+    proc = run("ingest", "generic", src, "-o", out, cwd=tmp_path)
+    assert_one_line_error(proc, where, what)
+    assert not out.exists()
+    assert not out.parent.exists() or list(out.parent.iterdir()) == []
+
+
+def test_missing_csv_column(tmp_path: Path) -> None:
+    src = tmp_path / "t.csv"
+    src.write_text("system,question_id,sentence_id,claim_id,verdict\ns,q,q:s0,c0,supported\n")
+    proc = run("ingest", "generic", src, "-o", tmp_path / "o.parquet", cwd=tmp_path)
+    assert_one_line_error(proc, "t.csv:1", "field 'claim'", "missing column")
+    assert not (tmp_path / "o.parquet").exists()
+
+
+def test_missing_file_and_unknown_adapter(tmp_path: Path) -> None:
+    proc = run(
+        "ingest", "generic", tmp_path / "nope.jsonl", "-o", tmp_path / "o.jsonl", cwd=tmp_path
+    )
+    assert_one_line_error(proc, "nope.jsonl", "file not found")
+    proc = run("ingest", "nosuch", tmp_path / "x.jsonl", "-o", tmp_path / "o.jsonl", cwd=tmp_path)
+    assert_one_line_error(proc, "unknown adapter 'nosuch'", "generic")
+    proc = run("ingest", "generic", tmp_path / "x.jsonl", "-o", tmp_path / "o.txt", cwd=tmp_path)
+    assert_one_line_error(proc, "o.txt", "expected .jsonl, .csv or .parquet")
+
+
+def test_bad_alias_and_map_syntax(tmp_path: Path) -> None:
+    src = _jsonl(tmp_path / "t.jsonl", GOOD)
+    proc = run(
+        "ingest", "generic", src, "-o", tmp_path / "o.jsonl", "--alias", "Yes=great", cwd=tmp_path
+    )
+    assert_one_line_error(proc, "'great' is not a canonical verdict")
+    proc = run(
+        "ingest", "generic", src, "-o", tmp_path / "o.jsonl", "--map", "nonsense", cwd=tmp_path
+    )
+    assert_one_line_error(proc, "--map expects KEY=VALUE")
+
+
+def test_existing_output_untouched_on_error(tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    out.write_text("precious\n")
+    src = _jsonl(tmp_path / "t.jsonl", {**GOOD, "verdict": "??"})
+    proc = run("ingest", "generic", src, "-o", out, cwd=tmp_path)
+    assert_one_line_error(proc, "t.jsonl:1", "field 'verdict'")
+    assert out.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.jsonl", "t.jsonl"]
+
+
+def test_generic_labels_adapter_and_duplicate_label(tmp_path: Path) -> None:
+    src = tmp_path / "clin.csv"
+    src.write_text("sid,error\nq:s0,true\nq:s0,false\n")
+    proc = run(
+        "ingest",
+        "generic-labels",
+        src,
+        "-o",
+        tmp_path / "l.jsonl",
+        "--map",
+        "sid=sentence_id",
+        "--map",
+        "error=has_error",
+        cwd=tmp_path,
+    )
+    assert_one_line_error(proc, "clin.csv:3", "field 'sentence_id'", "duplicate label")
