@@ -29,8 +29,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, TypeVar, Union, get_args, get_origin
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
 from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
