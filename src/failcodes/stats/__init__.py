@@ -1,0 +1,1 @@
+"""Agreement and significance statistics: a pure numeric core plus table adapters."""
