@@ -1,0 +1,434 @@
+"""Agreement coefficients against published values and independent implementations."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+from fractions import Fraction
+
+import krippendorff
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
+
+from failcodes.errors import StatisticsError
+from failcodes.stats import agreement as A
+from failcodes.stats.bootstrap import resampling_weights
+from tests.conftest import shared_data
+
+REF = ("agreement-reference",)
+
+
+def _load(name: str) -> np.ndarray:
+    path = shared_data(*REF, name)
+    with path.open() as fh:
+        rows = list(csv.reader(fh))[1:]
+    return np.array([[float(v) if v else np.nan for v in row[1:]] for row in rows])
+
+
+# ----------------------------------------------------------------- published worked examples
+
+EX_A = "krippendorff2011_exampleA_binary_2coders_10units.csv"
+EX_B = "krippendorff2011_exampleB_nominal_2coders_12units.csv"
+EX_C = "krippendorff2011_exampleC_4coders_12units_missing.csv"
+WIKI = "wikipedia_krippendorff_3coders_15units.csv"
+
+PUBLISHED_ALPHA = [
+    # Krippendorff K. (2011) "Computing Krippendorff's Alpha-Reliability", example A
+    (EX_A, "nominal", 0.095),
+    # Krippendorff (2011), example B
+    (EX_B, "nominal", 0.692),
+    # Krippendorff (2011), example C (4 coders, missing data), all four levels
+    (EX_C, "nominal", 0.743),
+    (EX_C, "ordinal", 0.815),
+    (EX_C, "interval", 0.849),
+    (EX_C, "ratio", 0.797),
+    # Wikipedia "Krippendorff's alpha" example; fast-krippendorff docstring gives 0.691358
+    (WIKI, "nominal", 0.691),
+    # Wikipedia; fast-krippendorff docstring gives 0.810845
+    (WIKI, "interval", 0.811),
+]
+
+
+@pytest.mark.parametrize(("name", "level", "published"), PUBLISHED_ALPHA)
+def test_krippendorff_published_examples(name: str, level: str, published: float) -> None:
+    res = A.krippendorff_alpha(_load(name), level=level)
+    assert res.value is not None
+    assert round(res.value, 3) == published
+    assert res.undefined_reason is None
+
+
+def test_expected_values_csv_all_reproduced() -> None:
+    """Every row of expected_values.csv: published to its decimals, and the 7-digit re-run."""
+    path = shared_data(*REF, "expected_values.csv")
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 8
+    for row in rows:
+        level = row["setting"].split("(")[0]
+        res = A.krippendorff_alpha(_load(row["data_file"]), level=level)
+        assert res.value is not None
+        assert round(res.value, int(row["decimals_published"])) == float(row["expected"]), row
+        assert res.value == pytest.approx(float(row["reproduced_value"]), abs=5e-8), row
+
+
+def test_wikipedia_six_decimals() -> None:
+    # fast-krippendorff docstring (krippendorff/krippendorff.py): 0.691358 and 0.810845
+    data = _load(WIKI)
+    assert round(A.krippendorff_alpha(data).value or 0, 6) == 0.691358
+    assert round(A.krippendorff_alpha(data, level="interval").value or 0, 6) == 0.810845
+
+
+# irrCAC 0.4.4 (Python port of Gwet's R irrCAC, run once by hand with categories=[1..5];
+# not a dependency: it pins scipy==1.12 and pandas<3) on Krippendorff's example C.
+IRRCAC_EX_C = [
+    ("fleiss", "none", 0.7611692754, 0.1530192035),
+    ("gwet_ac2", "none", 0.7754440681, 0.1429499506),
+    ("brennan_prediger", "none", 0.7727272727, 0.1447166199),
+    ("fleiss", "linear", 0.8179447671, 0.1485043555),
+    ("gwet_ac2", "linear", 0.8587391364, 0.1173290219),
+    ("brennan_prediger", "linear", 0.8484848485, 0.1233561245),
+    ("fleiss", "quadratic", 0.8649350649, 0.1460336108),
+    ("gwet_ac2", "quadratic", 0.9140007236, 0.1039622446),
+    ("brennan_prediger", "quadratic", 0.9015151515, 0.1108943750),
+]
+
+
+@pytest.mark.parametrize(("stat", "weights", "value", "se"), IRRCAC_EX_C)
+def test_gwet_family_matches_irrcac_example_c(stat: str, weights: str, value: float, se: float):
+    res = A.agreement(_load(EX_C), stat, weights=weights)
+    assert res.value == pytest.approx(value, abs=1e-9)
+    assert res.se == pytest.approx(se, abs=1e-9)
+
+
+# A 30 x 3 table with missing ratings (one unit rated once), one string per unit, '.' = NaN.
+RANDOM_TABLE = (
+    "421 323 333 .2. 4.3 444 444 11. .14 24. 422 42. ..4 1.1 .1. 4.4 111 44. 1.1 22. "
+    "12. 222 42. 42. 333 .42 443 222 ..2 334"
+)
+# irrCAC 0.4.4, categories=[1, 2, 3, 4], same run as above.
+IRRCAC_RANDOM = [
+    ("fleiss", "none", 0.3806568315, 0.1359118130),
+    ("gwet_ac2", "none", 0.4084124377, 0.1237689881),
+    ("brennan_prediger", "none", 0.4017094017, 0.1262349851),
+    ("fleiss", "quadratic", 0.4206696966, 0.1781525264),
+    ("gwet_ac2", "quadratic", 0.4298741081, 0.1594918315),
+    ("brennan_prediger", "quadratic", 0.3794871795, 0.1809815272),
+]
+
+
+def _table(spec: str) -> np.ndarray:
+    return np.array([[np.nan if c == "." else float(c) for c in unit] for unit in spec.split()])
+
+
+@pytest.mark.parametrize(("stat", "weights", "value", "se"), IRRCAC_RANDOM)
+def test_gwet_family_matches_irrcac_random_missing(stat: str, weights: str, value, se) -> None:
+    res = A.agreement(_table(RANDOM_TABLE), stat, weights=weights, categories=[1, 2, 3, 4])
+    assert res.value == pytest.approx(value, abs=1e-9)
+    assert res.se == pytest.approx(se, abs=1e-9)
+    # irrCAC reports p_a = 0.5512820513 (identity) / 0.8276353276 (quadratic) here
+    assert res.observed_agreement == pytest.approx(
+        0.5512820513 if weights == "none" else 0.8276353276, abs=1e-9
+    )
+
+
+# ----------------------------------------------------------------- hand-computed examples
+
+
+def test_kappa_paradox_two_raters_hand_computed() -> None:
+    """2x2 table (+,+)=118, (+,-)=5, (-,+)=2, (-,-)=0: the high-agreement paradox.
+
+    By hand: p_o = 118/125; rater 1 says + 123 times, rater 2 120 times.
+    Cohen p_e = (123*120 + 2*5)/125^2; AC1 pi_+ = (123+120)/250, p_e = 2 pi_+ (1 - pi_+);
+    PABAK = 2 p_o - 1 = Brennan-Prediger for q = 2.
+    """
+    rows = [[1, 1]] * 118 + [[1, 0]] * 5 + [[0, 1]] * 2
+    data = np.array(rows, dtype=float)
+    po = Fraction(118, 125)
+    pe_k = Fraction(123 * 120 + 2 * 5, 125**2)
+    kappa = (po - pe_k) / (1 - pe_k)
+    pi = Fraction(243, 250)
+    pe_g = 2 * pi * (1 - pi)
+    ac1 = (po - pe_g) / (1 - pe_g)
+    assert A.cohen_kappa(data).value == pytest.approx(float(kappa), abs=1e-12)  # -0.0234
+    assert float(kappa) == pytest.approx(-0.02339, abs=1e-5)
+    assert A.gwet_ac1(data).value == pytest.approx(float(ac1), abs=1e-12)  # 0.9408
+    assert float(ac1) == pytest.approx(0.94078, abs=1e-5)
+    assert A.pabak(data).value == pytest.approx(float(2 * po - 1), abs=1e-12)  # 0.888
+    assert A.brennan_prediger(data).value == pytest.approx(0.888, abs=1e-12)
+    assert A.percent_agreement(data).value == pytest.approx(0.944, abs=1e-12)
+
+
+def test_seed003_four_raters_high_prevalence_hand_computed() -> None:
+    """Seed 003's situation: 4 raters agree on 85% of units, 4% are 2-2 ties, label '1'
+    is highly prevalent, so Fleiss' kappa is low while AC1 stays high.
+
+    85 units 1111, 11 units 1110, 4 units 1100. Per-unit agreement sum_k n_k(n_k-1)/12:
+    1, 1/2, 1/3 -> P = (85 + 11/2 + 4/3)/100 = 551/600. pi_0 = (11 + 8)/400 = 19/400.
+    Fleiss p_e = pi_0^2 + pi_1^2; AC1 p_e = 2 pi_0 pi_1 (q = 2).
+    """
+    rows = [[1, 1, 1, 1]] * 85 + [[1, 1, 1, 0]] * 11 + [[1, 1, 0, 0]] * 4
+    data = np.array(rows, dtype=float)
+    pa = Fraction(551, 600)
+    p0 = Fraction(19, 400)
+    pe_f = p0**2 + (1 - p0) ** 2
+    pe_g = 2 * p0 * (1 - p0)
+    fleiss = A.fleiss_kappa(data)
+    ac1 = A.gwet_ac1(data)
+    assert fleiss.value == pytest.approx(float((pa - pe_f) / (1 - pe_f)), abs=1e-12)
+    assert fleiss.value == pytest.approx(0.0975, abs=1e-4)
+    assert ac1.value == pytest.approx(float((pa - pe_g) / (1 - pe_g)), abs=1e-12)
+    assert ac1.value == pytest.approx(0.9102, abs=1e-4)
+    # statsmodels' Fleiss on the subject x category count table agrees
+    counts = np.array([[0, 4]] * 85 + [[1, 3]] * 11 + [[2, 2]] * 4)
+    assert fleiss.value == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+
+
+# ----------------------------------------------------------------- independent implementations
+
+
+def _random_table(rng: np.random.Generator, n: int, m: int, q: int, missing: float) -> np.ndarray:
+    truth = rng.integers(0, q, size=n)
+    data = np.where(rng.random((n, m)) < 0.6, truth[:, None], rng.integers(0, q, size=(n, m)))
+    data = data.astype(float)
+    data[rng.random((n, m)) < missing] = np.nan
+    return data
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weights", ["none", "linear", "quadratic"])
+def test_cohen_matches_sklearn_and_statsmodels(seed: int, weights: str) -> None:
+    rng = np.random.default_rng(seed)
+    data = _random_table(rng, 80, 2, 4, missing=0.15)
+    res = A.cohen_kappa(data, weights=weights, categories=[0, 1, 2, 3])
+    both = data[~np.isnan(data).any(axis=1)].astype(int)
+    sk = cohen_kappa_score(
+        both[:, 0], both[:, 1], weights=None if weights == "none" else weights, labels=[0, 1, 2, 3]
+    )
+    assert res.value == pytest.approx(sk, abs=1e-12)
+    assert res.n_units == both.shape[0]
+    table = np.zeros((4, 4))
+    np.add.at(table, (both[:, 0], both[:, 1]), 1)
+    sm = cohens_kappa(table, wt=None if weights == "none" else weights)
+    assert res.value == pytest.approx(sm.kappa, abs=1e-12)
+    assert res.se == pytest.approx(sm.std_kappa, abs=1e-12)  # Fleiss-Cohen-Everitt 1969
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fleiss_matches_statsmodels_complete_data(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    data = _random_table(rng, 60, 5, 3, missing=0.0)
+    counts = np.stack([(data == k).sum(axis=1) for k in range(3)], axis=1)
+    assert A.fleiss_kappa(data).value == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+
+
+def _naive_gwet(data: np.ndarray, w: np.ndarray, kind: str) -> float:
+    """Direct transcription of Gwet (2014) eqs. with loops over units and rater pairs."""
+    q = w.shape[0]
+    units = [[int(v) for v in row if not np.isnan(v)] for row in data]
+    units = [u for u in units if u]
+    pa_terms = []
+    for u in units:
+        if len(u) < 2:
+            continue
+        pairs = [w[a, b] for a, b in itertools.permutations(u, 2)]
+        pa_terms.append(sum(pairs) / len(pairs))
+    pa = sum(pa_terms) / len(pa_terms)
+    pi = np.array([sum(u.count(k) / len(u) for u in units) / len(units) for k in range(q)])
+    if kind == "fleiss":
+        pe = float(sum(w[k, l] * pi[k] * pi[l] for k in range(q) for l in range(q)))
+    elif kind == "gwet":
+        pe = float(w.sum() / (q * (q - 1)) * sum(p * (1 - p) for p in pi))
+    else:
+        pe = float(w.sum() / q**2)
+    return (pa - pe) / (1 - pe)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("weights", ["none", "linear", "quadratic"])
+def test_gwet_family_matches_naive_loops_with_missing(seed: int, weights: str) -> None:
+    rng = np.random.default_rng(200 + seed)
+    data = _random_table(rng, 40, 4, 5, missing=0.3)
+    w, _ = A.weight_matrix(weights, 5)
+    cats = [0, 1, 2, 3, 4]
+    for stat, kind in [("fleiss", "fleiss"), ("gwet_ac2", "gwet"), ("brennan_prediger", "bp")]:
+        res = A.agreement(data, stat, weights=weights, categories=cats)
+        assert res.value == pytest.approx(_naive_gwet(data, w, kind), abs=1e-12), stat
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_alpha_coincidence_plan_matches_package(seed: int, level: str) -> None:
+    """The per-unit coincidence columns used by the bootstrap give the package's alpha."""
+    rng = np.random.default_rng(300 + seed)
+    data = _random_table(rng, 50, 4, 5, missing=0.35) + 1.0
+    est = A.estimate(data, "krippendorff", level=level)
+    direct = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
+    assert est.value == pytest.approx(direct, abs=1e-12)
+    assert est.plan is not None
+    from_plan = est.plan.value_from_sums(est.plan.columns.sum(axis=0))[0]
+    assert from_plan == pytest.approx(direct, abs=1e-12)
+
+
+def test_bootstrap_replicates_equal_naive_package_loop() -> None:
+    """Vectorised replicates == calling krippendorff.alpha on each resampled table."""
+    rng = np.random.default_rng(5)
+    data = _random_table(rng, 30, 3, 4, missing=0.2)
+    data = data[~np.isnan(data).all(axis=1)]
+    for level in ("nominal", "ordinal"):
+        est = A.estimate(data, "krippendorff", level=level)
+        assert est.plan is not None
+        weights = next(resampling_weights(data.shape[0], 5, np.random.default_rng(9)))
+        fast = est.plan.finalize(weights @ est.plan.columns)
+        for b in range(5):
+            resampled = np.repeat(data, weights[b].astype(int), axis=0)
+            slow = krippendorff.alpha(
+                reliability_data=resampled.T,
+                level_of_measurement=level,
+                value_domain=[0.0, 1.0, 2.0, 3.0],
+            )
+            assert fast[b] == pytest.approx(slow, abs=1e-12)
+
+
+# ----------------------------------------------------------------- RAGChecker meta-evaluation
+
+
+def _ragchecker(label: str) -> np.ndarray:
+    path = shared_data("ragchecker", "human_labeled_data.json")
+    records = json.loads(path.read_text())
+    by: dict[int, list[int]] = {}
+    for rec in records:  # the two annotators of an instance share instance_id (file order)
+        by.setdefault(rec["instance_id"], []).append(rec[label])
+    return np.array([by[k] for k in sorted(by)], dtype=float)
+
+
+@pytest.mark.parametrize(
+    ("label", "cohen", "quadratic", "alpha_ordinal"),
+    [
+        # ragchecker SOURCE.md (computed there, not published): Cohen / quadratic / ordinal
+        ("correctness_label", 0.311, 0.633, 0.587),
+        ("completeness_label", 0.463, 0.718, 0.683),
+        ("overall_label", 0.413, 0.699, 0.684),
+    ],
+)
+def test_ragchecker_meta_evaluation(label, cohen, quadratic, alpha_ordinal) -> None:
+    data = _ragchecker(label)
+    assert data.shape == (280, 2)
+    assert round(A.cohen_kappa(data).value or 0, 3) == cohen
+    # overall quadratic is 0.698499..: SOURCE.md's 0.699 is a double rounding of 0.6985
+    assert A.cohen_kappa(data, weights="quadratic").value == pytest.approx(quadratic, abs=1e-3)
+    assert round(A.krippendorff_alpha(data, level="ordinal").value or 0, 3) == alpha_ordinal
+
+
+# ----------------------------------------------------------------- degenerate data
+
+
+def test_one_category_only() -> None:
+    data = np.ones((6, 3))
+    assert A.percent_agreement(data).value == 1.0
+    for stat in ("fleiss", "gwet_ac1", "brennan_prediger", "krippendorff"):
+        res = A.agreement(data, stat)
+        assert res.value is None
+        assert res.undefined_reason
+    # With the full binary category list, AC1 and BP are defined (= 1), kappa/alpha are not.
+    assert A.gwet_ac1(data, categories=[0, 1]).value == pytest.approx(1.0)
+    assert A.brennan_prediger(data, categories=[0, 1]).value == pytest.approx(1.0)
+    assert A.fleiss_kappa(data, categories=[0, 1]).value is None
+    two = A.cohen_kappa(data[:, :2], categories=[0, 1])
+    assert two.value is None
+    assert "chance agreement is 1" in (two.undefined_reason or "")
+    assert A.pabak(data[:, :2], categories=[0, 1]).value == pytest.approx(1.0)
+    assert A.pabak(data[:, :2]).value is None
+
+
+def test_perfect_agreement_with_variation_is_one() -> None:
+    data = np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2], [1, 1, np.nan]])
+    for res in A.agreements(data, level="ordinal"):
+        assert res.value == pytest.approx(1.0), res.statistic
+
+
+def test_fewer_than_two_raters_per_unit() -> None:
+    data = np.array([[0, np.nan], [np.nan, 1], [1, np.nan]])
+    for stat in ("percent", "fleiss", "krippendorff", "gwet_ac1", "cohen", "pabak"):
+        res = A.agreement(data, stat)
+        assert res.value is None
+        assert res.undefined_reason
+        assert res.n_units == 0
+
+
+def test_units_with_single_rating_are_not_pairable_but_count_for_propensities() -> None:
+    # Gwet: pi_k averages over units with >= 1 rating; p_a only over units with >= 2.
+    data = np.array([[0, 0], [1, 1], [1, np.nan]])
+    res = A.gwet_ac1(data)
+    pi1 = (0 + 1 + 1) / 3
+    pe = 2 * pi1 * (1 - pi1)
+    assert res.value == pytest.approx((1 - pe) / (1 - pe))
+    assert res.n_units == 2
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_never_unexplained_nan(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    data = _random_table(rng, int(rng.integers(1, 6)), 2, int(rng.integers(1, 3)), 0.5)
+    if np.isnan(data).all():
+        return
+    for res in A.agreements(data, n_bootstrap=20, seed=seed):
+        assert (res.value is None) == (res.undefined_reason is not None)
+        if res.value is not None:
+            assert np.isfinite(res.value)
+
+
+# ----------------------------------------------------------------- intervals
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
+    data = _load(EX_C)
+    one = A.agreements(data, n_bootstrap=300, seed=11)
+    two = A.agreements(data, n_bootstrap=300, seed=11)
+    assert [r.model_dump() for r in one] == [r.model_dump() for r in two]
+    for res in one:
+        assert res.ci_method == "bootstrap_percentile"
+        assert res.ci_low is not None and res.ci_high is not None
+        assert res.ci_low <= (res.value or 0) <= res.ci_high
+
+
+def test_bootstrap_sd_close_to_analytic_se_large_sample() -> None:
+    rng = np.random.default_rng(42)
+    data = _random_table(rng, 3000, 2, 3, missing=0.0)
+    est = A.estimate(data, "cohen")
+    assert est.plan is not None and est.se is not None
+    from failcodes.stats.bootstrap import resampled_sums
+
+    reps = est.plan.finalize(resampled_sums(est.plan.columns, 800, np.random.default_rng(1)))
+    assert np.std(reps) == pytest.approx(est.se, rel=0.1)
+
+
+def test_wald_interval_without_bootstrap() -> None:
+    res = A.cohen_kappa(_load(EX_B))
+    assert res.ci_method == "wald"
+    assert res.se is not None and res.value is not None
+    assert res.ci_low == pytest.approx(res.value - 1.959963984540054 * res.se)
+
+
+# ----------------------------------------------------------------- errors
+
+
+def test_precise_errors() -> None:
+    with pytest.raises(StatisticsError, match="exactly two raters"):
+        A.cohen_kappa(np.zeros((3, 3)))
+    with pytest.raises(StatisticsError, match="unknown statistic"):
+        A.agreement(np.zeros((3, 2)), "kappa")
+    with pytest.raises(StatisticsError, match="outside the category list"):
+        A.fleiss_kappa(np.array([[1, 2], [3, 3]]), categories=[1, 2])
+    with pytest.raises(StatisticsError, match="2 x 2"):
+        A.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.eye(3))
+    with pytest.raises(StatisticsError, match="diagonal"):
+        A.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.zeros((2, 2)))
+    with pytest.raises(StatisticsError, match="non-negative"):
+        A.krippendorff_alpha(np.array([[-1, 1], [1, 1]]), level="ratio")
+    with pytest.raises(StatisticsError, match="infinite"):
+        A.fleiss_kappa(np.array([[np.inf, 1], [1, 1]]))
+    with pytest.raises(StatisticsError, match="unknown level"):
+        A.krippendorff_alpha(np.array([[0, 1], [1, 1]]), level="cardinal")
