@@ -14,7 +14,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 from failcodes.errors import StatisticsError
-from failcodes.stats import agreement as A
+from failcodes.stats import agreement as ag
 from failcodes.stats.bootstrap import resampling_weights
 from tests.conftest import shared_data
 
@@ -54,7 +54,7 @@ PUBLISHED_ALPHA = [
 
 @pytest.mark.parametrize(("name", "level", "published"), PUBLISHED_ALPHA)
 def test_krippendorff_published_examples(name: str, level: str, published: float) -> None:
-    res = A.krippendorff_alpha(_load(name), level=level)
+    res = ag.krippendorff_alpha(_load(name), level=level)
     assert res.value is not None
     assert round(res.value, 3) == published
     assert res.undefined_reason is None
@@ -68,7 +68,7 @@ def test_expected_values_csv_all_reproduced() -> None:
     assert len(rows) == 8
     for row in rows:
         level = row["setting"].split("(")[0]
-        res = A.krippendorff_alpha(_load(row["data_file"]), level=level)
+        res = ag.krippendorff_alpha(_load(row["data_file"]), level=level)
         assert res.value is not None
         assert round(res.value, int(row["decimals_published"])) == float(row["expected"]), row
         assert res.value == pytest.approx(float(row["reproduced_value"]), abs=5e-8), row
@@ -77,8 +77,8 @@ def test_expected_values_csv_all_reproduced() -> None:
 def test_wikipedia_six_decimals() -> None:
     # fast-krippendorff docstring (krippendorff/krippendorff.py): 0.691358 and 0.810845
     data = _load(WIKI)
-    assert round(A.krippendorff_alpha(data).value or 0, 6) == 0.691358
-    assert round(A.krippendorff_alpha(data, level="interval").value or 0, 6) == 0.810845
+    assert round(ag.krippendorff_alpha(data).value or 0, 6) == 0.691358
+    assert round(ag.krippendorff_alpha(data, level="interval").value or 0, 6) == 0.810845
 
 
 # irrCAC 0.4.4 (Python port of Gwet's R irrCAC, run once by hand with categories=[1..5];
@@ -98,7 +98,7 @@ IRRCAC_EX_C = [
 
 @pytest.mark.parametrize(("stat", "weights", "value", "se"), IRRCAC_EX_C)
 def test_gwet_family_matches_irrcac_example_c(stat: str, weights: str, value: float, se: float):
-    res = A.agreement(_load(EX_C), stat, weights=weights)
+    res = ag.agreement(_load(EX_C), stat, weights=weights)
     assert res.value == pytest.approx(value, abs=1e-9)
     assert res.se == pytest.approx(se, abs=1e-9)
 
@@ -125,7 +125,7 @@ def _table(spec: str) -> np.ndarray:
 
 @pytest.mark.parametrize(("stat", "weights", "value", "se"), IRRCAC_RANDOM)
 def test_gwet_family_matches_irrcac_random_missing(stat: str, weights: str, value, se) -> None:
-    res = A.agreement(_table(RANDOM_TABLE), stat, weights=weights, categories=[1, 2, 3, 4])
+    res = ag.agreement(_table(RANDOM_TABLE), stat, weights=weights, categories=[1, 2, 3, 4])
     assert res.value == pytest.approx(value, abs=1e-9)
     assert res.se == pytest.approx(se, abs=1e-9)
     # irrCAC reports p_a = 0.5512820513 (identity) / 0.8276353276 (quadratic) here
@@ -152,13 +152,13 @@ def test_kappa_paradox_two_raters_hand_computed() -> None:
     pi = Fraction(243, 250)
     pe_g = 2 * pi * (1 - pi)
     ac1 = (po - pe_g) / (1 - pe_g)
-    assert A.cohen_kappa(data).value == pytest.approx(float(kappa), abs=1e-12)  # -0.0234
+    assert ag.cohen_kappa(data).value == pytest.approx(float(kappa), abs=1e-12)  # -0.0234
     assert float(kappa) == pytest.approx(-0.02339, abs=1e-5)
-    assert A.gwet_ac1(data).value == pytest.approx(float(ac1), abs=1e-12)  # 0.9408
+    assert ag.gwet_ac1(data).value == pytest.approx(float(ac1), abs=1e-12)  # 0.9408
     assert float(ac1) == pytest.approx(0.94078, abs=1e-5)
-    assert A.pabak(data).value == pytest.approx(float(2 * po - 1), abs=1e-12)  # 0.888
-    assert A.brennan_prediger(data).value == pytest.approx(0.888, abs=1e-12)
-    assert A.percent_agreement(data).value == pytest.approx(0.944, abs=1e-12)
+    assert ag.pabak(data).value == pytest.approx(float(2 * po - 1), abs=1e-12)  # 0.888
+    assert ag.brennan_prediger(data).value == pytest.approx(0.888, abs=1e-12)
+    assert ag.percent_agreement(data).value == pytest.approx(0.944, abs=1e-12)
 
 
 def test_seed003_four_raters_high_prevalence_hand_computed() -> None:
@@ -175,8 +175,8 @@ def test_seed003_four_raters_high_prevalence_hand_computed() -> None:
     p0 = Fraction(19, 400)
     pe_f = p0**2 + (1 - p0) ** 2
     pe_g = 2 * p0 * (1 - p0)
-    fleiss = A.fleiss_kappa(data)
-    ac1 = A.gwet_ac1(data)
+    fleiss = ag.fleiss_kappa(data)
+    ac1 = ag.gwet_ac1(data)
     assert fleiss.value == pytest.approx(float((pa - pe_f) / (1 - pe_f)), abs=1e-12)
     assert fleiss.value == pytest.approx(0.0975, abs=1e-4)
     assert ac1.value == pytest.approx(float((pa - pe_g) / (1 - pe_g)), abs=1e-12)
@@ -202,7 +202,7 @@ def _random_table(rng: np.random.Generator, n: int, m: int, q: int, missing: flo
 def test_cohen_matches_sklearn_and_statsmodels(seed: int, weights: str) -> None:
     rng = np.random.default_rng(seed)
     data = _random_table(rng, 80, 2, 4, missing=0.15)
-    res = A.cohen_kappa(data, weights=weights, categories=[0, 1, 2, 3])
+    res = ag.cohen_kappa(data, weights=weights, categories=[0, 1, 2, 3])
     both = data[~np.isnan(data).any(axis=1)].astype(int)
     sk = cohen_kappa_score(
         both[:, 0], both[:, 1], weights=None if weights == "none" else weights, labels=[0, 1, 2, 3]
@@ -221,7 +221,7 @@ def test_fleiss_matches_statsmodels_complete_data(seed: int) -> None:
     rng = np.random.default_rng(100 + seed)
     data = _random_table(rng, 60, 5, 3, missing=0.0)
     counts = np.stack([(data == k).sum(axis=1) for k in range(3)], axis=1)
-    assert A.fleiss_kappa(data).value == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+    assert ag.fleiss_kappa(data).value == pytest.approx(fleiss_kappa(counts), abs=1e-12)
 
 
 def _naive_gwet(data: np.ndarray, w: np.ndarray, kind: str) -> float:
@@ -238,7 +238,7 @@ def _naive_gwet(data: np.ndarray, w: np.ndarray, kind: str) -> float:
     pa = sum(pa_terms) / len(pa_terms)
     pi = np.array([sum(u.count(k) / len(u) for u in units) / len(units) for k in range(q)])
     if kind == "fleiss":
-        pe = float(sum(w[k, l] * pi[k] * pi[l] for k in range(q) for l in range(q)))
+        pe = float(sum(w[k, j] * pi[k] * pi[j] for k in range(q) for j in range(q)))
     elif kind == "gwet":
         pe = float(w.sum() / (q * (q - 1)) * sum(p * (1 - p) for p in pi))
     else:
@@ -251,10 +251,10 @@ def _naive_gwet(data: np.ndarray, w: np.ndarray, kind: str) -> float:
 def test_gwet_family_matches_naive_loops_with_missing(seed: int, weights: str) -> None:
     rng = np.random.default_rng(200 + seed)
     data = _random_table(rng, 40, 4, 5, missing=0.3)
-    w, _ = A.weight_matrix(weights, 5)
+    w, _ = ag.weight_matrix(weights, 5)
     cats = [0, 1, 2, 3, 4]
     for stat, kind in [("fleiss", "fleiss"), ("gwet_ac2", "gwet"), ("brennan_prediger", "bp")]:
-        res = A.agreement(data, stat, weights=weights, categories=cats)
+        res = ag.agreement(data, stat, weights=weights, categories=cats)
         assert res.value == pytest.approx(_naive_gwet(data, w, kind), abs=1e-12), stat
 
 
@@ -264,7 +264,7 @@ def test_alpha_coincidence_plan_matches_package(seed: int, level: str) -> None:
     """The per-unit coincidence columns used by the bootstrap give the package's alpha."""
     rng = np.random.default_rng(300 + seed)
     data = _random_table(rng, 50, 4, 5, missing=0.35) + 1.0
-    est = A.estimate(data, "krippendorff", level=level)
+    est = ag.estimate(data, "krippendorff", level=level)
     direct = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
     assert est.value == pytest.approx(direct, abs=1e-12)
     assert est.plan is not None
@@ -278,7 +278,7 @@ def test_bootstrap_replicates_equal_naive_package_loop() -> None:
     data = _random_table(rng, 30, 3, 4, missing=0.2)
     data = data[~np.isnan(data).all(axis=1)]
     for level in ("nominal", "ordinal"):
-        est = A.estimate(data, "krippendorff", level=level)
+        est = ag.estimate(data, "krippendorff", level=level)
         assert est.plan is not None
         weights = next(resampling_weights(data.shape[0], 5, np.random.default_rng(9)))
         fast = est.plan.finalize(weights @ est.plan.columns)
@@ -316,10 +316,10 @@ def _ragchecker(label: str) -> np.ndarray:
 def test_ragchecker_meta_evaluation(label, cohen, quadratic, alpha_ordinal) -> None:
     data = _ragchecker(label)
     assert data.shape == (280, 2)
-    assert round(A.cohen_kappa(data).value or 0, 3) == cohen
+    assert round(ag.cohen_kappa(data).value or 0, 3) == cohen
     # overall quadratic is 0.698499..: SOURCE.md's 0.699 is a double rounding of 0.6985
-    assert A.cohen_kappa(data, weights="quadratic").value == pytest.approx(quadratic, abs=1e-3)
-    assert round(A.krippendorff_alpha(data, level="ordinal").value or 0, 3) == alpha_ordinal
+    assert ag.cohen_kappa(data, weights="quadratic").value == pytest.approx(quadratic, abs=1e-3)
+    assert round(ag.krippendorff_alpha(data, level="ordinal").value or 0, 3) == alpha_ordinal
 
 
 # ----------------------------------------------------------------- degenerate data
@@ -327,32 +327,32 @@ def test_ragchecker_meta_evaluation(label, cohen, quadratic, alpha_ordinal) -> N
 
 def test_one_category_only() -> None:
     data = np.ones((6, 3))
-    assert A.percent_agreement(data).value == 1.0
+    assert ag.percent_agreement(data).value == 1.0
     for stat in ("fleiss", "gwet_ac1", "brennan_prediger", "krippendorff"):
-        res = A.agreement(data, stat)
+        res = ag.agreement(data, stat)
         assert res.value is None
         assert res.undefined_reason
     # With the full binary category list, AC1 and BP are defined (= 1), kappa/alpha are not.
-    assert A.gwet_ac1(data, categories=[0, 1]).value == pytest.approx(1.0)
-    assert A.brennan_prediger(data, categories=[0, 1]).value == pytest.approx(1.0)
-    assert A.fleiss_kappa(data, categories=[0, 1]).value is None
-    two = A.cohen_kappa(data[:, :2], categories=[0, 1])
+    assert ag.gwet_ac1(data, categories=[0, 1]).value == pytest.approx(1.0)
+    assert ag.brennan_prediger(data, categories=[0, 1]).value == pytest.approx(1.0)
+    assert ag.fleiss_kappa(data, categories=[0, 1]).value is None
+    two = ag.cohen_kappa(data[:, :2], categories=[0, 1])
     assert two.value is None
     assert "chance agreement is 1" in (two.undefined_reason or "")
-    assert A.pabak(data[:, :2], categories=[0, 1]).value == pytest.approx(1.0)
-    assert A.pabak(data[:, :2]).value is None
+    assert ag.pabak(data[:, :2], categories=[0, 1]).value == pytest.approx(1.0)
+    assert ag.pabak(data[:, :2]).value is None
 
 
 def test_perfect_agreement_with_variation_is_one() -> None:
     data = np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2], [1, 1, np.nan]])
-    for res in A.agreements(data, level="ordinal"):
+    for res in ag.agreements(data, level="ordinal"):
         assert res.value == pytest.approx(1.0), res.statistic
 
 
 def test_fewer_than_two_raters_per_unit() -> None:
     data = np.array([[0, np.nan], [np.nan, 1], [1, np.nan]])
     for stat in ("percent", "fleiss", "krippendorff", "gwet_ac1", "cohen", "pabak"):
-        res = A.agreement(data, stat)
+        res = ag.agreement(data, stat)
         assert res.value is None
         assert res.undefined_reason
         assert res.n_units == 0
@@ -361,7 +361,7 @@ def test_fewer_than_two_raters_per_unit() -> None:
 def test_units_with_single_rating_are_not_pairable_but_count_for_propensities() -> None:
     # Gwet: pi_k averages over units with >= 1 rating; p_a only over units with >= 2.
     data = np.array([[0, 0], [1, 1], [1, np.nan]])
-    res = A.gwet_ac1(data)
+    res = ag.gwet_ac1(data)
     pi1 = (0 + 1 + 1) / 3
     pe = 2 * pi1 * (1 - pi1)
     assert res.value == pytest.approx((1 - pe) / (1 - pe))
@@ -374,7 +374,7 @@ def test_never_unexplained_nan(seed: int) -> None:
     data = _random_table(rng, int(rng.integers(1, 6)), 2, int(rng.integers(1, 3)), 0.5)
     if np.isnan(data).all():
         return
-    for res in A.agreements(data, n_bootstrap=20, seed=seed):
+    for res in ag.agreements(data, n_bootstrap=20, seed=seed):
         assert (res.value is None) == (res.undefined_reason is not None)
         if res.value is not None:
             assert np.isfinite(res.value)
@@ -385,8 +385,8 @@ def test_never_unexplained_nan(seed: int) -> None:
 
 def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     data = _load(EX_C)
-    one = A.agreements(data, n_bootstrap=300, seed=11)
-    two = A.agreements(data, n_bootstrap=300, seed=11)
+    one = ag.agreements(data, n_bootstrap=300, seed=11)
+    two = ag.agreements(data, n_bootstrap=300, seed=11)
     assert [r.model_dump() for r in one] == [r.model_dump() for r in two]
     for res in one:
         assert res.ci_method == "bootstrap_percentile"
@@ -397,7 +397,7 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
 def test_bootstrap_sd_close_to_analytic_se_large_sample() -> None:
     rng = np.random.default_rng(42)
     data = _random_table(rng, 3000, 2, 3, missing=0.0)
-    est = A.estimate(data, "cohen")
+    est = ag.estimate(data, "cohen")
     assert est.plan is not None and est.se is not None
     from failcodes.stats.bootstrap import resampled_sums
 
@@ -406,7 +406,7 @@ def test_bootstrap_sd_close_to_analytic_se_large_sample() -> None:
 
 
 def test_wald_interval_without_bootstrap() -> None:
-    res = A.cohen_kappa(_load(EX_B))
+    res = ag.cohen_kappa(_load(EX_B))
     assert res.ci_method == "wald"
     assert res.se is not None and res.value is not None
     assert res.ci_low == pytest.approx(res.value - 1.959963984540054 * res.se)
@@ -417,18 +417,18 @@ def test_wald_interval_without_bootstrap() -> None:
 
 def test_precise_errors() -> None:
     with pytest.raises(StatisticsError, match="exactly two raters"):
-        A.cohen_kappa(np.zeros((3, 3)))
+        ag.cohen_kappa(np.zeros((3, 3)))
     with pytest.raises(StatisticsError, match="unknown statistic"):
-        A.agreement(np.zeros((3, 2)), "kappa")
+        ag.agreement(np.zeros((3, 2)), "kappa")
     with pytest.raises(StatisticsError, match="outside the category list"):
-        A.fleiss_kappa(np.array([[1, 2], [3, 3]]), categories=[1, 2])
+        ag.fleiss_kappa(np.array([[1, 2], [3, 3]]), categories=[1, 2])
     with pytest.raises(StatisticsError, match="2 x 2"):
-        A.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.eye(3))
+        ag.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.eye(3))
     with pytest.raises(StatisticsError, match="diagonal"):
-        A.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.zeros((2, 2)))
+        ag.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.zeros((2, 2)))
     with pytest.raises(StatisticsError, match="non-negative"):
-        A.krippendorff_alpha(np.array([[-1, 1], [1, 1]]), level="ratio")
+        ag.krippendorff_alpha(np.array([[-1, 1], [1, 1]]), level="ratio")
     with pytest.raises(StatisticsError, match="infinite"):
-        A.fleiss_kappa(np.array([[np.inf, 1], [1, 1]]))
+        ag.fleiss_kappa(np.array([[np.inf, 1], [1, 1]]))
     with pytest.raises(StatisticsError, match="unknown level"):
-        A.krippendorff_alpha(np.array([[0, 1], [1, 1]]), level="cardinal")
+        ag.krippendorff_alpha(np.array([[0, 1], [1, 1]]), level="cardinal")
