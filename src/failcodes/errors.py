@@ -43,7 +43,24 @@ class InputError(FailcodesError):
 
 
 class CodebookError(InputError):
-    """A codebook file breaks a rule (duplicate id, missing parent, bad version...)."""
+    """A codebook file breaks a rule (duplicate id, missing parent, bad version...).
+
+    ``rule`` names the rule (see ``failcodes.codebook.RULES``); the message starts with it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str | None = None,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.rule = rule
+        super().__init__(
+            f"{rule}: {message}" if rule else message, path=path, line=line, field=field
+        )
 
 
 class ConfigError(FailcodesError):

@@ -1,0 +1,112 @@
+"""The error codebook as code: models, loading, validation, hashing, diffing, migration.
+
+Notebook use::
+
+    from failcodes import codebook
+    cb = codebook.load("taxonomy/medical-fact-check.v1.yaml")   # or codebook.bundled()
+    cb.ref()                      # CodebookRef(name, version, hash) for annotations
+    cb.part(UnitKind.RETRIEVAL).dimension("scope").high_quality_code   # 'exact_scope'
+    lineage = codebook.load_lineage("taxonomy")                # every version, checked
+    d = codebook.diff(lineage[0], lineage[1])                  # changes + migration map
+    codebook.migrate(annotation, d.migration)                  # carry an annotation forward
+
+A file is YAML named ``<name>.v<version>.yaml`` (format: :class:`CodebookDocument`, JSON
+Schema: :func:`json_schema`). Validation errors are :class:`~failcodes.errors.CodebookError`
+naming file, YAML line and rule (:data:`RULES`).
+"""
+
+from failcodes.codebook._diff import (
+    CodebookDiff,
+    CodeChange,
+    DiffKind,
+    MigrationMap,
+    MigrationOutcome,
+    Suggestion,
+    check_migration,
+    compose,
+    diff,
+    migrate,
+    migrate_all,
+    migration_map,
+    migration_path,
+)
+from failcodes.codebook._document import (
+    RULES,
+    CodebookDocument,
+    LeafEntry,
+    json_schema,
+    load,
+    parse,
+    to_codebook,
+    to_document,
+    validate,
+)
+from failcodes.codebook._models import (
+    ID_PATTERN,
+    NAME_PATTERN,
+    ChangeKind,
+    Codebook,
+    CodeInfo,
+    CodeLevel,
+    Dimension,
+    Leaf,
+    MigrationEntry,
+    Part,
+    Subcode,
+    roll_up,
+)
+from failcodes.codebook._store import (
+    DEFAULT_NAME,
+    bundled,
+    bundled_dir,
+    dump,
+    file_name,
+    lineage_files,
+    load_lineage,
+    save,
+)
+
+__all__ = [
+    "DEFAULT_NAME",
+    "ID_PATTERN",
+    "NAME_PATTERN",
+    "RULES",
+    "ChangeKind",
+    "CodeChange",
+    "CodeInfo",
+    "CodeLevel",
+    "Codebook",
+    "CodebookDiff",
+    "CodebookDocument",
+    "DiffKind",
+    "Dimension",
+    "Leaf",
+    "LeafEntry",
+    "MigrationEntry",
+    "MigrationMap",
+    "MigrationOutcome",
+    "Part",
+    "Subcode",
+    "Suggestion",
+    "bundled",
+    "bundled_dir",
+    "check_migration",
+    "compose",
+    "diff",
+    "dump",
+    "file_name",
+    "json_schema",
+    "lineage_files",
+    "load",
+    "load_lineage",
+    "migrate",
+    "migrate_all",
+    "migration_map",
+    "migration_path",
+    "parse",
+    "roll_up",
+    "save",
+    "to_codebook",
+    "to_document",
+    "validate",
+]

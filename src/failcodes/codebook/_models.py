@@ -1,0 +1,280 @@
+"""The codebook models: parts, dimensions, subcodes, leaves, migration entries.
+
+A codebook has parts (``retrieval`` applied to (claim, passage) units, ``verification``
+applied to (claim, passages, reasoning, verdict) units). Each part has dimensions (steps, for
+verification); each dimension has subcodes, exactly one of which is the high-quality
+(correct) one; subcodes may hold finer leaves found during saturation.
+
+Every id (dimension, subcode, leaf) is unique across one codebook, so a bare id names one
+code; ids use only ``[a-z0-9_]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from enum import StrEnum
+from typing import NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from failcodes.annotations import CodebookRef
+from failcodes.hashing import content_hash
+from failcodes.units import UnitKind
+
+ID_PATTERN = r"^[a-z0-9_]+$"
+"""Allowed characters of dimension, subcode and leaf ids."""
+
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+"""Allowed characters of a codebook name (it becomes part of the file name)."""
+
+
+class Leaf(BaseModel):
+    """A concrete pattern that rolls up to one subcode."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
+    label: str = Field(description="Short human-readable name.")
+    definition: str = Field(description="What the pattern is, in one or two sentences.")
+    include: tuple[str, ...] = Field(default=(), description="Inclusion rules.")
+    exclude: tuple[str, ...] = Field(default=(), description="Exclusion rules.")
+    examples: tuple[str, ...] = Field(default=(), description="Short concrete examples.")
+
+
+class Subcode(BaseModel):
+    """One code a coder may assign within a dimension."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
+    label: str = Field(description="Short human-readable name.")
+    definition: str = Field(description="What the code means, in one or two sentences.")
+    include: tuple[str, ...] = Field(default=(), description="Inclusion rules.")
+    exclude: tuple[str, ...] = Field(default=(), description="Exclusion rules.")
+    examples: tuple[str, ...] = Field(default=(), description="Short concrete examples.")
+    high_quality: bool = Field(
+        default=False, description="The one high-quality (correct) subcode of its dimension."
+    )
+    leaves: tuple[Leaf, ...] = Field(
+        default=(), description="Finer patterns rolling up to this subcode."
+    )
+
+
+class Dimension(BaseModel):
+    """An evidence-quality dimension (retrieval) or a reasoning step (verification)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
+    label: str = Field(description="Short human-readable name.")
+    definition: str = Field(description="The question this dimension answers.")
+    subcodes: tuple[Subcode, ...] = Field(
+        min_length=1, description="Exactly one high-quality subcode and at least one other."
+    )
+
+    @property
+    def high_quality_code(self) -> str:
+        """The id of the dimension's single high-quality subcode."""
+        return next(s.id for s in self.subcodes if s.high_quality)
+
+    def code_ids(self) -> list[str]:
+        """All subcode ids in order."""
+        return [s.id for s in self.subcodes]
+
+    def subcode(self, subcode_id: str) -> Subcode:
+        """Return the subcode with this id (KeyError if absent)."""
+        for sub in self.subcodes:
+            if sub.id == subcode_id:
+                return sub
+        raise KeyError(subcode_id)
+
+
+class Part(BaseModel):
+    """The retrieval or the verification half of a codebook."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: UnitKind = Field(description="Which units this part codes: retrieval or verification.")
+    label: str = Field(description="Short human-readable name.")
+    definition: str = Field(default="", description="What this part is applied to.")
+    dimensions: tuple[Dimension, ...] = Field(min_length=1)
+
+    def dimension(self, dimension_id: str) -> Dimension:
+        """Return the dimension with this id (KeyError if absent)."""
+        for dim in self.dimensions:
+            if dim.id == dimension_id:
+                return dim
+        raise KeyError(dimension_id)
+
+
+class ChangeKind(StrEnum):
+    """What a migration entry does to the codes of the parent version."""
+
+    RENAME = "rename"  # one old id -> one new id, same meaning
+    MERGE = "merge"  # several old ids -> one id (may be one of the old ones)
+    SPLIT = "split"  # one old id -> several new ids: old annotations need re-coding
+    REMOVE = "remove"  # old ids dropped without replacement: old annotations need re-coding
+
+
+class MigrationEntry(BaseModel):
+    """One explicit change from the parent version, stored in the newer version's file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: ChangeKind
+    old: tuple[str, ...] = Field(min_length=1, description="Ids in the parent version.")
+    new: tuple[str, ...] = Field(default=(), description="Ids in this version.")
+    note: str = Field(default="", description="Why the change was made.")
+
+    @model_validator(mode="after")
+    def _arity(self) -> MigrationEntry:
+        expected = {
+            ChangeKind.RENAME: (len(self.old) == 1 and len(self.new) == 1, "1 old id and 1 new"),
+            ChangeKind.MERGE: (len(self.old) >= 2 and len(self.new) == 1, ">= 2 old and 1 new"),
+            ChangeKind.SPLIT: (len(self.old) == 1 and len(self.new) >= 2, "1 old and >= 2 new"),
+            ChangeKind.REMOVE: (len(self.new) == 0, "old ids and no new ids"),
+        }
+        ok, need = expected[self.kind]
+        if not ok:
+            raise ValueError(
+                f"a {self.kind.value} entry needs {need} (got old={list(self.old)}, "
+                f"new={list(self.new)})"
+            )
+        return self
+
+    def targets(self) -> dict[str, str | None]:
+        """Old id -> new id, or None where old annotations must be re-coded."""
+        if self.kind in (ChangeKind.RENAME, ChangeKind.MERGE):
+            return dict.fromkeys(self.old, self.new[0])
+        return dict.fromkeys(self.old)
+
+
+class CodeLevel(StrEnum):
+    """Where a code sits in the hierarchy."""
+
+    DIMENSION = "dimension"
+    SUBCODE = "subcode"
+    LEAF = "leaf"
+
+
+class CodeInfo(NamedTuple):
+    """Where one id sits: its level, part, dimension and (for leaves) parent subcode."""
+
+    level: CodeLevel
+    part: UnitKind
+    dimension: str
+    subcode: str | None  # the subcode itself, or a leaf's parent; None for dimensions
+
+
+class Codebook(BaseModel):
+    """One version of a codebook."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=NAME_PATTERN, description="Codebook name, shared by all versions.")
+    version: int = Field(ge=1, description="1 for the first version, then parent_version + 1.")
+    parent_version: int | None = Field(
+        default=None, description="The version this one was derived from (null for version 1)."
+    )
+    changelog: str = Field(default="", description="What changed from the parent, and why.")
+    parts: tuple[Part, ...] = Field(min_length=1)
+    migration: tuple[MigrationEntry, ...] = Field(
+        default=(),
+        description="Renames, merges, splits and removals of codes of the parent version.",
+    )
+
+    def part(self, kind: UnitKind) -> Part:
+        """Return the part that applies to units of ``kind``."""
+        for part in self.parts:
+            if part.id == kind:
+                return part
+        raise KeyError(kind.value)
+
+    @property
+    def hash(self) -> str:
+        """Content hash over everything that defines the codes (not changelog or migration)."""
+        body = self.model_dump(mode="json", exclude={"changelog", "migration"})
+        return content_hash(body, length=64)
+
+    @property
+    def id(self) -> str:
+        """``name@version``, the way people cite a codebook."""
+        return f"{self.name}@{self.version}"
+
+    def ref(self) -> CodebookRef:
+        """The reference an annotation records: name, version and content hash."""
+        return CodebookRef(name=self.name, version=self.version, hash=self.hash)
+
+    def dimensions(self) -> Iterator[tuple[Part, Dimension]]:
+        """Every (part, dimension) pair in order."""
+        for part in self.parts:
+            for dim in part.dimensions:
+                yield part, dim
+
+    def dimension(self, dimension_id: str) -> Dimension:
+        """Return the dimension with this id, whatever its part (KeyError if absent)."""
+        for _, dim in self.dimensions():
+            if dim.id == dimension_id:
+                return dim
+        raise KeyError(dimension_id)
+
+    def subcode(self, subcode_id: str) -> Subcode:
+        """Return the subcode with this id (KeyError if absent)."""
+        info = self.codes().get(subcode_id)
+        if info is None or info.level is not CodeLevel.SUBCODE:
+            raise KeyError(subcode_id)
+        return self.dimension(info.dimension).subcode(subcode_id)
+
+    def leaf(self, leaf_id: str) -> Leaf:
+        """Return the leaf with this id (KeyError if absent)."""
+        info = self.codes().get(leaf_id)
+        if info is None or info.level is not CodeLevel.LEAF or info.subcode is None:
+            raise KeyError(leaf_id)
+        return next(lf for lf in self.subcode(info.subcode).leaves if lf.id == leaf_id)
+
+    def codes(self) -> dict[str, CodeInfo]:
+        """Every id (dimensions, subcodes, leaves) with where it sits, in document order."""
+        out: dict[str, CodeInfo] = {}
+        for part, dim in self.dimensions():
+            out[dim.id] = CodeInfo(CodeLevel.DIMENSION, part.id, dim.id, None)
+            for sub in dim.subcodes:
+                out[sub.id] = CodeInfo(CodeLevel.SUBCODE, part.id, dim.id, sub.id)
+                for leaf in sub.leaves:
+                    out[leaf.id] = CodeInfo(CodeLevel.LEAF, part.id, dim.id, sub.id)
+        return out
+
+    def leaf_parents(self) -> dict[str, str]:
+        """Leaf id -> the subcode id it rolls up to."""
+        return {
+            code: info.subcode
+            for code, info in self.codes().items()
+            if info.level is CodeLevel.LEAF and info.subcode is not None
+        }
+
+    def high_quality_codes(self, kind: UnitKind) -> dict[str, str]:
+        """Dimension id -> its high-quality subcode id, for the part coding ``kind``."""
+        return {dim.id: dim.high_quality_code for dim in self.part(kind).dimensions}
+
+
+def roll_up(cb: Codebook, leaves: dict[str, list[str]]) -> dict[str, str]:
+    """Roll leaf codes up to subcodes: ``{dimension: [leaf ids]}`` -> ``{dimension: subcode}``.
+
+    Every leaf must belong to the dimension it is listed under, and all leaves of one
+    dimension must share a parent subcode (a unit gets one subcode per dimension).
+    """
+    parents = cb.leaf_parents()
+    codes = cb.codes()
+    out: dict[str, str] = {}
+    for dim, ids in leaves.items():
+        subs: set[str] = set()
+        for leaf in ids:
+            if leaf not in parents:
+                raise KeyError(f"'{leaf}' is not a leaf of {cb.id}")
+            if codes[leaf].dimension != dim:
+                raise ValueError(f"leaf '{leaf}' belongs to '{codes[leaf].dimension}', not '{dim}'")
+            subs.add(parents[leaf])
+        if len(subs) > 1:
+            raise ValueError(f"leaves of '{dim}' roll up to several subcodes: {sorted(subs)}")
+        if subs:
+            out[dim] = subs.pop()
+    return out
