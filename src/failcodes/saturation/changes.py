@@ -1,0 +1,203 @@
+"""From human decisions to the next codebook version, its migration map and re-coding flags.
+
+A :class:`Change` is one edit a reviewer approved: add a leaf under a subcode, add a subcode to
+a dimension, delete a rare leaf, or fold a rare leaf into its parent (its definition becomes an
+inclusion rule of the parent). :func:`next_version` applies a batch of changes as one new
+version (parent = current version) with a changelog naming who decided what.
+
+Migration (what happens to annotations made under the old version):
+
+* ``add_leaf`` under S in dimension D: units coded S on D are flagged for **re-coding** (the
+  new leaf may fit them); no other unit is touched.
+* ``add_subcode`` in D: every unit coded on D is flagged (the new subcode re-partitions D).
+* ``delete_leaf`` / ``fold_leaf`` L: units carrying L are **carried** forward: the leaf code
+  is dropped and the parent subcode kept; nothing needs re-coding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from failcodes.annotations import Annotation, Status
+from failcodes.codebook import Codebook, Dimension, Leaf, Part, Subcode
+from failcodes.saturation.models import RecodeFlag
+from failcodes.units import UnitKind
+
+
+class ChangeOp(StrEnum):
+    """Kinds of edits the saturation loop makes."""
+
+    ADD_LEAF = "add_leaf"
+    ADD_SUBCODE = "add_subcode"
+    DELETE_LEAF = "delete_leaf"
+    FOLD_LEAF = "fold_leaf"
+
+
+class Change(BaseModel):
+    """One approved edit of the codebook."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    op: ChangeOp
+    dimension: str
+    subcode: str  # the parent (leaf ops) or the new subcode's id (add_subcode)
+    leaf: str | None = None
+    label: str = ""
+    definition: str = ""
+    examples: tuple[str, ...] = ()
+    source: str = ""  # proposal id or prune listing
+    decided_by: str = ""
+
+    def describe(self) -> str:
+        """One changelog line."""
+        who = f" ({self.source}, decided by {self.decided_by})" if self.decided_by else ""
+        if self.op is ChangeOp.ADD_LEAF:
+            return f"added leaf {self.leaf} under {self.dimension}.{self.subcode}{who}"
+        if self.op is ChangeOp.ADD_SUBCODE:
+            return f"added subcode {self.subcode} to {self.dimension}{who}"
+        if self.op is ChangeOp.DELETE_LEAF:
+            return f"deleted rare leaf {self.leaf} of {self.dimension}.{self.subcode}{who}"
+        return f"folded rare leaf {self.leaf} into {self.dimension}.{self.subcode}{who}"
+
+
+def _edit_subcode(sub: Subcode, change: Change) -> Subcode:
+    if change.op is ChangeOp.ADD_LEAF:
+        leaf = Leaf(
+            id=change.leaf or "",
+            label=change.label,
+            definition=change.definition,
+            examples=change.examples,
+        )
+        return sub.model_copy(update={"leaves": (*sub.leaves, leaf)})
+    gone = next((leaf for leaf in sub.leaves if leaf.id == change.leaf), None)
+    if gone is None:
+        raise KeyError(f"leaf {change.leaf} not under {change.dimension}.{change.subcode}")
+    update: dict[str, Any] = {"leaves": tuple(x for x in sub.leaves if x.id != change.leaf)}
+    if change.op is ChangeOp.FOLD_LEAF:
+        update["include"] = (*sub.include, f"{gone.label}: {gone.definition}")
+    return sub.model_copy(update=update)
+
+
+def _edit_dimension(dim: Dimension, change: Change) -> Dimension:
+    if change.op is ChangeOp.ADD_SUBCODE:
+        if change.subcode in dim.code_ids():
+            raise KeyError(f"subcode {change.subcode} already in {dim.id}")
+        new = Subcode(id=change.subcode, label=change.label, definition=change.definition)
+        return dim.model_copy(update={"subcodes": (*dim.subcodes, new)})
+    if change.subcode not in dim.code_ids():
+        raise KeyError(f"subcode {change.subcode} not in {dim.id}")
+    subs = tuple(_edit_subcode(s, change) if s.id == change.subcode else s for s in dim.subcodes)
+    return dim.model_copy(update={"subcodes": subs})
+
+
+def _edit_part(part: Part, change: Change) -> Part:
+    part.dimension(change.dimension)  # KeyError if absent
+    dims = tuple(
+        _edit_dimension(d, change) if d.id == change.dimension else d for d in part.dimensions
+    )
+    return part.model_copy(update={"dimensions": dims})
+
+
+def next_version(
+    codebook: Codebook, kind: UnitKind, changes: Sequence[Change], title: str
+) -> Codebook:
+    """Apply ``changes`` to the ``kind`` part as version ``codebook.version + 1``.
+
+    The changelog is ``title`` followed by one line per change (who decided it, from which
+    proposal). Raises KeyError naming a missing dimension, subcode or leaf.
+    """
+    parts = list(codebook.parts)
+    index = next(i for i, p in enumerate(parts) if p.id == kind)
+    part = parts[index]
+    for change in changes:
+        part = _edit_part(part, change)
+    parts[index] = part
+    changelog = "\n".join([title, *(f"- {c.describe()}" for c in changes)])
+    return Codebook(
+        name=codebook.name,
+        version=codebook.version + 1,
+        parent_version=codebook.version,
+        changelog=changelog,
+        parts=tuple(parts),
+    )
+
+
+def migration_map(changes: Iterable[Change]) -> list[dict[str, str]]:
+    """Machine-readable migration entries: what old annotations should do, per code."""
+    out = []
+    for c in changes:
+        if c.op is ChangeOp.ADD_LEAF:
+            out.append(
+                {
+                    "dimension": c.dimension,
+                    "code": c.subcode,
+                    "action": "recode",
+                    "reason": f"new leaf {c.leaf} may apply",
+                }
+            )
+        elif c.op is ChangeOp.ADD_SUBCODE:
+            out.append(
+                {
+                    "dimension": c.dimension,
+                    "code": "*",
+                    "action": "recode",
+                    "reason": f"new subcode {c.subcode}",
+                }
+            )
+        else:
+            out.append(
+                {
+                    "dimension": c.dimension,
+                    "code": c.subcode,
+                    "leaf": c.leaf or "",
+                    "action": "carry",
+                    "reason": f"leaf {c.leaf} removed; parent code kept",
+                }
+            )
+    return out
+
+
+def recode_flags(
+    annotations: Iterable[Annotation], changes: Sequence[Change], new_version: int
+) -> list[RecodeFlag]:
+    """Flag exactly the annotated units a change touches (one flag per unit and dimension)."""
+    flags: list[RecodeFlag] = []
+    for ann in annotations:
+        if ann.status is not Status.SCORED or ann.codebook.version >= new_version:
+            continue
+        for c in changes:
+            code = ann.codes.get(c.dimension)
+            if code is None:
+                continue
+            if c.op is ChangeOp.ADD_LEAF and code == c.subcode:
+                reason = f"coded {code}; new leaf {c.leaf}"
+            elif c.op is ChangeOp.ADD_SUBCODE:
+                reason = f"coded {code}; new subcode {c.subcode} in {c.dimension}"
+            else:
+                continue
+            flags.append(
+                RecodeFlag(
+                    unit_id=ann.unit_id,
+                    coded_version=ann.codebook.version,
+                    new_version=new_version,
+                    dimension=c.dimension,
+                    reason=reason,
+                )
+            )
+    return flags
+
+
+def carry_forward(annotation: Annotation, changes: Sequence[Change]) -> Annotation:
+    """Drop leaf codes that deleted/folded leaves removed (the parent subcode stays)."""
+    removed = {
+        (c.dimension, c.leaf) for c in changes if c.op in (ChangeOp.DELETE_LEAF, ChangeOp.FOLD_LEAF)
+    }
+    leaves = {
+        d: [leaf for leaf in ids if (d, leaf) not in removed]
+        for d, ids in annotation.leaves.items()
+    }
+    return annotation.model_copy(update={"leaves": {d: v for d, v in leaves.items() if v}})

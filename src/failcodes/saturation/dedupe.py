@@ -1,0 +1,204 @@
+"""Deduplicate proposed patterns against the codebook, earlier decisions and each other.
+
+The rule (documented here, used everywhere):
+
+* A name is *normalised* by lower-casing, splitting on anything that is not a letter or a
+  digit, dropping English stop words, and stripping a plural ``s`` (``"Animal studies"`` and
+  ``"animal study"`` both become ``animal study``; ``ies`` -> ``y``).
+* The *similarity* of two patterns is 1.0 when their normalised names are equal; otherwise it is
+  the larger of the Jaccard overlap of their name tokens and the Jaccard overlap of their
+  name + definition tokens (``|A & B| / |A | B|`` over sets of normalised tokens).
+* Two patterns are duplicates when the similarity is at least the threshold (default
+  :data:`~failcodes.saturation.models.DEFAULT_SIMILARITY_THRESHOLD` = 0.5, set per project).
+
+Comparisons span the whole codebook part (all dimensions): a pattern that already has a leaf or a
+subcode anywhere in the part is not new. Drafts are compared, in order, first with existing
+leaves and subcodes, then with proposals of earlier rounds that a reviewer rejected or merged
+(so a heuristic proposer repeating itself does not keep the loop from saturating), then with the
+drafts kept earlier in the same round (a repeated draft is folded into the first one, its example
+units added).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from failcodes.annotations import CoderKind
+from failcodes.codebook import Codebook
+from failcodes.saturation.models import Proposal, ProposalDraft, ProposalStatus
+from failcodes.units import UnitKind
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself just
+    me more most my no nor not now of off on once only or other our out over own same she should
+    so some such than that the their them then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you your
+    whose via per vs versus""".split()  # noqa: SIM905
+)
+
+_SPLIT = re.compile(r"[^0-9a-z]+")
+
+
+def _stem(token: str) -> str:
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised content tokens of ``text``, in order (duplicates kept)."""
+    return [_stem(t) for t in _SPLIT.split(text.lower()) if t and t not in STOPWORDS]
+
+
+def normalise_name(name: str) -> str:
+    """The normalised form of a pattern name (tokens joined by one space)."""
+    return " ".join(tokens(name))
+
+
+def slug(name: str) -> str:
+    """An id-safe form of a name: normalised tokens joined by underscores."""
+    return "_".join(tokens(name)) or "pattern"
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    if not a and not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def similarity(name_a: str, definition_a: str, name_b: str, definition_b: str) -> float:
+    """Similarity of two patterns in [0, 1] (see the module docstring)."""
+    norm_a, norm_b = normalise_name(name_a), normalise_name(name_b)
+    if norm_a and norm_a == norm_b:
+        return 1.0
+    names = _jaccard(set(norm_a.split()), set(norm_b.split()))
+    full = _jaccard(
+        set(tokens(f"{name_a} {definition_a}")), set(tokens(f"{name_b} {definition_b}"))
+    )
+    return max(names, full)
+
+
+@dataclass(frozen=True)
+class KnownPattern:
+    """Something a draft may repeat: an existing leaf/subcode or an earlier proposal."""
+
+    ref: str  # "leaf:ID", "subcode:ID" or a proposal id
+    name: str
+    definition: str
+
+
+def codebook_patterns(codebook: Codebook, kind: UnitKind) -> list[KnownPattern]:
+    """Every leaf and subcode of the codebook part for ``kind``."""
+    out: list[KnownPattern] = []
+    for dim in codebook.part(kind).dimensions:
+        for sub in dim.subcodes:
+            out.append(KnownPattern(f"subcode:{sub.id}", sub.label, sub.definition))
+            out.extend(
+                KnownPattern(f"leaf:{leaf.id}", leaf.label, leaf.definition) for leaf in sub.leaves
+            )
+    return out
+
+
+def code_ids(codebook: Codebook) -> set[str]:
+    """Every dimension, subcode and leaf id in the codebook (ids a new code must avoid)."""
+    ids: set[str] = set()
+    for part in codebook.parts:
+        for dim in part.dimensions:
+            ids.add(dim.id)
+            for sub in dim.subcodes:
+                ids.add(sub.id)
+                ids.update(leaf.id for leaf in sub.leaves)
+    return ids
+
+
+def _best(
+    name: str, definition: str, candidates: Iterable[KnownPattern], threshold: float
+) -> tuple[KnownPattern, float] | None:
+    best: tuple[KnownPattern, float] | None = None
+    for cand in candidates:
+        sim = similarity(name, definition, cand.name, cand.definition)
+        if sim >= threshold and (best is None or sim > best[1]):
+            best = (cand, sim)
+    return best
+
+
+def deduplicate(
+    drafts: Sequence[ProposalDraft],
+    *,
+    codebook: Codebook,
+    kind: UnitKind,
+    round_number: int,
+    proposer: str,
+    proposer_kind: CoderKind,
+    threshold: float,
+    prior: Sequence[KnownPattern] = (),
+) -> list[Proposal]:
+    """Turn a round's drafts into proposals, marking duplicates (see module docstring).
+
+    ``prior`` holds patterns of earlier rounds that reviewers rejected or merged; a draft that
+    repeats one is a duplicate of it. Returned proposals keep the drafts' order; open ones first
+    get ids ``rNNNN-pNN`` in that order too.
+    """
+    existing = codebook_patterns(codebook, kind)
+    taken = code_ids(codebook)
+    kept: list[Proposal] = []
+    for index, draft in enumerate(drafts, start=1):
+        pid = f"r{round_number:04d}-p{index:02d}"
+        base_id = slug(draft.name)
+        leaf_id, n = base_id, 2
+        while leaf_id in taken:
+            leaf_id, n = f"{base_id}_{n}", n + 1
+        proposal = Proposal(
+            **draft.model_dump(),
+            id=pid,
+            round=round_number,
+            leaf_id=leaf_id,
+            proposer=proposer,
+            proposer_kind=proposer_kind,
+        )
+        match = _best(draft.name, draft.definition, existing, threshold) or _best(
+            draft.name, draft.definition, prior, threshold
+        )
+        if match is not None:
+            kept.append(
+                proposal.model_copy(
+                    update={
+                        "status": ProposalStatus.DUPLICATE,
+                        "duplicate_of": match[0].ref,
+                        "similarity": round(match[1], 4),
+                    }
+                )
+            )
+            continue
+        open_same_round = [
+            KnownPattern(p.id, p.name, p.definition)
+            for p in kept
+            if p.status is ProposalStatus.OPEN
+        ]
+        twin = _best(draft.name, draft.definition, open_same_round, threshold)
+        if twin is not None:
+            pos = next(i for i, p in enumerate(kept) if p.id == twin[0].ref)
+            first = kept[pos]
+            examples = tuple(dict.fromkeys([*first.example_unit_ids, *draft.example_unit_ids]))
+            kept[pos] = first.model_copy(
+                update={"example_unit_ids": examples, "merged_from": (*first.merged_from, pid)}
+            )
+            kept.append(
+                proposal.model_copy(
+                    update={
+                        "status": ProposalStatus.DUPLICATE,
+                        "duplicate_of": first.id,
+                        "similarity": round(twin[1], 4),
+                    }
+                )
+            )
+            continue
+        taken.add(leaf_id)
+        kept.append(proposal)
+    return kept

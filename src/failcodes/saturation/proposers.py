@@ -1,0 +1,364 @@
+"""Proposers: who suggests patterns the current codebook does not cover.
+
+Three implementations share one small protocol, :class:`Proposer`:
+
+* :class:`LLMProposer` renders ``prompts/propose.j2`` (codebook first, the coded units last,
+  escaped inside delimiters) and sends it to any :class:`TextModel` (an adapter over a judge
+  provider); the answer must be JSON and is validated against the codebook, retried once with
+  the validation error, and otherwise raises :class:`ProposerError` (never a made-up proposal).
+* :class:`OfflineProposer` is a **heuristic baseline** needing no model (rules below).
+* :class:`ScriptedProposer` returns a fixed list per round: the fake used by tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+from markupsafe import escape
+from pydantic import ValidationError
+
+from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.codebook import Codebook
+from failcodes.errors import FailcodesError
+from failcodes.saturation.dedupe import tokens
+from failcodes.saturation.models import ProposalDraft
+from failcodes.units import Unit, UnitKind
+
+#: What a proposer may write as ``parent_subcode`` to ask for a new subcode.
+NEW_SUBCODE = "new subcode"
+
+
+class ProposerError(FailcodesError):
+    """A proposer could not produce valid proposals (the round can be retried)."""
+
+
+class Proposer(Protocol):
+    """Suggests patterns the codebook does not cover, from one coded batch."""
+
+    @property
+    def name(self) -> str:
+        """Spec recorded with every proposal (``offline``, ``scripted``, ``llm:MODEL``...)."""
+        ...
+
+    @property
+    def kind(self) -> CoderKind:
+        """LLM, or HEURISTIC for rule-based and scripted proposers."""
+        ...
+
+    def propose(
+        self,
+        units: Sequence[Unit],
+        annotations: Sequence[Annotation],
+        codebook: Codebook,
+        *,
+        round_number: int,
+    ) -> list[ProposalDraft]:
+        """Return draft proposals for this batch (deduplication happens afterwards)."""
+        ...
+
+
+# ---------------------------------------------------------------------------------------
+# scripted fake
+# ---------------------------------------------------------------------------------------
+@dataclass
+class ScriptedProposer:
+    """Returns ``script[round_number]`` (empty for rounds not in the script). For tests."""
+
+    script: Mapping[int, Sequence[ProposalDraft]]
+    name: str = "scripted"
+    kind: CoderKind = CoderKind.HEURISTIC
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedProposer:
+        """Load ``{"1": [draft, ...], "2": [...]}`` from a JSON file."""
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        script = {int(k): [ProposalDraft.model_validate(d) for d in v] for k, v in data.items()}
+        return cls(script=script)
+
+    def propose(
+        self,
+        units: Sequence[Unit],
+        annotations: Sequence[Annotation],  # noqa: ARG002
+        codebook: Codebook,  # noqa: ARG002
+        *,
+        round_number: int,
+    ) -> list[ProposalDraft]:
+        """The scripted drafts for this round; example ids limited to the batch."""
+        batch = {u.id for u in units}
+        out = []
+        for draft in self.script.get(round_number, ()):
+            examples = tuple(i for i in draft.example_unit_ids if i in batch) or tuple(
+                sorted(batch)[:2]
+            )
+            out.append(draft.model_copy(update={"example_unit_ids": examples}))
+        return out
+
+
+# ---------------------------------------------------------------------------------------
+# offline heuristic baseline
+# ---------------------------------------------------------------------------------------
+def _cue_tokens(unit: Unit) -> set[str]:
+    """Cue words of a unit.
+
+    Passage (retrieval) or reasoning (verification) words that the claim does not contain,
+    at least 4 letters, not pure numbers.
+    """
+    claim = set(tokens(unit.claim))
+    if unit.kind is UnitKind.RETRIEVAL:
+        text = " ".join(p.text for p in unit.passages)
+    else:
+        text = unit.reasoning or ""
+    return {t for t in tokens(text) if len(t) >= 4 and not t.isdigit() and t not in claim}
+
+
+@dataclass
+class OfflineProposer:
+    """Heuristic baseline proposer: frequent unexplained cue words. Needs no model.
+
+    Rules, per dimension and per low-quality subcode S the judge assigned in this batch:
+
+    1. The *unexplained* units are those coded S with no leaf in that dimension.
+    2. Their *cue words* are content words (stop words removed, plural ``s`` stripped, at least
+       4 letters, no pure numbers) of the passage (retrieval) or the reasoning (verification)
+       that the claim does not contain.
+    3. A word is proposed when it occurs in at least ``min_support`` unexplained units, in at
+       least ``min_share`` of them, at least ``min_lift`` times as often (add-one smoothed
+       share) as in the batch's other scored units, and is not already a word of an existing
+       leaf under S.
+    4. At most ``max_per_subcode`` words per subcode, by count then lift then alphabetically.
+
+    The result is a leaf proposal under S named ``"<S label>: <word>"``; its definition says
+    it is a heuristic baseline proposal so a reviewer knows to name the real pattern.
+    """
+
+    min_support: int = 3
+    min_share: float = 0.3
+    min_lift: float = 2.0
+    max_per_subcode: int = 2
+    max_examples: int = 5
+    name: str = "offline"
+    kind: CoderKind = CoderKind.HEURISTIC
+
+    def propose(
+        self,
+        units: Sequence[Unit],
+        annotations: Sequence[Annotation],
+        codebook: Codebook,
+        *,
+        round_number: int,
+    ) -> list[ProposalDraft]:
+        """Draft leaf proposals from frequent unexplained cue words (rules in class doc)."""
+        by_id = {u.id: u for u in units}
+        scored = [a for a in annotations if a.status is Status.SCORED and a.unit_id in by_id]
+        cues = {a.unit_id: _cue_tokens(by_id[a.unit_id]) for a in scored}
+        drafts: list[ProposalDraft] = []
+        if not scored:
+            return drafts
+        part = codebook.part(scored[0].unit_kind)
+        for dim in part.dimensions:
+            for sub in dim.subcodes:
+                if sub.high_quality:
+                    continue
+                inside = [
+                    a for a in scored if a.codes.get(dim.id) == sub.id and not a.leaves.get(dim.id)
+                ]
+                outside = [a for a in scored if a.codes.get(dim.id) != sub.id]
+                if len(inside) < self.min_support:
+                    continue
+                covered = set()
+                for leaf in sub.leaves:
+                    covered.update(tokens(f"{leaf.label} {leaf.definition}"))
+                df_in = Counter(w for a in inside for w in cues[a.unit_id])
+                df_out = Counter(w for a in outside for w in cues[a.unit_id])
+                ranked = []
+                for word, count in df_in.items():
+                    share = count / len(inside)
+                    lift = share / ((df_out[word] + 1) / (len(outside) + 1))
+                    if (
+                        count >= self.min_support
+                        and share >= self.min_share
+                        and lift >= self.min_lift
+                        and word not in covered
+                    ):
+                        ranked.append((-count, -lift, word))
+                for neg_count, _neg_lift, word in sorted(ranked)[: self.max_per_subcode]:
+                    examples = [a.unit_id for a in inside if word in cues[a.unit_id]]
+                    source = "passage" if part.id is UnitKind.RETRIEVAL else "reasoning"
+                    drafts.append(
+                        ProposalDraft(
+                            dimension=dim.id,
+                            parent_subcode=sub.id,
+                            name=f"{sub.label}: {word}",
+                            definition=(
+                                f"Heuristic baseline (offline) proposal: units coded {sub.id} "
+                                f"whose {source} contains '{word}' (not in the claim); "
+                                f"{-neg_count} of {len(inside)} such units in round "
+                                f"{round_number} vs {df_out[word]} of {len(outside)} others. "
+                                "Name the pattern this cue stands for before accepting."
+                            ),
+                            example_unit_ids=tuple(examples[: self.max_examples]),
+                        )
+                    )
+        return drafts
+
+
+# ---------------------------------------------------------------------------------------
+# LLM path
+# ---------------------------------------------------------------------------------------
+class TextModel(Protocol):
+    """The one call the LLM proposer needs from a provider: messages in, text out."""
+
+    @property
+    def name(self) -> str:
+        """Provider spec, e.g. ``anthropic:claude-...``."""
+        ...
+
+    def complete(self, system: str, user: str) -> str:
+        """Return the model's text answer."""
+        ...
+
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("failcodes.saturation", "prompts"),
+    autoescape=False,
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+)
+
+
+def _data(text: str | None) -> str:
+    """Escape judged text so it cannot close its delimiters or pose as instructions."""
+    return str(escape(text or ""))
+
+
+_TEMPLATES.filters["data"] = _data
+
+
+def template_text() -> str:
+    """The raw proposer prompt template (hash it to identify the prompt)."""
+    return (resources.files("failcodes.saturation") / "prompts" / "propose.j2").read_text(
+        encoding="utf-8"
+    )
+
+
+def render_prompt(
+    units: Sequence[Unit], annotations: Sequence[Annotation], codebook: Codebook, kind: UnitKind
+) -> tuple[str, str]:
+    """Return (system, user) messages of the proposer prompt."""
+    codes = {a.unit_id: a for a in annotations}
+    rendered = _TEMPLATES.get_template("propose.j2").render(
+        codebook=codebook,
+        part=codebook.part(kind),
+        units=units,
+        codes=codes,
+        new_subcode=NEW_SUBCODE,
+    )
+    system, _, user = rendered.partition("=== USER ===")
+    return system.replace("=== SYSTEM ===", "").strip(), user.strip()
+
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_answer(
+    answer: str, codebook: Codebook, kind: UnitKind, batch_ids: set[str]
+) -> list[ProposalDraft]:
+    """Validate a model answer against the codebook; ValueError names what is wrong."""
+    match = _JSON_OBJECT.search(answer)
+    if match is None:
+        raise ValueError("the answer holds no JSON object")
+    try:
+        data: Any = json.loads(match.group(0))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg}") from exc
+    items = data.get("proposals") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ValueError("expected an object with a 'proposals' list")
+    part = codebook.part(kind)
+    out: list[ProposalDraft] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ValueError(f"proposals[{i}] is not an object")
+        parent = item.get("parent_subcode")
+        if parent in (None, "", NEW_SUBCODE):
+            item = {**item, "parent_subcode": None}
+        try:
+            draft = ProposalDraft.model_validate(item)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ValueError(f"proposals[{i}].{err['loc'][0]}: {err['msg']}") from exc
+        try:
+            dim = part.dimension(draft.dimension)
+        except KeyError:
+            valid = ", ".join(d.id for d in part.dimensions)
+            raise ValueError(
+                f"proposals[{i}]: unknown dimension {draft.dimension!r} (valid: {valid})"
+            ) from None
+        if draft.parent_subcode is not None and draft.parent_subcode not in dim.code_ids():
+            valid = ", ".join([*dim.code_ids(), NEW_SUBCODE])
+            raise ValueError(
+                f"proposals[{i}]: unknown subcode {draft.parent_subcode!r} in {dim.id} "
+                f"(valid: {valid})"
+            )
+        unknown = [u for u in draft.example_unit_ids if u not in batch_ids]
+        if unknown:
+            raise ValueError(f"proposals[{i}]: example unit ids not in the batch: {unknown}")
+        out.append(draft)
+    return out
+
+
+@dataclass
+class LLMProposer:
+    """Asks a model for uncovered patterns with ``prompts/propose.j2``."""
+
+    model: TextModel
+    retries: int = 1
+    max_units: int = 40
+    transcript: list[dict[str, str]] = field(default_factory=list)
+    kind: CoderKind = CoderKind.LLM
+
+    @property
+    def name(self) -> str:
+        """``llm:`` plus the model's spec."""
+        return f"llm:{self.model.name}"
+
+    def propose(
+        self,
+        units: Sequence[Unit],
+        annotations: Sequence[Annotation],
+        codebook: Codebook,
+        *,
+        round_number: int,
+    ) -> list[ProposalDraft]:
+        """Render the prompt, call the model, validate; retry with the error, then raise."""
+        shown = list(units)[: self.max_units]
+        if not shown:
+            return []
+        kind = shown[0].kind
+        system, user = render_prompt(shown, annotations, codebook, kind)
+        batch_ids = {u.id for u in shown}
+        message = user
+        for attempt in range(self.retries + 1):
+            answer = self.model.complete(system, message)
+            self.transcript.append({"system": system, "user": message, "answer": answer})
+            try:
+                return parse_answer(answer, codebook, kind, batch_ids)
+            except ValueError as exc:
+                if attempt == self.retries:
+                    raise ProposerError(
+                        f"{self.name} gave no valid proposals for round {round_number} "
+                        f"after {self.retries + 1} attempts: {exc}"
+                    ) from exc
+                message = (
+                    f"{user}\n\nYour previous answer was invalid: {exc}. "
+                    "Answer again with only the JSON object."
+                )
+        raise AssertionError("unreachable")  # pragma: no cover

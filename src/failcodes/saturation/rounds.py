@@ -1,0 +1,451 @@
+"""The saturation loop: draw, code, propose, deduplicate; record decisions; close rounds.
+
+Every step reads and writes the project folder (:class:`~.store.ProjectStore`) and nothing
+else, so the loop can stop at any moment and be continued from the files alone:
+
+* a round is created (``round.json``, phase ``drawn``) before any coding;
+* each coded unit is journaled at once; a resumed round codes only the units missing from the
+  journal;
+* proposals and the review file are written together (phase ``proposed``);
+* decisions are appended as they are made; once every open proposal has one, the round is
+  closed, the next codebook version (if any proposal was accepted) is written to the lineage,
+  touched units are flagged for re-coding, and the stop rule is updated.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from failcodes.annotations import Annotation, Status
+from failcodes.codebook import Codebook
+from failcodes.saturation.changes import (
+    Change,
+    ChangeOp,
+    migration_map,
+    next_version,
+    recode_flags,
+)
+from failcodes.saturation.coders import Coder
+from failcodes.saturation.dedupe import KnownPattern, code_ids, deduplicate, slug
+from failcodes.saturation.models import (
+    ADDING_ACTIONS,
+    AccumulationPoint,
+    Action,
+    Decision,
+    ProjectConfig,
+    Proposal,
+    ProposalStatus,
+    RoundPhase,
+    RoundRecord,
+    StopState,
+)
+from failcodes.saturation.proposers import Proposer
+from failcodes.saturation.review import write_review_file
+from failcodes.saturation.store import ProjectStore, SaturationError
+from failcodes.units import Unit
+
+_PHASE_ORDER = list(RoundPhase)
+
+
+def init_project(
+    root: Path, config: ProjectConfig, codebook: Codebook, units: Sequence[Unit]
+) -> ProjectStore:
+    """Create a project folder with its seed codebook and unit pool."""
+    try:
+        codebook.part(config.kind)
+    except KeyError:
+        raise SaturationError(f"codebook {codebook.name} has no {config.kind.value} part") from None
+    return ProjectStore.create(root, config, codebook, units)
+
+
+# ---------------------------------------------------------------------------------------
+# drawing
+# ---------------------------------------------------------------------------------------
+def stratum(unit: Unit) -> str:
+    """The system a unit is drawn under: the alphabetically first provenance system."""
+    systems = sorted({p.system for p in unit.provenance})
+    return systems[0] if systems else "(no system)"
+
+
+def draw_batch(
+    pool: Sequence[Unit],
+    used: set[str],
+    size: int,
+    *,
+    seed: int,
+    round_number: int,
+    stratify_by_system: bool = False,
+) -> list[str]:
+    """Choose up to ``size`` unused unit ids, reproducibly from (seed, round number).
+
+    Unstratified: a simple random sample of the unused units (sorted by id first, so the pool's
+    file order does not matter). Stratified: each system (see :func:`stratum`) gets a share of
+    the batch proportional to its unused units (largest remainders, ties by system name), then
+    a simple random sample within each system.
+    """
+    rng = random.Random(f"{seed}:{round_number}")
+    available = sorted((u for u in pool if u.id not in used), key=lambda u: u.id)
+    size = min(size, len(available))
+    if not stratify_by_system:
+        return [u.id for u in rng.sample(available, size)]
+    groups: dict[str, list[Unit]] = defaultdict(list)
+    for unit in available:
+        groups[stratum(unit)].append(unit)
+    total = len(available)
+    quotas = {s: size * len(g) / total for s, g in groups.items()}
+    counts = {s: int(q) for s, q in quotas.items()}
+    short = size - sum(counts.values())
+    for s in sorted(quotas, key=lambda s: (-(quotas[s] - counts[s]), s))[:short]:
+        counts[s] += 1
+    out: list[str] = []
+    for s in sorted(groups):
+        out.extend(u.id for u in rng.sample(groups[s], counts[s]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# rounds
+# ---------------------------------------------------------------------------------------
+def _advance(
+    store: ProjectStore, record: RoundRecord, phase: RoundPhase, **extra: object
+) -> RoundRecord:
+    stamp = {
+        RoundPhase.CODED: "coded_at",
+        RoundPhase.PROPOSED: "proposed_at",
+        RoundPhase.CLOSED: "closed_at",
+    }
+    update: dict[str, object] = {"phase": phase, **extra}
+    if phase in stamp:
+        update[stamp[phase]] = datetime.now(UTC)
+    new = record.model_copy(update=update)
+    store.write_round(new)
+    return new
+
+
+def current_round(store: ProjectStore) -> RoundRecord | None:
+    """The newest round, or None before the first."""
+    numbers = store.round_numbers()
+    return store.round(numbers[-1]) if numbers else None
+
+
+def start_round(
+    store: ProjectStore, coder: Coder, proposer: Proposer, *, force: bool = False
+) -> RoundRecord:
+    """Create the next round (phase ``drawn``) or return the unfinished one to resume.
+
+    Refuses when the newest round awaits review, when the stop rule says the codebook is
+    saturated (unless ``force``), or when the pool has no unused unit.
+    """
+    config = store.config()
+    last = current_round(store)
+    if last is not None and last.phase is RoundPhase.PROPOSED:
+        raise SaturationError(
+            f"round {last.number} awaits review: run `failcodes saturate review` first",
+            path=store.review_path(last.number),
+        )
+    if last is not None and last.phase is not RoundPhase.CLOSED:
+        return last  # interrupted: resume it
+    state = stop_state(store)
+    if state.saturated and not force:
+        raise SaturationError(
+            f"saturated: {state.rounds_without_new} rounds in a row brought no new pattern "
+            f"(K={state.k}); use --force to run another round"
+        )
+    used = {uid for r in store.rounds() for uid in r.unit_ids}
+    number = (last.number + 1) if last else 1
+    batch = draw_batch(
+        store.pool(),
+        used,
+        config.batch_size,
+        seed=config.seed,
+        round_number=number,
+        stratify_by_system=config.stratify_by_system,
+    )
+    if not batch:
+        raise SaturationError("every unit of the pool has been used; add units or stop")
+    record = RoundRecord(
+        number=number,
+        codebook_version=store.codebook().version,
+        unit_ids=tuple(batch),
+        seed=config.seed,
+        judge=coder.name,
+        judge_kind=coder.kind,
+        proposer=proposer.name,
+        proposer_kind=proposer.kind,
+    )
+    store.write_round(record)
+    return record
+
+
+def run_round(
+    store: ProjectStore, coder: Coder, proposer: Proposer, *, force: bool = False
+) -> RoundRecord:
+    """Run (or resume) one round up to review: code, propose, deduplicate, write review file.
+
+    A round with no open proposal after deduplication needs no review and is closed at once
+    (it counts as a round without new patterns).
+    """
+    record = start_round(store, coder, proposer, force=force)
+    codebook = store.codebook(record.codebook_version)
+    by_id = {u.id: u for u in store.pool()}
+    units = [by_id[i] for i in record.unit_ids]
+    if record.phase is RoundPhase.DRAWN:
+        done = {a.unit_id for a in store.round_annotations(record.number)}
+        todo = [u for u in units if u.id not in done]
+        for annotation in coder.code(todo, codebook):
+            if annotation.unit_id in done:
+                continue
+            store.append_annotation(record.number, annotation)
+            done.add(annotation.unit_id)
+        missing = [u.id for u in units if u.id not in done]
+        if missing:
+            raise SaturationError(
+                f"the coder returned no annotation for {len(missing)} unit(s), e.g. {missing[0]}"
+            )
+        record = _advance(store, record, RoundPhase.CODED)
+    if record.phase is RoundPhase.CODED:
+        annotations = store.round_annotations(record.number)
+        drafts = proposer.propose(units, annotations, codebook, round_number=record.number)
+        proposals = deduplicate(
+            drafts,
+            codebook=codebook,
+            kind=store.config().kind,
+            round_number=record.number,
+            proposer=proposer.name,
+            proposer_kind=proposer.kind,
+            threshold=store.config().similarity_threshold,
+            prior=prior_patterns(store),
+        )
+        store.write_proposals(record.number, proposals)
+        write_review_file(store, record.number)
+        record = _advance(store, record, RoundPhase.PROPOSED)
+    if record.phase is RoundPhase.PROPOSED and not open_proposals(store, record.number):
+        record = close_round(store, record.number)
+    return record
+
+
+def prior_patterns(store: ProjectStore) -> list[KnownPattern]:
+    """Proposals of earlier rounds that reviewers rejected or merged (not new any more)."""
+    latest = latest_decisions(store)
+    out = []
+    for number in store.round_numbers():
+        for p in store.proposals(number):
+            d = latest.get(p.id)
+            if d is not None and d.action in (Action.REJECT, Action.MERGE):
+                out.append(KnownPattern(p.id, p.name, p.definition))
+    return out
+
+
+def open_proposals(store: ProjectStore, number: int) -> list[Proposal]:
+    """Proposals of a round that go to review."""
+    return [p for p in store.proposals(number) if p.status is ProposalStatus.OPEN]
+
+
+def latest_decisions(store: ProjectStore) -> dict[str, Decision]:
+    """The last decision recorded for each proposal id."""
+    out: dict[str, Decision] = {}
+    for d in store.decisions():
+        out[d.proposal_id] = d
+    return out
+
+
+def undecided(store: ProjectStore, number: int) -> list[Proposal]:
+    """Open proposals of a round with no decision yet."""
+    latest = latest_decisions(store)
+    return [p for p in open_proposals(store, number) if p.id not in latest]
+
+
+def merge_targets(codebook: Codebook, kind_dimension: tuple[str, str]) -> list[str]:
+    """Valid merge targets in one dimension: ``subcode:ID`` and ``leaf:ID``."""
+    kind, dimension = kind_dimension
+    part = next(p for p in codebook.parts if p.id.value == kind)
+    dim = part.dimension(dimension)
+    out = []
+    for sub in dim.subcodes:
+        out.append(f"subcode:{sub.id}")
+        out.extend(f"leaf:{leaf.id}" for leaf in sub.leaves)
+    return out
+
+
+def validate_decision(store: ProjectStore, decision: Decision) -> None:
+    """Raise SaturationError if a decision cannot apply to its proposal."""
+    try:
+        record = store.round(decision.round)
+    except SaturationError:
+        raise SaturationError(f"{decision.proposal_id}: no round {decision.round}") from None
+    if record.phase is not RoundPhase.PROPOSED:
+        raise SaturationError(
+            f"{decision.proposal_id}: round {record.number} is {record.phase.value}, "
+            "not awaiting review"
+        )
+    proposal = next(
+        (p for p in open_proposals(store, record.number) if p.id == decision.proposal_id), None
+    )
+    if proposal is None:
+        raise SaturationError(
+            f"{decision.proposal_id}: no open proposal with this id in round {record.number}"
+        )
+    if decision.action is Action.MERGE:
+        targets = merge_targets(store.codebook(), (store.config().kind.value, proposal.dimension))
+        if decision.target not in targets:
+            raise SaturationError(
+                f"{decision.proposal_id}: merge target {decision.target!r} is not a subcode or "
+                f"leaf of {proposal.dimension} (valid: {', '.join(targets)})"
+            )
+    if decision.action is Action.RENAME and not (decision.new_name or "").strip():
+        raise SaturationError(f"{decision.proposal_id}: rename needs a new name")
+
+
+def record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list[RoundRecord]:
+    """Validate and append decisions; close every round whose proposals are all decided.
+
+    All decisions are validated before any is written. Returns the rounds closed.
+    """
+    for d in decisions:
+        validate_decision(store, d)
+    store.append_decisions(list(decisions))
+    closed = []
+    for number in sorted({d.round for d in decisions}):
+        if not undecided(store, number):
+            closed.append(close_round(store, number))
+    return closed
+
+
+def changes_for_round(store: ProjectStore, number: int) -> list[Change]:
+    """The codebook edits the round's accepted and renamed proposals make."""
+    latest = latest_decisions(store)
+    taken = code_ids(store.codebook())
+    out = []
+    for p in open_proposals(store, number):
+        d = latest.get(p.id)
+        if d is None or d.action not in ADDING_ACTIONS:
+            continue
+        name = p.name
+        definition = p.definition
+        new_id = p.leaf_id
+        if d.action is Action.RENAME:
+            name = (d.new_name or name).strip()
+            definition = (d.new_definition or definition).strip()
+            base = slug(name)
+            new_id, n = base, 2
+            while new_id in taken:
+                new_id, n = f"{base}_{n}", n + 1
+        taken.add(new_id)
+        common = {
+            "dimension": p.dimension,
+            "label": name,
+            "definition": definition,
+            "source": p.id,
+            "decided_by": d.reviewer,
+        }
+        if p.parent_subcode is None:
+            out.append(Change(op=ChangeOp.ADD_SUBCODE, subcode=new_id, **common))
+        else:
+            out.append(
+                Change(op=ChangeOp.ADD_LEAF, subcode=p.parent_subcode, leaf=new_id, **common)
+            )
+    return out
+
+
+def latest_annotations(store: ProjectStore) -> dict[str, Annotation]:
+    """The newest annotation per unit across all rounds."""
+    out: dict[str, Annotation] = {}
+    for ann in store.all_annotations():
+        out[ann.unit_id] = ann
+    return out
+
+
+def apply_changes(
+    store: ProjectStore, changes: Sequence[Change], title: str, *, source: str
+) -> Codebook:
+    """Write the next version (with changes record) and flag touched units for re-coding."""
+    current = store.codebook()
+    kind = store.config().kind
+    try:
+        new = next_version(current, kind, changes, title)
+    except KeyError as exc:
+        raise SaturationError(f"cannot apply changes: {exc.args[0]}") from None
+    flags = recode_flags(latest_annotations(store).values(), changes, new.version)
+    record = {
+        "version": new.version,
+        "parent_version": current.version,
+        "parent_hash": current.hash,
+        "hash": new.hash,
+        "source": source,
+        "changelog": new.changelog,
+        "changes": [c.model_dump(mode="json") for c in changes],
+        "migration": migration_map(changes),
+        "recode_units": len({f.unit_id for f in flags}),
+    }
+    store.write_codebook(new, record)
+    store.append_recode_flags(flags)
+    return new
+
+
+def close_round(store: ProjectStore, number: int) -> RoundRecord:
+    """Close a fully decided round: new version if anything was accepted; stop rule update."""
+    record = store.round(number)
+    if record.phase is RoundPhase.CLOSED:
+        return record
+    if record.phase is not RoundPhase.PROPOSED:
+        raise SaturationError(f"round {number} is {record.phase.value}; it cannot be closed")
+    left = undecided(store, number)
+    if left:
+        raise SaturationError(f"round {number} has {len(left)} undecided proposal(s)")
+    changes = changes_for_round(store, number)
+    produced = None
+    if changes:
+        new = apply_changes(store, changes, f"Saturation round {number}", source=f"round {number}")
+        produced = new.version
+    closed = _advance(
+        store, record, RoundPhase.CLOSED, new_patterns=len(changes), produced_version=produced
+    )
+    store.write_stop_state(stop_state(store))
+    return closed
+
+
+# ---------------------------------------------------------------------------------------
+# stop rule and accumulation curve
+# ---------------------------------------------------------------------------------------
+def stop_state(store: ProjectStore) -> StopState:
+    """K consecutive closed rounds with no accepted new pattern means saturated."""
+    k = store.config().stop_k
+    closed = [r for r in store.rounds() if r.phase is RoundPhase.CLOSED]
+    trailing = 0
+    for r in reversed(closed):
+        if r.new_patterns:
+            break
+        trailing += 1
+    return StopState(
+        k=k, closed_rounds=len(closed), rounds_without_new=trailing, saturated=trailing >= k
+    )
+
+
+def accumulation(store: ProjectStore) -> list[AccumulationPoint]:
+    """New patterns per closed round and cumulatively, with the version after each round."""
+    out = []
+    total = 0
+    version = store.versions()[0] if store.versions() else 1
+    for r in store.rounds():
+        if r.phase is not RoundPhase.CLOSED:
+            continue
+        total += r.new_patterns or 0
+        version = r.produced_version or version
+        out.append(
+            AccumulationPoint(
+                round=r.number,
+                new_patterns=r.new_patterns or 0,
+                cumulative=total,
+                codebook_version=version,
+            )
+        )
+    return out
+
+
+def scored_units(annotations: Sequence[Annotation]) -> int:
+    """How many annotations carry codes."""
+    return sum(1 for a in annotations if a.status is Status.SCORED)
