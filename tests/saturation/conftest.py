@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from satfixtures import make_pool, small_codebook
 
 from failcodes.codebook import Codebook
 from failcodes.saturation import ProjectConfig, ProjectStore, init_project
 from failcodes.units import Unit, UnitKind
+from tests.saturation.satfixtures import make_pool, small_codebook
 
 
 @pytest.fixture

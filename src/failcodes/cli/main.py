@@ -38,6 +38,7 @@ def _register() -> None:
     # Subcommand modules add themselves to ``app`` on import, e.g.:
     # from failcodes.cli import ingest
     from failcodes.cli import ingest, schema  # noqa: F401
+    from failcodes.cli import saturate  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,365 @@
+"""``failcodes saturate``: grow a codebook until new data brings nothing new.
+
+    failcodes saturate init NAME --codebook CB.yaml --units UNITS.jsonl [--kind retrieval]
+    failcodes saturate round NAME [--judge offline] [--proposer offline] [--auto-accept]
+    failcodes saturate review NAME [--file REVIEW.yaml | --interactive --reviewer ME]
+    failcodes saturate status NAME [--format json] [--figure curve.png]
+    failcodes saturate prune NAME [--min-support N] [--apply prune-0001.yaml]
+
+The project lives in ``annotations/NAME/`` unless ``--dir`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from failcodes.cli.main import app
+from failcodes.errors import ConfigError
+from failcodes.saturation.figure import accumulation_figure
+from failcodes.saturation.inputs import (
+    load_codebook,
+    load_units,
+    resolve_coder,
+    resolve_proposer,
+)
+from failcodes.saturation.models import (
+    DEFAULT_MIN_SUPPORT,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    DEFAULT_STOP_K,
+    ProjectConfig,
+    RoundPhase,
+)
+from failcodes.saturation.prune import apply_prune_file, prune_candidates, write_prune_file
+from failcodes.saturation.review import auto_accept, parse_review_file, write_review_file
+from failcodes.saturation.rounds import (
+    current_round,
+    init_project,
+    open_proposals,
+    record_decisions,
+    run_round,
+    stop_state,
+    undecided,
+)
+from failcodes.saturation.status import ProjectStatus, project_status
+from failcodes.saturation.store import DEFAULT_ROOT, ProjectStore
+from failcodes.saturation.terminal import review_interactively
+from failcodes.units import UnitKind
+
+saturate_app = typer.Typer(
+    help="Human-in-the-loop saturation: grow the codebook round by round until nothing new.",
+    no_args_is_help=True,
+)
+app.add_typer(saturate_app, name="saturate")
+
+console = Console(highlight=False, markup=False, soft_wrap=True)
+
+NameArg = Annotated[str, typer.Argument(help="Project name.")]
+DirOpt = Annotated[
+    Path | None,
+    typer.Option("--dir", help="Project folder (default annotations/NAME).", show_default=False),
+]
+
+
+class OutputFormat(StrEnum):
+    """How ``status`` prints."""
+
+    TABLE = "table"
+    JSON = "json"
+
+
+def _root(name: str, folder: Path | None) -> Path:
+    return folder if folder is not None else DEFAULT_ROOT / name
+
+
+def _default_reviewer() -> str:
+    try:
+        return os.environ.get("FAILCODES_REVIEWER") or getpass.getuser()
+    except (KeyError, OSError):  # no login name (containers)
+        return ""
+
+
+@saturate_app.command("init")
+def init(
+    name: NameArg,
+    codebook: Annotated[Path, typer.Option(help="Seed codebook (taxonomy YAML or JSON).")],
+    units: Annotated[Path, typer.Option(help="Unit pool, JSONL of units.")],
+    kind: Annotated[UnitKind, typer.Option(help="Codebook part to grow.")] = UnitKind.RETRIEVAL,
+    folder: DirOpt = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="Units per round.")] = 50,
+    seed: Annotated[int, typer.Option(help="Seed of the per-round draws.")] = 0,
+    stratify_by_system: Annotated[
+        bool, typer.Option(help="Draw each batch proportionally across systems.")
+    ] = False,
+    stop_k: Annotated[
+        int, typer.Option(min=1, help="Saturated after K rounds in a row with nothing new.")
+    ] = DEFAULT_STOP_K,
+    min_support: Annotated[
+        int, typer.Option(min=1, help="Leaves with fewer supporting units are prunable.")
+    ] = DEFAULT_MIN_SUPPORT,
+    threshold: Annotated[
+        float, typer.Option(help="Deduplication similarity threshold (0-1].")
+    ] = DEFAULT_SIMILARITY_THRESHOLD,
+    created_by: Annotated[str | None, typer.Option(help="Your name, recorded.")] = None,
+) -> None:
+    """Create a saturation project from a seed codebook and a pool of units."""
+    if not 0 < threshold <= 1:
+        raise ConfigError(f"--threshold must be in (0, 1], got {threshold}")
+    cb = load_codebook(codebook)
+    pool = [u for u in load_units(units) if u.kind is kind]
+    config = ProjectConfig(
+        name=name,
+        kind=kind,
+        batch_size=batch_size,
+        seed=seed,
+        stratify_by_system=stratify_by_system,
+        stop_k=stop_k,
+        min_support=min_support,
+        similarity_threshold=threshold,
+        codebook_name=cb.name,
+        created_by=created_by,
+    )
+    store = init_project(_root(name, folder), config, cb, pool)
+    console.print(
+        f"created saturation project {name} in {store.root}: codebook {cb.name}@{cb.version}, "
+        f"{len(pool)} {kind.value} units, batches of {batch_size}, stop after {stop_k} rounds "
+        "without new patterns"
+    )
+
+
+@saturate_app.command("round")
+def round_(
+    name: NameArg,
+    folder: DirOpt = None,
+    judge: Annotated[
+        str, typer.Option(help="Coder: offline, anthropic:MODEL, openai:MODEL, scripted:FILE.")
+    ] = "offline",
+    proposer: Annotated[
+        str, typer.Option(help="Proposer: offline, llm:PROVIDER:MODEL, scripted:FILE.")
+    ] = "offline",
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server for the judge/proposer.")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Run a round even when saturated.")] = False,
+    auto_accept_all: Annotated[
+        bool,
+        typer.Option(
+            "--auto-accept",
+            help="Accept every proposal WITHOUT human review (recorded as auto-accept).",
+        ),
+    ] = False,
+    reviewer: Annotated[str | None, typer.Option(help="Name recorded with --auto-accept.")] = None,
+) -> None:
+    """Run (or resume) one round: draw, code, propose, deduplicate, write the review file."""
+    store = ProjectStore.open(_root(name, folder))
+    coder = resolve_coder(judge, base_url=base_url)
+    prop = resolve_proposer(proposer, base_url=base_url)
+    record = run_round(store, coder, prop, force=force)
+    proposals = store.proposals(record.number)
+    n_open = len(open_proposals(store, record.number))
+    label = " (heuristic baseline)" if prop.kind.value == "heuristic" else ""
+    console.print(
+        f"round {record.number}: {len(record.unit_ids)} units coded by {record.judge} with "
+        f"codebook v{record.codebook_version}; proposer {record.proposer}{label}: "
+        f"{len(proposals)} proposal(s), {n_open} after deduplication"
+    )
+    if record.phase is RoundPhase.PROPOSED and auto_accept_all:
+        who = reviewer or _default_reviewer() or "unknown"
+        record_decisions(store, auto_accept(open_proposals(store, record.number), who))
+        record = store.round(record.number)
+        console.print(
+            f"AUTO-ACCEPTED {n_open} proposal(s) without human review (--auto-accept, "
+            f"recorded as requested by {who})"
+        )
+    if record.phase is RoundPhase.PROPOSED:
+        console.print(f"review file: {store.review_path(record.number)}")
+        console.print(
+            f"edit it and run `failcodes saturate review {name} --file "
+            f"{store.review_path(record.number)}`, or `failcodes saturate review {name} "
+            "--interactive`"
+        )
+    else:
+        console.print(
+            f"round {record.number} closed: {record.new_patterns} new pattern(s); codebook "
+            f"v{store.codebook().version}"
+        )
+    state = stop_state(store)
+    console.print(
+        f"stop rule: {state.rounds_without_new}/{state.k} rounds without new patterns"
+        + (" - SATURATED" if state.saturated else "")
+    )
+
+
+@saturate_app.command("review")
+def review(
+    name: NameArg,
+    folder: DirOpt = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", help="An edited review file to record.")
+    ] = None,
+    interactive: Annotated[
+        bool, typer.Option("--interactive", "-i", help="Review in the terminal.")
+    ] = False,
+    reviewer: Annotated[str | None, typer.Option(help="Your name (interactive review).")] = None,
+    write: Annotated[
+        bool, typer.Option("--write", help="(Re)write the review file of the open round.")
+    ] = False,
+) -> None:
+    """Record review decisions from an edited file or interactively; closes decided rounds."""
+    store = ProjectStore.open(_root(name, folder))
+    if file is not None and interactive:
+        raise ConfigError("use either --file or --interactive, not both")
+    if file is not None:
+        decisions = parse_review_file(file)
+        closed = record_decisions(store, decisions)
+        names = sorted({d.reviewer for d in decisions})
+        console.print(f"recorded {len(decisions)} decision(s) by {', '.join(names) or 'nobody'}")
+        for r in closed:
+            _print_closed(store, r.number)
+        _print_pending(store)
+        return
+    if interactive:
+        who = str(reviewer or typer.prompt("Reviewer name", default=_default_reviewer() or None))
+        outcome = review_interactively(store, who, input, console.print)
+        console.print(
+            f"recorded {len(outcome.decisions)} decision(s) by {who}"
+            + (f"; {outcome.skipped} left for later" if outcome.skipped else "")
+        )
+        record = current_round(store)
+        if record is not None and outcome.closed_round:
+            _print_closed(store, record.number)
+        _print_pending(store)
+        return
+    record = current_round(store)
+    if record is None or record.phase is not RoundPhase.PROPOSED:
+        console.print("no round awaits review")
+        return
+    path = store.review_path(record.number)
+    if write or not path.exists():
+        path = write_review_file(store, record.number)
+    _print_pending(store)
+
+
+def _print_closed(store: ProjectStore, number: int) -> None:
+    r = store.round(number)
+    console.print(
+        f"round {number} closed: {r.new_patterns} new pattern(s)"
+        + (f"; codebook v{r.produced_version} written" if r.produced_version else "")
+    )
+    changes = store.changes(r.produced_version) if r.produced_version else None
+    if changes:
+        console.print(f"  {changes['recode_units']} unit(s) flagged for re-coding")
+
+
+def _print_pending(store: ProjectStore) -> None:
+    record = current_round(store)
+    if record is None or record.phase is not RoundPhase.PROPOSED:
+        state = stop_state(store)
+        console.print(
+            f"stop rule: {state.rounds_without_new}/{state.k} rounds without new patterns"
+            + (" - SATURATED" if state.saturated else "")
+        )
+        return
+    left = undecided(store, record.number)
+    console.print(
+        f"round {record.number}: {len(left)} proposal(s) still undecided; review file: "
+        f"{store.review_path(record.number)}"
+    )
+
+
+@saturate_app.command("status")
+def status(
+    name: NameArg,
+    folder: DirOpt = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="table or json.")
+    ] = OutputFormat.TABLE,
+    figure: Annotated[
+        Path | None, typer.Option(help="Write the accumulation curve (.png or .pdf).")
+    ] = None,
+) -> None:
+    """Show rounds, versions, the stop rule and the accumulation curve."""
+    store = ProjectStore.open(_root(name, folder))
+    info = project_status(store)
+    if figure is not None:
+        accumulation_figure(info.accumulation, figure, stop_k=info.stop.k)
+    if output_format is OutputFormat.JSON:
+        typer.echo(json.dumps(info.model_dump(mode="json"), indent=2))
+        return
+    _print_status(info)
+    if figure is not None:
+        console.print(f"accumulation curve: {figure}")
+
+
+def _print_status(info: ProjectStatus) -> None:
+    console.print(
+        f"project {info.name} ({info.kind}) in {info.root}: codebook {info.codebook}, "
+        f"versions {info.versions}; {info.used_units}/{info.pool_size} units used"
+    )
+    table = Table(
+        "round", "phase", "v", "units", "coded", "proposals", "dupes", "decided", "new", "proposer"
+    )
+    for r in info.rounds:
+        heur = " (heuristic baseline)" if r.proposer_kind.value == "heuristic" else ""
+        table.add_row(
+            str(r.number),
+            r.phase.value,
+            str(r.codebook_version),
+            str(r.units),
+            str(r.coded),
+            str(r.open_proposals),
+            str(r.duplicates),
+            str(r.decided),
+            "" if r.new_patterns is None else str(r.new_patterns),
+            r.proposer + heur,
+        )
+    console.print(table)
+    curve = ", ".join(f"r{p.round}: +{p.new_patterns} (={p.cumulative})" for p in info.accumulation)
+    console.print(f"accumulation: {curve or 'no closed round yet'}")
+    s = info.stop
+    console.print(
+        f"stop rule: {s.rounds_without_new}/{s.k} rounds without new patterns"
+        + (" - SATURATED" if s.saturated else "")
+    )
+    console.print(
+        f"re-coding: {info.recode_units} unit(s) flagged; decisions: {info.decisions} by "
+        f"{', '.join(info.reviewers) or 'nobody yet'}"
+    )
+
+
+@saturate_app.command("prune")
+def prune(
+    name: NameArg,
+    folder: DirOpt = None,
+    min_support: Annotated[
+        int | None, typer.Option(min=1, help="Override the project's minimum support.")
+    ] = None,
+    apply: Annotated[
+        Path | None, typer.Option("--apply", help="An edited prune listing to apply.")
+    ] = None,
+) -> None:
+    """List rare leaves for deletion or folding, or apply an edited listing."""
+    store = ProjectStore.open(_root(name, folder))
+    if apply is not None:
+        new = apply_prune_file(store, apply)
+        if new is None:
+            console.print("the listing asks for no deletion or fold; nothing changed")
+        else:
+            console.print(f"codebook v{new.version} written:\n{new.changelog}")
+        return
+    candidates = prune_candidates(store, min_support)
+    path = write_prune_file(store, min_support)
+    limit = min_support or store.config().min_support
+    console.print(f"{len(candidates)} leaf/leaves supported by fewer than {limit} units")
+    for c in candidates:
+        console.print(f"  {c.leaf_id} ({c.dimension} > {c.parent_subcode}): {c.support} unit(s)")
+    console.print(f"prune listing: {path}")
+    console.print(f"set `action` per leaf and run `failcodes saturate prune {name} --apply {path}`")

@@ -1,0 +1,92 @@
+"""Edges of the saturation loop: read input files and resolve coder/proposer specs.
+
+Specs:
+
+* coder (``--judge``): ``offline`` or ``PROVIDER:MODEL`` go through the judge package
+  (:mod:`failcodes.judge`); ``scripted:FILE.json`` is the deterministic fake.
+* proposer (``--proposer``): ``offline`` (heuristic baseline), ``scripted:FILE.json``, or
+  ``llm:PROVIDER:MODEL`` (the LLM path through a judge provider).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from failcodes.codebook import Codebook
+from failcodes.errors import ConfigError, InputError
+from failcodes.saturation.coders import Coder, ScriptedCoder
+from failcodes.saturation.proposers import OfflineProposer, Proposer, ScriptedProposer
+from failcodes.units import Unit
+
+
+def load_codebook(path: Path) -> Codebook:
+    """Read a codebook from YAML (taxonomy format) or JSON (a project's lineage file)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError("codebook file not found", path=path) from exc
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        return Codebook.model_validate(data)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise InputError(f"cannot parse codebook: {exc}", path=path) from exc
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or None
+        raise InputError(err["msg"], path=path, field=field) from exc
+
+
+def load_units(path: Path) -> list[Unit]:
+    """Read units from JSONL (one Unit per line); errors name file and line."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise InputError("units file not found", path=path) from exc
+    units = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            units.append(Unit.model_validate_json(line))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or None
+            raise InputError(err["msg"], path=path, line=number, field=field) from exc
+    return units
+
+
+def _scripted_path(spec: str) -> Path:
+    path = Path(spec.partition(":")[2])
+    if not path.is_file():
+        raise ConfigError(f"{spec!r}: scripted file not found")
+    return path
+
+
+def resolve_coder(spec: str, *, base_url: str | None = None) -> Coder:
+    """The coder named by ``spec`` (see module docstring)."""
+    if spec.startswith("scripted:"):
+        return ScriptedCoder.from_file(_scripted_path(spec))
+    from failcodes.saturation.judging import judge_coder
+
+    return judge_coder(spec, base_url=base_url)
+
+
+def resolve_proposer(spec: str, *, base_url: str | None = None) -> Proposer:
+    """The proposer named by ``spec`` (see module docstring)."""
+    if spec == "offline":
+        return OfflineProposer()
+    if spec.startswith("scripted:"):
+        return ScriptedProposer.from_file(_scripted_path(spec))
+    if spec.startswith("llm:"):
+        from failcodes.saturation.judging import llm_proposer
+
+        return llm_proposer(spec.removeprefix("llm:"), base_url=base_url)
+    raise ConfigError(
+        f"unknown proposer {spec!r}; use offline, llm:PROVIDER:MODEL or scripted:FILE.json"
+    )

@@ -1,0 +1,99 @@
+"""Where a saturation project stands, as data (the CLI renders it)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from failcodes.annotations import CoderKind
+from failcodes.saturation.models import AccumulationPoint, ProposalStatus, RoundPhase, StopState
+from failcodes.saturation.rounds import accumulation, latest_decisions, stop_state
+from failcodes.saturation.store import ProjectStore
+
+
+class RoundSummary(BaseModel):
+    """One round at a glance."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    number: int
+    phase: RoundPhase
+    codebook_version: int
+    units: int
+    coded: int
+    open_proposals: int
+    duplicates: int
+    decided: int
+    new_patterns: int | None
+    produced_version: int | None
+    judge: str
+    judge_kind: CoderKind
+    proposer: str
+    proposer_kind: CoderKind
+
+
+class ProjectStatus(BaseModel):
+    """The whole project at a glance."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    root: str
+    kind: str
+    codebook: str
+    versions: list[int]
+    pool_size: int
+    used_units: int
+    rounds: list[RoundSummary]
+    stop: StopState
+    accumulation: list[AccumulationPoint]
+    recode_flags: int
+    recode_units: int
+    decisions: int
+    reviewers: list[str]
+
+
+def project_status(store: ProjectStore) -> ProjectStatus:
+    """Collect the project's state from its files."""
+    config = store.config()
+    latest = latest_decisions(store)
+    rounds = []
+    for r in store.rounds():
+        props = store.proposals(r.number)
+        open_ = [p for p in props if p.status is ProposalStatus.OPEN]
+        rounds.append(
+            RoundSummary(
+                number=r.number,
+                phase=r.phase,
+                codebook_version=r.codebook_version,
+                units=len(r.unit_ids),
+                coded=len(store.round_annotations(r.number)),
+                open_proposals=len(open_),
+                duplicates=len(props) - len(open_),
+                decided=sum(1 for p in open_ if p.id in latest),
+                new_patterns=r.new_patterns,
+                produced_version=r.produced_version,
+                judge=r.judge,
+                judge_kind=r.judge_kind,
+                proposer=r.proposer,
+                proposer_kind=r.proposer_kind,
+            )
+        )
+    flags = store.recode_flags()
+    decisions = store.decisions()
+    current = store.codebook()
+    return ProjectStatus(
+        name=config.name,
+        root=str(store.root),
+        kind=config.kind.value,
+        codebook=f"{current.name}@{current.version}+{current.hash[:12]}",
+        versions=store.versions(),
+        pool_size=len(store.pool()),
+        used_units=sum(r.units for r in rounds),
+        rounds=rounds,
+        stop=stop_state(store),
+        accumulation=accumulation(store),
+        recode_flags=len(flags),
+        recode_units=len({f.unit_id for f in flags}),
+        decisions=len(decisions),
+        reviewers=sorted({d.reviewer for d in decisions}),
+    )
