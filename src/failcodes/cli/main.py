@@ -37,8 +37,11 @@ def _register() -> None:
     """Attach the subcommand modules (imported here to keep start-up in one place)."""
     # Subcommand modules add themselves to ``app`` on import, e.g.:
     # from failcodes.cli import ingest
-    from failcodes.cli import ingest, schema  # noqa: F401
-    from failcodes.cli import saturate  # noqa: F401
+    from failcodes.cli import (  # noqa: F401
+        ingest,
+        saturate,
+        schema,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
