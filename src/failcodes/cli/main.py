@@ -39,6 +39,7 @@ def _register() -> None:
     # from failcodes.cli import ingest
     from failcodes.cli import (  # noqa: F401
         ingest,
+        rtv,
         saturate,
         schema,
     )

@@ -1,0 +1,108 @@
+"""``failcodes rtv``: the reference retrieve-then-verify evaluator (seed 000)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from failcodes.cli.main import app
+from failcodes.errors import ConfigError
+from failcodes.rtv.documents import load_documents
+from failcodes.rtv.evaluate import RtvConfig
+from failcodes.rtv.items import SCALES, read_items
+from failcodes.rtv.judge import OfflineHeuristicJudge, VerdictJudge
+from failcodes.rtv.report import as_rows, evaluate_all, write_outputs
+
+JUDGES = ("offline",)
+
+
+def _judge(spec: str) -> VerdictJudge:
+    if spec == "offline":
+        return OfflineHeuristicJudge()
+    raise ConfigError(
+        f"unknown RtV judge {spec!r} (available: {', '.join(JUDGES)}; LLM judges plug in "
+        "through failcodes.rtv.judge.VerdictJudge)"
+    )
+
+
+def _fmt(x: object) -> str:
+    return f"{x:.3f}" if isinstance(x, float) else ("-" if x is None else str(x))
+
+
+@app.command("rtv")
+def rtv(
+    items: Annotated[Path, typer.Argument(help="Items JSONL (see docs/rtv.md).")],
+    docs: Annotated[Path, typer.Option("--docs", help="Folder of source .txt/.md/.pdf files.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder.")] = Path("reports/rtv"),
+    k: Annotated[int, typer.Option("--k", min=1, help="Chunks retrieved per item.")] = 5,
+    sensitivity_k: Annotated[
+        str, typer.Option("--sensitivity-k", help="Comma-separated k values to compare.")
+    ] = "1,3,5",
+    chunk_size: Annotated[int, typer.Option(min=1, help="Chunk size (characters).")] = 1400,
+    overlap: Annotated[int, typer.Option(min=0, help="Chunk overlap (characters).")] = 200,
+    bm25_method: Annotated[str, typer.Option(help="bm25s scoring variant.")] = "lucene",
+    judge: Annotated[str, typer.Option(help="Verdict judge: offline (heuristic).")] = "offline",
+    scale: Annotated[
+        str, typer.Option(help=f"Answer scale: {', '.join(SCALES)} or none.")
+    ] = "rob2-item",
+    semantic_model: Annotated[
+        Path | None, typer.Option(help="Local sentence-transformers model (optional).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+) -> None:
+    """Chunk, BM25-retrieve and verify model outputs against their source documents."""
+    if overlap >= chunk_size:
+        raise ConfigError("--overlap must be smaller than --chunk-size")
+    if scale != "none" and scale not in SCALES:
+        raise ConfigError(f"unknown scale {scale!r} (one of {', '.join(SCALES)}, none)")
+    try:
+        ks = tuple(int(x) for x in sensitivity_k.split(",") if x.strip())
+    except ValueError:
+        raise ConfigError(f"--sensitivity-k must be integers, got {sensitivity_k!r}") from None
+    if any(x < 1 for x in ks):
+        raise ConfigError("--sensitivity-k values must be >= 1")
+    if fmt not in ("table", "json"):
+        raise ConfigError("--format must be table or json")
+    from failcodes.rtv.retrieval import BM25_METHODS
+
+    if bm25_method not in BM25_METHODS:
+        raise ConfigError(f"unknown --bm25-method (one of {', '.join(BM25_METHODS)})")
+    the_scale = SCALES.get(scale)
+    config = RtvConfig(chunk_size=chunk_size, overlap=overlap, k=k, bm25_method=bm25_method)
+    run_result, results = evaluate_all(
+        read_items(items),
+        load_documents(docs),
+        _judge(judge),
+        config,
+        the_scale,
+        ks,
+        semantic_model,
+    )
+    written = write_outputs(out, run_result, results, the_scale)
+    if fmt == "json":
+        typer.echo(json.dumps(run_result.model_dump(mode="json"), indent=2))
+        return
+    if run_result.note:
+        typer.echo(f"NOTE: {run_result.note}")
+    rows = as_rows(run_result)
+    if rows:
+        cols = list(rows[0])
+        typer.echo("\t".join(cols))
+        for row in rows:
+            typer.echo("\t".join(_fmt(row[c]) for c in cols))
+    for r in run_result.k_sensitivity:
+        typer.echo(
+            f"k={r.k} {r.model}: support {_fmt(r.evidence_support_rate)}, "
+            f"conservative {_fmt(r.conservative_hallucination_rate)}, "
+            f"strict {_fmt(r.strict_hallucination_rate)}"
+        )
+    for f in run_result.fleiss:
+        typer.echo(
+            f"Fleiss kappa ({f.group}, {f.n_models} models, {f.n_items} items): {_fmt(f.kappa)}"
+        )
+    if run_result.semantic_skipped:
+        typer.echo(f"semantic diagnostic skipped: {run_result.semantic_skipped}")
+    typer.echo("wrote " + ", ".join(str(p) for p in written.values()))

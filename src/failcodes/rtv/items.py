@@ -1,0 +1,130 @@
+"""RtV input items and ordinal answer scales.
+
+Input format (JSONL, one object per line; documented in docs/rtv.md):
+
+``item_id`` (unique), ``doc_id`` (the source document's file stem), ``model`` (the generator
+being evaluated), ``question`` (e.g. a RoB 2 signalling question), ``response`` (the model's
+answer, e.g. "probably yes"), ``explanation`` (its rationale, optional), ``human`` (the human
+reference answer on the same scale, optional), ``group`` (e.g. RoB 2 domain or outcome,
+optional), ``question_key`` (identifies the same question across models for Fleiss' kappa;
+defaults to ``doc_id`` + ``question``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from failcodes.errors import InputError
+
+
+class RtvItem(BaseModel):
+    """One model output to verify against its source document."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    item_id: str
+    doc_id: str
+    model: str
+    question: str
+    response: str
+    explanation: str | None = None
+    human: str | None = None
+    group: str | None = None
+    question_key: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The cross-model question key (``question_key`` or ``doc_id`` + question)."""
+        return self.question_key or f"{self.doc_id}::{self.question}"
+
+
+class OrdinalScale(BaseModel):
+    """An ordinal answer scale with a binary collapse (answers matched case-insensitively)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    levels: dict[str, int] = Field(description="answer -> ordinal code")
+    binary: dict[str, int] = Field(description="answer -> 0/1 decision after collapsing")
+
+    def code(self, answer: str) -> int:
+        """The ordinal code of an answer; raises ValueError naming the valid answers."""
+        key = answer.strip().lower()
+        if key not in self.levels:
+            raise ValueError(
+                f"answer {answer!r} is not on scale {self.name} ({', '.join(self.levels)})"
+            )
+        return self.levels[key]
+
+    def collapse(self, answer: str) -> int:
+        """The binary (decision-level) value of an answer."""
+        self.code(answer)
+        return self.binary[answer.strip().lower()]
+
+
+#: RoB 2 signalling-question answers, coded as in seed 000 (yes=5 ... not applicable=0).
+#: Binary collapse (our choice, documented): yes / probably yes -> 1, everything else -> 0.
+ROB2_ITEM = OrdinalScale(
+    name="rob2-item",
+    levels={
+        "yes": 5,
+        "probably yes": 4,
+        "probably no": 3,
+        "no": 2,
+        "no information": 1,
+        "not applicable": 0,
+    },
+    binary={
+        "yes": 1,
+        "probably yes": 1,
+        "probably no": 0,
+        "no": 0,
+        "no information": 0,
+        "not applicable": 0,
+    },
+)
+
+#: RoB 2 domain judgements, coded as in seed 000 (high=3, some concerns=2, low=1).
+#: Binary collapse (our choice, documented): low -> 0, some concerns / high -> 1 ("at risk").
+ROB2_DOMAIN = OrdinalScale(
+    name="rob2-domain",
+    levels={"low": 1, "some concerns": 2, "high": 3},
+    binary={"low": 0, "some concerns": 1, "high": 1},
+)
+
+SCALES: dict[str, OrdinalScale] = {s.name: s for s in (ROB2_ITEM, ROB2_DOMAIN)}
+
+
+def read_items(path: str | Path) -> list[RtvItem]:
+    """Read RtV items from JSONL; errors name the file, line and field."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("file not found", path=p)
+    items: list[RtvItem] = []
+    seen: set[str] = set()
+    with p.open(encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON ({exc.msg})", path=p, line=lineno) from None
+            try:
+                item = RtvItem.model_validate(obj)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                field = ".".join(str(x) for x in err["loc"]) or None
+                raise InputError(err["msg"], path=p, line=lineno, field=field) from None
+            if item.item_id in seen:
+                raise InputError(
+                    f"duplicate item_id {item.item_id!r}", path=p, line=lineno, field="item_id"
+                )
+            seen.add(item.item_id)
+            items.append(item)
+    if not items:
+        raise InputError("no items", path=p)
+    return items

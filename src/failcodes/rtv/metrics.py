@@ -1,0 +1,314 @@
+"""RtV metrics (seed 000): evidence support, hallucination, accuracy and agreement.
+
+Also the accuracy-support gap, BM25 strength by verdict and sensitivity to k.
+
+Definitions (denominators are the *scored* items of the group; unscored items are counted
+apart):
+
+- evidence support rate = supported / n;
+- conservative hallucination rate = (contradicted + not found) / n;
+- strict hallucination rate = (contradicted + not found + out of scope) / n;
+- exact accuracy = model answer code == human answer code (items with a human answer);
+- binary accuracy = equality after the scale's binary collapse;
+- accuracy-support gap = binary accuracy - evidence support rate;
+- Cohen's kappa (linear / quadratic weights) of model vs human codes, weights
+  |i - j| / (K - 1) and ((i - j) / (K - 1))^2 over the scale's codes (implemented here in numpy,
+  checked against scikit-learn in the tests); Fleiss' kappa across models over the items every
+  model answered (statsmodels). failcodes.stats.agreement was not on main when this was
+  written; these can delegate to it later.
+
+An undefined value is ``None`` with the reason in ``undefined``, never 0 or NaN.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.rtv.evaluate import ItemResult
+from failcodes.rtv.items import OrdinalScale
+from failcodes.rtv.judge import RtvVerdict
+
+CONSERVATIVE = frozenset({RtvVerdict.CONTRADICTED, RtvVerdict.NOT_FOUND})
+STRICT = CONSERVATIVE | {RtvVerdict.OUT_OF_SCOPE}
+
+
+class RtvSummary(BaseModel):
+    """Every seed-000 figure for one group of items (e.g. one model, or model x domain)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    group: dict[str, str]
+    k: int
+    judge: str
+    judge_heuristic: bool
+    n: int = Field(description="Scored items.")
+    n_unscored: int
+    verdict_counts: dict[str, int]
+    evidence_support_rate: float | None
+    conservative_hallucination_rate: float | None
+    strict_hallucination_rate: float | None
+    quote_verified_rate: float | None = Field(
+        description="Share of supported/contradicted verdicts whose quote was found verbatim."
+    )
+    mean_top1_bm25: float | None
+    mean_top1_bm25_by_verdict: dict[str, float]
+    n_human: int
+    exact_accuracy: float | None
+    binary_accuracy: float | None
+    accuracy_support_gap: float | None
+    kappa_linear: float | None
+    kappa_quadratic: float | None
+    undefined: dict[str, str] = Field(default_factory=dict)
+
+
+def weighted_kappa(
+    a: Sequence[int], b: Sequence[int], categories: Sequence[int], weights: str
+) -> float | None:
+    """Cohen's kappa of two raters with ``linear`` / ``quadratic`` / ``none`` weights.
+
+    ``categories`` are the ordinal codes in order; returns None when chance disagreement is 0
+    (e.g. both raters used a single category), where kappa is undefined.
+    """
+    if len(a) != len(b):
+        raise ValueError("raters must rate the same items")
+    cats = list(categories)
+    if len(cats) < 2 or not a:
+        return None
+    pos = {c: i for i, c in enumerate(cats)}
+    kk = len(cats)
+    obs = np.zeros((kk, kk))
+    for x, y in zip(a, b, strict=True):
+        obs[pos[x], pos[y]] += 1
+    n = obs.sum()
+    exp = np.outer(obs.sum(axis=1), obs.sum(axis=0)) / n
+    idx = np.arange(kk)
+    diff = np.abs(idx[:, None] - idx[None, :]) / (kk - 1)
+    if weights == "linear":
+        w = diff
+    elif weights == "quadratic":
+        w = diff**2
+    elif weights == "none":
+        w = (diff > 0).astype(float)
+    else:
+        raise ValueError(f"unknown weights {weights!r}")
+    denom = float((w * exp).sum())
+    if denom == 0.0:
+        return None
+    return 1.0 - float((w * obs).sum()) / denom
+
+
+def fleiss(ratings: Sequence[Sequence[int]], categories: Sequence[int]) -> float | None:
+    """Fleiss' kappa for items x raters codes (statsmodels); None if chance agreement is 1."""
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    if not ratings:
+        return None
+    cats = list(categories)
+    table = np.zeros((len(ratings), len(cats)))
+    pos = {c: i for i, c in enumerate(cats)}
+    for i, row in enumerate(ratings):
+        for code in row:
+            table[i, pos[code]] += 1
+    p = table.sum(axis=0) / table.sum()
+    if float((p**2).sum()) >= 1.0 - 1e-12:
+        return None
+    return float(fleiss_kappa(table, method="fleiss"))
+
+
+def _rate(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def summarize_group(
+    results: Sequence[ItemResult], scale: OrdinalScale | None, group: Mapping[str, str]
+) -> RtvSummary:
+    """All figures for one group of results (same k and judge)."""
+    scored = [r for r in results if r.verdict is not None]
+    n = len(scored)
+    counts = Counter(r.verdict.value for r in scored if r.verdict is not None)
+    undefined: dict[str, str] = {}
+    support = _rate(counts[RtvVerdict.SUPPORTED.value], n)
+    cons = _rate(sum(counts[v.value] for v in CONSERVATIVE), n)
+    strict = _rate(sum(counts[v.value] for v in STRICT), n)
+    if n == 0:
+        for key in (
+            "evidence_support_rate",
+            "conservative_hallucination_rate",
+            "strict_hallucination_rate",
+        ):
+            undefined[key] = "no scored item"
+    quoted = [r for r in scored if r.verdict in (RtvVerdict.SUPPORTED, RtvVerdict.CONTRADICTED)]
+    qrate = _rate(sum(r.quote_verified for r in quoted), len(quoted))
+    if not quoted:
+        undefined["quote_verified_rate"] = "no supported or contradicted verdict"
+    tops = [(r.verdict, r.top1_score) for r in scored if r.top1_score is not None]
+    by_verdict: dict[str, list[float]] = defaultdict(list)
+    for v, s in tops:
+        if v is not None and s is not None:
+            by_verdict[v.value].append(s)
+    mean_top1 = float(np.mean([s for _, s in tops])) if tops else None
+    human = [r for r in scored if r.item.human is not None]
+    exact = binary = gap = kl = kq = None
+    if scale is not None and human:
+        m = [scale.code(r.item.response) for r in human]
+        h = [scale.code(r.item.human or "") for r in human]
+        exact = sum(x == y for x, y in zip(m, h, strict=True)) / len(human)
+        binary = sum(
+            scale.collapse(r.item.response) == scale.collapse(r.item.human or "") for r in human
+        ) / len(human)
+        cats = sorted(set(scale.levels.values()))
+        kl = weighted_kappa(h, m, cats, "linear")
+        kq = weighted_kappa(h, m, cats, "quadratic")
+        if kl is None:
+            undefined["kappa"] = "chance disagreement is zero (one category only)"
+        if support is not None:
+            gap = binary - support
+    else:
+        reason = "no scale given" if scale is None else "no item has a human answer"
+        for key in ("exact_accuracy", "binary_accuracy", "accuracy_support_gap", "kappa"):
+            undefined[key] = reason
+    first = results[0] if results else None
+    return RtvSummary(
+        group=dict(group),
+        k=first.k if first else 0,
+        judge=first.judge if first else "",
+        judge_heuristic=first.judge_heuristic if first else False,
+        n=n,
+        n_unscored=len(results) - n,
+        verdict_counts={v.value: counts[v.value] for v in RtvVerdict},
+        evidence_support_rate=support,
+        conservative_hallucination_rate=cons,
+        strict_hallucination_rate=strict,
+        quote_verified_rate=qrate,
+        mean_top1_bm25=mean_top1,
+        mean_top1_bm25_by_verdict={k: float(np.mean(v)) for k, v in sorted(by_verdict.items())},
+        n_human=len(human),
+        exact_accuracy=exact,
+        binary_accuracy=binary,
+        accuracy_support_gap=gap,
+        kappa_linear=kl,
+        kappa_quadratic=kq,
+        undefined=undefined,
+    )
+
+
+def _keyfuncs(by: Sequence[str]) -> Callable[[ItemResult], tuple[str, ...]]:
+    def key(r: ItemResult) -> tuple[str, ...]:
+        vals = []
+        for name in by:
+            if name == "model":
+                vals.append(r.item.model)
+            elif name == "group":
+                vals.append(r.item.group or "(none)")
+            elif name == "doc_id":
+                vals.append(r.item.doc_id)
+            else:
+                raise ValueError(f"cannot group by {name!r} (model, group, doc_id)")
+        return tuple(vals)
+
+    return key
+
+
+def summarize(
+    results: Sequence[ItemResult], scale: OrdinalScale | None, by: Sequence[str] = ("model",)
+) -> list[RtvSummary]:
+    """One summary per value of ``by`` (any of model, group, doc_id), sorted by key."""
+    key = _keyfuncs(by)
+    groups: dict[tuple[str, ...], list[ItemResult]] = defaultdict(list)
+    for r in results:
+        groups[key(r)].append(r)
+    return [
+        summarize_group(rs, scale, dict(zip(by, k, strict=True)))
+        for k, rs in sorted(groups.items())
+    ]
+
+
+class KSensitivityRow(BaseModel):
+    """Support and hallucination rates of one model at one k."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    k: int
+    n: int
+    evidence_support_rate: float | None
+    conservative_hallucination_rate: float | None
+    strict_hallucination_rate: float | None
+
+
+def k_sensitivity(results_by_k: Mapping[int, Sequence[ItemResult]]) -> list[KSensitivityRow]:
+    """Seed 000's sensitivity analysis: the rates per model for each k (e.g. 1, 3, 5)."""
+    rows: list[KSensitivityRow] = []
+    for k in sorted(results_by_k):
+        for s in summarize(results_by_k[k], None, ("model",)):
+            rows.append(
+                KSensitivityRow(
+                    model=s.group["model"],
+                    k=k,
+                    n=s.n,
+                    evidence_support_rate=s.evidence_support_rate,
+                    conservative_hallucination_rate=s.conservative_hallucination_rate,
+                    strict_hallucination_rate=s.strict_hallucination_rate,
+                )
+            )
+    return rows
+
+
+class FleissResult(BaseModel):
+    """Fleiss' kappa across models (internal agreement) for one group."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    group: str
+    kappa: float | None
+    n_items: int
+    n_models: int
+    reason: str | None = None
+
+
+def fleiss_across_models(
+    items_results: Sequence[ItemResult], scale: OrdinalScale, by_group: bool = False
+) -> list[FleissResult]:
+    """Fleiss' kappa of the models' answers over questions every model answered.
+
+    Questions are matched by :attr:`RtvItem.key`; a question answered twice by one model is an
+    error (ValueError).
+    """
+    models = sorted({r.item.model for r in items_results})
+    groups: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
+    for r in items_results:
+        g = (r.item.group or "(none)") if by_group else "all"
+        per_model = groups[g][r.item.key]
+        if r.item.model in per_model:
+            raise ValueError(f"model {r.item.model!r} answers question {r.item.key!r} twice")
+        per_model[r.item.model] = scale.code(r.item.response)
+    out: list[FleissResult] = []
+    cats = sorted(set(scale.levels.values()))
+    for g, questions in sorted(groups.items()):
+        rows = [[q[m] for m in models] for q in questions.values() if len(q) == len(models)]
+        if len(models) < 2 or not rows:
+            out.append(
+                FleissResult(
+                    group=g,
+                    kappa=None,
+                    n_items=len(rows),
+                    n_models=len(models),
+                    reason="needs >= 2 models answering the same questions",
+                )
+            )
+            continue
+        kappa = fleiss(rows, cats)
+        out.append(
+            FleissResult(
+                group=g,
+                kappa=kappa,
+                n_items=len(rows),
+                n_models=len(models),
+                reason=None if kappa is not None else "all answers identical",
+            )
+        )
+    return out
