@@ -152,3 +152,77 @@ def test_generic_labels_adapter_and_duplicate_label(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert_one_line_error(proc, "clin.csv:3", "field 'sentence_id'", "duplicate label")
+
+
+def test_medexpert_cli_writes_labels_and_sentences(tmp_path: Path) -> None:
+    from failcodes import bundled
+
+    src = bundled.path("medexpert-sample", "sample_data_export_from_JSL.json")
+    proc = run(
+        "ingest",
+        "medexpert",
+        src,
+        "-o",
+        tmp_path / "labels.csv",
+        "--sentences-out",
+        tmp_path / "sentences.jsonl",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    labels = (tmp_path / "labels.csv").read_text().splitlines()
+    sentences = (tmp_path / "sentences.jsonl").read_text().splitlines()
+    assert len(labels) - 1 == len(sentences)  # header + one label per sentence
+    assert sum(",true," in row for row in labels) == 4  # the sample's 4 error spans
+    assert "4 error span(s), 4 sentence(s) with an error" in proc.stderr
+
+
+def test_ragchecker_cli_bad_json_and_option(tmp_path: Path) -> None:
+    src = tmp_path / "out.json"
+    src.write_text('{"results": [\n  {"query_id": 1,,}\n]}\n')
+    proc = run("ingest", "ragchecker", src, "-o", tmp_path / "t.jsonl", cwd=tmp_path)
+    assert_one_line_error(proc, "out.json:2", "malformed JSON")
+    assert not (tmp_path / "t.jsonl").exists()
+    from failcodes import bundled
+
+    good = bundled.path("ragchecker", "checking_outputs.json")
+    proc = run(
+        "ingest",
+        "ragchecker",
+        good,
+        "-o",
+        tmp_path / "t.jsonl",
+        "--option",
+        "neutral=maybe",
+        cwd=tmp_path,
+    )
+    assert_one_line_error(proc, "--option neutral='maybe' is not one of: skip, error, no_error")
+    proc = run(
+        "ingest",
+        "ragchecker",
+        good,
+        "-o",
+        tmp_path / "t.jsonl",
+        "--option",
+        "colour=red",
+        cwd=tmp_path,
+    )
+    assert_one_line_error(proc, "adapter 'ragchecker' has no option 'colour'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_medscore_cli_unknown_verdict_names_line_and_field(tmp_path: Path) -> None:
+    src = tmp_path / "ms.jsonl"
+    claim = {"claim": "x", "sentence": None, "evidence": None, "score": 1.0}
+    src.write_text(
+        json.dumps({"id": "q_0", "claims": [{**claim, "raw": "True"}]})
+        + "\n"
+        + json.dumps({"id": "q_1", "claims": [{**claim, "raw": "True"}, {**claim, "raw": "Yes"}]})
+        + "\n"
+    )
+    out = tmp_path / "t.parquet"
+    proc = run("ingest", "medscore", src, "-o", out, cwd=tmp_path)
+    assert_one_line_error(proc, "ms.jsonl:2", "field 'claims[1].raw'", "unknown verdict 'Yes'")
+    assert not out.exists()
+    proc = run("ingest", "medscore", src, "-o", out, "--alias", "yes=supported", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"wrote 3 traces -> {out}"

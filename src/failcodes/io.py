@@ -29,8 +29,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, TypeVar, Union, get_args, get_origin
 
-import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
 from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
@@ -40,6 +38,14 @@ from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _arrow() -> tuple[Any, Any]:
+    """Import pyarrow on first use (it costs ~0.2 s at start-up; only Parquet needs it)."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    return pa, pq
 
 
 class Format(StrEnum):
@@ -175,6 +181,14 @@ def _rename(record: dict[str, Any], column_map: Mapping[str, str]) -> dict[str, 
     return out
 
 
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, object)`` for each non-blank line of a JSONL file (for adapters).
+
+    Raises :class:`InputError` with the line for malformed JSON or a non-object line.
+    """
+    return _jsonl_rows(Path(path))
+
+
 def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with _open_text(path) as fh:
         try:
@@ -263,6 +277,7 @@ def _check_columns(
 def _parquet_rows(
     path: Path, columns: Sequence[str], required: Sequence[str], column_map: Mapping[str, str]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    pa, pq = _arrow()
     if not path.exists():
         raise InputError("file not found", path=path)
     try:
@@ -437,6 +452,7 @@ def _cell(value: Any) -> str:
 def _write_flat(
     path: str | Path, model: type[BaseModel], rows: Sequence[BaseModel], batch: AtomicBatch | None
 ) -> None:
+    pa, pq = _arrow()
     fmt = detect_format(path)
     columns = list(model.model_fields)
 
@@ -465,7 +481,8 @@ def _write_flat(
 # ------------------------------------------------------------------------------------------
 
 
-def _arrow_type(annotation: Any) -> pa.DataType:
+def _arrow_type(annotation: Any) -> Any:
+    pa, _ = _arrow()
     origin = get_origin(annotation)
     if origin in (Union, types.UnionType):
         inner = [a for a in get_args(annotation) if a is not type(None)]
@@ -488,13 +505,15 @@ def _arrow_type(annotation: Any) -> pa.DataType:
     raise TypeError(f"no Arrow type for {annotation!r}")  # pragma: no cover
 
 
-def _arrow_struct(model: type[BaseModel]) -> pa.DataType:
+def _arrow_struct(model: type[BaseModel]) -> Any:
+    pa, _ = _arrow()
     return pa.struct(
         [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
     )
 
 
-def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
+def _arrow_schema(model: type[BaseModel]) -> Any:
+    pa, _ = _arrow()
     return pa.schema(
         [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
     )
@@ -646,6 +665,7 @@ def write_traces(
     A CSV always gets its ``X.passages.csv`` (header only when no trace has passages), so a
     stale passages table from an earlier run can never be paired with new traces.
     """
+    pa, pq = _arrow()
     p = Path(path)
     fmt = detect_format(p)
     rows = list(traces)

@@ -16,6 +16,9 @@ from failcodes.ingest.base import Adapter, AdapterOptions, IngestResult, Output
 BUILTIN: dict[str, str] = {
     "generic": "failcodes.ingest.generic",
     "generic-labels": "failcodes.ingest.generic",
+    "medexpert": "failcodes.ingest.medexpert",
+    "medscore": "failcodes.ingest.medscore",
+    "ragchecker": "failcodes.ingest.ragchecker",
 }
 
 _REGISTERED: dict[str, Adapter] = {}

@@ -1,0 +1,219 @@
+"""The ``medexpert`` adapter: MedExpert (John Snow Labs) export -> sentence labels + sentences.
+
+Input: a JSON list of tasks ``{id, data: {question, response, title}, completions: [{result:
+[...], created_username}]}``. In a completion's ``result``:
+
+- ``from_name == "factuality_label"``: a clinician's error span ``value = {start, end, text,
+  labels: [severity]}`` over ``data.response`` (severity Mild / Moderate / Severe /
+  Life-threatening);
+- ``from_name == "answer_factuality"``: the rationale for the span with the same ``id``
+  (``value.text`` is a list of strings).
+
+Rules (documented in docs/trace-format.md):
+
+- ``question_id`` = ``data.title`` (e.g. ``MH-gemma2-q26``: domain, answering model, question)
+  or the task ``id`` when there is no title; two tasks with one question_id are an error.
+- The response is split with :func:`failcodes.sentences.split_sentences`; sentence ids are
+  ``'{question_id}:s{index}'`` (0-based).
+- A sentence whose character range overlaps an error span (``s.start < span.end and span.start
+  < s.end``) gets ``has_error=True``, the most severe of its spans' severities and their
+  rationales joined by a blank line; every other sentence gets ``has_error=False``.
+- A span whose ``text`` differs from ``response[start:end]`` is an error (offsets would be
+  wrong). The ``annotator`` is the completion's ``created_username``.
+- Several completions (annotators) per task: choose one with ``--option annotator=NAME``;
+  without it, more than one completion is an error (labels of two annotators must not be
+  merged silently).
+
+The sentences (with offsets and the question) are also returned, so a pipeline can be run on
+exactly the labelled units (``failcodes ingest medexpert ... --sentences-out``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from failcodes.errors import InputError
+from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.labels import Label
+from failcodes.sentences import Sentence, answer_sentences
+
+#: MedExpert severities from least to most severe (the most severe span wins).
+SEVERITY_ORDER = ("Mild", "Moderate", "Severe", "Life-threatening")
+
+
+def _load(path: Path) -> list[Any]:
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", path=path) from None
+    if not isinstance(data, list):
+        raise InputError(f"expected a JSON list of tasks, got {type(data).__name__}", path=path)
+    return data
+
+
+def _str(obj: dict[str, Any], key: str, path: Path, where: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        problem = "missing required field" if value is None else f"expected a string, got {value!r}"
+        raise InputError(problem, path=path, field=f"{where}.{key}")
+    return value
+
+
+class _Span:
+    def __init__(self, start: int, end: int, severity: str) -> None:
+        self.start = start
+        self.end = end
+        self.severity = severity
+        self.rationale: str | None = None
+
+
+def _spans(result: list[Any], response: str, path: Path, where: str) -> list[_Span]:
+    spans: dict[str, _Span] = {}
+    rationales: dict[str, str] = {}
+    for k, item in enumerate(result):
+        iw = f"{where}.result[{k}]"
+        if not isinstance(item, dict):
+            raise InputError("expected an object", path=path, field=iw)
+        kind = item.get("from_name")
+        if kind not in ("factuality_label", "answer_factuality"):
+            continue
+        value = item.get("value")
+        if not isinstance(value, dict):
+            raise InputError("missing required field", path=path, field=f"{iw}.value")
+        span_id = _str(item, "id", path, iw)
+        if kind == "factuality_label":
+            start, end = value.get("start"), value.get("end")
+            if not isinstance(start, int) or not isinstance(end, int) or not 0 <= start < end:
+                raise InputError(
+                    f"expected 0 <= start < end character offsets, got {start!r}..{end!r}",
+                    path=path,
+                    field=f"{iw}.value.start",
+                )
+            if end > len(response):
+                raise InputError(
+                    f"span ends at {end} but the response has {len(response)} characters",
+                    path=path,
+                    field=f"{iw}.value.end",
+                )
+            text = value.get("text")
+            if text is not None and text != response[start:end]:
+                raise InputError(
+                    f"span text {text!r} is not response[{start}:{end}] ({response[start:end]!r})",
+                    path=path,
+                    field=f"{iw}.value.text",
+                )
+            labels = value.get("labels")
+            if not isinstance(labels, list) or len(labels) != 1 or labels[0] not in SEVERITY_ORDER:
+                raise InputError(
+                    f"expected one severity of {', '.join(SEVERITY_ORDER)}, got {labels!r}",
+                    path=path,
+                    field=f"{iw}.value.labels",
+                )
+            spans[span_id] = _Span(start, end, labels[0])
+        else:
+            text = value.get("text")
+            parts = text if isinstance(text, list) else [text]
+            rationales[span_id] = "\n".join(str(p).strip() for p in parts if p is not None)
+    for span_id, span in spans.items():
+        span.rationale = rationales.get(span_id) or None
+    return list(spans.values())
+
+
+class MedExpert:
+    """Read MedExpert annotation exports."""
+
+    name = "medexpert"
+    description = "MedExpert JSL export: clinician error spans -> sentence labels (+ sentences)"
+    output = Output.LABELS
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read every export; question ids must be unique across files."""
+        options.check_extra(self.name, ("annotator",))
+        wanted = options.extra.get("annotator")
+        result = IngestResult()
+        seen: dict[str, Path] = {}
+        n_spans = 0
+        for path in paths:
+            for i, task in enumerate(_load(path)):
+                where = f"[{i}]"
+                if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
+                    raise InputError("expected a task with a 'data' object", path=path, field=where)
+                data = task["data"]
+                response = _str(data, "response", path, f"{where}.data")
+                question = data.get("question") if isinstance(data.get("question"), str) else None
+                title = data.get("title")
+                qid = title if isinstance(title, str) and title else str(task.get("id", i))
+                if qid in seen:
+                    raise InputError(
+                        f"two tasks with question_id {qid!r} (also in {seen[qid]})",
+                        path=path,
+                        field=f"{where}.data.title",
+                    )
+                seen[qid] = path
+                completions = task.get("completions") or []
+                if not isinstance(completions, list):
+                    raise InputError("expected a list", path=path, field=f"{where}.completions")
+                chosen = [
+                    (k, c)
+                    for k, c in enumerate(completions)
+                    if isinstance(c, dict)
+                    and (wanted is None or c.get("created_username") == wanted)
+                ]
+                if len(chosen) > 1:
+                    names = ", ".join(str(c.get("created_username")) for _, c in chosen)
+                    raise InputError(
+                        f"{len(chosen)} completions ({names}); pick one annotator with "
+                        "--option annotator=NAME",
+                        path=path,
+                        field=f"{where}.completions",
+                    )
+                sentences = answer_sentences(qid, response, question=question)
+                result.sentences.extend(sentences)
+                if not chosen:
+                    result.notes.append(
+                        f"task {qid!r} has no completion"
+                        + (f" by {wanted!r}" if wanted else "")
+                        + "; its sentences are unlabelled"
+                    )
+                    continue
+                k, completion = chosen[0]
+                cw = f"{where}.completions[{k}]"
+                items = completion.get("result") or []
+                if not isinstance(items, list):
+                    raise InputError("expected a list", path=path, field=f"{cw}.result")
+                spans = _spans(items, response, path, cw)
+                n_spans += len(spans)
+                annotator = completion.get("created_username")
+                result.labels.extend(
+                    _label(s, spans, str(annotator) if annotator else None) for s in sentences
+                )
+        result.notes.append(
+            f"{len(result.sentences):,} sentences, {n_spans} error span(s), "
+            f"{sum(lb.has_error for lb in result.labels)} sentence(s) with an error"
+        )
+        return result
+
+
+def _label(sentence: Sentence, spans: Sequence[_Span], annotator: str | None) -> Label:
+    hits = [sp for sp in spans if sentence.start < sp.end and sp.start < sentence.end]
+    severity = max((sp.severity for sp in hits), key=SEVERITY_ORDER.index) if hits else None
+    rationale = "\n\n".join(sp.rationale for sp in hits if sp.rationale) or None
+    return Label(
+        sentence_id=sentence.sentence_id,
+        question_id=sentence.question_id,
+        has_error=bool(hits),
+        severity=severity,
+        rationale=rationale,
+        annotator=annotator,
+        sentence=sentence.text,
+    )
+
+
+ADAPTER = MedExpert()

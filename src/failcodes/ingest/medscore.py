@@ -1,0 +1,234 @@
+"""The ``medscore`` adapter: MedScore ``medscore_output.jsonl`` -> traces.
+
+Input: one JSON object per line, ``{id, score, claims: [{claim, sentence, evidence, raw,
+score}]}`` (MedScore's combined output: its ``medscore.py`` drops ``sentence_id`` and
+``claim_id`` from each claim). ``raw`` is the verifier's answer text, ``score`` MedScore's own
+parse of it (1.0 / 0.0). ``evidence`` depends on the verifier (MedScore ``verifier.py``):
+``null`` for ``internal``; the provided text (a string) for ``provided``; for ``medrag`` a list
+of retrieved passages ``{id, title, text, score}`` (``MedRAGRetriever._format_retrieved``).
+
+Rules (documented in docs/trace-format.md):
+
+- Verdict from ``raw`` through the alias table (True -> supported, False -> refuted; extra
+  spellings with ``--alias``). MedScore's free-text answers that are not a plain alias are an
+  error naming the value; ``--option verdict_from=score`` uses MedScore's parsed ``score``
+  instead (1.0 -> supported, 0.0 -> refuted). ``raw_verdict`` keeps ``raw``.
+- Ids (``--option ids=auto|sentence|response``): in the historical PUMA output, ids look like
+  ``1787136_0``: the ``_N`` suffixes run 0..k contiguously per prefix and most records have no
+  claims, so a record is one **sentence** ``N`` of answer ``1787136``: ``question_id`` =
+  prefix, ``sentence_id`` = the id. With ``ids=response`` (current MedScore, one record per
+  answer) ``question_id`` = the id and sentences are numbered by the distinct ``sentence`` texts
+  of its claims in order of appearance (``'{id}:s{k}'``; a claim without ``sentence`` gets its
+  own ``'{id}:c{j}'``). ``auto`` picks ``sentence`` when every id ends in ``_<digits>``.
+- ``claim_id`` = ``'{id}:c{j}'`` (j = position in the record's ``claims``).
+- Passages: MedRAG lists -> rank = position + 1, ``passage_id`` = ``id`` (or
+  ``'{claim_id}:p{rank}'``), ``title``, ``text``, ``score``; a ``provided`` string -> one
+  passage ``'{question_id}:provided'``; ``null`` -> none. ``retriever`` is ``MedRAG`` for
+  list evidence.
+- System: ``--system`` or ``medscore``. Records without claims produce no trace (counted in a
+  note: for the sentence id scheme they are sentences without verifiable claims).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from failcodes import io
+from failcodes.errors import InputError
+from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.traces import Passage, Trace
+from failcodes.verdicts import Verdict, normalize_verdict
+
+DEFAULT_SYSTEM = "medscore"
+_SENTENCE_ID = re.compile(r"^(?P<question>.+)_(?P<index>\d+)$")
+
+
+def _iter_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    return list(io.iter_jsonl(path))
+
+
+def _text(value: object, path: Path, line: int, field: str, *, required: bool = True) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value.strip()):
+        problem = "missing required field" if value is None else f"expected a string, got {value!r}"
+        raise InputError(problem, path=path, line=line, field=field)
+    return value
+
+
+def _passages(
+    evidence: object, claim_id: str, question_id: str, path: Path, line: int, field: str
+) -> tuple[Passage, ...]:
+    if evidence is None:
+        return ()
+    if isinstance(evidence, str):
+        return (
+            Passage(passage_id=f"{question_id}:provided", rank=1, text=evidence, source="provided"),
+        )
+    if not isinstance(evidence, list):
+        raise InputError(
+            f"expected null, a string or a list of passages, got {type(evidence).__name__}",
+            path=path,
+            line=line,
+            field=field,
+        )
+    out: list[Passage] = []
+    for r, item in enumerate(evidence, start=1):
+        pw = f"{field}[{r - 1}]"
+        if not isinstance(item, dict):
+            raise InputError("expected a {title, text} object", path=path, line=line, field=pw)
+        text = _text(item.get("text"), path, line, f"{pw}.text")
+        title = _text(item.get("title"), path, line, f"{pw}.title", required=False)
+        pid = item.get("id")
+        score = item.get("score")
+        if score is not None and (not isinstance(score, int | float) or isinstance(score, bool)):
+            raise InputError(
+                f"expected a number, got {score!r}", path=path, line=line, field=f"{pw}.score"
+            )
+        assert text is not None
+        out.append(
+            Passage(
+                passage_id=str(pid) if pid is not None else f"{claim_id}:p{r}",
+                rank=r,
+                text=text,
+                title=title,
+                score=float(score) if score is not None else None,
+                source="MedRAG",
+            )
+        )
+    return tuple(out)
+
+
+class MedScore:
+    """Read MedScore combined outputs."""
+
+    name = "medscore"
+    description = "MedScore medscore_output.jsonl (internal, provided or MedRAG verifier)"
+    output = Output.TRACES
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read every file; record ids must be unique across files."""
+        options.check_extra(self.name, ("ids", "verdict_from", "verifier"))
+        scheme = options.option("ids", ("auto", "sentence", "response"), "auto")
+        verdict_from = options.option("verdict_from", ("raw", "score"), "raw")
+        verifier = options.extra.get("verifier") or None
+        system = options.system or DEFAULT_SYSTEM
+        result = IngestResult()
+        seen: dict[str, tuple[Path, int]] = {}
+        empty = 0
+        for path in paths:
+            records = _iter_records(path)
+            ids: list[str] = []
+            for line, rec in records:
+                rid = rec.get("id")
+                if not isinstance(rid, str | int) or isinstance(rid, bool) or str(rid) == "":
+                    raise InputError(
+                        f"expected a string id, got {rid!r}", path=path, line=line, field="id"
+                    )
+                rid = str(rid)
+                if rid in seen:
+                    first_path, first_line = seen[rid]
+                    raise InputError(
+                        f"duplicate id {rid!r} (first at {first_path}:{first_line})",
+                        path=path,
+                        line=line,
+                        field="id",
+                    )
+                seen[rid] = (path, line)
+                ids.append(rid)
+            use_sentence = scheme == "sentence" or (
+                scheme == "auto" and all(_SENTENCE_ID.match(i) for i in ids)
+            )
+            for (line, rec), rid in zip(records, ids, strict=True):
+                claims = rec.get("claims")
+                if claims is None:
+                    claims = []
+                if not isinstance(claims, list):
+                    raise InputError(
+                        f"expected a list, got {type(claims).__name__}",
+                        path=path,
+                        line=line,
+                        field="claims",
+                    )
+                if not claims:
+                    empty += 1
+                    continue
+                if use_sentence:
+                    match = _SENTENCE_ID.match(rid)
+                    if match is None:
+                        raise InputError(
+                            f"id {rid!r} is not QUESTION_N (use --option ids=response)",
+                            path=path,
+                            line=line,
+                            field="id",
+                        )
+                    question_id = match.group("question")
+                sentence_ids: dict[str, str] = {}
+                for j, claim in enumerate(claims):
+                    cw = f"claims[{j}]"
+                    if not isinstance(claim, dict):
+                        raise InputError("expected an object", path=path, line=line, field=cw)
+                    claim_id = f"{rid}:c{j}"
+                    text = _text(claim.get("claim"), path, line, f"{cw}.claim")
+                    sentence = _text(
+                        claim.get("sentence"), path, line, f"{cw}.sentence", required=False
+                    )
+                    if use_sentence:
+                        sid = rid
+                    else:
+                        question_id = rid
+                        if sentence is None:
+                            sid = claim_id
+                        else:
+                            sid = sentence_ids.setdefault(sentence, f"{rid}:s{len(sentence_ids)}")
+                    raw = claim.get("raw")
+                    if verdict_from == "score":
+                        score = claim.get("score")
+                        if score not in (0, 1) or isinstance(score, bool):
+                            raise InputError(
+                                f"expected score 1.0 or 0.0, got {score!r}",
+                                path=path,
+                                line=line,
+                                field=f"{cw}.score",
+                            )
+                        verdict = Verdict.SUPPORTED if score == 1 else Verdict.REFUTED
+                    else:
+                        if raw is None:
+                            raise InputError(
+                                "missing required field", path=path, line=line, field=f"{cw}.raw"
+                            )
+                        verdict = normalize_verdict(
+                            raw, options.aliases, path=path, line=line, field=f"{cw}.raw"
+                        )
+                    evidence = claim.get("evidence")
+                    passages = _passages(
+                        evidence, claim_id, question_id, path, line, f"{cw}.evidence"
+                    )
+                    assert text is not None
+                    result.traces.append(
+                        Trace(
+                            system=system,
+                            question_id=question_id,
+                            sentence_id=sid,
+                            claim_id=claim_id,
+                            claim=text,
+                            sentence=sentence,
+                            verdict=verdict,
+                            raw_verdict=str(raw) if raw is not None else None,
+                            verifier=verifier,
+                            retriever="MedRAG" if isinstance(evidence, list) else None,
+                            passages=passages,
+                        )
+                    )
+        if empty:
+            result.notes.append(
+                f"{empty:,} record(s) have no claims and produce no trace "
+                "(sentences without verifiable claims)"
+            )
+        return result
+
+
+ADAPTER = MedScore()

@@ -1,0 +1,312 @@
+"""Every adapter on its real file (skipped without ../shared/data) and on hand-made fixtures.
+
+Expected counts are computed independently here from the raw JSON (or quoted from the data's
+SOURCE.md), never from the adapter under test.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import hashlib
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from failcodes import bundled
+from failcodes.errors import ConfigError, InputError
+from failcodes.ingest import AdapterOptions, get_adapter, names
+from failcodes.verdicts import Verdict
+from tests.conftest import REPO, shared_data
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_registry_lists_all_adapters() -> None:
+    assert {"generic", "generic-labels", "medscore", "medexpert", "ragchecker"} <= set(names())
+    with pytest.raises(ConfigError, match="unknown adapter 'nope'"):
+        get_adapter("nope")
+
+
+# ---------------------------------------------------------------- MedScore
+
+
+def test_medscore_real_output() -> None:
+    path = shared_data("medscore", "medscore_output.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    raws = collections.Counter(c["raw"] for r in records for c in r["claims"])
+    # SOURCE.md: 10,067 records, 4,662 with claims, 25,537 claims, 20,682 True / 4,855 False.
+    assert len(records) == 10_067
+    assert sum(1 for r in records if r["claims"]) == 4_662
+    assert raws == {"True": 20_682, "False": 4_855}
+    result = get_adapter("medscore").read([path], AdapterOptions())
+    verdicts = collections.Counter(t.verdict for t in result.traces)
+    assert len(result.traces) == 25_537
+    assert verdicts == {Verdict.SUPPORTED: 20_682, Verdict.REFUTED: 4_855}
+    # ids QUESTION_N: one sentence per record with claims, questions = distinct prefixes
+    assert len({t.sentence_id for t in result.traces}) == 4_662
+    prefixes = {r["id"].rsplit("_", 1)[0] for r in records if r["claims"]}
+    assert {t.question_id for t in result.traces} == prefixes
+    first = result.traces[0]  # line 3 of the file: "1010005_0", first claim
+    assert (first.question_id, first.sentence_id, first.claim_id, first.raw_verdict) == (
+        "1010005",
+        "1010005_0",
+        "1010005_0:c0",
+        "True",
+    )
+    assert result.notes == [
+        "5,405 record(s) have no claims and produce no trace (sentences without verifiable claims)"
+    ]
+
+
+def test_medscore_medrag_and_provided_forms() -> None:
+    result = get_adapter("medscore").read(
+        [FIXTURES / "medscore_medrag.jsonl"], AdapterOptions(system="medscore-medrag")
+    )
+    a, b, c = result.traces
+    assert (a.claim_id, a.verdict, a.retriever, a.sentence_id) == (
+        "q7_0:c0",
+        Verdict.SUPPORTED,
+        "MedRAG",
+        "q7_0",
+    )
+    assert [(p.passage_id, p.rank, p.title, p.score) for p in a.passages] == [
+        ("pubmed23n0973_8682", 1, "Ibuprofen", 71.25),
+        ("article-2231_3", 2, "NSAIDs", 69.5),
+    ]
+    assert a.sentence == "Ibuprofen, an NSAID, can upset the stomach."
+    assert (b.verdict, b.passages[0].passage_id, b.passages[0].score) == (
+        Verdict.REFUTED,
+        "q7_0:c1:p1",
+        None,
+    )
+    assert (c.verdict, c.raw_verdict, c.retriever) == (Verdict.SUPPORTED, "TRUE", None)
+    assert [(p.passage_id, p.source) for p in c.passages] == [("q8:provided", "provided")]
+
+
+def test_medscore_response_id_scheme(tmp_path: Path) -> None:
+    src = tmp_path / "m.jsonl"
+    claim = {"evidence": None, "raw": "True", "score": 1.0}
+    src.write_text(
+        json.dumps(
+            {
+                "id": "answer-1",
+                "claims": [
+                    {**claim, "claim": "a", "sentence": "S one."},
+                    {**claim, "claim": "b", "sentence": "S two."},
+                    {**claim, "claim": "c", "sentence": "S one."},
+                    {**claim, "claim": "d", "sentence": None},
+                ],
+            }
+        )
+        + "\n"
+    )
+    traces = get_adapter("medscore").read([src], AdapterOptions()).traces
+    assert [(t.question_id, t.sentence_id) for t in traces] == [
+        ("answer-1", "answer-1:s0"),
+        ("answer-1", "answer-1:s1"),
+        ("answer-1", "answer-1:s0"),
+        ("answer-1", "answer-1:c3"),
+    ]
+
+
+def test_medscore_free_text_raw_needs_alias_or_score(tmp_path: Path) -> None:
+    src = tmp_path / "m.jsonl"
+    rec = {"id": "q_0", "claims": [{"claim": "x", "evidence": None, "raw": "False.", "score": 0.0}]}
+    src.write_text("\n" + json.dumps(rec) + "\n")
+    with pytest.raises(InputError) as info:
+        get_adapter("medscore").read([src], AdapterOptions())
+    assert (info.value.line, info.value.field) == (2, "claims[0].raw")
+    traces = (
+        get_adapter("medscore").read([src], AdapterOptions(extra={"verdict_from": "score"})).traces
+    )
+    assert traces[0].verdict is Verdict.REFUTED
+    traces = (
+        get_adapter("medscore")
+        .read([src], AdapterOptions(aliases={"False.": Verdict.REFUTED}))
+        .traces
+    )
+    assert traces[0].verdict is Verdict.REFUTED
+
+
+# ---------------------------------------------------------------- MedExpert
+
+
+def _medexpert_tasks() -> list[dict[str, object]]:
+    return json.loads(
+        bundled.path("medexpert-sample", "sample_data_export_from_JSL.json").read_text()
+    )
+
+
+def test_medexpert_real_sample() -> None:
+    path = shared_data("medexpert-sample", "sample_data_export_from_JSL.json")
+    tasks = json.loads(path.read_text())
+    spans = [
+        r
+        for t in tasks
+        for c in t["completions"]
+        for r in c["result"]
+        if r["from_name"] == "factuality_label"
+    ]
+    assert (len(tasks), len(spans)) == (11, 4)
+    result = get_adapter("medexpert").read([path], AdapterOptions())
+    errors = [lb for lb in result.labels if lb.has_error]
+    # Hand-read from the file: the sentence around each span, its severity and rationale.
+    assert [(lb.question_id, lb.sentence, lb.severity) for lb in errors] == [
+        (
+            "MH-gemma2-q26-iaa",
+            "Aim for at least 30 minutes of moderate-intensity exercise most days of the week.",
+            "Mild",
+        ),
+        (
+            "MH-olmo2-q10",
+            "Heavy drinking is not recommended while on Prozac due to the increased risk of "
+            "adverse effects.",
+            "Moderate",
+        ),
+        (
+            "MH-gemma2-q17",
+            "* **Major Depressive Disorder (MDD):**  Involves periods of persistent sadness, "
+            "hopelessness, loss of interest, and other symptoms lasting for at least two weeks.",
+            "Mild",
+        ),
+        (
+            "MH-gemma2-q17",
+            "* **Bipolar Disorder:** Characterized by cycles of both depression *and* mania or "
+            "hypomania.",
+            "Mild",
+        ),
+    ]
+    assert errors[1].rationale == "the wording here seems to imply that light drinking is ok."
+    assert errors[3].annotator == "rmoore5"
+    # one label per sentence, sentences cover each response exactly once, in order
+    assert [lb.sentence_id for lb in result.labels] == [s.sentence_id for s in result.sentences]
+    by_q = collections.defaultdict(list)
+    for s in result.sentences:
+        by_q[s.question_id].append(s)
+    for task in tasks:
+        response = task["data"]["response"]
+        sents = by_q[task["data"]["title"]]
+        assert all(response[s.start : s.end] == s.text for s in sents)
+        assert all(a.end <= b.start for a, b in itertools.pairwise(sents))
+        covered = "".join(response[s.start : s.end] for s in sents)
+        assert "".join(covered.split()) == "".join(response.split())  # no text is lost
+    # the bundled copy is the same file
+    assert bundled.path("medexpert-sample", "sample_data_export_from_JSL.json").read_bytes() == (
+        path.read_bytes()
+    )
+
+
+def test_medexpert_two_annotators_need_a_choice(tmp_path: Path) -> None:
+    tasks = _medexpert_tasks()[:1]
+    extra = copy.deepcopy(tasks[0]["completions"][0])  # type: ignore[index]
+    extra["created_username"] = "Second"
+    extra["result"] = []
+    tasks[0]["completions"].append(extra)  # type: ignore[index]
+    src = tmp_path / "two.json"
+    src.write_text(json.dumps(tasks))
+    with pytest.raises(InputError, match="pick one annotator") as info:
+        get_adapter("medexpert").read([src], AdapterOptions())
+    assert info.value.field == "[0].completions"
+    labels = (
+        get_adapter("medexpert").read([src], AdapterOptions(extra={"annotator": "Second"})).labels
+    )
+    assert not any(lb.has_error for lb in labels)
+    labels = (
+        get_adapter("medexpert")
+        .read([src], AdapterOptions(extra={"annotator": "AliceBrown"}))
+        .labels
+    )
+    assert sum(lb.has_error for lb in labels) == 1
+
+
+def test_medexpert_span_text_mismatch_is_an_error(tmp_path: Path) -> None:
+    tasks = _medexpert_tasks()[:1]
+    result = tasks[0]["completions"][0]["result"]  # type: ignore[index]
+    label = next(r for r in result if r["from_name"] == "factuality_label")
+    label["value"]["start"] += 3
+    src = tmp_path / "bad.json"
+    src.write_text(json.dumps(tasks))
+    with pytest.raises(InputError, match="is not response") as info:
+        get_adapter("medexpert").read([src], AdapterOptions())
+    assert info.value.field == "[0].completions[0].result[1].value.text"
+
+
+# ---------------------------------------------------------------- RAGChecker
+
+
+def test_ragchecker_real_outputs() -> None:
+    path = shared_data("ragchecker", "checking_outputs.json")
+    results = json.loads(path.read_text())["results"]
+    n_claims = [len(r["response_claims"]) for r in results]
+    assert n_claims == [11, 5]
+    result = get_adapter("ragchecker").read([path], AdapterOptions())
+    assert len(result.traces) == 16
+    assert {t.system for t in result.traces} == {"ragchecker-example"}
+    # RAGChecker's published per-query faithfulness = share of claims entailed by any chunk
+    # = our share of 'supported' (0.3636... = 4/11 and 1.0 = 5/5 in the file's metrics).
+    for r, n in zip(results, n_claims, strict=True):
+        supported = sum(
+            t.verdict is Verdict.SUPPORTED for t in result.traces if t.question_id == r["query_id"]
+        )
+        assert supported == round(r["metrics"]["faithfulness"] * n)
+    assert collections.Counter(t.verdict for t in result.traces) == {
+        Verdict.SUPPORTED: 9,
+        Verdict.NO_EVIDENCE: 7,
+    }
+    first = result.traces[0]
+    assert first.claim == "Nile is longest river in the world"
+    assert [p.passage_id for p in first.passages] == ["000", "001", "002", "003"]
+    assert first.raw_verdict == "Neutral|Entailment|Neutral|Neutral"
+    # labels: RAGChecker precision = share of Entailment in answer2response (0.7272 = 8/11,
+    # 0.8 = 4/5): those are the has_error=False labels; Contradiction -> True; Neutral skipped.
+    refs = collections.Counter(x for r in results for x in r["answer2response"])
+    assert refs == {"Entailment": 12, "Neutral": 3, "Contradiction": 1}
+    assert [
+        round(r["metrics"]["precision"] * n) for r, n in zip(results, n_claims, strict=True)
+    ] == [8, 4]
+    assert collections.Counter(lb.has_error for lb in result.labels) == {False: 12, True: 1}
+    (err,) = [lb for lb in result.labels if lb.has_error]
+    assert err.sentence_id == "0:c10"
+    neutral_as_error = (
+        get_adapter("ragchecker").read([path], AdapterOptions(extra={"neutral": "error"})).labels
+    )
+    assert collections.Counter(lb.has_error for lb in neutral_as_error) == {False: 12, True: 4}
+
+
+def test_ragchecker_bad_matrix(tmp_path: Path) -> None:
+    data = json.loads(bundled.path("ragchecker", "checking_outputs.json").read_text())
+    data["results"][1]["retrieved2response"][2][1] = "Maybe"
+    src = tmp_path / "bad.json"
+    src.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="unknown entailment label 'Maybe'") as info:
+        get_adapter("ragchecker").read([src], AdapterOptions())
+    assert info.value.field == "results[1].retrieved2response[2][1]"
+
+
+# ---------------------------------------------------------------- bundled data
+
+
+@pytest.mark.parametrize("name", ["medexpert-sample", "ragchecker"])
+def test_bundled_files_match_their_source_md(name: str) -> None:
+    folder = bundled.path(name)
+    listed = {}
+    for line in (folder / "SOURCE.md").read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 2 and len(parts[0]) == 64:
+            listed[parts[1]] = parts[0]
+    data_files = sorted(p.name for p in folder.iterdir() if p.suffix in {".json", ".jsonl"})
+    assert sorted(listed) == data_files
+    for fname, digest in listed.items():
+        assert hashlib.sha256((folder / fname).read_bytes()).hexdigest() == digest
+    assert any(p.name.startswith("LICENSE") for p in folder.iterdir())
+    assert folder.is_relative_to(REPO / "src" / "failcodes" / "bundled")
+
+
+def test_bundled_path_errors() -> None:
+    with pytest.raises(ConfigError, match="no bundled data set 'nope'"):
+        bundled.path("nope")
+    with pytest.raises(ConfigError, match=r"has no 'missing\.json'"):
+        bundled.path("ragchecker", "missing.json")
