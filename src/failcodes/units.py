@@ -9,12 +9,13 @@ retrievers is one unit (judged once) with several provenance entries.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.hashing import content_hash
-from failcodes.traces import Passage
+from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
 
@@ -70,3 +71,100 @@ def unit_id(
             "verdict": verdict.value if verdict is not None else None,
         }
     )
+
+
+def _provenance(trace: Trace, rank: int | None) -> Provenance:
+    return Provenance(
+        system=trace.system,
+        question_id=trace.question_id,
+        sentence_id=trace.sentence_id,
+        claim_id=trace.claim_id,
+        rank=rank,
+    )
+
+
+def _merge(
+    order: list[str], seen: dict[str, Unit], prov: dict[str, list[Provenance]], unit: Unit
+) -> None:
+    """Add ``unit`` (with one provenance entry) to the ordered, deduplicated collection."""
+    if unit.id not in seen:
+        order.append(unit.id)
+        seen[unit.id] = unit
+        prov[unit.id] = []
+    entries = prov[unit.id]
+    for entry in unit.provenance:
+        if entry not in entries:
+            entries.append(entry)
+
+
+def retrieval_units(traces: Iterable[Trace], *, top_k: int | None = None) -> list[Unit]:
+    """Return one retrieval unit per distinct (claim, passage text), in first-seen order.
+
+    A pair retrieved by several systems (or twice by one) is one unit whose ``provenance``
+    lists every (system, question, sentence, claim, rank) it occurs at. ``top_k`` keeps only
+    passages ranked ``<= top_k``. The unit keeps the first-seen passage object (id, source,
+    title); only its text and the claim enter the id.
+    """
+    order: list[str] = []
+    seen: dict[str, Unit] = {}
+    prov: dict[str, list[Provenance]] = {}
+    for trace in traces:
+        for passage in trace.passages:
+            if top_k is not None and passage.rank > top_k:
+                continue
+            uid = unit_id(UnitKind.RETRIEVAL, trace.claim, (passage.text,))
+            unit = Unit(
+                id=uid,
+                kind=UnitKind.RETRIEVAL,
+                claim=trace.claim,
+                passages=(passage,),
+                provenance=(_provenance(trace, passage.rank),),
+            )
+            _merge(order, seen, prov, unit)
+    return [seen[uid].model_copy(update={"provenance": tuple(prov[uid])}) for uid in order]
+
+
+def verification_units(traces: Iterable[Trace], *, top_k: int | None = None) -> list[Unit]:
+    """Return one verification unit per distinct (claim, passages, reasoning, verdict).
+
+    Traces without a reasoning text are skipped (there is nothing to code); callers can
+    compare counts with :func:`traces_without_reasoning`. ``top_k`` limits the passages shown
+    to the judge to those ranked ``<= top_k``.
+    """
+    order: list[str] = []
+    seen: dict[str, Unit] = {}
+    prov: dict[str, list[Provenance]] = {}
+    for trace in traces:
+        if trace.reasoning is None or not trace.reasoning.strip():
+            continue
+        passages = tuple(p for p in trace.passages if top_k is None or p.rank <= top_k)
+        uid = unit_id(
+            UnitKind.VERIFICATION,
+            trace.claim,
+            tuple(p.text for p in passages),
+            trace.reasoning,
+            trace.verdict,
+        )
+        unit = Unit(
+            id=uid,
+            kind=UnitKind.VERIFICATION,
+            claim=trace.claim,
+            passages=passages,
+            reasoning=trace.reasoning,
+            verdict=trace.verdict,
+            provenance=(_provenance(trace, None),),
+        )
+        _merge(order, seen, prov, unit)
+    return [seen[uid].model_copy(update={"provenance": tuple(prov[uid])}) for uid in order]
+
+
+def traces_without_reasoning(traces: Iterable[Trace]) -> int:
+    """Count traces that carry no reasoning text (and so yield no verification unit)."""
+    return sum(1 for t in traces if t.reasoning is None or not t.reasoning.strip())
+
+
+def build_units(traces: Iterable[Trace], kind: UnitKind, *, top_k: int | None = None) -> list[Unit]:
+    """Return the deduplicated units of ``kind`` for ``traces``."""
+    if kind is UnitKind.RETRIEVAL:
+        return retrieval_units(traces, top_k=top_k)
+    return verification_units(traces, top_k=top_k)

@@ -1,0 +1,199 @@
+"""Response cache in SQLite: a rerun of the same request costs nothing.
+
+The key covers everything that changes an answer: provider identity (name, model, base URL),
+parameters, the rendered prompt (system + messages), the answer schema, the template hash and
+the codebook hash; never retries, timeouts or keys. The raw request and response are stored
+beside the validated payload.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from failcodes.hashing import content_hash
+from failcodes.judge._sqlite import Migration, connect, migrate
+
+MIGRATIONS: tuple[Migration, ...] = (
+    (
+        "001_responses",
+        """
+        CREATE TABLE responses (
+            key TEXT PRIMARY KEY,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            template_hash TEXT NOT NULL,
+            codebook_hash TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            usage TEXT NOT NULL,
+            raw_request TEXT NOT NULL,
+            raw_response TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            hits INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX responses_model ON responses (provider, model);
+        CREATE INDEX responses_created ON responses (created_at)
+        """,
+    ),
+)
+
+
+def request_prefix_digest(
+    *,
+    identity: dict[str, Any],
+    params: dict[str, Any],
+    system: str,
+    schema: dict[str, Any],
+    template_hash: str,
+    codebook_hash: str,
+) -> str:
+    """Digest of everything in a cache key that is the same for every unit of a run."""
+    return content_hash(
+        {
+            "identity": identity,
+            "params": params,
+            "system": system,
+            "schema": schema,
+            "template_hash": template_hash,
+            "codebook_hash": codebook_hash,
+        },
+        length=64,
+    )
+
+
+def cache_key(prefix_digest: str, user: str) -> str:
+    """Return the cache key of one request: the run's prefix digest plus the user message."""
+    return content_hash({"prefix": prefix_digest, "user": user}, length=64)
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    """A stored answer."""
+
+    payload: object
+    usage: dict[str, int]
+    raw_request: dict[str, Any]
+    raw_response: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What the cache holds, per (provider, model)."""
+
+    path: str
+    entries: int
+    hits: int
+    by_model: dict[str, int]
+    size_bytes: int
+
+
+class ResponseCache:
+    """A SQLite response cache (one file, shared by runs)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._conn = connect(self.path)
+        migrate(self._conn, MIGRATIONS)
+
+    def get(self, key: str) -> CachedResponse | None:
+        """Return the stored response for ``key`` (counting the hit), or None."""
+        row = self._conn.execute(
+            "SELECT payload, usage, raw_request, raw_response FROM responses WHERE key = ?",
+            (key,),
+        ).fetchone()
+        if row is None:
+            return None
+        self._conn.execute("UPDATE responses SET hits = hits + 1 WHERE key = ?", (key,))
+        return CachedResponse(
+            payload=json.loads(row[0]),
+            usage=json.loads(row[1]),
+            raw_request=json.loads(row[2]),
+            raw_response=json.loads(row[3]),
+        )
+
+    def put(
+        self,
+        key: str,
+        *,
+        provider: str,
+        model: str,
+        template_hash: str,
+        codebook_hash: str,
+        payload: object,
+        usage: dict[str, int],
+        raw_request: dict[str, Any],
+        raw_response: dict[str, Any],
+    ) -> None:
+        """Store a validated answer under ``key`` (replacing any older one)."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO responses (key, provider, model, template_hash, "
+            "codebook_hash, payload, usage, raw_request, raw_response, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                provider,
+                model,
+                template_hash,
+                codebook_hash,
+                json.dumps(payload, ensure_ascii=False),
+                json.dumps(usage),
+                json.dumps(raw_request, ensure_ascii=False),
+                json.dumps(raw_response, ensure_ascii=False),
+                datetime.now(UTC).isoformat(),
+            ),
+        )
+
+    def stats(self) -> CacheStats:
+        """Return counts per provider:model, total hits and file size."""
+        entries, hits = self._conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(hits), 0) FROM responses"
+        ).fetchone()
+        by_model = {
+            f"{p}:{m}": n
+            for p, m, n in self._conn.execute(
+                "SELECT provider, model, COUNT(*) FROM responses GROUP BY provider, model "
+                "ORDER BY provider, model"
+            )
+        }
+        size = sum(
+            f.stat().st_size for f in self.path.parent.glob(self.path.name + "*") if f.is_file()
+        )
+        return CacheStats(str(self.path), int(entries), int(hits), by_model, size)
+
+    def prune(
+        self,
+        *,
+        older_than_days: float | None = None,
+        model: str | None = None,
+        codebook_hash: str | None = None,
+    ) -> int:
+        """Delete entries matching every given filter (all entries if none); return count."""
+        clauses: list[str] = []
+        args: list[Any] = []
+        if older_than_days is not None:
+            cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
+            clauses.append("created_at < ?")
+            args.append(cutoff.isoformat())
+        if model is not None:
+            clauses.append("(model = ? OR provider || ':' || model = ?)")
+            args.extend([model, model])
+        if codebook_hash is not None:
+            clauses.append("codebook_hash LIKE ?")
+            args.append(codebook_hash + "%")
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        cur = self._conn.execute(f"DELETE FROM responses{where}", args)
+        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return int(cur.rowcount)
+
+    def close(self) -> None:
+        """Close the database."""
+        self._conn.close()
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The underlying connection (for tests and tools)."""
+        return self._conn

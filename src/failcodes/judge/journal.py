@@ -1,0 +1,237 @@
+"""The run journal: every finished unit is committed to SQLite at once.
+
+A run directory holds ``journal.sqlite``. Each finished unit is one row (primary key: the
+unit id), written in its own transaction as soon as the unit is done, with its annotation,
+raw request and response, tokens, cost and latency. A run killed at any moment resumes from
+the units not yet in the journal: none is lost, none is recorded twice. The journal also
+remembers what the run is (unit kind, judge, codebook hash) and refuses to resume a
+different one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from failcodes.annotations import Annotation, Status
+from failcodes.errors import ConfigError
+from failcodes.judge._sqlite import Migration, connect, migrate
+from failcodes.judge.providers.base import TokenUsage
+
+JOURNAL_NAME = "journal.sqlite"
+
+MIGRATIONS: tuple[Migration, ...] = (
+    (
+        "001_initial",
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE annotations (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            unit_id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            annotation TEXT NOT NULL,
+            raw_request TEXT,
+            raw_response TEXT,
+            input_tokens INTEGER NOT NULL DEFAULT 0,
+            cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+            cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+            output_tokens INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL NOT NULL DEFAULT 0,
+            latency_s REAL NOT NULL DEFAULT 0,
+            cache_hit INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            session INTEGER,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            outcome TEXT,
+            summary TEXT
+        )
+        """,
+    ),
+)
+
+#: Meta keys that must match for a run to resume.
+IDENTITY_KEYS = ("kind", "judge", "codebook_hash")
+
+
+@dataclass(frozen=True)
+class JournalTotals:
+    """Sums over every unit recorded in the journal."""
+
+    units: int
+    scored: int
+    unscored: int
+    cache_hits: int
+    input_tokens: int
+    cached_input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+class Journal:
+    """One run's journal (``RUN_DIR/journal.sqlite``)."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.path = self.run_dir / JOURNAL_NAME
+        self._conn = connect(self.path)
+        migrate(self._conn, MIGRATIONS)
+        self._session: int | None = None
+
+    # -- run identity ---------------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        """Return the stored run description."""
+        return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def bind(self, meta: dict[str, str]) -> None:
+        """Record the run description, or check it matches the stored one (resume)."""
+        stored = self.meta()
+        if stored:
+            for key in IDENTITY_KEYS:
+                if key in meta and key in stored and stored[key] != meta[key]:
+                    raise ConfigError(
+                        f"{self.run_dir} holds a run with {key}={stored[key]!r}, not "
+                        f"{meta[key]!r}; use another output folder (-o) for a different run"
+                    )
+        self._conn.execute("BEGIN IMMEDIATE")
+        for key, value in meta.items():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)
+            )
+        self._conn.execute("COMMIT")
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def start_session(self) -> int:
+        """Open a session (one invocation of the run) and return its number."""
+        cur = self._conn.execute(
+            "INSERT INTO sessions (started_at) VALUES (?)", (datetime.now(UTC).isoformat(),)
+        )
+        self._session = int(cur.lastrowid or 0)
+        return self._session
+
+    def finish_session(self, outcome: str, summary: dict[str, Any]) -> None:
+        """Close the current session with its outcome and summary."""
+        if self._session is None:
+            return
+        self._conn.execute(
+            "UPDATE sessions SET finished_at = ?, outcome = ?, summary = ? WHERE id = ?",
+            (datetime.now(UTC).isoformat(), outcome, json.dumps(summary), self._session),
+        )
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """Every session so far, oldest first."""
+        rows = self._conn.execute(
+            "SELECT id, started_at, finished_at, outcome, summary FROM sessions ORDER BY id"
+        ).fetchall()
+        return [
+            {
+                "id": r[0],
+                "started_at": r[1],
+                "finished_at": r[2],
+                "outcome": r[3],
+                "summary": json.loads(r[4]) if r[4] else None,
+            }
+            for r in rows
+        ]
+
+    # -- units ----------------------------------------------------------------------------
+
+    def done_ids(self) -> set[str]:
+        """Ids of the units already recorded."""
+        return {row[0] for row in self._conn.execute("SELECT unit_id FROM annotations")}
+
+    def record(
+        self,
+        annotation: Annotation,
+        *,
+        tokens: TokenUsage,
+        raw_request: dict[str, Any] | None,
+        raw_response: dict[str, Any] | None,
+        cache_hit: bool,
+        attempts: int,
+    ) -> None:
+        """Commit one finished unit now (raises if the unit is already recorded)."""
+        self._conn.execute(
+            "INSERT INTO annotations (unit_id, kind, status, annotation, raw_request, "
+            "raw_response, input_tokens, cached_input_tokens, cache_write_tokens, "
+            "output_tokens, cost_usd, latency_s, cache_hit, attempts, session, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                annotation.unit_id,
+                annotation.unit_kind.value,
+                annotation.status.value,
+                annotation.model_dump_json(),
+                json.dumps(raw_request, ensure_ascii=False) if raw_request is not None else None,
+                json.dumps(raw_response, ensure_ascii=False) if raw_response is not None else None,
+                tokens.input_tokens,
+                tokens.cached_input_tokens,
+                tokens.cache_write_tokens,
+                tokens.output_tokens,
+                annotation.usage.cost_usd,
+                annotation.usage.latency_s,
+                int(cache_hit),
+                attempts,
+                self._session,
+                datetime.now(UTC).isoformat(),
+            ),
+        )
+
+    def annotations(self) -> Iterator[Annotation]:
+        """Yield the recorded annotations in the order they were committed."""
+        for (text,) in self._conn.execute("SELECT annotation FROM annotations ORDER BY seq"):
+            yield Annotation.model_validate_json(text)
+
+    def raw(self, unit_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """Return the raw request and response stored for ``unit_id``."""
+        row = self._conn.execute(
+            "SELECT raw_request, raw_response FROM annotations WHERE unit_id = ?", (unit_id,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(unit_id)
+        return (
+            json.loads(row[0]) if row[0] else None,
+            json.loads(row[1]) if row[1] else None,
+        )
+
+    def totals(self) -> JournalTotals:
+        """Sum tokens, cost and outcomes over the whole journal."""
+        row = self._conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(status = 'scored'), 0), "
+            "COALESCE(SUM(status = 'unscored'), 0), COALESCE(SUM(cache_hit), 0), "
+            "COALESCE(SUM(input_tokens), 0), COALESCE(SUM(cached_input_tokens), 0), "
+            "COALESCE(SUM(output_tokens), 0), COALESCE(SUM(cost_usd), 0) FROM annotations"
+        ).fetchone()
+        return JournalTotals(
+            units=int(row[0]),
+            scored=int(row[1]),
+            unscored=int(row[2]),
+            cache_hits=int(row[3]),
+            input_tokens=int(row[4]),
+            cached_input_tokens=int(row[5]),
+            output_tokens=int(row[6]),
+            cost_usd=float(row[7]),
+        )
+
+    def count_unscored_reasons(self) -> dict[str, int]:
+        """Unscored units per reason."""
+        out: dict[str, int] = {}
+        for ann in self.annotations():
+            if ann.status is Status.UNSCORED:
+                key = ann.reason or "unknown"
+                out[key] = out.get(key, 0) + 1
+        return out
+
+    def close(self) -> None:
+        """Close the database."""
+        self._conn.close()

@@ -1,0 +1,91 @@
+"""Prices per model (an editable table), cost of a call, and pre-run token estimates."""
+
+from __future__ import annotations
+
+import math
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from failcodes.errors import ConfigError, InputError
+from failcodes.judge.providers.base import TokenUsage
+
+
+class Price(BaseModel):
+    """USD per million tokens for one model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0, description="Defaults to input.")
+    cache_write: float | None = Field(default=None, ge=0, description="Defaults to input.")
+    output: float = Field(ge=0)
+    batch_discount: float = Field(default=1.0, gt=0, le=1)
+
+    def cost(self, usage: TokenUsage, *, batch: bool = False) -> float:
+        """Return the USD cost of ``usage`` (cached and cache-write tokens at their rates)."""
+        cached = self.cached_input if self.cached_input is not None else self.input
+        write = self.cache_write if self.cache_write is not None else self.input
+        plain = max(usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens, 0)
+        dollars = (
+            plain * self.input
+            + usage.cached_input_tokens * cached
+            + usage.cache_write_tokens * write
+            + usage.output_tokens * self.output
+        ) / 1_000_000
+        return dollars * (self.batch_discount if batch else 1.0)
+
+
+class PriceTable(BaseModel):
+    """Prices keyed by ``provider:model`` (or a prefix of it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prices: dict[str, Price]
+
+    def lookup(self, spec: str) -> Price | None:
+        """Return the price of ``spec`` (exact key first, then the longest prefix), or None."""
+        if spec in self.prices:
+            return self.prices[spec]
+        matches = [k for k in self.prices if spec.startswith(k)]
+        return self.prices[max(matches, key=len)] if matches else None
+
+
+def load_prices(path: str | Path | None = None) -> PriceTable:
+    """Load a price table from YAML (``provider:model: {input, cached_input, output, ...}``).
+
+    Without ``path`` the bundled ``prices.yaml`` is used.
+    """
+    if path is None:
+        text = resources.files("failcodes.judge").joinpath("prices.yaml").read_text("utf-8")
+        where: str | Path = "failcodes/judge/prices.yaml"
+    else:
+        where = Path(path)
+        try:
+            text = where.read_text("utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read price table: {exc.strerror}", path=where) from None
+    try:
+        raw: Any = yaml.safe_load(text) or {}
+        return PriceTable(prices=raw)
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise InputError(f"invalid price table: {exc}", path=where) from None
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count of ``text`` (about four characters per token for English prose)."""
+    return math.ceil(len(text) / 4)
+
+
+def require_price(table: PriceTable, spec: str) -> Price:
+    """Return the price of ``spec`` or raise a ConfigError saying how to add one."""
+    price = table.lookup(spec)
+    if price is None:
+        raise ConfigError(
+            f"no price for '{spec}' in the price table; add it to a YAML file passed with "
+            "--prices (keys look like 'openai:gpt-5-mini') to use --budget or --dry-run costs"
+        )
+    return price

@@ -1,0 +1,105 @@
+"""Prompt templates and their rendering.
+
+The system prompt holds the instructions and the codebook part; it depends only on the
+codebook, so it is a byte-stable prefix that providers can cache. The judged texts come last,
+in the user message, between ``<judged_material>`` delimiters and HTML-escaped (``<``, ``>``,
+``&``, quotes), so a passage cannot close the delimiter or pose as instructions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import jinja2
+
+from failcodes.codebook import Codebook
+from failcodes.judge.schema import SCHEMA_NAME
+from failcodes.units import Unit, UnitKind
+
+_TEMPLATES = ("system.j2", "retrieval.j2", "verification.j2", "invalid.j2")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A rendered prompt: the cacheable system prefix and the per-unit user message."""
+
+    system: str
+    user: str
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("failcodes.judge", "prompts"),
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=(), default_for_string=False, default=False
+        ),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+    )
+
+
+@lru_cache(maxsize=1)
+def _escaping_env() -> jinja2.Environment:
+    """Environment for the templates that carry judged text: everything is escaped."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("failcodes.judge", "prompts"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+@lru_cache(maxsize=1)
+def template_hash() -> str:
+    """SHA-256 over all prompt template sources (part of every cache key)."""
+    digest = hashlib.sha256()
+    root = resources.files("failcodes.judge.prompts")
+    for name in _TEMPLATES:
+        digest.update(name.encode())
+        digest.update(root.joinpath(name).read_bytes())
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=16)
+def _system_cached(codebook: Codebook, kind: UnitKind) -> str:
+    return (
+        _env()
+        .get_template("system.j2")
+        .render(
+            codebook=codebook,
+            part=codebook.part(kind),
+            kind=kind.value,
+            schema_name=SCHEMA_NAME,
+        )
+    )
+
+
+def render_system(codebook: Codebook, kind: UnitKind) -> str:
+    """Render the system prompt (instructions + codebook part); identical for every unit."""
+    return _system_cached(codebook, kind)
+
+
+def render_user(unit: Unit) -> str:
+    """Render the user message for one unit, judged texts escaped inside delimiters."""
+    name = "retrieval.j2" if unit.kind is UnitKind.RETRIEVAL else "verification.j2"
+    verdict = unit.verdict.value if unit.verdict is not None else ""
+    view = {
+        "claim": unit.claim,
+        "passages": unit.passages,
+        "reasoning": unit.reasoning or "",
+        "verdict": verdict,
+    }
+    return _escaping_env().get_template(name).render(unit=view)
+
+
+def render_prompt(codebook: Codebook, unit: Unit) -> Prompt:
+    """Render the full prompt for ``unit`` under ``codebook``."""
+    return Prompt(system=render_system(codebook, unit.kind), user=render_user(unit))
+
+
+def render_invalid(error: str) -> str:
+    """Render the follow-up message that returns a validation error to the judge."""
+    return _env().get_template("invalid.j2").render(error=error, schema_name=SCHEMA_NAME)

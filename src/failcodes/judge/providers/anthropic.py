@@ -1,0 +1,131 @@
+"""Anthropic judge (``anthropic:MODEL``): structured output through forced tool use.
+
+The codebook prefix goes in the system block with ``cache_control`` so Anthropic's prompt
+cache can serve it; the answer schema is a strict tool the model must call. The key comes
+from ``ANTHROPIC_API_KEY`` only; ``ANTHROPIC_BASE_URL`` (or ``--base-url``) points the SDK at
+any compatible endpoint. The SDK's own retries are off: the engine retries, honouring
+retry-after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from failcodes.annotations import CoderKind
+from failcodes.errors import ConfigError, ProviderError
+from failcodes.judge.providers.base import (
+    ProviderReply,
+    ProviderRequest,
+    RetryableProviderError,
+    TokenUsage,
+    parse_retry_after,
+)
+
+KEY_VAR = "ANTHROPIC_API_KEY"
+BASE_URL_VAR = "ANTHROPIC_BASE_URL"
+
+
+class AnthropicProvider:
+    """Judge through the Anthropic Messages API."""
+
+    provider = "anthropic"
+    coder_kind = CoderKind.LLM
+
+    def __init__(self, model: str, *, base_url: str | None = None, timeout: float = 120.0) -> None:
+        try:
+            import anthropic
+        except ImportError:  # pragma: no cover - anthropic is a dependency
+            raise ConfigError(
+                "the anthropic judge needs the anthropic package: pip install anthropic"
+            ) from None
+        key = os.environ.get(KEY_VAR)
+        if not key:
+            raise ConfigError(f"no Anthropic API key: set {KEY_VAR}, or use --judge offline")
+        self.model = model
+        self.spec = f"anthropic:{model}"
+        self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None
+        self._sdk = anthropic
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout
+        )
+
+    def identity(self) -> dict[str, Any]:
+        """Provider, model and endpoint (never the key)."""
+        return {"provider": self.provider, "model": self.model, "base_url": self.base_url}
+
+    def build(self, request: ProviderRequest) -> dict[str, Any]:
+        """Return the Messages API body for ``request`` (also stored as the raw request)."""
+        return {
+            "model": self.model,
+            "max_tokens": request.max_output_tokens,
+            "system": [
+                {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
+            ],
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "tools": [
+                {
+                    "name": request.schema_name,
+                    "description": "Record the codes, rationale and quote for the judged material.",
+                    "input_schema": request.schema,
+                    "strict": True,
+                }
+            ],
+            "tool_choice": {"type": "tool", "name": request.schema_name},
+        }
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """Send one request; map SDK errors onto the engine's retry classes."""
+        sdk = self._sdk
+        body = self.build(request)
+        try:
+            message = await self._client.messages.create(**body)
+        except sdk.AuthenticationError:
+            raise ConfigError(
+                f"Anthropic rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
+            ) from None
+        except (sdk.RateLimitError, sdk.InternalServerError) as exc:
+            raise RetryableProviderError(
+                f"HTTP {exc.status_code}", retry_after=parse_retry_after(exc.response.headers)
+            ) from None
+        except sdk.APIStatusError as exc:
+            if exc.status_code in (408, 409):
+                raise RetryableProviderError(
+                    f"HTTP {exc.status_code}", retry_after=parse_retry_after(exc.response.headers)
+                ) from None
+            raise ProviderError(
+                f"{self.spec}: HTTP {exc.status_code}: {exc.api_message or exc.message}"
+            ) from None
+        except sdk.APIConnectionError as exc:  # includes timeouts
+            raise RetryableProviderError(type(exc).__name__) from None
+        payload: object = None
+        text = ""
+        for block in message.content:
+            if block.type == "tool_use" and block.name == request.schema_name:
+                payload = block.input
+                text = json.dumps(block.input, ensure_ascii=False)
+                break
+        else:
+            text = "".join(getattr(b, "text", "") for b in message.content)
+            payload = text
+        u = message.usage
+        read = u.cache_read_input_tokens or 0
+        write = u.cache_creation_input_tokens or 0
+        usage = TokenUsage(
+            input_tokens=u.input_tokens + read + write,
+            cached_input_tokens=read,
+            cache_write_tokens=write,
+            output_tokens=u.output_tokens,
+        )
+        return ProviderReply(
+            payload=payload,
+            text=text,
+            usage=usage,
+            raw_request=body,
+            raw_response=message.model_dump(mode="json"),
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self._client.close()

@@ -1,0 +1,363 @@
+"""The ``offline`` judge: a deterministic, rule-based **heuristic baseline** (no model).
+
+It is labelled :attr:`CoderKind.HEURISTIC` and must be presented as a heuristic baseline
+wherever its output appears. Rules, per dimension (recognised by words in the dimension's
+id or label):
+
+Retrieval (claim x passage):
+- entity match: share of the claim's content words (and numbers) found in the passage;
+- scope: the claim's numbers and population qualifiers present in the passage;
+- trustworthy source: source / title metadata naming an authoritative corpus;
+- evidence polarity: negation mismatch between claim and passage, hedge cues;
+- chunking: the passage starts and ends on sentence boundaries.
+
+Verification (claim, passages, reasoning, verdict):
+- evidence selection: the reasoning draws on the passage that best matches the claim;
+- comprehension: the reasoning's wording overlaps the passages it discusses;
+- inference: a decisive verdict needs a passage that matches the claim;
+- confidence: hedged evidence with a decisive verdict is over-confidence;
+- label consistency: the reasoning's conclusion words agree with the verdict;
+- grounding: numbers and quotes in the reasoning occur in the passages or claim.
+
+A low-quality outcome picks the dimension's low-quality subcode whose id or label matches the
+rule's hint words, else the dimension's first low-quality subcode. A dimension no rule
+recognises makes the unit unscored (with that reason), never a default code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from failcodes.annotations import CoderKind
+from failcodes.codebook import Dimension, Part
+from failcodes.judge.providers.base import DirectResult
+from failcodes.judge.schema import Answer
+from failcodes.traces import Passage
+from failcodes.units import Unit, UnitKind
+from failcodes.verdicts import Verdict
+
+LABEL = "heuristic baseline"
+
+
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)?")
+_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
+_STOP = _words_of(
+    """
+    a an the of in on at to for from by with and or but is are was were be been being it
+    its this that these those as than then there their they them he she his her we our
+    you your i not no nor do does did done has have had having can could may might must
+    shall should will would which who whom whose what when where why how all any both
+    each few more most other some such only own same so too very s t just also into over
+    under about between through during before after above below up down out off again
+    further once here if because while until
+    """
+)
+_NEGATION = _words_of(
+    """
+    not no never none neither nor without cannot lack lacks absence absent fails
+    """
+)
+_HEDGES = _words_of(
+    """
+    may might could possibly possible suggest suggests suggested likely unlikely unclear
+    uncertain potentially appear appears seem seems limited preliminary
+    """
+)
+_POPULATION = _words_of(
+    """
+    children child adults adult infants infant elderly older pregnant pregnancy women
+    men adolescents adolescent neonates newborns patients mice rats animals
+    """
+)
+_TRUSTED = (
+    "pubmed",
+    "pmc",
+    "statpearls",
+    "textbook",
+    "guideline",
+    "cochrane",
+    "nih.gov",
+    ".gov",
+    "who.int",
+    "nice.org",
+    "cdc",
+    "medic",
+    "medrag",
+    "uptodate",
+)
+_SUPPORT_WORDS = ("supports the claim", "is supported", "supported", "confirms", "consistent with")
+_REFUTE_WORDS = ("refute", "contradict", "not supported", "does not support", "inconsistent with")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _content(text: str) -> set[str]:
+    return {w[:6] for w in _words(text) if (w not in _STOP and len(w) > 2) or w.isdigit()}
+
+
+def _overlap(claim: str, text: str) -> float:
+    """Share of the claim's content words (6-letter stems) present in ``text``."""
+    c = _content(claim)
+    if not c:
+        return 0.0
+    return len(c & _content(text)) / len(c)
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", ".") for n in _NUMBER.findall(text)}
+
+
+def _has(words: frozenset[str], text: str) -> bool:
+    return any(w in words for w in _words(text))
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    high: bool
+    hints: tuple[str, ...] = ()
+    note: str = ""
+    borderline: bool = False
+
+
+def _best_sentence(claim: str, texts: Sequence[str]) -> str:
+    best, score = "", -1.0
+    for text in texts:
+        for sent in _SENT_SPLIT.split(text.strip()):
+            s = _overlap(claim, sent)
+            if s > score and sent.strip():
+                best, score = sent.strip(), s
+    return best
+
+
+# --- retrieval rules -------------------------------------------------------------------
+
+
+def _entity(claim: str, p: Passage) -> _Outcome:
+    ov = _overlap(claim, p.text)
+    note = f"entity overlap {ov:.2f}"
+    if ov >= 0.6:
+        return _Outcome(True, note=note, borderline=ov < 0.7)
+    if ov >= 0.3:
+        return _Outcome(False, ("partial", "related", "mismatch"), note, ov >= 0.5)
+    return _Outcome(False, ("irrelevant", "no_match", "unrelated", "mismatch"), note)
+
+
+def _scope(claim: str, p: Passage) -> _Outcome:
+    missing_numbers = _numbers(claim) - _numbers(p.text)
+    claim_pop = {w for w in _words(claim) if w in _POPULATION}
+    text_pop = {w for w in _words(p.text) if w in _POPULATION}
+    pop_mismatch = bool(claim_pop) and not (claim_pop & text_pop)
+    ov = _overlap(claim, p.text)
+    note = f"missing numbers {sorted(missing_numbers)}, population mismatch {pop_mismatch}"
+    if not missing_numbers and not pop_mismatch and ov >= 0.5:
+        return _Outcome(True, note=note, borderline=ov < 0.6)
+    if ov < 0.3:
+        return _Outcome(False, ("unrelated", "irrelevant", "broad", "mismatch"), note)
+    return _Outcome(False, ("broad", "narrow", "partial", "mismatch", "different"), note)
+
+
+def _trust(_claim: str, p: Passage) -> _Outcome:
+    meta = f"{p.source or ''} {p.title or ''}".lower()
+    if not meta.strip():
+        return _Outcome(False, ("unknown", "unverifiable", "unreliable"), "no source metadata")
+    if any(t in meta for t in _TRUSTED):
+        return _Outcome(True, note=f"trusted source {p.source!r}")
+    return _Outcome(False, ("unreliable", "untrust", "low", "non"), f"source {p.source!r}")
+
+
+def _polarity(claim: str, p: Passage) -> _Outcome:
+    ov = _overlap(claim, p.text)
+    neg_claim = _has(_NEGATION, claim)
+    neg_text = _has(_NEGATION, _best_sentence(claim, [p.text]))
+    note = f"overlap {ov:.2f}, negation claim/passage {neg_claim}/{neg_text}"
+    if ov < 0.3:
+        return _Outcome(False, ("irrelevant", "none", "no_", "absent", "indirect"), note)
+    if _has(_HEDGES, p.text):
+        return _Outcome(False, ("indirect", "hedg", "weak", "implicit"), note + ", hedged")
+    if ov < 0.5:
+        return _Outcome(False, ("indirect", "implicit", "weak"), note, borderline=ov >= 0.45)
+    return _Outcome(True, note=note + (", opposite polarity" if neg_claim != neg_text else ""))
+
+
+def _chunk(_claim: str, p: Passage) -> _Outcome:
+    text = p.text.strip()
+    starts_ok = bool(text) and (text[0].isupper() or text[0].isdigit() or text[0] in "\"'(")
+    ends_ok = text.endswith((".", "!", "?", '."', ".)", ".'"))
+    if starts_ok and ends_ok:
+        return _Outcome(True, note="starts and ends on sentence boundaries")
+    note = f"starts on boundary {starts_ok}, ends on boundary {ends_ok}"
+    return _Outcome(False, ("incomplete", "truncat", "boundary", "fragment", "incorrect"), note)
+
+
+# --- verification rules ----------------------------------------------------------------
+
+
+def _best_passage(unit: Unit) -> tuple[Passage | None, float]:
+    best, score = None, 0.0
+    for p in unit.passages:
+        s = _overlap(unit.claim, p.text)
+        if best is None or s > score:
+            best, score = p, s
+    return best, score
+
+
+def _selection(unit: Unit) -> _Outcome:
+    best, score = _best_passage(unit)
+    reasoning = unit.reasoning or ""
+    if best is None:
+        return _Outcome(False, ("no_evidence", "missing", "selective"), "no passages shown")
+    used = _overlap(best.text[:400], reasoning)
+    note = f"best passage rank {best.rank} (claim overlap {score:.2f}), reasoning uses {used:.2f}"
+    if used >= 0.25 or score < 0.3:
+        return _Outcome(True, note=note, borderline=0.25 <= used < 0.35)
+    return _Outcome(False, ("selective", "ignor", "miss", "cherry"), note)
+
+
+def _comprehension(unit: Unit) -> _Outcome:
+    reasoning = unit.reasoning or ""
+    texts = " ".join(p.text for p in unit.passages)
+    ov = _overlap(reasoning, texts) if reasoning else 0.0
+    neg_mismatch = _has(_NEGATION, _best_sentence(reasoning, [texts])) != _has(
+        _NEGATION, _best_sentence(texts, [reasoning])
+    )
+    note = f"reasoning/passages overlap {ov:.2f}"
+    if ov >= 0.3 and not neg_mismatch:
+        return _Outcome(True, note=note, borderline=ov < 0.4)
+    return _Outcome(False, ("misread", "misunder", "fail", "comprehension"), note)
+
+
+def _inference(unit: Unit) -> _Outcome:
+    _best, score = _best_passage(unit)
+    decisive = unit.verdict in (Verdict.SUPPORTED, Verdict.REFUTED)
+    note = f"verdict {unit.verdict}, best claim overlap {score:.2f}"
+    if decisive and score < 0.5:
+        return _Outcome(False, ("overreach", "beyond", "leap", "unsupported"), note)
+    if not decisive and score >= 0.8:
+        return _Outcome(False, ("conflict", "synthes", "under"), note, borderline=True)
+    return _Outcome(True, note=note, borderline=0.5 <= score < 0.6)
+
+
+def _confidence(unit: Unit) -> _Outcome:
+    reasoning = unit.reasoning or ""
+    best, score = _best_passage(unit)
+    hedged_evidence = best is not None and _has(_HEDGES, best.text)
+    hedged_reasoning = _has(_HEDGES, reasoning)
+    decisive = unit.verdict in (Verdict.SUPPORTED, Verdict.REFUTED)
+    note = f"hedged evidence {hedged_evidence}, hedged reasoning {hedged_reasoning}"
+    if decisive and hedged_evidence and not hedged_reasoning:
+        return _Outcome(False, ("overconfiden", "over"), note)
+    if not decisive and score >= 0.8 and not hedged_evidence:
+        return _Outcome(False, ("underconfiden", "under"), note, borderline=True)
+    return _Outcome(True, note=note)
+
+
+def _label_consistency(unit: Unit) -> _Outcome:
+    tail = (unit.reasoning or "").lower()[-300:]
+    says_refute = any(w in tail for w in _REFUTE_WORDS)
+    says_support = not says_refute and any(w in tail for w in _SUPPORT_WORDS)
+    note = f"conclusion words support/refute {says_support}/{says_refute}, verdict {unit.verdict}"
+    if (unit.verdict is Verdict.SUPPORTED and says_refute) or (
+        unit.verdict is Verdict.REFUTED and says_support
+    ):
+        return _Outcome(False, ("inconsisten", "mismatch", "contradict"), note)
+    return _Outcome(True, note=note)
+
+
+def _grounding(unit: Unit) -> _Outcome:
+    reasoning = unit.reasoning or ""
+    source = " ".join([unit.claim, *(p.text for p in unit.passages)])
+    stray = _numbers(reasoning) - _numbers(source)
+    quotes = re.findall(r"\"([^\"]{12,})\"", reasoning)
+    missing_quotes = [q for q in quotes if " ".join(q.split()).lower() not in source.lower()]
+    note = f"numbers not in the evidence {sorted(stray)}, unfound quotes {len(missing_quotes)}"
+    if stray or missing_quotes:
+        return _Outcome(False, ("ungrounded", "unsupported", "halluc", "fabricat"), note)
+    return _Outcome(True, note=note)
+
+
+_RetrievalRule = Callable[[str, Passage], _Outcome]
+_VerificationRule = Callable[[Unit], _Outcome]
+
+_RETRIEVAL_RULES: tuple[tuple[tuple[str, ...], _RetrievalRule], ...] = (
+    (("entity",), _entity),
+    (("scope",), _scope),
+    (("trust", "source", "reliab", "credib"), _trust),
+    (("polarity", "stance", "direction"), _polarity),
+    (("chunk", "segment", "boundar"), _chunk),
+)
+_VERIFICATION_RULES: tuple[tuple[tuple[str, ...], _VerificationRule], ...] = (
+    (("selection", "select"), _selection),
+    (("comprehen", "understand"), _comprehension),
+    (("inference", "infer"), _inference),
+    (("confidence", "calibrat"), _confidence),
+    (("label", "consisten"), _label_consistency),
+    (("ground", "traceab", "attribut", "faithful"), _grounding),
+)
+
+
+def _match(dim: Dimension, keys: tuple[str, ...]) -> bool:
+    hay = f"{dim.id} {dim.label}".lower()
+    return any(k in hay for k in keys)
+
+
+def _choose(dim: Dimension, outcome: _Outcome) -> str:
+    if outcome.high:
+        return dim.high_quality_code
+    low = [s for s in dim.subcodes if not s.high_quality]
+    for hint in outcome.hints:
+        for sub in low:
+            if hint in f"{sub.id} {sub.label}".lower():
+                return sub.id
+    return low[0].id if low else dim.high_quality_code
+
+
+class OfflineCoder:
+    """Deterministic rule-based coder: the heuristic baseline (``--judge offline``)."""
+
+    spec = "offline"
+    provider = "offline"
+    model = "heuristic-v1"
+    coder_kind = CoderKind.HEURISTIC
+    label = LABEL
+
+    def code(self, unit: Unit, part: Part) -> DirectResult:
+        """Code ``unit`` with the rules above; unscored if a dimension has no rule."""
+        codes: dict[str, str] = {}
+        notes: list[str] = []
+        borderline = False
+        for dim in part.dimensions:
+            outcome: _Outcome | None = None
+            if unit.kind is UnitKind.RETRIEVAL:
+                for keys, rrule in _RETRIEVAL_RULES:
+                    if _match(dim, keys):
+                        outcome = rrule(unit.claim, unit.passages[0])
+                        break
+            else:
+                for keys, vrule in _VERIFICATION_RULES:
+                    if _match(dim, keys):
+                        outcome = vrule(unit)
+                        break
+            if outcome is None:
+                return DirectResult(
+                    None, f"offline heuristic has no rule for dimension '{dim.id}' ({dim.label})"
+                )
+            codes[dim.id] = _choose(dim, outcome)
+            borderline = borderline or outcome.borderline
+            notes.append(f"{dim.id}: {outcome.note}")
+        texts = [p.text for p in unit.passages]
+        if unit.kind is UnitKind.VERIFICATION and unit.reasoning:
+            texts = [*texts, unit.reasoning]
+        quote = _best_sentence(unit.claim, texts)
+        rationale = f"{LABEL} (rule-based, no model): " + "; ".join(notes)
+        return DirectResult(
+            Answer(codes=codes, rationale=rationale, quote=quote, uncertain=borderline)
+        )

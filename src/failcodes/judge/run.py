@@ -1,0 +1,219 @@
+"""One-call entry points used by the CLI and the demo: judge units into a run directory.
+
+A run directory holds ``journal.sqlite`` (the source of truth, resumable) and, after every
+invocation, ``annotations.jsonl`` and ``summary.json`` exported from it (written atomically).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from failcodes.annotations import Annotation
+from failcodes.codebook import Codebook
+from failcodes.judge.cache import ResponseCache
+from failcodes.judge.engine import (
+    Estimate,
+    JudgeEngine,
+    JudgeSettings,
+    ProgressCallback,
+    RunSummary,
+)
+from failcodes.judge.journal import Journal
+from failcodes.judge.pricing import PriceTable, load_prices
+from failcodes.judge.providers import DirectCoder, LLMProvider
+from failcodes.units import Unit, UnitKind
+
+ANNOTATIONS_NAME = "annotations.jsonl"
+SUMMARY_NAME = "summary.json"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temp file in the same folder and os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
+    """Export the journal's annotations (and the summary) as JSONL/JSON files."""
+    run = Path(run_dir)
+    journal = Journal(run)
+    try:
+        lines = [ann.model_dump_json() for ann in journal.annotations()]
+    finally:
+        journal.close()
+    out = run / ANNOTATIONS_NAME
+    atomic_write_text(out, "".join(line + "\n" for line in lines))
+    if summary is not None:
+        atomic_write_text(run / SUMMARY_NAME, summary.model_dump_json(indent=2) + "\n")
+    return out
+
+
+def read_summary(run_dir: str | Path) -> RunSummary | None:
+    """Read the ``summary.json`` of the latest invocation of a run, if any."""
+    path = Path(run_dir) / SUMMARY_NAME
+    if not path.exists():
+        return None
+    return RunSummary.model_validate_json(path.read_text("utf-8"))
+
+
+def read_annotations(run_dir: str | Path) -> list[Annotation]:
+    """Read every annotation of a run (from its journal)."""
+    journal = Journal(run_dir)
+    try:
+        return list(journal.annotations())
+    finally:
+        journal.close()
+
+
+def _engine(
+    coder: LLMProvider | DirectCoder,
+    codebook: Codebook,
+    kind: UnitKind,
+    run_dir: Path,
+    cache_path: Path | None,
+    prices: PriceTable | None,
+    settings: JudgeSettings,
+) -> tuple[JudgeEngine, Journal, ResponseCache | None]:
+    journal = Journal(run_dir)
+    cache = ResponseCache(cache_path) if cache_path is not None else None
+    engine = JudgeEngine(
+        coder,
+        codebook,
+        kind,
+        journal=journal,
+        cache=cache,
+        prices=prices if prices is not None else load_prices(),
+        settings=settings,
+    )
+    return engine, journal, cache
+
+
+def estimate_run(
+    units: Iterable[Unit],
+    coder: LLMProvider | DirectCoder,
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    run_dir: str | Path,
+    cache_path: str | Path | None = None,
+    prices: PriceTable | None = None,
+    settings: JudgeSettings | None = None,
+) -> Estimate:
+    """Estimate a run (``--dry-run``): nothing is called, nothing is written but the journal."""
+    engine, journal, cache = _engine(
+        coder,
+        codebook,
+        kind,
+        Path(run_dir),
+        Path(cache_path) if cache_path else None,
+        prices,
+        settings or JudgeSettings(),
+    )
+    try:
+        return engine.estimate(units)
+    finally:
+        journal.close()
+        if cache is not None:
+            cache.close()
+
+
+async def run_judge_async(
+    units: Iterable[Unit],
+    coder: LLMProvider | DirectCoder,
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    run_dir: str | Path,
+    cache_path: str | Path | None = None,
+    prices: PriceTable | None = None,
+    settings: JudgeSettings | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> RunSummary:
+    """Judge ``units`` into ``run_dir`` (resuming it), export, and return the summary.
+
+    On a budget stop or a provider failure the finished units stay committed and exported,
+    and the error propagates; the engine's summary is still written to ``summary.json``.
+    """
+    run = Path(run_dir)
+    engine, journal, cache = _engine(
+        coder,
+        codebook,
+        kind,
+        run,
+        Path(cache_path) if cache_path else None,
+        prices,
+        settings or JudgeSettings(),
+    )
+    try:
+        return await engine.run(units, on_progress)
+    finally:
+        journal.close()
+        if cache is not None:
+            cache.close()
+        if isinstance(coder, LLMProvider):
+            await coder.aclose()
+        export_run(run, engine.last_summary)
+
+
+def run_judge(
+    units: Iterable[Unit],
+    coder: LLMProvider | DirectCoder,
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    run_dir: str | Path,
+    cache_path: str | Path | None = None,
+    prices: PriceTable | None = None,
+    settings: JudgeSettings | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> RunSummary:
+    """Synchronous wrapper of :func:`run_judge_async`."""
+    return asyncio.run(
+        run_judge_async(
+            units,
+            coder,
+            codebook,
+            kind,
+            run_dir=run_dir,
+            cache_path=cache_path,
+            prices=prices,
+            settings=settings,
+            on_progress=on_progress,
+        )
+    )
+
+
+def summary_lines(summary: RunSummary) -> list[str]:
+    """Human-readable closing summary (the CLI prints these)."""
+    label = " (heuristic baseline)" if summary.coder_kind.value == "heuristic" else ""
+    cost = f"${summary.cost_usd:.4f}" if summary.price_known else "unknown (no price for model)"
+    return [
+        f"judge: {summary.judge}{label}; {summary.kind.value} units: {summary.units} "
+        f"({summary.already_done} already done, {summary.judged} judged now)",
+        f"calls: {summary.calls} (retries {summary.retries}, invalid answers "
+        f"{summary.invalid_answers}); cache hits: {summary.cache_hits}",
+        f"scored: {summary.scored}; unscored: {summary.unscored}; quotes not found: "
+        f"{summary.quotes_not_found}",
+        f"tokens: input {summary.input_tokens} (cached {summary.cached_input_tokens}), "
+        f"output {summary.output_tokens}; cost: {cost}; run total: "
+        f"{summary.journal_units} units, ${summary.journal_cost_usd:.4f}",
+        f"elapsed: {summary.elapsed_s:.1f} s"
+        + ("; stopped by the budget" if summary.stopped_by_budget else ""),
+    ]
+
+
+def summary_json(summary: RunSummary) -> str:
+    """The summary as JSON (``--format json``)."""
+    return json.dumps(summary.model_dump(mode="json"), indent=2)

@@ -1,0 +1,96 @@
+import json
+
+import pytest
+
+from failcodes.cli.main import main
+from tests.judge_helpers import make_traces, write_codebook, write_traces
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def inputs(workdir):
+    traces = write_traces(workdir / "traces.jsonl", make_traces(2))
+    cb = write_codebook(workdir / "cb.yaml")
+    return traces, cb
+
+
+def test_judge_retrieval_offline_end_to_end(inputs, workdir, capsys) -> None:
+    traces, cb = inputs
+    code, out, err = _cli(
+        ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "-o", "run"], capsys
+    )
+    assert code == 0, err
+    assert "heuristic baseline" in out  # summary line names it
+    assert "heuristic baseline" in err  # and the closing note
+    assert "units: 6 (0 already done, 6 judged now)" in out
+    lines = (workdir / "run" / "annotations.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    assert {json.loads(x)["coder_kind"] for x in lines} == {"heuristic"}
+    # a rerun judges nothing
+    code, out, _ = _cli(
+        ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "-o", "run"], capsys
+    )
+    assert code == 0 and "units: 6 (6 already done, 0 judged now)" in out
+
+
+def test_judge_reasoning_json_format(inputs, workdir, capsys) -> None:
+    traces, cb = inputs
+    code, out, _ = _cli(
+        [
+            "judge",
+            "reasoning",
+            "--from",
+            str(traces),
+            "--codebook",
+            str(cb),
+            "-o",
+            "r",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert (
+        data["kind"] == "verification" and data["judged"] == 4 and data["coder_kind"] == "heuristic"
+    )
+
+
+@pytest.mark.parametrize(
+    ("judge", "var"),
+    [("openai:gpt-5-mini", "OPENAI_API_KEY"), ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY")],
+)
+def test_no_key_says_which_variable_or_offline(inputs, capsys, monkeypatch, judge, var) -> None:
+    monkeypatch.delenv(var, raising=False)
+    traces, cb = inputs
+    code, _out, err = _cli(
+        ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "--judge", judge],
+        capsys,
+    )
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert var in lines[0] and "--judge offline" in lines[0]
+
+
+def test_unknown_judge_and_bad_input_exit_2(inputs, workdir, capsys) -> None:
+    traces, cb = inputs
+    code, _, err = _cli(
+        ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "--judge", "gpt"],
+        capsys,
+    )
+    assert code == 2 and "unknown judge 'gpt'" in err
+    bad = workdir / "bad.jsonl"
+    bad.write_text('{"system": "s"}\n')
+    code, _, err = _cli(["judge", "retrieval", "--from", str(bad), "--codebook", str(cb)], capsys)
+    assert code == 2 and "bad.jsonl:1" in err

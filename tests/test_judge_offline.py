@@ -1,0 +1,119 @@
+from failcodes.annotations import CoderKind, Status
+from failcodes.codebook import Codebook, Dimension, Part, Subcode
+from failcodes.judge.providers.offline import OfflineCoder
+from failcodes.traces import Passage
+from failcodes.units import Unit, UnitKind, unit_id
+from failcodes.verdicts import Verdict
+from tests.judge_helpers import P_FRAGMENT, P_GOOD, P_WEB, make_codebook
+
+CB = make_codebook()
+CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes."
+
+
+def _r(p: Passage, claim: str = CLAIM) -> Unit:
+    return Unit(
+        id=unit_id(UnitKind.RETRIEVAL, claim, (p.text,)),
+        kind=UnitKind.RETRIEVAL,
+        claim=claim,
+        passages=(p,),
+    )
+
+
+def test_offline_is_labelled_heuristic() -> None:
+    coder = OfflineCoder()
+    assert coder.coder_kind is CoderKind.HEURISTIC
+    res = coder.code(_r(P_GOOD), CB.part(UnitKind.RETRIEVAL))
+    assert res.answer is not None
+    assert res.answer.rationale.startswith("heuristic baseline")
+
+
+def test_offline_retrieval_rules_hand_checked() -> None:
+    part = CB.part(UnitKind.RETRIEVAL)
+    coder = OfflineCoder()
+    # Claim content stems: metfor lowers hba1c adults type 2 diabet (7); P_GOOD holds all 7
+    # (overlap 1.0), numbers {2} present, population 'adults' present, source pubmed,
+    # starts upper-case and ends with '.': high on all five dimensions.
+    good = coder.code(_r(P_GOOD), part).answer
+    assert good is not None
+    assert good.codes == {
+        "entity_match": "exact_entity",
+        "scope": "exact_scope",
+        "trustworthy": "reliable",
+        "polarity": "direct",
+        "chunking": "complete_chunk",
+    }
+    assert good.quote == P_GOOD.text
+    # P_FRAGMENT shares none of the 7 stems (overlap 0), starts lower-case, no final '.'.
+    frag = coder.code(_r(P_FRAGMENT), part).answer
+    assert frag is not None
+    assert frag.codes == {
+        "entity_match": "irrelevant",
+        "scope": "broader_scope",
+        "trustworthy": "reliable",
+        "polarity": "no_polarity",
+        "chunking": "incomplete_chunk",
+    }
+    # P_WEB: source 'healthblog.example' is not an authoritative corpus.
+    web = coder.code(_r(P_WEB), part).answer
+    assert web is not None and web.codes["trustworthy"] == "unreliable"
+    nosrc = coder.code(_r(P_GOOD.model_copy(update={"source": None})), part).answer
+    assert nosrc is not None and nosrc.codes["trustworthy"] == "unknown_source"
+
+
+def test_offline_hedged_passage_is_indirect() -> None:
+    hedged = P_GOOD.model_copy(
+        update={"text": "Metformin may lower HbA1c in adults with type 2 diabetes."}
+    )
+    ans = OfflineCoder().code(_r(hedged), CB.part(UnitKind.RETRIEVAL)).answer
+    assert ans is not None and ans.codes["polarity"] == "indirect"
+
+
+def test_offline_verification_rules() -> None:
+    part = CB.part(UnitKind.VERIFICATION)
+    reasoning = (
+        "The passage states that metformin lowers HbA1c in adults with type 2 diabetes by "
+        "about 1 percentage point, so the evidence supports the claim."
+    )
+    unit = Unit(
+        id="v1",
+        kind=UnitKind.VERIFICATION,
+        claim=CLAIM,
+        passages=(P_GOOD,),
+        reasoning=reasoning,
+        verdict=Verdict.SUPPORTED,
+    )
+    ans = OfflineCoder().code(unit, part).answer
+    assert ans is not None
+    assert set(ans.codes.values()) == {
+        "complete_selection",
+        "understood",
+        "valid_inference",
+        "calibrated",
+        "consistent",
+        "grounded",
+    }
+    # The same reasoning with verdict 'refuted' contradicts its own conclusion words, and a
+    # number (37) absent from the claim and passages is ungrounded.
+    bad = unit.model_copy(
+        update={"verdict": Verdict.REFUTED, "reasoning": reasoning + " It works in 37 days."}
+    )
+    ans2 = OfflineCoder().code(bad, part).answer
+    assert ans2 is not None
+    assert ans2.codes["label_consistency"] == "inconsistent"
+    assert ans2.codes["grounding"] == "ungrounded"
+
+
+def test_unknown_dimension_is_unscored_not_defaulted() -> None:
+    dim = Dimension(
+        id="temporal",
+        label="Temporal recency",
+        definition="d",
+        subcodes=(Subcode(id="recent", label="r", definition="d", high_quality=True),),
+    )
+    cb = Codebook(
+        name="x", version=1, parts=(Part(id=UnitKind.RETRIEVAL, label="r", dimensions=(dim,)),)
+    )
+    res = OfflineCoder().code(_r(P_GOOD), cb.part(UnitKind.RETRIEVAL))
+    assert res.answer is None
+    assert res.reason is not None and "no rule for dimension 'temporal'" in res.reason
+    assert Status.UNSCORED.value == "unscored"
