@@ -39,10 +39,8 @@ def _register() -> None:
     # from failcodes.cli import ingest
     from failcodes.cli import (  # noqa: F401
         ingest,
-    from failcodes.cli import (  # noqa: F401
         judge,
         rtv,
-    )
         saturate,
         schema,
     )
