@@ -25,7 +25,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def test_registry_lists_all_adapters() -> None:
-    assert {"generic", "generic-labels", "medscore", "medexpert", "ragchecker"} <= set(names())
+    assert {"generic", "generic-labels", "medscore", "medexpert", "ragchecker", "scifact"} <= set(
+        names()
+    )
     with pytest.raises(ConfigError, match="unknown adapter 'nope'"):
         get_adapter("nope")
 
@@ -310,3 +312,19 @@ def test_bundled_path_errors() -> None:
         bundled.path("nope")
     with pytest.raises(ConfigError, match=r"has no 'missing\.json'"):
         bundled.path("ragchecker", "missing.json")
+
+
+def test_scifact_adapter_on_bundled_folder() -> None:
+    root = bundled.path("scifact")
+    claims = [json.loads(x) for x in (root / "claims_dev.jsonl").read_text().splitlines() if x]
+    contradict = sum(
+        1
+        for c in claims
+        if any(r["label"] == "CONTRADICT" for e in c["evidence"].values() for r in e)
+    )
+    result = get_adapter("scifact").read([root], AdapterOptions())
+    assert len(claims) == 300
+    assert len(result.traces) == 4 * 300  # four MultiVerS checkpoints
+    assert sum(lb.has_error for lb in result.labels) == contradict
+    with pytest.raises(ConfigError, match="drop --system"):
+        get_adapter("scifact").read([root], AdapterOptions(system="x"))

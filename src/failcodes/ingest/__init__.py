@@ -19,6 +19,7 @@ BUILTIN: dict[str, str] = {
     "medexpert": "failcodes.ingest.medexpert",
     "medscore": "failcodes.ingest.medscore",
     "ragchecker": "failcodes.ingest.ragchecker",
+    "scifact": "failcodes.ingest.scifact_dir",
 }
 
 _REGISTERED: dict[str, Adapter] = {}

@@ -1,0 +1,43 @@
+"""The ``scifact`` adapter: a SciFact + MultiVerS folder -> traces of four systems + labels.
+
+A thin registry entry over :func:`failcodes.ingest.scifact.load` (whose docstring documents
+the verdict and label rules). PATH is a folder in the shared-data or bundled layout
+(``claims_dev.jsonl`` + ``multivers_predictions_dev/``); the bundled copy is
+``failcodes.bundled.path("scifact")``. System names come from the checkpoints
+(``multivers-scifact`` ...), so ``--system`` is not accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from failcodes.errors import ConfigError, InputError
+from failcodes.ingest import scifact
+from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+
+
+class SciFactDir:
+    """Read one SciFact/MultiVerS folder."""
+
+    name = "scifact"
+    description = "SciFact claims + MultiVerS predictions folder -> 4 systems' traces + labels"
+    output = Output.TRACES
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read exactly one folder."""
+        options.check_extra(self.name, ())
+        if options.system is not None:
+            raise ConfigError("the scifact adapter names its systems itself; drop --system")
+        if len(paths) != 1:
+            raise ConfigError("the scifact adapter reads exactly one folder")
+        (root,) = paths
+        if not root.is_dir():
+            raise InputError(
+                "expected a SciFact folder (claims_dev.jsonl + predictions)", path=root
+            )
+        traces, labels = scifact.load(root)
+        return IngestResult(traces=traces, labels=labels)
+
+
+ADAPTER = SciFactDir()
