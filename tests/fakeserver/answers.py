@@ -1,0 +1,230 @@
+"""Deterministic answers of the fake server (pure functions, no HTTP).
+
+Codes are chosen from the enums of the requested schema by a hash of the judged text and the
+dimension id, so the same request always gets the same answer; the quote is copied from the
+first ``<passage>`` of the judged material. Token counts are ``ceil(len(text) / 4)``.
+Batch endpoints (issue 5) can reuse :func:`openai_completion` and :func:`anthropic_message`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_PASSAGE = re.compile(r"<passage[^>]*>\n(.*?)\n</passage>", re.S)
+#: A marker in the judged text that makes the server always answer with a code outside the
+#: codebook (so the unit ends unscored after the engine's retries).
+ALWAYS_BAD_CODE = "FAKE_ALWAYS_BAD_CODE"
+#: A marker that makes the server always answer with text that is not JSON.
+ALWAYS_INVALID_JSON = "FAKE_ALWAYS_INVALID_JSON"
+#: A marker that makes the server quote text that is not in the judged material.
+WRONG_QUOTE = "FAKE_WRONG_QUOTE"
+
+
+def tokens(text: str) -> int:
+    """Token count the fake server reports for ``text``."""
+    return math.ceil(len(text) / 4)
+
+
+def _digest(*parts: str) -> int:
+    return int(hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:12], 16)
+
+
+def fill_schema(schema: dict[str, Any], judged: str) -> dict[str, Any]:
+    """Build an answer that satisfies the engine's answer schema for ``judged``."""
+    props = schema.get("properties", {})
+    codes: dict[str, str] = {}
+    for dim, spec in props.get("codes", {}).get("properties", {}).items():
+        enum = spec.get("enum") or ["?"]
+        codes[dim] = enum[_digest(judged, dim) % len(enum)]
+    match = _PASSAGE.search(judged)
+    quote = html.unescape(match.group(1))[:60] if match else ""
+    answer: dict[str, Any] = {
+        "codes": codes,
+        "rationale": "fake judge: codes derived from a hash of the judged text",
+        "quote": quote,
+        "uncertain": _digest(judged, "uncertain") % 5 == 0,
+    }
+    if "leaves" in props:
+        answer["leaves"] = {dim: [] for dim in codes}
+    return answer
+
+
+def _bad_code(answer: dict[str, Any]) -> dict[str, Any]:
+    codes = dict(answer["codes"])
+    if codes:
+        first = next(iter(codes))
+        codes[first] = "not_a_code_of_this_codebook"
+    return {**answer, "codes": codes}
+
+
+@dataclass
+class Reply:
+    """What the fake model says, before wrapping in a provider's format."""
+
+    answer: dict[str, Any] | None
+    text: str
+    input_tokens: int
+    cached_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+
+
+@dataclass
+class PrefixCache:
+    """Simulated prompt caching: a prefix seen before is served from the cache."""
+
+    seen: set[str] = field(default_factory=set)
+
+    def lookup(self, prefix: str) -> bool:
+        """Return True if ``prefix`` was seen before (and remember it)."""
+        key = hashlib.sha256(prefix.encode()).hexdigest()
+        hit = key in self.seen
+        self.seen.add(key)
+        return hit
+
+
+def _judged_text(messages: list[dict[str, Any]]) -> str:
+    """The first user message (the judged material), as text."""
+    for m in messages:
+        if m.get("role") == "user":
+            content = m.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
+
+
+def _all_text(messages: list[dict[str, Any]]) -> str:
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.extend(
+                str(b.get("text", b.get("input", ""))) for b in content if isinstance(b, dict)
+            )
+    return "\n".join(out)
+
+
+def _reply(
+    schema: dict[str, Any],
+    system: str,
+    messages: list[dict[str, Any]],
+    fault: str | None,
+    cache: PrefixCache,
+    *,
+    prefix_caching: bool,
+) -> Reply:
+    judged = _judged_text(messages)
+    answer: dict[str, Any] | None = fill_schema(schema, judged)
+    text = json.dumps(answer)
+    if ALWAYS_BAD_CODE in judged or (fault == "bad_code"):
+        answer = _bad_code(answer or {})
+        text = json.dumps(answer)
+    if WRONG_QUOTE in judged and answer is not None:
+        answer = {**answer, "quote": "a sentence that appears nowhere in the material"}
+        text = json.dumps(answer)
+    if ALWAYS_INVALID_JSON in judged or fault == "invalid_json":
+        answer = None
+        text = '{"codes": {"oops" '
+    prefix = system + json.dumps(schema, sort_keys=True)
+    prefix_tokens = tokens(prefix)
+    total_in = prefix_tokens + tokens(_all_text(messages))
+    cached = write = 0
+    if prefix_caching:
+        if cache.lookup(prefix):
+            cached = prefix_tokens
+        else:
+            write = prefix_tokens
+    return Reply(answer, text, total_in, cached, write, tokens(text))
+
+
+def openai_completion(
+    body: dict[str, Any], fault: str | None, cache: PrefixCache, counter: int
+) -> dict[str, Any]:
+    """A Chat Completions response to ``body`` (json_schema response format expected)."""
+    messages = body.get("messages", [])
+    system = "".join(m.get("content", "") for m in messages if m.get("role") == "system")
+    rest = [m for m in messages if m.get("role") != "system"]
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or {}
+    r = _reply(schema, system, rest, fault, cache, prefix_caching=True)
+    return {
+        "id": f"chatcmpl-fake-{counter}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": r.text, "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": r.input_tokens,
+            "completion_tokens": r.output_tokens,
+            "total_tokens": r.input_tokens + r.output_tokens,
+            "prompt_tokens_details": {"cached_tokens": r.cached_tokens},
+        },
+    }
+
+
+def anthropic_message(
+    body: dict[str, Any], fault: str | None, cache: PrefixCache, counter: int
+) -> dict[str, Any]:
+    """A Messages API response to ``body`` (a forced tool expected)."""
+    system_blocks = body.get("system") or []
+    if isinstance(system_blocks, str):
+        system, cacheable = system_blocks, False
+    else:
+        system = "".join(b.get("text", "") for b in system_blocks)
+        cacheable = any(b.get("cache_control") for b in system_blocks)
+    tools = body.get("tools") or []
+    tool = tools[0] if tools else {"name": "record_codes", "input_schema": {}}
+    r = _reply(
+        tool.get("input_schema", {}),
+        system,
+        body.get("messages", []),
+        fault,
+        cache,
+        prefix_caching=cacheable,
+    )
+    if r.answer is None:
+        content: list[dict[str, Any]] = [{"type": "text", "text": r.text}]
+        stop = "end_turn"
+    else:
+        content = [
+            {
+                "type": "tool_use",
+                "id": f"toolu_fake_{counter}",
+                "name": tool["name"],
+                "input": r.answer,
+            }
+        ]
+        stop = "tool_use"
+    return {
+        "id": f"msg_fake_{counter}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "fake"),
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {
+            # Anthropic counts cache reads and writes apart from input_tokens.
+            "input_tokens": r.input_tokens - r.cached_tokens - r.cache_write_tokens,
+            "cache_read_input_tokens": r.cached_tokens,
+            "cache_creation_input_tokens": r.cache_write_tokens,
+            "output_tokens": r.output_tokens,
+        },
+    }

@@ -1,0 +1,154 @@
+"""The fake server's HTTP app (Starlette): OpenAI chat completions and Anthropic messages.
+
+Control endpoints (not part of either API):
+- ``POST /_control`` with ``{"faults": [...], "latency": s}``: queue faults served in order to
+  the next requests, one per request: ``{"kind": "429", "retry_after": 2}``, ``{"kind":
+  "500"}``, ``{"kind": "slow", "seconds": 3}`` (then a normal answer), ``{"kind":
+  "invalid_json"}``, ``{"kind": "bad_code"}`` (a code outside the codebook); ``latency`` sets
+  the delay of every reply.
+- ``GET /_stats``: calls per endpoint, faults served, tokens, keys seen (as SHA-256 digests).
+- ``POST /_reset``: forget calls, faults and the prefix cache.
+
+Markers in the judged text (see :mod:`tests.fakeserver.answers`) make faults permanent for
+one unit. Batch endpoints (files, batches) can be added as further routes using the same
+:class:`FakeState` and the answer functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from tests.fakeserver.answers import PrefixCache, anthropic_message, openai_completion
+
+
+@dataclass
+class FakeState:
+    """Mutable state of one fake server."""
+
+    latency: float = 0.0
+    faults: deque[dict[str, Any]] = field(default_factory=deque)
+    calls: Counter[str] = field(default_factory=Counter)
+    faults_served: Counter[str] = field(default_factory=Counter)
+    cache: PrefixCache = field(default_factory=PrefixCache)
+    usage: Counter[str] = field(default_factory=Counter)
+    key_digests: set[str] = field(default_factory=set)
+    counter: int = 0
+
+    def reset(self) -> None:
+        """Forget everything but the latency."""
+        self.faults.clear()
+        self.calls.clear()
+        self.faults_served.clear()
+        self.cache = PrefixCache()
+        self.usage.clear()
+        self.key_digests.clear()
+        self.counter = 0
+
+
+def _error(
+    status: int, provider: str, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    kind = {429: "rate_limit_error", 500: "api_error", 503: "overloaded_error"}.get(
+        status, "api_error"
+    )
+    if provider == "anthropic":
+        body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
+    else:
+        body = {"error": {"message": message, "type": kind, "code": None, "param": None}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def build_app(state: FakeState) -> Starlette:
+    """Return the Starlette app serving ``state``."""
+
+    async def handle(request: Request, provider: str) -> Response:
+        state.calls[provider] += 1
+        state.counter += 1
+        key = request.headers.get("x-api-key") or request.headers.get("authorization", "")
+        key = key.removeprefix("Bearer ")
+        state.key_digests.add(hashlib.sha256(key.encode()).hexdigest())
+        body = json.loads(await request.body())
+        fault = state.faults.popleft() if state.faults else None
+        if state.latency:
+            await asyncio.sleep(state.latency)
+        kind = fault.get("kind") if fault else None
+        if kind is not None:
+            state.faults_served[str(kind)] += 1
+        if kind == "429":
+            headers = {}
+            if fault and fault.get("retry_after") is not None:
+                headers["retry-after"] = str(fault["retry_after"])
+            return _error(429, provider, "rate limited (fake)", headers)
+        if kind in ("500", "503"):
+            return _error(int(kind), provider, "server error (fake)")
+        if kind == "slow" and fault:
+            await asyncio.sleep(float(fault.get("seconds", 1.0)))
+        make = anthropic_message if provider == "anthropic" else openai_completion
+        out = make(
+            body, kind if kind in ("invalid_json", "bad_code") else None, state.cache, state.counter
+        )
+        usage = out["usage"]
+        if provider == "anthropic":
+            state.usage["input_tokens"] += (
+                usage["input_tokens"]
+                + usage["cache_read_input_tokens"]
+                + usage["cache_creation_input_tokens"]
+            )
+            state.usage["cached_tokens"] += usage["cache_read_input_tokens"]
+        else:
+            state.usage["input_tokens"] += usage["prompt_tokens"]
+            state.usage["cached_tokens"] += usage["prompt_tokens_details"]["cached_tokens"]
+            usage_out = usage["completion_tokens"]
+            state.usage["output_tokens"] += usage_out
+        if provider == "anthropic":
+            state.usage["output_tokens"] += usage["output_tokens"]
+        return JSONResponse(out)
+
+    async def openai_route(request: Request) -> Response:
+        return await handle(request, "openai")
+
+    async def anthropic_route(request: Request) -> Response:
+        return await handle(request, "anthropic")
+
+    async def control(request: Request) -> Response:
+        body = json.loads(await request.body() or b"{}")
+        for fault in body.get("faults", []):
+            state.faults.append(fault)
+        if "latency" in body:
+            state.latency = float(body["latency"])
+        return JSONResponse({"queued": len(state.faults), "latency": state.latency})
+
+    async def stats(_request: Request) -> Response:
+        return JSONResponse(
+            {
+                "calls": dict(state.calls),
+                "faults_served": dict(state.faults_served),
+                "faults_queued": len(state.faults),
+                "usage": dict(state.usage),
+                "key_digests": sorted(state.key_digests),
+            }
+        )
+
+    async def reset(_request: Request) -> Response:
+        state.reset()
+        return JSONResponse({"ok": True})
+
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", openai_route, methods=["POST"]),
+            Route("/v1/messages", anthropic_route, methods=["POST"]),
+            Route("/_control", control, methods=["POST"]),
+            Route("/_stats", stats, methods=["GET"]),
+            Route("/_reset", reset, methods=["POST"]),
+        ]
+    )
