@@ -13,6 +13,7 @@ import pexpect
 import pytest
 import yaml
 
+from failcodes import codebook
 from failcodes.cli.main import main
 from failcodes.saturation import ProjectStore
 from tests.saturation.satfixtures import make_pool, small_codebook, write_inputs
@@ -69,6 +70,8 @@ def setup_project(tmp: Path, script: dict[str, list[dict[str, object]]]) -> tupl
         "2",
         "--created-by",
         "carol",
+        "--export-to",
+        "tax",
         cwd=tmp,
     )
     assert done.returncode == 0, done.stderr
@@ -235,6 +238,14 @@ def test_two_empty_rounds_saturate_and_prune(workdir: Path) -> None:
     assert sub.include == ("Animal study: Findings in animals, not humans.",)
     assert "folded rare leaf animal_study into scope.different_context" in v3.changelog
     assert "decided by erin" in v3.changelog
+    # the leaf is gone through a `remove` migration entry; its parent code stays
+    changes = store.changes(3)
+    assert changes is not None
+    assert changes["migration_map"]["codes"]["animal_study"] is None
+    assert changes["migration_map"]["codes"]["different_context"] == "different_context"
+    # every version was also exported as taxonomy YAML that loads back identically
+    assert codebook.load(workdir / "tax" / "testbook.v3.yaml") == v3
+    assert codebook.load(workdir / "tax" / "testbook.v2.yaml") == store.codebook(2)
 
 
 @pytest.mark.parametrize("driver", ["pexpect", "pipe"])

@@ -164,6 +164,11 @@ def test_six_rounds_dedupe_versions_migration_and_stop_rule(project: ProjectStor
     changes = project.changes(2)
     assert changes is not None
     assert changes["parent_hash"] == project.codebook(1).hash
+    assert sorted(changes["diff"]) == [
+        "+ leaf animal_study (scope)",
+        "+ leaf different_drug_class (entity_match)",
+    ]
+    assert changes["migration_map"]["codes"]["different_context"] == "different_context"
     assert {(m["dimension"], m["code"], m["action"]) for m in changes["migration"]} == {
         ("scope", "different_context", "recode"),
         ("entity_match", "entity_mismatch", "recode"),

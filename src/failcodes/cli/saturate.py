@@ -109,6 +109,10 @@ def init(
         float, typer.Option(help="Deduplication similarity threshold (0-1].")
     ] = DEFAULT_SIMILARITY_THRESHOLD,
     created_by: Annotated[str | None, typer.Option(help="Your name, recorded.")] = None,
+    export_to: Annotated[
+        Path | None,
+        typer.Option(help="Also save each new version there as taxonomy YAML (e.g. taxonomy)."),
+    ] = None,
 ) -> None:
     """Create a saturation project from a seed codebook and a pool of units."""
     if not 0 < threshold <= 1:
@@ -126,6 +130,7 @@ def init(
         similarity_threshold=threshold,
         codebook_name=cb.name,
         created_by=created_by,
+        export_dir=str(export_to) if export_to is not None else None,
     )
     store = init_project(_root(name, folder), config, cb, pool)
     console.print(

@@ -10,8 +10,10 @@ Migration (what happens to annotations made under the old version):
 * ``add_leaf`` under S in dimension D: units coded S on D are flagged for **re-coding** (the
   new leaf may fit them); no other unit is touched.
 * ``add_subcode`` in D: every unit coded on D is flagged (the new subcode re-partitions D).
-* ``delete_leaf`` / ``fold_leaf`` L: units carrying L are **carried** forward: the leaf code
-  is dropped and the parent subcode kept; nothing needs re-coding.
+* ``delete_leaf`` / ``fold_leaf`` L: a ``remove`` migration entry in the new version (the
+  codebook module has no cross-level merge); units carrying L keep their parent subcode and
+  are flagged for re-coding of that dimension's leaves, as :func:`failcodes.codebook.migrate`
+  reports too.
 """
 
 from __future__ import annotations
@@ -23,7 +25,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from failcodes.annotations import Annotation, Status
-from failcodes.codebook import Codebook, Dimension, Leaf, Part, Subcode
+from failcodes.codebook import (
+    ChangeKind,
+    Codebook,
+    Dimension,
+    Leaf,
+    MigrationEntry,
+    Part,
+    Subcode,
+    validate,
+)
 from failcodes.saturation.models import RecodeFlag
 from failcodes.units import UnitKind
 
@@ -108,7 +119,9 @@ def next_version(
     """Apply ``changes`` to the ``kind`` part as version ``codebook.version + 1``.
 
     The changelog is ``title`` followed by one line per change (who decided it, from which
-    proposal). Raises KeyError naming a missing dimension, subcode or leaf.
+    proposal). Deleted and folded leaves get a ``remove`` migration entry.
+    The result is checked with :func:`failcodes.codebook.validate` (CodebookError if a rule
+    breaks). Raises KeyError naming a missing dimension, subcode or leaf.
     """
     parts = list(codebook.parts)
     index = next(i for i, p in enumerate(parts) if p.id == kind)
@@ -117,12 +130,20 @@ def next_version(
         part = _edit_part(part, change)
     parts[index] = part
     changelog = "\n".join([title, *(f"- {c.describe()}" for c in changes)])
-    return Codebook(
-        name=codebook.name,
-        version=codebook.version + 1,
-        parent_version=codebook.version,
-        changelog=changelog,
-        parts=tuple(parts),
+    migration = tuple(
+        MigrationEntry(kind=ChangeKind.REMOVE, old=(c.leaf or "",), note=c.describe())
+        for c in changes
+        if c.op in (ChangeOp.DELETE_LEAF, ChangeOp.FOLD_LEAF)
+    )
+    return validate(
+        Codebook(
+            name=codebook.name,
+            version=codebook.version + 1,
+            parent_version=codebook.version,
+            changelog=changelog,
+            parts=tuple(parts),
+            migration=migration,
+        )
     )
 
 
@@ -154,8 +175,8 @@ def migration_map(changes: Iterable[Change]) -> list[dict[str, str]]:
                     "dimension": c.dimension,
                     "code": c.subcode,
                     "leaf": c.leaf or "",
-                    "action": "carry",
-                    "reason": f"leaf {c.leaf} removed; parent code kept",
+                    "action": "recode",
+                    "reason": f"leaf {c.leaf} removed; parent code kept, leaves to re-code",
                 }
             )
     return out
@@ -177,6 +198,8 @@ def recode_flags(
                 reason = f"coded {code}; new leaf {c.leaf}"
             elif c.op is ChangeOp.ADD_SUBCODE:
                 reason = f"coded {code}; new subcode {c.subcode} in {c.dimension}"
+            elif c.leaf in ann.leaves.get(c.dimension, ()):
+                reason = f"carried leaf {c.leaf}, removed (parent {c.subcode} kept)"
             else:
                 continue
             flags.append(
@@ -189,15 +212,3 @@ def recode_flags(
                 )
             )
     return flags
-
-
-def carry_forward(annotation: Annotation, changes: Sequence[Change]) -> Annotation:
-    """Drop leaf codes that deleted/folded leaves removed (the parent subcode stays)."""
-    removed = {
-        (c.dimension, c.leaf) for c in changes if c.op in (ChangeOp.DELETE_LEAF, ChangeOp.FOLD_LEAF)
-    }
-    leaves = {
-        d: [leaf for leaf in ids if (d, leaf) not in removed]
-        for d, ids in annotation.leaves.items()
-    }
-    return annotation.model_copy(update={"leaves": {d: v for d, v in leaves.items() if v}})

@@ -10,12 +10,11 @@ Specs:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
+from failcodes import codebook
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, InputError
 from failcodes.saturation.coders import Coder, ScriptedCoder
@@ -24,17 +23,20 @@ from failcodes.units import Unit
 
 
 def load_codebook(path: Path) -> Codebook:
-    """Read a codebook from YAML (taxonomy format) or JSON (a project's lineage file)."""
+    """Read and validate a codebook.
+
+    Taxonomy YAML goes through :func:`failcodes.codebook.load` (file:line errors); JSON is the
+    model dump a project keeps in its lineage.
+    """
     path = Path(path)
+    if path.suffix != ".json":
+        return codebook.load(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise InputError("codebook file not found", path=path) from exc
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        return Codebook.model_validate(data)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"cannot parse codebook: {exc}", path=path) from exc
+        return codebook.validate(Codebook.model_validate_json(text))
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or None

@@ -51,6 +51,11 @@ class ProjectConfig(BaseModel):
         description="Deduplication threshold (see failcodes.saturation.dedupe).",
     )
     codebook_name: str = Field(description="Name of the codebook being grown.")
+    export_dir: str | None = Field(
+        default=None,
+        description="Also save every new version there as taxonomy YAML (e.g. taxonomy/); "
+        "relative paths are relative to the working directory.",
+    )
     created_at: datetime = Field(default_factory=_now)
     created_by: str | None = None
 

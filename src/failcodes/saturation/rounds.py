@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from failcodes import codebook as codebook_module
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Codebook
 from failcodes.saturation.changes import (
@@ -362,14 +363,22 @@ def latest_annotations(store: ProjectStore) -> dict[str, Annotation]:
 def apply_changes(
     store: ProjectStore, changes: Sequence[Change], title: str, *, source: str
 ) -> Codebook:
-    """Write the next version (with changes record) and flag touched units for re-coding."""
+    """Write the next version (with changes record) and flag touched units for re-coding.
+
+    The changes record holds the saturation changes (who decided what), the codebook module's
+    diff and migration map, and how many units were flagged. With ``export_dir`` set in the
+    project, the version is first saved there as taxonomy YAML (versions there are immutable).
+    """
+    config = store.config()
     current = store.codebook()
-    kind = store.config().kind
     try:
-        new = next_version(current, kind, changes, title)
+        new = next_version(current, config.kind, changes, title)
     except KeyError as exc:
         raise SaturationError(f"cannot apply changes: {exc.args[0]}") from None
+    if config.export_dir is not None:
+        codebook_module.save(new, Path(config.export_dir))
     flags = recode_flags(latest_annotations(store).values(), changes, new.version)
+    code_diff = codebook_module.diff(current, new)
     record = {
         "version": new.version,
         "parent_version": current.version,
@@ -379,6 +388,8 @@ def apply_changes(
         "changelog": new.changelog,
         "changes": [c.model_dump(mode="json") for c in changes],
         "migration": migration_map(changes),
+        "diff": [str(c) for c in code_diff.changes],
+        "migration_map": codebook_module.migration_map(current, new).model_dump(mode="json"),
         "recode_units": len({f.unit_id for f in flags}),
     }
     store.write_codebook(new, record)
