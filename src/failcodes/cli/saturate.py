@@ -1,6 +1,6 @@
 """``failcodes saturate``: grow a codebook until new data brings nothing new.
 
-    failcodes saturate init NAME --codebook CB.yaml --units UNITS.jsonl [--kind retrieval]
+    failcodes saturate init NAME --codebook CB.yaml --units UNITS.jsonl|--from TRACES.jsonl
     failcodes saturate round NAME [--judge offline] [--proposer offline] [--auto-accept]
     failcodes saturate review NAME [--file REVIEW.yaml | --interactive --reviewer ME]
     failcodes saturate status NAME [--format json] [--figure curve.png]
@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from failcodes.cli._judge_inputs import load_traces
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError
 from failcodes.saturation.figure import accumulation_figure
@@ -52,7 +53,7 @@ from failcodes.saturation.rounds import (
 from failcodes.saturation.status import ProjectStatus, project_status
 from failcodes.saturation.store import DEFAULT_ROOT, ProjectStore
 from failcodes.saturation.terminal import review_interactively
-from failcodes.units import UnitKind
+from failcodes.units import UnitKind, build_units
 
 saturate_app = typer.Typer(
     help="Human-in-the-loop saturation: grow the codebook round by round until nothing new.",
@@ -91,7 +92,16 @@ def _default_reviewer() -> str:
 def init(
     name: NameArg,
     codebook: Annotated[Path, typer.Option(help="Seed codebook (taxonomy YAML or JSON).")],
-    units: Annotated[Path, typer.Option(help="Unit pool, JSONL of units.")],
+    units: Annotated[
+        Path | None, typer.Option(help="Unit pool: JSONL of units.", show_default=False)
+    ] = None,
+    from_traces: Annotated[
+        Path | None,
+        typer.Option("--from", help="Build the pool from traces or disagreements (JSONL) instead."),
+    ] = None,
+    top_k: Annotated[
+        int | None, typer.Option("--top-k", min=1, help="With --from: passages ranked <= K.")
+    ] = None,
     kind: Annotated[UnitKind, typer.Option(help="Codebook part to grow.")] = UnitKind.RETRIEVAL,
     folder: DirOpt = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Units per round.")] = 50,
@@ -117,8 +127,14 @@ def init(
     """Create a saturation project from a seed codebook and a pool of units."""
     if not 0 < threshold <= 1:
         raise ConfigError(f"--threshold must be in (0, 1], got {threshold}")
+    if (units is None) == (from_traces is None):
+        raise ConfigError("give the unit pool with exactly one of --units or --from")
     cb = load_codebook(codebook)
-    pool = [u for u in load_units(units) if u.kind is kind]
+    if units is not None:
+        pool = [u for u in load_units(units) if u.kind is kind]
+    else:
+        assert from_traces is not None
+        pool = build_units(load_traces(from_traces), kind, top_k=top_k)
     config = ProjectConfig(
         name=name,
         kind=kind,

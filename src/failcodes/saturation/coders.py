@@ -2,8 +2,8 @@
 
 The saturation loop needs one call from a judge: code these units, yielding each annotation as
 soon as it is finished, so the round can journal it at once (and a killed round resumes without
-re-coding). :class:`Coder` is that seam; :func:`judge_coder` adapts the judge package
-(``failcodes.judge``) to it, and :class:`ScriptedCoder` is the deterministic fake for tests.
+re-coding). :class:`Coder` is that seam; :class:`failcodes.saturation.judging.JudgeCoder`
+adapts the judge package to it, and :class:`ScriptedCoder` is the deterministic fake for tests.
 """
 
 from __future__ import annotations
@@ -33,8 +33,13 @@ class Coder(Protocol):
         """LLM, or HEURISTIC for the offline baseline and fakes."""
         ...
 
-    def code(self, units: Sequence[Unit], codebook: Codebook) -> Iterator[Annotation]:
-        """Yield one annotation per unit (any order)."""
+    def code(
+        self, units: Sequence[Unit], codebook: Codebook, *, workdir: Path
+    ) -> Iterator[Annotation]:
+        """Yield one annotation per unit (any order).
+
+        ``workdir`` (the round's folder) may hold the coder's own journal or cache.
+        """
         ...
 
 
@@ -66,7 +71,13 @@ class ScriptedCoder:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         return cls(codes=data.get("codes", {}), leaves=data.get("leaves", {}), **kwargs)  # type: ignore[arg-type]
 
-    def code(self, units: Sequence[Unit], codebook: Codebook) -> Iterator[Annotation]:
+    def code(
+        self,
+        units: Sequence[Unit],
+        codebook: Codebook,
+        *,
+        workdir: Path | None = None,  # noqa: ARG002
+    ) -> Iterator[Annotation]:
         """Yield scripted annotations, one per unit, in order."""
         ref = codebook_ref(codebook)
         for unit in units:

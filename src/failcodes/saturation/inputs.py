@@ -74,9 +74,9 @@ def resolve_coder(spec: str, *, base_url: str | None = None) -> Coder:
     """The coder named by ``spec`` (see module docstring)."""
     if spec.startswith("scripted:"):
         return ScriptedCoder.from_file(_scripted_path(spec))
-    from failcodes.saturation.judging import judge_coder
+    from failcodes.saturation.judging import JudgeCoder
 
-    return judge_coder(spec, base_url=base_url)
+    return JudgeCoder(spec, base_url=base_url)
 
 
 def resolve_proposer(spec: str, *, base_url: str | None = None) -> Proposer:

@@ -1,20 +1,157 @@
-"""Adapters from the judge package (``failcodes.judge``) to the saturation seams.
+"""Adapters from the judge package (:mod:`failcodes.judge`) to the saturation seams.
 
-PLACEHOLDER until the judge package lands on main: every spec raises ConfigError.
+* :class:`JudgeCoder` codes a round's batch with :func:`failcodes.judge.run_judge`, using a
+  judge run folder inside the round (``rounds/rNNNN/judge/``): the judge's own journal commits
+  every finished unit, so a round killed mid-coding resumes there without re-judging.
+* :class:`ProviderTextModel` lets the :class:`~failcodes.saturation.proposers.LLMProposer`
+  talk to an Anthropic/OpenAI(-compatible) provider with a JSON-schema structured answer.
 """
 
 from __future__ import annotations
 
-from failcodes.errors import ConfigError
-from failcodes.saturation.coders import Coder
+import asyncio
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from failcodes.annotations import Annotation, CoderKind
+from failcodes.codebook import Codebook
+from failcodes.errors import ConfigError, ProviderError
+from failcodes.judge import make_coder, parse_spec, read_annotations, run_judge
+from failcodes.judge.providers import (
+    LLMProvider,
+    Message,
+    ProviderReply,
+    ProviderRequest,
+    RetryableProviderError,
+)
 from failcodes.saturation.proposers import LLMProposer
+from failcodes.units import Unit
 
 
-def judge_coder(spec: str, *, base_url: str | None = None) -> Coder:
-    """A coder running the judge ``spec`` (offline, anthropic:MODEL, openai:MODEL)."""
-    raise ConfigError(f"judge {spec!r} needs failcodes.judge, not available yet (base {base_url})")
+@dataclass
+class JudgeCoder:
+    """A saturation coder backed by a judge spec (``offline``, ``anthropic:M``, ``openai:M``)."""
+
+    spec: str
+    base_url: str | None = None
+
+    def __post_init__(self) -> None:
+        parse_spec(self.spec)  # ConfigError for an unknown judge, before any round starts
+
+    @property
+    def name(self) -> str:
+        """The judge spec."""
+        return self.spec
+
+    @property
+    def kind(self) -> CoderKind:
+        """HEURISTIC for the offline baseline, LLM otherwise."""
+        return CoderKind.HEURISTIC if parse_spec(self.spec)[0] == "offline" else CoderKind.LLM
+
+    def code(
+        self, units: Sequence[Unit], codebook: Codebook, *, workdir: Path
+    ) -> Iterator[Annotation]:
+        """Judge ``units`` into ``workdir/judge`` (resuming it) and yield their annotations."""
+        if not units:
+            return
+        run_dir = workdir / "judge"
+        coder = make_coder(self.spec, base_url=self.base_url)
+        run_judge(units, coder, codebook, units[0].kind, run_dir=run_dir)
+        wanted = {u.id for u in units}
+        for annotation in read_annotations(run_dir):
+            if annotation.unit_id in wanted:
+                yield annotation
+
+
+def proposals_schema() -> dict[str, Any]:
+    """JSON schema of the proposer's answer (strict-mode friendly: all fields required).
+
+    Dimension and subcode ids are checked against the codebook afterwards
+    (:func:`failcodes.saturation.proposers.parse_answer`), with one retry on error.
+    """
+    item = {
+        "type": "object",
+        "properties": {
+            "dimension": {"type": "string"},
+            "parent_subcode": {"type": "string"},
+            "name": {"type": "string"},
+            "definition": {"type": "string"},
+            "example_unit_ids": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["dimension", "parent_subcode", "name", "definition", "example_unit_ids"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"proposals": {"type": "array", "items": item}},
+        "required": ["proposals"],
+        "additionalProperties": False,
+    }
+
+
+@dataclass
+class ProviderTextModel:
+    """One structured call to an LLM provider per prompt, with backoff on transient errors."""
+
+    spec: str
+    base_url: str | None = None
+    max_output_tokens: int = 4096
+    attempts: int = 4
+    provider: LLMProvider | None = None  # injected in tests; built from spec otherwise
+
+    @property
+    def name(self) -> str:
+        """The provider spec."""
+        return self.spec
+
+    def _provider(self) -> LLMProvider:
+        if self.provider is not None:
+            return self.provider
+        coder = make_coder(self.spec, base_url=self.base_url)
+        if not isinstance(coder, LLMProvider):
+            raise ConfigError(
+                f"{self.spec!r} is not an LLM; use --proposer offline for the heuristic baseline"
+            )
+        return coder
+
+    def complete(self, system: str, user: str) -> str:
+        """Send the prompt; return the structured payload as JSON text (or the raw text)."""
+        request = ProviderRequest(
+            system=system,
+            messages=(Message(role="user", content=user),),
+            schema=proposals_schema(),
+            schema_name="proposals",
+            max_output_tokens=self.max_output_tokens,
+        )
+        provider = self._provider()
+
+        async def call() -> ProviderReply:
+            try:
+                for attempt in range(self.attempts):
+                    try:
+                        return await provider.complete(request)
+                    except RetryableProviderError as exc:
+                        if attempt == self.attempts - 1:
+                            raise ProviderError(f"{self.spec}: {exc}") from exc
+                        wait = exc.retry_after if exc.retry_after is not None else 2.0**attempt
+                        await asyncio.sleep(wait)
+                raise AssertionError("unreachable")  # pragma: no cover
+            finally:
+                if self.provider is None:
+                    await provider.aclose()
+
+        reply = asyncio.run(call())
+        if isinstance(reply.payload, dict | list):
+            return json.dumps(reply.payload)
+        return reply.text
 
 
 def llm_proposer(spec: str, *, base_url: str | None = None) -> LLMProposer:
-    """An LLM proposer over the judge provider ``spec``."""
-    raise ConfigError(f"proposer llm:{spec} needs failcodes.judge, not available yet ({base_url})")
+    """An LLM proposer over the judge provider ``spec`` (``anthropic:MODEL``...)."""
+    name, _ = parse_spec(spec)
+    if name == "offline":
+        raise ConfigError("llm:offline is not an LLM; use --proposer offline")
+    return LLMProposer(ProviderTextModel(spec, base_url))

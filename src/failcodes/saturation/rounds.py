@@ -197,7 +197,7 @@ def run_round(
     if record.phase is RoundPhase.DRAWN:
         done = {a.unit_id for a in store.round_annotations(record.number)}
         todo = [u for u in units if u.id not in done]
-        for annotation in coder.code(todo, codebook):
+        for annotation in coder.code(todo, codebook, workdir=store.round_dir(record.number)):
             if annotation.unit_id in done:
                 continue
             store.append_annotation(record.number, annotation)
