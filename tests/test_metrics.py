@@ -168,13 +168,14 @@ def test_verdict_distribution_table5_shape() -> None:
 
 
 def test_label_for_missing_question_or_sentence_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="question 'q9'"):
+    # Messages from failcodes.labels.check_labels_against_traces.
+    with pytest.raises(InputError, match="no trace has question_id 'q9'"):
         compute_metrics(
             traces_a(), [*labels(), Label(sentence_id="x", question_id="q9", has_error=True)]
         )
-    with pytest.raises(InputError, match="sentence 'nope'"):
+    with pytest.raises(InputError, match="no trace has sentence_id 'nope'"):
         compute_metrics(traces_a(), [Label(sentence_id="nope", has_error=True)])
-    with pytest.raises(InputError, match="claim 'c99'"):
+    with pytest.raises(InputError, match="no trace has claim_id 'c99'"):
         compute_metrics(traces_a(), [Label(claim_id="c99", has_error=True)])
     with pytest.raises(InputError, match="two labels for sentence 's1'"):
         compute_metrics(

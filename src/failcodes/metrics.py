@@ -42,7 +42,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from failcodes.errors import InputError
-from failcodes.labels import Label
+from failcodes.labels import Label, check_labels_against_traces, index_labels
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
@@ -383,83 +383,48 @@ def bootstrap_intervals(
 
 
 class LabelIndex:
-    """Looks up the clinical label of a sentence or a claim.
+    """Looks up the clinical label of a sentence or a claim (rules of :mod:`failcodes.labels`).
 
-    Sentence labels are keyed by (question_id, sentence_id), or by sentence_id alone when the
-    label has no question_id. A claim's label is its claim-level label if one exists (keyed
-    likewise by claim_id), else its parent sentence's. Two labels for the same target raise
-    :class:`InputError`.
+    Sentence labels are keyed by sentence_id, claim labels by claim_id
+    (:func:`failcodes.labels.index_labels`; two labels for one target raise
+    :class:`InputError`). A claim's label is its own claim-level label if one exists, else its
+    parent sentence's.
     """
 
     def __init__(self, labels: Iterable[Label]) -> None:
-        self.sentence: dict[tuple[str | None, str], Label] = {}
-        self.claim: dict[tuple[str | None, str], Label] = {}
-        for lab in labels:
-            if lab.claim_id is not None:
-                table, key, what = self.claim, (lab.question_id, lab.claim_id), "claim"
-            else:
-                assert lab.sentence_id is not None  # guaranteed by Label's validator
-                table, key, what = self.sentence, (lab.question_id, lab.sentence_id), "sentence"
-            if key in table:
-                where = f" in question {key[0]!r}" if key[0] is not None else ""
-                raise InputError(f"two labels for {what} {key[1]!r}{where}", field=f"{what}_id")
-            table[key] = lab
+        self.labels = list(labels)
+        self._index = index_labels(self.labels)
 
     def for_sentence(self, question_id: str, sentence_id: str) -> Label | None:
-        """Return the sentence's label, or None."""
-        return self.sentence.get((question_id, sentence_id)) or self.sentence.get(
-            (None, sentence_id)
-        )
+        """Return the sentence's label, or None (``question_id`` is not part of the key)."""
+        del question_id
+        return self._index.sentence.get(sentence_id)
 
     def for_claim(self, question_id: str, sentence_id: str, claim_id: str) -> Label | None:
         """Return the claim's own label, else its parent sentence's, else None."""
-        return (
-            self.claim.get((question_id, claim_id))
-            or self.claim.get((None, claim_id))
-            or self.for_sentence(question_id, sentence_id)
-        )
+        del question_id
+        return self._index.claim.get(claim_id) or self._index.sentence.get(sentence_id)
 
     def labelled_sentences(self, traces: Sequence[Trace]) -> list[SentenceKey]:
         """Return every labelled sentence as a key, checking each label matches the traces.
 
-        A sentence label matches if its question occurs in ``traces`` (a labelled sentence
-        with no claim is then reported as *without claims*), or, without a question_id, if
-        some trace has its sentence_id. A claim label matches if some trace has its claim.
-        Anything else is a label for a sentence that does not exist: :class:`InputError`.
+        Uses :func:`failcodes.labels.check_labels_against_traces`: a sentence label whose
+        sentence_id is in no trace but whose question_id is (a sentence the systems extracted
+        no claim from) becomes a known sentence, reported as *without claims*. A label that
+        matches nothing raises :class:`InputError` (the first one, with a count of the rest).
         """
-        questions = {t.question_id for t in traces}
-        by_sid: dict[str, set[str]] = {}
-        claims = {(t.question_id, t.claim_id) for t in traces}
-        claim_ids = {cid for _, cid in claims}
+        problems = check_labels_against_traces(self.labels, traces)
+        if problems:
+            first = problems[0]
+            extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
+            raise InputError(first.message + extra, field=first.field)
+        questions_of: dict[str, set[str]] = {}
         for t in traces:
-            by_sid.setdefault(t.sentence_id, set()).add(t.question_id)
+            questions_of.setdefault(t.sentence_id, set()).add(t.question_id)
         keys: list[SentenceKey] = []
-        for (qid, sid), _lab in sorted(
-            self.sentence.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])
-        ):
-            if qid is not None:
-                if qid not in questions:
-                    raise InputError(
-                        f"label for sentence {sid!r} of question {qid!r}, "
-                        "which does not occur in the traces",
-                        field="question_id",
-                    )
-                keys.append(SentenceKey(question_id=qid, sentence_id=sid))
-            else:
-                qids = by_sid.get(sid)
-                if not qids:
-                    raise InputError(
-                        f"label for sentence {sid!r}, which does not occur in the traces",
-                        field="sentence_id",
-                    )
-                keys.extend(SentenceKey(question_id=q, sentence_id=sid) for q in sorted(qids))
-        for qid, cid in self.claim:
-            found = (qid, cid) in claims if qid is not None else cid in claim_ids
-            if not found:
-                raise InputError(
-                    f"label for claim {cid!r}, which does not occur in the traces",
-                    field="claim_id",
-                )
+        for sid, lab in sorted(self._index.sentence.items()):
+            qids = questions_of.get(sid) or ({lab.question_id} if lab.question_id else set())
+            keys.extend(SentenceKey(question_id=q, sentence_id=sid) for q in sorted(qids))
         return keys
 
 
