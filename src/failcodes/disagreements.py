@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -38,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
+from failcodes.io import AtomicBatch
 from failcodes.labels import Label
 from failcodes.mapping import (
     DEFAULT_MAPPING,
@@ -309,21 +308,6 @@ def count_by_kind(items: Iterable[Disagreement]) -> dict[tuple[str, str], dict[s
 # ---------------------------------------------------------------------------- files
 
 
-@contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temp path beside ``path``; on success rename it over ``path``, else delete it."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        tmp.replace(target)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def _format_of(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
@@ -335,12 +319,19 @@ def _format_of(path: Path) -> str:
     )
 
 
-def write_disagreements(path: str | Path, items: Iterable[Disagreement]) -> Path:
-    """Write disagreements as JSONL or Parquet (by suffix), atomically. Returns the path."""
+def write_disagreements(
+    path: str | Path, items: Iterable[Disagreement], *, batch: AtomicBatch | None = None
+) -> Path:
+    """Write disagreements as JSONL or Parquet (by suffix), atomically. Returns the path.
+
+    With ``batch`` the file is staged in that :class:`~failcodes.io.AtomicBatch` (moved into
+    place when the batch commits); otherwise it is committed at once.
+    """
     target = Path(path)
     fmt = _format_of(target)
     records = [d.model_dump(mode="json") for d in items]
-    with atomic_path(target) as tmp:
+    with contextlib.nullcontext(batch) if batch is not None else AtomicBatch() as stage:
+        tmp = stage.stage(target)
         if fmt == "jsonl":
             with tmp.open("w", encoding="utf-8") as fh:
                 for rec in records:

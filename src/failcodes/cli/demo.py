@@ -1,0 +1,47 @@
+"""``failcodes demo``: run the offline demo on bundled data and print where outputs are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.table import Table
+
+from failcodes.cli.main import app
+from failcodes.cli.metrics import make_console
+from failcodes.demo import DEFAULT_OUT, STEPS, run_demo
+
+
+def frame_table(title: str, frame: pd.DataFrame) -> Table:
+    """Render a DataFrame as a rich table (missing values as '–')."""
+    table = Table(title=title, title_justify="left")
+    for col in frame.columns:
+        numeric = pd.api.types.is_numeric_dtype(frame[col])
+        table.add_column(str(col), justify="right" if numeric else "left")
+    for row in frame.itertuples(index=False):
+        table.add_row(*("–" if pd.isna(v) else str(v) for v in row))
+    return table
+
+
+@app.command("demo")
+def demo(
+    out: Annotated[
+        Path, typer.Option("-o", "--out", help="Output folder for the demo's files.")
+    ] = DEFAULT_OUT,
+) -> None:
+    """Run every demo step offline on the bundled data (no API key, no network)."""
+    console = make_console()
+    files: list[Path] = []
+    for i, (step, output) in enumerate(run_demo(out), start=1):
+        console.rule(f"[bold]{i}/{len(STEPS)} {step.name}[/bold]: {step.description}")
+        for line in output.lines:
+            console.print(line, highlight=False)
+        for title, frame in output.tables:
+            console.print(frame_table(title, frame))
+        files += output.files
+    console.rule("[bold]outputs")
+    for path in files:
+        console.print(str(path), highlight=False)
+    console.print(f"demo finished; everything is under {out}/", highlight=False)

@@ -1,0 +1,65 @@
+"""``failcodes disagreements``: write every FN/FP sentence (or claim) with its evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from failcodes.cli.main import app
+from failcodes.cli.metrics import MAPPING_HELP, load_inputs, make_console
+from failcodes.disagreements import (
+    Disagreement,
+    count_by_kind,
+    find_disagreements,
+    write_disagreements,
+)
+from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
+from failcodes.metrics import Level, WithoutClaimsPolicy
+
+
+def summary_table(items: list[Disagreement], *, title: str = "Disagreements") -> Table:
+    """Rich table of FN/FP counts per system x mapping."""
+    table = Table(title=title)
+    for col in ("system", "mapping", "FN (missed)", "FP (false alarm)"):
+        table.add_column(col, justify="left" if col in ("system", "mapping") else "right")
+    for (system, mapping), counts in sorted(count_by_kind(items).items()):
+        table.add_row(system, mapping, str(counts["FN"]), str(counts["FP"]))
+    return table
+
+
+@app.command("disagreements")
+def disagreements(
+    traces: Annotated[
+        list[Path],
+        typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
+    ],
+    labels: Annotated[Path, typer.Option("--labels", help="Clinical labels file.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output file: .jsonl or .parquet.")],
+    mapping: Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)] = None,
+    level: Annotated[Level, typer.Option("--level", help="Unit compared.")] = Level.SENTENCE,
+    without_claims: Annotated[
+        WithoutClaimsPolicy,
+        typer.Option(
+            "--without-claims",
+            help="Labelled sentences a system has no claim for: leave out, or count as "
+            "'no error flagged' (then a labelled error there is an FN with no claims).",
+        ),
+    ] = WithoutClaimsPolicy.EXCLUDE,
+) -> None:
+    """Every sentence where a system's mapped verdict differs from the clinical label."""
+    maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
+    trace_list, label_list = load_inputs(traces, labels)
+    items: list[Disagreement] = []
+    for m in maps:
+        items.extend(
+            find_disagreements(
+                trace_list, label_list, m, level=level, without_claims=without_claims
+            )
+        )
+    path = write_disagreements(out, items)
+    console = make_console()
+    console.print(summary_table(items))
+    console.print(f"wrote {len(items)} disagreements to {path}", highlight=False)

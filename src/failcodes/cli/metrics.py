@@ -1,0 +1,202 @@
+"""``failcodes metrics``: P/R/F1 and friends per system x mapping, with bootstrap CIs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from failcodes import io
+from failcodes.cli.main import app
+from failcodes.labels import Label
+from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
+from failcodes.metrics import (
+    METRICS,
+    Level,
+    MetricResult,
+    MetricsReport,
+    VerdictDistribution,
+    WithoutClaimsPolicy,
+    compute_metrics,
+)
+from failcodes.traces import Trace
+from failcodes.verdicts import Verdict
+
+
+class OutputFormat(StrEnum):
+    """How ``failcodes metrics`` prints its results."""
+
+    TABLE = "table"
+    JSON = "json"
+    CSV = "csv"
+
+
+_SHORT = {
+    "precision": "P",
+    "recall": "R",
+    "f1": "F1",
+    "specificity": "Spec",
+    "balanced_accuracy": "BalAcc",
+    "youden_j": "J",
+    "accuracy": "Acc",
+}
+
+MAPPING_HELP = (
+    "Error mapping (repeatable): "
+    + ", ".join(NAMED_MAPPINGS)
+    + ", or comma-separated verdicts such as 'refuted,ambiguous'."
+)
+
+
+def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Trace], list[Label]]:
+    """Read traces from several files (claim ids unique across them) and check the labels."""
+    seen: dict[tuple[str, str], tuple[Path, int]] = {}
+    traces: list[Trace] = []
+    for path in trace_paths:
+        traces.extend(io.read_traces(path, seen=seen))
+    labels = io.read_labels(labels_path, traces=traces)
+    return traces, labels
+
+
+def make_console() -> Console:
+    """A console for tables: the terminal's width, or 200 columns when piped."""
+    return Console() if sys.stdout.isatty() else Console(width=200)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _cell(result: MetricResult, name: str) -> str:
+    est = result.metrics[name]
+    text = _pct(est.value)
+    ci = result.intervals.get(name)
+    if est.value is not None and ci is not None:
+        text += f"\n[{_pct(ci.low)}, {_pct(ci.high)}]" if ci.low is not None else "\n[–]"
+    return text
+
+
+def metrics_table(report: MetricsReport, *, title: str | None = None) -> Table:
+    """Render metric results as a rich table (percentages; '–' = undefined, see notes)."""
+    ci = ""
+    if report.bootstrap is not None:
+        b = report.bootstrap
+        ci = f", {100 * b.confidence:g}% CI: {b.resamples} question resamples, seed {b.seed}"
+    table = Table(title=title or f"{report.level.value}-level metrics (%){ci}")
+    for col in ("system", "mapping", "n", "TP", "FP", "FN", "TN"):
+        table.add_column(col, justify="left" if col in ("system", "mapping") else "right")
+    for name in METRICS:
+        table.add_column(_SHORT[name], justify="right")
+    for r in report.results:
+        table.add_row(
+            r.system,
+            r.mapping,
+            str(r.n),
+            str(r.tp),
+            str(r.fp),
+            str(r.fn),
+            str(r.tn),
+            *(_cell(r, name) for name in METRICS),
+        )
+    return table
+
+
+def distribution_table(dists: Sequence[VerdictDistribution], *, title: str | None = None) -> Table:
+    """Render verdict distributions as a rich table (Table 5 shape; % of claims)."""
+    shown = [v for v in Verdict if v is not Verdict.OUT_OF_SCOPE] + (
+        [Verdict.OUT_OF_SCOPE] if any(d.counts[Verdict.OUT_OF_SCOPE] for d in dists) else []
+    )
+    table = Table(title=title or "Verdict distribution (% of claims)")
+    table.add_column("system")
+    table.add_column("claims", justify="right")
+    for v in shown:
+        table.add_column(v.value, justify="right")
+    for d in dists:
+        table.add_row(d.system, str(d.n_claims), *(_pct(d.proportions[v].value) for v in shown))
+    return table
+
+
+def notes(report: MetricsReport) -> list[str]:
+    """Human-readable notes: undefined metrics and why, unlabelled units, sentences w/o claims."""
+    out: list[str] = []
+    reasons: dict[str, set[str]] = {}
+    for r in report.results:
+        for name in METRICS:
+            reason = r.metrics[name].undefined_reason
+            if reason:
+                reasons.setdefault(reason, set()).add(f"{r.system}/{r.mapping}:{_SHORT[name]}")
+        if r.n_unlabelled and r.mapping == report.results[0].mapping:
+            out.append(f"{r.system}: {r.n_unlabelled} unlabelled {r.level.value}s left out")
+    for reason, where in sorted(reasons.items()):
+        shown = sorted(where)
+        more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
+        out.append(f"– undefined ({reason}): {', '.join(shown[:6])}{more}")
+    if report.without_claims:
+        by_system: dict[str, int] = {}
+        for m in report.without_claims:
+            by_system[m.system] = by_system.get(m.system, 0) + 1
+        policy = report.results[0].without_claims_policy if report.results else None
+        action = "counted as no error" if policy is WithoutClaimsPolicy.NO_ERROR else "left out"
+        listed = ", ".join(f"{s}: {n}" for s, n in sorted(by_system.items()))
+        out.append(f"labelled sentences without claims ({action}): {listed}")
+    return out
+
+
+@app.command("metrics")
+def metrics(
+    traces: Annotated[
+        list[Path],
+        typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
+    ],
+    labels: Annotated[Path, typer.Option("--labels", help="Clinical labels file.")],
+    mapping: Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)] = None,
+    level: Annotated[Level, typer.Option("--level", help="Unit of the metrics.")] = Level.SENTENCE,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", min=0, help="Cluster-bootstrap resamples (0 = no CIs).")
+    ] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    confidence: Annotated[
+        float, typer.Option("--confidence", min=0.5, max=0.999, help="CI level.")
+    ] = 0.95,
+    without_claims: Annotated[
+        WithoutClaimsPolicy,
+        typer.Option(
+            "--without-claims",
+            help="Labelled sentences a system has no claim for: leave out (reported) or "
+            "count as 'no error flagged'.",
+        ),
+    ] = WithoutClaimsPolicy.EXCLUDE,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = (
+        OutputFormat.TABLE
+    ),
+) -> None:
+    """Precision, recall, F1, specificity, balanced accuracy, Youden J, accuracy per system."""
+    maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
+    trace_list, label_list = load_inputs(traces, labels)
+    report = compute_metrics(
+        trace_list,
+        label_list,
+        maps,
+        level=level,
+        bootstrap=bootstrap,
+        seed=seed,
+        confidence=confidence,
+        without_claims=without_claims,
+    )
+    if fmt is OutputFormat.JSON:
+        typer.echo(json.dumps([r.flat() for r in report.results], indent=2, allow_nan=False))
+    elif fmt is OutputFormat.CSV:
+        report.to_dataframe().to_csv(sys.stdout, index=False, lineterminator="\n")
+    else:
+        console = make_console()
+        console.print(metrics_table(report))
+        console.print(distribution_table(report.distributions))
+        for line in notes(report):
+            console.print(line, highlight=False)

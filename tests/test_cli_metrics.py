@@ -1,0 +1,179 @@
+"""``failcodes metrics``, ``disagreements`` and ``demo`` through a real subprocess."""
+
+from __future__ import annotations
+
+import io as stdio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from failcodes import io
+from failcodes.disagreements import read_disagreements
+from failcodes.labels import Label
+from tests.metrics_fixtures import labels, traces_a
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "failcodes", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    traces, labs = tmp_path / "traces.jsonl", tmp_path / "labels.csv"
+    io.write_traces(traces, traces_a())
+    io.write_labels(labs, labels())
+    return traces, labs
+
+
+def test_metrics_json_matches_hand_computation(files: tuple[Path, Path], tmp_path: Path) -> None:
+    traces, labs = files
+    args = ["metrics", "--traces", str(traces), "--labels", str(labs), "-m", "refuted"]
+    args += ["-m", "strict", "--bootstrap", "200", "--seed", "4", "--format", "json"]
+    res = run(*args, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)
+    assert [(r["system"], r["mapping"], r["level"]) for r in rows] == [
+        ("A", "refuted", "sentence"),
+        ("A", "strict", "sentence"),
+    ]
+    # Hand computation in test_metrics.py: refuted 1,0,2,3 (F1 = 2/4); strict 1,3,2,0 (2/7).
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [(1, 0, 2, 3), (1, 3, 2, 0)]
+    assert rows[0]["f1"] == pytest.approx(0.5)
+    assert rows[1]["f1"] == pytest.approx(2 / 7)
+    for r in rows:
+        for m in ("precision", "recall", "f1"):
+            assert f"{m}_ci_low" in r and f"{m}_ci_high" in r
+        assert r["f1_ci_low"] <= r["f1"] <= r["f1_ci_high"]
+        assert r["n_without_claims"] == 1  # s7
+    assert run(*args, cwd=tmp_path).stdout == res.stdout  # same seed, same output
+
+
+def test_metrics_csv_and_table(files: tuple[Path, Path], tmp_path: Path) -> None:
+    traces, labs = files
+    res = run(
+        "metrics",
+        "--traces",
+        str(traces),
+        "--labels",
+        str(labs),
+        "--level",
+        "claim",
+        "--format",
+        "csv",
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    df = pd.read_csv(stdio.StringIO(res.stdout))
+    # Claim level, refuted: 1,0,3,5 (test_metrics.py).
+    assert df.loc[0, ["tp", "fp", "fn", "tn"]].tolist() == [1, 0, 3, 5]
+    assert df.loc[0, "level"] == "claim"
+    res = run(
+        "metrics",
+        "--traces",
+        str(traces),
+        "--labels",
+        str(labs),
+        "-m",
+        "non_supported",
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "non_supported" in res.stdout
+    assert "labelled sentences without claims (left out): A: 1" in res.stdout
+    # non_supported: TN = 0, so nothing undefined; specificity is 0.0 and shown.
+    assert "Verdict distribution" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["-m", "maybe"], "unknown error mapping or verdict 'maybe'"),
+        (["--traces", "missing.jsonl"], "missing.jsonl"),
+    ],
+)
+def test_metrics_bad_input_one_line_exit_2(
+    files: tuple[Path, Path], tmp_path: Path, extra: list[str], message: str
+) -> None:
+    traces, labs = files
+    res = run("metrics", "--traces", str(traces), "--labels", str(labs), *extra, cwd=tmp_path)
+    assert res.returncode == 2
+    assert message in res.stderr
+    assert "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_disagreements_writes_table_and_refuses_bad_labels(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    traces, labs = files
+    out = tmp_path / "out" / "d.jsonl"
+    res = run(
+        "disagreements",
+        "--traces",
+        str(traces),
+        "--labels",
+        str(labs),
+        "-m",
+        "strict",
+        "-o",
+        str(out),
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    items = read_disagreements(out)
+    # strict: FP s2, s4, s6; FN s3, s5 (test_disagreements.py).
+    assert sorted((d.sentence_id, d.kind.value) for d in items) == [
+        ("s2", "FP"),
+        ("s3", "FN"),
+        ("s4", "FP"),
+        ("s5", "FN"),
+        ("s6", "FP"),
+    ]
+    assert f"wrote 5 disagreements to {out}" in res.stdout
+    bad = tmp_path / "bad.jsonl"
+    io.write_labels(bad, [*labels(), Label(sentence_id="ghost", has_error=True)])
+    out2 = tmp_path / "d2.jsonl"
+    res = run(
+        "disagreements",
+        "--traces",
+        str(traces),
+        "--labels",
+        str(bad),
+        "-o",
+        str(out2),
+        cwd=tmp_path,
+    )
+    assert res.returncode == 2
+    assert "ghost" in res.stderr and "Traceback" not in res.stderr
+    assert not out2.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".d2")]
+
+
+def test_demo_runs_offline_on_bundled_data(tmp_path: Path) -> None:
+    res = run("demo", "-o", "demo-out", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    base = tmp_path / "demo-out"
+    metrics = json.loads((base / "metrics" / "scifact-dev.json").read_text())
+    systems = {r["system"] for r in metrics}
+    assert systems == {
+        "multivers-scifact",
+        "multivers-healthver",
+        "multivers-covidfact",
+        "multivers-fever",
+    }
+    assert all(r["f1_ci_low"] is not None for r in metrics if r["f1"] is not None)
+    items = read_disagreements(base / "disagreements" / "scifact-dev.jsonl")
+    fever = [r for r in metrics if r["system"] == "multivers-fever" and r["mapping"] == "refuted"]
+    assert sum(d.system == "multivers-fever" for d in items) == fever[0]["fn"] + fever[0]["fp"]
+    assert "everything is under demo-out/" in res.stdout
