@@ -117,3 +117,32 @@ def test_unknown_dimension_is_unscored_not_defaulted() -> None:
     assert res.answer is None
     assert res.reason is not None and "no rule for dimension 'temporal'" in res.reason
     assert Status.UNSCORED.value == "unscored"
+
+
+def test_offline_codes_every_dimension_of_the_bundled_v1_codebook() -> None:
+    from failcodes.codebook import bundled
+
+    v1 = bundled()
+    coder = OfflineCoder()
+    r = coder.code(_r(P_FRAGMENT), v1.part(UnitKind.RETRIEVAL))
+    assert r.answer is not None, r.reason
+    # P_FRAGMENT shares no content word with the claim, starts lower-case, has no final '.'
+    assert r.answer.codes == {
+        "entity_match": "irrelevant",
+        "scope": "broader_scope",
+        "trustworthy": "trustworthy_source",
+        "evidence_polarity": "neutral",
+        "chunking": "truncated",
+    }
+    unit = Unit(
+        id="v",
+        kind=UnitKind.VERIFICATION,
+        claim=CLAIM,
+        passages=(P_GOOD,),
+        reasoning='The passage says "metformin cures diabetes in all patients", so supported.',
+        verdict=Verdict.SUPPORTED,
+    )
+    v = coder.code(unit, v1.part(UnitKind.VERIFICATION))
+    assert v.answer is not None, v.reason
+    assert set(v.answer.codes) == {d.id for d in v1.part(UnitKind.VERIFICATION).dimensions}
+    assert v.answer.codes["grounding"] == "fabricated_quote"  # the quoted text is not there

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.hashing import content_hash
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
+
+if TYPE_CHECKING:  # disagreements imports metrics/pandas: keep units light at runtime
+    from failcodes.disagreements import Disagreement
 
 
 class UnitKind(StrEnum):
@@ -168,3 +172,36 @@ def build_units(traces: Iterable[Trace], kind: UnitKind, *, top_k: int | None = 
     if kind is UnitKind.RETRIEVAL:
         return retrieval_units(traces, top_k=top_k)
     return verification_units(traces, top_k=top_k)
+
+
+def disagreement_traces(disagreements: Iterable[Disagreement]) -> list[Trace]:
+    """Return the traces behind disagreements: one per claim record, in order.
+
+    A claim shared by several disagreements (e.g. under two mappings) appears once per
+    (system, question, sentence, claim).
+    """
+    seen: set[tuple[str, str, str, str]] = set()
+    out: list[Trace] = []
+    for d in disagreements:
+        for c in d.claims:
+            key = (d.system, d.question_id, d.sentence_id, c.claim_id)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(
+                Trace(
+                    system=d.system,
+                    question_id=d.question_id,
+                    sentence_id=d.sentence_id,
+                    claim_id=c.claim_id,
+                    claim=c.claim,
+                    sentence=d.sentence,
+                    verdict=c.verdict,
+                    raw_verdict=c.raw_verdict,
+                    reasoning=c.reasoning,
+                    verifier=c.verifier,
+                    retriever=c.retriever,
+                    passages=c.passages,
+                )
+            )
+    return out

@@ -1,68 +1,69 @@
 """Reading the inputs of ``judge`` and ``attribute``: traces or disagreements, and a codebook.
 
-A ``--from`` file is JSONL (one trace, or one disagreement carrying its trace under
-``trace``), or anything :mod:`failcodes.io` reads when that module is available.
+A ``--from`` file is either a disagreements table (``failcodes disagreements`` output, JSONL
+or Parquet) or a traces file in any format :func:`failcodes.io.read_traces` reads.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import ValidationError
-
+from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
-from failcodes.errors import CodebookError, InputError
+from failcodes.disagreements import Disagreement, read_disagreements
+from failcodes.errors import InputError
+from failcodes.io import read_traces
 from failcodes.traces import Trace
+from failcodes.units import disagreement_traces
 
 
-def _trace_of(obj: Any, path: Path, line: int) -> Trace:
-    if not isinstance(obj, dict):
-        raise InputError("expected a JSON object", path=path, line=line)
-    body = obj.get("trace", obj) if isinstance(obj.get("trace"), dict) else obj
-    try:
-        return Trace.model_validate(body)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or None
-        raise InputError(err["msg"], path=path, line=line, field=field) from None
+def is_disagreements_file(path: Path) -> bool:
+    """True if ``path`` holds disagreements (records with ``kind`` and ``claims``)."""
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        try:
+            with path.open(encoding="utf-8") as fh:
+                for line in fh:
+                    if line.strip():
+                        rec = json.loads(line)
+                        return isinstance(rec, dict) and "claims" in rec and "kind" in rec
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return False  # let the trace reader report the problem with its location
+        return False
+    if suffix in (".parquet", ".pq"):
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+        try:
+            names = set(pq.read_schema(path).names)
+        except Exception:
+            return False
+        return {"claims", "kind"} <= names
+    return False
+
+
+def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | None]:
+    """Read ``--from``: the traces to judge, and the disagreements when the file holds them."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file", path=p)
+    if is_disagreements_file(p):
+        items = read_disagreements(p)
+        traces = disagreement_traces(items)
+        if not traces:
+            raise InputError("the disagreements carry no claims to judge", path=p)
+        return traces, items
+    traces = read_traces(p)
+    if not traces:
+        raise InputError("no traces found", path=p)
+    return traces, None
 
 
 def load_traces(path: str | Path) -> list[Trace]:
-    """Read traces (or disagreements' traces) from a JSONL file."""
-    p = Path(path)
-    try:
-        text = p.read_text("utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=p) from None
-    traces: list[Trace] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", path=p, line=number) from None
-        traces.append(_trace_of(obj, p, number))
-    if not traces:
-        raise InputError("no traces found", path=p)
-    return traces
+    """Read the traces of ``--from`` (from disagreements or a traces file)."""
+    return load_inputs(path)[0]
 
 
 def load_codebook(path: str | Path) -> Codebook:
-    """Read a codebook from YAML or JSON."""
-    p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text("utf-8"))
-    except OSError as exc:
-        raise CodebookError(f"cannot read: {exc.strerror}", path=p) from None
-    except yaml.YAMLError as exc:
-        raise CodebookError(f"invalid YAML: {exc}", path=p) from None
-    try:
-        return Codebook.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or None
-        raise CodebookError(err["msg"], path=p, field=field) from None
+    """Read and validate a codebook file (errors name file, line and rule)."""
+    return codebook_mod.load(path)

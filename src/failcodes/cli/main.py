@@ -38,6 +38,8 @@ def _register() -> None:
     # Subcommand modules add themselves to ``app`` on import, e.g.:
     # from failcodes.cli import ingest
     from failcodes.cli import (  # noqa: F401
+        attribute,
+        cache,
         demo,
         disagreements,
         ingest,

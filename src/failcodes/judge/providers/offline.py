@@ -180,7 +180,7 @@ def _polarity(claim: str, p: Passage) -> _Outcome:
     neg_text = _has(_NEGATION, _best_sentence(claim, [p.text]))
     note = f"overlap {ov:.2f}, negation claim/passage {neg_claim}/{neg_text}"
     if ov < 0.3:
-        return _Outcome(False, ("irrelevant", "none", "no_", "absent", "indirect"), note)
+        return _Outcome(False, ("neutral", "irrelevant", "none", "no_", "absent"), note)
     if _has(_HEDGES, p.text):
         return _Outcome(False, ("indirect", "hedg", "weak", "implicit"), note + ", hedged")
     if ov < 0.5:
@@ -279,7 +279,9 @@ def _grounding(unit: Unit) -> _Outcome:
     quotes = re.findall(r"\"([^\"]{12,})\"", reasoning)
     missing_quotes = [q for q in quotes if " ".join(q.split()).lower() not in source.lower()]
     note = f"numbers not in the evidence {sorted(stray)}, unfound quotes {len(missing_quotes)}"
-    if stray or missing_quotes:
+    if missing_quotes:
+        return _Outcome(False, ("fabricat", "quote", "ungrounded", "halluc"), note)
+    if stray:
         return _Outcome(False, ("ungrounded", "unsupported", "halluc", "fabricat"), note)
     return _Outcome(True, note=note)
 

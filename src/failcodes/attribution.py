@@ -1,0 +1,487 @@
+"""Attribution of disagreements to retrieval or verification (seed 001, Figure 1).
+
+Two strategies, recorded with a reason per item:
+
+- ``gold-evidence`` (closed benchmarks, where passages carry ``gold`` flags): no gold passage
+  in the top k -> **retrieval**; a gold passage was retrieved -> **verification**.
+- ``codebook`` (open-ended settings, no gold evidence): no top-k passage is high quality on
+  every retrieval dimension (the five dimensions of the v1 codebook) -> **retrieval**;
+  otherwise -> **verification**. Passages not coded (missing or unscored) make an item
+  **undetermined** unless another passage is all-high.
+
+``auto`` uses gold evidence for traces that carry gold flags and the codebook otherwise.
+A disagreement is attributed through the claims that caused it (an FP's error claims, all
+claims of an FN); if they split, it is **mixed**.
+
+Also here: the per-passage and per-trace code tables, the all-high rate per retriever, the
+all-correct rate per verifier and the dominant error subcodes (pandas adapters over the
+annotations). Dedup-aware: a passage judged once counts once per retriever that returned it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.codebook import Codebook
+from failcodes.disagreements import Disagreement, DisagreementKind
+from failcodes.errors import InputError
+from failcodes.traces import Trace
+from failcodes.units import UnitKind, unit_id
+
+
+class Strategy(StrEnum):
+    """How an item is attributed."""
+
+    AUTO = "auto"
+    GOLD_EVIDENCE = "gold-evidence"
+    CODEBOOK = "codebook"
+
+
+class Stage(StrEnum):
+    """Where a disagreement is attributed."""
+
+    RETRIEVAL = "retrieval"
+    VERIFICATION = "verification"
+    MIXED = "mixed"
+    UNDETERMINED = "undetermined"
+
+
+class ClaimAttribution(BaseModel):
+    """The attribution of one claim (one trace)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    question_id: str
+    sentence_id: str
+    claim_id: str
+    retriever: str | None = None
+    verifier: str | None = None
+    strategy: Strategy
+    stage: Stage
+    reason: str
+    high_quality_ranks: tuple[int, ...] = Field(
+        default=(), description="Ranks of the top-k passages that are all-high (or gold)."
+    )
+
+
+class ItemAttribution(BaseModel):
+    """The attribution of one disagreement (or one trace, when no disagreements are given)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    item_id: str
+    system: str
+    question_id: str
+    sentence_id: str
+    claim_id: str | None = None
+    kind: DisagreementKind | None = None
+    stage: Stage
+    strategy: str
+    reason: str
+    claims: tuple[ClaimAttribution, ...]
+
+
+def index_annotations(
+    annotations: Iterable[Annotation], codebook: Codebook, kind: UnitKind
+) -> dict[str, Annotation]:
+    """Map unit id -> annotation of ``kind``; refuse annotations made under another codebook."""
+    out: dict[str, Annotation] = {}
+    for ann in annotations:
+        if ann.unit_kind is not kind:
+            continue
+        if ann.codebook.hash != codebook.hash:
+            raise InputError(
+                f"annotation of unit {ann.unit_id} was made under codebook {ann.codebook}, "
+                f"not {codebook.name}@{codebook.version}; migrate it first "
+                "(failcodes codebook migrate)"
+            )
+        out[ann.unit_id] = ann
+    return out
+
+
+def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
+    """True if every dimension got its high-quality code; None if not (validly) coded."""
+    if ann is None or ann.status is not Status.SCORED:
+        return None
+    return all(ann.codes.get(dim) == code for dim, code in high.items())
+
+
+def _top(trace: Trace, top_k: int | None) -> list[tuple[int, str, bool | None]]:
+    return [(p.rank, p.text, p.gold) for p in trace.passages if top_k is None or p.rank <= top_k]
+
+
+def attribute_trace(
+    trace: Trace,
+    retrieval: Mapping[str, Annotation],
+    codebook: Codebook,
+    *,
+    strategy: Strategy = Strategy.AUTO,
+    top_k: int | None = None,
+) -> ClaimAttribution:
+    """Attribute one claim's outcome to retrieval or verification (with the reason)."""
+    passages = _top(trace, top_k)
+    k = f"top {top_k}" if top_k is not None else "retrieved"
+    has_gold = any(p.gold is not None for p in trace.passages)
+    use = strategy
+    if strategy is Strategy.AUTO:
+        use = Strategy.GOLD_EVIDENCE if has_gold else Strategy.CODEBOOK
+    base = {
+        "system": trace.system,
+        "question_id": trace.question_id,
+        "sentence_id": trace.sentence_id,
+        "claim_id": trace.claim_id,
+        "retriever": trace.retriever,
+        "verifier": trace.verifier,
+        "strategy": use,
+    }
+    if not passages:
+        return ClaimAttribution(**base, stage=Stage.RETRIEVAL, reason=f"no passage {k}")
+    if use is Strategy.GOLD_EVIDENCE:
+        if not has_gold:
+            return ClaimAttribution(
+                **base,
+                stage=Stage.UNDETERMINED,
+                reason="gold-evidence strategy, but no passage carries a gold flag",
+            )
+        gold = tuple(r for r, _, g in passages if g)
+        if gold:
+            return ClaimAttribution(
+                **base,
+                stage=Stage.VERIFICATION,
+                reason=f"gold evidence retrieved at rank {', '.join(map(str, gold))}; "
+                "the verifier had it",
+                high_quality_ranks=gold,
+            )
+        return ClaimAttribution(
+            **base, stage=Stage.RETRIEVAL, reason=f"no gold passage among the {k} passages"
+        )
+    high = codebook.high_quality_codes(UnitKind.RETRIEVAL)
+    n_dims = len(high)
+    verdicts = [
+        (rank, is_all_high(retrieval.get(unit_id(UnitKind.RETRIEVAL, trace.claim, (text,))), high))
+        for rank, text, _ in passages
+    ]
+    good = tuple(r for r, v in verdicts if v)
+    uncoded = [r for r, v in verdicts if v is None]
+    if good:
+        return ClaimAttribution(
+            **base,
+            stage=Stage.VERIFICATION,
+            reason=f"passage rank {', '.join(map(str, good))} is high quality on all {n_dims} "
+            "retrieval dimensions; the verifier had usable evidence",
+            high_quality_ranks=good,
+        )
+    if uncoded:
+        return ClaimAttribution(
+            **base,
+            stage=Stage.UNDETERMINED,
+            reason=f"{len(uncoded)} of {len(verdicts)} {k} passages not coded (missing or "
+            "unscored) and none of the coded ones is all-high",
+        )
+    return ClaimAttribution(
+        **base,
+        stage=Stage.RETRIEVAL,
+        reason=f"none of the {len(verdicts)} {k} passages is high quality on all {n_dims} "
+        "retrieval dimensions",
+    )
+
+
+def _combine(claims: Sequence[ClaimAttribution]) -> tuple[Stage, str]:
+    if not claims:
+        return Stage.UNDETERMINED, "no claims behind this disagreement"
+    stages = {c.stage for c in claims}
+    if len(claims) == 1:
+        return claims[0].stage, claims[0].reason
+    if len(stages) == 1:
+        stage = stages.pop()
+        return stage, f"all {len(claims)} claims: {stage.value}"
+    parts = "; ".join(f"{c.claim_id}: {c.stage.value}" for c in claims)
+    return Stage.MIXED, f"claims split ({parts})"
+
+
+def attribute(
+    items: Sequence[Disagreement] | Sequence[Trace],
+    retrieval_annotations: Iterable[Annotation],
+    codebook: Codebook,
+    *,
+    strategy: Strategy = Strategy.AUTO,
+    top_k: int | None = None,
+) -> list[ItemAttribution]:
+    """Attribute every disagreement (or trace) to retrieval, verification, or mixed."""
+    index = index_annotations(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
+    out: list[ItemAttribution] = []
+    for item in items:
+        if isinstance(item, Trace):
+            c = attribute_trace(item, index, codebook, strategy=strategy, top_k=top_k)
+            out.append(
+                ItemAttribution(
+                    item_id=f"{item.system}/{item.claim_id}",
+                    system=item.system,
+                    question_id=item.question_id,
+                    sentence_id=item.sentence_id,
+                    claim_id=item.claim_id,
+                    stage=c.stage,
+                    strategy=c.strategy.value,
+                    reason=c.reason,
+                    claims=(c,),
+                )
+            )
+            continue
+        causes = set(item.error_claim_ids) if item.kind is DisagreementKind.FP else None
+        claims = []
+        for rec in item.claims:
+            if causes is not None and rec.claim_id not in causes:
+                continue
+            trace = Trace(
+                system=item.system,
+                question_id=item.question_id,
+                sentence_id=item.sentence_id,
+                claim_id=rec.claim_id,
+                claim=rec.claim,
+                verdict=rec.verdict,
+                reasoning=rec.reasoning,
+                verifier=rec.verifier,
+                retriever=rec.retriever,
+                passages=rec.passages,
+            )
+            claims.append(attribute_trace(trace, index, codebook, strategy=strategy, top_k=top_k))
+        stage, reason = _combine(claims)
+        used = sorted({c.strategy.value for c in claims}) or [strategy.value]
+        out.append(
+            ItemAttribution(
+                item_id=item.id,
+                system=item.system,
+                question_id=item.question_id,
+                sentence_id=item.sentence_id,
+                claim_id=item.claim_id,
+                kind=item.kind,
+                stage=stage,
+                strategy="+".join(used),
+                reason=reason,
+                claims=tuple(claims),
+            )
+        )
+    return out
+
+
+# -- tables -----------------------------------------------------------------------------
+
+
+def _group(trace: Trace, by: str) -> str:
+    value = getattr(trace, by, None)
+    return str(value) if value else trace.system
+
+
+def per_passage_codes(
+    traces: Iterable[Trace],
+    retrieval_annotations: Iterable[Annotation],
+    codebook: Codebook,
+    *,
+    top_k: int | None = None,
+) -> pd.DataFrame:
+    """One row per (trace, top-k passage) with its codes and ``all_high`` (None if uncoded)."""
+    index = index_annotations(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
+    high = codebook.high_quality_codes(UnitKind.RETRIEVAL)
+    rows = []
+    for t in traces:
+        for p in t.passages:
+            if top_k is not None and p.rank > top_k:
+                continue
+            uid = unit_id(UnitKind.RETRIEVAL, t.claim, (p.text,))
+            ann = index.get(uid)
+            row: dict[str, object] = {
+                "system": t.system,
+                "retriever": _group(t, "retriever"),
+                "question_id": t.question_id,
+                "sentence_id": t.sentence_id,
+                "claim_id": t.claim_id,
+                "rank": p.rank,
+                "passage_id": p.passage_id,
+                "gold": p.gold,
+                "unit_id": uid,
+                "status": ann.status.value if ann else "missing",
+                "coder": ann.coder if ann else None,
+                "coder_kind": ann.coder_kind.value if ann else None,
+            }
+            for dim in high:
+                row[dim] = ann.codes.get(dim) if ann else None
+            row["all_high"] = is_all_high(ann, high)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=_columns(list(high), "all_high", passage=True))
+
+
+def per_trace_steps(
+    traces: Iterable[Trace],
+    verification_annotations: Iterable[Annotation],
+    codebook: Codebook,
+    *,
+    top_k: int | None = None,
+) -> pd.DataFrame:
+    """One row per trace with its step codes and ``all_correct`` (None if uncoded)."""
+    index = index_annotations(verification_annotations, codebook, UnitKind.VERIFICATION)
+    high = codebook.high_quality_codes(UnitKind.VERIFICATION)
+    rows = []
+    for t in traces:
+        if not t.reasoning or not t.reasoning.strip():
+            continue
+        passages = tuple(p.text for p in t.passages if top_k is None or p.rank <= top_k)
+        uid = unit_id(UnitKind.VERIFICATION, t.claim, passages, t.reasoning, t.verdict)
+        ann = index.get(uid)
+        row: dict[str, object] = {
+            "system": t.system,
+            "verifier": _group(t, "verifier"),
+            "question_id": t.question_id,
+            "sentence_id": t.sentence_id,
+            "claim_id": t.claim_id,
+            "verdict": t.verdict.value,
+            "unit_id": uid,
+            "status": ann.status.value if ann else "missing",
+            "coder": ann.coder if ann else None,
+            "coder_kind": ann.coder_kind.value if ann else None,
+        }
+        for dim in high:
+            row[dim] = ann.codes.get(dim) if ann else None
+        row["all_correct"] = is_all_high(ann, high)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=_columns(list(high), "all_correct", passage=False))
+
+
+def _columns(dims: list[str], flag: str, *, passage: bool) -> list[str]:
+    head = ["system", "retriever" if passage else "verifier", "question_id", "sentence_id"]
+    head += ["claim_id"]
+    head += ["rank", "passage_id", "gold"] if passage else ["verdict"]
+    return [*head, "unit_id", "status", "coder", "coder_kind", *dims, flag]
+
+
+def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
+    """Share of coded rows with ``flag`` true, per ``by`` group (uncoded rows excluded).
+
+    Columns: ``by``, rows, coded, ``flag`` (count), rate (``flag`` / coded; NaN-free: a
+    group with nothing coded gets rate None).
+    """
+    out = []
+    for group, sub in table.groupby(by, sort=True):
+        coded = sub[flag].notna()
+        n_coded = int(coded.sum())
+        n_true = int((sub.loc[coded, flag] == True).sum())  # noqa: E712 - object column
+        out.append(
+            {
+                by: group,
+                "rows": len(sub),
+                "coded": n_coded,
+                flag: n_true,
+                "rate": (n_true / n_coded) if n_coded else None,
+            }
+        )
+    return pd.DataFrame(out, columns=[by, "rows", "coded", flag, "rate"])
+
+
+def all_high_rate(per_passage: pd.DataFrame, *, by: str = "retriever") -> pd.DataFrame:
+    """The five-dimension all-high rate per retriever (seed 001, Table 8 bottom line)."""
+    return quality_rate(per_passage, by=by, flag="all_high")
+
+
+def all_correct_rate(per_trace: pd.DataFrame, *, by: str = "verifier") -> pd.DataFrame:
+    """The six-step all-correct rate per verifier (seed 001, Table 9)."""
+    return quality_rate(per_trace, by=by, flag="all_correct")
+
+
+def dominant_errors(
+    table: pd.DataFrame,
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    by: str,
+    top: int = 3,
+) -> pd.DataFrame:
+    """The most frequent low-quality subcodes per group, as shares of the coded rows.
+
+    Several subcodes of one row count separately (one per dimension), as in seed 001's
+    Table 9 where error cells of one step co-occur.
+    """
+    part = codebook.part(kind)
+    rows = []
+    for group, sub in table.groupby(by, sort=True):
+        coded = sub[sub["status"] == Status.SCORED.value]
+        n = len(coded)
+        if n == 0:
+            continue
+        found = []
+        for dim in part.dimensions:
+            counts = coded[dim.id].value_counts()
+            for sc in dim.subcodes:
+                if sc.high_quality:
+                    continue
+                c = int(counts.get(sc.id, 0))
+                if c:
+                    found.append((c, dim.id, sc.id, sc.label))
+        found.sort(key=lambda x: (-x[0], x[1], x[2]))
+        for c, dim_id, sc_id, label in found[:top]:
+            rows.append(
+                {
+                    by: group,
+                    "dimension": dim_id,
+                    "subcode": sc_id,
+                    "label": label,
+                    "count": c,
+                    "coded": n,
+                    "share": c / n,
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=[by, "dimension", "subcode", "label", "count", "coded", "share"]
+    )
+
+
+def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
+    """One row per attributed item: id, system, kind, stage, strategy, reason."""
+    rows = [
+        {
+            "item_id": a.item_id,
+            "system": a.system,
+            "question_id": a.question_id,
+            "sentence_id": a.sentence_id,
+            "claim_id": a.claim_id,
+            "kind": a.kind.value if a.kind else None,
+            "stage": a.stage.value,
+            "strategy": a.strategy,
+            "reason": a.reason,
+        }
+        for a in items
+    ]
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "item_id",
+            "system",
+            "question_id",
+            "sentence_id",
+            "claim_id",
+            "kind",
+            "stage",
+            "strategy",
+            "reason",
+        ],
+    )
+
+
+def attribution_summary(items: Iterable[ItemAttribution]) -> pd.DataFrame:
+    """Counts of items per system and stage (the attribution table of Figure 1)."""
+    table = attribution_table(items)
+    stages = [s.value for s in Stage]
+    if table.empty:
+        return pd.DataFrame(columns=["system", *stages, "total"])
+    counts = pd.crosstab(table["system"], table["stage"]).reindex(columns=stages, fill_value=0)
+    counts["total"] = counts.sum(axis=1)
+    return counts.reset_index().rename_axis(None, axis=1)
+
+
+def heuristic_coded(annotations: Iterable[Annotation]) -> bool:
+    """True if any annotation comes from the offline heuristic baseline."""
+    return any(a.coder_kind is CoderKind.HEURISTIC for a in annotations)

@@ -1,0 +1,152 @@
+"""``failcodes attribute``: attribute disagreements to retrieval or verification (Figure 1)."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from failcodes.annotations import Annotation
+from failcodes.attribution import (
+    Strategy,
+    all_correct_rate,
+    all_high_rate,
+    attribute,
+    attribution_summary,
+    attribution_table,
+    dominant_errors,
+    heuristic_coded,
+    per_passage_codes,
+    per_trace_steps,
+)
+from failcodes.cli._judge_inputs import load_codebook, load_inputs
+from failcodes.cli.main import app
+from failcodes.errors import InputError
+from failcodes.judge.journal import JOURNAL_NAME
+from failcodes.judge.run import atomic_write_text, read_annotations
+from failcodes.units import UnitKind
+
+HEURISTIC_NOTE = (
+    "note: codes from the offline judge are a heuristic baseline (rule-based, no model), "
+    "not LLM or human judgements"
+)
+
+
+class OutputFormat(StrEnum):
+    """How results are printed."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+def _annotations(run_dir: Path | None) -> list[Annotation]:
+    if run_dir is None:
+        return []
+    if not (run_dir / JOURNAL_NAME).is_file():
+        raise InputError(f"no judge run here (missing {JOURNAL_NAME})", path=run_dir)
+    return read_annotations(run_dir)
+
+
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    atomic_write_text(path, df.to_csv(index=False))
+
+
+def _rich(df: pd.DataFrame, title: str) -> Table:
+    table = Table(title=title)
+    for col in df.columns:
+        table.add_column(str(col))
+    for row in df.itertuples(index=False):
+        table.add_row(
+            *[f"{v:.3f}" if isinstance(v, float) else ("" if v is None else str(v)) for v in row]
+        )
+    return table
+
+
+@app.command("attribute")
+def attribute_cmd(
+    source: Annotated[
+        Path, typer.Option("--from", help="Disagreements or traces (the judge's input).")
+    ],
+    codebook_path: Annotated[Path, typer.Option("--codebook", help="Codebook file.")],
+    retrieval: Annotated[
+        Path | None, typer.Option("--retrieval", help="Run dir of `judge retrieval`.")
+    ] = None,
+    reasoning: Annotated[
+        Path | None, typer.Option("--reasoning", help="Run dir of `judge reasoning`.")
+    ] = None,
+    strategy: Annotated[Strategy, typer.Option("--strategy")] = Strategy.AUTO,
+    top_k: Annotated[int | None, typer.Option("--top-k", min=1)] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="Dominant subcodes per group.")] = 3,
+    output: Annotated[Path, typer.Option("-o", "--output")] = Path("reports") / "attribution",
+    fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.TEXT,
+) -> None:
+    """Attribute each disagreement to retrieval or verification, with code tables and rates."""
+    out = Console(soft_wrap=True)
+    err = Console(stderr=True, soft_wrap=True)
+    codebook = load_codebook(codebook_path)
+    traces, disagreements = load_inputs(source)
+    r_ann = _annotations(retrieval)
+    v_ann = _annotations(reasoning)
+    if strategy is Strategy.CODEBOOK and retrieval is None:
+        raise InputError("the codebook strategy needs --retrieval RUN_DIR (judge retrieval)")
+    items = attribute(
+        disagreements if disagreements is not None else traces,
+        r_ann,
+        codebook,
+        strategy=strategy,
+        top_k=top_k,
+    )
+    tables: dict[str, pd.DataFrame] = {
+        "attribution": attribution_table(items),
+        "attribution_summary": attribution_summary(items),
+    }
+    if retrieval is not None:
+        pp = per_passage_codes(traces, r_ann, codebook, top_k=top_k)
+        tables["per_passage_codes"] = pp
+        tables["retriever_all_high"] = all_high_rate(pp)
+        tables["retrieval_dominant_errors"] = dominant_errors(
+            pp, codebook, UnitKind.RETRIEVAL, by="retriever", top=top
+        )
+    if reasoning is not None:
+        pt = per_trace_steps(traces, v_ann, codebook, top_k=top_k)
+        tables["per_trace_steps"] = pt
+        tables["verifier_all_correct"] = all_correct_rate(pt)
+        tables["verification_dominant_errors"] = dominant_errors(
+            pt, codebook, UnitKind.VERIFICATION, by="verifier", top=top
+        )
+    for name, df in tables.items():
+        _write_csv(df, output / f"{name}.csv")
+    atomic_write_text(
+        output / "attribution.jsonl",
+        "".join(a.model_dump_json() + "\n" for a in items),
+    )
+    heuristic = heuristic_coded([*r_ann, *v_ann])
+    if fmt is OutputFormat.JSON:
+        summary = {
+            "items": len(items),
+            "heuristic_baseline": heuristic,
+            "stages": tables["attribution_summary"].to_dict(orient="records"),
+            "retriever_all_high": tables.get("retriever_all_high", pd.DataFrame()).to_dict(
+                orient="records"
+            ),
+            "verifier_all_correct": tables.get("verifier_all_correct", pd.DataFrame()).to_dict(
+                orient="records"
+            ),
+            "output": str(output),
+        }
+        out.print_json(json.dumps(summary, default=str))
+    else:
+        label = " (codes: heuristic baseline)" if heuristic else ""
+        out.print(_rich(tables["attribution_summary"], f"Attribution{label}"))
+        for name in ("retriever_all_high", "verifier_all_correct"):
+            if name in tables:
+                out.print(_rich(tables[name], name.replace("_", " ") + label))
+        out.print(f"{len(items)} items attributed; tables in {output}", highlight=False)
+    if heuristic:
+        err.print(HEURISTIC_NOTE, highlight=False)
