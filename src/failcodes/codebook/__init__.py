@@ -9,6 +9,8 @@ Notebook use::
     lineage = codebook.load_lineage("taxonomy")                # every version, checked
     d = codebook.diff(lineage[0], lineage[1])                  # changes + migration map
     codebook.migrate(annotation, d.migration)                  # carry an annotation forward
+    v2 = codebook.CodebookDraft(cb, "round 3").add_leaf("partial_entity", leaf).build()
+    codebook.save(v2, "taxonomy")                               # taxonomy/<name>.v2.yaml
 
 A file is YAML named ``<name>.v<version>.yaml`` (format: :class:`CodebookDocument`, JSON
 Schema: :func:`json_schema`). Validation errors are :class:`~failcodes.errors.CodebookError`
@@ -40,6 +42,16 @@ from failcodes.codebook._document import (
     to_codebook,
     to_document,
     validate,
+)
+from failcodes.codebook._edit import (
+    CodebookDraft,
+    add_leaf,
+    add_subcode,
+    merge_subcodes,
+    next_version,
+    remove_code,
+    rename_code,
+    split_subcode,
 )
 from failcodes.codebook._models import (
     ID_PATTERN,
@@ -78,6 +90,7 @@ __all__ = [
     "Codebook",
     "CodebookDiff",
     "CodebookDocument",
+    "CodebookDraft",
     "DiffKind",
     "Dimension",
     "Leaf",
@@ -88,6 +101,8 @@ __all__ = [
     "Part",
     "Subcode",
     "Suggestion",
+    "add_leaf",
+    "add_subcode",
     "bundled",
     "bundled_dir",
     "check_migration",
@@ -99,13 +114,18 @@ __all__ = [
     "lineage_files",
     "load",
     "load_lineage",
+    "merge_subcodes",
     "migrate",
     "migrate_all",
     "migration_map",
     "migration_path",
+    "next_version",
     "parse",
+    "remove_code",
+    "rename_code",
     "roll_up",
     "save",
+    "split_subcode",
     "to_codebook",
     "to_document",
     "validate",

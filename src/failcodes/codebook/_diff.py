@@ -266,7 +266,7 @@ def check_migration(
             f"{info.level.value} '{code}' of version {parent.version} is gone from version "
             f"{child.version} without a migration entry (add rename/merge/split/remove)",
             path,
-            line("migration"),
+            line("migration") if ("migration",) in where else line("version"),
         )
 
 

@@ -462,6 +462,11 @@ def to_document(cb: Codebook, *, top_level_leaves: bool = True) -> CodebookDocum
 
 def parse(text: str, path: str | Path | None = None) -> Codebook:
     """Parse and validate codebook YAML ``text``; ``path`` is only used in error messages."""
+    return parse_with_lines(text, path)[0]
+
+
+def parse_with_lines(text: str, path: str | Path | None = None) -> tuple[Codebook, dict[Loc, int]]:
+    """:func:`parse`, also returning the YAML line of every location (for later checks)."""
     src = _Source(path=str(path) if path is not None else None)
     data = _parse_yaml(text, src)
     if not isinstance(data, Mapping):
@@ -471,7 +476,7 @@ def parse(text: str, path: str | Path | None = None) -> Codebook:
     except ValidationError as exc:
         raise _from_pydantic(exc, src) from None
     _semantic_checks(doc, src)
-    return to_codebook(doc)
+    return to_codebook(doc), src.lines
 
 
 def validate(cb: Codebook) -> Codebook:
@@ -482,6 +487,11 @@ def validate(cb: Codebook) -> Codebook:
 
 def load(path: str | Path) -> Codebook:
     """Load and validate one codebook file (YAML; JSON is YAML too)."""
+    return load_with_lines(path)[0]
+
+
+def load_with_lines(path: str | Path) -> tuple[Codebook, dict[Loc, int]]:
+    """:func:`load`, also returning the YAML line of every location."""
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
@@ -489,4 +499,4 @@ def load(path: str | Path) -> Codebook:
         raise CodebookError("no such file", rule="missing-file", path=file) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CodebookError(f"cannot read: {exc}", rule="unreadable", path=file) from None
-    return parse(text, file)
+    return parse_with_lines(text, file)

@@ -12,12 +12,15 @@ from typing import Any
 import yaml
 
 from failcodes.codebook._diff import check_migration
-from failcodes.codebook._document import load, parse, to_document, validate
+from failcodes.codebook._document import load_with_lines, parse, to_document, validate
 from failcodes.codebook._models import Codebook
 from failcodes.errors import CodebookError
 
 DEFAULT_NAME = "medical-fact-check"
 """The codebook failcodes ships (seed 001, Tables 8 and 9)."""
+
+SCHEMA_FILE = "codebook.schema.json"
+"""JSON Schema of the file format, kept beside the YAML files in taxonomy/."""
 
 _FILE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9_-]*)\.v(?P<version>[0-9]+)\.ya?ml$")
 
@@ -80,7 +83,7 @@ def load_lineage(folder: str | Path, name: str | None = None) -> tuple[Codebook,
     books: list[Codebook] = []
     for version in sorted(files):
         path = files[version]
-        cb = load(path)
+        cb, lines = load_with_lines(path)
         if cb.name != name or cb.version != version:
             raise CodebookError(
                 f"file name says {name}@{version} but the file holds {cb.name}@{cb.version}",
@@ -95,7 +98,7 @@ def load_lineage(folder: str | Path, name: str | None = None) -> tuple[Codebook,
                 path=path,
             )
         if books:
-            check_migration(books[-1], cb, path=path)
+            check_migration(books[-1], cb, path=path, lines=lines)
         books.append(cb)
     if books[0].version != 1:
         raise CodebookError(
@@ -116,7 +119,12 @@ def dump(cb: Codebook) -> str:
         "changelog": cb.changelog,
     }
     ordered.update({k: v for k, v in doc.items() if k not in ordered})
+    if "leaves" in ordered:
+        ordered["leaves"] = [
+            {"id": leaf["id"], "parent": leaf["parent"], **leaf} for leaf in ordered["leaves"]
+        ]
     header = (
+        f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
         f"# failcodes codebook {cb.name}@{cb.version} (hash {cb.hash[:12]}), written by "
         "failcodes.codebook.save.\n"
     )
