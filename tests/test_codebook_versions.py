@@ -216,11 +216,7 @@ def test_migration_path_composes_versions() -> None:
 
 
 def test_new_dimension_needs_recoding_and_annotation_from_other_content_is_refused() -> None:
-    v2 = (
-        CodebookDraft(V1, "Temporal dimension (seed 001 limitations).")
-        .remove("chunking")
-        .build()
-    )
+    v2 = CodebookDraft(V1, "Temporal dimension (seed 001 limitations).").remove("chunking").build()
     mmap = codebook.migration_map(V1, v2)
     out = codebook.migrate(annotation(dict(RETRIEVAL_HQ)), mmap)
     assert out.dropped_dimensions == ("chunking",)

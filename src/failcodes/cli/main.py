@@ -40,6 +40,7 @@ def _register() -> None:
     from failcodes.cli import (  # noqa: F401
         attribute,
         cache,
+        codebook,
         demo,
         disagreements,
         ingest,
