@@ -81,3 +81,7 @@ class LabelStudioError(FailcodesError):
 
 class StatisticsError(FailcodesError):
     """A statistic cannot be computed from the data given (and says why)."""
+
+
+class MixedCodebookError(StatisticsError):
+    """Annotations made under different codebook versions/hashes were about to be pooled."""

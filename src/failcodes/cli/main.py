@@ -38,9 +38,11 @@ def _register() -> None:
     # Subcommand modules add themselves to ``app`` on import, e.g.:
     # from failcodes.cli import ingest
     from failcodes.cli import (  # noqa: F401
+        agree,
         attribute,
         cache,
         codebook,
+        compare,
         demo,
         disagreements,
         ingest,

@@ -1,0 +1,225 @@
+"""``failcodes agree FILE``: inter-rater agreement on a ratings table or annotation run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from failcodes.annotations import Annotation
+from failcodes.cli.main import app
+from failcodes.errors import ConfigError, InputError
+from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
+from failcodes.stats.tables import (
+    agreement_table,
+    annotation_agreement,
+    ratings_from_frame,
+    read_ratings_frame,
+)
+
+_STAT_CHOICES = (*STATISTICS, "all")
+_JSON_KEYS = (
+    "statistic",
+    "level",
+    "weights",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "confidence",
+    "se",
+    "n_units",
+    "n_raters",
+    "n_categories",
+    "observed_agreement",
+    "chance_agreement",
+    "n_bootstrap",
+    "n_bootstrap_valid",
+    "undefined_reason",
+)
+
+
+def _csv(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    return items or None
+
+
+def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
+    dumped = res.model_dump()
+    return {**extra, **{k: dumped[k] for k in _JSON_KEYS}}
+
+
+def _is_annotation_file(path: Path) -> bool:
+    if path.suffix.lower() not in (".jsonl", ".ndjson") or not path.exists():
+        return False
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError:
+                    return False
+                return isinstance(obj, dict) and {"unit_id", "coder", "codes"} <= obj.keys()
+    return False
+
+
+def _read_annotations(path: Path) -> list[Annotation]:
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(Annotation.model_validate_json(line))
+            except ValueError as exc:
+                first = str(exc).splitlines()
+                raise InputError(
+                    f"not an annotation: {first[1] if len(first) > 1 else exc}",
+                    path=path,
+                    line=lineno,
+                ) from exc
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
+    table = Table(show_lines=False)
+    for key in [*group_keys, "statistic", "weights", "value", "95% CI", "se", "units", "raters"]:
+        table.add_column(key)
+    table.add_column("note")
+    for row in rows:
+        ci = (
+            "-"
+            if row["ci_low"] is None
+            else f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}] {row['ci_method']}"
+        )
+        table.add_row(
+            *[str(row.get(k) if row.get(k) is not None else "-") for k in group_keys],
+            row["statistic"] + (f" ({row['level']})" if row["statistic"] == "krippendorff" else ""),
+            row["weights"],
+            _fmt(row["value"]),
+            ci,
+            _fmt(row["se"]),
+            str(row["n_units"]),
+            str(row["n_raters"]),
+            row["undefined_reason"] or "",
+        )
+    Console(width=160).print(table)
+
+
+@app.command("agree")
+def agree(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Ratings table (.csv/.parquet/.jsonl: one row per unit, one column per rater, "
+            "blank = missing) or a JSONL file of annotations."
+        ),
+    ],
+    stat: Annotated[
+        str, typer.Option("--stat", help="Statistic: " + "|".join(_STAT_CHOICES) + ".")
+    ] = "all",
+    level: Annotated[
+        str, typer.Option("--level", help="Level of measurement: " + "|".join(LEVELS) + ".")
+    ] = "nominal",
+    weights: Annotated[
+        str, typer.Option("--weights", help="Agreement weights: " + "|".join(WEIGHTS) + ".")
+    ] = "none",
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", help="Bootstrap resamples over units (0: none).")
+    ] = 0,
+    seed: Annotated[int | None, typer.Option("--seed", help="Bootstrap seed.")] = None,
+    confidence: Annotated[float, typer.Option("--confidence", help="CI level.")] = 0.95,
+    unit_column: Annotated[
+        str | None, typer.Option("--unit-column", help="Unit id column (default: guessed).")
+    ] = None,
+    raters: Annotated[
+        str | None, typer.Option("--raters", help="Comma-separated rater columns to use.")
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Column to group units by (e.g. dimension): one row set each."),
+    ] = None,
+    categories: Annotated[
+        str | None,
+        typer.Option("--categories", help="Comma-separated category labels in rank order."),
+    ] = None,
+    codebook_path: Annotated[
+        Path | None,
+        typer.Option("--codebook", help="Codebook YAML (annotation files): full code lists."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table|json")] = "table",
+) -> None:
+    """Agreement coefficients with confidence intervals (undefined ones say why)."""
+    if stat not in _STAT_CHOICES:
+        raise ConfigError(f"--stat must be one of {', '.join(_STAT_CHOICES)}, got {stat!r}")
+    if level not in LEVELS:
+        raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, got {level!r}")
+    if weights not in WEIGHTS:
+        raise ConfigError(f"--weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
+    if fmt not in ("table", "json"):
+        raise ConfigError(f"--format must be table or json, got {fmt!r}")
+    stats = list(STATISTICS) if stat == "all" else [stat]
+    rows: list[dict[str, Any]] = []
+    group_keys: list[str] = []
+    if _is_annotation_file(file):
+        from failcodes import codebook as cbm
+
+        cb = cbm.load(codebook_path) if codebook_path is not None else None
+        scoped = annotation_agreement(
+            _read_annotations(file),
+            codebook=cb,
+            n_bootstrap=bootstrap,
+            seed=seed,
+            confidence=confidence,
+        )
+        group_keys = ["scope", "dimension", "coders", "code"]
+        for s in scoped:
+            rows.append(
+                _row(
+                    s.result,
+                    scope=s.scope,
+                    dimension=s.dimension,
+                    coders="|".join(s.coders),
+                    code=s.code,
+                )
+            )
+    else:
+        frame = read_ratings_frame(file)
+        if by is not None and by not in frame.columns:
+            raise InputError(f"no column '{by}' to group by", path=file)
+        groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
+        group_keys = [by] if by is not None else []
+        for key, part in groups:
+            table = ratings_from_frame(
+                part,
+                unit_column=unit_column,
+                raters=_csv(raters),
+                categories=_csv(categories),
+                exclude=[by] if by is not None else [],
+                source=file,
+            )
+            results = agreement_table(
+                table,
+                stats,
+                level=level,
+                weights=weights,
+                n_bootstrap=bootstrap,
+                seed=seed,
+                confidence=confidence,
+            )
+            extra = {by: key[0] if isinstance(key, tuple) else key} if by is not None else {}
+            rows.extend(_row(r, **extra) for r in results)
+    if fmt == "json":
+        typer.echo(json.dumps(rows, indent=2))
+    else:
+        _print_table(rows, group_keys)

@@ -1,0 +1,141 @@
+"""``failcodes compare FILE``: significance tests between systems on the same units."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from failcodes.cli.main import app
+from failcodes.errors import ConfigError, InputError
+from failcodes.stats.classification import compare_systems, paired_metric_tests
+from failcodes.stats.tables import read_ratings_frame
+from failcodes.stats.tests import TestResult
+
+_TRUE = {"1", "1.0", "true", "yes", "y", "t"}
+_FALSE = {"0", "0.0", "false", "no", "n", "f"}
+
+
+def _binary(values: list[Any], column: str, path: Path) -> list[float]:
+    out: list[float] = []
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "":
+            out.append(float("nan"))
+            continue
+        text = str(v).strip().lower()
+        if text in _TRUE:
+            out.append(1.0)
+        elif text in _FALSE:
+            out.append(0.0)
+        else:
+            raise InputError(
+                f"expected 0/1 (or true/false), got {v!r}", path=path, line=i + 2, field=column
+            )
+    return out
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+@app.command("compare")
+def compare(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Paired outcomes (.csv/.parquet/.jsonl): one row per unit, one 0/1 column per "
+            "system (blank = missing); with --truth, the columns are predictions."
+        ),
+    ],
+    truth: Annotated[
+        str | None,
+        typer.Option(
+            "--truth",
+            help="Column with the reference (1 = positive). Adds F1/recall tests; Cochran/"
+            "McNemar then compare hits on the positive units (recall).",
+        ),
+    ] = None,
+    unit_column: Annotated[
+        str | None, typer.Option("--unit-column", help="Unit id column (ignored in tests).")
+    ] = None,
+    systems: Annotated[
+        str | None, typer.Option("--systems", help="Comma-separated system columns.")
+    ] = None,
+    metrics: Annotated[
+        str, typer.Option("--metrics", help="With --truth: f1,recall (comma-separated).")
+    ] = "f1,recall",
+    method: Annotated[
+        str, typer.Option("--method", help="permutation|bootstrap (F1/recall tests).")
+    ] = "permutation",
+    resamples: Annotated[int, typer.Option("--resamples", help="Permutations/resamples.")] = 10_000,
+    seed: Annotated[int | None, typer.Option("--seed")] = None,
+    exact_below: Annotated[
+        int, typer.Option("--exact-below", help="Exact McNemar below this many discordant pairs.")
+    ] = 25,
+    fmt: Annotated[str, typer.Option("--format", help="table|json")] = "table",
+) -> None:
+    """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted."""
+    if fmt not in ("table", "json"):
+        raise ConfigError(f"--format must be table or json, got {fmt!r}")
+    if method not in ("permutation", "bootstrap"):
+        raise ConfigError(f"--method must be permutation or bootstrap, got {method!r}")
+    wanted = [m.strip() for m in metrics.split(",") if m.strip()]
+    bad = [m for m in wanted if m not in ("f1", "recall")]
+    if bad:
+        raise ConfigError(f"--metrics accepts f1 and recall, got {bad}")
+    frame = read_ratings_frame(file)
+    cols = [str(c) for c in frame.columns]
+    skip = {c for c in (truth, unit_column) if c is not None}
+    if unit_column is None:
+        skip |= {c for c in cols if c.lower() in ("unit", "unit_id", "id", "item")}
+    names = (
+        [s.strip() for s in systems.split(",")] if systems else [c for c in cols if c not in skip]
+    )
+    for col in [*names, *([truth] if truth else [])]:
+        if col not in cols:
+            raise InputError(f"no column '{col}' (columns: {cols})", path=file)
+    if len(names) < 2:
+        raise InputError(f"need at least two system columns, got {names}", path=file)
+    data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
+    results: list[TestResult] = []
+    if truth is None:
+        results = compare_systems(data, names, exact_below=exact_below)
+    else:
+        y = np.array(_binary(frame[truth].tolist(), truth, file))
+        positives = y == 1
+        results = compare_systems(data[positives], names, exact_below=exact_below)
+        for metric in wanted:
+            results += paired_metric_tests(
+                y,
+                data,
+                names,
+                metric=metric,  # type: ignore[arg-type]
+                method=method,  # type: ignore[arg-type]
+                n_resamples=resamples,
+                seed=seed,
+            )
+    rows = [r.model_dump() for r in results]
+    if fmt == "json":
+        typer.echo(json.dumps({"file": str(file), "systems": names, "tests": rows}, indent=2))
+        return
+    table = Table()
+    for col in ("test", "comparison", "statistic", "df", "p", "p (Holm)", "effect", "n", "note"):
+        table.add_column(col)
+    for r in results:
+        table.add_row(
+            r.test,
+            r.comparison,
+            _fmt(r.statistic),
+            "-" if r.df is None else str(r.df),
+            _fmt(r.p_value),
+            _fmt(r.p_holm),
+            "-" if r.effect is None else f"{r.effect_name}={r.effect:.4g}",
+            str(r.n),
+            r.undefined_reason or "",
+        )
+    Console(width=160).print(table)

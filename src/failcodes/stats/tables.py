@@ -1,0 +1,429 @@
+"""Adapters from ratings files, DataFrames and annotation runs to the numeric core.
+
+- Ratings files (CSV, Parquet, JSONL): one row per unit, one column per rater, blank =
+  missing; an optional unit-id column and an optional grouping column (e.g. ``dimension``).
+- Annotation runs: lists of :class:`~failcodes.annotations.Annotation` joined on
+  ``unit_id``, per codebook dimension, pooled over dimensions, per coder pair, and human vs
+  LLM per code. Annotations made under different codebook hashes are never pooled unless a
+  migration (a :class:`failcodes.codebook.MigrationMap`, or a plain ``{old_code: new_code}``
+  dict) carries them to one version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Literal, TypedDict
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.codebook import Codebook, MigrationMap, migrate
+from failcodes.errors import InputError, MixedCodebookError, StatisticsError
+from failcodes.stats.agreement import (
+    STATISTICS,
+    AgreementResult,
+    Weights,
+    agreements,
+)
+from failcodes.stats.bootstrap import FloatArray
+
+UNIT_COLUMNS = ("unit", "unit_id", "id", "item", "instance_id", "subject")
+
+
+@dataclass(frozen=True)
+class RatingsTable:
+    """A (units x raters) matrix of numeric category values with its labels.
+
+    ``labels[k]`` is the original label of ``categories[k]`` when the ratings were text (then
+    categories are 0..q-1 in ``labels`` order), else ``None``.
+    """
+
+    values: FloatArray
+    unit_ids: list[str]
+    raters: list[str]
+    categories: FloatArray
+    labels: list[str] | None = None
+    ordered: bool = True
+
+
+# --------------------------------------------------------------------------- files, frames
+
+
+def read_ratings_frame(path: str | Path) -> pd.DataFrame:
+    """Read a ratings file (.csv, .parquet, .jsonl/.ndjson) into a DataFrame of strings/NaN."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=p)
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".csv":
+            return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+        if suffix == ".parquet":
+            return pd.read_parquet(p)
+        if suffix in (".jsonl", ".ndjson"):
+            rows = []
+            with p.open(encoding="utf-8") as fh:
+                for lineno, line in enumerate(fh, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise InputError(f"invalid JSON: {exc.msg}", path=p, line=lineno) from exc
+                    if not isinstance(obj, dict):
+                        raise InputError("each line must be a JSON object", path=p, line=lineno)
+                    rows.append(obj)
+            return pd.DataFrame(rows)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"cannot read ratings: {exc}", path=p) from exc
+    raise InputError(f"unknown ratings format '{suffix}'; use .csv, .parquet or .jsonl", path=p)
+
+
+def _guess_unit_column(frame: pd.DataFrame) -> str | None:
+    lowered = {str(c).lower(): str(c) for c in frame.columns}
+    for name in UNIT_COLUMNS:
+        if name in lowered:
+            return lowered[name]
+    return None
+
+
+def ratings_from_frame(
+    frame: pd.DataFrame,
+    *,
+    unit_column: str | None = None,
+    raters: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+    source: str | Path | None = None,
+) -> RatingsTable:
+    """Turn a units x raters DataFrame into a :class:`RatingsTable`.
+
+    Numeric ratings keep their values; text ratings become codes in ``categories`` order
+    (sorted labels when not given: fine for nominal data only, see ``ordered``). The unit
+    column defaults to the first of ``unit``, ``unit_id``, ``id``, ``item``,
+    ``instance_id``, ``subject`` present; without one, row numbers are unit ids.
+    """
+    cols = [str(c) for c in frame.columns]
+    unit_col = unit_column if unit_column is not None else _guess_unit_column(frame)
+    if unit_col is not None and unit_col not in cols:
+        raise InputError(f"no unit column '{unit_col}' (columns: {cols})", path=source)
+    if raters is None:
+        rater_cols = [c for c in cols if c != unit_col and c not in exclude]
+    else:
+        missing = [r for r in raters if r not in cols]
+        if missing:
+            raise InputError(f"no rater column(s) {missing} (columns: {cols})", path=source)
+        rater_cols = list(raters)
+    if not rater_cols:
+        raise InputError("no rater columns", path=source)
+    if unit_col is not None:
+        ids = frame[unit_col].astype(str).tolist()
+        dup = pd.Series(ids)[pd.Series(ids).duplicated()].tolist()
+        if dup:
+            raise InputError(f"duplicate unit ids: {dup[:5]}", path=source, field=unit_col)
+    else:
+        ids = [str(i + 1) for i in range(len(frame))]
+    raw = frame[rater_cols]
+    as_text = raw.astype(object).where(raw.notna(), None)
+    cells = [
+        [None if v is None or (isinstance(v, str) and not v.strip()) else v for v in row]
+        for row in as_text.itertuples(index=False)
+    ]
+    present = [v for row in cells for v in row if v is not None]
+    numeric = True
+    try:
+        [float(v) for v in present]
+    except (TypeError, ValueError):
+        numeric = False
+    if numeric and categories is None:
+        values = np.array(
+            [[np.nan if v is None else float(v) for v in row] for row in cells], dtype=np.float64
+        ).reshape(len(cells), len(rater_cols))
+        cats = np.unique(values[~np.isnan(values)])
+        return RatingsTable(values, ids, rater_cols, cats, None, ordered=True)
+    labels_present = sorted({str(v) for v in present})
+    if categories is None:
+        labels = labels_present
+        ordered = False
+    else:
+        labels = [str(c) for c in categories]
+        unknown = [v for v in labels_present if v not in labels]
+        if unknown:
+            raise InputError(
+                f"ratings {unknown} are not in the category list {labels}", path=source
+            )
+        ordered = True
+    index = {lab: float(i) for i, lab in enumerate(labels)}
+    values = np.array(
+        [[np.nan if v is None else index[str(v)] for v in row] for row in cells], dtype=np.float64
+    ).reshape(len(cells), len(rater_cols))
+    return RatingsTable(
+        values, ids, rater_cols, np.arange(len(labels), dtype=np.float64), labels, ordered
+    )
+
+
+def agreement_table(
+    table: RatingsTable,
+    statistics: Sequence[str] = STATISTICS,
+    *,
+    level: str = "nominal",
+    weights: Weights = None,
+    n_bootstrap: int = 0,
+    seed: int | None = None,
+    confidence: float = 0.95,
+) -> list[AgreementResult]:
+    """All requested statistics on one ratings table (shared bootstrap resamples)."""
+    weighted = weights is not None and not (isinstance(weights, str) and weights == "none")
+    if not table.ordered and (level != "nominal" or weighted):
+        raise StatisticsError(
+            f"level '{level}' / weights need ordered categories, but the ratings are text "
+            f"labels {table.labels}; give the category order (e.g. --categories a,b,c)"
+        )
+    if table.labels is not None and level in ("interval", "ratio"):
+        raise StatisticsError(
+            f"level '{level}' needs numeric ratings; got text labels {table.labels}"
+        )
+    return agreements(
+        table.values,
+        statistics,
+        level=level,
+        weights=weights,
+        categories=table.categories,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=confidence,
+    )
+
+
+# --------------------------------------------------------------------------- annotations
+
+MigrationArg = MigrationMap | Sequence[MigrationMap] | Mapping[str, str] | None
+
+
+def pool_annotations(
+    annotations: Iterable[Annotation], migration: MigrationArg = None
+) -> list[Annotation]:
+    """Bring annotations to one codebook hash, or refuse.
+
+    With a :class:`MigrationMap` (or several, applied in turn), annotations under a map's
+    source hash are migrated (codes that must be re-coded are dropped, i.e. missing). With a
+    plain ``{old_code: new_code}`` dict, annotations not under the newest codebook version
+    have their codes relabelled and are counted as made under it. Without a migration,
+    mixed hashes raise :class:`MixedCodebookError`.
+    """
+    items = list(annotations)
+    if not items:
+        return items
+    if isinstance(migration, MigrationMap):
+        maps: list[MigrationMap] = [migration]
+    elif isinstance(migration, Sequence) and not isinstance(migration, str):
+        maps = list(migration)
+    else:
+        maps = []
+    for mapping in maps:
+        items = [
+            migrate(a, mapping).annotation if a.codebook.hash == mapping.from_hash else a
+            for a in items
+        ]
+    refs = {a.codebook for a in items}
+    if len(refs) > 1 and isinstance(migration, Mapping):
+        target = max(refs, key=lambda r: r.version)
+        if sum(1 for r in refs if r.version == target.version) > 1:
+            raise MixedCodebookError(
+                f"two codebooks share the newest version {target.version}: "
+                f"{sorted(str(r) for r in refs)}; cannot tell which one to migrate to"
+            )
+        items = [
+            a
+            if a.codebook == target
+            else a.model_copy(
+                update={
+                    "codebook": target,
+                    "codes": {d: migration.get(c, c) for d, c in a.codes.items()},
+                }
+            )
+            for a in items
+        ]
+        refs = {target}
+    if len(refs) > 1:
+        raise MixedCodebookError(
+            "annotations were made under different codebooks "
+            f"({', '.join(sorted(str(r) for r in refs))}); agreement would compare codes "
+            "with different meanings. Pass a migration (failcodes.codebook.MigrationMap from "
+            "`codebook.diff`, or a {old_code: new_code} map) to pool them"
+        )
+    return items
+
+
+def _index(annotations: Sequence[Annotation]) -> dict[tuple[str, str], Annotation]:
+    out: dict[tuple[str, str], Annotation] = {}
+    for a in annotations:
+        key = (a.unit_id, a.coder)
+        if key in out:
+            raise StatisticsError(
+                f"coder '{a.coder}' annotated unit '{a.unit_id}' twice; keep one annotation "
+                "per unit and coder"
+            )
+        out[key] = a
+    return out
+
+
+def annotation_ratings(
+    annotations: Sequence[Annotation],
+    dimension: str | None,
+    *,
+    coders: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    code: str | None = None,
+) -> RatingsTable:
+    """Units x coders for one dimension (``None``: every dimension stacked as units).
+
+    Unscored annotations and dimensions a coder left empty are missing. With ``code`` the
+    ratings are binary: 1 when the coder gave that code on the dimension, 0 otherwise.
+    """
+    idx = _index(annotations)
+    coder_list = list(coders) if coders is not None else sorted({a.coder for a in annotations})
+    units = sorted({a.unit_id for a in annotations})
+    dims = (
+        [dimension] if dimension is not None else sorted({d for a in annotations for d in a.codes})
+    )
+    rows: list[list[str | None]] = []
+    ids: list[str] = []
+    for unit in units:
+        for dim in dims:
+            row: list[str | None] = []
+            for coder in coder_list:
+                ann = idx.get((unit, coder))
+                if ann is None or ann.status is not Status.SCORED or dim not in ann.codes:
+                    row.append(None)
+                elif code is not None:
+                    row.append("1" if ann.codes[dim] == code else "0")
+                else:
+                    row.append(ann.codes[dim])
+            if any(v is not None for v in row):
+                rows.append(row)
+                ids.append(unit if dimension is not None else f"{unit}|{dim}")
+    frame = pd.DataFrame(rows, columns=coder_list)
+    if not rows:
+        raise StatisticsError(
+            f"no scored annotations for dimension '{dimension}'"
+            if dimension
+            else "no scored annotations"
+        )
+    cats = ["0", "1"] if code is not None else categories
+    table = ratings_from_frame(frame, unit_column=None, categories=cats)
+    return RatingsTable(
+        table.values, ids, coder_list, table.categories, table.labels, table.ordered
+    )
+
+
+class _Opts(TypedDict):
+    n_bootstrap: int
+    seed: int | None
+    confidence: float
+
+
+def _opts(n_bootstrap: int, seed: int | None, confidence: float) -> _Opts:
+    return {"n_bootstrap": n_bootstrap, "seed": seed, "confidence": confidence}
+
+
+class ScopedAgreement(BaseModel):
+    """An agreement result with the slice of annotations it describes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scope: Literal["dimension", "pooled", "pair", "code"]
+    dimension: str | None = Field(description="Dimension id; None when pooled.")
+    coders: tuple[str, ...]
+    code: str | None = Field(default=None, description="The code compared (scope 'code').")
+    result: AgreementResult
+
+
+MULTI_RATER_STATS = ("percent", "fleiss", "krippendorff", "gwet_ac1", "brennan_prediger")
+PAIR_STATS = ("percent", "cohen", "gwet_ac1", "krippendorff")
+CODE_STATS = ("percent", "cohen", "gwet_ac1", "pabak")
+
+
+def annotation_agreement(
+    annotations: Iterable[Annotation],
+    *,
+    codebook: Codebook | None = None,
+    migration: MigrationArg = None,
+    n_bootstrap: int = 0,
+    seed: int | None = None,
+    confidence: float = 0.95,
+) -> list[ScopedAgreement]:
+    """Agreement per dimension, pooled, per coder pair, and human vs LLM per code.
+
+    With ``codebook`` each dimension's category set is its full code list (AC1 and
+    Brennan-Prediger depend on the number of possible codes), else the codes observed.
+    The heuristic (offline) judge counts on the machine side and is named by its coder id.
+    """
+    items = pool_annotations(annotations, migration)
+    if not items:
+        raise StatisticsError("no annotations given")
+    if codebook is not None:
+        ref = next(iter({a.codebook for a in items}))
+        if ref.hash != codebook.hash:
+            raise MixedCodebookError(
+                f"annotations were made under {ref}, not the codebook given "
+                f"({codebook.ref()}); pass the matching version or a migration"
+            )
+    dims = sorted({d for a in items for d in a.codes})
+    coders = sorted({a.coder for a in items})
+    kinds = {a.coder: a.coder_kind for a in items}
+
+    def cats(dim: str) -> list[str] | None:
+        if codebook is None:
+            return None
+        try:
+            return codebook.dimension(dim).code_ids()
+        except KeyError:
+            return None
+
+    out: list[ScopedAgreement] = []
+    for dim in dims:
+        table = annotation_ratings(items, dim, categories=cats(dim))
+        for res in agreement_table(
+            table, MULTI_RATER_STATS, **_opts(n_bootstrap, seed, confidence)
+        ):
+            out.append(
+                ScopedAgreement(scope="dimension", dimension=dim, coders=tuple(coders), result=res)
+            )
+    pooled = annotation_ratings(items, None)
+    for res in agreement_table(pooled, MULTI_RATER_STATS, **_opts(n_bootstrap, seed, confidence)):
+        out.append(
+            ScopedAgreement(scope="pooled", dimension=None, coders=tuple(coders), result=res)
+        )
+    for a, b in combinations(coders, 2):
+        for dim in dims:
+            table = annotation_ratings(items, dim, coders=[a, b], categories=cats(dim))
+            for res in agreement_table(table, PAIR_STATS, **_opts(n_bootstrap, seed, confidence)):
+                out.append(ScopedAgreement(scope="pair", dimension=dim, coders=(a, b), result=res))
+    humans = [c for c in coders if kinds[c] is CoderKind.HUMAN]
+    machines = [c for c in coders if kinds[c] is not CoderKind.HUMAN]
+    for h in humans:
+        for m in machines:
+            for dim in dims:
+                codes = cats(dim) or sorted(
+                    {x.codes[dim] for x in items if x.coder in (h, m) and dim in x.codes}
+                )
+                for code in codes:
+                    table = annotation_ratings(items, dim, coders=[h, m], code=code)
+                    for res in agreement_table(
+                        table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)
+                    ):
+                        out.append(
+                            ScopedAgreement(
+                                scope="code", dimension=dim, coders=(h, m), code=code, result=res
+                            )
+                        )
+    return out
