@@ -207,6 +207,16 @@ def test_ragchecker_cli_bad_json_and_option(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert_one_line_error(proc, "adapter 'ragchecker' has no option 'colour'")
+    data = json.loads(good.read_text())
+    data["results"][0]["answer2response"][3] = "Unsure"
+    bad = tmp_path / "out.json"
+    text = json.dumps(data, indent=2)
+    bad.write_text(text)
+    (line,) = [i for i, ln in enumerate(text.splitlines(), 1) if '"Unsure"' in ln]
+    proc = run("ingest", "ragchecker", bad, "-o", tmp_path / "t.jsonl", cwd=tmp_path)
+    assert_one_line_error(
+        proc, f"out.json:{line}", "field 'results[0].answer2response[3]'", "'Unsure'"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
 
 

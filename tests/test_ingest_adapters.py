@@ -229,11 +229,15 @@ def test_medexpert_span_text_mismatch_is_an_error(tmp_path: Path) -> None:
     result = tasks[0]["completions"][0]["result"]  # type: ignore[index]
     label = next(r for r in result if r["from_name"] == "factuality_label")
     label["value"]["start"] += 3
+    label["value"] = {"start_marker": "HERE", **label["value"]}  # a first key to find its line
     src = tmp_path / "bad.json"
-    src.write_text(json.dumps(tasks))
+    text = json.dumps(tasks, indent=1)
+    src.write_text(text)
     with pytest.raises(InputError, match="is not response") as info:
         get_adapter("medexpert").read([src], AdapterOptions())
     assert info.value.field == "[0].completions[0].result[1].value.text"
+    marker = next(i for i, ln in enumerate(text.splitlines(), 1) if '"HERE"' in ln)
+    assert info.value.line == marker + 3  # start_marker, start, end, then text
 
 
 # ---------------------------------------------------------------- RAGChecker
@@ -282,10 +286,14 @@ def test_ragchecker_bad_matrix(tmp_path: Path) -> None:
     data = json.loads(bundled.path("ragchecker", "checking_outputs.json").read_text())
     data["results"][1]["retrieved2response"][2][1] = "Maybe"
     src = tmp_path / "bad.json"
-    src.write_text(json.dumps(data))
+    text = json.dumps(data, indent=2)
+    src.write_text(text)
     with pytest.raises(InputError, match="unknown entailment label 'Maybe'") as info:
         get_adapter("ragchecker").read([src], AdapterOptions())
     assert info.value.field == "results[1].retrieved2response[2][1]"
+    # the line is found from the field path: the only line holding "Maybe"
+    (expected,) = [i for i, ln in enumerate(text.splitlines(), 1) if '"Maybe"' in ln]
+    assert info.value.line == expected
 
 
 # ---------------------------------------------------------------- bundled data

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import tempfile
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -187,6 +188,75 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     Raises :class:`InputError` with the line for malformed JSON or a non-object line.
     """
     return _jsonl_rows(Path(path))
+
+
+_FIELD_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def json_field_line(path: str | Path, field: str) -> int | None:
+    """Return the 1-based line where ``field`` (e.g. ``results[1].claims[0].raw``) starts.
+
+    For errors in whole-document JSON files (not JSONL): walks the text to the value the field
+    path names. Returns None when the path cannot be followed (the error then has no line).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    parts: list[int | str] = [
+        int(m.group(1)) if m.group(1) is not None else m.group(2)
+        for m in _FIELD_PART.finditer(field)
+    ]
+    decoder = json.JSONDecoder()
+    ws = re.compile(r"\s*")
+
+    def skip(pos: int) -> int:
+        match = ws.match(text, pos)
+        return match.end() if match else pos
+
+    try:
+        pos = skip(0)
+        for part in parts:
+            if isinstance(part, int):
+                if text[pos] != "[":
+                    return None
+                pos = skip(pos + 1)
+                for _ in range(part):
+                    _, pos = decoder.raw_decode(text, pos)
+                    pos = skip(pos)
+                    if text[pos] != ",":
+                        return None
+                    pos = skip(pos + 1)
+            else:
+                if text[pos] != "{":
+                    return None
+                pos = skip(pos + 1)
+                while True:
+                    key, pos = decoder.raw_decode(text, pos)
+                    pos = skip(pos)
+                    if text[pos] != ":":
+                        return None
+                    pos = skip(pos + 1)
+                    if key == part:
+                        break
+                    _, pos = decoder.raw_decode(text, pos)
+                    pos = skip(pos)
+                    if text[pos] != ",":
+                        return None
+                    pos = skip(pos + 1)
+    except (ValueError, IndexError):
+        return None
+    return text.count("\n", 0, pos) + 1
+
+
+def with_json_line(exc: InputError) -> InputError:
+    """Return ``exc`` with its line filled in from its JSON field path when it has none."""
+    if exc.line is not None or exc.path is None or exc.field is None:
+        return exc
+    line = json_field_line(exc.path, exc.field)
+    if line is None:
+        return exc
+    return InputError(exc.reason, path=exc.path, line=line, field=exc.field)
 
 
 def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

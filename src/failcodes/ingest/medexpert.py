@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from failcodes import io
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
 from failcodes.labels import Label
@@ -134,6 +135,13 @@ class MedExpert:
     output = Output.LABELS
 
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read ``paths``; errors name the JSON field and the line where it starts."""
+        try:
+            return self._read(paths, options)
+        except InputError as exc:
+            raise io.with_json_line(exc) from None
+
+    def _read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Read every export; question ids must be unique across files."""
         options.check_extra(self.name, ("annotator",))
         wanted = options.extra.get("annotator")
