@@ -32,7 +32,7 @@ from failcodes.disagreements import (
 from failcodes.io import AtomicBatch
 from failcodes.labels import Label
 from failcodes.mapping import resolve_mappings
-from failcodes.metrics import METRICS, MetricsReport, compute_metrics
+from failcodes.metrics import METRICS, MetricsReport, compute_metrics, distributions_dataframe
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -100,9 +100,44 @@ def _scifact() -> Dataset | None:
     )
 
 
+def _adapter_dataset(
+    name: str, adapter: str, folder: str, file: str, source: str
+) -> Dataset | None:
+    from failcodes import bundled
+    from failcodes.ingest import AdapterOptions, get_adapter
+
+    if folder not in bundled.names():
+        return None
+    result = get_adapter(adapter).read([bundled.path(folder, file)], AdapterOptions())
+    notes = "; ".join(result.notes)
+    return Dataset(name, result.traces, result.labels, f"{source}; {notes}" if notes else source)
+
+
+def _ragchecker() -> Dataset | None:
+    return _adapter_dataset(
+        "ragchecker-example",
+        "ragchecker",
+        "ragchecker",
+        "checking_outputs.json",
+        "RAGChecker example checking outputs (Apache-2.0); labels from answer2response",
+    )
+
+
+def _medexpert() -> Dataset | None:
+    return _adapter_dataset(
+        "medexpert-sample",
+        "medexpert",
+        "medexpert-sample",
+        "sample_data_export_from_JSL.json",
+        "MedExpert sample (MIT): clinician error spans -> sentence labels, no system traces yet",
+    )
+
+
 #: Loaders of bundled datasets, in demo order; each returns None when its files are absent.
 BUNDLED_DATASETS: list[tuple[str, Callable[[], Dataset | None]]] = [
     ("scifact-dev", _scifact),
+    ("ragchecker-example", _ragchecker),
+    ("medexpert-sample", _medexpert),
 ]
 
 
@@ -119,13 +154,17 @@ def _ingest(ctx: DemoContext) -> StepOutput:
         ctx.datasets[ds.name] = ds
         folder = ctx.out_dir / "data"
         with AtomicBatch() as batch:
-            out.files += io.write_traces(folder / f"{ds.name}.traces.jsonl", ds.traces, batch=batch)
+            if ds.traces:
+                out.files += io.write_traces(
+                    folder / f"{ds.name}.traces.jsonl", ds.traces, batch=batch
+                )
             io.write_labels(folder / f"{ds.name}.labels.jsonl", ds.labels, batch=batch)
         out.files.append(folder / f"{ds.name}.labels.jsonl")
         systems = sorted({t.system for t in ds.traces})
+        n_err = sum(lab.has_error for lab in ds.labels)
         out.lines.append(
-            f"{ds.name}: {len(ds.traces)} traces of {len(systems)} systems, "
-            f"{len(ds.labels)} labels ({ds.source})"
+            f"{ds.name}: {len(ds.traces)} traces of {len(systems)} system(s), "
+            f"{len(ds.labels)} labels ({n_err} has_error) — {ds.source}"
         )
     return out
 
@@ -151,6 +190,9 @@ def _metrics(ctx: DemoContext) -> StepOutput:
     maps = resolve_mappings(DEMO_MAPPINGS)
     reports: dict[str, MetricsReport] = {}
     for name, ds in ctx.datasets.items():
+        if not ds.traces:
+            out.lines.append(f"{name}: labels only (no system traces bundled), no metrics")
+            continue
         report = compute_metrics(
             ds.traces, ds.labels, maps, bootstrap=DEMO_BOOTSTRAP, seed=DEMO_SEED
         )
@@ -164,7 +206,11 @@ def _metrics(ctx: DemoContext) -> StepOutput:
             )
             csv_path = path.with_suffix(".csv")
             report.to_dataframe().to_csv(batch.stage(csv_path), index=False)
-        out.files += [path, csv_path]
+            dist_path = path.with_name(f"{name}.verdicts.csv")
+            distributions_dataframe(report.distributions).to_csv(
+                batch.stage(dist_path), index=False
+            )
+        out.files += [path, csv_path, dist_path]
         ci = f"{DEMO_BOOTSTRAP} question resamples, seed {DEMO_SEED}"
         out.tables.append(
             (f"{name}: sentence-level P/R/F1 (%), 95% CI from {ci}", _format_report(report))
@@ -199,6 +245,8 @@ def _disagreements(ctx: DemoContext) -> StepOutput:
     out = StepOutput()
     found: dict[str, list[Disagreement]] = {}
     for name, ds in ctx.datasets.items():
+        if not ds.traces:
+            continue
         items = find_disagreements(ds.traces, ds.labels, "refuted")
         found[name] = items
         path = write_disagreements(ctx.out_dir / "disagreements" / f"{name}.jsonl", items)

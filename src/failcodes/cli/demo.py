@@ -16,7 +16,7 @@ from failcodes.demo import DEFAULT_OUT, STEPS, run_demo
 
 def frame_table(title: str, frame: pd.DataFrame) -> Table:
     """Render a DataFrame as a rich table (missing values as '–')."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", min_width=min(len(title) + 4, 160))
     for col in frame.columns:
         numeric = pd.api.types.is_numeric_dtype(frame[col])
         table.add_column(str(col), justify="right" if numeric else "left")
