@@ -176,4 +176,12 @@ def test_demo_runs_offline_on_bundled_data(tmp_path: Path) -> None:
     items = read_disagreements(base / "disagreements" / "scifact-dev.jsonl")
     fever = [r for r in metrics if r["system"] == "multivers-fever" and r["mapping"] == "refuted"]
     assert sum(d.system == "multivers-fever" for d in items) == fever[0]["fn"] + fever[0]["fp"]
+    # RAGChecker example: 13 labelled claim-sentences, 1 error, no claim refuted -> precision
+    # undefined (explicitly, with its reason), recall 0.
+    rag = json.loads((base / "metrics" / "ragchecker-example.json").read_text())
+    refuted = next(r for r in rag if r["mapping"] == "refuted")
+    assert (refuted["n"], refuted["tp"], refuted["fn"]) == (13, 0, 1)
+    assert refuted["precision"] is None
+    assert refuted["precision_undefined_reason"] == "no predicted errors (TP + FP = 0)"
+    assert (base / "data" / "medexpert-sample.labels.jsonl").is_file()
     assert "everything is under demo-out/" in res.stdout
