@@ -269,11 +269,111 @@ def _disagreements(ctx: DemoContext) -> StepOutput:
     return out
 
 
+def _ragchecker_traces() -> list[Trace]:
+    """Traces of the bundled RAGChecker example (claims x retrieved chunks), if bundled."""
+    from failcodes import bundled
+    from failcodes.errors import ConfigError
+    from failcodes.ingest import get_adapter
+    from failcodes.ingest.base import AdapterOptions
+
+    try:
+        path = bundled.path("ragchecker", "checking_outputs.json")
+    except ConfigError:
+        return []
+    return get_adapter("ragchecker").read([path], AdapterOptions()).traces
+
+
+def _judge(ctx: DemoContext) -> StepOutput:
+    """Offline judge over the disagreements' passages and reasoning, then attribution."""
+    from failcodes import attribution as attr
+    from failcodes import codebook
+    from failcodes.judge.providers.offline import OfflineCoder
+    from failcodes.judge.run import read_annotations, run_judge
+    from failcodes.units import (
+        UnitKind,
+        disagreement_traces,
+        retrieval_units,
+        verification_units,
+    )
+
+    out = StepOutput()
+    out.lines.append(
+        "judge: offline = heuristic baseline (rule-based content-word/number overlap, "
+        "negation and hedge cues, source metadata); its codes are not LLM or human judgements"
+    )
+    cb = codebook.bundled()
+    sources: list[tuple[str, list[Trace], list[Disagreement] | None]] = [
+        (name, disagreement_traces(items), items)
+        for name, items in ctx.results.get("disagreements", {}).items()
+    ]
+    if not any(t.passages for _, traces, _ in sources for t in traces):
+        rag = _ragchecker_traces()
+        if rag:
+            sources.append(("ragchecker-example", rag, None))
+    coder = OfflineCoder()
+    for name, traces, items in sources:
+        run = ctx.out_dir / "judge" / name
+        r_units = retrieval_units(traces)
+        v_units = verification_units(traces)
+        r_ann = v_ann = []
+        if r_units:
+            run_judge(r_units, coder, cb, UnitKind.RETRIEVAL, run_dir=run / "retrieval")
+            r_ann = read_annotations(run / "retrieval")
+        if v_units:
+            run_judge(v_units, coder, cb, UnitKind.VERIFICATION, run_dir=run / "reasoning")
+            v_ann = read_annotations(run / "reasoning")
+        out.lines.append(
+            f"{name}: {len(traces)} traces -> {len(r_units)} distinct (claim, passage) units "
+            f"and {len(v_units)} reasoning units coded by the heuristic baseline "
+            f"({cb.name}@{cb.version})"
+        )
+        if v_ann:
+            pt = attr.per_trace_steps(traces, v_ann, cb)
+            out.tables.append(
+                (
+                    f"{name}: six-step all-correct rate per verifier (heuristic baseline)",
+                    attr.all_correct_rate(pt),
+                )
+            )
+        if not r_units:
+            out.lines.append(
+                f"{name}: the traces carry no passage texts, so there is no retrieval coding "
+                "and no attribution for them"
+            )
+            continue
+        pp = attr.per_passage_codes(traces, r_ann, cb)
+        out.tables.append(
+            (
+                f"{name}: five-dimension all-high rate per retriever (heuristic baseline)",
+                attr.all_high_rate(pp),
+            )
+        )
+        items_or_traces: list[Disagreement] | list[Trace] = items if items is not None else traces
+        attributed = attr.attribute(items_or_traces, r_ann, cb)
+        table = attr.attribution_table(attributed)
+        path = ctx.out_dir / "judge" / name / "attribution.csv"
+        with AtomicBatch() as batch:
+            table.to_csv(batch.stage(path), index=False)
+        out.files.append(path)
+        out.tables.append(
+            (
+                f"{name}: attribution to retrieval or verification (codes: heuristic baseline)",
+                attr.attribution_summary(attributed),
+            )
+        )
+    return out
+
+
 #: The demo, in order. Append your step here (see module docstring).
 STEPS: list[DemoStep] = [
     DemoStep("ingest", "load the bundled datasets and write them as traces + labels", _ingest),
     DemoStep("metrics", "metrics with bootstrap CIs per system x mapping", _metrics),
     DemoStep("disagreements", "write the FN/FP table (input of the judge)", _disagreements),
+    DemoStep(
+        "judge",
+        "offline heuristic-baseline judge codes passages and reasoning; attribution",
+        _judge,
+    ),
 ]
 
 

@@ -91,6 +91,7 @@ _TRUSTED = (
     "medic",
     "medrag",
     "uptodate",
+    "scifact",  # the SciFact corpus: abstracts of peer-reviewed biomedical papers
 )
 _SUPPORT_WORDS = ("supports the claim", "is supported", "supported", "confirms", "consistent with")
 _REFUTE_WORDS = ("refute", "contradict", "not supported", "does not support", "inconsistent with")
@@ -274,7 +275,10 @@ def _label_consistency(unit: Unit) -> _Outcome:
 
 def _grounding(unit: Unit) -> _Outcome:
     reasoning = unit.reasoning or ""
-    source = " ".join([unit.claim, *(p.text for p in unit.passages)])
+    # passage ids and sources count as evidence too (a verifier may cite an abstract id)
+    source = " ".join(
+        [unit.claim, *(f"{p.text} {p.passage_id} {p.source or ''}" for p in unit.passages)]
+    )
     stray = _numbers(reasoning) - _numbers(source)
     quotes = re.findall(r"\"([^\"]{12,})\"", reasoning)
     missing_quotes = [q for q in quotes if " ".join(q.split()).lower() not in source.lower()]
