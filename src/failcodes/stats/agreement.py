@@ -630,12 +630,15 @@ def finish(
     n_bootstrap: int = 0,
     seed: int | np.random.Generator | None = None,
     confidence: float = 0.95,
+    compress: bool = True,
 ) -> list[AgreementResult]:
     """Attach confidence intervals; all estimates share the same bootstrap resamples.
 
     With ``n_bootstrap > 0`` the intervals are bootstrap percentile intervals over units
     (one matrix product per block of resamples for all statistics together); otherwise a
     Wald interval ``value +/- z * se`` where an analytic standard error exists.
+    ``compress`` pools units with identical per-unit columns before resampling (exact; see
+    :func:`failcodes.stats.bootstrap.resampled_sums`).
     """
     check_confidence(confidence)
     if n_bootstrap < 0:
@@ -647,7 +650,7 @@ def finish(
         if len(n_units) != 1:
             raise StatisticsError("statistics bootstrapped together must share their units")
         stacked = np.hstack([p.columns for _, p in plans])
-        sums = resampled_sums(stacked, n_bootstrap, make_rng(seed))
+        sums = resampled_sums(stacked, n_bootstrap, make_rng(seed), compress=compress)
         start = 0
         for i, p in plans:
             width = p.columns.shape[1]

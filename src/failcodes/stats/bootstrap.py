@@ -59,17 +59,58 @@ def resampled_sums(
     rng: np.random.Generator,
     *,
     chunk: int = DEFAULT_CHUNK,
+    compress: bool = True,
 ) -> FloatArray:
-    """Return the column sums of ``columns`` (units x c) under each resample: (resamples x c)."""
+    """Return the column sums of ``columns`` (units x c) under each resample: (resamples x c).
+
+    With ``compress`` (the default), units whose per-unit rows are identical are pooled
+    first: summing Multinomial(n, 1/n) unit weights over groups of identical rows gives
+    exactly Multinomial(n, group size / n) group weights, so when the rows take few distinct
+    values (categorical ratings by a handful of raters: at most C(q + m, m) count patterns)
+    one draw per pattern replaces one per unit, with the same bootstrap distribution. When
+    fewer than half the rows are duplicates the dense (resamples x units) path is used.
+    """
     cols = np.asarray(columns, dtype=np.float64)
     if cols.ndim != 2:
         raise StatisticsError(f"per-unit columns must be 2-D (units x columns), got {cols.ndim}-D")
+    n = cols.shape[0]
+    if n < 1:
+        raise StatisticsError("cannot bootstrap: no units")
+    if n_resamples < 1:
+        raise StatisticsError(f"number of bootstrap resamples must be >= 1, got {n_resamples}")
+    if compress and n > 1:
+        grouped = _identical_rows(cols)
+        if grouped is not None:
+            patterns, sizes = grouped
+            counts = rng.multinomial(n, sizes / n, size=n_resamples)
+            pooled: FloatArray = counts.astype(np.float64) @ patterns
+            return pooled
     out = np.empty((n_resamples, cols.shape[1]), dtype=np.float64)
     start = 0
     for w in resampling_weights(cols.shape[0], n_resamples, rng, chunk=chunk):
         out[start : start + w.shape[0]] = w @ cols
         start += w.shape[0]
     return out
+
+
+def _identical_rows(cols: FloatArray) -> tuple[FloatArray, npt.NDArray[np.int64]] | None:
+    """Distinct rows and their multiplicities, or None if under half the rows repeat.
+
+    Rows are keyed by a fixed random projection (one 1-D sort instead of a lexicographic
+    one) and the grouping is then verified exactly, so a key collision can never merge two
+    different rows: it only sends the data down the dense path.
+    """
+    n = cols.shape[0]
+    key = cols @ np.random.default_rng(0x5EED).standard_normal(cols.shape[1])
+    _, first, inverse, sizes = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    if 2 * first.size > n:
+        return None
+    patterns = cols[first]
+    if not np.array_equal(patterns[inverse], cols):
+        return None
+    return patterns, sizes
 
 
 def percentile_interval(
