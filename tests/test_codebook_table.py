@@ -112,3 +112,24 @@ def test_frame_for_report_build() -> None:
     assert len(frame) == 16  # 3+2+3+3+2+3
     assert frame.iloc[0]["subcode"] == "complete_selection †"
     assert frame.set_index("subcode").loc["grounded †", "Freq."] == "12"
+
+
+def test_demo_step_validates_bundled_codebook_and_writes_table(tmp_path: Path) -> None:
+    from failcodes.demo import STEPS, run_demo
+
+    step = next(s for s in STEPS if s.name == "codebook")
+    [(_, out)] = list(run_demo(tmp_path, [step]))
+    assert out.lines[0].startswith(
+        f"medical-fact-check@1 valid (1 version(s)); hash {V1.hash[:12]}"
+    )
+    md = (tmp_path / "codebook" / "codebook.md").read_text(encoding="utf-8")
+    assert md == render_codebook_table(V1, "md")
+    html = MarkdownIt("commonmark").enable("table").render(md)
+    assert len(re.findall(r"<tr>", html.split("<tbody>")[1])) == N_SUBCODES
+    assert (tmp_path / "codebook" / "codebook.tex").read_text(encoding="utf-8").count(
+        "\\begin{tabular}"
+    ) == 1
+    assert sorted(p.name for p in (tmp_path / "codebook").iterdir()) == [
+        "codebook.md",
+        "codebook.tex",
+    ]

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from failcodes import io
+from failcodes import codebook, io
 from failcodes.disagreements import (
     Disagreement,
     count_by_kind,
@@ -33,6 +33,7 @@ from failcodes.io import AtomicBatch
 from failcodes.labels import Label
 from failcodes.mapping import resolve_mappings
 from failcodes.metrics import METRICS, MetricsReport, compute_metrics, distributions_dataframe
+from failcodes.report.codebook_table import render_codebook_table
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -269,6 +270,26 @@ def _disagreements(ctx: DemoContext) -> StepOutput:
     return out
 
 
+def _codebook(ctx: DemoContext) -> StepOutput:
+    """Validate the bundled codebook lineage and write its table (Markdown and LaTeX)."""
+    out = StepOutput()
+    lineage = codebook.load_lineage(codebook.bundled_dir(), codebook.DEFAULT_NAME)
+    cb = lineage[-1]
+    ctx.results["codebook"] = cb
+    n_subcodes = sum(len(dim.subcodes) for _, dim in cb.dimensions())
+    out.lines.append(
+        f"{cb.id} valid ({len(lineage)} version(s)); hash {cb.hash[:12]}; "
+        f"{sum(1 for _ in cb.dimensions())} dimensions, {n_subcodes} subcodes, "
+        f"{len(cb.leaf_parents())} leaves"
+    )
+    with AtomicBatch() as batch:
+        for suffix, fmt in (("md", "md"), ("tex", "latex")):
+            dest = ctx.out_dir / "codebook" / f"codebook.{suffix}"
+            batch.stage(dest).write_text(render_codebook_table(cb, fmt), encoding="utf-8")
+            out.files.append(dest)
+    return out
+
+
 def _ragchecker_traces() -> list[Trace]:
     """Traces of the bundled RAGChecker example (claims x retrieved chunks), if bundled."""
     from failcodes import bundled
@@ -431,6 +452,7 @@ STEPS: list[DemoStep] = [
     DemoStep("ingest", "load the bundled datasets and write them as traces + labels", _ingest),
     DemoStep("metrics", "metrics with bootstrap CIs per system x mapping", _metrics),
     DemoStep("disagreements", "write the FN/FP table (input of the judge)", _disagreements),
+    DemoStep("codebook", "validate the bundled codebook and write its table", _codebook),
     DemoStep(
         "judge",
         "offline heuristic-baseline judge codes passages and reasoning; attribution",
