@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,19 @@ def test_scifact_rationale_queries() -> None:
     (q,) = ev.scifact_rationale_queries(gold, preds)
     assert q.ranked_gold == (True, False)
     assert q.n_gold == 2
+
+
+def test_registry_adapter_reads_bundled_dir() -> None:
+    from failcodes.ingest import get_adapter
+    from failcodes.ingest.base import AdapterOptions
+
+    res = get_adapter("scifact").read([BUNDLED], AdapterOptions())
+    res.traces = [t for t in res.traces if t.system == "multivers-fever"]
+    assert {t.system for t in res.traces} == {"multivers-fever"}
+    # fever file: 273 claims with no prediction, 20 SUPPORT, 7 REFUTE (label sets counted).
+    assert Counter(t.verdict for t in res.traces) == {
+        Verdict.NO_EVIDENCE: 273,
+        Verdict.SUPPORTED: 20,
+        Verdict.REFUTED: 7,
+    }
+    assert len(res.labels) == 300

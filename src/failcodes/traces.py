@@ -26,6 +26,11 @@ class Passage(BaseModel):
         default=None,
         description="True if the passage is gold evidence for the claim (closed benchmarks only).",
     )
+    gold_verdict: Verdict | None = Field(
+        default=None,
+        description="Gold polarity of the passage towards the claim (closed benchmarks only, "
+        "e.g. HealthVer Supports/Refutes/Neutral -> supported/refuted/no_evidence).",
+    )
 
 
 class Trace(BaseModel):

@@ -20,6 +20,9 @@ BUILTIN: dict[str, str] = {
     "medscore": "failcodes.ingest.medscore",
     "ragchecker": "failcodes.ingest.ragchecker",
     "scifact": "failcodes.ingest.scifact_dir",
+    "healthver": "failcodes.ingest.healthver",
+    "covidfact": "failcodes.ingest.covidfact",
+    "atomic": "failcodes.ingest.atomic",
 }
 
 _REGISTERED: dict[str, Adapter] = {}

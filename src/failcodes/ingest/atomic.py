@@ -1,0 +1,221 @@
+"""Atomic fact-check pipelines (seed 003): per-fact TRUE/FALSE verdicts with human evaluation.
+
+Input format (JSONL; documented in docs/atomic-format.md). Each line is a fact record or an
+answer record, told apart by ``"type"`` (default ``"fact"``):
+
+Fact record fields: ``answer_id`` (the Q&A answer), ``fact_id`` (unique per system),
+``fact`` (the atomic fact text), ``verdict`` (TRUE / FALSE, the pipeline's verdict),
+``human_confirms`` (bool: the human confirms the verdict), ``error_category`` (for facts that
+are actually wrong: hallucination | incorrect information | missing information | lack of
+context; must be absent/null for correct facts), ``correct_chunk_rank`` (int >= 1: rank of the
+correct source chunk in the pipeline's ranking; ``null``: annotated, correct chunk not ranked;
+absent: not annotated), optional ``system`` (default from ``--system`` or ``atomic``),
+``question``, ``sentence_id`` (default = fact_id) and ``chunks`` (list of ``{chunk_id, text,
+score?}`` in rank order).
+
+Answer record fields: ``type: "answer"``, ``answer_id``, ``outcome`` (improved | unchanged |
+worsened), optional ``system``.
+
+Traces: one per fact, verdict TRUE -> supported, FALSE -> refuted, passages = chunks.
+Labels: one claim-level label per fact, ``has_error`` = the fact is actually wrong (FALSE
+confirmed or TRUE not confirmed), ``rationale`` = its error category.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from failcodes.benchmarks.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
+from failcodes.errors import InputError
+from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.labels import Label
+from failcodes.traces import Passage, Trace
+from failcodes.verdicts import Verdict
+
+
+class _Chunk(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    chunk_id: str
+    text: str
+    score: float | None = None
+
+
+class _FactRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: str = "fact"
+    system: str | None = None
+    answer_id: str
+    question: str | None = None
+    sentence_id: str | None = None
+    fact_id: str
+    fact: str
+    verdict: str
+    human_confirms: bool
+    error_category: ErrorCategory | None = None
+    correct_chunk_rank: int | None = Field(default=None, ge=1)
+    chunks: list[_Chunk] = Field(default_factory=list)
+
+
+class _AnswerRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: str
+    system: str | None = None
+    answer_id: str
+    outcome: AnswerOutcome
+
+
+class AtomicData(BaseModel):
+    """Everything read from an atomic fact-check file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    facts: list[AtomicFact]
+    answers: list[AtomicAnswer]
+    traces: list[Trace]
+    labels: list[Label]
+
+
+def _validate(model: type[BaseModel], obj: dict[str, Any], path: Path, line: int) -> Any:
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or None
+        raise InputError(err["msg"], path=path, line=line, field=field) from None
+
+
+def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
+    """Read an atomic fact-check JSONL file (format in the module docstring)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("file not found", path=p)
+    facts: list[AtomicFact] = []
+    answers: list[AtomicAnswer] = []
+    traces: list[Trace] = []
+    labels: list[Label] = []
+    seen_f: set[tuple[str, str]] = set()
+    seen_a: set[tuple[str, str]] = set()
+    with p.open(encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON ({exc.msg})", path=p, line=lineno) from None
+            if not isinstance(obj, dict):
+                raise InputError("expected a JSON object", path=p, line=lineno)
+            kind = obj.get("type", "fact")
+            if kind == "answer":
+                a = _validate(_AnswerRecord, obj, p, lineno)
+                system = a.system or default_system
+                if (system, a.answer_id) in seen_a:
+                    raise InputError(
+                        f"duplicate answer {a.answer_id!r}", path=p, line=lineno, field="answer_id"
+                    )
+                seen_a.add((system, a.answer_id))
+                answers.append(
+                    AtomicAnswer(system=system, answer_id=a.answer_id, outcome=a.outcome)
+                )
+                continue
+            if kind != "fact":
+                raise InputError(
+                    f"unknown record type {kind!r} (fact or answer)",
+                    path=p,
+                    line=lineno,
+                    field="type",
+                )
+            f = _validate(_FactRecord, obj, p, lineno)
+            v = f.verdict.strip().upper()
+            if v not in ("TRUE", "FALSE"):
+                raise InputError(
+                    f"verdict must be TRUE or FALSE, got {f.verdict!r}",
+                    path=p,
+                    line=lineno,
+                    field="verdict",
+                )
+            system = f.system or default_system
+            if (system, f.fact_id) in seen_f:
+                raise InputError(
+                    f"duplicate fact {f.fact_id!r}", path=p, line=lineno, field="fact_id"
+                )
+            seen_f.add((system, f.fact_id))
+            fact = AtomicFact(
+                system=system,
+                answer_id=f.answer_id,
+                fact_id=f.fact_id,
+                fact=f.fact,
+                verdict_false=v == "FALSE",
+                human_confirms=f.human_confirms,
+                error_category=f.error_category,
+                chunk_annotated="correct_chunk_rank" in obj,
+                correct_chunk_rank=f.correct_chunk_rank,
+            )
+            if fact.error_category is not None and not fact.is_wrong:
+                raise InputError(
+                    "error_category given for a fact the human judged correct",
+                    path=p,
+                    line=lineno,
+                    field="error_category",
+                )
+            facts.append(fact)
+            traces.append(
+                Trace(
+                    system=system,
+                    question_id=f.answer_id,
+                    sentence_id=f.sentence_id or f.fact_id,
+                    claim_id=f.fact_id,
+                    claim=f.fact,
+                    verdict=Verdict.REFUTED if fact.verdict_false else Verdict.SUPPORTED,
+                    raw_verdict=v,
+                    passages=tuple(
+                        Passage(passage_id=c.chunk_id, rank=i, text=c.text, score=c.score)
+                        for i, c in enumerate(f.chunks, start=1)
+                    ),
+                )
+            )
+            labels.append(
+                Label(
+                    claim_id=f.fact_id,
+                    sentence_id=f.sentence_id or f.fact_id,
+                    question_id=f.answer_id,
+                    has_error=fact.is_wrong,
+                    rationale=fact.error_category.value if fact.error_category else None,
+                    annotator="human evaluation",
+                )
+            )
+    return AtomicData(facts=facts, answers=answers, traces=traces, labels=labels)
+
+
+class AtomicAdapter:
+    """``failcodes ingest atomic FILE.jsonl``."""
+
+    name = "atomic"
+    description = (
+        "atomic fact-check JSONL (TRUE/FALSE verdicts + human evaluation) -> traces + labels"
+    )
+    output = Output.TRACES
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read atomic fact-check files (``--system`` fills records without a system)."""
+        options.check_extra(self.name, ())
+        result = IngestResult()
+        for path in paths:
+            data = read_atomic(path, options.system or "atomic")
+            result.traces.extend(data.traces)
+            result.labels.extend(data.labels)
+        result.notes.append(
+            "labels: has_error = fact actually wrong (FALSE confirmed or TRUE not confirmed)"
+        )
+        return result
+
+
+ADAPTER = AtomicAdapter()

@@ -1,0 +1,199 @@
+"""COVID-Fact (Saakyan et al. 2021): top-5 retrieval traces with a gold recall flag.
+
+Input: a COVID-Fact directory (or the TSV itself) holding
+``evidence_recall/test1_5_recall.tsv`` (columns ``index, sentence1`` = the top-5 retrieved
+sentences joined, ``sentence2`` = claim, ``label`` entailment / not_entailment, ``recall`` 1/0 =
+the retrieved set recovers gold evidence), and optionally
+``evidence_recall/refuted_retrieved_evidence.json`` (claim -> the 5 retrieved sentences, refuted
+claims only) and ``COVIDFACT_dataset.jsonl`` (claim -> gold evidence sentences).
+
+Passages: when the claim's retrieved sentences are listed individually, one passage per
+sentence (rank 1..5), ``gold`` = the sentence is one of the claim's gold evidence sentences
+(when the dataset file is present); otherwise one passage holding the joined top-5 text with
+``gold`` = the recall flag. (On the published files the per-sentence gold flags agree with the
+recall flag for every refuted claim.)
+
+Verdict: a *retrieval-bounded oracle* -- the gold label (entailment -> supported,
+not_entailment -> refuted) when the retrieval recovered gold evidence (recall = 1), else
+no_evidence. Labels: ``has_error`` = the claim is REFUTED (false), one per claim.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from failcodes.errors import ConfigError, InputError
+from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.labels import Label
+from failcodes.traces import Passage, Trace
+from failcodes.verdicts import Verdict
+
+RECALL_TSV = Path("evidence_recall/test1_5_recall.tsv")
+SPLIT_JSON = Path("evidence_recall/refuted_retrieved_evidence.json")
+DATASET = Path("COVIDFACT_dataset.jsonl")
+
+
+class CovidFactClaim(BaseModel):
+    """One row of the recall TSV, with what the optional files add."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    claim_id: str
+    claim: str
+    label: str  # entailment | not_entailment
+    recall: bool
+    retrieved_joined: str
+    retrieved: tuple[str, ...] | None
+    gold_evidence: tuple[str, ...] | None
+
+
+def read_covidfact(root: str | Path) -> list[CovidFactClaim]:
+    """Read the recall TSV (+ optional per-sentence lists and gold evidence)."""
+    base = Path(root)
+    tsv = base if base.is_file() else base / RECALL_TSV
+    folder = tsv.parent.parent if base.is_file() else base
+    if not tsv.is_file():
+        raise InputError("recall TSV not found", path=tsv)
+    split: dict[str, list[str]] = {}
+    if (folder / SPLIT_JSON).is_file():
+        split = json.loads((folder / SPLIT_JSON).read_text(encoding="utf-8"))
+    gold: dict[str, list[str]] = {}
+    ds = folder / DATASET
+    if ds.is_file():
+        with ds.open(encoding="utf-8") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                try:
+                    obj = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"malformed JSON ({exc.msg})", path=ds, line=lineno) from None
+                gold.setdefault(obj["claim"], list(obj.get("evidence") or []))
+    csv.field_size_limit(1 << 26)
+    out: list[CovidFactClaim] = []
+    with tsv.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        for col in ("index", "sentence1", "sentence2", "label", "recall"):
+            if col not in (reader.fieldnames or []):
+                raise InputError("missing column", path=tsv, line=1, field=col)
+        for lineno, row in enumerate(reader, start=2):
+            if row["label"] not in ("entailment", "not_entailment"):
+                raise InputError(
+                    f"unknown label {row['label']!r}", path=tsv, line=lineno, field="label"
+                )
+            if row["recall"] not in ("0", "1"):
+                raise InputError("recall must be 0 or 1", path=tsv, line=lineno, field="recall")
+            claim = row["sentence2"].strip()
+            sents = split.get(claim)
+            out.append(
+                CovidFactClaim(
+                    claim_id=f"covidfact-test1-{row['index']}",
+                    claim=claim,
+                    label=row["label"],
+                    recall=row["recall"] == "1",
+                    retrieved_joined=row["sentence1"].strip(),
+                    retrieved=tuple(sents) if sents else None,
+                    gold_evidence=tuple(gold[claim]) if claim in gold else None,
+                )
+            )
+    return out
+
+
+def oracle_verdict(c: CovidFactClaim) -> Verdict:
+    """Gold label if gold evidence was retrieved, else no_evidence (module docstring)."""
+    if not c.recall:
+        return Verdict.NO_EVIDENCE
+    return Verdict.SUPPORTED if c.label == "entailment" else Verdict.REFUTED
+
+
+def passages(c: CovidFactClaim) -> tuple[Passage, ...]:
+    """Per-sentence passages where listed, else one joined passage (module docstring)."""
+    if c.retrieved is not None:
+        gold = set(c.gold_evidence) if c.gold_evidence is not None else None
+        return tuple(
+            Passage(
+                passage_id=f"{c.claim_id}#{i}",
+                rank=i,
+                text=s,
+                source="covidfact-retrieval",
+                gold=(s in gold) if gold is not None else None,
+            )
+            for i, s in enumerate(c.retrieved, start=1)
+        )
+    return (
+        Passage(
+            passage_id=f"{c.claim_id}#top5",
+            rank=1,
+            text=c.retrieved_joined,
+            source="covidfact-retrieval (top-5 joined)",
+            gold=c.recall,
+        ),
+    )
+
+
+def to_traces(claims: Sequence[CovidFactClaim], system: str) -> list[Trace]:
+    """One trace per claim."""
+    return [
+        Trace(
+            system=system,
+            question_id=c.claim_id,
+            sentence_id=c.claim_id,
+            claim_id=c.claim_id,
+            claim=c.claim,
+            sentence=c.claim,
+            verdict=oracle_verdict(c),
+            raw_verdict=f"gold={c.label}; recall={int(c.recall)}",
+            reasoning="Retrieval-bounded oracle: gold label if the top-5 retrieval recovered "
+            "gold evidence, else no evidence.",
+            verifier="oracle (gold label, retrieval-bounded)",
+            retriever="COVID-Fact top-5 (Google + SBERT)",
+            passages=passages(c),
+        )
+        for c in claims
+    ]
+
+
+def to_labels(claims: Sequence[CovidFactClaim]) -> list[Label]:
+    """``has_error`` = the claim is refuted (COVID-Fact's counter-claims are false)."""
+    return [
+        Label(
+            sentence_id=c.claim_id,
+            question_id=c.claim_id,
+            has_error=c.label == "not_entailment",
+            rationale=f"COVID-Fact gold label {c.label}",
+            annotator="COVID-Fact annotators",
+            sentence=c.claim,
+        )
+        for c in claims
+    ]
+
+
+class CovidFactAdapter:
+    """``failcodes ingest covidfact DIR``."""
+
+    name = "covidfact"
+    description = "COVID-Fact top-5 retrieval with gold recall flag -> traces + claim labels"
+    output = Output.TRACES
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read one COVID-Fact directory (or its recall TSV)."""
+        options.check_extra(self.name, ())
+        if len(paths) != 1:
+            raise ConfigError("the covidfact adapter takes one directory or recall TSV")
+        claims = read_covidfact(paths[0])
+        split = sum(c.retrieved is not None for c in claims)
+        notes = [
+            f"{len(claims)} claims ({split} with per-sentence retrieval); verdict = "
+            "retrieval-bounded oracle; has_error = REFUTED"
+        ]
+        return IngestResult(
+            traces=to_traces(claims, options.system or "covidfact-top5"),
+            labels=to_labels(claims),
+            notes=notes,
+        )
+
+
+ADAPTER = CovidFactAdapter()

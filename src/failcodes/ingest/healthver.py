@@ -1,0 +1,139 @@
+"""HealthVer (Sarrouti et al. 2021): retrieved evidence passages with per-passage gold polarity.
+
+Input: ``healthver_dev.csv`` / ``healthver_test.csv`` with columns ``id, evidence, claim, label,
+topic_ip, question``; one row per (retrieved passage, claim), ``label`` Supports / Refutes /
+Neutral judged manually per pair.
+
+Output: one trace per claim (``question_id`` = ``topic_ip``; ``claim_id`` = ``sentence_id`` =
+``hv-<topic_ip>-<n>``, n = order of first appearance within the topic). Passages are the claim's
+rows in file order (HealthVer publishes no retrieval score or rank, so rank = file order);
+``gold`` = the passage is relevant evidence (Supports or Refutes), ``gold_verdict`` = its
+polarity (supported / refuted / no_evidence).
+
+The trace verdict is a *retrieval-bounded oracle*: what a perfect verifier would conclude from
+the retrieved passages' gold polarities -- supported if some passage Supports and none Refutes,
+refuted if some Refutes and none Supports, ambiguous if both, no_evidence if all are Neutral
+(a retrieval failure). HealthVer has no claim-level truth, so no labels are produced.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+
+from failcodes.errors import ConfigError, InputError
+from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.traces import Passage, Trace
+from failcodes.verdicts import Verdict
+
+COLUMNS = ("id", "evidence", "claim", "label", "topic_ip", "question")
+POLARITY = {
+    "supports": Verdict.SUPPORTED,
+    "refutes": Verdict.REFUTED,
+    "neutral": Verdict.NO_EVIDENCE,
+}
+
+
+def oracle_verdict(polarities: Sequence[Verdict]) -> Verdict:
+    """The retrieval-bounded oracle verdict over passage polarities (module docstring)."""
+    sup = Verdict.SUPPORTED in polarities
+    ref = Verdict.REFUTED in polarities
+    if sup and ref:
+        return Verdict.AMBIGUOUS
+    if sup:
+        return Verdict.SUPPORTED
+    if ref:
+        return Verdict.REFUTED
+    return Verdict.NO_EVIDENCE
+
+
+def read_healthver(path: str | Path, system: str = "healthver-t5") -> list[Trace]:
+    """Read one HealthVer CSV into one trace per claim."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("file not found", path=p)
+    groups: dict[tuple[str, str], list[tuple[str, str, Verdict]]] = {}
+    questions: dict[tuple[str, str], str] = {}
+    with p.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise InputError("missing column", path=p, line=1, field=missing[0])
+        for lineno, row in enumerate(reader, start=2):
+            raw = (row["label"] or "").strip()
+            if raw.lower() not in POLARITY:
+                raise InputError(
+                    f"unknown label {raw!r} (Supports, Refutes, Neutral)",
+                    path=p,
+                    line=lineno,
+                    field="label",
+                )
+            key = (row["topic_ip"].strip(), row["claim"].strip())
+            groups.setdefault(key, []).append(
+                (row["id"].strip(), row["evidence"].strip(), POLARITY[raw.lower()])
+            )
+            questions.setdefault(key, row["question"].strip())
+    traces: list[Trace] = []
+    per_topic: dict[str, int] = {}
+    for (topic, claim), rows in groups.items():
+        per_topic[topic] = per_topic.get(topic, 0) + 1
+        cid = f"hv-{topic}-{per_topic[topic]}"
+        pols = [v for _, _, v in rows]
+        counts = {
+            v.value: pols.count(v)
+            for v in (Verdict.SUPPORTED, Verdict.REFUTED, Verdict.NO_EVIDENCE)
+        }
+        traces.append(
+            Trace(
+                system=system,
+                question_id=topic,
+                sentence_id=cid,
+                claim_id=cid,
+                claim=claim,
+                sentence=claim,
+                verdict=oracle_verdict(pols),
+                raw_verdict="; ".join(f"{k}={n}" for k, n in counts.items()),
+                reasoning=f"Retrieval-bounded oracle over gold passage polarities; search "
+                f"question: {questions[(topic, claim)]}",
+                verifier="oracle (gold passage polarity)",
+                retriever="HealthVer T5 retrieval + re-ranking",
+                passages=tuple(
+                    Passage(
+                        passage_id=pid,
+                        rank=i,
+                        text=text,
+                        source=f"healthver:{p.name}",
+                        gold=pol != Verdict.NO_EVIDENCE,
+                        gold_verdict=pol,
+                    )
+                    for i, (pid, text, pol) in enumerate(rows, start=1)
+                ),
+            )
+        )
+    return traces
+
+
+class HealthVerAdapter:
+    """``failcodes ingest healthver FILE.csv``."""
+
+    name = "healthver"
+    description = "HealthVer CSV -> one trace per claim, passages with gold polarity (no labels)"
+    output = Output.TRACES
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read HealthVer CSV files (``--system`` names the system, default healthver-t5)."""
+        options.check_extra(self.name, ())
+        if not paths:
+            raise ConfigError("the healthver adapter needs a healthver_*.csv file")
+        traces: list[Trace] = []
+        for path in paths:
+            traces.extend(read_healthver(path, options.system or "healthver-t5"))
+        notes = [
+            f"{len(traces)} claims; verdict = retrieval-bounded oracle over gold passage "
+            "polarities; gold = Supports/Refutes passage; HealthVer has no claim-level labels"
+        ]
+        return IngestResult(traces=traces, notes=notes)
+
+
+ADAPTER = HealthVerAdapter()
