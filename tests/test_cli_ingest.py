@@ -236,3 +236,13 @@ def test_medscore_cli_unknown_verdict_names_line_and_field(tmp_path: Path) -> No
     proc = run("ingest", "medscore", src, "-o", out, "--alias", "yes=supported", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"wrote 3 traces -> {out}"
+
+
+def test_label_for_unknown_sentence_names_label_file_and_line(tmp_path: Path) -> None:
+    traces = _jsonl(tmp_path / "t.jsonl", GOOD)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("sentence_id,has_error\nq:s0,true\nq:s7,false\n")
+    proc = run("metrics", "--traces", traces, "--labels", labels, cwd=tmp_path)
+    assert_one_line_error(
+        proc, "labels.csv:3", "field 'sentence_id'", "no trace has sentence_id 'q:s7'"
+    )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from failcodes import io
 from failcodes.errors import InputError
@@ -227,3 +229,51 @@ def test_atomic_batch_leaves_nothing_on_error(tmp_path: Path) -> None:
         raise RuntimeError("boom")
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
+
+
+# ------------------------------------------------------------------ property: lossless round trip
+
+_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1
+)
+_opt = st.none() | _text
+_passage = st.builds(
+    Passage,
+    passage_id=_text,
+    rank=st.integers(1, 50),
+    text=_text,
+    source=_opt,
+    title=_opt,
+    score=st.none() | st.floats(allow_nan=False, allow_infinity=False),
+    gold=st.none() | st.booleans(),
+)
+_trace = st.builds(
+    Trace,
+    system=_text,
+    question_id=_text,
+    sentence_id=_text,
+    claim_id=_text,
+    claim=_text,
+    sentence=_opt,
+    verdict=st.sampled_from(list(Verdict)),
+    raw_verdict=_opt,
+    reasoning=_opt,
+    verifier=_opt,
+    retriever=_opt,
+    passages=st.lists(_passage, max_size=3, unique_by=lambda p: p.rank).map(
+        lambda ps: tuple(sorted(ps, key=lambda p: p.rank))
+    ),
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(traces=st.lists(_trace, max_size=4, unique_by=lambda t: (t.system, t.claim_id)))
+def test_round_trip_is_lossless_in_every_format(tmp_path: Path, traces: list[Trace]) -> None:
+    # Any text (quotes, commas, newlines, unicode) survives; CSV cannot tell "" from missing,
+    # hence min_size=1 above (documented in docs/trace-format.md).
+    for ext in ("jsonl", "csv", "parquet"):
+        path = tmp_path / f"prop.{ext}"
+        io.write_traces(path, traces)
+        assert io.read_traces(path) == traces, ext
