@@ -41,7 +41,9 @@ class Trace(BaseModel):
     system: str = Field(description="The retriever x verifier x corpus configuration.")
     question_id: str = Field(description="The question (or document) the answer responds to.")
     sentence_id: str = Field(description="The answer sentence the claim was decomposed from.")
-    claim_id: str = Field(description="Unique within (system, question); stable across systems.")
+    claim_id: str = Field(
+        description="Unique within a system (files join on system + claim_id); same across systems."
+    )
     claim: str = Field(description="The atomic claim text.")
     sentence: str | None = Field(default=None, description="The parent sentence text.")
     verdict: Verdict = Field(description="The verifier's canonical verdict.")
