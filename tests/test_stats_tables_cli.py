@@ -337,3 +337,72 @@ def test_cli_compare_json(tmp_path: Path, run) -> None:
     no_truth = run("compare", path, "--systems", "A,B,C", "--format", "json")
     assert no_truth.returncode == 0, no_truth.stderr
     assert len(json.loads(no_truth.stdout)["tests"]) == 4  # Q + 3 McNemar
+
+
+def _traces_and_labels():
+    from failcodes.labels import Label
+    from failcodes.traces import Trace
+    from failcodes.verdicts import Verdict
+
+    # 4 labelled sentences (s1, s2 have errors); system A refutes s1 and s3, system B
+    # refutes s1 and s2 and has no claim for s4 (counts as "no error flagged").
+    verdicts = {
+        "A": {
+            "s1": Verdict.REFUTED,
+            "s2": Verdict.SUPPORTED,
+            "s3": Verdict.REFUTED,
+            "s4": Verdict.SUPPORTED,
+        },
+        "B": {"s1": Verdict.REFUTED, "s2": Verdict.REFUTED, "s3": Verdict.SUPPORTED},
+    }
+    traces = [
+        Trace(
+            system=sys_, question_id="q", sentence_id=sid, claim_id=f"{sid}c", claim="c", verdict=v
+        )
+        for sys_, per in verdicts.items()
+        for sid, v in per.items()
+    ]
+    labels = [
+        Label(question_id="q", sentence_id=sid, has_error=err)
+        for sid, err in (("s1", True), ("s2", True), ("s3", False), ("s4", False))
+    ]
+    return traces, labels
+
+
+def test_paired_outcomes_from_traces() -> None:
+    traces, labels = _traces_and_labels()
+    paired = tb.paired_outcomes_from_traces(traces, labels, "refuted")
+    assert paired.systems == ["A", "B"]
+    assert paired.unit_ids == ["q/s1", "q/s2", "q/s3", "q/s4"]
+    np.testing.assert_array_equal(paired.truth, [1, 1, 0, 0])
+    np.testing.assert_array_equal(paired.predictions, [[1, 1], [0, 1], [1, 0], [0, 0]])
+
+
+def test_cli_compare_from_traces_and_labels(tmp_path: Path, run) -> None:
+    from failcodes import io
+
+    traces, labels = _traces_and_labels()
+    io.write_traces(tmp_path / "t.jsonl", traces)
+    io.write_labels(tmp_path / "l.jsonl", labels)
+    proc = run(
+        "compare",
+        "--traces",
+        tmp_path / "t.jsonl",
+        "--labels",
+        tmp_path / "l.jsonl",
+        "--resamples",
+        "200",
+        "--seed",
+        "0",
+        "--format",
+        "json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    tests = {(t["test"], t["comparison"]): t for t in json.loads(proc.stdout)["tests"]}
+    # recall A = 1/2, B = 2/2: difference -0.5; F1 A = 2/(2+1+1) = 0.5, B = 4/(4+0+0) = 1
+    assert tests[("permutation_recall", "A vs B")]["effect"] == pytest.approx(-0.5)
+    assert tests[("permutation_f1", "A vs B")]["effect"] == pytest.approx(-0.5)
+    # McNemar on the 2 positives: discordant pairs b = 0, c = 1 -> exact p = 1
+    assert tests[("mcnemar_exact", "A vs B")]["p_value"] == 1.0
+    both = run("compare", tmp_path / "x.csv", "--traces", tmp_path / "t.jsonl")
+    assert both.returncode == 2 and "either FILE" in both.stderr

@@ -7,14 +7,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
+import numpy.typing as npt
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from failcodes import io
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.classification import compare_systems, paired_metric_tests
-from failcodes.stats.tables import read_ratings_frame
+from failcodes.stats.tables import paired_outcomes_from_traces, read_ratings_frame
 from failcodes.stats.tests import TestResult
 
 _TRUE = {"1", "1.0", "true", "yes", "y", "t"}
@@ -46,12 +48,23 @@ def _fmt(value: float | None, digits: int = 4) -> str:
 @app.command("compare")
 def compare(
     file: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
             help="Paired outcomes (.csv/.parquet/.jsonl): one row per unit, one 0/1 column per "
-            "system (blank = missing); with --truth, the columns are predictions."
+            "system (blank = missing); with --truth, the columns are predictions. Or give "
+            "--traces and --labels instead."
         ),
-    ],
+    ] = None,
+    traces_path: Annotated[
+        Path | None,
+        typer.Option("--traces", help="Traces of several systems (instead of FILE)."),
+    ] = None,
+    labels_path: Annotated[
+        Path | None, typer.Option("--labels", help="Clinical labels (with --traces).")
+    ] = None,
+    mapping: Annotated[
+        str, typer.Option("--mapping", help="Verdict -> has-error mapping (with --traces).")
+    ] = "refuted",
     truth: Annotated[
         str | None,
         typer.Option(
@@ -88,25 +101,54 @@ def compare(
     bad = [m for m in wanted if m not in ("f1", "recall")]
     if bad:
         raise ConfigError(f"--metrics accepts f1 and recall, got {bad}")
-    frame = read_ratings_frame(file)
-    cols = [str(c) for c in frame.columns]
-    skip = {c for c in (truth, unit_column) if c is not None}
-    if unit_column is None:
-        skip |= {c for c in cols if c.lower() in ("unit", "unit_id", "id", "item")}
-    names = (
-        [s.strip() for s in systems.split(",")] if systems else [c for c in cols if c not in skip]
-    )
-    for col in [*names, *([truth] if truth else [])]:
-        if col not in cols:
-            raise InputError(f"no column '{col}' (columns: {cols})", path=file)
-    if len(names) < 2:
-        raise InputError(f"need at least two system columns, got {names}", path=file)
-    data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
+    source: Path
+    if traces_path is not None or labels_path is not None:
+        if file is not None or traces_path is None or labels_path is None:
+            raise ConfigError("give either FILE, or both --traces and --labels")
+        traces = io.read_traces(traces_path)
+        paired = paired_outcomes_from_traces(
+            traces, io.read_labels(labels_path, traces=traces), mapping
+        )
+        names = paired.systems
+        if systems:
+            wanted_sys = [s.strip() for s in systems.split(",") if s.strip()]
+            unknown = [s for s in wanted_sys if s not in names]
+            if unknown:
+                raise ConfigError(f"--systems: no traces for {unknown} (have {names})")
+            keep = [names.index(s) for s in wanted_sys]
+            names = wanted_sys
+            paired_preds = paired.predictions[:, keep]
+        else:
+            paired_preds = paired.predictions
+        data = paired_preds
+        y_truth: npt.NDArray[np.float64] | None = paired.truth
+        source = traces_path
+    else:
+        if file is None:
+            raise ConfigError("give FILE, or --traces and --labels")
+        source = file
+        frame = read_ratings_frame(file)
+        cols = [str(c) for c in frame.columns]
+        skip = {c for c in (truth, unit_column) if c is not None}
+        if unit_column is None:
+            skip |= {c for c in cols if c.lower() in ("unit", "unit_id", "id", "item")}
+        names = (
+            [s.strip() for s in systems.split(",")]
+            if systems
+            else [c for c in cols if c not in skip]
+        )
+        for col in [*names, *([truth] if truth else [])]:
+            if col not in cols:
+                raise InputError(f"no column '{col}' (columns: {cols})", path=file)
+        if len(names) < 2:
+            raise InputError(f"need at least two system columns, got {names}", path=file)
+        data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
+        y_truth = None if truth is None else np.array(_binary(frame[truth].tolist(), truth, file))
     results: list[TestResult] = []
-    if truth is None:
+    if y_truth is None:
         results = compare_systems(data, names, exact_below=exact_below)
     else:
-        y = np.array(_binary(frame[truth].tolist(), truth, file))
+        y = y_truth
         positives = y == 1
         results = compare_systems(data[positives], names, exact_below=exact_below)
         for metric in wanted:
@@ -121,7 +163,7 @@ def compare(
             )
     rows = [r.model_dump() for r in results]
     if fmt == "json":
-        typer.echo(json.dumps({"file": str(file), "systems": names, "tests": rows}, indent=2))
+        typer.echo(json.dumps({"file": str(source), "systems": names, "tests": rows}, indent=2))
         return
     table = Table()
     for col in ("test", "comparison", "statistic", "df", "p", "p (Holm)", "effect", "n", "note"):

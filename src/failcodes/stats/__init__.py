@@ -1,1 +1,58 @@
-"""Agreement and significance statistics: a pure numeric core plus table adapters."""
+"""Agreement and significance statistics: a pure numeric core plus table adapters.
+
+- :mod:`~failcodes.stats.agreement`: percent agreement, Cohen's kappa (weighted), Fleiss'
+  kappa, Krippendorff's alpha, Gwet's AC1/AC2, Brennan-Prediger, PABAK, with analytic SEs
+  and vectorised bootstrap CIs (arrays in, :class:`AgreementResult` out).
+- :mod:`~failcodes.stats.bootstrap`: resampling over units as matrix products.
+- :mod:`~failcodes.stats.classification`: Cochran's Q, McNemar, paired F1/recall tests (Holm).
+- :mod:`~failcodes.stats.tests`: the test result model, Holm, Mann-Whitney, Spearman.
+- :mod:`~failcodes.stats.tables`: ratings files, DataFrames, annotation runs and traces +
+  labels adapted to the core.
+"""
+
+from failcodes.stats.agreement import (
+    STATISTICS,
+    AgreementResult,
+    agreement,
+    agreements,
+    brennan_prediger,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    gwet_ac2,
+    krippendorff_alpha,
+    pabak,
+    percent_agreement,
+)
+from failcodes.stats.classification import (
+    cochrans_q,
+    compare_systems,
+    mcnemar,
+    paired_metric_tests,
+    pairwise_mcnemar,
+)
+from failcodes.stats.tests import TestResult, holm, mann_whitney, spearman
+
+__all__ = [
+    "STATISTICS",
+    "AgreementResult",
+    "TestResult",
+    "agreement",
+    "agreements",
+    "brennan_prediger",
+    "cochrans_q",
+    "cohen_kappa",
+    "compare_systems",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "gwet_ac2",
+    "holm",
+    "krippendorff_alpha",
+    "mann_whitney",
+    "mcnemar",
+    "pabak",
+    "paired_metric_tests",
+    "pairwise_mcnemar",
+    "percent_agreement",
+    "spearman",
+]

@@ -25,6 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, MigrationMap, migrate
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
+from failcodes.labels import Label
+from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
+from failcodes.metrics import LabelIndex
 from failcodes.stats.agreement import (
     STATISTICS,
     AgreementResult,
@@ -32,6 +35,7 @@ from failcodes.stats.agreement import (
     agreements,
 )
 from failcodes.stats.bootstrap import FloatArray
+from failcodes.traces import Trace
 
 UNIT_COLUMNS = ("unit", "unit_id", "id", "item", "instance_id", "subject")
 
@@ -427,3 +431,54 @@ def annotation_agreement(
                             )
                         )
     return out
+
+
+# --------------------------------------------------------------------------- traces + labels
+
+
+@dataclass(frozen=True)
+class PairedOutcomes:
+    """Sentence-level has-error calls of several systems on the same labelled sentences."""
+
+    unit_ids: list[str]  # "question_id/sentence_id"
+    systems: list[str]
+    truth: FloatArray  # 1 = the clinician marked an error
+    predictions: FloatArray  # units x systems, 1 = the system flags an error
+
+
+def paired_outcomes_from_traces(
+    traces: Sequence[Trace], labels: Sequence[Label], mapping: str = DEFAULT_MAPPING
+) -> PairedOutcomes:
+    """Pair every system's sentence verdict (any-error rule, ``mapping``) on labelled sentences.
+
+    A labelled sentence a system extracted no claim from counts as "no error flagged" for
+    that system (it cannot have flagged it), so every system has an outcome on every
+    labelled sentence and the tests stay paired.
+    """
+    if not traces:
+        raise StatisticsError("no traces given")
+    error_mapping = resolve_mapping(mapping)
+    index = LabelIndex(labels)
+    known = index.labelled_sentences(traces)
+    agg = aggregate_sentences(traces, error_mapping, known_sentences=known)
+    systems = sorted({t.system for t in traces})
+    if len(systems) < 2:
+        raise StatisticsError(f"comparing systems needs at least 2 systems, got {systems}")
+    calls: dict[tuple[str, str], dict[str, bool]] = {}
+    for sv in agg.sentences:
+        calls.setdefault((sv.question_id, sv.sentence_id), {})[sv.system] = sv.predicted_error
+    for m in agg.without_claims:
+        calls.setdefault((m.question_id, m.sentence_id), {})[m.system] = False
+    ids: list[str] = []
+    truth: list[float] = []
+    preds: list[list[float]] = []
+    for (qid, sid), per in sorted(calls.items()):
+        lab = index.for_sentence(qid, sid)
+        if lab is None:
+            continue
+        ids.append(f"{qid}/{sid}")
+        truth.append(float(lab.has_error))
+        preds.append([float(per.get(s, False)) for s in systems])
+    if not ids:
+        raise StatisticsError("no labelled sentence matches the traces")
+    return PairedOutcomes(ids, systems, np.array(truth), np.array(preds))
