@@ -8,12 +8,14 @@
 - :mod:`~failcodes.stats.tests`: the test result model, Holm, Mann-Whitney, Spearman.
 - :mod:`~failcodes.stats.tables`: ratings files, DataFrames, annotation runs and traces +
   labels adapted to the core.
+
+Submodules keep their names (``failcodes.stats.agreement`` is the module; its one-statistic
+function is ``failcodes.stats.agreement.agreement``).
 """
 
 from failcodes.stats.agreement import (
     STATISTICS,
     AgreementResult,
-    agreement,
     agreements,
     brennan_prediger,
     cohen_kappa,
@@ -37,7 +39,6 @@ __all__ = [
     "STATISTICS",
     "AgreementResult",
     "TestResult",
-    "agreement",
     "agreements",
     "brennan_prediger",
     "cochrans_q",
