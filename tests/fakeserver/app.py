@@ -6,7 +6,8 @@ Control endpoints (not part of either API):
   "500"}``, ``{"kind": "slow", "seconds": 3}`` (then a normal answer), ``{"kind":
   "invalid_json"}``, ``{"kind": "bad_code"}`` (a code outside the codebook); ``latency`` sets
   the delay of every reply.
-- ``GET /_stats``: calls per endpoint, faults served, tokens, keys seen (as SHA-256 digests).
+- ``GET /_stats``: calls per endpoint, faults served, tokens, keys seen (as SHA-256
+  digests), the server process's CPU seconds.
 - ``POST /_reset``: forget calls, faults and the prefix cache.
 
 Markers in the judged text (see :mod:`tests.fakeserver.answers`) make faults permanent for
@@ -19,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -77,7 +79,10 @@ def build_app(state: FakeState) -> Starlette:
         key = request.headers.get("x-api-key") or request.headers.get("authorization", "")
         key = key.removeprefix("Bearer ")
         state.key_digests.add(hashlib.sha256(key.encode()).hexdigest())
-        body = json.loads(await request.body())
+        try:
+            body = json.loads(await request.body())
+        except ClientDisconnect:  # the client was killed mid-request (crash tests)
+            return Response(status_code=499)
         fault = state.faults.popleft() if state.faults else None
         if state.latency:
             await asyncio.sleep(state.latency)
@@ -136,6 +141,7 @@ def build_app(state: FakeState) -> Starlette:
                 "faults_queued": len(state.faults),
                 "usage": dict(state.usage),
                 "key_digests": sorted(state.key_digests),
+                "process_cpu_s": time.process_time(),
             }
         )
 

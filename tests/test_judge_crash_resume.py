@@ -1,0 +1,86 @@
+"""Kill a judge run (a real CLI subprocess) with SIGKILL mid-way, resume, count units."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from failcodes.units import retrieval_units
+from tests.fakeserver import FakeServer
+from tests.judge_helpers import make_traces, write_codebook, write_traces
+
+
+def _count(journal) -> int:
+    if not journal.exists():
+        return 0
+    try:
+        con = sqlite3.connect(journal, timeout=5)
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM annotations").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_judges_every_unit_exactly_once(tmp_path) -> None:
+    traces = make_traces(60)
+    units = retrieval_units(traces)  # 60 claims x 3 distinct passages = 180 units
+    assert len(units) == 180
+    src = write_traces(tmp_path / "t.jsonl", traces)
+    cb = write_codebook(tmp_path / "cb.yaml")
+    run = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-crash"}
+    with FakeServer(latency=0.02) as fake:
+        cmd = [
+            sys.executable,
+            "-m",
+            "failcodes",
+            "judge",
+            "retrieval",
+            "--from",
+            str(src),
+            "--codebook",
+            str(cb),
+            "--judge",
+            "openai:fake-model",
+            "--base-url",
+            fake.openai_base_url,
+            "--concurrency",
+            "4",
+            "--no-cache",
+            "-o",
+            str(run),
+        ]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while _count(run / "journal.sqlite") < 20:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        killed_at = _count(run / "journal.sqlite")
+        assert 20 <= killed_at < 180
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        assert f"units: 180 ({killed_at} already done, {180 - killed_at} judged now)" in done.stdout
+        con = sqlite3.connect(run / "journal.sqlite")
+        ids = [r[0] for r in con.execute("SELECT unit_id FROM annotations")]
+        con.close()
+        assert sorted(ids) == sorted(u.id for u in units)  # none lost, none twice
+        lines = (run / "annotations.jsonl").read_text().splitlines()
+        assert sorted(json.loads(x)["unit_id"] for x in lines) == sorted(ids)
+        calls = fake.stats()["calls"]["openai"]
+        # only calls in flight at the kill may have been paid twice (4 workers)
+        assert 180 <= calls <= 180 + 4
+        again = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert again.returncode == 0
+        assert "units: 180 (180 already done, 0 judged now)" in again.stdout
+        assert fake.stats()["calls"]["openai"] == calls  # the rerun made 0 calls
