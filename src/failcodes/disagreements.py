@@ -62,7 +62,7 @@ class ClaimRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    claim_id: str
+    claim_id: str = Field(description="The claim's id (stable across systems).")
     claim: str = Field(description="The atomic claim text.")
     verdict: Verdict = Field(description="The verifier's canonical verdict.")
     raw_verdict: str | None = Field(
@@ -77,8 +77,8 @@ class ClaimRecord(BaseModel):
         "sentence); None if unlabelled.",
     )
     reasoning: str | None = Field(default=None, description="The verifier's reasoning trace.")
-    verifier: str | None = None
-    retriever: str | None = None
+    verifier: str | None = Field(default=None, description="The verifier model name.")
+    retriever: str | None = Field(default=None, description="The retriever name.")
     passages: tuple[Passage, ...] = Field(default=(), description="Retrieved passages, rank order.")
 
 
@@ -92,18 +92,18 @@ class Disagreement(BaseModel):
     )
     kind: DisagreementKind = Field(description="FN = clinician error missed; FP = false alarm.")
     level: Level = Field(description="sentence (any-error aggregation) or claim.")
-    system: str
+    system: str = Field(description="The retriever x verifier x corpus configuration.")
     mapping: str = Field(description="Name of the error mapping applied.")
     error_verdicts: tuple[str, ...] = Field(description="Verdicts the mapping counts as error.")
-    question_id: str
-    sentence_id: str
+    question_id: str = Field(description="The question (the bootstrap cluster).")
+    sentence_id: str = Field(description="The answer sentence (the labelled unit).")
     sentence: str | None = Field(default=None, description="The sentence text, if known.")
     claim_id: str | None = Field(default=None, description="The claim (claim level only).")
     label_has_error: bool = Field(description="The clinical label of the sentence (or claim).")
     predicted_error: bool = Field(description="The system's mapped verdict (any-error).")
     label_rationale: str | None = Field(default=None, description="The clinician's rationale.")
-    label_severity: str | None = None
-    label_annotator: str | None = None
+    label_severity: str | None = Field(default=None, description="e.g. Mild/Moderate/Severe.")
+    label_annotator: str | None = Field(default=None, description="Who gave the label.")
     claims: tuple[ClaimRecord, ...] = Field(
         description="All claims of the sentence (sentence level) or the one claim (claim "
         "level), in input order; empty only for a labelled sentence without claims counted "

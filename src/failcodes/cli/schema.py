@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
+from failcodes.disagreements import Disagreement
 from failcodes.errors import ConfigError
 from failcodes.labels import Label
 from failcodes.sentences import Sentence
@@ -23,6 +24,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "sentence": Sentence,
     "annotation": Annotation,
     "unit": Unit,
+    "disagreement": Disagreement,
 }
 
 
@@ -44,5 +46,5 @@ def render(name: str) -> str:
 def schema(
     name: Annotated[str, typer.Argument(help="Model: " + ", ".join(MODELS) + ".")],
 ) -> None:
-    """Print the JSON Schema of a failcodes model (trace, label, sentence, annotation, unit)."""
+    """Print the JSON Schema of a failcodes model (see the NAME argument for the list)."""
     typer.echo(render(name), nl=False)
