@@ -57,5 +57,6 @@ def test_schema_cli_unknown_model() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        "failcodes: error: unknown model 'bogus' (known: trace, label, sentence, annotation, unit)"
+        "failcodes: error: unknown model 'bogus' (known: trace, label, sentence, annotation, unit, "
+        "disagreement)"
     )
