@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from failcodes.saturation import ProjectStore, ScriptedCoder, ScriptedProposer, run_round
 root, log = Path(sys.argv[1]), Path(sys.argv[2])
-coder = ScriptedCoder(delay_s=0.15, calls_log=log)
+coder = ScriptedCoder(delay_s=0.3, calls_log=log)
 run_round(ProjectStore.open(root), coder, ScriptedProposer({}))
 """
 
@@ -56,7 +56,7 @@ def test_sigkill_mid_round_then_resume(tmp_path: Path) -> None:
     )
     try:
         deadline = time.monotonic() + 30
-        while len(journal_ids(journal)) < 4:
+        while len(journal_ids(journal)) < 3:
             assert child.poll() is None, "the round finished before it could be killed"
             assert time.monotonic() < deadline, "the round never started coding"
             time.sleep(0.02)
@@ -68,7 +68,7 @@ def test_sigkill_mid_round_then_resume(tmp_path: Path) -> None:
     assert child.returncode == -signal.SIGKILL
 
     before = journal_ids(journal)
-    assert 4 <= len(before) < 12, "killed midway"
+    assert 3 <= len(before) < 12, "killed midway"
     record = store.round(1)
     assert record.phase is RoundPhase.DRAWN
     calls_before = log.read_text().split()
