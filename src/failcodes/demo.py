@@ -447,6 +447,12 @@ def _agreement(ctx: DemoContext) -> StepOutput:
     return out
 
 
+def _saturation(ctx: DemoContext) -> StepOutput:
+    from failcodes.saturation.demo_step import saturation_step
+
+    return saturation_step(ctx)
+
+
 #: The demo, in order. Append your step here (see module docstring).
 STEPS: list[DemoStep] = [
     DemoStep("ingest", "load the bundled datasets and write them as traces + labels", _ingest),
@@ -462,6 +468,11 @@ STEPS: list[DemoStep] = [
         "agreement",
         "inter-annotator agreement (kappa, alpha, AC1/AC2, PABAK) on RAGChecker labels",
         _agreement,
+    ),
+    DemoStep(
+        "saturation",
+        "one codebook saturation round (offline heuristic baseline); review file for a human",
+        _saturation,
     ),
 ]
 

@@ -39,17 +39,33 @@ def test_normalised_names() -> None:
 
 
 def test_similarity_hand_computed() -> None:
-    # name tokens {dose, mismatch} vs {dosage, mismatch}: Jaccard 1/3.
+    # name tokens {dose, mismatch} vs {dosage, mismatch}: they share "mismatch", J_name = 1/3.
     # name+definition tokens: A = {dose, mismatch, passage, report, different},
-    # B = {dosage, mismatch, passage, give, different}: |A&B| = 3, |A|B| = 7 -> 3/7.
+    # B = {dosage, mismatch, passage, give, different}: |A&B| = 3, |A|B| = 7, J_all = 3/7.
+    # similarity = max(1/3, (1/3 + 3/7) / 2) = 8/21
     sim = similarity(
         "Dose mismatch",
         "The passage reports a different dose",
         "Dosage mismatch",
         "the passage gives a different dosage",
     )
-    assert sim == pytest.approx(3 / 7)
+    assert sim == pytest.approx(8 / 21)
     assert similarity("Animal study", "x", "animal studies", "y") == 1.0
+    # names sharing nothing: definitions alone never make a duplicate
+    assert similarity("Mice", "same template words here", "Rats", "same template words here") == 0
+    # parent-subcode tokens are ignored: {mice} vs {rats} after removing {entity, mismatch}
+    ignore = frozenset({"entity", "mismatch"})
+    assert (
+        similarity("Entity mismatch: mice", "d", "Entity mismatch: rats", "d", ignore=ignore) == 0
+    )
+
+
+KW = {
+    "kind": UnitKind.RETRIEVAL,
+    "round_number": 2,
+    "proposer": "t",
+    "proposer_kind": CoderKind.HEURISTIC,
+}
 
 
 def test_dedupe_threshold_is_respected() -> None:
@@ -68,23 +84,32 @@ def test_dedupe_threshold_is_respected() -> None:
             definition="the passage gives a different dosage",
         ),
     ]
-    kw = {
-        "codebook": cb,
-        "kind": UnitKind.RETRIEVAL,
-        "round_number": 2,
-        "proposer": "t",
-        "proposer_kind": CoderKind.HEURISTIC,
-    }
-    # 3/7 = 0.43 < 0.5: both stay open
-    assert [p.status for p in deduplicate(drafts, threshold=0.5, **kw)] == [  # type: ignore[arg-type]
-        ProposalStatus.OPEN,
-        ProposalStatus.OPEN,
-    ]
-    # 0.43 >= 0.4: the second folds into the first
-    out = deduplicate(drafts, threshold=0.4, **kw)  # type: ignore[arg-type]
+    # parent tokens {different, context} are ignored: J_name = 1/3, J_all = 2/6 (dose, mismatch,
+    # passage, report vs dosage, mismatch, passage, give) -> similarity 1/3
+    out = deduplicate(drafts, codebook=cb, threshold=0.5, **KW)  # type: ignore[arg-type]
+    assert [p.status for p in out] == [ProposalStatus.OPEN, ProposalStatus.OPEN]
+    out = deduplicate(drafts, codebook=cb, threshold=0.3, **KW)  # type: ignore[arg-type]
     assert out[1].duplicate_of == "r0002-p01"
-    assert out[1].similarity == pytest.approx(0.4286, abs=1e-4)
+    assert out[1].similarity == pytest.approx(1 / 3, abs=1e-4)
     assert out[0].merged_from == ("r0002-p02",)
+
+
+def test_templated_heuristic_drafts_stay_apart() -> None:
+    cb = small_codebook()
+    template = "Heuristic baseline proposal: units coded entity_mismatch whose passage has '{}'."
+    drafts = [
+        ProposalDraft(
+            dimension="entity_match",
+            parent_subcode="entity_mismatch",
+            name=f"Entity mismatch: {w}",
+            definition=template.format(w),
+        )
+        for w in ("mice", "rats")
+    ]
+    out = deduplicate(drafts, codebook=cb, threshold=0.5, **KW)  # type: ignore[arg-type]
+    assert [p.status for p in out] == [ProposalStatus.OPEN, ProposalStatus.OPEN]
+    # ids from normalised tokens (plural s stripped)
+    assert [p.leaf_id for p in out] == ["entity_mismatch_mice", "entity_mismatch_rat"]
 
 
 def test_leaf_id_avoids_existing_ids() -> None:

@@ -5,18 +5,22 @@ The rule (documented here, used everywhere):
 * A name is *normalised* by lower-casing, splitting on anything that is not a letter or a
   digit, dropping English stop words, and stripping a plural ``s`` (``"Animal studies"`` and
   ``"animal study"`` both become ``animal study``; ``ies`` -> ``y``).
-* The *similarity* of two patterns is 1.0 when their normalised names are equal; otherwise it is
-  the larger of the Jaccard overlap of their name tokens and the Jaccard overlap of their
-  name + definition tokens (``|A & B| / |A | B|`` over sets of normalised tokens).
+* **Same name**: two patterns whose normalised names are equal are duplicates (similarity
+  1.0), wherever they sit in the codebook part.
+* **Similar pattern** (same dimension only): the tokens of the draft's proposed parent subcode
+  (its id and label) are first removed from both sides, since sitting under the same subcode
+  does not make two patterns alike. If the remaining *name* tokens share nothing, the
+  similarity is 0; otherwise it is ``max(J_name, (J_name + J_all) / 2)`` where ``J_name`` is
+  the Jaccard overlap (``|A & B| / |A | B|``) of the name token sets and ``J_all`` that of the
+  name + definition token sets. Definitions alone never make a duplicate: proposers that fill
+  a template (the offline baseline) would otherwise all collide.
 * Two patterns are duplicates when the similarity is at least the threshold (default
   :data:`~failcodes.saturation.models.DEFAULT_SIMILARITY_THRESHOLD` = 0.5, set per project).
 
-Comparisons span the whole codebook part (all dimensions): a pattern that already has a leaf or a
-subcode anywhere in the part is not new. Drafts are compared, in order, first with existing
-leaves and subcodes, then with proposals of earlier rounds that a reviewer rejected or merged
-(so a heuristic proposer repeating itself does not keep the loop from saturating), then with the
-drafts kept earlier in the same round (a repeated draft is folded into the first one, its example
-units added).
+Drafts are compared, in order, first with the part's existing leaves and subcodes, then with
+proposals of earlier rounds that a reviewer rejected or merged (so a proposer repeating itself
+does not keep the loop from saturating), then with the drafts kept earlier in the same round (a
+repeated draft is folded into the first one, its example units added).
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ STOPWORDS = frozenset(
     me more most my no nor not now of off on once only or other our out over own same she should
     so some such than that the their them then there these they this those through to too under
     until up very was we were what when where which while who whom why will with would you your
-    whose via per vs versus""".split()  # noqa: SIM905
+    whose via per vs versus whereas however also although though thus therefore may might must
+    shall among within without upon across""".split()  # noqa: SIM905
 )
 
 _SPLIT = re.compile(r"[^0-9a-z]+")
@@ -72,16 +77,30 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def similarity(name_a: str, definition_a: str, name_b: str, definition_b: str) -> float:
-    """Similarity of two patterns in [0, 1] (see the module docstring)."""
+def similarity(
+    name_a: str,
+    definition_a: str,
+    name_b: str,
+    definition_b: str,
+    *,
+    ignore: frozenset[str] = frozenset(),
+) -> float:
+    """Similarity of two patterns in [0, 1] (see the module docstring).
+
+    ``ignore`` holds the tokens of the proposed parent subcode, removed before the overlaps.
+    """
     norm_a, norm_b = normalise_name(name_a), normalise_name(name_b)
     if norm_a and norm_a == norm_b:
         return 1.0
-    names = _jaccard(set(norm_a.split()), set(norm_b.split()))
-    full = _jaccard(
-        set(tokens(f"{name_a} {definition_a}")), set(tokens(f"{name_b} {definition_b}"))
+    names_a, names_b = set(norm_a.split()) - ignore, set(norm_b.split()) - ignore
+    if not names_a & names_b:
+        return 0.0
+    j_name = _jaccard(names_a, names_b)
+    j_all = _jaccard(
+        set(tokens(f"{name_a} {definition_a}")) - ignore,
+        set(tokens(f"{name_b} {definition_b}")) - ignore,
     )
-    return max(names, full)
+    return max(j_name, (j_name + j_all) / 2)
 
 
 @dataclass(frozen=True)
@@ -91,6 +110,7 @@ class KnownPattern:
     ref: str  # "leaf:ID", "subcode:ID" or a proposal id
     name: str
     definition: str
+    dimension: str
 
 
 def codebook_patterns(codebook: Codebook, kind: UnitKind) -> list[KnownPattern]:
@@ -98,9 +118,10 @@ def codebook_patterns(codebook: Codebook, kind: UnitKind) -> list[KnownPattern]:
     out: list[KnownPattern] = []
     for dim in codebook.part(kind).dimensions:
         for sub in dim.subcodes:
-            out.append(KnownPattern(f"subcode:{sub.id}", sub.label, sub.definition))
+            out.append(KnownPattern(f"subcode:{sub.id}", sub.label, sub.definition, dim.id))
             out.extend(
-                KnownPattern(f"leaf:{leaf.id}", leaf.label, leaf.definition) for leaf in sub.leaves
+                KnownPattern(f"leaf:{leaf.id}", leaf.label, leaf.definition, dim.id)
+                for leaf in sub.leaves
             )
     return out
 
@@ -118,14 +139,37 @@ def code_ids(codebook: Codebook) -> set[str]:
 
 
 def _best(
-    name: str, definition: str, candidates: Iterable[KnownPattern], threshold: float
+    draft: ProposalDraft,
+    candidates: Iterable[KnownPattern],
+    threshold: float,
+    ignore: frozenset[str],
 ) -> tuple[KnownPattern, float] | None:
     best: tuple[KnownPattern, float] | None = None
     for cand in candidates:
-        sim = similarity(name, definition, cand.name, cand.definition)
+        if cand.dimension == draft.dimension:
+            sim = similarity(
+                draft.name, draft.definition, cand.name, cand.definition, ignore=ignore
+            )
+        elif normalise_name(draft.name) == normalise_name(cand.name):
+            sim = 1.0
+        else:
+            continue
         if sim >= threshold and (best is None or sim > best[1]):
             best = (cand, sim)
     return best
+
+
+def _parent_tokens(codebook: Codebook, kind: UnitKind, draft: ProposalDraft) -> frozenset[str]:
+    if draft.parent_subcode is None:
+        return frozenset()
+    try:
+        dim = codebook.part(kind).dimension(draft.dimension)
+    except KeyError:
+        return frozenset()
+    for sub in dim.subcodes:
+        if sub.id == draft.parent_subcode:
+            return frozenset(tokens(f"{sub.id} {sub.label}"))
+    return frozenset()
 
 
 def deduplicate(
@@ -142,8 +186,8 @@ def deduplicate(
     """Turn a round's drafts into proposals, marking duplicates (see module docstring).
 
     ``prior`` holds patterns of earlier rounds that reviewers rejected or merged; a draft that
-    repeats one is a duplicate of it. Returned proposals keep the drafts' order; open ones first
-    get ids ``rNNNN-pNN`` in that order too.
+    repeats one is a duplicate of it. Returned proposals keep the drafts' order and get ids
+    ``rNNNN-pNN`` in that order.
     """
     existing = codebook_patterns(codebook, kind)
     taken = code_ids(codebook)
@@ -162,9 +206,8 @@ def deduplicate(
             proposer=proposer,
             proposer_kind=proposer_kind,
         )
-        match = _best(draft.name, draft.definition, existing, threshold) or _best(
-            draft.name, draft.definition, prior, threshold
-        )
+        ignore = _parent_tokens(codebook, kind, draft)
+        match = _best(draft, existing, threshold, ignore) or _best(draft, prior, threshold, ignore)
         if match is not None:
             kept.append(
                 proposal.model_copy(
@@ -177,11 +220,11 @@ def deduplicate(
             )
             continue
         open_same_round = [
-            KnownPattern(p.id, p.name, p.definition)
+            KnownPattern(p.id, p.name, p.definition, p.dimension)
             for p in kept
             if p.status is ProposalStatus.OPEN
         ]
-        twin = _best(draft.name, draft.definition, open_same_round, threshold)
+        twin = _best(draft, open_same_round, threshold, ignore)
         if twin is not None:
             pos = next(i for i, p in enumerate(kept) if p.id == twin[0].ref)
             first = kept[pos]

@@ -140,7 +140,7 @@ class OfflineProposer:
     """
 
     min_support: int = 3
-    min_share: float = 0.3
+    min_share: float = 0.2
     min_lift: float = 2.0
     max_per_subcode: int = 2
     max_examples: int = 5

@@ -237,7 +237,7 @@ def prior_patterns(store: ProjectStore) -> list[KnownPattern]:
         for p in store.proposals(number):
             d = latest.get(p.id)
             if d is not None and d.action in (Action.REJECT, Action.MERGE):
-                out.append(KnownPattern(p.id, p.name, p.definition))
+                out.append(KnownPattern(p.id, p.name, p.definition, p.dimension))
     return out
 
 
