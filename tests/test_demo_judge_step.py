@@ -18,7 +18,7 @@ def test_demo_judge_step_codes_and_attributes(tmp_path) -> None:
     # running the step again resumes the journals: nothing is judged twice
     judge = next(s for s in STEPS if s.name == "judge")
     judge.run(ctx)
-    for journal in tmp_path.rglob("journal.sqlite"):
+    for journal in (tmp_path / "judge").rglob("journal.sqlite"):  # the judge step's journals
         con = sqlite3.connect(journal)
         sessions = con.execute("SELECT summary FROM sessions ORDER BY id").fetchall()
         assert len(sessions) == 2
