@@ -458,3 +458,22 @@ def test_distinct_rows_use_the_dense_path() -> None:
     got = resampled_sums(cols, 7, np.random.default_rng(5))
     weights = next(resampling_weights(50, 7, np.random.default_rng(5)))
     np.testing.assert_allclose(got, weights @ cols)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_custom_weight_matrix_matches_statsmodels(seed: int) -> None:
+    rng = np.random.default_rng(400 + seed)
+    data = _random_table(rng, 60, 2, 3, missing=0.0)
+    agree_w = np.array([[1.0, 0.8, 0.0], [0.8, 1.0, 0.3], [0.0, 0.3, 1.0]])
+    res = ag.cohen_kappa(data, weights=agree_w, categories=[0, 1, 2])
+    assert res.weights == "custom"
+    table = np.zeros((3, 3))
+    np.add.at(table, (data[:, 0].astype(int), data[:, 1].astype(int)), 1)
+    # statsmodels takes a 2-D matrix as disagreement weights: 1 - agreement weights
+    ref = cohens_kappa(table, weights=1.0 - agree_w)
+    assert res.value == pytest.approx(ref.kappa, abs=1e-12)
+    assert res.se == pytest.approx(ref.std_kappa, abs=1e-12)
+    quad, _ = ag.weight_matrix("quadratic", 3)
+    assert ag.cohen_kappa(data, weights=quad).value == pytest.approx(
+        ag.cohen_kappa(data, weights="quadratic").value, abs=1e-15
+    )

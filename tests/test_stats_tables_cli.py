@@ -406,3 +406,32 @@ def test_cli_compare_from_traces_and_labels(tmp_path: Path, run) -> None:
     assert tests[("mcnemar_exact", "A vs B")]["p_value"] == 1.0
     both = run("compare", tmp_path / "x.csv", "--traces", tmp_path / "t.jsonl")
     assert both.returncode == 2 and "either FILE" in both.stderr
+
+
+def test_numeric_categories_keep_values_for_interval_level() -> None:
+    frame = pd.DataFrame({"a": [1, 1, 1], "b": [1, 1, 1]})
+    table = tb.ratings_from_frame(frame, categories=["0", "1", "5"])
+    assert table.labels is None
+    np.testing.assert_array_equal(table.categories, [0, 1, 5])
+    res = {r.statistic: r for r in tb.agreement_table(table, level="interval")}
+    # everyone says 1: AC1 with q = 3 is (1 - 0)/(1 - 0) = 1; alpha has no variation
+    assert res["gwet_ac1"].value == pytest.approx(1.0)
+    assert res["krippendorff"].value is None
+    with pytest.raises(InputError, match="not in the category list"):
+        tb.ratings_from_frame(frame, categories=["0", "5"])
+
+
+def test_cli_agree_on_annotation_jsonl(tmp_path: Path, run) -> None:
+    path = tmp_path / "annotations.jsonl"
+    path.write_text("\n".join(a.model_dump_json() for a in _run()) + "\n")
+    proc = run("agree", path, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert {r["scope"] for r in rows} == {"dimension", "pooled", "pair", "code"}
+    cohen = next(
+        r
+        for r in rows
+        if r["scope"] == "pair" and r["dimension"] == "scope" and r["statistic"] == "cohen"
+    )
+    assert cohen["value"] == pytest.approx(5 / 9)  # hand-computed above
+    assert cohen["coders"] == "ann|anthropic:m"

@@ -110,8 +110,9 @@ def ratings_from_frame(
 ) -> RatingsTable:
     """Turn a units x raters DataFrame into a :class:`RatingsTable`.
 
-    Numeric ratings keep their values; text ratings become codes in ``categories`` order
-    (sorted labels when not given: fine for nominal data only, see ``ordered``). The unit
+    Numeric ratings keep their values (``categories``, if given, is the full numeric category
+    set in rank order); text ratings become codes in ``categories`` order (sorted labels when
+    not given: fine for nominal data only, see ``ordered``). The unit
     column defaults to the first of ``unit``, ``unit_id``, ``id``, ``item``,
     ``instance_id``, ``subject`` present; without one, row numbers are unit ids.
     """
@@ -147,11 +148,26 @@ def ratings_from_frame(
         [float(v) for v in present]
     except (TypeError, ValueError):
         numeric = False
-    if numeric and categories is None:
+    numeric_categories: list[float] | None = None
+    if numeric and categories is not None:
+        try:
+            numeric_categories = [float(c) for c in categories]
+        except (TypeError, ValueError):
+            numeric_categories = None
+    if numeric and (categories is None or numeric_categories is not None):
         values = np.array(
             [[np.nan if v is None else float(v) for v in row] for row in cells], dtype=np.float64
         ).reshape(len(cells), len(rater_cols))
-        cats = np.unique(values[~np.isnan(values)])
+        observed = np.unique(values[~np.isnan(values)])
+        if numeric_categories is None:
+            return RatingsTable(values, ids, rater_cols, observed, None, ordered=True)
+        cats = np.array(numeric_categories, dtype=np.float64)
+        outside = np.setdiff1d(observed, cats)
+        if outside.size:
+            raise InputError(
+                f"ratings {outside.tolist()} are not in the category list {cats.tolist()}",
+                path=source,
+            )
         return RatingsTable(values, ids, rater_cols, cats, None, ordered=True)
     labels_present = sorted({str(v) for v in present})
     if categories is None:
