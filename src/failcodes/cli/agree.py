@@ -159,7 +159,13 @@ def agree(
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table|json")] = "table",
 ) -> None:
-    """Agreement coefficients with confidence intervals (undefined ones say why)."""
+    """Agreement coefficients with confidence intervals (undefined ones say why).
+
+    For an annotation file the statistics are fixed per scope (per dimension: percent, Fleiss,
+    Krippendorff nominal, AC1, Brennan-Prediger; per coder pair: percent, Cohen, AC1, alpha;
+    per code, human vs machine: percent, Cohen, AC1, PABAK); --stat/--level/--weights apply
+    to ratings tables. See docs/statistics.md.
+    """
     if stat not in _STAT_CHOICES:
         raise ConfigError(f"--stat must be one of {', '.join(_STAT_CHOICES)}, got {stat!r}")
     if level not in LEVELS:
