@@ -246,6 +246,7 @@ _passage = st.builds(
     title=_opt,
     score=st.none() | st.floats(allow_nan=False, allow_infinity=False),
     gold=st.none() | st.booleans(),
+    gold_verdict=st.none() | st.sampled_from(list(Verdict)),
 )
 _trace = st.builds(
     Trace,
