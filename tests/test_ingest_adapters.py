@@ -336,3 +336,28 @@ def test_scifact_adapter_on_bundled_folder() -> None:
     assert sum(lb.has_error for lb in result.labels) == contradict
     with pytest.raises(ConfigError, match="drop --system"):
         get_adapter("scifact").read([root], AdapterOptions(system="x"))
+
+
+def test_medscore_verifications_form_keeps_sentence_and_claim_indices() -> None:
+    result = get_adapter("medscore").read(
+        [FIXTURES / "medscore_verifications.jsonl"], AdapterOptions()
+    )
+    assert [(t.question_id, t.sentence_id, t.claim_id, t.verdict) for t in result.traces] == [
+        ("a1", "a1:s0", "a1:s0:c0", Verdict.SUPPORTED),
+        ("a1", "a1:s0", "a1:s0:c1", Verdict.REFUTED),
+        ("a2", "a2:s0", "a2:s0:c0", Verdict.SUPPORTED),
+    ]
+    assert result.traces[1].passages[0].passage_id == "statpearls_9_0"
+    assert result.traces[2].passages == ()
+    assert result.notes == [
+        "1 record(s) have no claims and produce no trace (sentences without verifiable claims)"
+    ]
+
+
+def test_medscore_verifications_duplicate_claim(tmp_path: Path) -> None:
+    lines = (FIXTURES / "medscore_verifications.jsonl").read_text().splitlines()
+    src = tmp_path / "v.jsonl"
+    src.write_text("\n".join([*lines, lines[1]]) + "\n")
+    with pytest.raises(InputError, match="duplicate") as info:
+        get_adapter("medscore").read([src], AdapterOptions())
+    assert (info.value.line, info.value.field) == (5, "claim_id")

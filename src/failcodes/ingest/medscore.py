@@ -7,6 +7,13 @@ parse of it (1.0 / 0.0). ``evidence`` depends on the verifier (MedScore ``verifi
 ``null`` for ``internal``; the provided text (a string) for ``provided``; for ``medrag`` a list
 of retrieved passages ``{id, title, text, score}`` (``MedRAGRetriever._format_retrieved``).
 
+Also read: MedScore's intermediate ``verifications.jsonl`` (one line per claim: ``{id,
+sentence_id, sentence, claim, claim_id, evidence, raw, score}``, written by ``medscore.py``
+before combining), which keeps the sentence and claim indices: ``question_id`` = ``id``,
+``sentence_id`` = ``'{id}:s{sentence_id}'``, ``claim_id`` = ``'{id}:s{sentence_id}:c{claim_id}'``
+(a line with ``claim: null`` is a sentence without claims). The form is detected from the
+first line (``claims`` list -> combined, ``claim`` -> verifications).
+
 Rules (documented in docs/trace-format.md):
 
 - Verdict from ``raw`` through the alias table (True -> supported, False -> refuted; extra
@@ -32,7 +39,8 @@ Rules (documented in docs/trace-format.md):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -102,133 +110,228 @@ def _passages(
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class _Settings:
+    system: str
+    verifier: str | None
+    verdict_from: str
+    aliases: Mapping[str, Verdict]
+
+
+def _verdict(claim: dict[str, Any], cfg: _Settings, path: Path, line: int, cw: str) -> Verdict:
+    if cfg.verdict_from == "score":
+        score = claim.get("score")
+        if score not in (0, 1) or isinstance(score, bool):
+            raise InputError(
+                f"expected score 1.0 or 0.0, got {score!r}",
+                path=path,
+                line=line,
+                field=f"{cw}score",
+            )
+        return Verdict.SUPPORTED if score == 1 else Verdict.REFUTED
+    raw = claim.get("raw")
+    if raw is None:
+        raise InputError("missing required field", path=path, line=line, field=f"{cw}raw")
+    return normalize_verdict(raw, cfg.aliases, path=path, line=line, field=f"{cw}raw")
+
+
+def _trace(
+    claim: dict[str, Any],
+    cfg: _Settings,
+    ids: tuple[str, str, str],
+    sentence: str | None,
+    path: Path,
+    line: int,
+    cw: str,
+) -> Trace:
+    """Build one trace; ``cw`` is the field prefix of the claim (``'claims[3].'`` or ``''``)."""
+    question_id, sentence_id, claim_id = ids
+    text = _text(claim.get("claim"), path, line, f"{cw}claim")
+    assert text is not None
+    verdict = _verdict(claim, cfg, path, line, cw)
+    evidence = claim.get("evidence")
+    raw = claim.get("raw")
+    return Trace(
+        system=cfg.system,
+        question_id=question_id,
+        sentence_id=sentence_id,
+        claim_id=claim_id,
+        claim=text,
+        sentence=sentence,
+        verdict=verdict,
+        raw_verdict=str(raw) if raw is not None else None,
+        verifier=cfg.verifier,
+        retriever="MedRAG" if isinstance(evidence, list) else None,
+        passages=_passages(evidence, claim_id, question_id, path, line, f"{cw}evidence"),
+    )
+
+
+def _record_id(rec: dict[str, Any], path: Path, line: int) -> str:
+    rid = rec.get("id")
+    if not isinstance(rid, str | int) or isinstance(rid, bool) or str(rid) == "":
+        raise InputError(f"expected a string id, got {rid!r}", path=path, line=line, field="id")
+    return str(rid)
+
+
 class MedScore:
-    """Read MedScore combined outputs."""
+    """Read MedScore outputs: combined ``medscore_output.jsonl`` or ``verifications.jsonl``."""
 
     name = "medscore"
-    description = "MedScore medscore_output.jsonl (internal, provided or MedRAG verifier)"
+    description = (
+        "MedScore medscore_output.jsonl / verifications.jsonl (internal, provided, MedRAG)"
+    )
     output = Output.TRACES
 
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read every file; record ids must be unique across files."""
+        """Read every file (each in one of the two forms); ids must be unique across files."""
         options.check_extra(self.name, ("ids", "verdict_from", "verifier"))
         scheme = options.option("ids", ("auto", "sentence", "response"), "auto")
-        verdict_from = options.option("verdict_from", ("raw", "score"), "raw")
-        verifier = options.extra.get("verifier") or None
-        system = options.system or DEFAULT_SYSTEM
+        cfg = _Settings(
+            system=options.system or DEFAULT_SYSTEM,
+            verifier=options.extra.get("verifier") or None,
+            verdict_from=options.option("verdict_from", ("raw", "score"), "raw"),
+            aliases=options.aliases,
+        )
         result = IngestResult()
-        seen: dict[str, tuple[Path, int]] = {}
+        seen: dict[tuple[str, ...], tuple[Path, int]] = {}
         empty = 0
         for path in paths:
             records = _iter_records(path)
-            ids: list[str] = []
-            for line, rec in records:
-                rid = rec.get("id")
-                if not isinstance(rid, str | int) or isinstance(rid, bool) or str(rid) == "":
-                    raise InputError(
-                        f"expected a string id, got {rid!r}", path=path, line=line, field="id"
-                    )
-                rid = str(rid)
-                if rid in seen:
-                    first_path, first_line = seen[rid]
-                    raise InputError(
-                        f"duplicate id {rid!r} (first at {first_path}:{first_line})",
-                        path=path,
-                        line=line,
-                        field="id",
-                    )
-                seen[rid] = (path, line)
-                ids.append(rid)
-            use_sentence = scheme == "sentence" or (
-                scheme == "auto" and all(_SENTENCE_ID.match(i) for i in ids)
-            )
-            for (line, rec), rid in zip(records, ids, strict=True):
-                claims = rec.get("claims")
-                if claims is None:
-                    claims = []
-                if not isinstance(claims, list):
-                    raise InputError(
-                        f"expected a list, got {type(claims).__name__}",
-                        path=path,
-                        line=line,
-                        field="claims",
-                    )
-                if not claims:
-                    empty += 1
-                    continue
-                if use_sentence:
-                    match = _SENTENCE_ID.match(rid)
-                    if match is None:
-                        raise InputError(
-                            f"id {rid!r} is not QUESTION_N (use --option ids=response)",
-                            path=path,
-                            line=line,
-                            field="id",
-                        )
-                    question_id = match.group("question")
-                sentence_ids: dict[str, str] = {}
-                for j, claim in enumerate(claims):
-                    cw = f"claims[{j}]"
-                    if not isinstance(claim, dict):
-                        raise InputError("expected an object", path=path, line=line, field=cw)
-                    claim_id = f"{rid}:c{j}"
-                    text = _text(claim.get("claim"), path, line, f"{cw}.claim")
-                    sentence = _text(
-                        claim.get("sentence"), path, line, f"{cw}.sentence", required=False
-                    )
-                    if use_sentence:
-                        sid = rid
-                    else:
-                        question_id = rid
-                        if sentence is None:
-                            sid = claim_id
-                        else:
-                            sid = sentence_ids.setdefault(sentence, f"{rid}:s{len(sentence_ids)}")
-                    raw = claim.get("raw")
-                    if verdict_from == "score":
-                        score = claim.get("score")
-                        if score not in (0, 1) or isinstance(score, bool):
-                            raise InputError(
-                                f"expected score 1.0 or 0.0, got {score!r}",
-                                path=path,
-                                line=line,
-                                field=f"{cw}.score",
-                            )
-                        verdict = Verdict.SUPPORTED if score == 1 else Verdict.REFUTED
-                    else:
-                        if raw is None:
-                            raise InputError(
-                                "missing required field", path=path, line=line, field=f"{cw}.raw"
-                            )
-                        verdict = normalize_verdict(
-                            raw, options.aliases, path=path, line=line, field=f"{cw}.raw"
-                        )
-                    evidence = claim.get("evidence")
-                    passages = _passages(
-                        evidence, claim_id, question_id, path, line, f"{cw}.evidence"
-                    )
-                    assert text is not None
-                    result.traces.append(
-                        Trace(
-                            system=system,
-                            question_id=question_id,
-                            sentence_id=sid,
-                            claim_id=claim_id,
-                            claim=text,
-                            sentence=sentence,
-                            verdict=verdict,
-                            raw_verdict=str(raw) if raw is not None else None,
-                            verifier=verifier,
-                            retriever="MedRAG" if isinstance(evidence, list) else None,
-                            passages=passages,
-                        )
-                    )
+            if records and "claims" not in records[0][1] and "claim" in records[0][1]:
+                empty += self._read_verifications(records, cfg, path, seen, result)
+            else:
+                empty += self._read_combined(records, cfg, scheme, path, seen, result)
         if empty:
             result.notes.append(
                 f"{empty:,} record(s) have no claims and produce no trace "
                 "(sentences without verifiable claims)"
             )
         return result
+
+    @staticmethod
+    def _read_combined(
+        records: list[tuple[int, dict[str, Any]]],
+        cfg: _Settings,
+        scheme: str,
+        path: Path,
+        seen: dict[tuple[str, ...], tuple[Path, int]],
+        result: IngestResult,
+    ) -> int:
+        ids: list[str] = []
+        for line, rec in records:
+            rid = _record_id(rec, path, line)
+            if (rid,) in seen:
+                first_path, first_line = seen[(rid,)]
+                raise InputError(
+                    f"duplicate id {rid!r} (first at {first_path}:{first_line})",
+                    path=path,
+                    line=line,
+                    field="id",
+                )
+            if "claims" not in rec:
+                raise InputError(
+                    "missing required field (records of medscore_output.jsonl carry 'claims')",
+                    path=path,
+                    line=line,
+                    field="claims",
+                )
+            seen[(rid,)] = (path, line)
+            ids.append(rid)
+        use_sentence = scheme == "sentence" or (
+            scheme == "auto" and all(_SENTENCE_ID.match(i) for i in ids)
+        )
+        empty = 0
+        for (line, rec), rid in zip(records, ids, strict=True):
+            claims = rec.get("claims")
+            if claims is None:
+                claims = []
+            if not isinstance(claims, list):
+                raise InputError(
+                    f"expected a list, got {type(claims).__name__}",
+                    path=path,
+                    line=line,
+                    field="claims",
+                )
+            if not claims:
+                empty += 1
+                continue
+            question_id = rid
+            if use_sentence:
+                match = _SENTENCE_ID.match(rid)
+                if match is None:
+                    raise InputError(
+                        f"id {rid!r} is not QUESTION_N (use --option ids=response)",
+                        path=path,
+                        line=line,
+                        field="id",
+                    )
+                question_id = match.group("question")
+            sentence_ids: dict[str, str] = {}
+            for j, claim in enumerate(claims):
+                cw = f"claims[{j}]."
+                if not isinstance(claim, dict):
+                    raise InputError("expected an object", path=path, line=line, field=cw[:-1])
+                claim_id = f"{rid}:c{j}"
+                sentence = _text(claim.get("sentence"), path, line, f"{cw}sentence", required=False)
+                if use_sentence:
+                    sid = rid
+                elif sentence is None:
+                    sid = claim_id
+                else:
+                    sid = sentence_ids.setdefault(sentence, f"{rid}:s{len(sentence_ids)}")
+                result.traces.append(
+                    _trace(claim, cfg, (question_id, sid, claim_id), sentence, path, line, cw)
+                )
+        return empty
+
+    @staticmethod
+    def _read_verifications(
+        records: list[tuple[int, dict[str, Any]]],
+        cfg: _Settings,
+        path: Path,
+        seen: dict[tuple[str, ...], tuple[Path, int]],
+        result: IngestResult,
+    ) -> int:
+        empty = 0
+        for line, rec in records:
+            rid = _record_id(rec, path, line)
+            keys = []
+            for name in ("sentence_id", "claim_id"):
+                value = rec.get(name)
+                if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                    raise InputError(
+                        f"expected an integer index, got {value!r}",
+                        path=path,
+                        line=line,
+                        field=name,
+                    )
+                keys.append(value)
+            s_idx, c_idx = keys
+            if s_idx is None:
+                raise InputError(
+                    "missing required field", path=path, line=line, field="sentence_id"
+                )
+            sentence_id = f"{rid}:s{s_idx}"
+            if rec.get("claim") is None:  # a sentence the decomposer found no claim in
+                empty += 1
+                continue
+            if c_idx is None:
+                raise InputError("missing required field", path=path, line=line, field="claim_id")
+            key = (rid, str(s_idx), str(c_idx))
+            if key in seen:
+                first_path, first_line = seen[key]
+                raise InputError(
+                    f"duplicate (id, sentence_id, claim_id) = ({rid!r}, {s_idx}, {c_idx}) "
+                    f"(first at {first_path}:{first_line})",
+                    path=path,
+                    line=line,
+                    field="claim_id",
+                )
+            seen[key] = (path, line)
+            sentence = _text(rec.get("sentence"), path, line, "sentence", required=False)
+            ids = (rid, sentence_id, f"{sentence_id}:c{c_idx}")
+            result.traces.append(_trace(rec, cfg, ids, sentence, path, line, ""))
+        return empty
 
 
 ADAPTER = MedScore()
