@@ -34,17 +34,18 @@ def _codebook() -> Codebook:
 
 
 def test_build_report_writes_every_format(tmp_path: Path) -> None:
+    # per_passage_codes / per_trace_steps shapes (only the columns the report reads)
     retrieval = pd.DataFrame(
         [
-            ("r1", "u1", "entity", "exact"),
-            ("r1", "u2", "entity", "partial"),
-            ("r2", "u3", "entity", "partial"),
+            ("r1", "scored", "exact", True),
+            ("r1", "scored", "partial", False),
+            ("r2", "scored", "partial", False),
         ],
-        columns=["group", "unit_id", "dimension", "code"],
+        columns=["retriever", "status", "entity", "all_high"],
     )
     reasoning = pd.DataFrame(
-        [("v1", "t1", "inference", "overreach"), ("v1", "t2", "inference", "valid")],
-        columns=["group", "unit_id", "dimension", "code"],
+        [("v1", "scored", "overreach", False), ("v1", "scored", "valid", True)],
+        columns=["verifier", "status", "inference", "all_correct"],
     )
     metrics = [
         {
@@ -68,8 +69,8 @@ def test_build_report_writes_every_format(tmp_path: Path) -> None:
         ),
         metrics=metrics,
         codebook=_codebook(),
-        retrieval_coded=retrieval,
-        reasoning_coded=reasoning,
+        per_passage=retrieval,
+        per_trace=reasoning,
         attribution={"retrieval": {"partial": 2}, "verification": {"overreach": 1}},
         accumulation=[2, 0, 0, 0],
     )

@@ -34,15 +34,15 @@ def _part() -> Part:
 
 
 def _figures(tmp: Path) -> list[ReportFigure]:
-    coded = pd.DataFrame(
+    wide = pd.DataFrame(
         [
-            ("A", "u1", "entity", "exact"),
-            ("A", "u2", "entity", "partial"),
-            ("B", "u3", "entity", "exact"),
+            ("A", "scored", "exact", True),
+            ("A", "scored", "partial", False),
+            ("B", "scored", "exact", True),
         ],
-        columns=["group", "unit_id", "dimension", "code"],
+        columns=["retriever", "status", "entity", "all_high"],
     )
-    shares = code_shares(coded, _part(), ["A", "B"])
+    shares = code_shares(wide, _part(), by="retriever", flag="all_high", groups=["A", "B"])
     rows = [
         {
             "system": "A",

@@ -6,7 +6,7 @@ import pytest
 from failcodes.codebook import Dimension, Part, Subcode
 from failcodes.errors import InputError
 from failcodes.report.render import latex_escape, render_table
-from failcodes.report.tables import code_shares, dominant_errors, format_ci, prf_table
+from failcodes.report.tables import code_shares, format_ci, prf_table
 from failcodes.units import UnitKind
 
 
@@ -27,55 +27,52 @@ def _part() -> Part:
     )
 
 
-def _coded() -> pd.DataFrame:
+def _wide() -> pd.DataFrame:
+    """Per-passage table as failcodes.attribution.per_passage_codes makes it."""
     rows = [
         # retriever A: u1 high on both, u2 partial/exact, u3 irrelevant/broader
-        ("A", "u1", "entity", "exact"),
-        ("A", "u1", "scope", "exact_scope"),
-        ("A", "u2", "entity", "partial"),
-        ("A", "u2", "scope", "exact_scope"),
-        ("A", "u3", "entity", "irrelevant"),
-        ("A", "u3", "scope", "broader"),
-        # retriever B: u4 high on both, u5 coded on entity only (incomplete)
-        ("B", "u4", "entity", "exact"),
-        ("B", "u4", "scope", "exact_scope"),
-        ("B", "u5", "entity", "exact"),
+        ("A", "u1", "scored", "exact", "exact_scope", True),
+        ("A", "u2", "scored", "partial", "exact_scope", False),
+        ("A", "u3", "scored", "irrelevant", "broader", False),
+        # retriever B: u4 high on both, u5 unscored (judge answer unusable), u6 not coded
+        ("B", "u4", "scored", "exact", "exact_scope", True),
+        ("B", "u5", "unscored", None, None, None),
+        ("B", "u6", "missing", None, None, None),
     ]
-    return pd.DataFrame(rows, columns=["group", "unit_id", "dimension", "code"])
+    return pd.DataFrame(
+        rows, columns=["retriever", "unit_id", "status", "entity", "scope", "all_high"]
+    )
+
+
+def _shares(wide: pd.DataFrame) -> pd.DataFrame:
+    return code_shares(wide, _part(), by="retriever", flag="all_high", groups=["A", "B"])
 
 
 def test_code_shares_hand_computed() -> None:
-    shares = code_shares(_coded(), _part(), ["A", "B"])
-    get = lambda d, c, g: float(shares[(shares.dimension == d) & (shares.code == c)][g].iloc[0])  # noqa: E731
+    shares = _shares(_wide())
+
+    def get(d: str, c: str, g: str) -> float:
+        return float(shares[(shares.dimension == d) & (shares.code == c)][g].iloc[0])
+
     # A entity: exact 1/3, partial 1/3, irrelevant 1/3
     assert get("entity", "exact", "A") == pytest.approx(1 / 3)
     assert get("entity", "irrelevant", "A") == pytest.approx(1 / 3)
     # A scope: exact_scope 2/3, broader 1/3
     assert get("scope", "exact_scope", "A") == pytest.approx(2 / 3)
-    # B entity: 2 of 2 exact; B scope over its 1 unit coded on scope
+    # B: only u4 is scored (u5 unscored, u6 missing are left out, not counted as a code)
     assert get("entity", "exact", "B") == 1.0
     assert get("scope", "broader", "B") == 0.0
-    # all-high: A -> only u1 of 3 complete units = 1/3; B -> u4 of 1 complete unit (u5 incomplete)
+    assert int(shares[shares.code == "exact"]["n_B"].iloc[0]) == 1
+    # all-high: A -> u1 of 3 scored rows = 1/3; B -> u4 of 1 scored row
     assert get("all_high_quality", "all_high_quality", "A") == pytest.approx(1 / 3)
     assert get("all_high_quality", "all_high_quality", "B") == 1.0
-    assert int(shares[shares.code == "all_high_quality"]["n_B"].iloc[0]) == 1
 
 
 def test_code_shares_rejects_code_outside_codebook() -> None:
-    bad = _coded()
-    bad.loc[0, "code"] = "made_up"
+    bad = _wide()
+    bad.loc[0, "entity"] = "made_up"
     with pytest.raises(InputError, match="made_up"):
-        code_shares(bad, _part())
-
-
-def test_dominant_errors_counts_units() -> None:
-    dom = dominant_errors(_coded(), _part(), top=2)
-    a = dom[dom.group == "A"]
-    # A: three errors, each on one unit of 3 (partial, irrelevant, broader);
-    # top-2 ordered by (n desc, dimension, code)
-    assert list(a.code) == ["irrelevant", "partial"]
-    assert a.share.tolist() == pytest.approx([1 / 3, 1 / 3])
-    assert dom[dom.group == "B"].empty
+        _shares(bad)
 
 
 def test_format_ci_and_undefined() -> None:

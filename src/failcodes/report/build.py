@@ -16,11 +16,12 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
 from failcodes.report import figures as figs
 from failcodes.report.html import ReportFigure, ReportMeta, ReportSection, ReportTable, write_html
 from failcodes.report.render import TableFormat, render_table
-from failcodes.report.tables import code_shares, dominant_errors, percent_table, prf_table
+from failcodes.report.tables import code_shares, percent_table, prf_table
 from failcodes.units import UnitKind
 
 _SUFFIX = {TableFormat.MARKDOWN: "md", TableFormat.LATEX: "tex", TableFormat.CSV: "csv"}
@@ -38,8 +39,12 @@ class ReportInputs(BaseModel):
     comparisons: pd.DataFrame | None = None
     codebook: Codebook | None = None
     codebook_table: pd.DataFrame | None = None
-    retrieval_coded: pd.DataFrame | None = None
-    reasoning_coded: pd.DataFrame | None = None
+    per_passage: pd.DataFrame | None = Field(
+        default=None, description="failcodes.attribution.per_passage_codes output"
+    )
+    per_trace: pd.DataFrame | None = Field(
+        default=None, description="failcodes.attribution.per_trace_steps output"
+    )
     attribution: Mapping[str, Mapping[str, int]] | None = None
     attribution_table: pd.DataFrame | None = None
     agreement: pd.DataFrame | None = None
@@ -79,10 +84,6 @@ class _Builder:
             png=paths["png"].read_bytes(),
             files={k: f"figures/{p.name}" for k, p in paths.items()},
         )
-
-
-def _groups(coded: pd.DataFrame) -> list[str]:
-    return sorted(str(g) for g in coded["group"].unique())
 
 
 def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
@@ -150,17 +151,21 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         b.sections.append(sec)
 
     if inputs.codebook is not None:
-        for kind, coded, stem, title, caption in (
+        for kind, coded, by, flag, stem, title, caption in (
             (
                 UnitKind.RETRIEVAL,
-                inputs.retrieval_coded,
+                inputs.per_passage,
+                "retriever",
+                "all_high",
                 "retrieval_quality",
                 "Retrieval quality by retriever (Table 8 shape)",
                 "Evidence-quality subcodes (%) per retriever",
             ),
             (
                 UnitKind.VERIFICATION,
-                inputs.reasoning_coded,
+                inputs.per_trace,
+                "verifier",
+                "all_correct",
                 "reasoning_steps",
                 "Reasoning by verifier (Table 9 shape)",
                 "Reasoning-step subcodes (%) per verifier",
@@ -169,15 +174,15 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             if coded is None or coded.empty:
                 continue
             part = inputs.codebook.part(kind)
-            groups = _groups(coded)
-            shares = code_shares(coded, part, groups)
+            groups = sorted(map(str, coded[by].unique()))
+            shares = code_shares(coded, part, by=by, flag=flag, groups=groups)
             sec = ReportSection(id=stem, title=f"{title}{tag}")
             sec.tables.append(b.table(stem, percent_table(shares, groups), f"{caption}{tag}"))
             sec.tables.append(
                 b.table(
                     f"{stem}_dominant",
-                    dominant_errors(coded, part),
-                    f"Dominant error subcodes per group{tag}",
+                    dominant_errors(coded, inputs.codebook, kind, by=by),
+                    f"Dominant error subcodes per {by}{tag}",
                 )
             )
             if kind is UnitKind.RETRIEVAL:

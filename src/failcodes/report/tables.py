@@ -1,10 +1,12 @@
 """Paper-shaped tables as pandas DataFrames (pure; rendering lives in :mod:`render`).
 
-The coded-unit input is a tidy table with one row per (group, unit, dimension):
-columns ``group`` (retriever or verifier system), ``unit_id``, ``dimension``, ``code``.
-One function serves both Table 8 (retrieval quality by retriever: five dimensions) and
-Table 9 (reasoning by verifier: six steps), because both are "share of each subcode per
-dimension, plus the rate of units that are high quality on every dimension".
+The coded input is the wide table of :func:`failcodes.attribution.per_passage_codes` (one row
+per trace x passage) or :func:`failcodes.attribution.per_trace_steps` (one row per trace): a
+group column (``retriever`` or ``verifier``), ``status``, one column per dimension holding the
+subcode, and the all-high flag (``all_high`` / ``all_correct``). One function serves both
+Table 8 (retrieval quality by retriever) and Table 9 (reasoning by verifier), because both are
+"share of each subcode per dimension, plus the rate of rows high quality on every dimension".
+Rows are counted per retriever even when the judge coded a shared pair once.
 """
 
 from __future__ import annotations
@@ -13,46 +15,49 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from failcodes.annotations import Status
+from failcodes.attribution import quality_rate
 from failcodes.codebook import Part
 from failcodes.errors import InputError
 
-CODED_COLUMNS = ("group", "unit_id", "dimension", "code")
 ALL_HIGH_ROW = "all_high_quality"
 
 
-def _check_coded(coded: pd.DataFrame, part: Part) -> None:
-    missing = [c for c in CODED_COLUMNS if c not in coded.columns]
-    if missing:
-        raise InputError(f"coded table lacks columns {missing}; expected {list(CODED_COLUMNS)}")
-    known = {(d.id, s.id) for d in part.dimensions for s in d.subcodes}
-    pairs = set(zip(coded["dimension"], coded["code"], strict=True))
-    unknown = sorted(pairs - known)
-    if unknown:
-        dim, code = unknown[0]
-        raise InputError(
-            f"code {code!r} is not a subcode of dimension {dim!r} in part {part.id.value!r}",
-            field="code",
-        )
-
-
 def code_shares(
-    coded: pd.DataFrame, part: Part, groups: Sequence[str] | None = None
+    wide: pd.DataFrame,
+    part: Part,
+    *,
+    by: str,
+    flag: str,
+    groups: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Share of each subcode per dimension and group, plus the all-high-quality rate.
 
     Returns one row per (dimension, subcode) in codebook order, then a final
-    ``all_high_quality`` row; columns are ``dimension``, ``code``, ``label``,
-    ``high_quality``, then one column per group with shares in [0, 1] and one ``n_<group>``
-    column per group with the number of units the shares are over. Shares of a dimension are
-    over the units of that group coded on that dimension; the all-high rate is over units coded
-    on *every* dimension of the part (a unit missing a dimension cannot be called high quality).
+    ``all_high_quality`` row (from :func:`failcodes.attribution.quality_rate`); columns are
+    ``dimension``, ``code``, ``label``, ``high_quality``, one share column per group (in [0, 1];
+    NaN where the group has no scored row) and one ``n_<group>`` column with the number of
+    scored rows the shares are over. Unscored and missing rows are left out, never counted as a
+    code.
     """
-    _check_coded(coded, part)
-    group_order = list(groups) if groups is not None else sorted(coded["group"].unique())
-    counts = coded.groupby(["group", "dimension", "code"]).size()
-    per_dim = coded.groupby(["group", "dimension"])["unit_id"].nunique()
+    needed = [by, "status", flag, *(d.id for d in part.dimensions)]
+    missing = [c for c in needed if c not in wide.columns]
+    if missing:
+        raise InputError(f"coded table lacks columns {missing}; expected {needed}")
+    scored = wide[wide["status"] == Status.SCORED.value]
+    for dim in part.dimensions:
+        unknown = sorted(set(scored[dim.id].dropna()) - set(dim.code_ids()))
+        if unknown:
+            raise InputError(
+                f"code {unknown[0]!r} is not a subcode of dimension {dim.id!r} "
+                f"in part {part.id.value!r}",
+                field=dim.id,
+            )
+    group_order = list(groups) if groups is not None else sorted(map(str, wide[by].unique()))
+    sizes = scored.groupby(by).size()
     rows: list[dict[str, object]] = []
     for dim in part.dimensions:
+        counts = scored.groupby([by, dim.id]).size()
         for sub in dim.subcodes:
             row: dict[str, object] = {
                 "dimension": dim.id,
@@ -61,56 +66,19 @@ def code_shares(
                 "high_quality": sub.high_quality,
             }
             for g in group_order:
-                n = int(per_dim.get((g, dim.id), 0))
-                k = int(counts.get((g, dim.id, sub.id), 0))
-                row[g] = k / n if n else float("nan")
+                n = int(sizes.get(g, 0))
+                row[g] = int(counts.get((g, sub.id), 0)) / n if n else float("nan")
                 row[f"n_{g}"] = n
             rows.append(row)
-    all_high = all_high_rates(coded, part)
+    rates = quality_rate(wide, by=by, flag=flag).set_index(by)
     row = {"dimension": ALL_HIGH_ROW, "code": ALL_HIGH_ROW, "label": "All dimensions high quality"}
     row["high_quality"] = True
     for g in group_order:
-        rate, n = all_high.get(g, (float("nan"), 0))
-        row[g] = rate
-        row[f"n_{g}"] = n
+        rate = rates["rate"].get(g) if g in rates.index else None
+        row[g] = float("nan") if rate is None or pd.isna(rate) else float(rate)
+        row[f"n_{g}"] = int(rates["coded"].get(g, 0)) if g in rates.index else 0
     rows.append(row)
     return pd.DataFrame(rows)
-
-
-def all_high_rates(coded: pd.DataFrame, part: Part) -> dict[str, tuple[float, int]]:
-    """Per group: (share of fully coded units high quality on every dimension, n units)."""
-    high = {d.id: d.high_quality_code for d in part.dimensions}
-    dims = set(high)
-    frame = coded[coded["dimension"].isin(dims)].copy()
-    frame["is_high"] = [
-        high[d] == c for d, c in zip(frame["dimension"], frame["code"], strict=True)
-    ]
-    per_unit = frame.groupby(["group", "unit_id"]).agg(
-        n_dims=("dimension", "nunique"), all_high=("is_high", "all")
-    )
-    complete = per_unit[per_unit["n_dims"] == len(dims)]
-    out: dict[str, tuple[float, int]] = {}
-    for g, sub in complete.groupby(level="group"):
-        out[str(g)] = (float(sub["all_high"].mean()), len(sub))
-    return out
-
-
-def dominant_errors(coded: pd.DataFrame, part: Part, top: int = 3) -> pd.DataFrame:
-    """The ``top`` most frequent low-quality subcodes per group, with their share of units."""
-    _check_coded(coded, part)
-    high = {d.id: d.high_quality_code for d in part.dimensions}
-    errors = coded[
-        [high.get(d) != c for d, c in zip(coded["dimension"], coded["code"], strict=True)]
-    ]
-    n_units = coded.groupby("group")["unit_id"].nunique()
-    counts = (
-        errors.groupby(["group", "dimension", "code"])["unit_id"].nunique().reset_index(name="n")
-    )
-    counts["share"] = [n / n_units[g] for g, n in zip(counts["group"], counts["n"], strict=True)]
-    counts = counts.sort_values(
-        ["group", "n", "dimension", "code"], ascending=[True, False, True, True]
-    )
-    return counts.groupby("group").head(top).reset_index(drop=True)
 
 
 def format_ci(
