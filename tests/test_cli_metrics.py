@@ -14,6 +14,7 @@ import pytest
 from failcodes import io
 from failcodes.disagreements import read_disagreements
 from failcodes.labels import Label
+from tests.browser import probe_page
 from tests.metrics_fixtures import labels, traces_a
 
 
@@ -185,3 +186,19 @@ def test_demo_runs_offline_on_bundled_data(tmp_path: Path) -> None:
     assert refuted["precision_undefined_reason"] == "no predicted errors (TP + FP = 0)"
     assert (base / "data" / "medexpert-sample.labels.jsonl").is_file()
     assert "everything is under demo-out/" in res.stdout
+    # The HTML report of the run: self-contained, every figure loads in a real browser, the
+    # heuristic judge is labelled, and the P/R/F1 table carries the numbers of metrics/*.json.
+    index = base / "report" / "index.html"
+    assert "report: demo-out/report/index.html" in res.stdout
+    page = index.read_text()
+    assert "Heuristic baseline" in page
+    fever_f1 = 100 * fever[0]["f1"]
+    prf = (base / "report" / "tables" / "prf_sentence.md").read_text()
+    assert f"| scifact-dev/multivers-fever | refuted | {fever[0]['precision'] * 100:.1f}" in prf
+    assert f"{fever_f1:.1f} [" in prf
+    probe = probe_page(index)
+    assert probe["broken"] == 0 and probe["wide"] == 0 and probe["images"] >= 4
+    # `failcodes report` rebuilds the same report from the run directory alone
+    again = run("report", "demo-out", "-o", "again", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again" / "tables" / "prf_sentence.md").read_text() == prf

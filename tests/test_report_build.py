@@ -71,7 +71,8 @@ def test_build_report_writes_every_format(tmp_path: Path) -> None:
         codebook=_codebook(),
         per_passage=retrieval,
         per_trace=reasoning,
-        attribution={"retrieval": {"partial": 2}, "verification": {"overreach": 1}},
+        attribution={"retrieval": 2, "verification": 1},
+        error_codes={"retrieval": {"partial": 2}, "verification": {"overreach": 1}},
         accumulation=[2, 0, 0, 0],
     )
     index = build_report(inputs, tmp_path)

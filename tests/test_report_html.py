@@ -59,7 +59,8 @@ def _figures(tmp: Path) -> list[ReportFigure]:
         "heatmap": step_error_heatmap(shares, _part(), ["A", "B"]),
         "bars": metric_bars(rows),
         "flow": attribution_flow(
-            {"retrieval": {"irrelevant": 3}, "verification": {"overreach": 1}}
+            {"retrieval": 3, "verification": 1},
+            {"retrieval": {"irrelevant": 3}, "verification": {"overreach": 1}},
         ),
         "agreement": interval_bars(["entity"], [0.6], [0.4], [0.8], title="kappa", xlabel="kappa"),
         "curve": accumulation_curve([3, 1, 0, 0, 0]),

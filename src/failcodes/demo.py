@@ -304,6 +304,12 @@ def _ragchecker_traces() -> list[Trace]:
     return get_adapter("ragchecker").read([path], AdapterOptions()).traces
 
 
+def _write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    with AtomicBatch() as batch:
+        frame.to_csv(batch.stage(path), index=False)
+    return path
+
+
 def _judge(ctx: DemoContext) -> StepOutput:
     """Offline judge over the disagreements' passages and reasoning, then attribution."""
     from failcodes import attribution as attr
@@ -350,6 +356,7 @@ def _judge(ctx: DemoContext) -> StepOutput:
         )
         if v_ann:
             pt = attr.per_trace_steps(traces, v_ann, cb)
+            out.files.append(_write_csv(pt, run / "per_trace.csv"))
             out.tables.append(
                 (
                     f"{name}: six-step all-correct rate per verifier (heuristic baseline)",
@@ -363,6 +370,7 @@ def _judge(ctx: DemoContext) -> StepOutput:
             )
             continue
         pp = attr.per_passage_codes(traces, r_ann, cb)
+        out.files.append(_write_csv(pp, run / "per_passage.csv"))
         out.tables.append(
             (
                 f"{name}: five-dimension all-high rate per retriever (heuristic baseline)",
@@ -453,6 +461,25 @@ def _saturation(ctx: DemoContext) -> StepOutput:
     return saturation_step(ctx)
 
 
+def _report(ctx: DemoContext) -> StepOutput:
+    """The HTML report over everything the earlier steps wrote (tables, figures, metadata)."""
+    from failcodes.report.build import build_report
+    from failcodes.report.rundir import load_run_dir
+
+    out = StepOutput()
+    inputs = load_run_dir(ctx.out_dir)
+    index = build_report(inputs, ctx.out_dir / "report")
+    n_tables = len(list((ctx.out_dir / "report" / "tables").glob("*.md")))
+    n_figures = len(list((ctx.out_dir / "report" / "figures").glob("*.png")))
+    out.lines.append(
+        f"report: {n_tables} tables (md, tex, csv) and {n_figures} figures (png, pdf); "
+        "open the page in a browser (self-contained, works offline)"
+    )
+    out.files.append(index)
+    ctx.results["report"] = index
+    return out
+
+
 #: The demo, in order. Append your step here (see module docstring).
 STEPS: list[DemoStep] = [
     DemoStep("ingest", "load the bundled datasets and write them as traces + labels", _ingest),
@@ -474,6 +501,7 @@ STEPS: list[DemoStep] = [
         "one codebook saturation round (offline heuristic baseline); review file for a human",
         _saturation,
     ),
+    DemoStep("report", "HTML report with paper tables and figures", _report),
 ]
 
 

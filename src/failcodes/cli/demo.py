@@ -45,3 +45,6 @@ def demo(
     for path in files:
         console.print(str(path), highlight=False)
     console.print(f"demo finished; everything is under {out}/", highlight=False)
+    report = out / "report" / "index.html"
+    if report.exists():
+        console.print(f"report: {report}", highlight=False)

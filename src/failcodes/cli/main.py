@@ -48,6 +48,7 @@ def _register() -> None:
         ingest,
         judge,
         metrics,
+        report,
         rtv,
         saturate,
         schema,

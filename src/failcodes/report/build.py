@@ -45,7 +45,12 @@ class ReportInputs(BaseModel):
     per_trace: pd.DataFrame | None = Field(
         default=None, description="failcodes.attribution.per_trace_steps output"
     )
-    attribution: Mapping[str, Mapping[str, int]] | None = None
+    attribution: Mapping[str, int] | None = Field(
+        default=None, description="disagreements per attributed stage"
+    )
+    error_codes: Mapping[str, Mapping[str, int]] = Field(
+        default_factory=dict, description="part -> {error subcode: coded rows}"
+    )
     attribution_table: pd.DataFrame | None = None
     agreement: pd.DataFrame | None = None
     accumulation: Sequence[int] | None = None
@@ -139,7 +144,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec.figures.append(
             b.figure(
                 "attribution",
-                figs.attribution_flow(inputs.attribution),
+                figs.attribution_flow(inputs.attribution, inputs.error_codes),
                 f"Disagreements -> retrieval vs verification -> dominant subcodes{tag}",
             )
         )

@@ -70,19 +70,18 @@ def _colours(n: int, *, high_first: bool = True) -> list[str]:
 
 
 def stacked_subcodes(shares: pd.DataFrame, part: Part, groups: Sequence[str]) -> Figure:
-    """One panel per dimension; a stacked bar of subcode shares per group (Table 8 as bars).
+    """One row of stacked bars per dimension: subcode shares per group (Table 8 as bars).
 
     ``shares`` is :func:`failcodes.report.tables.code_shares` output. The high-quality subcode
     is drawn first, in green, so the panels read as "how much is good" at a glance.
     """
     dims = list(part.dimensions)
-    fig = _figure(PAGE_WIDTH_IN, 1.2 + 0.28 * len(groups) * max(1, (len(dims) + 2) // 3))
-    cols = min(3, len(dims))
-    rows = (len(dims) + cols - 1) // cols
-    axes = fig.subplots(rows, cols, squeeze=False, sharex=True)
+    panel = 0.32 * len(groups) + 0.45
+    fig = _figure(PAGE_WIDTH_IN, panel * len(dims) + 0.5)
+    axes = fig.subplots(len(dims), 1, squeeze=False, sharex=True)
     y = np.arange(len(groups))
     for i, dim in enumerate(dims):
-        ax = axes[i // cols][i % cols]
+        ax = axes[i][0]
         codes = [dim.high_quality_code, *[s.id for s in dim.subcodes if not s.high_quality]]
         left = np.zeros(len(groups))
         for code, colour in zip(codes, _colours(len(codes)), strict=True):
@@ -93,12 +92,10 @@ def stacked_subcodes(shares: pd.DataFrame, part: Part, groups: Sequence[str]) ->
             left += vals
         ax.set_yticks(y, list(groups))
         ax.set_xlim(0, 1)
-        ax.set_title(dim.label)
+        ax.set_title(dim.label, loc="left")
         ax.invert_yaxis()
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
-    for j in range(len(dims), rows * cols):
-        axes[j // cols][j % cols].set_visible(False)
-    fig.supxlabel("share of coded units")
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    axes[-1][0].set_xlabel("share of coded rows")
     return fig
 
 
@@ -154,37 +151,42 @@ def metric_bars(
             elinewidth=0.7,
         )
     ax.set_xticks(x, systems, rotation=30, ha="right")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.05)
     ax.set_ylabel("value (95% CI)")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, ncol=len(metrics), loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return fig
 
 
-def attribution_flow(counts: Mapping[str, Mapping[str, int]]) -> Figure:
-    """Figure 1 as counts: disagreements split into retrieval vs verification, then subcodes.
+def attribution_flow(
+    stages: Mapping[str, int], error_codes: Mapping[str, Mapping[str, int]]
+) -> Figure:
+    """Figure 1 as counts: disagreements per stage, then the dominant error subcodes.
 
-    ``counts`` maps a stage (``retrieval``/``verification``) to {dominant subcode: count}.
+    ``stages`` maps a stage (retrieval, verification, mixed, ...) to its number of
+    disagreements; ``error_codes`` maps a codebook part to {low-quality subcode: count of coded
+    rows carrying it}.
     """
-    fig = _figure(PAGE_WIDTH_IN * 0.8, 2.4)
+    fig = _figure(PAGE_WIDTH_IN * 0.85, 2.4)
     left_ax, right_ax = fig.subplots(1, 2, width_ratios=[1, 2])
-    stages = list(counts)
-    totals = [sum(counts[s].values()) for s in stages]
-    left_ax.barh(stages, totals, color=OKABE_ITO[: len(stages)])
+    names = list(stages)
+    totals = [stages[s] for s in names]
+    left_ax.barh(names, totals, color=OKABE_ITO[: len(names)])
     left_ax.set_title(f"{sum(totals)} disagreements attributed")
     for i, t in enumerate(totals):
         left_ax.text(t, i, f" {t}", va="center", fontsize=7)
+    left_ax.set_xlim(0, max(totals, default=1) * 1.25)
+    left_ax.invert_yaxis()
     labels: list[str] = []
     values: list[int] = []
     colours: list[str] = []
-    for i, stage in enumerate(stages):
-        for code, n in sorted(counts[stage].items(), key=lambda kv: -kv[1])[:5]:
-            labels.append(f"{stage}: {code}")
+    for i, part in enumerate(error_codes):
+        for code, n in sorted(error_codes[part].items(), key=lambda kv: -kv[1])[:5]:
+            labels.append(f"{part}: {code}")
             values.append(n)
             colours.append(OKABE_ITO[i])
     right_ax.barh(labels, values, color=colours)
     right_ax.invert_yaxis()
-    right_ax.set_title("dominant error subcodes")
-    left_ax.invert_yaxis()
+    right_ax.set_title("frequent error subcodes")
     return fig
 
 

@@ -1,0 +1,36 @@
+"""``failcodes report RUN_DIR -o reports/NAME/``: tables, figures and a self-contained HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from failcodes.cli.main import app
+
+
+@app.command("report")
+def report(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run directory (e.g. what `failcodes demo` wrote).")
+    ],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder of the report.")] = Path(
+        "reports"
+    )
+    / "report",
+    codebook: Annotated[
+        Path | None,
+        typer.Option(
+            "--codebook", help="Codebook YAML the annotations were made under (if not bundled)."
+        ),
+    ] = None,
+) -> None:
+    """Write paper tables (md, tex, csv), figures (png, pdf) and index.html for a run."""
+    from failcodes import codebook as codebooks
+    from failcodes.report.build import build_report
+    from failcodes.report.rundir import load_run_dir
+
+    cb = codebooks.load(codebook) if codebook is not None else None
+    index = build_report(load_run_dir(run_dir, codebook=cb), out)
+    typer.echo(f"report: {index}")

@@ -1,0 +1,252 @@
+"""Read a run directory (as ``failcodes demo`` or the CLI steps write it) into ReportInputs.
+
+Layout read (every part optional)::
+
+    data/<dataset>.traces.jsonl          traces            -> verdict distribution (Table 5)
+    metrics/<dataset>.json               metric rows       -> P/R/F1 tables, recall/F1 figure
+    judge/<dataset>/per_passage.csv      attribution.per_passage_codes  -> Table 8 shape
+    judge/<dataset>/per_trace.csv        attribution.per_trace_steps    -> Table 9 shape
+    judge/<dataset>/attribution.csv      attribution.attribution_table  -> Figure 1 as counts
+    judge/<dataset>/{retrieval,reasoning}/summary.json + annotations.jsonl (judge, cost, codebook)
+    agreement/*.json                     agreement rows    -> agreement table and figure
+    saturation/<project>/                saturation project -> accumulation curve
+
+With several datasets, groups are prefixed ``<dataset>/`` so systems of different data never mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from failcodes import codebook as codebooks
+from failcodes.annotations import Annotation, CoderKind
+from failcodes.codebook import Codebook
+from failcodes.errors import FailcodesError, InputError
+from failcodes.hashing import file_sha256
+from failcodes.report.build import ReportInputs
+from failcodes.report.html import ReportMeta
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+
+
+def _prefixed(frame: pd.DataFrame, column: str, dataset: str, many: bool) -> pd.DataFrame:
+    if many:
+        frame = frame.copy()
+        frame[column] = [f"{dataset}/{v}" for v in frame[column]]
+    return frame
+
+
+def _first_annotation(path: Path) -> Annotation | None:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                return Annotation.model_validate_json(line)
+    return None
+
+
+def _find_codebook(refs: set[tuple[str, int, str]], explicit: Codebook | None) -> Codebook | None:
+    if not refs:
+        return explicit
+    if len(refs) > 1:
+        shown = ", ".join(f"{n}@{v}+{h[:12]}" for n, v, h in sorted(refs))
+        raise InputError(f"annotations were made under different codebooks ({shown})")
+    name, version, digest = next(iter(refs))
+    candidates = [explicit] if explicit is not None else []
+    if explicit is None:
+        with contextlib.suppress(FailcodesError):  # not bundled: reported below
+            candidates.append(codebooks.bundled(name, version))
+    for cb in candidates:
+        if cb.hash == digest:
+            return cb
+    raise InputError(
+        f"annotations were made under codebook {name}@{version}+{digest[:12]}, which is not "
+        "bundled; pass --codebook with that exact version"
+    )
+
+
+def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> ReportInputs:
+    """Collect what ``run_dir`` holds into :class:`ReportInputs` (see module docstring)."""
+    root = Path(run_dir)
+    if not root.is_dir():
+        raise InputError("not a run directory", path=root)
+    from failcodes import io
+    from failcodes.metrics import distributions_dataframe, verdict_distributions
+
+    inputs_files: list[Path] = []
+    trace_files = sorted((root / "data").glob("*.traces.jsonl"))
+    metric_files = sorted((root / "metrics").glob("*.json"))
+    datasets = {p.name.removesuffix(".traces.jsonl") for p in trace_files}
+    datasets |= {p.stem for p in metric_files}
+    datasets |= {p.name for p in (root / "judge").glob("*") if p.is_dir()}
+    many = len(datasets) > 1
+
+    metrics: list[dict[str, Any]] = []
+    for path in metric_files:
+        rows = _read_json(path)
+        if not isinstance(rows, list):
+            raise InputError("expected a list of metric rows", path=path)
+        for row in rows:
+            if many:
+                row = {**row, "system": f"{path.stem}/{row['system']}"}
+            metrics.append(row)
+        inputs_files.append(path)
+
+    dists = []
+    for path in trace_files:
+        frame = distributions_dataframe(verdict_distributions(io.read_traces(path)))
+        dists.append(_prefixed(frame, "system", path.name.removesuffix(".traces.jsonl"), many))
+        inputs_files.append(path)
+
+    per_passage, per_trace, stages = [], [], {"retrieval": 0, "verification": 0}
+    refs: set[tuple[str, int, str]] = set()
+    judges: set[str] = set()
+    heuristic = False
+    cost = 0.0
+    for folder in sorted(p for p in (root / "judge").glob("*") if p.is_dir()):
+        name = folder.name
+        if (folder / "per_passage.csv").exists():
+            pp = pd.read_csv(folder / "per_passage.csv")
+            per_passage.append(_prefixed(pp, "retriever", name, many))
+        if (folder / "per_trace.csv").exists():
+            pt = pd.read_csv(folder / "per_trace.csv")
+            per_trace.append(_prefixed(pt, "verifier", name, many))
+        if (folder / "attribution.csv").exists():
+            att = pd.read_csv(folder / "attribution.csv")
+            for stage, n in att["stage"].value_counts().items():
+                stages[str(stage)] = stages.get(str(stage), 0) + int(n)
+        for sub in ("retrieval", "reasoning"):
+            ann_path = folder / sub / "annotations.jsonl"
+            if ann_path.exists() and (first := _first_annotation(ann_path)) is not None:
+                refs.add((first.codebook.name, first.codebook.version, first.codebook.hash))
+                judges.add(first.coder)
+                heuristic |= first.coder_kind is CoderKind.HEURISTIC
+            summary = folder / sub / "summary.json"
+            if summary.exists():
+                cost += float(_read_json(summary).get("journal_cost_usd", 0.0))
+
+    cb = _find_codebook(refs, codebook)
+    pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
+    pt_all = pd.concat(per_trace, ignore_index=True) if per_trace else None
+    attributed = {s: n for s, n in stages.items() if n}
+    error_codes = {
+        part: counts
+        for part, counts in (
+            ("retrieval", _error_counts(pp_all, cb, "retrieval")),
+            ("verification", _error_counts(pt_all, cb, "verification")),
+        )
+        if counts
+    }
+    stage_table = pd.DataFrame([{"stage": s, "disagreements": n} for s, n in attributed.items()])
+
+    agreement_rows: list[dict[str, Any]] = []
+    for path in sorted((root / "agreement").glob("*.json")):
+        for row in _read_json(path):
+            subject = row.get("dimension") or row.get("subject") or path.stem
+            agreement_rows.append({"subject": subject, **row})
+        inputs_files.append(path)
+    agreement = pd.DataFrame(agreement_rows) if agreement_rows else None
+    if agreement is not None:
+        keep = [
+            c
+            for c in (
+                "subject",
+                "statistic",
+                "level",
+                "weights",
+                "value",
+                "ci_low",
+                "ci_high",
+                "n_units",
+                "n_raters",
+                "undefined_reason",
+            )
+            if c in agreement
+        ]
+        agreement = agreement[keep]
+
+    accumulation = _accumulation(root / "saturation")
+
+    meta = ReportMeta(
+        title=f"failcodes report: {root.name}",
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        codebook=f"{cb.name} v{cb.version} (sha256 {cb.hash})" if cb else None,
+        judge=", ".join(sorted(judges)) or None,
+        judge_is_heuristic=heuristic,
+        cost_usd=cost if judges else None,
+        inputs=[(str(p.relative_to(root)), file_sha256(p)) for p in inputs_files],
+        extra=[("Attribution", ", ".join(f"{s}: {n}" for s, n in stages.items() if n))]
+        if any(stages.values())
+        else [],
+    )
+    return ReportInputs(
+        title=meta.title,
+        meta=meta,
+        metrics=metrics,
+        verdict_distribution=_compact(pd.concat(dists, ignore_index=True)) if dists else None,
+        codebook=cb,
+        per_passage=pp_all,
+        per_trace=pt_all,
+        attribution=attributed or None,
+        error_codes=error_codes,
+        attribution_table=stage_table if not stage_table.empty else None,
+        agreement=agreement,
+        accumulation=accumulation,
+    )
+
+
+def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) -> dict[str, int]:
+    """Counts of each low-quality subcode among scored rows (for the attribution figure)."""
+    if table is None or cb is None:
+        return {}
+    from failcodes.units import UnitKind
+
+    part = cb.part(UnitKind(kind))
+    scored = table[table["status"] == "scored"]
+    out: dict[str, int] = {}
+    for dim in part.dimensions:
+        if dim.id not in scored:
+            continue
+        for code, n in scored[dim.id].value_counts().items():
+            if code != dim.high_quality_code:
+                out[str(code)] = out.get(str(code), 0) + int(n)
+    return out
+
+
+def _accumulation(folder: Path) -> list[int] | None:
+    if not folder.is_dir():
+        return None
+    from failcodes.saturation.rounds import accumulation
+    from failcodes.saturation.store import ProjectStore
+
+    for project in sorted(p for p in folder.iterdir() if p.is_dir()):
+        store = ProjectStore(project)
+        if store.config_path.exists():
+            points = accumulation(store)
+            if points:
+                return [p.new_patterns for p in points]
+    return None
+
+
+def _compact(dist: pd.DataFrame) -> pd.DataFrame:
+    """``system, claims, <verdict> = "n (p%)"`` for verdicts that occur (Table 5 shape)."""
+    from failcodes.verdicts import Verdict
+
+    out = pd.DataFrame({"system": dist["system"], "claims": dist["n_claims"]})
+    for v in Verdict:
+        if v.value in dist and dist[v.value].sum() > 0:
+            out[v.value] = [
+                f"{n} ({100 * (p or 0.0):.1f}%)"
+                for n, p in zip(dist[v.value], dist[f"{v.value}_share"], strict=True)
+            ]
+    return out
