@@ -192,6 +192,7 @@ def test_demo_runs_offline_on_bundled_data(tmp_path: Path) -> None:
     assert "report: demo-out/report/index.html" in res.stdout
     page = index.read_text()
     assert "Heuristic baseline" in page
+    assert "proposals awaiting review" in page  # the demo's saturation round is left to a human
     fever_f1 = 100 * fever[0]["f1"]
     prf = (base / "report" / "tables" / "prf_sentence.md").read_text()
     assert f"| scifact-dev/multivers-fever | refuted | {fever[0]['precision'] * 100:.1f}" in prf

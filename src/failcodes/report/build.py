@@ -238,16 +238,17 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec.notes.extend(inputs.notes.get("agreement", []))
         b.sections.append(sec)
 
-    if inputs.accumulation is not None and len(inputs.accumulation):
+    if inputs.notes.get("saturation") or inputs.accumulation:
         sec = ReportSection(id="saturation", title=f"Codebook saturation{tag}")
-        sec.figures.append(
-            b.figure(
-                "saturation",
-                figs.accumulation_curve(list(inputs.accumulation)),
-                "Accepted new patterns per round and cumulative",
-            )
-        )
         sec.notes.extend(inputs.notes.get("saturation", []))
+        if inputs.accumulation:
+            sec.figures.append(
+                b.figure(
+                    "saturation",
+                    figs.accumulation_curve(list(inputs.accumulation)),
+                    "Accepted new patterns per round and cumulative",
+                )
+            )
         b.sections.append(sec)
 
     if inputs.codebook_table is not None:

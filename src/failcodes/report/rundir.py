@@ -30,6 +30,7 @@ from failcodes.codebook import Codebook
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.report.build import ReportInputs
+from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta
 
 
@@ -175,7 +176,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         ]
         agreement = agreement[keep]
 
-    accumulation = _accumulation(root / "saturation")
+    accumulation, saturation_notes = _saturation(root / "saturation")
 
     meta = ReportMeta(
         title=f"failcodes report: {root.name}",
@@ -202,6 +203,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution_table=stage_table if not stage_table.empty else None,
         agreement=agreement,
         accumulation=accumulation,
+        codebook_table=None
+        if cb is None
+        else codebook_frame(
+            cb, frequencies=_frequencies([t for t in (pp_all, pt_all) if t is not None], cb) or None
+        ),
+        notes={"saturation": saturation_notes},
     )
 
 
@@ -223,19 +230,34 @@ def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) ->
     return out
 
 
-def _accumulation(folder: Path) -> list[int] | None:
+def _saturation(folder: Path) -> tuple[list[int] | None, list[str]]:
+    """The first saturation project's accumulation curve and a status line per round."""
     if not folder.is_dir():
-        return None
-    from failcodes.saturation.rounds import accumulation
+        return None, []
+    from failcodes.saturation.status import project_status
     from failcodes.saturation.store import ProjectStore
 
     for project in sorted(p for p in folder.iterdir() if p.is_dir()):
         store = ProjectStore(project)
-        if store.config_path.exists():
-            points = accumulation(store)
-            if points:
-                return [p.new_patterns for p in points]
-    return None
+        if not store.config_path.exists():
+            continue
+        st = project_status(store)
+        notes = [
+            f"Project {st.name!r} ({st.kind}): {st.used_units} of {st.pool_size} pool units used, "
+            f"codebook versions {st.versions}; stop rule: {st.stop.rounds_without_new} of "
+            f"{st.stop.k} consecutive rounds without a new pattern"
+            + (" (saturated)." if st.stop.saturated else ".")
+        ]
+        for r in st.rounds:
+            notes.append(
+                f"Round {r.number} ({r.phase.value}): {r.coded} units coded by {r.judge}; "
+                f"proposer {r.proposer}"
+                + (" (heuristic baseline)" if r.proposer_kind is CoderKind.HEURISTIC else "")
+                + f"; {r.open_proposals} proposals awaiting review, {r.decided} decided"
+                + ("" if r.new_patterns is None else f", {r.new_patterns} accepted")
+            )
+        return ([p.new_patterns for p in st.accumulation] or None), notes
+    return None, []
 
 
 def _compact(dist: pd.DataFrame) -> pd.DataFrame:
@@ -249,4 +271,17 @@ def _compact(dist: pd.DataFrame) -> pd.DataFrame:
                 f"{n} ({100 * (p or 0.0):.1f}%)"
                 for n, p in zip(dist[v.value], dist[f"{v.value}_share"], strict=True)
             ]
+    return out
+
+
+def _frequencies(tables: list[pd.DataFrame], cb: Codebook) -> dict[str, int]:
+    """How many scored rows carry each subcode (all parts), for the codebook table."""
+    out: dict[str, int] = {}
+    for table in tables:
+        scored = table[table["status"] == "scored"]
+        for part in cb.parts:
+            for dim in part.dimensions:
+                if dim.id in scored:
+                    for code, n in scored[dim.id].value_counts().items():
+                        out[str(code)] = out.get(str(code), 0) + int(n)
     return out
