@@ -399,9 +399,11 @@ def test_bootstrap_sd_close_to_analytic_se_large_sample() -> None:
     data = _random_table(rng, 3000, 2, 3, missing=0.0)
     est = ag.estimate(data, "cohen")
     assert est.plan is not None and est.se is not None
-    from failcodes.stats.bootstrap import resampled_sums
+    from failcodes.stats.bootstrap import resampled_block_sums
 
-    reps = est.plan.finalize(resampled_sums(est.plan.columns, 800, np.random.default_rng(1)))
+    reps = est.plan.finalize(
+        resampled_block_sums([est.plan.columns], 800, np.random.default_rng(1))[0]
+    )
     assert np.std(reps) == pytest.approx(est.se, rel=0.1)
 
 
@@ -477,3 +479,35 @@ def test_custom_weight_matrix_matches_statsmodels(seed: int) -> None:
     assert ag.cohen_kappa(data, weights=quad).value == pytest.approx(
         ag.cohen_kappa(data, weights="quadratic").value, abs=1e-15
     )
+
+
+def test_keyed_cohen_plan_dense_and_compressed_paths_agree() -> None:
+    """Cohen's cells are keyed columns; both bootstrap paths give the same replicates law,
+    and the dense path equals multinomial weights times the materialised one-hot matrix."""
+    from failcodes.stats.bootstrap import KeyedBlock, resampled_block_sums
+
+    rng = np.random.default_rng(77)
+    data = _random_table(rng, 300, 2, 4, missing=0.1)
+    est = ag.estimate(data, "cohen")
+    assert est.plan is not None and isinstance(est.plan.columns, KeyedBlock)
+    block = est.plan.columns
+    n = block.keys.size  # units with at least one rating
+    dense_sums = resampled_block_sums([block], 5, np.random.default_rng(3), compress=False)[0]
+    weights = next(resampling_weights(n, 5, np.random.default_rng(3)))
+    np.testing.assert_allclose(dense_sums, weights @ block.dense())
+    point = est.plan.value_from_sums(block.dense().sum(axis=0))[0]
+    assert point == pytest.approx(est.value, abs=1e-12)
+    fast = est.plan.finalize(resampled_block_sums([block], 3000, np.random.default_rng(1))[0])
+    slow = est.plan.finalize(
+        resampled_block_sums([block], 3000, np.random.default_rng(2), compress=False)[0]
+    )
+    assert np.std(fast) == pytest.approx(np.std(slow), rel=0.08)
+    assert np.median(fast) == pytest.approx(np.median(slow), abs=0.01)
+
+
+def test_many_categories_cohen_bootstrap_is_cheap() -> None:
+    # 60 categories: 3,600 possible cells; no dense units x q^2 matrix is built
+    data = np.random.default_rng(0).integers(0, 60, (5000, 2)).astype(float)
+    res = ag.cohen_kappa(data, n_bootstrap=500, seed=1)
+    assert res.n_bootstrap_valid == 500
+    assert res.ci_low is not None and res.ci_low < (res.value or 0) < (res.ci_high or 0)

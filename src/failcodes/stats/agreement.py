@@ -41,11 +41,13 @@ from scipy.stats import norm
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.bootstrap import (
+    Block,
     FloatArray,
+    KeyedBlock,
     check_confidence,
     make_rng,
     percentile_interval,
-    resampled_sums,
+    resampled_block_sums,
 )
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
@@ -205,7 +207,7 @@ class Plan:
     (resamples, c) to the statistic per resample (NaN where undefined).
     """
 
-    columns: FloatArray
+    columns: Block
     finalize: Callable[[FloatArray], FloatArray]
 
     def value_from_sums(self, sums: FloatArray) -> FloatArray:
@@ -403,12 +405,17 @@ def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> Estimate:
     codes, both = _two_raters(prep, "Cohen's kappa")
     q = prep.categories.size
     n_all = codes.shape[0]
-    columns = np.zeros((n_all, q * q))
     rows = np.flatnonzero(both)
-    columns[rows, codes[rows, 0] * q + codes[rows, 1]] = 1.0
+    # one column per (rater 1, rater 2) cell that occurs: never a dense units x q^2 matrix
+    cells, which = np.unique(codes[rows, 0] * q + codes[rows, 1], return_inverse=True)
+    keys = np.full(n_all, -1, dtype=np.int64)
+    keys[rows] = which
+    columns = KeyedBlock(keys=keys, width=int(cells.size))
 
     def finalize(sums: FloatArray) -> FloatArray:
-        table = sums.reshape(-1, q, q)
+        flat = np.zeros((sums.shape[0], q * q))
+        flat[:, cells] = sums
+        table = flat.reshape(-1, q, q)
         tot = table.sum(axis=(1, 2))
         prob = table / np.where(tot > 0, tot, 1.0)[:, None, None]
         po = (prob * w).sum(axis=(1, 2))
@@ -423,7 +430,7 @@ def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> Estimate:
     common = _Sizes(n_units=n, n_raters=prep.n_raters, n_categories=q)
     if n == 0:
         return _undefined("cohen", level, wname, "no unit was rated by both raters", sizes=common)
-    prob = columns.sum(axis=0).reshape(q, q) / n
+    prob = np.bincount(cells[which], minlength=q * q).reshape(q, q) / n
     po = float((prob * w).sum())
     row, col = prob.sum(axis=1), prob.sum(axis=0)
     pe = float(row @ w @ col)
@@ -646,16 +653,11 @@ def finish(
     replicates: dict[int, FloatArray] = {}
     plans = [(i, e.plan) for i, e in enumerate(estimates) if e.plan is not None]
     if n_bootstrap > 0 and plans:
-        n_units = {p.columns.shape[0] for _, p in plans}
-        if len(n_units) != 1:
-            raise StatisticsError("statistics bootstrapped together must share their units")
-        stacked = np.hstack([p.columns for _, p in plans])
-        sums = resampled_sums(stacked, n_bootstrap, make_rng(seed), compress=compress)
-        start = 0
-        for i, p in plans:
-            width = p.columns.shape[1]
-            replicates[i] = p.finalize(sums[:, start : start + width])
-            start += width
+        sums = resampled_block_sums(
+            [p.columns for _, p in plans], n_bootstrap, make_rng(seed), compress=compress
+        )
+        for (i, p), block_sums in zip(plans, sums, strict=True):
+            replicates[i] = p.finalize(block_sums)
     z = float(norm.ppf(0.5 + confidence / 2.0))
     out: list[AgreementResult] = []
     for i, e in enumerate(estimates):

@@ -10,10 +10,12 @@ No statistic is recomputed in a Python loop per resample.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from scipy import sparse
 
 from failcodes.errors import StatisticsError
 
@@ -53,6 +55,116 @@ def resampling_weights(
         done += block
 
 
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class KeyedBlock:
+    """Per-unit one-hot columns stored as keys: unit ``u`` has a 1 in column ``keys[u]``.
+
+    ``keys[u] < 0`` means the unit contributes nothing. Used for contingency-table cells
+    (Cohen's kappa), where a dense units x q^2 matrix would be mostly zeros.
+    """
+
+    keys: IntArray
+    width: int
+
+    def dense(self) -> FloatArray:
+        """The equivalent dense (units x width) matrix."""
+        out = np.zeros((self.keys.size, self.width))
+        rows = np.flatnonzero(self.keys >= 0)
+        out[rows, self.keys[rows]] = 1.0
+        return out
+
+
+#: Per-unit columns of one statistic: a dense (units x c) matrix or a :class:`KeyedBlock`.
+Block = FloatArray | KeyedBlock
+
+
+def _n_rows(block: Block) -> int:
+    return block.keys.size if isinstance(block, KeyedBlock) else int(block.shape[0])
+
+
+def _keyed_sums(weights: FloatArray, keys: IntArray, width: int) -> FloatArray:
+    """Sum the columns of ``weights`` (B x units) per key: (B x width)."""
+    out = np.zeros((weights.shape[0], width))
+    valid = np.flatnonzero(keys >= 0)
+    if valid.size == 0:
+        return out
+    order = valid[np.argsort(keys[valid], kind="stable")]
+    sorted_keys = keys[order]
+    uniq, starts = np.unique(sorted_keys, return_index=True)
+    out[:, uniq] = np.add.reduceat(weights[:, order], starts, axis=1)
+    return out
+
+
+def _dense_sums(weights: FloatArray, cols: FloatArray) -> FloatArray:
+    if cols.size and np.count_nonzero(cols) * 4 < cols.size:  # mostly zeros: sparse product
+        product = sparse.csr_matrix(cols).T @ weights.T
+        return np.ascontiguousarray(np.asarray(product, dtype=np.float64).T)
+    out: FloatArray = weights @ cols
+    return out
+
+
+def resampled_block_sums(
+    blocks: Sequence[Block],
+    n_resamples: int,
+    rng: np.random.Generator,
+    *,
+    chunk: int = DEFAULT_CHUNK,
+    compress: bool = True,
+) -> list[FloatArray]:
+    """Column sums of every block under the same resamples of units: one (B x c) per block.
+
+    With ``compress`` (the default), units whose rows are identical in every block are
+    pooled first: summing Multinomial(n, 1/n) unit weights over groups of identical units
+    gives exactly Multinomial(n, group size / n) group weights, so when rows take few
+    distinct values (categorical ratings by a handful of raters) one draw per pattern
+    replaces one per unit, with the same bootstrap distribution. When fewer than half the
+    units are duplicates the dense path draws (resamples x units) weights in blocks.
+    """
+    if not blocks:
+        return []
+    sizes_n = {_n_rows(b) for b in blocks}
+    if len(sizes_n) != 1:
+        raise StatisticsError("blocks bootstrapped together must have the same units")
+    n = sizes_n.pop()
+    if n < 1:
+        raise StatisticsError("cannot bootstrap: no units")
+    if n_resamples < 1:
+        raise StatisticsError(f"number of bootstrap resamples must be >= 1, got {n_resamples}")
+    dense_blocks = [
+        b if isinstance(b, KeyedBlock) else np.asarray(b, dtype=np.float64) for b in blocks
+    ]
+    for b in dense_blocks:
+        if not isinstance(b, KeyedBlock) and b.ndim != 2:
+            raise StatisticsError(f"per-unit columns must be 2-D (units x columns), got {b.ndim}-D")
+    if compress and n > 1:
+        grouping = _group_units(dense_blocks, n)
+        if grouping is not None:
+            first, group_sizes = grouping
+            counts = rng.multinomial(n, group_sizes / n, size=n_resamples).astype(np.float64)
+            return [
+                _keyed_sums(counts, b.keys[first], b.width)
+                if isinstance(b, KeyedBlock)
+                else _dense_sums(counts, b[first])
+                for b in dense_blocks
+            ]
+    outs: list[FloatArray] = [
+        np.empty((n_resamples, b.width if isinstance(b, KeyedBlock) else b.shape[1]))
+        for b in dense_blocks
+    ]
+    start = 0
+    for w in resampling_weights(n, n_resamples, rng, chunk=chunk):
+        stop = start + w.shape[0]
+        for out, b in zip(outs, dense_blocks, strict=True):
+            out[start:stop] = (
+                _keyed_sums(w, b.keys, b.width) if isinstance(b, KeyedBlock) else w @ b
+            )
+        start = stop
+    return outs
+
+
 def resampled_sums(
     columns: FloatArray,
     n_resamples: int,
@@ -61,56 +173,49 @@ def resampled_sums(
     chunk: int = DEFAULT_CHUNK,
     compress: bool = True,
 ) -> FloatArray:
-    """Return the column sums of ``columns`` (units x c) under each resample: (resamples x c).
+    """Column sums of one dense (units x c) block under each resample: (resamples x c)."""
+    return resampled_block_sums(
+        [np.asarray(columns, dtype=np.float64)], n_resamples, rng, chunk=chunk, compress=compress
+    )[0]
 
-    With ``compress`` (the default), units whose per-unit rows are identical are pooled
-    first: summing Multinomial(n, 1/n) unit weights over groups of identical rows gives
-    exactly Multinomial(n, group size / n) group weights, so when the rows take few distinct
-    values (categorical ratings by a handful of raters: at most C(q + m, m) count patterns)
-    one draw per pattern replaces one per unit, with the same bootstrap distribution. When
-    fewer than half the rows are duplicates the dense (resamples x units) path is used.
+
+def _group_units(
+    blocks: Sequence[FloatArray | KeyedBlock], n: int
+) -> tuple[IntArray, IntArray] | None:
+    """Representative unit and size of each group of units identical in every block.
+
+    Dense rows are keyed by a fixed random projection (a 1-D sort instead of a
+    lexicographic one) and the grouping is verified exactly, so a key collision never merges
+    different rows: it only sends the data down the dense path. Returns None when fewer than
+    half the units repeat.
     """
-    cols = np.asarray(columns, dtype=np.float64)
-    if cols.ndim != 2:
-        raise StatisticsError(f"per-unit columns must be 2-D (units x columns), got {cols.ndim}-D")
-    n = cols.shape[0]
-    if n < 1:
-        raise StatisticsError("cannot bootstrap: no units")
-    if n_resamples < 1:
-        raise StatisticsError(f"number of bootstrap resamples must be >= 1, got {n_resamples}")
-    if compress and n > 1:
-        grouped = _identical_rows(cols)
-        if grouped is not None:
-            patterns, sizes = grouped
-            counts = rng.multinomial(n, sizes / n, size=n_resamples)
-            pooled: FloatArray = counts.astype(np.float64) @ patterns
-            return pooled
-    out = np.empty((n_resamples, cols.shape[1]), dtype=np.float64)
-    start = 0
-    for w in resampling_weights(cols.shape[0], n_resamples, rng, chunk=chunk):
-        out[start : start + w.shape[0]] = w @ cols
-        start += w.shape[0]
-    return out
-
-
-def _identical_rows(cols: FloatArray) -> tuple[FloatArray, npt.NDArray[np.int64]] | None:
-    """Distinct rows and their multiplicities, or None if under half the rows repeat.
-
-    Rows are keyed by a fixed random projection (one 1-D sort instead of a lexicographic
-    one) and the grouping is then verified exactly, so a key collision can never merge two
-    different rows: it only sends the data down the dense path.
-    """
-    n = cols.shape[0]
-    key = cols @ np.random.default_rng(0x5EED).standard_normal(cols.shape[1])
-    _, first, inverse, sizes = np.unique(
-        key, return_index=True, return_inverse=True, return_counts=True
-    )
+    ids: list[IntArray] = []
+    for b in blocks:
+        if isinstance(b, KeyedBlock):
+            ids.append(np.asarray(b.keys + 1, dtype=np.int64))
+            continue
+        if b.shape[1] == 0:
+            ids.append(np.zeros(n, dtype=np.int64))
+            continue
+        key = b @ np.random.default_rng(0x5EED).standard_normal(b.shape[1])
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        if 2 * first.size > n or not np.array_equal(b[first][inverse], b):
+            return None
+        ids.append(np.asarray(inverse, dtype=np.int64))
+    joint: IntArray = np.zeros(n, dtype=np.int64)
+    span = 1
+    for part in ids:
+        radix = int(part.max()) + 1
+        if span * radix >= 2**62:
+            _, inverse = np.unique(np.stack(ids, axis=1), axis=0, return_inverse=True)
+            joint = np.asarray(inverse, dtype=np.int64).ravel()
+            break
+        joint = joint * radix + part
+        span *= radix
+    _, first, group_sizes = np.unique(joint, return_index=True, return_counts=True)
     if 2 * first.size > n:
         return None
-    patterns = cols[first]
-    if not np.array_equal(patterns[inverse], cols):
-        return None
-    return patterns, sizes
+    return np.asarray(first, dtype=np.int64), np.asarray(group_sizes, dtype=np.int64)
 
 
 def percentile_interval(
