@@ -356,3 +356,12 @@ def test_cli_end_to_end_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixt
     bad.write_text('{"item_id": "x", "doc_id": "trial_a", "model": "m"}\n')
     code, _, err = _cli(["rtv", str(bad), *opts, "-o", str(out2)], capsys)
     assert code == 2 and "bad.jsonl:1" in err and "question" in err
+
+
+def test_cli_judge_selection() -> None:
+    from failcodes.cli.rtv import _judge
+    from failcodes.errors import ConfigError
+
+    assert _judge("offline", None).heuristic is True
+    with pytest.raises(ConfigError, match="unknown judge"):
+        _judge("bogus:model", None)

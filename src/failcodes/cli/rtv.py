@@ -16,16 +16,18 @@ from failcodes.rtv.items import SCALES, read_items
 from failcodes.rtv.judge import OfflineHeuristicJudge, VerdictJudge
 from failcodes.rtv.report import as_rows, evaluate_all, write_outputs
 
-JUDGES = ("offline",)
 
-
-def _judge(spec: str) -> VerdictJudge:
-    if spec == "offline":
+def _judge(spec: str, base_url: str | None) -> VerdictJudge:
+    """``offline`` -> the heuristic baseline; ``anthropic:MODEL`` / ``openai:MODEL`` -> LLM."""
+    if spec.strip().lower() == "offline":
         return OfflineHeuristicJudge()
-    raise ConfigError(
-        f"unknown RtV judge {spec!r} (available: {', '.join(JUDGES)}; LLM judges plug in "
-        "through failcodes.rtv.judge.VerdictJudge)"
-    )
+    from failcodes.judge.providers import LLMProvider, make_coder
+    from failcodes.rtv.llm_judge import LLMVerdictJudge
+
+    coder = make_coder(spec, base_url=base_url)
+    if not isinstance(coder, LLMProvider):  # pragma: no cover - only offline is direct
+        raise ConfigError(f"judge {spec!r} is not an LLM provider")
+    return LLMVerdictJudge(coder)
 
 
 def _fmt(x: object) -> str:
@@ -44,7 +46,15 @@ def rtv(
     chunk_size: Annotated[int, typer.Option(min=1, help="Chunk size (characters).")] = 1400,
     overlap: Annotated[int, typer.Option(min=0, help="Chunk overlap (characters).")] = 200,
     bm25_method: Annotated[str, typer.Option(help="bm25s scoring variant.")] = "lucene",
-    judge: Annotated[str, typer.Option(help="Verdict judge: offline (heuristic).")] = "offline",
+    judge: Annotated[
+        str,
+        typer.Option(
+            help="Verdict judge: offline (heuristic baseline), anthropic:MODEL or openai:MODEL."
+        ),
+    ] = "offline",
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible / Anthropic endpoint for the judge.")
+    ] = None,
     scale: Annotated[
         str, typer.Option(help=f"Answer scale: {', '.join(SCALES)} or none.")
     ] = "rob2-item",
@@ -72,15 +82,17 @@ def rtv(
         raise ConfigError(f"unknown --bm25-method (one of {', '.join(BM25_METHODS)})")
     the_scale = SCALES.get(scale)
     config = RtvConfig(chunk_size=chunk_size, overlap=overlap, k=k, bm25_method=bm25_method)
-    run_result, results = evaluate_all(
-        read_items(items),
-        load_documents(docs),
-        _judge(judge),
-        config,
-        the_scale,
-        ks,
-        semantic_model,
-    )
+    the_items = read_items(items)
+    documents = load_documents(docs)
+    verdict_judge = _judge(judge, base_url)
+    try:
+        run_result, results = evaluate_all(
+            the_items, documents, verdict_judge, config, the_scale, ks, semantic_model
+        )
+    finally:
+        close = getattr(verdict_judge, "close", None)
+        if callable(close):
+            close()
     written = write_outputs(out, run_result, results, the_scale)
     if fmt == "json":
         typer.echo(json.dumps(run_result.model_dump(mode="json"), indent=2))
