@@ -40,6 +40,7 @@ def _register() -> None:
     from failcodes.cli import (  # noqa: F401
         agree,
         attribute,
+        benchmark,
         cache,
         codebook,
         compare,
