@@ -278,3 +278,18 @@ def test_round_trip_is_lossless_in_every_format(tmp_path: Path, traces: list[Tra
         path = tmp_path / f"prop.{ext}"
         io.write_traces(path, traces)
         assert io.read_traces(path) == traces, ext
+
+
+def test_bom_is_tolerated_and_long_values_are_shortened(tmp_path: Path) -> None:
+    p = tmp_path / "l.csv"
+    p.write_text("\ufeffsentence_id,has_error\nq1:s0,true\n", encoding="utf-8")
+    assert io.read_labels(p)[0].sentence_id == "q1:s0"
+    j = tmp_path / "t.jsonl"
+    j.write_text("\ufeff" + TRACES[1].model_dump_json() + "\n", encoding="utf-8")
+    assert io.read_traces(j) == [TRACES[1]]
+    bad = TRACES[1].model_dump(mode="json") | {"claim": ["x" * 500]}
+    import json
+
+    j.write_text(json.dumps(bad) + "\n")
+    e = _err(io.read_traces, j)
+    assert e.field == "claim" and len(e.reason) < 160 and e.reason.endswith("...)")

@@ -163,7 +163,7 @@ def _open_text(path: Path) -> IO[str]:
         raise InputError("file not found", path=path)
     if path.is_dir():
         raise InputError("is a folder, expected a file", path=path)
-    return path.open(encoding="utf-8", newline="")
+    return path.open(encoding="utf-8-sig", newline="")  # tolerate a BOM (Excel exports)
 
 
 def _decode_error(path: Path, exc: UnicodeDecodeError) -> InputError:
@@ -389,7 +389,9 @@ def _validation_error(
     elif kind == "extra_forbidden":
         message = "unknown field (rename foreign fields with --map FOREIGN=ours)"
     else:
-        message = f"{err.get('msg', 'invalid value')} (got {err.get('input')!r})"
+        got = repr(err.get("input"))
+        got = got if len(got) <= 80 else got[:77] + "..."
+        message = f"{err.get('msg', 'invalid value')} (got {got})"
     more = len(exc.errors()) - 1
     if more:
         message += f"; and {more} more problem{'s' if more > 1 else ''} in this record"
