@@ -26,8 +26,8 @@ demo: $(BIN)/.installed
 	$(BIN)/failcodes demo
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench notebooks
+	$(BIN)/ruff format --check src tests bench notebooks
 
 typecheck: $(BIN)/.installed
 	$(BIN)/mypy

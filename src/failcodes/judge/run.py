@@ -7,6 +7,8 @@ invocation, ``annotations.jsonl`` and ``summary.json`` exported from it (written
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
 import json
 import os
 import tempfile
@@ -179,8 +181,12 @@ def run_judge(
     settings: JudgeSettings | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> RunSummary:
-    """Synchronous wrapper of :func:`run_judge_async`."""
-    return asyncio.run(
+    """Synchronous wrapper of :func:`run_judge_async`.
+
+    Works inside a running event loop too (Jupyter): the run then gets its own thread.
+    """
+    job = functools.partial(
+        asyncio.run,
         run_judge_async(
             units,
             coder,
@@ -191,8 +197,14 @@ def run_judge(
             prices=prices,
             settings=settings,
             on_progress=on_progress,
-        )
+        ),
     )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return job()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(job).result()
 
 
 def summary_lines(summary: RunSummary) -> list[str]:
