@@ -154,13 +154,20 @@ def resampled_block_sums(
         np.empty((n_resamples, b.width if isinstance(b, KeyedBlock) else b.shape[1]))
         for b in dense_blocks
     ]
+    # all dense blocks side by side: one matrix product per block of resamples
+    dense_idx = [i for i, b in enumerate(dense_blocks) if not isinstance(b, KeyedBlock)]
+    stacked = np.hstack([np.asarray(dense_blocks[i]) for i in dense_idx]) if dense_idx else None
+    edges = np.cumsum([0, *(outs[i].shape[1] for i in dense_idx)])
     start = 0
     for w in resampling_weights(n, n_resamples, rng, chunk=chunk):
         stop = start + w.shape[0]
+        if stacked is not None:
+            product = w @ stacked
+            for j, i in enumerate(dense_idx):
+                outs[i][start:stop] = product[:, edges[j] : edges[j + 1]]
         for out, b in zip(outs, dense_blocks, strict=True):
-            out[start:stop] = (
-                _keyed_sums(w, b.keys, b.width) if isinstance(b, KeyedBlock) else w @ b
-            )
+            if isinstance(b, KeyedBlock):
+                out[start:stop] = _keyed_sums(w, b.keys, b.width)
         start = stop
     return outs
 
