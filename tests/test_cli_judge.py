@@ -94,3 +94,43 @@ def test_unknown_judge_and_bad_input_exit_2(inputs, workdir, capsys) -> None:
     bad.write_text('{"system": "s"}\n')
     code, _, err = _cli(["judge", "retrieval", "--from", str(bad), "--codebook", str(cb)], capsys)
     assert code == 2 and "bad.jsonl:1" in err
+
+
+def test_budget_stop_and_dry_run_through_the_cli(inputs, workdir, capsys, monkeypatch) -> None:
+    from tests.fakeserver import FakeServer
+
+    traces, cb = inputs
+    prices = workdir / "prices.yaml"
+    prices.write_text("openai:fake-model: {input: 1000.0, cached_input: 100.0, output: 2000.0}\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cli")
+    with FakeServer() as fake:
+        base = [
+            "judge",
+            "retrieval",
+            "--from",
+            str(traces),
+            "--codebook",
+            str(cb),
+            "--judge",
+            "openai:fake-model",
+            "--base-url",
+            fake.openai_base_url,
+            "--prices",
+            str(prices),
+            "--concurrency",
+            "1",
+            "-o",
+            "run",
+        ]
+        code, out, _ = _cli([*base, "--dry-run"], capsys)
+        assert code == 0 and "6 to call" in out and "estimated cost $" in out
+        assert fake.stats()["calls"] == {}
+        estimate = float(out.split("estimated cost $")[1].split()[0])
+        budget = estimate / 4  # room for about one or two of the six units
+        code, _, err = _cli([*base, "--budget", f"{budget}"], capsys)
+        assert code == 2
+        assert err.strip().splitlines()[-1].startswith("failcodes: error: budget of $")
+        assert "judged now" in err  # the closing summary came first
+        done = len((workdir / "run" / "annotations.jsonl").read_text().splitlines())
+        assert 0 < done < 6
+        assert fake.stats()["calls"]["openai"] == done

@@ -31,7 +31,8 @@ def test_offline_run_journals_every_unit_once_and_rerun_does_nothing(tmp_path) -
     assert summary["coder_kind"] == "heuristic"
     # forward-only migrations recorded by name
     con = sqlite3.connect(tmp_path / "run" / "journal.sqlite")
-    assert [r[0] for r in con.execute("SELECT name FROM _migrations")] == ["001_initial"]
+    names = [r[0] for r in con.execute("SELECT name FROM _migrations")]
+    assert names == ["001_initial", "002_blobs"]
     assert con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 2
 
 

@@ -179,6 +179,20 @@ def test_invalid_answer_is_sent_back_then_scored(fake, provider, tmp_path) -> No
     sent = json.dumps(raw_request)
     assert "Your previous answer was rejected" in sent
     assert "not_a_code_of_this_codebook" in sent  # the bad answer is shown back
+    # the static prefix (system prompt with the codebook) is stored once, as a blob, and
+    # re-inflated when read back
+    system = render_system(CB, UnitKind.RETRIEVAL)
+    if provider == "openai":
+        assert raw_request["messages"][0] == {"role": "system", "content": system}
+    else:
+        assert raw_request["system"][0]["text"] == system
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "run" / "journal.sqlite")
+    (stored,) = con.execute("SELECT raw_request FROM annotations").fetchone()
+    assert '"$blob"' in stored and "How the unit fares on" not in stored
+    assert con.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 2  # system + schema
+    con.close()
 
 
 def test_code_outside_codebook_ends_unscored_never_defaulted(fake, tmp_path) -> None:

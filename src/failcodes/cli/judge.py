@@ -171,13 +171,14 @@ def _run(
                     on_progress=on_progress,
                 )
             )
-        except BudgetExceededError as exc:
-            err.print(f"failcodes: {exc.one_line()}", highlight=False)
-            summary = read_summary(run_dir)
-            if summary is not None:
-                for line in summary_lines(summary):
+        except BudgetExceededError:
+            # finished units are committed and exported: show the closing summary, then
+            # let the CLI root print the one-line error (exit 2)
+            stopped = read_summary(run_dir)
+            if stopped is not None:
+                for line in summary_lines(stopped):
                     err.print(line, highlight=False)
-            raise typer.Exit(3) from None
+            raise
     assert summary is not None
     if fmt is OutputFormat.JSON:
         out.print_json(summary_json(summary))

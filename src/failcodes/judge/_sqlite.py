@@ -3,14 +3,22 @@
 Each database has a ``_migrations`` table naming the migrations already applied; a migration
 is a (name, SQL script) pair that is applied once, in order, and never edited or removed
 (the pattern of simonw/llm ``migrations.py``).
+
+Blobs: the big static parts of raw requests (the system prompt with the codebook, the answer
+schema) are identical for every unit of a run; they are stored once in a ``blobs`` table and
+referenced from each row, so journals and caches grow with the judged texts only.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+from failcodes.hashing import content_hash
 
 Migration = tuple[str, str]
 
@@ -49,3 +57,86 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[s
             raise
         applied.append(name)
     return applied
+
+
+#: Key of a reference to a stored blob inside a deflated JSON document.
+BLOB_REF = "$blob"
+
+BLOBS_MIGRATION: Migration = (
+    "002_blobs",
+    "CREATE TABLE blobs (sha TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+
+def blob_sha(value: Any) -> str:
+    """Content id of a blob (a string or a JSON value)."""
+    return content_hash(value, length=64)
+
+
+def deflate(obj: Any, blobs: Mapping[str, Any]) -> Any:
+    """Replace every value equal to a blob by a ``{"$blob": sha}`` reference.
+
+    Blobs are the big static parts of raw requests (the run's system prompt, answer schema),
+    which are then stored once.
+    """
+    items = list(blobs.items())
+
+    def walk(o: Any) -> Any:
+        for sha, value in items:
+            if o is value or (type(o) is type(value) and o == value):
+                return {BLOB_REF: sha}
+        if isinstance(o, dict):
+            return {k: walk(v) for k, v in o.items()}
+        if isinstance(o, list | tuple):
+            return [walk(v) for v in o]
+        return o
+
+    return walk(obj)
+
+
+def inflate(obj: Any, fetch: Callable[[str], Any]) -> Any:
+    """Undo :func:`deflate`, reading blobs with ``fetch(sha)``."""
+    if isinstance(obj, dict):
+        if len(obj) == 1 and BLOB_REF in obj:
+            return fetch(str(obj[BLOB_REF]))
+        return {k: inflate(v, fetch) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [inflate(v, fetch) for v in obj]
+    return obj
+
+
+class BlobStore:
+    """Blobs of one database (``blobs`` table), written once each."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._stored: set[str] = set()
+
+    def put(self, blobs: Mapping[str, Any]) -> None:
+        """Store the blobs not stored yet."""
+        for sha, value in blobs.items():
+            if sha in self._stored:
+                continue
+            self._conn.execute(
+                "INSERT OR IGNORE INTO blobs (sha, value) VALUES (?, ?)",
+                (sha, json.dumps(value, ensure_ascii=False)),
+            )
+            self._stored.add(sha)
+
+    def get(self, sha: str) -> Any:
+        """Return a stored blob (KeyError if absent)."""
+        row = self._conn.execute("SELECT value FROM blobs WHERE sha = ?", (sha,)).fetchone()
+        if row is None:
+            raise KeyError(sha)
+        return json.loads(row[0])
+
+    def dumps(self, obj: Any, blobs: Mapping[str, Any]) -> str:
+        """Store ``blobs`` and return ``obj`` deflated against them, as JSON."""
+        if not blobs:
+            return json.dumps(obj, ensure_ascii=False)
+        self.put(blobs)
+        return json.dumps(deflate(obj, blobs), ensure_ascii=False)
+
+    def loads(self, text: str) -> Any:
+        """Parse JSON written by :meth:`dumps`, re-inflating blob references."""
+        return inflate(json.loads(text), self.get)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from failcodes.hashing import content_hash
-from failcodes.judge._sqlite import Migration, connect, migrate
+from failcodes.judge._sqlite import BLOBS_MIGRATION, BlobStore, Migration, connect, migrate
 
 MIGRATIONS: tuple[Migration, ...] = (
     (
@@ -39,6 +40,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX responses_created ON responses (created_at)
         """,
     ),
+    BLOBS_MIGRATION,
 )
 
 
@@ -98,6 +100,7 @@ class ResponseCache:
         self.path = Path(path)
         self._conn = connect(self.path)
         migrate(self._conn, MIGRATIONS)
+        self._blobs = BlobStore(self._conn)
 
     def get(self, key: str) -> CachedResponse | None:
         """Return the stored response for ``key`` (counting the hit), or None."""
@@ -111,7 +114,7 @@ class ResponseCache:
         return CachedResponse(
             payload=json.loads(row[0]),
             usage=json.loads(row[1]),
-            raw_request=json.loads(row[2]),
+            raw_request=self._blobs.loads(row[2]),
             raw_response=json.loads(row[3]),
         )
 
@@ -127,8 +130,12 @@ class ResponseCache:
         usage: dict[str, int],
         raw_request: dict[str, Any],
         raw_response: dict[str, Any],
+        blobs: Mapping[str, Any] | None = None,
     ) -> None:
-        """Store a validated answer under ``key`` (replacing any older one)."""
+        """Store a validated answer under ``key`` (replacing any older one).
+
+        Values of ``raw_request`` equal to one of ``blobs`` (sha -> value) are stored once.
+        """
         self._conn.execute(
             "INSERT OR REPLACE INTO responses (key, provider, model, template_hash, "
             "codebook_hash, payload, usage, raw_request, raw_response, created_at) "
@@ -141,7 +148,7 @@ class ResponseCache:
                 codebook_hash,
                 json.dumps(payload, ensure_ascii=False),
                 json.dumps(usage),
-                json.dumps(raw_request, ensure_ascii=False),
+                self._blobs.dumps(raw_request, blobs or {}),
                 json.dumps(raw_response, ensure_ascii=False),
                 datetime.now(UTC).isoformat(),
             ),

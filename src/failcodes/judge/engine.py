@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status, Usage
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import BudgetExceededError, FailcodesError, ProviderError
+from failcodes.judge._sqlite import blob_sha
 from failcodes.judge.cache import ResponseCache, cache_key, request_prefix_digest
 from failcodes.judge.journal import Journal
 from failcodes.judge.limits import Limits, RateLimiter, RetryPolicy, Sleep
@@ -163,6 +164,11 @@ class JudgeEngine:
             self.price = require_price(prices, coder.spec)
         self.system = render_system(codebook, kind)
         self.schema = answer_schema(self.part)
+        #: Static parts of every raw request, stored once per journal/cache (see _sqlite).
+        self.blobs: dict[str, Any] = {
+            blob_sha(self.system): self.system,
+            blob_sha(self.schema): self.schema,
+        }
         self._prefix = ""
         if isinstance(coder, LLMProvider):
             self._prefix = request_prefix_digest(
@@ -334,6 +340,7 @@ class JudgeEngine:
                 raw_response=out.raw_response,
                 cache_hit=out.cache_hit,
                 attempts=out.attempts,
+                blobs=self.blobs,
             )
             state.count(out)
             if on_progress is not None:
@@ -453,6 +460,7 @@ class JudgeEngine:
                 },
                 raw_request=reply.raw_request,
                 raw_response=reply.raw_response,
+                blobs=self.blobs,
             )
         ann = self._annotation(unit, answer, reason=reason, usage=usage)
         return _Outcome(ann, tokens, reply.raw_request, reply.raw_response, False, attempts)

@@ -11,7 +11,7 @@ different one.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 
 from failcodes.annotations import Annotation, Status
 from failcodes.errors import ConfigError
-from failcodes.judge._sqlite import Migration, connect, migrate
+from failcodes.judge._sqlite import BLOBS_MIGRATION, BlobStore, Migration, connect, migrate
 from failcodes.judge.providers.base import TokenUsage
 
 JOURNAL_NAME = "journal.sqlite"
@@ -57,6 +57,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         )
         """,
     ),
+    BLOBS_MIGRATION,
 )
 
 #: Meta keys that must match for a run to resume.
@@ -85,6 +86,7 @@ class Journal:
         self.path = self.run_dir / JOURNAL_NAME
         self._conn = connect(self.path)
         migrate(self._conn, MIGRATIONS)
+        self._blobs = BlobStore(self._conn)
         self._session: int | None = None
 
     # -- run identity ---------------------------------------------------------------------
@@ -160,8 +162,12 @@ class Journal:
         raw_response: dict[str, Any] | None,
         cache_hit: bool,
         attempts: int,
+        blobs: Mapping[str, Any] | None = None,
     ) -> None:
-        """Commit one finished unit now (raises if the unit is already recorded)."""
+        """Commit one finished unit now (raises if the unit is already recorded).
+
+        Values of ``raw_request`` equal to one of ``blobs`` (sha -> value) are stored once.
+        """
         self._conn.execute(
             "INSERT INTO annotations (unit_id, kind, status, annotation, raw_request, "
             "raw_response, input_tokens, cached_input_tokens, cache_write_tokens, "
@@ -172,7 +178,7 @@ class Journal:
                 annotation.unit_kind.value,
                 annotation.status.value,
                 annotation.model_dump_json(),
-                json.dumps(raw_request, ensure_ascii=False) if raw_request is not None else None,
+                self._blobs.dumps(raw_request, blobs or {}) if raw_request is not None else None,
                 json.dumps(raw_response, ensure_ascii=False) if raw_response is not None else None,
                 tokens.input_tokens,
                 tokens.cached_input_tokens,
@@ -200,7 +206,7 @@ class Journal:
         if row is None:
             raise KeyError(unit_id)
         return (
-            json.loads(row[0]) if row[0] else None,
+            self._blobs.loads(row[0]) if row[0] else None,
             json.loads(row[1]) if row[1] else None,
         )
 
