@@ -224,23 +224,30 @@ def aggregate_sentences(
         groups.setdefault((t.system, t.question_id, t.sentence_id), []).append(t)
         systems.add(t.system)
         expected.add((t.question_id, t.sentence_id))
-    sentences = [
-        SentenceVerdict(
-            system=system,
-            question_id=qid,
-            sentence_id=sid,
-            mapping=mapping.name,
-            predicted_error=any(mapping.is_error(c.verdict) for c in claims),
-            claim_ids=tuple(c.claim_id for c in claims),
-            verdicts=tuple(c.verdict for c in claims),
-            error_claim_ids=tuple(c.claim_id for c in claims if mapping.is_error(c.verdict)),
+    errors = mapping.error_verdicts
+    sentences = []
+    for (system, qid, sid), claims in sorted(groups.items()):
+        flagged = tuple(c.claim_id for c in claims if c.verdict in errors)
+        # model_construct: every field comes from validated traces (this runs per sentence).
+        sentences.append(
+            SentenceVerdict.model_construct(
+                system=system,
+                question_id=qid,
+                sentence_id=sid,
+                mapping=mapping.name,
+                predicted_error=bool(flagged),
+                claim_ids=tuple(c.claim_id for c in claims),
+                verdicts=tuple(c.verdict for c in claims),
+                error_claim_ids=flagged,
+            )
         )
-        for (system, qid, sid), claims in sorted(groups.items())
-    ]
+    ordered = sorted(expected)
     missing = [
         SentenceWithoutClaims(system=system, question_id=qid, sentence_id=sid)
         for system in sorted(systems)
-        for qid, sid in sorted(expected)
+        for qid, sid in ordered
         if (system, qid, sid) not in groups
     ]
-    return Aggregation(mapping=mapping, sentences=tuple(sentences), without_claims=tuple(missing))
+    return Aggregation.model_construct(
+        mapping=mapping, sentences=tuple(sentences), without_claims=tuple(missing)
+    )

@@ -32,6 +32,7 @@ metric's interval and counted (``defined_resamples``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Any
@@ -494,10 +495,10 @@ def _claim_units(
 
 def verdict_distributions(traces: Iterable[Trace]) -> list[VerdictDistribution]:
     """Count each system's claim verdicts (all five canonical verdicts, sorted by system)."""
+    tally = Counter((t.system, t.verdict) for t in traces)
     counts: dict[str, dict[Verdict, int]] = {}
-    for t in traces:
-        per = counts.setdefault(t.system, dict.fromkeys(Verdict, 0))
-        per[t.verdict] += 1
+    for (system, verdict), n in tally.items():
+        counts.setdefault(system, dict.fromkeys(Verdict, 0))[verdict] = n
     out = []
     for system in sorted(counts):
         per = counts[system]
