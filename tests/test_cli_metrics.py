@@ -96,6 +96,29 @@ def test_metrics_csv_and_table(files: tuple[Path, Path], tmp_path: Path) -> None
     assert "Verdict distribution" in res.stdout
 
 
+def test_metrics_verdict_distribution_json(files: tuple[Path, Path], tmp_path: Path) -> None:
+    traces, labs = files
+    res = run(
+        "metrics",
+        "--traces",
+        str(traces),
+        "--labels",
+        str(labs),
+        "--verdicts",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    (row,) = json.loads(res.stdout)
+    # Fixture: supported c1,c5,c7,c8; refuted c2; no_evidence c3,c9; ambiguous c4; OOS c6.
+    assert row["system"] == "A" and row["n_claims"] == 9
+    assert [
+        row[v] for v in ("supported", "refuted", "no_evidence", "ambiguous", "out_of_scope")
+    ] == [4, 1, 2, 1, 1]
+    assert row["no_evidence_share"] == pytest.approx(2 / 9)
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

@@ -25,6 +25,7 @@ from failcodes.metrics import (
     VerdictDistribution,
     WithoutClaimsPolicy,
     compute_metrics,
+    distributions_dataframe,
 )
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
@@ -176,6 +177,14 @@ def metrics(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = (
         OutputFormat.TABLE
     ),
+    verdicts: Annotated[
+        bool,
+        typer.Option(
+            "--verdicts",
+            help="Print each system's verdict distribution (seed 001 Table 5 shape: counts "
+            "and shares of the five canonical verdicts) instead of the metrics.",
+        ),
+    ] = False,
 ) -> None:
     """Precision, recall, F1, specificity, balanced accuracy, Youden J, accuracy per system."""
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
@@ -190,6 +199,18 @@ def metrics(
         confidence=confidence,
         without_claims=without_claims,
     )
+    if verdicts and fmt is not OutputFormat.TABLE:
+        rows = [d.flat() for d in report.distributions]
+        if fmt is OutputFormat.JSON:
+            typer.echo(json.dumps(rows, indent=2, allow_nan=False))
+        else:
+            distributions_dataframe(report.distributions).to_csv(
+                sys.stdout, index=False, lineterminator="\n"
+            )
+        return
+    if verdicts:
+        make_console().print(distribution_table(report.distributions))
+        return
     if fmt is OutputFormat.JSON:
         typer.echo(json.dumps([r.flat() for r in report.results], indent=2, allow_nan=False))
     elif fmt is OutputFormat.CSV:
