@@ -57,3 +57,15 @@ def test_demo_agreement_step(tmp_path: Path) -> None:
         assert row["ci_method"] == "bootstrap_percentile"
         assert row["ci_low"] <= row["value"] <= row["ci_high"]
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_source_md_hash_matches_bundled_csv() -> None:
+    import hashlib
+    import re
+
+    folder = bundled.path("ragchecker")
+    text = (folder / "SOURCE.md").read_text()
+    section = text.split("## meta_eval_human_labels.csv", 1)[1]
+    recorded = re.findall(r"SHA-256: `([0-9a-f]{64})`", section)
+    actual = hashlib.sha256((folder / "meta_eval_human_labels.csv").read_bytes()).hexdigest()
+    assert recorded == [actual]
