@@ -76,6 +76,8 @@ def setup_project(tmp: Path, script: dict[str, list[dict[str, object]]]) -> tupl
     )
     assert done.returncode == 0, done.stderr
     assert "12 retrieval units" in done.stdout
+    readme = (tmp / "annotations" / "trial" / "README.md").read_text()
+    assert "failcodes saturate round trial --dir annotations/trial" in readme
     return coder, proposer
 
 
@@ -219,6 +221,11 @@ def test_two_empty_rounds_saturate_and_prune(workdir: Path) -> None:
     assert "SATURATED" in done.stdout
     done = cli("round", "trial", "--judge", f"scripted:{coder}", cwd=workdir)
     assert done.returncode == 2 and "saturated" in done.stderr
+    done = cli("status", "trial", "--figure", "curve.pdf", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    assert "accumulation: r1: +2 (=2), r2: +0 (=2), r3: +0 (=2)" in done.stdout
+    assert "2/2 rounds without new patterns - SATURATED" in done.stdout
+    assert (workdir / "curve.pdf").read_bytes()[:5] == b"%PDF-"
 
     # pruning: animal_study has its example units; wrong_outcome is a subcode (not listed)
     done = cli("prune", "trial", "--min-support", "99", cwd=workdir)

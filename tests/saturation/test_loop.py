@@ -304,3 +304,18 @@ def test_torn_journal_line_is_ignored_and_repaired(project: ProjectStore, tmp_pa
     assert len(lines) == 5  # torn line cut, 4 more units appended
     calls = (tmp_path / "calls.txt").read_text().split()
     assert calls[0] == record.unit_ids[0] and sorted(calls[1:]) == sorted(record.unit_ids[1:])
+
+
+def test_resume_refuses_another_judge_once_coding_started(project: ProjectStore) -> None:
+    from failcodes.saturation.rounds import start_round
+
+    record = start_round(project, ScriptedCoder(name="judge-a"), ScriptedProposer({}))
+    # nothing coded yet: another judge may take the round over
+    again = start_round(project, ScriptedCoder(name="judge-b"), ScriptedProposer({}))
+    assert (again.number, again.judge) == (1, "judge-b")
+    unit = next(u for u in project.pool() if u.id == record.unit_ids[0])
+    project.append_annotation(
+        1, next(ScriptedCoder(name="judge-b").code([unit], project.codebook()))
+    )
+    with pytest.raises(SaturationError, match="started with judge 'judge-b'"):
+        run_round(project, ScriptedCoder(name="judge-a"), ScriptedProposer({}))

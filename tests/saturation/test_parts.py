@@ -21,7 +21,6 @@ from failcodes.saturation import (
     parse_review_file,
     similarity,
 )
-from failcodes.saturation.coders import codebook_ref
 from failcodes.saturation.dedupe import normalise_name, slug
 from failcodes.saturation.proposers import render_prompt
 from failcodes.units import Unit, UnitKind
@@ -169,7 +168,7 @@ def _ann(unit: Unit, cb: Codebook, **codes: str) -> Annotation:
     return Annotation(
         unit_id=unit.id,
         unit_kind=unit.kind,
-        codebook=codebook_ref(cb),
+        codebook=cb.ref(),
         coder="offline",
         coder_kind=CoderKind.HEURISTIC,
         codes=base,

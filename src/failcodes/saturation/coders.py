@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from failcodes.annotations import Annotation, CodebookRef, CoderKind
+from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
 from failcodes.units import Unit
 
@@ -41,11 +41,6 @@ class Coder(Protocol):
         ``workdir`` (the round's folder) may hold the coder's own journal or cache.
         """
         ...
-
-
-def codebook_ref(codebook: Codebook) -> CodebookRef:
-    """The reference an annotation records for ``codebook``."""
-    return CodebookRef(name=codebook.name, version=codebook.version, hash=codebook.hash)
 
 
 @dataclass
@@ -79,7 +74,7 @@ class ScriptedCoder:
         workdir: Path | None = None,  # noqa: ARG002
     ) -> Iterator[Annotation]:
         """Yield scripted annotations, one per unit, in order."""
-        ref = codebook_ref(codebook)
+        ref = codebook.ref()
         for unit in units:
             if self.delay_s:
                 time.sleep(self.delay_s)

@@ -25,6 +25,7 @@ def accumulation_figure(
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     path = Path(path)
     fig = Figure(figsize=(5.0, 3.2), layout="constrained")
@@ -45,9 +46,10 @@ def accumulation_figure(
     ax.set_xticks(rounds)
     title = "Codebook accumulation curve"
     if stop_k is not None:
-        title += f" (stop after {stop_k} rounds with none new)"
-    ax.set_title(title, fontsize=10)
-    ax.legend(frameon=False, loc="upper left")
+        title += f"\nstop rule: {stop_k} rounds in a row with no new pattern"
+    ax.set_title(title, fontsize=9)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(frameon=False, loc="center right")
     ax.grid(axis="y", alpha=0.3)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)

@@ -21,6 +21,7 @@ from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, ProviderError
 from failcodes.judge import make_coder, parse_spec, read_annotations, run_judge
 from failcodes.judge.providers import (
+    DirectCoder,
     LLMProvider,
     Message,
     ProviderReply,
@@ -39,7 +40,10 @@ class JudgeCoder:
     base_url: str | None = None
 
     def __post_init__(self) -> None:
-        parse_spec(self.spec)  # ConfigError for an unknown judge, before any round starts
+        # built now so an unknown judge or a missing API key fails before a round is drawn
+        self._fresh: LLMProvider | DirectCoder | None = make_coder(
+            self.spec, base_url=self.base_url
+        )
 
     @property
     def name(self) -> str:
@@ -58,7 +62,8 @@ class JudgeCoder:
         if not units:
             return
         run_dir = workdir / "judge"
-        coder = make_coder(self.spec, base_url=self.base_url)
+        coder = self._fresh or make_coder(self.spec, base_url=self.base_url)
+        self._fresh = None  # run_judge closes an LLM provider's client
         run_judge(units, coder, codebook, units[0].kind, run_dir=run_dir)
         wanted = {u.id for u in units}
         for annotation in read_annotations(run_dir):

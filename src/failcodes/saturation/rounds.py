@@ -149,7 +149,7 @@ def start_round(
             path=store.review_path(last.number),
         )
     if last is not None and last.phase is not RoundPhase.CLOSED:
-        return last  # interrupted: resume it
+        return _resumable(store, last, coder, proposer)  # interrupted: resume it
     state = stop_state(store)
     if state.saturated and not force:
         raise SaturationError(
@@ -178,6 +178,26 @@ def start_round(
         proposer=proposer.name,
         proposer_kind=proposer.kind,
     )
+    store.write_round(record)
+    return record
+
+
+def _resumable(
+    store: ProjectStore, record: RoundRecord, coder: Coder, proposer: Proposer
+) -> RoundRecord:
+    """The interrupted round, if the coder and proposer asked for fit what it already did."""
+    started = bool(store.round_annotations(record.number))
+    if record.judge != coder.name:
+        if started:
+            raise SaturationError(
+                f"round {record.number} was started with judge {record.judge!r}; resume it "
+                f"with --judge {record.judge}"
+            )
+        record = record.model_copy(update={"judge": coder.name, "judge_kind": coder.kind})
+    if record.proposer != proposer.name:  # proposals are not made yet (phase drawn/coded)
+        record = record.model_copy(
+            update={"proposer": proposer.name, "proposer_kind": proposer.kind}
+        )
     store.write_round(record)
     return record
 

@@ -2,6 +2,7 @@
 
 Layout of a project folder (default ``annotations/<name>/``)::
 
+    README.md                     how to continue the project
     project.json                  ProjectConfig
     pool.jsonl                    the units to draw from (one Unit per line)
     codebooks/v0001.json          codebook lineage, one file per version
@@ -132,6 +133,26 @@ def _write_model(path: Path, obj: BaseModel) -> None:
     atomic_write_text(path, obj.model_dump_json(indent=2) + "\n")
 
 
+PROJECT_README = """\
+# Saturation project `{name}`
+
+Created by `failcodes saturate init`. Everything the loop knows is in this folder; continue it
+from here (any machine, any person) with:
+
+    failcodes saturate status {name} --dir {root}      # where it stands, stop rule, curve
+    failcodes saturate round {name} --dir {root}       # next round (or resume a killed one)
+    failcodes saturate review {name} --dir {root} --file rounds/rNNNN/review.yaml
+    failcodes saturate review {name} --dir {root} --interactive --reviewer YOUR_NAME
+    failcodes saturate prune {name} --dir {root}       # list rare leaves; --apply FILE
+
+Files: project.json (settings), pool.jsonl (units), codebooks/ (every version, and the
+changes/migration record that produced it), rounds/rNNNN/ (batch, coding journal, proposals,
+review file), decisions.jsonl (every human decision: who, when, what), recode.jsonl (units
+to re-code after a version change), stop.json (the stop rule and its state), prune/.
+Do not edit these by hand except the review and prune files.
+"""
+
+
 class ProjectStore:
     """Read and write one saturation project folder. Holds no state beyond its path."""
 
@@ -162,6 +183,9 @@ class ProjectStore:
         store.root.mkdir(parents=True, exist_ok=True)
         atomic_write_text(store.pool_path, "".join(u.model_dump_json() + "\n" for u in pool))
         store.write_codebook(codebook)
+        atomic_write_text(
+            store.root / "README.md", PROJECT_README.format(name=config.name, root=store.root)
+        )
         # project.json last: its presence marks a complete project
         _write_model(store.config_path, config)
         return store
