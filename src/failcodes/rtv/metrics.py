@@ -12,10 +12,9 @@ apart):
 - binary accuracy = equality after the scale's binary collapse;
 - accuracy-support gap = binary accuracy - evidence support rate;
 - Cohen's kappa (linear / quadratic weights) of model vs human codes, weights
-  |i - j| / (K - 1) and ((i - j) / (K - 1))^2 over the scale's codes (implemented here in numpy,
-  checked against scikit-learn in the tests); Fleiss' kappa across models over the items every
-  model answered (statsmodels). failcodes.stats.agreement was not on main when this was
-  written; these can delegate to it later.
+  |i - j| / (K - 1) and ((i - j) / (K - 1))^2 over the scale's codes; Fleiss' kappa across
+  models over the items every model answered. Both delegate to failcodes.stats.agreement
+  (checked against scikit-learn and hand computation in the tests).
 
 An undefined value is ``None`` with the reason in ``undefined``, never 0 or NaN.
 """
@@ -70,53 +69,32 @@ def weighted_kappa(
 ) -> float | None:
     """Cohen's kappa of two raters with ``linear`` / ``quadratic`` / ``none`` weights.
 
-    ``categories`` are the ordinal codes in order; returns None when chance disagreement is 0
-    (e.g. both raters used a single category), where kappa is undefined.
+    Delegates to :func:`failcodes.stats.agreement.cohen_kappa` over the ordinal ``categories``;
+    None when kappa is undefined (e.g. both raters used a single category).
     """
+    from failcodes.stats.agreement import cohen_kappa
+
     if len(a) != len(b):
         raise ValueError("raters must rate the same items")
-    cats = list(categories)
-    if len(cats) < 2 or not a:
-        return None
-    pos = {c: i for i, c in enumerate(cats)}
-    kk = len(cats)
-    obs = np.zeros((kk, kk))
-    for x, y in zip(a, b, strict=True):
-        obs[pos[x], pos[y]] += 1
-    n = obs.sum()
-    exp = np.outer(obs.sum(axis=1), obs.sum(axis=0)) / n
-    idx = np.arange(kk)
-    diff = np.abs(idx[:, None] - idx[None, :]) / (kk - 1)
-    if weights == "linear":
-        w = diff
-    elif weights == "quadratic":
-        w = diff**2
-    elif weights == "none":
-        w = (diff > 0).astype(float)
-    else:
+    if weights not in ("linear", "quadratic", "none"):
         raise ValueError(f"unknown weights {weights!r}")
-    denom = float((w * exp).sum())
-    if denom == 0.0:
+    if len(categories) < 2 or not a:
         return None
-    return 1.0 - float((w * obs).sum()) / denom
+    ratings = np.column_stack([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
+    res = cohen_kappa(
+        ratings, weights=None if weights == "none" else weights, categories=list(categories)
+    )
+    return res.value
 
 
 def fleiss(ratings: Sequence[Sequence[int]], categories: Sequence[int]) -> float | None:
-    """Fleiss' kappa for items x raters codes (statsmodels); None if chance agreement is 1."""
-    from statsmodels.stats.inter_rater import fleiss_kappa
+    """Fleiss' kappa for items x raters codes (failcodes.stats.agreement); None if undefined."""
+    from failcodes.stats.agreement import fleiss_kappa
 
     if not ratings:
         return None
-    cats = list(categories)
-    table = np.zeros((len(ratings), len(cats)))
-    pos = {c: i for i, c in enumerate(cats)}
-    for i, row in enumerate(ratings):
-        for code in row:
-            table[i, pos[code]] += 1
-    p = table.sum(axis=0) / table.sum()
-    if float((p**2).sum()) >= 1.0 - 1e-12:
-        return None
-    return float(fleiss_kappa(table, method="fleiss"))
+    res = fleiss_kappa(np.asarray(ratings, dtype=float), categories=list(categories))
+    return res.value
 
 
 def _rate(num: int, den: int) -> float | None:
