@@ -48,15 +48,24 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
-    """Export the journal's annotations (and the summary) as JSONL/JSON files."""
+    """Export the journal's annotations (and the summary) as JSONL/JSON files.
+
+    Streams from the journal to a temp file (memory stays flat), then renames it into place.
+    """
     run = Path(run_dir)
+    out = run / ANNOTATIONS_NAME
     journal = Journal(run)
+    fd, tmp = tempfile.mkstemp(dir=run, prefix=f".{out.name}.", suffix=".tmp")
     try:
-        lines = [ann.model_dump_json() for ann in journal.annotations()]
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for ann in journal.annotations():
+                fh.write(ann.model_dump_json() + "\n")
+        Path(tmp).replace(out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     finally:
         journal.close()
-    out = run / ANNOTATIONS_NAME
-    atomic_write_text(out, "".join(line + "\n" for line in lines))
     if summary is not None:
         atomic_write_text(run / SUMMARY_NAME, summary.model_dump_json(indent=2) + "\n")
     return out
