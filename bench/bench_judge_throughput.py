@@ -7,6 +7,8 @@
   process), at 1 s and at 200 ms latency, for the OpenAI and the Anthropic SDK; and the
   engine's own CPU per unit with a null provider (no SDK, no HTTP): render, cache key,
   validation, quote check, journal commit.
+- The same engine with a provider that sleeps 1 s without HTTP: the engine's own scheduling
+  efficiency, side by side with the SDK run.
 - A rerun of the finished job makes 0 calls (the server's call counter is unchanged).
 
 Run: python bench/bench_judge_throughput.py [--units 1280] [--concurrency 64]
@@ -52,14 +54,17 @@ class NullProvider:
     model = "null"
     coder_kind = CoderKind.LLM
 
-    def __init__(self) -> None:
+    def __init__(self, latency: float = 0.0) -> None:
         self.calls = 0
+        self.latency = latency
 
     def identity(self) -> dict[str, Any]:
         return {"provider": "null"}
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         self.calls += 1
+        if self.latency:
+            await asyncio.sleep(self.latency)
         codes = {
             dim: spec["enum"][0]
             for dim, spec in request.schema["properties"]["codes"]["properties"].items()
@@ -143,6 +148,13 @@ def main() -> None:
                     f"client CPU {1000 * cpu3 / s3.calls:.2f} ms/call, fake-server CPU "
                     f"{1000 * srv / s3.calls:.2f} ms/call"
                 )
+            s5, wall5, _ = run(units, NullProvider(1.0), root / "sleep", conc)
+            print(
+                f"[engine alone, provider sleeping 1 s, no HTTP, concurrency {conc}] "
+                f"{s5.calls / wall5:.1f} calls/s -> {s5.calls / wall5 / ideal:.2f} of ideal: the "
+                "engine's own scheduling; the gap to the SDK run is SDK + server CPU on this "
+                "machine's load"
+            )
             null = NullProvider()
             s4, _, cpu4 = run(units, null, root / "null", conc)
             print(
