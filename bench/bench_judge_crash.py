@@ -1,8 +1,9 @@
 """Crash test: SIGKILL a 2,000-unit judge run (the real CLI) at 5 random moments, resume.
 
 Each round starts ``failcodes judge retrieval`` (OpenAI SDK -> fake server in its own process,
-50 ms latency, concurrency 32), waits until the run is committing units, sleeps a random
-0-2 s and kills it with SIGKILL. After 5 kills the run is resumed to the end. Checks: 2,000
+50 ms latency, concurrency 32) and kills it with SIGKILL as soon as the journal passes a random
+unit count (5 counts drawn uniformly over the run, so the kills fall at random moments from
+start to end). After 5 kills the run is resumed to the end. Checks: 2,000
 units in the journal and in annotations.jsonl, none duplicated, none lost; calls paid twice
 (units in flight at a kill) are printed; a rerun of the finished job makes 0 calls.
 
@@ -97,23 +98,23 @@ def main() -> None:
                 f"(seed {args.seed}), concurrency {args.concurrency}, 50 ms latency"
             )
             t0 = time.perf_counter()
-            for k in range(1, args.kills + 1):
+            # kill moments: random points of progress spread over the whole run
+            targets = sorted(rng.sample(range(20, args.units - 20), args.kills))
+            for k, target in enumerate(targets, start=1):
                 before = _count(run / "journal.sqlite")
                 p = subprocess.Popen(
                     cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
                 )
-                while _count(run / "journal.sqlite") <= before and p.poll() is None:
-                    time.sleep(0.05)
-                delay = rng.uniform(0.0, 2.0)
-                time.sleep(delay)
+                while _count(run / "journal.sqlite") < target and p.poll() is None:
+                    time.sleep(0.01)
                 finished = p.poll() is not None
                 p.send_signal(signal.SIGKILL)
                 p.wait()
                 now = _count(run / "journal.sqlite")
                 state = "had already finished" if finished else "killed"
                 print(
-                    f"  kill {k}: {state} {delay:.2f} s into judging; journal {before} -> {now} "
-                    f"units; server calls so far {_calls(url)}"
+                    f"  kill {k}: {state} once the journal passed {target} units; journal "
+                    f"{before} -> {now} units; server calls so far {_calls(url)}"
                 )
             done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
             assert done.returncode == 0, done.stderr

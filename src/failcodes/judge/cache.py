@@ -102,15 +102,16 @@ class ResponseCache:
         migrate(self._conn, MIGRATIONS)
         self._blobs = BlobStore(self._conn)
 
-    def get(self, key: str) -> CachedResponse | None:
-        """Return the stored response for ``key`` (counting the hit), or None."""
+    def get(self, key: str, *, count: bool = True) -> CachedResponse | None:
+        """Return the stored response for ``key`` (counting the hit unless told), or None."""
         row = self._conn.execute(
             "SELECT payload, usage, raw_request, raw_response FROM responses WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
             return None
-        self._conn.execute("UPDATE responses SET hits = hits + 1 WHERE key = ?", (key,))
+        if count:
+            self._conn.execute("UPDATE responses SET hits = hits + 1 WHERE key = ?", (key,))
         return CachedResponse(
             payload=json.loads(row[0]),
             usage=json.loads(row[1]),

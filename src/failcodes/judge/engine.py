@@ -226,7 +226,7 @@ class JudgeEngine:
             if not self.is_llm:
                 continue
             user = render_user(unit)
-            if self.cache is not None and self.cache.get(self._key(user)) is not None:
+            if self.cache is not None and self.cache.get(self._key(user), count=False):
                 hits += 1
                 continue
             to_call += 1
