@@ -293,3 +293,17 @@ def test_bom_is_tolerated_and_long_values_are_shortened(tmp_path: Path) -> None:
     j.write_text(json.dumps(bad) + "\n")
     e = _err(io.read_traces, j)
     assert e.field == "claim" and len(e.reason) < 160 and e.reason.endswith("...)")
+
+
+def test_duplicate_labels_across_files(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.jsonl"
+    a.write_text("sentence_id,has_error\nq1:s0,true\n")
+    b.write_text(
+        '{"sentence_id": "q1:s1", "has_error": false}\n'
+        '{"sentence_id": "q1:s0", "has_error": false}\n'
+    )
+    seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
+    io.read_labels(a, seen=seen)
+    e = _err(io.read_labels, b, seen=seen)
+    assert (e.path, e.line, e.field) == (str(b), 2, "sentence_id")
+    assert f"first at {a}:2" in e.reason

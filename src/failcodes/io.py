@@ -446,30 +446,34 @@ def read_labels(
     *,
     column_map: Mapping[str, str] | None = None,
     traces: Sequence[Trace] | None = None,
+    seen: dict[tuple[str, str, str | None], tuple[Path, int]] | None = None,
 ) -> list[Label]:
     """Read clinical labels; with ``traces``, also check that every label's target exists.
 
     Two labels for the same target (sentence or claim) by the same annotator are an error, as
     is (with ``traces``) a label for a sentence or claim the traces do not contain (see
-    :func:`failcodes.labels.check_labels_against_traces` for the exact rule).
+    :func:`failcodes.labels.check_labels_against_traces` for the exact rule). ``seen`` lets a
+    caller check duplicates across several files.
     """
     p = Path(path)
     located = _read_flat(p, Label, column_map)
-    seen: dict[tuple[str, str, str | None], int] = {}
+    seen = {} if seen is None else seen
     for line, label in located:
         kind, key = ("claim", label.claim_id) if label.claim_id else ("sentence", label.sentence_id)
         assert key is not None
         k = (kind, key, label.annotator)
         if k in seen:
+            first_path, first_line = seen[k]
+            where = f"line {first_line}" if first_path == p else f"{first_path}:{first_line}"
             raise InputError(
                 f"duplicate label for {kind} {key!r}"
                 + (f" by {label.annotator!r}" if label.annotator else "")
-                + f" (first at line {seen[k]})",
+                + f" (first at {where})",
                 path=p,
                 line=line,
                 field=f"{kind}_id",
             )
-        seen[k] = line
+        seen[k] = (p, line)
     labels = [label for _, label in located]
     if traces is not None:
         validate_labels(labels, traces, path=p, lines=[line for line, _ in located])

@@ -58,8 +58,9 @@ class GenericLabels:
         """Read and concatenate label files."""
         options.check_extra(self.name, ())
         labels: list[Label] = []
+        seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
         for path in paths:
-            labels.extend(io.read_labels(path, column_map=options.column_map))
+            labels.extend(io.read_labels(path, column_map=options.column_map, seen=seen))
         return IngestResult(labels=labels)
 
 
