@@ -71,6 +71,9 @@ class Annotation(BaseModel):
     quote_found: bool | None = Field(
         default=None, description="False when the quote does not occur in the judged text."
     )
+    proposal: str | None = Field(
+        default=None, description="A new code the coder proposed (free text, from review)."
+    )
     uncertain: bool = Field(default=False, description="The coder flagged low confidence.")
     usage: Usage = Field(default_factory=Usage)
     lead_time_s: float | None = Field(default=None, description="Human annotation time.")

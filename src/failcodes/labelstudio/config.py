@@ -1,0 +1,143 @@
+"""The Label Studio labeling config (XML) for one part of a codebook.
+
+The interface shows the claim, the passage (retrieval units) or the passages, verdict and
+reasoning trace (verification units), and the judge's proposal as text; then one
+single-choice group per dimension (step) listing every subcode, a free-text field to propose a
+new code and a comment box. Pure: no SDK, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from failcodes.codebook import Codebook, Part
+from failcodes.errors import ConfigError
+from failcodes.units import UnitKind
+
+#: Names of the object tags (and the task data keys they show).
+CLAIM = "claim"
+PASSAGE = "passage"
+PASSAGES = "passages"
+VERDICT = "verdict"
+REASONING = "reasoning"
+PROPOSAL = "proposal"
+#: Names of the two free-text control tags.
+OTHER = "other_code"
+COMMENT = "comment"
+#: Task data keys that are not shown but let failcodes map results back.
+UNIT_ID = "failcodes_unit_id"
+UNIT_KIND = "failcodes_unit_kind"
+CODEBOOK = "failcodes_codebook"
+
+RESERVED_NAMES = frozenset({CLAIM, PASSAGE, PASSAGES, VERDICT, REASONING, PROPOSAL, OTHER, COMMENT})
+
+# Label Studio's server parses the config with xmljson (badgerfish), which turns "1.10" into
+# the number 1.1 and "true" into a boolean; it splits toName on ","; its annotation summaries
+# join names with "|"; a value starting with "$" is read as a task-data variable. Ids made of
+# ASCII letters, digits, "_", "." and "-" that start with a letter survive all of these.
+_SAFE_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,99}")
+_SAFE_ID_RULE = "start with a letter and use only A-Z a-z 0-9 _ . - (at most 100 characters)"
+
+
+def object_names(kind: UnitKind) -> tuple[str, ...]:
+    """The object tags (task data keys) shown for units of ``kind``, in display order."""
+    if kind is UnitKind.RETRIEVAL:
+        return (CLAIM, PASSAGE, PROPOSAL)
+    return (CLAIM, PASSAGES, VERDICT, REASONING, PROPOSAL)
+
+
+def check_label_studio_ids(codebook: Codebook, kind: UnitKind) -> Part:
+    """Return the codebook part for ``kind`` after checking its ids are safe in Label Studio.
+
+    Raises :class:`~failcodes.errors.ConfigError` naming the first offending id.
+    """
+    try:
+        part = codebook.part(kind)
+    except KeyError:
+        raise ConfigError(
+            f"codebook {codebook.name}@{codebook.version} has no '{kind.value}' part"
+        ) from None
+    for dim in part.dimensions:
+        if not _SAFE_ID.fullmatch(dim.id):
+            raise ConfigError(
+                f"dimension id {dim.id!r} cannot be a Label Studio tag name: ids must "
+                f"{_SAFE_ID_RULE}"
+            )
+        if dim.id in RESERVED_NAMES:
+            raise ConfigError(
+                f"dimension id {dim.id!r} clashes with a name failcodes uses in the "
+                f"Label Studio config (reserved: {', '.join(sorted(RESERVED_NAMES))})"
+            )
+        for sub in dim.subcodes:
+            if not _SAFE_ID.fullmatch(sub.id):
+                raise ConfigError(
+                    f"code id {sub.id!r} (dimension {dim.id!r}) cannot be a Label Studio "
+                    f"choice: ids must {_SAFE_ID_RULE}"
+                )
+    return part
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def labeling_config(codebook: Codebook, kind: UnitKind) -> str:
+    """Return the Label Studio labeling config XML for the ``kind`` part of ``codebook``."""
+    part = check_label_studio_ids(codebook, kind)
+    view = ET.Element("View")
+    ET.SubElement(
+        view,
+        "Header",
+        value=f"{codebook.name} v{codebook.version}: {part.label} ({kind.value} unit)",
+    )
+    titles = {
+        CLAIM: "Claim",
+        PASSAGE: "Retrieved passage",
+        PASSAGES: "Passages shown to the verifier",
+        VERDICT: "Verifier's verdict",
+        REASONING: "Verifier's reasoning",
+        PROPOSAL: "Judge's proposal (pre-selected below; correct it where you disagree)",
+    }
+    for name in object_names(kind):
+        ET.SubElement(view, "Header", value=titles[name], size="5")
+        ET.SubElement(view, "Text", name=name, value=f"${name}")
+    for dim in part.dimensions:
+        block = ET.SubElement(view, "View")
+        ET.SubElement(block, "Header", value=f"{dim.id}: {dim.label}", size="5")
+        choices = ET.SubElement(
+            block,
+            "Choices",
+            name=dim.id,
+            toName=CLAIM,
+            choice="single",
+            showInline="false",
+            required="true",
+        )
+        for sub in dim.subcodes:
+            hint = f"{sub.label}: {_one_line(sub.definition)}"
+            if sub.high_quality:
+                hint = f"[high quality] {hint}"
+            ET.SubElement(choices, "Choice", value=sub.id, hint=hint)
+    ET.SubElement(view, "Header", value="Other: propose a new code (name and definition)", size="5")
+    ET.SubElement(
+        view,
+        "TextArea",
+        name=OTHER,
+        toName=CLAIM,
+        rows="2",
+        maxSubmissions="1",
+        editable="true",
+    )
+    ET.SubElement(view, "Header", value="Comment", size="5")
+    ET.SubElement(
+        view,
+        "TextArea",
+        name=COMMENT,
+        toName=CLAIM,
+        rows="3",
+        maxSubmissions="1",
+        editable="true",
+    )
+    ET.indent(view)
+    return ET.tostring(view, encoding="unicode") + "\n"

@@ -1,0 +1,100 @@
+"""File edges of the Label Studio round trip: read units, annotations, exports; write atomically.
+
+Every writer goes through a temp file in the target folder and ``os.replace``, so a failure
+never leaves a half-written output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from failcodes.codebook import Codebook
+from failcodes.errors import CodebookError, InputError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` via a temp file in the same folder; return the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        Path(tmp).replace(target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def write_json_atomic(path: str | Path, obj: Any) -> Path:
+    """Write ``obj`` as indented UTF-8 JSON, atomically."""
+    return write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+def write_models_jsonl(path: str | Path, models: Iterable[BaseModel]) -> Path:
+    """Write pydantic models one JSON object per line, atomically."""
+    text = "".join(m.model_dump_json() + "\n" for m in models)
+    return write_text_atomic(path, text)
+
+
+def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    """Read a JSONL file of ``model`` objects; errors name the file, line and field."""
+    src = Path(path)
+    try:
+        lines = src.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
+    out: list[M] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(model.model_validate_json(line))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or None
+            raise InputError(
+                f"not a valid {model.__name__}: {err['msg']}", path=src, line=number, field=where
+            ) from None
+    return out
+
+
+def read_json(path: str | Path) -> Any:
+    """Read a JSON file (a Label Studio export); errors name the file and line."""
+    src = Path(path)
+    try:
+        text = src.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", path=src, line=exc.lineno) from None
+
+
+def read_codebook(path: str | Path) -> Codebook:
+    """Read a codebook from YAML or JSON."""
+    src = Path(path)
+    try:
+        raw = yaml.safe_load(src.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CodebookError(f"cannot read codebook: {exc.strerror}", path=src) from None
+    except yaml.YAMLError as exc:
+        raise CodebookError(f"not valid YAML: {exc}", path=src) from None
+    try:
+        return Codebook.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or None
+        raise CodebookError(f"not a valid codebook: {err['msg']}", path=src, field=where) from None

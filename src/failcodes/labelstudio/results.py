@@ -1,0 +1,253 @@
+"""Label Studio annotations back to failcodes annotations, checked against the codebook.
+
+Works on the JSON a Label Studio export produces (a list of tasks, each with ``data`` and
+``annotations``), whether read from a file or fetched from a server. The server does not
+validate choice values, so every choice is checked here: an unknown choice is reported as a
+:class:`ReviewProblem` and not kept. Tasks not made by failcodes for this codebook part
+(an export from another project) make the whole input fail. Pure: no SDK, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.codebook import Codebook
+from failcodes.errors import InputError
+from failcodes.labelstudio import config as cfg
+from failcodes.labelstudio.tasks import codebook_ref
+from failcodes.units import UnitKind
+
+
+class ReviewProblem(BaseModel):
+    """Something in a Label Studio annotation that failcodes did not keep."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task_id: int | None = Field(description="Label Studio task id.")
+    unit_id: str = Field(description="failcodes unit id of the task.")
+    coder: str = Field(description="The annotator.")
+    dimension: str | None = Field(default=None, description="Dimension (from_name) concerned.")
+    value: str | None = Field(default=None, description="The offending value, if any.")
+    message: str = Field(description="What is wrong.")
+
+    def __str__(self) -> str:
+        where = f"task {self.task_id} (unit {self.unit_id}), coder {self.coder}"
+        return f"{where}: {self.message}"
+
+
+class ReviewResult(BaseModel):
+    """Annotations mapped from Label Studio, with everything that was not kept."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    annotations: list[Annotation] = Field(default_factory=list)
+    problems: list[ReviewProblem] = Field(default_factory=list)
+    tasks: int = Field(default=0, description="Tasks read.")
+    projects: list[int] = Field(default_factory=list, description="Label Studio project ids.")
+
+
+def _coder(completed_by: Any, users: Mapping[int, str]) -> str:
+    """Email or username of the annotator (exports hold an id or a user object)."""
+    if isinstance(completed_by, dict):
+        for key in ("email", "username"):
+            if completed_by.get(key):
+                return str(completed_by[key])
+        completed_by = completed_by.get("id")
+    if isinstance(completed_by, int) and not isinstance(completed_by, bool):
+        return users.get(completed_by, f"label-studio-user-{completed_by}")
+    return "unknown-annotator"
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _text(item: Mapping[str, Any]) -> str | None:
+    texts = item.get("value", {}).get("text", [])
+    if isinstance(texts, str):
+        texts = [texts]
+    joined = "\n".join(str(t) for t in texts if str(t).strip())
+    return joined or None
+
+
+def check_task(
+    task: Any, index: int, codebook: Codebook, kind: UnitKind, *, source: str
+) -> tuple[str, int | None]:
+    """Check one exported task belongs to this codebook part; return (unit id, task id)."""
+    ref = str(codebook_ref(codebook))
+    if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
+        raise InputError(f"task {index + 1} is not a Label Studio task object", path=source)
+    data = task["data"]
+    unit = data.get(cfg.UNIT_ID)
+    task_id = task.get("id") if isinstance(task.get("id"), int) else None
+    if not isinstance(unit, str) or not unit:
+        raise InputError(
+            f"task {task_id or index + 1} has no {cfg.UNIT_ID}: this export is not from a "
+            "failcodes project",
+            path=source,
+        )
+    if data.get(cfg.CODEBOOK) != ref:
+        raise InputError(
+            f"task {task_id or index + 1} was made for codebook {data.get(cfg.CODEBOOK)}, "
+            f"not {ref}: the export is from another project",
+            path=source,
+        )
+    if data.get(cfg.UNIT_KIND) != kind.value:
+        raise InputError(
+            f"task {task_id or index + 1} holds a {data.get(cfg.UNIT_KIND)} unit, not "
+            f"{kind.value}: the export is from another project",
+            path=source,
+        )
+    return unit, task_id
+
+
+def annotations_from_export(
+    tasks: Any,
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    users: Mapping[int, str] | None = None,
+    project: int | None = None,
+    source: str = "Label Studio export",
+) -> ReviewResult:
+    """Map exported Label Studio tasks to failcodes annotations.
+
+    ``users`` maps Label Studio user ids to names (exports hold ids only); ``project``, if
+    given, must be the project every task belongs to. Raises :class:`InputError` when the
+    tasks are not failcodes tasks of this codebook part and project.
+    """
+    if not isinstance(tasks, list):
+        raise InputError("not a Label Studio JSON export (expected a list of tasks)", path=source)
+    users = users or {}
+    part = cfg.check_label_studio_ids(codebook, kind)
+    dims = {d.id: d for d in part.dimensions}
+    ref = codebook_ref(codebook)
+    checked = [check_task(t, i, codebook, kind, source=source) for i, t in enumerate(tasks)]
+    result = ReviewResult(tasks=len(tasks))
+    projects: set[int] = set()
+    for task, (unit, task_id) in zip(tasks, checked, strict=True):
+        task_project = task.get("project")
+        if project is not None and task_project is not None and task_project != project:
+            raise InputError(
+                f"task {task_id} belongs to Label Studio project {task_project}, not {project}",
+                path=source,
+            )
+        if isinstance(task_project, int):
+            projects.add(task_project)
+        kept: dict[str, Annotation] = {}
+        for raw in task.get("annotations") or []:
+            if not isinstance(raw, dict):
+                continue
+            ann, problems = _one_annotation(raw, unit, task_id, kind, ref, dims, users)
+            result.problems.extend(problems)
+            if ann.coder in kept:
+                result.problems.append(
+                    ReviewProblem(
+                        task_id=task_id,
+                        unit_id=unit,
+                        coder=ann.coder,
+                        message="several annotations by the same coder; kept the latest",
+                    )
+                )
+                if kept[ann.coder].created_at > ann.created_at:
+                    continue
+            kept[ann.coder] = ann
+        result.annotations.extend(kept.values())
+    result.projects = sorted(projects)
+    return result
+
+
+def _one_annotation(
+    raw: Mapping[str, Any],
+    unit: str,
+    task_id: int | None,
+    kind: UnitKind,
+    ref: Any,
+    dims: Mapping[str, Any],
+    users: Mapping[int, str],
+) -> tuple[Annotation, list[ReviewProblem]]:
+    coder = _coder(raw.get("completed_by"), users)
+    problems: list[ReviewProblem] = []
+
+    def problem(message: str, dimension: str | None = None, value: str | None = None) -> None:
+        problems.append(
+            ReviewProblem(
+                task_id=task_id,
+                unit_id=unit,
+                coder=coder,
+                dimension=dimension,
+                value=value,
+                message=message,
+            )
+        )
+
+    codes: dict[str, str] = {}
+    comment: str | None = None
+    proposal: str | None = None
+    for item in raw.get("result") or []:
+        if not isinstance(item, dict):
+            problem("result item is not an object")
+            continue
+        name = str(item.get("from_name"))
+        if name == cfg.COMMENT:
+            comment = _text(item)
+            continue
+        if name == cfg.OTHER:
+            proposal = _text(item)
+            continue
+        dim = dims.get(name)
+        if dim is None:
+            problem(f"unknown dimension {name!r}; not kept", dimension=name)
+            continue
+        choices = item.get("value", {}).get("choices", [])
+        if not isinstance(choices, list) or len(choices) != 1:
+            problem(
+                f"expected exactly one choice in {name!r}, got {choices!r}; not kept",
+                dimension=name,
+            )
+            continue
+        code = str(choices[0])
+        if code not in dim.code_ids():
+            problem(
+                f"unknown choice {code!r} in dimension {name!r} (valid: "
+                f"{', '.join(dim.code_ids())}); not kept",
+                dimension=name,
+                value=code,
+            )
+            continue
+        codes[name] = code
+    cancelled = bool(raw.get("was_cancelled"))
+    if not cancelled:
+        for dim_id in dims:
+            if dim_id not in codes and not any(p.dimension == dim_id for p in problems):
+                problem(f"no code for dimension {dim_id!r}", dimension=dim_id)
+    lead = raw.get("lead_time")
+    created = _parse_time(raw.get("updated_at")) or _parse_time(raw.get("created_at"))
+    extra: dict[str, Any] = {}
+    if created is not None:
+        extra["created_at"] = created
+    ann = Annotation(
+        unit_id=unit,
+        unit_kind=kind,
+        codebook=ref,
+        coder=coder,
+        coder_kind=CoderKind.HUMAN,
+        status=Status.UNSCORED if cancelled else Status.SCORED,
+        reason="skipped in Label Studio" if cancelled else None,
+        codes={} if cancelled else codes,
+        rationale=comment,
+        proposal=proposal,
+        lead_time_s=float(lead) if isinstance(lead, int | float) else None,
+        **extra,
+    )
+    return ann, problems

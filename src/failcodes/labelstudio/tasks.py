@@ -1,0 +1,166 @@
+"""Label Studio tasks from failcodes units, with the judge's codes as predictions.
+
+Each task's ``data`` carries the failcodes unit id, the unit kind and the codebook reference,
+so annotations can be mapped back without a server (see :mod:`failcodes.labelstudio.results`).
+Pure: no SDK, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status
+from failcodes.codebook import Codebook, Part
+from failcodes.errors import InputError
+from failcodes.labelstudio import config as cfg
+from failcodes.units import Unit, UnitKind
+
+HEURISTIC_NOTE = "heuristic baseline, not an LLM"
+
+
+def codebook_ref(codebook: Codebook) -> CodebookRef:
+    """The reference annotations and tasks carry for ``codebook``."""
+    return CodebookRef(name=codebook.name, version=codebook.version, hash=codebook.hash)
+
+
+def judge_label(annotation: Annotation) -> str:
+    """The judge as shown to reviewers; the offline heuristic judge is labelled as such."""
+    if annotation.coder_kind is CoderKind.HEURISTIC:
+        return f"{annotation.coder} ({HEURISTIC_NOTE})"
+    return annotation.coder
+
+
+def model_version(codebook: Codebook, judge: Annotation | str) -> str:
+    """Prediction model version: ``name@version+hashprefix`` of the codebook and the judge."""
+    label = judge_label(judge) if isinstance(judge, Annotation) else judge
+    return f"{codebook_ref(codebook)} {label}"
+
+
+def format_passages(unit: Unit) -> str:
+    """All passages of a unit as one text, numbered in rank order."""
+    blocks = []
+    for p in unit.passages:
+        head = f"[{p.rank}] {p.passage_id}"
+        if p.title:
+            head += f" ({p.title})"
+        blocks.append(f"{head}\n{p.text}")
+    return "\n\n".join(blocks)
+
+
+def proposal_text(annotation: Annotation | None, part: Part) -> str:
+    """The judge's proposal in words: codes with labels, rationale and quote."""
+    if annotation is None:
+        return "No judge proposal for this unit."
+    lines = [f"Judge: {judge_label(annotation)}"]
+    if annotation.status is Status.UNSCORED:
+        lines.append(f"The judge gave no usable answer: {annotation.reason or 'no reason given'}")
+        return "\n".join(lines)
+    for dim in part.dimensions:
+        code = annotation.codes.get(dim.id)
+        if code is None:
+            lines.append(f"{dim.id}: (no code)")
+            continue
+        sub = next((s for s in dim.subcodes if s.id == code), None)
+        label = sub.label if sub is not None else "not in this codebook"
+        lines.append(f"{dim.id}: {code} ({label})")
+    if annotation.rationale:
+        lines.append(f"Rationale: {annotation.rationale}")
+    if annotation.quote:
+        lines.append(f"Quote: {annotation.quote}")
+    return "\n".join(lines)
+
+
+def choice_result(dimension: str, code: str) -> dict[str, Any]:
+    """One Label Studio result item selecting ``code`` in the ``dimension`` choice group."""
+    return {
+        "from_name": dimension,
+        "to_name": cfg.CLAIM,
+        "type": "choices",
+        "value": {"choices": [code]},
+    }
+
+
+def prediction(annotation: Annotation, codebook: Codebook, part: Part) -> dict[str, Any]:
+    """The judge's codes as one Label Studio prediction (only codes of this codebook part)."""
+    result = []
+    for dim in part.dimensions:
+        code = annotation.codes.get(dim.id)
+        if code is not None and code in dim.code_ids():
+            result.append(choice_result(dim.id, code))
+    return {"model_version": model_version(codebook, annotation), "result": result}
+
+
+def task_data(
+    unit: Unit, codebook: Codebook, judged: Annotation | None, part: Part
+) -> dict[str, Any]:
+    """The ``data`` object of one task."""
+    data: dict[str, Any] = {
+        cfg.UNIT_ID: unit.id,
+        cfg.UNIT_KIND: unit.kind.value,
+        cfg.CODEBOOK: str(codebook_ref(codebook)),
+        cfg.CLAIM: unit.claim,
+        cfg.PROPOSAL: proposal_text(judged, part),
+    }
+    if unit.kind is UnitKind.RETRIEVAL:
+        data[cfg.PASSAGE] = format_passages(unit)
+    else:
+        data[cfg.PASSAGES] = format_passages(unit)
+        data[cfg.VERDICT] = unit.verdict.value if unit.verdict is not None else "(none)"
+        data[cfg.REASONING] = unit.reasoning or "(no reasoning trace)"
+    return data
+
+
+def select_judged(
+    annotations: Iterable[Annotation], codebook: Codebook, judge: str | None = None
+) -> dict[str, Annotation]:
+    """Index judge annotations by unit id, keeping one judge.
+
+    Human annotations are ignored. With several judges in the input, ``judge`` must name one.
+    Annotations made under another codebook version raise :class:`InputError`.
+    """
+    ref = codebook_ref(codebook)
+    machine = [a for a in annotations if a.coder_kind is not CoderKind.HUMAN]
+    coders = sorted({a.coder for a in machine})
+    if judge is None and len(coders) > 1:
+        raise InputError(
+            f"annotations come from several judges ({', '.join(coders)}); choose one with --judge"
+        )
+    if judge is not None and judge not in coders and machine:
+        raise InputError(f"no annotations by judge {judge!r}; found: {', '.join(coders)}")
+    out: dict[str, Annotation] = {}
+    for a in machine:
+        if judge is not None and a.coder != judge:
+            continue
+        if a.codebook.hash != ref.hash:
+            raise InputError(
+                f"annotation of unit {a.unit_id} was made under codebook {a.codebook}, not {ref}"
+            )
+        out[a.unit_id] = a
+    return out
+
+
+def build_tasks(
+    units: Sequence[Unit],
+    codebook: Codebook,
+    kind: UnitKind,
+    judged: Mapping[str, Annotation] | None = None,
+) -> list[dict[str, Any]]:
+    """Label Studio tasks for the units of ``kind``, with judge predictions where available.
+
+    Units of the other kind are skipped; a unit id appearing twice is one task.
+    """
+    part = cfg.check_label_studio_ids(codebook, kind)
+    judged = judged or {}
+    tasks: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for unit in units:
+        if unit.kind is not kind or unit.id in seen:
+            continue
+        seen.add(unit.id)
+        ann = judged.get(unit.id)
+        task: dict[str, Any] = {"data": task_data(unit, codebook, ann, part)}
+        if ann is not None and ann.status is Status.SCORED:
+            task["predictions"] = [prediction(ann, codebook, part)]
+        tasks.append(task)
+    return tasks
