@@ -50,6 +50,7 @@ def _register() -> None:
         disagreements,
         ingest,
         judge,
+        labelstudio,
         metrics,
         report,
         rtv,

@@ -32,12 +32,17 @@ CODEBOOK = "failcodes_codebook"
 
 RESERVED_NAMES = frozenset({CLAIM, PASSAGE, PASSAGES, VERDICT, REASONING, PROPOSAL, OTHER, COMMENT})
 
-# Label Studio's server parses the config with xmljson (badgerfish), which turns "1.10" into
-# the number 1.1 and "true" into a boolean; it splits toName on ","; its annotation summaries
-# join names with "|"; a value starting with "$" is read as a task-data variable. Ids made of
-# ASCII letters, digits, "_", "." and "-" that start with a letter survive all of these.
-_SAFE_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,99}")
-_SAFE_ID_RULE = "start with a letter and use only A-Z a-z 0-9 _ . - (at most 100 characters)"
+# Label Studio 1.23 accepts almost any config but then misreads some ids: its server parses
+# the config with xmljson (badgerfish), which turns "10" into the number 10, "1.10" into 1.1
+# and "true"/"false" into booleans (so annotations no longer match their labels); it splits
+# toName on ","; its annotation summaries key on names joined with "|"; a value starting with
+# "$" is read as a task-data variable; duplicate names are rejected outright. Ids made of ASCII
+# letters, digits, "_", "." and "-" that start with a letter (and are not true/false) are safe.
+_SAFE_ID = re.compile(r"(?!(?i:true|false)$)[A-Za-z][A-Za-z0-9_.\-]{0,99}")
+_SAFE_ID_RULE = (
+    "start with a letter, use only A-Z a-z 0-9 _ . - and not be true/false "
+    "(Label Studio misreads other ids)"
+)
 
 
 def object_names(kind: UnitKind) -> tuple[str, ...]:

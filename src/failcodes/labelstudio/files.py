@@ -13,11 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
-from failcodes.codebook import Codebook
-from failcodes.errors import CodebookError, InputError
+from failcodes.errors import InputError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -81,20 +79,3 @@ def read_json(path: str | Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg}", path=src, line=exc.lineno) from None
-
-
-def read_codebook(path: str | Path) -> Codebook:
-    """Read a codebook from YAML or JSON."""
-    src = Path(path)
-    try:
-        raw = yaml.safe_load(src.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CodebookError(f"cannot read codebook: {exc.strerror}", path=src) from None
-    except yaml.YAMLError as exc:
-        raise CodebookError(f"not valid YAML: {exc}", path=src) from None
-    try:
-        return Codebook.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or None
-        raise CodebookError(f"not a valid codebook: {err['msg']}", path=src, field=where) from None

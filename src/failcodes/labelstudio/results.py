@@ -19,7 +19,6 @@ from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
-from failcodes.labelstudio.tasks import codebook_ref
 from failcodes.units import UnitKind
 
 
@@ -84,7 +83,7 @@ def check_task(
     task: Any, index: int, codebook: Codebook, kind: UnitKind, *, source: str
 ) -> tuple[str, int | None]:
     """Check one exported task belongs to this codebook part; return (unit id, task id)."""
-    ref = str(codebook_ref(codebook))
+    ref = str(codebook.ref())
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
         raise InputError(f"task {index + 1} is not a Label Studio task object", path=source)
     data = task["data"]
@@ -131,7 +130,7 @@ def annotations_from_export(
     users = users or {}
     part = cfg.check_label_studio_ids(codebook, kind)
     dims = {d.id: d for d in part.dimensions}
-    ref = codebook_ref(codebook)
+    ref = codebook.ref()
     checked = [check_task(t, i, codebook, kind, source=source) for i, t in enumerate(tasks)]
     result = ReviewResult(tasks=len(tasks))
     projects: set[int] = set()

@@ -10,18 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status
+from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
 from failcodes.units import Unit, UnitKind
 
 HEURISTIC_NOTE = "heuristic baseline, not an LLM"
-
-
-def codebook_ref(codebook: Codebook) -> CodebookRef:
-    """The reference annotations and tasks carry for ``codebook``."""
-    return CodebookRef(name=codebook.name, version=codebook.version, hash=codebook.hash)
 
 
 def judge_label(annotation: Annotation) -> str:
@@ -34,7 +29,7 @@ def judge_label(annotation: Annotation) -> str:
 def model_version(codebook: Codebook, judge: Annotation | str) -> str:
     """Prediction model version: ``name@version+hashprefix`` of the codebook and the judge."""
     label = judge_label(judge) if isinstance(judge, Annotation) else judge
-    return f"{codebook_ref(codebook)} {label}"
+    return f"{codebook.ref()} {label}"
 
 
 def format_passages(unit: Unit) -> str:
@@ -98,7 +93,7 @@ def task_data(
     data: dict[str, Any] = {
         cfg.UNIT_ID: unit.id,
         cfg.UNIT_KIND: unit.kind.value,
-        cfg.CODEBOOK: str(codebook_ref(codebook)),
+        cfg.CODEBOOK: str(codebook.ref()),
         cfg.CLAIM: unit.claim,
         cfg.PROPOSAL: proposal_text(judged, part),
     }
@@ -119,7 +114,7 @@ def select_judged(
     Human annotations are ignored. With several judges in the input, ``judge`` must name one.
     Annotations made under another codebook version raise :class:`InputError`.
     """
-    ref = codebook_ref(codebook)
+    ref = codebook.ref()
     machine = [a for a in annotations if a.coder_kind is not CoderKind.HUMAN]
     coders = sorted({a.coder for a in machine})
     if judge is None and len(coders) > 1:

@@ -1,0 +1,216 @@
+"""``failcodes labelstudio config|export|push|pull|import``: human review in Label Studio.
+
+The server URL and token come from ``--url``/``--token`` or from ``LABEL_STUDIO_URL`` and
+``LABEL_STUDIO_API_KEY`` (prefer the environment: command lines are visible to other users).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from failcodes import codebook as codebooks
+from failcodes.annotations import Annotation
+from failcodes.cli.main import app
+from failcodes.codebook import Codebook
+from failcodes.errors import ConfigError
+from failcodes.labelstudio import files
+from failcodes.labelstudio.config import labeling_config
+from failcodes.labelstudio.results import ReviewResult, annotations_from_export
+from failcodes.labelstudio.tasks import build_tasks, select_judged
+from failcodes.units import Unit, UnitKind
+
+ls_app = typer.Typer(
+    help="Review judge codes in Label Studio: config, tasks, push, pull, import.",
+    no_args_is_help=True,
+)
+app.add_typer(ls_app, name="labelstudio")
+
+MAX_PROBLEMS_SHOWN = 20
+
+CodebookOpt = Annotated[
+    Path | None,
+    typer.Option("--codebook", "-c", help="Codebook YAML file (default: the bundled codebook)."),
+]
+PartOpt = Annotated[
+    UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
+]
+UrlOpt = Annotated[
+    str | None, typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
+]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        help="Label Studio API token (default and preferred: $LABEL_STUDIO_API_KEY).",
+        show_default=False,
+    ),
+]
+ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title.")]
+AnnotatorOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--annotator",
+        help="Blind double coding: one project per annotator, titled 'PROJECT [NAME]'.",
+    ),
+]
+
+
+def _codebook(path: Path | None) -> Codebook:
+    return codebooks.load(path) if path is not None else codebooks.bundled()
+
+
+def _tasks(
+    cb: Codebook, part: UnitKind, units: Path, judged: Path | None, judge: str | None
+) -> list[dict[str, Any]]:
+    unit_list = files.read_models_jsonl(units, Unit)
+    annotations = files.read_models_jsonl(judged, Annotation) if judged is not None else []
+    chosen = select_judged(annotations, cb, judge)
+    tasks = build_tasks(unit_list, cb, part, chosen)
+    if not tasks:
+        raise ConfigError(f"{units} holds no {part.value} units")
+    return tasks
+
+
+def _report(result: ReviewResult, out: Path) -> None:
+    for problem in result.problems[:MAX_PROBLEMS_SHOWN]:
+        typer.echo(f"failcodes: warning: {problem}", err=True)
+    if len(result.problems) > MAX_PROBLEMS_SHOWN:
+        typer.echo(
+            f"failcodes: warning: ... and {len(result.problems) - MAX_PROBLEMS_SHOWN} more "
+            "problems",
+            err=True,
+        )
+    coders = sorted({a.coder for a in result.annotations})
+    typer.echo(
+        f"{len(result.annotations)} annotations from {len(coders)} coder(s) on "
+        f"{result.tasks} tasks -> {out}; {len(result.problems)} problem(s) not kept"
+    )
+
+
+@ls_app.command("config")
+def config_cmd(
+    part: PartOpt,
+    codebook: CodebookOpt = None,
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="Write the XML here (default: stdout).")
+    ] = None,
+) -> None:
+    """Write the labeling config XML for one codebook part."""
+    xml = labeling_config(_codebook(codebook), part)
+    if out is None:
+        typer.echo(xml, nl=False)
+    else:
+        files.write_text_atomic(out, xml)
+        typer.echo(f"labeling config -> {out}")
+
+
+@ls_app.command("export")
+def export_cmd(
+    units: Annotated[Path, typer.Argument(help="Units JSONL (one failcodes Unit per line).")],
+    part: PartOpt,
+    out: Annotated[Path, typer.Option("-o", "--out", help="Label Studio tasks JSON file.")],
+    codebook: CodebookOpt = None,
+    judged: Annotated[
+        Path | None,
+        typer.Option("--judged", help="Judge annotations JSONL: become pre-selected predictions."),
+    ] = None,
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
+    ] = None,
+) -> None:
+    """Write units as Label Studio tasks JSON with the judge's codes as predictions."""
+    cb = _codebook(codebook)
+    tasks = _tasks(cb, part, units, judged, judge)
+    files.write_json_atomic(out, tasks)
+    with_pred = sum(1 for t in tasks if "predictions" in t)
+    typer.echo(f"{len(tasks)} tasks ({with_pred} with predictions) -> {out}")
+
+
+@ls_app.command("push")
+def push_cmd(
+    units: Annotated[Path, typer.Argument(help="Units JSONL (one failcodes Unit per line).")],
+    part: PartOpt,
+    project: ProjectOpt,
+    codebook: CodebookOpt = None,
+    judged: Annotated[
+        Path | None,
+        typer.Option("--judged", help="Judge annotations JSONL: become pre-selected predictions."),
+    ] = None,
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
+    ] = None,
+    annotator: AnnotatorOpt = None,
+    url: UrlOpt = None,
+    token: TokenOpt = None,
+) -> None:
+    """Create or reuse the project(s) and import the tasks not yet there (by unit id)."""
+    from failcodes.labelstudio.client import LabelStudioClient, project_titles
+
+    cb = _codebook(codebook)
+    project_titles(project, annotator or [])  # check titles before any network call
+    tasks = _tasks(cb, part, units, judged, judge)
+    client = LabelStudioClient(url, token)
+    report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
+    for title, pid in report.projects.items():
+        state = "created" if title in report.created_projects else "reused"
+        typer.echo(
+            f"project {title!r} (id {pid}, {state}): {report.imported[title]} tasks imported, "
+            f"{report.skipped[title]} already there"
+        )
+
+
+@ls_app.command("pull")
+def pull_cmd(
+    part: PartOpt,
+    project: ProjectOpt,
+    codebook: CodebookOpt = None,
+    annotator: AnnotatorOpt = None,
+    out: Annotated[Path, typer.Option("-o", "--out", help="Annotations JSONL to write.")] = Path(
+        "annotations/labelstudio.jsonl"
+    ),
+    url: UrlOpt = None,
+    token: TokenOpt = None,
+) -> None:
+    """Fetch annotations, check every choice against the codebook, write failcodes JSONL."""
+    from failcodes.labelstudio.client import LabelStudioClient
+
+    cb = _codebook(codebook)
+    client = LabelStudioClient(url, token)
+    result = client.pull(cb, part, project, annotators=annotator or [])
+    files.write_models_jsonl(out, result.annotations)
+    _report(result, out)
+
+
+@ls_app.command("import")
+def import_cmd(
+    export: Annotated[Path, typer.Argument(help="A Label Studio JSON export file.")],
+    part: PartOpt,
+    codebook: CodebookOpt = None,
+    project_id: Annotated[
+        int | None,
+        typer.Option("--project-id", help="Fail unless every task is from this project."),
+    ] = None,
+    user: Annotated[
+        list[str] | None,
+        typer.Option("--user", help="Name a Label Studio user id: ID=email (exports hold ids)."),
+    ] = None,
+    out: Annotated[Path, typer.Option("-o", "--out", help="Annotations JSONL to write.")] = Path(
+        "annotations/labelstudio.jsonl"
+    ),
+) -> None:
+    """Map a Label Studio JSON export file (no server needed) to failcodes annotations."""
+    users: dict[int, str] = {}
+    for item in user or []:
+        key, sep, name = item.partition("=")
+        if not sep or not key.strip().isdigit() or not name.strip():
+            raise ConfigError(f"--user expects ID=NAME with a numeric id, got {item!r}")
+        users[int(key)] = name.strip()
+    cb = _codebook(codebook)
+    result = annotations_from_export(
+        files.read_json(export), cb, part, users=users, project=project_id, source=str(export)
+    )
+    files.write_models_jsonl(out, result.annotations)
+    _report(result, out)
