@@ -183,6 +183,19 @@ class LabelStudioClient:
                 out[data[cfg.UNIT_ID]] = int(task["id"])
         return out
 
+    def predictions(self, project_id: int) -> dict[int, list[dict[str, Any]]]:
+        """Predictions stored in a project: task id -> [{model_version, result}, ...]."""
+        with self._calling(f"list the predictions of project {project_id}"):
+            found = self._sdk.predictions.list(project=project_id)
+        out: dict[int, list[dict[str, Any]]] = {}
+        for p in found:
+            if p.task is None:
+                continue
+            out.setdefault(int(p.task), []).append(
+                {"model_version": p.model_version, "result": p.result}
+            )
+        return out
+
     def import_tasks(self, project_id: int, tasks: Sequence[dict[str, Any]]) -> list[int]:
         """Bulk-import tasks (with their predictions); return the new task ids."""
         ids: list[int] = []
