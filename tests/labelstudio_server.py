@@ -102,6 +102,7 @@ def labelstudio_server() -> Iterator[tuple[str, str]]:
         FRONTEND_SENTRY_DSN="",
         COLLECT_ANALYTICS="false",
         LATEST_VERSION_CHECK="false",
+        PYTHONUNBUFFERED="1",  # the port line must reach the log before /health answers
     )
     log_path = data / "server.log"
     with log_path.open("wb") as log:

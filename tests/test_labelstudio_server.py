@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -46,18 +47,26 @@ def reviewer_codes(i: int, coder: str) -> dict[str, str]:
     return codes
 
 
+@pytest.fixture
+def client(labelstudio_server: tuple[str, str]) -> Iterator[LabelStudioClient]:  # noqa: F811
+    url, token = labelstudio_server
+    with LabelStudioClient(url, token) as c:
+        yield c
+
+
 def result_items(codes: dict[str, str]) -> list[dict[str, Any]]:
     return [choice_result(dim, code) for dim, code in codes.items()]
 
 
-def test_push_annotate_pull_1000_units(labelstudio_server: tuple[str, str], tmp_path: Path) -> None:  # noqa: F811
-    url, token = labelstudio_server
+def test_push_annotate_pull_1000_units(
+    tmp_path: Path,
+    client: LabelStudioClient,
+) -> None:
     cb = toy_codebook()
     units = [retrieval_unit(i) for i in range(N)]
     judge = {u.id: judged(u, cb, i) for i, u in enumerate(units)}
     tasks = build_tasks(units, cb, UnitKind.RETRIEVAL, judge)
     xml = labeling_config(cb, UnitKind.RETRIEVAL)
-    client = LabelStudioClient(url, token)
     title = "failcodes 1000"
 
     t0 = time.perf_counter()
@@ -161,13 +170,11 @@ def test_push_annotate_pull_1000_units(labelstudio_server: tuple[str, str], tmp_
 
 
 def test_blind_double_coding_gets_one_project_per_annotator(
-    labelstudio_server: tuple[str, str],  # noqa: F811
+    client: LabelStudioClient,
 ) -> None:
-    url, token = labelstudio_server
     cb = toy_codebook()
     units = [retrieval_unit(5000 + i) for i in range(3)]
     tasks = build_tasks(units, cb, UnitKind.RETRIEVAL)
-    client = LabelStudioClient(url, token)
     names = ["carol@failcodes.test", "dave@failcodes.test"]
     report = client.push(tasks, labeling_config(cb, UnitKind.RETRIEVAL), "blind", annotators=names)
     assert list(report.projects) == [f"blind [{n}]" for n in names]
@@ -188,11 +195,9 @@ def test_blind_double_coding_gets_one_project_per_annotator(
 
 
 def test_reusing_a_project_made_for_another_part_is_refused(
-    labelstudio_server: tuple[str, str],  # noqa: F811
+    client: LabelStudioClient,
 ) -> None:
-    url, token = labelstudio_server
     cb = toy_codebook()
-    client = LabelStudioClient(url, token)
     client.push(
         build_tasks([retrieval_unit(7000)], cb, UnitKind.RETRIEVAL),
         labeling_config(cb, UnitKind.RETRIEVAL),
@@ -215,8 +220,11 @@ def test_wrong_token_is_one_line_exit_2(
 ) -> None:
     url, _ = labelstudio_server
     wrong = "0" * 40
-    with pytest.raises(LabelStudioError, match=r"rejected the token \(HTTP 401\)"):
-        LabelStudioClient(url, wrong).whoami()
+    with (
+        LabelStudioClient(url, wrong) as bad,
+        pytest.raises(LabelStudioError, match=r"rejected the token \(HTTP 401\)"),
+    ):
+        bad.whoami()
     cb_path = write_codebook(tmp_path)
     (tmp_path / "units.jsonl").write_text(retrieval_unit(0).model_dump_json() + "\n")
     proc = run(
@@ -239,6 +247,7 @@ def test_cli_push_then_pull(
     labelstudio_server: tuple[str, str],  # noqa: F811
     tmp_path: Path,
     run: Any,  # noqa: F811
+    client: LabelStudioClient,
 ) -> None:
     url, token = labelstudio_server
     cb = toy_codebook()
@@ -254,7 +263,6 @@ def test_cli_push_then_pull(
     assert "4 tasks imported, 0 already there" in proc.stdout
     proc = run("push", "units.jsonl", *args, "--judged", "judged.jsonl", cwd=tmp_path, env=env)
     assert "0 tasks imported, 4 already there" in proc.stdout
-    client = LabelStudioClient(url, token)
     pid = client.find_project("cli review")
     assert pid is not None
     uid = client.create_user("erin@failcodes.test")

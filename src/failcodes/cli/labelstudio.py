@@ -152,8 +152,8 @@ def push_cmd(
     cb = _codebook(codebook)
     project_titles(project, annotator or [])  # check titles before any network call
     tasks = _tasks(cb, part, units, judged, judge)
-    client = LabelStudioClient(url, token)
-    report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
+    with LabelStudioClient(url, token) as client:
+        report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
     for title, pid in report.projects.items():
         state = "created" if title in report.created_projects else "reused"
         typer.echo(
@@ -178,8 +178,8 @@ def pull_cmd(
     from failcodes.labelstudio.client import LabelStudioClient
 
     cb = _codebook(codebook)
-    client = LabelStudioClient(url, token)
-    result = client.pull(cb, part, project, annotators=annotator or [])
+    with LabelStudioClient(url, token) as client:
+        result = client.pull(cb, part, project, annotators=annotator or [])
     files.write_models_jsonl(out, result.annotations)
     _report(result, out)
 

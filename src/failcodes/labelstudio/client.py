@@ -87,10 +87,26 @@ class LabelStudioClient:
         timeout: float = 120.0,
     ) -> None:
         self.url, token = resolve_connection(url, token)
-        # No SDK retries: a down server or a bad token should fail at once, with one line.
+        # We own the HTTP client so it can be closed; no SDK retries: a down server or a bad
+        # token should fail at once, with one line.
+        self._http = httpx.Client(timeout=timeout, follow_redirects=True)
         self._sdk = LabelStudio(  # type: ignore[no-untyped-call]
-            base_url=self.url, api_key=token, timeout=timeout, max_retries=0
+            base_url=self.url,
+            api_key=token,
+            timeout=timeout,
+            max_retries=0,
+            httpx_client=self._http,
         )
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self._http.close()
+
+    def __enter__(self) -> LabelStudioClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @contextmanager
     def _calling(self, what: str) -> Iterator[None]:
