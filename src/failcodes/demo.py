@@ -349,6 +349,10 @@ def _judge(ctx: DemoContext) -> StepOutput:
         if v_units:
             run_judge(v_units, coder, cb, UnitKind.VERIFICATION, run_dir=run / "reasoning")
             v_ann = read_annotations(run / "reasoning")
+        ctx.results.setdefault("judge", {})[name] = {
+            UnitKind.RETRIEVAL: (r_units, r_ann),
+            UnitKind.VERIFICATION: (v_units, v_ann),
+        }
         out.lines.append(
             f"{name}: {len(traces)} traces -> {len(r_units)} distinct (claim, passage) units "
             f"and {len(v_units)} reasoning units coded by the heuristic baseline "
@@ -549,6 +553,42 @@ def _scifact_benchmark(ctx: DemoContext) -> StepOutput:
     return out
 
 
+def _labelstudio(ctx: DemoContext) -> StepOutput:
+    """Label Studio review files for the judged units: labeling configs and task files."""
+    from failcodes import codebook
+    from failcodes.labelstudio import build_tasks, labeling_config, select_judged
+    from failcodes.labelstudio.files import write_json_atomic, write_text_atomic
+    from failcodes.units import UnitKind
+
+    out = StepOutput()
+    cb = codebook.bundled()
+    folder = ctx.out_dir / "labelstudio"
+    judged: dict[str, Any] = ctx.results.get("judge", {})
+    if not judged:
+        out.lines.append("labelstudio: no judged units (the judge step wrote none)")
+        return out
+    for kind in UnitKind:
+        path = write_text_atomic(folder / f"{kind.value}.config.xml", labeling_config(cb, kind))
+        out.files.append(path)
+    for name, by_kind in judged.items():
+        for kind, (units, judge_anns) in by_kind.items():
+            if not units:
+                continue
+            tasks = build_tasks(units, cb, kind, select_judged(judge_anns, cb))
+            path = write_json_atomic(folder / name / f"{kind.value}.tasks.json", tasks)
+            out.files.append(path)
+            with_pred = sum(1 for t in tasks if "predictions" in t)
+            out.lines.append(
+                f"{name}: {len(tasks)} {kind.value} tasks, {with_pred} with the heuristic "
+                "baseline's codes pre-selected as predictions"
+            )
+    out.lines.append(
+        "import the tasks into a project using the matching config (or run "
+        "`failcodes labelstudio push` against a server)"
+    )
+    return out
+
+
 #: The demo, in order. Append your step here (see module docstring).
 STEPS: list[DemoStep] = [
     DemoStep("ingest", "load the bundled datasets and write them as traces + labels", _ingest),
@@ -574,6 +614,11 @@ STEPS: list[DemoStep] = [
         "scifact-benchmark",
         "official SciFact evaluator and evidence P/R@k for the four MultiVerS systems",
         _scifact_benchmark,
+    ),
+    DemoStep(
+        "labelstudio",
+        "Label Studio labeling configs and review tasks for the judged units (no server)",
+        _labelstudio,
     ),
     DemoStep("report", "HTML report with paper tables and figures", _report),
 ]
