@@ -17,6 +17,7 @@ from failcodes.labelstudio.client import LabelStudioClient
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks, choice_result, model_version
+from failcodes.stats.tables import annotation_agreement
 from failcodes.units import UnitKind
 from tests.labelstudio_helpers import (
     ENTITY,
@@ -151,6 +152,19 @@ def test_push_annotate_pull_1000_units(
         "entity",
         "made_up_code",
     )
+
+    # The pulled annotations feed the agreement statistics. Bob's 100 units are i % 10 == 0,
+    # where alice moved entity to ENTITY[(i+1) % 3] (i % 5 == 0) exactly as bob did, and
+    # scope is SCOPE[0] for alice (i even) but SCOPE[1] for bob: percent agreement 1 and 0.
+    # Bob's extra annotation of unit 1 kept only scope = SCOPE[0], alice said SCOPE[1]: one
+    # more scope pair, also a disagreement.
+    pair = {
+        r.dimension: r.result
+        for r in annotation_agreement(pulled.annotations, codebook=cb)
+        if r.scope == "pair" and r.result.statistic == "percent"
+    }
+    assert (pair["entity"].value, pair["entity"].n_units) == (1.0, N // 10)
+    assert (pair["scope"].value, pair["scope"].n_units) == (0.0, N // 10 + 1)
 
     # The same export, saved to a file and imported without a server, maps identically.
     export_file = tmp_path / "export.json"
