@@ -16,7 +16,9 @@ import pytest
 from failcodes import codebook as codebooks
 from failcodes.cli.main import main
 from failcodes.labelstudio.tasks import build_tasks
-from failcodes.units import UnitKind
+from failcodes.traces import Passage, Trace
+from failcodes.units import UnitKind, build_units
+from failcodes.verdicts import Verdict
 from tests.labelstudio_helpers import judged, retrieval_unit, toy_codebook
 from tests.test_labelstudio_tasks import exported
 
@@ -224,3 +226,44 @@ def test_push_without_token_or_with_too_long_title(
     assert_one_line_error(proc, "no Label Studio token: set LABEL_STUDIO_API_KEY")
     proc = run(*args, "--project", "x" * 45, "--annotator", "alice@example.org", cwd=tmp_path)
     assert_one_line_error(proc, "must be 3-50 characters long (it is 65)")
+
+
+def test_export_builds_units_from_a_traces_file(tmp_path: Path, run: Any) -> None:
+    cb_path = write_codebook(tmp_path)
+    traces = [
+        Trace(
+            system=f"sys{s}",
+            question_id="q1",
+            sentence_id="q1:s0",
+            claim_id="c1",
+            claim="Statins lower LDL.",
+            verdict=Verdict.SUPPORTED,
+            reasoning="The passage says so.",
+            passages=(
+                Passage(passage_id="a", rank=1, text="Statins reduce LDL cholesterol."),
+                Passage(passage_id="b", rank=2, text="Unrelated passage."),
+            ),
+        )
+        for s in range(2)
+    ]
+    (tmp_path / "traces.jsonl").write_text("".join(t.model_dump_json() + "\n" for t in traces))
+    proc = run(
+        "export",
+        "traces.jsonl",
+        "-p",
+        "retrieval",
+        "-c",
+        cb_path,
+        "--top-k",
+        "1",
+        "-o",
+        "tasks.json",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    tasks = json.loads((tmp_path / "tasks.json").read_text())
+    # two systems retrieved the same top passage for the same claim: one unit, one task
+    assert len(tasks) == 1
+    units = build_units(traces, UnitKind.RETRIEVAL, top_k=1)
+    assert tasks == build_tasks(units, toy_codebook(), UnitKind.RETRIEVAL)
+    assert tasks[0]["data"]["passage"] == "[1] a\nStatins reduce LDL cholesterol."

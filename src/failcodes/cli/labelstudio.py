@@ -6,12 +6,14 @@ The server URL and token come from ``--url``/``--token`` or from ``LABEL_STUDIO_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from failcodes import codebook as codebooks
+from failcodes import io
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.codebook import Codebook
@@ -20,7 +22,7 @@ from failcodes.labelstudio import files
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import ReviewResult, annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks, select_judged
-from failcodes.units import Unit, UnitKind
+from failcodes.units import Unit, UnitKind, build_units
 
 ls_app = typer.Typer(
     help="Review judge codes in Label Studio: config, tasks, push, pull, import.",
@@ -48,6 +50,17 @@ TokenOpt = Annotated[
         show_default=False,
     ),
 ]
+UnitsArg = Annotated[
+    Path,
+    typer.Argument(
+        help="Units JSONL (one failcodes Unit per line) or a traces file (units are built "
+        "from it as the judge does)."
+    ),
+]
+TopKOpt = Annotated[
+    int | None,
+    typer.Option("--top-k", min=1, help="With a traces file: only passages ranked <= K."),
+]
 ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title.")]
 AnnotatorOpt = Annotated[
     list[str] | None,
@@ -62,10 +75,29 @@ def _codebook(path: Path | None) -> Codebook:
     return codebooks.load(path) if path is not None else codebooks.bundled()
 
 
+def _units(path: Path, part: UnitKind, top_k: int | None) -> list[Unit]:
+    """Units from a units JSONL file, or built from a traces file (as the judge builds them)."""
+    if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
+        with path.open(encoding="utf-8") as fh:
+            first = next((line for line in fh if line.strip()), "")
+        try:
+            head = json.loads(first) if first else {}
+        except json.JSONDecodeError:
+            head = {}
+        if isinstance(head, dict) and {"id", "kind", "claim", "passages"} <= head.keys():
+            return files.read_models_jsonl(path, Unit)
+    return build_units(io.read_traces(path), part, top_k=top_k)
+
+
 def _tasks(
-    cb: Codebook, part: UnitKind, units: Path, judged: Path | None, judge: str | None
+    cb: Codebook,
+    part: UnitKind,
+    units: Path,
+    judged: Path | None,
+    judge: str | None,
+    top_k: int | None,
 ) -> list[dict[str, Any]]:
-    unit_list = files.read_models_jsonl(units, Unit)
+    unit_list = _units(units, part, top_k)
     annotations = files.read_models_jsonl(judged, Annotation) if judged is not None else []
     chosen = select_judged(annotations, cb, judge)
     tasks = build_tasks(unit_list, cb, part, chosen)
@@ -109,7 +141,7 @@ def config_cmd(
 
 @ls_app.command("export")
 def export_cmd(
-    units: Annotated[Path, typer.Argument(help="Units JSONL (one failcodes Unit per line).")],
+    units: UnitsArg,
     part: PartOpt,
     out: Annotated[Path, typer.Option("-o", "--out", help="Label Studio tasks JSON file.")],
     codebook: CodebookOpt = None,
@@ -120,10 +152,11 @@ def export_cmd(
     judge: Annotated[
         str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
     ] = None,
+    top_k: TopKOpt = None,
 ) -> None:
     """Write units as Label Studio tasks JSON with the judge's codes as predictions."""
     cb = _codebook(codebook)
-    tasks = _tasks(cb, part, units, judged, judge)
+    tasks = _tasks(cb, part, units, judged, judge, top_k)
     files.write_json_atomic(out, tasks)
     with_pred = sum(1 for t in tasks if "predictions" in t)
     typer.echo(f"{len(tasks)} tasks ({with_pred} with predictions) -> {out}")
@@ -131,7 +164,7 @@ def export_cmd(
 
 @ls_app.command("push")
 def push_cmd(
-    units: Annotated[Path, typer.Argument(help="Units JSONL (one failcodes Unit per line).")],
+    units: UnitsArg,
     part: PartOpt,
     project: ProjectOpt,
     codebook: CodebookOpt = None,
@@ -142,6 +175,7 @@ def push_cmd(
     judge: Annotated[
         str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
     ] = None,
+    top_k: TopKOpt = None,
     annotator: AnnotatorOpt = None,
     url: UrlOpt = None,
     token: TokenOpt = None,
@@ -151,7 +185,7 @@ def push_cmd(
 
     cb = _codebook(codebook)
     project_titles(project, annotator or [])  # check titles before any network call
-    tasks = _tasks(cb, part, units, judged, judge)
+    tasks = _tasks(cb, part, units, judged, judge, top_k)
     with LabelStudioClient(url, token) as client:
         report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
     for title, pid in report.projects.items():
