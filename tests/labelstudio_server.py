@@ -48,7 +48,10 @@ def _free_port() -> int:
 def _data_root() -> str | None:
     """Prefer RAM (/dev/shm): SQLite commits are the server's main cost per annotation."""
     shm = Path("/dev/shm")
-    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        return None
+    # Containers often mount a 64 MB /dev/shm: use it only with room to spare.
+    return str(shm) if shutil.disk_usage(shm).free >= 1 << 30 else None
 
 
 def _healthy(url: str) -> bool:
