@@ -459,6 +459,44 @@ def _agreement(ctx: DemoContext) -> StepOutput:
     return out
 
 
+def _rtv(ctx: DemoContext) -> StepOutput:
+    """Reference retrieve-then-verify (seed 000) on the bundled hand-written document set."""
+    from failcodes import bundled
+    from failcodes.errors import ConfigError
+    from failcodes.rtv.documents import load_documents
+    from failcodes.rtv.evaluate import RtvConfig
+    from failcodes.rtv.items import ROB2_ITEM, read_items
+    from failcodes.rtv.judge import OfflineHeuristicJudge
+    from failcodes.rtv.report import as_rows, evaluate_all, write_outputs
+
+    out = StepOutput()
+    try:
+        root = bundled.path("rtv-example")
+    except ConfigError:
+        out.lines.append("rtv-example: not bundled, skipped")
+        return out
+    config = RtvConfig(chunk_size=200, overlap=50, k=2)
+    run_result, results = evaluate_all(
+        read_items(root / "items.jsonl"),
+        load_documents(root / "docs"),
+        OfflineHeuristicJudge(),
+        config,
+        ROB2_ITEM,
+        (1, 2, 3),
+    )
+    written = write_outputs(ctx.out_dir / "rtv", run_result, results, ROB2_ITEM)
+    out.files += list(written.values())
+    out.lines.append(f"NOTE: {run_result.note}")
+    out.lines.append(
+        "2 invented trial excerpts, 10 RoB 2 answers of 2 invented models; chunks 200/50 "
+        "characters (small documents), BM25 top 2; traces in rtv/traces.jsonl"
+    )
+    table = pd.DataFrame(as_rows(run_result)).round(3)
+    out.tables.append(("RtV evidence support and hallucination (heuristic baseline judge)", table))
+    ctx.results["rtv"] = run_result
+    return out
+
+
 def _saturation(ctx: DemoContext) -> StepOutput:
     from failcodes.saturation.demo_step import saturation_step
 
@@ -610,6 +648,7 @@ STEPS: list[DemoStep] = [
         "one codebook saturation round (offline heuristic baseline); review file for a human",
         _saturation,
     ),
+    DemoStep("rtv", "reference retrieve-then-verify (heuristic baseline judge)", _rtv),
     DemoStep(
         "scifact-benchmark",
         "official SciFact evaluator and evidence P/R@k for the four MultiVerS systems",
