@@ -99,3 +99,21 @@ def test_claim_and_metadata_are_escaped() -> None:
     assert "<system>" not in user
     assert 'source="x&#34; onload=&#34;y"' in user
     assert "&lt;b&gt;T&lt;/b&gt;" in user
+
+
+def test_leaves_enter_the_schema_only_for_dimensions_that_have_them() -> None:
+    from failcodes.codebook import Leaf
+
+    dim = PART.dimensions[0]
+    sub = dim.subcodes[1].model_copy(
+        update={"leaves": (Leaf(id="same_class_other_agent", label="l", definition="d"),)}
+    )
+    dim2 = dim.model_copy(update={"subcodes": (dim.subcodes[0], sub, *dim.subcodes[2:])})
+    part = PART.model_copy(update={"dimensions": (dim2, *PART.dimensions[1:])})
+    leaves = answer_schema(part)["properties"]["leaves"]
+    assert leaves["required"] == ["entity_match"]
+    assert leaves["properties"]["entity_match"]["items"]["enum"] == ["same_class_other_agent"]
+    ok = {**GOOD, "leaves": {"entity_match": ["same_class_other_agent"]}}
+    assert parse_answer(part, ok).leaves == {"entity_match": ["same_class_other_agent"]}
+    with pytest.raises(AnswerError, match="unknown leaf"):
+        parse_answer(part, {**GOOD, "leaves": {"entity_match": ["nope"]}})

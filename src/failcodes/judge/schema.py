@@ -74,11 +74,16 @@ def answer_schema(part: Part) -> dict[str, Any]:
         leaf_props: dict[str, Any] = {}
         for dim in part.dimensions:
             ids = [leaf.id for s in dim.subcodes for leaf in s.leaves]
-            leaf_props[dim.id] = {"type": "array", "items": {"type": "string", "enum": ids}}
+            if ids:  # an empty enum is not a valid (strict) schema: leafless dims are left out
+                leaf_props[dim.id] = {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ids},
+                    "description": f"Leaf codes of {dim.label} that apply (may be empty).",
+                }
         props["leaves"] = {
             "type": "object",
             "properties": leaf_props,
-            "required": [d.id for d in part.dimensions],
+            "required": list(leaf_props),
             "additionalProperties": False,
         }
         required.append("leaves")
