@@ -11,8 +11,9 @@ Control endpoints (not part of either API):
 - ``POST /_reset``: forget calls, faults and the prefix cache.
 
 Markers in the judged text (see :mod:`tests.fakeserver.answers`) make faults permanent for
-one unit. Batch endpoints (files, batches) can be added as further routes using the same
-:class:`FakeState` and the answer functions.
+one unit. Batch endpoints (files, batches, results of both providers) live in
+:mod:`tests.fakeserver.batch`; ``/_control`` also takes ``batch_delay`` (seconds before a batch
+ends) and ``batch_fail_items`` (the next N batch items fail with a server error).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.fakeserver.answers import PrefixCache, anthropic_message, openai_completion
+from tests.fakeserver.batch import BatchState, batch_routes
 
 
 @dataclass
@@ -45,6 +47,7 @@ class FakeState:
     usage: Counter[str] = field(default_factory=Counter)
     key_digests: set[str] = field(default_factory=set)
     counter: int = 0
+    batch: BatchState = field(default_factory=BatchState)
 
     def reset(self) -> None:
         """Forget everything but the latency."""
@@ -55,6 +58,7 @@ class FakeState:
         self.usage.clear()
         self.key_digests.clear()
         self.counter = 0
+        self.batch.reset()
 
 
 def _error(
@@ -110,6 +114,7 @@ def build_app(state: FakeState) -> Starlette:
                 + usage["cache_creation_input_tokens"]
             )
             state.usage["cached_tokens"] += usage["cache_read_input_tokens"]
+            state.usage["cache_write_tokens"] += usage["cache_creation_input_tokens"]
         else:
             state.usage["input_tokens"] += usage["prompt_tokens"]
             state.usage["cached_tokens"] += usage["prompt_tokens_details"]["cached_tokens"]
@@ -131,6 +136,10 @@ def build_app(state: FakeState) -> Starlette:
             state.faults.append(fault)
         if "latency" in body:
             state.latency = float(body["latency"])
+        if "batch_delay" in body:
+            state.batch.delay = float(body["batch_delay"])
+        if "batch_fail_items" in body:
+            state.batch.fail_items = int(body["batch_fail_items"])
         return JSONResponse({"queued": len(state.faults), "latency": state.latency})
 
     async def stats(_request: Request) -> Response:
@@ -140,6 +149,8 @@ def build_app(state: FakeState) -> Starlette:
                 "faults_served": dict(state.faults_served),
                 "faults_queued": len(state.faults),
                 "usage": dict(state.usage),
+                "batch_calls": dict(state.batch.calls),
+                "usage_batch": dict(state.batch.usage),
                 "key_digests": sorted(state.key_digests),
                 "process_cpu_s": time.process_time(),
             }
@@ -153,6 +164,7 @@ def build_app(state: FakeState) -> Starlette:
         routes=[
             Route("/v1/chat/completions", openai_route, methods=["POST"]),
             Route("/v1/messages", anthropic_route, methods=["POST"]),
+            *batch_routes(state.batch, lambda: state.cache),
             Route("/_control", control, methods=["POST"]),
             Route("/_stats", stats, methods=["GET"]),
             Route("/_reset", reset, methods=["POST"]),

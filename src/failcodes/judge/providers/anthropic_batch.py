@@ -1,0 +1,110 @@
+"""Anthropic Message Batches (``/v1/messages/batches``) for the batch runner.
+
+Each item is a Messages request (the same body as a synchronous call, with the cached system
+block); results are streamed by the SDK's JSONL decoder, one item at a time. Errored,
+cancelled and expired items come back as failed items, which the runner retries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from failcodes.errors import ProviderError
+from failcodes.judge.providers.anthropic import AnthropicProvider
+from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.batching import BatchItem, BatchStatus
+
+
+def reply_from_message(message: Any, schema_name: str) -> ProviderReply:
+    """Turn a Messages API ``Message`` into a provider reply."""
+    payload: object = None
+    text = ""
+    for block in message.content:
+        if block.type == "tool_use" and block.name == schema_name:
+            payload = block.input
+            text = json.dumps(block.input, ensure_ascii=False)
+            break
+    else:
+        text = "".join(getattr(b, "text", "") for b in message.content)
+        payload = text
+    u = message.usage
+    read = u.cache_read_input_tokens or 0
+    write = u.cache_creation_input_tokens or 0
+    usage = TokenUsage(
+        input_tokens=u.input_tokens + read + write,
+        cached_input_tokens=read,
+        cache_write_tokens=write,
+        output_tokens=u.output_tokens,
+    )
+    return ProviderReply(
+        payload=payload,
+        text=text,
+        usage=usage,
+        raw_request={},
+        raw_response=message.model_dump(mode="json"),
+    )
+
+
+class AnthropicBatch:
+    """Message Batches of an :class:`AnthropicProvider` (its client, key and base URL)."""
+
+    max_requests = 100_000
+    max_bytes = 250 * 1024 * 1024  # the API's limit is 256 MB per batch
+
+    def __init__(self, provider: Any) -> None:
+        if not isinstance(provider, AnthropicProvider):  # pragma: no cover - guarded by factory
+            raise TypeError("AnthropicBatch needs an AnthropicProvider")
+        self.provider = provider
+        self._client = provider._client
+        self._schema_name = "record_codes"
+
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        """The Messages body of one item."""
+        self._schema_name = request.schema_name
+        return self.provider.build(request)
+
+    def line(self, custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One request of the batch."""
+        return {"custom_id": custom_id, "params": body}
+
+    async def submit(self, path: Path, *, metadata: dict[str, str]) -> str:
+        """Create a message batch from the requests in ``path``."""
+        del metadata  # Message Batches take no metadata
+        with path.open(encoding="utf-8") as fh:
+            requests = [json.loads(line) for line in fh if line.strip()]
+        try:
+            batch = await self._client.messages.batches.create(requests=requests)
+        except self.provider._sdk.APIError as exc:
+            raise ProviderError(f"{self.provider.spec}: batch submission failed: {exc}") from None
+        return batch.id
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """Retrieve the batch."""
+        b = await self._client.messages.batches.retrieve(batch_id)
+        c = b.request_counts
+        return BatchStatus(
+            batch_id=batch_id,
+            ended=b.processing_status == "ended",
+            state=b.processing_status,
+            total=c.processing + c.succeeded + c.errored + c.canceled + c.expired,
+            succeeded=c.succeeded,
+            failed=c.errored + c.canceled + c.expired,
+        )
+
+    async def results(self, batch_id: str) -> AsyncIterator[BatchItem]:
+        """Stream the results of an ended batch."""
+        decoder = await self._client.messages.batches.results(batch_id)
+        async for entry in decoder:
+            result = entry.result
+            if result.type == "succeeded":
+                yield BatchItem(
+                    entry.custom_id, reply_from_message(result.message, self._schema_name)
+                )
+            elif result.type == "errored":
+                err = result.error.error
+                yield BatchItem(entry.custom_id, None, f"{err.type}: {err.message}")
+            else:
+                yield BatchItem(entry.custom_id, None, result.type)

@@ -1,0 +1,80 @@
+"""The batch protocol between the batch runner and a provider's batch API.
+
+A :class:`BatchBackend` submits a list of (custom id, request body) pairs as one provider
+batch, reports its status, and streams its results back one item at a time (never the whole
+file in memory). OpenAI (Files + Batch API) and Anthropic (Message Batches) implement it in
+:mod:`.openai_batch` and :mod:`.anthropic_batch`; SDKs are imported only there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from failcodes.errors import ConfigError
+from failcodes.judge.providers.base import LLMProvider, ProviderReply, ProviderRequest
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    """Where a provider batch stands. ``ended`` covers completed, failed, expired, cancelled."""
+
+    batch_id: str
+    ended: bool
+    state: str
+    total: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One result of a batch: a reply, or the error that made the item fail."""
+
+    custom_id: str
+    reply: ProviderReply | None
+    error: str | None = None
+
+
+@runtime_checkable
+class BatchBackend(Protocol):
+    """A provider's batch API."""
+
+    #: Most requests one batch may hold, and most bytes of its payload.
+    max_requests: int
+    max_bytes: int
+
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        """The request body of one item (same as a synchronous call)."""
+        ...
+
+    def line(self, custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The item as the batch payload wants it (its serialised size counts to max_bytes)."""
+        ...
+
+    async def submit(self, path: Path, *, metadata: dict[str, str]) -> str:
+        """Create a batch from the JSONL file ``path`` (one :meth:`line` each); return its id."""
+        ...
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """Retrieve a batch's status."""
+        ...
+
+    def results(self, batch_id: str) -> AsyncIterator[BatchItem]:
+        """Stream an ended batch's results, one item at a time."""
+        ...
+
+
+def batch_backend(provider: LLMProvider) -> BatchBackend:
+    """Return the batch API of ``provider`` (OpenAI or Anthropic)."""
+    if provider.provider == "openai":
+        from failcodes.judge.providers.openai_batch import OpenAIBatch
+
+        return OpenAIBatch(provider)
+    if provider.provider == "anthropic":
+        from failcodes.judge.providers.anthropic_batch import AnthropicBatch
+
+        return AnthropicBatch(provider)
+    raise ConfigError(f"{provider.spec}: no batch API; batch mode needs openai: or anthropic:")

@@ -1,0 +1,115 @@
+"""OpenAI Batch API (``/v1/batches`` over an uploaded JSONL file) for the batch runner.
+
+Each item is a Chat Completions request (the same body as a synchronous call); results are
+read from the output file as a stream, line by line. Items of the error file (or lines with
+a non-200 status) come back as failed items, which the runner retries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Final
+
+from failcodes.errors import ProviderError
+from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.batching import BatchItem, BatchStatus
+from failcodes.judge.providers.openai import OpenAIProvider
+
+ENDPOINT: Final = "/v1/chat/completions"
+_ENDED = ("completed", "failed", "expired", "cancelled")
+
+
+def reply_from_completion(body: dict[str, Any], request: dict[str, Any]) -> ProviderReply:
+    """Turn a Chat Completions response body (a dict) into a provider reply."""
+    choices = body.get("choices") or []
+    message = choices[0].get("message", {}) if choices else {}
+    text = message.get("content") or ""
+    if message.get("refusal"):
+        text = text or f"(refusal) {message['refusal']}"
+    payload: object = text
+    with contextlib.suppress(json.JSONDecodeError):
+        payload = json.loads(text)
+    u = body.get("usage") or {}
+    details = u.get("prompt_tokens_details") or {}
+    usage = TokenUsage(
+        input_tokens=int(u.get("prompt_tokens") or 0),
+        cached_input_tokens=int(details.get("cached_tokens") or 0),
+        output_tokens=int(u.get("completion_tokens") or 0),
+    )
+    return ProviderReply(
+        payload=payload, text=text, usage=usage, raw_request=request, raw_response=body
+    )
+
+
+class OpenAIBatch:
+    """Batch API of an :class:`OpenAIProvider` (its client, key and base URL)."""
+
+    max_requests = 50_000
+    max_bytes = 190 * 1024 * 1024  # the API's limit is 200 MB per input file
+
+    def __init__(self, provider: Any) -> None:
+        if not isinstance(provider, OpenAIProvider):  # pragma: no cover - guarded by factory
+            raise TypeError("OpenAIBatch needs an OpenAIProvider")
+        self.provider = provider
+        self._client = provider._client
+
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        """The Chat Completions body of one item."""
+        return self.provider.build(request)
+
+    def line(self, custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One line of the batch input file."""
+        return {"custom_id": custom_id, "method": "POST", "url": ENDPOINT, "body": body}
+
+    async def submit(self, path: Path, *, metadata: dict[str, str]) -> str:
+        """Upload ``path`` and create a batch over it."""
+        try:
+            with path.open("rb") as fh:
+                uploaded = await self._client.files.create(file=(path.name, fh), purpose="batch")
+            batch = await self._client.batches.create(
+                input_file_id=uploaded.id,
+                endpoint=ENDPOINT,
+                completion_window="24h",
+                metadata=metadata,
+            )
+        except self.provider._sdk.APIError as exc:
+            raise ProviderError(f"{self.provider.spec}: batch submission failed: {exc}") from None
+        return batch.id
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """Retrieve the batch."""
+        b = await self._client.batches.retrieve(batch_id)
+        counts = b.request_counts
+        return BatchStatus(
+            batch_id=batch_id,
+            ended=b.status in _ENDED,
+            state=b.status,
+            total=counts.total if counts else 0,
+            succeeded=counts.completed if counts else 0,
+            failed=counts.failed if counts else 0,
+        )
+
+    async def results(self, batch_id: str) -> AsyncIterator[BatchItem]:
+        """Stream the output file (then the error file) of an ended batch."""
+        b = await self._client.batches.retrieve(batch_id)
+        for file_id in (b.output_file_id, b.error_file_id):
+            if not file_id:
+                continue
+            async with self._client.files.with_streaming_response.content(file_id) as resp:
+                async for raw in resp.iter_lines():
+                    if raw.strip():
+                        yield self._item(json.loads(raw))
+
+    def _item(self, line: dict[str, Any]) -> BatchItem:
+        custom_id = str(line.get("custom_id"))
+        response = line.get("response") or {}
+        if line.get("error") or response.get("status_code") != 200:
+            error = line.get("error") or (response.get("body") or {}).get("error") or {}
+            message = error.get("message") if isinstance(error, dict) else str(error)
+            return BatchItem(
+                custom_id, None, f"HTTP {response.get('status_code')}: {message or 'failed'}"
+            )
+        return BatchItem(custom_id, reply_from_completion(response["body"], {}))
