@@ -55,6 +55,27 @@ def fill_schema(schema: dict[str, Any], judged: str) -> dict[str, Any]:
     return answer
 
 
+_KEYED = re.compile(r'<passage key="([^"]+)"[^>]*>\n(.*?)\n</passage>', re.S)
+
+
+def fill_group(schema: dict[str, Any], judged: str) -> dict[str, Any]:
+    """Answer a grouped request (``{"results": [...]}``): one result per keyed passage.
+
+    A passage containing :data:`ALWAYS_BAD_CODE` gets a code outside the codebook (only that
+    item), so clients can be tested re-judging one item alone.
+    """
+    item = schema["properties"]["results"]["items"]
+    claim = re.search(r"<claim>(.*?)</claim>", judged, re.S)
+    results = []
+    for key, text in _KEYED.findall(judged):
+        one = f"<claim>{claim.group(1) if claim else ''}</claim>\n<passage>\n{text}\n</passage>"
+        answer = fill_schema(item, one)
+        if ALWAYS_BAD_CODE in text:
+            answer = _bad_code(answer)
+        results.append({"passage": key, **answer})
+    return {"results": results}
+
+
 def _bad_code(answer: dict[str, Any]) -> dict[str, Any]:
     codes = dict(answer["codes"])
     if codes:
@@ -124,12 +145,15 @@ def _reply(
     prefix_caching: bool,
 ) -> Reply:
     judged = _judged_text(messages)
-    answer: dict[str, Any] | None = fill_schema(schema, judged)
+    grouped = "results" in schema.get("properties", {})
+    answer: dict[str, Any] | None = (
+        fill_group(schema, judged) if grouped else fill_schema(schema, judged)
+    )
     text = json.dumps(answer)
-    if ALWAYS_BAD_CODE in judged or (fault == "bad_code"):
+    if not grouped and (ALWAYS_BAD_CODE in judged or fault == "bad_code"):
         answer = _bad_code(answer or {})
         text = json.dumps(answer)
-    if WRONG_QUOTE in judged and answer is not None:
+    if WRONG_QUOTE in judged and answer is not None and not grouped:
         answer = {**answer, "quote": "a sentence that appears nowhere in the material"}
         text = json.dumps(answer)
     if ALWAYS_INVALID_JSON in judged or fault == "invalid_json":

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from failcodes.annotations import CoderKind
+from failcodes.cli import _judge_scale
 from failcodes.cli._judge_inputs import load_codebook, load_traces
 from failcodes.cli.main import app
 from failcodes.errors import BudgetExceededError
@@ -74,6 +75,21 @@ TimeoutOpt = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds p
 RetriesOpt = Annotated[int, typer.Option("--max-attempts", min=1, help="Attempts per call.")]
 OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Run directory.")]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format")]
+GroupOpt = Annotated[
+    bool, typer.Option("--group-by-claim", help="One call per claim for all its passages.")
+]
+BatchOpt = Annotated[
+    bool, typer.Option("--batch", help="Use the provider's batch API (half price, slower).")
+]
+CascadeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cascade",
+        help="Cheap judge first (e.g. offline); only its uncertain units go to --judge.",
+    ),
+]
+BatchSizeOpt = Annotated[int | None, typer.Option("--batch-size", min=1, help="Items per batch.")]
+PollOpt = Annotated[float, typer.Option("--poll-interval", min=0.01, help="Seconds between polls.")]
 
 
 def _run(
@@ -96,7 +112,9 @@ def _run(
     max_attempts: int,
     output: Path | None,
     fmt: OutputFormat,
+    flags: _judge_scale.ScaleFlags | None = None,
 ) -> None:
+    flags = flags or _judge_scale.ScaleFlags()
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     codebook = load_codebook(codebook_path)
@@ -117,6 +135,20 @@ def _run(
         skipped = traces_without_reasoning(traces)
         if skipped:
             err.print(f"{skipped} trace(s) without reasoning skipped (nothing to code)")
+    if dry_run and flags.any and fmt is OutputFormat.JSON:
+        scale = _judge_scale.estimate(
+            units,
+            coder,
+            codebook,
+            kind,
+            run_dir=run_dir,
+            cache_path=cache_path,
+            prices=prices,
+            settings=settings,
+            flags=flags,
+        )
+        out.print_json(scale.model_dump_json())
+        return
     if dry_run:
         est = estimate_run(
             units,
@@ -139,8 +171,35 @@ def _run(
                 highlight=False,
             )
             out.print(est.note, highlight=False)
+            scale = _judge_scale.estimate(
+                units,
+                coder,
+                codebook,
+                kind,
+                run_dir=run_dir,
+                cache_path=cache_path,
+                prices=prices,
+                settings=settings,
+                flags=flags,
+            )
+            for line in scale.lines():
+                out.print(line, highlight=False)
         if heuristic:
             err.print(HEURISTIC_NOTE, highlight=False)
+        return
+    if flags.any:
+        _judge_scale.run(
+            units,
+            coder,
+            codebook,
+            kind,
+            run_dir=run_dir,
+            cache_path=cache_path,
+            prices=prices,
+            settings=settings,
+            flags=flags,
+            out=out,
+        )
         return
     progress = Progress(
         "[progress.description]{task.description}",
@@ -210,6 +269,11 @@ def _command(kind: UnitKind) -> None:
         max_attempts: RetriesOpt = 6,
         output: OutOpt = None,
         fmt: FormatOpt = OutputFormat.TEXT,
+        group_by_claim: GroupOpt = False,
+        batch: BatchOpt = False,
+        cascade: CascadeOpt = None,
+        batch_size: BatchSizeOpt = None,
+        poll_interval: PollOpt = 30.0,
     ) -> None:
         _run(
             kind,
@@ -231,6 +295,7 @@ def _command(kind: UnitKind) -> None:
             max_attempts,
             output,
             fmt,
+            _judge_scale.ScaleFlags(group_by_claim, batch, cascade, batch_size, poll_interval),
         )
 
     name = "retrieval" if kind is UnitKind.RETRIEVAL else "reasoning"

@@ -1,0 +1,189 @@
+"""Dedup across retrievers, dry-run estimate vs billed, cascade, scale CLI (issue 5)."""
+
+import asyncio
+import json
+
+import pytest
+
+from failcodes.annotations import CoderKind
+from failcodes.attribution import per_passage_codes
+from failcodes.cli.main import main
+from failcodes.judge import JudgeSettings, Limits, PriceTable, RetryPolicy, make_coder, run_judge
+from failcodes.judge.cascade import needs_second_opinion, run_cascade
+from failcodes.judge.engine import JudgeEngine
+from failcodes.judge.estimate import ScaleOptions, estimate_scale
+from failcodes.judge.journal import Journal
+from failcodes.judge.pricing import Price
+from failcodes.judge.providers.offline import OfflineCoder
+from failcodes.judge.run import read_annotations, run_judge_async
+from failcodes.judge.workload import overlapping_traces
+from failcodes.units import UnitKind, retrieval_units
+from tests.fakeserver import FakeServer
+from tests.judge_helpers import make_codebook, write_codebook, write_traces
+
+CB = make_codebook()
+PRICES = PriceTable(
+    prices={
+        "openai:fake-model": Price(
+            input=1000.0, cached_input=100.0, output=2000.0, batch_discount=0.5
+        ),
+        "anthropic:fake-claude": Price(
+            input=1000.0, cached_input=100.0, cache_write=1250.0, output=2000.0, batch_discount=0.5
+        ),
+    }
+)
+FAST = JudgeSettings(limits=Limits(concurrency=4), retry=RetryPolicy.no_wait())
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(server, monkeypatch):
+    server.reset()
+    server.control(batch_delay=0.0)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-scale")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-scale")
+    return server
+
+
+def test_pair_retrieved_by_four_retrievers_is_judged_once_counted_per_retriever(tmp_path) -> None:
+    traces = list(overlapping_traces(3, retrievers=4, top_k=10, shared=5))
+    units = retrieval_units(traces)
+    # per claim: 5 shared + 4 x 5 own = 25 distinct pairs; 3 claims -> 75 (of 3 x 4 x 10 = 120)
+    assert len(units) == 75
+    assert sorted({len(u.provenance) for u in units}) == [1, 4]
+    assert sum(len(u.provenance) for u in units) == 120
+    assert sum(1 for u in units if len(u.provenance) == 4) == 15  # 5 shared x 3 claims
+    summary = run_judge(units, OfflineCoder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "r")
+    assert summary.judged == 75
+    anns = read_annotations(tmp_path / "r")
+    table = per_passage_codes(traces, anns, CB)
+    assert len(table) == 120 and (table["status"] != "missing").all()
+    assert table.groupby("retriever").size().to_dict() == {f"retriever{r}": 30 for r in range(4)}
+    # the shared pair's codes are the same row for row in every retriever's report
+    shared = table[table["passage_id"] == "c0-s0"]
+    assert len(shared) == 4 and shared["unit_id"].nunique() == 1
+    assert len(shared.drop_duplicates(subset=["entity_match", "scope", "polarity"])) == 1
+
+
+def _engine(coder, tmp_path, name="est"):
+    return JudgeEngine(
+        coder, CB, UnitKind.RETRIEVAL, journal=Journal(tmp_path / name), prices=PRICES
+    )
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_dry_run_input_tokens_match_what_the_server_bills(fake, provider, tmp_path) -> None:
+    units = retrieval_units(overlapping_traces(2, shared=5))  # 50 units
+    spec = "openai:fake-model" if provider == "openai" else "anthropic:fake-claude"
+    url = fake.openai_base_url if provider == "openai" else fake.anthropic_base_url
+    coder = make_coder(spec, base_url=url)
+    engine = _engine(coder, tmp_path)
+    est = estimate_scale(engine, units, ScaleOptions(min_cacheable_tokens=0))
+    engine.journal.close()
+    summary = asyncio.run(
+        run_judge_async(
+            units,
+            coder,
+            CB,
+            UnitKind.RETRIEVAL,
+            run_dir=tmp_path / "run",
+            prices=PRICES,
+            settings=JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait()),
+        )
+    )
+    usage = fake.stats()["usage"]
+    assert est.calls == 50 and est.rows == 80  # 2 claims x 4 retrievers x 10
+    # same ceil(chars / 4) rule as the fake server; the prefix may round apart by 1 per call
+    assert abs(est.input_tokens - usage["input_tokens"]) <= est.calls
+    # sequential calls: the first writes the prefix, the 49 others read it
+    assert abs(est.cached_input_tokens - usage["cached_tokens"]) <= est.calls
+    assert summary.cached_input_tokens == usage["cached_tokens"]
+
+
+def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path) -> None:
+    units = retrieval_units(overlapping_traces(2, shared=5))
+    offline = OfflineCoder()
+    part = CB.part(UnitKind.RETRIEVAL)
+    doubtful = [
+        u for u in units if (r := offline.code(u, part)).answer is None or r.answer.uncertain
+    ]
+    assert 0 < len(doubtful) < len(units)  # the heuristic is unsure of some, not all
+
+    async def second(todo):
+        coder = make_coder("openai:fake-model", base_url=fake.openai_base_url)
+        return await run_judge_async(
+            todo,
+            coder,
+            CB,
+            UnitKind.RETRIEVAL,
+            run_dir=tmp_path / "run",
+            prices=PRICES,
+            settings=FAST,
+        )
+
+    result = asyncio.run(
+        run_cascade(units, offline, CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "run", second=second)
+    )
+    assert fake.stats()["calls"]["openai"] == len(doubtful)
+    assert result.escalated == len(doubtful) and result.kept == len(units) - len(doubtful)
+    anns = read_annotations(tmp_path / "run")
+    assert len(anns) == len(units)
+    by_id = {a.unit_id: a for a in anns}
+    for u in doubtful:
+        assert by_id[u.id].coder == "openai:fake-model"
+    assert sum(a.coder_kind is CoderKind.HEURISTIC for a in anns) == result.kept
+    assert result.coded_by == {
+        "offline (heuristic baseline)": result.kept,
+        "openai:fake-model": len(doubtful),
+    }
+    assert not any(needs_second_opinion(a) for a in anns if a.coder_kind is CoderKind.HEURISTIC)
+
+
+def _cli(args: list[str], capsys) -> tuple[int, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def test_cli_batch_and_group_and_dry_run(fake, tmp_path, capsys) -> None:
+    traces = list(overlapping_traces(2, shared=5))
+    src = write_traces(tmp_path / "traces.jsonl", traces)
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "openai:fake-model: {input: 1000, cached_input: 100, output: 2000, batch_discount: 0.5}\n"
+    )
+    base = [
+        *("judge", "retrieval", "--from", str(src), "--codebook", str(cb)),
+        *("--judge", "openai:fake-model", "--base-url", fake.openai_base_url, "--no-cache"),
+        *("--prices", str(prices)),
+    ]
+    code, out = _cli([*base, "--batch", "--dry-run", "-o", str(tmp_path / "b")], capsys)
+    assert code == 0, out
+    assert "80 (trace, passage) rows -> 50 deduplicated units" in out
+    assert "at batch prices" in out
+    code, out = _cli(
+        [*base, "--batch", "--poll-interval", "0.01", "-o", str(tmp_path / "b")], capsys
+    )
+    assert code == 0, out
+    assert "batch mode: 1 provider batch(es) submitted" in out
+    assert "estimate vs actual" in out
+    assert fake.stats()["batch_calls"]["batches.create"] == 1
+    code, out = _cli([*base, "--group-by-claim", "-o", str(tmp_path / "g")], capsys)
+    assert code == 0, out
+    assert "grouped by claim: 2 group call(s) coded 50 units" in out
+    assert fake.stats()["calls"]["openai"] == 2
+    assert len(read_annotations(tmp_path / "g")) == 50
+    est = json.loads((tmp_path / "g" / "estimate.json").read_text())
+    assert est["calls"] == 2 and est["grouped"] is True
+    code, out = _cli([*base, "--batch", "--group-by-claim", "-o", str(tmp_path / "x")], capsys)
+    assert code == 2 and "not both" in out
