@@ -23,10 +23,11 @@ units are submitted again on resume (paid twice, journaled once).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 from failcodes.annotations import Status, Usage
 from failcodes.codebook import Codebook
 from failcodes.errors import FailcodesError
+from failcodes.hashing import content_hash
 from failcodes.judge._sqlite import Migration, migrate
 from failcodes.judge.engine import JudgeEngine, JudgeSettings, ProgressCallback, RunSummary, _unique
 from failcodes.judge.pricing import PriceTable
@@ -138,14 +140,15 @@ class BatchLedger:
         )
         self._conn.execute("COMMIT")
 
-    def queued(self, limit: int) -> list[_Item]:
-        """Up to ``limit`` queued items (new units and retries)."""
+    def queued(self, limit: int) -> Generator[_Item, None, None]:
+        """Up to ``limit`` queued items (new units and retries), streamed from the database."""
         rows = self._conn.execute(
             "SELECT unit, attempts, invalid, messages, input_tokens, cached_input_tokens, "
             "cache_write_tokens, output_tokens FROM batch_items WHERE state = ? LIMIT ?",
             (QUEUED, limit),
-        ).fetchall()
-        return [_item(r) for r in rows]
+        )
+        for row in rows:
+            yield _item(row)
 
     def submitted(self, batch_id: str, provider: str, unit_ids: list[str]) -> None:
         """Record a provider batch and mark its items submitted (one transaction)."""
@@ -278,19 +281,24 @@ class BatchRunner:
         )
 
     def _raw_request(self, batch_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """The request as journaled: the system prefix (same for every unit) by digest."""
-        from failcodes.hashing import content_hash
+        """The request as journaled, with the parts shared by every unit by SHA-256 digest.
 
-        slim = dict(body)
-        if "system" in slim:
-            slim["system"] = {"sha256": content_hash(slim["system"], length=64)}
-        if "messages" in slim:
-            slim["messages"] = [
-                {"role": "system", "content": {"sha256": content_hash(m, length=64)}}
-                if m.get("role") == "system"
-                else m
-                for m in slim["messages"]
-            ]
+        The system prefix and the answer schema are the same for every unit of a run, so
+        the journal grows with the judged texts only.
+        """
+        slim: dict[str, Any] = {}
+        for key, value in body.items():
+            if key in ("system", "tools", "response_format"):
+                slim[key] = {"sha256": content_hash(value, length=64)}
+            elif key == "messages":
+                slim[key] = [
+                    {"role": "system", "content": {"sha256": content_hash(m, length=64)}}
+                    if m.get("role") == "system"
+                    else m
+                    for m in value
+                ]
+            else:
+                slim[key] = value
         return {"batch_id": batch_id, "body": slim}
 
     # -- the run --------------------------------------------------------------------------
@@ -376,13 +384,11 @@ class BatchRunner:
         """Submit every queued item in provider-sized batches."""
         self._folder.mkdir(parents=True, exist_ok=True)
         while True:
-            items = self.ledger.queued(self.batch_size)
-            if not items:
-                return
             path = self._folder / "pending.jsonl"
             ids: list[str] = []
             size = 0
-            with path.open("w", encoding="utf-8") as fh:
+            items = self.ledger.queued(self.batch_size)
+            with path.open("w", encoding="utf-8") as fh, contextlib.closing(items):
                 for item in items:
                     body = self.backend.body(self._request(item))
                     line = json.dumps(self.backend.line(item.unit.id, body), ensure_ascii=False)
@@ -392,6 +398,9 @@ class BatchRunner:
                     size += len(line.encode()) + 1
                     ids.append(item.unit.id)
                     summary.retries += int(item.attempts > 0)
+            if not ids:
+                path.unlink(missing_ok=True)
+                return
             batch_id = await self.backend.submit(
                 path, metadata={"failcodes_run": str(self.engine.journal.run_dir.name)}
             )

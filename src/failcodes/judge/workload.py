@@ -13,17 +13,77 @@ from collections.abc import Iterator
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
-_WORDS = (
-    "metformin lowers glycated haemoglobin in adults with type two diabetes over twelve weeks "
-    "of treatment compared with placebo in a randomised controlled trial of outpatients with "
-    "renal impairment where lactic acidosis was rare and gastrointestinal effects were common"
-).split()
+_WORDS = [
+    "metformin",
+    "lowers",
+    "glycated",
+    "haemoglobin",
+    "in",
+    "adults",
+    "with",
+    "type",
+    "two",
+    "diabetes",
+    "over",
+    "twelve",
+    "weeks",
+    "of",
+    "treatment",
+    "compared",
+    "with",
+    "placebo",
+    "in",
+    "a",
+    "randomised",
+    "controlled",
+    "trial",
+    "of",
+    "outpatients",
+    "with",
+    "renal",
+    "impairment",
+    "where",
+    "lactic",
+    "acidosis",
+    "was",
+    "rare",
+    "and",
+    "gastrointestinal",
+    "effects",
+    "were",
+    "common",
+]
 
 
-_OFF_TOPIC = (
-    "cinnamon tea is a popular winter drink and walking outdoors improves mood in many "
-    "older people according to a survey of households about seasonal habits and sleep"
-).split()
+_OFF_TOPIC = [
+    "cinnamon",
+    "tea",
+    "is",
+    "a",
+    "popular",
+    "winter",
+    "drink",
+    "and",
+    "walking",
+    "outdoors",
+    "improves",
+    "mood",
+    "in",
+    "many",
+    "older",
+    "people",
+    "according",
+    "to",
+    "a",
+    "survey",
+    "of",
+    "households",
+    "about",
+    "seasonal",
+    "habits",
+    "and",
+    "sleep",
+]
 
 
 def _text(seed: int, n_words: int) -> str:
