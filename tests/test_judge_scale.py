@@ -187,3 +187,15 @@ def test_cli_batch_and_group_and_dry_run(fake, tmp_path, capsys) -> None:
     assert est["calls"] == 2 and est["grouped"] is True
     code, out = _cli([*base, "--batch", "--group-by-claim", "-o", str(tmp_path / "x")], capsys)
     assert code == 2 and "not both" in out
+
+
+def test_same_reasoning_trace_seen_twice_is_one_verification_unit() -> None:
+    from failcodes.units import verification_units
+    from tests.judge_helpers import make_traces
+
+    trace = make_traces(1)[0]
+    twin = trace.model_copy(update={"system": "sysZ", "retriever": "retZ"})
+    units = verification_units([trace, twin, trace])
+    # identical claim, passages, reasoning and verdict: one unit, two distinct provenances
+    assert len(units) == 1
+    assert [p.system for p in units[0].provenance] == ["sysA", "sysZ"]
