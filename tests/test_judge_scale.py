@@ -3,6 +3,7 @@
 import asyncio
 import json
 
+import pandas as pd
 import pytest
 
 from failcodes.annotations import CoderKind
@@ -105,8 +106,9 @@ def test_dry_run_input_tokens_match_what_the_server_bills(fake, provider, tmp_pa
     assert summary.cached_input_tokens == usage["cached_tokens"]
 
 
-def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path) -> None:
-    units = retrieval_units(overlapping_traces(2, shared=5))
+def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path, capsys) -> None:
+    traces = list(overlapping_traces(2, shared=5))
+    units = retrieval_units(traces)
     offline = OfflineCoder()
     part = CB.part(UnitKind.RETRIEVAL)
     doubtful = [
@@ -142,6 +144,16 @@ def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path
         "openai:fake-model": len(doubtful),
     }
     assert not any(needs_second_opinion(a) for a in anns if a.coder_kind is CoderKind.HEURISTIC)
+    # the attribution report says who coded how many units, and per row
+    src = write_traces(tmp_path / "traces.jsonl", traces)
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    args = ["attribute", "--from", str(src), "--codebook", str(cb), "--retrieval"]
+    code, out = _cli([*args, str(tmp_path / "run"), "-o", str(tmp_path / "rep")], capsys)
+    assert code == 0, out
+    assert f"units coded by: offline (heuristic baseline): {result.kept}, " in out
+    assert f"openai:fake-model: {len(doubtful)}" in out
+    rows = pd.read_csv(tmp_path / "rep" / "per_passage_codes.csv")
+    assert set(rows["coder"]) == {"offline", "openai:fake-model"} and len(rows) == 80
 
 
 def _cli(args: list[str], capsys) -> tuple[int, str]:

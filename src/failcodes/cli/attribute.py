@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -127,10 +128,15 @@ def attribute_cmd(
         "".join(a.model_dump_json() + "\n" for a in items),
     )
     heuristic = heuristic_coded([*r_ann, *v_ann])
+    coded_by = Counter(
+        f"{a.coder}{' (heuristic baseline)' if a.coder_kind.value == 'heuristic' else ''}"
+        for a in [*r_ann, *v_ann]
+    )  # a cascade mixes coders: say who coded how many units
     if fmt is OutputFormat.JSON:
         summary = {
             "items": len(items),
             "heuristic_baseline": heuristic,
+            "coded_by": dict(coded_by),
             "stages": tables["attribution_summary"].to_dict(orient="records"),
             "retriever_all_high": tables.get("retriever_all_high", pd.DataFrame()).to_dict(
                 orient="records"
@@ -148,5 +154,8 @@ def attribute_cmd(
             if name in tables:
                 out.print(_rich(tables[name], name.replace("_", " ") + label))
         out.print(f"{len(items)} items attributed; tables in {output}", highlight=False)
+        if len(coded_by) > 1:
+            by = ", ".join(f"{coder}: {n}" for coder, n in sorted(coded_by.items()))
+            out.print(f"units coded by: {by}", highlight=False)
     if heuristic:
         err.print(HEURISTIC_NOTE, highlight=False)
