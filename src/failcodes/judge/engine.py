@@ -8,6 +8,13 @@ answer is sent back with the validation error; after the retry budget the unit i
 text, prices the call, and commits the unit to the journal at once. ``--budget`` stops
 scheduling new calls before the limit would be crossed, lets calls in flight finish and be
 committed, then raises :class:`~failcodes.errors.BudgetExceededError`.
+
+Extension points (judging at scale): units arrive deduplicated (``failcodes.units``); a
+grouped request is a :class:`ProviderRequest` whose schema holds k per-unit answers, split
+and validated one by one with :func:`parse_answer` before each unit is journaled; a batch
+backend only has to produce the same journal rows (``Journal.record``) keyed by unit id, so
+resume works unchanged; a cascade runs a cheap coder first and sends the units whose
+annotation is ``uncertain`` to the next one (each annotation names its coder and kind).
 """
 
 from __future__ import annotations
