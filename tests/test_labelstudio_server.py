@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from failcodes.annotations import CoderKind, Status
+from failcodes import codebook as codebooks
+from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.errors import LabelStudioError
 from failcodes.labelstudio.client import LabelStudioClient
 from failcodes.labelstudio.config import labeling_config
@@ -294,3 +295,38 @@ def test_cli_push_then_pull(
     }
     assert {r["coder"] for r in rows} == {"erin@failcodes.test"}
     assert token not in proc.stdout + proc.stderr
+
+
+def test_bundled_codebook_verification_part_round_trip(client: LabelStudioClient) -> None:
+    cb = codebooks.bundled()
+    part = cb.part(UnitKind.VERIFICATION)
+    units = [verification_unit(100 + i) for i in range(3)]
+    # the judge proposes each step's last subcode; the reviewer corrects to the high-quality one
+    proposed = {d.id: d.code_ids()[-1] for d in part.dimensions}
+    corrected = {d.id: d.high_quality_code for d in part.dimensions}
+    judge = {
+        u.id: Annotation(
+            unit_id=u.id,
+            unit_kind=u.kind,
+            codebook=cb.ref(),
+            coder="offline",
+            coder_kind=CoderKind.HEURISTIC,
+            codes=proposed,
+        )
+        for u in units
+    }
+    tasks = build_tasks(units, cb, UnitKind.VERIFICATION, judge)
+    report = client.push(tasks, labeling_config(cb, UnitKind.VERIFICATION), "bundled verification")
+    pid = report.projects["bundled verification"]
+    on_server = client.unit_task_ids(pid)
+    for preds in client.predictions(pid).values():
+        (pred,) = preds
+        assert pred["model_version"] == f"{cb.ref()} offline (heuristic baseline, not an LLM)"
+        assert {r["from_name"]: r["value"]["choices"][0] for r in pred["result"]} == proposed
+    uid = client.create_user("frank@failcodes.test")
+    for u in units:
+        client.annotate(on_server[u.id], result_items(corrected), completed_by=uid, lead_time=7)
+    pulled = client.pull(cb, UnitKind.VERIFICATION, "bundled verification")
+    assert pulled.problems == []
+    assert {a.unit_id: a.codes for a in pulled.annotations} == {u.id: corrected for u in units}
+    assert {a.unit_kind for a in pulled.annotations} == {UnitKind.VERIFICATION}
