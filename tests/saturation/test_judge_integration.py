@@ -124,3 +124,74 @@ def test_llm_proposer_through_a_provider() -> None:
     assert request.schema == proposals_schema() and request.schema_name == "proposals"
     assert request.messages[0].role == "user" and unit.id in request.messages[0].content
     assert proposer.name == "llm:openai:fake"
+
+
+def test_llm_judge_and_proposer_through_the_real_sdk(workdir: Path, monkeypatch: Any) -> None:
+    """Real OpenAI SDK against the local fake server: the judge codes the batch; the fake
+    server cannot answer the proposals schema, so the LLM proposer fails cleanly after its
+    retry (no made-up proposal) and the round is resumed with the offline proposer without
+    judging anything again."""
+    from tests.fakeserver import FakeServer
+
+    traces = (
+        get_adapter("ragchecker")
+        .read([bundled.path("ragchecker", "checking_outputs.json")], AdapterOptions())
+        .traces
+    )
+    source = workdir / "traces.jsonl"
+    source.write_text("".join(t.model_dump_json() + "\n" for t in traces))
+    cb_path = codebook.bundled_dir() / "medical-fact-check.v1.yaml"
+    init = cli(
+        "init",
+        "llm",
+        "--codebook",
+        str(cb_path),
+        "--from",
+        str(source),
+        "--batch-size",
+        "5",
+        cwd=workdir,
+    )
+    assert init.returncode == 0, init.stderr
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-saturation")
+    with FakeServer() as fake:
+        url = fake.openai_base_url
+        done = cli(
+            "round",
+            "llm",
+            "--judge",
+            "openai:fake-model",
+            "--base-url",
+            url,
+            "--proposer",
+            "llm:openai:fake-model",
+            cwd=workdir,
+        )
+        assert done.returncode == 2
+        assert "llm:openai:fake-model gave no valid proposals for round 1 after 2 attempts" in (
+            done.stderr
+        )
+        calls = fake.stats()["calls"]["openai"]
+        assert calls == 5 + 2  # five units judged, two proposer attempts
+        store = ProjectStore.open(workdir / "annotations" / "llm")
+        record = store.round(1)
+        assert record.phase.value == "coded"
+        anns = store.round_annotations(1)
+        assert len(anns) == 5 and {a.coder_kind for a in anns} == {CoderKind.LLM}
+        assert "sk-test-saturation" not in "".join(
+            p.read_text(errors="ignore") for p in store.root.rglob("*") if p.is_file()
+        )
+        done = cli(
+            "round",
+            "llm",
+            "--judge",
+            "openai:fake-model",
+            "--base-url",
+            url,
+            "--proposer",
+            "offline",
+            cwd=workdir,
+        )
+        assert done.returncode == 0, done.stderr
+        assert fake.stats()["calls"]["openai"] == calls  # nothing judged twice
+        assert store.round(1).proposer == "offline"
