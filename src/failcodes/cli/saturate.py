@@ -320,16 +320,17 @@ def status(
         console.print(f"accumulation curve: {figure}")
 
 
+def _heuristic(kind: str) -> str:
+    return " (heuristic baseline)" if kind == "heuristic" else ""
+
+
 def _print_status(info: ProjectStatus) -> None:
     console.print(
         f"project {info.name} ({info.kind}) in {info.root}: codebook {info.codebook}, "
         f"versions {info.versions}; {info.used_units}/{info.pool_size} units used"
     )
-    table = Table(
-        "round", "phase", "v", "units", "coded", "proposals", "dupes", "decided", "new", "proposer"
-    )
+    table = Table("round", "phase", "v", "units", "coded", "open", "dup", "decided", "new")
     for r in info.rounds:
-        heur = " (heuristic baseline)" if r.proposer_kind.value == "heuristic" else ""
         table.add_row(
             str(r.number),
             r.phase.value,
@@ -340,9 +341,13 @@ def _print_status(info: ProjectStatus) -> None:
             str(r.duplicates),
             str(r.decided),
             "" if r.new_patterns is None else str(r.new_patterns),
-            r.proposer + heur,
         )
     console.print(table)
+    for r in info.rounds:
+        console.print(
+            f"  round {r.number}: judge {r.judge}{_heuristic(r.judge_kind.value)}, proposer "
+            f"{r.proposer}{_heuristic(r.proposer_kind.value)}"
+        )
     curve = ", ".join(f"r{p.round}: +{p.new_patterns} (={p.cumulative})" for p in info.accumulation)
     console.print(f"accumulation: {curve or 'no closed round yet'}")
     s = info.stop
