@@ -8,7 +8,8 @@ calls (prompt, schema, validation, annotations, cache, journal, prices) and adds
   its state (queued, submitted, done), attempt counts, tokens spent so far and the messages of
   an invalid-answer retry;
 - submission in provider-sized batches (request count and payload bytes), streamed from the
-  units through a JSONL file on disk, never the whole run in memory;
+  units through a JSONL file on disk, never the whole run in memory (which units are done or
+  tracked is asked of the database chunk by chunk, so memory does not grow with the run);
 - polling, then streaming collection of each ended batch into the same journal;
 - retries: a failed item is sent again (up to ``RetryPolicy.max_attempts``); an invalid
   answer is sent again with the validation error (up to ``invalid_answer_retries``); after
@@ -37,7 +38,7 @@ from failcodes.codebook import Codebook
 from failcodes.errors import FailcodesError
 from failcodes.hashing import content_hash
 from failcodes.judge._sqlite import Migration, migrate
-from failcodes.judge.engine import JudgeEngine, JudgeSettings, ProgressCallback, RunSummary, _unique
+from failcodes.judge.engine import JudgeEngine, JudgeSettings, ProgressCallback, RunSummary
 from failcodes.judge.pricing import PriceTable
 from failcodes.judge.prompts import render_invalid, render_user, template_hash
 from failcodes.judge.providers.base import LLMProvider, Message, ProviderRequest, TokenUsage
@@ -116,9 +117,16 @@ class BatchLedger:
         self._conn = conn
         migrate(self._conn, BATCH_MIGRATIONS)
 
-    def known_ids(self) -> set[str]:
-        """Units the ledger already tracks (queued, submitted or done)."""
-        return {r[0] for r in self._conn.execute("SELECT unit_id FROM batch_items")}
+    def present(self, table: str, unit_ids: list[str]) -> set[str]:
+        """Which of ``unit_ids`` have a row in ``table`` (annotations or batch_items)."""
+        if table not in ("annotations", "batch_items") or not unit_ids:
+            return set()
+        marks = ",".join("?" * len(unit_ids))
+        rows = self._conn.execute(
+            f"SELECT unit_id FROM {table} WHERE unit_id IN ({marks})",
+            unit_ids,
+        )
+        return {r[0] for r in rows}
 
     def open_batches(self) -> list[str]:
         """Batches submitted and not yet collected, oldest first."""
@@ -310,8 +318,6 @@ class BatchRunner:
         engine = self.engine
         started = time.monotonic()
         engine.journal.bind({**engine.journal_meta(), "mode": "batch"})
-        done = engine.journal.done_ids()
-        known = self.ledger.known_ids()
         summary = RunSummary(
             judge=self.coder.spec,
             coder_kind=self.coder.coder_kind,
@@ -323,15 +329,18 @@ class BatchRunner:
         engine.journal.start_session()
         outcome = "finished"
         try:
-            total = 0
-            for chunk in _chunks(_unique(units), self.settings.commit_every):
-                total += len(chunk)
+            # Stream the units in chunks; which are done or tracked is asked of the database
+            # chunk by chunk, so memory does not grow with the number of units.
+            for raw_chunk in _chunks(units, self.settings.commit_every):
+                chunk = list({u.id: u for u in raw_chunk}.values())
+                ids = [u.id for u in chunk]
+                done = self.ledger.present("annotations", ids)
+                known = self.ledger.present("batch_items", ids)
+                summary.units += len(chunk)
+                summary.already_done += len(done)
                 fresh = [u for u in chunk if u.id not in done and u.id not in known]
-                summary.already_done += sum(1 for u in chunk if u.id in done)
                 fresh = self._from_cache(fresh, summary)
                 self.ledger.queue(fresh)
-            summary.units = total
-            del done, known
             while True:
                 await self._submit_queued(summary)
                 open_ids = self.ledger.open_batches()
