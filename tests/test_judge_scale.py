@@ -211,3 +211,18 @@ def test_same_reasoning_trace_seen_twice_is_one_verification_unit() -> None:
     # identical claim, passages, reasoning and verdict: one unit, two distinct provenances
     assert len(units) == 1
     assert [p.system for p in units[0].provenance] == ["sysA", "sysZ"]
+
+
+def test_dry_run_needs_no_key(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = write_traces(tmp_path / "traces.jsonl", list(overlapping_traces(1, shared=5)))
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    base = ["judge", "retrieval", "--from", str(src), "--codebook", str(cb), "-o", str(tmp_path)]
+    code, out = _cli([*base, "--judge", "openai:gpt-5-mini", "--batch", "--dry-run"], capsys)
+    assert code == 0, out
+    # 1 claim x 4 retrievers x 10 = 40 rows; 5 shared + 4 x 5 own = 25 units
+    assert "40 (trace, passage) rows -> 25 deduplicated units" in out
+    code, out = _cli([*base, "--judge", "openai:gpt-5-mini"], capsys)
+    assert code == 2 and "OPENAI_API_KEY" in out  # a real run still needs the key
+    code, out = _cli([*base, "--judge", "nosuch:model", "--dry-run"], capsys)
+    assert code == 2 and "unknown judge" in out

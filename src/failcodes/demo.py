@@ -397,6 +397,67 @@ def _judge(ctx: DemoContext) -> StepOutput:
     return out
 
 
+def _scale(ctx: DemoContext) -> StepOutput:
+    """Dry run of an LLM judge over the judged retrieval units: dedup, grouping, cache, batch."""
+    from failcodes import codebook
+    from failcodes.judge.engine import JudgeEngine
+    from failcodes.judge.estimate import PricingOnlyCoder, ScaleOptions, estimate_scale
+    from failcodes.judge.journal import Journal
+    from failcodes.judge.pricing import load_prices
+    from failcodes.judge.providers.offline import OfflineCoder
+    from failcodes.units import UnitKind
+
+    out = StepOutput()
+    spec = "openai:gpt-5-mini"
+    cb = codebook.bundled()
+    units = [
+        u for runs in ctx.results.get("judge", {}).values() for u in runs[UnitKind.RETRIEVAL][0]
+    ]
+    if not units:
+        out.lines.append("no retrieval units were judged: nothing to estimate")
+        return out
+    journal = Journal(ctx.out_dir / "scale" / "dry-run")
+    try:
+        engine = JudgeEngine(
+            PricingOnlyCoder(spec), cb, UnitKind.RETRIEVAL, journal=journal, prices=load_prices()
+        )
+        modes = {
+            "one call per unit": ScaleOptions(),
+            "grouped by claim": ScaleOptions(group_by_claim=True),
+            "batch": ScaleOptions(batch=True),
+            "cascade (offline first) + batch": ScaleOptions(
+                batch=True, cascade_first=OfflineCoder()
+            ),
+        }
+        rows = []
+        for mode, opts in modes.items():
+            est = estimate_scale(engine, units, opts)
+            rows.append(
+                {
+                    "mode": mode,
+                    "rows": est.rows,
+                    "units": est.units,
+                    "to_judge": est.to_judge,
+                    "calls": est.calls,
+                    "input_tokens": est.input_tokens,
+                    "cached_input_tokens": est.cached_input_tokens,
+                    "output_tokens": est.output_tokens,
+                    "cost_usd": round(est.cost_usd or 0.0, 4),
+                    "naive_cost_usd": round(est.naive_cost_usd or 0.0, 4),
+                }
+            )
+    finally:
+        journal.close()
+    table = pd.DataFrame(rows)
+    out.files.append(_write_csv(table, ctx.out_dir / "scale" / "dry_run.csv"))
+    out.lines.append(
+        f"dry run (no key, no call) of {spec} at list prices over the judged retrieval units; "
+        "the cascade's first judge is the offline heuristic baseline"
+    )
+    out.tables.append((f"estimated cost of coding with {spec}", table))
+    return out
+
+
 def _agreement(ctx: DemoContext) -> StepOutput:
     """Inter-annotator agreement on RAGChecker's meta-evaluation labels (bundled)."""
     from failcodes import bundled
@@ -637,6 +698,11 @@ STEPS: list[DemoStep] = [
         "judge",
         "offline heuristic-baseline judge codes passages and reasoning; attribution",
         _judge,
+    ),
+    DemoStep(
+        "scale",
+        "dry run of an LLM judge: dedup, grouping, prompt caching, batch, cascade (no calls)",
+        _scale,
     ),
     DemoStep(
         "agreement",

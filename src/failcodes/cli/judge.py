@@ -15,11 +15,12 @@ from failcodes.annotations import CoderKind
 from failcodes.cli import _judge_scale
 from failcodes.cli._judge_inputs import load_codebook, load_traces
 from failcodes.cli.main import app
-from failcodes.errors import BudgetExceededError
+from failcodes.errors import BudgetExceededError, ConfigError
 from failcodes.judge.engine import JudgeSettings
+from failcodes.judge.estimate import PricingOnlyCoder
 from failcodes.judge.limits import Limits, RetryPolicy
 from failcodes.judge.pricing import load_prices
-from failcodes.judge.providers import make_coder
+from failcodes.judge.providers import make_coder, parse_spec
 from failcodes.judge.run import (
     estimate_run,
     read_summary,
@@ -121,7 +122,13 @@ def _run(
     traces = load_traces(source)
     units = build_units(traces, kind, top_k=top_k)
     run_dir = output or Path("annotations") / f"judge-{kind.value}"
-    coder = make_coder(judge, base_url=base_url, timeout=timeout)
+    try:
+        coder = make_coder(judge, base_url=base_url, timeout=timeout)
+    except ConfigError:
+        parse_spec(judge)  # an unknown judge is an error even in a dry run
+        if not dry_run:
+            raise
+        coder = PricingOnlyCoder(judge)  # a dry run needs no key: it calls nothing
     prices = load_prices(prices_path)
     settings = JudgeSettings(
         limits=Limits(concurrency=concurrency, requests_per_minute=rpm, tokens_per_minute=tpm),

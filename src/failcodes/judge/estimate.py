@@ -18,14 +18,22 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from failcodes.annotations import CoderKind
+from failcodes.errors import ConfigError
 from failcodes.judge.engine import JudgeEngine, RunSummary, _unique
 from failcodes.judge.grouping import DEFAULT_GROUP_SIZE, group_schema, groups_by_claim, render_group
 from failcodes.judge.pricing import estimate_tokens
 from failcodes.judge.prompts import render_user
-from failcodes.judge.providers.base import DirectCoder, TokenUsage
+from failcodes.judge.providers.base import (
+    DirectCoder,
+    ProviderReply,
+    ProviderRequest,
+    TokenUsage,
+)
 from failcodes.units import Unit
 
 #: Judged units in the journal needed before their mean output length is used.
@@ -228,3 +236,25 @@ def compare_lines(estimate: ScaleEstimate, summary: RunSummary) -> list[str]:
             f"cost: estimated ${estimate.cost_usd:.4f}, actual ${summary.cost_usd:.4f}{ratio}"
         )
     return lines
+
+
+class PricingOnlyCoder:
+    """Stands for an LLM judge in a dry run: a spec to price, no client, no key, no calls."""
+
+    coder_kind = CoderKind.LLM
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.provider, _, self.model = spec.partition(":")
+
+    def identity(self) -> dict[str, Any]:
+        """Provider and model (cache keys of a dry run match no real run's: nothing is hit)."""
+        return {"provider": self.provider, "model": self.model, "dry_run": True}
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """Never called: a dry run calls nothing."""
+        del request
+        raise ConfigError(f"{self.spec}: a pricing-only coder cannot make calls")
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
