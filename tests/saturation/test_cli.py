@@ -329,3 +329,24 @@ def test_terminal_review_through_real_prompts(workdir: Path, driver: str) -> Non
     scope = v2.part(store.config().kind).dimension("scope")
     assert [leaf.label for leaf in scope.subcodes[1].leaves] == ["Animal model evidence"]
     assert {(d.reviewer, d.via) for d in store.decisions()} == {("frank", "terminal")}
+
+
+def test_auto_accept_is_explicit_and_labelled(workdir: Path) -> None:
+    coder, proposer = setup_project(workdir, SCRIPT)
+    done = cli(
+        "round",
+        "trial",
+        "--judge",
+        f"scripted:{coder}",
+        "--proposer",
+        f"scripted:{proposer}",
+        "--auto-accept",
+        "--reviewer",
+        "ci-bot",
+        cwd=workdir,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "AUTO-ACCEPTED 3 proposal(s) without human review" in done.stdout
+    store = ProjectStore.open(workdir / "annotations" / "trial")
+    assert {(d.via, d.reviewer) for d in store.decisions()} == {("auto-accept", "ci-bot")}
+    assert store.round(1).new_patterns == 3 and store.codebook().version == 2
