@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import tempfile
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
@@ -33,6 +31,7 @@ from typing import IO, Any, TypeVar, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
+from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.sentences import Sentence
 from failcodes.traces import Passage, Trace
@@ -89,60 +88,8 @@ def passages_path_for(path: str | Path) -> Path:
 
 
 # ------------------------------------------------------------------------------------------
-# Atomic writes
+# Atomic writes (see failcodes.fileio)
 # ------------------------------------------------------------------------------------------
-
-
-class AtomicBatch:
-    """Stage several output files and move them into place together (or not at all).
-
-    Use as a context manager; :meth:`stage` returns a temporary path in the destination's
-    folder. On normal exit every staged file is moved onto its destination with
-    :func:`os.replace`; on an exception all temporary files are deleted and no destination is
-    touched.
-    """
-
-    def __init__(self) -> None:
-        self._staged: list[tuple[Path, Path]] = []
-
-    def stage(self, dest: str | Path) -> Path:
-        """Return a fresh temporary path that will replace ``dest`` on commit."""
-        target = Path(dest)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        self._staged.append((Path(tmp), target))
-        return Path(tmp)
-
-    def commit(self) -> None:
-        """Move every staged file onto its destination."""
-        for tmp, target in self._staged:
-            tmp.replace(target)
-        self._staged.clear()
-
-    def abort(self) -> None:
-        """Delete every staged temporary file."""
-        for tmp, _ in self._staged:
-            tmp.unlink(missing_ok=True)
-        self._staged.clear()
-
-    def __enter__(self) -> AtomicBatch:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: types.TracebackType | None,
-    ) -> None:
-        if exc_type is None:
-            try:
-                self.commit()
-            except BaseException:
-                self.abort()
-                raise
-        else:
-            self.abort()
 
 
 def _batched(batch: AtomicBatch | None, write: Callable[[AtomicBatch], None]) -> None:

@@ -29,8 +29,9 @@ from failcodes.attribution import (
 from failcodes.cli._judge_inputs import load_codebook, load_inputs
 from failcodes.cli.main import app
 from failcodes.errors import InputError
+from failcodes.fileio import atomic_write_text
 from failcodes.judge.journal import JOURNAL_NAME
-from failcodes.judge.run import atomic_write_text, read_annotations
+from failcodes.judge.run import read_annotations
 from failcodes.units import UnitKind
 
 HEURISTIC_NOTE = (

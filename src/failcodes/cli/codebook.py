@@ -12,8 +12,6 @@ PATH defaults to the codebook bundled with failcodes.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,6 +22,7 @@ from failcodes import codebook as cbook
 from failcodes.cli.main import app
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, InputError
+from failcodes.fileio import atomic_write_text
 from failcodes.report.codebook_table import render_codebook_table
 from failcodes.units import UnitKind
 
@@ -69,15 +68,7 @@ def _write(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        Path(tmp).replace(output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(output, text)
 
 
 def _summary(cb: Codebook, path: Path | None) -> dict[str, Any]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ from failcodes.codebook._diff import check_migration
 from failcodes.codebook._document import load_with_lines, parse, to_document, validate
 from failcodes.codebook._models import Codebook
 from failcodes.errors import CodebookError
+from failcodes.fileio import atomic_write_text
 
 DEFAULT_NAME = "medical-fact-check"
 """The codebook failcodes ships (seed 001, Tables 8 and 9)."""
@@ -169,12 +168,4 @@ def save(cb: Codebook, folder: str | Path, *, overwrite: bool = False) -> Path:
     text = dump(cb)
     if parse(text, target) != cb:  # pragma: no cover - guards the round trip
         raise CodebookError("the YAML written would not load back identically", path=target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=root)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        Path(tmp).replace(target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return atomic_write_text(target, text)

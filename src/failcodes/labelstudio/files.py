@@ -7,8 +7,6 @@ never leaves a half-written output.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,23 +14,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
+from failcodes.fileio import atomic_write_text
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` via a temp file in the same folder; return the path."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        Path(tmp).replace(target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return atomic_write_text(path, text)
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> Path:

@@ -6,8 +6,6 @@ turns it into ``tables/`` (md, tex, html, csv), ``figures/`` (png, pdf) and ``in
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
+from failcodes.fileio import atomic_write_text
 from failcodes.report import figures as figs
 from failcodes.report.html import ReportFigure, ReportMeta, ReportSection, ReportTable, write_html
 from failcodes.report.render import TableFormat, render_table
@@ -57,14 +56,6 @@ class ReportInputs(BaseModel):
     notes: dict[str, list[str]] = Field(default_factory=dict)
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    Path(tmp).replace(path)
-
-
 class _Builder:
     def __init__(self, out_dir: Path) -> None:
         self.out = out_dir
@@ -74,7 +65,7 @@ class _Builder:
         files = {}
         for fmt, suffix in _SUFFIX.items():
             rel = f"tables/{stem}.{suffix}"
-            _write_atomic(
+            atomic_write_text(
                 self.out / rel, render_table(frame, fmt, caption=caption, label=f"tab:{stem}")
             )
             files[suffix] = rel

@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from failcodes.codebook import Part
+from failcodes.fileio import atomic_path
 from failcodes.report.tables import ALL_HIGH_ROW
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
@@ -53,12 +54,10 @@ def _figure(width: float, height: float) -> Figure:
 def save_figure(fig: Figure, out_dir: str | Path, stem: str) -> dict[str, Path]:
     """Write ``stem.png`` (200 dpi) and ``stem.pdf`` into ``out_dir``; return their paths."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     paths = {"png": out / f"{stem}.png", "pdf": out / f"{stem}.pdf"}
     for fmt, path in paths.items():
-        tmp = path.with_suffix(f".tmp.{fmt}")
-        fig.savefig(tmp, dpi=200, format=fmt)
-        tmp.replace(path)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=200, format=fmt)
     return paths
 
 

@@ -6,12 +6,11 @@
 from __future__ import annotations
 
 import base64
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from failcodes.fileio import atomic_write_text
 from failcodes.report.render import environment
 
 
@@ -75,12 +74,4 @@ def render_html(meta: ReportMeta, sections: list[ReportSection]) -> str:
 
 def write_html(meta: ReportMeta, sections: list[ReportSection], out_dir: str | Path) -> Path:
     """Write ``out_dir/index.html`` atomically and return its path."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    page = render_html(meta, sections)
-    fd, tmp = tempfile.mkstemp(dir=out, prefix=".index.", suffix=".html")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(page)
-    target = out / "index.html"
-    Path(tmp).replace(target)
-    return target
+    return atomic_write_text(Path(out_dir) / "index.html", render_html(meta, sections))
