@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
-from failcodes.io import AtomicBatch
+from failcodes.io import AtomicBatch, iter_jsonl
 from failcodes.labels import Label
 from failcodes.mapping import (
     DEFAULT_MAPPING,
@@ -361,16 +361,7 @@ def read_disagreements(path: str | Path) -> list[Disagreement]:
         raise InputError("no such file", path=source)
     out: list[Disagreement] = []
     if fmt == "jsonl":
-        with source.open(encoding="utf-8") as fh:
-            for no, text in enumerate(fh, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    rec = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"malformed JSON: {exc.msg}", path=source, line=no) from None
-                out.append(_validate(rec, source, no))
-        return out
+        return [_validate(rec, source, no) for no, rec in iter_jsonl(source)]
     try:
         rows = pq.read_table(source).to_pylist()
     except (pa.ArrowInvalid, OSError) as exc:

@@ -137,6 +137,21 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     return _jsonl_rows(Path(path))
 
 
+def peek_jsonl(path: str | Path) -> dict[str, Any] | None:
+    """Return the first non-blank line of a JSONL file as an object, or None.
+
+    None when the file cannot be read, the line is not JSON or not an object: for sniffing
+    what a file holds; the real reader then reports the problem with its location.
+    """
+    try:
+        with Path(path).open(encoding="utf-8") as fh:
+            first = next((line for line in fh if line.strip()), "")
+        obj = json.loads(first) if first else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
 _FIELD_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
 
 
@@ -350,6 +365,15 @@ def _validate(model: type[M], record: Mapping[str, Any], path: Path, line: int |
         return model.model_validate(record)
     except ValidationError as exc:
         raise _validation_error(exc, path, line) from None
+
+
+def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    """Read a JSONL file of ``model`` objects (units, annotations, ...).
+
+    Raises :class:`InputError` naming the file, line and field of the first problem.
+    """
+    src = Path(path)
+    return [_validate(model, record, src, line) for line, record in _jsonl_rows(src)]
 
 
 # ------------------------------------------------------------------------------------------

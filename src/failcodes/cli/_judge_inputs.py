@@ -6,14 +6,13 @@ or Parquet) or a traces file in any format :func:`failcodes.io.read_traces` read
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
 from failcodes.disagreements import Disagreement, read_disagreements
 from failcodes.errors import InputError
-from failcodes.io import read_traces
+from failcodes.io import peek_jsonl, read_traces
 from failcodes.traces import Trace
 from failcodes.units import disagreement_traces
 
@@ -22,15 +21,8 @@ def is_disagreements_file(path: Path) -> bool:
     """True if ``path`` holds disagreements (records with ``kind`` and ``claims``)."""
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
-        try:
-            with path.open(encoding="utf-8") as fh:
-                for line in fh:
-                    if line.strip():
-                        rec = json.loads(line)
-                        return isinstance(rec, dict) and "claims" in rec and "kind" in rec
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            return False  # let the trace reader report the problem with its location
-        return False
+        rec = peek_jsonl(path)  # None when unreadable: the trace reader reports it
+        return rec is not None and "claims" in rec and "kind" in rec
     if suffix in (".parquet", ".pq"):
         import pyarrow.parquet as pq  # type: ignore[import-untyped]
 

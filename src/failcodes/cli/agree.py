@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from failcodes import io
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
@@ -58,33 +59,8 @@ def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
 def _is_annotation_file(path: Path) -> bool:
     if path.suffix.lower() not in (".jsonl", ".ndjson") or not path.exists():
         return False
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError:
-                    return False
-                return isinstance(obj, dict) and {"unit_id", "coder", "codes"} <= obj.keys()
-    return False
-
-
-def _read_annotations(path: Path) -> list[Annotation]:
-    out = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(Annotation.model_validate_json(line))
-            except ValueError as exc:
-                first = str(exc).splitlines()
-                raise InputError(
-                    f"not an annotation: {first[1] if len(first) > 1 else exc}",
-                    path=path,
-                    line=lineno,
-                ) from exc
-    return out
+    head = io.peek_jsonl(path)
+    return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
 
 
 def _fmt(value: float | None) -> str:
@@ -182,7 +158,7 @@ def agree(
 
         cb = cbm.load(codebook_path) if codebook_path is not None else None
         scoped = annotation_agreement(
-            _read_annotations(file),
+            io.read_models_jsonl(file, Annotation),
             codebook=cb,
             n_bootstrap=bootstrap,
             seed=seed,

@@ -6,7 +6,6 @@ The server URL and token come from ``--url``/``--token`` or from ``LABEL_STUDIO_
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,14 +77,9 @@ def _codebook(path: Path | None) -> Codebook:
 def _units(path: Path, part: UnitKind, top_k: int | None) -> list[Unit]:
     """Units from a units JSONL file, or built from a traces file (as the judge builds them)."""
     if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
-        with path.open(encoding="utf-8") as fh:
-            first = next((line for line in fh if line.strip()), "")
-        try:
-            head = json.loads(first) if first else {}
-        except json.JSONDecodeError:
-            head = {}
-        if isinstance(head, dict) and {"id", "kind", "claim", "passages"} <= head.keys():
-            return files.read_models_jsonl(path, Unit)
+        head = io.peek_jsonl(path)
+        if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
+            return io.read_models_jsonl(path, Unit)
     return build_units(io.read_traces(path), part, top_k=top_k)
 
 
@@ -98,7 +92,7 @@ def _tasks(
     top_k: int | None,
 ) -> list[dict[str, Any]]:
     unit_list = _units(units, part, top_k)
-    annotations = files.read_models_jsonl(judged, Annotation) if judged is not None else []
+    annotations = io.read_models_jsonl(judged, Annotation) if judged is not None else []
     chosen = select_judged(annotations, cb, judge)
     tasks = build_tasks(unit_list, cb, part, chosen)
     if not tasks:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
@@ -33,28 +33,6 @@ def write_models_jsonl(path: str | Path, models: Iterable[BaseModel]) -> Path:
     """Write pydantic models one JSON object per line, atomically."""
     text = "".join(m.model_dump_json() + "\n" for m in models)
     return write_text_atomic(path, text)
-
-
-def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
-    """Read a JSONL file of ``model`` objects; errors name the file, line and field."""
-    src = Path(path)
-    try:
-        lines = src.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
-    out: list[M] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append(model.model_validate_json(line))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or None
-            raise InputError(
-                f"not a valid {model.__name__}: {err['msg']}", path=src, line=number, field=where
-            ) from None
-    return out
 
 
 def read_json(path: str | Path) -> Any:

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, MigrationMap, migrate
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
+from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
 from failcodes.metrics import LabelIndex
@@ -71,19 +71,7 @@ def read_ratings_frame(path: str | Path) -> pd.DataFrame:
         if suffix == ".parquet":
             return pd.read_parquet(p)
         if suffix in (".jsonl", ".ndjson"):
-            rows = []
-            with p.open(encoding="utf-8") as fh:
-                for lineno, line in enumerate(fh, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        obj = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise InputError(f"invalid JSON: {exc.msg}", path=p, line=lineno) from exc
-                    if not isinstance(obj, dict):
-                        raise InputError("each line must be a JSON object", path=p, line=lineno)
-                    rows.append(obj)
-            return pd.DataFrame(rows)
+            return pd.DataFrame([obj for _, obj in iter_jsonl(p)])
     except (OSError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
