@@ -137,6 +137,25 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     return _jsonl_rows(Path(path))
 
 
+def read_json(path: str | Path) -> Any:
+    """Read a whole JSON document (not JSONL).
+
+    Raises :class:`InputError` for a missing or unreadable file, text that is not UTF-8 and
+    malformed JSON (with the line of the problem).
+    """
+    src = Path(path)
+    if not src.exists():
+        raise InputError("file not found", path=src)
+    try:
+        return json.loads(src.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", path=src, line=exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", path=src) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
+
+
 def peek_jsonl(path: str | Path) -> dict[str, Any] | None:
     """Return the first non-blank line of a JSONL file as an object, or None.
 

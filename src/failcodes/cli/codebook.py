@@ -23,6 +23,7 @@ from failcodes.cli.main import app
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
+from failcodes.io import read_json
 from failcodes.report.codebook_table import render_codebook_table
 from failcodes.units import UnitKind
 
@@ -184,12 +185,7 @@ def diff(
 
 
 def _read_stats(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    data = read_json(path)
     if not isinstance(data, dict) or set(data) - {"frequencies", "agreement"}:
         raise InputError(
             'expected {"frequencies": {code: value}, "agreement": {code: value}}', path=path

@@ -238,7 +238,7 @@ def import_cmd(
         users[int(key)] = name.strip()
     cb = _codebook(codebook)
     result = annotations_from_export(
-        files.read_json(export), cb, part, users=users, project=project_id, source=str(export)
+        io.read_json(export), cb, part, users=users, project=project_id, source=str(export)
     )
     files.write_models_jsonl(out, result.annotations)
     _report(result, out)

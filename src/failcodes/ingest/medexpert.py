@@ -30,7 +30,6 @@ exactly the labelled units (``failcodes ingest medexpert ... --sentences-out``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,14 +45,7 @@ SEVERITY_ORDER = ("Mild", "Moderate", "Severe", "Life-threatening")
 
 
 def _load(path: Path) -> list[Any]:
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", path=path) from None
+    data = io.read_json(path)
     if not isinstance(data, list):
         raise InputError(f"expected a JSON list of tasks, got {type(data).__name__}", path=path)
     return data

@@ -30,7 +30,6 @@ Rules (documented in docs/trace-format.md):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -57,14 +56,7 @@ def chunk_verdict(row: Sequence[str]) -> Verdict:
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", path=path) from None
+    data = io.read_json(path)
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list):
         raise InputError("expected an object with a 'results' list", path=path, field="results")

@@ -17,7 +17,6 @@ With several datasets, groups are prefixed ``<dataset>/`` so systems of differen
 from __future__ import annotations
 
 import contextlib
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,16 +28,10 @@ from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
+from failcodes.io import read_json
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
 
 
 def _prefixed(frame: pd.DataFrame, column: str, dataset: str, many: bool) -> pd.DataFrame:
@@ -94,7 +87,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     metrics: list[dict[str, Any]] = []
     for path in metric_files:
-        rows = _read_json(path)
+        rows = read_json(path)
         if not isinstance(rows, list):
             raise InputError("expected a list of metric rows", path=path)
         for row in rows:
@@ -134,7 +127,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 heuristic |= first.coder_kind is CoderKind.HEURISTIC
             summary = folder / sub / "summary.json"
             if summary.exists():
-                cost += float(_read_json(summary).get("journal_cost_usd", 0.0))
+                cost += float(read_json(summary).get("journal_cost_usd", 0.0))
 
     cb = _find_codebook(refs, codebook)
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
@@ -152,7 +145,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     agreement_rows: list[dict[str, Any]] = []
     for path in sorted((root / "agreement").glob("*.json")):
-        for row in _read_json(path):
+        for row in read_json(path):
             subject = row.get("dimension") or row.get("subject") or path.stem
             agreement_rows.append({"subject": subject, **row})
         inputs_files.append(path)
