@@ -112,6 +112,24 @@ class CodebookDraft:
 
         self._map_dimension(dim_id, per_dim)
 
+    def _update_code(self, code: str, info: Any, change: dict[str, Any]) -> None:
+        """Apply ``model_copy(update=change)`` to the dimension, subcode or leaf ``code``."""
+        if info.level is CodeLevel.DIMENSION:
+            self._map_dimension(code, lambda d: d.model_copy(update=change))
+        elif info.level is CodeLevel.SUBCODE:
+            self._map_subcodes(
+                info.dimension, lambda s: [s.model_copy(update=change) if s.id == code else s]
+            )
+        else:
+
+            def per_subcode(sub: Subcode) -> list[Subcode]:
+                leaves = tuple(
+                    lf.model_copy(update=change) if lf.id == code else lf for lf in sub.leaves
+                )
+                return [sub.model_copy(update={"leaves": leaves})]
+
+            self._map_subcodes(info.dimension, per_subcode)
+
     def _log(self, line: str) -> None:
         self.lines.append(f"- {line}")
 
@@ -158,28 +176,9 @@ class CodebookDraft:
             raise _err("unknown-key", f"cannot update {sorted(unknown)} (allowed: {_FIELDS})")
         info = self._info(code)
         values = {k: tuple(v) if isinstance(v, list | tuple) else v for k, v in fields.items()}
-        if info.level is CodeLevel.DIMENSION:
-            if set(values) - {"label", "definition"}:
-                raise _err("unknown-key", "a dimension only has a label and a definition")
-            self._map_dimension(code, lambda d: d.model_copy(update=values))
-        elif info.level is CodeLevel.SUBCODE:
-            self._map_subcodes(
-                info.dimension, lambda s: [s.model_copy(update=values) if s.id == code else s]
-            )
-        else:
-            self._map_subcodes(
-                info.dimension,
-                lambda s: [
-                    s.model_copy(
-                        update={
-                            "leaves": tuple(
-                                lf.model_copy(update=values) if lf.id == code else lf
-                                for lf in s.leaves
-                            )
-                        }
-                    )
-                ],
-            )
+        if info.level is CodeLevel.DIMENSION and set(values) - {"label", "definition"}:
+            raise _err("unknown-key", "a dimension only has a label and a definition")
+        self._update_code(code, info, values)
         self._log(f"reworded {code} ({', '.join(sorted(values))})" + (f": {note}" if note else ""))
         return self
 
@@ -192,26 +191,7 @@ class CodebookDraft:
         change: dict[str, Any] = {"id": new_id}
         if label is not None:
             change["label"] = label
-        if info.level is CodeLevel.DIMENSION:
-            self._map_dimension(code, lambda d: d.model_copy(update=change))
-        elif info.level is CodeLevel.SUBCODE:
-            self._map_subcodes(
-                info.dimension, lambda s: [s.model_copy(update=change) if s.id == code else s]
-            )
-        else:
-            self._map_subcodes(
-                info.dimension,
-                lambda s: [
-                    s.model_copy(
-                        update={
-                            "leaves": tuple(
-                                lf.model_copy(update=change) if lf.id == code else lf
-                                for lf in s.leaves
-                            )
-                        }
-                    )
-                ],
-            )
+        self._update_code(code, info, change)
         self._replace([code], [new_id], note)
         self._log(f"renamed {code} to {new_id}" + (f": {note}" if note else ""))
         return self
