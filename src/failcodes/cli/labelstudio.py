@@ -61,6 +61,15 @@ TopKOpt = Annotated[
     typer.Option("--top-k", min=1, help="With a traces file: only passages ranked <= K."),
 ]
 ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title.")]
+JudgedOpt = Annotated[
+    Path | None,
+    typer.Option("--judged", help="Judge annotations JSONL: become pre-selected predictions."),
+]
+JudgeOpt = Annotated[
+    str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
+]
+AnnotationsOutOpt = Annotated[Path, typer.Option("-o", "--out", help="Annotations JSONL to write.")]
+DEFAULT_ANNOTATIONS_OUT = Path("annotations/labelstudio.jsonl")
 AnnotatorOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -139,13 +148,8 @@ def export_cmd(
     part: PartOpt,
     out: Annotated[Path, typer.Option("-o", "--out", help="Label Studio tasks JSON file.")],
     codebook: CodebookOpt = None,
-    judged: Annotated[
-        Path | None,
-        typer.Option("--judged", help="Judge annotations JSONL: become pre-selected predictions."),
-    ] = None,
-    judge: Annotated[
-        str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
-    ] = None,
+    judged: JudgedOpt = None,
+    judge: JudgeOpt = None,
     top_k: TopKOpt = None,
 ) -> None:
     """Write units as Label Studio tasks JSON with the judge's codes as predictions."""
@@ -162,13 +166,8 @@ def push_cmd(
     part: PartOpt,
     project: ProjectOpt,
     codebook: CodebookOpt = None,
-    judged: Annotated[
-        Path | None,
-        typer.Option("--judged", help="Judge annotations JSONL: become pre-selected predictions."),
-    ] = None,
-    judge: Annotated[
-        str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
-    ] = None,
+    judged: JudgedOpt = None,
+    judge: JudgeOpt = None,
     top_k: TopKOpt = None,
     annotator: AnnotatorOpt = None,
     url: UrlOpt = None,
@@ -196,9 +195,7 @@ def pull_cmd(
     project: ProjectOpt,
     codebook: CodebookOpt = None,
     annotator: AnnotatorOpt = None,
-    out: Annotated[Path, typer.Option("-o", "--out", help="Annotations JSONL to write.")] = Path(
-        "annotations/labelstudio.jsonl"
-    ),
+    out: AnnotationsOutOpt = DEFAULT_ANNOTATIONS_OUT,
     url: UrlOpt = None,
     token: TokenOpt = None,
 ) -> None:
@@ -225,9 +222,7 @@ def import_cmd(
         list[str] | None,
         typer.Option("--user", help="Name a Label Studio user id: ID=email (exports hold ids)."),
     ] = None,
-    out: Annotated[Path, typer.Option("-o", "--out", help="Annotations JSONL to write.")] = Path(
-        "annotations/labelstudio.jsonl"
-    ),
+    out: AnnotationsOutOpt = DEFAULT_ANNOTATIONS_OUT,
 ) -> None:
     """Map a Label Studio JSON export file (no server needed) to failcodes annotations."""
     users: dict[int, str] = {}
