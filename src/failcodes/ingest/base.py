@@ -8,7 +8,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
+from failcodes.io import with_json_line
 from failcodes.labels import Label
 from failcodes.sentences import Sentence
 from failcodes.traces import Trace
@@ -75,3 +76,21 @@ class Adapter(Protocol):
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Read ``paths`` into core models; user errors raise InputError/ConfigError."""
         ...
+
+
+class JsonDocumentAdapter:
+    """Base of adapters reading whole JSON documents: an error gets the line of its field.
+
+    Subclasses implement ``_read``; an :class:`InputError` naming a JSON field path (e.g.
+    ``results[1].claims[0]``) is re-raised with the line where that field starts.
+    """
+
+    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """Read ``paths``; errors name the JSON field and the line where it starts."""
+        try:
+            return self._read(paths, options)
+        except InputError as exc:
+            raise with_json_line(exc) from None
+
+    def _read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        raise NotImplementedError

@@ -36,7 +36,7 @@ from typing import Any
 
 from failcodes import io
 from failcodes.errors import InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import AdapterOptions, IngestResult, JsonDocumentAdapter, Output
 from failcodes.labels import Label
 from failcodes.sentences import Sentence, answer_sentences
 
@@ -119,19 +119,12 @@ def _spans(result: list[Any], response: str, path: Path, where: str) -> list[_Sp
     return list(spans.values())
 
 
-class MedExpert:
+class MedExpert(JsonDocumentAdapter):
     """Read MedExpert annotation exports."""
 
     name = "medexpert"
     description = "MedExpert JSL export: clinician error spans -> sentence labels (+ sentences)"
     output = Output.LABELS
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read ``paths``; errors name the JSON field and the line where it starts."""
-        try:
-            return self._read(paths, options)
-        except InputError as exc:
-            raise io.with_json_line(exc) from None
 
     def _read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Read every export; question ids must be unique across files."""

@@ -36,7 +36,7 @@ from typing import Any
 
 from failcodes import io
 from failcodes.errors import InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import AdapterOptions, IngestResult, JsonDocumentAdapter, Output
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -93,19 +93,12 @@ def _check_label(value: object, path: Path, field: str) -> str:
     return value
 
 
-class RagChecker:
+class RagChecker(JsonDocumentAdapter):
     """Read RAGChecker checking outputs."""
 
     name = "ragchecker"
     description = "RAGChecker checking_outputs.json: claim x chunk entailment -> traces + labels"
     output = Output.TRACES
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read ``paths``; errors name the JSON field and the line where it starts."""
-        try:
-            return self._read(paths, options)
-        except InputError as exc:
-            raise io.with_json_line(exc) from None
 
     def _read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Read every file; query ids must be unique across files."""
