@@ -35,11 +35,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from failcodes.errors import InputError
@@ -63,6 +62,9 @@ from failcodes.resampling import (
 )
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
+
+if TYPE_CHECKING:  # pandas costs ~0.4 s to import; only the DataFrame adapters need it
+    import pandas as pd
 
 #: Metric names in report order.
 METRICS: tuple[str, ...] = (
@@ -234,11 +236,15 @@ class MetricsReport(BaseModel):
 
 def results_dataframe(results: Iterable[MetricResult]) -> pd.DataFrame:
     """Adapt metric results to a flat DataFrame (see :meth:`MetricResult.flat`)."""
+    import pandas as pd
+
     return pd.DataFrame([r.flat() for r in results])
 
 
 def distributions_dataframe(dists: Iterable[VerdictDistribution]) -> pd.DataFrame:
     """Adapt verdict distributions to a flat DataFrame (see :meth:`VerdictDistribution.flat`)."""
+    import pandas as pd
+
     return pd.DataFrame([d.flat() for d in dists])
 
 

@@ -15,12 +15,6 @@ from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
-from failcodes.stats.tables import (
-    agreement_table,
-    annotation_agreement,
-    ratings_from_frame,
-    read_ratings_frame,
-)
 
 _STAT_CHOICES = (*STATISTICS, "all")
 _JSON_KEYS = (
@@ -150,6 +144,14 @@ def agree(
         raise ConfigError(f"--weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
     if fmt not in ("table", "json"):
         raise ConfigError(f"--format must be table or json, got {fmt!r}")
+    # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
+    from failcodes.stats.tables import (
+        agreement_table,
+        annotation_agreement,
+        ratings_from_frame,
+        read_ratings_frame,
+    )
+
     stats = list(STATISTICS) if stat == "all" else [stat]
     rows: list[dict[str, Any]] = []
     group_keys: list[str] = []

@@ -16,7 +16,6 @@ from failcodes import io
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.classification import compare_systems, paired_metric_tests
-from failcodes.stats.tables import paired_outcomes_from_traces, read_ratings_frame
 from failcodes.stats.tests import TestResult
 
 _TRUE = {"1", "1.0", "true", "yes", "y", "t"}
@@ -101,6 +100,9 @@ def compare(
     bad = [m for m in wanted if m not in ("f1", "recall")]
     if bad:
         raise ConfigError(f"--metrics accepts f1 and recall, got {bad}")
+    # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
+    from failcodes.stats.tables import paired_outcomes_from_traces, read_ratings_frame
+
     source: Path
     if traces_path is not None or labels_path is not None:
         if file is not None or traces_path is None or labels_path is None:

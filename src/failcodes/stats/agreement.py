@@ -37,7 +37,6 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.stats import norm
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.bootstrap import (
@@ -658,6 +657,8 @@ def finish(
         )
         for (i, p), block_sums in zip(plans, sums, strict=True):
             replicates[i] = p.finalize(block_sums)
+    from scipy.stats import norm  # lazy: scipy.stats costs ~0.3 s at start-up
+
     z = float(norm.ppf(0.5 + confidence / 2.0))
     out: list[AgreementResult] = []
     for i, e in enumerate(estimates):

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from failcodes.errors import StatisticsError
 
@@ -100,6 +99,8 @@ def _keyed_sums(weights: FloatArray, keys: IntArray, width: int) -> FloatArray:
 
 def _dense_sums(weights: FloatArray, cols: FloatArray) -> FloatArray:
     if cols.size and np.count_nonzero(cols) * 4 < cols.size:  # mostly zeros: sparse product
+        from scipy import sparse  # lazy: only large sparse inputs need it
+
         product = sparse.csr_matrix(cols).T @ weights.T
         return np.ascontiguousarray(np.asarray(product, dtype=np.float64).T)
     out: FloatArray = weights @ cols

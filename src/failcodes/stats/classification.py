@@ -21,7 +21,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.bootstrap import (
@@ -93,6 +92,8 @@ def cochrans_q(outcomes: npt.ArrayLike, names: Sequence[str] | None = None) -> T
             if n
             else "no unit has an outcome for every system",
         )
+    from scipy import stats as sps  # lazy: scipy.stats costs ~0.3 s at start-up
+
     q = (k - 1) * (k * float((col**2).sum()) - total**2) / denom
     return TestResult(
         test="cochran_q",
@@ -125,6 +126,8 @@ def mcnemar(
     n01 = int(((pairs[:, 0] == 0) & (pairs[:, 1] == 1)).sum())
     disc = n10 + n01
     effect = (n10 - n01) / n if n else None
+    from scipy import stats as sps  # lazy (see cochrans_q)
+
     if disc < exact_below:
         p = float(min(1.0, 2.0 * sps.binom.cdf(min(n10, n01), disc, 0.5))) if disc else 1.0
         return TestResult(

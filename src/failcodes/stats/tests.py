@@ -12,8 +12,6 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
-from scipy import stats as sps
-from statsmodels.stats.multitest import multipletests
 
 from failcodes.errors import StatisticsError
 
@@ -51,6 +49,8 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     vals = np.array([p_values[i] for i in idx], dtype=np.float64)
     if ((vals < 0) | (vals > 1)).any():
         raise StatisticsError(f"p-values must lie in [0, 1], got {vals.tolist()}")
+    from statsmodels.stats.multitest import multipletests  # lazy: ~0.3 s to import
+
     adjusted = multipletests(vals, method="holm")[1]
     for i, p in zip(idx, adjusted, strict=True):
         out[i] = float(p)
@@ -84,6 +84,8 @@ def mann_whitney(x: npt.ArrayLike, y: npt.ArrayLike, *, label: str = "x vs y") -
     n1, n2 = a.size, b.size
     if n1 == 0 or n2 == 0:
         raise StatisticsError(f"Mann-Whitney needs values in both groups, got {n1} and {n2}")
+    from scipy import stats as sps  # lazy: scipy.stats costs ~0.3 s at start-up
+
     res = sps.mannwhitneyu(a, b, alternative="two-sided", method="auto")
     u = float(res.statistic)
     r = 2.0 * u / (n1 * n2) - 1.0
@@ -139,6 +141,8 @@ def spearman(x: npt.ArrayLike, y: npt.ArrayLike, *, label: str = "x ~ y") -> Tes
             n=n,
             undefined_reason=reason,
         )
+    from scipy import stats as sps  # lazy (see mann_whitney)
+
     res = sps.spearmanr(a, b)
     rho = float(res.statistic)
     return TestResult(
