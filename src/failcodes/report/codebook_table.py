@@ -12,12 +12,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import jinja2
 import pandas as pd
-from markupsafe import escape
 
 from failcodes.codebook import Codebook
-from failcodes.report.render import TableFormat, latex_escape, markdown_escape
+from failcodes.report.render import TableFormat, latex_escape, template_environment
 from failcodes.units import UnitKind
 
 HQ_MARK = "†"
@@ -170,17 +168,7 @@ def tex(text: object) -> str:
 _QUOTED = re.compile(r'"([^"]*)"')
 
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("failcodes.report", "templates"),
-    autoescape=False,  # each template escapes through its own filter
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_ENV.filters["tex"] = tex
-_ENV.filters["md"] = markdown_escape
-_ENV.filters["html"] = lambda v: str(escape(v))
+_ENV = template_environment({"tex": tex})
 
 
 def render_codebook_table(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -53,17 +53,26 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("failcodes.report", "templates"),
-    autoescape=False,  # each template escapes through its own filter
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_ENV.filters["latex"] = latex_escape
-_ENV.filters["md"] = markdown_escape
-_ENV.filters["html"] = lambda v: str(escape(v))
+def template_environment(filters: Mapping[str, Callable[[Any], str]]) -> jinja2.Environment:
+    """A jinja2 environment over the report templates: ``md``, ``html`` and ``filters``.
+
+    Templates escape through their own filters (no autoescape); undefined names are errors.
+    """
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("failcodes.report", "templates"),
+        autoescape=False,  # each template escapes through its own filter
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["md"] = markdown_escape
+    env.filters["html"] = lambda v: str(escape(v))
+    env.filters.update(filters)
+    return env
+
+
+_ENV = template_environment({"latex": latex_escape})
 
 
 def environment() -> jinja2.Environment:
