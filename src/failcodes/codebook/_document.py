@@ -11,7 +11,7 @@ YAML line and the rule (see :data:`RULES`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -384,6 +384,21 @@ def _all_ids(doc: CodebookDocument) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- conversions
 
 
+def _with_leaves(
+    parts: Sequence[Part], leaves: Callable[[Subcode], Sequence[Leaf]]
+) -> tuple[Part, ...]:
+    """Copies of ``parts`` where every subcode's leaves are ``leaves(subcode)``."""
+
+    def dim_copy(dim: Dimension) -> Dimension:
+        subs = tuple(sub.model_copy(update={"leaves": tuple(leaves(sub))}) for sub in dim.subcodes)
+        return dim.model_copy(update={"subcodes": subs})
+
+    return tuple(
+        part.model_copy(update={"dimensions": tuple(dim_copy(d) for d in part.dimensions)})
+        for part in parts
+    )
+
+
 def to_codebook(doc: CodebookDocument) -> Codebook:
     """Fold top-level leaves into their parent subcodes."""
     extra: dict[str, list[Leaf]] = {}
@@ -391,26 +406,7 @@ def to_codebook(doc: CodebookDocument) -> Codebook:
         extra.setdefault(entry.parent, []).append(
             Leaf.model_validate(entry.model_dump(exclude={"parent"}))
         )
-    parts = tuple(
-        part.model_copy(
-            update={
-                "dimensions": tuple(
-                    dim.model_copy(
-                        update={
-                            "subcodes": tuple(
-                                sub.model_copy(
-                                    update={"leaves": (*sub.leaves, *extra.get(sub.id, ()))}
-                                )
-                                for sub in dim.subcodes
-                            )
-                        }
-                    )
-                    for dim in part.dimensions
-                )
-            }
-        )
-        for part in doc.parts
-    )
+    parts = _with_leaves(doc.parts, lambda sub: (*sub.leaves, *extra.get(sub.id, ())))
     return Codebook(
         name=doc.name,
         version=doc.version,
@@ -429,23 +425,7 @@ def to_document(cb: Codebook, *, top_level_leaves: bool = True) -> CodebookDocum
         for _, dim in cb.dimensions():
             for sub in dim.subcodes:
                 leaves.extend(LeafEntry(parent=sub.id, **leaf.model_dump()) for leaf in sub.leaves)
-        parts = tuple(
-            part.model_copy(
-                update={
-                    "dimensions": tuple(
-                        dim.model_copy(
-                            update={
-                                "subcodes": tuple(
-                                    sub.model_copy(update={"leaves": ()}) for sub in dim.subcodes
-                                )
-                            }
-                        )
-                        for dim in part.dimensions
-                    )
-                }
-            )
-            for part in cb.parts
-        )
+        parts = _with_leaves(cb.parts, lambda _sub: ())
     return CodebookDocument(
         name=cb.name,
         version=cb.version,
