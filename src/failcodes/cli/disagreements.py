@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.metrics import MAPPING_HELP, load_inputs, make_console
+from failcodes.cli.metrics import LabelsOpt, MappingOpt, TracesOpt, load_inputs, make_console
 from failcodes.disagreements import (
     Disagreement,
     count_by_kind,
@@ -32,13 +32,10 @@ def summary_table(items: list[Disagreement], *, title: str = "Disagreements") ->
 
 @app.command("disagreements")
 def disagreements(
-    traces: Annotated[
-        list[Path],
-        typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
-    ],
-    labels: Annotated[Path, typer.Option("--labels", help="Clinical labels file.")],
+    traces: TracesOpt,
+    labels: LabelsOpt,
     out: Annotated[Path, typer.Option("-o", "--out", help="Output file: .jsonl or .parquet.")],
-    mapping: Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)] = None,
+    mapping: MappingOpt = None,
     level: Annotated[Level, typer.Option("--level", help="Unit compared.")] = Level.SENTENCE,
     without_claims: Annotated[
         WithoutClaimsPolicy,

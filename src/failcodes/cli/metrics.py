@@ -55,6 +55,14 @@ MAPPING_HELP = (
     + ", or comma-separated verdicts such as 'refuted,ambiguous'."
 )
 
+#: Options shared by ``metrics`` and ``disagreements``.
+TracesOpt = Annotated[
+    list[Path],
+    typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
+]
+LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
+MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
+
 
 def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Trace], list[Label]]:
     """Read traces from several files (claim ids unique across them) and check the labels."""
@@ -152,12 +160,9 @@ def notes(report: MetricsReport) -> list[str]:
 
 @app.command("metrics")
 def metrics(
-    traces: Annotated[
-        list[Path],
-        typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
-    ],
-    labels: Annotated[Path, typer.Option("--labels", help="Clinical labels file.")],
-    mapping: Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)] = None,
+    traces: TracesOpt,
+    labels: LabelsOpt,
+    mapping: MappingOpt = None,
     level: Annotated[Level, typer.Option("--level", help="Unit of the metrics.")] = Level.SENTENCE,
     bootstrap: Annotated[
         int, typer.Option("--bootstrap", min=0, help="Cluster-bootstrap resamples (0 = no CIs).")
