@@ -15,6 +15,8 @@ def test_write_text_and_bytes_create_folders_and_leave_no_temp(tmp_path: Path) -
     assert text_path.read_bytes() == "héllo\n".encode()
     assert bytes_path.read_bytes() == b"\x00\x01"
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["b.txt", "c.bin"]
+    synced = atomic_write_text(tmp_path / "a" / "b.txt", "new\n", fsync=True)
+    assert synced.read_text(encoding="utf-8") == "new\n"
 
 
 def test_failed_write_keeps_the_old_file(tmp_path: Path) -> None:

@@ -47,19 +47,25 @@ def atomic_path(dest: str | Path) -> Iterator[Path]:
         raise
 
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` as UTF-8 to ``path`` atomically (parent folders created); return the path."""
-    target = Path(path)
-    with atomic_path(target) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return target
+def atomic_write_text(path: str | Path, text: str, *, fsync: bool = False) -> Path:
+    """Write ``text`` as UTF-8 to ``path`` atomically (parent folders created); return the path.
+
+    With ``fsync`` the data reach the disk before the rename (survives a power cut).
+    """
+    return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (parent folders created); return the path."""
+def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = False) -> Path:
+    """Write ``data`` to ``path`` atomically (parent folders created); return the path.
+
+    With ``fsync`` the data reach the disk before the rename (survives a power cut).
+    """
     target = Path(path)
-    with atomic_path(target) as tmp:
-        tmp.write_bytes(data)
+    with atomic_path(target) as tmp, tmp.open("wb") as fh:
+        fh.write(data)
+        if fsync:
+            fh.flush()
+            os.fsync(fh.fileno())
     return target
 
 
