@@ -222,6 +222,15 @@ def test_demo_runs_offline_on_bundled_data(tmp_path: Path) -> None:
     assert f"{fever_f1:.1f} [" in prf
     probe = probe_page(index)
     assert probe["broken"] == 0 and probe["wide"] == 0 and probe["images"] >= 4
+    # Seed 001 A.9 on the demo: Cochran's Q over the 64 labelled errors, detected by
+    # covidfact/healthver/scifact 64 each and fever 6 (its TP above). By hand: C = (64,64,64,6),
+    # T = 198, rows: 58 units with 3 detections, 6 with 4 -> sum R^2 = 58*9 + 6*16 = 618;
+    # Q = (k-1)(k*sum C^2 - T^2)/(k*T - sum R^2) = 3*(4*12324 - 39204)/(792 - 618) = 174.0
+    assert fever[0]["tp"] == 6
+    tests = json.loads((base / "comparisons" / "scifact-dev.json").read_text())["tests"]
+    cochran = next(t for t in tests if t["test"] == "cochran_q")
+    assert cochran["statistic"] == pytest.approx(174.0) and cochran["df"] == 3
+    assert (base / "report" / "tables" / "comparisons.tex").is_file()
     # `failcodes report` rebuilds the same report from the run directory alone
     again = run("report", "demo-out", "-o", "again", cwd=tmp_path)
     assert again.returncode == 0, again.stderr

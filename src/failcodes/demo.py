@@ -564,6 +564,57 @@ def _saturation(ctx: DemoContext) -> StepOutput:
     return saturation_step(ctx)
 
 
+def _compare(ctx: DemoContext) -> StepOutput:
+    """Seed 001 appendix A.9 on the demo systems: Cochran's Q, Holm-adjusted McNemar, F1."""
+    from failcodes.errors import StatisticsError
+    from failcodes.stats.classification import compare_against_truth
+    from failcodes.stats.tables import paired_outcomes_from_traces
+
+    out = StepOutput()
+    for name, ds in ctx.datasets.items():
+        try:
+            paired = paired_outcomes_from_traces(ds.traces, ds.labels, "refuted")
+        except StatisticsError as exc:
+            out.lines.append(f"{name}: no system comparison ({exc})")
+            continue
+        results = compare_against_truth(
+            paired.truth,
+            paired.predictions,
+            paired.systems,
+            metrics=("recall", "f1"),
+            n_resamples=DEMO_BOOTSTRAP,
+            seed=DEMO_SEED,
+        )
+        rows = [r.model_dump() for r in results]
+        dest = ctx.out_dir / "comparisons" / f"{name}.json"
+        with AtomicBatch() as batch:
+            batch.stage(dest).write_text(
+                json.dumps({"systems": paired.systems, "tests": rows}, indent=2) + "\n",
+                encoding="utf-8",
+            )
+        out.files.append(dest)
+        out.tables.append(
+            (
+                f"{name}: Cochran's Q and pairwise McNemar on the labelled errors (recall), "
+                f"paired permutation tests of recall and F1 ({DEMO_BOOTSTRAP} permutations), "
+                "Holm-adjusted",
+                pd.DataFrame(
+                    [
+                        {
+                            "test": r.test,
+                            "comparison": r.comparison,
+                            "statistic": None if r.statistic is None else round(r.statistic, 3),
+                            "p": None if r.p_value is None else round(r.p_value, 4),
+                            "p (Holm)": None if r.p_holm is None else round(r.p_holm, 4),
+                        }
+                        for r in results
+                    ]
+                ),
+            )
+        )
+    return out
+
+
 def _report(ctx: DemoContext) -> StepOutput:
     """The HTML report over everything the earlier steps wrote (tables, figures, metadata)."""
     from failcodes.report.build import build_report
@@ -725,6 +776,7 @@ STEPS: list[DemoStep] = [
         "Label Studio labeling configs and review tasks for the judged units (no server)",
         _labelstudio,
     ),
+    DemoStep("compare", "Cochran's Q, McNemar and F1/recall tests between systems", _compare),
     DemoStep("report", "HTML report with paper tables and figures", _report),
 ]
 

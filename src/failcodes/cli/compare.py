@@ -15,7 +15,7 @@ from rich.table import Table
 from failcodes import io
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
-from failcodes.stats.classification import compare_systems, paired_metric_tests
+from failcodes.stats.classification import compare_against_truth, compare_systems
 from failcodes.stats.tests import TestResult
 
 _TRUE = {"1", "1.0", "true", "yes", "y", "t"}
@@ -146,23 +146,20 @@ def compare(
             raise InputError(f"need at least two system columns, got {names}", path=file)
         data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
         y_truth = None if truth is None else np.array(_binary(frame[truth].tolist(), truth, file))
-    results: list[TestResult] = []
-    if y_truth is None:
-        results = compare_systems(data, names, exact_below=exact_below)
-    else:
-        y = y_truth
-        positives = y == 1
-        results = compare_systems(data[positives], names, exact_below=exact_below)
-        for metric in wanted:
-            results += paired_metric_tests(
-                y,
-                data,
-                names,
-                metric=metric,  # type: ignore[arg-type]
-                method=method,  # type: ignore[arg-type]
-                n_resamples=resamples,
-                seed=seed,
-            )
+    results: list[TestResult] = (
+        compare_systems(data, names, exact_below=exact_below)
+        if y_truth is None
+        else compare_against_truth(
+            y_truth,
+            data,
+            names,
+            metrics=wanted,  # type: ignore[arg-type]
+            method=method,  # type: ignore[arg-type]
+            n_resamples=resamples,
+            seed=seed,
+            exact_below=exact_below,
+        )
+    )
     rows = [r.model_dump() for r in results]
     if fmt == "json":
         typer.echo(json.dumps({"file": str(source), "systems": names, "tests": rows}, indent=2))

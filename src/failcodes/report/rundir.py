@@ -171,6 +171,24 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     accumulation, saturation_notes = _saturation(root / "saturation")
 
+    comparison_rows: list[dict[str, Any]] = []
+    for path in sorted((root / "comparisons").glob("*.json")):
+        for t in read_json(path).get("tests", []):
+            comparison_rows.append(
+                {
+                    "data": path.stem,
+                    "test": t["test"],
+                    "comparison": t["comparison"],
+                    "statistic": t.get("statistic"),
+                    "p": t.get("p_value"),
+                    "p (Holm)": t.get("p_holm"),
+                    "effect": None
+                    if t.get("effect") is None
+                    else f"{t.get('effect_name')}={t['effect']:.3f}",
+                }
+            )
+        inputs_files.append(path)
+
     meta = ReportMeta(
         title=f"failcodes report: {root.name}",
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -196,6 +214,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution_table=stage_table if not stage_table.empty else None,
         agreement=agreement,
         accumulation=accumulation,
+        comparisons=pd.DataFrame(comparison_rows) if comparison_rows else None,
         codebook_table=None
         if cb is None
         else codebook_frame(

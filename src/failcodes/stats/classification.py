@@ -309,3 +309,30 @@ def paired_metric_tests(
             )
         )
     return with_holm(results)
+
+
+def compare_against_truth(
+    truth: npt.ArrayLike,
+    predictions: npt.ArrayLike,
+    names: Sequence[str] | None = None,
+    *,
+    metrics: Sequence[Metric] = ("f1", "recall"),
+    method: Method = "permutation",
+    n_resamples: int = 10_000,
+    seed: int | np.random.Generator | None = None,
+    exact_below: int = 25,
+) -> list[TestResult]:
+    """Seed 001, appendix A.9: which systems detect the clinician-labelled errors.
+
+    Cochran's Q and Holm-corrected pairwise McNemar over the units whose ``truth`` is 1 (each
+    system's detected / missed, i.e. recall), then the paired ``metrics`` difference tests
+    over all units (:func:`paired_metric_tests`, Holm within each metric).
+    """
+    y = np.asarray(truth, dtype=np.float64)
+    pred = np.asarray(predictions, dtype=np.float64)
+    results = compare_systems(pred[y == 1], names, exact_below=exact_below)
+    for metric in metrics:
+        results += paired_metric_tests(
+            y, pred, names, metric=metric, method=method, n_resamples=n_resamples, seed=seed
+        )
+    return results
