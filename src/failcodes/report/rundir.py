@@ -180,8 +180,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                     "test": t["test"],
                     "comparison": t["comparison"],
                     "statistic": t.get("statistic"),
-                    "p": t.get("p_value"),
-                    "p (Holm)": t.get("p_holm"),
+                    "p": _p(t.get("p_value")),
+                    "p (Holm)": _p(t.get("p_holm")),
                     "effect": None
                     if t.get("effect") is None
                     else f"{t.get('effect_name')}={t['effect']:.3f}",
@@ -297,3 +297,10 @@ def _frequencies(tables: list[pd.DataFrame], cb: Codebook) -> dict[str, int]:
                     for code, n in scored[dim.id].value_counts().items():
                         out[str(code)] = out.get(str(code), 0) + int(n)
     return out
+
+
+def _p(value: float | None) -> str | None:
+    """A p-value as papers print it: three decimals, or '<0.001'."""
+    if value is None:
+        return None
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
