@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
@@ -32,6 +32,9 @@ from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
 from failcodes.traces import Trace
 from failcodes.units import UnitKind, unit_id
+
+if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
+    import pandas as pd
 
 
 class Strategy(StrEnum):
@@ -286,6 +289,8 @@ def per_passage_codes(
     top_k: int | None = None,
 ) -> pd.DataFrame:
     """One row per (trace, top-k passage) with its codes and ``all_high`` (None if uncoded)."""
+    import pandas as pd
+
     index = index_annotations(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
     high = codebook.high_quality_codes(UnitKind.RETRIEVAL)
     rows = []
@@ -324,6 +329,8 @@ def per_trace_steps(
     top_k: int | None = None,
 ) -> pd.DataFrame:
     """One row per trace with its step codes and ``all_correct`` (None if uncoded)."""
+    import pandas as pd
+
     index = index_annotations(verification_annotations, codebook, UnitKind.VERIFICATION)
     high = codebook.high_quality_codes(UnitKind.VERIFICATION)
     rows = []
@@ -365,6 +372,8 @@ def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
     Columns: ``by``, rows, coded, ``flag`` (count), rate (``flag`` / coded; NaN-free: a
     group with nothing coded gets rate None).
     """
+    import pandas as pd
+
     out = []
     for group, sub in table.groupby(by, sort=True):
         coded = sub[flag].notna()
@@ -405,6 +414,8 @@ def dominant_errors(
     Several subcodes of one row count separately (one per dimension), as in seed 001's
     Table 9 where error cells of one step co-occur.
     """
+    import pandas as pd
+
     part = codebook.part(kind)
     rows = []
     for group, sub in table.groupby(by, sort=True):
@@ -441,6 +452,8 @@ def dominant_errors(
 
 def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
     """One row per attributed item: id, system, kind, stage, strategy, reason."""
+    import pandas as pd
+
     rows = [
         {
             "item_id": a.item_id,
@@ -473,6 +486,8 @@ def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
 
 def attribution_summary(items: Iterable[ItemAttribution]) -> pd.DataFrame:
     """Counts of items per system and stage (the attribution table of Figure 1)."""
+    import pandas as pd
+
     table = attribution_table(items)
     stages = [s.value for s in Stage]
     if table.empty:

@@ -40,8 +40,8 @@ from failcodes.verdicts import Verdict, normalize_verdict
 M = TypeVar("M", bound=BaseModel)
 
 
-def _arrow() -> tuple[Any, Any]:
-    """Import pyarrow on first use (it costs ~0.2 s at start-up; only Parquet needs it)."""
+def pyarrow_modules() -> tuple[Any, Any]:
+    """Return ``(pyarrow, pyarrow.parquet)``, imported on first use (~0.2 s; Parquet only)."""
     import pyarrow as pa  # type: ignore[import-untyped]
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
@@ -328,7 +328,7 @@ def _check_columns(
 def _parquet_rows(
     path: Path, columns: Sequence[str], required: Sequence[str], column_map: Mapping[str, str]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    pa, pq = _arrow()
+    pa, pq = pyarrow_modules()
     if not path.exists():
         raise InputError("file not found", path=path)
     try:
@@ -518,7 +518,7 @@ def _cell(value: Any) -> str:
 def _write_flat(
     path: str | Path, model: type[BaseModel], rows: Sequence[BaseModel], batch: AtomicBatch | None
 ) -> None:
-    pa, pq = _arrow()
+    pa, pq = pyarrow_modules()
     fmt = detect_format(path)
     columns = list(model.model_fields)
 
@@ -548,7 +548,7 @@ def _write_flat(
 
 
 def _arrow_type(annotation: Any) -> Any:
-    pa, _ = _arrow()
+    pa, _ = pyarrow_modules()
     origin = get_origin(annotation)
     if origin in (Union, types.UnionType):
         inner = [a for a in get_args(annotation) if a is not type(None)]
@@ -572,14 +572,14 @@ def _arrow_type(annotation: Any) -> Any:
 
 
 def _arrow_struct(model: type[BaseModel]) -> Any:
-    pa, _ = _arrow()
+    pa, _ = pyarrow_modules()
     return pa.struct(
         [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
     )
 
 
 def _arrow_schema(model: type[BaseModel]) -> Any:
-    pa, _ = _arrow()
+    pa, _ = pyarrow_modules()
     return pa.schema(
         [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
     )
@@ -731,7 +731,7 @@ def write_traces(
     A CSV always gets its ``X.passages.csv`` (header only when no trace has passages), so a
     stale passages table from an earlier run can never be paired with new traces.
     """
-    pa, pq = _arrow()
+    pa, pq = pyarrow_modules()
     p = Path(path)
     fmt = detect_format(p)
     rows = list(traces)

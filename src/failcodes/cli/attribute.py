@@ -6,9 +6,8 @@ import json
 from collections import Counter
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -33,6 +32,9 @@ from failcodes.fileio import atomic_write_text
 from failcodes.judge.journal import JOURNAL_NAME
 from failcodes.judge.run import read_annotations
 from failcodes.units import UnitKind
+
+if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
+    import pandas as pd
 
 HEURISTIC_NOTE = (
     "note: codes from the offline judge are a heuristic baseline (rule-based, no model), "
@@ -89,6 +91,8 @@ def attribute_cmd(
     fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.TEXT,
 ) -> None:
     """Attribute each disagreement to retrieval or verification, with code tables and rates."""
+    import pandas as pd
+
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     codebook = load_codebook(codebook_path)

@@ -24,7 +24,6 @@ from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.io import read_json
-from failcodes.report.codebook_table import render_codebook_table
 from failcodes.units import UnitKind
 
 codebook_app = typer.Typer(
@@ -220,6 +219,9 @@ def table(
     output: OutOpt = None,
 ) -> None:
     """Render the codebook table (part, dimension, subcode, definition, example)."""
+    # imported here: the table renderer needs pandas (~0.2 s), which --help should not pay
+    from failcodes.report.codebook_table import render_codebook_table
+
     cb = _load(path)
     frequencies, agreement = _read_stats(stats) if stats is not None else (None, None)
     codes = cb.codes()
