@@ -199,7 +199,8 @@ def interval_bars(
     xlabel: str,
 ) -> Figure:
     """Horizontal point-and-interval plot, e.g. agreement per dimension with CIs."""
-    fig = _figure(COLUMN_WIDTH_IN, 0.8 + 0.22 * len(labels))
+    longest = max((len(str(label)) for label in labels), default=0)
+    fig = _figure(max(COLUMN_WIDTH_IN, 2.2 + 0.06 * longest), 0.8 + 0.22 * len(labels))
     ax = fig.add_subplot()
     y = np.arange(len(labels))
     v = np.array([_f(x) for x in values])

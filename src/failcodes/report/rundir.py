@@ -9,6 +9,9 @@ Layout read (every part optional)::
     judge/<dataset>/attribution.csv      attribution.attribution_table  -> Figure 1 as counts
     judge/<dataset>/{retrieval,reasoning}/summary.json + annotations.jsonl (judge, cost, codebook)
     agreement/*.json                     agreement rows    -> agreement table and figure
+    review/*.jsonl                       human annotations (``failcodes labelstudio pull -o``)
+                                         -> human vs judge agreement per dimension and per
+                                            code; per-code kappa in the codebook table
     saturation/<project>/                saturation project -> accumulation curve
 
 With several datasets, groups are prefixed ``<dataset>/`` so systems of different data never mix.
@@ -107,6 +110,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     judges: set[str] = set()
     heuristic = False
     cost = 0.0
+    judge_files: list[Path] = []
     for folder in sorted(p for p in (root / "judge").glob("*") if p.is_dir()):
         name = folder.name
         if (folder / "per_passage.csv").exists():
@@ -121,6 +125,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
         for sub in ("retrieval", "reasoning"):
             ann_path = folder / sub / "annotations.jsonl"
+            if ann_path.exists():
+                judge_files.append(ann_path)
             if ann_path.exists() and (first := _first_annotation(ann_path)) is not None:
                 refs.add((first.codebook.name, first.codebook.version, first.codebook.hash))
                 judges.add(first.coder)
@@ -168,6 +174,17 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             if c in agreement
         ]
         agreement = agreement[keep]
+
+    # Human review (e.g. `failcodes labelstudio pull -o RUN_DIR/review/NAME.jsonl`) against
+    # the judge: agreement per dimension and per code, and a column in the codebook table.
+    per_code: dict[str, str] = {}
+    review_files = sorted((root / "review").glob("*.jsonl"))
+    if review_files and cb is not None:
+        review_rows, per_code = _review_agreement(review_files, judge_files, cb)
+        inputs_files.extend(review_files)
+        if review_rows:
+            frame = pd.DataFrame(review_rows)
+            agreement = frame if agreement is None else pd.concat([agreement, frame])
 
     accumulation, saturation_notes = _saturation(root / "saturation")
 
@@ -218,7 +235,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         codebook_table=None
         if cb is None
         else codebook_frame(
-            cb, frequencies=_frequencies([t for t in (pp_all, pt_all) if t is not None], cb) or None
+            cb,
+            frequencies=_frequencies([t for t in (pp_all, pt_all) if t is not None], cb) or None,
+            agreement=per_code or None,
         ),
         notes={"saturation": saturation_notes},
     )
@@ -304,3 +323,66 @@ def _p(value: float | None) -> str | None:
     if value is None:
         return None
     return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+#: Per-code statistics shown for human vs judge (Cohen's kappa beside the prevalence-robust AC1).
+REVIEW_CODE_STATS = ("cohen", "gwet_ac1")
+REVIEW_BOOTSTRAP = 1000
+
+
+def _review_agreement(
+    review_files: list[Path], judge_files: list[Path], cb: Codebook
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Human review vs judge on the units the humans coded.
+
+    Rows for the agreement table (per dimension, and per code for Cohen and AC1, 95% CIs from
+    1,000 unit resamples, seed 0), and ``{code: "kappa [low, high]"}`` for the codebook table
+    when exactly one human and one judge are compared (otherwise the table lists each pair).
+    """
+    from failcodes.io import read_models_jsonl
+    from failcodes.stats.tables import annotation_agreement
+
+    humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]
+    reviewed = {a.unit_id for a in humans}
+    machine = [
+        a for p in judge_files for a in read_models_jsonl(p, Annotation) if a.unit_id in reviewed
+    ]
+    if not humans or not machine:
+        return [], {}
+    results = annotation_agreement(
+        [*humans, *machine], codebook=cb, n_bootstrap=REVIEW_BOOTSTRAP, seed=0
+    )
+    rows: list[dict[str, Any]] = []
+    per_code: dict[str, list[str]] = {}
+    for r in results:
+        if r.scope == "dimension" or (
+            r.scope == "code" and r.result.statistic in REVIEW_CODE_STATS
+        ):
+            who = " vs ".join(r.coders)
+            subject = r.dimension if r.scope == "dimension" else f"{r.dimension}: {r.code}"
+            rows.append(
+                {
+                    "subject": f"{subject} ({who})",
+                    **r.result.model_dump(
+                        include={
+                            "statistic",
+                            "level",
+                            "weights",
+                            "value",
+                            "ci_low",
+                            "ci_high",
+                            "n_units",
+                            "n_raters",
+                            "undefined_reason",
+                        }
+                    ),
+                }
+            )
+        if r.scope == "code" and r.result.statistic == "cohen" and r.code is not None:
+            v = r.result
+            text = "–" if v.value is None else f"{v.value:.2f}"
+            if v.value is not None and v.ci_low is not None and v.ci_high is not None:
+                text += f" [{v.ci_low:.2f}, {v.ci_high:.2f}]"
+            per_code.setdefault(r.code, []).append(text)
+    single = {code: texts[0] for code, texts in per_code.items() if len(texts) == 1}
+    return rows, single if len(single) == len(per_code) else {}
