@@ -15,6 +15,7 @@ from rich.console import Console
 from failcodes.annotations import CoderKind
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
+from failcodes.fileio import atomic_write_text
 from failcodes.judge.batch import BatchSettings, run_batch_async
 from failcodes.judge.cascade import CascadeSummary, run_cascade
 from failcodes.judge.engine import JudgeSettings, RunSummary
@@ -22,7 +23,7 @@ from failcodes.judge.estimate import ScaleEstimate, ScaleOptions, compare_lines,
 from failcodes.judge.grouping import run_grouped_async
 from failcodes.judge.pricing import PriceTable
 from failcodes.judge.providers import DirectCoder, LLMProvider, make_coder
-from failcodes.judge.run import _engine, atomic_write_text, run_judge_async, summary_lines
+from failcodes.judge.run import _engine, run_judge_async, summary_lines
 from failcodes.units import Unit, UnitKind
 
 

@@ -10,13 +10,12 @@ import asyncio
 import concurrent.futures
 import functools
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
+from failcodes.fileio import atomic_path, atomic_write_text
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.engine import (
     Estimate,
@@ -34,19 +33,6 @@ ANNOTATIONS_NAME = "annotations.jsonl"
 SUMMARY_NAME = "summary.json"
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temp file in the same folder and os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
     """Export the journal's annotations (and the summary) as JSONL/JSON files.
 
@@ -55,15 +41,10 @@ def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
     run = Path(run_dir)
     out = run / ANNOTATIONS_NAME
     journal = Journal(run)
-    fd, tmp = tempfile.mkstemp(dir=run, prefix=f".{out.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with atomic_path(out) as tmp, tmp.open("w", encoding="utf-8") as fh:
             for ann in journal.annotations():
                 fh.write(ann.model_dump_json() + "\n")
-        Path(tmp).replace(out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     finally:
         journal.close()
     if summary is not None:
