@@ -19,10 +19,11 @@ from typing import Any
 import yaml
 
 from failcodes.codebook import Codebook
+from failcodes.fileio import atomic_write_text
 from failcodes.saturation.changes import Change, ChangeOp
 from failcodes.saturation.models import Action, PruneAction, PruneCandidate, RoundPhase
 from failcodes.saturation.rounds import apply_changes, current_round, latest_annotations
-from failcodes.saturation.store import ProjectStore, SaturationError, atomic_write_text
+from failcodes.saturation.store import ProjectStore, SaturationError
 
 
 def leaf_support(store: ProjectStore) -> dict[str, set[str]]:
@@ -107,7 +108,8 @@ def write_prune_file(store: ProjectStore, min_support: int | None = None) -> Pat
         ],
     }
     header = HEADER.format(project=config.name, version=codebook.version, limit=limit, path=path)
-    atomic_write_text(path, header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True))
+    text = header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
+    atomic_write_text(path, text, fsync=True)
     return path
 
 

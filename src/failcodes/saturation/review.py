@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from failcodes.fileio import atomic_write_text
 from failcodes.saturation.models import Action, Decision, Proposal, ProposalStatus
-from failcodes.saturation.store import SaturationError, atomic_write_text
+from failcodes.saturation.store import SaturationError
 from failcodes.units import Unit, UnitKind
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def render_review_file(store: ProjectStore, number: int) -> str:
 def write_review_file(store: ProjectStore, number: int) -> Path:
     """Write (or refresh) the round's review file; returns its path."""
     path = store.review_path(number)
-    atomic_write_text(path, render_review_file(store, number))
+    atomic_write_text(path, render_review_file(store, number), fsync=True)
     return path
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +34,7 @@ from pydantic import BaseModel, ValidationError
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.errors import InputError
+from failcodes.fileio import atomic_write_text
 from failcodes.saturation.models import (
     Decision,
     ProjectConfig,
@@ -52,21 +52,6 @@ DEFAULT_ROOT = Path("annotations")
 
 class SaturationError(InputError):
     """A saturation project is missing, inconsistent, or asked to do something out of order."""
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder, then os.replace)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _repair_tail(path: Path) -> None:
@@ -130,7 +115,7 @@ def _read_model(path: Path, model: type[M]) -> M:
 
 
 def _write_model(path: Path, obj: BaseModel) -> None:
-    atomic_write_text(path, obj.model_dump_json(indent=2) + "\n")
+    atomic_write_text(path, obj.model_dump_json(indent=2) + "\n", fsync=True)
 
 
 PROJECT_README = """\
@@ -181,10 +166,14 @@ class ProjectStore:
         if not pool:
             raise SaturationError("the unit pool is empty")
         store.root.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(store.pool_path, "".join(u.model_dump_json() + "\n" for u in pool))
+        atomic_write_text(
+            store.pool_path, "".join(u.model_dump_json() + "\n" for u in pool), fsync=True
+        )
         store.write_codebook(codebook)
         atomic_write_text(
-            store.root / "README.md", PROJECT_README.format(name=config.name, root=store.root)
+            store.root / "README.md",
+            PROJECT_README.format(name=config.name, root=store.root),
+            fsync=True,
         )
         # project.json last: its presence marks a complete project
         _write_model(store.config_path, config)
@@ -270,6 +259,7 @@ class ProjectStore:
             atomic_write_text(
                 self.changes_path(codebook.version),
                 json.dumps(changes, indent=2, ensure_ascii=False, default=str) + "\n",
+                fsync=True,
             )
         _write_model(self.codebook_path(codebook.version), codebook)
 
@@ -339,7 +329,7 @@ class ProjectStore:
     def write_proposals(self, number: int, proposals: list[Proposal]) -> None:
         """Write the round's proposals atomically."""
         text = json.dumps([p.model_dump(mode="json") for p in proposals], indent=2)
-        atomic_write_text(self.proposals_path(number), text + "\n")
+        atomic_write_text(self.proposals_path(number), text + "\n", fsync=True)
 
     def review_path(self, number: int) -> Path:
         """The round's review file."""
