@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from failcodes.fileio import atomic_path
 from failcodes.saturation.models import AccumulationPoint
 
 # Okabe & Ito (2008) colour-blind-safe palette.
@@ -51,13 +50,6 @@ def accumulation_figure(
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(frameon=False, loc="center right")
     ax.grid(axis="y", alpha=0.3)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=150)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
