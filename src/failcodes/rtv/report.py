@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from failcodes.fileio import atomic_write_text
 from failcodes.rtv import metrics, semantic
 from failcodes.rtv.evaluate import ItemResult, RtvConfig, build_indexes, run, to_labels, to_traces
 from failcodes.rtv.items import OrdinalScale, RtvItem
@@ -75,18 +74,6 @@ def evaluate_all(
     return result, main
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _jsonl(rows: Sequence[BaseModel]) -> str:
     return "".join(r.model_dump_json() + "\n" for r in rows)
 
@@ -113,7 +100,7 @@ def write_outputs(
         files["labels.jsonl"] = _jsonl(labels)
     written: dict[str, Path] = {}
     for name, text in files.items():
-        _atomic_write(out / name, text)
+        atomic_write_text(out / name, text)
         written[name] = out / name
     return written
 
