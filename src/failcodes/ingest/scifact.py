@@ -22,14 +22,13 @@ so ``question_id == sentence_id == claim_id == str(claim id)``.
 from __future__ import annotations
 
 import csv
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from failcodes.errors import InputError
+from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -91,22 +90,6 @@ class SciFactPrediction(BaseModel):
     evidence: dict[str, PredictedDoc] = Field(default_factory=dict)
 
 
-def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg})", path=path, line=lineno) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=path, line=lineno)
-            yield lineno, obj
-
-
 def _field_of(exc: ValidationError) -> str:
     loc = exc.errors()[0]["loc"]
     return ".".join(str(p) for p in loc) or "?"
@@ -117,7 +100,7 @@ def read_claims(path: str | Path) -> list[SciFactClaim]:
     p = Path(path)
     out: list[SciFactClaim] = []
     seen: set[int] = set()
-    for lineno, obj in _iter_jsonl(p):
+    for lineno, obj in iter_jsonl(p):
         try:
             claim = SciFactClaim.model_validate(obj)
         except ValidationError as exc:
@@ -147,7 +130,7 @@ def read_predictions(path: str | Path) -> list[SciFactPrediction]:
     """Read a SciFact/MultiVerS prediction file (JSONL), validating every line."""
     p = Path(path)
     out: list[SciFactPrediction] = []
-    for lineno, obj in _iter_jsonl(p):
+    for lineno, obj in iter_jsonl(p):
         try:
             pred = SciFactPrediction.model_validate(obj)
         except ValidationError as exc:
