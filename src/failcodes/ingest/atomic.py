@@ -23,7 +23,6 @@ confirmed or TRUE not confirmed), ``rationale`` = its error category.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from failcodes.benchmarks.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -95,103 +95,88 @@ def _validate(model: type[BaseModel], obj: dict[str, Any], path: Path, line: int
 def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     """Read an atomic fact-check JSONL file (format in the module docstring)."""
     p = Path(path)
-    if not p.is_file():
-        raise InputError("file not found", path=p)
     facts: list[AtomicFact] = []
     answers: list[AtomicAnswer] = []
     traces: list[Trace] = []
     labels: list[Label] = []
     seen_f: set[tuple[str, str]] = set()
     seen_a: set[tuple[str, str]] = set()
-    with p.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg})", path=p, line=lineno) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=p, line=lineno)
-            kind = obj.get("type", "fact")
-            if kind == "answer":
-                a = _validate(_AnswerRecord, obj, p, lineno)
-                system = a.system or default_system
-                if (system, a.answer_id) in seen_a:
-                    raise InputError(
-                        f"duplicate answer {a.answer_id!r}", path=p, line=lineno, field="answer_id"
-                    )
-                seen_a.add((system, a.answer_id))
-                answers.append(
-                    AtomicAnswer(system=system, answer_id=a.answer_id, outcome=a.outcome)
-                )
-                continue
-            if kind != "fact":
+    for lineno, obj in iter_jsonl(p):
+        kind = obj.get("type", "fact")
+        if kind == "answer":
+            a = _validate(_AnswerRecord, obj, p, lineno)
+            system = a.system or default_system
+            if (system, a.answer_id) in seen_a:
                 raise InputError(
-                    f"unknown record type {kind!r} (fact or answer)",
-                    path=p,
-                    line=lineno,
-                    field="type",
+                    f"duplicate answer {a.answer_id!r}", path=p, line=lineno, field="answer_id"
                 )
-            f = _validate(_FactRecord, obj, p, lineno)
-            v = f.verdict.strip().upper()
-            if v not in ("TRUE", "FALSE"):
-                raise InputError(
-                    f"verdict must be TRUE or FALSE, got {f.verdict!r}",
-                    path=p,
-                    line=lineno,
-                    field="verdict",
-                )
-            system = f.system or default_system
-            if (system, f.fact_id) in seen_f:
-                raise InputError(
-                    f"duplicate fact {f.fact_id!r}", path=p, line=lineno, field="fact_id"
-                )
-            seen_f.add((system, f.fact_id))
-            fact = AtomicFact(
+            seen_a.add((system, a.answer_id))
+            answers.append(AtomicAnswer(system=system, answer_id=a.answer_id, outcome=a.outcome))
+            continue
+        if kind != "fact":
+            raise InputError(
+                f"unknown record type {kind!r} (fact or answer)",
+                path=p,
+                line=lineno,
+                field="type",
+            )
+        f = _validate(_FactRecord, obj, p, lineno)
+        v = f.verdict.strip().upper()
+        if v not in ("TRUE", "FALSE"):
+            raise InputError(
+                f"verdict must be TRUE or FALSE, got {f.verdict!r}",
+                path=p,
+                line=lineno,
+                field="verdict",
+            )
+        system = f.system or default_system
+        if (system, f.fact_id) in seen_f:
+            raise InputError(f"duplicate fact {f.fact_id!r}", path=p, line=lineno, field="fact_id")
+        seen_f.add((system, f.fact_id))
+        fact = AtomicFact(
+            system=system,
+            answer_id=f.answer_id,
+            fact_id=f.fact_id,
+            fact=f.fact,
+            verdict_false=v == "FALSE",
+            human_confirms=f.human_confirms,
+            error_category=f.error_category,
+            chunk_annotated="correct_chunk_rank" in obj,
+            correct_chunk_rank=f.correct_chunk_rank,
+        )
+        if fact.error_category is not None and not fact.is_wrong:
+            raise InputError(
+                "error_category given for a fact the human judged correct",
+                path=p,
+                line=lineno,
+                field="error_category",
+            )
+        facts.append(fact)
+        traces.append(
+            Trace(
                 system=system,
-                answer_id=f.answer_id,
-                fact_id=f.fact_id,
-                fact=f.fact,
-                verdict_false=v == "FALSE",
-                human_confirms=f.human_confirms,
-                error_category=f.error_category,
-                chunk_annotated="correct_chunk_rank" in obj,
-                correct_chunk_rank=f.correct_chunk_rank,
+                question_id=f.answer_id,
+                sentence_id=f.sentence_id or f.fact_id,
+                claim_id=f.fact_id,
+                claim=f.fact,
+                verdict=Verdict.REFUTED if fact.verdict_false else Verdict.SUPPORTED,
+                raw_verdict=v,
+                passages=tuple(
+                    Passage(passage_id=c.chunk_id, rank=i, text=c.text, score=c.score)
+                    for i, c in enumerate(f.chunks, start=1)
+                ),
             )
-            if fact.error_category is not None and not fact.is_wrong:
-                raise InputError(
-                    "error_category given for a fact the human judged correct",
-                    path=p,
-                    line=lineno,
-                    field="error_category",
-                )
-            facts.append(fact)
-            traces.append(
-                Trace(
-                    system=system,
-                    question_id=f.answer_id,
-                    sentence_id=f.sentence_id or f.fact_id,
-                    claim_id=f.fact_id,
-                    claim=f.fact,
-                    verdict=Verdict.REFUTED if fact.verdict_false else Verdict.SUPPORTED,
-                    raw_verdict=v,
-                    passages=tuple(
-                        Passage(passage_id=c.chunk_id, rank=i, text=c.text, score=c.score)
-                        for i, c in enumerate(f.chunks, start=1)
-                    ),
-                )
+        )
+        labels.append(
+            Label(
+                claim_id=f.fact_id,
+                sentence_id=f.sentence_id or f.fact_id,
+                question_id=f.answer_id,
+                has_error=fact.is_wrong,
+                rationale=fact.error_category.value if fact.error_category else None,
+                annotator="human evaluation",
             )
-            labels.append(
-                Label(
-                    claim_id=f.fact_id,
-                    sentence_id=f.sentence_id or f.fact_id,
-                    question_id=f.answer_id,
-                    has_error=fact.is_wrong,
-                    rationale=fact.error_category.value if fact.error_category else None,
-                    annotator="human evaluation",
-                )
-            )
+        )
     return AtomicData(facts=facts, answers=answers, traces=traces, labels=labels)
 
 
