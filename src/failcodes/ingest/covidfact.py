@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -65,13 +66,8 @@ def read_covidfact(root: str | Path) -> list[CovidFactClaim]:
     gold: dict[str, list[str]] = {}
     ds = folder / DATASET
     if ds.is_file():
-        with ds.open(encoding="utf-8") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                try:
-                    obj = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"malformed JSON ({exc.msg})", path=ds, line=lineno) from None
-                gold.setdefault(obj["claim"], list(obj.get("evidence") or []))
+        for _, obj in iter_jsonl(ds):
+            gold.setdefault(obj["claim"], list(obj.get("evidence") or []))
     csv.field_size_limit(1 << 26)
     out: list[CovidFactClaim] = []
     with tsv.open(encoding="utf-8", newline="") as fh:
