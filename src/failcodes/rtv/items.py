@@ -12,12 +12,12 @@ defaults to ``doc_id`` + ``question``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from failcodes.errors import InputError
+from failcodes.io import iter_jsonl
 
 
 class RtvItem(BaseModel):
@@ -101,30 +101,21 @@ SCALES: dict[str, OrdinalScale] = {s.name: s for s in (ROB2_ITEM, ROB2_DOMAIN)}
 def read_items(path: str | Path) -> list[RtvItem]:
     """Read RtV items from JSONL; errors name the file, line and field."""
     p = Path(path)
-    if not p.is_file():
-        raise InputError("file not found", path=p)
     items: list[RtvItem] = []
     seen: set[str] = set()
-    with p.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg})", path=p, line=lineno) from None
-            try:
-                item = RtvItem.model_validate(obj)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                field = ".".join(str(x) for x in err["loc"]) or None
-                raise InputError(err["msg"], path=p, line=lineno, field=field) from None
-            if item.item_id in seen:
-                raise InputError(
-                    f"duplicate item_id {item.item_id!r}", path=p, line=lineno, field="item_id"
-                )
-            seen.add(item.item_id)
-            items.append(item)
+    for lineno, obj in iter_jsonl(p):
+        try:
+            item = RtvItem.model_validate(obj)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(x) for x in err["loc"]) or None
+            raise InputError(err["msg"], path=p, line=lineno, field=field) from None
+        if item.item_id in seen:
+            raise InputError(
+                f"duplicate item_id {item.item_id!r}", path=p, line=lineno, field="item_id"
+            )
+        seen.add(item.item_id)
+        items.append(item)
     if not items:
         raise InputError("no items", path=p)
     return items
