@@ -8,7 +8,6 @@ adapts the judge package to it, and :class:`ScriptedCoder` is the deterministic 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Protocol
 
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
+from failcodes.io import read_json
 from failcodes.units import Unit
 
 
@@ -63,7 +63,7 @@ class ScriptedCoder:
     @classmethod
     def from_file(cls, path: Path, **kwargs: object) -> ScriptedCoder:
         """Load ``{"codes": {...}, "leaves": {...}}`` from a JSON file."""
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_json(path)
         return cls(codes=data.get("codes", {}), leaves=data.get("leaves", {}), **kwargs)  # type: ignore[arg-type]
 
     def code(

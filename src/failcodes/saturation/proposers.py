@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.errors import FailcodesError
+from failcodes.io import read_json
 from failcodes.saturation.dedupe import tokens
 from failcodes.saturation.models import ProposalDraft
 from failcodes.units import Unit, UnitKind
@@ -79,7 +80,7 @@ class ScriptedProposer:
     @classmethod
     def from_file(cls, path: Path) -> ScriptedProposer:
         """Load ``{"1": [draft, ...], "2": [...]}`` from a JSON file."""
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_json(path)
         script = {int(k): [ProposalDraft.model_validate(d) for d in v] for k, v in data.items()}
         return cls(script=script)
 
