@@ -35,6 +35,7 @@ from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
+from failcodes.io import read_json
 from failcodes.saturation.models import (
     Decision,
     ProjectConfig,
@@ -268,7 +269,7 @@ class ProjectStore:
         path = self.changes_path(version)
         if not path.exists():
             return None
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = read_json(path)
         return data
 
     # -- rounds --------------------------------------------------------------------------
@@ -323,7 +324,7 @@ class ProjectStore:
         path = self.proposals_path(number)
         if not path.exists():
             return []
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
         return [Proposal.model_validate(p) for p in data]
 
     def write_proposals(self, number: int, proposals: list[Proposal]) -> None:
