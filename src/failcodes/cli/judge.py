@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 import typer
 from rich.console import Console
@@ -19,7 +19,7 @@ from failcodes.errors import BudgetExceededError, ConfigError
 from failcodes.judge.engine import JudgeSettings
 from failcodes.judge.estimate import PricingOnlyCoder
 from failcodes.judge.limits import Limits, RetryPolicy
-from failcodes.judge.pricing import load_prices
+from failcodes.judge.pricing import PriceTable, load_prices
 from failcodes.judge.providers import make_coder, parse_spec
 from failcodes.judge.run import (
     estimate_run,
@@ -40,6 +40,15 @@ DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
 HEURISTIC_NOTE = (
     "note: the offline judge is a heuristic baseline (rule-based, no model), not an LLM judge"
 )
+
+
+class _RunKw(TypedDict):
+    """The keyword arguments every judge entry point takes (run, dry run, scale modes)."""
+
+    run_dir: Path
+    cache_path: Path | None
+    prices: PriceTable
+    settings: JudgeSettings
 
 
 class OutputFormat(StrEnum):
@@ -138,35 +147,18 @@ def _run(
     )
     cache_path = None if no_cache or coder.coder_kind is CoderKind.HEURISTIC else cache
     heuristic = coder.coder_kind is CoderKind.HEURISTIC
+    job = (units, coder, codebook, kind)
+    run_kw = _RunKw(run_dir=run_dir, cache_path=cache_path, prices=prices, settings=settings)
     if kind is UnitKind.VERIFICATION:
         skipped = traces_without_reasoning(traces)
         if skipped:
             err.print(f"{skipped} trace(s) without reasoning skipped (nothing to code)")
     if dry_run and flags.any and fmt is OutputFormat.JSON:
-        scale = _judge_scale.estimate(
-            units,
-            coder,
-            codebook,
-            kind,
-            run_dir=run_dir,
-            cache_path=cache_path,
-            prices=prices,
-            settings=settings,
-            flags=flags,
-        )
+        scale = _judge_scale.estimate(*job, **run_kw, flags=flags)
         out.print_json(scale.model_dump_json())
         return
     if dry_run:
-        est = estimate_run(
-            units,
-            coder,
-            codebook,
-            kind,
-            run_dir=run_dir,
-            cache_path=cache_path,
-            prices=prices,
-            settings=settings,
-        )
+        est = estimate_run(*job, **run_kw)
         if fmt is OutputFormat.JSON:
             out.print_json(est.model_dump_json())
         else:
@@ -178,35 +170,14 @@ def _run(
                 highlight=False,
             )
             out.print(est.note, highlight=False)
-            scale = _judge_scale.estimate(
-                units,
-                coder,
-                codebook,
-                kind,
-                run_dir=run_dir,
-                cache_path=cache_path,
-                prices=prices,
-                settings=settings,
-                flags=flags,
-            )
+            scale = _judge_scale.estimate(*job, **run_kw, flags=flags)
             for line in scale.lines():
                 out.print(line, highlight=False)
         if heuristic:
             err.print(HEURISTIC_NOTE, highlight=False)
         return
     if flags.any:
-        _judge_scale.run(
-            units,
-            coder,
-            codebook,
-            kind,
-            run_dir=run_dir,
-            cache_path=cache_path,
-            prices=prices,
-            settings=settings,
-            flags=flags,
-            out=out,
-        )
+        _judge_scale.run(*job, **run_kw, flags=flags, out=out)
         return
     progress = Progress(
         "[progress.description]{task.description}",
@@ -224,19 +195,7 @@ def _run(
 
         summary = None
         try:
-            summary = asyncio.run(
-                run_judge_async(
-                    units,
-                    coder,
-                    codebook,
-                    kind,
-                    run_dir=run_dir,
-                    cache_path=cache_path,
-                    prices=prices,
-                    settings=settings,
-                    on_progress=on_progress,
-                )
-            )
+            summary = asyncio.run(run_judge_async(*job, **run_kw, on_progress=on_progress))
         except BudgetExceededError:
             # finished units are committed and exported: show the closing summary, then
             # let the CLI root print the one-line error (exit 2)
