@@ -351,12 +351,7 @@ class BatchRunner:
             outcome = f"error: {type(exc).__name__}"
             raise
         finally:
-            summary.elapsed_s = time.monotonic() - started
-            totals = engine.journal.totals()
-            summary.journal_units = totals.units
-            summary.journal_cost_usd = totals.cost_usd
-            engine.journal.finish_session(outcome, summary.model_dump(mode="json"))
-            engine.last_summary = summary
+            engine.close_session(summary, outcome, started)
         return summary
 
     def _from_cache(self, units: list[Unit], summary: RunSummary) -> list[Unit]:

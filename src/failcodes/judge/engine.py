@@ -306,13 +306,20 @@ class JudgeEngine:
                 outcome = f"error: {type(exc).__name__}"
             raise
         finally:
-            summary.elapsed_s = time.monotonic() - started
-            totals = self.journal.totals()
-            summary.journal_units = totals.units
-            summary.journal_cost_usd = totals.cost_usd
-            self.journal.finish_session(outcome, summary.model_dump(mode="json"))
-            self.last_summary = summary
+            self.close_session(summary, outcome, started)
         return summary
+
+    def close_session(self, summary: RunSummary, outcome: str, started: float) -> None:
+        """Finish the journal session: elapsed time, journal totals, outcome, last summary.
+
+        Shared by every way of running units (per unit, grouped by claim, batch APIs).
+        """
+        summary.elapsed_s = time.monotonic() - started
+        totals = self.journal.totals()
+        summary.journal_units = totals.units
+        summary.journal_cost_usd = totals.cost_usd
+        self.journal.finish_session(outcome, summary.model_dump(mode="json"))
+        self.last_summary = summary
 
     async def _worker(self, state: _RunState, on_progress: ProgressCallback | None) -> None:
         while not state.stop:
