@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.disagreements import read_disagreements
 from failcodes.labels import Label
 from tests.browser import probe_page
@@ -32,8 +32,8 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def files(tmp_path: Path) -> tuple[Path, Path]:
     traces, labs = tmp_path / "traces.jsonl", tmp_path / "labels.csv"
-    io.write_traces(traces, traces_a())
-    io.write_labels(labs, labels())
+    dataio.write_traces(traces, traces_a())
+    dataio.write_labels(labs, labels())
     return traces, labs
 
 
@@ -166,7 +166,7 @@ def test_disagreements_writes_table_and_refuses_bad_labels(
     ]
     assert f"wrote 5 disagreements to {out}" in res.stdout
     bad = tmp_path / "bad.jsonl"
-    io.write_labels(bad, [*labels(), Label(sentence_id="ghost", has_error=True)])
+    dataio.write_labels(bad, [*labels(), Label(sentence_id="ghost", has_error=True)])
     out2 = tmp_path / "d2.jsonl"
     res = run(
         "disagreements",

@@ -379,11 +379,11 @@ def test_paired_outcomes_from_traces() -> None:
 
 
 def test_cli_compare_from_traces_and_labels(tmp_path: Path, run) -> None:
-    from failcodes import io
+    from failcodes import dataio
 
     traces, labels = _traces_and_labels()
-    io.write_traces(tmp_path / "t.jsonl", traces)
-    io.write_labels(tmp_path / "l.jsonl", labels)
+    dataio.write_traces(tmp_path / "t.jsonl", traces)
+    dataio.write_labels(tmp_path / "l.jsonl", labels)
     proc = run(
         "compare",
         "--traces",

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from failcodes.dataio import AtomicBatch, iter_jsonl, pyarrow_modules
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
-from failcodes.io import AtomicBatch, iter_jsonl, pyarrow_modules
 from failcodes.labels import Label
 from failcodes.mapping import (
     DEFAULT_MAPPING,
@@ -326,7 +326,7 @@ def write_disagreements(
 ) -> Path:
     """Write disagreements as JSONL or Parquet (by suffix), atomically. Returns the path.
 
-    With ``batch`` the file is staged in that :class:`~failcodes.io.AtomicBatch` (moved into
+    With ``batch`` the file is staged in that :class:`~failcodes.dataio.AtomicBatch` (moved into
     place when the batch commits); otherwise it is committed at once.
     """
     target = Path(path)

@@ -1,7 +1,7 @@
 """Reading the inputs of ``judge`` and ``attribute``: traces or disagreements, and a codebook.
 
 A ``--from`` file is either a disagreements table (``failcodes disagreements`` output, JSONL
-or Parquet) or a traces file in any format :func:`failcodes.io.read_traces` reads.
+or Parquet) or a traces file in any format :func:`failcodes.dataio.read_traces` reads.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
+from failcodes.dataio import peek_jsonl, read_traces
 from failcodes.disagreements import Disagreement, read_disagreements
 from failcodes.errors import InputError
-from failcodes.io import peek_jsonl, read_traces
 from failcodes.traces import Trace
 from failcodes.units import disagreement_traces
 

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
@@ -53,7 +53,7 @@ def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
 def _is_annotation_file(path: Path) -> bool:
     if path.suffix.lower() not in (".jsonl", ".ndjson") or not path.exists():
         return False
-    head = io.peek_jsonl(path)
+    head = dataio.peek_jsonl(path)
     return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
 
 
@@ -160,7 +160,7 @@ def agree(
 
         cb = cbm.load(codebook_path) if codebook_path is not None else None
         scoped = annotation_agreement(
-            io.read_models_jsonl(file, Annotation),
+            dataio.read_models_jsonl(file, Annotation),
             codebook=cb,
             n_bootstrap=bootstrap,
             seed=seed,

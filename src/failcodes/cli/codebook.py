@@ -21,9 +21,9 @@ import typer
 from failcodes import codebook as cbook
 from failcodes.cli.main import app
 from failcodes.codebook import Codebook
+from failcodes.dataio import read_json
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
-from failcodes.io import read_json
 from failcodes.units import UnitKind
 
 codebook_app = typer.Typer(

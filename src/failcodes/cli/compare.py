@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.classification import compare_against_truth, compare_systems
@@ -107,9 +107,9 @@ def compare(
     if traces_path is not None or labels_path is not None:
         if file is not None or traces_path is None or labels_path is None:
             raise ConfigError("give either FILE, or both --traces and --labels")
-        traces = io.read_traces(traces_path)
+        traces = dataio.read_traces(traces_path)
         paired = paired_outcomes_from_traces(
-            traces, io.read_labels(labels_path, traces=traces), mapping
+            traces, dataio.read_labels(labels_path, traces=traces), mapping
         )
         names = paired.systems
         if systems:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError
 from failcodes.ingest import AdapterOptions, Output, get_adapter, names
@@ -91,7 +91,7 @@ def ingest(
     # Check every output extension before any reading, so a typo fails fast.
     for target in (out, labels_out, sentences_out):
         if target is not None:
-            io.detect_format(target)
+            dataio.detect_format(target)
     result = chosen.read(list(paths), options)
     if chosen.output is Output.LABELS and labels_out is not None:
         raise ConfigError(f"adapter {adapter!r} writes its labels to -o; drop --labels-out")
@@ -100,18 +100,18 @@ def ingest(
     if labels_out is not None and not result.labels:
         raise ConfigError(f"adapter {adapter!r} produced no labels for --labels-out")
     written: list[str] = []
-    with io.AtomicBatch() as batch:
+    with dataio.AtomicBatch() as batch:
         if chosen.output is Output.TRACES:
-            io.write_traces(out, result.traces, batch=batch)
+            dataio.write_traces(out, result.traces, batch=batch)
             written.append(f"{len(result.traces):,} traces -> {out}")
             if labels_out is not None:
-                io.write_labels(labels_out, result.labels, batch=batch)
+                dataio.write_labels(labels_out, result.labels, batch=batch)
                 written.append(f"{len(result.labels):,} labels -> {labels_out}")
         else:
-            io.write_labels(out, result.labels, batch=batch)
+            dataio.write_labels(out, result.labels, batch=batch)
             written.append(f"{len(result.labels):,} labels -> {out}")
         if sentences_out is not None:
-            io.write_sentences(sentences_out, result.sentences, batch=batch)
+            dataio.write_sentences(sentences_out, result.sentences, batch=batch)
             written.append(f"{len(result.sentences):,} sentences -> {sentences_out}")
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)

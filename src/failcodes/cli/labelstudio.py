@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from failcodes import codebook as codebooks
-from failcodes import io
+from failcodes import dataio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.codebook import Codebook
@@ -86,10 +86,10 @@ def _codebook(path: Path | None) -> Codebook:
 def _units(path: Path, part: UnitKind, top_k: int | None) -> list[Unit]:
     """Units from a units JSONL file, or built from a traces file (as the judge builds them)."""
     if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
-        head = io.peek_jsonl(path)
+        head = dataio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
-            return io.read_models_jsonl(path, Unit)
-    return build_units(io.read_traces(path), part, top_k=top_k)
+            return dataio.read_models_jsonl(path, Unit)
+    return build_units(dataio.read_traces(path), part, top_k=top_k)
 
 
 def _tasks(
@@ -101,7 +101,7 @@ def _tasks(
     top_k: int | None,
 ) -> list[dict[str, Any]]:
     unit_list = _units(units, part, top_k)
-    annotations = io.read_models_jsonl(judged, Annotation) if judged is not None else []
+    annotations = dataio.read_models_jsonl(judged, Annotation) if judged is not None else []
     chosen = select_judged(annotations, cb, judge)
     tasks = build_tasks(unit_list, cb, part, chosen)
     if not tasks:
@@ -233,7 +233,7 @@ def import_cmd(
         users[int(key)] = name.strip()
     cb = _codebook(codebook)
     result = annotations_from_export(
-        io.read_json(export), cb, part, users=users, project=project_id, source=str(export)
+        dataio.read_json(export), cb, part, users=users, project=project_id, source=str(export)
     )
     files.write_models_jsonl(out, result.annotations)
     _report(result, out)

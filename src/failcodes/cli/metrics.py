@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.cli.main import app
 from failcodes.labels import Label
 from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
@@ -69,8 +69,8 @@ def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Tr
     seen: dict[tuple[str, str], tuple[Path, int]] = {}
     traces: list[Trace] = []
     for path in trace_paths:
-        traces.extend(io.read_traces(path, seen=seen))
-    labels = io.read_labels(labels_path, traces=traces)
+        traces.extend(dataio.read_traces(path, seen=seen))
+    labels = dataio.read_labels(labels_path, traces=traces)
     return traces, labels
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from failcodes.io import AtomicBatch
+from failcodes.dataio import AtomicBatch
 from failcodes.labels import Label
 from failcodes.traces import Trace
 

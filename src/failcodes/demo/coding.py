@@ -7,10 +7,10 @@ from typing import Any
 import pandas as pd
 
 from failcodes import codebook
+from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DemoContext, StepOutput, write_csv
 from failcodes.demo.datasets import ragchecker_traces
 from failcodes.disagreements import Disagreement
-from failcodes.io import AtomicBatch
 from failcodes.report.codebook_table import render_codebook_table
 from failcodes.traces import Trace
 

@@ -6,7 +6,8 @@ import json
 
 import pandas as pd
 
-from failcodes import io
+from failcodes import dataio
+from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_MAPPINGS, DEMO_SEED, DemoContext, StepOutput
 from failcodes.demo.datasets import BUNDLED_DATASETS
 from failcodes.disagreements import (
@@ -15,7 +16,6 @@ from failcodes.disagreements import (
     find_disagreements,
     write_disagreements,
 )
-from failcodes.io import AtomicBatch
 from failcodes.mapping import resolve_mappings
 from failcodes.metrics import METRICS, MetricsReport, compute_metrics, distributions_dataframe
 from failcodes.verdicts import Verdict
@@ -33,10 +33,10 @@ def ingest_step(ctx: DemoContext) -> StepOutput:
         folder = ctx.out_dir / "data"
         with AtomicBatch() as batch:
             if ds.traces:
-                out.files += io.write_traces(
+                out.files += dataio.write_traces(
                     folder / f"{ds.name}.traces.jsonl", ds.traces, batch=batch
                 )
-            io.write_labels(folder / f"{ds.name}.labels.jsonl", ds.labels, batch=batch)
+            dataio.write_labels(folder / f"{ds.name}.labels.jsonl", ds.labels, batch=batch)
         out.files.append(folder / f"{ds.name}.labels.jsonl")
         systems = sorted({t.system for t in ds.traces})
         n_err = sum(lab.has_error for lab in ds.labels)

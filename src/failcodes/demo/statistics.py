@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_SEED, DemoContext, StepOutput
-from failcodes.io import AtomicBatch
 
 
 def agreement_step(ctx: DemoContext) -> StepOutput:

@@ -30,9 +30,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from failcodes.benchmarks.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
+from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
-from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict

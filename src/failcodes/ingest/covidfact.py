@@ -27,9 +27,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from failcodes.dataio import iter_jsonl
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
-from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
 from failcodes.labels import Label
@@ -35,7 +35,7 @@ class GenericTraces:
         traces: list[Trace] = []
         for path in paths:
             traces.extend(
-                io.read_traces(
+                dataio.read_traces(
                     path,
                     passages_path=options.passages,
                     aliases=options.aliases,
@@ -60,7 +60,7 @@ class GenericLabels:
         labels: list[Label] = []
         seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
         for path in paths:
-            labels.extend(io.read_labels(path, column_map=options.column_map, seen=seen))
+            labels.extend(dataio.read_labels(path, column_map=options.column_map, seen=seen))
         return IngestResult(labels=labels)
 
 

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, JsonDocumentAdapter, Output
 from failcodes.labels import Label
@@ -45,7 +45,7 @@ SEVERITY_ORDER = ("Mild", "Moderate", "Severe", "Life-threatening")
 
 
 def _load(path: Path) -> list[Any]:
-    data = io.read_json(path)
+    data = dataio.read_json(path)
     if not isinstance(data, list):
         raise InputError(f"expected a JSON list of tasks, got {type(data).__name__}", path=path)
     return data

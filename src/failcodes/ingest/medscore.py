@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from failcodes import io
+from failcodes import dataio
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
 from failcodes.traces import Passage, Trace
@@ -55,7 +55,7 @@ _SENTENCE_ID = re.compile(r"^(?P<question>.+)_(?P<index>\d+)$")
 
 
 def _iter_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    return list(io.iter_jsonl(path))
+    return list(dataio.iter_jsonl(path))
 
 
 def _text(value: object, path: Path, line: int, field: str, *, required: bool = True) -> str | None:

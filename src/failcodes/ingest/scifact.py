@@ -27,8 +27,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError
-from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict

@@ -2,7 +2,7 @@
 
 Every writer goes through :mod:`failcodes.fileio` (a temp file in the target folder, then
 ``os.replace``), so a failure never leaves a half-written output. Reading goes through
-:mod:`failcodes.io` (``read_models_jsonl``, ``read_json``).
+:mod:`failcodes.dataio` (``read_models_jsonl``, ``read_json``).
 """
 
 from __future__ import annotations

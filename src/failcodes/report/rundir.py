@@ -29,9 +29,9 @@ import pandas as pd
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
+from failcodes.dataio import read_json
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
-from failcodes.io import read_json
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta
@@ -77,7 +77,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     root = Path(run_dir)
     if not root.is_dir():
         raise InputError("not a run directory", path=root)
-    from failcodes import io
+    from failcodes import dataio
     from failcodes.metrics import distributions_dataframe, verdict_distributions
 
     inputs_files: list[Path] = []
@@ -101,7 +101,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     dists = []
     for path in trace_files:
-        frame = distributions_dataframe(verdict_distributions(io.read_traces(path)))
+        frame = distributions_dataframe(verdict_distributions(dataio.read_traces(path)))
         dists.append(_prefixed(frame, "system", path.name.removesuffix(".traces.jsonl"), many))
         inputs_files.append(path)
 
@@ -339,7 +339,7 @@ def _review_agreement(
     1,000 unit resamples, seed 0), and ``{code: "kappa [low, high]"}`` for the codebook table
     when exactly one human and one judge are compared (otherwise the table lists each pair).
     """
-    from failcodes.io import read_models_jsonl
+    from failcodes.dataio import read_models_jsonl
     from failcodes.stats.tables import annotation_agreement
 
     humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError
-from failcodes.io import iter_jsonl
 
 
 class RtvItem(BaseModel):

@@ -33,9 +33,9 @@ from pydantic import BaseModel, ValidationError
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
+from failcodes.dataio import read_json
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
-from failcodes.io import read_json
 from failcodes.saturation.models import (
     Decision,
     ProjectConfig,

@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, MigrationMap, migrate
+from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
-from failcodes.io import iter_jsonl
 from failcodes.labels import Label
 from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
 from failcodes.metrics import LabelIndex
