@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -129,16 +130,131 @@ def _rename(record: dict[str, Any], column_map: Mapping[str, str]) -> dict[str, 
     return out
 
 
+#: Deepest nesting of arrays/objects a JSON input may have (traces need 4; the standard
+#: library's parser would otherwise hit RecursionError on ~1000 levels of ``[``).
+MAX_JSON_DEPTH = 64
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _json_depth_exceeds(text: str, limit: int) -> bool:
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        if match.group(0) in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _StrictJSONError(f"key {key!r} appears twice in one object", field=key)
+            seen.add(key)
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise _StrictJSONError(f"{name} is not a number JSON allows; write null for a missing value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _StrictJSONError(f"number {text[:40]} overflows to infinity")
+    return value
+
+
+class _StrictJSONError(ValueError):
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _find_lone_surrogate(value: Any, where: str = "") -> str | None:
+    """Return the field path of the first string holding a lone surrogate, or None."""
+    if isinstance(value, str):
+        return (where or "(value)") if _LONE_SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{where}.{key}" if where else str(key)
+            if _LONE_SURROGATE.search(key):
+                return name
+            found = _find_lone_surrogate(item, name)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _find_lone_surrogate(item, f"{where}[{index}]")
+            if found:
+                return found
+    return None
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite_float
+)
+
+
+def parse_json(text: str, *, path: str | Path | None = None, line: int | None = None) -> Any:
+    """Parse one JSON document or JSONL line strictly; THE JSON parser of every file reader.
+
+    On top of :func:`json.loads` it refuses duplicate keys in an object (JSON leaves them
+    undefined; the standard library keeps the last), ``NaN``/``Infinity`` and numbers that
+    overflow to infinity, integers over Python's 4300-digit limit, nesting deeper than
+    :data:`MAX_JSON_DEPTH` and escaped lone surrogates (not valid Unicode).
+    Every problem raises :class:`InputError` with ``path`` and ``line`` (for a whole document,
+    the line of a syntax error inside it).
+    """
+    if _json_depth_exceeds(text, MAX_JSON_DEPTH):
+        raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", path=path, line=line)
+    try:
+        value = _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        col = f" at column {exc.colno}" if line is not None else ""
+        raise InputError(f"malformed JSON ({exc.msg}{col})", path=path, line=where) from None
+    except _StrictJSONError as exc:
+        raise InputError(str(exc), path=path, line=line, field=exc.field) from None
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise InputError("JSON nested too deeply", path=path, line=line) from None
+    except ValueError as exc:  # e.g. an integer with more than 4300 digits
+        raise InputError(f"malformed JSON ({exc})", path=path, line=line) from None
+    if _SURROGATE_ESCAPE.search(text):
+        field = _find_lone_surrogate(value)
+        if field is not None:
+            raise InputError(
+                "string holds a lone surrogate escape (\\ud800-\\udfff without its pair); "
+                "expected valid Unicode",
+                path=path,
+                line=line,
+                field=None if field == "(value)" else field,
+            )
+    return value
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, object)`` for each non-blank line of a JSONL file (for adapters).
 
-    Raises :class:`InputError` with the line for malformed JSON or a non-object line.
+    Raises :class:`InputError` with the line for malformed JSON or a non-object line (every
+    line goes through :func:`parse_json`).
     """
     return _jsonl_rows(Path(path))
 
 
 def read_json(path: str | Path) -> Any:
-    """Read a whole JSON document (not JSONL).
+    """Read a whole JSON document (not JSONL) through :func:`parse_json`.
 
     Raises :class:`InputError` for a missing or unreadable file, text that is not UTF-8 and
     malformed JSON (with the line of the problem).
@@ -146,14 +262,15 @@ def read_json(path: str | Path) -> Any:
     src = Path(path)
     if not src.exists():
         raise InputError("file not found", path=src)
+    if src.is_dir():
+        raise InputError("is a folder, expected a file", path=src)
     try:
-        return json.loads(src.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=src, line=exc.lineno) from None
+        text = src.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", path=src) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
+    return parse_json(text, path=src)
 
 
 def peek_jsonl(path: str | Path) -> dict[str, Any] | None:
@@ -165,8 +282,8 @@ def peek_jsonl(path: str | Path) -> dict[str, Any] | None:
     try:
         with Path(path).open(encoding="utf-8") as fh:
             first = next((line for line in fh if line.strip()), "")
-        obj = json.loads(first) if first else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        obj = parse_json(first) if first else None
+    except (OSError, UnicodeDecodeError, InputError):
         return None
     return obj if isinstance(obj, dict) else None
 
@@ -246,12 +363,7 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             for lineno, raw in enumerate(fh, start=1):
                 if not raw.strip():
                     continue
-                try:
-                    obj = json.loads(raw.rstrip("\r\n"))
-                except json.JSONDecodeError as exc:
-                    raise InputError(
-                        f"malformed JSON ({exc.msg} at column {exc.colno})", path=path, line=lineno
-                    ) from None
+                obj = parse_json(raw.rstrip("\r\n"), path=path, line=lineno)
                 if not isinstance(obj, dict):
                     raise InputError(
                         f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
@@ -369,6 +481,8 @@ def _validation_error(
         message = "missing required field"
     elif kind == "extra_forbidden":
         message = "unknown field (rename foreign fields with --map FOREIGN=ours)"
+    elif kind == "value_error":  # our own validators: their message says it all
+        message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     else:
         got = repr(err.get("input"))
         got = got if len(got) <= 80 else got[:77] + "..."

@@ -6,7 +6,7 @@ docs/trace-format.md and the JSON Schema from ``failcodes schema trace``.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from failcodes.verdicts import Verdict
 
@@ -14,7 +14,8 @@ from failcodes.verdicts import Verdict
 class Passage(BaseModel):
     """One retrieved passage shown to the verifier for a claim."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # NaN/Infinity scores are refused (a CSV "nan" cell or a Parquet NaN), not stored as null.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     passage_id: str = Field(description="Identifier of the passage in its corpus.")
     rank: int = Field(ge=1, description="1-based rank in the retriever's list.")
@@ -56,3 +57,13 @@ class Trace(BaseModel):
     passages: tuple[Passage, ...] = Field(
         default=(), description="Retrieved passages in rank order."
     )
+
+    @field_validator("passages")
+    @classmethod
+    def _unique_ranks(cls, passages: tuple[Passage, ...]) -> tuple[Passage, ...]:
+        seen: set[int] = set()
+        for passage in passages:
+            if passage.rank in seen:
+                raise ValueError(f"rank {passage.rank} appears twice; ranks must be unique")
+            seen.add(passage.rank)
+        return passages

@@ -21,13 +21,12 @@ no_evidence. Labels: ``has_error`` = the claim is REFUTED (false), one per claim
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from failcodes.dataio import iter_jsonl
+from failcodes.dataio import iter_jsonl, read_json
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
 from failcodes.labels import Label
@@ -62,7 +61,7 @@ def read_covidfact(root: str | Path) -> list[CovidFactClaim]:
         raise InputError("recall TSV not found", path=tsv)
     split: dict[str, list[str]] = {}
     if (folder / SPLIT_JSON).is_file():
-        split = json.loads((folder / SPLIT_JSON).read_text(encoding="utf-8"))
+        split = read_json(folder / SPLIT_JSON)
     gold: dict[str, list[str]] = {}
     ds = folder / DATASET
     if ds.is_file():

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from failcodes import codebook
 from failcodes.codebook import Codebook
+from failcodes.dataio import read_json, read_models_jsonl
 from failcodes.errors import ConfigError, InputError
 from failcodes.saturation.coders import Coder, ScriptedCoder
 from failcodes.saturation.proposers import OfflineProposer, Proposer, ScriptedProposer
@@ -31,12 +32,9 @@ def load_codebook(path: Path) -> Codebook:
     path = Path(path)
     if path.suffix != ".json":
         return codebook.load(path)
+    data = read_json(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError("codebook file not found", path=path) from exc
-    try:
-        return codebook.validate(Codebook.model_validate_json(text))
+        return codebook.validate(Codebook.model_validate(data))
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or None
@@ -44,23 +42,8 @@ def load_codebook(path: Path) -> Codebook:
 
 
 def load_units(path: Path) -> list[Unit]:
-    """Read units from JSONL (one Unit per line); errors name file and line."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError as exc:
-        raise InputError("units file not found", path=path) from exc
-    units = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            units.append(Unit.model_validate_json(line))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or None
-            raise InputError(err["msg"], path=path, line=number, field=field) from exc
-    return units
+    """Read units from JSONL (one Unit per line); errors name file, line and field."""
+    return read_models_jsonl(path, Unit)
 
 
 def _scripted_path(spec: str) -> Path:

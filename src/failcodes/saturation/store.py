@@ -33,7 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_json
+from failcodes.dataio import parse_json, read_json
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.saturation.models import (
@@ -94,10 +94,12 @@ def read_jsonl(path: Path, model: type[M]) -> list[M]:
         if not line.strip():
             continue
         try:
-            out.append(model.model_validate_json(line))
-        except ValidationError as exc:
+            out.append(model.model_validate(parse_json(line, path=path, line=number)))
+        except (ValidationError, InputError) as exc:
             if torn_tail and number == len(lines):
                 break
+            if isinstance(exc, InputError):
+                raise
             raise SaturationError(
                 f"invalid {model.__name__} record: {exc.errors()[0]['msg']}", path=path, line=number
             ) from exc
