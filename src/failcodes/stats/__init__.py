@@ -5,6 +5,8 @@
   and vectorised bootstrap CIs (arrays in, :class:`AgreementResult` out).
 - :mod:`~failcodes.stats.bootstrap`: resampling over units as matrix products.
 - :mod:`~failcodes.stats.classification`: Cochran's Q, McNemar, paired F1/recall tests (Holm).
+- :mod:`~failcodes.stats.ppi`: prediction-powered inference (PPI, PPI++, stratified) for
+  shares corrected with a human review sample.
 - :mod:`~failcodes.stats.tests`: the test result model, Holm, Mann-Whitney, Spearman.
 - :mod:`~failcodes.stats.tables`: ratings files, DataFrames, annotation runs and traces +
   labels adapted to the core.
@@ -33,11 +35,14 @@ from failcodes.stats.classification import (
     paired_metric_tests,
     pairwise_mcnemar,
 )
+from failcodes.stats.ppi import ShareEstimates, Stratum, ppi_mean, share_estimates
 from failcodes.stats.tests import TestResult, holm, mann_whitney, spearman
 
 __all__ = [
     "STATISTICS",
     "AgreementResult",
+    "ShareEstimates",
+    "Stratum",
     "TestResult",
     "agreements",
     "brennan_prediger",
@@ -55,5 +60,7 @@ __all__ = [
     "paired_metric_tests",
     "pairwise_mcnemar",
     "percent_agreement",
+    "ppi_mean",
+    "share_estimates",
     "spearman",
 ]

@@ -1,0 +1,166 @@
+"""Prediction-powered inference: hand-computed values and the ppi_py reference implementation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import ppi_py  # reference implementation, ppi-python 0.2.3 (test-only dependency)
+import pytest
+from scipy.stats import norm
+
+from failcodes.errors import StatisticsError
+from failcodes.stats.ppi import (
+    Moments,
+    Stratum,
+    classical,
+    combine_strata,
+    ppi,
+    ppi_mean,
+    share_estimates,
+    tuned_lambda,
+)
+
+# A small fixture worked out by hand: 5 reviewed units, 8 unreviewed ones.
+Y = [1, 0, 1, 1, 0]
+YHAT = [1, 0, 0, 1, 1]
+YHAT_U = [1, 1, 0, 0, 0, 1, 0, 0]
+Z95 = 1.959963984540054
+
+
+def test_ppi_lambda_one_by_hand() -> None:
+    # mean(yhat_u) = 3/8; y - yhat = [0, 0, 1, 0, -1], mean 0, population variance 2/5.
+    # var(yhat_u) = 3/8 * 5/8 = 15/64; variance = (15/64)/8 + (2/5)/5.
+    result = ppi_mean(Y, YHAT, YHAT_U, lam=1.0)
+    assert result.estimate == pytest.approx(3 / 8)
+    se = math.sqrt(15 / 64 / 8 + 2 / 5 / 5)
+    assert result.se == pytest.approx(se)
+    assert result.ci_low == pytest.approx(3 / 8 - Z95 * se)
+    assert result.ci_high == pytest.approx(3 / 8 + Z95 * se)
+
+
+def test_ppi_plus_plus_lambda_by_hand() -> None:
+    # cov(y, yhat) = E[y yhat] - E[y] E[yhat] = 2/5 - 0.6 * 0.6 = 0.04.
+    # yhat over all 13 units: 6 ones, sample variance (6 - 36/13) / 12 = 42/156.
+    # lam = 0.04 / ((1 + 5/8) * 42/156) = 0.04 / 0.4375 = 16/175.
+    lam = 16 / 175
+    result = ppi_mean(Y, YHAT, YHAT_U)
+    assert result.lam == pytest.approx(lam)
+    # theta = lam * 3/8 + 0.6 - lam * 0.6
+    assert result.estimate == pytest.approx(0.6 - lam * 0.225)
+    # var(y - lam yhat) = var y - 2 lam cov + lam^2 var yhat = 0.24 - 0.08 lam + 0.24 lam^2
+    var = lam**2 * (15 / 64) / 8 + (0.24 - 0.08 * lam + 0.24 * lam**2) / 5
+    assert result.se == pytest.approx(math.sqrt(var))
+
+
+def test_lambda_zero_is_the_classical_wald_interval() -> None:
+    result = ppi_mean(Y, YHAT, YHAT_U, lam=0.0, confidence=0.9)
+    assert result.estimate == pytest.approx(0.6)
+    se = math.sqrt(0.24 / 5)
+    assert result.ci_high - result.estimate == pytest.approx(norm.ppf(0.95) * se)
+
+
+def _sample(seed: int, n: int, big_n: int, prevalence: float) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < prevalence).astype(float)
+    yhat = np.where(rng.random(n) < 0.85, y, 1 - y)
+    truth_u = rng.random(big_n) < prevalence
+    yhat_u = np.where(rng.random(big_n) < 0.85, truth_u, ~truth_u).astype(float)
+    return y, yhat, yhat_u
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("lam", [None, 1.0, 0.0, 0.3])
+def test_matches_ppi_py(seed: int, lam: float | None) -> None:
+    y, yhat, yhat_u = _sample(seed, 80 + 40 * seed, 1000, 0.2 + 0.1 * seed)
+    ours = ppi_mean(y, yhat, yhat_u, lam=lam, confidence=0.95)
+    point = np.ravel(ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam))[0]
+    low, high = (np.ravel(b)[0] for b in ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=lam))
+    assert ours.estimate == pytest.approx(point, rel=1e-12)
+    assert ours.ci_low == pytest.approx(low, rel=1e-10)
+    assert ours.ci_high == pytest.approx(high, rel=1e-10)
+
+
+def test_stratified_matches_per_stratum_ppi_py() -> None:
+    strata = [_sample(10, 40, 300, 0.1), _sample(11, 30, 900, 0.5), _sample(12, 25, 120, 0.3)]
+    result = share_estimates([Stratum(*s) for s in strata])
+    sizes = np.array([len(s[0]) + len(s[2]) for s in strata], dtype=float)
+    w = sizes / sizes.sum()
+    points, variances = [], []
+    for y, yhat, yhat_u in strata:
+        points.append(np.ravel(ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u))[0])
+        low, high = (np.ravel(b)[0] for b in ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05))
+        variances.append(((high - low) / (2 * Z95)) ** 2)
+    theta = float(w @ np.array(points))
+    se = math.sqrt(float((w**2) @ np.array(variances)))
+    assert result.corrected.estimate == pytest.approx(theta, rel=1e-10)
+    assert result.corrected.se == pytest.approx(se, rel=1e-8)
+    assert result.n_units == int(sizes.sum())
+    assert result.n_reviewed == 95
+    # human-only: stratified mean of the reviewed codes
+    human = float(w @ np.array([s[0].mean() for s in strata]))
+    assert result.human.estimate == pytest.approx(human)
+    # judge-only: the judge's share over every unit of the cell
+    judge_ones = sum(s[1].sum() + s[2].sum() for s in strata)
+    assert result.judge.estimate == pytest.approx(judge_ones / sizes.sum())
+
+
+def test_share_estimates_effective_n_and_clipping() -> None:
+    result = share_estimates([Stratum(Y, YHAT, YHAT_U)])
+    var_h = 0.24 / 5
+    assert result.effective_n == pytest.approx(5 * var_h / result.corrected.se**2)
+    assert result.human.ci_high == 1.0  # 0.6 + 1.96 * 0.219 > 1: clipped to the share's range
+    assert result.warning is not None and "fewer than 10" in result.warning
+
+
+def test_good_judge_gains_effective_sample_size() -> None:
+    y, yhat, yhat_u = _sample(5, 200, 5000, 0.3)
+    result = share_estimates([Stratum(y, yhat, yhat_u)])
+    assert result.corrected.se < result.human.se
+    assert result.effective_n > 200
+    assert result.warning is None
+
+
+def test_binary_counts_give_the_same_moments() -> None:
+    counts = Moments.from_binary_counts(
+        both=2, human_only=1, judge_only=1, n=5, n_unlabeled=8, unlabeled_positive=3
+    )
+    arrays = Moments.from_arrays(Y, YHAT, YHAT_U)
+    for name in Moments.__dataclass_fields__:
+        assert float(getattr(counts, name)) == float(getattr(arrays, name)), name
+    assert float(tuned_lambda(counts)) == pytest.approx(16 / 175)
+
+
+def test_vectorised_over_replicates() -> None:
+    samples = [_sample(s, 50, 400, 0.25) for s in range(4)]
+    stacked = Moments(
+        **{
+            name: np.array([float(getattr(Moments.from_arrays(*s), name)) for s in samples])
+            for name in Moments.__dataclass_fields__
+        }
+    )
+    est = ppi(stacked)
+    for i, s in enumerate(samples):
+        assert est.estimate[i] == pytest.approx(ppi_mean(*s).estimate)
+    both = combine_strata(classical(stacked), [1, 1, 1, 1], axis=0)
+    assert float(both.estimate) == pytest.approx(np.mean([s[0].mean() for s in samples]))
+
+
+def test_no_unreviewed_units_falls_back_to_classical() -> None:
+    result = ppi_mean(Y, YHAT, [])
+    assert result.lam == 0.0
+    assert result.estimate == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize(
+    ("strata", "message"),
+    [
+        ([Stratum([1], [1], [0, 1])], "fewer than 2 reviewed"),
+        ([Stratum([1, 0], [1], [0])], "one judge code per reviewed unit"),
+        ([Stratum([1, float("nan")], [1, 0], [0])], "finite"),
+        ([Stratum([], [], [])], "no units"),
+    ],
+)
+def test_bad_input(strata: list[Stratum], message: str) -> None:
+    with pytest.raises(StatisticsError, match=message):
+        share_estimates(strata)
