@@ -20,6 +20,7 @@ from failcodes.codebook import (
     Subcode,
 )
 from failcodes.errors import CodebookError
+from failcodes.migration import migrate
 from failcodes.units import UnitKind
 
 REPO = Path(__file__).resolve().parent.parent
@@ -123,7 +124,7 @@ def test_migration_map_relabels_old_annotations() -> None:
     v2 = make_v2()
     mmap = codebook.migration_map(V1, v2)
     old = annotation({**RETRIEVAL_HQ, "scope": "narrower_scope"}, rationale="subgroup only")
-    out = codebook.migrate(old, mmap)
+    out = migrate(old, mmap)
     assert out.annotation.codes == {**RETRIEVAL_HQ, "scope": "scope_mismatch"}
     assert out.annotation.codebook == v2.ref()
     assert out.relabelled == {"narrower_scope": ("scope", "scope_mismatch")}
@@ -131,7 +132,7 @@ def test_migration_map_relabels_old_annotations() -> None:
     assert out.annotation.rationale == "subgroup only"
     assert old.codes["scope"] == "narrower_scope"  # the input is not mutated
 
-    unchanged = codebook.migrate(annotation(dict(RETRIEVAL_HQ)), mmap)
+    unchanged = migrate(annotation(dict(RETRIEVAL_HQ)), mmap)
     assert unchanged.annotation.codes == RETRIEVAL_HQ
     assert unchanged.relabelled == {}
 
@@ -156,7 +157,7 @@ def test_split_and_removal_flag_recoding() -> None:
     old = annotation(
         {**RETRIEVAL_HQ, "evidence_polarity": "indirect", "trustworthy": "unverifiable_source"}
     )
-    out = codebook.migrate(old, mmap)
+    out = migrate(old, mmap)
     assert out.needs_recoding
     assert set(out.recode) == {"evidence_polarity", "trustworthy"}
     assert "split or removed in version 2" in out.recode["evidence_polarity"]
@@ -198,7 +199,7 @@ def test_leaves_roll_up_and_migrate() -> None:
         codebook=v2.ref(),
         leaves={"entity_match": ["class_for_agent"]},
     )
-    out = codebook.migrate(ann, codebook.migration_map(v2, v3))
+    out = migrate(ann, codebook.migration_map(v2, v3))
     assert out.annotation.leaves == {"entity_match": ["class_for_agent"]}
 
 
@@ -211,25 +212,25 @@ def test_migration_path_composes_versions() -> None:
     assert path.codes["garbled"] == "corrupted_text"
     assert path.codes["truncated"] == "corrupted_text"
     assert path.to == v3.ref()
-    out = codebook.migrate(annotation({**RETRIEVAL_HQ, "chunking": "garbled"}), path)
+    out = migrate(annotation({**RETRIEVAL_HQ, "chunking": "garbled"}), path)
     assert out.annotation.codes["chunking"] == "corrupted_text"
 
 
 def test_new_dimension_needs_recoding_and_annotation_from_other_content_is_refused() -> None:
     v2 = CodebookDraft(V1, "Temporal dimension (seed 001 limitations).").remove("chunking").build()
     mmap = codebook.migration_map(V1, v2)
-    out = codebook.migrate(annotation(dict(RETRIEVAL_HQ)), mmap)
+    out = migrate(annotation(dict(RETRIEVAL_HQ)), mmap)
     assert out.dropped_dimensions == ("chunking",)
     assert "chunking" not in out.annotation.codes
     stale = annotation(dict(RETRIEVAL_HQ), codebook=V1.ref().model_copy(update={"hash": "0" * 64}))
     with pytest.raises(CodebookError, match="different content of version 1"):
-        codebook.migrate(stale, mmap)
+        migrate(stale, mmap)
 
 
 def test_unscored_annotation_is_carried_forward_without_recoding() -> None:
     v2 = make_v2()
     ann = annotation({}, status=Status.UNSCORED, reason="judge answer was not JSON")
-    out = codebook.migrate(ann, codebook.migration_map(V1, v2))
+    out = migrate(ann, codebook.migration_map(V1, v2))
     assert out.annotation.status is Status.UNSCORED
     assert out.annotation.codebook == v2.ref()
     assert not out.needs_recoding

@@ -7,7 +7,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.units import UnitKind
+from failcodes.codebook import CodebookRef, UnitKind
+
+__all__ = ["Annotation", "CodebookRef", "CoderKind", "Status", "Usage"]
 
 
 class CoderKind(StrEnum):
@@ -23,19 +25,6 @@ class Status(StrEnum):
 
     SCORED = "scored"
     UNSCORED = "unscored"  # the judge's answer was unusable; ``reason`` says why
-
-
-class CodebookRef(BaseModel):
-    """Exactly which codebook an annotation was made under."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str
-    version: int
-    hash: str
-
-    def __str__(self) -> str:
-        return f"{self.name}@{self.version}+{self.hash[:12]}"
 
 
 class Usage(BaseModel):

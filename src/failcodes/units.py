@@ -10,11 +10,11 @@ retrievers is one unit (judged once) with several provenance entries.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from failcodes.codebook import UnitKind
 from failcodes.hashing import content_hash
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -23,11 +23,17 @@ if TYPE_CHECKING:  # disagreements imports metrics/pandas: keep units light at r
     from failcodes.disagreements import Disagreement
 
 
-class UnitKind(StrEnum):
-    """Which codebook part applies to a unit."""
-
-    RETRIEVAL = "retrieval"
-    VERIFICATION = "verification"
+__all__ = [
+    "Provenance",
+    "Unit",
+    "UnitKind",
+    "build_units",
+    "disagreement_traces",
+    "retrieval_units",
+    "traces_without_reasoning",
+    "unit_id",
+    "verification_units",
+]
 
 
 class Provenance(BaseModel):

@@ -8,7 +8,7 @@ Notebook use::
     cb.part(UnitKind.RETRIEVAL).dimension("scope").high_quality_code   # 'exact_scope'
     lineage = codebook.load_lineage("taxonomy")                # every version, checked
     d = codebook.diff(lineage[0], lineage[1])                  # changes + migration map
-    codebook.migrate(annotation, d.migration)                  # carry an annotation forward
+    migration.migrate(annotation, d.migration)                 # failcodes.migration
     v2 = codebook.CodebookDraft(cb, "round 3").add_leaf("partial_entity", leaf).build()
     codebook.save(v2, "taxonomy")                               # taxonomy/<name>.v2.yaml
 
@@ -22,13 +22,10 @@ from failcodes.codebook._diff import (
     CodeChange,
     DiffKind,
     MigrationMap,
-    MigrationOutcome,
     Suggestion,
     check_migration,
     compose,
     diff,
-    migrate,
-    migrate_all,
     migration_map,
     migration_path,
 )
@@ -58,6 +55,7 @@ from failcodes.codebook._models import (
     NAME_PATTERN,
     ChangeKind,
     Codebook,
+    CodebookRef,
     CodeInfo,
     CodeLevel,
     Dimension,
@@ -65,6 +63,7 @@ from failcodes.codebook._models import (
     MigrationEntry,
     Part,
     Subcode,
+    UnitKind,
     roll_up,
 )
 from failcodes.codebook._store import (
@@ -91,16 +90,17 @@ __all__ = [
     "CodebookDiff",
     "CodebookDocument",
     "CodebookDraft",
+    "CodebookRef",
     "DiffKind",
     "Dimension",
     "Leaf",
     "LeafEntry",
     "MigrationEntry",
     "MigrationMap",
-    "MigrationOutcome",
     "Part",
     "Subcode",
     "Suggestion",
+    "UnitKind",
     "add_leaf",
     "add_subcode",
     "bundled",
@@ -115,8 +115,6 @@ __all__ = [
     "load",
     "load_lineage",
     "merge_subcodes",
-    "migrate",
-    "migrate_all",
     "migration_map",
     "migration_path",
     "next_version",

@@ -9,16 +9,21 @@ with the same label or a near-identical definition), but only explicit entries d
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.annotations import Annotation, CodebookRef, Status
-from failcodes.codebook._models import ChangeKind, Codebook, CodeInfo, CodeLevel
+from failcodes.codebook._models import (
+    ChangeKind,
+    Codebook,
+    CodebookRef,
+    CodeInfo,
+    CodeLevel,
+    UnitKind,
+)
 from failcodes.errors import CodebookError
-from failcodes.units import UnitKind
 
 Loc = tuple[str | int, ...]
 
@@ -136,26 +141,6 @@ class CodebookDiff(BaseModel):
     def is_empty(self) -> bool:
         """True when the two versions define the same codes."""
         return not self.changes
-
-
-class MigrationOutcome(BaseModel):
-    """One annotation carried forward: the migrated annotation and what needs re-coding."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    annotation: Annotation
-    recode: dict[str, str] = Field(
-        default_factory=dict, description="Dimension id -> why it must be coded again."
-    )
-    relabelled: dict[str, tuple[str, str]] = Field(
-        default_factory=dict, description="Code changes made: old id -> (dimension, new id)."
-    )
-    dropped_dimensions: tuple[str, ...] = ()
-
-    @property
-    def needs_recoding(self) -> bool:
-        """True when at least one dimension must be coded again."""
-        return bool(self.recode)
 
 
 # --------------------------------------------------------------------------- checks
@@ -347,97 +332,6 @@ def migration_path(lineage: Sequence[Codebook], from_version: int, to_version: i
     for version in range(from_version + 1, to_version):
         result = compose(result, migration_map(by_version[version], by_version[version + 1]))
     return result
-
-
-# --------------------------------------------------------------------------- migrate
-
-
-def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
-    """Carry one annotation to the map's target version, or flag what must be re-coded.
-
-    Codes are relabelled through the map; a split or removed code, and a dimension new in
-    the target version, put that dimension in ``recode`` (its code is left out). The
-    annotation must have been made under exactly the map's source version (same hash).
-    """
-    ref = annotation.codebook
-    if ref.name != mapping.name or ref.version != mapping.from_version:
-        raise CodebookError(
-            f"annotation of unit {annotation.unit_id} was made under {ref}, but the map goes "
-            f"from {mapping.name}@{mapping.from_version}",
-            rule="version-parent",
-        )
-    if ref.hash != mapping.from_hash:
-        raise CodebookError(
-            f"annotation of unit {annotation.unit_id} was made under {ref}, a different "
-            f"content of version {ref.version} (map expects hash {mapping.from_hash[:12]})",
-            rule="version-parent",
-        )
-    target = mapping.to.version
-    codes: dict[str, str] = {}
-    leaves: dict[str, list[str]] = {}
-    recode: dict[str, str] = {}
-    relabelled: dict[str, tuple[str, str]] = {}
-    dropped: list[str] = []
-
-    def new_dim(dim: str) -> str | None:
-        if dim not in mapping.dimensions:
-            raise CodebookError(
-                f"annotation of unit {annotation.unit_id} codes unknown dimension '{dim}'",
-                rule="migration-unknown-code",
-            )
-        return mapping.dimensions[dim]
-
-    def new_code(code: str) -> str | None:
-        if code not in mapping.codes:
-            raise CodebookError(
-                f"annotation of unit {annotation.unit_id} uses '{code}', not a code of "
-                f"{mapping.name}@{mapping.from_version}",
-                rule="migration-unknown-code",
-            )
-        return mapping.codes[code]
-
-    for dim, code in annotation.codes.items():
-        ndim = new_dim(dim)
-        if ndim is None:
-            dropped.append(dim)
-            continue
-        ncode = new_code(code)
-        if ncode is None:
-            recode[ndim] = f"'{code}' was split or removed in version {target}"
-            continue
-        codes[ndim] = ncode
-        if ncode != code:
-            relabelled[code] = (ndim, ncode)
-    for dim, ids in annotation.leaves.items():
-        ndim = new_dim(dim)
-        if ndim is None:
-            continue
-        kept: list[str] = []
-        for leaf in ids:
-            nleaf = new_code(leaf)
-            if nleaf is None:
-                recode.setdefault(ndim, f"leaf '{leaf}' was split or removed in version {target}")
-            elif nleaf not in kept:
-                kept.append(nleaf)
-                if nleaf != leaf:
-                    relabelled[leaf] = (ndim, nleaf)
-        if kept:
-            leaves[ndim] = kept
-    if annotation.status is Status.SCORED:
-        for dim, kind in mapping.added_dimensions.items():
-            if kind == annotation.unit_kind:
-                recode.setdefault(dim, f"dimension '{dim}' is new in version {target}")
-    migrated = annotation.model_copy(
-        update={"codebook": mapping.to, "codes": codes, "leaves": leaves}
-    )
-    return MigrationOutcome(
-        annotation=migrated, recode=recode, relabelled=relabelled, dropped_dimensions=tuple(dropped)
-    )
-
-
-def migrate_all(annotations: Iterable[Annotation], mapping: MigrationMap) -> list[MigrationOutcome]:
-    """:func:`migrate` every annotation (they must all come from the map's source version)."""
-    return [migrate(a, mapping) for a in annotations]
 
 
 # --------------------------------------------------------------------------- diff

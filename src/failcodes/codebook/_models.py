@@ -17,15 +17,33 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from failcodes.annotations import CodebookRef
 from failcodes.hashing import content_hash
-from failcodes.units import UnitKind
 
 ID_PATTERN = r"^[a-z0-9_]+$"
 """Allowed characters of dimension, subcode and leaf ids."""
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 """Allowed characters of a codebook name (it becomes part of the file name)."""
+
+
+class UnitKind(StrEnum):
+    """Which codebook part applies to a unit."""
+
+    RETRIEVAL = "retrieval"
+    VERIFICATION = "verification"
+
+
+class CodebookRef(BaseModel):
+    """Exactly which codebook an annotation was made under (annotations cite the codebook)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: int
+    hash: str
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.version}+{self.hash[:12]}"
 
 
 class Leaf(BaseModel):

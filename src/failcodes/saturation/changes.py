@@ -12,7 +12,7 @@ Migration (what happens to annotations made under the old version):
 * ``add_subcode`` in D: every unit coded on D is flagged (the new subcode re-partitions D).
 * ``delete_leaf`` / ``fold_leaf`` L: a ``remove`` migration entry in the new version (the
   codebook module has no cross-level merge); units carrying L keep their parent subcode and
-  are flagged for re-coding of that dimension's leaves, as :func:`failcodes.codebook.migrate`
+  are flagged for re-coding of that dimension's leaves, as :func:`failcodes.migration.migrate`
   reports too.
 """
 

@@ -22,12 +22,13 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.codebook import Codebook, MigrationMap, migrate
+from failcodes.codebook import Codebook, MigrationMap
 from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
 from failcodes.labels import Label
 from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
 from failcodes.metrics import LabelIndex
+from failcodes.migration import migrate
 from failcodes.stats.agreement import (
     STATISTICS,
     AgreementResult,
