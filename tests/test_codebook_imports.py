@@ -17,4 +17,3 @@ def test_codebook_package_imports_no_annotations_or_units() -> None:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     assert alias.name not in forbidden, f"{path.name} imports {alias.name}"
-
