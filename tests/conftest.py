@@ -55,6 +55,15 @@ for _var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LABEL_STUDIO_API_KEY"):
     os.environ.pop(_var, None)
 
 
+#: Small published reference tables copied into the repository (see their SOURCE.md files).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+
+
+def reference_data(*parts: str) -> Path:
+    """Path into tests/data (always present: the published-value tests need no ../shared)."""
+    return TEST_DATA.joinpath(*parts)
+
+
 def shared_data(*parts: str) -> Path:
     """Path into ../shared/data; skips the test when that folder is absent."""
     path = SHARED_DATA.joinpath(*parts)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import itertools
-import json
 from fractions import Fraction
 
 import krippendorff
@@ -13,16 +12,18 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
+from failcodes import bundled
+from failcodes.dataio import read_ratings_frame
 from failcodes.errors import StatisticsError
 from failcodes.stats import agreement as ag
 from failcodes.stats.bootstrap import resampling_weights
-from tests.conftest import shared_data
+from tests.conftest import reference_data
 
 REF = ("agreement-reference",)
 
 
 def _load(name: str) -> np.ndarray:
-    path = shared_data(*REF, name)
+    path = reference_data(*REF, name)
     with path.open() as fh:
         rows = list(csv.reader(fh))[1:]
     return np.array([[float(v) if v else np.nan for v in row[1:]] for row in rows])
@@ -62,7 +63,7 @@ def test_krippendorff_published_examples(name: str, level: str, published: float
 
 def test_expected_values_csv_all_reproduced() -> None:
     """Every row of expected_values.csv: published to its decimals, and the 7-digit re-run."""
-    path = shared_data(*REF, "expected_values.csv")
+    path = reference_data(*REF, "expected_values.csv")
     with path.open() as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 8
@@ -296,12 +297,11 @@ def test_bootstrap_replicates_equal_naive_package_loop() -> None:
 
 
 def _ragchecker(label: str) -> np.ndarray:
-    path = shared_data("ragchecker", "human_labeled_data.json")
-    records = json.loads(path.read_text())
-    by: dict[int, list[int]] = {}
-    for rec in records:  # the two annotators of an instance share instance_id (file order)
-        by.setdefault(rec["instance_id"], []).append(rec[label])
-    return np.array([by[k] for k in sorted(by)], dtype=float)
+    """RAGChecker human meta-evaluation labels, as bundled (equal to the original JSON:
+    tests/test_stats_bundled.py checks that where ../shared is present)."""
+    frame = read_ratings_frame(bundled.path("ragchecker", "meta_eval_human_labels.csv"))
+    part = frame[frame["dimension"] == label.removesuffix("_label")]
+    return part[["annotator_1", "annotator_2"]].astype(float).to_numpy()
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from failcodes import bundled
+from failcodes.dataio import read_ratings_frame
 from failcodes.demo import STEPS, DemoContext
 from failcodes.stats import agreement as ag
-from failcodes.stats.tables import ratings_from_frame, read_ratings_frame
+from failcodes.stats.tables import ratings_from_frame
 from tests.conftest import shared_data
 
 

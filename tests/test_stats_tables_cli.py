@@ -13,11 +13,12 @@ import pytest
 
 from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status
 from failcodes.cli.main import main
+from failcodes.dataio import read_ratings_frame
 from failcodes.errors import FailcodesError, InputError, MixedCodebookError, StatisticsError
 from failcodes.stats import agreement as ag
 from failcodes.stats import tables as tb
 from failcodes.units import UnitKind
-from tests.conftest import shared_data
+from tests.conftest import reference_data
 
 EX_C = ("agreement-reference", "krippendorff2011_exampleC_4coders_12units_missing.csv")
 
@@ -50,8 +51,8 @@ def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., Proc]:
 
 
 def test_csv_blank_is_missing_and_matches_core() -> None:
-    path = shared_data(*EX_C)
-    table = tb.ratings_from_frame(tb.read_ratings_frame(path), source=path)
+    path = reference_data(*EX_C)
+    table = tb.ratings_from_frame(read_ratings_frame(path), source=path)
     assert table.raters == ["coder_A", "coder_B", "coder_C", "coder_D"]
     assert table.unit_ids[0] == "1"
     assert int(np.isnan(table.values).sum()) == 7  # seven blank cells in example C
@@ -74,7 +75,7 @@ def test_parquet_and_jsonl_read_the_same(tmp_path: Path, suffix: str) -> None:
                 for row in frame.to_dict("records")
             )
         )
-    table = tb.ratings_from_frame(tb.read_ratings_frame(path))
+    table = tb.ratings_from_frame(read_ratings_frame(path))
     assert table.unit_ids == ["a", "b", "c", "d"]
     np.testing.assert_array_equal(table.values[:, 1], [1, 2, 3, 3])
     assert np.isnan(table.values[3, 0])
@@ -241,7 +242,7 @@ def test_duplicate_annotation_is_an_error() -> None:
 
 
 def test_cli_agree_json_matches_api(run) -> None:
-    path = shared_data(*EX_C)
+    path = reference_data(*EX_C)
     proc = run(
         "agree",
         path,
@@ -275,7 +276,7 @@ def test_cli_agree_json_matches_api(run) -> None:
     assert rows["gwet_ac2"]["value"] == pytest.approx(0.9140007236, abs=1e-9)
     assert rows["fleiss"]["weights"] == "quadratic"
     expected = ag.agreements(
-        tb.ratings_from_frame(tb.read_ratings_frame(path)).values,
+        tb.ratings_from_frame(read_ratings_frame(path)).values,
         level="ordinal",
         weights="quadratic",
         n_bootstrap=200,

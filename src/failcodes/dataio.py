@@ -883,3 +883,30 @@ def write_traces(
 
     _batched(batch, write)
     return written
+
+
+def read_ratings_frame(path: str | Path) -> Any:
+    """Read a ratings table (.csv, .parquet, .jsonl/.ndjson) into a pandas DataFrame.
+
+    CSV cells are read as strings with blank = missing (NaN); Parquet keeps its types;
+    JSONL rows become one record each. The table adapters in :mod:`failcodes.stats.tables`
+    take the frame from here (statistics do no file reading).
+    """
+    import pandas as pd  # lazy: pandas costs ~0.2 s at start-up
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=p)
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".csv":
+            return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+        if suffix == ".parquet":
+            return pd.read_parquet(p)
+        if suffix in (".jsonl", ".ndjson"):
+            return pd.DataFrame([obj for _, obj in iter_jsonl(p)])
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"cannot read ratings: {exc}", path=p) from exc
+    raise InputError(f"unknown ratings format '{suffix}'; use .csv, .parquet or .jsonl", path=p)

@@ -145,16 +145,13 @@ def agree(
     if fmt not in ("table", "json"):
         raise ConfigError(f"--format must be table or json, got {fmt!r}")
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
-    from failcodes.stats.tables import (
-        agreement_table,
-        annotation_agreement,
-        ratings_from_frame,
-        read_ratings_frame,
-    )
+    from failcodes.dataio import read_ratings_frame
+    from failcodes.stats.tables import agreement_table, annotation_agreement, ratings_from_frame
 
     stats = list(STATISTICS) if stat == "all" else [stat]
     rows: list[dict[str, Any]] = []
     group_keys: list[str] = []
+    notes: list[str] = []
     if _is_annotation_file(file):
         from failcodes import codebook as cbm
 
@@ -202,8 +199,18 @@ def agree(
                 confidence=confidence,
             )
             extra = {by: key[0] if isinstance(key, tuple) else key} if by is not None else {}
+            extra["unit_column"] = table.unit_column
             rows.extend(_row(r, **extra) for r in results)
+            used = (
+                f"unit ids: column '{table.unit_column}' ({table.unit_column_reason})"
+                if table.unit_column is not None
+                else f"unit ids: {table.unit_column_reason}"
+            ) + f"; raters: {', '.join(table.raters)}"
+            if used not in notes:
+                notes.append(used)
     if fmt == "json":
         typer.echo(json.dumps(rows, indent=2))
     else:
+        for line in notes:
+            typer.echo(line)
         _print_table(rows, group_keys)

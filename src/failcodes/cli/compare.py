@@ -101,7 +101,8 @@ def compare(
     if bad:
         raise ConfigError(f"--metrics accepts f1 and recall, got {bad}")
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
-    from failcodes.stats.tables import paired_outcomes_from_traces, read_ratings_frame
+    from failcodes.dataio import read_ratings_frame
+    from failcodes.stats.tables import paired_outcomes_from_traces
 
     source: Path
     if traces_path is not None or labels_path is not None:

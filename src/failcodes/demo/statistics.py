@@ -14,8 +14,9 @@ from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_SEED, DemoContext, StepOut
 def agreement_step(ctx: DemoContext) -> StepOutput:
     """Inter-annotator agreement on RAGChecker's meta-evaluation labels (bundled)."""
     from failcodes import bundled
+    from failcodes.dataio import read_ratings_frame
     from failcodes.errors import ConfigError
-    from failcodes.stats.tables import agreement_table, ratings_from_frame, read_ratings_frame
+    from failcodes.stats.tables import agreement_table, ratings_from_frame
 
     out = StepOutput()
     try:

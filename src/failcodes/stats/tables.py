@@ -1,7 +1,8 @@
-"""Adapters from ratings files, DataFrames and annotation runs to the numeric core.
+"""Adapters from ratings tables (DataFrames) and annotation runs to the numeric core.
 
-- Ratings files (CSV, Parquet, JSONL): one row per unit, one column per rater, blank =
-  missing; an optional unit-id column and an optional grouping column (e.g. ``dimension``).
+- Ratings tables (read by :func:`failcodes.dataio.read_ratings_frame`): one row per unit,
+  one column per rater, blank = missing; an optional unit-id column (recognised by name or
+  by its values, see :func:`choose_columns`) and an optional grouping column.
 - Annotation runs: lists of :class:`~failcodes.annotations.Annotation` joined on
   ``unit_id``, per codebook dimension, pooled over dimensions, per coder pair, and human vs
   LLM per code. Annotations made under different codebook hashes are never pooled unless a
@@ -11,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -23,7 +25,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, MigrationMap
-from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
 from failcodes.labels import Label
 from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
@@ -37,8 +38,6 @@ from failcodes.stats.agreement import (
 )
 from failcodes.stats.bootstrap import FloatArray
 from failcodes.traces import Trace
-
-UNIT_COLUMNS = ("unit", "unit_id", "id", "item", "instance_id", "subject")
 
 
 @dataclass(frozen=True)
@@ -55,37 +54,140 @@ class RatingsTable:
     categories: FloatArray
     labels: list[str] | None = None
     ordered: bool = True
+    unit_column: str | None = None
+    unit_column_reason: str = ""
+    n_single_rated: int = 0
 
 
-# --------------------------------------------------------------------------- files, frames
+# --------------------------------------------------------------------------- frames
+
+#: Column names taken as the unit id (compared lower-case, punctuation as ``_``); any name
+#: ending in ``_id`` counts too.
+ID_NAMES = frozenset(
+    {
+        "unit",
+        "units",
+        "id",
+        "ids",
+        "item",
+        "items",
+        "instance",
+        "instances",
+        "subject",
+        "subjects",
+        "patient",
+        "patients",
+        "case",
+        "cases",
+        "participant",
+        "participants",
+        "sample",
+        "samples",
+        "record",
+        "records",
+        "row",
+        "rows",
+        "index",
+        "unit_no",
+        "unit_number",
+    }
+)
 
 
-def read_ratings_frame(path: str | Path) -> pd.DataFrame:
-    """Read a ratings file (.csv, .parquet, .jsonl/.ndjson) into a DataFrame of strings/NaN."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", path=p)
-    suffix = p.suffix.lower()
-    try:
-        if suffix == ".csv":
-            return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-        if suffix == ".parquet":
-            return pd.read_parquet(p)
-        if suffix in (".jsonl", ".ndjson"):
-            return pd.DataFrame([obj for _, obj in iter_jsonl(p)])
-    except (OSError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"cannot read ratings: {exc}", path=p) from exc
-    raise InputError(f"unknown ratings format '{suffix}'; use .csv, .parquet or .jsonl", path=p)
+@dataclass(frozen=True)
+class ColumnChoice:
+    """Which column holds the unit ids (``None``: row numbers) and which are raters, and why."""
+
+    unit_column: str | None
+    raters: list[str]
+    reason: str
 
 
-def _guess_unit_column(frame: pd.DataFrame) -> str | None:
-    lowered = {str(c).lower(): str(c) for c in frame.columns}
-    for name in UNIT_COLUMNS:
-        if name in lowered:
-            return lowered[name]
-    return None
+def _normal_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def id_named(name: str) -> bool:
+    """True when a column name reads like a unit id (``patient``, ``Units``, ``case_id``...)."""
+    norm = _normal_name(name)
+    return norm in ID_NAMES or norm.endswith("_id")
+
+
+def _present(values: pd.Series) -> list[str]:
+    return [
+        str(v).strip()
+        for v in values.tolist()
+        if v is not None and not (isinstance(v, float) and np.isnan(v)) and str(v).strip()
+    ]
+
+
+def _id_by_values(frame: pd.DataFrame, col: str, others: Sequence[str]) -> bool:
+    """All cells present and distinct, and most values used by no other column.
+
+    A rating column can be all-distinct in a tiny table, but its values are the categories
+    the other raters use; an id column (1..30 beside ratings 1..5) mostly is not.
+    """
+    values = _present(frame[col])
+    if len(frame) < 3 or len(values) != len(frame) or len(set(values)) != len(values):
+        return False
+    used = {v for o in others for v in _present(frame[o])}
+    outside = sum(1 for v in values if v not in used)
+    return 2 * outside > len(values)
+
+
+def choose_columns(
+    frame: pd.DataFrame,
+    *,
+    unit_column: str | None = None,
+    raters: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+    source: str | Path | None = None,
+) -> ColumnChoice:
+    """Pick the unit-id column and the rater columns of a ratings table.
+
+    A column is a rater only when named in ``raters`` or when it looks like ratings. Without
+    ``unit_column`` the unit id is the one column named like an id (:data:`ID_NAMES`,
+    ``*_id``), else the one column whose values are all distinct and mostly unused by the
+    other columns; with neither, row numbers are unit ids. Two candidates make the table
+    ambiguous: :class:`InputError` asks for ``--unit-column``/``--raters``.
+    """
+    cols = [str(c) for c in frame.columns if str(c) not in exclude]
+    if unit_column is not None and unit_column not in cols:
+        raise InputError(f"no unit column '{unit_column}' (columns: {cols})", path=source)
+    if raters is not None:
+        missing = [r for r in raters if r not in cols]
+        if missing:
+            raise InputError(f"no rater column(s) {missing} (columns: {cols})", path=source)
+        if unit_column is not None and unit_column in raters:
+            raise InputError(
+                f"column '{unit_column}' cannot be both the unit id and a rater", path=source
+            )
+    if unit_column is not None:
+        unit, reason = unit_column, "given (--unit-column)"
+    else:
+        pool = [c for c in cols if raters is None or c not in raters]
+        named = [c for c in pool if id_named(c)]
+        by_values = (
+            []
+            if named
+            else [c for c in pool if _id_by_values(frame, c, [o for o in cols if o != c])]
+        )
+        found = named or by_values
+        if len(found) > 1 and raters is None:
+            raise InputError(
+                f"cannot tell the unit id column from the rater columns ({', '.join(found)} "
+                "all look like ids); name them with --unit-column and --raters",
+                path=source,
+            )
+        if len(found) == 1:
+            unit = found[0]
+            reason = "named like an id" if named else "values all distinct, unlike ratings"
+        else:
+            unit, reason = None, "none found: row numbers are the unit ids"
+    rater_cols = list(raters) if raters is not None else [c for c in cols if c != unit]
+    if not rater_cols:
+        raise InputError("no rater columns", path=source)
+    return ColumnChoice(unit_column=unit, raters=rater_cols, reason=reason)
 
 
 def ratings_from_frame(
@@ -101,23 +203,14 @@ def ratings_from_frame(
 
     Numeric ratings keep their values (``categories``, if given, is the full numeric category
     set in rank order); text ratings become codes in ``categories`` order (sorted labels when
-    not given: fine for nominal data only, see ``ordered``). The unit
-    column defaults to the first of ``unit``, ``unit_id``, ``id``, ``item``,
-    ``instance_id``, ``subject`` present; without one, row numbers are unit ids.
+    not given: fine for nominal data only, see ``ordered``). The unit-id and rater columns
+    are chosen by :func:`choose_columns`; the table records which column was used and why.
     """
-    cols = [str(c) for c in frame.columns]
-    unit_col = unit_column if unit_column is not None else _guess_unit_column(frame)
-    if unit_col is not None and unit_col not in cols:
-        raise InputError(f"no unit column '{unit_col}' (columns: {cols})", path=source)
-    if raters is None:
-        rater_cols = [c for c in cols if c != unit_col and c not in exclude]
-    else:
-        missing = [r for r in raters if r not in cols]
-        if missing:
-            raise InputError(f"no rater column(s) {missing} (columns: {cols})", path=source)
-        rater_cols = list(raters)
-    if not rater_cols:
-        raise InputError("no rater columns", path=source)
+    choice = choose_columns(
+        frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
+    )
+    unit_col, rater_cols = choice.unit_column, choice.raters
+    where = (unit_col, choice.reason)
     if unit_col is not None:
         ids = frame[unit_col].astype(str).tolist()
         dup = pd.Series(ids)[pd.Series(ids).duplicated()].tolist()
@@ -149,7 +242,7 @@ def ratings_from_frame(
         ).reshape(len(cells), len(rater_cols))
         observed = np.unique(values[~np.isnan(values)])
         if numeric_categories is None:
-            return RatingsTable(values, ids, rater_cols, observed, None, ordered=True)
+            return RatingsTable(values, ids, rater_cols, observed, None, True, *where)
         cats = np.array(numeric_categories, dtype=np.float64)
         outside = np.setdiff1d(observed, cats)
         if outside.size:
@@ -157,7 +250,7 @@ def ratings_from_frame(
                 f"ratings {outside.tolist()} are not in the category list {cats.tolist()}",
                 path=source,
             )
-        return RatingsTable(values, ids, rater_cols, cats, None, ordered=True)
+        return RatingsTable(values, ids, rater_cols, cats, None, True, *where)
     labels_present = sorted({str(v) for v in present})
     if categories is None:
         labels = labels_present
@@ -175,7 +268,7 @@ def ratings_from_frame(
         [[np.nan if v is None else index[str(v)] for v in row] for row in cells], dtype=np.float64
     ).reshape(len(cells), len(rater_cols))
     return RatingsTable(
-        values, ids, rater_cols, np.arange(len(labels), dtype=np.float64), labels, ordered
+        values, ids, rater_cols, np.arange(len(labels), dtype=np.float64), labels, ordered, *where
     )
 
 
