@@ -8,6 +8,7 @@ import numpy as np
 import ppi_py  # reference implementation, ppi-python 0.2.3 (test-only dependency)
 import pytest
 from scipy.stats import norm
+from statsmodels.stats.proportion import proportion_confint
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.ppi import (
@@ -17,6 +18,7 @@ from failcodes.stats.ppi import (
     combine_strata,
     ppi,
     ppi_mean,
+    score_interval,
     share_estimates,
     tuned_lambda,
 )
@@ -109,7 +111,11 @@ def test_share_estimates_effective_n_and_clipping() -> None:
     result = share_estimates([Stratum(Y, YHAT, YHAT_U)])
     var_h = 0.24 / 5
     assert result.effective_n == pytest.approx(5 * var_h / result.corrected.se**2)
-    assert result.human.ci_high == 1.0  # 0.6 + 1.96 * 0.219 > 1: clipped to the share's range
+    # human-only with lam = 0 and one stratum: Wilson's interval for 3/5, from statsmodels
+    low, high = proportion_confint(3, 5, alpha=0.05, method="wilson")
+    assert (result.human.ci_low, result.human.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert result.human.ci_method == "score"
+    assert result.corrected.ci_method == "wald"
     assert result.warning is not None and "fewer than 10" in result.warning
 
 
@@ -159,8 +165,29 @@ def test_no_unreviewed_units_falls_back_to_classical() -> None:
         ([Stratum([1, 0], [1], [0])], "one judge code per reviewed unit"),
         ([Stratum([1, float("nan")], [1, 0], [0])], "finite"),
         ([Stratum([], [], [])], "no units"),
+        ([Stratum([1, 2], [1, 0], [0])], "0/1 codes"),
     ],
 )
 def test_bad_input(strata: list[Stratum], message: str) -> None:
     with pytest.raises(StatisticsError, match=message):
         share_estimates(strata)
+
+
+def test_score_interval_by_hand_for_ppi() -> None:
+    # One stratum, lam = 1 (PPI): the bounds solve (t - theta)^2 = z^2 V(theta) with
+    # V(theta) = var_u / N + (theta (1 - theta) - 2 (p11 - theta q) + var_h) / n,
+    # t = 3/8, var_u = 15/64, N = 8, n = 5, p11 = 2/5, q = 3/5, var_h = 6/25.
+    m = Moments.from_arrays(Y, YHAT, YHAT_U)
+    est = ppi(m, lam=1.0)
+    low_a, high_a = score_interval(m, est, 1.0, Z95, axis=0)
+    result = {"low": float(low_a), "high": float(high_a)}
+
+    def gap(theta: float) -> float:
+        v = 15 / 64 / 8 + (theta * (1 - theta) - 2 * (0.4 - theta * 0.6) + 0.24) / 5
+        return (3 / 8 - theta) ** 2 - Z95**2 * v
+
+    assert result["low"] > 0
+    assert gap(result["low"]) == pytest.approx(0, abs=1e-12)
+    # the upper root lies above 1 (1 itself is inside the region), so the bound is clipped
+    assert gap(1.0) < 0
+    assert result["high"] == 1.0
