@@ -121,7 +121,7 @@ def test_table_and_schema_outputs(tmp_path: Path, run: Runner) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     tex = out.read_text(encoding="utf-8")
-    assert "\\texttt{grounded}$^\\dagger$" in tex and "90.0\\% & 0.80 \\\\" in tex
+    assert "\\texttt{grounded}$^\\dagger$" in tex and "90.0\\% & 0.80 & seed \\\\" in tex
     assert [p.name for p in out.parent.iterdir()] == ["codebook.tex"]  # no temp file left
     schema_out = tmp_path / "codebook.schema.json"
     assert run("schema", "-o", schema_out, cwd=tmp_path).returncode == 0

@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 
 from failcodes import codebook
 from failcodes.codebook import CodebookDraft, Leaf
-from failcodes.report.codebook_table import codebook_frame, render_codebook_table, tex
+from failcodes.report.codebook_table import HQ_MARK, codebook_frame, render_codebook_table, tex
 
 REPO = Path(__file__).resolve().parent.parent
 V1 = codebook.load(REPO / "taxonomy" / "medical-fact-check.v1.yaml")
@@ -36,7 +36,7 @@ def test_latex_shape_is_balanced_and_escaped() -> None:
     spec = re.search(r"\\begin\{tabular\}\{(.*)\}\n", text)
     assert spec is not None
     n_cols = len(re.findall(r"[lrc]|p\{[^}]*\}", spec.group(1).replace("@{}", "")))
-    assert n_cols == 5
+    assert n_cols == 6  # part, dimension, subcode, definition, example, origin
     rows = latex_rows(text)
     assert len(rows) == N_SUBCODES
     for row in rows:
@@ -63,9 +63,9 @@ def test_latex_extra_columns_and_specials() -> None:
     )
     rows = latex_rows(text)
     assert len(rows) == 19
-    assert all(len(unescaped("&", r)) == 6 for r in rows)
+    assert all(len(unescaped("&", r)) == 7 for r in rows)  # + the origin column
     first = rows[0]
-    assert first.endswith("& 14.5\\% & 0.86 \\\\")
+    assert first.endswith("& 14.5\\% & 0.86 & seed \\\\")
     assert "14.0\\%" in next(r for r in rows if "irrelevant" in r)
     assert tex('5% of "C_max" & {x} #1 $2 ~ ^') == (
         "5\\% of ``C\\_max'' \\& \\{x\\} \\#1 \\$2 \\textasciitilde{} \\textasciicircum{}"
@@ -77,10 +77,10 @@ def test_markdown_renders_as_one_table_with_all_subcodes() -> None:
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert html.count("<table>") == 1
     headers = re.findall(r"<th[^>]*>(.*?)</th>", html)
-    assert headers == ["Part", "Dimension", "Subcode", "Definition", "Example"]
+    assert headers == ["Part", "Dimension", "Subcode", "Definition", "Example", "Origin"]
     body_rows = re.findall(r"<tr>(.*?)</tr>", html.split("<tbody>")[1], flags=re.S)
     assert len(body_rows) == N_SUBCODES
-    assert all(len(re.findall(r"<td[^>]*>", r)) == 5 for r in body_rows)
+    assert all(len(re.findall(r"<td[^>]*>", r)) == 6 for r in body_rows)
     assert html.count("†") == N_HIGH + 1  # marks + the footnote
     assert "<code>exact_entity</code> †" in html
 
@@ -108,7 +108,15 @@ def test_leaves_and_pipes_in_markdown_and_html() -> None:
 
 def test_frame_for_report_build() -> None:
     frame = codebook_frame(V1, part="verification", frequencies={"grounded": 12})
-    assert list(frame.columns) == ["part", "dimension", "subcode", "definition", "example", "Freq."]
+    assert list(frame.columns) == [
+        "part",
+        "dimension",
+        "subcode",
+        "definition",
+        "example",
+        "Freq.",
+        "Origin",
+    ]
     assert len(frame) == 16  # 3+2+3+3+2+3
     assert frame.iloc[0]["subcode"] == "complete_selection †"
     assert frame.set_index("subcode").loc["grounded †", "Freq."] == "12"
@@ -133,3 +141,20 @@ def test_demo_step_validates_bundled_codebook_and_writes_table(tmp_path: Path) -
         "codebook.md",
         "codebook.tex",
     ]
+
+
+def test_origin_column_separates_the_seed_papers_codes_from_failcodes_own() -> None:
+    # Seed 001 (Tables 8-9, as summarised in ../shared/seeds/001_*.txt) names each dimension's
+    # high-quality subcode, "irrelevant", "incorrect chunking" and seven reasoning-step errors
+    # (selective coverage, comprehension failure, overreach, conflict-synthesis failure,
+    # overconfidence, label inconsistency, ungrounded reasoning): 8 low-quality seed codes,
+    # 3 from the split of "incorrect chunking", so 13 of the 24 low-quality codes are ours.
+    frame = codebook_frame(V1)
+    low = frame[~frame["subcode"].str.endswith(HQ_MARK)]
+    assert len(low) == 24
+    assert (low["Origin"] == "failcodes").sum() == 13
+    assert (low["Origin"] == "seed, split of incorrect chunking").sum() == 3
+    assert low["Origin"].str.startswith("seed").sum() == 11
+    high = frame[frame["subcode"].str.endswith(HQ_MARK)]
+    assert set(high["Origin"]) == {"seed"}
+    assert "seed (comprehension failure)" in set(low["Origin"])

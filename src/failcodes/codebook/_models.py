@@ -59,6 +59,14 @@ class Leaf(BaseModel):
     examples: tuple[str, ...] = Field(default=(), description="Short concrete examples.")
 
 
+class Origin(StrEnum):
+    """Where a subcode comes from (shown in the codebook table and Tables 8-9)."""
+
+    SEED = "seed"  # named in the seed paper's codebook (seed 001, Tables 8-9)
+    SEED_SPLIT = "seed_split"  # one of the parts failcodes split a seed code into
+    ADDED = "added"  # added by failcodes (or by a saturation round), not in the seed
+
+
 class Subcode(BaseModel):
     """One code a coder may assign within a dimension."""
 
@@ -76,6 +84,15 @@ class Subcode(BaseModel):
     leaves: tuple[Leaf, ...] = Field(
         default=(), description="Finer patterns rolling up to this subcode."
     )
+    origin: Origin | None = Field(
+        default=None,
+        description="seed (from the seed paper's codebook), seed_split (part of a seed code "
+        "failcodes split) or added (by failcodes or saturation); not part of the hash.",
+    )
+    seed_code: str | None = Field(
+        default=None,
+        description="The seed paper's name for this code where it differs (renamed or split).",
+    )
 
 
 class Dimension(BaseModel):
@@ -88,6 +105,11 @@ class Dimension(BaseModel):
     definition: str = Field(description="The question this dimension answers.")
     subcodes: tuple[Subcode, ...] = Field(
         min_length=1, description="Exactly one high-quality subcode and at least one other."
+    )
+    multi_label: bool = Field(
+        default=False,
+        description="Several low-quality subcodes may co-occur in one unit (the high-quality "
+        "subcode stands alone). Single-label (false) is the default.",
     )
 
     @property
@@ -210,8 +232,20 @@ class Codebook(BaseModel):
 
     @property
     def hash(self) -> str:
-        """Content hash over everything that defines the codes (not changelog or migration)."""
+        """Content hash over everything that defines the codes.
+
+        Not the changelog, the migration or a subcode's provenance (``origin``, ``seed_code``);
+        ``multi_label`` only when true, so files written before the field existed keep their
+        hash (and their annotations stay valid).
+        """
         body = self.model_dump(mode="json", exclude={"changelog", "migration"})
+        for part in body["parts"]:
+            for dim in part["dimensions"]:
+                if not dim.get("multi_label"):
+                    dim.pop("multi_label", None)
+                for sub in dim["subcodes"]:
+                    sub.pop("origin", None)
+                    sub.pop("seed_code", None)
         return content_hash(body, length=64)
 
     @property

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from failcodes.codebook import Codebook
+from failcodes.codebook import Codebook, Dimension, Origin, Subcode
 from failcodes.report.render import TableFormat, latex_escape, template_environment
 from failcodes.units import UnitKind
 
@@ -59,6 +59,36 @@ class CodebookRow:
     extras: tuple[str, ...] = field(default=())
 
 
+ORIGIN_HEADER = "Origin"
+
+
+def origin_label(sub: Subcode) -> str | None:
+    """How the table shows where a subcode comes from (None when the file does not say)."""
+    if sub.origin is None:
+        return None
+    if sub.origin is Origin.SEED:
+        return "seed" + (f" ({sub.seed_code})" if sub.seed_code else "")
+    if sub.origin is Origin.SEED_SPLIT:
+        return "seed, split" + (f" of {sub.seed_code}" if sub.seed_code else "")
+    return "failcodes"
+
+
+def origin_column(cb: Codebook) -> Column | None:
+    """The provenance column (seed paper vs failcodes' own), if any subcode states it."""
+    values = {
+        sub.id: label
+        for _, dim in cb.dimensions()
+        for sub in dim.subcodes
+        if (label := origin_label(sub)) is not None
+    }
+    return Column(ORIGIN_HEADER, values) if values else None
+
+
+def dimension_label(dim: Dimension) -> str:
+    """A dimension's label, marked when several of its codes may co-occur."""
+    return f"{dim.label} (multi-label)" if dim.multi_label else dim.label
+
+
 def columns_for(
     frequencies: Values | None = None,
     agreement: Values | None = None,
@@ -100,7 +130,7 @@ def codebook_rows(
                     rows.append(
                         CodebookRow(
                             part=p.label,
-                            dimension=dim.label,
+                            dimension=dimension_label(dim),
                             code=code,
                             label=label,
                             definition=" ".join(definition.split()),
@@ -125,7 +155,8 @@ def codebook_frame(
     include_leaves: bool = True,
 ) -> pd.DataFrame:
     """The table as a DataFrame (for ``report.build``'s generic table rendering)."""
-    cols = columns_for(frequencies, agreement)
+    origin = origin_column(cb)
+    cols = columns_for(frequencies, agreement, [origin] if origin else [])
     rows = codebook_rows(cb, part=part, columns=cols, include_leaves=include_leaves)
     records = [
         {
@@ -197,7 +228,8 @@ def render_codebook_table(
             agreement=agreement,
             include_leaves=include_leaves,
         ).to_csv(index=False)
-    cols = columns_for(frequencies, agreement, extra)
+    origin = origin_column(cb)
+    cols = columns_for(frequencies, agreement, [*extra, *([origin] if origin else [])])
     rows = codebook_rows(cb, part=part, columns=cols, include_leaves=include_leaves)
     if caption is None:
         caption = f"Error codebook {cb.id} (hash {cb.hash[:12]})."
