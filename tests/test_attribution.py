@@ -1,3 +1,5 @@
+import re
+
 import pandas as pd
 import pytest
 
@@ -9,14 +11,27 @@ from failcodes.attribution import (
     all_high_rate,
     attribute,
     attribution_summary,
+    attribution_table,
     dominant_errors,
     per_passage_codes,
     per_trace_steps,
 )
-from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
-from failcodes.errors import InputError
+from failcodes.disagreements import (
+    ClaimRecord,
+    Disagreement,
+    DisagreementKind,
+    with_evidence_source,
+)
+from failcodes.errors import ConfigError, InputError
 from failcodes.metrics import Level
-from failcodes.traces import Passage, Trace
+from failcodes.traces import (
+    EvidenceSource,
+    Passage,
+    Trace,
+    check_declared_systems,
+    parse_evidence_declarations,
+)
+from failcodes.traces import with_evidence_source as with_trace_evidence
 from failcodes.units import UnitKind, unit_id
 from failcodes.verdicts import Verdict
 from tests.judge_helpers import make_codebook
@@ -205,3 +220,119 @@ def test_annotations_of_another_codebook_are_refused() -> None:
     other = make_codebook(2)
     with pytest.raises(InputError, match="migrate it first"):
         attribute([A], ANNS, other)
+
+
+# -- the evidence source decides which stages exist (docs/attribution.md) -----------------
+
+
+def _src(trace: Trace, source: EvidenceSource | None) -> Trace:
+    return trace.model_copy(update={"evidence_source": source})
+
+
+def test_evidence_source_is_derived_when_undeclared() -> None:
+    assert A.evidence is EvidenceSource.RETRIEVED  # passages
+    bare = _t("sysX", "c9", [])
+    assert bare.evidence is EvidenceSource.NONE  # no passages, no retriever: closed-book
+    assert _t("sysX", "c9", [], retriever="bm25").evidence is EvidenceSource.RETRIEVED
+    assert _src(bare, EvidenceSource.PROVIDED).evidence is EvidenceSource.PROVIDED
+
+
+def test_closed_book_is_never_blamed_on_retrieval() -> None:
+    # Before: a trace without passages -> retrieval ("no passage retrieved").
+    bare = _t("sysX", "c9", [])
+    (x,) = attribute([bare], [], CB)
+    assert x.stage is Stage.VERIFICATION and x.evidence_source == "none"
+    assert x.reason.startswith("closed-book pipeline (evidence source none)")
+    # declared closed-book wins even over passages that are all poor (B -> retrieval otherwise)
+    (b,) = attribute([_src(B, EvidenceSource.NONE)], ANNS, CB)
+    assert b.stage is Stage.VERIFICATION
+    # the retrieved pipeline without passages still blames its retriever
+    (r,) = attribute([_t("sysX", "c9", [], retriever="bm25")], [], CB)
+    assert (r.stage, r.reason) == (Stage.RETRIEVAL, "no passage retrieved")
+
+
+def test_provided_evidence_goes_to_evidence_or_verification_never_retrieval() -> None:
+    got = {
+        t.system: attribute([_src(t, EvidenceSource.PROVIDED)], ANNS, CB)[0]
+        for t in (A, B, C, D, E)
+    }
+    # A: rank 2 all-high -> verification; B: none all-high -> evidence (not retrieval);
+    # C: rank 2 uncoded -> undetermined; D: gold given -> verification; E: no gold -> evidence
+    assert {s: a.stage for s, a in got.items()} == {
+        "sysA": Stage.VERIFICATION,
+        "sysB": Stage.EVIDENCE,
+        "sysC": Stage.UNDETERMINED,
+        "sysD": Stage.VERIFICATION,
+        "sysE": Stage.EVIDENCE,
+    }
+    assert got["sysB"].reason == (
+        "none of the 2 passages of the provided evidence is high quality on all 5 retrieval "
+        "dimensions; no retrieval stage, the evidence given with the item was insufficient"
+    )
+    assert got["sysD"].reason.startswith("gold evidence provided at rank 2")
+    assert got["sysE"].reason == "no gold passage among provided evidence"
+    # provided evidence without any passage text: nothing to assess -> verification
+    (n,) = attribute(
+        [
+            _t("sysX", "c9", [], retriever=None).model_copy(
+                update={"evidence_source": EvidenceSource.PROVIDED}
+            )
+        ],
+        [],
+        CB,
+    )
+    assert n.stage is Stage.VERIFICATION and "no retrieval stage" in n.reason
+
+
+def test_disagreements_carry_the_evidence_source_into_attribution() -> None:
+    declared = parse_evidence_declarations(["sysB=provided"])
+    rec = ClaimRecord(
+        claim_id="c1",
+        claim=B.claim,
+        verdict=Verdict.SUPPORTED,
+        maps_to_error=False,
+        passages=B.passages,
+        evidence_source=B.evidence,
+    )
+    d = Disagreement(
+        id="fn-b",
+        kind=DisagreementKind.FN,
+        level=Level.SENTENCE,
+        system="sysB",
+        mapping="refuted",
+        error_verdicts=("refuted",),
+        question_id="q1",
+        sentence_id="s1",
+        label_has_error=True,
+        predicted_error=False,
+        claims=(rec,),
+    )
+    (before,) = attribute([d], ANNS, CB)
+    assert before.stage is Stage.RETRIEVAL and before.evidence_source == "retrieved"
+    (after,) = attribute(with_evidence_source(declared_d := [d], declared), ANNS, CB)
+    assert declared_d == [d]  # the input is not mutated
+    assert after.stage is Stage.EVIDENCE and after.evidence_source == "provided"
+    table = attribution_table([after])
+    assert list(table["evidence_source"]) == ["provided"]
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (["closed"], "--evidence 'closed': 'closed' is not an evidence source"),
+        (["=none"], "--evidence expects SOURCE or SYSTEM=SOURCE, got '=none'"),
+        (["none", "provided"], "--evidence given twice for every system"),
+        (["a=none", "a=provided"], "--evidence given twice for system 'a'"),
+    ],
+)
+def test_bad_evidence_declarations(values: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_evidence_declarations(values)
+
+
+def test_declarations_apply_per_system() -> None:
+    declared = parse_evidence_declarations(["provided", "sysA=none"])
+    out = {t.system: t.evidence for t in with_trace_evidence([A, B], declared)}
+    assert out == {"sysA": EvidenceSource.NONE, "sysB": EvidenceSource.PROVIDED}
+    with pytest.raises(ConfigError, match="names system 'sysZ', not in the input"):
+        check_declared_systems({"sysZ": EvidenceSource.NONE}, ["sysA"])

@@ -61,7 +61,7 @@ def test_generic_round_trip_with_map_and_alias(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     rows = (tmp_path / "out.csv").read_text().splitlines()
-    assert rows[1] == "s,q,q:s0,c0,y,,supported,Yes,,,"
+    assert rows[1] == "s,q,q:s0,c0,y,,supported,Yes,,,,"
     assert (tmp_path / "out.passages.csv").exists()
 
 
@@ -246,3 +246,31 @@ def test_label_for_unknown_sentence_names_label_file_and_line(tmp_path: Path) ->
     assert_one_line_error(
         proc, "labels.csv:3", "field 'sentence_id'", "no trace has sentence_id 'q:s7'"
     )
+
+
+def test_evidence_option_declares_the_pipeline(tmp_path: Path) -> None:
+    src = _jsonl(tmp_path / "t.jsonl", GOOD, {**GOOD, "system": "r", "claim_id": "c1"})
+    proc = run(
+        "ingest", "generic", src, "-o", tmp_path / "o.jsonl", "--evidence", "provided",
+        "--evidence", "r=none", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert [(r["system"], r["evidence_source"]) for r in rows] == [("s", "provided"), ("r", "none")]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ("--evidence", "closed"),
+            "'closed' is not an evidence source (retrieved, provided, none)",
+        ),
+        (("--evidence", "zz=none"), "--evidence names system 'zz', not in the input (systems: s)"),
+    ],
+)
+def test_evidence_option_bad_values(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+    src = _jsonl(tmp_path / "t.jsonl", GOOD)
+    proc = run("ingest", "generic", src, "-o", tmp_path / "o.jsonl", *args, cwd=tmp_path)
+    assert_one_line_error(proc, needle)
+    assert not (tmp_path / "o.jsonl").exists()

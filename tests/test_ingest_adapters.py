@@ -18,6 +18,7 @@ import pytest
 from failcodes import bundled
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest import AdapterOptions, get_adapter, names
+from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
 from tests.conftest import REPO, shared_data
 
@@ -86,6 +87,12 @@ def test_medscore_medrag_and_provided_forms() -> None:
     )
     assert (c.verdict, c.raw_verdict, c.retriever) == (Verdict.SUPPORTED, "TRUE", None)
     assert [(p.passage_id, p.source) for p in c.passages] == [("q8:provided", "provided")]
+    # MedScore's verifier kinds -> evidence source: medrag list / provided string
+    assert [t.evidence_source for t in (a, b, c)] == [
+        EvidenceSource.RETRIEVED,
+        EvidenceSource.RETRIEVED,
+        EvidenceSource.PROVIDED,
+    ]
 
 
 def test_medscore_response_id_scheme(tmp_path: Path) -> None:
@@ -112,6 +119,8 @@ def test_medscore_response_id_scheme(tmp_path: Path) -> None:
         ("answer-1", "answer-1:s0"),
         ("answer-1", "answer-1:c3"),
     ]
+    # evidence null: MedScore's internal (closed-book) verifier
+    assert {t.evidence_source for t in traces} == {EvidenceSource.NONE}
 
 
 def test_medscore_free_text_raw_needs_alias_or_score(tmp_path: Path) -> None:

@@ -1,4 +1,17 @@
-"""Attribution of disagreements to retrieval or verification (seed 001, Figure 1).
+"""Attribution of disagreements to retrieval, provided evidence or verification.
+
+Seed 001 (Figure 1) splits errors into retrieval and verification but states no rule; the
+rule here is failcodes' own, written out with its assumptions in docs/attribution.md.
+
+First, the pipeline's evidence source (:class:`~failcodes.traces.EvidenceSource`, declared on
+the trace or derived from it) decides which stages exist:
+
+- ``none`` (closed-book): no retrieval stage -> always **verification**.
+- ``provided`` (evidence given with the item): no retriever to blame. The evidence is judged
+  like retrieved passages; if it is judged insufficient (no gold passage / no all-high
+  passage) -> **evidence** (the given evidence, not a retriever), else **verification**. No
+  passage text -> **verification** (nothing to assess; the verifier worked with what it had).
+- ``retrieved``: the two strategies below.
 
 Two strategies, recorded with a reason per item:
 
@@ -30,7 +43,7 @@ from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
-from failcodes.traces import Trace
+from failcodes.traces import EvidenceSource, Trace
 from failcodes.units import UnitKind, unit_id
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
@@ -50,6 +63,7 @@ class Stage(StrEnum):
 
     RETRIEVAL = "retrieval"
     VERIFICATION = "verification"
+    EVIDENCE = "evidence"  # evidence provided with the item judged insufficient (no retriever)
     MIXED = "mixed"
     UNDETERMINED = "undetermined"
 
@@ -65,6 +79,7 @@ class ClaimAttribution(BaseModel):
     claim_id: str
     retriever: str | None = None
     verifier: str | None = None
+    evidence_source: EvidenceSource = EvidenceSource.RETRIEVED
     strategy: Strategy
     stage: Stage
     reason: str
@@ -86,6 +101,11 @@ class ItemAttribution(BaseModel):
     kind: DisagreementKind | None = None
     stage: Stage
     strategy: str
+    evidence_source: str = Field(
+        default=EvidenceSource.RETRIEVED.value,
+        description="The claims' evidence source(s) (retrieved, provided, none; '+'-joined if "
+        "they differ).",
+    )
     reason: str
     claims: tuple[ClaimAttribution, ...]
 
@@ -127,9 +147,15 @@ def attribute_trace(
     strategy: Strategy = Strategy.AUTO,
     top_k: int | None = None,
 ) -> ClaimAttribution:
-    """Attribute one claim's outcome to retrieval or verification (with the reason)."""
+    """Attribute one claim's outcome to a stage of its pipeline (with the reason).
+
+    The rule (docs/attribution.md): closed-book -> verification; provided evidence judged
+    insufficient -> evidence, else verification; retrieved passages -> retrieval when no
+    top-k passage is usable evidence (gold, or all-high under the codebook), else verification.
+    """
     passages = _top(trace, top_k)
-    k = f"top {top_k}" if top_k is not None else "retrieved"
+    source = trace.evidence
+    k = f"top {top_k}" if top_k is not None else source.value
     has_gold = any(p.gold is not None for p in trace.passages)
     use = strategy
     if strategy is Strategy.AUTO:
@@ -141,10 +167,30 @@ def attribute_trace(
         "claim_id": trace.claim_id,
         "retriever": trace.retriever,
         "verifier": trace.verifier,
+        "evidence_source": source,
         "strategy": use,
     }
+    if source is EvidenceSource.NONE:
+        return ClaimAttribution(
+            **base,
+            stage=Stage.VERIFICATION,
+            reason="closed-book pipeline (evidence source none): no retrieval stage, the "
+            "verifier answered from its own knowledge",
+        )
+    # Where no passage is usable evidence, the blame goes to the stage that chose the evidence:
+    # the retriever, or (provided evidence) the evidence given with the item.
+    weak = Stage.RETRIEVAL if source is EvidenceSource.RETRIEVED else Stage.EVIDENCE
     if not passages:
+        if source is EvidenceSource.PROVIDED:
+            return ClaimAttribution(
+                **base,
+                stage=Stage.VERIFICATION,
+                reason="evidence provided with the item (no retrieval stage), but no passage "
+                f"text {'in the top ' + str(top_k) if top_k is not None else 'given'} to "
+                "assess; the verifier worked with what it was given",
+            )
         return ClaimAttribution(**base, stage=Stage.RETRIEVAL, reason=f"no passage {k}")
+    what = "provided evidence" if source is EvidenceSource.PROVIDED else f"the {k} passages"
     if use is Strategy.GOLD_EVIDENCE:
         if not has_gold:
             return ClaimAttribution(
@@ -154,16 +200,15 @@ def attribute_trace(
             )
         gold = tuple(r for r, _, g in passages if g)
         if gold:
+            found = "provided" if source is EvidenceSource.PROVIDED else "retrieved"
             return ClaimAttribution(
                 **base,
                 stage=Stage.VERIFICATION,
-                reason=f"gold evidence retrieved at rank {', '.join(map(str, gold))}; "
+                reason=f"gold evidence {found} at rank {', '.join(map(str, gold))}; "
                 "the verifier had it",
                 high_quality_ranks=gold,
             )
-        return ClaimAttribution(
-            **base, stage=Stage.RETRIEVAL, reason=f"no gold passage among the {k} passages"
-        )
+        return ClaimAttribution(**base, stage=weak, reason=f"no gold passage among {what}")
     high = codebook.high_quality_codes(UnitKind.RETRIEVAL)
     n_dims = len(high)
     verdicts = [
@@ -187,12 +232,18 @@ def attribute_trace(
             reason=f"{len(uncoded)} of {len(verdicts)} {k} passages not coded (missing or "
             "unscored) and none of the coded ones is all-high",
         )
-    return ClaimAttribution(
-        **base,
-        stage=Stage.RETRIEVAL,
-        reason=f"none of the {len(verdicts)} {k} passages is high quality on all {n_dims} "
-        "retrieval dimensions",
-    )
+    if source is EvidenceSource.PROVIDED:
+        reason = (
+            f"none of the {len(verdicts)} passages of the provided evidence is high quality on "
+            f"all {n_dims} retrieval dimensions; no retrieval stage, the evidence given with "
+            "the item was insufficient"
+        )
+    else:
+        reason = (
+            f"none of the {len(verdicts)} {k} passages is high quality on all {n_dims} "
+            "retrieval dimensions"
+        )
+    return ClaimAttribution(**base, stage=weak, reason=reason)
 
 
 def _combine(claims: Sequence[ClaimAttribution]) -> tuple[Stage, str]:
@@ -231,6 +282,7 @@ def attribute(
                     claim_id=item.claim_id,
                     stage=c.stage,
                     strategy=c.strategy.value,
+                    evidence_source=c.evidence_source.value,
                     reason=c.reason,
                     claims=(c,),
                 )
@@ -252,10 +304,12 @@ def attribute(
                 verifier=rec.verifier,
                 retriever=rec.retriever,
                 passages=rec.passages,
+                evidence_source=rec.evidence_source,
             )
             claims.append(attribute_trace(trace, index, codebook, strategy=strategy, top_k=top_k))
         stage, reason = _combine(claims)
         used = sorted({c.strategy.value for c in claims}) or [strategy.value]
+        sources = sorted({c.evidence_source.value for c in claims})
         out.append(
             ItemAttribution(
                 item_id=item.id,
@@ -266,6 +320,7 @@ def attribute(
                 kind=item.kind,
                 stage=stage,
                 strategy="+".join(used),
+                evidence_source="+".join(sources) or EvidenceSource.RETRIEVED.value,
                 reason=reason,
                 claims=tuple(claims),
             )
@@ -451,7 +506,7 @@ def dominant_errors(
 
 
 def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
-    """One row per attributed item: id, system, kind, stage, strategy, reason."""
+    """One row per attributed item: id, system, kind, stage, strategy, evidence source, reason."""
     import pandas as pd
 
     rows = [
@@ -464,6 +519,7 @@ def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
             "kind": a.kind.value if a.kind else None,
             "stage": a.stage.value,
             "strategy": a.strategy,
+            "evidence_source": a.evidence_source,
             "reason": a.reason,
         }
         for a in items
@@ -479,6 +535,7 @@ def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
             "kind",
             "stage",
             "strategy",
+            "evidence_source",
             "reason",
         ],
     )

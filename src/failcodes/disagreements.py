@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +43,7 @@ from failcodes.mapping import (
     resolve_mapping,
 )
 from failcodes.metrics import LabelIndex, Level, WithoutClaimsPolicy
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) only for disagreements_dataframe
@@ -80,6 +80,11 @@ class ClaimRecord(BaseModel):
     verifier: str | None = Field(default=None, description="The verifier model name.")
     retriever: str | None = Field(default=None, description="The retriever name.")
     passages: tuple[Passage, ...] = Field(default=(), description="Retrieved passages, rank order.")
+    evidence_source: EvidenceSource | None = Field(
+        default=None,
+        description="The trace's evidence source (retrieved, provided, none); unset in files "
+        "written before it existed (then derived as for traces).",
+    )
 
 
 class Disagreement(BaseModel):
@@ -148,6 +153,7 @@ def _claim_record(t: Trace, mapping: ErrorMapping, index: LabelIndex) -> ClaimRe
         verifier=t.verifier,
         retriever=t.retriever,
         passages=t.passages,
+        evidence_source=t.evidence,
     )
 
 
@@ -372,4 +378,19 @@ def read_disagreements(path: str | Path) -> list[Disagreement]:
         raise InputError(f"unreadable Parquet file: {exc}", path=source) from None
     for no, rec in enumerate(rows, start=1):
         out.append(_validate(rec, source, no))
+    return out
+
+
+def with_evidence_source(
+    disagreements: Iterable[Disagreement], declared: Mapping[str, EvidenceSource]
+) -> list[Disagreement]:
+    """The disagreements with every claim's ``evidence_source`` set from ``declared``."""
+    out = []
+    for d in disagreements:
+        source = declared_source(declared, d.system)
+        if source is None:
+            out.append(d)
+            continue
+        claims = tuple(c.model_copy(update={"evidence_source": source}) for c in d.claims)
+        out.append(d.model_copy(update={"claims": claims}))
     return out

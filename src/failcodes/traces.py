@@ -6,9 +6,39 @@ docs/trace-format.md and the JSON Schema from ``failcodes schema trace``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from failcodes.errors import ConfigError
 from failcodes.verdicts import Verdict
+
+
+class EvidenceSource(StrEnum):
+    """Where the evidence the verifier saw came from (which stages the pipeline has).
+
+    - ``retrieved``: passages returned by a retriever (optionally with gold flags); a
+      disagreement can be the retriever's fault.
+    - ``provided``: evidence given to the verifier with the item (a cited abstract, a
+      fact-check article); there is no retrieval stage to blame.
+    - ``none``: closed-book; the verifier answered from its own knowledge.
+
+    A trace that does not declare it gets :func:`derived_evidence_source`.
+    """
+
+    RETRIEVED = "retrieved"
+    PROVIDED = "provided"
+    NONE = "none"
+
+
+def derived_evidence_source(passages: tuple[object, ...], retriever: str | None) -> EvidenceSource:
+    """The evidence source of a trace that does not declare one.
+
+    Passages or a named retriever -> ``retrieved`` (a retriever that returned nothing is still
+    a retrieval stage); neither -> ``none`` (closed-book).
+    """
+    return EvidenceSource.RETRIEVED if passages or retriever else EvidenceSource.NONE
 
 
 class Passage(BaseModel):
@@ -57,6 +87,12 @@ class Trace(BaseModel):
     passages: tuple[Passage, ...] = Field(
         default=(), description="Retrieved passages in rank order."
     )
+    evidence_source: EvidenceSource | None = Field(
+        default=None,
+        description="retrieved (passages from a retriever), provided (evidence given with the "
+        "item: no retrieval stage) or none (closed-book). Unset: retrieved if the trace has "
+        "passages or a retriever, else none.",
+    )
 
     @field_validator("passages")
     @classmethod
@@ -67,3 +103,67 @@ class Trace(BaseModel):
                 raise ValueError(f"rank {passage.rank} appears twice; ranks must be unique")
             seen.add(passage.rank)
         return passages
+
+    @property
+    def evidence(self) -> EvidenceSource:
+        """The declared evidence source, or the one derived from passages and retriever."""
+        if self.evidence_source is not None:
+            return self.evidence_source
+        return derived_evidence_source(self.passages, self.retriever)
+
+
+EVERY_SYSTEM = "*"
+"""Key of an evidence-source declaration that applies to every system."""
+
+
+def parse_evidence_declarations(values: Sequence[str]) -> dict[str, EvidenceSource]:
+    """Parse ``--evidence`` values: ``provided`` (every system) or ``SYSTEM=provided``.
+
+    Returns system -> source, with :data:`EVERY_SYSTEM` for the plain form. A value that is
+    not an evidence source, or a system declared twice, is a :class:`ConfigError`.
+    """
+    known = ", ".join(e.value for e in EvidenceSource)
+    out: dict[str, EvidenceSource] = {}
+    for item in values:
+        system, sep, value = item.rpartition("=")
+        key = system.strip() if sep else EVERY_SYSTEM
+        if sep and not key:
+            raise ConfigError(f"--evidence expects SOURCE or SYSTEM=SOURCE, got {item!r}")
+        try:
+            source = EvidenceSource(value.strip())
+        except ValueError:
+            raise ConfigError(
+                f"--evidence {item!r}: {value.strip()!r} is not an evidence source ({known})"
+            ) from None
+        if key in out:
+            who = "every system" if key == EVERY_SYSTEM else f"system {key!r}"
+            raise ConfigError(f"--evidence given twice for {who}")
+        out[key] = source
+    return out
+
+
+def declared_source(declared: Mapping[str, EvidenceSource], system: str) -> EvidenceSource | None:
+    """The source declared for ``system`` (its own entry first, then the every-system one)."""
+    return declared.get(system, declared.get(EVERY_SYSTEM))
+
+
+def check_declared_systems(declared: Mapping[str, EvidenceSource], systems: Iterable[str]) -> None:
+    """Raise :class:`ConfigError` when a declaration names a system the input does not hold."""
+    present = set(systems)
+    for name in declared:
+        if name != EVERY_SYSTEM and name not in present:
+            have = ", ".join(sorted(present)) or "none"
+            raise ConfigError(
+                f"--evidence names system {name!r}, not in the input (systems: {have})"
+            )
+
+
+def with_evidence_source(
+    traces: Iterable[Trace], declared: Mapping[str, EvidenceSource]
+) -> list[Trace]:
+    """The traces with ``evidence_source`` set from ``declared`` (others left as they are)."""
+    out = []
+    for t in traces:
+        source = declared_source(declared, t.system)
+        out.append(t if source is None else t.model_copy(update={"evidence_source": source}))
+    return out

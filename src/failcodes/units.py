@@ -208,6 +208,7 @@ def disagreement_traces(disagreements: Iterable[Disagreement]) -> list[Trace]:
                     verifier=c.verifier,
                     retriever=c.retriever,
                     passages=c.passages,
+                    evidence_source=c.evidence_source,
                 )
             )
     return out

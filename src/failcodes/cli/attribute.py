@@ -27,10 +27,16 @@ from failcodes.attribution import (
 )
 from failcodes.cli._judge_inputs import load_codebook, load_inputs
 from failcodes.cli.main import app
+from failcodes.disagreements import with_evidence_source as declare_disagreements
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.journal import JOURNAL_NAME
 from failcodes.judge.run import read_annotations
+from failcodes.traces import (
+    check_declared_systems,
+    parse_evidence_declarations,
+    with_evidence_source,
+)
 from failcodes.units import UnitKind
 
 if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
@@ -89,14 +95,33 @@ def attribute_cmd(
     top: Annotated[int, typer.Option("--top", min=1, help="Dominant subcodes per group.")] = 3,
     output: Annotated[Path, typer.Option("-o", "--output")] = Path("reports") / "attribution",
     fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.TEXT,
+    evidence: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--evidence",
+            help="The pipeline's evidence source: retrieved, provided or none (closed-book); "
+            "SYSTEM=SOURCE for one system (repeatable). Overrides the traces' own "
+            "evidence_source. See docs/attribution.md.",
+        ),
+    ] = None,
 ) -> None:
-    """Attribute each disagreement to retrieval or verification, with code tables and rates."""
+    """Attribute each disagreement to retrieval, provided evidence or verification.
+
+    The rule is failcodes' own (docs/attribution.md): closed-book pipelines are never blamed on
+    retrieval, nor are pipelines whose evidence came with the item.
+    """
     import pandas as pd
 
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     codebook = load_codebook(codebook_path)
+    declared = parse_evidence_declarations(evidence or [])
     traces, disagreements = load_inputs(source)
+    if declared:
+        check_declared_systems(declared, (t.system for t in traces))
+        traces = with_evidence_source(traces, declared)
+        if disagreements is not None:
+            disagreements = declare_disagreements(disagreements, declared)
     r_ann = _annotations(retrieval)
     v_ann = _annotations(reasoning)
     if strategy is Strategy.CODEBOOK and retrieval is None:

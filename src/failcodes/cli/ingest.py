@@ -11,6 +11,11 @@ from failcodes import dataio
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError
 from failcodes.ingest import AdapterOptions, Output, get_adapter, names
+from failcodes.traces import (
+    check_declared_systems,
+    parse_evidence_declarations,
+    with_evidence_source,
+)
 from failcodes.verdicts import Verdict
 
 
@@ -78,9 +83,21 @@ def ingest(
         list[str] | None,
         typer.Option("--option", help="Adapter-specific setting KEY=VALUE (see docs)."),
     ] = None,
+    evidence: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--evidence",
+            help="Declare the pipeline's evidence source on every trace: retrieved, provided "
+            "or none (closed-book); SYSTEM=SOURCE for one system (repeatable). Default: the "
+            "adapter's, else retrieved when a trace has passages or a retriever, none otherwise.",
+        ),
+    ] = None,
 ) -> None:
     """Read PATH... with ADAPTER and write failcodes traces/labels (format by extension)."""
     chosen = get_adapter(adapter)
+    declared = parse_evidence_declarations(evidence or [])
+    if declared and chosen.output is not Output.TRACES:
+        raise ConfigError(f"adapter {adapter!r} writes labels; --evidence describes traces")
     options = AdapterOptions(
         column_map=_pairs(mapping or [], "--map"),
         aliases=_aliases(alias or []),
@@ -93,6 +110,9 @@ def ingest(
         if target is not None:
             dataio.detect_format(target)
     result = chosen.read(list(paths), options)
+    if declared:
+        check_declared_systems(declared, (t.system for t in result.traces))
+        result.traces = with_evidence_source(result.traces, declared)
     if chosen.output is Output.LABELS and labels_out is not None:
         raise ConfigError(f"adapter {adapter!r} writes its labels to -o; drop --labels-out")
     if sentences_out is not None and not result.sentences:

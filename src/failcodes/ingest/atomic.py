@@ -34,7 +34,7 @@ from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
 from failcodes.labels import Label
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
 
@@ -165,6 +165,7 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
                     Passage(passage_id=c.chunk_id, rank=i, text=c.text, score=c.score)
                     for i, c in enumerate(f.chunks, start=1)
                 ),
+                evidence_source=EvidenceSource.RETRIEVED,
             )
         )
         labels.append(

@@ -30,7 +30,7 @@ from failcodes.dataio import iter_jsonl, read_json
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
 from failcodes.labels import Label
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
 RECALL_TSV = Path("evidence_recall/test1_5_recall.tsv")
@@ -146,6 +146,7 @@ def to_traces(claims: Sequence[CovidFactClaim], system: str) -> list[Trace]:
             verifier="oracle (gold label, retrieval-bounded)",
             retriever="COVID-Fact top-5 (Google + SBERT)",
             passages=passages(c),
+            evidence_source=EvidenceSource.RETRIEVED,
         )
         for c in claims
     ]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
 COLUMNS = ("id", "evidence", "claim", "label", "topic_ip", "question")
@@ -98,6 +98,7 @@ def read_healthver(path: str | Path, system: str = "healthver-t5") -> list[Trace
                 f"question: {questions[(topic, claim)]}",
                 verifier="oracle (gold passage polarity)",
                 retriever="HealthVer T5 retrieval + re-ranking",
+                evidence_source=EvidenceSource.RETRIEVED,
                 passages=tuple(
                     Passage(
                         passage_id=pid,

@@ -31,7 +31,8 @@ Rules (documented in docs/trace-format.md):
 - Passages: MedRAG lists -> rank = position + 1, ``passage_id`` = ``id`` (or
   ``'{claim_id}:p{rank}'``), ``title``, ``text``, ``score``; a ``provided`` string -> one
   passage ``'{question_id}:provided'``; ``null`` -> none. ``retriever`` is ``MedRAG`` for
-  list evidence.
+  list evidence. ``evidence_source``: ``none`` for ``null`` (MedScore's internal, closed-book
+  verifier), ``provided`` for a string, ``retrieved`` for a MedRAG list.
 - System: ``--system`` or ``medscore``. Records without claims produce no trace (counted in a
   note: for the sentence id scheme they are sentences without verifiable claims).
 """
@@ -47,7 +48,7 @@ from typing import Any
 from failcodes import dataio
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
 DEFAULT_SYSTEM = "medscore"
@@ -163,7 +164,15 @@ def _trace(
         verifier=cfg.verifier,
         retriever="MedRAG" if isinstance(evidence, list) else None,
         passages=_passages(evidence, claim_id, question_id, path, line, f"{cw}evidence"),
+        evidence_source=_evidence_source(evidence),
     )
+
+
+def _evidence_source(evidence: object) -> EvidenceSource:
+    """MedScore's verifier kinds: internal (null) / provided (a string) / medrag (a list)."""
+    if evidence is None:
+        return EvidenceSource.NONE
+    return EvidenceSource.PROVIDED if isinstance(evidence, str) else EvidenceSource.RETRIEVED
 
 
 def _record_id(rec: dict[str, Any], path: Path, line: int) -> str:

@@ -38,7 +38,7 @@ from failcodes import dataio
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, JsonDocumentAdapter, Output
 from failcodes.labels import Label
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
 DEFAULT_SYSTEM = "ragchecker-example"
@@ -171,6 +171,7 @@ class RagChecker(JsonDocumentAdapter):
                             verdict=verdict,
                             raw_verdict="|".join(cells),
                             passages=tuple(passages),
+                            evidence_source=EvidenceSource.RETRIEVED,
                         )
                     )
                     if ref_label == "Neutral" and neutral == "skip":

@@ -17,6 +17,10 @@ SUPPORT and none REFUTE/CONTRADICT -> ``supported``; at least one REFUTE and non
 Label rule: ``has_error`` is True when the gold claim label is CONTRADICT (the claim is false
 according to its gold evidence); SUPPORT and NEI claims are not errors. One trace per claim,
 so ``question_id == sentence_id == claim_id == str(claim id)``.
+
+Evidence source: ``provided``. MultiVerS is given the claim's cited abstracts (there is no
+retriever), so attribution never blames a retrieval stage; the passages are the gold
+rationale texts where available.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError
 from failcodes.labels import Label
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
 #: The four public MultiVerS checkpoints whose SciFact-dev predictions are bundled.
@@ -280,6 +284,7 @@ def build_traces(
                     verifier=system,
                     retriever="oracle (cited abstracts)",
                     passages=gold_passages(claim, texts),
+                    evidence_source=EvidenceSource.PROVIDED,
                 )
             )
     return traces

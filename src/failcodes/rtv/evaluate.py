@@ -18,7 +18,7 @@ from failcodes.rtv.judge import (
     quote_in_passages,
 )
 from failcodes.rtv.retrieval import BM25Index, RetrievedChunk, build_query
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 
 DEFAULT_K = 5
 
@@ -149,6 +149,7 @@ def to_traces(results: Sequence[ItemResult], config: RtvConfig) -> list[Trace]:
                 verifier=r.judge,
                 retriever=f"bm25s-{config.bm25_method} k={r.k} chunks={config.chunk_size}/"
                 f"{config.overlap}",
+                evidence_source=EvidenceSource.RETRIEVED,
                 passages=tuple(
                     Passage(
                         passage_id=p.chunk.chunk_id,
