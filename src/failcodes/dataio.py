@@ -699,6 +699,11 @@ def _arrow_schema(model: type[BaseModel]) -> Any:
     )
 
 
+def trace_arrow_schema() -> Any:
+    """Return the Arrow schema of a trace Parquet file (passages as ``list<struct>``)."""
+    return _arrow_schema(Trace)
+
+
 # ------------------------------------------------------------------------------------------
 # Traces
 # ------------------------------------------------------------------------------------------
