@@ -3,16 +3,18 @@ import re
 import pandas as pd
 import pytest
 
-from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.attribution import (
     Stage,
     Strategy,
     all_correct_rate,
     all_high_rate,
+    assessed_dimensions,
     attribute,
     attribution_summary,
     attribution_table,
     dominant_errors,
+    is_all_high,
     per_passage_codes,
     per_trace_steps,
 )
@@ -24,6 +26,7 @@ from failcodes.disagreements import (
 )
 from failcodes.errors import ConfigError, InputError
 from failcodes.metrics import Level
+from failcodes.report.tables import code_shares
 from failcodes.traces import (
     EvidenceSource,
     Passage,
@@ -336,3 +339,56 @@ def test_declarations_apply_per_system() -> None:
     assert out == {"sysA": EvidenceSource.NONE, "sysB": EvidenceSource.PROVIDED}
     with pytest.raises(ConfigError, match="names system 'sysZ', not in the input"):
         check_declared_systems({"sysZ": EvidenceSource.NONE}, ["sysA"])
+
+
+# -- not assessable dimensions (offline judge: passage without source metadata) -----------
+
+
+def test_not_assessable_dimension_is_left_out_of_the_all_high_rule() -> None:
+    # B rank 1: four dimensions high, trust not assessable -> all-high over the assessed four
+    na = _r(B, 1, trustworthy=NOT_ASSESSABLE)
+    assert is_all_high(na, HIGH) is True
+    assert assessed_dimensions(na, HIGH) == 4
+    # a low code on an assessed dimension still fails it
+    assert is_all_high(_r(B, 1, trustworthy=NOT_ASSESSABLE, scope="broader_scope"), HIGH) is False
+    # nothing assessed at all -> nothing to go by (None, like an uncoded passage)
+    nothing = _r(B, 1, **dict.fromkeys(HIGH, NOT_ASSESSABLE))
+    assert is_all_high(nothing, HIGH) is None
+    # attribution: B's rank 1 becomes usable evidence -> verification, not retrieval
+    (b,) = attribute([B], [na, ANNS[3]], CB)
+    assert b.stage is Stage.VERIFICATION and b.reason.startswith("passage rank 1")
+
+
+def test_not_assessable_in_the_tables() -> None:
+    anns = [_r(A, 1, trustworthy=NOT_ASSESSABLE), _r(A, 2), _r(B, 1, scope="broader_scope")]
+    pp = per_passage_codes([A, B], anns, CB)
+    rows = pp.set_index(["retriever", "rank"])
+    assert rows.loc[("ret1", 1), ["trustworthy", "assessed_dimensions", "all_high"]].tolist() == [
+        NOT_ASSESSABLE,
+        4,
+        True,
+    ]
+    assert rows.loc[("ret1", 2), "assessed_dimensions"] == 5
+    rates = all_high_rate(pp).set_index("retriever")
+    # ret1: 2 coded, both all-high, one of them over 4 assessed dimensions
+    assert rates.loc["ret1", ["coded", "all_high", "rate", "not_fully_assessed"]].tolist() == [
+        2,
+        2,
+        1.0,
+        1,
+    ]
+    assert rates.loc["ret2", ["coded", "all_high", "not_fully_assessed"]].tolist() == [1, 0, 0]
+    # never a dominant error
+    dom = dominant_errors(pp, CB, UnitKind.RETRIEVAL, by="retriever")
+    assert NOT_ASSESSABLE not in set(dom["subcode"])
+    # Table 8 shape: a not_assessable row under the dimension, shares add up to 1
+    shares = code_shares(pp, CB.part(UnitKind.RETRIEVAL), by="retriever", flag="all_high")
+    trust = shares[shares["dimension"] == "trustworthy"].set_index("code")
+    assert trust.loc[NOT_ASSESSABLE, "ret1"] == 0.5
+    assert trust["ret1"].sum() == pytest.approx(1.0)
+    assert trust.loc[NOT_ASSESSABLE, "ret2"] == 0.0
+    last = shares.iloc[-1]
+    assert last["label"] == "All assessable dimensions high quality"
+    assert (last["ret1"], last["ret2"]) == (1.0, 0.0)
+    # a dimension where nothing is unassessed gets no extra row
+    assert NOT_ASSESSABLE not in set(shares[shares["dimension"] == "scope"]["code"])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from failcodes import codebook
-from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.codebook import (
     ChangeKind,
     CodebookDraft,
@@ -164,6 +164,10 @@ def test_split_and_removal_flag_recoding() -> None:
     assert out.annotation.codes == {
         k: v for k, v in RETRIEVAL_HQ.items() if k not in ("evidence_polarity", "trustworthy")
     }
+    # a dimension coded not_assessable is not a code of either version: it is kept as it is
+    kept = migrate(annotation({**RETRIEVAL_HQ, "trustworthy": NOT_ASSESSABLE}), mmap)
+    assert kept.annotation.codes["trustworthy"] == NOT_ASSESSABLE
+    assert "trustworthy" not in kept.recode
 
 
 def test_rename_then_merge_in_one_draft_is_one_merge_entry() -> None:

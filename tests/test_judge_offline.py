@@ -1,4 +1,4 @@
-from failcodes.annotations import CoderKind, Status
+from failcodes.annotations import NOT_ASSESSABLE, CoderKind, Status
 from failcodes.codebook import Codebook, Dimension, Part, Subcode
 from failcodes.judge.providers.offline import OfflineCoder
 from failcodes.traces import Passage
@@ -56,8 +56,15 @@ def test_offline_retrieval_rules_hand_checked() -> None:
     # P_WEB: source 'healthblog.example' is not an authoritative corpus.
     web = coder.code(_r(P_WEB), part).answer
     assert web is not None and web.codes["trustworthy"] == "unreliable"
+    # No source and no title: the trust dimension cannot be assessed (issue 13): coded
+    # not_assessable, not unknown_source; the other four dimensions are coded as for P_GOOD.
     nosrc = coder.code(_r(P_GOOD.model_copy(update={"source": None})), part).answer
-    assert nosrc is not None and nosrc.codes["trustworthy"] == "unknown_source"
+    assert nosrc is not None and nosrc.codes == {**good.codes, "trustworthy": NOT_ASSESSABLE}
+    assert "trustworthy: no source metadata: not assessable" in nosrc.rationale
+    # a title alone is metadata: assessed (no authoritative corpus named -> unreliable)
+    titled = P_GOOD.model_copy(update={"source": None, "title": "Some page"})
+    by_title = coder.code(_r(titled), part).answer
+    assert by_title is not None and by_title.codes["trustworthy"] == "unreliable"
 
 
 def test_offline_hedged_passage_is_indirect() -> None:

@@ -12,6 +12,17 @@ from failcodes.codebook import CodebookRef, UnitKind
 __all__ = ["Annotation", "CodebookRef", "CoderKind", "Status", "Usage"]
 
 
+NOT_ASSESSABLE = "not_assessable"
+"""A code value meaning "this dimension could not be assessed from the unit".
+
+Not a subcode of any dimension and never a low-quality code: e.g. the offline judge gives it
+to the trustworthy-source dimension of a passage without source metadata, instead of coding a
+missing source as an untrustworthy one. The all-high rule skips such dimensions
+(:func:`failcodes.attribution.is_all_high`); tables show it as its own row. See
+docs/attribution.md.
+"""
+
+
 class CoderKind(StrEnum):
     """Who produced an annotation."""
 
@@ -40,7 +51,10 @@ class Usage(BaseModel):
 
 
 class Annotation(BaseModel):
-    """Codes for one unit: ``codes`` maps each dimension/step id to one subcode id."""
+    """Codes for one unit: ``codes`` maps each dimension/step id to one subcode id.
+
+    A dimension the coder could not assess holds :data:`NOT_ASSESSABLE` instead.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
@@ -129,10 +129,24 @@ def index_annotations(
 
 
 def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
-    """True if every dimension got its high-quality code; None if not (validly) coded."""
+    """True if every assessed dimension got its high-quality code; None if not (validly) coded.
+
+    A dimension coded :data:`~failcodes.annotations.NOT_ASSESSABLE` is left out (neither high
+    nor low); an annotation with no assessed dimension at all is None (nothing to go by).
+    """
     if ann is None or ann.status is not Status.SCORED:
         return None
-    return all(ann.codes.get(dim) == code for dim, code in high.items())
+    assessed = {dim: code for dim, code in high.items() if ann.codes.get(dim) != NOT_ASSESSABLE}
+    if not assessed:
+        return None
+    return all(ann.codes.get(dim) == code for dim, code in assessed.items())
+
+
+def assessed_dimensions(ann: Annotation | None, dims: Iterable[str]) -> int | None:
+    """How many of ``dims`` were assessed (not coded not_assessable); None if not coded."""
+    if ann is None or ann.status is not Status.SCORED:
+        return None
+    return sum(1 for dim in dims if ann.codes.get(dim) != NOT_ASSESSABLE)
 
 
 def _top(trace: Trace, top_k: int | None) -> list[tuple[int, str, bool | None]]:
@@ -343,7 +357,11 @@ def per_passage_codes(
     *,
     top_k: int | None = None,
 ) -> pd.DataFrame:
-    """One row per (trace, top-k passage) with its codes and ``all_high`` (None if uncoded)."""
+    """One row per (trace, top-k passage) with its codes and ``all_high`` (None if uncoded).
+
+    ``assessed_dimensions`` counts the dimensions not coded ``not_assessable``; ``all_high``
+    is over those (see :func:`is_all_high`).
+    """
     import pandas as pd
 
     index = index_annotations(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
@@ -371,6 +389,7 @@ def per_passage_codes(
             }
             for dim in high:
                 row[dim] = ann.codes.get(dim) if ann else None
+            row["assessed_dimensions"] = assessed_dimensions(ann, high)
             row["all_high"] = is_all_high(ann, high)
             rows.append(row)
     return pd.DataFrame(rows, columns=_columns(list(high), "all_high", passage=True))
@@ -409,6 +428,7 @@ def per_trace_steps(
         }
         for dim in high:
             row[dim] = ann.codes.get(dim) if ann else None
+        row["assessed_dimensions"] = assessed_dimensions(ann, high)
         row["all_correct"] = is_all_high(ann, high)
         rows.append(row)
     return pd.DataFrame(rows, columns=_columns(list(high), "all_correct", passage=False))
@@ -418,14 +438,15 @@ def _columns(dims: list[str], flag: str, *, passage: bool) -> list[str]:
     head = ["system", "retriever" if passage else "verifier", "question_id", "sentence_id"]
     head += ["claim_id"]
     head += ["rank", "passage_id", "gold"] if passage else ["verdict"]
-    return [*head, "unit_id", "status", "coder", "coder_kind", *dims, flag]
+    return [*head, "unit_id", "status", "coder", "coder_kind", *dims, "assessed_dimensions", flag]
 
 
 def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
     """Share of coded rows with ``flag`` true, per ``by`` group (uncoded rows excluded).
 
     Columns: ``by``, rows, coded, ``flag`` (count), rate (``flag`` / coded; NaN-free: a
-    group with nothing coded gets rate None).
+    group with nothing coded gets rate None), not_fully_assessed (coded rows with at least one
+    dimension coded ``not_assessable``: their flag is over the assessed dimensions only).
     """
     import pandas as pd
 
@@ -434,6 +455,7 @@ def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
         coded = sub[flag].notna()
         n_coded = int(coded.sum())
         n_true = int((sub.loc[coded, flag] == True).sum())  # noqa: E712 - object column
+        partial = int((sub.loc[coded] == NOT_ASSESSABLE).any(axis=1).sum())
         out.append(
             {
                 by: group,
@@ -441,9 +463,10 @@ def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
                 "coded": n_coded,
                 flag: n_true,
                 "rate": (n_true / n_coded) if n_coded else None,
+                "not_fully_assessed": partial,
             }
         )
-    return pd.DataFrame(out, columns=[by, "rows", "coded", flag, "rate"])
+    return pd.DataFrame(out, columns=[by, "rows", "coded", flag, "rate", "not_fully_assessed"])
 
 
 def all_high_rate(per_passage: pd.DataFrame, *, by: str = "retriever") -> pd.DataFrame:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.annotations import Annotation, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, Status
 from failcodes.codebook import MigrationMap
 from failcodes.errors import CodebookError
 
@@ -85,6 +85,9 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
         ndim = new_dim(dim)
         if ndim is None:
             dropped.append(dim)
+            continue
+        if code == NOT_ASSESSABLE:  # not a code of any version: stays as it is
+            codes[ndim] = code
             continue
         ncode = new_code(code)
         if ncode is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
@@ -58,6 +58,8 @@ def proposal_text(annotation: Annotation | None, part: Part) -> str:
             continue
         sub = next((s for s in dim.subcodes if s.id == code), None)
         label = sub.label if sub is not None else "not in this codebook"
+        if code == NOT_ASSESSABLE:
+            label = "not assessable from this unit"
         lines.append(f"{dim.id}: {code} ({label})")
     if annotation.rationale:
         lines.append(f"Rationale: {annotation.rationale}")

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
-from failcodes.annotations import Status
+from failcodes.annotations import NOT_ASSESSABLE, Status
 from failcodes.attribution import quality_rate
 from failcodes.codebook import Part
 from failcodes.errors import InputError
@@ -38,7 +38,9 @@ def code_shares(
     ``dimension``, ``code``, ``label``, ``high_quality``, one share column per group (in [0, 1];
     NaN where the group has no scored row) and one ``n_<group>`` column with the number of
     scored rows the shares are over. Unscored and missing rows are left out, never counted as a
-    code.
+    code. A dimension some rows coded ``not_assessable`` gets a ``not_assessable`` row (so its
+    shares still add up to 1); the all-high row is then over the assessable dimensions and
+    says so in its label (docs/attribution.md).
     """
     needed = [by, "status", flag, *(d.id for d in part.dimensions)]
     missing = [c for c in needed if c not in wide.columns]
@@ -46,7 +48,7 @@ def code_shares(
         raise InputError(f"coded table lacks columns {missing}; expected {needed}")
     scored = wide[wide["status"] == Status.SCORED.value]
     for dim in part.dimensions:
-        unknown = sorted(set(scored[dim.id].dropna()) - set(dim.code_ids()))
+        unknown = sorted(set(scored[dim.id].dropna()) - {*dim.code_ids(), NOT_ASSESSABLE})
         if unknown:
             raise InputError(
                 f"code {unknown[0]!r} is not a subcode of dimension {dim.id!r} "
@@ -56,22 +58,30 @@ def code_shares(
     group_order = list(groups) if groups is not None else sorted(map(str, wide[by].unique()))
     sizes = scored.groupby(by).size()
     rows: list[dict[str, object]] = []
+    any_unassessed = False
     for dim in part.dimensions:
         counts = scored.groupby([by, dim.id]).size()
-        for sub in dim.subcodes:
+        codes = [(s.id, s.label, s.high_quality) for s in dim.subcodes]
+        if (scored[dim.id] == NOT_ASSESSABLE).any():
+            any_unassessed = True
+            codes.append((NOT_ASSESSABLE, "Not assessable", False))
+        for code, label, high in codes:
             row: dict[str, object] = {
                 "dimension": dim.id,
-                "code": sub.id,
-                "label": sub.label,
-                "high_quality": sub.high_quality,
+                "code": code,
+                "label": label,
+                "high_quality": high,
             }
             for g in group_order:
                 n = int(sizes.get(g, 0))
-                row[g] = int(counts.get((g, sub.id), 0)) / n if n else float("nan")
+                row[g] = int(counts.get((g, code), 0)) / n if n else float("nan")
                 row[f"n_{g}"] = n
             rows.append(row)
     rates = quality_rate(wide, by=by, flag=flag).set_index(by)
-    row = {"dimension": ALL_HIGH_ROW, "code": ALL_HIGH_ROW, "label": "All dimensions high quality"}
+    all_label = "All dimensions high quality"
+    if any_unassessed:
+        all_label = "All assessable dimensions high quality"
+    row = {"dimension": ALL_HIGH_ROW, "code": ALL_HIGH_ROW, "label": all_label}
     row["high_quality"] = True
     for g in group_order:
         rate = rates["rate"].get(g) if g in rates.index else None

@@ -7,7 +7,10 @@ id or label):
 Retrieval (claim x passage):
 - entity match: share of the claim's content words (and numbers) found in the passage;
 - scope: the claim's numbers and population qualifiers present in the passage;
-- trustworthy source: source / title metadata naming an authoritative corpus;
+- trustworthy source: source / title metadata naming an authoritative corpus; a passage with
+  neither ``source`` nor ``title`` is coded ``not_assessable`` on this dimension
+  (:data:`failcodes.annotations.NOT_ASSESSABLE`): a missing source is not an untrustworthy
+  one, and the all-high rule then goes by the dimensions that could be assessed;
 - evidence polarity: negation mismatch between claim and passage, hedge cues;
 - chunking: the passage starts and ends on sentence boundaries.
 
@@ -30,7 +33,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from failcodes.annotations import CoderKind
+from failcodes.annotations import NOT_ASSESSABLE, CoderKind
 from failcodes.codebook import Dimension, Part
 from failcodes.judge.providers.base import DirectResult
 from failcodes.judge.schema import Answer
@@ -127,6 +130,7 @@ class _Outcome:
     hints: tuple[str, ...] = ()
     note: str = ""
     borderline: bool = False
+    assessable: bool = True
 
 
 def _best_sentence(claim: str, texts: Sequence[str]) -> str:
@@ -169,7 +173,7 @@ def _scope(claim: str, p: Passage) -> _Outcome:
 def _trust(_claim: str, p: Passage) -> _Outcome:
     meta = f"{p.source or ''} {p.title or ''}".lower()
     if not meta.strip():
-        return _Outcome(False, ("unknown", "unverifiable", "unreliable"), "no source metadata")
+        return _Outcome(False, note="no source metadata: not assessable", assessable=False)
     if any(t in meta for t in _TRUSTED):
         return _Outcome(True, note=f"trusted source {p.source!r}")
     return _Outcome(False, ("unreliable", "untrust", "low", "non"), f"source {p.source!r}")
@@ -356,7 +360,7 @@ class OfflineCoder:
                 return DirectResult(
                     None, f"offline heuristic has no rule for dimension '{dim.id}' ({dim.label})"
                 )
-            codes[dim.id] = _choose(dim, outcome)
+            codes[dim.id] = _choose(dim, outcome) if outcome.assessable else NOT_ASSESSABLE
             borderline = borderline or outcome.borderline
             notes.append(f"{dim.id}: {outcome.note}")
         texts = [p.text for p in unit.passages]
