@@ -68,6 +68,13 @@ JudgedOpt = Annotated[
 JudgeOpt = Annotated[
     str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
 ]
+PlanOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--plan",
+        help="A review plan (failcodes review plan): only its units become tasks, in plan order.",
+    ),
+]
 AnnotationsOutOpt = Annotated[Path, typer.Option("-o", "--out", help="Annotations JSONL to write.")]
 DEFAULT_ANNOTATIONS_OUT = Path("annotations/labelstudio.jsonl")
 AnnotatorOpt = Annotated[
@@ -99,14 +106,38 @@ def _tasks(
     judged: Path | None,
     judge: str | None,
     top_k: int | None,
+    plan: Path | None = None,
 ) -> list[dict[str, Any]]:
     unit_list = _units(units, part, top_k)
+    if plan is not None:
+        unit_list = _planned(unit_list, plan, part)
     annotations = dataio.read_models_jsonl(judged, Annotation) if judged is not None else []
     chosen = select_judged(annotations, cb, judge)
     tasks = build_tasks(unit_list, cb, part, chosen)
     if not tasks:
         raise ConfigError(f"{units} holds no {part.value} units")
     return tasks
+
+
+def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Unit]:
+    """The plan's units, in plan order; every planned unit must be among ``unit_list``."""
+    from failcodes.errors import InputError
+    from failcodes.reviewplan import read_plan
+
+    plan = read_plan(plan_path)
+    if plan.part is not part:
+        raise InputError(
+            f"the plan is for the {plan.part.value} part, not {part.value}", path=plan_path
+        )
+    by_id = {u.id: u for u in unit_list}
+    missing = [uid for uid in plan.all_ids() if uid not in by_id]
+    if missing:
+        raise InputError(
+            f"{len(missing)} planned unit(s) are not among the given units (first: "
+            f"{missing[0]}); pass the traces or units the plan's run was judged on",
+            path=plan_path,
+        )
+    return [by_id[uid] for uid in plan.all_ids()]
 
 
 def _report(result: ReviewResult, out: Path) -> None:
@@ -151,10 +182,11 @@ def export_cmd(
     judged: JudgedOpt = None,
     judge: JudgeOpt = None,
     top_k: TopKOpt = None,
+    plan: PlanOpt = None,
 ) -> None:
     """Write units as Label Studio tasks JSON with the judge's codes as predictions."""
     cb = _codebook(codebook)
-    tasks = _tasks(cb, part, units, judged, judge, top_k)
+    tasks = _tasks(cb, part, units, judged, judge, top_k, plan)
     files.write_json_atomic(out, tasks)
     with_pred = sum(1 for t in tasks if "predictions" in t)
     typer.echo(f"{len(tasks)} tasks ({with_pred} with predictions) -> {out}")
@@ -172,13 +204,14 @@ def push_cmd(
     annotator: AnnotatorOpt = None,
     url: UrlOpt = None,
     token: TokenOpt = None,
+    plan: PlanOpt = None,
 ) -> None:
     """Create or reuse the project(s) and import the tasks not yet there (by unit id)."""
     from failcodes.labelstudio.client import LabelStudioClient, project_titles
 
     cb = _codebook(codebook)
     project_titles(project, annotator or [])  # check titles before any network call
-    tasks = _tasks(cb, part, units, judged, judge, top_k)
+    tasks = _tasks(cb, part, units, judged, judge, top_k, plan)
     with LabelStudioClient(url, token) as client:
         report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
     for title, pid in report.projects.items():

@@ -53,6 +53,7 @@ def _register() -> None:
         labelstudio,
         metrics,
         report,
+        review,
         rtv,
         saturate,
         schema,

@@ -18,6 +18,7 @@ from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.report import figures as figs
+from failcodes.report.corrected import METHOD_NOTE as CORRECTED_NOTE
 from failcodes.report.html import ReportFigure, ReportMeta, ReportSection, ReportTable, write_html
 from failcodes.report.render import TableFormat, render_table
 from failcodes.report.tables import code_shares, percent_table, prf_table
@@ -52,6 +53,11 @@ class ReportInputs(BaseModel):
     )
     attribution_table: pd.DataFrame | None = None
     agreement: pd.DataFrame | None = None
+    corrected: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = Field(
+        default_factory=dict,
+        description="part -> [(caption, table)] of corrected shares (report.corrected), one "
+        "per review plan with pulled reviews",
+    )
     accumulation: Sequence[int] | None = None
     notes: dict[str, list[str]] = Field(default_factory=dict)
 
@@ -173,7 +179,16 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             groups = sorted(map(str, coded[by].unique()))
             shares = code_shares(coded, part, by=by, flag=flag, groups=groups)
             sec = ReportSection(id=stem, title=f"{title}{tag}")
-            sec.tables.append(b.table(stem, percent_table(shares, groups), f"{caption}{tag}"))
+            corrected = inputs.corrected.get(kind, [])
+            state = "" if corrected else " (judge-coded, uncorrected: no human review plan)"
+            sec.tables.append(
+                b.table(stem, percent_table(shares, groups), f"{caption}{tag}{state}")
+            )
+            for i, (corr_caption, corr_table) in enumerate(corrected):
+                suffix = "" if i == 0 else f"_{i + 1}"
+                sec.tables.append(b.table(f"{stem}_corrected{suffix}", corr_table, corr_caption))
+            if corrected:
+                sec.notes.append(CORRECTED_NOTE)
             sec.tables.append(
                 b.table(
                     f"{stem}_dominant",

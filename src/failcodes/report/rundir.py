@@ -35,6 +35,7 @@ from failcodes.hashing import file_sha256
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta
+from failcodes.units import UnitKind
 
 
 def _prefixed(frame: pd.DataFrame, column: str, dataset: str, many: bool) -> pd.DataFrame:
@@ -186,6 +187,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             frame = pd.DataFrame(review_rows)
             agreement = frame if agreement is None else pd.concat([agreement, frame])
 
+    corrected = _corrected(root, review_files, cb, inputs_files)
+
     accumulation, saturation_notes = _saturation(root / "saturation")
 
     comparison_rows: list[dict[str, Any]] = []
@@ -230,6 +233,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         error_codes=error_codes,
         attribution_table=stage_table if not stage_table.empty else None,
         agreement=agreement,
+        corrected=corrected,
         accumulation=accumulation,
         comparisons=pd.DataFrame(comparison_rows) if comparison_rows else None,
         codebook_table=None
@@ -241,6 +245,53 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         ),
         notes={"saturation": saturation_notes},
     )
+
+
+def _corrected(
+    root: Path, review_files: list[Path], cb: Codebook | None, inputs_files: list[Path]
+) -> dict[UnitKind, list[tuple[str, pd.DataFrame]]]:
+    """Corrected Tables 8-9 for each review plan under ``review/plans/`` with pulled reviews."""
+    from failcodes.dataio import read_models_jsonl
+    from failcodes.report.corrected import corrected_rows, corrected_table
+    from failcodes.reviewplan import GROUP_COLUMN, human_codes, match_reviews, plans_dir, read_plan
+
+    plan_files = sorted(plans_dir(root).glob("*.json"))
+    if not plan_files or not review_files or cb is None:
+        return {}
+    humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]
+    out: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = {}
+    for path in plan_files:
+        plan = read_plan(path)
+        source = root / plan.source
+        if not source.is_file():
+            raise InputError(f"the plan's coded table {plan.source} is missing", path=path)
+        if file_sha256(source) != plan.source_sha256:
+            raise InputError(
+                f"{plan.source} changed since the plan was drawn (its SHA-256 differs); draw "
+                "a new plan",
+                path=path,
+            )
+        reviews = human_codes(humans, plan.part)
+        progress = match_reviews(plan, reviews)
+        if progress.estimation_reviewed == 0:
+            continue
+        rows = corrected_rows(pd.read_csv(source), plan, reviews, cb.part(plan.part))
+        by = GROUP_COLUMN[plan.part]
+        missing = progress.estimation_planned - progress.estimation_reviewed
+        caption = (
+            f"Corrected shares (%), plan {plan.name!r}: judge-only, human-only and PPI++ "
+            f"corrected with 95% CIs per {by}; {progress.estimation_reviewed} of "
+            f"{progress.estimation_planned} sampled units reviewed"
+            + (f" ({missing} not yet)" if missing else "")
+            + (
+                f"; {progress.targeted_reviewed} targeted reviews kept out"
+                if progress.targeted_reviewed
+                else ""
+            )
+        )
+        out.setdefault(plan.part, []).append((caption, corrected_table(rows, by)))
+        inputs_files.extend([path, source])
+    return out
 
 
 def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) -> dict[str, int]:

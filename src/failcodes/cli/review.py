@@ -1,0 +1,195 @@
+"""``failcodes review plan|status``: draw the units humans review, and follow the review.
+
+``plan`` draws a seeded (optionally stratified) uniform sample from a judged run's coded table
+and writes ``RUN_DIR/review/plans/NAME.json``; ``failcodes labelstudio push --plan`` sends
+exactly those units to Label Studio, and the pulled reviews (``RUN_DIR/review/*.jsonl``) are
+matched back to the plan by ``status`` and by the report's corrected tables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from failcodes.cli.main import app
+from failcodes.codebook import UnitKind
+from failcodes.errors import InputError
+
+review_app = typer.Typer(
+    help="Human review sampling plans: draw the units to review, follow the review.",
+    no_args_is_help=True,
+)
+app.add_typer(review_app, name="review")
+
+CODED_TABLE = {UnitKind.RETRIEVAL: "per_passage.csv", UnitKind.VERIFICATION: "per_trace.csv"}
+
+
+def _coded_table(run_dir: Path, dataset: str | None, part: UnitKind) -> tuple[str, Path]:
+    judge = run_dir / "judge"
+    if not run_dir.is_dir():
+        raise InputError("not a run directory", path=run_dir)
+    found = sorted(p.parent.name for p in judge.glob(f"*/{CODED_TABLE[part]}"))
+    if dataset is None:
+        if len(found) != 1:
+            listed = ", ".join(found) or "none"
+            raise InputError(
+                f"pass --dataset: {len(found)} data sets have a {part.value} coded table "
+                f"({CODED_TABLE[part]}: {listed})",
+                path=judge,
+            )
+        dataset = found[0]
+    path = judge / dataset / CODED_TABLE[part]
+    if not path.is_file():
+        raise InputError(
+            f"no {part.value} coded table for data set {dataset!r} (have: "
+            f"{', '.join(found) or 'none'})",
+            path=path,
+        )
+    return dataset, path
+
+
+def _targeted(path: Path) -> list[str]:
+    """Unit ids, one per line (or JSONL objects with a ``unit_id``)."""
+    from failcodes.dataio import parse_json
+
+    ids: list[str] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {exc}", path=path) from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            obj = parse_json(line, path=path, line=number)
+            uid = obj.get("unit_id") if isinstance(obj, dict) else None
+            if not isinstance(uid, str) or not uid:
+                raise InputError(
+                    "expected a unit_id string", path=path, line=number, field="unit_id"
+                )
+            ids.append(uid)
+        else:
+            ids.append(line)
+    return ids
+
+
+@review_app.command("plan")
+def plan_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with judge/<dataset>/ tables.")],
+    part: Annotated[
+        UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
+    ],
+    size: Annotated[int, typer.Option("--size", "-n", min=2, help="Estimation sample size.")],
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the draw.")] = 0,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", help="Data set folder under judge/.")
+    ] = None,
+    stratify: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--stratify",
+            help="Stratify by 'system' (retriever/verifier) and/or 'code' (the judge's code).",
+        ),
+    ] = None,
+    code_dimension: Annotated[
+        str | None,
+        typer.Option(
+            "--code-dimension",
+            help="With --stratify code: the dimension whose judge code stratifies "
+            "(default: whether the judge found every dimension high quality).",
+        ),
+    ] = None,
+    targeted: Annotated[
+        Path | None,
+        typer.Option(
+            "--targeted",
+            help="Extra units to review, kept out of the estimates (one unit id per line, "
+            "or JSONL with unit_id), e.g. where two judges disagree.",
+        ),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Plan name (default: DATASET.PART).")
+    ] = None,
+) -> None:
+    """Draw a seeded review sample from a judged run and write RUN_DIR/review/plans/NAME.json."""
+    import pandas as pd
+
+    from failcodes.fileio import atomic_write_text
+    from failcodes.hashing import file_sha256
+    from failcodes.reviewplan import StratifyBy, draw_plan, plans_dir
+
+    by: list[StratifyBy] = []
+    for item in stratify or []:
+        try:
+            by.append(StratifyBy(item))
+        except ValueError:
+            raise InputError(
+                f"--stratify expects 'system' or 'code', got {item!r}", field="stratify"
+            ) from None
+    if code_dimension is not None and StratifyBy.CODE not in by:
+        raise InputError("--code-dimension needs --stratify code", field="code_dimension")
+    dataset, table = _coded_table(run_dir, dataset, part)
+    plan_name = name or f"{dataset}.{part.value}"
+    if not plan_name.replace(".", "").replace("-", "").replace("_", "").isalnum():
+        raise InputError(f"plan name {plan_name!r}: use letters, digits, '.', '-', '_'")
+    try:
+        coded = pd.read_csv(table)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the coded table: {exc}", path=table) from None
+    try:
+        plan = draw_plan(
+            coded,
+            part,
+            name=plan_name,
+            size=size,
+            seed=seed,
+            source=str(table.relative_to(run_dir)),
+            source_sha256=file_sha256(table),
+            stratify=by,
+            code_dimension=code_dimension,
+            targeted=_targeted(targeted) if targeted is not None else (),
+        )
+    except InputError as exc:
+        if exc.path is None:
+            raise InputError(exc.reason, path=table, field=exc.field) from None
+        raise
+    out = plans_dir(run_dir) / f"{plan_name}.json"
+    atomic_write_text(out, plan.model_dump_json(indent=2) + "\n")
+    n_est = len(plan.estimation_ids())
+    population = sum(s.population for s in plan.strata)
+    typer.echo(
+        f"plan {plan_name!r}: {n_est} of {population} {part.value} units in the estimation "
+        f"sample ({len(plan.strata)} strata), {len(plan.targeted_ids())} targeted -> {out}"
+    )
+    for s in plan.strata:
+        typer.echo(
+            f"  {s.key}: {s.sampled}/{s.population} (inclusion probability "
+            f"{s.inclusion_probability:.4f})"
+        )
+
+
+@review_app.command("status")
+def status_cmd(
+    plan_path: Annotated[Path, typer.Argument(help="A plan file (RUN_DIR/review/plans/*.json).")],
+    reviews: Annotated[
+        list[Path],
+        typer.Option("--reviews", "-r", help="Pulled human annotations JSONL (repeatable)."),
+    ],
+) -> None:
+    """Match pulled human reviews back to a plan: how much of each sample is reviewed."""
+    from failcodes.annotations import Annotation
+    from failcodes.dataio import read_models_jsonl
+    from failcodes.reviewplan import human_codes, match_reviews, read_plan
+
+    plan = read_plan(plan_path)
+    anns = [a for p in reviews for a in read_models_jsonl(p, Annotation)]
+    progress = match_reviews(plan, human_codes(anns, plan.part))
+    typer.echo(
+        f"plan {plan.name!r} ({plan.part.value}): estimation sample "
+        f"{progress.estimation_reviewed}/{progress.estimation_planned} reviewed, targeted "
+        f"{progress.targeted_reviewed}/{progress.targeted_planned}; "
+        f"{progress.outside_plan} reviewed unit(s) outside the plan (not used)"
+    )

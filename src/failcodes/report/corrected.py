@@ -1,0 +1,155 @@
+"""Tables 8-9 corrected with the human review: judge-only, human-only and PPI++ shares per cell.
+
+Input: the coded table the plan was drawn from (one row per trace x passage, or per trace),
+the :class:`~failcodes.reviewplan.ReviewPlan`, and the human annotations pulled for it. Every
+cell of Table 8 / 9 (a system x a subcode, plus the all-high / all-correct rate) is a share of
+rows; a row counts as reviewed when its unit is in the plan's estimation sample and a human
+coded it. Within a cell the rows are split by the unit's plan stratum, and
+:func:`failcodes.stats.ppi.share_estimates` combines the strata (weights: their shares of the
+cell's rows). Targeted units and units reviewed outside the plan never enter the estimates
+(their judge codes count as unreviewed rows, like every other unit not drawn).
+
+A unit drawn but not reviewed yet is treated as not drawn (its judge code counts); the
+estimate then assumes the missing reviews are missing at random, and the table says how many
+are missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from failcodes.annotations import Annotation, Status
+from failcodes.codebook import Part
+from failcodes.errors import StatisticsError
+from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
+from failcodes.stats.ppi import ShareEstimates, Stratum, share_estimates
+
+ALL_HIGH = "all_high_quality"
+
+METHOD_NOTE = (
+    "Corrected shares: prediction-powered inference with power tuning (PPI++; Angelopoulos "
+    "et al., Science 2023; Angelopoulos, Duchi & Zrnic 2023) combines the judge's codes on "
+    "every unit with the human codes on the plan's uniform random estimation sample "
+    "(stratified weights when the plan is stratified). Judge-only: the judge's share with no "
+    "correction (biased whenever the judge is). Human-only: the reviewed units' share with a "
+    "Wilson-type interval. Corrected: PPI++ estimate with a 95% Wald interval. n_eff: reviewed "
+    "units the human-only estimate would need for the corrected interval's width. Targeted "
+    "review units are left out of every estimate."
+)
+
+
+def _human_flag(ann: Annotation, part: Part) -> bool:
+    return all(ann.codes.get(d.id) == d.high_quality_code for d in part.dimensions)
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _ci(low: float, high: float) -> str:
+    return f"[{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def corrected_rows(
+    coded: pd.DataFrame,
+    plan: ReviewPlan,
+    humans: Mapping[str, Annotation],
+    part: Part,
+    *,
+    confidence: float = 0.95,
+) -> list[dict[str, Any]]:
+    """One dict per cell (system x subcode, and the all-high rate) with all three estimates.
+
+    Keys: ``dimension``, ``code``, ``system``, ``rows``, ``reviewed``, ``estimates``
+    (:class:`ShareEstimates` or None) and ``undefined_reason``.
+    """
+    by, flag = GROUP_COLUMN[plan.part], FLAG_COLUMN[plan.part]
+    scored = coded[coded["status"] == Status.SCORED.value].copy()
+    sample = plan.estimation_ids()
+    reviewed_ids = {
+        uid for uid, ann in humans.items() if uid in sample and ann.status is Status.SCORED
+    }
+    scored["_reviewed"] = scored["unit_id"].astype(str).isin(reviewed_ids)
+    scored["_stratum"] = [plan.unit_strata.get(str(u), "?") for u in scored["unit_id"]]
+    cells: list[tuple[str, str, Any]] = [
+        (d.id, s.id, (d.id, s.id)) for d in part.dimensions for s in d.subcodes
+    ]
+    cells.append((ALL_HIGH, ALL_HIGH, None))
+    out: list[dict[str, Any]] = []
+    for system in sorted(map(str, scored[by].unique())):
+        rows = scored[scored[by].astype(str) == system]
+        for dim_id, code_id, target in cells:
+            strata: list[Stratum] = []
+            for _, piece in rows.groupby("_stratum", sort=True):
+                rev = piece[piece["_reviewed"]]
+                rest = piece[~piece["_reviewed"]]
+                if target is None:
+                    yhat = [float(v is True or v == "True") for v in rev[flag]]
+                    yhat_u = [float(v is True or v == "True") for v in rest[flag]]
+                    y = [float(_human_flag(humans[str(u)], part)) for u in rev["unit_id"]]
+                else:
+                    yhat = [float(v == code_id) for v in rev[dim_id]]
+                    yhat_u = [float(v == code_id) for v in rest[dim_id]]
+                    y = [float(humans[str(u)].codes.get(dim_id) == code_id) for u in rev["unit_id"]]
+                strata.append(Stratum(y=y, yhat=yhat, yhat_unlabeled=yhat_u))
+            estimates: ShareEstimates | None = None
+            reason = None
+            try:
+                estimates = share_estimates(strata, confidence=confidence)
+            except StatisticsError as exc:
+                reason = str(exc)
+            out.append(
+                {
+                    "dimension": dim_id,
+                    "code": code_id,
+                    "system": system,
+                    "rows": len(rows),
+                    "reviewed": int(rows["_reviewed"].sum()),
+                    "estimates": estimates,
+                    "undefined_reason": reason,
+                }
+            )
+    return out
+
+
+def corrected_table(rows: list[dict[str, Any]], by: str) -> pd.DataFrame:
+    """Printable table: judge-only, human-only [CI], corrected [CI], lam and n_eff per cell."""
+    records = []
+    for r in rows:
+        e: ShareEstimates | None = r["estimates"]
+        rec: dict[str, Any] = {
+            "dimension": r["dimension"],
+            "code": r["code"],
+            by: r["system"],
+            "units": r["rows"],
+            "reviewed": r["reviewed"],
+        }
+        if e is None:
+            rec.update(
+                {
+                    "judge-only (%)": "–",
+                    "human-only (%)": "–",
+                    "corrected (%)": "–",
+                    "lambda": "–",
+                    "n_eff": "–",
+                    "note": r["undefined_reason"],
+                }
+            )
+        else:
+            rec.update(
+                {
+                    "judge-only (%)": _pct(e.judge.estimate),
+                    "human-only (%)": f"{_pct(e.human.estimate)} "
+                    f"{_ci(e.human.ci_low, e.human.ci_high)}",
+                    "corrected (%)": f"{_pct(e.corrected.estimate)} "
+                    f"{_ci(e.corrected.ci_low, e.corrected.ci_high)}",
+                    "lambda": f"{e.lam:.2f}",
+                    "n_eff": f"{e.effective_n:.0f} (+{e.effective_n - e.n_reviewed:.0f})",
+                    "note": e.warning or "",
+                }
+            )
+        records.append(rec)
+    return pd.DataFrame(records)

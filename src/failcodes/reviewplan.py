@@ -1,0 +1,309 @@
+"""Review sampling plans: which judged units humans review, drawn so estimates stay unbiased.
+
+A plan is drawn from a judged run's coded table (one row per trace x passage for retrieval,
+one per trace for verification: :func:`failcodes.attribution.per_passage_codes` /
+:func:`~failcodes.attribution.per_trace_steps`). Its population is the distinct scored units of
+the table. The **estimation sample** is a seeded uniform random sample of them, optionally
+stratified by system (the retriever or verifier column) and by the judge's code (one
+dimension's code, or by default whether the judge found the unit high quality on every
+dimension); each stratum records its size and inclusion probability, so the prediction-powered
+estimates (:mod:`failcodes.stats.ppi`) can weight the strata. A **targeted sample** (units where
+two judges, or the judge and the cascade, disagree) may be added; it is reviewed like the
+rest but kept apart: it never enters the estimates.
+
+Stratified allocation is proportional to stratum size (largest remainders), with at least two
+units per stratum that has two (the estimates need two per stratum), never more than the
+stratum holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.annotations import Annotation, Status
+from failcodes.codebook import UnitKind
+from failcodes.errors import InputError
+
+#: Column of the coded table that names the system, per part.
+GROUP_COLUMN = {UnitKind.RETRIEVAL: "retriever", UnitKind.VERIFICATION: "verifier"}
+#: Column of the coded table that says "high quality on every dimension", per part.
+FLAG_COLUMN = {UnitKind.RETRIEVAL: "all_high", UnitKind.VERIFICATION: "all_correct"}
+
+
+class StratifyBy(StrEnum):
+    """What the estimation sample may be stratified by."""
+
+    SYSTEM = "system"  # the retriever / verifier column
+    CODE = "code"  # the judge's code (one dimension, or the all-high flag)
+
+
+class Sample(StrEnum):
+    """Which sample a planned unit belongs to."""
+
+    ESTIMATION = "estimation"  # uniform within its stratum: used by the corrected estimates
+    TARGETED = "targeted"  # chosen for a reason (judges disagree): reviewed, never estimated
+
+
+class PlanStratum(BaseModel):
+    """One stratum of the estimation sample."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(description="Stable stratum id, e.g. 'retriever=bm25|code=False'.")
+    system: str | None = Field(default=None, description="The system, if stratified by it.")
+    judge_code: str | None = Field(
+        default=None, description="The judge's code, if stratified by it."
+    )
+    population: int = Field(description="Scored units in the stratum.")
+    sampled: int = Field(description="Units drawn for the estimation sample.")
+    inclusion_probability: float = Field(description="sampled / population.")
+
+
+class PlannedUnit(BaseModel):
+    """One unit to review."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit_id: str
+    sample: Sample
+    stratum: str | None = Field(default=None, description="Stratum key (estimation sample).")
+    inclusion_probability: float | None = Field(
+        default=None, description="Probability the unit was drawn (None for targeted units)."
+    )
+
+
+class ReviewPlan(BaseModel):
+    """A review sampling plan (stored as JSON under the run's ``review/plans/``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal[1] = 1
+    name: str = Field(description="Plan name (the file stem).")
+    part: UnitKind
+    source: str = Field(description="Coded table the plan was drawn from.")
+    source_sha256: str = Field(description="SHA-256 of the coded table when drawn.")
+    seed: int
+    size: int = Field(description="Requested estimation sample size.")
+    stratify: list[StratifyBy] = Field(default_factory=list)
+    code_dimension: str | None = Field(
+        default=None,
+        description="Dimension whose judge code stratifies; None = the all-high flag.",
+    )
+    strata: list[PlanStratum]
+    units: list[PlannedUnit]
+    unit_strata: dict[str, str] = Field(
+        description="Every population unit's stratum key (estimation sample or not)."
+    )
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    def estimation_ids(self) -> set[str]:
+        """Unit ids of the estimation sample."""
+        return {u.unit_id for u in self.units if u.sample is Sample.ESTIMATION}
+
+    def targeted_ids(self) -> set[str]:
+        """Unit ids of the targeted sample (never in the estimates)."""
+        return {u.unit_id for u in self.units if u.sample is Sample.TARGETED}
+
+    def all_ids(self) -> list[str]:
+        """Every planned unit id, in plan order."""
+        return [u.unit_id for u in self.units]
+
+
+def _units_frame(coded: pd.DataFrame, part: UnitKind, code_dimension: str | None) -> pd.DataFrame:
+    """One row per distinct scored unit: unit_id, system (first in sort order), judge code."""
+    group, flag = GROUP_COLUMN[part], FLAG_COLUMN[part]
+    code_col = code_dimension or flag
+    needed = ["unit_id", "status", group, code_col]
+    missing = [c for c in needed if c not in coded.columns]
+    if missing:
+        raise InputError(
+            f"the coded table lacks column(s) {missing}; expected the {part.value} table "
+            f"({', '.join(needed)})",
+            field=missing[0],
+        )
+    scored = coded[coded["status"] == Status.SCORED.value]
+    if scored.empty:
+        raise InputError("the coded table has no scored unit to sample")
+    first = scored.sort_values([group, "unit_id"]).drop_duplicates("unit_id")
+    return pd.DataFrame(
+        {
+            "unit_id": first["unit_id"].astype(str),
+            "system": first[group].astype(str),
+            "code": first[code_col].astype(str),
+        }
+    ).sort_values("unit_id", ignore_index=True)
+
+
+def _allocate(sizes: Sequence[int], total: int) -> list[int]:
+    """Proportional allocation by largest remainders, >= 2 per stratum that has 2, <= size."""
+    population = sum(sizes)
+    if total >= population:
+        return list(sizes)
+    floor = [min(2, s) for s in sizes]
+    if sum(floor) > total:
+        raise InputError(
+            f"a stratified sample of {total} cannot give each of {len(sizes)} strata the 2 "
+            "reviewed units the estimates need; raise --size or stratify by less"
+        )
+    quotas = [total * s / population for s in sizes]
+    alloc = [max(f, min(s, int(q))) for f, s, q in zip(floor, sizes, quotas, strict=True)]
+    order = sorted(range(len(sizes)), key=lambda i: (-(quotas[i] - int(quotas[i])), i))
+    while sum(alloc) < total:
+        grew = False
+        for i in order:
+            if sum(alloc) >= total:
+                break
+            if alloc[i] < sizes[i]:
+                alloc[i] += 1
+                grew = True
+        if not grew:
+            break
+    while sum(alloc) > total:  # floors pushed us over: take from the largest strata
+        i = max(range(len(sizes)), key=lambda j: (alloc[j] - floor[j], -j))
+        if alloc[i] <= floor[i]:
+            break
+        alloc[i] -= 1
+    return alloc
+
+
+def draw_plan(
+    coded: pd.DataFrame,
+    part: UnitKind,
+    *,
+    name: str,
+    size: int,
+    seed: int,
+    source: str,
+    source_sha256: str,
+    stratify: Iterable[StratifyBy] = (),
+    code_dimension: str | None = None,
+    targeted: Iterable[str] = (),
+) -> ReviewPlan:
+    """Draw the estimation sample (and add the targeted units) from a coded table."""
+    if size < 2:
+        raise InputError("the estimation sample needs at least 2 units", field="size")
+    by = sorted(set(stratify), key=list(StratifyBy).index)
+    units = _units_frame(coded, part, code_dimension)
+    group, flag = GROUP_COLUMN[part], FLAG_COLUMN[part]
+    keys: list[str] = []
+    for row in units.itertuples(index=False):
+        parts = []
+        if StratifyBy.SYSTEM in by:
+            parts.append(f"{group}={row.system}")
+        if StratifyBy.CODE in by:
+            parts.append(f"{code_dimension or flag}={row.code}")
+        keys.append("|".join(parts) or "all")
+    units["stratum"] = keys
+    rng = np.random.default_rng(seed)
+    strata: list[PlanStratum] = []
+    planned: list[PlannedUnit] = []
+    groups = sorted(units.groupby("stratum"), key=lambda kv: str(kv[0]))
+    alloc = _allocate([len(g) for _, g in groups], size)
+    for (key, members), n_h in zip(groups, alloc, strict=True):
+        ids = sorted(members["unit_id"])
+        picked = sorted(rng.choice(len(ids), size=n_h, replace=False)) if n_h else []
+        prob = n_h / len(ids)
+        first = members.iloc[0]
+        strata.append(
+            PlanStratum(
+                key=str(key),
+                system=str(first["system"]) if StratifyBy.SYSTEM in by else None,
+                judge_code=str(first["code"]) if StratifyBy.CODE in by else None,
+                population=len(ids),
+                sampled=n_h,
+                inclusion_probability=prob,
+            )
+        )
+        planned.extend(
+            PlannedUnit(
+                unit_id=ids[i],
+                sample=Sample.ESTIMATION,
+                stratum=str(key),
+                inclusion_probability=prob,
+            )
+            for i in picked
+        )
+    chosen = {u.unit_id for u in planned}
+    known = set(units["unit_id"])
+    extra: list[str] = []
+    for uid in targeted:
+        if uid not in known:
+            raise InputError(
+                f"targeted unit {uid!r} is not a scored unit of the coded table", field="unit_id"
+            )
+        if uid not in chosen and uid not in extra:
+            extra.append(uid)
+    planned.extend(PlannedUnit(unit_id=uid, sample=Sample.TARGETED) for uid in extra)
+    return ReviewPlan(
+        name=name,
+        part=part,
+        source=source,
+        source_sha256=source_sha256,
+        seed=seed,
+        size=size,
+        stratify=by,
+        code_dimension=code_dimension,
+        strata=strata,
+        units=planned,
+        unit_strata=dict(zip(units["unit_id"], units["stratum"], strict=True)),
+    )
+
+
+class PlanProgress(BaseModel):
+    """How far the human review of a plan has come."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    estimation_planned: int
+    estimation_reviewed: int
+    targeted_planned: int
+    targeted_reviewed: int
+    outside_plan: int = Field(description="Reviewed units the plan does not hold (ignored).")
+
+
+def human_codes(annotations: Iterable[Annotation], part: UnitKind) -> dict[str, Annotation]:
+    """One scored human annotation per unit of ``part`` (the first coder by name if several)."""
+    out: dict[str, Annotation] = {}
+    for ann in sorted(annotations, key=lambda a: (a.unit_id, a.coder)):
+        if ann.unit_kind is part and ann.status is Status.SCORED and ann.unit_id not in out:
+            out[ann.unit_id] = ann
+    return out
+
+
+def match_reviews(plan: ReviewPlan, reviews: Mapping[str, Annotation]) -> PlanProgress:
+    """Match pulled human reviews (by unit id) back to the plan."""
+    est, tgt = plan.estimation_ids(), plan.targeted_ids()
+    return PlanProgress(
+        estimation_planned=len(est),
+        estimation_reviewed=len(est & reviews.keys()),
+        targeted_planned=len(tgt),
+        targeted_reviewed=len(tgt & reviews.keys()),
+        outside_plan=len(reviews.keys() - est - tgt),
+    )
+
+
+def plans_dir(run_dir: str | Path) -> Path:
+    """Where a run keeps its review plans: ``RUN_DIR/review/plans/``."""
+    return Path(run_dir) / "review" / "plans"
+
+
+def read_plan(path: str | Path) -> ReviewPlan:
+    """Load a plan file; bad content is an :class:`~failcodes.errors.InputError`."""
+    from pydantic import ValidationError
+
+    from failcodes.dataio import read_json
+
+    try:
+        return ReviewPlan.model_validate(read_json(path))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"not a review plan: {err['msg']}", path=path, field=field) from None

@@ -1,0 +1,308 @@
+"""Review sampling plans, `failcodes review`, and the corrected Tables 8-9 in the report."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from failcodes import codebook as codebooks
+from failcodes.annotations import Annotation, CoderKind
+from failcodes.cli.main import main
+from failcodes.codebook import UnitKind
+from failcodes.errors import InputError
+from failcodes.hashing import file_sha256
+from failcodes.report.build import build_report
+from failcodes.report.rundir import load_run_dir
+from failcodes.reviewplan import (
+    PlannedUnit,
+    PlanStratum,
+    ReviewPlan,
+    Sample,
+    StratifyBy,
+    draw_plan,
+    human_codes,
+    match_reviews,
+    read_plan,
+)
+
+HIGH = {
+    "scope": "exact_scope",
+    "trustworthy": "trustworthy_source",
+    "evidence_polarity": "direct_polarity",
+    "chunking": "well_chunked",
+}
+Z95 = 1.959963984540054
+
+
+def coded_table(entity: dict[str, str], groups: dict[str, str]) -> pd.DataFrame:
+    rows = []
+    for uid, code in entity.items():
+        rows.append(
+            {
+                "retriever": groups[uid],
+                "unit_id": uid,
+                "status": "scored",
+                "entity_match": code,
+                **HIGH,
+                "all_high": code == "exact_entity",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def big_table() -> pd.DataFrame:
+    entity = {f"u{i:03d}": ("exact_entity" if i % 3 else "partial_entity") for i in range(90)}
+    groups = {uid: ("bm25" if i < 60 else "dense") for i, uid in enumerate(entity)}
+    return coded_table(entity, groups)
+
+
+def plan_of(table: pd.DataFrame, **kw: object) -> ReviewPlan:
+    args: dict[str, object] = {
+        "name": "p",
+        "size": 20,
+        "seed": 3,
+        "source": "judge/ds/per_passage.csv",
+        "source_sha256": "0" * 64,
+    }
+    args.update(kw)
+    return draw_plan(table, UnitKind.RETRIEVAL, **args)  # type: ignore[arg-type]
+
+
+def test_uniform_plan_is_seeded_and_records_inclusion_probability() -> None:
+    plan = plan_of(big_table())
+    assert len(plan.estimation_ids()) == 20
+    assert [s.key for s in plan.strata] == ["all"]
+    assert plan.strata[0].inclusion_probability == pytest.approx(20 / 90)
+    assert all(u.inclusion_probability == pytest.approx(20 / 90) for u in plan.units)
+    assert plan.estimation_ids() == plan_of(big_table()).estimation_ids()
+    assert plan.estimation_ids() != plan_of(big_table(), seed=4).estimation_ids()
+    assert len(plan.unit_strata) == 90
+
+
+def test_stratified_plan_allocates_proportionally() -> None:
+    plan = plan_of(big_table(), stratify=[StratifyBy.SYSTEM, StratifyBy.CODE], size=30)
+    by_key = {s.key: s for s in plan.strata}
+    # bm25: 60 units (40 exact, 20 partial); dense: 30 (20 exact, 10 partial); 30/90 = 1/3
+    assert {k: (s.population, s.sampled) for k, s in by_key.items()} == {
+        "retriever=bm25|all_high=True": (40, 13),
+        "retriever=bm25|all_high=False": (20, 7),
+        "retriever=dense|all_high=True": (20, 7),
+        "retriever=dense|all_high=False": (10, 3),
+    }
+    for s in plan.strata:
+        assert s.inclusion_probability == pytest.approx(s.sampled / s.population)
+        drawn = [u for u in plan.units if u.stratum == s.key]
+        assert len(drawn) == s.sampled
+        assert all(plan.unit_strata[u.unit_id] == s.key for u in drawn)
+
+
+def test_small_strata_get_two_units_and_too_small_a_sample_is_refused() -> None:
+    plan = plan_of(big_table(), stratify=[StratifyBy.SYSTEM], size=4)
+    assert sorted(s.sampled for s in plan.strata) == [2, 2]
+    with pytest.raises(InputError, match="cannot give each of 4 strata"):
+        plan_of(big_table(), stratify=[StratifyBy.SYSTEM, StratifyBy.CODE], size=6)
+
+
+def test_targeted_units_are_kept_apart() -> None:
+    plan = plan_of(big_table(), targeted=["u001", "u002", "u001"])
+    est = plan.estimation_ids()
+    assert plan.targeted_ids() == {"u001", "u002"} - est
+    assert all(u.inclusion_probability is None for u in plan.units if u.sample is Sample.TARGETED)
+    with pytest.raises(InputError, match="not a scored unit"):
+        plan_of(big_table(), targeted=["nope"])
+
+
+def human(uid: str, entity: str, coder: str = "alice") -> Annotation:
+    cb = codebooks.bundled()
+    return Annotation(
+        unit_id=uid,
+        unit_kind=UnitKind.RETRIEVAL,
+        codebook=cb.ref(),
+        coder=coder,
+        coder_kind=CoderKind.HUMAN,
+        codes={"entity_match": entity, **HIGH},
+    )
+
+
+def test_reviews_are_matched_back_to_the_plan() -> None:
+    plan = plan_of(big_table(), targeted=["u001"])
+    est = sorted(plan.estimation_ids())
+    reviews = human_codes(
+        [human(est[0], "exact_entity"), human("u001", "irrelevant"), human("u089", "irrelevant")],
+        UnitKind.RETRIEVAL,
+    )
+    progress = match_reviews(plan, reviews)
+    assert (progress.estimation_planned, progress.estimation_reviewed) == (20, 1)
+    assert (progress.targeted_planned, progress.targeted_reviewed) == (
+        len(plan.targeted_ids()),
+        int("u001" in plan.targeted_ids()),
+    )
+    assert progress.outside_plan == 1 + int("u001" not in plan.targeted_ids())
+
+
+# ------------------------------------------------------------------ CLI
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_plan_writes_the_plan_and_status_matches_reviews(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    targeted = tmp_path / "split.txt"
+    targeted.write_text("u005\n\n" + json.dumps({"unit_id": "u006"}) + "\n")
+    code, out, err = run_cli(
+        capsys,
+        "review",
+        "plan",
+        tmp_path,
+        "-p",
+        "retrieval",
+        "-n",
+        "12",
+        "--stratify",
+        "system",
+        "--seed",
+        "7",
+        "--targeted",
+        targeted,
+    )
+    assert code == 0, err
+    path = tmp_path / "review" / "plans" / "ds.retrieval.json"
+    plan = read_plan(path)
+    assert plan.source == "judge/ds/per_passage.csv"
+    assert plan.source_sha256 == file_sha256(table)
+    assert [(s.key, s.sampled) for s in plan.strata] == [
+        ("retriever=bm25", 8),
+        ("retriever=dense", 4),
+    ]
+    assert "12 of 90 retrieval units" in out
+    reviews = tmp_path / "review" / "alice.jsonl"
+    ids = sorted(plan.estimation_ids())[:3]
+    reviews.write_text("".join(human(u, "exact_entity").model_dump_json() + "\n" for u in ids))
+    code, out, err = run_cli(capsys, "review", "status", path, "--reviews", reviews)
+    assert code == 0, err
+    assert "estimation sample 3/12 reviewed" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--stratify", "colour"], "--stratify expects 'system' or 'code'"),
+        (["--code-dimension", "scope"], "--code-dimension needs --stratify code"),
+        (["--dataset", "other"], "no retrieval coded table for data set 'other'"),
+        (["--stratify", "code", "--code-dimension", "nope"], "lacks column(s) ['nope']"),
+    ],
+)
+def test_cli_plan_bad_input_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "5", *extra)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "review").exists()
+
+
+# ------------------------------------------------------------------ corrected report
+
+
+def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path) -> None:
+    # Retriever A: 10 units; the plan's estimation sample reviewed a0..a4.
+    # judge entity_match (exact=1): reviewed [1, 1, 1, 0, 0], unreviewed [1, 1, 0, 0, 0]
+    # human entity_match (exact=1): reviewed [1, 1, 0, 1, 0]
+    judge_a = ["exact_entity"] * 3 + ["partial_entity"] * 2 + ["exact_entity"] * 2
+    judge_a += ["partial_entity"] * 3
+    human_a = ["exact_entity", "exact_entity", "partial_entity", "exact_entity", "irrelevant"]
+    entity = {f"a{i}": c for i, c in enumerate(judge_a)}
+    entity |= {f"b{i}": "exact_entity" for i in range(4)}
+    groups = {uid: uid[0].upper() for uid in entity}
+    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table.parent.mkdir(parents=True)
+    coded_table(entity, groups).to_csv(table, index=False)
+    sample = [f"a{i}" for i in range(5)] + ["b0", "b1"]
+    plan = ReviewPlan(
+        name="hand",
+        part=UnitKind.RETRIEVAL,
+        source="judge/ds/per_passage.csv",
+        source_sha256=file_sha256(table),
+        seed=0,
+        size=7,
+        strata=[PlanStratum(key="all", population=14, sampled=7, inclusion_probability=0.5)],
+        units=[
+            PlannedUnit(
+                unit_id=u, sample=Sample.ESTIMATION, stratum="all", inclusion_probability=0.5
+            )
+            for u in sample
+        ]
+        + [PlannedUnit(unit_id="a9", sample=Sample.TARGETED)],
+        unit_strata=dict.fromkeys(entity, "all"),
+    )
+    plans = tmp_path / "review" / "plans"
+    plans.mkdir(parents=True)
+    (plans / "hand.json").write_text(plan.model_dump_json())
+    reviews = [human(f"a{i}", c) for i, c in enumerate(human_a)]
+    reviews += [human("b0", "exact_entity"), human("b1", "partial_entity")]
+    reviews.append(human("a9", "irrelevant"))  # targeted: reviewed, never in the estimates
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews)
+    )
+    out = tmp_path / "report"
+    build_report(load_run_dir(tmp_path, codebook=codebooks.bundled()), out)
+    corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
+
+    # Hand-computed PPI++ for cell (A, entity_match = exact_entity):
+    # n = N = 5; mean y = mean yhat = 0.6; E[y yhat] = 0.4 -> cov = 0.04;
+    # yhat over all 10 units: 5 ones, sample variance 2.5 / 9;
+    # lam = 0.04 / ((1 + 5/5) * 2.5/9) = 0.072; theta = lam * 0.4 + 0.6 - lam * 0.6 = 0.5856.
+    lam = 0.072
+    theta = 0.6 - 0.2 * lam
+    var = lam**2 * 0.24 / 5 + (0.24 - 2 * lam * 0.04 + lam**2 * 0.24) / 5
+    se = math.sqrt(var)
+    low, high = max(0.0, theta - Z95 * se), min(1.0, theta + Z95 * se)
+    w_low, w_high = proportion_confint(3, 5, alpha=0.05, method="wilson")
+    n_eff = 5 * (0.24 / 5) / var
+    for code in ("exact_entity", "all_high_quality"):  # every other dimension is high
+        row = corrected[(corrected["retriever"] == "A") & (corrected["code"] == code)].iloc[0]
+        assert row["units"] == 10
+        assert row["reviewed"] == 5
+        assert row["judge-only (%)"] == pytest.approx(50.0)
+        assert row["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+        assert row["human-only (%)"] == f"60.0 [{100 * w_low:.1f}, {100 * w_high:.1f}]"
+        assert row["lambda"] == pytest.approx(round(lam, 2))
+        assert row["n_eff"] == f"{n_eff:.0f} (+{n_eff - 5:.0f})"
+    html = (out / "index.html").read_text()
+    assert (
+        "Corrected shares (%), plan &#39;hand&#39;" in html
+        or "Corrected shares (%), plan 'hand'" in html
+    )
+    assert "targeted reviews kept out" in html
+    assert "uncorrected" not in (out / "tables" / "retrieval_quality.md").read_text()
+
+
+def test_report_without_reviews_says_uncorrected(tmp_path: Path) -> None:
+    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    out = tmp_path / "report"
+    build_report(load_run_dir(tmp_path, codebook=codebooks.bundled()), out)
+    assert "uncorrected" in (out / "tables" / "retrieval_quality.md").read_text()
+    assert not (out / "tables" / "retrieval_quality_corrected.csv").exists()
