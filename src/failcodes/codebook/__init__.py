@@ -30,6 +30,7 @@ from failcodes.codebook._diff import (
     migration_path,
 )
 from failcodes.codebook._document import (
+    MAX_CODEBOOK_BYTES,
     RULES,
     CodebookDocument,
     LeafEntry,
@@ -81,6 +82,7 @@ from failcodes.codebook._store import (
 __all__ = [
     "DEFAULT_NAME",
     "ID_PATTERN",
+    "MAX_CODEBOOK_BYTES",
     "NAME_PATTERN",
     "RULES",
     "ChangeKind",

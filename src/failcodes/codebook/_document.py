@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from failcodes import yamlio
 from failcodes.codebook._models import (
     NAME_PATTERN,
     ChangeKind,
@@ -58,10 +59,15 @@ RULES: dict[str, str] = {
     "missing-file": "the codebook file does not exist",
     "version-exists": "saving a version whose file already exists (versions are immutable)",
     "unreadable": "the file cannot be read as UTF-8 text",
+    "too-large": "a file over MAX_CODEBOOK_BYTES (1 MiB; the bundled codebook is 25 KB)",
 }
 """Every rule a codebook file is checked against, with what it means."""
 
 Loc = tuple[str | int, ...]
+
+#: Largest codebook file read (the bundled one is 25 KB). YAML aliases are refused outright
+#: (:class:`failcodes.yamlio.BoundedLoader`), so a small file cannot expand either.
+MAX_CODEBOOK_BYTES = 1024 * 1024
 
 
 class LeafEntry(Leaf):
@@ -178,7 +184,7 @@ def _plain(node: yaml.Node, loc: Loc, src: _Source) -> Any:
 
 def _parse_yaml(text: str, src: _Source) -> Any:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yamlio.compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or "invalid YAML"
@@ -448,6 +454,8 @@ def parse(text: str, path: str | Path | None = None) -> Codebook:
 def parse_with_lines(text: str, path: str | Path | None = None) -> tuple[Codebook, dict[Loc, int]]:
     """:func:`parse`, also returning the YAML line of every location (for later checks)."""
     src = _Source(path=str(path) if path is not None else None)
+    if len(text) > MAX_CODEBOOK_BYTES:
+        raise src.error("too-large", f"{len(text)} characters, over the limit")
     data = _parse_yaml(text, src)
     if not isinstance(data, Mapping):
         raise src.error("not-a-mapping", "the document must be a mapping of keys to values")
@@ -474,6 +482,12 @@ def load_with_lines(path: str | Path) -> tuple[Codebook, dict[Loc, int]]:
     """:func:`load`, also returning the YAML line of every location."""
     file = Path(path)
     try:
+        if file.is_file() and file.stat().st_size > MAX_CODEBOOK_BYTES:
+            raise CodebookError(
+                f"{file.stat().st_size} bytes, over the {MAX_CODEBOOK_BYTES} byte limit",
+                rule="too-large",
+                path=file,
+            )
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CodebookError("no such file", rule="missing-file", path=file) from None

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from failcodes import yamlio
 from failcodes.errors import ConfigError, InputError
 from failcodes.judge.providers.base import TokenUsage
 
@@ -65,11 +66,11 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
     else:
         where = Path(path)
         try:
-            text = where.read_text("utf-8")
+            text = yamlio.read_yaml_text(where)
         except OSError as exc:
             raise InputError(f"cannot read price table: {exc.strerror}", path=where) from None
     try:
-        raw: Any = yaml.safe_load(text) or {}
+        raw: Any = yamlio.safe_load(text) or {}
         return PriceTable(prices=raw)
     except (yaml.YAMLError, ValidationError) as exc:
         raise InputError(f"invalid price table: {exc}", path=where) from None

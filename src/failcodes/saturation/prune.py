@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from failcodes import yamlio
 from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.saturation.changes import Change, ChangeOp
@@ -115,7 +116,7 @@ def write_prune_file(store: ProjectStore, min_support: int | None = None) -> Pat
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yamlio.safe_load(yamlio.read_yaml_text(path))
     except FileNotFoundError as exc:
         raise SaturationError("prune file not found", path=path) from exc
     except yaml.YAMLError as exc:

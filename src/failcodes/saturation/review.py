@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from failcodes import yamlio
 from failcodes.fileio import atomic_write_text
 from failcodes.saturation.models import Action, Decision, Proposal, ProposalStatus
 from failcodes.saturation.store import SaturationError
@@ -134,7 +135,7 @@ def write_review_file(store: ProjectStore, number: int) -> Path:
 
 def _item_lines(text: str) -> list[int]:
     """1-based line of each item of the top-level ``proposals`` sequence."""
-    node = yaml.compose(text)
+    node = yamlio.compose(text)
     if not isinstance(node, yaml.MappingNode):
         return []
     for key, value in node.value:
@@ -152,8 +153,8 @@ def parse_review_file(path: Path, *, now: datetime | None = None) -> list[Decisi
     """Decisions written in an edited review file (undecided items are skipped)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
+        text = yamlio.read_yaml_text(path)
+        data = yamlio.safe_load(text)
         lines = _item_lines(text)
     except FileNotFoundError as exc:
         raise SaturationError("review file not found", path=path) from exc
