@@ -1,0 +1,147 @@
+"""One writer per folder: an advisory lock on a judge run, study or saturation project.
+
+``with folder_lock(path, what="judge run"):`` takes an exclusive, non-blocking
+:func:`fcntl.flock` on ``path/.failcodes.lock`` and writes the holder's pid, start time and
+subcommand into it. A second process asking for the same folder gets
+:class:`FolderLockedError` at once (exit 2, one line naming the holder), before it has made a
+single call or written a byte.
+
+Stale locks: the operating system drops a ``flock`` when its process dies (crash, ``kill -9``,
+power cut), so a lock file left behind by a dead process never blocks anyone; the next writer
+takes it over and overwrites the holder line. The file itself is kept (emptied on release):
+deleting a lock file while another process is opening it would let two writers in.
+
+The lock is re-entrant within a process (a study step that runs a judge run on a folder of the
+same study does not lock itself out): nested ``folder_lock`` calls on the same folder share one
+lock. On platforms without ``fcntl`` the lock is a no-op.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from failcodes.errors import FailcodesError
+
+try:  # pragma: no cover - always present on Linux/macOS
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["LOCK_NAME", "FolderLockedError", "folder_lock", "lock_holder"]
+
+#: Name of the lock file inside a locked folder.
+LOCK_NAME = ".failcodes.lock"
+
+
+class FolderLockedError(FailcodesError):
+    """Another live process is writing to the same folder."""
+
+
+_held: dict[Path, tuple[IO[str], int]] = {}
+_guard = threading.Lock()
+
+
+def lock_holder(folder: str | Path) -> dict[str, Any] | None:
+    """The holder recorded in ``folder``'s lock file (pid, started, command), or None."""
+    try:
+        text = (Path(folder) / LOCK_NAME).read_text(encoding="utf-8")
+        data = json.loads(text) if text.strip() else None
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _describe(holder: dict[str, Any] | None) -> str:
+    if not holder:
+        return "another process"
+    return f"process {holder.get('pid', '?')} (started {holder.get('started', '?')})"
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | Path, *, what: str = "folder") -> Iterator[Path]:
+    """Hold the write lock on ``folder`` (which must exist) for the ``with`` block.
+
+    ``what`` names the folder in the error ("judge run", "study", "saturation project").
+    Raises :class:`FolderLockedError` immediately when another live process holds it.
+    """
+    key = Path(folder).resolve()
+    with _guard:
+        if key in _held:
+            fh, depth = _held[key]
+            _held[key] = (fh, depth + 1)
+            reentered = True
+        else:
+            reentered = False
+    if reentered:
+        try:
+            yield key
+        finally:
+            with _guard:
+                fh, depth = _held[key]
+                _held[key] = (fh, depth - 1)
+        return
+    fh = _acquire(key, what)
+    with _guard:
+        _held[key] = (fh, 1)
+    try:
+        yield key
+    finally:
+        with _guard:
+            del _held[key]
+        _release(fh)
+
+
+def _acquire(key: Path, what: str) -> IO[str]:
+    path = key / LOCK_NAME
+    try:
+        fh = path.open("a+", encoding="utf-8")
+    except OSError as exc:
+        raise FailcodesError(
+            f"{key}: cannot create the {what} lock file ({exc.strerror}); "
+            "check the folder's permissions"
+        ) from None
+    if fcntl is None:  # pragma: no cover - Windows: no advisory locks
+        return fh
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = lock_holder(key)
+        fh.close()
+        raise FolderLockedError(
+            f"{key}: this {what} is in use by {_describe(holder)}; wait for it to finish "
+            "or stop it, or write to another folder"
+        ) from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(
+        json.dumps(
+            {
+                "pid": os.getpid(),
+                "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                # the subcommand only: arguments can hold secrets (URLs with user:pass@)
+                "command": " ".join(sys.argv[1:3])[:200],
+            }
+        )
+        + "\n"
+    )
+    fh.flush()
+    return fh
+
+
+def _release(fh: IO[str]) -> None:
+    with contextlib.suppress(OSError):
+        fh.seek(0)
+        fh.truncate()
+        fh.flush()
+    if fcntl is not None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    fh.close()

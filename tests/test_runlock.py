@@ -1,0 +1,69 @@
+"""One writer per folder (issue 16): the advisory folder lock, its holder line, stale locks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from failcodes.runlock import LOCK_NAME, FolderLockedError, folder_lock, lock_holder
+
+HOLD = """
+import sys, time
+from failcodes.runlock import folder_lock
+with folder_lock(sys.argv[1], what="judge run"):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
+
+
+def _holder(folder: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(folder)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.kill()
+    proc.wait()
+    assert proc.stdout is not None
+    proc.stdout.close()
+
+
+def test_second_writer_refused_naming_the_holder(tmp_path: Path) -> None:
+    proc = _holder(tmp_path)
+    try:
+        started = time.perf_counter()
+        with pytest.raises(FolderLockedError) as info, folder_lock(tmp_path, what="judge run"):
+            pass
+        assert time.perf_counter() - started < 0.5  # at once, no waiting
+        assert f"this judge run is in use by process {proc.pid} (started " in str(info.value)
+        assert lock_holder(tmp_path)["pid"] == proc.pid  # type: ignore[index]
+    finally:
+        _stop(proc)
+
+
+def test_lock_of_a_killed_process_is_stale_and_taken_over(tmp_path: Path) -> None:
+    proc = _holder(tmp_path)
+    os.kill(proc.pid, signal.SIGKILL)
+    _stop(proc)
+    assert lock_holder(tmp_path)["pid"] == proc.pid  # type: ignore[index]  # left behind
+    with folder_lock(tmp_path):
+        assert lock_holder(tmp_path)["pid"] == os.getpid()  # type: ignore[index]
+    assert lock_holder(tmp_path) is None  # released: emptied, file kept
+    assert (tmp_path / LOCK_NAME).exists()
+
+
+def test_reentrant_in_one_process(tmp_path: Path) -> None:
+    with folder_lock(tmp_path), folder_lock(tmp_path / "."):
+        assert lock_holder(tmp_path)["pid"] == os.getpid()  # type: ignore[index]
+    with folder_lock(tmp_path):  # free again after both exits
+        pass
