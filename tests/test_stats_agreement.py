@@ -389,7 +389,7 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     two = ag.agreements(data, n_bootstrap=300, seed=11)
     assert [r.model_dump() for r in one] == [r.model_dump() for r in two]
     for res in one:
-        assert res.ci_method == "bootstrap_percentile"
+        assert res.ci_method == "bootstrap_bca"
         assert res.ci_low is not None and res.ci_high is not None
         assert res.ci_low <= (res.value or 0) <= res.ci_high
 

@@ -55,7 +55,7 @@ def test_demo_agreement_step(tmp_path: Path) -> None:
     got = {(r["dimension"], r["statistic"], r["weights"]): r for r in rows}
     assert round(got[("correctness", "cohen", "quadratic")]["value"], 3) == 0.633
     for row in rows:
-        assert row["ci_method"] == "bootstrap_percentile"
+        assert row["ci_method"] == "bootstrap_bca"
         assert row["ci_low"] <= row["value"] <= row["ci_high"]
     assert not list(tmp_path.rglob("*.tmp"))
 

@@ -152,9 +152,11 @@ def test_annotation_agreement_per_dimension_pair_and_code() -> None:
     assert cohen.value == pytest.approx(5 / 9)
     # per code 'exact' on scope: human 1,0,1,0 vs llm 1,1,1,0 -> p_o = 3/4, PABAK = 0.5
     assert get[("code", "scope", "exact", "pabak")].value == pytest.approx(0.5)
-    # pooled over dimensions: 8 (unit, dimension) units, 6 agree
-    assert get[("pooled", None, None, "percent")].value == pytest.approx(6 / 8)
-    assert get[("pooled", None, None, "percent")].n_units == 8
+    # pooled over dimensions: 8 (unit, dimension) rows of 4 units, 6 agree
+    pooled = get[("pooled", None, None, "percent")]
+    assert pooled.value == pytest.approx(6 / 8)
+    assert pooled.n_units == 4 and pooled.n_rows == 8
+    assert pooled.se_method == "cluster_jackknife"
 
 
 def test_refuses_to_pool_different_codebook_hashes() -> None:
@@ -227,8 +229,10 @@ def test_codebook_migration_map_is_used() -> None:
     llm_u4 = next(a for a in pooled if a.coder == "anthropic:m" and a.unit_id == "u4")
     assert "scope" not in llm_u4.codes
     table = tb.annotation_ratings(pooled, "scope")
-    assert table.unit_ids == ["u1", "u2", "u3", "u4"]
-    assert int(np.isnan(table.values).sum()) == 1
+    assert table.unit_ids == ["u1", "u2", "u3"] and table.n_single_rated == 1  # u4: human only
+    kept = tb.annotation_ratings(pooled, "scope", min_ratings=1)
+    assert kept.unit_ids == ["u1", "u2", "u3", "u4"]
+    assert int(np.isnan(kept.values).sum()) == 1
 
 
 def test_duplicate_annotation_is_an_error() -> None:

@@ -27,7 +27,12 @@ _JSON_KEYS = (
     "ci_method",
     "confidence",
     "se",
+    "se_method",
+    "se_null",
+    "z",
     "n_units",
+    "n_rows",
+    "n_single_rated",
     "n_raters",
     "n_categories",
     "observed_agreement",
@@ -35,6 +40,7 @@ _JSON_KEYS = (
     "n_bootstrap",
     "n_bootstrap_valid",
     "undefined_reason",
+    "warning",
 )
 
 
@@ -79,9 +85,11 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
             _fmt(row["value"]),
             ci,
             _fmt(row["se"]),
-            str(row["n_units"]),
+            str(row["n_units"])
+            + (f" ({row['n_rows']} rows)" if row.get("n_rows") is not None else "")
+            + (f" +{row['n_single_rated']} single" if row.get("n_single_rated") else ""),
             str(row["n_raters"]),
-            row["undefined_reason"] or "",
+            row["undefined_reason"] or (f"warning: {row['warning']}" if row["warning"] else ""),
         )
     Console(width=160).print(table)
 
@@ -105,9 +113,14 @@ def agree(
         str, typer.Option("--weights", help="Agreement weights: " + "|".join(WEIGHTS) + ".")
     ] = "none",
     bootstrap: Annotated[
-        int, typer.Option("--bootstrap", help="Bootstrap resamples over units (0: none).")
-    ] = 0,
-    seed: Annotated[int | None, typer.Option("--seed", help="Bootstrap seed.")] = None,
+        int,
+        typer.Option(
+            "--bootstrap",
+            help="Bootstrap resamples over units for BCa intervals (0: Wald intervals from the "
+            "standard error).",
+        ),
+    ] = 2000,
+    seed: Annotated[int | None, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     confidence: Annotated[float, typer.Option("--confidence", help="CI level.")] = 0.95,
     unit_column: Annotated[
         str | None, typer.Option("--unit-column", help="Unit id column (default: guessed).")
@@ -127,14 +140,26 @@ def agree(
         Path | None,
         typer.Option("--codebook", help="Codebook YAML (annotation files): full code lists."),
     ] = None,
+    missing_data: Annotated[
+        bool,
+        typer.Option(
+            "--missing-data",
+            help="Annotation files: keep units one coder rated alone (Gwet's / Krippendorff's "
+            "missing-data forms); by default each coefficient uses the units its coders both "
+            "rated and counts the others.",
+        ),
+    ] = False,
     fmt: Annotated[str, typer.Option("--format", help="table|json")] = "table",
 ) -> None:
     """Agreement coefficients with confidence intervals (undefined ones say why).
 
     For an annotation file the statistics are fixed per scope (per dimension: percent, Fleiss,
     Krippendorff nominal, AC1, Brennan-Prediger; per coder pair: percent, Cohen, AC1, alpha;
-    per code, human vs machine: percent, Cohen, AC1, PABAK); --stat/--level/--weights apply
-    to ratings tables. See docs/statistics.md.
+    per code, human vs machine: percent, Cohen, AC1, PABAK), over the units the coders
+    compared both rated; --stat/--level/--weights apply to ratings tables. Weighted statistics
+    on text labels need --categories (--stat all leaves them out and says so). An interval
+    that may mislead (few units, zero width, near the ceiling...) carries a warning. See
+    docs/statistics.md.
     """
     if stat not in _STAT_CHOICES:
         raise ConfigError(f"--stat must be one of {', '.join(_STAT_CHOICES)}, got {stat!r}")
@@ -162,6 +187,7 @@ def agree(
             n_bootstrap=bootstrap,
             seed=seed,
             confidence=confidence,
+            missing_data=missing_data,
         )
         group_keys = ["scope", "dimension", "coders", "code"]
         for s in scoped:

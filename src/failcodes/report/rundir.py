@@ -171,6 +171,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 "n_units",
                 "n_raters",
                 "undefined_reason",
+                "warning",
             )
             if c in agreement
         ]
@@ -423,8 +424,10 @@ def _review_agreement(
                             "ci_low",
                             "ci_high",
                             "n_units",
+                            "n_single_rated",
                             "n_raters",
                             "undefined_reason",
+                            "warning",
                         }
                     ),
                 }

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import krippendorff
 import numpy as np
@@ -40,10 +40,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.bootstrap import (
+    CEILING,
     Block,
     FloatArray,
     KeyedBlock,
+    bca_interval,
     check_confidence,
+    cluster_sums,
+    interval_warning,
+    jackknife_se,
+    jackknife_values,
     make_rng,
     percentile_interval,
     resampled_block_sums,
@@ -55,6 +61,7 @@ StatisticName = Literal[
     "percent",
     "cohen",
     "fleiss",
+    "conger",
     "krippendorff",
     "gwet_ac1",
     "gwet_ac2",
@@ -64,6 +71,9 @@ StatisticName = Literal[
 STATISTICS: tuple[str, ...] = get_args(StatisticName)
 LEVELS: tuple[str, ...] = get_args(Level)
 WEIGHTS: tuple[str, ...] = get_args(WeightsName)
+
+CIMethod = Literal["bootstrap_percentile", "bootstrap_bca", "wald", "wald_atanh", "none"]
+SEMethod = Literal["analytic", "jackknife", "cluster_jackknife", "none"]
 
 #: Weights: a name or a custom (q x q) agreement-weight matrix.
 Weights = WeightsName | npt.ArrayLike | None
@@ -82,10 +92,33 @@ class AgreementResult(BaseModel):
     value: float | None = Field(description="Point estimate; None when undefined.")
     ci_low: float | None = None
     ci_high: float | None = None
-    ci_method: Literal["bootstrap_percentile", "wald", "none"] = "none"
+    ci_method: CIMethod = "none"
     confidence: float = 0.95
-    se: float | None = Field(default=None, description="Analytic standard error, if known.")
-    n_units: int = Field(description="Units that entered the coefficient.")
+    se: float | None = Field(default=None, description="Standard error, if known.")
+    se_method: SEMethod = Field(
+        default="none",
+        description="'analytic' (Gwet 2014 / Fleiss-Cohen-Everitt 1969), 'jackknife' (delete one "
+        "unit), 'cluster_jackknife' (delete one cluster of rows) or 'none'.",
+    )
+    se_null: float | None = Field(
+        default=None,
+        description="Standard error under H0 (no agreement beyond chance): Cohen's kappa "
+        "(Fleiss, Cohen & Everitt 1969) and Fleiss' kappa on complete, unweighted data "
+        "(Fleiss, Nee & Landis 1979); None elsewhere.",
+    )
+    z: float | None = Field(default=None, description="value / se_null.")
+    n_units: int = Field(
+        description="Units that entered the coefficient (distinct clusters when rows are "
+        "clustered, see n_rows)."
+    )
+    n_rows: int | None = Field(
+        default=None,
+        description="Rows that entered the coefficient when several rows belong to one unit "
+        "(pooled dimensions); None when every row is its own unit.",
+    )
+    n_single_rated: int = Field(
+        default=0, description="Units rated by one coder only: counted here, not used."
+    )
     n_raters: int = Field(description="Raters with at least one rating.")
     n_categories: int = Field(description="Size of the category set q.")
     observed_agreement: float | None = None
@@ -95,6 +128,11 @@ class AgreementResult(BaseModel):
         default=0, description="Resamples on which the coefficient was defined."
     )
     undefined_reason: str | None = None
+    warning: str | None = Field(
+        default=None,
+        description="Why the interval may mislead (zero width, few units, boundary "
+        "estimate...); see failcodes.stats.bootstrap.interval_warning.",
+    )
 
 
 # --------------------------------------------------------------------------- input handling
@@ -230,6 +268,7 @@ class Estimate:
     chance: float | None = None
     undefined_reason: str | None = None
     plan: Plan | None = None
+    se_null: float | None = None
 
 
 class _Sizes(NamedTuple):
@@ -280,6 +319,7 @@ def _make(
     chance: float | None = None,
     plan: Plan | None = None,
     reason: str | None = None,
+    se_null: float | None = None,
 ) -> Estimate:
     return Estimate(
         statistic=statistic,
@@ -294,6 +334,7 @@ def _make(
         chance=chance,
         undefined_reason=reason,
         plan=plan,
+        se_null=se_null,
     )
 
 
@@ -375,14 +416,99 @@ def _gwet_family(
     if kind == "gwet":
         pe_i = t_w / (q * (q - 1)) * (r @ (1.0 - pi)) / np.where(rated, ri, 1.0)
         unit = unit - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
-    elif kind == "fleiss":
+    se_null = None
+    if kind == "fleiss":
         pi_w = (w @ pi + w.T @ pi) / 2.0
         pe_i = (r @ pi_w) / np.where(rated, ri, 1.0)
         unit = unit - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+        se_null = _fleiss_null_se(ri[rated], pi, w)
     unit = unit[rated]
     se = float(np.sqrt(((unit - value) ** 2).sum() / (n * (n - 1)))) if n > 1 else None
     return _make(
-        statistic, level, wname, float(value), se, observed=pa, chance=pe, plan=plan, sizes=common
+        statistic,
+        level,
+        wname,
+        float(value),
+        se,
+        observed=pa,
+        chance=pe,
+        plan=plan,
+        sizes=common,
+        se_null=se_null,
+    )
+
+
+def _fleiss_null_se(ri: FloatArray, pi: FloatArray, w: FloatArray) -> float | None:
+    """SE of Fleiss' kappa under H0 (Fleiss, Nee & Landis 1979, eq. 12).
+
+    ``2 / (n m (m-1)) * [(sum p_j q_j)^2 - sum p_j q_j (q_j - p_j)] / (sum p_j q_j)^2``; defined
+    for unweighted data with the same number m of raters on every unit, else None.
+    """
+    if not np.allclose(w, np.eye(w.shape[0])) or ri.size < 1 or not np.all(ri == ri[0]):
+        return None
+    m = float(ri[0])
+    pq = pi * (1.0 - pi)
+    total = float(pq.sum())
+    if m < 2 or total <= _EPS:
+        return None
+    var = 2.0 / (ri.size * m * (m - 1.0)) * (total**2 - float((pq * (1.0 - 2.0 * pi)).sum()))
+    return float(np.sqrt(max(var, 0.0))) / total
+
+
+def _conger(prep: Prepared, w: FloatArray, level: Level, wname: str) -> Estimate:
+    """Conger's (1980) kappa, missing ratings allowed.
+
+    Fleiss' observed agreement; chance agreement from each rater's own category propensities
+    (Gwet 2014, ch. 2: the mean of the pairwise Cohen-type chance agreements).
+
+    ``pe = sum_kl w_kl (pbar_k pbar_l - s2_kl / r)`` with ``p_gk`` rater g's share of category
+    k, ``pbar_k`` its mean over the r raters and ``s2_kl`` their covariance (divisor r - 1).
+    The standard error is the delete-one-unit jackknife (our choice; irrCAC linearises).
+    """
+    codes = prep.codes[:, (prep.codes >= 0).any(axis=0)]  # raters with a rating
+    n_units, r = codes.shape
+    q = prep.categories.size
+    counts = prep.counts
+    ri = counts.sum(axis=1)
+    two = ri >= 2
+    rstar = counts @ w.T
+    a = np.where(two, (counts * (rstar - 1.0)).sum(axis=1) / np.where(two, ri * (ri - 1.0), 1.0), 0)
+    onehot = np.zeros((n_units, r * q))
+    gi, ui = np.nonzero((codes >= 0).T)
+    onehot[ui, gi * q + codes[ui, gi]] = 1.0
+    columns = np.column_stack([a, two.astype(float), onehot])
+    common = _Sizes(n_units=int(two.sum()), n_raters=r, n_categories=q)
+
+    def finalize(sums: FloatArray) -> FloatArray:
+        pa = _safe_div(sums[:, 0], sums[:, 1])
+        n_gk = sums[:, 2:].reshape(-1, r, q)
+        n_g = n_gk.sum(axis=2, keepdims=True)
+        p_gk = n_gk / np.where(n_g > 0, n_g, np.nan)
+        pbar = p_gk.mean(axis=1)
+        outer = pbar[:, :, None] * pbar[:, None, :]
+        s2 = (np.einsum("bgk,bgl->bkl", p_gk, p_gk) - r * outer) / (r - 1.0)
+        pe = ((outer - s2 / r) * w).sum(axis=(1, 2))
+        return _safe_div(pa - pe, 1.0 - pe)
+
+    plan = Plan(columns=columns, finalize=finalize)
+    if r < 2:
+        return _undefined("conger", level, wname, "Conger's kappa needs two raters", sizes=common)
+    if common.n_units == 0:
+        return _undefined("conger", level, wname, _NO_PAIRS, sizes=common)
+    value = float(plan.value_from_sums(columns.sum(axis=0))[0])
+    pa = float(a.sum() / two.sum())
+    if not np.isfinite(value):
+        return _undefined(
+            "conger",
+            level,
+            wname,
+            "chance agreement is 1 (all ratings fall in one category): the coefficient is 0/0",
+            observed=pa,
+            sizes=common,
+        )
+    pe = (pa - value) / (1.0 - value) if value != 1.0 else None
+    return _make(
+        "conger", level, wname, value, None, observed=pa, chance=pe, plan=plan, sizes=common
     )
 
 
@@ -450,8 +576,20 @@ def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> Estimate:
     term = (prob * (w - (w_row[:, None] + w_col[None, :]) * (1.0 - kappa)) ** 2).sum()
     var = (term - (kappa - pe * (1.0 - kappa)) ** 2) / (n * (1.0 - pe) ** 2)
     se = float(np.sqrt(max(var, 0.0)))
+    # under H0 (Fleiss, Cohen & Everitt 1969): sum_ij p_i. p_.j [w_ij - (w_i. + w_.j)]^2 - pe^2
+    term0 = (np.outer(row, col) * (w - (w_row[:, None] + w_col[None, :])) ** 2).sum()
+    var0 = (term0 - pe**2) / (n * (1.0 - pe) ** 2)
     return _make(
-        "cohen", level, wname, float(kappa), se, observed=po, chance=pe, plan=plan, sizes=common
+        "cohen",
+        level,
+        wname,
+        float(kappa),
+        se,
+        observed=po,
+        chance=pe,
+        plan=plan,
+        sizes=common,
+        se_null=float(np.sqrt(max(var0, 0.0))),
     )
 
 
@@ -508,7 +646,9 @@ def _ordinal_delta(n_c: FloatArray) -> FloatArray:
     return diff**2
 
 
-def coincidence_columns(counts: FloatArray, level: Level, values: FloatArray) -> FloatArray:
+def coincidence_columns(
+    counts: FloatArray, level: Level, values: FloatArray, delta: FloatArray | None = None
+) -> FloatArray:
     """Per-unit coincidence columns for Krippendorff's alpha (units x c).
 
     For nominal, interval and ratio data: the unit's observed-disagreement sum
@@ -520,20 +660,23 @@ def coincidence_columns(counts: FloatArray, level: Level, values: FloatArray) ->
     pairable = m >= 2
     q = counts.shape[1]
     scale = np.where(pairable, 1.0 / np.where(pairable, m - 1.0, 1.0), 0.0)
-    if level == "ordinal":
+    if level == "ordinal" and delta is None:
         o = counts[:, :, None] * counts[:, None, :]
         o[:, np.arange(q), np.arange(q)] -= counts
         out: FloatArray = (o * scale[:, None, None]).reshape(counts.shape[0], q * q)
         return out
-    delta = _delta(level, values)
+    if delta is None:
+        delta = _delta(level, values)
     # sum_ck (r_c r_k - [c=k] r_c) delta_ck; the diagonal of delta is 0
     disagreement = np.einsum("uc,ck,uk->u", counts, delta, counts) * scale
     return np.column_stack([disagreement, counts * pairable[:, None]])
 
 
-def _alpha_finalizer(level: Level, values: FloatArray) -> Callable[[FloatArray], FloatArray]:
+def _alpha_finalizer(
+    level: Level, values: FloatArray, delta: FloatArray | None = None
+) -> Callable[[FloatArray], FloatArray]:
     q = values.size
-    if level == "ordinal":
+    if level == "ordinal" and delta is None:
 
         def fin_ordinal(sums: FloatArray) -> FloatArray:
             o = sums.reshape(-1, q, q)
@@ -545,7 +688,8 @@ def _alpha_finalizer(level: Level, values: FloatArray) -> Callable[[FloatArray],
             return 1.0 - _safe_div((n - 1.0) * d_o, d_e)
 
         return fin_ordinal
-    delta = _delta(level, values)
+    if delta is None:
+        delta = _delta(level, values)
 
     def fin_fixed(sums: FloatArray) -> FloatArray:
         n_c = sums[:, 1:]
@@ -556,7 +700,12 @@ def _alpha_finalizer(level: Level, values: FloatArray) -> Callable[[FloatArray],
     return fin_fixed
 
 
-def _krippendorff(prep: Prepared, level: Level) -> Estimate:
+def _krippendorff(prep: Prepared, level: Level, weights: Weights = None) -> Estimate:
+    """Krippendorff's alpha; with ``weights`` the distance is ``1 - w`` (a custom metric).
+
+    Named weights follow Gwet (2014): linear weights give alpha with distance |c - k| / (q-1),
+    quadratic weights interval alpha. The standard error is the delete-one-unit jackknife.
+    """
     counts, values = prep.counts, prep.categories
     q = values.size
     if level == "ratio" and (values < 0).any():
@@ -564,13 +713,18 @@ def _krippendorff(prep: Prepared, level: Level) -> Estimate:
             "ratio level needs non-negative values (a natural zero); got "
             f"{values[values < 0].tolist()}"
         )
+    delta: FloatArray | None = None
+    wname = "none"
+    if weights is not None and not (isinstance(weights, str) and weights == "none"):
+        w, wname = weight_matrix(weights, q)
+        delta = 1.0 - w
     pairable = counts.sum(axis=1) >= 2
     n_pairable = int(pairable.sum())
-    columns = coincidence_columns(counts, level, values)
-    plan = Plan(columns=columns, finalize=_alpha_finalizer(level, values))
+    columns = coincidence_columns(counts, level, values, delta)
+    plan = Plan(columns=columns, finalize=_alpha_finalizer(level, values, delta))
     common = _Sizes(n_units=n_pairable, n_raters=prep.n_raters, n_categories=q)
     if n_pairable == 0:
-        return _undefined("krippendorff", level, "none", _NO_PAIRS, sizes=common)
+        return _undefined("krippendorff", level, wname, _NO_PAIRS, sizes=common)
     pooled = counts[pairable].sum(axis=0)
     if q < 2 or (pooled > 0).sum() < 2:
         return _undefined(
@@ -581,14 +735,26 @@ def _krippendorff(prep: Prepared, level: Level) -> Estimate:
             "undefined (no variation to be reliable about, Krippendorff 2011)",
             sizes=common,
         )
+    metric: Any = level if delta is None else _matrix_metric(delta)
     value = float(
         krippendorff.alpha(
             value_counts=counts[pairable],
             value_domain=values,
-            level_of_measurement=level,
+            level_of_measurement=metric,
         )
     )
-    return _make("krippendorff", level, "none", value, None, plan=plan, sizes=common)
+    return _make("krippendorff", level, wname, value, None, plan=plan, sizes=common)
+
+
+def _matrix_metric(delta: FloatArray) -> Callable[..., npt.NDArray[np.float64]]:
+    """A distance matrix as the callable metric the ``krippendorff`` package accepts."""
+
+    def metric(
+        *_values: Any, i1: npt.NDArray[np.int_], i2: npt.NDArray[np.int_], **_: Any
+    ) -> npt.NDArray[np.float64]:
+        return np.asarray(delta[i1, i2], dtype=np.float64)
+
+    return metric
 
 
 def estimate(
@@ -608,7 +774,7 @@ def estimate(
             f"unknown statistic {statistic!r}; choose one of {', '.join(STATISTICS)}"
         )
     if statistic == "krippendorff":
-        return _krippendorff(prep, lvl)
+        return _krippendorff(prep, lvl, weights)
     if statistic == "pabak":
         return _pabak(prep, lvl)
     if statistic == "gwet_ac1":
@@ -617,6 +783,8 @@ def estimate(
         w, wname = weight_matrix(weights, q)
     if statistic == "cohen":
         return _cohen(prep, w, lvl, wname)
+    if statistic == "conger":
+        return _conger(prep, w, lvl, wname)
     kind: GwetKind = {
         "percent": "percent",
         "fleiss": "fleiss",
@@ -630,6 +798,21 @@ def estimate(
 # --------------------------------------------------------------------------- intervals
 
 
+#: Statistics whose standard error is the delete-one-unit jackknife (no analytic form here).
+JACKKNIFE_SE = ("krippendorff", "conger")
+#: Chance-corrected statistics on [-1, 1] whose near-ceiling intervals get a warning.
+KAPPA_TYPE = (
+    "cohen",
+    "fleiss",
+    "conger",
+    "krippendorff",
+    "gwet_ac1",
+    "gwet_ac2",
+    "brennan_prediger",
+    "pabak",
+)
+
+
 def finish(
     estimates: Sequence[Estimate],
     *,
@@ -637,40 +820,92 @@ def finish(
     seed: int | np.random.Generator | None = None,
     confidence: float = 0.95,
     compress: bool = True,
+    clusters: npt.ArrayLike | None = None,
+    interval: Literal["bca", "percentile"] = "bca",
 ) -> list[AgreementResult]:
-    """Attach confidence intervals; all estimates share the same bootstrap resamples.
+    """Attach standard errors, confidence intervals and warnings; shared bootstrap resamples.
 
-    With ``n_bootstrap > 0`` the intervals are bootstrap percentile intervals over units
-    (one matrix product per block of resamples for all statistics together); otherwise a
-    Wald interval ``value +/- z * se`` where an analytic standard error exists.
+    With ``n_bootstrap > 0`` the intervals are bootstrap intervals over units (BCa by default,
+    or percentile), one matrix product per block of resamples for all statistics together;
+    otherwise a Wald interval ``value +/- z * se`` where a standard error exists. With
+    ``clusters`` (one id per row: rows of one unit share it, e.g. a unit's dimensions when
+    pooled) whole clusters are resampled and the standard error is the delete-one-cluster
+    jackknife; ``n_units`` is then the number of clusters and ``n_rows`` the rows.
     ``compress`` pools units with identical per-unit columns before resampling (exact; see
     :func:`failcodes.stats.bootstrap.resampled_sums`).
     """
     check_confidence(confidence)
     if n_bootstrap < 0:
         raise StatisticsError(f"number of bootstrap resamples must be >= 0, got {n_bootstrap}")
+    ids = None if clusters is None else np.asarray(clusters)
+    blocks: dict[int, Block] = {}
+    for i, e in enumerate(estimates):
+        if e.plan is None:
+            continue
+        blocks[i] = e.plan.columns if ids is None else cluster_sums(e.plan.columns, ids)
     replicates: dict[int, FloatArray] = {}
-    plans = [(i, e.plan) for i, e in enumerate(estimates) if e.plan is not None]
-    if n_bootstrap > 0 and plans:
+    if n_bootstrap > 0 and blocks:
+        order = list(blocks)
         sums = resampled_block_sums(
-            [p.columns for _, p in plans], n_bootstrap, make_rng(seed), compress=compress
+            [blocks[i] for i in order], n_bootstrap, make_rng(seed), compress=compress
         )
-        for (i, p), block_sums in zip(plans, sums, strict=True):
-            replicates[i] = p.finalize(block_sums)
+        for i, block_sums in zip(order, sums, strict=True):
+            plan = estimates[i].plan
+            assert plan is not None
+            replicates[i] = plan.finalize(block_sums)
     from scipy.stats import norm  # lazy: scipy.stats costs ~0.3 s at start-up
 
     z = float(norm.ppf(0.5 + confidence / 2.0))
+    n_clusters = None if ids is None else int(np.unique(ids).size)
     out: list[AgreementResult] = []
     for i, e in enumerate(estimates):
+        se = e.se
+        se_method: SEMethod = "analytic" if e.se is not None else "none"
+        jack: FloatArray | None = None
+        if (
+            e.value is not None
+            and e.plan is not None
+            and (ids is not None or e.statistic in JACKKNIFE_SE or i in replicates)
+        ):
+            jack = jackknife_values(blocks[i], e.plan.finalize)
+            if ids is not None or e.statistic in JACKKNIFE_SE:
+                se = jackknife_se(jack)
+                se_method = "cluster_jackknife" if ids is not None else "jackknife"
+                if se is None:
+                    se_method = "none"
         low = high = None
-        method: Literal["bootstrap_percentile", "wald", "none"] = "none"
+        method: CIMethod = "none"
         valid = 0
         if e.value is not None and i in replicates:
-            low, high, valid = percentile_interval(replicates[i], confidence)
-            method = "bootstrap_percentile" if low is not None else "none"
-        elif e.value is not None and e.se is not None:
-            low, high = e.value - z * e.se, min(e.value + z * e.se, 1.0)
+            if interval == "bca" and jack is not None:
+                low, high, valid = bca_interval(replicates[i], e.value, jack, confidence)
+                method = "bootstrap_bca"
+            else:
+                low, high, valid = percentile_interval(replicates[i], confidence)
+                method = "bootstrap_percentile"
+            if low is None:
+                method = "none"
+        elif e.value is not None and se is not None:
+            low, high = max(e.value - z * se, -1.0), min(e.value + z * se, 1.0)
             method = "wald"
+        n_units = e.n_units if n_clusters is None else n_clusters
+        z_null = (
+            e.value / e.se_null
+            if e.value is not None and e.se_null is not None and e.se_null > 0
+            else None
+        )
+        warning = interval_warning(
+            e.value,
+            low,
+            high,
+            n=n_units,
+            n_clusters=n_clusters,
+            bounds=(-1.0, 1.0) if e.statistic in KAPPA_TYPE else (0.0, 1.0),
+            ceiling=CEILING if e.statistic in KAPPA_TYPE else None,
+        )
+        if i in replicates and valid < 0.9 * n_bootstrap:
+            note = f"coefficient undefined in {n_bootstrap - valid} of {n_bootstrap} resamples"
+            warning = note if warning is None else f"{warning}; {note}"
         out.append(
             AgreementResult(
                 statistic=e.statistic,
@@ -681,8 +916,12 @@ def finish(
                 ci_high=high,
                 ci_method=method,
                 confidence=confidence,
-                se=e.se,
-                n_units=e.n_units,
+                se=se,
+                se_method=se_method,
+                se_null=e.se_null,
+                z=z_null,
+                n_units=n_units,
+                n_rows=None if n_clusters is None else e.n_units,
                 n_raters=e.n_raters,
                 n_categories=e.n_categories,
                 observed_agreement=e.observed,
@@ -690,6 +929,7 @@ def finish(
                 n_bootstrap=n_bootstrap if i in replicates else 0,
                 n_bootstrap_valid=valid,
                 undefined_reason=e.undefined_reason,
+                warning=warning,
             )
         )
     return out
@@ -721,14 +961,29 @@ def agreements(
     n_bootstrap: int = 0,
     seed: int | np.random.Generator | None = None,
     confidence: float = 0.95,
+    clusters: npt.ArrayLike | None = None,
+    interval: Literal["bca", "percentile"] = "bca",
 ) -> list[AgreementResult]:
     """Several statistics on one ratings matrix, bootstrapped on shared resamples.
 
     Two-rater statistics (Cohen, PABAK) are skipped when there are more than two raters.
     Gwet's AC2 uses quadratic weights when ``weights`` is none (AC2 with identity weights is
-    AC1).
+    AC1). Named weights apply to the kappa family (alpha follows ``level``); a custom weight
+    matrix applies to alpha too (distance ``1 - w``). ``clusters``: one id per row, see
+    :func:`finish`.
     """
-    prep = prepare(ratings, categories)
+    data = np.asarray(ratings, dtype=np.float64) if clusters is not None else ratings
+    ids = None
+    if clusters is not None:
+        ids = np.asarray(clusters)
+        arr = np.asarray(data, dtype=np.float64)
+        if ids.shape[0] != arr.shape[0]:
+            raise StatisticsError(
+                f"clusters must give one id per row: {ids.shape[0]} ids for {arr.shape[0]} rows"
+            )
+        ids = ids[~np.isnan(arr).all(axis=1)]  # prepare() drops rows without ratings
+    prep = prepare(data, categories)
+    custom = weights is not None and not isinstance(weights, str)
     ests = []
     for stat in statistics:
         if stat in ("cohen", "pabak") and prep.codes.shape[1] != 2 and len(statistics) > 1:
@@ -736,8 +991,17 @@ def agreements(
         w = weights
         if stat == "gwet_ac2" and (w is None or (isinstance(w, str) and w == "none")):
             w = "quadratic"
+        if stat == "krippendorff" and not custom:
+            w = None
         ests.append(estimate(prep, stat, level=level, weights=w))
-    return finish(ests, n_bootstrap=n_bootstrap, seed=seed, confidence=confidence)
+    return finish(
+        ests,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=confidence,
+        clusters=ids,
+        interval=interval,
+    )
 
 
 def _one(

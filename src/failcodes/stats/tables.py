@@ -57,6 +57,7 @@ class RatingsTable:
     unit_column: str | None = None
     unit_column_reason: str = ""
     n_single_rated: int = 0
+    clusters: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- frames
@@ -272,6 +273,15 @@ def ratings_from_frame(
     )
 
 
+#: Statistics that weight disagreements by category distance even when no weights are named.
+IMPLICITLY_WEIGHTED = ("gwet_ac2",)
+
+UNORDERED_NOTE = (
+    "left out: a weighted statistic needs the category order of text labels "
+    "(give --categories in rank order)"
+)
+
+
 def agreement_table(
     table: RatingsTable,
     statistics: Sequence[str] = STATISTICS,
@@ -281,8 +291,15 @@ def agreement_table(
     n_bootstrap: int = 0,
     seed: int | None = None,
     confidence: float = 0.95,
+    clusters: Sequence[str] | None = None,
 ) -> list[AgreementResult]:
-    """All requested statistics on one ratings table (shared bootstrap resamples)."""
+    """All requested statistics on one ratings table (shared bootstrap resamples).
+
+    Weighted statistics on text labels need their rank order (``categories``): asked for alone
+    they raise :class:`StatisticsError`; within several (``--stat all``) Gwet's AC2, which is
+    weighted by default, is reported as undefined with the reason instead of being computed
+    on alphabetical order. ``clusters``: one id per row (rows of a unit share it).
+    """
     weighted = weights is not None and not (isinstance(weights, str) and weights == "none")
     if not table.ordered and (level != "nominal" or weighted):
         raise StatisticsError(
@@ -293,16 +310,58 @@ def agreement_table(
         raise StatisticsError(
             f"level '{level}' needs numeric ratings; got text labels {table.labels}"
         )
-    return agreements(
+    left_out = [] if table.ordered else [s for s in statistics if s in IMPLICITLY_WEIGHTED]
+    if left_out and len(statistics) == 1:
+        raise StatisticsError(
+            f"{left_out[0]} is weighted (quadratic by default) and needs ordered categories, "
+            f"but the ratings are text labels {table.labels}; give the category order "
+            "(e.g. --categories a,b,c) or use gwet_ac1"
+        )
+    kept = [s for s in statistics if s not in left_out]
+    if table.values.shape[0] == 0:
+        return [
+            AgreementResult(
+                statistic=stat,
+                level=level,
+                weights="none",
+                value=None,
+                n_units=0,
+                n_raters=len(table.raters),
+                n_categories=len(table.categories),
+                n_single_rated=table.n_single_rated,
+                undefined_reason=f"no unit was rated by two or more coders "
+                f"({table.n_single_rated} rated by one only)",
+            )
+            for stat in statistics
+        ]
+    results = agreements(
         table.values,
-        statistics,
+        kept,
         level=level,
         weights=weights,
         categories=table.categories,
         n_bootstrap=n_bootstrap,
         seed=seed,
         confidence=confidence,
+        clusters=None if clusters is None else np.asarray(clusters),
     )
+    extra = {"n_single_rated": table.n_single_rated} if table.n_single_rated else {}
+    out = [r.model_copy(update=extra) if extra else r for r in results]
+    for stat in left_out:
+        out.append(
+            AgreementResult(
+                statistic=stat,
+                level="ordinal",
+                weights="quadratic",
+                value=None,
+                n_units=0,
+                n_raters=len(table.raters),
+                n_categories=len(table.categories),
+                undefined_reason=UNORDERED_NOTE,
+                **extra,
+            )
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- annotations
@@ -385,11 +444,17 @@ def annotation_ratings(
     coders: Sequence[str] | None = None,
     categories: Sequence[str] | None = None,
     code: str | None = None,
+    min_ratings: int = 2,
 ) -> RatingsTable:
-    """Units x coders for one dimension (``None``: every dimension stacked as units).
+    """Units x coders for one dimension (``None``: all dimensions stacked as rows).
 
+    Stacked rows are one per unit and dimension, with ids ``unit|dimension`` and the unit in
+    ``clusters``.
     Unscored annotations and dimensions a coder left empty are missing. With ``code`` the
     ratings are binary: 1 when the coder gave that code on the dimension, 0 otherwise.
+    Rows with fewer than ``min_ratings`` ratings (by default: units one coder rated) are
+    left out and counted in ``n_single_rated`` (distinct units); ``min_ratings=1`` keeps them
+    for the missing-data estimators (Gwet 2014; Krippendorff).
     """
     idx = _index(annotations)
     coder_list = list(coders) if coders is not None else sorted({a.coder for a in annotations})
@@ -399,6 +464,9 @@ def annotation_ratings(
     )
     rows: list[list[str | None]] = []
     ids: list[str] = []
+    single: set[str] = set()
+    used: set[str] = set()
+    clusters: list[str] = []
     for unit in units:
         for dim in dims:
             row: list[str | None] = []
@@ -410,20 +478,44 @@ def annotation_ratings(
                     row.append("1" if ann.codes[dim] == code else "0")
                 else:
                     row.append(ann.codes[dim])
-            if any(v is not None for v in row):
+            present = sum(v is not None for v in row)
+            if present >= max(min_ratings, 1):
                 rows.append(row)
                 ids.append(unit if dimension is not None else f"{unit}|{dim}")
+                used.add(unit)
+                clusters.append(unit)
+            elif present:
+                single.add(unit)
     frame = pd.DataFrame(rows, columns=coder_list)
-    if not rows:
+    if not rows and not single:
         raise StatisticsError(
             f"no scored annotations for dimension '{dimension}'"
             if dimension
             else "no scored annotations"
         )
     cats = ["0", "1"] if code is not None else categories
+    single -= used
+    if not rows:
+        labels = list(cats) if cats is not None else []
+        return RatingsTable(
+            np.empty((0, len(coder_list))),
+            [],
+            coder_list,
+            np.arange(len(labels), dtype=np.float64),
+            labels,
+            True,
+            n_single_rated=len(single),
+        )
     table = ratings_from_frame(frame, unit_column=None, categories=cats)
     return RatingsTable(
-        table.values, ids, coder_list, table.categories, table.labels, table.ordered
+        table.values,
+        ids,
+        coder_list,
+        table.categories,
+        table.labels,
+        table.ordered,
+        n_single_rated=len(single),
+        clusters=clusters if dimension is None else None,
     )
 
 
@@ -462,13 +554,21 @@ def annotation_agreement(
     n_bootstrap: int = 0,
     seed: int | None = None,
     confidence: float = 0.95,
+    missing_data: bool = False,
 ) -> list[ScopedAgreement]:
     """Agreement per dimension, pooled, per coder pair, and human vs LLM per code.
 
-    With ``codebook`` each dimension's category set is its full code list (AC1 and
+    Each coefficient uses the units the coders compared rated together (two or more of them
+    for the multi-rater scopes, both for a pair); units one coder rated alone are counted
+    (``n_single_rated``), not used, and ``n_units`` is the number used. ``missing_data``
+    keeps them, for the missing-data forms (Gwet 2014; Krippendorff), where they still move
+    the chance-agreement margins and the variance. Pooled agreement resamples whole units
+    (all their dimensions together): ``n_units`` distinct units, ``n_rows`` unit x dimension
+    rows. With ``codebook`` each dimension's category set is its full code list (AC1 and
     Brennan-Prediger depend on the number of possible codes), else the codes observed.
     The heuristic (offline) judge counts on the machine side and is named by its coder id.
     """
+    least = 1 if missing_data else 2
     items = pool_annotations(annotations, migration)
     if not items:
         raise StatisticsError("no annotations given")
@@ -493,21 +593,28 @@ def annotation_agreement(
 
     out: list[ScopedAgreement] = []
     for dim in dims:
-        table = annotation_ratings(items, dim, categories=cats(dim))
+        table = annotation_ratings(items, dim, categories=cats(dim), min_ratings=least)
         for res in agreement_table(
             table, MULTI_RATER_STATS, **_opts(n_bootstrap, seed, confidence)
         ):
             out.append(
                 ScopedAgreement(scope="dimension", dimension=dim, coders=tuple(coders), result=res)
             )
-    pooled = annotation_ratings(items, None)
-    for res in agreement_table(pooled, MULTI_RATER_STATS, **_opts(n_bootstrap, seed, confidence)):
+    pooled = annotation_ratings(items, None, min_ratings=least)
+    for res in agreement_table(
+        pooled,
+        MULTI_RATER_STATS,
+        clusters=pooled.clusters,
+        **_opts(n_bootstrap, seed, confidence),
+    ):
         out.append(
             ScopedAgreement(scope="pooled", dimension=None, coders=tuple(coders), result=res)
         )
     for a, b in combinations(coders, 2):
         for dim in dims:
-            table = annotation_ratings(items, dim, coders=[a, b], categories=cats(dim))
+            table = annotation_ratings(
+                items, dim, coders=[a, b], categories=cats(dim), min_ratings=least
+            )
             for res in agreement_table(table, PAIR_STATS, **_opts(n_bootstrap, seed, confidence)):
                 out.append(ScopedAgreement(scope="pair", dimension=dim, coders=(a, b), result=res))
     humans = [c for c in coders if kinds[c] is CoderKind.HUMAN]
@@ -519,7 +626,9 @@ def annotation_agreement(
                     {x.codes[dim] for x in items if x.coder in (h, m) and dim in x.codes}
                 )
                 for code in codes:
-                    table = annotation_ratings(items, dim, coders=[h, m], code=code)
+                    table = annotation_ratings(
+                        items, dim, coders=[h, m], code=code, min_ratings=least
+                    )
                     for res in agreement_table(
                         table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)
                     ):
