@@ -27,10 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from _judge_common import REPO, start_server
-from failcodes.judge.batch import BatchSettings, run_batch_async
-from failcodes.judge.engine import JudgeSettings
-from failcodes.judge.limits import RetryPolicy
-from failcodes.judge.providers import make_coder
+from failcodes.judge import Batch, JudgeSettings, RetryPolicy, make_coder, run_judge_async
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind, unit_id
 
@@ -60,17 +57,18 @@ def worker(run_dir: str, url: str, n: int) -> None:
     sys.path.insert(0, str(REPO))
     from tests.judge_helpers import make_codebook
 
-    summary, batches = asyncio.run(
-        run_batch_async(
+    summary = asyncio.run(
+        run_judge_async(
             units(n),
             make_coder(SPEC, base_url=f"{url}/v1"),
             make_codebook(),
             UnitKind.RETRIEVAL,
             run_dir=run_dir,
             settings=JudgeSettings(retry=RetryPolicy.no_wait()),
-            batch=BatchSettings(batch_size=BATCH, poll_interval_s=0.5),
+            mode=Batch(size=BATCH, poll=0.5),
         )
     )
+    batches = summary.batches
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"judged": summary.judged, "batches": batches, "peak_rss_mb": peak_mb}))
 

@@ -8,8 +8,15 @@ from pathlib import Path
 import pytest
 
 from failcodes.annotations import Status
-from failcodes.judge import JudgeSettings, Limits, PriceTable, RetryPolicy, make_coder
-from failcodes.judge.batch import BatchSettings, run_batch_async
+from failcodes.judge import (
+    Batch,
+    JudgeSettings,
+    Limits,
+    PriceTable,
+    RetryPolicy,
+    make_coder,
+    run_judge_async,
+)
 from failcodes.judge.pricing import Price
 from failcodes.judge.run import read_annotations
 from failcodes.units import Unit, UnitKind, retrieval_units
@@ -30,7 +37,7 @@ PRICES = PriceTable(
     }
 )
 FAST = JudgeSettings(limits=Limits(concurrency=4), retry=RetryPolicy.no_wait())
-POLL = BatchSettings(batch_size=4, poll_interval_s=0.01)
+POLL = Batch(size=4, poll=0.01)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +49,8 @@ def server():
 @pytest.fixture
 def fake(server, monkeypatch):
     server.reset()
+    # the tiny test codebook's prefix is under the APIs' 1,024-token caching minimum
+    server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
     server.control(latency=0.0, batch_delay=0.0)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
@@ -59,8 +68,8 @@ def _units(n_claims: int) -> list[Unit]:
 
 
 def _run(fake, provider, units, run_dir: Path, batch=POLL, settings=FAST):
-    return asyncio.run(
-        run_batch_async(
+    summary = asyncio.run(
+        run_judge_async(
             units,
             _coder(fake, provider),
             CB,
@@ -68,9 +77,10 @@ def _run(fake, provider, units, run_dir: Path, batch=POLL, settings=FAST):
             run_dir=run_dir,
             prices=PRICES,
             settings=settings,
-            batch=batch,
+            mode=batch,
         )
     )
+    return summary, summary.batches
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -141,7 +151,7 @@ def test_resume_collects_submitted_batches_without_resubmitting(fake, tmp_path) 
 
     async def first() -> None:
         task = asyncio.ensure_future(
-            run_batch_async(
+            run_judge_async(
                 units,
                 _coder(fake, "openai"),
                 CB,
@@ -149,7 +159,7 @@ def test_resume_collects_submitted_batches_without_resubmitting(fake, tmp_path) 
                 run_dir=run_dir,
                 prices=PRICES,
                 settings=FAST,
-                batch=POLL,
+                mode=POLL,
             )
         )
         while fake.stats()["batch_calls"].get("batches.retrieve", 0) < 1:

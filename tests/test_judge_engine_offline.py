@@ -32,7 +32,8 @@ def test_offline_run_journals_every_unit_once_and_rerun_does_nothing(tmp_path) -
     # forward-only migrations recorded by name
     con = sqlite3.connect(tmp_path / "run" / "journal.sqlite")
     names = [r[0] for r in con.execute("SELECT name FROM _migrations")]
-    assert names == ["001_initial", "002_blobs"]
+    # the journal migrations, batch ledger included (forward-only, applied once each)
+    assert names == ["001_initial", "002_blobs", "batch_001_ledger", "batch_002_groups"]
     assert con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 2
 
 

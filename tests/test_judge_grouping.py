@@ -6,9 +6,16 @@ import json
 import pytest
 
 from failcodes.annotations import Status
-from failcodes.judge import JudgeSettings, Limits, PriceTable, RetryPolicy, make_coder
-from failcodes.judge.engine import JudgeEngine
-from failcodes.judge.grouping import GroupRunner, groups_by_claim, parse_group
+from failcodes.judge import (
+    Grouped,
+    JudgeEngine,
+    JudgeSettings,
+    Limits,
+    PriceTable,
+    RetryPolicy,
+    make_coder,
+)
+from failcodes.judge.grouping import groups_by_claim, parse_group
 from failcodes.judge.journal import Journal
 from failcodes.judge.pricing import Price
 from failcodes.judge.prompts import render_system, render_user
@@ -42,6 +49,8 @@ def server():
 @pytest.fixture
 def fake(server, monkeypatch):
     server.reset()
+    # the tiny test codebook's prefix is under the APIs' 1,024-token caching minimum
+    server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-grouping")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-grouping")
     return server
@@ -60,11 +69,10 @@ def _run(fake, provider, units, tmp_path):
         engine = JudgeEngine(
             coder, CB, UnitKind.RETRIEVAL, journal=journal, prices=PRICES, settings=FAST
         )
-        runner = GroupRunner(engine)
         try:
-            summary = await runner.run(units)
+            summary = await engine.run(units, mode=Grouped())
             anns = {a.unit_id: a for a in journal.annotations()}
-            return summary, runner.stats, anns, journal.totals()
+            return summary, anns, journal.totals()
         finally:
             journal.close()
             await coder.aclose()
@@ -95,9 +103,9 @@ def test_parse_group_validates_each_item_alone() -> None:
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_one_call_per_claim_tokens_shared(fake, provider, tmp_path) -> None:
     units = retrieval_units(make_traces(2))  # 6 units, 2 claims
-    summary, stats, anns, totals = _run(fake, provider, units, tmp_path)
+    summary, anns, totals = _run(fake, provider, units, tmp_path)
     assert fake.stats()["calls"][provider] == 2  # one call per claim
-    assert stats.groups == 2 and stats.grouped_units == 6 and stats.alone == 0
+    assert (summary.groups, summary.grouped_units, summary.judged_alone) == (2, 6, 0)
     assert summary.scored == 6 and len(anns) == 6
     usage = fake.stats()["usage"]
     # the group's tokens are split over its passages: the journal sums to what was billed
@@ -114,10 +122,10 @@ def test_invalid_item_is_rejudged_alone(fake, tmp_path) -> None:
     )
     traces[0] = traces[0].model_copy(update={"passages": (*traces[0].passages, bad)})
     units = retrieval_units(traces)  # 4 units of one claim
-    summary, stats, anns, _ = _run(fake, "openai", units, tmp_path)
+    summary, anns, _ = _run(fake, "openai", units, tmp_path)
     # 1 group call + the bad passage alone: 1 call + 2 invalid-answer retries (FAST)
     assert fake.stats()["calls"]["openai"] == 4
-    assert stats.grouped_units == 3 and stats.alone == 1
+    assert summary.grouped_units == 3 and summary.judged_alone == 1
     bad_unit = next(u for u in units if u.passages[0].passage_id == "bad")
     assert anns[bad_unit.id].status is Status.UNSCORED
     assert summary.scored == 3 and summary.unscored == 1

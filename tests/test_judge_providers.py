@@ -48,6 +48,8 @@ def server():
 @pytest.fixture
 def fake(server, monkeypatch):
     server.reset()
+    # the tiny test codebook's prefix is under the APIs' 1,024-token caching minimum
+    server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
     server.control(latency=0.0)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)

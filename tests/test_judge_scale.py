@@ -1,22 +1,29 @@
 """Dedup across retrievers, dry-run estimate vs billed, cascade, scale CLI (issue 5)."""
 
-import asyncio
 import json
 
 import pandas as pd
 import pytest
 
+from failcodes import codebook as codebook_mod
 from failcodes.annotations import CoderKind
 from failcodes.attribution import per_passage_codes
 from failcodes.cli.main import main
-from failcodes.judge import JudgeSettings, Limits, PriceTable, RetryPolicy, make_coder, run_judge
-from failcodes.judge.cascade import needs_second_opinion, run_cascade
-from failcodes.judge.engine import JudgeEngine
-from failcodes.judge.estimate import ScaleOptions, estimate_scale
-from failcodes.judge.journal import Journal
+from failcodes.judge import (
+    Cascade,
+    JudgeSettings,
+    Limits,
+    PerUnit,
+    PriceTable,
+    RetryPolicy,
+    estimate_run,
+    make_coder,
+    run_judge,
+)
+from failcodes.judge.cascade import needs_second_opinion
 from failcodes.judge.pricing import Price
 from failcodes.judge.providers.offline import OfflineCoder
-from failcodes.judge.run import read_annotations, run_judge_async
+from failcodes.judge.run import read_annotations
 from failcodes.judge.workload import overlapping_traces
 from failcodes.units import UnitKind, retrieval_units
 from tests.fakeserver import FakeServer
@@ -71,38 +78,40 @@ def test_pair_retrieved_by_four_retrievers_is_judged_once_counted_per_retriever(
     assert len(shared.drop_duplicates(subset=["entity_match", "scope", "polarity"])) == 1
 
 
-def _engine(coder, tmp_path, name="est"):
-    return JudgeEngine(
-        coder, CB, UnitKind.RETRIEVAL, journal=Journal(tmp_path / name), prices=PRICES
-    )
-
-
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_dry_run_input_tokens_match_what_the_server_bills(fake, provider, tmp_path) -> None:
+    # the bundled codebook: a ~2,800-token prefix, past the APIs' 1,024-token caching minimum
+    cb = codebook_mod.bundled()
     units = retrieval_units(overlapping_traces(2, shared=5))  # 50 units
     spec = "openai:fake-model" if provider == "openai" else "anthropic:fake-claude"
     url = fake.openai_base_url if provider == "openai" else fake.anthropic_base_url
-    coder = make_coder(spec, base_url=url)
-    engine = _engine(coder, tmp_path)
-    est = estimate_scale(engine, units, ScaleOptions(min_cacheable_tokens=0))
-    engine.journal.close()
-    summary = asyncio.run(
-        run_judge_async(
-            units,
-            coder,
-            CB,
-            UnitKind.RETRIEVAL,
-            run_dir=tmp_path / "run",
-            prices=PRICES,
-            settings=JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait()),
-        )
+    one = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait())
+    est = estimate_run(
+        units,
+        make_coder(spec, base_url=url),
+        cb,
+        UnitKind.RETRIEVAL,
+        run_dir=tmp_path / "est",
+        prices=PRICES,
+        settings=one,
+    )
+    summary = run_judge(
+        units,
+        make_coder(spec, base_url=url),
+        cb,
+        UnitKind.RETRIEVAL,
+        run_dir=tmp_path / "run",
+        prices=PRICES,
+        settings=one,
     )
     usage = fake.stats()["usage"]
     assert est.calls == 50 and est.rows == 80  # 2 claims x 4 retrievers x 10
     # same ceil(chars / 4) rule as the fake server; the prefix may round apart by 1 per call
     assert abs(est.input_tokens - usage["input_tokens"]) <= est.calls
-    # sequential calls: the first writes the prefix, the 49 others read it
+    # sequential calls: the first pays the prefix (Anthropic: a cache write), the 49 others
+    # read it (OpenAI: in 128-token steps, as the API reports them)
     assert abs(est.cached_input_tokens - usage["cached_tokens"]) <= est.calls
+    assert abs(est.cache_write_tokens - usage.get("cache_write_tokens", 0)) <= 1
     assert summary.cached_input_tokens == usage["cached_tokens"]
 
 
@@ -116,21 +125,18 @@ def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path
     ]
     assert 0 < len(doubtful) < len(units)  # the heuristic is unsure of some, not all
 
-    async def second(todo):
-        coder = make_coder("openai:fake-model", base_url=fake.openai_base_url)
-        return await run_judge_async(
-            todo,
-            coder,
-            CB,
-            UnitKind.RETRIEVAL,
-            run_dir=tmp_path / "run",
-            prices=PRICES,
-            settings=FAST,
-        )
-
-    result = asyncio.run(
-        run_cascade(units, offline, CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "run", second=second)
+    summary = run_judge(
+        units,
+        make_coder("openai:fake-model", base_url=fake.openai_base_url),
+        CB,
+        UnitKind.RETRIEVAL,
+        run_dir=tmp_path / "run",
+        mode=Cascade(offline, PerUnit()),
+        prices=PRICES,
+        settings=FAST,
     )
+    result = summary.cascade
+    assert result is not None
     assert fake.stats()["calls"]["openai"] == len(doubtful)
     assert result.escalated == len(doubtful) and result.kept == len(units) - len(doubtful)
     anns = read_annotations(tmp_path / "run")
@@ -197,8 +203,27 @@ def test_cli_batch_and_group_and_dry_run(fake, tmp_path, capsys) -> None:
     assert len(read_annotations(tmp_path / "g")) == 50
     est = json.loads((tmp_path / "g" / "estimate.json").read_text())
     assert est["calls"] == 2 and est["grouped"] is True
-    code, out = _cli([*base, "--batch", "--group-by-claim", "-o", str(tmp_path / "x")], capsys)
-    assert code == 2 and "not both" in out
+    # the modes compose: grouped requests sent as batch items (the fake's batch endpoints)
+    calls_before = fake.stats()["calls"].get("openai", 0)
+    code, out = _cli(
+        [
+            *base,
+            *("--batch", "--group-by-claim", "--poll-interval", "0.01"),
+            *("--format", "json", "-o", str(tmp_path / "x")),
+        ],
+        capsys,
+    )
+    assert code == 0, out
+    data = json.loads(out)
+    assert (data["mode"], data["batches"], data["groups"], data["grouped_units"]) == (
+        "batch, grouped",
+        1,
+        2,
+        50,
+    )
+    assert fake.stats()["batch_calls"]["batches.create"] == 2  # the --batch run + this one
+    assert fake.stats()["calls"].get("openai", 0) == calls_before  # no synchronous call
+    assert len(read_annotations(tmp_path / "x")) == 50
 
 
 def test_same_reasoning_trace_seen_twice_is_one_verification_unit() -> None:

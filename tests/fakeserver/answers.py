@@ -96,18 +96,48 @@ class Reply:
     output_tokens: int
 
 
+#: Shortest prefix the real APIs cache (OpenAI; Anthropic's Sonnet/Opus models), in tokens.
+MIN_CACHEABLE_TOKENS = 1024
+#: OpenAI serves cached prompt tokens in steps of 128.
+OPENAI_CACHE_STEP = 128
+
+
 @dataclass
 class PrefixCache:
-    """Simulated prompt caching: a prefix seen before is served from the cache."""
+    """Simulated prompt caching, as the real APIs do it.
+
+    A prefix (system prompt + answer schema) of at least ``min_tokens`` tokens is cached once
+    its first response has been served: requests that arrive while it is still in flight
+    miss too (:meth:`lookup` marks it pending, :meth:`flush` makes it readable). OpenAI
+    reports cached tokens in steps of ``openai_step``; Anthropic caches the marked prefix
+    exactly. ``/_control {"prompt_cache": {"min_tokens": 0, "openai_step": 1}}`` relaxes
+    both (tests with a tiny codebook).
+    """
 
     seen: set[str] = field(default_factory=set)
+    pending: set[str] = field(default_factory=set)
+    min_tokens: int = MIN_CACHEABLE_TOKENS
+    openai_step: int = OPENAI_CACHE_STEP
 
     def lookup(self, prefix: str) -> bool:
-        """Return True if ``prefix`` was seen before (and remember it)."""
+        """Return True if ``prefix`` is cached; else remember it for the next :meth:`flush`."""
         key = hashlib.sha256(prefix.encode()).hexdigest()
-        hit = key in self.seen
-        self.seen.add(key)
-        return hit
+        if key in self.seen:
+            return True
+        self.pending.add(key)
+        return False
+
+    def flush(self) -> None:
+        """The responses in flight are served: their prefixes are now cached."""
+        self.seen |= self.pending
+        self.pending.clear()
+
+    def cached_tokens(self, prefix_tokens: int, provider: str) -> int:
+        """Tokens of a cached prefix the API reports as read from the cache."""
+        if provider == "openai":
+            step = max(1, self.openai_step)
+            return prefix_tokens - prefix_tokens % step
+        return prefix_tokens
 
 
 def _judged_text(messages: list[dict[str, Any]]) -> str:
@@ -143,6 +173,7 @@ def _reply(
     cache: PrefixCache,
     *,
     prefix_caching: bool,
+    provider: str,
 ) -> Reply:
     judged = _judged_text(messages)
     grouped = "results" in schema.get("properties", {})
@@ -163,10 +194,10 @@ def _reply(
     prefix_tokens = tokens(prefix)
     total_in = prefix_tokens + tokens(_all_text(messages))
     cached = write = 0
-    if prefix_caching:
+    if prefix_caching and prefix_tokens >= cache.min_tokens:
         if cache.lookup(prefix):
-            cached = prefix_tokens
-        else:
+            cached = cache.cached_tokens(prefix_tokens, provider)
+        elif provider == "anthropic":
             write = prefix_tokens
     return Reply(answer, text, total_in, cached, write, tokens(text))
 
@@ -180,7 +211,7 @@ def openai_completion(
     rest = [m for m in messages if m.get("role") != "system"]
     fmt = body.get("response_format") or {}
     schema = (fmt.get("json_schema") or {}).get("schema") or {}
-    r = _reply(schema, system, rest, fault, cache, prefix_caching=True)
+    r = _reply(schema, system, rest, fault, cache, prefix_caching=True, provider="openai")
     return {
         "id": f"chatcmpl-fake-{counter}",
         "object": "chat.completion",
@@ -222,6 +253,7 @@ def anthropic_message(
         fault,
         cache,
         prefix_caching=cacheable,
+        provider="anthropic",
     )
     if r.answer is None:
         content: list[dict[str, Any]] = [{"type": "text", "text": r.text}]

@@ -5,7 +5,9 @@ Control endpoints (not part of either API):
   the next requests, one per request: ``{"kind": "429", "retry_after": 2}``, ``{"kind":
   "500"}``, ``{"kind": "slow", "seconds": 3}`` (then a normal answer), ``{"kind":
   "invalid_json"}``, ``{"kind": "bad_code"}`` (a code outside the codebook); ``latency`` sets
-  the delay of every reply.
+  the delay of every reply; ``prompt_cache`` ``{"min_tokens": n, "openai_step": n}`` sets the
+  simulated prompt cache (defaults: the real APIs' 1024-token minimum, OpenAI's 128-token
+  steps; reset by ``/_reset``).
 - ``GET /_stats``: calls per endpoint, faults served, tokens, keys seen (as SHA-256
   digests), the server process's CPU seconds.
 - ``POST /_reset``: forget calls, faults and the prefix cache.
@@ -88,11 +90,11 @@ def build_app(state: FakeState) -> Starlette:
         except ClientDisconnect:  # the client was killed mid-request (crash tests)
             return Response(status_code=499)
         fault = state.faults.popleft() if state.faults else None
-        if state.latency:
-            await asyncio.sleep(state.latency)
         kind = fault.get("kind") if fault else None
         if kind is not None:
             state.faults_served[str(kind)] += 1
+        if kind in ("429", "500", "503") and state.latency:
+            await asyncio.sleep(state.latency)
         if kind == "429":
             headers = {}
             if fault and fault.get("retry_after") is not None:
@@ -106,6 +108,9 @@ def build_app(state: FakeState) -> Starlette:
         out = make(
             body, kind if kind in ("invalid_json", "bad_code") else None, state.cache, state.counter
         )
+        if state.latency:  # the model "generates"; a prefix is cached once this is served
+            await asyncio.sleep(state.latency)
+        state.cache.flush()
         usage = out["usage"]
         if provider == "anthropic":
             state.usage["input_tokens"] += (
@@ -140,6 +145,10 @@ def build_app(state: FakeState) -> Starlette:
             state.batch.delay = float(body["batch_delay"])
         if "batch_fail_items" in body:
             state.batch.fail_items = int(body["batch_fail_items"])
+        if "prompt_cache" in body:
+            settings = body["prompt_cache"]
+            state.cache.min_tokens = int(settings.get("min_tokens", state.cache.min_tokens))
+            state.cache.openai_step = int(settings.get("openai_step", state.cache.openai_step))
         return JSONResponse({"queued": len(state.faults), "latency": state.latency})
 
     async def stats(_request: Request) -> Response:

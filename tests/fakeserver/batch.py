@@ -133,6 +133,7 @@ def _process(bs: BatchState, cache: PrefixCache, batch: dict[str, Any]) -> None:
                 message = anthropic_message(item["params"], None, cache, bs.counter)
                 _count(bs.usage, provider, message)
                 line = {"custom_id": custom_id, "result": {"type": "succeeded", "message": message}}
+            cache.flush()  # items run one after another: the next one reads the cache
             ok += int(not fail)
             failed += int(fail)
             out.write(json.dumps(line) + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TypedDict
@@ -12,22 +13,31 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from failcodes.annotations import CoderKind
-from failcodes.cli import _judge_scale
 from failcodes.cli._judge_inputs import load_codebook, load_traces
 from failcodes.cli.main import app
-from failcodes.errors import BudgetExceededError, ConfigError
-from failcodes.judge.engine import JudgeSettings
-from failcodes.judge.estimate import PricingOnlyCoder
-from failcodes.judge.limits import Limits, RetryPolicy
-from failcodes.judge.pricing import PriceTable, load_prices
-from failcodes.judge.providers import make_coder, parse_spec
-from failcodes.judge.run import (
+from failcodes.errors import BudgetExceededError, ConfigError, InputError
+from failcodes.judge import (
+    Batch,
+    Cascade,
+    Grouped,
+    JudgeSettings,
+    Limits,
+    Mode,
+    PerUnit,
+    PriceTable,
+    PricingOnlyCoder,
+    RetryPolicy,
     estimate_run,
+    load_prices,
+    make_coder,
+    parse_spec,
     read_summary,
     run_judge_async,
     summary_json,
     summary_lines,
 )
+from failcodes.judge.estimate import compare_lines
+from failcodes.judge.run import write_estimate
 from failcodes.units import UnitKind, build_units, traces_without_reasoning
 
 judge_app = typer.Typer(
@@ -43,12 +53,13 @@ HEURISTIC_NOTE = (
 
 
 class _RunKw(TypedDict):
-    """The keyword arguments every judge entry point takes (run, dry run, scale modes)."""
+    """The keyword arguments of both judge entry points (run and dry run)."""
 
     run_dir: Path
     cache_path: Path | None
     prices: PriceTable
     settings: JudgeSettings
+    mode: Mode
 
 
 class OutputFormat(StrEnum):
@@ -100,6 +111,62 @@ CascadeOpt = Annotated[
 ]
 BatchSizeOpt = Annotated[int | None, typer.Option("--batch-size", min=1, help="Items per batch.")]
 PollOpt = Annotated[float, typer.Option("--poll-interval", min=0.01, help="Seconds between polls.")]
+PriceAsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--price-as",
+        help="Price the judge as this price-table entry (e.g. openai:gpt-5-mini); a judge "
+        "behind a non-vendor --base-url is priced as unknown without it.",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class ScaleFlags:
+    """The run-mode options given on the command line."""
+
+    group_by_claim: bool = False
+    batch: bool = False
+    cascade: str | None = None
+    batch_size: int | None = None
+    poll_interval: float = 30.0
+
+    @property
+    def any(self) -> bool:
+        """Whether any option beyond one call per unit is on."""
+        return self.group_by_claim or self.batch or self.cascade is not None
+
+    def mode(self, *, dry_run: bool) -> Mode:
+        """The run mode these flags ask for (a dry run builds no client for a cascade)."""
+        base: PerUnit | Grouped | Batch = PerUnit()
+        if self.batch:
+            group = Grouped() if self.group_by_claim else None
+            base = Batch(size=self.batch_size, poll=self.poll_interval, group=group)
+        elif self.group_by_claim:
+            base = Grouped()
+        if self.cascade is None:
+            return base
+        try:
+            first = make_coder(self.cascade)
+        except ConfigError:
+            parse_spec(self.cascade)
+            if not dry_run:
+                raise
+            first = PricingOnlyCoder(self.cascade)
+        return Cascade(first, base)
+
+
+def _no_units_message(kind: UnitKind, traces: int) -> str:
+    if kind is UnitKind.RETRIEVAL:
+        return (
+            f"nothing to judge: none of the {traces} trace(s) carries a retrieved passage "
+            "(a closed-book or provided-evidence pipeline has no retrieval step to code); "
+            "use `judge reasoning` for the verifier's reasoning"
+        )
+    return (
+        f"nothing to judge: none of the {traces} trace(s) carries verifier reasoning "
+        "(the reasoning field is empty)"
+    )
 
 
 def _run(
@@ -122,14 +189,17 @@ def _run(
     max_attempts: int,
     output: Path | None,
     fmt: OutputFormat,
-    flags: _judge_scale.ScaleFlags | None = None,
+    flags: ScaleFlags | None = None,
+    price_as: str | None = None,
 ) -> None:
-    flags = flags or _judge_scale.ScaleFlags()
+    flags = flags or ScaleFlags()
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     codebook = load_codebook(codebook_path)
     traces = load_traces(source)
     units = build_units(traces, kind, top_k=top_k)
+    if not units:
+        raise InputError(_no_units_message(kind, len(traces)), path=source)
     run_dir = output or Path("annotations") / f"judge-{kind.value}"
     try:
         coder = make_coder(judge, base_url=base_url, timeout=timeout)
@@ -137,48 +207,52 @@ def _run(
         parse_spec(judge)  # an unknown judge is an error even in a dry run
         if not dry_run:
             raise
-        coder = PricingOnlyCoder(judge)  # a dry run needs no key: it calls nothing
+        coder = PricingOnlyCoder(judge, base_url)  # a dry run needs no key: it calls nothing
     prices = load_prices(prices_path)
+    given = None
+    if price_as is not None:
+        given = prices.lookup(price_as)
+        if given is None:
+            raise ConfigError(
+                f"--price-as {price_as}: no such entry in the price table"
+                + (f" {prices_path}" if prices_path else " (add one with --prices FILE)")
+            )
     settings = JudgeSettings(
         limits=Limits(concurrency=concurrency, requests_per_minute=rpm, tokens_per_minute=tpm),
         retry=RetryPolicy(max_attempts=max_attempts),
         max_output_tokens=max_output_tokens,
         budget_usd=budget,
+        price=given,
     )
     cache_path = None if no_cache or coder.coder_kind is CoderKind.HEURISTIC else cache
     heuristic = coder.coder_kind is CoderKind.HEURISTIC
+    mode = flags.mode(dry_run=dry_run)
     job = (units, coder, codebook, kind)
-    run_kw = _RunKw(run_dir=run_dir, cache_path=cache_path, prices=prices, settings=settings)
+    run_kw = _RunKw(
+        run_dir=run_dir, cache_path=cache_path, prices=prices, settings=settings, mode=mode
+    )
     if kind is UnitKind.VERIFICATION:
         skipped = traces_without_reasoning(traces)
         if skipped:
             err.print(f"{skipped} trace(s) without reasoning skipped (nothing to code)")
-    if dry_run and flags.any and fmt is OutputFormat.JSON:
-        scale = _judge_scale.estimate(*job, **run_kw, flags=flags)
-        out.print_json(scale.model_dump_json())
-        return
     if dry_run:
         est = estimate_run(*job, **run_kw)
         if fmt is OutputFormat.JSON:
             out.print_json(est.model_dump_json())
         else:
-            cost = f"${est.cost_usd:.4f}" if est.cost_usd is not None else "unknown (no price)"
-            out.print(
-                f"dry run, {est.judge}: {est.units} units ({est.already_done} already done, "
-                f"{est.cache_hits} cached, {est.to_call} to call); ~{est.input_tokens} input "
-                f"+ ~{est.output_tokens} output tokens; estimated cost {cost}",
-                highlight=False,
-            )
-            out.print(est.note, highlight=False)
-            scale = _judge_scale.estimate(*job, **run_kw, flags=flags)
-            for line in scale.lines():
+            for line in est.lines():
                 out.print(line, highlight=False)
         if heuristic:
             err.print(HEURISTIC_NOTE, highlight=False)
         return
-    if flags.any:
-        _judge_scale.run(*job, **run_kw, flags=flags, out=out)
-        return
+    before = None
+    if flags.any and coder.coder_kind is CoderKind.LLM:
+        try:
+            before = estimate_run(*job, **run_kw)
+        except ConfigError:
+            before = None  # a cascade whose first judge is an LLM cannot be foreseen
+        if before is not None:
+            write_estimate(run_dir, before)
     progress = Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -210,6 +284,9 @@ def _run(
     else:
         for line in summary_lines(summary):
             out.print(line, highlight=False)
+        if before is not None:
+            for line in compare_lines(before, summary):
+                out.print(line, highlight=False)
         out.print(f"annotations: {run_dir / 'annotations.jsonl'}", highlight=False)
     if heuristic:
         err.print(HEURISTIC_NOTE, highlight=False)
@@ -240,6 +317,7 @@ def _command(kind: UnitKind) -> None:
         cascade: CascadeOpt = None,
         batch_size: BatchSizeOpt = None,
         poll_interval: PollOpt = 30.0,
+        price_as: PriceAsOpt = None,
     ) -> None:
         _run(
             kind,
@@ -261,7 +339,8 @@ def _command(kind: UnitKind) -> None:
             max_attempts,
             output,
             fmt,
-            _judge_scale.ScaleFlags(group_by_claim, batch, cascade, batch_size, poll_interval),
+            ScaleFlags(group_by_claim, batch, cascade, batch_size, poll_interval),
+            price_as,
         )
 
     name = "retrieval" if kind is UnitKind.RETRIEVAL else "reasoning"

@@ -125,10 +125,15 @@ def judge_step(ctx: DemoContext) -> StepOutput:
 def scale_step(ctx: DemoContext) -> StepOutput:
     """Dry run of an LLM judge over the judged retrieval units: dedup, grouping, cache, batch."""
     from failcodes import codebook
-    from failcodes.judge.engine import JudgeEngine
-    from failcodes.judge.estimate import PricingOnlyCoder, ScaleOptions, estimate_scale
-    from failcodes.judge.journal import Journal
-    from failcodes.judge.pricing import load_prices
+    from failcodes.judge import (
+        Batch,
+        Cascade,
+        Grouped,
+        Mode,
+        PerUnit,
+        PricingOnlyCoder,
+        estimate_run,
+    )
     from failcodes.judge.providers.offline import OfflineCoder
     from failcodes.units import UnitKind
 
@@ -141,38 +146,36 @@ def scale_step(ctx: DemoContext) -> StepOutput:
     if not units:
         out.lines.append("no retrieval units were judged: nothing to estimate")
         return out
-    journal = Journal(ctx.out_dir / "scale" / "dry-run")
-    try:
-        engine = JudgeEngine(
-            PricingOnlyCoder(spec), cb, UnitKind.RETRIEVAL, journal=journal, prices=load_prices()
+    modes: dict[str, Mode] = {
+        "one call per unit": PerUnit(),
+        "grouped by claim": Grouped(),
+        "batch": Batch(),
+        "cascade (offline first) + batch": Cascade(OfflineCoder(), Batch()),
+    }
+    rows = []
+    for mode, run_mode in modes.items():
+        est = estimate_run(
+            units,
+            PricingOnlyCoder(spec),
+            cb,
+            UnitKind.RETRIEVAL,
+            run_dir=ctx.out_dir / "scale" / "dry-run",
+            mode=run_mode,
         )
-        modes = {
-            "one call per unit": ScaleOptions(),
-            "grouped by claim": ScaleOptions(group_by_claim=True),
-            "batch": ScaleOptions(batch=True),
-            "cascade (offline first) + batch": ScaleOptions(
-                batch=True, cascade_first=OfflineCoder()
-            ),
-        }
-        rows = []
-        for mode, opts in modes.items():
-            est = estimate_scale(engine, units, opts)
-            rows.append(
-                {
-                    "mode": mode,
-                    "rows": est.rows,
-                    "units": est.units,
-                    "to_judge": est.to_judge,
-                    "calls": est.calls,
-                    "input_tokens": est.input_tokens,
-                    "cached_input_tokens": est.cached_input_tokens,
-                    "output_tokens": est.output_tokens,
-                    "cost_usd": round(est.cost_usd or 0.0, 4),
-                    "naive_cost_usd": round(est.naive_cost_usd or 0.0, 4),
-                }
-            )
-    finally:
-        journal.close()
+        rows.append(
+            {
+                "mode": mode,
+                "rows": est.rows,
+                "units": est.units,
+                "to_judge": est.to_judge,
+                "calls": est.calls,
+                "input_tokens": est.input_tokens,
+                "cached_input_tokens": est.cached_input_tokens,
+                "output_tokens": est.output_tokens,
+                "cost_usd": round(est.cost_usd or 0.0, 4),
+                "naive_cost_usd": round(est.naive_cost_usd or 0.0, 4),
+            }
+        )
     table = pd.DataFrame(rows)
     out.files.append(write_csv(table, ctx.out_dir / "scale" / "dry_run.csv"))
     out.lines.append(

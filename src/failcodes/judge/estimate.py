@@ -1,22 +1,32 @@
-"""Dry run at scale: tokens and cost before spending, with dedup, grouping, caching, batch.
+"""Dry run: the tokens and cost of a run before spending anything, in any run mode.
 
-:func:`estimate_scale` walks the units a run would judge and prices them the way the run
-will be billed: units already journaled or in the response cache are free; with a cascade
-the cheap judge codes every unit now (it is free and deterministic) and only the units it
-marks uncertain or cannot score are counted for the expensive judge; with grouping the claim
-and prefix are counted once per group; provider prompt caching prices the byte-stable prefix
-(system + schema) at the cached rate after the first call (and the first at the cache-write
-rate) when it is long enough to be cached; batch mode applies the price table's batch
-discount. The same walk prices the *naive* run (one call per (trace, passage) row, no
-deduplication, no caching, no batch) for comparison. Tokens are counted as ``ceil(chars/4)``;
-output tokens per unit come from the run's own journal when it has at least
-``MIN_CALIBRATION`` judged units, else from a sample answer of the schema's shape.
+:func:`estimate_units` walks the units a run would judge and prices them the way the run will
+be billed: units already journaled or in the response cache are free; with a cascade whose
+first judge is a direct coder (the offline baseline) that judge codes every unit now (it is
+free and deterministic) and only the units it marks uncertain or cannot score are counted;
+with grouping the claim and prefix are counted once per group; batch mode applies the price
+table's batch discount. The same walk prices the *naive* run (one call per (trace, passage)
+row, no deduplication, no caching, no batch) for comparison.
+
+Provider prompt caching is modelled, because the request prefix (system prompt with the
+codebook, answer schema) is byte-stable by design: when it is at least
+``min_cacheable_tokens`` long, the first calls of a prefix pay it in full (Anthropic bills
+them at the cache-write rate) and the later ones read it from the cache. Concurrent first
+calls all miss (a prefix is cached once its first response is served), so a direct run
+misses ``min(concurrency, calls)`` times per prefix and a batch once per batch. OpenAI caches
+in 128-token steps. Tokens are counted as ``ceil(chars / 4)``; output tokens per answer come
+from the run's own journal when it holds at least ``MIN_CALIBRATION`` judged units, else
+from the answer schema filled with typical lengths.
+
+The arithmetic over calls is one pure function, :func:`call_tokens`, over
+:class:`CallShape` values (prefix tokens, user tokens, answers per call), so callers that
+build units in bulk can compute the shapes column-wise and reuse it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,50 +34,97 @@ from pydantic import BaseModel, ConfigDict
 
 from failcodes.annotations import CoderKind
 from failcodes.errors import ConfigError
-from failcodes.judge.engine import JudgeEngine, RunSummary, _unique
-from failcodes.judge.grouping import DEFAULT_GROUP_SIZE, group_schema, groups_by_claim, render_group
+from failcodes.judge.grouping import group_schema, group_user, groups_by_claim
+from failcodes.judge.journal import Journal
+from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
 from failcodes.judge.pricing import estimate_tokens
-from failcodes.judge.prompts import render_user
-from failcodes.judge.providers.base import (
-    DirectCoder,
-    ProviderReply,
-    ProviderRequest,
-    TokenUsage,
-)
+from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.session import unique
+from failcodes.judge.summary import RunSummary
+from failcodes.judge.unitjudge import UnitJudge
 from failcodes.units import Unit
 
 #: Judged units in the journal needed before their mean output length is used.
 MIN_CALIBRATION = 20
+#: Shortest prefix the providers cache (OpenAI; Anthropic's Sonnet/Opus), in tokens.
+MIN_CACHEABLE_TOKENS = 1024
+#: OpenAI serves cached prefixes in steps of this many tokens.
+OPENAI_CACHE_STEP = 128
+#: Typical lengths of a judge's rationale and quote, in characters (uncalibrated runs): the
+#: prompt asks for a *short* rationale (one clause) and a verbatim quote (about a sentence).
+RATIONALE_CHARS = 80
+QUOTE_CHARS = 60
 
 
 @dataclass(frozen=True)
-class ScaleOptions:
-    """The scale features a run will use."""
+class CallShape:
+    """One call of a dry run: its prefix tokens, user-message tokens and answers."""
 
-    group_by_claim: bool = False
-    group_size: int = DEFAULT_GROUP_SIZE
-    batch: bool = False
-    #: Model the provider's prompt cache (prefixes shorter than this are not cached).
-    provider_caching: bool = True
-    min_cacheable_tokens: int = 1024
-    cascade_first: DirectCoder | None = None
-    #: Lengths assumed for an answer's rationale and quote when uncalibrated.
-    rationale_chars: int = 200
-    quote_chars: int = 80
+    prefix_tokens: int
+    user_tokens: int
+    answers: int = 1
 
 
-class ScaleEstimate(BaseModel):
-    """A dry run's figures (and the naive run's, for comparison)."""
+@dataclass(frozen=True)
+class CachingModel:
+    """How the provider's prompt cache treats a run's prefix."""
+
+    enabled: bool = True
+    min_tokens: int = MIN_CACHEABLE_TOKENS
+    #: Cached tokens are served in steps of this size (1: exact).
+    step: int = 1
+    #: Cache misses are billed at the cache-write rate (Anthropic).
+    writes: bool = False
+    #: Calls of one prefix that miss before it is cached (concurrent first calls).
+    misses: int = 1
+
+    def cached(self, prefix_tokens: int) -> int:
+        """Tokens of ``prefix_tokens`` a cache hit serves."""
+        if not self.enabled or prefix_tokens < self.min_tokens:
+            return 0
+        return prefix_tokens - prefix_tokens % max(1, self.step)
+
+
+def call_tokens(
+    calls: Iterable[CallShape], *, output_per_answer: float, caching: CachingModel
+) -> tuple[TokenUsage, int]:
+    """Total tokens of ``calls`` (prompt caching modelled) and the number of calls."""
+    seen: dict[int, int] = {}
+    inp = cached = write = out = n = 0
+    group_wrapper = estimate_tokens('{"results": []}')
+    per_item_key = estimate_tokens('{"passage": "p10", }')
+    for call in calls:
+        n += 1
+        inp += call.prefix_tokens + call.user_tokens
+        hit = caching.cached(call.prefix_tokens)
+        if hit:
+            count = seen.get(call.prefix_tokens, 0)
+            seen[call.prefix_tokens] = count + 1
+            if count >= caching.misses:
+                cached += hit
+            elif caching.writes:
+                write += call.prefix_tokens
+        out += round(call.answers * output_per_answer)
+        if call.answers > 1:
+            out += group_wrapper + call.answers * per_item_key
+    return TokenUsage(inp, cached, write, out), n
+
+
+class Estimate(BaseModel):
+    """A dry run's figures: one cost, and the naive run's for comparison."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     judge: str
+    mode: str
     rows: int
     units: int
     already_done: int
     cache_hits: int
     cascade_kept: int
     to_judge: int
+    #: Units sent to the provider (0 for the offline heuristic baseline).
+    to_call: int
     calls: int
     input_tokens: int
     cached_input_tokens: int
@@ -76,12 +133,15 @@ class ScaleEstimate(BaseModel):
     output_tokens_per_unit: float
     output_source: str
     cost_usd: float | None
+    price_known: bool
     naive_calls: int
     naive_input_tokens: int
     naive_output_tokens: int
     naive_cost_usd: float | None
     batch: bool
     grouped: bool
+    base_url: str | None = None
+    note: str
 
     def lines(self) -> list[str]:
         """Human-readable dry run (the CLI prints these)."""
@@ -92,11 +152,13 @@ class ScaleEstimate(BaseModel):
             if self.cost_usd is not None and self.naive_cost_usd
             else ""
         )
+        where = f" at {self.base_url}" if self.base_url else ""
         return [
-            f"dry run, {self.judge}: {self.rows} (trace, passage) rows -> {self.units} "
-            f"deduplicated units ({self.already_done} already done, {self.cache_hits} cached"
+            f"dry run, {self.judge}{where} ({self.mode}): {self.rows} (trace, passage) rows -> "
+            f"{self.units} deduplicated units ({self.already_done} already done, "
+            f"{self.cache_hits} cached"
             + (f", {self.cascade_kept} kept by the cheap judge" if self.cascade_kept else "")
-            + f"); {self.to_judge} to judge in {self.calls} "
+            + f"); {self.to_call} to call in {self.calls} "
             + ("batch items" if self.batch else "calls")
             + (" (grouped by claim)" if self.grouped else ""),
             f"tokens: ~{self.input_tokens} input (~{self.cached_input_tokens} from the "
@@ -105,125 +167,11 @@ class ScaleEstimate(BaseModel):
             f"{self.output_source})",
             f"estimated cost {cost}{' at batch prices' if self.batch else ''}{ratio}; naive "
             f"one-call-per-row run: {self.naive_calls} calls, {naive}",
+            self.note,
         ]
 
 
-def _sample_output_tokens(engine: JudgeEngine, options: ScaleOptions) -> int:
-    codes = {
-        d.id: max(d.code_ids(), key=len) for d in engine.part.dimensions
-    }  # a long code id per dimension: estimates err on the high side
-    sample: dict[str, object] = {
-        "codes": codes,
-        "rationale": "x" * options.rationale_chars,
-        "quote": "x" * options.quote_chars,
-        "uncertain": False,
-    }
-    if "leaves" in engine.schema["properties"]:
-        sample["leaves"] = {d: [] for d in codes}
-    return estimate_tokens(json.dumps(sample))
-
-
-def _calibrated_output(engine: JudgeEngine) -> float | None:
-    row = engine.journal._conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(output_tokens), 0) FROM annotations WHERE output_tokens > 0"
-    ).fetchone()
-    n, total = int(row[0]), int(row[1])
-    return total / n if n >= MIN_CALIBRATION else None
-
-
-def estimate_scale(
-    engine: JudgeEngine, units: Iterable[Unit], options: ScaleOptions | None = None
-) -> ScaleEstimate:
-    """Estimate what judging ``units`` with ``engine`` under ``options`` will cost."""
-    opts = options or ScaleOptions()
-    done = engine.journal.done_ids()
-    rows = total = already = hits = kept = 0
-    todo: list[Unit] = []
-    naive_in = naive_out = naive_calls = 0
-    calibrated = _calibrated_output(engine)
-    per_unit_out = calibrated if calibrated is not None else _sample_output_tokens(engine, opts)
-    source = "mean of the journal" if calibrated is not None else "assumed answer length"
-    prefix = engine._system_tokens
-    for unit in _unique(units):
-        total += 1
-        n_rows = max(1, len(unit.provenance))
-        rows += n_rows
-        user = render_user(unit)
-        naive_calls += n_rows
-        naive_in += n_rows * (prefix + estimate_tokens(user))
-        naive_out += round(n_rows * per_unit_out)
-        if unit.id in done:
-            already += 1
-            continue
-        if engine.cache is not None and engine.cache.get(engine._key(user)) is not None:
-            hits += 1
-            continue
-        if opts.cascade_first is not None:
-            first = opts.cascade_first.code(unit, engine.part)
-            if first.answer is not None and not first.answer.uncertain:
-                kept += 1
-                continue
-        todo.append(unit)
-    # calls: (prefix tokens, user tokens, units) per call
-    calls: list[tuple[int, int, int]] = []
-    if opts.group_by_claim:
-        group_prefix = estimate_tokens(engine.system) + estimate_tokens(
-            json.dumps(group_schema(engine.schema))
-        )
-        for group in groups_by_claim(todo, opts.group_size):
-            if len(group) == 1:
-                calls.append((prefix, estimate_tokens(render_user(group[0])), 1))
-            else:
-                calls.append((group_prefix, estimate_tokens(render_group(group)), len(group)))
-    else:
-        calls = [(prefix, estimate_tokens(render_user(u)), 1) for u in todo]
-    tokens = TokenUsage()
-    seen_prefixes: set[int] = set()
-    anthropic = getattr(engine.coder, "provider", "") == "anthropic"
-    for pre, user_tokens, n in calls:
-        cached = write = 0
-        if opts.provider_caching and pre >= opts.min_cacheable_tokens:
-            if pre in seen_prefixes:
-                cached = pre
-            else:
-                seen_prefixes.add(pre)
-                write = pre if anthropic else 0
-        out = round(n * per_unit_out) + (estimate_tokens('{"results": []}') if n > 1 else 0)
-        if n > 1:
-            out += n * estimate_tokens('{"passage": "p10", }')
-        tokens = tokens + TokenUsage(pre + user_tokens, cached, write, out)
-    cost = naive_cost = None
-    if engine.price is not None:
-        cost = engine.price.cost(tokens, batch=opts.batch)
-        naive_cost = engine.price.cost(TokenUsage(naive_in, 0, 0, naive_out))
-    if not engine.is_llm:
-        cost = naive_cost = 0.0
-    return ScaleEstimate(
-        judge=engine.coder.spec,
-        rows=rows,
-        units=total,
-        already_done=already,
-        cache_hits=hits,
-        cascade_kept=kept,
-        to_judge=len(todo),
-        calls=len(calls),
-        input_tokens=tokens.input_tokens,
-        cached_input_tokens=tokens.cached_input_tokens,
-        cache_write_tokens=tokens.cache_write_tokens,
-        output_tokens=tokens.output_tokens,
-        output_tokens_per_unit=per_unit_out,
-        output_source=source,
-        cost_usd=cost,
-        naive_calls=naive_calls,
-        naive_input_tokens=naive_in,
-        naive_output_tokens=naive_out,
-        naive_cost_usd=naive_cost,
-        batch=opts.batch,
-        grouped=opts.group_by_claim,
-    )
-
-
-def compare_lines(estimate: ScaleEstimate, summary: RunSummary) -> list[str]:
+def compare_lines(estimate: Estimate, summary: RunSummary) -> list[str]:
     """Estimate vs actual after a run (the CLI prints these)."""
     lines = [
         f"estimate vs actual: input tokens ~{estimate.input_tokens} vs {summary.input_tokens} "
@@ -238,18 +186,174 @@ def compare_lines(estimate: ScaleEstimate, summary: RunSummary) -> list[str]:
     return lines
 
 
+def sample_answer(schema: dict[str, Any], name: str = "") -> Any:
+    """A typical answer of ``schema`` (any shape, per-dimension answers included).
+
+    Enums take their longest value, rationales and quotes typical lengths, other strings a
+    short word; arrays are empty, booleans false.
+    """
+    kind = schema.get("type")
+    if "enum" in schema:
+        return max((str(v) for v in schema["enum"]), key=len)
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {key: sample_answer(sub, key) for key, sub in props.items()}
+    if kind == "array":
+        return []
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return 0
+    if "rationale" in name or "reason" in name:
+        return "x" * RATIONALE_CHARS
+    if "quote" in name:
+        return "x" * QUOTE_CHARS
+    return "x" * 8
+
+
+def sample_output_tokens(judge: UnitJudge) -> int:
+    """Output tokens of a typical answer of the judge's schema (no pilot needed)."""
+    return estimate_tokens(json.dumps(sample_answer(judge.schema)))
+
+
+def caching_model(judge: UnitJudge, mode: Mode) -> CachingModel:
+    """The prompt-caching model of ``judge``'s provider in ``mode``."""
+    provider = getattr(judge.coder, "provider", "")
+    then = mode.then if isinstance(mode, Cascade) else mode
+    workers = 1 if isinstance(then, Batch) else max(1, judge.settings.limits.concurrency)
+    return CachingModel(
+        enabled=provider in ("openai", "anthropic"),
+        step=OPENAI_CACHE_STEP if provider == "openai" else 1,
+        writes=provider == "anthropic",
+        misses=workers,
+    )
+
+
+def estimate_units(
+    judge: UnitJudge, journal: Journal, units: Iterable[Unit], mode: Mode | None = None
+) -> Estimate:
+    """Estimate what judging ``units`` with ``judge`` in ``mode`` will cost."""
+    mode = mode or PerUnit()
+    first: DirectCoder | None = None
+    then = mode
+    if isinstance(mode, Cascade):
+        if not isinstance(mode.first, DirectCoder):
+            raise ConfigError("a dry run can only foresee a cascade whose first judge is offline")
+        first, then = mode.first, mode.then
+    batch = isinstance(then, Batch)
+    group = then.group if isinstance(then, Batch) else then if isinstance(then, Grouped) else None
+    done = journal.done_ids()
+    rows = total = already = hits = kept = 0
+    todo: list[Unit] = []
+    naive_in = naive_calls = 0
+    calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
+    per_unit_out = calibrated if calibrated is not None else sample_output_tokens(judge)
+    source = "mean of the journal" if calibrated is not None else "typical answer length"
+    prefix = judge.prefix_tokens
+    for unit in unique(units):
+        total += 1
+        n_rows = max(1, len(unit.provenance))
+        rows += n_rows
+        if not judge.is_llm:
+            already += int(unit.id in done)
+            continue
+        user = judge.user(unit)
+        naive_calls += n_rows
+        naive_in += n_rows * (prefix + estimate_tokens(user))
+        if unit.id in done:
+            already += 1
+            continue
+        if judge.lookup(judge.key(user)) is not None:
+            hits += 1
+            continue
+        if first is not None:
+            result = first.code(unit, judge.part)
+            if result.answer is not None and not result.answer.uncertain:
+                kept += 1
+                continue
+        todo.append(unit)
+    shapes: list[CallShape] = []
+    if group is not None and todo:
+        group_prefix = estimate_tokens(judge.system) + estimate_tokens(
+            json.dumps(group_schema(judge.schema))
+        )
+        for members in groups_by_claim(todo, group.size):
+            if len(members) == 1:
+                shapes.append(CallShape(prefix, estimate_tokens(judge.user(members[0]))))
+            else:
+                user_tokens = estimate_tokens(group_user(members))
+                shapes.append(CallShape(group_prefix, user_tokens, len(members)))
+    else:
+        shapes = [CallShape(prefix, estimate_tokens(judge.user(u))) for u in todo]
+    tokens, calls = call_tokens(
+        shapes, output_per_answer=per_unit_out, caching=caching_model(judge, then)
+    )
+    naive_out = round(naive_calls * per_unit_out)
+    cost = naive_cost = None
+    if judge.price is not None:
+        cost = judge.price.cost(tokens, batch=batch)
+        naive_cost = judge.price.cost(TokenUsage(naive_in, 0, 0, naive_out))
+    if not judge.is_llm:
+        cost = naive_cost = 0.0
+    note = (
+        "offline heuristic baseline: no calls, no cost"
+        if not judge.is_llm
+        else "tokens at ~4 characters per token; provider prompt caching of the codebook "
+        f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
+    )
+    return Estimate(
+        judge=judge.coder.spec,
+        mode=mode.name,
+        rows=rows,
+        units=total,
+        already_done=already,
+        cache_hits=hits,
+        cascade_kept=kept,
+        to_judge=len(todo) if judge.is_llm else total - already,
+        to_call=len(todo),
+        calls=calls,
+        input_tokens=tokens.input_tokens,
+        cached_input_tokens=tokens.cached_input_tokens,
+        cache_write_tokens=tokens.cache_write_tokens,
+        output_tokens=tokens.output_tokens,
+        output_tokens_per_unit=per_unit_out,
+        output_source=source,
+        cost_usd=cost,
+        price_known=judge.price is not None or not judge.is_llm,
+        naive_calls=naive_calls,
+        naive_input_tokens=naive_in,
+        naive_output_tokens=naive_out,
+        naive_cost_usd=naive_cost,
+        batch=batch,
+        grouped=group is not None,
+        base_url=judge.base_url,
+        note=note,
+    )
+
+
+def shapes_of(judge: UnitJudge, units: Sequence[Unit]) -> list[CallShape]:
+    """One :class:`CallShape` per unit (one call each), for callers pricing units in bulk."""
+    return [CallShape(judge.prefix_tokens, estimate_tokens(judge.user(u))) for u in units]
+
+
 class PricingOnlyCoder:
     """Stands for an LLM judge in a dry run: a spec to price, no client, no key, no calls."""
 
     coder_kind = CoderKind.LLM
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, base_url: str | None = None) -> None:
         self.spec = spec
         self.provider, _, self.model = spec.partition(":")
+        self.base_url = base_url
 
     def identity(self) -> dict[str, Any]:
-        """Provider and model (cache keys of a dry run match no real run's: nothing is hit)."""
-        return {"provider": self.provider, "model": self.model, "dry_run": True}
+        """Provider, model and endpoint (a dry run's cache keys match no real run's)."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "dry_run": True,
+        }
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Never called: a dry run calls nothing."""
@@ -258,3 +362,16 @@ class PricingOnlyCoder:
 
     async def aclose(self) -> None:
         """Nothing to close."""
+
+
+__all__ = [
+    "CachingModel",
+    "CallShape",
+    "Estimate",
+    "PricingOnlyCoder",
+    "call_tokens",
+    "compare_lines",
+    "estimate_units",
+    "sample_output_tokens",
+    "shapes_of",
+]

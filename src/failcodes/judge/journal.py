@@ -20,6 +20,7 @@ from typing import Any
 from failcodes.annotations import Annotation, Status
 from failcodes.errors import ConfigError
 from failcodes.judge._sqlite import BLOBS_MIGRATION, BlobStore, Migration, connect, migrate
+from failcodes.judge.ledger import LEDGER_MIGRATIONS, BatchLedger
 from failcodes.judge.providers.base import TokenUsage
 
 JOURNAL_NAME = "journal.sqlite"
@@ -58,6 +59,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     BLOBS_MIGRATION,
+    *LEDGER_MIGRATIONS,
 )
 
 #: Meta keys that must match for a run to resume.
@@ -88,6 +90,8 @@ class Journal:
         migrate(self._conn, MIGRATIONS)
         self._blobs = BlobStore(self._conn)
         self._session: int | None = None
+        #: The batch ledger (batch mode's tables, on this connection).
+        self.ledger = BatchLedger(self._conn)
 
     # -- run identity ---------------------------------------------------------------------
 
@@ -148,6 +152,25 @@ class Journal:
         ]
 
     # -- units ----------------------------------------------------------------------------
+
+    def present(self, unit_ids: list[str]) -> set[str]:
+        """Which of ``unit_ids`` are already recorded (asked chunk by chunk at scale)."""
+        if not unit_ids:
+            return set()
+        marks = ",".join("?" * len(unit_ids))
+        rows = self._conn.execute(
+            f"SELECT unit_id FROM annotations WHERE unit_id IN ({marks})", unit_ids
+        )
+        return {r[0] for r in rows}
+
+    def mean_output_tokens(self, min_units: int) -> float | None:
+        """Mean output tokens of the units that made calls, if at least ``min_units`` did."""
+        row = self._conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(output_tokens), 0) FROM annotations "
+            "WHERE output_tokens > 0"
+        ).fetchone()
+        n, total = int(row[0]), int(row[1])
+        return total / n if n >= min_units and n else None
 
     def done_ids(self) -> set[str]:
         """Ids of the units already recorded."""

@@ -6,6 +6,7 @@ import math
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -46,6 +47,9 @@ class PriceTable(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     prices: dict[str, Price]
+    #: The bundled vendor list prices: they price the vendors' own endpoints only (a user's
+    #: table, passed with --prices, is taken at its word whatever the endpoint).
+    vendor_list: bool = False
 
     def lookup(self, spec: str) -> Price | None:
         """Return the price of ``spec`` (exact key first, then the longest prefix), or None."""
@@ -63,15 +67,17 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
     if path is None:
         text = resources.files("failcodes.judge").joinpath("prices.yaml").read_text("utf-8")
         where: str | Path = "failcodes/judge/prices.yaml"
+        vendor_list = True
     else:
         where = Path(path)
+        vendor_list = False
         try:
             text = yamlio.read_yaml_text(where)
         except OSError as exc:
             raise InputError(f"cannot read price table: {exc.strerror}", path=where) from None
     try:
         raw: Any = yamlio.safe_load(text) or {}
-        return PriceTable(prices=raw)
+        return PriceTable(prices=raw, vendor_list=vendor_list)
     except (yaml.YAMLError, ValidationError) as exc:
         raise InputError(f"invalid price table: {exc}", path=where) from None
 
@@ -79,6 +85,33 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
 def estimate_tokens(text: str) -> int:
     """Rough token count of ``text`` (about four characters per token for English prose)."""
     return math.ceil(len(text) / 4)
+
+
+#: Hosts whose models the price table prices (a judge's own API endpoints).
+VENDOR_HOSTS = frozenset({"api.openai.com", "api.anthropic.com"})
+
+
+def is_vendor_endpoint(base_url: str | None) -> bool:
+    """Whether ``base_url`` is the vendor's own API (None: the SDK's default, the vendor's)."""
+    if not base_url:
+        return True
+    return (urlsplit(base_url).hostname or "").lower() in VENDOR_HOSTS
+
+
+def resolve_price(
+    table: PriceTable | None, spec: str, base_url: str | None, given: Price | None = None
+) -> Price | None:
+    """The price a run is billed at: ``given`` if any, else the table's price of ``spec``.
+
+    A judge behind a non-vendor base URL (a local or third-party OpenAI-compatible server) is
+    not the vendor's model whatever its name: the bundled vendor list prices it as unknown;
+    a price must be given (``given``, or a table of the user's own).
+    """
+    if given is not None:
+        return given
+    if table is None or (table.vendor_list and not is_vendor_endpoint(base_url)):
+        return None
+    return table.lookup(spec)
 
 
 def require_price(table: PriceTable, spec: str) -> Price:

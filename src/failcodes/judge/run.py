@@ -1,7 +1,12 @@
-"""One-call entry points used by the CLI and the demo: judge units into a run directory.
+"""Judge units into a run directory: the one place that opens a run's journal and cache.
 
 A run directory holds ``journal.sqlite`` (the source of truth, resumable) and, after every
-invocation, ``annotations.jsonl`` and ``summary.json`` exported from it (written atomically).
+invocation, ``annotations.jsonl`` and ``summary.json`` exported from it (written
+atomically). :func:`run_judge` (and its coroutine :func:`run_judge_async`) opens the journal
+and the response cache, builds the :class:`~failcodes.judge.unitjudge.UnitJudge` and the
+:class:`~failcodes.judge.session.Session`, executes the run mode (:mod:`failcodes.judge.modes`),
+exports, and closes everything; :func:`estimate_run` prices the same run without calling
+anything.
 """
 
 from __future__ import annotations
@@ -9,28 +14,32 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-import json
 from collections.abc import Iterable
+from contextlib import ExitStack
 from pathlib import Path
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_path, atomic_write_text
 from failcodes.judge.cache import ResponseCache
-from failcodes.judge.engine import (
-    Estimate,
-    JudgeEngine,
-    JudgeSettings,
-    ProgressCallback,
-    RunSummary,
-)
+from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
+from failcodes.judge.estimate import Estimate, estimate_units
+from failcodes.judge.execute import executor
 from failcodes.judge.journal import Journal
+from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
 from failcodes.judge.pricing import PriceTable, load_prices
-from failcodes.judge.providers import DirectCoder, LLMProvider
+from failcodes.judge.providers.base import DirectCoder, LLMProvider
+from failcodes.judge.session import ProgressCallback, Session
+from failcodes.judge.settings import JudgeSettings
+from failcodes.judge.summary import CascadeInfo, RunSummary, summary_json, summary_lines
+from failcodes.judge.unitjudge import UnitJudge
 from failcodes.units import Unit, UnitKind
 
 ANNOTATIONS_NAME = "annotations.jsonl"
 SUMMARY_NAME = "summary.json"
+ESTIMATE_NAME = "estimate.json"
+
+Coder = LLMProvider | DirectCoder
 
 
 def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
@@ -52,6 +61,14 @@ def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
     return out
 
 
+def write_estimate(run_dir: str | Path, estimate: Estimate) -> Path:
+    """Keep a run's pre-run estimate beside it (``estimate.json``), for estimate vs actual."""
+    path = Path(run_dir) / ESTIMATE_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, estimate.model_dump_json(indent=2) + "\n")
+    return path
+
+
 def read_summary(run_dir: str | Path) -> RunSummary | None:
     """Read the ``summary.json`` of the latest invocation of a run, if any."""
     path = Path(run_dir) / SUMMARY_NAME
@@ -69,103 +86,157 @@ def read_annotations(run_dir: str | Path) -> list[Annotation]:
         journal.close()
 
 
-def _engine(
-    coder: LLMProvider | DirectCoder,
+async def _run_in(
+    units: Iterable[Unit],
+    coder: Coder,
     codebook: Codebook,
     kind: UnitKind,
-    run_dir: Path,
+    run: Path,
+    mode: PerUnit | Grouped | Batch,
+    *,
     cache_path: Path | None,
     prices: PriceTable | None,
-    settings: JudgeSettings,
-) -> tuple[JudgeEngine, Journal, ResponseCache | None]:
-    journal = Journal(run_dir)
-    cache = ResponseCache(cache_path) if cache_path is not None else None
-    engine = JudgeEngine(
-        coder,
-        codebook,
-        kind,
-        journal=journal,
-        cache=cache,
-        prices=prices if prices is not None else load_prices(),
-        settings=settings,
-    )
-    return engine, journal, cache
-
-
-def estimate_run(
-    units: Iterable[Unit],
-    coder: LLMProvider | DirectCoder,
-    codebook: Codebook,
-    kind: UnitKind,
-    *,
-    run_dir: str | Path,
-    cache_path: str | Path | None = None,
-    prices: PriceTable | None = None,
-    settings: JudgeSettings | None = None,
-) -> Estimate:
-    """Estimate a run (``--dry-run``): nothing is called, nothing is written but the journal."""
-    engine, journal, cache = _engine(
-        coder,
-        codebook,
-        kind,
-        Path(run_dir),
-        Path(cache_path) if cache_path else None,
-        prices,
-        settings or JudgeSettings(),
-    )
-    try:
-        return engine.estimate(units)
-    finally:
-        journal.close()
+    settings: JudgeSettings | None,
+    on_progress: ProgressCallback | None,
+) -> RunSummary:
+    """Open ``run``'s journal (and the cache), run ``mode`` in one session, export, close."""
+    session: Session | None = None
+    with ExitStack() as stack:
+        journal = Journal(run)
+        stack.callback(journal.close)
+        cache = ResponseCache(cache_path) if cache_path is not None else None
         if cache is not None:
-            cache.close()
+            stack.callback(cache.close)
+        judge = UnitJudge(
+            coder,
+            codebook,
+            kind,
+            cache=cache,
+            prices=prices if prices is not None else load_prices(),
+            settings=settings,
+        )
+        candidate = Session(journal, judge, mode=mode.name, on_progress=on_progress)
+        execute = executor(candidate, mode)
+        session = candidate
+        try:
+            with session.opened():
+                await execute(units)
+        finally:
+            stack.close()
+            export_run(run, session.summary)
+    return session.summary
 
 
 async def run_judge_async(
     units: Iterable[Unit],
-    coder: LLMProvider | DirectCoder,
+    coder: Coder,
     codebook: Codebook,
     kind: UnitKind,
     *,
     run_dir: str | Path,
+    mode: Mode | None = None,
     cache_path: str | Path | None = None,
     prices: PriceTable | None = None,
     settings: JudgeSettings | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> RunSummary:
-    """Judge ``units`` into ``run_dir`` (resuming it), export, and return the summary.
+    """Judge ``units`` into ``run_dir`` in ``mode`` (resuming it), export, return the summary.
 
     On a budget stop or a provider failure the finished units stay committed and exported,
-    and the error propagates; the engine's summary is still written to ``summary.json``.
+    and the error propagates; the summary so far is still written to ``summary.json``.
+    The coder's client (and a cascade's first judge's) is closed at the end.
     """
+    mode = mode or PerUnit()
     run = Path(run_dir)
-    engine, journal, cache = _engine(
+    cache = Path(cache_path) if cache_path else None
+    try:
+        if not isinstance(mode, Cascade):
+            return await _run_in(
+                units,
+                coder,
+                codebook,
+                kind,
+                run,
+                mode,
+                cache_path=cache,
+                prices=prices,
+                settings=settings,
+                on_progress=on_progress,
+            )
+        return await _cascade(
+            list(units), coder, codebook, kind, run, mode, cache, prices, settings, on_progress
+        )
+    finally:
+        for c in (coder, mode.first if isinstance(mode, Cascade) else None):
+            if isinstance(c, LLMProvider):
+                await c.aclose()
+
+
+async def _cascade(
+    units: list[Unit],
+    coder: Coder,
+    codebook: Codebook,
+    kind: UnitKind,
+    run: Path,
+    mode: Cascade,
+    cache_path: Path | None,
+    prices: PriceTable | None,
+    settings: JudgeSettings | None,
+    on_progress: ProgressCallback | None,
+) -> RunSummary:
+    """The three stages of a cascade (see :mod:`failcodes.judge.cascade`)."""
+    first = await _run_in(
+        units,
+        mode.first,
+        codebook,
+        kind,
+        run / FIRST_DIR,
+        PerUnit(),
+        cache_path=None,
+        prices=prices,
+        settings=None,
+        on_progress=None,
+    )
+    firsts = {a.unit_id: a for a in read_annotations(run / FIRST_DIR)}
+    escalate, kept = split(units, firsts)
+    summary = await _run_in(
+        escalate,
         coder,
         codebook,
         kind,
         run,
-        Path(cache_path) if cache_path else None,
-        prices,
-        settings or JudgeSettings(),
+        mode.then,
+        cache_path=cache_path,
+        prices=prices,
+        settings=settings,
+        on_progress=on_progress,
     )
+    main = Journal(run)
     try:
-        return await engine.run(units, on_progress)
+        keep_confident(main, firsts, kept)
+        counts = coded_by(a for a in main.annotations() if a.unit_id in firsts)
     finally:
-        journal.close()
-        if cache is not None:
-            cache.close()
-        if isinstance(coder, LLMProvider):
-            await coder.aclose()
-        export_run(run, engine.last_summary)
+        main.close()
+    summary.cascade = CascadeInfo(
+        first_judge=first.judge,
+        first_coder_kind=first.coder_kind,
+        first_units=first.units,
+        kept=len(kept),
+        escalated=len(escalate),
+        coded_by=counts,
+    )
+    export_run(run, summary)
+    return summary
 
 
 def run_judge(
     units: Iterable[Unit],
-    coder: LLMProvider | DirectCoder,
+    coder: Coder,
     codebook: Codebook,
     kind: UnitKind,
     *,
     run_dir: str | Path,
+    mode: Mode | None = None,
     cache_path: str | Path | None = None,
     prices: PriceTable | None = None,
     settings: JudgeSettings | None = None,
@@ -183,6 +254,7 @@ def run_judge(
             codebook,
             kind,
             run_dir=run_dir,
+            mode=mode,
             cache_path=cache_path,
             prices=prices,
             settings=settings,
@@ -197,25 +269,51 @@ def run_judge(
         return pool.submit(job).result()
 
 
-def summary_lines(summary: RunSummary) -> list[str]:
-    """Human-readable closing summary (the CLI prints these)."""
-    label = " (heuristic baseline)" if summary.coder_kind.value == "heuristic" else ""
-    cost = f"${summary.cost_usd:.4f}" if summary.price_known else "unknown (no price for model)"
-    return [
-        f"judge: {summary.judge}{label}; {summary.kind.value} units: {summary.units} "
-        f"({summary.already_done} already done, {summary.judged} judged now)",
-        f"calls: {summary.calls} (retries {summary.retries}, invalid answers "
-        f"{summary.invalid_answers}); cache hits: {summary.cache_hits}",
-        f"scored: {summary.scored}; unscored: {summary.unscored}; quotes not found: "
-        f"{summary.quotes_not_found}",
-        f"tokens: input {summary.input_tokens} (cached {summary.cached_input_tokens}), "
-        f"output {summary.output_tokens}; cost: {cost}; run total: "
-        f"{summary.journal_units} units, ${summary.journal_cost_usd:.4f}",
-        f"elapsed: {summary.elapsed_s:.1f} s"
-        + ("; stopped by the budget" if summary.stopped_by_budget else ""),
-    ]
+def estimate_run(
+    units: Iterable[Unit],
+    coder: Coder,
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    run_dir: str | Path,
+    mode: Mode | None = None,
+    cache_path: str | Path | None = None,
+    prices: PriceTable | None = None,
+    settings: JudgeSettings | None = None,
+) -> Estimate:
+    """Estimate a run in ``mode`` (``--dry-run``): one cost figure, nothing called.
+
+    Nothing is written but the journal (opened to see what is already done).
+    """
+    journal = Journal(run_dir)
+    cache = ResponseCache(cache_path) if cache_path else None
+    try:
+        judge = UnitJudge(
+            coder,
+            codebook,
+            kind,
+            cache=cache,
+            prices=prices if prices is not None else load_prices(),
+            settings=settings,
+        )
+        return estimate_units(judge, journal, units, mode)
+    finally:
+        journal.close()
+        if cache is not None:
+            cache.close()
 
 
-def summary_json(summary: RunSummary) -> str:
-    """The summary as JSON (``--format json``)."""
-    return json.dumps(summary.model_dump(mode="json"), indent=2)
+__all__ = [
+    "ANNOTATIONS_NAME",
+    "ESTIMATE_NAME",
+    "SUMMARY_NAME",
+    "estimate_run",
+    "export_run",
+    "read_annotations",
+    "read_summary",
+    "run_judge",
+    "run_judge_async",
+    "summary_json",
+    "summary_lines",
+    "write_estimate",
+]

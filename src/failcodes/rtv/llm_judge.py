@@ -6,23 +6,20 @@ model output, explanation, retrieved passages) and a JSON schema; the answer is
 "rationale": ...}`` (the ``codes`` wrapper matches the structured-output shape the judge
 providers and the test fake server use). An answer that cannot be mapped to a verdict raises
 :class:`~failcodes.rtv.judge.UnscoredAnswerError` (recorded as unscored, never defaulted);
-transient provider failures are retried with back-off.
+transient provider failures are retried with back-off by the judge's one retry loop
+(:func:`failcodes.judge.retry.complete_with_retry`, asynchronous sleeps).
 """
 
 from __future__ import annotations
 
 import asyncio
 import html
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from failcodes.judge.providers.base import (
-    LLMProvider,
-    Message,
-    ProviderRequest,
-    RetryableProviderError,
-)
+from failcodes.judge.limits import RetryPolicy
+from failcodes.judge.providers.base import LLMProvider, Message, ProviderRequest
+from failcodes.judge.retry import complete_with_retry
 from failcodes.rtv.items import RtvItem
 from failcodes.rtv.judge import JudgeDecision, RtvVerdict, UnscoredAnswerError, parse_verdict
 from failcodes.rtv.retrieval import RetrievedChunk
@@ -111,6 +108,7 @@ class LLMVerdictJudge:
         self.max_output_tokens = max_output_tokens
         self.attempts = attempts
         self.backoff = backoff
+        self.retry = RetryPolicy(max_attempts=attempts, initial_wait=backoff, max_wait=30.0)
         self._loop = asyncio.new_event_loop()
 
     def judge(self, item: RtvItem, passages: Sequence[RetrievedChunk]) -> JudgeDecision:
@@ -122,14 +120,9 @@ class LLMVerdictJudge:
             schema_name="rtv_verdict",
             max_output_tokens=self.max_output_tokens,
         )
-        for attempt in range(self.attempts):
-            try:
-                reply = self._loop.run_until_complete(self.provider.complete(request))
-                break
-            except RetryableProviderError as exc:
-                if attempt == self.attempts - 1:
-                    raise
-                time.sleep(min(exc.retry_after or self.backoff * 2**attempt, 30.0))
+        reply, _attempts = self._loop.run_until_complete(
+            complete_with_retry(self.provider, request, self.retry)
+        )
         return decision_from_payload(reply.payload, reply.text)
 
     def close(self) -> None:

@@ -18,15 +18,21 @@ from typing import Any
 
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
-from failcodes.errors import ConfigError, ProviderError
-from failcodes.judge import make_coder, parse_spec, read_annotations, run_judge
+from failcodes.errors import ConfigError
+from failcodes.judge import (
+    RetryPolicy,
+    complete_with_retry,
+    make_coder,
+    parse_spec,
+    read_annotations,
+    run_judge,
+)
 from failcodes.judge.providers import (
     DirectCoder,
     LLMProvider,
     Message,
     ProviderReply,
     ProviderRequest,
-    RetryableProviderError,
 )
 from failcodes.saturation.proposers import LLMProposer
 from failcodes.units import Unit
@@ -99,7 +105,7 @@ def proposals_schema() -> dict[str, Any]:
 
 @dataclass
 class ProviderTextModel:
-    """One structured call to an LLM provider per prompt, with backoff on transient errors."""
+    """One structured call to an LLM provider per prompt, through the judge's retry loop."""
 
     spec: str
     base_url: str | None = None
@@ -135,15 +141,10 @@ class ProviderTextModel:
 
         async def call() -> ProviderReply:
             try:
-                for attempt in range(self.attempts):
-                    try:
-                        return await provider.complete(request)
-                    except RetryableProviderError as exc:
-                        if attempt == self.attempts - 1:
-                            raise ProviderError(f"{self.spec}: {exc}") from exc
-                        wait = exc.retry_after if exc.retry_after is not None else 2.0**attempt
-                        await asyncio.sleep(wait)
-                raise AssertionError("unreachable")  # pragma: no cover
+                reply, _attempts = await complete_with_retry(
+                    provider, request, RetryPolicy(max_attempts=self.attempts)
+                )
+                return reply
             finally:
                 if self.provider is None:
                     await provider.aclose()

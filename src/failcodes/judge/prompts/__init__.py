@@ -17,6 +17,7 @@ import jinja2
 
 from failcodes.codebook import Codebook
 from failcodes.judge.schema import SCHEMA_NAME
+from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind
 
 _TEMPLATES = ("system.j2", "retrieval.j2", "verification.j2", "invalid.j2")
@@ -93,6 +94,21 @@ def render_user(unit: Unit) -> str:
         "verdict": verdict,
     }
     return _escaping_env().get_template(name).render(unit=view)
+
+
+#: The user-message template of a grouped request (all passages of one claim).
+GROUP_TEMPLATE = "retrieval_group.j2"
+
+
+def render_group(claim: str, passages: list[tuple[str, Passage]]) -> str:
+    """Render the user message of a grouped request: the claim once, keyed passages."""
+    return _escaping_env().get_template(GROUP_TEMPLATE).render(claim=claim, passages=passages)
+
+
+def group_template_hash() -> str:
+    """Hash of the engine templates plus the group template (part of group cache keys)."""
+    source = resources.files("failcodes.judge.prompts").joinpath(GROUP_TEMPLATE).read_bytes()
+    return hashlib.sha256(template_hash().encode() + source).hexdigest()
 
 
 def render_prompt(codebook: Codebook, unit: Unit) -> Prompt:

@@ -14,17 +14,47 @@ import os
 from typing import Any
 
 from failcodes.annotations import CoderKind
-from failcodes.errors import ConfigError, ProviderError
-from failcodes.judge.providers.base import (
-    ProviderReply,
-    ProviderRequest,
-    RetryableProviderError,
-    TokenUsage,
-    parse_retry_after,
-)
+from failcodes.errors import ConfigError
+from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.sdkerrors import sdk_errors
 
 KEY_VAR = "ANTHROPIC_API_KEY"
 BASE_URL_VAR = "ANTHROPIC_BASE_URL"
+
+
+def reply_from_message(
+    message: Any, schema_name: str | None, raw_request: dict[str, Any]
+) -> ProviderReply:
+    """Turn a Messages API ``Message`` into a provider reply (direct calls and batches).
+
+    The payload is the input of the tool named ``schema_name`` (any tool when None).
+    """
+    payload: object = None
+    text = ""
+    for block in message.content:
+        if block.type == "tool_use" and schema_name in (None, block.name):
+            payload = block.input
+            text = json.dumps(block.input, ensure_ascii=False)
+            break
+    else:
+        text = "".join(getattr(b, "text", "") for b in message.content)
+        payload = text
+    u = message.usage
+    read = u.cache_read_input_tokens or 0
+    write = u.cache_creation_input_tokens or 0
+    usage = TokenUsage(
+        input_tokens=u.input_tokens + read + write,
+        cached_input_tokens=read,
+        cache_write_tokens=write,
+        output_tokens=u.output_tokens,
+    )
+    return ProviderReply(
+        payload=payload,
+        text=text,
+        usage=usage,
+        raw_request=raw_request,
+        raw_response=message.model_dump(mode="json"),
+    )
 
 
 class AnthropicProvider:
@@ -46,8 +76,8 @@ class AnthropicProvider:
         self.model = model
         self.spec = f"anthropic:{model}"
         self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None
-        self._sdk = anthropic
-        self._client = anthropic.AsyncAnthropic(
+        self.sdk: Any = anthropic
+        self.client: Any = anthropic.AsyncAnthropic(
             api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout
         )
 
@@ -77,55 +107,12 @@ class AnthropicProvider:
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Send one request; map SDK errors onto the engine's retry classes."""
-        sdk = self._sdk
         body = self.build(request)
-        try:
-            message = await self._client.messages.create(**body)
-        except sdk.AuthenticationError:
-            raise ConfigError(
-                f"Anthropic rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
-            ) from None
-        except (sdk.RateLimitError, sdk.InternalServerError) as exc:
-            raise RetryableProviderError(
-                f"HTTP {exc.status_code}", retry_after=parse_retry_after(exc.response.headers)
-            ) from None
-        except sdk.APIStatusError as exc:
-            if exc.status_code in (408, 409):
-                raise RetryableProviderError(
-                    f"HTTP {exc.status_code}", retry_after=parse_retry_after(exc.response.headers)
-                ) from None
-            raise ProviderError(
-                f"{self.spec}: HTTP {exc.status_code}: {exc.api_message or exc.message}"
-            ) from None
-        except sdk.APIConnectionError as exc:  # includes timeouts
-            raise RetryableProviderError(type(exc).__name__) from None
-        payload: object = None
-        text = ""
-        for block in message.content:
-            if block.type == "tool_use" and block.name == request.schema_name:
-                payload = block.input
-                text = json.dumps(block.input, ensure_ascii=False)
-                break
-        else:
-            text = "".join(getattr(b, "text", "") for b in message.content)
-            payload = text
-        u = message.usage
-        read = u.cache_read_input_tokens or 0
-        write = u.cache_creation_input_tokens or 0
-        usage = TokenUsage(
-            input_tokens=u.input_tokens + read + write,
-            cached_input_tokens=read,
-            cache_write_tokens=write,
-            output_tokens=u.output_tokens,
-        )
-        return ProviderReply(
-            payload=payload,
-            text=text,
-            usage=usage,
-            raw_request=body,
-            raw_response=message.model_dump(mode="json"),
-        )
+        auth = f"Anthropic rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
+        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth):
+            message = await self.client.messages.create(**body)
+        return reply_from_message(message, request.schema_name, body)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
-        await self._client.close()
+        await self.client.close()

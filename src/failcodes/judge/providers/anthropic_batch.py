@@ -13,39 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from failcodes.errors import ProviderError
-from failcodes.judge.providers.anthropic import AnthropicProvider
-from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.anthropic import AnthropicProvider, reply_from_message
+from failcodes.judge.providers.base import ProviderRequest
 from failcodes.judge.providers.batching import BatchItem, BatchStatus
-
-
-def reply_from_message(message: Any, schema_name: str) -> ProviderReply:
-    """Turn a Messages API ``Message`` into a provider reply."""
-    payload: object = None
-    text = ""
-    for block in message.content:
-        if block.type == "tool_use" and block.name == schema_name:
-            payload = block.input
-            text = json.dumps(block.input, ensure_ascii=False)
-            break
-    else:
-        text = "".join(getattr(b, "text", "") for b in message.content)
-        payload = text
-    u = message.usage
-    read = u.cache_read_input_tokens or 0
-    write = u.cache_creation_input_tokens or 0
-    usage = TokenUsage(
-        input_tokens=u.input_tokens + read + write,
-        cached_input_tokens=read,
-        cache_write_tokens=write,
-        output_tokens=u.output_tokens,
-    )
-    return ProviderReply(
-        payload=payload,
-        text=text,
-        usage=usage,
-        raw_request={},
-        raw_response=message.model_dump(mode="json"),
-    )
 
 
 class AnthropicBatch:
@@ -54,16 +24,12 @@ class AnthropicBatch:
     max_requests = 100_000
     max_bytes = 250 * 1024 * 1024  # the API's limit is 256 MB per batch
 
-    def __init__(self, provider: Any) -> None:
-        if not isinstance(provider, AnthropicProvider):  # pragma: no cover - guarded by factory
-            raise TypeError("AnthropicBatch needs an AnthropicProvider")
+    def __init__(self, provider: AnthropicProvider) -> None:
         self.provider = provider
-        self._client = provider._client
-        self._schema_name = "record_codes"
+        self._client = provider.client
 
     def body(self, request: ProviderRequest) -> dict[str, Any]:
         """The Messages body of one item."""
-        self._schema_name = request.schema_name
         return self.provider.build(request)
 
     def line(self, custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -77,9 +43,9 @@ class AnthropicBatch:
             requests = [json.loads(line) for line in fh if line.strip()]
         try:
             batch = await self._client.messages.batches.create(requests=requests)
-        except self.provider._sdk.APIError as exc:
+        except self.provider.sdk.APIError as exc:
             raise ProviderError(f"{self.provider.spec}: batch submission failed: {exc}") from None
-        return batch.id
+        return str(batch.id)
 
     async def status(self, batch_id: str) -> BatchStatus:
         """Retrieve the batch."""
@@ -100,9 +66,7 @@ class AnthropicBatch:
         async for entry in decoder:
             result = entry.result
             if result.type == "succeeded":
-                yield BatchItem(
-                    entry.custom_id, reply_from_message(result.message, self._schema_name)
-                )
+                yield BatchItem(entry.custom_id, reply_from_message(result.message, None, {}))
             elif result.type == "errored":
                 err = result.error.error
                 yield BatchItem(entry.custom_id, None, f"{err.type}: {err.message}")

@@ -3,7 +3,8 @@
 A :class:`BatchBackend` submits a list of (custom id, request body) pairs as one provider
 batch, reports its status, and streams its results back one item at a time (never the whole
 file in memory). OpenAI (Files + Batch API) and Anthropic (Message Batches) implement it in
-:mod:`.openai_batch` and :mod:`.anthropic_batch`; SDKs are imported only there.
+:mod:`.openai_batch` and :mod:`.anthropic_batch` (built by :func:`.factory.batch_backend`);
+this protocol imports neither, so the modules import one way only.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from failcodes.errors import ConfigError
-from failcodes.judge.providers.base import LLMProvider, ProviderReply, ProviderRequest
+from failcodes.judge.providers.base import ProviderReply, ProviderRequest
 
 
 @dataclass(frozen=True)
@@ -65,16 +65,3 @@ class BatchBackend(Protocol):
     def results(self, batch_id: str) -> AsyncIterator[BatchItem]:
         """Stream an ended batch's results, one item at a time."""
         ...
-
-
-def batch_backend(provider: LLMProvider) -> BatchBackend:
-    """Return the batch API of ``provider`` (OpenAI or Anthropic)."""
-    if provider.provider == "openai":
-        from failcodes.judge.providers.openai_batch import OpenAIBatch
-
-        return OpenAIBatch(provider)
-    if provider.provider == "anthropic":
-        from failcodes.judge.providers.anthropic_batch import AnthropicBatch
-
-        return AnthropicBatch(provider)
-    raise ConfigError(f"{provider.spec}: no batch API; batch mode needs openai: or anthropic:")

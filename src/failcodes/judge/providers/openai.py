@@ -15,19 +15,39 @@ import os
 from typing import Any
 
 from failcodes.annotations import CoderKind
-from failcodes.errors import ConfigError, ProviderError
-from failcodes.judge.providers.base import (
-    ProviderReply,
-    ProviderRequest,
-    RetryableProviderError,
-    TokenUsage,
-    parse_retry_after,
-)
+from failcodes.errors import ConfigError
+from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.sdkerrors import sdk_errors
 
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
 #: Model families that reject ``temperature`` and ``max_tokens`` (reasoning models).
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+
+def reply_from_completion(body: dict[str, Any], raw_request: dict[str, Any]) -> ProviderReply:
+    """Turn a Chat Completions response body into a provider reply (direct calls and batches).
+
+    Undecodable text is left as is: validation reports it and the engine asks again.
+    """
+    choices = body.get("choices") or []
+    message = (choices[0].get("message") or {}) if choices else {}
+    text = message.get("content") or ""
+    if message.get("refusal"):
+        text = text or f"(refusal) {message['refusal']}"
+    payload: object = text
+    with contextlib.suppress(json.JSONDecodeError):
+        payload = json.loads(text)
+    u = body.get("usage") or {}
+    details = u.get("prompt_tokens_details") or {}
+    usage = TokenUsage(
+        input_tokens=int(u.get("prompt_tokens") or 0),
+        cached_input_tokens=int(details.get("cached_tokens") or 0),
+        output_tokens=int(u.get("completion_tokens") or 0),
+    )
+    return ProviderReply(
+        payload=payload, text=text, usage=usage, raw_request=raw_request, raw_response=body
+    )
 
 
 class OpenAIProvider:
@@ -63,8 +83,8 @@ class OpenAIProvider:
         self.temperature = None if reasoning else (0.0 if temperature is None else temperature)
         # The official API wants max_completion_tokens; compatible servers know max_tokens.
         self._max_key = "max_completion_tokens" if self.base_url is None else "max_tokens"
-        self._sdk = openai
-        self._client = openai.AsyncOpenAI(
+        self.sdk: Any = openai
+        self.client: Any = openai.AsyncOpenAI(
             api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout
         )
 
@@ -100,51 +120,12 @@ class OpenAIProvider:
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Send one request; map SDK errors onto the engine's retry classes."""
-        sdk = self._sdk
         body = self.build(request)
-        try:
-            completion = await self._client.chat.completions.create(**body)
-        except sdk.AuthenticationError:
-            raise ConfigError(
-                f"the server rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
-            ) from None
-        except (sdk.RateLimitError, sdk.InternalServerError) as exc:
-            raise RetryableProviderError(
-                f"HTTP {exc.status_code}", retry_after=parse_retry_after(exc.response.headers)
-            ) from None
-        except sdk.APIStatusError as exc:
-            if exc.status_code in (408, 409):
-                raise RetryableProviderError(
-                    f"HTTP {exc.status_code}", retry_after=parse_retry_after(exc.response.headers)
-                ) from None
-            raise ProviderError(f"{self.spec}: HTTP {exc.status_code}: {exc.message}") from None
-        except sdk.APIConnectionError as exc:  # includes timeouts
-            raise RetryableProviderError(type(exc).__name__) from None
-        choice = completion.choices[0] if completion.choices else None
-        text = (choice.message.content or "") if choice is not None else ""
-        if choice is not None and choice.message.refusal:
-            text = text or f"(refusal) {choice.message.refusal}"
-        payload: object = text
-        # Undecodable text is left as is: validation reports it and the engine asks again.
-        with contextlib.suppress(json.JSONDecodeError):
-            payload = json.loads(text)
-        u = completion.usage
-        usage = TokenUsage()
-        if u is not None:
-            details = u.prompt_tokens_details
-            usage = TokenUsage(
-                input_tokens=u.prompt_tokens,
-                cached_input_tokens=(details.cached_tokens or 0) if details else 0,
-                output_tokens=u.completion_tokens,
-            )
-        return ProviderReply(
-            payload=payload,
-            text=text,
-            usage=usage,
-            raw_request=body,
-            raw_response=completion.model_dump(mode="json"),
-        )
+        auth = f"the server rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
+        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth):
+            completion = await self.client.chat.completions.create(**body)
+        return reply_from_completion(completion.model_dump(mode="json"), body)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
-        await self._client.close()
+        await self.client.close()

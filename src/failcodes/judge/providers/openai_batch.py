@@ -7,41 +7,18 @@ a non-200 status) come back as failed items, which the runner retries.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Final
 
 from failcodes.errors import ProviderError
-from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.base import ProviderRequest
 from failcodes.judge.providers.batching import BatchItem, BatchStatus
-from failcodes.judge.providers.openai import OpenAIProvider
+from failcodes.judge.providers.openai import OpenAIProvider, reply_from_completion
 
 ENDPOINT: Final = "/v1/chat/completions"
 _ENDED = ("completed", "failed", "expired", "cancelled")
-
-
-def reply_from_completion(body: dict[str, Any], request: dict[str, Any]) -> ProviderReply:
-    """Turn a Chat Completions response body (a dict) into a provider reply."""
-    choices = body.get("choices") or []
-    message = choices[0].get("message", {}) if choices else {}
-    text = message.get("content") or ""
-    if message.get("refusal"):
-        text = text or f"(refusal) {message['refusal']}"
-    payload: object = text
-    with contextlib.suppress(json.JSONDecodeError):
-        payload = json.loads(text)
-    u = body.get("usage") or {}
-    details = u.get("prompt_tokens_details") or {}
-    usage = TokenUsage(
-        input_tokens=int(u.get("prompt_tokens") or 0),
-        cached_input_tokens=int(details.get("cached_tokens") or 0),
-        output_tokens=int(u.get("completion_tokens") or 0),
-    )
-    return ProviderReply(
-        payload=payload, text=text, usage=usage, raw_request=request, raw_response=body
-    )
 
 
 class OpenAIBatch:
@@ -50,11 +27,9 @@ class OpenAIBatch:
     max_requests = 50_000
     max_bytes = 190 * 1024 * 1024  # the API's limit is 200 MB per input file
 
-    def __init__(self, provider: Any) -> None:
-        if not isinstance(provider, OpenAIProvider):  # pragma: no cover - guarded by factory
-            raise TypeError("OpenAIBatch needs an OpenAIProvider")
+    def __init__(self, provider: OpenAIProvider) -> None:
         self.provider = provider
-        self._client = provider._client
+        self._client = provider.client
 
     def body(self, request: ProviderRequest) -> dict[str, Any]:
         """The Chat Completions body of one item."""
@@ -75,9 +50,9 @@ class OpenAIBatch:
                 completion_window="24h",
                 metadata=metadata,
             )
-        except self.provider._sdk.APIError as exc:
+        except self.provider.sdk.APIError as exc:
             raise ProviderError(f"{self.provider.spec}: batch submission failed: {exc}") from None
-        return batch.id
+        return str(batch.id)
 
     async def status(self, batch_id: str) -> BatchStatus:
         """Retrieve the batch."""

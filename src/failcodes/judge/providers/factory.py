@@ -1,0 +1,98 @@
+"""Build judges and batch backends from a spec (``offline``, ``anthropic:MODEL``, ``openai:MODEL``).
+
+Kept apart from the protocol (:mod:`.base`): SDK modules are imported here only when their
+provider is asked for, so the protocol and the batch protocol import no provider.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
+
+from failcodes.errors import ConfigError
+from failcodes.judge.providers.base import DirectCoder, LLMProvider
+from failcodes.judge.providers.batching import BatchBackend
+
+PROVIDERS = ("offline", "anthropic", "openai")
+#: Query parameters that carry credentials in some endpoints' URLs.
+_SECRET_PARAMS = ("key", "api_key", "apikey", "token", "access_token", "sig", "signature")
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split ``provider:model`` (or ``offline``) into its parts, validating the provider."""
+    name, _, model = spec.partition(":")
+    name = name.strip().lower()
+    if name == "offline":
+        return name, model or "heuristic-v1"
+    if name not in PROVIDERS or not model:
+        raise ConfigError(
+            f"unknown judge {spec!r}; use offline, anthropic:MODEL or openai:MODEL "
+            "(e.g. openai:gpt-5-mini; an OpenAI-compatible server via --base-url)"
+        )
+    return name, model
+
+
+def make_coder(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    timeout: float = 120.0,
+    temperature: float | None = None,
+) -> LLMProvider | DirectCoder:
+    """Build the coder named by ``spec``; keys come from the environment only."""
+    name, model = parse_spec(spec)
+    if name == "offline":
+        from failcodes.judge.providers.offline import OfflineCoder
+
+        return OfflineCoder()
+    if name == "anthropic":
+        from failcodes.judge.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(model, base_url=base_url, timeout=timeout)
+    from failcodes.judge.providers.openai import OpenAIProvider
+
+    return OpenAIProvider(model, base_url=base_url, timeout=timeout, temperature=temperature)
+
+
+def batch_backend(provider: LLMProvider) -> BatchBackend:
+    """Return the batch API of ``provider`` (OpenAI or Anthropic)."""
+    if provider.provider == "openai":
+        from failcodes.judge.providers.openai import OpenAIProvider
+        from failcodes.judge.providers.openai_batch import OpenAIBatch
+
+        if isinstance(provider, OpenAIProvider):
+            return OpenAIBatch(provider)
+    if provider.provider == "anthropic":
+        from failcodes.judge.providers.anthropic import AnthropicProvider
+        from failcodes.judge.providers.anthropic_batch import AnthropicBatch
+
+        if isinstance(provider, AnthropicProvider):
+            return AnthropicBatch(provider)
+    raise ConfigError(f"{provider.spec}: no batch API; batch mode needs openai: or anthropic:")
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` without credentials: user and password, and key-like query parameters."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "<unparseable URL>"
+    netloc = f"***@{host}{port}" if parts.username or parts.password else f"{host}{port}"
+    query = urlencode(
+        [
+            (k, "***" if k.lower() in _SECRET_PARAMS else v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ]
+    )
+    return urlunsplit(SplitResult(parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def endpoint(coder: Any) -> str | None:
+    """The base URL a coder calls (redacted), or None for the vendor's default endpoint."""
+    identity = coder.identity() if hasattr(coder, "identity") else {}
+    url = identity.get("base_url") if isinstance(identity, dict) else None
+    return redact_url(url) if isinstance(url, str) else None

@@ -1,0 +1,176 @@
+"""One invocation of a judge run over its journal: resume, dedupe, budget, workers, summary.
+
+Every run mode goes through a :class:`Session`: it binds the run identity to the journal
+(refusing to resume a different run), drops units already journaled or repeated, opens the
+journal session, runs work items on concurrent workers with a budget reservation per item
+(``--budget`` stops scheduling new calls before the limit would be crossed; calls in flight
+finish and are committed), commits each outcome at once and counts it in the one
+:class:`~failcodes.judge.summary.RunSummary`, and closes the journal session with its
+outcome and totals whatever happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from failcodes.errors import BudgetExceededError
+from failcodes.judge.journal import Journal
+from failcodes.judge.summary import RunSummary
+from failcodes.judge.unitjudge import Outcome, UnitJudge
+from failcodes.units import Unit
+
+ProgressCallback = Callable[[int, int], None]
+T = TypeVar("T")
+
+
+def unique(units: Iterable[Unit]) -> Iterator[Unit]:
+    """``units`` without repeated ids (first seen kept)."""
+    seen: set[str] = set()
+    for unit in units:
+        if unit.id not in seen:
+            seen.add(unit.id)
+            yield unit
+
+
+class Session:
+    """One invocation of a run (see the module docstring)."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        judge: UnitJudge,
+        *,
+        mode: str,
+        on_progress: ProgressCallback | None = None,
+    ) -> None:
+        self.journal = journal
+        self.judge = judge
+        self.mode = mode
+        self.on_progress = on_progress
+        self.summary = judge.new_summary(units=0, already_done=0, mode=mode)
+        #: Units this invocation has to judge (set by :meth:`pending`).
+        self.total = 0
+        self._reserved = 0.0
+        self._budget_hit = False
+        self._started = time.monotonic()
+
+    def pending(self, units: Iterable[Unit]) -> list[Unit]:
+        """The units still to judge: deduplicated, minus those already journaled."""
+        done = self.journal.done_ids()
+        unique_units = list(unique(units))
+        todo = [u for u in unique_units if u.id not in done]
+        self.count_input(len(unique_units), len(unique_units) - len(todo))
+        return todo
+
+    def count_input(self, units: int, already_done: int) -> None:
+        """Count units seen (and how many were already journaled) in the summary."""
+        self.summary.units += units
+        self.summary.already_done += already_done
+        self.total += units - already_done
+
+    @contextmanager
+    def opened(self, extra_meta: dict[str, str] | None = None) -> Iterator[RunSummary]:
+        """Bind the run identity, open the journal session, and close it with its outcome."""
+        self._started = time.monotonic()
+        self.journal.bind({**self.judge.meta(), "mode": self.mode, **(extra_meta or {})})
+        self.journal.start_session()
+        outcome = "finished"
+        try:
+            yield self.summary
+        except BudgetExceededError:
+            outcome = "budget"
+            raise
+        except BaseException as exc:
+            outcome = f"error: {type(exc).__name__}"
+            raise
+        finally:
+            self.close(outcome)
+
+    def close(self, outcome: str) -> None:
+        """Finish the journal session: elapsed time, journal totals, outcome."""
+        s = self.summary
+        s.elapsed_s = time.monotonic() - self._started
+        totals = self.journal.totals()
+        s.journal_units = totals.units
+        s.journal_cost_usd = totals.cost_usd
+        self.journal.finish_session(outcome, s.model_dump(mode="json"))
+
+    def record(self, out: Outcome) -> None:
+        """Commit one outcome to the journal now and count it."""
+        self.journal.record(
+            out.annotation,
+            tokens=out.tokens,
+            raw_request=out.raw_request,
+            raw_response=out.raw_response,
+            cache_hit=out.cache_hit,
+            attempts=out.attempts,
+            blobs=self.judge.blobs,
+        )
+        self.summary.add(out.annotation, out.tokens, cache_hit=out.cache_hit)
+
+    def progress(self) -> None:
+        """Report progress to the callback, if any."""
+        if self.on_progress is not None:
+            self.on_progress(self.summary.judged, self.total)
+
+    async def drive(
+        self,
+        items: Iterable[T],
+        handle: Callable[[T], Awaitable[list[Outcome]]],
+        *,
+        reserve: Callable[[T], float] | None = None,
+        workers: int = 1,
+    ) -> None:
+        """Run ``handle`` over ``items`` on ``workers`` concurrent workers, committing outcomes.
+
+        With a budget, ``reserve(item)`` (USD) is set aside before each item; when the spent
+        plus reserved cost would cross the budget, no new item starts, the items in flight
+        finish and are committed, then :class:`BudgetExceededError` is raised. The first
+        error of a worker stops the others (what is committed stays) and is raised.
+        """
+        queue = iter(items)
+        budget = self.judge.settings.budget_usd if self.judge.is_llm else None
+        state: dict[str, BaseException | bool | None] = {"error": None, "stop": False}
+
+        async def worker() -> None:
+            while not state["stop"]:
+                item = next(queue, None)
+                if item is None:
+                    return
+                cost = 0.0
+                if budget is not None and reserve is not None:
+                    cost = reserve(item)
+                    if self.summary.cost_usd + self._reserved + cost > budget:
+                        self._budget_hit = True
+                        state["stop"] = True
+                        return
+                self._reserved += cost
+                try:
+                    outcomes = await handle(item)
+                except Exception as exc:  # stop everyone, keep what is committed
+                    if state["error"] is None:
+                        state["error"] = exc
+                    state["stop"] = True
+                    return
+                finally:
+                    self._reserved -= cost
+                for out in outcomes:
+                    self.record(out)
+                self.progress()
+
+        await asyncio.gather(*(worker() for _ in range(max(1, workers))))
+        error = state["error"]
+        if isinstance(error, BaseException):
+            raise error
+        if self._budget_hit:
+            s = self.summary
+            s.stopped_by_budget = True
+            raise BudgetExceededError(
+                f"budget of ${budget or 0.0:.4f} reached after spending ${s.cost_usd:.4f}; "
+                f"{s.judged} units judged and committed, {self.total - s.judged} left "
+                "(rerun with a larger --budget to resume)"
+            )

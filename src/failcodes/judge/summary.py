@@ -1,0 +1,127 @@
+"""The closing summary of one invocation of a judge run: the one counter every mode updates."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ConfigDict
+
+from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.judge.providers.base import TokenUsage
+from failcodes.units import UnitKind
+
+
+class CascadeInfo(BaseModel):
+    """What the cheap first judge of a cascade did, and who coded the run's units."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    first_judge: str
+    first_coder_kind: CoderKind
+    first_units: int
+    kept: int
+    escalated: int
+    coded_by: dict[str, int]
+
+
+class RunSummary(BaseModel):
+    """The closing summary of one invocation (and the journal's totals)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge: str
+    coder_kind: CoderKind
+    kind: UnitKind
+    units: int
+    already_done: int
+    mode: str = "per-unit"
+    provider: str = ""
+    model: str = ""
+    #: The endpoint the judge was called at (credentials redacted); None: the vendor's own.
+    base_url: str | None = None
+    judged: int = 0
+    cache_hits: int = 0
+    scored: int = 0
+    unscored: int = 0
+    calls: int = 0
+    retries: int = 0
+    invalid_answers: int = 0
+    quotes_not_found: int = 0
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    price_known: bool = True
+    elapsed_s: float = 0.0
+    stopped_by_budget: bool = False
+    journal_units: int = 0
+    journal_cost_usd: float = 0.0
+    #: Grouped modes: group requests made, units they coded, units judged alone.
+    groups: int = 0
+    grouped_units: int = 0
+    judged_alone: int = 0
+    #: Batch mode: provider batches submitted by this invocation.
+    batches: int = 0
+    #: Cascade mode: what the cheap first judge did.
+    cascade: CascadeInfo | None = None
+
+    def add(self, annotation: Annotation, tokens: TokenUsage, *, cache_hit: bool) -> None:
+        """Count one unit committed to the journal."""
+        self.judged += 1
+        self.cache_hits += int(cache_hit)
+        if annotation.status is Status.SCORED:
+            self.scored += 1
+        else:
+            self.unscored += 1
+        if annotation.quote_found is False:
+            self.quotes_not_found += 1
+        self.input_tokens += tokens.input_tokens
+        self.cached_input_tokens += tokens.cached_input_tokens
+        self.output_tokens += tokens.output_tokens
+        self.cost_usd += annotation.usage.cost_usd
+
+
+def summary_lines(summary: RunSummary) -> list[str]:
+    """Human-readable closing summary (the CLI prints these)."""
+    label = " (heuristic baseline)" if summary.coder_kind is CoderKind.HEURISTIC else ""
+    cost = f"${summary.cost_usd:.4f}" if summary.price_known else "unknown (no price for model)"
+    where = f" at {summary.base_url}" if summary.base_url else ""
+    lines = [
+        f"judge: {summary.judge}{label}{where}, {summary.mode}; {summary.kind.value} units: "
+        f"{summary.units} ({summary.already_done} already done, {summary.judged} judged now)",
+        f"calls: {summary.calls} (retries {summary.retries}, invalid answers "
+        f"{summary.invalid_answers}); cache hits: {summary.cache_hits}",
+        f"scored: {summary.scored}; unscored: {summary.unscored}; quotes not found: "
+        f"{summary.quotes_not_found}",
+        f"tokens: input {summary.input_tokens} (cached {summary.cached_input_tokens}), "
+        f"output {summary.output_tokens}; cost: {cost}; run total: "
+        f"{summary.journal_units} units, ${summary.journal_cost_usd:.4f}",
+        f"elapsed: {summary.elapsed_s:.1f} s"
+        + ("; stopped by the budget" if summary.stopped_by_budget else ""),
+    ]
+    if summary.groups or summary.judged_alone:
+        lines.append(
+            f"grouped by claim: {summary.groups} group call(s) coded {summary.grouped_units} "
+            f"units; {summary.judged_alone} unit(s) judged alone"
+        )
+    if summary.batches:
+        lines.append(f"batch mode: {summary.batches} provider batch(es) submitted")
+    c = summary.cascade
+    if c is not None:
+        first = c.first_judge + (
+            " (heuristic baseline)" if c.first_coder_kind is CoderKind.HEURISTIC else ""
+        )
+        by = ", ".join(f"{coder}: {n}" for coder, n in sorted(c.coded_by.items()))
+        lines += [
+            f"cascade: {first} coded {c.first_units} units, kept {c.kept} it was confident "
+            f"about and sent {c.escalated} (uncertain or unscored) to {summary.judge}",
+            f"coded by: {by}",
+        ]
+        if c.first_coder_kind is CoderKind.HEURISTIC:
+            lines.append("note: units kept by the offline judge are coded by a heuristic baseline")
+    return lines
+
+
+def summary_json(summary: RunSummary) -> str:
+    """The summary as JSON (``--format json``)."""
+    return json.dumps(summary.model_dump(mode="json"), indent=2)
