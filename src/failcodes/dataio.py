@@ -374,7 +374,10 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _csv_rows(
-    path: Path, columns: Sequence[str], required: Sequence[str], column_map: Mapping[str, str]
+    path: Path,
+    columns: Sequence[str] | None,
+    required: Sequence[str],
+    column_map: Mapping[str, str],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     with _open_text(path) as fh:
         try:
@@ -410,8 +413,9 @@ def _csv_rows(
 
 
 def _check_columns(
-    path: Path, header: Sequence[str], columns: Sequence[str], required: Sequence[str]
+    path: Path, header: Sequence[str], columns: Sequence[str] | None, required: Sequence[str]
 ) -> None:
+    """Refuse repeated, unknown (``columns`` None: any name is known) and missing columns."""
     seen: set[str] = set()
     for name in header:
         if not name:
@@ -419,7 +423,7 @@ def _check_columns(
         if name in seen:
             raise InputError("column appears twice in the header", path=path, line=1, field=name)
         seen.add(name)
-        if name not in columns:
+        if columns is not None and name not in columns:
             raise InputError(
                 f"unknown column (expected some of: {', '.join(columns)}; "
                 "rename foreign columns with --map FOREIGN=ours, drop with --map FOREIGN=)",
@@ -438,7 +442,10 @@ def _check_columns(
 
 
 def _parquet_rows(
-    path: Path, columns: Sequence[str], required: Sequence[str], column_map: Mapping[str, str]
+    path: Path,
+    columns: Sequence[str] | None,
+    required: Sequence[str],
+    column_map: Mapping[str, str],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     pa, pq = pyarrow_modules()
     if not path.exists():
@@ -454,6 +461,61 @@ def _parquet_rows(
     if drop:
         table = table.drop_columns(drop)
     yield from enumerate(table.to_pylist(), start=1)
+
+
+def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, record)`` for every row of any JSONL, CSV or Parquet table, as it is.
+
+    No column is required or refused (callers map foreign columns themselves); missing values
+    (empty CSV cells, nulls) are left out of the record. Errors as for every reader: malformed
+    JSON or CSV, a row with the wrong number of cells, a repeated CSV header, with the line.
+    """
+    p = Path(path)
+    fmt = detect_format(p)
+    if fmt is Format.JSONL:
+        rows: Iterable[tuple[int, dict[str, Any]]] = _jsonl_rows(p)
+    elif fmt is Format.CSV:
+        rows = _csv_rows(p, None, (), {})
+    else:
+        rows = _parquet_rows(p, None, (), {})
+    for line, rec in rows:
+        yield line, _drop_nones(rec)
+
+
+def table_columns(path: str | Path) -> list[str] | None:
+    """The header of a CSV or the column names of a Parquet file; None for JSONL."""
+    p = Path(path)
+    fmt = detect_format(p)
+    if fmt is Format.JSONL:
+        return None
+    if fmt is Format.PARQUET:
+        pa, pq = pyarrow_modules()
+        try:
+            return list(pq.read_schema(p).names)
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
+    with _open_text(p) as fh:
+        try:
+            header = next(csv.reader(fh), None)
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputError(f"malformed CSV ({exc})", path=p, line=1) from None
+    if header is None:
+        raise InputError("empty file, expected a header row", path=p, line=1)
+    return header
+
+
+def trace_from_record(
+    record: dict[str, Any],
+    path: str | Path,
+    line: int,
+    aliases: Mapping[str, Verdict] | None = None,
+) -> Trace:
+    """Validate one trace record (our field names) exactly as :func:`read_traces` does.
+
+    The verdict goes through the alias table (the raw text kept in ``raw_verdict``); nested
+    passages may be objects with missing values left out. Errors name path, line and field.
+    """
+    return _prepare_trace(dict(record), Path(path), line, aliases, {})
 
 
 def _drop_nones(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,37 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
     return out
 
 
+def _column_map(values: list[str]) -> dict[str, tuple[str, ...]]:
+    """Parse repeated ``--map FOREIGN=ours`` into foreign -> our fields.
+
+    A repeated key copies the column into several fields; ``FOREIGN=`` drops it (and cannot be
+    combined with a target).
+    """
+    out: dict[str, list[str]] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ConfigError(f"--map expects KEY=VALUE, got {item!r}")
+        targets = out.setdefault(key, [])
+        if value in targets:
+            raise ConfigError(f"--map {key}={value} given twice")
+        if (not value and targets) or (value and "" in targets):
+            raise ConfigError(f"--map {key}= drops column {key!r}; it cannot also fill a field")
+        targets.append(value)
+    return {k: tuple(t for t in v if t) for k, v in out.items()}
+
+
+def _passage_columns(values: list[str]) -> tuple[tuple[str, str | None], ...]:
+    out = []
+    for item in values:
+        column, sep, source = item.partition("=")
+        if not column.strip() or (sep and not source.strip()):
+            raise ConfigError(f"--passage-column expects COLUMN or COLUMN=SOURCE, got {item!r}")
+        out.append((column.strip(), source.strip() if sep else None))
+    return tuple(out)
+
+
 def _aliases(values: list[str]) -> dict[str, Verdict]:
     out: dict[str, Verdict] = {}
     for raw, canonical in _pairs(values, "--alias").items():
@@ -64,7 +95,11 @@ def ingest(
     ] = None,
     mapping: Annotated[
         list[str] | None,
-        typer.Option("--map", help="Rename a foreign column: FOREIGN=ours (FOREIGN= drops it)."),
+        typer.Option(
+            "--map",
+            help="Rename a foreign column: FOREIGN=ours (FOREIGN= drops it; repeat FOREIGN to "
+            "copy it into several fields, e.g. --map text=claim --map text=sentence).",
+        ),
     ] = None,
     alias: Annotated[
         list[str] | None,
@@ -72,6 +107,31 @@ def ingest(
     ] = None,
     system: Annotated[
         str | None, typer.Option("--system", help="System name for inputs that lack one.")
+    ] = None,
+    verifier: Annotated[
+        str | None,
+        typer.Option("--verifier", help="generic: verifier name for rows without one."),
+    ] = None,
+    retriever: Annotated[
+        str | None,
+        typer.Option("--retriever", help="generic: retriever name for rows without one."),
+    ] = None,
+    passage_column: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--passage-column",
+            help="generic: a text column that becomes passages, COLUMN or COLUMN=SOURCE "
+            "(repeatable; ranks follow the order given).",
+        ),
+    ] = None,
+    label_rule: Annotated[
+        str | None,
+        typer.Option(
+            "--label-rule",
+            help="generic: clinical label from a categorical column, e.g. "
+            "'label in {false, mixture} -> error' (write them with --labels-out; see "
+            "docs/trace-format.md).",
+        ),
     ] = None,
     passages: Annotated[
         Path | None,
@@ -95,15 +155,30 @@ def ingest(
 ) -> None:
     """Read PATH... with ADAPTER and write failcodes traces/labels (format by extension)."""
     chosen = get_adapter(adapter)
+    generic_only = {
+        "--verifier": verifier,
+        "--retriever": retriever,
+        "--passage-column": passage_column,
+        "--label-rule": label_rule,
+    }
+    given = [name for name, value in generic_only.items() if value]
+    if given and adapter != "generic":
+        raise ConfigError(f"{', '.join(given)}: generic adapter only (not {adapter!r})")
+    if mapping and not adapter.startswith("generic"):
+        raise ConfigError(f"--map applies to the generic adapters, not {adapter!r}")
     declared = parse_evidence_declarations(evidence or [])
     if declared and chosen.output is not Output.TRACES:
         raise ConfigError(f"adapter {adapter!r} writes labels; --evidence describes traces")
     options = AdapterOptions(
-        column_map=_pairs(mapping or [], "--map"),
+        column_map=_column_map(mapping or []),
         aliases=_aliases(alias or []),
         system=system,
         passages=passages,
         extra=_pairs(option or [], "--option"),
+        passage_columns=_passage_columns(passage_column or []),
+        label_rule=label_rule,
+        verifier=verifier,
+        retriever=retriever,
     )
     # Check every output extension before any reading, so a typo fails fast.
     for target in (out, labels_out, sentences_out):

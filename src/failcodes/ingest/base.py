@@ -27,17 +27,39 @@ class Output(StrEnum):
 class AdapterOptions:
     """Options shared by every adapter, plus adapter-specific ``extra`` settings.
 
-    ``column_map`` renames foreign fields (foreign -> ours; empty target drops), ``aliases``
-    adds raw-verdict spellings, ``system`` names the system for adapters whose files do not
-    say it, ``passages`` is an explicit CSV passages table (generic adapter), and ``extra``
-    holds ``--option KEY=VALUE`` settings documented by each adapter.
+    ``column_map`` maps foreign fields to ours (foreign -> one or more of ours; an empty
+    tuple drops the field), ``aliases`` adds raw-verdict spellings, ``system`` names the
+    system for adapters whose files do not say it, ``passages`` is an explicit CSV passages
+    table (generic adapter), and ``extra`` holds ``--option KEY=VALUE`` settings documented by
+    each adapter. The generic adapter also takes ``passage_columns`` (column, source name),
+    ``label_rule`` (``--label-rule`` text) and ``verifier`` / ``retriever`` constants.
     """
 
-    column_map: Mapping[str, str] = field(default_factory=dict)
+    column_map: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     aliases: Mapping[str, Verdict] = field(default_factory=dict)
     system: str | None = None
     passages: Path | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
+    passage_columns: tuple[tuple[str, str | None], ...] = ()
+    label_rule: str | None = None
+    verifier: str | None = None
+    retriever: str | None = None
+
+    def renames(self) -> dict[str, str]:
+        """``column_map`` as foreign -> ours ('' drops).
+
+        A column copied to several fields is a :class:`ConfigError` (only the generic
+        adapter's table reading copies).
+        """
+        out: dict[str, str] = {}
+        for src, targets in self.column_map.items():
+            if len(targets) > 1:
+                raise ConfigError(
+                    f"--map {src} names several fields ({', '.join(targets)}); copying one "
+                    "column into several fields works for tables without a passages table"
+                )
+            out[src] = targets[0] if targets else ""
+        return out
 
     def option(self, name: str, allowed: Sequence[str], default: str) -> str:
         """Return ``extra[name]`` (checked against ``allowed`` if non-empty) or ``default``."""

@@ -1,10 +1,21 @@
-"""The ``generic`` adapter: files already in the trace format (JSONL, CSV, Parquet).
+"""The ``generic`` adapter: any claim- or sentence-level table, or the trace format itself.
 
-Foreign column names are renamed with ``AdapterOptions.column_map`` (CLI ``--map
-claim_text=claim``; ``--map notes=`` drops a column) and extra raw verdict spellings are
-accepted with ``aliases`` (CLI ``--alias Yes=supported``). ``system`` (CLI ``--system``) fills
-the ``system`` field of records that have none. ``generic-labels`` does the same for clinical
-label files.
+Two ways in (docs/trace-format.md):
+
+- **Any table** (JSONL, CSV or Parquet, one row per claim or per sentence), with options alone
+  (:mod:`failcodes.ingest.table`): ``--map`` renames a column, copies it into several fields
+  (repeat the key: ``--map text=claim --map text=sentence``) or drops it (``--map notes=``);
+  ``question_id``/``sentence_id``/``claim_id`` default to each other; ``--passage-column
+  COL[=SOURCE]`` turns text columns into passages; ``--label-rule`` derives the clinical
+  label from a categorical column (``--labels-out``); ``--system``/``--verifier``/
+  ``--retriever`` fill fields the table lacks; ``--alias`` adds verdict spellings;
+  ``--option ids=line`` numbers rows without ids; ``--option unmapped=drop`` ignores columns
+  that are neither mapped nor trace fields.
+- **A trace CSV with its passages table** (``X.csv`` + ``X.passages.csv``, or ``--passages``):
+  read as the trace format (:func:`failcodes.dataio.read_traces`); every trace column must be
+  there, and the table options above do not apply.
+
+``generic-labels`` reads clinical label files in failcodes' label format (``--map`` renames).
 """
 
 from __future__ import annotations
@@ -15,22 +26,69 @@ from pathlib import Path
 from failcodes import dataio
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.label_rule import parse_label_rule
+from failcodes.ingest.table import PassageColumn, TableSpec, read_tables
 from failcodes.labels import Label
 from failcodes.traces import Trace
 
+OPTIONS: tuple[str, ...] = ("ids", "unmapped")
+
+
+def _table_spec(options: AdapterOptions) -> TableSpec:
+    return TableSpec(
+        column_map=options.column_map,
+        passage_columns=tuple(PassageColumn(c, s) for c, s in options.passage_columns),
+        label_rule=parse_label_rule(options.label_rule) if options.label_rule else None,
+        aliases=options.aliases,
+        system=options.system,
+        verifier=options.verifier,
+        retriever=options.retriever,
+        ids=options.extra.get("ids", "columns"),
+        unmapped=options.extra.get("unmapped", "error"),
+    )
+
+
+def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:
+    if options.passages is not None:
+        return True
+    return any(
+        dataio.detect_format(p) is dataio.Format.CSV and dataio.passages_path_for(p).exists()
+        for p in paths
+    )
+
 
 class GenericTraces:
-    """Read traces in failcodes' own format, with optional column renaming and aliases."""
+    """Read any claim/sentence table (or the trace format) into traces and, optionally, labels."""
 
     name = "generic"
-    description = "traces in the failcodes trace format (JSONL, CSV + passages table, Parquet)"
+    description = (
+        "any claim- or sentence-level table (JSONL, CSV, Parquet) via --map, --passage-column, "
+        "--label-rule; or traces in the failcodes format (CSV + passages table)"
+    )
     output = Output.TRACES
 
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Read and concatenate ``paths``; (system, claim_id) must be unique across all."""
-        options.check_extra(self.name, ())
+        options.check_extra(self.name, OPTIONS)
+        spec = _table_spec(options)
+        if not _has_passages_table(paths, options):
+            result = read_tables(paths, spec)
+            return IngestResult(traces=result.traces, labels=result.labels, notes=result.notes)
         if options.passages is not None and len(paths) != 1:
             raise ConfigError("--passages goes with exactly one CSV traces file")
+        table_only = {
+            "--passage-column": bool(options.passage_columns),
+            "--label-rule": options.label_rule is not None,
+            "--verifier": options.verifier is not None,
+            "--retriever": options.retriever is not None,
+            "--option": bool(options.extra),
+        }
+        used = [name for name, on in table_only.items() if on]
+        if used:
+            raise ConfigError(
+                f"{', '.join(used)} read foreign tables; a trace CSV with a passages table is "
+                "read as the trace format (put passages in text columns instead)"
+            )
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
         traces: list[Trace] = []
         for path in paths:
@@ -39,7 +97,7 @@ class GenericTraces:
                     path,
                     passages_path=options.passages,
                     aliases=options.aliases,
-                    column_map=options.column_map,
+                    column_map=options.renames(),
                     seen=seen,
                     default_system=options.system,
                 )
@@ -60,7 +118,7 @@ class GenericLabels:
         labels: list[Label] = []
         seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
         for path in paths:
-            labels.extend(dataio.read_labels(path, column_map=options.column_map, seen=seen))
+            labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
         return IngestResult(labels=labels)
 
 

@@ -1,0 +1,161 @@
+"""Label rules: a clinical ``has_error`` label derived from a categorical column.
+
+Written on the command line as ``--label-rule``; clauses are separated by ``;``::
+
+    label in {false, mixture} -> error
+    label in {2} -> error; label in {0} -> no_error; otherwise -> skip
+    verdict = refuted -> error
+
+A clause is ``COLUMN in {A, B, ...} -> OUTCOME``, ``COLUMN = A -> OUTCOME`` or
+``otherwise -> OUTCOME``; ``OUTCOME`` is ``error`` (``has_error`` true), ``no_error`` or
+``skip`` (no label for that row). Values are compared as text, case-insensitively, after
+trimming; quote a value that holds a comma, brace or semicolon (``"a, b"``). Every clause
+names the same column. With a single ``error`` (or ``no_error``) clause and no
+``otherwise``, every other value gets the opposite outcome. Otherwise a value no clause
+names, or a row without the column, is an error that names the value and the rule (add
+``otherwise -> skip`` to leave such rows unlabelled).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from failcodes.errors import ConfigError, InputError
+
+
+class Outcome(StrEnum):
+    """What a label rule makes of a row."""
+
+    ERROR = "error"
+    NO_ERROR = "no_error"
+    SKIP = "skip"
+
+
+_OPPOSITE = {Outcome.ERROR: Outcome.NO_ERROR, Outcome.NO_ERROR: Outcome.ERROR}
+_CLAUSE = re.compile(
+    r"^\s*(?:(?P<otherwise>otherwise)|(?P<column>.+?)\s+in\s*\{(?P<values>.*)\}"
+    r"|(?P<column_eq>.+?)\s*==?\s*(?P<value>[^{}]+?))\s*->\s*(?P<outcome>\S+)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_SYNTAX = (
+    "expected clauses like 'COLUMN in {A, B} -> error|no_error|skip', 'COLUMN = A -> ...' or "
+    "'otherwise -> ...', separated by ';'"
+)
+
+
+def _key(value: object) -> str:
+    """The text a cell is compared as (booleans as true/false, 2.0 as 2)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip().casefold()
+
+
+def _clauses(text: str) -> list[str]:
+    """Split on ``;`` outside double quotes and braces."""
+    parts: list[str] = []
+    depth, quoted, cur = 0, False, ""
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "{}":
+            depth += 1 if ch == "{" else -1
+        if ch == ";" and not quoted and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p for p in parts if p.strip()]
+
+
+def _values(raw: str, rule: str) -> list[str]:
+    try:
+        (cells,) = list(csv.reader([raw], skipinitialspace=True))
+    except (csv.Error, ValueError):
+        raise ConfigError(f"--label-rule {rule!r}: cannot read the values {{{raw}}}") from None
+    values = [c.strip() for c in cells]
+    if not values or any(v == "" for v in values):
+        raise ConfigError(f"--label-rule {rule!r}: empty value in {{{raw}}}")
+    return values
+
+
+@dataclass(frozen=True)
+class LabelRule:
+    """A parsed label rule: ``column``, value -> outcome, and the outcome of other values."""
+
+    text: str
+    column: str
+    outcomes: dict[str, Outcome]
+    otherwise: Outcome | None
+
+    def outcome(
+        self, value: object, *, path: str | None = None, line: int | None = None
+    ) -> Outcome:
+        """The outcome for one cell (``None`` = the row has no value in the column)."""
+        if value is not None and not (isinstance(value, str) and not value.strip()):
+            found = self.outcomes.get(_key(value))
+            if found is not None:
+                return found
+        if self.otherwise is not None:
+            return self.otherwise
+        what = "no value" if value is None else f"value {value!r}"
+        known = ", ".join(sorted(self.outcomes))
+        raise InputError(
+            f"{what} is not named by --label-rule {self.text!r} (it names: {known}); add "
+            "'otherwise -> skip' (or error/no_error) for such rows",
+            path=path,
+            line=line,
+            field=self.column,
+        )
+
+
+def parse_label_rule(text: str) -> LabelRule:
+    """Parse a ``--label-rule`` string; a :class:`ConfigError` (one line) if it is malformed."""
+    clauses = _clauses(text)
+    if not clauses:
+        raise ConfigError(f"--label-rule is empty; {_SYNTAX}")
+    column: str | None = None
+    outcomes: dict[str, Outcome] = {}
+    otherwise: Outcome | None = None
+    for clause in clauses:
+        m = _CLAUSE.match(clause)
+        if m is None:
+            raise ConfigError(f"--label-rule {text!r}: cannot read {clause.strip()!r}; {_SYNTAX}")
+        try:
+            outcome = Outcome(m["outcome"].lower())
+        except ValueError:
+            raise ConfigError(
+                f"--label-rule {text!r}: unknown outcome {m['outcome']!r} "
+                "(expected error, no_error or skip)"
+            ) from None
+        if m["otherwise"]:
+            if otherwise is not None:
+                raise ConfigError(f"--label-rule {text!r}: 'otherwise' given twice")
+            otherwise = outcome
+            continue
+        name = (m["column"] or m["column_eq"]).strip().strip('"')
+        values = _values(m["values"], text) if m["column"] else _values(m["value"], text)
+        if column is not None and name != column:
+            raise ConfigError(
+                f"--label-rule {text!r}: every clause must name the same column "
+                f"({column!r} and {name!r})"
+            )
+        column = name
+        for v in values:
+            key = _key(v)
+            if key in outcomes:
+                raise ConfigError(f"--label-rule {text!r}: value {v!r} appears in two clauses")
+            outcomes[key] = outcome
+    if column is None:
+        raise ConfigError(f"--label-rule {text!r}: no clause names a column; {_SYNTAX}")
+    kinds = set(outcomes.values())
+    if otherwise is None and len(clauses) == 1 and kinds <= set(_OPPOSITE):
+        otherwise = _OPPOSITE[next(iter(kinds))]
+    if otherwise is None and kinds == {Outcome.SKIP}:
+        raise ConfigError(f"--label-rule {text!r}: a rule that only skips gives no label")
+    return LabelRule(text=text, column=column, outcomes=outcomes, otherwise=otherwise)

@@ -1,0 +1,330 @@
+"""Any claim-level or sentence-level table -> traces and labels (the generic adapter's rules).
+
+A foreign table (JSONL, CSV or Parquet; one row per claim, or per sentence) becomes traces
+with options alone (docs/trace-format.md, "Your own table"):
+
+- ``column_map``: foreign column -> one or more trace fields (``--map text=claim --map
+  text=sentence`` copies one column into two fields; ``--map notes=`` drops a column).
+  The targets ``label_rationale``, ``label_severity`` and ``label_annotator`` go to the
+  label instead of the trace.
+- ids: ``claim_id`` defaults to ``sentence_id`` and ``sentence_id`` to ``claim_id`` (a
+  claim-level table is one claim per sentence; a sentence-level table one sentence per
+  claim); ``question_id`` defaults to ``sentence_id``; ``claim`` defaults to ``sentence``.
+  With ``ids="line"`` a table without id columns gets ``claim_id`` = ``L<line>``.
+- ``passage_columns``: text columns that become passages, in the order given (rank 1, 2,
+  ...); a cell holding a list of strings gives one passage per item; empty cells none. Each
+  may name its source (``--passage-column en_top_sentences=medizin-transparent``); without
+  one the passage has no source metadata.
+- ``label_rule``: ``has_error`` from a categorical column (:mod:`failcodes.ingest.label_rule`).
+  Labels are per claim when claim and sentence ids differ anywhere, else per sentence; rows
+  of several systems that label the same target must agree.
+- ``system`` / ``verifier`` / ``retriever``: constants for rows that have no such column
+  (map a column onto the field to take it from the table instead).
+- ``unmapped="drop"`` leaves out columns that are neither trace fields nor mapped; by default
+  such a column is an error naming it (so a typo in ``--map`` does not go unnoticed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from failcodes import dataio
+from failcodes.errors import ConfigError, InputError
+from failcodes.ingest.label_rule import LabelRule, Outcome
+from failcodes.labels import Label
+from failcodes.traces import Trace
+from failcodes.verdicts import Verdict
+
+#: Map targets that fill the label (not the trace), with the Label field they fill.
+LABEL_TARGETS: dict[str, str] = {
+    "label_rationale": "rationale",
+    "label_severity": "severity",
+    "label_annotator": "annotator",
+}
+TRACE_FIELDS: tuple[str, ...] = tuple(Trace.model_fields)
+ID_MODES: tuple[str, ...] = ("columns", "line")
+UNMAPPED_MODES: tuple[str, ...] = ("error", "drop")
+
+
+@dataclass(frozen=True)
+class PassageColumn:
+    """A text column that becomes passages, with the source name they get (if any)."""
+
+    column: str
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """How the rows of a foreign table become traces and labels (see the module docstring)."""
+
+    column_map: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    passage_columns: tuple[PassageColumn, ...] = ()
+    label_rule: LabelRule | None = None
+    aliases: Mapping[str, Verdict] = field(default_factory=dict)
+    system: str | None = None
+    verifier: str | None = None
+    retriever: str | None = None
+    ids: str = "columns"
+    unmapped: str = "error"
+
+    def check(self) -> None:
+        """Refuse contradictory settings with one line (a :class:`ConfigError`)."""
+        known = {*TRACE_FIELDS, *LABEL_TARGETS}
+        owner: dict[str, str] = {}
+        for src, targets in self.column_map.items():
+            for target in targets:
+                if target not in known:
+                    raise ConfigError(
+                        f"--map {src}={target}: {target!r} is not a trace field "
+                        f"(fields: {', '.join(TRACE_FIELDS)}; label: {', '.join(LABEL_TARGETS)})"
+                    )
+                if target in owner:
+                    raise ConfigError(
+                        f"--map: field {target!r} is filled from both {owner[target]!r} and {src!r}"
+                    )
+                owner[target] = src
+        used = [p.column for p in self.passage_columns]
+        for col in used:
+            if used.count(col) > 1:
+                raise ConfigError(f"--passage-column {col!r} given twice")
+            if col in self.column_map:
+                raise ConfigError(f"column {col!r} is both mapped (--map) and a passage column")
+        if self.passage_columns and "passages" in owner:
+            raise ConfigError("--passage-column and --map ...=passages do not mix")
+        if self.ids not in ID_MODES:
+            raise ConfigError(f"--option ids={self.ids!r} is not one of: {', '.join(ID_MODES)}")
+        if self.unmapped not in UNMAPPED_MODES:
+            raise ConfigError(
+                f"--option unmapped={self.unmapped!r} is not one of: {', '.join(UNMAPPED_MODES)}"
+            )
+
+
+def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
+    """Header-level errors of a CSV/Parquet table: unknown and missing columns (line 1)."""
+    consumed = {p.column for p in spec.passage_columns}
+    if spec.label_rule is not None:
+        consumed.add(spec.label_rule.column)
+    fields: set[str] = set()
+    for name in header:
+        if not name:
+            continue
+        if name in spec.column_map:
+            fields.update(spec.column_map[name])
+        elif name in consumed:
+            continue
+        elif name in TRACE_FIELDS:
+            fields.add(name)
+        elif spec.unmapped == "error":
+            raise InputError(
+                f"unknown column (expected some of: {', '.join(TRACE_FIELDS)}; rename foreign "
+                "columns with --map FOREIGN=ours, drop with --map FOREIGN= or all unmapped "
+                "ones with --option unmapped=drop)",
+                path=path,
+                line=1,
+                field=name,
+            )
+    missing = [
+        c
+        for c in (p.column for p in spec.passage_columns)
+        if c not in header and c not in spec.column_map
+    ]
+    if spec.label_rule is not None and spec.label_rule.column not in header:
+        missing.insert(0, spec.label_rule.column)
+    required: list[str] = []
+    if not fields & {"claim_id", "sentence_id"} and spec.ids == "columns":
+        required.append("claim_id")
+    if not fields & {"claim", "sentence"}:
+        required.append("claim")
+    if "verdict" not in fields:
+        required.append("verdict")
+    if "system" not in fields and spec.system is None:
+        required.append("system")
+    for name in [*missing, *required]:
+        have = ", ".join(h for h in header if h)
+        hint = ""
+        if name == "claim_id":
+            hint = "; or claim_id from row numbers with --option ids=line"
+        elif name == "system":
+            hint = "; or name it with --system"
+        raise InputError(f"missing column (have: {have}{hint})", path=path, line=1, field=name)
+
+
+def _passages(
+    raw: Mapping[str, Any], spec: TableSpec, claim_id: str, path: Path, line: int
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for pc in spec.passage_columns:
+        cell = raw.get(pc.column)
+        if cell is None:
+            continue
+        if isinstance(cell, str):
+            items = [cell] if cell.strip() else []
+            ids = [f"{claim_id}:{pc.column}"]
+        elif isinstance(cell, list) and all(isinstance(x, str) for x in cell):
+            items = [x for x in cell if x.strip()]
+            ids = [f"{claim_id}:{pc.column}:{i}" for i in range(1, len(items) + 1)]
+        else:
+            raise InputError(
+                f"a passage column holds text or a list of texts, got {type(cell).__name__}",
+                path=path,
+                line=line,
+                field=pc.column,
+            )
+        for pid, text in zip(ids, items, strict=False):
+            passage: dict[str, Any] = {"passage_id": pid, "rank": len(out) + 1, "text": text}
+            if pc.source is not None:
+                passage["source"] = pc.source
+            out.append(passage)
+    return out
+
+
+def _row(
+    raw: Mapping[str, Any], spec: TableSpec, path: Path, line: int
+) -> tuple[Trace, Label | None]:
+    consumed = {p.column for p in spec.passage_columns}
+    if spec.label_rule is not None:
+        consumed.add(spec.label_rule.column)
+    rec: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for key, value in raw.items():
+        if key in spec.column_map:
+            targets = spec.column_map[key]
+        elif key in consumed or (spec.unmapped == "drop" and key not in TRACE_FIELDS):
+            continue
+        else:
+            targets = (key,)
+        for target in targets:
+            if target in rec:
+                raise InputError(
+                    f"field {target!r} comes from both column {origin[target]!r} and column "
+                    f"{key!r}; drop one with --map {key}=",
+                    path=path,
+                    line=line,
+                    field=target,
+                )
+            rec[target] = value
+            origin[target] = key
+    label_extra = {LABEL_TARGETS[k]: rec.pop(k) for k in list(rec) if k in LABEL_TARGETS}
+    if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
+        rec["claim_id"] = f"L{line}"
+    if "claim_id" not in rec and "sentence_id" in rec:
+        rec["claim_id"] = rec["sentence_id"]
+    if "sentence_id" not in rec and "claim_id" in rec:
+        rec["sentence_id"] = rec["claim_id"]
+    if "question_id" not in rec and "sentence_id" in rec:
+        rec["question_id"] = rec["sentence_id"]
+    if "claim" not in rec and "sentence" in rec:
+        rec["claim"] = rec["sentence"]
+    for name, value in (
+        ("system", spec.system),
+        ("verifier", spec.verifier),
+        ("retriever", spec.retriever),
+    ):
+        if value is not None and name not in rec:
+            rec[name] = value
+    if spec.passage_columns:
+        if "passages" in rec:
+            raise InputError(
+                "the row has passages and --passage-column adds more; use one or the other",
+                path=path,
+                line=line,
+                field="passages",
+            )
+        claim_id = rec.get("claim_id")
+        rec["passages"] = _passages(raw, spec, str(claim_id), path, line)
+    trace = dataio.trace_from_record(rec, path, line, spec.aliases)
+    label: Label | None = None
+    rule = spec.label_rule
+    if rule is not None:
+        outcome = rule.outcome(raw.get(rule.column), path=str(path), line=line)
+        if outcome is not Outcome.SKIP:
+            label = Label(
+                sentence_id=trace.sentence_id,
+                claim_id=trace.claim_id,
+                question_id=trace.question_id,
+                has_error=outcome is Outcome.ERROR,
+                sentence=trace.sentence,
+                **{k: str(v) for k, v in label_extra.items()},
+            )
+    return trace, label
+
+
+@dataclass
+class TableResult:
+    """Traces and labels of one or more tables, and facts worth printing."""
+
+    traces: list[Trace] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
+    """Read foreign tables into traces (and labels, with a label rule); see the module doc."""
+    spec.check()
+    seen: dict[tuple[str, str], tuple[Path, int]] = {}
+    traces: list[Trace] = []
+    drafts: list[tuple[Label, Path, int]] = []
+    for path in paths:
+        header = dataio.table_columns(path)
+        if header is not None:
+            check_header(path, header, spec)
+        for line, raw in dataio.table_rows(path):
+            trace, label = _row(raw, spec, path, line)
+            key = (trace.system, trace.claim_id)
+            if key in seen:
+                first_path, first_line = seen[key]
+                where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+                raise InputError(
+                    f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
+                    f"first at {where}",
+                    path=path,
+                    line=line,
+                    field="claim_id",
+                )
+            seen[key] = (path, line)
+            traces.append(trace)
+            if label is not None:
+                drafts.append((label, path, line))
+    result = TableResult(traces=traces)
+    if spec.label_rule is not None:
+        result.labels = _labels(
+            drafts, claim_level=any(t.claim_id != t.sentence_id for t in traces)
+        )
+        n_skipped = len(traces) - len(drafts)
+        level = "claim" if any(t.claim_id != t.sentence_id for t in traces) else "sentence"
+        result.notes.append(
+            f"label rule {spec.label_rule.text!r}: {sum(lb.has_error for lb in result.labels):,} "
+            f"error / {sum(not lb.has_error for lb in result.labels):,} no-error {level} "
+            f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
+        )
+    return result
+
+
+def _labels(drafts: Sequence[tuple[Label, Path, int]], *, claim_level: bool) -> list[Label]:
+    """One label per target; rows (e.g. of several systems) naming one target must agree."""
+    out: dict[tuple[str, str], tuple[Label, Path, int]] = {}
+    for label, path, line in drafts:
+        if claim_level:
+            target = ("claim", label.claim_id or "")
+        else:
+            label = label.model_copy(update={"claim_id": None})
+            target = ("sentence", label.sentence_id or "")
+        if target in out:
+            first, first_path, first_line = out[target]
+            if first.has_error != label.has_error:
+                where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+                raise InputError(
+                    f"the label rule gives {target[0]} {target[1]!r} has_error="
+                    f"{str(label.has_error).lower()} here but {str(first.has_error).lower()} at "
+                    f"{where}",
+                    path=path,
+                    line=line,
+                    field=f"{target[0]}_id",
+                )
+            continue
+        out[target] = (label, path, line)
+    return [lb for lb, _, _ in out.values()]
