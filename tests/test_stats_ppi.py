@@ -191,3 +191,18 @@ def test_score_interval_by_hand_for_ppi() -> None:
     # the upper root lies above 1 (1 itself is inside the region), so the bound is clipped
     assert gap(1.0) < 0
     assert result["high"] == 1.0
+
+
+def test_constant_human_codes_never_give_a_zero_width_interval() -> None:
+    # No reviewed unit carries the code, the judge gave it to one unreviewed unit: lam = 0,
+    # the corrected share is the human-only 0/20 with Wilson's interval, not [0, 0].
+    result = share_estimates([Stratum([0] * 20, [0] * 19 + [1], [1] + [0] * 80)])
+    assert result.lam == 0
+    low, high = proportion_confint(0, 20, alpha=0.05, method="wilson")
+    assert result.corrected.estimate == 0
+    assert (result.corrected.ci_low, result.corrected.ci_high) == (
+        pytest.approx(low, abs=1e-12),
+        pytest.approx(high),
+    )
+    assert result.corrected.ci_method == "score"
+    assert result.warning == "the reviewed units all have the same human code"

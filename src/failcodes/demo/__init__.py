@@ -6,7 +6,8 @@
 CLI prints it. Steps never print.
 
 To add a step: write ``def _my_step(ctx: DemoContext) -> StepOutput`` in the step module of
-its theme (``pipeline``, ``coding``, ``statistics``, ``benchmarks``, ``reporting``; shared
+its theme (``pipeline``, ``coding``, ``statistics``, ``benchmarks``, ``humanloop``,
+``reporting``; shared
 pieces in ``_base``, datasets in ``datasets``), keep it small and fast, and append
 ``DemoStep("name", "what it shows", _my_step)`` to :data:`STEPS` here. Bundled datasets are
 loaded by :data:`BUNDLED_DATASETS`; a dataset whose bundled files are absent is skipped (and
@@ -37,6 +38,7 @@ from failcodes.demo.coding import (
     scale_step,
 )
 from failcodes.demo.datasets import BUNDLED_DATASETS
+from failcodes.demo.humanloop import review_loop_step
 from failcodes.demo.pipeline import compare_step, disagreements_step, ingest_step, metrics_step
 from failcodes.demo.reporting import report_step
 from failcodes.demo.statistics import agreement_step
@@ -77,6 +79,11 @@ STEPS: list[DemoStep] = [
         "labelstudio",
         "Label Studio labeling configs and review tasks for the judged units (no server)",
         labelstudio_step,
+    ),
+    DemoStep(
+        "review-loop",
+        "review plan -> SIMULATED reviewer from SciFact gold -> corrected (PPI++) shares",
+        review_loop_step,
     ),
     DemoStep("compare", "Cochran's Q, McNemar and F1/recall tests between systems", compare_step),
     DemoStep("report", "HTML report with paper tables and figures", report_step),

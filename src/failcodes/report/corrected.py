@@ -7,7 +7,10 @@ rows; a row counts as reviewed when its unit is in the plan's estimation sample 
 coded it. Within a cell the rows are split by the unit's plan stratum, and
 :func:`failcodes.stats.ppi.share_estimates` combines the strata (weights: their shares of the
 cell's rows). Targeted units and units reviewed outside the plan never enter the estimates
-(their judge codes count as unreviewed rows, like every other unit not drawn).
+(their judge codes count as unreviewed rows, like every other unit not drawn). The all-high
+cell uses the judge table's rule (:func:`failcodes.attribution.is_all_high`) for the human
+codes too; rows the judge's rule left undecided are out of that cell, as in Table 8; a reviewed
+unit whose human codes assess no dimension counts as not all-high.
 
 A unit drawn but not reviewed yet is treated as not drawn (its judge code counts); the
 estimate then assumes the missing reviews are missing at random, and the table says how many
@@ -22,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from failcodes.annotations import Annotation, Status
+from failcodes.attribution import is_all_high
 from failcodes.codebook import Part
 from failcodes.errors import StatisticsError
 from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
@@ -42,7 +46,12 @@ METHOD_NOTE = (
 
 
 def _human_flag(ann: Annotation, part: Part) -> bool:
-    return all(ann.codes.get(d.id) == d.high_quality_code for d in part.dimensions)
+    """The all-high rule of the judge's table (not-assessable dimensions left out)."""
+    return is_all_high(ann, {d.id: d.high_quality_code for d in part.dimensions}) is True
+
+
+def _flag(value: object) -> float:
+    return float(value is True or value == "True" or value == 1)
 
 
 def _pct(value: float) -> str:
@@ -86,9 +95,11 @@ def corrected_rows(
             for _, piece in rows.groupby("_stratum", sort=True):
                 rev = piece[piece["_reviewed"]]
                 rest = piece[~piece["_reviewed"]]
-                if target is None:
-                    yhat = [float(v is True or v == "True") for v in rev[flag]]
-                    yhat_u = [float(v is True or v == "True") for v in rest[flag]]
+                if target is None:  # rows the judge's all-high rule could not decide are out
+                    rev = rev[rev[flag].notna()]
+                    rest = rest[rest[flag].notna()]
+                    yhat = [_flag(v) for v in rev[flag]]
+                    yhat_u = [_flag(v) for v in rest[flag]]
                     y = [float(_human_flag(humans[str(u)], part)) for u in rev["unit_id"]]
                 else:
                     yhat = [float(v == code_id) for v in rev[dim_id]]

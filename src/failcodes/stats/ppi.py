@@ -395,7 +395,10 @@ def share_estimates(
 
     Codes are 0/1. The corrected and judge-only intervals are Wald's (the corrected one as
     ``ppi_py`` computes it, clipped to [0, 1]); the human-only one is a score interval
-    (:func:`score_interval` with ``lam = 0``: Wilson's for one stratum).
+    (:func:`score_interval` with ``lam = 0``: Wilson's for one stratum). Where tuning gives the
+    judge no weight in any stratum (``lam = 0``, e.g. every reviewed unit has the same human
+    code) the corrected estimate *is* the human-only one, and so is its interval: never the
+    zero-width Wald interval of a constant sample.
 
     Strata weights are their shares of the cell's units (reviewed + unreviewed). A stratum
     with units but fewer than 2 reviewed ones makes the cell's estimate undefined
@@ -440,7 +443,9 @@ def share_estimates(
         n_reviewed=n_reviewed,
         judge=_wald(judge, z),
         human=_score(stacked, per_human, human, weights, z),
-        corrected=_wald(corrected, z),
+        corrected=_score(stacked, per_corrected, corrected, weights, z)
+        if bool(np.all(per_corrected.lam == 0))
+        else _wald(corrected, z),
         lam=float(corrected.lam),
         effective_n=effective_n,
         confidence=confidence,

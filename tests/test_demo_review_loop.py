@@ -1,0 +1,46 @@
+"""The demo's human-loop step: plan -> SIMULATED reviewer from SciFact gold -> corrected table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from failcodes.annotations import Annotation
+from failcodes.dataio import read_models_jsonl
+from failcodes.demo import STEPS, DemoContext
+from failcodes.demo.humanloop import SIMULATED_CODER
+from failcodes.reviewplan import read_plan
+
+NEEDED = ("ingest", "metrics", "disagreements", "codebook", "judge", "review-loop", "report")
+
+
+def test_review_loop_step_feeds_the_corrected_table(tmp_path: Path) -> None:
+    ctx = DemoContext(out_dir=tmp_path)
+    outputs = {s.name: s.run(ctx) for s in STEPS if s.name in NEEDED}
+    lines = outputs["review-loop"].lines
+    assert any("SIMULATED reviewer" in line and "no person" in line for line in lines)
+    plan = read_plan(tmp_path / "review" / "plans" / "scifact-dev.retrieval.json")
+    coded = pd.read_csv(tmp_path / plan.source)
+    assert plan.strata[0].population == coded["unit_id"].nunique()
+    reviews = read_models_jsonl(tmp_path / "review" / "simulated-scifact-gold.jsonl", Annotation)
+    assert {a.unit_id for a in reviews} == plan.estimation_ids()
+    assert {a.coder for a in reviews} == {SIMULATED_CODER}
+    # every bundled SciFact passage is a gold rationale -> the simulated answer is direct
+    assert coded["gold"].all()
+    assert all(a.codes["evidence_polarity"] == "direct_polarity" for a in reviews)
+
+    table = pd.read_csv(tmp_path / "report" / "tables" / "retrieval_quality_corrected.csv")
+    row = table[table["code"] == "direct_polarity"].iloc[0]
+    judge_share = (coded["evidence_polarity"] == "direct_polarity").mean()
+    assert row["judge-only (%)"] == pytest.approx(round(100 * judge_share, 1))
+    n = len(reviews)
+    low, high = proportion_confint(n, n, alpha=0.05, method="wilson")
+    # all reviewed units direct: the judge gets no weight, corrected = human-only (Wilson)
+    assert row["human-only (%)"] == f"100.0 [{100 * low:.1f}, {100 * high:.1f}]"
+    assert row["corrected (%)"] == row["human-only (%)"]
+    html = (tmp_path / "report" / "index.html").read_text()
+    assert "SIMULATED reviewer" in html
+    assert "prediction-powered inference" in html
