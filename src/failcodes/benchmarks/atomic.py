@@ -21,59 +21,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
-class ErrorCategory(StrEnum):
-    """Seed 003's human error categories for wrong atomic facts."""
-
-    HALLUCINATION = "hallucination"
-    INCORRECT_INFORMATION = "incorrect information"
-    MISSING_INFORMATION = "missing information"
-    LACK_OF_CONTEXT = "lack of context"
-
-
-class AnswerOutcome(StrEnum):
-    """How fact-checking changed the whole answer (human judgement)."""
-
-    IMPROVED = "improved"
-    UNCHANGED = "unchanged"
-    WORSENED = "worsened"
-
-
-class AtomicFact(BaseModel):
-    """One atomic fact with the pipeline verdict and the human evaluation."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    system: str
-    answer_id: str
-    fact_id: str
-    fact: str
-    verdict_false: bool = Field(description="True if the pipeline's verdict is FALSE.")
-    human_confirms: bool = Field(description="True if the human confirms the verdict.")
-    error_category: ErrorCategory | None = None
-    chunk_annotated: bool = False
-    correct_chunk_rank: int | None = Field(
-        default=None, ge=1, description="Rank of the correct chunk; None = not in the ranking."
-    )
-
-    @property
-    def is_wrong(self) -> bool:
-        """True if the fact is actually false (FALSE confirmed, or TRUE not confirmed)."""
-        return self.verdict_false == self.human_confirms
-
-
-class AtomicAnswer(BaseModel):
-    """One answer's outcome after fact-checking."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    system: str
-    answer_id: str
-    outcome: AnswerOutcome
+from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
 
 
 class AtomicReport(BaseModel):
@@ -186,3 +137,14 @@ def evaluate(facts: Sequence[AtomicFact], answers: Sequence[AtomicAnswer]) -> li
         )
         for s in systems
     ]
+
+
+__all__ = [
+    "AnswerOutcome",
+    "AtomicAnswer",
+    "AtomicFact",
+    "AtomicReport",
+    "ErrorCategory",
+    "evaluate",
+    "evaluate_system",
+]

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from failcodes.benchmarks.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
+from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
 from failcodes.dataio import iter_jsonl
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
