@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,3 +43,40 @@ def test_batch_moves_all_or_nothing(tmp_path: Path) -> None:
         raise RuntimeError("boom")
     assert (tmp_path / "x.txt").read_text(encoding="utf-8") == "x"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt", "y.txt"]
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_outputs_honour_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    # mkstemp makes 0600 files; every output used to keep that mode whatever the umask.
+    old = os.umask(umask)
+    try:
+        text = atomic_write_text(tmp_path / "a" / "t.txt", "x")
+        with AtomicBatch() as batch:
+            staged = batch.stage(tmp_path / "b.csv")
+            staged.write_text("y")
+        with atomic_path(tmp_path / "c.bin") as tmp:
+            tmp.write_bytes(b"z")
+    finally:
+        os.umask(old)
+    for path in (text, tmp_path / "b.csv", tmp_path / "c.bin"):
+        assert stat.S_IMODE(path.stat().st_mode) == mode, path
+
+
+def test_cli_outputs_honour_the_umask(tmp_path: Path) -> None:
+    src = tmp_path / "t.jsonl"
+    src.write_text(
+        json.dumps(
+            {"system": "s", "question_id": "q", "sentence_id": "s1", "claim_id": "c1",
+             "claim": "x", "verdict": "supported"}
+        ) + "\n"
+    )  # fmt: skip
+    for umask, mode in ((0o022, 0o644), (0o027, 0o640)):
+        out = tmp_path / f"o{umask:o}"
+        proc = subprocess.run(
+            [sys.executable, "-m", "failcodes", "ingest", "generic", str(src), "-o",
+             str(out / "t.csv")],
+            capture_output=True, text=True, timeout=60, preexec_fn=lambda m=umask: os.umask(m),
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        for name in ("t.csv", "t.passages.csv"):
+            assert stat.S_IMODE((out / name).stat().st_mode) == mode, (umask, name)

@@ -8,6 +8,10 @@ complete; on an exception the temporary file is deleted and the destination is u
 - :func:`atomic_path`: a context manager yielding a temporary path for writers that want a
   path (``DataFrame.to_csv``, ``Figure.savefig``, ...).
 - :class:`AtomicBatch`: several files moved into place together, or none of them.
+
+Output files get the mode a plain ``open(path, "w")`` would give them: ``0o666`` minus the
+process umask (the temporary file :func:`tempfile.mkstemp` creates is ``0o600``, which the
+rename would otherwise carry onto every output, so a report could not be served or shared).
 """
 
 from __future__ import annotations
@@ -19,15 +23,42 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["AtomicBatch", "atomic_path", "atomic_write_bytes", "atomic_write_text", "temp_path"]
+__all__ = [
+    "AtomicBatch",
+    "atomic_path",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "current_umask",
+    "new_file_mode",
+    "temp_path",
+]
+
+
+def current_umask() -> int:
+    """The process umask (read by setting it and putting it back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def new_file_mode() -> int:
+    """The mode a newly created regular file gets: ``0o666`` minus the umask."""
+    return 0o666 & ~current_umask()
 
 
 def temp_path(dest: str | Path) -> Path:
-    """Create (empty) and return a fresh temporary file beside ``dest``; make its folder."""
+    """Create (empty) and return a fresh temporary file beside ``dest``; make its folder.
+
+    The file gets :func:`new_file_mode` (not ``mkstemp``'s ``0o600``), so the output it
+    becomes honours the umask.
+    """
     target = Path(dest)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
+    try:
+        os.fchmod(fd, new_file_mode())
+    finally:
+        os.close(fd)
     return Path(tmp)
 
 
