@@ -20,22 +20,26 @@ when all of them are complete (:class:`AtomicBatch`).
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any, TypeVar, Union, get_args, get_origin
+from typing import IO, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
+import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.sentences import Sentence
-from failcodes.traces import Passage, Trace
+from failcodes.tracecols import KEY_COLUMNS, SCALAR_COLUMNS, Origin, TraceColumns
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
 M = TypeVar("M", bound=BaseModel)
@@ -611,7 +615,7 @@ def read_labels(
     path: str | Path,
     *,
     column_map: Mapping[str, str] | None = None,
-    traces: Sequence[Trace] | None = None,
+    traces: Sequence[Trace] | TraceColumns | None = None,
     seen: dict[tuple[str, str, str | None], tuple[Path, int]] | None = None,
 ) -> list[Label]:
     """Read clinical labels; with ``traces``, also check that every label's target exists.
@@ -648,7 +652,7 @@ def read_labels(
 
 def validate_labels(
     labels: Sequence[Label],
-    traces: Sequence[Trace],
+    traces: Sequence[Trace] | TraceColumns,
     *,
     path: str | Path | None = None,
     lines: Sequence[int] | None = None,
@@ -977,3 +981,540 @@ def read_ratings_frame(path: str | Path) -> Any:
             raise
         raise InputError(f"cannot read ratings: {exc}", path=p) from exc
     raise InputError(f"unknown ratings format '{suffix}'; use .csv, .parquet or .jsonl", path=p)
+
+
+# ------------------------------------------------------------------------------------------
+# Traces as columns (issue 18): the fast, bounded-memory reader behind metrics and friends
+# ------------------------------------------------------------------------------------------
+
+#: Rows buffered as Python values before they are moved into Arrow arrays.
+_CHUNK_ROWS = 16_384
+
+
+class _UseObjectReaderError(Exception):
+    """The fast reader cannot reproduce the object reader exactly here: use that one."""
+
+
+@dataclass
+class _LineFailure:
+    """The first line (or row) the fast path could not accept, and the exact error for it."""
+
+    line: int
+    error: InputError
+
+
+def _msgspec_type(annotation: Any, metadata: Sequence[Any]) -> Any:
+    import msgspec
+
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        return _msgspec_type(inner[0], metadata) | None
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        return Literal[tuple(v.value for v in annotation)]
+    bounds = {
+        key: getattr(m, key)
+        for m in metadata
+        for key in ("ge", "gt", "le", "lt")
+        if getattr(m, key, None) is not None
+    }
+    if bounds:
+        return Annotated[annotation, msgspec.Meta(**bounds)]
+    return annotation
+
+
+@functools.lru_cache(maxsize=1)
+def _trace_decoder() -> Any:
+    """A msgspec decoder that accepts only trace lines pydantic accepts unchanged.
+
+    Every field is typed as in :class:`Trace` / :class:`Passage` (strict types, the same
+    bounds, unknown fields rejected); the verdict is any string (aliases are resolved after).
+    A line it rejects is not necessarily invalid (pydantic coerces ``"3"`` to ``3``, drops
+    ``null`` fields): such lines go through the object reader's own steps, which then accept
+    them or raise the usual error.
+    """
+    import msgspec
+
+    def fields(model: type[BaseModel], skip: str = "") -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        for name, info in model.model_fields.items():
+            if name == skip:
+                continue
+            kind = str if (model is Trace and name == "verdict") else None
+            kind = kind or _msgspec_type(info.annotation, info.metadata)
+            out.append((name, kind) if info.is_required() else (name, kind, None))
+        return out
+
+    passage = msgspec.defstruct("PassageLine", fields(Passage), forbid_unknown_fields=True)
+    trace_fields = fields(Trace, skip="passages")
+    required = [f for f in trace_fields if len(f) == 2]
+    optional = [f for f in trace_fields if len(f) == 3]
+    line = msgspec.defstruct(
+        "TraceLine",
+        [*required, *optional, ("passages", list[passage], msgspec.field(default_factory=list))],  # type: ignore[valid-type]
+        forbid_unknown_fields=True,
+    )
+    return msgspec.json.Decoder(line)
+
+
+def _verdict_entry(
+    raw: Any, aliases: Mapping[str, Verdict] | None
+) -> tuple[str, str | None] | None:
+    """``(canonical, raw_verdict to keep)`` for a raw verdict, or None if it is not one."""
+    try:
+        verdict = normalize_verdict(raw, aliases)
+    except InputError:
+        return None
+    text = str(raw)
+    return verdict.value, (text if text != verdict.value else None)
+
+
+class _ColumnBuffer:
+    """Rows appended as Python values, moved into Arrow chunks every ``_CHUNK_ROWS`` rows."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+        self.rows: dict[str, list[Any]] = {n: [] for n in self.names}
+        self.chunks: list[Any] = []
+
+    def flush(self) -> None:
+        pa, _ = pyarrow_modules()
+        if self.rows[self.names[0]]:
+            self.chunks.append(
+                pa.table({n: pa.array(self.rows[n], type=pa.string()) for n in self.names})
+            )
+            for column in self.rows.values():
+                column.clear()
+
+    def table(self) -> Any:
+        pa, _ = pyarrow_modules()
+        self.flush()
+        if not self.chunks:
+            return pa.table({n: pa.array([], type=pa.string()) for n in self.names})
+        return pa.concat_tables(self.chunks)
+
+
+def _object_line(
+    raw: bytes,
+    lineno: int,
+    path: Path,
+    aliases: Mapping[str, Verdict] | None,
+    default_system: str | None,
+) -> Trace | None:
+    """One line through the object reader's own steps: a Trace, None (blank) or its error."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _UseObjectReaderError from None  # its message names a byte offset of its own reads
+    if lineno == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        return None
+    obj = parse_json(text.rstrip("\r\n"), path=path, line=lineno)
+    if not isinstance(obj, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
+        )
+    rec = _drop_nones(obj)
+    if default_system and "system" not in rec:
+        rec["system"] = default_system
+    return _prepare_trace(rec, path, lineno, aliases, {})
+
+
+def _keys_match(raw: bytes, rec: Any, astuple: Callable[[Any], tuple[Any, ...]]) -> bool:
+    r"""True if ``raw`` has exactly the keys ``rec`` shows: no duplicate key was dropped.
+
+    msgspec keeps the last of two equal keys where :func:`parse_json` refuses them. A key is
+    a closing quote followed by ``:`` (a quote inside a string is escaped, so ``\":`` is
+    not one); lines with a quote followed by a blank (a key spaced from its colon, or quoted
+    text) are not judged here. Present keys are the non-null fields (an explicit ``null``
+    also fails the comparison). False only costs speed: the line takes the exact path.
+    """
+    if b'" ' in raw or b'"\t' in raw:
+        return False
+    keys = raw.count(b'":') - raw.count(b'\\":')
+    passages = rec.passages
+    top = astuple(rec)
+    present = len(top) - top.count(None) - (0 if passages else 1)
+    if passages:
+        values = [v for p in passages for v in astuple(p)]
+        present += len(values) - values.count(None)
+    return bool(keys == present)
+
+
+def _scan_jsonl(
+    path: Path,
+    names: Sequence[str],
+    aliases: Mapping[str, Verdict] | None,
+    default_system: str | None,
+) -> tuple[Any, list[int], list[int], _LineFailure | None]:
+    """Decode a trace JSONL file line by line into columns (see :func:`read_trace_columns`).
+
+    Returns the table, each row's line and byte offset, and the first line found invalid
+    (reading stops there).
+    """
+    import msgspec
+
+    decode = _trace_decoder().decode
+    astuple = msgspec.structs.astuple
+    bad = (msgspec.DecodeError, msgspec.ValidationError)
+    verdicts: dict[Any, Any] = {}
+    buf = _ColumnBuffer(names)
+    rows = buf.rows
+    plain = [n for n in names if n not in ("verdict", "raw_verdict")]
+    keep_raw = "raw_verdict" in names
+    lines: list[int] = []
+    offsets: list[int] = []
+    failure: _LineFailure | None = None
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    if path.is_dir():
+        raise InputError("is a folder, expected a file", path=path)
+    with path.open("rb") as fh:
+        pos = 0
+        for lineno, raw in enumerate(fh, start=1):
+            start = pos
+            pos += len(raw)
+            cr = raw.find(b"\r")
+            if cr != -1 and (cr != len(raw) - 2 or raw[-1:] != b"\n"):
+                raise _UseObjectReaderError  # a bare CR ends a line for the text reader
+            body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+            rec: Any
+            entry: Any
+            try:
+                rec = decode(body)
+                entry = verdicts.get(rec.verdict, False)
+                if entry is False:
+                    entry = verdicts[rec.verdict] = _verdict_entry(rec.verdict, aliases)
+                passages = rec.passages
+                if (
+                    entry is None
+                    or not _keys_match(body, rec, astuple)
+                    or (passages and len({p.rank for p in passages}) != len(passages))
+                ):
+                    raise msgspec.ValidationError("take the exact path")
+            except bad:
+                try:
+                    rec = _object_line(raw, lineno, path, aliases, default_system)
+                except InputError as exc:
+                    failure = _LineFailure(lineno, exc)
+                    break
+                if rec is None:
+                    continue
+                entry = (rec.verdict.value, rec.raw_verdict)
+            for n in plain:
+                rows[n].append(getattr(rec, n))
+            rows["verdict"].append(entry[0])
+            if keep_raw:
+                own = rec.raw_verdict
+                rows["raw_verdict"].append(own if own is not None else entry[1])
+            lines.append(lineno)
+            offsets.append(start)
+            if len(rows["verdict"]) >= _CHUNK_ROWS:
+                buf.flush()
+    return buf.table(), lines, offsets, failure
+
+
+def _first_duplicate(system: Any, claim: Any, start: int) -> tuple[int, int] | None:
+    """``(row, first row)`` of the first row at or after ``start`` repeating an earlier key."""
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    if len(system) == 0:
+        return None
+    key = pc.binary_join_element_wise(system, claim, "\x00")
+    codes = key.combine_chunks().dictionary_encode().indices.to_numpy(zero_copy_only=False)
+    codes = codes.astype(np.int64)
+    # dictionary codes are handed out in first-seen order: a row is new iff its code is
+    # larger than every code before it
+    running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+    repeat = np.flatnonzero(codes <= running)
+    repeat = repeat[repeat >= start]
+    if not len(repeat):
+        return None
+    row = int(repeat[0])
+    first = int(np.flatnonzero(codes == codes[row])[0])
+    return row, first
+
+
+def _scan_parquet(
+    path: Path,
+    names: Sequence[str],
+    aliases: Mapping[str, Verdict] | None,
+    default_system: str | None,
+) -> tuple[Any, list[int], list[int], _LineFailure | None]:
+    """Read a trace Parquet file batch by batch into columns, validated per column.
+
+    Files whose column types differ from :func:`trace_arrow_schema` take the object reader.
+    """
+    pa, pq = pyarrow_modules()
+    import pyarrow.compute as pc
+
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    try:
+        pf = pq.ParquetFile(path)
+        schema = pf.schema_arrow
+    except (pa.ArrowException, OSError):
+        raise _UseObjectReaderError from None
+    required = [n for n in _required(Trace) if not (default_system and n == "system")]
+    _check_columns(path, schema.names, tuple(Trace.model_fields), required)
+    expected = trace_arrow_schema()
+    for name in schema.names:
+        got = schema.field(name).type
+        if got != expected.field(name).type and got != pa.null():
+            raise _UseObjectReaderError
+    buf = _ColumnBuffer(names)
+    verdict_table: dict[str, Any] = {}
+    offset = 0
+    failure: _LineFailure | None = None
+    for batch in pf.iter_batches(batch_size=_CHUNK_ROWS):
+        table = pa.Table.from_batches([batch])
+        n = table.num_rows
+        bad = np.zeros(n, dtype=bool)
+        cols: dict[str, Any] = {}
+        for name in (*SCALAR_COLUMNS, "passages"):
+            if name in table.column_names:
+                cols[name] = table.column(name)
+        if default_system is not None:
+            system = cols.get("system", pa.nulls(n, pa.string()))
+            cols["system"] = pc.fill_null(system.cast(pa.string()), default_system)
+        for name in _required(Trace):
+            col = cols.get(name)
+            if col is None or col.type == pa.null():
+                bad |= True
+            else:
+                bad |= col.is_null().to_numpy(zero_copy_only=False)
+        if "evidence_source" in cols and cols["evidence_source"].type != pa.null():
+            allowed = pa.array([v.value for v in EvidenceSource])
+            col = cols["evidence_source"]
+            bad |= ~pc.or_(col.is_null(), pc.is_in(col, value_set=allowed)).to_numpy(
+                zero_copy_only=False
+            )
+        raw_verdicts = cols["verdict"]
+        entries = []
+        for value in pc.unique(raw_verdicts).to_pylist():
+            if value is not None and value not in verdict_table:
+                verdict_table[value] = _verdict_entry(value, aliases)
+            entries.append(value)
+        known = [v for v in entries if v is not None and verdict_table[v] is not None]
+        bad |= ~pc.is_in(raw_verdicts, value_set=pa.array(known, pa.string())).to_numpy(
+            zero_copy_only=False
+        )
+        if "passages" in cols and cols["passages"].type != pa.null():
+            bad |= _bad_passage_rows(cols["passages"], n)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            line = offset + row + 1
+            record = _drop_nones(table.slice(row, 1).to_pylist()[0])
+            if default_system and "system" not in record:
+                record["system"] = default_system
+            try:
+                _prepare_trace(record, path, line, aliases, {})
+            except InputError as exc:
+                failure = _LineFailure(line, exc)
+                table = table.slice(0, row)
+                cols = {k: v.slice(0, row) for k, v in cols.items()}
+                raw_verdicts = cols["verdict"]
+            else:  # pragma: no cover - a vectorised check stricter than the model
+                raise _UseObjectReaderError from None
+        canonical = pa.array(
+            [verdict_table[v][0] if verdict_table.get(v) else None for v in known], pa.string()
+        )
+        kept_raw = pa.array(
+            [verdict_table[v][1] if verdict_table.get(v) else None for v in known], pa.string()
+        )
+        where = pc.index_in(raw_verdicts, value_set=pa.array(known, pa.string()))
+        out: dict[str, Any] = {}
+        for name in names:
+            if name == "verdict":
+                out[name] = pc.take(canonical, where)
+            elif name == "raw_verdict":
+                own = cols.get("raw_verdict")
+                derived = pc.take(kept_raw, where)
+                out[name] = derived if own is None else pc.coalesce(own.cast(pa.string()), derived)
+            elif name in cols:
+                out[name] = cols[name].cast(pa.string())
+            else:
+                out[name] = pa.nulls(table.num_rows, pa.string())
+        buf.chunks.append(pa.table(out))
+        offset += n
+        if failure is not None:
+            break
+    rows = buf.table().num_rows
+    lines = list(range(1, rows + 1))
+    return buf.table(), lines, [line - 1 for line in lines], failure
+
+
+def _bad_passage_rows(passages: Any, n: int) -> Any:
+    """Rows whose passages the model would refuse (null items/fields, bounds, ranks)."""
+    pa, _ = pyarrow_modules()
+    import pyarrow.compute as pc
+
+    col = passages.combine_chunks()
+    bad = np.zeros(n, dtype=bool)
+    lengths = pc.fill_null(pc.list_value_length(col), 0).to_numpy(zero_copy_only=False)
+    parent = np.repeat(np.arange(n), lengths)
+    items = pc.list_flatten(col)
+    if len(items) == 0:
+        return bad
+    item_bad = items.is_null().to_numpy(zero_copy_only=False).copy()
+    for name in ("passage_id", "rank", "text"):
+        item_bad |= pc.struct_field(items, name).is_null().to_numpy(zero_copy_only=False)
+    rank = pc.fill_null(pc.struct_field(items, "rank"), 1).to_numpy(zero_copy_only=False)
+    item_bad |= rank < 1
+    score = pc.struct_field(items, "score")
+    item_bad |= pc.fill_null(pc.is_nan(score), False).to_numpy(zero_copy_only=False)
+    item_bad |= pc.fill_null(pc.is_inf(score), False).to_numpy(zero_copy_only=False)
+    gold = pc.struct_field(items, "gold_verdict")
+    allowed = pa.array([v.value for v in Verdict])
+    item_bad |= ~pc.or_(gold.is_null(), pc.is_in(gold, value_set=allowed)).to_numpy(
+        zero_copy_only=False
+    )
+    np.logical_or.at(bad, parent[item_bad], True)
+    # duplicate ranks within a row
+    key = parent.astype(np.int64) * (int(rank.max()) + 1) + rank.astype(np.int64)
+    order = np.sort(key)
+    dup = order[1:][order[1:] == order[:-1]]
+    if len(dup):
+        bad[np.unique(dup // (int(rank.max()) + 1))] = True
+    return bad
+
+
+def read_trace_columns(
+    paths: str | Path | Sequence[str | Path],
+    *,
+    text: bool = False,
+    aliases: Mapping[str, Verdict] | None = None,
+    column_map: Mapping[str, str] | None = None,
+    default_system: str | None = None,
+) -> TraceColumns:
+    """Read traces from one or more files into columns (memory: the kept columns only).
+
+    Same rules and the same one-line errors as :func:`read_traces` (file, line, field; claim
+    ids unique across all files), but the passages are validated and dropped: the result
+    holds the key columns (system, question_id, sentence_id, claim_id, canonical verdict), and
+    with ``text`` every scalar field. Each row remembers its file, line and byte offset
+    (Parquet: row), so :func:`gather_traces` can fetch the full traces of the rows a step
+    needs. JSONL lines are decoded by msgspec against the trace schema; a line it refuses
+    (or cannot judge) goes through the object reader's own steps, so errors are identical.
+    CSV traces and ``column_map`` take the object reader (the result then holds them).
+    """
+    items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
+    names = SCALAR_COLUMNS if text else KEY_COLUMNS
+    formats = [detect_format(p) for p in items]
+    try:
+        if column_map or Format.CSV in formats:
+            raise _UseObjectReaderError
+        return _read_columns_fast(items, formats, names, aliases, default_system)
+    except _UseObjectReaderError:
+        seen: dict[tuple[str, str], tuple[Path, int]] = {}
+        traces = [
+            t
+            for p in items
+            for t in read_traces(
+                p,
+                aliases=aliases,
+                column_map=column_map,
+                seen=seen,
+                default_system=default_system,
+            )
+        ]
+        return TraceColumns.from_traces(traces, text=text)
+
+
+def _read_columns_fast(
+    items: Sequence[Path],
+    formats: Sequence[Format],
+    names: Sequence[str],
+    aliases: Mapping[str, Verdict] | None,
+    default_system: str | None,
+) -> TraceColumns:
+    pa, _ = pyarrow_modules()
+    tables: list[Any] = []
+    files: list[Any] = []
+    lines: list[Any] = []
+    offsets: list[Any] = []
+    total = 0
+    for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
+        scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
+        table, file_lines, file_offsets, failure = scan(path, names, aliases, default_system)
+        tables.append(table)
+        files.append(np.full(len(file_lines), index, dtype=np.int64))
+        lines.append(np.asarray(file_lines, dtype=np.int64))
+        offsets.append(np.asarray(file_offsets, dtype=np.int64))
+        whole = pa.concat_tables(tables)
+        dup = _first_duplicate(whole.column("system"), whole.column("claim_id"), total)
+        all_lines = np.concatenate(lines)
+        all_files = np.concatenate(files)
+        if dup is not None:
+            row, first = dup
+            line = int(all_lines[row])
+            if failure is None or line < failure.line:
+                first_path = items[int(all_files[first])]
+                first_line = int(all_lines[first])
+                where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+                system = whole.column("system")[row].as_py()
+                claim = whole.column("claim_id")[row].as_py()
+                raise InputError(
+                    f"duplicate (system, claim_id) = ({system!r}, {claim!r}); first at {where}",
+                    path=path,
+                    line=line,
+                    field="claim_id",
+                )
+        if failure is not None:
+            raise failure.error
+        total = whole.num_rows
+    whole = pa.concat_tables(tables) if tables else None
+    origin = Origin(
+        paths=tuple(items),
+        formats=tuple(f.value for f in formats),
+        file=np.concatenate(files) if files else np.zeros(0, dtype=np.int64),
+        line=np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64),
+        offset=np.concatenate(offsets) if offsets else np.zeros(0, dtype=np.int64),
+    )
+    return TraceColumns(whole, origin)
+
+
+def gather_traces(columns: TraceColumns, rows: Sequence[int]) -> list[Trace]:
+    """The full traces (passages included) of the given rows, in the given order.
+
+    Reads only those lines (JSONL: by byte offset) or rows (Parquet); in-memory columns
+    return their own objects.
+    """
+    if columns.objects is not None:
+        return [columns.objects[int(r)] for r in rows]
+    origin = columns.origin
+    if origin is None:
+        raise ValueError("these columns have neither source files nor traces")
+    out: list[Trace | None] = [None] * len(rows)
+    by_file: dict[int, list[int]] = {}
+    for pos, row in enumerate(rows):
+        by_file.setdefault(int(origin.file[int(row)]), []).append(pos)
+    for index, positions in by_file.items():
+        path = origin.paths[index]
+        if origin.formats[index] == Format.JSONL.value:
+            with path.open("rb") as fh:
+                for pos in positions:
+                    row = int(rows[pos])
+                    fh.seek(int(origin.offset[row]))
+                    trace = _object_line(fh.readline(), int(origin.line[row]), path, None, None)
+                    assert trace is not None
+                    out[pos] = trace
+        else:
+            _, pq = pyarrow_modules()
+            pf = pq.ParquetFile(path)
+            starts = np.cumsum(
+                [0] + [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
+            )
+            wanted = sorted(positions, key=lambda p: int(origin.offset[int(rows[p])]))
+            group = -1
+            table = None
+            for pos in wanted:
+                at = int(origin.offset[int(rows[pos])])
+                g = int(np.searchsorted(starts, at, side="right") - 1)
+                if g != group:
+                    group, table = g, pf.read_row_group(g)
+                assert table is not None
+                record = _drop_nones(table.slice(at - int(starts[g]), 1).to_pylist()[0])
+                out[pos] = _prepare_trace(record, path, at + 1, None, {})
+    return [t for t in out if t is not None]

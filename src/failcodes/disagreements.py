@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from failcodes.dataio import AtomicBatch, iter_jsonl, pyarrow_modules
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
-from failcodes.labels import Label
+from failcodes.labels import Label, LabelIndex
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
@@ -42,7 +42,7 @@ from failcodes.mapping import (
     check_unique_claims,
     resolve_mapping,
 )
-from failcodes.metrics import LabelIndex, Level, WithoutClaimsPolicy
+from failcodes.metrics import Level, WithoutClaimsPolicy
 from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
 from failcodes.verdicts import Verdict
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from failcodes.errors import InputError
+from failcodes.mapping import SentenceKey
+from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 
 
@@ -43,12 +46,82 @@ class Label(BaseModel):
 ClaimKey = tuple[str, str]
 
 
-@dataclass(frozen=True)
 class LabelIndex:
-    """Labels indexed by target: ``sentence`` maps sentence_id -> label, ``claim`` claim_id."""
+    """Labels indexed by target: ``sentence`` maps sentence_id -> label, ``claim`` claim_id.
 
-    sentence: Mapping[str, Label]
-    claim: Mapping[str, Label]
+    The one label lookup of metrics, disagreements and the statistics tables. Two labels for
+    one target raise :class:`InputError`. A claim's label is its own claim-level label if one
+    exists, else its parent sentence's.
+    """
+
+    def __init__(self, labels: Iterable[Label]) -> None:
+        self.labels = list(labels)
+        by_sentence: dict[str, Label] = {}
+        by_claim: dict[str, Label] = {}
+        for label in self.labels:
+            kind, key = label_target(label)
+            table = by_claim if kind == "claim" else by_sentence
+            if key in table:
+                first = table[key]
+                who = ", ".join(repr(a) for a in (first.annotator, label.annotator))
+                raise InputError(
+                    f"two labels for {kind} {key!r} (annotators {who}); "
+                    "keep one label per target (one annotator per labels file)",
+                    field=f"{kind}_id",
+                )
+            table[key] = label
+        self.sentence: Mapping[str, Label] = by_sentence
+        self.claim: Mapping[str, Label] = by_claim
+
+    def for_sentence(self, question_id: str, sentence_id: str) -> Label | None:
+        """Return the sentence's label, or None (``question_id`` is not part of the key)."""
+        del question_id
+        return self.sentence.get(sentence_id)
+
+    def for_claim(self, question_id: str, sentence_id: str, claim_id: str) -> Label | None:
+        """Return the claim's own label, else its parent sentence's, else None."""
+        del question_id
+        return self.claim.get(claim_id) or self.sentence.get(sentence_id)
+
+    def labelled_sentences(self, traces: Sequence[Trace] | TraceColumns) -> list[SentenceKey]:
+        """Return every labelled sentence as a key, checking each label matches the traces.
+
+        Uses :func:`check_labels_against_traces`: a sentence label whose sentence_id is in no
+        trace but whose question_id is (a sentence the systems extracted no claim from)
+        becomes a known sentence, reported as *without claims*. A label that matches nothing
+        raises :class:`InputError` (the first one, with a count of the rest).
+        """
+        problems = check_labels_against_traces(self.labels, traces)
+        if problems:
+            first = problems[0]
+            extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
+            raise InputError(first.message + extra, field=first.field)
+        questions_of = _questions_of_sentences(traces, set(self.sentence))
+        keys: list[SentenceKey] = []
+        for sid, lab in sorted(self.sentence.items()):
+            qids = questions_of.get(sid) or ({lab.question_id} if lab.question_id else set())
+            keys.extend(SentenceKey(question_id=q, sentence_id=sid) for q in sorted(qids))
+        return keys
+
+
+def _questions_of_sentences(
+    traces: Sequence[Trace] | TraceColumns, wanted: set[str]
+) -> dict[str, set[str]]:
+    """The question ids each wanted sentence id occurs under in the traces."""
+    out: dict[str, set[str]] = {}
+    if isinstance(traces, TraceColumns):
+        s_codes, sentences = traces.codes("sentence_id")
+        q_codes, questions = traces.codes("question_id")
+        pairs = np.unique(s_codes * max(1, len(questions)) + q_codes) if len(s_codes) else []
+        for pair in pairs:
+            sid = sentences[int(pair) // max(1, len(questions))]
+            if sid in wanted:
+                out.setdefault(sid, set()).add(questions[int(pair) % max(1, len(questions))])
+        return out
+    for t in traces:
+        if t.sentence_id in wanted:
+            out.setdefault(t.sentence_id, set()).add(t.question_id)
+    return out
 
 
 def label_target(label: Label) -> tuple[str, str]:
@@ -66,21 +139,7 @@ def index_labels(labels: Iterable[Label]) -> LabelIndex:
     otherwise it is sentence-level. Several annotators labelling the same sentence are not
     merged here: keep one annotator's labels per file (or filter by ``annotator`` first).
     """
-    by_sentence: dict[str, Label] = {}
-    by_claim: dict[str, Label] = {}
-    for label in labels:
-        kind, key = label_target(label)
-        table = by_claim if kind == "claim" else by_sentence
-        if key in table:
-            first = table[key]
-            who = ", ".join(repr(a) for a in (first.annotator, label.annotator))
-            raise InputError(
-                f"two labels for {kind} {key!r} (annotators {who}); "
-                "keep one label per target (one annotator per labels file)",
-                field=f"{kind}_id",
-            )
-        table[key] = label
-    return LabelIndex(sentence=by_sentence, claim=by_claim)
+    return LabelIndex(labels)
 
 
 def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> dict[ClaimKey, Label]:
@@ -105,6 +164,29 @@ def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> di
     return resolved
 
 
+def _first_parents(
+    traces: Iterable[Trace] | TraceColumns,
+) -> tuple[dict[str, str], dict[str, str], set[str]]:
+    """Each sentence's first question, each claim's first sentence, and every question."""
+    sentence_question: dict[str, str] = {}
+    claim_sentence: dict[str, str] = {}
+    if isinstance(traces, TraceColumns):
+        q_codes, questions = traces.codes("question_id")
+        s_codes, sentences = traces.codes("sentence_id")
+        c_codes, claims = traces.codes("claim_id")
+        _, first = np.unique(s_codes, return_index=True)
+        sentence_question = {sentences[s_codes[i]]: questions[q_codes[i]] for i in first}
+        _, first = np.unique(c_codes, return_index=True)
+        claim_sentence = {claims[c_codes[i]]: sentences[s_codes[i]] for i in first}
+        return sentence_question, claim_sentence, set(questions)
+    seen: set[str] = set()
+    for trace in traces:
+        sentence_question.setdefault(trace.sentence_id, trace.question_id)
+        claim_sentence.setdefault(trace.claim_id, trace.sentence_id)
+        seen.add(trace.question_id)
+    return sentence_question, claim_sentence, seen
+
+
 @dataclass(frozen=True)
 class LabelProblem:
     """A label that does not fit the traces: ``position`` is its 0-based index in the input."""
@@ -115,7 +197,7 @@ class LabelProblem:
 
 
 def check_labels_against_traces(
-    labels: Sequence[Label], traces: Iterable[Trace]
+    labels: Sequence[Label], traces: Iterable[Trace] | TraceColumns
 ) -> list[LabelProblem]:
     """List the labels whose target does not exist in ``traces`` (empty list: all fine).
 
@@ -125,13 +207,7 @@ def check_labels_against_traces(
     label and the traces give a ``question_id`` for the sentence, they must agree. A claim-level
     label needs its ``claim_id`` in the traces (and, if it gives one, the same ``sentence_id``).
     """
-    sentence_question: dict[str, str] = {}
-    claim_sentence: dict[str, str] = {}
-    questions: set[str] = set()
-    for trace in traces:
-        sentence_question.setdefault(trace.sentence_id, trace.question_id)
-        claim_sentence.setdefault(trace.claim_id, trace.sentence_id)
-        questions.add(trace.question_id)
+    sentence_question, claim_sentence, questions = _first_parents(traces)
     problems: list[LabelProblem] = []
     for pos, label in enumerate(labels):
         if label.claim_id is not None:

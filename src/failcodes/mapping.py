@@ -23,16 +23,20 @@ maps to an error. A sentence that is known (labelled, or seen for another system
 claim for a system cannot be aggregated; it is listed in
 :attr:`Aggregation.without_claims`, never dropped silently.
 
-Everything here is pure: in-memory traces in, pydantic models out.
+Everything here is pure: traces (or their columns) in, pydantic models or arrays out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.errors import ConfigError, InputError
+from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -184,8 +188,11 @@ class Aggregation(BaseModel):
     )
 
 
-def check_unique_claims(traces: Iterable[Trace]) -> None:
+def check_unique_claims(traces: Iterable[Trace] | TraceColumns) -> None:
     """Raise :class:`InputError` if a (system, question, claim) occurs twice or in two sentences."""
+    if isinstance(traces, TraceColumns):
+        _check_unique_claim_columns(traces)
+        return
     seen: dict[tuple[str, str, str], str] = {}
     for t in traces:
         key = (t.system, t.question_id, t.claim_id)
@@ -196,6 +203,115 @@ def check_unique_claims(traces: Iterable[Trace]) -> None:
                 field="claim_id",
             )
         seen[key] = t.sentence_id
+
+
+def _check_unique_claim_columns(cols: TraceColumns) -> None:
+    sys_codes, _ = cols.codes("system")
+    q_codes, questions = cols.codes("question_id")
+    c_codes, claims = cols.codes("claim_id")
+    key = (sys_codes * max(1, len(questions)) + q_codes) * max(1, len(claims)) + c_codes
+    counts = np.unique(key, return_counts=True)[1]
+    if not len(counts) or counts.max() == 1:
+        return
+    order = np.argsort(key, kind="stable")
+    sorted_keys = key[order]
+    repeats = order[1:][sorted_keys[1:] == sorted_keys[:-1]]
+    row = int(repeats.min())
+    earlier = int(np.flatnonzero(key == key[row])[0])
+    system, question, claim, sentence = (
+        cols.table.column(name)[row].as_py()
+        for name in ("system", "question_id", "claim_id", "sentence_id")
+    )
+    first_sentence = cols.table.column("sentence_id")[earlier].as_py()
+    raise InputError(
+        f"duplicate claim {claim!r} for system {system!r} in question "
+        f"{question!r} (sentences {first_sentence!r} and {sentence!r})",
+        field="claim_id",
+    )
+
+
+@dataclass(frozen=True)
+class SentenceGroups:
+    """The claims of each (system, question, sentence), as codes (the columnar aggregation).
+
+    ``questions`` and ``sentences`` are sorted vocabularies (trace ids plus the known
+    sentences' ids); ``system``/``question``/``sentence`` give each group's codes, groups
+    sorted by (system, question, sentence); ``group`` maps each trace row to its group.
+    """
+
+    systems: list[str]
+    questions: list[str]
+    sentences: list[str]
+    system: npt.NDArray[np.int64]
+    question: npt.NDArray[np.int64]
+    sentence: npt.NDArray[np.int64]
+    group: npt.NDArray[np.int64]
+    known: npt.NDArray[np.int64]  # (question, sentence) code pairs of the known sentences
+
+    def flags(self, error_rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """Any-error per group, given whether each trace row maps to an error."""
+        hits = np.bincount(self.group, weights=error_rows, minlength=len(self.system))
+        out: npt.NDArray[np.bool_] = hits > 0
+        return out
+
+    def without_claims(self) -> list[SentenceWithoutClaims]:
+        """Known sentences (seen for any system, or given) a system has no claim for; sorted."""
+        width = max(1, len(self.sentences))
+        pair = self.question * width + self.sentence
+        expected = np.union1d(pair, self.known[:, 0] * width + self.known[:, 1])
+        out: list[SentenceWithoutClaims] = []
+        for s, system in enumerate(self.systems):
+            have = pair[self.system == s]
+            for code in np.setdiff1d(expected, have):
+                out.append(
+                    SentenceWithoutClaims(
+                        system=system,
+                        question_id=self.questions[int(code) // width],
+                        sentence_id=self.sentences[int(code) % width],
+                    )
+                )
+        return out
+
+
+def sentence_groups(
+    cols: TraceColumns, known_sentences: Iterable[SentenceKey] = ()
+) -> SentenceGroups:
+    """Group trace rows by (system, question, sentence) for the any-error aggregation.
+
+    Same groups and the same *without claims* rule as :func:`aggregate_sentences`, on columns.
+    Raises :class:`InputError` on a duplicate (system, question, claim).
+    """
+    check_unique_claims(cols)
+    known = list(known_sentences)
+    sys_codes, systems = cols.codes("system")
+    q_raw, q_uniques = cols.codes("question_id")
+    s_raw, s_uniques = cols.codes("sentence_id")
+    questions = sorted(set(q_uniques).union(k.question_id for k in known))
+    sentences = sorted(set(s_uniques).union(k.sentence_id for k in known))
+    q_pos = {q: i for i, q in enumerate(questions)}
+    s_pos = {s: i for i, s in enumerate(sentences)}
+    q_codes = (
+        np.array([q_pos[q] for q in q_uniques], dtype=np.int64)[q_raw] if len(q_raw) else q_raw
+    )
+    s_codes = (
+        np.array([s_pos[s] for s in s_uniques], dtype=np.int64)[s_raw] if len(s_raw) else s_raw
+    )
+    nq, ns = max(1, len(questions)), max(1, len(sentences))
+    key = (sys_codes * nq + q_codes) * ns + s_codes
+    keys, group = np.unique(key, return_inverse=True)
+    known_pairs = np.array(
+        [(q_pos[k.question_id], s_pos[k.sentence_id]) for k in known], dtype=np.int64
+    ).reshape(-1, 2)
+    return SentenceGroups(
+        systems=systems,
+        questions=questions,
+        sentences=sentences,
+        system=keys // (nq * ns),
+        question=(keys // ns) % nq,
+        sentence=keys % ns,
+        group=group.reshape(-1).astype(np.int64),
+        known=known_pairs,
+    )
 
 
 def map_claim(trace: Trace, mapping: ErrorMapping) -> bool:

@@ -32,8 +32,7 @@ metric's interval and counted (``defined_resamples``).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -41,16 +40,16 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from failcodes.errors import InputError
-from failcodes.labels import Label, check_labels_against_traces, index_labels
+from failcodes.labels import Label
+from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
     SentenceKey,
     SentenceWithoutClaims,
-    aggregate_sentences,
     check_unique_claims,
     resolve_mapping,
+    sentence_groups,
 )
 from failcodes.resampling import (
     FloatArray,
@@ -60,6 +59,7 @@ from failcodes.resampling import (
     percentile_interval,
     resample_counts,
 )
+from failcodes.tracecols import VERDICTS, TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -386,128 +386,125 @@ def bootstrap_intervals(
     return out
 
 
-# ---------------------------------------------------------------------------- labels
-
-
-class LabelIndex:
-    """Looks up the clinical label of a sentence or a claim (rules of :mod:`failcodes.labels`).
-
-    Sentence labels are keyed by sentence_id, claim labels by claim_id
-    (:func:`failcodes.labels.index_labels`; two labels for one target raise
-    :class:`InputError`). A claim's label is its own claim-level label if one exists, else its
-    parent sentence's.
-    """
-
-    def __init__(self, labels: Iterable[Label]) -> None:
-        self.labels = list(labels)
-        self._index = index_labels(self.labels)
-
-    def for_sentence(self, question_id: str, sentence_id: str) -> Label | None:
-        """Return the sentence's label, or None (``question_id`` is not part of the key)."""
-        del question_id
-        return self._index.sentence.get(sentence_id)
-
-    def for_claim(self, question_id: str, sentence_id: str, claim_id: str) -> Label | None:
-        """Return the claim's own label, else its parent sentence's, else None."""
-        del question_id
-        return self._index.claim.get(claim_id) or self._index.sentence.get(sentence_id)
-
-    def labelled_sentences(self, traces: Sequence[Trace]) -> list[SentenceKey]:
-        """Return every labelled sentence as a key, checking each label matches the traces.
-
-        Uses :func:`failcodes.labels.check_labels_against_traces`: a sentence label whose
-        sentence_id is in no trace but whose question_id is (a sentence the systems extracted
-        no claim from) becomes a known sentence, reported as *without claims*. A label that
-        matches nothing raises :class:`InputError` (the first one, with a count of the rest).
-        """
-        problems = check_labels_against_traces(self.labels, traces)
-        if problems:
-            first = problems[0]
-            extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
-            raise InputError(first.message + extra, field=first.field)
-        questions_of: dict[str, set[str]] = {}
-        for t in traces:
-            questions_of.setdefault(t.sentence_id, set()).add(t.question_id)
-        keys: list[SentenceKey] = []
-        for sid, lab in sorted(self._index.sentence.items()):
-            qids = questions_of.get(sid) or ({lab.question_id} if lab.question_id else set())
-            keys.extend(SentenceKey(question_id=q, sentence_id=sid) for q in sorted(qids))
-        return keys
-
-
 # ---------------------------------------------------------------------------- units
 
 
 class _Units:
-    """Labelled units of one level as parallel arrays (one row per system x unit)."""
+    """Labelled units of one level as parallel arrays (one row per system x unit).
 
-    def __init__(self) -> None:
-        self.system: list[str] = []
-        self.question: list[str] = []
-        self.label: list[bool] = []
-        self.pred: list[bool] = []
+    ``question`` codes index ``questions`` (sorted); ``system`` codes index the sorted systems.
+    """
+
+    def __init__(
+        self,
+        system: IntArray,
+        question: IntArray,
+        questions: Sequence[str],
+        label: npt.NDArray[np.bool_],
+        pred: npt.NDArray[np.bool_],
+    ) -> None:
+        self.system = system
+        self.question = question
+        self.questions = list(questions)
+        self.label = label
+        self.pred = pred
+
+
+def as_columns(traces: Sequence[Trace] | TraceColumns) -> TraceColumns:
+    """The traces as columns (in-memory traces are converted; columns are returned as is)."""
+    return traces if isinstance(traces, TraceColumns) else TraceColumns.from_traces(traces)
+
+
+def _label_codes(uniques: Sequence[str], table: Mapping[str, Label]) -> npt.NDArray[np.int8]:
+    """Per distinct id: 1 (has error), 0 (no error) or -1 (unlabelled)."""
+    out = np.full(len(uniques), -1, dtype=np.int8)
+    for i, key in enumerate(uniques):
+        lab = table.get(key)
+        if lab is not None:
+            out[i] = 1 if lab.has_error else 0
+    return out
+
+
+def _error_rows(cols: TraceColumns, mapping: ErrorMapping) -> npt.NDArray[np.bool_]:
+    lookup = np.array([v in mapping.error_verdicts for v in VERDICTS], dtype=bool)
+    return lookup[cols.verdict_codes()]
+
+
+def _count_by(codes: IntArray, n: int, systems: Sequence[str]) -> dict[str, int]:
+    counts = np.bincount(codes, minlength=n) if len(codes) else np.zeros(n, dtype=np.int64)
+    return {systems[i]: int(c) for i, c in enumerate(counts) if c}
 
 
 def _sentence_units(
-    traces: Sequence[Trace],
+    cols: TraceColumns,
     mapping: ErrorMapping,
     index: LabelIndex,
     known: list[SentenceKey],
     policy: WithoutClaimsPolicy,
 ) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
-    agg = aggregate_sentences(traces, mapping, known_sentences=known)
-    units = _Units()
-    unlabelled: dict[str, int] = {}
-    for sv in agg.sentences:
-        lab = index.for_sentence(sv.question_id, sv.sentence_id)
-        if lab is None:
-            unlabelled[sv.system] = unlabelled.get(sv.system, 0) + 1
-            continue
-        units.system.append(sv.system)
-        units.question.append(sv.question_id)
-        units.label.append(lab.has_error)
-        units.pred.append(sv.predicted_error)
-    missing = []
-    for m in agg.without_claims:
-        lab = index.for_sentence(m.question_id, m.sentence_id)
-        if lab is None:  # seen for another system but unlabelled: nothing to score
-            continue
-        missing.append(m)
-        if policy is WithoutClaimsPolicy.NO_ERROR:
-            units.system.append(m.system)
-            units.question.append(m.question_id)
-            units.label.append(lab.has_error)
-            units.pred.append(False)
+    groups = sentence_groups(cols, known)
+    _, systems = cols.codes("system")
+    pred = groups.flags(_error_rows(cols, mapping))
+    sentence_label = _label_codes(groups.sentences, index.sentence)
+    label = sentence_label[groups.sentence]
+    scored = label >= 0
+    unlabelled = _count_by(groups.system[~scored], len(systems), systems)
+    missing = [
+        m for m in groups.without_claims() if index.for_sentence(m.question_id, m.sentence_id)
+    ]
+    system, question, lab, prd = (
+        groups.system[scored],
+        groups.question[scored],
+        label[scored] == 1,
+        pred[scored],
+    )
+    if policy is WithoutClaimsPolicy.NO_ERROR and missing:
+        sys_code = {name: i for i, name in enumerate(systems)}
+        q_code = {q: i for i, q in enumerate(groups.questions)}
+        extra_lab = [
+            bool(lab_.has_error)
+            for m in missing
+            if (lab_ := index.for_sentence(m.question_id, m.sentence_id)) is not None
+        ]
+        system = np.concatenate([system, [sys_code[m.system] for m in missing]])
+        question = np.concatenate([question, [q_code[m.question_id] for m in missing]])
+        lab = np.concatenate([lab, np.array(extra_lab, dtype=bool)])
+        prd = np.concatenate([prd, np.zeros(len(missing), dtype=bool)])
+    units = _Units(system.astype(np.int64), question.astype(np.int64), groups.questions, lab, prd)
     return units, unlabelled, missing
 
 
 def _claim_units(
-    traces: Sequence[Trace], mapping: ErrorMapping, index: LabelIndex
+    cols: TraceColumns, mapping: ErrorMapping, index: LabelIndex
 ) -> tuple[_Units, dict[str, int]]:
-    check_unique_claims(traces)
-    units = _Units()
-    unlabelled: dict[str, int] = {}
-    for t in traces:
-        lab = index.for_claim(t.question_id, t.sentence_id, t.claim_id)
-        if lab is None:
-            unlabelled[t.system] = unlabelled.get(t.system, 0) + 1
-            continue
-        units.system.append(t.system)
-        units.question.append(t.question_id)
-        units.label.append(lab.has_error)
-        units.pred.append(mapping.is_error(t.verdict))
+    check_unique_claims(cols)
+    sys_codes, systems = cols.codes("system")
+    q_codes, questions = cols.codes("question_id")
+    s_codes, sentences = cols.codes("sentence_id")
+    c_codes, claims = cols.codes("claim_id")
+    own = _label_codes(claims, index.claim)[c_codes]
+    label = np.where(own >= 0, own, _label_codes(sentences, index.sentence)[s_codes])
+    scored = label >= 0
+    unlabelled = _count_by(sys_codes[~scored], len(systems), systems)
+    units = _Units(
+        sys_codes[scored],
+        q_codes[scored],
+        questions,
+        label[scored] == 1,
+        _error_rows(cols, mapping)[scored],
+    )
     return units, unlabelled
 
 
-def verdict_distributions(traces: Iterable[Trace]) -> list[VerdictDistribution]:
+def verdict_distributions(traces: Iterable[Trace] | TraceColumns) -> list[VerdictDistribution]:
     """Count each system's claim verdicts (all five canonical verdicts, sorted by system)."""
-    tally = Counter((t.system, t.verdict) for t in traces)
-    counts: dict[str, dict[Verdict, int]] = {}
-    for (system, verdict), n in tally.items():
-        counts.setdefault(system, dict.fromkeys(Verdict, 0))[verdict] = n
+    cols = traces if isinstance(traces, TraceColumns) else as_columns(list(traces))
+    sys_codes, systems = cols.codes("system")
+    n_v = len(VERDICTS)
+    tally = np.bincount(sys_codes * n_v + cols.verdict_codes(), minlength=len(systems) * n_v)
     out = []
-    for system in sorted(counts):
-        per = counts[system]
+    for s, system in enumerate(systems):
+        per = {v: int(tally[s * n_v + i]) for i, v in enumerate(VERDICTS)}
         n = sum(per.values())
         out.append(
             VerdictDistribution(
@@ -521,7 +518,7 @@ def verdict_distributions(traces: Iterable[Trace]) -> list[VerdictDistribution]:
 
 
 def compute_metrics(
-    traces: Sequence[Trace],
+    traces: Sequence[Trace] | TraceColumns,
     labels: Iterable[Label],
     mappings: Sequence[ErrorMapping | str] = (DEFAULT_MAPPING,),
     *,
@@ -533,27 +530,29 @@ def compute_metrics(
 ) -> MetricsReport:
     """Compute metrics for every system in ``traces`` under every mapping.
 
-    With ``bootstrap > 0``, adds percentile intervals from that many cluster-bootstrap
-    resamples over questions (seeded by ``seed``; see :mod:`failcodes.resampling`). Raises
-    :class:`InputError` on duplicate claims/labels or a label matching no trace.
+    ``traces`` are trace models or their columns (:func:`failcodes.dataio.read_trace_columns`
+    reads large files straight into columns). With ``bootstrap > 0``, adds percentile
+    intervals from that many cluster-bootstrap resamples over questions (seeded by ``seed``;
+    see :mod:`failcodes.resampling`). Raises :class:`InputError` on duplicate claims/labels
+    or a label matching no trace.
     """
     lvl = Level(level)
     policy = WithoutClaimsPolicy(without_claims)
     maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
     if bootstrap < 0:
         raise ValueError("bootstrap must be >= 0")
+    cols = as_columns(traces)
     index = LabelIndex(labels)
-    known = index.labelled_sentences(traces)
-    systems = sorted({t.system for t in traces})
-    sys_code = {s: i for i, s in enumerate(systems)}
+    known = index.labelled_sentences(cols)
+    _, systems = cols.codes("system")
     results: list[MetricResult] = []
     missing_all: list[SentenceWithoutClaims] = []
     for mi, mapping in enumerate(maps):
         missing: list[SentenceWithoutClaims] = []
         if lvl is Level.SENTENCE:
-            units, unlabelled, missing = _sentence_units(traces, mapping, index, known, policy)
+            units, unlabelled, missing = _sentence_units(cols, mapping, index, known, policy)
         else:
-            units, unlabelled = _claim_units(traces, mapping, index)
+            units, unlabelled = _claim_units(cols, mapping, index)
         if mi == 0:
             missing_all = missing
         results.extend(
@@ -565,7 +564,6 @@ def compute_metrics(
                 lvl,
                 policy,
                 systems,
-                sys_code,
                 bootstrap,
                 seed,
                 confidence,
@@ -581,7 +579,7 @@ def compute_metrics(
         mappings=tuple(maps),
         bootstrap=settings,
         results=tuple(results),
-        distributions=tuple(verdict_distributions(traces)),
+        distributions=tuple(verdict_distributions(cols)),
         without_claims=tuple(missing_all),
     )
 
@@ -594,16 +592,15 @@ def _score(
     level: Level,
     policy: WithoutClaimsPolicy,
     systems: list[str],
-    sys_code: dict[str, int],
     bootstrap: int,
     seed: int,
     confidence: float,
 ) -> list[MetricResult]:
-    questions = sorted(set(units.question))
-    q_code = {q: i for i, q in enumerate(questions)}
+    present, q_index = np.unique(units.question, return_inverse=True)
+    questions = [units.questions[int(i)] for i in present]  # sorted: codes follow the order
     per_q = counts_by_cluster(
-        [q_code[q] for q in units.question],
-        [sys_code[s] for s in units.system],
+        q_index.reshape(-1),
+        units.system,
         units.label,
         units.pred,
         len(questions),

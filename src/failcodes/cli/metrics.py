@@ -27,6 +27,7 @@ from failcodes.metrics import (
     compute_metrics,
     distributions_dataframe,
 )
+from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -72,6 +73,15 @@ def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Tr
         traces.extend(dataio.read_traces(path, seen=seen))
     labels = dataio.read_labels(labels_path, traces=traces)
     return traces, labels
+
+
+def load_columns(
+    trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
+) -> tuple[TraceColumns, list[Label]]:
+    """Read traces into columns (claim ids unique across the files) and check the labels."""
+    columns = dataio.read_trace_columns(trace_paths, text=text)
+    labels = dataio.read_labels(labels_path, traces=columns)
+    return columns, labels
 
 
 def make_console() -> Console:
@@ -193,9 +203,9 @@ def metrics(
 ) -> None:
     """Precision, recall, F1, specificity, balanced accuracy, Youden J, accuracy per system."""
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
-    trace_list, label_list = load_inputs(traces, labels)
+    columns, label_list = load_columns(traces, labels)
     report = compute_metrics(
-        trace_list,
+        columns,
         label_list,
         maps,
         level=level,

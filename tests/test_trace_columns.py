@@ -1,0 +1,183 @@
+"""The columnar trace reader accepts, refuses and reports exactly as the object reader does.
+
+Every case is run through both :func:`failcodes.dataio.read_traces` (pydantic, one object
+per trace) and :func:`failcodes.dataio.read_trace_columns` (msgspec + Arrow): accepted files
+must give the same columns, refused ones the same one-line error (file, line, field, text).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from failcodes import dataio
+from failcodes.errors import InputError
+from failcodes.tracecols import TraceColumns
+from failcodes.traces import Passage, Trace
+from failcodes.verdicts import Verdict
+
+P = {"passage_id": "p1", "rank": 1, "text": "Metformin lowers glucose.", "score": 0.5}
+GOOD = {
+    "system": "bm25",
+    "question_id": "q1",
+    "sentence_id": "q1:s0",
+    "claim_id": "q1:s0:c0",
+    "claim": "Metformin lowers glucose.",
+    "verdict": "supported",
+    "passages": [P, {**P, "passage_id": "p2", "rank": 2, "title": "T", "gold": True}],
+}
+
+
+def _line(**changes: object) -> str:
+    rec = {**GOOD, **changes}
+    return json.dumps({k: v for k, v in rec.items() if v is not ...})
+
+
+def _outcome(fn: object, path: Path) -> object:
+    try:
+        return fn(path)  # type: ignore[operator]
+    except InputError as exc:
+        return f"error: {exc}"
+
+
+def _same(path: Path) -> object:
+    """Run both readers; assert they agree; return the columns or the error text."""
+    old = _outcome(dataio.read_traces, path)
+    new = _outcome(lambda p: dataio.read_trace_columns(p, text=True), path)
+    if isinstance(old, str):
+        assert new == old
+        return old
+    assert isinstance(new, TraceColumns)
+    assert new.table.equals(TraceColumns.from_traces(old).table)  # type: ignore[arg-type]
+    return new
+
+
+OTHER = _line(claim_id="q1:s0:c1", verdict="True")
+
+# (name, lines) - each file is checked with both readers
+CASES = [
+    ("valid", [_line(), OTHER]),
+    ("alias and raw verdict kept", [_line(verdict=" Refutes "), OTHER]),
+    ("own raw verdict wins", [_line(verdict="false", raw_verdict="F"), OTHER]),
+    ("null optional fields", [_line(sentence=None, reasoning=None), OTHER]),
+    ("null extra field is dropped", [_line(foo=None), OTHER]),
+    ("string rank coerced", [_line(passages=[{**P, "rank": "3"}]), OTHER]),
+    ("blank and CRLF lines", [_line() + "\r", "", "   ", OTHER]),
+    ("spaced colon", [_line().replace('"claim":', '"claim" :'), OTHER]),
+    ("quoted text", [_line(claim='He said "no".'), OTHER]),
+    ("unknown verdict", [OTHER, _line(verdict="maybe")]),
+    ("verdict not a string", [_line(verdict=3)]),
+    ("bool verdict", [_line(verdict=True), OTHER]),
+    ("missing field", [OTHER, _line(claim=...)]),
+    ("null required", [_line(claim=None)]),
+    ("wrong type", [_line(claim=5)]),
+    ("unknown field", [_line(colour="red")]),
+    ("rank zero", [_line(passages=[{**P, "rank": 0}])]),
+    ("duplicate rank", [_line(passages=[P, {**P, "passage_id": "p9"}])]),
+    ("passage extra field", [_line(passages=[{**P, "x": 1}])]),
+    ("bad gold verdict", [_line(passages=[{**P, "gold_verdict": "yes"}])]),
+    ("duplicate key", [_line()[:-1] + ', "claim": "again"}']),
+    ("duplicate passage key", [_line().replace('"rank": 2', '"rank": 2, "rank": 3')]),
+    ("escaped duplicate key", [_line()[:-1] + ', "cl\\u0061im": "x"}']),
+    ("NaN score", [_line(passages=[{**P}]).replace('"score": 0.5', '"score": NaN')]),
+    ("huge score", [_line().replace('"score": 0.5', '"score": 1e400', 1)]),
+    ("lone surrogate", [_line(claim="x").replace('"x"', '"\\ud800"')]),
+    ("malformed", [OTHER, '{"system": "bm25",']),
+    ("not an object", ["[1, 2]"]),
+    ("duplicate claim", [_line(), OTHER, _line()]),
+    ("bad line before duplicate", [_line(), _line(claim=5), _line()]),
+    ("duplicate before bad line", [_line(), _line(), _line(claim=5)]),
+    ("bare CR", [_line() + "\r" + OTHER]),
+]
+
+
+@pytest.mark.parametrize(("name", "lines"), CASES, ids=[c[0] for c in CASES])
+def test_jsonl_reader_agrees(tmp_path: Path, name: str, lines: list[str]) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _same(path)
+
+
+def test_errors_of_the_hand_checked_cases(tmp_path: Path) -> None:
+    """A few errors spelled out (not only "same as the old reader")."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(_line() + "\n" + _line() + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        dataio.read_trace_columns(path)
+    assert str(info.value) == (
+        f"{path}:2, field 'claim_id': duplicate (system, claim_id) = ('bm25', 'q1:s0:c0'); "
+        "first at line 1"
+    )
+    path.write_text(_line()[:-1] + ', "claim": "again"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="key 'claim' appears twice"):
+        dataio.read_trace_columns(path)
+
+
+def test_bom_and_invalid_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + _line().encode() + b"\n")
+    _same(path)
+    path.write_bytes(_line().encode() + b"\n" + b'{"system": "\xff"}\n')
+    assert str(_same(path)).startswith("error: ")
+
+
+def test_duplicates_across_files(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.parquet"
+    a.write_text(_line() + "\n", encoding="utf-8")
+    first = dataio.read_traces(a)[0]
+    dataio.write_traces(b, [first.model_copy(update={"claim_id": "c9"}), first])
+    with pytest.raises(InputError) as info:
+        dataio.read_trace_columns([a, b])
+    assert str(info.value) == (
+        f"{b}:2, field 'claim_id': duplicate (system, claim_id) = ('bm25', 'q1:s0:c0'); "
+        f"first at {a}:1"
+    )
+
+
+TRACES = [
+    Trace(
+        system="s",
+        question_id="q",
+        sentence_id="q:s0",
+        claim_id=f"c{i}",
+        claim="c",
+        verdict=Verdict.REFUTED,
+        raw_verdict="False" if i % 2 else None,
+        passages=(Passage(passage_id="p", rank=1, text="t", score=1.0),),
+    )
+    for i in range(5)
+]
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "parquet", "csv"])
+def test_round_trip_and_gather(tmp_path: Path, ext: str) -> None:
+    path = tmp_path / f"t.{ext}"
+    dataio.write_traces(path, TRACES)
+    cols = dataio.read_trace_columns(path, text=True)
+    assert cols.table.equals(TraceColumns.from_traces(TRACES).table)
+    assert dataio.gather_traces(cols, [4, 0, 2]) == [TRACES[4], TRACES[0], TRACES[2]]
+
+
+def test_parquet_refusals_match(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = dataio.trace_arrow_schema()
+    good = Trace.model_validate(json.loads(_line())).model_dump(mode="json")
+    variants = {
+        "unknown verdict": {**good, "verdict": "maybe"},
+        "null claim": {**good, "claim": None},
+        "rank zero": {**good, "passages": [{**good["passages"][0], "rank": 0}]},
+        "duplicate rank": {**good, "passages": [good["passages"][0]] * 2},
+        "nan score": {**good, "passages": [{**good["passages"][0], "score": float("nan")}]},
+    }
+    for name, rec in variants.items():
+        other = {**good, "claim_id": "other"}
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.Table.from_pylist([other, rec], schema=schema), path)
+        assert str(_same(path)).startswith(f"error: {path}:2"), name
+    path = tmp_path / "alias.parquet"
+    pq.write_table(pa.Table.from_pylist([{**good, "verdict": "True"}], schema=schema), path)
+    assert isinstance(_same(path), TraceColumns)
