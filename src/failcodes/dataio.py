@@ -115,7 +115,12 @@ def _open_text(path: Path) -> IO[str]:
         raise InputError("file not found", path=path)
     if path.is_dir():
         raise InputError("is a folder, expected a file", path=path)
-    return path.open(encoding="utf-8-sig", newline="")  # tolerate a BOM (Excel exports)
+    try:
+        return path.open(encoding="utf-8-sig", newline="")  # tolerate a BOM (Excel exports)
+    except OSError as exc:
+        raise InputError(
+            f"cannot read file: {(exc.strerror or str(exc)).lower()}", path=path
+        ) from None
 
 
 def _decode_error(path: Path, exc: UnicodeDecodeError) -> InputError:

@@ -63,6 +63,25 @@ class CodebookError(InputError):
         )
 
 
+class OutputError(FailcodesError):
+    """An output location cannot be written; the message names the path and what to do.
+
+    Permission denied, a file where a folder is needed (or the reverse), a full disk, a
+    corrupt or read-only database.
+    """
+
+    def __init__(self, message: str, *, path: str | Path) -> None:
+        self.path = str(path)
+        self.reason = message
+        super().__init__(f"{self.path}: {message}")
+
+
+class MissingPartError(InputError, KeyError):
+    """A codebook has no part for the unit kind asked for (a KeyError too, for old callers)."""
+
+    __str__ = Exception.__str__
+
+
 class ConfigError(FailcodesError):
     """A missing or invalid setting: API key, model name, option combination."""
 

@@ -12,10 +12,17 @@ complete; on an exception the temporary file is deleted and the destination is u
 Output files get the mode a plain ``open(path, "w")`` would give them: ``0o666`` minus the
 process umask (the temporary file :func:`tempfile.mkstemp` creates is ``0o600``, which the
 rename would otherwise carry onto every output, so a report could not be served or shared).
+
+Every operating-system failure on the way (permission denied, a file where a folder is needed
+or the reverse, a read-only or full disk) becomes one :class:`~failcodes.errors.OutputError`
+naming the path and what to do (:func:`output_error`); :func:`check_output_dir` and
+:func:`check_output_file` run the same checks up front, before a command does any work, and
+create nothing.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 import types
@@ -23,13 +30,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from failcodes.errors import OutputError
+
 __all__ = [
     "AtomicBatch",
     "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_output_dir",
+    "check_output_file",
     "current_umask",
     "new_file_mode",
+    "output_error",
+    "probe_dir",
+    "probe_file",
     "temp_path",
 ]
 
@@ -46,6 +60,97 @@ def new_file_mode() -> int:
     return 0o666 & ~current_umask()
 
 
+def output_error(exc: OSError, path: str | Path) -> OutputError:
+    """Turn an OS error met while writing ``path`` into one line saying what to do."""
+    where = Path(exc.filename) if isinstance(exc.filename, str) else Path(path)
+    code = exc.errno
+    if isinstance(exc, PermissionError) or code == errno.EROFS:
+        why = "permission denied (read-only?); choose a writable location or fix its permissions"
+    elif isinstance(exc, IsADirectoryError):
+        why = "is a folder, expected a file; name a file (or move the folder away)"
+    elif isinstance(exc, NotADirectoryError | FileExistsError):
+        why = "is a file where a folder is needed; choose another location"
+    elif code == errno.ENOSPC:
+        why = "no space left on the device; free some space or write elsewhere"
+    else:
+        why = f"cannot write ({exc.strerror or exc}); check the location"
+    return OutputError(why, path=where)
+
+
+def _nearest_existing(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if candidate.exists() or candidate.is_symlink():
+            return candidate
+    return Path()  # pragma: no cover - "." always exists
+
+
+def probe_dir(folder: Path, *, shown: Path | None = None) -> None:
+    """Raise :class:`OutputError` unless a file can be created in the existing ``folder``.
+
+    Creates and removes an anonymous temporary file: permission bits, read-only mounts and
+    immutable folders all show, for root too (``os.access`` says yes to root).
+    """
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        exc.filename = str(shown or folder)
+        raise output_error(exc, shown or folder) from None
+
+
+def probe_file(path: Path) -> None:
+    """Raise :class:`OutputError` unless the existing file ``path`` can be opened for writing."""
+    try:
+        with path.open("r+b"):
+            pass
+    except OSError as exc:
+        raise output_error(exc, path) from None
+
+
+def _check_creatable(path: Path) -> None:
+    """The nearest existing ancestor of ``path`` is a folder files can be created in."""
+    base = _nearest_existing(path.parent)
+    if not base.is_dir():
+        raise OutputError("is a file where a folder is needed; choose another location", path=base)
+    probe_dir(base)
+
+
+def check_output_dir(path: str | Path) -> Path:
+    """Check, creating nothing, that ``path`` is (or can become) a writable folder.
+
+    Raises :class:`OutputError` when it names an existing file, a folder that cannot be
+    written, or sits under a file or a read-only folder.
+    """
+    target = Path(path)
+    if target.exists():
+        if not target.is_dir():
+            raise OutputError(
+                "is a file, expected a folder; choose another -o (or move the file away)",
+                path=target,
+            )
+        probe_dir(target)
+        return target
+    _check_creatable(target)
+    return target
+
+
+def check_output_file(path: str | Path) -> Path:
+    """Check, creating nothing, that ``path`` can be written as a file.
+
+    Raises :class:`OutputError` when it names an existing folder, a read-only file, or sits
+    under a file or a read-only folder.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise OutputError(
+            "is a folder, expected a file; name a file (or move the folder away)", path=target
+        )
+    if target.exists():
+        probe_file(target)
+    _check_creatable(target)
+    return target
+
+
 def temp_path(dest: str | Path) -> Path:
     """Create (empty) and return a fresh temporary file beside ``dest``; make its folder.
 
@@ -53,13 +158,27 @@ def temp_path(dest: str | Path) -> Path:
     becomes honours the umask.
     """
     target = Path(dest)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if target.is_dir():
+        raise OutputError(
+            "is a folder, expected a file; name a file (or move the folder away)", path=target
+        )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise output_error(exc, target.parent) from None
     try:
         os.fchmod(fd, new_file_mode())
     finally:
         os.close(fd)
     return Path(tmp)
+
+
+def _replace(tmp: Path, target: Path) -> None:
+    try:
+        tmp.replace(target)
+    except OSError as exc:
+        raise output_error(exc, target) from None
 
 
 @contextmanager
@@ -72,7 +191,7 @@ def atomic_path(dest: str | Path) -> Iterator[Path]:
     tmp = temp_path(target)
     try:
         yield tmp
-        tmp.replace(target)
+        _replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -92,11 +211,15 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = False) ->
     With ``fsync`` the data reach the disk before the rename (survives a power cut).
     """
     target = Path(path)
-    with atomic_path(target) as tmp, tmp.open("wb") as fh:
-        fh.write(data)
-        if fsync:
-            fh.flush()
-            os.fsync(fh.fileno())
+    with atomic_path(target) as tmp:
+        try:
+            with tmp.open("wb") as fh:
+                fh.write(data)
+                if fsync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+        except OSError as exc:
+            raise output_error(exc, target) from None
     return target
 
 
@@ -121,7 +244,7 @@ class AtomicBatch:
     def commit(self) -> None:
         """Move every staged file onto its destination."""
         for tmp, target in self._staged:
-            tmp.replace(target)
+            _replace(tmp, target)
         self._staged.clear()
 
     def abort(self) -> None:

@@ -12,9 +12,11 @@ from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
 from failcodes.dataio import peek_jsonl, read_traces
 from failcodes.disagreements import Disagreement, read_disagreements
-from failcodes.errors import InputError
+from failcodes.errors import InputError, MissingPartError
+from failcodes.judge.cache import check_cache
+from failcodes.judge.journal import check_run_dir
 from failcodes.traces import Trace
-from failcodes.units import disagreement_traces
+from failcodes.units import UnitKind, disagreement_traces
 
 
 def is_disagreements_file(path: Path) -> bool:
@@ -56,6 +58,23 @@ def load_traces(path: str | Path) -> list[Trace]:
     return load_inputs(path)[0]
 
 
-def load_codebook(path: str | Path) -> Codebook:
-    """Read and validate a codebook file (errors name file, line and rule)."""
-    return codebook_mod.load(path)
+def check_run_outputs(run_dir: Path, cache_path: Path | None) -> None:
+    """Check the run folder and the cache before anything is created or called."""
+    if cache_path is not None:
+        check_cache(cache_path)
+    check_run_dir(run_dir)
+
+
+def load_codebook(path: str | Path, kind: UnitKind | None = None) -> Codebook:
+    """Read and validate a codebook file (errors name file, line and rule).
+
+    With ``kind``, a codebook without that part is refused here, naming the file, before
+    any output is touched.
+    """
+    cb = codebook_mod.load(path)
+    if kind is not None:
+        try:
+            cb.part(kind)
+        except MissingPartError as exc:
+            raise InputError(exc.reason, path=path, field="parts") from None
+    return cb

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, InputError
-from failcodes.judge.cache import ResponseCache
+from failcodes.judge.cache import ResponseCache, check_cache
 
 cache_app = typer.Typer(help="Inspect and trim the judge's response cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
@@ -24,6 +24,7 @@ CacheOpt = Annotated[Path, typer.Option("--cache", help="Cache file (SQLite).")]
 def _open(path: Path) -> ResponseCache:
     if not path.is_file():
         raise InputError("no cache file here", path=path)
+    check_cache(path)
     return ResponseCache(path)
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from failcodes.annotations import CoderKind
-from failcodes.cli._judge_inputs import load_codebook, load_traces
+from failcodes.cli._judge_inputs import check_run_outputs, load_codebook, load_traces
 from failcodes.cli.main import app
 from failcodes.errors import BudgetExceededError, ConfigError, InputError
 from failcodes.judge import (
@@ -195,7 +195,7 @@ def _run(
     flags = flags or ScaleFlags()
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
-    codebook = load_codebook(codebook_path)
+    codebook = load_codebook(codebook_path, kind)  # a missing part fails before any output
     traces = load_traces(source)
     units = build_units(traces, kind, top_k=top_k)
     if not units:
@@ -227,6 +227,7 @@ def _run(
     cache_path = None if no_cache or coder.coder_kind is CoderKind.HEURISTIC else cache
     heuristic = coder.coder_kind is CoderKind.HEURISTIC
     mode = flags.mode(dry_run=dry_run)
+    check_run_outputs(run_dir, cache_path)  # one line, nothing created, before any call
     job = (units, coder, codebook, kind)
     run_kw = _RunKw(
         run_dir=run_dir, cache_path=cache_path, prices=prices, settings=settings, mode=mode

@@ -93,3 +93,14 @@ def main(argv: list[str] | None = None) -> None:
     except FailcodesError as exc:
         typer.echo(f"failcodes: error: {exc.one_line()}", err=True)
         sys.exit(2)
+    except OSError as exc:
+        # the one safety net for the file system (permission denied, read-only, full disk):
+        # a file-system error that names its file is the user's to fix, not a bug
+        if exc.filename is None:
+            raise
+        reason = (exc.strerror or str(exc)).lower()
+        typer.echo(
+            f"failcodes: error: {exc.filename}: {reason}; check the path and its permissions",
+            err=True,
+        )
+        sys.exit(2)

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from failcodes.errors import MissingPartError
 from failcodes.hashing import content_hash
 
 ID_PATTERN = r"^[a-z0-9_]+$"
@@ -228,7 +229,11 @@ class Codebook(BaseModel):
         for part in self.parts:
             if part.id == kind:
                 return part
-        raise KeyError(kind.value)
+        have = ", ".join(part.id for part in self.parts)
+        raise MissingPartError(
+            f"codebook {self.name}@{self.version} has no '{kind.value}' part (it has: {have}); "
+            f"use a codebook with a '{kind.value}' part"
+        )
 
     @property
     def hash(self) -> str:

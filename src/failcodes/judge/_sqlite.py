@@ -18,25 +18,89 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from failcodes.errors import OutputError
+from failcodes.fileio import check_output_file, output_error, probe_dir, probe_file
 from failcodes.hashing import content_hash
 
 Migration = tuple[str, str]
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
-    """Open (creating folders as needed) a WAL-mode SQLite database safe against kills."""
+def check_database(path: str | Path, *, option: str = "another path") -> Path:
+    """Check, creating nothing, that ``path`` is a usable SQLite database or can become one.
+
+    Raises :class:`~failcodes.errors.OutputError` naming the file and what to do: it is a
+    folder, its folder cannot be written (WAL mode needs side files), it is read-only, or it is
+    not a SQLite database (corrupt, truncated, some other file). ``option`` names the
+    command-line option to change in the message (``--cache``, ``-o``).
+    """
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    # NORMAL in WAL mode survives a killed process (not a power cut): enough here, and fast.
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA busy_timeout=5000")
+    if p.exists():
+        if p.is_dir():
+            raise OutputError(f"is a folder, expected a SQLite file; pass {option}", path=p)
+        try:
+            probe_file(p)
+            probe_dir(p.parent, shown=p)  # WAL mode creates -wal and -shm beside it
+        except OutputError:
+            raise OutputError(
+                f"database is read-only (permission denied); fix its permissions or pass {option}",
+                path=p,
+            ) from None
+        try:
+            conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            raise OutputError(
+                f"not a usable SQLite database ({exc}); move it away or pass {option}", path=p
+            ) from None
+        return p
+    check_output_file(p)
+    return p
+
+
+def connect(path: str | Path, *, option: str = "another path") -> sqlite3.Connection:
+    """Open (creating folders as needed) a WAL-mode SQLite database safe against kills.
+
+    A database that cannot be opened (see :func:`check_database`) raises
+    :class:`~failcodes.errors.OutputError` before anything is created.
+    """
+    p = Path(path)
+    check_database(p, option=option)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode survives a killed process (not a power cut): enough here, and fast.
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=5000")
+    except OSError as exc:
+        raise output_error(exc, p) from None
+    except sqlite3.DatabaseError as exc:
+        raise OutputError(
+            f"cannot open the SQLite database ({exc}); move it away or pass {option}", path=p
+        ) from None
     return conn
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str]:
-    """Apply the migrations not yet recorded; return the names applied now."""
+    """Apply the migrations not yet recorded; return the names applied now.
+
+    A damaged database (valid header, broken pages) raises
+    :class:`~failcodes.errors.OutputError` naming the file.
+    """
+    try:
+        return _migrate(conn, migrations)
+    except sqlite3.DatabaseError as exc:
+        row = conn.execute("PRAGMA database_list").fetchone()
+        raise OutputError(
+            f"damaged SQLite database ({exc}); move it away and start again",
+            path=row[2] if row else "database",
+        ) from None
+
+
+def _migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str]:
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
     done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
     applied: list[str] = []

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from failcodes.hashing import content_hash
-from failcodes.judge._sqlite import BLOBS_MIGRATION, BlobStore, Migration, connect, migrate
+from failcodes.judge._sqlite import (
+    BLOBS_MIGRATION,
+    BlobStore,
+    Migration,
+    check_database,
+    connect,
+    migrate,
+)
 
 MIGRATIONS: tuple[Migration, ...] = (
     (
@@ -93,12 +100,23 @@ class CacheStats:
     size_bytes: int
 
 
+CACHE_OPTION = "another --cache (or --no-cache)"
+
+
+def check_cache(path: str | Path) -> Path:
+    """Check, creating nothing, that ``path`` is a usable cache or can become one.
+
+    Raises :class:`~failcodes.errors.OutputError` (a folder, read-only, not a database).
+    """
+    return check_database(path, option=CACHE_OPTION)
+
+
 class ResponseCache:
     """A SQLite response cache (one file, shared by runs)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._conn = connect(self.path)
+        self._conn = connect(self.path, option=CACHE_OPTION)
         migrate(self._conn, MIGRATIONS)
         self._blobs = BlobStore(self._conn)
 

@@ -19,7 +19,15 @@ from typing import Any
 
 from failcodes.annotations import Annotation, Status
 from failcodes.errors import ConfigError
-from failcodes.judge._sqlite import BLOBS_MIGRATION, BlobStore, Migration, connect, migrate
+from failcodes.fileio import check_output_dir
+from failcodes.judge._sqlite import (
+    BLOBS_MIGRATION,
+    BlobStore,
+    Migration,
+    check_database,
+    connect,
+    migrate,
+)
 from failcodes.judge.ledger import LEDGER_MIGRATIONS, BatchLedger
 from failcodes.judge.providers.base import TokenUsage
 
@@ -80,13 +88,24 @@ class JournalTotals:
     cost_usd: float
 
 
+def check_run_dir(run_dir: str | Path) -> Path:
+    """Check, creating nothing, that ``run_dir`` can hold a run (writable, journal usable).
+
+    Raises :class:`~failcodes.errors.OutputError` naming the folder or ``journal.sqlite`` and
+    what to do (see :func:`failcodes.fileio.check_output_dir`).
+    """
+    folder = check_output_dir(run_dir)
+    check_database(folder / JOURNAL_NAME, option="another -o")
+    return folder
+
+
 class Journal:
     """One run's journal (``RUN_DIR/journal.sqlite``)."""
 
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / JOURNAL_NAME
-        self._conn = connect(self.path)
+        self._conn = connect(self.path, option="another -o")
         migrate(self._conn, MIGRATIONS)
         self._blobs = BlobStore(self._conn)
         self._session: int | None = None
