@@ -13,6 +13,7 @@ from rich.table import Table
 from failcodes import dataio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
 
@@ -149,7 +150,7 @@ def agree(
             "rated and counts the others.",
         ),
     ] = False,
-    fmt: Annotated[str, typer.Option("--format", help="table|json")] = "table",
+    fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Agreement coefficients with confidence intervals (undefined ones say why).
 
@@ -167,8 +168,7 @@ def agree(
         raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, got {level!r}")
     if weights not in WEIGHTS:
         raise ConfigError(f"--weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
-    if fmt not in ("table", "json"):
-        raise ConfigError(f"--format must be table or json, got {fmt!r}")
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="agree")
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
     from failcodes.dataio import read_ratings_frame
     from failcodes.stats.tables import agreement_table, annotation_agreement, ratings_from_frame
@@ -234,7 +234,7 @@ def agree(
             ) + f"; raters: {', '.join(table.raters)}"
             if used not in notes:
                 notes.append(used)
-    if fmt == "json":
+    if fmt is OutputFormat.JSON:
         typer.echo(json.dumps(rows, indent=2))
     else:
         for line in notes:

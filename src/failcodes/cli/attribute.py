@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,6 +26,7 @@ from failcodes.attribution import (
 )
 from failcodes.cli._judge_inputs import load_codebook, load_inputs
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.disagreements import with_evidence_source as declare_disagreements
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
@@ -46,13 +46,6 @@ HEURISTIC_NOTE = (
     "note: codes from the offline judge are a heuristic baseline (rule-based, no model), "
     "not LLM or human judgements"
 )
-
-
-class OutputFormat(StrEnum):
-    """How results are printed."""
-
-    TEXT = "text"
-    JSON = "json"
 
 
 def _annotations(run_dir: Path | None) -> list[Annotation]:
@@ -94,7 +87,7 @@ def attribute_cmd(
     top_k: Annotated[int | None, typer.Option("--top-k", min=1)] = None,
     top: Annotated[int, typer.Option("--top", min=1, help="Dominant subcodes per group.")] = 3,
     output: Annotated[Path, typer.Option("-o", "--output")] = Path("reports") / "attribution",
-    fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.TEXT,
+    fmt: FormatOpt = OutputFormat.TABLE,
     evidence: Annotated[
         list[str] | None,
         typer.Option(
@@ -110,6 +103,7 @@ def attribute_cmd(
     The rule is failcodes' own (docs/attribution.md): closed-book pipelines are never blamed on
     retrieval, nor are pipelines whose evidence came with the item.
     """
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="attribute")
     import pandas as pd
 
     out = Console(soft_wrap=True)

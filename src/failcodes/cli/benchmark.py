@@ -10,6 +10,7 @@ import typer
 
 from failcodes.benchmarks import run as bench
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 
 benchmark_app = typer.Typer(
@@ -19,7 +20,6 @@ benchmark_app = typer.Typer(
 )
 app.add_typer(benchmark_app, name="benchmark")
 
-FormatOpt = Annotated[str, typer.Option("--format", help="table or json.")]
 KsOpt = Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")]
 
 
@@ -37,10 +37,9 @@ def _fmt(x: object) -> str:
     return f"{x:.4f}" if isinstance(x, float) else ("-" if x is None else str(x))
 
 
-def _emit(title: str, rows: list[dict[str, Any]], fmt: str) -> None:
-    if fmt not in ("table", "json"):
-        raise ConfigError("--format must be table or json")
-    if fmt == "json":
+def _emit(title: str, rows: list[dict[str, Any]], fmt: OutputFormat) -> None:
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="benchmark")
+    if fmt is OutputFormat.JSON:
         typer.echo(json.dumps({"title": title, "rows": rows}, indent=2))
         return
     typer.echo(f"# {title}")
@@ -59,13 +58,13 @@ def scifact_cmd(
         Path | None, typer.Argument(help="SciFact folder (default: the bundled copy).")
     ] = None,
     k: KsOpt = "1,3,5",
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Official SciFact metrics + rationale evidence P/R@k of the four MultiVerS systems."""
     from failcodes.ingest.scifact import bundled_dir
 
     base = root or bundled_dir()
-    if fmt == "json":
+    if fmt is OutputFormat.JSON:
         out = {
             "official": bench.scifact_official(base),
             "evidence": bench.scifact_evidence(base, _ks(k)),
@@ -90,7 +89,7 @@ def scifact_cmd(
 def covidfact_cmd(
     root: Annotated[Path, typer.Argument(help="COVID-Fact folder (or recall TSV).")],
     k: KsOpt = "1,3,5",
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Evidence P/R/hit@k of COVID-Fact's top-5 retrieval, plus the published recall flag."""
     _emit("COVID-Fact retrieval evidence", bench.covidfact_evidence(root, _ks(k)), fmt)
@@ -100,7 +99,7 @@ def covidfact_cmd(
 def healthver_cmd(
     path: Annotated[Path, typer.Argument(help="healthver_dev.csv or healthver_test.csv.")],
     k: KsOpt = "1,3,5",
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Evidence P/R/hit@k of HealthVer's retrieved passages (gold = Supports/Refutes)."""
     _emit("HealthVer retrieved-passage evidence", bench.healthver_evidence(path, _ks(k)), fmt)
@@ -109,11 +108,11 @@ def healthver_cmd(
 @benchmark_app.command("atomic")
 def atomic_cmd(
     path: Annotated[Path, typer.Argument(help="Atomic fact-check JSONL (docs/atomic-format.md).")],
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Seed-003 metrics: sensitivity, precision, balanced accuracy, detection, outcomes, chunks."""
     rows = bench.atomic_rows(path)
-    if fmt == "json":
+    if fmt is OutputFormat.JSON:
         _emit("Atomic fact-check metrics", rows, fmt)
         return
     _emit("Atomic fact-check metrics", rows, fmt)

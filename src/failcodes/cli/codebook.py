@@ -20,6 +20,7 @@ import typer
 
 from failcodes import codebook as cbook
 from failcodes.cli.main import app
+from failcodes.cli.output_format import OutputFormat, require_format
 from failcodes.codebook import Codebook
 from failcodes.dataio import read_json
 from failcodes.errors import ConfigError, InputError
@@ -31,13 +32,6 @@ codebook_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(codebook_app, name="codebook")
-
-
-class Fmt(StrEnum):
-    """Human text or machine JSON."""
-
-    TEXT = "text"
-    JSON = "json"
 
 
 class TableFmt(StrEnum):
@@ -52,7 +46,7 @@ PathArg = Annotated[
     Path | None,
     typer.Argument(help="Codebook YAML file (default: the bundled codebook).", show_default=False),
 ]
-FmtOpt = Annotated[Fmt, typer.Option("--format", "-f", help="text or json.")]
+FmtOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="table (text) or json.")]
 OutOpt = Annotated[
     Path | None,
     typer.Option("--output", "-o", help="Write here instead of stdout.", show_default=False),
@@ -93,9 +87,10 @@ def validate(
             show_default=False,
         ),
     ] = None,
-    fmt: FmtOpt = Fmt.TEXT,
+    fmt: FmtOpt = OutputFormat.TABLE,
 ) -> None:
     """Check codebook files against every rule; the first error exits 2 with file:line."""
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="codebook validate")
     targets = list(paths or [])
     if not targets and Path("taxonomy").is_dir():
         targets = [Path("taxonomy")]
@@ -111,7 +106,7 @@ def validate(
             checked.append(_summary(cbook.load(target), target))
     if not checked:
         raise InputError("no codebook files (<name>.v<N>.yaml) found", path=targets[0])
-    if fmt is Fmt.JSON:
+    if fmt is OutputFormat.JSON:
         typer.echo(json.dumps({"ok": True, "codebooks": checked}, indent=2))
         return
     for item in checked:
@@ -123,10 +118,11 @@ def validate(
 
 
 @codebook_app.command("show")
-def show(path: PathArg = None, fmt: FmtOpt = Fmt.TEXT) -> None:
+def show(path: PathArg = None, fmt: FmtOpt = OutputFormat.TABLE) -> None:
     """Print a codebook as an outline (or as JSON with --format json)."""
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="codebook show")
     cb = _load(path)
-    if fmt is Fmt.JSON:
+    if fmt is OutputFormat.JSON:
         typer.echo(json.dumps({**cb.model_dump(mode="json"), "hash": cb.hash}, indent=2))
         return
     lines = [f"{cb.id}  hash {cb.hash}"]
@@ -148,11 +144,12 @@ def show(path: PathArg = None, fmt: FmtOpt = Fmt.TEXT) -> None:
 def diff(
     old: Annotated[Path, typer.Argument(help="Older version (YAML).")],
     new: Annotated[Path, typer.Argument(help="Newer version (YAML).")],
-    fmt: FmtOpt = Fmt.TEXT,
+    fmt: FmtOpt = OutputFormat.TABLE,
 ) -> None:
     """List added, removed, renamed, merged, split and changed codes, and the migration map."""
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="codebook diff")
     result = cbook.diff(cbook.load(old), cbook.load(new))
-    if fmt is Fmt.JSON:
+    if fmt is OutputFormat.JSON:
         typer.echo(result.model_dump_json(indent=2))
         return
     lines = [f"{result.old} -> {result.new}"]

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from failcodes import dataio
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.classification import compare_against_truth, compare_systems
 from failcodes.stats.tests import TestResult
@@ -89,11 +90,10 @@ def compare(
     exact_below: Annotated[
         int, typer.Option("--exact-below", help="Exact McNemar below this many discordant pairs.")
     ] = 25,
-    fmt: Annotated[str, typer.Option("--format", help="table|json")] = "table",
+    fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted."""
-    if fmt not in ("table", "json"):
-        raise ConfigError(f"--format must be table or json, got {fmt!r}")
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="compare")
     if method not in ("permutation", "bootstrap"):
         raise ConfigError(f"--method must be permutation or bootstrap, got {method!r}")
     wanted = [m.strip() for m in metrics.split(",") if m.strip()]
@@ -162,7 +162,7 @@ def compare(
         )
     )
     rows = [r.model_dump() for r in results]
-    if fmt == "json":
+    if fmt is OutputFormat.JSON:
         typer.echo(json.dumps({"file": str(source), "systems": names, "tests": rows}, indent=2))
         return
     table = Table()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TypedDict
 
@@ -15,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from failcodes.annotations import CoderKind
 from failcodes.cli._judge_inputs import check_run_outputs, load_codebook, load_traces
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import BudgetExceededError, ConfigError, InputError
 from failcodes.judge import (
     Batch,
@@ -62,13 +62,6 @@ class _RunKw(TypedDict):
     mode: Mode
 
 
-class OutputFormat(StrEnum):
-    """How results are printed."""
-
-    TEXT = "text"
-    JSON = "json"
-
-
 FromOpt = Annotated[
     Path, typer.Option("--from", help="Traces or disagreements (JSONL).", show_default=False)
 ]
@@ -95,7 +88,6 @@ MaxTokOpt = Annotated[int, typer.Option("--max-output-tokens", min=16)]
 TimeoutOpt = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per call.")]
 RetriesOpt = Annotated[int, typer.Option("--max-attempts", min=1, help="Attempts per call.")]
 OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Run directory.")]
-FormatOpt = Annotated[OutputFormat, typer.Option("--format")]
 GroupOpt = Annotated[
     bool, typer.Option("--group-by-claim", help="One call per claim for all its passages.")
 ]
@@ -192,6 +184,7 @@ def _run(
     flags: ScaleFlags | None = None,
     price_as: str | None = None,
 ) -> None:
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="judge")
     flags = flags or ScaleFlags()
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
@@ -312,7 +305,7 @@ def _command(kind: UnitKind) -> None:
         timeout: TimeoutOpt = 120.0,
         max_attempts: RetriesOpt = 6,
         output: OutOpt = None,
-        fmt: FormatOpt = OutputFormat.TEXT,
+        fmt: FormatOpt = OutputFormat.TABLE,
         group_by_claim: GroupOpt = False,
         batch: BatchOpt = False,
         cascade: CascadeOpt = None,

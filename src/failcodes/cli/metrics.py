@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +14,7 @@ from rich.table import Table
 
 from failcodes import dataio
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat
 from failcodes.labels import Label
 from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
 from failcodes.metrics import (
@@ -30,15 +30,6 @@ from failcodes.metrics import (
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
-
-
-class OutputFormat(StrEnum):
-    """How ``failcodes metrics`` prints its results."""
-
-    TABLE = "table"
-    JSON = "json"
-    CSV = "csv"
-
 
 _SHORT = {
     "precision": "P",
@@ -189,9 +180,7 @@ def metrics(
             "count as 'no error flagged'.",
         ),
     ] = WithoutClaimsPolicy.EXCLUDE,
-    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = (
-        OutputFormat.TABLE
-    ),
+    fmt: FormatOpt = OutputFormat.TABLE,
     verdicts: Annotated[
         bool,
         typer.Option(

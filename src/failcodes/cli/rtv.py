@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 from failcodes.rtv.documents import load_documents
 from failcodes.rtv.evaluate import RtvConfig
@@ -61,7 +62,7 @@ def rtv(
     semantic_model: Annotated[
         Path | None, typer.Option(help="Local sentence-transformers model (optional).")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Chunk, BM25-retrieve and verify model outputs against their source documents."""
     if overlap >= chunk_size:
@@ -74,8 +75,7 @@ def rtv(
         raise ConfigError(f"--sensitivity-k must be integers, got {sensitivity_k!r}") from None
     if any(x < 1 for x in ks):
         raise ConfigError("--sensitivity-k values must be >= 1")
-    if fmt not in ("table", "json"):
-        raise ConfigError("--format must be table or json")
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="rtv")
     from failcodes.rtv.retrieval import BM25_METHODS
 
     if bm25_method not in BM25_METHODS:
@@ -94,7 +94,7 @@ def rtv(
         if callable(close):
             close()
     written = write_outputs(out, run_result, results, the_scale)
-    if fmt == "json":
+    if fmt is OutputFormat.JSON:
         typer.echo(json.dumps(run_result.model_dump(mode="json"), indent=2))
         return
     if run_result.note:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import getpass
 import json
 import os
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +23,7 @@ from rich.table import Table
 
 from failcodes.cli._judge_inputs import load_traces
 from failcodes.cli.main import app
+from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 from failcodes.saturation.figure import accumulation_figure
 from failcodes.saturation.inputs import (
@@ -68,13 +68,6 @@ DirOpt = Annotated[
     Path | None,
     typer.Option("--dir", help="Project folder (default annotations/NAME).", show_default=False),
 ]
-
-
-class OutputFormat(StrEnum):
-    """How ``status`` prints."""
-
-    TABLE = "table"
-    JSON = "json"
 
 
 def _root(name: str, folder: Path | None) -> Path:
@@ -300,14 +293,13 @@ def _print_pending(store: ProjectStore) -> None:
 def status(
     name: NameArg,
     folder: DirOpt = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="table or json.")
-    ] = OutputFormat.TABLE,
+    output_format: FormatOpt = OutputFormat.TABLE,
     figure: Annotated[
         Path | None, typer.Option(help="Write the accumulation curve (.png or .pdf).")
     ] = None,
 ) -> None:
     """Show rounds, versions, the stop rule and the accumulation curve."""
+    require_format(output_format, OutputFormat.TABLE, OutputFormat.JSON, command="saturate status")
     store = ProjectStore.open(_root(name, folder))
     info = project_status(store)
     if figure is not None:

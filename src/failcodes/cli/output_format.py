@@ -1,0 +1,31 @@
+"""The one ``--format`` of every command: ``table`` for people, ``json`` / ``csv`` for scripts."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from failcodes.errors import ConfigError
+
+
+class OutputFormat(StrEnum):
+    """How a command prints its results."""
+
+    TABLE = "table"  # rich tables and text, for people
+    JSON = "json"
+    CSV = "csv"
+
+
+FORMAT_HELP = "table (for people), json or csv (for scripts; not every command writes csv)."
+
+#: The ``--format`` option, shared by every command that prints results.
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", help=FORMAT_HELP)]
+
+
+def require_format(fmt: OutputFormat, *allowed: OutputFormat, command: str) -> None:
+    """Refuse a format the command cannot write (one line, exit 2)."""
+    if fmt not in allowed:
+        can = " or ".join(f.value for f in allowed)
+        raise ConfigError(f"{command} --format {fmt.value}: this command writes {can}")
