@@ -14,9 +14,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
@@ -31,7 +32,7 @@ from failcodes.judge.pricing import PriceTable, load_prices
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import ProgressCallback, Session
 from failcodes.judge.settings import JudgeSettings
-from failcodes.judge.summary import CascadeInfo, RunSummary, summary_json, summary_lines
+from failcodes.judge.summary import CascadeInfo, RunSummary
 from failcodes.judge.unitjudge import UnitJudge
 from failcodes.units import Unit, UnitKind
 
@@ -40,6 +41,8 @@ SUMMARY_NAME = "summary.json"
 ESTIMATE_NAME = "estimate.json"
 
 Coder = LLMProvider | DirectCoder
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
@@ -217,6 +220,7 @@ async def _cascade(
         counts = coded_by(a for a in main.annotations() if a.unit_id in firsts)
     finally:
         main.close()
+    summary.mode = mode.name
     summary.cascade = CascadeInfo(
         first_judge=first.judge,
         first_coder_kind=first.coder_kind,
@@ -229,44 +233,30 @@ async def _cascade(
     return summary
 
 
-def run_judge(
-    units: Iterable[Unit],
-    coder: Coder,
-    codebook: Codebook,
-    kind: UnitKind,
-    *,
-    run_dir: str | Path,
-    mode: Mode | None = None,
-    cache_path: str | Path | None = None,
-    prices: PriceTable | None = None,
-    settings: JudgeSettings | None = None,
-    on_progress: ProgressCallback | None = None,
-) -> RunSummary:
-    """Synchronous wrapper of :func:`run_judge_async`.
+def _synchronous(
+    fn: Callable[P, Coroutine[Any, Any, R]],
+) -> Callable[P, R]:
+    """A blocking twin of the coroutine function ``fn``.
 
-    Works inside a running event loop too (Jupyter): the run then gets its own thread.
+    Works inside a running event loop too (Jupyter): the coroutine then runs on its own
+    thread with its own loop.
     """
-    job = functools.partial(
-        asyncio.run,
-        run_judge_async(
-            units,
-            coder,
-            codebook,
-            kind,
-            run_dir=run_dir,
-            mode=mode,
-            cache_path=cache_path,
-            prices=prices,
-            settings=settings,
-            on_progress=on_progress,
-        ),
-    )
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return job()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(job).result()
+
+    @functools.wraps(fn)
+    def blocking(*args: P.args, **kwargs: P.kwargs) -> R:
+        job = functools.partial(asyncio.run, fn(*args, **kwargs))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return job()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(job).result()
+
+    return blocking
+
+
+#: Synchronous :func:`run_judge_async` (same arguments; usable inside Jupyter's loop).
+run_judge = _synchronous(run_judge_async)
 
 
 def estimate_run(
@@ -301,19 +291,3 @@ def estimate_run(
         journal.close()
         if cache is not None:
             cache.close()
-
-
-__all__ = [
-    "ANNOTATIONS_NAME",
-    "ESTIMATE_NAME",
-    "SUMMARY_NAME",
-    "estimate_run",
-    "export_run",
-    "read_annotations",
-    "read_summary",
-    "run_judge",
-    "run_judge_async",
-    "summary_json",
-    "summary_lines",
-    "write_estimate",
-]

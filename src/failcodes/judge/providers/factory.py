@@ -86,7 +86,8 @@ def redact_url(url: str | None) -> str | None:
         [
             (k, "***" if k.lower() in _SECRET_PARAMS else v)
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ]
+        ],
+        safe="*",
     )
     return urlunsplit(SplitResult(parts.scheme, netloc, parts.path, query, parts.fragment))
 
