@@ -40,6 +40,7 @@ __all__ = [
     "check_output_dir",
     "check_output_file",
     "current_umask",
+    "made_dir",
     "new_file_mode",
     "output_error",
     "probe_dir",
@@ -148,6 +149,16 @@ def check_output_file(path: str | Path) -> Path:
     if target.exists():
         probe_file(target)
     _check_creatable(target)
+    return target
+
+
+def made_dir(path: str | Path) -> Path:
+    """Create the folder ``path`` (and its parents) if needed; OS errors as :class:`OutputError`."""
+    target = Path(path)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise output_error(exc, target) from None
     return target
 
 

@@ -21,7 +21,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
-from failcodes.fileio import atomic_path, atomic_write_text
+from failcodes.fileio import atomic_path, atomic_write_text, made_dir
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import Estimate, estimate_units
@@ -34,6 +34,7 @@ from failcodes.judge.session import ProgressCallback, Session
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.summary import CascadeInfo, RunSummary
 from failcodes.judge.unitjudge import UnitJudge
+from failcodes.runlock import folder_lock
 from failcodes.units import Unit, UnitKind
 
 ANNOTATIONS_NAME = "annotations.jsonl"
@@ -153,22 +154,23 @@ async def run_judge_async(
     run = Path(run_dir)
     cache = Path(cache_path) if cache_path else None
     try:
-        if not isinstance(mode, Cascade):
-            return await _run_in(
-                units,
-                coder,
-                codebook,
-                kind,
-                run,
-                mode,
-                cache_path=cache,
-                prices=prices,
-                settings=settings,
-                on_progress=on_progress,
+        with folder_lock(made_dir(run), what="judge run"):  # one writer per run folder
+            if not isinstance(mode, Cascade):
+                return await _run_in(
+                    units,
+                    coder,
+                    codebook,
+                    kind,
+                    run,
+                    mode,
+                    cache_path=cache,
+                    prices=prices,
+                    settings=settings,
+                    on_progress=on_progress,
+                )
+            return await _cascade(
+                list(units), coder, codebook, kind, run, mode, cache, prices, settings, on_progress
             )
-        return await _cascade(
-            list(units), coder, codebook, kind, run, mode, cache, prices, settings, on_progress
-        )
     finally:
         for c in (coder, mode.first if isinstance(mode, Cascade) else None):
             if isinstance(c, LLMProvider):
@@ -275,6 +277,23 @@ def estimate_run(
 
     Nothing is written but the journal (opened to see what is already done).
     """
+    with folder_lock(made_dir(Path(run_dir)), what="judge run"):
+        return _estimate(
+            units, coder, codebook, kind, Path(run_dir), mode, cache_path, prices, settings
+        )
+
+
+def _estimate(
+    units: Iterable[Unit],
+    coder: Coder,
+    codebook: Codebook,
+    kind: UnitKind,
+    run_dir: Path,
+    mode: Mode | None,
+    cache_path: str | Path | None,
+    prices: PriceTable | None,
+    settings: JudgeSettings | None,
+) -> Estimate:
     journal = Journal(run_dir)
     cache = ResponseCache(cache_path) if cache_path else None
     try:
