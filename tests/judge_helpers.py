@@ -23,7 +23,26 @@ def _dim(dim_id: str, label: str, high: str, *lows: str) -> Dimension:
     )
 
 
-def make_codebook(version: int = 1) -> Codebook:
+def make_codebook(version: int = 1, *, multi_label: tuple[str, ...] = ()) -> Codebook:
+    """The test codebook; dimensions named in ``multi_label`` are declared multi-label."""
+    cb = _make_codebook(version)
+    if not multi_label:
+        return cb
+    parts = tuple(
+        part.model_copy(
+            update={
+                "dimensions": tuple(
+                    d.model_copy(update={"multi_label": True}) if d.id in multi_label else d
+                    for d in part.dimensions
+                )
+            }
+        )
+        for part in cb.parts
+    )
+    return cb.model_copy(update={"parts": parts})
+
+
+def _make_codebook(version: int) -> Codebook:
     retrieval = Part(
         id=UnitKind.RETRIEVAL,
         label="Evidence quality",

@@ -89,9 +89,11 @@ def test_groups_by_claim_split_at_size() -> None:
 
 
 def test_parse_group_validates_each_item_alone() -> None:
-    good = {"codes": {d.id: d.code_ids()[0] for d in PART.dimensions}, "rationale": "r"}
-    good |= {"quote": "", "uncertain": False}
-    bad = {**good, "codes": {**good["codes"], "scope": "nonsense"}}
+    good = {
+        d.id: {"rationale": "r", "quote": "", "code": d.code_ids()[0], "uncertain": False}
+        for d in PART.dimensions
+    }
+    bad = {**good, "scope": {**good["scope"], "code": "nonsense"}}
     out = parse_group(
         PART, {"results": [{"passage": "p1", **good}, {"passage": "p2", **bad}]}, ["p1", "p2", "p3"]
     )

@@ -24,7 +24,7 @@ def test_offline_is_labelled_heuristic() -> None:
     assert coder.coder_kind is CoderKind.HEURISTIC
     res = coder.code(_r(P_GOOD), CB.part(UnitKind.RETRIEVAL))
     assert res.answer is not None
-    assert res.answer.rationale.startswith("heuristic baseline")
+    assert all(a.rationale.startswith("heuristic baseline") for a in res.answer.dimensions.values())
 
 
 def test_offline_retrieval_rules_hand_checked() -> None:
@@ -42,7 +42,7 @@ def test_offline_retrieval_rules_hand_checked() -> None:
         "polarity": "direct",
         "chunking": "complete_chunk",
     }
-    assert good.quote == P_GOOD.text
+    assert {a.quote for a in good.dimensions.values()} == {P_GOOD.text}
     # P_FRAGMENT shares none of the 7 stems (overlap 0), starts lower-case, no final '.'.
     frag = coder.code(_r(P_FRAGMENT), part).answer
     assert frag is not None

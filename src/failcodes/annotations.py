@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from failcodes.codebook import CodebookRef, UnitKind
 
-__all__ = ["Annotation", "CodebookRef", "CoderKind", "Status", "Usage"]
+__all__ = ["Annotation", "CodebookRef", "CoderKind", "DimensionEvidence", "Status", "Usage"]
 
 
 NOT_ASSESSABLE = "not_assessable"
@@ -50,10 +50,29 @@ class Usage(BaseModel):
     latency_s: float = 0.0
 
 
+class DimensionEvidence(BaseModel):
+    """Why one dimension (step) got its code: the coder's rationale, quote and doubt."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rationale: str
+    quote: str | None = None
+    quote_found: bool | None = Field(
+        default=None,
+        description="Whether the quote occurs in the judged text (None: no quote to check).",
+    )
+    uncertain: bool = Field(default=False, description="The coder doubted this code.")
+
+
 class Annotation(BaseModel):
     """Codes for one unit: ``codes`` maps each dimension/step id to one subcode id.
 
     A dimension the coder could not assess holds :data:`NOT_ASSESSABLE` instead.
+
+    A multi-label dimension also has every code it was given in ``code_sets`` (codebook
+    order); ``codes`` then holds the first. Judge annotations (answer schema 2) carry one
+    :class:`DimensionEvidence` per dimension in ``evidence``; ``rationale`` and ``quote`` are
+    the unit-level fields of older judge annotations and of human review.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -66,18 +85,51 @@ class Annotation(BaseModel):
     status: Status = Status.SCORED
     reason: str | None = Field(default=None, description="Why the unit is unscored.")
     codes: dict[str, str] = Field(default_factory=dict)
+    code_sets: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Every code of a multi-label dimension (codes[dim] is the first).",
+    )
     leaves: dict[str, list[str]] = Field(
         default_factory=dict, description="Finer leaf codes per dimension, if any."
+    )
+    evidence: dict[str, DimensionEvidence] = Field(
+        default_factory=dict,
+        description="Per dimension: rationale, quote, quote check and doubt (judge answers).",
     )
     rationale: str | None = None
     quote: str | None = None
     quote_found: bool | None = Field(
-        default=None, description="False when the quote does not occur in the judged text."
+        default=None,
+        description="False when a quote does not occur in the judged text (any dimension's).",
     )
     proposal: str | None = Field(
         default=None, description="A new code the coder proposed (free text, from review)."
     )
-    uncertain: bool = Field(default=False, description="The coder flagged low confidence.")
+    uncertain: bool = Field(
+        default=False, description="The coder flagged low confidence (on any dimension)."
+    )
     usage: Usage = Field(default_factory=Usage)
     lead_time_s: float | None = Field(default=None, description="Human annotation time.")
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @model_validator(mode="after")
+    def _sets_match_codes(self) -> Annotation:
+        for dim, codes in self.code_sets.items():
+            if not codes or self.codes.get(dim) != codes[0]:
+                raise ValueError(
+                    f"code_sets[{dim!r}] must be non-empty and start with codes[{dim!r}]"
+                )
+        return self
+
+    def code_set(self, dimension: str) -> tuple[str, ...]:
+        """Every code this annotation gives ``dimension`` (empty when it gives none)."""
+        if dimension in self.code_sets:
+            return tuple(self.code_sets[dimension])
+        code = self.codes.get(dimension)
+        return (code,) if code is not None else ()
+
+    def uncertain_dimensions(self) -> list[str]:
+        """Dimensions flagged uncertain (every coded one for an old unit-level flag)."""
+        if self.evidence:
+            return [d for d, e in self.evidence.items() if e.uncertain]
+        return list(self.codes) if self.uncertain else []

@@ -81,21 +81,29 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
             )
         return mapping.codes[code]
 
-    for dim, code in annotation.codes.items():
+    code_sets: dict[str, list[str]] = {}
+    for dim in annotation.codes:
         ndim = new_dim(dim)
         if ndim is None:
             dropped.append(dim)
             continue
-        if code == NOT_ASSESSABLE:  # not a code of any version: stays as it is
-            codes[ndim] = code
+        if annotation.codes[dim] == NOT_ASSESSABLE:  # not a code of any version: stays
+            codes[ndim] = NOT_ASSESSABLE
             continue
-        ncode = new_code(code)
-        if ncode is None:
-            recode[ndim] = f"'{code}' was split or removed in version {target}"
-            continue
-        codes[ndim] = ncode
-        if ncode != code:
-            relabelled[code] = (ndim, ncode)
+        new_set: list[str] = []
+        for code in annotation.code_set(dim):
+            ncode = new_code(code)
+            if ncode is None:
+                recode[ndim] = f"'{code}' was split or removed in version {target}"
+                break
+            if ncode not in new_set:
+                new_set.append(ncode)
+            if ncode != code:
+                relabelled[code] = (ndim, ncode)
+        else:
+            codes[ndim] = new_set[0]
+            if dim in annotation.code_sets:
+                code_sets[ndim] = new_set
     for dim, ids in annotation.leaves.items():
         ndim = new_dim(dim)
         if ndim is None:
@@ -115,8 +123,19 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
         for dim, kind in mapping.added_dimensions.items():
             if kind == annotation.unit_kind:
                 recode.setdefault(dim, f"dimension '{dim}' is new in version {target}")
+    evidence = {
+        ndim: ev
+        for dim, ev in annotation.evidence.items()
+        if (ndim := mapping.dimensions.get(dim)) is not None
+    }
     migrated = annotation.model_copy(
-        update={"codebook": mapping.to, "codes": codes, "leaves": leaves}
+        update={
+            "codebook": mapping.to,
+            "codes": codes,
+            "code_sets": code_sets,
+            "leaves": leaves,
+            "evidence": evidence,
+        }
     )
     return MigrationOutcome(
         annotation=migrated, recode=recode, relabelled=relabelled, dropped_dimensions=tuple(dropped)

@@ -35,30 +35,73 @@ def _digest(*parts: str) -> int:
     return int(hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:12], 16)
 
 
-def fill_schema(schema: dict[str, Any], judged: str) -> dict[str, Any]:
-    """Build an answer that satisfies the engine's answer schema for ``judged``."""
+_ALONE = re.compile(r"`([a-z0-9_]+)` only alone")
+
+
+def _fill_dimension(spec: dict[str, Any], judged: str, dim: str, model: str, quote: str) -> Any:
+    """One dimension's record: every field in the schema's order, codes from a hash."""
+    record: dict[str, Any] = {}
+    h = _digest(model, judged, dim)
+    for name, field_spec in spec.get("properties", {}).items():
+        if name == "rationale":
+            record[name] = f"fake judge ({model or 'any model'}): {dim} code from a hash"
+        elif name == "quote":
+            record[name] = quote
+        elif name == "code":
+            enum = field_spec.get("enum") or ["?"]
+            record[name] = enum[h % len(enum)]
+        elif name == "codes":  # multi-label: one code, or two that are not the lone one
+            enum = field_spec.get("items", {}).get("enum") or ["?"]
+            alone = _ALONE.search(field_spec.get("description", ""))
+            first = enum[h % len(enum)]
+            others = [c for c in enum if c != first and (alone is None or c != alone.group(1))]
+            pair = alone is None or first != alone.group(1)
+            record[name] = (
+                [first, others[(h // 7) % len(others)]]
+                if pair and others and (h // 3) % 2
+                else [first]
+            )
+        elif name == "leaves":
+            record[name] = []
+        elif name == "uncertain":
+            record[name] = _digest(model, judged, dim, "uncertain") % 5 == 0
+    return record
+
+
+def fill_schema(schema: dict[str, Any], judged: str, model: str = "") -> dict[str, Any]:
+    """Build an answer that satisfies the engine's answer schema for ``judged``.
+
+    Codes depend on the judged text, the dimension and the model name, so two model names
+    give different (each deterministic) answers: a judge panel can be tested.
+    """
     props = schema.get("properties", {})
-    codes: dict[str, str] = {}
-    for dim, spec in props.get("codes", {}).get("properties", {}).items():
-        enum = spec.get("enum") or ["?"]
-        codes[dim] = enum[_digest(judged, dim) % len(enum)]
     match = _PASSAGE.search(judged)
     quote = html.unescape(match.group(1))[:60] if match else ""
-    answer: dict[str, Any] = {
-        "codes": codes,
-        "rationale": "fake judge: codes derived from a hash of the judged text",
-        "quote": quote,
-        "uncertain": _digest(judged, "uncertain") % 5 == 0,
+    if "codes" in props:  # a one-record answer (the rtv judge's schema)
+        codes: dict[str, str] = {}
+        for dim, spec in props.get("codes", {}).get("properties", {}).items():
+            enum = spec.get("enum") or ["?"]
+            codes[dim] = enum[_digest(judged, dim) % len(enum)]
+        answer: dict[str, Any] = {
+            "codes": codes,
+            "rationale": "fake judge: codes derived from a hash of the judged text",
+            "quote": quote,
+            "uncertain": _digest(judged, "uncertain") % 5 == 0,
+        }
+        if "leaves" in props:
+            answer["leaves"] = {dim: [] for dim in codes}
+        return answer
+    return {
+        dim: _fill_dimension(spec, judged, dim, model, quote)
+        for dim, spec in props.items()
+        if isinstance(spec, dict) and spec.get("type") == "object"
     }
-    if "leaves" in props:
-        answer["leaves"] = {dim: [] for dim in codes}
-    return answer
 
 
 _KEYED = re.compile(r'<passage key="([^"]+)"[^>]*>\n(.*?)\n</passage>', re.S)
 
 
-def fill_group(schema: dict[str, Any], judged: str) -> dict[str, Any]:
+def fill_group(schema: dict[str, Any], judged: str, model: str = "") -> dict[str, Any]:
     """Answer a grouped request (``{"results": [...]}``): one result per keyed passage.
 
     A passage containing :data:`ALWAYS_BAD_CODE` gets a code outside the codebook (only that
@@ -69,7 +112,7 @@ def fill_group(schema: dict[str, Any], judged: str) -> dict[str, Any]:
     results = []
     for key, text in _KEYED.findall(judged):
         one = f"<claim>{claim.group(1) if claim else ''}</claim>\n<passage>\n{text}\n</passage>"
-        answer = fill_schema(item, one)
+        answer = fill_schema(item, one, model)
         if ALWAYS_BAD_CODE in text:
             answer = _bad_code(answer)
         results.append({"passage": key, **answer})
@@ -77,11 +120,27 @@ def fill_group(schema: dict[str, Any], judged: str) -> dict[str, Any]:
 
 
 def _bad_code(answer: dict[str, Any]) -> dict[str, Any]:
-    codes = dict(answer["codes"])
-    if codes:
-        first = next(iter(codes))
-        codes[first] = "not_a_code_of_this_codebook"
-    return {**answer, "codes": codes}
+    if "codes" in answer:  # one-record answer
+        codes = dict(answer["codes"])
+        if codes:
+            codes[next(iter(codes))] = "not_a_code_of_this_codebook"
+        return {**answer, "codes": codes}
+    if not answer:
+        return answer
+    first = next(iter(answer))
+    record = dict(answer[first])
+    if "codes" in record:
+        record["codes"] = ["not_a_code_of_this_codebook"]
+    else:
+        record["code"] = "not_a_code_of_this_codebook"
+    return {**answer, first: record}
+
+
+def _wrong_quote(answer: dict[str, Any]) -> dict[str, Any]:
+    wrong = "a sentence that appears nowhere in the material"
+    if "quote" in answer:
+        return {**answer, "quote": wrong}
+    return {d: {**r, "quote": wrong} if isinstance(r, dict) else r for d, r in answer.items()}
 
 
 @dataclass
@@ -166,6 +225,7 @@ def _all_text(messages: list[dict[str, Any]]) -> str:
 
 
 def _reply(
+    model: str,
     schema: dict[str, Any],
     system: str,
     messages: list[dict[str, Any]],
@@ -178,14 +238,14 @@ def _reply(
     judged = _judged_text(messages)
     grouped = "results" in schema.get("properties", {})
     answer: dict[str, Any] | None = (
-        fill_group(schema, judged) if grouped else fill_schema(schema, judged)
+        fill_group(schema, judged, model) if grouped else fill_schema(schema, judged, model)
     )
     text = json.dumps(answer)
     if not grouped and (ALWAYS_BAD_CODE in judged or fault == "bad_code"):
         answer = _bad_code(answer or {})
         text = json.dumps(answer)
     if WRONG_QUOTE in judged and answer is not None and not grouped:
-        answer = {**answer, "quote": "a sentence that appears nowhere in the material"}
+        answer = _wrong_quote(answer)
         text = json.dumps(answer)
     if ALWAYS_INVALID_JSON in judged or fault == "invalid_json":
         answer = None
@@ -211,7 +271,16 @@ def openai_completion(
     rest = [m for m in messages if m.get("role") != "system"]
     fmt = body.get("response_format") or {}
     schema = (fmt.get("json_schema") or {}).get("schema") or {}
-    r = _reply(schema, system, rest, fault, cache, prefix_caching=True, provider="openai")
+    r = _reply(
+        str(body.get("model", "")),
+        schema,
+        system,
+        rest,
+        fault,
+        cache,
+        prefix_caching=True,
+        provider="openai",
+    )
     return {
         "id": f"chatcmpl-fake-{counter}",
         "object": "chat.completion",
@@ -247,6 +316,7 @@ def anthropic_message(
     tools = body.get("tools") or []
     tool = tools[0] if tools else {"name": "record_codes", "input_schema": {}}
     r = _reply(
+        str(body.get("model", "")),
         tool.get("input_schema", {}),
         system,
         body.get("messages", []),

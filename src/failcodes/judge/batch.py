@@ -259,7 +259,7 @@ class BatchRun:
         raw_request = slim_request(batch_id, self.backend.body(self.request(item)))
         self.judge.remember(
             self.judge.key(self.judge.user(unit)),
-            answer.model_dump(mode="json"),
+            answer.payload(),
             item.tokens,
             raw_request,
             reply.raw_response,

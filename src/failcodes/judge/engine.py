@@ -21,10 +21,11 @@ from failcodes.judge.journal import Journal
 from failcodes.judge.limits import Sleep
 from failcodes.judge.modes import Batch, Grouped, PerUnit
 from failcodes.judge.pricing import PriceTable
+from failcodes.judge.schema import judged_texts
 from failcodes.judge.session import ProgressCallback, Session
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.summary import RunSummary
-from failcodes.judge.unitjudge import Coder, UnitJudge, codebook_ref, judged_texts
+from failcodes.judge.unitjudge import Coder, UnitJudge, codebook_ref
 from failcodes.units import Unit, UnitKind
 
 

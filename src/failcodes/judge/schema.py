@@ -1,98 +1,241 @@
 """The judge's answer format, generated from one codebook part.
 
-Every dimension (step) of the part becomes a required property whose value is an enum of
-that dimension's subcode ids, so a code outside the codebook is rejected both by the
-provider's structured-output mechanism and again by :func:`parse_answer`.
+Every dimension (step) of the part is a required property holding its own small record,
+written in this order: ``rationale`` (why), ``quote`` (a verbatim span of the judged text that
+supports this dimension's code), ``code`` (an enum of the dimension's subcode ids; ``codes``, an
+array of them, for a multi-label dimension), ``leaves`` (only when the dimension has leaves)
+and ``uncertain``. With structured output a model writes fields in schema order, so it reasons
+about each dimension before it commits to that dimension's code, and each code gets its own
+evidence. A code outside the codebook is rejected by the provider's structured-output
+mechanism and again by :func:`parse_answer`.
+
+Each dimension's quote is checked against the judged text (:func:`quote_checks`): the passage
+for retrieval units, the reasoning trace and the passages for reasoning steps.
+
+:data:`ANSWER_SCHEMA_VERSION` is part of every cache key (through the prompt template hash),
+so answers cached under an older schema are never served for this one. Annotations written
+under the old one-record-per-unit schema (version 1) stay readable: their ``rationale``,
+``quote`` and ``uncertain`` are the unit-level fields of :class:`~failcodes.annotations.Annotation`.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
-from failcodes.codebook import Part
+from failcodes.annotations import DimensionEvidence
+from failcodes.codebook import Dimension, Part
+from failcodes.units import Unit, UnitKind
 
 #: Name of the structured-output schema / tool sent to providers.
 SCHEMA_NAME = "record_codes"
+
+#: Version of the answer format: 1 = codes first, one rationale/quote/uncertain per unit;
+#: 2 = one {rationale, quote, code, uncertain} record per dimension, rationale first.
+ANSWER_SCHEMA_VERSION = 2
+
+#: Field order of one dimension's record (``code`` is ``codes`` for multi-label dimensions).
+FIELD_ORDER = ("rationale", "quote", "code", "leaves", "uncertain")
 
 
 class AnswerError(ValueError):
     """A judge answer that does not fit the schema; the message is shown back to the judge."""
 
 
-class Answer(BaseModel):
-    """A validated judge answer."""
+class DimensionAnswer(BaseModel):
+    """One dimension's (step's) validated answer."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    codes: dict[str, str]
-    leaves: dict[str, list[str]] = {}
     rationale: str
     quote: str
+    codes: tuple[str, ...]  # exactly one for a single-label dimension
+    leaves: tuple[str, ...] = ()
     uncertain: bool = False
 
+    @property
+    def code(self) -> str:
+        """The (first) code: the only one of a single-label dimension."""
+        return self.codes[0]
 
-def _has_leaves(part: Part) -> bool:
-    return any(s.leaves for d in part.dimensions for s in d.subcodes)
+
+class Answer(BaseModel):
+    """A validated judge answer: one record per dimension, in codebook order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dimensions: dict[str, DimensionAnswer]
+    multi_label: tuple[str, ...] = ()  # the dimensions answered with a set of codes
+
+    @property
+    def codes(self) -> dict[str, str]:
+        """Dimension id -> its (first) code."""
+        return {d: a.code for d, a in self.dimensions.items()}
+
+    @property
+    def code_sets(self) -> dict[str, list[str]]:
+        """Multi-label dimension id -> every code given, in codebook order."""
+        return {d: list(self.dimensions[d].codes) for d in self.multi_label}
+
+    @property
+    def leaves(self) -> dict[str, list[str]]:
+        """Dimension id -> leaf ids (dimensions without leaves are left out)."""
+        return {d: list(a.leaves) for d, a in self.dimensions.items() if a.leaves}
+
+    @property
+    def uncertain(self) -> bool:
+        """True when the judge doubted at least one dimension."""
+        return any(a.uncertain for a in self.dimensions.values())
+
+    def uncertain_dimensions(self) -> list[str]:
+        """The dimensions the judge flagged as uncertain."""
+        return [d for d, a in self.dimensions.items() if a.uncertain]
+
+    def payload(self) -> dict[str, Any]:
+        """The answer in the schema's wire form (what a cache stores; parses back equal)."""
+        out: dict[str, Any] = {}
+        for dim, a in self.dimensions.items():
+            record: dict[str, Any] = {"rationale": a.rationale, "quote": a.quote}
+            if dim in self.multi_label:
+                record["codes"] = list(a.codes)
+            else:
+                record["code"] = a.code
+            if a.leaves:
+                record["leaves"] = list(a.leaves)
+            record["uncertain"] = a.uncertain
+            out[dim] = record
+        return out
+
+
+def _leaf_ids(dim: Dimension) -> list[str]:
+    return [leaf.id for s in dim.subcodes for leaf in s.leaves]
+
+
+def dimension_schema(dim: Dimension) -> dict[str, Any]:
+    """The record one dimension is answered with (rationale first, code after the quote)."""
+    props: dict[str, Any] = {
+        "rationale": {
+            "type": "string",
+            "description": f"One or two sentences: what in the judged text decides "
+            f"{dim.label.lower()}, written before choosing the code.",
+        },
+        "quote": {
+            "type": "string",
+            "description": "A verbatim span copied from the judged text that supports this "
+            "code, or an empty string if none applies.",
+        },
+    }
+    if dim.multi_label:
+        props["codes"] = {
+            "type": "array",
+            "items": {"type": "string", "enum": dim.code_ids()},
+            "description": f"{dim.label}: every subcode id that applies (at least one; "
+            f"`{dim.high_quality_code}` only alone).",
+        }
+    else:
+        props["code"] = {
+            "type": "string",
+            "enum": dim.code_ids(),
+            "description": f"{dim.label}: one subcode id.",
+        }
+    leaves = _leaf_ids(dim)
+    if leaves:  # an empty enum is not a valid (strict) schema: leafless dims have no field
+        props["leaves"] = {
+            "type": "array",
+            "items": {"type": "string", "enum": leaves},
+            "description": f"Leaf codes of {dim.label} that apply (may be empty).",
+        }
+    props["uncertain"] = {
+        "type": "boolean",
+        "description": "True if you are not confident about this code.",
+    }
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(props),
+        "additionalProperties": False,
+    }
 
 
 def answer_schema(part: Part) -> dict[str, Any]:
     """Return the JSON Schema of an answer for ``part`` (strict-mode compatible)."""
-    code_props: dict[str, Any] = {}
-    for dim in part.dimensions:
-        code_props[dim.id] = {
-            "type": "string",
-            "enum": dim.code_ids(),
-            "description": f"{dim.label}: one subcode id",
-        }
-    props: dict[str, Any] = {
-        "codes": {
-            "type": "object",
-            "properties": code_props,
-            "required": [d.id for d in part.dimensions],
-            "additionalProperties": False,
-        },
-        "rationale": {
-            "type": "string",
-            "description": "Two or three sentences justifying the codes.",
-        },
-        "quote": {
-            "type": "string",
-            "description": "A verbatim span copied from the judged text that supports the "
-            "codes, or an empty string if none applies.",
-        },
-        "uncertain": {
-            "type": "boolean",
-            "description": "True if you are not confident about at least one code.",
-        },
-    }
-    required = ["codes", "rationale", "quote", "uncertain"]
-    if _has_leaves(part):
-        leaf_props: dict[str, Any] = {}
-        for dim in part.dimensions:
-            ids = [leaf.id for s in dim.subcodes for leaf in s.leaves]
-            if ids:  # an empty enum is not a valid (strict) schema: leafless dims are left out
-                leaf_props[dim.id] = {
-                    "type": "array",
-                    "items": {"type": "string", "enum": ids},
-                    "description": f"Leaf codes of {dim.label} that apply (may be empty).",
-                }
-        props["leaves"] = {
-            "type": "object",
-            "properties": leaf_props,
-            "required": list(leaf_props),
-            "additionalProperties": False,
-        }
-        required.append("leaves")
     return {
         "type": "object",
-        "properties": props,
-        "required": required,
+        "properties": {dim.id: dimension_schema(dim) for dim in part.dimensions},
+        "required": [d.id for d in part.dimensions],
         "additionalProperties": False,
     }
+
+
+def _dimension(dim: Dimension, value: object, problems: list[str]) -> DimensionAnswer | None:
+    where = f"'{dim.id}'"
+    if not isinstance(value, dict):
+        problems.append(
+            f"missing record for {where} (an object with rationale, quote, "
+            f"{'codes' if dim.multi_label else 'code'}, uncertain)"
+        )
+        return None
+    allowed = dim.code_ids()
+    n_before = len(problems)
+    if dim.multi_label:
+        raw = value.get("codes")
+        if isinstance(raw, str):
+            raw = [raw]
+        if not isinstance(raw, list) or not raw:
+            problems.append(f"{where} needs 'codes': a non-empty list of: {', '.join(allowed)}")
+            codes: tuple[str, ...] = ()
+        else:
+            bad = [str(c) for c in raw if c not in allowed]
+            if bad:
+                problems.append(
+                    f"{', '.join(repr(b) for b in bad)} not code(s) of {where} "
+                    f"(one of: {', '.join(allowed)})"
+                )
+            chosen = {str(c) for c in raw}
+            codes = tuple(c for c in allowed if c in chosen)  # codebook order, no repeats
+            if dim.high_quality_code in chosen and len(chosen) > 1:
+                problems.append(
+                    f"{where}: the high-quality code '{dim.high_quality_code}' cannot be "
+                    "combined with other codes"
+                )
+    else:
+        code = value.get("code")
+        if code is None:
+            problems.append(f"missing code for {where} (one of: {', '.join(allowed)})")
+        elif code not in allowed:
+            problems.append(f"'{code}' is not a code of {where} (one of: {', '.join(allowed)})")
+        codes = (str(code),)
+    raw_leaves = value.get("leaves") or []
+    leaves: tuple[str, ...] = ()
+    if not isinstance(raw_leaves, list):
+        problems.append(f"{where}: 'leaves' must be a list")
+    else:
+        allowed_leaves = set(_leaf_ids(dim))
+        bad_leaves = [str(x) for x in raw_leaves if x not in allowed_leaves]
+        if bad_leaves:
+            problems.append(f"unknown leaf id(s) for {where}: {', '.join(bad_leaves)}")
+        leaves = tuple(str(x) for x in raw_leaves)
+    rationale = value.get("rationale")
+    if not isinstance(rationale, str) or not rationale.strip():
+        problems.append(f"{where}: 'rationale' must be a non-empty string")
+    quote = value.get("quote", "")
+    if not isinstance(quote, str):
+        problems.append(f"{where}: 'quote' must be a string")
+    uncertain = value.get("uncertain", False)
+    if not isinstance(uncertain, bool):
+        problems.append(f"{where}: 'uncertain' must be true or false")
+    if len(problems) > n_before:
+        return None
+    return DimensionAnswer(
+        rationale=str(rationale),
+        quote=str(quote),
+        codes=codes,
+        leaves=leaves,
+        uncertain=bool(uncertain),
+    )
 
 
 def parse_answer(part: Part, payload: object) -> Answer:
@@ -107,68 +250,108 @@ def parse_answer(part: Part, payload: object) -> Answer:
             raise AnswerError(f"the answer is not valid JSON ({exc.msg} at {exc.pos})") from None
     if not isinstance(payload, dict):
         raise AnswerError("the answer must be a JSON object")
-    codes = payload.get("codes")
-    if not isinstance(codes, dict):
-        raise AnswerError("'codes' must be an object mapping each dimension id to a subcode id")
     problems: list[str] = []
-    clean: dict[str, str] = {}
+    dims: dict[str, DimensionAnswer] = {}
     for dim in part.dimensions:
-        value = codes.get(dim.id)
-        allowed = dim.code_ids()
-        if value is None:
-            problems.append(f"missing code for '{dim.id}' (one of: {', '.join(allowed)})")
-        elif value not in allowed:
-            problems.append(f"'{value}' is not a code of '{dim.id}' (one of: {', '.join(allowed)})")
-        else:
-            clean[dim.id] = str(value)
-    extra = sorted(set(codes) - {d.id for d in part.dimensions})
+        answer = _dimension(dim, payload.get(dim.id), problems)
+        if answer is not None:
+            dims[dim.id] = answer
+    extra = sorted(set(payload) - {d.id for d in part.dimensions})
     if extra:
         problems.append(f"unknown dimension(s): {', '.join(map(str, extra))}")
-    leaves: dict[str, list[str]] = {}
-    raw_leaves = payload.get("leaves") or {}
-    if not isinstance(raw_leaves, dict):
-        problems.append("'leaves' must be an object")
-    else:
-        for dim in part.dimensions:
-            got = raw_leaves.get(dim.id) or []
-            allowed_leaves = {leaf.id for s in dim.subcodes for leaf in s.leaves}
-            bad = [x for x in got if x not in allowed_leaves]
-            if bad:
-                problems.append(f"unknown leaf id(s) for '{dim.id}': {', '.join(map(str, bad))}")
-            elif got:
-                leaves[dim.id] = [str(x) for x in got]
-    rationale = payload.get("rationale")
-    if not isinstance(rationale, str) or not rationale.strip():
-        problems.append("'rationale' must be a non-empty string")
-    quote = payload.get("quote", "")
-    if not isinstance(quote, str):
-        problems.append("'quote' must be a string")
-    uncertain = payload.get("uncertain", False)
-    if not isinstance(uncertain, bool):
-        problems.append("'uncertain' must be true or false")
     if problems:
         raise AnswerError("; ".join(problems))
     return Answer(
-        codes=clean,
-        leaves=leaves,
-        rationale=str(rationale),
-        quote=str(quote),
-        uncertain=bool(uncertain),
+        dimensions=dims, multi_label=tuple(d.id for d in part.dimensions if d.multi_label)
     )
 
 
-def _normalise(text: str) -> str:
-    return " ".join(text.split()).casefold()
+# --------------------------------------------------------------------------- quote checks
+
+_QUOTE_CHARS = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+    }
+)
+
+
+def normalise(text: str) -> str:
+    """Whitespace collapsed, case folded, curly quotes made straight (for quote checks)."""
+    return " ".join(text.translate(_QUOTE_CHARS).split()).casefold()
 
 
 def quote_found(quote: str, judged_texts: list[str]) -> bool | None:
-    """Return whether ``quote`` occurs verbatim (up to whitespace and case) in the texts.
+    """Return whether ``quote`` occurs verbatim in the texts, up to :func:`normalise`.
 
     ``None`` when the quote is empty (nothing to check). The quote is also compared after
     undoing HTML escaping, since judged texts are shown to the judge escaped.
     """
     if not quote.strip():
         return None
-    haystack = _normalise("\n".join(judged_texts))
-    candidates = {_normalise(quote), _normalise(html.unescape(quote))}
+    haystack = normalise("\n".join(judged_texts))
+    candidates = {normalise(quote), normalise(html.unescape(quote))}
     return any(c in haystack for c in candidates)
+
+
+def judged_texts(unit: Unit) -> list[str]:
+    """What a quote must come from: the passage (retrieval); the reasoning and passages."""
+    texts = [p.text for p in unit.passages]
+    if unit.kind is UnitKind.VERIFICATION and unit.reasoning:
+        texts.append(unit.reasoning)
+    return texts
+
+
+def quote_checks(answer: Answer, unit: Unit) -> dict[str, bool | None]:
+    """Dimension id -> whether its quote occurs in the unit's judged text (None: no quote)."""
+    texts = judged_texts(unit)
+    return {d: quote_found(a.quote, texts) for d, a in answer.dimensions.items()}
+
+
+class AnswerFields(TypedDict):
+    """The :class:`~failcodes.annotations.Annotation` fields a scored answer fills."""
+
+    codes: dict[str, str]
+    code_sets: dict[str, list[str]]
+    leaves: dict[str, list[str]]
+    evidence: dict[str, DimensionEvidence]
+    quote_found: bool | None
+    uncertain: bool
+
+
+def annotation_fields(answer: Answer, unit: Unit) -> AnswerFields:
+    """Codes, per-dimension evidence (with quote checks) and unit-level summaries.
+
+    The unit's ``quote_found`` is False when any dimension's quote was not found, True when
+    every checked quote was, None when no dimension quoted anything; ``uncertain`` is true
+    when any dimension is.
+    """
+    checks = quote_checks(answer, unit)
+    evidence = {
+        d: DimensionEvidence(
+            rationale=a.rationale,
+            quote=a.quote or None,
+            quote_found=checks[d],
+            uncertain=a.uncertain,
+        )
+        for d, a in answer.dimensions.items()
+    }
+    checked = [c for c in checks.values() if c is not None]
+    return AnswerFields(
+        codes=answer.codes,
+        code_sets=answer.code_sets,
+        leaves=answer.leaves,
+        evidence=evidence,
+        quote_found=all(checked) if checked else None,
+        uncertain=answer.uncertain,
+    )

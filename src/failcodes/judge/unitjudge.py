@@ -36,8 +36,14 @@ from failcodes.judge.providers.base import (
 )
 from failcodes.judge.providers.factory import endpoint
 from failcodes.judge.retry import complete_with_retry
-from failcodes.judge.schema import SCHEMA_NAME, Answer, AnswerError, answer_schema, parse_answer
-from failcodes.judge.schema import quote_found as check_quote
+from failcodes.judge.schema import (
+    SCHEMA_NAME,
+    Answer,
+    AnswerError,
+    annotation_fields,
+    answer_schema,
+    parse_answer,
+)
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.summary import RunSummary
 from failcodes.units import Unit, UnitKind
@@ -48,15 +54,6 @@ Coder = LLMProvider | DirectCoder
 def codebook_ref(codebook: Codebook) -> CodebookRef:
     """Return the reference recorded on every annotation made under ``codebook``."""
     return CodebookRef(name=codebook.name, version=codebook.version, hash=codebook.hash)
-
-
-def judged_texts(unit: Unit) -> list[str]:
-    """The texts a quote may come from: the passages, the claim, and the reasoning."""
-    texts = [p.text for p in unit.passages]
-    texts.append(unit.claim)
-    if unit.reasoning:
-        texts.append(unit.reasoning)
-    return texts
 
 
 @dataclass
@@ -256,16 +253,7 @@ class UnitJudge:
         }
         if answer is None:
             return Annotation(status=Status.UNSCORED, reason=reason, **common)
-        return Annotation(
-            status=Status.SCORED,
-            codes=answer.codes,
-            leaves=answer.leaves,
-            rationale=answer.rationale,
-            quote=answer.quote or None,
-            quote_found=check_quote(answer.quote, judged_texts(unit)),
-            uncertain=answer.uncertain,
-            **common,
-        )
+        return Annotation(status=Status.SCORED, **common, **annotation_fields(answer, unit))
 
     def lookup(self, key: str) -> CachedResponse | None:
         """The cached response under ``key``, if the run has a cache and it holds one."""
@@ -365,7 +353,7 @@ class UnitJudge:
         if answer is None:
             reason = f"invalid answer after {rounds} attempts: {error}"
         else:
-            payload = answer.model_dump(mode="json")
+            payload = answer.payload()
             self.remember(key, payload, tokens, reply.raw_request, reply.raw_response)
         ann = self.annotation(unit, answer, reason=reason, usage=usage)
         return Outcome(ann, tokens, reply.raw_request, reply.raw_response, False, attempts)

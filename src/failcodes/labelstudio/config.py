@@ -1,9 +1,10 @@
 """The Label Studio labeling config (XML) for one part of a codebook.
 
 The interface shows the claim, the passage (retrieval units) or the passages, verdict and
-reasoning trace (verification units), and the judge's proposal as text; then one
-single-choice group per dimension (step) listing every subcode, a free-text field to propose a
-new code and a comment box. Pure: no SDK, no I/O.
+reasoning trace (verification units), and the judge's proposal as text; then one choice group
+per dimension (step) listing every subcode (single choice; multiple choice for a dimension the
+codebook declares multi-label), a free-text field to propose a new code and a comment box.
+Pure: no SDK, no I/O.
 """
 
 from __future__ import annotations
@@ -109,13 +110,14 @@ def labeling_config(codebook: Codebook, kind: UnitKind) -> str:
         ET.SubElement(view, "Text", name=name, value=f"${name}")
     for dim in part.dimensions:
         block = ET.SubElement(view, "View")
-        ET.SubElement(block, "Header", value=f"{dim.id}: {dim.label}", size="5")
+        multi = " (several may apply)" if dim.multi_label else ""
+        ET.SubElement(block, "Header", value=f"{dim.id}: {dim.label}{multi}", size="5")
         choices = ET.SubElement(
             block,
             "Choices",
             name=dim.id,
             toName=CLAIM,
-            choice="single",
+            choice="multiple" if dim.multi_label else "single",
             showInline="false",
             required="true",
         )

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.codebook import Codebook
+from failcodes.codebook import Codebook, Dimension
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
 from failcodes.units import UnitKind
@@ -172,7 +172,7 @@ def _one_annotation(
     task_id: int | None,
     kind: UnitKind,
     ref: Any,
-    dims: Mapping[str, Any],
+    dims: Mapping[str, Dimension],
     users: Mapping[int, str],
 ) -> tuple[Annotation, list[ReviewProblem]]:
     coder = _coder(raw.get("completed_by"), users)
@@ -191,6 +191,7 @@ def _one_annotation(
         )
 
     codes: dict[str, str] = {}
+    code_sets: dict[str, list[str]] = {}
     comment: str | None = None
     proposal: str | None = None
     for item in raw.get("result") or []:
@@ -209,22 +210,33 @@ def _one_annotation(
             problem(f"unknown dimension {name!r}; not kept", dimension=name)
             continue
         choices = item.get("value", {}).get("choices", [])
-        if not isinstance(choices, list) or len(choices) != 1:
-            problem(
-                f"expected exactly one choice in {name!r}, got {choices!r}; not kept",
-                dimension=name,
-            )
+        multi = dim.multi_label
+        if not isinstance(choices, list) or not choices or (len(choices) != 1 and not multi):
+            expected = "at least one choice" if multi else "exactly one choice"
+            problem(f"expected {expected} in {name!r}, got {choices!r}; not kept", dimension=name)
             continue
-        code = str(choices[0])
-        if code not in dim.code_ids():
+        unknown = [str(c) for c in choices if str(c) not in dim.code_ids()]
+        if unknown:
             problem(
-                f"unknown choice {code!r} in dimension {name!r} (valid: "
+                f"unknown choice {unknown[0]!r} in dimension {name!r} (valid: "
                 f"{', '.join(dim.code_ids())}); not kept",
                 dimension=name,
-                value=code,
+                value=unknown[0],
             )
             continue
-        codes[name] = code
+        chosen = {str(c) for c in choices}
+        if multi and len(chosen) > 1 and dim.high_quality_code in chosen:
+            problem(
+                f"{dim.high_quality_code!r} (high quality) combined with other codes in "
+                f"{name!r}; not kept",
+                dimension=name,
+                value=dim.high_quality_code,
+            )
+            continue
+        ordered = [c for c in dim.code_ids() if c in chosen]
+        codes[name] = ordered[0]
+        if multi:
+            code_sets[name] = ordered
     cancelled = bool(raw.get("was_cancelled"))
     if not cancelled:
         for dim_id in dims:
@@ -244,6 +256,7 @@ def _one_annotation(
         status=Status.UNSCORED if cancelled else Status.SCORED,
         reason="skipped in Label Studio" if cancelled else None,
         codes={} if cancelled else codes,
+        code_sets={} if cancelled else code_sets,
         rationale=comment,
         proposal=proposal,
         lead_time_s=float(lead) if isinstance(lead, int | float) else None,

@@ -52,15 +52,25 @@ def proposal_text(annotation: Annotation | None, part: Part) -> str:
         lines.append(f"The judge gave no usable answer: {annotation.reason or 'no reason given'}")
         return "\n".join(lines)
     for dim in part.dimensions:
-        code = annotation.codes.get(dim.id)
-        if code is None:
+        codes = annotation.code_set(dim.id)
+        if not codes:
             lines.append(f"{dim.id}: (no code)")
             continue
-        sub = next((s for s in dim.subcodes if s.id == code), None)
-        label = sub.label if sub is not None else "not in this codebook"
-        if code == NOT_ASSESSABLE:
-            label = "not assessable from this unit"
-        lines.append(f"{dim.id}: {code} ({label})")
+        shown = []
+        for code in codes:
+            sub = next((s for s in dim.subcodes if s.id == code), None)
+            label = sub.label if sub is not None else "not in this codebook"
+            if code == NOT_ASSESSABLE:
+                label = "not assessable from this unit"
+            shown.append(f"{code} ({label})")
+        evidence = annotation.evidence.get(dim.id)
+        doubt = " [judge uncertain]" if evidence is not None and evidence.uncertain else ""
+        lines.append(f"{dim.id}: {', '.join(shown)}{doubt}")
+        if evidence is not None:
+            lines.append(f"  why: {evidence.rationale}")
+            if evidence.quote:
+                found = "" if evidence.quote_found is not False else " (not found in the text)"
+                lines.append(f'  quote{found}: "{evidence.quote}"')
     if annotation.rationale:
         lines.append(f"Rationale: {annotation.rationale}")
     if annotation.quote:
@@ -68,13 +78,13 @@ def proposal_text(annotation: Annotation | None, part: Part) -> str:
     return "\n".join(lines)
 
 
-def choice_result(dimension: str, code: str) -> dict[str, Any]:
-    """One Label Studio result item selecting ``code`` in the ``dimension`` choice group."""
+def choice_result(dimension: str, *codes: str) -> dict[str, Any]:
+    """One Label Studio result item selecting ``codes`` in the ``dimension`` choice group."""
     return {
         "from_name": dimension,
         "to_name": cfg.CLAIM,
         "type": "choices",
-        "value": {"choices": [code]},
+        "value": {"choices": list(codes)},
     }
 
 
@@ -82,9 +92,9 @@ def prediction(annotation: Annotation, codebook: Codebook, part: Part) -> dict[s
     """The judge's codes as one Label Studio prediction (only codes of this codebook part)."""
     result = []
     for dim in part.dimensions:
-        code = annotation.codes.get(dim.id)
-        if code is not None and code in dim.code_ids():
-            result.append(choice_result(dim.id, code))
+        codes = [c for c in annotation.code_set(dim.id) if c in dim.code_ids()]
+        if codes:
+            result.append(choice_result(dim.id, *codes))
     return {"model_version": model_version(codebook, annotation), "result": result}
 
 

@@ -16,7 +16,7 @@ from importlib import resources
 import jinja2
 
 from failcodes.codebook import Codebook
-from failcodes.judge.schema import SCHEMA_NAME
+from failcodes.judge.schema import ANSWER_SCHEMA_VERSION, SCHEMA_NAME
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind
 
@@ -55,8 +55,13 @@ def _escaping_env() -> jinja2.Environment:
 
 @lru_cache(maxsize=1)
 def template_hash() -> str:
-    """SHA-256 over all prompt template sources (part of every cache key)."""
+    """SHA-256 over the answer schema version and all prompt template sources.
+
+    Part of every cache key and of the journal's run description, so a change of either
+    never serves an answer given to another prompt or schema.
+    """
     digest = hashlib.sha256()
+    digest.update(f"answer-schema-{ANSWER_SCHEMA_VERSION}".encode())
     root = resources.files("failcodes.judge.prompts")
     for name in _TEMPLATES:
         digest.update(name.encode())

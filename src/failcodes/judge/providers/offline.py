@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from failcodes.annotations import NOT_ASSESSABLE, CoderKind
 from failcodes.codebook import Dimension, Part
 from failcodes.judge.providers.base import DirectResult
-from failcodes.judge.schema import Answer
+from failcodes.judge.schema import Answer, DimensionAnswer
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind
 from failcodes.verdicts import Verdict
@@ -340,10 +340,13 @@ class OfflineCoder:
     label = LABEL
 
     def code(self, unit: Unit, part: Part) -> DirectResult:
-        """Code ``unit`` with the rules above; unscored if a dimension has no rule."""
-        codes: dict[str, str] = {}
-        notes: list[str] = []
-        borderline = False
+        """Code ``unit`` with the rules above; unscored if a dimension has no rule.
+
+        Every dimension gets its rule's note as rationale, the passage (or reasoning)
+        sentence closest to the claim as quote, and ``uncertain`` when its rule was
+        borderline.
+        """
+        outcomes: dict[str, tuple[Dimension, _Outcome]] = {}
         for dim in part.dimensions:
             outcome: _Outcome | None = None
             if unit.kind is UnitKind.RETRIEVAL:
@@ -360,14 +363,18 @@ class OfflineCoder:
                 return DirectResult(
                     None, f"offline heuristic has no rule for dimension '{dim.id}' ({dim.label})"
                 )
-            codes[dim.id] = _choose(dim, outcome) if outcome.assessable else NOT_ASSESSABLE
-            borderline = borderline or outcome.borderline
-            notes.append(f"{dim.id}: {outcome.note}")
+            outcomes[dim.id] = (dim, outcome)
         texts = [p.text for p in unit.passages]
         if unit.kind is UnitKind.VERIFICATION and unit.reasoning:
             texts = [*texts, unit.reasoning]
         quote = _best_sentence(unit.claim, texts)
-        rationale = f"{LABEL} (rule-based, no model): " + "; ".join(notes)
-        return DirectResult(
-            Answer(codes=codes, rationale=rationale, quote=quote, uncertain=borderline)
-        )
+        dims = {
+            dim_id: DimensionAnswer(
+                rationale=f"{LABEL} (rule-based, no model): {outcome.note}",
+                quote=quote,
+                codes=(_choose(dim, outcome) if outcome.assessable else NOT_ASSESSABLE,),
+                uncertain=outcome.borderline,
+            )
+            for dim_id, (dim, outcome) in outcomes.items()
+        }
+        return DirectResult(Answer(dimensions=dims))
