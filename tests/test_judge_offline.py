@@ -60,7 +60,7 @@ def test_offline_retrieval_rules_hand_checked() -> None:
     # not_assessable, not unknown_source; the other four dimensions are coded as for P_GOOD.
     nosrc = coder.code(_r(P_GOOD.model_copy(update={"source": None})), part).answer
     assert nosrc is not None and nosrc.codes == {**good.codes, "trustworthy": NOT_ASSESSABLE}
-    assert "trustworthy: no source metadata: not assessable" in nosrc.rationale
+    assert "no source metadata: not assessable" in nosrc.dimensions["trustworthy"].rationale
     # a title alone is metadata: assessed (no authoritative corpus named -> unreliable)
     titled = P_GOOD.model_copy(update={"source": None, "title": "Some page"})
     by_title = coder.code(_r(titled), part).answer
