@@ -17,7 +17,9 @@ def test_demo_scale_step_prices_modes_without_calls(tmp_path) -> None:
         table.loc["batch", "cached_input_tokens"]
         - table.loc["one call per unit", "cached_input_tokens"]
     )
-    assert more_cached == 7 * 2688  # 7 more hits of the 2,804-token prefix, in 128-token steps
+    # 7 more hits of the prefix (system prompt + per-dimension answer schema), cached in
+    # 128-token steps: 3,328 tokens
+    assert more_cached == 7 * 3328
     assert abs(batch - (sync - more_cached * (0.25 - 0.025) / 1e6) / 2) <= 0.0001
     # the cascade sends fewer units to the LLM, every mode costs less than the naive run
     assert table.loc["cascade (offline first) + batch", "to_judge"] < units
