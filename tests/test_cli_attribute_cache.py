@@ -54,14 +54,14 @@ def test_judge_then_attribute_offline(workdir, capsys) -> None:
     assert data["stages"] == [{"system": s, **expected} for s in ("sysA", "sysB")]
     for name in (
         "attribution",
-        "per_passage_codes",
+        "per_passage",  # study layout names (what `failcodes report` reads)
         "retriever_all_high",
-        "per_trace_steps",
+        "per_trace",
         "verifier_all_correct",
         "retrieval_dominant_errors",
     ):
         assert (workdir / "out" / f"{name}.csv").is_file()
-    pp = pd.read_csv(workdir / "out" / "per_passage_codes.csv")
+    pp = pd.read_csv(workdir / "out" / "per_passage.csv")
     assert len(pp) == 8
     assert pp["all_high"].tolist().count(True) == 2  # P_GOOD for claim 1, in sysA and sysB
     assert set(pp["coder_kind"]) == {"heuristic"}

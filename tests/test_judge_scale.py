@@ -158,7 +158,7 @@ def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path
     assert code == 0, out
     assert f"units coded by: offline (heuristic baseline): {result.kept}, " in out
     assert f"openai:fake-model: {len(doubtful)}" in out
-    rows = pd.read_csv(tmp_path / "rep" / "per_passage_codes.csv")
+    rows = pd.read_csv(tmp_path / "rep" / "per_passage.csv")
     assert set(rows["coder"]) == {"offline", "openai:fake-model"} and len(rows) == 80
 
 

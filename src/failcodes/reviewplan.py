@@ -291,8 +291,10 @@ def match_reviews(plan: ReviewPlan, reviews: Mapping[str, Annotation]) -> PlanPr
 
 
 def plans_dir(run_dir: str | Path) -> Path:
-    """Where a run keeps its review plans: ``RUN_DIR/review/plans/``."""
-    return Path(run_dir) / "review" / "plans"
+    """Where a run keeps its review plans: ``RUN_DIR/review/plans/`` (the study layout's)."""
+    from failcodes.study.layout import StudyLayout
+
+    return StudyLayout.of(run_dir).review_plans_dir
 
 
 def read_plan(path: str | Path) -> ReviewPlan:

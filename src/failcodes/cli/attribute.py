@@ -32,6 +32,7 @@ from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.journal import JOURNAL_NAME
 from failcodes.judge.run import read_annotations
+from failcodes.study import layout
 from failcodes.traces import (
     check_declared_systems,
     parse_evidence_declarations,
@@ -46,6 +47,15 @@ HEURISTIC_NOTE = (
     "note: codes from the offline judge are a heuristic baseline (rule-based, no model), "
     "not LLM or human judgements"
 )
+
+
+#: Tables written under the study layout's names (what ``failcodes report`` reads); the
+#: others are written as ``<name>.csv``.
+OUTPUT_FILES = {
+    "per_passage_codes": layout.PER_PASSAGE,
+    "per_trace_steps": layout.PER_TRACE,
+    "attribution": layout.ATTRIBUTION_TABLE,
+}
 
 
 def _annotations(run_dir: Path | None) -> list[Annotation]:
@@ -146,9 +156,9 @@ def attribute_cmd(
             pt, codebook, UnitKind.VERIFICATION, by="verifier", top=top
         )
     for name, df in tables.items():
-        _write_csv(df, output / f"{name}.csv")
+        _write_csv(df, output / OUTPUT_FILES.get(name, f"{name}.csv"))
     atomic_write_text(
-        output / "attribution.jsonl",
+        output / layout.ATTRIBUTION_ITEMS,
         "".join(a.model_dump_json() + "\n" for a in items),
     )
     heuristic = heuristic_coded([*r_ann, *v_ann])

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.metrics import make_console
+from failcodes.cli.options import make_console
 from failcodes.demo import DEFAULT_OUT, STEPS, run_demo
 
 

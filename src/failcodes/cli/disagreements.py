@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.metrics import LabelsOpt, MappingOpt, TracesOpt, load_inputs, make_console
+from failcodes.cli.options import LabelsOpt, MappingOpt, TracesOpt, load_inputs, make_console
 from failcodes.disagreements import (
     Disagreement,
     count_by_kind,

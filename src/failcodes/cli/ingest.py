@@ -11,6 +11,7 @@ from failcodes import dataio
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError
 from failcodes.ingest import AdapterOptions, Output, get_adapter, names
+from failcodes.study.config import bundled_or_path
 from failcodes.traces import (
     check_declared_systems,
     parse_evidence_declarations,
@@ -77,7 +78,13 @@ def _aliases(values: list[str]) -> dict[str, Verdict]:
 @app.command("ingest")
 def ingest(
     adapter: Annotated[str, typer.Argument(help="Adapter name: " + ", ".join(names()) + ".")],
-    paths: Annotated[list[Path], typer.Argument(help="Input file(s).")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Input file(s); bundled:NAME/FILE names a file of a data set shipped with "
+            "failcodes (e.g. bundled:ragchecker/checking_outputs.json)."
+        ),
+    ],
     out: Annotated[
         Path,
         typer.Option(
@@ -169,6 +176,7 @@ def ingest(
     declared = parse_evidence_declarations(evidence or [])
     if declared and chosen.output is not Output.TRACES:
         raise ConfigError(f"adapter {adapter!r} writes labels; --evidence describes traces")
+    paths = [bundled_or_path(p) for p in paths]
     options = AdapterOptions(
         column_map=_column_map(mapping or []),
         aliases=_aliases(alias or []),

@@ -35,7 +35,7 @@ def version() -> None:
     typer.echo(__version__)
 
 
-def _register() -> None:
+def register_commands() -> None:
     """Attach the subcommand modules (imported here to keep start-up in one place)."""
     # Subcommand modules add themselves to ``app`` on import, e.g.:
     # from failcodes.cli import ingest
@@ -49,12 +49,14 @@ def _register() -> None:
         demo,
         disagreements,
         ingest,
+        init,
         judge,
         labelstudio,
         metrics,
         report,
         review,
         rtv,
+        run,
         saturate,
         schema,
     )
@@ -66,7 +68,7 @@ def _register_only(argv: list[str]) -> bool:
     ``failcodes NAME ...`` where ``failcodes/cli/NAME.py`` registers a command or group called
     NAME needs only that module: importing all of them costs ~7x the CPU (scipy, pandas...),
     which every CLI call and subprocess test would pay. Anything else (``--help``, no
-    arguments, a module that does not register NAME) falls back to :func:`_register`.
+    arguments, a module that does not register NAME) falls back to :func:`register_commands`.
     """
     name = next((a for a in argv if not a.startswith("-")), None)
     if name is None or not name.isidentifier() or name.startswith("_") or name == "main":
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; user errors exit 2 with one line, bugs keep their traceback."""
     args = sys.argv[1:] if argv is None else argv
     if not _register_only(args):
-        _register()
+        register_commands()
     try:
         app(args=argv)
     except FailcodesError as exc:

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from failcodes import dataio
 from failcodes.cli.main import app
+from failcodes.cli.options import LabelsOpt, MappingOpt, TracesOpt, load_columns, make_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat
-from failcodes.labels import Label
-from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
+from failcodes.errors import ConfigError
+from failcodes.fileio import atomic_write_text
+from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import (
     METRICS,
     Level,
@@ -27,8 +27,6 @@ from failcodes.metrics import (
     compute_metrics,
     distributions_dataframe,
 )
-from failcodes.tracecols import TraceColumns
-from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
 _SHORT = {
@@ -40,44 +38,6 @@ _SHORT = {
     "youden_j": "J",
     "accuracy": "Acc",
 }
-
-MAPPING_HELP = (
-    "Error mapping (repeatable): "
-    + ", ".join(NAMED_MAPPINGS)
-    + ", or comma-separated verdicts such as 'refuted,ambiguous'."
-)
-
-#: Options shared by ``metrics`` and ``disagreements``.
-TracesOpt = Annotated[
-    list[Path],
-    typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
-]
-LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
-MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
-
-
-def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Trace], list[Label]]:
-    """Read traces from several files (claim ids unique across them) and check the labels."""
-    seen: dict[tuple[str, str], tuple[Path, int]] = {}
-    traces: list[Trace] = []
-    for path in trace_paths:
-        traces.extend(dataio.read_traces(path, seen=seen))
-    labels = dataio.read_labels(labels_path, traces=traces)
-    return traces, labels
-
-
-def load_columns(
-    trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
-) -> tuple[TraceColumns, list[Label]]:
-    """Read traces into columns (claim ids unique across the files) and check the labels."""
-    columns = dataio.read_trace_columns(trace_paths, text=text)
-    labels = dataio.read_labels(labels_path, traces=columns)
-    return columns, labels
-
-
-def make_console() -> Console:
-    """A console for tables: the terminal's width, or 200 columns when piped."""
-    return Console() if sys.stdout.isatty() else Console(width=200)
 
 
 def _pct(value: float | None) -> str:
@@ -189,8 +149,22 @@ def metrics(
             "and shares of the five canonical verdicts) instead of the metrics.",
         ),
     ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--out",
+            help="Write the JSON or CSV here instead of printing it (format from --format, or "
+            "from the extension .json/.csv); e.g. a study's metrics/<dataset>.json.",
+        ),
+    ] = None,
 ) -> None:
     """Precision, recall, F1, specificity, balanced accuracy, Youden J, accuracy per system."""
+    if out is not None and fmt is OutputFormat.TABLE:
+        by_suffix = {".json": OutputFormat.JSON, ".csv": OutputFormat.CSV}
+        if out.suffix.lower() not in by_suffix:
+            raise ConfigError(f"-o {out}: use a .json or .csv file, or pass --format json|csv")
+        fmt = by_suffix[out.suffix.lower()]
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
     columns, label_list = load_columns(traces, labels)
     report = compute_metrics(
@@ -203,25 +177,30 @@ def metrics(
         confidence=confidence,
         without_claims=without_claims,
     )
-    if verdicts and fmt is not OutputFormat.TABLE:
-        rows = [d.flat() for d in report.distributions]
-        if fmt is OutputFormat.JSON:
-            typer.echo(json.dumps(rows, indent=2, allow_nan=False))
-        else:
-            distributions_dataframe(report.distributions).to_csv(
-                sys.stdout, index=False, lineterminator="\n"
+    if fmt is not OutputFormat.TABLE:
+        if verdicts and fmt is OutputFormat.JSON:
+            rows = [d.flat() for d in report.distributions]
+            text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
+        elif verdicts:
+            text = distributions_dataframe(report.distributions).to_csv(
+                index=False, lineterminator="\n"
             )
+        elif fmt is OutputFormat.JSON:
+            rows = [r.flat() for r in report.results]
+            text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
+        else:
+            text = report.to_dataframe().to_csv(index=False, lineterminator="\n")
+        if out is None:
+            sys.stdout.write(text)
+        else:
+            atomic_write_text(out, text)
+            typer.echo(f"wrote {len(report.results)} metric rows -> {out}")
         return
     if verdicts:
         make_console().print(distribution_table(report.distributions))
         return
-    if fmt is OutputFormat.JSON:
-        typer.echo(json.dumps([r.flat() for r in report.results], indent=2, allow_nan=False))
-    elif fmt is OutputFormat.CSV:
-        report.to_dataframe().to_csv(sys.stdout, index=False, lineterminator="\n")
-    else:
-        console = make_console()
-        console.print(metrics_table(report))
-        console.print(distribution_table(report.distributions))
-        for line in notes(report):
-            console.print(line, highlight=False)
+    console = make_console()
+    console.print(metrics_table(report))
+    console.print(distribution_table(report.distributions))
+    for line in notes(report):
+        console.print(line, highlight=False)

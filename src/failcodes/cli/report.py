@@ -13,12 +13,17 @@ from failcodes.cli.main import app
 @app.command("report")
 def report(
     run_dir: Annotated[
-        Path, typer.Argument(help="A run directory (e.g. what `failcodes demo` wrote).")
+        Path, typer.Argument(help="A study folder (docs/study.md), e.g. the demo's.")
     ],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder of the report.")] = Path(
-        "reports"
-    )
-    / "report",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--out",
+            help="Output folder of the report (default: the study's report/ for a study "
+            "folder, else reports/report).",
+        ),
+    ] = None,
     codebook: Annotated[
         Path | None,
         typer.Option(
@@ -30,7 +35,11 @@ def report(
     from failcodes import codebook as codebooks
     from failcodes.report.build import build_report
     from failcodes.report.rundir import load_run_dir
+    from failcodes.study.layout import StudyLayout
 
+    layout = StudyLayout.of(run_dir)
+    if out is None:
+        out = layout.report_dir if layout.study_file.is_file() else Path("reports") / "report"
     cb = codebooks.load(codebook) if codebook is not None else None
     index = build_report(load_run_dir(run_dir, codebook=cb), out)
     typer.echo(f"report: {index}")

@@ -12,6 +12,7 @@ from failcodes.demo._base import DemoContext, StepOutput, write_csv
 from failcodes.demo.datasets import ragchecker_traces
 from failcodes.disagreements import Disagreement
 from failcodes.report.codebook_table import render_codebook_table
+from failcodes.study.layout import StudyLayout
 from failcodes.traces import Trace
 
 
@@ -63,17 +64,19 @@ def judge_step(ctx: DemoContext) -> StepOutput:
         if rag:
             sources.append(("ragchecker-example", rag, None))
     coder = OfflineCoder()
+    layout = StudyLayout.of(ctx.out_dir)
     for name, traces, items in sources:
-        run = ctx.out_dir / "judge" / name
         r_units = retrieval_units(traces)
         v_units = verification_units(traces)
         r_ann = v_ann = []
         if r_units:
-            run_judge(r_units, coder, cb, UnitKind.RETRIEVAL, run_dir=run / "retrieval")
-            r_ann = read_annotations(run / "retrieval")
+            run_dir = layout.judge_run(name, "retrieval")
+            run_judge(r_units, coder, cb, UnitKind.RETRIEVAL, run_dir=run_dir)
+            r_ann = read_annotations(run_dir)
         if v_units:
-            run_judge(v_units, coder, cb, UnitKind.VERIFICATION, run_dir=run / "reasoning")
-            v_ann = read_annotations(run / "reasoning")
+            run_dir = layout.judge_run(name, "reasoning")
+            run_judge(v_units, coder, cb, UnitKind.VERIFICATION, run_dir=run_dir)
+            v_ann = read_annotations(run_dir)
         ctx.results.setdefault("judge", {})[name] = {
             UnitKind.RETRIEVAL: (r_units, r_ann),
             UnitKind.VERIFICATION: (v_units, v_ann),
@@ -85,7 +88,7 @@ def judge_step(ctx: DemoContext) -> StepOutput:
         )
         if v_ann:
             pt = attr.per_trace_steps(traces, v_ann, cb)
-            out.files.append(write_csv(pt, run / "per_trace.csv"))
+            out.files.append(write_csv(pt, layout.per_trace(name)))
             out.tables.append(
                 (
                     f"{name}: six-step all-correct rate per verifier (heuristic baseline)",
@@ -99,7 +102,7 @@ def judge_step(ctx: DemoContext) -> StepOutput:
             )
             continue
         pp = attr.per_passage_codes(traces, r_ann, cb)
-        out.files.append(write_csv(pp, run / "per_passage.csv"))
+        out.files.append(write_csv(pp, layout.per_passage(name)))
         out.tables.append(
             (
                 f"{name}: five-dimension all-high rate per retriever (heuristic baseline)",
@@ -109,7 +112,7 @@ def judge_step(ctx: DemoContext) -> StepOutput:
         items_or_traces: list[Disagreement] | list[Trace] = items if items is not None else traces
         attributed = attr.attribute(items_or_traces, r_ann, cb)
         table = attr.attribution_table(attributed)
-        path = ctx.out_dir / "judge" / name / "attribution.csv"
+        path = layout.attribution_table(name)
         with AtomicBatch() as batch:
             table.to_csv(batch.stage(path), index=False)
         out.files.append(path)
@@ -202,7 +205,7 @@ def labelstudio_step(ctx: DemoContext) -> StepOutput:
 
     out = StepOutput()
     cb = codebook.bundled()
-    folder = ctx.out_dir / "labelstudio"
+    folder = StudyLayout.of(ctx.out_dir).labelstudio_dir
     judged: dict[str, Any] = ctx.results.get("judge", {})
     if not judged:
         out.lines.append("labelstudio: no judged units (the judge step wrote none)")

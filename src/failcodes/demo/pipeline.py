@@ -18,6 +18,7 @@ from failcodes.disagreements import (
 )
 from failcodes.mapping import resolve_mappings
 from failcodes.metrics import METRICS, MetricsReport, compute_metrics, distributions_dataframe
+from failcodes.study.layout import StudyLayout
 from failcodes.verdicts import Verdict
 
 
@@ -30,14 +31,12 @@ def ingest_step(ctx: DemoContext) -> StepOutput:
             out.lines.append(f"{name}: not bundled, skipped")
             continue
         ctx.datasets[ds.name] = ds
-        folder = ctx.out_dir / "data"
+        layout = StudyLayout.of(ctx.out_dir)
         with AtomicBatch() as batch:
             if ds.traces:
-                out.files += dataio.write_traces(
-                    folder / f"{ds.name}.traces.jsonl", ds.traces, batch=batch
-                )
-            dataio.write_labels(folder / f"{ds.name}.labels.jsonl", ds.labels, batch=batch)
-        out.files.append(folder / f"{ds.name}.labels.jsonl")
+                out.files += dataio.write_traces(layout.traces(ds.name), ds.traces, batch=batch)
+            dataio.write_labels(layout.labels(ds.name), ds.labels, batch=batch)
+        out.files.append(layout.labels(ds.name))
         systems = sorted({t.system for t in ds.traces})
         n_err = sum(lab.has_error for lab in ds.labels)
         out.lines.append(
@@ -76,7 +75,7 @@ def metrics_step(ctx: DemoContext) -> StepOutput:
             ds.traces, ds.labels, maps, bootstrap=DEMO_BOOTSTRAP, seed=DEMO_SEED
         )
         reports[name] = report
-        path = ctx.out_dir / "metrics" / f"{name}.json"
+        path = StudyLayout.of(ctx.out_dir).metrics(name)
         with AtomicBatch() as batch:
             tmp = batch.stage(path)
             tmp.write_text(
@@ -129,7 +128,7 @@ def disagreements_step(ctx: DemoContext) -> StepOutput:
             continue
         items = find_disagreements(ds.traces, ds.labels, "refuted")
         found[name] = items
-        path = write_disagreements(ctx.out_dir / "disagreements" / f"{name}.jsonl", items)
+        path = write_disagreements(StudyLayout.of(ctx.out_dir).disagreements(name), items)
         out.files.append(path)
         counts = count_by_kind(items)
         for system in sorted({t.system for t in ds.traces}):
@@ -171,7 +170,7 @@ def compare_step(ctx: DemoContext) -> StepOutput:
             seed=DEMO_SEED,
         )
         rows = [r.model_dump() for r in results]
-        dest = ctx.out_dir / "comparisons" / f"{name}.json"
+        dest = StudyLayout.of(ctx.out_dir).comparisons(name)
         with AtomicBatch() as batch:
             batch.stage(dest).write_text(
                 json.dumps({"systems": paired.systems, "tests": rows}, indent=2) + "\n",

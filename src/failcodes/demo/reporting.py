@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from failcodes.demo._base import DemoContext, StepOutput
+from failcodes.study.layout import StudyLayout
 
 
 def report_step(ctx: DemoContext) -> StepOutput:
@@ -12,9 +13,9 @@ def report_step(ctx: DemoContext) -> StepOutput:
 
     out = StepOutput()
     inputs = load_run_dir(ctx.out_dir)
-    index = build_report(inputs, ctx.out_dir / "report")
-    n_tables = len(list((ctx.out_dir / "report" / "tables").glob("*.md")))
-    n_figures = len(list((ctx.out_dir / "report" / "figures").glob("*.png")))
+    index = build_report(inputs, StudyLayout.of(ctx.out_dir).report_dir)
+    n_tables = len(list((index.parent / "tables").glob("*.md")))
+    n_figures = len(list((index.parent / "figures").glob("*.png")))
     out.lines.append(
         f"report: {n_tables} tables (md, tex, csv) and {n_figures} figures (png, pdf); "
         "open the page in a browser (self-contained, works offline)"

@@ -9,6 +9,7 @@ import pandas as pd
 
 from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_SEED, DemoContext, StepOutput
+from failcodes.study.layout import StudyLayout
 
 
 def agreement_step(ctx: DemoContext) -> StepOutput:
@@ -45,7 +46,7 @@ def agreement_step(ctx: DemoContext) -> StepOutput:
         )
         for res in results:
             rows.append({"dimension": dim, **res.model_dump()})
-    dest = ctx.out_dir / "agreement" / "ragchecker_meta_eval.json"
+    dest = StudyLayout.of(ctx.out_dir).agreement("ragchecker_meta_eval")
     with AtomicBatch() as batch:
         batch.stage(dest).write_text(json.dumps(rows, indent=2), encoding="utf-8")
     out.files.append(dest)

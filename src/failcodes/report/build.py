@@ -7,7 +7,6 @@ turns it into ``tables/`` (md, tex, html, csv), ``figures/`` (png, pdf) and ``in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,14 @@ from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.report import figures as figs
 from failcodes.report.corrected import METHOD_NOTE as CORRECTED_NOTE
-from failcodes.report.html import ReportFigure, ReportMeta, ReportSection, ReportTable, write_html
+from failcodes.report.html import (
+    ReportFigure,
+    ReportMeta,
+    ReportSection,
+    ReportTable,
+    report_time,
+    write_html,
+)
 from failcodes.report.render import TableFormat, render_table
 from failcodes.report.tables import code_shares, percent_table, prf_table
 from failcodes.units import UnitKind
@@ -262,7 +268,5 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec.tables.append(b.table("codebook", inputs.codebook_table, "Codebook"))
         b.sections.append(sec)
 
-    meta = inputs.meta or ReportMeta(
-        title=inputs.title, created=datetime.now(UTC).isoformat(timespec="seconds")
-    )
+    meta = inputs.meta or ReportMeta(title=inputs.title, created=report_time())
     return write_html(meta, b.sections, out)

@@ -6,12 +6,24 @@
 from __future__ import annotations
 
 import base64
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.fileio import atomic_write_text
 from failcodes.report.render import environment
+
+
+def report_time() -> str:
+    """When the report was made (ISO, UTC); ``SOURCE_DATE_EPOCH`` (reproducible builds) wins.
+
+    With it set, two reports of the same inputs are byte-identical.
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    when = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
+    return when.isoformat(timespec="seconds")
 
 
 class ReportTable(BaseModel):

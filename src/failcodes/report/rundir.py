@@ -1,18 +1,21 @@
-"""Read a run directory (as ``failcodes demo`` or the CLI steps write it) into ReportInputs.
+"""Read a study folder (what ``failcodes run``, the CLI steps or ``failcodes demo`` write).
 
-Layout read (every part optional)::
+Every path comes from :class:`failcodes.study.layout.StudyLayout` (docs/study.md); every
+part is optional, but a folder holding none of them is an error (exit 2, one line)::
 
-    data/<dataset>.traces.jsonl          traces            -> verdict distribution (Table 5)
-    metrics/<dataset>.json               metric rows       -> P/R/F1 tables, recall/F1 figure
-    judge/<dataset>/per_passage.csv      attribution.per_passage_codes  -> Table 8 shape
-    judge/<dataset>/per_trace.csv        attribution.per_trace_steps    -> Table 9 shape
-    judge/<dataset>/attribution.csv      attribution.attribution_table  -> Figure 1 as counts
-    judge/<dataset>/{retrieval,reasoning}/summary.json + annotations.jsonl (judge, cost, codebook)
-    agreement/*.json                     agreement rows    -> agreement table and figure
-    review/*.jsonl                       human annotations (``failcodes labelstudio pull -o``)
-                                         -> human vs judge agreement per dimension and per
-                                            code; per-code kappa in the codebook table
-    saturation/<project>/                saturation project -> accumulation curve
+    data/<dataset>.traces.jsonl                 traces   -> verdict distribution (Table 5)
+    metrics/<dataset>.json                      metric rows -> P/R/F1 tables, recall/F1 figure
+    attribution/<dataset>/per_passage.csv       attribution.per_passage_codes  -> Table 8 shape
+    attribution/<dataset>/per_trace.csv         attribution.per_trace_steps    -> Table 9 shape
+    attribution/<dataset>/attribution.csv       attribution.attribution_table  -> Figure 1 counts
+    judge/<dataset>/{retrieval,reasoning}/      summary.json + annotations.jsonl (judge, cost,
+                                                codebook)
+    agreement/*.json                            agreement rows -> agreement table and figure
+    review/*.jsonl                              human annotations (``labelstudio pull -o``)
+                                                -> human vs judge agreement per dimension and
+                                                per code; per-code kappa in the codebook table
+    comparisons/<dataset>.json                  system comparison tests
+    saturation/<project>/                       saturation project -> accumulation curve
 
 With several datasets, groups are prefixed ``<dataset>/`` so systems of different data never mix.
 """
@@ -20,7 +23,6 @@ With several datasets, groups are prefixed ``<dataset>/`` so systems of differen
 from __future__ import annotations
 
 import contextlib
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,8 @@ from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
-from failcodes.report.html import ReportMeta
+from failcodes.report.html import ReportMeta, report_time
+from failcodes.study.layout import JUDGE_KINDS, TRACES_SUFFIX, StudyLayout
 from failcodes.units import UnitKind
 
 
@@ -77,17 +80,21 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     """Collect what ``run_dir`` holds into :class:`ReportInputs` (see module docstring)."""
     root = Path(run_dir)
     if not root.is_dir():
-        raise InputError("not a run directory", path=root)
+        raise InputError("not a study folder (no such folder)", path=root)
+    layout = StudyLayout.of(root)
+    if not layout.report_inputs():
+        raise InputError(
+            "holds nothing to report on (no data/*.traces.jsonl, metrics/*.json, judge/, "
+            "attribution/, agreement/, review/, comparisons/ or saturation/; see docs/study.md)",
+            path=root,
+        )
     from failcodes import dataio
     from failcodes.metrics import distributions_dataframe, verdict_distributions
 
     inputs_files: list[Path] = []
-    trace_files = sorted((root / "data").glob("*.traces.jsonl"))
-    metric_files = sorted((root / "metrics").glob("*.json"))
-    datasets = {p.name.removesuffix(".traces.jsonl") for p in trace_files}
-    datasets |= {p.stem for p in metric_files}
-    datasets |= {p.name for p in (root / "judge").glob("*") if p.is_dir()}
-    many = len(datasets) > 1
+    trace_files = layout.trace_files()
+    metric_files = layout.metric_files()
+    many = len(layout.datasets()) > 1
 
     metrics: list[dict[str, Any]] = []
     for path in metric_files:
@@ -103,7 +110,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     dists = []
     for path in trace_files:
         frame = distributions_dataframe(verdict_distributions(dataio.read_traces(path)))
-        dists.append(_prefixed(frame, "system", path.name.removesuffix(".traces.jsonl"), many))
+        dataset = path.name.removesuffix(TRACES_SUFFIX)
+        dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
 
     per_passage, per_trace, stages = [], [], {"retrieval": 0, "verification": 0}
@@ -112,27 +120,28 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     heuristic = False
     cost = 0.0
     judge_files: list[Path] = []
-    for folder in sorted(p for p in (root / "judge").glob("*") if p.is_dir()):
-        name = folder.name
-        if (folder / "per_passage.csv").exists():
-            pp = pd.read_csv(folder / "per_passage.csv")
+    for name in layout.attribution_datasets():
+        if layout.per_passage(name).exists():
+            pp = pd.read_csv(layout.per_passage(name))
             per_passage.append(_prefixed(pp, "retriever", name, many))
-        if (folder / "per_trace.csv").exists():
-            pt = pd.read_csv(folder / "per_trace.csv")
+        if layout.per_trace(name).exists():
+            pt = pd.read_csv(layout.per_trace(name))
             per_trace.append(_prefixed(pt, "verifier", name, many))
-        if (folder / "attribution.csv").exists():
-            att = pd.read_csv(folder / "attribution.csv")
+        if layout.attribution_table(name).exists():
+            att = pd.read_csv(layout.attribution_table(name))
             for stage, n in att["stage"].value_counts().items():
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
-        for sub in ("retrieval", "reasoning"):
-            ann_path = folder / sub / "annotations.jsonl"
+    for name in layout.judge_datasets():
+        for kind in JUDGE_KINDS:
+            folder = layout.judge_run(name, kind)
+            ann_path = folder / "annotations.jsonl"
             if ann_path.exists():
                 judge_files.append(ann_path)
             if ann_path.exists() and (first := _first_annotation(ann_path)) is not None:
                 refs.add((first.codebook.name, first.codebook.version, first.codebook.hash))
                 judges.add(first.coder)
                 heuristic |= first.coder_kind is CoderKind.HEURISTIC
-            summary = folder / sub / "summary.json"
+            summary = folder / "summary.json"
             if summary.exists():
                 cost += float(read_json(summary).get("journal_cost_usd", 0.0))
 
@@ -151,7 +160,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     stage_table = pd.DataFrame([{"stage": s, "disagreements": n} for s, n in attributed.items()])
 
     agreement_rows: list[dict[str, Any]] = []
-    for path in sorted((root / "agreement").glob("*.json")):
+    for path in layout.agreement_files():
         for row in read_json(path):
             subject = row.get("dimension") or row.get("subject") or path.stem
             agreement_rows.append({"subject": subject, **row})
@@ -180,7 +189,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # Human review (e.g. `failcodes labelstudio pull -o RUN_DIR/review/NAME.jsonl`) against
     # the judge: agreement per dimension and per code, and a column in the codebook table.
     per_code: dict[str, str] = {}
-    review_files = sorted((root / "review").glob("*.jsonl"))
+    review_files = layout.review_files()
     if review_files and cb is not None:
         review_rows, per_code = _review_agreement(review_files, judge_files, cb)
         inputs_files.extend(review_files)
@@ -190,10 +199,10 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     corrected = _corrected(root, review_files, cb, inputs_files)
 
-    accumulation, saturation_notes = _saturation(root / "saturation")
+    accumulation, saturation_notes = _saturation(layout.saturation_dir)
 
     comparison_rows: list[dict[str, Any]] = []
-    for path in sorted((root / "comparisons").glob("*.json")):
+    for path in layout.comparison_files():
         for t in read_json(path).get("tests", []):
             comparison_rows.append(
                 {
@@ -212,7 +221,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     meta = ReportMeta(
         title=f"failcodes report: {root.name}",
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        created=report_time(),
         codebook=f"{cb.name} v{cb.version} (sha256 {cb.hash})" if cb else None,
         judge=", ".join(sorted(judges)) or None,
         judge_is_heuristic=heuristic,

@@ -16,6 +16,7 @@ from failcodes.saturation.models import ProjectConfig, ProposalStatus
 from failcodes.saturation.proposers import OfflineProposer
 from failcodes.saturation.rounds import current_round, init_project, run_round
 from failcodes.saturation.store import ProjectStore
+from failcodes.study.layout import StudyLayout
 from failcodes.units import UnitKind, build_units, disagreement_traces
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def saturation_step(ctx: DemoContext) -> StepOutput:
     if not units:
         out.lines.append("no retrieval units from the disagreements: saturation skipped")
         return out
-    root = ctx.out_dir / "saturation" / DEMO_PROJECT
+    root = StudyLayout.of(ctx.out_dir).saturation_dir / DEMO_PROJECT
     if (root / "project.json").exists():
         store = ProjectStore.open(root)
     else:

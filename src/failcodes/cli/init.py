@@ -1,0 +1,27 @@
+"""``failcodes init NAME``: create a study folder with a documented study file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from failcodes.cli.main import app
+
+
+@app.command("init")
+def init(
+    folder: Annotated[
+        Path, typer.Argument(help="The study folder to create (its name by default).")
+    ],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Study name (default: the folder's name).")
+    ] = None,
+) -> None:
+    """Create a study folder: failcodes.toml, the codebook, and one folder per step."""
+    from failcodes.study.create import init_study
+
+    layout = init_study(folder, name=name)
+    typer.echo(f"study created: {layout.root}/")
+    typer.echo(f"edit {layout.study_file} (docs/study.md), then: failcodes run {layout.root}")

@@ -1,0 +1,69 @@
+"""Options, consoles and input loading shared by several subcommands (one place, no borrowing).
+
+``metrics``, ``disagreements`` and ``compare`` read traces + labels with the same flags;
+``demo`` and ``run`` print tables on the same console.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from failcodes import dataio
+from failcodes.labels import Label
+from failcodes.mapping import NAMED_MAPPINGS
+from failcodes.tracecols import TraceColumns
+from failcodes.traces import Trace
+
+MAPPING_HELP = (
+    "Error mapping (repeatable): "
+    + ", ".join(NAMED_MAPPINGS)
+    + ", or comma-separated verdicts such as 'refuted,ambiguous'."
+)
+
+TracesOpt = Annotated[
+    list[Path],
+    typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
+]
+LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
+MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
+
+
+def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Trace], list[Label]]:
+    """Read traces from several files (claim ids unique across them) and check the labels."""
+    seen: dict[tuple[str, str], tuple[Path, int]] = {}
+    traces: list[Trace] = []
+    for path in trace_paths:
+        traces.extend(dataio.read_traces(path, seen=seen))
+    labels = dataio.read_labels(labels_path, traces=traces)
+    return traces, labels
+
+
+def load_columns(
+    trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
+) -> tuple[TraceColumns, list[Label]]:
+    """Read traces into columns (claim ids unique across the files) and check the labels."""
+    columns = dataio.read_trace_columns(trace_paths, text=text)
+    labels = dataio.read_labels(labels_path, traces=columns)
+    return columns, labels
+
+
+def make_console() -> Console:
+    """A console for tables: the terminal's width, or 200 columns when piped."""
+    return Console() if sys.stdout.isatty() else Console(width=200)
+
+
+__all__ = [
+    "MAPPING_HELP",
+    "LabelsOpt",
+    "MappingOpt",
+    "TracesOpt",
+    "load_columns",
+    "load_inputs",
+    "make_console",
+]

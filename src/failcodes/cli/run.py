@@ -1,0 +1,130 @@
+"""``failcodes run STUDY``: run a study's pending steps in order, with a progress bar per step.
+
+Each step is an ordinary ``failcodes`` command line (``failcodes run STUDY --plan`` prints
+them); it runs in-process exactly as typed, its output goes to
+``STUDY/.failcodes/logs/<step>.log``, and a finished step is skipped next time (see
+:mod:`failcodes.study.runner`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from failcodes.cli.main import app
+from failcodes.errors import ConfigError, FailcodesError
+from failcodes.study.layout import StudyLayout
+from failcodes.study.steps import Step
+
+
+def log_path(layout: StudyLayout, step: Step) -> Path:
+    """``.failcodes/logs/<step name>.log``."""
+    return layout.logs_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", step.name).strip("_") + ".log")
+
+
+def execute_step(step: Step, log: Path | None = None) -> None:
+    """Run one step's command in this process, as ``failcodes ARGV...`` would; output to ``log``.
+
+    A user error inside the command propagates as the :class:`FailcodesError` it raised; a
+    command line the command rejects (e.g. a bad option in the study file) is a ConfigError.
+    """
+    import click
+
+    from failcodes.cli.main import register_commands
+
+    register_commands()
+    with contextlib.ExitStack() as stack:
+        if log is not None:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            fh = stack.enter_context(log.open("w", encoding="utf-8"))
+            stack.enter_context(contextlib.redirect_stdout(fh))
+            stack.enter_context(contextlib.redirect_stderr(fh))
+        try:
+            code = app(args=list(step.argv), prog_name="failcodes", standalone_mode=False)
+        except click.exceptions.ClickException as exc:
+            raise ConfigError(f"{step.command()}: {exc.format_message()}") from None
+        except click.exceptions.Abort:
+            raise ConfigError(f"{step.name}: aborted") from None
+    if isinstance(code, int) and code != 0:
+        raise ConfigError(f"step {step.name!r} exited with code {code} (log: {log})")
+
+
+@app.command("run")
+def run(
+    study: Annotated[Path, typer.Argument(help="The study folder (with failcodes.toml).")],
+    plan: Annotated[
+        bool,
+        typer.Option("--plan", help="Print the steps' commands (finished ones marked); run none."),
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Run every step, finished or not.")
+    ] = False,
+) -> None:
+    """Run the pending steps of a study in order (finished ones are skipped; resumable)."""
+    from failcodes.study.config import load_study
+    from failcodes.study.runner import Outcome, is_finished, load_state, run_steps
+    from failcodes.study.steps import plan_study
+
+    layout = StudyLayout.of(study)
+    steps = plan_study(load_study(layout.root), layout)
+    if plan:
+        state = load_state(layout)
+        for step in steps:
+            done = not force and is_finished(step, layout, state)
+            typer.echo(step.command() + ("  # finished" if done else ""))
+        return
+    err = Console(stderr=True)
+    progress = Progress(
+        SpinnerColumn(finished_text="[green]✓"),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not err.is_terminal,
+    )
+    tasks = {s.name: progress.add_task(s.name, total=1, start=False, status="") for s in steps}
+    ran = skipped = 0
+    current: list[Step] = []
+
+    def on_start(_: int, step: Step) -> None:
+        current[:] = [step]
+        progress.start_task(tasks[step.name])
+        progress.update(tasks[step.name], status="running")
+
+    with progress:
+        try:
+            for result in run_steps(
+                steps,
+                layout,
+                lambda s: execute_step(s, log_path(layout, s)),
+                force=force,
+                on_start=on_start,
+            ):
+                task = tasks[result.step.name]
+                if result.outcome is Outcome.SKIPPED:
+                    skipped += 1
+                    progress.update(task, completed=1, status="finished earlier")
+                else:
+                    ran += 1
+                    progress.update(task, completed=1, status="done")
+                if not err.is_terminal:
+                    what = "skipped (finished)" if result.outcome is Outcome.SKIPPED else "done"
+                    typer.echo(f"{result.step.name}: {what}")
+        except FailcodesError:
+            if current:
+                step = current[0]
+                progress.update(tasks[step.name], status="[red]failed")
+                err.print(
+                    f"step {step.name!r} failed; its output: {log_path(layout, step)}",
+                    highlight=False,
+                )
+            raise
+    index = layout.report_dir / "index.html"
+    typer.echo(f"{ran} step(s) run, {skipped} already finished; report: {index}")

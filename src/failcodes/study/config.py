@@ -1,0 +1,320 @@
+"""The study file (``failcodes.toml``): what a study analyses and how, as a pydantic contract.
+
+A study names its data sets (each read by one or more ``failcodes ingest`` adapters), each
+system's pipeline (where its evidence came from), the metrics' error mappings, the
+disagreements' mapping, the codebook and the judge. ``failcodes init NAME`` writes a
+commented example (:data:`TEMPLATE`); docs/study.md documents every field.
+
+Paths in the file are relative to the study folder; ``bundled:NAME/FILE`` names a file of a
+data set shipped with failcodes (``failcodes.bundled``). A bad file is one line naming the
+file, the line and the field (:func:`load_study`).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from failcodes.errors import InputError
+from failcodes.study.layout import JUDGE_KINDS, STUDY_FILE
+from failcodes.traces import EvidenceSource
+
+#: ``bundled:NAME/FILE`` -> a file of a data set shipped with failcodes.
+BUNDLED_PREFIX = "bundled:"
+
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PipelineSpec(_Strict):
+    """One system's pipeline: which system, and where its evidence came from."""
+
+    system: str = Field(default="*", description="System name as in the traces; '*' = all.")
+    evidence: EvidenceSource = Field(
+        description="retrieved | provided | none (failcodes.traces.EvidenceSource): given to "
+        "`failcodes ingest --evidence`, so every later step sees it on the traces."
+    )
+    retriever: str | None = Field(default=None, description="Retriever name, if any.")
+    verifier: str | None = Field(default=None, description="Verifier model or name.")
+    description: str = Field(default="", description="Free text for the report.")
+
+
+class IngestSpec(_Strict):
+    """One ``failcodes ingest ADAPTER PATHS...`` call into the data set's traces or labels."""
+
+    adapter: str = Field(description="Ingest adapter (failcodes ingest --help lists them).")
+    paths: Annotated[list[str], Field(min_length=1)] = Field(
+        description="Input files, relative to the study folder, or bundled:NAME/FILE."
+    )
+    labels: bool = Field(
+        default=False,
+        description="Also write the adapter's reference labels (ingest --labels-out).",
+    )
+    args: list[str] = Field(
+        default_factory=list,
+        description="Further `failcodes ingest` options, verbatim (e.g. --map, --option).",
+    )
+
+
+class DatasetSpec(_Strict):
+    """A data set: how it is ingested and which pipelines produced its traces."""
+
+    name: Annotated[str, Field(pattern=_NAME)] = Field(description="Name used in every path.")
+    description: str = ""
+    ingest: Annotated[list[IngestSpec], Field(min_length=1)] = Field(
+        description="Ingest calls; a traces adapter writes data/<name>.traces.jsonl, a labels "
+        "adapter data/<name>.labels.jsonl."
+    )
+    pipelines: list[PipelineSpec] = Field(
+        default_factory=list, description="Each system's pipeline ('*' for all systems)."
+    )
+
+    def pipeline(self, system: str) -> PipelineSpec | None:
+        """The pipeline description of ``system`` (its own entry, else the '*' entry)."""
+        exact = [p for p in self.pipelines if p.system == system]
+        if exact:
+            return exact[0]
+        return next((p for p in self.pipelines if p.system == "*"), None)
+
+
+class MetricsSpec(_Strict):
+    """``failcodes metrics`` settings."""
+
+    mappings: Annotated[list[str], Field(min_length=1)] = ["refuted"]
+    level: str = "sentence"
+    bootstrap: Annotated[int, Field(ge=0)] = 1000
+    seed: int = 0
+    without_claims: str = "exclude"
+
+
+class DisagreementsSpec(_Strict):
+    """``failcodes disagreements`` settings (the mapping the judge and attribution study)."""
+
+    mapping: str = "refuted"
+    level: str = "sentence"
+    without_claims: str = "exclude"
+
+
+class JudgeSpec(_Strict):
+    """``failcodes judge`` settings; ``args`` go to the command verbatim."""
+
+    judge: str = Field(default="offline", description="offline | anthropic:MODEL | openai:MODEL")
+    kinds: list[str] = Field(default_factory=lambda: list(JUDGE_KINDS))
+    base_url: str | None = None
+    top_k: Annotated[int | None, Field(ge=1)] = None
+    budget: Annotated[float | None, Field(ge=0)] = None
+    args: list[str] = Field(default_factory=list)
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_kinds(cls, kinds: list[str]) -> list[str]:
+        for kind in kinds:
+            if kind not in JUDGE_KINDS:
+                raise ValueError(f"{kind!r} is not one of: {', '.join(JUDGE_KINDS)}")
+        return kinds
+
+
+class ReviewSpec(_Strict):
+    """Human review: Label Studio task files for the judged units."""
+
+    labelstudio: bool = Field(default=True, description="Write Label Studio task files.")
+
+
+class StudyFile(_Strict):
+    """The contract of ``failcodes.toml``."""
+
+    name: Annotated[str, Field(pattern=_NAME)]
+    description: str = ""
+    codebook: str = Field(description="Codebook YAML, relative to the study folder.")
+    datasets: Annotated[list[DatasetSpec], Field(min_length=1)]
+    metrics: MetricsSpec = MetricsSpec()
+    disagreements: DisagreementsSpec = DisagreementsSpec()
+    judge: JudgeSpec = JudgeSpec()
+    review: ReviewSpec = ReviewSpec()
+
+    @field_validator("datasets")
+    @classmethod
+    def _unique_names(cls, datasets: list[DatasetSpec]) -> list[DatasetSpec]:
+        seen: set[str] = set()
+        for ds in datasets:
+            if ds.name in seen:
+                raise ValueError(f"data set name {ds.name!r} is used twice")
+            seen.add(ds.name)
+        return datasets
+
+    def dataset(self, name: str) -> DatasetSpec:
+        """The data set called ``name``."""
+        for ds in self.datasets:
+            if ds.name == name:
+                return ds
+        raise InputError(f"the study has no data set {name!r}")
+
+
+def resolve_path(value: str, base: Path) -> Path:
+    """A path of the study file: ``bundled:NAME/FILE`` or relative to ``base``."""
+    if value.startswith(BUNDLED_PREFIX):
+        from failcodes import bundled
+
+        name, _, rest = value.removeprefix(BUNDLED_PREFIX).partition("/")
+        return bundled.path(name, *[p for p in rest.split("/") if p])
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def bundled_or_path(path: Path) -> Path:
+    """``path`` itself, or the bundled file it names when written ``bundled:NAME/FILE``."""
+    text = str(path)
+    return resolve_path(text, Path()) if text.startswith(BUNDLED_PREFIX) else path
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """Best-effort 1-based line of the field ``loc`` (array-of-tables aware)."""
+    lines = text.splitlines()
+    start, table = 0, ""
+    i = 0
+    while i < len(loc):
+        part = loc[i]
+        nxt = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(part, str) and isinstance(nxt, int):
+            header = re.compile(rf"^\s*\[\[\s*{re.escape(table + part)}\s*\]\]")
+            hits = [n for n in range(start, len(lines)) if header.match(lines[n])]
+            if nxt < len(hits):
+                start, table = hits[nxt], f"{table}{part}."
+                i += 2
+                continue
+            break
+        if isinstance(part, str):
+            key = re.compile(rf"^\s*{re.escape(part)}\s*=|^\s*\[\s*{re.escape(table + part)}\s*\]")
+            for n in range(start, len(lines)):
+                if key.match(lines[n]):
+                    return n + 1
+            return start + 1 if start else None
+        i += 1
+    return start + 1 if start else None
+
+
+def parse_study(text: str, path: Path) -> StudyFile:
+    """Validate the text of a study file; errors name the file, line and field."""
+    try:
+        raw: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise InputError(
+            f"not valid TOML: {message}", path=path, line=int(match.group(1)) if match else None
+        ) from None
+    try:
+        return StudyFile.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors()
+        # a misspelt key (unknown field) also explains the "missing" one: name it first
+        err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+        loc = tuple(err["loc"])
+        more = len(exc.errors()) - 1
+        message = err["msg"] + (f" (and {more} more problem(s))" if more else "")
+        if err["type"] == "missing":
+            message = "missing required field" + (f" (and {more} more problem(s))" if more else "")
+        elif err["type"] == "extra_forbidden":
+            message = "unknown field" + (f" (and {more} more problem(s))" if more else "")
+        raise InputError(
+            message, path=path, line=_line_of(text, loc), field=_field(loc) or None
+        ) from None
+
+
+def load_study(root: str | Path) -> StudyFile:
+    """Read ``root/failcodes.toml`` (or a study file given directly)."""
+    path = Path(root)
+    if path.is_dir():
+        path = path / STUDY_FILE
+    if not path.is_file():
+        raise InputError(
+            f"no study file (expected {STUDY_FILE}; create a study with `failcodes init NAME`)",
+            path=path,
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", path=path) from None
+    return parse_study(text, path)
+
+
+#: What ``failcodes init NAME`` writes (``{name}`` and ``{codebook}`` filled in).
+TEMPLATE = """\
+# failcodes study file: docs/study.md documents every field.
+# Paths are relative to this folder; bundled:NAME/FILE names data shipped with failcodes.
+name = "{name}"
+description = ""
+codebook = "{codebook}"
+
+# One [[datasets]] table per data set. Each [[datasets.ingest]] is one `failcodes ingest`
+# call: a traces adapter writes data/<name>.traces.jsonl (labels = true also writes the
+# adapter's labels), a labels adapter (generic-labels, medexpert) data/<name>.labels.jsonl.
+# `args` are further ingest options, verbatim (--map, --alias, --option, --system ...).
+[[datasets]]
+name = "ragchecker-example"
+description = "RAGChecker's example: retrieved chunks, GPT-4 checker verdicts"
+
+[[datasets.ingest]]
+adapter = "ragchecker"
+paths = ["bundled:ragchecker/checking_outputs.json"]
+labels = true
+
+# Each system's pipeline: where its evidence came from.
+#   retrieved = passages from a retriever; provided = evidence given to the verifier with
+#   the item (no retriever to blame); none = closed-book (no evidence).
+# system = "*" describes every system of the data set.
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+
+[metrics]
+mappings = ["refuted", "refuted+no_evidence", "non_supported"]
+level = "sentence"
+bootstrap = 1000
+seed = 0
+
+[disagreements]
+mapping = "refuted"   # the disagreements the judge codes and attribution explains
+
+[judge]
+judge = "offline"     # offline (a heuristic baseline) | anthropic:MODEL | openai:MODEL
+kinds = ["retrieval", "reasoning"]
+# base_url = "http://127.0.0.1:8000/v1"
+# top_k = 5
+# budget = 2.0        # USD
+
+[review]
+labelstudio = true    # write Label Studio task files for the judged units
+"""
+
+
+__all__ = [
+    "BUNDLED_PREFIX",
+    "TEMPLATE",
+    "DatasetSpec",
+    "DisagreementsSpec",
+    "IngestSpec",
+    "JudgeSpec",
+    "MetricsSpec",
+    "PipelineSpec",
+    "ReviewSpec",
+    "StudyFile",
+    "bundled_or_path",
+    "load_study",
+    "parse_study",
+    "resolve_path",
+]

@@ -1,0 +1,283 @@
+"""The one layout of a study folder: every path a step writes or reads is named here.
+
+A study folder (``failcodes init NAME``) holds the study file and one folder per step; each
+step's output is the next step's input under the same name, so nothing is ever renamed::
+
+    NAME/
+      failcodes.toml                        the study file (failcodes.study.config)
+      data/<dataset>.traces.jsonl           ingest      -> traces
+      data/<dataset>.labels.jsonl           ingest      -> clinical labels
+      metrics/<dataset>.json                metrics     -> P/R/F1 rows (report: Tables 2-6)
+      disagreements/<dataset>.jsonl         disagreements -> FN/FP (input of judge, attribute)
+      judge/<dataset>/retrieval/            judge retrieval -> run dir (journal, annotations)
+      judge/<dataset>/reasoning/            judge reasoning -> run dir
+      judge/cache.sqlite                    the LLM judge's response cache
+      attribution/<dataset>/per_passage.csv attribute   -> Table 8 shape
+      attribution/<dataset>/per_trace.csv   attribute   -> Table 9 shape
+      attribution/<dataset>/attribution.csv attribute   -> stage per disagreement (Figure 1)
+      labelstudio/<kind>.config.xml         labelstudio config
+      labelstudio/<dataset>/<kind>.tasks.json  labelstudio export
+      review/<name>.jsonl                   labelstudio pull -> human annotations
+      review/plans/<name>.json              review plan (failcodes review plan)
+      agreement/<name>.json                 agree       -> agreement rows
+      comparisons/<dataset>.json            compare     -> system comparison tests
+      saturation/<project>/                 saturate    -> accumulation curve
+      report/                               report      -> index.html, tables/, figures/
+      .failcodes/run.json                   failcodes run: what each finished step read
+
+Writers (the CLI steps, ``failcodes run``, the demo) and the reader (``report.rundir``) take
+their paths from :class:`StudyLayout`; no other module spells these names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The study file at the root of a study folder.
+STUDY_FILE = "failcodes.toml"
+
+#: Judge run kinds as the CLI names them (``failcodes judge retrieval|reasoning``).
+JUDGE_KINDS: tuple[str, ...] = ("retrieval", "reasoning")
+
+#: File names inside ``attribution/<dataset>/`` (what ``failcodes attribute -o`` writes).
+PER_PASSAGE = "per_passage.csv"
+PER_TRACE = "per_trace.csv"
+ATTRIBUTION_TABLE = "attribution.csv"
+ATTRIBUTION_ITEMS = "attribution.jsonl"
+
+TRACES_SUFFIX = ".traces.jsonl"
+LABELS_SUFFIX = ".labels.jsonl"
+
+
+def judge_kind(kind: str) -> str:
+    """The folder name of a judge kind: ``retrieval`` or ``reasoning`` (``verification``)."""
+    value = getattr(kind, "value", kind)
+    if value == "verification":
+        return "reasoning"
+    if value not in JUDGE_KINDS:
+        raise ValueError(f"unknown judge kind {kind!r} (one of: {', '.join(JUDGE_KINDS)})")
+    return str(value)
+
+
+@dataclass(frozen=True)
+class StudyLayout:
+    """The paths of one study folder (see the module docstring for the picture)."""
+
+    root: Path
+
+    @classmethod
+    def of(cls, root: str | Path) -> StudyLayout:
+        """The layout rooted at ``root``."""
+        return cls(Path(root))
+
+    # -- the study file and run state ---------------------------------------------------
+    @property
+    def study_file(self) -> Path:
+        """``failcodes.toml``."""
+        return self.root / STUDY_FILE
+
+    @property
+    def state_dir(self) -> Path:
+        """``.failcodes/``: bookkeeping of ``failcodes run`` (not an input of any step)."""
+        return self.root / ".failcodes"
+
+    @property
+    def run_state(self) -> Path:
+        """``.failcodes/run.json``: fingerprints of the finished steps."""
+        return self.state_dir / "run.json"
+
+    @property
+    def logs_dir(self) -> Path:
+        """``.failcodes/logs/``: what each step printed under ``failcodes run``."""
+        return self.state_dir / "logs"
+
+    # -- data ---------------------------------------------------------------------------
+    @property
+    def data_dir(self) -> Path:
+        """``data/``."""
+        return self.root / "data"
+
+    def traces(self, dataset: str) -> Path:
+        """``data/<dataset>.traces.jsonl``."""
+        return self.data_dir / f"{dataset}{TRACES_SUFFIX}"
+
+    def labels(self, dataset: str) -> Path:
+        """``data/<dataset>.labels.jsonl``."""
+        return self.data_dir / f"{dataset}{LABELS_SUFFIX}"
+
+    def trace_files(self) -> list[Path]:
+        """Every ``data/*.traces.jsonl``, sorted."""
+        return sorted(self.data_dir.glob(f"*{TRACES_SUFFIX}"))
+
+    # -- metrics, disagreements -----------------------------------------------------------
+    @property
+    def metrics_dir(self) -> Path:
+        """``metrics/``."""
+        return self.root / "metrics"
+
+    def metrics(self, dataset: str) -> Path:
+        """``metrics/<dataset>.json`` (``failcodes metrics --format json`` rows)."""
+        return self.metrics_dir / f"{dataset}.json"
+
+    def metric_files(self) -> list[Path]:
+        """Every ``metrics/*.json``, sorted."""
+        return sorted(self.metrics_dir.glob("*.json"))
+
+    @property
+    def disagreements_dir(self) -> Path:
+        """``disagreements/``."""
+        return self.root / "disagreements"
+
+    def disagreements(self, dataset: str) -> Path:
+        """``disagreements/<dataset>.jsonl``."""
+        return self.disagreements_dir / f"{dataset}.jsonl"
+
+    # -- judge ----------------------------------------------------------------------------
+    @property
+    def judge_dir(self) -> Path:
+        """``judge/``."""
+        return self.root / "judge"
+
+    def judge_run(self, dataset: str, kind: str) -> Path:
+        """``judge/<dataset>/<retrieval|reasoning>/``: a judge run directory."""
+        return self.judge_dir / dataset / judge_kind(kind)
+
+    @property
+    def judge_cache(self) -> Path:
+        """``judge/cache.sqlite``: the LLM judge's response cache for this study."""
+        return self.judge_dir / "cache.sqlite"
+
+    def judge_datasets(self) -> list[str]:
+        """Datasets with a ``judge/<dataset>/`` folder, sorted."""
+        return sorted(p.name for p in self.judge_dir.glob("*") if p.is_dir())
+
+    # -- attribution ----------------------------------------------------------------------
+    @property
+    def attribution_dir(self) -> Path:
+        """``attribution/``."""
+        return self.root / "attribution"
+
+    def attribution(self, dataset: str) -> Path:
+        """``attribution/<dataset>/`` (``failcodes attribute -o``)."""
+        return self.attribution_dir / dataset
+
+    def per_passage(self, dataset: str) -> Path:
+        """``attribution/<dataset>/per_passage.csv`` (Table 8 shape)."""
+        return self.attribution(dataset) / PER_PASSAGE
+
+    def per_trace(self, dataset: str) -> Path:
+        """``attribution/<dataset>/per_trace.csv`` (Table 9 shape)."""
+        return self.attribution(dataset) / PER_TRACE
+
+    def attribution_table(self, dataset: str) -> Path:
+        """``attribution/<dataset>/attribution.csv`` (one stage per disagreement)."""
+        return self.attribution(dataset) / ATTRIBUTION_TABLE
+
+    def attribution_datasets(self) -> list[str]:
+        """Datasets with an ``attribution/<dataset>/`` folder, sorted."""
+        return sorted(p.name for p in self.attribution_dir.glob("*") if p.is_dir())
+
+    # -- review -----------------------------------------------------------------------------
+    @property
+    def labelstudio_dir(self) -> Path:
+        """``labelstudio/``."""
+        return self.root / "labelstudio"
+
+    def labelstudio_config(self, kind: str) -> Path:
+        """``labelstudio/<retrieval|reasoning>.config.xml``."""
+        return self.labelstudio_dir / f"{judge_kind(kind)}.config.xml"
+
+    def labelstudio_tasks(self, dataset: str, kind: str) -> Path:
+        """``labelstudio/<dataset>/<retrieval|reasoning>.tasks.json``."""
+        return self.labelstudio_dir / dataset / f"{judge_kind(kind)}.tasks.json"
+
+    @property
+    def review_dir(self) -> Path:
+        """``review/``: human annotations pulled from Label Studio (``review/<name>.jsonl``)."""
+        return self.root / "review"
+
+    def review(self, name: str) -> Path:
+        """``review/<name>.jsonl`` (``failcodes labelstudio pull -o``)."""
+        return self.review_dir / f"{name}.jsonl"
+
+    def review_files(self) -> list[Path]:
+        """Every ``review/*.jsonl`` (human annotations), sorted."""
+        return sorted(self.review_dir.glob("*.jsonl"))
+
+    @property
+    def review_plans_dir(self) -> Path:
+        """``review/plans/``: review plans (which units humans code; never read as annotations)."""
+        return self.review_dir / "plans"
+
+    def review_plan(self, name: str) -> Path:
+        """``review/plans/<name>.json`` (``failcodes review plan``)."""
+        return self.review_plans_dir / f"{name}.json"
+
+    # -- statistics, saturation, report -----------------------------------------------------
+    @property
+    def agreement_dir(self) -> Path:
+        """``agreement/``."""
+        return self.root / "agreement"
+
+    def agreement(self, name: str) -> Path:
+        """``agreement/<name>.json`` (agreement rows)."""
+        return self.agreement_dir / f"{name}.json"
+
+    def agreement_files(self) -> list[Path]:
+        """Every ``agreement/*.json``, sorted."""
+        return sorted(self.agreement_dir.glob("*.json"))
+
+    @property
+    def comparisons_dir(self) -> Path:
+        """``comparisons/``."""
+        return self.root / "comparisons"
+
+    def comparisons(self, dataset: str) -> Path:
+        """``comparisons/<dataset>.json``."""
+        return self.comparisons_dir / f"{dataset}.json"
+
+    def comparison_files(self) -> list[Path]:
+        """Every ``comparisons/*.json``, sorted."""
+        return sorted(self.comparisons_dir.glob("*.json"))
+
+    @property
+    def saturation_dir(self) -> Path:
+        """``saturation/``: one folder per saturation project."""
+        return self.root / "saturation"
+
+    @property
+    def report_dir(self) -> Path:
+        """``report/``: the HTML report, tables and figures."""
+        return self.root / "report"
+
+    # -- discovery --------------------------------------------------------------------------
+    def datasets(self) -> list[str]:
+        """Every dataset the folder holds an output of (traces, metrics, judge, attribution)."""
+        names = {p.name.removesuffix(TRACES_SUFFIX) for p in self.trace_files()}
+        names |= {p.stem for p in self.metric_files()}
+        names |= set(self.judge_datasets())
+        names |= set(self.attribution_datasets())
+        return sorted(names)
+
+    def report_inputs(self) -> list[Path]:
+        """Every file or folder the report could read; empty for an empty or foreign folder."""
+        found: list[Path] = [*self.trace_files(), *self.metric_files()]
+        found += [self.judge_dir / d for d in self.judge_datasets()]
+        found += [self.attribution(d) for d in self.attribution_datasets()]
+        found += [*self.agreement_files(), *self.review_files(), *self.comparison_files()]
+        if self.saturation_dir.is_dir():
+            found += sorted(p for p in self.saturation_dir.iterdir() if p.is_dir())
+        return found
+
+
+__all__ = [
+    "ATTRIBUTION_ITEMS",
+    "ATTRIBUTION_TABLE",
+    "JUDGE_KINDS",
+    "PER_PASSAGE",
+    "PER_TRACE",
+    "STUDY_FILE",
+    "StudyLayout",
+    "judge_kind",
+]

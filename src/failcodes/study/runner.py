@@ -1,0 +1,131 @@
+"""Run a study's steps in order, skipping the ones already finished (``failcodes run``).
+
+A step is finished when its outputs exist and ``.failcodes/run.json`` records the fingerprint
+it ran with: its command line and the SHA-256 of every input file. Change an input (or the
+study file, which changes a command line) and that step and the ones whose inputs it
+rewrites run again; the judge steps resume from their journal (only units not yet coded are
+judged). A folder input (the report's) is fingerprinted over every file under it except
+``report/``, ``.failcodes/`` and SQLite files.
+
+The runner does not know how a command is executed: the caller passes ``execute`` (the CLI
+runs the command in-process, exactly as typed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from failcodes.fileio import atomic_write_text
+from failcodes.hashing import file_sha256
+from failcodes.study.layout import StudyLayout
+from failcodes.study.steps import Step
+
+_SKIP_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal", ".lock")
+
+
+class Outcome(StrEnum):
+    """What happened to a step."""
+
+    RAN = "ran"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """A step and what happened to it."""
+
+    step: Step
+    outcome: Outcome
+
+
+def _folder_files(folder: Path, layout: StudyLayout) -> Iterator[Path]:
+    skip = {layout.report_dir.resolve(), layout.state_dir.resolve()}
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.name.endswith(_SKIP_SUFFIXES):
+            continue
+        resolved = path.resolve()
+        if any(resolved.is_relative_to(s) for s in skip) or path.name.startswith("."):
+            continue
+        yield path
+
+
+def fingerprint(step: Step, layout: StudyLayout) -> str:
+    """SHA-256 over the step's command line and the contents of its inputs."""
+    h = hashlib.sha256(json.dumps(list(step.argv)).encode("utf-8"))
+    for path in step.inputs:
+        files = list(_folder_files(path, layout)) if path.is_dir() else [path]
+        for f in files:
+            digest = file_sha256(f) if f.is_file() else "missing"
+            h.update(f"\0{f}\0{digest}".encode())
+    return h.hexdigest()
+
+
+def load_state(layout: StudyLayout) -> dict[str, str]:
+    """``{step name: fingerprint}`` of the finished steps (empty when none or unreadable)."""
+    try:
+        data = json.loads(layout.run_state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in steps.items()} if isinstance(steps, dict) else {}
+
+
+def _save_state(layout: StudyLayout, state: dict[str, str]) -> None:
+    atomic_write_text(layout.run_state, json.dumps({"steps": state}, indent=2) + "\n")
+
+
+def is_finished(step: Step, layout: StudyLayout, state: dict[str, str]) -> bool:
+    """True if the step's outputs exist and it last ran with today's fingerprint."""
+    if not all(p.exists() for p in step.outputs):
+        return False
+    return state.get(step.name) == fingerprint(step, layout)
+
+
+def pending_steps(steps: Sequence[Step], layout: StudyLayout) -> list[Step]:
+    """The steps that would run now (an estimate: a rerun step can make later ones pending)."""
+    state = load_state(layout)
+    return [s for s in steps if not is_finished(s, layout, state)]
+
+
+def run_steps(
+    steps: Sequence[Step],
+    layout: StudyLayout,
+    execute: Callable[[Step], None],
+    *,
+    force: bool = False,
+    on_start: Callable[[int, Step], None] | None = None,
+) -> Iterator[StepResult]:
+    """Run the unfinished steps in order; yield each step's result as it finishes.
+
+    A step that raises stops the run (the exception propagates); the finished steps stay
+    recorded, so the next run starts from the failed one.
+    """
+    state = load_state(layout)
+    for i, step in enumerate(steps):
+        if not force and is_finished(step, layout, state):
+            yield StepResult(step, Outcome.SKIPPED)
+            continue
+        if on_start is not None:
+            on_start(i, step)
+        state.pop(step.name, None)
+        _save_state(layout, state)
+        execute(step)
+        state[step.name] = fingerprint(step, layout)
+        _save_state(layout, state)
+        yield StepResult(step, Outcome.RAN)
+
+
+__all__ = [
+    "Outcome",
+    "StepResult",
+    "fingerprint",
+    "is_finished",
+    "load_state",
+    "pending_steps",
+    "run_steps",
+]

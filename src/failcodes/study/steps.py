@@ -1,0 +1,205 @@
+"""The steps of a study, in order, as the ``failcodes`` commands that perform them.
+
+:func:`plan_study` turns a study file into a list of :class:`Step`: each is one ordinary CLI
+command line (``failcodes ingest ...``, ``failcodes metrics ... -o metrics/X.json``, ...)
+whose paths all come from :class:`~failcodes.study.layout.StudyLayout`. ``failcodes run``
+executes them in order; typing them one by one (``failcodes run --plan`` prints them) gives
+the same files, because they are the same commands.
+
+Order per data set: ingest -> metrics -> disagreements -> judge retrieval -> judge reasoning
+-> attribute; then the report over the whole folder. Human review (Label Studio push/pull)
+needs a person and a server, so it is not a step; what it pulls into ``review/`` is read by
+the report.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from failcodes.errors import InputError
+from failcodes.study.config import BUNDLED_PREFIX, StudyFile, resolve_path
+from failcodes.study.layout import StudyLayout
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: a ``failcodes`` command line, the files it reads and the files it writes."""
+
+    name: str
+    argv: tuple[str, ...]
+    inputs: tuple[Path, ...] = field(default=())
+    outputs: tuple[Path, ...] = field(default=())
+    dataset: str | None = None
+
+    def command(self) -> str:
+        """The shell command (``failcodes ...``), quoted for a POSIX shell."""
+        return shlex.join(["failcodes", *self.argv])
+
+
+def _arg_path(value: str, layout: StudyLayout) -> str:
+    """A study-file path as a command argument (``bundled:`` kept: ``ingest`` resolves it)."""
+    if value.startswith(BUNDLED_PREFIX):
+        return value
+    return str(resolve_path(value, layout.root))
+
+
+def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
+    from failcodes.ingest import Output, get_adapter
+
+    steps: list[Step] = []
+    for ds in study.datasets:
+        writes: dict[Path, str] = {}
+        for n, spec in enumerate(ds.ingest, start=1):
+            adapter = get_adapter(spec.adapter)
+            traces_out = adapter.output is Output.TRACES
+            out = layout.traces(ds.name) if traces_out else layout.labels(ds.name)
+            outputs = [out]
+            argv = ["ingest", spec.adapter, *(_arg_path(p, layout) for p in spec.paths)]
+            argv += ["-o", str(out)]
+            if spec.labels and adapter.output is Output.TRACES:
+                argv += ["--labels-out", str(layout.labels(ds.name))]
+                outputs.append(layout.labels(ds.name))
+            if traces_out:
+                for p in ds.pipelines:
+                    source = p.evidence.value
+                    argv += ["--evidence", source if p.system == "*" else f"{p.system}={source}"]
+            argv += spec.args
+            for path in outputs:
+                if path in writes:
+                    raise InputError(
+                        f"data set {ds.name!r}: ingest {n} ({spec.adapter}) and "
+                        f"{writes[path]} both write {path.name}",
+                        field=f"datasets.{ds.name}.ingest",
+                    )
+                writes[path] = f"ingest ({spec.adapter})"
+            name = f"ingest {ds.name}" + (f" ({n})" if len(ds.ingest) > 1 else "")
+            steps.append(
+                Step(
+                    name,
+                    tuple(argv),
+                    inputs=tuple(resolve_path(p, layout.root) for p in spec.paths),
+                    outputs=tuple(outputs),
+                    dataset=ds.name,
+                )
+            )
+        if layout.labels(ds.name) not in writes:
+            raise InputError(
+                f"data set {ds.name!r}: no ingest writes its labels (add a labels adapter such "
+                "as generic-labels, or labels = true on the traces ingest)",
+                field=f"datasets.{ds.name}.ingest",
+            )
+    return steps
+
+
+def has_traces(study: StudyFile, name: str) -> bool:
+    """True if the data set has a traces ingest (a labels-only data set has only ingest)."""
+    from failcodes.ingest import Output, get_adapter
+
+    return any(get_adapter(s.adapter).output is Output.TRACES for s in study.dataset(name).ingest)
+
+
+def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
+    """Every step of the study, in the order they run (see the module docstring)."""
+    codebook = str(resolve_path(study.codebook, layout.root))
+    steps = _ingest_steps(study, layout)
+    m, d, j = study.metrics, study.disagreements, study.judge
+    for ds in study.datasets:
+        if not has_traces(study, ds.name):
+            continue  # labels only (e.g. for agreement): nothing to measure or judge
+        traces, labels = layout.traces(ds.name), layout.labels(ds.name)
+        data = ["--traces", str(traces), "--labels", str(labels)]
+        maps = [a for mapping in m.mappings for a in ("-m", mapping)]
+        steps.append(
+            Step(
+                f"metrics {ds.name}",
+                (
+                    "metrics",
+                    *data,
+                    *maps,
+                    "--level",
+                    m.level,
+                    "--without-claims",
+                    m.without_claims,
+                    "--bootstrap",
+                    str(m.bootstrap),
+                    "--seed",
+                    str(m.seed),
+                    "--format",
+                    "json",
+                    "-o",
+                    str(layout.metrics(ds.name)),
+                ),
+                inputs=(traces, labels),
+                outputs=(layout.metrics(ds.name),),
+                dataset=ds.name,
+            )
+        )
+        dis = layout.disagreements(ds.name)
+        steps.append(
+            Step(
+                f"disagreements {ds.name}",
+                (
+                    "disagreements",
+                    *data,
+                    "-m",
+                    d.mapping,
+                    "--level",
+                    d.level,
+                    "--without-claims",
+                    d.without_claims,
+                    "-o",
+                    str(dis),
+                ),
+                inputs=(traces, labels),
+                outputs=(dis,),
+                dataset=ds.name,
+            )
+        )
+        runs: dict[str, Path] = {}
+        for kind in j.kinds:
+            run = layout.judge_run(ds.name, kind)
+            runs[kind] = run
+            argv = ["judge", kind, "--from", str(dis), "--codebook", codebook, "--judge", j.judge]
+            if j.base_url:
+                argv += ["--base-url", j.base_url]
+            if j.top_k is not None:
+                argv += ["--top-k", str(j.top_k)]
+            if j.budget is not None:
+                argv += ["--budget", str(j.budget)]
+            argv += ["--cache", str(layout.judge_cache), "-o", str(run), *j.args]
+            steps.append(
+                Step(
+                    f"judge {kind} {ds.name}",
+                    tuple(argv),
+                    inputs=(dis, Path(codebook)),
+                    outputs=(run / "annotations.jsonl", run / "summary.json"),
+                    dataset=ds.name,
+                )
+            )
+        argv = ["attribute", "--from", str(dis), "--codebook", codebook]
+        for kind, run in runs.items():
+            argv += [f"--{kind}", str(run)]
+        argv += ["-o", str(layout.attribution(ds.name))]
+        steps.append(
+            Step(
+                f"attribute {ds.name}",
+                tuple(argv),
+                inputs=(dis, Path(codebook), *(r / "annotations.jsonl" for r in runs.values())),
+                outputs=(layout.attribution_table(ds.name),),
+                dataset=ds.name,
+            )
+        )
+    steps.append(
+        Step(
+            "report",
+            ("report", str(layout.root), "-o", str(layout.report_dir)),
+            inputs=(layout.root,),  # everything the report may read (see study.runner)
+            outputs=(layout.report_dir / "index.html",),
+        )
+    )
+    return steps
+
+
+__all__ = ["Step", "has_traces", "plan_study"]

@@ -1,0 +1,194 @@
+"""The study folder: ``failcodes init``, the study file, ``failcodes run``, report via layout."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from failcodes.cli.main import main
+from failcodes.errors import InputError
+from failcodes.study import StudyLayout, init_study, load_study, plan_study
+from failcodes.study.config import parse_study
+from failcodes.study.runner import pending_steps
+
+
+def cli(*args: str) -> int:
+    """Run the CLI in-process; return its exit code."""
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def run_sub(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "failcodes", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_init_writes_a_valid_study_and_the_layout(tmp_path: Path) -> None:
+    layout = init_study(tmp_path / "my-study")
+    study = load_study(layout.root)
+    assert study.name == "my-study"
+    assert (layout.root / study.codebook).is_file()
+    for folder in ("data", "metrics", "disagreements", "judge", "attribution", "review", "report"):
+        assert (layout.root / folder).is_dir(), folder
+    # the layout names each step's output once
+    assert layout.per_passage("d") == layout.root / "attribution" / "d" / "per_passage.csv"
+    assert layout.judge_run("d", "verification") == layout.root / "judge" / "d" / "reasoning"
+
+
+def test_init_twice_is_one_line_exit_2(tmp_path: Path) -> None:
+    assert run_sub("init", "s", cwd=tmp_path).returncode == 0
+    again = run_sub("init", "s", cwd=tmp_path)
+    assert again.returncode == 2
+    assert again.stderr.strip().splitlines() == [
+        "failcodes: error: s/failcodes.toml: already a study (it has a study file)"
+    ]
+
+
+BAD_FIELD = """\
+name = "s"
+codebook = "c.yaml"
+
+[[datasets]]
+name = "a"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["a.jsonl"]
+
+[[datasets]]
+name = "b"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["b.jsonl"]
+[[datasets.pipelines]]
+system = "x"
+evidence = "closed-book"
+"""
+
+
+def test_bad_field_names_file_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "failcodes.toml"
+    with pytest.raises(InputError) as info:
+        parse_study(BAD_FIELD, path)
+    # line 17 is the second data set's `evidence = "closed-book"`
+    assert info.value.line == 17
+    assert info.value.field == "datasets[1].pipelines[0].evidence"
+    assert "'retrieved', 'provided' or 'none'" in str(info.value)
+
+
+def test_unknown_field_and_toml_syntax(tmp_path: Path) -> None:
+    path = tmp_path / "failcodes.toml"
+    with pytest.raises(InputError) as info:
+        parse_study(BAD_FIELD.replace('codebook = "c.yaml"', 'codebok = "c.yaml"'), path)
+    assert (info.value.line, info.value.field) == (2, "codebok")
+    assert info.value.reason.startswith("unknown field")
+    with pytest.raises(InputError) as info:
+        parse_study('name = "s"\ncodebook = \n', path)
+    assert info.value.line == 2
+    assert "not valid TOML" in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["empty", "foreign"])
+def test_report_on_empty_or_foreign_folder(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    if kind == "foreign":
+        (folder / "notes.txt").write_text("hello\n", encoding="utf-8")
+        (folder / "data").mkdir()
+        (folder / "data" / "x.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    proc = run_sub("report", "f", "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("failcodes: error: f: holds nothing to report")
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_builds_the_report_and_skips_finished_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    layout = init_study("st")
+    study = load_study(layout.root)
+    steps = plan_study(study, layout)
+    assert [s.name for s in steps] == [
+        "ingest ragchecker-example",
+        "metrics ragchecker-example",
+        "disagreements ragchecker-example",
+        "judge retrieval ragchecker-example",
+        "judge reasoning ragchecker-example",
+        "attribute ragchecker-example",
+        "report",
+    ]
+    assert cli("run", "st") == 0
+    assert pending_steps(steps, layout) == []
+    # attribute wrote what the report reads: the bundled RAGChecker example has one
+    # disagreement under 'refuted' (claim 0:c10, labelled Contradiction, verdict no_evidence)
+    att = pd.read_csv(layout.attribution_table("ragchecker-example"))
+    assert len(att) == 1
+    pp = pd.read_csv(layout.per_passage("ragchecker-example"))
+    assert len(pp) == 4  # its four retrieved chunks
+    html = (layout.report_dir / "index.html").read_text(encoding="utf-8")
+    assert "Attribution" in html
+    capsys.readouterr()
+    assert cli("run", "st") == 0
+    out = capsys.readouterr().out
+    assert "0 step(s) run, 7 already finished" in out
+    # changing the study file reruns the steps whose command changed (and what follows)
+    text = layout.study_file.read_text(encoding="utf-8").replace(
+        "bootstrap = 1000", "bootstrap = 0"
+    )
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert [s.name for s in pending_steps(plan_study(load_study("st"), layout), layout)] == [
+        "metrics ragchecker-example",
+        "report",
+    ]
+
+
+def test_step_by_step_report_is_byte_identical_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root in (a, b):
+        root.mkdir()
+        monkeypatch.chdir(root)
+        init_study("st")
+    monkeypatch.chdir(a)
+    assert cli("run", "st") == 0
+    monkeypatch.chdir(b)
+    layout = StudyLayout.of("st")
+    commands = [s.command() for s in plan_study(load_study("st"), layout)]
+    for command in commands:  # what a user types, one by one
+        argv = shlex.split(command)
+        assert argv[0] == "failcodes"
+        assert cli(*argv[1:]) == 0, command
+    report_a, report_b = a / "st" / "report", b / "st" / "report"
+    files_a = sorted(p.relative_to(report_a) for p in report_a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(report_b) for p in report_b.rglob("*") if p.is_file())
+    assert files_a == files_b and len(files_a) > 5
+    _, mismatch, errors = filecmp.cmpfiles(report_a, report_b, [str(f) for f in files_a], False)
+    assert (mismatch, errors) == ([], [])
+
+
+def test_plan_prints_commands(tmp_path: Path) -> None:
+    assert run_sub("init", "st", cwd=tmp_path).returncode == 0
+    proc = run_sub("run", "st", "--plan", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == (
+        "failcodes ingest ragchecker bundled:ragchecker/checking_outputs.json "
+        "-o st/data/ragchecker-example.traces.jsonl "
+        "--labels-out st/data/ragchecker-example.labels.jsonl"
+    )
+    assert lines[-1] == "failcodes report st -o st/report"
+    assert json.loads(json.dumps(lines))  # plain text lines
