@@ -188,7 +188,7 @@ def test_plan_prints_commands(tmp_path: Path) -> None:
     assert lines[0] == (
         "failcodes ingest ragchecker bundled:ragchecker/checking_outputs.json "
         "-o st/data/ragchecker-example.traces.jsonl "
-        "--labels-out st/data/ragchecker-example.labels.jsonl"
+        "--labels-out st/data/ragchecker-example.labels.jsonl --evidence retrieved"
     )
     assert lines[-1] == "failcodes report st -o st/report"
     assert json.loads(json.dumps(lines))  # plain text lines
