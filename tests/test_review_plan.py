@@ -29,6 +29,7 @@ from failcodes.reviewplan import (
     match_reviews,
     read_plan,
 )
+from failcodes.study.layout import StudyLayout
 
 HIGH = {
     "scope": "exact_scope",
@@ -66,7 +67,7 @@ def plan_of(table: pd.DataFrame, **kw: object) -> ReviewPlan:
         "name": "p",
         "size": 20,
         "seed": 3,
-        "source": "judge/ds/per_passage.csv",
+        "source": "attribution/ds/per_passage.csv",
         "source_sha256": "0" * 64,
     }
     args.update(kw)
@@ -161,7 +162,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int,
 def test_cli_plan_writes_the_plan_and_status_matches_reviews(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table = StudyLayout.of(tmp_path).per_passage("ds")
     table.parent.mkdir(parents=True)
     big_table().to_csv(table, index=False)
     targeted = tmp_path / "split.txt"
@@ -185,7 +186,7 @@ def test_cli_plan_writes_the_plan_and_status_matches_reviews(
     assert code == 0, err
     path = tmp_path / "review" / "plans" / "ds.retrieval.json"
     plan = read_plan(path)
-    assert plan.source == "judge/ds/per_passage.csv"
+    assert plan.source == "attribution/ds/per_passage.csv"
     assert plan.source_sha256 == file_sha256(table)
     assert [(s.key, s.sampled) for s in plan.strata] == [
         ("retriever=bm25", 8),
@@ -212,7 +213,7 @@ def test_cli_plan_writes_the_plan_and_status_matches_reviews(
 def test_cli_plan_bad_input_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
 ) -> None:
-    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table = StudyLayout.of(tmp_path).per_passage("ds")
     table.parent.mkdir(parents=True)
     big_table().to_csv(table, index=False)
     code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "5", *extra)
@@ -235,14 +236,14 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
     entity = {f"a{i}": c for i, c in enumerate(judge_a)}
     entity |= {f"b{i}": "exact_entity" for i in range(4)}
     groups = {uid: uid[0].upper() for uid in entity}
-    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table = StudyLayout.of(tmp_path).per_passage("ds")
     table.parent.mkdir(parents=True)
     coded_table(entity, groups).to_csv(table, index=False)
     sample = [f"a{i}" for i in range(5)] + ["b0", "b1"]
     plan = ReviewPlan(
         name="hand",
         part=UnitKind.RETRIEVAL,
-        source="judge/ds/per_passage.csv",
+        source="attribution/ds/per_passage.csv",
         source_sha256=file_sha256(table),
         seed=0,
         size=7,
@@ -299,7 +300,7 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
 
 
 def test_report_without_reviews_says_uncorrected(tmp_path: Path) -> None:
-    table = tmp_path / "judge" / "ds" / "per_passage.csv"
+    table = StudyLayout.of(tmp_path).per_passage("ds")
     table.parent.mkdir(parents=True)
     big_table().to_csv(table, index=False)
     out = tmp_path / "report"

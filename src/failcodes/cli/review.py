@@ -16,6 +16,7 @@ import typer
 from failcodes.cli.main import app
 from failcodes.codebook import UnitKind
 from failcodes.errors import InputError
+from failcodes.study.layout import StudyLayout
 
 review_app = typer.Typer(
     help="Human review sampling plans: draw the units to review, follow the review.",
@@ -23,24 +24,30 @@ review_app = typer.Typer(
 )
 app.add_typer(review_app, name="review")
 
-CODED_TABLE = {UnitKind.RETRIEVAL: "per_passage.csv", UnitKind.VERIFICATION: "per_trace.csv"}
+
+def _table(layout: StudyLayout, dataset: str, part: UnitKind) -> Path:
+    """The coded table of ``part`` (the study layout's per_passage.csv / per_trace.csv)."""
+    if part is UnitKind.RETRIEVAL:
+        return layout.per_passage(dataset)
+    return layout.per_trace(dataset)
 
 
 def _coded_table(run_dir: Path, dataset: str | None, part: UnitKind) -> tuple[str, Path]:
-    judge = run_dir / "judge"
     if not run_dir.is_dir():
         raise InputError("not a run directory", path=run_dir)
-    found = sorted(p.parent.name for p in judge.glob(f"*/{CODED_TABLE[part]}"))
+    layout = StudyLayout.of(run_dir)
+    found = [d for d in layout.attribution_datasets() if _table(layout, d, part).is_file()]
+    name = _table(layout, "x", part).name
     if dataset is None:
         if len(found) != 1:
             listed = ", ".join(found) or "none"
             raise InputError(
                 f"pass --dataset: {len(found)} data sets have a {part.value} coded table "
-                f"({CODED_TABLE[part]}: {listed})",
-                path=judge,
+                f"({name}: {listed})",
+                path=layout.attribution_dir,
             )
         dataset = found[0]
-    path = judge / dataset / CODED_TABLE[part]
+    path = _table(layout, dataset, part)
     if not path.is_file():
         raise InputError(
             f"no {part.value} coded table for data set {dataset!r} (have: "
@@ -78,14 +85,14 @@ def _targeted(path: Path) -> list[str]:
 
 @review_app.command("plan")
 def plan_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory with judge/<dataset>/ tables.")],
+    run_dir: Annotated[Path, typer.Argument(help="Study folder (attribution/<dataset>/ tables).")],
     part: Annotated[
         UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
     ],
     size: Annotated[int, typer.Option("--size", "-n", min=2, help="Estimation sample size.")],
     seed: Annotated[int, typer.Option("--seed", help="Random seed of the draw.")] = 0,
     dataset: Annotated[
-        str | None, typer.Option("--dataset", help="Data set folder under judge/.")
+        str | None, typer.Option("--dataset", help="Data set folder under attribution/.")
     ] = None,
     stratify: Annotated[
         list[str] | None,
