@@ -15,7 +15,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, FailcodesError
@@ -72,7 +79,8 @@ def run(
     from failcodes.study.steps import plan_study
 
     layout = StudyLayout.of(study)
-    steps = plan_study(load_study(layout.root), layout)
+    config = load_study(layout.root)
+    steps = plan_study(config, layout)
     if plan:
         state = load_state(layout)
         for step in steps:
@@ -93,21 +101,26 @@ def run(
     ran = skipped = 0
     current: list[Step] = []
 
-    def on_start(_: int, step: Step) -> None:
+    def task_of(step: Step) -> TaskID:
+        if step.name not in tasks:
+            tasks[step.name] = progress.add_task(step.name, total=1, start=False, status="")
+        return tasks[step.name]
+
+    def on_start(step: Step) -> None:
         current[:] = [step]
-        progress.start_task(tasks[step.name])
-        progress.update(tasks[step.name], status="running")
+        progress.start_task(task_of(step))
+        progress.update(task_of(step), status="running")
 
     with progress:
         try:
             for result in run_steps(
-                steps,
+                lambda: plan_study(config, layout),
                 layout,
                 lambda s: execute_step(s, log_path(layout, s)),
                 force=force,
                 on_start=on_start,
             ):
-                task = tasks[result.step.name]
+                task = task_of(result.step)
                 if result.outcome is Outcome.SKIPPED:
                     skipped += 1
                     progress.update(task, completed=1, status="finished earlier")
@@ -120,7 +133,7 @@ def run(
         except FailcodesError:
             if current:
                 step = current[0]
-                progress.update(tasks[step.name], status="[red]failed")
+                progress.update(task_of(step), status="[red]failed")
                 err.print(
                     f"step {step.name!r} failed; its output: {log_path(layout, step)}",
                     highlight=False,

@@ -93,25 +93,32 @@ def pending_steps(steps: Sequence[Step], layout: StudyLayout) -> list[Step]:
 
 
 def run_steps(
-    steps: Sequence[Step],
+    plan: Callable[[], Sequence[Step]],
     layout: StudyLayout,
     execute: Callable[[Step], None],
     *,
     force: bool = False,
-    on_start: Callable[[int, Step], None] | None = None,
+    on_start: Callable[[Step], None] | None = None,
 ) -> Iterator[StepResult]:
     """Run the unfinished steps in order; yield each step's result as it finishes.
 
-    A step that raises stops the run (the exception propagates); the finished steps stay
-    recorded, so the next run starts from the failed one.
+    ``plan`` is called again after every step (a step's output can change the steps after
+    it, see :func:`failcodes.study.steps.plan_study`). A step that raises stops the run
+    (the exception propagates); the finished steps stay recorded, so the next run starts
+    from the failed one.
     """
     state = load_state(layout)
-    for i, step in enumerate(steps):
+    seen: set[str] = set()
+    while True:
+        step = next((s for s in plan() if s.name not in seen), None)
+        if step is None:
+            return
+        seen.add(step.name)
         if not force and is_finished(step, layout, state):
             yield StepResult(step, Outcome.SKIPPED)
             continue
         if on_start is not None:
-            on_start(i, step)
+            on_start(step)
         state.pop(step.name, None)
         _save_state(layout, state)
         execute(step)

@@ -7,14 +7,19 @@ executes them in order; typing them one by one (``failcodes run --plan`` prints 
 the same files, because they are the same commands.
 
 Order per data set: ingest -> metrics -> disagreements -> judge retrieval -> judge reasoning
--> attribute; then the report over the whole folder. Human review (Label Studio push/pull)
-needs a person and a server, so it is not a step; what it pulls into ``review/`` is read by
-the report.
+-> attribute; then the report over the whole folder. Once a data set's disagreements are
+written, the plan keeps only the judge steps that have something to code (a closed-book
+pipeline has no passage for ``judge retrieval``) and drops judge and attribute when there is
+no disagreement at all; ``failcodes run`` plans again after every step.
+
+Human review (Label Studio push/pull) needs a person and a server, so it is not a step; what
+it pulls into ``review/`` is read by the report.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +105,24 @@ def has_traces(study: StudyFile, name: str) -> bool:
     return any(get_adapter(s.adapter).output is Output.TRACES for s in study.dataset(name).ingest)
 
 
+def judged_kinds(disagreements: Path, kinds: Sequence[str], top_k: int | None) -> list[str] | None:
+    """The judge kinds with units in ``disagreements``; None while the file is not written.
+
+    A closed-book pipeline has no passage to code (no ``judge retrieval``), a verifier without
+    reasoning no reasoning to code; a data set without disagreements has neither. The same
+    rule as ``failcodes judge``, which refuses to judge nothing.
+    """
+    if not disagreements.is_file():
+        return None
+    from failcodes.codebook import UnitKind
+    from failcodes.disagreements import read_disagreements
+    from failcodes.units import build_units, disagreement_traces
+
+    traces = disagreement_traces(read_disagreements(disagreements))
+    unit_kind = {"retrieval": UnitKind.RETRIEVAL, "reasoning": UnitKind.VERIFICATION}
+    return [k for k in kinds if build_units(traces, unit_kind[k], top_k=top_k)]
+
+
 def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
     """Every step of the study, in the order they run (see the module docstring)."""
     codebook = str(resolve_path(study.codebook, layout.root))
@@ -157,8 +180,11 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
                 dataset=ds.name,
             )
         )
+        needed = judged_kinds(dis, j.kinds, j.top_k)
+        if needed is not None and not needed and dis.is_file():
+            continue  # no disagreement (or nothing to code): nothing to judge or attribute
         runs: dict[str, Path] = {}
-        for kind in j.kinds:
+        for kind in j.kinds if needed is None else needed:
             run = layout.judge_run(ds.name, kind)
             runs[kind] = run
             argv = ["judge", kind, "--from", str(dis), "--codebook", codebook, "--judge", j.judge]
@@ -202,4 +228,4 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
     return steps
 
 
-__all__ = ["Step", "has_traces", "plan_study"]
+__all__ = ["Step", "has_traces", "judged_kinds", "plan_study"]
