@@ -57,7 +57,7 @@ class FakeState:
         self.calls.clear()
         self.faults_served.clear()
         self.cache = PrefixCache()
-        self.usage.clear()
+        self.usage = Counter()
         self.key_digests.clear()
         self.counter = 0
         self.batch.reset()
@@ -82,6 +82,9 @@ def build_app(state: FakeState) -> Starlette:
     async def handle(request: Request, provider: str) -> Response:
         state.calls[provider] += 1
         state.counter += 1
+        # the prompt cache and token totals as they are now: a request still in flight after a
+        # /_reset (a client that timed out) must not fill the next test's cache or counts
+        cache, totals = state.cache, state.usage
         key = request.headers.get("x-api-key") or request.headers.get("authorization", "")
         key = key.removeprefix("Bearer ")
         state.key_digests.add(hashlib.sha256(key.encode()).hexdigest())
@@ -106,27 +109,27 @@ def build_app(state: FakeState) -> Starlette:
             await asyncio.sleep(float(fault.get("seconds", 1.0)))
         make = anthropic_message if provider == "anthropic" else openai_completion
         out = make(
-            body, kind if kind in ("invalid_json", "bad_code") else None, state.cache, state.counter
+            body, kind if kind in ("invalid_json", "bad_code") else None, cache, state.counter
         )
         if state.latency:  # the model "generates"; a prefix is cached once this is served
             await asyncio.sleep(state.latency)
-        state.cache.flush()
+        cache.flush()
         usage = out["usage"]
         if provider == "anthropic":
-            state.usage["input_tokens"] += (
+            totals["input_tokens"] += (
                 usage["input_tokens"]
                 + usage["cache_read_input_tokens"]
                 + usage["cache_creation_input_tokens"]
             )
-            state.usage["cached_tokens"] += usage["cache_read_input_tokens"]
-            state.usage["cache_write_tokens"] += usage["cache_creation_input_tokens"]
+            totals["cached_tokens"] += usage["cache_read_input_tokens"]
+            totals["cache_write_tokens"] += usage["cache_creation_input_tokens"]
         else:
-            state.usage["input_tokens"] += usage["prompt_tokens"]
-            state.usage["cached_tokens"] += usage["prompt_tokens_details"]["cached_tokens"]
+            totals["input_tokens"] += usage["prompt_tokens"]
+            totals["cached_tokens"] += usage["prompt_tokens_details"]["cached_tokens"]
             usage_out = usage["completion_tokens"]
-            state.usage["output_tokens"] += usage_out
+            totals["output_tokens"] += usage_out
         if provider == "anthropic":
-            state.usage["output_tokens"] += usage["output_tokens"]
+            totals["output_tokens"] += usage["output_tokens"]
         return JSONResponse(out)
 
     async def openai_route(request: Request) -> Response:
