@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from failcodes import yamlio
+from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.saturation.models import Action, Decision, Proposal, ProposalStatus
 from failcodes.saturation.store import SaturationError
@@ -70,10 +71,28 @@ HEADER = """\
 """
 
 
+def latest_decisions(store: ProjectStore) -> dict[str, Decision]:
+    """The last decision recorded for each proposal id."""
+    out: dict[str, Decision] = {}
+    for d in store.decisions():
+        out[d.proposal_id] = d
+    return out
+
+
+def merge_targets(codebook: Codebook, kind_dimension: tuple[str, str]) -> list[str]:
+    """Valid merge targets in one dimension: ``subcode:ID`` and ``leaf:ID``."""
+    kind, dimension = kind_dimension
+    part = next(p for p in codebook.parts if p.id.value == kind)
+    dim = part.dimension(dimension)
+    out = []
+    for sub in dim.subcodes:
+        out.append(f"subcode:{sub.id}")
+        out.extend(f"leaf:{leaf.id}" for leaf in sub.leaves)
+    return out
+
+
 def render_review_file(store: ProjectStore, number: int) -> str:
     """The review file text for round ``number``."""
-    from failcodes.saturation.rounds import latest_decisions, merge_targets
-
     config = store.config()
     record = store.round(number)
     codebook = store.codebook()

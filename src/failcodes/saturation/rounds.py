@@ -45,7 +45,7 @@ from failcodes.saturation.models import (
     StopState,
 )
 from failcodes.saturation.proposers import Proposer
-from failcodes.saturation.review import write_review_file
+from failcodes.saturation.review import latest_decisions, merge_targets, write_review_file
 from failcodes.saturation.store import ProjectStore, SaturationError
 from failcodes.units import Unit
 
@@ -266,30 +266,10 @@ def open_proposals(store: ProjectStore, number: int) -> list[Proposal]:
     return [p for p in store.proposals(number) if p.status is ProposalStatus.OPEN]
 
 
-def latest_decisions(store: ProjectStore) -> dict[str, Decision]:
-    """The last decision recorded for each proposal id."""
-    out: dict[str, Decision] = {}
-    for d in store.decisions():
-        out[d.proposal_id] = d
-    return out
-
-
 def undecided(store: ProjectStore, number: int) -> list[Proposal]:
     """Open proposals of a round with no decision yet."""
     latest = latest_decisions(store)
     return [p for p in open_proposals(store, number) if p.id not in latest]
-
-
-def merge_targets(codebook: Codebook, kind_dimension: tuple[str, str]) -> list[str]:
-    """Valid merge targets in one dimension: ``subcode:ID`` and ``leaf:ID``."""
-    kind, dimension = kind_dimension
-    part = next(p for p in codebook.parts if p.id.value == kind)
-    dim = part.dimension(dimension)
-    out = []
-    for sub in dim.subcodes:
-        out.append(f"subcode:{sub.id}")
-        out.extend(f"leaf:{leaf.id}" for leaf in sub.leaves)
-    return out
 
 
 def validate_decision(store: ProjectStore, decision: Decision) -> None:

@@ -6,7 +6,8 @@ from pydantic import BaseModel, ConfigDict
 
 from failcodes.annotations import CoderKind
 from failcodes.saturation.models import AccumulationPoint, ProposalStatus, RoundPhase, StopState
-from failcodes.saturation.rounds import accumulation, latest_decisions, stop_state
+from failcodes.saturation.review import latest_decisions
+from failcodes.saturation.rounds import accumulation, stop_state
 from failcodes.saturation.store import ProjectStore
 
 

@@ -12,13 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from failcodes.saturation.models import Action, Decision, Proposal
-from failcodes.saturation.review import example_view, proposer_label
-from failcodes.saturation.rounds import (
-    current_round,
-    merge_targets,
-    record_decisions,
-    undecided,
-)
+from failcodes.saturation.review import example_view, merge_targets, proposer_label
+from failcodes.saturation.rounds import current_round, record_decisions, undecided
 from failcodes.saturation.store import ProjectStore, SaturationError
 
 Ask = Callable[[str], str]
