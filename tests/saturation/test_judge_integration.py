@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import yaml
 
 from failcodes import bundled, codebook
@@ -14,8 +15,8 @@ from failcodes.annotations import CoderKind
 from failcodes.ingest import AdapterOptions, get_adapter
 from failcodes.judge.providers import ProviderReply, ProviderRequest, TokenUsage
 from failcodes.saturation import ProjectStore
-from failcodes.saturation.judging import ProviderTextModel, proposals_schema
-from failcodes.saturation.proposers import LLMProposer
+from failcodes.saturation.judging import ProviderTextModel
+from failcodes.saturation.proposers import LLMProposer, proposals_schema
 from failcodes.units import UnitKind, build_units
 from tests.saturation.satfixtures import make_unit, small_codebook
 from tests.saturation.test_cli import cli
@@ -121,7 +122,21 @@ def test_llm_proposer_through_a_provider() -> None:
         (unit.id,),
     )
     [request] = provider.requests
-    assert request.schema == proposals_schema() and request.schema_name == "proposals"
+    assert request.schema == proposals_schema(cb.part(unit.kind))
+    assert request.schema_name == "proposals"
+    # the schema names only the codebook's ids, each subcode only under its own dimension
+    validator = jsonschema.Draft202012Validator(request.schema)
+    assert validator.is_valid(answer)
+    item = answer["proposals"][0]
+    assert not validator.is_valid({"proposals": [{**item, "dimension": "unknown_dimension"}]})
+    other = next(d for d in cb.part(unit.kind).dimensions if d.id != "scope")
+    mixed = {**item, "parent_subcode": other.subcodes[1].id}  # another dimension's subcode
+    assert not validator.is_valid({"proposals": [mixed]})
+    assert validator.is_valid({"proposals": [{**item, "parent_subcode": "new subcode"}]})
+    branches = request.schema["properties"]["proposals"]["items"]["anyOf"]
+    assert [b["properties"]["dimension"]["enum"] for b in branches] == [
+        [d.id] for d in cb.part(unit.kind).dimensions
+    ]
     assert request.messages[0].role == "user" and unit.id in request.messages[0].content
     assert proposer.name == "llm:openai:fake"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -237,9 +238,11 @@ class FakeModel:
     def __init__(self, answers: list[str]) -> None:
         self.answers = answers
         self.prompts: list[tuple[str, str]] = []
+        self.schemas: list[dict[str, Any] | None] = []
 
-    def complete(self, system: str, user: str) -> str:
+    def complete(self, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
         self.prompts.append((system, user))
+        self.schemas.append(schema)
         return self.answers.pop(0)
 
 

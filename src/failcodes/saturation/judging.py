@@ -34,7 +34,7 @@ from failcodes.judge.providers import (
     ProviderReply,
     ProviderRequest,
 )
-from failcodes.saturation.proposers import LLMProposer
+from failcodes.saturation.proposers import LLMProposer, proposals_schema
 from failcodes.units import Unit
 
 
@@ -77,32 +77,6 @@ class JudgeCoder:
                 yield annotation
 
 
-def proposals_schema() -> dict[str, Any]:
-    """JSON schema of the proposer's answer (strict-mode friendly: all fields required).
-
-    Dimension and subcode ids are checked against the codebook afterwards
-    (:func:`failcodes.saturation.proposers.parse_answer`), with one retry on error.
-    """
-    item = {
-        "type": "object",
-        "properties": {
-            "dimension": {"type": "string"},
-            "parent_subcode": {"type": "string"},
-            "name": {"type": "string"},
-            "definition": {"type": "string"},
-            "example_unit_ids": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["dimension", "parent_subcode", "name", "definition", "example_unit_ids"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {"proposals": {"type": "array", "items": item}},
-        "required": ["proposals"],
-        "additionalProperties": False,
-    }
-
-
 @dataclass
 class ProviderTextModel:
     """One structured call to an LLM provider per prompt, through the judge's retry loop."""
@@ -128,12 +102,16 @@ class ProviderTextModel:
             )
         return coder
 
-    def complete(self, system: str, user: str) -> str:
-        """Send the prompt; return the structured payload as JSON text (or the raw text)."""
+    def complete(self, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
+        """Send the prompt; return the structured payload as JSON text (or the raw text).
+
+        ``schema`` is the answer schema (the proposer passes one whose ids are the codebook's
+        enums); without it, the codebook-free :func:`proposals_schema`.
+        """
         request = ProviderRequest(
             system=system,
             messages=(Message(role="user", content=user),),
-            schema=proposals_schema(),
+            schema=schema or proposals_schema(),
             schema_name="proposals",
             max_output_tokens=self.max_output_tokens,
         )

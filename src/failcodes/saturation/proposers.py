@@ -26,7 +26,7 @@ from markupsafe import escape
 from pydantic import ValidationError
 
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.codebook import Codebook
+from failcodes.codebook import Codebook, Part
 from failcodes.dataio import read_json
 from failcodes.errors import FailcodesError
 from failcodes.saturation.dedupe import tokens
@@ -222,9 +222,54 @@ class TextModel(Protocol):
         """Provider spec, e.g. ``anthropic:claude-...``."""
         ...
 
-    def complete(self, system: str, user: str) -> str:
-        """Return the model's text answer."""
+    def complete(self, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
+        """Return the model's text answer (structured by ``schema`` when the model can)."""
         ...
+
+
+_ITEM_TEXT: dict[str, Any] = {
+    "name": {"type": "string"},
+    "definition": {"type": "string"},
+    "example_unit_ids": {"type": "array", "items": {"type": "string"}},
+}
+_ITEM_REQUIRED = ["dimension", "parent_subcode", "name", "definition", "example_unit_ids"]
+
+
+def _item(dimension: dict[str, Any], parent: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"dimension": dimension, "parent_subcode": parent, **_ITEM_TEXT},
+        "required": _ITEM_REQUIRED,
+        "additionalProperties": False,
+    }
+
+
+def proposals_schema(part: Part | None = None) -> dict[str, Any]:
+    """JSON schema of the proposer's answer (strict-mode friendly: all fields required).
+
+    With a codebook ``part``, ``dimension`` and ``parent_subcode`` are enums of its ids, one
+    ``anyOf`` branch per dimension (its own subcodes, or :data:`NEW_SUBCODE`), so a
+    structured-output model can name neither an unknown dimension nor another dimension's
+    subcode. :func:`parse_answer` checks the same again for models without structured output.
+    """
+    if part is None:
+        item = _item({"type": "string"}, {"type": "string"})
+    else:
+        item = {
+            "anyOf": [
+                _item(
+                    {"type": "string", "enum": [dim.id]},
+                    {"type": "string", "enum": [*dim.code_ids(), NEW_SUBCODE]},
+                )
+                for dim in part.dimensions
+            ]
+        }
+    return {
+        "type": "object",
+        "properties": {"proposals": {"type": "array", "items": item}},
+        "required": ["proposals"],
+        "additionalProperties": False,
+    }
 
 
 _TEMPLATES = jinja2.Environment(
@@ -346,9 +391,10 @@ class LLMProposer:
         kind = shown[0].kind
         system, user = render_prompt(shown, annotations, codebook, kind)
         batch_ids = {u.id for u in shown}
+        schema = proposals_schema(codebook.part(kind))
         message = user
         for attempt in range(self.retries + 1):
-            answer = self.model.complete(system, message)
+            answer = self.model.complete(system, message, schema=schema)
             self.transcript.append({"system": system, "user": message, "answer": answer})
             try:
                 return parse_answer(answer, codebook, kind, batch_ids)
