@@ -41,6 +41,7 @@ def test_metrics_json_matches_hand_computation(files: tuple[Path, Path], tmp_pat
     traces, labs = files
     args = ["metrics", "--traces", str(traces), "--labels", str(labs), "-m", "refuted"]
     args += ["-m", "strict", "--bootstrap", "200", "--seed", "4", "--format", "json"]
+    args += ["--without-claims", "exclude"]  # the hand computation leaves s7 out
     res = run(*args, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     rows = json.loads(res.stdout)
@@ -91,7 +92,7 @@ def test_metrics_csv_and_table(files: tuple[Path, Path], tmp_path: Path) -> None
     )
     assert res.returncode == 0, res.stderr
     assert "non_supported" in res.stdout
-    assert "labelled sentences without claims (left out): A: 1" in res.stdout
+    assert "labelled sentences without claims (counted as no error): A: 1" in res.stdout
     # non_supported: TN = 0, so nothing undefined; specificity is 0.0 and shown.
     assert "Verdict distribution" in res.stdout
 
@@ -157,14 +158,16 @@ def test_disagreements_writes_table_and_refuses_bad_labels(
     assert res.returncode == 0, res.stderr
     items = read_disagreements(out)
     # strict: FP s2, s4, s6; FN s3, s5 (test_disagreements.py).
+    # + s7 (labelled error, no claims: a miss under the default rule)
     assert sorted((d.sentence_id, d.kind.value) for d in items) == [
         ("s2", "FP"),
         ("s3", "FN"),
         ("s4", "FP"),
         ("s5", "FN"),
         ("s6", "FP"),
+        ("s7", "FN"),
     ]
-    assert f"wrote 5 disagreements to {out}" in res.stdout
+    assert f"wrote 6 disagreements to {out}" in res.stdout
     bad = tmp_path / "bad.jsonl"
     dataio.write_labels(bad, [*labels(), Label(sentence_id="ghost", has_error=True)])
     out2 = tmp_path / "d2.jsonl"

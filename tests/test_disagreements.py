@@ -25,7 +25,7 @@ from tests.metrics_fixtures import labels, trace, traces_a
 def test_sentence_disagreements_refuted() -> None:
     # refuted flags s1 only (see test_mapping.py). Labels: s1 T, s2 F, s3 T, s4 F, s5 T, s6 F.
     # FN = labelled error not flagged: s3, s5. FP = flagged without label: none.
-    ds = find_disagreements(traces_a(), labels(), "refuted")
+    ds = find_disagreements(traces_a(), labels(), "refuted", without_claims="exclude")
     assert [(d.sentence_id, d.kind) for d in ds] == [
         ("s3", DisagreementKind.FN),
         ("s5", DisagreementKind.FN),
@@ -44,7 +44,7 @@ def test_sentence_disagreements_refuted() -> None:
 
 def test_sentence_disagreements_strict_have_fp_causes() -> None:
     # strict flags s1, s2, s4, s6: FP = s2 (c3 NE), s4 (c6 OOS), s6 (c9 NE); FN = s3, s5.
-    ds = find_disagreements(traces_a(), labels(), "strict")
+    ds = find_disagreements(traces_a(), labels(), "strict", without_claims="exclude")
     kinds = {d.sentence_id: d.kind.value for d in ds}
     assert kinds == {"s2": "FP", "s3": "FN", "s4": "FP", "s5": "FN", "s6": "FP"}
     s6 = next(d for d in ds if d.sentence_id == "s6")
@@ -111,7 +111,9 @@ def test_read_errors_name_file_line_field(tmp_path: Path) -> None:
 
 
 def test_dataframe_adapter() -> None:
-    df = disagreements_dataframe(find_disagreements(traces_a(), labels(), "strict"))
+    df = disagreements_dataframe(
+        find_disagreements(traces_a(), labels(), "strict", without_claims="exclude")
+    )
     assert list(df["sentence_id"]) == ["s2", "s3", "s4", "s5", "s6"]
     assert df.loc[0, "verdicts"] == "no_evidence"
 

@@ -112,7 +112,8 @@ SENTENCE_CASES = {
 @pytest.mark.parametrize("mapping", list(SENTENCE_CASES))
 def test_sentence_metrics_match_hand_computation(mapping: str) -> None:
     counts, expected = SENTENCE_CASES[mapping]
-    report = compute_metrics(traces_a(), labels(), [mapping])
+    # hand computation over the sentences A made claims for (s7 left out explicitly)
+    report = compute_metrics(traces_a(), labels(), [mapping], without_claims="exclude")
     (r,) = report.results
     assert (r.tp, r.fp, r.fn, r.tn) == counts
     assert r.n == 6 and r.n_questions == 3
@@ -120,13 +121,17 @@ def test_sentence_metrics_match_hand_computation(mapping: str) -> None:
     assert _values(r) == F(expected)
 
 
-def test_without_claims_reported_and_policy_no_error_counts_them_as_missed() -> None:
+def test_without_claims_reported_and_counted_as_missed_by_default() -> None:
     report = compute_metrics(traces_a(), labels(), ["refuted"])
     assert [(m.system, m.sentence_id) for m in report.without_claims] == [("A", "s7")]
-    # no_error: s7 (True) becomes an FN: 1,0,2,3 -> 1,0,3,3; recall 1/4.
-    (r,) = compute_metrics(traces_a(), labels(), ["refuted"], without_claims="no_error").results
+    # default no_error (issue 14): s7 (True) is an FN: 1,0,3,3; recall 1/4.
+    (r,) = report.results
+    assert r.without_claims_policy.value == "no_error" and r.n_without_claims == 1
     assert (r.tp, r.fp, r.fn, r.tn) == (1, 0, 3, 3)
     assert r.metrics["recall"].value == F(1 / 4)
+    # exclude (explicit): s7 left out: 1,0,2,3
+    (r,) = compute_metrics(traces_a(), labels(), ["refuted"], without_claims="exclude").results
+    assert (r.tp, r.fp, r.fn, r.tn) == (1, 0, 2, 3)
 
 
 def test_claim_level_inherits_sentence_label_unless_claim_label() -> None:
@@ -146,7 +151,7 @@ def test_claim_level_inherits_sentence_label_unless_claim_label() -> None:
 
 def test_unlabelled_sentences_are_counted_not_scored() -> None:
     labs = [lab for lab in labels() if lab.sentence_id != "s5"]
-    (r,) = compute_metrics(traces_a(), labs, ["refuted"]).results
+    (r,) = compute_metrics(traces_a(), labs, ["refuted"], without_claims="exclude").results
     # s5 (a FN before) is unlabelled now: 1,0,1,3.
     assert (r.tp, r.fp, r.fn, r.tn) == (1, 0, 1, 3)
     assert r.n_unlabelled == 1
@@ -340,9 +345,12 @@ def test_bootstrap_matches_slow_reference() -> None:
 
 def test_bootstrap_is_deterministic_per_seed_and_paired() -> None:
     traces, labs = _random_data(3)
-    a = compute_metrics(traces, labs, ["refuted"], bootstrap=200, seed=5)
-    b = compute_metrics(traces, labs, ["refuted"], bootstrap=200, seed=5)
-    c = compute_metrics(traces, labs, ["refuted"], bootstrap=200, seed=6)
+    # exclude: a labelled sentence only system Z answered is not one of A's (no_error would
+    # count it as A's miss, adding its question to A's clusters)
+    opts = {"without_claims": "exclude"}
+    a = compute_metrics(traces, labs, ["refuted"], bootstrap=200, seed=5, **opts)
+    b = compute_metrics(traces, labs, ["refuted"], bootstrap=200, seed=5, **opts)
+    c = compute_metrics(traces, labs, ["refuted"], bootstrap=200, seed=6, **opts)
     assert a == b
     assert a.results[0].intervals != c.results[0].intervals
     # Adding a system on other questions does not change A's resamples.
@@ -353,6 +361,7 @@ def test_bootstrap_is_deterministic_per_seed_and_paired() -> None:
         ["refuted"],
         bootstrap=200,
         seed=5,
+        **opts,
     )
     assert d.results[0].intervals == a.results[0].intervals
 

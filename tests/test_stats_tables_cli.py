@@ -15,6 +15,8 @@ from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status
 from failcodes.cli.main import main
 from failcodes.dataio import read_ratings_frame
 from failcodes.errors import FailcodesError, InputError, MixedCodebookError, StatisticsError
+from failcodes.migration import pool_annotations
+from failcodes.outcomes import paired_outcomes_from_traces
 from failcodes.stats import agreement as ag
 from failcodes.stats import tables as tb
 from failcodes.units import UnitKind
@@ -181,9 +183,9 @@ def test_plain_dict_migration_relabels_old_codes() -> None:
         else a
         for a in anns
     ]
-    pooled = tb.pool_annotations(anns, {"exact": "exact_scope"})
+    pooled = pool_annotations(anns, {"exact": "exact_scope"})
     assert {a.codebook for a in pooled} == {REF2}
-    rows = tb.annotation_agreement(anns, migration={"exact": "exact_scope"})
+    rows = tb.annotation_agreement(pool_annotations(anns, {"exact": "exact_scope"}))
     res = next(
         r.result
         for r in rows
@@ -222,8 +224,8 @@ def test_codebook_migration_map_is_used() -> None:
         for a in anns
     ]
     with pytest.raises(MixedCodebookError):
-        tb.pool_annotations(v2)
-    pooled = tb.pool_annotations(v2, mapping)
+        pool_annotations(v2)
+    pooled = pool_annotations(v2, mapping)
     assert {a.codebook for a in pooled} == {REF2}
     # 'narrow' must be re-coded under v2: the LLM's scope for u4 becomes missing
     llm_u4 = next(a for a in pooled if a.coder == "anthropic:m" and a.unit_id == "u4")
@@ -376,7 +378,7 @@ def _traces_and_labels():
 
 def test_paired_outcomes_from_traces() -> None:
     traces, labels = _traces_and_labels()
-    paired = tb.paired_outcomes_from_traces(traces, labels, "refuted")
+    paired = paired_outcomes_from_traces(traces, labels, "refuted")
     assert paired.systems == ["A", "B"]
     assert paired.unit_ids == ["q/s1", "q/s2", "q/s3", "q/s4"]
     np.testing.assert_array_equal(paired.truth, [1, 1, 0, 0])

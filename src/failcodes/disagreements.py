@@ -42,7 +42,7 @@ from failcodes.mapping import (
     check_unique_claims,
     resolve_mapping,
 )
-from failcodes.metrics import Level, WithoutClaimsPolicy
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
 from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
 from failcodes.verdicts import Verdict
 
@@ -197,7 +197,7 @@ def find_disagreements(
     mapping: ErrorMapping | str = DEFAULT_MAPPING,
     *,
     level: Level | str = Level.SENTENCE,
-    without_claims: WithoutClaimsPolicy | str = WithoutClaimsPolicy.EXCLUDE,
+    without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
 ) -> list[Disagreement]:
     """Return every FN/FP of every system under ``mapping``, sorted by system, question, id.
 

@@ -96,8 +96,22 @@ class Level(StrEnum):
 class WithoutClaimsPolicy(StrEnum):
     """What sentence-level metrics do with a labelled sentence a system has no claim for."""
 
-    EXCLUDE = "exclude"  # leave it out, and count/list it in the result (default)
-    NO_ERROR = "no_error"  # count it as "system flags no error"
+    EXCLUDE = "exclude"  # leave it out, and count/list it in the result
+    NO_ERROR = "no_error"  # count it as "system flags no error" (default)
+
+
+#: The one rule for labelled sentences a system made no claim for, shared by ``metrics``,
+#: ``compare``, ``disagreements`` and the report: the system flagged no error there (a miss
+#: when the clinicians found one), so recall does not depend on how many sentences a system
+#: dropped. ``exclude`` stays an explicit option (issue 14).
+DEFAULT_WITHOUT_CLAIMS = WithoutClaimsPolicy.NO_ERROR
+
+WITHOUT_CLAIMS_RULE = {
+    WithoutClaimsPolicy.NO_ERROR: "labelled sentences a system made no claim for count as "
+    '"no error flagged" (a miss where the clinicians found an error)',
+    WithoutClaimsPolicy.EXCLUDE: "labelled sentences a system made no claim for are left out "
+    "of that system's sentence-level metrics",
+}
 
 
 class Estimate(BaseModel):
@@ -165,7 +179,7 @@ class MetricResult(BaseModel):
     n_without_claims: int = Field(
         default=0, description="Labelled sentences this system has no claim for."
     )
-    without_claims_policy: WithoutClaimsPolicy = WithoutClaimsPolicy.EXCLUDE
+    without_claims_policy: WithoutClaimsPolicy = DEFAULT_WITHOUT_CLAIMS
 
     def flat(self) -> dict[str, Any]:
         """Return one flat record: counts, each metric, ``<metric>_ci_low/_ci_high`` etc."""
@@ -193,6 +207,7 @@ class MetricResult(BaseModel):
                 row[f"{name}_ci_undefined_reason"] = ci.undefined_reason
         row["n_unlabelled"] = self.n_unlabelled
         row["n_without_claims"] = self.n_without_claims
+        row["without_claims_policy"] = self.without_claims_policy.value
         return row
 
 
@@ -526,7 +541,7 @@ def compute_metrics(
     bootstrap: int = 0,
     seed: int = 0,
     confidence: float = 0.95,
-    without_claims: WithoutClaimsPolicy | str = WithoutClaimsPolicy.EXCLUDE,
+    without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
 ) -> MetricsReport:
     """Compute metrics for every system in ``traces`` under every mapping.
 

@@ -8,13 +8,13 @@ codebook is data: it knows nothing of annotations or units.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, Status
 from failcodes.codebook import MigrationMap
-from failcodes.errors import CodebookError
+from failcodes.errors import CodebookError, MixedCodebookError
 
 
 class MigrationOutcome(BaseModel):
@@ -145,3 +145,61 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
 def migrate_all(annotations: Iterable[Annotation], mapping: MigrationMap) -> list[MigrationOutcome]:
     """:func:`migrate` every annotation (they must all come from the map's source version)."""
     return [migrate(a, mapping) for a in annotations]
+
+
+MigrationArg = MigrationMap | Sequence[MigrationMap] | Mapping[str, str] | None
+
+
+def pool_annotations(
+    annotations: Iterable[Annotation], migration: MigrationArg = None
+) -> list[Annotation]:
+    """Bring annotations to one codebook hash, or refuse.
+
+    With a :class:`MigrationMap` (or several, applied in turn), annotations under a map's
+    source hash are migrated (codes that must be re-coded are dropped, i.e. missing). With a
+    plain ``{old_code: new_code}`` dict, annotations not under the newest codebook version
+    have their codes relabelled and are counted as made under it. Without a migration,
+    mixed hashes raise :class:`MixedCodebookError`.
+    """
+    items = list(annotations)
+    if not items:
+        return items
+    if isinstance(migration, MigrationMap):
+        maps: list[MigrationMap] = [migration]
+    elif isinstance(migration, Sequence) and not isinstance(migration, str):
+        maps = list(migration)
+    else:
+        maps = []
+    for mapping in maps:
+        items = [
+            migrate(a, mapping).annotation if a.codebook.hash == mapping.from_hash else a
+            for a in items
+        ]
+    refs = {a.codebook for a in items}
+    if len(refs) > 1 and isinstance(migration, Mapping):
+        target = max(refs, key=lambda r: r.version)
+        if sum(1 for r in refs if r.version == target.version) > 1:
+            raise MixedCodebookError(
+                f"two codebooks share the newest version {target.version}: "
+                f"{sorted(str(r) for r in refs)}; cannot tell which one to migrate to"
+            )
+        items = [
+            a
+            if a.codebook == target
+            else a.model_copy(
+                update={
+                    "codebook": target,
+                    "codes": {d: migration.get(c, c) for d, c in a.codes.items()},
+                }
+            )
+            for a in items
+        ]
+        refs = {target}
+    if len(refs) > 1:
+        raise MixedCodebookError(
+            "annotations were made under different codebooks "
+            f"({', '.join(sorted(str(r) for r in refs))}); agreement would compare codes "
+            "with different meanings. Pass a migration (failcodes.codebook.MigrationMap from "
+            "`codebook.diff`, or a {old_code: new_code} map) to pool them"
+        )
+    return items

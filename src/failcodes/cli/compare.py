@@ -16,6 +16,7 @@ from failcodes import dataio
 from failcodes.cli.main import app
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
 from failcodes.stats.classification import compare_against_truth, compare_systems
 from failcodes.stats.tests import TestResult
 
@@ -90,6 +91,14 @@ def compare(
     exact_below: Annotated[
         int, typer.Option("--exact-below", help="Exact McNemar below this many discordant pairs.")
     ] = 25,
+    without_claims: Annotated[
+        WithoutClaimsPolicy,
+        typer.Option(
+            "--without-claims",
+            help="With --traces: labelled sentences a system has no claim for count as 'no "
+            "error flagged' (default, as in `metrics`) or are left out for every system.",
+        ),
+    ] = DEFAULT_WITHOUT_CLAIMS,
     fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted."""
@@ -102,16 +111,24 @@ def compare(
         raise ConfigError(f"--metrics accepts f1 and recall, got {bad}")
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
     from failcodes.dataio import read_ratings_frame
-    from failcodes.stats.tables import paired_outcomes_from_traces
+    from failcodes.outcomes import paired_outcomes_from_traces
 
     source: Path
+    claims_note: dict[str, Any] = {}
     if traces_path is not None or labels_path is not None:
         if file is not None or traces_path is None or labels_path is None:
             raise ConfigError("give either FILE, or both --traces and --labels")
         traces = dataio.read_traces(traces_path)
         paired = paired_outcomes_from_traces(
-            traces, dataio.read_labels(labels_path, traces=traces), mapping
+            traces,
+            dataio.read_labels(labels_path, traces=traces),
+            mapping,
+            without_claims=without_claims,
         )
+        claims_note = {
+            "without_claims_policy": paired.policy.value,
+            "n_without_claims": paired.without_claims,
+        }
         names = paired.systems
         if systems:
             wanted_sys = [s.strip() for s in systems.split(",") if s.strip()]
@@ -163,7 +180,8 @@ def compare(
     )
     rows = [r.model_dump() for r in results]
     if fmt is OutputFormat.JSON:
-        typer.echo(json.dumps({"file": str(source), "systems": names, "tests": rows}, indent=2))
+        out = {"file": str(source), "systems": names, **claims_note, "tests": rows}
+        typer.echo(json.dumps(out, indent=2))
         return
     table = Table()
     for col in ("test", "comparison", "statistic", "df", "p", "p (Holm)", "effect", "n", "note"):
@@ -181,3 +199,7 @@ def compare(
             r.undefined_reason or "",
         )
     Console(width=160).print(table)
+    if claims_note:
+        counts = ", ".join(f"{s}: {n}" for s, n in sorted(claims_note["n_without_claims"].items()))
+        rule = WITHOUT_CLAIMS_RULE[WithoutClaimsPolicy(claims_note["without_claims_policy"])]
+        typer.echo(f"sentences without claims: {rule}; per system: {counts}")

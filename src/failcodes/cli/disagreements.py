@@ -17,7 +17,7 @@ from failcodes.disagreements import (
     write_disagreements,
 )
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
-from failcodes.metrics import Level, WithoutClaimsPolicy
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
 
 
 def summary_table(items: list[Disagreement], *, title: str = "Disagreements") -> Table:
@@ -41,10 +41,10 @@ def disagreements(
         WithoutClaimsPolicy,
         typer.Option(
             "--without-claims",
-            help="Labelled sentences a system has no claim for: leave out, or count as "
-            "'no error flagged' (then a labelled error there is an FN with no claims).",
+            help="Labelled sentences a system has no claim for: count as 'no error flagged' "
+            "(default: a labelled error there is an FN with no claims) or leave out.",
         ),
-    ] = WithoutClaimsPolicy.EXCLUDE,
+    ] = DEFAULT_WITHOUT_CLAIMS,
 ) -> None:
     """Every sentence where a system's mapped verdict differs from the clinical label."""
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])

@@ -18,6 +18,7 @@ from failcodes.errors import ConfigError
 from failcodes.fileio import atomic_write_text
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import (
+    DEFAULT_WITHOUT_CLAIMS,
     METRICS,
     Level,
     MetricResult,
@@ -136,10 +137,10 @@ def metrics(
         WithoutClaimsPolicy,
         typer.Option(
             "--without-claims",
-            help="Labelled sentences a system has no claim for: leave out (reported) or "
-            "count as 'no error flagged'.",
+            help="Labelled sentences a system has no claim for: count as 'no error flagged' "
+            "(default: a miss where the clinicians found an error) or leave out (reported).",
         ),
-    ] = WithoutClaimsPolicy.EXCLUDE,
+    ] = DEFAULT_WITHOUT_CLAIMS,
     fmt: FormatOpt = OutputFormat.TABLE,
     verdicts: Annotated[
         bool,

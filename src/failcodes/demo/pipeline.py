@@ -151,8 +151,8 @@ def disagreements_step(ctx: DemoContext) -> StepOutput:
 def compare_step(ctx: DemoContext) -> StepOutput:
     """Seed 001 appendix A.9 on the demo systems: Cochran's Q, Holm-adjusted McNemar, F1."""
     from failcodes.errors import StatisticsError
+    from failcodes.outcomes import paired_outcomes_from_traces
     from failcodes.stats.classification import compare_against_truth
-    from failcodes.stats.tables import paired_outcomes_from_traces
 
     out = StepOutput()
     for name, ds in ctx.datasets.items():

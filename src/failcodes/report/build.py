@@ -27,7 +27,7 @@ from failcodes.report.html import (
     write_html,
 )
 from failcodes.report.render import TableFormat, render_table
-from failcodes.report.tables import code_shares, percent_table, prf_table
+from failcodes.report.tables import code_shares, percent_table, prf_table, without_claims_notes
 from failcodes.units import UnitKind
 
 _SUFFIX = {TableFormat.MARKDOWN: "md", TableFormat.LATEX: "tex", TableFormat.CSV: "csv"}
@@ -124,6 +124,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     f"Recall and F1 by system (mapping: {mapping}), 95% CIs",
                 )
             )
+        sec.notes.extend(without_claims_notes(inputs.metrics))
         self_notes = inputs.notes.get("metrics", [])
         sec.notes.extend(self_notes)
         b.sections.append(sec)

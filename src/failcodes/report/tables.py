@@ -136,6 +136,33 @@ def prf_table(metrics: Iterable[dict[str, object]], *, level: str = "sentence") 
     return pd.DataFrame(rows, columns=["system", "mapping", "P", "R", "F1", "TP", "FP", "FN", "TN"])
 
 
+def without_claims_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
+    """The rule for labelled sentences without claims, and how many each system had.
+
+    One line per policy found in the sentence-level rows (``failcodes.metrics`` records it in
+    ``without_claims_policy``; rows written before that field existed are left out).
+    """
+    from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
+
+    counts: dict[str, dict[str, int]] = {}
+    for m in metrics:
+        policy = m.get("without_claims_policy")
+        if m.get("level") != "sentence" or not isinstance(policy, str):
+            continue
+        per = counts.setdefault(policy, {})
+        per[str(m["system"])] = max(
+            per.get(str(m["system"]), 0), int(str(m.get("n_without_claims") or 0))
+        )
+    out = []
+    for policy, per in sorted(counts.items()):
+        listed = ", ".join(f"{s}: {n}" for s, n in sorted(per.items()))
+        out.append(
+            f"Sentences without claims: {WITHOUT_CLAIMS_RULE[WithoutClaimsPolicy(policy)]}. "
+            f"Count per system: {listed}."
+        )
+    return out
+
+
 def _num(value: object) -> float | None:
     if isinstance(value, dict):  # {"value": ..., "undefined_reason": ...}
         value = value.get("value")

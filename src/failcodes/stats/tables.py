@@ -3,17 +3,18 @@
 - Ratings tables (read by :func:`failcodes.dataio.read_ratings_frame`): one row per unit,
   one column per rater, blank = missing; an optional unit-id column (recognised by name or
   by its values, see :func:`choose_columns`) and an optional grouping column.
+Pairing systems' sentence verdicts with clinical labels lives in :mod:`failcodes.outcomes`.
+
 - Annotation runs: lists of :class:`~failcodes.annotations.Annotation` joined on
   ``unit_id``, per codebook dimension, pooled over dimensions, per coder pair, and human vs
-  LLM per code. Annotations made under different codebook hashes are never pooled unless a
-  migration (a :class:`failcodes.codebook.MigrationMap`, or a plain ``{old_code: new_code}``
-  dict) carries them to one version.
+  LLM per code. Annotations made under different codebook hashes are refused: callers bring
+  them to one version first (:func:`failcodes.migration.pool_annotations`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -24,12 +25,8 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.codebook import Codebook, MigrationMap
+from failcodes.codebook import Codebook
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
-from failcodes.labels import Label
-from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
-from failcodes.metrics import LabelIndex
-from failcodes.migration import migrate
 from failcodes.stats.agreement import (
     STATISTICS,
     AgreementResult,
@@ -37,7 +34,6 @@ from failcodes.stats.agreement import (
     agreements,
 )
 from failcodes.stats.bootstrap import FloatArray
-from failcodes.traces import Trace
 
 
 @dataclass(frozen=True)
@@ -366,63 +362,6 @@ def agreement_table(
 
 # --------------------------------------------------------------------------- annotations
 
-MigrationArg = MigrationMap | Sequence[MigrationMap] | Mapping[str, str] | None
-
-
-def pool_annotations(
-    annotations: Iterable[Annotation], migration: MigrationArg = None
-) -> list[Annotation]:
-    """Bring annotations to one codebook hash, or refuse.
-
-    With a :class:`MigrationMap` (or several, applied in turn), annotations under a map's
-    source hash are migrated (codes that must be re-coded are dropped, i.e. missing). With a
-    plain ``{old_code: new_code}`` dict, annotations not under the newest codebook version
-    have their codes relabelled and are counted as made under it. Without a migration,
-    mixed hashes raise :class:`MixedCodebookError`.
-    """
-    items = list(annotations)
-    if not items:
-        return items
-    if isinstance(migration, MigrationMap):
-        maps: list[MigrationMap] = [migration]
-    elif isinstance(migration, Sequence) and not isinstance(migration, str):
-        maps = list(migration)
-    else:
-        maps = []
-    for mapping in maps:
-        items = [
-            migrate(a, mapping).annotation if a.codebook.hash == mapping.from_hash else a
-            for a in items
-        ]
-    refs = {a.codebook for a in items}
-    if len(refs) > 1 and isinstance(migration, Mapping):
-        target = max(refs, key=lambda r: r.version)
-        if sum(1 for r in refs if r.version == target.version) > 1:
-            raise MixedCodebookError(
-                f"two codebooks share the newest version {target.version}: "
-                f"{sorted(str(r) for r in refs)}; cannot tell which one to migrate to"
-            )
-        items = [
-            a
-            if a.codebook == target
-            else a.model_copy(
-                update={
-                    "codebook": target,
-                    "codes": {d: migration.get(c, c) for d, c in a.codes.items()},
-                }
-            )
-            for a in items
-        ]
-        refs = {target}
-    if len(refs) > 1:
-        raise MixedCodebookError(
-            "annotations were made under different codebooks "
-            f"({', '.join(sorted(str(r) for r in refs))}); agreement would compare codes "
-            "with different meanings. Pass a migration (failcodes.codebook.MigrationMap from "
-            "`codebook.diff`, or a {old_code: new_code} map) to pool them"
-        )
-    return items
-
 
 def _index(annotations: Sequence[Annotation]) -> dict[tuple[str, str], Annotation]:
     out: dict[tuple[str, str], Annotation] = {}
@@ -550,7 +489,6 @@ def annotation_agreement(
     annotations: Iterable[Annotation],
     *,
     codebook: Codebook | None = None,
-    migration: MigrationArg = None,
     n_bootstrap: int = 0,
     seed: int | None = None,
     confidence: float = 0.95,
@@ -569,9 +507,17 @@ def annotation_agreement(
     The heuristic (offline) judge counts on the machine side and is named by its coder id.
     """
     least = 1 if missing_data else 2
-    items = pool_annotations(annotations, migration)
+    items = list(annotations)
     if not items:
         raise StatisticsError("no annotations given")
+    refs = {a.codebook for a in items}
+    if len(refs) > 1:
+        raise MixedCodebookError(
+            "annotations were made under different codebooks "
+            f"({', '.join(sorted(str(r) for r in refs))}); agreement would compare codes "
+            "with different meanings. Bring them to one version first "
+            "(failcodes.migration.pool_annotations with a MigrationMap or a code map)"
+        )
     if codebook is not None:
         ref = next(iter({a.codebook for a in items}))
         if ref.hash != codebook.hash:
@@ -638,54 +584,3 @@ def annotation_agreement(
                             )
                         )
     return out
-
-
-# --------------------------------------------------------------------------- traces + labels
-
-
-@dataclass(frozen=True)
-class PairedOutcomes:
-    """Sentence-level has-error calls of several systems on the same labelled sentences."""
-
-    unit_ids: list[str]  # "question_id/sentence_id"
-    systems: list[str]
-    truth: FloatArray  # 1 = the clinician marked an error
-    predictions: FloatArray  # units x systems, 1 = the system flags an error
-
-
-def paired_outcomes_from_traces(
-    traces: Sequence[Trace], labels: Sequence[Label], mapping: str = DEFAULT_MAPPING
-) -> PairedOutcomes:
-    """Pair every system's sentence verdict (any-error rule, ``mapping``) on labelled sentences.
-
-    A labelled sentence a system extracted no claim from counts as "no error flagged" for
-    that system (it cannot have flagged it), so every system has an outcome on every
-    labelled sentence and the tests stay paired.
-    """
-    if not traces:
-        raise StatisticsError("no traces given")
-    error_mapping = resolve_mapping(mapping)
-    index = LabelIndex(labels)
-    known = index.labelled_sentences(traces)
-    agg = aggregate_sentences(traces, error_mapping, known_sentences=known)
-    systems = sorted({t.system for t in traces})
-    if len(systems) < 2:
-        raise StatisticsError(f"comparing systems needs at least 2 systems, got {systems}")
-    calls: dict[tuple[str, str], dict[str, bool]] = {}
-    for sv in agg.sentences:
-        calls.setdefault((sv.question_id, sv.sentence_id), {})[sv.system] = sv.predicted_error
-    for m in agg.without_claims:
-        calls.setdefault((m.question_id, m.sentence_id), {})[m.system] = False
-    ids: list[str] = []
-    truth: list[float] = []
-    preds: list[list[float]] = []
-    for (qid, sid), per in sorted(calls.items()):
-        lab = index.for_sentence(qid, sid)
-        if lab is None:
-            continue
-        ids.append(f"{qid}/{sid}")
-        truth.append(float(lab.has_error))
-        preds.append([float(per.get(s, False)) for s in systems])
-    if not ids:
-        raise StatisticsError("no labelled sentence matches the traces")
-    return PairedOutcomes(ids, systems, np.array(truth), np.array(preds))

@@ -1,0 +1,92 @@
+"""Sentence-level outcomes of several systems on the same clinician-labelled sentences.
+
+The table adapter between traces + labels and the paired tests of
+:mod:`failcodes.stats.classification` (which take arrays): one row per labelled sentence,
+one column per system, under the one rule for sentences without claims
+(:data:`failcodes.metrics.DEFAULT_WITHOUT_CLAIMS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from failcodes.errors import StatisticsError
+from failcodes.labels import Label, LabelIndex
+from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WithoutClaimsPolicy
+from failcodes.traces import Trace
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class PairedOutcomes:
+    """Sentence-level has-error calls of several systems on the same labelled sentences."""
+
+    unit_ids: list[str]  # "question_id/sentence_id"
+    systems: list[str]
+    truth: FloatArray  # 1 = the clinician marked an error
+    predictions: FloatArray  # units x systems, 1 = the system flags an error
+    without_claims: dict[str, int] = field(default_factory=dict)  # labelled, no claims
+    policy: WithoutClaimsPolicy = DEFAULT_WITHOUT_CLAIMS
+
+
+def paired_outcomes_from_traces(
+    traces: Sequence[Trace],
+    labels: Sequence[Label],
+    mapping: str = DEFAULT_MAPPING,
+    *,
+    without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+) -> PairedOutcomes:
+    """Pair every system's sentence verdict (any-error rule, ``mapping``) on labelled sentences.
+
+    The one rule of :data:`failcodes.metrics.DEFAULT_WITHOUT_CLAIMS`: a labelled sentence a
+    system extracted no claim from counts as "no error flagged" for that system, so every
+    system has an outcome on every labelled sentence and the tests stay paired. With
+    ``exclude`` such sentences are left out for every system (pairing needs the same units).
+    ``without_claims`` in the result counts them per system.
+    """
+    policy = WithoutClaimsPolicy(without_claims)
+    if not traces:
+        raise StatisticsError("no traces given")
+    error_mapping = resolve_mapping(mapping)
+    index = LabelIndex(labels)
+    known = index.labelled_sentences(traces)
+    agg = aggregate_sentences(traces, error_mapping, known_sentences=known)
+    systems = sorted({t.system for t in traces})
+    if len(systems) < 2:
+        raise StatisticsError(f"comparing systems needs at least 2 systems, got {systems}")
+    calls: dict[tuple[str, str], dict[str, bool]] = {}
+    for sv in agg.sentences:
+        calls.setdefault((sv.question_id, sv.sentence_id), {})[sv.system] = sv.predicted_error
+    missing: dict[str, int] = {}
+    dropped: set[tuple[str, str]] = set()
+    for m in agg.without_claims:
+        calls.setdefault((m.question_id, m.sentence_id), {})[m.system] = False
+        missing[m.system] = missing.get(m.system, 0) + 1
+        if policy is WithoutClaimsPolicy.EXCLUDE:
+            dropped.add((m.question_id, m.sentence_id))
+    ids: list[str] = []
+    truth: list[float] = []
+    preds: list[list[float]] = []
+    for (qid, sid), per in sorted(calls.items()):
+        lab = index.for_sentence(qid, sid)
+        if lab is None or (qid, sid) in dropped:
+            continue
+        ids.append(f"{qid}/{sid}")
+        truth.append(float(lab.has_error))
+        preds.append([float(per.get(s, False)) for s in systems])
+    if not ids:
+        raise StatisticsError("no labelled sentence matches the traces")
+    return PairedOutcomes(
+        ids,
+        systems,
+        np.array(truth),
+        np.array(preds),
+        without_claims={s: missing.get(s, 0) for s in systems},
+        policy=policy,
+    )
