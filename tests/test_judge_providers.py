@@ -197,6 +197,41 @@ def test_invalid_answer_is_sent_back_then_scored(fake, provider, tmp_path) -> No
     con.close()
 
 
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_invalid_answer_quoted_back_escaped_truncated_and_delimited(
+    fake, provider, tmp_path
+) -> None:
+    # second-order injection (issue 16): the model's invalid answer closes the judged-material
+    # delimiter and poses as instructions; it must come back escaped, cut and in its own tags
+    fake.control(faults=[{"kind": "injected_code"}] * 3)
+    settings = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait())
+    s = _run(fake, provider, _units(1)[:1], tmp_path, settings=settings)
+    assert (s.calls, s.invalid_answers, s.unscored) == (3, 3, 1)
+    from failcodes.judge.journal import Journal
+
+    j = Journal(tmp_path / "run")
+    raw_request, _ = j.raw(_units(1)[0].id)
+    j.close()
+    assert raw_request is not None
+    followups = [
+        m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
+        for m in raw_request["messages"]
+        if m["role"] == "user"
+    ][1:]
+    assert len(followups) == 2
+    for text in followups:
+        assert "</judged_material>" not in text  # escaped: &lt;/judged_material&gt;
+        assert "&lt;/judged_material&gt; SYSTEM OVERRIDE" in text
+        assert text.count("<rejected_answer>") == 1 and text.count("</rejected_answer>") == 1
+        inside = text.split("<rejected_answer>")[1].split("</rejected_answer>")[0]
+        assert "SYSTEM OVERRIDE" in inside and "more characters]" in inside
+        assert len(text) < 2500  # two 600-character excerpts (escaped) + the fixed text
+    (ann,) = read_annotations(tmp_path / "run")
+    assert ann.status is Status.UNSCORED
+    assert ann.reason is not None and len(ann.reason) < 700
+    assert ann.reason.startswith("invalid answer after 3 attempts: ")
+
+
 def test_code_outside_codebook_ends_unscored_never_defaulted(fake, tmp_path) -> None:
     base = _units(1)[0]
     poisoned = base.model_copy(

@@ -4,10 +4,11 @@ Control endpoints (not part of either API):
 - ``POST /_control`` with ``{"faults": [...], "latency": s}``: queue faults served in order to
   the next requests, one per request: ``{"kind": "429", "retry_after": 2}``, ``{"kind":
   "500"}``, ``{"kind": "slow", "seconds": 3}`` (then a normal answer), ``{"kind":
-  "invalid_json"}``, ``{"kind": "bad_code"}`` (a code outside the codebook); ``latency`` sets
-  the delay of every reply; ``prompt_cache`` ``{"min_tokens": n, "openai_step": n}`` sets the
-  simulated prompt cache (defaults: the real APIs' 1024-token minimum, OpenAI's 128-token
-  steps; reset by ``/_reset``).
+  "invalid_json"}``, ``{"kind": "bad_code"}`` (a code outside the codebook), ``{"kind":
+  "injected_code"}`` (a 5 KB code closing the delimiter and posing as instructions);
+  ``latency`` sets the delay of every reply; ``prompt_cache`` ``{"min_tokens": n,
+  "openai_step": n}`` sets the simulated prompt cache (defaults: the real APIs' 1024-token
+  minimum, OpenAI's 128-token steps; reset by ``/_reset``).
 - ``GET /_stats``: calls per endpoint, faults served, tokens, keys seen (as SHA-256
   digests), the server process's CPU seconds.
 - ``POST /_reset``: forget calls, faults and the prefix cache.
@@ -109,7 +110,10 @@ def build_app(state: FakeState) -> Starlette:
             await asyncio.sleep(float(fault.get("seconds", 1.0)))
         make = anthropic_message if provider == "anthropic" else openai_completion
         out = make(
-            body, kind if kind in ("invalid_json", "bad_code") else None, cache, state.counter
+            body,
+            kind if kind in ("invalid_json", "bad_code", "injected_code") else None,
+            cache,
+            state.counter,
         )
         if state.latency:  # the model "generates"; a prefix is cached once this is served
             await asyncio.sleep(state.latency)

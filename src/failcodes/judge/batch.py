@@ -35,7 +35,7 @@ from failcodes.hashing import content_hash
 from failcodes.judge.grouping import GroupJudge, groups_by_claim
 from failcodes.judge.ledger import LedgerItem
 from failcodes.judge.modes import Batch
-from failcodes.judge.prompts import render_invalid
+from failcodes.judge.prompts import render_invalid, truncate
 from failcodes.judge.providers.base import LLMProvider, Message, ProviderRequest, TokenUsage
 from failcodes.judge.providers.batching import BatchBackend, BatchItem
 from failcodes.judge.providers.factory import batch_backend
@@ -247,8 +247,8 @@ class BatchRun:
             if item.invalid <= policy.invalid_answer_retries:
                 item.messages = [
                     *item.messages,
-                    Message("assistant", reply.text),
-                    Message("user", render_invalid(str(exc))),
+                    Message("assistant", truncate(reply.text)),
+                    Message("user", render_invalid(str(exc), reply.text)),
                 ]
                 self.ledger.requeue(item, str(exc))
                 return

@@ -25,7 +25,13 @@ from failcodes.judge._sqlite import blob_sha
 from failcodes.judge.cache import CachedResponse, ResponseCache, cache_key, request_prefix_digest
 from failcodes.judge.limits import RateLimiter, Sleep
 from failcodes.judge.pricing import Price, PriceTable, estimate_tokens, resolve_price
-from failcodes.judge.prompts import render_invalid, render_system, render_user, template_hash
+from failcodes.judge.prompts import (
+    render_invalid,
+    render_system,
+    render_user,
+    template_hash,
+    truncate,
+)
 from failcodes.judge.providers.base import (
     DirectCoder,
     LLMProvider,
@@ -252,7 +258,9 @@ class UnitJudge:
             "usage": usage,
         }
         if answer is None:
-            return Annotation(status=Status.UNSCORED, reason=reason, **common)
+            # the reason can quote the model's answer: stored truncated
+            shown = truncate(reason) if reason is not None else None
+            return Annotation(status=Status.UNSCORED, reason=shown, **common)
         return Annotation(status=Status.SCORED, **common, **annotation_fields(answer, unit))
 
     def lookup(self, key: str) -> CachedResponse | None:
@@ -344,8 +352,8 @@ class UnitJudge:
                 error = exc
                 tally.invalid_answers += 1
                 messages += [
-                    Message("assistant", reply.text),
-                    Message("user", render_invalid(str(exc))),
+                    Message("assistant", truncate(reply.text)),
+                    Message("user", render_invalid(str(exc), reply.text)),
                 ]
         assert reply is not None  # at least one round ran
         usage = self.usage(tokens, latency_s=time.perf_counter() - t0)

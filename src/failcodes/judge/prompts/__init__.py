@@ -121,6 +121,28 @@ def render_prompt(codebook: Codebook, unit: Unit) -> Prompt:
     return Prompt(system=render_system(codebook, unit.kind), user=render_user(unit))
 
 
-def render_invalid(error: str) -> str:
-    """Render the follow-up message that returns a validation error to the judge."""
-    return _env().get_template("invalid.j2").render(error=error, schema_name=SCHEMA_NAME)
+#: Longest excerpt of a model's own text (a rejected answer, its validation error) that is
+#: quoted back to it or stored as an unscored reason.
+ECHO_LIMIT = 600
+
+
+def truncate(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, marking the cut with the number dropped."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text) - limit} more characters]"
+
+
+def render_invalid(error: str, answer: str = "") -> str:
+    """Render the follow-up message that returns a validation error to the judge.
+
+    The error (which quotes values from the answer) and the rejected answer itself are
+    model-controlled text: both are truncated (:data:`ECHO_LIMIT`), HTML-escaped and placed
+    inside their own delimiters, so an answer holding ``</judged_material>`` or "SYSTEM
+    OVERRIDE" text cannot pose as instructions in the follow-up.
+    """
+    return (
+        _escaping_env()
+        .get_template("invalid.j2")
+        .render(error=truncate(error), answer=truncate(answer), schema_name=SCHEMA_NAME)
+    )
