@@ -118,6 +118,16 @@ def test_metrics_verdict_distribution_json(files: tuple[Path, Path], tmp_path: P
         row[v] for v in ("supported", "refuted", "no_evidence", "ambiguous", "out_of_scope")
     ] == [4, 1, 2, 1, 1]
     assert row["no_evidence_share"] == pytest.approx(2 / 9)
+    # the verdict distribution needs no labels (issue 13): the same row without --labels
+    bare = run("metrics", "--traces", str(traces), "--verdicts", "--format", "json", cwd=tmp_path)
+    assert bare.returncode == 0, bare.stderr
+    assert json.loads(bare.stdout) == [row]
+    # ... but the metrics do: one line, exit 2
+    no_labels = run("metrics", "--traces", str(traces), cwd=tmp_path)
+    assert no_labels.returncode == 2
+    assert no_labels.stderr.strip().splitlines() == [
+        "failcodes: error: --labels is required (only --verdicts works without labels)"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -442,3 +442,33 @@ def test_cli_agree_on_annotation_jsonl(tmp_path: Path, run) -> None:
     )
     assert cohen["value"] == pytest.approx(5 / 9)  # hand-computed above
     assert cohen["coders"] == "ann|anthropic:m"
+
+
+def test_cli_compare_takes_repeated_traces_and_mappings(tmp_path: Path, run) -> None:
+    # Before: `--traces a --traces b` kept only b (one system -> "needs at least 2 systems").
+    from failcodes import dataio
+
+    traces, labels = _traces_and_labels()
+    by_system: dict[str, list] = {}
+    for t in traces:
+        by_system.setdefault(t.system, []).append(t)
+    for system, items in by_system.items():
+        dataio.write_traces(tmp_path / f"{system}.jsonl", items)
+    dataio.write_labels(tmp_path / "l.jsonl", labels)
+    args = ["compare", "--labels", tmp_path / "l.jsonl", "--resamples", "200", "--seed", "0"]
+    args += ["--traces", tmp_path / "A.jsonl", "--traces", tmp_path / "B.jsonl"]
+    proc = run(*args, "-m", "refuted", "-m", "non_supported", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["files"] == [str(tmp_path / "A.jsonl"), str(tmp_path / "B.jsonl")]
+    assert out["systems"] == ["A", "B"]
+    tests = {(t["mapping"], t["test"], t["comparison"]): t for t in out["tests"]}
+    assert {m for m, _, _ in tests} == {"refuted", "non_supported"}
+    # the refuted set reproduces test_cli_compare_from_traces_and_labels (one traces file)
+    assert tests[("refuted", "permutation_recall", "A vs B")]["effect"] == pytest.approx(-0.5)
+    assert tests[("refuted", "mcnemar_exact", "A vs B")]["p_value"] == 1.0
+    # a mapping with a FILE, or --truth with --traces: one line each
+    bad = run("compare", tmp_path / "x.csv", "-m", "refuted")
+    assert bad.returncode == 2 and "-m/--mapping goes with --traces" in bad.stderr
+    bad = run(*args, "--truth", "t")
+    assert bad.returncode == 2 and "--truth names a column of FILE" in bad.stderr

@@ -56,16 +56,26 @@ def compare(
             "--traces and --labels instead."
         ),
     ] = None,
-    traces_path: Annotated[
-        Path | None,
-        typer.Option("--traces", help="Traces of several systems (instead of FILE)."),
+    traces_paths: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--traces",
+            help="Trace file(s) of the systems to compare, instead of FILE; repeat for several "
+            "(as in `metrics`).",
+        ),
     ] = None,
     labels_path: Annotated[
         Path | None, typer.Option("--labels", help="Clinical labels (with --traces).")
     ] = None,
-    mapping: Annotated[
-        str, typer.Option("--mapping", help="Verdict -> has-error mapping (with --traces).")
-    ] = "refuted",
+    mappings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mapping",
+            "-m",
+            help="Verdict -> has-error mapping (with --traces); repeat for several (one set "
+            "of tests per mapping). Default: refuted.",
+        ),
+    ] = None,
     truth: Annotated[
         str | None,
         typer.Option(
@@ -101,7 +111,11 @@ def compare(
     ] = DEFAULT_WITHOUT_CLAIMS,
     fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
-    """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted."""
+    """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted.
+
+    With --traces (repeatable) and --labels, every labelled sentence is one paired unit; each
+    -m mapping gives its own set of tests, Holm-adjusted within the set.
+    """
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="compare")
     if method not in ("permutation", "bootstrap"):
         raise ConfigError(f"--method must be permutation or bootstrap, got {method!r}")
@@ -113,40 +127,44 @@ def compare(
     from failcodes.dataio import read_ratings_frame
     from failcodes.outcomes import paired_outcomes_from_traces
 
-    source: Path
+    sources: list[Path]
     claims_note: dict[str, Any] = {}
-    if traces_path is not None or labels_path is not None:
-        if file is not None or traces_path is None or labels_path is None:
+    # one (mapping, predictions, truth) per mapping; a ratings FILE has one, named None
+    sets: list[tuple[str | None, npt.NDArray[np.float64], npt.NDArray[np.float64] | None]] = []
+    if traces_paths or labels_path is not None:
+        if file is not None or not traces_paths or labels_path is None:
             raise ConfigError("give either FILE, or both --traces and --labels")
-        traces = dataio.read_traces(traces_path)
-        paired = paired_outcomes_from_traces(
-            traces,
-            dataio.read_labels(labels_path, traces=traces),
-            mapping,
-            without_claims=without_claims,
-        )
-        claims_note = {
-            "without_claims_policy": paired.policy.value,
-            "n_without_claims": paired.without_claims,
-        }
-        names = paired.systems
-        if systems:
-            wanted_sys = [s.strip() for s in systems.split(",") if s.strip()]
-            unknown = [s for s in wanted_sys if s not in names]
-            if unknown:
-                raise ConfigError(f"--systems: no traces for {unknown} (have {names})")
-            keep = [names.index(s) for s in wanted_sys]
-            names = wanted_sys
-            paired_preds = paired.predictions[:, keep]
-        else:
-            paired_preds = paired.predictions
-        data = paired_preds
-        y_truth: npt.NDArray[np.float64] | None = paired.truth
-        source = traces_path
+        if truth is not None:
+            raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
+        seen: dict[tuple[str, str], tuple[Path, int]] = {}
+        traces = [t for p in traces_paths for t in dataio.read_traces(p, seen=seen)]
+        labels = dataio.read_labels(labels_path, traces=traces)
+        names = []
+        for mapping in dict.fromkeys(mappings or ["refuted"]):
+            paired = paired_outcomes_from_traces(
+                traces, labels, mapping, without_claims=without_claims
+            )
+            claims_note = {
+                "without_claims_policy": paired.policy.value,
+                "n_without_claims": paired.without_claims,
+            }
+            names = paired.systems
+            preds = paired.predictions
+            if systems:
+                wanted_sys = [s.strip() for s in systems.split(",") if s.strip()]
+                unknown = [s for s in wanted_sys if s not in paired.systems]
+                if unknown:
+                    raise ConfigError(f"--systems: no traces for {unknown} (have {names})")
+                preds = preds[:, [paired.systems.index(s) for s in wanted_sys]]
+                names = wanted_sys
+            sets.append((mapping, preds, paired.truth))
+        sources = list(traces_paths)
     else:
         if file is None:
             raise ConfigError("give FILE, or --traces and --labels")
-        source = file
+        if mappings:
+            raise ConfigError("-m/--mapping goes with --traces (a FILE holds 0/1 outcomes)")
+        sources = [file]
         frame = read_ratings_frame(file)
         cols = [str(c) for c in frame.columns]
         skip = {c for c in (truth, unit_column) if c is not None}
@@ -164,30 +182,44 @@ def compare(
             raise InputError(f"need at least two system columns, got {names}", path=file)
         data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
         y_truth = None if truth is None else np.array(_binary(frame[truth].tolist(), truth, file))
-    results: list[TestResult] = (
-        compare_systems(data, names, exact_below=exact_below)
-        if y_truth is None
-        else compare_against_truth(
-            y_truth,
-            data,
-            names,
-            metrics=wanted,  # type: ignore[arg-type]
-            method=method,  # type: ignore[arg-type]
-            n_resamples=resamples,
-            seed=seed,
-            exact_below=exact_below,
+        sets.append((None, data, y_truth))
+    results: list[tuple[str | None, TestResult]] = []
+    for mapping_name, data, y_truth in sets:
+        found = (
+            compare_systems(data, names, exact_below=exact_below)
+            if y_truth is None
+            else compare_against_truth(
+                y_truth,
+                data,
+                names,
+                metrics=wanted,  # type: ignore[arg-type]
+                method=method,  # type: ignore[arg-type]
+                n_resamples=resamples,
+                seed=seed,
+                exact_below=exact_below,
+            )
         )
-    )
-    rows = [r.model_dump() for r in results]
+        results.extend((mapping_name, r) for r in found)
+    with_mapping = sets[0][0] is not None
+    rows = [({"mapping": m} if with_mapping else {}) | r.model_dump() for m, r in results]
     if fmt is OutputFormat.JSON:
-        out = {"file": str(source), "systems": names, **claims_note, "tests": rows}
-        typer.echo(json.dumps(out, indent=2))
+        payload = {
+            "file": str(sources[0]),
+            "files": [str(s) for s in sources],
+            "systems": names,
+            **claims_note,
+            "tests": rows,
+        }
+        typer.echo(json.dumps(payload, indent=2))
         return
     table = Table()
-    for col in ("test", "comparison", "statistic", "df", "p", "p (Holm)", "effect", "n", "note"):
+    head = ["mapping"] if with_mapping else []
+    for col in (*head, "test", "comparison", "statistic", "df", "p", "p (Holm)", "effect", "n"):
         table.add_column(col)
-    for r in results:
+    table.add_column("note")
+    for m, r in results:
         table.add_row(
+            *([m or ""] if with_mapping else []),
             r.test,
             r.comparison,
             _fmt(r.statistic),

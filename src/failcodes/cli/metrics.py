@@ -12,8 +12,9 @@ import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.options import LabelsOpt, MappingOpt, TracesOpt, load_columns, make_console
+from failcodes.cli.options import MappingOpt, TracesOpt, load_columns, make_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat
+from failcodes.dataio import read_trace_columns
 from failcodes.errors import ConfigError
 from failcodes.fileio import atomic_write_text
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
@@ -27,6 +28,7 @@ from failcodes.metrics import (
     WithoutClaimsPolicy,
     compute_metrics,
     distributions_dataframe,
+    verdict_distributions,
 )
 from failcodes.verdicts import Verdict
 
@@ -120,10 +122,36 @@ def notes(report: MetricsReport) -> list[str]:
     return out
 
 
+def _emit(text: str, out: Path | None, what: str) -> None:
+    """Print ``text``, or write it to ``out`` atomically and say so."""
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(out, text)
+        typer.echo(f"wrote {what} -> {out}")
+
+
+def _print_distributions(
+    dists: Sequence[VerdictDistribution], fmt: OutputFormat, out: Path | None
+) -> None:
+    """Verdict distributions as a table, JSON rows or CSV (to ``out`` if given)."""
+    if fmt is OutputFormat.JSON:
+        text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
+    elif fmt is OutputFormat.CSV:
+        text = distributions_dataframe(dists).to_csv(index=False, lineterminator="\n")
+    else:
+        make_console().print(distribution_table(dists))
+        return
+    _emit(text, out, f"{len(dists)} verdict distribution rows")
+
+
 @app.command("metrics")
 def metrics(
     traces: TracesOpt,
-    labels: LabelsOpt,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="Clinical labels file (not needed with --verdicts)."),
+    ] = None,
     mapping: MappingOpt = None,
     level: Annotated[Level, typer.Option("--level", help="Unit of the metrics.")] = Level.SENTENCE,
     bootstrap: Annotated[
@@ -167,6 +195,11 @@ def metrics(
             raise ConfigError(f"-o {out}: use a .json or .csv file, or pass --format json|csv")
         fmt = by_suffix[out.suffix.lower()]
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
+    if labels is None:
+        if not verdicts:
+            raise ConfigError("--labels is required (only --verdicts works without labels)")
+        _print_distributions(verdict_distributions(read_trace_columns(traces)), fmt, out)
+        return
     columns, label_list = load_columns(traces, labels)
     report = compute_metrics(
         columns,
@@ -178,27 +211,16 @@ def metrics(
         confidence=confidence,
         without_claims=without_claims,
     )
+    if verdicts:
+        _print_distributions(report.distributions, fmt, out)
+        return
     if fmt is not OutputFormat.TABLE:
-        if verdicts and fmt is OutputFormat.JSON:
-            rows = [d.flat() for d in report.distributions]
-            text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
-        elif verdicts:
-            text = distributions_dataframe(report.distributions).to_csv(
-                index=False, lineterminator="\n"
-            )
-        elif fmt is OutputFormat.JSON:
+        if fmt is OutputFormat.JSON:
             rows = [r.flat() for r in report.results]
             text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
         else:
             text = report.to_dataframe().to_csv(index=False, lineterminator="\n")
-        if out is None:
-            sys.stdout.write(text)
-        else:
-            atomic_write_text(out, text)
-            typer.echo(f"wrote {len(report.results)} metric rows -> {out}")
-        return
-    if verdicts:
-        make_console().print(distribution_table(report.distributions))
+        _emit(text, out, f"{len(report.results)} metric rows")
         return
     console = make_console()
     console.print(metrics_table(report))
