@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import signal
 import sys
+import threading
+from types import FrameType
 
 import typer
 
@@ -85,8 +88,24 @@ def _register_only(argv: list[str]) -> bool:
     )
 
 
+def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
+    """SIGTERM does what Ctrl-C does: whatever SIGINT handler is current runs.
+
+    Inside ``asyncio.run`` that is the runner's handler (cancel the main task, so a judge run
+    commits, exports ``annotations.jsonl`` and ``summary.json`` and stops); elsewhere it raises
+    :class:`KeyboardInterrupt`.
+    """
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+        return
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; user errors exit 2 with one line, bugs keep their traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate_like_interrupt)
     args = sys.argv[1:] if argv is None else argv
     if not _register_only(args):
         register_commands()
