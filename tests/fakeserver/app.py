@@ -51,6 +51,8 @@ class FakeState:
     key_digests: set[str] = field(default_factory=set)
     counter: int = 0
     batch: BatchState = field(default_factory=BatchState)
+    #: The last request bodies served (provider, body), for tests that check what was sent.
+    requests: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=64))
 
     def reset(self) -> None:
         """Forget everything but the latency."""
@@ -62,6 +64,7 @@ class FakeState:
         self.key_digests.clear()
         self.counter = 0
         self.batch.reset()
+        self.requests.clear()
 
 
 def _error(
@@ -93,6 +96,7 @@ def build_app(state: FakeState) -> Starlette:
             body = json.loads(await request.body())
         except ClientDisconnect:  # the client was killed mid-request (crash tests)
             return Response(status_code=499)
+        state.requests.append({"provider": provider, "body": body})
         fault = state.faults.popleft() if state.faults else None
         kind = fault.get("kind") if fault else None
         if kind is not None:
@@ -172,6 +176,9 @@ def build_app(state: FakeState) -> Starlette:
             }
         )
 
+    async def requests(_request: Request) -> Response:
+        return JSONResponse(list(state.requests))
+
     async def reset(_request: Request) -> Response:
         state.reset()
         return JSONResponse({"ok": True})
@@ -184,5 +191,6 @@ def build_app(state: FakeState) -> Starlette:
             Route("/_control", control, methods=["POST"]),
             Route("/_stats", stats, methods=["GET"]),
             Route("/_reset", reset, methods=["POST"]),
+            Route("/_requests", requests, methods=["GET"]),
         ]
     )

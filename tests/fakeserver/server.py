@@ -97,6 +97,12 @@ class FakeServer:
         """POST /_reset."""
         _post(f"{self.url}/_reset", {})
 
+    def requests(self) -> list[dict[str, Any]]:
+        """GET /_requests: the last request bodies served, oldest first."""
+        with urllib.request.urlopen(f"{self.url}/_requests", timeout=10) as resp:
+            result: list[dict[str, Any]] = json.loads(resp.read())
+        return result
+
     def stats(self) -> dict[str, Any]:
         """GET /_stats."""
         with urllib.request.urlopen(f"{self.url}/_stats", timeout=10) as resp:
