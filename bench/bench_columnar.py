@@ -266,6 +266,7 @@ def bench_scale(
         flush=True,
     )
     env = {**os.environ, "PYTHONPATH": str(src)}
+    codebook = src.parent / "taxonomy" / CODEBOOK.name  # the codebook of the checkout run
     py = sys.executable
     cli = [py, "-m", "failcodes"]
     maps = ["-m", "refuted", "-m", "non_supported"]
@@ -326,7 +327,7 @@ def bench_scale(
                     "--from",
                     str(dis),
                     "--codebook",
-                    str(CODEBOOK),
+                    str(codebook),
                     "--judge",
                     "openai:gpt-5-mini",
                     "--dry-run",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import itertools
 import json
 import math
 import re
@@ -39,7 +40,7 @@ from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.Atomi
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.sentences import Sentence
 from failcodes.tracecols import KEY_COLUMNS, SCALAR_COLUMNS, Origin, TraceColumns
-from failcodes.traces import EvidenceSource, Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace, derived_evidence_source
 from failcodes.verdicts import Verdict, normalize_verdict
 
 M = TypeVar("M", bound=BaseModel)
@@ -1126,25 +1127,102 @@ def _object_line(
     return _prepare_trace(rec, path, lineno, aliases, {})
 
 
+_KEY_COLON = re.compile(rb'"[ \t]*:')
+_ESCAPED_QUOTE_COLON = re.compile(rb'\\"[ \t]*:')
+
+
 def _keys_match(raw: bytes, rec: Any, astuple: Callable[[Any], tuple[Any, ...]]) -> bool:
     r"""True if ``raw`` has exactly the keys ``rec`` shows: no duplicate key was dropped.
 
-    msgspec keeps the last of two equal keys where :func:`parse_json` refuses them. A key is
-    a closing quote followed by ``:`` (a quote inside a string is escaped, so ``\":`` is
-    not one); lines with a quote followed by a blank (a key spaced from its colon, or quoted
-    text) are not judged here. Present keys are the non-null fields (an explicit ``null``
-    also fails the comparison). False only costs speed: the line takes the exact path.
+    msgspec keeps the last of two equal keys where :func:`parse_json` refuses them. In the
+    raw line a key is a quote followed by blanks and ``:``; a quote inside a string is
+    escaped, so ``\" :`` is not a key (and a key ending in a backslash is no trace field,
+    which msgspec refused already). Present keys are the non-null fields: an explicit
+    ``null`` also fails the comparison, which only costs speed (the line then takes the
+    exact path).
     """
-    if b'" ' in raw or b'"\t' in raw:
-        return False
-    keys = raw.count(b'":') - raw.count(b'\\":')
+    keys = len(_KEY_COLON.findall(raw))
+    if b"\\" in raw:
+        keys -= len(_ESCAPED_QUOTE_COLON.findall(raw))
     passages = rec.passages
     top = astuple(rec)
     present = len(top) - top.count(None) - (0 if passages else 1)
     if passages:
-        values = [v for p in passages for v in astuple(p)]
+        values = list(itertools.chain.from_iterable(map(astuple, passages)))
         present += len(values) - values.count(None)
     return bool(keys == present)
+
+
+def _fast_line(
+    body: bytes,
+    decode: Callable[[bytes], Any],
+    verdicts: dict[Any, Any],
+    aliases: Mapping[str, Verdict] | None,
+    astuple: Callable[[Any], tuple[Any, ...]],
+) -> tuple[Any, tuple[str, str | None]] | None:
+    """The decoded line and its ``(canonical verdict, derived raw verdict)``, or None.
+
+    None when msgspec refuses the line or cannot vouch for it (duplicate keys, nulls,
+    repeated ranks, unknown verdict): the line then takes the object reader's steps.
+    """
+    import msgspec
+
+    try:
+        rec = decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    entry = verdicts.get(rec.verdict, False)
+    if entry is False:
+        entry = verdicts[rec.verdict] = _verdict_entry(rec.verdict, aliases)
+    passages = rec.passages
+    if (
+        entry is None
+        or not _keys_match(body, rec, astuple)
+        or (passages and len({p.rank for p in passages}) != len(passages))
+    ):
+        return None
+    return rec, entry
+
+
+def _construct_trace(
+    rec: Any, entry: tuple[str, str | None], *, with_passages: bool = True
+) -> Trace:
+    """A :class:`Trace` from a line :func:`_fast_line` vouched for (no second validation)."""
+    passages = (
+        ()
+        if not with_passages
+        else tuple(
+            Passage.model_construct(
+                passage_id=p.passage_id,
+                rank=p.rank,
+                text=p.text,
+                source=p.source,
+                title=p.title,
+                score=p.score,
+                gold=p.gold,
+                gold_verdict=Verdict(p.gold_verdict) if p.gold_verdict is not None else None,
+            )
+            for p in rec.passages
+        )
+    )
+    source = rec.evidence_source
+    if not with_passages and rec.passages and source is None:
+        source = derived_evidence_source(tuple(rec.passages), rec.retriever).value
+    return Trace.model_construct(
+        system=rec.system,
+        question_id=rec.question_id,
+        sentence_id=rec.sentence_id,
+        claim_id=rec.claim_id,
+        claim=rec.claim,
+        sentence=rec.sentence,
+        verdict=Verdict(entry[0]),
+        raw_verdict=rec.raw_verdict if rec.raw_verdict is not None else entry[1],
+        reasoning=rec.reasoning,
+        verifier=rec.verifier,
+        retriever=rec.retriever,
+        passages=passages,
+        evidence_source=EvidenceSource(source) if source is not None else None,
+    )
 
 
 def _scan_jsonl(
@@ -1162,7 +1240,6 @@ def _scan_jsonl(
 
     decode = _trace_decoder().decode
     astuple = msgspec.structs.astuple
-    bad = (msgspec.DecodeError, msgspec.ValidationError)
     verdicts: dict[Any, Any] = {}
     buf = _ColumnBuffer(names)
     rows = buf.rows
@@ -1184,21 +1261,12 @@ def _scan_jsonl(
             if cr != -1 and (cr != len(raw) - 2 or raw[-1:] != b"\n"):
                 raise _UseObjectReaderError  # a bare CR ends a line for the text reader
             body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-            rec: Any
-            entry: Any
-            try:
-                rec = decode(body)
-                entry = verdicts.get(rec.verdict, False)
-                if entry is False:
-                    entry = verdicts[rec.verdict] = _verdict_entry(rec.verdict, aliases)
-                passages = rec.passages
-                if (
-                    entry is None
-                    or not _keys_match(body, rec, astuple)
-                    or (passages and len({p.rank for p in passages}) != len(passages))
-                ):
-                    raise msgspec.ValidationError("take the exact path")
-            except bad:
+            rec: Any = None
+            entry: Any = None
+            fast = _fast_line(body, decode, verdicts, aliases, astuple)
+            if fast is not None:
+                rec, entry = fast
+            else:
                 try:
                     rec = _object_line(raw, lineno, path, aliases, default_system)
                 except InputError as exc:
@@ -1480,18 +1548,44 @@ def _read_columns_fast(
     return TraceColumns(whole, origin)
 
 
-def gather_traces(columns: TraceColumns, rows: Sequence[int]) -> list[Trace]:
+def gather_traces(
+    columns: TraceColumns,
+    rows: Sequence[int],
+    *,
+    aliases: Mapping[str, Verdict] | None = None,
+) -> list[Trace]:
     """The full traces (passages included) of the given rows, in the given order.
 
     Reads only those lines (JSONL: by byte offset) or rows (Parquet); in-memory columns
-    return their own objects.
+    return their own objects. ``aliases`` must be those the columns were read with.
+    """
+    return [trace for trace, _ in _gather(columns, rows, aliases, passages_json=False)]
+
+
+def _gather(
+    columns: TraceColumns,
+    rows: Sequence[int],
+    aliases: Mapping[str, Verdict] | None,
+    *,
+    passages_json: bool,
+) -> list[tuple[Trace, list[dict[str, Any]] | None]]:
+    """The traces of :func:`gather_traces`, each with its passages as JSON-ready dicts.
+
+    With ``passages_json`` a line the fast path vouches for gives a passage-less trace and
+    its passages as dicts (no model per passage); otherwise the dicts are None.
     """
     if columns.objects is not None:
-        return [columns.objects[int(r)] for r in rows]
+        return [(columns.objects[int(r)], None) for r in rows]
     origin = columns.origin
     if origin is None:
         raise ValueError("these columns have neither source files nor traces")
-    out: list[Trace | None] = [None] * len(rows)
+    import msgspec
+
+    decode = _trace_decoder().decode
+    astuple = msgspec.structs.astuple
+    verdicts: dict[Any, Any] = {}
+    asdict = msgspec.structs.asdict
+    out: list[tuple[Trace, list[dict[str, Any]] | None] | None] = [None] * len(rows)
     by_file: dict[int, list[int]] = {}
     for pos, row in enumerate(rows):
         by_file.setdefault(int(origin.file[int(row)]), []).append(pos)
@@ -1499,12 +1593,25 @@ def gather_traces(columns: TraceColumns, rows: Sequence[int]) -> list[Trace]:
         path = origin.paths[index]
         if origin.formats[index] == Format.JSONL.value:
             with path.open("rb") as fh:
-                for pos in positions:
+                for pos in sorted(positions, key=lambda p: int(origin.offset[int(rows[p])])):
                     row = int(rows[pos])
                     fh.seek(int(origin.offset[row]))
-                    trace = _object_line(fh.readline(), int(origin.line[row]), path, None, None)
+                    raw = fh.readline()
+                    line = int(origin.line[row])
+                    body = raw[3:] if line == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+                    fast = _fast_line(body, decode, verdicts, aliases, astuple)
+                    if fast is not None and passages_json:
+                        rec, entry = fast
+                        dicts = [asdict(p) for p in rec.passages]
+                        out[pos] = (_construct_trace(rec, entry, with_passages=False), dicts)
+                        continue
+                    trace = (
+                        _construct_trace(*fast)
+                        if fast is not None
+                        else _object_line(raw, line, path, aliases, None)
+                    )
                     assert trace is not None
-                    out[pos] = trace
+                    out[pos] = (trace, None)
         else:
             _, pq = pyarrow_modules()
             pf = pq.ParquetFile(path)
@@ -1521,5 +1628,137 @@ def gather_traces(columns: TraceColumns, rows: Sequence[int]) -> list[Trace]:
                     group, table = g, pf.read_row_group(g)
                 assert table is not None
                 record = _drop_nones(table.slice(at - int(starts[g]), 1).to_pylist()[0])
-                out[pos] = _prepare_trace(record, path, at + 1, None, {})
+                out[pos] = (_prepare_trace(record, path, at + 1, aliases, {}), None)
     return [t for t in out if t is not None]
+
+
+# ------------------------------------------------------------------------------------------
+# Disagreement files (moved from failcodes.disagreements: the core does no file I/O)
+# ------------------------------------------------------------------------------------------
+
+
+def _disagreement_format(path: Path) -> Format:
+    suffix = path.suffix.lower()
+    fmt = _EXTENSIONS.get(suffix)
+    if fmt is None or fmt is Format.CSV:
+        raise InputError(
+            f"unsupported disagreements file type {suffix!r} (use .jsonl or .parquet)", path=path
+        )
+    return fmt
+
+
+#: Disagreements written per Parquet row group (and fetched per gather in the stream).
+_RECORDS_PER_CHUNK = 2_000
+
+
+def write_disagreement_records(
+    path: str | Path, records: Iterable[dict[str, Any]], *, batch: AtomicBatch | None = None
+) -> int:
+    """Write JSON-ready disagreement records streaming (JSONL or Parquet); return the count.
+
+    Records are ``Disagreement.model_dump(mode="json")`` dicts. The file is staged and moved
+    into place atomically (with ``batch``: when the batch commits).
+    """
+    from failcodes.disagreements import Disagreement
+
+    target = Path(path)
+    fmt = _disagreement_format(target)
+    count = 0
+
+    def write(b: AtomicBatch) -> None:
+        nonlocal count
+        tmp = b.stage(target)
+        if fmt is Format.JSONL:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for rec in records:
+                    fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    count += 1
+            return
+        pa, pq = pyarrow_modules()
+        schema = _arrow_schema(Disagreement)
+        with pq.ParquetWriter(tmp, schema) as writer:
+            chunk: list[dict[str, Any]] = []
+            for rec in records:
+                chunk.append(rec)
+                count += 1
+                if len(chunk) == _RECORDS_PER_CHUNK:
+                    writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
+                    chunk = []
+            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
+
+    _batched(batch, write)
+    return count
+
+
+def write_disagreements(
+    path: str | Path, items: Iterable[Any], *, batch: AtomicBatch | None = None
+) -> Path:
+    """Write disagreements as JSONL or Parquet (by suffix), atomically. Returns the path.
+
+    With ``batch`` the file is staged in that :class:`AtomicBatch` (moved into place when the
+    batch commits); otherwise it is committed at once.
+    """
+    target = Path(path)
+    _disagreement_format(target)
+    write_disagreement_records(target, (d.model_dump(mode="json") for d in items), batch=batch)
+    return target
+
+
+def stream_disagreements(
+    path: str | Path,
+    columns: TraceColumns,
+    selected: Sequence[Any],
+    index: Any,
+    *,
+    batch: AtomicBatch | None = None,
+) -> int:
+    """Write selected disagreements with their claims' full traces, streaming; return count.
+
+    ``selected`` comes from :func:`failcodes.disagreements.select_disagreements` on
+    ``columns``; the traces of each chunk of disagreements are fetched from the source files
+    (:func:`gather_traces`), so memory stays proportional to a chunk, not to the passages.
+    """
+    from failcodes.disagreements import disagreement_json
+
+    def records() -> Iterator[dict[str, Any]]:
+        for start in range(0, len(selected), _RECORDS_PER_CHUNK):
+            chunk = selected[start : start + _RECORDS_PER_CHUNK]
+            rows = sorted({r for s in chunk for r in s.rows})
+            fetched = dict(zip(rows, _gather(columns, rows, None, passages_json=True), strict=True))
+            for s in chunk:
+                claims = [fetched[r] for r in s.rows]
+                yield disagreement_json(
+                    s, [t for t, _ in claims], index, passages=[p for _, p in claims]
+                )
+
+    return write_disagreement_records(path, records(), batch=batch)
+
+
+def read_disagreements(path: str | Path) -> list[Any]:
+    """Read a disagreements file written by :func:`write_disagreements` (JSONL or Parquet).
+
+    Raises :class:`InputError` naming the file, line (JSONL) or row (Parquet) and field.
+    """
+    from failcodes.disagreements import Disagreement
+
+    source = Path(path)
+    fmt = _disagreement_format(source)
+    if not source.is_file():
+        raise InputError("no such file", path=source)
+
+    def validate(rec: Any, line: int | None) -> Any:
+        try:
+            return Disagreement.model_validate(rec)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or None
+            raise InputError(err["msg"], path=source, line=line, field=field) from None
+
+    if fmt is Format.JSONL:
+        return [validate(rec, no) for no, rec in iter_jsonl(source)]
+    pa, pq = pyarrow_modules()
+    try:
+        rows = pq.read_table(source).to_pylist()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"unreadable Parquet file: {exc}", path=source) from None
+    return [validate(rec, no) for no, rec in enumerate(rows, start=1)]

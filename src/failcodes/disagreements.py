@@ -17,32 +17,31 @@ severity and annotator. ``id`` is a content hash of (system, mapping, level, que
 sentence_id, claim_id): stable across runs, unique within a table.
 
 Files: JSONL (one ``Disagreement.model_dump(mode="json")`` per line) or Parquet (the same
-records as nested columns), chosen by suffix. Writes are atomic (temp file + rename).
+records as nested columns), read and written by :mod:`failcodes.dataio` (this module does
+no file I/O).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.dataio import AtomicBatch, iter_jsonl, pyarrow_modules
-from failcodes.errors import InputError
 from failcodes.hashing import content_hash
 from failcodes.labels import Label, LabelIndex
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
-    aggregate_sentences,
     check_unique_claims,
     resolve_mapping,
+    sentence_groups,
 )
-from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy, as_columns
+from failcodes.tracecols import VERDICTS, TraceColumns
 from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
 from failcodes.verdicts import Verdict
 
@@ -140,55 +139,203 @@ def disagreement_id(
     )
 
 
-def _claim_record(t: Trace, mapping: ErrorMapping, index: LabelIndex) -> ClaimRecord:
-    lab = index.for_claim(t.question_id, t.sentence_id, t.claim_id)
-    return ClaimRecord(
-        claim_id=t.claim_id,
-        claim=t.claim,
-        verdict=t.verdict,
-        raw_verdict=t.raw_verdict,
-        maps_to_error=mapping.is_error(t.verdict),
-        label_has_error=lab.has_error if lab is not None else None,
-        reasoning=t.reasoning,
-        verifier=t.verifier,
-        retriever=t.retriever,
-        passages=t.passages,
-        evidence_source=t.evidence,
-    )
+def _json(value: Any) -> Any:
+    return value.value if isinstance(value, StrEnum) else value
 
 
-def _make(
-    *,
-    system: str,
+_PASSAGE_FIELDS = tuple(Passage.model_fields)
+
+
+def claim_record_json(
+    t: Trace,
     mapping: ErrorMapping,
-    level: Level,
-    question_id: str,
-    sentence_id: str,
-    sentence: str | None,
-    claim_id: str | None,
-    label: Label,
-    predicted: bool,
-    claims: tuple[ClaimRecord, ...],
-) -> Disagreement:
-    return Disagreement(
-        id=disagreement_id(system, mapping.name, level, question_id, sentence_id, claim_id),
-        kind=DisagreementKind.FN if label.has_error else DisagreementKind.FP,
-        level=level,
-        system=system,
-        mapping=mapping.name,
-        error_verdicts=tuple(mapping.verdict_names()),
-        question_id=question_id,
-        sentence_id=sentence_id,
-        sentence=sentence if sentence is not None else label.sentence,
-        claim_id=claim_id,
-        label_has_error=label.has_error,
-        predicted_error=predicted,
-        label_rationale=label.rationale,
-        label_severity=label.severity,
-        label_annotator=label.annotator,
-        claims=claims,
-        error_claim_ids=tuple(c.claim_id for c in claims if c.maps_to_error),
-    )
+    index: LabelIndex,
+    passages: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The claim record of one trace, JSON-ready (``ClaimRecord.model_dump(mode="json")``).
+
+    ``passages``, when given, are the trace's passages already as JSON-ready dicts (a
+    streaming reader hands them over without building a model per passage).
+    """
+    lab = index.for_claim(t.question_id, t.sentence_id, t.claim_id)
+    if passages is None:
+        passages = [{n: _json(getattr(p, n)) for n in _PASSAGE_FIELDS} for p in t.passages]
+    return {
+        "claim_id": t.claim_id,
+        "claim": t.claim,
+        "verdict": t.verdict.value,
+        "raw_verdict": t.raw_verdict,
+        "maps_to_error": t.verdict in mapping.error_verdicts,
+        "label_has_error": lab.has_error if lab is not None else None,
+        "reasoning": t.reasoning,
+        "verifier": t.verifier,
+        "retriever": t.retriever,
+        "passages": passages,
+        "evidence_source": t.evidence.value,
+    }
+
+
+@dataclass(frozen=True)
+class Selected:
+    """One disagreement found on trace columns, before its claims' texts are fetched.
+
+    ``rows`` are the trace rows of its claims in input order (empty for a labelled sentence
+    without claims counted under the no_error policy).
+    """
+
+    id: str
+    system: str
+    mapping: ErrorMapping
+    level: Level
+    question_id: str
+    sentence_id: str
+    claim_id: str | None
+    label: Label
+    predicted: bool
+    rows: tuple[int, ...]
+
+    @property
+    def kind(self) -> DisagreementKind:
+        """FN when the clinician marked an error, else FP."""
+        return DisagreementKind.FN if self.label.has_error else DisagreementKind.FP
+
+
+def disagreement_json(
+    selected: Selected,
+    claims: Sequence[Trace],
+    index: LabelIndex,
+    *,
+    passages: Sequence[list[dict[str, Any]] | None] | None = None,
+) -> dict[str, Any]:
+    """The full record of a selected disagreement given its claims' traces (``rows`` order).
+
+    Equal to ``Disagreement.model_dump(mode="json")`` of the same disagreement; built
+    directly (the disagreements command writes hundreds of thousands of passages).
+    """
+    label, mapping = selected.label, selected.mapping
+    given = passages if passages is not None else [None] * len(claims)
+    records = [claim_record_json(t, mapping, index, p) for t, p in zip(claims, given, strict=True)]
+    if selected.level is Level.CLAIM:
+        sentence = claims[0].sentence if claims else None
+    else:
+        sentence = next((t.sentence for t in claims if t.sentence), None)
+    return {
+        "id": selected.id,
+        "kind": selected.kind.value,
+        "level": selected.level.value,
+        "system": selected.system,
+        "mapping": mapping.name,
+        "error_verdicts": mapping.verdict_names(),
+        "question_id": selected.question_id,
+        "sentence_id": selected.sentence_id,
+        "sentence": sentence if sentence is not None else label.sentence,
+        "claim_id": selected.claim_id,
+        "label_has_error": label.has_error,
+        "predicted_error": selected.predicted,
+        "label_rationale": label.rationale,
+        "label_severity": label.severity,
+        "label_annotator": label.annotator,
+        "claims": records,
+        "error_claim_ids": [c["claim_id"] for c in records if c["maps_to_error"]],
+    }
+
+
+def select_disagreements(
+    traces: Sequence[Trace] | TraceColumns,
+    index: LabelIndex,
+    mapping: ErrorMapping | str = DEFAULT_MAPPING,
+    *,
+    level: Level | str = Level.SENTENCE,
+    without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+) -> list[Selected]:
+    """Every FN/FP of every system under ``mapping``, as trace rows, in output order.
+
+    The selection is a join of the aggregated sentences (or claims) with their labels on the
+    trace columns; no claim text is needed. Sorted by system, question, sentence, claim, id.
+    """
+    lvl = Level(level)
+    policy = WithoutClaimsPolicy(without_claims)
+    m = mapping if isinstance(mapping, ErrorMapping) else resolve_mapping(mapping)
+    cols = as_columns(traces)
+    known = index.labelled_sentences(cols)
+    out: list[Selected] = []
+    _, systems = cols.codes("system")
+    q_codes, questions = cols.codes("question_id")
+    s_codes, sentences = cols.codes("sentence_id")
+    error_rows = np.isin(cols.verdict_codes(), [VERDICTS.index(v) for v in m.error_verdicts])
+
+    def add(
+        system: str,
+        qid: str,
+        sid: str,
+        cid: str | None,
+        lab: Label,
+        pred: bool,
+        rows: tuple[int, ...],
+    ) -> None:
+        out.append(
+            Selected(
+                id=disagreement_id(system, m.name, lvl, qid, sid, cid),
+                system=system,
+                mapping=m,
+                level=lvl,
+                question_id=qid,
+                sentence_id=sid,
+                claim_id=cid,
+                label=lab,
+                predicted=pred,
+                rows=rows,
+            )
+        )
+
+    if lvl is Level.CLAIM:
+        check_unique_claims(cols)
+        sys_codes, _ = cols.codes("system")
+        c_codes, claims = cols.codes("claim_id")
+        for row in range(len(cols)):
+            lab = index.for_claim(
+                questions[q_codes[row]], sentences[s_codes[row]], claims[c_codes[row]]
+            )
+            pred = bool(error_rows[row])
+            if lab is None or lab.has_error == pred:
+                continue
+            add(
+                systems[sys_codes[row]],
+                questions[q_codes[row]],
+                sentences[s_codes[row]],
+                claims[c_codes[row]],
+                lab,
+                pred,
+                (row,),
+            )
+    else:
+        groups = sentence_groups(cols, known)
+        flagged = groups.flags(error_rows)
+        order = np.argsort(groups.group, kind="stable")
+        bounds = np.searchsorted(groups.group[order], np.arange(len(groups.system) + 1))
+        for g in range(len(groups.system)):
+            sid = groups.sentences[int(groups.sentence[g])]
+            lab = index.sentence.get(sid)
+            if lab is None or lab.has_error == bool(flagged[g]):
+                continue
+            rows = tuple(int(r) for r in order[bounds[g] : bounds[g + 1]])
+            add(
+                groups.systems[int(groups.system[g])],
+                groups.questions[int(groups.question[g])],
+                sid,
+                None,
+                lab,
+                bool(flagged[g]),
+                rows,
+            )
+        if policy is WithoutClaimsPolicy.NO_ERROR:
+            for miss in groups.without_claims():
+                lab = index.for_sentence(miss.question_id, miss.sentence_id)
+                if lab is None or not lab.has_error:
+                    continue
+                add(miss.system, miss.question_id, miss.sentence_id, None, lab, False, ())
+    out.sort(key=lambda d: (d.system, d.question_id, d.sentence_id, d.claim_id or "", d.id))
+    return out
 
 
 def find_disagreements(
@@ -203,78 +350,17 @@ def find_disagreements(
 
     Uses the same label resolution and aggregation as :func:`failcodes.metrics.compute_metrics`
     (so the FN and FP counts here equal its ``fn`` and ``fp``). Raises :class:`InputError` on
-    duplicate claims/labels or a label matching no trace.
+    duplicate claims/labels or a label matching no trace. (For large trace files the
+    ``disagreements`` command selects on columns and writes streaming instead.)
     """
-    lvl = Level(level)
-    policy = WithoutClaimsPolicy(without_claims)
-    m = mapping if isinstance(mapping, ErrorMapping) else resolve_mapping(mapping)
     index = LabelIndex(labels)
-    known = index.labelled_sentences(traces)
-    by_claim = {(t.system, t.question_id, t.claim_id): t for t in traces}
-    out: list[Disagreement] = []
-    if lvl is Level.CLAIM:
-        check_unique_claims(traces)
-        for t in traces:
-            lab = index.for_claim(t.question_id, t.sentence_id, t.claim_id)
-            pred = m.is_error(t.verdict)
-            if lab is None or lab.has_error == pred:
-                continue
-            out.append(
-                _make(
-                    system=t.system,
-                    mapping=m,
-                    level=lvl,
-                    question_id=t.question_id,
-                    sentence_id=t.sentence_id,
-                    sentence=t.sentence,
-                    claim_id=t.claim_id,
-                    label=lab,
-                    predicted=pred,
-                    claims=(_claim_record(t, m, index),),
-                )
-            )
-    else:
-        agg = aggregate_sentences(traces, m, known_sentences=known)
-        for sv in agg.sentences:
-            lab = index.for_sentence(sv.question_id, sv.sentence_id)
-            if lab is None or lab.has_error == sv.predicted_error:
-                continue
-            claim_traces = [by_claim[(sv.system, sv.question_id, c)] for c in sv.claim_ids]
-            out.append(
-                _make(
-                    system=sv.system,
-                    mapping=m,
-                    level=lvl,
-                    question_id=sv.question_id,
-                    sentence_id=sv.sentence_id,
-                    sentence=next((t.sentence for t in claim_traces if t.sentence), None),
-                    claim_id=None,
-                    label=lab,
-                    predicted=sv.predicted_error,
-                    claims=tuple(_claim_record(t, m, index) for t in claim_traces),
-                )
-            )
-        if policy is WithoutClaimsPolicy.NO_ERROR:
-            for miss in agg.without_claims:
-                lab = index.for_sentence(miss.question_id, miss.sentence_id)
-                if lab is None or not lab.has_error:
-                    continue
-                out.append(
-                    _make(
-                        system=miss.system,
-                        mapping=m,
-                        level=lvl,
-                        question_id=miss.question_id,
-                        sentence_id=miss.sentence_id,
-                        sentence=None,
-                        claim_id=None,
-                        label=lab,
-                        predicted=False,
-                        claims=(),
-                    )
-                )
-    out.sort(key=lambda d: (d.system, d.question_id, d.sentence_id, d.claim_id or "", d.id))
-    return out
+    items = list(traces)
+    return [
+        Disagreement.model_validate(disagreement_json(s, [items[r] for r in s.rows], index))
+        for s in select_disagreements(
+            items, index, mapping, level=level, without_claims=without_claims
+        )
+    ]
 
 
 def disagreements_dataframe(items: Iterable[Disagreement]) -> pd.DataFrame:
@@ -304,81 +390,29 @@ def disagreements_dataframe(items: Iterable[Disagreement]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def count_by_kind(items: Iterable[Disagreement]) -> dict[tuple[str, str], dict[str, int]]:
+def count_by_kind(
+    items: Iterable[Disagreement | Selected],
+) -> dict[tuple[str, str], dict[str, int]]:
     """Return ``{(system, mapping): {"FN": n, "FP": n}}``."""
     out: dict[tuple[str, str], dict[str, int]] = {}
     for d in items:
-        per = out.setdefault((d.system, d.mapping), {"FN": 0, "FP": 0})
+        name = d.mapping if isinstance(d.mapping, str) else d.mapping.name
+        per = out.setdefault((d.system, name), {"FN": 0, "FP": 0})
         per[d.kind.value] += 1
     return out
 
 
-# ---------------------------------------------------------------------------- files
+def __getattr__(name: str) -> Any:
+    """``read_disagreements``/``write_disagreements`` moved to :mod:`failcodes.dataio`.
 
-
-def _format_of(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    raise InputError(
-        f"unsupported disagreements file type {suffix!r} (use .jsonl or .parquet)", path=path
-    )
-
-
-def write_disagreements(
-    path: str | Path, items: Iterable[Disagreement], *, batch: AtomicBatch | None = None
-) -> Path:
-    """Write disagreements as JSONL or Parquet (by suffix), atomically. Returns the path.
-
-    With ``batch`` the file is staged in that :class:`~failcodes.dataio.AtomicBatch` (moved into
-    place when the batch commits); otherwise it is committed at once.
+    Kept reachable under their old names for callers of the old API; this module itself
+    does no file I/O.
     """
-    target = Path(path)
-    fmt = _format_of(target)
-    records = [d.model_dump(mode="json") for d in items]
-    with contextlib.nullcontext(batch) if batch is not None else AtomicBatch() as stage:
-        tmp = stage.stage(target)
-        if fmt == "jsonl":
-            with tmp.open("w", encoding="utf-8") as fh:
-                for rec in records:
-                    fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        else:
-            pa, pq = pyarrow_modules()
-            pq.write_table(pa.Table.from_pylist(records), tmp)
-    return target
+    if name in ("read_disagreements", "write_disagreements"):
+        import importlib
 
-
-def _validate(rec: Any, path: Path, line: int | None) -> Disagreement:
-    try:
-        return Disagreement.model_validate(rec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or None
-        raise InputError(err["msg"], path=path, line=line, field=field) from None
-
-
-def read_disagreements(path: str | Path) -> list[Disagreement]:
-    """Read a disagreements file written by :func:`write_disagreements` (JSONL or Parquet).
-
-    Raises :class:`InputError` naming the file, line (JSONL) or row (Parquet) and field.
-    """
-    source = Path(path)
-    fmt = _format_of(source)
-    if not source.is_file():
-        raise InputError("no such file", path=source)
-    out: list[Disagreement] = []
-    if fmt == "jsonl":
-        return [_validate(rec, source, no) for no, rec in iter_jsonl(source)]
-    pa, pq = pyarrow_modules()
-    try:
-        rows = pq.read_table(source).to_pylist()
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(f"unreadable Parquet file: {exc}", path=source) from None
-    for no, rec in enumerate(rows, start=1):
-        out.append(_validate(rec, source, no))
-    return out
+        return getattr(importlib.import_module("failcodes.dataio"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def with_evidence_source(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
-from failcodes.dataio import peek_jsonl, read_traces
-from failcodes.disagreements import Disagreement, read_disagreements
+from failcodes.dataio import peek_jsonl, read_disagreements, read_traces
+from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
 from failcodes.judge.cache import check_cache
 from failcodes.judge.journal import check_run_dir

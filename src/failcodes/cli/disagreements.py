@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from failcodes import dataio
 from failcodes.cli.main import app
-from failcodes.cli.options import LabelsOpt, MappingOpt, TracesOpt, load_inputs, make_console
-from failcodes.disagreements import (
-    Disagreement,
-    count_by_kind,
-    find_disagreements,
-    write_disagreements,
-)
+from failcodes.cli.options import LabelsOpt, MappingOpt, TracesOpt, load_columns, make_console
+from failcodes.disagreements import Disagreement, Selected, count_by_kind, select_disagreements
+from failcodes.labels import LabelIndex
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
 
 
-def summary_table(items: list[Disagreement], *, title: str = "Disagreements") -> Table:
+def summary_table(
+    items: Sequence[Disagreement | Selected], *, title: str = "Disagreements"
+) -> Table:
     """Rich table of FN/FP counts per system x mapping."""
     table = Table(title=title)
     for col in ("system", "mapping", "FN (missed)", "FP (false alarm)"):
@@ -48,15 +48,14 @@ def disagreements(
 ) -> None:
     """Every sentence where a system's mapped verdict differs from the clinical label."""
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
-    trace_list, label_list = load_inputs(traces, labels)
-    items: list[Disagreement] = []
+    columns, label_list = load_columns(traces, labels)
+    index = LabelIndex(label_list)
+    items: list[Selected] = []
     for m in maps:
         items.extend(
-            find_disagreements(
-                trace_list, label_list, m, level=level, without_claims=without_claims
-            )
+            select_disagreements(columns, index, m, level=level, without_claims=without_claims)
         )
-    path = write_disagreements(out, items)
+    count = dataio.stream_disagreements(out, columns, items, index)
     console = make_console()
     console.print(summary_table(items))
-    console.print(f"wrote {len(items)} disagreements to {path}", highlight=False)
+    console.print(f"wrote {count} disagreements to {out}", highlight=False)

@@ -10,12 +10,7 @@ from failcodes import dataio
 from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_MAPPINGS, DEMO_SEED, DemoContext, StepOutput
 from failcodes.demo.datasets import BUNDLED_DATASETS
-from failcodes.disagreements import (
-    Disagreement,
-    count_by_kind,
-    find_disagreements,
-    write_disagreements,
-)
+from failcodes.disagreements import Disagreement, count_by_kind, find_disagreements
 from failcodes.mapping import resolve_mappings
 from failcodes.metrics import METRICS, MetricsReport, compute_metrics, distributions_dataframe
 from failcodes.study.layout import StudyLayout
@@ -128,7 +123,7 @@ def disagreements_step(ctx: DemoContext) -> StepOutput:
             continue
         items = find_disagreements(ds.traces, ds.labels, "refuted")
         found[name] = items
-        path = write_disagreements(StudyLayout.of(ctx.out_dir).disagreements(name), items)
+        path = dataio.write_disagreements(StudyLayout.of(ctx.out_dir).disagreements(name), items)
         out.files.append(path)
         counts = count_by_kind(items)
         for system in sorted({t.system for t in ds.traces}):
