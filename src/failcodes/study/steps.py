@@ -115,7 +115,7 @@ def judged_kinds(disagreements: Path, kinds: Sequence[str], top_k: int | None) -
     if not disagreements.is_file():
         return None
     from failcodes.codebook import UnitKind
-    from failcodes.disagreements import read_disagreements
+    from failcodes.dataio import read_disagreements
     from failcodes.units import build_units, disagreement_traces
 
     traces = disagreement_traces(read_disagreements(disagreements))
