@@ -14,7 +14,10 @@ from typing import Any
 import pytest
 
 from failcodes import codebook as codebooks
+from failcodes import dataio
 from failcodes.cli.main import main
+from failcodes.disagreements import find_disagreements, write_disagreements
+from failcodes.labels import Label
 from failcodes.labelstudio.tasks import build_tasks
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind, build_units
@@ -267,3 +270,72 @@ def test_export_builds_units_from_a_traces_file(tmp_path: Path, run: Any) -> Non
     units = build_units(traces, UnitKind.RETRIEVAL, top_k=1)
     assert tasks == build_tasks(units, toy_codebook(), UnitKind.RETRIEVAL)
     assert tasks[0]["data"]["passage"] == "[1] a\nStatins reduce LDL cholesterol."
+
+
+def _three_sentences() -> tuple[list[Trace], list[Label]]:
+    """sysA on 3 sentences, one claim each; its raw verdicts are 'False'/'True'/'True'."""
+    traces = [
+        Trace(
+            system="sysA",
+            question_id="q1",
+            sentence_id=f"q1:s{i}",
+            claim_id=f"c{i}",
+            claim=f"Claim {i}.",
+            verdict=verdict,
+            raw_verdict=raw,
+            reasoning=f"Reasoning {i}.",
+            passages=(Passage(passage_id=f"p{i}", rank=1, text=f"Passage {i}."),),
+        )
+        for i, (verdict, raw) in enumerate(
+            [(Verdict.REFUTED, "False"), (Verdict.SUPPORTED, "True"), (Verdict.SUPPORTED, "True")]
+        )
+    ]
+    # s0: no error but refuted -> FP; s1: error but supported -> FN; s2: agree
+    labels = [
+        Label(question_id="q1", sentence_id=f"q1:s{i}", has_error=err)
+        for i, err in enumerate([False, True, False])
+    ]
+    return traces, labels
+
+
+def test_export_from_disagreements_exports_exactly_their_units(tmp_path: Path, run: Any) -> None:
+    # Before: the disagreements file was read as traces ("field 'claim_id': missing required
+    # field; and 12 more problems"), and from traces every trace became a task.
+    cb_path = write_codebook(tmp_path)
+    traces, labels = _three_sentences()
+    write_disagreements(tmp_path / "dis.jsonl", find_disagreements(traces, labels, "refuted"))
+    dataio.write_traces(tmp_path / "traces.jsonl", traces)
+    base = ("-p", "verification", "-c", cb_path)
+    proc = run("export", "dis.jsonl", *base, "-o", "dis_tasks.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    tasks = json.loads((tmp_path / "dis_tasks.json").read_text())
+    # the two disagreements (FP on s0, FN on s1): two tasks, the agreeing s2 is not there
+    assert [t["data"]["claim"] for t in tasks] == ["Claim 0.", "Claim 1."]
+    # reviewers see the verifier's own word next to the canonical verdict
+    assert [t["data"]["verdict"] for t in tasks] == [
+        "refuted (the pipeline wrote: False)",
+        "supported (the pipeline wrote: True)",
+    ]
+    proc = run("export", "traces.jsonl", *base, "-o", "all_tasks.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads((tmp_path / "all_tasks.json").read_text())) == 3
+
+
+def test_export_from_a_study_folder(tmp_path: Path, run: Any) -> None:
+    cb_path = write_codebook(tmp_path)
+    traces, labels = _three_sentences()
+    study = tmp_path / "study"
+    (study / "disagreements").mkdir(parents=True)
+    (study / "failcodes.toml").write_text("")  # only its presence marks a study here
+    write_disagreements(study / "disagreements" / "ds1.jsonl", find_disagreements(traces, labels))
+    base = ("-p", "verification", "-c", cb_path, "-o", "t.json")
+    proc = run("export", study, *base, "--dataset", "ds1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 tasks (0 with predictions)" in proc.stdout
+    proc = run("export", study, *base, "--dataset", "nope", cwd=tmp_path)
+    assert_one_line_error(proc, "no disagreements for dataset 'nope'")
+    proc = run("export", tmp_path, *base, cwd=tmp_path)
+    assert_one_line_error(proc, "not a study folder (no failcodes.toml)")
+    proc = run("export", study, "-p", "retrieval", "-c", cb_path, "-o", "r.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr  # retrieval units of the same two claims
+    assert len(json.loads((tmp_path / "r.json").read_text())) == 2

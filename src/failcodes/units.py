@@ -46,6 +46,9 @@ class Provenance(BaseModel):
     sentence_id: str
     claim_id: str
     rank: int | None = Field(default=None, description="Passage rank (retrieval units).")
+    raw_verdict: str | None = Field(
+        default=None, description="The verdict exactly as this pipeline wrote it (if known)."
+    )
 
 
 class Unit(BaseModel):
@@ -90,6 +93,7 @@ def _provenance(trace: Trace, rank: int | None) -> Provenance:
         sentence_id=trace.sentence_id,
         claim_id=trace.claim_id,
         rank=rank,
+        raw_verdict=trace.raw_verdict,
     )
 
 

@@ -52,9 +52,15 @@ TokenOpt = Annotated[
 UnitsArg = Annotated[
     Path,
     typer.Argument(
-        help="Units JSONL (one failcodes Unit per line) or a traces file (units are built "
-        "from it as the judge does)."
+        help="What to review: a disagreements file (exactly the units behind the "
+        "disagreements, as `judge --from` builds them), a study folder (the disagreements of "
+        "its datasets; --dataset picks one), units JSONL (one failcodes Unit per line) or a "
+        "traces file (every unit of every trace)."
     ),
+]
+DatasetOpt = Annotated[
+    str | None,
+    typer.Option("--dataset", help="With a study folder: only this dataset's disagreements."),
 ]
 TopKOpt = Annotated[
     int | None,
@@ -90,8 +96,42 @@ def _codebook(path: Path | None) -> Codebook:
     return codebooks.load(path) if path is not None else codebooks.bundled()
 
 
-def _units(path: Path, part: UnitKind, top_k: int | None) -> list[Unit]:
-    """Units from a units JSONL file, or built from a traces file (as the judge builds them)."""
+def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
+    """The disagreements files of a study folder (one dataset, or every one written)."""
+    from failcodes.errors import InputError
+    from failcodes.study.layout import StudyLayout
+
+    layout = StudyLayout.of(root)
+    if not layout.study_file.is_file():
+        raise InputError(f"not a study folder (no {layout.study_file.name})", path=root)
+    found = sorted(layout.disagreements_dir.glob("*.jsonl"))
+    if dataset is not None:
+        found = [p for p in found if p == layout.disagreements(dataset)]
+        if not found:
+            raise InputError(
+                f"no disagreements for dataset {dataset!r} (expected "
+                f"{layout.disagreements(dataset)}; run `failcodes run` first)",
+                path=root,
+            )
+    if not found:
+        raise InputError("the study has no disagreements yet (run `failcodes run`)", path=root)
+    return found
+
+
+def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = None) -> list[Unit]:
+    """Units to review, built as the judge builds them (see :data:`UnitsArg`)."""
+    from failcodes.cli._judge_inputs import is_disagreements_file
+    from failcodes.disagreements import read_disagreements
+    from failcodes.units import disagreement_traces
+
+    if dataset is not None and not path.is_dir():
+        raise ConfigError("--dataset goes with a study folder")
+    if path.is_dir():
+        sources = _study_disagreements(path, dataset)
+        items = [d for p in sources for d in read_disagreements(p)]
+        return build_units(disagreement_traces(items), part, top_k=top_k)
+    if is_disagreements_file(path):
+        return build_units(disagreement_traces(read_disagreements(path)), part, top_k=top_k)
     if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
         head = dataio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
@@ -107,15 +147,17 @@ def _tasks(
     judge: str | None,
     top_k: int | None,
     plan: Path | None = None,
+    dataset: str | None = None,
 ) -> list[dict[str, Any]]:
-    unit_list = _units(units, part, top_k)
+    unit_list = _units(units, part, top_k, dataset)
     if plan is not None:
         unit_list = _planned(unit_list, plan, part)
     annotations = dataio.read_models_jsonl(judged, Annotation) if judged is not None else []
     chosen = select_judged(annotations, cb, judge)
     tasks = build_tasks(unit_list, cb, part, chosen)
     if not tasks:
-        raise ConfigError(f"{units} holds no {part.value} units")
+        why = " (closed-book: no passages)" if part is UnitKind.RETRIEVAL else ""
+        raise ConfigError(f"{units} holds no {part.value} units{why}")
     return tasks
 
 
@@ -183,10 +225,15 @@ def export_cmd(
     judge: JudgeOpt = None,
     top_k: TopKOpt = None,
     plan: PlanOpt = None,
+    dataset: DatasetOpt = None,
 ) -> None:
-    """Write units as Label Studio tasks JSON with the judge's codes as predictions."""
+    """Write units as Label Studio tasks JSON with the judge's codes as predictions.
+
+    From a disagreements file (or a study), exactly the units behind the disagreements become
+    tasks; reviewers see the verifier's own verdict word next to the canonical verdict.
+    """
     cb = _codebook(codebook)
-    tasks = _tasks(cb, part, units, judged, judge, top_k, plan)
+    tasks = _tasks(cb, part, units, judged, judge, top_k, plan, dataset)
     files.write_json_atomic(out, tasks)
     with_pred = sum(1 for t in tasks if "predictions" in t)
     typer.echo(f"{len(tasks)} tasks ({with_pred} with predictions) -> {out}")
@@ -205,13 +252,14 @@ def push_cmd(
     url: UrlOpt = None,
     token: TokenOpt = None,
     plan: PlanOpt = None,
+    dataset: DatasetOpt = None,
 ) -> None:
     """Create or reuse the project(s) and import the tasks not yet there (by unit id)."""
     from failcodes.labelstudio.client import LabelStudioClient, project_titles
 
     cb = _codebook(codebook)
     project_titles(project, annotator or [])  # check titles before any network call
-    tasks = _tasks(cb, part, units, judged, judge, top_k, plan)
+    tasks = _tasks(cb, part, units, judged, judge, top_k, plan, dataset)
     with LabelStudioClient(url, token) as client:
         report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
     for title, pid in report.projects.items():

@@ -98,6 +98,22 @@ def prediction(annotation: Annotation, codebook: Codebook, part: Part) -> dict[s
     return {"model_version": model_version(codebook, annotation), "result": result}
 
 
+def verdict_text(unit: Unit) -> str:
+    """The canonical verdict, and the pipeline's own word(s) for it when they differ.
+
+    E.g. ``refuted (the pipeline wrote: False)``: reviewers see what the verifier said, not
+    only what failcodes made of it.
+    """
+    if unit.verdict is None:
+        return "(none)"
+    canonical = unit.verdict.value
+    raw = list(dict.fromkeys(p.raw_verdict for p in unit.provenance if p.raw_verdict))
+    shown = [r for r in raw if r.strip().casefold() != canonical]
+    if not shown:
+        return canonical
+    return f"{canonical} (the pipeline wrote: {' / '.join(shown)})"
+
+
 def task_data(
     unit: Unit, codebook: Codebook, judged: Annotation | None, part: Part
 ) -> dict[str, Any]:
@@ -113,7 +129,7 @@ def task_data(
         data[cfg.PASSAGE] = format_passages(unit)
     else:
         data[cfg.PASSAGES] = format_passages(unit)
-        data[cfg.VERDICT] = unit.verdict.value if unit.verdict is not None else "(none)"
+        data[cfg.VERDICT] = verdict_text(unit)
         data[cfg.REASONING] = unit.reasoning or "(no reasoning trace)"
     return data
 
