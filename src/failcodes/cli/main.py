@@ -17,6 +17,7 @@ import typer
 
 from failcodes import __version__
 from failcodes.errors import FailcodesError
+from failcodes.redact import redact_text
 
 app = typer.Typer(
     name="failcodes",
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv)
     except FailcodesError as exc:
-        typer.echo(f"failcodes: error: {exc.one_line()}", err=True)
+        typer.echo(f"failcodes: error: {redact_text(exc.one_line())}", err=True)
         sys.exit(2)
     except OSError as exc:
         # the one safety net for the file system (permission denied, read-only, full disk):
@@ -121,7 +122,8 @@ def main(argv: list[str] | None = None) -> None:
             raise
         reason = (exc.strerror or str(exc)).lower()
         typer.echo(
-            f"failcodes: error: {exc.filename}: {reason}; check the path and its permissions",
+            f"failcodes: error: {redact_text(str(exc.filename))}: {reason}; "
+            "check the path and its permissions",
             err=True,
         )
         sys.exit(2)

@@ -22,6 +22,7 @@ from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, LabelStudioError
 from failcodes.labelstudio import config as cfg
 from failcodes.labelstudio.results import ReviewResult, annotations_from_export
+from failcodes.redact import redact_url
 from failcodes.units import UnitKind
 
 URL_ENV = "LABEL_STUDIO_URL"
@@ -87,6 +88,8 @@ class LabelStudioClient:
         timeout: float = 120.0,
     ) -> None:
         self.url, token = resolve_connection(url, token)
+        #: The URL as printed in messages: without ``user:password@`` or key-like parameters.
+        self.shown_url = redact_url(self.url) or self.url
         # We own the HTTP client so it can be closed; no SDK retries: a down server or a bad
         # token should fail at once, with one line.
         self._http = httpx.Client(timeout=timeout, follow_redirects=True)
@@ -116,23 +119,23 @@ class LabelStudioClient:
         except ApiError as exc:
             if exc.status_code in (401, 403):
                 raise LabelStudioError(
-                    f"Label Studio at {self.url} rejected the token (HTTP {exc.status_code}) "
+                    f"Label Studio at {self.shown_url} rejected the token (HTTP {exc.status_code}) "
                     f"while trying to {what}; check {TOKEN_ENV}"
                 ) from None
             raise LabelStudioError(
-                f"Label Studio at {self.url} refused to {what}: {_detail(exc)}"
+                f"Label Studio at {self.shown_url} refused to {what}: {_detail(exc)}"
             ) from None
         except httpx.TimeoutException:
             raise LabelStudioError(
-                f"Label Studio at {self.url} did not answer in time while trying to {what}"
+                f"Label Studio at {self.shown_url} did not answer in time while trying to {what}"
             ) from None
         except httpx.HTTPError as exc:
             raise LabelStudioError(
-                f"cannot reach Label Studio at {self.url} to {what}: {type(exc).__name__}"
+                f"cannot reach Label Studio at {self.shown_url} to {what}: {type(exc).__name__}"
             ) from None
         except json.JSONDecodeError:
             raise LabelStudioError(
-                f"{self.url} did not answer like a Label Studio server while trying to {what}"
+                f"{self.shown_url} did not answer like a Label Studio server while trying to {what}"
             ) from None
 
     def whoami(self) -> str:
@@ -305,7 +308,7 @@ class LabelStudioClient:
         for t in titles:
             pid = self.find_project(t)
             if pid is None:
-                raise LabelStudioError(f"no Label Studio project titled {t!r} at {self.url}")
+                raise LabelStudioError(f"no Label Studio project titled {t!r} at {self.shown_url}")
             tasks = self.export_tasks(pid)
             part = annotations_from_export(
                 tasks,

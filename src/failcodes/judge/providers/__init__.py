@@ -23,8 +23,8 @@ from failcodes.judge.providers.factory import (
     endpoint,
     make_coder,
     parse_spec,
-    redact_url,
 )
+from failcodes.redact import redact_url
 
 __all__ = [
     "PROVIDERS",

@@ -7,15 +7,13 @@ provider is asked for, so the protocol and the batch protocol import no provider
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from failcodes.errors import ConfigError
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.providers.batching import BatchBackend
+from failcodes.redact import redact_url
 
 PROVIDERS = ("offline", "anthropic", "openai")
-#: Query parameters that carry credentials in some endpoints' URLs.
-_SECRET_PARAMS = ("key", "api_key", "apikey", "token", "access_token", "sig", "signature")
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -69,27 +67,6 @@ def batch_backend(provider: LLMProvider) -> BatchBackend:
         if isinstance(provider, AnthropicProvider):
             return AnthropicBatch(provider)
     raise ConfigError(f"{provider.spec}: no batch API; batch mode needs openai: or anthropic:")
-
-
-def redact_url(url: str | None) -> str | None:
-    """``url`` without credentials: user and password, and key-like query parameters."""
-    if not url:
-        return url
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "<unparseable URL>"
-    netloc = f"***@{host}{port}" if parts.username or parts.password else f"{host}{port}"
-    query = urlencode(
-        [
-            (k, "***" if k.lower() in _SECRET_PARAMS else v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ],
-        safe="*",
-    )
-    return urlunsplit(SplitResult(parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def endpoint(coder: Any) -> str | None:
