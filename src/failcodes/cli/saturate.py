@@ -5,6 +5,7 @@
     failcodes saturate review NAME [--file REVIEW.yaml | --interactive --reviewer ME]
     failcodes saturate status NAME [--format json] [--figure curve.png]
     failcodes saturate prune NAME [--min-support N] [--apply prune-0001.yaml]
+    failcodes saturate recode NAME [--judge offline|anthropic:MODEL|openai:MODEL] [--budget USD]
 
 The project lives in ``annotations/NAME/`` unless ``--dir`` says otherwise.
 """
@@ -351,6 +352,75 @@ def _print_status(info: ProjectStatus) -> None:
         f"re-coding: {info.recode_units} unit(s) flagged; decisions: {info.decisions} by "
         f"{', '.join(info.reviewers) or 'nobody yet'}"
     )
+    shown = ", ".join(f"v{v}: {n}" for v, n in info.unit_versions.items())
+    console.print(
+        f"coded units per codebook version: {shown or 'none'}; {info.recoded_units} re-coded, "
+        f"{info.migrated_units} migrated"
+        + (
+            f"; {info.stale_units} on an older version (run `failcodes saturate recode "
+            f"{info.name}`)"
+            if info.stale_units
+            else ""
+        )
+    )
+
+
+@saturate_app.command("recode")
+def recode(
+    name: NameArg,
+    folder: DirOpt = None,
+    judge: Annotated[
+        str, typer.Option(help="Judge: offline, anthropic:MODEL, openai:MODEL.")
+    ] = "offline",
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI/Anthropic-compatible server for the judge.")
+    ] = None,
+    budget: Annotated[
+        float | None, typer.Option("--budget", min=0, help="Stop cleanly after spending USD.")
+    ] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Calls in flight.")] = 8,
+    max_attempts: Annotated[int, typer.Option("--max-attempts", min=1)] = 6,
+    cache: Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")] = Path(
+        "annotations"
+    )
+    / "judge-cache.sqlite",
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="No response cache.")] = False,
+) -> None:
+    """Re-code the flagged units under the newest version; migrate the others without a call.
+
+    Resumable: the judge's journal under recode/vNNNN/judge/ keeps every finished unit.
+    """
+    from failcodes.judge import JudgeSettings, Limits, RetryPolicy, parse_spec
+    from failcodes.saturation.recode import judge_with_engine, plan_recode, recode_project
+
+    if judge.startswith("scripted:"):
+        raise ConfigError("saturate recode codes through the judge engine: use offline or an LLM")
+    store = ProjectStore.open(_root(name, folder))
+    work = plan_recode(store)
+    heuristic = parse_spec(judge)[0] == "offline"
+    settings = JudgeSettings(
+        limits=Limits(concurrency=concurrency),
+        retry=RetryPolicy(max_attempts=max_attempts),
+        budget_usd=budget,
+    )
+    engine = judge_with_engine(
+        judge,
+        base_url=base_url,
+        cache_path=None if no_cache or heuristic else cache,
+        settings=settings,
+    )
+    result = recode_project(store, engine, coder_name=judge)
+    label = " (heuristic baseline)" if heuristic else ""
+    if result.path is None:
+        console.print(f"nothing to re-code: every coded unit is on v{work.version}")
+    else:
+        console.print(
+            f"v{result.version}: {result.recoded} flagged unit(s) re-coded by {judge}{label}, "
+            f"{result.migrated} migrated without a call -> {result.path}"
+        )
+    info = project_status(store)
+    shown = ", ".join(f"v{v}: {n}" for v, n in info.unit_versions.items())
+    console.print(f"coded units per version: {shown or 'none'}")
 
 
 @saturate_app.command("prune")

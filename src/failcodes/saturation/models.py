@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.annotations import CoderKind
+from failcodes.annotations import Annotation, CoderKind
 from failcodes.units import UnitKind
 
 #: Default similarity at or above which two proposals (or a proposal and a leaf) are duplicates.
@@ -217,3 +217,25 @@ class PruneAction(StrEnum):
     KEEP = "keep"
     DELETE = "delete"  # remove the leaf
     FOLD = "fold"  # remove the leaf, its definition becomes an inclusion rule of the parent
+
+
+class RecodeMethod(StrEnum):
+    """How a unit reached the newest version."""
+
+    RECODED = "recoded"  # coded again by the judge
+    MIGRATED = "migrated"  # carried by the migration map, no call
+
+
+class RecodeEntry(BaseModel):
+    """One unit brought onto a newer version (a line of ``recode/vNNNN/recoded.jsonl``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit_id: str
+    from_version: int
+    to_version: int
+    method: RecodeMethod
+    coder: str | None = Field(description="The judge that re-coded it (None when migrated).")
+    reason: str
+    annotation: Annotation
+    at: datetime = Field(default_factory=_now)

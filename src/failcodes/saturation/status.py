@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.annotations import CoderKind
-from failcodes.saturation.models import AccumulationPoint, ProposalStatus, RoundPhase, StopState
+from failcodes.saturation.models import (
+    AccumulationPoint,
+    ProposalStatus,
+    RecodeMethod,
+    RoundPhase,
+    StopState,
+)
 from failcodes.saturation.review import latest_decisions
-from failcodes.saturation.rounds import accumulation, stop_state
+from failcodes.saturation.rounds import accumulation, latest_annotations, stop_state
 from failcodes.saturation.store import ProjectStore
 
 
@@ -49,6 +55,12 @@ class ProjectStatus(BaseModel):
     accumulation: list[AccumulationPoint]
     recode_flags: int
     recode_units: int
+    unit_versions: dict[int, int] = Field(
+        description="Coded units per codebook version of their newest annotation."
+    )
+    recoded_units: int = Field(description="Units coded again by `saturate recode`.")
+    migrated_units: int = Field(description="Units carried to a newer version without a call.")
+    stale_units: int = Field(description="Coded units still on an older version than the newest.")
     decisions: int
     reviewers: list[str]
 
@@ -82,6 +94,10 @@ def project_status(store: ProjectStore) -> ProjectStatus:
     flags = store.recode_flags()
     decisions = store.decisions()
     current = store.codebook()
+    versions: dict[int, int] = {}
+    for ann in latest_annotations(store).values():
+        versions[ann.codebook.version] = versions.get(ann.codebook.version, 0) + 1
+    entries = store.recode_entries()
     return ProjectStatus(
         name=config.name,
         root=str(store.root),
@@ -95,6 +111,10 @@ def project_status(store: ProjectStore) -> ProjectStatus:
         accumulation=accumulation(store),
         recode_flags=len(flags),
         recode_units=len({f.unit_id for f in flags}),
+        unit_versions=dict(sorted(versions.items())),
+        recoded_units=len({e.unit_id for e in entries if e.method is RecodeMethod.RECODED}),
+        migrated_units=len({e.unit_id for e in entries if e.method is RecodeMethod.MIGRATED}),
+        stale_units=sum(n for v, n in versions.items() if v < current.version),
         decisions=len(decisions),
         reviewers=sorted({d.reviewer for d in decisions}),
     )

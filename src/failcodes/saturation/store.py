@@ -13,6 +13,8 @@ Layout of a project folder (default ``annotations/<name>/``)::
     rounds/r0001/review.yaml      the review file handed to a person
     decisions.jsonl               every human decision, append-only (who, when, what)
     recode.jsonl                  units flagged for re-coding after a version change
+    recode/v0002/judge/           the judge run that re-codes flagged units (journal, resume)
+    recode/v0002/recoded.jsonl    units brought onto v0002: re-coded or migrated (RecodeEntry)
     stop.json                     the stop rule and its state
     prune/prune-0001.yaml         rare-leaf listings handed to a person
 
@@ -40,6 +42,7 @@ from failcodes.saturation.models import (
     Decision,
     ProjectConfig,
     Proposal,
+    RecodeEntry,
     RecodeFlag,
     RoundRecord,
     StopState,
@@ -361,6 +364,28 @@ class ProjectStore:
         _write_model(self.stop_path, state)
 
     def all_annotations(self) -> Iterator[Annotation]:
-        """Every annotation of every round, rounds ascending."""
+        """Every annotation of every round (ascending), then every re-code (versions ascending).
+
+        Rounds only code units not coded before, and a re-code only moves units to a newer
+        version, so the last annotation of a unit in this order is its newest.
+        """
         for number in self.round_numbers():
             yield from self.round_annotations(number)
+        for entry in self.recode_entries():
+            yield entry.annotation
+
+    def recoded_path(self, version: int) -> Path:
+        """``recode/vNNNN/recoded.jsonl``: units brought onto ``version``."""
+        return self.root / "recode" / f"v{version:04d}" / "recoded.jsonl"
+
+    def recode_entries(self) -> list[RecodeEntry]:
+        """Every re-code entry, versions ascending."""
+        out: list[RecodeEntry] = []
+        for version in self.versions():
+            out.extend(read_jsonl(self.recoded_path(version), RecodeEntry))
+        return out
+
+    def recode_entries_text(self, version: int) -> str:
+        """The raw lines already in ``recoded.jsonl`` of ``version`` ('' if none)."""
+        path = self.recoded_path(version)
+        return path.read_text(encoding="utf-8") if path.exists() else ""
