@@ -245,6 +245,7 @@ def estimate_units(
     done = journal.done_ids()
     rows = total = already = hits = kept = 0
     todo: list[Unit] = []
+    user_tokens: dict[str, int] = {}
     naive_in = naive_calls = 0
     calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
     per_unit_out = calibrated if calibrated is not None else sample_output_tokens(judge)
@@ -258,8 +259,9 @@ def estimate_units(
             already += int(unit.id in done)
             continue
         user = judge.user(unit)
+        user_tokens[unit.id] = estimate_tokens(user)
         naive_calls += n_rows
-        naive_in += n_rows * (prefix + estimate_tokens(user))
+        naive_in += n_rows * (prefix + user_tokens[unit.id])
         if unit.id in done:
             already += 1
             continue
@@ -279,12 +281,12 @@ def estimate_units(
         )
         for members in groups_by_claim(todo, group.size):
             if len(members) == 1:
-                shapes.append(CallShape(prefix, estimate_tokens(judge.user(members[0]))))
+                shapes.append(CallShape(prefix, user_tokens[members[0].id]))
             else:
-                user_tokens = estimate_tokens(group_user(members))
-                shapes.append(CallShape(group_prefix, user_tokens, len(members)))
+                tokens_in = estimate_tokens(group_user(members))
+                shapes.append(CallShape(group_prefix, tokens_in, len(members)))
     else:
-        shapes = [CallShape(prefix, estimate_tokens(judge.user(u))) for u in todo]
+        shapes = [CallShape(prefix, user_tokens[u.id]) for u in todo]
     tokens, calls = call_tokens(
         shapes, output_per_answer=per_unit_out, caching=caching_model(judge, then)
     )
