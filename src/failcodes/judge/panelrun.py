@@ -1,0 +1,211 @@
+"""Run a judge panel: every member judges the units into its own run folder.
+
+``RUN_DIR/panel/<n>-<member>/`` holds each member's journal and ``annotations.jsonl`` (kept
+apart, resumable like any run); ``RUN_DIR/panel.json`` the consensus per unit and dimension
+(:func:`failcodes.panel.consensus`), the units the panel splits on, the inter-judge agreement
+per dimension and per code, and each member's per-dimension quote checks. Cost and the dry run
+count every member (:func:`estimate_panel`). A member repeated (one model sampled k times)
+judges without the shared response cache, so each sample is a fresh call; its temperature is
+recorded with the member.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.codebook import Codebook
+from failcodes.errors import ConfigError
+from failcodes.fileio import atomic_write_text
+from failcodes.judge.estimate import Estimate
+from failcodes.judge.modes import Mode
+from failcodes.judge.pricing import PriceTable
+from failcodes.judge.run import estimate_run, read_annotations, run_judge
+from failcodes.judge.settings import JudgeSettings
+from failcodes.judge.summary import RunSummary
+from failcodes.judge.unitjudge import Coder
+from failcodes.panel import (
+    PanelAgreement,
+    PanelUnit,
+    QuoteShare,
+    consensus,
+    inter_judge_agreement,
+    quote_verification,
+    split_units,
+)
+from failcodes.units import Unit, UnitKind
+
+PANEL_DIR = "panel"
+PANEL_FILE = "panel.json"
+
+
+@dataclass(frozen=True)
+class Member:
+    """One panel member: a coder, its name in the panel and its sampling temperature."""
+
+    name: str
+    coder: Coder
+    temperature: float | None = None
+
+
+class PanelReport(BaseModel):
+    """What ``panel.json`` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: UnitKind
+    codebook: str
+    members: list[str]
+    temperatures: dict[str, float | None] = Field(default_factory=dict)
+    run_dirs: dict[str, str] = Field(description="Member -> its run folder (relative).")
+    cost_usd: float = Field(description="Every member's cost, summed.")
+    units: list[PanelUnit]
+    split_units: list[str] = Field(description="Units the panel splits on, ties first.")
+    agreement: list[PanelAgreement]
+    quotes: list[QuoteShare]
+
+
+def member_names(specs: Sequence[str]) -> list[str]:
+    """Member names: the spec, with ``#k`` when a spec repeats (``openai:m#1``, ``openai:m#2``)."""
+    seen: dict[str, int] = {}
+    total = {s: specs.count(s) for s in specs}
+    out = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        out.append(f"{spec}#{seen[spec]}" if total[spec] > 1 else spec)
+    return out
+
+
+def member_dir(run_dir: Path, index: int, name: str) -> Path:
+    """The run folder of member ``index`` (1-based)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+    return run_dir / PANEL_DIR / f"{index}-{slug}"
+
+
+def _check(members: Sequence[Member]) -> None:
+    if len(members) < 2:
+        raise ConfigError("a judge panel needs at least two members (repeat --judge)")
+    names = [m.name for m in members]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"panel member names must be distinct: {names}")
+
+
+def run_panel(
+    units: Iterable[Unit],
+    members: Sequence[Member],
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    run_dir: str | Path,
+    mode: Mode | None = None,
+    cache_path: str | Path | None = None,
+    prices: PriceTable | None = None,
+    settings: JudgeSettings | None = None,
+) -> tuple[PanelReport, list[RunSummary]]:
+    """Judge ``units`` with every member (each resumable), then write ``panel.json``."""
+    _check(members)
+    run = Path(run_dir)
+    units = list(units)
+    summaries: list[RunSummary] = []
+    first_use: set[str] = set()
+    for i, member in enumerate(members, 1):
+        spec = member.coder.spec
+        repeat = spec in first_use
+        first_use.add(spec)
+        summaries.append(
+            run_judge(
+                units,
+                member.coder,
+                codebook,
+                kind,
+                run_dir=member_dir(run, i, member.name),
+                mode=mode,
+                cache_path=None if repeat else cache_path,
+                prices=prices,
+                settings=settings,
+            )
+        )
+    report = panel_report(run, members, codebook, kind, summaries)
+    atomic_write_text(run / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
+    return report, summaries
+
+
+def panel_report(
+    run: Path,
+    members: Sequence[Member],
+    codebook: Codebook,
+    kind: UnitKind,
+    summaries: Sequence[RunSummary],
+) -> PanelReport:
+    """Read every member's annotations and combine them (consensus, splits, agreement)."""
+    part = codebook.part(kind)
+    panel = {m.name: read_annotations(member_dir(run, i, m.name)) for i, m in enumerate(members, 1)}
+    units = consensus(panel, part)
+    return PanelReport(
+        kind=kind,
+        codebook=str(codebook.ref()),
+        members=[m.name for m in members],
+        temperatures={m.name: m.temperature for m in members},
+        run_dirs={
+            m.name: str(member_dir(run, i, m.name).relative_to(run))
+            for i, m in enumerate(members, 1)
+        },
+        cost_usd=sum(s.journal_cost_usd for s in summaries),
+        units=units,
+        split_units=split_units(units),
+        agreement=inter_judge_agreement(panel, part),
+        quotes=[
+            q.model_copy(update={"coder": name})
+            for name, anns in panel.items()
+            for q in quote_verification(anns)
+        ],
+    )
+
+
+def estimate_panel(
+    units: Iterable[Unit],
+    members: Sequence[Member],
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    run_dir: str | Path,
+    mode: Mode | None = None,
+    cache_path: str | Path | None = None,
+    prices: PriceTable | None = None,
+    settings: JudgeSettings | None = None,
+) -> list[Estimate]:
+    """One dry-run estimate per member (the panel costs their sum)."""
+    _check(members)
+    run = Path(run_dir)
+    units = list(units)
+    seen: set[str] = set()
+    out = []
+    for i, member in enumerate(members, 1):
+        repeat = member.coder.spec in seen
+        seen.add(member.coder.spec)
+        out.append(
+            estimate_run(
+                units,
+                member.coder,
+                codebook,
+                kind,
+                run_dir=member_dir(run, i, member.name),
+                mode=mode,
+                cache_path=None if repeat else cache_path,
+                prices=prices,
+                settings=settings,
+            )
+        )
+    return out
+
+
+def read_panel(run_dir: str | Path) -> PanelReport | None:
+    """Read ``RUN_DIR/panel.json`` if the run is a panel run."""
+    path = Path(run_dir) / PANEL_FILE
+    if not path.exists():
+        return None
+    return PanelReport.model_validate_json(path.read_text("utf-8"))

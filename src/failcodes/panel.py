@@ -1,0 +1,282 @@
+"""A judge panel: several coders' annotations of the same units, kept apart and combined.
+
+Pure core (annotations in, tables out; :func:`failcodes.judge.run_panel` runs the members):
+
+- :func:`consensus`: per unit and dimension, the code most members gave (majority); a tie
+  between the top codes is marked and gives no consensus code. A multi-label dimension takes,
+  code by code, the codes more than half the members gave (exactly half is a tie).
+- :func:`split_units`: units where the members disagree on at least one dimension (the review
+  plan lists them first: :func:`review_priority`).
+- :func:`inter_judge_agreement`: agreement between the members per dimension (nominal, over
+  the dimension's codes) and per code (binary: carries the code or not; this is also how a
+  multi-label dimension is compared), with Fleiss' kappa, Krippendorff's alpha and Gwet's AC1
+  from :mod:`failcodes.stats`. Units a member left unscored are missing for that member.
+- :func:`quote_verification`: per member, the share of coded dimensions whose quote was found
+  in the judged text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from failcodes.annotations import Annotation, Status
+from failcodes.codebook import Part
+from failcodes.errors import StatisticsError
+from failcodes.stats import agreements
+
+#: The coefficients reported between panel members.
+PANEL_STATISTICS = ("fleiss", "krippendorff", "gwet_ac1")
+
+Panel = Mapping[str, Sequence[Annotation]]
+"""Member name (judge spec, or spec plus sample number) -> that member's annotations."""
+
+
+class DimensionVote(BaseModel):
+    """How the members coded one dimension of one unit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    votes: dict[str, int] = Field(description="Code -> number of members that gave it.")
+    members: int = Field(description="Members that coded this dimension of the unit.")
+    consensus: list[str] = Field(
+        default_factory=list, description="The majority code(s); empty on a tie."
+    )
+    tie: bool = False
+    unanimous: bool = False
+
+
+class PanelUnit(BaseModel):
+    """One unit's panel outcome."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit_id: str
+    dimensions: dict[str, DimensionVote]
+
+    @property
+    def split(self) -> bool:
+        """True when the members disagree on at least one dimension."""
+        return any(not v.unanimous for v in self.dimensions.values())
+
+    @property
+    def ties(self) -> list[str]:
+        """Dimensions without a majority code."""
+        return [d for d, v in self.dimensions.items() if v.tie]
+
+
+class PanelAgreement(BaseModel):
+    """One inter-judge coefficient for one dimension, or one code of it (binary)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dimension: str
+    code: str | None = Field(default=None, description="None: the whole dimension (nominal).")
+    statistic: str
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n_units: int
+    n_members: int
+    undefined_reason: str | None = None
+    warning: str | None = None
+
+
+def _scored(panel: Panel) -> dict[str, dict[str, Annotation]]:
+    return {
+        member: {a.unit_id: a for a in anns if a.status is Status.SCORED}
+        for member, anns in panel.items()
+    }
+
+
+def _vote(part_dim_multi: bool, code_sets: list[tuple[str, ...]]) -> DimensionVote:
+    n = len(code_sets)
+    counts: Counter[str] = Counter()
+    for codes in code_sets:
+        counts.update(set(codes))
+    votes = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    distinct = {tuple(sorted(c)) for c in code_sets}
+    unanimous = len(distinct) == 1
+    if part_dim_multi:
+        chosen = [c for c, k in votes.items() if 2 * k > n]
+        tie = any(2 * k == n for k in votes.values()) or not chosen
+        return DimensionVote(votes=votes, members=n, consensus=chosen, tie=tie, unanimous=unanimous)
+    top = max(votes.values())
+    leaders = [c for c, k in votes.items() if k == top]
+    tie = len(leaders) > 1
+    return DimensionVote(
+        votes=votes,
+        members=n,
+        consensus=[] if tie else leaders,
+        tie=tie,
+        unanimous=unanimous,
+    )
+
+
+def consensus(panel: Panel, part: Part) -> list[PanelUnit]:
+    """Every unit some member scored, with its votes and consensus per dimension."""
+    scored = _scored(panel)
+    unit_ids = list(dict.fromkeys(u for by_unit in scored.values() for u in by_unit))
+    out: list[PanelUnit] = []
+    for uid in unit_ids:
+        dims: dict[str, DimensionVote] = {}
+        for dim in part.dimensions:
+            sets = [
+                by_unit[uid].code_set(dim.id)
+                for by_unit in scored.values()
+                if uid in by_unit and by_unit[uid].code_set(dim.id)
+            ]
+            if sets:
+                dims[dim.id] = _vote(dim.multi_label, sets)
+        out.append(PanelUnit(unit_id=uid, dimensions=dims))
+    return out
+
+
+def split_units(units: Iterable[PanelUnit]) -> list[str]:
+    """Ids of the units where the panel splits (ties first, then other disagreements)."""
+    units = list(units)
+    tied = [u.unit_id for u in units if u.ties]
+    split = [u.unit_id for u in units if u.split and not u.ties]
+    return [*tied, *split]
+
+
+def review_priority(panel: Panel, part: Part) -> dict[str, int]:
+    """Unit id -> review priority: 0 tie on some dimension, 1 other split, 2 unanimous.
+
+    For the review plan (``failcodes review plan``): units the panel splits on come first.
+    """
+    out: dict[str, int] = {}
+    for unit in consensus(panel, part):
+        out[unit.unit_id] = 0 if unit.ties else (1 if unit.split else 2)
+    return out
+
+
+def _matrix(
+    scored: dict[str, dict[str, Annotation]],
+    unit_ids: list[str],
+    value: Callable[[Annotation], float],
+) -> npt.NDArray[np.float64]:
+    rows = [
+        [
+            math.nan if (ann := by_unit.get(uid)) is None else value(ann)
+            for by_unit in scored.values()
+        ]
+        for uid in unit_ids
+    ]
+    return np.asarray(rows, dtype=np.float64).reshape(len(unit_ids), len(scored))
+
+
+def _results(
+    matrix: npt.NDArray[np.float64],
+    dimension: str,
+    code: str | None,
+    n_members: int,
+    n_categories: int,
+) -> list[PanelAgreement]:
+    try:
+        results = agreements(matrix, PANEL_STATISTICS, categories=list(range(n_categories)))
+    except StatisticsError as exc:
+        return [
+            PanelAgreement(
+                dimension=dimension,
+                code=code,
+                statistic=stat,
+                value=None,
+                n_units=0,
+                n_members=n_members,
+                undefined_reason=str(exc),
+            )
+            for stat in PANEL_STATISTICS
+        ]
+    return [
+        PanelAgreement(
+            dimension=dimension,
+            code=code,
+            statistic=r.statistic,
+            value=r.value,
+            ci_low=r.ci_low,
+            ci_high=r.ci_high,
+            n_units=r.n_units,
+            n_members=n_members,
+            undefined_reason=r.undefined_reason,
+            warning=r.warning,
+        )
+        for r in results
+    ]
+
+
+def inter_judge_agreement(
+    panel: Panel, part: Part, *, per_code: bool = True
+) -> list[PanelAgreement]:
+    """Agreement between the panel members, per dimension and (binary) per code.
+
+    A single-label dimension's codes are its categories (all of them, so Gwet's AC1 counts
+    the codes nobody gave; codebook order); a multi-label
+    dimension is compared per code only. Only units at least two members scored count (the
+    coefficients are computed over the units both/all coded, see :mod:`failcodes.stats`).
+    """
+    if len(panel) < 2:
+        raise StatisticsError("a panel needs at least two members to measure their agreement")
+    scored = _scored(panel)
+    n_members = len(scored)
+    unit_ids = list(dict.fromkeys(u for by_unit in scored.values() for u in by_unit))
+    out: list[PanelAgreement] = []
+    for dim in part.dimensions:
+        ids = dim.code_ids()
+        coded = [u for u in unit_ids if sum(1 for s in scored.values() if u in s) >= 2]
+        coded = [u for u in coded if any(s[u].code_set(dim.id) for s in scored.values() if u in s)]
+        if not dim.multi_label:
+
+            def index(ann: Annotation, dim_id: str = dim.id, ids: list[str] = ids) -> float:
+                code = ann.codes.get(dim_id)
+                return float(ids.index(code)) if code in ids else math.nan
+
+            matrix = _matrix(scored, coded, index)
+            out += _results(matrix, dim.id, None, n_members, len(ids))
+        if per_code or dim.multi_label:
+            for code in ids:
+
+                def carries(ann: Annotation, dim_id: str = dim.id, code: str = code) -> float:
+                    codes = ann.code_set(dim_id)
+                    return float(code in codes) if codes else math.nan
+
+                out += _results(_matrix(scored, coded, carries), dim.id, code, n_members, 2)
+    return out
+
+
+class QuoteShare(BaseModel):
+    """One coder's per-dimension quote checks."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    coder: str
+    dimensions_coded: int = Field(description="Coded dimensions with per-dimension evidence.")
+    quoted: int = Field(description="Of those, dimensions that quoted something.")
+    verified: int = Field(description="Quotes found in the judged text.")
+
+    @property
+    def share_verified(self) -> float | None:
+        """Share of coded dimensions whose quote was found (None without evidence)."""
+        return self.verified / self.dimensions_coded if self.dimensions_coded else None
+
+
+def quote_verification(annotations: Iterable[Annotation]) -> list[QuoteShare]:
+    """Per coder: dimensions coded with evidence, quoted, and quotes verified in the text."""
+    counts: dict[str, list[int]] = {}
+    for ann in annotations:
+        if ann.status is not Status.SCORED or not ann.evidence:
+            continue
+        c = counts.setdefault(ann.coder, [0, 0, 0])
+        for ev in ann.evidence.values():
+            c[0] += 1
+            c[1] += int(ev.quote_found is not None)
+            c[2] += int(ev.quote_found is True)
+    return [
+        QuoteShare(coder=coder, dimensions_coded=n, quoted=q, verified=v)
+        for coder, (n, q, v) in sorted(counts.items())
+    ]

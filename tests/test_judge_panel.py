@@ -1,0 +1,170 @@
+"""A judge panel: members kept apart, consensus, splits and inter-judge agreement (issue 19)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
+from failcodes.judge import make_coder, read_annotations
+from failcodes.judge.panelrun import Member, member_dir, member_names, read_panel, run_panel
+from failcodes.panel import consensus, inter_judge_agreement, review_priority
+from failcodes.units import UnitKind, retrieval_units
+from tests.fakeserver import FakeServer
+from tests.judge_helpers import make_codebook, make_traces
+
+CB = make_codebook()
+PART = CB.part(UnitKind.RETRIEVAL)
+
+
+def _fleiss_two(pairs: list[tuple[int, int]]) -> float:
+    """Fleiss' kappa for two raters, by hand: (Po - Pe) / (1 - Pe), Pe = sum p_k^2."""
+    po = sum(a == b for a, b in pairs) / len(pairs)
+    shares = Counter(x for pair in pairs for x in pair)
+    pe = sum((n / (2 * len(pairs))) ** 2 for n in shares.values())
+    return (po - pe) / (1 - pe)
+
+
+def _alpha_two(pairs: list[tuple[int, int]]) -> float:
+    """Krippendorff's nominal alpha, two coders, no missing (Krippendorff 2011, eq. for
+    coincidences): 1 - (n - 1) * (off-diagonal coincidences) / (n^2 - sum n_c^2)."""
+    n = 2 * len(pairs)
+    off = 2 * sum(a != b for a, b in pairs)
+    n_c = Counter(x for pair in pairs for x in pair)
+    return 1 - (n - 1) * off / (n * n - sum(v * v for v in n_c.values()))
+
+
+def _ac1_two(pairs: list[tuple[int, int]], q: int) -> float:
+    """Gwet's AC1, two raters: Pe = sum_k pi_k (1 - pi_k) / (q - 1) (Gwet 2014, ch. 4)."""
+    po = sum(a == b for a, b in pairs) / len(pairs)
+    pis = Counter(x for pair in pairs for x in pair)
+    pe = sum((v / (2 * len(pairs))) * (1 - v / (2 * len(pairs))) for v in pis.values()) / (q - 1)
+    return (po - pe) / (1 - pe)
+
+
+def test_two_model_panel_against_the_fake_server(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-test")
+    units = retrieval_units(make_traces(4))  # 12 distinct (claim, passage) units
+    with FakeServer() as fake:
+        url = fake.openai_base_url
+        members = [
+            Member(name, make_coder(spec, base_url=url))
+            for name, spec in zip(
+                member_names(["openai:panel-a", "openai:panel-b"]),
+                ["openai:panel-a", "openai:panel-b"],
+                strict=True,
+            )
+        ]
+        report, summaries = run_panel(units, members, CB, UnitKind.RETRIEVAL, run_dir=tmp_path)
+        assert fake.stats()["calls"] == {"openai": 2 * len(units)}  # every member called
+    # each member's annotations are kept apart, in its own run folder, under its own name
+    a = {x.unit_id: x for x in read_annotations(member_dir(tmp_path, 1, "openai:panel-a"))}
+    b = {x.unit_id: x for x in read_annotations(member_dir(tmp_path, 2, "openai:panel-b"))}
+    assert len(a) == len(b) == len(units)
+    assert {x.coder for x in a.values()} == {"openai:panel-a"}
+    assert {x.coder for x in b.values()} == {"openai:panel-b"}
+    assert any(a[u].codes != b[u].codes for u in a)  # the two models answer differently
+    # cost counts every member
+    assert report.cost_usd == pytest.approx(sum(s.journal_cost_usd for s in summaries))
+    assert report == read_panel(tmp_path)
+    # consensus by hand: two members agree -> that code; disagree -> a tie, no code
+    by_unit = {u.unit_id: u for u in report.units}
+    for uid in a:
+        for dim in PART.dimensions:
+            vote = by_unit[uid].dimensions[dim.id]
+            ca, cb = a[uid].codes[dim.id], b[uid].codes[dim.id]
+            assert vote.consensus == ([ca] if ca == cb else [])
+            assert vote.tie is (ca != cb)
+    split = {u for u in a if a[u].codes != b[u].codes}
+    assert set(report.split_units) == split
+    # inter-judge agreement per dimension, computed by hand from the two members' codes
+    checked = 0
+    for dim in PART.dimensions:
+        ids = dim.code_ids()
+        pairs = [(ids.index(a[u].codes[dim.id]), ids.index(b[u].codes[dim.id])) for u in a]
+        got = {
+            r.statistic: r.value for r in report.agreement if r.dimension == dim.id and not r.code
+        }
+        if len({x for p in pairs for x in p}) == 1:  # one category only: undefined
+            continue
+        assert got["fleiss"] == pytest.approx(_fleiss_two(pairs))
+        assert got["krippendorff"] == pytest.approx(_alpha_two(pairs))
+        assert got["gwet_ac1"] == pytest.approx(_ac1_two(pairs, len(ids)))
+        checked += 1
+        # per code: binary (carries the code or not), same formulas on 0/1
+        for code in ids:
+            bin_pairs = [
+                (int(a[u].codes[dim.id] == code), int(b[u].codes[dim.id] == code)) for u in a
+            ]
+            row = {
+                r.statistic: r.value
+                for r in report.agreement
+                if r.dimension == dim.id and r.code == code
+            }
+            if len({x for p in bin_pairs for x in p}) == 2:
+                assert row["fleiss"] == pytest.approx(_fleiss_two(bin_pairs))
+    assert checked >= 3  # most dimensions have several codes between the two members
+    # per-dimension quote checks, per judge: the fake quotes the passage, so every one is found
+    assert {q.coder: (q.dimensions_coded, q.verified) for q in report.quotes} == {
+        "openai:panel-a": (5 * len(units), 5 * len(units)),
+        "openai:panel-b": (5 * len(units), 5 * len(units)),
+    }
+
+
+def _ann(coder: str, codes: dict[str, str], sets: dict[str, list[str]] | None = None) -> Annotation:
+    return Annotation(
+        unit_id="u1",
+        unit_kind=UnitKind.VERIFICATION,
+        codebook=CB.ref(),
+        coder=coder,
+        coder_kind=CoderKind.LLM,
+        status=Status.SCORED,
+        codes=codes,
+        code_sets=sets or {},
+        evidence={d: DimensionEvidence(rationale="r") for d in codes},
+    )
+
+
+def test_majority_ties_and_multi_label_votes() -> None:
+    cb = make_codebook(multi_label=("inference",))
+    part = cb.part(UnitKind.VERIFICATION)
+    base = {d.id: d.high_quality_code for d in part.dimensions}
+    over = {**base, "inference": "overreach"}
+    both = ["overreach", "conflict_synthesis_failure"]
+    panel = {
+        "m1": [_ann("m1", over, {"inference": both})],
+        "m2": [_ann("m2", over, {"inference": ["overreach"]})],
+        "m3": [_ann("m3", {**base, "grounding": "ungrounded"})],
+    }
+    [unit] = consensus(panel, part)
+    # single-label: 2 of 3 said grounded -> majority, not unanimous
+    assert unit.dimensions["grounding"].consensus == ["grounded"]
+    assert not unit.dimensions["grounding"].unanimous and not unit.dimensions["grounding"].tie
+    # multi-label, code by code: overreach 2/3 kept, conflict 1/3 dropped, valid 1/3 dropped
+    inference = unit.dimensions["inference"]
+    assert inference.votes == {
+        "overreach": 2,
+        "conflict_synthesis_failure": 1,
+        "valid_inference": 1,
+    }
+    assert inference.consensus == ["overreach"] and not inference.tie
+    assert unit.split and unit.ties == []
+    # two members, one each: a tie on that dimension -> listed first in the review priority
+    two = {"m1": panel["m1"], "m3": panel["m3"]}
+    [tied] = consensus(two, part)
+    assert tied.dimensions["grounding"].tie and tied.dimensions["grounding"].consensus == []
+    assert review_priority(two, part) == {"u1": 0}
+    assert review_priority({"m1": panel["m1"], "m2": panel["m1"]}, part) == {"u1": 2}
+    # agreement is refused for a one-member panel
+    with pytest.raises(Exception, match="at least two members"):
+        inter_judge_agreement({"m1": panel["m1"]}, part)
+
+
+def test_member_names_number_repeated_samples() -> None:
+    assert member_names(["openai:m", "anthropic:c", "openai:m"]) == [
+        "openai:m#1",
+        "anthropic:c",
+        "openai:m#2",
+    ]
