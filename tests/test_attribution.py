@@ -392,3 +392,43 @@ def test_not_assessable_in_the_tables() -> None:
     assert (last["ret1"], last["ret2"]) == (1.0, 0.0)
     # a dimension where nothing is unassessed gets no extra row
     assert NOT_ASSESSABLE not in set(shares[shares["dimension"] == "scope"]["code"])
+
+
+def test_a_multi_claim_disagreement_says_why_not_only_where() -> None:
+    # Before: "all 2 claims: verification", with no reason (MedScore closed-book sentences).
+    recs = tuple(
+        ClaimRecord(
+            claim_id=f"c{i}",
+            claim=f"Claim {i}.",
+            verdict=Verdict.SUPPORTED,
+            maps_to_error=False,
+            evidence_source=EvidenceSource.NONE,
+        )
+        for i in range(2)
+    )
+    fn = Disagreement(
+        id="fn-closed",
+        kind=DisagreementKind.FN,
+        level=Level.SENTENCE,
+        system="medscore",
+        mapping="refuted",
+        error_verdicts=("refuted",),
+        question_id="q1",
+        sentence_id="s1",
+        label_has_error=True,
+        predicted_error=False,
+        claims=recs,
+    )
+    (item,) = attribute([fn], [], CB)
+    assert item.stage is Stage.VERIFICATION and item.evidence_source == "none"
+    assert item.reason == (
+        "all 2 claims: verification; closed-book pipeline (evidence source none): no retrieval "
+        "stage, the verifier answered from its own knowledge"
+    )
+    # same stage for different reasons: each claim's reason is listed
+    mixed_src = (recs[0], recs[1].model_copy(update={"evidence_source": EvidenceSource.PROVIDED}))
+    (item2,) = attribute([fn.model_copy(update={"claims": mixed_src})], [], CB)
+    assert item2.stage is Stage.VERIFICATION
+    assert item2.reason.startswith("all 2 claims: verification (c0: closed-book pipeline")
+    assert "c1: evidence provided with the item" in item2.reason
+    assert item2.evidence_source == "none+provided"

@@ -268,7 +268,12 @@ def _combine(claims: Sequence[ClaimAttribution]) -> tuple[Stage, str]:
         return claims[0].stage, claims[0].reason
     if len(stages) == 1:
         stage = stages.pop()
-        return stage, f"all {len(claims)} claims: {stage.value}"
+        reasons = list(dict.fromkeys(c.reason for c in claims))
+        if len(reasons) == 1:  # say why, not only where
+            return stage, f"all {len(claims)} claims: {stage.value}; {reasons[0]}"
+        shown = "; ".join(f"{c.claim_id}: {c.reason}" for c in claims[:3])
+        more = f"; and {len(claims) - 3} more" if len(claims) > 3 else ""
+        return stage, f"all {len(claims)} claims: {stage.value} ({shown}{more})"
     parts = "; ".join(f"{c.claim_id}: {c.stage.value}" for c in claims)
     return Stage.MIXED, f"claims split ({parts})"
 
