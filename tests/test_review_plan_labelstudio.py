@@ -19,6 +19,7 @@ from failcodes.labelstudio.tasks import choice_result
 from failcodes.report.build import build_report
 from failcodes.report.rundir import load_run_dir
 from failcodes.reviewplan import read_plan
+from failcodes.study.layout import StudyLayout
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind, build_units
 from failcodes.verdicts import Verdict
@@ -83,16 +84,17 @@ def test_plan_push_pull_status_and_corrected_report(
         )
         for i, u in enumerate(units)
     ]
-    table = tmp_path / "run" / "judge" / "ds" / "per_passage.csv"
+    layout = StudyLayout.of(tmp_path / "run")
+    table = layout.per_passage("ds")
     table.parent.mkdir(parents=True)
     attribution.per_passage_codes(tr, judge, cb).to_csv(table, index=False)
-    judged = table.parent / "retrieval" / "annotations.jsonl"  # as the judge exports a run
-    judged.parent.mkdir()
+    judged = layout.judge_run("ds", "retrieval") / "annotations.jsonl"  # as the judge exports
+    judged.parent.mkdir(parents=True)
     judged.write_text("".join(a.model_dump_json() + "\n" for a in judge))
 
     cli("review", "plan", tmp_path / "run", "-p", "retrieval", "-n", "10", "--stratify", "system")
     capsys.readouterr()
-    plan_path = tmp_path / "run" / "review" / "plans" / "ds.retrieval.json"
+    plan_path = layout.review_plan("ds.retrieval")
     plan = read_plan(plan_path)
     assert len(plan.estimation_ids()) == 10
 
@@ -113,7 +115,7 @@ def test_plan_push_pull_status_and_corrected_report(
         result = [choice_result(d, c) for d, c in codes.items()]
         client.annotate(task, result, completed_by=reviewer, lead_time=3)
         del uid
-    pulled = tmp_path / "run" / "review" / "grace.jsonl"
+    pulled = layout.review("grace")
     proc = run("pull", *args, "-o", pulled, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
 

@@ -23,6 +23,7 @@ SIMULATED_CODER = "SIMULATED reviewer (SciFact gold rationales)"
 DATASET = "scifact-dev"
 PLAN_SIZE = 30
 GOLD_DIMENSION = "evidence_polarity"
+REVIEW_NAME = "simulated-scifact-gold"
 
 
 def review_loop_step(ctx: DemoContext) -> StepOutput:
@@ -33,12 +34,14 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
     from failcodes.annotations import Annotation, CoderKind
     from failcodes.fileio import atomic_write_text
     from failcodes.hashing import file_sha256
-    from failcodes.reviewplan import draw_plan, plans_dir
+    from failcodes.reviewplan import draw_plan
+    from failcodes.study.layout import StudyLayout
     from failcodes.units import UnitKind
 
     out = StepOutput()
     judged: dict[str, Any] = ctx.results.get("judge", {})
-    table = ctx.out_dir / "judge" / DATASET / "per_passage.csv"
+    layout = StudyLayout.of(ctx.out_dir)
+    table = layout.per_passage(DATASET)
     if DATASET not in judged or not table.exists():
         out.lines.append(f"review loop: no judged {DATASET} passages (skipped)")
         return out
@@ -54,7 +57,7 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
         source_sha256=file_sha256(table),
     )
     plan_path = atomic_write_text(
-        plans_dir(ctx.out_dir) / f"{plan.name}.json", plan.model_dump_json(indent=2) + "\n"
+        layout.review_plan(plan.name), plan.model_dump_json(indent=2) + "\n"
     )
     out.files.append(plan_path)
     population = sum(s.population for s in plan.strata)
@@ -86,7 +89,7 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
             )
         )
     review_path = atomic_write_text(
-        ctx.out_dir / "review" / "simulated-scifact-gold.jsonl",
+        layout.review(REVIEW_NAME),
         "".join(a.model_dump_json() + "\n" for a in reviews),
     )
     out.files.append(review_path)
