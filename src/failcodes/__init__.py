@@ -1,30 +1,132 @@
 """failcodes: find out why a medical fact-checking pipeline disagrees with clinicians.
 
-The public API re-exports the core contracts; submodules hold the functions.
+The curated public API: the core contracts (pydantic models) and the functions of the whole
+loop, from reading traces to the report's tables. Everything else lives in submodules.
+
+    import failcodes as fc
+
+    traces, labels = fc.load_scifact(fc.scifact_dir())
+    report = fc.compute_metrics(traces, labels, ["refuted"], bootstrap=500, seed=0)
+    items = fc.find_disagreements(traces, labels, "refuted")
+    units = fc.retrieval_units(fc.disagreement_traces(items))
+    fc.run_judge(units, fc.make_coder("offline"), fc.bundled_codebook(), fc.UnitKind.RETRIEVAL,
+                 run_dir="run")
+    attributed = fc.attribute(items, fc.read_annotations("run"), fc.bundled_codebook())
+
+Functions are imported on first use (``import failcodes`` stays cheap for the CLI).
 """
 
-from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status, Usage
-from failcodes.codebook import Codebook, Dimension, Leaf, Part, Subcode
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from failcodes.annotations import Annotation, CoderKind, Status, Usage
+from failcodes.codebook import Codebook, CodebookRef, Dimension, Leaf, Part, Subcode
 from failcodes.errors import FailcodesError, InputError
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.units import Provenance, Unit, UnitKind
 from failcodes.verdicts import Verdict
 
+if TYPE_CHECKING:
+    from failcodes.attribution import (
+        attribute,
+        attribution_summary,
+        attribution_table,
+        per_passage_codes,
+        per_trace_steps,
+    )
+    from failcodes.bundled import path as bundled_data
+    from failcodes.codebook import bundled as bundled_codebook
+    from failcodes.codebook import load as load_codebook
+    from failcodes.dataio import read_labels, read_ratings_frame, read_traces
+    from failcodes.demo import run_demo
+    from failcodes.disagreements import find_disagreements
+    from failcodes.ingest.scifact import bundled_dir as scifact_dir
+    from failcodes.ingest.scifact import load as load_scifact
+    from failcodes.judge import estimate_run, make_coder, read_annotations, run_judge
+    from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
+    from failcodes.metrics import compute_metrics
+    from failcodes.report.render import render_table
+    from failcodes.report.tables import code_shares, percent_table
+    from failcodes.stats.tables import agreement_table, ratings_from_frame
+    from failcodes.units import disagreement_traces, retrieval_units, verification_units
+
 __version__ = "0.1.0"
+
+#: Public name -> (module, attribute), imported on first use.
+_LAZY: dict[str, tuple[str, str]] = {
+    # reading data
+    "read_traces": ("failcodes.dataio", "read_traces"),
+    "read_labels": ("failcodes.dataio", "read_labels"),
+    "read_ratings_frame": ("failcodes.dataio", "read_ratings_frame"),
+    "load_scifact": ("failcodes.ingest.scifact", "load"),
+    "scifact_dir": ("failcodes.ingest.scifact", "bundled_dir"),
+    "bundled_data": ("failcodes.bundled", "path"),
+    "load_codebook": ("failcodes.codebook", "load"),
+    "bundled_codebook": ("failcodes.codebook", "bundled"),
+    # metrics and disagreements
+    "compute_metrics": ("failcodes.metrics", "compute_metrics"),
+    "find_disagreements": ("failcodes.disagreements", "find_disagreements"),
+    # judging
+    "disagreement_traces": ("failcodes.units", "disagreement_traces"),
+    "retrieval_units": ("failcodes.units", "retrieval_units"),
+    "verification_units": ("failcodes.units", "verification_units"),
+    "make_coder": ("failcodes.judge", "make_coder"),
+    "run_judge": ("failcodes.judge", "run_judge"),
+    "estimate_run": ("failcodes.judge", "estimate_run"),
+    "read_annotations": ("failcodes.judge", "read_annotations"),
+    "PerUnit": ("failcodes.judge.modes", "PerUnit"),
+    "Grouped": ("failcodes.judge.modes", "Grouped"),
+    "Batch": ("failcodes.judge.modes", "Batch"),
+    "Cascade": ("failcodes.judge.modes", "Cascade"),
+    # attribution, agreement, report tables
+    "attribute": ("failcodes.attribution", "attribute"),
+    "attribution_summary": ("failcodes.attribution", "attribution_summary"),
+    "attribution_table": ("failcodes.attribution", "attribution_table"),
+    "per_passage_codes": ("failcodes.attribution", "per_passage_codes"),
+    "per_trace_steps": ("failcodes.attribution", "per_trace_steps"),
+    "agreement_table": ("failcodes.stats.tables", "agreement_table"),
+    "ratings_from_frame": ("failcodes.stats.tables", "ratings_from_frame"),
+    "code_shares": ("failcodes.report.tables", "code_shares"),
+    "percent_table": ("failcodes.report.tables", "percent_table"),
+    "render_table": ("failcodes.report.render", "render_table"),
+    "run_demo": ("failcodes.demo", "run_demo"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public function on first use."""
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'failcodes' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "Annotation",
+    "Batch",
+    "Cascade",
     "Codebook",
     "CodebookRef",
     "CoderKind",
     "Dimension",
     "FailcodesError",
+    "Grouped",
     "InputError",
     "Label",
     "Leaf",
     "Part",
     "Passage",
+    "PerUnit",
     "Provenance",
     "Status",
     "Subcode",
@@ -34,4 +136,32 @@ __all__ = [
     "Usage",
     "Verdict",
     "__version__",
+    "agreement_table",
+    "attribute",
+    "attribution_summary",
+    "attribution_table",
+    "bundled_codebook",
+    "bundled_data",
+    "code_shares",
+    "compute_metrics",
+    "disagreement_traces",
+    "estimate_run",
+    "find_disagreements",
+    "load_codebook",
+    "load_scifact",
+    "make_coder",
+    "per_passage_codes",
+    "per_trace_steps",
+    "percent_table",
+    "ratings_from_frame",
+    "read_annotations",
+    "read_labels",
+    "read_ratings_frame",
+    "read_traces",
+    "render_table",
+    "retrieval_units",
+    "run_demo",
+    "run_judge",
+    "scifact_dir",
+    "verification_units",
 ]

@@ -189,12 +189,14 @@ def compare_lines(estimate: Estimate, summary: RunSummary) -> list[str]:
 def sample_answer(schema: dict[str, Any], name: str = "") -> Any:
     """A typical answer of ``schema`` (any shape, per-dimension answers included).
 
-    Enums take their longest value, rationales and quotes typical lengths, other strings a
-    short word; arrays are empty, booleans false.
+    Enums take a value of their mean length, rationales and quotes typical lengths, other
+    strings a short word; arrays are empty, booleans false.
     """
     kind = schema.get("type")
-    if "enum" in schema:
-        return max((str(v) for v in schema["enum"]), key=len)
+    if "enum" in schema:  # a value of the mean length: any code is as likely
+        values = [str(v) for v in schema["enum"]] or [""]
+        mean = sum(map(len, values)) / len(values)
+        return "x" * round(mean)
     if kind == "object":
         props = schema.get("properties") or {}
         return {key: sample_answer(sub, key) for key, sub in props.items()}
