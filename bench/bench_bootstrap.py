@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from failcodes.metrics import METRICS, bootstrap_intervals, counts_by_cluster
-from failcodes.resampling import cluster_rng, multinomial_weights
+from failcodes.stats.bootstrap import cluster_rng, multinomial_weights
 
 N_SYSTEMS = 24
 N_SENTENCES = 10_000

@@ -2,7 +2,10 @@
 
 Prints one table per part; not a timed test. A cell meets the target when its coverage is
 within 0.93-0.97, or when the library's ``warning`` field flagged the interval in every
-replicate where the cell misses (the "flagged" column is the share of replicates warned).
+replicate of the cell ("flagged": share of replicates warned; "unflagged cov": coverage of
+the intervals that carried no warning). The target applies to the library's default
+interval (BCa when bootstrapping agreement, the cluster bootstrap for pooled agreement,
+percentile for P/R/F1); the other methods are printed for comparison.
 
 A. Cohen's kappa and Krippendorff's alpha (nominal), two raters, binary codes with
    prevalence 0.3, n = 30, 50, 100 units, true value 0.6, 0.86, 0.92. The cell
@@ -18,7 +21,7 @@ C. Cluster-bootstrap (by question) recall and F1 with 15, 40, 200 questions: 1 +
    sentences per question, per-question error rate Beta(2, 6), detection Beta(6, 4), false
    alarms Beta(1, 12); the population values are ratios of expectations, computed on
    2,000,000 simulated questions. Intervals: failcodes.metrics' percentile intervals on the
-   resampling module's multinomial question weights.
+   multinomial question weights of failcodes.stats.bootstrap.
 
 Run: python bench/bench_coverage.py [--reps N] [--boot B] [--seed S]
 (defaults: 400 replicates, 1,000 resamples: a few minutes on 2 shared cores).
@@ -38,9 +41,8 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 from failcodes.metrics import bootstrap_intervals, counts_by_cluster  # noqa: E402
-from failcodes.resampling import multinomial_weights  # noqa: E402
 from failcodes.stats import agreement as ag  # noqa: E402
-from failcodes.stats.bootstrap import interval_warning  # noqa: E402
+from failcodes.stats.bootstrap import multinomial_weights  # noqa: E402
 
 PREVALENCE = 0.3
 
@@ -54,22 +56,35 @@ def _two_raters(rng: np.random.Generator, n: int, kappa: float) -> np.ndarray:
     return np.column_stack([cells // 2, cells % 2]).astype(float)
 
 
-def _row(label: str, hits: list[bool], flags: list[bool]) -> tuple[str, float, float, bool]:
+Row = tuple[str, float, float, float | None, str]
+
+#: Interval methods the library uses by default (the target applies to these rows; the
+#: others are printed for comparison).
+DEFAULTS = ("bca", "cluster bootstrap", "(percentile)")
+
+
+def _row(label: str, hits: list[bool], flags: list[bool]) -> Row:
     cover = float(np.mean(hits))
-    missed_ok = (
-        all(f for f, _ in zip(flags, hits, strict=True)) if not 0.93 <= cover <= 0.97 else True
-    )
-    return label, cover, float(np.mean(flags)), missed_ok
+    unflagged = [h for h, f in zip(hits, flags, strict=True) if not f]
+    cond = float(np.mean(unflagged)) if unflagged else None
+    if not label.endswith(DEFAULTS):
+        verdict = "(comparison)"
+    elif 0.93 <= cover <= 0.97 or all(flags):
+        verdict = "met"
+    else:
+        verdict = "MISSED"
+    return label, cover, float(np.mean(flags)), cond, verdict
 
 
-def _print(title: str, rows: list[tuple[str, float, float, bool]]) -> None:
+def _print(title: str, rows: list[Row]) -> None:
     print(f"\n{title}")
-    print(f"{'cell':<52} {'coverage':>8} {'flagged':>8}  target")
-    for label, cover, flagged, ok in rows:
-        print(f"{label:<52} {cover:8.3f} {flagged:8.3f}  {'met' if ok else 'MISSED'}")
+    print(f"{'cell':<48} {'coverage':>8} {'flagged':>8} {'unflagged cov':>13}  target")
+    for label, cover, flagged, cond, verdict in rows:
+        shown = "-" if cond is None else f"{cond:.3f}"
+        print(f"{label:<48} {cover:8.3f} {flagged:8.3f} {shown:>13}  {verdict}")
 
 
-def part_a(reps: int, boot: int, seed: int) -> list[tuple[str, float, float, bool]]:
+def part_a(reps: int, boot: int, seed: int) -> list[Row]:
     rows = []
     for n in (30, 50, 100):
         for true in (0.6, 0.86, 0.92):
@@ -97,7 +112,7 @@ def part_a(reps: int, boot: int, seed: int) -> list[tuple[str, float, float, boo
     return rows
 
 
-def part_b(reps: int, boot: int, seed: int) -> list[tuple[str, float, float, bool]]:
+def part_b(reps: int, boot: int, seed: int) -> list[Row]:
     n_units, dims, hard_p, true = 30, 5, 0.3, 0.7
     rng = np.random.default_rng([seed, 2])
     hits: dict[str, list[bool]] = {}
@@ -133,7 +148,7 @@ def _questions(rng: np.random.Generator, q: int) -> tuple[np.ndarray, np.ndarray
     return cluster, label, pred
 
 
-def part_c(reps: int, boot: int, seed: int) -> list[tuple[str, float, float, bool]]:
+def part_c(reps: int, boot: int, seed: int) -> list[Row]:
     _, big_l, big_p = _questions(np.random.default_rng([seed, 3]), 2_000_000)
     tp = float(np.sum(big_l & big_p))
     fn = float(np.sum(big_l & ~big_p))
@@ -149,18 +164,12 @@ def part_c(reps: int, boot: int, seed: int) -> list[tuple[str, float, float, boo
             per = counts_by_cluster(cluster, np.zeros(cluster.size), label, pred, q, 1)
             weights = multinomial_weights(q, boot, rng)
             intervals = bootstrap_intervals(per, weights, 0.95)[0]
-            tot = per.sum(axis=(0, 1))
-            positives = int(tot[0] + tot[2])
             for name in ("recall", "f1"):
                 iv = intervals[name]
                 key = f"{name:<7} {q:>3} questions (percentile)"
                 ok = iv.low is not None and iv.high is not None and iv.low <= truth[name] <= iv.high
                 hits.setdefault(key, []).append(ok)
-                value = None if iv.low is None else (iv.low + iv.high) / 2  # any defined value
-                warn = interval_warning(
-                    value, iv.low, iv.high, n_clusters=q, n_positives=positives, bounds=(-1, 2)
-                )
-                flags.setdefault(key, []).append(warn is not None)
+                flags.setdefault(key, []).append(iv.warning is not None or iv.low is None)
         rows.extend(_row(k, hits[k], flags[k]) for k in hits)
     return rows
 

@@ -21,10 +21,10 @@ from failcodes.metrics import (
     confusion_metrics,
     metric_arrays,
 )
-from failcodes.resampling import (
+from failcodes.stats.bootstrap import (
     cluster_rng,
     multinomial_weights,
-    percentile_interval,
+    percentile_intervals,
 )
 from failcodes.traces import Trace
 from tests.metrics_fixtures import NE, R, S, labels, trace, traces_a
@@ -385,7 +385,7 @@ def test_percentile_interval_matches_numpy_nanquantile() -> None:
     v = rng.random((101, 6))
     v[rng.random((101, 6)) < 0.3] = np.nan
     v[:, 5] = np.nan
-    low, high, n = percentile_interval(v, 0.9)
+    low, high, n = percentile_intervals(v, 0.9)
     assert (n == (~np.isnan(v)).sum(axis=0)).all()
     assert low[:5] == F(np.nanquantile(v[:, :5], 0.05, axis=0))
     assert high[:5] == F(np.nanquantile(v[:, :5], 0.95, axis=0))

@@ -26,7 +26,7 @@ accuracy              (TP + TN) / n                        n = 0
 ====================  ===================================  ==================================
 
 Confidence intervals are percentile intervals of a cluster bootstrap over questions
-(:mod:`failcodes.resampling`); a resample in which a metric is undefined is left out of that
+(:mod:`failcodes.stats.bootstrap`); a resample in which a metric is undefined is left out of that
 metric's interval and counted (``defined_resamples``).
 """
 
@@ -51,12 +51,13 @@ from failcodes.mapping import (
     resolve_mapping,
     sentence_groups,
 )
-from failcodes.resampling import (
+from failcodes.stats.bootstrap import (
     FloatArray,
     IntArray,
     cluster_rng,
+    interval_warning,
     multinomial_weights,
-    percentile_interval,
+    percentile_intervals,
     resample_counts,
 )
 from failcodes.tracecols import VERDICTS, TraceColumns
@@ -145,6 +146,17 @@ class Interval(BaseModel):
     resamples: int = Field(description="Resamples drawn.")
     defined_resamples: int = Field(description="Resamples in which the metric was defined.")
     undefined_reason: str | None = None
+    warning: str | None = Field(
+        default=None,
+        description="Why the interval may mislead: fewer than 20 questions (clusters), fewer "
+        "than 10 positives behind the metric, zero width, a boundary estimate "
+        "(failcodes.stats.bootstrap.interval_warning).",
+    )
+
+
+#: The units behind each metric's denominator (tp, fp, fn, tn indices): their count is the
+#: "positives" an interval warning looks at.
+_DENOMINATOR = {"recall": (0, 2), "f1": (0, 2), "precision": (0, 1)}
 
 
 class BootstrapSettings(BaseModel):
@@ -205,6 +217,7 @@ class MetricResult(BaseModel):
             if ci is not None:
                 row[f"{name}_ci_defined_resamples"] = ci.defined_resamples
                 row[f"{name}_ci_undefined_reason"] = ci.undefined_reason
+                row[f"{name}_ci_warning"] = ci.warning
         row["n_unlabelled"] = self.n_unlabelled
         row["n_without_claims"] = self.n_without_claims
         row["without_claims_policy"] = self.without_claims_policy.value
@@ -376,9 +389,11 @@ def bootstrap_intervals(
     values = bootstrap_metric_arrays(per_cluster, weights)
     resamples = weights.shape[0]
     totals = per_cluster.sum(axis=0)
+    point = metric_arrays(totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3])
+    n_clusters = (per_cluster.sum(axis=2) > 0).sum(axis=0)
     out: list[dict[str, Interval]] = [{} for _ in range(per_cluster.shape[1])]
     for name in METRICS:
-        low, high, n_def = percentile_interval(values[name], confidence)
+        low, high, n_def = percentile_intervals(values[name], confidence)
         for g in range(per_cluster.shape[1]):
             if n_def[g] == 0:
                 reason = _reasons(*(int(x) for x in totals[g]))[name] or "undefined"
@@ -391,12 +406,22 @@ def bootstrap_intervals(
                     undefined_reason=f"undefined in all {resamples} resamples: {reason}",
                 )
             else:
+                value = float(point[name][g])
+                cells = _DENOMINATOR.get(name)
                 out[g][name] = Interval(
                     low=float(low[g]),
                     high=float(high[g]),
                     confidence=confidence,
                     resamples=resamples,
                     defined_resamples=int(n_def[g]),
+                    warning=interval_warning(
+                        None if np.isnan(value) else value,
+                        float(low[g]),
+                        float(high[g]),
+                        n_clusters=int(n_clusters[g]),
+                        n_positives=None if cells is None else int(totals[g, list(cells)].sum()),
+                        bounds=(0.0, 1.0),
+                    ),
                 )
     return out
 
@@ -548,7 +573,7 @@ def compute_metrics(
     ``traces`` are trace models or their columns (:func:`failcodes.dataio.read_trace_columns`
     reads large files straight into columns). With ``bootstrap > 0``, adds percentile
     intervals from that many cluster-bootstrap resamples over questions (seeded by ``seed``;
-    see :mod:`failcodes.resampling`). Raises :class:`InputError` on duplicate claims/labels
+    see :mod:`failcodes.stats.bootstrap`). Raises :class:`InputError` on duplicate claims/labels
     or a label matching no trace.
     """
     lvl = Level(level)

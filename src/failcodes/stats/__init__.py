@@ -3,7 +3,8 @@
 - :mod:`~failcodes.stats.agreement`: percent agreement, Cohen's kappa (weighted), Fleiss'
   kappa, Krippendorff's alpha, Gwet's AC1/AC2, Brennan-Prediger, PABAK, with analytic SEs
   and vectorised bootstrap CIs (arrays in, :class:`AgreementResult` out).
-- :mod:`~failcodes.stats.bootstrap`: resampling over units as matrix products.
+- :mod:`~failcodes.stats.bootstrap`: the one bootstrap module (units, clusters, jackknife,
+  BCa, interval warnings) as matrix products.
 - :mod:`~failcodes.stats.classification`: Cochran's Q, McNemar, paired F1/recall tests (Holm).
 - :mod:`~failcodes.stats.ppi`: prediction-powered inference (PPI, PPI++, stratified) for
   shares corrected with a human review sample.
@@ -21,6 +22,7 @@ from failcodes.stats.agreement import (
     agreements,
     brennan_prediger,
     cohen_kappa,
+    conger_kappa,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
@@ -49,6 +51,7 @@ __all__ = [
     "cochrans_q",
     "cohen_kappa",
     "compare_systems",
+    "conger_kappa",
     "fleiss_kappa",
     "gwet_ac1",
     "gwet_ac2",

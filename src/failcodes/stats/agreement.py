@@ -41,6 +41,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from failcodes.errors import StatisticsError
 from failcodes.stats.bootstrap import (
     CEILING,
+    KAPPA_MIN_UNITS,
+    MIN_UNITS,
     Block,
     FloatArray,
     KeyedBlock,
@@ -899,6 +901,7 @@ def finish(
             low,
             high,
             n=n_units,
+            min_n=KAPPA_MIN_UNITS if e.statistic in KAPPA_TYPE else MIN_UNITS,
             n_clusters=n_clusters,
             bounds=(-1.0, 1.0) if e.statistic in KAPPA_TYPE else (0.0, 1.0),
             ceiling=CEILING if e.statistic in KAPPA_TYPE else None,
@@ -1099,17 +1102,44 @@ def krippendorff_alpha(
     ratings: npt.ArrayLike,
     *,
     level: str = "nominal",
+    weights: Weights = None,
     categories: Sequence[float] | npt.ArrayLike | None = None,
     n_bootstrap: int = 0,
     seed: int | np.random.Generator | None = None,
     confidence: float = 0.95,
 ) -> AgreementResult:
-    """Krippendorff's alpha at the given level of measurement; missing ratings allowed."""
+    """Krippendorff's alpha at the given level of measurement; missing ratings allowed.
+
+    ``weights`` (agreement weights, a name or a q x q matrix) replaces the level's distance
+    with the custom metric ``1 - w``; the SE is the delete-one-unit jackknife.
+    """
     return _one(
         "krippendorff",
         ratings,
         level=level,
-        weights=None,
+        weights=weights,
+        categories=categories,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=confidence,
+    )
+
+
+def conger_kappa(
+    ratings: npt.ArrayLike,
+    *,
+    weights: Weights = None,
+    categories: Sequence[float] | npt.ArrayLike | None = None,
+    n_bootstrap: int = 0,
+    seed: int | np.random.Generator | None = None,
+    confidence: float = 0.95,
+) -> AgreementResult:
+    """Conger's (1980) kappa: raters' own marginals, any number of raters, missing allowed."""
+    return _one(
+        "conger",
+        ratings,
+        level="nominal",
+        weights=weights,
         categories=categories,
         n_bootstrap=n_bootstrap,
         seed=seed,

@@ -1,4 +1,4 @@
-"""Vectorised bootstrap over units.
+"""Vectorised bootstrap over units and clusters: the one bootstrap module.
 
 Every statistic in :mod:`failcodes.stats` that is resampled is written as a function of
 *sums over units* of per-unit columns (coincidence counts, agreement contributions, category
@@ -6,6 +6,23 @@ proportions...). A bootstrap resample is then a vector of unit multiplicities ``
 each unit was drawn), and the resampled sums for all resamples at once are one matrix
 product ``W @ X`` with ``W`` of shape (resamples, units) and ``X`` of shape (units, columns).
 No statistic is recomputed in a Python loop per resample.
+
+Cluster (by-question) bootstrap of the detection metrics (:mod:`failcodes.metrics`):
+
+The cluster bootstrap resamples *questions* with replacement, keeping all the sentences (or
+claims) of a drawn question together. Resample ``r`` is fully described by a weight vector
+``w[r, q]`` = how many times question ``q`` was drawn; ``w[r]`` follows
+Multinomial(Q, 1/Q, ..., 1/Q). Any additive statistic (here confusion counts) of resample
+``r`` is then ``w[r] @ counts``, so all resamples of all systems are one matrix product:
+
+    (resamples x questions) @ (questions x (systems * cells)) -> resamples x (systems * cells)
+
+Seed scheme (shared by the fast path, the slow reference in the tests and the benchmark):
+``cluster_rng(seed, cluster_ids)`` seeds a PCG64 generator from the user's seed and a hash of
+the sorted cluster ids, and :func:`multinomial_weights` draws one uniform question index per
+draw slot (``rng.integers(0, Q, size=(R, Q))``) and counts them per row. Systems evaluated on
+the same questions therefore get the same resamples (a paired bootstrap), whatever other
+systems are in the run.
 """
 
 from __future__ import annotations
@@ -17,8 +34,10 @@ import numpy as np
 import numpy.typing as npt
 
 from failcodes.errors import StatisticsError
+from failcodes.hashing import content_hash
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: Resamples drawn per block: bounds memory at ``chunk x units`` float64 values.
 DEFAULT_CHUNK = 256
@@ -52,9 +71,6 @@ def resampling_weights(
         counts = np.bincount(idx.ravel(), minlength=block * n_units)
         yield counts.reshape(block, n_units).astype(np.float64)
         done += block
-
-
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -275,9 +291,14 @@ def cluster_sums(columns: Block, clusters: npt.ArrayLike) -> FloatArray:
 
 
 def jackknife_values(columns: Block, finalize: Callable[[FloatArray], FloatArray]) -> FloatArray:
-    """Leave-one-row-out values of a statistic of column sums (one vectorised call)."""
+    """Leave-one-row-out values of a statistic of column sums (one vectorised call).
+
+    Rows whose columns are all zero (units that did not enter the statistic, e.g. a unit with
+    one rating for Krippendorff's alpha) are not left out: they are not units of the sample.
+    """
     dense = columns.dense() if isinstance(columns, KeyedBlock) else np.asarray(columns)
     total = dense.sum(axis=0)
+    dense = dense[np.any(dense != 0, axis=1)]
     with np.errstate(divide="ignore", invalid="ignore"):  # a left-out row may leave 0/0: NaN
         return np.asarray(finalize(total[None, :] - dense), dtype=np.float64)
 
@@ -327,9 +348,12 @@ def bca_interval(
 
 # --------------------------------------------------------------------------- warnings
 
-#: Agreement intervals on fewer units than this carry a warning (coverage of 95% intervals
-#: for kappa/alpha measured below 0.93 at n = 30 near the ceiling: docs/statistics.md).
+#: Agreement intervals on fewer units than this carry a warning.
 MIN_UNITS = 50
+#: Chance-corrected coefficients (kappa, alpha, AC1...) on fewer units than this carry a
+#: warning: measured coverage of nominal-95% BCa intervals at n = 50 was 0.92 at kappa 0.86
+#: and 0.81 at 0.92, at n = 100 0.95-0.97 (bench/bench_coverage.py, docs/statistics.md).
+KAPPA_MIN_UNITS = 100
 #: Cluster-bootstrap intervals on fewer clusters than this carry a warning.
 MIN_CLUSTERS = 20
 #: Recall/precision intervals resting on fewer positives than this carry a warning.
@@ -384,3 +408,71 @@ def interval_warning(
     ):
         reasons.append(f"near the ceiling on fewer than {CEILING_UNITS} units")
     return "; ".join(reasons) or None
+
+
+# --------------------------------------------------------------------------- clusters (questions)
+
+
+def cluster_rng(seed: int, cluster_ids: Sequence[str]) -> np.random.Generator:
+    """Return the generator for a bootstrap over ``cluster_ids`` (order-independent)."""
+    digest = int(content_hash(sorted(cluster_ids), length=16), 16)
+    return np.random.default_rng([int(seed), digest])
+
+
+def multinomial_weights(n_clusters: int, resamples: int, rng: np.random.Generator) -> IntArray:
+    """Draw a ``(resamples, n_clusters)`` matrix of cluster multiplicities.
+
+    Row ``r`` counts how often each of the ``n_clusters`` clusters is drawn when drawing
+    ``n_clusters`` times uniformly with replacement; every row sums to ``n_clusters``.
+    """
+    if n_clusters < 1 or resamples < 1:
+        raise ValueError("need at least one cluster and one resample")
+    draws = rng.integers(0, n_clusters, size=(resamples, n_clusters), dtype=np.int64)
+    flat = draws + (np.arange(resamples, dtype=np.int64) * n_clusters)[:, None]
+    counts = np.bincount(flat.ravel(), minlength=resamples * n_clusters)
+    return counts.reshape(resamples, n_clusters).astype(np.int64)
+
+
+def resample_counts(weights: IntArray, counts: npt.NDArray[np.int64]) -> FloatArray:
+    """Return ``weights @ counts`` for counts of shape ``(clusters, ...)``.
+
+    The result has shape ``(resamples, ...)``; it is computed as one float64 matrix product
+    (exact for counts below 2**53).
+    """
+    n_clusters = counts.shape[0]
+    flat = counts.reshape(n_clusters, -1).astype(np.float64)
+    out: FloatArray = weights.astype(np.float64) @ flat
+    return out.reshape((weights.shape[0], *counts.shape[1:]))
+
+
+def percentile_intervals(
+    values: FloatArray, confidence: float
+) -> tuple[FloatArray, FloatArray, IntArray]:
+    """Percentile interval over axis 0, ignoring NaN (undefined) resamples.
+
+    Returns ``(low, high, n_defined)``, each of shape ``values.shape[1:]``; ``low`` and
+    ``high`` are NaN where no resample is defined (callers turn that into an explicit
+    undefined value). Quantiles use numpy's default linear interpolation.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    alpha = (1.0 - confidence) / 2.0
+    defined = ~np.isnan(values)
+    n_defined = defined.sum(axis=0).astype(np.int64)
+    low = np.full(values.shape[1:], np.nan)
+    high = np.full(values.shape[1:], np.nan)
+    if values.shape[0] == 0:
+        return low, high, n_defined
+    # Sort with NaN last, then interpolate inside the defined prefix of each column.
+    ordered = np.sort(values, axis=0)
+    for q, out in ((alpha, low), (1.0 - alpha, high)):
+        pos = q * (n_defined - 1)
+        lo_i = np.floor(pos).astype(np.int64)
+        hi_i = np.minimum(lo_i + 1, np.maximum(n_defined - 1, 0))
+        lo_i = np.maximum(lo_i, 0)
+        frac = pos - np.floor(pos)
+        a = np.take_along_axis(ordered, lo_i[None, ...], axis=0)[0]
+        b = np.take_along_axis(ordered, hi_i[None, ...], axis=0)[0]
+        res = a + (b - a) * frac
+        out[...] = np.where(n_defined > 0, res, np.nan)
+    return low, high, n_defined

@@ -1,0 +1,213 @@
+"""Conger's kappa, alpha with a weight (metric) matrix, jackknife SE, null SE and z, interval
+warnings, and weighted statistics on text labels (issue 14, pts 4, 6, 7)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from failcodes.cli.main import main
+from failcodes.dataio import read_ratings_frame
+from failcodes.errors import StatisticsError
+from failcodes.stats import agreement as ag
+from failcodes.stats import tables as tb
+from failcodes.stats.bootstrap import interval_warning
+from tests.conftest import reference_data
+
+REF = "agreement-reference"
+
+
+def _raw4raters() -> np.ndarray:
+    path = reference_data(REF, "gwet2014_raw_4raters_12units.csv")
+    return tb.ratings_from_frame(read_ratings_frame(path)).values
+
+
+def _fleiss1971() -> np.ndarray:
+    path = reference_data(REF, "fleiss1971_diagnoses_30patients_6raters.csv")
+    return tb.ratings_from_frame(read_ratings_frame(path)).values
+
+
+# Gwet (2014) raw_4raters through irrCAC (afergadis/irrCAC test/unit/irrCAC/raw/test_conger.py,
+# the Python port of Gwet's R package): Conger's kappa value, pa and pe per weighting.
+CUSTOM = np.array(
+    [
+        [1.00, 0.75, 0.50, 0.25, 0.00],
+        [0.00, 1.00, 0.75, 0.50, 0.25],
+        [0.25, 0.00, 1.00, 0.75, 0.50],
+        [0.50, 0.25, 0.00, 1.00, 0.75],
+        [0.75, 0.50, 0.25, 0.00, 1.00],
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("weights", "value", "pa", "pe"),
+    [
+        ("none", 0.763, 0.818, 0.233),
+        ("linear", 0.814, 0.939, 0.675),
+        ("quadratic", 0.858, 0.975, 0.827),
+        (CUSTOM, 0.763, 0.886, 0.521),
+    ],
+)
+def test_conger_reproduces_irrcac(weights, value, pa, pe) -> None:
+    res = ag.agreement(_raw4raters(), "conger", weights=weights)
+    assert res.value is not None and res.observed_agreement is not None
+    assert round(res.value, 3) == value
+    assert round(res.observed_agreement, 3) == pa
+    assert round(res.chance_agreement or 0, 3) == pe
+    assert res.se_method == "jackknife" and res.se is not None and res.se > 0
+
+
+def _radical(q: int) -> np.ndarray:
+    d = np.abs(np.subtract.outer(np.arange(q), np.arange(q))).astype(float)
+    return 1 - np.sqrt(d) / np.sqrt(q - 1)
+
+
+def _linear(q: int) -> np.ndarray:
+    d = np.abs(np.subtract.outer(np.arange(q), np.arange(q))).astype(float)
+    return 1 - d / (q - 1)
+
+
+@pytest.mark.parametrize(
+    ("matrix", "published"),
+    # irrCAC krippendorff() on raw_4raters (afergadis/irrCAC test_krippendorff.py): linear
+    # 0.800, radical 0.772; quadratic 0.849 = Krippendorff (2011) example C interval alpha
+    [(_linear(5), 0.800), (_radical(5), 0.772), (1 - (1 - _linear(5)) ** 2, 0.849)],
+)
+def test_alpha_with_a_weight_matrix(matrix: np.ndarray, published: float) -> None:
+    res = ag.krippendorff_alpha(_raw4raters(), weights=matrix)
+    assert res.value is not None and round(res.value, 3) == published
+    assert res.weights == "custom"
+
+
+def test_alpha_metric_matrix_equals_its_named_level() -> None:
+    data = _raw4raters()
+    interval = (np.subtract.outer(np.arange(5.0), np.arange(5.0)) / 4) ** 2
+    assert ag.krippendorff_alpha(data, weights=1 - interval).value == pytest.approx(
+        ag.krippendorff_alpha(data, level="interval").value
+    )
+
+
+def test_alpha_jackknife_se_equals_brute_force() -> None:
+    data = _raw4raters()
+    res = ag.krippendorff_alpha(data)
+    pairable = data[(~np.isnan(data)).sum(axis=1) >= 2]
+    loo = np.array(
+        [
+            krippendorff.alpha(
+                reliability_data=np.delete(pairable, i, axis=0).T,
+                level_of_measurement="nominal",
+                value_domain=[1.0, 2.0, 3.0, 4.0, 5.0],
+            )
+            for i in range(pairable.shape[0])
+        ]
+    )
+    n = loo.size
+    expected = np.sqrt((n - 1) / n * ((loo - loo.mean()) ** 2).sum())
+    assert res.se_method == "jackknife" and res.se == pytest.approx(expected)
+    # Gwet's linearised SE (irrCAC krippendorff(), raw_4raters) is 0.146; the jackknife: 0.1463
+    assert round(res.se or 0, 3) == 0.146
+
+
+def test_cohen_null_se_and_z_match_statsmodels() -> None:
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 3, size=(60, 2)).astype(float)
+    data[:40, 1] = data[:40, 0]
+    res = ag.cohen_kappa(data)
+    table = np.zeros((3, 3))
+    for a, b in data.astype(int):
+        table[a, b] += 1
+    sm = cohens_kappa(table)
+    assert res.value == pytest.approx(sm.kappa)
+    assert res.se_null == pytest.approx(sm.std_kappa0)
+    assert res.z == pytest.approx(sm.z_value)
+    weighted = ag.cohen_kappa(data, weights="linear")
+    sm_w = cohens_kappa(table, wt="linear")
+    assert weighted.se_null == pytest.approx(sm_w.std_kappa0)
+
+
+def test_fleiss_null_z_on_fleiss_1971() -> None:
+    res = ag.fleiss_kappa(_fleiss1971())
+    # irr::kappam.fleiss(diagnoses): Kappa = 0.43, z = 17.7 (Fleiss, Nee & Landis 1979 SE)
+    assert round(res.value or 0, 2) == 0.43
+    assert round(res.z or 0, 1) == 17.7
+    assert ag.fleiss_kappa(_raw4raters()).se_null is None  # missing ratings: not defined
+
+
+def test_warnings_name_their_reasons() -> None:
+    perfect = np.tile([[0.0, 0.0], [1.0, 1.0]], (10, 1))
+    res = ag.percent_agreement(perfect)
+    assert res.ci_low == res.ci_high == 1.0
+    assert res.warning is not None
+    assert "zero-width" in res.warning and "only 20 units" in res.warning
+    assert "boundary" in res.warning
+    near = ag.cohen_kappa(np.vstack([perfect] * 3 + [[[0.0, 1.0]]]), n_bootstrap=200, seed=0)
+    assert near.warning is not None and "near the ceiling" in near.warning
+    assert interval_warning(0.5, 0.3, 0.7, n=200) is None
+    assert interval_warning(0.0, 0.0, 0.4, n_clusters=15, n_positives=3, bounds=(0, 1)) == (
+        "only 15 clusters (< 20); only 3 positives (< 10); estimate on the boundary (0)"
+    )
+
+
+def test_metric_intervals_carry_warnings() -> None:
+    from failcodes.metrics import bootstrap_intervals, counts_by_cluster
+    from failcodes.stats.bootstrap import multinomial_weights
+
+    # one question, recall 0/3: the interval is [0, 0]
+    per = counts_by_cluster([0, 0, 0], [0, 0, 0], [True] * 3, [False] * 3, 1, 1)
+    weights = multinomial_weights(1, 50, np.random.default_rng(0))
+    recall = bootstrap_intervals(per, weights, 0.95)[0]["recall"]
+    assert (recall.low, recall.high) == (0.0, 0.0)
+    assert recall.warning is not None
+    assert "zero-width" in recall.warning and "only 1 clusters" in recall.warning
+
+
+@pytest.fixture
+def agree(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    def _run(*args: str | Path) -> tuple[int, str, str]:
+        capsys.readouterr()
+        try:
+            main(["agree", *[str(a) for a in args]])
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return _run
+
+
+def test_weighted_stats_on_text_labels_need_categories(tmp_path: Path, agree) -> None:
+    # K-QA-like ordinal text labels: alphabetical order would be high < low < mid
+    frame = pd.DataFrame(
+        {
+            "item": range(8),
+            "a": ["low", "mid", "high", "mid", "low", "high", "mid", "low"],
+            "b": ["low", "high", "high", "mid", "mid", "high", "low", "low"],
+        }
+    )
+    path = tmp_path / "labels.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = agree(path, "--stat", "gwet_ac2", "--bootstrap", "0")
+    assert code == 2 and "--categories" in err and len(err.strip().splitlines()) == 1
+    code, out, err = agree(path, "--format", "json", "--bootstrap", "0")
+    assert code == 0, err
+    rows = {r["statistic"]: r for r in json.loads(out)}
+    assert rows["gwet_ac2"]["value"] is None
+    assert "--categories" in rows["gwet_ac2"]["undefined_reason"]
+    code, out, err = agree(
+        path, "--format", "json", "--bootstrap", "0", "--categories", "low,mid,high"
+    )
+    rows = {r["statistic"]: r for r in json.loads(out)}
+    table = tb.ratings_from_frame(frame, categories=["low", "mid", "high"])
+    expected = ag.gwet_ac2(table.values, categories=table.categories)
+    assert rows["gwet_ac2"]["value"] == pytest.approx(expected.value)
+    with pytest.raises(StatisticsError, match="ordered categories"):
+        tb.agreement_table(tb.ratings_from_frame(frame), ["fleiss"], weights="quadratic")
