@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
+from failcodes.cli.main import main
 from failcodes.judge import make_coder, read_annotations
 from failcodes.judge.panelrun import Member, member_dir, member_names, read_panel, run_panel
 from failcodes.panel import consensus, inter_judge_agreement, review_priority
 from failcodes.units import UnitKind, retrieval_units
 from tests.fakeserver import FakeServer
-from tests.judge_helpers import make_codebook, make_traces
+from tests.judge_helpers import make_codebook, make_traces, write_codebook, write_traces
 
 CB = make_codebook()
 PART = CB.part(UnitKind.RETRIEVAL)
@@ -168,3 +170,56 @@ def test_member_names_number_repeated_samples() -> None:
         "anthropic:c",
         "openai:m#2",
     ]
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_panel_through_the_cli_with_dry_run_counting_every_member(
+    workdir: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-cli")
+    traces = write_traces(workdir / "traces.jsonl", make_traces(2))
+    cb = write_codebook(workdir / "cb.yaml")
+    with FakeServer() as fake:
+        base = [
+            "judge",
+            "retrieval",
+            "--from",
+            str(traces),
+            "--codebook",
+            str(cb),
+            "--judge",
+            "openai:panel-a",
+            "--judge",
+            "openai:panel-b",
+            "--base-url",
+            fake.openai_base_url,
+            "--price-as",
+            "openai:gpt-5-mini",
+            "-o",
+            "run",
+        ]
+        code, out, err = _cli([*base, "--dry-run", "--format", "json"], capsys)
+        assert code == 0, err
+        estimates = json.loads(out)
+        assert len(estimates) == 2 and fake.stats()["calls"] == {}
+        assert all(e["cost_usd"] > 0 for e in estimates)  # each member priced
+        code, out, err = _cli([*base, "--format", "json"], capsys)
+        assert code == 0, err
+        report = json.loads(out)
+        assert fake.stats()["calls"] == {"openai": 2 * 6}  # 6 units, both members
+    assert report["members"] == ["openai:panel-a", "openai:panel-b"]
+    assert report == json.loads((workdir / "run" / "panel.json").read_text())
+    members = sorted(p.name for p in (workdir / "run" / "panel").iterdir())
+    assert members == ["1-openai_panel-a", "2-openai_panel-b"]
+    assert report["cost_usd"] > 0
+    dims = {r["dimension"] for r in report["agreement"] if r["code"] is None}
+    assert dims == {"entity_match", "scope", "trustworthy", "polarity", "chunking"}

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 
 from failcodes.annotations import CoderKind
 from failcodes.cli._judge_inputs import check_run_outputs, load_codebook, load_traces
+from failcodes.cli.judge_panel import panel_command
 from failcodes.cli.main import app
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import BudgetExceededError, ConfigError, InputError
@@ -66,7 +67,23 @@ FromOpt = Annotated[
     Path, typer.Option("--from", help="Traces or disagreements (JSONL).", show_default=False)
 ]
 CodebookOpt = Annotated[Path, typer.Option("--codebook", help="Codebook file (YAML/JSON).")]
-JudgeOpt = Annotated[str, typer.Option("--judge", help="offline | anthropic:MODEL | openai:MODEL.")]
+JudgeOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--judge",
+        help="offline | anthropic:MODEL | openai:MODEL. Repeat for a judge panel (each member "
+        "judges into RUN_DIR/panel/, consensus and inter-judge agreement in RUN_DIR/panel.json);"
+        " repeat one spec to sample that model several times (see --temperature).",
+    ),
+]
+TemperatureOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--temperature",
+        help="Sampling temperature of the LLM judge(s), recorded with the run (default: the "
+        "provider's).",
+    ),
+]
 BaseUrlOpt = Annotated[
     str | None,
     typer.Option("--base-url", help="Endpoint of an OpenAI/Anthropic-compatible server."),
@@ -165,7 +182,7 @@ def _run(
     kind: UnitKind,
     source: Path,
     codebook_path: Path,
-    judge: str,
+    judges: list[str],
     base_url: str | None,
     concurrency: int,
     rpm: float | None,
@@ -183,8 +200,10 @@ def _run(
     fmt: OutputFormat,
     flags: ScaleFlags | None = None,
     price_as: str | None = None,
+    temperature: float | None = None,
 ) -> None:
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="judge")
+    judge = judges[0] if judges else "offline"
     flags = flags or ScaleFlags()
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
@@ -194,13 +213,6 @@ def _run(
     if not units:
         raise InputError(_no_units_message(kind, len(traces)), path=source)
     run_dir = output or Path("annotations") / f"judge-{kind.value}"
-    try:
-        coder = make_coder(judge, base_url=base_url, timeout=timeout)
-    except ConfigError:
-        parse_spec(judge)  # an unknown judge is an error even in a dry run
-        if not dry_run:
-            raise
-        coder = PricingOnlyCoder(judge, base_url)  # a dry run needs no key: it calls nothing
     prices = load_prices(prices_path)
     given = None
     if price_as is not None:
@@ -217,6 +229,36 @@ def _run(
         budget_usd=budget,
         price=given,
     )
+    if len(judges) > 1:
+        for spec in judges:
+            parse_spec(spec)
+        mode = flags.mode(dry_run=dry_run)
+        check_run_outputs(run_dir, None if no_cache else cache)
+        panel_command(
+            kind,
+            units,
+            codebook,
+            judges,
+            run_dir=run_dir,
+            cache_path=None if no_cache else cache,
+            prices=prices,
+            settings=settings,
+            mode=mode,
+            base_url=base_url,
+            timeout=timeout,
+            temperature=temperature,
+            dry_run=dry_run,
+            json_out=fmt is OutputFormat.JSON,
+            out=out,
+        )
+        return
+    try:
+        coder = make_coder(judge, base_url=base_url, timeout=timeout, temperature=temperature)
+    except ConfigError:
+        parse_spec(judge)  # an unknown judge is an error even in a dry run
+        if not dry_run:
+            raise
+        coder = PricingOnlyCoder(judge, base_url)  # a dry run needs no key: it calls nothing
     cache_path = None if no_cache or coder.coder_kind is CoderKind.HEURISTIC else cache
     heuristic = coder.coder_kind is CoderKind.HEURISTIC
     mode = flags.mode(dry_run=dry_run)
@@ -290,7 +332,7 @@ def _command(kind: UnitKind) -> None:
     def command(
         source: FromOpt,
         codebook: CodebookOpt,
-        judge: JudgeOpt = "offline",
+        judge: JudgeOpt = ["offline"],  # noqa: B006 (typer reads the default, never mutates it)
         base_url: BaseUrlOpt = None,
         concurrency: ConcurrencyOpt = 8,
         rpm: RpmOpt = None,
@@ -312,6 +354,7 @@ def _command(kind: UnitKind) -> None:
         batch_size: BatchSizeOpt = None,
         poll_interval: PollOpt = 30.0,
         price_as: PriceAsOpt = None,
+        temperature: TemperatureOpt = None,
     ) -> None:
         _run(
             kind,
@@ -335,6 +378,7 @@ def _command(kind: UnitKind) -> None:
             fmt,
             ScaleFlags(group_by_claim, batch, cascade, batch_size, poll_interval),
             price_as,
+            temperature,
         )
 
     name = "retrieval" if kind is UnitKind.RETRIEVAL else "reasoning"
