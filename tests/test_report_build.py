@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from failcodes.annotations import NOT_ASSESSABLE
 from failcodes.codebook import Codebook, Dimension, Part, Subcode
 from failcodes.report.build import ReportInputs, build_report
 from failcodes.report.html import ReportMeta
@@ -89,3 +90,29 @@ def test_build_report_writes_every_format(tmp_path: Path) -> None:
     assert "| all_high_quality | all_high_quality | 50.0 | 0.0 |" in md
     assert page.count("(offline heuristic baseline)") >= 3
     assert page.count("<img ") == 5
+
+
+def test_not_assessable_dimension_gets_a_row_and_a_note(tmp_path: Path) -> None:
+    # r1: one passage coded exact, one whose entity could not be assessed (all_high over the
+    # remaining dimensions: none here, so None -> not counted as coded)
+    retrieval = pd.DataFrame(
+        [
+            ("r1", "scored", "exact", True),
+            ("r1", "scored", NOT_ASSESSABLE, None),
+            ("r1", "scored", "partial", False),
+        ],
+        columns=["retriever", "status", "entity", "all_high"],
+    )
+    inputs = ReportInputs(
+        meta=ReportMeta(title="T", created="2026-11-30", judge="offline", judge_is_heuristic=True),
+        codebook=_codebook(),
+        per_passage=retrieval,
+    )
+    page = build_report(inputs, tmp_path).read_text()
+    md = (tmp_path / "tables" / "retrieval_quality.md").read_text()
+    # shares over the 3 scored rows: exact 1/3, partial 1/3, not assessable 1/3 (sum 100)
+    assert "| entity | exact | 33.3 |" in md
+    assert "| entity | not_assessable | 33.3 |" in md
+    # all-high over the 2 rows with a flag: 1 of 2
+    assert "| all_high_quality | all_high_quality | 50.0 |" in md
+    assert "not_assessable (entity): the coder could not assess this dimension" in page

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from failcodes.annotations import NOT_ASSESSABLE
 from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
@@ -29,6 +30,12 @@ from failcodes.report.html import (
 from failcodes.report.render import TableFormat, render_table
 from failcodes.report.tables import code_shares, percent_table, prf_table, without_claims_notes
 from failcodes.units import UnitKind
+
+NOT_ASSESSABLE_NOTE = (
+    "not_assessable ({dims}): the coder could not assess this dimension from the unit (e.g. a "
+    "passage without source metadata); it is neither high nor low quality, and the "
+    "all_high_quality row is over the dimensions that were assessed (docs/attribution.md)."
+)
 
 _SUFFIX = {TableFormat.MARKDOWN: "md", TableFormat.LATEX: "tex", TableFormat.CSV: "csv"}
 
@@ -196,6 +203,9 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 sec.tables.append(b.table(f"{stem}_corrected{suffix}", corr_table, corr_caption))
             if corrected:
                 sec.notes.append(CORRECTED_NOTE)
+            unassessed = shares[shares["code"] == NOT_ASSESSABLE]["dimension"].tolist()
+            if unassessed:
+                sec.notes.append(NOT_ASSESSABLE_NOTE.format(dims=", ".join(unassessed)))
             sec.tables.append(
                 b.table(
                     f"{stem}_dominant",
