@@ -48,12 +48,78 @@ def _prefixed(frame: pd.DataFrame, column: str, dataset: str, many: bool) -> pd.
     return frame
 
 
-def _first_annotation(path: Path) -> Annotation | None:
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                return Annotation.model_validate_json(line)
-    return None
+#: Columns each attribution table must have (besides the codebook's dimension ids).
+_TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "per_passage": ("retriever", "status", "all_high"),
+    "per_trace": ("verifier", "status", "all_correct"),
+    "attribution": ("stage",),
+}
+_TABLE_PART = {"per_passage": UnitKind.RETRIEVAL, "per_trace": UnitKind.VERIFICATION}
+
+
+def _read_table(path: Path, kind: str) -> pd.DataFrame:
+    """Read an attribution CSV, refusing a malformed file or a missing column in one line."""
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise InputError("empty file, expected a header row", path=path, line=1) from None
+    except pd.errors.ParserError as exc:
+        raise InputError(f"malformed CSV ({' '.join(str(exc).split())})", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", path=path) from None
+    for column in _TABLE_COLUMNS[kind]:
+        if column not in frame.columns:
+            have = ", ".join(map(str, frame.columns))
+            raise InputError(f"missing column (have: {have})", path=path, line=1, field=column)
+    return frame
+
+
+def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None) -> None:
+    """Every dimension of the codebook part is a column, holding only its subcodes."""
+    if cb is None or kind not in _TABLE_PART:
+        return
+    from failcodes.annotations import NOT_ASSESSABLE
+
+    part = cb.part(_TABLE_PART[kind])
+    scored = frame["status"] == "scored"
+    for dim in part.dimensions:
+        if dim.id not in frame.columns:
+            raise InputError(
+                f"missing column for dimension {dim.id!r} of codebook {cb.name}@{cb.version}",
+                path=path,
+                line=1,
+                field=dim.id,
+            )
+        allowed = {*dim.code_ids(), NOT_ASSESSABLE}
+        bad = frame.index[scored & frame[dim.id].notna() & ~frame[dim.id].isin(allowed)]
+        if len(bad):
+            row = int(bad[0])
+            raise InputError(
+                f"{frame.at[row, dim.id]!r} is not a subcode of dimension {dim.id!r}",
+                path=path,
+                line=row + 2,  # header is line 1
+                field=dim.id,
+            )
+
+
+def _records(data: Any, path: Path, keys: tuple[str, ...], where: str = "") -> list[dict[str, Any]]:
+    """``data`` as a list of objects that each have ``keys``; else one line naming the field."""
+    if not isinstance(data, list):
+        raise InputError("expected a JSON list of objects", path=path, field=where or None)
+    for i, row in enumerate(data):
+        if not isinstance(row, dict):
+            raise InputError("expected a JSON object", path=path, field=f"{where}[{i}]")
+        for key in keys:
+            if key not in row:
+                raise InputError("missing required field", path=path, field=f"{where}[{i}].{key}")
+    return data
+
+
+def _all_annotations(path: Path) -> list[Annotation]:
+    """Every line of a judge run's ``annotations.jsonl``, each validated (strict JSON)."""
+    from failcodes.dataio import read_models_jsonl
+
+    return read_models_jsonl(path, Annotation)
 
 
 def _find_codebook(refs: set[tuple[str, int, str]], explicit: Codebook | None) -> Codebook | None:
@@ -98,10 +164,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     metrics: list[dict[str, Any]] = []
     for path in metric_files:
-        rows = read_json(path)
-        if not isinstance(rows, list):
-            raise InputError("expected a list of metric rows", path=path)
-        for row in rows:
+        for row in _records(read_json(path), path, ("system",)):
             if many:
                 row = {**row, "system": f"{path.stem}/{row['system']}"}
             metrics.append(row)
@@ -120,15 +183,18 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     heuristic = False
     cost = 0.0
     judge_files: list[Path] = []
+    tables: list[tuple[Path, pd.DataFrame, str]] = []
     for name in layout.attribution_datasets():
         if layout.per_passage(name).exists():
-            pp = pd.read_csv(layout.per_passage(name))
+            pp = _read_table(layout.per_passage(name), "per_passage")
+            tables.append((layout.per_passage(name), pp, "per_passage"))
             per_passage.append(_prefixed(pp, "retriever", name, many))
         if layout.per_trace(name).exists():
-            pt = pd.read_csv(layout.per_trace(name))
+            pt = _read_table(layout.per_trace(name), "per_trace")
+            tables.append((layout.per_trace(name), pt, "per_trace"))
             per_trace.append(_prefixed(pt, "verifier", name, many))
         if layout.attribution_table(name).exists():
-            att = pd.read_csv(layout.attribution_table(name))
+            att = _read_table(layout.attribution_table(name), "attribution")
             for stage, n in att["stage"].value_counts().items():
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
     for name in layout.judge_datasets():
@@ -137,15 +203,21 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             ann_path = folder / "annotations.jsonl"
             if ann_path.exists():
                 judge_files.append(ann_path)
-            if ann_path.exists() and (first := _first_annotation(ann_path)) is not None:
-                refs.add((first.codebook.name, first.codebook.version, first.codebook.hash))
-                judges.add(first.coder)
-                heuristic |= first.coder_kind is CoderKind.HEURISTIC
+            for ann in _all_annotations(ann_path) if ann_path.exists() else []:
+                refs.add((ann.codebook.name, ann.codebook.version, ann.codebook.hash))
+                judges.add(ann.coder)
+                heuristic |= ann.coder_kind is CoderKind.HEURISTIC
             summary = folder / "summary.json"
             if summary.exists():
-                cost += float(read_json(summary).get("journal_cost_usd", 0.0))
+                data = read_json(summary)
+                spent = data.get("journal_cost_usd", 0.0) if isinstance(data, dict) else None
+                if not isinstance(spent, int | float) or isinstance(spent, bool):
+                    raise InputError("expected a number", path=summary, field="journal_cost_usd")
+                cost += float(spent)
 
     cb = _find_codebook(refs, codebook)
+    for path, frame, kind in tables:
+        _check_codes(path, frame, kind, cb)
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
     pt_all = pd.concat(per_trace, ignore_index=True) if per_trace else None
     attributed = {s: n for s, n in stages.items() if n}
@@ -161,7 +233,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     agreement_rows: list[dict[str, Any]] = []
     for path in layout.agreement_files():
-        for row in read_json(path):
+        for row in _records(read_json(path), path, ()):
             subject = row.get("dimension") or row.get("subject") or path.stem
             agreement_rows.append({"subject": subject, **row})
         inputs_files.append(path)
@@ -203,7 +275,10 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     comparison_rows: list[dict[str, Any]] = []
     for path in layout.comparison_files():
-        for t in read_json(path).get("tests", []):
+        data = read_json(path)
+        if not isinstance(data, dict):
+            raise InputError("expected a JSON object with a 'tests' list", path=path)
+        for t in _records(data.get("tests", []), path, ("test", "comparison"), "tests"):
             comparison_rows.append(
                 {
                     "data": path.stem,
