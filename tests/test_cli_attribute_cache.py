@@ -147,3 +147,33 @@ def test_cache_stats_and_prune(workdir, capsys) -> None:
 def test_cache_missing_file(workdir, capsys, cmd) -> None:
     code, _, err = _cli(cmd, capsys)
     assert code == 2 and "no cache file" in err
+
+
+def test_attribute_evidence_option_declares_the_pipeline(workdir, capsys) -> None:
+    # The same traces and codes as test_judge_then_attribute_offline (claim 0 -> retrieval,
+    # claim 1 -> verification per system), declared differently on the command line.
+    traces = write_traces(workdir / "t.jsonl", make_traces(2))
+    cb = write_codebook(workdir / "cb.yaml")
+    base = ["--from", str(traces), "--codebook", str(cb)]
+    assert _cli(["judge", "retrieval", *base, "-o", "r"], capsys)[0] == 0
+    args = ["attribute", *base, "--retrieval", "r", "--format", "json"]
+    # sysA closed-book: both claims verification; sysB provided: the poor one is 'evidence'
+    code, out, err = _cli(
+        [*args, "-o", "o1", "--evidence", "sysA=none", "--evidence", "sysB=provided"], capsys
+    )
+    assert code == 0, err
+    stages = {row["system"]: row for row in json.loads(out)["stages"]}
+    assert (stages["sysA"]["retrieval"], stages["sysA"]["verification"]) == (0, 2)
+    assert (stages["sysB"]["retrieval"], stages["sysB"]["evidence"]) == (0, 1)
+    assert stages["sysB"]["verification"] == 1
+    table = pd.read_csv(workdir / "o1" / "attribution.csv")
+    assert sorted(set(zip(table["system"], table["evidence_source"], strict=True))) == [
+        ("sysA", "none"),
+        ("sysB", "provided"),
+    ]
+    code, _, err = _cli([*args, "-o", "o2", "--evidence", "sysZ=none"], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "failcodes: error: --evidence names system 'sysZ', not in the input (systems: sysA, sysB)"
+    ]
+    assert not (workdir / "o2").exists()
