@@ -223,3 +223,30 @@ def test_panel_through_the_cli_with_dry_run_counting_every_member(
     assert report["cost_usd"] > 0
     dims = {r["dimension"] for r in report["agreement"] if r["code"] is None}
     assert dims == {"entity_match", "scope", "trustworthy", "polarity", "chunking"}
+
+
+def test_report_shows_the_panel_agreement_and_quote_checks(tmp_path: Path, monkeypatch) -> None:
+    from failcodes.report.build import build_report
+    from failcodes.report.rundir import load_run_dir
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-report")
+    units = retrieval_units(make_traces(3))
+    run = tmp_path / "study" / "judge" / "demo" / "retrieval"
+    with FakeServer() as fake:
+        members = [
+            Member(spec, make_coder(spec, base_url=fake.openai_base_url))
+            for spec in ("openai:panel-a", "openai:panel-b")
+        ]
+        report, _ = run_panel(units, members, CB, UnitKind.RETRIEVAL, run_dir=run)
+    inputs = load_run_dir(tmp_path / "study", codebook=CB)
+    assert inputs.panel_agreement is not None
+    assert len(inputs.panel_agreement) == len(report.agreement)
+    whole = inputs.panel_agreement[inputs.panel_agreement["code"] == "-"]
+    assert sorted(set(whole["dimension"])) == sorted(d.id for d in PART.dimensions)
+    assert inputs.quote_checks is not None
+    assert list(inputs.quote_checks["judge"]) == ["openai:panel-a", "openai:panel-b"]
+    assert list(inputs.quote_checks["share verified"]) == [1.0, 1.0]
+    page = build_report(inputs, tmp_path / "out")
+    html = page.read_text(encoding="utf-8")
+    assert "Inter-judge agreement of the judge panel" in html
+    assert "Per-dimension quotes per judge" in html

@@ -66,6 +66,15 @@ class ReportInputs(BaseModel):
     )
     attribution_table: pd.DataFrame | None = None
     agreement: pd.DataFrame | None = None
+    panel_agreement: pd.DataFrame | None = Field(
+        default=None,
+        description="Inter-judge agreement of a judge panel (failcodes.panel), per dimension "
+        "and per code",
+    )
+    quote_checks: pd.DataFrame | None = Field(
+        default=None,
+        description="Per judge: coded dimensions, quoted, and quotes found in the judged text",
+    )
     corrected: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = Field(
         default_factory=dict,
         description="part -> [(caption, table)] of corrected shares (report.corrected), one "
@@ -259,6 +268,29 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 )
             )
         sec.notes.extend(inputs.notes.get("agreement", []))
+        b.sections.append(sec)
+
+    if inputs.panel_agreement is not None or inputs.quote_checks is not None:
+        sec = ReportSection(id="judges", title="Judges: panel agreement and quoted evidence")
+        if inputs.panel_agreement is not None and not inputs.panel_agreement.empty:
+            sec.tables.append(
+                b.table(
+                    "panel_agreement",
+                    inputs.panel_agreement,
+                    "Inter-judge agreement of the judge panel per dimension (code: -) and per "
+                    "code (binary), Fleiss' kappa / Krippendorff's alpha / Gwet's AC1; compare "
+                    "with human vs judge agreement above",
+                )
+            )
+        if inputs.quote_checks is not None and not inputs.quote_checks.empty:
+            sec.tables.append(
+                b.table(
+                    "quote_checks",
+                    inputs.quote_checks,
+                    "Per-dimension quotes per judge: share of coded dimensions whose quote was "
+                    "found in the judged text (passage; reasoning and passages for steps)",
+                )
+            )
         b.sections.append(sec)
 
     if inputs.notes.get("saturation") or inputs.accumulation:

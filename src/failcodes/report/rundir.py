@@ -197,9 +197,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             att = _read_table(layout.attribution_table(name), "attribution")
             for stage, n in att["stage"].value_counts().items():
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
+    panel_rows: list[dict[str, Any]] = []
+    quote_rows: list[dict[str, Any]] = []
     for name in layout.judge_datasets():
         for kind in JUDGE_KINDS:
             folder = layout.judge_run(name, kind)
+            panel_rows += _panel_rows(folder, f"{name}/{kind}")
+            quote_rows += _quote_rows(folder, f"{name}/{kind}")
             ann_path = folder / "annotations.jsonl"
             if ann_path.exists():
                 judge_files.append(ann_path)
@@ -318,6 +322,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         error_codes=error_codes,
         attribution_table=stage_table if not stage_table.empty else None,
         agreement=agreement,
+        panel_agreement=pd.DataFrame(panel_rows) if panel_rows else None,
+        quote_checks=pd.DataFrame(quote_rows) if quote_rows else None,
         corrected=corrected,
         accumulation=accumulation,
         comparisons=pd.DataFrame(comparison_rows) if comparison_rows else None,
@@ -330,6 +336,57 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         ),
         notes={"saturation": saturation_notes},
     )
+
+
+def _panel_rows(folder: Path, run: str) -> list[dict[str, Any]]:
+    """The inter-judge agreement rows of a panel run (``panel.json``), if it is one."""
+    from failcodes.judge.panelrun import read_panel
+
+    panel = read_panel(folder)
+    if panel is None:
+        return []
+    return [
+        {
+            "run": run,
+            "members": " + ".join(panel.members),
+            "dimension": r.dimension,
+            "code": r.code or "-",
+            "statistic": r.statistic,
+            "value": r.value,
+            "ci_low": r.ci_low,
+            "ci_high": r.ci_high,
+            "n_units": r.n_units,
+            "warning": r.warning or r.undefined_reason,
+        }
+        for r in panel.agreement
+    ]
+
+
+def _quote_rows(folder: Path, run: str) -> list[dict[str, Any]]:
+    """Per judge of a run (each panel member, or the run's judge): per-dimension quote checks."""
+    from failcodes.dataio import read_models_jsonl
+    from failcodes.judge.panelrun import read_panel
+    from failcodes.panel import quote_verification
+
+    panel = read_panel(folder)
+    if panel is not None:
+        shares = panel.quotes
+    else:
+        path = folder / "annotations.jsonl"
+        if not path.exists():
+            return []
+        shares = quote_verification(read_models_jsonl(path, Annotation))
+    return [
+        {
+            "run": run,
+            "judge": q.coder,
+            "dimensions coded": q.dimensions_coded,
+            "quoted": q.quoted,
+            "quote found": q.verified,
+            "share verified": None if q.share_verified is None else round(q.share_verified, 3),
+        }
+        for q in shares
+    ]
 
 
 def _corrected(
