@@ -15,6 +15,8 @@ setting it prints the coverage of the nominal 95% interval and the mean width of
 The target is the population prevalence ``p`` (the estimand of PPI: the judged units are a
 sample of the pipeline's output); coverage of the realised share of the 8,080 units is printed
 too. Cohen's kappa between judge and truth (population value) says how good the judge is.
+``warned``: share of replicates where fewer than 10 reviewed units carry (or lack) the code,
+which failcodes flags in the report as an interval that may under-cover.
 
 Units are exchangeable, so each replicate draws the reviewed units' judge x human table and
 the unreviewed units' table as multinomial counts: no per-unit loop, the whole run takes
@@ -30,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from failcodes.stats.ppi import (
+    FEW_POSITIVES,
     Estimates,
     Moments,
     classical,
@@ -114,7 +117,7 @@ def main() -> None:
     header = (
         f"{'p':>5} {'kappa':>6} {'n':>4} | {'judge cov':>9} {'width':>6} | "
         f"{'human cov':>9} {'width':>6} | {'PPI++ cov':>9} {'width':>6} {'cov(real)':>9} "
-        f"{'lam':>5} {'n_eff':>6}"
+        f"{'lam':>5} {'n_eff':>6} {'warned':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -132,6 +135,8 @@ def main() -> None:
             r_cov, _ = coverage(corrected, realised, z)
             s_cov, _ = coverage(corrected, p, z, moments)
             score_cov.append(s_cov)
+            pos = moments.sum_y
+            warned = float(np.mean(np.minimum(pos, n - pos) < FEW_POSITIVES))
             n_eff = float(np.mean(n * human.variance / np.maximum(corrected.variance, 1e-300)))
             corrected_cov.append(c_cov)
             if k >= 0.41:  # Landis & Koch: "moderate" from 0.41
@@ -139,7 +144,7 @@ def main() -> None:
             print(
                 f"{p:>5.2f} {k:>6.2f} {n:>4} | {j_cov:>9.3f} {j_w:>6.3f} | {h_cov:>9.3f} "
                 f"{h_w:>6.3f} | {c_cov:>9.3f} {c_w:>6.3f} {r_cov:>9.3f} "
-                f"{float(np.mean(corrected.lam)):>5.2f} {n_eff:>6.0f}"
+                f"{float(np.mean(corrected.lam)):>5.2f} {n_eff:>6.0f} {warned:>6.2f}"
             )
     elapsed = time.perf_counter() - started
     met = min(corrected_cov) >= 0.93 and max(corrected_cov) <= 0.97
