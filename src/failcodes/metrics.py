@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.labels import Label
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
@@ -60,6 +60,7 @@ from failcodes.stats.bootstrap import (
     percentile_intervals,
     resample_counts,
 )
+from failcodes.stats.estimate import Estimate as Estimate  # re-exported: the one family
 from failcodes.tracecols import VERDICTS, TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
@@ -113,26 +114,6 @@ WITHOUT_CLAIMS_RULE = {
     WithoutClaimsPolicy.EXCLUDE: "labelled sentences a system made no claim for are left out "
     "of that system's sentence-level metrics",
 }
-
-
-class Estimate(BaseModel):
-    """A metric value, or an explicit statement that it is undefined and why."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    value: float | None = Field(description="The value; None exactly when undefined.")
-    undefined_reason: str | None = Field(default=None, description="Why the value is undefined.")
-
-    @model_validator(mode="after")
-    def _one_of(self) -> Estimate:
-        if (self.value is None) == (self.undefined_reason is None):
-            raise ValueError("an Estimate has either a value or an undefined_reason")
-        return self
-
-    @property
-    def defined(self) -> bool:
-        """True if the estimate has a value."""
-        return self.value is not None
 
 
 class Interval(BaseModel):

@@ -1,5 +1,6 @@
 """Agreement and significance statistics: a pure numeric core plus table adapters.
 
+- :mod:`~failcodes.stats.estimate`: the one estimate family (value or undefined reason).
 - :mod:`~failcodes.stats.agreement`: percent agreement, Cohen's kappa (weighted), Fleiss'
   kappa, Krippendorff's alpha, Gwet's AC1/AC2, Brennan-Prediger, PABAK, with analytic SEs
   and vectorised bootstrap CIs (arrays in, :class:`AgreementResult` out).
@@ -37,12 +38,14 @@ from failcodes.stats.classification import (
     paired_metric_tests,
     pairwise_mcnemar,
 )
+from failcodes.stats.estimate import Estimate
 from failcodes.stats.ppi import ShareEstimates, Stratum, ppi_mean, share_estimates
 from failcodes.stats.tests import TestResult, holm, mann_whitney, spearman
 
 __all__ = [
     "STATISTICS",
     "AgreementResult",
+    "Estimate",
     "ShareEstimates",
     "Stratum",
     "TestResult",

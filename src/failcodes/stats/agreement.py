@@ -36,7 +36,7 @@ from typing import Any, Literal, NamedTuple, get_args
 import krippendorff
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.bootstrap import (
@@ -56,6 +56,7 @@ from failcodes.stats.bootstrap import (
     percentile_interval,
     resampled_block_sums,
 )
+from failcodes.stats.estimate import Estimate
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 WeightsName = Literal["none", "linear", "quadratic"]
@@ -83,15 +84,12 @@ Weights = WeightsName | npt.ArrayLike | None
 _EPS = 1e-12
 
 
-class AgreementResult(BaseModel):
+class AgreementResult(Estimate):
     """One agreement coefficient with its uncertainty, or an explicit undefined reason."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     statistic: str = Field(description="Coefficient name, e.g. 'cohen', 'krippendorff'.")
     level: Level = Field(description="Level of measurement the data were analysed at.")
     weights: str = Field(description="'none', 'linear', 'quadratic' or 'custom'.")
-    value: float | None = Field(description="Point estimate; None when undefined.")
     ci_low: float | None = None
     ci_high: float | None = None
     ci_method: CIMethod = "none"
@@ -129,7 +127,6 @@ class AgreementResult(BaseModel):
     n_bootstrap_valid: int = Field(
         default=0, description="Resamples on which the coefficient was defined."
     )
-    undefined_reason: str | None = None
     warning: str | None = Field(
         default=None,
         description="Why the interval may mislead (zero width, few units, boundary "
@@ -255,7 +252,7 @@ class Plan:
 
 
 @dataclass(frozen=True)
-class Estimate:
+class PointEstimate:
     """Internal point estimate of one statistic before intervals are attached."""
 
     statistic: str
@@ -295,7 +292,7 @@ def _undefined(
     sizes: _Sizes,
     observed: float | None = None,
     chance: float | None = None,
-) -> Estimate:
+) -> PointEstimate:
     return _make(
         statistic,
         level,
@@ -322,8 +319,8 @@ def _make(
     plan: Plan | None = None,
     reason: str | None = None,
     se_null: float | None = None,
-) -> Estimate:
-    return Estimate(
+) -> PointEstimate:
+    return PointEstimate(
         statistic=statistic,
         level=level,
         weights=weights,
@@ -347,7 +344,7 @@ GwetKind = Literal["percent", "fleiss", "gwet", "brennan_prediger"]
 
 def _gwet_family(
     prep: Prepared, w: FloatArray, kind: GwetKind, statistic: str, level: Level, wname: str
-) -> Estimate:
+) -> PointEstimate:
     """Percent agreement, Fleiss, AC1/AC2, Brennan-Prediger (Gwet 2014, missing ratings)."""
     r = prep.counts
     q = r.shape[1]
@@ -457,7 +454,7 @@ def _fleiss_null_se(ri: FloatArray, pi: FloatArray, w: FloatArray) -> float | No
     return float(np.sqrt(max(var, 0.0))) / total
 
 
-def _conger(prep: Prepared, w: FloatArray, level: Level, wname: str) -> Estimate:
+def _conger(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEstimate:
     """Conger's (1980) kappa, missing ratings allowed.
 
     Fleiss' observed agreement; chance agreement from each rater's own category propensities
@@ -527,7 +524,7 @@ def _two_raters(
     return prep.codes, both
 
 
-def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> Estimate:
+def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEstimate:
     """Cohen's (weighted) kappa with the Fleiss-Cohen-Everitt (1969) standard error."""
     codes, both = _two_raters(prep, "Cohen's kappa")
     q = prep.categories.size
@@ -595,7 +592,7 @@ def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> Estimate:
     )
 
 
-def _pabak(prep: Prepared, level: Level) -> Estimate:
+def _pabak(prep: Prepared, level: Level) -> PointEstimate:
     """Prevalence- and bias-adjusted kappa for two raters (Byrt, Bishop & Carlin 1993)."""
     codes, both = _two_raters(prep, "PABAK")
     q = prep.categories.size
@@ -702,7 +699,7 @@ def _alpha_finalizer(
     return fin_fixed
 
 
-def _krippendorff(prep: Prepared, level: Level, weights: Weights = None) -> Estimate:
+def _krippendorff(prep: Prepared, level: Level, weights: Weights = None) -> PointEstimate:
     """Krippendorff's alpha; with ``weights`` the distance is ``1 - w`` (a custom metric).
 
     Named weights follow Gwet (2014): linear weights give alpha with distance |c - k| / (q-1),
@@ -766,7 +763,7 @@ def estimate(
     level: str = "nominal",
     weights: Weights = None,
     categories: Sequence[float] | npt.ArrayLike | None = None,
-) -> Estimate:
+) -> PointEstimate:
     """Point estimate (and bootstrap plan) of one statistic; no interval yet."""
     lvl = _check_level(level)
     prep = ratings if isinstance(ratings, Prepared) else prepare(ratings, categories)
@@ -816,7 +813,7 @@ KAPPA_TYPE = (
 
 
 def finish(
-    estimates: Sequence[Estimate],
+    estimates: Sequence[PointEstimate],
     *,
     n_bootstrap: int = 0,
     seed: int | np.random.Generator | None = None,
