@@ -11,11 +11,17 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from failcodes import dataio
+from failcodes.codebook import UnitKind
 from failcodes.errors import InputError
+from failcodes.hashing import content_hash
+from failcodes.judge.prompts import render_user, user_length
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Passage, Trace
+from failcodes.units import Unit, unit_id
 from failcodes.verdicts import Verdict
 
 P = {"passage_id": "p1", "rank": 1, "text": "Metformin lowers glucose.", "score": 0.5}
@@ -184,3 +190,87 @@ def test_parquet_refusals_match(tmp_path: Path) -> None:
     path = tmp_path / "alias.parquet"
     pq.write_table(pa.Table.from_pylist([{**good, "verdict": "True"}], schema=schema), path)
     assert isinstance(_same(path), TraceColumns)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    claim=st.text(),
+    texts=st.lists(st.text(), max_size=4),
+    reasoning=st.none() | st.text(),
+    verdict=st.none() | st.sampled_from(list(Verdict)),
+    kind=st.sampled_from(list(UnitKind)),
+)
+def test_unit_id_is_the_content_hash(
+    claim: str, texts: list[str], reasoning: str | None, verdict: Verdict | None, kind: UnitKind
+) -> None:
+    """The field-by-field id equals the canonical-JSON content hash (ids key journals)."""
+    try:
+        expected = content_hash(
+            {
+                "kind": kind.value,
+                "claim": claim,
+                "passages": texts,
+                "reasoning": reasoning,
+                "verdict": verdict.value if verdict is not None else None,
+            }
+        )
+    except UnicodeEncodeError:  # lone surrogates: neither can hash them
+        with pytest.raises(UnicodeEncodeError):
+            unit_id(kind, claim, tuple(texts), reasoning, verdict)
+        return
+    assert unit_id(kind, claim, tuple(texts), reasoning, verdict) == expected
+
+
+_TEXT = st.text(alphabet=st.sampled_from(list("ab <>&\"'\n é")), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    kind=st.sampled_from(list(UnitKind)),
+    claim=_TEXT,
+    reasoning=_TEXT,
+    passages=st.lists(
+        st.tuples(st.integers(1, 120), _TEXT, st.none() | _TEXT, st.none() | _TEXT), max_size=3
+    ),
+)
+def test_user_length_is_the_rendered_length(
+    kind: UnitKind,
+    claim: str,
+    reasoning: str,
+    passages: list[tuple[int, str, str | None, str | None]],
+) -> None:
+    """The dry run's render-free length equals the length of the rendered user message."""
+    unit = Unit(
+        id="u",
+        kind=kind,
+        claim=claim,
+        passages=tuple(
+            Passage(passage_id=f"p{i}", rank=r, text=t, source=s, title=ti)
+            for i, (r, t, s, ti) in enumerate(passages)
+        ),
+        reasoning=reasoning if kind is UnitKind.VERIFICATION else None,
+        verdict=Verdict.REFUTED if kind is UnitKind.VERIFICATION else None,
+    )
+    assert user_length(unit) == len(render_user(unit))
+
+
+def test_disagreement_traces_fast_path_equals_models(tmp_path: Path) -> None:
+    """Traces read from a disagreements file equal those built from the models."""
+    from failcodes.disagreements import find_disagreements
+    from failcodes.labels import Label
+    from failcodes.units import disagreement_traces
+
+    traces = [
+        t.model_copy(update={"sentence_id": "q:s0", "reasoning": 'it says "x" & <y>'})
+        for t in TRACES
+    ]
+    labels = [Label(sentence_id="q:s0", has_error=False, rationale="fine")]
+    items = find_disagreements(traces, labels, "refuted")
+    path = tmp_path / "d.jsonl"
+    dataio.write_disagreements(path, items + items)
+    expected = disagreement_traces(dataio.read_disagreements(path))
+    assert dataio.read_disagreement_traces(path) == expected
+    assert len(expected) == len(TRACES)
+    path.write_text(path.read_text().replace('"kind": "FP"', '"kind": "FP", "kind": "FN"'))
+    with pytest.raises(InputError, match="appears twice"):
+        dataio.read_disagreement_traces(path)

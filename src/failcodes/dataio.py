@@ -1762,3 +1762,138 @@ def read_disagreements(path: str | Path) -> list[Any]:
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"unreadable Parquet file: {exc}", path=source) from None
     return [validate(rec, no) for no, rec in enumerate(rows, start=1)]
+
+
+def _struct_of(model: type[BaseModel], name: str) -> Any:
+    """A msgspec struct type mirroring ``model`` (nested models and tuples included)."""
+    import msgspec
+
+    fields: list[tuple[Any, ...]] = []
+    for field_name, info in model.model_fields.items():
+        annotation = info.annotation
+        optional = False
+        if get_origin(annotation) in (Union, types.UnionType):
+            inner = [a for a in get_args(annotation) if a is not type(None)]
+            optional = len(inner) < len(get_args(annotation))
+            annotation = inner[0]
+        if get_origin(annotation) is tuple:
+            item = get_args(annotation)[0]
+            kind: Any = list[  # type: ignore[misc]
+                _struct_of(item, f"{name}_{field_name}")
+                if isinstance(item, type) and issubclass(item, BaseModel)
+                else _msgspec_type(item, ())
+            ]
+        elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            kind = _struct_of(annotation, f"{name}_{field_name}")
+        else:
+            kind = _msgspec_type(annotation, info.metadata)
+        if optional:
+            kind = kind | None
+        if info.is_required():
+            fields.append((field_name, kind))
+        elif get_origin(info.annotation) is tuple:
+            fields.append((field_name, kind, msgspec.field(default_factory=list)))
+        else:
+            fields.append((field_name, kind, info.default))
+    required = [f for f in fields if len(f) == 2]
+    return msgspec.defstruct(
+        name, [*required, *(f for f in fields if len(f) == 3)], forbid_unknown_fields=True
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _disagreement_decoder() -> Any:
+    import msgspec
+
+    from failcodes.disagreements import Disagreement
+
+    return msgspec.json.Decoder(_struct_of(Disagreement, "DisagreementLine"))
+
+
+def read_disagreement_traces(path: str | Path) -> list[Trace]:
+    """The traces behind a disagreements file: what ``judge --from`` codes.
+
+    Equal to ``disagreement_traces(read_disagreements(path))`` (one trace per claim record,
+    first occurrence kept), with the same errors. JSONL lines written by
+    :func:`write_disagreements` (every field present) are decoded by msgspec against the
+    model and turned into traces without a second validation; any other file, or any line
+    the decoder cannot vouch for, takes that exact path instead.
+    """
+    source = Path(path)
+    try:
+        if _disagreement_format(source) is not Format.JSONL or not source.is_file():
+            raise _UseObjectReaderError
+        return _fast_disagreement_traces(source)
+    except _UseObjectReaderError:
+        from failcodes.units import disagreement_traces
+
+        return disagreement_traces(read_disagreements(source))
+
+
+def _fast_disagreement_traces(path: Path) -> list[Trace]:
+    import msgspec
+
+    from failcodes.disagreements import ClaimRecord, Disagreement
+
+    decode = _disagreement_decoder().decode
+    n_top, n_claim = len(Disagreement.model_fields), len(ClaimRecord.model_fields)
+    n_passage = len(Passage.model_fields)
+    seen: set[tuple[str, str, str, str]] = set()
+    out: list[Trace] = []
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+            if b"\r" in body.rstrip(b"\r\n"):
+                raise _UseObjectReaderError
+            try:
+                rec = decode(body)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                if not body.strip():
+                    continue
+                raise _UseObjectReaderError from None
+            fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
+            keys = len(_KEY_COLON.findall(body))
+            if b"\\" in body:
+                keys -= len(_ESCAPED_QUOTE_COLON.findall(body))
+            if keys != fields:  # omitted fields or a duplicate key: the exact path decides
+                raise _UseObjectReaderError
+            for c in rec.claims:
+                key = (rec.system, rec.question_id, rec.sentence_id, c.claim_id)
+                if key in seen:
+                    continue
+                if len({p.rank for p in c.passages}) != len(c.passages):
+                    raise _UseObjectReaderError
+                seen.add(key)
+                source = c.evidence_source
+                out.append(
+                    Trace.model_construct(
+                        system=rec.system,
+                        question_id=rec.question_id,
+                        sentence_id=rec.sentence_id,
+                        claim_id=c.claim_id,
+                        claim=c.claim,
+                        sentence=rec.sentence,
+                        verdict=Verdict(c.verdict),
+                        raw_verdict=c.raw_verdict,
+                        reasoning=c.reasoning,
+                        verifier=c.verifier,
+                        retriever=c.retriever,
+                        passages=tuple(
+                            Passage.model_construct(
+                                passage_id=p.passage_id,
+                                rank=p.rank,
+                                text=p.text,
+                                source=p.source,
+                                title=p.title,
+                                score=p.score,
+                                gold=p.gold,
+                                gold_verdict=(
+                                    Verdict(p.gold_verdict) if p.gold_verdict is not None else None
+                                ),
+                            )
+                            for p in c.passages
+                        ),
+                        evidence_source=EvidenceSource(source) if source is not None else None,
+                    )
+                )
+    return out

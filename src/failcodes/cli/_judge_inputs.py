@@ -10,7 +10,12 @@ from pathlib import Path
 
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
-from failcodes.dataio import peek_jsonl, read_disagreements, read_traces
+from failcodes.dataio import (
+    peek_jsonl,
+    read_disagreement_traces,
+    read_disagreements,
+    read_traces,
+)
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
 from failcodes.judge.cache import check_cache
@@ -55,6 +60,12 @@ def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | Non
 
 def load_traces(path: str | Path) -> list[Trace]:
     """Read the traces of ``--from`` (from disagreements or a traces file)."""
+    p = Path(path)
+    if p.is_file() and is_disagreements_file(p):
+        traces = read_disagreement_traces(p)
+        if not traces:
+            raise InputError("the disagreements carry no claims to judge", path=p)
+        return traces
     return load_inputs(path)[0]
 
 

@@ -101,6 +101,54 @@ def render_user(unit: Unit) -> str:
     return _escaping_env().get_template(name).render(unit=view)
 
 
+def _escaped_length(text: str) -> int:
+    """Length of ``text`` after HTML escaping (``&``, ``"``, ``'`` +4; ``<``, ``>`` +3)."""
+    return (
+        len(text)
+        + 4 * (text.count("&") + text.count('"') + text.count("'"))
+        + 3 * (text.count("<") + text.count(">"))
+    )
+
+
+@lru_cache(maxsize=2)
+def _skeleton(kind: UnitKind) -> tuple[int, int, int, int]:
+    """(empty message, per passage, source attribute, title attribute) lengths of a template.
+
+    Measured by rendering probe units once, so :func:`user_length` follows the template.
+    """
+
+    def length(*passages: Passage) -> int:
+        unit = Unit(id="probe", kind=kind, claim="", passages=passages, reasoning="")
+        return len(render_user(unit))
+
+    base = length()
+    plain = Passage(passage_id="p", rank=1, text="")
+    one = length(plain)
+    source = length(plain.model_copy(update={"source": "s"})) - one - 1
+    title = length(plain.model_copy(update={"title": "t"})) - one - 1
+    return base, one - base - 1, source, title
+
+
+def user_length(unit: Unit) -> int:
+    """``len(render_user(unit))`` without rendering (the dry run prices every unit).
+
+    The template's fixed text comes from :func:`_skeleton`; the judged texts add their
+    escaped lengths. A test checks it against :func:`render_user` on generated units.
+    """
+    base, per_passage, source, title = _skeleton(unit.kind)
+    total = base + _escaped_length(unit.claim)
+    if unit.kind is not UnitKind.RETRIEVAL:
+        total += _escaped_length(unit.reasoning or "")
+        total += len(unit.verdict.value) if unit.verdict is not None else 0
+    for p in unit.passages:
+        total += per_passage + len(str(p.rank)) + _escaped_length(p.text)
+        if p.source:
+            total += source + _escaped_length(p.source)
+        if p.title:
+            total += title + _escaped_length(p.title)
+    return total
+
+
 #: The user-message template of a grouped request (all passages of one claim).
 GROUP_TEMPLATE = "retrieval_group.j2"
 
