@@ -37,7 +37,8 @@ from failcodes.errors import ConfigError
 from failcodes.judge.grouping import group_schema, group_user, groups_by_claim
 from failcodes.judge.journal import Journal
 from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
-from failcodes.judge.pricing import estimate_tokens
+from failcodes.judge.pricing import estimate_tokens, length_tokens
+from failcodes.judge.prompts import user_length
 from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
 from failcodes.judge.session import unique
 from failcodes.judge.summary import RunSummary
@@ -260,14 +261,17 @@ def estimate_units(
         if not judge.is_llm:
             already += int(unit.id in done)
             continue
-        user = judge.user(unit)
-        user_tokens[unit.id] = estimate_tokens(user)
+        # without a response cache there is no key to look up: the length is enough
+        user = judge.user(unit) if judge.cache is not None else None
+        user_tokens[unit.id] = (
+            estimate_tokens(user) if user is not None else length_tokens(user_length(unit))
+        )
         naive_calls += n_rows
         naive_in += n_rows * (prefix + user_tokens[unit.id])
         if unit.id in done:
             already += 1
             continue
-        if judge.lookup(judge.key(user)) is not None:
+        if user is not None and judge.lookup(judge.key(user)) is not None:
             hits += 1
             continue
         if first is not None:

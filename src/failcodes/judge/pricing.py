@@ -84,7 +84,12 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
 
 def estimate_tokens(text: str) -> int:
     """Rough token count of ``text`` (about four characters per token for English prose)."""
-    return math.ceil(len(text) / 4)
+    return length_tokens(len(text))
+
+
+def length_tokens(chars: int) -> int:
+    """:func:`estimate_tokens` of a text of ``chars`` characters."""
+    return math.ceil(chars / 4)
 
 
 #: Hosts whose models the price table prices (a judge's own API endpoints).
