@@ -1,26 +1,41 @@
+"""The demo's study step: the bundled data run through the same commands as `failcodes run`."""
+
 import sqlite3
 
+import pandas as pd
+
+from failcodes.cli.run import execute_step
 from failcodes.demo import STEPS, DemoContext
+from failcodes.disagreements import read_disagreements
+from failcodes.study import StudyLayout, load_study, plan_study
+from failcodes.study.runner import pending_steps
 
 
-def test_demo_judge_step_codes_and_attributes(tmp_path) -> None:
-    ctx = DemoContext(out_dir=tmp_path)
-    outputs = {step.name: step.run(ctx) for step in STEPS}
-    out = outputs["judge"]
+def test_demo_study_step_runs_the_study_commands_and_attributes(tmp_path) -> None:
+    ctx = DemoContext(out_dir=tmp_path, execute=execute_step)
+    study = next(s for s in STEPS if s.name == "study")
+    out = study.run(ctx)
+    layout = StudyLayout.of(tmp_path)
+    steps = [s for s in plan_study(load_study(tmp_path), layout) if s.name != "report"]
+    # the demo ran exactly the commands `failcodes run --plan` lists, and all are finished
+    assert [line.removeprefix("$ ") for line in out.lines if line.startswith("$ ")] == [
+        s.command() for s in steps
+    ]
+    assert pending_steps(steps, layout) == []
     assert any("heuristic baseline" in line for line in out.lines)
-    titles = [t for t, _ in out.tables]
-    assert titles and all("heuristic baseline" in t for t in titles)
-    summaries = [df for t, df in out.tables if "attribution" in t]
-    assert summaries
-    for df in summaries:  # every attributed item is counted once
-        stages = df[["retrieval", "verification", "mixed", "undetermined"]].sum(axis=1)
-        assert (stages == df["total"]).all()
-    # running the step again resumes the journals: nothing is judged twice
-    judge = next(s for s in STEPS if s.name == "judge")
-    judge.run(ctx)
-    for journal in (tmp_path / "judge").rglob("journal.sqlite"):  # the judge step's journals
+    # SciFact x MultiVerS: the verifier was given the cited abstracts (evidence = provided),
+    # so no disagreement is blamed on a retriever, and each row says why
+    att = pd.read_csv(layout.attribution_table("scifact-dev"))
+    assert len(att) > 0
+    assert set(att["evidence_source"]) == {"provided"}
+    assert "retrieval" not in set(att["stage"])
+    assert att["reason"].notna().all()
+    # ... and the same number as the disagreements file holds (one attribution each)
+    assert len(att) == len(read_disagreements(layout.disagreements("scifact-dev")))
+    # running the step again runs nothing: every command is finished (journals untouched)
+    again = study.run(ctx)
+    assert not [line for line in again.lines if line.startswith("$ ")]
+    for journal in (tmp_path / "judge").rglob("journal.sqlite"):
         con = sqlite3.connect(journal)
-        sessions = con.execute("SELECT summary FROM sessions ORDER BY id").fetchall()
-        assert len(sessions) == 2
-        assert '"judged": 0' in sessions[1][0]
+        assert len(con.execute("SELECT summary FROM sessions").fetchall()) == 1
         con.close()

@@ -202,3 +202,13 @@ def test_plan_prints_commands(tmp_path: Path) -> None:
     )
     assert lines[-1] == "failcodes report st -o st/report"
     assert json.loads(json.dumps(lines))  # plain text lines
+
+
+def test_study_defaults_follow_the_commands() -> None:
+    from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
+    from failcodes.study.config import DisagreementsSpec, MetricsSpec
+
+    assert MetricsSpec().without_claims == DEFAULT_WITHOUT_CLAIMS.value
+    assert DisagreementsSpec().without_claims == DEFAULT_WITHOUT_CLAIMS.value
+    assert set(WithoutClaimsPolicy) == {"no_error", "exclude"}
+    assert {lv.value for lv in Level} == {"sentence", "claim"}

@@ -9,7 +9,6 @@ them); it runs in-process exactly as typed, its output goes to
 from __future__ import annotations
 
 import contextlib
-import re
 from pathlib import Path
 from typing import Annotated
 
@@ -27,12 +26,8 @@ from rich.progress import (
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, FailcodesError
 from failcodes.study.layout import StudyLayout
+from failcodes.study.runner import log_path
 from failcodes.study.steps import Step
-
-
-def log_path(layout: StudyLayout, step: Step) -> Path:
-    """``.failcodes/logs/<step name>.log``."""
-    return layout.logs_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", step.name).strip("_") + ".log")
 
 
 def execute_step(step: Step, log: Path | None = None) -> None:

@@ -1,17 +1,20 @@
-"""The offline demo: a list of named steps over the bundled real data (no key, no network).
+"""The offline demo: the bundled real data as a study, plus extra steps (no key, no network).
 
-``failcodes demo [-o reports/demo]`` runs :data:`STEPS` in order. Each step gets the shared
-:class:`DemoContext` (output folder, loaded datasets, results of earlier steps under
-``ctx.results``) and returns a :class:`StepOutput` (lines, DataFrames and files written); the
-CLI prints it. Steps never print.
+``failcodes demo [-o reports/demo]`` runs :data:`STEPS` in order. The first step
+(:mod:`failcodes.demo.study`) writes the output folder's study file and runs ingest ->
+metrics -> disagreements -> judge -> attribute through the same commands as ``failcodes run``
+(docs/study.md), so the demo and a user's study take the same path; the later steps add what
+a study does not run by itself (codebook table, scale dry run, agreement, saturation, RtV,
+SciFact benchmark, Label Studio files, simulated review loop, comparisons) and the report.
 
-To add a step: write ``def _my_step(ctx: DemoContext) -> StepOutput`` in the step module of
-its theme (``pipeline``, ``coding``, ``statistics``, ``benchmarks``, ``humanloop``,
-``reporting``; shared
-pieces in ``_base``, datasets in ``datasets``), keep it small and fast, and append
-``DemoStep("name", "what it shows", _my_step)`` to :data:`STEPS` here. Bundled datasets are
-loaded by :data:`BUNDLED_DATASETS`; a dataset whose bundled files are absent is skipped (and
-said so), so the demo works with whatever is bundled.
+Each step gets the shared :class:`DemoContext` (output folder, loaded datasets, results of
+earlier steps under ``ctx.results``, the command executor) and returns a
+:class:`StepOutput` (lines, DataFrames and files written); the CLI prints it. Steps never
+print. To add a step: write ``def my_step(ctx: DemoContext) -> StepOutput`` in the module of
+its theme (``study``, ``coding``, ``statistics``, ``benchmarks``, ``saturation``,
+``humanloop``, ``pipeline``, ``reporting``; shared pieces in ``_base``), keep it small and
+fast, and append ``DemoStep("name", "what it shows", my_step)`` to :data:`STEPS` here; write
+files only under :class:`~failcodes.study.layout.StudyLayout` paths.
 """
 
 from __future__ import annotations
@@ -27,33 +30,31 @@ from failcodes.demo._base import (
     Dataset,
     DemoContext,
     DemoStep,
+    Executor,
     StepOutput,
 )
 from failcodes.demo.benchmarks import rtv_step, scifact_benchmark_step
 from failcodes.demo.coding import (
     codebook_step,
-    judge_step,
     labelstudio_step,
-    saturation_step,
     scale_step,
 )
-from failcodes.demo.datasets import BUNDLED_DATASETS
 from failcodes.demo.humanloop import review_loop_step
-from failcodes.demo.pipeline import compare_step, disagreements_step, ingest_step, metrics_step
+from failcodes.demo.pipeline import compare_step
 from failcodes.demo.reporting import report_step
+from failcodes.demo.saturation import saturation_step
 from failcodes.demo.statistics import agreement_step
+from failcodes.demo.study import study_step
 
 #: The demo, in order. Append your step here (see module docstring).
 STEPS: list[DemoStep] = [
-    DemoStep("ingest", "load the bundled datasets and write them as traces + labels", ingest_step),
-    DemoStep("metrics", "metrics with bootstrap CIs per system x mapping", metrics_step),
-    DemoStep("disagreements", "write the FN/FP table (input of the judge)", disagreements_step),
-    DemoStep("codebook", "validate the bundled codebook and write its table", codebook_step),
     DemoStep(
-        "judge",
-        "offline heuristic-baseline judge codes passages and reasoning; attribution",
-        judge_step,
+        "study",
+        "the bundled data as a study: ingest, metrics, disagreements, offline judge, "
+        "attribution (the commands of `failcodes run`)",
+        study_step,
     ),
+    DemoStep("codebook", "validate the bundled codebook and write its table", codebook_step),
     DemoStep(
         "scale",
         "dry run of an LLM judge: dedup, grouping, prompt caching, batch, cascade (no calls)",
@@ -91,17 +92,24 @@ STEPS: list[DemoStep] = [
 
 
 def run_demo(
-    out_dir: str | Path = DEFAULT_OUT, steps: Sequence[DemoStep] | None = None
+    out_dir: str | Path = DEFAULT_OUT,
+    steps: Sequence[DemoStep] | None = None,
+    *,
+    execute: Executor | None = None,
 ) -> Iterator[tuple[DemoStep, StepOutput]]:
-    """Run the demo steps in order, yielding each step with its output as it finishes."""
+    """Run the demo steps in order, yielding each step with its output as it finishes.
+
+    ``execute`` runs the study's commands (default: a ``python -m failcodes`` child each).
+    """
     ctx = DemoContext(out_dir=Path(out_dir))
+    if execute is not None:
+        ctx.execute = execute
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     for step in STEPS if steps is None else steps:
         yield step, step.run(ctx)
 
 
 __all__ = [
-    "BUNDLED_DATASETS",
     "DEFAULT_OUT",
     "DEMO_BOOTSTRAP",
     "DEMO_MAPPINGS",

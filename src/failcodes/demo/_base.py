@@ -11,6 +11,8 @@ import pandas as pd
 
 from failcodes.dataio import AtomicBatch
 from failcodes.labels import Label
+from failcodes.study.runner import subprocess_execute
+from failcodes.study.steps import Step
 from failcodes.traces import Trace
 
 DEFAULT_OUT = Path("reports") / "demo"
@@ -36,13 +38,22 @@ class Dataset:
     source: str = ""
 
 
+#: Runs one study step's command, writing its output to the log path (None: no log).
+Executor = Callable[[Step, Path | None], None]
+
+
 @dataclass
 class DemoContext:
-    """State shared by the steps of one demo run."""
+    """State shared by the steps of one demo run.
+
+    ``execute`` runs the study's commands (``failcodes demo`` passes the CLI's in-process
+    runner; the default starts ``python -m failcodes`` for each).
+    """
 
     out_dir: Path
     datasets: dict[str, Dataset] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
+    execute: Executor = subprocess_execute
 
 
 @dataclass

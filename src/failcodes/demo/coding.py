@@ -1,4 +1,4 @@
-"""Demo steps: codebook, offline judge + attribution, scale dry run, saturation, Label Studio."""
+"""Demo steps: codebook table, scale dry run of an LLM judge, Label Studio task files."""
 
 from __future__ import annotations
 
@@ -9,11 +9,8 @@ import pandas as pd
 from failcodes import codebook
 from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DemoContext, StepOutput, write_csv
-from failcodes.demo.datasets import ragchecker_traces
-from failcodes.disagreements import Disagreement
 from failcodes.report.codebook_table import render_codebook_table
 from failcodes.study.layout import StudyLayout
-from failcodes.traces import Trace
 
 
 def codebook_step(ctx: DemoContext) -> StepOutput:
@@ -33,95 +30,6 @@ def codebook_step(ctx: DemoContext) -> StepOutput:
             dest = ctx.out_dir / "codebook" / f"codebook.{suffix}"
             batch.stage(dest).write_text(render_codebook_table(cb, fmt), encoding="utf-8")
             out.files.append(dest)
-    return out
-
-
-def judge_step(ctx: DemoContext) -> StepOutput:
-    """Offline judge over the disagreements' passages and reasoning, then attribution."""
-    from failcodes import attribution as attr
-    from failcodes import codebook
-    from failcodes.judge.providers.offline import OfflineCoder
-    from failcodes.judge.run import read_annotations, run_judge
-    from failcodes.units import (
-        UnitKind,
-        disagreement_traces,
-        retrieval_units,
-        verification_units,
-    )
-
-    out = StepOutput()
-    out.lines.append(
-        "judge: offline = heuristic baseline (rule-based content-word/number overlap, "
-        "negation and hedge cues, source metadata); its codes are not LLM or human judgements"
-    )
-    cb = codebook.bundled()
-    sources: list[tuple[str, list[Trace], list[Disagreement] | None]] = [
-        (name, disagreement_traces(items), items)
-        for name, items in ctx.results.get("disagreements", {}).items()
-    ]
-    if not any(t.passages for _, traces, _ in sources for t in traces):
-        rag = ragchecker_traces()
-        if rag:
-            sources.append(("ragchecker-example", rag, None))
-    coder = OfflineCoder()
-    layout = StudyLayout.of(ctx.out_dir)
-    for name, traces, items in sources:
-        r_units = retrieval_units(traces)
-        v_units = verification_units(traces)
-        r_ann = v_ann = []
-        if r_units:
-            run_dir = layout.judge_run(name, "retrieval")
-            run_judge(r_units, coder, cb, UnitKind.RETRIEVAL, run_dir=run_dir)
-            r_ann = read_annotations(run_dir)
-        if v_units:
-            run_dir = layout.judge_run(name, "reasoning")
-            run_judge(v_units, coder, cb, UnitKind.VERIFICATION, run_dir=run_dir)
-            v_ann = read_annotations(run_dir)
-        ctx.results.setdefault("judge", {})[name] = {
-            UnitKind.RETRIEVAL: (r_units, r_ann),
-            UnitKind.VERIFICATION: (v_units, v_ann),
-        }
-        out.lines.append(
-            f"{name}: {len(traces)} traces -> {len(r_units)} distinct (claim, passage) units "
-            f"and {len(v_units)} reasoning units coded by the heuristic baseline "
-            f"({cb.name}@{cb.version})"
-        )
-        if v_ann:
-            pt = attr.per_trace_steps(traces, v_ann, cb)
-            out.files.append(write_csv(pt, layout.per_trace(name)))
-            out.tables.append(
-                (
-                    f"{name}: six-step all-correct rate per verifier (heuristic baseline)",
-                    attr.all_correct_rate(pt),
-                )
-            )
-        if not r_units:
-            out.lines.append(
-                f"{name}: the traces carry no passage texts, so there is no retrieval coding "
-                "and no attribution for them"
-            )
-            continue
-        pp = attr.per_passage_codes(traces, r_ann, cb)
-        out.files.append(write_csv(pp, layout.per_passage(name)))
-        out.tables.append(
-            (
-                f"{name}: five-dimension all-high rate per retriever (heuristic baseline)",
-                attr.all_high_rate(pp),
-            )
-        )
-        items_or_traces: list[Disagreement] | list[Trace] = items if items is not None else traces
-        attributed = attr.attribute(items_or_traces, r_ann, cb)
-        table = attr.attribution_table(attributed)
-        path = layout.attribution_table(name)
-        with AtomicBatch() as batch:
-            table.to_csv(batch.stage(path), index=False)
-        out.files.append(path)
-        out.tables.append(
-            (
-                f"{name}: attribution to retrieval or verification (codes: heuristic baseline)",
-                attr.attribution_summary(attributed),
-            )
-        )
     return out
 
 
@@ -187,13 +95,6 @@ def scale_step(ctx: DemoContext) -> StepOutput:
     )
     out.tables.append((f"estimated cost of coding with {spec}", table))
     return out
-
-
-def saturation_step(ctx: DemoContext) -> StepOutput:
-    """One offline saturation round; the review file is left for a human."""
-    from failcodes.saturation.demo_step import saturation_step as one_round
-
-    return one_round(ctx)
 
 
 def labelstudio_step(ctx: DemoContext) -> StepOutput:

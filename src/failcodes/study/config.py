@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -27,6 +27,12 @@ from failcodes.traces import EvidenceSource
 BUNDLED_PREFIX = "bundled:"
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+#: ``--level`` and ``--without-claims`` of metrics/disagreements (failcodes.metrics.Level,
+#: WithoutClaimsPolicy; the default is the project's one rule, DEFAULT_WITHOUT_CLAIMS).
+LevelName = Literal["sentence", "claim"]
+WithoutClaims = Literal["no_error", "exclude"]
 
 
 class _Strict(BaseModel):
@@ -88,18 +94,18 @@ class MetricsSpec(_Strict):
     """``failcodes metrics`` settings."""
 
     mappings: Annotated[list[str], Field(min_length=1)] = ["refuted"]
-    level: str = "sentence"
+    level: LevelName = "sentence"
     bootstrap: Annotated[int, Field(ge=0)] = 1000
     seed: int = 0
-    without_claims: str = "exclude"
+    without_claims: WithoutClaims = "no_error"
 
 
 class DisagreementsSpec(_Strict):
     """``failcodes disagreements`` settings (the mapping the judge and attribution study)."""
 
     mapping: str = "refuted"
-    level: str = "sentence"
-    without_claims: str = "exclude"
+    level: LevelName = "sentence"
+    without_claims: WithoutClaims = "no_error"
 
 
 class JudgeSpec(_Strict):

@@ -15,15 +15,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from failcodes.errors import FailcodesError
 from failcodes.fileio import atomic_write_text
 from failcodes.hashing import file_sha256
 from failcodes.study.layout import StudyLayout
 from failcodes.study.steps import Step
+
+
+class StepFailedError(FailcodesError):
+    """A step's command failed (its own one-line error is in the message)."""
+
 
 _SKIP_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal", ".lock")
 
@@ -92,6 +99,31 @@ def pending_steps(steps: Sequence[Step], layout: StudyLayout) -> list[Step]:
     return [s for s in steps if not is_finished(s, layout, state)]
 
 
+def log_path(layout: StudyLayout, step: Step) -> Path:
+    """``.failcodes/logs/<step name>.log``: what the step printed under ``failcodes run``."""
+    return layout.logs_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", step.name).strip("_") + ".log")
+
+
+def subprocess_execute(step: Step, log: Path | None = None) -> None:
+    """Run a step as a child ``python -m failcodes ARGV...``; its output goes to ``log``.
+
+    The CLI runs steps in-process (faster); this is for callers outside the CLI (the demo's
+    Python API). A failing command raises :class:`StepFailedError` with its one-line error.
+    """
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "failcodes", *step.argv], capture_output=True, text=True
+    )
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise StepFailedError(f"step {step.name!r} failed: {last.removeprefix('failcodes: ')}")
+
+
 def run_steps(
     plan: Callable[[], Sequence[Step]],
     layout: StudyLayout,
@@ -129,10 +161,13 @@ def run_steps(
 
 __all__ = [
     "Outcome",
+    "StepFailedError",
     "StepResult",
     "fingerprint",
     "is_finished",
     "load_state",
+    "log_path",
     "pending_steps",
     "run_steps",
+    "subprocess_execute",
 ]

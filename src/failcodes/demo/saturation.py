@@ -1,4 +1,4 @@
-"""The saturation step of ``failcodes demo``: one round with the offline baseline.
+"""Demo step: one codebook saturation round with the offline baseline.
 
 The bundled data's disagreements become retrieval units; one round is coded by the ``offline``
 judge and proposed by the ``offline`` proposer (both heuristic baselines). Nothing is decided
@@ -8,9 +8,8 @@ Re-running the demo reuses the project it created.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from failcodes import codebook as codebook_module
+from failcodes.demo._base import DemoContext, StepOutput
 from failcodes.saturation.judging import JudgeCoder
 from failcodes.saturation.models import ProjectConfig, ProposalStatus
 from failcodes.saturation.proposers import OfflineProposer
@@ -19,17 +18,12 @@ from failcodes.saturation.store import ProjectStore
 from failcodes.study.layout import StudyLayout
 from failcodes.units import UnitKind, build_units, disagreement_traces
 
-if TYPE_CHECKING:
-    from failcodes.demo import DemoContext, StepOutput
-
 DEMO_BATCH = 40
 DEMO_PROJECT = "demo-retrieval"
 
 
 def saturation_step(ctx: DemoContext) -> StepOutput:
     """Run (or reuse) one offline saturation round on the demo's disagreements."""
-    from failcodes.demo import StepOutput
-
     out = StepOutput()
     found = ctx.results.get("disagreements", {})
     traces = [t for items in found.values() for t in disagreement_traces(items)]
