@@ -1,4 +1,4 @@
-"""``failcodes attribute``: attribute disagreements to retrieval or verification (Figure 1)."""
+"""``failcodes attribute``: the pipeline stage behind each disagreement (docs/attribution.md)."""
 
 from __future__ import annotations
 

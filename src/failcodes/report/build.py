@@ -31,6 +31,13 @@ from failcodes.report.render import TableFormat, render_table
 from failcodes.report.tables import code_shares, percent_table, prf_table, without_claims_notes
 from failcodes.units import UnitKind
 
+ATTRIBUTION_RULE_NOTE = (
+    "Attribution rule: failcodes' own (seed 001 names Figure 1 but states no rule). A "
+    "closed-book pipeline (evidence source none) is never blamed on retrieval, nor is one whose "
+    "evidence came with the item (provided: insufficient evidence is stage 'evidence'); "
+    "otherwise no usable top-k passage (gold, or all-high) -> retrieval, else verification. "
+    "Assumptions: docs/attribution.md."
+)
 NOT_ASSESSABLE_NOTE = (
     "not_assessable ({dims}): the coder could not assess this dimension from the unit (e.g. a "
     "passage without source metadata); it is neither high nor low quality, and the "
@@ -165,9 +172,10 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             b.figure(
                 "attribution",
                 figs.attribution_flow(inputs.attribution, inputs.error_codes),
-                f"Disagreements -> retrieval vs verification -> dominant subcodes{tag}",
+                f"Disagreements -> pipeline stage -> dominant subcodes{tag}",
             )
         )
+        sec.notes.append(ATTRIBUTION_RULE_NOTE)
         if inputs.attribution_table is not None:
             sec.tables.append(
                 b.table("attribution", inputs.attribution_table, f"Attribution summary{tag}")
