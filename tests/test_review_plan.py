@@ -307,3 +307,36 @@ def test_report_without_reviews_says_uncorrected(tmp_path: Path) -> None:
     build_report(load_run_dir(tmp_path, codebook=codebooks.bundled()), out)
     assert "uncorrected" in (out / "tables" / "retrieval_quality.md").read_text()
     assert not (out / "tables" / "retrieval_quality_corrected.csv").exists()
+
+
+def test_cli_plan_targets_the_units_a_judge_panel_split_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout = StudyLayout.of(tmp_path)
+    table = layout.per_passage("ds")
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    args = ("review", "plan", tmp_path, "-p", "retrieval", "-n", "10", "--panel-splits")
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2
+    assert "--panel-splits needs a judge panel run" in err
+    panel = {
+        "kind": "retrieval",
+        "codebook": "medical-fact-check@1",
+        "members": ["openai:a", "openai:b"],
+        "run_dirs": {},
+        "cost_usd": 0.0,
+        "units": [],
+        "split_units": ["u007", "u008", "not-scored"],
+        "agreement": [],
+        "quotes": [],
+    }
+    run_dir = layout.judge_run("ds", "retrieval")
+    run_dir.mkdir(parents=True)
+    (run_dir / "panel.json").write_text(json.dumps(panel))
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0, err
+    plan = read_plan(layout.review_plan("ds.retrieval"))
+    assert plan.targeted_ids() == {"u007", "u008"} - plan.estimation_ids()
+    assert plan.targeted_ids().isdisjoint(plan.estimation_ids())
+    assert "1 panel-split unit(s) are not scored in the coded table: left out" in out

@@ -57,6 +57,24 @@ def _coded_table(run_dir: Path, dataset: str | None, part: UnitKind) -> tuple[st
     return dataset, path
 
 
+def _panel_splits(layout: StudyLayout, dataset: str, part: UnitKind) -> list[str]:
+    """Units a judge panel split on (``judge/<dataset>/<kind>/panel.json``), ties first."""
+    from failcodes.judge.panelrun import read_panel
+
+    run_dir = layout.judge_run(dataset, part.value)
+    try:
+        report = read_panel(run_dir)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise InputError(f"not a panel report: {exc}", path=run_dir / "panel.json") from None
+    if report is None:
+        raise InputError(
+            "--panel-splits needs a judge panel run (failcodes judge ... --judge A --judge B); "
+            "this run has no panel.json",
+            path=run_dir,
+        )
+    return list(report.split_units)
+
+
 def _targeted(path: Path) -> list[str]:
     """Unit ids, one per line (or JSONL objects with a ``unit_id``)."""
     from failcodes.dataio import parse_json
@@ -117,6 +135,14 @@ def plan_cmd(
             "or JSONL with unit_id), e.g. where two judges disagree.",
         ),
     ] = None,
+    panel_splits: Annotated[
+        bool,
+        typer.Option(
+            "--panel-splits",
+            help="Add the units the judge panel split on (its panel.json) as the targeted "
+            "sample, kept out of the estimates.",
+        ),
+    ] = False,
     name: Annotated[
         str | None, typer.Option("--name", help="Plan name (default: DATASET.PART).")
     ] = None,
@@ -146,6 +172,21 @@ def plan_cmd(
         coded = pd.read_csv(table)
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read the coded table: {exc}", path=table) from None
+    extra = _targeted(targeted) if targeted is not None else []
+    dropped = 0
+    if panel_splits:
+        scored = (
+            {
+                str(u)
+                for u, status in zip(coded["unit_id"], coded["status"], strict=True)
+                if status == "scored"
+            }
+            if {"unit_id", "status"} <= set(coded.columns)
+            else set()
+        )
+        splits = _panel_splits(StudyLayout.of(run_dir), dataset, part)
+        extra += [u for u in splits if u in scored]
+        dropped = len(splits) - sum(1 for u in splits if u in scored)
     try:
         plan = draw_plan(
             coded,
@@ -157,7 +198,7 @@ def plan_cmd(
             source_sha256=file_sha256(table),
             stratify=by,
             code_dimension=code_dimension,
-            targeted=_targeted(targeted) if targeted is not None else (),
+            targeted=extra,
         )
     except InputError as exc:
         if exc.path is None:
@@ -171,6 +212,8 @@ def plan_cmd(
         f"plan {plan_name!r}: {n_est} of {population} {part.value} units in the estimation "
         f"sample ({len(plan.strata)} strata), {len(plan.targeted_ids())} targeted -> {out}"
     )
+    if dropped:
+        typer.echo(f"  {dropped} panel-split unit(s) are not scored in the coded table: left out")
     for s in plan.strata:
         typer.echo(
             f"  {s.key}: {s.sampled}/{s.population} (inclusion probability "
