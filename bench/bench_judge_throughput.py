@@ -57,6 +57,7 @@ class NullProvider:
     def __init__(self, latency: float = 0.0) -> None:
         self.calls = 0
         self.latency = latency
+        self.answer: dict[str, Any] | None = None
 
     def identity(self) -> dict[str, Any]:
         return {"provider": "null"}
@@ -65,11 +66,11 @@ class NullProvider:
         self.calls += 1
         if self.latency:
             await asyncio.sleep(self.latency)
-        codes = {
-            dim: spec["enum"][0]
-            for dim, spec in request.schema["properties"]["codes"]["properties"].items()
-        }
-        answer = {"codes": codes, "rationale": "null", "quote": "", "uncertain": False}
+        if self.answer is None:  # one valid answer of the schema, built once
+            from tests.fakeserver.answers import fill_schema  # the repo root is on sys.path
+
+            self.answer = fill_schema(request.schema, "")
+        answer = self.answer
         return ProviderReply(answer, json.dumps(answer), TokenUsage(100, 0, 0, 20), {}, {})
 
     async def aclose(self) -> None:

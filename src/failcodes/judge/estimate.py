@@ -191,7 +191,7 @@ def sample_answer(schema: dict[str, Any], name: str = "") -> Any:
     """A typical answer of ``schema`` (any shape, per-dimension answers included).
 
     Enums take a value of their mean length, rationales and quotes typical lengths, other
-    strings a short word; arrays are empty, booleans false.
+    strings a short word; code lists one code, other arrays are empty, booleans false.
     """
     kind = schema.get("type")
     if "enum" in schema:  # a value of the mean length: any code is as likely
@@ -201,8 +201,9 @@ def sample_answer(schema: dict[str, Any], name: str = "") -> Any:
     if kind == "object":
         props = schema.get("properties") or {}
         return {key: sample_answer(sub, key) for key, sub in props.items()}
-    if kind == "array":
-        return []
+    if kind == "array":  # a list of codes holds one, typically; other lists are empty
+        items = schema.get("items") or {}
+        return [sample_answer(items, name)] if "enum" in items else []
     if kind == "boolean":
         return False
     if kind in ("integer", "number"):
