@@ -127,6 +127,8 @@ def test_run_builds_the_report_and_skips_finished_steps(
         "judge retrieval ragchecker-example",
         "judge reasoning ragchecker-example",
         "attribute ragchecker-example",
+        "labelstudio export retrieval ragchecker-example",
+        "labelstudio export reasoning ragchecker-example",
         "report",
     ]
     assert cli("run", "st") == 0
@@ -146,7 +148,7 @@ def test_run_builds_the_report_and_skips_finished_steps(
     capsys.readouterr()
     assert cli("run", "st") == 0
     out = capsys.readouterr().out
-    assert "0 step(s) run, 6 already finished" in out
+    assert "0 step(s) run, 7 already finished" in out
     # changing the study file reruns the steps whose command changed (and what follows)
     text = layout.study_file.read_text(encoding="utf-8").replace(
         "bootstrap = 1000", "bootstrap = 0"
@@ -156,6 +158,11 @@ def test_run_builds_the_report_and_skips_finished_steps(
         "metrics ragchecker-example",
         "report",
     ]
+    # Label Studio tasks: exactly the disagreement's units (its 4 retrieved chunks)
+    tasks = json.loads(
+        layout.labelstudio_tasks("ragchecker-example", "retrieval").read_text(encoding="utf-8")
+    )
+    assert len(tasks) == 4
 
 
 def test_step_by_step_report_is_byte_identical_to_run(
@@ -181,7 +188,8 @@ def test_step_by_step_report_is_byte_identical_to_run(
         assert argv[0] == "failcodes"
         assert cli(*argv[1:]) == 0, command
         done.append(command)
-    assert len(done) == 6  # no verifier reasoning in the RAGChecker example: no judge reasoning
+    # no verifier reasoning in the RAGChecker example: no judge reasoning, one task export
+    assert len(done) == 7
     report_a, report_b = a / "st" / "report", b / "st" / "report"
     files_a = sorted(p.relative_to(report_a) for p in report_a.rglob("*") if p.is_file())
     files_b = sorted(p.relative_to(report_b) for p in report_b.rglob("*") if p.is_file())
@@ -212,3 +220,14 @@ def test_study_defaults_follow_the_commands() -> None:
     assert DisagreementsSpec().without_claims == DEFAULT_WITHOUT_CLAIMS.value
     assert set(WithoutClaimsPolicy) == {"no_error", "exclude"}
     assert {lv.value for lv in Level} == {"sentence", "claim"}
+
+
+def test_run_takes_the_study_lock(tmp_path: Path) -> None:
+    from failcodes.runlock import folder_lock
+
+    init_study(tmp_path / "st")
+    with folder_lock(tmp_path / "st", what="study"):  # another writer holds the study
+        proc = run_sub("run", "st", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "study" in proc.stderr
+    assert not (tmp_path / "st" / "data" / "ragchecker-example.traces.jsonl").exists()

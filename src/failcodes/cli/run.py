@@ -25,6 +25,7 @@ from rich.progress import (
 
 from failcodes.cli.main import app
 from failcodes.errors import ConfigError, FailcodesError
+from failcodes.runlock import folder_lock
 from failcodes.study.layout import StudyLayout
 from failcodes.study.runner import log_path
 from failcodes.study.steps import Step
@@ -106,7 +107,7 @@ def run(
         progress.start_task(task_of(step))
         progress.update(task_of(step), status="running")
 
-    with progress:
+    with folder_lock(layout.root, what="study"), progress:
         try:
             for result in run_steps(
                 lambda: plan_study(config, layout),

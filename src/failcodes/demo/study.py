@@ -75,6 +75,9 @@ mapping = "refuted"
 
 [judge]
 judge = "offline"
+
+[review]
+labelstudio = false   # the demo's own labelstudio step writes the configs and task files
 """
 
 

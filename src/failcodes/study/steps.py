@@ -7,7 +7,8 @@ executes them in order; typing them one by one (``failcodes run --plan`` prints 
 the same files, because they are the same commands.
 
 Order per data set: ingest -> metrics -> disagreements -> judge retrieval -> judge reasoning
--> attribute; then the report over the whole folder. Once a data set's disagreements are
+-> attribute -> Label Studio task files (``labelstudio export``, one per judged kind); then the
+report over the whole folder. Once a data set's disagreements are
 written, the plan keeps only the judge steps that have something to code (a closed-book
 pipeline has no passage for ``judge retrieval``) and drops judge and attribute when there is
 no disagreement at all; ``failcodes run`` plans again after every step.
@@ -217,6 +218,31 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
                 dataset=ds.name,
             )
         )
+        if study.review.labelstudio:
+            for kind, run in runs.items():
+                tasks = layout.labelstudio_tasks(ds.name, kind)
+                part = "retrieval" if kind == "retrieval" else "verification"
+                steps.append(
+                    Step(
+                        f"labelstudio export {kind} {ds.name}",
+                        (
+                            "labelstudio",
+                            "export",
+                            str(dis),
+                            "-p",
+                            part,
+                            "--codebook",
+                            codebook,
+                            "--judged",
+                            str(run / "annotations.jsonl"),
+                            "-o",
+                            str(tasks),
+                        ),
+                        inputs=(dis, Path(codebook), run / "annotations.jsonl"),
+                        outputs=(tasks,),
+                        dataset=ds.name,
+                    )
+                )
     steps.append(
         Step(
             "report",
