@@ -97,6 +97,7 @@ def test_prf_table_uses_metric_json_shape() -> None:
             "recall": 0.5,
             "recall_ci_low": 0.25,
             "recall_ci_high": 0.75,
+            "recall_ci_warning": "only 1 clusters (< 20); only 4 positives (< 10)",
             "f1": {"value": 4 / 7, "undefined_reason": None},
             "f1_ci_low": None,
             "f1_ci_high": None,
@@ -107,6 +108,7 @@ def test_prf_table_uses_metric_json_shape() -> None:
     assert len(table) == 1
     assert table.loc[0, "P"] == "66.7 [50.0, 100.0]"
     assert table.loc[0, "F1"] == "57.1"  # 2PR/(P+R) = 2*(2/3)(1/2)/(7/6) = 4/7
+    assert table.loc[0, "CI warning"] == "R: only 1 clusters (< 20); only 4 positives (< 10)"
 
 
 def test_latex_table_is_balanced_and_escaped() -> None:

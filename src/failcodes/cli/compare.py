@@ -126,6 +126,7 @@ def compare(
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
     from failcodes.dataio import read_ratings_frame
     from failcodes.outcomes import paired_outcomes_from_traces
+    from failcodes.stats.tables import id_named
 
     sources: list[Path]
     claims_note: dict[str, Any] = {}
@@ -168,8 +169,8 @@ def compare(
         frame = read_ratings_frame(file)
         cols = [str(c) for c in frame.columns]
         skip = {c for c in (truth, unit_column) if c is not None}
-        if unit_column is None:
-            skip |= {c for c in cols if c.lower() in ("unit", "unit_id", "id", "item")}
+        if unit_column is None:  # the id-column rule of `agree` (failcodes.stats.tables)
+            skip |= {c for c in cols if id_named(c)}
         names = (
             [s.strip() for s in systems.split(",")]
             if systems

@@ -97,14 +97,18 @@ def distribution_table(dists: Sequence[VerdictDistribution], *, title: str | Non
 
 
 def notes(report: MetricsReport) -> list[str]:
-    """Human-readable notes: undefined metrics and why, unlabelled units, sentences w/o claims."""
+    """Human-readable notes: undefined metrics, unlabelled units, no claims, CI warnings."""
     out: list[str] = []
     reasons: dict[str, set[str]] = {}
+    warned: dict[str, set[str]] = {}
     for r in report.results:
         for name in METRICS:
             reason = r.metrics[name].undefined_reason
             if reason:
                 reasons.setdefault(reason, set()).add(f"{r.system}/{r.mapping}:{_SHORT[name]}")
+            ci = r.intervals.get(name)
+            if ci is not None and ci.warning and name in ("precision", "recall", "f1"):
+                warned.setdefault(ci.warning, set()).add(f"{r.system}/{r.mapping}:{_SHORT[name]}")
         if r.n_unlabelled and r.mapping == report.results[0].mapping:
             out.append(f"{r.system}: {r.n_unlabelled} unlabelled {r.level.value}s left out")
     for reason, where in sorted(reasons.items()):
@@ -119,6 +123,10 @@ def notes(report: MetricsReport) -> list[str]:
         action = "counted as no error" if policy is WithoutClaimsPolicy.NO_ERROR else "left out"
         listed = ", ".join(f"{s}: {n}" for s, n in sorted(by_system.items()))
         out.append(f"labelled sentences without claims ({action}): {listed}")
+    for warning, where in sorted(warned.items()):
+        shown = sorted(where)
+        more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
+        out.append(f"– CI warning ({warning}): {', '.join(shown[:6])}{more}")
     return out
 
 

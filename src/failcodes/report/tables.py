@@ -113,7 +113,9 @@ def prf_table(metrics: Iterable[dict[str, object]], *, level: str = "sentence") 
 
     ``metrics`` are the JSON objects of ``failcodes metrics --format json`` (keys ``system``,
     ``mapping``, ``level``, ``precision``, ``precision_ci_low`` ...). Rows of other levels are
-    skipped. Values are formatted percentages, ready to render.
+    skipped. Values are formatted percentages, ready to render; "CI warning" lists the
+    interval warnings of P, R and F1 (``<metric>_ci_warning``: few questions or positives,
+    zero width, boundary estimate).
     """
     rows = []
     for m in metrics:
@@ -132,8 +134,15 @@ def prf_table(metrics: Iterable[dict[str, object]], *, level: str = "sentence") 
             m.get("fn"),
             m.get("tn"),
         )
+        warnings = {
+            name: str(m[f"{metric}_ci_warning"])
+            for metric, name in (("precision", "P"), ("recall", "R"), ("f1", "F1"))
+            if m.get(f"{metric}_ci_warning")
+        }
+        row["CI warning"] = "; ".join(f"{k}: {v}" for k, v in warnings.items())
         rows.append(row)
-    return pd.DataFrame(rows, columns=["system", "mapping", "P", "R", "F1", "TP", "FP", "FN", "TN"])
+    columns = ["system", "mapping", "P", "R", "F1", "TP", "FP", "FN", "TN", "CI warning"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def without_claims_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
