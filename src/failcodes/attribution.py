@@ -110,6 +110,26 @@ class ItemAttribution(BaseModel):
     claims: tuple[ClaimAttribution, ...]
 
 
+#: Joins the codes of a multi-label dimension in one cell of the wide tables
+#: (``overreach|conflict_synthesis_failure``); a single-label cell holds one code.
+CODE_SEPARATOR = "|"
+
+
+def code_cell(ann: Annotation | None, dimension: str) -> str | None:
+    """The wide-table cell of ``dimension``: its code(s), joined by :data:`CODE_SEPARATOR`."""
+    if ann is None:
+        return None
+    codes = ann.code_set(dimension)
+    return CODE_SEPARATOR.join(codes) if codes else None
+
+
+def cell_codes(cell: object) -> list[str]:
+    """The codes of one wide-table cell (empty for a missing cell)."""
+    if not isinstance(cell, str) or not cell:
+        return []
+    return cell.split(CODE_SEPARATOR)
+
+
 def index_annotations(
     annotations: Iterable[Annotation], codebook: Codebook, kind: UnitKind
 ) -> dict[str, Annotation]:
@@ -393,7 +413,7 @@ def per_passage_codes(
                 "coder_kind": ann.coder_kind.value if ann else None,
             }
             for dim in high:
-                row[dim] = ann.codes.get(dim) if ann else None
+                row[dim] = code_cell(ann, dim)
             row["assessed_dimensions"] = assessed_dimensions(ann, high)
             row["all_high"] = is_all_high(ann, high)
             rows.append(row)
@@ -432,7 +452,7 @@ def per_trace_steps(
             "coder_kind": ann.coder_kind.value if ann else None,
         }
         for dim in high:
-            row[dim] = ann.codes.get(dim) if ann else None
+            row[dim] = code_cell(ann, dim)
         row["assessed_dimensions"] = assessed_dimensions(ann, high)
         row["all_correct"] = is_all_high(ann, high)
         rows.append(row)
@@ -494,8 +514,8 @@ def dominant_errors(
 ) -> pd.DataFrame:
     """The most frequent low-quality subcodes per group, as shares of the coded rows.
 
-    Several subcodes of one row count separately (one per dimension), as in seed 001's
-    Table 9 where error cells of one step co-occur.
+    Several subcodes of one row count separately (one per dimension, and each code of a
+    multi-label dimension), as in seed 001's Table 9 where error cells of one step co-occur.
     """
     import pandas as pd
 
@@ -508,7 +528,7 @@ def dominant_errors(
             continue
         found = []
         for dim in part.dimensions:
-            counts = coded[dim.id].value_counts()
+            counts = coded[dim.id].map(cell_codes).explode().value_counts()
             for sc in dim.subcodes:
                 if sc.high_quality:
                     continue

@@ -56,9 +56,10 @@ def _fill_dimension(spec: dict[str, Any], judged: str, dim: str, model: str, quo
             first = enum[h % len(enum)]
             others = [c for c in enum if c != first and (alone is None or c != alone.group(1))]
             pair = alone is None or first != alone.group(1)
+            second = _digest(model, judged, dim, "second")
             record[name] = (
-                [first, others[(h // 7) % len(others)]]
-                if pair and others and (h // 3) % 2
+                [first, others[second % len(others)]]
+                if pair and others and (second // 7) % 2
                 else [first]
             )
         elif name == "leaves":

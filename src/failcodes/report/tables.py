@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 
 from failcodes.annotations import NOT_ASSESSABLE, Status
-from failcodes.attribution import quality_rate
+from failcodes.attribution import cell_codes, quality_rate
 from failcodes.codebook import Part
 from failcodes.errors import InputError
 
@@ -37,9 +37,11 @@ def code_shares(
     ``all_high_quality`` row (from :func:`failcodes.attribution.quality_rate`); columns are
     ``dimension``, ``code``, ``label``, ``high_quality``, one share column per group (in [0, 1];
     NaN where the group has no scored row) and one ``n_<group>`` column with the number of
-    scored rows the shares are over. Unscored and missing rows are left out, never counted as a
-    code. A dimension some rows coded ``not_assessable`` gets a ``not_assessable`` row (so its
-    shares still add up to 1); the all-high row is then over the assessable dimensions and
+    scored rows the shares are over: the share of rows carrying each code (a multi-label
+    dimension's rows may carry several, so its shares need not add up to 1). Unscored and
+    missing rows are left out, never counted as a code. A dimension some rows coded
+    ``not_assessable`` gets a ``not_assessable`` row (so its shares still add up to 1); the
+    all-high row is then over the assessable dimensions and
     says so in its label (docs/attribution.md).
     """
     needed = [by, "status", flag, *(d.id for d in part.dimensions)]
@@ -48,7 +50,8 @@ def code_shares(
         raise InputError(f"coded table lacks columns {missing}; expected {needed}")
     scored = wide[wide["status"] == Status.SCORED.value]
     for dim in part.dimensions:
-        unknown = sorted(set(scored[dim.id].dropna()) - {*dim.code_ids(), NOT_ASSESSABLE})
+        given = {c for cell in scored[dim.id].dropna() for c in cell_codes(cell)}
+        unknown = sorted(given - {*dim.code_ids(), NOT_ASSESSABLE})
         if unknown:
             raise InputError(
                 f"code {unknown[0]!r} is not a subcode of dimension {dim.id!r} "
@@ -60,7 +63,10 @@ def code_shares(
     rows: list[dict[str, object]] = []
     any_unassessed = False
     for dim in part.dimensions:
-        counts = scored.groupby([by, dim.id]).size()
+        # a row carrying several codes of a multi-label dimension counts once for each: the
+        # shares are "share of rows carrying the code" and need not add up to 1 there
+        carried = scored[[by, dim.id]].assign(**{dim.id: scored[dim.id].map(cell_codes)})
+        counts = carried.explode(dim.id).groupby([by, dim.id]).size()
         codes = [(s.id, s.label, s.high_quality) for s in dim.subcodes]
         if (scored[dim.id] == NOT_ASSESSABLE).any():
             any_unassessed = True

@@ -414,7 +414,7 @@ def annotation_ratings(
                 if ann is None or ann.status is not Status.SCORED or dim not in ann.codes:
                     row.append(None)
                 elif code is not None:
-                    row.append("1" if ann.codes[dim] == code else "0")
+                    row.append("1" if code in ann.code_set(dim) else "0")  # multi-label too
                 else:
                     row.append(ann.codes[dim])
             present = sum(v is not None for v in row)
