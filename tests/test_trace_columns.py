@@ -274,3 +274,26 @@ def test_disagreement_traces_fast_path_equals_models(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace('"kind": "FP"', '"kind": "FP", "kind": "FN"'))
     with pytest.raises(InputError, match="appears twice"):
         dataio.read_disagreement_traces(path)
+
+
+def test_drawn_bootstrap_equals_one_weight_matrix() -> None:
+    """Weights drawn a block at a time give the intervals of one big weight matrix."""
+    import numpy as np
+
+    from failcodes import metrics
+    from failcodes.stats.bootstrap import multinomial_weights
+
+    rng = np.random.default_rng(5)
+    per_cluster = rng.integers(0, 4, size=(37, 3, 4)).astype(np.int64)
+    whole = metrics.bootstrap_intervals(
+        per_cluster, multinomial_weights(37, 501, np.random.default_rng([1, 2])), 0.9
+    )
+    old = metrics._WEIGHT_CELLS
+    metrics._WEIGHT_CELLS = 37 * 10  # blocks of 10 resamples (the last one 1)
+    try:
+        drawn = metrics.drawn_bootstrap_intervals(
+            per_cluster, 501, np.random.default_rng([1, 2]), 0.9
+        )
+    finally:
+        metrics._WEIGHT_CELLS = old
+    assert drawn == whole

@@ -363,12 +363,43 @@ def bootstrap_metric_arrays(per_cluster: IntArray, weights: IntArray) -> dict[st
     return metric_arrays(res[..., 0], res[..., 1], res[..., 2], res[..., 3])
 
 
+#: Cluster weights drawn at a time by :func:`drawn_bootstrap_intervals` (memory bound).
+_WEIGHT_CELLS = 1 << 20
+
+
+def drawn_bootstrap_intervals(
+    per_cluster: IntArray, resamples: int, rng: np.random.Generator, confidence: float
+) -> list[dict[str, Interval]]:
+    """:func:`bootstrap_intervals` with the weights drawn from ``rng`` a block at a time.
+
+    The blocks continue one random stream (numpy's bounded integers draw 32 bits at a time
+    from the generator), and integer counts make the matrix products exact, so the result
+    equals ``bootstrap_intervals(per_cluster, multinomial_weights(n, resamples, rng), ...)``
+    to the last digit, while memory stays at one block instead of ``resamples x clusters``.
+    """
+    n_clusters = per_cluster.shape[0]
+    step = max(1, _WEIGHT_CELLS // max(1, n_clusters))
+    blocks = [
+        bootstrap_metric_arrays(
+            per_cluster, multinomial_weights(n_clusters, min(step, resamples - start), rng)
+        )
+        for start in range(0, resamples, step)
+    ]
+    values = {name: np.concatenate([b[name] for b in blocks]) for name in METRICS}
+    return _intervals(values, per_cluster, resamples, confidence)
+
+
 def bootstrap_intervals(
     per_cluster: IntArray, weights: IntArray, confidence: float
 ) -> list[dict[str, Interval]]:
     """Percentile intervals per group from per-cluster counts and resample weights."""
     values = bootstrap_metric_arrays(per_cluster, weights)
-    resamples = weights.shape[0]
+    return _intervals(values, per_cluster, weights.shape[0], confidence)
+
+
+def _intervals(
+    values: dict[str, FloatArray], per_cluster: IntArray, resamples: int, confidence: float
+) -> list[dict[str, Interval]]:
     totals = per_cluster.sum(axis=0)
     point = metric_arrays(totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3])
     n_clusters = (per_cluster.sum(axis=2) > 0).sum(axis=0)
@@ -641,9 +672,9 @@ def _score(
                 groups.setdefault(qs, []).append(s)
         for qs, members in groups.items():
             rng = cluster_rng(seed, [questions[i] for i in qs])
-            weights = multinomial_weights(len(qs), bootstrap, rng)
             sub = per_q[np.ix_(list(qs), members)]
-            for s, ivs in zip(members, bootstrap_intervals(sub, weights, confidence), strict=True):
+            drawn = drawn_bootstrap_intervals(sub, bootstrap, rng, confidence)
+            for s, ivs in zip(members, drawn, strict=True):
                 intervals[s] = ivs
     out = []
     for s, system in enumerate(systems):
