@@ -24,6 +24,7 @@ from failcodes.saturation import (
 )
 from failcodes.saturation.dedupe import normalise_name, slug
 from failcodes.saturation.proposers import render_prompt
+from failcodes.saturation.store import ProjectStore
 from failcodes.units import Unit, UnitKind
 from tests.saturation.satfixtures import make_unit, small_codebook
 
@@ -321,3 +322,50 @@ def test_review_file_errors_name_the_line(tmp_path: Path) -> None:
     assert str(info.value).startswith(f"{path}:6, field 'target': merge needs a `target`")
     path.write_text("round: 1\nreviewer: gus\nproposals:\n- id: r0001-p01\n  decision: ''\n")
     assert parse_review_file(path) == []
+
+
+def test_review_file_of_another_project_or_round_is_refused(tmp_path: Path) -> None:
+    # proposal ids (r0001-p01) repeat across projects: the file's project must match (issue 16)
+    path = tmp_path / "r.yaml"
+    path.write_text(
+        "project: other\nround: 1\nreviewer: gus\nproposals:\n- id: r0001-p01\n  decision: accept\n"
+    )
+    with pytest.raises(SaturationError) as info:
+        parse_review_file(path, project="mine", rounds=[1])
+    assert info.value.one_line() == (
+        f"{path}, field 'project': this review file is for project 'other', not 'mine'; "
+        "review it in its own project"
+    )
+    path.write_text(path.read_text().replace("project: other", "project: mine"))
+    with pytest.raises(
+        SaturationError, match=r"round 1 is not a round of this project \(rounds: 2"
+    ):
+        parse_review_file(path, project="mine", rounds=[2, 3])
+    assert len(parse_review_file(path, project="mine", rounds=[1])) == 1
+
+
+def test_second_writer_on_a_project_is_refused(project: ProjectStore) -> None:
+    import subprocess
+    import sys
+
+    from failcodes.runlock import FolderLockedError
+    from failcodes.saturation.rounds import record_decisions
+
+    hold = (
+        "import sys, time\nfrom failcodes.runlock import folder_lock\n"
+        "with folder_lock(sys.argv[1], what='saturation project'):\n"
+        "    print('locked', flush=True)\n    time.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", hold, str(project.root)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "locked"
+        with pytest.raises(FolderLockedError, match="this saturation project is in use by"):
+            record_decisions(project, [])
+    finally:
+        proc.kill()
+        proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()

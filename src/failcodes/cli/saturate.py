@@ -233,7 +233,9 @@ def review(
     if file is not None and interactive:
         raise ConfigError("use either --file or --interactive, not both")
     if file is not None:
-        decisions = parse_review_file(file)
+        decisions = parse_review_file(
+            file, project=store.config().name, rounds=store.round_numbers()
+        )
         closed = record_decisions(store, decisions)
         names = sorted({d.reviewer for d in decisions})
         console.print(f"recorded {len(decisions)} decision(s) by {', '.join(names) or 'nobody'}")

@@ -168,8 +168,19 @@ def _text(item: dict[str, Any], key: str) -> str:
     return "" if value is None else str(value).strip()
 
 
-def parse_review_file(path: Path, *, now: datetime | None = None) -> list[Decision]:
-    """Decisions written in an edited review file (undecided items are skipped)."""
+def parse_review_file(
+    path: Path,
+    *,
+    now: datetime | None = None,
+    project: str | None = None,
+    rounds: Sequence[int] | None = None,
+) -> list[Decision]:
+    """Decisions written in an edited review file (undecided items are skipped).
+
+    With ``project``, the file's ``project:`` must name it (proposal ids such as
+    ``r0001-p01`` repeat across projects, so a file of another project would otherwise
+    decide this one's proposals); with ``rounds``, its ``round:`` must be one of them.
+    """
     path = Path(path)
     try:
         text = yamlio.read_yaml_text(path)
@@ -186,10 +197,24 @@ def parse_review_file(path: Path, *, now: datetime | None = None) -> list[Decisi
         ) from exc
     if not isinstance(data, dict) or not isinstance(data.get("proposals"), list):
         raise SaturationError("expected a mapping with a `proposals` list", path=path)
+    if project is not None and _text(data, "project") != project:
+        raise SaturationError(
+            f"this review file is for project {_text(data, 'project') or '(none)'!r}, "
+            f"not {project!r}; review it in its own project",
+            path=path,
+            field="project",
+        )
     try:
         number = int(data["round"])
     except (KeyError, TypeError, ValueError):
         raise SaturationError("missing or invalid `round`", path=path, field="round") from None
+    if rounds is not None and number not in rounds:
+        shown = ", ".join(map(str, rounds)) or "none yet"
+        raise SaturationError(
+            f"round {number} is not a round of this project (rounds: {shown})",
+            path=path,
+            field="round",
+        )
     reviewer = _text(data, "reviewer")
     stamp = now or datetime.now(UTC)
     out: list[Decision] = []

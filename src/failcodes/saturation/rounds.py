@@ -23,6 +23,7 @@ from pathlib import Path
 from failcodes import codebook as codebook_module
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Codebook
+from failcodes.runlock import folder_lock
 from failcodes.saturation.changes import (
     Change,
     ChangeOp,
@@ -208,8 +209,16 @@ def run_round(
     """Run (or resume) one round up to review: code, propose, deduplicate, write review file.
 
     A round with no open proposal after deduplication needs no review and is closed at once
-    (it counts as a round without new patterns).
+    (it counts as a round without new patterns). Holds the project's write lock
+    (:func:`failcodes.runlock.folder_lock`): a second writer exits at once, before any call.
     """
+    with folder_lock(store.root, what="saturation project"):
+        return _run_round(store, coder, proposer, force=force)
+
+
+def _run_round(
+    store: ProjectStore, coder: Coder, proposer: Proposer, *, force: bool = False
+) -> RoundRecord:
     record = start_round(store, coder, proposer, force=force)
     codebook = store.codebook(record.codebook_version)
     by_id = {u.id: u for u in store.pool()}
@@ -304,8 +313,14 @@ def validate_decision(store: ProjectStore, decision: Decision) -> None:
 def record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list[RoundRecord]:
     """Validate and append decisions; close every round whose proposals are all decided.
 
-    All decisions are validated before any is written. Returns the rounds closed.
+    All decisions are validated before any is written. Returns the rounds closed. Holds the
+    project's write lock.
     """
+    with folder_lock(store.root, what="saturation project"):
+        return _record_decisions(store, decisions)
+
+
+def _record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list[RoundRecord]:
     for d in decisions:
         validate_decision(store, d)
     store.append_decisions(list(decisions))
