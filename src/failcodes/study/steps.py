@@ -106,12 +106,16 @@ def has_traces(study: StudyFile, name: str) -> bool:
     return any(get_adapter(s.adapter).output is Output.TRACES for s in study.dataset(name).ingest)
 
 
-def judged_kinds(disagreements: Path, kinds: Sequence[str], top_k: int | None) -> list[str] | None:
-    """The judge kinds with units in ``disagreements``; None while the file is not written.
+def judged_kinds(
+    disagreements: Path, kinds: Sequence[str], top_k: int | None
+) -> tuple[bool, list[str]] | None:
+    """Whether ``disagreements`` holds claims to attribute, and the judge kinds with units.
 
-    A closed-book pipeline has no passage to code (no ``judge retrieval``), a verifier without
-    reasoning no reasoning to code; a data set without disagreements has neither. The same
-    rule as ``failcodes judge``, which refuses to judge nothing.
+    None while the file is not written. A closed-book pipeline has no passage to code (no
+    ``judge retrieval``; its disagreements are still attributed), a verifier without
+    reasoning no reasoning to code; a data set without disagreements (or whose disagreements
+    carry no claim) has nothing to judge or attribute. The same rule as ``failcodes judge``
+    and ``attribute``, which refuse to work on nothing.
     """
     if not disagreements.is_file():
         return None
@@ -121,7 +125,7 @@ def judged_kinds(disagreements: Path, kinds: Sequence[str], top_k: int | None) -
 
     traces = disagreement_traces(read_disagreements(disagreements))
     unit_kind = {"retrieval": UnitKind.RETRIEVAL, "reasoning": UnitKind.VERIFICATION}
-    return [k for k in kinds if build_units(traces, unit_kind[k], top_k=top_k)]
+    return bool(traces), [k for k in kinds if build_units(traces, unit_kind[k], top_k=top_k)]
 
 
 def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
@@ -181,11 +185,11 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
                 dataset=ds.name,
             )
         )
-        needed = judged_kinds(dis, j.kinds, j.top_k)
-        if needed is not None and not needed and dis.is_file():
-            continue  # no disagreement (or nothing to code): nothing to judge or attribute
+        found = judged_kinds(dis, j.kinds, j.top_k)
+        if found is not None and not found[0]:
+            continue  # no disagreement with a claim: nothing to judge or attribute
         runs: dict[str, Path] = {}
-        for kind in j.kinds if needed is None else needed:
+        for kind in j.kinds if found is None else found[1]:
             run = layout.judge_run(ds.name, kind)
             runs[kind] = run
             argv = ["judge", kind, "--from", str(dis), "--codebook", codebook, "--judge", j.judge]
