@@ -1,0 +1,546 @@
+"""Table-driven bad-input suite (issue 16): every case is one clean line, exit 2, nothing written.
+
+Each case builds a small workspace (valid traces, labels, codebook), breaks one thing, and runs
+the real CLI entry point in-process. It asserts: exit code 2; exactly one stderr line, starting
+``failcodes: error:`` and naming the file (and the field or line where there is one); no
+traceback (an uncaught exception fails the test); the workspace unchanged (no file created,
+removed or modified, e.g. no fresh ``journal.sqlite`` or empty run folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+from failcodes.cli.main import main
+from failcodes.codebook import bundled_dir
+from tests.judge_helpers import make_traces
+
+CODEBOOK = next(bundled_dir().glob("*.v1.yaml"))
+
+Setup = Callable[[Path], None]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: files to write, the command line, what the error line must name."""
+
+    id: str
+    argv: tuple[str, ...]
+    setup: Setup = lambda d: None
+    expect: tuple[str, ...] = ()
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def _trace_lines() -> list[dict[str, object]]:
+    return [t.model_dump(mode="json", exclude_none=True) for t in make_traces(2)]
+
+
+def _jsonl(rows: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+GOOD_TRACES = _jsonl(_trace_lines())
+LABELS = "claim_id,has_error,annotator\n" + "".join(
+    f"{r['claim_id']},false,a\n" for r in _trace_lines()[::2]
+)
+
+
+def _second_line(text: str) -> str:
+    """GOOD_TRACES with its second line replaced by ``text``."""
+    lines = GOOD_TRACES.splitlines()
+    lines[1] = text
+    return "\n".join(lines) + "\n"
+
+
+def _mutated(**changes: object) -> str:
+    rows = _trace_lines()
+    rows[1] = {**rows[1], **changes}
+    return _jsonl(rows)
+
+
+first = _trace_lines()[1]
+raw_first = json.dumps(first)
+
+#: Broken trace files: (id, content, substrings the error line must contain).
+BAD_TRACES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("malformed-json", _second_line(raw_first[:-5]), ("t.jsonl:2", "malformed JSON")),
+    (
+        "duplicate-key",
+        _second_line(raw_first[:-1] + ', "claim": "again"}'),
+        ("t.jsonl:2", "field 'claim'", "appears twice"),
+    ),
+    (
+        "nan-score",
+        _second_line(raw_first.replace('"rank": 1,', '"rank": 1, "score": NaN,', 1)),
+        ("t.jsonl:2", "NaN"),
+    ),
+    (
+        "infinity-score",
+        _second_line(raw_first.replace('"rank": 1,', '"rank": 1, "score": Infinity,', 1)),
+        ("t.jsonl:2", "Infinity"),
+    ),
+    (
+        "overflow-score",
+        _second_line(raw_first.replace('"rank": 1,', '"rank": 1, "score": 1e999,', 1)),
+        ("t.jsonl:2", "overflows"),
+    ),
+    ("deep-nesting", _second_line("[" * 200_000), ("t.jsonl:2", "nested deeper")),
+    (
+        "lone-surrogate",
+        _second_line(raw_first.replace('"claim": "', '"claim": "\\ud800', 1)),
+        ("t.jsonl:2", "field 'claim'", "lone surrogate"),
+    ),
+    ("not-an-object", _second_line("[1, 2]"), ("t.jsonl:2", "expected a JSON object")),
+    ("missing-field", _mutated(claim_id=None), ("t.jsonl:2", "claim_id")),
+    ("unknown-field", _mutated(colour="red"), ("t.jsonl:2", "field 'colour'")),
+    ("bad-verdict", _mutated(verdict="maybe?"), ("t.jsonl:2", "verdict")),
+    (
+        "duplicate-rank",
+        _mutated(
+            passages=[
+                {"passage_id": "a", "rank": 1, "text": "x"},
+                {"passage_id": "b", "rank": 1, "text": "y"},
+            ]
+        ),
+        ("t.jsonl:2", "field 'passages'", "rank 1 appears twice"),
+    ),
+    ("rank-zero", _mutated(passages=[{"passage_id": "a", "rank": 0, "text": "x"}]), ("rank",)),
+    ("duplicate-claim", _jsonl([*_trace_lines(), _trace_lines()[0]]), ("t.jsonl:5", "claim_id")),
+    ("not-utf8", GOOD_TRACES + "\xff\n", ("t.jsonl", "UTF-8")),
+]
+
+
+def _write(files: dict[str, str | bytes]) -> Setup:
+    def setup(d: Path) -> None:
+        for name, content in files.items():
+            path = d / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            elif "\xff" in content:  # write the byte, not its UTF-8 encoding
+                path.write_bytes(content.replace("\xff", "").encode() + b"\xff\n")
+            else:
+                path.write_text(content, encoding="utf-8")
+
+    return setup
+
+
+def _trace_cases() -> list[Case]:
+    out: list[Case] = []
+    for name, content, expect in BAD_TRACES:
+        files = {"t.jsonl": content, "labels.csv": LABELS}
+        setup = _write(files)
+        out += [
+            Case(
+                f"metrics/{name}",
+                ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+                setup,
+                expect,
+            ),
+            Case(
+                f"disagreements/{name}",
+                (
+                    *("disagreements", "--traces", "{d}/t.jsonl", "--labels"),
+                    *("{d}/labels.csv", "-o", "{d}/out/dis.jsonl"),
+                ),
+                setup,
+                expect,
+            ),
+            Case(
+                f"judge/{name}",
+                (
+                    *("judge", "retrieval", "--from", "{d}/t.jsonl", "--codebook", str(CODEBOOK)),
+                    *("-o", "{d}/run"),
+                ),
+                setup,
+                expect,
+            ),
+            Case(
+                f"attribute/{name}",
+                (
+                    *("attribute", "--from", "{d}/t.jsonl", "--codebook", str(CODEBOOK)),
+                    *("-o", "{d}/att"),
+                ),
+                setup,
+                expect,
+            ),
+        ]
+    return out
+
+
+BOMB = "\n".join(
+    ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    + [
+        f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]"
+        for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+    ]
+)
+GOOD_CB = CODEBOOK.read_text(encoding="utf-8")
+_doc = yaml.safe_load(GOOD_CB)
+_doc["parts"] = [p for p in _doc["parts"] if p["id"] != "retrieval"]
+_doc.pop("leaves", None)
+NO_RETRIEVAL = yaml.safe_dump(_doc, sort_keys=False)
+
+CODEBOOK_CASES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("alias-bomb", BOMB, ("cb.yaml:2", "aliases")),
+    ("yaml-syntax", "name: [unclosed\n", ("cb.yaml", "yaml-syntax")),
+    ("not-a-mapping", "- 1\n- 2\n", ("cb.yaml", "not-a-mapping")),
+    ("empty", "", ("cb.yaml", "empty")),
+    ("duplicate-key", GOOD_CB + "\nname: again\n", ("cb.yaml", "duplicate-key")),
+    ("unknown-key", GOOD_CB + "\ncolour: red\n", ("cb.yaml", "colour")),
+    ("too-large", "#" * (1024 * 1024 + 1), ("cb.yaml", "too-large")),
+    ("bad-version", GOOD_CB.replace("version: 1", "version: 0", 1), ("cb.yaml", "version")),
+]
+
+
+def _codebook_cases() -> list[Case]:
+    out = []
+    for name, text, expect in CODEBOOK_CASES:
+        setup = _write({"cb.yaml": text, "t.jsonl": GOOD_TRACES})
+        out.append(
+            Case(
+                f"codebook-validate/{name}", ("codebook", "validate", "{d}/cb.yaml"), setup, expect
+            )
+        )
+        out.append(
+            Case(
+                f"judge-codebook/{name}",
+                (
+                    "judge",
+                    "retrieval",
+                    "--from",
+                    "{d}/t.jsonl",
+                    "--codebook",
+                    "{d}/cb.yaml",
+                    "-o",
+                    "{d}/run",
+                ),
+                setup,
+                expect,
+            )
+        )
+    return out
+
+
+NOT_SQLITE = "this is not a SQLite database\n" * 20
+JUDGE = ("judge", "retrieval", "--from", "{d}/t.jsonl", "--codebook", str(CODEBOOK))
+
+
+def _mk_dir(*names: str, files: dict[str, str] | None = None) -> Setup:
+    def setup(d: Path) -> None:
+        for n in names:
+            (d / n).mkdir(parents=True, exist_ok=True)
+        _write({"t.jsonl": GOOD_TRACES, "labels.csv": LABELS, **(files or {})})(d)
+
+    return setup
+
+
+OUTPUT_CASES: list[Case] = [
+    Case("judge/o-is-a-file", (*JUDGE, "-o", "{d}/t.jsonl"), _mk_dir(), ("t.jsonl", "is a file")),
+    Case(
+        "judge/o-under-a-file",
+        (*JUDGE, "-o", "{d}/t.jsonl/run"),
+        _mk_dir(),
+        ("t.jsonl", "folder is needed"),
+    ),
+    Case(
+        "judge/corrupt-journal",
+        (*JUDGE, "-o", "{d}/run"),
+        _mk_dir("run", files={"run/journal.sqlite": NOT_SQLITE}),
+        ("journal.sqlite", "not a usable SQLite database"),
+    ),
+    Case(
+        "judge/journal-is-a-folder",
+        (*JUDGE, "-o", "{d}/run"),
+        _mk_dir("run/journal.sqlite"),
+        ("journal.sqlite", "is a folder"),
+    ),
+    Case(
+        "judge/missing-part",
+        (
+            "judge",
+            "retrieval",
+            "--from",
+            "{d}/t.jsonl",
+            "--codebook",
+            "{d}/cb.yaml",
+            "-o",
+            "{d}/run",
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "cb.yaml": NO_RETRIEVAL}),
+        ("cb.yaml", "field 'parts'", "no 'retrieval' part"),
+    ),
+    Case(
+        "judge/missing-input",
+        (*JUDGE[:3], "{d}/nope.jsonl", *JUDGE[4:], "-o", "{d}/run"),
+        _mk_dir(),
+        ("nope.jsonl",),
+    ),
+    Case(
+        "judge/input-is-a-folder",
+        (*JUDGE[:3], "{d}/folder.jsonl", *JUDGE[4:], "-o", "{d}/run"),
+        _mk_dir("folder.jsonl"),
+        ("folder.jsonl",),
+    ),
+    Case(
+        "disagreements/o-is-a-folder",
+        (
+            *("disagreements", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+            *("-o", "{d}/outdir.jsonl"),
+        ),
+        _mk_dir("outdir.jsonl"),
+        ("outdir.jsonl", "is a folder"),
+    ),
+    Case(
+        "ingest/o-is-a-folder",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/outdir.jsonl"),
+        _mk_dir("outdir.jsonl"),
+        ("outdir.jsonl", "is a folder"),
+    ),
+    Case(
+        "ingest/o-under-a-file",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/labels.csv/x.jsonl"),
+        _mk_dir(),
+        ("labels.csv", "folder is needed"),
+    ),
+    Case(
+        "cache-stats/corrupt",
+        ("cache", "stats", "--cache", "{d}/c.sqlite"),
+        _write({"c.sqlite": NOT_SQLITE}),
+        ("c.sqlite", "not a usable SQLite database", "--cache"),
+    ),
+    Case(
+        "cache-stats/missing",
+        ("cache", "stats", "--cache", "{d}/none.sqlite"),
+        _write({}),
+        ("none.sqlite",),
+    ),
+    Case(
+        "cache-stats/folder",
+        ("cache", "stats", "--cache", "{d}/dir.sqlite"),
+        _mk_dir("dir.sqlite"),
+        ("dir.sqlite",),
+    ),
+    Case(
+        "cache-prune/corrupt",
+        ("cache", "prune", "--all", "--cache", "{d}/c.sqlite"),
+        _write({"c.sqlite": NOT_SQLITE}),
+        ("c.sqlite", "not a usable SQLite database"),
+    ),
+]
+
+ANNOTATION = {
+    "unit_id": "u1",
+    "unit_kind": "retrieval",
+    "status": "unscored",
+    "reason": "x",
+    "codebook": {"name": "medical-fact-check", "version": 1, "hash": "0" * 64},
+    "coder": "offline",
+    "coder_kind": "heuristic",
+}
+STUDY = "{d}/study"
+REPORT = ("report", STUDY, "-o", "{d}/rep")
+
+
+def _study(files: dict[str, str]) -> Setup:
+    return _write({f"study/{k}": v for k, v in files.items()})
+
+
+REPORT_CASES: list[Case] = [
+    Case("report/empty-folder", REPORT, _mk_dir("study"), ("study",)),
+    Case("report/foreign-folder", REPORT, _study({"notes.txt": "hello\n"}), ("study",)),
+    Case("report/no-such-folder", REPORT, _write({}), ("study",)),
+    Case(
+        "report/truncated-annotation-line-2",
+        REPORT,
+        _study(
+            {
+                "judge/d/retrieval/annotations.jsonl": json.dumps(ANNOTATION)
+                + "\n"
+                + json.dumps(ANNOTATION)[:40]
+                + "\n",
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("annotations.jsonl:2", "malformed JSON"),
+    ),
+    Case(
+        "report/annotation-duplicate-key",
+        REPORT,
+        _study(
+            {
+                "judge/d/retrieval/annotations.jsonl": json.dumps(ANNOTATION)[:-1]
+                + ', "coder": "x"}\n',
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("annotations.jsonl:1", "field 'coder'"),
+    ),
+    Case(
+        "report/per-passage-missing-column",
+        REPORT,
+        _study(
+            {
+                "attribution/d/per_passage.csv": "system,status\ns,scored\n",
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("per_passage.csv:1", "field 'retriever'"),
+    ),
+    Case(
+        "report/per-trace-missing-column",
+        REPORT,
+        _study(
+            {
+                "attribution/d/per_trace.csv": "verifier,status\nv,scored\n",
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("per_trace.csv:1", "field 'all_correct'"),
+    ),
+    Case(
+        "report/attribution-missing-stage",
+        REPORT,
+        _study(
+            {
+                "attribution/d/attribution.csv": "claim_id\nc1\n",
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("attribution.csv:1", "field 'stage'"),
+    ),
+    Case(
+        "report/attribution-empty",
+        REPORT,
+        _study({"attribution/d/attribution.csv": "", "data/d.traces.jsonl": GOOD_TRACES}),
+        ("attribution.csv", "empty"),
+    ),
+    Case(
+        "report/bad-traces",
+        REPORT,
+        _study({"data/d.traces.jsonl": _second_line("{bad")}),
+        ("d.traces.jsonl:2", "malformed JSON"),
+    ),
+    Case(
+        "report/metrics-not-a-list",
+        REPORT,
+        _study({"metrics/d.json": '{"a": 1}', "data/d.traces.jsonl": GOOD_TRACES}),
+        ("d.json", "list"),
+    ),
+    Case(
+        "report/metrics-row-without-system",
+        REPORT,
+        _study({"metrics/d.json": '[{"a": 1}]', "data/d.traces.jsonl": GOOD_TRACES}),
+        ("d.json", "field '[0].system'"),
+    ),
+]
+
+OTHER_CASES: list[Case] = [
+    Case(
+        "labelstudio-import/malformed",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": "[{"}),
+        ("x.json", "malformed JSON"),
+    ),
+    Case(
+        "labelstudio-import/duplicate-key",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": '[{"id": 1, "id": 2}]'}),
+        ("x.json", "field 'id'", "appears twice"),
+    ),
+    Case(
+        "labelstudio-import/deep",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": "[" * 100_000}),
+        ("x.json", "nested deeper"),
+    ),
+    Case(
+        "metrics/labels-missing-column",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": "claim_id,annotator\nc,a\n"}),
+        ("l.csv:1", "has_error"),
+    ),
+    Case(
+        "metrics/labels-bad-bool",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": "claim_id,has_error\nc,perhaps\n"}),
+        ("l.csv:2", "has_error"),
+    ),
+    Case(
+        "metrics/labels-unknown-claim",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": "claim_id,has_error\nnope,true\n"}),
+        ("l.csv:2", "nope"),
+    ),
+    Case(
+        "metrics/traces-missing",
+        ("metrics", "--traces", "{d}/none.jsonl", "--labels", "{d}/labels.csv"),
+        _write({}),
+        ("none.jsonl", "not found"),
+    ),
+    Case(
+        "metrics/traces-unknown-extension",
+        ("metrics", "--traces", "{d}/t.txt", "--labels", "{d}/labels.csv"),
+        _write({"t.txt": GOOD_TRACES}),
+        ("t.txt", "extension"),
+    ),
+    Case(
+        "agree/missing",
+        ("agree", "{d}/none.csv"),
+        _write({}),
+        ("none.csv",),
+    ),
+    Case(
+        "codebook-validate/missing",
+        ("codebook", "validate", "{d}/none.yaml"),
+        _write({}),
+        ("none.yaml", "missing-file"),
+    ),
+]
+
+CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES
+
+
+def test_the_suite_is_big_enough() -> None:
+    assert len(CASES) >= 80, len(CASES)
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(
+    case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    case.setup(work)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    before = _tree(work)
+    capsys.readouterr()
+    argv = [a.replace("{d}", str(work)) for a in case.argv]
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    out, err = capsys.readouterr()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert info.value.code == 2, (err, out)
+    assert len(lines) == 1, err
+    assert lines[0].startswith("failcodes: error: "), err
+    assert "Traceback" not in err
+    for needle in case.expect:
+        assert needle in lines[0], (needle, lines[0])
+    assert _tree(work) == before, "the command changed the workspace"
+    assert os.getcwd() == str(work)
