@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
@@ -223,6 +224,33 @@ def test_panel_through_the_cli_with_dry_run_counting_every_member(
     assert report["cost_usd"] > 0
     dims = {r["dimension"] for r in report["agreement"] if r["code"] is None}
     assert dims == {"entity_match", "scope", "trustworthy", "polarity", "chunking"}
+    # attribute on the panel run: tables from the consensus (ties unscored), agreement beside
+    code, out, err = _cli(
+        [
+            "attribute",
+            "--from",
+            str(traces),
+            "--codebook",
+            str(cb),
+            "--retrieval",
+            "run",
+            "-o",
+            "att",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    agreement = pd.read_csv(workdir / "att" / "retrieval_panel_agreement.csv")
+    assert len(agreement) == len(report["agreement"])
+    per_passage = pd.read_csv(workdir / "att" / "per_passage.csv")
+    tied = {
+        u["unit_id"] for u in report["units"] if any(v["tie"] for v in u["dimensions"].values())
+    }
+    statuses = dict(zip(per_passage["unit_id"], per_passage["status"], strict=True))
+    assert {uid for uid, st in statuses.items() if st == "unscored"} == tied
+    assert set(per_passage["coder"].dropna()) == {"panel(openai:panel-a+openai:panel-b)"}
 
 
 def test_report_shows_the_panel_agreement_and_quote_checks(tmp_path: Path, monkeypatch) -> None:
@@ -250,3 +278,52 @@ def test_report_shows_the_panel_agreement_and_quote_checks(tmp_path: Path, monke
     html = page.read_text(encoding="utf-8")
     assert "Inter-judge agreement of the judge panel" in html
     assert "Per-dimension quotes per judge" in html
+
+
+def test_agree_on_a_panel_run_folder_reports_inter_judge_agreement(
+    workdir: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-agree")
+    units = retrieval_units(make_traces(3))
+    run = workdir / "panel-run"
+    with FakeServer() as fake:
+        # one model sampled twice + another model: the samples are distinct coders
+        specs = ["openai:panel-a", "openai:panel-b", "openai:panel-a"]
+        members = [
+            Member(name, make_coder(spec, base_url=fake.openai_base_url), 0.7)
+            for name, spec in zip(member_names(specs), specs, strict=True)
+        ]
+        report, _ = run_panel(units, members, CB, UnitKind.RETRIEVAL, run_dir=run)
+        assert fake.stats()["calls"] == {"openai": 3 * len(units)}  # the repeat is not cached
+    assert report.temperatures == dict.fromkeys(report.members, 0.7)
+    code, out, err = _cli(["agree", str(run), "--bootstrap", "0", "--format", "json"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    pairs = {r["coders"] for r in rows if r["scope"] == "pair"}
+    assert pairs == {
+        "openai:panel-a#1|openai:panel-a#2",
+        "openai:panel-a#1|openai:panel-b",
+        "openai:panel-a#2|openai:panel-b",
+    }
+    # the deterministic fake answers the same model the same way: its two samples agree fully
+    same = [
+        r
+        for r in rows
+        if r["scope"] == "pair"
+        and r["coders"] == "openai:panel-a#1|openai:panel-a#2"
+        and r["statistic"] == "percent"
+    ]
+    assert {r["value"] for r in same} == {1.0}
+    # per dimension, all three members: the same Fleiss kappa as the panel's own table
+    for dim in PART.dimensions:
+        mine = [
+            r["value"]
+            for r in rows
+            if r["scope"] == "dimension" and r["dimension"] == dim.id and r["statistic"] == "fleiss"
+        ]
+        panel = [
+            r.value
+            for r in report.agreement
+            if r.dimension == dim.id and r.code is None and r.statistic == "fleiss"
+        ]
+        assert mine == pytest.approx(panel)

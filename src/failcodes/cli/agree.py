@@ -101,7 +101,8 @@ def agree(
         Path,
         typer.Argument(
             help="Ratings table (.csv/.parquet/.jsonl: one row per unit, one column per rater, "
-            "blank = missing) or a JSONL file of annotations."
+            "blank = missing), a JSONL file of annotations, or a judge panel's run folder "
+            "(inter-judge agreement of its members)."
         ),
     ],
     stat: Annotated[
@@ -177,12 +178,16 @@ def agree(
     rows: list[dict[str, Any]] = []
     group_keys: list[str] = []
     notes: list[str] = []
-    if _is_annotation_file(file):
+    panel_run = file.is_dir() and (file / "panel.json").exists()
+    if panel_run or _is_annotation_file(file):
         from failcodes import codebook as cbm
+        from failcodes.judge.panelrun import panel_annotations
 
         cb = cbm.load(codebook_path) if codebook_path is not None else None
+        if panel_run:
+            notes.append(f"judge panel {file}: agreement between its members")
         scoped = annotation_agreement(
-            dataio.read_models_jsonl(file, Annotation),
+            panel_annotations(file) if panel_run else dataio.read_models_jsonl(file, Annotation),
             codebook=cb,
             n_bootstrap=bootstrap,
             seed=seed,

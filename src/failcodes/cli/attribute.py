@@ -27,6 +27,7 @@ from failcodes.attribution import (
 from failcodes.cli._judge_inputs import load_codebook, load_inputs
 from failcodes.cli.main import app
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
+from failcodes.codebook import Codebook
 from failcodes.disagreements import with_evidence_source as declare_disagreements
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text
@@ -58,9 +59,13 @@ OUTPUT_FILES = {
 }
 
 
-def _annotations(run_dir: Path | None) -> list[Annotation]:
+def _annotations(run_dir: Path | None, codebook: Codebook) -> list[Annotation]:
     if run_dir is None:
         return []
+    from failcodes.judge.panelrun import PANEL_FILE, consensus_annotations
+
+    if (run_dir / PANEL_FILE).is_file():  # a judge panel: its consensus, ties unscored
+        return consensus_annotations(run_dir, codebook)
     if not (run_dir / JOURNAL_NAME).is_file():
         raise InputError(f"no judge run here (missing {JOURNAL_NAME})", path=run_dir)
     return read_annotations(run_dir)
@@ -126,8 +131,8 @@ def attribute_cmd(
         traces = with_evidence_source(traces, declared)
         if disagreements is not None:
             disagreements = declare_disagreements(disagreements, declared)
-    r_ann = _annotations(retrieval)
-    v_ann = _annotations(reasoning)
+    r_ann = _annotations(retrieval, codebook)
+    v_ann = _annotations(reasoning, codebook)
     if strategy is Strategy.CODEBOOK and retrieval is None:
         raise InputError("the codebook strategy needs --retrieval RUN_DIR (judge retrieval)")
     items = attribute(
@@ -155,6 +160,14 @@ def attribute_cmd(
         tables["verification_dominant_errors"] = dominant_errors(
             pt, codebook, UnitKind.VERIFICATION, by="verifier", top=top
         )
+    from failcodes.judge.panelrun import read_panel
+
+    for kind_name, run_dir in (("retrieval", retrieval), ("reasoning", reasoning)):
+        panel = read_panel(run_dir) if run_dir is not None else None
+        if panel is not None:  # inter-judge agreement beside the tables built on its consensus
+            tables[f"{kind_name}_panel_agreement"] = pd.DataFrame(
+                [r.model_dump() for r in panel.agreement]
+            )
     for name, df in tables.items():
         _write_csv(df, output / OUTPUT_FILES.get(name, f"{name}.csv"))
     atomic_write_text(

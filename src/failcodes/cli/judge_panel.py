@@ -7,6 +7,7 @@ and prints each member's summary, the panel's cost and its agreement table.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -20,8 +21,10 @@ from failcodes.judge import (
     make_coder,
     summary_lines,
 )
-from failcodes.judge.panelrun import Member, PanelReport, estimate_panel, member_names, run_panel
 from failcodes.judge.unitjudge import Coder
+
+if TYPE_CHECKING:  # the panel pulls in the statistics (numpy, scipy): imported on use
+    from failcodes.judge.panelrun import Member, PanelReport
 from failcodes.units import Unit, UnitKind
 
 
@@ -37,6 +40,8 @@ def panel_members(
 
     A dry run needs no key: a member without one is priced, never called.
     """
+    from failcodes.judge.panelrun import Member, member_names
+
     members = []
     for name, spec in zip(member_names(specs), specs, strict=True):
         coder: Coder
@@ -92,6 +97,8 @@ def panel_command(
     out: Console,
 ) -> None:
     """Run (or estimate) the panel and print what it did."""
+    from failcodes.judge.panelrun import estimate_panel, run_panel
+
     if mode.name == "cascade":
         raise ConfigError("--cascade cannot be combined with a panel (several --judge)")
     members = panel_members(

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.estimate import Estimate
 from failcodes.judge.modes import Mode
@@ -200,6 +201,56 @@ def estimate_panel(
                 settings=settings,
             )
         )
+    return out
+
+
+def panel_annotations(run_dir: str | Path) -> list[Annotation]:
+    """Every member's annotations, each named by its member (``openai:m#1``...).
+
+    Samples of one model then count as distinct coders (``failcodes agree RUN_DIR``).
+    """
+    run = Path(run_dir)
+    report = read_panel(run)
+    if report is None:
+        raise InputError("not a judge panel run (no panel.json)", path=run)
+    out: list[Annotation] = []
+    for member in report.members:
+        for ann in read_annotations(run / report.run_dirs[member]):
+            out.append(ann.model_copy(update={"coder": member}))
+    return out
+
+
+def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
+    """One annotation per unit carrying the panel's consensus codes (coder ``panel(a+b)``).
+
+    A unit the panel ties on, on any dimension, is *unscored* with the tied dimensions as its
+    reason: it has no consensus to report, and tables leave it out rather than guess.
+    """
+    run = Path(run_dir)
+    report = read_panel(run)
+    if report is None:
+        raise InputError("not a judge panel run (no panel.json)", path=run)
+    part = codebook.part(report.kind)
+    multi = {d.id for d in part.dimensions if d.multi_label}
+    coder = f"panel({'+'.join(report.members)})"
+    out: list[Annotation] = []
+    for unit in report.units:
+        common = {
+            "unit_id": unit.unit_id,
+            "unit_kind": report.kind,
+            "codebook": codebook.ref(),
+            "coder": coder,
+            "coder_kind": CoderKind.LLM,
+        }
+        if unit.ties or len(unit.dimensions) < len(part.dimensions):
+            why = ", ".join(unit.ties) or "not every dimension coded by the members"
+            out.append(
+                Annotation(status=Status.UNSCORED, reason=f"judge panel tie on {why}", **common)
+            )
+            continue
+        codes = {d: v.consensus[0] for d, v in unit.dimensions.items()}
+        sets = {d: list(v.consensus) for d, v in unit.dimensions.items() if d in multi}
+        out.append(Annotation(status=Status.SCORED, codes=codes, code_sets=sets, **common))
     return out
 
 
