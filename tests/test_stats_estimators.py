@@ -211,3 +211,21 @@ def test_weighted_stats_on_text_labels_need_categories(tmp_path: Path, agree) ->
     assert rows["gwet_ac2"]["value"] == pytest.approx(expected.value)
     with pytest.raises(StatisticsError, match="ordered categories"):
         tb.agreement_table(tb.ratings_from_frame(frame), ["fleiss"], weights="quadratic")
+
+
+def test_cli_weights_matrix_reproduces_irrcac_linear(tmp_path: Path, agree) -> None:
+    matrix = tmp_path / "linear.csv"
+    matrix.write_text("\n".join(",".join(f"{v:g}" for v in row) for row in _linear(5)) + "\n")
+    data = reference_data(REF, "gwet2014_raw_4raters_12units.csv")
+    code, out, err = agree(data, "--weights-matrix", matrix, "--bootstrap", "0", "--format", "json")
+    assert code == 0, err
+    rows = {r["statistic"]: r for r in json.loads(out)}
+    # irrCAC raw_4raters, linear weights: Fleiss 0.818, Conger 0.814, alpha 0.800
+    assert round(rows["fleiss"]["value"], 3) == 0.818
+    assert round(rows["conger"]["value"], 3) == 0.814
+    assert round(rows["krippendorff"]["value"], 3) == 0.800
+    assert rows["krippendorff"]["weights"] == "custom"
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1,0\nx,1\n")
+    code, _, err = agree(data, "--weights-matrix", bad)
+    assert code == 2 and "bad.csv:2" in err and len(err.strip().splitlines()) == 1

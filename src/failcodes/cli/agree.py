@@ -64,6 +64,26 @@ def _is_annotation_file(path: Path) -> bool:
     return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
 
 
+def _read_matrix(path: Path) -> list[list[float]]:
+    """A weight matrix CSV: rows of numbers, no header (one clear line on anything else)."""
+    import csv
+
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    rows: list[list[float]] = []
+    with path.open(newline="", encoding="utf-8") as fh:
+        for line_no, row in enumerate(csv.reader(fh), 1):
+            if not row:
+                continue
+            try:
+                rows.append([float(v) for v in row])
+            except ValueError:
+                raise InputError(
+                    f"weight matrix cells must be numbers, got {row}", path=path, line=line_no
+                ) from None
+    return rows
+
+
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -142,6 +162,15 @@ def agree(
         Path | None,
         typer.Option("--codebook", help="Codebook YAML (annotation files): full code lists."),
     ] = None,
+    weights_matrix: Annotated[
+        Path | None,
+        typer.Option(
+            "--weights-matrix",
+            help="CSV of a q x q agreement-weight matrix (no header; rows and columns in "
+            "category order: --categories, else sorted values), 1 on the diagonal. Applies to "
+            "the kappa family and to Krippendorff's alpha (distance 1 - w).",
+        ),
+    ] = None,
     missing_data: Annotated[
         bool,
         typer.Option(
@@ -206,6 +235,7 @@ def agree(
                 )
             )
     else:
+        matrix = None if weights_matrix is None else _read_matrix(weights_matrix)
         frame = read_ratings_frame(file)
         if by is not None and by not in frame.columns:
             raise InputError(f"no column '{by}' to group by", path=file)
@@ -224,7 +254,7 @@ def agree(
                 table,
                 stats,
                 level=level,
-                weights=weights,
+                weights=matrix if matrix is not None else weights,
                 n_bootstrap=bootstrap,
                 seed=seed,
                 confidence=confidence,
