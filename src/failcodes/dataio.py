@@ -383,12 +383,23 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise _decode_error(path, exc) from None
 
 
+#: Largest CSV cell read (the csv module's default, 128 KiB, is smaller than cells we write).
+CSV_FIELD_LIMIT = 1 << 30
+
+
 def _csv_rows(
     path: Path,
     columns: Sequence[str] | None,
     required: Sequence[str],
     column_map: Mapping[str, str],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows of a CSV file; an empty cell is a missing value, except in a required column.
+
+    In a required column it is the empty string (an empty claim or passage text round-trips
+    as it does in JSONL; a required number or flag then fails validation with its line).
+    """
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    keep_empty = set(required)
     with _open_text(path) as fh:
         try:
             reader = csv.reader(fh)
@@ -417,7 +428,14 @@ def _csv_rows(
                         path=path,
                         line=lineno,
                     )
-                yield lineno, {h: v for h, v in zip(header, row, strict=True) if h and v != ""}
+                yield (
+                    lineno,
+                    {
+                        h: v
+                        for h, v in zip(header, row, strict=True)
+                        if h and (v != "" or h in keep_empty)
+                    },
+                )
         except UnicodeDecodeError as exc:
             raise _decode_error(path, exc) from None
 

@@ -41,6 +41,11 @@ def derived_evidence_source(passages: tuple[object, ...], retriever: str | None)
     return EvidenceSource.RETRIEVED if passages or retriever else EvidenceSource.NONE
 
 
+def empty_as_none(value: object) -> object:
+    """An empty optional text is a missing one (CSV cannot tell them apart; JSONL agrees)."""
+    return None if value == "" else value
+
+
 class Passage(BaseModel):
     """One retrieved passage shown to the verifier for a claim."""
 
@@ -57,6 +62,12 @@ class Passage(BaseModel):
         default=None,
         description="True if the passage is gold evidence for the claim (closed benchmarks only).",
     )
+
+    @field_validator("source", "title", mode="before")
+    @classmethod
+    def _empty_is_missing(cls, value: object) -> object:
+        return empty_as_none(value)
+
     gold_verdict: Verdict | None = Field(
         default=None,
         description="Gold polarity of the passage towards the claim (closed benchmarks only, "
@@ -93,6 +104,11 @@ class Trace(BaseModel):
         "item: no retrieval stage) or none (closed-book). Unset: retrieved if the trace has "
         "passages or a retriever, else none.",
     )
+
+    @field_validator("sentence", "raw_verdict", "reasoning", "verifier", "retriever", mode="before")
+    @classmethod
+    def _empty_is_missing(cls, value: object) -> object:
+        return empty_as_none(value)
 
     @field_validator("passages")
     @classmethod
