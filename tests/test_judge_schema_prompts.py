@@ -231,3 +231,36 @@ def test_leaves_enter_the_schema_only_for_dimensions_that_have_them() -> None:
     assert parse_answer(part, ok).leaves == {"entity_match": leaf}
     with pytest.raises(AnswerError, match="unknown leaf"):
         parse_answer(part, {**GOOD, "entity_match": {**GOOD["entity_match"], "leaves": ["nope"]}})
+
+
+def test_answer_schema_version_is_part_of_the_cache_key_and_old_annotations_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from failcodes.annotations import Annotation
+    from failcodes.judge import prompts as prompts_module
+
+    before = prompts_module.template_hash()
+    prompts_module.template_hash.cache_clear()
+    monkeypatch.setattr(prompts_module, "ANSWER_SCHEMA_VERSION", 1)
+    try:
+        assert prompts_module.template_hash() != before  # v1 answers never served for v2
+    finally:
+        prompts_module.template_hash.cache_clear()
+    # an annotation journaled under answer schema 1 (one rationale/quote/uncertain per unit)
+    old = {
+        "unit_id": "u1",
+        "unit_kind": "retrieval",
+        "codebook": {"name": "test-codebook", "version": 1, "hash": CB.hash},
+        "coder": "openai:m",
+        "coder_kind": "llm",
+        "status": "scored",
+        "codes": CODES,
+        "rationale": "All five look fine.",
+        "quote": "lowers HbA1c",
+        "quote_found": True,
+        "uncertain": True,
+    }
+    ann = Annotation.model_validate_json(json.dumps(old))
+    assert ann.evidence == {} and ann.code_sets == {}
+    assert ann.code_set("scope") == ("broader_scope",)
+    assert ann.uncertain_dimensions() == list(CODES)  # the unit-level flag covers them all
