@@ -340,3 +340,57 @@ def test_cli_plan_targets_the_units_a_judge_panel_split_on(
     assert plan.targeted_ids() == {"u007", "u008"} - plan.estimation_ids()
     assert plan.targeted_ids().isdisjoint(plan.estimation_ids())
     assert "1 panel-split unit(s) are not scored in the coded table: left out" in out
+
+
+def test_verification_plan_and_corrected_rows_use_the_verifier_column() -> None:
+    from failcodes.report.corrected import corrected_rows
+
+    cb = codebooks.bundled()
+    part = cb.part(UnitKind.VERIFICATION)
+    high = {d.id: d.high_quality_code for d in part.dimensions}
+    first = part.dimensions[0]
+    low = next(s.id for s in first.subcodes if not s.high_quality)
+    rows = []
+    for i in range(12):
+        codes = {**high, first.id: low if i % 2 else first.high_quality_code}
+        rows.append(
+            {
+                "verifier": "v1" if i < 6 else "v2",
+                "unit_id": f"t{i}",
+                "status": "scored",
+                **codes,
+                "all_correct": i % 2 == 0,
+            }
+        )
+    table = pd.DataFrame(rows)
+    plan = draw_plan(
+        table,
+        UnitKind.VERIFICATION,
+        name="v",
+        size=8,
+        seed=0,
+        source="x",
+        source_sha256="0" * 64,
+        stratify=[StratifyBy.SYSTEM],
+    )
+    assert [s.key for s in plan.strata] == ["verifier=v1", "verifier=v2"]
+    humans = {
+        uid: Annotation(
+            unit_id=uid,
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=cb.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes=high,  # the human finds every step correct
+        )
+        for uid in plan.estimation_ids()
+    }
+    out = corrected_rows(table, plan, humans, part)
+    flag = [r for r in out if r["code"] == "all_high_quality"]
+    assert [r["system"] for r in flag] == ["v1", "v2"]
+    for r in flag:
+        assert r["reviewed"] == 4
+        est = r["estimates"]
+        assert est is not None
+        assert est.human.estimate == 1.0  # every reviewed trace all-correct for the human
+        assert est.judge.estimate == pytest.approx(0.5)
