@@ -17,6 +17,7 @@ from failcodes.errors import InputError
 from failcodes.study import StudyLayout, init_study, load_study, plan_study
 from failcodes.study.config import parse_study
 from failcodes.study.runner import pending_steps
+from failcodes.study.steps import plan_notes
 
 
 def cli(*args: str) -> int:
@@ -136,6 +137,9 @@ def test_run_builds_the_report_and_skips_finished_steps(
     # written, the plan drops `judge reasoning` (the judge would refuse to judge nothing)
     steps = plan_study(study, layout)
     assert "judge reasoning ragchecker-example" not in [s.name for s in steps]
+    assert plan_notes(study, layout) == [
+        "judge reasoning ragchecker-example: not planned, the verifier wrote no reasoning"
+    ]
     assert pending_steps(steps, layout) == []
     # attribute wrote what the report reads: the bundled RAGChecker example has one
     # disagreement under 'refuted' (claim 0:c10, labelled Contradiction, verdict no_evidence)

@@ -72,7 +72,7 @@ def run(
     """Run the pending steps of a study in order (finished ones are skipped; resumable)."""
     from failcodes.study.config import load_study
     from failcodes.study.runner import Outcome, is_finished, load_state, run_steps
-    from failcodes.study.steps import plan_study
+    from failcodes.study.steps import plan_notes, plan_study
 
     layout = StudyLayout.of(study)
     config = load_study(layout.root)
@@ -82,6 +82,8 @@ def run(
         for step in steps:
             done = not force and is_finished(step, layout, state)
             typer.echo(step.command() + ("  # finished" if done else ""))
+        for note in plan_notes(config, layout):
+            typer.echo(f"# {note}")
         return
     err = Console(stderr=True)
     progress = Progress(

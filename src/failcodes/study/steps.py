@@ -258,4 +258,27 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
     return steps
 
 
-__all__ = ["Step", "has_traces", "judged_kinds", "plan_study"]
+def plan_notes(study: StudyFile, layout: StudyLayout) -> list[str]:
+    """Why steps of the study are not planned (judge kinds with nothing to code, ...)."""
+    why = {
+        "retrieval": "the disagreements carry no passage (closed-book, or no text given)",
+        "reasoning": "the verifier wrote no reasoning",
+    }
+    notes: list[str] = []
+    for ds in study.datasets:
+        if not has_traces(study, ds.name):
+            notes.append(f"{ds.name}: labels only, nothing to measure or judge")
+            continue
+        found = judged_kinds(layout.disagreements(ds.name), study.judge.kinds, study.judge.top_k)
+        if found is None:
+            continue
+        if not found[0]:
+            notes.append(f"{ds.name}: no disagreement with a claim: nothing to judge or attribute")
+            continue
+        for kind in study.judge.kinds:
+            if kind not in found[1]:
+                notes.append(f"judge {kind} {ds.name}: not planned, {why[kind]}")
+    return notes
+
+
+__all__ = ["Step", "has_traces", "judged_kinds", "plan_notes", "plan_study"]
