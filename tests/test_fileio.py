@@ -80,3 +80,30 @@ def test_cli_outputs_honour_the_umask(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         for name in ("t.csv", "t.passages.csv"):
             assert stat.S_IMODE((out / name).stat().st_mode) == mode, (umask, name)
+
+
+def test_json_writers_write_what_the_strict_reader_reads(tmp_path: Path) -> None:
+    # one set of JSON writers (issue 17/16): models at any depth, UTF-8, no NaN
+    import math
+
+    import pytest
+    from pydantic import BaseModel
+
+    from failcodes.dataio import iter_jsonl, read_json
+    from failcodes.fileio import write_json, write_jsonl
+
+    class M(BaseModel):
+        name: str
+        score: float
+
+    write_json(tmp_path / "a.json", {"items": [M(name="β", score=0.5)], "n": 1})
+    assert read_json(tmp_path / "a.json") == {"items": [{"name": "β", "score": 0.5}], "n": 1}
+    assert "β" in (tmp_path / "a.json").read_text(encoding="utf-8")  # not \u03b2
+    write_jsonl(tmp_path / "a.jsonl", [M(name="x", score=1.0), {"name": "y", "score": 2}])
+    assert [r for _, r in iter_jsonl(tmp_path / "a.jsonl")] == [
+        {"name": "x", "score": 1.0},
+        {"name": "y", "score": 2},
+    ]
+    with pytest.raises(ValueError, match="JSON compliant"):
+        write_json(tmp_path / "nan.json", {"x": math.nan})
+    assert not (tmp_path / "nan.json").exists()

@@ -8,6 +8,9 @@ complete; on an exception the temporary file is deleted and the destination is u
 - :func:`atomic_path`: a context manager yielding a temporary path for writers that want a
   path (``DataFrame.to_csv``, ``Figure.savefig``, ...).
 - :class:`AtomicBatch`: several files moved into place together, or none of them.
+- :func:`write_json` / :func:`write_jsonl`: THE JSON writers (one document, one object per
+  line), atomic, UTF-8, never ``NaN``/``Infinity`` (the strict reader,
+  :func:`failcodes.dataio.parse_json`, refuses them).
 
 Output files get the mode a plain ``open(path, "w")`` would give them: ``0o666`` minus the
 process umask (the temporary file :func:`tempfile.mkstemp` creates is ``0o600``, which the
@@ -23,12 +26,16 @@ create nothing.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import tempfile
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 from failcodes.errors import OutputError
 
@@ -46,6 +53,8 @@ __all__ = [
     "probe_dir",
     "probe_file",
     "temp_path",
+    "write_json",
+    "write_jsonl",
 ]
 
 
@@ -281,3 +290,45 @@ class AtomicBatch:
                 raise
         else:
             self.abort()
+
+
+def _plain(obj: Any) -> Any:
+    """JSON data with pydantic models (at any depth) dumped to plain values."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def _json_text(obj: Any, indent: int | None) -> str:
+    if isinstance(obj, BaseModel):
+        return obj.model_dump_json(indent=indent)
+    return json.dumps(_plain(obj), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
+
+
+def write_json(path: str | Path, obj: Any, *, fsync: bool = False) -> Path:
+    """Write ``obj`` (a pydantic model or JSON data, models allowed inside) atomically.
+
+    Indented UTF-8 JSON with a final newline; ``NaN``/``Infinity`` raise ``ValueError`` (JSON
+    has no such numbers). With ``fsync`` the data reach the disk before the rename.
+    """
+    return atomic_write_text(path, _json_text(obj, 2) + "\n", fsync=fsync)
+
+
+def write_jsonl(path: str | Path, records: Iterable[Any], *, fsync: bool = False) -> Path:
+    """Write one JSON object per line (pydantic models or dicts), streamed, atomically."""
+    target = Path(path)
+    with atomic_path(target) as tmp:
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for record in records:
+                    fh.write(_json_text(record, None) + "\n")
+                if fsync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+        except OSError as exc:
+            raise output_error(exc, target) from None
+    return target

@@ -30,7 +30,7 @@ from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.codebook import Codebook
 from failcodes.disagreements import with_evidence_source as declare_disagreements
 from failcodes.errors import InputError
-from failcodes.fileio import atomic_write_text
+from failcodes.fileio import atomic_write_text, write_jsonl
 from failcodes.judge.journal import JOURNAL_NAME
 from failcodes.judge.run import read_annotations
 from failcodes.study import layout
@@ -170,10 +170,7 @@ def attribute_cmd(
             )
     for name, df in tables.items():
         _write_csv(df, output / OUTPUT_FILES.get(name, f"{name}.csv"))
-    atomic_write_text(
-        output / layout.ATTRIBUTION_ITEMS,
-        "".join(a.model_dump_json() + "\n" for a in items),
-    )
+    write_jsonl(output / layout.ATTRIBUTION_ITEMS, items)
     heuristic = heuristic_coded([*r_ann, *v_ann])
     coded_by = Counter(
         f"{a.coder}{' (heuristic baseline)' if a.coder_kind.value == 'heuristic' else ''}"

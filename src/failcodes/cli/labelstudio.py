@@ -17,7 +17,7 @@ from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
-from failcodes.labelstudio import files
+from failcodes.fileio import atomic_write_text, write_json, write_jsonl
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import ReviewResult, annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks, select_judged
@@ -211,7 +211,7 @@ def config_cmd(
     if out is None:
         typer.echo(xml, nl=False)
     else:
-        files.write_text_atomic(out, xml)
+        atomic_write_text(out, xml)
         typer.echo(f"labeling config -> {out}")
 
 
@@ -234,7 +234,7 @@ def export_cmd(
     """
     cb = _codebook(codebook)
     tasks = _tasks(cb, part, units, judged, judge, top_k, plan, dataset)
-    files.write_json_atomic(out, tasks)
+    write_json(out, tasks)
     with_pred = sum(1 for t in tasks if "predictions" in t)
     typer.echo(f"{len(tasks)} tasks ({with_pred} with predictions) -> {out}")
 
@@ -286,7 +286,7 @@ def pull_cmd(
     cb = _codebook(codebook)
     with LabelStudioClient(url, token) as client:
         result = client.pull(cb, part, project, annotators=annotator or [])
-    files.write_models_jsonl(out, result.annotations)
+    write_jsonl(out, result.annotations)
     _report(result, out)
 
 
@@ -316,5 +316,5 @@ def import_cmd(
     result = annotations_from_export(
         dataio.read_json(export), cb, part, users=users, project=project_id, source=str(export)
     )
-    files.write_models_jsonl(out, result.annotations)
+    write_jsonl(out, result.annotations)
     _report(result, out)

@@ -100,8 +100,8 @@ def scale_step(ctx: DemoContext) -> StepOutput:
 def labelstudio_step(ctx: DemoContext) -> StepOutput:
     """Label Studio review files for the judged units: labeling configs and task files."""
     from failcodes import codebook
+    from failcodes.fileio import atomic_write_text, write_json
     from failcodes.labelstudio import build_tasks, labeling_config, select_judged
-    from failcodes.labelstudio.files import write_json_atomic, write_text_atomic
     from failcodes.units import UnitKind
 
     out = StepOutput()
@@ -112,14 +112,14 @@ def labelstudio_step(ctx: DemoContext) -> StepOutput:
         out.lines.append("labelstudio: no judged units (the judge step wrote none)")
         return out
     for kind in UnitKind:
-        path = write_text_atomic(folder / f"{kind.value}.config.xml", labeling_config(cb, kind))
+        path = atomic_write_text(folder / f"{kind.value}.config.xml", labeling_config(cb, kind))
         out.files.append(path)
     for name, by_kind in judged.items():
         for kind, (units, judge_anns) in by_kind.items():
             if not units:
                 continue
             tasks = build_tasks(units, cb, kind, select_judged(judge_anns, cb))
-            path = write_json_atomic(folder / name / f"{kind.value}.tasks.json", tasks)
+            path = write_json(folder / name / f"{kind.value}.tasks.json", tasks)
             out.files.append(path)
             with_pred = sum(1 for t in tasks if "predictions" in t)
             out.lines.append(

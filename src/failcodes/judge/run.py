@@ -21,7 +21,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
-from failcodes.fileio import atomic_path, atomic_write_text, made_dir
+from failcodes.fileio import made_dir, write_json, write_jsonl
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import Estimate, estimate_units
@@ -55,21 +55,18 @@ def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
     out = run / ANNOTATIONS_NAME
     journal = Journal(run)
     try:
-        with atomic_path(out) as tmp, tmp.open("w", encoding="utf-8") as fh:
-            for ann in journal.annotations():
-                fh.write(ann.model_dump_json() + "\n")
+        write_jsonl(out, journal.annotations())
     finally:
         journal.close()
     if summary is not None:
-        atomic_write_text(run / SUMMARY_NAME, summary.model_dump_json(indent=2) + "\n")
+        write_json(run / SUMMARY_NAME, summary)
     return out
 
 
 def write_estimate(run_dir: str | Path, estimate: Estimate) -> Path:
     """Keep a run's pre-run estimate beside it (``estimate.json``), for estimate vs actual."""
     path = Path(run_dir) / ESTIMATE_NAME
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, estimate.model_dump_json(indent=2) + "\n")
+    write_json(path, estimate)
     return path
 
 

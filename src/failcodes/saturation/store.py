@@ -25,7 +25,6 @@ process is ignored on read and cut off before the next append.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -37,7 +36,7 @@ from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.dataio import parse_json, read_json
 from failcodes.errors import InputError
-from failcodes.fileio import atomic_write_text
+from failcodes.fileio import atomic_write_text, write_json
 from failcodes.saturation.models import (
     Decision,
     ProjectConfig,
@@ -121,7 +120,7 @@ def _read_model(path: Path, model: type[M]) -> M:
 
 
 def _write_model(path: Path, obj: BaseModel) -> None:
-    atomic_write_text(path, obj.model_dump_json(indent=2) + "\n", fsync=True)
+    write_json(path, obj, fsync=True)
 
 
 PROJECT_README = """\
@@ -262,11 +261,7 @@ class ProjectStore:
     def write_codebook(self, codebook: Codebook, changes: dict[str, Any] | None = None) -> None:
         """Add a version to the lineage (the changes record first, then the codebook)."""
         if changes is not None:
-            atomic_write_text(
-                self.changes_path(codebook.version),
-                json.dumps(changes, indent=2, ensure_ascii=False, default=str) + "\n",
-                fsync=True,
-            )
+            write_json(self.changes_path(codebook.version), changes, fsync=True)
         _write_model(self.codebook_path(codebook.version), codebook)
 
     def changes(self, version: int) -> dict[str, Any] | None:
@@ -334,8 +329,7 @@ class ProjectStore:
 
     def write_proposals(self, number: int, proposals: list[Proposal]) -> None:
         """Write the round's proposals atomically."""
-        text = json.dumps([p.model_dump(mode="json") for p in proposals], indent=2)
-        atomic_write_text(self.proposals_path(number), text + "\n", fsync=True)
+        write_json(self.proposals_path(number), proposals, fsync=True)
 
     def review_path(self, number: int) -> Path:
         """The round's review file."""
