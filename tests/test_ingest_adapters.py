@@ -20,7 +20,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.ingest import AdapterOptions, get_adapter, names
 from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
-from tests.conftest import REPO, shared_data
+from tests.conftest import REPO, reference_data, shared_data
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -152,7 +152,7 @@ def _medexpert_tasks() -> list[dict[str, object]]:
 
 
 def test_medexpert_real_sample() -> None:
-    path = shared_data("medexpert-sample", "sample_data_export_from_JSL.json")
+    path = reference_data("medexpert-sample", "sample_data_export_from_JSL.json")
     tasks = json.loads(path.read_text())
     spans = [
         r
@@ -253,7 +253,7 @@ def test_medexpert_span_text_mismatch_is_an_error(tmp_path: Path) -> None:
 
 
 def test_ragchecker_real_outputs() -> None:
-    path = shared_data("ragchecker", "checking_outputs.json")
+    path = reference_data("ragchecker", "checking_outputs.json")
     results = json.loads(path.read_text())["results"]
     n_claims = [len(r["response_claims"]) for r in results]
     assert n_claims == [11, 5]
