@@ -9,7 +9,7 @@ against the fake server in its own process (OpenAI SDK, real CLI subprocesses):
   finally run to the end. Checks: the round's annotations hold every unit of its batch exactly
   once, the round's judge journal has no duplicate, the round reached review.
 - **study**: `failcodes init` (the bundled RAGChecker example) with the judge pointed at the
-  fake server, then `failcodes run` is killed at random wall-clock moments (so kills fall in
+  fake server, then `failcodes run` is killed after random lifetimes (so kills fall in
   ingest, metrics, disagreements, judge, attribute...), then run to the end. Checks against an
   uninterrupted reference run of the same study: the same judged unit ids, none duplicated, in
   both journal and annotations.jsonl, and the same files in the study (report included).
@@ -195,7 +195,9 @@ def study(url: str, rng: random.Random, kills: int) -> bool:
         )
         crash = _study(root, url)
         for k in range(1, kills + 1):
-            at = rng.uniform(0.5, max(1.0, full))
+            # each resumed run skips finished steps: short random lives spread the kills
+            # over the whole study (start-up, ingest, metrics, ... judge, attribute, report)
+            at = rng.uniform(0.3, max(0.6, 1.6 * full / kills))
             state = _kill_when(["run", "st"], root, lambda t, at=at: t >= at)
             journal, _, files = _study_state(crash)
             print(f"  kill {k} (at {at:.2f} s): {state}; {len(journal)} judged, {len(files)} files")
