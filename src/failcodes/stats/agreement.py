@@ -872,6 +872,7 @@ def finish(
                 se_method = "cluster_jackknife" if ids is not None else "jackknife"
                 if se is None:
                     se_method = "none"
+        bounds = (-1.0, 1.0) if e.statistic in KAPPA_TYPE else (0.0, 1.0)
         low = high = None
         method: CIMethod = "none"
         valid = 0
@@ -885,7 +886,7 @@ def finish(
             if low is None:
                 method = "none"
         elif e.value is not None and se is not None:
-            low, high = max(e.value - z * se, -1.0), min(e.value + z * se, 1.0)
+            low, high = max(e.value - z * se, bounds[0]), min(e.value + z * se, bounds[1])
             method = "wald"
         n_units = e.n_units if n_clusters is None else n_clusters
         z_null = (
@@ -900,7 +901,7 @@ def finish(
             n=n_units,
             min_n=KAPPA_MIN_UNITS if e.statistic in KAPPA_TYPE else MIN_UNITS,
             n_clusters=n_clusters,
-            bounds=(-1.0, 1.0) if e.statistic in KAPPA_TYPE else (0.0, 1.0),
+            bounds=bounds,
             ceiling=CEILING if e.statistic in KAPPA_TYPE else None,
         )
         if i in replicates and valid < 0.9 * n_bootstrap:
