@@ -397,7 +397,6 @@ def per_passage_codes(
             if top_k is not None and p.rank > top_k:
                 continue
             uid = unit_id(UnitKind.RETRIEVAL, t.claim, (p.text,))
-            ann = index.get(uid)
             row: dict[str, object] = {
                 "system": t.system,
                 "retriever": _group(t, "retriever"),
@@ -407,16 +406,8 @@ def per_passage_codes(
                 "rank": p.rank,
                 "passage_id": p.passage_id,
                 "gold": p.gold,
-                "unit_id": uid,
-                "status": ann.status.value if ann else "missing",
-                "coder": ann.coder if ann else None,
-                "coder_kind": ann.coder_kind.value if ann else None,
             }
-            for dim in high:
-                row[dim] = code_cell(ann, dim)
-            row["assessed_dimensions"] = assessed_dimensions(ann, high)
-            row["all_high"] = is_all_high(ann, high)
-            rows.append(row)
+            rows.append(_coded_row(row, uid, index.get(uid), high, "all_high"))
     return pd.DataFrame(rows, columns=_columns(list(high), "all_high", passage=True))
 
 
@@ -438,7 +429,6 @@ def per_trace_steps(
             continue
         passages = tuple(p.text for p in t.passages if top_k is None or p.rank <= top_k)
         uid = unit_id(UnitKind.VERIFICATION, t.claim, passages, t.reasoning, t.verdict)
-        ann = index.get(uid)
         row: dict[str, object] = {
             "system": t.system,
             "verifier": _group(t, "verifier"),
@@ -446,17 +436,31 @@ def per_trace_steps(
             "sentence_id": t.sentence_id,
             "claim_id": t.claim_id,
             "verdict": t.verdict.value,
-            "unit_id": uid,
-            "status": ann.status.value if ann else "missing",
-            "coder": ann.coder if ann else None,
-            "coder_kind": ann.coder_kind.value if ann else None,
         }
-        for dim in high:
-            row[dim] = code_cell(ann, dim)
-        row["assessed_dimensions"] = assessed_dimensions(ann, high)
-        row["all_correct"] = is_all_high(ann, high)
-        rows.append(row)
+        rows.append(_coded_row(row, uid, index.get(uid), high, "all_correct"))
     return pd.DataFrame(rows, columns=_columns(list(high), "all_correct", passage=False))
+
+
+def _coded_row(
+    head: dict[str, object],
+    uid: str,
+    ann: Annotation | None,
+    high: Mapping[str, str],
+    flag: str,
+) -> dict[str, object]:
+    """``head`` (the unit's trace columns) + its unit id, coding, codes and all-high ``flag``."""
+    row = {
+        **head,
+        "unit_id": uid,
+        "status": ann.status.value if ann else "missing",
+        "coder": ann.coder if ann else None,
+        "coder_kind": ann.coder_kind.value if ann else None,
+    }
+    for dim in high:
+        row[dim] = code_cell(ann, dim)
+    row["assessed_dimensions"] = assessed_dimensions(ann, high)
+    row[flag] = is_all_high(ann, high)
+    return row
 
 
 def _columns(dims: list[str], flag: str, *, passage: bool) -> list[str]:
