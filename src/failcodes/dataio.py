@@ -19,6 +19,7 @@ when all of them are complete (:class:`AtomicBatch`).
 
 from __future__ import annotations
 
+import array
 import csv
 import functools
 import itertools
@@ -1248,7 +1249,7 @@ def _scan_jsonl(
     names: Sequence[str],
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, list[int], list[int], _LineFailure | None]:
+) -> tuple[Any, Sequence[int], Sequence[int], _LineFailure | None]:
     """Decode a trace JSONL file line by line into columns (see :func:`read_trace_columns`).
 
     Returns the table, each row's line and byte offset, and the first line found invalid
@@ -1263,8 +1264,8 @@ def _scan_jsonl(
     rows = buf.rows
     plain = [n for n in names if n not in ("verdict", "raw_verdict")]
     keep_raw = "raw_verdict" in names
-    lines: list[int] = []
-    offsets: list[int] = []
+    lines = array.array("q")  # 8 bytes a row (a list of ints costs ~36)
+    offsets = array.array("q")
     failure: _LineFailure | None = None
     if not path.exists():
         raise InputError("file not found", path=path)
@@ -1332,7 +1333,7 @@ def _scan_parquet(
     names: Sequence[str],
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, list[int], list[int], _LineFailure | None]:
+) -> tuple[Any, Sequence[int], Sequence[int], _LineFailure | None]:
     """Read a trace Parquet file batch by batch into columns, validated per column.
 
     Files whose column types differ from :func:`trace_arrow_schema` take the object reader.

@@ -165,19 +165,31 @@ def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> di
 
 
 def _first_parents(
-    traces: Iterable[Trace] | TraceColumns,
+    traces: Iterable[Trace] | TraceColumns, labels: Sequence[Label] = ()
 ) -> tuple[dict[str, str], dict[str, str], set[str]]:
-    """Each sentence's first question, each claim's first sentence, and every question."""
+    """Each sentence's first question, each claim's first sentence, and every question.
+
+    On columns only the sentences and claims ``labels`` name are looked up (memory follows
+    the labels, not the traces).
+    """
     sentence_question: dict[str, str] = {}
     claim_sentence: dict[str, str] = {}
     if isinstance(traces, TraceColumns):
         q_codes, questions = traces.codes("question_id")
         s_codes, sentences = traces.codes("sentence_id")
         c_codes, claims = traces.codes("claim_id")
+        wanted_s = {lab.sentence_id for lab in labels if lab.sentence_id is not None}
+        wanted_c = {lab.claim_id for lab in labels if lab.claim_id is not None}
         _, first = np.unique(s_codes, return_index=True)
-        sentence_question = {sentences[s_codes[i]]: questions[q_codes[i]] for i in first}
+        for i in first:
+            sid = sentences[s_codes[i]]
+            if sid in wanted_s:
+                sentence_question[sid] = questions[q_codes[i]]
         _, first = np.unique(c_codes, return_index=True)
-        claim_sentence = {claims[c_codes[i]]: sentences[s_codes[i]] for i in first}
+        for i in first:
+            cid = claims[c_codes[i]]
+            if cid in wanted_c:
+                claim_sentence[cid] = sentences[s_codes[i]]
         return sentence_question, claim_sentence, set(questions)
     seen: set[str] = set()
     for trace in traces:
@@ -207,7 +219,7 @@ def check_labels_against_traces(
     label and the traces give a ``question_id`` for the sentence, they must agree. A claim-level
     label needs its ``claim_id`` in the traces (and, if it gives one, the same ``sentence_id``).
     """
-    sentence_question, claim_sentence, questions = _first_parents(traces)
+    sentence_question, claim_sentence, questions = _first_parents(traces, labels)
     problems: list[LabelProblem] = []
     for pos, label in enumerate(labels):
         if label.claim_id is not None:
