@@ -584,11 +584,39 @@ def _validation_error(
     return InputError(message, path=path, line=line, field=field)
 
 
-def _validate(model: type[M], record: Mapping[str, Any], path: Path, line: int | None) -> M:
+def claim_once(
+    seen: dict[tuple[str, str], tuple[Path, int]], trace: Trace, path: Path, line: int
+) -> tuple[str, str]:
+    """Record ``trace``'s (system, claim_id) as read at ``path:line``; return that key.
+
+    Raises :class:`InputError` if ``seen`` already holds the key (naming where it was first).
+    """
+    key = (trace.system, trace.claim_id)
+    if key in seen:
+        first_path, first_line = seen[key]
+        where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+        raise InputError(
+            f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
+            f"first at {where}",
+            path=path,
+            line=line,
+            field="claim_id",
+        )
+    seen[key] = (path, line)
+    return key
+
+
+def validate_record(
+    model: type[M], record: Mapping[str, Any], path: str | Path, line: int | None
+) -> M:
+    """Validate one read record as ``model``.
+
+    Raises :class:`InputError` naming the file, line and field of the first problem.
+    """
     try:
         return model.model_validate(record)
     except ValidationError as exc:
-        raise _validation_error(exc, path, line) from None
+        raise _validation_error(exc, Path(path), line) from None
 
 
 def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
@@ -597,7 +625,7 @@ def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
     Raises :class:`InputError` naming the file, line and field of the first problem.
     """
     src = Path(path)
-    return [_validate(model, record, src, line) for line, record in _jsonl_rows(src)]
+    return [validate_record(model, record, src, line) for line, record in _jsonl_rows(src)]
 
 
 # ------------------------------------------------------------------------------------------
@@ -632,7 +660,8 @@ def _read_flat(
 ) -> list[tuple[int, M]]:
     p = Path(path)
     return [
-        (line, _validate(model, rec, p, line)) for line, rec in _records(p, model, column_map or {})
+        (line, validate_record(model, rec, p, line))
+        for line, rec in _records(p, model, column_map or {})
     ]
 
 
@@ -825,7 +854,7 @@ def _prepare_trace(
         ]
     elif isinstance(passages, list):
         record["passages"] = [_drop_nones(p) if isinstance(p, dict) else p for p in passages]
-    return _validate(Trace, record, path, line)
+    return validate_record(Trace, record, path, line)
 
 
 def read_traces(
@@ -869,19 +898,7 @@ def read_traces(
         if default_system and "system" not in rec:
             rec["system"] = default_system
         trace = _prepare_trace(rec, p, line, aliases, cmap)
-        key = (trace.system, trace.claim_id)
-        if key in seen:
-            first_path, first_line = seen[key]
-            where = f"line {first_line}" if first_path == p else f"{first_path}:{first_line}"
-            raise InputError(
-                f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
-                f"first at {where}",
-                path=p,
-                line=line,
-                field="claim_id",
-            )
-        seen[key] = (p, line)
-        lines[key] = len(out)
+        lines[claim_once(seen, trace, p, line)] = len(out)
         out.append(trace)
     if fmt is Format.CSV:
         side = Path(passages_path) if passages_path is not None else passages_path_for(p)
@@ -915,7 +932,7 @@ def _attach_passages(
                 line=line,
                 field="claim_id",
             )
-        passage = _validate(Passage, rec, path, line)
+        passage = validate_record(Passage, rec, path, line)
         if (pos, passage.rank) in ranks:
             raise InputError(
                 f"duplicate rank {passage.rank} for {key!r} "

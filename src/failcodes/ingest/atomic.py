@@ -25,12 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
-from failcodes.dataio import iter_jsonl
+from failcodes.dataio import iter_jsonl, validate_record
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
 from failcodes.labels import Label
@@ -83,15 +82,6 @@ class AtomicData(BaseModel):
     labels: list[Label]
 
 
-def _validate(model: type[BaseModel], obj: dict[str, Any], path: Path, line: int) -> Any:
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or None
-        raise InputError(err["msg"], path=path, line=line, field=field) from None
-
-
 def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     """Read an atomic fact-check JSONL file (format in the module docstring)."""
     p = Path(path)
@@ -104,7 +94,7 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     for lineno, obj in iter_jsonl(p):
         kind = obj.get("type", "fact")
         if kind == "answer":
-            a = _validate(_AnswerRecord, obj, p, lineno)
+            a = validate_record(_AnswerRecord, obj, p, lineno)
             system = a.system or default_system
             if (system, a.answer_id) in seen_a:
                 raise InputError(
@@ -120,7 +110,7 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
                 line=lineno,
                 field="type",
             )
-        f = _validate(_FactRecord, obj, p, lineno)
+        f = validate_record(_FactRecord, obj, p, lineno)
         v = f.verdict.strip().upper()
         if v not in ("TRUE", "FALSE"):
             raise InputError(

@@ -29,9 +29,9 @@ import csv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.dataio import iter_jsonl
+from failcodes.dataio import iter_jsonl, validate_record
 from failcodes.errors import InputError
 from failcodes.labels import Label
 from failcodes.traces import EvidenceSource, Passage, Trace
@@ -94,22 +94,13 @@ class SciFactPrediction(BaseModel):
     evidence: dict[str, PredictedDoc] = Field(default_factory=dict)
 
 
-def _field_of(exc: ValidationError) -> str:
-    loc = exc.errors()[0]["loc"]
-    return ".".join(str(p) for p in loc) or "?"
-
-
 def read_claims(path: str | Path) -> list[SciFactClaim]:
     """Read a SciFact claims file (JSONL), validating every line."""
     p = Path(path)
     out: list[SciFactClaim] = []
     seen: set[int] = set()
     for lineno, obj in iter_jsonl(p):
-        try:
-            claim = SciFactClaim.model_validate(obj)
-        except ValidationError as exc:
-            msg = exc.errors()[0]["msg"]
-            raise InputError(msg, path=p, line=lineno, field=_field_of(exc)) from None
+        claim = validate_record(SciFactClaim, obj, p, lineno)
         for doc, rats in claim.evidence.items():
             for rat in rats:
                 if rat.label not in GOLD_LABELS:
@@ -135,11 +126,7 @@ def read_predictions(path: str | Path) -> list[SciFactPrediction]:
     p = Path(path)
     out: list[SciFactPrediction] = []
     for lineno, obj in iter_jsonl(p):
-        try:
-            pred = SciFactPrediction.model_validate(obj)
-        except ValidationError as exc:
-            msg = exc.errors()[0]["msg"]
-            raise InputError(msg, path=p, line=lineno, field=_field_of(exc)) from None
+        pred = validate_record(SciFactPrediction, obj, p, lineno)
         for doc, dp in pred.evidence.items():
             if dp.label not in PREDICTED_LABELS:
                 known = ", ".join(sorted(PREDICTED_LABELS))

@@ -274,18 +274,7 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
             check_header(path, header, spec)
         for line, raw in dataio.table_rows(path):
             trace, label = _row(raw, spec, path, line)
-            key = (trace.system, trace.claim_id)
-            if key in seen:
-                first_path, first_line = seen[key]
-                where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
-                raise InputError(
-                    f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
-                    f"first at {where}",
-                    path=path,
-                    line=line,
-                    field="claim_id",
-                )
-            seen[key] = (path, line)
+            dataio.claim_once(seen, trace, path, line)
             traces.append(trace)
             if label is not None:
                 drafts.append((label, path, line))

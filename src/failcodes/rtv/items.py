@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from failcodes.dataio import iter_jsonl
+from failcodes.dataio import iter_jsonl, validate_record
 from failcodes.errors import InputError
 
 
@@ -104,12 +104,7 @@ def read_items(path: str | Path) -> list[RtvItem]:
     items: list[RtvItem] = []
     seen: set[str] = set()
     for lineno, obj in iter_jsonl(p):
-        try:
-            item = RtvItem.model_validate(obj)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(x) for x in err["loc"]) or None
-            raise InputError(err["msg"], path=p, line=lineno, field=field) from None
+        item = validate_record(RtvItem, obj, p, lineno)
         if item.item_id in seen:
             raise InputError(
                 f"duplicate item_id {item.item_id!r}", path=p, line=lineno, field="item_id"
