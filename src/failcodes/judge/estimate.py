@@ -146,7 +146,10 @@ class Estimate(BaseModel):
 
     def lines(self) -> list[str]:
         """Human-readable dry run (the CLI prints these)."""
-        cost = f"${self.cost_usd:.4f}" if self.cost_usd is not None else "unknown (no price)"
+        cost = f"${self.cost_usd:.4f}" if self.cost_usd is not None else "unknown (no price"
+        if self.cost_usd is None:
+            cost += "; a non-vendor base URL: --price-as KEY" if self.base_url else ""
+            cost += ")"
         naive = f"${self.naive_cost_usd:.4f}" if self.naive_cost_usd is not None else "unknown"
         ratio = (
             f" ({self.cost_usd / self.naive_cost_usd:.2f} of naive)"

@@ -84,7 +84,10 @@ class RunSummary(BaseModel):
 def summary_lines(summary: RunSummary) -> list[str]:
     """Human-readable closing summary (the CLI prints these)."""
     label = " (heuristic baseline)" if summary.coder_kind is CoderKind.HEURISTIC else ""
-    cost = f"${summary.cost_usd:.4f}" if summary.price_known else "unknown (no price for model)"
+    cost = f"${summary.cost_usd:.4f}" if summary.price_known else "unknown (no price for model"
+    if not summary.price_known:
+        cost += "; a non-vendor base URL: --price-as KEY" if summary.base_url else ""
+        cost += ")"
     where = f" at {summary.base_url}" if summary.base_url else ""
     lines = [
         f"judge: {summary.judge}{label}{where}, {summary.mode}; {summary.kind.value} units: "
