@@ -235,3 +235,31 @@ def test_run_takes_the_study_lock(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "study" in proc.stderr
     assert not (tmp_path / "st" / "data" / "ragchecker-example.traces.jsonl").exists()
+
+
+def _imports(package: Path) -> set[tuple[str, str]]:
+    """``(module file, imported module)`` for every import under ``package``."""
+    import ast
+
+    found: set[tuple[str, str]] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add((path.name, node.module))
+            elif isinstance(node, ast.Import):
+                found.update((path.name, a.name) for a in node.names)
+    return found
+
+
+def test_imports_run_one_way() -> None:
+    src = Path(__file__).resolve().parent.parent / "src" / "failcodes"
+    # saturation no longer imports the demo (its demo step lives in demo/saturation.py)
+    assert not {m for _, m in _imports(src / "saturation") if m.startswith("failcodes.demo")}
+    # the study machinery and the demo never import the CLI (the CLI passes its executor down)
+    for package in ("study", "demo"):
+        assert not {m for _, m in _imports(src / package) if m.startswith("failcodes.cli")}
+    # only the study layout spells the attribution tables' file names
+    for path in src.rglob("*.py"):
+        if path.name != "layout.py":
+            text = path.read_text(encoding="utf-8")
+            assert '"per_passage.csv"' not in text and '"per_trace.csv"' not in text, path
