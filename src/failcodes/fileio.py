@@ -33,11 +33,13 @@ import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from failcodes.errors import OutputError
+
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = [
     "AtomicBatch",
@@ -230,11 +232,17 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = False) ->
 
     With ``fsync`` the data reach the disk before the rename (survives a power cut).
     """
+    return _write_chunks(path, (data,), fsync=fsync)
+
+
+def _write_chunks(path: str | Path, chunks: Iterable[bytes], *, fsync: bool) -> Path:
+    """Write ``chunks`` one after another to ``path`` atomically (streamed); return the path."""
     target = Path(path)
     with atomic_path(target) as tmp:
         try:
             with tmp.open("wb") as fh:
-                fh.write(data)
+                for chunk in chunks:
+                    fh.write(chunk)
                 if fsync:
                     fh.flush()
                     os.fsync(fh.fileno())
@@ -320,15 +328,13 @@ def write_json(path: str | Path, obj: Any, *, fsync: bool = False) -> Path:
 
 def write_jsonl(path: str | Path, records: Iterable[Any], *, fsync: bool = False) -> Path:
     """Write one JSON object per line (pydantic models or dicts), streamed, atomically."""
-    target = Path(path)
-    with atomic_path(target) as tmp:
-        try:
-            with tmp.open("w", encoding="utf-8") as fh:
-                for record in records:
-                    fh.write(_json_text(record, None) + "\n")
-                if fsync:
-                    fh.flush()
-                    os.fsync(fh.fileno())
-        except OSError as exc:
-            raise output_error(exc, target) from None
-    return target
+    lines = ((_json_text(record, None) + "\n").encode("utf-8") for record in records)
+    return _write_chunks(path, lines, fsync=fsync)
+
+
+def read_model_if_exists(path: str | Path, model: type[M]) -> M | None:
+    """Read the JSON file ``path`` as ``model`` (as :func:`write_json` wrote it); None if absent."""
+    p = Path(path)
+    if not p.exists():
+        return None
+    return model.model_validate_json(p.read_text("utf-8"))

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, InputError
-from failcodes.fileio import atomic_write_text
+from failcodes.fileio import atomic_write_text, read_model_if_exists
 from failcodes.judge.estimate import Estimate
 from failcodes.judge.modes import Mode
 from failcodes.judge.pricing import PriceTable
@@ -256,7 +256,4 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
 
 def read_panel(run_dir: str | Path) -> PanelReport | None:
     """Read ``RUN_DIR/panel.json`` if the run is a panel run."""
-    path = Path(run_dir) / PANEL_FILE
-    if not path.exists():
-        return None
-    return PanelReport.model_validate_json(path.read_text("utf-8"))
+    return read_model_if_exists(Path(run_dir) / PANEL_FILE, PanelReport)

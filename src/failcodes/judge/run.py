@@ -21,7 +21,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
-from failcodes.fileio import made_dir, write_json, write_jsonl
+from failcodes.fileio import made_dir, read_model_if_exists, write_json, write_jsonl
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import Estimate, estimate_units
@@ -72,10 +72,7 @@ def write_estimate(run_dir: str | Path, estimate: Estimate) -> Path:
 
 def read_summary(run_dir: str | Path) -> RunSummary | None:
     """Read the ``summary.json`` of the latest invocation of a run, if any."""
-    path = Path(run_dir) / SUMMARY_NAME
-    if not path.exists():
-        return None
-    return RunSummary.model_validate_json(path.read_text("utf-8"))
+    return read_model_if_exists(Path(run_dir) / SUMMARY_NAME, RunSummary)
 
 
 def read_annotations(run_dir: str | Path) -> list[Annotation]:

@@ -126,25 +126,19 @@ def labeling_config(codebook: Codebook, kind: UnitKind) -> str:
             if sub.high_quality:
                 hint = f"[high quality] {hint}"
             ET.SubElement(choices, "Choice", value=sub.id, hint=hint)
-    ET.SubElement(view, "Header", value="Other: propose a new code (name and definition)", size="5")
-    ET.SubElement(
-        view,
-        "TextArea",
-        name=OTHER,
-        toName=CLAIM,
-        rows="2",
-        maxSubmissions="1",
-        editable="true",
-    )
-    ET.SubElement(view, "Header", value="Comment", size="5")
-    ET.SubElement(
-        view,
-        "TextArea",
-        name=COMMENT,
-        toName=CLAIM,
-        rows="3",
-        maxSubmissions="1",
-        editable="true",
-    )
+    for header, name, rows in (
+        ("Other: propose a new code (name and definition)", OTHER, "2"),
+        ("Comment", COMMENT, "3"),
+    ):
+        ET.SubElement(view, "Header", value=header, size="5")
+        ET.SubElement(
+            view,
+            "TextArea",
+            name=name,
+            toName=CLAIM,
+            rows=rows,
+            maxSubmissions="1",
+            editable="true",
+        )
     ET.indent(view)
     return ET.tostring(view, encoding="unicode") + "\n"

@@ -268,25 +268,15 @@ def fleiss_across_models(
     cats = sorted(set(scale.levels.values()))
     for g, questions in sorted(groups.items()):
         rows = [[q[m] for m in models] for q in questions.values() if len(q) == len(models)]
+        reason: str | None
         if len(models) < 2 or not rows:
-            out.append(
-                FleissResult(
-                    group=g,
-                    kappa=None,
-                    n_items=len(rows),
-                    n_models=len(models),
-                    reason="needs >= 2 models answering the same questions",
-                )
-            )
-            continue
-        kappa = fleiss(rows, cats)
+            kappa, reason = None, "needs >= 2 models answering the same questions"
+        else:
+            kappa = fleiss(rows, cats)
+            reason = None if kappa is not None else "all answers identical"
         out.append(
             FleissResult(
-                group=g,
-                kappa=kappa,
-                n_items=len(rows),
-                n_models=len(models),
-                reason=None if kappa is not None else "all answers identical",
+                group=g, kappa=kappa, n_items=len(rows), n_models=len(models), reason=reason
             )
         )
     return out
