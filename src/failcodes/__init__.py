@@ -47,10 +47,14 @@ if TYPE_CHECKING:
     from failcodes.ingest.scifact import load as load_scifact
     from failcodes.judge import estimate_run, make_coder, read_annotations, run_judge
     from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
+    from failcodes.judge.panelrun import run_panel
     from failcodes.metrics import compute_metrics
     from failcodes.report.render import render_table
     from failcodes.report.tables import code_shares, percent_table
+    from failcodes.reviewplan import draw_plan
+    from failcodes.stats.ppi import ppi_mean
     from failcodes.stats.tables import agreement_table, ratings_from_frame
+    from failcodes.study import init_study, load_study
     from failcodes.units import disagreement_traces, retrieval_units, verification_units
 
 __version__ = "0.1.0"
@@ -93,6 +97,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "percent_table": ("failcodes.report.tables", "percent_table"),
     "render_table": ("failcodes.report.render", "render_table"),
     "run_demo": ("failcodes.demo", "run_demo"),
+    # a study folder, a judge panel, human review
+    "init_study": ("failcodes.study", "init_study"),
+    "load_study": ("failcodes.study", "load_study"),
+    "run_panel": ("failcodes.judge.panelrun", "run_panel"),
+    "draw_plan": ("failcodes.reviewplan", "draw_plan"),
+    "ppi_mean": ("failcodes.stats.ppi", "ppi_mean"),
 }
 
 
@@ -145,14 +155,18 @@ __all__ = [
     "code_shares",
     "compute_metrics",
     "disagreement_traces",
+    "draw_plan",
     "estimate_run",
     "find_disagreements",
+    "init_study",
     "load_codebook",
     "load_scifact",
+    "load_study",
     "make_coder",
     "per_passage_codes",
     "per_trace_steps",
     "percent_table",
+    "ppi_mean",
     "ratings_from_frame",
     "read_annotations",
     "read_labels",
@@ -162,6 +176,7 @@ __all__ = [
     "retrieval_units",
     "run_demo",
     "run_judge",
+    "run_panel",
     "scifact_dir",
     "verification_units",
 ]
