@@ -187,32 +187,28 @@ def check_migration(
     claimed: dict[str, int] = {}
     for m, entry in enumerate(child.migration):
         levels: set[CodeLevel] = set()
-        for code in entry.old:
-            if code not in old_codes:
-                raise _fail(
-                    "migration-unknown-code",
-                    f"'{code}' is not a code of version {parent.version}",
-                    path,
-                    line("migration", m, "old"),
-                )
-            if code in claimed:
-                raise _fail(
-                    "bad-migration",
-                    f"'{code}' appears in migration entries {claimed[code]} and {m}",
-                    path,
-                    line("migration", m, "old"),
-                )
-            claimed[code] = m
-            levels.add(old_codes[code].level)
-        for code in entry.new:
-            if code not in new_codes:
-                raise _fail(
-                    "migration-unknown-code",
-                    f"'{code}' is not a code of version {child.version}",
-                    path,
-                    line("migration", m, "new"),
-                )
-            levels.add(new_codes[code].level)
+        for side, listed, known, version in (
+            ("old", entry.old, old_codes, parent.version),
+            ("new", entry.new, new_codes, child.version),
+        ):
+            for code in listed:
+                if code not in known:
+                    raise _fail(
+                        "migration-unknown-code",
+                        f"'{code}' is not a code of version {version}",
+                        path,
+                        line("migration", m, side),
+                    )
+                if side == "old":
+                    if code in claimed:
+                        raise _fail(
+                            "bad-migration",
+                            f"'{code}' appears in migration entries {claimed[code]} and {m}",
+                            path,
+                            line("migration", m, side),
+                        )
+                    claimed[code] = m
+                levels.add(known[code].level)
         if len(levels) != 1:
             raise _fail(
                 "bad-migration",

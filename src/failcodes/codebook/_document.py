@@ -291,6 +291,12 @@ def _semantic_checks(doc: CodebookDocument, src: _Source) -> None:
         if not value.strip():
             raise src.error("empty-definition", f"'{loc[-1]}' must not be blank", loc)
 
+    def code(item: Dimension | Subcode | Leaf, loc: Loc, what: str) -> None:
+        """Claim the code's id; its label and definition must not be blank."""
+        claim(item.id, (*loc, "id"), what)
+        text(item.label, (*loc, "label"))
+        text(item.definition, (*loc, "definition"))
+
     for p, part in enumerate(doc.parts):
         ploc: Loc = ("parts", p)
         if part.id.value in seen_parts:
@@ -299,9 +305,7 @@ def _semantic_checks(doc: CodebookDocument, src: _Source) -> None:
         text(part.label, (*ploc, "label"))
         for d, dim in enumerate(part.dimensions):
             dloc: Loc = (*ploc, "dimensions", d)
-            claim(dim.id, (*dloc, "id"), "dimension")
-            text(dim.label, (*dloc, "label"))
-            text(dim.definition, (*dloc, "definition"))
+            code(dim, dloc, "dimension")
             high = [s.id for s in dim.subcodes if s.high_quality]
             if len(high) != 1:
                 found = ", ".join(high) if high else "none"
@@ -318,20 +322,13 @@ def _semantic_checks(doc: CodebookDocument, src: _Source) -> None:
                 )
             for s, sub in enumerate(dim.subcodes):
                 sloc: Loc = (*dloc, "subcodes", s)
-                claim(sub.id, (*sloc, "id"), "subcode")
+                code(sub, sloc, "subcode")
                 subcodes.add(sub.id)
-                text(sub.label, (*sloc, "label"))
-                text(sub.definition, (*sloc, "definition"))
                 for x, leaf in enumerate(sub.leaves):
                     lloc: Loc = (*sloc, "leaves", x)
-                    claim(leaf.id, (*lloc, "id"), "leaf")
-                    text(leaf.label, (*lloc, "label"))
-                    text(leaf.definition, (*lloc, "definition"))
+                    code(leaf, lloc, "leaf")
     for x, entry in enumerate(doc.leaves):
-        lloc = ("leaves", x)
-        claim(entry.id, (*lloc, "id"), "leaf")
-        text(entry.label, (*lloc, "label"))
-        text(entry.definition, (*lloc, "definition"))
+        code(entry, ("leaves", x), "leaf")
     kinds = dict(_all_ids(doc))
     for x, entry in enumerate(doc.leaves):
         if entry.parent not in subcodes:

@@ -55,6 +55,19 @@ _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "attribution": ("stage",),
 }
 _TABLE_PART = {"per_passage": UnitKind.RETRIEVAL, "per_trace": UnitKind.VERIFICATION}
+#: Columns of the report's agreement table (from agreement files and from human review).
+AGREEMENT_COLUMNS = (
+    "statistic",
+    "level",
+    "weights",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_units",
+    "n_raters",
+    "undefined_reason",
+    "warning",
+)
 
 
 def _read_table(path: Path, kind: str) -> pd.DataFrame:
@@ -243,23 +256,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         inputs_files.append(path)
     agreement = pd.DataFrame(agreement_rows) if agreement_rows else None
     if agreement is not None:
-        keep = [
-            c
-            for c in (
-                "subject",
-                "statistic",
-                "level",
-                "weights",
-                "value",
-                "ci_low",
-                "ci_high",
-                "n_units",
-                "n_raters",
-                "undefined_reason",
-                "warning",
-            )
-            if c in agreement
-        ]
+        keep = [c for c in ("subject", *AGREEMENT_COLUMNS) if c in agreement]
         agreement = agreement[keep]
 
     # Human review (e.g. `failcodes labelstudio pull -o RUN_DIR/review/NAME.jsonl`) against
@@ -556,21 +553,7 @@ def _review_agreement(
             rows.append(
                 {
                     "subject": f"{subject} ({who})",
-                    **r.result.model_dump(
-                        include={
-                            "statistic",
-                            "level",
-                            "weights",
-                            "value",
-                            "ci_low",
-                            "ci_high",
-                            "n_units",
-                            "n_single_rated",
-                            "n_raters",
-                            "undefined_reason",
-                            "warning",
-                        }
-                    ),
+                    **r.result.model_dump(include={*AGREEMENT_COLUMNS, "n_single_rated"}),
                 }
             )
         if r.scope == "code" and r.result.statistic == "cohen" and r.code is not None:
