@@ -24,6 +24,7 @@ from failcodes.codebook._models import (
     NAME_PATTERN,
     ChangeKind,
     Codebook,
+    CodebookHeader,
     Dimension,
     Leaf,
     MigrationEntry,
@@ -76,7 +77,7 @@ class LeafEntry(Leaf):
     parent: str = Field(description="Id of the subcode this leaf rolls up to.")
 
 
-class CodebookDocument(BaseModel):
+class CodebookDocument(CodebookHeader):
     """A codebook file (YAML or JSON) exactly as written on disk."""
 
     model_config = ConfigDict(
@@ -92,13 +93,6 @@ class CodebookDocument(BaseModel):
         },
     )
 
-    name: str = Field(pattern=NAME_PATTERN, description="Codebook name, shared by all versions.")
-    version: int = Field(ge=1, description="1 for the first version, then parent_version + 1.")
-    parent_version: int | None = Field(
-        default=None, description="The version this one was derived from (null for version 1)."
-    )
-    changelog: str = Field(default="", description="What changed from the parent, and why.")
-    parts: tuple[Part, ...] = Field(min_length=1)
     leaves: tuple[LeafEntry, ...] = Field(
         default=(), description="Leaves listed with their parent subcode id."
     )

@@ -207,8 +207,8 @@ class CodeInfo(NamedTuple):
     subcode: str | None  # the subcode itself, or a leaf's parent; None for dimensions
 
 
-class Codebook(BaseModel):
-    """One version of a codebook."""
+class CodebookHeader(BaseModel):
+    """The fields a codebook version and its file form (``CodebookDocument``) share."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -219,6 +219,11 @@ class Codebook(BaseModel):
     )
     changelog: str = Field(default="", description="What changed from the parent, and why.")
     parts: tuple[Part, ...] = Field(min_length=1)
+
+
+class Codebook(CodebookHeader):
+    """One version of a codebook."""
+
     migration: tuple[MigrationEntry, ...] = Field(
         default=(),
         description="Renames, merges, splits and removals of codes of the parent version.",

@@ -126,29 +126,24 @@ def recode_project(
         raise SaturationError(
             f"the judge returned no annotation for {len(lost)} unit(s), e.g. {lost[0]}"
         )
+    done = [
+        (uid, RecodeMethod.RECODED, coder_name, work.recode[uid], fresh[uid])
+        for uid in sorted(work.recode)
+    ] + [
+        (uid, RecodeMethod.MIGRATED, None, "codes carried by the migration map", ann)
+        for uid, ann in sorted(work.migrate.items())
+    ]
     entries = [
         RecodeEntry(
             unit_id=uid,
             from_version=work.from_versions[uid],
             to_version=work.version,
-            method=RecodeMethod.RECODED,
-            coder=coder_name,
-            reason=work.recode[uid],
-            annotation=fresh[uid],
+            method=method,
+            coder=coder,
+            reason=reason,
+            annotation=annotation,
         )
-        for uid in sorted(work.recode)
-    ]
-    entries += [
-        RecodeEntry(
-            unit_id=uid,
-            from_version=work.from_versions[uid],
-            to_version=work.version,
-            method=RecodeMethod.MIGRATED,
-            coder=None,
-            reason="codes carried by the migration map",
-            annotation=ann,
-        )
-        for uid, ann in sorted(work.migrate.items())
+        for uid, method, coder, reason, annotation in done
     ]
     previous = store.recode_entries_text(work.version)
     atomic_write_text(
