@@ -752,28 +752,35 @@ def _cell(value: Any) -> str:
 def _write_flat(
     path: str | Path, model: type[BaseModel], rows: Sequence[BaseModel], batch: AtomicBatch | None
 ) -> None:
-    pa, pq = pyarrow_modules()
+    detect_format(path)  # an unknown extension fails before anything is staged
+    columns = tuple(model.model_fields)
+    _batched(batch, lambda b: _stage_table(b, Path(path), model, rows, columns))
+
+
+def _stage_table(
+    b: AtomicBatch,
+    path: Path,
+    model: type[BaseModel],
+    rows: Sequence[BaseModel],
+    csv_columns: Sequence[str],
+) -> None:
+    """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``)."""
     fmt = detect_format(path)
-    columns = list(model.model_fields)
-
-    def write(b: AtomicBatch) -> None:
-        tmp = b.stage(path)
-        if fmt is Format.JSONL:
-            with tmp.open("w", encoding="utf-8") as fh:
-                for row in rows:
-                    fh.write(row.model_dump_json(exclude_none=True) + "\n")
-        elif fmt is Format.CSV:
-            with tmp.open("w", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh)
-                writer.writerow(columns)
-                for row in rows:
-                    writer.writerow([_cell(getattr(row, c)) for c in columns])
-        else:
-            schema = _arrow_schema(model)
-            data = [row.model_dump(mode="json") for row in rows]
-            pq.write_table(pa.Table.from_pylist(data, schema=schema), tmp)
-
-    _batched(batch, write)
+    tmp = b.stage(path)
+    if fmt is Format.JSONL:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(row.model_dump_json(exclude_none=True) + "\n")
+    elif fmt is Format.CSV:
+        with tmp.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(csv_columns)
+            for row in rows:
+                writer.writerow([_cell(getattr(row, c)) for c in csv_columns])
+    else:
+        pa, pq = pyarrow_modules()
+        data = [row.model_dump(mode="json") for row in rows]
+        pq.write_table(pa.Table.from_pylist(data, schema=_arrow_schema(model)), tmp)
 
 
 # ------------------------------------------------------------------------------------------
@@ -958,24 +965,14 @@ def write_traces(
     A CSV always gets its ``X.passages.csv`` (header only when no trace has passages), so a
     stale passages table from an earlier run can never be paired with new traces.
     """
-    pa, pq = pyarrow_modules()
     p = Path(path)
     fmt = detect_format(p)
     rows = list(traces)
     written = [p]
 
     def write(b: AtomicBatch) -> None:
-        tmp = b.stage(p)
-        if fmt is Format.JSONL:
-            with tmp.open("w", encoding="utf-8") as fh:
-                for t in rows:
-                    fh.write(t.model_dump_json(exclude_none=True) + "\n")
-        elif fmt is Format.CSV:
-            with tmp.open("w", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh)
-                writer.writerow(TRACE_COLUMNS)
-                for t in rows:
-                    writer.writerow([_cell(getattr(t, c)) for c in TRACE_COLUMNS])
+        _stage_table(b, p, Trace, rows, TRACE_COLUMNS)
+        if fmt is Format.CSV:
             side = passages_path_for(p)
             written.append(side)
             side_tmp = b.stage(side)
@@ -988,11 +985,6 @@ def write_traces(
                             [t.system, t.claim_id]
                             + [_cell(getattr(ps, c)) for c in Passage.model_fields]
                         )
-        else:
-            table = pa.Table.from_pylist(
-                [t.model_dump(mode="json") for t in rows], schema=_arrow_schema(Trace)
-            )
-            pq.write_table(table, tmp)
 
     _batched(batch, write)
     return written
@@ -1220,27 +1212,28 @@ def _fast_line(
     return rec, entry
 
 
+def _construct_passages(raw: Iterable[Any]) -> tuple[Passage, ...]:
+    """:class:`Passage` objects from decoded passages a fast path vouched for (no validation)."""
+    return tuple(
+        Passage.model_construct(
+            passage_id=p.passage_id,
+            rank=p.rank,
+            text=p.text,
+            source=p.source,
+            title=p.title,
+            score=p.score,
+            gold=p.gold,
+            gold_verdict=Verdict(p.gold_verdict) if p.gold_verdict is not None else None,
+        )
+        for p in raw
+    )
+
+
 def _construct_trace(
     rec: Any, entry: tuple[str, str | None], *, with_passages: bool = True
 ) -> Trace:
     """A :class:`Trace` from a line :func:`_fast_line` vouched for (no second validation)."""
-    passages = (
-        ()
-        if not with_passages
-        else tuple(
-            Passage.model_construct(
-                passage_id=p.passage_id,
-                rank=p.rank,
-                text=p.text,
-                source=p.source,
-                title=p.title,
-                score=p.score,
-                gold=p.gold,
-                gold_verdict=Verdict(p.gold_verdict) if p.gold_verdict is not None else None,
-            )
-            for p in rec.passages
-        )
-    )
+    passages = _construct_passages(rec.passages) if with_passages else ()
     source = rec.evidence_source
     if not with_passages and rec.passages and source is None:
         source = derived_evidence_source(tuple(rec.passages), rec.retriever).value
@@ -1914,21 +1907,7 @@ def _fast_disagreement_traces(path: Path) -> list[Trace]:
                         reasoning=c.reasoning,
                         verifier=c.verifier,
                         retriever=c.retriever,
-                        passages=tuple(
-                            Passage.model_construct(
-                                passage_id=p.passage_id,
-                                rank=p.rank,
-                                text=p.text,
-                                source=p.source,
-                                title=p.title,
-                                score=p.score,
-                                gold=p.gold,
-                                gold_verdict=(
-                                    Verdict(p.gold_verdict) if p.gold_verdict is not None else None
-                                ),
-                            )
-                            for p in c.passages
-                        ),
+                        passages=_construct_passages(c.passages),
                         evidence_source=EvidenceSource(source) if source is not None else None,
                     )
                 )
