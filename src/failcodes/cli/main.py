@@ -57,6 +57,7 @@ def register_commands() -> None:
         judge,
         labelstudio,
         metrics,
+        recode,
         report,
         review,
         rtv,

@@ -214,7 +214,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     quote_rows: list[dict[str, Any]] = []
     for name in layout.judge_datasets():
         for kind in JUDGE_KINDS:
-            folder = layout.judge_run(name, kind)
+            folder = layout.judge_current(name, kind)  # a re-code run once complete
             panel_rows += _panel_rows(folder, f"{name}/{kind}")
             quote_rows += _quote_rows(folder, f"{name}/{kind}")
             ann_path = folder / "annotations.jsonl"

@@ -11,6 +11,8 @@ step's output is the next step's input under the same name, so nothing is ever r
       disagreements/<dataset>.jsonl         disagreements -> FN/FP (input of judge, attribute)
       judge/<dataset>/retrieval/            judge retrieval -> run dir (journal, annotations)
       judge/<dataset>/reasoning/            judge reasoning -> run dir
+      judge/<dataset>/<kind>.v<NNNN>/       recode -> the run on codebook version N
+                                            (journal, annotations.jsonl, recode.jsonl)
       judge/cache.sqlite                    the LLM judge's response cache
       attribution/<dataset>/per_passage.csv attribute   -> Table 8 shape
       attribution/<dataset>/per_trace.csv   attribute   -> Table 9 shape
@@ -45,6 +47,10 @@ PER_PASSAGE = "per_passage.csv"
 PER_TRACE = "per_trace.csv"
 ATTRIBUTION_TABLE = "attribution.csv"
 ATTRIBUTION_ITEMS = "attribution.jsonl"
+
+#: Inside a re-code run (``judge/<dataset>/<kind>.v<NNNN>/``): one line per unit brought onto
+#: that version (re-coded or migrated); written last, so its presence marks the run complete.
+RECODE_ENTRIES = "recode.jsonl"
 
 TRACES_SUFFIX = ".traces.jsonl"
 LABELS_SUFFIX = ".labels.jsonl"
@@ -142,6 +148,25 @@ class StudyLayout:
     def judge_run(self, dataset: str, kind: str) -> Path:
         """``judge/<dataset>/<retrieval|reasoning>/``: a judge run directory."""
         return self.judge_dir / dataset / judge_kind(kind)
+
+    def judge_recode_run(self, dataset: str, kind: str, version: int) -> Path:
+        """``judge/<dataset>/<kind>.v<NNNN>/``: the run re-coded onto codebook ``version``."""
+        return self.judge_dir / dataset / f"{judge_kind(kind)}.v{version:04d}"
+
+    def judge_recode_runs(self, dataset: str, kind: str) -> list[tuple[int, Path]]:
+        """The complete re-code runs (``recode.jsonl`` written) of a kind, oldest first."""
+        found: list[tuple[int, Path]] = []
+        prefix = f"{judge_kind(kind)}.v"
+        for path in (self.judge_dir / dataset).glob(f"{prefix}*"):
+            digits = path.name.removeprefix(prefix)
+            if digits.isdigit() and (path / RECODE_ENTRIES).is_file():
+                found.append((int(digits), path))
+        return sorted(found)
+
+    def judge_current(self, dataset: str, kind: str) -> Path:
+        """The run downstream steps read: the newest complete re-code run, else the judge run."""
+        runs = self.judge_recode_runs(dataset, kind)
+        return runs[-1][1] if runs else self.judge_run(dataset, kind)
 
     @property
     def judge_cache(self) -> Path:
@@ -277,6 +302,7 @@ __all__ = [
     "JUDGE_KINDS",
     "PER_PASSAGE",
     "PER_TRACE",
+    "RECODE_ENTRIES",
     "STUDY_FILE",
     "StudyLayout",
     "judge_kind",

@@ -7,11 +7,12 @@ executes them in order; typing them one by one (``failcodes run --plan`` prints 
 the same files, because they are the same commands.
 
 Order per data set: ingest -> metrics -> disagreements -> judge retrieval -> judge reasoning
--> attribute -> Label Studio task files (``labelstudio export``, one per judged kind); then the
-report over the whole folder. Once a data set's disagreements are
-written, the plan keeps only the judge steps that have something to code (a closed-book
-pipeline has no passage for ``judge retrieval``) and drops judge and attribute when there is
-no disagreement at all; ``failcodes run`` plans again after every step.
+(``recode`` instead of judge once the study's codebook is newer than the run's, see
+:mod:`failcodes.study.recode`) -> attribute -> Label Studio task files (``labelstudio export``,
+one per judged kind); then the report over the whole folder. Once a data set's disagreements
+are written, the plan keeps only the judge steps that have something to code (a closed-book
+pipeline has no passage for ``judge retrieval``) and drops judge and attribute when there is no
+disagreement at all; ``failcodes run`` plans again after every step.
 
 Human review (Label Studio push/pull) needs a person and a server, so it is not a step; what
 it pulls into ``review/`` is read by the report.
@@ -26,7 +27,8 @@ from pathlib import Path
 
 from failcodes.errors import InputError
 from failcodes.study.config import BUNDLED_PREFIX, StudyFile, resolve_path
-from failcodes.study.layout import StudyLayout
+from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
+from failcodes.study.recode import needs_recode, study_codebook
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ def judged_kinds(
 def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
     """Every step of the study, in the order they run (see the module docstring)."""
     codebook = str(resolve_path(study.codebook, layout.root))
+    newest = study_codebook(study, layout)[1]
     steps = _ingest_steps(study, layout)
     m, d, j = study.metrics, study.disagreements, study.judge
     for ds in study.datasets:
@@ -190,6 +193,21 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
             continue  # no disagreement with a claim: nothing to judge or attribute
         runs: dict[str, Path] = {}
         for kind in j.kinds if found is None else found[1]:
+            if needs_recode(layout, ds.name, kind, newest):
+                # the study's codebook is newer than the run's: the run's journal refuses a
+                # different codebook, so the run is brought onto it in a re-code run
+                run = layout.judge_recode_run(ds.name, kind, newest.version)
+                runs[kind] = run
+                steps.append(
+                    Step(
+                        f"recode {kind} {ds.name}",
+                        ("recode", str(layout.root), "--dataset", ds.name, "--kind", kind),
+                        inputs=(dis, Path(codebook)),
+                        outputs=(run / "annotations.jsonl", run / RECODE_ENTRIES),
+                        dataset=ds.name,
+                    )
+                )
+                continue
             run = layout.judge_run(ds.name, kind)
             runs[kind] = run
             argv = ["judge", kind, "--from", str(dis), "--codebook", codebook, "--judge", j.judge]
@@ -250,7 +268,9 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
     steps.append(
         Step(
             "report",
-            ("report", str(layout.root), "-o", str(layout.report_dir)),
+            # the study's codebook: a study on a codebook that is not bundled (a re-coded
+            # version, see failcodes.study.recode) reports under it
+            ("report", str(layout.root), "--codebook", codebook, "-o", str(layout.report_dir)),
             inputs=(layout.root,),  # everything the report may read (see study.runner)
             outputs=(layout.report_dir / "index.html",),
         )

@@ -1,0 +1,206 @@
+"""A study's judge runs after a codebook bump: ``failcodes recode STUDY`` / ``failcodes run``
+re-code exactly the units the migration map cannot carry (fake server: call count), migrate
+the rest, survive kill -9, leave every unit on the new version, and the report shows it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from failcodes.annotations import Annotation
+from failcodes.cli.main import main
+from failcodes.codebook import UnitKind, bundled, dump
+from failcodes.judge import read_annotations
+from failcodes.saturation.changes import Change, ChangeOp, next_version
+from failcodes.saturation.models import RecodeEntry, RecodeMethod
+from failcodes.study import StudyLayout, load_study, plan_study
+from failcodes.study.layout import RECODE_ENTRIES
+from failcodes.study.recode import plan_kind, recode_status
+from failcodes.study.runner import pending_steps
+from tests.fakeserver import FakeServer
+
+STUDY = """\
+name = "rc"
+codebook = "{codebook}"
+
+[[datasets]]
+name = "scifact-dev"
+[[datasets.ingest]]
+adapter = "scifact"
+paths = ["bundled:scifact"]
+labels = true
+[[datasets.pipelines]]
+system = "*"
+evidence = "provided"
+
+[judge]
+judge = "openai:fake-model"
+base_url = "{base_url}"
+kinds = ["retrieval"]
+
+[review]
+labelstudio = false
+"""
+
+#: The change ``saturate`` would make on accepting a proposal: a new leaf under
+#: scope/different_context. Units coded different_context on scope must be coded again (the
+#: leaf may fit them); every other unit keeps its codes (same rule as saturate's flags).
+CHANGE = Change(
+    op=ChangeOp.ADD_LEAF,
+    dimension="scope",
+    subcode="different_context",
+    leaf="animal_study",
+    label="Animal study",
+    definition="The passage reports an animal study while the claim is about humans.",
+)
+
+
+def cli(*args: str) -> int:
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def make_study(root: Path, base_url: str) -> StudyLayout:
+    layout = StudyLayout.of(root)
+    root.mkdir(parents=True)
+    v1 = bundled()
+    (root / f"{v1.name}.v1.yaml").write_text(dump(v1), encoding="utf-8")
+    text = STUDY.format(codebook=f"{v1.name}.v1.yaml", base_url=base_url)
+    layout.study_file.write_text(text, encoding="utf-8")
+    return layout
+
+
+def bump(layout: StudyLayout) -> None:
+    """Write v2 beside v1 (as saturate does) and point the study file at it."""
+    v1 = bundled()
+    v2 = next_version(v1, UnitKind.RETRIEVAL, [CHANGE], "accepted: animal study")
+    (layout.root / f"{v2.name}.v2.yaml").write_text(dump(v2), encoding="utf-8")
+    text = layout.study_file.read_text(encoding="utf-8").replace(".v1.yaml", ".v2.yaml")
+    layout.study_file.write_text(text, encoding="utf-8")
+
+
+def flagged(annotations: list[Annotation]) -> set[str]:
+    return {a.unit_id for a in annotations if a.codes.get("scope") == "different_context"}
+
+
+def test_run_after_a_bump_recodes_exactly_the_flagged_units(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-studyrecode")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    with FakeServer() as fake:
+        layout = make_study(tmp_path / "rc", fake.openai_base_url)
+        assert cli("run", str(layout.root)) == 0
+        v1_anns = read_annotations(layout.judge_run("scifact-dev", "retrieval"))
+        assert len(v1_anns) == 91  # the 91 SciFact-dev passage units (docs/your-own-data.md)
+        assert fake.stats()["calls"]["openai"] == 91
+        expected = flagged(v1_anns)
+        assert 0 < len(expected) < 91
+        bump(layout)
+        study = load_study(layout.root)
+        # the plan swaps the judge step for a recode step (the v1 journal refuses v2)
+        names = [s.name for s in pending_steps(plan_study(study, layout), layout)]
+        assert names == ["recode retrieval scifact-dev", "attribute scifact-dev", "report"]
+        work = plan_kind(study, layout, "scifact-dev", "retrieval")
+        assert set(work.recode) == expected
+        assert len(work.migrated) == 91 - len(expected)
+        fake.reset()
+        capsys.readouterr()
+        assert cli("run", str(layout.root)) == 0
+        # one call per unit the map cannot carry, none for the migrated ones
+        assert fake.stats()["calls"]["openai"] == len(expected)
+        run = layout.judge_recode_run("scifact-dev", "retrieval", 2)
+        assert layout.judge_current("scifact-dev", "retrieval") == run
+        anns = read_annotations(run)
+        assert len(anns) == 91 and {a.codebook.version for a in anns} == {2}
+        entries = [
+            RecodeEntry.model_validate_json(line)
+            for line in (run / RECODE_ENTRIES).read_text(encoding="utf-8").splitlines()
+        ]
+        assert {e.unit_id for e in entries if e.method is RecodeMethod.RECODED} == expected
+        recoded = [e for e in entries if e.method is RecodeMethod.RECODED]
+        assert {(e.from_version, e.to_version, e.coder) for e in recoded} == {
+            (1, 2, "openai:fake-model")
+        }
+        old = {a.unit_id: a for a in v1_anns}
+        for e in entries:
+            if e.method is RecodeMethod.MIGRATED:  # codes carried unchanged (map: identity)
+                assert e.annotation.codes == old[e.unit_id].codes
+        # status: every unit on v2
+        [row] = recode_status(study, layout)
+        assert row.versions == {2: 91} and row.stale == 0
+        assert (row.recoded, row.migrated) == (len(expected), 91 - len(expected))
+        capsys.readouterr()
+        assert cli("recode", str(layout.root), "--status") == 0
+        out = capsys.readouterr().out
+        assert "scifact-dev/retrieval: v2: 91 (all on study v2)" in out
+        # the report reads the re-coded run: it names v2, not v1
+        html = (layout.report_dir / "index.html").read_text(encoding="utf-8")
+        assert "medical-fact-check v2 (sha256 " in html
+        assert "medical-fact-check v1" not in html
+        # nothing left: a second run or recode makes no call
+        fake.reset()
+        assert cli("run", str(layout.root)) == 0
+        assert cli("recode", str(layout.root)) == 0
+        assert fake.stats()["calls"].get("openai", 0) == 0
+
+
+def test_recode_survives_kill_9(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-studyrecode")
+    with FakeServer(latency=0.15) as fake:
+        layout = make_study(tmp_path / "rc", fake.openai_base_url)
+        fake.control(latency=0.0)
+        assert cli("run", str(layout.root)) == 0
+        expected = flagged(read_annotations(layout.judge_run("scifact-dev", "retrieval")))
+        bump(layout)
+        fake.control(latency=0.15)
+        fake.reset()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        args = [sys.executable, "-m", "failcodes", "recode", str(layout.root)]
+        proc = subprocess.Popen([*args, "--concurrency", "1"], env=env)
+        run = layout.judge_recode_run("scifact-dev", "retrieval", 2)
+        deadline = time.monotonic() + 60
+        while fake.stats()["calls"].get("openai", 0) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        first = fake.stats()["calls"].get("openai", 0)
+        assert 3 <= first < len(expected)
+        assert not (run / RECODE_ENTRIES).exists()  # nothing half-written
+        assert layout.judge_current("scifact-dev", "retrieval") == layout.judge_run(
+            "scifact-dev", "retrieval"
+        )
+        fake.control(latency=0.0)
+        assert cli("recode", str(layout.root)) == 0
+        total = fake.stats()["calls"]["openai"]
+        # nothing lost, nothing doubled (at most the one call in flight at the kill)
+        assert len(expected) <= total <= len(expected) + 1
+        anns = read_annotations(run)
+        assert len(anns) == 91 and len({a.unit_id for a in anns}) == 91
+        assert {a.codebook.version for a in anns} == {2}
+        lines = (run / RECODE_ENTRIES).read_text(encoding="utf-8").splitlines()
+        assert len(lines) == 91
+
+
+def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    base = [sys.executable, "-m", "failcodes", "recode"]
+    layout = make_study(tmp_path / "rc", "http://127.0.0.1:9")
+    for args in (
+        [str(tmp_path / "nowhere")],
+        [str(layout.root), "--dataset", "nope"],
+        [str(layout.root), "--kind", "nope"],
+    ):
+        done = subprocess.run([*base, *args], env=env, capture_output=True, text=True)
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "Traceback" not in done.stderr
