@@ -212,7 +212,10 @@ def test_plan_prints_commands(tmp_path: Path) -> None:
         "-o st/data/ragchecker-example.traces.jsonl "
         "--labels-out st/data/ragchecker-example.labels.jsonl --evidence retrieved"
     )
-    assert lines[-1] == "failcodes report st -o st/report"
+    # the report names the study's codebook (a re-coded study is on a version not bundled)
+    assert lines[-1] == (
+        "failcodes report st --codebook st/medical-fact-check.v1.yaml -o st/report"
+    )
     assert json.loads(json.dumps(lines))  # plain text lines
 
 

@@ -75,15 +75,29 @@ def needs_recode(layout: StudyLayout, dataset: str, kind: str, newest: Codebook)
     return ref is not None and ref.name == newest.name and ref.version < newest.version
 
 
-def lineage(codebook_path: Path, newest: Codebook) -> dict[int, Codebook]:
-    """Every version of the study's codebook found beside it (or bundled), by version."""
+def lineage(codebook_path: Path, newest: Codebook, layout: StudyLayout) -> dict[int, Codebook]:
+    """Every version of the study's codebook, by version.
+
+    The study's own, then the files ``<name>.v<N>.yaml`` beside it, then the study's
+    saturation projects, then the bundled ones (the first found of a version wins).
+    """
     from failcodes.codebook import bundled_dir, lineage_files, load
+    from failcodes.saturation.store import ProjectStore
 
     books: dict[int, Codebook] = {newest.version: newest}
     for folder in (codebook_path.parent, bundled_dir()):
         for version, path in lineage_files(folder, newest.name).get(newest.name, {}).items():
             if version not in books:
                 books[version] = load(path)
+        if folder != codebook_path.parent or not layout.saturation_dir.is_dir():
+            continue
+        for project in sorted(layout.saturation_dir.iterdir()):
+            store = ProjectStore(project)
+            if not store.config_path.is_file():
+                continue
+            for version in store.versions():
+                if version not in books and store.codebook(version).name == newest.name:
+                    books[version] = store.codebook(version)
     return books
 
 
@@ -184,7 +198,7 @@ def plan_kind(study: StudyFile, layout: StudyLayout, dataset: str, kind: str) ->
             )
         from_versions[uid] = ref.version
         if books is None:
-            books = lineage(cb_path, newest)
+            books = lineage(cb_path, newest, layout)
         try:
             mapping = migration_path(list(books.values()), ref.version, newest.version)
         except CodebookError as exc:
