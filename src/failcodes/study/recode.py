@@ -34,6 +34,7 @@ from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook, CodebookRef, CodeLevel, UnitKind, migration_path
 from failcodes.errors import CodebookError, InputError
 from failcodes.fileio import atomic_write_text
+from failcodes.judge.journal import JOURNAL_NAME
 from failcodes.migration import migrate
 from failcodes.saturation.models import RecodeEntry, RecodeMethod
 from failcodes.study.config import StudyFile, resolve_path
@@ -57,7 +58,9 @@ def study_codebook(study: StudyFile, layout: StudyLayout) -> tuple[Path, Codeboo
 
 def run_codebook(run_dir: Path) -> CodebookRef | None:
     """The codebook a run's exported annotations cite (first line), None when not exported."""
-    path = run_dir / "annotations.jsonl"
+    from failcodes.judge.run import ANNOTATIONS_NAME
+
+    path = run_dir / ANNOTATIONS_NAME
     try:
         with path.open(encoding="utf-8") as fh:
             line = fh.readline()
@@ -147,7 +150,7 @@ def _previous(layout: StudyLayout, dataset: str, kind: str, version: int) -> dic
     sources = [layout.judge_run(dataset, kind)]
     sources += [p for v, p in layout.judge_recode_runs(dataset, kind) if v < version]
     for run in sources:
-        if (run / "journal.sqlite").is_file():
+        if (run / JOURNAL_NAME).is_file():
             latest.update({a.unit_id: a for a in read_annotations(run)})
     return latest
 
@@ -319,7 +322,7 @@ def judged(study: StudyFile, layout: StudyLayout) -> list[tuple[str, str]]:
         (ds.name, kind)
         for ds in study.datasets
         for kind in study.judge.kinds
-        if (layout.judge_run(ds.name, kind) / "journal.sqlite").is_file()
+        if (layout.judge_run(ds.name, kind) / JOURNAL_NAME).is_file()
     ]
 
 
