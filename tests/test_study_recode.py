@@ -204,3 +204,32 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_missing_version_in_the_lineage_is_one_line_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # offline judge (heuristic baseline): no server needed to code v1
+    layout = make_study(tmp_path / "rc", "http://127.0.0.1:9")
+    text = layout.study_file.read_text(encoding="utf-8")
+    text = text.replace('judge = "openai:fake-model"', 'judge = "offline"')
+    layout.study_file.write_text(text.replace('base_url = "http://127.0.0.1:9"\n', ""), "utf-8")
+    assert cli("run", str(layout.root)) == 0
+    v1 = bundled()
+    v2 = next_version(v1, UnitKind.RETRIEVAL, [CHANGE], "accepted: animal study")
+    leaf = CHANGE.model_copy(update={"leaf": "in_vitro", "label": "In vitro"})
+    v3 = next_version(v2, UnitKind.RETRIEVAL, [leaf], "accepted: in vitro")
+    # v3 beside v1, but v2 nowhere: no migration path from v1 to v3
+    (layout.root / f"{v3.name}.v3.yaml").write_text(dump(v3), encoding="utf-8")
+    text = layout.study_file.read_text(encoding="utf-8").replace(".v1.yaml", ".v3.yaml")
+    layout.study_file.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    assert cli("recode", str(layout.root)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no migration path from medical-fact-check@1" in err[0], err
+    assert not layout.judge_recode_run("scifact-dev", "retrieval", 3).exists()
+    # with v2 beside it the path exists: v1 -> v3 migrates, nothing is re-coded twice
+    (layout.root / f"{v2.name}.v2.yaml").write_text(dump(v2), encoding="utf-8")
+    assert cli("recode", str(layout.root)) == 0
+    [row] = recode_status(load_study(layout.root), layout)
+    assert row.versions == {3: 91} and row.recoded + row.migrated == 91

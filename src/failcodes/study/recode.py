@@ -202,7 +202,11 @@ def plan_kind(study: StudyFile, layout: StudyLayout, dataset: str, kind: str) ->
         from_versions[uid] = ref.version
         if books is None:
             books = lineage(cb_path, newest, layout)
+        missing = [v for v in range(ref.version, newest.version) if v not in books]
         try:
+            if missing:
+                have = ", ".join(str(v) for v in sorted(books))
+                raise CodebookError(f"version {missing[0]} not found (have: {have})")
             mapping = migration_path(list(books.values()), ref.version, newest.version)
         except CodebookError as exc:
             raise InputError(
