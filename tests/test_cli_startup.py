@@ -27,3 +27,30 @@ def test_help_still_lists_every_subcommand() -> None:
     )
     for name in ("ingest", "schema", "metrics", "version"):
         assert f" {name} " in proc.stdout, name
+
+
+def _imported_after(argv: list[str]) -> set[str]:
+    code = (
+        "import sys\n"
+        "from failcodes.cli.main import main\n"
+        f"sys.argv = ['failcodes', *{argv!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    return set(proc.stdout.split())
+
+
+def test_help_pays_for_no_optional_heavyweights() -> None:
+    # scipy.stats (~0.3-1.5 s) is imported where a p-value or quantile is computed, bm25s
+    # (and numba, which ppi-python's dev install brings) where an index is built: never by --help.
+    for argv in (["--help"], ["metrics", "--help"]):
+        loaded = _imported_after(argv)
+        assert "scipy.stats" not in loaded, argv
+        assert "bm25s" not in loaded, argv
+        assert "numba" not in loaded, argv

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import bm25s
 from pydantic import BaseModel, ConfigDict
 
 from failcodes.rtv.chunking import Chunk
@@ -30,6 +29,8 @@ class RetrievedChunk(BaseModel):
 
 
 def _tokens(texts: Sequence[str]) -> list[list[str]]:
+    import bm25s  # lazy: bm25s (and numba where installed) cost ~0.3 s at start-up
+
     out = bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
     return [list(t) for t in out]
 
@@ -51,6 +52,8 @@ class BM25Index:
             raise ValueError("cannot index zero chunks")
         self.chunks = list(chunks)
         self.k1 = k1
+        import bm25s  # lazy (see _tokens)
+
         self._model = bm25s.BM25(k1=k1, b=b, method=method)
         self._model.index(_tokens([c.text for c in self.chunks]), show_progress=False)
 

@@ -46,7 +46,6 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.stats import norm
 
 from failcodes.errors import StatisticsError
 
@@ -274,6 +273,8 @@ def z_value(confidence: float) -> float:
     """Two-sided normal quantile for a confidence level in (0, 1)."""
     if not 0 < confidence < 1:
         raise StatisticsError(f"confidence must be in (0, 1), got {confidence}")
+    from scipy.stats import norm  # lazy: scipy.stats costs ~0.3 s at start-up
+
     return float(norm.ppf(0.5 + confidence / 2))
 
 
