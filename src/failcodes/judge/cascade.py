@@ -18,7 +18,6 @@ from collections.abc import Iterable
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.judge.journal import Journal
-from failcodes.judge.providers.base import TokenUsage
 from failcodes.units import Unit
 
 FIRST_DIR = "cascade-first"
@@ -52,11 +51,4 @@ def keep_confident(main: Journal, firsts: dict[str, Annotation], kept: set[str])
         ann = firsts.get(uid)
         if ann is None or uid in done:
             continue
-        main.record(
-            ann,
-            tokens=TokenUsage(),
-            raw_request=None,
-            raw_response=None,
-            cache_hit=False,
-            attempts=0,
-        )
+        main.record_uncalled(ann)

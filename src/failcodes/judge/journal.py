@@ -235,6 +235,17 @@ class Journal:
             ),
         )
 
+    def record_uncalled(self, annotation: Annotation) -> None:
+        """Commit a unit whose annotation took no call (carried over, migrated): no tokens."""
+        self.record(
+            annotation,
+            tokens=TokenUsage(),
+            raw_request=None,
+            raw_response=None,
+            cache_hit=False,
+            attempts=0,
+        )
+
     def annotations(self) -> Iterator[Annotation]:
         """Yield the recorded annotations in the order they were committed."""
         for (text,) in self._conn.execute("SELECT annotation FROM annotations ORDER BY seq"):

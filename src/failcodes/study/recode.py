@@ -257,7 +257,6 @@ class KindResult:
 def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> KindResult:
     """Re-code ``work.recode`` with ``judge``, commit the migrated units, then ``recode.jsonl``."""
     from failcodes.judge import Journal, export_run
-    from failcodes.judge.providers.base import TokenUsage
 
     version = work.codebook.version
     if work.empty:
@@ -278,14 +277,7 @@ def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> KindRes
         present = journal.present(sorted(work.migrated))
         for uid, ann in sorted(work.migrated.items()):
             if uid not in present:  # committed one by one: a kill here loses nothing
-                journal.record(
-                    ann,
-                    tokens=TokenUsage(),
-                    raw_request=None,
-                    raw_response=None,
-                    cache_hit=False,
-                    attempts=0,
-                )
+                journal.record_uncalled(ann)
     finally:
         journal.close()
     export_run(run)
