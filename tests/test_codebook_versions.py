@@ -311,3 +311,13 @@ def test_draft_refuses_bad_edits() -> None:
         CodebookDraft(V1, "x").remove("exact_scope").build()
     with pytest.raises(CodebookError, match="needs a changelog"):
         CodebookDraft(V1).build()
+
+
+def test_migration_path_with_a_gap_in_the_lineage_is_one_codebook_error() -> None:
+    v2 = codebook.rename_code(V1, "garbled", "corrupted_text", changelog="Clearer name.")
+    v3 = codebook.merge_subcodes(
+        v2, ["corrupted_text", "truncated"], into="corrupted_text", changelog="Merge."
+    )
+    # v2 is missing: the path 1 -> 3 cannot be composed (was a bare KeyError: 2).
+    with pytest.raises(CodebookError, match=r"no path from version 1 to 3 \(have: 1, 3\)"):
+        codebook.migration_path([V1, v3], 1, 3)

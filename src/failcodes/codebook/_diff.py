@@ -318,7 +318,9 @@ def compose(first: MigrationMap, second: MigrationMap) -> MigrationMap:
 def migration_path(lineage: Sequence[Codebook], from_version: int, to_version: int) -> MigrationMap:
     """Compose the maps of a lineage (from :func:`load_lineage`) from one version to a later."""
     by_version = {cb.version: cb for cb in lineage}
-    if from_version >= to_version or from_version not in by_version or to_version not in by_version:
+    if from_version >= to_version or any(
+        v not in by_version for v in range(from_version, to_version + 1)
+    ):
         have = ", ".join(str(v) for v in sorted(by_version))
         raise CodebookError(
             f"no path from version {from_version} to {to_version} (have: {have})",
