@@ -224,9 +224,34 @@ def test_study_defaults_follow_the_commands() -> None:
     from failcodes.study.config import DisagreementsSpec, MetricsSpec
 
     assert MetricsSpec().without_claims == DEFAULT_WITHOUT_CLAIMS.value
-    assert DisagreementsSpec().without_claims == DEFAULT_WITHOUT_CLAIMS.value
+    assert DisagreementsSpec().without_claims is None  # follows [metrics] (next test)
     assert set(WithoutClaimsPolicy) == {"no_error", "exclude"}
     assert {lv.value for lv in Level} == {"sentence", "claim"}
+
+
+def test_disagreements_follow_the_metrics_level_unless_set(tmp_path: Path) -> None:
+    """A claim-level study's disagreements are the claim-level errors the metrics counted."""
+    layout = init_study(tmp_path / "st")
+    toml = layout.root / "failcodes.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(
+        text.replace('level = "sentence"', 'level = "claim"\nwithout_claims = "exclude"'),
+        encoding="utf-8",
+    )
+
+    def disagreements_args() -> list[str]:
+        steps = plan_study(load_study(layout.root), layout)
+        args = list(next(s for s in steps if s.name.startswith("disagreements")).argv)
+        return [args[args.index("--level") + 1], args[args.index("--without-claims") + 1]]
+
+    assert disagreements_args() == ["claim", "exclude"]
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace(
+            'mapping = "refuted"', 'mapping = "refuted"\nlevel = "sentence"'
+        ),
+        encoding="utf-8",
+    )
+    assert disagreements_args() == ["sentence", "exclude"]
 
 
 def test_run_takes_the_study_lock(tmp_path: Path) -> None:

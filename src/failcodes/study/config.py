@@ -104,8 +104,10 @@ class DisagreementsSpec(_Strict):
     """``failcodes disagreements`` settings (the mapping the judge and attribution study)."""
 
     mapping: str = "refuted"
-    level: LevelName = "sentence"
-    without_claims: WithoutClaims = "no_error"
+    level: LevelName | None = Field(default=None, description="Default: [metrics] level.")
+    without_claims: WithoutClaims | None = Field(
+        default=None, description="Default: [metrics] without_claims."
+    )
 
 
 class JudgeSpec(_Strict):
@@ -154,6 +156,16 @@ class StudyFile(_Strict):
                 raise ValueError(f"data set name {ds.name!r} is used twice")
             seen.add(ds.name)
         return datasets
+
+    @property
+    def disagreement_level(self) -> LevelName:
+        """The disagreements' level: their own setting, else the metrics' (one unit of analysis)."""
+        return self.disagreements.level or self.metrics.level
+
+    @property
+    def disagreement_without_claims(self) -> WithoutClaims:
+        """The disagreements' rule for sentences without claims, else the metrics' rule."""
+        return self.disagreements.without_claims or self.metrics.without_claims
 
     def dataset(self, name: str) -> DatasetSpec:
         """The data set called ``name``."""
