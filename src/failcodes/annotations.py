@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from failcodes.codebook import CodebookRef, UnitKind
+from failcodes.contract import FrozenModel
 
 __all__ = ["Annotation", "CodebookRef", "CoderKind", "DimensionEvidence", "Status", "Usage"]
 
@@ -38,10 +39,8 @@ class Status(StrEnum):
     UNSCORED = "unscored"  # the judge's answer was unusable; ``reason`` says why
 
 
-class Usage(BaseModel):
+class Usage(FrozenModel):
     """Tokens and money spent on one annotation (zero for people and the offline judge)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     input_tokens: int = 0
     cached_input_tokens: int = 0
@@ -50,10 +49,8 @@ class Usage(BaseModel):
     latency_s: float = 0.0
 
 
-class DimensionEvidence(BaseModel):
+class DimensionEvidence(FrozenModel):
     """Why one dimension (step) got its code: the coder's rationale, quote and doubt."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     rationale: str
     quote: str | None = None
@@ -64,7 +61,7 @@ class DimensionEvidence(BaseModel):
     uncertain: bool = Field(default=False, description="The coder doubted this code.")
 
 
-class Annotation(BaseModel):
+class Annotation(FrozenModel):
     """Codes for one unit: ``codes`` maps each dimension/step id to one subcode id.
 
     A dimension the coder could not assess holds :data:`NOT_ASSESSABLE` instead.
@@ -74,8 +71,6 @@ class Annotation(BaseModel):
     :class:`DimensionEvidence` per dimension in ``evidence``; ``rationale`` and ``quote`` are
     the unit-level fields of older judge annotations and of human review.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     unit_id: str
     unit_kind: UnitKind

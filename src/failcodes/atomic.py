@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from failcodes.contract import FrozenModel
 
 
 class ErrorCategory(StrEnum):
@@ -28,10 +30,8 @@ class AnswerOutcome(StrEnum):
     WORSENED = "worsened"
 
 
-class AtomicFact(BaseModel):
+class AtomicFact(FrozenModel):
     """One atomic fact with the pipeline verdict and the human evaluation."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     answer_id: str
@@ -51,10 +51,8 @@ class AtomicFact(BaseModel):
         return self.verdict_false == self.human_confirms
 
 
-class AtomicAnswer(BaseModel):
+class AtomicAnswer(FrozenModel):
     """One answer's outcome after fact-checking."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     answer_id: str

@@ -37,10 +37,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
+from failcodes.contract import FrozenModel
 from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
 from failcodes.traces import EvidenceSource, Trace
@@ -68,10 +69,8 @@ class Stage(StrEnum):
     UNDETERMINED = "undetermined"
 
 
-class ClaimAttribution(BaseModel):
+class ClaimAttribution(FrozenModel):
     """The attribution of one claim (one trace)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     question_id: str
@@ -88,10 +87,8 @@ class ClaimAttribution(BaseModel):
     )
 
 
-class ItemAttribution(BaseModel):
+class ItemAttribution(FrozenModel):
     """The attribution of one disagreement (or one trace, when no disagreements are given)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     item_id: str
     system: str

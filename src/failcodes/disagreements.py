@@ -29,8 +29,9 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.hashing import content_hash
 from failcodes.labels import Label, LabelIndex
 from failcodes.mapping import (
@@ -56,10 +57,8 @@ class DisagreementKind(StrEnum):
     FP = "FP"  # the system flagged an error; the clinician marked none (false alarm)
 
 
-class ClaimRecord(BaseModel):
+class ClaimRecord(FrozenModel):
     """One claim behind a disagreement, with everything the verifier saw and said."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     claim_id: str = Field(description="The claim's id (stable across systems).")
     claim: str = Field(description="The atomic claim text.")
@@ -86,10 +85,8 @@ class ClaimRecord(BaseModel):
     )
 
 
-class Disagreement(BaseModel):
+class Disagreement(FrozenModel):
     """One sentence (or claim) where a system's mapped verdict and the clinical label differ."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(
         description="Content hash of system, mapping, level, question, sentence, claim."

@@ -6,21 +6,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
 from failcodes.mapping import SentenceKey
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 
 
-class Label(BaseModel):
+class Label(FrozenModel):
     """The clinical reference for one sentence, or for one claim when ``claim_id`` is set.
 
     Claims inherit their parent sentence's label unless a claim-level label exists.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     sentence_id: str | None = Field(default=None, description="The labelled sentence.")
     claim_id: str | None = Field(default=None, description="The labelled claim (claim-level).")

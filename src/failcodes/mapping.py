@@ -33,18 +33,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
 
-class ErrorMapping(BaseModel):
+class ErrorMapping(FrozenModel):
     """Which canonical verdicts count as "the system flags an error"."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(description="Named mapping, or the sorted verdict list if user-defined.")
     error_verdicts: frozenset[Verdict] = Field(
@@ -140,19 +139,15 @@ def resolve_mappings(specs: Iterable[str]) -> list[ErrorMapping]:
     return list(out.values())
 
 
-class SentenceKey(BaseModel):
+class SentenceKey(FrozenModel):
     """Identifies one answer sentence: ``sentence_id`` within ``question_id``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     question_id: str
     sentence_id: str
 
 
-class SentenceVerdict(BaseModel):
+class SentenceVerdict(FrozenModel):
     """One sentence of one system after any-error aggregation under one mapping."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     question_id: str
@@ -164,20 +159,16 @@ class SentenceVerdict(BaseModel):
     error_claim_ids: tuple[str, ...] = Field(description="Claims whose verdict maps to error.")
 
 
-class SentenceWithoutClaims(BaseModel):
+class SentenceWithoutClaims(FrozenModel):
     """A known sentence for which a system produced no claim (cannot be aggregated)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     question_id: str
     sentence_id: str
 
 
-class Aggregation(BaseModel):
+class Aggregation(FrozenModel):
     """Result of :func:`aggregate_sentences`: sentence verdicts and unaggregatable sentences."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     mapping: ErrorMapping
     sentences: tuple[SentenceVerdict, ...] = Field(

@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.labels import Label
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
 from failcodes.mapping import (
@@ -116,10 +117,8 @@ WITHOUT_CLAIMS_RULE = {
 }
 
 
-class Interval(BaseModel):
+class Interval(FrozenModel):
     """A percentile bootstrap interval, or an explicit statement that it is undefined."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     low: float | None
     high: float | None
@@ -140,10 +139,8 @@ class Interval(BaseModel):
 _DENOMINATOR = {"recall": (0, 2), "f1": (0, 2), "precision": (0, 1)}
 
 
-class BootstrapSettings(BaseModel):
+class BootstrapSettings(FrozenModel):
     """How intervals were computed."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     resamples: int = Field(ge=1)
     seed: int
@@ -151,10 +148,8 @@ class BootstrapSettings(BaseModel):
     cluster: str = Field(default="question_id", description="The resampled cluster.")
 
 
-class MetricResult(BaseModel):
+class MetricResult(FrozenModel):
     """Confusion counts, metrics and (optionally) intervals of one system x mapping x level."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     mapping: str
@@ -205,10 +200,8 @@ class MetricResult(BaseModel):
         return row
 
 
-class VerdictDistribution(BaseModel):
+class VerdictDistribution(FrozenModel):
     """How often a system gave each canonical verdict to its claims (seed 001, Table 5)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     n_claims: int
@@ -224,10 +217,8 @@ class VerdictDistribution(BaseModel):
         return row
 
 
-class MetricsReport(BaseModel):
+class MetricsReport(FrozenModel):
     """Everything ``failcodes metrics`` computes for one level."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     level: Level
     mappings: tuple[ErrorMapping, ...]

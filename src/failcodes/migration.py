@@ -10,17 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, Status
 from failcodes.codebook import MigrationMap
+from failcodes.contract import FrozenModel
 from failcodes.errors import CodebookError, MixedCodebookError
 
 
-class MigrationOutcome(BaseModel):
+class MigrationOutcome(FrozenModel):
     """One annotation carried forward: the migrated annotation and what needs re-coding."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     annotation: Annotation
     recode: dict[str, str] = Field(

@@ -23,10 +23,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Part
+from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
 from failcodes.stats import agreements
 
@@ -37,10 +38,8 @@ Panel = Mapping[str, Sequence[Annotation]]
 """Member name (judge spec, or spec plus sample number) -> that member's annotations."""
 
 
-class DimensionVote(BaseModel):
+class DimensionVote(FrozenModel):
     """How the members coded one dimension of one unit."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     votes: dict[str, int] = Field(description="Code -> number of members that gave it.")
     members: int = Field(description="Members that coded this dimension of the unit.")
@@ -51,10 +50,8 @@ class DimensionVote(BaseModel):
     unanimous: bool = False
 
 
-class PanelUnit(BaseModel):
+class PanelUnit(FrozenModel):
     """One unit's panel outcome."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     unit_id: str
     dimensions: dict[str, DimensionVote]
@@ -70,10 +67,8 @@ class PanelUnit(BaseModel):
         return [d for d, v in self.dimensions.items() if v.tie]
 
 
-class PanelAgreement(BaseModel):
+class PanelAgreement(FrozenModel):
     """One inter-judge coefficient for one dimension, or one code of it (binary)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     dimension: str
     code: str | None = Field(default=None, description="None: the whole dimension (nominal).")
@@ -249,10 +244,8 @@ def inter_judge_agreement(
     return out
 
 
-class QuoteShare(BaseModel):
+class QuoteShare(FrozenModel):
     """One coder's per-dimension quote checks."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     coder: str
     dimensions_coded: int = Field(description="Coded dimensions with per-dimension evidence.")

@@ -26,10 +26,11 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import UnitKind
+from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
 
 #: Column of the coded table that names the system, per part.
@@ -52,10 +53,8 @@ class Sample(StrEnum):
     TARGETED = "targeted"  # chosen for a reason (judges disagree): reviewed, never estimated
 
 
-class PlanStratum(BaseModel):
+class PlanStratum(FrozenModel):
     """One stratum of the estimation sample."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     key: str = Field(description="Stable stratum id, e.g. 'retriever=bm25|code=False'.")
     system: str | None = Field(default=None, description="The system, if stratified by it.")
@@ -67,10 +66,8 @@ class PlanStratum(BaseModel):
     inclusion_probability: float = Field(description="sampled / population.")
 
 
-class PlannedUnit(BaseModel):
+class PlannedUnit(FrozenModel):
     """One unit to review."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     unit_id: str
     sample: Sample
@@ -80,10 +77,8 @@ class PlannedUnit(BaseModel):
     )
 
 
-class ReviewPlan(BaseModel):
+class ReviewPlan(FrozenModel):
     """A review sampling plan (stored as JSON under the run's ``review/plans/``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal[1] = 1
     name: str = Field(description="Plan name (the file stem).")
@@ -257,10 +252,8 @@ def draw_plan(
     )
 
 
-class PlanProgress(BaseModel):
+class PlanProgress(FrozenModel):
     """How far the human review of a plan has come."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     estimation_planned: int
     estimation_reviewed: int

@@ -21,7 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from failcodes.contract import FrozenModel
 
 #: Words that end in "." without ending a sentence (lower case, without the final dot).
 ABBREVIATIONS: frozenset[str] = frozenset(
@@ -121,10 +123,8 @@ def _add(spans: list[Span], text: str, start: int, end: int) -> None:
     spans.append(Span(begin, begin + len(stripped), stripped))
 
 
-class Sentence(BaseModel):
+class Sentence(FrozenModel):
     """One answer sentence, as split from an answer: the unit clinicians label."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     question_id: str = Field(description="The question (or answer document) it belongs to.")
     sentence_id: str = Field(description="Unique sentence id (question id + ':s' + index).")

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
 from failcodes.verdicts import Verdict
 
@@ -46,11 +47,11 @@ def empty_as_none(value: object) -> object:
     return None if value == "" else value
 
 
-class Passage(BaseModel):
+class Passage(FrozenModel):
     """One retrieved passage shown to the verifier for a claim."""
 
     # NaN/Infinity scores are refused (a CSV "nan" cell or a Parquet NaN), not stored as null.
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(allow_inf_nan=False)
 
     passage_id: str = Field(description="Identifier of the passage in its corpus.")
     rank: int = Field(ge=1, description="1-based rank in the retriever's list.")
@@ -75,10 +76,8 @@ class Passage(BaseModel):
     )
 
 
-class Trace(BaseModel):
+class Trace(FrozenModel):
     """One claim as judged by one system."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str = Field(description="The retriever x verifier x corpus configuration.")
     question_id: str = Field(description="The question (or document) the answer responds to.")

@@ -14,9 +14,10 @@ from collections.abc import Iterable
 from json.encoder import encode_basestring as _json_string  # the encoder json.dumps uses
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.codebook import UnitKind
+from failcodes.contract import FrozenModel
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
@@ -37,10 +38,8 @@ __all__ = [
 ]
 
 
-class Provenance(BaseModel):
+class Provenance(FrozenModel):
     """Where a unit occurs: one trace (and, for retrieval, one rank) of one system."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: str
     question_id: str
@@ -52,10 +51,8 @@ class Provenance(BaseModel):
     )
 
 
-class Unit(BaseModel):
+class Unit(FrozenModel):
     """One thing to code. ``id`` is derived from the judged content (see :func:`unit_id`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     kind: UnitKind

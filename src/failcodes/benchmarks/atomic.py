@@ -22,15 +22,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
+from failcodes.contract import StrictModel
 
 
-class AtomicReport(BaseModel):
+class AtomicReport(StrictModel):
     """Every seed-003 figure for one system."""
-
-    model_config = ConfigDict(extra="forbid")
 
     system: str
     n_facts: int

@@ -15,26 +15,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.ingest.scifact import SciFactClaim, SciFactPrediction
 from failcodes.traces import Trace
 
 
-class EvidenceQuery(BaseModel):
+class EvidenceQuery(FrozenModel):
     """One query's ranked retrieval: a gold flag per retrieved item and the gold total."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     query_id: str
     ranked_gold: tuple[bool, ...] = Field(description="Gold flag per retrieved item, by rank.")
     n_gold: int = Field(ge=0, description="How many gold items exist for the query.")
 
 
-class EvidenceAtK(BaseModel):
+class EvidenceAtK(FrozenModel):
     """Evidence precision/recall/hit rate at one cut-off k."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     k: int
     precision: float | None

@@ -26,8 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
+from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
 from failcodes.ingest.scifact import PredictedDoc, SciFactClaim, SciFactPrediction
 
@@ -35,10 +34,8 @@ ALLOWED_LABELS = frozenset({"SUPPORT", "CONTRADICT"})
 MAX_ABSTRACT_SENTS = 3
 
 
-class SciFactMetrics(BaseModel):
+class SciFactMetrics(FrozenModel):
     """The official evaluator's twelve numbers plus the counts behind them."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     abstract_label_only_precision: float
     abstract_label_only_recall: float

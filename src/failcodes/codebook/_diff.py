@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.codebook._models import (
     ChangeKind,
@@ -23,6 +23,7 @@ from failcodes.codebook._models import (
     CodeLevel,
     UnitKind,
 )
+from failcodes.contract import FrozenModel
 from failcodes.errors import CodebookError
 
 Loc = tuple[str | int, ...]
@@ -39,10 +40,8 @@ class DiffKind(StrEnum):
     CHANGED = "changed"  # same id, different wording, flag or position
 
 
-class CodeChange(BaseModel):
+class CodeChange(FrozenModel):
     """One difference between two versions."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: DiffKind
     level: CodeLevel
@@ -70,10 +69,8 @@ class CodeChange(BaseModel):
         return text + (f"  # {self.note}" if self.note else "")
 
 
-class Suggestion(BaseModel):
+class Suggestion(FrozenModel):
     """A migration entry a diff proposes for an unexplained removal (never applied alone)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: ChangeKind
     old: tuple[str, ...]
@@ -81,14 +78,12 @@ class Suggestion(BaseModel):
     reason: str
 
 
-class MigrationMap(BaseModel):
+class MigrationMap(FrozenModel):
     """How every code of one version maps onto the next (or a later) version.
 
     ``codes`` covers every subcode and leaf id of the old version: the new id, or ``None``
     when annotations carrying it must be re-coded (split or removed codes).
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     from_version: int
@@ -107,10 +102,8 @@ class MigrationMap(BaseModel):
         return [code for code, new in self.codes.items() if new is None]
 
 
-class CodebookDiff(BaseModel):
+class CodebookDiff(FrozenModel):
     """Everything that differs between two versions, plus the migration map when one exists."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     old: CodebookRef
     new: CodebookRef

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import MissingPartError
 from failcodes.hashing import content_hash
 
@@ -34,10 +35,8 @@ class UnitKind(StrEnum):
     VERIFICATION = "verification"
 
 
-class CodebookRef(BaseModel):
+class CodebookRef(FrozenModel):
     """Exactly which codebook an annotation was made under (annotations cite the codebook)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     version: int
@@ -47,10 +46,8 @@ class CodebookRef(BaseModel):
         return f"{self.name}@{self.version}+{self.hash[:12]}"
 
 
-class Leaf(BaseModel):
+class Leaf(FrozenModel):
     """A concrete pattern that rolls up to one subcode."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
     label: str = Field(description="Short human-readable name.")
@@ -68,10 +65,8 @@ class Origin(StrEnum):
     ADDED = "added"  # added by failcodes (or by a saturation round), not in the seed
 
 
-class Subcode(BaseModel):
+class Subcode(FrozenModel):
     """One code a coder may assign within a dimension."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
     label: str = Field(description="Short human-readable name.")
@@ -96,10 +91,8 @@ class Subcode(BaseModel):
     )
 
 
-class Dimension(BaseModel):
+class Dimension(FrozenModel):
     """An evidence-quality dimension (retrieval) or a reasoning step (verification)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
     label: str = Field(description="Short human-readable name.")
@@ -130,10 +123,8 @@ class Dimension(BaseModel):
         raise KeyError(subcode_id)
 
 
-class Part(BaseModel):
+class Part(FrozenModel):
     """The retrieval or the verification half of a codebook."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: UnitKind = Field(description="Which units this part codes: retrieval or verification.")
     label: str = Field(description="Short human-readable name.")
@@ -157,10 +148,8 @@ class ChangeKind(StrEnum):
     REMOVE = "remove"  # old ids dropped without replacement: old annotations need re-coding
 
 
-class MigrationEntry(BaseModel):
+class MigrationEntry(FrozenModel):
     """One explicit change from the parent version, stored in the newer version's file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: ChangeKind
     old: tuple[str, ...] = Field(min_length=1, description="Ids in the parent version.")
@@ -207,10 +196,8 @@ class CodeInfo(NamedTuple):
     subcode: str | None  # the subcode itself, or a leaf's parent; None for dimensions
 
 
-class CodebookHeader(BaseModel):
+class CodebookHeader(FrozenModel):
     """The fields a codebook version and its file form (``CodebookDocument``) share."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=NAME_PATTERN, description="Codebook name, shared by all versions.")
     version: int = Field(ge=1, description="1 for the first version, then parent_version + 1.")

@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
+from failcodes.contract import FrozenModel, StrictModel
 from failcodes.dataio import iter_jsonl, validate_record
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
@@ -37,17 +38,13 @@ from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
 
-class _Chunk(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _Chunk(FrozenModel):
     chunk_id: str
     text: str
     score: float | None = None
 
 
-class _FactRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _FactRecord(FrozenModel):
     type: str = "fact"
     system: str | None = None
     answer_id: str
@@ -62,19 +59,15 @@ class _FactRecord(BaseModel):
     chunks: list[_Chunk] = Field(default_factory=list)
 
 
-class _AnswerRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _AnswerRecord(FrozenModel):
     type: str
     system: str | None = None
     answer_id: str
     outcome: AnswerOutcome
 
 
-class AtomicData(BaseModel):
+class AtomicData(StrictModel):
     """Everything read from an atomic fact-check file."""
-
-    model_config = ConfigDict(extra="forbid")
 
     facts: list[AtomicFact]
     answers: list[AtomicAnswer]

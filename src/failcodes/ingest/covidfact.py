@@ -24,8 +24,7 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from failcodes.contract import FrozenModel
 from failcodes.dataio import iter_jsonl, read_json
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, IngestResult, Output
@@ -38,10 +37,8 @@ SPLIT_JSON = Path("evidence_recall/refuted_retrieved_evidence.json")
 DATASET = Path("COVIDFACT_dataset.jsonl")
 
 
-class CovidFactClaim(BaseModel):
+class CovidFactClaim(FrozenModel):
     """One row of the recall TSV, with what the optional files add."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     claim_id: str
     claim: str

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from failcodes.contract import FrozenModel
 from failcodes.dataio import iter_jsonl, validate_record
 from failcodes.errors import InputError
 from failcodes.labels import Label
@@ -45,10 +46,8 @@ GOLD_LABELS = frozenset({"SUPPORT", "CONTRADICT"})
 PREDICTED_LABELS = frozenset({"SUPPORT", "CONTRADICT", "REFUTE", "NEI"})
 
 
-class GoldRationale(BaseModel):
+class GoldRationale(FrozenModel):
     """One gold rationale: a minimal set of sentences that together justify the label."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     sentences: tuple[int, ...] = Field(description="Sentence indices into the abstract.")
     label: str = Field(description="SUPPORT or CONTRADICT.")

@@ -30,9 +30,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from failcodes.annotations import CoderKind
+from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
 from failcodes.judge.grouping import group_schema, group_user, groups_by_claim
 from failcodes.judge.journal import Journal
@@ -111,10 +110,8 @@ def call_tokens(
     return TokenUsage(inp, cached, write, out), n
 
 
-class Estimate(BaseModel):
+class Estimate(FrozenModel):
     """A dry run's figures: one cost, and the naive run's for comparison."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     judge: str
     mode: str

@@ -16,10 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
+from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text, read_model_if_exists
 from failcodes.judge.estimate import Estimate
@@ -53,10 +54,8 @@ class Member:
     temperature: float | None = None
 
 
-class PanelReport(BaseModel):
+class PanelReport(StrictModel):
     """What ``panel.json`` holds."""
-
-    model_config = ConfigDict(extra="forbid")
 
     kind: UnitKind
     codebook: str

@@ -9,17 +9,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from failcodes import yamlio
+from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.judge.providers.base import TokenUsage
 
 
-class Price(BaseModel):
+class Price(FrozenModel):
     """USD per million tokens for one model."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     input: float = Field(ge=0)
     cached_input: float | None = Field(default=None, ge=0, description="Defaults to input.")
@@ -41,10 +40,8 @@ class Price(BaseModel):
         return dollars * (self.batch_discount if batch else 1.0)
 
 
-class PriceTable(BaseModel):
+class PriceTable(FrozenModel):
     """Prices keyed by ``provider:model`` (or a prefix of it)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     prices: dict[str, Price]
     #: The bundled vendor list prices: they price the vendors' own endpoints only (a user's

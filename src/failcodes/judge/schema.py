@@ -24,10 +24,9 @@ import html
 import json
 from typing import Any, TypedDict
 
-from pydantic import BaseModel, ConfigDict
-
 from failcodes.annotations import DimensionEvidence
 from failcodes.codebook import Dimension, Part
+from failcodes.contract import FrozenModel
 from failcodes.units import Unit, UnitKind
 
 #: Name of the structured-output schema / tool sent to providers.
@@ -45,10 +44,8 @@ class AnswerError(ValueError):
     """A judge answer that does not fit the schema; the message is shown back to the judge."""
 
 
-class DimensionAnswer(BaseModel):
+class DimensionAnswer(FrozenModel):
     """One dimension's (step's) validated answer."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     rationale: str
     quote: str
@@ -62,10 +59,8 @@ class DimensionAnswer(BaseModel):
         return self.codes[0]
 
 
-class Answer(BaseModel):
+class Answer(FrozenModel):
     """A validated judge answer: one record per dimension, in codebook order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     dimensions: dict[str, DimensionAnswer]
     multi_label: tuple[str, ...] = ()  # the dimensions answered with a set of codes

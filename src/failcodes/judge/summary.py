@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 
-from pydantic import BaseModel, ConfigDict
-
 from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.contract import StrictModel
 from failcodes.judge.providers.base import TokenUsage
 from failcodes.units import UnitKind
 
 
-class CascadeInfo(BaseModel):
+class CascadeInfo(StrictModel):
     """What the cheap first judge of a cascade did, and who coded the run's units."""
-
-    model_config = ConfigDict(extra="forbid")
 
     first_judge: str
     first_coder_kind: CoderKind
@@ -24,10 +21,8 @@ class CascadeInfo(BaseModel):
     coded_by: dict[str, int]
 
 
-class RunSummary(BaseModel):
+class RunSummary(StrictModel):
     """The closing summary of one invocation (and the journal's totals)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     judge: str
     coder_kind: CoderKind

@@ -13,19 +13,18 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Dimension
+from failcodes.contract import FrozenModel, StrictModel
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
 from failcodes.units import UnitKind
 
 
-class ReviewProblem(BaseModel):
+class ReviewProblem(FrozenModel):
     """Something in a Label Studio annotation that failcodes did not keep."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     task_id: int | None = Field(description="Label Studio task id.")
     unit_id: str = Field(description="failcodes unit id of the task.")
@@ -39,10 +38,8 @@ class ReviewProblem(BaseModel):
         return f"{where}: {self.message}"
 
 
-class ReviewResult(BaseModel):
+class ReviewResult(StrictModel):
     """Annotations mapped from Label Studio, with everything that was not kept."""
-
-    model_config = ConfigDict(extra="forbid")
 
     annotations: list[Annotation] = Field(default_factory=list)
     problems: list[ReviewProblem] = Field(default_factory=list)

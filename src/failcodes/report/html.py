@@ -10,8 +10,9 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import StrictModel
 from failcodes.fileio import atomic_write_text
 from failcodes.report.render import environment
 
@@ -26,20 +27,16 @@ def report_time() -> str:
     return when.isoformat(timespec="seconds")
 
 
-class ReportTable(BaseModel):
+class ReportTable(StrictModel):
     """A table already rendered to HTML (``html``) plus its other formats' file names."""
-
-    model_config = ConfigDict(extra="forbid")
 
     caption: str
     html: str
     files: dict[str, str] = Field(default_factory=dict, description="format -> relative path")
 
 
-class ReportFigure(BaseModel):
+class ReportFigure(StrictModel):
     """A figure: PNG bytes embedded in the page, plus its files' relative paths."""
-
-    model_config = ConfigDict(extra="forbid")
 
     caption: str
     png: bytes
@@ -51,10 +48,8 @@ class ReportFigure(BaseModel):
         return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
 
 
-class ReportSection(BaseModel):
+class ReportSection(StrictModel):
     """One section of the report."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str
     title: str
@@ -63,10 +58,8 @@ class ReportSection(BaseModel):
     figures: list[ReportFigure] = Field(default_factory=list)
 
 
-class ReportMeta(BaseModel):
+class ReportMeta(StrictModel):
     """Run metadata shown at the top of the report."""
-
-    model_config = ConfigDict(extra="forbid")
 
     title: str
     created: str

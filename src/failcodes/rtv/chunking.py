@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from failcodes.contract import FrozenModel
 
 DEFAULT_CHUNK_SIZE = 1400
 DEFAULT_OVERLAP = 200
 
 
-class Chunk(BaseModel):
+class Chunk(FrozenModel):
     """One chunk of a source document: ``text == document[start:end]``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     doc_id: str
     index: int = Field(ge=0, description="0-based position of the chunk in its document.")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
 from failcodes.labels import Label
 from failcodes.rtv.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, chunk_text
@@ -23,10 +24,8 @@ from failcodes.traces import EvidenceSource, Passage, Trace
 DEFAULT_K = 5
 
 
-class RtvConfig(BaseModel):
+class RtvConfig(FrozenModel):
     """Retrieval parameters (seed 000 defaults)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, gt=0)
     overlap: int = Field(default=DEFAULT_OVERLAP, ge=0)
@@ -36,10 +35,8 @@ class RtvConfig(BaseModel):
     b: float = 0.75
 
 
-class ItemResult(BaseModel):
+class ItemResult(FrozenModel):
     """The outcome of retrieve-then-verify for one item at one k."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     item: RtvItem
     k: int

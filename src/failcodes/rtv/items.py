@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.dataio import iter_jsonl, validate_record
 from failcodes.errors import InputError
 
 
-class RtvItem(BaseModel):
+class RtvItem(FrozenModel):
     """One model output to verify against its source document."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     item_id: str
     doc_id: str
@@ -41,10 +40,8 @@ class RtvItem(BaseModel):
         return self.question_key or f"{self.doc_id}::{self.question}"
 
 
-class OrdinalScale(BaseModel):
+class OrdinalScale(FrozenModel):
     """An ordinal answer scale with a binary collapse (answers matched case-insensitively)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     levels: dict[str, int] = Field(description="answer -> ordinal code")

@@ -23,8 +23,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
-
+from failcodes.contract import FrozenModel
 from failcodes.errors import FailcodesError
 from failcodes.rtv.items import RtvItem
 from failcodes.rtv.retrieval import RetrievedChunk
@@ -81,10 +80,8 @@ def parse_verdict(raw: str) -> RtvVerdict:
     )
 
 
-class JudgeDecision(BaseModel):
+class JudgeDecision(FrozenModel):
     """What a judge returns for one item."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     verdict: RtvVerdict
     quote: str

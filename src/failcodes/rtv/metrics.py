@@ -25,8 +25,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel, StrictModel
 from failcodes.rtv.evaluate import ItemResult
 from failcodes.rtv.items import OrdinalScale
 from failcodes.rtv.judge import RtvVerdict
@@ -35,10 +36,8 @@ CONSERVATIVE = frozenset({RtvVerdict.CONTRADICTED, RtvVerdict.NOT_FOUND})
 STRICT = CONSERVATIVE | {RtvVerdict.OUT_OF_SCOPE}
 
 
-class RtvSummary(BaseModel):
+class RtvSummary(StrictModel):
     """Every seed-000 figure for one group of items (e.g. one model, or model x domain)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     group: dict[str, str]
     k: int
@@ -205,10 +204,8 @@ def summarize(
     ]
 
 
-class KSensitivityRow(BaseModel):
+class KSensitivityRow(FrozenModel):
     """Support and hallucination rates of one model at one k."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str
     k: int
@@ -236,10 +233,8 @@ def k_sensitivity(results_by_k: Mapping[int, Sequence[ItemResult]]) -> list[KSen
     return rows
 
 
-class FleissResult(BaseModel):
+class FleissResult(FrozenModel):
     """Fleiss' kappa across models (internal agreement) for one group."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     group: str
     kappa: float | None

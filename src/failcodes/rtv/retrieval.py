@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
+from failcodes.contract import FrozenModel
 from failcodes.rtv.chunking import Chunk
 
 BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
 
-class RetrievedChunk(BaseModel):
+class RetrievedChunk(FrozenModel):
     """A chunk with its 1-based rank and BM25 score for one query."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     chunk: Chunk
     rank: int

@@ -19,17 +19,15 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict
 
+from failcodes.contract import FrozenModel, StrictModel
 from failcodes.errors import ConfigError
 from failcodes.rtv.evaluate import ItemResult
 from failcodes.rtv.judge import RtvVerdict
 
 
-class ItemSimilarity(BaseModel):
+class ItemSimilarity(FrozenModel):
     """Semantic similarity of one item's explanation to its retrieved chunks."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     item_id: str
     similarities: tuple[float, ...]
@@ -38,10 +36,8 @@ class ItemSimilarity(BaseModel):
     best_rank: int
 
 
-class SemanticSummary(BaseModel):
+class SemanticSummary(StrictModel):
     """The cross-item semantic diagnostics."""
-
-    model_config = ConfigDict(extra="forbid")
 
     items: list[ItemSimilarity]
     mean_max_by_verdict: dict[str, float]

@@ -22,8 +22,6 @@ from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import (
     ChangeKind,
@@ -35,6 +33,7 @@ from failcodes.codebook import (
     Subcode,
     validate,
 )
+from failcodes.contract import FrozenModel
 from failcodes.saturation.models import RecodeFlag
 from failcodes.units import UnitKind
 
@@ -48,10 +47,8 @@ class ChangeOp(StrEnum):
     FOLD_LEAF = "fold_leaf"
 
 
-class Change(BaseModel):
+class Change(FrozenModel):
     """One approved edit of the codebook."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     op: ChangeOp
     dimension: str

@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind
+from failcodes.contract import FrozenModel
 from failcodes.units import UnitKind
 
 #: Default similarity at or above which two proposals (or a proposal and a leaf) are duplicates.
@@ -26,10 +27,8 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class ProjectConfig(BaseModel):
+class ProjectConfig(FrozenModel):
     """Settings fixed when a saturation project is created (``project.json``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(description="Project name (also its default folder annotations/<name>/).")
     kind: UnitKind = Field(description="Which codebook part the project grows.")
@@ -69,10 +68,8 @@ class RoundPhase(StrEnum):
     CLOSED = "closed"  # every proposal decided; the next codebook version (if any) written
 
 
-class RoundRecord(BaseModel):
+class RoundRecord(FrozenModel):
     """One round of the loop (``rounds/rNNNN/round.json``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     number: int = Field(ge=1)
     codebook_version: int = Field(description="Version the batch was coded with.")
@@ -95,10 +92,8 @@ class RoundRecord(BaseModel):
     )
 
 
-class ProposalDraft(BaseModel):
+class ProposalDraft(FrozenModel):
     """What a proposer returns: one pattern the current codebook does not cover."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     dimension: str = Field(description="Dimension (or step) id the pattern belongs to.")
     parent_subcode: str | None = Field(
@@ -147,10 +142,8 @@ class Action(StrEnum):
 ADDING_ACTIONS = frozenset({Action.ACCEPT, Action.RENAME})
 
 
-class Decision(BaseModel):
+class Decision(FrozenModel):
     """One human decision about one proposal (``decisions.jsonl``, append-only)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     proposal_id: str
     round: int
@@ -164,10 +157,8 @@ class Decision(BaseModel):
     note: str | None = None
 
 
-class StopState(BaseModel):
+class StopState(FrozenModel):
     """The stop rule and where the project stands against it (``stop.json``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     k: int
     closed_rounds: int
@@ -175,10 +166,8 @@ class StopState(BaseModel):
     saturated: bool
 
 
-class AccumulationPoint(BaseModel):
+class AccumulationPoint(FrozenModel):
     """One closed round of the accumulation curve."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     round: int
     new_patterns: int
@@ -186,10 +175,8 @@ class AccumulationPoint(BaseModel):
     codebook_version: int = Field(description="Version in force after the round.")
 
 
-class RecodeFlag(BaseModel):
+class RecodeFlag(FrozenModel):
     """A unit coded under an older version that a codebook change touches."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     unit_id: str
     coded_version: int
@@ -198,10 +185,8 @@ class RecodeFlag(BaseModel):
     reason: str
 
 
-class PruneCandidate(BaseModel):
+class PruneCandidate(FrozenModel):
     """A leaf supported by fewer units than the project's minimum."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     leaf_id: str
     dimension: str
@@ -226,10 +211,8 @@ class RecodeMethod(StrEnum):
     MIGRATED = "migrated"  # carried by the migration map, no call
 
 
-class RecodeEntry(BaseModel):
+class RecodeEntry(FrozenModel):
     """One unit brought onto a newer version (a line of ``recode/vNNNN/recoded.jsonl``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     unit_id: str
     from_version: int

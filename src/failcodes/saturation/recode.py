@@ -25,10 +25,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook, migration_path
+from failcodes.contract import FrozenModel
 from failcodes.errors import CodebookError
 from failcodes.fileio import atomic_write_text
 from failcodes.migration import migrate
@@ -37,10 +38,10 @@ from failcodes.saturation.store import ProjectStore, SaturationError
 from failcodes.units import Unit
 
 
-class RecodeWork(BaseModel):
+class RecodeWork(FrozenModel):
     """What a re-code has to do (computed from the project's files, nothing written)."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     version: int
     recode: dict[str, str] = Field(description="Unit id -> why it is coded again.")
@@ -48,10 +49,8 @@ class RecodeWork(BaseModel):
     from_versions: dict[str, int]
 
 
-class RecodeResult(BaseModel):
+class RecodeResult(FrozenModel):
     """What a finished re-code did."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: int
     recoded: int

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import CoderKind
+from failcodes.contract import FrozenModel
 from failcodes.saturation.models import (
     AccumulationPoint,
     ProposalStatus,
@@ -17,10 +18,8 @@ from failcodes.saturation.rounds import accumulation, latest_annotations, stop_s
 from failcodes.saturation.store import ProjectStore
 
 
-class RoundSummary(BaseModel):
+class RoundSummary(FrozenModel):
     """One round at a glance."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     number: int
     phase: RoundPhase
@@ -38,10 +37,8 @@ class RoundSummary(BaseModel):
     proposer_kind: CoderKind
 
 
-class ProjectStatus(BaseModel):
+class ProjectStatus(FrozenModel):
     """The whole project at a glance."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     root: str

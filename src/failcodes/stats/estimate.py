@@ -9,13 +9,13 @@ errors and counts. NaN never stands for "undefined": ``value`` is None exactly w
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from failcodes.contract import FrozenModel
 
 
-class Estimate(BaseModel):
+class Estimate(FrozenModel):
     """A value, or an explicit statement that it is undefined and why."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     value: float | None = Field(description="The value; None exactly when undefined.")
     undefined_reason: str | None = Field(default=None, description="Why the value is undefined.")

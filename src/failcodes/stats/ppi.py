@@ -45,8 +45,9 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
 
 FloatArray = npt.NDArray[np.float64]
@@ -281,10 +282,8 @@ def z_value(confidence: float) -> float:
 # --------------------------------------------------------------------------- scalar results
 
 
-class Interval(BaseModel):
+class Interval(FrozenModel):
     """One share with its interval (clipped to [0, 1], the range of a share)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     estimate: float = Field(description="Point estimate of the share.")
     se: float = Field(description="Standard error (plug-in).")
@@ -295,10 +294,8 @@ class Interval(BaseModel):
     )
 
 
-class PPIResult(BaseModel):
+class PPIResult(FrozenModel):
     """A prediction-powered mean with its interval, for one sample (arrays in, this out)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     estimate: float
     se: float
@@ -343,10 +340,8 @@ class Stratum:
     yhat_unlabeled: Sequence[float] | npt.NDArray[np.float64]
 
 
-class ShareEstimates(BaseModel):
+class ShareEstimates(FrozenModel):
     """Judge-only, human-only and prediction-powered (corrected) shares of one cell."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     n_units: int = Field(description="Units in the cell (reviewed + unreviewed).")
     n_reviewed: int = Field(description="Units of the cell in the estimation sample.")

@@ -22,10 +22,11 @@ from typing import Literal, TypedDict
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
+from failcodes.contract import FrozenModel
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
 from failcodes.stats.agreement import (
     STATISTICS,
@@ -468,10 +469,8 @@ def _opts(n_bootstrap: int, seed: int | None, confidence: float) -> _Opts:
     return {"n_bootstrap": n_bootstrap, "seed": seed, "confidence": confidence}
 
 
-class ScopedAgreement(BaseModel):
+class ScopedAgreement(FrozenModel):
     """An agreement result with the slice of annotations it describes."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     scope: Literal["dimension", "pooled", "pair", "code"]
     dimension: str | None = Field(description="Dimension id; None when pooled.")

@@ -11,17 +11,16 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
 
 
-class TestResult(BaseModel):
+class TestResult(FrozenModel):
     """One hypothesis test (or one pairwise comparison within a family)."""
 
     __test__ = False  # not a pytest test class
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     test: str = Field(description="e.g. 'cochran_q', 'mcnemar_exact', 'permutation_f1'.")
     comparison: str = Field(description="'all' or 'A vs B'.")

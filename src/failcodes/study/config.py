@@ -17,8 +17,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
+from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
 from failcodes.study.layout import JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
@@ -35,11 +36,7 @@ LevelName = Literal["sentence", "claim"]
 WithoutClaims = Literal["no_error", "exclude"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class PipelineSpec(_Strict):
+class PipelineSpec(FrozenModel):
     """One system's pipeline: which system, and where its evidence came from."""
 
     system: str = Field(default="*", description="System name as in the traces; '*' = all.")
@@ -52,7 +49,7 @@ class PipelineSpec(_Strict):
     description: str = Field(default="", description="Free text for the report.")
 
 
-class IngestSpec(_Strict):
+class IngestSpec(FrozenModel):
     """One ``failcodes ingest ADAPTER PATHS...`` call into the data set's traces or labels."""
 
     adapter: str = Field(description="Ingest adapter (failcodes ingest --help lists them).")
@@ -69,7 +66,7 @@ class IngestSpec(_Strict):
     )
 
 
-class DatasetSpec(_Strict):
+class DatasetSpec(FrozenModel):
     """A data set: how it is ingested and which pipelines produced its traces."""
 
     name: Annotated[str, Field(pattern=_NAME)] = Field(description="Name used in every path.")
@@ -90,17 +87,17 @@ class DatasetSpec(_Strict):
         return next((p for p in self.pipelines if p.system == "*"), None)
 
 
-class MetricsSpec(_Strict):
+class MetricsSpec(FrozenModel):
     """``failcodes metrics`` settings."""
 
-    mappings: Annotated[list[str], Field(min_length=1)] = ["refuted"]
+    mappings: Annotated[list[str], Field(min_length=1)] = ["refuted"]  # noqa: RUF012 - pydantic copies defaults
     level: LevelName = "sentence"
     bootstrap: Annotated[int, Field(ge=0)] = 1000
     seed: int = 0
     without_claims: WithoutClaims = "no_error"
 
 
-class DisagreementsSpec(_Strict):
+class DisagreementsSpec(FrozenModel):
     """``failcodes disagreements`` settings (the mapping the judge and attribution study)."""
 
     mapping: str = "refuted"
@@ -110,7 +107,7 @@ class DisagreementsSpec(_Strict):
     )
 
 
-class JudgeSpec(_Strict):
+class JudgeSpec(FrozenModel):
     """``failcodes judge`` settings; ``args`` go to the command verbatim."""
 
     judge: str = Field(default="offline", description="offline | anthropic:MODEL | openai:MODEL")
@@ -129,13 +126,13 @@ class JudgeSpec(_Strict):
         return kinds
 
 
-class ReviewSpec(_Strict):
+class ReviewSpec(FrozenModel):
     """Human review: Label Studio task files for the judged units."""
 
     labelstudio: bool = Field(default=True, description="Write Label Studio task files.")
 
 
-class StudyFile(_Strict):
+class StudyFile(FrozenModel):
     """The contract of ``failcodes.toml``."""
 
     name: Annotated[str, Field(pattern=_NAME)]
