@@ -277,8 +277,15 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
     lam = 0.072
     theta = 0.6 - 0.2 * lam
     var = lam**2 * 0.24 / 5 + (0.24 - 2 * lam * 0.04 + lam**2 * 0.24) / 5
-    se = math.sqrt(var)
-    low, high = max(0.0, theta - Z95 * se), min(1.0, theta + Z95 * se)
+    # 3 of 5 reviewed units carry the code (fewer than 10): the score interval, whose bounds
+    # solve (theta - x)^2 = z^2 V(x) with V(x) = lam^2 var_u / N
+    # + (x (1 - x) - 2 lam (p11 - x q) + lam^2 var_h) / n; var_u = var_h = 0.24, p11 = 0.4,
+    # q = 0.6: a x^2 + b x + c = 0 with the coefficients below.
+    a = 1 + Z95**2 / 5
+    b = -(2 * theta + Z95**2 * (1 + 2 * lam * 0.6) / 5)
+    c = theta**2 - Z95**2 * (lam**2 * 0.24 / 5 + (lam**2 * 0.24 - 2 * lam * 0.4) / 5)
+    root = math.sqrt(b * b - 4 * a * c)
+    low, high = (-b - root) / (2 * a), (-b + root) / (2 * a)
     w_low, w_high = proportion_confint(3, 5, alpha=0.05, method="wilson")
     n_eff = 5 * (0.24 / 5) / var
     for code in ("exact_entity", "all_high_quality"):  # every other dimension is high

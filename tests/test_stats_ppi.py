@@ -97,6 +97,10 @@ def test_stratified_matches_per_stratum_ppi_py() -> None:
     se = math.sqrt(float((w**2) @ np.array(variances)))
     assert result.corrected.estimate == pytest.approx(theta, rel=1e-10)
     assert result.corrected.se == pytest.approx(se, rel=1e-8)
+    # 25 positives of 95 reviewed (>= 10 each way): Wald's interval, ppi_py's standard error
+    assert result.corrected.ci_method == "wald"
+    assert result.corrected.ci_low == pytest.approx(theta - Z95 * se, rel=1e-8)
+    assert result.corrected.ci_high == pytest.approx(theta + Z95 * se, rel=1e-8)
     assert result.n_units == int(sizes.sum())
     assert result.n_reviewed == 95
     # human-only: stratified mean of the reviewed codes
@@ -115,8 +119,64 @@ def test_share_estimates_effective_n_and_clipping() -> None:
     low, high = proportion_confint(3, 5, alpha=0.05, method="wilson")
     assert (result.human.ci_low, result.human.ci_high) == (pytest.approx(low), pytest.approx(high))
     assert result.human.ci_method == "score"
-    assert result.corrected.ci_method == "wald"
+    # 3 of 5 reviewed units carry the code (< 10): the corrected share gets the score interval
+    assert result.corrected.ci_method == "score"
     assert result.warning is not None and "fewer than 10" in result.warning
+
+
+def test_few_positives_corrected_score_interval_by_hand() -> None:
+    # The 5 + 8 fixture, PPI++ (lam = 16/175 as in test_ppi_plus_plus_lambda_by_hand):
+    # t = 0.6 - 0.225 lam. The score bounds solve (t - theta)^2 = z^2 V(theta) with
+    # V(theta) = lam^2 var_u / N + (theta (1 - theta) - 2 lam (p11 - theta q) + lam^2 var_h) / n,
+    # var_u = 15/64, N = 8, n = 5, p11 = 2/5, q = 3/5, var_h = 6/25. Expanded:
+    # a theta^2 + b theta + c = 0 with a = 1 + z^2/n, b = -(2t + z^2 (1 + 2 lam q) / n),
+    # c = t^2 - z^2 (lam^2 var_u / N + (lam^2 var_h - 2 lam p11) / n).
+    lam, z, n = 16 / 175, Z95, 5
+    t = 0.6 - 0.225 * lam
+    a = 1 + z**2 / n
+    b = -(2 * t + z**2 * (1 + 2 * lam * 0.6) / n)
+    c = t**2 - z**2 * (lam**2 * (15 / 64) / 8 + (lam**2 * 0.24 - 2 * lam * 0.4) / n)
+    root = math.sqrt(b * b - 4 * a * c)
+    low, high = (-b - root) / (2 * a), (-b + root) / (2 * a)
+    assert 0 < low < t < high < 1  # neither bound is clipped here
+    result = share_estimates([Stratum(Y, YHAT, YHAT_U)])
+    assert result.lam == pytest.approx(lam)
+    assert result.corrected.estimate == pytest.approx(t)
+    assert result.corrected.ci_low == pytest.approx(low, rel=1e-12)
+    assert result.corrected.ci_high == pytest.approx(high, rel=1e-12)
+
+
+def _cell(positives: int, n: int = 40, big_n: int = 400) -> Stratum:
+    # a judge that agrees with the human on all but one reviewed unit of each kind
+    y = [1.0] * positives + [0.0] * (n - positives)
+    yhat = [0.0] + [1.0] * (positives - 1) + [1.0] + [0.0] * (n - positives - 1)
+    yhat_u = [1.0] * (big_n * positives // n) + [0.0] * (big_n - big_n * positives // n)
+    return Stratum(y, yhat, yhat_u)
+
+
+@pytest.mark.parametrize(
+    ("positives", "method", "note"),
+    [(9, "score", "carry"), (10, "wald", None), (30, "wald", None), (31, "score", "lack")],
+)
+def test_interval_rule_at_ten_codes(positives: int, method: str, note: str | None) -> None:
+    # 40 reviewed units: score interval when fewer than 10 carry (or lack) the code, else Wald
+    cell = _cell(positives)
+    result = share_estimates([cell])
+    assert result.corrected.ci_method == method
+    if note is None:
+        assert result.warning is None
+        # the Wald path is ppi_py's interval (clipped to [0, 1])
+        low, high = (
+            np.ravel(v)[0]
+            for v in ppi_py.ppi_mean_ci(
+                np.array(cell.y), np.array(cell.yhat), np.array(cell.yhat_unlabeled), alpha=0.05
+            )
+        )
+        assert result.corrected.ci_low == pytest.approx(max(0.0, low), rel=1e-10)
+        assert result.corrected.ci_high == pytest.approx(min(1.0, high), rel=1e-10)
+    else:
+        assert result.warning is not None
+        assert f"fewer than 10 reviewed units {note} the code: score interval" in result.warning
 
 
 def test_good_judge_gains_effective_sample_size() -> None:
