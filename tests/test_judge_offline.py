@@ -61,10 +61,15 @@ def test_offline_retrieval_rules_hand_checked() -> None:
     nosrc = coder.code(_r(P_GOOD.model_copy(update={"source": None})), part).answer
     assert nosrc is not None and nosrc.codes == {**good.codes, "trustworthy": NOT_ASSESSABLE}
     assert "no source metadata: not assessable" in nosrc.dimensions["trustworthy"].rationale
-    # a title alone is metadata: assessed (no authoritative corpus named -> unreliable)
-    titled = P_GOOD.model_copy(update={"source": None, "title": "Some page"})
+    # a title alone is metadata: assessed (a shop page -> unreliable)
+    titled = P_GOOD.model_copy(update={"source": None, "title": "Herbal tea shop"})
     by_title = coder.code(_r(titled), part).answer
     assert by_title is not None and by_title.codes["trustworthy"] == "unreliable"
+    # metadata on neither list (HealthFC's clinicians' site): not assessable, not unreliable
+    unknown = P_GOOD.model_copy(update={"source": "medizin-transparent.at"})
+    by_unknown = coder.code(_r(unknown), part).answer
+    assert by_unknown is not None and by_unknown.codes["trustworthy"] == NOT_ASSESSABLE
+    assert "not on the heuristic's list" in by_unknown.dimensions["trustworthy"].rationale
 
 
 def test_offline_hedged_passage_is_indirect() -> None:

@@ -7,10 +7,13 @@ id or label):
 Retrieval (claim x passage):
 - entity match: share of the claim's content words (and numbers) found in the passage;
 - scope: the claim's numbers and population qualifiers present in the passage;
-- trustworthy source: source / title metadata naming an authoritative corpus; a passage with
-  neither ``source`` nor ``title`` is coded ``not_assessable`` on this dimension
-  (:data:`failcodes.annotations.NOT_ASSESSABLE`): a missing source is not an untrustworthy
-  one, and the all-high rule then goes by the dimensions that could be assessed;
+- trustworthy source: source / title metadata naming an authoritative corpus (PubMed,
+  Cochrane, guidelines, ...) is high quality, one naming a user-generated or commercial page
+  (blog, forum, shop, ...) low quality; a passage with neither ``source`` nor ``title``,
+  or with metadata on neither list, is coded ``not_assessable`` on this dimension
+  (:data:`failcodes.annotations.NOT_ASSESSABLE`): a missing or unknown source is not an
+  untrustworthy one (a word rule cannot rate a site it does not know), and the
+  all-high rule then goes by the dimensions that could be assessed;
 - evidence polarity: negation mismatch between claim and passage, hedge cues;
 - chunking: the passage starts and ends on sentence boundaries.
 
@@ -96,6 +99,21 @@ _TRUSTED = (
     "uptodate",
     "scifact",  # the SciFact corpus: abstracts of peer-reviewed biomedical papers
 )
+#: Source / title cues of user-generated or commercial pages (coded low on trust).
+_LOW_TRUST = (
+    "blog",
+    "forum",
+    "reddit",
+    "quora",
+    "facebook",
+    "twitter",
+    "tiktok",
+    "youtube",
+    "shop",
+    "store",
+    "sponsored",
+    "advert",
+)
 _SUPPORT_WORDS = ("supports the claim", "is supported", "supported", "confirms", "consistent with")
 _REFUTE_WORDS = ("refute", "contradict", "not supported", "does not support", "inconsistent with")
 
@@ -176,7 +194,16 @@ def _trust(_claim: str, p: Passage) -> _Outcome:
         return _Outcome(False, note="no source metadata: not assessable", assessable=False)
     if any(t in meta for t in _TRUSTED):
         return _Outcome(True, note=f"trusted source {p.source!r}")
-    return _Outcome(False, ("unreliable", "untrust", "low", "non"), f"source {p.source!r}")
+    if any(t in meta for t in _LOW_TRUST):
+        return _Outcome(False, ("unreliable", "untrust", "low", "non"), f"source {p.source!r}")
+    # A source on neither list is not thereby untrustworthy (a clinicians' fact-check site
+    # is as unknown to the rule as a shop page without a cue): the heuristic does not code it.
+    return _Outcome(
+        False,
+        note=f"source {p.source!r} is not on the heuristic's list of authoritative corpora: "
+        "not assessable",
+        assessable=False,
+    )
 
 
 def _polarity(claim: str, p: Passage) -> _Outcome:
