@@ -401,3 +401,78 @@ def test_verification_plan_and_corrected_rows_use_the_verifier_column() -> None:
         assert est is not None
         assert est.human.estimate == 1.0  # every reviewed trace all-correct for the human
         assert est.judge.estimate == pytest.approx(0.5)
+
+
+def test_stale_plan_after_a_recode_is_a_guided_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A plan drawn and reviewed, then the coded table changes (as `failcodes recode` rewrites it
+    # after a codebook bump): the report still renders, uncorrected, with one line that names the
+    # plan and the exact command that redraws it; running that command brings the correction back.
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded = big_table()
+    coded.to_csv(table, index=False)
+    plan_args = ["-p", "retrieval", "-n", "12", "--stratify", "system", "--seed", "7"]
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, *plan_args, "--name", "loop")
+    assert code == 0, err
+    plan_path = tmp_path / "review" / "plans" / "loop.json"
+    drawn = read_plan(plan_path).estimation_ids()
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(human(u, "exact_entity").model_dump_json() + "\n" for u in sorted(drawn))
+    )
+    out = tmp_path / "report"
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    report = ("report", tmp_path, "--codebook", cb_file, "-o")
+    code, _, err = run_cli(capsys, *report, out / "1")
+    assert code == 0, err
+    assert err == ""
+    assert (out / "1" / "tables" / "retrieval_quality_corrected.csv").exists()
+
+    coded.loc[0, "entity_match"] = "irrelevant"  # re-coded under a new version
+    coded.loc[0, "all_high"] = False
+    coded.to_csv(table, index=False)
+    code, _, err = run_cli(capsys, *report, out / "2")
+    assert code == 0, err
+    command = (
+        f"failcodes review plan {tmp_path} -p retrieval -n 12 --seed 7 --dataset ds "
+        "--stratify system --name loop"
+    )
+    assert err.splitlines() == [
+        "review plan 'loop' is stale: attribution/ds/per_passage.csv changed since it was drawn "
+        "(e.g. a codebook bump re-coded the units), so its tables are shown uncorrected; redraw "
+        f"it with: {command}"
+    ]
+    assert not (out / "2" / "tables" / "retrieval_quality_corrected.csv").exists()
+    md = (out / "2" / "tables" / "retrieval_quality.md").read_text()
+    assert "uncorrected: review plan stale" in md
+    assert "redraw it with: failcodes review plan" in (out / "2" / "index.html").read_text()
+
+    # the printed command, run as printed (without --stratify code the same units are drawn)
+    code, _, err = run_cli(capsys, *command.split()[1:])
+    assert code == 0, err
+    assert read_plan(plan_path).estimation_ids() == drawn
+    code, _, err = run_cli(capsys, *report, out / "3")
+    assert (code, err) == (0, "")
+    assert (out / "3" / "tables" / "retrieval_quality_corrected.csv").exists()
+
+    # reviews made under another codebook version never enter the estimates
+    other = cb.ref().model_copy(update={"version": cb.version + 1})
+    lines = [
+        human(u, "exact_entity").model_copy(update={"codebook": other} if i < 5 else {})
+        for i, u in enumerate(sorted(drawn))
+    ]
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in lines)
+    )
+    code, _, err = run_cli(capsys, *report, out / "4")
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"review plan 'loop': 5 reviewed unit(s) were reviewed under another codebook version "
+        f"than the coded table's ({cb.name} v{cb.version}) and are left out; review them again "
+        "under this version"
+    ]
+    corrected = pd.read_csv(out / "4" / "tables" / "retrieval_quality_corrected.csv")
+    assert set(corrected["reviewed"]) <= {7, 3, 4}  # 12 - 5 reviewed units left
+    assert corrected[corrected["code"] == "exact_entity"]["reviewed"].sum() == 7

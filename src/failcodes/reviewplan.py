@@ -18,10 +18,11 @@ stratum holds.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 import numpy as np
@@ -280,6 +281,41 @@ def match_reviews(plan: ReviewPlan, reviews: Mapping[str, Annotation]) -> PlanPr
         targeted_planned=len(tgt),
         targeted_reviewed=len(tgt & reviews.keys()),
         outside_plan=len(reviews.keys() - est - tgt),
+    )
+
+
+def redraw_command(plan: ReviewPlan, run_dir: str) -> str:
+    """The ``failcodes review plan`` command that draws ``plan`` again on today's coded table.
+
+    Same part, size, seed, strata and name; the data set is the coded table's folder. Without
+    ``--stratify code`` and with the same scored units, the redraw picks the same units (the
+    draw depends only on the units, their systems and the seed), so their reviews count again
+    if they were made under the coded table's codebook version.
+    """
+    parts = [
+        "failcodes review plan",
+        shlex.quote(run_dir),
+        f"-p {plan.part.value}",
+        f"-n {plan.size}",
+        f"--seed {plan.seed}",
+        f"--dataset {shlex.quote(PurePosixPath(plan.source).parent.name)}",
+        *(f"--stratify {by.value}" for by in plan.stratify),
+    ]
+    if plan.code_dimension is not None:
+        parts.append(f"--code-dimension {shlex.quote(plan.code_dimension)}")
+    parts.append(f"--name {shlex.quote(plan.name)}")
+    if plan.targeted_ids():
+        parts.append("[--targeted FILE | --panel-splits, as before]")
+    return " ".join(parts)
+
+
+def stale_reason(plan: ReviewPlan, source_sha256: str) -> str | None:
+    """Why ``plan`` no longer fits its coded table (None when it does): one line with the fix."""
+    if source_sha256 == plan.source_sha256:
+        return None
+    return (
+        f"review plan {plan.name!r} is stale: {plan.source} changed since it was drawn (e.g. a "
+        "codebook bump re-coded the units), so its tables are shown uncorrected"
     )
 
 

@@ -19,6 +19,7 @@ from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.report import figures as figs
 from failcodes.report.corrected import METHOD_NOTE as CORRECTED_NOTE
+from failcodes.report.corrected import corrected_notes_key
 from failcodes.report.html import (
     ReportFigure,
     ReportMeta,
@@ -211,7 +212,14 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             shares = code_shares(coded, part, by=by, flag=flag, groups=groups)
             sec = ReportSection(id=stem, title=f"{title}{tag}")
             corrected = inputs.corrected.get(kind, [])
-            state = "" if corrected else " (judge-coded, uncorrected: no human review plan)"
+            plan_notes = inputs.notes.get(corrected_notes_key(kind), [])
+            state = (
+                ""
+                if corrected
+                else " (judge-coded, uncorrected: review plan stale, see the note)"
+                if any("is stale" in n for n in plan_notes)
+                else " (judge-coded, uncorrected: no human review plan)"
+            )
             sec.tables.append(
                 b.table(stem, percent_table(shares, groups), f"{caption}{tag}{state}")
             )
@@ -220,6 +228,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 sec.tables.append(b.table(f"{stem}_corrected{suffix}", corr_table, corr_caption))
             if corrected:
                 sec.notes.append(CORRECTED_NOTE)
+            sec.notes.extend(plan_notes)
             unassessed = shares[shares["code"] == NOT_ASSESSABLE]["dimension"].tolist()
             if unassessed:
                 sec.notes.append(NOT_ASSESSABLE_NOTE.format(dims=", ".join(unassessed)))

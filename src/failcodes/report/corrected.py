@@ -26,7 +26,7 @@ import pandas as pd
 
 from failcodes.annotations import Annotation, Status
 from failcodes.attribution import is_all_high
-from failcodes.codebook import Part
+from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
 from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
 from failcodes.stats.ppi import ShareEstimates, Stratum, share_estimates
@@ -60,6 +60,11 @@ def _pct(value: float) -> str:
 
 def _ci(low: float, high: float) -> str:
     return f"[{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def corrected_notes_key(part: UnitKind) -> str:
+    """Key of the report inputs' ``notes`` for the review-plan notes of one part's tables."""
+    return f"corrected:{part.value}"
 
 
 def corrected_rows(

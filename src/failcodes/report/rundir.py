@@ -270,7 +270,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             frame = pd.DataFrame(review_rows)
             agreement = frame if agreement is None else pd.concat([agreement, frame])
 
-    corrected = _corrected(root, review_files, cb, inputs_files)
+    corrected, review_notes = _corrected(root, review_files, cb, inputs_files)
 
     accumulation, saturation_notes = _saturation(layout.saturation_dir)
 
@@ -331,7 +331,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             frequencies=_frequencies([t for t in (pp_all, pt_all) if t is not None], cb) or None,
             agreement=per_code or None,
         ),
-        notes={"saturation": saturation_notes},
+        notes={"saturation": saturation_notes, **review_notes},
     )
 
 
@@ -388,29 +388,53 @@ def _quote_rows(folder: Path, run: str) -> list[dict[str, Any]]:
 
 def _corrected(
     root: Path, review_files: list[Path], cb: Codebook | None, inputs_files: list[Path]
-) -> dict[UnitKind, list[tuple[str, pd.DataFrame]]]:
-    """Corrected Tables 8-9 for each review plan under ``review/plans/`` with pulled reviews."""
+) -> tuple[dict[UnitKind, list[tuple[str, pd.DataFrame]]], dict[str, list[str]]]:
+    """Corrected Tables 8-9 for each review plan under ``review/plans/`` with pulled reviews.
+
+    Also one note per plan that cannot correct honestly, keyed by :func:`corrected_notes_key`:
+    a stale plan (its coded table changed since it was drawn, e.g. by ``failcodes recode``
+    after a codebook bump) is skipped with the exact command that redraws it, and reviews made
+    under another codebook version than the coded table's are left out.
+    """
     from failcodes.dataio import read_models_jsonl
-    from failcodes.report.corrected import corrected_rows, corrected_table
-    from failcodes.reviewplan import GROUP_COLUMN, human_codes, match_reviews, plans_dir, read_plan
+    from failcodes.report.corrected import corrected_notes_key, corrected_rows, corrected_table
+    from failcodes.reviewplan import (
+        GROUP_COLUMN,
+        human_codes,
+        match_reviews,
+        plans_dir,
+        read_plan,
+        redraw_command,
+        stale_reason,
+    )
 
     plan_files = sorted(plans_dir(root).glob("*.json"))
+    notes: dict[str, list[str]] = {}
     if not plan_files or not review_files or cb is None:
-        return {}
+        return {}, notes
     humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]
+    current = [a for a in humans if (a.codebook.name, a.codebook.version) == (cb.name, cb.version)]
     out: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = {}
     for path in plan_files:
         plan = read_plan(path)
         source = root / plan.source
         if not source.is_file():
             raise InputError(f"the plan's coded table {plan.source} is missing", path=path)
-        if file_sha256(source) != plan.source_sha256:
-            raise InputError(
-                f"{plan.source} changed since the plan was drawn (its SHA-256 differs); draw "
-                "a new plan",
-                path=path,
+        stale = stale_reason(plan, file_sha256(source))
+        if stale is not None:
+            notes.setdefault(corrected_notes_key(plan.part), []).append(
+                f"{stale}; redraw it with: {redraw_command(plan, str(root))}"
             )
-        reviews = human_codes(humans, plan.part)
+            continue
+        reviews = human_codes(current, plan.part)
+        older = human_codes(humans, plan.part).keys() - reviews.keys()
+        left_out = len(older & plan.estimation_ids())
+        if left_out:
+            notes.setdefault(corrected_notes_key(plan.part), []).append(
+                f"review plan {plan.name!r}: {left_out} reviewed unit(s) were reviewed under "
+                f"another codebook version than the coded table's ({cb.name} v{cb.version}) "
+                "and are left out; review them again under this version"
+            )
         progress = match_reviews(plan, reviews)
         if progress.estimation_reviewed == 0:
             continue
@@ -430,7 +454,7 @@ def _corrected(
         )
         out.setdefault(plan.part, []).append((caption, corrected_table(rows, by)))
         inputs_files.extend([path, source])
-    return out
+    return out, notes
 
 
 def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) -> dict[str, int]:
