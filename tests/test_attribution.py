@@ -111,9 +111,10 @@ def test_codebook_and_gold_strategies_with_reasons() -> None:
         "sysE": (Stage.RETRIEVAL, "gold-evidence"),
     }
     reasons = {i.system: i.reason for i in items}
-    assert reasons["sysA"].startswith("passage rank 2 is high quality on all 5 retrieval")
+    assert reasons["sysA"].startswith("passage rank 2 is high quality on every assessed retrieval")
     assert reasons["sysB"] == (
-        "none of the 2 retrieved passages is high quality on all 5 retrieval dimensions"
+        "none of the 2 retrieved passages is high quality on every assessed retrieval "
+        "dimension (of 5)"
     )
     assert reasons["sysC"].startswith("1 of 2 retrieved passages not coded")
     assert reasons["sysD"].startswith("gold evidence retrieved at rank 2")
@@ -269,8 +270,9 @@ def test_provided_evidence_goes_to_evidence_or_verification_never_retrieval() ->
         "sysE": Stage.EVIDENCE,
     }
     assert got["sysB"].reason == (
-        "none of the 2 passages of the provided evidence is high quality on all 5 retrieval "
-        "dimensions; no retrieval stage, the evidence given with the item was insufficient"
+        "none of the 2 passages of the provided evidence is high quality on every assessed "
+        "retrieval dimension (of 5); no retrieval stage, the evidence given with the item was "
+        "insufficient"
     )
     assert got["sysD"].reason.startswith("gold evidence provided at rank 2")
     assert got["sysE"].reason == "no gold passage among provided evidence"

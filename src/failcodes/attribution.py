@@ -252,8 +252,8 @@ def attribute_trace(
         return ClaimAttribution(
             **base,
             stage=Stage.VERIFICATION,
-            reason=f"passage rank {', '.join(map(str, good))} is high quality on all {n_dims} "
-            "retrieval dimensions; the verifier had usable evidence",
+            reason=f"passage rank {', '.join(map(str, good))} is high quality on every assessed "
+            f"retrieval dimension (of {n_dims}); the verifier had usable evidence",
             high_quality_ranks=good,
         )
     if uncoded:
@@ -266,13 +266,13 @@ def attribute_trace(
     if source is EvidenceSource.PROVIDED:
         reason = (
             f"none of the {len(verdicts)} passages of the provided evidence is high quality on "
-            f"all {n_dims} retrieval dimensions; no retrieval stage, the evidence given with "
-            "the item was insufficient"
+            f"every assessed retrieval dimension (of {n_dims}); no retrieval stage, the "
+            "evidence given with the item was insufficient"
         )
     else:
         reason = (
-            f"none of the {len(verdicts)} {k} passages is high quality on all {n_dims} "
-            "retrieval dimensions"
+            f"none of the {len(verdicts)} {k} passages is high quality on every assessed "
+            f"retrieval dimension (of {n_dims})"
         )
     return ClaimAttribution(**base, stage=weak, reason=reason)
 

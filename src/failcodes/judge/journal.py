@@ -70,8 +70,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     *LEDGER_MIGRATIONS,
 )
 
-#: Meta keys that must match for a run to resume.
-IDENTITY_KEYS = ("kind", "judge", "codebook_hash")
+#: Meta keys that must match for a run to resume (``model`` tells two versions of the offline
+#: heuristic apart: its spec is ``offline`` whatever its rules; journals written before the
+#: key existed are not checked on it).
+IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     name, _, model = spec.partition(":")
     name = name.strip().lower()
     if name == "offline":
-        return name, model or "heuristic-v1"
+        return name, model or "heuristic-v2"
     if name not in PROVIDERS or not model:
         raise ConfigError(
             f"unknown judge {spec!r}; use offline, anthropic:MODEL or openai:MODEL "

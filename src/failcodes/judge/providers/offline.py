@@ -362,7 +362,7 @@ class OfflineCoder:
 
     spec = "offline"
     provider = "offline"
-    model = "heuristic-v1"
+    model = "heuristic-v2"
     coder_kind = CoderKind.HEURISTIC
     label = LABEL
 
