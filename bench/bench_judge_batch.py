@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from _judge_common import REPO, start_server
-from failcodes.judge import Batch, JudgeSettings, RetryPolicy, make_coder, run_judge_async
+from failcodes.judge import Batch, JudgeJob, JudgeSettings, RetryPolicy, make_coder, run_judge_async
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind, unit_id
 
@@ -61,11 +61,13 @@ def worker(run_dir: str, url: str, n: int) -> None:
         run_judge_async(
             units(n),
             make_coder(SPEC, base_url=f"{url}/v1"),
-            make_codebook(),
-            UnitKind.RETRIEVAL,
-            run_dir=run_dir,
-            settings=JudgeSettings(retry=RetryPolicy.no_wait()),
-            mode=Batch(size=BATCH, poll=0.5),
+            JudgeJob(
+                make_codebook(),
+                UnitKind.RETRIEVAL,
+                run_dir,
+                mode=Batch(size=BATCH, poll=0.5),
+                settings=JudgeSettings(retry=RetryPolicy.no_wait()),
+            ),
         )
     )
     batches = summary.batches

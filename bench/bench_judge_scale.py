@@ -38,6 +38,7 @@ from failcodes import codebook as codebook_mod
 from failcodes.judge import (
     Batch,
     Grouped,
+    JudgeJob,
     JudgeSettings,
     Limits,
     Mode,
@@ -105,11 +106,11 @@ async def _mode(name: str, units: list[Unit], url: str, cb: Any, run: Path) -> d
     mode = MODES[name]
     coder = make_coder(SPEC, base_url=f"{url}/v1")
     est = estimate_run(
-        units, coder, cb, UnitKind.RETRIEVAL, run_dir=run, mode=mode, settings=SETTINGS
+        units, coder, JudgeJob(cb, UnitKind.RETRIEVAL, run, mode=mode, settings=SETTINGS)
     )
     t0 = time.perf_counter()
     summary = await run_judge_async(
-        units, coder, cb, UnitKind.RETRIEVAL, run_dir=run, mode=mode, settings=SETTINGS
+        units, coder, JudgeJob(cb, UnitKind.RETRIEVAL, run, mode=mode, settings=SETTINGS)
     )
     elapsed = time.perf_counter() - t0
     batch = isinstance(mode, Batch)
@@ -154,10 +155,7 @@ async def main_async(claims: int, top_k: int, shared: int, latency: float) -> No
             await run_judge_async(
                 naive,
                 make_coder(SPEC, base_url=f"{url}/v1"),
-                cb,
-                UnitKind.RETRIEVAL,
-                run_dir=Path(tmp) / "naive",
-                settings=SETTINGS,
+                JudgeJob(cb, UnitKind.RETRIEVAL, Path(tmp) / "naive", settings=SETTINGS),
             )
             naive_usage = _get(f"{url}/_stats")["usage"]
             naive_s = time.perf_counter() - t0

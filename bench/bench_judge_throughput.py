@@ -29,7 +29,14 @@ from typing import Any
 from _judge_common import start_server, synthetic_traces
 from failcodes.annotations import CoderKind
 from failcodes.codebook import bundled
-from failcodes.judge import JudgeSettings, Limits, RetryPolicy, make_coder, run_judge_async
+from failcodes.judge import (
+    JudgeJob,
+    JudgeSettings,
+    Limits,
+    RetryPolicy,
+    make_coder,
+    run_judge_async,
+)
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
 from failcodes.units import UnitKind, retrieval_units
 
@@ -82,7 +89,7 @@ def run(units, coder, run_dir: Path, concurrency: int) -> tuple[Any, float, floa
     settings = JudgeSettings(limits=Limits(concurrency=concurrency), retry=RetryPolicy())
     t0, c0 = time.perf_counter(), time.process_time()
     summary = asyncio.run(
-        run_judge_async(units, coder, cb, UnitKind.RETRIEVAL, run_dir=run_dir, settings=settings)
+        run_judge_async(units, coder, JudgeJob(cb, UnitKind.RETRIEVAL, run_dir, settings=settings))
     )
     return summary, time.perf_counter() - t0, time.process_time() - c0
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from failcodes import codebook
-from failcodes.judge import Grouped, PerUnit, make_coder, run_judge
+from failcodes.judge import Grouped, JudgeJob, PerUnit, make_coder, run_judge
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind, unit_id
 from failcodes.verdicts import Verdict
@@ -80,7 +80,7 @@ def capture_with(fake: Any, workdir: Path) -> dict[str, dict[str, Any]]:
     for name, (units, kind, mode) in example_units().items():
         fake.reset()
         coder = make_coder(MODEL, base_url=fake.openai_base_url)
-        run_judge(units, coder, cb, kind, run_dir=workdir / name, mode=mode)
+        run_judge(units, coder, JudgeJob(cb, kind, workdir / name, mode=mode))
         [request] = fake.requests()
         bodies[name] = request["body"]
     return bodies

@@ -10,6 +10,7 @@ import pytest
 from failcodes.annotations import Status
 from failcodes.judge import (
     Batch,
+    JudgeJob,
     JudgeSettings,
     Limits,
     PriceTable,
@@ -72,12 +73,7 @@ def _run(fake, provider, units, run_dir: Path, batch=POLL, settings=FAST):
         run_judge_async(
             units,
             _coder(fake, provider),
-            CB,
-            UnitKind.RETRIEVAL,
-            run_dir=run_dir,
-            prices=PRICES,
-            settings=settings,
-            mode=batch,
+            JudgeJob(CB, UnitKind.RETRIEVAL, run_dir, mode=batch, prices=PRICES, settings=settings),
         )
     )
     return summary, summary.batches
@@ -154,12 +150,7 @@ def test_resume_collects_submitted_batches_without_resubmitting(fake, tmp_path) 
             run_judge_async(
                 units,
                 _coder(fake, "openai"),
-                CB,
-                UnitKind.RETRIEVAL,
-                run_dir=run_dir,
-                prices=PRICES,
-                settings=FAST,
-                mode=POLL,
+                JudgeJob(CB, UnitKind.RETRIEVAL, run_dir, mode=POLL, prices=PRICES, settings=FAST),
             )
         )
         while fake.stats()["batch_calls"].get("batches.retrieve", 0) < 1:

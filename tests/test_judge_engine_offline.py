@@ -4,7 +4,7 @@ import sqlite3
 import pytest
 
 from failcodes.annotations import CoderKind, Status
-from failcodes.judge import JudgeSettings, load_prices, run_judge
+from failcodes.judge import JudgeJob, JudgeSettings, load_prices, run_judge
 from failcodes.judge.journal import Journal
 from failcodes.judge.providers.offline import OfflineCoder
 from failcodes.judge.run import read_annotations
@@ -16,10 +16,10 @@ CB = make_codebook()
 
 def test_offline_run_journals_every_unit_once_and_rerun_does_nothing(tmp_path) -> None:
     units = retrieval_units(make_traces(3))  # 3 claims x 3 distinct passages = 9 units
-    s1 = run_judge(units, OfflineCoder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "run")
+    s1 = run_judge(units, OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run"))
     assert (s1.units, s1.judged, s1.already_done, s1.calls) == (9, 9, 0, 0)
     assert s1.coder_kind is CoderKind.HEURISTIC
-    s2 = run_judge(units, OfflineCoder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "run")
+    s2 = run_judge(units, OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run"))
     assert (s2.judged, s2.already_done) == (0, 9)
     anns = read_annotations(tmp_path / "run")
     assert sorted(a.unit_id for a in anns) == sorted(u.id for u in units)
@@ -39,16 +39,18 @@ def test_offline_run_journals_every_unit_once_and_rerun_does_nothing(tmp_path) -
 
 def test_resume_refuses_other_codebook(tmp_path) -> None:
     units = verification_units(make_traces(1))
-    run_judge(units, OfflineCoder(), CB, UnitKind.VERIFICATION, run_dir=tmp_path)
+    run_judge(units, OfflineCoder(), JudgeJob(CB, UnitKind.VERIFICATION, tmp_path))
     from failcodes.errors import ConfigError
 
     with pytest.raises(ConfigError, match="codebook_hash"):
-        run_judge(units, OfflineCoder(), make_codebook(2), UnitKind.VERIFICATION, run_dir=tmp_path)
+        run_judge(
+            units, OfflineCoder(), JudgeJob(make_codebook(2), UnitKind.VERIFICATION, tmp_path)
+        )
 
 
 def test_journal_rejects_a_second_record_of_a_unit(tmp_path) -> None:
     units = retrieval_units(make_traces(1))
-    run_judge(units[:1], OfflineCoder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path)
+    run_judge(units[:1], OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path))
     ann = read_annotations(tmp_path)[0]
     journal = Journal(tmp_path)
     from failcodes.judge.providers.base import TokenUsage
@@ -69,7 +71,7 @@ def test_offline_dry_run_costs_nothing(tmp_path) -> None:
     from failcodes.judge import estimate_run
 
     units = retrieval_units(make_traces(2))
-    est = estimate_run(units, OfflineCoder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path)
+    est = estimate_run(units, OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path))
     assert (est.units, est.to_call, est.cost_usd) == (6, 0, 0.0)
     assert "heuristic baseline" in est.note
     assert load_prices().lookup("offline") is not None

@@ -11,7 +11,7 @@ import pytest
 
 from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
 from failcodes.cli.main import main
-from failcodes.judge import make_coder, read_annotations
+from failcodes.judge import JudgeJob, make_coder, read_annotations
 from failcodes.judge.panelrun import Member, member_dir, member_names, read_panel, run_panel
 from failcodes.panel import consensus, inter_judge_agreement, review_priority
 from failcodes.units import UnitKind, retrieval_units
@@ -60,7 +60,7 @@ def test_two_model_panel_against_the_fake_server(tmp_path: Path, monkeypatch) ->
                 strict=True,
             )
         ]
-        report, summaries = run_panel(units, members, CB, UnitKind.RETRIEVAL, run_dir=tmp_path)
+        report, summaries = run_panel(units, members, JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path))
         assert fake.stats()["calls"] == {"openai": 2 * len(units)}  # every member called
     # each member's annotations are kept apart, in its own run folder, under its own name
     a = {x.unit_id: x for x in read_annotations(member_dir(tmp_path, 1, "openai:panel-a"))}
@@ -265,7 +265,7 @@ def test_report_shows_the_panel_agreement_and_quote_checks(tmp_path: Path, monke
             Member(spec, make_coder(spec, base_url=fake.openai_base_url))
             for spec in ("openai:panel-a", "openai:panel-b")
         ]
-        report, _ = run_panel(units, members, CB, UnitKind.RETRIEVAL, run_dir=run)
+        report, _ = run_panel(units, members, JudgeJob(CB, UnitKind.RETRIEVAL, run))
     inputs = load_run_dir(tmp_path / "study", codebook=CB)
     assert inputs.panel_agreement is not None
     assert len(inputs.panel_agreement) == len(report.agreement)
@@ -293,7 +293,7 @@ def test_agree_on_a_panel_run_folder_reports_inter_judge_agreement(
             Member(name, make_coder(spec, base_url=fake.openai_base_url), 0.7)
             for name, spec in zip(member_names(specs), specs, strict=True)
         ]
-        report, _ = run_panel(units, members, CB, UnitKind.RETRIEVAL, run_dir=run)
+        report, _ = run_panel(units, members, JudgeJob(CB, UnitKind.RETRIEVAL, run))
         assert fake.stats()["calls"] == {"openai": 3 * len(units)}  # the repeat is not cached
     assert report.temperatures == dict.fromkeys(report.members, 0.7)
     code, out, err = _cli(["agree", str(run), "--bootstrap", "0", "--format", "json"], capsys)

@@ -9,6 +9,7 @@ import pytest
 from failcodes.annotations import CoderKind, Status
 from failcodes.errors import BudgetExceededError, ProviderError
 from failcodes.judge import (
+    JudgeJob,
     JudgeSettings,
     Limits,
     PriceTable,
@@ -72,12 +73,14 @@ def _run(fake, provider, units, tmp_path: Path, name="run", settings=FAST, cache
     return run_judge(
         units,
         _coder(fake, provider, **kw),
-        CB,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / name,
-        cache_path=tmp_path / "cache.sqlite" if cache else None,
-        prices=PRICES,
-        settings=settings,
+        JudgeJob(
+            CB,
+            UnitKind.RETRIEVAL,
+            tmp_path / name,
+            cache_path=tmp_path / "cache.sqlite" if cache else None,
+            prices=PRICES,
+            settings=settings,
+        ),
     )
 
 
@@ -303,10 +306,7 @@ def test_dry_run_estimate_is_close_and_calls_nothing(fake, tmp_path) -> None:
     est = estimate_run(
         units,
         _coder(fake, "openai"),
-        CB,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "run",
-        prices=PRICES,
+        JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run", prices=PRICES),
     )
     assert fake.stats()["calls"] == {}
     assert est.to_call == 9 and est.price_known and est.cost_usd is not None
@@ -331,5 +331,5 @@ def test_keys_never_reach_disk(fake, tmp_path) -> None:
 def test_base_url_from_environment(fake, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_base_url)
     coder = make_coder("openai:fake-model")
-    s = run_judge(_units(1)[:1], coder, CB, UnitKind.RETRIEVAL, run_dir=tmp_path, settings=FAST)
+    s = run_judge(_units(1)[:1], coder, JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path, settings=FAST))
     assert s.calls == 1 and fake.stats()["calls"] == {"openai": 1}

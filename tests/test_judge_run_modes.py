@@ -8,6 +8,7 @@ from failcodes.cli.main import main
 from failcodes.judge import (
     Cascade,
     Grouped,
+    JudgeJob,
     JudgeSettings,
     Limits,
     PerUnit,
@@ -89,10 +90,7 @@ def test_run_records_provider_model_endpoint_and_prices_a_local_server_as_unknow
     s = run_judge(
         units,
         make_coder("openai:gpt-5-mini", base_url=fake.openai_base_url),
-        CB,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "run",
-        settings=FAST,
+        JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run", settings=FAST),
     )
     assert (s.provider, s.model, s.base_url) == ("openai", "gpt-5-mini", fake.openai_base_url)
     assert s.price_known is False and s.cost_usd == 0.0 and s.scored == 3
@@ -109,10 +107,7 @@ def test_run_records_provider_model_endpoint_and_prices_a_local_server_as_unknow
     s2 = run_judge(
         units,
         make_coder("openai:gpt-5-mini", base_url=fake.openai_base_url),
-        CB,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "priced",
-        settings=priced,
+        JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "priced", settings=priced),
     )
     assert s2.price_known
     assert s2.cost_usd == pytest.approx((s2.input_tokens * 1 + s2.output_tokens * 2) / 1e6)
@@ -121,15 +116,11 @@ def test_run_records_provider_model_endpoint_and_prices_a_local_server_as_unknow
 def test_modes_judge_the_same_units_once_each(fake, tmp_path) -> None:
     units = retrieval_units(make_traces(2))  # 6 units, 2 claims
     coder = lambda: make_coder("openai:fake-model", base_url=fake.openai_base_url)  # noqa: E731
-    per = run_judge(units, coder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "p", settings=FAST)
+    per = run_judge(units, coder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "p", settings=FAST))
     grouped = run_judge(
         units,
         coder(),
-        CB,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "g",
-        mode=Grouped(),
-        settings=FAST,
+        JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "g", mode=Grouped(), settings=FAST),
     )
     assert (per.mode, per.calls, per.judged) == ("per-unit", 6, 6)
     assert (grouped.mode, grouped.calls, grouped.groups, grouped.judged) == ("grouped", 2, 2, 6)
@@ -137,7 +128,7 @@ def test_modes_judge_the_same_units_once_each(fake, tmp_path) -> None:
     assert ids == {a.unit_id for a in read_annotations(tmp_path / "g")} == {u.id for u in units}
     with pytest.raises(Exception, match="grouping needs an LLM judge"):
         run_judge(
-            units, OfflineCoder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "o", mode=Grouped()
+            units, OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "o", mode=Grouped())
         )
 
 
@@ -189,11 +180,13 @@ def test_cascade_mode_from_python(fake, tmp_path) -> None:
     s = run_judge(
         units,
         make_coder("openai:fake-model", base_url=fake.openai_base_url),
-        CB,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "run",
-        mode=Cascade(OfflineCoder(), then=PerUnit()),
-        settings=FAST,
+        JudgeJob(
+            CB,
+            UnitKind.RETRIEVAL,
+            tmp_path / "run",
+            mode=Cascade(OfflineCoder(), then=PerUnit()),
+            settings=FAST,
+        ),
     )
     assert s.cascade is not None
     anns = read_annotations(tmp_path / "run")

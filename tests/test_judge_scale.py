@@ -11,6 +11,7 @@ from failcodes.attribution import per_passage_codes
 from failcodes.cli.main import main
 from failcodes.judge import (
     Cascade,
+    JudgeJob,
     JudgeSettings,
     Limits,
     PerUnit,
@@ -66,7 +67,7 @@ def test_pair_retrieved_by_four_retrievers_is_judged_once_counted_per_retriever(
     assert sorted({len(u.provenance) for u in units}) == [1, 4]
     assert sum(len(u.provenance) for u in units) == 120
     assert sum(1 for u in units if len(u.provenance) == 4) == 15  # 5 shared x 3 claims
-    summary = run_judge(units, OfflineCoder(), CB, UnitKind.RETRIEVAL, run_dir=tmp_path / "r")
+    summary = run_judge(units, OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "r"))
     assert summary.judged == 75
     anns = read_annotations(tmp_path / "r")
     table = per_passage_codes(traces, anns, CB)
@@ -89,20 +90,12 @@ def test_dry_run_input_tokens_match_what_the_server_bills(fake, provider, tmp_pa
     est = estimate_run(
         units,
         make_coder(spec, base_url=url),
-        cb,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "est",
-        prices=PRICES,
-        settings=one,
+        JudgeJob(cb, UnitKind.RETRIEVAL, tmp_path / "est", prices=PRICES, settings=one),
     )
     summary = run_judge(
         units,
         make_coder(spec, base_url=url),
-        cb,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "run",
-        prices=PRICES,
-        settings=one,
+        JudgeJob(cb, UnitKind.RETRIEVAL, tmp_path / "run", prices=PRICES, settings=one),
     )
     usage = fake.stats()["usage"]
     assert est.calls == 50 and est.rows == 80  # 2 claims x 4 retrievers x 10
@@ -128,12 +121,14 @@ def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path
     summary = run_judge(
         units,
         make_coder("openai:fake-model", base_url=fake.openai_base_url),
-        CB,
-        UnitKind.RETRIEVAL,
-        run_dir=tmp_path / "run",
-        mode=Cascade(offline, PerUnit()),
-        prices=PRICES,
-        settings=FAST,
+        JudgeJob(
+            CB,
+            UnitKind.RETRIEVAL,
+            tmp_path / "run",
+            mode=Cascade(offline, PerUnit()),
+            prices=PRICES,
+            settings=FAST,
+        ),
     )
     result = summary.cascade
     assert result is not None

@@ -10,7 +10,7 @@ import pytest
 
 from failcodes.annotations import CoderKind, Status
 from failcodes.attribution import per_trace_steps
-from failcodes.judge import make_coder, read_annotations, run_judge
+from failcodes.judge import JudgeJob, make_coder, read_annotations, run_judge
 from failcodes.labelstudio.client import LabelStudioClient
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.tasks import build_tasks, choice_result
@@ -44,7 +44,7 @@ def test_multi_label_step_round_trip(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-multilabel")
     with FakeServer() as fake:
         coder = make_coder("openai:multi-label", base_url=fake.openai_base_url)
-        run_judge(units, coder, CB, UnitKind.VERIFICATION, run_dir=tmp_path / "judge")
+        run_judge(units, coder, JudgeJob(CB, UnitKind.VERIFICATION, tmp_path / "judge"))
     judged = {a.unit_id: a for a in read_annotations(tmp_path / "judge")}
     assert len(judged) == len(units) and all(a.status is Status.SCORED for a in judged.values())
     assert all(a.code_sets["inference"] for a in judged.values())

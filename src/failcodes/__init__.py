@@ -9,8 +9,8 @@ loop, from reading traces to the report's tables. Everything else lives in submo
     report = fc.compute_metrics(traces, labels, ["refuted"], bootstrap=500, seed=0)
     items = fc.find_disagreements(traces, labels, "refuted")
     units = fc.retrieval_units(fc.disagreement_traces(items))
-    fc.run_judge(units, fc.make_coder("offline"), fc.bundled_codebook(), fc.UnitKind.RETRIEVAL,
-                 run_dir="run")
+    job = fc.JudgeJob(fc.bundled_codebook(), fc.UnitKind.RETRIEVAL, run_dir="run")
+    fc.run_judge(units, fc.make_coder("offline"), job)
     attributed = fc.attribute(items, fc.read_annotations("run"), fc.bundled_codebook())
 
 Functions are imported on first use (``import failcodes`` stays cheap for the CLI).
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from failcodes.disagreements import find_disagreements
     from failcodes.ingest.scifact import bundled_dir as scifact_dir
     from failcodes.ingest.scifact import load as load_scifact
-    from failcodes.judge import estimate_run, make_coder, read_annotations, run_judge
+    from failcodes.judge import JudgeJob, estimate_run, make_coder, read_annotations, run_judge
     from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
     from failcodes.judge.panelrun import run_panel
     from failcodes.metrics import compute_metrics
@@ -78,6 +78,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "retrieval_units": ("failcodes.units", "retrieval_units"),
     "verification_units": ("failcodes.units", "verification_units"),
     "make_coder": ("failcodes.judge", "make_coder"),
+    "JudgeJob": ("failcodes.judge", "JudgeJob"),
     "run_judge": ("failcodes.judge", "run_judge"),
     "estimate_run": ("failcodes.judge", "estimate_run"),
     "read_annotations": ("failcodes.judge", "read_annotations"),
@@ -132,6 +133,7 @@ __all__ = [
     "FailcodesError",
     "Grouped",
     "InputError",
+    "JudgeJob",
     "Label",
     "Leaf",
     "Part",

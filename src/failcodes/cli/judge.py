@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, TypedDict
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -21,11 +21,11 @@ from failcodes.judge import (
     Batch,
     Cascade,
     Grouped,
+    JudgeJob,
     JudgeSettings,
     Limits,
     Mode,
     PerUnit,
-    PriceTable,
     PricingOnlyCoder,
     RetryPolicy,
     estimate_run,
@@ -51,16 +51,6 @@ DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
 HEURISTIC_NOTE = (
     "note: the offline judge is a heuristic baseline (rule-based, no model), not an LLM judge"
 )
-
-
-class _RunKw(TypedDict):
-    """The keyword arguments of both judge entry points (run and dry run)."""
-
-    run_dir: Path
-    cache_path: Path | None
-    prices: PriceTable
-    settings: JudgeSettings
-    mode: Mode
 
 
 FromOpt = Annotated[
@@ -234,16 +224,19 @@ def _run(
             parse_spec(spec)
         mode = flags.mode(dry_run=dry_run)
         check_run_outputs(run_dir, None if no_cache else cache)
-        panel_command(
-            kind,
-            units,
+        job = JudgeJob(
             codebook,
-            judges,
-            run_dir=run_dir,
+            kind,
+            run_dir,
+            mode=mode,
             cache_path=None if no_cache else cache,
             prices=prices,
             settings=settings,
-            mode=mode,
+        )
+        panel_command(
+            units,
+            judges,
+            job,
             base_url=base_url,
             timeout=timeout,
             temperature=temperature,
@@ -263,16 +256,15 @@ def _run(
     heuristic = coder.coder_kind is CoderKind.HEURISTIC
     mode = flags.mode(dry_run=dry_run)
     check_run_outputs(run_dir, cache_path)  # one line, nothing created, before any call
-    job = (units, coder, codebook, kind)
-    run_kw = _RunKw(
-        run_dir=run_dir, cache_path=cache_path, prices=prices, settings=settings, mode=mode
+    job = JudgeJob(
+        codebook, kind, run_dir, mode=mode, cache_path=cache_path, prices=prices, settings=settings
     )
     if kind is UnitKind.VERIFICATION:
         skipped = traces_without_reasoning(traces)
         if skipped:
             err.print(f"{skipped} trace(s) without reasoning skipped (nothing to code)")
     if dry_run:
-        est = estimate_run(*job, **run_kw)
+        est = estimate_run(units, coder, job)
         if fmt is OutputFormat.JSON:
             out.print_json(est.model_dump_json())
         else:
@@ -284,7 +276,7 @@ def _run(
     before = None
     if flags.any and coder.coder_kind is CoderKind.LLM:
         try:
-            before = estimate_run(*job, **run_kw)
+            before = estimate_run(units, coder, job)
         except ConfigError:
             before = None  # a cascade whose first judge is an LLM cannot be foreseen
         if before is not None:
@@ -305,7 +297,7 @@ def _run(
 
         summary = None
         try:
-            summary = asyncio.run(run_judge_async(*job, **run_kw, on_progress=on_progress))
+            summary = asyncio.run(run_judge_async(units, coder, job, on_progress=on_progress))
         except BudgetExceededError:
             # finished units are committed and exported: show the closing summary, then
             # let the CLI root print the one-line error (exit 2)

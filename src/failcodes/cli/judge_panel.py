@@ -6,17 +6,14 @@ and prints each member's summary, the panel's cost and its agreement table.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
 from failcodes.judge import (
-    JudgeSettings,
-    Mode,
-    PriceTable,
+    Cascade,
+    JudgeJob,
     PricingOnlyCoder,
     make_coder,
     summary_lines,
@@ -25,7 +22,7 @@ from failcodes.judge.unitjudge import Coder
 
 if TYPE_CHECKING:  # the panel pulls in the statistics (numpy, scipy): imported on use
     from failcodes.judge.panelrun import Member, PanelReport
-from failcodes.units import Unit, UnitKind
+from failcodes.units import Unit
 
 
 def panel_members(
@@ -79,16 +76,10 @@ def agreement_lines(report: PanelReport) -> list[str]:
 
 
 def panel_command(
-    kind: UnitKind,
     units: list[Unit],
-    codebook: Codebook,
     specs: list[str],
+    job: JudgeJob,
     *,
-    run_dir: Path,
-    cache_path: Path | None,
-    prices: PriceTable,
-    settings: JudgeSettings,
-    mode: Mode,
     base_url: str | None,
     timeout: float,
     temperature: float | None,
@@ -99,23 +90,13 @@ def panel_command(
     """Run (or estimate) the panel and print what it did."""
     from failcodes.judge.panelrun import estimate_panel, run_panel
 
-    if mode.name == "cascade":
+    if isinstance(job.mode, Cascade):
         raise ConfigError("--cascade cannot be combined with a panel (several --judge)")
     members = panel_members(
         specs, base_url=base_url, timeout=timeout, temperature=temperature, dry_run=dry_run
     )
     if dry_run:
-        estimates = estimate_panel(
-            units,
-            members,
-            codebook,
-            kind,
-            run_dir=run_dir,
-            mode=mode,
-            cache_path=cache_path,
-            prices=prices,
-            settings=settings,
-        )
+        estimates = estimate_panel(units, members, job)
         known = [e.cost_usd for e in estimates if e.cost_usd is not None]
         if json_out:
             out.print_json(data=[e.model_dump(mode="json") for e in estimates])
@@ -127,17 +108,7 @@ def panel_command(
         total = f"${sum(known):.4f}" if len(known) == len(estimates) else "unknown"
         out.print(f"panel estimated cost (every member): {total}", highlight=False)
         return
-    report, summaries = run_panel(
-        units,
-        members,
-        codebook,
-        kind,
-        run_dir=run_dir,
-        mode=mode,
-        cache_path=cache_path,
-        prices=prices,
-        settings=settings,
-    )
+    report, summaries = run_panel(units, members, job)
     if json_out:
         out.print_json(report.model_dump_json())
         return
@@ -147,4 +118,4 @@ def panel_command(
             out.print(f"  {line}", highlight=False)
     for line in agreement_lines(report):
         out.print(line, highlight=False)
-    out.print(f"panel: {run_dir / 'panel.json'}", highlight=False)
+    out.print(f"panel: {job.run_dir / 'panel.json'}", highlight=False)

@@ -40,6 +40,7 @@ def scale_step(ctx: DemoContext) -> StepOutput:
         Batch,
         Cascade,
         Grouped,
+        JudgeJob,
         Mode,
         PerUnit,
         PricingOnlyCoder,
@@ -65,14 +66,8 @@ def scale_step(ctx: DemoContext) -> StepOutput:
     }
     rows = []
     for mode, run_mode in modes.items():
-        est = estimate_run(
-            units,
-            PricingOnlyCoder(spec),
-            cb,
-            UnitKind.RETRIEVAL,
-            run_dir=ctx.out_dir / "scale" / "dry-run",
-            mode=run_mode,
-        )
+        job = JudgeJob(cb, UnitKind.RETRIEVAL, ctx.out_dir / "scale" / "dry-run", mode=run_mode)
+        est = estimate_run(units, PricingOnlyCoder(spec), job)
         rows.append(
             {
                 "mode": mode,

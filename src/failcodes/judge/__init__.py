@@ -2,9 +2,10 @@
 
 Public API:
 
-- running: :func:`run_judge` / :func:`run_judge_async` with ``mode=`` :class:`PerUnit` (the
-  default) | :class:`Grouped` | :class:`Batch` | :class:`Cascade`; :func:`estimate_run`
-  (dry run, same modes, one cost figure) -> :class:`Estimate`; :func:`read_annotations`,
+- running: :func:`run_judge` / :func:`run_judge_async` (units, coder, :class:`JudgeJob`: the
+  codebook, unit kind, run folder, ``mode`` :class:`PerUnit` (the default) | :class:`Grouped` |
+  :class:`Batch` | :class:`Cascade`, cache, prices, settings); :func:`estimate_run`
+  (dry run of the same job, one cost figure) -> :class:`Estimate`; :func:`read_annotations`,
   :func:`read_summary`, :func:`export_run`; :class:`RunSummary`, :class:`JudgeSettings`.
 - one unit: :class:`UnitJudge` (request building, cache key, the one retry loop, annotation,
   price), :func:`complete_with_retry` (the retry loop alone, for any structured call).
@@ -16,6 +17,7 @@ Public API:
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.engine import JudgeEngine
 from failcodes.judge.estimate import Estimate, PricingOnlyCoder
+from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import Journal
 from failcodes.judge.limits import Limits, RateLimiter, RetryPolicy
 from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
@@ -41,6 +43,7 @@ __all__ = [
     "Grouped",
     "Journal",
     "JudgeEngine",
+    "JudgeJob",
     "JudgeSettings",
     "Limits",
     "Mode",

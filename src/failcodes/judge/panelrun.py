@@ -12,7 +12,7 @@ recorded with the member.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,10 +24,8 @@ from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text, read_model_if_exists
 from failcodes.judge.estimate import Estimate
-from failcodes.judge.modes import Mode
-from failcodes.judge.pricing import PriceTable
+from failcodes.judge.job import JudgeJob
 from failcodes.judge.run import estimate_run, read_annotations, run_judge
-from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import Coder
 from failcodes.panel import (
@@ -86,51 +84,31 @@ def member_dir(run_dir: Path, index: int, name: str) -> Path:
     return run_dir / PANEL_DIR / f"{index}-{slug}"
 
 
-def _check(members: Sequence[Member]) -> None:
+def _member_jobs(members: Sequence[Member], job: JudgeJob) -> Iterator[JudgeJob]:
+    """Each member's job: its own run folder; a repeated model judges without the cache."""
     if len(members) < 2:
         raise ConfigError("a judge panel needs at least two members (repeat --judge)")
     names = [m.name for m in members]
     if len(set(names)) != len(names):
         raise ConfigError(f"panel member names must be distinct: {names}")
+    seen: set[str] = set()
+    for i, member in enumerate(members, 1):
+        spec = member.coder.spec
+        yield job.at(member_dir(job.run_dir, i, member.name), cached=spec not in seen)
+        seen.add(spec)
 
 
 def run_panel(
-    units: Iterable[Unit],
-    members: Sequence[Member],
-    codebook: Codebook,
-    kind: UnitKind,
-    *,
-    run_dir: str | Path,
-    mode: Mode | None = None,
-    cache_path: str | Path | None = None,
-    prices: PriceTable | None = None,
-    settings: JudgeSettings | None = None,
+    units: Iterable[Unit], members: Sequence[Member], job: JudgeJob
 ) -> tuple[PanelReport, list[RunSummary]]:
-    """Judge ``units`` with every member (each resumable), then write ``panel.json``."""
-    _check(members)
-    run = Path(run_dir)
+    """Judge ``units`` with every member as ``job`` asks (each resumable), write ``panel.json``."""
     units = list(units)
-    summaries: list[RunSummary] = []
-    first_use: set[str] = set()
-    for i, member in enumerate(members, 1):
-        spec = member.coder.spec
-        repeat = spec in first_use
-        first_use.add(spec)
-        summaries.append(
-            run_judge(
-                units,
-                member.coder,
-                codebook,
-                kind,
-                run_dir=member_dir(run, i, member.name),
-                mode=mode,
-                cache_path=None if repeat else cache_path,
-                prices=prices,
-                settings=settings,
-            )
-        )
-    report = panel_report(run, members, codebook, kind, summaries)
-    atomic_write_text(run / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
+    summaries = [
+        run_judge(units, member.coder, member_job)
+        for member, member_job in zip(members, _member_jobs(members, job), strict=True)
+    ]
+    report = panel_report(job.run_dir, members, job.codebook, job.kind, summaries)
+    atomic_write_text(job.run_dir / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
     return report, summaries
 
 
@@ -167,40 +145,14 @@ def panel_report(
 
 
 def estimate_panel(
-    units: Iterable[Unit],
-    members: Sequence[Member],
-    codebook: Codebook,
-    kind: UnitKind,
-    *,
-    run_dir: str | Path,
-    mode: Mode | None = None,
-    cache_path: str | Path | None = None,
-    prices: PriceTable | None = None,
-    settings: JudgeSettings | None = None,
+    units: Iterable[Unit], members: Sequence[Member], job: JudgeJob
 ) -> list[Estimate]:
     """One dry-run estimate per member (the panel costs their sum)."""
-    _check(members)
-    run = Path(run_dir)
     units = list(units)
-    seen: set[str] = set()
-    out = []
-    for i, member in enumerate(members, 1):
-        repeat = member.coder.spec in seen
-        seen.add(member.coder.spec)
-        out.append(
-            estimate_run(
-                units,
-                member.coder,
-                codebook,
-                kind,
-                run_dir=member_dir(run, i, member.name),
-                mode=mode,
-                cache_path=None if repeat else cache_path,
-                prices=prices,
-                settings=settings,
-            )
-        )
-    return out
+    return [
+        estimate_run(units, member.coder, member_job)
+        for member, member_job in zip(members, _member_jobs(members, job), strict=True)
+    ]
 
 
 def panel_annotations(run_dir: str | Path) -> list[Annotation]:

@@ -14,28 +14,26 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-from collections.abc import Callable, Coroutine, Iterable
-from contextlib import ExitStack
+from collections.abc import Callable, Coroutine, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
-from failcodes.codebook import Codebook
+from failcodes.errors import ConfigError
 from failcodes.fileio import made_dir, read_model_if_exists, write_json, write_jsonl
-from failcodes.judge.cache import ResponseCache
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import Estimate, estimate_units
 from failcodes.judge.execute import executor
+from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import Journal
-from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
-from failcodes.judge.pricing import PriceTable, load_prices
+from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import ProgressCallback, Session
-from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.summary import CascadeInfo, RunSummary
 from failcodes.judge.unitjudge import UnitJudge
 from failcodes.runlock import folder_lock
-from failcodes.units import Unit, UnitKind
+from failcodes.units import Unit
 
 ANNOTATIONS_NAME = "annotations.jsonl"
 SUMMARY_NAME = "summary.json"
@@ -84,87 +82,58 @@ def read_annotations(run_dir: str | Path) -> list[Annotation]:
         journal.close()
 
 
-async def _run_in(
-    units: Iterable[Unit],
-    coder: Coder,
-    codebook: Codebook,
-    kind: UnitKind,
-    run: Path,
-    mode: PerUnit | Grouped | Batch,
-    *,
-    cache_path: Path | None,
-    prices: PriceTable | None,
-    settings: JudgeSettings | None,
-    on_progress: ProgressCallback | None,
-) -> RunSummary:
-    """Open ``run``'s journal (and the cache), run ``mode`` in one session, export, close."""
-    session: Session | None = None
+@contextmanager
+def _opened(job: JudgeJob, coder: Coder) -> Iterator[tuple[Journal, UnitJudge]]:
+    """Open ``job``'s journal and response cache and build its judge; close both at the end."""
     with ExitStack() as stack:
-        journal = Journal(run)
+        journal = Journal(job.run_dir)
         stack.callback(journal.close)
-        cache = ResponseCache(cache_path) if cache_path is not None else None
+        cache = job.open_cache()
         if cache is not None:
             stack.callback(cache.close)
-        judge = UnitJudge(
-            coder,
-            codebook,
-            kind,
-            cache=cache,
-            prices=prices if prices is not None else load_prices(),
-            settings=settings,
-        )
-        candidate = Session(journal, judge, mode=mode.name, on_progress=on_progress)
-        execute = executor(candidate, mode)
-        session = candidate
-        try:
+        yield journal, job.unit_judge(coder, cache)
+
+
+async def _run_in(
+    units: Iterable[Unit], coder: Coder, job: JudgeJob, on_progress: ProgressCallback | None
+) -> RunSummary:
+    """Open the job's journal (and the cache), run its mode in one session, export, close."""
+    mode = job.mode
+    if isinstance(mode, Cascade):
+        raise ConfigError("a cascade's stages cannot be cascades themselves")
+    session: Session | None = None
+    try:
+        with _opened(job, coder) as (journal, judge):
+            candidate = Session(journal, judge, mode=mode.name, on_progress=on_progress)
+            execute = executor(candidate, mode)
+            session = candidate
             with session.opened():
                 await execute(units)
-        finally:
-            stack.close()
-            export_run(run, session.summary)
+    finally:
+        if session is not None:
+            export_run(job.run_dir, session.summary)
     return session.summary
 
 
 async def run_judge_async(
     units: Iterable[Unit],
     coder: Coder,
-    codebook: Codebook,
-    kind: UnitKind,
+    job: JudgeJob,
     *,
-    run_dir: str | Path,
-    mode: Mode | None = None,
-    cache_path: str | Path | None = None,
-    prices: PriceTable | None = None,
-    settings: JudgeSettings | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> RunSummary:
-    """Judge ``units`` into ``run_dir`` in ``mode`` (resuming it), export, return the summary.
+    """Judge ``units`` with ``coder`` as ``job`` asks (resuming its run); return the summary.
 
     On a budget stop or a provider failure the finished units stay committed and exported,
     and the error propagates; the summary so far is still written to ``summary.json``.
     The coder's client (and a cascade's first judge's) is closed at the end.
     """
-    mode = mode or PerUnit()
-    run = Path(run_dir)
-    cache = Path(cache_path) if cache_path else None
+    mode = job.mode
     try:
-        with folder_lock(made_dir(run), what="judge run"):  # one writer per run folder
+        with folder_lock(made_dir(job.run_dir), what="judge run"):  # one writer per run folder
             if not isinstance(mode, Cascade):
-                return await _run_in(
-                    units,
-                    coder,
-                    codebook,
-                    kind,
-                    run,
-                    mode,
-                    cache_path=cache,
-                    prices=prices,
-                    settings=settings,
-                    on_progress=on_progress,
-                )
-            return await _cascade(
-                list(units), coder, codebook, kind, run, mode, cache, prices, settings, on_progress
-            )
+                return await _run_in(units, coder, job, on_progress)
+            return await _cascade(list(units), coder, job, mode, on_progress)
     finally:
         for c in (coder, mode.first if isinstance(mode, Cascade) else None):
             if isinstance(c, LLMProvider):
@@ -174,42 +143,17 @@ async def run_judge_async(
 async def _cascade(
     units: list[Unit],
     coder: Coder,
-    codebook: Codebook,
-    kind: UnitKind,
-    run: Path,
+    job: JudgeJob,
     mode: Cascade,
-    cache_path: Path | None,
-    prices: PriceTable | None,
-    settings: JudgeSettings | None,
     on_progress: ProgressCallback | None,
 ) -> RunSummary:
     """The three stages of a cascade (see :mod:`failcodes.judge.cascade`)."""
-    first = await _run_in(
-        units,
-        mode.first,
-        codebook,
-        kind,
-        run / FIRST_DIR,
-        PerUnit(),
-        cache_path=None,
-        prices=prices,
-        settings=None,
-        on_progress=None,
-    )
+    run = job.run_dir
+    first_job = job.at(run / FIRST_DIR, mode=PerUnit(), cached=False, settings=False)
+    first = await _run_in(units, mode.first, first_job, None)
     firsts = {a.unit_id: a for a in read_annotations(run / FIRST_DIR)}
     escalate, kept = split(units, firsts)
-    summary = await _run_in(
-        escalate,
-        coder,
-        codebook,
-        kind,
-        run,
-        mode.then,
-        cache_path=cache_path,
-        prices=prices,
-        settings=settings,
-        on_progress=on_progress,
-    )
+    summary = await _run_in(escalate, coder, job.at(run, mode=mode.then), on_progress)
     main = Journal(run)
     try:
         keep_confident(main, firsts, kept)
@@ -255,52 +199,13 @@ def _synchronous(
 run_judge = _synchronous(run_judge_async)
 
 
-def estimate_run(
-    units: Iterable[Unit],
-    coder: Coder,
-    codebook: Codebook,
-    kind: UnitKind,
-    *,
-    run_dir: str | Path,
-    mode: Mode | None = None,
-    cache_path: str | Path | None = None,
-    prices: PriceTable | None = None,
-    settings: JudgeSettings | None = None,
-) -> Estimate:
-    """Estimate a run in ``mode`` (``--dry-run``): one cost figure, nothing called.
+def estimate_run(units: Iterable[Unit], coder: Coder, job: JudgeJob) -> Estimate:
+    """Estimate ``job`` run with ``coder`` (``--dry-run``): one cost figure, nothing called.
 
     Nothing is written but the journal (opened to see what is already done).
     """
-    with folder_lock(made_dir(Path(run_dir)), what="judge run"):
-        return _estimate(
-            units, coder, codebook, kind, Path(run_dir), mode, cache_path, prices, settings
-        )
-
-
-def _estimate(
-    units: Iterable[Unit],
-    coder: Coder,
-    codebook: Codebook,
-    kind: UnitKind,
-    run_dir: Path,
-    mode: Mode | None,
-    cache_path: str | Path | None,
-    prices: PriceTable | None,
-    settings: JudgeSettings | None,
-) -> Estimate:
-    journal = Journal(run_dir)
-    cache = ResponseCache(cache_path) if cache_path else None
-    try:
-        judge = UnitJudge(
-            coder,
-            codebook,
-            kind,
-            cache=cache,
-            prices=prices if prices is not None else load_prices(),
-            settings=settings,
-        )
-        return estimate_units(judge, journal, units, mode)
-    finally:
-        journal.close()
-        if cache is not None:
-            cache.close()
+    with (
+        folder_lock(made_dir(job.run_dir), what="judge run"),
+        _opened(job, coder) as (journal, judge),
+    ):
+        return estimate_units(judge, journal, units, job.mode)

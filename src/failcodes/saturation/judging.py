@@ -20,6 +20,7 @@ from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
 from failcodes.judge import (
+    JudgeJob,
     RetryPolicy,
     complete_with_retry,
     make_coder,
@@ -70,7 +71,7 @@ class JudgeCoder:
         run_dir = workdir / "judge"
         coder = self._fresh or make_coder(self.spec, base_url=self.base_url)
         self._fresh = None  # run_judge closes an LLM provider's client
-        run_judge(units, coder, codebook, units[0].kind, run_dir=run_dir)
+        run_judge(units, coder, JudgeJob(codebook, units[0].kind, run_dir))
         wanted = {u.id for u in units}
         for annotation in read_annotations(run_dir):
             if annotation.unit_id in wanted:

@@ -164,19 +164,12 @@ def judge_with_engine(
     settings: Any = None,
 ) -> Callable[[list[Unit], Codebook, Path], list[Annotation]]:
     """A ``judge`` for :func:`recode_project` over the judge engine's public API."""
-    from failcodes.judge import make_coder, read_annotations, run_judge
+    from failcodes.judge import JudgeJob, make_coder, read_annotations, run_judge
 
     def judge(units: list[Unit], codebook: Codebook, run_dir: Path) -> list[Annotation]:
         coder = make_coder(spec, base_url=base_url)
-        run_judge(
-            units,
-            coder,
-            codebook,
-            units[0].kind,
-            run_dir=run_dir,
-            cache_path=cache_path,
-            settings=settings,
-        )
+        job = JudgeJob(codebook, units[0].kind, run_dir, cache_path=cache_path, settings=settings)
+        run_judge(units, coder, job)
         wanted = {u.id for u in units}
         return [a for a in read_annotations(run_dir) if a.unit_id in wanted]
 
