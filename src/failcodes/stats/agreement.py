@@ -1005,27 +1005,10 @@ def agreements(
     )
 
 
-def _one(
-    statistic: str,
-    ratings: npt.ArrayLike,
-    *,
-    level: str,
-    weights: Weights,
-    categories: Sequence[float] | npt.ArrayLike | None,
-    n_bootstrap: int,
-    seed: int | np.random.Generator | None,
-    confidence: float,
-) -> AgreementResult:
-    return agreement(
-        ratings,
-        statistic,
-        level=level,
-        weights=weights,
-        categories=categories,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        confidence=confidence,
-    )
+# One entry point per statistic, each a call of :func:`agreement` with its statistic and level
+# fixed. They are written out on purpose: each exposes only the options its statistic takes
+# (no ``weights`` for AC1/PABAK, ``level`` only for alpha, AC2's quadratic default) with a typed
+# signature that help(), IDEs and mypy show; a generated table would hide that.
 
 
 def percent_agreement(
@@ -1038,9 +1021,9 @@ def percent_agreement(
     confidence: float = 0.95,
 ) -> AgreementResult:
     """Share of agreeing rater pairs, averaged over units with two or more ratings."""
-    return _one(
-        "percent",
+    return agreement(
         ratings,
+        "percent",
         level="nominal",
         weights=weights,
         categories=categories,
@@ -1062,9 +1045,9 @@ def cohen_kappa(
     """Cohen's kappa for two raters (columns); units missing either rating are dropped."""
     wname = weights if isinstance(weights, str) else "none"
     level = "nominal" if weights is None or wname == "none" else "ordinal"
-    return _one(
-        "cohen",
+    return agreement(
         ratings,
+        "cohen",
         level=level,
         weights=weights,
         categories=categories,
@@ -1084,9 +1067,9 @@ def fleiss_kappa(
     confidence: float = 0.95,
 ) -> AgreementResult:
     """Fleiss' kappa, generalised to missing ratings and weights (Gwet 2014)."""
-    return _one(
-        "fleiss",
+    return agreement(
         ratings,
+        "fleiss",
         level="nominal",
         weights=weights,
         categories=categories,
@@ -1111,9 +1094,9 @@ def krippendorff_alpha(
     ``weights`` (agreement weights, a name or a q x q matrix) replaces the level's distance
     with the custom metric ``1 - w``; the SE is the delete-one-unit jackknife.
     """
-    return _one(
-        "krippendorff",
+    return agreement(
         ratings,
+        "krippendorff",
         level=level,
         weights=weights,
         categories=categories,
@@ -1133,9 +1116,9 @@ def conger_kappa(
     confidence: float = 0.95,
 ) -> AgreementResult:
     """Conger's (1980) kappa: raters' own marginals, any number of raters, missing allowed."""
-    return _one(
-        "conger",
+    return agreement(
         ratings,
+        "conger",
         level="nominal",
         weights=weights,
         categories=categories,
@@ -1154,9 +1137,9 @@ def gwet_ac1(
     confidence: float = 0.95,
 ) -> AgreementResult:
     """Gwet's AC1 (unweighted), any number of raters, missing ratings allowed."""
-    return _one(
-        "gwet_ac1",
+    return agreement(
         ratings,
+        "gwet_ac1",
         level="nominal",
         weights=None,
         categories=categories,
@@ -1176,9 +1159,9 @@ def gwet_ac2(
     confidence: float = 0.95,
 ) -> AgreementResult:
     """Gwet's AC2: AC1 with agreement weights for ordinal categories."""
-    return _one(
-        "gwet_ac2",
+    return agreement(
         ratings,
+        "gwet_ac2",
         level="ordinal",
         weights=weights,
         categories=categories,
@@ -1198,9 +1181,9 @@ def brennan_prediger(
     confidence: float = 0.95,
 ) -> AgreementResult:
     """Brennan-Prediger coefficient (chance agreement T_w / q^2), missing ratings allowed."""
-    return _one(
-        "brennan_prediger",
+    return agreement(
         ratings,
+        "brennan_prediger",
         level="nominal",
         weights=weights,
         categories=categories,
@@ -1219,9 +1202,9 @@ def pabak(
     confidence: float = 0.95,
 ) -> AgreementResult:
     """Prevalence- and bias-adjusted kappa for two raters: (q p_o - 1) / (q - 1)."""
-    return _one(
-        "pabak",
+    return agreement(
         ratings,
+        "pabak",
         level="nominal",
         weights=None,
         categories=categories,
