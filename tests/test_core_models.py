@@ -38,6 +38,20 @@ def test_custom_alias_overrides() -> None:
     assert normalize_verdict("MAYBE", {"maybe": Verdict.AMBIGUOUS}) is Verdict.AMBIGUOUS
 
 
+def test_numeric_class_codes_map_through_aliases() -> None:
+    """HealthFC-style 0/1/2 verdict codes: an alias on the decimal text maps them."""
+    codes = {"0": Verdict.SUPPORTED, "1": Verdict.NO_EVIDENCE, "2": Verdict.REFUTED}
+    assert [normalize_verdict(v, codes) for v in (0, 1, 2.0)] == [
+        Verdict.SUPPORTED,
+        Verdict.NO_EVIDENCE,
+        Verdict.REFUTED,
+    ]
+    with pytest.raises(InputError, match=r"x\.csv:3, field 'verdict': unknown verdict 0 "):
+        normalize_verdict(0, path="x.csv", line=3)  # no alias: never defaulted
+    with pytest.raises(InputError, match=r"expected a verdict string, got float 0\.5"):
+        normalize_verdict(0.5)
+
+
 def test_trace_rejects_unknown_fields_and_bad_rank() -> None:
     with pytest.raises(ValidationError):
         Passage(passage_id="p", rank=0, text="x")

@@ -60,7 +60,8 @@ def normalize_verdict(
     """Map a raw verdict onto :class:`Verdict`, or raise an :class:`InputError` naming it.
 
     ``aliases`` extends (and may override) :data:`DEFAULT_ALIASES`; keys are compared
-    case-insensitively. An unknown value is never defaulted.
+    case-insensitively. A whole number (a numeric class code) is looked up as its decimal text,
+    so ``{"0": Verdict.SUPPORTED}`` maps ``0``. An unknown value is never defaulted.
     """
     table = dict(DEFAULT_ALIASES)
     if aliases:
@@ -71,6 +72,10 @@ def normalize_verdict(
         key = "true" if raw else "false"
     elif isinstance(raw, str):
         key = raw.strip().lower()
+    elif isinstance(raw, int) or (isinstance(raw, float) and raw.is_integer()):
+        # numeric class codes (0/1/2): matched as their decimal text, so --alias 0=supported
+        # maps them; a float column that holds whole numbers (pandas, after a NaN) counts too
+        key = str(int(raw))
     else:
         raise InputError(
             f"expected a verdict string, got {type(raw).__name__} {raw!r}",
@@ -83,7 +88,8 @@ def normalize_verdict(
     except KeyError:
         known = ", ".join(sorted({v.value for v in Verdict}))
         raise InputError(
-            f"unknown verdict {raw!r} (canonical verdicts: {known}; add an alias to map it)",
+            f"unknown verdict {raw!r} (canonical verdicts: {known}; map it with "
+            "`failcodes ingest --alias RAW=CANONICAL`)",
             path=path,
             line=line,
             field=field,
