@@ -233,31 +233,32 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path, out: Path | None) -> tup
 
 
 def bench_scale(
-    scale: float, seed: int, src: Path, work: Path, steps: set[str]
+    scale: float, seed: int, src: Path, work: Path, steps: set[str], *, reuse: bool = False
 ) -> list[dict[str, Any]]:
-    """Generate one scale, run every step, return one record per step."""
+    """Generate one scale (or reuse its files), run every step, return one record per step."""
     folder = work / f"scale-{scale:g}"
     started = time.perf_counter()
-    # generated in a child process: the parent stays small, so a forked step's peak RSS is
-    # its own
-    subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--generate",
-            str(folder),
-            "--scales",
-            str(scale),
-            "--seed",
-            str(seed),
-        ],
-        check=True,
-    )
     paths = {
         "traces": folder / "traces.jsonl",
         "parquet": folder / "traces.parquet",
         "labels": folder / "labels.jsonl",
     }
+    # generated in a child process: the parent stays small, so a forked step's peak RSS is
+    # its own
+    if not (reuse and all(p.exists() for p in paths.values())):
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--generate",
+                str(folder),
+                "--scales",
+                str(scale),
+                "--seed",
+                str(seed),
+            ],
+            check=True,
+        )
     gen = time.perf_counter() - started
     size_mb = paths["traces"].stat().st_size / 1e6
     print(
@@ -360,6 +361,12 @@ def main() -> None:
         "--steps", default="metrics,disagreements,dryrun", help="Subset of the steps."
     )
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="Reuse data already generated in --workdir (same scale and seed) instead of "
+        "generating it again.",
+    )
     parser.add_argument("--generate", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate is not None:
@@ -372,7 +379,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.workdir or Path(tmp)
         for scale in (float(s) for s in args.scales.split(",")):
-            records += bench_scale(scale, args.seed, args.src.resolve(), work, steps)
+            records += bench_scale(
+                scale, args.seed, args.src.resolve(), work, steps, reuse=args.reuse
+            )
     if args.json is not None:
         args.json.write_text(json.dumps(records, indent=2) + "\n")
 

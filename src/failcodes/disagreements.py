@@ -143,8 +143,30 @@ def _json(value: Any) -> Any:
 _PASSAGE_FIELDS = tuple(Passage.model_fields)
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimView:
+    """The fields of a validated trace a claim record needs (its passages given as JSON).
+
+    The disagreements command builds records for ~100k claims from lines it already
+    validated; this plain view of a line costs a fraction of a :class:`Trace` model.
+    """
+
+    question_id: str
+    sentence_id: str
+    claim_id: str
+    claim: str
+    sentence: str | None
+    verdict: Verdict
+    raw_verdict: str | None
+    reasoning: str | None
+    verifier: str | None
+    retriever: str | None
+    evidence: EvidenceSource
+    passages: tuple[Passage, ...] = ()
+
+
 def claim_record_json(
-    t: Trace,
+    t: Trace | ClaimView,
     mapping: ErrorMapping,
     index: LabelIndex,
     passages: list[dict[str, Any]] | None = None,
@@ -199,7 +221,7 @@ class Selected:
 
 def disagreement_json(
     selected: Selected,
-    claims: Sequence[Trace],
+    claims: Sequence[Trace | ClaimView],
     index: LabelIndex,
     *,
     passages: Sequence[list[dict[str, Any]] | None] | None = None,

@@ -1,0 +1,183 @@
+"""The fast paths of the columnar core agree with the object paths they replace (issue 18).
+
+- :func:`failcodes.dataio.json_line_encoder` gives the bytes of ``json.dumps`` exactly;
+- the duplicate-key check of the msgspec trace reader (a quote count when the line has no
+  backslash) accepts and refuses exactly what the object reader does;
+- the streamed ``disagreements`` output (claim views, no models) equals the file written from
+  :func:`failcodes.disagreements.find_disagreements` byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from failcodes import dataio
+from failcodes.disagreements import find_disagreements, select_disagreements
+from failcodes.errors import InputError
+from failcodes.labels import Label, LabelIndex
+from failcodes.tracecols import TraceColumns
+
+# characters that matter to the encoder and to the key count: structure, escapes, blanks
+TRICKY = st.text(alphabet=st.sampled_from(list(',:"\\{}[] \t\n\x01é\u2028😀ab1e-.')), max_size=8)
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | FINITE | TRICKY,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TRICKY, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(JSON_VALUES)
+def test_json_line_encoder_gives_the_json_dumps_bytes(value: Any) -> None:
+    expected = (json.dumps(value, ensure_ascii=False) + "\n").encode("utf-8")
+    assert dataio.json_line_encoder()(value) == expected
+
+
+def test_json_line_encoder_hand_checked_numbers() -> None:
+    # Python's float repr (json.dumps) vs msgspec's shortest form: 1e+16, 1e-05
+    encode = dataio.json_line_encoder()
+    assert encode({"a": [1e16, 1e-05, 0.95, -0.0, 3]}) == b'{"a": [1e+16, 1e-05, 0.95, -0.0, 3]}\n'
+    assert encode({"t": 'a,{"b": 1}'}) == b'{"t": "a,{\\"b\\": 1}"}\n'
+
+
+PASSAGE = {"passage_id": "p1", "rank": 1, "text": "Metformin lowers glucose.", "score": 0.5}
+
+
+def _trace(text: str, claim: str) -> dict[str, Any]:
+    return {
+        "system": "bm25",
+        "question_id": "q1",
+        "sentence_id": "q1:s0",
+        "claim_id": "q1:s0:c0",
+        "claim": claim,
+        "verdict": "supported",
+        "passages": [
+            {**PASSAGE, "text": text},
+            {**PASSAGE, "passage_id": "p2", "rank": 2, "title": text, "gold": False},
+        ],
+    }
+
+
+def _outcome(fn: Any, path: Path) -> Any:
+    try:
+        return fn(path)
+    except InputError as exc:
+        return f"error: {exc}"
+
+
+# how a key may be written again (a duplicate), and the separators around keys
+DUPLICATES = st.sampled_from(
+    [
+        None,
+        '"claim": "x", ',
+        '"claim" : "x", ',
+        '"claim"\t:"x",',
+        '"rank": 2, ',
+        '"text": "a\\"b", ',
+        '"score": null, ',
+        '"title": "t", ',
+    ]
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    text=TRICKY,
+    claim=TRICKY,
+    duplicate=DUPLICATES,
+    where=st.sampled_from(["top", "passage"]),
+    compact=st.booleans(),
+)
+def test_duplicate_keys_found_as_by_the_object_reader(
+    tmp_path: Path, text: str, claim: str, duplicate: str | None, where: str, compact: bool
+) -> None:
+    rec = _trace(text, claim)
+    separators = (",", ":") if compact else (", ", ": ")
+    line = json.dumps(rec, ensure_ascii=False, separators=separators)
+    if duplicate is not None:
+        anchor = '{"passage_id"' if where == "passage" else '{"system"'
+        line = line.replace(anchor, anchor[0] + duplicate + anchor[1:], 1)
+    path = tmp_path / "t.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    old = _outcome(dataio.read_traces, path)
+    new = _outcome(lambda p: dataio.read_trace_columns(p, text=True), path)
+    if isinstance(old, str):
+        assert new == old
+        own_level = (where == "top") == ('"claim"' in (duplicate or ""))
+        if duplicate is not None and own_level and "null" not in duplicate:
+            assert "appears twice" in old
+    else:
+        assert isinstance(new, TraceColumns)
+        assert new.table.equals(TraceColumns.from_traces(old).table)
+
+
+def _study(seed: int) -> tuple[list[dict[str, Any]], list[Label]]:
+    """Varied traces (texts with quotes, commas, unicode, escapes) and sentence labels."""
+    rng = random.Random(seed)
+    words = ["dose", "risk", 'say "no"', "a,{b}", "x: y", "é", "back\\slash", "tab\there", "z"]
+    traces: list[dict[str, Any]] = []
+    labels: list[Label] = []
+    for s in range(6):
+        sid = f"q{s // 3}:s{s}"
+        labels.append(Label(sentence_id=sid, has_error=rng.random() < 0.5, rationale="r"))
+        for system in ("bm25", "dense"):
+            for c in range(rng.randint(1, 3)):
+                passages = [
+                    {
+                        "passage_id": f"{sid}:c{c}:p{k}",
+                        "rank": k + 1,
+                        "text": " ".join(rng.choice(words) for _ in range(5)),
+                        "score": rng.choice([None, 0.95, 1e-05, 12.0]),
+                        **({"title": "T", "gold": True} if k == 0 else {}),
+                    }
+                    for k in range(rng.randint(0, 3))
+                ]
+                traces.append(
+                    {
+                        "system": system,
+                        "question_id": f"q{s // 3}",
+                        "sentence_id": sid,
+                        "claim_id": f"{sid}:c{c}",
+                        "claim": rng.choice(words),
+                        "sentence": f"Sentence {s}",
+                        "verdict": rng.choice(["supported", "refuted", "no_evidence", "Refutes"]),
+                        "reasoning": rng.choice([None, 'because, "so"']),
+                        "retriever": rng.choice([None, system]),
+                        "passages": passages,
+                    }
+                )
+    return traces, labels
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int) -> None:
+    records, labels = _study(seed)
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    traces = dataio.read_traces(src)
+    expected = tmp_path / "expected.jsonl"
+    items = [d for m in ("refuted", "non_supported") for d in find_disagreements(traces, labels, m)]
+    dataio.write_disagreements(expected, items)
+    columns = dataio.read_trace_columns(src)
+    index = LabelIndex(labels)
+    selected = [
+        s for m in ("refuted", "non_supported") for s in select_disagreements(columns, index, m)
+    ]
+    got = tmp_path / "got.jsonl"
+    assert dataio.stream_disagreements(got, columns, selected, index) == len(items)
+    assert got.read_bytes() == expected.read_bytes()
+    # and the stdlib writes the same bytes
+    lines = [json.dumps(d.model_dump(mode="json"), ensure_ascii=False) for d in items]
+    assert expected.read_text(encoding="utf-8") == "".join(x + "\n" for x in lines)
+    assert not any(math.isnan(p.score or 0) for d in items for c in d.claims for p in c.passages)
