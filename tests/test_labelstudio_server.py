@@ -161,7 +161,9 @@ def test_push_annotate_pull_1000_units(
     # more scope pair, also a disagreement.
     pair = {
         r.dimension: r.result
-        for r in annotation_agreement(pulled.annotations, codebook=cb)
+        for r in annotation_agreement(
+            pulled.annotations, categories=cb.code_lists(), codebook_hash=cb.hash
+        )
         if r.scope == "pair" and r.result.statistic == "percent"
     }
     assert (pair["entity"].value, pair["entity"].n_units) == (1.0, N // 10)

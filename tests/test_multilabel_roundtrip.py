@@ -79,7 +79,9 @@ def test_multi_label_step_round_trip(
 
     # 3. agree: per-code agreement is binary per code; the reviewer carries both codes on every
     # unit, so percent agreement on a code = share of units where the judge carries it too
-    rows = annotation_agreement([*judged.values(), *humans], codebook=CB)
+    rows = annotation_agreement(
+        [*judged.values(), *humans], categories=CB.code_lists(), codebook_hash=CB.hash
+    )
     for code in ("valid_inference", *BOTH):
         carried = sum(code in a.code_sets["inference"] for a in judged.values())
         expected = (carried if code in BOTH else len(units) - carried) / len(units)

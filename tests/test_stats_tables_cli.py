@@ -161,6 +161,30 @@ def test_annotation_agreement_per_dimension_pair_and_code() -> None:
     assert pooled.se_method == "cluster_jackknife"
 
 
+def test_full_category_lists_and_the_codebook_hash_check() -> None:
+    anns = _run()
+    observed = {
+        (r.scope, r.dimension, r.code, r.result.statistic): r for r in tb.annotation_agreement(anns)
+    }
+    listed = tb.annotation_agreement(
+        anns,
+        categories={"scope": ["broad", "exact", "narrow", "none"]},
+        codebook_hash=anns[0].codebook.hash,
+    )
+    get = {(r.scope, r.dimension, r.code, r.result.statistic): r.result for r in listed}
+    # Brennan-Prediger (p_a - 1/q) / (1 - 1/q) with p_a = 3/4 on scope (see above):
+    # observed codes, q = 3 -> (3/4 - 1/3) / (2/3) = 5/8;
+    # the full list, q = 4 -> (3/4 - 1/4) / (3/4) = 2/3
+    bp = ("dimension", "scope", None, "brennan_prediger")
+    assert observed[bp].result.value == pytest.approx(5 / 8)
+    assert get[bp].value == pytest.approx(2 / 3)
+    # a listed code nobody used still gets its per-code row
+    assert ("code", "scope", "none", "percent") in get
+    assert ("code", "scope", "none", "percent") not in observed
+    with pytest.raises(MixedCodebookError, match="not the codebook given"):
+        tb.annotation_agreement(anns, codebook_hash="0" * 64)
+
+
 def test_refuses_to_pool_different_codebook_hashes() -> None:
     anns = _run()
     anns[0] = anns[0].model_copy(update={"codebook": REF2})

@@ -217,7 +217,8 @@ def agree(
             notes.append(f"judge panel {file}: agreement between its members")
         scoped = annotation_agreement(
             panel_annotations(file) if panel_run else dataio.read_models_jsonl(file, Annotation),
-            codebook=cb,
+            categories=None if cb is None else cb.code_lists(),
+            codebook_hash=None if cb is None else cb.hash,
             n_bootstrap=bootstrap,
             seed=seed,
             confidence=confidence,

@@ -267,6 +267,10 @@ class Codebook(CodebookHeader):
                 return dim
         raise KeyError(dimension_id)
 
+    def code_lists(self) -> dict[str, list[str]]:
+        """Every dimension's full code list (dimension id -> its code ids, in order)."""
+        return {dim.id: dim.code_ids() for _, dim in self.dimensions()}
+
     def subcode(self, subcode_id: str) -> Subcode:
         """Return the subcode with this id (KeyError if absent)."""
         info = self.codes().get(subcode_id)

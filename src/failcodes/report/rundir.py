@@ -564,7 +564,11 @@ def _review_agreement(
     if not humans or not machine:
         return [], {}
     results = annotation_agreement(
-        [*humans, *machine], codebook=cb, n_bootstrap=REVIEW_BOOTSTRAP, seed=0
+        [*humans, *machine],
+        categories=cb.code_lists(),
+        codebook_hash=cb.hash,
+        n_bootstrap=REVIEW_BOOTSTRAP,
+        seed=0,
     )
     rows: list[dict[str, Any]] = []
     per_code: dict[str, list[str]] = {}

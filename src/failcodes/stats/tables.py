@@ -14,7 +14,7 @@ Pairing systems' sentence verdicts with clinical labels lives in :mod:`failcodes
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -25,7 +25,6 @@ import pandas as pd
 from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.codebook import Codebook
 from failcodes.contract import FrozenModel
 from failcodes.errors import InputError, MixedCodebookError, StatisticsError
 from failcodes.stats.agreement import (
@@ -487,7 +486,8 @@ CODE_STATS = ("percent", "cohen", "gwet_ac1", "pabak")
 def annotation_agreement(
     annotations: Iterable[Annotation],
     *,
-    codebook: Codebook | None = None,
+    categories: Mapping[str, Sequence[str]] | None = None,
+    codebook_hash: str | None = None,
     n_bootstrap: int = 0,
     seed: int | None = None,
     confidence: float = 0.95,
@@ -501,8 +501,10 @@ def annotation_agreement(
     keeps them, for the missing-data forms (Gwet 2014; Krippendorff), where they still move
     the chance-agreement margins and the variance. Pooled agreement resamples whole units
     (all their dimensions together): ``n_units`` distinct units, ``n_rows`` unit x dimension
-    rows. With ``codebook`` each dimension's category set is its full code list (AC1 and
-    Brennan-Prediger depend on the number of possible codes), else the codes observed.
+    rows. ``categories`` (dimension id -> its full code list, e.g.
+    :meth:`failcodes.codebook.Codebook.code_lists`) sets each listed dimension's category set
+    (AC1 and Brennan-Prediger depend on the number of possible codes), else the codes observed.
+    ``codebook_hash`` refuses annotations made under any other codebook version.
     The heuristic (offline) judge counts on the machine side and is named by its coder id.
     """
     least = 1 if missing_data else 2
@@ -517,24 +519,20 @@ def annotation_agreement(
             "with different meanings. Bring them to one version first "
             "(failcodes.migration.pool_annotations with a MigrationMap or a code map)"
         )
-    if codebook is not None:
-        ref = next(iter({a.codebook for a in items}))
-        if ref.hash != codebook.hash:
+    if codebook_hash is not None:
+        ref = next(iter(refs))
+        if ref.hash != codebook_hash:
             raise MixedCodebookError(
                 f"annotations were made under {ref}, not the codebook given "
-                f"({codebook.ref()}); pass the matching version or a migration"
+                f"(hash {codebook_hash[:12]}); pass the matching version or a migration"
             )
     dims = sorted({d for a in items for d in a.codes})
     coders = sorted({a.coder for a in items})
     kinds = {a.coder: a.coder_kind for a in items}
 
     def cats(dim: str) -> list[str] | None:
-        if codebook is None:
-            return None
-        try:
-            return codebook.dimension(dim).code_ids()
-        except KeyError:
-            return None
+        listed = None if categories is None else categories.get(dim)
+        return None if listed is None else list(listed)
 
     out: list[ScopedAgreement] = []
     for dim in dims:
