@@ -5,18 +5,23 @@ Public API:
 - running: :func:`run_judge` / :func:`run_judge_async` (units, coder, :class:`JudgeJob`: the
   codebook, unit kind, run folder, ``mode`` :class:`PerUnit` (the default) | :class:`Grouped` |
   :class:`Batch` | :class:`Cascade`, cache, prices, settings); :func:`estimate_run`
-  (dry run of the same job, one cost figure) -> :class:`Estimate`; :func:`read_annotations`,
+  (dry run of the same job, one cost figure) -> :class:`CostEstimate`; :func:`read_annotations`,
   :func:`read_summary`, :func:`export_run`; :class:`RunSummary`, :class:`JudgeSettings`.
 - one unit: :class:`UnitJudge` (request building, cache key, the one retry loop, annotation,
   price), :func:`complete_with_retry` (the retry loop alone, for any structured call).
 - parts: :func:`make_coder`, :func:`parse_spec`, :class:`Limits`, :class:`RetryPolicy`,
   :class:`RateLimiter`, :class:`Journal`, :class:`ResponseCache`, :class:`Price`,
   :class:`PriceTable`, :func:`load_prices`, :class:`JudgeEngine` (a judge over an open journal).
+
+``Estimate`` (the old name of :class:`CostEstimate`) still resolves, with a DeprecationWarning.
 """
+
+import warnings
+from typing import Any
 
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.engine import JudgeEngine
-from failcodes.judge.estimate import Estimate, PricingOnlyCoder
+from failcodes.judge.estimate import CostEstimate, PricingOnlyCoder
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import Journal
 from failcodes.judge.limits import Limits, RateLimiter, RetryPolicy
@@ -39,7 +44,7 @@ from failcodes.judge.unitjudge import Outcome, UnitJudge
 __all__ = [
     "Batch",
     "Cascade",
-    "Estimate",
+    "CostEstimate",
     "Grouped",
     "Journal",
     "JudgeEngine",
@@ -70,3 +75,15 @@ __all__ = [
     "summary_json",
     "summary_lines",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Deprecated names: ``Estimate`` is :class:`CostEstimate` (stats has its own Estimate)."""
+    if name == "Estimate":
+        warnings.warn(
+            "failcodes.judge.Estimate is now failcodes.judge.CostEstimate",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return CostEstimate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from failcodes.codebook import Codebook
 from failcodes.judge.cache import ResponseCache
-from failcodes.judge.estimate import Estimate, estimate_units
+from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
 from failcodes.judge.journal import Journal
 from failcodes.judge.limits import Sleep
@@ -68,13 +68,13 @@ class JudgeEngine:
 
     def estimate(
         self, units: Iterable[Unit], mode: PerUnit | Grouped | Batch | None = None
-    ) -> Estimate:
+    ) -> CostEstimate:
         """Estimate tokens and cost of judging ``units`` (journal and cache hits are free)."""
         return estimate_units(self.judge, self.journal, units, mode)
 
 
 __all__ = [
-    "Estimate",
+    "CostEstimate",
     "JudgeEngine",
     "JudgeSettings",
     "ProgressCallback",

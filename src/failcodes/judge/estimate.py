@@ -110,7 +110,7 @@ def call_tokens(
     return TokenUsage(inp, cached, write, out), n
 
 
-class Estimate(FrozenModel):
+class CostEstimate(FrozenModel):
     """A dry run's figures: one cost, and the naive run's for comparison."""
 
     judge: str
@@ -172,7 +172,7 @@ class Estimate(FrozenModel):
         ]
 
 
-def compare_lines(estimate: Estimate, summary: RunSummary) -> list[str]:
+def compare_lines(estimate: CostEstimate, summary: RunSummary) -> list[str]:
     """Estimate vs actual after a run (the CLI prints these)."""
     lines = [
         f"estimate vs actual: input tokens ~{estimate.input_tokens} vs {summary.input_tokens} "
@@ -235,7 +235,7 @@ def caching_model(judge: UnitJudge, mode: Mode) -> CachingModel:
 
 def estimate_units(
     judge: UnitJudge, journal: Journal, units: Iterable[Unit], mode: Mode | None = None
-) -> Estimate:
+) -> CostEstimate:
     """Estimate what judging ``units`` with ``judge`` in ``mode`` will cost."""
     mode = mode or PerUnit()
     first: DirectCoder | None = None
@@ -310,7 +310,7 @@ def estimate_units(
         else "tokens at ~4 characters per token; provider prompt caching of the codebook "
         f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
     )
-    return Estimate(
+    return CostEstimate(
         judge=judge.coder.spec,
         mode=mode.name,
         rows=rows,
@@ -376,7 +376,7 @@ class PricingOnlyCoder:
 __all__ = [
     "CachingModel",
     "CallShape",
-    "Estimate",
+    "CostEstimate",
     "PricingOnlyCoder",
     "call_tokens",
     "compare_lines",

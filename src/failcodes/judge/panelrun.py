@@ -23,7 +23,7 @@ from failcodes.codebook import Codebook
 from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text, read_model_if_exists
-from failcodes.judge.estimate import Estimate
+from failcodes.judge.estimate import CostEstimate
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.run import estimate_run, read_annotations, run_judge
 from failcodes.judge.summary import RunSummary
@@ -146,7 +146,7 @@ def panel_report(
 
 def estimate_panel(
     units: Iterable[Unit], members: Sequence[Member], job: JudgeJob
-) -> list[Estimate]:
+) -> list[CostEstimate]:
     """One dry-run estimate per member (the panel costs their sum)."""
     units = list(units)
     return [

@@ -23,7 +23,7 @@ from failcodes.annotations import Annotation
 from failcodes.errors import ConfigError
 from failcodes.fileio import made_dir, read_model_if_exists, write_json, write_jsonl
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
-from failcodes.judge.estimate import Estimate, estimate_units
+from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import Journal
@@ -61,7 +61,7 @@ def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
     return out
 
 
-def write_estimate(run_dir: str | Path, estimate: Estimate) -> Path:
+def write_estimate(run_dir: str | Path, estimate: CostEstimate) -> Path:
     """Keep a run's pre-run estimate beside it (``estimate.json``), for estimate vs actual."""
     path = Path(run_dir) / ESTIMATE_NAME
     write_json(path, estimate)
@@ -199,7 +199,7 @@ def _synchronous(
 run_judge = _synchronous(run_judge_async)
 
 
-def estimate_run(units: Iterable[Unit], coder: Coder, job: JudgeJob) -> Estimate:
+def estimate_run(units: Iterable[Unit], coder: Coder, job: JudgeJob) -> CostEstimate:
     """Estimate ``job`` run with ``coder`` (``--dry-run``): one cost figure, nothing called.
 
     Nothing is written but the journal (opened to see what is already done).
