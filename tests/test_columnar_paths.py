@@ -181,3 +181,53 @@ def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int)
     lines = [json.dumps(d.model_dump(mode="json"), ensure_ascii=False) for d in items]
     assert expected.read_text(encoding="utf-8") == "".join(x + "\n" for x in lines)
     assert not any(math.isnan(p.score or 0) for d in items for c in d.claims for p in c.passages)
+
+
+IDS = st.sampled_from(["a", "b", "B", "é", "a:1", "z", "", " "])
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    rows=st.lists(
+        st.tuples(IDS, IDS, IDS, st.sampled_from(["supported", "refuted", "False", "no_evidence"])),
+        max_size=12,
+    ),
+    parquet=st.booleans(),
+)
+def test_encoded_key_columns_equal_the_object_columns(
+    tmp_path: Path, rows: list[tuple[str, str, str, str]], parquet: bool
+) -> None:
+    """Codes built while reading (int32 + vocabularies) = codes of the trace models' columns."""
+    records = [
+        {
+            "system": system or "s",
+            "question_id": question,
+            "sentence_id": f"{question}:{sentence}",
+            "claim_id": f"c{i}",
+            "claim": "x",
+            "verdict": verdict,
+        }
+        for i, (system, question, sentence, verdict) in enumerate(rows)
+    ]
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    traces = dataio.read_traces(src)
+    if parquet:
+        src = tmp_path / "t.parquet"
+        dataio.write_traces(src, traces)
+    cols = dataio.read_trace_columns(src)
+    assert cols.encoded  # the reader's own path, not the object fallback
+    expected = TraceColumns.from_traces(traces, text=False)
+    for name in ("system", "question_id", "sentence_id", "claim_id", "verdict"):
+        got_codes, got_values = cols.codes(name)
+        want_codes, want_values = expected.codes(name)
+        assert got_values == want_values
+        assert got_codes.tolist() == want_codes.tolist()
+        assert cols.values(name) == expected.values(name)
+    assert (cols.verdict_codes() == expected.verdict_codes()).all()
+    assert cols.table.equals(expected.table)
+    if len(cols):
+        back = list(range(len(cols)))[::-1]
+        assert cols.take(back).table.equals(expected.take(back).table)

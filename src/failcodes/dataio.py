@@ -44,13 +44,14 @@ from typing import (
 )
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.sentences import Sentence
-from failcodes.tracecols import KEY_COLUMNS, SCALAR_COLUMNS, Origin, TraceColumns
+from failcodes.tracecols import KEY_COLUMNS, SCALAR_COLUMNS, KeyCodes, Origin, TraceColumns
 from failcodes.traces import EvidenceSource, Passage, Trace, derived_evidence_source
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -1333,12 +1334,14 @@ def _claim_view(rec: Any, entry: tuple[str, str | None]) -> ClaimView:
 def _scan_jsonl(
     path: Path,
     names: Sequence[str],
+    keys: KeyCodes,
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, Sequence[int], Sequence[int], _LineFailure | None]:
+) -> tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64], _LineFailure | None]:
     """Decode a trace JSONL file line by line into columns (see :func:`read_trace_columns`).
 
-    Returns the table, each row's line and byte offset, and the first line found invalid
+    The key columns go into ``keys`` as codes; returns a table of the other ``names`` (None
+    if there are none), each row's line and byte offset, and the first line found invalid
     (reading stops there).
     """
     import msgspec
@@ -1346,10 +1349,12 @@ def _scan_jsonl(
     decode = _trace_decoder().decode
     astuple = msgspec.structs.astuple
     verdicts: dict[Any, Any] = {}
-    buf = _ColumnBuffer(names)
-    rows = buf.rows
-    plain = [n for n in names if n not in ("verdict", "raw_verdict")]
-    keep_raw = "raw_verdict" in names
+    others = [n for n in names if n not in KEY_COLUMNS]
+    buf = _ColumnBuffer(others) if others else None
+    rows = buf.rows if buf is not None else {}
+    plain = [n for n in others if n != "raw_verdict"]
+    keep_raw = "raw_verdict" in others
+    add = keys.add
     lines = array.array("q")  # 8 bytes a row (a list of ints costs ~36)
     offsets = array.array("q")
     failure: _LineFailure | None = None
@@ -1380,52 +1385,63 @@ def _scan_jsonl(
                 if rec is None:
                     continue
                 entry = (rec.verdict.value, rec.raw_verdict)
+            add(rec.system, rec.question_id, rec.sentence_id, rec.claim_id, entry[0])
+            lines.append(lineno)
+            offsets.append(start)
+            if buf is None:
+                continue
             for n in plain:
                 rows[n].append(getattr(rec, n))
-            rows["verdict"].append(entry[0])
             if keep_raw:
                 own = rec.raw_verdict
                 rows["raw_verdict"].append(own if own is not None else entry[1])
-            lines.append(lineno)
-            offsets.append(start)
-            if len(rows["verdict"]) >= _CHUNK_ROWS:
+            if len(lines) % _CHUNK_ROWS == 0:
                 buf.flush()
-    return buf.table(), lines, offsets, failure
+    table = buf.table() if buf is not None else None
+    return table, _int64s(lines), _int64s(offsets), failure
 
 
-def _first_duplicate(system: Any, claim: Any, start: int) -> tuple[int, int] | None:
-    """``(row, first row)`` of the first row at or after ``start`` repeating an earlier key."""
-    import pyarrow.compute as pc  # type: ignore[import-untyped]
+def _int64s(values: array.array[int]) -> npt.NDArray[np.int64]:
+    """An ``array('q')`` as a numpy array sharing its memory (no copy)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    return np.frombuffer(values, dtype=np.int64)
 
+
+def _first_duplicate(
+    system: npt.NDArray[np.int32], claim: npt.NDArray[np.int32], width: int, start: int
+) -> tuple[int, int] | None:
+    """``(row, first row)`` of the first row at or after ``start`` repeating an earlier key.
+
+    The key is the (system, claim_id) pair as integer codes (``claim < width``).
+    """
     if len(system) == 0:
         return None
-    key = pc.binary_join_element_wise(system, claim, "\x00")
-    codes = key.combine_chunks().dictionary_encode().indices.to_numpy(zero_copy_only=False)
-    codes = codes.astype(np.int64)
-    # dictionary codes are handed out in first-seen order: a row is new iff its code is
-    # larger than every code before it
-    running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
-    repeat = np.flatnonzero(codes <= running)
-    repeat = repeat[repeat >= start]
+    key = system.astype(np.int64) * max(1, width) + claim
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    del key
+    first_of_row = first[inverse.reshape(-1)]
+    del inverse
+    repeat = np.flatnonzero(first_of_row[start:] != np.arange(start, len(system)))
     if not len(repeat):
         return None
-    row = int(repeat[0])
-    first = int(np.flatnonzero(codes == codes[row])[0])
-    return row, first
+    row = int(repeat[0]) + start
+    return row, int(first_of_row[row])
 
 
 def _scan_parquet(
     path: Path,
     names: Sequence[str],
+    keys: KeyCodes,
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, Sequence[int], Sequence[int], _LineFailure | None]:
+) -> tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64], _LineFailure | None]:
     """Read a trace Parquet file batch by batch into columns, validated per column.
 
     Files whose column types differ from :func:`trace_arrow_schema` take the object reader.
     """
     pa, pq = pyarrow_modules()
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
 
     if not path.exists():
         raise InputError("file not found", path=path)
@@ -1441,7 +1457,9 @@ def _scan_parquet(
         got = schema.field(name).type
         if got != expected.field(name).type and got != pa.null():
             raise _UseObjectReaderError
-    buf = _ColumnBuffer(names)
+    others = [n for n in names if n not in KEY_COLUMNS]
+    buf = _ColumnBuffer(others)
+    before = len(keys)
     verdict_table: dict[str, Any] = {}
     offset = 0
     failure: _LineFailure | None = None
@@ -1505,7 +1523,9 @@ def _scan_parquet(
         out: dict[str, Any] = {}
         for name in names:
             if name == "verdict":
-                out[name] = pc.take(canonical, where)
+                keys.add_arrow(name, pc.take(canonical, where))
+            elif name in KEY_COLUMNS:
+                keys.add_arrow(name, cols[name].cast(pa.string()))
             elif name == "raw_verdict":
                 own = cols.get("raw_verdict")
                 derived = pc.take(kept_raw, where)
@@ -1514,13 +1534,18 @@ def _scan_parquet(
                 out[name] = cols[name].cast(pa.string())
             else:
                 out[name] = pa.nulls(table.num_rows, pa.string())
-        buf.chunks.append(pa.table(out))
+        if out:
+            buf.chunks.append(pa.table(out))
         offset += n
         if failure is not None:
             break
-    rows = buf.table().num_rows
-    lines = list(range(1, rows + 1))
-    return buf.table(), lines, [line - 1 for line in lines], failure
+    rows = len(keys) - before
+    return (
+        buf.table() if others else None,
+        np.arange(1, rows + 1, dtype=np.int64),
+        np.arange(rows, dtype=np.int64),
+        failure,
+    )
 
 
 def _bad_passage_rows(passages: Any, n: int) -> Any:
@@ -1607,32 +1632,38 @@ def _read_columns_fast(
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
 ) -> TraceColumns:
-    pa, _ = pyarrow_modules()
+    keys = KeyCodes()
     tables: list[Any] = []
     files: list[Any] = []
     lines: list[Any] = []
     offsets: list[Any] = []
     total = 0
     for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
-        scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
-        table, file_lines, file_offsets, failure = scan(path, names, aliases, default_system)
-        tables.append(table)
+        if fmt is Format.JSONL:
+            scanned = _scan_jsonl(path, names, keys, aliases, default_system)
+        else:
+            scanned = _scan_parquet(path, names, keys, aliases, default_system)
+        table, file_lines, file_offsets, failure = scanned
+        if table is not None:
+            tables.append(table)
         files.append(np.full(len(file_lines), index, dtype=np.int64))
-        lines.append(np.asarray(file_lines, dtype=np.int64))
-        offsets.append(np.asarray(file_offsets, dtype=np.int64))
-        whole = pa.concat_tables(tables)
-        dup = _first_duplicate(whole.column("system"), whole.column("claim_id"), total)
-        all_lines = np.concatenate(lines)
-        all_files = np.concatenate(files)
+        lines.append(file_lines)
+        offsets.append(file_offsets)
+        claim_vocab = keys.vocab["claim_id"]
+        dup = _first_duplicate(
+            keys.first_seen("system"), keys.first_seen("claim_id"), len(claim_vocab), total
+        )
         if dup is not None:
             row, first = dup
+            all_lines = np.concatenate(lines) if len(lines) > 1 else lines[0]
+            all_files = np.concatenate(files) if len(files) > 1 else files[0]
             line = int(all_lines[row])
             if failure is None or line < failure.line:
                 first_path = items[int(all_files[first])]
                 first_line = int(all_lines[first])
                 where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
-                system = whole.column("system")[row].as_py()
-                claim = whole.column("claim_id")[row].as_py()
+                system = list(keys.vocab["system"])[int(keys.first_seen("system")[row])]
+                claim = list(claim_vocab)[int(keys.first_seen("claim_id")[row])]
                 raise InputError(
                     f"duplicate (system, claim_id) = ({system!r}, {claim!r}); first at {where}",
                     path=path,
@@ -1641,16 +1672,26 @@ def _read_columns_fast(
                 )
         if failure is not None:
             raise failure.error
-        total = whole.num_rows
-    whole = pa.concat_tables(tables) if tables else None
+        total = len(keys)
     origin = Origin(
         paths=tuple(items),
         formats=tuple(f.value for f in formats),
-        file=np.concatenate(files) if files else np.zeros(0, dtype=np.int64),
-        line=np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64),
-        offset=np.concatenate(offsets) if offsets else np.zeros(0, dtype=np.int64),
+        file=_joined(files),
+        line=_joined(lines),
+        offset=_joined(offsets),
     )
-    return TraceColumns(whole, origin)
+    arrow = None
+    if tables:
+        pa, _ = pyarrow_modules()
+        arrow = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+    return TraceColumns(arrow, origin, None, keys.finish(), tuple(names))
+
+
+def _joined(parts: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    """The parts as one array (the only part itself: no copy for one file)."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def gather_traces(

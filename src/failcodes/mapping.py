@@ -210,10 +210,10 @@ def _check_unique_claim_columns(cols: TraceColumns) -> None:
     row = int(repeats.min())
     earlier = int(np.flatnonzero(key == key[row])[0])
     system, question, claim, sentence = (
-        cols.table.column(name)[row].as_py()
+        cols.value(name, row)
         for name in ("system", "question_id", "claim_id", "sentence_id")
     )
-    first_sentence = cols.table.column("sentence_id")[earlier].as_py()
+    first_sentence = cols.value("sentence_id", earlier)
     raise InputError(
         f"duplicate claim {claim!r} for system {system!r} in question "
         f"{question!r} (sentences {first_sentence!r} and {sentence!r})",

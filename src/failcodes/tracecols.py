@@ -14,7 +14,8 @@ traces, :meth:`TraceColumns.to_traces` gives them back. Nothing here reads or wr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import array
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,14 +58,88 @@ class Origin:
     offset: IntArray
 
 
+class KeyCodes:
+    """Key columns accumulated as integer codes while a reader goes through the rows.
+
+    Each value gets a code when first seen (one dict per column; no string per row is
+    kept): at paper scale x10 (1.2M traces) the codes are 4 bytes a row and a column, where
+    Arrow strings and their dictionary encodings cost ~10x that. :meth:`finish` re-codes each
+    column in the sorted order of its values (what :meth:`TraceColumns.codes` returns).
+    """
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, dict[str, int]] = {n: {} for n in KEY_COLUMNS}
+        self.codes: dict[str, array.array[int]] = {n: array.array("i") for n in KEY_COLUMNS}
+
+    def __len__(self) -> int:
+        """Rows added so far."""
+        return len(self.codes["verdict"])
+
+    def add(self, system: str, question: str, sentence: str, claim: str, verdict: str) -> None:
+        """Append one row (the verdict canonical)."""
+        for name, value in zip(
+            KEY_COLUMNS, (system, question, sentence, claim, verdict), strict=True
+        ):
+            vocab = self.vocab[name]
+            code = vocab.get(value)
+            if code is None:
+                code = vocab[value] = len(vocab)
+            self.codes[name].append(code)
+
+    def add_arrow(self, name: str, column: Any) -> None:
+        """Append a chunk of one column given as an Arrow string array (no nulls)."""
+        if len(column) == 0:
+            return
+        encoded = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+        encoded = encoded.dictionary_encode()
+        vocab = self.vocab[name]
+        lookup = np.array(
+            [vocab.setdefault(v, len(vocab)) for v in encoded.dictionary.to_pylist()],
+            dtype=np.int32,
+        )
+        indices = encoded.indices.to_numpy(zero_copy_only=False)
+        self.codes[name].extend(lookup[indices].tolist())
+
+    def first_seen(self, name: str) -> npt.NDArray[np.int32]:
+        """One column's codes so far, in first-seen order (a view, no copy)."""
+        return np.frombuffer(self.codes[name], dtype=np.int32)
+
+    def truncate(self, rows: int) -> None:
+        """Keep the first ``rows`` rows."""
+        for codes in self.codes.values():
+            del codes[rows:]
+
+    def finish(self) -> dict[str, tuple[npt.NDArray[np.int32], list[str]]]:
+        """Every column as (codes in sorted value order, sorted values)."""
+        out: dict[str, tuple[npt.NDArray[np.int32], list[str]]] = {}
+        for name in KEY_COLUMNS:
+            first = list(self.vocab[name])
+            order = sorted(range(len(first)), key=first.__getitem__)
+            rank = np.empty(len(first), dtype=np.int32)
+            rank[order] = np.arange(len(first), dtype=np.int32)
+            codes = self.first_seen(name)
+            out[name] = (rank[codes] if len(codes) else codes.copy(), [first[i] for i in order])
+            self.codes[name] = array.array("i")
+            self.vocab[name] = {}
+        return out
+
+
 @dataclass(frozen=True)
 class TraceColumns:
-    """Traces as an Arrow table (see the module doc); ``origin`` is None for in-memory input."""
+    """Traces as columns (see the module doc); ``origin`` is None for in-memory input.
 
-    table: Any  # pyarrow.Table with at least KEY_COLUMNS
+    A column is held either in ``arrow`` (a pyarrow table) or, for the key columns a reader
+    encoded on the way (:class:`KeyCodes`), in ``encoded`` as int32 codes and the sorted
+    values; :attr:`table` gives all of them as one Arrow table of strings.
+    """
+
+    arrow: Any  # pyarrow.Table of the columns not in ``encoded`` (None: there are none)
     origin: Origin | None = None
     #: The traces the columns were made from (in-memory input; rows index them).
     objects: Sequence[Trace] | None = None
+    encoded: Mapping[str, tuple[npt.NDArray[np.int32], list[str]]] = field(default_factory=dict)
+    #: Column order of :attr:`table` (default: ``arrow``'s columns then ``encoded``'s).
+    names: tuple[str, ...] = ()
     _codes: dict[str, tuple[IntArray, list[str]]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -84,28 +159,62 @@ class TraceColumns:
 
     def __len__(self) -> int:
         """Number of traces."""
-        return int(self.table.num_rows)
+        if self.encoded:
+            return len(next(iter(self.encoded.values()))[0])
+        return int(self.arrow.num_rows)
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The columns held."""
-        return tuple(self.table.column_names)
+        if self.names:
+            return self.names
+        own = tuple(self.arrow.column_names) if self.arrow is not None else ()
+        return own + tuple(n for n in self.encoded if n not in own)
+
+    @property
+    def table(self) -> Any:
+        """Every column as one pyarrow table of strings (encoded columns decoded)."""
+        if not self.encoded:
+            return self.arrow
+        pa = pyarrow_module()
+        data = {}
+        for name in self.columns:
+            if name in self.encoded:
+                codes, values = self.encoded[name]
+                data[name] = pa.array(values, type=pa.string()).take(pa.array(codes))
+            else:
+                data[name] = self.arrow.column(name)
+        return pa.table(data)
 
     def values(self, name: str) -> list[Any]:
         """One column as a Python list (None for missing values)."""
-        out: list[Any] = self.table.column(name).to_pylist()
+        if name in self.encoded:
+            codes, uniques = self.encoded[name]
+            return [uniques[c] for c in codes.tolist()]
+        out: list[Any] = self.arrow.column(name).to_pylist()
         return out
+
+    def value(self, name: str, row: int) -> Any:
+        """One cell (None if missing)."""
+        if name in self.encoded:
+            codes, uniques = self.encoded[name]
+            return uniques[int(codes[row])]
+        return self.arrow.column(name)[row].as_py()
 
     def codes(self, name: str) -> tuple[IntArray, list[str]]:
         """Integer codes of a string column and its distinct values, sorted.
 
         ``uniques[codes[i]]`` is row ``i``'s value; codes follow the sorted order of the
-        values (code point order, as Python sorts strings). Cached per column.
+        values (code point order, as Python sorts strings). Encoded columns give a fresh
+        int64 copy of their codes (not cached: 8 bytes a row); others are cached per column.
         """
+        if name in self.encoded:
+            small, values = self.encoded[name]
+            return small.astype(np.int64), values
         cached = self._codes.get(name)
         if cached is not None:
             return cached
-        col = self.table.column(name)
+        col = self.arrow.column(name)
         encoded = col.combine_chunks().dictionary_encode() if len(col) else None
         if encoded is None:
             out: tuple[IntArray, list[str]] = (np.zeros(0, dtype=np.int64), [])
@@ -138,10 +247,19 @@ class TraceColumns:
                 origin.offset[idx],
             )
         objects = None if self.objects is None else [self.objects[int(i)] for i in idx]
-        return TraceColumns(self.table.take(idx), origin, objects)
+        arrow = None if self.arrow is None else self.arrow.take(idx)
+        encoded = {}
+        for name, (codes, values) in self.encoded.items():
+            present, inverse = np.unique(codes[idx], return_inverse=True)
+            encoded[name] = (
+                inverse.reshape(-1).astype(np.int32),
+                [values[int(c)] for c in present],
+            )
+        return TraceColumns(arrow, origin, objects, encoded, self.names)
 
     def to_traces(self) -> list[Trace]:
         """The rows as (passage-less) :class:`Trace` models: needs every required column."""
-        names = [n for n in SCALAR_COLUMNS if n in self.table.column_names]
-        rows = self.table.select(names).to_pylist()
+        table = self.table
+        names = [n for n in SCALAR_COLUMNS if n in table.column_names]
+        rows = table.select(names).to_pylist()
         return [Trace.model_validate({k: v for k, v in r.items() if v is not None}) for r in rows]
