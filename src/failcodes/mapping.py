@@ -210,8 +210,7 @@ def _check_unique_claim_columns(cols: TraceColumns) -> None:
     row = int(repeats.min())
     earlier = int(np.flatnonzero(key == key[row])[0])
     system, question, claim, sentence = (
-        cols.value(name, row)
-        for name in ("system", "question_id", "claim_id", "sentence_id")
+        cols.value(name, row) for name in ("system", "question_id", "claim_id", "sentence_id")
     )
     first_sentence = cols.value("sentence_id", earlier)
     raise InputError(
