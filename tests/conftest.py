@@ -83,3 +83,12 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Run the test inside a temp dir so default output paths land there."""
     monkeypatch.chdir(tmp_path)
     yield tmp_path
+
+
+@pytest.fixture(scope="module")
+def fake_server() -> Iterator[Any]:
+    """One fake LLM server per test module (reset per test by judge_helpers.fresh_fake)."""
+    from tests.fakeserver import FakeServer
+
+    with FakeServer() as fake:
+        yield fake

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 from failcodes.codebook import Codebook, Dimension, Part, Subcode
+from failcodes.judge import PriceTable, make_coder
+from failcodes.judge.pricing import Price
+from failcodes.judge.providers import LLMProvider
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind
 from failcodes.verdicts import Verdict
+from tests.fakeserver import FakeServer
 
 
 def _dim(dim_id: str, label: str, high: str, *lows: str) -> Dimension:
@@ -136,3 +144,67 @@ def make_traces(n_claims: int = 3) -> list[Trace]:
 def write_traces(path: Path, traces: list[Trace]) -> Path:
     path.write_text("".join(json.dumps(t.model_dump(mode="json")) + "\n" for t in traces), "utf-8")
     return path
+
+
+#: The fake server's models, priced for the tests (USD per million tokens; batch half price).
+FAKE_PRICES = PriceTable(
+    prices={
+        "openai:fake-model": Price(
+            input=1000.0, cached_input=100.0, output=2000.0, batch_discount=0.5
+        ),
+        "anthropic:fake-claude": Price(
+            input=1000.0, cached_input=100.0, cache_write=1250.0, output=2000.0, batch_discount=0.5
+        ),
+    }
+)
+
+
+def fresh_fake(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch, key: str, *, tiny_cache: bool = True
+) -> FakeServer:
+    """The module's fake server, reset for one test, with ``key`` as both vendors' API key.
+
+    ``tiny_cache``: cache prefixes of any length (the tiny test codebook's prefix is under the
+    APIs' 1,024-token caching minimum); no latency, batches finish at once.
+    """
+    server.reset()
+    if tiny_cache:
+        server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
+    server.control(latency=0.0, batch_delay=0.0)
+    for name in ("OPENAI", "ANTHROPIC"):
+        monkeypatch.setenv(f"{name}_API_KEY", key)
+        monkeypatch.delenv(f"{name}_BASE_URL", raising=False)
+    return server
+
+
+def fake_coder(fake: FakeServer, provider: str, **kw: Any) -> LLMProvider:
+    """A real SDK provider (``openai`` or ``anthropic``) pointed at the fake server."""
+    if provider == "openai":
+        return make_coder("openai:fake-model", base_url=fake.openai_base_url, **kw)
+    return make_coder("anthropic:fake-claude", base_url=fake.anthropic_base_url, **kw)
+
+
+def journal_count(journal: Path) -> int:
+    """Annotations committed to a journal another process is writing (0 before it exists)."""
+    if not journal.exists():
+        return 0
+    try:
+        con = sqlite3.connect(journal, timeout=5)
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM annotations").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def judge_command(
+    src: Path, codebook: Path, run: Path, base_url: str, concurrency: int
+) -> list[str]:
+    """``failcodes judge retrieval`` as a subprocess command against the fake OpenAI server."""
+    return [
+        *(sys.executable, "-m", "failcodes", "judge", "retrieval"),
+        *("--from", str(src), "--codebook", str(codebook), "--judge", "openai:fake-model"),
+        *("--base-url", base_url, "--concurrency", str(concurrency), "--no-cache"),
+        *("-o", str(run)),
+    ]

@@ -8,24 +8,14 @@ from typing import Any
 
 import pytest
 
-from failcodes.cli.main import main
 from failcodes.ingest.scifact import bundled_dir
+from tests.cli_helpers import run_cli
 
 ATOMIC = Path(__file__).parent / "data" / "atomic" / "facts.jsonl"
 
 
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
-
-
 def test_benchmark_scifact_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _cli(["benchmark", "scifact", "--format", "json"], capsys)
+    code, out, err = run_cli(["benchmark", "scifact", "--format", "json"], capsys)
     assert code == 0, err
     data = json.loads(out)
     expected = json.loads(
@@ -46,7 +36,7 @@ def test_benchmark_scifact_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_benchmark_atomic_table(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _cli(["benchmark", "atomic", str(ATOMIC)], capsys)
+    code, out, _ = run_cli(["benchmark", "atomic", str(ATOMIC)], capsys)
     assert code == 0
     row = next(line for line in out.splitlines() if line.startswith("sysA\t"))
     # balanced accuracy (0.6 + 0.8) / 2, hand-computed in tests/test_atomic.py
@@ -55,7 +45,7 @@ def test_benchmark_atomic_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_benchmark_bad_k(capsys: pytest.CaptureFixture[str], shared: Any) -> None:
-    code, _, err = _cli(
+    code, _, err = run_cli(
         ["benchmark", "healthver", str(shared("healthver", "healthver_dev.csv")), "--k", "0"],
         capsys,
     )

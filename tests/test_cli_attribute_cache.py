@@ -3,30 +3,20 @@ import json
 import pandas as pd
 import pytest
 
-from failcodes.cli.main import main
 from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind, write_disagreements
 from failcodes.judge.cache import ResponseCache
 from failcodes.metrics import Level
+from tests.cli_helpers import run_cli
 from tests.judge_helpers import make_traces, write_codebook, write_traces
-
-
-def _cli(args, capsys):
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_judge_then_attribute_offline(workdir, capsys) -> None:
     traces = write_traces(workdir / "t.jsonl", make_traces(2))
     cb = write_codebook(workdir / "cb.yaml")
     base = ["--from", str(traces), "--codebook", str(cb)]
-    assert _cli(["judge", "retrieval", *base, "-o", "r"], capsys)[0] == 0
-    assert _cli(["judge", "reasoning", *base, "-o", "v"], capsys)[0] == 0
-    code, out, err = _cli(
+    assert run_cli(["judge", "retrieval", *base, "-o", "r"], capsys)[0] == 0
+    assert run_cli(["judge", "reasoning", *base, "-o", "v"], capsys)[0] == 0
+    code, out, err = run_cli(
         [
             "attribute",
             *base,
@@ -99,13 +89,13 @@ def test_judge_reads_disagreements(workdir, capsys) -> None:
     ]
     path = write_disagreements(workdir / "dis.jsonl", items)
     cb = write_codebook(workdir / "cb.yaml")
-    code, out, _ = _cli(
+    code, out, _ = run_cli(
         ["judge", "retrieval", "--from", str(path), "--codebook", str(cb), "-o", "r"], capsys
     )
     assert code == 0
     # sysA: (P_GOOD, P_FRAGMENT), sysB: (P_GOOD, P_WEB) for one claim -> 3 distinct pairs
     assert "units: 3 (0 already done, 3 judged now)" in out
-    code, out, _ = _cli(
+    code, out, _ = run_cli(
         ["attribute", "--from", str(path), "--codebook", str(cb), "--retrieval", "r", "-o", "o"],
         capsys,
     )
@@ -129,23 +119,25 @@ def test_cache_stats_and_prune(workdir, capsys) -> None:
             raw_response={},
         )
     cache.close()
-    code, out, _ = _cli(["cache", "stats", "--cache", "c.sqlite", "--json"], capsys)
+    code, out, _ = run_cli(["cache", "stats", "--cache", "c.sqlite", "--json"], capsys)
     assert code == 0
     st = json.loads(out)
     assert st["entries"] == 2 and st["by_model"] == {"openai:m1": 1, "openai:m2": 1}
-    code, _, err = _cli(["cache", "prune", "--cache", "c.sqlite"], capsys)
+    code, _, err = run_cli(["cache", "prune", "--cache", "c.sqlite"], capsys)
     assert code == 2 and "--older-than" in err
-    code, out, _ = _cli(["cache", "prune", "--cache", "c.sqlite", "--model", "openai:m1"], capsys)
+    code, out, _ = run_cli(
+        ["cache", "prune", "--cache", "c.sqlite", "--model", "openai:m1"], capsys
+    )
     assert code == 0 and "pruned 1 entries" in out
-    code, out, _ = _cli(["cache", "prune", "--cache", "c.sqlite", "--older-than", "1"], capsys)
+    code, out, _ = run_cli(["cache", "prune", "--cache", "c.sqlite", "--older-than", "1"], capsys)
     assert "pruned 0 entries" in out
-    code, out, _ = _cli(["cache", "prune", "--cache", "c.sqlite", "--all"], capsys)
+    code, out, _ = run_cli(["cache", "prune", "--cache", "c.sqlite", "--all"], capsys)
     assert "pruned 1 entries" in out
 
 
 @pytest.mark.parametrize("cmd", [["cache", "stats", "--cache", "nope.sqlite"]])
 def test_cache_missing_file(workdir, capsys, cmd) -> None:
-    code, _, err = _cli(cmd, capsys)
+    code, _, err = run_cli(cmd, capsys)
     assert code == 2 and "no cache file" in err
 
 
@@ -155,10 +147,10 @@ def test_attribute_evidence_option_declares_the_pipeline(workdir, capsys) -> Non
     traces = write_traces(workdir / "t.jsonl", make_traces(2))
     cb = write_codebook(workdir / "cb.yaml")
     base = ["--from", str(traces), "--codebook", str(cb)]
-    assert _cli(["judge", "retrieval", *base, "-o", "r"], capsys)[0] == 0
+    assert run_cli(["judge", "retrieval", *base, "-o", "r"], capsys)[0] == 0
     args = ["attribute", *base, "--retrieval", "r", "--format", "json"]
     # sysA closed-book: both claims verification; sysB provided: the poor one is 'evidence'
-    code, out, err = _cli(
+    code, out, err = run_cli(
         [*args, "-o", "o1", "--evidence", "sysA=none", "--evidence", "sysB=provided"], capsys
     )
     assert code == 0, err
@@ -171,7 +163,7 @@ def test_attribute_evidence_option_declares_the_pipeline(workdir, capsys) -> Non
         ("sysA", "none"),
         ("sysB", "provided"),
     ]
-    code, _, err = _cli([*args, "-o", "o2", "--evidence", "sysZ=none"], capsys)
+    code, _, err = run_cli([*args, "-o", "o2", "--evidence", "sysZ=none"], capsys)
     assert code == 2
     assert err.strip().splitlines() == [
         "failcodes: error: --evidence names system 'sysZ', not in the input (systems: sysA, sysB)"

@@ -2,18 +2,8 @@ import json
 
 import pytest
 
-from failcodes.cli.main import main
+from tests.cli_helpers import run_cli
 from tests.judge_helpers import make_traces, write_codebook, write_traces
-
-
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -25,7 +15,7 @@ def inputs(workdir):
 
 def test_judge_retrieval_offline_end_to_end(inputs, workdir, capsys) -> None:
     traces, cb = inputs
-    code, out, err = _cli(
+    code, out, err = run_cli(
         ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "-o", "run"], capsys
     )
     assert code == 0, err
@@ -36,7 +26,7 @@ def test_judge_retrieval_offline_end_to_end(inputs, workdir, capsys) -> None:
     assert len(lines) == 6
     assert {json.loads(x)["coder_kind"] for x in lines} == {"heuristic"}
     # a rerun judges nothing
-    code, out, _ = _cli(
+    code, out, _ = run_cli(
         ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "-o", "run"], capsys
     )
     assert code == 0 and "units: 6 (6 already done, 0 judged now)" in out
@@ -44,7 +34,7 @@ def test_judge_retrieval_offline_end_to_end(inputs, workdir, capsys) -> None:
 
 def test_judge_reasoning_json_format(inputs, workdir, capsys) -> None:
     traces, cb = inputs
-    code, out, _ = _cli(
+    code, out, _ = run_cli(
         [
             "judge",
             "reasoning",
@@ -73,7 +63,7 @@ def test_judge_reasoning_json_format(inputs, workdir, capsys) -> None:
 def test_no_key_says_which_variable_or_offline(inputs, capsys, monkeypatch, judge, var) -> None:
     monkeypatch.delenv(var, raising=False)
     traces, cb = inputs
-    code, _out, err = _cli(
+    code, _out, err = run_cli(
         ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "--judge", judge],
         capsys,
     )
@@ -85,14 +75,16 @@ def test_no_key_says_which_variable_or_offline(inputs, capsys, monkeypatch, judg
 
 def test_unknown_judge_and_bad_input_exit_2(inputs, workdir, capsys) -> None:
     traces, cb = inputs
-    code, _, err = _cli(
+    code, _, err = run_cli(
         ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "--judge", "gpt"],
         capsys,
     )
     assert code == 2 and "unknown judge 'gpt'" in err
     bad = workdir / "bad.jsonl"
     bad.write_text('{"system": "s"}\n')
-    code, _, err = _cli(["judge", "retrieval", "--from", str(bad), "--codebook", str(cb)], capsys)
+    code, _, err = run_cli(
+        ["judge", "retrieval", "--from", str(bad), "--codebook", str(cb)], capsys
+    )
     assert code == 2 and "bad.jsonl:1" in err
 
 
@@ -122,14 +114,14 @@ def test_budget_stop_and_dry_run_through_the_cli(inputs, workdir, capsys, monkey
             "-o",
             "run",
         ]
-        code, out, _ = _cli([*base, "--dry-run"], capsys)
+        code, out, _ = run_cli([*base, "--dry-run"], capsys)
         assert code == 0 and "6 to call" in out and "estimated cost $" in out
         assert fake.stats()["calls"] == {}
         estimate = float(out.split("estimated cost $")[1].split()[0])
         # room for one to three of the six units: the reservation prices the prefix uncached
         # with 250 output tokens, the estimate models the prompt cache
         budget = estimate / 2
-        code, _, err = _cli([*base, "--budget", f"{budget}"], capsys)
+        code, _, err = run_cli([*base, "--budget", f"{budget}"], capsys)
         assert code == 2
         assert err.strip().splitlines()[-1].startswith("failcodes: error: budget of $")
         assert "judged now" in err  # the closing summary came first

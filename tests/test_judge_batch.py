@@ -13,55 +13,23 @@ from failcodes.judge import (
     JudgeJob,
     JudgeSettings,
     Limits,
-    PriceTable,
     RetryPolicy,
-    make_coder,
     run_judge_async,
 )
-from failcodes.judge.pricing import Price
 from failcodes.judge.run import read_annotations
 from failcodes.units import Unit, UnitKind, retrieval_units
-from tests.fakeserver import FakeServer
 from tests.fakeserver.answers import ALWAYS_BAD_CODE
-from tests.judge_helpers import make_codebook, make_traces
+from tests.judge_helpers import FAKE_PRICES, fake_coder, fresh_fake, make_codebook, make_traces
 
 CB = make_codebook()
 SECRET = "sk-test-FAILCODES-SECRET-batch"
-PRICES = PriceTable(
-    prices={
-        "openai:fake-model": Price(
-            input=1000.0, cached_input=100.0, output=2000.0, batch_discount=0.5
-        ),
-        "anthropic:fake-claude": Price(
-            input=1000.0, cached_input=100.0, cache_write=1250.0, output=2000.0, batch_discount=0.5
-        ),
-    }
-)
 FAST = JudgeSettings(limits=Limits(concurrency=4), retry=RetryPolicy.no_wait())
 POLL = Batch(size=4, poll=0.01)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeServer() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(server, monkeypatch):
-    server.reset()
-    # the tiny test codebook's prefix is under the APIs' 1,024-token caching minimum
-    server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
-    server.control(latency=0.0, batch_delay=0.0)
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    return server
-
-
-def _coder(fake, provider: str):
-    if provider == "openai":
-        return make_coder("openai:fake-model", base_url=fake.openai_base_url)
-    return make_coder("anthropic:fake-claude", base_url=fake.anthropic_base_url)
+def fake(fake_server, monkeypatch):
+    return fresh_fake(fake_server, monkeypatch, SECRET)
 
 
 def _units(n_claims: int) -> list[Unit]:
@@ -72,8 +40,10 @@ def _run(fake, provider, units, run_dir: Path, batch=POLL, settings=FAST):
     summary = asyncio.run(
         run_judge_async(
             units,
-            _coder(fake, provider),
-            JudgeJob(CB, UnitKind.RETRIEVAL, run_dir, mode=batch, prices=PRICES, settings=settings),
+            fake_coder(fake, provider),
+            JudgeJob(
+                CB, UnitKind.RETRIEVAL, run_dir, mode=batch, prices=FAKE_PRICES, settings=settings
+            ),
         )
     )
     return summary, summary.batches
@@ -149,8 +119,10 @@ def test_resume_collects_submitted_batches_without_resubmitting(fake, tmp_path) 
         task = asyncio.ensure_future(
             run_judge_async(
                 units,
-                _coder(fake, "openai"),
-                JudgeJob(CB, UnitKind.RETRIEVAL, run_dir, mode=POLL, prices=PRICES, settings=FAST),
+                fake_coder(fake, "openai"),
+                JudgeJob(
+                    CB, UnitKind.RETRIEVAL, run_dir, mode=POLL, prices=FAKE_PRICES, settings=FAST
+                ),
             )
         )
         while fake.stats()["batch_calls"].get("batches.retrieve", 0) < 1:

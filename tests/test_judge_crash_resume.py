@@ -5,27 +5,19 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 
 import pytest
 
 from failcodes.units import retrieval_units
 from tests.fakeserver import FakeServer
-from tests.judge_helpers import make_traces, write_codebook, write_traces
-
-
-def _count(journal) -> int:
-    if not journal.exists():
-        return 0
-    try:
-        con = sqlite3.connect(journal, timeout=5)
-        try:
-            return int(con.execute("SELECT COUNT(*) FROM annotations").fetchone()[0])
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
+from tests.judge_helpers import (
+    journal_count,
+    judge_command,
+    make_traces,
+    write_codebook,
+    write_traces,
+)
 
 
 @pytest.mark.slow
@@ -38,35 +30,16 @@ def test_sigkill_then_resume_judges_every_unit_exactly_once(tmp_path) -> None:
     run = tmp_path / "run"
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-crash"}
     with FakeServer(latency=0.02) as fake:
-        cmd = [
-            sys.executable,
-            "-m",
-            "failcodes",
-            "judge",
-            "retrieval",
-            "--from",
-            str(src),
-            "--codebook",
-            str(cb),
-            "--judge",
-            "openai:fake-model",
-            "--base-url",
-            fake.openai_base_url,
-            "--concurrency",
-            "4",
-            "--no-cache",
-            "-o",
-            str(run),
-        ]
+        cmd = judge_command(src, cb, run, fake.openai_base_url, concurrency=4)
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
-        while _count(run / "journal.sqlite") < 20:
+        while journal_count(run / "journal.sqlite") < 20:
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline
             time.sleep(0.02)
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
-        killed_at = _count(run / "journal.sqlite")
+        killed_at = journal_count(run / "journal.sqlite")
         assert 20 <= killed_at < 180
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stderr

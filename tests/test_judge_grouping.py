@@ -11,63 +11,34 @@ from failcodes.judge import (
     JudgeEngine,
     JudgeSettings,
     Limits,
-    PriceTable,
     RetryPolicy,
-    make_coder,
 )
 from failcodes.judge.grouping import groups_by_claim, parse_group
 from failcodes.judge.journal import Journal
-from failcodes.judge.pricing import Price
 from failcodes.judge.prompts import render_system, render_user
 from failcodes.judge.providers.base import Message, ProviderRequest
 from failcodes.judge.schema import SCHEMA_NAME, Answer, answer_schema
 from failcodes.traces import Passage
 from failcodes.units import UnitKind, retrieval_units
-from tests.fakeserver import FakeServer
 from tests.fakeserver.answers import ALWAYS_BAD_CODE
-from tests.judge_helpers import make_codebook, make_traces
+from tests.judge_helpers import FAKE_PRICES, fake_coder, fresh_fake, make_codebook, make_traces
 
 CB = make_codebook()
 PART = CB.part(UnitKind.RETRIEVAL)
-PRICES = PriceTable(
-    prices={
-        "openai:fake-model": Price(input=1000.0, cached_input=100.0, output=2000.0),
-        "anthropic:fake-claude": Price(
-            input=1000.0, cached_input=100.0, cache_write=1250.0, output=2000.0
-        ),
-    }
-)
 FAST = JudgeSettings(limits=Limits(concurrency=2), retry=RetryPolicy.no_wait())
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeServer() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(server, monkeypatch):
-    server.reset()
-    # the tiny test codebook's prefix is under the APIs' 1,024-token caching minimum
-    server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-grouping")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-grouping")
-    return server
-
-
-def _coder(fake, provider):
-    if provider == "openai":
-        return make_coder("openai:fake-model", base_url=fake.openai_base_url)
-    return make_coder("anthropic:fake-claude", base_url=fake.anthropic_base_url)
+def fake(fake_server, monkeypatch):
+    return fresh_fake(fake_server, monkeypatch, "sk-test-grouping")
 
 
 def _run(fake, provider, units, tmp_path):
     async def go():
-        coder = _coder(fake, provider)
+        coder = fake_coder(fake, provider)
         journal = Journal(tmp_path / "run")
         engine = JudgeEngine(
-            coder, CB, UnitKind.RETRIEVAL, journal=journal, prices=PRICES, settings=FAST
+            coder, CB, UnitKind.RETRIEVAL, journal=journal, prices=FAKE_PRICES, settings=FAST
         )
         try:
             summary = await engine.run(units, mode=Grouped())
@@ -135,7 +106,7 @@ def test_invalid_item_is_rejudged_alone(fake, tmp_path) -> None:
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_prefix_is_byte_stable_across_units(fake, provider) -> None:
-    coder = _coder(fake, provider)
+    coder = fake_coder(fake, provider)
     units = retrieval_units(make_traces(3))
     system, schema = render_system(CB, UnitKind.RETRIEVAL), answer_schema(PART)
     bodies = [

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from failcodes.units import retrieval_units
 from tests.fakeserver import FakeServer
-from tests.judge_helpers import make_traces, write_codebook, write_traces
+from tests.judge_helpers import judge_command, make_traces, write_codebook, write_traces
 
 
 def test_second_judge_on_the_same_run_folder_exits_2_before_any_call(tmp_path: Path) -> None:
@@ -21,26 +20,7 @@ def test_second_judge_on_the_same_run_folder_exits_2_before_any_call(tmp_path: P
     run = tmp_path / "run"
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-lock"}
     with FakeServer(latency=0.2) as fake:  # ~3 s of judging: the two overlap
-        cmd = [
-            sys.executable,
-            "-m",
-            "failcodes",
-            "judge",
-            "retrieval",
-            "--from",
-            str(src),
-            "--codebook",
-            str(cb),
-            "--judge",
-            "openai:fake-model",
-            "--base-url",
-            fake.openai_base_url,
-            "--concurrency",
-            "2",
-            "--no-cache",
-            "-o",
-            str(run),
-        ]
+        cmd = judge_command(src, cb, run, fake.openai_base_url, concurrency=2)
         procs = [
             subprocess.Popen(
                 cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
-from failcodes.cli.main import main
 from failcodes.judge import JudgeJob, make_coder, read_annotations
 from failcodes.judge.panelrun import Member, member_dir, member_names, read_panel, run_panel
 from failcodes.panel import consensus, inter_judge_agreement, review_priority
 from failcodes.units import UnitKind, retrieval_units
+from tests.cli_helpers import run_cli
 from tests.fakeserver import FakeServer
 from tests.judge_helpers import make_codebook, make_traces, write_codebook, write_traces
 
@@ -173,16 +173,6 @@ def test_member_names_number_repeated_samples() -> None:
     ]
 
 
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_panel_through_the_cli_with_dry_run_counting_every_member(
     workdir: Path, capsys, monkeypatch
 ) -> None:
@@ -208,12 +198,12 @@ def test_panel_through_the_cli_with_dry_run_counting_every_member(
             "-o",
             "run",
         ]
-        code, out, err = _cli([*base, "--dry-run", "--format", "json"], capsys)
+        code, out, err = run_cli([*base, "--dry-run", "--format", "json"], capsys)
         assert code == 0, err
         estimates = json.loads(out)
         assert len(estimates) == 2 and fake.stats()["calls"] == {}
         assert all(e["cost_usd"] > 0 for e in estimates)  # each member priced
-        code, out, err = _cli([*base, "--format", "json"], capsys)
+        code, out, err = run_cli([*base, "--format", "json"], capsys)
         assert code == 0, err
         report = json.loads(out)
         assert fake.stats()["calls"] == {"openai": 2 * 6}  # 6 units, both members
@@ -225,7 +215,7 @@ def test_panel_through_the_cli_with_dry_run_counting_every_member(
     dims = {r["dimension"] for r in report["agreement"] if r["code"] is None}
     assert dims == {"entity_match", "scope", "trustworthy", "polarity", "chunking"}
     # attribute on the panel run: tables from the consensus (ties unscored), agreement beside
-    code, out, err = _cli(
+    code, out, err = run_cli(
         [
             "attribute",
             "--from",
@@ -296,7 +286,7 @@ def test_agree_on_a_panel_run_folder_reports_inter_judge_agreement(
         report, _ = run_panel(units, members, JudgeJob(CB, UnitKind.RETRIEVAL, run))
         assert fake.stats()["calls"] == {"openai": 3 * len(units)}  # the repeat is not cached
     assert report.temperatures == dict.fromkeys(report.members, 0.7)
-    code, out, err = _cli(["agree", str(run), "--bootstrap", "0", "--format", "json"], capsys)
+    code, out, err = run_cli(["agree", str(run), "--bootstrap", "0", "--format", "json"], capsys)
     assert code == 0, err
     rows = json.loads(out)
     pairs = {r["coders"] for r in rows if r["scope"] == "pair"}

@@ -12,57 +12,26 @@ from failcodes.judge import (
     JudgeJob,
     JudgeSettings,
     Limits,
-    PriceTable,
     RetryPolicy,
     estimate_run,
     make_coder,
     run_judge,
 )
-from failcodes.judge.pricing import Price
 from failcodes.judge.prompts import render_system
 from failcodes.judge.run import read_annotations
 from failcodes.judge.schema import answer_schema
 from failcodes.units import Unit, UnitKind, retrieval_units
-from tests.fakeserver import FakeServer
 from tests.fakeserver.answers import ALWAYS_BAD_CODE, WRONG_QUOTE, tokens
-from tests.judge_helpers import make_codebook, make_traces
+from tests.judge_helpers import FAKE_PRICES, fake_coder, fresh_fake, make_codebook, make_traces
 
 CB = make_codebook()
 SECRET = "sk-test-FAILCODES-SECRET-0123456789"
-PRICES = PriceTable(
-    prices={
-        "openai:fake-model": Price(input=1000.0, cached_input=100.0, output=2000.0),
-        "anthropic:fake-claude": Price(
-            input=1000.0, cached_input=100.0, cache_write=1250.0, output=2000.0
-        ),
-    }
-)
 FAST = JudgeSettings(limits=Limits(concurrency=4), retry=RetryPolicy.no_wait())
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeServer() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(server, monkeypatch):
-    server.reset()
-    # the tiny test codebook's prefix is under the APIs' 1,024-token caching minimum
-    server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
-    server.control(latency=0.0)
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
-    return server
-
-
-def _coder(fake, provider: str, **kw):
-    if provider == "openai":
-        return make_coder("openai:fake-model", base_url=fake.openai_base_url, **kw)
-    return make_coder("anthropic:fake-claude", base_url=fake.anthropic_base_url, **kw)
+def fake(fake_server, monkeypatch):
+    return fresh_fake(fake_server, monkeypatch, SECRET)
 
 
 def _units(n_claims: int = 2) -> list[Unit]:
@@ -72,13 +41,13 @@ def _units(n_claims: int = 2) -> list[Unit]:
 def _run(fake, provider, units, tmp_path: Path, name="run", settings=FAST, cache=True, **kw):
     return run_judge(
         units,
-        _coder(fake, provider, **kw),
+        fake_coder(fake, provider, **kw),
         JudgeJob(
             CB,
             UnitKind.RETRIEVAL,
             tmp_path / name,
             cache_path=tmp_path / "cache.sqlite" if cache else None,
-            prices=PRICES,
+            prices=FAKE_PRICES,
             settings=settings,
         ),
     )
@@ -138,7 +107,7 @@ def test_retry_after_and_backoff_are_honoured(fake, provider, tmp_path) -> None:
     from failcodes.judge.journal import Journal
 
     policy = RetryPolicy(initial_wait=0.5, max_wait=60, jitter=0.0)
-    coder = _coder(fake, provider)
+    coder = fake_coder(fake, provider)
     journal = Journal(tmp_path / "run")
     engine = JudgeEngine(
         coder,
@@ -305,8 +274,8 @@ def test_dry_run_estimate_is_close_and_calls_nothing(fake, tmp_path) -> None:
     units = _units(3)
     est = estimate_run(
         units,
-        _coder(fake, "openai"),
-        JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run", prices=PRICES),
+        fake_coder(fake, "openai"),
+        JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run", prices=FAKE_PRICES),
     )
     assert fake.stats()["calls"] == {}
     assert est.to_call == 9 and est.price_known and est.cost_usd is not None

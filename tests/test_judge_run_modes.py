@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from failcodes.cli.main import main
 from failcodes.judge import (
     Cascade,
     Grouped,
@@ -24,36 +23,16 @@ from failcodes.judge.pricing import is_vendor_endpoint, resolve_price
 from failcodes.judge.providers import redact_url
 from failcodes.judge.providers.offline import OfflineCoder
 from failcodes.units import UnitKind, retrieval_units
-from tests.fakeserver import FakeServer
-from tests.judge_helpers import make_codebook, make_traces, write_codebook, write_traces
+from tests.cli_helpers import run_cli
+from tests.judge_helpers import fresh_fake, make_codebook, make_traces, write_codebook, write_traces
 
 CB = make_codebook()
 FAST = JudgeSettings(limits=Limits(concurrency=2), retry=RetryPolicy.no_wait())
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeServer() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(server, monkeypatch):
-    server.reset()
-    server.control(prompt_cache={"min_tokens": 0, "openai_step": 1})
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-modes")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    return server
-
-
-def _cli(args: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+def fake(fake_server, monkeypatch):
+    return fresh_fake(fake_server, monkeypatch, "sk-test-modes")
 
 
 def test_redact_url_drops_credentials() -> None:
@@ -142,10 +121,10 @@ def test_cascade_summary_in_json_and_dry_run_prints_one_cost(fake, tmp_path, cap
         *("--judge", "openai:fake-model", "--base-url", fake.openai_base_url),
         *("--prices", str(prices)),
     ]
-    code, out, err = _cli([*base, "--dry-run", "-o", str(tmp_path / "d")], capsys)
+    code, out, err = run_cli([*base, "--dry-run", "-o", str(tmp_path / "d")], capsys)
     assert code == 0, err
     assert out.count("estimated cost") == 1 and "$" in out  # one figure, not two
-    code, out, err = _cli(
+    code, out, err = run_cli(
         [*base, "--cascade", "offline", "--format", "json", "-o", str(tmp_path / "c")], capsys
     )
     assert code == 0, err
@@ -154,7 +133,7 @@ def test_cascade_summary_in_json_and_dry_run_prints_one_cost(fake, tmp_path, cap
     assert c["first_judge"] == "offline" and c["kept"] + c["escalated"] == 6
     assert data["judged"] == c["escalated"] and data["mode"].startswith("cascade")
     assert sum(c["coded_by"].values()) == 6
-    code, out, err = _cli(
+    code, out, err = run_cli(
         [*base, "--group-by-claim", "--format", "json", "-o", str(tmp_path / "g")], capsys
     )
     assert code == 0, err
@@ -165,7 +144,7 @@ def test_judge_without_passages_says_why_nothing_is_judged(tmp_path, capsys) -> 
     closed = [t.model_copy(update={"passages": ()}) for t in make_traces(2)]
     src = write_traces(tmp_path / "closed.jsonl", closed)
     cb = write_codebook(tmp_path / "cb.yaml", CB)
-    code, _out, err = _cli(
+    code, _out, err = run_cli(
         ["judge", "retrieval", "--from", str(src), "--codebook", str(cb), "-o", str(tmp_path)],
         capsys,
     )

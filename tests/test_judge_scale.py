@@ -8,55 +8,32 @@ import pytest
 from failcodes import codebook as codebook_mod
 from failcodes.annotations import CoderKind
 from failcodes.attribution import per_passage_codes
-from failcodes.cli.main import main
 from failcodes.judge import (
     Cascade,
     JudgeJob,
     JudgeSettings,
     Limits,
     PerUnit,
-    PriceTable,
     RetryPolicy,
     estimate_run,
     make_coder,
     run_judge,
 )
 from failcodes.judge.cascade import needs_second_opinion
-from failcodes.judge.pricing import Price
 from failcodes.judge.providers.offline import OfflineCoder
 from failcodes.judge.run import read_annotations
 from failcodes.judge.workload import overlapping_traces
 from failcodes.units import UnitKind, retrieval_units
-from tests.fakeserver import FakeServer
-from tests.judge_helpers import make_codebook, write_codebook, write_traces
+from tests.cli_helpers import run_cli
+from tests.judge_helpers import FAKE_PRICES, fresh_fake, make_codebook, write_codebook, write_traces
 
 CB = make_codebook()
-PRICES = PriceTable(
-    prices={
-        "openai:fake-model": Price(
-            input=1000.0, cached_input=100.0, output=2000.0, batch_discount=0.5
-        ),
-        "anthropic:fake-claude": Price(
-            input=1000.0, cached_input=100.0, cache_write=1250.0, output=2000.0, batch_discount=0.5
-        ),
-    }
-)
 FAST = JudgeSettings(limits=Limits(concurrency=4), retry=RetryPolicy.no_wait())
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeServer() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(server, monkeypatch):
-    server.reset()
-    server.control(batch_delay=0.0)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-scale")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-scale")
-    return server
+def fake(fake_server, monkeypatch):
+    return fresh_fake(fake_server, monkeypatch, "sk-test-scale", tiny_cache=False)
 
 
 def test_pair_retrieved_by_four_retrievers_is_judged_once_counted_per_retriever(tmp_path) -> None:
@@ -90,12 +67,12 @@ def test_dry_run_input_tokens_match_what_the_server_bills(fake, provider, tmp_pa
     est = estimate_run(
         units,
         make_coder(spec, base_url=url),
-        JudgeJob(cb, UnitKind.RETRIEVAL, tmp_path / "est", prices=PRICES, settings=one),
+        JudgeJob(cb, UnitKind.RETRIEVAL, tmp_path / "est", prices=FAKE_PRICES, settings=one),
     )
     summary = run_judge(
         units,
         make_coder(spec, base_url=url),
-        JudgeJob(cb, UnitKind.RETRIEVAL, tmp_path / "run", prices=PRICES, settings=one),
+        JudgeJob(cb, UnitKind.RETRIEVAL, tmp_path / "run", prices=FAKE_PRICES, settings=one),
     )
     usage = fake.stats()["usage"]
     assert est.calls == 50 and est.rows == 80  # 2 claims x 4 retrievers x 10
@@ -126,7 +103,7 @@ def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path
             UnitKind.RETRIEVAL,
             tmp_path / "run",
             mode=Cascade(offline, PerUnit()),
-            prices=PRICES,
+            prices=FAKE_PRICES,
             settings=FAST,
         ),
     )
@@ -158,12 +135,7 @@ def test_cascade_sends_only_uncertain_units_and_records_the_coder(fake, tmp_path
 
 
 def _cli(args: list[str], capsys) -> tuple[int, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
+    code, out, err = run_cli(args, capsys)
     return code, out + err
 
 

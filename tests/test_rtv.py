@@ -25,6 +25,7 @@ from failcodes.rtv.judge import (
 )
 from failcodes.rtv.retrieval import BM25Index, RetrievedChunk
 from failcodes.verdicts import Verdict
+from tests.cli_helpers import run_cli
 
 DATA = Path(__file__).parent / "data" / "rtv"
 SMALL = RtvConfig(chunk_size=200, overlap=50, k=2)
@@ -320,22 +321,10 @@ def test_semantic_diagnostic_pure_parts_and_skip(fixture_results: list) -> None:
     assert summary.mean_max_by_verdict["supported"] == pytest.approx(0.9)
 
 
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    from failcodes.cli.main import main
-
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
-
-
 def test_cli_end_to_end_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     opts = ["--docs", str(DATA / "docs"), "--k", "2", "--chunk-size", "200", "--overlap", "50"]
-    code, stdout, err = _cli(["rtv", str(DATA / "items.jsonl"), *opts, "-o", str(out)], capsys)
+    code, stdout, err = run_cli(["rtv", str(DATA / "items.jsonl"), *opts, "-o", str(out)], capsys)
     assert code == 0, err
     assert "heuristic baseline" in stdout
     assert "semantic diagnostic skipped" in stdout
@@ -349,12 +338,12 @@ def test_cli_end_to_end_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixt
         '{"item_id": "x", "doc_id": "nope", "model": "m", "question": "q", "response": "yes"}\n'
     )
     out2 = tmp_path / "out2"
-    code, _, err = _cli(["rtv", str(bad), *opts, "-o", str(out2)], capsys)
+    code, _, err = run_cli(["rtv", str(bad), *opts, "-o", str(out2)], capsys)
     assert code == 2
     assert err.count("\n") == 1 and "no document 'nope'" in err
     assert not out2.exists()
     bad.write_text('{"item_id": "x", "doc_id": "trial_a", "model": "m"}\n')
-    code, _, err = _cli(["rtv", str(bad), *opts, "-o", str(out2)], capsys)
+    code, _, err = run_cli(["rtv", str(bad), *opts, "-o", str(out2)], capsys)
     assert code == 2 and "bad.jsonl:1" in err and "question" in err
 
 

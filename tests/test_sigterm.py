@@ -5,29 +5,20 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.fakeserver import FakeServer
-from tests.judge_helpers import make_traces, write_codebook, write_traces
-
-
-def _journal_count(journal: Path) -> int:
-    if not journal.exists():
-        return 0
-    try:
-        con = sqlite3.connect(journal, timeout=5)
-        try:
-            return int(con.execute("SELECT COUNT(*) FROM annotations").fetchone()[0])
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
+from tests.judge_helpers import (
+    journal_count,
+    judge_command,
+    make_traces,
+    write_codebook,
+    write_traces,
+)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -37,23 +28,18 @@ def test_signal_mid_run_exports_what_is_done(tmp_path: Path, sig: signal.Signals
     run = tmp_path / "run"
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-term"}
     with FakeServer(latency=0.1) as fake:
-        cmd = [
-            *(sys.executable, "-m", "failcodes", "judge", "retrieval"),
-            *("--from", str(src), "--codebook", str(cb), "--judge", "openai:fake-model"),
-            *("--base-url", fake.openai_base_url, "--concurrency", "2", "--no-cache"),
-            *("-o", str(run)),
-        ]
+        cmd = judge_command(src, cb, run, fake.openai_base_url, concurrency=2)
         proc = subprocess.Popen(
             cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         deadline = time.monotonic() + 120
-        while _journal_count(run / "journal.sqlite") < 4 and time.monotonic() < deadline:
+        while journal_count(run / "journal.sqlite") < 4 and time.monotonic() < deadline:
             time.sleep(0.1)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err  # as after Ctrl-C, not -15 (killed)
     assert "Traceback" not in err
-    done = _journal_count(run / "journal.sqlite")
+    done = journal_count(run / "journal.sqlite")
     assert 4 <= done < 120
     lines = (run / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == done

@@ -12,21 +12,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from failcodes.cli.main import main
 from failcodes.errors import InputError
 from failcodes.study import StudyLayout, init_study, load_study, plan_study
 from failcodes.study.config import parse_study
 from failcodes.study.runner import pending_steps
 from failcodes.study.steps import plan_notes
-
-
-def cli(*args: str) -> int:
-    """Run the CLI in-process; return its exit code."""
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+from tests.cli_helpers import exit_code
 
 
 def run_sub(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -132,7 +123,7 @@ def test_run_builds_the_report_and_skips_finished_steps(
         "labelstudio export reasoning ragchecker-example",
         "report",
     ]
-    assert cli("run", "st") == 0
+    assert exit_code("run", "st") == 0
     # the RAGChecker example carries no verifier reasoning: once the disagreements are
     # written, the plan drops `judge reasoning` (the judge would refuse to judge nothing)
     steps = plan_study(study, layout)
@@ -150,7 +141,7 @@ def test_run_builds_the_report_and_skips_finished_steps(
     html = (layout.report_dir / "index.html").read_text(encoding="utf-8")
     assert "Attribution" in html
     capsys.readouterr()
-    assert cli("run", "st") == 0
+    assert exit_code("run", "st") == 0
     out = capsys.readouterr().out
     assert "0 step(s) run, 7 already finished" in out
     # changing the study file reruns the steps whose command changed (and what follows)
@@ -179,7 +170,7 @@ def test_step_by_step_report_is_byte_identical_to_run(
         monkeypatch.chdir(root)
         init_study("st")
     monkeypatch.chdir(a)
-    assert cli("run", "st") == 0
+    assert exit_code("run", "st") == 0
     monkeypatch.chdir(b)
     layout = StudyLayout.of("st")
     done: list[str] = []
@@ -190,7 +181,7 @@ def test_step_by_step_report_is_byte_identical_to_run(
             break
         argv = shlex.split(command)
         assert argv[0] == "failcodes"
-        assert cli(*argv[1:]) == 0, command
+        assert exit_code(*argv[1:]) == 0, command
         done.append(command)
     # no verifier reasoning in the RAGChecker example: no judge reasoning, one task export
     assert len(done) == 7

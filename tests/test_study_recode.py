@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from failcodes.annotations import Annotation
-from failcodes.cli.main import main
 from failcodes.codebook import UnitKind, bundled, dump
 from failcodes.judge import read_annotations
 from failcodes.saturation.changes import Change, ChangeOp, next_version
@@ -23,6 +22,7 @@ from failcodes.study import StudyLayout, load_study, plan_study
 from failcodes.study.layout import RECODE_ENTRIES
 from failcodes.study.recode import plan_kind, recode_status
 from failcodes.study.runner import pending_steps
+from tests.cli_helpers import exit_code
 from tests.fakeserver import FakeServer
 
 STUDY = """\
@@ -61,14 +61,6 @@ CHANGE = Change(
 )
 
 
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
 def make_study(root: Path, base_url: str) -> StudyLayout:
     layout = StudyLayout.of(root)
     root.mkdir(parents=True)
@@ -99,7 +91,7 @@ def test_run_after_a_bump_recodes_exactly_the_flagged_units(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     with FakeServer() as fake:
         layout = make_study(tmp_path / "rc", fake.openai_base_url)
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         v1_anns = read_annotations(layout.judge_run("scifact-dev", "retrieval"))
         assert len(v1_anns) == 91  # the 91 SciFact-dev passage units (docs/your-own-data.md)
         assert fake.stats()["calls"]["openai"] == 91
@@ -115,7 +107,7 @@ def test_run_after_a_bump_recodes_exactly_the_flagged_units(
         assert len(work.migrated) == 91 - len(expected)
         fake.reset()
         capsys.readouterr()
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         # one call per unit the map cannot carry, none for the migrated ones
         assert fake.stats()["calls"]["openai"] == len(expected)
         run = layout.judge_recode_run("scifact-dev", "retrieval", 2)
@@ -140,7 +132,7 @@ def test_run_after_a_bump_recodes_exactly_the_flagged_units(
         assert row.versions == {2: 91} and row.stale == 0
         assert (row.recoded, row.migrated) == (len(expected), 91 - len(expected))
         capsys.readouterr()
-        assert cli("recode", str(layout.root), "--status") == 0
+        assert exit_code("recode", str(layout.root), "--status") == 0
         out = capsys.readouterr().out
         assert "scifact-dev/retrieval: v2: 91 (all on study v2)" in out
         # the report reads the re-coded run: it names v2, not v1
@@ -149,8 +141,8 @@ def test_run_after_a_bump_recodes_exactly_the_flagged_units(
         assert "medical-fact-check v1" not in html
         # nothing left: a second run or recode makes no call
         fake.reset()
-        assert cli("run", str(layout.root)) == 0
-        assert cli("recode", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
+        assert exit_code("recode", str(layout.root)) == 0
         assert fake.stats()["calls"].get("openai", 0) == 0
 
 
@@ -159,7 +151,7 @@ def test_recode_survives_kill_9(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     with FakeServer(latency=0.15) as fake:
         layout = make_study(tmp_path / "rc", fake.openai_base_url)
         fake.control(latency=0.0)
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         expected = flagged(read_annotations(layout.judge_run("scifact-dev", "retrieval")))
         bump(layout)
         fake.control(latency=0.15)
@@ -180,7 +172,7 @@ def test_recode_survives_kill_9(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
             "scifact-dev", "retrieval"
         )
         fake.control(latency=0.0)
-        assert cli("recode", str(layout.root)) == 0
+        assert exit_code("recode", str(layout.root)) == 0
         total = fake.stats()["calls"]["openai"]
         # nothing lost, nothing doubled (at most the one call in flight at the kill)
         assert len(expected) <= total <= len(expected) + 1
@@ -214,7 +206,7 @@ def test_missing_version_in_the_lineage_is_one_line_before_any_call(
     text = layout.study_file.read_text(encoding="utf-8")
     text = text.replace('judge = "openai:fake-model"', 'judge = "offline"')
     layout.study_file.write_text(text.replace('base_url = "http://127.0.0.1:9"\n', ""), "utf-8")
-    assert cli("run", str(layout.root)) == 0
+    assert exit_code("run", str(layout.root)) == 0
     v1 = bundled()
     v2 = next_version(v1, UnitKind.RETRIEVAL, [CHANGE], "accepted: animal study")
     leaf = CHANGE.model_copy(update={"leaf": "in_vitro", "label": "In vitro"})
@@ -224,12 +216,12 @@ def test_missing_version_in_the_lineage_is_one_line_before_any_call(
     text = layout.study_file.read_text(encoding="utf-8").replace(".v1.yaml", ".v3.yaml")
     layout.study_file.write_text(text, encoding="utf-8")
     capsys.readouterr()
-    assert cli("recode", str(layout.root)) == 2
+    assert exit_code("recode", str(layout.root)) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no migration path from medical-fact-check@1" in err[0], err
     assert not layout.judge_recode_run("scifact-dev", "retrieval", 3).exists()
     # with v2 beside it the path exists: v1 -> v3 migrates, nothing is re-coded twice
     (layout.root / f"{v2.name}.v2.yaml").write_text(dump(v2), encoding="utf-8")
-    assert cli("recode", str(layout.root)) == 0
+    assert exit_code("recode", str(layout.root)) == 0
     [row] = recode_status(load_study(layout.root), layout)
     assert row.versions == {3: 91} and row.recoded + row.migrated == 91

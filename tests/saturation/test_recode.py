@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from failcodes.saturation.recode import plan_recode
 from failcodes.saturation.rounds import latest_annotations
 from failcodes.saturation.status import project_status
 from tests.fakeserver import FakeServer
+from tests.judge_helpers import journal_count
 from tests.saturation.satfixtures import make_pool, small_codebook
 from tests.saturation.test_cli import cli
 from tests.saturation.test_loop import SCRIPT, scripted_codes
@@ -100,19 +100,6 @@ def test_recode_calls_the_judge_once_per_flagged_unit(tmp_path: Path) -> None:
     assert "coded units per codebook version: v2: 30; 10 re-coded, 20 migrated" in status.stdout
 
 
-def _journal_count(path: Path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        con = sqlite3.connect(path, timeout=5)
-        try:
-            return int(con.execute("SELECT COUNT(*) FROM annotations").fetchone()[0])
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
-
-
 @pytest.mark.slow
 def test_recode_survives_kill_9_and_resumes(tmp_path: Path) -> None:
     store, flagged = accepted_project(tmp_path / "rc", n=60)
@@ -129,13 +116,13 @@ def test_recode_survives_kill_9_and_resumes(tmp_path: Path) -> None:
         cmd += ["--base-url", fake.openai_base_url, "--no-cache"]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
-        while _journal_count(journal) < 5:
+        while journal_count(journal) < 5:
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline
             time.sleep(0.02)
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
-        killed_at = _journal_count(journal)
+        killed_at = journal_count(journal)
         assert 5 <= killed_at < 20
         assert not store.recoded_path(2).exists()  # nothing half-written into the project
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
