@@ -14,8 +14,8 @@ import os
 from typing import Any
 
 from failcodes.annotations import CoderKind
-from failcodes.errors import ConfigError
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.sdkerrors import sdk_errors
 
 KEY_VAR = "ANTHROPIC_API_KEY"
@@ -64,15 +64,9 @@ class AnthropicProvider:
     coder_kind = CoderKind.LLM
 
     def __init__(self, model: str, *, base_url: str | None = None, timeout: float = 120.0) -> None:
-        try:
-            import anthropic
-        except ImportError:  # pragma: no cover - anthropic is a dependency
-            raise ConfigError(
-                "the anthropic judge needs the anthropic package: pip install anthropic"
-            ) from None
-        key = os.environ.get(KEY_VAR)
-        if not key:
-            raise ConfigError(f"no Anthropic API key: set {KEY_VAR}, or use --judge offline")
+        import anthropic  # a dependency, imported on use (start-up time)
+
+        key = api_key(KEY_VAR, "Anthropic")
         self.model = model
         self.spec = f"anthropic:{model}"
         self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None

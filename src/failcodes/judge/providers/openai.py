@@ -15,8 +15,8 @@ import os
 from typing import Any
 
 from failcodes.annotations import CoderKind
-from failcodes.errors import ConfigError
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.sdkerrors import sdk_errors
 
 KEY_VAR = "OPENAI_API_KEY"
@@ -64,18 +64,9 @@ class OpenAIProvider:
         timeout: float = 120.0,
         temperature: float | None = None,
     ) -> None:
-        try:
-            import openai
-        except ImportError:  # pragma: no cover - openai is a dependency
-            raise ConfigError(
-                "the openai judge needs the openai package: pip install openai"
-            ) from None
-        key = os.environ.get(KEY_VAR)
-        if not key:
-            raise ConfigError(
-                f"no OpenAI API key: set {KEY_VAR} (any value for a local server), "
-                "or use --judge offline"
-            )
+        import openai  # a dependency, imported on use (start-up time)
+
+        key = api_key(KEY_VAR, "OpenAI", " (any value for a local server)")
         self.model = model
         self.spec = f"openai:{model}"
         self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None
