@@ -39,6 +39,7 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.errors import StatisticsError
+from failcodes.stats.arrays import float_array
 from failcodes.stats.bootstrap import (
     CEILING,
     KAPPA_MIN_UNITS,
@@ -154,17 +155,13 @@ def prepare(
     drop_empty_units: bool = True,
 ) -> Prepared:
     """Validate a (units x raters) ratings matrix and code it against the category set."""
-    try:
-        data = np.asarray(ratings, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise StatisticsError(
-            "ratings must be numeric category values with NaN for missing "
-            f"(map labels to numbers first): {exc}"
-        ) from exc
-    if data.ndim != 2:
-        raise StatisticsError(
-            f"ratings must be a 2-D array (units x raters), got shape {data.shape}"
-        )
+    data = float_array(
+        ratings,
+        "ratings",
+        ndim=2,
+        expect="numeric category values with NaN for missing (map labels to numbers first)",
+        shape="a 2-D array (units x raters)",
+    )
     if np.isinf(data).any():
         raise StatisticsError("ratings contain infinite values; use NaN for missing ratings")
     if drop_empty_units:

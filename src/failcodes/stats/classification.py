@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from failcodes.errors import StatisticsError
+from failcodes.stats.arrays import float_array
 from failcodes.stats.bootstrap import (
     DEFAULT_CHUNK,
     FloatArray,
@@ -40,12 +41,7 @@ Method = Literal["permutation", "bootstrap"]
 def _binary_matrix(
     outcomes: npt.ArrayLike, names: Sequence[str] | None, what: str = "outcomes"
 ) -> tuple[FloatArray, list[str]]:
-    try:
-        data = np.asarray(outcomes, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise StatisticsError(f"{what} must be 0/1 values: {exc}") from exc
-    if data.ndim != 2:
-        raise StatisticsError(f"{what} must be 2-D (units x systems), got shape {data.shape}")
+    data = float_array(outcomes, what, ndim=2, expect="0/1 values", shape="2-D (units x systems)")
     k = data.shape[1]
     labels = list(names) if names is not None else [f"system_{j + 1}" for j in range(k)]
     if len(labels) != k:

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
+from failcodes.stats.arrays import float_array
 
 
 class TestResult(FrozenModel):
@@ -62,23 +63,13 @@ def with_holm(results: Sequence[TestResult]) -> list[TestResult]:
     return [r.model_copy(update={"p_holm": p}) for r, p in zip(results, adjusted, strict=True)]
 
 
-def _vector(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise StatisticsError(f"{name} must be numeric: {exc}") from exc
-    if arr.ndim != 1:
-        raise StatisticsError(f"{name} must be 1-D, got shape {arr.shape}")
-    return arr
-
-
 def mann_whitney(x: npt.ArrayLike, y: npt.ArrayLike, *, label: str = "x vs y") -> TestResult:
     """Two-sided Mann-Whitney U test of ``x`` against ``y`` with rank-biserial r and z.
 
     NaNs are dropped. ``statistic`` is U for ``x``; ``effect`` the rank-biserial correlation.
     """
-    a = _vector(x, "x")
-    b = _vector(y, "y")
+    a = float_array(x, "x", ndim=1)
+    b = float_array(y, "y", ndim=1)
     a, b = a[~np.isnan(a)], b[~np.isnan(b)]
     n1, n2 = a.size, b.size
     if n1 == 0 or n2 == 0:
@@ -118,8 +109,8 @@ def mann_whitney(x: npt.ArrayLike, y: npt.ArrayLike, *, label: str = "x vs y") -
 
 def spearman(x: npt.ArrayLike, y: npt.ArrayLike, *, label: str = "x ~ y") -> TestResult:
     """Spearman's rank correlation with its two-sided p-value; pairs with a NaN are dropped."""
-    a = _vector(x, "x")
-    b = _vector(y, "y")
+    a = float_array(x, "x", ndim=1)
+    b = float_array(y, "y", ndim=1)
     if a.size != b.size:
         raise StatisticsError(f"x and y must have the same length, got {a.size} and {b.size}")
     keep = ~(np.isnan(a) | np.isnan(b))
