@@ -15,7 +15,8 @@ import pytest
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import UnitKind, bundled, dump
-from failcodes.judge import read_annotations
+from failcodes.judge import read_annotations, read_summary
+from failcodes.judge.panelrun import read_panel
 from failcodes.saturation.changes import Change, ChangeOp, next_version
 from failcodes.saturation.models import RecodeEntry, RecodeMethod
 from failcodes.study import StudyLayout, load_study, plan_study
@@ -225,3 +226,132 @@ def test_missing_version_in_the_lineage_is_one_line_before_any_call(
     assert exit_code("recode", str(layout.root)) == 0
     [row] = recode_status(load_study(layout.root), layout)
     assert row.versions == {3: 91} and row.recoded + row.migrated == 91
+
+
+def _study_with_args(root: Path, base_url: str, args: str) -> StudyLayout:
+    layout = make_study(root, base_url)
+    text = layout.study_file.read_text(encoding="utf-8")
+    text = text.replace('kinds = ["retrieval"]\n', f'kinds = ["retrieval"]\nargs = {args}\n')
+    layout.study_file.write_text(text, encoding="utf-8")
+    return layout
+
+
+def test_recode_runs_in_the_study_judge_mode_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # [judge].args = --batch: the judge step ran through the batch API, so does the re-code
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
+    with FakeServer() as fake:
+        layout = _study_with_args(
+            tmp_path / "rc", fake.openai_base_url, '["--batch", "--poll-interval", "0.05"]'
+        )
+        assert cli("run", str(layout.root)) == 0
+        expected = flagged(read_annotations(layout.judge_run("scifact-dev", "retrieval")))
+        bump(layout)
+        fake.reset()
+        assert cli("run", str(layout.root)) == 0
+        assert fake.stats()["calls"] == {}  # nothing through the synchronous endpoint
+        assert fake.stats()["batch_calls"]["batches.create"] >= 1
+        run = layout.judge_recode_run("scifact-dev", "retrieval", 2)
+        summary = read_summary(run)
+        assert summary is not None and summary.mode.startswith("batch")
+        # one batch item per flagged unit, none for the migrated ones
+        assert summary.calls == summary.judged == len(expected)
+        anns = read_annotations(run)
+        assert len(anns) == 91 and {a.codebook.version for a in anns} == {2}
+
+
+def test_recode_runs_in_the_study_judge_mode_grouped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
+    with FakeServer() as fake:
+        layout = _study_with_args(tmp_path / "rc", fake.openai_base_url, '["--group-by-claim"]')
+        assert cli("run", str(layout.root)) == 0
+        first = read_summary(layout.judge_run("scifact-dev", "retrieval"))
+        assert first is not None and first.groups > 0  # the judge step grouped by claim
+        expected = flagged(read_annotations(layout.judge_run("scifact-dev", "retrieval")))
+        bump(layout)
+        fake.reset()
+        assert cli("recode", str(layout.root)) == 0
+        summary = read_summary(layout.judge_recode_run("scifact-dev", "retrieval", 2))
+        assert summary is not None and summary.mode == "grouped"
+        # the flagged units only, grouped by claim: one call per group or lone unit
+        assert summary.grouped_units + summary.judged_alone == len(expected)
+        # (SciFact's flagged passages each come from a different claim: all judged alone)
+        assert fake.stats()["calls"]["openai"] == summary.groups + summary.judged_alone
+
+
+def test_a_judge_panel_is_recoded_as_a_panel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # [judge].args adds a second --judge: the judge step runs a panel (panel.json); after the
+    # bump each member re-codes the units ITS codes put at risk, into its own folder
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
+    with FakeServer() as fake:
+        layout = _study_with_args(
+            tmp_path / "rc", fake.openai_base_url, '["--judge", "openai:fake-model-b"]'
+        )
+        assert cli("run", str(layout.root)) == 0
+        old = layout.judge_run("scifact-dev", "retrieval")
+        old_panel = read_panel(old)
+        assert old_panel is not None and len(old_panel.members) == 2
+        assert fake.stats()["calls"]["openai"] == 2 * 91
+        per_member = {
+            name: flagged(read_annotations(old / sub)) for name, sub in old_panel.run_dirs.items()
+        }
+        bump(layout)
+        study = load_study(layout.root)
+        names = [s.name for s in pending_steps(plan_study(study, layout), layout)]
+        assert names == ["recode retrieval scifact-dev", "attribute scifact-dev", "report"]
+        fake.reset()
+        capsys.readouterr()
+        assert cli("run", str(layout.root)) == 0
+        assert fake.stats()["calls"]["openai"] == sum(len(f) for f in per_member.values())
+        run = layout.judge_recode_run("scifact-dev", "retrieval", 2)
+        assert layout.judge_current("scifact-dev", "retrieval") == run
+        panel = read_panel(run)
+        assert panel is not None and panel.members == old_panel.members
+        assert panel.codebook.startswith("medical-fact-check@2")
+        entries = [
+            RecodeEntry.model_validate_json(line)
+            for line in (run / RECODE_ENTRIES).read_text(encoding="utf-8").splitlines()
+        ]
+        assert len(entries) == 2 * 91
+        for name, sub in panel.run_dirs.items():
+            anns = read_annotations(run / sub)
+            assert len(anns) == 91 and {a.codebook.version for a in anns} == {2}
+            recoded = {
+                e.unit_id for e in entries if e.member == name and e.method is RecodeMethod.RECODED
+            }
+            assert recoded == per_member[name]
+        [row] = recode_status(study, layout)
+        assert row.versions == {2: 91} and row.stale == 0
+        assert layout.attribution_table("scifact-dev").is_file()
+        # nothing left: a second run makes no call
+        fake.reset()
+        assert cli("recode", str(layout.root)) == 0
+        assert fake.stats()["calls"] == {}
+
+
+def test_bad_judge_args_are_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
+    with FakeServer() as fake:
+        layout = make_study(tmp_path / "rc", fake.openai_base_url)
+        assert cli("run", str(layout.root)) == 0
+        bump(layout)
+        text = layout.study_file.read_text(encoding="utf-8")
+        text = text.replace(
+            'kinds = ["retrieval"]\n', 'kinds = ["retrieval"]\nargs = ["--bogus"]\n'
+        )
+        layout.study_file.write_text(text, encoding="utf-8")
+        capsys.readouterr()
+        fake.reset()
+        assert cli("recode", str(layout.root)) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "[judge] args: No such option: --bogus" in err[0]
+        assert "failcodes.toml" in err[0]
+        assert fake.stats()["calls"] == {}
+        assert not layout.judge_recode_run("scifact-dev", "retrieval", 2).exists()

@@ -221,4 +221,7 @@ class RecodeEntry(FrozenModel):
     coder: str | None = Field(description="The judge that re-coded it (None when migrated).")
     reason: str
     annotation: Annotation
+    member: str | None = Field(
+        default=None, description="The judge panel member whose annotation this is (panels)."
+    )
     at: datetime = Field(default_factory=_now)

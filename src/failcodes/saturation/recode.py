@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
@@ -36,6 +36,9 @@ from failcodes.migration import migrate
 from failcodes.saturation.models import RecodeEntry, RecodeMethod
 from failcodes.saturation.store import ProjectStore, SaturationError
 from failcodes.units import Unit
+
+if TYPE_CHECKING:
+    from failcodes.judge import Mode, PriceTable
 
 
 class RecodeWork(FrozenModel):
@@ -162,13 +165,29 @@ def judge_with_engine(
     base_url: str | None = None,
     cache_path: Path | None = None,
     settings: Any = None,
+    make_mode: Callable[[], Mode] | None = None,
+    timeout: float = 120.0,
+    temperature: float | None = None,
+    prices: PriceTable | None = None,
 ) -> Callable[[list[Unit], Codebook, Path], list[Annotation]]:
-    """A ``judge`` for :func:`recode_project` over the judge engine's public API."""
-    from failcodes.judge import JudgeJob, make_coder, read_annotations, run_judge
+    """A ``judge`` for :func:`recode_project` over the judge engine's public API.
+
+    ``make_mode`` builds the run mode (per unit, grouped, batch, cascade) for each call; a
+    cascade's first judge is a client closed at the end of a run, so each run gets its own.
+    """
+    from failcodes.judge import JudgeJob, PerUnit, make_coder, read_annotations, run_judge
 
     def judge(units: list[Unit], codebook: Codebook, run_dir: Path) -> list[Annotation]:
-        coder = make_coder(spec, base_url=base_url)
-        job = JudgeJob(codebook, units[0].kind, run_dir, cache_path=cache_path, settings=settings)
+        coder = make_coder(spec, base_url=base_url, timeout=timeout, temperature=temperature)
+        job = JudgeJob(
+            codebook,
+            units[0].kind,
+            run_dir,
+            mode=PerUnit() if make_mode is None else make_mode(),
+            cache_path=cache_path,
+            prices=prices,
+            settings=settings,
+        )
         run_judge(units, coder, job)
         wanted = {u.id for u in units}
         return [a for a in read_annotations(run_dir) if a.unit_id in wanted]

@@ -20,15 +20,23 @@ under the new version:
 which version, re-coded or migrated, by which judge, why) is written last, atomically; from
 then on :meth:`~failcodes.study.layout.StudyLayout.judge_current` names this run, which is
 what ``attribute``, ``labelstudio export`` and ``report`` read. The old run is kept as it was.
+
+A **judge panel** run (``panel.json``, one run folder per member under ``panel/``) is re-coded
+as a panel (:func:`recode_panel`): each member's units are planned from that member's earlier
+annotations and re-coded by that member into its own folder of the re-code run, then
+``panel.json`` (consensus, splits, agreement) is written for the new version and
+``recode.jsonl`` (entries name their member) last. The run mode of the study's ``[judge]``
+(per unit, grouped, batch, cascade) is the caller's: the ``judge`` functions carry it.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook, CodebookRef, CodeLevel, UnitKind, migration_path
@@ -40,6 +48,9 @@ from failcodes.saturation.models import RecodeEntry, RecodeMethod
 from failcodes.study.config import StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout, judge_kind
 from failcodes.units import Unit
+
+if TYPE_CHECKING:
+    from failcodes.judge.panelrun import Member
 
 #: ``judge(units, codebook, run_dir)`` codes every unit into ``run_dir`` (resuming what is
 #: there) and returns their annotations (see :func:`failcodes.saturation.recode.judge_with_engine`).
@@ -56,11 +67,24 @@ def study_codebook(study: StudyFile, layout: StudyLayout) -> tuple[Path, Codeboo
     return path, load(path)
 
 
+def member_runs(run_dir: Path) -> dict[str | None, Path]:
+    """The folders holding a run's annotations: ``{None: run_dir}``, or per panel member."""
+    from failcodes.judge.panelrun import read_panel
+
+    panel = read_panel(run_dir)
+    if panel is None:
+        return {None: run_dir}
+    return {name: run_dir / sub for name, sub in panel.run_dirs.items()}
+
+
 def run_codebook(run_dir: Path) -> CodebookRef | None:
-    """The codebook a run's exported annotations cite (first line), None when not exported."""
+    """The codebook a run's exported annotations cite (first line), None when not exported.
+
+    For a panel run, its first member's.
+    """
     from failcodes.judge.run import ANNOTATIONS_NAME
 
-    path = run_dir / ANNOTATIONS_NAME
+    path = next(iter(member_runs(run_dir).values())) / ANNOTATIONS_NAME
     try:
         with path.open(encoding="utf-8") as fh:
             line = fh.readline()
@@ -130,11 +154,18 @@ class RecodeWork:
     dataset: str
     kind: str
     codebook: Codebook
-    run_dir: Path
+    run_dir: Path  # the journal's folder (a panel member's folder for a panel)
     units: dict[str, Unit]
     recode: dict[str, str]  # unit id -> why it is coded again
     migrated: dict[str, Annotation]
     from_versions: dict[str, int]  # 0: never coded
+    root: Path | None = None  # the re-code run (recode.jsonl); None: run_dir
+    member: str | None = None  # the panel member (panels)
+
+    @property
+    def entries_path(self) -> Path:
+        """``recode.jsonl`` of the re-code run."""
+        return (self.root or self.run_dir) / RECODE_ENTRIES
 
     @property
     def empty(self) -> bool:
@@ -142,32 +173,59 @@ class RecodeWork:
         return not self.recode and not self.migrated
 
 
-def _previous(layout: StudyLayout, dataset: str, kind: str, version: int) -> dict[str, Annotation]:
-    """The newest earlier annotation of every unit: the judge run, then older re-code runs."""
+def _previous(
+    layout: StudyLayout, dataset: str, kind: str, version: int, member: str | None
+) -> dict[str, Annotation]:
+    """The newest earlier annotation of every unit: the judge run, then older re-code runs.
+
+    For a panel ``member``, that member's annotations (a member the earlier panel did not
+    have, or an earlier run that was no panel, has none: its units are coded anew).
+    """
     from failcodes.judge import read_annotations
 
     latest: dict[str, Annotation] = {}
     sources = [layout.judge_run(dataset, kind)]
     sources += [p for v, p in layout.judge_recode_runs(dataset, kind) if v < version]
     for run in sources:
-        if (run / JOURNAL_NAME).is_file():
-            latest.update({a.unit_id: a for a in read_annotations(run)})
+        folder = member_runs(run).get(member)
+        if folder is not None and (folder / JOURNAL_NAME).is_file():
+            latest.update({a.unit_id: a for a in read_annotations(folder)})
     return latest
 
 
-def _done(path: Path) -> set[str]:
+def _done(path: Path, member: str | None) -> set[str]:
     if not path.is_file():
         return set()
-    return {
-        RecodeEntry.model_validate_json(line).unit_id
+    entries = (
+        RecodeEntry.model_validate_json(line)
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
-    }
+    )
+    return {e.unit_id for e in entries if e.member == member}
 
 
-def plan_kind(study: StudyFile, layout: StudyLayout, dataset: str, kind: str) -> RecodeWork:
-    """Which units of one judged kind to re-code and which to migrate (nothing written)."""
+@dataclass(frozen=True)
+class PanelSeat:
+    """One member of the study's judge panel: its 1-based place and its name in the panel."""
+
+    index: int
+    name: str
+
+
+def plan_kind(
+    study: StudyFile,
+    layout: StudyLayout,
+    dataset: str,
+    kind: str,
+    *,
+    member: PanelSeat | None = None,
+) -> RecodeWork:
+    """Which units of one judged kind to re-code and which to migrate (nothing written).
+
+    With ``member``: that panel member's units (its own earlier codes, its own folder).
+    """
     from failcodes.dataio import read_disagreements
+    from failcodes.judge.panelrun import member_dir
     from failcodes.units import build_units, disagreement_traces
 
     cb_path, newest = study_codebook(study, layout)
@@ -176,9 +234,11 @@ def plan_kind(study: StudyFile, layout: StudyLayout, dataset: str, kind: str) ->
         raise InputError("no disagreements file: run the study first", path=dis)
     traces = disagreement_traces(read_disagreements(dis))
     units = {u.id: u for u in build_units(traces, UNIT_KINDS[kind], top_k=study.judge.top_k)}
-    run_dir = layout.judge_recode_run(dataset, kind, newest.version)
-    done = _done(run_dir / RECODE_ENTRIES)
-    previous = _previous(layout, dataset, kind, newest.version)
+    root = layout.judge_recode_run(dataset, kind, newest.version)
+    run_dir = root if member is None else member_dir(root, member.index, member.name)
+    name = None if member is None else member.name
+    done = _done(root / RECODE_ENTRIES, name)
+    previous = _previous(layout, dataset, kind, newest.version, name)
     books: dict[int, Codebook] | None = None
     recode: dict[str, str] = {}
     migrated: dict[str, Annotation] = {}
@@ -239,6 +299,8 @@ def plan_kind(study: StudyFile, layout: StudyLayout, dataset: str, kind: str) ->
         recode=recode,
         migrated=migrated,
         from_versions=from_versions,
+        root=root,
+        member=name,
     )
 
 
@@ -256,11 +318,85 @@ class KindResult:
 
 def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> KindResult:
     """Re-code ``work.recode`` with ``judge``, commit the migrated units, then ``recode.jsonl``."""
-    from failcodes.judge import Journal, export_run
-
     version = work.codebook.version
     if work.empty:
         return KindResult(work.dataset, work.kind, version, 0, 0, None)
+    entries = code_work(work, judge, coder_name=coder_name)
+    _write_entries(work.entries_path, entries)
+    return KindResult(
+        work.dataset, work.kind, version, len(work.recode), len(work.migrated), work.run_dir
+    )
+
+
+def recode_panel(
+    works: Sequence[RecodeWork],
+    judges: Sequence[JudgeFn],
+    members: Sequence[Member],
+) -> KindResult:
+    """Re-code a judge panel member by member, then write ``panel.json``, then ``recode.jsonl``.
+
+    Each member's work is coded by that member; ``recode.jsonl`` has one entry per unit and
+    member.
+
+    ``works``, ``judges`` and ``members`` go together (one per member, in panel order); the
+    works come from :func:`plan_kind` with each member's :class:`PanelSeat`.
+    """
+    from failcodes.judge import Journal, RunSummary
+    from failcodes.judge.panelrun import PANEL_FILE, panel_report
+
+    first = works[0]
+    version = first.codebook.version
+    if all(w.empty for w in works):
+        return KindResult(first.dataset, first.kind, version, 0, 0, None)
+    entries: list[RecodeEntry] = []
+    for work, judge, member in zip(works, judges, members, strict=True):
+        if not work.empty:
+            entries += code_work(work, judge, coder_name=member.coder.spec)
+    root = first.root or first.run_dir
+    summaries = []
+    for work, member in zip(works, members, strict=True):
+        journal = Journal(work.run_dir)
+        try:
+            totals = journal.totals()
+        finally:
+            journal.close()
+        summaries.append(
+            RunSummary(
+                judge=member.coder.spec,
+                coder_kind=member.coder.coder_kind,
+                kind=UNIT_KINDS[first.kind],
+                units=totals.units,
+                already_done=totals.units,
+                journal_units=totals.units,
+                journal_cost_usd=totals.cost_usd,
+            )
+        )
+    kind = UNIT_KINDS[first.kind]
+    report = panel_report(root, list(members), first.codebook, kind, summaries)
+    atomic_write_text(root / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
+    _write_entries(first.entries_path, entries)
+    return KindResult(
+        first.dataset,
+        first.kind,
+        version,
+        sum(len(w.recode) for w in works),
+        sum(len(w.migrated) for w in works),
+        root,
+    )
+
+
+def _write_entries(path: Path, entries: list[RecodeEntry]) -> None:
+    """Append ``entries`` to ``recode.jsonl`` in one atomic step (it marks the run complete)."""
+    previous = path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = previous + "".join(e.model_dump_json() + "\n" for e in entries)
+    atomic_write_text(path, text, fsync=True)
+
+
+def code_work(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> list[RecodeEntry]:
+    """Re-code and migrate one run folder's units (journal, export); its entries, not written."""
+    from failcodes.judge import Journal, export_run
+
+    version = work.codebook.version
     run = work.run_dir
     units = [work.units[uid] for uid in sorted(work.recode)]
     fresh = {a.unit_id: a for a in judge(units, work.codebook, run)} if units else {}
@@ -290,6 +426,7 @@ def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> KindRes
             coder=coder_name,
             reason=why,
             annotation=fresh[uid],
+            member=work.member,
         )
         for uid, why in sorted(work.recode.items())
     ]
@@ -302,14 +439,11 @@ def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> KindRes
             coder=None,
             reason="codes carried by the migration map",
             annotation=ann,
+            member=work.member,
         )
         for uid, ann in sorted(work.migrated.items())
     ]
-    path = run / RECODE_ENTRIES
-    previous = path.read_text(encoding="utf-8") if path.is_file() else ""
-    text = previous + "".join(e.model_dump_json() + "\n" for e in entries)
-    atomic_write_text(path, text, fsync=True)
-    return KindResult(work.dataset, work.kind, version, len(work.recode), len(work.migrated), run)
+    return entries
 
 
 def judged(study: StudyFile, layout: StudyLayout) -> list[tuple[str, str]]:
@@ -318,7 +452,10 @@ def judged(study: StudyFile, layout: StudyLayout) -> list[tuple[str, str]]:
         (ds.name, kind)
         for ds in study.datasets
         for kind in study.judge.kinds
-        if (layout.judge_run(ds.name, kind) / JOURNAL_NAME).is_file()
+        if any(
+            (run / JOURNAL_NAME).is_file()
+            for run in member_runs(layout.judge_run(ds.name, kind)).values()
+        )
     ]
 
 
@@ -348,13 +485,24 @@ def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
     rows: list[KindStatus] = []
     for dataset, kind in judged(study, layout):
         run = layout.judge_current(dataset, kind)
-        versions = Counter(a.codebook.version for a in read_annotations(run))
-        methods: Counter[str] = Counter()
+        # a unit counts under the oldest version any judge (panel member) holds it on
+        oldest: dict[str, int] = {}
+        for folder in member_runs(run).values():
+            for a in read_annotations(folder):
+                oldest[a.unit_id] = min(
+                    oldest.get(a.unit_id, a.codebook.version), a.codebook.version
+                )
+        versions = Counter(oldest.values())
+        # per unit: re-coded when any judge (panel member) re-coded it, else migrated
+        unit_methods: dict[str, str] = {}
         for v, path in layout.judge_recode_runs(dataset, kind):
             if v == newest.version:
                 for line in (path / RECODE_ENTRIES).read_text(encoding="utf-8").splitlines():
                     if line.strip():
-                        methods[RecodeEntry.model_validate_json(line).method.value] += 1
+                        entry = RecodeEntry.model_validate_json(line)
+                        if unit_methods.get(entry.unit_id) != RecodeMethod.RECODED.value:
+                            unit_methods[entry.unit_id] = entry.method.value
+        methods = Counter(unit_methods.values())
         rows.append(
             KindStatus(
                 dataset=dataset,
@@ -373,12 +521,16 @@ __all__ = [
     "JudgeFn",
     "KindResult",
     "KindStatus",
+    "PanelSeat",
     "RecodeWork",
+    "code_work",
     "judged",
     "lineage",
+    "member_runs",
     "needs_recode",
     "plan_kind",
     "recode_kind",
+    "recode_panel",
     "recode_status",
     "run_codebook",
     "study_codebook",

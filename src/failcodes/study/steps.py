@@ -192,6 +192,9 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
         if found is not None and not found[0]:
             continue  # no disagreement with a claim: nothing to judge or attribute
         runs: dict[str, Path] = {}
+        # several --judge in [judge].args: a judge panel, whose run writes panel.json (its
+        # members' annotations live under panel/), not annotations.jsonl
+        panel = any(a == "--judge" or a.startswith("--judge=") for a in j.args)
         for kind in j.kinds if found is None else found[1]:
             if needs_recode(layout, ds.name, kind, newest):
                 # the study's codebook is newer than the run's: the run's journal refuses a
@@ -203,7 +206,10 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
                         f"recode {kind} {ds.name}",
                         ("recode", str(layout.root), "--dataset", ds.name, "--kind", kind),
                         inputs=(dis, Path(codebook)),
-                        outputs=(run / "annotations.jsonl", run / RECODE_ENTRIES),
+                        outputs=(
+                            run / ("panel.json" if panel else "annotations.jsonl"),
+                            run / RECODE_ENTRIES,
+                        ),
                         dataset=ds.name,
                     )
                 )
@@ -223,7 +229,9 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
                     f"judge {kind} {ds.name}",
                     tuple(argv),
                     inputs=(dis, Path(codebook)),
-                    outputs=(run / "annotations.jsonl", run / "summary.json"),
+                    outputs=(run / "panel.json",)
+                    if panel
+                    else (run / "annotations.jsonl", run / "summary.json"),
                     dataset=ds.name,
                 )
             )
@@ -235,7 +243,11 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
             Step(
                 f"attribute {ds.name}",
                 tuple(argv),
-                inputs=(dis, Path(codebook), *(r / "annotations.jsonl" for r in runs.values())),
+                inputs=(
+                    dis,
+                    Path(codebook),
+                    *(r / ("panel.json" if panel else "annotations.jsonl") for r in runs.values()),
+                ),
                 outputs=(layout.attribution_table(ds.name),),
                 dataset=ds.name,
             )
