@@ -245,11 +245,11 @@ def test_recode_runs_in_the_study_judge_mode_batch(
         layout = _study_with_args(
             tmp_path / "rc", fake.openai_base_url, '["--batch", "--poll-interval", "0.05"]'
         )
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         expected = flagged(read_annotations(layout.judge_run("scifact-dev", "retrieval")))
         bump(layout)
         fake.reset()
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         assert fake.stats()["calls"] == {}  # nothing through the synchronous endpoint
         assert fake.stats()["batch_calls"]["batches.create"] >= 1
         run = layout.judge_recode_run("scifact-dev", "retrieval", 2)
@@ -267,13 +267,13 @@ def test_recode_runs_in_the_study_judge_mode_grouped(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
     with FakeServer() as fake:
         layout = _study_with_args(tmp_path / "rc", fake.openai_base_url, '["--group-by-claim"]')
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         first = read_summary(layout.judge_run("scifact-dev", "retrieval"))
         assert first is not None and first.groups > 0  # the judge step grouped by claim
         expected = flagged(read_annotations(layout.judge_run("scifact-dev", "retrieval")))
         bump(layout)
         fake.reset()
-        assert cli("recode", str(layout.root)) == 0
+        assert exit_code("recode", str(layout.root)) == 0
         summary = read_summary(layout.judge_recode_run("scifact-dev", "retrieval", 2))
         assert summary is not None and summary.mode == "grouped"
         # the flagged units only, grouped by claim: one call per group or lone unit
@@ -292,7 +292,7 @@ def test_a_judge_panel_is_recoded_as_a_panel(
         layout = _study_with_args(
             tmp_path / "rc", fake.openai_base_url, '["--judge", "openai:fake-model-b"]'
         )
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         old = layout.judge_run("scifact-dev", "retrieval")
         old_panel = read_panel(old)
         assert old_panel is not None and len(old_panel.members) == 2
@@ -306,7 +306,7 @@ def test_a_judge_panel_is_recoded_as_a_panel(
         assert names == ["recode retrieval scifact-dev", "attribute scifact-dev", "report"]
         fake.reset()
         capsys.readouterr()
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         assert fake.stats()["calls"]["openai"] == sum(len(f) for f in per_member.values())
         run = layout.judge_recode_run("scifact-dev", "retrieval", 2)
         assert layout.judge_current("scifact-dev", "retrieval") == run
@@ -330,7 +330,7 @@ def test_a_judge_panel_is_recoded_as_a_panel(
         assert layout.attribution_table("scifact-dev").is_file()
         # nothing left: a second run makes no call
         fake.reset()
-        assert cli("recode", str(layout.root)) == 0
+        assert exit_code("recode", str(layout.root)) == 0
         assert fake.stats()["calls"] == {}
 
 
@@ -340,7 +340,7 @@ def test_bad_judge_args_are_one_line(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
     with FakeServer() as fake:
         layout = make_study(tmp_path / "rc", fake.openai_base_url)
-        assert cli("run", str(layout.root)) == 0
+        assert exit_code("run", str(layout.root)) == 0
         bump(layout)
         text = layout.study_file.read_text(encoding="utf-8")
         text = text.replace(
@@ -349,7 +349,7 @@ def test_bad_judge_args_are_one_line(
         layout.study_file.write_text(text, encoding="utf-8")
         capsys.readouterr()
         fake.reset()
-        assert cli("recode", str(layout.root)) == 2
+        assert exit_code("recode", str(layout.root)) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "[judge] args: No such option: --bogus" in err[0]
         assert "failcodes.toml" in err[0]
