@@ -2026,65 +2026,88 @@ def read_disagreement_traces(path: str | Path) -> list[Trace]:
     """
     source = Path(path)
     try:
-        if _disagreement_format(source) is not Format.JSONL or not source.is_file():
-            raise _UseObjectReaderError
         return _fast_disagreement_traces(source)
-    except _UseObjectReaderError:
+    except ExactReaderNeededError:
         from failcodes.units import disagreement_traces
 
         return disagreement_traces(read_disagreements(source))
 
 
-def _fast_disagreement_traces(path: Path) -> list[Trace]:
+class ExactReaderNeededError(Exception):
+    """A fast reader cannot vouch for this input: read it with the exact (object) reader."""
+
+
+def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
+    """Stream ``(disagreement, claim)`` records of a disagreements JSONL file, decoded only.
+
+    The records are msgspec structs with the models' fields (verdicts canonical), one per
+    claim record in file order, duplicates included (the caller keeps the first of a
+    (system, question, sentence, claim)). Only lines :func:`write_disagreements` writes
+    (every field present, no duplicate key or rank) are vouched for: anything else raises
+    :class:`ExactReaderNeededError` (possibly after some records were yielded), and the
+    caller reads the file with :func:`read_disagreements`, which accepts it or raises the
+    one-line error. Memory: one line at a time.
+    """
     import msgspec
 
     from failcodes.disagreements import ClaimRecord, Disagreement
 
+    source = Path(path)
+    if _disagreement_format(source) is not Format.JSONL or not source.is_file():
+        raise ExactReaderNeededError
     decode = _disagreement_decoder().decode
     n_top, n_claim = len(Disagreement.model_fields), len(ClaimRecord.model_fields)
     n_passage = len(Passage.model_fields)
-    seen: set[tuple[str, str, str, str]] = set()
-    out: list[Trace] = []
-    with path.open("rb") as fh:
+    with source.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
             if b"\r" in body.rstrip(b"\r\n"):
-                raise _UseObjectReaderError
+                raise ExactReaderNeededError
             try:
                 rec = decode(body)
             except (msgspec.DecodeError, msgspec.ValidationError):
                 if not body.strip():
                     continue
-                raise _UseObjectReaderError from None
+                raise ExactReaderNeededError from None
             fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
-            keys = len(_KEY_COLON.findall(body))
+            if b'" ' in body or b"\t" in body:
+                keys = len(_KEY_COLON.findall(body))
+            else:  # no blank after a quote: the pattern is '":' (counted, no match list)
+                keys = body.count(b'":')
             if b"\\" in body:
                 keys -= len(_ESCAPED_QUOTE_COLON.findall(body))
             if keys != fields:  # omitted fields or a duplicate key: the exact path decides
-                raise _UseObjectReaderError
+                raise ExactReaderNeededError
             for c in rec.claims:
-                key = (rec.system, rec.question_id, rec.sentence_id, c.claim_id)
-                if key in seen:
-                    continue
                 if len({p.rank for p in c.passages}) != len(c.passages):
-                    raise _UseObjectReaderError
-                seen.add(key)
-                source = c.evidence_source
-                out.append(
-                    Trace.model_construct(
-                        system=rec.system,
-                        question_id=rec.question_id,
-                        sentence_id=rec.sentence_id,
-                        claim_id=c.claim_id,
-                        claim=c.claim,
-                        sentence=rec.sentence,
-                        verdict=Verdict(c.verdict),
-                        raw_verdict=c.raw_verdict,
-                        reasoning=c.reasoning,
-                        verifier=c.verifier,
-                        retriever=c.retriever,
-                        passages=_construct_passages(c.passages),
-                        evidence_source=EvidenceSource(source) if source is not None else None,
-                    )
-                )
+                    raise ExactReaderNeededError
+                yield rec, c
+
+
+def _fast_disagreement_traces(path: Path) -> list[Trace]:
+    seen: set[tuple[str, str, str, str]] = set()
+    out: list[Trace] = []
+    for rec, c in iter_disagreement_claims(path):
+        key = (rec.system, rec.question_id, rec.sentence_id, c.claim_id)
+        if key in seen:
+            continue
+        seen.add(key)
+        source = c.evidence_source
+        out.append(
+            Trace.model_construct(
+                system=rec.system,
+                question_id=rec.question_id,
+                sentence_id=rec.sentence_id,
+                claim_id=c.claim_id,
+                claim=c.claim,
+                sentence=rec.sentence,
+                verdict=Verdict(c.verdict),
+                raw_verdict=c.raw_verdict,
+                reasoning=c.reasoning,
+                verifier=c.verifier,
+                retriever=c.retriever,
+                passages=_construct_passages(c.passages),
+                evidence_source=EvidenceSource(source) if source is not None else None,
+            )
+        )
     return out

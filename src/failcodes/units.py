@@ -31,6 +31,7 @@ __all__ = [
     "UnitKind",
     "build_units",
     "disagreement_traces",
+    "retrieval_unit_digests",
     "retrieval_units",
     "traces_without_reasoning",
     "unit_id",
@@ -94,6 +95,34 @@ def unit_id(
         + "}"
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+#: What follows the passage in a retrieval unit's canonical JSON (see :func:`unit_id`).
+_RETRIEVAL_TAIL = b'],"reasoning":null,"verdict":null}'
+
+
+def retrieval_unit_digests(claim: str, texts: Iterable[str]) -> bytes:
+    """The ids of the retrieval units (``claim``, text) for ``texts``, 8 raw bytes each.
+
+    ``digests[8 * i : 8 * i + 8].hex() == unit_id(RETRIEVAL, claim, (texts[i],))``: the
+    bytes hashed are exactly :func:`unit_id`'s. The claim's part of the canonical JSON is
+    hashed once (the hash state copied per text) and each text is JSON-encoded by msgspec,
+    whose string encoding equals the standard library's ``encode_basestring`` in UTF-8 on
+    every code point (checked for all of them; lone surrogates raise in both), several
+    times faster.
+    """
+    import msgspec
+
+    encode = msgspec.json.encode
+    head = '{"claim":' + _json_string(claim) + ',"kind":"retrieval","passages":['
+    state = hashlib.sha256(head.encode("utf-8"))
+    out = bytearray()
+    for text in texts:
+        h = state.copy()
+        h.update(encode(text))
+        h.update(_RETRIEVAL_TAIL)
+        out += h.digest()[:8]
+    return bytes(out)
 
 
 ProvenanceKey = tuple[str, str, str, str, int | None, str | None]

@@ -19,6 +19,7 @@ from failcodes.dataio import (
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
 from failcodes.judge.cache import check_cache
+from failcodes.judge.colestimate import UnitSizes, read_unit_sizes
 from failcodes.judge.journal import check_run_dir
 from failcodes.traces import Trace
 from failcodes.units import UnitKind, disagreement_traces
@@ -67,6 +68,21 @@ def load_traces(path: str | Path) -> list[Trace]:
             raise InputError("the disagreements carry no claims to judge", path=p)
         return traces
     return load_inputs(path)[0]
+
+
+def load_unit_sizes(path: str | Path, kind: UnitKind, *, top_k: int | None) -> UnitSizes | None:
+    """The units of ``--from`` as columns (the dry run's fast path), or None.
+
+    None unless ``path`` is a disagreements JSONL file the fast reader vouches for: the
+    caller then reads traces with :func:`load_traces` (same result, or the one-line error).
+    """
+    p = Path(path)
+    if not (p.is_file() and is_disagreements_file(p)):
+        return None
+    sizes = read_unit_sizes(p, kind, top_k=top_k)
+    if sizes is not None and not sizes.traces:
+        raise InputError("the disagreements carry no claims to judge", path=p)
+    return sizes
 
 
 def check_run_outputs(run_dir: Path, cache_path: Path | None) -> None:

@@ -12,7 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from failcodes.annotations import CoderKind
-from failcodes.cli._judge_inputs import check_run_outputs, load_codebook, load_traces
+from failcodes.cli._judge_inputs import (
+    check_run_outputs,
+    load_codebook,
+    load_traces,
+    load_unit_sizes,
+)
 from failcodes.cli.judge_panel import panel_command
 from failcodes.cli.main import app
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
@@ -37,6 +42,7 @@ from failcodes.judge import (
     summary_json,
     summary_lines,
 )
+from failcodes.judge.colestimate import columnar_mode, estimate_columns
 from failcodes.judge.estimate import compare_lines
 from failcodes.judge.run import write_estimate
 from failcodes.units import UnitKind, build_units, traces_without_reasoning
@@ -198,10 +204,20 @@ def _run(
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     codebook = load_codebook(codebook_path, kind)  # a missing part fails before any output
-    traces = load_traces(source)
-    units = build_units(traces, kind, top_k=top_k)
-    if not units:
-        raise InputError(_no_units_message(kind, len(traces)), path=source)
+    # a dry run of one judge in a mode the columns can price reads no Unit objects (issue
+    # 18); anything else, or an input the fast reader does not vouch for, reads traces
+    columnar = (
+        dry_run
+        and len(judges) <= 1
+        and flags.cascade is None
+        and columnar_mode(flags.mode(dry_run=True))
+    )
+    sizes = load_unit_sizes(source, kind, top_k=top_k) if columnar else None
+    traces = load_traces(source) if sizes is None else []
+    units = build_units(traces, kind, top_k=top_k) if sizes is None else []
+    n_traces, n_units = (len(traces), len(units)) if sizes is None else (sizes.traces, sizes.units)
+    if not n_units:
+        raise InputError(_no_units_message(kind, n_traces), path=source)
     run_dir = output or Path("annotations") / f"judge-{kind.value}"
     prices = load_prices(prices_path)
     given = None
@@ -260,11 +276,15 @@ def _run(
         codebook, kind, run_dir, mode=mode, cache_path=cache_path, prices=prices, settings=settings
     )
     if kind is UnitKind.VERIFICATION:
-        skipped = traces_without_reasoning(traces)
+        skipped = traces_without_reasoning(traces) if sizes is None else sizes.without_reasoning
         if skipped:
             err.print(f"{skipped} trace(s) without reasoning skipped (nothing to code)")
     if dry_run:
-        est = estimate_run(units, coder, job)
+        est = None if sizes is None else estimate_columns(sizes, coder, job)
+        if est is None:  # the object path (a response cache with entries, or no columns)
+            if sizes is not None:
+                units = build_units(load_traces(source), kind, top_k=top_k)
+            est = estimate_run(units, coder, job)
         if fmt is OutputFormat.JSON:
             out.print_json(est.model_dump_json())
         else:

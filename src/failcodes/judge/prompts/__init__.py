@@ -101,7 +101,7 @@ def render_user(unit: Unit) -> str:
     return _escaping_env().get_template(name).render(unit=view)
 
 
-def _escaped_length(text: str) -> int:
+def escaped_length(text: str) -> int:
     """Length of ``text`` after HTML escaping (``&``, ``"``, ``'`` +4; ``<``, ``>`` +3)."""
     return (
         len(text)
@@ -110,11 +110,44 @@ def _escaped_length(text: str) -> int:
     )
 
 
-@lru_cache(maxsize=2)
-def _skeleton(kind: UnitKind) -> tuple[int, int, int, int]:
-    """(empty message, per passage, source attribute, title attribute) lengths of a template.
+@dataclass(frozen=True)
+class UserSkeleton:
+    """The fixed text of a user-message template, in characters.
 
-    Measured by rendering probe units once, so :func:`user_length` follows the template.
+    ``base``: the message with empty texts and no passage; ``per_passage``: one passage with
+    an empty text, without its rank digits; ``source`` / ``title``: what a source or title
+    attribute adds besides its escaped value.
+    """
+
+    base: int
+    per_passage: int
+    source: int
+    title: int
+
+    def passage(self, rank: int, text: str, source: str | None, title: str | None) -> int:
+        """Characters one passage adds to the message."""
+        return (
+            self.per_passage
+            + len(str(rank))
+            + escaped_length(text)
+            + self.attributes(source, title)
+        )
+
+    def attributes(self, source: str | None, title: str | None) -> int:
+        """Characters a passage's source and title attributes add (none when empty)."""
+        total = 0
+        if source:
+            total += self.source + escaped_length(source)
+        if title:
+            total += self.title + escaped_length(title)
+        return total
+
+
+@lru_cache(maxsize=2)
+def user_skeleton(kind: UnitKind) -> UserSkeleton:
+    """The fixed text of ``kind``'s user template, measured by rendering probe units once.
+
+    So :func:`user_length` (and the columnar dry run) follow the template as it is.
     """
 
     def length(*passages: Passage) -> int:
@@ -126,26 +159,22 @@ def _skeleton(kind: UnitKind) -> tuple[int, int, int, int]:
     one = length(plain)
     source = length(plain.model_copy(update={"source": "s"})) - one - 1
     title = length(plain.model_copy(update={"title": "t"})) - one - 1
-    return base, one - base - 1, source, title
+    return UserSkeleton(base, one - base - 1, source, title)
 
 
 def user_length(unit: Unit) -> int:
     """``len(render_user(unit))`` without rendering (the dry run prices every unit).
 
-    The template's fixed text comes from :func:`_skeleton`; the judged texts add their
+    The template's fixed text comes from :func:`user_skeleton`; the judged texts add their
     escaped lengths. A test checks it against :func:`render_user` on generated units.
     """
-    base, per_passage, source, title = _skeleton(unit.kind)
-    total = base + _escaped_length(unit.claim)
+    skeleton = user_skeleton(unit.kind)
+    total = skeleton.base + escaped_length(unit.claim)
     if unit.kind is not UnitKind.RETRIEVAL:
-        total += _escaped_length(unit.reasoning or "")
+        total += escaped_length(unit.reasoning or "")
         total += len(unit.verdict.value) if unit.verdict is not None else 0
     for p in unit.passages:
-        total += per_passage + len(str(p.rank)) + _escaped_length(p.text)
-        if p.source:
-            total += source + _escaped_length(p.source)
-        if p.title:
-            total += title + _escaped_length(p.title)
+        total += skeleton.passage(p.rank, p.text, p.source, p.title)
     return total
 
 

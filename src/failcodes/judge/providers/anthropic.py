@@ -64,9 +64,10 @@ class AnthropicProvider:
     coder_kind = CoderKind.LLM
 
     def __init__(self, model: str, *, base_url: str | None = None, timeout: float = 120.0) -> None:
+        # the key first: without one (a dry run) the SDK is never imported (~1 s)
+        key = api_key(KEY_VAR, "Anthropic")
         import anthropic  # a dependency, imported on use (start-up time)
 
-        key = api_key(KEY_VAR, "Anthropic")
         self.model = model
         self.spec = f"anthropic:{model}"
         self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None

@@ -64,9 +64,10 @@ class OpenAIProvider:
         timeout: float = 120.0,
         temperature: float | None = None,
     ) -> None:
+        # the key first: without one (a dry run) the SDK is never imported (~1 s)
+        key = api_key(KEY_VAR, "OpenAI", " (any value for a local server)")
         import openai  # a dependency, imported on use (start-up time)
 
-        key = api_key(KEY_VAR, "OpenAI", " (any value for a local server)")
         self.model = model
         self.spec = f"openai:{model}"
         self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None

@@ -1,0 +1,375 @@
+"""Dry run from columns: a run's estimate without a :class:`~failcodes.units.Unit` per pair.
+
+The object path (:func:`~failcodes.judge.estimate.estimate_units`) builds every deduplicated
+unit, passages included, before pricing it; at paper scale that is most of a dry run's time
+and memory. This module computes the same :class:`~failcodes.judge.estimate.CostEstimate`, to the
+last digit, from three numbers per distinct unit, kept in numpy arrays:
+
+- the unit id as a 64-bit integer (the id *is* 64 bits: 16 hex digits of the content hash,
+  computed byte-identically by :func:`~failcodes.units.retrieval_unit_ids` /
+  :func:`~failcodes.units.unit_id`);
+- the length of its user message (:func:`~failcodes.judge.prompts.user_skeleton` plus the
+  escaped lengths of its texts, as :func:`~failcodes.judge.prompts.user_length`), taken
+  from its first occurrence like the object path's unit;
+- how many (trace, passage) rows it stands for (its provenance entries).
+
+Records stream in (:func:`~failcodes.dataio.iter_disagreement_claims`); occurrences are
+buffered a chunk at a time and merged into the sorted distinct arrays, so memory follows the
+distinct units (8+8+8 bytes each), never the passages. Traces repeated in a disagreements file
+(one claim under two mappings) count once, first occurrence kept, as in
+:func:`~failcodes.units.disagreement_traces`; their keys are kept as 64-bit hashes (the same
+collision bound as the unit ids).
+
+What it does: one call per unit (:class:`~failcodes.judge.modes.PerUnit`) and batch mode
+without grouping, any judge (the offline baseline included), a journal with units already
+done and a calibrated output length, provider prompt caching, a response cache that holds
+nothing. What it leaves to the object path (:func:`columnar_mode` / :func:`estimate_columns`
+say so by returning ``None``): grouping by claim (a group's message is rendered whole), a
+cascade (its first judge codes each unit object), a response cache with entries (the key
+needs the rendered message), judge panels, and inputs that are not a disagreements JSONL
+file or that its fast reader cannot vouch for.
+"""
+
+from __future__ import annotations
+
+import itertools
+from array import array
+from collections.abc import Iterable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from failcodes.fileio import made_dir
+from failcodes.judge.estimate import (
+    MIN_CALIBRATION,
+    CallShape,
+    CostEstimate,
+    caching_model,
+    call_tokens,
+    sample_output_tokens,
+)
+from failcodes.judge.job import JudgeJob
+from failcodes.judge.journal import Journal
+from failcodes.judge.modes import Batch, Mode, PerUnit
+from failcodes.judge.prompts import UserSkeleton, escaped_length, user_skeleton
+from failcodes.judge.providers.base import TokenUsage
+from failcodes.judge.unitjudge import Coder, UnitJudge
+from failcodes.runlock import folder_lock
+from failcodes.units import UnitKind, retrieval_unit_digests, unit_id
+from failcodes.verdicts import Verdict
+
+__all__ = [
+    "UnitSizes",
+    "columnar_mode",
+    "estimate_columns",
+    "estimate_sizes",
+    "read_unit_sizes",
+    "unit_sizes",
+]
+
+#: Occurrences buffered before they are merged into the distinct-unit arrays.
+CHUNK = 1 << 18
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class UnitSizes:
+    """The distinct units of a set of traces, as columns (sorted by id)."""
+
+    kind: UnitKind
+    #: Traces read (after dropping repeated ones).
+    traces: int
+    #: Traces without reasoning (no verification unit).
+    without_reasoning: int
+    #: Unit ids as unsigned 64-bit integers, sorted.
+    ids: np.ndarray[Any, np.dtype[np.uint64]]
+    #: User-message length in characters of each unit (its first occurrence).
+    chars: np.ndarray[Any, np.dtype[np.int64]]
+    #: Rows (provenance entries) of each unit.
+    rows: np.ndarray[Any, np.dtype[np.int64]]
+
+    @property
+    def units(self) -> int:
+        """How many distinct units."""
+        return len(self.ids)
+
+    def user_tokens(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """Tokens of each unit's user message (``ceil(chars / 4)``, as the object path)."""
+        return (self.chars + 3) // 4
+
+
+def _sorted_member(sorted_keys: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]) -> Any:
+    """Which of ``keys`` are in ``sorted_keys`` (and where)."""
+    pos = np.searchsorted(sorted_keys, keys)
+    inside = pos < len(sorted_keys)
+    found = np.zeros(len(keys), dtype=bool)
+    found[inside] = sorted_keys[pos[inside]] == keys[inside]
+    return found, pos
+
+
+class _Accumulator:
+    """Streams occurrences in, keeps distinct units and trace keys as sorted arrays."""
+
+    def __init__(self, chunk: int) -> None:
+        self.chunk = chunk
+        self.ids = np.empty(0, dtype=np.uint64)
+        self.chars = np.empty(0, dtype=np.int64)
+        self.rows = np.empty(0, dtype=np.int64)
+        self.trace_keys = np.empty(0, dtype=np.uint64)
+        self.traces = 0
+        self.without_reasoning = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self._keys: array[int] = array("Q")
+        self._no_reasoning: array[int] = array("b")
+        self._seen: set[int] = set()
+        self._occ_ids = bytearray()  # 8 raw (big-endian) bytes per occurrence
+        self._occ_chars: array[int] = array("q")
+        self._occ_trace: array[int] = array("q")
+
+    def trace(self, key: tuple[str, str, str, str], reasoning: bool) -> bool:
+        """Start a trace; False if it repeats one already seen in this chunk."""
+        h = hash(key) & _MASK64
+        if h in self._seen:
+            return False
+        self._seen.add(h)
+        self._keys.append(h)
+        self._no_reasoning.append(0 if reasoning else 1)
+        return True
+
+    def occurrences(self, digests: bytes, chars: list[int]) -> None:
+        """Rows of the current trace: their unit ids (8 bytes each) and user lengths."""
+        self._occ_ids += digests
+        self._occ_chars.extend(chars)
+        self._occ_trace.extend([len(self._keys) - 1] * len(chars))
+        if len(self._occ_chars) >= self.chunk:
+            self.flush()
+
+    def flush(self) -> None:
+        """Merge the buffered traces and occurrences into the sorted arrays."""
+        keys = np.array(self._keys, dtype=np.uint64)
+        repeated, _ = _sorted_member(self.trace_keys, keys)
+        kept = ~repeated
+        self.traces += int(kept.sum())
+        self.without_reasoning += int(np.array(self._no_reasoning, dtype=bool)[kept].sum())
+        self.trace_keys = np.sort(np.concatenate([self.trace_keys, keys[kept]]))
+        occ_trace = np.array(self._occ_trace, dtype=np.int64)
+        keep = kept[occ_trace]
+        ids = np.frombuffer(self._occ_ids, dtype=">u8").astype(np.uint64)[keep]
+        chars = np.array(self._occ_chars, dtype=np.int64)[keep]
+        self._reset()
+        if not len(ids):
+            return
+        # first occurrence of each id in this chunk (np.unique's index is the first one)
+        uniq, first, counts = np.unique(ids, return_index=True, return_counts=True)
+        known, pos = _sorted_member(self.ids, uniq)
+        self.rows[pos[known]] += counts[known]
+        new = ~known
+        ids_all = np.concatenate([self.ids, uniq[new]])
+        order = np.argsort(ids_all, kind="stable")
+        self.ids = ids_all[order]
+        self.chars = np.concatenate([self.chars, chars[first[new]]])[order]
+        self.rows = np.concatenate([self.rows, counts[new]])[order]
+
+    def result(self, kind: UnitKind) -> UnitSizes:
+        """The distinct units seen."""
+        self.flush()
+        return UnitSizes(kind, self.traces, self.without_reasoning, self.ids, self.chars, self.rows)
+
+
+_SPECIAL = ("&", '"', "'", "<", ">")
+
+
+def _passage_lengths(skeleton: UserSkeleton, passages: list[Any], texts: list[str]) -> list[int]:
+    """Characters each passage adds to its user message (``UserSkeleton.passage``).
+
+    When no text, source or title of the record holds a character HTML escaping changes
+    (one scan of them joined), escaped lengths are plain lengths.
+    """
+    extra = [x for p in passages for x in (p.source, p.title) if x]
+    joined = "".join(texts + extra)
+    if any(ch in joined for ch in _SPECIAL):
+        return [skeleton.passage(p.rank, p.text, p.source, p.title) for p in passages]
+    per, source, title = skeleton.per_passage, skeleton.source, skeleton.title
+    return [
+        per
+        + len(str(p.rank))
+        + len(p.text)
+        + (source + len(p.source) if p.source else 0)
+        + (title + len(p.title) if p.title else 0)
+        for p in passages
+    ]
+
+
+def unit_sizes(
+    records: Iterable[tuple[Any, Any]],
+    kind: UnitKind,
+    *,
+    top_k: int | None = None,
+    chunk: int = CHUNK,
+) -> UnitSizes:
+    """The distinct units of ``kind`` behind ``(disagreement, claim)`` records, as columns.
+
+    Equal, unit for unit, to :func:`~failcodes.units.build_units` over
+    :func:`~failcodes.units.disagreement_traces` of the same records: same ids, the user
+    length of each unit's first occurrence, one row per provenance entry.
+    """
+    acc = _Accumulator(chunk)
+    skeleton = user_skeleton(kind)
+    retrieval = kind is UnitKind.RETRIEVAL
+    for rec, c in records:
+        reasoning = c.reasoning
+        has_reasoning = reasoning is not None and bool(reasoning.strip())
+        if not acc.trace((rec.system, rec.question_id, rec.sentence_id, c.claim_id), has_reasoning):
+            continue
+        passages = [p for p in c.passages if top_k is None or p.rank <= top_k]
+        texts = [p.text for p in passages]
+        base = skeleton.base + escaped_length(c.claim)
+        lengths = _passage_lengths(skeleton, passages, texts)
+        if retrieval:
+            acc.occurrences(retrieval_unit_digests(c.claim, texts), [base + n for n in lengths])
+        elif has_reasoning:
+            verdict = Verdict(c.verdict)
+            uid = unit_id(kind, c.claim, tuple(texts), reasoning, verdict)
+            chars = base + escaped_length(reasoning) + len(verdict.value) + sum(lengths)
+            acc.occurrences(bytes.fromhex(uid), [chars])
+    return acc.result(kind)
+
+
+def read_unit_sizes(
+    path: str | Path, kind: UnitKind, *, top_k: int | None = None
+) -> UnitSizes | None:
+    """:func:`unit_sizes` of a disagreements JSONL file, or None for the object path.
+
+    None when the file is not a disagreements JSONL file its fast reader vouches for
+    (:func:`~failcodes.dataio.iter_disagreement_claims`): the object reader then accepts
+    it or names the bad line.
+    """
+    from failcodes.dataio import ExactReaderNeededError, iter_disagreement_claims
+
+    try:
+        return unit_sizes(iter_disagreement_claims(path), kind, top_k=top_k)
+    except ExactReaderNeededError:
+        return None
+
+
+def columnar_mode(mode: Mode) -> bool:
+    """Whether :func:`estimate_sizes` can price ``mode`` (one call per unit, or ungrouped batch)."""
+    return isinstance(mode, PerUnit) or (isinstance(mode, Batch) and mode.group is None)
+
+
+def _done_mask(ids: np.ndarray[Any, Any], done: set[str]) -> np.ndarray[Any, Any]:
+    """Which of ``ids`` the journal holds (journal ids that are no 16-hex id match none)."""
+    hexdigits = set("0123456789abcdef")
+    journal = np.array(
+        sorted(int(d, 16) for d in done if len(d) == 16 and set(d) <= hexdigits),
+        dtype=np.uint64,
+    )
+    found, _ = _sorted_member(journal, ids)
+    return np.asarray(found, dtype=bool)
+
+
+def estimate_sizes(
+    judge: UnitJudge, journal: Journal, sizes: UnitSizes, mode: Mode | None = None
+) -> CostEstimate:
+    """:func:`~failcodes.judge.estimate.estimate_units` of the units ``sizes`` describes.
+
+    Same figures to the last digit for the modes :func:`columnar_mode` accepts, with no
+    response cache or an empty one (the caller checks; :func:`estimate_columns` does).
+    """
+    mode = mode or PerUnit()
+    if not columnar_mode(mode):
+        raise ValueError(f"the columnar dry run cannot price mode {mode.name}")
+    batch = isinstance(mode, Batch)
+    calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
+    per_unit_out = calibrated if calibrated is not None else sample_output_tokens(judge)
+    source = "mean of the journal" if calibrated is not None else "typical answer length"
+    prefix = judge.prefix_tokens
+    done = _done_mask(sizes.ids, journal.done_ids())
+    already = int(done.sum())
+    rows = int(sizes.rows.sum())
+    total = sizes.units
+    naive_in = naive_calls = 0
+    shapes: Iterable[CallShape] = ()
+    todo = 0
+    if judge.is_llm:
+        tokens_per_unit = sizes.user_tokens()
+        naive_calls = rows
+        naive_in = int((sizes.rows * (prefix + tokens_per_unit)).sum())
+        todo_tokens = tokens_per_unit[~done]
+        todo = len(todo_tokens)
+        if todo:
+            # call_tokens sums user tokens and counts calls per prefix: one shape carries
+            # the user tokens of all, the others none (same totals, no object per unit)
+            shapes = itertools.chain(
+                [CallShape(prefix, int(todo_tokens.sum()))],
+                itertools.repeat(CallShape(prefix, 0), todo - 1),
+            )
+    tokens, calls = call_tokens(
+        shapes, output_per_answer=per_unit_out, caching=caching_model(judge, mode)
+    )
+    naive_out = round(naive_calls * per_unit_out)
+    cost = naive_cost = None
+    if judge.price is not None:
+        cost = judge.price.cost(tokens, batch=batch)
+        naive_cost = judge.price.cost(TokenUsage(naive_in, 0, 0, naive_out))
+    if not judge.is_llm:
+        cost = naive_cost = 0.0
+    note = (
+        "offline heuristic baseline: no calls, no cost"
+        if not judge.is_llm
+        else "tokens at ~4 characters per token; provider prompt caching of the codebook "
+        f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
+    )
+    return CostEstimate(
+        judge=judge.coder.spec,
+        mode=mode.name,
+        rows=rows,
+        units=total,
+        already_done=already,
+        cache_hits=0,
+        cascade_kept=0,
+        to_judge=todo if judge.is_llm else total - already,
+        to_call=todo,
+        calls=calls,
+        input_tokens=tokens.input_tokens,
+        cached_input_tokens=tokens.cached_input_tokens,
+        cache_write_tokens=tokens.cache_write_tokens,
+        output_tokens=tokens.output_tokens,
+        output_tokens_per_unit=per_unit_out,
+        output_source=source,
+        cost_usd=cost,
+        price_known=judge.price is not None or not judge.is_llm,
+        naive_calls=naive_calls,
+        naive_input_tokens=naive_in,
+        naive_output_tokens=naive_out,
+        naive_cost_usd=naive_cost,
+        batch=batch,
+        grouped=False,
+        base_url=judge.base_url,
+        note=note,
+    )
+
+
+def estimate_columns(sizes: UnitSizes, coder: Coder, job: JudgeJob) -> CostEstimate | None:
+    """:func:`~failcodes.judge.run.estimate_run` over ``sizes``; None for the object path.
+
+    Opens (and so creates) the run folder's journal and the response cache exactly as the
+    object path does; returns None when the cache holds entries (a hit can only be found
+    by rendering each unit's message) or the job's mode is not :func:`columnar_mode`.
+    """
+    if not columnar_mode(job.mode):
+        return None
+    with folder_lock(made_dir(job.run_dir), what="judge run"), ExitStack() as stack:
+        journal = Journal(job.run_dir)
+        stack.callback(journal.close)
+        cache = job.open_cache()
+        if cache is not None:
+            stack.callback(cache.close)
+            if cache.stats().entries:
+                return None
+        return estimate_sizes(job.unit_judge(coder, cache), journal, sizes, job.mode)

@@ -1,0 +1,425 @@
+"""The dry run from columns equals the object path's estimate to the last digit (issue 18).
+
+Every comparison runs the same disagreements file through the object path (pydantic
+``read_disagreements`` -> ``disagreement_traces`` -> ``build_units`` -> ``estimate_units``)
+and through :mod:`failcodes.judge.colestimate` (streamed records -> unit sizes ->
+``estimate_sizes``) and asserts equal :class:`Estimate` objects, so the expected values are
+the object path's own, computed in the test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from failcodes.cli.main import main
+from failcodes.dataio import iter_disagreement_claims, read_disagreements, write_disagreements
+from failcodes.disagreements import ClaimRecord, Disagreement
+from failcodes.errors import InputError
+from failcodes.hashing import content_hash
+from failcodes.judge import JudgeSettings, Limits, PriceTable, RetryPolicy, make_coder, run_judge
+from failcodes.judge.colestimate import (
+    estimate_columns,
+    estimate_sizes,
+    read_unit_sizes,
+    unit_sizes,
+)
+from failcodes.judge.estimate import PricingOnlyCoder, estimate_units
+from failcodes.judge.job import JudgeJob
+from failcodes.judge.journal import Journal
+from failcodes.judge.modes import Batch, Grouped, Mode, PerUnit
+from failcodes.judge.pricing import Price
+from failcodes.judge.providers.offline import OfflineCoder
+from failcodes.judge.run import estimate_run
+from failcodes.judge.unitjudge import Coder, UnitJudge
+from failcodes.traces import Passage, Trace
+from failcodes.units import (
+    UnitKind,
+    build_units,
+    disagreement_traces,
+    retrieval_unit_digests,
+    unit_id,
+)
+from failcodes.verdicts import Verdict
+from tests.fakeserver import FakeServer
+from tests.judge_helpers import make_codebook, write_codebook, write_traces
+
+CB = make_codebook()
+PRICES = PriceTable(
+    prices={
+        "openai:fake-model": Price(
+            input=1000.0, cached_input=100.0, output=2000.0, batch_discount=0.5
+        ),
+        "anthropic:fake-claude": Price(
+            input=1000.0, cached_input=100.0, cache_write=1250.0, output=2000.0, batch_discount=0.5
+        ),
+    }
+)
+_TEXT = st.text(alphabet=st.sampled_from(list("ab <>&\"'\n é\\")), max_size=10)
+
+
+def _trace(system: str, sentence: int, index: int, passages: list[Passage], **kw: object) -> Trace:
+    return Trace(
+        system=system,
+        question_id=f"q{sentence // 2}",
+        sentence_id=f"q{sentence // 2}:s{sentence}",
+        claim_id=f"c{sentence}.{index}",
+        claim=kw.pop("claim", f"claim {sentence}.{index} & <it>"),  # type: ignore[arg-type]
+        passages=tuple(passages),
+        verdict=kw.pop("verdict", Verdict.REFUTED),  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def _write(path: Path, traces: list[Trace], mappings: tuple[str, ...] = ("refuted",)) -> Path:
+    """Traces as a disagreements file: one sentence-level record per (system, sentence)."""
+    groups: dict[tuple[str, str, str], list[Trace]] = {}
+    for t in traces:
+        groups.setdefault((t.system, t.question_id, t.sentence_id), []).append(t)
+    items = []
+    for mapping in mappings:
+        for (system, qid, sid), members in groups.items():
+            claims = tuple(
+                ClaimRecord(
+                    claim_id=t.claim_id,
+                    claim=t.claim,
+                    verdict=t.verdict,
+                    raw_verdict=t.raw_verdict,
+                    maps_to_error=t.verdict is Verdict.REFUTED,
+                    reasoning=t.reasoning,
+                    passages=t.passages,
+                )
+                for t in members
+            )
+            items.append(
+                Disagreement(
+                    id=content_hash([system, mapping, qid, sid]),
+                    kind="FN",
+                    level="sentence",
+                    system=system,
+                    mapping=mapping,
+                    error_verdicts=("refuted",),
+                    question_id=qid,
+                    sentence_id=sid,
+                    label_has_error=True,
+                    predicted_error=False,
+                    claims=claims,
+                )
+            )
+    return write_disagreements(path, items)
+
+
+def _overlapping(n_sentences: int = 3, systems: int = 4) -> list[Trace]:
+    """Each claim's pool of 8 passages; system r shows 5 from 2r (ranks differ, 9 vs 10)."""
+    out = []
+    for s in range(n_sentences):
+        for c in range(2):
+            pool = [f'passage {s}.{c}.{j}: dose & <risk> "{j}"' for j in range(8)]
+            for r in range(systems):
+                shown = pool[r : r + 5] if r < 2 else pool[:1] + pool[r : r + 4]
+                passages = [
+                    Passage(
+                        passage_id=f"p{j}",
+                        rank=8 + j if s == 1 else j + 1,  # rank 9 vs 10: lengths differ
+                        text=text,
+                        source="pubmed" if j % 2 else None,
+                        title=f"T & {j}" if j % 3 == 0 else "",
+                    )
+                    for j, text in enumerate(shown)
+                ]
+                out.append(
+                    _trace(
+                        f"sys{r}",
+                        s,
+                        c,
+                        passages,
+                        verdict=list(Verdict)[(s + c + r) % 5],
+                        reasoning=None if (s + r) % 3 == 0 else "because <b> & 'c'",
+                        raw_verdict="Refuted",
+                    )
+                )
+    return out
+
+
+def _object_units(path: Path, kind: UnitKind, top_k: int | None = None) -> list:  # type: ignore[type-arg]
+    return build_units(disagreement_traces(read_disagreements(path)), kind, top_k=top_k)
+
+
+def _both(
+    path: Path,
+    kind: UnitKind,
+    coder: Coder,
+    run_dir: Path,
+    mode: Mode,
+    *,
+    top_k: int | None = None,
+    concurrency: int = 4,
+    chunk: int = 3,
+) -> tuple[object, object]:
+    settings_ = JudgeSettings(limits=Limits(concurrency=concurrency))
+    judge = UnitJudge(coder, CB, kind, prices=PRICES, settings=settings_)
+    journal = Journal(run_dir)
+    try:
+        want = estimate_units(judge, journal, _object_units(path, kind, top_k), mode)
+        sizes = unit_sizes(iter_disagreement_claims(path), kind, top_k=top_k, chunk=chunk)
+        got = estimate_sizes(judge, journal, sizes, mode)
+    finally:
+        journal.close()
+    return got, want
+
+
+@pytest.mark.parametrize("kind", list(UnitKind))
+@pytest.mark.parametrize("spec", ["openai:fake-model", "anthropic:fake-claude", "offline"])
+@pytest.mark.parametrize("mode", [PerUnit(), Batch()], ids=["per-unit", "batch"])
+@pytest.mark.parametrize("top_k", [None, 3])
+def test_columnar_estimate_equals_the_object_path(tmp_path, kind, spec, mode, top_k) -> None:
+    # two mappings: every claim record twice (the repeated traces count once)
+    path = _write(tmp_path / "d.jsonl", _overlapping(), mappings=("refuted", "non_supported"))
+    coder: Coder = OfflineCoder() if spec == "offline" else PricingOnlyCoder(spec)
+    for concurrency in (1, 4):
+        got, want = _both(
+            path, kind, coder, tmp_path / "run", mode, top_k=top_k, concurrency=concurrency
+        )
+        assert got == want
+
+
+def test_the_workload_is_deduplicated_across_retrievers(tmp_path) -> None:
+    # hand count per claim: sys0 shows pool[0-4], sys1 [1-5], sys2 [0, 2-5], sys3 [0, 3-6]:
+    # 7 distinct passages shown 5 + 5 + 5 + 5 = 20 times; 3 sentences x 2 claims -> 42
+    # units, 120 rows; 4 systems x 6 claims = 24 traces (each record written twice)
+    path = _write(tmp_path / "d.jsonl", _overlapping(), mappings=("refuted", "non_supported"))
+    sizes = read_unit_sizes(path, UnitKind.RETRIEVAL)
+    assert sizes is not None
+    assert (sizes.units, int(sizes.rows.sum()), sizes.traces) == (42, 120, 24)
+    got, want = _both(
+        path, UnitKind.RETRIEVAL, PricingOnlyCoder("openai:fake-model"), tmp_path / "r", PerUnit()
+    )
+    assert got == want
+    assert (got.units, got.rows, got.naive_calls) == (42, 120, 120)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 1 << 18])
+def test_chunking_does_not_change_the_units(tmp_path, chunk) -> None:
+    path = _write(tmp_path / "d.jsonl", _overlapping(), mappings=("a", "b"))
+    for kind in UnitKind:
+        one = unit_sizes(iter_disagreement_claims(path), kind, chunk=1 << 18)
+        other = unit_sizes(iter_disagreement_claims(path), kind, chunk=chunk)
+        assert (one.traces, one.without_reasoning) == (other.traces, other.without_reasoning)
+        assert one.ids.tolist() == other.ids.tolist()
+        assert one.chars.tolist() == other.chars.tolist()
+        assert one.rows.tolist() == other.rows.tolist()
+
+
+def test_ids_and_lengths_are_the_units_own(tmp_path) -> None:
+    path = _write(tmp_path / "d.jsonl", _overlapping())
+    for kind in UnitKind:
+        units = _object_units(path, kind)
+        sizes = unit_sizes(iter_disagreement_claims(path), kind, chunk=5)
+        from failcodes.judge.prompts import user_length
+
+        by_id = {int(u.id, 16): u for u in units}
+        assert sorted(by_id) == sizes.ids.tolist()
+        for uid, chars, rows in zip(sizes.ids, sizes.chars, sizes.rows, strict=True):
+            unit = by_id[int(uid)]
+            assert chars == user_length(unit)
+            assert rows == len(unit.provenance)
+
+
+def test_a_repeated_trace_keeps_its_first_record(tmp_path) -> None:
+    # the same (system, question, sentence, claim) twice with different passages, in lines
+    # far apart (chunk=1: the repeat is found across chunks): the object path keeps the first
+    first = _trace("sysA", 0, 0, [Passage(passage_id="p", rank=1, text="first")])
+    later = _trace("sysA", 0, 0, [Passage(passage_id="p", rank=1, text="second text")])
+    other = [_trace("sysB", s, 0, [Passage(passage_id="p", rank=1, text="x")]) for s in range(3)]
+    a = _write(tmp_path / "a.jsonl", [first, *other])
+    b = _write(tmp_path / "b.jsonl", [later])
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(a.read_bytes() + b.read_bytes())
+    units = _object_units(path, UnitKind.RETRIEVAL)
+    # "second text" is dropped; the three "x" are three claims (claim texts differ)
+    assert [u.passages[0].text for u in units] == ["first", "x", "x", "x"]
+    for chunk in (1, 2, 100):
+        sizes = unit_sizes(iter_disagreement_claims(path), UnitKind.RETRIEVAL, chunk=chunk)
+        assert (sizes.units, int(sizes.rows.sum()), sizes.traces) == (4, 4, 4)
+        assert sorted(sizes.ids.tolist()) == sorted(int(u.id, 16) for u in units)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(claim=_TEXT, texts=st.lists(_TEXT, max_size=4))
+def test_retrieval_digests_are_unit_ids(claim, texts) -> None:
+    digests = retrieval_unit_digests(claim, texts)
+    assert [digests[8 * i : 8 * i + 8].hex() for i in range(len(texts))] == [
+        unit_id(UnitKind.RETRIEVAL, claim, (t,)) for t in texts
+    ]
+
+
+_PASSAGE = st.builds(
+    Passage,
+    passage_id=st.just("p"),
+    rank=st.integers(1, 12),
+    text=_TEXT,
+    source=st.none() | _TEXT,
+    title=st.none() | _TEXT,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.lists(
+        st.tuples(
+            st.integers(0, 2),  # system
+            st.integers(0, 3),  # sentence
+            st.integers(0, 1),  # claim
+            st.sampled_from(["c1", "c2 & <x>", "c'3'"]),
+            st.lists(_PASSAGE, max_size=4, unique_by=lambda p: p.rank),
+            st.none() | st.sampled_from(["", "  ", "r & <s>", "r"]),
+            st.sampled_from(list(Verdict)),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    top_k=st.none() | st.integers(1, 4),
+)
+def test_columnar_equals_object_path_on_generated_files(tmp_path_factory, data, top_k) -> None:
+    traces = [
+        _trace(f"s{sys_}", s, c, ps, claim=claim, reasoning=reasoning, verdict=verdict)
+        for sys_, s, c, claim, ps, reasoning, verdict in data
+    ]
+    folder = tmp_path_factory.mktemp("gen")
+    path = _write(folder / "d.jsonl", traces, mappings=("m1", "m2"))
+    for kind in UnitKind:
+        if not _object_units(path, kind, top_k):
+            continue
+        got, want = _both(
+            path, kind, PricingOnlyCoder("anthropic:fake-claude"), folder / kind.value,
+            Batch() if top_k else PerUnit(), top_k=top_k, chunk=2,
+        )  # fmt: skip
+        assert got == want
+
+
+# -- journal (done units, calibrated output), response cache, CLI ------------------------
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeServer() as fake:
+        yield fake
+
+
+def test_done_units_and_calibrated_output_from_the_journal(server, tmp_path, monkeypatch) -> None:
+    server.reset()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dryrun")
+    path = _write(tmp_path / "d.jsonl", _overlapping(6))
+    units = _object_units(path, UnitKind.RETRIEVAL)
+
+    def coder() -> Coder:  # a run closes its client: a fresh coder per use
+        return make_coder("openai:fake-model", base_url=server.openai_base_url)
+
+    fast = JudgeSettings(limits=Limits(concurrency=2), retry=RetryPolicy.no_wait())
+    run_dir = tmp_path / "run"
+    job = JudgeJob(CB, UnitKind.RETRIEVAL, run_dir, prices=PRICES, settings=fast)
+    run_judge(units[:25], coder(), job)
+    got, want = _both(path, UnitKind.RETRIEVAL, coder(), run_dir, PerUnit())
+    assert got == want
+    assert got.already_done == 25  # type: ignore[attr-defined]
+    assert got.output_source == "mean of the journal"  # type: ignore[attr-defined]
+    # a response cache with entries needs the rendered messages: the columns decline
+    cache = tmp_path / "cache.sqlite"
+    run_judge(
+        units[25:30],
+        coder(),
+        JudgeJob(
+            CB, UnitKind.RETRIEVAL, tmp_path / "o2", cache_path=cache, prices=PRICES, settings=fast
+        ),
+    )
+    sizes = read_unit_sizes(path, UnitKind.RETRIEVAL)
+    assert sizes is not None
+    est = JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "est", prices=PRICES, settings=fast)
+    assert estimate_columns(sizes, coder(), dataclasses.replace(est, cache_path=cache)) is None
+    empty = dataclasses.replace(est, cache_path=tmp_path / "empty.sqlite")
+    assert estimate_columns(sizes, coder(), empty) == estimate_run(units, coder(), empty)
+    assert estimate_columns(sizes, coder(), est.at(est.run_dir, mode=Grouped())) is None
+
+
+def _cli(args: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _forbid_objects(monkeypatch) -> None:
+    def refuse(*args: object, **kw: object) -> None:
+        raise AssertionError("the object path was used")
+
+    monkeypatch.setattr("failcodes.cli.judge.estimate_run", refuse)
+
+
+@pytest.mark.parametrize("kind", ["retrieval", "reasoning"])
+def test_cli_dry_run_from_disagreements_uses_columns_and_equals_traces_input(
+    tmp_path, capsys, monkeypatch, kind
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    traces = _overlapping()
+    dis = _write(tmp_path / "d.jsonl", traces, mappings=("refuted", "non_supported"))
+    src = write_traces(tmp_path / "t.jsonl", disagreement_traces(read_disagreements(dis)))
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    base = ["judge", kind, "--codebook", str(cb), "--judge", "openai:gpt-5-mini", "--dry-run"]
+    base += ["--format", "json", "--no-cache"]
+    code, from_traces, err_t = _cli([*base, "--from", str(src), "-o", str(tmp_path / "a")], capsys)
+    assert code == 0, err_t
+    with monkeypatch.context() as m:
+        _forbid_objects(m)
+        code, from_dis, err_d = _cli([*base, "--from", str(dis), "-o", str(tmp_path / "b")], capsys)
+    assert code == 0, err_d
+    assert json.loads(from_dis) == json.loads(from_traces)
+    assert err_d == err_t  # e.g. "N trace(s) without reasoning skipped"
+    if kind == "reasoning":
+        assert "8 trace(s) without reasoning skipped" in err_d  # (s + r) % 3 == 0: 8 of 24
+
+
+def test_cli_modes_the_columns_cannot_price_take_the_object_path(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    dis = _write(tmp_path / "d.jsonl", _overlapping())
+    src = write_traces(tmp_path / "t.jsonl", disagreement_traces(read_disagreements(dis)))
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    base = ["judge", "retrieval", "--codebook", str(cb), "--judge", "openai:gpt-5-mini"]
+    base += ["--dry-run", "--format", "json", "--no-cache"]
+    for extra in (["--group-by-claim"], ["--batch", "--group-by-claim"], ["--cascade", "offline"]):
+        outs = []
+        for i, source in enumerate((src, dis)):
+            run = str(tmp_path / f"{extra[-1]}{i}")
+            code, out, err = _cli([*base, *extra, "--from", str(source), "-o", run], capsys)
+            assert code == 0, err
+            outs.append(json.loads(out))
+        assert outs[0] == outs[1]
+
+
+def test_cli_bad_disagreements_line_is_the_object_readers_error(tmp_path, capsys) -> None:
+    dis = _write(tmp_path / "d.jsonl", _overlapping(2))
+    lines = dis.read_text().splitlines()
+    lines[1] = lines[1].replace('"system":', '"system": "dup", "system":', 1)  # duplicate key
+    dis.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as exc:
+        read_disagreements(dis)
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    code, _, err = _cli(
+        [
+            *("judge", "retrieval", "--from", str(dis), "--codebook", str(cb)),
+            *("--judge", "openai:gpt-5-mini", "--dry-run", "--no-cache", "-o", str(tmp_path / "r")),
+        ],
+        capsys,
+    )
+    assert code == 2
+    assert str(exc.value) in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()  # nothing created before the input was read
