@@ -476,3 +476,89 @@ def test_stale_plan_after_a_recode_is_a_guided_path(
     corrected = pd.read_csv(out / "4" / "tables" / "retrieval_quality_corrected.csv")
     assert set(corrected["reviewed"]) <= {7, 3, 4}  # 12 - 5 reviewed units left
     assert corrected[corrected["code"] == "exact_entity"]["reviewed"].sum() == 7
+
+
+def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Path) -> None:
+    # Table 9 (verification, per verifier) through the same report path as Table 8, with the
+    # numbers of test_report_shows_corrected_shares_matching_hand_computed_ppi on the
+    # `inference` step: verifier A, 10 traces, t0..t4 reviewed.
+    # judge (valid_inference = 1): reviewed [1, 1, 1, 0, 0], unreviewed [1, 1, 0, 0, 0]
+    # human: reviewed [1, 1, 0, 1, 0]
+    part = codebooks.bundled().part(UnitKind.VERIFICATION)
+    high = {d.id: d.high_quality_code for d in part.dimensions}
+    judge_a = ["valid_inference"] * 3 + ["overreach"] * 2 + ["valid_inference"] * 2
+    judge_a += ["overreach"] * 3
+    human_a = ["valid_inference", "valid_inference", "overreach", "valid_inference"]
+    human_a.append("conflict_synthesis_failure")
+    inference = {f"t{i}": c for i, c in enumerate(judge_a)}
+    inference |= {f"s{i}": "valid_inference" for i in range(4)}
+    rows = [
+        {
+            "verifier": "A" if uid.startswith("t") else "B",
+            "unit_id": uid,
+            "status": "scored",
+            **high,
+            "inference": code,
+            "all_correct": code == "valid_inference",
+        }
+        for uid, code in inference.items()
+    ]
+    table = StudyLayout.of(tmp_path).per_trace("ds")
+    table.parent.mkdir(parents=True)
+    pd.DataFrame(rows).to_csv(table, index=False)
+    sample = [f"t{i}" for i in range(5)] + ["s0", "s1"]
+    plan = ReviewPlan(
+        name="hand9",
+        part=UnitKind.VERIFICATION,
+        source="attribution/ds/per_trace.csv",
+        source_sha256=file_sha256(table),
+        seed=0,
+        size=7,
+        strata=[PlanStratum(key="all", population=14, sampled=7, inclusion_probability=0.5)],
+        units=[
+            PlannedUnit(
+                unit_id=u, sample=Sample.ESTIMATION, stratum="all", inclusion_probability=0.5
+            )
+            for u in sample
+        ],
+        unit_strata=dict.fromkeys(inference, "all"),
+    )
+    plans = tmp_path / "review" / "plans"
+    plans.mkdir(parents=True)
+    (plans / "hand9.json").write_text(plan.model_dump_json())
+    cb = codebooks.bundled()
+    reviews = [
+        Annotation(
+            unit_id=uid,
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=cb.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={**high, "inference": code},
+        )
+        for uid, code in [*zip(sample[:5], human_a, strict=True), ("s0", "valid_inference")]
+    ]
+    reviews.append(reviews[-1].model_copy(update={"unit_id": "s1"}))
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews)
+    )
+    out = tmp_path / "report"
+    build_report(load_run_dir(tmp_path, codebook=cb), out)
+    corrected = pd.read_csv(out / "tables" / "reasoning_steps_corrected.csv")
+    # lam = 0.072, theta = 0.6 - 0.2 lam (hand-computed in the Table 8 test); 3 of 5 reviewed
+    # units valid (< 10): the score interval, roots of a x^2 + b x + c (same derivation)
+    lam = 0.072
+    theta = 0.6 - 0.2 * lam
+    a = 1 + Z95**2 / 5
+    b = -(2 * theta + Z95**2 * (1 + 2 * lam * 0.6) / 5)
+    c = theta**2 - Z95**2 * (lam**2 * 0.24 / 5 + (lam**2 * 0.24 - 2 * lam * 0.4) / 5)
+    root = math.sqrt(b * b - 4 * a * c)
+    low, high_b = (-b - root) / (2 * a), (-b + root) / (2 * a)
+    for code in ("valid_inference", "all_high_quality"):
+        row = corrected[(corrected["verifier"] == "A") & (corrected["code"] == code)].iloc[0]
+        assert (row["units"], row["reviewed"]) == (10, 5)
+        assert row["judge-only (%)"] == pytest.approx(50.0)
+        assert row["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high_b:.1f}]"
+        assert row["lambda"] == pytest.approx(round(lam, 2))
+    md = (out / "tables" / "reasoning_steps.md").read_text()
+    assert "uncorrected" not in md
