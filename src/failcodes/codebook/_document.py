@@ -404,14 +404,7 @@ def to_codebook(doc: CodebookDocument) -> Codebook:
             Leaf.model_validate(entry.model_dump(exclude={"parent"}))
         )
     parts = _with_leaves(doc.parts, lambda sub: (*sub.leaves, *extra.get(sub.id, ())))
-    return Codebook(
-        name=doc.name,
-        version=doc.version,
-        parent_version=doc.parent_version,
-        changelog=doc.changelog,
-        parts=parts,
-        migration=doc.migration,
-    )
+    return Codebook(**doc.header(), parts=parts, migration=doc.migration)
 
 
 def to_document(cb: Codebook, *, top_level_leaves: bool = True) -> CodebookDocument:
@@ -424,13 +417,7 @@ def to_document(cb: Codebook, *, top_level_leaves: bool = True) -> CodebookDocum
                 leaves.extend(LeafEntry(parent=sub.id, **leaf.model_dump()) for leaf in sub.leaves)
         parts = _with_leaves(cb.parts, lambda _sub: ())
     return CodebookDocument(
-        name=cb.name,
-        version=cb.version,
-        parent_version=cb.parent_version,
-        changelog=cb.changelog,
-        parts=parts,
-        leaves=tuple(leaves),
-        migration=cb.migration,
+        **cb.header(), parts=parts, leaves=tuple(leaves), migration=cb.migration
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import Field, model_validator
 
@@ -206,6 +206,15 @@ class CodebookHeader(FrozenModel):
     )
     changelog: str = Field(default="", description="What changed from the parent, and why.")
     parts: tuple[Part, ...] = Field(min_length=1)
+
+    def header(self) -> dict[str, Any]:
+        """Name, version, parent version and changelog: what both forms carry over as is."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "parent_version": self.parent_version,
+            "changelog": self.changelog,
+        }
 
 
 class Codebook(CodebookHeader):
