@@ -231,3 +231,66 @@ def test_encoded_key_columns_equal_the_object_columns(
     if len(cols):
         back = list(range(len(cols)))[::-1]
         assert cols.take(back).table.equals(expected.take(back).table)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(st.none() | st.integers(-(2**40), 2**40), max_size=40),
+    kind=st.sampled_from(["int64", "int32", "bool", "double"]),
+    start=st.integers(0, 10),
+)
+def test_numpy_of_equals_to_numpy(values: list[int | None], kind: str, start: int) -> None:
+    """Buffers read directly (no pandas) = pyarrow's to_numpy, on slices, nulls filled."""
+    import numpy as np
+    import pyarrow as pa
+
+    from failcodes.tracecols import numpy_of
+
+    if kind == "int32":
+        values = [None if v is None else v % 2**31 for v in values]
+    if kind == "bool":
+        typed: list[Any] = [None if v is None else v % 2 == 1 for v in values]
+    elif kind == "double":
+        typed = [None if v is None else v / 7 for v in values]
+    else:
+        typed = list(values)
+    types = {"int64": pa.int64(), "int32": pa.int32(), "bool": pa.bool_(), "double": pa.float64()}
+    arr = pa.array(typed, type=types[kind])
+    arr = arr.slice(min(start, len(arr)))
+    fill = False if kind == "bool" else 3
+    got = numpy_of(arr, fill=fill)
+    want = arr.fill_null(fill).to_numpy(zero_copy_only=False)
+    assert got.dtype == want.dtype
+    assert np.array_equal(got, want)
+    if arr.null_count == 0:
+        assert np.array_equal(numpy_of(pa.chunked_array([arr, arr])), np.concatenate([want, want]))
+
+
+@given(st.lists(st.none() | TRICKY, max_size=20))
+def test_string_array_equals_pa_array(values: list[str | None]) -> None:
+    import pyarrow as pa
+
+    from failcodes.tracecols import string_array
+
+    assert string_array(values).equals(pa.array(values, type=pa.string()))
+
+
+def test_metrics_from_parquet_import_no_pandas(tmp_path: Path) -> None:
+    """The Parquet reader and metrics stay clear of pandas (~50 MB, ~1 s at start-up)."""
+    import subprocess
+    import sys
+
+    records, labels = _study(1)
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    dataio.write_traces(tmp_path / "t.parquet", dataio.read_traces(src))
+    pairs = [(x.sentence_id, x.has_error) for x in labels]
+    code = (
+        "import sys; from failcodes import dataio, metrics; from failcodes.labels import Label\n"
+        f"cols = dataio.read_trace_columns({str(tmp_path / 't.parquet')!r})\n"
+        f"labels = [Label(sentence_id=s, has_error=e) for s, e in {pairs!r}]\n"
+        "metrics.compute_metrics(cols, labels, ['refuted'], bootstrap=20)\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -51,7 +51,15 @@ from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.sentences import Sentence
-from failcodes.tracecols import KEY_COLUMNS, SCALAR_COLUMNS, KeyCodes, Origin, TraceColumns
+from failcodes.tracecols import (
+    KEY_COLUMNS,
+    SCALAR_COLUMNS,
+    KeyCodes,
+    Origin,
+    TraceColumns,
+    numpy_of,
+    string_array,
+)
 from failcodes.traces import EvidenceSource, Passage, Trace, derived_evidence_source
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -1128,9 +1136,7 @@ class _ColumnBuffer:
     def flush(self) -> None:
         pa, _ = pyarrow_modules()
         if self.rows[self.names[0]]:
-            self.chunks.append(
-                pa.table({n: pa.array(self.rows[n], type=pa.string()) for n in self.names})
-            )
+            self.chunks.append(pa.table({n: string_array(self.rows[n]) for n in self.names}))
             for column in self.rows.values():
                 column.clear()
 
@@ -1138,7 +1144,7 @@ class _ColumnBuffer:
         pa, _ = pyarrow_modules()
         self.flush()
         if not self.chunks:
-            return pa.table({n: pa.array([], type=pa.string()) for n in self.names})
+            return pa.table({n: string_array([]) for n in self.names})
         return pa.concat_tables(self.chunks)
 
 
@@ -1429,6 +1435,43 @@ def _first_duplicate(
     return row, int(first_of_row[row])
 
 
+#: Rows per Parquet batch: memory is a batch's columns, not a row group's (issue 18).
+_PARQUET_BATCH_ROWS = 1_024
+#: Passage fields the reader checks (nulls, bounds, ranks); the others are not read.
+_CHECKED_PASSAGE_FIELDS = ("passage_id", "rank", "text", "score", "gold_verdict")
+
+
+def _parquet_columns(pf: Any, names: Sequence[str]) -> list[str]:
+    """The columns of a trace Parquet file a scan reads: kept, required or checked ones.
+
+    Passages are read as the leaf columns the checks need (``passages.list.element.rank``
+    ...), not their titles, sources or gold flags; other optional scalars only if kept.
+    """
+    wanted = {*names, *_required(Trace), "evidence_source", "verdict"}
+    out = [n for n in pf.schema_arrow.names if n in wanted]
+    if "passages" in pf.schema_arrow.names:
+        leaves = [
+            pf.schema.column(i).path
+            for i in range(len(pf.schema))
+            if pf.schema.column(i).path.startswith("passages.")
+        ]
+        checked = [p for p in leaves if p.rsplit(".", 1)[-1] in _CHECKED_PASSAGE_FIELDS]
+        out.extend(checked if checked else ["passages"])
+    return out
+
+
+def _parquet_record(pf: Any, row: int) -> dict[str, Any]:
+    """One row of a Parquet file as a record (every column), for the exact error path."""
+    start = 0
+    for group in range(pf.num_row_groups):
+        rows = pf.metadata.row_group(group).num_rows
+        if row < start + rows:
+            table = pf.read_row_group(group)
+            return _drop_nones(table.slice(row - start, 1).to_pylist()[0])
+        start += rows
+    raise IndexError(row)  # pragma: no cover - rows come from the file itself
+
+
 def _scan_parquet(
     path: Path,
     names: Sequence[str],
@@ -1446,7 +1489,9 @@ def _scan_parquet(
     if not path.exists():
         raise InputError("file not found", path=path)
     try:
-        pf = pq.ParquetFile(path)
+        # streamed through a 1 MB buffer instead of whole column chunks: a row group of
+        # 10,000 traces holds ~40 MB of passage text, read in full (and kept by the pool) before
+        pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
         schema = pf.schema_arrow
     except (pa.ArrowException, OSError):
         raise _UseObjectReaderError from None
@@ -1460,10 +1505,13 @@ def _scan_parquet(
     others = [n for n in names if n not in KEY_COLUMNS]
     buf = _ColumnBuffer(others)
     before = len(keys)
+    pool = pa.default_memory_pool()
     verdict_table: dict[str, Any] = {}
     offset = 0
     failure: _LineFailure | None = None
-    for batch in pf.iter_batches(batch_size=_CHUNK_ROWS):
+    for batch in pf.iter_batches(
+        batch_size=_PARQUET_BATCH_ROWS, columns=_parquet_columns(pf, names), use_threads=False
+    ):
         table = pa.Table.from_batches([batch])
         n = table.num_rows
         bad = np.zeros(n, dtype=bool)
@@ -1479,13 +1527,11 @@ def _scan_parquet(
             if col is None or col.type == pa.null():
                 bad |= True
             else:
-                bad |= col.is_null().to_numpy(zero_copy_only=False)
+                bad |= numpy_of(col.is_null())
         if "evidence_source" in cols and cols["evidence_source"].type != pa.null():
-            allowed = pa.array([v.value for v in EvidenceSource])
+            allowed = string_array([v.value for v in EvidenceSource])
             col = cols["evidence_source"]
-            bad |= ~pc.or_(col.is_null(), pc.is_in(col, value_set=allowed)).to_numpy(
-                zero_copy_only=False
-            )
+            bad |= ~numpy_of(pc.or_(col.is_null(), pc.is_in(col, value_set=allowed)))
         raw_verdicts = cols["verdict"]
         entries = []
         for value in pc.unique(raw_verdicts).to_pylist():
@@ -1493,15 +1539,13 @@ def _scan_parquet(
                 verdict_table[value] = _verdict_entry(value, aliases)
             entries.append(value)
         known = [v for v in entries if v is not None and verdict_table[v] is not None]
-        bad |= ~pc.is_in(raw_verdicts, value_set=pa.array(known, pa.string())).to_numpy(
-            zero_copy_only=False
-        )
+        bad |= ~numpy_of(pc.is_in(raw_verdicts, value_set=string_array(known)))
         if "passages" in cols and cols["passages"].type != pa.null():
             bad |= _bad_passage_rows(cols["passages"], n)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             line = offset + row + 1
-            record = _drop_nones(table.slice(row, 1).to_pylist()[0])
+            record = _parquet_record(pf, offset + row)
             if default_system and "system" not in record:
                 record["system"] = default_system
             try:
@@ -1513,13 +1557,13 @@ def _scan_parquet(
                 raw_verdicts = cols["verdict"]
             else:  # pragma: no cover - a vectorised check stricter than the model
                 raise _UseObjectReaderError from None
-        canonical = pa.array(
-            [verdict_table[v][0] if verdict_table.get(v) else None for v in known], pa.string()
+        canonical = string_array(
+            [verdict_table[v][0] if verdict_table.get(v) else None for v in known]
         )
-        kept_raw = pa.array(
-            [verdict_table[v][1] if verdict_table.get(v) else None for v in known], pa.string()
+        kept_raw = string_array(
+            [verdict_table[v][1] if verdict_table.get(v) else None for v in known]
         )
-        where = pc.index_in(raw_verdicts, value_set=pa.array(known, pa.string()))
+        where = pc.index_in(raw_verdicts, value_set=string_array(known))
         out: dict[str, Any] = {}
         for name in names:
             if name == "verdict":
@@ -1536,6 +1580,8 @@ def _scan_parquet(
                 out[name] = pa.nulls(table.num_rows, pa.string())
         if out:
             buf.chunks.append(pa.table(out))
+        del batch, table, cols
+        pool.release_unused()  # else the allocator keeps every batch's pages (~2x the RSS)
         offset += n
         if failure is not None:
             break
@@ -1550,29 +1596,27 @@ def _scan_parquet(
 
 def _bad_passage_rows(passages: Any, n: int) -> Any:
     """Rows whose passages the model would refuse (null items/fields, bounds, ranks)."""
-    pa, _ = pyarrow_modules()
+    pyarrow_modules()
     import pyarrow.compute as pc
 
     col = passages.combine_chunks()
     bad = np.zeros(n, dtype=bool)
-    lengths = pc.fill_null(pc.list_value_length(col), 0).to_numpy(zero_copy_only=False)
+    # list lengths from the offsets (a null list emits nothing, whatever its offsets say)
+    lengths = np.diff(numpy_of(col.offsets)) * numpy_of(col.is_valid())
     parent = np.repeat(np.arange(n), lengths)
     items = pc.list_flatten(col)
     if len(items) == 0:
         return bad
-    item_bad = items.is_null().to_numpy(zero_copy_only=False).copy()
+    item_bad = numpy_of(items.is_null()).copy()
     for name in ("passage_id", "rank", "text"):
-        item_bad |= pc.struct_field(items, name).is_null().to_numpy(zero_copy_only=False)
-    rank = pc.fill_null(pc.struct_field(items, "rank"), 1).to_numpy(zero_copy_only=False)
+        item_bad |= numpy_of(pc.struct_field(items, name).is_null())
+    rank = numpy_of(pc.struct_field(items, "rank"), fill=1)
     item_bad |= rank < 1
     score = pc.struct_field(items, "score")
-    item_bad |= pc.fill_null(pc.is_nan(score), False).to_numpy(zero_copy_only=False)
-    item_bad |= pc.fill_null(pc.is_inf(score), False).to_numpy(zero_copy_only=False)
+    item_bad |= ~np.isfinite(numpy_of(score, fill=0.0))
     gold = pc.struct_field(items, "gold_verdict")
-    allowed = pa.array([v.value for v in Verdict])
-    item_bad |= ~pc.or_(gold.is_null(), pc.is_in(gold, value_set=allowed)).to_numpy(
-        zero_copy_only=False
-    )
+    allowed = string_array([v.value for v in Verdict])
+    item_bad |= ~numpy_of(pc.or_(gold.is_null(), pc.is_in(gold, value_set=allowed)))
     np.logical_or.at(bad, parent[item_bad], True)
     # duplicate ranks within a row
     key = parent.astype(np.int64) * (int(rank.max()) + 1) + rank.astype(np.int64)

@@ -43,6 +43,72 @@ def pyarrow_module() -> Any:
     return pa
 
 
+def string_array(values: Sequence[str | None]) -> Any:
+    """An Arrow string array of Python strings (None = null), built from buffers.
+
+    ``pyarrow.array`` imports pandas on its first call (~50 MB and ~1 s at start-up) to ask
+    whether the input is a pandas object; the columnar readers build their few string arrays
+    here instead.
+    """
+    pa = pyarrow_module()
+    encoded = [v.encode("utf-8") if v is not None else b"" for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    valid = np.array([v is not None for v in values], dtype=bool)
+    nulls = int(len(values) - valid.sum())
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
+    return pa.LargeStringArray.from_buffers(
+        len(encoded), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded)), bitmap, nulls
+    ).cast(pa.string())
+
+
+_NUMPY_TYPES = {
+    "bool": np.bool_,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "double": np.float64,
+    "float": np.float32,
+}
+
+
+def numpy_of(values: Any, fill: Any = None) -> npt.NDArray[Any]:
+    """An Arrow array (or chunked array) of numbers or booleans as a numpy array.
+
+    Read from the array's buffers: pyarrow's own ``to_numpy`` (and ``fill_null`` with a
+    Python value) import pandas (~50 MB) on first use. Nulls become ``fill``; with nulls and
+    no ``fill``, or another type, the array goes through ``to_numpy``.
+    """
+    if hasattr(values, "combine_chunks"):
+        values = values.combine_chunks()
+    kind = _NUMPY_TYPES.get(str(values.type))
+    if kind is None or (values.null_count and fill is None):
+        out: npt.NDArray[Any] = values.to_numpy(zero_copy_only=False)
+        return out
+    start, n = values.offset, len(values)
+    validity, data = values.buffers()[:2]
+
+    def bits(buffer: Any) -> npt.NDArray[np.bool_]:
+        raw = np.frombuffer(buffer, dtype=np.uint8)
+        unpacked = np.unpackbits(raw, bitorder="little", count=start + n)
+        return unpacked[start:].astype(bool)
+
+    if data is None:
+        result: npt.NDArray[Any] = np.zeros(n, dtype=kind)
+    elif kind is np.bool_:
+        result = bits(data)
+    else:
+        result = np.frombuffer(data, dtype=kind)[start : start + n]
+    if values.null_count:
+        result = result.copy()
+        result[~bits(validity)] = fill
+    return result
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where each row was read from: file index (into ``paths``), 1-based line, byte offset.
@@ -97,7 +163,7 @@ class KeyCodes:
             [vocab.setdefault(v, len(vocab)) for v in encoded.dictionary.to_pylist()],
             dtype=np.int32,
         )
-        indices = encoded.indices.to_numpy(zero_copy_only=False)
+        indices = numpy_of(encoded.indices)
         self.codes[name].extend(lookup[indices].tolist())
 
     def first_seen(self, name: str) -> npt.NDArray[np.int32]:
@@ -154,7 +220,7 @@ class TraceColumns:
             for n in names:
                 value = getattr(t, n)
                 data[n].append(value.value if isinstance(value, Verdict) else value)
-        table = pa.table({n: pa.array(data[n], type=pa.string()) for n in names})
+        table = pa.table({n: string_array(data[n]) for n in names})
         return cls(table, None, traces)
 
     def __len__(self) -> int:
@@ -181,7 +247,7 @@ class TraceColumns:
         for name in self.columns:
             if name in self.encoded:
                 codes, values = self.encoded[name]
-                data[name] = pa.array(values, type=pa.string()).take(pa.array(codes))
+                data[name] = string_array(values).take(codes)
             else:
                 data[name] = self.arrow.column(name)
         return pa.table(data)
@@ -223,7 +289,7 @@ class TraceColumns:
             order = sorted(range(len(first)), key=first.__getitem__)
             rank = np.empty(len(first), dtype=np.int64)
             rank[order] = np.arange(len(first), dtype=np.int64)
-            idx = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            idx = numpy_of(encoded.indices).astype(np.int64)
             out = (rank[idx], [first[i] for i in order])
         self._codes[name] = out
         return out
