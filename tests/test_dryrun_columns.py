@@ -195,7 +195,7 @@ def test_the_workload_is_deduplicated_across_retrievers(tmp_path) -> None:
     path = _write(tmp_path / "d.jsonl", _overlapping(), mappings=("refuted", "non_supported"))
     sizes = read_unit_sizes(path, UnitKind.RETRIEVAL)
     assert sizes is not None
-    assert (sizes.units, int(sizes.rows.sum()), sizes.traces) == (42, 120, 24)
+    assert (sizes.units, sizes.rows, sizes.traces) == (42, 120, 24)
     got, want = _both(
         path, UnitKind.RETRIEVAL, PricingOnlyCoder("openai:fake-model"), tmp_path / "r", PerUnit()
     )
@@ -210,9 +210,9 @@ def test_chunking_does_not_change_the_units(tmp_path, chunk) -> None:
         one = unit_sizes(iter_disagreement_claims(path), kind, chunk=1 << 18)
         other = unit_sizes(iter_disagreement_claims(path), kind, chunk=chunk)
         assert (one.traces, one.without_reasoning) == (other.traces, other.without_reasoning)
-        assert one.ids.tolist() == other.ids.tolist()
-        assert one.chars.tolist() == other.chars.tolist()
-        assert one.rows.tolist() == other.rows.tolist()
+        assert (one.rows, one.row_tokens) == (other.rows, other.row_tokens)
+        assert one.ids().tolist() == other.ids().tolist()
+        assert one.chars().tolist() == other.chars().tolist()
 
 
 def test_ids_and_lengths_are_the_units_own(tmp_path) -> None:
@@ -223,11 +223,13 @@ def test_ids_and_lengths_are_the_units_own(tmp_path) -> None:
         from failcodes.judge.prompts import user_length
 
         by_id = {int(u.id, 16): u for u in units}
-        assert sorted(by_id) == sizes.ids.tolist()
-        for uid, chars, rows in zip(sizes.ids, sizes.chars, sizes.rows, strict=True):
-            unit = by_id[int(uid)]
-            assert chars == user_length(unit)
-            assert rows == len(unit.provenance)
+        assert sorted(by_id) == sizes.ids().tolist()
+        for uid, chars in zip(sizes.ids(), sizes.chars(), strict=True):
+            assert chars == user_length(by_id[int(uid)])
+        assert sizes.rows == sum(len(u.provenance) for u in units)
+        assert sizes.row_tokens == sum(
+            len(u.provenance) * -(-user_length(u) // 4) for u in units
+        )  # ceil(chars / 4) per row
 
 
 def test_a_repeated_trace_keeps_its_first_record(tmp_path) -> None:
@@ -245,8 +247,8 @@ def test_a_repeated_trace_keeps_its_first_record(tmp_path) -> None:
     assert [u.passages[0].text for u in units] == ["first", "x", "x", "x"]
     for chunk in (1, 2, 100):
         sizes = unit_sizes(iter_disagreement_claims(path), UnitKind.RETRIEVAL, chunk=chunk)
-        assert (sizes.units, int(sizes.rows.sum()), sizes.traces) == (4, 4, 4)
-        assert sorted(sizes.ids.tolist()) == sorted(int(u.id, 16) for u in units)
+        assert (sizes.units, sizes.rows, sizes.traces) == (4, 4, 4)
+        assert sorted(sizes.ids().tolist()) == sorted(int(u.id, 16) for u in units)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

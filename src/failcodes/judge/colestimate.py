@@ -75,30 +75,52 @@ CHUNK = 1 << 18
 _MASK64 = (1 << 64) - 1
 
 
+#: Distinct keys are held in this many sorted arrays, by their top byte: a merge copies one
+#: of them, so a merge's extra memory is 1/256 of what is held.
+_PARTS = 256
+_TOP = np.uint64(56)
+_UINT32 = 0xFFFFFFFF
+
+Ids = np.ndarray[Any, np.dtype[np.uint64]]
+Lengths = np.ndarray[Any, np.dtype[np.uint32]]
+Parts = tuple[tuple[Ids, Lengths], ...]
+
+
 @dataclass(frozen=True)
 class UnitSizes:
-    """The distinct units of a set of traces, as columns (sorted by id)."""
+    """The distinct units of a set of traces, as columns: 12 bytes per unit."""
 
     kind: UnitKind
     #: Traces read (after dropping repeated ones).
     traces: int
     #: Traces without reasoning (no verification unit).
     without_reasoning: int
-    #: Unit ids as unsigned 64-bit integers, sorted.
-    ids: np.ndarray[Any, np.dtype[np.uint64]]
-    #: User-message length in characters of each unit (its first occurrence).
-    chars: np.ndarray[Any, np.dtype[np.int64]]
-    #: Rows (provenance entries) of each unit.
-    rows: np.ndarray[Any, np.dtype[np.int64]]
+    #: Rows: (trace, passage) pairs for retrieval, traces with reasoning for verification
+    #: (the units' provenance entries, all units together).
+    rows: int
+    #: The user-message tokens of each row's unit, summed over the rows (the naive run's).
+    row_tokens: int
+    #: (ids, chars) per id range, ids ascending: unit ids as unsigned 64-bit integers and
+    #: the user-message length in characters of each unit's first occurrence.
+    parts: Parts
 
     @property
     def units(self) -> int:
         """How many distinct units."""
-        return len(self.ids)
+        return sum(len(ids) for ids, _ in self.parts)
 
-    def user_tokens(self) -> np.ndarray[Any, np.dtype[np.int64]]:
-        """Tokens of each unit's user message (``ceil(chars / 4)``, as the object path)."""
-        return (self.chars + 3) // 4
+    def ids(self) -> np.ndarray[Any, np.dtype[np.uint64]]:
+        """All unit ids, ascending (a copy)."""
+        return np.concatenate([ids for ids, _ in self.parts])
+
+    def chars(self) -> np.ndarray[Any, np.dtype[np.uint32]]:
+        """The user-message length of each unit, in :meth:`ids` order (a copy)."""
+        return np.concatenate([chars for _, chars in self.parts])
+
+
+def tokens_of(chars: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """``ceil(chars / 4)`` per element, as :func:`~failcodes.judge.pricing.length_tokens`."""
+    return (chars.astype(np.int64) + 3) // 4
 
 
 def _sorted_member(sorted_keys: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]) -> Any:
@@ -110,17 +132,53 @@ def _sorted_member(sorted_keys: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]
     return found, pos
 
 
+class _KeySet:
+    """Distinct uint64 keys (each with a uint32 value) in sorted arrays, one per top byte."""
+
+    def __init__(self) -> None:
+        self.keys: list[Ids] = [np.empty(0, dtype=np.uint64) for _ in range(_PARTS)]
+        self.values: list[Lengths] = [np.empty(0, dtype=np.uint32) for _ in range(_PARTS)]
+
+    @staticmethod
+    def _slices(sorted_keys: np.ndarray[Any, Any]) -> list[tuple[int, int, int]]:
+        tops = (sorted_keys >> _TOP).astype(np.intp)
+        bounds = np.searchsorted(tops, np.arange(_PARTS + 1))
+        pairs = enumerate(itertools.pairwise(bounds.tolist()))
+        return [(p, lo, hi) for p, (lo, hi) in pairs if hi > lo]
+
+    def lookup(self, sorted_keys: np.ndarray[Any, Any]) -> tuple[Any, Any]:
+        """(found, stored value or 0) for each of ``sorted_keys`` (ascending, distinct)."""
+        found = np.zeros(len(sorted_keys), dtype=bool)
+        values = np.zeros(len(sorted_keys), dtype=np.uint32)
+        for p, lo, hi in self._slices(sorted_keys):
+            hit, pos = _sorted_member(self.keys[p], sorted_keys[lo:hi])
+            found[lo:hi] = hit
+            values[lo:hi][hit] = self.values[p][pos[hit]]
+        return found, values
+
+    def insert(self, sorted_keys: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> None:
+        """Add ``sorted_keys`` (ascending, none held yet) with their ``values``."""
+        for p, lo, hi in self._slices(sorted_keys):
+            pos = np.searchsorted(self.keys[p], sorted_keys[lo:hi])
+            self.keys[p] = np.insert(self.keys[p], pos, sorted_keys[lo:hi])
+            self.values[p] = np.insert(self.values[p], pos, values[lo:hi])
+
+    def parts(self) -> Parts:
+        """The held (keys, values) arrays, keys ascending across them."""
+        return tuple(zip(self.keys, self.values, strict=True))
+
+
 class _Accumulator:
-    """Streams occurrences in, keeps distinct units and trace keys as sorted arrays."""
+    """Streams occurrences in; keeps distinct units and trace keys in :class:`_KeySet`."""
 
     def __init__(self, chunk: int) -> None:
         self.chunk = chunk
-        self.ids = np.empty(0, dtype=np.uint64)
-        self.chars = np.empty(0, dtype=np.int64)
-        self.rows = np.empty(0, dtype=np.int64)
-        self.trace_keys = np.empty(0, dtype=np.uint64)
+        self.units = _KeySet()
+        self.trace_keys = _KeySet()
         self.traces = 0
         self.without_reasoning = 0
+        self.rows = 0
+        self.row_tokens = 0
         self._reset()
 
     def _reset(self) -> None:
@@ -150,35 +208,45 @@ class _Accumulator:
             self.flush()
 
     def flush(self) -> None:
-        """Merge the buffered traces and occurrences into the sorted arrays."""
+        """Merge the buffered traces and occurrences into the key sets."""
         keys = np.array(self._keys, dtype=np.uint64)
-        repeated, _ = _sorted_member(self.trace_keys, keys)
+        order = np.argsort(keys)
+        found, _ = self.trace_keys.lookup(keys[order])
+        repeated = np.empty(len(keys), dtype=bool)
+        repeated[order] = found  # a trace seen in an earlier chunk: the first one counts
         kept = ~repeated
         self.traces += int(kept.sum())
         self.without_reasoning += int(np.array(self._no_reasoning, dtype=bool)[kept].sum())
-        self.trace_keys = np.sort(np.concatenate([self.trace_keys, keys[kept]]))
-        occ_trace = np.array(self._occ_trace, dtype=np.int64)
-        keep = kept[occ_trace]
+        new_keys = keys[order][~found]
+        self.trace_keys.insert(new_keys, np.zeros(len(new_keys), dtype=np.uint32))
+        keep = kept[np.array(self._occ_trace, dtype=np.intp)]
         ids = np.frombuffer(self._occ_ids, dtype=">u8").astype(np.uint64)[keep]
         chars = np.array(self._occ_chars, dtype=np.int64)[keep]
         self._reset()
         if not len(ids):
             return
-        # first occurrence of each id in this chunk (np.unique's index is the first one)
+        if int(chars.max()) > _UINT32:
+            raise OverflowError("a user message longer than 2**32 characters")
+        # the first occurrence of each id in this chunk (np.unique's index is the first one)
         uniq, first, counts = np.unique(ids, return_index=True, return_counts=True)
-        known, pos = _sorted_member(self.ids, uniq)
-        self.rows[pos[known]] += counts[known]
-        new = ~known
-        ids_all = np.concatenate([self.ids, uniq[new]])
-        order = np.argsort(ids_all, kind="stable")
-        self.ids = ids_all[order]
-        self.chars = np.concatenate([self.chars, chars[first[new]]])[order]
-        self.rows = np.concatenate([self.rows, counts[new]])[order]
+        chunk_chars = chars[first].astype(np.uint32)
+        held, stored = self.units.lookup(uniq)
+        first_chars = np.where(held, stored, chunk_chars)  # a unit keeps its first length
+        self.rows += len(ids)
+        self.row_tokens += int((counts * tokens_of(first_chars)).sum())
+        self.units.insert(uniq[~held], chunk_chars[~held])
 
     def result(self, kind: UnitKind) -> UnitSizes:
         """The distinct units seen."""
         self.flush()
-        return UnitSizes(kind, self.traces, self.without_reasoning, self.ids, self.chars, self.rows)
+        return UnitSizes(
+            kind,
+            self.traces,
+            self.without_reasoning,
+            self.rows,
+            self.row_tokens,
+            self.units.parts(),
+        )
 
 
 _SPECIAL = ("&", '"', "'", "<", ">")
@@ -253,7 +321,7 @@ def read_unit_sizes(
 
     try:
         return unit_sizes(iter_disagreement_claims(path), kind, top_k=top_k)
-    except ExactReaderNeededError:
+    except (ExactReaderNeededError, OverflowError):
         return None
 
 
@@ -262,15 +330,13 @@ def columnar_mode(mode: Mode) -> bool:
     return isinstance(mode, PerUnit) or (isinstance(mode, Batch) and mode.group is None)
 
 
-def _done_mask(ids: np.ndarray[Any, Any], done: set[str]) -> np.ndarray[Any, Any]:
-    """Which of ``ids`` the journal holds (journal ids that are no 16-hex id match none)."""
+def _journal_ids(done: set[str]) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """The journal's unit ids as sorted integers (an id that is no 16-hex id matches none)."""
     hexdigits = set("0123456789abcdef")
-    journal = np.array(
+    return np.array(
         sorted(int(d, 16) for d in done if len(d) == 16 and set(d) <= hexdigits),
         dtype=np.uint64,
     )
-    found, _ = _sorted_member(journal, ids)
-    return np.asarray(found, dtype=bool)
 
 
 def estimate_sizes(
@@ -289,24 +355,26 @@ def estimate_sizes(
     per_unit_out = calibrated if calibrated is not None else sample_output_tokens(judge)
     source = "mean of the journal" if calibrated is not None else "typical answer length"
     prefix = judge.prefix_tokens
-    done = _done_mask(sizes.ids, journal.done_ids())
-    already = int(done.sum())
-    rows = int(sizes.rows.sum())
+    journal_ids = _journal_ids(journal.done_ids())
+    already = todo = todo_tokens = 0
+    for ids, chars in sizes.parts:
+        done, _ = _sorted_member(journal_ids, ids)
+        already += int(done.sum())
+        if judge.is_llm:
+            todo += len(ids) - int(done.sum())
+            todo_tokens += int(tokens_of(chars[~done]).sum())
+    rows = sizes.rows
     total = sizes.units
     naive_in = naive_calls = 0
     shapes: Iterable[CallShape] = ()
-    todo = 0
     if judge.is_llm:
-        tokens_per_unit = sizes.user_tokens()
         naive_calls = rows
-        naive_in = int((sizes.rows * (prefix + tokens_per_unit)).sum())
-        todo_tokens = tokens_per_unit[~done]
-        todo = len(todo_tokens)
+        naive_in = rows * prefix + sizes.row_tokens
         if todo:
             # call_tokens sums user tokens and counts calls per prefix: one shape carries
             # the user tokens of all, the others none (same totals, no object per unit)
             shapes = itertools.chain(
-                [CallShape(prefix, int(todo_tokens.sum()))],
+                [CallShape(prefix, todo_tokens)],
                 itertools.repeat(CallShape(prefix, 0), todo - 1),
             )
     tokens, calls = call_tokens(
