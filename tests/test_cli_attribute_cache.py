@@ -3,7 +3,8 @@ import json
 import pandas as pd
 import pytest
 
-from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind, write_disagreements
+from failcodes.dataio import write_disagreements
+from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
 from failcodes.judge.cache import ResponseCache
 from failcodes.metrics import Level
 from tests.cli_helpers import run_cli

@@ -16,7 +16,8 @@ import pytest
 from failcodes import codebook as codebooks
 from failcodes import dataio
 from failcodes.cli.main import main
-from failcodes.disagreements import find_disagreements, write_disagreements
+from failcodes.dataio import write_disagreements
+from failcodes.disagreements import find_disagreements
 from failcodes.labels import Label
 from failcodes.labelstudio.tasks import build_tasks
 from failcodes.traces import Passage, Trace

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from failcodes.dataio import read_disagreements, write_disagreements
 from failcodes.disagreements import (
     Disagreement,
     DisagreementKind,
     count_by_kind,
     disagreements_dataframe,
     find_disagreements,
-    read_disagreements,
-    write_disagreements,
 )
 from failcodes.errors import InputError
 from failcodes.metrics import compute_metrics
@@ -121,3 +120,12 @@ def test_dataframe_adapter() -> None:
 def test_model_documents_every_field() -> None:
     schema = Disagreement.model_json_schema()
     assert schema["properties"]["kind"]["description"].startswith("FN = clinician error missed")
+
+
+def test_old_disagreement_file_functions_warn_and_point_at_dataio() -> None:
+    import failcodes.dataio
+    import failcodes.disagreements as dis
+
+    with pytest.warns(DeprecationWarning, match="now failcodes.dataio.read_disagreements"):
+        old = dis.read_disagreements
+    assert old is failcodes.dataio.read_disagreements

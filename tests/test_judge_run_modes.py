@@ -177,7 +177,7 @@ def test_old_estimate_name_still_resolves_with_a_deprecation_warning() -> None:
     import failcodes.judge as judge
 
     with pytest.warns(DeprecationWarning, match="now failcodes.judge.CostEstimate"):
-        old = judge.Estimate  # type: ignore[attr-defined]
+        old = judge.Estimate
     assert old is judge.CostEstimate
     with pytest.raises(AttributeError):
-        judge.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
+        judge.NoSuchName  # noqa: B018

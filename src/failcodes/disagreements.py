@@ -424,12 +424,18 @@ def count_by_kind(
 def __getattr__(name: str) -> Any:
     """``read_disagreements``/``write_disagreements`` moved to :mod:`failcodes.dataio`.
 
-    Kept reachable under their old names for callers of the old API; this module itself
-    does no file I/O.
+    Still reachable under their old names, with a DeprecationWarning (nothing in failcodes
+    uses them); this module itself does no file I/O.
     """
     if name in ("read_disagreements", "write_disagreements"):
         import importlib
+        import warnings
 
+        warnings.warn(
+            f"failcodes.disagreements.{name} is now failcodes.dataio.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(importlib.import_module("failcodes.dataio"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
