@@ -233,6 +233,88 @@ def caching_model(judge: UnitJudge, mode: Mode) -> CachingModel:
     )
 
 
+@dataclass(frozen=True)
+class Counted:
+    """What a dry run counted before pricing (the object and the columnar path fill one)."""
+
+    rows: int
+    units: int
+    already_done: int
+    #: Units that will be sent to the provider.
+    to_call: int
+    naive_calls: int
+    naive_input_tokens: int
+    cache_hits: int = 0
+    cascade_kept: int = 0
+
+
+def answer_tokens(judge: UnitJudge, journal: Journal) -> tuple[float, str]:
+    """Output tokens per answer, and their source: the journal's mean, else the schema's."""
+    calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
+    if calibrated is not None:
+        return calibrated, "mean of the journal"
+    return sample_output_tokens(judge), "typical answer length"
+
+
+def priced(
+    judge: UnitJudge,
+    mode: Mode,
+    counted: Counted,
+    shapes: Iterable[CallShape],
+    answer: tuple[float, str],
+    *,
+    grouped: bool,
+) -> CostEstimate:
+    """Price the calls ``shapes`` (and the naive run) into one :class:`CostEstimate`."""
+    per_unit_out, source = answer
+    then = mode.then if isinstance(mode, Cascade) else mode
+    batch = isinstance(then, Batch)
+    tokens, calls = call_tokens(
+        shapes, output_per_answer=per_unit_out, caching=caching_model(judge, mode)
+    )
+    naive_out = round(counted.naive_calls * per_unit_out)
+    cost = naive_cost = None
+    if judge.price is not None:
+        cost = judge.price.cost(tokens, batch=batch)
+        naive_cost = judge.price.cost(TokenUsage(counted.naive_input_tokens, 0, 0, naive_out))
+    if not judge.is_llm:
+        cost = naive_cost = 0.0
+    note = (
+        "offline heuristic baseline: no calls, no cost"
+        if not judge.is_llm
+        else "tokens at ~4 characters per token; provider prompt caching of the codebook "
+        f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
+    )
+    return CostEstimate(
+        judge=judge.coder.spec,
+        mode=mode.name,
+        rows=counted.rows,
+        units=counted.units,
+        already_done=counted.already_done,
+        cache_hits=counted.cache_hits,
+        cascade_kept=counted.cascade_kept,
+        to_judge=counted.to_call if judge.is_llm else counted.units - counted.already_done,
+        to_call=counted.to_call,
+        calls=calls,
+        input_tokens=tokens.input_tokens,
+        cached_input_tokens=tokens.cached_input_tokens,
+        cache_write_tokens=tokens.cache_write_tokens,
+        output_tokens=tokens.output_tokens,
+        output_tokens_per_unit=per_unit_out,
+        output_source=source,
+        cost_usd=cost,
+        price_known=judge.price is not None or not judge.is_llm,
+        naive_calls=counted.naive_calls,
+        naive_input_tokens=counted.naive_input_tokens,
+        naive_output_tokens=naive_out,
+        naive_cost_usd=naive_cost,
+        batch=batch,
+        grouped=grouped,
+        base_url=judge.base_url,
+        note=note,
+    )
+
+
 def estimate_units(
     judge: UnitJudge, journal: Journal, units: Iterable[Unit], mode: Mode | None = None
 ) -> CostEstimate:
@@ -244,16 +326,13 @@ def estimate_units(
         if not isinstance(mode.first, DirectCoder):
             raise ConfigError("a dry run can only foresee a cascade whose first judge is offline")
         first, then = mode.first, mode.then
-    batch = isinstance(then, Batch)
     group = then.group if isinstance(then, Batch) else then if isinstance(then, Grouped) else None
     done = journal.done_ids()
     rows = total = already = hits = kept = 0
     todo: list[Unit] = []
     user_tokens: dict[str, int] = {}
     naive_in = naive_calls = 0
-    calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
-    per_unit_out = calibrated if calibrated is not None else sample_output_tokens(judge)
-    source = "mean of the journal" if calibrated is not None else "typical answer length"
+    answer = answer_tokens(judge, journal)
     prefix = judge.prefix_tokens
     for unit in unique(units):
         total += 1
@@ -294,50 +373,17 @@ def estimate_units(
                 shapes.append(CallShape(group_prefix, tokens_in, len(members)))
     else:
         shapes = [CallShape(prefix, user_tokens[u.id]) for u in todo]
-    tokens, calls = call_tokens(
-        shapes, output_per_answer=per_unit_out, caching=caching_model(judge, then)
-    )
-    naive_out = round(naive_calls * per_unit_out)
-    cost = naive_cost = None
-    if judge.price is not None:
-        cost = judge.price.cost(tokens, batch=batch)
-        naive_cost = judge.price.cost(TokenUsage(naive_in, 0, 0, naive_out))
-    if not judge.is_llm:
-        cost = naive_cost = 0.0
-    note = (
-        "offline heuristic baseline: no calls, no cost"
-        if not judge.is_llm
-        else "tokens at ~4 characters per token; provider prompt caching of the codebook "
-        f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
-    )
-    return CostEstimate(
-        judge=judge.coder.spec,
-        mode=mode.name,
+    counted = Counted(
         rows=rows,
         units=total,
         already_done=already,
-        cache_hits=hits,
-        cascade_kept=kept,
-        to_judge=len(todo) if judge.is_llm else total - already,
         to_call=len(todo),
-        calls=calls,
-        input_tokens=tokens.input_tokens,
-        cached_input_tokens=tokens.cached_input_tokens,
-        cache_write_tokens=tokens.cache_write_tokens,
-        output_tokens=tokens.output_tokens,
-        output_tokens_per_unit=per_unit_out,
-        output_source=source,
-        cost_usd=cost,
-        price_known=judge.price is not None or not judge.is_llm,
         naive_calls=naive_calls,
         naive_input_tokens=naive_in,
-        naive_output_tokens=naive_out,
-        naive_cost_usd=naive_cost,
-        batch=batch,
-        grouped=group is not None,
-        base_url=judge.base_url,
-        note=note,
+        cache_hits=hits,
+        cascade_kept=kept,
     )
+    return priced(judge, mode, counted, shapes, answer, grouped=group is not None)
 
 
 def shapes_of(judge: UnitJudge, units: Sequence[Unit]) -> list[CallShape]:
@@ -377,10 +423,13 @@ __all__ = [
     "CachingModel",
     "CallShape",
     "CostEstimate",
+    "Counted",
     "PricingOnlyCoder",
+    "answer_tokens",
     "call_tokens",
     "compare_lines",
     "estimate_units",
+    "priced",
     "sample_output_tokens",
     "shapes_of",
 ]
