@@ -13,6 +13,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,8 +25,10 @@ from failcodes.errors import InputError
 from failcodes.hashing import content_hash
 from failcodes.judge import JudgeSettings, Limits, PriceTable, RetryPolicy, make_coder, run_judge
 from failcodes.judge.colestimate import (
+    columnar_mode,
     estimate_columns,
     estimate_sizes,
+    needs_groups,
     read_unit_sizes,
     unit_sizes,
 )
@@ -166,7 +169,10 @@ def _both(
     journal = Journal(run_dir)
     try:
         want = estimate_units(judge, journal, _object_units(path, kind, top_k), mode)
-        sizes = unit_sizes(iter_disagreement_claims(path), kind, top_k=top_k, chunk=chunk)
+        grouped = needs_groups(mode)
+        sizes = unit_sizes(
+            iter_disagreement_claims(path), kind, top_k=top_k, chunk=chunk, grouped=grouped
+        )
         got = estimate_sizes(judge, journal, sizes, mode)
     finally:
         journal.close()
@@ -175,9 +181,16 @@ def _both(
 
 @pytest.mark.parametrize("kind", list(UnitKind))
 @pytest.mark.parametrize("spec", ["openai:fake-model", "anthropic:fake-claude", "offline"])
-@pytest.mark.parametrize("mode", [PerUnit(), Batch()], ids=["per-unit", "batch"])
+@pytest.mark.parametrize(
+    "mode",
+    [PerUnit(), Batch(), Grouped(), Grouped(size=3), Batch(group=Grouped(size=4))],
+    ids=["per-unit", "batch", "grouped", "grouped-3", "batch-grouped-4"],
+)
 @pytest.mark.parametrize("top_k", [None, 3])
 def test_columnar_estimate_equals_the_object_path(tmp_path, kind, spec, mode, top_k) -> None:
+    if not columnar_mode(mode, kind):  # grouping is for retrieval units
+        assert kind is UnitKind.VERIFICATION and needs_groups(mode)
+        return
     # two mappings: every claim record twice (the repeated traces count once)
     path = _write(tmp_path / "d.jsonl", _overlapping(), mappings=("refuted", "non_supported"))
     coder: Coder = OfflineCoder() if spec == "offline" else PricingOnlyCoder(spec)
@@ -203,12 +216,27 @@ def test_the_workload_is_deduplicated_across_retrievers(tmp_path) -> None:
     assert (got.units, got.rows, got.naive_calls) == (42, 120, 120)  # type: ignore[attr-defined]
 
 
+def test_grouped_calls_follow_the_claims(tmp_path) -> None:
+    # 6 claims x 7 distinct passages (see above): groups of at most 3 -> 3 + 3 + 1 per claim
+    # = 18 calls, of which 6 single-unit calls at the per-unit prefix
+    path = _write(tmp_path / "d.jsonl", _overlapping())
+    coder = PricingOnlyCoder("openai:fake-model")
+    got, want = _both(path, UnitKind.RETRIEVAL, coder, tmp_path / "r", Grouped(size=3))
+    assert got == want
+    assert (got.calls, got.units, got.grouped) == (18, 42, True)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("chunk", [1, 2, 7, 1 << 18])
 def test_chunking_does_not_change_the_units(tmp_path, chunk) -> None:
     path = _write(tmp_path / "d.jsonl", _overlapping(), mappings=("a", "b"))
     for kind in UnitKind:
-        one = unit_sizes(iter_disagreement_claims(path), kind, chunk=1 << 18)
-        other = unit_sizes(iter_disagreement_claims(path), kind, chunk=chunk)
+        one = unit_sizes(iter_disagreement_claims(path), kind, chunk=1 << 18, grouped=True)
+        other = unit_sizes(iter_disagreement_claims(path), kind, chunk=chunk, grouped=True)
+        if kind is UnitKind.RETRIEVAL:
+            assert one.groups is not None and other.groups is not None
+            assert np.concatenate(one.groups).tolist() == np.concatenate(other.groups).tolist()
+        else:  # grouping is for retrieval units
+            assert one.groups is None and other.groups is None
         assert (one.traces, one.without_reasoning) == (other.traces, other.without_reasoning)
         assert (one.rows, one.row_tokens) == (other.rows, other.row_tokens)
         assert one.ids().tolist() == other.ids().tolist()
@@ -286,8 +314,11 @@ _PASSAGE = st.builds(
         max_size=8,
     ),
     top_k=st.none() | st.integers(1, 4),
+    mode=st.sampled_from([PerUnit(), Batch(), Grouped(size=2), Batch(group=Grouped(size=3))]),
 )
-def test_columnar_equals_object_path_on_generated_files(tmp_path_factory, data, top_k) -> None:
+def test_columnar_equals_object_path_on_generated_files(
+    tmp_path_factory, data, top_k, mode
+) -> None:
     traces = [
         _trace(f"s{sys_}", s, c, ps, claim=claim, reasoning=reasoning, verdict=verdict)
         for sys_, s, c, claim, ps, reasoning, verdict in data
@@ -299,7 +330,7 @@ def test_columnar_equals_object_path_on_generated_files(tmp_path_factory, data, 
             continue
         got, want = _both(
             path, kind, PricingOnlyCoder("anthropic:fake-claude"), folder / kind.value,
-            Batch() if top_k else PerUnit(), top_k=top_k, chunk=2,
+            mode if columnar_mode(mode, kind) else PerUnit(), top_k=top_k, chunk=2,
         )  # fmt: skip
         assert got == want
 
@@ -388,9 +419,10 @@ def test_cli_dry_run_from_disagreements_uses_columns_and_equals_traces_input(
         assert "8 trace(s) without reasoning skipped" in err_d  # (s + r) % 3 == 0: 8 of 24
 
 
-def test_cli_modes_the_columns_cannot_price_take_the_object_path(
+def test_cli_grouped_and_cascade_dry_runs_equal_the_traces_input(
     tmp_path, capsys, monkeypatch
 ) -> None:
+    # grouped (direct or batch items) is priced from columns, a cascade by the object path
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     dis = _write(tmp_path / "d.jsonl", _overlapping())
     src = write_traces(tmp_path / "t.jsonl", disagreement_traces(read_disagreements(dis)))
@@ -401,10 +433,14 @@ def test_cli_modes_the_columns_cannot_price_take_the_object_path(
         outs = []
         for i, source in enumerate((src, dis)):
             run = str(tmp_path / f"{extra[-1]}{i}")
-            code, out, err = _cli([*base, *extra, "--from", str(source), "-o", run], capsys)
+            with monkeypatch.context() as m:
+                if source == dis and "--cascade" not in extra:
+                    _forbid_objects(m)
+                code, out, err = _cli([*base, *extra, "--from", str(source), "-o", run], capsys)
             assert code == 0, err
             outs.append(json.loads(out))
         assert outs[0] == outs[1]
+        assert outs[0]["grouped"] is ("--group-by-claim" in extra)
 
 
 def test_cli_bad_disagreements_line_is_the_object_readers_error(tmp_path, capsys) -> None:

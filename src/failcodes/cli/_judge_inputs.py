@@ -70,7 +70,9 @@ def load_traces(path: str | Path) -> list[Trace]:
     return load_inputs(path)[0]
 
 
-def load_unit_sizes(path: str | Path, kind: UnitKind, *, top_k: int | None) -> UnitSizes | None:
+def load_unit_sizes(
+    path: str | Path, kind: UnitKind, *, top_k: int | None, grouped: bool = False
+) -> UnitSizes | None:
     """The units of ``--from`` as columns (the dry run's fast path), or None.
 
     None unless ``path`` is a disagreements JSONL file the fast reader vouches for: the
@@ -79,7 +81,7 @@ def load_unit_sizes(path: str | Path, kind: UnitKind, *, top_k: int | None) -> U
     p = Path(path)
     if not (p.is_file() and is_disagreements_file(p)):
         return None
-    sizes = read_unit_sizes(p, kind, top_k=top_k)
+    sizes = read_unit_sizes(p, kind, top_k=top_k, grouped=grouped)
     if sizes is not None and not sizes.traces:
         raise InputError("the disagreements carry no claims to judge", path=p)
     return sizes

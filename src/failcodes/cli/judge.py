@@ -42,7 +42,7 @@ from failcodes.judge import (
     summary_json,
     summary_lines,
 )
-from failcodes.judge.colestimate import columnar_mode, estimate_columns
+from failcodes.judge.colestimate import columnar_mode, estimate_columns, needs_groups
 from failcodes.judge.estimate import compare_lines
 from failcodes.judge.run import write_estimate
 from failcodes.units import UnitKind, build_units, traces_without_reasoning
@@ -206,13 +206,10 @@ def _run(
     codebook = load_codebook(codebook_path, kind)  # a missing part fails before any output
     # a dry run of one judge in a mode the columns can price reads no Unit objects (issue
     # 18); anything else, or an input the fast reader does not vouch for, reads traces
-    columnar = (
-        dry_run
-        and len(judges) <= 1
-        and flags.cascade is None
-        and columnar_mode(flags.mode(dry_run=True))
-    )
-    sizes = load_unit_sizes(source, kind, top_k=top_k) if columnar else None
+    planned = flags.mode(dry_run=True) if flags.cascade is None else None
+    sizes = None
+    if dry_run and len(judges) <= 1 and planned is not None and columnar_mode(planned, kind):
+        sizes = load_unit_sizes(source, kind, top_k=top_k, grouped=needs_groups(planned))
     traces = load_traces(source) if sizes is None else []
     units = build_units(traces, kind, top_k=top_k) if sizes is None else []
     n_traces, n_units = (len(traces), len(units)) if sizes is None else (sizes.traces, sizes.units)

@@ -33,6 +33,7 @@ file or that its fast reader cannot vouch for.
 from __future__ import annotations
 
 import itertools
+import json
 from array import array
 from collections.abc import Iterable
 from contextlib import ExitStack
@@ -51,10 +52,12 @@ from failcodes.judge.estimate import (
     call_tokens,
     sample_output_tokens,
 )
+from failcodes.judge.grouping import group_schema
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import Journal
-from failcodes.judge.modes import Batch, Mode, PerUnit
-from failcodes.judge.prompts import UserSkeleton, escaped_length, user_skeleton
+from failcodes.judge.modes import Batch, Grouped, Mode, PerUnit
+from failcodes.judge.pricing import estimate_tokens
+from failcodes.judge.prompts import UserSkeleton, escaped_length, group_skeleton, user_skeleton
 from failcodes.judge.providers.base import TokenUsage
 from failcodes.judge.unitjudge import Coder, UnitJudge
 from failcodes.runlock import folder_lock
@@ -62,11 +65,14 @@ from failcodes.units import UnitKind, retrieval_unit_digests, unit_id
 from failcodes.verdicts import Verdict
 
 __all__ = [
+    "GROUP_COLUMNS",
     "UnitSizes",
     "columnar_mode",
     "estimate_columns",
     "estimate_sizes",
+    "needs_groups",
     "read_unit_sizes",
+    "tokens_of",
     "unit_sizes",
 ]
 
@@ -84,6 +90,10 @@ _UINT32 = 0xFFFFFFFF
 Ids = np.ndarray[Any, np.dtype[np.uint64]]
 Lengths = np.ndarray[Any, np.dtype[np.uint32]]
 Parts = tuple[tuple[Ids, Lengths], ...]
+#: The further columns a grouped run needs per unit (:attr:`UnitSizes.groups`).
+GROUP_COLUMNS = np.dtype(
+    [("seq", "<u8"), ("claim", "<u8"), ("claim_chars", "<u4"), ("piece", "<u4")]
+)
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,10 @@ class UnitSizes:
     #: (ids, chars) per id range, ids ascending: unit ids as unsigned 64-bit integers and
     #: the user-message length in characters of each unit's first occurrence.
     parts: Parts
+    #: Per part, aligned with ``parts`` (grouped runs only, else None): each unit's first
+    #: occurrence number, claim (64-bit hash of its text), escaped claim length and its
+    #: passage's length in a grouped message (without the key).
+    groups: tuple[np.ndarray[Any, Any], ...] | None = None
 
     @property
     def units(self) -> int:
@@ -135,9 +149,11 @@ def _sorted_member(sorted_keys: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]
 class _KeySet:
     """Distinct uint64 keys (each with a uint32 value) in sorted arrays, one per top byte."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra: np.dtype[Any] | None = None) -> None:
         self.keys: list[Ids] = [np.empty(0, dtype=np.uint64) for _ in range(_PARTS)]
         self.values: list[Lengths] = [np.empty(0, dtype=np.uint32) for _ in range(_PARTS)]
+        #: Further columns per key (grouped runs), a structured array per part.
+        self.extra = None if extra is None else [np.empty(0, dtype=extra) for _ in range(_PARTS)]
 
     @staticmethod
     def _slices(sorted_keys: np.ndarray[Any, Any]) -> list[tuple[int, int, int]]:
@@ -156,12 +172,19 @@ class _KeySet:
             values[lo:hi][hit] = self.values[p][pos[hit]]
         return found, values
 
-    def insert(self, sorted_keys: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> None:
-        """Add ``sorted_keys`` (ascending, none held yet) with their ``values``."""
+    def insert(
+        self,
+        sorted_keys: np.ndarray[Any, Any],
+        values: np.ndarray[Any, Any],
+        extra: np.ndarray[Any, Any] | None = None,
+    ) -> None:
+        """Add ``sorted_keys`` (ascending, none held yet) with their ``values`` (and extra)."""
         for p, lo, hi in self._slices(sorted_keys):
             pos = np.searchsorted(self.keys[p], sorted_keys[lo:hi])
             self.keys[p] = np.insert(self.keys[p], pos, sorted_keys[lo:hi])
             self.values[p] = np.insert(self.values[p], pos, values[lo:hi])
+            if self.extra is not None and extra is not None:
+                self.extra[p] = np.insert(self.extra[p], pos, extra[lo:hi])
 
     def parts(self) -> Parts:
         """The held (keys, values) arrays, keys ascending across them."""
@@ -171,9 +194,11 @@ class _KeySet:
 class _Accumulator:
     """Streams occurrences in; keeps distinct units and trace keys in :class:`_KeySet`."""
 
-    def __init__(self, chunk: int) -> None:
+    def __init__(self, chunk: int, *, grouped: bool = False) -> None:
         self.chunk = chunk
-        self.units = _KeySet()
+        self.grouped = grouped
+        self.units = _KeySet(GROUP_COLUMNS if grouped else None)
+        self.seq = 0
         self.trace_keys = _KeySet()
         self.traces = 0
         self.without_reasoning = 0
@@ -188,6 +213,9 @@ class _Accumulator:
         self._occ_ids = bytearray()  # 8 raw (big-endian) bytes per occurrence
         self._occ_chars: array[int] = array("q")
         self._occ_trace: array[int] = array("q")
+        self._occ_claim: array[int] = array("Q")
+        self._occ_claim_chars: array[int] = array("q")
+        self._occ_piece: array[int] = array("q")
 
     def trace(self, key: tuple[str, str, str, str], reasoning: bool) -> bool:
         """Start a trace; False if it repeats one already seen in this chunk."""
@@ -199,11 +227,22 @@ class _Accumulator:
         self._no_reasoning.append(0 if reasoning else 1)
         return True
 
-    def occurrences(self, digests: bytes, chars: list[int]) -> None:
-        """Rows of the current trace: their unit ids (8 bytes each) and user lengths."""
+    def occurrences(
+        self, digests: bytes, chars: list[int], group: tuple[str, int, list[int]] | None = None
+    ) -> None:
+        """Rows of the current trace: their unit ids (8 bytes each) and user lengths.
+
+        ``group`` (grouped runs): the claim, its escaped length and each row's passage
+        length in the grouped message (without its key).
+        """
         self._occ_ids += digests
         self._occ_chars.extend(chars)
         self._occ_trace.extend([len(self._keys) - 1] * len(chars))
+        if self.grouped and group is not None:
+            claim, claim_chars, pieces = group
+            self._occ_claim.extend([hash(claim) & _MASK64] * len(pieces))
+            self._occ_claim_chars.extend([claim_chars] * len(pieces))
+            self._occ_piece.extend(pieces)
         if len(self._occ_chars) >= self.chunk:
             self.flush()
 
@@ -222,6 +261,15 @@ class _Accumulator:
         keep = kept[np.array(self._occ_trace, dtype=np.intp)]
         ids = np.frombuffer(self._occ_ids, dtype=">u8").astype(np.uint64)[keep]
         chars = np.array(self._occ_chars, dtype=np.int64)[keep]
+        extra = None
+        if self.grouped:
+            extra = np.zeros(len(keep), dtype=GROUP_COLUMNS)
+            extra["seq"] = np.arange(self.seq, self.seq + len(keep), dtype=np.uint64)
+            extra["claim"] = np.array(self._occ_claim, dtype=np.uint64)
+            extra["claim_chars"] = np.array(self._occ_claim_chars, dtype=np.int64)
+            extra["piece"] = np.array(self._occ_piece, dtype=np.int64)
+            extra = extra[keep]
+        self.seq += len(keep)
         self._reset()
         if not len(ids):
             return
@@ -234,7 +282,8 @@ class _Accumulator:
         first_chars = np.where(held, stored, chunk_chars)  # a unit keeps its first length
         self.rows += len(ids)
         self.row_tokens += int((counts * tokens_of(first_chars)).sum())
-        self.units.insert(uniq[~held], chunk_chars[~held])
+        new = ~held
+        self.units.insert(uniq[new], chunk_chars[new], None if extra is None else extra[first][new])
 
     def result(self, kind: UnitKind) -> UnitSizes:
         """The distinct units seen."""
@@ -246,6 +295,7 @@ class _Accumulator:
             self.rows,
             self.row_tokens,
             self.units.parts(),
+            None if self.units.extra is None else tuple(self.units.extra),
         )
 
 
@@ -279,6 +329,7 @@ def unit_sizes(
     *,
     top_k: int | None = None,
     chunk: int = CHUNK,
+    grouped: bool = False,
 ) -> UnitSizes:
     """The distinct units of ``kind`` behind ``(disagreement, claim)`` records, as columns.
 
@@ -286,8 +337,10 @@ def unit_sizes(
     :func:`~failcodes.units.disagreement_traces` of the same records: same ids, the user
     length of each unit's first occurrence, one row per provenance entry.
     """
-    acc = _Accumulator(chunk)
+    grouped = grouped and kind is UnitKind.RETRIEVAL  # grouping is for retrieval units
+    acc = _Accumulator(chunk, grouped=grouped)
     skeleton = user_skeleton(kind)
+    in_group = group_skeleton() if grouped else None
     retrieval = kind is UnitKind.RETRIEVAL
     for rec, c in records:
         reasoning = c.reasoning
@@ -299,7 +352,24 @@ def unit_sizes(
         base = skeleton.base + escaped_length(c.claim)
         lengths = _passage_lengths(skeleton, passages, texts)
         if retrieval:
-            acc.occurrences(retrieval_unit_digests(c.claim, texts), [base + n for n in lengths])
+            group = None
+            if in_group is not None:  # the grouped template differs only in its fixed text
+                extra = in_group.per_passage - skeleton.per_passage
+                extra_src, extra_title = (
+                    in_group.source - skeleton.source,
+                    in_group.title - skeleton.title,
+                )
+                group = (
+                    c.claim,
+                    base - skeleton.base,
+                    [
+                        n + extra + (extra_src if p.source else 0) + (extra_title if p.title else 0)
+                        for n, p in zip(lengths, passages, strict=True)
+                    ],
+                )
+            acc.occurrences(
+                retrieval_unit_digests(c.claim, texts), [base + n for n in lengths], group
+            )
         elif has_reasoning:
             verdict = Verdict(c.verdict)
             uid = unit_id(kind, c.claim, tuple(texts), reasoning, verdict)
@@ -309,7 +379,7 @@ def unit_sizes(
 
 
 def read_unit_sizes(
-    path: str | Path, kind: UnitKind, *, top_k: int | None = None
+    path: str | Path, kind: UnitKind, *, top_k: int | None = None, grouped: bool = False
 ) -> UnitSizes | None:
     """:func:`unit_sizes` of a disagreements JSONL file, or None for the object path.
 
@@ -320,14 +390,94 @@ def read_unit_sizes(
     from failcodes.dataio import ExactReaderNeededError, iter_disagreement_claims
 
     try:
-        return unit_sizes(iter_disagreement_claims(path), kind, top_k=top_k)
+        return unit_sizes(iter_disagreement_claims(path), kind, top_k=top_k, grouped=grouped)
     except (ExactReaderNeededError, OverflowError):
         return None
 
 
-def columnar_mode(mode: Mode) -> bool:
-    """Whether :func:`estimate_sizes` can price ``mode`` (one call per unit, or ungrouped batch)."""
-    return isinstance(mode, PerUnit) or (isinstance(mode, Batch) and mode.group is None)
+def columnar_mode(mode: Mode, kind: UnitKind = UnitKind.RETRIEVAL) -> bool:
+    """Whether :func:`estimate_sizes` can price ``mode`` for ``kind``.
+
+    One call per unit or batch mode, for any kind; grouped by claim (direct or as batch
+    items) for retrieval units. Not a cascade.
+    """
+    if isinstance(mode, PerUnit):
+        return True
+    if isinstance(mode, Grouped) or (isinstance(mode, Batch) and mode.group is not None):
+        return kind is UnitKind.RETRIEVAL
+    return isinstance(mode, Batch)
+
+
+def needs_groups(mode: Mode) -> bool:
+    """Whether pricing ``mode`` needs :attr:`UnitSizes.groups` (read with ``grouped=True``)."""
+    return _group_of(mode) is not None
+
+
+def _group_of(mode: Mode) -> Grouped | None:
+    if isinstance(mode, Batch):
+        return mode.group
+    return mode if isinstance(mode, Grouped) else None
+
+
+def _key_chars(positions: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Length of the passage key ``p{j}`` for 1-based positions ``j``."""
+    digits = np.ones(len(positions), dtype=np.int64)
+    bound = 10
+    while len(positions) and bound <= int(positions.max()):
+        digits += positions >= bound
+        bound *= 10
+    return 1 + digits
+
+
+def _group_shapes(
+    judge: UnitJudge, sizes: UnitSizes, dones: list[Any], size: int
+) -> list[CallShape]:
+    """The calls of a grouped run over the units not done, as ``groups_by_claim`` forms them.
+
+    Units in first-seen order, grouped by claim (claims in the order of their first unit to
+    judge), at most ``size`` a group; a group of one is an ordinary call, a larger one a
+    grouped message of ``group_skeleton`` + claim + keyed passages.
+    """
+    if sizes.groups is None:
+        raise ValueError("grouped pricing needs unit sizes read with grouped=True")
+    cols = np.concatenate([g[~d] for g, d in zip(sizes.groups, dones, strict=True)])
+    toks = np.concatenate(
+        [tokens_of(ch[~d]) for (_, ch), d in zip(sizes.parts, dones, strict=True)]
+    )
+    order = np.argsort(cols["seq"], kind="stable")
+    cols, toks = cols[order], toks[order]
+    _, first, inverse = np.unique(cols["claim"], return_index=True, return_inverse=True)
+    claim_rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")[inverse]
+    by_claim = np.argsort(claim_rank, kind="stable")
+    cols, toks, claim_rank = cols[by_claim], toks[by_claim], claim_rank[by_claim]
+    n = len(claim_rank)
+    run_starts = np.flatnonzero(np.r_[True, claim_rank[1:] != claim_rank[:-1]])
+    within = np.arange(n) - np.repeat(run_starts, np.diff(np.r_[run_starts, n]))
+    group_no = within // size
+    starts = np.flatnonzero(
+        np.r_[True, (claim_rank[1:] != claim_rank[:-1]) | (group_no[1:] != group_no[:-1])]
+    )
+    members = np.diff(np.r_[starts, n])
+    keys = _key_chars(within % size + 1)
+    chars = (
+        group_skeleton().base
+        + cols["claim_chars"][starts].astype(np.int64)
+        + np.add.reduceat(cols["piece"].astype(np.int64) + keys, starts)
+    )
+    prefix = judge.prefix_tokens
+    group_prefix = estimate_tokens(judge.system) + estimate_tokens(
+        json.dumps(group_schema(judge.schema))
+    )
+    single = members == 1
+    shapes = [
+        CallShape(group_prefix, int(t), int(m))
+        for t, m in zip(tokens_of(chars[~single]), members[~single], strict=True)
+    ]
+    alone = int(single.sum())
+    if alone:  # a group of one is an ordinary call (summed tokens on one shape)
+        shapes.append(CallShape(prefix, int(toks[starts[single]].sum())))
+        shapes += [CallShape(prefix, 0)] * (alone - 1)
+    return shapes
 
 
 def _journal_ids(done: set[str]) -> np.ndarray[Any, np.dtype[np.uint64]]:
@@ -348,7 +498,7 @@ def estimate_sizes(
     response cache or an empty one (the caller checks; :func:`estimate_columns` does).
     """
     mode = mode or PerUnit()
-    if not columnar_mode(mode):
+    if not columnar_mode(mode, sizes.kind) or (needs_groups(mode) and sizes.groups is None):
         raise ValueError(f"the columnar dry run cannot price mode {mode.name}")
     batch = isinstance(mode, Batch)
     calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
@@ -357,8 +507,10 @@ def estimate_sizes(
     prefix = judge.prefix_tokens
     journal_ids = _journal_ids(journal.done_ids())
     already = todo = todo_tokens = 0
+    dones = []
     for ids, chars in sizes.parts:
         done, _ = _sorted_member(journal_ids, ids)
+        dones.append(done)
         already += int(done.sum())
         if judge.is_llm:
             todo += len(ids) - int(done.sum())
@@ -370,7 +522,10 @@ def estimate_sizes(
     if judge.is_llm:
         naive_calls = rows
         naive_in = rows * prefix + sizes.row_tokens
-        if todo:
+        group = _group_of(mode)
+        if todo and group is not None:
+            shapes = _group_shapes(judge, sizes, dones, group.size)
+        elif todo:
             # call_tokens sums user tokens and counts calls per prefix: one shape carries
             # the user tokens of all, the others none (same totals, no object per unit)
             shapes = itertools.chain(
@@ -417,7 +572,7 @@ def estimate_sizes(
         naive_output_tokens=naive_out,
         naive_cost_usd=naive_cost,
         batch=batch,
-        grouped=False,
+        grouped=_group_of(mode) is not None,
         base_url=judge.base_url,
         note=note,
     )
@@ -430,7 +585,7 @@ def estimate_columns(sizes: UnitSizes, coder: Coder, job: JudgeJob) -> CostEstim
     object path does; returns None when the cache holds entries (a hit can only be found
     by rendering each unit's message) or the job's mode is not :func:`columnar_mode`.
     """
-    if not columnar_mode(job.mode):
+    if not columnar_mode(job.mode, sizes.kind) or (needs_groups(job.mode) and sizes.groups is None):
         return None
     with folder_lock(made_dir(job.run_dir), what="judge run"), ExitStack() as stack:
         journal = Journal(job.run_dir)

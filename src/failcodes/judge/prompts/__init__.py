@@ -187,6 +187,26 @@ def render_group(claim: str, passages: list[tuple[str, Passage]]) -> str:
     return _escaping_env().get_template(GROUP_TEMPLATE).render(claim=claim, passages=passages)
 
 
+@lru_cache(maxsize=1)
+def group_skeleton() -> UserSkeleton:
+    """The fixed text of the grouped request's template (:func:`render_group`).
+
+    As :func:`user_skeleton`, except that ``per_passage`` leaves out the passage key too
+    (``p1``, ``p2``...): a group's message is ``base`` + the escaped claim + per passage
+    ``per_passage`` + key + rank digits + escaped text (+ attributes).
+    """
+
+    def length(*passages: Passage) -> int:
+        return len(render_group("", [("k", p) for p in passages]))
+
+    base = length()
+    plain = Passage(passage_id="p", rank=1, text="")
+    one = length(plain)
+    source = length(plain.model_copy(update={"source": "s"})) - one - 1
+    title = length(plain.model_copy(update={"title": "t"})) - one - 1
+    return UserSkeleton(base, one - base - 2, source, title)
+
+
 def group_template_hash() -> str:
     """Hash of the engine templates plus the group template (part of group cache keys)."""
     source = resources.files("failcodes.judge.prompts").joinpath(GROUP_TEMPLATE).read_bytes()
