@@ -1888,7 +1888,10 @@ def json_line_encoder() -> Callable[[Any], bytes]:
         if b"\\" in raw:
             return (json.dumps(value, ensure_ascii=False) + "\n").encode("utf-8")
         parts = raw.split(b'"')
-        parts[::2] = map(between, parts[::2])
+        outside = list(map(cache.get, parts[::2]))  # a C-level lookup per part
+        if None in outside:
+            outside = [between(part) for part in parts[::2]]
+        parts[::2] = outside
         return b'"'.join(parts) + b"\n"
 
     return dumps
