@@ -39,6 +39,7 @@ from typing import (
     Literal,
     TypeVar,
     Union,
+    cast,
     get_args,
     get_origin,
 )
@@ -1888,10 +1889,11 @@ def json_line_encoder() -> Callable[[Any], bytes]:
         if b"\\" in raw:
             return (json.dumps(value, ensure_ascii=False) + "\n").encode("utf-8")
         parts = raw.split(b'"')
-        outside = list(map(cache.get, parts[::2]))  # a C-level lookup per part
-        if None in outside:
-            outside = [between(part) for part in parts[::2]]
-        parts[::2] = outside
+        looked = list(map(cache.get, parts[::2]))  # a C-level lookup per part
+        if None in looked:
+            parts[::2] = [between(part) for part in parts[::2]]
+        else:
+            parts[::2] = cast(list[bytes], looked)
         return b'"'.join(parts) + b"\n"
 
     return dumps
