@@ -45,12 +45,11 @@ import numpy as np
 
 from failcodes.fileio import made_dir
 from failcodes.judge.estimate import (
-    MIN_CALIBRATION,
     CallShape,
     CostEstimate,
-    caching_model,
-    call_tokens,
-    sample_output_tokens,
+    Counted,
+    answer_tokens,
+    priced,
 )
 from failcodes.judge.grouping import group_schema
 from failcodes.judge.job import JudgeJob
@@ -58,7 +57,6 @@ from failcodes.judge.journal import Journal
 from failcodes.judge.modes import Batch, Grouped, Mode, PerUnit
 from failcodes.judge.pricing import estimate_tokens
 from failcodes.judge.prompts import UserSkeleton, escaped_length, group_skeleton, user_skeleton
-from failcodes.judge.providers.base import TokenUsage
 from failcodes.judge.unitjudge import Coder, UnitJudge
 from failcodes.runlock import folder_lock
 from failcodes.units import UnitKind, retrieval_unit_digests, unit_id
@@ -500,10 +498,7 @@ def estimate_sizes(
     mode = mode or PerUnit()
     if not columnar_mode(mode, sizes.kind) or (needs_groups(mode) and sizes.groups is None):
         raise ValueError(f"the columnar dry run cannot price mode {mode.name}")
-    batch = isinstance(mode, Batch)
-    calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
-    per_unit_out = calibrated if calibrated is not None else sample_output_tokens(judge)
-    source = "mean of the journal" if calibrated is not None else "typical answer length"
+    answer = answer_tokens(judge, journal)
     prefix = judge.prefix_tokens
     journal_ids = _journal_ids(journal.done_ids())
     already = todo = todo_tokens = 0
@@ -515,67 +510,25 @@ def estimate_sizes(
         if judge.is_llm:
             todo += len(ids) - int(done.sum())
             todo_tokens += int(tokens_of(chars[~done]).sum())
-    rows = sizes.rows
-    total = sizes.units
-    naive_in = naive_calls = 0
+    group = _group_of(mode)
     shapes: Iterable[CallShape] = ()
-    if judge.is_llm:
-        naive_calls = rows
-        naive_in = rows * prefix + sizes.row_tokens
-        group = _group_of(mode)
-        if todo and group is not None:
-            shapes = _group_shapes(judge, sizes, dones, group.size)
-        elif todo:
-            # call_tokens sums user tokens and counts calls per prefix: one shape carries
-            # the user tokens of all, the others none (same totals, no object per unit)
-            shapes = itertools.chain(
-                [CallShape(prefix, todo_tokens)],
-                itertools.repeat(CallShape(prefix, 0), todo - 1),
-            )
-    tokens, calls = call_tokens(
-        shapes, output_per_answer=per_unit_out, caching=caching_model(judge, mode)
-    )
-    naive_out = round(naive_calls * per_unit_out)
-    cost = naive_cost = None
-    if judge.price is not None:
-        cost = judge.price.cost(tokens, batch=batch)
-        naive_cost = judge.price.cost(TokenUsage(naive_in, 0, 0, naive_out))
-    if not judge.is_llm:
-        cost = naive_cost = 0.0
-    note = (
-        "offline heuristic baseline: no calls, no cost"
-        if not judge.is_llm
-        else "tokens at ~4 characters per token; provider prompt caching of the codebook "
-        f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
-    )
-    return CostEstimate(
-        judge=judge.coder.spec,
-        mode=mode.name,
-        rows=rows,
-        units=total,
+    if judge.is_llm and todo and group is not None:
+        shapes = _group_shapes(judge, sizes, dones, group.size)
+    elif judge.is_llm and todo:
+        # call_tokens sums user tokens and counts calls per prefix: one shape carries the
+        # user tokens of all, the others none (same totals, no object per unit)
+        shapes = itertools.chain(
+            [CallShape(prefix, todo_tokens)], itertools.repeat(CallShape(prefix, 0), todo - 1)
+        )
+    counted = Counted(
+        rows=sizes.rows,
+        units=sizes.units,
         already_done=already,
-        cache_hits=0,
-        cascade_kept=0,
-        to_judge=todo if judge.is_llm else total - already,
         to_call=todo,
-        calls=calls,
-        input_tokens=tokens.input_tokens,
-        cached_input_tokens=tokens.cached_input_tokens,
-        cache_write_tokens=tokens.cache_write_tokens,
-        output_tokens=tokens.output_tokens,
-        output_tokens_per_unit=per_unit_out,
-        output_source=source,
-        cost_usd=cost,
-        price_known=judge.price is not None or not judge.is_llm,
-        naive_calls=naive_calls,
-        naive_input_tokens=naive_in,
-        naive_output_tokens=naive_out,
-        naive_cost_usd=naive_cost,
-        batch=batch,
-        grouped=_group_of(mode) is not None,
-        base_url=judge.base_url,
-        note=note,
+        naive_calls=sizes.rows if judge.is_llm else 0,
+        naive_input_tokens=sizes.rows * prefix + sizes.row_tokens if judge.is_llm else 0,
     )
+    return priced(judge, mode, counted, shapes, answer, grouped=group is not None)
 
 
 def estimate_columns(sizes: UnitSizes, coder: Coder, job: JudgeJob) -> CostEstimate | None:
