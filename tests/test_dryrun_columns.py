@@ -461,3 +461,17 @@ def test_cli_bad_disagreements_line_is_the_object_readers_error(tmp_path, capsys
     assert code == 2
     assert str(exc.value) in err and "Traceback" not in err
     assert not (tmp_path / "r").exists()  # nothing created before the input was read
+
+
+def test_a_message_longer_than_16_bits_widens_its_part(tmp_path) -> None:
+    # lengths are held in 16 bits until one needs more (70,000 > 65,535 characters)
+    long = [Passage(passage_id="p", rank=1, text="dose " * 14_000)]
+    short = [Passage(passage_id="q", rank=i + 1, text=f"short {i}") for i in range(3)]
+    traces = [_trace("sysA", s, 0, long if s == 1 else short[s:]) for s in range(3)]
+    path = _write(tmp_path / "d.jsonl", traces)
+    sizes = unit_sizes(iter_disagreement_claims(path), UnitKind.RETRIEVAL, chunk=1)
+    assert int(sizes.chars().max()) > 70_000
+    got, want = _both(
+        path, UnitKind.RETRIEVAL, PricingOnlyCoder("openai:fake-model"), tmp_path / "r", PerUnit()
+    )
+    assert got == want

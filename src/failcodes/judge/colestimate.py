@@ -84,9 +84,10 @@ _MASK64 = (1 << 64) - 1
 _PARTS = 256
 _TOP = np.uint64(56)
 _UINT32 = 0xFFFFFFFF
+_UINT16 = 0xFFFF
 
 Ids = np.ndarray[Any, np.dtype[np.uint64]]
-Lengths = np.ndarray[Any, np.dtype[np.uint32]]
+Lengths = np.ndarray[Any, np.dtype[np.unsignedinteger[Any]]]
 Parts = tuple[tuple[Ids, Lengths], ...]
 #: The further columns a grouped run needs per unit (:attr:`UnitSizes.groups`).
 GROUP_COLUMNS = np.dtype(
@@ -125,7 +126,7 @@ class UnitSizes:
         """All unit ids, ascending (a copy)."""
         return np.concatenate([ids for ids, _ in self.parts])
 
-    def chars(self) -> np.ndarray[Any, np.dtype[np.uint32]]:
+    def chars(self) -> np.ndarray[Any, np.dtype[np.unsignedinteger[Any]]]:
         """The user-message length of each unit, in :meth:`ids` order (a copy)."""
         return np.concatenate([chars for _, chars in self.parts])
 
@@ -145,11 +146,15 @@ def _sorted_member(sorted_keys: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]
 
 
 class _KeySet:
-    """Distinct uint64 keys (each with a uint32 value) in sorted arrays, one per top byte."""
+    """Distinct uint64 keys in sorted arrays, one per top byte, each with a length value.
+
+    Values are held as 16-bit integers (a user message is typically far shorter than 65,536
+    characters) and a part holding a longer one is widened to 32 bits: 10 bytes per key.
+    """
 
     def __init__(self, extra: np.dtype[Any] | None = None) -> None:
         self.keys: list[Ids] = [np.empty(0, dtype=np.uint64) for _ in range(_PARTS)]
-        self.values: list[Lengths] = [np.empty(0, dtype=np.uint32) for _ in range(_PARTS)]
+        self.values: list[Lengths] = [np.empty(0, dtype=np.uint16) for _ in range(_PARTS)]
         #: Further columns per key (grouped runs), a structured array per part.
         self.extra = None if extra is None else [np.empty(0, dtype=extra) for _ in range(_PARTS)]
 
@@ -180,7 +185,10 @@ class _KeySet:
         for p, lo, hi in self._slices(sorted_keys):
             pos = np.searchsorted(self.keys[p], sorted_keys[lo:hi])
             self.keys[p] = np.insert(self.keys[p], pos, sorted_keys[lo:hi])
-            self.values[p] = np.insert(self.values[p], pos, values[lo:hi])
+            held = self.values[p]
+            if held.dtype == np.uint16 and int(values[lo:hi].max()) > _UINT16:
+                held = held.astype(np.uint32)  # a longer message: this part widens
+            self.values[p] = np.insert(held, pos, values[lo:hi].astype(held.dtype))
             if self.extra is not None and extra is not None:
                 self.extra[p] = np.insert(self.extra[p], pos, extra[lo:hi])
 
