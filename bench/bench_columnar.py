@@ -300,7 +300,10 @@ def bench_scale(
             "floor parquet",
             folder / "metrics-parquet.json",
         )
-    if "disagreements" in steps or "dryrun" in steps:
+    # --steps dryrun --reuse: the dry run's input is kept from an earlier run (its floor
+    # is still measured); otherwise the disagreements step writes it
+    kept = reuse and "disagreements" not in steps and dis.exists()
+    if "disagreements" in steps or ("dryrun" in steps and not kept):
         step(
             "disagreements",
             [
@@ -316,6 +319,7 @@ def bench_scale(
             ],
             "floor jsonl",
         )
+    if "disagreements" in steps or "dryrun" in steps:
         step("floor disagreements", [py, "-c", FLOOR_JSONL, str(dis)], None)
     if "dryrun" in steps:
         with tempfile.TemporaryDirectory(dir=folder) as run_dir:
@@ -365,7 +369,7 @@ def main() -> None:
         "--reuse",
         action="store_true",
         help="Reuse data already generated in --workdir (same scale and seed) instead of "
-        "generating it again.",
+        "generating it again; with --steps dryrun also an earlier disagreements file.",
     )
     parser.add_argument("--generate", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
