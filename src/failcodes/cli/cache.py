@@ -11,14 +11,12 @@ import typer
 from rich.console import Console
 
 from failcodes.cli.main import app
+from failcodes.cli.options import DEFAULT_CACHE, CacheOpt
 from failcodes.errors import ConfigError, InputError
 from failcodes.judge.cache import ResponseCache, check_cache
 
 cache_app = typer.Typer(help="Inspect and trim the judge's response cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
-
-DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
-CacheOpt = Annotated[Path, typer.Option("--cache", help="Cache file (SQLite).")]
 
 
 def _open(path: Path) -> ResponseCache:

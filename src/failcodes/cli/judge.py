@@ -20,6 +20,15 @@ from failcodes.cli._judge_inputs import (
 )
 from failcodes.cli.judge_panel import panel_command
 from failcodes.cli.main import app
+from failcodes.cli.options import (
+    DEFAULT_CACHE,
+    BaseUrlOpt,
+    BudgetOpt,
+    CacheOpt,
+    ConcurrencyOpt,
+    NoCacheOpt,
+    RetriesOpt,
+)
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import BudgetExceededError, ConfigError, InputError
 from failcodes.judge import (
@@ -53,7 +62,6 @@ judge_app = typer.Typer(
 )
 app.add_typer(judge_app, name="judge")
 
-DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
 HEURISTIC_NOTE = (
     "note: the offline judge is a heuristic baseline (rule-based, no model), not an LLM judge"
 )
@@ -80,26 +88,15 @@ TemperatureOpt = Annotated[
         "provider's).",
     ),
 ]
-BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="Endpoint of an OpenAI/Anthropic-compatible server."),
-]
-ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Calls in flight.")]
 RpmOpt = Annotated[float | None, typer.Option("--rpm", min=1, help="Requests-per-minute limit.")]
 TpmOpt = Annotated[float | None, typer.Option("--tpm", min=1, help="Tokens-per-minute limit.")]
 TopKOpt = Annotated[int | None, typer.Option("--top-k", min=1, help="Only passages ranked <= K.")]
 DryRunOpt = Annotated[
     bool, typer.Option("--dry-run", help="Estimate tokens and cost; call nothing.")
 ]
-BudgetOpt = Annotated[
-    float | None, typer.Option("--budget", min=0, help="Stop cleanly after spending USD.")
-]
 PricesOpt = Annotated[Path | None, typer.Option("--prices", help="Price table (YAML).")]
-CacheOpt = Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")]
 MaxTokOpt = Annotated[int, typer.Option("--max-output-tokens", min=16)]
 TimeoutOpt = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per call.")]
-RetriesOpt = Annotated[int, typer.Option("--max-attempts", min=1, help="Attempts per call.")]
 OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Run directory.")]
 GroupOpt = Annotated[
     bool, typer.Option("--group-by-claim", help="One call per claim for all its passages.")

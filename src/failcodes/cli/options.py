@@ -1,7 +1,8 @@
 """Options, consoles and input loading shared by several subcommands (one place, no borrowing).
 
 ``metrics``, ``disagreements`` and ``compare`` read traces + labels with the same flags;
-``demo`` and ``run`` print tables on the same console.
+``demo`` and ``run`` print tables on the same console; ``judge`` and ``saturate recode`` call
+a judge with the same endpoint, concurrency, budget, retry and cache flags.
 """
 
 from __future__ import annotations
@@ -33,6 +34,20 @@ TracesOpt = Annotated[
 LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
 MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
 
+# How a judge is called: `judge retrieval|reasoning` and `saturate recode`.
+DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="Endpoint of an OpenAI/Anthropic-compatible server."),
+]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Calls in flight.")]
+BudgetOpt = Annotated[
+    float | None, typer.Option("--budget", min=0, help="Stop cleanly after spending USD.")
+]
+CacheOpt = Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")]
+RetriesOpt = Annotated[int, typer.Option("--max-attempts", min=1, help="Attempts per call.")]
+
 
 def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Trace], list[Label]]:
     """Read traces from several files (claim ids unique across them) and check the labels."""
@@ -59,9 +74,16 @@ def make_console() -> Console:
 
 
 __all__ = [
+    "DEFAULT_CACHE",
     "MAPPING_HELP",
+    "BaseUrlOpt",
+    "BudgetOpt",
+    "CacheOpt",
+    "ConcurrencyOpt",
     "LabelsOpt",
     "MappingOpt",
+    "NoCacheOpt",
+    "RetriesOpt",
     "TracesOpt",
     "load_columns",
     "load_inputs",

@@ -24,6 +24,15 @@ from rich.table import Table
 
 from failcodes.cli._judge_inputs import load_traces
 from failcodes.cli.main import app
+from failcodes.cli.options import (
+    DEFAULT_CACHE,
+    BaseUrlOpt,
+    BudgetOpt,
+    CacheOpt,
+    ConcurrencyOpt,
+    NoCacheOpt,
+    RetriesOpt,
+)
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 from failcodes.saturation.figure import accumulation_figure
@@ -374,19 +383,12 @@ def recode(
     judge: Annotated[
         str, typer.Option(help="Judge: offline, anthropic:MODEL, openai:MODEL.")
     ] = "offline",
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI/Anthropic-compatible server for the judge.")
-    ] = None,
-    budget: Annotated[
-        float | None, typer.Option("--budget", min=0, help="Stop cleanly after spending USD.")
-    ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Calls in flight.")] = 8,
-    max_attempts: Annotated[int, typer.Option("--max-attempts", min=1)] = 6,
-    cache: Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")] = Path(
-        "annotations"
-    )
-    / "judge-cache.sqlite",
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="No response cache.")] = False,
+    base_url: BaseUrlOpt = None,
+    budget: BudgetOpt = None,
+    concurrency: ConcurrencyOpt = 8,
+    max_attempts: RetriesOpt = 6,
+    cache: CacheOpt = DEFAULT_CACHE,
+    no_cache: NoCacheOpt = False,
 ) -> None:
     """Re-code the flagged units under the newest version; migrate the others without a call.
 
