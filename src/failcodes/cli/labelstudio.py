@@ -15,6 +15,7 @@ from failcodes import codebook as codebooks
 from failcodes import dataio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
+from failcodes.cli.options import PartOpt
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
 from failcodes.fileio import atomic_write_text, write_json, write_jsonl
@@ -34,9 +35,6 @@ MAX_PROBLEMS_SHOWN = 20
 CodebookOpt = Annotated[
     Path | None,
     typer.Option("--codebook", "-c", help="Codebook YAML file (default: the bundled codebook)."),
-]
-PartOpt = Annotated[
-    UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
 ]
 UrlOpt = Annotated[
     str | None, typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")

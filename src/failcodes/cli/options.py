@@ -20,6 +20,7 @@ from failcodes.labels import Label
 from failcodes.mapping import NAMED_MAPPINGS
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
+from failcodes.units import UnitKind
 
 MAPPING_HELP = (
     "Error mapping (repeatable): "
@@ -33,6 +34,10 @@ TracesOpt = Annotated[
 ]
 LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
 MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
+
+PartOpt = Annotated[
+    UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
+]
 
 # How a judge is called: `judge retrieval|reasoning` and `saturate recode`.
 DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
@@ -83,6 +88,7 @@ __all__ = [
     "LabelsOpt",
     "MappingOpt",
     "NoCacheOpt",
+    "PartOpt",
     "RetriesOpt",
     "TracesOpt",
     "load_columns",

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from failcodes.cli.main import app
+from failcodes.cli.options import PartOpt
 from failcodes.codebook import UnitKind
 from failcodes.errors import InputError
 from failcodes.study.layout import StudyLayout
@@ -104,9 +105,7 @@ def _targeted(path: Path) -> list[str]:
 @review_app.command("plan")
 def plan_cmd(
     run_dir: Annotated[Path, typer.Argument(help="Study folder (attribution/<dataset>/ tables).")],
-    part: Annotated[
-        UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
-    ],
+    part: PartOpt,
     size: Annotated[int, typer.Option("--size", "-n", min=2, help="Estimation sample size.")],
     seed: Annotated[int, typer.Option("--seed", help="Random seed of the draw.")] = 0,
     dataset: Annotated[
