@@ -294,3 +294,25 @@ def test_metrics_from_parquet_import_no_pandas(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_labelled_pairs_are_the_labelled_sentences(tmp_path: Path, seed: int) -> None:
+    """The tuples metrics/disagreements use = the SentenceKey models, on traces and columns;
+    shared label strings are stored once."""
+    records, labels = _study(seed)
+    # a labelled sentence no system has claims for (known through its question only)
+    labels = [*labels, Label(sentence_id="q0:s9", question_id="q0", has_error=True)]
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    traces = dataio.read_traces(src)
+    cols = dataio.read_trace_columns(src)
+    index = LabelIndex(labels)
+    keys = [(k.question_id, k.sentence_id) for k in index.labelled_sentences(traces)]
+    assert ("q0", "q0:s9") in keys
+    assert index.labelled_pairs(cols) == keys == index.labelled_pairs(traces)
+    path = tmp_path / "labels.jsonl"
+    dataio.write_labels(path, labels)
+    read = dataio.read_labels(path, traces=cols)
+    assert read == labels
+    assert read[0].rationale is read[1].rationale  # one string object per distinct value

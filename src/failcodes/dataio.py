@@ -679,13 +679,26 @@ def _records(
 
 
 def _read_flat(
-    path: str | Path, model: type[M], column_map: Mapping[str, str] | None
+    path: str | Path,
+    model: type[M],
+    column_map: Mapping[str, str] | None,
+    shared: Sequence[str] = (),
 ) -> list[tuple[int, M]]:
+    """Read and validate every record; values of the ``shared`` fields are stored once.
+
+    Labels repeat their question id, annotator, severity (and often rationale) across
+    thousands of rows: one string object per distinct value instead of one per row.
+    """
     p = Path(path)
-    return [
-        (line, validate_record(model, rec, p, line))
-        for line, rec in _records(p, model, column_map or {})
-    ]
+    values: dict[str, str] = {}
+    out = []
+    for line, rec in _records(p, model, column_map or {}):
+        for name in shared:
+            value = rec.get(name)
+            if type(value) is str:
+                rec[name] = values.setdefault(value, value)
+        out.append((line, validate_record(model, rec, p, line)))
+    return out
 
 
 def read_labels(
@@ -703,7 +716,9 @@ def read_labels(
     caller check duplicates across several files.
     """
     p = Path(path)
-    located = _read_flat(p, Label, column_map)
+    located = _read_flat(
+        p, Label, column_map, ("question_id", "rationale", "severity", "annotator")
+    )
     seen = {} if seen is None else seen
     for line, label in located:
         kind, key = ("claim", label.claim_id) if label.claim_id else ("sentence", label.sentence_id)
@@ -1691,7 +1706,7 @@ def _read_columns_fast(
         table, file_lines, file_offsets, failure = scanned
         if table is not None:
             tables.append(table)
-        files.append(np.full(len(file_lines), index, dtype=np.int64))
+        files.append(np.full(len(file_lines), index, dtype=np.int32))  # file index per row
         lines.append(file_lines)
         offsets.append(file_offsets)
         claim_vocab = keys.vocab["claim_id"]
@@ -1721,7 +1736,7 @@ def _read_columns_fast(
     origin = Origin(
         paths=tuple(items),
         formats=tuple(f.value for f in formats),
-        file=_joined(files),
+        file=np.concatenate(files) if files else np.zeros(0, dtype=np.int32),
         line=_joined(lines),
         offset=_joined(offsets),
     )

@@ -276,7 +276,7 @@ def select_disagreements(
     policy = WithoutClaimsPolicy(without_claims)
     m = mapping if isinstance(mapping, ErrorMapping) else resolve_mapping(mapping)
     cols = as_columns(traces)
-    known = index.labelled_sentences(cols)
+    known = index.labelled_pairs(cols)
     out: list[Selected] = []
     _, systems = cols.codes("system")
     q_codes, questions = cols.codes("question_id")

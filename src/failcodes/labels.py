@@ -90,16 +90,24 @@ class LabelIndex:
         becomes a known sentence, reported as *without claims*. A label that matches nothing
         raises :class:`InputError` (the first one, with a count of the rest).
         """
+        return [SentenceKey(question_id=q, sentence_id=s) for q, s in self.labelled_pairs(traces)]
+
+    def labelled_pairs(self, traces: Sequence[Trace] | TraceColumns) -> list[tuple[str, str]]:
+        """:meth:`labelled_sentences` as ``(question_id, sentence_id)`` tuples, same order.
+
+        What the columnar aggregation needs: a tuple of two shared strings costs ~56 bytes
+        where a key model costs ~450 (100,000 labelled sentences at 10x paper scale).
+        """
         problems = check_labels_against_traces(self.labels, traces)
         if problems:
             first = problems[0]
             extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
             raise InputError(first.message + extra, field=first.field)
         questions_of = _questions_of_sentences(traces, set(self.sentence))
-        keys: list[SentenceKey] = []
+        keys: list[tuple[str, str]] = []
         for sid, lab in sorted(self.sentence.items()):
             qids = questions_of.get(sid) or ({lab.question_id} if lab.question_id else set())
-            keys.extend(SentenceKey(question_id=q, sentence_id=sid) for q in sorted(qids))
+            keys.extend((q, sid) for q in sorted(qids))
         return keys
 
 

@@ -264,20 +264,21 @@ class SentenceGroups:
 
 
 def sentence_groups(
-    cols: TraceColumns, known_sentences: Iterable[SentenceKey] = ()
+    cols: TraceColumns, known_sentences: Iterable[SentenceKey | tuple[str, str]] = ()
 ) -> SentenceGroups:
     """Group trace rows by (system, question, sentence) for the any-error aggregation.
 
     Same groups and the same *without claims* rule as :func:`aggregate_sentences`, on columns.
-    Raises :class:`InputError` on a duplicate (system, question, claim).
+    Known sentences are keys or ``(question_id, sentence_id)`` tuples. Raises
+    :class:`InputError` on a duplicate (system, question, claim).
     """
     check_unique_claims(cols)
-    known = list(known_sentences)
+    known = [k if isinstance(k, tuple) else (k.question_id, k.sentence_id) for k in known_sentences]
     sys_codes, systems = cols.codes("system")
     q_raw, q_uniques = cols.codes("question_id")
     s_raw, s_uniques = cols.codes("sentence_id")
-    questions = sorted(set(q_uniques).union(k.question_id for k in known))
-    sentences = sorted(set(s_uniques).union(k.sentence_id for k in known))
+    questions = sorted(set(q_uniques).union(q for q, _ in known))
+    sentences = sorted(set(s_uniques).union(s for _, s in known))
     q_pos = {q: i for i, q in enumerate(questions)}
     s_pos = {s: i for i, s in enumerate(sentences)}
     q_codes = (
@@ -289,9 +290,8 @@ def sentence_groups(
     nq, ns = max(1, len(questions)), max(1, len(sentences))
     key = (sys_codes * nq + q_codes) * ns + s_codes
     keys, group = np.unique(key, return_inverse=True)
-    known_pairs = np.array(
-        [(q_pos[k.question_id], s_pos[k.sentence_id]) for k in known], dtype=np.int64
-    ).reshape(-1, 2)
+    known_pairs = np.array([(q_pos[q], s_pos[s]) for q, s in known], dtype=np.int64).reshape(-1, 2)
+    del known
     return SentenceGroups(
         systems=systems,
         questions=questions,

@@ -46,7 +46,6 @@ from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index,
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
-    SentenceKey,
     SentenceWithoutClaims,
     check_unique_claims,
     resolve_mapping,
@@ -482,7 +481,7 @@ def _sentence_units(
     cols: TraceColumns,
     mapping: ErrorMapping,
     index: LabelIndex,
-    known: list[SentenceKey],
+    known: list[tuple[str, str]],
     policy: WithoutClaimsPolicy,
 ) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
     groups = sentence_groups(cols, known)
@@ -586,7 +585,7 @@ def compute_metrics(
         raise ValueError("bootstrap must be >= 0")
     cols = as_columns(traces)
     index = LabelIndex(labels)
-    known = index.labelled_sentences(cols)
+    known = index.labelled_pairs(cols)
     _, systems = cols.codes("system")
     results: list[MetricResult] = []
     missing_all: list[SentenceWithoutClaims] = []

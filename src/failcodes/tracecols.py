@@ -119,7 +119,7 @@ class Origin:
 
     paths: tuple[Path, ...]
     formats: tuple[str, ...]
-    file: IntArray
+    file: npt.NDArray[np.int32]
     line: IntArray
     offset: IntArray
 
