@@ -194,7 +194,7 @@ def claim_record_json(
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Selected:
     """One disagreement found on trace columns, before its claims' texts are fetched.
 
