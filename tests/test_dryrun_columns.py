@@ -240,7 +240,7 @@ def test_chunking_does_not_change_the_units(tmp_path, chunk) -> None:
         assert (one.traces, one.without_reasoning) == (other.traces, other.without_reasoning)
         assert (one.rows, one.row_tokens) == (other.rows, other.row_tokens)
         assert one.ids().tolist() == other.ids().tolist()
-        assert one.chars().tolist() == other.chars().tolist()
+        assert one.tokens().tolist() == other.tokens().tolist()
 
 
 def test_ids_and_lengths_are_the_units_own(tmp_path) -> None:
@@ -252,8 +252,8 @@ def test_ids_and_lengths_are_the_units_own(tmp_path) -> None:
 
         by_id = {int(u.id, 16): u for u in units}
         assert sorted(by_id) == sizes.ids().tolist()
-        for uid, chars in zip(sizes.ids(), sizes.chars(), strict=True):
-            assert chars == user_length(by_id[int(uid)])
+        for uid, tokens in zip(sizes.ids(), sizes.tokens(), strict=True):
+            assert tokens == -(-user_length(by_id[int(uid)]) // 4)  # ceil(chars / 4)
         assert sizes.rows == sum(len(u.provenance) for u in units)
         assert sizes.row_tokens == sum(
             len(u.provenance) * -(-user_length(u) // 4) for u in units
@@ -463,14 +463,16 @@ def test_cli_bad_disagreements_line_is_the_object_readers_error(tmp_path, capsys
     assert not (tmp_path / "r").exists()  # nothing created before the input was read
 
 
-def test_a_message_longer_than_16_bits_widens_its_part(tmp_path) -> None:
-    # lengths are held in 16 bits until one needs more (70,000 > 65,535 characters)
-    long = [Passage(passage_id="p", rank=1, text="dose " * 14_000)]
+@pytest.mark.parametrize("words", [100, 14_000, 60_000])
+def test_longer_messages_widen_their_part(tmp_path, words) -> None:
+    # token counts are held in 8 bits until one needs 16 (100 words: 500 characters, ~130
+    # tokens fit; 14,000: ~17,500 tokens) or 32 (60,000 words: ~75,000 tokens)
+    long = [Passage(passage_id="p", rank=1, text="dose " * words)]
     short = [Passage(passage_id="q", rank=i + 1, text=f"short {i}") for i in range(3)]
     traces = [_trace("sysA", s, 0, long if s == 1 else short[s:]) for s in range(3)]
     path = _write(tmp_path / "d.jsonl", traces)
     sizes = unit_sizes(iter_disagreement_claims(path), UnitKind.RETRIEVAL, chunk=1)
-    assert int(sizes.chars().max()) > 70_000
+    assert int(sizes.tokens().max()) > words * 5 // 4
     got, want = _both(
         path, UnitKind.RETRIEVAL, PricingOnlyCoder("openai:fake-model"), tmp_path / "r", PerUnit()
     )

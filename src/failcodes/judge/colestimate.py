@@ -97,7 +97,7 @@ GROUP_COLUMNS = np.dtype(
 
 @dataclass(frozen=True)
 class UnitSizes:
-    """The distinct units of a set of traces, as columns: 12 bytes per unit."""
+    """The distinct units of a set of traces, as columns: 9-12 bytes per unit."""
 
     kind: UnitKind
     #: Traces read (after dropping repeated ones).
@@ -109,8 +109,8 @@ class UnitSizes:
     rows: int
     #: The user-message tokens of each row's unit, summed over the rows (the naive run's).
     row_tokens: int
-    #: (ids, chars) per id range, ids ascending: unit ids as unsigned 64-bit integers and
-    #: the user-message length in characters of each unit's first occurrence.
+    #: (ids, tokens) per id range, ids ascending: unit ids as unsigned 64-bit integers and
+    #: the user-message tokens (``ceil(chars / 4)``) of each unit's first occurrence.
     parts: Parts
     #: Per part, aligned with ``parts`` (grouped runs only, else None): each unit's first
     #: occurrence number, claim (64-bit hash of its text), escaped claim length and its
@@ -126,9 +126,9 @@ class UnitSizes:
         """All unit ids, ascending (a copy)."""
         return np.concatenate([ids for ids, _ in self.parts])
 
-    def chars(self) -> np.ndarray[Any, np.dtype[np.unsignedinteger[Any]]]:
-        """The user-message length of each unit, in :meth:`ids` order (a copy)."""
-        return np.concatenate([chars for _, chars in self.parts])
+    def tokens(self) -> np.ndarray[Any, np.dtype[np.unsignedinteger[Any]]]:
+        """The user-message tokens of each unit, in :meth:`ids` order (a copy)."""
+        return np.concatenate([tokens.astype(np.uint32) for _, tokens in self.parts])
 
 
 def tokens_of(chars: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -148,13 +148,14 @@ def _sorted_member(sorted_keys: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]
 class _KeySet:
     """Distinct uint64 keys in sorted arrays, one per top byte, each with a length value.
 
-    Values are held as 16-bit integers (a user message is typically far shorter than 65,536
-    characters) and a part holding a longer one is widened to 32 bits: 10 bytes per key.
+    Values are held in the narrowest unsigned type their part needs: a part starts with
+    8 bits and is widened (16, then 32 bits) when a larger value arrives. A unit's value is
+    its message's tokens (~150 for a retrieved passage of 400 characters): 9 bytes a unit.
     """
 
     def __init__(self, extra: np.dtype[Any] | None = None) -> None:
         self.keys: list[Ids] = [np.empty(0, dtype=np.uint64) for _ in range(_PARTS)]
-        self.values: list[Lengths] = [np.empty(0, dtype=np.uint16) for _ in range(_PARTS)]
+        self.values: list[Lengths] = [np.empty(0, dtype=np.uint8) for _ in range(_PARTS)]
         #: Further columns per key (grouped runs), a structured array per part.
         self.extra = None if extra is None else [np.empty(0, dtype=extra) for _ in range(_PARTS)]
 
@@ -186,8 +187,9 @@ class _KeySet:
             pos = np.searchsorted(self.keys[p], sorted_keys[lo:hi])
             self.keys[p] = np.insert(self.keys[p], pos, sorted_keys[lo:hi])
             held = self.values[p]
-            if held.dtype == np.uint16 and int(values[lo:hi].max()) > _UINT16:
-                held = held.astype(np.uint32)  # a longer message: this part widens
+            largest = int(values[lo:hi].max())
+            if largest > np.iinfo(held.dtype).max:  # a larger value: this part widens
+                held = held.astype(np.uint16 if largest <= _UINT16 else np.uint32)
             self.values[p] = np.insert(held, pos, values[lo:hi].astype(held.dtype))
             if self.extra is not None and extra is not None:
                 self.extra[p] = np.insert(self.extra[p], pos, extra[lo:hi])
@@ -263,7 +265,7 @@ class _Accumulator:
         self.traces += int(kept.sum())
         self.without_reasoning += int(np.array(self._no_reasoning, dtype=bool)[kept].sum())
         new_keys = keys[order][~found]
-        self.trace_keys.insert(new_keys, np.zeros(len(new_keys), dtype=np.uint32))
+        self.trace_keys.insert(new_keys, np.zeros(len(new_keys), dtype=np.uint8))
         keep = kept[np.array(self._occ_trace, dtype=np.intp)]
         ids = np.frombuffer(self._occ_ids, dtype=">u8").astype(np.uint64)[keep]
         chars = np.array(self._occ_chars, dtype=np.int64)[keep]
@@ -279,17 +281,20 @@ class _Accumulator:
         self._reset()
         if not len(ids):
             return
-        if int(chars.max()) > _UINT32:
-            raise OverflowError("a user message longer than 2**32 characters")
+        tokens = tokens_of(chars)
+        if int(tokens.max()) > _UINT32:
+            raise OverflowError("a user message of more than 2**32 tokens")
         # the first occurrence of each id in this chunk (np.unique's index is the first one)
         uniq, first, counts = np.unique(ids, return_index=True, return_counts=True)
-        chunk_chars = chars[first].astype(np.uint32)
+        chunk_tokens = tokens[first].astype(np.uint32)
         held, stored = self.units.lookup(uniq)
-        first_chars = np.where(held, stored, chunk_chars)  # a unit keeps its first length
+        first_tokens = np.where(held, stored, chunk_tokens)  # a unit keeps its first length
         self.rows += len(ids)
-        self.row_tokens += int((counts * tokens_of(first_chars)).sum())
+        self.row_tokens += int((counts * first_tokens.astype(np.int64)).sum())
         new = ~held
-        self.units.insert(uniq[new], chunk_chars[new], None if extra is None else extra[first][new])
+        self.units.insert(
+            uniq[new], chunk_tokens[new], None if extra is None else extra[first][new]
+        )
 
     def result(self, kind: UnitKind) -> UnitSizes:
         """The distinct units seen."""
@@ -448,7 +453,7 @@ def _group_shapes(
         raise ValueError("grouped pricing needs unit sizes read with grouped=True")
     cols = np.concatenate([g[~d] for g, d in zip(sizes.groups, dones, strict=True)])
     toks = np.concatenate(
-        [tokens_of(ch[~d]) for (_, ch), d in zip(sizes.parts, dones, strict=True)]
+        [t[~d].astype(np.int64) for (_, t), d in zip(sizes.parts, dones, strict=True)]
     )
     order = np.argsort(cols["seq"], kind="stable")
     cols, toks = cols[order], toks[order]
@@ -511,13 +516,13 @@ def estimate_sizes(
     journal_ids = _journal_ids(journal.done_ids())
     already = todo = todo_tokens = 0
     dones = []
-    for ids, chars in sizes.parts:
+    for ids, unit_tokens in sizes.parts:
         done, _ = _sorted_member(journal_ids, ids)
         dones.append(done)
         already += int(done.sum())
         if judge.is_llm:
             todo += len(ids) - int(done.sum())
-            todo_tokens += int(tokens_of(chars[~done]).sum())
+            todo_tokens += int(unit_tokens[~done].astype(np.int64).sum())
     group = _group_of(mode)
     shapes: Iterable[CallShape] = ()
     if judge.is_llm and todo and group is not None:
