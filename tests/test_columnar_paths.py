@@ -225,6 +225,7 @@ def test_encoded_key_columns_equal_the_object_columns(
         want_codes, want_values = expected.codes(name)
         assert got_values == want_values
         assert got_codes.tolist() == want_codes.tolist()
+        assert cols.small_codes(name)[0].tolist() == want_codes.tolist()
         assert cols.values(name) == expected.values(name)
     assert (cols.verdict_codes() == expected.verdict_codes()).all()
     assert cols.table.equals(expected.table)
@@ -316,3 +317,30 @@ def test_labelled_pairs_are_the_labelled_sentences(tmp_path: Path, seed: int) ->
     read = dataio.read_labels(path, traces=cols)
     assert read == labels
     assert read[0].rationale is read[1].rationale  # one string object per distinct value
+
+
+def test_duplicate_claim_on_columns_is_the_object_error() -> None:
+    """The in-place int64 key finds the same duplicate, with the same message, as the loop."""
+    from failcodes.mapping import check_unique_claims
+    from failcodes.traces import Trace
+
+    def trace(system: str, q: str, s: str, c: str) -> Trace:
+        return Trace(
+            system=system, question_id=q, sentence_id=s, claim_id=c, claim="x", verdict="supported"
+        )
+
+    traces = [
+        trace("A", "q1", "s1", "c1"),
+        trace("B", "q1", "s1", "c1"),
+        trace("A", "q1", "s2", "c2"),
+        trace("A", "q1", "s3", "c1"),
+    ]
+    messages = []
+    for source in (traces, TraceColumns.from_traces(traces)):
+        with pytest.raises(InputError) as err:
+            check_unique_claims(source)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert "duplicate claim 'c1' for system 'A'" in messages[0]
+    assert "(sentences 's1' and 's3')" in messages[0]
+    check_unique_claims(TraceColumns.from_traces(traces[:3]))  # no duplicate: no error

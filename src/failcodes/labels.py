@@ -117,9 +117,13 @@ def _questions_of_sentences(
     """The question ids each wanted sentence id occurs under in the traces."""
     out: dict[str, set[str]] = {}
     if isinstance(traces, TraceColumns):
-        s_codes, sentences = traces.codes("sentence_id")
-        q_codes, questions = traces.codes("question_id")
-        pairs = np.unique(s_codes * max(1, len(questions)) + q_codes) if len(s_codes) else []
+        s_codes, sentences = traces.small_codes("sentence_id")
+        q_codes, questions = traces.small_codes("question_id")
+        key = s_codes.astype(np.int64)
+        key *= max(1, len(questions))
+        key += q_codes
+        pairs = np.unique(key)
+        del key
         for pair in pairs:
             sid = sentences[int(pair) // max(1, len(questions))]
             if sid in wanted:
@@ -182,9 +186,9 @@ def _first_parents(
     sentence_question: dict[str, str] = {}
     claim_sentence: dict[str, str] = {}
     if isinstance(traces, TraceColumns):
-        q_codes, questions = traces.codes("question_id")
-        s_codes, sentences = traces.codes("sentence_id")
-        c_codes, claims = traces.codes("claim_id")
+        q_codes, questions = traces.small_codes("question_id")
+        s_codes, sentences = traces.small_codes("sentence_id")
+        c_codes, claims = traces.small_codes("claim_id")
         wanted_s = {lab.sentence_id for lab in labels if lab.sentence_id is not None}
         wanted_c = {lab.claim_id for lab in labels if lab.claim_id is not None}
         _, first = np.unique(s_codes, return_index=True)

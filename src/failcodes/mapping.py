@@ -197,13 +197,19 @@ def check_unique_claims(traces: Iterable[Trace] | TraceColumns) -> None:
 
 
 def _check_unique_claim_columns(cols: TraceColumns) -> None:
-    sys_codes, _ = cols.codes("system")
-    q_codes, questions = cols.codes("question_id")
-    c_codes, claims = cols.codes("claim_id")
-    key = (sys_codes * max(1, len(questions)) + q_codes) * max(1, len(claims)) + c_codes
-    counts = np.unique(key, return_counts=True)[1]
-    if not len(counts) or counts.max() == 1:
+    sys_codes, _ = cols.small_codes("system")
+    q_codes, questions = cols.small_codes("question_id")
+    c_codes, claims = cols.small_codes("claim_id")
+    # one int64 key, built in place (memory: one 8-byte array and its sorted copy)
+    key = sys_codes.astype(np.int64)
+    key *= max(1, len(questions))
+    key += q_codes
+    key *= max(1, len(claims))
+    key += c_codes
+    ordered = np.sort(key)
+    if not len(ordered) or not (ordered[1:] == ordered[:-1]).any():
         return
+    del ordered
     order = np.argsort(key, kind="stable")
     sorted_keys = key[order]
     repeats = order[1:][sorted_keys[1:] == sorted_keys[:-1]]
@@ -274,22 +280,24 @@ def sentence_groups(
     """
     check_unique_claims(cols)
     known = [k if isinstance(k, tuple) else (k.question_id, k.sentence_id) for k in known_sentences]
-    sys_codes, systems = cols.codes("system")
-    q_raw, q_uniques = cols.codes("question_id")
-    s_raw, s_uniques = cols.codes("sentence_id")
+    sys_codes, systems = cols.small_codes("system")
+    q_raw, q_uniques = cols.small_codes("question_id")
+    s_raw, s_uniques = cols.small_codes("sentence_id")
     questions = sorted(set(q_uniques).union(q for q, _ in known))
     sentences = sorted(set(s_uniques).union(s for _, s in known))
     q_pos = {q: i for i, q in enumerate(questions)}
     s_pos = {s: i for i, s in enumerate(sentences)}
-    q_codes = (
-        np.array([q_pos[q] for q in q_uniques], dtype=np.int64)[q_raw] if len(q_raw) else q_raw
-    )
-    s_codes = (
-        np.array([s_pos[s] for s in s_uniques], dtype=np.int64)[s_raw] if len(s_raw) else s_raw
-    )
+    q_lookup = np.array([q_pos[q] for q in q_uniques], dtype=np.int32)
+    s_lookup = np.array([s_pos[s] for s in s_uniques], dtype=np.int32)
     nq, ns = max(1, len(questions)), max(1, len(sentences))
-    key = (sys_codes * nq + q_codes) * ns + s_codes
+    # (system, question, sentence) as one int64 key, built in place
+    key = sys_codes.astype(np.int64)
+    key *= nq
+    key += q_lookup[q_raw]
+    key *= ns
+    key += s_lookup[s_raw]
     keys, group = np.unique(key, return_inverse=True)
+    del key
     known_pairs = np.array([(q_pos[q], s_pos[s]) for q, s in known], dtype=np.int64).reshape(-1, 2)
     del known
     return SentenceGroups(
@@ -299,7 +307,7 @@ def sentence_groups(
         system=keys // (nq * ns),
         question=(keys // ns) % nq,
         sentence=keys % ns,
-        group=group.reshape(-1).astype(np.int64),
+        group=group.reshape(-1).astype(np.int64, copy=False),
         known=known_pairs,
     )
 

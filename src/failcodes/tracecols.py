@@ -294,6 +294,17 @@ class TraceColumns:
         self._codes[name] = out
         return out
 
+    def small_codes(self, name: str) -> tuple[npt.NDArray[np.integer[Any]], list[str]]:
+        """:meth:`codes` without the int64 copy: an encoded column's own int32 codes.
+
+        For indexing, grouping and ``np.unique``; widen to int64 before multiplying codes
+        into a combined key (int32 products overflow at 10x paper scale).
+        """
+        if name in self.encoded:
+            small, values = self.encoded[name]
+            return small, values
+        return self.codes(name)
+
     def verdict_codes(self) -> IntArray:
         """Each row's verdict as an index into :data:`VERDICTS`."""
         codes, uniques = self.codes("verdict")
