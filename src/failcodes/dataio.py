@@ -1439,7 +1439,15 @@ def _first_duplicate(
     """
     if len(system) == 0:
         return None
-    key = system.astype(np.int64) * max(1, width) + claim
+    key = system.astype(np.int64)
+    key *= max(1, width)
+    key += claim
+    # the usual case, no duplicate, costs one sorted copy (a duplicate before ``start`` was
+    # reported when its own file was read)
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    del ordered
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     del key
     first_of_row = first[inverse.reshape(-1)]
