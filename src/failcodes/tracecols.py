@@ -136,6 +136,8 @@ class KeyCodes:
     def __init__(self) -> None:
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in KEY_COLUMNS}
         self.codes: dict[str, array.array[int]] = {n: array.array("i") for n in KEY_COLUMNS}
+        self._vocabs = [self.vocab[n] for n in KEY_COLUMNS]  # in add's argument order
+        self._arrays = [self.codes[n] for n in KEY_COLUMNS]
 
     def __len__(self) -> int:
         """Rows added so far."""
@@ -143,14 +145,13 @@ class KeyCodes:
 
     def add(self, system: str, question: str, sentence: str, claim: str, verdict: str) -> None:
         """Append one row (the verdict canonical)."""
-        for name, value in zip(
-            KEY_COLUMNS, (system, question, sentence, claim, verdict), strict=True
+        for value, vocab, codes in zip(
+            (system, question, sentence, claim, verdict), self._vocabs, self._arrays, strict=True
         ):
-            vocab = self.vocab[name]
             code = vocab.get(value)
             if code is None:
                 code = vocab[value] = len(vocab)
-            self.codes[name].append(code)
+            codes.append(code)
 
     def add_arrow(self, name: str, column: Any) -> None:
         """Append a chunk of one column given as an Arrow string array (no nulls)."""
@@ -187,6 +188,8 @@ class KeyCodes:
             out[name] = (rank[codes] if len(codes) else codes.copy(), [first[i] for i in order])
             self.codes[name] = array.array("i")
             self.vocab[name] = {}
+        self._vocabs = [self.vocab[n] for n in KEY_COLUMNS]
+        self._arrays = [self.codes[n] for n in KEY_COLUMNS]
         return out
 
 
