@@ -417,30 +417,28 @@ def code_work(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> list[Reco
     finally:
         journal.close()
     export_run(run)
-    entries = [
-        RecodeEntry(
+
+    def entry(
+        uid: str, method: RecodeMethod, coder: str | None, reason: str, annotation: Annotation
+    ) -> RecodeEntry:
+        return RecodeEntry(
             unit_id=uid,
             from_version=work.from_versions[uid],
             to_version=version,
-            method=RecodeMethod.RECODED,
-            coder=coder_name,
-            reason=why,
-            annotation=fresh[uid],
+            method=method,
+            coder=coder,
+            reason=reason,
+            annotation=annotation,
             member=work.member,
         )
+
+    carried = "codes carried by the migration map"
+    entries = [
+        entry(uid, RecodeMethod.RECODED, coder_name, why, fresh[uid])
         for uid, why in sorted(work.recode.items())
     ]
     entries += [
-        RecodeEntry(
-            unit_id=uid,
-            from_version=work.from_versions[uid],
-            to_version=version,
-            method=RecodeMethod.MIGRATED,
-            coder=None,
-            reason="codes carried by the migration map",
-            annotation=ann,
-            member=work.member,
-        )
+        entry(uid, RecodeMethod.MIGRATED, None, carried, ann)
         for uid, ann in sorted(work.migrated.items())
     ]
     return entries
