@@ -177,6 +177,12 @@ def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int)
     got = tmp_path / "got.jsonl"
     assert dataio.stream_disagreements(got, columns, selected, index) == len(items)
     assert got.read_bytes() == expected.read_bytes()
+    # Parquet: the same records (decoded passage structs written as their fields)
+    dataio.write_disagreements(tmp_path / "expected.parquet", items)
+    dataio.stream_disagreements(tmp_path / "got.parquet", columns, selected, index)
+    assert dataio.read_disagreements(tmp_path / "got.parquet") == dataio.read_disagreements(
+        tmp_path / "expected.parquet"
+    )
     # and the stdlib writes the same bytes
     lines = [json.dumps(d.model_dump(mode="json"), ensure_ascii=False) for d in items]
     assert expected.read_text(encoding="utf-8") == "".join(x + "\n" for x in lines)

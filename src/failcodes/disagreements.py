@@ -169,12 +169,13 @@ def claim_record_json(
     t: Trace | ClaimView,
     mapping: ErrorMapping,
     index: LabelIndex,
-    passages: list[dict[str, Any]] | None = None,
+    passages: list[Any] | None = None,
 ) -> dict[str, Any]:
     """The claim record of one trace, JSON-ready (``ClaimRecord.model_dump(mode="json")``).
 
-    ``passages``, when given, are the trace's passages already as JSON-ready dicts (a
-    streaming reader hands them over without building a model per passage).
+    ``passages``, when given, are the trace's passages already as JSON-ready dicts, or as
+    the structs the trace reader decoded (fields in :class:`Passage` order; the disagreement
+    writer encodes them as those dicts): no model per passage.
     """
     lab = index.for_claim(t.question_id, t.sentence_id, t.claim_id)
     if passages is None:
@@ -224,7 +225,7 @@ def disagreement_json(
     claims: Sequence[Trace | ClaimView],
     index: LabelIndex,
     *,
-    passages: Sequence[list[dict[str, Any]] | None] | None = None,
+    passages: Sequence[list[Any] | None] | None = None,
 ) -> dict[str, Any]:
     """The full record of a selected disagreement given its claims' traces (``rows`` order).
 
