@@ -101,6 +101,9 @@ BAD_TRACES: list[tuple[str, str, tuple[str, ...]]] = [
     ("missing-field", _mutated(claim_id=None), ("t.jsonl:2", "claim_id")),
     ("unknown-field", _mutated(colour="red"), ("t.jsonl:2", "field 'colour'")),
     ("bad-verdict", _mutated(verdict="maybe?"), ("t.jsonl:2", "verdict")),
+    # a numeric class code is looked up as its text ('0'), never defaulted without an alias
+    ("numeric-verdict", _mutated(verdict=0), ("t.jsonl:2", "unknown verdict 0", "--alias")),
+    ("fractional-verdict", _mutated(verdict=0.5), ("t.jsonl:2", "expected a verdict string")),
     (
         "duplicate-rank",
         _mutated(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -72,6 +73,45 @@ def plan_of(table: pd.DataFrame, **kw: object) -> ReviewPlan:
     }
     args.update(kw)
     return draw_plan(table, UnitKind.RETRIEVAL, **args)  # type: ignore[arg-type]
+
+
+def write_half_plan(
+    root: Path,
+    name: str,
+    part: UnitKind,
+    table: Path,
+    sample: list[str],
+    population: list[str],
+    targeted: Sequence[str] = (),
+) -> None:
+    """Write ``review/plans/NAME.json``: ``sample`` drawn uniformly from ``population`` (p=1/2)."""
+    plan = ReviewPlan(
+        name=name,
+        part=part,
+        source=table.relative_to(root).as_posix(),
+        source_sha256=file_sha256(table),
+        seed=0,
+        size=len(sample),
+        strata=[
+            PlanStratum(
+                key="all",
+                population=len(population),
+                sampled=len(sample),
+                inclusion_probability=0.5,
+            )
+        ],
+        units=[
+            PlannedUnit(
+                unit_id=u, sample=Sample.ESTIMATION, stratum="all", inclusion_probability=0.5
+            )
+            for u in sample
+        ]
+        + [PlannedUnit(unit_id=u, sample=Sample.TARGETED) for u in targeted],
+        unit_strata=dict.fromkeys(population, "all"),
+    )
+    plans = root / "review" / "plans"
+    plans.mkdir(parents=True)
+    (plans / f"{name}.json").write_text(plan.model_dump_json())
 
 
 def test_uniform_plan_is_seeded_and_records_inclusion_probability() -> None:
@@ -240,26 +280,9 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
     table.parent.mkdir(parents=True)
     coded_table(entity, groups).to_csv(table, index=False)
     sample = [f"a{i}" for i in range(5)] + ["b0", "b1"]
-    plan = ReviewPlan(
-        name="hand",
-        part=UnitKind.RETRIEVAL,
-        source="attribution/ds/per_passage.csv",
-        source_sha256=file_sha256(table),
-        seed=0,
-        size=7,
-        strata=[PlanStratum(key="all", population=14, sampled=7, inclusion_probability=0.5)],
-        units=[
-            PlannedUnit(
-                unit_id=u, sample=Sample.ESTIMATION, stratum="all", inclusion_probability=0.5
-            )
-            for u in sample
-        ]
-        + [PlannedUnit(unit_id="a9", sample=Sample.TARGETED)],
-        unit_strata=dict.fromkeys(entity, "all"),
+    write_half_plan(
+        tmp_path, "hand", UnitKind.RETRIEVAL, table, sample, list(entity), targeted=["a9"]
     )
-    plans = tmp_path / "review" / "plans"
-    plans.mkdir(parents=True)
-    (plans / "hand.json").write_text(plan.model_dump_json())
     reviews = [human(f"a{i}", c) for i, c in enumerate(human_a)]
     reviews += [human("b0", "exact_entity"), human("b1", "partial_entity")]
     reviews.append(human("a9", "irrelevant"))  # targeted: reviewed, never in the estimates
@@ -507,25 +530,7 @@ def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Pat
     table.parent.mkdir(parents=True)
     pd.DataFrame(rows).to_csv(table, index=False)
     sample = [f"t{i}" for i in range(5)] + ["s0", "s1"]
-    plan = ReviewPlan(
-        name="hand9",
-        part=UnitKind.VERIFICATION,
-        source="attribution/ds/per_trace.csv",
-        source_sha256=file_sha256(table),
-        seed=0,
-        size=7,
-        strata=[PlanStratum(key="all", population=14, sampled=7, inclusion_probability=0.5)],
-        units=[
-            PlannedUnit(
-                unit_id=u, sample=Sample.ESTIMATION, stratum="all", inclusion_probability=0.5
-            )
-            for u in sample
-        ],
-        unit_strata=dict.fromkeys(inference, "all"),
-    )
-    plans = tmp_path / "review" / "plans"
-    plans.mkdir(parents=True)
-    (plans / "hand9.json").write_text(plan.model_dump_json())
+    write_half_plan(tmp_path, "hand9", UnitKind.VERIFICATION, table, sample, list(inference))
     cb = codebooks.bundled()
     reviews = [
         Annotation(
