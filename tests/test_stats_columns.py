@@ -106,3 +106,51 @@ def test_named_raters_keep_other_columns_out() -> None:
     assert table.raters == ["rater1", "rater2"] and table.unit_column == "patient"
     with pytest.raises(InputError, match="both the unit id and a rater"):
         tb.choose_columns(frame, unit_column="patient", raters=["patient", "rater1"])
+
+
+def test_covariate_columns_are_not_read_as_raters(tmp_path: Path, agree) -> None:
+    # A researcher's table: ratings beside an age, a ward name and a passage count. Those
+    # share no value with the ratings (1..5), so they are not raters and Fleiss (1971)'s
+    # published kappa 0.430 (Psychological Bulletin 76:378) is unchanged.
+    frame = read_ratings_frame(FLEISS_1971)
+    frame.insert(1, "age", [20 + 2 * i for i in range(len(frame))])
+    frame["ward"] = ["cardiology" if i % 2 else "oncology" for i in range(len(frame))]
+    frame["n_passages"] = [10 + i % 7 for i in range(len(frame))]
+    path = tmp_path / "with_covariates.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = agree(path, "--stat", "fleiss", "--format", "json")
+    assert code == 0, err
+    row = json.loads(out)[0]
+    assert round(float(row["value"]), 3) == 0.430 and row["n_raters"] == 6
+    code, out, _ = agree(path, "--stat", "fleiss")
+    assert "not raters (they share no value with the raters' ratings): age, ward, n_passages" in out
+
+
+def test_same_number_spelled_two_ways_links_raters() -> None:
+    # a column with a blank reads as floats (1.0) beside an all-integer one (1): same ratings
+    frame = pd.DataFrame({"a": [1.0, 2.0, None], "b": [1, 2, 2], "note": ["x", "x", "z"]})
+    choice = tb.choose_columns(frame, unit_column=None)
+    assert choice.raters == ["a", "b"] and choice.left_out == ("note",)
+
+
+def test_two_groups_of_columns_of_one_size_are_ambiguous(tmp_path: Path, agree) -> None:
+    path = tmp_path / "two_scales.csv"
+    path.write_text("case,r1,r2,s1,s2\n1,yes,no,a,b\n2,no,no,b,b\n3,yes,yes,a,a\n")
+    code, _, err = agree(path)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "r1, r2 / s1, s2" in err and "--raters" in err
+
+
+def test_raters_chosen_on_the_whole_table_not_per_group(tmp_path: Path, agree) -> None:
+    # In group B rater r3 said only "c", which no other rater used there; over the whole
+    # table r3 shares values with r1/r2, so it stays a rater in every group (3 raters).
+    path = tmp_path / "grouped.csv"
+    path.write_text(
+        "case,dim,r1,r2,r3\n1,A,a,a,c\n2,A,c,c,c\n3,A,a,c,a\n4,B,a,b,c\n5,B,b,a,c\n6,B,a,a,c\n"
+    )
+    code, out, err = agree(path, "--stat", "percent", "--by", "dim", "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["n_raters"] for r in rows] == [3, 3]
+    # group B, agreeing rater pairs per unit: (a,b,c) 0/3, (b,a,c) 0/3, (a,a,c) 1/3 -> 1/9
+    assert rows[1]["value"] == pytest.approx(1 / 9)

@@ -201,7 +201,12 @@ def agree(
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="agree")
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
     from failcodes.dataio import read_ratings_frame
-    from failcodes.stats.tables import agreement_table, annotation_agreement, ratings_from_frame
+    from failcodes.stats.tables import (
+        agreement_table,
+        annotation_agreement,
+        choose_columns,
+        ratings_from_frame,
+    )
 
     stats = list(STATISTICS) if stat == "all" else [stat]
     rows: list[dict[str, Any]] = []
@@ -242,14 +247,21 @@ def agree(
             raise InputError(f"no column '{by}' to group by", path=file)
         groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
         group_keys = [by] if by is not None else []
+        # columns are chosen once on the whole table: a small group must not drop a rater
+        # whose few values happen to differ from the others'
+        choice = choose_columns(
+            frame,
+            unit_column=unit_column,
+            raters=_csv(raters),
+            exclude=[by] if by is not None else [],
+            source=file,
+        )
         for key, part in groups:
             table = ratings_from_frame(
                 part,
-                unit_column=unit_column,
-                raters=_csv(raters),
                 categories=_csv(categories),
-                exclude=[by] if by is not None else [],
                 source=file,
+                columns=choice,
             )
             results = agreement_table(
                 table,
@@ -268,6 +280,11 @@ def agree(
                 if table.unit_column is not None
                 else f"unit ids: {table.unit_column_reason}"
             ) + f"; raters: {', '.join(table.raters)}"
+            if choice.left_out:
+                used += (
+                    f"; not raters (they share no value with the raters' ratings): "
+                    f"{', '.join(choice.left_out)} (name raters with --raters to change this)"
+                )
             if used not in notes:
                 notes.append(used)
     if fmt is OutputFormat.JSON:

@@ -54,6 +54,7 @@ class RatingsTable:
     unit_column_reason: str = ""
     n_single_rated: int = 0
     clusters: list[str] | None = None
+    left_out: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- frames
@@ -98,6 +99,7 @@ class ColumnChoice:
     unit_column: str | None
     raters: list[str]
     reason: str
+    left_out: tuple[str, ...] = ()
 
 
 def _normal_name(name: str) -> str:
@@ -142,7 +144,9 @@ def choose_columns(
 ) -> ColumnChoice:
     """Pick the unit-id column and the rater columns of a ratings table.
 
-    A column is a rater only when named in ``raters`` or when it looks like ratings. Without
+    A column is a rater only when named in ``raters`` or when it looks like ratings: without
+    ``raters``, the columns that share values with each other (:func:`_raters_by_values`;
+    a count, a name or a note beside the ratings shares none and is ``left_out``). Without
     ``unit_column`` the unit id is the one column named like an id (:data:`ID_NAMES`,
     ``*_id``), else the one column whose values are all distinct and mostly unused by the
     other columns; with neither, row numbers are unit ids. Two candidates make the table
@@ -181,10 +185,65 @@ def choose_columns(
             reason = "named like an id" if named else "values all distinct, unlike ratings"
         else:
             unit, reason = None, "none found: row numbers are the unit ids"
-    rater_cols = list(raters) if raters is not None else [c for c in cols if c != unit]
+    left_out: tuple[str, ...] = ()
+    if raters is not None:
+        rater_cols = list(raters)
+    else:
+        rater_cols, left_out = _raters_by_values(frame, [c for c in cols if c != unit], source)
     if not rater_cols:
         raise InputError("no rater columns", path=source)
-    return ColumnChoice(unit_column=unit, raters=rater_cols, reason=reason)
+    return ColumnChoice(unit_column=unit, raters=rater_cols, reason=reason, left_out=left_out)
+
+
+def _value_key(value: str) -> str:
+    """One spelling per value: ``1``, ``1.0`` and `` 1 `` are the same rating."""
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return repr(number) if np.isfinite(number) else value
+
+
+def _raters_by_values(
+    frame: pd.DataFrame, candidates: Sequence[str], source: str | Path | None
+) -> tuple[list[str], tuple[str, ...]]:
+    """The rater columns among ``candidates``: those that share rating values.
+
+    Raters of one table use the same categories, so two rater columns share values; a
+    covariate beside them (a count, a dimension name, a free-text note) shares none. Columns
+    are linked when their value sets meet; the largest linked group are the raters and the
+    rest are left out (the caller says which). When no group is larger than one column there
+    is nothing to tell covariates by, and every candidate stays a rater; two largest groups
+    of the same size make the table ambiguous.
+    """
+    values = [{_value_key(v) for v in _present(frame[c])} for c in candidates]
+    group = list(range(len(candidates)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i in range(len(candidates)):
+        for j in range(i + 1, len(candidates)):
+            if values[i] & values[j]:
+                group[root(j)] = root(i)
+    members: dict[int, list[str]] = {}
+    for i, col in enumerate(candidates):
+        members.setdefault(root(i), []).append(col)
+    sizes = sorted((len(m) for m in members.values()), reverse=True)
+    if not sizes or sizes[0] < 2:
+        return list(candidates), ()
+    if len(sizes) > 1 and sizes[1] == sizes[0]:
+        groups = " / ".join(", ".join(m) for m in members.values() if len(m) == sizes[0])
+        raise InputError(
+            f"cannot tell the rater columns: groups ({groups}) use different values; "
+            "name them with --raters",
+            path=source,
+        )
+    raters = next(m for m in members.values() if len(m) == sizes[0])
+    return raters, tuple(c for c in candidates if c not in raters)
 
 
 def ratings_from_frame(
@@ -195,19 +254,21 @@ def ratings_from_frame(
     categories: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
     source: str | Path | None = None,
+    columns: ColumnChoice | None = None,
 ) -> RatingsTable:
     """Turn a units x raters DataFrame into a :class:`RatingsTable`.
 
     Numeric ratings keep their values (``categories``, if given, is the full numeric category
     set in rank order); text ratings become codes in ``categories`` order (sorted labels when
     not given: fine for nominal data only, see ``ordered``). The unit-id and rater columns
-    are chosen by :func:`choose_columns`; the table records which column was used and why.
+    are chosen by :func:`choose_columns` (or given as ``columns``, chosen once on a whole
+    table that is analysed in parts); the table records which column was used and why.
     """
-    choice = choose_columns(
+    choice = columns or choose_columns(
         frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
     )
     unit_col, rater_cols = choice.unit_column, choice.raters
-    where = (unit_col, choice.reason)
+    where, out = (unit_col, choice.reason), choice.left_out
     if unit_col is not None:
         ids = frame[unit_col].astype(str).tolist()
         dup = pd.Series(ids)[pd.Series(ids).duplicated()].tolist()
@@ -239,7 +300,7 @@ def ratings_from_frame(
         ).reshape(len(cells), len(rater_cols))
         observed = np.unique(values[~np.isnan(values)])
         if numeric_categories is None:
-            return RatingsTable(values, ids, rater_cols, observed, None, True, *where)
+            return RatingsTable(values, ids, rater_cols, observed, None, True, *where, left_out=out)
         cats = np.array(numeric_categories, dtype=np.float64)
         outside = np.setdiff1d(observed, cats)
         if outside.size:
@@ -247,7 +308,7 @@ def ratings_from_frame(
                 f"ratings {outside.tolist()} are not in the category list {cats.tolist()}",
                 path=source,
             )
-        return RatingsTable(values, ids, rater_cols, cats, None, True, *where)
+        return RatingsTable(values, ids, rater_cols, cats, None, True, *where, left_out=out)
     labels_present = sorted({str(v) for v in present})
     if categories is None:
         labels = labels_present
@@ -264,9 +325,8 @@ def ratings_from_frame(
     values = np.array(
         [[np.nan if v is None else index[str(v)] for v in row] for row in cells], dtype=np.float64
     ).reshape(len(cells), len(rater_cols))
-    return RatingsTable(
-        values, ids, rater_cols, np.arange(len(labels), dtype=np.float64), labels, ordered, *where
-    )
+    cats = np.arange(len(labels), dtype=np.float64)
+    return RatingsTable(values, ids, rater_cols, cats, labels, ordered, *where, left_out=out)
 
 
 #: Statistics that weight disagreements by category distance even when no weights are named.
