@@ -1,6 +1,7 @@
 """Ingest adapters: turn pipeline outputs and clinician labels into traces and labels.
 
-One module per adapter, each exposing ``ADAPTER`` (see :class:`~failcodes.ingest.base.Adapter`).
+One module per adapter, each exposing ``ADAPTER`` (see :class:`~failcodes.ingest.base.Adapter`;
+the built-ins are :class:`~failcodes.ingest.base.FileAdapter` values).
 The registry maps names to modules and imports a module only when its adapter is used; to add
 an adapter, add a line to :data:`BUILTIN` (or call :func:`register`).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from failcodes.errors import ConfigError
-from failcodes.ingest.base import Adapter, AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import Adapter, AdapterOptions, FileAdapter, IngestResult, Output
 
 #: Built-in adapters: name -> module that defines ``ADAPTER``.
 BUILTIN: dict[str, str] = {
@@ -56,6 +57,7 @@ __all__ = [
     "BUILTIN",
     "Adapter",
     "AdapterOptions",
+    "FileAdapter",
     "IngestResult",
     "Output",
     "get_adapter",

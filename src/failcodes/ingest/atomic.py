@@ -32,7 +32,7 @@ from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCateg
 from failcodes.contract import FrozenModel, StrictModel
 from failcodes.dataio import iter_jsonl, validate_record
 from failcodes.errors import InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.labels import Label
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
@@ -164,27 +164,24 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     return AtomicData(facts=facts, answers=answers, traces=traces, labels=labels)
 
 
-class AtomicAdapter:
-    """``failcodes ingest atomic FILE.jsonl``."""
-
-    name = "atomic"
-    description = (
-        "atomic fact-check JSONL (TRUE/FALSE verdicts + human evaluation) -> traces + labels"
+def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """``failcodes ingest atomic FILE.jsonl...`` (``--system`` fills records without one)."""
+    result = IngestResult()
+    for path in paths:
+        data = read_atomic(path, options.system or "atomic")
+        result.traces.extend(data.traces)
+        result.labels.extend(data.labels)
+    result.notes.append(
+        "labels: has_error = fact actually wrong (FALSE confirmed or TRUE not confirmed)"
     )
-    output = Output.TRACES
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read atomic fact-check files (``--system`` fills records without a system)."""
-        options.check_extra(self.name, ())
-        result = IngestResult()
-        for path in paths:
-            data = read_atomic(path, options.system or "atomic")
-            result.traces.extend(data.traces)
-            result.labels.extend(data.labels)
-        result.notes.append(
-            "labels: has_error = fact actually wrong (FALSE confirmed or TRUE not confirmed)"
-        )
-        return result
+    return result
 
 
-ADAPTER = AtomicAdapter()
+ADAPTER = FileAdapter(
+    name="atomic",
+    description=(
+        "atomic fact-check JSONL (TRUE/FALSE verdicts + human evaluation) -> traces + labels"
+    ),
+    output=Output.TRACES,
+    reader=_ingest,
+)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -100,19 +100,50 @@ class Adapter(Protocol):
         ...
 
 
-class JsonDocumentAdapter:
-    """Base of adapters reading whole JSON documents: an error gets the line of its field.
+#: An adapter's reader: ``paths`` and the options (``--option`` names already checked) in.
+Reader = Callable[[Sequence[Path], AdapterOptions], IngestResult]
 
-    Subclasses implement ``_read``; an :class:`InputError` naming a JSON field path (e.g.
-    ``results[1].claims[0]``) is re-raised with the line where that field starts.
+
+@dataclass
+class FileAdapter:
+    """An :class:`Adapter` made of its registry facts and a reader function.
+
+    ``read`` rejects an ``--option`` name outside ``options`` before calling ``reader``, so no
+    reader repeats that check. ``json_document`` marks readers of whole JSON documents: an
+    :class:`InputError` naming a JSON field path (e.g. ``results[1].claims[0]``) is re-raised
+    with the line where that field starts.
     """
 
+    name: str
+    description: str
+    output: Output
+    reader: Reader
+    options: tuple[str, ...] = ()
+    json_document: bool = False
+
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read ``paths``; errors name the JSON field and the line where it starts."""
+        """Check the ``--option`` names, then read ``paths`` with ``reader``."""
+        options.check_extra(self.name, self.options)
+        if not self.json_document:
+            return self.reader(paths, options)
         try:
-            return self._read(paths, options)
+            return self.reader(paths, options)
         except InputError as exc:
             raise with_json_line(exc) from None
 
-    def _read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        raise NotImplementedError
+
+def check_unique(seen: dict[str, Path], key: str, path: Path, *, what: str, field: str) -> None:
+    """Record that ``key`` is read from ``path``; a key read before is an :class:`InputError`.
+
+    The error reads ``{what} (also in FIRST_PATH)`` and names ``field`` in ``path``.
+    """
+    if key in seen:
+        raise InputError(f"{what} (also in {seen[key]})", path=path, field=field)
+    seen[key] = path
+
+
+def only_path(paths: Sequence[Path], message: str) -> Path:
+    """Return the one path of ``paths``; more or none is a :class:`ConfigError` (``message``)."""
+    if len(paths) != 1:
+        raise ConfigError(message)
+    return paths[0]

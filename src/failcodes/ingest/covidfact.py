@@ -26,8 +26,8 @@ from pathlib import Path
 
 from failcodes.contract import FrozenModel
 from failcodes.dataio import iter_jsonl, read_json
-from failcodes.errors import ConfigError, InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.errors import InputError
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, only_path
 from failcodes.labels import Label
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
@@ -164,29 +164,26 @@ def to_labels(claims: Sequence[CovidFactClaim]) -> list[Label]:
     ]
 
 
-class CovidFactAdapter:
-    """``failcodes ingest covidfact DIR``."""
-
-    name = "covidfact"
-    description = "COVID-Fact top-5 retrieval with gold recall flag -> traces + claim labels"
-    output = Output.TRACES
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read one COVID-Fact directory (or its recall TSV)."""
-        options.check_extra(self.name, ())
-        if len(paths) != 1:
-            raise ConfigError("the covidfact adapter takes one directory or recall TSV")
-        claims = read_covidfact(paths[0])
-        split = sum(c.retrieved is not None for c in claims)
-        notes = [
-            f"{len(claims)} claims ({split} with per-sentence retrieval); verdict = "
-            "retrieval-bounded oracle; has_error = REFUTED"
-        ]
-        return IngestResult(
-            traces=to_traces(claims, options.system or "covidfact-top5"),
-            labels=to_labels(claims),
-            notes=notes,
-        )
+def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """``failcodes ingest covidfact DIR``: one COVID-Fact directory (or its recall TSV)."""
+    claims = read_covidfact(
+        only_path(paths, "the covidfact adapter takes one directory or recall TSV")
+    )
+    split = sum(c.retrieved is not None for c in claims)
+    notes = [
+        f"{len(claims)} claims ({split} with per-sentence retrieval); verdict = "
+        "retrieval-bounded oracle; has_error = REFUTED"
+    ]
+    return IngestResult(
+        traces=to_traces(claims, options.system or "covidfact-top5"),
+        labels=to_labels(claims),
+        notes=notes,
+    )
 
 
-ADAPTER = CovidFactAdapter()
+ADAPTER = FileAdapter(
+    name="covidfact",
+    description="COVID-Fact top-5 retrieval with gold recall flag -> traces + claim labels",
+    output=Output.TRACES,
+    reader=_ingest,
+)

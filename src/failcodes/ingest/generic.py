@@ -25,7 +25,7 @@ from pathlib import Path
 
 from failcodes import dataio
 from failcodes.errors import ConfigError
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.ingest.label_rule import parse_label_rule
 from failcodes.ingest.table import PassageColumn, TableSpec, read_tables
 from failcodes.labels import Label
@@ -57,70 +57,67 @@ def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:
     )
 
 
-class GenericTraces:
-    """Read any claim/sentence table (or the trace format) into traces and, optionally, labels."""
+def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """Read any claim/sentence table (or the trace format) into traces and, optionally, labels.
 
-    name = "generic"
-    description = (
-        "any claim- or sentence-level table (JSONL, CSV, Parquet) via --map, --passage-column, "
-        "--label-rule; or traces in the failcodes format (CSV + passages table)"
-    )
-    output = Output.TRACES
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read and concatenate ``paths``; (system, claim_id) must be unique across all."""
-        options.check_extra(self.name, OPTIONS)
-        spec = _table_spec(options)
-        if not _has_passages_table(paths, options):
-            result = read_tables(paths, spec)
-            return IngestResult(traces=result.traces, labels=result.labels, notes=result.notes)
-        if options.passages is not None and len(paths) != 1:
-            raise ConfigError("--passages goes with exactly one CSV traces file")
-        table_only = {
-            "--passage-column": bool(options.passage_columns),
-            "--label-rule": options.label_rule is not None,
-            "--verifier": options.verifier is not None,
-            "--retriever": options.retriever is not None,
-            "--option": bool(options.extra),
-        }
-        used = [name for name, on in table_only.items() if on]
-        if used:
-            raise ConfigError(
-                f"{', '.join(used)} read foreign tables; a trace CSV with a passages table is "
-                "read as the trace format (put passages in text columns instead)"
+    ``paths`` are concatenated; (system, claim_id) must be unique across all.
+    """
+    spec = _table_spec(options)
+    if not _has_passages_table(paths, options):
+        result = read_tables(paths, spec)
+        return IngestResult(traces=result.traces, labels=result.labels, notes=result.notes)
+    if options.passages is not None and len(paths) != 1:
+        raise ConfigError("--passages goes with exactly one CSV traces file")
+    table_only = {
+        "--passage-column": bool(options.passage_columns),
+        "--label-rule": options.label_rule is not None,
+        "--verifier": options.verifier is not None,
+        "--retriever": options.retriever is not None,
+        "--option": bool(options.extra),
+    }
+    used = [name for name, on in table_only.items() if on]
+    if used:
+        raise ConfigError(
+            f"{', '.join(used)} read foreign tables; a trace CSV with a passages table is "
+            "read as the trace format (put passages in text columns instead)"
+        )
+    seen: dict[tuple[str, str], tuple[Path, int]] = {}
+    traces: list[Trace] = []
+    for path in paths:
+        traces.extend(
+            dataio.read_traces(
+                path,
+                passages_path=options.passages,
+                aliases=options.aliases,
+                column_map=options.renames(),
+                seen=seen,
+                default_system=options.system,
             )
-        seen: dict[tuple[str, str], tuple[Path, int]] = {}
-        traces: list[Trace] = []
-        for path in paths:
-            traces.extend(
-                dataio.read_traces(
-                    path,
-                    passages_path=options.passages,
-                    aliases=options.aliases,
-                    column_map=options.renames(),
-                    seen=seen,
-                    default_system=options.system,
-                )
-            )
-        return IngestResult(traces=traces)
+        )
+    return IngestResult(traces=traces)
 
 
-class GenericLabels:
-    """Read clinical labels in failcodes' label format, with optional column renaming."""
-
-    name = "generic-labels"
-    description = "clinical labels in the failcodes label format (JSONL, CSV, Parquet)"
-    output = Output.LABELS
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read and concatenate label files."""
-        options.check_extra(self.name, ())
-        labels: list[Label] = []
-        seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
-        for path in paths:
-            labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
-        return IngestResult(labels=labels)
+def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """Read and concatenate clinical label files in failcodes' label format (``--map`` renames)."""
+    labels: list[Label] = []
+    seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
+    for path in paths:
+        labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
+    return IngestResult(labels=labels)
 
 
-ADAPTER = GenericTraces()
-ADAPTERS = {ADAPTER.name: ADAPTER, "generic-labels": GenericLabels()}
+ADAPTER = FileAdapter(
+    name="generic",
+    description="any claim- or sentence-level table (JSONL, CSV, Parquet) via --map, "
+    "--passage-column, --label-rule; or traces in the failcodes format (CSV + passages table)",
+    output=Output.TRACES,
+    reader=_read_traces,
+    options=OPTIONS,
+)
+LABELS_ADAPTER = FileAdapter(
+    name="generic-labels",
+    description="clinical labels in the failcodes label format (JSONL, CSV, Parquet)",
+    output=Output.LABELS,
+    reader=_read_labels,
+)
+ADAPTERS = {ADAPTER.name: ADAPTER, LABELS_ADAPTER.name: LABELS_ADAPTER}

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from failcodes.errors import ConfigError, InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
@@ -115,26 +115,23 @@ def read_healthver(path: str | Path, system: str = "healthver-t5") -> list[Trace
     return traces
 
 
-class HealthVerAdapter:
-    """``failcodes ingest healthver FILE.csv``."""
-
-    name = "healthver"
-    description = "HealthVer CSV -> one trace per claim, passages with gold polarity (no labels)"
-    output = Output.TRACES
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read HealthVer CSV files (``--system`` names the system, default healthver-t5)."""
-        options.check_extra(self.name, ())
-        if not paths:
-            raise ConfigError("the healthver adapter needs a healthver_*.csv file")
-        traces: list[Trace] = []
-        for path in paths:
-            traces.extend(read_healthver(path, options.system or "healthver-t5"))
-        notes = [
-            f"{len(traces)} claims; verdict = retrieval-bounded oracle over gold passage "
-            "polarities; gold = Supports/Refutes passage; HealthVer has no claim-level labels"
-        ]
-        return IngestResult(traces=traces, notes=notes)
+def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """``failcodes ingest healthver FILE.csv...`` (``--system`` names it, default healthver-t5)."""
+    if not paths:
+        raise ConfigError("the healthver adapter needs a healthver_*.csv file")
+    traces: list[Trace] = []
+    for path in paths:
+        traces.extend(read_healthver(path, options.system or "healthver-t5"))
+    notes = [
+        f"{len(traces)} claims; verdict = retrieval-bounded oracle over gold passage "
+        "polarities; gold = Supports/Refutes passage; HealthVer has no claim-level labels"
+    ]
+    return IngestResult(traces=traces, notes=notes)
 
 
-ADAPTER = HealthVerAdapter()
+ADAPTER = FileAdapter(
+    name="healthver",
+    description="HealthVer CSV -> one trace per claim, passages with gold polarity (no labels)",
+    output=Output.TRACES,
+    reader=_ingest,
+)

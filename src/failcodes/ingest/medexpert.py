@@ -36,7 +36,7 @@ from typing import Any
 
 from failcodes import dataio
 from failcodes.errors import InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, JsonDocumentAdapter, Output
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, check_unique
 from failcodes.labels import Label
 from failcodes.sentences import Sentence, answer_sentences
 
@@ -119,79 +119,70 @@ def _spans(result: list[Any], response: str, path: Path, where: str) -> list[_Sp
     return list(spans.values())
 
 
-class MedExpert(JsonDocumentAdapter):
-    """Read MedExpert annotation exports."""
-
-    name = "medexpert"
-    description = "MedExpert JSL export: clinician error spans -> sentence labels (+ sentences)"
-    output = Output.LABELS
-
-    def _read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read every export; question ids must be unique across files."""
-        options.check_extra(self.name, ("annotator",))
-        wanted = options.extra.get("annotator")
-        result = IngestResult()
-        seen: dict[str, Path] = {}
-        n_spans = 0
-        for path in paths:
-            for i, task in enumerate(_load(path)):
-                where = f"[{i}]"
-                if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
-                    raise InputError("expected a task with a 'data' object", path=path, field=where)
-                data = task["data"]
-                response = _str(data, "response", path, f"{where}.data")
-                question = data.get("question") if isinstance(data.get("question"), str) else None
-                title = data.get("title")
-                qid = title if isinstance(title, str) and title else str(task.get("id", i))
-                if qid in seen:
-                    raise InputError(
-                        f"two tasks with question_id {qid!r} (also in {seen[qid]})",
-                        path=path,
-                        field=f"{where}.data.title",
-                    )
-                seen[qid] = path
-                completions = task.get("completions") or []
-                if not isinstance(completions, list):
-                    raise InputError("expected a list", path=path, field=f"{where}.completions")
-                chosen = [
-                    (k, c)
-                    for k, c in enumerate(completions)
-                    if isinstance(c, dict)
-                    and (wanted is None or c.get("created_username") == wanted)
-                ]
-                if len(chosen) > 1:
-                    names = ", ".join(str(c.get("created_username")) for _, c in chosen)
-                    raise InputError(
-                        f"{len(chosen)} completions ({names}); pick one annotator with "
-                        "--option annotator=NAME",
-                        path=path,
-                        field=f"{where}.completions",
-                    )
-                sentences = answer_sentences(qid, response, question=question)
-                result.sentences.extend(sentences)
-                if not chosen:
-                    result.notes.append(
-                        f"task {qid!r} has no completion"
-                        + (f" by {wanted!r}" if wanted else "")
-                        + "; its sentences are unlabelled"
-                    )
-                    continue
-                k, completion = chosen[0]
-                cw = f"{where}.completions[{k}]"
-                items = completion.get("result") or []
-                if not isinstance(items, list):
-                    raise InputError("expected a list", path=path, field=f"{cw}.result")
-                spans = _spans(items, response, path, cw)
-                n_spans += len(spans)
-                annotator = completion.get("created_username")
-                result.labels.extend(
-                    _label(s, spans, str(annotator) if annotator else None) for s in sentences
+def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """Read every export; question ids must be unique across files."""
+    wanted = options.extra.get("annotator")
+    result = IngestResult()
+    seen: dict[str, Path] = {}
+    n_spans = 0
+    for path in paths:
+        for i, task in enumerate(_load(path)):
+            where = f"[{i}]"
+            if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
+                raise InputError("expected a task with a 'data' object", path=path, field=where)
+            data = task["data"]
+            response = _str(data, "response", path, f"{where}.data")
+            question = data.get("question") if isinstance(data.get("question"), str) else None
+            title = data.get("title")
+            qid = title if isinstance(title, str) and title else str(task.get("id", i))
+            check_unique(
+                seen,
+                qid,
+                path,
+                what=f"two tasks with question_id {qid!r}",
+                field=f"{where}.data.title",
+            )
+            completions = task.get("completions") or []
+            if not isinstance(completions, list):
+                raise InputError("expected a list", path=path, field=f"{where}.completions")
+            chosen = [
+                (k, c)
+                for k, c in enumerate(completions)
+                if isinstance(c, dict) and (wanted is None or c.get("created_username") == wanted)
+            ]
+            if len(chosen) > 1:
+                names = ", ".join(str(c.get("created_username")) for _, c in chosen)
+                raise InputError(
+                    f"{len(chosen)} completions ({names}); pick one annotator with "
+                    "--option annotator=NAME",
+                    path=path,
+                    field=f"{where}.completions",
                 )
-        result.notes.append(
-            f"{len(result.sentences):,} sentences, {n_spans} error span(s), "
-            f"{sum(lb.has_error for lb in result.labels)} sentence(s) with an error"
-        )
-        return result
+            sentences = answer_sentences(qid, response, question=question)
+            result.sentences.extend(sentences)
+            if not chosen:
+                result.notes.append(
+                    f"task {qid!r} has no completion"
+                    + (f" by {wanted!r}" if wanted else "")
+                    + "; its sentences are unlabelled"
+                )
+                continue
+            k, completion = chosen[0]
+            cw = f"{where}.completions[{k}]"
+            items = completion.get("result") or []
+            if not isinstance(items, list):
+                raise InputError("expected a list", path=path, field=f"{cw}.result")
+            spans = _spans(items, response, path, cw)
+            n_spans += len(spans)
+            annotator = completion.get("created_username")
+            result.labels.extend(
+                _label(s, spans, str(annotator) if annotator else None) for s in sentences
+            )
+    result.notes.append(
+        f"{len(result.sentences):,} sentences, {n_spans} error span(s), "
+        f"{sum(lb.has_error for lb in result.labels)} sentence(s) with an error"
+    )
+    return result
 
 
 def _label(sentence: Sentence, spans: Sequence[_Span], annotator: str | None) -> Label:
@@ -209,4 +200,11 @@ def _label(sentence: Sentence, spans: Sequence[_Span], annotator: str | None) ->
     )
 
 
-ADAPTER = MedExpert()
+ADAPTER = FileAdapter(
+    name="medexpert",
+    description="MedExpert JSL export: clinician error spans -> sentence labels (+ sentences)",
+    output=Output.LABELS,
+    reader=_ingest,
+    options=("annotator",),
+    json_document=True,
+)

@@ -47,7 +47,7 @@ from typing import Any
 
 from failcodes import dataio
 from failcodes.errors import InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -182,165 +182,159 @@ def _record_id(rec: dict[str, Any], path: Path, line: int) -> str:
     return str(rid)
 
 
-class MedScore:
-    """Read MedScore outputs: combined ``medscore_output.jsonl`` or ``verifications.jsonl``."""
-
-    name = "medscore"
-    description = (
-        "MedScore medscore_output.jsonl / verifications.jsonl (internal, provided, MedRAG)"
+def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """Read every file (each in one of the two forms); ids must be unique across files."""
+    scheme = options.option("ids", ("auto", "sentence", "response"), "auto")
+    cfg = _Settings(
+        system=options.system or DEFAULT_SYSTEM,
+        verifier=options.extra.get("verifier") or None,
+        verdict_from=options.option("verdict_from", ("raw", "score"), "raw"),
+        aliases=options.aliases,
     )
-    output = Output.TRACES
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read every file (each in one of the two forms); ids must be unique across files."""
-        options.check_extra(self.name, ("ids", "verdict_from", "verifier"))
-        scheme = options.option("ids", ("auto", "sentence", "response"), "auto")
-        cfg = _Settings(
-            system=options.system or DEFAULT_SYSTEM,
-            verifier=options.extra.get("verifier") or None,
-            verdict_from=options.option("verdict_from", ("raw", "score"), "raw"),
-            aliases=options.aliases,
+    result = IngestResult()
+    seen: dict[tuple[str, ...], tuple[Path, int]] = {}
+    empty = 0
+    for path in paths:
+        records = _iter_records(path)
+        if records and "claims" not in records[0][1] and "claim" in records[0][1]:
+            empty += _read_verifications(records, cfg, path, seen, result)
+        else:
+            empty += _read_combined(records, cfg, scheme, path, seen, result)
+    if empty:
+        result.notes.append(
+            f"{empty:,} record(s) have no claims and produce no trace "
+            "(sentences without verifiable claims)"
         )
-        result = IngestResult()
-        seen: dict[tuple[str, ...], tuple[Path, int]] = {}
-        empty = 0
-        for path in paths:
-            records = _iter_records(path)
-            if records and "claims" not in records[0][1] and "claim" in records[0][1]:
-                empty += self._read_verifications(records, cfg, path, seen, result)
-            else:
-                empty += self._read_combined(records, cfg, scheme, path, seen, result)
-        if empty:
-            result.notes.append(
-                f"{empty:,} record(s) have no claims and produce no trace "
-                "(sentences without verifiable claims)"
-            )
-        return result
+    return result
 
-    @staticmethod
-    def _read_combined(
-        records: list[tuple[int, dict[str, Any]]],
-        cfg: _Settings,
-        scheme: str,
-        path: Path,
-        seen: dict[tuple[str, ...], tuple[Path, int]],
-        result: IngestResult,
-    ) -> int:
-        ids: list[str] = []
-        for line, rec in records:
-            rid = _record_id(rec, path, line)
-            if (rid,) in seen:
-                first_path, first_line = seen[(rid,)]
+
+def _read_combined(
+    records: list[tuple[int, dict[str, Any]]],
+    cfg: _Settings,
+    scheme: str,
+    path: Path,
+    seen: dict[tuple[str, ...], tuple[Path, int]],
+    result: IngestResult,
+) -> int:
+    ids: list[str] = []
+    for line, rec in records:
+        rid = _record_id(rec, path, line)
+        if (rid,) in seen:
+            first_path, first_line = seen[(rid,)]
+            raise InputError(
+                f"duplicate id {rid!r} (first at {first_path}:{first_line})",
+                path=path,
+                line=line,
+                field="id",
+            )
+        if "claims" not in rec:
+            raise InputError(
+                "missing required field (records of medscore_output.jsonl carry 'claims')",
+                path=path,
+                line=line,
+                field="claims",
+            )
+        seen[(rid,)] = (path, line)
+        ids.append(rid)
+    use_sentence = scheme == "sentence" or (
+        scheme == "auto" and all(_SENTENCE_ID.match(i) for i in ids)
+    )
+    empty = 0
+    for (line, rec), rid in zip(records, ids, strict=True):
+        claims = rec.get("claims")
+        if claims is None:
+            claims = []
+        if not isinstance(claims, list):
+            raise InputError(
+                f"expected a list, got {type(claims).__name__}",
+                path=path,
+                line=line,
+                field="claims",
+            )
+        if not claims:
+            empty += 1
+            continue
+        question_id = rid
+        if use_sentence:
+            match = _SENTENCE_ID.match(rid)
+            if match is None:
                 raise InputError(
-                    f"duplicate id {rid!r} (first at {first_path}:{first_line})",
+                    f"id {rid!r} is not QUESTION_N (use --option ids=response)",
                     path=path,
                     line=line,
                     field="id",
                 )
-            if "claims" not in rec:
-                raise InputError(
-                    "missing required field (records of medscore_output.jsonl carry 'claims')",
-                    path=path,
-                    line=line,
-                    field="claims",
-                )
-            seen[(rid,)] = (path, line)
-            ids.append(rid)
-        use_sentence = scheme == "sentence" or (
-            scheme == "auto" and all(_SENTENCE_ID.match(i) for i in ids)
-        )
-        empty = 0
-        for (line, rec), rid in zip(records, ids, strict=True):
-            claims = rec.get("claims")
-            if claims is None:
-                claims = []
-            if not isinstance(claims, list):
-                raise InputError(
-                    f"expected a list, got {type(claims).__name__}",
-                    path=path,
-                    line=line,
-                    field="claims",
-                )
-            if not claims:
-                empty += 1
-                continue
-            question_id = rid
+            question_id = match.group("question")
+        sentence_ids: dict[str, str] = {}
+        for j, claim in enumerate(claims):
+            cw = f"claims[{j}]."
+            if not isinstance(claim, dict):
+                raise InputError("expected an object", path=path, line=line, field=cw[:-1])
+            claim_id = f"{rid}:c{j}"
+            sentence = _text(claim.get("sentence"), path, line, f"{cw}sentence", required=False)
             if use_sentence:
-                match = _SENTENCE_ID.match(rid)
-                if match is None:
-                    raise InputError(
-                        f"id {rid!r} is not QUESTION_N (use --option ids=response)",
-                        path=path,
-                        line=line,
-                        field="id",
-                    )
-                question_id = match.group("question")
-            sentence_ids: dict[str, str] = {}
-            for j, claim in enumerate(claims):
-                cw = f"claims[{j}]."
-                if not isinstance(claim, dict):
-                    raise InputError("expected an object", path=path, line=line, field=cw[:-1])
-                claim_id = f"{rid}:c{j}"
-                sentence = _text(claim.get("sentence"), path, line, f"{cw}sentence", required=False)
-                if use_sentence:
-                    sid = rid
-                elif sentence is None:
-                    sid = claim_id
-                else:
-                    sid = sentence_ids.setdefault(sentence, f"{rid}:s{len(sentence_ids)}")
-                result.traces.append(
-                    _trace(claim, cfg, (question_id, sid, claim_id), sentence, path, line, cw)
-                )
-        return empty
+                sid = rid
+            elif sentence is None:
+                sid = claim_id
+            else:
+                sid = sentence_ids.setdefault(sentence, f"{rid}:s{len(sentence_ids)}")
+            result.traces.append(
+                _trace(claim, cfg, (question_id, sid, claim_id), sentence, path, line, cw)
+            )
+    return empty
 
-    @staticmethod
-    def _read_verifications(
-        records: list[tuple[int, dict[str, Any]]],
-        cfg: _Settings,
-        path: Path,
-        seen: dict[tuple[str, ...], tuple[Path, int]],
-        result: IngestResult,
-    ) -> int:
-        empty = 0
-        for line, rec in records:
-            rid = _record_id(rec, path, line)
-            keys = []
-            for name in ("sentence_id", "claim_id"):
-                value = rec.get(name)
-                if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-                    raise InputError(
-                        f"expected an integer index, got {value!r}",
-                        path=path,
-                        line=line,
-                        field=name,
-                    )
-                keys.append(value)
-            s_idx, c_idx = keys
-            if s_idx is None:
+
+def _read_verifications(
+    records: list[tuple[int, dict[str, Any]]],
+    cfg: _Settings,
+    path: Path,
+    seen: dict[tuple[str, ...], tuple[Path, int]],
+    result: IngestResult,
+) -> int:
+    empty = 0
+    for line, rec in records:
+        rid = _record_id(rec, path, line)
+        keys = []
+        for name in ("sentence_id", "claim_id"):
+            value = rec.get(name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise InputError(
-                    "missing required field", path=path, line=line, field="sentence_id"
-                )
-            sentence_id = f"{rid}:s{s_idx}"
-            if rec.get("claim") is None:  # a sentence the decomposer found no claim in
-                empty += 1
-                continue
-            if c_idx is None:
-                raise InputError("missing required field", path=path, line=line, field="claim_id")
-            key = (rid, str(s_idx), str(c_idx))
-            if key in seen:
-                first_path, first_line = seen[key]
-                raise InputError(
-                    f"duplicate (id, sentence_id, claim_id) = ({rid!r}, {s_idx}, {c_idx}) "
-                    f"(first at {first_path}:{first_line})",
+                    f"expected an integer index, got {value!r}",
                     path=path,
                     line=line,
-                    field="claim_id",
+                    field=name,
                 )
-            seen[key] = (path, line)
-            sentence = _text(rec.get("sentence"), path, line, "sentence", required=False)
-            ids = (rid, sentence_id, f"{sentence_id}:c{c_idx}")
-            result.traces.append(_trace(rec, cfg, ids, sentence, path, line, ""))
-        return empty
+            keys.append(value)
+        s_idx, c_idx = keys
+        if s_idx is None:
+            raise InputError("missing required field", path=path, line=line, field="sentence_id")
+        sentence_id = f"{rid}:s{s_idx}"
+        if rec.get("claim") is None:  # a sentence the decomposer found no claim in
+            empty += 1
+            continue
+        if c_idx is None:
+            raise InputError("missing required field", path=path, line=line, field="claim_id")
+        key = (rid, str(s_idx), str(c_idx))
+        if key in seen:
+            first_path, first_line = seen[key]
+            raise InputError(
+                f"duplicate (id, sentence_id, claim_id) = ({rid!r}, {s_idx}, {c_idx}) "
+                f"(first at {first_path}:{first_line})",
+                path=path,
+                line=line,
+                field="claim_id",
+            )
+        seen[key] = (path, line)
+        sentence = _text(rec.get("sentence"), path, line, "sentence", required=False)
+        ids = (rid, sentence_id, f"{sentence_id}:c{c_idx}")
+        result.traces.append(_trace(rec, cfg, ids, sentence, path, line, ""))
+    return empty
 
 
-ADAPTER = MedScore()
+ADAPTER = FileAdapter(
+    name="medscore",
+    description="MedScore medscore_output.jsonl / verifications.jsonl (internal, provided, MedRAG)",
+    output=Output.TRACES,
+    reader=_ingest,
+    options=("ids", "verdict_from", "verifier"),
+)

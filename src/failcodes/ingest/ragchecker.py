@@ -36,7 +36,7 @@ from typing import Any
 
 from failcodes import dataio
 from failcodes.errors import InputError
-from failcodes.ingest.base import AdapterOptions, IngestResult, JsonDocumentAdapter, Output
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, check_unique
 from failcodes.labels import Label
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
@@ -93,113 +93,105 @@ def _check_label(value: object, path: Path, field: str) -> str:
     return value
 
 
-class RagChecker(JsonDocumentAdapter):
-    """Read RAGChecker checking outputs."""
-
-    name = "ragchecker"
-    description = "RAGChecker checking_outputs.json: claim x chunk entailment -> traces + labels"
-    output = Output.TRACES
-
-    def _read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read every file; query ids must be unique across files."""
-        options.check_extra(self.name, ("neutral",))
-        neutral = options.option("neutral", NEUTRAL_CHOICES, "skip")
-        system = options.system or DEFAULT_SYSTEM
-        result = IngestResult()
-        seen: dict[str, Path] = {}
-        mixed = skipped = 0
-        for path in paths:
-            for i, item in enumerate(_load(path)):
-                where = f"results[{i}]"
-                qid = str(_get(item, "query_id", (str, int), path, where))
-                if qid in seen:
+def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """Read every file; query ids must be unique across files."""
+    neutral = options.option("neutral", NEUTRAL_CHOICES, "skip")
+    system = options.system or DEFAULT_SYSTEM
+    result = IngestResult()
+    seen: dict[str, Path] = {}
+    mixed = skipped = 0
+    for path in paths:
+        for i, item in enumerate(_load(path)):
+            where = f"results[{i}]"
+            qid = str(_get(item, "query_id", (str, int), path, where))
+            check_unique(
+                seen, qid, path, what=f"duplicate query_id {qid!r}", field=f"{where}.query_id"
+            )
+            chunks = _get(item, "retrieved_context", list, path, where)
+            passages: list[Passage] = []
+            for j, chunk in enumerate(chunks):
+                cw = f"{where}.retrieved_context[{j}]"
+                if not isinstance(chunk, dict):
+                    raise InputError("expected an object", path=path, field=cw)
+                passages.append(
+                    Passage(
+                        passage_id=str(_get(chunk, "doc_id", (str, int), path, cw)),
+                        rank=j + 1,
+                        text=_get(chunk, "text", str, path, cw),
+                    )
+                )
+            claims = _get(item, "response_claims", list, path, where)
+            matrix = _get(item, "retrieved2response", list, path, where)
+            answer = _get(item, "answer2response", list, path, where)
+            for name, values in (("retrieved2response", matrix), ("answer2response", answer)):
+                if len(values) != len(claims):
                     raise InputError(
-                        f"duplicate query_id {qid!r} (also in {seen[qid]})",
+                        f"has {len(values)} entries but there are {len(claims)} response_claims",
                         path=path,
-                        field=f"{where}.query_id",
+                        field=f"{where}.{name}",
                     )
-                seen[qid] = path
-                chunks = _get(item, "retrieved_context", list, path, where)
-                passages: list[Passage] = []
-                for j, chunk in enumerate(chunks):
-                    cw = f"{where}.retrieved_context[{j}]"
-                    if not isinstance(chunk, dict):
-                        raise InputError("expected an object", path=path, field=cw)
-                    passages.append(
-                        Passage(
-                            passage_id=str(_get(chunk, "doc_id", (str, int), path, cw)),
-                            rank=j + 1,
-                            text=_get(chunk, "text", str, path, cw),
-                        )
+            for c, (triplet, row, ref) in enumerate(zip(claims, matrix, answer, strict=True)):
+                cw = f"{where}.response_claims[{c}]"
+                if not isinstance(triplet, list) or not all(isinstance(t, str) for t in triplet):
+                    raise InputError("expected a list of strings", path=path, field=cw)
+                rw = f"{where}.retrieved2response[{c}]"
+                if not isinstance(row, list) or len(row) != len(passages):
+                    raise InputError(
+                        f"expected a list of {len(passages)} labels (one per chunk)",
+                        path=path,
+                        field=rw,
                     )
-                claims = _get(item, "response_claims", list, path, where)
-                matrix = _get(item, "retrieved2response", list, path, where)
-                answer = _get(item, "answer2response", list, path, where)
-                for name, values in (("retrieved2response", matrix), ("answer2response", answer)):
-                    if len(values) != len(claims):
-                        raise InputError(
-                            f"has {len(values)} entries but there are {len(claims)} "
-                            "response_claims",
-                            path=path,
-                            field=f"{where}.{name}",
-                        )
-                for c, (triplet, row, ref) in enumerate(zip(claims, matrix, answer, strict=True)):
-                    cw = f"{where}.response_claims[{c}]"
-                    if not isinstance(triplet, list) or not all(
-                        isinstance(t, str) for t in triplet
-                    ):
-                        raise InputError("expected a list of strings", path=path, field=cw)
-                    rw = f"{where}.retrieved2response[{c}]"
-                    if not isinstance(row, list) or len(row) != len(passages):
-                        raise InputError(
-                            f"expected a list of {len(passages)} labels (one per chunk)",
-                            path=path,
-                            field=rw,
-                        )
-                    cells = [_check_label(v, path, f"{rw}[{k}]") for k, v in enumerate(row)]
-                    ref_label = _check_label(ref, path, f"{where}.answer2response[{c}]")
-                    claim_id = f"{qid}:c{c}"
-                    verdict = chunk_verdict(cells)
-                    mixed += "Entailment" in cells and "Contradiction" in cells
-                    result.traces.append(
-                        Trace(
-                            system=system,
-                            question_id=qid,
-                            sentence_id=claim_id,
-                            claim_id=claim_id,
-                            claim=" ".join(t.strip() for t in triplet),
-                            verdict=verdict,
-                            raw_verdict="|".join(cells),
-                            passages=tuple(passages),
-                            evidence_source=EvidenceSource.RETRIEVED,
-                        )
+                cells = [_check_label(v, path, f"{rw}[{k}]") for k, v in enumerate(row)]
+                ref_label = _check_label(ref, path, f"{where}.answer2response[{c}]")
+                claim_id = f"{qid}:c{c}"
+                verdict = chunk_verdict(cells)
+                mixed += "Entailment" in cells and "Contradiction" in cells
+                result.traces.append(
+                    Trace(
+                        system=system,
+                        question_id=qid,
+                        sentence_id=claim_id,
+                        claim_id=claim_id,
+                        claim=" ".join(t.strip() for t in triplet),
+                        verdict=verdict,
+                        raw_verdict="|".join(cells),
+                        passages=tuple(passages),
+                        evidence_source=EvidenceSource.RETRIEVED,
                     )
-                    if ref_label == "Neutral" and neutral == "skip":
-                        skipped += 1
-                        continue
-                    has_error = ref_label == "Contradiction" or (
-                        ref_label == "Neutral" and neutral == "error"
+                )
+                if ref_label == "Neutral" and neutral == "skip":
+                    skipped += 1
+                    continue
+                has_error = ref_label == "Contradiction" or (
+                    ref_label == "Neutral" and neutral == "error"
+                )
+                result.labels.append(
+                    Label(
+                        sentence_id=claim_id,
+                        question_id=qid,
+                        has_error=has_error,
+                        rationale=f"ground-truth answer vs claim: {ref_label}",
+                        annotator="ragchecker:answer2response",
                     )
-                    result.labels.append(
-                        Label(
-                            sentence_id=claim_id,
-                            question_id=qid,
-                            has_error=has_error,
-                            rationale=f"ground-truth answer vs claim: {ref_label}",
-                            annotator="ragchecker:answer2response",
-                        )
-                    )
-        if mixed:
-            result.notes.append(
-                f"{mixed} claim(s) have both Entailment and Contradiction chunks (verdict "
-                "supported by the any-Entailment rule)"
-            )
-        if skipped:
-            result.notes.append(
-                f"{skipped} claim(s) are Neutral against the ground-truth answer and get no "
-                "label (--option neutral=error|no_error to label them)"
-            )
-        return result
+                )
+    if mixed:
+        result.notes.append(
+            f"{mixed} claim(s) have both Entailment and Contradiction chunks (verdict "
+            "supported by the any-Entailment rule)"
+        )
+    if skipped:
+        result.notes.append(
+            f"{skipped} claim(s) are Neutral against the ground-truth answer and get no "
+            "label (--option neutral=error|no_error to label them)"
+        )
+    return result
 
 
-ADAPTER = RagChecker()
+ADAPTER = FileAdapter(
+    name="ragchecker",
+    description="RAGChecker checking_outputs.json: claim x chunk entailment -> traces + labels",
+    output=Output.TRACES,
+    reader=_ingest,
+    options=("neutral",),
+    json_document=True,
+)

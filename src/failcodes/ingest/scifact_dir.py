@@ -14,30 +14,23 @@ from pathlib import Path
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest import scifact
-from failcodes.ingest.base import AdapterOptions, IngestResult, Output
+from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, only_path
 
 
-class SciFactDir:
-    """Read one SciFact/MultiVerS folder."""
-
-    name = "scifact"
-    description = "SciFact claims + MultiVerS predictions folder -> 4 systems' traces + labels"
-    output = Output.TRACES
-
-    def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-        """Read exactly one folder."""
-        options.check_extra(self.name, ())
-        if options.system is not None:
-            raise ConfigError("the scifact adapter names its systems itself; drop --system")
-        if len(paths) != 1:
-            raise ConfigError("the scifact adapter reads exactly one folder")
-        (root,) = paths
-        if not root.is_dir():
-            raise InputError(
-                "expected a SciFact folder (claims_dev.jsonl + predictions)", path=root
-            )
-        traces, labels = scifact.load(root)
-        return IngestResult(traces=traces, labels=labels)
+def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """Read exactly one SciFact/MultiVerS folder."""
+    if options.system is not None:
+        raise ConfigError("the scifact adapter names its systems itself; drop --system")
+    root = only_path(paths, "the scifact adapter reads exactly one folder")
+    if not root.is_dir():
+        raise InputError("expected a SciFact folder (claims_dev.jsonl + predictions)", path=root)
+    traces, labels = scifact.load(root)
+    return IngestResult(traces=traces, labels=labels)
 
 
-ADAPTER = SciFactDir()
+ADAPTER = FileAdapter(
+    name="scifact",
+    description="SciFact claims + MultiVerS predictions folder -> 4 systems' traces + labels",
+    output=Output.TRACES,
+    reader=_ingest,
+)
