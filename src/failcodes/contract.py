@@ -14,9 +14,14 @@ pydantic merges them with the base's.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
+from typing import TypeVar
+
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["FrozenModel", "StrictModel"]
+__all__ = ["FrozenModel", "StrictModel", "first_repeat"]
+
+_K = TypeVar("_K", bound=Hashable)
 
 
 class FrozenModel(BaseModel):
@@ -29,3 +34,13 @@ class StrictModel(BaseModel):
     """A contract model that refuses unknown fields but may be changed after validation."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+def first_repeat(keys: Iterable[_K]) -> _K | None:
+    """The first key that occurs a second time, or None: for validators of unique fields."""
+    seen: set[_K] = set()
+    for key in keys:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None

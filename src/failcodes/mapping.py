@@ -64,32 +64,24 @@ _R, _NE, _A, _OOS = (Verdict.REFUTED, Verdict.NO_EVIDENCE, Verdict.AMBIGUOUS, Ve
 
 #: The named mappings, in the order they are reported by default.
 NAMED_MAPPINGS: dict[str, ErrorMapping] = {
-    m.name: m
-    for m in (
-        ErrorMapping(
-            name="refuted",
-            error_verdicts=frozenset({_R}),
-            description="Only Refuted is an error (seed 001, Section 5 on).",
+    name: ErrorMapping(name=name, error_verdicts=frozenset(verdicts), description=description)
+    for name, verdicts, description in (
+        ("refuted", {_R}, "Only Refuted is an error (seed 001, Section 5 on)."),
+        (
+            "refuted+no_evidence",
+            {_R, _NE},
+            "Refuted or No Evidence is an error (seed 001, Table 2).",
         ),
-        ErrorMapping(
-            name="refuted+no_evidence",
-            error_verdicts=frozenset({_R, _NE}),
-            description="Refuted or No Evidence is an error (seed 001, Table 2).",
+        (
+            "non_supported",
+            {_R, _NE, _A, _OOS},
+            "Every verdict but Supported is an error (seed 001, Table 2).",
         ),
-        ErrorMapping(
-            name="non_supported",
-            error_verdicts=frozenset({_R, _NE, _A, _OOS}),
-            description="Every verdict but Supported is an error (seed 001, Table 2).",
-        ),
-        ErrorMapping(
-            name="conservative",
-            error_verdicts=frozenset({_R, _NE}),
-            description="RtV conservative: contradicted or not found (seed 000).",
-        ),
-        ErrorMapping(
-            name="strict",
-            error_verdicts=frozenset({_R, _NE, _OOS}),
-            description="RtV strict: contradicted, not found or out of scope (seed 000).",
+        ("conservative", {_R, _NE}, "RtV conservative: contradicted or not found (seed 000)."),
+        (
+            "strict",
+            {_R, _NE, _OOS},
+            "RtV strict: contradicted, not found or out of scope (seed 000).",
         ),
     )
 }

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import ConfigDict, Field, field_validator
 
-from failcodes.contract import FrozenModel
+from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import ConfigError
 from failcodes.verdicts import Verdict
 
@@ -112,11 +112,9 @@ class Trace(FrozenModel):
     @field_validator("passages")
     @classmethod
     def _unique_ranks(cls, passages: tuple[Passage, ...]) -> tuple[Passage, ...]:
-        seen: set[int] = set()
-        for passage in passages:
-            if passage.rank in seen:
-                raise ValueError(f"rank {passage.rank} appears twice; ranks must be unique")
-            seen.add(passage.rank)
+        rank = first_repeat(p.rank for p in passages)
+        if rank is not None:
+            raise ValueError(f"rank {rank} appears twice; ranks must be unique")
         return passages
 
     @property

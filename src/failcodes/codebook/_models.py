@@ -11,9 +11,9 @@ code; ids use only ``[a-z0-9_]``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -26,6 +26,10 @@ ID_PATTERN = r"^[a-z0-9_]+$"
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 """Allowed characters of a codebook name (it becomes part of the file name)."""
+
+
+#: A subcode or a dimension (the models looked up by id).
+_Code = TypeVar("_Code", "Subcode", "Dimension")
 
 
 class UnitKind(StrEnum):
@@ -46,8 +50,8 @@ class CodebookRef(FrozenModel):
         return f"{self.name}@{self.version}+{self.hash[:12]}"
 
 
-class Leaf(FrozenModel):
-    """A concrete pattern that rolls up to one subcode."""
+class _CodeFields(FrozenModel):
+    """The fields a coder reads for a subcode or a leaf (their order is the file's)."""
 
     id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
     label: str = Field(description="Short human-readable name.")
@@ -55,6 +59,18 @@ class Leaf(FrozenModel):
     include: tuple[str, ...] = Field(default=(), description="Inclusion rules.")
     exclude: tuple[str, ...] = Field(default=(), description="Exclusion rules.")
     examples: tuple[str, ...] = Field(default=(), description="Short concrete examples.")
+
+
+def _by_id(codes: Iterable[_Code], code_id: str) -> _Code:
+    """The first of ``codes`` whose id is ``code_id`` (KeyError if none)."""
+    for code in codes:
+        if code.id == code_id:
+            return code
+    raise KeyError(code_id)
+
+
+class Leaf(_CodeFields):
+    """A concrete pattern that rolls up to one subcode."""
 
 
 class Origin(StrEnum):
@@ -65,15 +81,10 @@ class Origin(StrEnum):
     ADDED = "added"  # added by failcodes (or by a saturation round), not in the seed
 
 
-class Subcode(FrozenModel):
+class Subcode(_CodeFields):
     """One code a coder may assign within a dimension."""
 
-    id: str = Field(pattern=ID_PATTERN, description="Unique across the codebook; [a-z0-9_].")
-    label: str = Field(description="Short human-readable name.")
     definition: str = Field(description="What the code means, in one or two sentences.")
-    include: tuple[str, ...] = Field(default=(), description="Inclusion rules.")
-    exclude: tuple[str, ...] = Field(default=(), description="Exclusion rules.")
-    examples: tuple[str, ...] = Field(default=(), description="Short concrete examples.")
     high_quality: bool = Field(
         default=False, description="The one high-quality (correct) subcode of its dimension."
     )
@@ -117,10 +128,7 @@ class Dimension(FrozenModel):
 
     def subcode(self, subcode_id: str) -> Subcode:
         """Return the subcode with this id (KeyError if absent)."""
-        for sub in self.subcodes:
-            if sub.id == subcode_id:
-                return sub
-        raise KeyError(subcode_id)
+        return _by_id(self.subcodes, subcode_id)
 
 
 class Part(FrozenModel):
@@ -133,10 +141,7 @@ class Part(FrozenModel):
 
     def dimension(self, dimension_id: str) -> Dimension:
         """Return the dimension with this id (KeyError if absent)."""
-        for dim in self.dimensions:
-            if dim.id == dimension_id:
-                return dim
-        raise KeyError(dimension_id)
+        return _by_id(self.dimensions, dimension_id)
 
 
 class ChangeKind(StrEnum):
@@ -271,10 +276,7 @@ class Codebook(CodebookHeader):
 
     def dimension(self, dimension_id: str) -> Dimension:
         """Return the dimension with this id, whatever its part (KeyError if absent)."""
-        for _, dim in self.dimensions():
-            if dim.id == dimension_id:
-                return dim
-        raise KeyError(dimension_id)
+        return _by_id((dim for _, dim in self.dimensions()), dimension_id)
 
     def code_lists(self) -> dict[str, list[str]]:
         """Every dimension's full code list (dimension id -> its code ids, in order)."""

@@ -268,6 +268,8 @@ class PointEstimate:
 
 
 class _Sizes(NamedTuple):
+    """The sizes of a :class:`PointEstimate`, in its field order: ``PointEstimate(..., *sizes)``."""
+
     n_units: int
     n_raters: int
     n_categories: int
@@ -290,47 +292,8 @@ def _undefined(
     observed: float | None = None,
     chance: float | None = None,
 ) -> PointEstimate:
-    return _make(
-        statistic,
-        level,
-        weights,
-        None,
-        None,
-        sizes=sizes,
-        observed=observed,
-        chance=chance,
-        reason=reason,
-    )
-
-
-def _make(
-    statistic: str,
-    level: Level,
-    weights: str,
-    value: float | None,
-    se: float | None,
-    *,
-    sizes: _Sizes,
-    observed: float | None = None,
-    chance: float | None = None,
-    plan: Plan | None = None,
-    reason: str | None = None,
-    se_null: float | None = None,
-) -> PointEstimate:
     return PointEstimate(
-        statistic=statistic,
-        level=level,
-        weights=weights,
-        value=value,
-        se=se,
-        n_units=sizes.n_units,
-        n_raters=sizes.n_raters,
-        n_categories=sizes.n_categories,
-        observed=observed,
-        chance=chance,
-        undefined_reason=reason,
-        plan=plan,
-        se_null=se_null,
+        statistic, level, weights, None, None, *sizes, observed, chance, undefined_reason=reason
     )
 
 
@@ -397,7 +360,7 @@ def _gwet_family(
     if kind == "percent":
         scaled = a * n / n2
         se = float(np.sqrt(((scaled - pa) ** 2).sum() / (n * (n - 1)))) if n > 1 else None
-        return _make(statistic, level, wname, pa, se, observed=pa, plan=plan, sizes=common)
+        return PointEstimate(statistic, level, wname, pa, se, *common, observed=pa, plan=plan)
     if 1.0 - pe <= _EPS:
         reason = (
             "only one category in the category set: chance agreement is 1 and the "
@@ -420,16 +383,16 @@ def _gwet_family(
         se_null = _fleiss_null_se(ri[rated], pi, w)
     unit = unit[rated]
     se = float(np.sqrt(((unit - value) ** 2).sum() / (n * (n - 1)))) if n > 1 else None
-    return _make(
+    return PointEstimate(
         statistic,
         level,
         wname,
         float(value),
         se,
+        *common,
         observed=pa,
         chance=pe,
         plan=plan,
-        sizes=common,
         se_null=se_null,
     )
 
@@ -503,8 +466,8 @@ def _conger(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEst
             sizes=common,
         )
     pe = (pa - value) / (1.0 - value) if value != 1.0 else None
-    return _make(
-        "conger", level, wname, value, None, observed=pa, chance=pe, plan=plan, sizes=common
+    return PointEstimate(
+        "conger", level, wname, value, None, *common, observed=pa, chance=pe, plan=plan
     )
 
 
@@ -575,16 +538,16 @@ def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEsti
     # under H0 (Fleiss, Cohen & Everitt 1969): sum_ij p_i. p_.j [w_ij - (w_i. + w_.j)]^2 - pe^2
     term0 = (np.outer(row, col) * (w - (w_row[:, None] + w_col[None, :])) ** 2).sum()
     var0 = (term0 - pe**2) / (n * (1.0 - pe) ** 2)
-    return _make(
+    return PointEstimate(
         "cohen",
         level,
         wname,
         float(kappa),
         se,
+        *common,
         observed=po,
         chance=pe,
         plan=plan,
-        sizes=common,
         se_null=float(np.sqrt(max(var0, 0.0))),
     )
 
@@ -618,8 +581,8 @@ def _pabak(prep: Prepared, level: Level) -> PointEstimate:
     value = (q * po - 1.0) / (q - 1.0)
     se = q / (q - 1.0) * float(np.sqrt(po * (1.0 - po) / n))
     plan = Plan(columns=columns, finalize=finalize)
-    return _make(
-        "pabak", level, "none", value, se, observed=po, chance=1.0 / q, plan=plan, sizes=common
+    return PointEstimate(
+        "pabak", level, "none", value, se, *common, observed=po, chance=1.0 / q, plan=plan
     )
 
 
@@ -739,7 +702,7 @@ def _krippendorff(prep: Prepared, level: Level, weights: Weights = None) -> Poin
             level_of_measurement=metric,
         )
     )
-    return _make("krippendorff", level, wname, value, None, plan=plan, sizes=common)
+    return PointEstimate("krippendorff", level, wname, value, None, *common, plan=plan)
 
 
 def _matrix_metric(delta: FloatArray) -> Callable[..., npt.NDArray[np.float64]]:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from failcodes.contract import FrozenModel
+from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import InputError
 from failcodes.study.layout import JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
@@ -147,11 +147,9 @@ class StudyFile(FrozenModel):
     @field_validator("datasets")
     @classmethod
     def _unique_names(cls, datasets: list[DatasetSpec]) -> list[DatasetSpec]:
-        seen: set[str] = set()
-        for ds in datasets:
-            if ds.name in seen:
-                raise ValueError(f"data set name {ds.name!r} is used twice")
-            seen.add(ds.name)
+        name = first_repeat(ds.name for ds in datasets)
+        if name is not None:
+            raise ValueError(f"data set name {name!r} is used twice")
         return datasets
 
     @property

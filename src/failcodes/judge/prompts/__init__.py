@@ -9,6 +9,7 @@ in the user message, between ``<judged_material>`` delimiters and HTML-escaped (
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -154,12 +155,21 @@ def user_skeleton(kind: UnitKind) -> UserSkeleton:
         unit = Unit(id="probe", kind=kind, claim="", passages=passages, reasoning="")
         return len(render_user(unit))
 
+    return _measure_skeleton(length, probe_chars=1)
+
+
+def _measure_skeleton(length: Callable[..., int], *, probe_chars: int) -> UserSkeleton:
+    """Measure a template from ``length(*passages)`` of the rendered message.
+
+    ``probe_chars``: characters of the one probe passage's own text that are not fixed
+    template text (its one-digit rank; and its key ``k`` in a grouped message).
+    """
     base = length()
     plain = Passage(passage_id="p", rank=1, text="")
     one = length(plain)
     source = length(plain.model_copy(update={"source": "s"})) - one - 1
     title = length(plain.model_copy(update={"title": "t"})) - one - 1
-    return UserSkeleton(base, one - base - 1, source, title)
+    return UserSkeleton(base, one - base - probe_chars, source, title)
 
 
 def user_length(unit: Unit) -> int:
@@ -199,12 +209,7 @@ def group_skeleton() -> UserSkeleton:
     def length(*passages: Passage) -> int:
         return len(render_group("", [("k", p) for p in passages]))
 
-    base = length()
-    plain = Passage(passage_id="p", rank=1, text="")
-    one = length(plain)
-    source = length(plain.model_copy(update={"source": "s"})) - one - 1
-    title = length(plain.model_copy(update={"title": "t"})) - one - 1
-    return UserSkeleton(base, one - base - 2, source, title)
+    return _measure_skeleton(length, probe_chars=2)
 
 
 def group_template_hash() -> str:
