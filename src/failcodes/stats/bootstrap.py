@@ -428,9 +428,10 @@ def multinomial_weights(n_clusters: int, resamples: int, rng: np.random.Generato
     if n_clusters < 1 or resamples < 1:
         raise ValueError("need at least one cluster and one resample")
     draws = rng.integers(0, n_clusters, size=(resamples, n_clusters), dtype=np.int64)
-    flat = draws + (np.arange(resamples, dtype=np.int64) * n_clusters)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=resamples * n_clusters)
-    return counts.reshape(resamples, n_clusters).astype(np.int64)
+    draws += (np.arange(resamples, dtype=np.int64) * n_clusters)[:, None]  # in place
+    counts = np.bincount(draws.ravel(), minlength=resamples * n_clusters)
+    del draws
+    return counts.reshape(resamples, n_clusters).astype(np.int64, copy=False)
 
 
 def resample_counts(weights: IntArray, counts: npt.NDArray[np.int64]) -> FloatArray:
