@@ -45,7 +45,7 @@ from failcodes.contract import FrozenModel
 from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
 from failcodes.traces import EvidenceSource, Trace
-from failcodes.units import UnitKind, unit_id
+from failcodes.units import UnitKind, claim_trace, unit_id
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
     import pandas as pd
@@ -307,53 +307,31 @@ def attribute(
     index = index_annotations(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
     out: list[ItemAttribution] = []
     for item in items:
-        if isinstance(item, Trace):
-            c = attribute_trace(item, index, codebook, strategy=strategy, top_k=top_k)
-            out.append(
-                ItemAttribution(
-                    item_id=f"{item.system}/{item.claim_id}",
-                    system=item.system,
-                    question_id=item.question_id,
-                    sentence_id=item.sentence_id,
-                    claim_id=item.claim_id,
-                    stage=c.stage,
-                    strategy=c.strategy.value,
-                    evidence_source=c.evidence_source.value,
-                    reason=c.reason,
-                    claims=(c,),
-                )
-            )
-            continue
-        causes = set(item.error_claim_ids) if item.kind is DisagreementKind.FP else None
-        claims = []
-        for rec in item.claims:
-            if causes is not None and rec.claim_id not in causes:
-                continue
-            trace = Trace(
-                system=item.system,
-                question_id=item.question_id,
-                sentence_id=item.sentence_id,
-                claim_id=rec.claim_id,
-                claim=rec.claim,
-                verdict=rec.verdict,
-                reasoning=rec.reasoning,
-                verifier=rec.verifier,
-                retriever=rec.retriever,
-                passages=rec.passages,
-                evidence_source=rec.evidence_source,
-            )
-            claims.append(attribute_trace(trace, index, codebook, strategy=strategy, top_k=top_k))
+        if isinstance(item, Trace):  # one claim: its own attribution
+            item_id, kind, records = f"{item.system}/{item.claim_id}", None, [item]
+        else:
+            causes = set(item.error_claim_ids) if item.kind is DisagreementKind.FP else None
+            item_id, kind = item.id, item.kind
+            records = [
+                claim_trace(item, rec)
+                for rec in item.claims
+                if causes is None or rec.claim_id in causes
+            ]
+        claims = [
+            attribute_trace(trace, index, codebook, strategy=strategy, top_k=top_k)
+            for trace in records
+        ]
         stage, reason = _combine(claims)
         used = sorted({c.strategy.value for c in claims}) or [strategy.value]
         sources = sorted({c.evidence_source.value for c in claims})
         out.append(
             ItemAttribution(
-                item_id=item.id,
+                item_id=item_id,
                 system=item.system,
                 question_id=item.question_id,
                 sentence_id=item.sentence_id,
                 claim_id=item.claim_id,
-                kind=item.kind,
+                kind=kind,
                 stage=stage,
                 strategy="+".join(used),
                 evidence_source="+".join(sources) or EvidenceSource.RETRIEVED.value,

@@ -22,7 +22,7 @@ from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:  # disagreements imports metrics/pandas: keep units light at runtime
-    from failcodes.disagreements import Disagreement
+    from failcodes.disagreements import ClaimRecord, Disagreement
 
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "Unit",
     "UnitKind",
     "build_units",
+    "claim_trace",
     "disagreement_traces",
     "retrieval_unit_digests",
     "retrieval_units",
@@ -243,21 +244,24 @@ def disagreement_traces(disagreements: Iterable[Disagreement]) -> list[Trace]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(
-                Trace(
-                    system=d.system,
-                    question_id=d.question_id,
-                    sentence_id=d.sentence_id,
-                    claim_id=c.claim_id,
-                    claim=c.claim,
-                    sentence=d.sentence,
-                    verdict=c.verdict,
-                    raw_verdict=c.raw_verdict,
-                    reasoning=c.reasoning,
-                    verifier=c.verifier,
-                    retriever=c.retriever,
-                    passages=c.passages,
-                    evidence_source=c.evidence_source,
-                )
-            )
+            out.append(claim_trace(d, c))
     return out
+
+
+def claim_trace(disagreement: Disagreement, claim: ClaimRecord) -> Trace:
+    """The trace of one claim record of a disagreement (its sentence's fields and its own)."""
+    return Trace(
+        system=disagreement.system,
+        question_id=disagreement.question_id,
+        sentence_id=disagreement.sentence_id,
+        claim_id=claim.claim_id,
+        claim=claim.claim,
+        sentence=disagreement.sentence,
+        verdict=claim.verdict,
+        raw_verdict=claim.raw_verdict,
+        reasoning=claim.reasoning,
+        verifier=claim.verifier,
+        retriever=claim.retriever,
+        passages=claim.passages,
+        evidence_source=claim.evidence_source,
+    )

@@ -130,8 +130,34 @@ class CodebookDraft:
 
             self._map_subcodes(info.dimension, per_subcode)
 
-    def _log(self, line: str) -> None:
-        self.lines.append(f"- {line}")
+    def _log(self, line: str, note: str = "") -> None:
+        self.lines.append(f"- {line}" + (f": {note}" if note else ""))
+
+    def _merged_text(
+        self,
+        olds: Sequence[Subcode] | Sequence[Leaf],
+        ids: Sequence[str],
+        into: str,
+        label: str | None,
+        definition: str | None,
+        level: str,
+    ) -> tuple[str, str]:
+        """Label and definition of a merge's result: the given ones, else ``into``'s own.
+
+        A new ``into`` (not one of ``ids``) must be a fresh id and needs both.
+        """
+        if into not in ids:
+            self._fresh(into)
+            if label is None or definition is None:
+                raise _err(
+                    "missing-key",
+                    f"merging into new {level} '{into}' needs a label and a definition",
+                )
+        base = olds[list(ids).index(into)] if into in ids else None
+        return (
+            label if label is not None else (base.label if base else ""),
+            definition if definition is not None else (base.definition if base else ""),
+        )
 
     # ------------------------------------------------------------------ edits
 
@@ -145,7 +171,7 @@ class CodebookDraft:
                 s.model_copy(update={"leaves": (*s.leaves, leaf)}) if s.id == subcode else s
             ],
         )
-        self._log(f"added leaf {leaf.id} under {subcode}" + (f": {note}" if note else ""))
+        self._log(f"added leaf {leaf.id} under {subcode}", note)
         return self
 
     def add_subcode(
@@ -166,7 +192,7 @@ class CodebookDraft:
         if after is not None:
             self._info(after, CodeLevel.SUBCODE)
         self._map_dimension(dimension, per_dim)
-        self._log(f"added subcode {subcode.id} to {dimension}" + (f": {note}" if note else ""))
+        self._log(f"added subcode {subcode.id} to {dimension}", note)
         return self
 
     def update(self, code: str, *, note: str = "", **fields: Any) -> CodebookDraft:
@@ -179,7 +205,7 @@ class CodebookDraft:
         if info.level is CodeLevel.DIMENSION and set(values) - {"label", "definition"}:
             raise _err("unknown-key", "a dimension only has a label and a definition")
         self._update_code(code, info, values)
-        self._log(f"reworded {code} ({', '.join(sorted(values))})" + (f": {note}" if note else ""))
+        self._log(f"reworded {code} ({', '.join(sorted(values))})", note)
         return self
 
     def rename(
@@ -193,7 +219,7 @@ class CodebookDraft:
             change["label"] = label
         self._update_code(code, info, change)
         self._replace([code], [new_id], note)
-        self._log(f"renamed {code} to {new_id}" + (f": {note}" if note else ""))
+        self._log(f"renamed {code} to {new_id}", note)
         return self
 
     def merge_subcodes(
@@ -220,18 +246,11 @@ class CodebookDraft:
             raise _err("bad-migration", f"cannot merge subcodes of {sorted(dims)}: one dimension")
         dim = self.current.dimension(infos[0].dimension)
         olds = [dim.subcode(s) for s in subcodes]
-        if into not in subcodes:
-            self._fresh(into)
-            if label is None or definition is None:
-                raise _err(
-                    "missing-key",
-                    f"merging into new subcode '{into}' needs a label and a definition",
-                )
-        base = olds[list(subcodes).index(into)] if into in subcodes else None
+        label, definition = self._merged_text(olds, subcodes, into, label, definition, "subcode")
         merged = Subcode(
             id=into,
-            label=label if label is not None else (base.label if base else ""),
-            definition=definition if definition is not None else (base.definition if base else ""),
+            label=label,
+            definition=definition,
             include=tuple(fields.get("include", [r for s in olds for r in s.include])),
             exclude=tuple(
                 fields.get(
@@ -249,7 +268,7 @@ class CodebookDraft:
             lambda s: [merged] if s.id == first else ([] if s.id in subcodes else [s]),
         )
         self._replace(subcodes, [into], note)
-        self._log(f"merged {', '.join(subcodes)} into {into}" + (f": {note}" if note else ""))
+        self._log(f"merged {', '.join(subcodes)} into {into}", note)
         return self
 
     def merge_leaves(
@@ -271,17 +290,11 @@ class CodebookDraft:
         if len({i.dimension for i in infos}) != 1:
             raise _err("bad-migration", "merged leaves must belong to one dimension")
         olds = [self.current.leaf(lf) for lf in leaves]
-        if into not in leaves:
-            self._fresh(into)
-            if label is None or definition is None:
-                raise _err(
-                    "missing-key", f"merging into new leaf '{into}' needs a label and a definition"
-                )
-        base = olds[list(leaves).index(into)] if into in leaves else None
+        label, definition = self._merged_text(olds, leaves, into, label, definition, "leaf")
         merged = Leaf(
             id=into,
-            label=label if label is not None else (base.label if base else ""),
-            definition=definition if definition is not None else (base.definition if base else ""),
+            label=label,
+            definition=definition,
             include=tuple(r for lf in olds for r in lf.include),
             exclude=tuple(r for lf in olds for r in lf.exclude),
             examples=tuple(e for lf in olds for e in lf.examples),
@@ -298,7 +311,7 @@ class CodebookDraft:
 
         self._map_subcodes(infos[0].dimension, per_sub)
         self._replace(leaves, [into], note)
-        self._log(f"merged leaves {', '.join(leaves)} into {into}" + (f": {note}" if note else ""))
+        self._log(f"merged leaves {', '.join(leaves)} into {into}", note)
         return self
 
     def split_subcode(
@@ -336,7 +349,7 @@ class CodebookDraft:
         ]
         self._map_subcodes(info.dimension, lambda s: built if s.id == subcode else [s])
         self._replace([subcode], new_ids, note)
-        self._log(f"split {subcode} into {', '.join(new_ids)}" + (f": {note}" if note else ""))
+        self._log(f"split {subcode} into {', '.join(new_ids)}", note)
         return self
 
     def remove(self, code: str, *, note: str = "") -> CodebookDraft:
@@ -361,7 +374,7 @@ class CodebookDraft:
                 ],
             )
         self._replace(gone, [], note)
-        self._log(f"removed {info.level.value} {code}" + (f": {note}" if note else ""))
+        self._log(f"removed {info.level.value} {code}", note)
         return self
 
     # ------------------------------------------------------------------ result
