@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,6 +48,19 @@ def test_json_line_encoder_hand_checked_numbers() -> None:
     encode = dataio.json_line_encoder()
     assert encode({"a": [1e16, 1e-05, 0.95, -0.0, 3]}) == b'{"a": [1e+16, 1e-05, 0.95, -0.0, 3]}\n'
     assert encode({"t": 'a,{"b": 1}'}) == b'{"t": "a,{\\"b\\": 1}"}\n'
+
+
+@settings(max_examples=400, deadline=None)
+@given(FINITE)
+def test_msgspec_writes_floats_in_the_repr_range_as_json_dumps(value: float) -> None:
+    # the streamed disagreements are spaced by msgspec when every score is 0 or in this range
+    low, high = dataio._REPR_RANGE
+    spaced = msgspec.json.format(msgspec.json.encode([value, {"s": value}]), indent=0)
+    same = spaced == json.dumps([value, {"s": value}]).encode()
+    assert same or not (value == 0 or low <= abs(value) < high)
+    # hand-checked edges: repr switches to exponents below 1e-4 and from 1e16
+    for edge, expected in ((1e-4, b"0.0001"), (9999999999999998.0, b"9999999999999998.0")):
+        assert msgspec.json.encode(edge) == expected == repr(edge).encode()
 
 
 PASSAGE = {"passage_id": "p1", "rank": 1, "text": "Metformin lowers glucose.", "score": 0.5}

@@ -1951,18 +1951,14 @@ def write_disagreement_records(
 
     target = Path(path)
     fmt = _disagreement_format(target)
+    if fmt is Format.JSONL:
+        encode = json_line_encoder()
+        return _write_lines(target, map(encode, records), batch)
     count = 0
 
     def write(b: AtomicBatch) -> None:
         nonlocal count
         tmp = b.stage(target)
-        if fmt is Format.JSONL:
-            encode = json_line_encoder()
-            with tmp.open("wb") as fh:
-                for rec in records:
-                    fh.write(encode(rec))
-                    count += 1
-            return
         pa, pq = pyarrow_modules()
         schema = _arrow_schema(Disagreement)
         with pq.ParquetWriter(tmp, schema) as writer:
@@ -1978,6 +1974,21 @@ def write_disagreement_records(
                     writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
                     chunk = []
             writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
+
+    _batched(batch, write)
+    return count
+
+
+def _write_lines(target: Path, lines: Iterable[bytes], batch: AtomicBatch | None) -> int:
+    """Stage ``target`` with the encoded lines (each ending in a newline); return the count."""
+    count = 0
+
+    def write(b: AtomicBatch) -> None:
+        nonlocal count
+        with b.stage(target).open("wb") as fh:
+            for line in lines:
+                fh.write(line)
+                count += 1
 
     _batched(batch, write)
     return count
@@ -2013,18 +2024,60 @@ def stream_disagreements(
     """
     from failcodes.disagreements import disagreement_json
 
-    def records() -> Iterator[dict[str, Any]]:
+    def records() -> Iterator[tuple[dict[str, Any], bool]]:
+        # each record, and whether msgspec writes its floats (passage scores) as repr does
         for start in range(0, len(selected), _RECORDS_PER_CHUNK):
             chunk = selected[start : start + _RECORDS_PER_CHUNK]
             rows = sorted({r for s in chunk for r in s.rows})
             fetched = dict(zip(rows, _gather(columns, rows, None, passages_json=True), strict=True))
+            plain = {r: p is not None and _repr_scores(p) for r, (_, p) in fetched.items()}
             for s in chunk:
                 claims = [fetched[r] for r in s.rows]
-                yield disagreement_json(
+                rec = disagreement_json(
                     s, [t for t, _ in claims], index, passages=[p for _, p in claims]
                 )
+                yield rec, all(plain[r] for r in s.rows)
 
-    return write_disagreement_records(path, records(), batch=batch)
+    target = Path(path)
+    if _disagreement_format(target) is Format.JSONL:
+        return _write_lines(target, _spaced_lines(records()), batch)
+    return write_disagreement_records(target, (rec for rec, _ in records()), batch=batch)
+
+
+#: msgspec writes a float as ``repr`` does when it is 0 or its magnitude is in this range
+#: (outside it msgspec writes ``0.00001`` and ``1e16`` where repr writes ``1e-05``, ``1e+16``).
+_REPR_RANGE = (1e-4, 1e16)
+
+
+def _repr_scores(passages: Sequence[Any]) -> bool:
+    """True if every score of these decoded passages is printed alike by msgspec and repr."""
+    low, high = _REPR_RANGE
+    for p in passages:
+        score = p.score
+        if score is not None and score != 0 and not low <= abs(score) < high:
+            return False
+    return True
+
+
+def _spaced_lines(records: Iterable[tuple[Any, bool]]) -> Iterator[bytes]:
+    """:func:`json_line_encoder`'s lines, reformatted by msgspec in C when that is exact.
+
+    A record flagged plain (every float printed as ``repr`` does) whose compact encoding has
+    no backslash (no escaped character) is spaced by ``msgspec.json.format`` (``", "`` and
+    ``": "``, as ``json.dumps``); any other goes through the encoder.
+    """
+    import msgspec
+
+    encode = msgspec.json.Encoder().encode
+    spaced = msgspec.json.format
+    exact = json_line_encoder()
+    for rec, plain in records:
+        if plain:
+            raw = encode(rec)
+            if b"\\" not in raw:
+                yield spaced(raw, indent=0) + b"\n"
+                continue
+        yield exact(rec)
 
 
 def read_disagreements(path: str | Path) -> list[Any]:
