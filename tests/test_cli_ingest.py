@@ -80,7 +80,8 @@ BAD_CASES = {
         "unknown verdict 'Probably'",
     ),
     "duplicate_ids": ((GOOD, GOOD), (), "bad.jsonl:2", "duplicate (system, claim_id)"),
-    "wrong_type": (({**GOOD, "claim_id": 7},), (), "bad.jsonl:1", "field 'claim_id'"),
+    # a whole number is an id read as text (generic tables); a list is not an id
+    "wrong_type": (({**GOOD, "claim_id": [7]},), (), "bad.jsonl:1", "field 'claim_id'"),
 }
 
 

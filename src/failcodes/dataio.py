@@ -701,12 +701,49 @@ def _read_flat(
     return out
 
 
+#: Where each label target was first read: (kind, id, annotator) -> (path, line, question).
+LabelsSeen = dict[tuple[str, str, str | None], tuple[Path, int, str | None]]
+
+
+def label_once(seen: LabelsSeen, label: Label, path: Path, line: int) -> None:
+    """Record ``label``'s target as read at ``path:line``; a second label for it is an error.
+
+    Sentence ids are unique across the data set (a sentence label applies to that sentence
+    id wherever it occurs), so two labels for one sentence id under different questions are
+    sentences numbered per answer: the message says so.
+    """
+    kind, key = ("claim", label.claim_id) if label.claim_id else ("sentence", label.sentence_id)
+    assert key is not None
+    k = (kind, key, label.annotator)
+    if k in seen:
+        first_path, first_line, first_question = seen[k]
+        where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+        hint = ""
+        questions = (first_question, label.question_id)
+        if kind == "sentence" and None not in questions and questions[0] != questions[1]:
+            hint = (
+                f"; under questions {first_question!r} and {label.question_id!r}: sentence "
+                "ids are unique across the data set, not numbered per answer (the "
+                "generic adapters' --option sentence_ids=question makes them "
+                f"'{label.question_id}:{key}'; the traces need the same)"
+            )
+        raise InputError(
+            f"duplicate label for {kind} {key!r}"
+            + (f" by {label.annotator!r}" if label.annotator else "")
+            + f" (first at {where}){hint}",
+            path=path,
+            line=line,
+            field=f"{kind}_id",
+        )
+    seen[k] = (path, line, label.question_id)
+
+
 def read_labels(
     path: str | Path,
     *,
     column_map: Mapping[str, str] | None = None,
     traces: Sequence[Trace] | TraceColumns | None = None,
-    seen: dict[tuple[str, str, str | None], tuple[Path, int]] | None = None,
+    seen: LabelsSeen | None = None,
 ) -> list[Label]:
     """Read clinical labels; with ``traces``, also check that every label's target exists.
 
@@ -721,21 +758,7 @@ def read_labels(
     )
     seen = {} if seen is None else seen
     for line, label in located:
-        kind, key = ("claim", label.claim_id) if label.claim_id else ("sentence", label.sentence_id)
-        assert key is not None
-        k = (kind, key, label.annotator)
-        if k in seen:
-            first_path, first_line = seen[k]
-            where = f"line {first_line}" if first_path == p else f"{first_path}:{first_line}"
-            raise InputError(
-                f"duplicate label for {kind} {key!r}"
-                + (f" by {label.annotator!r}" if label.annotator else "")
-                + f" (first at {where})",
-                path=p,
-                line=line,
-                field=f"{kind}_id",
-            )
-        seen[k] = (p, line)
+        label_once(seen, label, p, line)
     labels = [label for _, label in located]
     if traces is not None:
         validate_labels(labels, traces, path=p, lines=[line for line, _ in located])

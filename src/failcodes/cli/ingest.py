@@ -169,6 +169,8 @@ def ingest(
         "--label-rule": label_rule,
     }
     given = [name for name, value in generic_only.items() if value]
+    if adapter == "generic-labels":  # labels from a categorical column
+        given = [name for name in given if name != "--label-rule"]
     if given and adapter != "generic":
         raise ConfigError(f"{', '.join(given)}: generic adapter only (not {adapter!r})")
     if mapping and not adapter.startswith("generic"):

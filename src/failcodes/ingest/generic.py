@@ -15,7 +15,10 @@ Two ways in (docs/trace-format.md):
   read as the trace format (:func:`failcodes.dataio.read_traces`); every trace column must be
   there, and the table options above do not apply.
 
-``generic-labels`` reads clinical label files in failcodes' label format (``--map`` renames).
+``generic-labels`` reads clinical label files in failcodes' label format (``--map`` renames;
+``--label-rule`` derives ``has_error`` from a categorical column). ``--option
+sentence_ids=question`` (both adapters) qualifies sentence ids numbered per answer as
+``<question_id>:<sentence_id>``.
 """
 
 from __future__ import annotations
@@ -27,11 +30,19 @@ from failcodes import dataio
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.ingest.label_rule import parse_label_rule
-from failcodes.ingest.table import PassageColumn, TableSpec, read_tables
+from failcodes.ingest.table import (
+    SENTENCE_ID_MODES,
+    PassageColumn,
+    TableSpec,
+    check_option,
+    label_from_row,
+    read_tables,
+)
 from failcodes.labels import Label
 from failcodes.traces import Trace
 
-OPTIONS: tuple[str, ...] = ("ids", "unmapped")
+OPTIONS: tuple[str, ...] = ("ids", "unmapped", "sentence_ids")
+LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids",)
 
 
 def _table_spec(options: AdapterOptions) -> TableSpec:
@@ -45,6 +56,7 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         retriever=options.retriever,
         ids=options.extra.get("ids", "columns"),
         unmapped=options.extra.get("unmapped", "error"),
+        sentence_ids=options.extra.get("sentence_ids", "global"),
     )
 
 
@@ -98,12 +110,28 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
 
 
 def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read and concatenate clinical label files in failcodes' label format (``--map`` renames)."""
+    """Read and concatenate clinical label files in failcodes' label format (``--map`` renames;
+    ``--label-rule``: ``has_error`` from a categorical column)."""
+    spec = _table_spec(options)
+    check_option("sentence_ids", spec.sentence_ids, SENTENCE_ID_MODES)
     labels: list[Label] = []
-    seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
+    seen: dataio.LabelsSeen = {}
+    if spec.label_rule is None and spec.sentence_ids == "global":
+        for path in paths:
+            labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
+        return IngestResult(labels=labels)
+    renames = options.renames()
+    skipped = 0
     for path in paths:
-        labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
-    return IngestResult(labels=labels)
+        for line, raw in dataio.table_rows(path):
+            label = label_from_row(raw, spec, renames, path, line)
+            if label is None:
+                skipped += 1
+                continue
+            dataio.label_once(seen, label, path, line)
+            labels.append(label)
+    notes = [f"{skipped:,} row(s) skipped by the label rule"] if skipped else []
+    return IngestResult(labels=labels, notes=notes)
 
 
 ADAPTER = FileAdapter(
@@ -119,5 +147,6 @@ LABELS_ADAPTER = FileAdapter(
     description="clinical labels in the failcodes label format (JSONL, CSV, Parquet)",
     output=Output.LABELS,
     reader=_read_labels,
+    options=LABEL_OPTIONS,
 )
 ADAPTERS = {ADAPTER.name: ADAPTER, LABELS_ADAPTER.name: LABELS_ADAPTER}

@@ -10,7 +10,15 @@ with options alone (docs/trace-format.md, "Your own table"):
 - ids: ``claim_id`` defaults to ``sentence_id`` and ``sentence_id`` to ``claim_id`` (a
   claim-level table is one claim per sentence; a sentence-level table one sentence per
   claim); ``question_id`` defaults to ``sentence_id``; ``claim`` defaults to ``sentence``.
-  With ``ids="line"`` a table without id columns gets ``claim_id`` = ``L<line>``.
+  With ``ids="line"`` a row without a claim id gets ``claim_id`` = ``L<line>``; with
+  ``ids="claim"`` it gets ``<sentence_id>:c<hash of the claim text>`` (several claims per
+  sentence, and the same claim keeps its id in every system's rows). Whole-number ids
+  (JSONL or Parquet integers) are read as text.
+- nested passages: a column holding a list of objects mapped onto ``passages``; ``--map
+  content=text`` renames a key inside each object (targets: the passage fields, as in the
+  trace format). An object without ``rank`` gets its place in the list (1, 2, ...); one
+  without ``passage_id`` gets ``sha256:<hash of its text>`` (the same text keeps one id across
+  retrievers, so the judge codes it once).
 - ``passage_columns``: text columns that become passages, in the order given (rank 1, 2,
   ...); a cell holding a list of strings gives one passage per item; empty cells none. Each
   may name its source (``--passage-column en_top_sentences=medizin-transparent``); without
@@ -33,9 +41,10 @@ from typing import Any
 
 from failcodes import dataio
 from failcodes.errors import ConfigError, InputError
+from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
 from failcodes.labels import Label
-from failcodes.traces import Trace
+from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
 #: Map targets that fill the label (not the trace), with the Label field they fill.
@@ -45,7 +54,11 @@ LABEL_TARGETS: dict[str, str] = {
     "label_annotator": "annotator",
 }
 TRACE_FIELDS: tuple[str, ...] = tuple(Trace.model_fields)
-ID_MODES: tuple[str, ...] = ("columns", "line")
+#: Map targets renamed inside each nested passage object (none is also a trace field).
+PASSAGE_FIELDS: tuple[str, ...] = tuple(f for f in Passage.model_fields if f not in TRACE_FIELDS)
+ID_FIELDS: tuple[str, ...] = ("question_id", "sentence_id", "claim_id")
+ID_MODES: tuple[str, ...] = ("columns", "line", "claim")
+SENTENCE_ID_MODES: tuple[str, ...] = ("global", "question")
 UNMAPPED_MODES: tuple[str, ...] = ("error", "drop")
 
 
@@ -70,17 +83,19 @@ class TableSpec:
     retriever: str | None = None
     ids: str = "columns"
     unmapped: str = "error"
+    sentence_ids: str = "global"
 
     def check(self) -> None:
         """Refuse contradictory settings with one line (a :class:`ConfigError`)."""
-        known = {*TRACE_FIELDS, *LABEL_TARGETS}
+        known = {*TRACE_FIELDS, *LABEL_TARGETS, *PASSAGE_FIELDS}
         owner: dict[str, str] = {}
         for src, targets in self.column_map.items():
             for target in targets:
                 if target not in known:
                     raise ConfigError(
                         f"--map {src}={target}: {target!r} is not a trace field "
-                        f"(fields: {', '.join(TRACE_FIELDS)}; label: {', '.join(LABEL_TARGETS)})"
+                        f"(fields: {', '.join(TRACE_FIELDS)}; label: {', '.join(LABEL_TARGETS)}; "
+                        f"inside passages: {', '.join(PASSAGE_FIELDS)})"
                     )
                 if target in owner:
                     raise ConfigError(
@@ -95,12 +110,15 @@ class TableSpec:
                 raise ConfigError(f"column {col!r} is both mapped (--map) and a passage column")
         if self.passage_columns and "passages" in owner:
             raise ConfigError("--passage-column and --map ...=passages do not mix")
-        if self.ids not in ID_MODES:
-            raise ConfigError(f"--option ids={self.ids!r} is not one of: {', '.join(ID_MODES)}")
-        if self.unmapped not in UNMAPPED_MODES:
-            raise ConfigError(
-                f"--option unmapped={self.unmapped!r} is not one of: {', '.join(UNMAPPED_MODES)}"
-            )
+        check_option("ids", self.ids, ID_MODES)
+        check_option("sentence_ids", self.sentence_ids, SENTENCE_ID_MODES)
+        check_option("unmapped", self.unmapped, UNMAPPED_MODES)
+
+
+def check_option(name: str, value: str, modes: Sequence[str]) -> None:
+    """Refuse an ``--option NAME=VALUE`` whose value is not one of ``modes``."""
+    if value not in modes:
+        raise ConfigError(f"--option {name}={value!r} is not one of: {', '.join(modes)}")
 
 
 def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
@@ -182,6 +200,66 @@ def _passages(
     return out
 
 
+def _text_ids(rec: dict[str, Any], spec: TableSpec) -> None:
+    """Whole-number ids as text; with ``sentence_ids="question"`` sentence ids qualified."""
+    for name in ID_FIELDS:
+        if type(rec.get(name)) is int:  # a JSONL/Parquet number; bool is not an id
+            rec[name] = str(rec[name])
+    if spec.sentence_ids == "question" and "sentence_id" in rec and "question_id" in rec:
+        rec["sentence_id"] = f"{rec['question_id']}:{rec['sentence_id']}"
+
+
+def label_from_row(
+    raw: Mapping[str, Any],
+    spec: TableSpec,
+    renames: Mapping[str, str],
+    path: Path,
+    line: int,
+) -> Label | None:
+    """One row of a label table as a :class:`Label` (``None``: the label rule skips it).
+
+    ``renames`` maps foreign columns to label fields ('' drops); the label rule's column
+    becomes ``has_error`` and is not itself a field.
+    """
+    rule = spec.label_rule
+    rec: dict[str, Any] = {}
+    for key, value in raw.items():
+        if rule is not None and key == rule.column:
+            continue
+        target = renames.get(key, key)
+        if target:
+            rec[target] = value
+    if rule is not None:
+        outcome = rule.outcome(raw.get(rule.column), path=str(path), line=line)
+        if outcome is Outcome.SKIP:
+            return None
+        rec["has_error"] = outcome is Outcome.ERROR
+    _text_ids(rec, spec)
+    return dataio.validate_record(Label, rec, path, line)
+
+
+def _nested_passage(obj: Mapping[str, Any], place: int, spec: TableSpec) -> dict[str, Any]:
+    """One passage object of a foreign table in our field names (see the module docstring)."""
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        mapped = spec.column_map.get(key)
+        if mapped is not None:
+            targets = tuple(t for t in mapped if t in PASSAGE_FIELDS)
+        elif spec.unmapped == "drop" and key not in PASSAGE_FIELDS:
+            continue
+        else:
+            targets = (key,)
+        for target in targets:
+            out[target] = value
+    if out.get("rank") is None:
+        out["rank"] = place
+    if type(out.get("passage_id")) is int:
+        out["passage_id"] = str(out["passage_id"])
+    if out.get("passage_id") is None and isinstance(out.get("text"), str):
+        out["passage_id"] = f"sha256:{content_hash(out['text'])}"
+    return out
+
+
 def _row(
     raw: Mapping[str, Any], spec: TableSpec, path: Path, line: int
 ) -> tuple[Trace, Label | None]:
@@ -191,8 +269,9 @@ def _row(
     rec: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for key, value in raw.items():
-        if key in spec.column_map:
-            targets = spec.column_map[key]
+        mapped = spec.column_map.get(key)
+        if mapped is not None and (not mapped or any(t not in PASSAGE_FIELDS for t in mapped)):
+            targets = tuple(t for t in mapped if t not in PASSAGE_FIELDS)
         elif key in consumed or (spec.unmapped == "drop" and key not in TRACE_FIELDS):
             continue
         else:
@@ -209,8 +288,12 @@ def _row(
             rec[target] = value
             origin[target] = key
     label_extra = {LABEL_TARGETS[k]: rec.pop(k) for k in list(rec) if k in LABEL_TARGETS}
+    _text_ids(rec, spec)
     if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
         rec["claim_id"] = f"L{line}"
+    if "claim_id" not in rec and spec.ids == "claim" and isinstance(rec.get("claim"), str):
+        where = [rec.get("question_id"), rec.get("sentence_id"), rec["claim"]]
+        rec["claim_id"] = f"{rec.get('sentence_id', '')}:c{content_hash(where, length=10)}"
     if "claim_id" not in rec and "sentence_id" in rec:
         rec["claim_id"] = rec["sentence_id"]
     if "sentence_id" not in rec and "claim_id" in rec:
@@ -236,6 +319,11 @@ def _row(
             )
         claim_id = rec.get("claim_id")
         rec["passages"] = _passages(raw, spec, str(claim_id), path, line)
+    elif isinstance(rec.get("passages"), list):
+        rec["passages"] = [
+            _nested_passage(p, i, spec) if isinstance(p, dict) else p
+            for i, p in enumerate(rec["passages"], start=1)
+        ]
     trace = dataio.trace_from_record(rec, path, line, spec.aliases)
     label: Label | None = None
     rule = spec.label_rule
@@ -274,7 +362,18 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
             check_header(path, header, spec)
         for line, raw in dataio.table_rows(path):
             trace, label = _row(raw, spec, path, line)
-            dataio.claim_once(seen, trace, path, line)
+            try:
+                dataio.claim_once(seen, trace, path, line)
+            except InputError as exc:
+                if spec.ids != "columns" or "claim_id" in _sources(raw, spec):
+                    raise
+                raise InputError(
+                    f"{exc.reason} (claim_id defaults to sentence_id: with several claims "
+                    "per sentence, --option ids=claim gives each claim its own id)",
+                    path=path,
+                    line=line,
+                    field="claim_id",
+                ) from None
             traces.append(trace)
             if label is not None:
                 drafts.append((label, path, line))
@@ -291,6 +390,11 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
             f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
         )
     return result
+
+
+def _sources(raw: Mapping[str, Any], spec: TableSpec) -> set[str]:
+    """The trace fields the columns of ``raw`` fill."""
+    return {t for key in raw for t in spec.column_map.get(key, (key,))}
 
 
 def _labels(drafts: Sequence[tuple[Label, Path, int]], *, claim_level: bool) -> list[Label]:
