@@ -110,8 +110,10 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
 
 
 def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read and concatenate clinical label files in failcodes' label format (``--map`` renames;
-    ``--label-rule``: ``has_error`` from a categorical column)."""
+    """Read and concatenate clinical label files in failcodes' label format.
+
+    ``--map`` renames; ``--label-rule`` gives ``has_error`` from a categorical column.
+    """
     spec = _table_spec(options)
     check_option("sentence_ids", spec.sentence_ids, SENTENCE_ID_MODES)
     labels: list[Label] = []
