@@ -171,13 +171,3 @@ def test_cascade_mode_from_python(fake, tmp_path) -> None:
     anns = read_annotations(tmp_path / "run")
     assert len(anns) == 6 and s.cascade.kept + s.cascade.escalated == 6
     assert sum(a.coder == "offline" for a in anns) == s.cascade.kept
-
-
-def test_old_estimate_name_still_resolves_with_a_deprecation_warning() -> None:
-    import failcodes.judge as judge
-
-    with pytest.warns(DeprecationWarning, match="now failcodes.judge.CostEstimate"):
-        old = judge.Estimate
-    assert old is judge.CostEstimate
-    with pytest.raises(AttributeError):
-        judge.NoSuchName  # noqa: B018

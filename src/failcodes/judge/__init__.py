@@ -12,12 +12,7 @@ Public API:
 - parts: :func:`make_coder`, :func:`parse_spec`, :class:`Limits`, :class:`RetryPolicy`,
   :class:`RateLimiter`, :class:`Journal`, :class:`ResponseCache`, :class:`Price`,
   :class:`PriceTable`, :func:`load_prices`, :class:`JudgeEngine` (a judge over an open journal).
-
-``Estimate`` (the old name of :class:`CostEstimate`) still resolves, with a DeprecationWarning.
 """
-
-import warnings
-from typing import Any
 
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.engine import JudgeEngine
@@ -75,15 +70,3 @@ __all__ = [
     "summary_json",
     "summary_lines",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """Deprecated names: ``Estimate`` is :class:`CostEstimate` (stats has its own Estimate)."""
-    if name == "Estimate":
-        warnings.warn(
-            "failcodes.judge.Estimate is now failcodes.judge.CostEstimate",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return CostEstimate
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

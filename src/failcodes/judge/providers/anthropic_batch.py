@@ -14,23 +14,14 @@ from typing import Any
 
 from failcodes.errors import ProviderError
 from failcodes.judge.providers.anthropic import AnthropicProvider, reply_from_message
-from failcodes.judge.providers.base import ProviderRequest
-from failcodes.judge.providers.batching import BatchItem, BatchStatus
+from failcodes.judge.providers.batching import BatchItem, BatchStatus, ProviderBatch
 
 
-class AnthropicBatch:
+class AnthropicBatch(ProviderBatch[AnthropicProvider]):
     """Message Batches of an :class:`AnthropicProvider` (its client, key and base URL)."""
 
     max_requests = 100_000
     max_bytes = 250 * 1024 * 1024  # the API's limit is 256 MB per batch
-
-    def __init__(self, provider: AnthropicProvider) -> None:
-        self.provider = provider
-        self._client = provider.client
-
-    def body(self, request: ProviderRequest) -> dict[str, Any]:
-        """The Messages body of one item."""
-        return self.provider.build(request)
 
     def line(self, custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """One request of the batch."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest
 
@@ -65,3 +65,30 @@ class BatchBackend(Protocol):
     def results(self, batch_id: str) -> AsyncIterator[BatchItem]:
         """Stream an ended batch's results, one item at a time."""
         ...
+
+
+class BatchProvider(Protocol):
+    """What a batch backend uses of its provider: SDK client and module, spec, request body."""
+
+    client: Any
+    sdk: Any
+    spec: str
+
+    def build(self, request: ProviderRequest) -> dict[str, Any]:
+        """The body of one synchronous request."""
+        ...
+
+
+_P = TypeVar("_P", bound=BatchProvider)
+
+
+class ProviderBatch(Generic[_P]):
+    """The base of a batch backend: its provider's client (key, base URL) and request body."""
+
+    def __init__(self, provider: _P) -> None:
+        self.provider = provider
+        self._client = provider.client
+
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        """The request body of one item (the same as a synchronous call's)."""
+        return self.provider.build(request)

@@ -13,27 +13,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from failcodes.errors import ProviderError
-from failcodes.judge.providers.base import ProviderRequest
-from failcodes.judge.providers.batching import BatchItem, BatchStatus
+from failcodes.judge.providers.batching import BatchItem, BatchStatus, ProviderBatch
 from failcodes.judge.providers.openai import OpenAIProvider, reply_from_completion
 
 ENDPOINT: Final = "/v1/chat/completions"
 _ENDED = ("completed", "failed", "expired", "cancelled")
 
 
-class OpenAIBatch:
+class OpenAIBatch(ProviderBatch[OpenAIProvider]):
     """Batch API of an :class:`OpenAIProvider` (its client, key and base URL)."""
 
     max_requests = 50_000
     max_bytes = 190 * 1024 * 1024  # the API's limit is 200 MB per input file
-
-    def __init__(self, provider: OpenAIProvider) -> None:
-        self.provider = provider
-        self._client = provider.client
-
-    def body(self, request: ProviderRequest) -> dict[str, Any]:
-        """The Chat Completions body of one item."""
-        return self.provider.build(request)
 
     def line(self, custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """One line of the batch input file."""
