@@ -26,6 +26,7 @@ from failcodes.attribution import (
 )
 from failcodes.cli._judge_inputs import load_codebook, load_inputs
 from failcodes.cli.main import app
+from failcodes.cli.options import CodebookFileOpt, FromOpt, TopKOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.codebook import Codebook
 from failcodes.disagreements import with_evidence_source as declare_disagreements
@@ -88,10 +89,8 @@ def _rich(df: pd.DataFrame, title: str) -> Table:
 
 @app.command("attribute")
 def attribute_cmd(
-    source: Annotated[
-        Path, typer.Option("--from", help="Disagreements or traces (the judge's input).")
-    ],
-    codebook_path: Annotated[Path, typer.Option("--codebook", help="Codebook file.")],
+    source: FromOpt,
+    codebook_path: CodebookFileOpt,
     retrieval: Annotated[
         Path | None, typer.Option("--retrieval", help="Run dir of `judge retrieval`.")
     ] = None,
@@ -99,7 +98,7 @@ def attribute_cmd(
         Path | None, typer.Option("--reasoning", help="Run dir of `judge reasoning`.")
     ] = None,
     strategy: Annotated[Strategy, typer.Option("--strategy")] = Strategy.AUTO,
-    top_k: Annotated[int | None, typer.Option("--top-k", min=1)] = None,
+    top_k: TopKOpt = None,
     top: Annotated[int, typer.Option("--top", min=1, help="Dominant subcodes per group.")] = 3,
     output: Annotated[Path, typer.Option("-o", "--output")] = Path("reports") / "attribution",
     fmt: FormatOpt = OutputFormat.TABLE,

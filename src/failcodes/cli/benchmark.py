@@ -9,16 +9,15 @@ from typing import Annotated, Any
 import typer
 
 from failcodes.benchmarks import run as bench
-from failcodes.cli.main import app
+from failcodes.cli.main import command_group
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 
-benchmark_app = typer.Typer(
-    help="Closed-benchmark evaluators: SciFact official metrics, evidence P/R@k, seed-003 "
+benchmark_app = command_group(
+    "benchmark",
+    "Closed-benchmark evaluators: SciFact official metrics, evidence P/R@k, seed-003 "
     "atomic fact-check metrics.",
-    no_args_is_help=True,
 )
-app.add_typer(benchmark_app, name="benchmark")
 
 KsOpt = Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")]
 
@@ -112,10 +111,9 @@ def atomic_cmd(
 ) -> None:
     """Seed-003 metrics: sensitivity, precision, balanced accuracy, detection, outcomes, chunks."""
     rows = bench.atomic_rows(path)
-    if fmt is OutputFormat.JSON:
-        _emit("Atomic fact-check metrics", rows, fmt)
-        return
     _emit("Atomic fact-check metrics", rows, fmt)
+    if fmt is OutputFormat.JSON:
+        return
     for r in rows:
         det = ", ".join(f"{c} {_fmt(v)}" for c, v in r["detection_rate"].items())
         out = ", ".join(f"{o} {_fmt(v)}" for o, v in r["outcome_shares"].items())

@@ -10,13 +10,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from failcodes.cli.main import app
+from failcodes.cli.main import command_group
 from failcodes.cli.options import DEFAULT_CACHE, CacheOpt
 from failcodes.errors import ConfigError, InputError
 from failcodes.judge.cache import ResponseCache, check_cache
 
-cache_app = typer.Typer(help="Inspect and trim the judge's response cache.", no_args_is_help=True)
-app.add_typer(cache_app, name="cache")
+cache_app = command_group("cache", "Inspect and trim the judge's response cache.")
 
 
 def _open(path: Path) -> ResponseCache:

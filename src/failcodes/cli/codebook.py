@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from failcodes import codebook as cbook
-from failcodes.cli.main import app
+from failcodes.cli.main import command_group
 from failcodes.cli.output_format import OutputFormat, require_format
 from failcodes.codebook import Codebook
 from failcodes.dataio import read_json
@@ -27,11 +27,9 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.units import UnitKind
 
-codebook_app = typer.Typer(
-    help="Codebooks as code: validate, show, diff, render as a table, JSON Schema.",
-    no_args_is_help=True,
+codebook_app = command_group(
+    "codebook", "Codebooks as code: validate, show, diff, render as a table, JSON Schema."
 )
-app.add_typer(codebook_app, name="codebook")
 
 
 class TableFmt(StrEnum):

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from failcodes import dataio
 from failcodes.cli.main import app
+from failcodes.cli.options import WithoutClaimsOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
@@ -101,14 +102,7 @@ def compare(
     exact_below: Annotated[
         int, typer.Option("--exact-below", help="Exact McNemar below this many discordant pairs.")
     ] = 25,
-    without_claims: Annotated[
-        WithoutClaimsPolicy,
-        typer.Option(
-            "--without-claims",
-            help="With --traces: labelled sentences a system has no claim for count as 'no "
-            "error flagged' (default, as in `metrics`) or are left out for every system.",
-        ),
-    ] = DEFAULT_WITHOUT_CLAIMS,
+    without_claims: WithoutClaimsOpt = DEFAULT_WITHOUT_CLAIMS,
     fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted.

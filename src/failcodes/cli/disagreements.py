@@ -11,11 +11,18 @@ from rich.table import Table
 
 from failcodes import dataio
 from failcodes.cli.main import app
-from failcodes.cli.options import LabelsOpt, MappingOpt, TracesOpt, load_columns, make_console
+from failcodes.cli.options import (
+    LabelsOpt,
+    MappingOpt,
+    TracesOpt,
+    WithoutClaimsOpt,
+    load_columns,
+    make_console,
+)
 from failcodes.disagreements import Disagreement, Selected, count_by_kind, select_disagreements
 from failcodes.labels import LabelIndex
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
-from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level
 
 
 def summary_table(
@@ -37,14 +44,7 @@ def disagreements(
     out: Annotated[Path, typer.Option("-o", "--out", help="Output file: .jsonl or .parquet.")],
     mapping: MappingOpt = None,
     level: Annotated[Level, typer.Option("--level", help="Unit compared.")] = Level.SENTENCE,
-    without_claims: Annotated[
-        WithoutClaimsPolicy,
-        typer.Option(
-            "--without-claims",
-            help="Labelled sentences a system has no claim for: count as 'no error flagged' "
-            "(default: a labelled error there is an FN with no claims) or leave out.",
-        ),
-    ] = DEFAULT_WITHOUT_CLAIMS,
+    without_claims: WithoutClaimsOpt = DEFAULT_WITHOUT_CLAIMS,
 ) -> None:
     """Every sentence where a system's mapped verdict differs from the clinical label."""
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])

@@ -19,15 +19,18 @@ from failcodes.cli._judge_inputs import (
     load_unit_sizes,
 )
 from failcodes.cli.judge_panel import panel_command
-from failcodes.cli.main import app
+from failcodes.cli.main import command_group
 from failcodes.cli.options import (
     DEFAULT_CACHE,
     BaseUrlOpt,
     BudgetOpt,
     CacheOpt,
+    CodebookFileOpt,
     ConcurrencyOpt,
+    FromOpt,
     NoCacheOpt,
     RetriesOpt,
+    TopKOpt,
 )
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import BudgetExceededError, ConfigError, InputError
@@ -56,21 +59,15 @@ from failcodes.judge.estimate import compare_lines
 from failcodes.judge.run import write_estimate
 from failcodes.units import UnitKind, build_units, traces_without_reasoning
 
-judge_app = typer.Typer(
-    help="Code retrieved passages (retrieval) or verifier reasoning (reasoning) with a judge.",
-    no_args_is_help=True,
+judge_app = command_group(
+    "judge", "Code retrieved passages (retrieval) or verifier reasoning (reasoning) with a judge."
 )
-app.add_typer(judge_app, name="judge")
 
 HEURISTIC_NOTE = (
     "note: the offline judge is a heuristic baseline (rule-based, no model), not an LLM judge"
 )
 
 
-FromOpt = Annotated[
-    Path, typer.Option("--from", help="Traces or disagreements (JSONL).", show_default=False)
-]
-CodebookOpt = Annotated[Path, typer.Option("--codebook", help="Codebook file (YAML/JSON).")]
 JudgeOpt = Annotated[
     list[str],
     typer.Option(
@@ -90,7 +87,6 @@ TemperatureOpt = Annotated[
 ]
 RpmOpt = Annotated[float | None, typer.Option("--rpm", min=1, help="Requests-per-minute limit.")]
 TpmOpt = Annotated[float | None, typer.Option("--tpm", min=1, help="Tokens-per-minute limit.")]
-TopKOpt = Annotated[int | None, typer.Option("--top-k", min=1, help="Only passages ranked <= K.")]
 DryRunOpt = Annotated[
     bool, typer.Option("--dry-run", help="Estimate tokens and cost; call nothing.")
 ]
@@ -337,7 +333,7 @@ def _run(
 def _command(kind: UnitKind) -> None:
     def command(
         source: FromOpt,
-        codebook: CodebookOpt,
+        codebook: CodebookFileOpt,
         judge: JudgeOpt = ["offline"],  # noqa: B006 (typer reads the default, never mutates it)
         base_url: BaseUrlOpt = None,
         concurrency: ConcurrencyOpt = 8,

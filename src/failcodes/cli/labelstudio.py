@@ -14,7 +14,7 @@ import typer
 from failcodes import codebook as codebooks
 from failcodes import dataio
 from failcodes.annotations import Annotation
-from failcodes.cli.main import app
+from failcodes.cli.main import command_group
 from failcodes.cli.options import PartOpt
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
@@ -24,11 +24,9 @@ from failcodes.labelstudio.results import ReviewResult, annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks, select_judged
 from failcodes.units import Unit, UnitKind, build_units
 
-ls_app = typer.Typer(
-    help="Review judge codes in Label Studio: config, tasks, push, pull, import.",
-    no_args_is_help=True,
+ls_app = command_group(
+    "labelstudio", "Review judge codes in Label Studio: config, tasks, push, pull, import."
 )
-app.add_typer(ls_app, name="labelstudio")
 
 MAX_PROBLEMS_SHOWN = 20
 

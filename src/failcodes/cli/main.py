@@ -28,6 +28,13 @@ app = typer.Typer(
 )
 
 
+def command_group(name: str, summary: str) -> typer.Typer:
+    """Add the subcommand group ``failcodes NAME``; called bare, it lists its commands."""
+    group = typer.Typer(help=summary, no_args_is_help=True)
+    app.add_typer(group, name=name)
+    return group
+
+
 @app.callback()
 def _root() -> None:
     """failcodes: error codebooks, judges, review and statistics for fact-checking pipelines."""

@@ -12,7 +12,13 @@ import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.options import MappingOpt, TracesOpt, load_columns, make_console
+from failcodes.cli.options import (
+    MappingOpt,
+    TracesOpt,
+    WithoutClaimsOpt,
+    load_columns,
+    make_console,
+)
 from failcodes.cli.output_format import FormatOpt, OutputFormat
 from failcodes.dataio import read_trace_columns
 from failcodes.errors import ConfigError
@@ -169,14 +175,7 @@ def metrics(
     confidence: Annotated[
         float, typer.Option("--confidence", min=0.5, max=0.999, help="CI level.")
     ] = 0.95,
-    without_claims: Annotated[
-        WithoutClaimsPolicy,
-        typer.Option(
-            "--without-claims",
-            help="Labelled sentences a system has no claim for: count as 'no error flagged' "
-            "(default: a miss where the clinicians found an error) or leave out (reported).",
-        ),
-    ] = DEFAULT_WITHOUT_CLAIMS,
+    without_claims: WithoutClaimsOpt = DEFAULT_WITHOUT_CLAIMS,
     fmt: FormatOpt = OutputFormat.TABLE,
     verdicts: Annotated[
         bool,

@@ -1,8 +1,9 @@
 """Options, consoles and input loading shared by several subcommands (one place, no borrowing).
 
 ``metrics``, ``disagreements`` and ``compare`` read traces + labels with the same flags;
-``demo`` and ``run`` print tables on the same console; ``judge`` and ``saturate recode`` call
-a judge with the same endpoint, concurrency, budget, retry and cache flags.
+``demo`` and ``run`` print tables on the same console; ``judge`` and ``attribute`` name the
+judge's input, codebook and passage cut-off alike; ``judge`` and ``saturate recode`` call a
+judge with the same endpoint, concurrency, budget, retry and cache flags.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rich.console import Console
 from failcodes import dataio
 from failcodes.labels import Label
 from failcodes.mapping import NAMED_MAPPINGS
+from failcodes.metrics import WithoutClaimsPolicy
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 from failcodes.units import UnitKind
@@ -35,9 +37,29 @@ TracesOpt = Annotated[
 LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
 MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
 
+WithoutClaimsOpt = Annotated[
+    WithoutClaimsPolicy,
+    typer.Option(
+        "--without-claims",
+        help="Labelled sentences a system has no claim for: count as 'no error flagged' "
+        "(default: a labelled error there is a miss, an FN with no claims) or leave out "
+        "(reported).",
+    ),
+]
+
 PartOpt = Annotated[
     UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
 ]
+
+# What a judge codes: `judge retrieval|reasoning` and `attribute`, which reads its runs.
+FromOpt = Annotated[
+    Path,
+    typer.Option(
+        "--from", help="Traces or disagreements (JSONL): the judge's input.", show_default=False
+    ),
+]
+CodebookFileOpt = Annotated[Path, typer.Option("--codebook", help="Codebook file (YAML/JSON).")]
+TopKOpt = Annotated[int | None, typer.Option("--top-k", min=1, help="Only passages ranked <= K.")]
 
 # How a judge is called: `judge retrieval|reasoning` and `saturate recode`.
 DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
@@ -84,13 +106,17 @@ __all__ = [
     "BaseUrlOpt",
     "BudgetOpt",
     "CacheOpt",
+    "CodebookFileOpt",
     "ConcurrencyOpt",
+    "FromOpt",
     "LabelsOpt",
     "MappingOpt",
     "NoCacheOpt",
     "PartOpt",
     "RetriesOpt",
+    "TopKOpt",
     "TracesOpt",
+    "WithoutClaimsOpt",
     "load_columns",
     "load_inputs",
     "make_console",

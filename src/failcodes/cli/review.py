@@ -13,17 +13,15 @@ from typing import Annotated
 
 import typer
 
-from failcodes.cli.main import app
+from failcodes.cli.main import command_group
 from failcodes.cli.options import PartOpt
 from failcodes.codebook import UnitKind
 from failcodes.errors import InputError
 from failcodes.study.layout import StudyLayout
 
-review_app = typer.Typer(
-    help="Human review sampling plans: draw the units to review, follow the review.",
-    no_args_is_help=True,
+review_app = command_group(
+    "review", "Human review sampling plans: draw the units to review, follow the review."
 )
-app.add_typer(review_app, name="review")
 
 
 def _table(layout: StudyLayout, dataset: str, part: UnitKind) -> Path:

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from failcodes.cli._judge_inputs import load_traces
-from failcodes.cli.main import app
+from failcodes.cli.main import command_group
 from failcodes.cli.options import (
     DEFAULT_CACHE,
     BaseUrlOpt,
@@ -65,11 +65,9 @@ from failcodes.saturation.store import DEFAULT_ROOT, ProjectStore
 from failcodes.saturation.terminal import review_interactively
 from failcodes.units import UnitKind, build_units
 
-saturate_app = typer.Typer(
-    help="Human-in-the-loop saturation: grow the codebook round by round until nothing new.",
-    no_args_is_help=True,
+saturate_app = command_group(
+    "saturate", "Human-in-the-loop saturation: grow the codebook round by round until nothing new."
 )
-app.add_typer(saturate_app, name="saturate")
 
 console = Console(highlight=False, markup=False, soft_wrap=True)
 
