@@ -42,6 +42,7 @@ from typing import (
     cast,
     get_args,
     get_origin,
+    overload,
 )
 
 import numpy as np
@@ -50,7 +51,7 @@ from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
-from failcodes.labels import Label, check_labels_against_traces
+from failcodes.labels import Label, LabelColumns, check_labels_against_traces, label_column
 from failcodes.sentences import Sentence
 from failcodes.tracecols import (
     KEY_COLUMNS,
@@ -678,12 +679,12 @@ def _records(
             yield line, _drop_nones(rec)
 
 
-def _read_flat(
+def _iter_flat(
     path: str | Path,
     model: type[M],
     column_map: Mapping[str, str] | None,
     shared: Sequence[str] = (),
-) -> list[tuple[int, M]]:
+) -> Iterator[tuple[int, M]]:
     """Read and validate every record; values of the ``shared`` fields are stored once.
 
     Labels repeat their question id, annotator, severity (and often rationale) across
@@ -691,14 +692,26 @@ def _read_flat(
     """
     p = Path(path)
     values: dict[str, str] = {}
-    out = []
     for line, rec in _records(p, model, column_map or {}):
         for name in shared:
             value = rec.get(name)
             if type(value) is str:
                 rec[name] = values.setdefault(value, value)
-        out.append((line, validate_record(model, rec, p, line)))
-    return out
+        yield line, validate_record(model, rec, p, line)
+
+
+def _read_flat(
+    path: str | Path,
+    model: type[M],
+    column_map: Mapping[str, str] | None,
+    shared: Sequence[str] = (),
+) -> list[tuple[int, M]]:
+    """:func:`_iter_flat` as a list."""
+    return list(_iter_flat(path, model, column_map, shared))
+
+
+#: Label fields whose values repeat across rows (one string object per distinct value).
+_SHARED_LABEL_FIELDS = ("question_id", "rationale", "severity", "annotator")
 
 
 #: Where each label target was first read: (kind, id, annotator) -> (path, line, question).
@@ -712,30 +725,74 @@ def label_once(seen: LabelsSeen, label: Label, path: Path, line: int) -> None:
     id wherever it occurs), so two labels for one sentence id under different questions are
     sentences numbered per answer: the message says so.
     """
-    kind, key = ("claim", label.claim_id) if label.claim_id else ("sentence", label.sentence_id)
+    target_once(
+        seen,
+        label.claim_id,
+        label.sentence_id,
+        label.question_id,
+        label.annotator,
+        path=path,
+        line=line,
+    )
+
+
+def target_once(
+    seen: LabelsSeen,
+    claim_id: str | None,
+    sentence_id: str | None,
+    question_id: str | None,
+    annotator: str | None,
+    *,
+    path: Path,
+    line: int,
+) -> None:
+    """:func:`label_once` given the label's target fields (labels held as columns)."""
+    kind, key = ("claim", claim_id) if claim_id else ("sentence", sentence_id)
     assert key is not None
-    k = (kind, key, label.annotator)
+    k = (kind, key, annotator)
     if k in seen:
         first_path, first_line, first_question = seen[k]
         where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
         hint = ""
-        questions = (first_question, label.question_id)
+        questions = (first_question, question_id)
         if kind == "sentence" and None not in questions and questions[0] != questions[1]:
             hint = (
-                f"; under questions {first_question!r} and {label.question_id!r}: sentence "
+                f"; under questions {first_question!r} and {question_id!r}: sentence "
                 "ids are unique across the data set, not numbered per answer (the "
                 "generic adapters' --option sentence_ids=question makes them "
-                f"'{label.question_id}:{key}'; the traces need the same)"
+                f"'{question_id}:{key}'; the traces need the same)"
             )
         raise InputError(
             f"duplicate label for {kind} {key!r}"
-            + (f" by {label.annotator!r}" if label.annotator else "")
+            + (f" by {annotator!r}" if annotator else "")
             + f" (first at {where}){hint}",
             path=path,
             line=line,
             field=f"{kind}_id",
         )
-    seen[k] = (path, line, label.question_id)
+    seen[k] = (path, line, question_id)
+
+
+@overload
+def read_labels(
+    path: str | Path,
+    *,
+    column_map: Mapping[str, str] | None = ...,
+    traces: Sequence[Trace] | TraceColumns | None = ...,
+    seen: LabelsSeen | None = ...,
+    columns: Literal[False] = ...,
+) -> list[Label]: ...
+
+
+@overload
+def read_labels(
+    path: str | Path,
+    *,
+    column_map: Mapping[str, str] | None = ...,
+    traces: Sequence[Trace] | TraceColumns | None = ...,
+    seen: LabelsSeen | None = ...,
+    columns: Literal[True],
+) -> LabelColumns: ...
 
 
 def read_labels(
@@ -744,24 +801,43 @@ def read_labels(
     column_map: Mapping[str, str] | None = None,
     traces: Sequence[Trace] | TraceColumns | None = None,
     seen: LabelsSeen | None = None,
-) -> list[Label]:
+    columns: bool = False,
+) -> list[Label] | LabelColumns:
     """Read clinical labels; with ``traces``, also check that every label's target exists.
 
     Two labels for the same target (sentence or claim) by the same annotator are an error, as
     is (with ``traces``) a label for a sentence or claim the traces do not contain (see
     :func:`failcodes.labels.check_labels_against_traces` for the exact rule). ``seen`` lets a
-    caller check duplicates across several files.
+    caller check duplicates across several files. With ``columns`` the labels are kept as
+    :class:`~failcodes.labels.LabelColumns` (same labels and errors, no model per label).
     """
     p = Path(path)
-    located = _read_flat(
-        p, Label, column_map, ("question_id", "rationale", "severity", "annotator")
-    )
+    labels: list[Label] | LabelColumns
+    if columns:
+        held = LabelColumns()
+        lines = array.array("q")
+        for line, label in _iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS):
+            held.append(label)
+            lines.append(line)
+        labels = held
+    else:
+        listed = _read_flat(p, Label, column_map, _SHARED_LABEL_FIELDS)
+        labels = [label for _, label in listed]
+        lines = array.array("q", (line for line, _ in listed))
+        del listed
     seen = {} if seen is None else seen
-    for line, label in located:
-        label_once(seen, label, p, line)
-    labels = [label for _, label in located]
+    targets = zip(
+        lines,
+        label_column(labels, "claim_id"),
+        label_column(labels, "sentence_id"),
+        label_column(labels, "question_id"),
+        label_column(labels, "annotator"),
+        strict=True,
+    )
+    for line, *fields in targets:
+        target_once(seen, *fields, path=p, line=line)
     if traces is not None:
-        validate_labels(labels, traces, path=p, lines=[line for line, _ in located])
+        validate_labels(labels, traces, path=p, lines=lines)
     return labels
 
 

@@ -33,7 +33,7 @@ from pydantic import Field
 
 from failcodes.contract import FrozenModel
 from failcodes.hashing import content_hash
-from failcodes.labels import Label, LabelIndex
+from failcodes.labels import Label, LabelIndex, label_flags
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
@@ -333,11 +333,11 @@ def select_disagreements(
         flagged = groups.flags(error_rows)
         order = np.argsort(groups.group, kind="stable")
         bounds = np.searchsorted(groups.group[order], np.arange(len(groups.system) + 1))
-        for g in range(len(groups.system)):
+        # a label is fetched only for a disagreement (labels read as columns build it then)
+        sentence_flags = label_flags(groups.sentences, index.sentence)[groups.sentence]
+        for g in np.flatnonzero((sentence_flags >= 0) & ((sentence_flags == 1) != flagged)):
             sid = groups.sentences[int(groups.sentence[g])]
-            lab = index.sentence.get(sid)
-            if lab is None or lab.has_error == bool(flagged[g]):
-                continue
+            lab = index.sentence[sid]
             rows = tuple(int(r) for r in order[bounds[g] : bounds[g + 1]])
             add(
                 groups.systems[int(groups.system[g])],

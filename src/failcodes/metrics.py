@@ -32,7 +32,7 @@ metric's interval and counted (``defined_resamples``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,7 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.labels import Label
+from failcodes.labels import Label, label_flags
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
 from failcodes.mapping import (
     DEFAULT_MAPPING,
@@ -459,16 +459,6 @@ def as_columns(traces: Sequence[Trace] | TraceColumns) -> TraceColumns:
     return traces if isinstance(traces, TraceColumns) else TraceColumns.from_traces(traces)
 
 
-def _label_codes(uniques: Sequence[str], table: Mapping[str, Label]) -> npt.NDArray[np.int8]:
-    """Per distinct id: 1 (has error), 0 (no error) or -1 (unlabelled)."""
-    out = np.full(len(uniques), -1, dtype=np.int8)
-    for i, key in enumerate(uniques):
-        lab = table.get(key)
-        if lab is not None:
-            out[i] = 1 if lab.has_error else 0
-    return out
-
-
 def _error_rows(cols: TraceColumns, mapping: ErrorMapping) -> npt.NDArray[np.bool_]:
     lookup = np.array([v in mapping.error_verdicts for v in VERDICTS], dtype=bool)
     return lookup[cols.verdict_codes()]
@@ -489,7 +479,7 @@ def _sentence_units(
     groups = sentence_groups(cols, known)
     _, systems = cols.codes("system")
     pred = groups.flags(_error_rows(cols, mapping))
-    sentence_label = _label_codes(groups.sentences, index.sentence)
+    sentence_label = label_flags(groups.sentences, index.sentence)
     label = sentence_label[groups.sentence]
     scored = label >= 0
     unlabelled = _count_by(groups.system[~scored], len(systems), systems)
@@ -526,8 +516,8 @@ def _claim_units(
     q_codes, questions = cols.codes("question_id")
     s_codes, sentences = cols.codes("sentence_id")
     c_codes, claims = cols.codes("claim_id")
-    own = _label_codes(claims, index.claim)[c_codes]
-    label = np.where(own >= 0, own, _label_codes(sentences, index.sentence)[s_codes])
+    own = label_flags(claims, index.claim)[c_codes]
+    label = np.where(own >= 0, own, label_flags(sentences, index.sentence)[s_codes])
     scored = label >= 0
     unlabelled = _count_by(sys_codes[~scored], len(systems), systems)
     units = _Units(

@@ -88,10 +88,10 @@ def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Tr
 
 def load_columns(
     trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
-) -> tuple[TraceColumns, list[Label]]:
+) -> tuple[TraceColumns, Sequence[Label]]:
     """Read traces into columns (claim ids unique across the files) and check the labels."""
     columns = dataio.read_trace_columns(trace_paths, text=text)
-    labels = dataio.read_labels(labels_path, traces=columns)
+    labels = dataio.read_labels(labels_path, traces=columns, columns=True)
     return columns, labels
 
 
