@@ -128,3 +128,24 @@ def test_budget_stop_and_dry_run_through_the_cli(inputs, workdir, capsys, monkey
         done = len((workdir / "run" / "annotations.jsonl").read_text().splitlines())
         assert 0 < done < 6
         assert fake.stats()["calls"]["openai"] == done
+
+
+def test_judge_and_attribute_default_to_the_bundled_codebook(inputs, workdir, capsys) -> None:
+    from failcodes.codebook import bundled
+
+    traces, _ = inputs
+    cb = bundled()
+    code, out, err = run_cli(
+        ["judge", "retrieval", "--from", str(traces), "-o", "run", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    assert f"codebook: the bundled {cb.name} v{cb.version}" in err
+    lines = (workdir / "run" / "annotations.jsonl").read_text().splitlines()
+    # the bundled codebook's hash is what each annotation cites
+    assert {json.loads(x)["codebook"]["hash"] for x in lines} == {cb.hash}
+    assert json.loads(out)["judged"] == 6
+    code, _, err = run_cli(
+        ["attribute", "--from", str(traces), "--retrieval", "run", "-o", "attr"], capsys
+    )
+    assert code == 0, err
+    assert f"codebook: the bundled {cb.name} v{cb.version}" in err

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import typer
+
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
 from failcodes.dataio import (
@@ -94,12 +96,20 @@ def check_run_outputs(run_dir: Path, cache_path: Path | None) -> None:
     check_run_dir(run_dir)
 
 
-def load_codebook(path: str | Path, kind: UnitKind | None = None) -> Codebook:
+def load_codebook(path: str | Path | None, kind: UnitKind | None = None) -> Codebook:
     """Read and validate a codebook file (errors name file, line and rule).
 
-    With ``kind``, a codebook without that part is refused here, naming the file, before
-    any output is touched.
+    ``None``: the bundled codebook (latest version), said on stderr so a researcher sees
+    which codebook coded their data. With ``kind``, a codebook without that part is refused
+    here, naming the file, before any output is touched.
     """
+    if path is None:
+        cb = codebook_mod.bundled()
+        typer.echo(
+            f"codebook: the bundled {cb.name} v{cb.version} (give --codebook for your own)",
+            err=True,
+        )
+        return cb
     cb = codebook_mod.load(path)
     if kind is not None:
         try:

@@ -90,7 +90,7 @@ def _rich(df: pd.DataFrame, title: str) -> Table:
 @app.command("attribute")
 def attribute_cmd(
     source: FromOpt,
-    codebook_path: CodebookFileOpt,
+    codebook_path: CodebookFileOpt = None,
     retrieval: Annotated[
         Path | None, typer.Option("--retrieval", help="Run dir of `judge retrieval`.")
     ] = None,

@@ -170,7 +170,7 @@ def _no_units_message(kind: UnitKind, traces: int) -> str:
 def _run(
     kind: UnitKind,
     source: Path,
-    codebook_path: Path,
+    codebook_path: Path | None,
     judges: list[str],
     base_url: str | None,
     concurrency: int,
@@ -333,7 +333,7 @@ def _run(
 def _command(kind: UnitKind) -> None:
     def command(
         source: FromOpt,
-        codebook: CodebookFileOpt,
+        codebook: CodebookFileOpt = None,
         judge: JudgeOpt = ["offline"],  # noqa: B006 (typer reads the default, never mutates it)
         base_url: BaseUrlOpt = None,
         concurrency: ConcurrencyOpt = 8,

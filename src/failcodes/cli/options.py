@@ -58,7 +58,10 @@ FromOpt = Annotated[
         "--from", help="Traces or disagreements (JSONL): the judge's input.", show_default=False
     ),
 ]
-CodebookFileOpt = Annotated[Path, typer.Option("--codebook", help="Codebook file (YAML/JSON).")]
+CodebookFileOpt = Annotated[
+    Path | None,
+    typer.Option("--codebook", help="Codebook file (YAML/JSON; default: the bundled codebook)."),
+]
 TopKOpt = Annotated[int | None, typer.Option("--top-k", min=1, help="Only passages ranked <= K.")]
 
 # How a judge is called: `judge retrieval|reasoning` and `saturate recode`.
