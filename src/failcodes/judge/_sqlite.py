@@ -201,6 +201,21 @@ class BlobStore:
         self.put(blobs)
         return json.dumps(deflate(obj, blobs), ensure_ascii=False)
 
+    def raw_columns(
+        self,
+        raw_request: Mapping[str, Any] | None,
+        raw_response: Mapping[str, Any] | None,
+        blobs: Mapping[str, Any] | None,
+    ) -> tuple[str | None, str | None]:
+        """The stored text of a raw request and response (None stays None).
+
+        Values of ``raw_request`` equal to one of ``blobs`` (sha -> value) are stored once.
+        """
+        return (
+            self.dumps(raw_request, blobs or {}) if raw_request is not None else None,
+            json.dumps(raw_response, ensure_ascii=False) if raw_response is not None else None,
+        )
+
     def loads(self, text: str) -> Any:
         """Parse JSON written by :meth:`dumps`, re-inflating blob references."""
         return inflate(json.loads(text), self.get)

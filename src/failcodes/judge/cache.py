@@ -153,7 +153,7 @@ class ResponseCache:
     ) -> None:
         """Store a validated answer under ``key`` (replacing any older one).
 
-        Values of ``raw_request`` equal to one of ``blobs`` (sha -> value) are stored once.
+        ``blobs``: see :meth:`BlobStore.raw_columns`.
         """
         self._conn.execute(
             "INSERT OR REPLACE INTO responses (key, provider, model, template_hash, "
@@ -167,8 +167,7 @@ class ResponseCache:
                 codebook_hash,
                 json.dumps(payload, ensure_ascii=False),
                 json.dumps(usage),
-                self._blobs.dumps(raw_request, blobs or {}),
-                json.dumps(raw_response, ensure_ascii=False),
+                *self._blobs.raw_columns(raw_request, raw_response, blobs),
                 datetime.now(UTC).isoformat(),
             ),
         )

@@ -210,7 +210,7 @@ class Journal:
     ) -> None:
         """Commit one finished unit now (raises if the unit is already recorded).
 
-        Values of ``raw_request`` equal to one of ``blobs`` (sha -> value) are stored once.
+        ``blobs``: see :meth:`BlobStore.raw_columns`.
         """
         self._conn.execute(
             "INSERT INTO annotations (unit_id, kind, status, annotation, raw_request, "
@@ -222,8 +222,7 @@ class Journal:
                 annotation.unit_kind.value,
                 annotation.status.value,
                 annotation.model_dump_json(),
-                self._blobs.dumps(raw_request, blobs or {}) if raw_request is not None else None,
-                json.dumps(raw_response, ensure_ascii=False) if raw_response is not None else None,
+                *self._blobs.raw_columns(raw_request, raw_response, blobs),
                 tokens.input_tokens,
                 tokens.cached_input_tokens,
                 tokens.cache_write_tokens,
