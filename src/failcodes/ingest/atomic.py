@@ -165,7 +165,10 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
 
 
 def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """``failcodes ingest atomic FILE.jsonl...`` (``--system`` fills records without one)."""
+    """Atomic fact-check JSONL (TRUE/FALSE verdicts + human evaluation) -> traces + labels.
+
+    ``--system`` fills records without a system.
+    """
     result = IngestResult()
     for path in paths:
         data = read_atomic(path, options.system or "atomic")
@@ -177,11 +180,4 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     return result
 
 
-ADAPTER = FileAdapter(
-    name="atomic",
-    description=(
-        "atomic fact-check JSONL (TRUE/FALSE verdicts + human evaluation) -> traces + labels"
-    ),
-    output=Output.TRACES,
-    reader=_ingest,
-)
+ADAPTER = FileAdapter("atomic", Output.TRACES, _ingest)

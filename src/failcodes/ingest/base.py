@@ -92,8 +92,12 @@ class Adapter(Protocol):
     """An ingest adapter: ``name``, a one-line ``description``, its ``output`` kind, a reader."""
 
     name: str
-    description: str
     output: Output
+
+    @property
+    def description(self) -> str:
+        """One line: what the adapter reads and what it makes of it."""
+        ...
 
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Read ``paths`` into core models; user errors raise InputError/ConfigError."""
@@ -108,18 +112,24 @@ Reader = Callable[[Sequence[Path], AdapterOptions], IngestResult]
 class FileAdapter:
     """An :class:`Adapter` made of its registry facts and a reader function.
 
-    ``read`` rejects an ``--option`` name outside ``options`` before calling ``reader``, so no
-    reader repeats that check. ``json_document`` marks readers of whole JSON documents: an
-    :class:`InputError` naming a JSON field path (e.g. ``results[1].claims[0]``) is re-raised
-    with the line where that field starts.
+    The description is the first line of the reader's docstring (as a command's help is its
+    docstring). ``read`` rejects an ``--option`` name outside ``options`` before calling
+    ``reader``, so no reader repeats that check. ``json_document`` marks readers of whole JSON
+    documents: an :class:`InputError` naming a JSON field path (e.g. ``results[1].claims[0]``)
+    is re-raised with the line where that field starts.
     """
 
     name: str
-    description: str
     output: Output
     reader: Reader
     options: tuple[str, ...] = ()
     json_document: bool = False
+
+    @property
+    def description(self) -> str:
+        """The first line of the reader's docstring, without its final period."""
+        doc = (self.reader.__doc__ or self.name).strip()
+        return doc.splitlines()[0].removesuffix(".")
 
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Check the ``--option`` names, then read ``paths`` with ``reader``."""

@@ -165,7 +165,10 @@ def to_labels(claims: Sequence[CovidFactClaim]) -> list[Label]:
 
 
 def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """``failcodes ingest covidfact DIR``: one COVID-Fact directory (or its recall TSV)."""
+    """COVID-Fact top-5 retrieval with gold recall flag -> traces + claim labels.
+
+    Reads one COVID-Fact directory (or its recall TSV).
+    """
     claims = read_covidfact(
         only_path(paths, "the covidfact adapter takes one directory or recall TSV")
     )
@@ -181,9 +184,4 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     )
 
 
-ADAPTER = FileAdapter(
-    name="covidfact",
-    description="COVID-Fact top-5 retrieval with gold recall flag -> traces + claim labels",
-    output=Output.TRACES,
-    reader=_ingest,
-)
+ADAPTER = FileAdapter("covidfact", Output.TRACES, _ingest)

@@ -70,9 +70,11 @@ def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:
 
 
 def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read any claim/sentence table (or the trace format) into traces and, optionally, labels.
+    """Any claim- or sentence-level table (JSONL, CSV, Parquet) or failcodes traces -> traces.
 
-    ``paths`` are concatenated; (system, claim_id) must be unique across all.
+    Tables via --map, --passage-column and --label-rule (which adds labels); a trace CSV with
+    its passages table is read as the trace format. ``paths`` are concatenated; (system,
+    claim_id) must be unique across all.
     """
     spec = _table_spec(options)
     if not _has_passages_table(paths, options):
@@ -110,9 +112,10 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
 
 
 def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read and concatenate clinical label files in failcodes' label format.
+    """Clinical labels in the failcodes label format (JSONL, CSV, Parquet).
 
-    ``--map`` renames; ``--label-rule`` gives ``has_error`` from a categorical column.
+    Reads and concatenates the label files: ``--map`` renames; ``--label-rule`` gives
+    ``has_error`` from a categorical column.
     """
     spec = _table_spec(options)
     check_option("sentence_ids", spec.sentence_ids, SENTENCE_ID_MODES)
@@ -136,19 +139,6 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     return IngestResult(labels=labels, notes=notes)
 
 
-ADAPTER = FileAdapter(
-    name="generic",
-    description="any claim- or sentence-level table (JSONL, CSV, Parquet) via --map, "
-    "--passage-column, --label-rule; or traces in the failcodes format (CSV + passages table)",
-    output=Output.TRACES,
-    reader=_read_traces,
-    options=OPTIONS,
-)
-LABELS_ADAPTER = FileAdapter(
-    name="generic-labels",
-    description="clinical labels in the failcodes label format (JSONL, CSV, Parquet)",
-    output=Output.LABELS,
-    reader=_read_labels,
-    options=LABEL_OPTIONS,
-)
+ADAPTER = FileAdapter("generic", Output.TRACES, _read_traces, options=OPTIONS)
+LABELS_ADAPTER = FileAdapter("generic-labels", Output.LABELS, _read_labels, options=LABEL_OPTIONS)
 ADAPTERS = {ADAPTER.name: ADAPTER, LABELS_ADAPTER.name: LABELS_ADAPTER}

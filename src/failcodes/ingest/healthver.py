@@ -116,7 +116,10 @@ def read_healthver(path: str | Path, system: str = "healthver-t5") -> list[Trace
 
 
 def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """``failcodes ingest healthver FILE.csv...`` (``--system`` names it, default healthver-t5)."""
+    """HealthVer CSV -> one trace per claim, passages with gold polarity (no labels).
+
+    ``--system`` names the system (default healthver-t5).
+    """
     if not paths:
         raise ConfigError("the healthver adapter needs a healthver_*.csv file")
     traces: list[Trace] = []
@@ -129,9 +132,4 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     return IngestResult(traces=traces, notes=notes)
 
 
-ADAPTER = FileAdapter(
-    name="healthver",
-    description="HealthVer CSV -> one trace per claim, passages with gold polarity (no labels)",
-    output=Output.TRACES,
-    reader=_ingest,
-)
+ADAPTER = FileAdapter("healthver", Output.TRACES, _ingest)

@@ -120,7 +120,10 @@ def _spans(result: list[Any], response: str, path: Path, where: str) -> list[_Sp
 
 
 def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read every export; question ids must be unique across files."""
+    """MedExpert JSL export: clinician error spans -> sentence labels (+ sentences).
+
+    Reads every export; question ids must be unique across files.
+    """
     wanted = options.extra.get("annotator")
     result = IngestResult()
     seen: dict[str, Path] = {}
@@ -201,10 +204,5 @@ def _label(sentence: Sentence, spans: Sequence[_Span], annotator: str | None) ->
 
 
 ADAPTER = FileAdapter(
-    name="medexpert",
-    description="MedExpert JSL export: clinician error spans -> sentence labels (+ sentences)",
-    output=Output.LABELS,
-    reader=_ingest,
-    options=("annotator",),
-    json_document=True,
+    "medexpert", Output.LABELS, _ingest, options=("annotator",), json_document=True
 )

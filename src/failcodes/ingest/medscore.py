@@ -182,8 +182,28 @@ def _record_id(rec: dict[str, Any], path: Path, line: int) -> str:
     return str(rid)
 
 
+def _read_once(
+    seen: dict[tuple[str, ...], tuple[Path, int]],
+    key: tuple[str, ...],
+    what: str,
+    path: Path,
+    line: int,
+    field: str,
+) -> None:
+    """Record ``key`` as read at ``path:line``; a key read before is ``what (first at P:L)``."""
+    if key in seen:
+        first_path, first_line = seen[key]
+        raise InputError(
+            f"{what} (first at {first_path}:{first_line})", path=path, line=line, field=field
+        )
+    seen[key] = (path, line)
+
+
 def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read every file (each in one of the two forms); ids must be unique across files."""
+    """MedScore medscore_output.jsonl / verifications.jsonl (internal, provided, MedRAG).
+
+    Reads every file (each in one of the two forms); ids must be unique across files.
+    """
     scheme = options.option("ids", ("auto", "sentence", "response"), "auto")
     cfg = _Settings(
         system=options.system or DEFAULT_SYSTEM,
@@ -219,14 +239,7 @@ def _read_combined(
     ids: list[str] = []
     for line, rec in records:
         rid = _record_id(rec, path, line)
-        if (rid,) in seen:
-            first_path, first_line = seen[(rid,)]
-            raise InputError(
-                f"duplicate id {rid!r} (first at {first_path}:{first_line})",
-                path=path,
-                line=line,
-                field="id",
-            )
+        _read_once(seen, (rid,), f"duplicate id {rid!r}", path, line, "id")
         if "claims" not in rec:
             raise InputError(
                 "missing required field (records of medscore_output.jsonl carry 'claims')",
@@ -234,7 +247,6 @@ def _read_combined(
                 line=line,
                 field="claims",
             )
-        seen[(rid,)] = (path, line)
         ids.append(rid)
     use_sentence = scheme == "sentence" or (
         scheme == "auto" and all(_SENTENCE_ID.match(i) for i in ids)
@@ -314,17 +326,14 @@ def _read_verifications(
             continue
         if c_idx is None:
             raise InputError("missing required field", path=path, line=line, field="claim_id")
-        key = (rid, str(s_idx), str(c_idx))
-        if key in seen:
-            first_path, first_line = seen[key]
-            raise InputError(
-                f"duplicate (id, sentence_id, claim_id) = ({rid!r}, {s_idx}, {c_idx}) "
-                f"(first at {first_path}:{first_line})",
-                path=path,
-                line=line,
-                field="claim_id",
-            )
-        seen[key] = (path, line)
+        _read_once(
+            seen,
+            (rid, str(s_idx), str(c_idx)),
+            f"duplicate (id, sentence_id, claim_id) = ({rid!r}, {s_idx}, {c_idx})",
+            path,
+            line,
+            "claim_id",
+        )
         sentence = _text(rec.get("sentence"), path, line, "sentence", required=False)
         ids = (rid, sentence_id, f"{sentence_id}:c{c_idx}")
         result.traces.append(_trace(rec, cfg, ids, sentence, path, line, ""))
@@ -332,9 +341,5 @@ def _read_verifications(
 
 
 ADAPTER = FileAdapter(
-    name="medscore",
-    description="MedScore medscore_output.jsonl / verifications.jsonl (internal, provided, MedRAG)",
-    output=Output.TRACES,
-    reader=_ingest,
-    options=("ids", "verdict_from", "verifier"),
+    "medscore", Output.TRACES, _ingest, options=("ids", "verdict_from", "verifier")
 )

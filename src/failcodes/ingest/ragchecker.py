@@ -94,7 +94,10 @@ def _check_label(value: object, path: Path, field: str) -> str:
 
 
 def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read every file; query ids must be unique across files."""
+    """RAGChecker checking_outputs.json: claim x chunk entailment -> traces + labels.
+
+    Reads every file; query ids must be unique across files.
+    """
     neutral = options.option("neutral", NEUTRAL_CHOICES, "skip")
     system = options.system or DEFAULT_SYSTEM
     result = IngestResult()
@@ -188,10 +191,5 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
 
 
 ADAPTER = FileAdapter(
-    name="ragchecker",
-    description="RAGChecker checking_outputs.json: claim x chunk entailment -> traces + labels",
-    output=Output.TRACES,
-    reader=_ingest,
-    options=("neutral",),
-    json_document=True,
+    "ragchecker", Output.TRACES, _ingest, options=("neutral",), json_document=True
 )

@@ -18,7 +18,10 @@ from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Out
 
 
 def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Read exactly one SciFact/MultiVerS folder."""
+    """SciFact claims + MultiVerS predictions folder -> 4 systems' traces + labels.
+
+    Reads exactly one folder.
+    """
     if options.system is not None:
         raise ConfigError("the scifact adapter names its systems itself; drop --system")
     root = only_path(paths, "the scifact adapter reads exactly one folder")
@@ -28,9 +31,4 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     return IngestResult(traces=traces, labels=labels)
 
 
-ADAPTER = FileAdapter(
-    name="scifact",
-    description="SciFact claims + MultiVerS predictions folder -> 4 systems' traces + labels",
-    output=Output.TRACES,
-    reader=_ingest,
-)
+ADAPTER = FileAdapter("scifact", Output.TRACES, _ingest)
