@@ -3,15 +3,19 @@
 - :func:`failcodes.dataio.json_line_encoder` gives the bytes of ``json.dumps`` exactly;
 - the duplicate-key check of the msgspec trace reader (a quote count when the line has no
   backslash) accepts and refuses exactly what the object reader does;
+- the disagreements fast reader vouches only for lines the object reader accepts (every
+  field present, no key twice);
 - the streamed ``disagreements`` output (claim views, no models) equals the file written from
   :func:`failcodes.disagreements.find_disagreements` byte for byte.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -364,3 +368,83 @@ def test_duplicate_claim_on_columns_is_the_object_error() -> None:
     assert "duplicate claim 'c1' for system 'A'" in messages[0]
     assert "(sentences 's1' and 's3')" in messages[0]
     check_unique_claims(TraceColumns.from_traces(traces[:3]))  # no duplicate: no error
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object as its (key, value) pairs: keys may be missing or written twice."""
+
+
+def _pairs(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _Pairs((k, _pairs(v)) for k, v in value.items())
+    return [_pairs(v) for v in value] if isinstance(value, list) else value
+
+
+def _render(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` of a value holding :class:`_Pairs`."""
+    if isinstance(value, _Pairs):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_render(v)}" for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_render(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=1)
+def _disagreement_record() -> dict[str, Any]:
+    """A disagreement as ``write_disagreements`` writes it (a first claim with passages)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(6):
+            records, labels = _study(seed)
+            src = Path(tmp) / "t.jsonl"
+            src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+            for d in find_disagreements(dataio.read_traces(src), labels, "non_supported"):
+                if len(d.claims) > 1 and d.claims[0].passages:
+                    return d.model_dump(mode="json")
+    raise AssertionError("no disagreement with passages in the studies")
+
+
+LEVELS = ("top", "claim", "passage")
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    level=st.sampled_from(LEVELS),
+    data=st.data(),
+    extra=st.sampled_from([None, "x", 'a "b"', 1, 0.5, True, []]),
+)
+def test_disagreement_fast_reader_vouches_only_for_what_the_object_reader_accepts(
+    tmp_path: Path, level: str, data: Any, extra: Any
+) -> None:
+    # a key left out and/or written twice (with another value) at one level of the record
+    rec = _disagreement_record()
+    keys = sorted(
+        {"top": rec, "claim": rec["claims"][0], "passage": rec["claims"][0]["passages"][0]}[level]
+    )
+    omit = data.draw(st.sampled_from([None, *keys]))
+    twice = data.draw(st.sampled_from([None, *keys]))
+    record = _pairs(rec)
+    claim = dict(record)["claims"][0]
+    target = {"top": record, "claim": claim, "passage": dict(claim)["passages"][0]}[level]
+    if omit is not None:
+        target[:] = [(k, v) for k, v in target if k != omit]
+    if twice is not None:
+        target.insert(data.draw(st.integers(0, len(target))), (twice, extra))
+    path = tmp_path / "d.jsonl"
+    path.write_text(_render(record) + "\n", encoding="utf-8")
+    try:
+        fast = [
+            (msgspec.to_builtins(d), msgspec.to_builtins(c))
+            for d, c in dataio.iter_disagreement_claims(path)
+        ]
+    except dataio.ExactReaderNeededError:
+        fast = None
+    exact = _outcome(dataio.read_disagreements, path)
+    if fast is None:
+        assert omit is not None or twice is not None  # the file as written is vouched for
+        return
+    assert not isinstance(exact, str), exact  # vouched for: the object reader accepts it
+    assert fast == [
+        (d.model_dump(mode="json"), c) for d in exact for c in d.model_dump(mode="json")["claims"]
+    ]

@@ -25,6 +25,7 @@ import functools
 import itertools
 import json
 import math
+import operator
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -2215,10 +2216,14 @@ def read_disagreements(path: str | Path) -> list[Any]:
 
 
 def _struct_of(model: type[BaseModel], name: str) -> Any:
-    """A msgspec struct type mirroring ``model`` (nested models and tuples included)."""
+    """A msgspec struct type mirroring ``model`` (nested models and tuples included).
+
+    Every field is required (no defaults): the fast reader vouches only for lines with every
+    field present, as :func:`write_disagreements` writes them.
+    """
     import msgspec
 
-    fields: list[tuple[Any, ...]] = []
+    fields: list[tuple[str, Any]] = []
     for field_name, info in model.model_fields.items():
         annotation = info.annotation
         optional = False
@@ -2237,18 +2242,73 @@ def _struct_of(model: type[BaseModel], name: str) -> Any:
             kind = _struct_of(annotation, f"{name}_{field_name}")
         else:
             kind = _msgspec_type(annotation, info.metadata)
-        if optional:
-            kind = kind | None
-        if info.is_required():
-            fields.append((field_name, kind))
-        elif get_origin(info.annotation) is tuple:
-            fields.append((field_name, kind, msgspec.field(default_factory=list)))
-        else:
-            fields.append((field_name, kind, info.default))
-    required = [f for f in fields if len(f) == 2]
-    return msgspec.defstruct(
-        name, [*required, *(f for f in fields if len(f) == 3)], forbid_unknown_fields=True
+        fields.append((field_name, kind | None if optional else kind))
+    return msgspec.defstruct(name, fields, forbid_unknown_fields=True)
+
+
+def _is_text(kind: Any) -> bool:
+    """Whether a msgspec field type holds only JSON strings (or null): str or a Literal."""
+    if get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    inner = (
+        [a for a in get_args(kind) if a is not type(None)]
+        if get_origin(kind)
+        in (
+            Union,
+            types.UnionType,
+        )
+        else [kind]
     )
+    inner = [get_args(a)[0] if get_origin(a) is Annotated else a for a in inner]
+    return all(a is str or get_origin(a) is Literal for a in inner)
+
+
+def _string_counter(struct: Any) -> Callable[[Sequence[Any]], int]:
+    """A function giving the number of JSON strings among the values of ``struct`` records.
+
+    Non-null string fields, the items of string lists and, recursively, the strings of
+    nested struct lists (the nested structs themselves have no further list of structs
+    in a disagreement but any depth is counted).
+    """
+    texts: list[str] = []
+    text_lists: list[Callable[[Any], Any]] = []
+    nested: list[tuple[Callable[[Any], Any], Callable[[Sequence[Any]], int]]] = []
+    for field_name in struct.__struct_fields__:
+        kind = struct.__annotations__[field_name]
+        if _is_text(kind):
+            texts.append(field_name)
+            continue
+        bare = (
+            [a for a in get_args(kind) if a is not type(None)]
+            if get_origin(kind)
+            in (
+                Union,
+                types.UnionType,
+            )
+            else [kind]
+        )
+        if len(bare) == 1 and get_origin(bare[0]) is list:
+            item = get_args(bare[0])[0]
+            if _is_text(item):
+                text_lists.append(operator.attrgetter(field_name))
+            elif hasattr(item, "__struct_fields__"):
+                nested.append((operator.attrgetter(field_name), _string_counter(item)))
+    width = len(texts)
+    values = operator.attrgetter(*texts) if width > 1 else None
+
+    def count(items: Sequence[Any]) -> int:
+        if values is not None:
+            found = list(itertools.chain.from_iterable(map(values, items)))
+            n = width * len(items) - found.count(None)
+        else:
+            n = sum(getattr(x, texts[0]) is not None for x in items) if width else 0
+        for get in text_lists:
+            n += sum(map(len, map(get, items)))
+        for get, inner in nested:
+            n += sum(inner(get(x)) for x in items)
+        return n
+
+    return count
 
 
 @functools.lru_cache(maxsize=1)
@@ -2300,13 +2360,15 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     source = Path(path)
     if _disagreement_format(source) is not Format.JSONL or not source.is_file():
         raise ExactReaderNeededError
-    decode = _disagreement_decoder().decode
+    decoder = _disagreement_decoder()
+    decode = decoder.decode
+    strings = _string_counter(decoder.type)
     n_top, n_claim = len(Disagreement.model_fields), len(ClaimRecord.model_fields)
     n_passage = len(Passage.model_fields)
     with source.open("rb", buffering=_SCAN_BUFFER) as fh:
         for lineno, raw in enumerate(fh, start=1):
             body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-            if b"\r" in body.rstrip(b"\r\n"):
+            if b"\r" in body and b"\r" in body.rstrip(b"\r\n"):
                 raise ExactReaderNeededError
             try:
                 rec = decode(body)
@@ -2314,14 +2376,16 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
                 if not body.strip():
                     continue
                 raise ExactReaderNeededError from None
+            # every field is present (the decoder requires them all): a duplicate key is
+            # one key too many
             fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
-            if b'" ' in body or b"\t" in body:
-                keys = len(_KEY_COLON.findall(body))
-            else:  # no blank after a quote: the pattern is '":' (counted, no match list)
-                keys = body.count(b'":')
             if b"\\" in body:
-                keys -= len(_ESCAPED_QUOTE_COLON.findall(body))
-            if keys != fields:  # omitted fields or a duplicate key: the exact path decides
+                keys = len(_KEY_COLON.findall(body)) - len(_ESCAPED_QUOTE_COLON.findall(body))
+                if keys != fields:
+                    raise ExactReaderNeededError
+            elif body.count(b'"') != 2 * (fields + strings([rec])):
+                # without a backslash every quote delimits a key or a string value: a
+                # duplicate key adds at least its own two quotes
                 raise ExactReaderNeededError
             for c in rec.claims:
                 if len({p.rank for p in c.passages}) != len(c.passages):
