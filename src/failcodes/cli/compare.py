@@ -12,11 +12,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from failcodes import dataio
 from failcodes.cli.main import app
-from failcodes.cli.options import WithoutClaimsOpt
+from failcodes.cli.options import MappingOpt, WithoutClaimsOpt, load_inputs
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
+from failcodes.mapping import DEFAULT_MAPPING
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
 from failcodes.stats.classification import compare_against_truth, compare_systems
 from failcodes.stats.tests import TestResult
@@ -68,15 +68,7 @@ def compare(
     labels_path: Annotated[
         Path | None, typer.Option("--labels", help="Clinical labels (with --traces).")
     ] = None,
-    mappings: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--mapping",
-            "-m",
-            help="Verdict -> has-error mapping (with --traces); repeat for several (one set "
-            "of tests per mapping). Default: refuted.",
-        ),
-    ] = None,
+    mappings: MappingOpt = None,
     truth: Annotated[
         str | None,
         typer.Option(
@@ -108,7 +100,7 @@ def compare(
     """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted.
 
     With --traces (repeatable) and --labels, every labelled sentence is one paired unit; each
-    -m mapping gives its own set of tests, Holm-adjusted within the set.
+    -m mapping (default: refuted) gives its own set of tests, Holm-adjusted within the set.
     """
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="compare")
     if method not in ("permutation", "bootstrap"):
@@ -131,11 +123,9 @@ def compare(
             raise ConfigError("give either FILE, or both --traces and --labels")
         if truth is not None:
             raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
-        seen: dict[tuple[str, str], tuple[Path, int]] = {}
-        traces = [t for p in traces_paths for t in dataio.read_traces(p, seen=seen)]
-        labels = dataio.read_labels(labels_path, traces=traces)
+        traces, labels = load_inputs(traces_paths, labels_path)
         names = []
-        for mapping in dict.fromkeys(mappings or ["refuted"]):
+        for mapping in dict.fromkeys(mappings or [DEFAULT_MAPPING]):
             paired = paired_outcomes_from_traces(
                 traces, labels, mapping, without_claims=without_claims
             )
