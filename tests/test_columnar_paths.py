@@ -448,3 +448,62 @@ def test_disagreement_fast_reader_vouches_only_for_what_the_object_reader_accept
     assert fast == [
         (d.model_dump(mode="json"), c) for d in exact for c in d.model_dump(mode="json")["claims"]
     ]
+
+
+@pytest.mark.parametrize("statistics", [True, False])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("text", None, "field 'passages[1].text': missing required field"),
+        ("passage_id", None, "field 'passages[1].passage_id': missing required field"),
+        ("gold_verdict", "bogus", "field 'passages[1].gold_verdict': Input should be"),
+        ("gold_verdict", "refuted", None),
+    ],
+)
+def test_parquet_passage_checks_with_and_without_statistics(
+    tmp_path: Path, statistics: bool, field: str, value: Any, message: str | None
+) -> None:
+    """Fields the row-group statistics vouch for are not read; a bad value is still found.
+
+    With statistics, a null text or passage id is counted in its column chunk (so read and
+    refused); without them every checked field is read. Errors are the object reader's.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    records = [
+        {
+            "system": "s",
+            "question_id": "q",
+            "sentence_id": "q:s1",
+            "claim_id": f"c{i}",
+            "claim": "x",
+            "sentence": "y",
+            "verdict": "supported",
+            "passages": [{"passage_id": f"p{k}", "rank": k, "text": "t"} for k in (1, 2)],
+        }
+        for i in range(3)
+    ]
+    path = tmp_path / "t.parquet"
+    pq.write_table(
+        pa.Table.from_pylist(records, schema=dataio.trace_arrow_schema()),
+        path,
+        write_statistics=statistics,
+    )
+    clean = dataio._vouched_passage_fields(pq.ParquetFile(path))
+    assert clean == ({"passage_id", "text", "gold_verdict"} if statistics else set())
+    records[1]["passages"][1][field] = value
+    pq.write_table(
+        pa.Table.from_pylist(records, schema=dataio.trace_arrow_schema()),
+        path,
+        write_statistics=statistics,
+    )
+    if message is None:
+        assert len(dataio.read_trace_columns(path)) == len(dataio.read_traces(path)) == 3
+        return
+    with pytest.raises(InputError) as exact:
+        dataio.read_traces(path)
+    with pytest.raises(InputError) as fast:
+        dataio.read_trace_columns(path)
+    assert str(fast.value) == str(exact.value)
+    assert f"t.parquet:2, {message}" in str(fast.value)

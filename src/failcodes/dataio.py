@@ -1584,8 +1584,51 @@ def _parquet_columns(pf: Any, names: Sequence[str]) -> list[str]:
             for i in range(len(pf.schema))
             if pf.schema.column(i).path.startswith("passages.")
         ]
-        checked = [p for p in leaves if p.rsplit(".", 1)[-1] in _CHECKED_PASSAGE_FIELDS]
+        vouched = _vouched_passage_fields(pf)
+        checked = [
+            p
+            for p in leaves
+            if p.rsplit(".", 1)[-1] in _CHECKED_PASSAGE_FIELDS
+            and p.rsplit(".", 1)[-1] not in vouched
+        ]
         out.extend(checked if checked else ["passages"])
+    return out
+
+
+#: Passage fields whose only check the row-group statistics can settle: "none" (a null is
+#: refused: skipped when every row group counts 0 nulls) or "all" (only a non-null value
+#: is checked: skipped when every value of every row group is null).
+_STATISTICS_SETTLE = {"passage_id": "none", "text": "none", "gold_verdict": "all"}
+
+
+def _vouched_passage_fields(pf: Any) -> set[str]:
+    """Checked passage fields the file's statistics vouch for, so not read (issue 18).
+
+    The passage text is ~90% of a trace file; only its nulls are checked, and the null
+    count of each row group's column chunk answers that. A chunk without a null count (or
+    with nulls, or, for ``gold_verdict``, a value) makes the scan read the field.
+    """
+    leaf = {pf.schema.column(i).path: i for i in range(len(pf.schema))}
+    meta = pf.metadata
+    out: set[str] = set()
+    for name, rule in _STATISTICS_SETTLE.items():
+        index = leaf.get(f"passages.list.element.{name}")
+        if index is None:
+            continue
+        settled = True
+        for group in range(meta.num_row_groups):
+            chunk = meta.row_group(group).column(index)
+            stats = chunk.statistics
+            if stats is None or not stats.has_null_count:
+                settled = False
+            elif rule == "none":
+                settled = stats.null_count == 0
+            else:
+                settled = stats.null_count == chunk.num_values
+            if not settled:
+                break
+        if settled:
+            out.add(name)
     return out
 
 
@@ -1737,15 +1780,19 @@ def _bad_passage_rows(passages: Any, n: int) -> Any:
     if len(items) == 0:
         return bad
     item_bad = numpy_of(items.is_null()).copy()
+    # fields the file's statistics vouched for were not read (_vouched_passage_fields)
+    read = {items.type.field(i).name for i in range(items.type.num_fields)}
     for name in ("passage_id", "rank", "text"):
-        item_bad |= numpy_of(pc.struct_field(items, name).is_null())
+        if name in read:
+            item_bad |= numpy_of(pc.struct_field(items, name).is_null())
     rank = numpy_of(pc.struct_field(items, "rank"), fill=1)
     item_bad |= rank < 1
     score = pc.struct_field(items, "score")
     item_bad |= ~np.isfinite(numpy_of(score, fill=0.0))
-    gold = pc.struct_field(items, "gold_verdict")
-    allowed = string_array([v.value for v in Verdict])
-    item_bad |= ~numpy_of(pc.or_(gold.is_null(), pc.is_in(gold, value_set=allowed)))
+    if "gold_verdict" in read:
+        gold = pc.struct_field(items, "gold_verdict")
+        allowed = string_array([v.value for v in Verdict])
+        item_bad |= ~numpy_of(pc.or_(gold.is_null(), pc.is_in(gold, value_set=allowed)))
     np.logical_or.at(bad, parent[item_bad], True)
     # duplicate ranks within a row
     key = parent.astype(np.int64) * (int(rank.max()) + 1) + rank.astype(np.int64)
