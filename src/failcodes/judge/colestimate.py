@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import operator
 from array import array
 from collections.abc import Iterable
 from contextlib import ExitStack
@@ -166,6 +167,14 @@ class _KeySet:
         pairs = enumerate(itertools.pairwise(bounds.tolist()))
         return [(p, lo, hi) for p, (lo, hi) in pairs if hi > lo]
 
+    def holds(self, key: int) -> bool:
+        """Whether one key is held."""
+        keys = self.keys[key >> 56]
+        if not len(keys):
+            return False
+        at = int(keys.searchsorted(np.uint64(key)))
+        return at < len(keys) and int(keys[at]) == key
+
     def lookup(self, sorted_keys: np.ndarray[Any, Any]) -> tuple[Any, Any]:
         """(found, stored value or 0) for each of ``sorted_keys`` (ascending, distinct)."""
         found = np.zeros(len(sorted_keys), dtype=bool)
@@ -226,9 +235,13 @@ class _Accumulator:
         self._occ_piece: array[int] = array("q")
 
     def trace(self, key: tuple[str, str, str, str], reasoning: bool) -> bool:
-        """Start a trace; False if it repeats one already seen in this chunk."""
+        """Start a trace; False if it repeats one already seen (this chunk or an earlier one).
+
+        A repeat is skipped before its passages are hashed (a claim under two mappings is
+        written twice, usually a chunk or more apart).
+        """
         h = hash(key) & _MASK64
-        if h in self._seen:
+        if h in self._seen or self.trace_keys.holds(h):
             return False
         self._seen.add(h)
         self._keys.append(h)
@@ -313,25 +326,31 @@ class _Accumulator:
 _SPECIAL = ("&", '"', "'", "<", ">")
 
 
+_TEXT = operator.attrgetter("text")
+_RANK = operator.attrgetter("rank")
+_SOURCE = operator.attrgetter("source")
+_TITLE = operator.attrgetter("title")
+
+
 def _passage_lengths(skeleton: UserSkeleton, passages: list[Any], texts: list[str]) -> list[int]:
     """Characters each passage adds to its user message (``UserSkeleton.passage``).
 
     When no text, source or title of the record holds a character HTML escaping changes
     (one scan of them joined), escaped lengths are plain lengths.
     """
-    extra = [x for p in passages for x in (p.source, p.title) if x]
-    joined = "".join(texts + extra)
+    sources = list(map(_SOURCE, passages))
+    titles = list(map(_TITLE, passages))
+    joined = "".join(texts) + "".join(filter(None, sources)) + "".join(filter(None, titles))
     if any(ch in joined for ch in _SPECIAL):
         return [skeleton.passage(p.rank, p.text, p.source, p.title) for p in passages]
     per, source, title = skeleton.per_passage, skeleton.source, skeleton.title
-    return [
-        per
-        + len(str(p.rank))
-        + len(p.text)
-        + (source + len(p.source) if p.source else 0)
-        + (title + len(p.title) if p.title else 0)
-        for p in passages
-    ]
+    digits = map(len, map(str, map(_RANK, passages)))
+    lengths = [per + n + d for n, d in zip(map(len, texts), digits, strict=True)]
+    if any(sources):
+        lengths = [n + (source + len(s) if s else 0) for n, s in zip(lengths, sources, strict=True)]
+    if any(titles):
+        lengths = [n + (title + len(t) if t else 0) for n, t in zip(lengths, titles, strict=True)]
+    return lengths
 
 
 def unit_sizes(
@@ -358,8 +377,8 @@ def unit_sizes(
         has_reasoning = reasoning is not None and bool(reasoning.strip())
         if not acc.trace((rec.system, rec.question_id, rec.sentence_id, c.claim_id), has_reasoning):
             continue
-        passages = [p for p in c.passages if top_k is None or p.rank <= top_k]
-        texts = [p.text for p in passages]
+        passages = c.passages if top_k is None else [p for p in c.passages if p.rank <= top_k]
+        texts = list(map(_TEXT, passages))
         base = skeleton.base + escaped_length(c.claim)
         lengths = _passage_lengths(skeleton, passages, texts)
         if retrieval:
