@@ -13,6 +13,7 @@ from rich.table import Table
 from failcodes import dataio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
+from failcodes.cli.options import UnitColumnOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
@@ -144,9 +145,7 @@ def agree(
     ] = 2000,
     seed: Annotated[int | None, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     confidence: Annotated[float, typer.Option("--confidence", help="CI level.")] = 0.95,
-    unit_column: Annotated[
-        str | None, typer.Option("--unit-column", help="Unit id column (default: guessed).")
-    ] = None,
+    unit_column: UnitColumnOpt = None,
     raters: Annotated[
         str | None, typer.Option("--raters", help="Comma-separated rater columns to use.")
     ] = None,

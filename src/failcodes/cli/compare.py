@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.options import MappingOpt, WithoutClaimsOpt, load_inputs
+from failcodes.cli.options import MappingOpt, UnitColumnOpt, WithoutClaimsOpt, load_inputs
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.mapping import DEFAULT_MAPPING
@@ -77,9 +77,7 @@ def compare(
             "McNemar then compare hits on the positive units (recall).",
         ),
     ] = None,
-    unit_column: Annotated[
-        str | None, typer.Option("--unit-column", help="Unit id column (ignored in tests).")
-    ] = None,
+    unit_column: UnitColumnOpt = None,
     systems: Annotated[
         str | None, typer.Option("--systems", help="Comma-separated system columns.")
     ] = None,

@@ -47,6 +47,12 @@ WithoutClaimsOpt = Annotated[
     ),
 ]
 
+# A ratings table's unit ids: `agree` and `compare` (failcodes.stats.tables guesses the column).
+UnitColumnOpt = Annotated[
+    str | None,
+    typer.Option("--unit-column", help="Unit id column (default: guessed from its name)."),
+]
+
 PartOpt = Annotated[
     UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
 ]
@@ -119,6 +125,7 @@ __all__ = [
     "RetriesOpt",
     "TopKOpt",
     "TracesOpt",
+    "UnitColumnOpt",
     "WithoutClaimsOpt",
     "load_columns",
     "load_inputs",
