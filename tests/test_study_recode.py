@@ -4,6 +4,7 @@ the rest, survive kill -9, leave every unit on the new version, and the report s
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -13,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from failcodes.annotations import Annotation
+from failcodes.annotations import Annotation, Status
 from failcodes.codebook import UnitKind, bundled, dump
 from failcodes.judge import read_annotations, read_summary
-from failcodes.judge.panelrun import read_panel
+from failcodes.judge.panelrun import consensus_annotations, read_panel
+from failcodes.labelstudio.config import UNIT_ID
 from failcodes.saturation.changes import Change, ChangeOp, next_version
 from failcodes.saturation.models import RecodeEntry, RecodeMethod
 from failcodes.study import StudyLayout, load_study, plan_study
@@ -355,3 +357,39 @@ def test_bad_judge_args_are_one_line(
         assert "failcodes.toml" in err[0]
         assert fake.stats()["calls"] == {}
         assert not layout.judge_recode_run("scifact-dev", "retrieval", 2).exists()
+
+
+def test_a_judge_panel_feeds_the_label_studio_step_its_consensus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # [review] labelstudio = true with a panel of three: the task file pre-selects the
+    # panel's consensus, and a unit the members tie on carries no prediction
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
+    with FakeServer() as fake:
+        layout = _study_with_args(
+            tmp_path / "rc",
+            fake.openai_base_url,
+            '["--judge", "openai:fake-model-b", "--judge", "openai:fake-model-c"]',
+        )
+        text = layout.study_file.read_text(encoding="utf-8")
+        layout.study_file.write_text(
+            text.replace("labelstudio = false", "labelstudio = true"), encoding="utf-8"
+        )
+        assert exit_code("run", str(layout.root)) == 0
+    run = layout.judge_run("scifact-dev", "retrieval")
+    consensus = {a.unit_id: a for a in consensus_annotations(run, bundled())}
+    tasks = json.loads(layout.labelstudio_tasks("scifact-dev", "retrieval").read_text())
+    assert len(tasks) == len(consensus) == 91
+    with_prediction = 0
+    for task in tasks:
+        ann = consensus[task["data"][UNIT_ID]]
+        if ann.status is not Status.SCORED:
+            assert "predictions" not in task
+            continue
+        with_prediction += 1
+        [prediction] = task["predictions"]
+        chosen = {r["from_name"]: r["value"]["choices"] for r in prediction["result"]}
+        assert chosen == {d: sorted(ann.code_set(d)) for d in chosen}
+        assert set(chosen) == {d for d, c in ann.codes.items() if c}
+    assert with_prediction == sum(a.status is Status.SCORED for a in consensus.values())
+    assert 0 < with_prediction < 91  # both cases occur (8 consensus units with this server)

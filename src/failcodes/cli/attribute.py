@@ -32,8 +32,6 @@ from failcodes.codebook import Codebook
 from failcodes.disagreements import with_evidence_source as declare_disagreements
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text, write_jsonl
-from failcodes.judge.journal import JOURNAL_NAME
-from failcodes.judge.run import read_annotations
 from failcodes.study import layout
 from failcodes.traces import (
     check_declared_systems,
@@ -63,13 +61,9 @@ OUTPUT_FILES = {
 def _annotations(run_dir: Path | None, codebook: Codebook) -> list[Annotation]:
     if run_dir is None:
         return []
-    from failcodes.judge.panelrun import PANEL_FILE, consensus_annotations
+    from failcodes.judge.panelrun import run_codes
 
-    if (run_dir / PANEL_FILE).is_file():  # a judge panel: its consensus, ties unscored
-        return consensus_annotations(run_dir, codebook)
-    if not (run_dir / JOURNAL_NAME).is_file():
-        raise InputError(f"no judge run here (missing {JOURNAL_NAME})", path=run_dir)
-    return read_annotations(run_dir)
+    return run_codes(run_dir, codebook)
 
 
 def _write_csv(df: pd.DataFrame, path: Path) -> None:

@@ -65,7 +65,11 @@ TopKOpt = Annotated[
 ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title.")]
 JudgedOpt = Annotated[
     Path | None,
-    typer.Option("--judged", help="Judge annotations JSONL: become pre-selected predictions."),
+    typer.Option(
+        "--judged",
+        help="Judge annotations JSONL, or a judge run folder (a panel's: its consensus): "
+        "become pre-selected predictions.",
+    ),
 ]
 JudgeOpt = Annotated[
     str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
@@ -148,13 +152,23 @@ def _tasks(
     unit_list = _units(units, part, top_k, dataset)
     if plan is not None:
         unit_list = _planned(unit_list, plan, part)
-    annotations = dataio.read_models_jsonl(judged, Annotation) if judged is not None else []
+    annotations = _judged(judged, cb)
     chosen = select_judged(annotations, cb, judge)
     tasks = build_tasks(unit_list, cb, part, chosen)
     if not tasks:
         why = " (closed-book: no passages)" if part is UnitKind.RETRIEVAL else ""
         raise ConfigError(f"{units} holds no {part.value} units{why}")
     return tasks
+
+
+def _judged(judged: Path | None, cb: Codebook) -> list[Annotation]:
+    if judged is None:
+        return []
+    if judged.is_dir():
+        from failcodes.judge.panelrun import run_codes
+
+        return run_codes(judged, cb)
+    return dataio.read_models_jsonl(judged, Annotation)
 
 
 def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Unit]:

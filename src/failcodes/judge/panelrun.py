@@ -25,6 +25,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text, read_model_if_exists
 from failcodes.judge.estimate import CostEstimate
 from failcodes.judge.job import JudgeJob
+from failcodes.judge.journal import JOURNAL_NAME
 from failcodes.judge.run import estimate_run, read_annotations, run_judge
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import Coder
@@ -203,6 +204,20 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
         sets = {d: list(v.consensus) for d, v in unit.dimensions.items() if d in multi}
         out.append(Annotation(status=Status.SCORED, codes=codes, code_sets=sets, **common))
     return out
+
+
+def run_codes(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
+    """The codes a judge run folder stands for: a panel's consensus, else its annotations.
+
+    What ``attribute --retrieval RUN`` and ``labelstudio export --judged RUN`` read, so a
+    study's panel feeds both steps like a single judge does.
+    """
+    run = Path(run_dir)
+    if (run / PANEL_FILE).is_file():  # a judge panel: its consensus, ties unscored
+        return consensus_annotations(run, codebook)
+    if not (run / JOURNAL_NAME).is_file():
+        raise InputError(f"no judge run here (missing {JOURNAL_NAME})", path=run)
+    return read_annotations(run)
 
 
 def read_panel(run_dir: str | Path) -> PanelReport | None:

@@ -256,6 +256,9 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
             for kind, run in runs.items():
                 tasks = layout.labelstudio_tasks(ds.name, kind)
                 part = "retrieval" if kind == "retrieval" else "verification"
+                # a panel's run folder: the consensus is pre-selected (ties are not)
+                judged = run if panel else run / "annotations.jsonl"
+                read = run / "panel.json" if panel else judged
                 steps.append(
                     Step(
                         f"labelstudio export {kind} {ds.name}",
@@ -268,11 +271,11 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
                             "--codebook",
                             codebook,
                             "--judged",
-                            str(run / "annotations.jsonl"),
+                            str(judged),
                             "-o",
                             str(tasks),
                         ),
-                        inputs=(dis, Path(codebook), run / "annotations.jsonl"),
+                        inputs=(dis, Path(codebook), read),
                         outputs=(tasks,),
                         dataset=ds.name,
                     )
