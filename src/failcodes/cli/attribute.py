@@ -34,7 +34,6 @@ from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text, write_jsonl
 from failcodes.study import layout
 from failcodes.traces import (
-    check_declared_systems,
     parse_evidence_declarations,
     with_evidence_source,
 )
@@ -120,7 +119,6 @@ def attribute_cmd(
     declared = parse_evidence_declarations(evidence or [])
     traces, disagreements = load_inputs(source)
     if declared:
-        check_declared_systems(declared, (t.system for t in traces))
         traces = with_evidence_source(traces, declared)
         if disagreements is not None:
             disagreements = declare_disagreements(disagreements, declared)

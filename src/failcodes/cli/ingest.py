@@ -13,7 +13,6 @@ from failcodes.errors import ConfigError
 from failcodes.ingest import AdapterOptions, Output, get_adapter, names
 from failcodes.study.config import bundled_or_path
 from failcodes.traces import (
-    check_declared_systems,
     parse_evidence_declarations,
     with_evidence_source,
 )
@@ -196,7 +195,6 @@ def ingest(
             dataio.detect_format(target)
     result = chosen.read(list(paths), options)
     if declared:
-        check_declared_systems(declared, (t.system for t in result.traces))
         result.traces = with_evidence_source(result.traces, declared)
     if chosen.output is Output.LABELS and labels_out is not None:
         raise ConfigError(f"adapter {adapter!r} writes its labels to -o; drop --labels-out")
