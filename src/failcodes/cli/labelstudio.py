@@ -15,7 +15,7 @@ from failcodes import codebook as codebooks
 from failcodes import dataio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import command_group
-from failcodes.cli.options import PartOpt
+from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
 from failcodes.fileio import atomic_write_text, write_json, write_jsonl
@@ -53,14 +53,6 @@ UnitsArg = Annotated[
         "its datasets; --dataset picks one), units JSONL (one failcodes Unit per line) or a "
         "traces file (every unit of every trace)."
     ),
-]
-DatasetOpt = Annotated[
-    str | None,
-    typer.Option("--dataset", help="With a study folder: only this dataset's disagreements."),
-]
-TopKOpt = Annotated[
-    int | None,
-    typer.Option("--top-k", min=1, help="With a traces file: only passages ranked <= K."),
 ]
 ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title.")]
 JudgedOpt = Annotated[

@@ -57,7 +57,8 @@ PartOpt = Annotated[
     UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
 ]
 
-# What a judge codes: `judge retrieval|reasoning` and `attribute`, which reads its runs.
+# What a judge codes: `judge retrieval|reasoning`, `attribute` (which reads its runs),
+# `saturate init --from` and `labelstudio export|push` (which build units the same way).
 FromOpt = Annotated[
     Path,
     typer.Option(
@@ -68,7 +69,19 @@ CodebookFileOpt = Annotated[
     Path | None,
     typer.Option("--codebook", help="Codebook file (YAML/JSON; default: the bundled codebook)."),
 ]
-TopKOpt = Annotated[int | None, typer.Option("--top-k", min=1, help="Only passages ranked <= K.")]
+TopKOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--top-k",
+        min=1,
+        help="Only passages ranked <= K (units built from traces or disagreements).",
+    ),
+]
+
+# A study's data sets: `recode` and `labelstudio export|push` with a study folder.
+DatasetOpt = Annotated[
+    str | None, typer.Option("--dataset", help="Only this data set of the study (default: all).")
+]
 
 # How a judge is called: `judge retrieval|reasoning` and `saturate recode`.
 DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
@@ -117,6 +130,7 @@ __all__ = [
     "CacheOpt",
     "CodebookFileOpt",
     "ConcurrencyOpt",
+    "DatasetOpt",
     "FromOpt",
     "LabelsOpt",
     "MappingOpt",

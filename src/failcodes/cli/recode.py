@@ -21,6 +21,7 @@ import typer
 from rich.console import Console
 
 from failcodes.cli.main import app
+from failcodes.cli.options import DatasetOpt
 from failcodes.errors import InputError
 from failcodes.study.layout import JUDGE_KINDS, StudyLayout
 
@@ -47,9 +48,7 @@ def judge_args(study_file: Path, judge: str, args: list[str]) -> dict[str, Any]:
 @app.command("recode")
 def recode(
     study_dir: Annotated[str, typer.Argument(help="The study folder.", metavar="STUDY")],
-    dataset: Annotated[
-        str | None, typer.Option("--dataset", help="Only this data set (default: all).")
-    ] = None,
+    dataset: DatasetOpt = None,
     kind: Annotated[
         str | None, typer.Option("--kind", help="Only this judge kind: retrieval | reasoning.")
     ] = None,

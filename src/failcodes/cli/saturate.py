@@ -32,6 +32,7 @@ from failcodes.cli.options import (
     ConcurrencyOpt,
     NoCacheOpt,
     RetriesOpt,
+    TopKOpt,
 )
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
@@ -100,9 +101,7 @@ def init(
         Path | None,
         typer.Option("--from", help="Build the pool from traces or disagreements (JSONL) instead."),
     ] = None,
-    top_k: Annotated[
-        int | None, typer.Option("--top-k", min=1, help="With --from: passages ranked <= K.")
-    ] = None,
+    top_k: TopKOpt = None,
     kind: Annotated[UnitKind, typer.Option(help="Codebook part to grow.")] = UnitKind.RETRIEVAL,
     folder: DirOpt = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Units per round.")] = 50,
