@@ -77,6 +77,12 @@ DirOpt = Annotated[
     Path | None,
     typer.Option("--dir", help="Project folder (default annotations/NAME).", show_default=False),
 ]
+JudgeSpecOpt = Annotated[
+    str,
+    typer.Option(
+        "--judge", help="Coder: offline, anthropic:MODEL, openai:MODEL; `round` also scripted:FILE."
+    ),
+]
 
 
 def _root(name: str, folder: Path | None) -> Path:
@@ -160,15 +166,11 @@ def init(
 def round_(
     name: NameArg,
     folder: DirOpt = None,
-    judge: Annotated[
-        str, typer.Option(help="Coder: offline, anthropic:MODEL, openai:MODEL, scripted:FILE.")
-    ] = "offline",
+    judge: JudgeSpecOpt = "offline",
     proposer: Annotated[
         str, typer.Option(help="Proposer: offline, llm:PROVIDER:MODEL, scripted:FILE.")
     ] = "offline",
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server for the judge/proposer.")
-    ] = None,
+    base_url: BaseUrlOpt = None,
     force: Annotated[bool, typer.Option(help="Run a round even when saturated.")] = False,
     auto_accept_all: Annotated[
         bool,
@@ -377,9 +379,7 @@ def _print_status(info: ProjectStatus) -> None:
 def recode(
     name: NameArg,
     folder: DirOpt = None,
-    judge: Annotated[
-        str, typer.Option(help="Judge: offline, anthropic:MODEL, openai:MODEL.")
-    ] = "offline",
+    judge: JudgeSpecOpt = "offline",
     base_url: BaseUrlOpt = None,
     budget: BudgetOpt = None,
     concurrency: ConcurrencyOpt = 8,
