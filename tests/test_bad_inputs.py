@@ -508,7 +508,53 @@ OTHER_CASES: list[Case] = [
     ),
 ]
 
-CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES
+#: Found by the second bad-input sweep (notes/badinput.md): one row per case.
+SWEEP_CASES: list[Case] = [
+    # without --codebook, the "bundled codebook" note came before the error: two lines
+    Case(
+        "judge/empty-traces-bundled-codebook",
+        ("judge", "retrieval", "--from", "{d}/t.jsonl", "-o", "{d}/run"),
+        _write({"t.jsonl": ""}),
+        ("t.jsonl", "no traces found"),
+    ),
+    Case(
+        "judge-dry-run/binary-traces-bundled-codebook",
+        (
+            *("judge", "retrieval", "--from", "{d}/t.jsonl", "--judge", "openai:gpt-5-mini"),
+            *("--dry-run", "-o", "{d}/run"),
+        ),
+        _write({"t.jsonl": bytes(range(256))}),
+        ("t.jsonl", "not UTF-8"),
+    ),
+    Case(
+        "attribute/json-array-bundled-codebook",
+        ("attribute", "--from", "{d}/t.jsonl", "-o", "{d}/att"),
+        _write({"t.jsonl": json.dumps(_trace_lines())}),
+        ("t.jsonl:1", "expected a JSON object"),
+    ),
+    # an empty input wrote an empty output and exited 0
+    Case(
+        "ingest/empty-input",
+        ("ingest", "generic", "{d}/e.jsonl", "-o", "{d}/o.jsonl"),
+        _write({"e.jsonl": ""}),
+        ("e.jsonl", "no traces found"),
+    ),
+    Case(
+        "ingest/whitespace-only-input",
+        ("ingest", "generic", "{d}/e.jsonl", "-o", "{d}/o.jsonl"),
+        _write({"e.jsonl": "  \n\n\t\n"}),
+        ("e.jsonl", "no traces found"),
+    ),
+    # the message read "Unterminated string starting at at column 893"
+    Case(
+        "metrics/truncated-string",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+        _write({"t.jsonl": _second_line(raw_first[:30]), "labels.csv": LABELS}),
+        ("t.jsonl:2", "Unterminated string starting at column"),
+    ),
+]
+
+CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES
 
 
 def test_the_suite_is_big_enough() -> None:

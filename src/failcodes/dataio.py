@@ -259,7 +259,8 @@ def parse_json(text: str, *, path: str | Path | None = None, line: int | None = 
         value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
-        col = f" at column {exc.colno}" if line is not None else ""
+        at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
+        col = f"{at} column {exc.colno}" if line is not None else ""
         raise InputError(f"malformed JSON ({exc.msg}{col})", path=path, line=where) from None
     except _StrictJSONError as exc:
         raise InputError(str(exc), path=path, line=line, field=exc.field) from None

@@ -99,17 +99,12 @@ def check_run_outputs(run_dir: Path, cache_path: Path | None) -> None:
 def load_codebook(path: str | Path | None, kind: UnitKind | None = None) -> Codebook:
     """Read and validate a codebook file (errors name file, line and rule).
 
-    ``None``: the bundled codebook (latest version), said on stderr so a researcher sees
-    which codebook coded their data. With ``kind``, a codebook without that part is refused
-    here, naming the file, before any output is touched.
+    ``None``: the bundled codebook (latest version); :func:`note_codebook` says so once the
+    inputs are read. With ``kind``, a codebook without that part is refused here, naming the
+    file, before any output is touched.
     """
     if path is None:
-        cb = codebook_mod.bundled()
-        typer.echo(
-            f"codebook: the bundled {cb.name} v{cb.version} (give --codebook for your own)",
-            err=True,
-        )
-        return cb
+        return codebook_mod.bundled()
     cb = codebook_mod.load(path)
     if kind is not None:
         try:
@@ -117,3 +112,15 @@ def load_codebook(path: str | Path | None, kind: UnitKind | None = None) -> Code
         except MissingPartError as exc:
             raise InputError(exc.reason, path=path, field="parts") from None
     return cb
+
+
+def note_codebook(path: str | Path | None, cb: Codebook) -> None:
+    """Say on stderr that the bundled codebook codes the data (``path`` None).
+
+    Called once the inputs are read, so a bad input still gets its error as the only line.
+    """
+    if path is None:
+        typer.echo(
+            f"codebook: the bundled {cb.name} v{cb.version} (give --codebook for your own)",
+            err=True,
+        )

@@ -24,7 +24,7 @@ from failcodes.attribution import (
     per_passage_codes,
     per_trace_steps,
 )
-from failcodes.cli._judge_inputs import load_codebook, load_inputs
+from failcodes.cli._judge_inputs import load_codebook, load_inputs, note_codebook
 from failcodes.cli.main import app
 from failcodes.cli.options import CodebookFileOpt, FromOpt, TopKOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
@@ -126,6 +126,7 @@ def attribute_cmd(
     v_ann = _annotations(reasoning, codebook)
     if strategy is Strategy.CODEBOOK and retrieval is None:
         raise InputError("the codebook strategy needs --retrieval RUN_DIR (judge retrieval)")
+    note_codebook(codebook_path, codebook)
     items = attribute(
         disagreements if disagreements is not None else traces,
         r_ann,

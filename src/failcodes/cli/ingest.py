@@ -9,7 +9,7 @@ import typer
 
 from failcodes import dataio
 from failcodes.cli.main import app
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.ingest import AdapterOptions, Output, get_adapter, names
 from failcodes.study.config import bundled_or_path
 from failcodes.traces import (
@@ -196,6 +196,12 @@ def ingest(
     result = chosen.read(list(paths), options)
     if declared:
         result.traces = with_evidence_source(result.traces, declared)
+    produced = result.traces if chosen.output is Output.TRACES else result.labels
+    if not produced:  # an empty or whitespace-only input: no empty output, no zero exit
+        raise InputError(
+            f"no {chosen.output.value} found (expected at least one record)",
+            path=", ".join(str(p) for p in paths),
+        )
     if chosen.output is Output.LABELS and labels_out is not None:
         raise ConfigError(f"adapter {adapter!r} writes its labels to -o; drop --labels-out")
     if sentences_out is not None and not result.sentences:

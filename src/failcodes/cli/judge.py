@@ -17,6 +17,7 @@ from failcodes.cli._judge_inputs import (
     load_codebook,
     load_traces,
     load_unit_sizes,
+    note_codebook,
 )
 from failcodes.cli.judge_panel import panel_command
 from failcodes.cli.main import command_group
@@ -230,6 +231,7 @@ def _run(
             parse_spec(spec)
         mode = flags.mode(dry_run=dry_run)
         check_run_outputs(run_dir, None if no_cache else cache)
+        note_codebook(codebook_path, codebook)
         job = JudgeJob(
             codebook,
             kind,
@@ -262,6 +264,7 @@ def _run(
     heuristic = coder.coder_kind is CoderKind.HEURISTIC
     mode = flags.mode(dry_run=dry_run)
     check_run_outputs(run_dir, cache_path)  # one line, nothing created, before any call
+    note_codebook(codebook_path, codebook)
     job = JudgeJob(
         codebook, kind, run_dir, mode=mode, cache_path=cache_path, prices=prices, settings=settings
     )
