@@ -26,7 +26,7 @@ from failcodes.attribution import (
 )
 from failcodes.cli._judge_inputs import load_codebook, load_inputs, note_codebook
 from failcodes.cli.main import app
-from failcodes.cli.options import CodebookFileOpt, FromOpt, TopKOpt
+from failcodes.cli.options import CodebookFileOpt, EvidenceOpt, FromOpt, TopKOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.codebook import Codebook
 from failcodes.disagreements import with_evidence_source as declare_disagreements
@@ -95,20 +95,13 @@ def attribute_cmd(
     top: Annotated[int, typer.Option("--top", min=1, help="Dominant subcodes per group.")] = 3,
     output: Annotated[Path, typer.Option("-o", "--output")] = Path("reports") / "attribution",
     fmt: FormatOpt = OutputFormat.TABLE,
-    evidence: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--evidence",
-            help="The pipeline's evidence source: retrieved, provided or none (closed-book); "
-            "SYSTEM=SOURCE for one system (repeatable). Overrides the traces' own "
-            "evidence_source. See docs/attribution.md.",
-        ),
-    ] = None,
+    evidence: EvidenceOpt = None,
 ) -> None:
     """Attribute each disagreement to retrieval, provided evidence or verification.
 
     The rule is failcodes' own (docs/attribution.md): closed-book pipelines are never blamed on
-    retrieval, nor are pipelines whose evidence came with the item.
+    retrieval, nor are pipelines whose evidence came with the item. --evidence overrides the
+    traces' own evidence_source.
     """
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="attribute")
     import pandas as pd

@@ -12,8 +12,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
-from failcodes.cli.options import MappingOpt, UnitColumnOpt, WithoutClaimsOpt, load_inputs
+from failcodes.cli.options import MappingOpt, UnitColumnOpt, load_inputs
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.mapping import DEFAULT_MAPPING

@@ -10,12 +10,12 @@ import typer
 from rich.table import Table
 
 from failcodes import dataio
+from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
 from failcodes.cli.options import (
     LabelsOpt,
     MappingOpt,
     TracesOpt,
-    WithoutClaimsOpt,
     load_columns,
     make_console,
 )

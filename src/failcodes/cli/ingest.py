@@ -9,6 +9,7 @@ import typer
 
 from failcodes import dataio
 from failcodes.cli.main import app
+from failcodes.cli.options import EvidenceOpt
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest import AdapterOptions, Output, get_adapter, names
 from failcodes.study.config import bundled_or_path
@@ -149,17 +150,13 @@ def ingest(
         list[str] | None,
         typer.Option("--option", help="Adapter-specific setting KEY=VALUE (see docs)."),
     ] = None,
-    evidence: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--evidence",
-            help="Declare the pipeline's evidence source on every trace: retrieved, provided "
-            "or none (closed-book); SYSTEM=SOURCE for one system (repeatable). Default: the "
-            "adapter's, else retrieved when a trace has passages or a retriever, none otherwise.",
-        ),
-    ] = None,
+    evidence: EvidenceOpt = None,
 ) -> None:
-    """Read PATH... with ADAPTER and write failcodes traces/labels (format by extension)."""
+    """Read PATH... with ADAPTER and write failcodes traces/labels (format by extension).
+
+    Without --evidence a trace keeps the adapter's evidence source, else gets retrieved when
+    it has passages or a retriever, none otherwise.
+    """
     chosen = get_adapter(adapter)
     generic_only = {
         "--verifier": verifier,

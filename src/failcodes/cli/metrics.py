@@ -11,11 +11,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
 from failcodes.cli.options import (
     MappingOpt,
     TracesOpt,
-    WithoutClaimsOpt,
     load_columns,
     make_console,
 )

@@ -11,18 +11,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from failcodes import dataio
 from failcodes.labels import Label
 from failcodes.mapping import NAMED_MAPPINGS
-from failcodes.metrics import WithoutClaimsPolicy
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 from failcodes.units import UnitKind
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 MAPPING_HELP = (
     "Error mapping (repeatable): "
@@ -37,13 +38,15 @@ TracesOpt = Annotated[
 LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
 MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
 
-WithoutClaimsOpt = Annotated[
-    WithoutClaimsPolicy,
+
+# The pipeline's evidence source, declared over the traces' own: `ingest` and `attribute`.
+EvidenceOpt = Annotated[
+    list[str] | None,
     typer.Option(
-        "--without-claims",
-        help="Labelled sentences a system has no claim for: count as 'no error flagged' "
-        "(default: a labelled error there is a miss, an FN with no claims) or leave out "
-        "(reported).",
+        "--evidence",
+        help="Declare the pipeline's evidence source on every trace: retrieved, provided or "
+        "none (closed-book); SYSTEM=SOURCE for one system (repeatable). See "
+        "docs/attribution.md.",
     ),
 ]
 
@@ -119,6 +122,8 @@ def load_columns(
 
 def make_console() -> Console:
     """A console for tables: the terminal's width, or 200 columns when piped."""
+    from rich.console import Console  # imported here: `ingest` prints no tables
+
     return Console() if sys.stdout.isatty() else Console(width=200)
 
 
@@ -131,6 +136,7 @@ __all__ = [
     "CodebookFileOpt",
     "ConcurrencyOpt",
     "DatasetOpt",
+    "EvidenceOpt",
     "FromOpt",
     "LabelsOpt",
     "MappingOpt",
@@ -140,7 +146,6 @@ __all__ = [
     "TopKOpt",
     "TracesOpt",
     "UnitColumnOpt",
-    "WithoutClaimsOpt",
     "load_columns",
     "load_inputs",
     "make_console",
