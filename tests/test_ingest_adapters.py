@@ -33,6 +33,37 @@ def test_registry_lists_all_adapters() -> None:
         get_adapter("nope")
 
 
+@pytest.mark.parametrize(
+    ("name", "known"),
+    [
+        ("atomic", "none"),
+        ("covidfact", "none"),
+        ("generic-labels", "sentence_ids"),
+        ("healthver", "none"),
+        ("medexpert", "annotator"),
+        ("medscore", "ids, verdict_from, verifier"),
+        ("ragchecker", "neutral"),
+        ("scifact", "none"),
+    ],
+)
+def test_an_unknown_option_is_refused_before_any_file_is_read(
+    tmp_path: Path, name: str, known: str
+) -> None:
+    # FileAdapter.read checks --option names first: the path does not even exist
+    with pytest.raises(ConfigError) as err:
+        get_adapter(name).read([tmp_path / "absent"], AdapterOptions(extra={"nope": "1"}))
+    assert str(err.value) == f"adapter {name!r} has no option 'nope' (its options: {known})"
+
+
+def test_an_adapter_describes_itself_with_its_readers_docstring_summary() -> None:
+    assert get_adapter("covidfact").description == (
+        "COVID-Fact top-5 retrieval with gold recall flag -> traces + claim labels"
+    )
+    assert get_adapter("generic-labels").description == (
+        "Clinical labels in the failcodes label format (JSONL, CSV, Parquet)"
+    )
+
+
 # ---------------------------------------------------------------- MedScore
 
 
