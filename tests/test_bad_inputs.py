@@ -552,6 +552,49 @@ SWEEP_CASES: list[Case] = [
         _write({"t.jsonl": _second_line(raw_first[:30]), "labels.csv": LABELS}),
         ("t.jsonl:2", "Unterminated string starting at column"),
     ),
+    # labels with only a header: every metric undefined, exit 0
+    Case(
+        "metrics/labels-header-only",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": "claim_id,has_error,annotator\n"}),
+        ("l.csv", "no labels found"),
+    ),
+    Case(
+        "disagreements/labels-empty-jsonl",
+        (
+            *("disagreements", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+            *("-o", "{d}/out/dis.jsonl"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "l.jsonl": "\n"}),
+        ("l.jsonl", "no labels found"),
+    ),
+    # ratings tables: pandas renamed a repeated column to coder_A.1; a header-only table
+    # gave a table of undefined coefficients with exit 0
+    Case(
+        "agree/duplicate-column",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A,coder_B,coder_A\n1,1,1,2\n2,2,2,1\n"}),
+        ("r.csv:1", "field 'coder_A'", "appears twice"),
+    ),
+    Case(
+        "agree/header-only",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A,coder_B\n"}),
+        ("r.csv", "no ratings"),
+    ),
+    Case(
+        "compare/header-only",
+        ("compare", "{d}/r.csv"),
+        _write({"r.csv": "unit,sys_a,sys_b\n"}),
+        ("r.csv", "no ratings"),
+    ),
+    # a whole-document JSON error ended "(Invalid control character at)"
+    Case(
+        "labelstudio-import/control-character",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": '[{"id": "a\x01b"}]'}),
+        ("x.json:1", "Invalid control character at column 11"),
+    ),
 ]
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES

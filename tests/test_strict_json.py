@@ -115,3 +115,11 @@ def test_peek_returns_none_for_strict_failures(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text('{"a": 1, "a": 2}\n')
     assert dataio.peek_jsonl(path) is None
+
+
+def test_peek_reads_past_a_bom(tmp_path: Path) -> None:
+    # the readers accept a BOM; the sniffer did not, so a disagreements file saved by an
+    # editor that adds one was read as traces ('claim_id' missing on line 1)
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"kind": "FN", "claims": []}\n')
+    assert dataio.peek_jsonl(path) == {"kind": "FN", "claims": []}

@@ -260,7 +260,7 @@ def parse_json(text: str, *, path: str | Path | None = None, line: int | None = 
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
-        col = f"{at} column {exc.colno}" if line is not None else ""
+        col = f"{at} column {exc.colno}"
         raise InputError(f"malformed JSON ({exc.msg}{col})", path=path, line=where) from None
     except _StrictJSONError as exc:
         raise InputError(str(exc), path=path, line=line, field=exc.field) from None
@@ -317,7 +317,7 @@ def peek_jsonl(path: str | Path) -> dict[str, Any] | None:
     what a file holds; the real reader then reports the problem with its location.
     """
     try:
-        with Path(path).open(encoding="utf-8") as fh:
+        with Path(path).open(encoding="utf-8-sig") as fh:  # a BOM, as the readers allow
             first = next((line for line in fh if line.strip()), "")
         obj = parse_json(first) if first else None
     except (OSError, UnicodeDecodeError, InputError):
@@ -839,6 +839,8 @@ def read_labels(
     for line, *fields in targets:
         target_once(seen, *fields, path=p, line=line)
     if traces is not None:
+        if not len(labels):  # only a header, or blank: every metric would be undefined
+            raise InputError("no labels found (expected at least one labelled row)", path=p)
         validate_labels(labels, traces, path=p, lines=lines)
     return labels
 
@@ -1141,19 +1143,30 @@ def read_ratings_frame(path: str | Path) -> Any:
     p = Path(path)
     if not p.exists():
         raise InputError("file not found", path=p)
+    if p.is_dir():
+        raise InputError("is a folder, expected a file", path=p)
     suffix = p.suffix.lower()
     try:
         if suffix == ".csv":
-            return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-        if suffix == ".parquet":
-            return pd.read_parquet(p)
-        if suffix in (".jsonl", ".ndjson"):
-            return pd.DataFrame([obj for _, obj in iter_jsonl(p)])
-    except (OSError, ValueError) as exc:
+            with _open_text(p) as fh:  # pandas would rename a repeated column to NAME.1
+                header = next(csv.reader(fh), [])
+            _check_columns(p, header, None, ())
+            frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+        elif suffix == ".parquet":
+            frame = pd.read_parquet(p)
+        elif suffix in (".jsonl", ".ndjson"):
+            frame = pd.DataFrame([obj for _, obj in iter_jsonl(p)])
+        else:
+            raise InputError(
+                f"unknown ratings format '{suffix}'; use .csv, .parquet or .jsonl", path=p
+            )
+    except (OSError, ValueError, csv.Error) as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(f"cannot read ratings: {exc}", path=p) from exc
-    raise InputError(f"unknown ratings format '{suffix}'; use .csv, .parquet or .jsonl", path=p)
+    if frame.empty:
+        raise InputError("no ratings (expected one row per unit, one column per rater)", path=p)
+    return frame
 
 
 # ------------------------------------------------------------------------------------------
