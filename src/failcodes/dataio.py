@@ -57,8 +57,11 @@ from failcodes.sentences import Sentence
 from failcodes.tracecols import (
     KEY_COLUMNS,
     SCALAR_COLUMNS,
+    GroupCodes,
+    GroupOverflowError,
     KeyCodes,
     Origin,
+    SentenceColumns,
     TraceColumns,
     numpy_of,
     string_array,
@@ -817,7 +820,7 @@ def read_labels(
     labels: list[Label] | LabelColumns
     if columns:
         held = LabelColumns()
-        lines = array.array("q")
+        lines = held.lines
         for line, label in _iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS):
             held.append(label)
             lines.append(line)
@@ -847,7 +850,7 @@ def read_labels(
 
 def validate_labels(
     labels: Sequence[Label],
-    traces: Sequence[Trace] | TraceColumns,
+    traces: Sequence[Trace] | TraceColumns | SentenceColumns,
     *,
     path: str | Path | None = None,
     lines: Sequence[int] | None = None,
@@ -1475,7 +1478,7 @@ def _claim_view(rec: Any, entry: tuple[str, str | None]) -> ClaimView:
 def _scan_jsonl(
     path: Path,
     names: Sequence[str],
-    keys: KeyCodes,
+    keys: KeyCodes | GroupCodes,
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
 ) -> tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64], _LineFailure | None]:
@@ -1498,6 +1501,7 @@ def _scan_jsonl(
     add = keys.add
     lines = array.array("q")  # 8 bytes a row (a list of ints costs ~36)
     offsets = array.array("q")
+    locate = isinstance(keys, KeyCodes)  # groups keep no rows: no line or offset either
     failure: _LineFailure | None = None
     if not path.exists():
         raise InputError("file not found", path=path)
@@ -1527,8 +1531,9 @@ def _scan_jsonl(
                     continue
                 entry = (rec.verdict.value, rec.raw_verdict)
             add(rec.system, rec.question_id, rec.sentence_id, rec.claim_id, entry[0])
-            lines.append(lineno)
-            offsets.append(start)
+            if locate:
+                lines.append(lineno)
+                offsets.append(start)
             if buf is None:
                 continue
             for n in plain:
@@ -1661,7 +1666,7 @@ def _parquet_record(pf: Any, row: int) -> dict[str, Any]:
 def _scan_parquet(
     path: Path,
     names: Sequence[str],
-    keys: KeyCodes,
+    keys: KeyCodes | GroupCodes,
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
 ) -> tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64], _LineFailure | None]:
@@ -1771,7 +1776,7 @@ def _scan_parquet(
         offset += n
         if failure is not None:
             break
-    rows = len(keys) - before
+    rows = len(keys) - before if isinstance(keys, KeyCodes) else 0  # groups: no rows kept
     return (
         buf.table() if others else None,
         np.arange(1, rows + 1, dtype=np.int64),
@@ -1857,6 +1862,33 @@ def read_trace_columns(
             )
         ]
         return TraceColumns.from_traces(traces, text=text)
+
+
+def read_sentence_columns(
+    paths: str | Path | Sequence[str | Path],
+) -> SentenceColumns | TraceColumns:
+    """Read traces reduced to their sentence groups, for sentence-level metrics (issue 18).
+
+    Memory follows the sentences, not the claims (:class:`~failcodes.tracecols.GroupCodes`):
+    no claim id, line or offset is kept. Valid input only: on any problem (a line or row
+    the fast readers refuse, a duplicate claim, CSV input, ids beyond the group key) this
+    returns :func:`read_trace_columns` of the same files instead, which raises the usual
+    one-line error or holds the traces as columns.
+    """
+    items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
+    formats = [detect_format(p) for p in items]
+    if Format.CSV not in formats:
+        groups = GroupCodes()
+        try:
+            for path, fmt in zip(items, formats, strict=True):
+                scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
+                if scan(path, KEY_COLUMNS, groups, None, None)[3] is not None:
+                    raise GroupOverflowError
+            return groups.finish()
+        except (GroupOverflowError, _UseObjectReaderError, InputError):
+            pass
+        del groups
+    return read_trace_columns(items)
 
 
 def _read_columns_fast(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
@@ -13,7 +14,7 @@ from pydantic import Field, model_validator
 from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
 from failcodes.mapping import SentenceKey
-from failcodes.tracecols import TraceColumns
+from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 
 
@@ -49,6 +50,8 @@ class LabelColumns(Sequence[Label]):
     """
 
     def __init__(self) -> None:
+        #: Where each label was read (1-based line or row), when read from a file.
+        self.lines: array.array[int] = array.array("q")
         self._columns: dict[str, list[Any]] = {name: [] for name in Label.model_fields}
         self._fields_set: list[frozenset[str]] = []
         self._shared: dict[frozenset[str], frozenset[str]] = {}
@@ -226,7 +229,9 @@ class LabelIndex:
         """
         return [SentenceKey(question_id=q, sentence_id=s) for q, s in self.labelled_pairs(traces)]
 
-    def labelled_pairs(self, traces: Sequence[Trace] | TraceColumns) -> list[tuple[str, str]]:
+    def labelled_pairs(
+        self, traces: Sequence[Trace] | TraceColumns | SentenceColumns
+    ) -> list[tuple[str, str]]:
         """:meth:`labelled_sentences` as ``(question_id, sentence_id)`` tuples, same order.
 
         What the columnar aggregation needs: a tuple of two shared strings costs ~56 bytes
@@ -254,10 +259,17 @@ class LabelIndex:
 
 
 def _questions_of_sentences(
-    traces: Sequence[Trace] | TraceColumns, wanted: set[str]
+    traces: Sequence[Trace] | TraceColumns | SentenceColumns, wanted: set[str]
 ) -> dict[str, set[str]]:
     """The question ids each wanted sentence id occurs under in the traces."""
     out: dict[str, set[str]] = {}
+    if isinstance(traces, SentenceColumns):
+        width = max(1, len(traces.questions))
+        for pair in np.unique(traces.sentence * width + traces.question).tolist():
+            sid = traces.sentences[pair // width]
+            if sid in wanted:
+                out.setdefault(sid, set()).add(traces.questions[pair % width])
+        return out
     if isinstance(traces, TraceColumns):
         s_codes, sentences = traces.small_codes("sentence_id")
         q_codes, questions = traces.small_codes("question_id")
@@ -318,7 +330,7 @@ def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> di
 
 
 def _first_parents(
-    traces: Iterable[Trace] | TraceColumns, labels: Sequence[Label] = ()
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns, labels: Sequence[Label] = ()
 ) -> tuple[dict[str, str], dict[str, str], set[str]]:
     """Each sentence's first question, each claim's first sentence, and every question.
 
@@ -327,6 +339,19 @@ def _first_parents(
     """
     sentence_question: dict[str, str] = {}
     claim_sentence: dict[str, str] = {}
+    if isinstance(traces, SentenceColumns):
+        if any(cid is not None for cid in label_column(labels, "claim_id")):
+            raise ValueError("claim labels need the claims: read_trace_columns, not groups")
+        wanted_s = {sid for sid in label_column(labels, "sentence_id") if sid is not None}
+        # each sentence's first question: that of its group with the earliest first row
+        order = np.lexsort((traces.first, traces.sentence))
+        ordered = traces.sentence[order]
+        starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+        for g in order[starts].tolist() if len(order) else []:
+            sid = traces.sentences[int(traces.sentence[g])]
+            if sid in wanted_s:
+                sentence_question[sid] = traces.questions[int(traces.question[g])]
+        return sentence_question, claim_sentence, set(traces.questions)
     if isinstance(traces, TraceColumns):
         q_codes, questions = traces.small_codes("question_id")
         s_codes, sentences = traces.small_codes("sentence_id")
@@ -362,7 +387,7 @@ class LabelProblem:
 
 
 def check_labels_against_traces(
-    labels: Sequence[Label], traces: Iterable[Trace] | TraceColumns
+    labels: Sequence[Label], traces: Iterable[Trace] | TraceColumns | SentenceColumns
 ) -> list[LabelProblem]:
     """List the labels whose target does not exist in ``traces`` (empty list: all fine).
 

@@ -37,7 +37,7 @@ from pydantic import Field
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
-from failcodes.tracecols import TraceColumns
+from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -262,16 +262,21 @@ class SentenceGroups:
 
 
 def sentence_groups(
-    cols: TraceColumns, known_sentences: Iterable[SentenceKey | tuple[str, str]] = ()
+    cols: TraceColumns | SentenceColumns,
+    known_sentences: Iterable[SentenceKey | tuple[str, str]] = (),
 ) -> SentenceGroups:
     """Group trace rows by (system, question, sentence) for the any-error aggregation.
 
     Same groups and the same *without claims* rule as :func:`aggregate_sentences`, on columns.
     Known sentences are keys or ``(question_id, sentence_id)`` tuples. Raises
-    :class:`InputError` on a duplicate (system, question, claim).
+    :class:`InputError` on a duplicate (system, question, claim). Traces already reduced to
+    groups (:class:`SentenceColumns`, claims unique by construction) give the same groups
+    in the same order, with no row map (``group`` is empty).
     """
-    check_unique_claims(cols)
     known = [k if isinstance(k, tuple) else (k.question_id, k.sentence_id) for k in known_sentences]
+    if isinstance(cols, SentenceColumns):
+        return _known_groups(cols, known)
+    check_unique_claims(cols)
     sys_codes, systems = cols.small_codes("system")
     q_raw, q_uniques = cols.small_codes("question_id")
     s_raw, s_uniques = cols.small_codes("sentence_id")
@@ -300,6 +305,28 @@ def sentence_groups(
         question=(keys // ns) % nq,
         sentence=keys % ns,
         group=group.reshape(-1).astype(np.int64, copy=False),
+        known=known_pairs,
+    )
+
+
+def _known_groups(cols: SentenceColumns, known: list[tuple[str, str]]) -> SentenceGroups:
+    """:func:`sentence_groups` of reduced traces: their groups re-coded with the known ids."""
+    questions = sorted(set(cols.questions).union(q for q, _ in known))
+    sentences = sorted(set(cols.sentences).union(s for _, s in known))
+    q_pos = {q: i for i, q in enumerate(questions)}
+    s_pos = {s: i for i, s in enumerate(sentences)}
+    q_lookup = np.array([q_pos[q] for q in cols.questions], dtype=np.int64)
+    s_lookup = np.array([s_pos[s] for s in cols.sentences], dtype=np.int64)
+    known_pairs = np.array([(q_pos[q], s_pos[s]) for q, s in known], dtype=np.int64).reshape(-1, 2)
+    # the codes only gain gaps (sorted vocabularies grown): the groups stay in key order
+    return SentenceGroups(
+        systems=cols.systems,
+        questions=questions,
+        sentences=sentences,
+        system=cols.system,
+        question=q_lookup[cols.question] if len(cols.question) else cols.question,
+        sentence=s_lookup[cols.sentence] if len(cols.sentence) else cols.sentence,
+        group=np.zeros(0, dtype=np.int64),
         known=known_pairs,
     )
 

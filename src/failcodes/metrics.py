@@ -61,7 +61,7 @@ from failcodes.stats.bootstrap import (
     resample_counts,
 )
 from failcodes.stats.estimate import Estimate as Estimate  # re-exported: the one family
-from failcodes.tracecols import VERDICTS, TraceColumns
+from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -469,16 +469,25 @@ def _count_by(codes: IntArray, n: int, systems: Sequence[str]) -> dict[str, int]
     return {systems[i]: int(c) for i, c in enumerate(counts) if c}
 
 
+def _systems(cols: TraceColumns | SentenceColumns) -> list[str]:
+    """The systems of the traces, sorted."""
+    return cols.systems if isinstance(cols, SentenceColumns) else cols.codes("system")[1]
+
+
 def _sentence_units(
-    cols: TraceColumns,
+    cols: TraceColumns | SentenceColumns,
     mapping: ErrorMapping,
     index: LabelIndex,
     known: list[tuple[str, str]],
     policy: WithoutClaimsPolicy,
 ) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
-    groups = sentence_groups(cols, known)
-    _, systems = cols.codes("system")
-    pred = groups.flags(_error_rows(cols, mapping))
+    if isinstance(cols, SentenceColumns):
+        groups = sentence_groups(cols, known)
+        pred = cols.flags(mapping.error_verdicts)
+    else:
+        groups = sentence_groups(cols, known)
+        pred = groups.flags(_error_rows(cols, mapping))
+    systems = _systems(cols)
     sentence_label = label_flags(groups.sentences, index.sentence)
     label = sentence_label[groups.sentence]
     scored = label >= 0
@@ -530,12 +539,19 @@ def _claim_units(
     return units, unlabelled
 
 
-def verdict_distributions(traces: Iterable[Trace] | TraceColumns) -> list[VerdictDistribution]:
+def verdict_distributions(
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns,
+) -> list[VerdictDistribution]:
     """Count each system's claim verdicts (all five canonical verdicts, sorted by system)."""
-    cols = traces if isinstance(traces, TraceColumns) else as_columns(list(traces))
-    sys_codes, systems = cols.codes("system")
     n_v = len(VERDICTS)
-    tally = np.bincount(sys_codes * n_v + cols.verdict_codes(), minlength=len(systems) * n_v)
+    tally: npt.NDArray[np.int64]
+    if isinstance(traces, SentenceColumns):
+        systems = traces.systems
+        tally = traces.verdict_counts.reshape(-1)
+    else:
+        cols = traces if isinstance(traces, TraceColumns) else as_columns(list(traces))
+        sys_codes, systems = cols.codes("system")
+        tally = np.bincount(sys_codes * n_v + cols.verdict_codes(), minlength=len(systems) * n_v)
     out = []
     for s, system in enumerate(systems):
         per = {v: int(tally[s * n_v + i]) for i, v in enumerate(VERDICTS)}
@@ -552,7 +568,7 @@ def verdict_distributions(traces: Iterable[Trace] | TraceColumns) -> list[Verdic
 
 
 def compute_metrics(
-    traces: Sequence[Trace] | TraceColumns,
+    traces: Sequence[Trace] | TraceColumns | SentenceColumns,
     labels: Iterable[Label],
     mappings: Sequence[ErrorMapping | str] = (DEFAULT_MAPPING,),
     *,
@@ -575,10 +591,12 @@ def compute_metrics(
     maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
     if bootstrap < 0:
         raise ValueError("bootstrap must be >= 0")
-    cols = as_columns(traces)
+    if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
+        raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
+    cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)
     index = LabelIndex(labels)
     known = index.labelled_pairs(cols)
-    _, systems = cols.codes("system")
+    systems = _systems(cols)
     results: list[MetricResult] = []
     missing_all: list[SentenceWithoutClaims] = []
     for mi, mapping in enumerate(maps):
@@ -586,6 +604,7 @@ def compute_metrics(
         if lvl is Level.SENTENCE:
             units, unlabelled, missing = _sentence_units(cols, mapping, index, known, policy)
         else:
+            assert isinstance(cols, TraceColumns)  # refused above
             units, unlabelled = _claim_units(cols, mapping, index)
         if mi == 0:
             missing_all = missing

@@ -15,7 +15,7 @@ traces, :meth:`TraceColumns.to_traces` gives them back. Nothing here reads or wr
 from __future__ import annotations
 
 import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -343,3 +343,203 @@ class TraceColumns:
         names = [n for n in SCALAR_COLUMNS if n in table.column_names]
         rows = table.select(names).to_pylist()
         return [Trace.model_validate({k: v for k, v in r.items() if v is not None}) for r in rows]
+
+
+class GroupOverflowError(Exception):
+    """The rows do not fit :class:`GroupCodes` (duplicate claim, too many distinct ids)."""
+
+
+#: Rows :class:`GroupCodes` buffers before it folds them into its groups.
+_GROUP_CHUNK = 1 << 17
+#: Key layout of a group: sentence code << 32 | question code << 8 | system code.
+_SYSTEM_BITS, _QUESTION_BITS, _SENTENCE_BITS = 8, 24, 31
+#: Mixes a row's system code into its claim id's hash (an odd 64-bit constant).
+_SYSTEM_MIX = np.uint64(0x9E3779B97F4A7C15)
+_GROUP_COLUMNS = ("system", "question_id", "sentence_id", "verdict")
+
+
+class GroupCodes:
+    """Rows folded into (system, question, sentence) groups as a reader goes (issue 18).
+
+    What sentence-level metrics need of the traces, in memory that follows the sentences:
+    per group the set of its claims' verdicts (a bit per :data:`VERDICTS` index) and its
+    first row, the claims per system and verdict, and a 64-bit hash of each row's
+    (system, claim_id) for the duplicate check (8 bytes a row where :class:`KeyCodes` holds
+    20 and the claim ids). Same ``add``/``add_arrow`` interface as :class:`KeyCodes`.
+    :meth:`finish` raises :class:`GroupOverflowError` when two rows share a hash (a
+    duplicate claim, or a collision) or the ids outgrow the key: the caller then reads the
+    traces into :class:`KeyCodes` (which gives the exact error, if any).
+    """
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, dict[str, int]] = {n: {} for n in _GROUP_COLUMNS}
+        self._pending = {n: array.array("i") for n in _GROUP_COLUMNS}
+        self._claims = array.array("q")  # hash(claim_id) per pending row
+        self._vocabs = [self.vocab[n] for n in _GROUP_COLUMNS]
+        self._arrays = [self._pending[n] for n in _GROUP_COLUMNS]
+        self._hashes: list[npt.NDArray[np.uint64]] = []
+        self._keys: npt.NDArray[Any] = np.zeros(0, dtype=np.int64)
+        self._bits: npt.NDArray[Any] = np.zeros(0, dtype=np.uint8)
+        self._first: npt.NDArray[Any] = np.zeros(0, dtype=np.int64)
+        self._tally = np.zeros((1 << _SYSTEM_BITS) * len(VERDICTS), dtype=np.int64)
+        self._rows = 0  # rows folded so far
+
+    def __len__(self) -> int:
+        """Rows added so far."""
+        return self._rows + len(self._pending["verdict"])
+
+    def add(self, system: str, question: str, sentence: str, claim: str, verdict: str) -> None:
+        """Append one row (the verdict canonical)."""
+        for value, vocab, codes in zip(
+            (system, question, sentence, verdict), self._vocabs, self._arrays, strict=True
+        ):
+            code = vocab.get(value)
+            if code is None:
+                code = vocab[value] = len(vocab)
+            codes.append(code)
+        self._claims.append(hash(claim))
+        if len(self._claims) >= _GROUP_CHUNK:
+            self._fold()
+
+    def add_arrow(self, name: str, column: Any) -> None:
+        """Append a chunk of one column given as an Arrow string array (no nulls).
+
+        The columns of a batch come one after another, ``verdict`` last (as
+        :data:`KEY_COLUMNS` orders them); rows are folded once the verdicts are in.
+        """
+        if len(column) == 0:
+            return
+        encoded = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+        encoded = encoded.dictionary_encode()
+        indices = numpy_of(encoded.indices)
+        uniques = encoded.dictionary.to_pylist()
+        if name == "claim_id":
+            hashes = np.array([hash(v) for v in uniques], dtype=np.int64)
+            self._claims.extend(hashes[indices].tolist())
+            return
+        vocab = self.vocab[name]
+        lookup = np.array([vocab.setdefault(v, len(vocab)) for v in uniques], dtype=np.int32)
+        self._pending[name].extend(lookup[indices].tolist())
+        if name == "verdict" and len(self._claims) >= _GROUP_CHUNK:
+            self._fold()
+
+    def _fold(self) -> None:
+        """Fold the pending rows into the groups (sorted keys, verdict bits, first rows)."""
+        n = len(self._claims)
+        if n == 0:
+            return
+        sizes = (len(self.vocab["system"]), len(self.vocab["question_id"]))
+        if sizes[0] > 1 << _SYSTEM_BITS or sizes[1] > 1 << _QUESTION_BITS:
+            raise GroupOverflowError
+        if len(self.vocab["sentence_id"]) > 1 << _SENTENCE_BITS:
+            raise GroupOverflowError
+        system = np.frombuffer(self._pending["system"], dtype=np.int32).astype(np.int64)
+        key = np.frombuffer(self._pending["sentence_id"], dtype=np.int32).astype(np.int64)
+        key <<= 32
+        key |= np.frombuffer(self._pending["question_id"], dtype=np.int32).astype(np.int64) << 8
+        key |= system
+        lookup = np.array([VERDICTS.index(Verdict(v)) for v in self.vocab["verdict"]], np.int64)
+        verdict = lookup[np.frombuffer(self._pending["verdict"], dtype=np.int32)]
+        self._tally += np.bincount(system * len(VERDICTS) + verdict, minlength=len(self._tally))
+        mixed = np.frombuffer(self._claims, dtype=np.int64).view(np.uint64).copy()
+        mixed ^= system.view(np.uint64) * _SYSTEM_MIX
+        self._hashes.append(mixed)
+        # the chunk's own groups (stable: the first of equal keys is the earliest row)
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+        bits = np.bitwise_or.reduceat(np.left_shift(1, verdict).astype(np.uint8)[order], starts)
+        first = order[starts] + self._rows
+        key = key[starts]
+        del order, starts, verdict, system
+        # merged into the groups so far: known groups gain bits, new ones are inserted
+        at = np.searchsorted(self._keys, key)
+        known = at < len(self._keys)
+        known[known] = self._keys[at[known]] == key[known]
+        np.bitwise_or.at(self._bits, at[known], bits[known])
+        new = ~known
+        self._keys = np.insert(self._keys, at[new], key[new])
+        self._bits = np.insert(self._bits, at[new], bits[new])
+        self._first = np.insert(self._first, at[new], first[new])
+        self._rows += n
+        for codes in self._arrays:
+            del codes[:]
+        del self._claims[:]
+
+    def finish(self) -> SentenceColumns:
+        """The groups as :class:`SentenceColumns` (see the class doc for the errors)."""
+        self._fold()
+        hashes = np.empty(sum(len(h) for h in self._hashes), dtype=np.uint64)
+        at = 0
+        while self._hashes:  # each chunk freed once copied (memory: the result + one chunk)
+            chunk = self._hashes.pop(0)
+            hashes[at : at + len(chunk)] = chunk
+            at += len(chunk)
+            del chunk
+        hashes.sort()
+        if len(hashes) > 1 and bool((hashes[1:] == hashes[:-1]).any()):
+            raise GroupOverflowError
+        del hashes
+        names = ("system", "question_id", "sentence_id")
+        ranks: list[npt.NDArray[np.int64]] = []
+        values: list[list[str]] = []
+        for name in names:
+            first_seen = list(self.vocab[name])
+            order = sorted(range(len(first_seen)), key=first_seen.__getitem__)
+            rank = np.empty(len(first_seen), dtype=np.int64)
+            rank[order] = np.arange(len(first_seen), dtype=np.int64)
+            ranks.append(rank)
+            values.append([first_seen[i] for i in order])
+        keys = self._keys
+        system = ranks[0][keys & 0xFF]
+        question = ranks[1][(keys >> 8) & 0xFFFFFF]
+        sentence = ranks[2][keys >> 32]
+        order = np.lexsort((sentence, question, system))
+        tally = self._tally.reshape(-1, len(VERDICTS))[: len(values[0])]
+        counts = np.zeros_like(tally)
+        counts[ranks[0]] = tally
+        return SentenceColumns(
+            systems=values[0],
+            questions=values[1],
+            sentences=values[2],
+            system=system[order],
+            question=question[order],
+            sentence=sentence[order],
+            verdicts=self._bits[order],
+            first=self._first[order],
+            verdict_counts=counts,
+            rows=self._rows,
+        )
+
+
+@dataclass(frozen=True)
+class SentenceColumns:
+    """Traces reduced to their (system, question, sentence) groups (:class:`GroupCodes`).
+
+    Enough for sentence-level metrics, verdict distributions and the label checks of
+    sentence labels, in memory that follows the sentences, not the claims. Groups are
+    sorted by (system, question, sentence); codes index the sorted ``systems``,
+    ``questions`` and ``sentences``; ``verdicts`` has bit ``i`` set when one of the group's
+    claims has verdict ``VERDICTS[i]``; ``first`` is the group's first trace row.
+    """
+
+    systems: list[str]
+    questions: list[str]
+    sentences: list[str]
+    system: IntArray
+    question: IntArray
+    sentence: IntArray
+    verdicts: npt.NDArray[np.uint8]
+    first: IntArray
+    verdict_counts: IntArray  # (systems, VERDICTS): claims per system and verdict
+    rows: int
+
+    def __len__(self) -> int:
+        """Number of traces."""
+        return self.rows
+
+    def flags(self, error_verdicts: Collection[Verdict]) -> npt.NDArray[np.bool_]:
+        """Any-error per group: one of its claims has one of ``error_verdicts``."""
+        mask = sum(1 << VERDICTS.index(v) for v in set(error_verdicts))
+        out: npt.NDArray[np.bool_] = (self.verdicts & np.uint8(mask)) != 0
+        return out

@@ -17,6 +17,7 @@ from failcodes.cli.options import (
     MappingOpt,
     TracesOpt,
     load_columns,
+    load_sentence_columns,
     make_console,
 )
 from failcodes.cli.output_format import FormatOpt, OutputFormat
@@ -207,7 +208,10 @@ def metrics(
             raise ConfigError("--labels is required (only --verdicts works without labels)")
         _print_distributions(verdict_distributions(read_trace_columns(traces)), fmt, out)
         return
-    columns, label_list = load_columns(traces, labels)
+    if level is Level.SENTENCE:  # memory follows the sentences, not the claims
+        columns, label_list = load_sentence_columns(traces, labels)
+    else:
+        columns, label_list = load_columns(traces, labels)
     report = compute_metrics(
         columns,
         label_list,

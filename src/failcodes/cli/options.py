@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from failcodes import dataio
-from failcodes.labels import Label
+from failcodes.errors import InputError
+from failcodes.labels import Label, LabelColumns
 from failcodes.mapping import NAMED_MAPPINGS
-from failcodes.tracecols import TraceColumns
+from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 from failcodes.units import UnitKind
 
@@ -120,6 +121,34 @@ def load_columns(
     return columns, labels
 
 
+def load_sentence_columns(
+    trace_paths: Sequence[Path], labels_path: Path
+) -> tuple[TraceColumns | SentenceColumns, Sequence[Label]]:
+    """:func:`load_columns` for sentence-level metrics: traces reduced to sentence groups.
+
+    Memory follows the sentences (issue 18). The labels are read first (a claim label needs
+    the claims: the traces are then read as columns), their error, if any, raised after the
+    traces' own, as :func:`load_columns` orders them.
+    """
+    labels: LabelColumns | None = None
+    failure: InputError | None = None
+    try:
+        labels = dataio.read_labels(labels_path, columns=True)
+    except InputError as exc:
+        failure = exc
+    grouped = labels is not None and all(c is None for c in labels.column("claim_id"))
+    columns: TraceColumns | SentenceColumns = (
+        dataio.read_sentence_columns(trace_paths)
+        if grouped
+        else dataio.read_trace_columns(trace_paths)
+    )
+    if failure is not None:
+        raise failure
+    assert labels is not None
+    dataio.validate_labels(labels, columns, path=labels_path, lines=labels.lines)
+    return columns, labels
+
+
 def make_console() -> Console:
     """A console for tables: the terminal's width, or 200 columns when piped."""
     from rich.console import Console  # imported here: `ingest` prints no tables
@@ -148,5 +177,6 @@ __all__ = [
     "UnitColumnOpt",
     "load_columns",
     "load_inputs",
+    "load_sentence_columns",
     "make_console",
 ]
