@@ -1239,7 +1239,11 @@ def _trace_decoder() -> Any:
             out.append((name, kind) if info.is_required() else (name, kind, None))
         return out
 
-    passage = msgspec.defstruct("PassageLine", fields(Passage), forbid_unknown_fields=True)
+    # gc=False: the records hold no cycles, and the collector would otherwise scan the
+    # passages of every line a chunk of the disagreements stream keeps (~60k of them)
+    passage = msgspec.defstruct(
+        "PassageLine", fields(Passage), forbid_unknown_fields=True, gc=False
+    )
     trace_fields = fields(Trace, skip="passages")
     required = [f for f in trace_fields if len(f) == 2]
     optional = [f for f in trace_fields if len(f) == 3]
@@ -1247,6 +1251,7 @@ def _trace_decoder() -> Any:
         "TraceLine",
         [*required, *optional, ("passages", list[passage], msgspec.field(default_factory=list))],  # type: ignore[valid-type]
         forbid_unknown_fields=True,
+        gc=False,
     )
     return msgspec.json.Decoder(line)
 
@@ -1453,12 +1458,15 @@ def _construct_trace(
     )
 
 
-def _claim_view(rec: Any, entry: tuple[str, str | None]) -> ClaimView:
-    """The claim-record fields of a line :func:`_fast_line` vouched for (no model built)."""
-    from failcodes.disagreements import ClaimView
+def _claim_view(rec: Any, entry: tuple[str, str | None], view: type[ClaimView]) -> ClaimView:
+    """The claim-record fields of a line :func:`_fast_line` vouched for (no model built).
 
+    ``view`` is :class:`~failcodes.disagreements.ClaimView`, imported once by the caller (an
+    import statement per line costs ~7 us: the module's ``__getattr__`` is asked for
+    ``__path__`` each time).
+    """
     source = rec.evidence_source
-    return ClaimView(
+    return view(
         question_id=rec.question_id,
         sentence_id=rec.sentence_id,
         claim_id=rec.claim_id,
@@ -1997,29 +2005,33 @@ def _gather(
         raise ValueError("these columns have neither source files nor traces")
     import msgspec
 
+    from failcodes.disagreements import ClaimView
+
     decode = _trace_decoder().decode
     astuple = msgspec.structs.astuple
     verdicts: dict[Any, Any] = {}
     out: list[tuple[Trace | ClaimView, list[Any] | None] | None] = [None] * len(rows)
+    at = np.asarray(rows, dtype=np.int64)
+    offsets: list[int] = origin.offset[at].tolist()
+    lines: list[int] = origin.line[at].tolist()
     by_file: dict[int, list[int]] = {}
-    for pos, row in enumerate(rows):
-        by_file.setdefault(int(origin.file[int(row)]), []).append(pos)
+    for pos, file in enumerate(origin.file[at].tolist()):
+        by_file.setdefault(file, []).append(pos)
     for index, positions in by_file.items():
         path = origin.paths[index]
         if origin.formats[index] == Format.JSONL.value:
             with path.open("rb", buffering=_GATHER_BUFFER) as fh:
-                for pos in sorted(positions, key=lambda p: int(origin.offset[int(rows[p])])):
-                    row = int(rows[pos])
-                    fh.seek(int(origin.offset[row]))
+                for pos in sorted(positions, key=offsets.__getitem__):
+                    fh.seek(offsets[pos])
                     raw = fh.readline()
-                    line = int(origin.line[row])
+                    line = lines[pos]
                     body = raw[3:] if line == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
                     fast = _fast_line(body, decode, verdicts, aliases, astuple, accepted=True)
                     if fast is not None and passages_json:
                         rec, entry = fast
                         # the decoded passages themselves: the JSON encoder writes these
                         # structs as the dicts ``asdict`` would give (800k of them at 1x)
-                        out[pos] = (_claim_view(rec, entry), list(rec.passages))
+                        out[pos] = (_claim_view(rec, entry, ClaimView), rec.passages)
                         continue
                     trace = (
                         _construct_trace(*fast)
@@ -2034,17 +2046,16 @@ def _gather(
             starts = np.cumsum(
                 [0] + [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
             )
-            wanted = sorted(positions, key=lambda p: int(origin.offset[int(rows[p])]))
             group = -1
             table = None
-            for pos in wanted:
-                at = int(origin.offset[int(rows[pos])])
-                g = int(np.searchsorted(starts, at, side="right") - 1)
+            for pos in sorted(positions, key=offsets.__getitem__):
+                row = offsets[pos]
+                g = int(np.searchsorted(starts, row, side="right") - 1)
                 if g != group:
                     group, table = g, pf.read_row_group(g)
                 assert table is not None
-                record = _drop_nones(table.slice(at - int(starts[g]), 1).to_pylist()[0])
-                out[pos] = (_prepare_trace(record, path, at + 1, aliases, {}), None)
+                record = _drop_nones(table.slice(row - int(starts[g]), 1).to_pylist()[0])
+                out[pos] = (_prepare_trace(record, path, row + 1, aliases, {}), None)
     return [t for t in out if t is not None]
 
 
@@ -2130,8 +2141,11 @@ def json_line_encoder() -> Callable[[Any], bytes]:
     return dumps
 
 
-#: Disagreements written per Parquet row group (and fetched per gather in the stream).
+#: Disagreements written per Parquet row group.
 _RECORDS_PER_CHUNK = 2_000
+#: Disagreements whose traces the stream fetches at a time: their decoded lines stay in the
+#: processor's caches (~50 lines; 2,000 disagreements took ~1.4x as long at paper scale).
+_GATHERED_PER_CHUNK = 16
 
 
 def write_disagreement_records(
@@ -2224,8 +2238,8 @@ def stream_disagreements(
 
     def records() -> Iterator[tuple[dict[str, Any], bool]]:
         # each record, and whether msgspec writes its floats (passage scores) as repr does
-        for start in range(0, len(selected), _RECORDS_PER_CHUNK):
-            chunk = selected[start : start + _RECORDS_PER_CHUNK]
+        for start in range(0, len(selected), _GATHERED_PER_CHUNK):
+            chunk = selected[start : start + _GATHERED_PER_CHUNK]
             rows = sorted({r for s in chunk for r in s.rows})
             fetched = dict(zip(rows, _gather(columns, rows, None, passages_json=True), strict=True))
             plain = {r: p is not None and _repr_scores(p) for r, (_, p) in fetched.items()}
@@ -2336,7 +2350,7 @@ def _struct_of(model: type[BaseModel], name: str) -> Any:
         else:
             kind = _msgspec_type(annotation, info.metadata)
         fields.append((field_name, kind | None if optional else kind))
-    return msgspec.defstruct(name, fields, forbid_unknown_fields=True)
+    return msgspec.defstruct(name, fields, forbid_unknown_fields=True, gc=False)  # no cycles
 
 
 def _is_text(kind: Any) -> bool:
