@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -54,3 +55,23 @@ def test_help_pays_for_no_optional_heavyweights() -> None:
         assert "scipy.stats" not in loaded, argv
         assert "bm25s" not in loaded, argv
         assert "numba" not in loaded, argv
+
+
+def _help(*argv: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "failcodes", *argv, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "COLUMNS": "400"},
+    )
+    return proc.stdout
+
+
+def test_help_paragraphs_are_reflowed_and_brackets_kept() -> None:
+    # agree's docstring breaks "per dimension: percent, Fleiss," / "Krippendorff nominal" over
+    # two source lines; on a wide terminal the paragraph is one line, not two ragged ones
+    assert "per dimension: percent, Fleiss, Krippendorff nominal, AC1" in _help("agree")
+    # "[judge].args" in an option's help is text, not rich markup
+    assert "(default: [judge].args, else 8)" in _help("recode")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import signal
 import sys
 import threading
@@ -97,6 +98,35 @@ def _register_only(argv: list[str]) -> bool:
     )
 
 
+def _reflow(doc: str) -> str:
+    """A command's docstring as its help: each paragraph one line, so the terminal wraps it.
+
+    Typer keeps a paragraph's line breaks, which leaves ragged help; a paragraph holding a
+    list (``- item``) keeps them. Square brackets are escaped (``[judge].args`` is no markup).
+    """
+    from rich.markup import escape
+
+    out = []
+    for paragraph in inspect.cleandoc(doc).split("\n\n"):
+        lines = paragraph.splitlines()
+        if any(line.lstrip().startswith(("- ", "* ", "\b")) for line in lines):
+            out.append(paragraph)
+        else:
+            out.append(" ".join(line.strip() for line in lines))
+    return escape("\n\n".join(out))
+
+
+def _reflow_help(group: typer.Typer) -> None:
+    """Re-flow the help of every command of ``group`` and of its subgroups (see _reflow)."""
+    for info in group.registered_commands:
+        doc = info.help or (inspect.getdoc(info.callback) if info.callback else None)
+        if doc:
+            info.help = _reflow(doc)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _reflow_help(sub.typer_instance)
+
+
 def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
     """SIGTERM does what Ctrl-C does: whatever SIGINT handler is current runs.
 
@@ -118,6 +148,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if not _register_only(args):
         register_commands()
+    if "--help" in args:
+        _reflow_help(app)
     try:
         app(args=argv)
     except FailcodesError as exc:

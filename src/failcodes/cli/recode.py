@@ -58,12 +58,12 @@ def recode(
     concurrency: Annotated[
         int | None,
         typer.Option(
-            "--concurrency", min=1, help="Calls in flight (default: [judge].args', else 8)."
+            "--concurrency", min=1, help="Calls in flight (default: \\[judge].args, else 8)."
         ),
     ] = None,
     max_attempts: Annotated[
         int | None,
-        typer.Option("--max-attempts", min=1, help="Default: [judge].args', else 6."),
+        typer.Option("--max-attempts", min=1, help="Default: \\[judge].args, else 6."),
     ] = None,
 ) -> None:
     """Re-code what a codebook bump touched in the study's judge runs; migrate the rest."""
