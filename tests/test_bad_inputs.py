@@ -9,6 +9,7 @@ removed or modified, e.g. no fresh ``journal.sqlite`` or empty run folder).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Callable
@@ -185,6 +186,11 @@ BOMB = "\n".join(
         for p, n in zip("abcdefgh", "bcdefghi", strict=True)
     ]
 )
+#: A HealthVer CSV and a COVID-Fact recall TSV of one row each (their published headers).
+HEALTHVER = (
+    "id,evidence,claim,label,topic_ip,question\n1,Masks reduce spread.,Masks work,Supports,1,q\n"
+)
+COVIDFACT = "index\tsentence1\tsentence2\tlabel\trecall\n0\tev\tclaim\tentailment\t1\n"
 GOOD_CB = CODEBOOK.read_text(encoding="utf-8")
 _doc = yaml.safe_load(GOOD_CB)
 _doc["parts"] = [p for p in _doc["parts"] if p["id"] != "retrieval"]
@@ -594,6 +600,79 @@ SWEEP_CASES: list[Case] = [
         ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
         _write({"x.json": '[{"id": "a\x01b"}]'}),
         ("x.json:1", "Invalid control character at column 11"),
+    ),
+    # the HealthVer and COVID-Fact adapters read CSV themselves: a traceback on text that is
+    # not UTF-8 and on a cell over the csv module's 128 KiB; repeated and extra cells passed
+    Case(
+        "ingest-healthver/latin-1",
+        ("ingest", "healthver", "{d}/hv.csv", "-o", "{d}/o.jsonl"),
+        _write({"hv.csv": HEALTHVER.encode() + "Gr\u00fcn,x,y,Neutral,1,q\n".encode("latin-1")}),
+        ("hv.csv", "not UTF-8"),
+    ),
+    Case(
+        "benchmark-healthver/gzip",
+        ("benchmark", "healthver", "{d}/hv.csv"),
+        _write({"hv.csv": gzip.compress(HEALTHVER.encode())}),
+        ("hv.csv", "not UTF-8"),
+    ),
+    Case(
+        "ingest-healthver/duplicate-column",
+        ("ingest", "healthver", "{d}/hv.csv", "-o", "{d}/o.jsonl"),
+        _write({"hv.csv": "id,evidence,claim,label,topic_ip,question,label\n"}),
+        ("hv.csv:1", "field 'label'", "appears twice"),
+    ),
+    Case(
+        "benchmark-healthver/header-only",
+        ("benchmark", "healthver", "{d}/hv.csv"),
+        _write({"hv.csv": HEALTHVER.splitlines()[0] + "\n"}),
+        ("hv.csv", "no rows"),
+    ),
+    Case(
+        "ingest-covidfact/extra-cells",
+        ("ingest", "covidfact", "{d}/cf.tsv", "-o", "{d}/o.jsonl"),
+        _write({"cf.tsv": COVIDFACT + "1\tev\tclaim\tentailment\t1\textra\n"}),
+        ("cf.tsv:3", "expected 5 cells"),
+    ),
+    Case(
+        "benchmark-covidfact/huge-cell-latin-1",
+        ("benchmark", "covidfact", "{d}/cf.tsv"),
+        _write(
+            {
+                "cf.tsv": (COVIDFACT + "1\t" + "\u00e9" * 200_000 + "\tc\tentailment\t1\n").encode(
+                    "latin-1"
+                )
+            }
+        ),
+        ("cf.tsv", "not UTF-8"),
+    ),
+    Case(
+        "ingest-covidfact/dataset-without-claim",
+        ("ingest", "covidfact", "{d}/cf", "-o", "{d}/o.jsonl"),
+        _write(
+            {
+                "cf/evidence_recall/test1_5_recall.tsv": COVIDFACT,
+                "cf/COVIDFACT_dataset.jsonl": '{"label": "SUPPORTED", "evidence": []}\n',
+            }
+        ),
+        ("COVIDFACT_dataset.jsonl:1", "field 'claim'"),
+    ),
+    Case(
+        "ingest-covidfact/retrieved-evidence-not-an-object",
+        ("ingest", "covidfact", "{d}/cf", "-o", "{d}/o.jsonl"),
+        _write(
+            {
+                "cf/evidence_recall/test1_5_recall.tsv": COVIDFACT,
+                "cf/evidence_recall/refuted_retrieved_evidence.json": "[1, 2]",
+            }
+        ),
+        ("refuted_retrieved_evidence.json", "expected an object"),
+    ),
+    # an empty atomic file printed "(no rows)" and exited 0
+    Case(
+        "benchmark-atomic/empty",
+        ("benchmark", "atomic", "{d}/a.jsonl"),
+        _write({"a.jsonl": "\n"}),
+        ("a.jsonl", "no records"),
     ),
 ]
 

@@ -422,6 +422,7 @@ def _csv_rows(
     columns: Sequence[str] | None,
     required: Sequence[str],
     column_map: Mapping[str, str],
+    delimiter: str = ",",
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of a CSV file; an empty cell is a missing value, except in a required column.
 
@@ -432,7 +433,7 @@ def _csv_rows(
     keep_empty = set(required)
     with _open_text(path) as fh:
         try:
-            reader = csv.reader(fh)
+            reader = csv.reader(fh, delimiter=delimiter)
             try:
                 header_raw = next(reader)
             except StopIteration:
@@ -538,6 +539,18 @@ def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         rows = _parquet_rows(p, None, (), {})
     for line, rec in rows:
         yield line, _drop_nones(rec)
+
+
+def csv_rows(
+    path: str | Path, required: Sequence[str], *, delimiter: str = ","
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, record)`` for every row of a foreign CSV (or TSV) file.
+
+    Every ``required`` column must be in the header (its empty cells are ``""``); other empty
+    cells are left out. Errors as for :func:`table_rows`, and text that is not UTF-8, with the
+    file and line: for the adapters of published data sets (HealthVer, COVID-Fact).
+    """
+    yield from _csv_rows(Path(path), None, required, {}, delimiter)
 
 
 def table_columns(path: str | Path) -> list[str] | None:

@@ -161,6 +161,8 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
                 annotator="human evaluation",
             )
         )
+    if not facts and not answers:
+        raise InputError("no records (expected one JSON object per fact or answer)", path=p)
     return AtomicData(facts=facts, answers=answers, traces=traces, labels=labels)
 
 

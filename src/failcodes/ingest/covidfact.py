@@ -20,12 +20,11 @@ no_evidence. Labels: ``has_error`` = the claim is REFUTED (false), one per claim
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
 from failcodes.contract import FrozenModel
-from failcodes.dataio import iter_jsonl, read_json
+from failcodes.dataio import csv_rows, iter_jsonl, read_json
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, only_path
 from failcodes.labels import Label
@@ -49,6 +48,10 @@ class CovidFactClaim(FrozenModel):
     gold_evidence: tuple[str, ...] | None
 
 
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
 def read_covidfact(root: str | Path) -> list[CovidFactClaim]:
     """Read the recall TSV (+ optional per-sentence lists and gold evidence)."""
     base = Path(root)
@@ -59,38 +62,46 @@ def read_covidfact(root: str | Path) -> list[CovidFactClaim]:
     split: dict[str, list[str]] = {}
     if (folder / SPLIT_JSON).is_file():
         split = read_json(folder / SPLIT_JSON)
+        if not isinstance(split, dict) or not all(map(_strings, split.values())):
+            raise InputError(
+                "expected an object {claim: [retrieved sentences]}", path=folder / SPLIT_JSON
+            )
     gold: dict[str, list[str]] = {}
     ds = folder / DATASET
     if ds.is_file():
-        for _, obj in iter_jsonl(ds):
-            gold.setdefault(obj["claim"], list(obj.get("evidence") or []))
-    csv.field_size_limit(1 << 26)
-    out: list[CovidFactClaim] = []
-    with tsv.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter="\t")
-        for col in ("index", "sentence1", "sentence2", "label", "recall"):
-            if col not in (reader.fieldnames or []):
-                raise InputError("missing column", path=tsv, line=1, field=col)
-        for lineno, row in enumerate(reader, start=2):
-            if row["label"] not in ("entailment", "not_entailment"):
+        for lineno, obj in iter_jsonl(ds):
+            claim, evidence = obj.get("claim"), obj.get("evidence") or []
+            if not isinstance(claim, str):
+                raise InputError("expected the claim text", path=ds, line=lineno, field="claim")
+            if not _strings(evidence):
                 raise InputError(
-                    f"unknown label {row['label']!r}", path=tsv, line=lineno, field="label"
+                    "expected a list of evidence sentences", path=ds, line=lineno, field="evidence"
                 )
-            if row["recall"] not in ("0", "1"):
-                raise InputError("recall must be 0 or 1", path=tsv, line=lineno, field="recall")
-            claim = row["sentence2"].strip()
-            sents = split.get(claim)
-            out.append(
-                CovidFactClaim(
-                    claim_id=f"covidfact-test1-{row['index']}",
-                    claim=claim,
-                    label=row["label"],
-                    recall=row["recall"] == "1",
-                    retrieved_joined=row["sentence1"].strip(),
-                    retrieved=tuple(sents) if sents else None,
-                    gold_evidence=tuple(gold[claim]) if claim in gold else None,
-                )
+            gold.setdefault(claim, list(evidence))
+    out: list[CovidFactClaim] = []
+    columns = ("index", "sentence1", "sentence2", "label", "recall")
+    for lineno, row in csv_rows(tsv, columns, delimiter="\t"):
+        if row["label"] not in ("entailment", "not_entailment"):
+            raise InputError(
+                f"unknown label {row['label']!r}", path=tsv, line=lineno, field="label"
             )
+        if row["recall"] not in ("0", "1"):
+            raise InputError("recall must be 0 or 1", path=tsv, line=lineno, field="recall")
+        claim = row["sentence2"].strip()
+        sents = split.get(claim)
+        out.append(
+            CovidFactClaim(
+                claim_id=f"covidfact-test1-{row['index']}",
+                claim=claim,
+                label=row["label"],
+                recall=row["recall"] == "1",
+                retrieved_joined=row["sentence1"].strip(),
+                retrieved=tuple(sents) if sents else None,
+                gold_evidence=tuple(gold[claim]) if claim in gold else None,
+            )
+        )
+    if not out:
+        raise InputError("no rows after the header (expected one per claim)", path=tsv)
     return out
 
 

@@ -18,10 +18,10 @@ refuted if some Refutes and none Supports, ambiguous if both, no_evidence if all
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
+from failcodes.dataio import csv_rows
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.traces import EvidenceSource, Passage, Trace
@@ -55,25 +55,22 @@ def read_healthver(path: str | Path, system: str = "healthver-t5") -> list[Trace
         raise InputError("file not found", path=p)
     groups: dict[tuple[str, str], list[tuple[str, str, Verdict]]] = {}
     questions: dict[tuple[str, str], str] = {}
-    with p.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise InputError("missing column", path=p, line=1, field=missing[0])
-        for lineno, row in enumerate(reader, start=2):
-            raw = (row["label"] or "").strip()
-            if raw.lower() not in POLARITY:
-                raise InputError(
-                    f"unknown label {raw!r} (Supports, Refutes, Neutral)",
-                    path=p,
-                    line=lineno,
-                    field="label",
-                )
-            key = (row["topic_ip"].strip(), row["claim"].strip())
-            groups.setdefault(key, []).append(
-                (row["id"].strip(), row["evidence"].strip(), POLARITY[raw.lower()])
+    for lineno, row in csv_rows(p, COLUMNS):
+        raw = row["label"].strip()
+        if raw.lower() not in POLARITY:
+            raise InputError(
+                f"unknown label {raw!r} (Supports, Refutes, Neutral)",
+                path=p,
+                line=lineno,
+                field="label",
             )
-            questions.setdefault(key, row["question"].strip())
+        key = (row["topic_ip"].strip(), row["claim"].strip())
+        groups.setdefault(key, []).append(
+            (row["id"].strip(), row["evidence"].strip(), POLARITY[raw.lower()])
+        )
+        questions.setdefault(key, row["question"].strip())
+    if not groups:
+        raise InputError("no rows after the header (expected one per claim and passage)", path=p)
     traces: list[Trace] = []
     per_topic: dict[str, int] = {}
     for (topic, claim), rows in groups.items():
