@@ -156,3 +156,30 @@ def test_cli_pipeline_to_metrics(tmp_path: Path) -> None:
     # dense judged only Q1:0: TP.
     assert (rows["bm25"]["tp"], rows["bm25"]["fp"]) == (1, 1)
     assert (rows["dense"]["tp"], rows["dense"]["fp"]) == (1, 0)
+
+
+def test_csv_cell_with_the_passage_list_as_json(tmp_path: Path) -> None:
+    # a pandas export of the same rows: the docs list written as JSON text in its cell
+    path = tmp_path / "pipeline.csv"
+    docs = json.dumps([DOC_A, DOC_B]).replace('"', '""')
+    path.write_text(
+        "qid,sent_no,atomic_fact,pred,docs,pipeline\n"
+        f'Q1,0,Aspirin lowers stroke risk.,REFUTED,"{docs}",bm25\n'
+        'Q1,1,The dose is 81 mg.,REFUTED,"[""Aspirin 81 mg daily."", ""Low dose.""]",bm25\n'
+        "Q2,0,Statins cause diabetes.,REFUTED,,bm25\n"
+    )
+    from_csv = GENERIC.read([path], OPTIONS).traces
+    from_jsonl = GENERIC.read([_jsonl(tmp_path, ROWS[:1])], OPTIONS).traces
+    assert from_csv[0] == from_jsonl[0]
+    # a list of texts: one passage each, ranked in order, ids from their text
+    texts = [(p.rank, p.text, p.passage_id) for p in from_csv[1].passages]
+    assert texts == [
+        (1, "Aspirin 81 mg daily.", f"sha256:{content_hash('Aspirin 81 mg daily.')}"),
+        (2, "Low dose.", f"sha256:{content_hash('Low dose.')}"),
+    ]
+    assert from_csv[2].passages == ()  # an empty cell: no passages
+    path.write_text("qid,sent_no,atomic_fact,pred,docs,pipeline\nQ1,0,c,REFUTED,not json,bm25\n")
+    with pytest.raises(InputError) as info:
+        GENERIC.read([path], OPTIONS)
+    assert (info.value.line, info.value.field) == (2, "passages")
+    assert "a passages cell holds a JSON list" in str(info.value)

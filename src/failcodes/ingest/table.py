@@ -14,11 +14,11 @@ with options alone (docs/trace-format.md, "Your own table"):
   ``ids="claim"`` it gets ``<sentence_id>:c<hash of the claim text>`` (several claims per
   sentence, and the same claim keeps its id in every system's rows). Whole-number ids
   (JSONL or Parquet integers) are read as text.
-- nested passages: a column holding a list of objects mapped onto ``passages``; ``--map
-  content=text`` renames a key inside each object (targets: the passage fields, as in the
-  trace format). An object without ``rank`` gets its place in the list (1, 2, ...); one
-  without ``passage_id`` gets ``sha256:<hash of its text>`` (the same text keeps one id across
-  retrievers, so the judge codes it once).
+- nested passages: a column holding a list of objects (or of texts; in a CSV, that list as
+  JSON text) mapped onto ``passages``; ``--map content=text`` renames a key inside each
+  object (targets: the passage fields, as in the trace format). An object without ``rank``
+  gets its place in the list (1, 2, ...); one without ``passage_id`` gets ``sha256:<hash of
+  its text>`` (the same text keeps one id across retrievers, so the judge codes it once).
 - ``passage_columns``: text columns that become passages, in the order given (rank 1, 2,
   ...); a cell holding a list of strings gives one passage per item; empty cells none. Each
   may name its source (``--passage-column en_top_sentences=medizin-transparent``); without
@@ -34,6 +34,7 @@ with options alone (docs/trace-format.md, "Your own table"):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,6 +239,25 @@ def label_from_row(
     return dataio.validate_record(Label, rec, path, line)
 
 
+def _json_list(cell: str, path: Path, line: int) -> Any:
+    """A passages cell of a CSV: a JSON list (of passage objects or texts); empty is none."""
+    if not cell.strip():
+        return []
+    try:
+        value = json.loads(cell)
+    except json.JSONDecodeError:
+        value = None
+    if not isinstance(value, list):
+        raise InputError(
+            "a passages cell holds a JSON list of passage objects or texts "
+            f"(got {cell[:40]!r}{'...' if len(cell) > 40 else ''})",
+            path=path,
+            line=line,
+            field="passages",
+        )
+    return value
+
+
 def _nested_passage(obj: Mapping[str, Any], place: int, spec: TableSpec) -> dict[str, Any]:
     """One passage object of a foreign table in our field names (see the module docstring)."""
     out: dict[str, Any] = {}
@@ -319,11 +339,16 @@ def _row(
             )
         claim_id = rec.get("claim_id")
         rec["passages"] = _passages(raw, spec, str(claim_id), path, line)
-    elif isinstance(rec.get("passages"), list):
-        rec["passages"] = [
-            _nested_passage(p, i, spec) if isinstance(p, dict) else p
-            for i, p in enumerate(rec["passages"], start=1)
-        ]
+    else:
+        if isinstance(rec.get("passages"), str):  # a CSV cell: the list as JSON text
+            rec["passages"] = _json_list(rec["passages"], path, line)
+        if isinstance(rec.get("passages"), list):
+            rec["passages"] = [
+                _nested_passage({"text": p} if isinstance(p, str) else p, i, spec)
+                if isinstance(p, dict | str)
+                else p
+                for i, p in enumerate(rec["passages"], start=1)
+            ]
     trace = dataio.trace_from_record(rec, path, line, spec.aliases)
     label: Label | None = None
     rule = spec.label_rule
