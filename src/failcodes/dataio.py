@@ -855,8 +855,6 @@ def read_labels(
     for line, *fields in targets:
         target_once(seen, *fields, path=p, line=line)
     if traces is not None:
-        if not len(labels):  # only a header, or blank: every metric would be undefined
-            raise InputError("no labels found (expected at least one labelled row)", path=p)
         validate_labels(labels, traces, path=p, lines=lines)
     return labels
 
@@ -868,7 +866,13 @@ def validate_labels(
     path: str | Path | None = None,
     lines: Sequence[int] | None = None,
 ) -> None:
-    """Raise :class:`InputError` for the first label whose sentence or claim is not in traces."""
+    """Raise :class:`InputError` for the first label whose sentence or claim is not in traces.
+
+    No labels at all (a file of only a header, or blank) is an error too: every metric would
+    be undefined.
+    """
+    if not len(labels):
+        raise InputError("no labels found (expected at least one labelled row)", path=path)
     problems = check_labels_against_traces(labels, traces)
     if problems:
         first = problems[0]
