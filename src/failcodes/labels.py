@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -242,9 +242,9 @@ class LabelIndex:
             first = problems[0]
             extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
             raise InputError(first.message + extra, field=first.field)
-        questions_of = _questions_of_sentences(traces, set(self.sentence))
-        keys: list[tuple[str, str]] = []
         table = self.sentence
+        questions_of = _questions_of_sentences(traces, table)
+        keys: list[tuple[str, str]] = []
         for sid in sorted(table):
             qids = questions_of.get(sid)
             if not qids:
@@ -253,40 +253,45 @@ class LabelIndex:
                     if isinstance(table, _LabelLookup)
                     else table[sid].question_id
                 )
-                qids = {given} if given else set()
-            keys.extend((q, sid) for q in sorted(qids))
+                qids = [given] if given else []
+            keys.extend((q, sid) for q in qids)
         return keys
 
 
 def _questions_of_sentences(
-    traces: Sequence[Trace] | TraceColumns | SentenceColumns, wanted: set[str]
-) -> dict[str, set[str]]:
-    """The question ids each wanted sentence id occurs under in the traces."""
-    out: dict[str, set[str]] = {}
-    if isinstance(traces, SentenceColumns):
-        width = max(1, len(traces.questions))
-        for pair in np.unique(traces.sentence * width + traces.question).tolist():
-            sid = traces.sentences[pair // width]
-            if sid in wanted:
-                out.setdefault(sid, set()).add(traces.questions[pair % width])
-        return out
-    if isinstance(traces, TraceColumns):
-        s_codes, sentences = traces.small_codes("sentence_id")
-        q_codes, questions = traces.small_codes("question_id")
+    traces: Sequence[Trace] | TraceColumns | SentenceColumns, wanted: Collection[str]
+) -> dict[str, list[str]]:
+    """The question ids each wanted sentence id occurs under in the traces, sorted.
+
+    Lists, not sets: one question per sentence is the rule, and a set costs ~220 bytes
+    where a one-item list costs ~64 (100,000 labelled sentences at 10x paper scale).
+    """
+    out: dict[str, list[str]] = {}
+    if isinstance(traces, SentenceColumns | TraceColumns):
+        s_codes: npt.NDArray[np.integer[Any]]
+        q_codes: npt.NDArray[np.integer[Any]]
+        if isinstance(traces, SentenceColumns):
+            s_codes, sentences = traces.sentence, traces.sentences
+            q_codes, questions = traces.question, traces.questions
+        else:
+            s_codes, sentences = traces.small_codes("sentence_id")
+            q_codes, questions = traces.small_codes("question_id")
+        width = max(1, len(questions))
         key = s_codes.astype(np.int64)
-        key *= max(1, len(questions))
+        key *= width
         key += q_codes
-        pairs = np.unique(key)
+        pairs = np.unique(key)  # sorted: by sentence, then question
         del key
-        for pair in pairs:
-            sid = sentences[int(pair) // max(1, len(questions))]
+        for pair in pairs.tolist():
+            sid = sentences[pair // width]
             if sid in wanted:
-                out.setdefault(sid, set()).add(questions[int(pair) % max(1, len(questions))])
+                out.setdefault(sid, []).append(questions[pair % width])
         return out
+    found: dict[str, set[str]] = {}
     for t in traces:
         if t.sentence_id in wanted:
-            out.setdefault(t.sentence_id, set()).add(t.question_id)
-    return out
+            found.setdefault(t.sentence_id, set()).add(t.question_id)
+    return {sid: sorted(qids) for sid, qids in found.items()}
 
 
 def label_target(label: Label) -> tuple[str, str]:

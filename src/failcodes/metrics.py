@@ -46,6 +46,7 @@ from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index,
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
+    SentenceGroups,
     SentenceWithoutClaims,
     check_unique_claims,
     resolve_mapping,
@@ -478,14 +479,12 @@ def _sentence_units(
     cols: TraceColumns | SentenceColumns,
     mapping: ErrorMapping,
     index: LabelIndex,
-    known: list[tuple[str, str]],
+    groups: SentenceGroups,
     policy: WithoutClaimsPolicy,
 ) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
     if isinstance(cols, SentenceColumns):
-        groups = sentence_groups(cols, known)
         pred = cols.flags(mapping.error_verdicts)
     else:
-        groups = sentence_groups(cols, known)
         pred = groups.flags(_error_rows(cols, mapping))
     systems = _systems(cols)
     sentence_label = label_flags(groups.sentences, index.sentence)
@@ -599,10 +598,13 @@ def compute_metrics(
     systems = _systems(cols)
     results: list[MetricResult] = []
     missing_all: list[SentenceWithoutClaims] = []
+    # the groups are the same under every mapping: formed once
+    groups = sentence_groups(cols, known) if lvl is Level.SENTENCE and maps else None
+    del known
     for mi, mapping in enumerate(maps):
         missing: list[SentenceWithoutClaims] = []
-        if lvl is Level.SENTENCE:
-            units, unlabelled, missing = _sentence_units(cols, mapping, index, known, policy)
+        if groups is not None:
+            units, unlabelled, missing = _sentence_units(cols, mapping, index, groups, policy)
         else:
             assert isinstance(cols, TraceColumns)  # refused above
             units, unlabelled = _claim_units(cols, mapping, index)
