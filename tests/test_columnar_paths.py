@@ -25,9 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from failcodes import dataio
-from failcodes.disagreements import find_disagreements, select_disagreements
+from failcodes.disagreements import disagreement_id, find_disagreements, select_disagreements
 from failcodes.errors import InputError
+from failcodes.hashing import content_hash
 from failcodes.labels import Label, LabelIndex
+from failcodes.metrics import Level
 from failcodes.tracecols import TraceColumns
 
 # characters that matter to the encoder and to the key count: structure, escapes, blanks
@@ -507,3 +509,27 @@ def test_parquet_passage_checks_with_and_without_statistics(
         dataio.read_trace_columns(path)
     assert str(fast.value) == str(exact.value)
     assert f"t.parquet:2, {message}" in str(fast.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    names=st.lists(TRICKY | st.text(max_size=6), min_size=5, max_size=5),
+    claim=st.none() | TRICKY,
+    level=st.sampled_from(list(Level)),
+)
+def test_disagreement_id_is_the_content_hash_of_its_keys(
+    names: list[str], claim: str | None, level: Level
+) -> None:
+    # the id is written as canonical JSON directly; it must stay content_hash of the dict
+    system, mapping, question, sentence = names[:4]
+    expected = content_hash(
+        {
+            "system": system,
+            "mapping": mapping,
+            "level": level.value,
+            "question_id": question,
+            "sentence_id": sentence,
+            "claim_id": claim,
+        }
+    )
+    assert disagreement_id(system, mapping, level, question, sentence, claim) == expected

@@ -74,3 +74,24 @@ def test_check_labels_against_traces() -> None:
         (5, "sentence_id"),
         (6, "claim_id"),
     ]
+
+
+def test_claim_has_error_is_the_resolved_labels_flag() -> None:
+    # by hand: c1's own label says no error; c0 inherits s0 (error); c2 inherits s1 (none);
+    # c3's sentence s2 has no label (None); from model lists and from label columns alike
+    from failcodes.labels import LabelColumns, LabelIndex
+
+    labels = [
+        Label(sentence_id="s0", has_error=True),
+        Label(claim_id="c1", sentence_id="s0", has_error=False),
+        Label(sentence_id="s1", has_error=False),
+    ]
+    columns = LabelColumns()
+    for label in labels:
+        columns.append(label)
+    expected = {("s0", "c0"): True, ("s0", "c1"): False, ("s1", "c2"): False, ("s2", "c3"): None}
+    for index in (LabelIndex(labels), LabelIndex(columns)):
+        for (sid, cid), flag in expected.items():
+            assert index.claim_has_error(sid, cid) is flag
+            resolved = index.for_claim("q1", sid, cid)
+            assert (resolved.has_error if resolved is not None else None) is flag

@@ -23,16 +23,17 @@ no file I/O).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from json.encoder import encode_basestring as _json_string  # the encoder json.dumps uses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.hashing import content_hash
 from failcodes.labels import Label, LabelIndex, label_flags
 from failcodes.mapping import (
     DEFAULT_MAPPING,
@@ -123,17 +124,28 @@ def disagreement_id(
     sentence_id: str,
     claim_id: str | None,
 ) -> str:
-    """Return the stable content id of a disagreement."""
-    return content_hash(
-        {
-            "system": system,
-            "mapping": mapping,
-            "level": level.value,
-            "question_id": question_id,
-            "sentence_id": sentence_id,
-            "claim_id": claim_id,
-        }
+    """Return the stable content id of a disagreement.
+
+    ``content_hash`` of ``{"system", "mapping", "level", "question_id", "sentence_id",
+    "claim_id"}``: its canonical JSON (sorted keys, no blanks) written directly, each string
+    by the encoder ``json.dumps`` uses (~5x faster than serialising the dict).
+    """
+    text = (
+        '{"claim_id":'
+        + (_json_string(claim_id) if claim_id is not None else "null")
+        + ',"level":'
+        + _json_string(level.value)
+        + ',"mapping":'
+        + _json_string(mapping)
+        + ',"question_id":'
+        + _json_string(question_id)
+        + ',"sentence_id":'
+        + _json_string(sentence_id)
+        + ',"system":'
+        + _json_string(system)
+        + "}"
     )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _json(value: Any) -> Any:
@@ -177,7 +189,7 @@ def claim_record_json(
     the structs the trace reader decoded (fields in :class:`Passage` order; the disagreement
     writer encodes them as those dicts): no model per passage.
     """
-    lab = index.for_claim(t.question_id, t.sentence_id, t.claim_id)
+    has_error = index.claim_has_error(t.sentence_id, t.claim_id)
     if passages is None:
         passages = [{n: _json(getattr(p, n)) for n in _PASSAGE_FIELDS} for p in t.passages]
     return {
@@ -186,7 +198,7 @@ def claim_record_json(
         "verdict": t.verdict.value,
         "raw_verdict": t.raw_verdict,
         "maps_to_error": t.verdict in mapping.error_verdicts,
-        "label_has_error": lab.has_error if lab is not None else None,
+        "label_has_error": has_error,
         "reasoning": t.reasoning,
         "verifier": t.verifier,
         "retriever": t.retriever,

@@ -219,6 +219,15 @@ class LabelIndex:
         del question_id
         return self.claim.get(claim_id) or self.sentence.get(sentence_id)
 
+    def claim_has_error(self, sentence_id: str, claim_id: str) -> bool | None:
+        """``has_error`` of :meth:`for_claim`'s label (None: unlabelled), no label built."""
+        for table, key in ((self.claim, claim_id), (self.sentence, sentence_id)):
+            if key in table:
+                if isinstance(table, _LabelLookup):
+                    return bool(table.field(key, "has_error"))
+                return table[key].has_error
+        return None
+
     def labelled_sentences(self, traces: Sequence[Trace] | TraceColumns) -> list[SentenceKey]:
         """Return every labelled sentence as a key, checking each label matches the traces.
 
