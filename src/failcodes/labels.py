@@ -95,21 +95,21 @@ def label_column(labels: Sequence[Label], name: str) -> Sequence[Any]:
 class _LabelLookup(Mapping[str, Label]):
     """Target id -> label over a label sequence by position (labels built on access).
 
-    Remembers the last label built: a sentence's claims ask for it one after another.
+    A label is built once, when first asked for, and then shared: callers keep them (each
+    disagreement holds its label), and one model per label asked for is at most what a
+    list of labels holds. Metrics ask for few (their flags come from :meth:`flags`).
     """
 
     def __init__(self, labels: Sequence[Label], positions: dict[str, int]) -> None:
         self._labels = labels
         self._positions = positions
-        self._last: tuple[int, Label] | None = None
+        self._built: dict[int, Label] = {}
 
     def __getitem__(self, key: str) -> Label:
         pos = self._positions[key]
-        last = self._last
-        if last is not None and last[0] == pos:
-            return last[1]
-        label = self._labels[pos]
-        self._last = (pos, label)
+        label = self._built.get(pos)
+        if label is None:
+            label = self._built[pos] = self._labels[pos]
         return label
 
     def __iter__(self) -> Iterator[str]:
