@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -29,56 +30,9 @@ from failcodes.demo._base import (
 from failcodes.fileio import atomic_write_text
 from failcodes.study.layout import StudyLayout
 
-#: The demo's study file (``{codebook}`` filled in with the bundled codebook's file name).
-DEMO_STUDY = """\
-# The failcodes demo as a study (docs/study.md); `failcodes run .` re-runs it.
-name = "demo"
-description = "failcodes demo on bundled data (offline judge = heuristic baseline)"
-codebook = "{codebook}"
-
-[[datasets]]
-name = "scifact-dev"
-description = "SciFact dev (CC BY 4.0) x 4 MultiVerS checkpoints; has_error = gold CONTRADICT"
-[[datasets.ingest]]
-adapter = "scifact"
-paths = ["bundled:scifact"]
-labels = true
-[[datasets.pipelines]]
-system = "*"
-evidence = "provided"   # MultiVerS was given the cited abstracts: no retriever to blame
-
-[[datasets]]
-name = "ragchecker-example"
-description = "RAGChecker example checking outputs (Apache-2.0); labels from answer2response"
-[[datasets.ingest]]
-adapter = "ragchecker"
-paths = ["bundled:ragchecker/checking_outputs.json"]
-labels = true
-[[datasets.pipelines]]
-system = "*"
-evidence = "retrieved"
-
-[[datasets]]
-name = "medexpert-sample"
-description = "MedExpert sample (MIT): clinician error spans -> sentence labels, no system traces"
-[[datasets.ingest]]
-adapter = "medexpert"
-paths = ["bundled:medexpert-sample/sample_data_export_from_JSL.json"]
-
-[metrics]
-mappings = {mappings}
-bootstrap = {bootstrap}
-seed = {seed}
-
-[disagreements]
-mapping = "refuted"
-
-[judge]
-judge = "offline"
-
-[review]
-labelstudio = false   # the demo's own labelstudio step writes the configs and task files
-"""
+#: The demo's study file, ``demo/study.toml`` beside this module (``{codebook}``,
+#: ``{mappings}``, ``{bootstrap}`` and ``{seed}`` filled in by :func:`write_demo_study`).
+DEMO_STUDY = (resources.files("failcodes.demo") / "study.toml").read_text(encoding="utf-8")
 
 
 def write_demo_study(layout: StudyLayout) -> Path:

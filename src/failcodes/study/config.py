@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -265,54 +266,9 @@ def load_study(root: str | Path) -> StudyFile:
     return parse_study(text, path)
 
 
-#: What ``failcodes init NAME`` writes (``{name}`` and ``{codebook}`` filled in).
-TEMPLATE = """\
-# failcodes study file: docs/study.md documents every field.
-# Paths are relative to this folder; bundled:NAME/FILE names data shipped with failcodes.
-name = "{name}"
-description = ""
-codebook = "{codebook}"
-
-# One [[datasets]] table per data set. Each [[datasets.ingest]] is one `failcodes ingest`
-# call: a traces adapter writes data/<name>.traces.jsonl (labels = true also writes the
-# adapter's labels), a labels adapter (generic-labels, medexpert) data/<name>.labels.jsonl.
-# `args` are further ingest options, verbatim (--map, --alias, --option, --system ...).
-[[datasets]]
-name = "ragchecker-example"
-description = "RAGChecker's example: retrieved chunks, GPT-4 checker verdicts"
-
-[[datasets.ingest]]
-adapter = "ragchecker"
-paths = ["bundled:ragchecker/checking_outputs.json"]
-labels = true
-
-# Each system's pipeline: where its evidence came from.
-#   retrieved = passages from a retriever; provided = evidence given to the verifier with
-#   the item (no retriever to blame); none = closed-book (no evidence).
-# system = "*" describes every system of the data set.
-[[datasets.pipelines]]
-system = "*"
-evidence = "retrieved"
-
-[metrics]
-mappings = ["refuted", "refuted+no_evidence", "non_supported"]
-level = "sentence"
-bootstrap = 1000
-seed = 0
-
-[disagreements]
-mapping = "refuted"   # the disagreements the judge codes and attribution explains
-
-[judge]
-judge = "offline"     # offline (a heuristic baseline) | anthropic:MODEL | openai:MODEL
-kinds = ["retrieval", "reasoning"]
-# base_url = "http://127.0.0.1:8000/v1"
-# top_k = 5
-# budget = 2.0        # USD
-
-[review]
-labelstudio = true    # write Label Studio task files for the judged units
-"""
+#: What ``failcodes init NAME`` writes (``{name}`` and ``{codebook}`` filled in): the file
+#: ``study/template.toml`` beside this module.
+TEMPLATE = (resources.files("failcodes.study") / "template.toml").read_text(encoding="utf-8")
 
 
 __all__ = [
