@@ -477,3 +477,30 @@ def test_longer_messages_widen_their_part(tmp_path, words) -> None:
         path, UnitKind.RETRIEVAL, PricingOnlyCoder("openai:fake-model"), tmp_path / "r", PerUnit()
     )
     assert got == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shapes=st.lists(
+        st.tuples(
+            st.sampled_from([0, 1100, 2048]),
+            st.integers(0, 50),
+            st.integers(1, 3),
+            st.integers(1, 6),
+        ),
+        max_size=6,
+    ),
+    misses=st.integers(0, 4),
+    step=st.sampled_from([1, 128]),
+    writes=st.booleans(),
+)
+def test_a_repeated_call_shape_counts_as_its_calls(shapes, misses, step, writes) -> None:
+    # CallShape(repeat=k) prices exactly as k copies of the shape (cache misses, writes)
+    from failcodes.judge.estimate import CachingModel, CallShape, call_tokens
+
+    caching = CachingModel(min_tokens=1024, step=step, writes=writes, misses=misses)
+    repeated = [CallShape(p, u, a, repeat=k) for p, u, a, k in shapes]
+    expanded = [CallShape(p, u, a) for p, u, a, k in shapes for _ in range(k)]
+    assert call_tokens(repeated, output_per_answer=7.5, caching=caching) == call_tokens(
+        expanded, output_per_answer=7.5, caching=caching
+    )

@@ -506,7 +506,8 @@ def _group_shapes(
     alone = int(single.sum())
     if alone:  # a group of one is an ordinary call (summed tokens on one shape)
         shapes.append(CallShape(prefix, int(toks[starts[single]].sum())))
-        shapes += [CallShape(prefix, 0)] * (alone - 1)
+        if alone > 1:
+            shapes.append(CallShape(prefix, 0, repeat=alone - 1))
     return shapes
 
 
@@ -547,11 +548,11 @@ def estimate_sizes(
     if judge.is_llm and todo and group is not None:
         shapes = _group_shapes(judge, sizes, dones, group.size)
     elif judge.is_llm and todo:
-        # call_tokens sums user tokens and counts calls per prefix: one shape carries the
-        # user tokens of all, the others none (same totals, no object per unit)
-        shapes = itertools.chain(
-            [CallShape(prefix, todo_tokens)], itertools.repeat(CallShape(prefix, 0), todo - 1)
-        )
+        # call_tokens sums user tokens and counts calls per prefix: one call carries the
+        # user tokens of all, the others (one repeated shape) none: same totals
+        shapes = [CallShape(prefix, todo_tokens)]
+        if todo > 1:
+            shapes.append(CallShape(prefix, 0, repeat=todo - 1))
     counted = Counted(
         rows=sizes.rows,
         units=sizes.units,
