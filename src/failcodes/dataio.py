@@ -1200,6 +1200,9 @@ _CHUNK_ROWS = 16_384
 _SCAN_BUFFER = 1 << 20
 #: Read buffer of the by-offset fetches (a seek outside it reads it anew: kept small).
 _GATHER_BUFFER = 1 << 16
+#: Write buffer of JSONL outputs: a disagreement line (~20 kB) larger than the default 8 kB
+#: buffer was one write call each (~4x the CPU of writing 1 MB at a time).
+_WRITE_BUFFER = 1 << 20
 
 
 class _UseObjectReaderError(Exception):
@@ -2214,7 +2217,7 @@ def _write_lines(target: Path, lines: Iterable[bytes], batch: AtomicBatch | None
 
     def write(b: AtomicBatch) -> None:
         nonlocal count
-        with b.stage(target).open("wb") as fh:
+        with b.stage(target).open("wb", buffering=_WRITE_BUFFER) as fh:
             for line in lines:
                 fh.write(line)
                 count += 1
@@ -2428,8 +2431,8 @@ def _string_counter(struct: Any) -> Callable[[Sequence[Any]], int]:
             n = sum(getattr(x, texts[0]) is not None for x in items) if width else 0
         for get in text_lists:
             n += sum(map(len, map(get, items)))
-        for get, inner in nested:
-            n += sum(inner(get(x)) for x in items)
+        for get, inner in nested:  # the nested records of all items at once
+            n += inner(list(itertools.chain.from_iterable(map(get, items))))
         return n
 
     return count
