@@ -674,6 +674,42 @@ SWEEP_CASES: list[Case] = [
         _write({"a.jsonl": "\n"}),
         ("a.jsonl", "no records"),
     ),
+    # a negative seed reached numpy: ValueError traceback
+    Case(
+        "metrics/negative-seed",
+        (
+            *("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+            *("--bootstrap", "20", "--seed", "-1"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "labels.csv": LABELS}),
+        ("--seed", "non-negative", "-1"),
+    ),
+    Case(
+        "agree/negative-seed",
+        ("agree", "{d}/r.csv", "--seed", "-1"),
+        _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,2,1\n3,1,1\n"}),
+        ("--seed", "non-negative"),
+    ),
+    # an option value out of range drew typer's usage box: five lines
+    Case(
+        "judge/top-k-zero",
+        (*JUDGE, "--top-k", "0", "-o", "{d}/run"),
+        _mk_dir(),
+        ("judge retrieval", "'--top-k'", "greater than or equal to 1"),
+    ),
+    Case(
+        "metrics/unknown-option",
+        ("metrics", "--traces", "{d}/t.jsonl", "--bogus"),
+        _mk_dir(),
+        ("metrics", "No such option: --bogus"),
+    ),
+    # TOML nested 5,000 deep: RecursionError traceback
+    Case(
+        "run/study-file-nested-deep",
+        ("run", "{d}/study", "--plan"),
+        _study({"failcodes.toml": "x = " + "[" * 5000 + "]" * 5000 + "\n"}),
+        ("failcodes.toml", "nested too deeply"),
+    ),
 ]
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES

@@ -55,6 +55,7 @@ from failcodes.mapping import (
 from failcodes.stats.bootstrap import (
     FloatArray,
     IntArray,
+    check_seed,
     cluster_rng,
     interval_warning,
     multinomial_weights,
@@ -590,6 +591,8 @@ def compute_metrics(
     maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
     if bootstrap < 0:
         raise ValueError("bootstrap must be >= 0")
+    if bootstrap:
+        check_seed(seed)  # before any work: numpy refuses a negative seed with a ValueError
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
     cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)

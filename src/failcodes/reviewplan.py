@@ -32,7 +32,7 @@ from pydantic import Field
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import UnitKind
 from failcodes.contract import FrozenModel
-from failcodes.errors import InputError
+from failcodes.errors import ConfigError, InputError
 
 #: Column of the coded table that names the system, per part.
 GROUP_COLUMN = {UnitKind.RETRIEVAL: "retriever", UnitKind.VERIFICATION: "verifier"}
@@ -198,6 +198,8 @@ def draw_plan(
             parts.append(f"{code_dimension or flag}={row.code}")
         keys.append("|".join(parts) or "all")
     units["stratum"] = keys
+    if seed < 0:  # numpy refuses it with a ValueError
+        raise ConfigError(f"--seed must be a non-negative integer, got {seed}")
     rng = np.random.default_rng(seed)
     strata: list[PlanStratum] = []
     planned: list[PlannedUnit] = []

@@ -6,6 +6,7 @@ This is the only layer that parses arguments and prints; it turns a
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
 import inspect
@@ -14,6 +15,7 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import NoReturn
 
 import typer
 
@@ -157,11 +159,20 @@ def main(argv: list[str] | None = None) -> None:
     if "--help" in args:
         _reflow_help(app)
     try:
-        app(args=argv)
+        # not standalone: a bad option value is one line too (typer draws a usage box)
+        code = app(args=argv, standalone_mode=False)
+    except typer.TyperException as exc:  # typer's ClickException family: a bad command line
+        _command_line_error(exc)
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        sys.exit(1)
     except FailcodesError as exc:
         typer.echo(f"failcodes: error: {redact_text(exc.one_line())}", err=True)
         sys.exit(2)
     except OSError as exc:
+        if exc.errno == errno.EPIPE:  # `failcodes ... | head`: as typer's standalone mode
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         # the one safety net for the file system (permission denied, read-only, full disk):
         # a file-system error that names its file is the user's to fix, not a bug
         if exc.filename is None:
@@ -173,3 +184,25 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         sys.exit(2)
+    if isinstance(code, int) and code:  # typer.Exit(n), or 130 after Ctrl-C
+        sys.exit(code)
+
+
+def _command_line_error(exc: typer.TyperException) -> NoReturn:
+    """A bad option or argument (exit code 2) as one line; anything else as typer shows it.
+
+    Typer's standalone mode draws a usage box of several lines for ``--top-k 0``; the help a
+    bare command group shows (NoArgsIsHelpError) stays as it was.
+    """
+    code = int(getattr(exc, "exit_code", 1))
+    message = getattr(exc, "format_message", None)
+    if code == 2 and message is not None and type(exc).__name__ != "NoArgsIsHelpError":
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "failcodes"
+        text = " ".join(str(message()).split())
+        typer.echo(f"failcodes: error: {where}: {text} (see --help)", err=True)
+        sys.exit(2)
+    from typer import rich_utils
+
+    rich_utils.rich_format_error(exc)  # type: ignore[arg-type]
+    sys.exit(code)

@@ -37,8 +37,6 @@ def execute_step(step: Step, log: Path | None = None) -> None:
     A user error inside the command propagates as the :class:`FailcodesError` it raised; a
     command line the command rejects (e.g. a bad option in the study file) is a ConfigError.
     """
-    import click
-
     from failcodes.cli.main import register_commands
 
     register_commands()
@@ -50,9 +48,11 @@ def execute_step(step: Step, log: Path | None = None) -> None:
             stack.enter_context(contextlib.redirect_stderr(fh))
         try:
             code = app(args=list(step.argv), prog_name="failcodes", standalone_mode=False)
-        except click.exceptions.ClickException as exc:
-            raise ConfigError(f"{step.command()}: {exc.format_message()}") from None
-        except click.exceptions.Abort:
+        except typer.TyperException as exc:  # typer's own click: ClickException and kin
+            show = getattr(exc, "format_message", None)
+            message = show() if show is not None else str(exc)
+            raise ConfigError(f"{step.command()}: {message}") from None
+        except typer.Abort:
             raise ConfigError(f"{step.name}: aborted") from None
     if isinstance(code, int) and code != 0:
         raise ConfigError(f"step {step.name!r} exited with code {code} (log: {log})")

@@ -270,7 +270,14 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     """A numpy Generator from a seed (or pass one through)."""
     if isinstance(seed, np.random.Generator):
         return seed
+    check_seed(seed)
     return np.random.default_rng(seed)
+
+
+def check_seed(seed: int | None) -> None:
+    """Raise :class:`StatisticsError` for a negative seed (numpy refuses it with a ValueError)."""
+    if seed is not None and seed < 0:
+        raise StatisticsError(f"--seed must be a non-negative integer, got {seed}")
 
 
 # --------------------------------------------------------------------------- clusters, jackknife
@@ -415,6 +422,7 @@ def interval_warning(
 
 def cluster_rng(seed: int, cluster_ids: Sequence[str]) -> np.random.Generator:
     """Return the generator for a bootstrap over ``cluster_ids`` (order-independent)."""
+    check_seed(seed)
     digest = int(content_hash(sorted(cluster_ids), length=16), 16)
     return np.random.default_rng([int(seed), digest])
 

@@ -231,6 +231,8 @@ def parse_study(text: str, path: Path) -> StudyFile:
         raise InputError(
             f"not valid TOML: {message}", path=path, line=int(match.group(1)) if match else None
         ) from None
+    except RecursionError:  # arrays or inline tables nested ~1000 deep
+        raise InputError("not valid TOML: nested too deeply", path=path) from None
     try:
         return StudyFile.model_validate(raw)
     except ValidationError as exc:
