@@ -53,15 +53,17 @@ class LabelColumns(Sequence[Label]):
         #: Where each label was read (1-based line or row), when read from a file.
         self.lines: array.array[int] = array.array("q")
         self._columns: dict[str, list[Any]] = {name: [] for name in Label.model_fields}
-        self._fields_set: list[frozenset[str]] = []
-        self._shared: dict[frozenset[str], frozenset[str]] = {}
+        # one set object per distinct set of given fields, shared by the labels built (a
+        # frozen model never adds to it; a copy gets its own set first): ~220 bytes a label
+        self._fields_set: list[set[str]] = []
+        self._shared: dict[frozenset[str], set[str]] = {}
 
     def append(self, label: Label) -> None:
         """Add one (validated) label."""
         for name, column in self._columns.items():
             column.append(getattr(label, name))
         given = frozenset(label.model_fields_set)
-        self._fields_set.append(self._shared.setdefault(given, given))
+        self._fields_set.append(self._shared.setdefault(given, set(given)))
 
     def column(self, name: str) -> Sequence[Any]:
         """One field of every label, in order (the list held: do not change it)."""
@@ -82,7 +84,7 @@ class LabelColumns(Sequence[Label]):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         values = {name: column[index] for name, column in self._columns.items()}
-        return Label.model_construct(set(self._fields_set[index]), **values)
+        return Label.model_construct(self._fields_set[index], **values)
 
 
 def label_column(labels: Sequence[Label], name: str) -> Sequence[Any]:
