@@ -473,7 +473,7 @@ def _count_by(codes: IntArray, n: int, systems: Sequence[str]) -> dict[str, int]
 
 def _systems(cols: TraceColumns | SentenceColumns) -> list[str]:
     """The systems of the traces, sorted."""
-    return cols.systems if isinstance(cols, SentenceColumns) else cols.codes("system")[1]
+    return cols.systems if isinstance(cols, SentenceColumns) else cols.small_codes("system")[1]
 
 
 def _sentence_units(
@@ -550,7 +550,7 @@ def verdict_distributions(
         tally = traces.verdict_counts.reshape(-1)
     else:
         cols = traces if isinstance(traces, TraceColumns) else as_columns(list(traces))
-        sys_codes, systems = cols.codes("system")
+        sys_codes, systems = cols.small_codes("system")
         tally = np.bincount(sys_codes * n_v + cols.verdict_codes(), minlength=len(systems) * n_v)
     out = []
     for s, system in enumerate(systems):

@@ -310,9 +310,10 @@ class TraceColumns:
 
     def verdict_codes(self) -> IntArray:
         """Each row's verdict as an index into :data:`VERDICTS`."""
-        codes, uniques = self.codes("verdict")
+        codes, uniques = self.small_codes("verdict")  # no int64 copy of the codes
         lookup = np.array([VERDICTS.index(Verdict(v)) for v in uniques], dtype=np.int64)
-        return lookup[codes] if len(codes) else codes
+        out: IntArray = lookup[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+        return out
 
     def take(self, rows: Sequence[int] | IntArray) -> TraceColumns:
         """The given rows, in the given order (origin kept)."""
