@@ -2305,7 +2305,10 @@ def _spaced_lines(records: Iterable[tuple[Any, bool]]) -> Iterator[bytes]:
     exact = json_line_encoder()
     for rec, plain in records:
         if plain:
-            raw = encode(rec)
+            try:
+                raw = encode(rec)
+            except (msgspec.EncodeError, TypeError, OverflowError):
+                raw = b"\\"  # the encoder decides (as json_line_encoder does)
             if b"\\" not in raw:
                 yield spaced(raw, indent=0) + b"\n"
                 continue
