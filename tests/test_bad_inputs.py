@@ -21,6 +21,7 @@ import yaml
 
 from failcodes.cli.main import main
 from failcodes.codebook import bundled_dir
+from failcodes.study.config import TEMPLATE
 from tests.judge_helpers import make_traces
 
 CODEBOOK = next(bundled_dir().glob("*.v1.yaml"))
@@ -356,6 +357,13 @@ ANNOTATION = {
 }
 STUDY = "{d}/study"
 REPORT = ("report", STUDY, "-o", "{d}/rep")
+
+
+def _study_file(old: str, new: str) -> str:
+    """The study file `failcodes init` writes, with ``old`` replaced by ``new``."""
+    text = TEMPLATE.format(name="study", codebook="medical-fact-check.v1.yaml")
+    assert old in text
+    return text.replace(old, new, 1)
 
 
 def _study(files: dict[str, str]) -> Setup:
@@ -709,6 +717,26 @@ SWEEP_CASES: list[Case] = [
         ("run", "{d}/study", "--plan"),
         _study({"failcodes.toml": "x = " + "[" * 5000 + "]" * 5000 + "\n"}),
         ("failcodes.toml", "nested too deeply"),
+    ),
+    # study-file values a step would refuse are refused at load, before any step runs
+    Case(
+        "run/study-unknown-mapping",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file('mapping = "refuted"', 'mapping = "bogus"')}),
+        ("failcodes.toml:", "field 'disagreements.mapping'", "'bogus'"),
+    ),
+    Case(
+        "run/study-negative-seed",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file("seed = 0", "seed = -1")}),
+        ("failcodes.toml:", "field 'metrics.seed'"),
+    ),
+    # judge args '-o' wrote the judge run outside the study (attribute then found none)
+    Case(
+        "run/study-judge-args-output",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file("# top_k = 5", 'args = ["-o", "/tmp/elsewhere"]')}),
+        ("failcodes.toml:", "field 'judge.args'", "'-o'"),
     ),
 ]
 

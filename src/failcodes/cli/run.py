@@ -128,14 +128,15 @@ def run(
                 if not err.is_terminal:
                     what = "skipped (finished)" if result.outcome is Outcome.SKIPPED else "done"
                     typer.echo(f"{result.step.name}: {what}")
-        except FailcodesError:
-            if current:
-                step = current[0]
-                progress.update(task_of(step), status="[red]failed")
-                err.print(
-                    f"step {step.name!r} failed; its output: {log_path(layout, step)}",
-                    highlight=False,
-                )
-            raise
+        except FailcodesError as exc:
+            if not current:
+                raise
+            step = current[0]
+            progress.update(task_of(step), status="[red]failed")
+            # one line: the step's own error, then which step and where its output is
+            raise FailcodesError(
+                f"{exc.one_line()} (step {step.name!r} failed; its output: "
+                f"{log_path(layout, step)})"
+            ) from exc
     index = layout.report_dir / "index.html"
     typer.echo(f"{ran} step(s) run, {skipped} already finished; report: {index}")

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator
 
 from failcodes.contract import FrozenModel, first_repeat
-from failcodes.errors import InputError
+from failcodes.errors import FailcodesError, InputError
 from failcodes.study.layout import JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
 
@@ -35,6 +35,27 @@ _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 #: WithoutClaimsPolicy; the default is the project's one rule, DEFAULT_WITHOUT_CLAIMS).
 LevelName = Literal["sentence", "claim"]
 WithoutClaims = Literal["no_error", "exclude"]
+
+#: Options ``args`` may not carry: the study names every output path (an ``-o`` there wrote
+#: a judge run outside the folder, where no later step looked).
+OUTPUT_OPTIONS = ("-o", "--out", "--output", "--labels-out", "--sentences-out", "--cache")
+
+
+def _no_output_options(args: list[str]) -> list[str]:
+    for arg in args:
+        if arg.split("=", 1)[0] in OUTPUT_OPTIONS:
+            raise ValueError(f"{arg!r}: the study names every output path; drop it from args")
+    return args
+
+
+def _known_mapping(spec: str) -> str:
+    from failcodes.mapping import resolve_mapping  # lazy: numpy
+
+    try:
+        resolve_mapping(spec)
+    except FailcodesError as exc:  # an unknown name or verdict: the file's line and field
+        raise ValueError(exc.one_line()) from None
+    return spec
 
 
 class PipelineSpec(FrozenModel):
@@ -66,6 +87,8 @@ class IngestSpec(FrozenModel):
         description="Further `failcodes ingest` options, verbatim (e.g. --map, --option).",
     )
 
+    _args = field_validator("args")(_no_output_options)
+
 
 class DatasetSpec(FrozenModel):
     """A data set: how it is ingested and which pipelines produced its traces."""
@@ -94,8 +117,13 @@ class MetricsSpec(FrozenModel):
     mappings: Annotated[list[str], Field(min_length=1)] = ["refuted"]  # noqa: RUF012 - pydantic copies defaults
     level: LevelName = "sentence"
     bootstrap: Annotated[int, Field(ge=0)] = 1000
-    seed: int = 0
+    seed: Annotated[int, Field(ge=0)] = 0
     without_claims: WithoutClaims = "no_error"
+
+    @field_validator("mappings")
+    @classmethod
+    def _known_mappings(cls, mappings: list[str]) -> list[str]:
+        return [_known_mapping(m) for m in mappings]
 
 
 class DisagreementsSpec(FrozenModel):
@@ -103,6 +131,8 @@ class DisagreementsSpec(FrozenModel):
 
     mapping: str = "refuted"
     level: LevelName | None = Field(default=None, description="Default: [metrics] level.")
+
+    _mapping = field_validator("mapping")(_known_mapping)
     without_claims: WithoutClaims | None = Field(
         default=None, description="Default: [metrics] without_claims."
     )
@@ -117,6 +147,8 @@ class JudgeSpec(FrozenModel):
     top_k: Annotated[int | None, Field(ge=1)] = None
     budget: Annotated[float | None, Field(ge=0)] = None
     args: list[str] = Field(default_factory=list)
+
+    _args = field_validator("args")(_no_output_options)
 
     @field_validator("kinds")
     @classmethod
