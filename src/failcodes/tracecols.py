@@ -389,16 +389,15 @@ class GroupCodes:
         return self._rows + len(self._pending["verdict"])
 
     def add(self, system: str, question: str, sentence: str, claim: str, verdict: str) -> None:
-        """Append one row (the verdict canonical)."""
-        for value, vocab, codes in zip(
-            (system, question, sentence, verdict), self._vocabs, self._arrays, strict=True
-        ):
-            code = vocab.get(value)
-            if code is None:
-                code = vocab[value] = len(vocab)
-            codes.append(code)
-        self._claims.append(hash(claim))
-        if len(self._claims) >= _GROUP_CHUNK:
+        """Append one row (the verdict canonical), unrolled as :meth:`KeyCodes.add`."""
+        (v0, v1, v2, v3), (a0, a1, a2, a3) = self._vocabs, self._arrays
+        a0.append(v0.setdefault(system, len(v0)))
+        a1.append(v1.setdefault(question, len(v1)))
+        a2.append(v2.setdefault(sentence, len(v2)))
+        a3.append(v3.setdefault(verdict, len(v3)))
+        claims = self._claims
+        claims.append(hash(claim))
+        if len(claims) >= _GROUP_CHUNK:
             self._fold()
 
     def add_arrow(self, name: str, column: Any) -> None:
