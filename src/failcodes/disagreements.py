@@ -31,6 +31,7 @@ from json.encoder import encode_basestring as _json_string  # the encoder json.d
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
@@ -224,7 +225,7 @@ class Selected:
     claim_id: str | None
     label: Label
     predicted: bool
-    rows: tuple[int, ...]
+    rows: tuple[int, ...] | range
 
     @property
     def kind(self) -> DisagreementKind:
@@ -304,7 +305,7 @@ def select_disagreements(
         cid: str | None,
         lab: Label,
         pred: bool,
-        rows: tuple[int, ...],
+        rows: tuple[int, ...] | range,
     ) -> None:
         out.append(
             Selected(
@@ -351,7 +352,7 @@ def select_disagreements(
         for g in np.flatnonzero((sentence_flags >= 0) & ((sentence_flags == 1) != flagged)):
             sid = groups.sentences[int(groups.sentence[g])]
             lab = index.sentence[sid]
-            rows = tuple(int(r) for r in order[bounds[g] : bounds[g + 1]])
+            rows = _rows(order[bounds[g] : bounds[g + 1]])
             add(
                 groups.systems[int(groups.system[g])],
                 groups.questions[int(groups.question[g])],
@@ -369,6 +370,17 @@ def select_disagreements(
                 add(miss.system, miss.question_id, miss.sentence_id, None, lab, False, ())
     out.sort(key=lambda d: (d.system, d.question_id, d.sentence_id, d.claim_id or "", d.id))
     return out
+
+
+def _rows(rows: npt.NDArray[np.integer[Any]]) -> tuple[int, ...] | range:
+    """Ascending trace rows as a ``range`` when consecutive, else a tuple.
+
+    A sentence's claims usually are consecutive rows: a range costs 48 bytes where a tuple
+    of Python ints costs ~180 (267k disagreements at 10x paper scale).
+    """
+    if len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows):
+        return range(int(rows[0]), int(rows[-1]) + 1)
+    return tuple(int(r) for r in rows)
 
 
 def find_disagreements(
