@@ -738,6 +738,64 @@ SWEEP_CASES: list[Case] = [
         _study({"failcodes.toml": _study_file("# top_k = 5", 'args = ["-o", "/tmp/elsewhere"]')}),
         ("failcodes.toml:", "field 'judge.args'", "'-o'"),
     ),
+    # the same file as input and output: the atomic rename replaced the input with the result
+    Case(
+        "disagreements/o-is-the-traces",
+        (
+            "disagreements",
+            "--traces",
+            "{d}/t.jsonl",
+            "--labels",
+            "{d}/labels.csv",
+            "-o",
+            "{d}/t.jsonl",
+        ),
+        _mk_dir(),
+        ("t.jsonl", "is also an input"),
+    ),
+    Case(
+        "metrics/o-is-the-labels",
+        (
+            *("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+            *("--format", "json", "-o", "{d}/labels.csv"),
+        ),
+        _mk_dir(),
+        ("labels.csv", "is also an input"),
+    ),
+    Case(
+        "ingest/labels-out-is-o",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/o.jsonl", "--labels-out", "{d}/o.jsonl"),
+        _mk_dir(),
+        ("o.jsonl", "another output"),
+    ),
+    Case(
+        "labelstudio-config/o-is-the-codebook",
+        ("labelstudio", "config", "-p", "retrieval", "-c", "{d}/cb.yaml", "-o", "{d}/cb.yaml"),
+        _write({"cb.yaml": GOOD_CB}),
+        ("cb.yaml", "is also an input"),
+    ),
+    Case(
+        "labelstudio-import/o-is-the-export",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/x.json"),
+        _write({"x.json": "[]"}),
+        ("x.json", "is also an input"),
+    ),
+    # a YAML tag PyYAML cannot construct: ConstructorError traceback
+    Case(
+        "codebook-validate/python-tag",
+        ("codebook", "validate", "{d}/cb.yaml"),
+        _write(
+            {"cb.yaml": GOOD_CB.replace("version: 1", "version: !!python/object:os.system x", 1)}
+        ),
+        ("cb.yaml:", "yaml-syntax", "python/object"),
+    ),
+    # a weight matrix with rows of different lengths: numpy ValueError traceback
+    Case(
+        "agree/ragged-weight-matrix",
+        ("agree", "{d}/r.csv", "--weights-matrix", "{d}/w.csv"),
+        _write({"r.csv": "unit,a,b\n1,1,0\n2,0,1\n3,1,1\n", "w.csv": "1,0,0\n0,1\n"}),
+        ("w.csv:2", "expected 3 cells"),
+    ),
 ]
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES

@@ -46,6 +46,7 @@ __all__ = [
     "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_not_input",
     "check_output_dir",
     "check_output_file",
     "current_umask",
@@ -161,6 +162,41 @@ def check_output_file(path: str | Path) -> Path:
         probe_file(target)
     _check_creatable(target)
     return target
+
+
+def check_not_input(
+    outputs: Iterable[str | Path | None], inputs: Iterable[str | Path | None]
+) -> None:
+    """Refuse an output that is one of the command's inputs, or another of its outputs.
+
+    The atomic rename would replace the input with the result (``disagreements -o`` on the
+    traces file destroyed them); two outputs on one path would keep only the last.
+    """
+    seen: dict[str, Path] = {}
+    for path in inputs:
+        if path is not None:
+            seen[_identity(Path(path))] = Path(path)
+    for path in outputs:
+        if path is None:
+            continue
+        key = _identity(Path(path))
+        if key in seen:
+            other = "" if str(seen[key]) == str(path) else f" ({seen[key]})"
+            raise OutputError(
+                f"is also an input or another output of this command{other}; the result "
+                "would replace it: write it elsewhere",
+                path=path,
+            )
+        seen[key] = Path(path)
+
+
+def _identity(path: Path) -> str:
+    """The file ``path`` names: (device, inode) when it exists, else its absolute path."""
+    try:
+        st = path.stat()
+    except OSError:
+        return str(path.resolve())
+    return f"{st.st_dev}:{st.st_ino}"
 
 
 def made_dir(path: str | Path) -> Path:

@@ -72,7 +72,7 @@ def _read_matrix(path: Path) -> list[list[float]]:
     if not path.exists():
         raise InputError("file not found", path=path)
     rows: list[list[float]] = []
-    with path.open(newline="", encoding="utf-8") as fh:
+    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
         for line_no, row in enumerate(csv.reader(fh), 1):
             if not row:
                 continue
@@ -82,6 +82,12 @@ def _read_matrix(path: Path) -> list[list[float]]:
                 raise InputError(
                     f"weight matrix cells must be numbers, got {row}", path=path, line=line_no
                 ) from None
+            if len(rows[-1]) != len(rows[0]):
+                raise InputError(
+                    f"expected {len(rows[0])} cells (as in the first row), got {len(row)}",
+                    path=path,
+                    line=line_no,
+                )
     return rows
 
 

@@ -20,6 +20,7 @@ from failcodes.cli.options import (
     make_console,
 )
 from failcodes.disagreements import Disagreement, Selected, count_by_kind, select_disagreements
+from failcodes.fileio import check_not_input
 from failcodes.labels import LabelIndex
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level
@@ -47,6 +48,7 @@ def disagreements(
     without_claims: WithoutClaimsOpt = DEFAULT_WITHOUT_CLAIMS,
 ) -> None:
     """Every sentence where a system's mapped verdict differs from the clinical label."""
+    check_not_input([out], [*traces, labels])
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
     columns, label_list = load_columns(traces, labels)
     index = LabelIndex(label_list)

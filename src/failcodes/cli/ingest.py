@@ -11,6 +11,7 @@ from failcodes import dataio
 from failcodes.cli.main import app
 from failcodes.cli.options import EvidenceOpt
 from failcodes.errors import ConfigError, InputError
+from failcodes.fileio import check_not_input
 from failcodes.ingest import AdapterOptions, Output, get_adapter, names
 from failcodes.study.config import bundled_or_path
 from failcodes.traces import (
@@ -186,6 +187,7 @@ def ingest(
         verifier=verifier,
         retriever=retriever,
     )
+    check_not_input((out, labels_out, sentences_out), (*paths, passages))
     # Check every output extension before any reading, so a typo fails fast.
     for target in (out, labels_out, sentences_out):
         if target is not None:

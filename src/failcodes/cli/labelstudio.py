@@ -18,7 +18,7 @@ from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError
-from failcodes.fileio import atomic_write_text, write_json, write_jsonl
+from failcodes.fileio import atomic_write_text, check_not_input, write_json, write_jsonl
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import ReviewResult, annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks, select_judged
@@ -209,6 +209,7 @@ def config_cmd(
     ] = None,
 ) -> None:
     """Write the labeling config XML for one codebook part."""
+    check_not_input([out], [codebook])
     xml = labeling_config(_codebook(codebook), part)
     if out is None:
         typer.echo(xml, nl=False)
@@ -234,6 +235,7 @@ def export_cmd(
     From a disagreements file (or a study), exactly the units behind the disagreements become
     tasks; reviewers see the verifier's own verdict word next to the canonical verdict.
     """
+    check_not_input([out], [units, codebook, judged, plan])
     cb = _codebook(codebook)
     tasks = _tasks(cb, part, units, judged, judge, top_k, plan, dataset)
     write_json(out, tasks)
@@ -314,6 +316,7 @@ def import_cmd(
         if not sep or not key.strip().isdigit() or not name.strip():
             raise ConfigError(f"--user expects ID=NAME with a numeric id, got {item!r}")
         users[int(key)] = name.strip()
+    check_not_input([out], [export, codebook])
     cb = _codebook(codebook)
     result = annotations_from_export(
         dataio.read_json(export), cb, part, users=users, project=project_id, source=str(export)

@@ -23,7 +23,7 @@ from failcodes.cli.options import (
 from failcodes.cli.output_format import FormatOpt, OutputFormat
 from failcodes.dataio import read_trace_columns
 from failcodes.errors import ConfigError
-from failcodes.fileio import atomic_write_text
+from failcodes.fileio import atomic_write_text, check_not_input
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import (
     DEFAULT_WITHOUT_CLAIMS,
@@ -202,6 +202,7 @@ def metrics(
         if out.suffix.lower() not in by_suffix:
             raise ConfigError(f"-o {out}: use a .json or .csv file, or pass --format json|csv")
         fmt = by_suffix[out.suffix.lower()]
+    check_not_input([out], [*traces, labels])
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
     if labels is None:
         if not verdicts:

@@ -170,7 +170,16 @@ def _plain(node: yaml.Node, loc: Loc, src: _Source) -> Any:
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_plain(item, (*loc, i), src) for i, item in enumerate(node.value)]
-    value = src.scalars.construct_object(node)
+    try:
+        value = src.scalars.construct_object(node)
+    except yaml.YAMLError as exc:  # e.g. a !!python/object tag: not a plain value
+        problem = getattr(exc, "problem", None) or "invalid YAML value"
+        raise CodebookError(
+            f"invalid YAML: {problem}",
+            rule="yaml-syntax",
+            path=src.path,
+            line=node.start_mark.line + 1,
+        ) from None
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)  # dates, binary: kept as text, rejected where text is not expected
