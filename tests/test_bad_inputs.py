@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ import yaml
 
 from failcodes.cli.main import main
 from failcodes.codebook import bundled_dir
+from failcodes.ingest.scifact import bundled_dir as scifact_bundled_dir
 from failcodes.study.config import TEMPLATE
 from tests.judge_helpers import make_traces
 
@@ -357,6 +359,25 @@ ANNOTATION = {
 }
 STUDY = "{d}/study"
 REPORT = ("report", STUDY, "-o", "{d}/rep")
+
+
+PREDICTIONS = "multivers_predictions_dev/scifact_scifact_dev.jsonl"
+
+
+def _scifact(change: Callable[[Path], object]) -> Setup:
+    """The bundled SciFact folder (claims + the four checkpoints' predictions), changed."""
+
+    def setup(d: Path) -> None:
+        root = d / "sf"
+        shutil.copytree(scifact_bundled_dir(), root)
+        change(root)
+
+    return setup
+
+
+def _swap_first_predictions(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([lines[1], lines[0], *lines[2:]]), encoding="utf-8")
 
 
 def _study_file(old: str, new: str) -> str:
@@ -795,6 +816,27 @@ SWEEP_CASES: list[Case] = [
         ("agree", "{d}/r.csv", "--weights-matrix", "{d}/w.csv"),
         _write({"r.csv": "unit,a,b\n1,1,0\n2,0,1\n3,1,1\n", "w.csv": "1,0,0\n0,1\n"}),
         ("w.csv:2", "expected 3 cells"),
+    ),
+    # SciFact: a predictions file out of step with the claims named no file; an empty claims
+    # file was reported as extra predictions
+    Case(
+        "benchmark-scifact/predictions-out-of-order",
+        ("benchmark", "scifact", "{d}/sf"),
+        _scifact(lambda root: _swap_first_predictions(root / PREDICTIONS)),
+        ("scifact_scifact_dev.jsonl:1", "field 'id'", "do not match gold"),
+    ),
+    Case(
+        "benchmark-scifact/empty-claims",
+        ("benchmark", "scifact", "{d}/sf"),
+        _scifact(lambda root: (root / "claims_dev.jsonl").write_text("")),
+        ("claims_dev.jsonl", "no claims"),
+    ),
+    # an empty Label Studio export wrote an empty annotations file, exit 0
+    Case(
+        "labelstudio-import/empty-export",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": "[]\n"}),
+        ("x.json", "no tasks"),
     ),
 ]
 

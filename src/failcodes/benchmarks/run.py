@@ -44,8 +44,10 @@ def scifact_official(root: str | Path) -> list[dict[str, Any]]:
     """The official SciFact metrics of each MultiVerS system (REFUTE->CONTRADICT, NEI dropped)."""
     claims, preds, _ = scifact.load_dir(root)
     rows = []
+    files = {scifact.system_name(ck): ck for ck in scifact.CHECKPOINTS}
     for system, pr in preds.items():
-        m = scifact_eval.evaluate(claims, [scifact_eval.from_multivers(p) for p in pr])
+        path = Path(root) / "multivers_predictions_dev" / f"{files[system]}_scifact_dev.jsonl"
+        m = scifact_eval.evaluate(claims, [scifact_eval.from_multivers(p) for p in pr], path=path)
         rows.append({"system": system, **m.official()})
     return rows
 
@@ -55,7 +57,7 @@ def scifact_fixture(root: str | Path) -> dict[str, float]:
     base = Path(root) / "evaluator_fixture"
     gold = scifact.read_claims(base / "gold_small.jsonl")
     preds = scifact.read_predictions(base / "predictions_small.jsonl")
-    return scifact_eval.evaluate(gold, preds).official()
+    return scifact_eval.evaluate(gold, preds, path=base / "predictions_small.jsonl").official()
 
 
 def scifact_evidence(root: str | Path, ks: Sequence[int] = DEFAULT_KS) -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
@@ -90,11 +91,30 @@ def _count_rationale_sents(gold: list[frozenset[int]], predicted: frozenset[int]
 
 
 def evaluate(
-    claims: Sequence[SciFactClaim], predictions: Sequence[SciFactPrediction]
+    claims: Sequence[SciFactClaim],
+    predictions: Sequence[SciFactPrediction],
+    *,
+    path: str | Path | None = None,
 ) -> SciFactMetrics:
-    """Score predictions against gold claims exactly as the official SciFact evaluator does."""
-    if [c.id for c in claims] != [p.id for p in predictions]:
-        raise InputError("predicted claims do not match gold (ids or order differ)", field="id")
+    """Score predictions against gold claims exactly as the official SciFact evaluator does.
+
+    ``path`` (the predictions file) names the file in the error for mismatched claims.
+    """
+    gold_ids, pred_ids = [c.id for c in claims], [p.id for p in predictions]
+    if gold_ids != pred_ids:
+        at = next(
+            (i for i, (g, q) in enumerate(zip(gold_ids, pred_ids, strict=False)) if g != q),
+            min(len(gold_ids), len(pred_ids)),
+        )
+        got = f"claim {pred_ids[at]}" if at < len(pred_ids) else "the end of the file"
+        want = f"claim {gold_ids[at]}" if at < len(gold_ids) else "no more claims"
+        raise InputError(
+            f"predicted claims do not match gold (ids or order differ): expected {want} "
+            f"as prediction {at + 1}, got {got}",
+            path=path,
+            line=at + 1 if at < len(pred_ids) else None,
+            field="id",
+        )
     ab: Counter[str] = Counter()
     se: Counter[str] = Counter()
     for claim, pred in zip(claims, predictions, strict=True):

@@ -17,7 +17,7 @@ from failcodes.annotations import Annotation
 from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
 from failcodes.codebook import Codebook
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text, check_not_input, write_json, write_jsonl
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import ReviewResult, annotations_from_export
@@ -318,8 +318,13 @@ def import_cmd(
         users[int(key)] = name.strip()
     check_not_input([out], [export, codebook])
     cb = _codebook(codebook)
+    tasks = dataio.read_json(export)
+    if tasks == []:  # an empty export: no empty annotations file, no zero exit
+        raise InputError(
+            "no tasks in the export (expected a list of Label Studio tasks)", path=export
+        )
     result = annotations_from_export(
-        dataio.read_json(export), cb, part, users=users, project=project_id, source=str(export)
+        tasks, cb, part, users=users, project=project_id, source=str(export)
     )
     write_jsonl(out, result.annotations)
     _report(result, out)

@@ -306,6 +306,10 @@ def load_dir(
     """
     base = Path(root)
     claims = read_claims(base / "claims_dev.jsonl")
+    if not claims:
+        raise InputError(
+            "no claims (expected one JSON object per claim)", path=base / "claims_dev.jsonl"
+        )
     preds = {
         system_name(ck): read_predictions(
             base / "multivers_predictions_dev" / f"{ck}_scifact_dev.jsonl"
