@@ -533,3 +533,49 @@ def test_disagreement_id_is_the_content_hash_of_its_keys(
         }
     )
     assert disagreement_id(system, mapping, level, question, sentence, claim) == expected
+
+
+def test_streaming_from_parquet_reads_each_row_group_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 40 false alarms in 4 row groups: the stream fetches Parquet rows a row group at a time,
+    # in chunks large enough that no group is read twice (small JSONL chunks would read
+    # them once per 16 disagreements); the lines equal those streamed from JSONL
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    records = [
+        {
+            "system": "bm25",
+            "question_id": f"q{s // 4}",
+            "sentence_id": f"q{s // 4}:s{s}",
+            "claim_id": f"q{s // 4}:s{s}:c0",
+            "claim": "x",
+            "verdict": "refuted",
+            "passages": [{"passage_id": "p", "rank": 1, "text": f"t{s}", "score": 0.5}],
+        }
+        for s in range(40)
+    ]
+    labels = [Label(sentence_id=r["sentence_id"], has_error=False) for r in records]
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    table = pa.Table.from_pylist(records, schema=dataio.trace_arrow_schema())
+    pq.write_table(table, tmp_path / "t.parquet", row_group_size=10)
+    reads: list[int] = []
+    real = pq.ParquetFile.read_row_group
+    monkeypatch.setattr(
+        pq.ParquetFile,
+        "read_row_group",
+        lambda self, i, *a, **k: reads.append(i) or real(self, i, *a, **k),
+    )
+    index = LabelIndex(labels)
+    out = []
+    for name in ("t.jsonl", "t.parquet"):
+        columns = dataio.read_trace_columns(tmp_path / name)
+        selected = select_disagreements(columns, index, "refuted")
+        assert len(selected) == 40
+        reads.clear()
+        dataio.stream_disagreements(tmp_path / f"{name}.out.jsonl", columns, selected, index)
+        out.append((tmp_path / f"{name}.out.jsonl").read_bytes())
+    assert sorted(reads) == [0, 1, 2, 3]
+    assert out[0] == out[1]

@@ -2163,8 +2163,9 @@ def json_line_encoder() -> Callable[[Any], bytes]:
 
 #: Disagreements written per Parquet row group.
 _RECORDS_PER_CHUNK = 2_000
-#: Disagreements whose traces the stream fetches at a time: their decoded lines stay in the
-#: processor's caches (~50 lines; 2,000 disagreements took ~1.4x as long at paper scale).
+#: Disagreements whose traces the stream fetches at a time from JSONL files: their decoded
+#: lines stay in the processor's caches (~50 lines; 2,000 disagreements took ~1.4x as long
+#: at paper scale). From Parquet, ``_RECORDS_PER_CHUNK`` (a fetch reads whole row groups).
 _GATHERED_PER_CHUNK = 16
 
 
@@ -2256,10 +2257,19 @@ def stream_disagreements(
     """
     from failcodes.disagreements import disagreement_json
 
+    origin = columns.origin
+    # Parquet rows are fetched a row group at a time: large chunks, or a group is read again
+    # for every few disagreements
+    size = (
+        _GATHERED_PER_CHUNK
+        if origin is None or all(f == Format.JSONL.value for f in origin.formats)
+        else _RECORDS_PER_CHUNK
+    )
+
     def records() -> Iterator[tuple[dict[str, Any], bool]]:
         # each record, and whether msgspec writes its floats (passage scores) as repr does
-        for start in range(0, len(selected), _GATHERED_PER_CHUNK):
-            chunk = selected[start : start + _GATHERED_PER_CHUNK]
+        for start in range(0, len(selected), size):
+            chunk = selected[start : start + size]
             rows = sorted({r for s in chunk for r in s.rows})
             fetched = dict(zip(rows, _gather(columns, rows, None, passages_json=True), strict=True))
             plain = {r: p is not None and _repr_scores(p) for r, (_, p) in fetched.items()}
