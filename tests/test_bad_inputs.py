@@ -838,6 +838,18 @@ SWEEP_CASES: list[Case] = [
         _write({"x.json": "[]\n"}),
         ("x.json", "no tasks"),
     ),
+    # pandas renamed a repeated column of an attribution table to NAME.1: read as valid
+    Case(
+        "report/per-passage-duplicate-column",
+        REPORT,
+        _study(
+            {
+                "attribution/d/per_passage.csv": "system,retriever,status,system\ns,r,scored,s\n",
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("per_passage.csv:1", "field 'system'", "appears twice"),
+    ),
 ]
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES
@@ -879,3 +891,12 @@ def test_bad_input(
         assert needle in lines[0], (needle, lines[0])
     assert _tree(work) == before, "the command changed the workspace"
     assert os.getcwd() == str(work)
+
+
+def test_study_plan_sniffs_past_binary_annotations(tmp_path: Path) -> None:
+    # `failcodes run` plans recodes from the first line of each run's annotations.jsonl:
+    # bytes that are not UTF-8 there were a UnicodeDecodeError traceback, not "unknown"
+    from failcodes.study.recode import run_codebook
+
+    (tmp_path / "annotations.jsonl").write_bytes(bytes(range(256)))
+    assert run_codebook(tmp_path) is None

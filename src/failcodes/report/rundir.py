@@ -31,7 +31,8 @@ import pandas as pd
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_json
+from failcodes.contract import first_repeat
+from failcodes.dataio import read_json, table_columns
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.report.build import ReportInputs
@@ -80,6 +81,9 @@ def _read_table(path: Path, kind: str) -> pd.DataFrame:
         raise InputError(f"malformed CSV ({' '.join(str(exc).split())})", path=path) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", path=path) from None
+    repeated = first_repeat(table_columns(path) or [])  # pandas renamed it to NAME.1
+    if repeated is not None:
+        raise InputError("column appears twice in the header", path=path, line=1, field=repeated)
     for column in _TABLE_COLUMNS[kind]:
         if column not in frame.columns:
             have = ", ".join(map(str, frame.columns))

@@ -88,7 +88,7 @@ def run_codebook(run_dir: Path) -> CodebookRef | None:
     try:
         with path.open(encoding="utf-8") as fh:
             line = fh.readline()
-    except OSError:
+    except (OSError, UnicodeDecodeError):  # a sniffer: the annotations' reader reports it
         return None
     try:
         return CodebookRef.model_validate(json.loads(line)["codebook"])
