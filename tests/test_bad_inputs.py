@@ -850,6 +850,13 @@ SWEEP_CASES: list[Case] = [
         ),
         ("per_passage.csv:1", "field 'system'", "appears twice"),
     ),
+    # a dry run took --temperature nan (or -5) and recorded it
+    Case(
+        "judge-dry-run/temperature-nan",
+        (*JUDGE, "--judge", "openai:gpt-5-mini", "--dry-run", "--temperature", "nan"),
+        _mk_dir(),
+        ("--temperature", "between 0 and 2", "nan"),
+    ),
 ]
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES

@@ -193,6 +193,8 @@ def _run(
     temperature: float | None = None,
 ) -> None:
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="judge")
+    if temperature is not None and not 0 <= temperature <= 2:  # NaN too
+        raise ConfigError(f"--temperature must be between 0 and 2, got {temperature}")
     judge = judges[0] if judges else "offline"
     flags = flags or ScaleFlags()
     out = Console(soft_wrap=True)
