@@ -857,6 +857,16 @@ SWEEP_CASES: list[Case] = [
         _mk_dir(),
         ("--temperature", "between 0 and 2", "nan"),
     ),
+    # the project name is a folder under annotations/: '../../x' created it two levels up
+    Case(
+        "saturate-init/name-escapes",
+        (
+            *("saturate", "init", "../../escaped", "--codebook", str(CODEBOOK)),
+            *("--from", "{d}/t.jsonl"),
+        ),
+        _mk_dir(),
+        ("project name", "'../../escaped'"),
+    ),
 ]
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES

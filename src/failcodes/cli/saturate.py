@@ -15,6 +15,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -86,6 +87,12 @@ JudgeSpecOpt = Annotated[
 
 
 def _root(name: str, folder: Path | None) -> Path:
+    # the name is a folder under annotations/: '../x' or 'a/b' would leave it
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+        raise ConfigError(
+            f"project name {name!r}: use letters, digits, '.', '_' and '-' "
+            "(it names the folder annotations/NAME)"
+        )
     return folder if folder is not None else DEFAULT_ROOT / name
 
 
