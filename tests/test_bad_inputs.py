@@ -867,6 +867,13 @@ SWEEP_CASES: list[Case] = [
         _mk_dir(),
         ("project name", "'../../escaped'"),
     ),
+    # --system "" gave every trace an empty system name
+    Case(
+        "ingest/empty-system",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/o.jsonl", "--system", ""),
+        _mk_dir(),
+        ("--system", "must not be empty"),
+    ),
 ]
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES

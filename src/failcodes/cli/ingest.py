@@ -175,6 +175,13 @@ def ingest(
     declared = parse_evidence_declarations(evidence or [])
     if declared and chosen.output is not Output.TRACES:
         raise ConfigError(f"adapter {adapter!r} writes labels; --evidence describes traces")
+    for option, value in (
+        ("--system", system),
+        ("--verifier", verifier),
+        ("--retriever", retriever),
+    ):
+        if value is not None and not value.strip():  # every trace would carry an empty name
+            raise ConfigError(f"{option} must not be empty")
     paths = [bundled_or_path(p) for p in paths]
     options = AdapterOptions(
         column_map=_column_map(mapping or []),
