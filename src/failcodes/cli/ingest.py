@@ -181,7 +181,7 @@ def ingest(
         ("--retriever", retriever),
     ):
         if value is not None and not value.strip():  # every trace would carry an empty name
-            raise ConfigError(f"{option} must not be empty")
+            raise ConfigError(f"{flag} must not be empty")
     paths = [bundled_or_path(p) for p in paths]
     options = AdapterOptions(
         column_map=_column_map(mapping or []),
