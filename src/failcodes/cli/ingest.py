@@ -175,11 +175,8 @@ def ingest(
     declared = parse_evidence_declarations(evidence or [])
     if declared and chosen.output is not Output.TRACES:
         raise ConfigError(f"adapter {adapter!r} writes labels; --evidence describes traces")
-    for option, value in (
-        ("--system", system),
-        ("--verifier", verifier),
-        ("--retriever", retriever),
-    ):
+    named = (("--system", system), ("--verifier", verifier), ("--retriever", retriever))
+    for flag, value in named:
         if value is not None and not value.strip():  # every trace would carry an empty name
             raise ConfigError(f"{flag} must not be empty")
     paths = [bundled_or_path(p) for p in paths]
