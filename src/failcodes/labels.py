@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import array
 import bisect
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -61,10 +61,20 @@ class LabelColumns(Sequence[Label]):
 
     def append(self, label: Label) -> None:
         """Add one (validated) label."""
-        for name, column in self._columns.items():
-            column.append(getattr(label, name))
-        given = frozenset(label.model_fields_set)
-        self._fields_set.append(self._shared.setdefault(given, set(given)))
+        self.append_row([getattr(label, name) for name in self._columns], label.model_fields_set)
+
+    def append_row(self, values: Sequence[Any], given: Set[str]) -> None:
+        """Add one label given as its field values (in field order) and its fields set.
+
+        The values must be those of a valid label (a fast reader that vouched for them).
+        """
+        for column, value in zip(self._columns.values(), values, strict=True):
+            column.append(value)
+        key = given if isinstance(given, frozenset) else frozenset(given)
+        shared = self._shared.get(key)
+        if shared is None:
+            shared = self._shared[key] = set(key)
+        self._fields_set.append(shared)
 
     def column(self, name: str) -> Sequence[Any]:
         """One field of every label, in order (the list held: do not change it)."""
