@@ -380,6 +380,14 @@ def _swap_first_predictions(path: Path) -> None:
     path.write_text("".join([lines[1], lines[0], *lines[2:]]), encoding="utf-8")
 
 
+def _symlink_loop(name: str) -> Setup:
+    def setup(d: Path) -> None:
+        _mk_dir()(d)
+        (d / name).symlink_to(name)
+
+    return setup
+
+
 def _study_file(old: str, new: str) -> str:
     """The study file `failcodes init` writes, with ``old`` replaced by ``new``."""
     text = TEMPLATE.format(name="study", codebook="medical-fact-check.v1.yaml")
@@ -874,7 +882,14 @@ SWEEP_CASES: list[Case] = [
         _mk_dir(),
         ("--system", "must not be empty"),
     ),
+    Case(
+        "metrics/traces-symlink-loop",
+        ("metrics", "--traces", "{d}/loop.jsonl", "--labels", "{d}/labels.csv"),
+        _symlink_loop("loop.jsonl"),
+        ("loop.jsonl",),
+    ),
 ]
+
 
 CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES
 
@@ -885,7 +900,7 @@ def test_the_suite_is_big_enough() -> None:
 
 def _tree(root: Path) -> dict[str, tuple[int, int]]:
     return {
-        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+        str(p.relative_to(root)): (p.lstat().st_size, p.lstat().st_mtime_ns)
         for p in sorted(root.rglob("*"))
     }
 

@@ -194,8 +194,8 @@ def _identity(path: Path) -> str:
     """The file ``path`` names: (device, inode) when it exists, else its absolute path."""
     try:
         st = path.stat()
-    except OSError:
-        return str(path.resolve())
+    except OSError:  # missing, or a symlink loop (Path.resolve raises RuntimeError there)
+        return os.path.realpath(path)
     return f"{st.st_dev}:{st.st_ino}"
 
 
