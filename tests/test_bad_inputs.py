@@ -888,6 +888,13 @@ SWEEP_CASES: list[Case] = [
         _symlink_loop("loop.jsonl"),
         ("loop.jsonl",),
     ),
+    # pandas padded a short row of a ratings table with blanks (missing ratings)
+    Case(
+        "agree/short-row",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2\n3,1,2\n"}),
+        ("r.csv:3", "expected 3 cells"),
+    ),
 ]
 
 

@@ -1285,9 +1285,10 @@ def read_ratings_frame(path: str | Path) -> Any:
     suffix = p.suffix.lower()
     try:
         if suffix == ".csv":
-            with _open_text(p) as fh:  # pandas would rename a repeated column to NAME.1
-                header = next(csv.reader(fh), [])
-            _check_columns(p, header, None, ())
+            # pandas renames a repeated column to NAME.1 and pads a short row with blanks:
+            # the CSV reader refuses both, with the line (ratings tables are small)
+            for _ in _csv_rows(p, None, (), {}):
+                pass
             frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
         elif suffix == ".parquet":
             frame = pd.read_parquet(p)
