@@ -895,6 +895,13 @@ SWEEP_CASES: list[Case] = [
         _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2\n3,1,2\n"}),
         ("r.csv:3", "expected 3 cells"),
     ),
+    # --by names a column of a ratings table: on an annotation file it was silently ignored
+    Case(
+        "agree/by-on-annotations",
+        ("agree", "{d}/a.jsonl", "--by", "nosuch"),
+        _write({"a.jsonl": json.dumps({**ANNOTATION, "codes": {}}) + "\n"}),
+        ("--by", "not annotation files"),
+    ),
 ]
 
 

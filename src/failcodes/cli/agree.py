@@ -219,6 +219,10 @@ def agree(
     notes: list[str] = []
     panel_run = file.is_dir() and (file / "panel.json").exists()
     if panel_run or _is_annotation_file(file):
+        table_only = {"--by": by, "--raters": raters, "--unit-column": unit_column}
+        given = [name for name, value in table_only.items() if value is not None]
+        if given:  # they name columns of a ratings table: silently ignored here before
+            raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
         from failcodes import codebook as cbm
         from failcodes.judge.panelrun import panel_annotations
 
