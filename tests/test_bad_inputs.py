@@ -902,6 +902,18 @@ SWEEP_CASES: list[Case] = [
         _write({"a.jsonl": json.dumps({**ANNOTATION, "codes": {}}) + "\n"}),
         ("--by", "not annotation files"),
     ),
+    # an empty --targeted file drew a plan without the units it was meant to add, exit 0
+    Case(
+        "review-plan/empty-targeted",
+        ("review", "plan", "{d}/study", "-p", "retrieval", "-n", "2", "--targeted", "{d}/t.txt"),
+        _study(
+            {
+                "attribution/d/per_passage.csv": "unit_id,system,status\nu1,s,scored\n",
+                "../t.txt": "\n",
+            }
+        ),
+        ("t.txt", "no unit ids"),
+    ),
 ]
 
 

@@ -97,6 +97,8 @@ def _targeted(path: Path) -> list[str]:
             ids.append(uid)
         else:
             ids.append(line)
+    if not ids:  # --targeted given: an empty file is a mistake, not "no targeted units"
+        raise InputError("no unit ids (expected one per line, or JSONL with unit_id)", path=path)
     return ids
 
 
