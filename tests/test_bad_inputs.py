@@ -914,6 +914,16 @@ SWEEP_CASES: list[Case] = [
         ),
         ("t.txt", "no unit ids"),
     ),
+    # an empty --judged file gave tasks without the judge's predictions, exit 0
+    Case(
+        "labelstudio-export/empty-judged",
+        (
+            *("labelstudio", "export", "{d}/t.jsonl", "-p", "retrieval", "-c", str(CODEBOOK)),
+            *("--judged", "{d}/a.jsonl", "-o", "{d}/tasks.json"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "a.jsonl": ""}),
+        ("a.jsonl", "no annotations"),
+    ),
 ]
 
 

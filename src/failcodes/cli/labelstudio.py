@@ -160,7 +160,10 @@ def _judged(judged: Path | None, cb: Codebook) -> list[Annotation]:
         from failcodes.judge.panelrun import run_codes
 
         return run_codes(judged, cb)
-    return dataio.read_models_jsonl(judged, Annotation)
+    annotations = dataio.read_models_jsonl(judged, Annotation)
+    if not annotations:  # --judged given: an empty file would silently drop the predictions
+        raise InputError("no annotations (expected one JSON object per line)", path=judged)
+    return annotations
 
 
 def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Unit]:
