@@ -184,8 +184,8 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         sys.exit(2)
-    if isinstance(code, int) and code:  # typer.Exit(n), or 130 after Ctrl-C
-        sys.exit(code)
+    # always exit, as typer's standalone mode did: 0, typer.Exit(n), or 130 after Ctrl-C
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _command_line_error(exc: typer.TyperException) -> NoReturn:
