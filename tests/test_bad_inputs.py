@@ -924,6 +924,13 @@ SWEEP_CASES: list[Case] = [
         _write({"t.jsonl": GOOD_TRACES, "a.jsonl": ""}),
         ("a.jsonl", "no annotations"),
     ),
+    # an empty --prices file priced every call as unknown, exit 0
+    Case(
+        "judge-dry-run/empty-prices",
+        (*JUDGE, "--judge", "openai:gpt-5-mini", "--dry-run", "--prices", "{d}/p.yaml"),
+        _mk_dir(files={"p.yaml": "\n"}),
+        ("p.yaml", "empty price table"),
+    ),
 ]
 
 

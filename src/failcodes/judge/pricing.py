@@ -74,6 +74,12 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
             raise InputError(f"cannot read price table: {exc.strerror}", path=where) from None
     try:
         raw: Any = yamlio.safe_load(text) or {}
+        if (
+            not raw and path is not None
+        ):  # --prices given: an empty file priced every call as unknown
+            raise InputError(
+                "empty price table (expected provider:model: {input, output})", path=where
+            )
         return PriceTable(prices=raw, vendor_list=vendor_list)
     except (yaml.YAMLError, ValidationError) as exc:
         raise InputError(f"invalid price table: {exc}", path=where) from None
