@@ -2506,20 +2506,18 @@ def _struct_of(model: type[BaseModel], name: str) -> Any:
     return msgspec.defstruct(name, fields, forbid_unknown_fields=True, gc=False)  # no cycles
 
 
+def _non_null(kind: Any) -> list[Any]:
+    """The members of a union type other than None (``[kind]`` for a type that is no union)."""
+    if get_origin(kind) in (Union, types.UnionType):
+        return [a for a in get_args(kind) if a is not type(None)]
+    return [kind]
+
+
 def _is_text(kind: Any) -> bool:
     """Whether a msgspec field type holds only JSON strings (or null): str or a Literal."""
     if get_origin(kind) is Annotated:
         kind = get_args(kind)[0]
-    inner = (
-        [a for a in get_args(kind) if a is not type(None)]
-        if get_origin(kind)
-        in (
-            Union,
-            types.UnionType,
-        )
-        else [kind]
-    )
-    inner = [get_args(a)[0] if get_origin(a) is Annotated else a for a in inner]
+    inner = [get_args(a)[0] if get_origin(a) is Annotated else a for a in _non_null(kind)]
     return all(a is str or get_origin(a) is Literal for a in inner)
 
 
@@ -2538,15 +2536,7 @@ def _string_counter(struct: Any) -> Callable[[Sequence[Any]], int]:
         if _is_text(kind):
             texts.append(field_name)
             continue
-        bare = (
-            [a for a in get_args(kind) if a is not type(None)]
-            if get_origin(kind)
-            in (
-                Union,
-                types.UnionType,
-            )
-            else [kind]
-        )
+        bare = _non_null(kind)
         if len(bare) == 1 and get_origin(bare[0]) is list:
             item = get_args(bare[0])[0]
             if _is_text(item):
