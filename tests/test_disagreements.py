@@ -120,12 +120,3 @@ def test_dataframe_adapter() -> None:
 def test_model_documents_every_field() -> None:
     schema = Disagreement.model_json_schema()
     assert schema["properties"]["kind"]["description"].startswith("FN = clinician error missed")
-
-
-def test_old_disagreement_file_functions_warn_and_point_at_dataio() -> None:
-    import failcodes.dataio
-    import failcodes.disagreements as dis
-
-    with pytest.warns(DeprecationWarning, match="now failcodes.dataio.read_disagreements"):
-        old = dis.read_disagreements
-    assert old is failcodes.dataio.read_disagreements

@@ -447,25 +447,6 @@ def count_by_kind(
     return out
 
 
-def __getattr__(name: str) -> Any:
-    """``read_disagreements``/``write_disagreements`` moved to :mod:`failcodes.dataio`.
-
-    Still reachable under their old names, with a DeprecationWarning (nothing in failcodes
-    uses them); this module itself does no file I/O.
-    """
-    if name in ("read_disagreements", "write_disagreements"):
-        import importlib
-        import warnings
-
-        warnings.warn(
-            f"failcodes.disagreements.{name} is now failcodes.dataio.{name}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module("failcodes.dataio"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def with_evidence_source(
     disagreements: Iterable[Disagreement], declared: Mapping[str, EvidenceSource]
 ) -> list[Disagreement]:
