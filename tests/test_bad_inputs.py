@@ -727,6 +727,29 @@ SWEEP_CASES: list[Case] = [
         _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,2,1\n3,1,1\n"}),
         ("--seed", "non-negative"),
     ),
+    # resample counts are capped (stats.bootstrap.MAX_RESAMPLES = 1,000,000): an extra digit
+    # or 1e20 ran until killed
+    Case(
+        "metrics/bootstrap-beyond-the-cap",
+        (
+            *("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+            *("--bootstrap", "100000000000000000000"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "labels.csv": LABELS}),
+        ("'--bootstrap'", "less than or equal to 1000000"),
+    ),
+    Case(
+        "agree/bootstrap-beyond-the-cap",
+        ("agree", "{d}/r.csv", "--bootstrap", "1000001"),
+        _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,2,1\n3,1,1\n"}),
+        ("'--bootstrap'", "less than or equal to 1000000"),
+    ),
+    Case(
+        "run/study-bootstrap-beyond-the-cap",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file("bootstrap = 1000", "bootstrap = 20000000")}),
+        ("failcodes.toml:", "field 'metrics.bootstrap'", "1000000"),
+    ),
     # an option value out of range drew typer's usage box: five lines
     Case(
         "judge/top-k-zero",
@@ -982,3 +1005,12 @@ def test_study_plan_sniffs_past_binary_annotations(tmp_path: Path) -> None:
 
     (tmp_path / "annotations.jsonl").write_bytes(bytes(range(256)))
     assert run_codebook(tmp_path) is None
+
+
+def test_study_bootstrap_cap_is_the_commands_cap() -> None:
+    # the study file states the cap as a number (it does not import the statistics stack)
+    from failcodes.stats.bootstrap import MAX_RESAMPLES
+    from failcodes.study.config import MetricsSpec
+
+    caps = [m.le for m in MetricsSpec.model_fields["bootstrap"].metadata if hasattr(m, "le")]
+    assert caps == [MAX_RESAMPLES]

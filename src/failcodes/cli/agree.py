@@ -17,6 +17,7 @@ from failcodes.cli.options import UnitColumnOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
+from failcodes.stats.bootstrap import MAX_RESAMPLES
 
 _STAT_CHOICES = (*STATISTICS, "all")
 _JSON_KEYS = (
@@ -145,6 +146,8 @@ def agree(
         int,
         typer.Option(
             "--bootstrap",
+            min=0,
+            max=MAX_RESAMPLES,
             help="Bootstrap resamples over units for BCa intervals (0: Wald intervals from the "
             "standard error).",
         ),

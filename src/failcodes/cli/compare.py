@@ -19,6 +19,7 @@ from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.mapping import DEFAULT_MAPPING
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
+from failcodes.stats.bootstrap import MAX_RESAMPLES
 from failcodes.stats.classification import compare_against_truth, compare_systems
 from failcodes.stats.tests import TestResult
 
@@ -88,7 +89,10 @@ def compare(
     method: Annotated[
         str, typer.Option("--method", help="permutation|bootstrap (F1/recall tests).")
     ] = "permutation",
-    resamples: Annotated[int, typer.Option("--resamples", help="Permutations/resamples.")] = 10_000,
+    resamples: Annotated[
+        int,
+        typer.Option("--resamples", min=0, max=MAX_RESAMPLES, help="Permutations/resamples."),
+    ] = 10_000,
     seed: Annotated[int | None, typer.Option("--seed")] = None,
     exact_below: Annotated[
         int, typer.Option("--exact-below", help="Exact McNemar below this many discordant pairs.")

@@ -37,6 +37,7 @@ from failcodes.metrics import (
     distributions_dataframe,
     verdict_distributions,
 )
+from failcodes.stats.bootstrap import MAX_RESAMPLES
 from failcodes.verdicts import Verdict
 
 _SHORT = {
@@ -170,7 +171,13 @@ def metrics(
     mapping: MappingOpt = None,
     level: Annotated[Level, typer.Option("--level", help="Unit of the metrics.")] = Level.SENTENCE,
     bootstrap: Annotated[
-        int, typer.Option("--bootstrap", min=0, help="Cluster-bootstrap resamples (0 = no CIs).")
+        int,
+        typer.Option(
+            "--bootstrap",
+            min=0,
+            max=MAX_RESAMPLES,
+            help="Cluster-bootstrap resamples (0 = no CIs).",
+        ),
     ] = 0,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     confidence: Annotated[

@@ -116,7 +116,8 @@ class MetricsSpec(FrozenModel):
 
     mappings: Annotated[list[str], Field(min_length=1)] = ["refuted"]  # noqa: RUF012 - pydantic copies defaults
     level: LevelName = "sentence"
-    bootstrap: Annotated[int, Field(ge=0)] = 1000
+    # le: failcodes.stats.bootstrap.MAX_RESAMPLES (not imported: the study file loads light)
+    bootstrap: Annotated[int, Field(ge=0, le=1_000_000)] = 1000
     seed: Annotated[int, Field(ge=0)] = 0
     without_claims: WithoutClaims = "no_error"
 
