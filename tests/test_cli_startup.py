@@ -57,6 +57,13 @@ def test_help_pays_for_no_optional_heavyweights() -> None:
         assert "numba" not in loaded, argv
 
 
+def test_version_imports_no_subcommand() -> None:
+    # `failcodes version` is defined in cli/main: it imported every subcommand (~0.9 s)
+    assert _register_only(["version"]) is True
+    loaded = _imported_after(["version"])
+    assert not {m for m in loaded if m.startswith("failcodes.cli.") and m != "failcodes.cli.main"}
+
+
 def _help(*argv: str) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "failcodes", *argv, "--help"],

@@ -89,6 +89,8 @@ def _register_only(argv: list[str]) -> bool:
     name = next((a for a in argv if not a.startswith("-")), None)
     if name is None or not name.isidentifier() or name.startswith("_") or name == "main":
         return False
+    if any(c.name == name for c in app.registered_commands):  # defined here: `version`
+        return True
     module = f"failcodes.cli.{name}"
     try:
         if importlib.util.find_spec(module) is None:
