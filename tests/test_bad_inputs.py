@@ -727,6 +727,32 @@ SWEEP_CASES: list[Case] = [
         _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,2,1\n3,1,1\n"}),
         ("--seed", "non-negative"),
     ),
+    # the generic adapters' own-pipeline options (ids=claim, sentence_ids=question, passage
+    # lists in CSV cells, generic-labels --label-rule): a bad value or cell is one line
+    Case(
+        "ingest-generic/sentence-ids-bogus",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/o.jsonl", "--option", "sentence_ids=x"),
+        _mk_dir(),
+        ("--option sentence_ids='x' is not one of: global, question",),
+    ),
+    Case(
+        "ingest-generic/passages-cell-not-json",
+        (
+            *("ingest", "generic", "{d}/p.csv", "-o", "{d}/o.jsonl", "--system", "s"),
+            *("--map", "docs=passages"),
+        ),
+        _write({"p.csv": "claim_id,claim,verdict,docs\nc1,x,supported,not json\n"}),
+        ("p.csv:2", "field 'passages'", "a passages cell holds a JSON list"),
+    ),
+    Case(
+        "ingest-generic-labels/rule-value-not-named",
+        (
+            *("ingest", "generic-labels", "{d}/l.csv", "-o", "{d}/o.jsonl"),
+            *("--label-rule", "judgement = incorrect -> error; judgement = correct -> no_error"),
+        ),
+        _write({"l.csv": "sentence_id,judgement\ns1,incorrect\ns2,unsure\n"}),
+        ("l.csv:3", "'unsure'"),
+    ),
     # resample counts are capped (stats.bootstrap.MAX_RESAMPLES = 1,000,000): an extra digit
     # or 1e20 ran until killed
     Case(
