@@ -1601,9 +1601,8 @@ def _construct_trace(
 def _claim_view(rec: Any, entry: tuple[str, str | None], view: type[ClaimView]) -> ClaimView:
     """The claim-record fields of a line :func:`_fast_line` vouched for (no model built).
 
-    ``view`` is :class:`~failcodes.disagreements.ClaimView`, imported once by the caller (an
-    import statement per line costs ~7 us: the module's ``__getattr__`` is asked for
-    ``__path__`` each time).
+    ``view`` is :class:`~failcodes.disagreements.ClaimView`, imported once by the caller
+    (dataio imports the disagreements module, and metrics behind it, only where needed).
     """
     source = rec.evidence_source
     return view(
