@@ -13,6 +13,7 @@ import gzip
 import json
 import os
 import shutil
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,8 @@ class Case:
     setup: Setup = lambda d: None
     expect: tuple[str, ...] = ()
     files: dict[str, str] = field(default_factory=dict)
+    #: The whole error line, exactly ("{d}" stands for the workspace folder).
+    line: str | None = None
 
 
 def _trace_lines() -> list[dict[str, object]]:
@@ -983,7 +986,70 @@ SWEEP_CASES: list[Case] = [
 ]
 
 
-CASES = _trace_cases() + _codebook_cases() + OUTPUT_CASES + REPORT_CASES + OTHER_CASES + SWEEP_CASES
+def _journal(keep: int | None) -> Setup:
+    """A run folder whose WAL-mode journal.sqlite keeps its first ``keep`` bytes (None: all)."""
+
+    def setup(d: Path) -> None:
+        _mk_dir("run")(d)
+        path = d / "run" / "journal.sqlite"
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("CREATE TABLE annotations (seq INTEGER PRIMARY KEY, annotation TEXT)")
+        conn.close()
+        if keep is not None:
+            path.write_bytes(path.read_bytes()[:keep])
+
+    return setup
+
+
+ATTRIBUTE_RUN = ("attribute", "--from", "{d}/t.jsonl", "--retrieval", "{d}/run", "-o", "{d}/att")
+#: Found by the third bad-input sweep (notes/badinput.md): one row per case, the whole line.
+SWEEP3_CASES: list[Case] = [
+    # a read-only open of a WAL-mode journal created journal.sqlite-wal and -shm beside it
+    Case(
+        "attribute/truncated-journal-leaves-no-wal",
+        ATTRIBUTE_RUN,
+        _journal(100),
+        line="failcodes: error: {d}/run/journal.sqlite: not a readable judge journal (database "
+        "disk image is malformed); judge again into a fresh -o folder",
+    ),
+    Case(
+        "labelstudio-export/truncated-judged-journal",
+        (
+            *("labelstudio", "export", "{d}/t.jsonl", "-p", "retrieval", "-c", str(CODEBOOK)),
+            *("--judged", "{d}/run", "-o", "{d}/tasks.json"),
+        ),
+        _journal(100),
+        line="failcodes: error: {d}/run/journal.sqlite: not a readable judge journal (database "
+        "disk image is malformed); judge again into a fresh -o folder",
+    ),
+    Case(
+        "judge/truncated-journal-leaves-no-wal",
+        (*JUDGE, "-o", "{d}/run"),
+        _journal(100),
+        line="failcodes: error: {d}/run/journal.sqlite: not a usable SQLite database (database "
+        "disk image is malformed); move it away or pass another -o",
+    ),
+    # an empty journal was migrated (written) by a reader and read as a run of no units
+    Case(
+        "attribute/empty-journal",
+        ATTRIBUTE_RUN,
+        _journal(0),
+        line="failcodes: error: {d}/run/journal.sqlite: empty file, expected a judge journal "
+        "(SQLite)",
+    ),
+]
+
+
+CASES = (
+    _trace_cases()
+    + _codebook_cases()
+    + OUTPUT_CASES
+    + REPORT_CASES
+    + OTHER_CASES
+    + SWEEP_CASES
+    + SWEEP3_CASES
+)
 
 
 def test_the_suite_is_big_enough() -> None:
@@ -1020,6 +1086,8 @@ def test_bad_input(
     assert "Traceback" not in err
     for needle in case.expect:
         assert needle in lines[0], (needle, lines[0])
+    if case.line is not None:
+        assert lines[0] == case.line.replace("{d}", str(work))
     assert _tree(work) == before, "the command changed the workspace"
     assert os.getcwd() == str(work)
 

@@ -46,9 +46,12 @@ def check_database(path: str | Path, *, option: str = "another path") -> Path:
                 path=p,
             ) from None
         try:
-            conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+            # immutable: a WAL-mode header would make even a read-only open create -wal/-shm
+            conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
             try:
-                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                for (name,) in tables.fetchall():  # each table's root page: cheap, catches most
+                    conn.execute(f'SELECT * FROM "{name}" LIMIT 1').fetchall()
             finally:
                 conn.close()
         except sqlite3.DatabaseError as exc:
@@ -68,6 +71,7 @@ def connect(path: str | Path, *, option: str = "another path") -> sqlite3.Connec
     """
     p = Path(path)
     check_database(p, option=option)
+    conn: sqlite3.Connection | None = None
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False)
@@ -76,12 +80,58 @@ def connect(path: str | Path, *, option: str = "another path") -> sqlite3.Connec
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=5000")
     except OSError as exc:
+        if conn is not None:
+            conn.close()
         raise output_error(exc, p) from None
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
         raise OutputError(
             f"cannot open the SQLite database ({exc}); move it away or pass {option}", path=p
         ) from None
     return conn
+
+
+def open_migrated(
+    path: str | Path, migrations: Sequence[Migration], *, option: str
+) -> sqlite3.Connection:
+    """:func:`connect` and :func:`migrate`; a database that fails either is left as it was.
+
+    On failure (a damaged database) the connection is closed and the ``-wal``/``-shm`` files
+    this open created beside it are removed: a refused database leaves nothing behind.
+    """
+    p = Path(path)
+    created = [s for s in (Path(f"{p}-wal"), Path(f"{p}-shm")) if not s.exists()]
+    try:
+        conn = connect(p, option=option)
+    except BaseException:
+        _remove(created)
+        raise
+    try:
+        migrate(conn, migrations)
+    except BaseException:
+        conn.close()
+        _remove(created)
+        raise
+    return conn
+
+
+def _remove(paths: Sequence[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """Open an existing database to read it, creating and changing nothing beside it.
+
+    Without a ``-wal`` file every committed row is in the database file, which is opened
+    immutable (a read-only open of a WAL-mode database would create ``-wal`` and ``-shm``);
+    with one (a run still going, or killed) it is opened read-only, so its rows are seen too.
+    Raises :class:`sqlite3.DatabaseError` as :mod:`sqlite3` does.
+    """
+    p = Path(path)
+    flags = "mode=ro" if Path(f"{p}-wal").exists() else "mode=ro&immutable=1"
+    return sqlite3.connect(f"{p.resolve().as_uri()}?{flags}", uri=True)
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str]:

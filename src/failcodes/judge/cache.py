@@ -22,8 +22,7 @@ from failcodes.judge._sqlite import (
     BlobStore,
     Migration,
     check_database,
-    connect,
-    migrate,
+    open_migrated,
 )
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -116,8 +115,7 @@ class ResponseCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._conn = connect(self.path, option=CACHE_OPTION)
-        migrate(self._conn, MIGRATIONS)
+        self._conn = open_migrated(self.path, MIGRATIONS, option=CACHE_OPTION)
         self._blobs = BlobStore(self._conn)
 
     def get(self, key: str, *, count: bool = True) -> CachedResponse | None:

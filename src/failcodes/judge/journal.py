@@ -11,6 +11,7 @@ different one.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from failcodes.annotations import Annotation, Status
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import check_output_dir
 from failcodes.judge._sqlite import (
     BLOBS_MIGRATION,
     BlobStore,
     Migration,
     check_database,
-    connect,
-    migrate,
+    open_migrated,
+    open_read_only,
 )
 from failcodes.judge.ledger import LEDGER_MIGRATIONS, BatchLedger
 from failcodes.judge.providers.base import TokenUsage
@@ -101,14 +102,37 @@ def check_run_dir(run_dir: str | Path) -> Path:
     return folder
 
 
+def read_journal(run_dir: str | Path) -> list[Annotation]:
+    """Every annotation of a run's journal, in commit order, the journal left untouched.
+
+    For readers of a finished run (``attribute --retrieval``, ``labelstudio export
+    --judged``, ``recode``): no migration, no ``-wal``/``-shm`` files; an empty, damaged or
+    foreign database raises :class:`~failcodes.errors.InputError` naming it.
+    """
+    path = Path(run_dir) / JOURNAL_NAME
+    if path.is_file() and path.stat().st_size == 0:
+        raise InputError("empty file, expected a judge journal (SQLite)", path=path)
+    try:
+        conn = open_read_only(path)
+        try:
+            rows = conn.execute("SELECT annotation FROM annotations ORDER BY seq").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(
+            f"not a readable judge journal ({exc}); judge again into a fresh -o folder",
+            path=path,
+        ) from None
+    return [Annotation.model_validate_json(text) for (text,) in rows]
+
+
 class Journal:
     """One run's journal (``RUN_DIR/journal.sqlite``)."""
 
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / JOURNAL_NAME
-        self._conn = connect(self.path, option="another -o")
-        migrate(self._conn, MIGRATIONS)
+        self._conn = open_migrated(self.path, MIGRATIONS, option="another -o")
         self._blobs = BlobStore(self._conn)
         self._session: int | None = None
         #: The batch ledger (batch mode's tables, on this connection).

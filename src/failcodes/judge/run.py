@@ -26,7 +26,7 @@ from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
 from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import Journal
+from failcodes.judge.journal import Journal, read_journal
 from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import ProgressCallback, Session
@@ -74,12 +74,8 @@ def read_summary(run_dir: str | Path) -> RunSummary | None:
 
 
 def read_annotations(run_dir: str | Path) -> list[Annotation]:
-    """Read every annotation of a run (from its journal)."""
-    journal = Journal(run_dir)
-    try:
-        return list(journal.annotations())
-    finally:
-        journal.close()
+    """Read every annotation of a run (from its journal, which is left untouched)."""
+    return read_journal(run_dir)
 
 
 @contextmanager
