@@ -18,9 +18,10 @@ from failcodes.cli.options import (
     TracesOpt,
     load_columns,
     make_console,
+    refuse_claim_labels,
 )
 from failcodes.disagreements import Disagreement, Selected, count_by_kind, select_disagreements
-from failcodes.fileio import check_not_input
+from failcodes.fileio import check_not_input, check_output_file
 from failcodes.labels import LabelIndex
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level
@@ -49,8 +50,11 @@ def disagreements(
 ) -> None:
     """Every sentence where a system's mapped verdict differs from the clinical label."""
     check_not_input([out], [*traces, labels])
+    check_output_file(out)  # before reading: a bad -o is said first, not after the work
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
     columns, label_list = load_columns(traces, labels)
+    if level is Level.SENTENCE:
+        refuse_claim_labels(label_list, labels)
     index = LabelIndex(label_list)
     items: list[Selected] = []
     for m in maps:

@@ -19,6 +19,7 @@ from failcodes.cli.options import (
     load_columns,
     load_sentence_columns,
     make_console,
+    refuse_claim_labels,
 )
 from failcodes.cli.output_format import FormatOpt, OutputFormat
 from failcodes.dataio import read_trace_columns
@@ -37,7 +38,7 @@ from failcodes.metrics import (
     distributions_dataframe,
     verdict_distributions,
 )
-from failcodes.stats.bootstrap import MAX_RESAMPLES
+from failcodes.stats.bootstrap import MAX_RESAMPLES, check_seed
 from failcodes.verdicts import Verdict
 
 _SHORT = {
@@ -210,6 +211,8 @@ def metrics(
             raise ConfigError(f"-o {out}: use a .json or .csv file, or pass --format json|csv")
         fmt = by_suffix[out.suffix.lower()]
     check_not_input([out], [*traces, labels])
+    if bootstrap:
+        check_seed(seed)  # an option error before any file is read
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
     if labels is None:
         if not verdicts:
@@ -218,6 +221,7 @@ def metrics(
         return
     if level is Level.SENTENCE:  # memory follows the sentences, not the claims
         columns, label_list = load_sentence_columns(traces, labels)
+        refuse_claim_labels(label_list, labels)
     else:
         columns, label_list = load_columns(traces, labels)
     report = compute_metrics(

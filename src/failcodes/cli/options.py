@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from failcodes import dataio
-from failcodes.errors import InputError
-from failcodes.labels import Label, LabelColumns
+from failcodes.errors import ConfigError, InputError
+from failcodes.labels import Label, LabelColumns, label_column
 from failcodes.mapping import NAMED_MAPPINGS
 from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
@@ -119,6 +119,20 @@ def load_columns(
     columns = dataio.read_trace_columns(trace_paths, text=text)
     labels = dataio.read_labels(labels_path, traces=columns, columns=True)
     return columns, labels
+
+
+def refuse_claim_labels(labels: Sequence[Label], labels_path: Path) -> None:
+    """Sentence-level comparison against labels that are all claim-level: one line, exit 2.
+
+    No sentence would have a label, so every metric would be undefined and no disagreement
+    found; the claim labels are used by ``--level claim``.
+    """
+    claim_ids = label_column(labels, "claim_id")
+    if claim_ids and all(c is not None for c in claim_ids):
+        raise ConfigError(
+            f"{labels_path}: all {len(claim_ids):,} labels are claim-level (claim_id set), so no "
+            "sentence has a label; compare claims with --level claim (or give sentence labels)"
+        )
 
 
 def load_sentence_columns(

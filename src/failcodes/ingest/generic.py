@@ -10,7 +10,9 @@ Two ways in (docs/trace-format.md):
   label from a categorical column (``--labels-out``); ``--system``/``--verifier``/
   ``--retriever`` fill fields the table lacks; ``--alias`` adds verdict spellings;
   ``--option ids=line`` numbers rows without ids; ``--option unmapped=drop`` ignores columns
-  that are neither mapped nor trace fields.
+  that are neither mapped nor trace fields; ``--option rows=a[].b[]`` explodes nested lists
+  into rows and reads ``.json`` documents (:mod:`failcodes.ingest.nested`); ``--option
+  label_level=sentence|claim`` fixes the level of the rule's labels.
 - **A trace CSV with its passages table** (``X.csv`` + ``X.passages.csv``, or ``--passages``):
   read as the trace format (:func:`failcodes.dataio.read_traces`); every trace column must be
   there, and the table options above do not apply.
@@ -30,6 +32,7 @@ from failcodes import dataio
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.ingest.label_rule import parse_label_rule
+from failcodes.ingest.nested import is_document, parse_rows_path, rows_of
 from failcodes.ingest.table import (
     SENTENCE_ID_MODES,
     PassageColumn,
@@ -41,8 +44,8 @@ from failcodes.ingest.table import (
 from failcodes.labels import Label
 from failcodes.traces import Trace
 
-OPTIONS: tuple[str, ...] = ("ids", "unmapped", "sentence_ids")
-LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids",)
+OPTIONS: tuple[str, ...] = ("ids", "unmapped", "sentence_ids", "rows", "label_level")
+LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows")
 
 
 def _table_spec(options: AdapterOptions) -> TableSpec:
@@ -57,6 +60,8 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         ids=options.extra.get("ids", "columns"),
         unmapped=options.extra.get("unmapped", "error"),
         sentence_ids=options.extra.get("sentence_ids", "global"),
+        rows=parse_rows_path(options.extra["rows"]) if "rows" in options.extra else None,
+        label_level=options.extra.get("label_level", "auto"),
     )
 
 
@@ -64,7 +69,9 @@ def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:
     if options.passages is not None:
         return True
     return any(
-        dataio.detect_format(p) is dataio.Format.CSV and dataio.passages_path_for(p).exists()
+        not is_document(p)
+        and dataio.detect_format(p) is dataio.Format.CSV
+        and dataio.passages_path_for(p).exists()
         for p in paths
     )
 
@@ -121,14 +128,16 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     check_option("sentence_ids", spec.sentence_ids, SENTENCE_ID_MODES)
     labels: list[Label] = []
     seen: dataio.LabelsSeen = {}
-    if spec.label_rule is None and spec.sentence_ids == "global":
+    plain = spec.rows is None and not any(is_document(p) for p in paths)
+    if spec.label_rule is None and spec.sentence_ids == "global" and plain:
         for path in paths:
             labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
         return IngestResult(labels=labels)
     renames = options.renames()
     skipped = 0
+    empty = [0]
     for path in paths:
-        for line, raw in dataio.table_rows(path):
+        for line, _, raw in rows_of(path, spec.rows, spec.index_columns, empty):
             label = label_from_row(raw, spec, renames, path, line)
             if label is None:
                 skipped += 1

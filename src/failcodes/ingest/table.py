@@ -44,6 +44,7 @@ from failcodes import dataio
 from failcodes.errors import ConfigError, InputError
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
+from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -60,6 +61,7 @@ PASSAGE_FIELDS: tuple[str, ...] = tuple(f for f in Passage.model_fields if f not
 ID_FIELDS: tuple[str, ...] = ("question_id", "sentence_id", "claim_id")
 ID_MODES: tuple[str, ...] = ("columns", "line", "claim")
 SENTENCE_ID_MODES: tuple[str, ...] = ("global", "question")
+LABEL_LEVELS: tuple[str, ...] = ("auto", "sentence", "claim")
 UNMAPPED_MODES: tuple[str, ...] = ("error", "drop")
 
 
@@ -85,6 +87,13 @@ class TableSpec:
     ids: str = "columns"
     unmapped: str = "error"
     sentence_ids: str = "global"
+    rows: RowsPath | None = None
+    label_level: str = "auto"
+
+    @property
+    def index_columns(self) -> frozenset[str]:
+        """The ``<list path>#`` columns ``--map`` names (see :mod:`failcodes.ingest.nested`)."""
+        return frozenset(c for c in self.column_map if c.endswith(INDEX_MARK))
 
     def check(self) -> None:
         """Refuse contradictory settings with one line (a :class:`ConfigError`)."""
@@ -114,6 +123,7 @@ class TableSpec:
         check_option("ids", self.ids, ID_MODES)
         check_option("sentence_ids", self.sentence_ids, SENTENCE_ID_MODES)
         check_option("unmapped", self.unmapped, UNMAPPED_MODES)
+        check_option("label_level", self.label_level, LABEL_LEVELS)
 
 
 def check_option(name: str, value: str, modes: Sequence[str]) -> None:
@@ -381,40 +391,67 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
     seen: dict[tuple[str, str], tuple[Path, int]] = {}
     traces: list[Trace] = []
     drafts: list[tuple[Label, Path, int]] = []
+    empty = [0]
     for path in paths:
-        header = dataio.table_columns(path)
+        header = None if spec.rows or is_document(path) else dataio.table_columns(path)
         if header is not None:
             check_header(path, header, spec)
-        for line, raw in dataio.table_rows(path):
-            trace, label = _row(raw, spec, path, line)
+        for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty):
             try:
-                dataio.claim_once(seen, trace, path, line)
+                trace, label = _checked_row(raw, spec, seen, path, line)
             except InputError as exc:
-                if spec.ids != "columns" or "claim_id" in _sources(raw, spec):
+                if not where:
                     raise
                 raise InputError(
-                    f"{exc.reason} (claim_id defaults to sentence_id: with several claims "
-                    "per sentence, --option ids=claim gives each claim its own id)",
-                    path=path,
-                    line=line,
-                    field="claim_id",
+                    f"{exc.reason} (row {where})", path=path, line=line, field=exc.field
                 ) from None
             traces.append(trace)
             if label is not None:
                 drafts.append((label, path, line))
     result = TableResult(traces=traces)
-    if spec.label_rule is not None:
-        result.labels = _labels(
-            drafts, claim_level=any(t.claim_id != t.sentence_id for t in traces)
+    if empty[0]:
+        result.notes.append(
+            f"{empty[0]:,} list(s) on the rows path missing or empty: no rows from them"
         )
+    if spec.label_rule is not None:
+        claim_level = (
+            any(t.claim_id != t.sentence_id for t in traces)
+            if spec.label_level == "auto"
+            else spec.label_level == "claim"
+        )
+        result.labels = _labels(drafts, claim_level=claim_level)
         n_skipped = len(traces) - len(drafts)
-        level = "claim" if any(t.claim_id != t.sentence_id for t in traces) else "sentence"
+        level = "claim" if claim_level else "sentence"
         result.notes.append(
             f"label rule {spec.label_rule.text!r}: {sum(lb.has_error for lb in result.labels):,} "
             f"error / {sum(not lb.has_error for lb in result.labels):,} no-error {level} "
             f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
         )
     return result
+
+
+def _checked_row(
+    raw: Mapping[str, Any],
+    spec: TableSpec,
+    seen: dict[tuple[str, str], tuple[Path, int]],
+    path: Path,
+    line: int,
+) -> tuple[Trace, Label | None]:
+    """:func:`_row`, and the claim not seen before (``seen`` records it)."""
+    trace, label = _row(raw, spec, path, line)
+    try:
+        dataio.claim_once(seen, trace, path, line)
+    except InputError as exc:
+        if spec.ids != "columns" or "claim_id" in _sources(raw, spec):
+            raise
+        raise InputError(
+            f"{exc.reason} (claim_id defaults to sentence_id: with several claims "
+            "per sentence, --option ids=claim gives each claim its own id)",
+            path=path,
+            line=line,
+            field="claim_id",
+        ) from None
+    return trace, label
 
 
 def _sources(raw: Mapping[str, Any], spec: TableSpec) -> set[str]:

@@ -1,0 +1,228 @@
+"""Rows of nested pipeline output: a whole-JSON document, and lists exploded into rows.
+
+Many pipelines write one record per answer, with its sentences and each sentence's claims
+nested inside (FActScore, VeriScore and SAFE dumps: ``{"id": ..., "sentences": [{"text": ...,
+"claims": [{"claim": ..., "verdict": ..., "evidence": [...]}]}]}``). ``--option
+rows=PATH`` names the lists that hold the rows, e.g. ``rows=sentences[].claims[]``: every
+claim object becomes one row of the table the generic adapter reads (docs/trace-format.md).
+A row's columns:
+
+- the row object's own keys, as they are (``claim``, ``verdict``, ``evidence``);
+- every other key of each enclosing object, named by its dotted path from the record
+  (``id``, ``question``, ``sentences.text``); a row key that equals a record key is named by
+  its dotted path too (``sentences.claims.id`` beside the record's ``id``);
+- nested objects (not lists) are flattened the same way (``meta.model``), as
+  :func:`pandas.json_normalize` does;
+- ``<list path>#``: the 1-based place of the row's element in each exploded list
+  (``sentences#``, ``sentences.claims#``), there only when ``--map`` names it, e.g. ``--map
+  sentences#=sentence_id`` with ``--option sentence_ids=question``.
+
+An element that is not an object (a list of claim texts) is a row with one column named by
+the list's path (``sentences.claims``). A missing or null list gives no rows (counted in a
+note); any other value where the path expects a list or an object is an error naming the
+record's line and the path. A ``.json`` file holds one record (an object) or a list of
+records; without ``rows`` a list of flat records is read as rows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from failcodes import dataio
+from failcodes.errors import ConfigError, InputError
+
+_LEVEL = re.compile(r"^[^.\[\]#]+(?:\.[^.\[\]#]+)*\[\]$")
+INDEX_MARK = "#"
+
+
+@dataclass(frozen=True)
+class RowsPath:
+    """The lists that hold the rows: one tuple of keys per exploded level."""
+
+    text: str
+    levels: tuple[tuple[str, ...], ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The dotted path of each exploded list from the record (``sentences.claims``)."""
+        return tuple(
+            ".".join(k for lv in self.levels[: i + 1] for k in lv) for i in range(len(self.levels))
+        )
+
+
+def parse_rows_path(text: str) -> RowsPath:
+    """Parse ``--option rows=`` (``a.b[].c[]``); malformed is a :class:`ConfigError`."""
+    parts = text.split("[].") if text.endswith("[]") else []
+    if parts:
+        parts[-1] = parts[-1].removesuffix("[]")
+    levels = tuple(tuple(p.split(".")) for p in parts)
+    if not levels or not all(_LEVEL.match(".".join(lv) + "[]") for lv in levels):
+        raise ConfigError(
+            f"--option rows={text!r}: expected the keys down to each list of rows, every list "
+            "marked with [] and the path ending in one, e.g. rows=sentences[].claims[]"
+        )
+    return RowsPath(text, levels)
+
+
+def _flatten(prefix: str, value: Mapping[str, Any], out: dict[str, Any]) -> None:
+    for key, item in value.items():
+        name = f"{prefix}.{key}" if prefix else key
+        if isinstance(item, dict):
+            _flatten(name, item, out)
+        else:
+            out[name] = item
+
+
+@dataclass
+class Exploded:
+    """Rows of one record, and how many of its lists on the path were missing or empty."""
+
+    rows: list[tuple[str, dict[str, Any]]]
+    empty: int
+
+
+def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[str]) -> Exploded:
+    """The rows of one record, each with its JSON path inside it (``sentences[0].claims[2]``).
+
+    ``wanted_index`` names the ``<list path>#`` columns to add (those ``--map`` names).
+    """
+    out: list[tuple[str, dict[str, Any]]] = []
+    empty = 0
+    names = rows.names
+
+    def walk(
+        obj: Mapping[str, Any], depth: int, prefix: str, inherited: dict[str, Any], path: str
+    ) -> None:
+        nonlocal empty
+        keys = rows.levels[depth]
+        own = dict(inherited)
+        skip_first = keys[0]
+        _flatten(prefix, {k: v for k, v in obj.items() if k != skip_first}, own)
+        node: Any = obj
+        walked: list[str] = []
+        for i, key in enumerate(keys):
+            walked.append(key)
+            if not isinstance(node, dict):
+                raise InputError(
+                    f"expected an object at {'.'.join(walked[:-1]) or 'the record'} for "
+                    f"--option rows={rows.text}, got {type(node).__name__}",
+                    field=path + ".".join(walked[:-1]),
+                )
+            if i > 0:
+                sub = {k: v for k, v in node.items() if k != key}
+                _flatten(f"{prefix}{'.' if prefix else ''}{'.'.join(walked[:-1])}", sub, own)
+            node = node.get(key)
+        here = path + ".".join(keys)
+        if node is None or node == []:
+            empty += 1
+            return
+        if not isinstance(node, list):
+            raise InputError(
+                f"expected a list of rows (--option rows={rows.text}), got {type(node).__name__}",
+                field=here,
+            )
+        list_name = names[depth]
+        for place, element in enumerate(node, start=1):
+            row_path = f"{here}[{place - 1}]"
+            values = dict(own)
+            index = list_name + INDEX_MARK
+            if index in wanted_index:
+                values[index] = place
+            if depth + 1 < len(rows.levels):
+                if not isinstance(element, dict):
+                    raise InputError(
+                        f"expected an object in the list (--option rows={rows.text}), got "
+                        f"{type(element).__name__}",
+                        field=row_path,
+                    )
+                walk(element, depth + 1, list_name, values, row_path + ".")
+                continue
+            leaf: dict[str, Any] = {}
+            if isinstance(element, dict):
+                _flatten("", element, leaf)
+            else:
+                leaf[list_name] = element
+            for key, value in leaf.items():
+                values[f"{list_name}.{key}" if key in values else key] = value
+            out.append((row_path, values))
+
+    walk(record, 0, "", {}, "")
+    return Exploded(out, empty)
+
+
+def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` of a ``.json`` file: its one object, or each object of its list."""
+    doc = dataio.read_json(path)
+    if isinstance(doc, dict):
+        yield 1, doc
+        return
+    if not isinstance(doc, list):
+        raise InputError(
+            f"expected a JSON object or a list of objects, got {type(doc).__name__}",
+            path=path,
+            line=1,
+        )
+    lines = _element_lines(path.read_text(encoding="utf-8-sig"))
+    for line, record in zip(lines, doc, strict=True):
+        if not isinstance(record, dict):
+            raise InputError(
+                f"expected a JSON object, got {type(record).__name__}", path=path, line=line
+            )
+        yield line, record
+
+
+_WS = re.compile(r"\s*")
+
+
+def _skip(text: str, pos: int) -> int:
+    match = _WS.match(text, pos)
+    return match.end() if match else pos
+
+
+def _element_lines(text: str) -> list[int]:
+    """The 1-based line where each element of the (valid) top-level JSON list starts."""
+    decoder = json.JSONDecoder()
+    pos = _skip(text, _skip(text, 0) + 1)  # past the opening bracket
+    lines: list[int] = []
+    line, last = 1, 0
+    while pos < len(text) and text[pos] != "]":
+        line += text.count("\n", last, pos)
+        last = pos
+        lines.append(line)
+        _, pos = decoder.raw_decode(text, pos)
+        pos = _skip(text, pos)
+        if text[pos : pos + 1] == ",":
+            pos = _skip(text, pos + 1)
+    return lines
+
+
+def is_document(path: Path) -> bool:
+    """Whether ``path`` is a whole-JSON document (``.json``), read by :func:`rows_of`."""
+    return path.suffix.lower() == ".json"
+
+
+def rows_of(
+    path: Path, rows: RowsPath | None, wanted_index: frozenset[str], empty: list[int]
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """``(line, where, row)`` of a table or ``.json`` file, exploded along ``rows`` if given.
+
+    ``line`` is where the record starts; ``where`` the row's JSON path inside the record ('' when
+    not exploded). ``empty[0]`` counts records whose lists on the path were missing or empty.
+    """
+    records = _json_records(path) if is_document(path) else dataio.table_rows(path)
+    for line, record in records:
+        if rows is None:
+            yield line, "", {k: v for k, v in record.items() if v is not None}
+            continue
+        try:
+            exploded = explode(record, rows, wanted_index)
+        except InputError as exc:
+            raise InputError(exc.reason, path=path, line=line, field=exc.field) from None
+        empty[0] += exploded.empty
+        for where, row in exploded.rows:
+            yield line, where, {k: v for k, v in row.items() if v is not None}
