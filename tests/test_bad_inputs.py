@@ -1038,6 +1038,45 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/run/journal.sqlite: empty file, expected a judge journal "
         "(SQLite)",
     ),
+    # a study's missing input was found by its ingest step, after the run had taken its lock
+    # and written its state and logs
+    Case(
+        "run/study-ingest-path-missing",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    "bundled:ragchecker/checking_outputs.json", "raw/outputs.json"
+                ),
+                "medical-fact-check.v1.yaml": GOOD_CB,
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:17, field 'datasets[0].ingest[0]."
+        "paths[0]': 'raw/outputs.json': no such file or folder ({d}/study/raw/outputs.json)",
+    ),
+    Case(
+        "run/study-codebook-missing",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file('codebook = "medical', 'codebook = "cb/medical')}),
+        line="failcodes: error: {d}/study/failcodes.toml:5, field 'codebook': "
+        "'cb/medical-fact-check.v1.yaml': no such file or folder "
+        "({d}/study/cb/medical-fact-check.v1.yaml)",
+    ),
+    # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
+    Case(
+        "agree/nul-in-a-rating",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,2\x003,1\n3,1,1\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'coder_A': NUL byte in column 2 (binary data, "
+        "or a table saved as UTF-16? save it as CSV UTF-8)",
+    ),
+    Case(
+        "metrics/nul-in-a-labels-header",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": "claim_id,has_error\x00,annotator\nc,true,a\n"}),
+        line="failcodes: error: {d}/l.csv:1: NUL byte in column 2 (binary data, or a table saved "
+        "as UTF-16? save it as CSV UTF-8)",
+    ),
 ]
 
 

@@ -440,6 +440,7 @@ def _csv_rows(
                 raise InputError("empty file, expected a header row", path=path, line=1) from None
             except csv.Error as exc:
                 raise InputError(f"malformed CSV ({exc})", path=path, line=1) from None
+            _check_nul(path, 1, header_raw, header_raw)
             header = [column_map.get(h, h) for h in header_raw]
             _check_columns(path, header, columns, required)
             last = reader.line_num
@@ -459,6 +460,7 @@ def _csv_rows(
                         path=path,
                         line=lineno,
                     )
+                _check_nul(path, lineno, header_raw, row)
                 yield (
                     lineno,
                     {
@@ -469,6 +471,21 @@ def _csv_rows(
                 )
         except UnicodeDecodeError as exc:
             raise _decode_error(path, exc) from None
+
+
+def _check_nul(path: Path, line: int, header: Sequence[str], row: Sequence[str]) -> None:
+    """Refuse a NUL byte in a CSV cell (binary data, or UTF-16 text saved by a spreadsheet)."""
+    if "\x00" not in "".join(row):
+        return
+    column = next(i for i, cell in enumerate(row) if "\x00" in cell)
+    name = header[column] if column < len(header) else ""
+    raise InputError(
+        f"NUL byte in column {column + 1} (binary data, or a table saved as UTF-16? "
+        "save it as CSV UTF-8)",
+        path=path,
+        line=line,
+        field=name if name and "\x00" not in name else None,
+    )
 
 
 def _check_columns(

@@ -70,12 +70,14 @@ def run(
     ] = False,
 ) -> None:
     """Run the pending steps of a study in order (finished ones are skipped; resumable)."""
-    from failcodes.study.config import load_study
+    from failcodes.study.config import check_input_paths, load_study
     from failcodes.study.runner import Outcome, is_finished, load_state, run_steps
     from failcodes.study.steps import plan_notes, plan_study
 
     layout = StudyLayout.of(study)
     config = load_study(layout.root)
+    if not plan:
+        check_input_paths(config, layout.root)  # before the lock, the state or any step
     steps = plan_study(config, layout)
     if plan:
         state = load_state(layout)

@@ -301,6 +301,36 @@ def load_study(root: str | Path) -> StudyFile:
     return parse_study(text, path)
 
 
+def check_input_paths(config: StudyFile, root: str | Path) -> None:
+    """Refuse a study whose ingest inputs or codebook do not exist, naming the field.
+
+    ``failcodes run`` calls it before any step writes anything (the ingest step would find a
+    missing file only after the run had taken its lock and written its state).
+    """
+    path = Path(root)
+    base = path if path.is_dir() else path.parent
+    if path.is_dir():
+        path = path / STUDY_FILE
+    wanted: list[tuple[tuple[int | str, ...], str]] = [(("codebook",), config.codebook)]
+    for i, ds in enumerate(config.datasets):
+        for j, spec in enumerate(ds.ingest):
+            wanted += [
+                (("datasets", i, "ingest", j, "paths", k), value)
+                for k, value in enumerate(spec.paths)
+            ]
+    for loc, value in wanted:
+        target = resolve_path(value, base)
+        if not target.exists():
+            what = "broken link" if target.is_symlink() else "no such file or folder"
+            text = path.read_text(encoding="utf-8")
+            raise InputError(
+                f"{value!r}: {what} ({target})",
+                path=path,
+                line=_line_of(text, loc[:-1] if isinstance(loc[-1], int) else loc),
+                field=_field(loc),
+            )
+
+
 #: What ``failcodes init NAME`` writes (``{name}`` and ``{codebook}`` filled in): the file
 #: ``study/template.toml`` beside this module.
 TEMPLATE = (resources.files("failcodes.study") / "template.toml").read_text(encoding="utf-8")
@@ -318,6 +348,7 @@ __all__ = [
     "ReviewSpec",
     "StudyFile",
     "bundled_or_path",
+    "check_input_paths",
     "load_study",
     "parse_study",
     "resolve_path",
