@@ -162,6 +162,15 @@ def agree(
         str | None,
         typer.Option("--by", help="Column to group units by (e.g. dimension): one row set each."),
     ] = None,
+    long: Annotated[
+        str | None,
+        typer.Option(
+            "--long",
+            help="A long table (one row per unit and rater): RATER_COLUMN,RATING_COLUMN. "
+            "Found without it when one column is named like a rater (rater, coder, "
+            "annotator...) and one other holds the ratings.",
+        ),
+    ] = None,
     categories: Annotated[
         str | None,
         typer.Option("--categories", help="Comma-separated category labels in rank order."),
@@ -213,7 +222,9 @@ def agree(
         agreement_table,
         annotation_agreement,
         choose_columns,
+        long_columns,
         ratings_from_frame,
+        wide_from_long,
     )
 
     stats = list(STATISTICS) if stat == "all" else [stat]
@@ -222,7 +233,12 @@ def agree(
     notes: list[str] = []
     panel_run = file.is_dir() and (file / "panel.json").exists()
     if panel_run or _is_annotation_file(file):
-        table_only = {"--by": by, "--raters": raters, "--unit-column": unit_column}
+        table_only = {
+            "--by": by,
+            "--raters": raters,
+            "--unit-column": unit_column,
+            "--long": long,
+        }
         given = [name for name, value in table_only.items() if value is not None]
         if given:  # they name columns of a ratings table: silently ignored here before
             raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
@@ -257,6 +273,18 @@ def agree(
         frame = read_ratings_frame(file)
         if by is not None and by not in frame.columns:
             raise InputError(f"no column '{by}' to group by", path=file)
+        keep = [by] if by is not None else []
+        rater_names = _csv(raters)
+        shape = long_columns(frame, _csv(long), unit_column=unit_column, exclude=keep, source=file)
+        if shape is not None:
+            first_line = 2 if file.suffix.lower() == ".csv" else 1
+            frame = wide_from_long(frame, shape, keep=keep, source=file, first_line=first_line)
+            unit_column = shape.unit
+            rater_names = rater_names or [c for c in frame.columns if c not in (*keep, shape.unit)]
+            notes.append(
+                f"long table ({shape.reason}): raters from column '{shape.rater}', ratings "
+                f"from '{shape.rating}'"
+            )
         groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
         group_keys = [by] if by is not None else []
         # columns are chosen once on the whole table: a small group must not drop a rater
@@ -264,9 +292,12 @@ def agree(
         choice = choose_columns(
             frame,
             unit_column=unit_column,
-            raters=_csv(raters),
-            exclude=[by] if by is not None else [],
+            raters=rater_names,
+            exclude=keep,
             source=file,
+            unit_reason="given (--unit-column)"
+            if shape is None
+            else f"the long table's units ({shape.reason})",
         )
         for key, part in groups:
             table = ratings_from_frame(

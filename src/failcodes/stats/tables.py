@@ -92,6 +92,147 @@ ID_NAMES = frozenset(
 )
 
 
+#: Column names taken as the rater of a long table (one row per unit and rater).
+RATER_NAMES = frozenset(
+    {
+        "rater",
+        "raters",
+        "coder",
+        "coders",
+        "annotator",
+        "annotators",
+        "judge",
+        "judges",
+        "reviewer",
+        "reviewers",
+        "observer",
+        "observers",
+        "user",
+        "rater_id",
+        "coder_id",
+        "annotator_id",
+        "judge_id",
+        "reviewer_id",
+        "observer_id",
+        "user_id",
+    }
+)
+
+
+@dataclass(frozen=True)
+class LongColumns:
+    """A long ratings table's columns: one row per (unit, rater) with its rating."""
+
+    unit: str
+    rater: str
+    rating: str
+    reason: str
+
+
+def detect_long(
+    frame: pd.DataFrame, *, unit_column: str | None = None, exclude: Sequence[str] = ()
+) -> LongColumns | None:
+    """The columns of a long table when its shape and names leave no doubt, else None.
+
+    Long: a unit column (given, or the one column named like an id that is not a rater)
+    whose ids repeat, and besides it exactly two columns, one named like a rater
+    (:data:`RATER_NAMES`) and the rating.
+    """
+    cols = [str(c) for c in frame.columns if str(c) not in exclude]
+    rater_named = [c for c in cols if _normal_name(c) in RATER_NAMES and c != unit_column]
+    if len(rater_named) != 1:
+        return None
+    if unit_column is None:
+        named = [c for c in cols if id_named(c) and c not in rater_named]
+        if len(named) != 1:
+            return None
+        unit_column = named[0]
+    rest = [c for c in cols if c not in (unit_column, rater_named[0])]
+    if len(rest) != 1 or unit_column not in cols or not frame[unit_column].duplicated().any():
+        return None
+    return LongColumns(unit_column, rater_named[0], rest[0], "one row per unit and rater")
+
+
+def long_columns(
+    frame: pd.DataFrame,
+    given: Sequence[str] | None,
+    *,
+    unit_column: str | None = None,
+    exclude: Sequence[str] = (),
+    source: str | Path | None = None,
+) -> LongColumns | None:
+    """The long-table columns ``given`` (``--long RATER,RATING``) or detected (:func:`detect_long`).
+
+    With ``given``, the unit column is ``unit_column`` or else the one column left that is
+    named like an id; none or several is an :class:`InputError` asking for ``--unit-column``.
+    """
+    if given is None:
+        return detect_long(frame, unit_column=unit_column, exclude=exclude)
+    if len(given) != 2 or given[0] == given[1]:
+        raise InputError(
+            f"--long takes two columns, RATER_COLUMN,RATING_COLUMN (got {','.join(given)!r})",
+            path=source,
+        )
+    rater, rating = given
+    cols = [str(c) for c in frame.columns if str(c) not in exclude]
+    for name in (rater, rating):
+        if name not in cols:
+            raise InputError(f"no column '{name}' for --long (columns: {cols})", path=source)
+    if unit_column is None:
+        named = [c for c in cols if id_named(c) and c not in given]
+        if len(named) != 1:
+            raise InputError(
+                "--long: name the unit id column with --unit-column "
+                f"({'none' if not named else ', '.join(named)} named like an id)",
+                path=source,
+            )
+        unit_column = named[0]
+    return LongColumns(unit_column, rater, rating, "given (--long)")
+
+
+def wide_from_long(
+    frame: pd.DataFrame,
+    long: LongColumns,
+    *,
+    keep: Sequence[str] = (),
+    source: str | Path | None = None,
+    first_line: int = 2,
+) -> pd.DataFrame:
+    """One row per unit (per ``keep`` group), one column per rater, from a long table.
+
+    A (unit, rater) pair given twice is an :class:`InputError` naming its second row's line
+    (``first_line`` is the line of the first data row: 2 below a CSV header).
+    """
+    for name in (long.unit, long.rater, long.rating, *keep):
+        if name not in frame.columns:
+            raise InputError(f"no column '{name}' (columns: {list(frame.columns)})", path=source)
+    key = [*keep, long.unit, long.rater]
+    missing = frame[long.rater].isna()
+    if missing.any():
+        row = int(np.flatnonzero(missing.to_numpy())[0])
+        raise InputError(
+            "empty rater cell (a long table names the rater on every row)",
+            path=source,
+            line=row + first_line,
+            field=long.rater,
+        )
+    twice = frame.duplicated(subset=key)
+    if twice.any():
+        row = int(np.flatnonzero(twice.to_numpy())[0])
+        unit, rater = frame[long.unit].iloc[row], frame[long.rater].iloc[row]
+        raise InputError(
+            f"unit {str(unit)!r} is rated by {str(rater)!r} twice",
+            path=source,
+            line=row + first_line,
+            field=long.rating,
+        )
+    table = frame.astype({long.rater: str}).pivot(
+        index=[*keep, long.unit], columns=long.rater, values=long.rating
+    )
+    table.columns = [str(c) for c in table.columns]
+    return table.reset_index()
+
+
 @dataclass(frozen=True)
 class ColumnChoice:
     """Which column holds the unit ids (``None``: row numbers) and which are raters, and why."""
@@ -141,6 +282,7 @@ def choose_columns(
     raters: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
     source: str | Path | None = None,
+    unit_reason: str = "given (--unit-column)",
 ) -> ColumnChoice:
     """Pick the unit-id column and the rater columns of a ratings table.
 
@@ -150,7 +292,8 @@ def choose_columns(
     ``unit_column`` the unit id is the one column named like an id (:data:`ID_NAMES`,
     ``*_id``), else the one column whose values are all distinct and mostly unused by the
     other columns; with neither, row numbers are unit ids. Two candidates make the table
-    ambiguous: :class:`InputError` asks for ``--unit-column``/``--raters``.
+    ambiguous: :class:`InputError` asks for ``--unit-column``/``--raters``. ``unit_reason``
+    says why a given ``unit_column`` is the one (shown to the user).
     """
     cols = [str(c) for c in frame.columns if str(c) not in exclude]
     if unit_column is not None and unit_column not in cols:
@@ -164,7 +307,7 @@ def choose_columns(
                 f"column '{unit_column}' cannot be both the unit id and a rater", path=source
             )
     if unit_column is not None:
-        unit, reason = unit_column, "given (--unit-column)"
+        unit, reason = unit_column, unit_reason
     else:
         pool = [c for c in cols if raters is None or c not in raters]
         named = [c for c in pool if id_named(c)]
@@ -273,7 +416,12 @@ def ratings_from_frame(
         ids = frame[unit_col].astype(str).tolist()
         dup = pd.Series(ids)[pd.Series(ids).duplicated()].tolist()
         if dup:
-            raise InputError(f"duplicate unit ids: {dup[:5]}", path=source, field=unit_col)
+            raise InputError(
+                f"duplicate unit ids: {dup[:5]} (one row per unit and rater? name the columns "
+                "with --long RATER_COLUMN,RATING_COLUMN)",
+                path=source,
+                field=unit_col,
+            )
     else:
         ids = [str(i + 1) for i in range(len(frame))]
     raw = frame[rater_cols]
