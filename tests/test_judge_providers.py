@@ -302,3 +302,32 @@ def test_base_url_from_environment(fake, monkeypatch, tmp_path) -> None:
     coder = make_coder("openai:fake-model")
     s = run_judge(_units(1)[:1], coder, JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path, settings=FAST))
     assert s.calls == 1 and fake.stats()["calls"] == {"openai": 1}
+
+
+def test_local_reasoning_model_wrappers_are_taken_off(fake, tmp_path) -> None:
+    # a thought block and a ```json fence around the answer (Qwen3 / DeepSeek-R1 behind an
+    # OpenAI-compatible server): scored on the first call, nothing sent back as invalid
+    fake.control(faults=[{"kind": "think_fenced"}])
+    settings = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait())
+    s = _run(fake, "openai", _units(1)[:1], tmp_path, settings=settings)
+    assert (s.calls, s.invalid_answers, s.scored) == (1, 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "payload"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('<think>x {"b": 2}</think>\n{"a": 1}', {"a": 1}),
+        ('```json\n{"a": 1}\n```', {"a": 1}),
+        ('```\n{"a": 1}```\n', {"a": 1}),
+        ('<think>\n</think>\n\n```json\n{"a": [1, 2]}\n```', {"a": [1, 2]}),
+        # still text (validation sends it back): malformed inside the fence, prose around it
+        ('```json\n{"a": \n```', '```json\n{"a": \n```'),
+        ('Here it is: {"a": 1}', 'Here it is: {"a": 1}'),
+        ('```json\n{"a": 1}\n``` and more', '```json\n{"a": 1}\n``` and more'),
+    ],
+)
+def test_json_payload(text: str, payload: object) -> None:
+    from failcodes.judge.providers.openai import json_payload
+
+    assert json_payload(text) == payload

@@ -259,6 +259,10 @@ def _reply(
     if WRONG_QUOTE in judged and answer is not None and not grouped:
         answer = _wrong_quote(answer)
         text = json.dumps(answer)
+    if fault == "think_fenced" and answer is not None:
+        # what a local reasoning model behind an OpenAI-compatible server often sends
+        # (Qwen3/DeepSeek-R1 via vLLM or Ollama): a thought block, then fenced JSON
+        text = f"<think>Weigh the passage.\n{{not json}}</think>\n```json\n{text}\n```\n"
     if ALWAYS_INVALID_JSON in judged or fault == "invalid_json":
         answer = None
         text = '{"codes": {"oops" '

@@ -115,7 +115,7 @@ def build_app(state: FakeState) -> Starlette:
         make = anthropic_message if provider == "anthropic" else openai_completion
         out = make(
             body,
-            kind if kind in ("invalid_json", "bad_code", "injected_code") else None,
+            kind if kind in ("invalid_json", "bad_code", "injected_code", "think_fenced") else None,
             cache,
             state.counter,
         )

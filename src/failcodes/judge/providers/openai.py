@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from typing import Any
 
 from failcodes.annotations import CoderKind
@@ -25,6 +26,30 @@ BASE_URL_VAR = "OPENAI_BASE_URL"
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
+_THOUGHT = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL)
+_FENCED = re.compile(r"\A\s*```(?:json)?[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
+
+
+def json_payload(text: str) -> object:
+    """The JSON answer in ``text``, else ``text`` itself (validation then rejects it).
+
+    Besides plain JSON, the two wrappers OpenAI-compatible servers of local reasoning models
+    put around a structured answer are taken off: a leading ``<think>...</think>`` block and
+    one Markdown code fence around the whole rest. Anything else stays text, so a wrapped
+    but malformed answer is still sent back as invalid.
+    """
+    with contextlib.suppress(json.JSONDecodeError):
+        return json.loads(text)
+    rest = _THOUGHT.sub("", text, count=1)
+    fenced = _FENCED.match(rest)
+    candidate = fenced.group(1) if fenced else rest
+    if candidate is text:
+        return text
+    with contextlib.suppress(json.JSONDecodeError):
+        return json.loads(candidate)
+    return text
+
+
 def reply_from_completion(body: dict[str, Any], raw_request: dict[str, Any]) -> ProviderReply:
     """Turn a Chat Completions response body into a provider reply (direct calls and batches).
 
@@ -35,9 +60,7 @@ def reply_from_completion(body: dict[str, Any], raw_request: dict[str, Any]) -> 
     text = message.get("content") or ""
     if message.get("refusal"):
         text = text or f"(refusal) {message['refusal']}"
-    payload: object = text
-    with contextlib.suppress(json.JSONDecodeError):
-        payload = json.loads(text)
+    payload = json_payload(text)
     u = body.get("usage") or {}
     details = u.get("prompt_tokens_details") or {}
     usage = TokenUsage(
