@@ -89,8 +89,8 @@ def test_json_writers_write_what_the_strict_reader_reads(tmp_path: Path) -> None
     import pytest
     from pydantic import BaseModel
 
-    from failcodes.dataio import iter_jsonl, read_json
     from failcodes.fileio import write_json, write_jsonl
+    from failcodes.jsonio import iter_jsonl, read_json
 
     class M(BaseModel):
         name: str

@@ -1,7 +1,7 @@
 """The strict JSON parser every file reader goes through (issue 16: inputs accepted silently).
 
 Each case is an input the standard library's :func:`json.loads` accepts (or crashes on with
-something other than a clean error) and :func:`failcodes.dataio.parse_json` refuses with one
+something other than a clean error) and :func:`failcodes.jsonio.parse_json` refuses with one
 line naming the file, the line and, where there is one, the field.
 """
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from failcodes import dataio
-from failcodes.dataio import MAX_JSON_DEPTH, parse_json
+from failcodes import dataio, jsonio
 from failcodes.errors import InputError
+from failcodes.jsonio import MAX_JSON_DEPTH, parse_json
 
 TRACE = (
     '{"system":"s","question_id":"q","sentence_id":"s1","claim_id":"c1","claim":"x",'
@@ -74,7 +74,7 @@ def test_whole_document_reports_the_line_of_a_syntax_error(tmp_path: Path) -> No
     path = tmp_path / "doc.json"
     path.write_text('{\n  "a": 1,\n  "b": ,\n}\n', encoding="utf-8")
     with pytest.raises(InputError) as info:
-        dataio.read_json(path)
+        jsonio.read_json(path)
     assert info.value.line == 3
 
 
@@ -114,7 +114,7 @@ def test_nan_score_refused_in_csv(tmp_path: Path) -> None:
 def test_peek_returns_none_for_strict_failures(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text('{"a": 1, "a": 2}\n')
-    assert dataio.peek_jsonl(path) is None
+    assert jsonio.peek_jsonl(path) is None
 
 
 def test_peek_reads_past_a_bom(tmp_path: Path) -> None:
@@ -122,4 +122,4 @@ def test_peek_reads_past_a_bom(tmp_path: Path) -> None:
     # editor that adds one was read as traces ('claim_id' missing on line 1)
     path = tmp_path / "d.jsonl"
     path.write_bytes(b'\xef\xbb\xbf{"kind": "FN", "claims": []}\n')
-    assert dataio.peek_jsonl(path) == {"kind": "FN", "claims": []}
+    assert jsonio.peek_jsonl(path) == {"kind": "FN", "claims": []}

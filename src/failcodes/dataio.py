@@ -24,7 +24,6 @@ import csv
 import functools
 import itertools
 import json
-import math
 import operator
 import re
 import types
@@ -33,7 +32,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import (
-    IO,
     TYPE_CHECKING,
     Annotated,
     Any,
@@ -52,6 +50,7 @@ from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
+from failcodes.jsonio import decode_error, iter_jsonl, open_text, parse_json
 from failcodes.labels import Label, LabelColumns, check_labels_against_traces, label_column
 from failcodes.sentences import Sentence
 from failcodes.tracecols import (
@@ -140,23 +139,6 @@ def _batched(batch: AtomicBatch | None, write: Callable[[AtomicBatch], None]) ->
 # ------------------------------------------------------------------------------------------
 
 
-def _open_text(path: Path) -> IO[str]:
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a folder, expected a file", path=path)
-    try:
-        return path.open(encoding="utf-8-sig", newline="")  # tolerate a BOM (Excel exports)
-    except OSError as exc:
-        raise InputError(
-            f"cannot read file: {(exc.strerror or str(exc)).lower()}", path=path
-        ) from None
-
-
-def _decode_error(path: Path, exc: UnicodeDecodeError) -> InputError:
-    return InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path)
-
-
 def _rename(record: dict[str, Any], column_map: Mapping[str, str]) -> dict[str, Any]:
     """Apply a foreign->ours column map; an empty target drops the column."""
     if not column_map:
@@ -167,250 +149,6 @@ def _rename(record: dict[str, Any], column_map: Mapping[str, str]) -> dict[str, 
         if new:
             out[new] = value
     return out
-
-
-#: Deepest nesting of arrays/objects a JSON input may have (traces need 4; the standard
-#: library's parser would otherwise hit RecursionError on ~1000 levels of ``[``).
-MAX_JSON_DEPTH = 64
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
-
-
-def _json_depth_exceeds(text: str, limit: int) -> bool:
-    if text.count("[") + text.count("{") <= limit:
-        return False
-    depth = 0
-    for match in _BRACKET.finditer(_JSON_STRING.sub('""', text)):
-        if match.group(0) in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        else:
-            depth -= 1
-    return False
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _StrictJSONError(f"key {key!r} appears twice in one object", field=key)
-            seen.add(key)
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise _StrictJSONError(f"{name} is not a number JSON allows; write null for a missing value")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise _StrictJSONError(f"number {text[:40]} overflows to infinity")
-    return value
-
-
-class _StrictJSONError(ValueError):
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-def _find_lone_surrogate(value: Any, where: str = "") -> str | None:
-    """Return the field path of the first string holding a lone surrogate, or None."""
-    if isinstance(value, str):
-        return (where or "(value)") if _LONE_SURROGATE.search(value) else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            name = f"{where}.{key}" if where else str(key)
-            if _LONE_SURROGATE.search(key):
-                return name
-            found = _find_lone_surrogate(item, name)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _find_lone_surrogate(item, f"{where}[{index}]")
-            if found:
-                return found
-    return None
-
-
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite_float
-)
-
-
-def parse_json(text: str, *, path: str | Path | None = None, line: int | None = None) -> Any:
-    """Parse one JSON document or JSONL line strictly; THE JSON parser of every file reader.
-
-    On top of :func:`json.loads` it refuses duplicate keys in an object (JSON leaves them
-    undefined; the standard library keeps the last), ``NaN``/``Infinity`` and numbers that
-    overflow to infinity, integers over Python's 4300-digit limit, nesting deeper than
-    :data:`MAX_JSON_DEPTH` and escaped lone surrogates (not valid Unicode).
-    Every problem raises :class:`InputError` with ``path`` and ``line`` (for a whole document,
-    the line of a syntax error inside it).
-    """
-    if _json_depth_exceeds(text, MAX_JSON_DEPTH):
-        raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", path=path, line=line)
-    try:
-        value = _DECODER.decode(text)
-    except json.JSONDecodeError as exc:
-        where = line if line is not None else exc.lineno
-        at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
-        col = f"{at} column {exc.colno}"
-        raise InputError(f"malformed JSON ({exc.msg}{col})", path=path, line=where) from None
-    except _StrictJSONError as exc:
-        raise InputError(str(exc), path=path, line=line, field=exc.field) from None
-    except RecursionError:  # pragma: no cover - the depth check comes first
-        raise InputError("JSON nested too deeply", path=path, line=line) from None
-    except ValueError as exc:  # e.g. an integer with more than 4300 digits
-        raise InputError(f"malformed JSON ({exc})", path=path, line=line) from None
-    if _SURROGATE_ESCAPE.search(text):
-        field = _find_lone_surrogate(value)
-        if field is not None:
-            raise InputError(
-                "string holds a lone surrogate escape (\\ud800-\\udfff without its pair); "
-                "expected valid Unicode",
-                path=path,
-                line=line,
-                field=None if field == "(value)" else field,
-            )
-    return value
-
-
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line, object)`` for each non-blank line of a JSONL file (for adapters).
-
-    Raises :class:`InputError` with the line for malformed JSON or a non-object line (every
-    line goes through :func:`parse_json`).
-    """
-    return _jsonl_rows(Path(path))
-
-
-def read_json(path: str | Path) -> Any:
-    """Read a whole JSON document (not JSONL) through :func:`parse_json`.
-
-    Raises :class:`InputError` for a missing or unreadable file, text that is not UTF-8 and
-    malformed JSON (with the line of the problem).
-    """
-    src = Path(path)
-    if not src.exists():
-        raise InputError("file not found", path=src)
-    if src.is_dir():
-        raise InputError("is a folder, expected a file", path=src)
-    try:
-        text = src.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", path=src) from None
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
-    return parse_json(text, path=src)
-
-
-def peek_jsonl(path: str | Path) -> dict[str, Any] | None:
-    """Return the first non-blank line of a JSONL file as an object, or None.
-
-    None when the file cannot be read, the line is not JSON or not an object: for sniffing
-    what a file holds; the real reader then reports the problem with its location.
-    """
-    try:
-        with Path(path).open(encoding="utf-8-sig") as fh:  # a BOM, as the readers allow
-            first = next((line for line in fh if line.strip()), "")
-        obj = parse_json(first) if first else None
-    except (OSError, UnicodeDecodeError, InputError):
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
-_FIELD_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
-
-
-def json_field_line(path: str | Path, field: str) -> int | None:
-    """Return the 1-based line where ``field`` (e.g. ``results[1].claims[0].raw``) starts.
-
-    For errors in whole-document JSON files (not JSONL): walks the text to the value the field
-    path names. Returns None when the path cannot be followed (the error then has no line).
-    """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    parts: list[int | str] = [
-        int(m.group(1)) if m.group(1) is not None else m.group(2)
-        for m in _FIELD_PART.finditer(field)
-    ]
-    decoder = json.JSONDecoder()
-    ws = re.compile(r"\s*")
-
-    def skip(pos: int) -> int:
-        match = ws.match(text, pos)
-        return match.end() if match else pos
-
-    try:
-        pos = skip(0)
-        for part in parts:
-            if isinstance(part, int):
-                if text[pos] != "[":
-                    return None
-                pos = skip(pos + 1)
-                for _ in range(part):
-                    _, pos = decoder.raw_decode(text, pos)
-                    pos = skip(pos)
-                    if text[pos] != ",":
-                        return None
-                    pos = skip(pos + 1)
-            else:
-                if text[pos] != "{":
-                    return None
-                pos = skip(pos + 1)
-                while True:
-                    key, pos = decoder.raw_decode(text, pos)
-                    pos = skip(pos)
-                    if text[pos] != ":":
-                        return None
-                    pos = skip(pos + 1)
-                    if key == part:
-                        break
-                    _, pos = decoder.raw_decode(text, pos)
-                    pos = skip(pos)
-                    if text[pos] != ",":
-                        return None
-                    pos = skip(pos + 1)
-    except (ValueError, IndexError):
-        return None
-    return text.count("\n", 0, pos) + 1
-
-
-def with_json_line(exc: InputError) -> InputError:
-    """Return ``exc`` with its line filled in from its JSON field path when it has none."""
-    if exc.line is not None or exc.path is None or exc.field is None:
-        return exc
-    line = json_field_line(exc.path, exc.field)
-    if line is None:
-        return exc
-    return InputError(exc.reason, path=exc.path, line=line, field=exc.field)
-
-
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with _open_text(path) as fh:
-        try:
-            for lineno, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                obj = parse_json(raw.rstrip("\r\n"), path=path, line=lineno)
-                if not isinstance(obj, dict):
-                    raise InputError(
-                        f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
-                    )
-                yield lineno, obj
-        except UnicodeDecodeError as exc:
-            raise _decode_error(path, exc) from None
 
 
 #: Largest CSV cell read (the csv module's default, 128 KiB, is smaller than cells we write).
@@ -431,7 +169,7 @@ def _csv_rows(
     """
     csv.field_size_limit(CSV_FIELD_LIMIT)
     keep_empty = set(required)
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         try:
             reader = csv.reader(fh, delimiter=delimiter)
             try:
@@ -470,7 +208,7 @@ def _csv_rows(
                     },
                 )
         except UnicodeDecodeError as exc:
-            raise _decode_error(path, exc) from None
+            raise decode_error(path, exc) from None
 
 
 def _check_nul(path: Path, line: int, header: Sequence[str], row: Sequence[str]) -> None:
@@ -549,7 +287,7 @@ def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     p = Path(path)
     fmt = detect_format(p)
     if fmt is Format.JSONL:
-        rows: Iterable[tuple[int, dict[str, Any]]] = _jsonl_rows(p)
+        rows: Iterable[tuple[int, dict[str, Any]]] = iter_jsonl(p)
     elif fmt is Format.CSV:
         rows = _csv_rows(p, None, (), {})
     else:
@@ -582,7 +320,7 @@ def table_columns(path: str | Path) -> list[str] | None:
             return list(pq.read_schema(p).names)
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
-    with _open_text(p) as fh:
+    with open_text(p) as fh:
         try:
             header = next(csv.reader(fh), None)
         except (csv.Error, UnicodeDecodeError) as exc:
@@ -684,7 +422,7 @@ def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
     Raises :class:`InputError` naming the file, line and field of the first problem.
     """
     src = Path(path)
-    return [validate_record(model, record, src, line) for line, record in _jsonl_rows(src)]
+    return [validate_record(model, record, src, line) for line, record in iter_jsonl(src)]
 
 
 # ------------------------------------------------------------------------------------------
@@ -705,7 +443,7 @@ def _records(
     fmt = detect_format(path)
     cols = list(columns if columns is not None else model.model_fields)
     if fmt is Format.JSONL:
-        for line, rec in _jsonl_rows(path):
+        for line, rec in iter_jsonl(path):
             yield line, _drop_nones(_rename(rec, column_map))
     elif fmt is Format.CSV:
         yield from _csv_rows(path, cols, _required(model), column_map)
@@ -1187,7 +925,7 @@ def read_traces(
     required = [n for n in _required(Trace) if not (default_system and n == "system")]
     if fmt is Format.JSONL:
         rows: Iterable[tuple[int, dict[str, Any]]] = (
-            (line, _drop_nones(_rename(rec, cmap))) for line, rec in _jsonl_rows(p)
+            (line, _drop_nones(_rename(rec, cmap))) for line, rec in iter_jsonl(p)
         )
     elif fmt is Format.CSV:
         rows = _csv_rows(p, TRACE_COLUMNS, required, cmap)

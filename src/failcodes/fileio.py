@@ -10,7 +10,7 @@ complete; on an exception the temporary file is deleted and the destination is u
 - :class:`AtomicBatch`: several files moved into place together, or none of them.
 - :func:`write_json` / :func:`write_jsonl`: THE JSON writers (one document, one object per
   line), atomic, UTF-8, never ``NaN``/``Infinity`` (the strict reader,
-  :func:`failcodes.dataio.parse_json`, refuses them).
+  :func:`failcodes.jsonio.parse_json`, refuses them).
 
 Output files get the mode a plain ``open(path, "w")`` would give them: ``0o666`` minus the
 process umask (the temporary file :func:`tempfile.mkstemp` creates is ``0o600``, which the

@@ -332,7 +332,7 @@ def read_plan(path: str | Path) -> ReviewPlan:
     """Load a plan file; bad content is an :class:`~failcodes.errors.InputError`."""
     from pydantic import ValidationError
 
-    from failcodes.dataio import read_json
+    from failcodes.jsonio import read_json
 
     try:
         return ReviewPlan.model_validate(read_json(path))

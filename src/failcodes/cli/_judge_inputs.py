@@ -12,14 +12,10 @@ import typer
 
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
-from failcodes.dataio import (
-    peek_jsonl,
-    read_disagreement_traces,
-    read_disagreements,
-    read_traces,
-)
+from failcodes.dataio import read_disagreement_traces, read_disagreements, read_traces
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
+from failcodes.jsonio import peek_jsonl
 from failcodes.judge.cache import check_cache
 from failcodes.judge.colestimate import UnitSizes, read_unit_sizes
 from failcodes.judge.journal import check_run_dir

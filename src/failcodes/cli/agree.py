@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from failcodes import dataio
+from failcodes import dataio, jsonio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.cli.options import UnitColumnOpt
@@ -62,7 +62,7 @@ def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
 def _is_annotation_file(path: Path) -> bool:
     if path.suffix.lower() not in (".jsonl", ".ndjson") or not path.exists():
         return False
-    head = dataio.peek_jsonl(path)
+    head = jsonio.peek_jsonl(path)
     return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
 
 

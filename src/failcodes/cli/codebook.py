@@ -22,9 +22,9 @@ from failcodes import codebook as cbook
 from failcodes.cli.main import command_group
 from failcodes.cli.output_format import OutputFormat, require_format
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_json
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
+from failcodes.jsonio import read_json
 from failcodes.units import UnitKind
 
 codebook_app = command_group(

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from failcodes import codebook as codebooks
-from failcodes import dataio
+from failcodes import dataio, jsonio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
@@ -125,7 +125,7 @@ def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = 
     if is_disagreements_file(path):
         return build_units(disagreement_traces(read_disagreements(path)), part, top_k=top_k)
     if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
-        head = dataio.peek_jsonl(path)
+        head = jsonio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
             return dataio.read_models_jsonl(path, Unit)
     return build_units(dataio.read_traces(path), part, top_k=top_k)
@@ -321,7 +321,7 @@ def import_cmd(
         users[int(key)] = name.strip()
     check_not_input([out], [export, codebook])
     cb = _codebook(codebook)
-    tasks = dataio.read_json(export)
+    tasks = jsonio.read_json(export)
     if tasks == []:  # an empty export: no empty annotations file, no zero exit
         raise InputError(
             "no tasks in the export (expected a list of Label Studio tasks)", path=export

@@ -76,7 +76,7 @@ def _panel_splits(layout: StudyLayout, dataset: str, part: UnitKind) -> list[str
 
 def _targeted(path: Path) -> list[str]:
     """Unit ids, one per line (or JSONL objects with a ``unit_id``)."""
-    from failcodes.dataio import parse_json
+    from failcodes.jsonio import parse_json
 
     ids: list[str] = []
     try:

@@ -8,8 +8,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from failcodes.dataio import with_json_line
 from failcodes.errors import ConfigError, InputError
+from failcodes.jsonio import with_json_line
 from failcodes.labels import Label
 from failcodes.sentences import Sentence
 from failcodes.traces import Trace

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio
+from failcodes import jsonio
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, check_unique
 from failcodes.labels import Label
@@ -45,7 +45,7 @@ SEVERITY_ORDER = ("Mild", "Moderate", "Severe", "Life-threatening")
 
 
 def _load(path: Path) -> list[Any]:
-    data = dataio.read_json(path)
+    data = jsonio.read_json(path)
     if not isinstance(data, list):
         raise InputError(f"expected a JSON list of tasks, got {type(data).__name__}", path=path)
     return data

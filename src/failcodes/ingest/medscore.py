@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio
+from failcodes import jsonio
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.traces import EvidenceSource, Passage, Trace
@@ -56,7 +56,7 @@ _SENTENCE_ID = re.compile(r"^(?P<question>.+)_(?P<index>\d+)$")
 
 
 def _iter_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    return list(dataio.iter_jsonl(path))
+    return list(jsonio.iter_jsonl(path))
 
 
 def _text(value: object, path: Path, line: int, field: str, *, required: bool = True) -> str | None:

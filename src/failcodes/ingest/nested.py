@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio
+from failcodes import dataio, jsonio
 from failcodes.errors import ConfigError, InputError
 
 _LEVEL = re.compile(r"^[^.\[\]#]+(?:\.[^.\[\]#]+)*\[\]$")
@@ -157,7 +157,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
 
 def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line, record)`` of a ``.json`` file: its one object, or each object of its list."""
-    doc = dataio.read_json(path)
+    doc = jsonio.read_json(path)
     if isinstance(doc, dict):
         yield 1, doc
         return

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio
+from failcodes import jsonio
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, check_unique
 from failcodes.labels import Label
@@ -56,7 +56,7 @@ def chunk_verdict(row: Sequence[str]) -> Verdict:
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
-    data = dataio.read_json(path)
+    data = jsonio.read_json(path)
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list):
         raise InputError("expected an object with a 'results' list", path=path, field="results")

@@ -32,8 +32,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.contract import FrozenModel
-from failcodes.dataio import iter_jsonl, validate_record
+from failcodes.dataio import validate_record
 from failcodes.errors import InputError
+from failcodes.jsonio import iter_jsonl
 from failcodes.labels import Label
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict

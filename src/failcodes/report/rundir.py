@@ -32,9 +32,10 @@ from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
 from failcodes.contract import first_repeat
-from failcodes.dataio import read_json, table_columns
+from failcodes.dataio import table_columns
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
+from failcodes.jsonio import read_json
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time

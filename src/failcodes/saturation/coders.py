@@ -16,7 +16,7 @@ from typing import Protocol
 
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_json
+from failcodes.jsonio import read_json
 from failcodes.units import Unit
 
 

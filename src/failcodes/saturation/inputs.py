@@ -16,8 +16,9 @@ from pydantic import ValidationError
 
 from failcodes import codebook
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_json, read_models_jsonl
+from failcodes.dataio import read_models_jsonl
 from failcodes.errors import ConfigError, InputError
+from failcodes.jsonio import read_json
 from failcodes.saturation.coders import Coder, ScriptedCoder
 from failcodes.saturation.proposers import OfflineProposer, Proposer, ScriptedProposer
 from failcodes.units import Unit

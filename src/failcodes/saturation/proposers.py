@@ -27,8 +27,8 @@ from pydantic import ValidationError
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Part
-from failcodes.dataio import read_json
 from failcodes.errors import FailcodesError
+from failcodes.jsonio import read_json
 from failcodes.saturation.dedupe import tokens
 from failcodes.saturation.models import ProposalDraft
 from failcodes.units import Unit, UnitKind

@@ -34,9 +34,9 @@ from pydantic import BaseModel, ValidationError
 
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
-from failcodes.dataio import parse_json, read_json
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text, write_json
+from failcodes.jsonio import parse_json, read_json
 from failcodes.saturation.models import (
     Decision,
     ProjectConfig,
