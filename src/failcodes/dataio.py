@@ -704,6 +704,7 @@ def read_labels(
             for line, label in _iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS):
                 held.append(label)
                 held.lines.append(line)
+        held.compact()
         labels = held
         lines = held.lines
     else:

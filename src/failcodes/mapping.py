@@ -323,9 +323,9 @@ def _known_groups(cols: SentenceColumns, known: list[tuple[str, str]]) -> Senten
         systems=cols.systems,
         questions=questions,
         sentences=sentences,
-        system=cols.system,
-        question=q_lookup[cols.question] if len(cols.question) else cols.question,
-        sentence=s_lookup[cols.sentence] if len(cols.sentence) else cols.sentence,
+        system=cols.system.astype(np.int64),
+        question=q_lookup[cols.question],
+        sentence=s_lookup[cols.sentence],
         group=np.zeros(0, dtype=np.int64),
         known=known_pairs,
     )

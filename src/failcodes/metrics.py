@@ -471,7 +471,9 @@ def _error_rows(cols: TraceColumns, mapping: ErrorMapping) -> npt.NDArray[np.boo
     return lookup[cols.verdict_codes()]
 
 
-def _count_by(codes: IntArray, n: int, systems: Sequence[str]) -> dict[str, int]:
+def _count_by(
+    codes: npt.NDArray[np.integer[Any]], n: int, systems: Sequence[str]
+) -> dict[str, int]:
     counts = np.bincount(codes, minlength=n) if len(codes) else np.zeros(n, dtype=np.int64)
     return {systems[i]: int(c) for i, c in enumerate(counts) if c}
 

@@ -34,6 +34,7 @@ SCALAR_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "p
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 
 IntArray = npt.NDArray[np.int64]
+Int32Array = npt.NDArray[np.int32]
 
 
 def pyarrow_module() -> Any:
@@ -377,10 +378,12 @@ class GroupCodes:
         self._claims = array.array("q")  # hash(claim_id) per pending row
         self._vocabs = [self.vocab[n] for n in _GROUP_COLUMNS]
         self._arrays = [self._pending[n] for n in _GROUP_COLUMNS]
-        self._hashes: list[npt.NDArray[np.uint64]] = []
+        # the mixed hashes of every row folded so far, in one buffer: it grows in place
+        # (a list of chunks joined at the end held the hashes twice: 19 MB at 10x scale)
+        self._hashes = array.array("q")
         self._keys: npt.NDArray[Any] = np.zeros(0, dtype=np.int64)
         self._bits: npt.NDArray[Any] = np.zeros(0, dtype=np.uint8)
-        self._first: npt.NDArray[Any] = np.zeros(0, dtype=np.int64)
+        self._first: npt.NDArray[Any] = np.zeros(0, dtype=np.int32)
         self._tally = np.zeros((1 << _SYSTEM_BITS) * len(VERDICTS), dtype=np.int64)
         self._rows = 0  # rows folded so far
 
@@ -430,8 +433,8 @@ class GroupCodes:
         sizes = (len(self.vocab["system"]), len(self.vocab["question_id"]))
         if sizes[0] > 1 << _SYSTEM_BITS or sizes[1] > 1 << _QUESTION_BITS:
             raise GroupOverflowError
-        if len(self.vocab["sentence_id"]) > 1 << _SENTENCE_BITS:
-            raise GroupOverflowError
+        if len(self.vocab["sentence_id"]) > 1 << _SENTENCE_BITS or self._rows + n >= 1 << 31:
+            raise GroupOverflowError  # first rows are int32
         system = np.frombuffer(self._pending["system"], dtype=np.int32).astype(np.int64)
         key = np.frombuffer(self._pending["sentence_id"], dtype=np.int32).astype(np.int64)
         key <<= 32
@@ -440,15 +443,16 @@ class GroupCodes:
         lookup = np.array([VERDICTS.index(Verdict(v)) for v in self.vocab["verdict"]], np.int64)
         verdict = lookup[np.frombuffer(self._pending["verdict"], dtype=np.int32)]
         self._tally += np.bincount(system * len(VERDICTS) + verdict, minlength=len(self._tally))
-        mixed = np.frombuffer(self._claims, dtype=np.int64).view(np.uint64).copy()
+        self._hashes.extend(self._claims)
+        mixed = np.frombuffer(self._hashes, dtype=np.uint64)[self._rows :]  # a view
         mixed ^= system.view(np.uint64) * _SYSTEM_MIX
-        self._hashes.append(mixed)
+        del mixed  # (a buffer with a view cannot grow)
         # the chunk's own groups (stable: the first of equal keys is the earliest row)
         order = np.argsort(key, kind="stable")
         key = key[order]
         starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
         bits = np.bitwise_or.reduceat(np.left_shift(1, verdict).astype(np.uint8)[order], starts)
-        first = order[starts] + self._rows
+        first = (order[starts] + self._rows).astype(np.int32)
         key = key[starts]
         del order, starts, verdict, system
         # merged into the groups so far: known groups gain bits, new ones are inserted
@@ -468,32 +472,41 @@ class GroupCodes:
     def finish(self) -> SentenceColumns:
         """The groups as :class:`SentenceColumns` (see the class doc for the errors)."""
         self._fold()
-        hashes = np.empty(sum(len(h) for h in self._hashes), dtype=np.uint64)
-        at = 0
-        while self._hashes:  # each chunk freed once copied (memory: the result + one chunk)
-            chunk = self._hashes.pop(0)
-            hashes[at : at + len(chunk)] = chunk
-            at += len(chunk)
-            del chunk
-        hashes.sort()
-        if len(hashes) > 1 and bool((hashes[1:] == hashes[:-1]).any()):
-            raise GroupOverflowError
+        hashes = np.frombuffer(self._hashes, dtype=np.uint64)
+        hashes.sort()  # in place: memory is the one buffer
+        repeated = len(hashes) > 1 and bool((hashes[1:] == hashes[:-1]).any())
         del hashes
-        names = ("system", "question_id", "sentence_id")
+        self._hashes = array.array("q")
+        if repeated:
+            raise GroupOverflowError
         ranks: list[npt.NDArray[np.int64]] = []
         values: list[list[str]] = []
-        for name in names:
+        for name in ("system", "question_id", "sentence_id"):
             first_seen = list(self.vocab[name])
+            self.vocab[name] = {}
             order = sorted(range(len(first_seen)), key=first_seen.__getitem__)
             rank = np.empty(len(first_seen), dtype=np.int64)
             rank[order] = np.arange(len(first_seen), dtype=np.int64)
             ranks.append(rank)
             values.append([first_seen[i] for i in order])
-        keys = self._keys
-        system = ranks[0][keys & 0xFF]
-        question = ranks[1][(keys >> 8) & 0xFFFFFF]
-        sentence = ranks[2][keys >> 32]
-        order = np.lexsort((sentence, question, system))
+            del first_seen, order
+        # the key re-coded in sorted value order (system, question, sentence: 8 + 24 + 31
+        # bits), sorted in place; the group columns are read back from it
+        keys, self._keys = self._keys, np.zeros(0, dtype=np.int64)
+        ordered = ranks[0][keys & 0xFF]
+        ordered <<= _QUESTION_BITS
+        ordered |= ranks[1][(keys >> 8) & 0xFFFFFF]
+        ordered <<= _SENTENCE_BITS
+        ordered |= ranks[2][keys >> 32]
+        del keys
+        by_key = np.argsort(ordered)  # keys are distinct: any sort is the stable one
+        ordered = ordered[by_key]
+        sentence = (ordered & ((1 << _SENTENCE_BITS) - 1)).astype(np.int32)
+        ordered >>= _SENTENCE_BITS
+        question = (ordered & ((1 << _QUESTION_BITS) - 1)).astype(np.int32)
+        ordered >>= _QUESTION_BITS
+        system = ordered.astype(np.int32)
+        del ordered
         tally = self._tally.reshape(-1, len(VERDICTS))[: len(values[0])]
         counts = np.zeros_like(tally)
         counts[ranks[0]] = tally
@@ -501,11 +514,11 @@ class GroupCodes:
             systems=values[0],
             questions=values[1],
             sentences=values[2],
-            system=system[order],
-            question=question[order],
-            sentence=sentence[order],
-            verdicts=self._bits[order],
-            first=self._first[order],
+            system=system,
+            question=question,
+            sentence=sentence,
+            verdicts=self._bits[by_key],
+            first=self._first[by_key],
             verdict_counts=counts,
             rows=self._rows,
         )
@@ -525,11 +538,11 @@ class SentenceColumns:
     systems: list[str]
     questions: list[str]
     sentences: list[str]
-    system: IntArray
-    question: IntArray
-    sentence: IntArray
+    system: Int32Array
+    question: Int32Array
+    sentence: Int32Array
     verdicts: npt.NDArray[np.uint8]
-    first: IntArray
+    first: Int32Array
     verdict_counts: IntArray  # (systems, VERDICTS): claims per system and verdict
     rows: int
 
