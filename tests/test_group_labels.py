@@ -151,3 +151,44 @@ def test_counts_by_cluster_cells_by_hand() -> None:
         [[1, 0, 0, 0], [0, 1, 0, 0]],  # cluster 0: group 0 TP, group 1 FP
         [[0, 0, 1, 1], [0, 1, 0, 0]],  # cluster 1: group 0 FN + TN, group 1 FP
     ]
+
+
+def test_group_columns_by_hand(tmp_path: Path) -> None:
+    cols = _example(tmp_path)
+    # groups sorted by (system, question, sentence): A q1 s1, A q1 s2, A q2 s3, B q1 s1, B q2 s3
+    assert cols.system.tolist() == [0, 0, 0, 1, 1]
+    assert cols.question.tolist() == [0, 0, 1, 0, 1]
+    assert cols.sentence.tolist() == [0, 1, 2, 0, 2]
+    assert cols.first.tolist() == [0, 3, 4, 2, 5]  # each group's first row in the file
+    assert {a.dtype for a in (cols.system, cols.question, cols.sentence, cols.first)} == {
+        np.dtype(np.int32)
+    }
+    # verdict bits (VERDICTS order: supported 1, refuted 2, no_evidence 4, ...)
+    assert cols.verdicts.tolist() == [1 | 2, 1, 4, 1, 2]
+    assert len(cols) == 6
+
+
+def test_compacted_label_columns(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    rows = [
+        {"sentence_id": "s1", "has_error": True, "annotator": "ann"},
+        {"sentence_id": "s2", "has_error": False, "annotator": "ann"},
+        {"sentence_id": "s3", "has_error": True, "annotator": "ann"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    held = dataio.read_labels(path, columns=True)
+    annotators = held.column("annotator")
+    assert not isinstance(annotators, list)  # one value, held once
+    assert len(annotators) == 3 and list(annotators) == ["ann"] * 3
+    assert annotators[-1] == "ann" and annotators[1:] == ["ann", "ann"]
+    with pytest.raises(IndexError):
+        annotators[3]
+    assert list(held.column("claim_id")) == [None, None, None]
+    assert isinstance(held.column("sentence_id"), list)  # distinct values stay a list
+    assert held[1] == Label(sentence_id="s2", has_error=False, annotator="ann")
+    assert held[1].model_fields_set == {"sentence_id", "has_error", "annotator"}
+    # appending after compact: lists again, earlier labels unchanged
+    held.append(Label(sentence_id="s4", has_error=True, annotator="other"))
+    assert list(held.column("annotator")) == ["ann", "ann", "ann", "other"]
+    assert [label.sentence_id for label in held] == ["s1", "s2", "s3", "s4"]
+    assert held[0] == Label(sentence_id="s1", has_error=True, annotator="ann")
