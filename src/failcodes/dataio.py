@@ -53,6 +53,7 @@ from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.Atomi
 from failcodes.jsonio import decode_error, iter_jsonl, open_text, parse_json
 from failcodes.labels import Label, LabelColumns, check_labels_against_traces, label_column
 from failcodes.sentences import Sentence
+from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
 from failcodes.tracecols import (
     KEY_COLUMNS,
     SCALAR_COLUMNS,
@@ -105,6 +106,13 @@ PASSAGE_KEY = ("system", "claim_id")
 def detect_format(path: str | Path) -> Format:
     """Return the format of ``path`` from its extension, or raise :class:`InputError`."""
     suffix = Path(path).suffix.lower()
+    if is_spreadsheet(path):
+        raise InputError(
+            "an Excel workbook: failcodes reads its traces and labels as .jsonl, .csv or "
+            ".parquet; turn the sheet into one with `failcodes ingest generic` (traces) or "
+            "`failcodes ingest generic-labels` (labels)",
+            path=path,
+        )
     try:
         return _EXTENSIONS[suffix]
     except KeyError:
@@ -278,13 +286,16 @@ def _parquet_rows(
 
 
 def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line, record)`` for every row of any JSONL, CSV or Parquet table, as it is.
+    """Yield ``(line, record)`` for every row of any JSONL, CSV, Parquet or Excel table, as is.
 
     No column is required or refused (callers map foreign columns themselves); missing values
     (empty CSV cells, nulls) are left out of the record. Errors as for every reader: malformed
     JSON or CSV, a row with the wrong number of cells, a repeated CSV header, with the line.
     """
     p = Path(path)
+    if is_spreadsheet(p):
+        yield from sheet_rows(p)
+        return
     fmt = detect_format(p)
     if fmt is Format.JSONL:
         rows: Iterable[tuple[int, dict[str, Any]]] = iter_jsonl(p)
@@ -309,8 +320,10 @@ def csv_rows(
 
 
 def table_columns(path: str | Path) -> list[str] | None:
-    """The header of a CSV or the column names of a Parquet file; None for JSONL."""
+    """The header of a CSV or workbook, the column names of a Parquet file; None for JSONL."""
     p = Path(path)
+    if is_spreadsheet(p):
+        return sheet_header(p)
     fmt = detect_format(p)
     if fmt is Format.JSONL:
         return None
@@ -1046,13 +1059,16 @@ def read_ratings_frame(path: str | Path) -> Any:
             for _ in _csv_rows(p, None, (), {}):
                 pass
             frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+        elif is_spreadsheet(p):
+            records = list(sheet_rows(p))
+            frame = pd.DataFrame([rec for _, rec in records], columns=sheet_header(p))
         elif suffix == ".parquet":
             frame = pd.read_parquet(p)
         elif suffix in (".jsonl", ".ndjson"):
             frame = pd.DataFrame([obj for _, obj in iter_jsonl(p)])
         else:
             raise InputError(
-                f"unknown ratings format '{suffix}'; use .csv, .parquet or .jsonl", path=p
+                f"unknown ratings format '{suffix}'; use .csv, .xlsx, .parquet or .jsonl", path=p
             )
     except (OSError, ValueError, csv.Error) as exc:
         if isinstance(exc, InputError):

@@ -128,8 +128,8 @@ def agree(
     file: Annotated[
         Path,
         typer.Argument(
-            help="Ratings table (.csv/.parquet/.jsonl: one row per unit, one column per rater, "
-            "blank = missing), a JSONL file of annotations, or a judge panel's run folder "
+            help="Ratings table (.csv/.xlsx/.parquet/.jsonl: one row per unit, one column per "
+            "rater, blank = missing), a JSONL file of annotations, or a judge panel's run folder "
             "(inter-judge agreement of its members)."
         ),
     ],

@@ -42,6 +42,7 @@ from failcodes.ingest.table import (
     read_tables,
 )
 from failcodes.labels import Label
+from failcodes.sheetio import is_spreadsheet
 from failcodes.traces import Trace
 
 OPTIONS: tuple[str, ...] = ("ids", "unmapped", "sentence_ids", "rows", "label_level")
@@ -70,6 +71,7 @@ def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:
         return True
     return any(
         not is_document(p)
+        and not is_spreadsheet(p)
         and dataio.detect_format(p) is dataio.Format.CSV
         and dataio.passages_path_for(p).exists()
         for p in paths
@@ -128,7 +130,7 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     check_option("sentence_ids", spec.sentence_ids, SENTENCE_ID_MODES)
     labels: list[Label] = []
     seen: dataio.LabelsSeen = {}
-    plain = spec.rows is None and not any(is_document(p) for p in paths)
+    plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
     if spec.label_rule is None and spec.sentence_ids == "global" and plain:
         for path in paths:
             labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))

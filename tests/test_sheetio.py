@@ -1,0 +1,123 @@
+"""Excel workbooks as tables: a clinician's label sheet, a raters' sheet, a pipeline export.
+
+The workbooks are written here with openpyxl the way Excel stores them (numbers as numbers,
+blank cells empty); expected values are hand-counted from the rows below or published.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openpyxl import Workbook  # type: ignore[import-untyped]
+
+from failcodes.dataio import read_ratings_frame, table_rows
+from failcodes.errors import InputError
+from failcodes.ingest import AdapterOptions, get_adapter
+from failcodes.sheetio import sheet_header, sheet_rows
+from tests.cli_helpers import run_cli
+from tests.conftest import reference_data
+
+
+def _book(path: Path, rows: list[list[Any]], *, sheet: str = "Labels") -> Path:
+    book = Workbook()
+    ws = book.active
+    ws.title = sheet
+    for row in rows:
+        ws.append(row)
+    book.save(path)
+    return path
+
+
+CLINICIAN = [
+    ["Sentence ID", "Question", "Judgement", "Note"],
+    [101, "q1", "incorrect", "wrong dose"],
+    [102, "q1", "Correct", None],
+    [],  # a blank row between blocks
+    [103, "q2", "correct ", "   "],
+]
+
+
+def test_clinician_sheet_to_labels(tmp_path: Path) -> None:
+    path = _book(tmp_path / "clinicians.xlsx", CLINICIAN)
+    options = AdapterOptions(
+        column_map={
+            "Sentence ID": ("sentence_id",),
+            "Question": ("question_id",),
+            "Note": ("rationale",),
+        },
+        label_rule="Judgement = incorrect -> error",
+    )
+    labels = get_adapter("generic-labels").read([path], options).labels
+    got = [(lb.sentence_id, lb.question_id, lb.has_error, lb.rationale) for lb in labels]
+    # whole numbers are ids "101", not "101.0"; blank and space-only cells are missing
+    assert got == [
+        ("101", "q1", True, "wrong dose"),
+        ("102", "q1", False, None),
+        ("103", "q2", False, None),
+    ]
+
+
+def test_rows_keep_sheet_row_numbers(tmp_path: Path) -> None:
+    path = _book(tmp_path / "c.xlsx", CLINICIAN)
+    assert [line for line, _ in table_rows(path)] == [2, 3, 5]  # row 4 is blank
+    assert sheet_header(path) == ["Sentence ID", "Question", "Judgement", "Note"]
+
+
+def test_fleiss_1971_from_a_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    frame = read_ratings_frame(
+        reference_data("agreement-reference", "fleiss1971_diagnoses_30patients_6raters.csv")
+    )
+    rows = [list(frame.columns)] + [[int(v) for v in r] for r in frame.itertuples(index=False)]
+    path = _book(tmp_path / "raters.xlsx", rows)
+    code, out, err = run_cli(["agree", str(path), "--stat", "fleiss", "--format", "json"], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    # Fleiss (1971), Psychological Bulletin 76:378: kappa = 0.430
+    assert round(float(row["value"]), 3) == 0.430
+    assert (row["n_units"], row["n_raters"], row["unit_column"]) == (30, 6, "patient")
+
+
+def test_pipeline_export_to_traces(tmp_path: Path) -> None:
+    rows = [
+        ["id", "claim", "prediction", "model"],
+        [1, "Aspirin lowers stroke risk.", "SUPPORTED", "qwen"],
+        [2, "The dose is 81 mg.", "REFUTED", "qwen"],
+    ]
+    path = _book(tmp_path / "run.xlsx", rows)
+    options = AdapterOptions(
+        column_map={"id": ("claim_id",), "prediction": ("verdict",), "model": ("system",)}
+    )
+    traces = get_adapter("generic").read([path], options).traces
+    assert [(t.claim_id, t.sentence_id, t.verdict.value, t.system) for t in traces] == [
+        ("1", "1", "supported", "qwen"),
+        ("2", "2", "refuted", "qwen"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message", "line"),
+    [
+        ([["id", "code", "id"], [1, "a", 2]], "column name given twice (columns A and C)", 1),
+        ([["id", None, "code"], [1, 2, "a"]], "empty header cell in column B", 1),
+        ([["id", "code"], [1, "a"], [2, "b", "stray"]], "a value in column C", 3),
+        ([[None], []], "empty worksheet", 1),
+    ],
+)
+def test_bad_sheets(tmp_path: Path, rows: list[list[Any]], message: str, line: int) -> None:
+    path = _book(tmp_path / "bad.xlsx", rows)
+    with pytest.raises(InputError) as info:
+        list(sheet_rows(path))
+    assert message in info.value.reason and info.value.line == line
+
+
+def test_not_a_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "labels.xlsx"
+    path.write_text("sentence_id,has_error\n1,true\n")  # a CSV saved under the wrong name
+    out = tmp_path / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(path), "-o", str(out)], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and "labels.xlsx: not a readable Excel workbook" in err
+    assert not out.exists()
