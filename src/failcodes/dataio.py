@@ -28,7 +28,7 @@ import operator
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import (
@@ -1420,7 +1420,12 @@ def _scan_jsonl(
     add = keys.add
     lines = array.array("q")  # 8 bytes a row (a list of ints costs ~36)
     offsets = array.array("q")
-    locate = isinstance(keys, KeyCodes)  # groups keep no rows: no line or offset either
+    # groups keep no rows: a line and offset only for their first rows (``locate``), which
+    # they take from their own pending arrays
+    located = isinstance(keys, GroupCodes) and keys.locate
+    if isinstance(keys, GroupCodes):
+        lines, offsets = keys.lines, keys.offsets
+    locate = located or isinstance(keys, KeyCodes)
     failure: _LineFailure | None = None
     if not path.exists():
         raise InputError("file not found", path=path)
@@ -1449,10 +1454,10 @@ def _scan_jsonl(
                 if rec is None:
                     continue
                 entry = (rec.verdict.value, rec.raw_verdict)
-            add(rec.system, rec.question_id, rec.sentence_id, rec.claim_id, entry[0])
-            if locate:
+            if locate:  # before the row: adding it may fold the pending rows of groups
                 lines.append(lineno)
                 offsets.append(start)
+            add(rec.system, rec.question_id, rec.sentence_id, rec.claim_id, entry[0])
             if buf is None:
                 continue
             for n in plain:
@@ -1463,6 +1468,8 @@ def _scan_jsonl(
             if len(lines) % _CHUNK_ROWS == 0:
                 buf.flush()
     table = buf.table() if buf is not None else None
+    if isinstance(keys, GroupCodes):  # its pending arrays are its own (no view of them)
+        return table, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), failure
     return table, _int64s(lines), _int64s(offsets), failure
 
 
@@ -1674,6 +1681,10 @@ def _scan_parquet(
             [verdict_table[v][1] if verdict_table.get(v) else None for v in known]
         )
         where = pc.index_in(raw_verdicts, value_set=string_array(known))
+        if isinstance(keys, GroupCodes) and keys.locate:  # each row's place, before the row
+            kept = len(raw_verdicts)
+            keys.lines.extend(range(offset + 1, offset + kept + 1))
+            keys.offsets.extend(range(offset, offset + kept))
         out: dict[str, Any] = {}
         for name in names:
             if name == "verdict":
@@ -1784,30 +1795,56 @@ def read_trace_columns(
 
 
 def read_sentence_columns(
-    paths: str | Path | Sequence[str | Path],
+    paths: str | Path | Sequence[str | Path], *, locate: bool = False
 ) -> SentenceColumns | TraceColumns:
     """Read traces reduced to their sentence groups, for sentence-level metrics (issue 18).
 
     Memory follows the sentences, not the claims (:class:`~failcodes.tracecols.GroupCodes`):
-    no claim id, line or offset is kept. Valid input only: on any problem (a line or row
-    the fast readers refuse, a duplicate claim, CSV input, ids beyond the group key) this
-    returns :func:`read_trace_columns` of the same files instead, which raises the usual
-    one-line error or holds the traces as columns.
+    no claim id, line or offset is kept (with ``locate``, each group's first line and offset
+    and its row count: :class:`~failcodes.tracecols.GroupOrigin`). Valid input only: on any
+    problem (a line or row the fast readers refuse, a duplicate claim, CSV input, ids beyond
+    the group key) this returns :func:`read_trace_columns` of the same files instead, which
+    raises the usual one-line error or holds the traces as columns.
     """
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     formats = [detect_format(p) for p in items]
     if Format.CSV not in formats:
-        groups = GroupCodes()
+        groups = GroupCodes(locate=locate)
+        starts = []  # each file's first row
         try:
             for path, fmt in zip(items, formats, strict=True):
+                starts.append(len(groups))
                 scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
                 if scan(path, KEY_COLUMNS, groups, None, None)[3] is not None:
                     raise GroupOverflowError
-            return groups.finish()
+            out = groups.finish()
         except (GroupOverflowError, _UseObjectReaderError, InputError):
             pass
+        else:
+            return _with_files(out, items, formats, starts) if locate else out
         del groups
     return read_trace_columns(items)
+
+
+def _with_files(
+    cols: SentenceColumns, paths: Sequence[Path], formats: Sequence[Format], starts: list[int]
+) -> SentenceColumns:
+    """Groups whose origin names its files: each group's file, runs within one file only."""
+    origin = cols.origin
+    assert origin is not None
+    bounds = np.array(starts, dtype=np.int64)
+    file = np.searchsorted(bounds, cols.first, side="right") - 1
+    last = cols.first + np.maximum(origin.run, 1) - 1
+    run = np.where(np.searchsorted(bounds, last, side="right") - 1 == file, origin.run, 0)
+    del last
+    located = replace(
+        origin,
+        paths=tuple(paths),
+        formats=tuple(f.value for f in formats),
+        file=file.astype(np.int32),
+        run=run,
+    )
+    return replace(cols, origin=located)
 
 
 def _read_columns_fast(
@@ -1914,6 +1951,37 @@ def _gather(
     origin = columns.origin
     if origin is None:
         raise ValueError("these columns have neither source files nor traces")
+    at = np.asarray(rows, dtype=np.int64)
+    runs = _gather_runs(
+        origin.paths,
+        origin.formats,
+        origin.file[at].tolist(),
+        origin.line[at].tolist(),
+        origin.offset[at].tolist(),
+        [1] * len(at),
+        aliases,
+        passages_json=passages_json,
+    )
+    return [items[0] for items in runs]
+
+
+def _gather_runs(
+    paths: Sequence[Path],
+    formats: Sequence[str],
+    files: list[int],
+    lines: list[int],
+    offsets: list[int],
+    counts: list[int],
+    aliases: Mapping[str, Verdict] | None,
+    *,
+    passages_json: bool,
+) -> list[list[tuple[Trace | ClaimView, list[Any] | None]]]:
+    """The traces of runs of consecutive rows, each run from its first row's place.
+
+    Run ``i`` is ``counts[i]`` rows of file ``files[i]`` from line ``lines[i]`` at byte
+    ``offsets[i]`` (Parquet: row ``offsets[i]``); blank lines are no rows. Items as
+    :func:`_gather` gives them.
+    """
     import msgspec
 
     from failcodes.disagreements import ClaimView
@@ -1921,36 +1989,37 @@ def _gather(
     decode = _trace_decoder().decode
     astuple = msgspec.structs.astuple
     verdicts: dict[Any, Any] = {}
-    out: list[tuple[Trace | ClaimView, list[Any] | None] | None] = [None] * len(rows)
-    at = np.asarray(rows, dtype=np.int64)
-    offsets: list[int] = origin.offset[at].tolist()
-    lines: list[int] = origin.line[at].tolist()
+    out: list[list[tuple[Trace | ClaimView, list[Any] | None]]] = [[] for _ in counts]
     by_file: dict[int, list[int]] = {}
-    for pos, file in enumerate(origin.file[at].tolist()):
+    for pos, file in enumerate(files):
         by_file.setdefault(file, []).append(pos)
     for index, positions in by_file.items():
-        path = origin.paths[index]
-        if origin.formats[index] == Format.JSONL.value:
+        path = paths[index]
+        if formats[index] == Format.JSONL.value:
             with path.open("rb", buffering=_GATHER_BUFFER) as fh:
                 for pos in sorted(positions, key=offsets.__getitem__):
                     fh.seek(offsets[pos])
-                    raw = fh.readline()
-                    line = lines[pos]
-                    body = raw[3:] if line == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-                    fast = _fast_line(body, decode, verdicts, aliases, astuple, accepted=True)
-                    if fast is not None and passages_json:
-                        rec, entry = fast
-                        # the decoded passages themselves: the JSON encoder writes these
-                        # structs as the dicts ``asdict`` would give (800k of them at 1x)
-                        out[pos] = (_claim_view(rec, entry, ClaimView), rec.passages)
-                        continue
-                    trace = (
-                        _construct_trace(*fast)
-                        if fast is not None
-                        else _object_line(raw, line, path, aliases, None)
-                    )
-                    assert trace is not None
-                    out[pos] = (trace, None)
+                    line, items = lines[pos], out[pos]
+                    while len(items) < counts[pos]:
+                        raw = fh.readline()
+                        if not raw:
+                            raise ValueError(f"{path} changed since it was read")
+                        body = raw[3:] if line == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+                        fast = _fast_line(body, decode, verdicts, aliases, astuple, accepted=True)
+                        if fast is not None and passages_json:
+                            rec, entry = fast
+                            # the decoded passages themselves: the JSON encoder writes these
+                            # structs as the dicts ``asdict`` would give (800k of them at 1x)
+                            items.append((_claim_view(rec, entry, ClaimView), rec.passages))
+                        else:
+                            trace = (
+                                _construct_trace(*fast)
+                                if fast is not None
+                                else _object_line(raw, line, path, aliases, None)
+                            )
+                            if trace is not None:  # None: a blank line
+                                items.append((trace, None))
+                        line += 1
         else:
             _, pq = pyarrow_modules()
             pf = pq.ParquetFile(path)
@@ -1959,15 +2028,17 @@ def _gather(
             )
             group = -1
             table = None
-            for pos in sorted(positions, key=offsets.__getitem__):
-                row = offsets[pos]
+            wanted = sorted(
+                (offsets[pos] + i, pos) for pos in positions for i in range(counts[pos])
+            )
+            for row, pos in wanted:
                 g = int(np.searchsorted(starts, row, side="right") - 1)
                 if g != group:
                     group, table = g, pf.read_row_group(g)
                 assert table is not None
                 record = _drop_nones(table.slice(row - int(starts[g]), 1).to_pylist()[0])
-                out[pos] = (_prepare_trace(record, path, row + 1, aliases, {}), None)
-    return [t for t in out if t is not None]
+                out[pos].append((_prepare_trace(record, path, row + 1, aliases, {}), None))
+    return out
 
 
 # ------------------------------------------------------------------------------------------
@@ -2134,8 +2205,8 @@ def write_disagreements(
 
 def stream_disagreements(
     path: str | Path,
-    columns: TraceColumns,
-    selected: Sequence[Any],
+    columns: TraceColumns | SentenceColumns,
+    selected: Iterable[Any],
     index: Any,
     *,
     batch: AtomicBatch | None = None,
@@ -2143,8 +2214,11 @@ def stream_disagreements(
     """Write selected disagreements with their claims' full traces, streaming; return count.
 
     ``selected`` comes from :func:`failcodes.disagreements.select_disagreements` on
-    ``columns``; the traces of each chunk of disagreements are fetched from the source files
-    (:func:`gather_traces`), so memory stays proportional to a chunk, not to the passages.
+    ``columns`` (or, one :class:`~failcodes.disagreements.GroupSelection` after another,
+    from ``select_group_disagreements`` on located sentence groups); the traces of each
+    chunk of disagreements are fetched from the source files (:func:`gather_traces`; a
+    group's claims as one run of lines), so memory stays proportional to a chunk, not to
+    the passages (nor, with groups, to the disagreements).
     """
     from failcodes.disagreements import disagreement_json
 
@@ -2156,13 +2230,18 @@ def stream_disagreements(
         if origin is None or all(f == Format.JSONL.value for f in origin.formats)
         else _RECORDS_PER_CHUNK
     )
+    fetch = _group_fetcher(columns) if isinstance(columns, SentenceColumns) else None
 
     def records() -> Iterator[tuple[dict[str, Any], bool]]:
         # each record, and whether msgspec writes its floats (passage scores) as repr does
-        for start in range(0, len(selected), size):
-            chunk = selected[start : start + size]
-            rows = sorted({r for s in chunk for r in s.rows})
-            fetched = dict(zip(rows, _gather(columns, rows, None, passages_json=True), strict=True))
+        items = iter(selected)
+        while chunk := list(itertools.islice(items, size)):
+            if fetch is not None:
+                fetched = fetch(chunk)
+            else:
+                rows = sorted({r for s in chunk for r in s.rows})
+                gathered = _gather(cast(TraceColumns, columns), rows, None, passages_json=True)
+                fetched = dict(zip(rows, gathered, strict=True))
             plain = {r: p is not None and _repr_scores(p) for r, (_, p) in fetched.items()}
             for s in chunk:
                 claims = [fetched[r] for r in s.rows]
@@ -2175,6 +2254,36 @@ def stream_disagreements(
     if _disagreement_format(target) is Format.JSONL:
         return _write_lines(target, _spaced_lines(records()), batch)
     return write_disagreement_records(target, (rec for rec, _ in records()), batch=batch)
+
+
+def _group_fetcher(
+    columns: SentenceColumns,
+) -> Callable[[Sequence[Any]], dict[int, tuple[Trace | ClaimView, list[Any] | None]]]:
+    """Fetch the claims of a chunk of disagreements found on groups: row -> fetched trace."""
+    origin = columns.origin
+    if origin is None:
+        raise ValueError("sentence groups read without locate: their claims cannot be found")
+
+    def fetch(chunk: Sequence[Any]) -> dict[int, tuple[Trace | ClaimView, list[Any] | None]]:
+        groups = sorted({s.group for s in chunk if s.rows})
+        firsts = [int(columns.first[g]) for g in groups]
+        runs = _gather_runs(
+            origin.paths,
+            origin.formats,
+            origin.file[groups].tolist(),
+            origin.line[groups].tolist(),
+            origin.offset[groups].tolist(),
+            origin.run[groups].tolist(),
+            None,
+            passages_json=True,
+        )
+        return {
+            first + i: item
+            for first, items in zip(firsts, runs, strict=True)
+            for i, item in enumerate(items)
+        }
+
+    return fetch
 
 
 #: msgspec writes a float as ``repr`` does when it is 0 or its magnitude is in this range

@@ -24,7 +24,8 @@ no file I/O).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+import heapq
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from json.encoder import encode_basestring as _json_string  # the encoder json.dumps uses
@@ -39,12 +40,19 @@ from failcodes.labels import Label, LabelIndex, label_flags
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
+    SentenceWithoutClaims,
     check_unique_claims,
     resolve_mapping,
     sentence_groups,
 )
-from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy, as_columns
-from failcodes.tracecols import VERDICTS, TraceColumns
+from failcodes.metrics import (
+    DEFAULT_WITHOUT_CLAIMS,
+    GroupLabels,
+    Level,
+    WithoutClaimsPolicy,
+    as_columns,
+)
+from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
 from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
 from failcodes.verdicts import Verdict
 
@@ -213,7 +221,10 @@ class Selected:
     """One disagreement found on trace columns, before its claims' texts are fetched.
 
     ``rows`` are the trace rows of its claims in input order (empty for a labelled sentence
-    without claims counted under the no_error policy).
+    without claims counted under the no_error policy). Found on sentence groups
+    (:class:`GroupSelection`), ``group`` is its group in the :class:`SentenceColumns`
+    (where the stream finds its claims) and ``rows`` the range of rows of a group whose
+    claims are consecutive rows.
     """
 
     id: str
@@ -226,6 +237,7 @@ class Selected:
     label: Label
     predicted: bool
     rows: tuple[int, ...] | range
+    group: int = -1
 
     @property
     def kind(self) -> DisagreementKind:
@@ -372,6 +384,127 @@ def select_disagreements(
     return out
 
 
+def _order(d: Selected) -> tuple[str, str, str, str, str]:
+    """The output order of disagreements: system, question, sentence, claim, id."""
+    return (d.system, d.question_id, d.sentence_id, d.claim_id or "", d.id)
+
+
+@dataclass(frozen=True)
+class GroupSelection:
+    """The disagreements of one mapping found on sentence groups, in output order (issue 18).
+
+    Held as arrays (the disagreeing groups, their predictions) and the few labelled error
+    sentences a system has no claim for; each :class:`Selected`, its label included, is
+    built when iterated and not kept (270,000 of them at 10x paper scale cost ~120 MB as
+    objects). The same disagreements, in the same order, as :func:`select_disagreements`
+    gives on the trace columns.
+    """
+
+    cols: SentenceColumns
+    index: LabelIndex
+    mapping: ErrorMapping
+    groups: npt.NDArray[np.int64]  # disagreeing group numbers, ascending (= output order)
+    predicted: npt.NDArray[np.bool_]  # per disagreeing group: the system flags an error
+    missing: tuple[SentenceWithoutClaims, ...]  # error sentences without claims: FN, sorted
+
+    def __len__(self) -> int:
+        """Number of disagreements."""
+        return len(self.groups) + len(self.missing)
+
+    def __iter__(self) -> Iterator[Selected]:
+        """Every disagreement as a :class:`Selected`, in output order."""
+        return heapq.merge(self._of_groups(), map(self._of_missing, self.missing), key=_order)
+
+    def _selected(
+        self, system: str, qid: str, sid: str, pred: bool, rows: range | tuple[int, ...], g: int
+    ) -> Selected:
+        m, lvl = self.mapping, Level.SENTENCE
+        return Selected(
+            id=disagreement_id(system, m.name, lvl, qid, sid, None),
+            system=system,
+            mapping=m,
+            level=lvl,
+            question_id=qid,
+            sentence_id=sid,
+            claim_id=None,
+            label=self.index.sentence_label(sid),
+            predicted=pred,
+            rows=rows,
+            group=g,
+        )
+
+    def _of_groups(self) -> Iterator[Selected]:
+        cols, origin = self.cols, self.cols.origin
+        runs = origin.run if origin is not None else np.zeros(len(cols.first), dtype=np.int64)
+        for g, pred in zip(self.groups.tolist(), self.predicted.tolist(), strict=True):
+            first, run = int(cols.first[g]), int(runs[g])
+            if not run:
+                raise ValueError("a group's claims are not one run of rows: see unlocated()")
+            yield self._selected(
+                cols.systems[int(cols.system[g])],
+                cols.questions[int(cols.question[g])],
+                cols.sentences[int(cols.sentence[g])],
+                pred,
+                range(first, first + run),
+                g,
+            )
+
+    def _of_missing(self, miss: SentenceWithoutClaims) -> Selected:
+        return self._selected(miss.system, miss.question_id, miss.sentence_id, False, (), -1)
+
+    def counts(self) -> dict[tuple[str, str], dict[str, int]]:
+        """:func:`count_by_kind` of these disagreements (no :class:`Selected` built)."""
+        n = len(self.cols.systems)
+        system = self.cols.system[self.groups]
+        fp = np.bincount(system[self.predicted], minlength=n).tolist()
+        fn = np.bincount(system[~self.predicted], minlength=n).tolist()
+        for miss in self.missing:
+            fn[self.cols.systems.index(miss.system)] += 1
+        return {
+            (name, self.mapping.name): {"FN": fn[i], "FP": fp[i]}
+            for i, name in enumerate(self.cols.systems)
+            if fn[i] or fp[i]
+        }
+
+    def unlocated(self) -> bool:
+        """True if a disagreeing group's claims are not one run of rows (or not located)."""
+        origin = self.cols.origin
+        return origin is None or bool((origin.run[self.groups] == 0).any())
+
+
+def select_group_disagreements(
+    cols: SentenceColumns,
+    labels: Sequence[Label],
+    index: LabelIndex,
+    mappings: Sequence[ErrorMapping],
+    *,
+    without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+) -> list[GroupSelection] | None:
+    """Sentence-level :func:`select_disagreements` on groups, one selection per mapping.
+
+    The labels are matched to the groups by code (:class:`~failcodes.metrics.GroupLabels`);
+    None when they do not match there (claim labels, a label that fits no trace, two labels
+    for one sentence): the trace columns then give the exact error, if any.
+    """
+    policy = WithoutClaimsPolicy(without_claims)
+    matched = GroupLabels(cols, labels)
+    if not matched.valid:
+        return None
+    label = matched.flag[cols.sentence]  # per group: 1 error, 0 no error, -1 unlabelled
+    labelled = label >= 0
+    error = label == 1
+    del label
+    missing: tuple[SentenceWithoutClaims, ...] = ()
+    if policy is WithoutClaimsPolicy.NO_ERROR:
+        missing = tuple(m for m in matched.missing if matched.has_error(cols, m))
+    out = []
+    for m in mappings:
+        flagged = cols.flags(m.error_verdicts)
+        groups = np.flatnonzero(labelled & (error != flagged))
+        out.append(GroupSelection(cols, index, m, groups, flagged[groups], missing))
+    return out
+
+
 def _rows(rows: npt.NDArray[np.integer[Any]]) -> tuple[int, ...] | range:
     """Ascending trace rows as a ``range`` when consecutive, else a tuple.
 
@@ -436,11 +569,17 @@ def disagreements_dataframe(items: Iterable[Disagreement]) -> pd.DataFrame:
 
 
 def count_by_kind(
-    items: Iterable[Disagreement | Selected],
+    items: Iterable[Disagreement | Selected | GroupSelection],
 ) -> dict[tuple[str, str], dict[str, int]]:
-    """Return ``{(system, mapping): {"FN": n, "FP": n}}``."""
+    """Return ``{(system, mapping): {"FN": n, "FP": n}}`` (a selection counts as its items)."""
     out: dict[tuple[str, str], dict[str, int]] = {}
     for d in items:
+        if isinstance(d, GroupSelection):
+            for key, counts in d.counts().items():
+                per = out.setdefault(key, {"FN": 0, "FP": 0})
+                per["FN"] += counts["FN"]
+                per["FP"] += counts["FP"]
+            continue
         name = d.mapping if isinstance(d.mapping, str) else d.mapping.name
         per = out.setdefault((d.system, name), {"FN": 0, "FP": 0})
         per[d.kind.value] += 1

@@ -524,7 +524,7 @@ def _sentence_units(
     return units, unlabelled, missing
 
 
-class _GroupLabels:
+class GroupLabels:
     """Sentence labels matched to :class:`SentenceColumns` by code (issue 18).
 
     What sentence-level metrics need of the labels, in memory that follows the labels
@@ -603,7 +603,7 @@ class _GroupLabels:
 def _group_units(
     cols: SentenceColumns,
     mapping: ErrorMapping,
-    matched: _GroupLabels,
+    matched: GroupLabels,
     policy: WithoutClaimsPolicy,
 ) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
     """:func:`_sentence_units` of groups and labels matched by code (same units)."""
@@ -711,7 +711,7 @@ def compute_metrics(
     cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)
     if isinstance(cols, SentenceColumns) and isinstance(labels, Sequence) and maps:
         # level is SENTENCE (claim level was refused above)
-        matched = _GroupLabels(cols, labels)
+        matched = GroupLabels(cols, labels)
         if matched.valid:  # else the generic path below gives the exact error
             return _group_metrics(cols, matched, maps, bootstrap, seed, confidence, policy)
         del matched
@@ -763,7 +763,7 @@ def compute_metrics(
 
 def _group_metrics(
     cols: SentenceColumns,
-    matched: _GroupLabels,
+    matched: GroupLabels,
     maps: Sequence[ErrorMapping],
     bootstrap: int,
     seed: int,

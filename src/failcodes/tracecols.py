@@ -370,9 +370,19 @@ class GroupCodes:
     :meth:`finish` raises :class:`GroupOverflowError` when two rows share a hash (a
     duplicate claim, or a collision) or the ids outgrow the key: the caller then reads the
     traces into :class:`KeyCodes` (which gives the exact error, if any).
+
+    With ``locate`` a reader appends each row's line and byte offset (Parquet: row) to
+    :attr:`lines` and :attr:`offsets` before the row itself; each group then also keeps
+    where its first row is and how many rows it has, and whether they are consecutive
+    (:class:`GroupOrigin`: the disagreements stream fetches a group's claims as one run of
+    lines, with no row map).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, locate: bool = False) -> None:
+        self.locate = locate
+        #: Pending rows' lines and offsets (``locate``; emptied at each fold).
+        self.lines = array.array("q")
+        self.offsets = array.array("q")
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in _GROUP_COLUMNS}
         self._pending = {n: array.array("i") for n in _GROUP_COLUMNS}
         self._claims = array.array("q")  # hash(claim_id) per pending row
@@ -384,6 +394,8 @@ class GroupCodes:
         self._keys: npt.NDArray[Any] = np.zeros(0, dtype=np.int64)
         self._bits: npt.NDArray[Any] = np.zeros(0, dtype=np.uint8)
         self._first: npt.NDArray[Any] = np.zeros(0, dtype=np.int32)
+        # with ``locate``: per group its last row, row count, first line and first offset
+        self._where: npt.NDArray[np.int64] = np.zeros((4, 0), dtype=np.int64)
         self._tally = np.zeros((1 << _SYSTEM_BITS) * len(VERDICTS), dtype=np.int64)
         self._rows = 0  # rows folded so far
 
@@ -453,6 +465,7 @@ class GroupCodes:
         starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
         bits = np.bitwise_or.reduceat(np.left_shift(1, verdict).astype(np.uint8)[order], starts)
         first = (order[starts] + self._rows).astype(np.int32)
+        where = self._chunk_where(order, starts) if self.locate else None
         key = key[starts]
         del order, starts, verdict, system
         # merged into the groups so far: known groups gain bits, new ones are inserted
@@ -464,10 +477,33 @@ class GroupCodes:
         self._keys = np.insert(self._keys, at[new], key[new])
         self._bits = np.insert(self._bits, at[new], bits[new])
         self._first = np.insert(self._first, at[new], first[new])
+        if where is not None:
+            # a known group's rows grow (its last row is in this later chunk); new ones inserted
+            self._where[0, at[known]] = where[0, known]
+            self._where[1, at[known]] += where[1, known]
+            self._where = np.insert(self._where, at[new], where[:, new], axis=1)
+            del self.lines[:]
+            del self.offsets[:]
         self._rows += n
         for codes in self._arrays:
             del codes[:]
         del self._claims[:]
+
+    def _chunk_where(
+        self, order: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64]:
+        """Per group of the pending chunk: last row, row count, first line, first offset."""
+        n = len(order)
+        if len(self.lines) != n or len(self.offsets) != n:
+            raise ValueError("with locate, every row needs its line and offset first")
+        ends = np.append(starts[1:], n)
+        out = np.empty((4, len(starts)), dtype=np.int64)
+        out[0] = order[ends - 1] + self._rows  # stable order: a group's rows ascend
+        out[1] = ends - starts
+        head = order[starts]
+        out[2] = np.frombuffer(self.lines, dtype=np.int64)[head]
+        out[3] = np.frombuffer(self.offsets, dtype=np.int64)[head]
+        return out
 
     def finish(self) -> SentenceColumns:
         """The groups as :class:`SentenceColumns` (see the class doc for the errors)."""
@@ -510,6 +546,14 @@ class GroupCodes:
         tally = self._tally.reshape(-1, len(VERDICTS))[: len(values[0])]
         counts = np.zeros_like(tally)
         counts[ranks[0]] = tally
+        origin = None
+        if self.locate:
+            last, count, line, offset = self._where[:, by_key]
+            self._where = np.zeros((4, 0), dtype=np.int64)
+            first = self._first[by_key].astype(np.int64)
+            run = np.where(last - first + 1 == count, count, 0)
+            origin = GroupOrigin((), (), np.zeros(len(run), dtype=np.int32), line, offset, run)
+            del last, count, first
         return SentenceColumns(
             systems=values[0],
             questions=values[1],
@@ -521,7 +565,26 @@ class GroupCodes:
             first=self._first[by_key],
             verdict_counts=counts,
             rows=self._rows,
+            origin=origin,
         )
+
+
+@dataclass(frozen=True)
+class GroupOrigin:
+    """Where the rows of each sentence group are (:class:`GroupCodes` with ``locate``).
+
+    Per group: the file (index into ``paths``), 1-based line and byte offset of its first
+    row (Parquet: the row number and the 0-based row, as :class:`Origin`), and ``run``: its
+    number of rows when they are consecutive rows of one file, else 0 (then only a scan
+    finds them).
+    """
+
+    paths: tuple[Path, ...]
+    formats: tuple[str, ...]
+    file: npt.NDArray[np.int32]
+    line: IntArray
+    offset: IntArray
+    run: IntArray
 
 
 @dataclass(frozen=True)
@@ -545,6 +608,8 @@ class SentenceColumns:
     first: Int32Array
     verdict_counts: IntArray  # (systems, VERDICTS): claims per system and verdict
     rows: int
+    #: Where each group's rows are (read with ``locate``), else None.
+    origin: GroupOrigin | None = None
 
     def __len__(self) -> int:
         """Number of traces."""

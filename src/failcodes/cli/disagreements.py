@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -17,18 +17,27 @@ from failcodes.cli.options import (
     MappingOpt,
     TracesOpt,
     load_columns,
+    load_sentence_columns,
     make_console,
     refuse_claim_labels,
 )
-from failcodes.disagreements import Disagreement, Selected, count_by_kind, select_disagreements
+from failcodes.disagreements import (
+    Disagreement,
+    GroupSelection,
+    Selected,
+    count_by_kind,
+    select_disagreements,
+    select_group_disagreements,
+)
 from failcodes.fileio import check_not_input, check_output_file
 from failcodes.labels import LabelIndex
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level
+from failcodes.tracecols import SentenceColumns, TraceColumns
 
 
 def summary_table(
-    items: Sequence[Disagreement | Selected], *, title: str = "Disagreements"
+    items: Sequence[Disagreement | Selected | GroupSelection], *, title: str = "Disagreements"
 ) -> Table:
     """Rich table of FN/FP counts per system x mapping."""
     table = Table(title=title)
@@ -52,16 +61,44 @@ def disagreements(
     check_not_input([out], [*traces, labels])
     check_output_file(out)  # before reading: a bad -o is said first, not after the work
     maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
-    columns, label_list = load_columns(traces, labels)
+    columns: TraceColumns | SentenceColumns
     if level is Level.SENTENCE:
+        # sentence groups first (memory follows the sentences, issue 18); the same errors,
+        # in the same order, as the trace columns give
+        columns, label_list = load_sentence_columns(traces, labels, locate=True)
         refuse_claim_labels(label_list, labels)
+    else:
+        columns, label_list = load_columns(traces, labels)
     index = LabelIndex(label_list)
-    items: list[Selected] = []
-    for m in maps:
-        items.extend(
-            select_disagreements(columns, index, m, level=level, without_claims=without_claims)
+    items: Sequence[Selected | GroupSelection] = []
+    if isinstance(columns, SentenceColumns):
+        found = select_group_disagreements(
+            columns, label_list, index, maps, without_claims=without_claims
         )
-    count = dataio.stream_disagreements(out, columns, items, index)
+        if found is not None and not any(s.unlocated() for s in found):
+            items = found
+        else:  # claims not one run of lines per sentence: the trace columns find them
+            del found, columns, index
+            columns, label_list = load_columns(traces, labels)
+            index = LabelIndex(label_list)
+    if isinstance(columns, TraceColumns):
+        items = [
+            s
+            for m in maps
+            for s in select_disagreements(
+                columns, index, m, level=level, without_claims=without_claims
+            )
+        ]
+    count = dataio.stream_disagreements(out, columns, _each(items), index)
     console = make_console()
     console.print(summary_table(items))
     console.print(f"wrote {count} disagreements to {out}", highlight=False)
+
+
+def _each(items: Sequence[Selected | GroupSelection]) -> Iterator[Selected]:
+    """The disagreements one at a time (a selection's built as they are written)."""
+    for item in items:
+        if isinstance(item, GroupSelection):
+            yield from item
+        else:
+            yield item

@@ -136,13 +136,14 @@ def refuse_claim_labels(labels: Sequence[Label], labels_path: Path) -> None:
 
 
 def load_sentence_columns(
-    trace_paths: Sequence[Path], labels_path: Path
+    trace_paths: Sequence[Path], labels_path: Path, *, locate: bool = False
 ) -> tuple[TraceColumns | SentenceColumns, Sequence[Label]]:
     """:func:`load_columns` for sentence-level metrics: traces reduced to sentence groups.
 
     Memory follows the sentences (issue 18). The labels are read first (a claim label needs
     the claims: the traces are then read as columns), their error, if any, raised after the
-    traces' own, as :func:`load_columns` orders them.
+    traces' own, as :func:`load_columns` orders them. ``locate``: the groups know where
+    their claims are (:func:`failcodes.dataio.read_sentence_columns`).
     """
     labels: LabelColumns | None = None
     failure: InputError | None = None
@@ -152,7 +153,7 @@ def load_sentence_columns(
         failure = exc
     grouped = labels is not None and all(c is None for c in labels.column("claim_id"))
     columns: TraceColumns | SentenceColumns = (
-        dataio.read_sentence_columns(trace_paths)
+        dataio.read_sentence_columns(trace_paths, locate=locate)
         if grouped
         else dataio.read_trace_columns(trace_paths)
     )

@@ -1,0 +1,331 @@
+"""Disagreements found on sentence groups, then streamed group by group (issue 18).
+
+``failcodes disagreements`` at sentence level reads the traces into sentence groups that know
+where their claims are (each group's first line and offset, and its row count when its claims
+are consecutive rows: :class:`~failcodes.tracecols.GroupOrigin`), selects the disagreeing
+groups as arrays and fetches only their lines while it writes. Its output must be byte for
+byte what the trace-column path writes (``select_disagreements`` + ``stream_disagreements``
+on :func:`~failcodes.dataio.read_trace_columns`), which stays the path for claim level and
+for groups whose claims are not one run of lines.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from failcodes import dataio, tracecols
+from failcodes.disagreements import (
+    GroupSelection,
+    count_by_kind,
+    select_disagreements,
+    select_group_disagreements,
+)
+from failcodes.labels import LabelIndex
+from failcodes.mapping import resolve_mappings
+from failcodes.tracecols import SentenceColumns
+from tests.cli_helpers import exit_code
+
+MAPPINGS = ["refuted", "non_supported"]
+
+
+def _claim(system: str, question: str, sentence: str, claim: int, verdict: str) -> dict[str, Any]:
+    return {
+        "system": system,
+        "question_id": question,
+        "sentence_id": sentence,
+        "claim_id": f"{sentence}:c{claim}",
+        "claim": f"claim {claim} of {sentence}",
+        "sentence": f"text of {sentence}",
+        "verdict": verdict,
+        "passages": [
+            {"passage_id": f"{sentence}:c{claim}:p{r}", "rank": r, "text": "t", "score": 0.5}
+            for r in (1, 2)
+        ],
+    }
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in rows]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _labels(path: Path, flags: dict[str, bool], **given: str) -> Path:
+    rows = [
+        {"sentence_id": sid, "has_error": err, "rationale": f"why {sid}", "annotator": "c1"}
+        | ({"question_id": given[sid]} if sid in given else {})
+        for sid, err in flags.items()
+    ]
+    return _write_jsonl(path, list(rows))
+
+
+def _hand_counted(tmp_path: Path) -> tuple[Path, Path]:
+    """Two systems, three sentences (claims consecutive), labels s1 error, s2 and s3 none.
+
+    Under ``refuted``: A/s1 (refuted) agrees; A/s2 (refuted) FP; A/s3 (supported) agrees;
+    B/s1 (supported) FN; B/s2 agrees; B/s3 (refuted) FP. Under ``non_supported`` (no_evidence
+    is an error too): A/s3 (no_evidence claim) FP as well, 4 in all.
+    """
+    rows: list[dict[str, Any] | str] = [
+        _claim("A", "q1", "s1", 0, "refuted"),
+        _claim("A", "q1", "s1", 1, "supported"),
+        _claim("A", "q1", "s2", 0, "refuted"),
+        _claim("A", "q2", "s3", 0, "supported"),
+        _claim("A", "q2", "s3", 1, "no_evidence"),
+        _claim("B", "q1", "s1", 0, "supported"),
+        _claim("B", "q1", "s2", 0, "supported"),
+        _claim("B", "q2", "s3", 0, "refuted"),
+    ]
+    traces = _write_jsonl(tmp_path / "traces.jsonl", rows)
+    labels = _labels(tmp_path / "labels.jsonl", {"s1": True, "s2": False, "s3": False})
+    return traces, labels
+
+
+def _column_path(traces: list[Path], labels: Path, out: Path, policy: str = "no_error") -> bytes:
+    """What the trace-column path writes (the reference)."""
+    columns = dataio.read_trace_columns(traces)
+    label_list = dataio.read_labels(labels, traces=columns, columns=True)
+    index = LabelIndex(label_list)
+    items = [
+        s
+        for m in resolve_mappings(MAPPINGS)
+        for s in select_disagreements(columns, index, m, without_claims=policy)
+    ]
+    dataio.stream_disagreements(out, columns, items, index)
+    return out.read_bytes()
+
+
+def _command(traces: list[Path], labels: Path, out: Path, *extra: str) -> bytes:
+    args = ["disagreements", "--labels", str(labels), "-o", str(out)]
+    for t in traces:
+        args += ["--traces", str(t)]
+    for m in MAPPINGS:
+        args += ["-m", m]
+    assert exit_code(*args, *extra) == 0
+    return out.read_bytes()
+
+
+def _no_trace_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the trace columns were read")
+
+    monkeypatch.setattr(dataio, "read_trace_columns", refuse)
+
+
+def test_hand_counted_disagreements_from_groups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    traces, labels = _hand_counted(tmp_path)
+    expected = _column_path([traces], labels, tmp_path / "columns.jsonl")
+    _no_trace_columns(monkeypatch)  # the command must not need the claim rows as columns
+    got = _command([traces], labels, tmp_path / "groups.jsonl")
+    assert got == expected
+    records = [json.loads(line) for line in got.decode().splitlines()]
+    # counted by hand (see _hand_counted): 3 under refuted, 4 under non_supported
+    assert [(r["mapping"], r["system"], r["sentence_id"], r["kind"]) for r in records] == [
+        ("refuted", "A", "s2", "FP"),
+        ("refuted", "B", "s1", "FN"),
+        ("refuted", "B", "s3", "FP"),
+        ("non_supported", "A", "s2", "FP"),
+        ("non_supported", "A", "s3", "FP"),
+        ("non_supported", "B", "s1", "FN"),
+        ("non_supported", "B", "s3", "FP"),
+    ]
+    a_s3 = records[4]
+    assert [c["claim_id"] for c in a_s3["claims"]] == ["s3:c0", "s3:c1"]
+    assert a_s3["error_claim_ids"] == ["s3:c1"]
+    assert a_s3["label_rationale"] == "why s3"
+
+
+def test_only_the_disagreeing_groups_lines_are_fetched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream decodes the lines of disagreeing groups only, one run per group."""
+    traces, labels = _hand_counted(tmp_path)
+    fetched: list[int] = []
+    runs: list[list[int]] = []
+    fast_line, gather_runs = dataio._fast_line, dataio._gather_runs
+
+    def counting_line(*args: Any, accepted: bool = False) -> Any:
+        if accepted:  # the stream's fetches (the scan reads every line unaccepted)
+            fetched.append(1)
+        return fast_line(*args, accepted=accepted)
+
+    def counting_runs(*args: Any, **kwargs: Any) -> Any:
+        runs.append(list(args[5]))  # the rows of each run fetched
+        return gather_runs(*args, **kwargs)
+
+    monkeypatch.setattr(dataio, "_fast_line", counting_line)
+    monkeypatch.setattr(dataio, "_gather_runs", counting_runs)
+    _command([traces], labels, tmp_path / "out.jsonl")
+    # 7 disagreements (both mappings) are one chunk of at most 16: one fetch of the distinct
+    # disagreeing groups A/s2 (1 claim), A/s3 (2), B/s1 (1), B/s3 (1), in group order
+    assert runs == [[1, 2, 1, 1]]
+    assert len(fetched) == 5  # of 8 lines: A/s1 and B/s2 (3 lines) are not decoded again
+
+
+def _shuffled(seed: int) -> tuple[list[dict[str, Any]], dict[str, bool]]:
+    rng = random.Random(seed)
+    rows = []
+    for system in ("rerank", "bm25", "dense"):
+        for s in range(40):
+            question = f"q{s // 3}"
+            if rng.random() < 0.1:
+                continue  # no claim for this sentence (a sentence without claims)
+            for c in range(rng.randint(1, 4)):
+                verdict = rng.choice(["supported", "refuted", "no_evidence", "Refutes"])
+                rows.append(_claim(system, question, f"{question}:s{s}", c, verdict))
+    flags = {f"q{s // 3}:s{s}": rng.random() < 0.4 for s in range(40)}
+    return rows, flags
+
+
+def _questions(flags: dict[str, bool]) -> dict[str, str]:
+    """Each labelled sentence's question (a sentence no system has claims for needs it)."""
+    return {sid: sid.split(":")[0] for sid in flags}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("chunk", [3, 1 << 17])
+@pytest.mark.parametrize("policy", ["no_error", "exclude"])
+def test_groups_write_what_the_columns_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, chunk: int, policy: str
+) -> None:
+    """Random sentences (some without claims, blank lines inside runs), folded every 3 rows."""
+    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", chunk)
+    rows, flags = _shuffled(seed)
+    lines: list[dict[str, Any] | str] = []
+    for i, row in enumerate(rows):
+        lines.append(row)
+        if i % 7 == 3:
+            lines.append("   ")  # a blank line is no row, also inside a group's run
+    traces = _write_jsonl(tmp_path / "traces.jsonl", lines)
+    labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
+    expected = _column_path([traces], labels, tmp_path / "columns.jsonl", policy)
+    _no_trace_columns(monkeypatch)
+    got = _command([traces], labels, tmp_path / "groups.jsonl", "--without-claims", policy)
+    assert got == expected
+    assert len(got.splitlines()) > 20
+
+
+def test_a_labelled_sentence_without_claims_is_merged_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error sentence a system has no claim for (no_error policy) is an FN between groups."""
+    rows: list[dict[str, Any] | str] = [
+        _claim("A", "q1", "s1", 0, "supported"),
+        _claim("A", "q1", "s3", 0, "refuted"),
+        _claim("B", "q1", "s1", 0, "supported"),
+        _claim("B", "q1", "s2", 0, "supported"),
+        _claim("B", "q1", "s3", 0, "refuted"),
+    ]
+    traces = _write_jsonl(tmp_path / "traces.jsonl", rows)
+    # s2 has no claim for A; s4 is in no trace (its question is): both FN for both systems
+    labels = _labels(
+        tmp_path / "labels.jsonl", {"s1": False, "s2": True, "s3": False, "s4": True}, s4="q1"
+    )
+    expected = _column_path([traces], labels, tmp_path / "columns.jsonl")
+    _no_trace_columns(monkeypatch)
+    got = _command([traces], labels, tmp_path / "groups.jsonl")
+    assert got == expected
+    refuted = [json.loads(x) for x in got.decode().splitlines()][:5]
+    assert [(r["system"], r["sentence_id"], r["kind"], len(r["claims"])) for r in refuted] == [
+        ("A", "s2", "FN", 0),
+        ("A", "s3", "FP", 1),
+        ("A", "s4", "FN", 0),
+        ("B", "s2", "FN", 1),
+        ("B", "s3", "FP", 1),
+    ]
+
+
+def test_claims_not_in_one_run_take_the_columns(tmp_path: Path) -> None:
+    """Interleaved systems (and a sentence split over two files): the columns find them."""
+    rows, flags = _shuffled(7)
+    random.Random(7).shuffle(rows)
+    half = len(rows) // 2
+    first = _write_jsonl(tmp_path / "a.jsonl", list(rows[:half]))
+    second = _write_jsonl(tmp_path / "b.jsonl", list(rows[half:]))
+    labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
+    cols = dataio.read_sentence_columns([first, second], locate=True)
+    assert isinstance(cols, SentenceColumns) and cols.origin is not None
+    assert (cols.origin.run == 0).any()
+    expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
+    assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
+
+
+def test_group_origin_counts_rows_across_folds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each group's first line, byte offset and run, with rows folded every 2 rows."""
+    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", 2)
+    rows: list[dict[str, Any] | str] = [
+        _claim("A", "q1", "s1", 0, "supported"),  # line 1
+        _claim("A", "q1", "s1", 1, "supported"),  # line 2
+        "",  # line 3: blank
+        _claim("A", "q1", "s1", 2, "refuted"),  # line 4: the run goes on (3 rows)
+        _claim("A", "q1", "s2", 0, "supported"),  # line 5
+        _claim("B", "q1", "s1", 0, "supported"),  # line 6
+        _claim("A", "q1", "s2", 1, "supported"),  # line 7: A/s2 rows 3 and 5: no run
+    ]
+    traces = _write_jsonl(tmp_path / "traces.jsonl", rows)
+    starts = [0]
+    for line in traces.read_bytes().splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    cols = dataio.read_sentence_columns(traces, locate=True)
+    assert isinstance(cols, SentenceColumns) and cols.origin is not None
+    groups = [
+        (cols.systems[s], cols.sentences[t])
+        for s, t in zip(cols.system.tolist(), cols.sentence.tolist(), strict=True)
+    ]
+    assert groups == [("A", "s1"), ("A", "s2"), ("B", "s1")]
+    assert cols.origin.line.tolist() == [1, 5, 6]
+    assert cols.origin.offset.tolist() == [starts[0], starts[4], starts[5]]
+    assert cols.origin.run.tolist() == [3, 0, 1]
+    assert cols.first.tolist() == [0, 3, 4]
+
+
+def test_group_origin_of_parquet_rows(tmp_path: Path) -> None:
+    """Parquet groups are located by row; the command writes what the columns write."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows, flags = _shuffled(3)
+    path = tmp_path / "traces.parquet"
+    pq.write_table(
+        pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema()), path, row_group_size=7
+    )
+    labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
+    cols = dataio.read_sentence_columns(path, locate=True)
+    assert isinstance(cols, SentenceColumns) and cols.origin is not None
+    assert cols.origin.offset.tolist() == cols.first.tolist()
+    assert cols.origin.line.tolist() == (cols.first + 1).tolist()
+    assert (cols.origin.run > 0).all()
+    expected = _column_path([path], labels, tmp_path / "columns.jsonl")
+    assert _command([path], labels, tmp_path / "groups.jsonl") == expected
+
+
+def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
+    traces, labels = _hand_counted(tmp_path)
+    cols = dataio.read_sentence_columns(traces, locate=True)
+    assert isinstance(cols, SentenceColumns)
+    label_list = dataio.read_labels(labels, columns=True)
+    index = LabelIndex(label_list)
+    found = select_group_disagreements(cols, label_list, index, resolve_mappings(MAPPINGS))
+    assert found is not None
+    assert [len(s) for s in found] == [3, 4]
+    assert all(isinstance(s, GroupSelection) and not s.unlocated() for s in found)
+    by_items = count_by_kind([d for s in found for d in s])
+    assert (
+        count_by_kind(found)
+        == by_items
+        == {
+            ("A", "refuted"): {"FN": 0, "FP": 1},
+            ("B", "refuted"): {"FN": 1, "FP": 1},
+            ("A", "non_supported"): {"FN": 0, "FP": 2},
+            ("B", "non_supported"): {"FN": 1, "FP": 1},
+        }
+    )
