@@ -192,3 +192,17 @@ def test_compacted_label_columns(tmp_path: Path) -> None:
     assert list(held.column("annotator")) == ["ann", "ann", "ann", "other"]
     assert [label.sentence_id for label in held] == ["s1", "s2", "s3", "s4"]
     assert held[0] == Label(sentence_id="s1", has_error=True, annotator="ann")
+
+
+def test_sentence_ids_given_are_shared_not_copied(tmp_path: Path) -> None:
+    _example(tmp_path)
+    given = ["".join(["s", "2"]), "s9", None, "".join(["s", "1"])]  # strings built at run time
+    cols = dataio.read_sentence_columns(tmp_path / "traces.jsonl", given)
+    assert isinstance(cols, SentenceColumns)
+    assert cols.sentences == ["s1", "s2", "s3"]  # s9 is in no trace: left out
+    assert cols.sentences[0] is given[3] and cols.sentences[1] is given[0]
+    # the same groups as without the ids
+    plain = _example(tmp_path)
+    assert cols.sentence.tolist() == plain.sentence.tolist() == [0, 1, 2, 0, 2]
+    assert cols.question.tolist() == plain.question.tolist()
+    assert cols.first.tolist() == plain.first.tolist()

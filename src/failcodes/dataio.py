@@ -1795,7 +1795,10 @@ def read_trace_columns(
 
 
 def read_sentence_columns(
-    paths: str | Path | Sequence[str | Path], *, locate: bool = False
+    paths: str | Path | Sequence[str | Path],
+    sentence_ids: Iterable[str | None] = (),
+    *,
+    locate: bool = False,
 ) -> SentenceColumns | TraceColumns:
     """Read traces reduced to their sentence groups, for sentence-level metrics (issue 18).
 
@@ -1804,12 +1807,14 @@ def read_sentence_columns(
     and its row count: :class:`~failcodes.tracecols.GroupOrigin`). Valid input only: on any
     problem (a line or row the fast readers refuse, a duplicate claim, CSV input, ids beyond
     the group key) this returns :func:`read_trace_columns` of the same files instead, which
-    raises the usual one-line error or holds the traces as columns.
+    raises the usual one-line error or holds the traces as columns. ``sentence_ids`` (the
+    labels') are shared with the groups' sentence vocabulary, not copied (see
+    :class:`~failcodes.tracecols.GroupCodes`).
     """
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     formats = [detect_format(p) for p in items]
     if Format.CSV not in formats:
-        groups = GroupCodes(locate=locate)
+        groups = GroupCodes(sentence_ids, locate=locate)
         starts = []  # each file's first row
         try:
             for path, fmt in zip(items, formats, strict=True):

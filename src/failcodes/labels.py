@@ -420,7 +420,8 @@ def first_questions(traces: SentenceColumns) -> IntArray:
     What :func:`_first_parents` reads as "the sentence's question" (one sentence id may
     occur under several questions: the first one in the traces is its question).
     """
-    earliest = np.full(len(traces.sentences), np.iinfo(np.int64).max, dtype=np.int64)
+    kind = traces.first.dtype
+    earliest = np.full(len(traces.sentences), np.iinfo(kind).max, dtype=kind)
     np.minimum.at(earliest, traces.sentence, traces.first)
     chosen = traces.first == earliest[traces.sentence]
     del earliest

@@ -153,8 +153,8 @@ def load_sentence_columns(
         failure = exc
     grouped = labels is not None and all(c is None for c in labels.column("claim_id"))
     columns: TraceColumns | SentenceColumns = (
-        dataio.read_sentence_columns(trace_paths, locate=locate)
-        if grouped
+        dataio.read_sentence_columns(trace_paths, labels.column("sentence_id"), locate=locate)
+        if labels is not None and grouped
         else dataio.read_trace_columns(trace_paths)
     )
     if failure is not None:
