@@ -1002,6 +1002,15 @@ def _journal(keep: int | None) -> Setup:
     return setup
 
 
+def _fifo(name: str) -> Setup:
+    def setup(d: Path) -> None:
+        _mk_dir()(d)
+        (d / name).unlink(missing_ok=True)
+        os.mkfifo(d / name)
+
+    return setup
+
+
 ATTRIBUTE_RUN = ("attribute", "--from", "{d}/t.jsonl", "--retrieval", "{d}/run", "-o", "{d}/att")
 #: Found by the third bad-input sweep (notes/badinput.md): one row per case, the whole line.
 SWEEP3_CASES: list[Case] = [
@@ -1061,6 +1070,82 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/study/failcodes.toml:5, field 'codebook': "
         "'cb/medical-fact-check.v1.yaml': no such file or folder "
         "({d}/study/cb/medical-fact-check.v1.yaml)",
+    ),
+    # a FIFO as an input hung without a word (open() waits for a writer); /dev/null read as
+    # an empty file: 'no such file' (judge) or every label unknown (metrics)
+    Case(
+        "metrics/traces-are-a-fifo",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+        _fifo("t.jsonl"),
+        line="failcodes: error: {d}/t.jsonl: not a regular file (a FIFO, socket or device); "
+        "give a file",
+    ),
+    Case(
+        "codebook-validate/fifo",
+        ("codebook", "validate", "--", "{d}/cb.yaml"),
+        _fifo("cb.yaml"),
+        line="failcodes: error: {d}/cb.yaml: not a regular file (a FIFO, socket or device); "
+        "give a file",
+    ),
+    Case(
+        "judge/traces-are-dev-null",
+        (*JUDGE[:3], "/dev/null", *JUDGE[4:], "-o", "{d}/run"),
+        _mk_dir(),
+        line="failcodes: error: /dev/null: not a regular file (a FIFO, socket or device); "
+        "give a file",
+    ),
+    # JSONL mistakes said only "malformed JSON (Extra data at column 1109)"
+    Case(
+        "ingest/jsonl-trailing-commas",
+        ("ingest", "generic", "{d}/e.jsonl", "-o", "{d}/o.jsonl"),
+        _write({"e.jsonl": '{"claim_id": "c1"},\n'}),
+        line="failcodes: error: {d}/e.jsonl:1: malformed JSON (Extra data at column 19); a comma "
+        "after the object? JSONL is one object per line, no commas",
+    ),
+    Case(
+        "ingest/jsonl-pretty-printed",
+        ("ingest", "generic", "{d}/e.jsonl", "-o", "{d}/o.jsonl"),
+        _write({"e.jsonl": json.dumps(_trace_lines()[0], indent=2) + "\n"}),
+        line="failcodes: error: {d}/e.jsonl:1: malformed JSON (Expecting property name enclosed "
+        "in double quotes at column 2); a JSON document spread over lines? JSONL is one whole "
+        "object per line",
+    ),
+    Case(
+        "metrics/jsonl-bom-in-the-middle",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+        _write({"t.jsonl": _second_line("\ufeff" + raw_first), "labels.csv": LABELS}),
+        line="failcodes: error: {d}/t.jsonl:2: malformed JSON (Expecting value at column 1); the "
+        "line starts with a byte-order mark (U+FEFF): files joined with cat?",
+    ),
+    # Excel's "Unicode text" (UTF-16), a European (;) or tab-separated CSV, a header in
+    # capitals: the messages said "not UTF-8" or "unknown column 'claim_id;has_error'"
+    Case(
+        "metrics/labels-utf16",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": LABELS.replace(",", "\t").encode("utf-16")}),
+        line="failcodes: error: {d}/l.csv: not UTF-8 text (invalid start byte at byte 0); it is "
+        "UTF-16 (Excel's 'Unicode text'?): save it as 'CSV UTF-8'",
+    ),
+    Case(
+        "metrics/labels-semicolons",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": LABELS.replace(",", ";")}),
+        line="failcodes: error: {d}/l.csv:1: the header is separated by semicolons (European "
+        "Excel?), expected commas: save the table as CSV (comma delimited)",
+    ),
+    Case(
+        "agree/tab-separated-csv",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit\tcoder_A\tcoder_B\n1\t1\t1\n2\t2\t1\n"}),
+        line="failcodes: error: {d}/r.csv:1: the header is separated by tabs (a TSV file?), "
+        "expected commas: save the table as CSV (comma delimited)",
+    ),
+    Case(
+        "ingest-generic/header-in-capitals",
+        ("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl"),
+        _write({"t.csv": "CLAIM_ID,claim,verdict,system\nc1,x,supported,s\n"}),
+        line="failcodes: error: {d}/t.csv:1: column 'CLAIM_ID': did you mean 'claim_id'? (names "
+        "are exact: case, spaces)",
     ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(

@@ -219,6 +219,9 @@ def _csv_rows(
             raise decode_error(path, exc) from None
 
 
+_NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
+
+
 def _check_nul(path: Path, line: int, header: Sequence[str], row: Sequence[str]) -> None:
     """Refuse a NUL byte in a CSV cell (binary data, or UTF-16 text saved by a spreadsheet)."""
     if "\x00" not in "".join(row):
@@ -226,12 +229,34 @@ def _check_nul(path: Path, line: int, header: Sequence[str], row: Sequence[str])
     column = next(i for i, cell in enumerate(row) if "\x00" in cell)
     name = header[column] if column < len(header) else ""
     raise InputError(
-        f"NUL byte in column {column + 1} (binary data, or a table saved as UTF-16? "
-        "save it as CSV UTF-8)",
+        f"NUL byte in column {column + 1} {_NUL_WHY}",
         path=path,
         line=line,
         field=name if name and "\x00" not in name else None,
     )
+
+
+def header_hint(header: Sequence[str], wanted: str) -> str:
+    """Why a CSV header lacks the column ``wanted`` it seems to mean ("" if it is not clear).
+
+    A header that is one cell holding ``;`` or tabs: a European Excel export (``;``) or a TSV
+    named ``.csv``. A column that is ``wanted`` but for case or spaces: which one.
+    """
+    cells = [h for h in header if h]
+    nul = [i for i, h in enumerate(header) if "\x00" in h]
+    if nul:
+        return f"NUL byte in column {nul[0] + 1} {_NUL_WHY}"
+    if len(cells) == 1:
+        for sep, what in ((";", "semicolons (European Excel?)"), ("\t", "tabs (a TSV file?)")):
+            if len(cells[0].split(sep)) > 1:
+                return (
+                    f"the header is separated by {what}, expected commas: save the table as "
+                    "CSV (comma delimited)"
+                )
+    near = [h for h in cells if h != wanted and h.strip().lower() == wanted]
+    if near:
+        return f"column {near[0]!r}: did you mean {wanted!r}? (names are exact: case, spaces)"
+    return ""
 
 
 def _check_columns(
@@ -246,6 +271,10 @@ def _check_columns(
             raise InputError("column appears twice in the header", path=path, line=1, field=name)
         seen.add(name)
         if columns is not None and name not in columns:
+            near = name.strip().lower()
+            hint = header_hint(header, near if near in columns else "")
+            if hint:
+                raise InputError(hint, path=path, line=1)
             raise InputError(
                 f"unknown column (expected some of: {', '.join(columns)}; "
                 "rename foreign columns with --map FOREIGN=ours, drop with --map FOREIGN=)",
@@ -255,8 +284,9 @@ def _check_columns(
             )
     for name in required:
         if name not in seen:
+            hint = header_hint(header, name)
             raise InputError(
-                f"missing column (have: {', '.join(h for h in header if h)})",
+                hint or f"missing column (have: {', '.join(h for h in header if h)})",
                 path=path,
                 line=1,
                 field=name,
@@ -336,7 +366,9 @@ def table_columns(path: str | Path) -> list[str] | None:
     with open_text(p) as fh:
         try:
             header = next(csv.reader(fh), None)
-        except (csv.Error, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise decode_error(p, exc) from None
+        except csv.Error as exc:
             raise InputError(f"malformed CSV ({exc})", path=p, line=1) from None
     if header is None:
         raise InputError("empty file, expected a header row", path=p, line=1)
@@ -1059,6 +1091,9 @@ def read_ratings_frame(path: str | Path) -> Any:
             for _ in _csv_rows(p, None, (), {}):
                 pass
             frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+            hint = header_hint([str(c) for c in frame.columns], "")
+            if hint:
+                raise InputError(hint, path=p, line=1)
         elif is_spreadsheet(p):
             records = list(sheet_rows(p))
             frame = pd.DataFrame([rec for _, rec in records], columns=sheet_header(p))

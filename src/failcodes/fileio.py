@@ -97,6 +97,25 @@ def _nearest_existing(path: Path) -> Path:
     return Path()  # pragma: no cover - "." always exists
 
 
+def utf16_hint(path: Path) -> str:
+    """``"; UTF-16 text ..."`` when ``path`` starts with a UTF-16 byte-order mark, else ``""``.
+
+    Excel's "Unicode text" and some Windows tools save UTF-16; every failcodes reader wants
+    UTF-8.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(2)
+    except OSError:
+        return ""
+    if head in (b"\xff\xfe", b"\xfe\xff"):
+        csv = path.suffix.lower() in (".csv", ".tsv")
+        return "; it is UTF-16 (Excel's 'Unicode text'?): save it as " + (
+            "'CSV UTF-8'" if csv else "UTF-8"
+        )
+    return ""
+
+
 def probe_dir(folder: Path, *, shown: Path | None = None) -> None:
     """Raise :class:`OutputError` unless a file can be created in the existing ``folder``.
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from failcodes.errors import InputError
+from failcodes.fileio import utf16_hint
 
 
 def open_text(path: Path) -> IO[str]:
@@ -35,7 +36,9 @@ def open_text(path: Path) -> IO[str]:
 
 def decode_error(path: Path, exc: UnicodeDecodeError) -> InputError:
     """The one-line error for text that is not UTF-8, with the byte offset."""
-    return InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path)
+    return InputError(
+        f"not UTF-8 text ({exc.reason} at byte {exc.start}){utf16_hint(path)}", path=path
+    )
 
 
 #: Deepest nesting of arrays/objects a JSON input may have (traces need 4; the standard
@@ -115,6 +118,22 @@ _DECODER = json.JSONDecoder(
 )
 
 
+def _jsonl_hint(text: str, exc: json.JSONDecodeError) -> str:
+    """What a malformed JSONL line most likely is, for the error message ("" if unsure)."""
+    stripped = text.strip()
+    if stripped.startswith("\ufeff"):
+        return "; the line starts with a byte-order mark (U+FEFF): files joined with cat?"
+    if exc.msg == "Extra data":
+        if text[exc.pos :].strip() == ",":
+            return "; a comma after the object? JSONL is one object per line, no commas"
+        return "; more than one JSON value on the line? JSONL is one object per line"
+    if stripped in ("{", "["):
+        return "; a JSON document spread over lines? JSONL is one whole object per line"
+    if stripped.startswith(("#", "//")):
+        return "; JSON has no comments"
+    return ""
+
+
 def parse_json(text: str, *, path: str | Path | None = None, line: int | None = None) -> Any:
     """Parse one JSON document or JSONL line strictly; THE JSON parser of every file reader.
 
@@ -133,7 +152,8 @@ def parse_json(text: str, *, path: str | Path | None = None, line: int | None = 
         where = line if line is not None else exc.lineno
         at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
         col = f"{at} column {exc.colno}"
-        raise InputError(f"malformed JSON ({exc.msg}{col})", path=path, line=where) from None
+        hint = _jsonl_hint(text, exc) if line is not None else ""
+        raise InputError(f"malformed JSON ({exc.msg}{col}){hint}", path=path, line=where) from None
     except _StrictJSONError as exc:
         raise InputError(str(exc), path=path, line=line, field=exc.field) from None
     except RecursionError:  # pragma: no cover - the depth check comes first

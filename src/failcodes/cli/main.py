@@ -12,8 +12,10 @@ import importlib.util
 import inspect
 import os
 import signal
+import stat
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
@@ -146,6 +148,41 @@ def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:  # 
     raise KeyboardInterrupt
 
 
+#: Options whose value is written, not read: a FIFO or /dev/null there is the user's choice.
+_WRITTEN = frozenset({"-o", "--out", "--output", "--labels-out", "--sentences-out", "--cache"})
+
+
+def _special_input(args: list[str]) -> str | None:
+    """The first argument naming a FIFO, socket or device (not an output option's value).
+
+    Opening a FIFO for reading waits for a writer (the command hung without a word), and a
+    device reads as an empty file or forever; every input of failcodes is a regular file or
+    a folder.
+    """
+    written = False
+    for arg in args:
+        if arg == "--":
+            written = False
+            continue
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg.startswith("-") and not eq:
+            written = arg in _WRITTEN
+            continue
+        if eq:
+            candidate, skip = value, name in _WRITTEN
+        else:
+            candidate, skip, written = arg, written, False
+        if skip or not candidate:
+            continue
+        try:
+            mode = Path(candidate).stat().st_mode
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+            return candidate
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; user errors exit 2 with one line, bugs keep their traceback."""
     if threading.current_thread() is threading.main_thread():
@@ -160,6 +197,14 @@ def main(argv: list[str] | None = None) -> None:
         register_commands()
     if "--help" in args:
         _reflow_help(app)
+    special = _special_input(args)
+    if special is not None:
+        typer.echo(
+            f"failcodes: error: {redact_text(special)}: not a regular file (a FIFO, socket or "
+            "device); give a file",
+            err=True,
+        )
+        sys.exit(2)
     try:
         # not standalone: a bad option value is one line too (typer draws a usage box)
         code = app(args=argv, standalone_mode=False)

@@ -32,6 +32,7 @@ from failcodes.codebook._models import (
     Subcode,
 )
 from failcodes.errors import CodebookError
+from failcodes.fileio import utf16_hint
 
 RULES: dict[str, str] = {
     "yaml-syntax": "the file is not valid YAML",
@@ -478,6 +479,12 @@ def load_with_lines(path: str | Path) -> tuple[Codebook, dict[Loc, int]]:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CodebookError("no such file", rule="missing-file", path=file) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise CodebookError(
+            f"not UTF-8 text ({exc.reason} at byte {exc.start}){utf16_hint(file)}",
+            rule="unreadable",
+            path=file,
+        ) from None
+    except OSError as exc:
         raise CodebookError(f"cannot read: {exc}", rule="unreadable", path=file) from None
     return parse_with_lines(text, file)

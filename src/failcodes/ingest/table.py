@@ -148,6 +148,10 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
         elif name in TRACE_FIELDS:
             fields.add(name)
         elif spec.unmapped == "error":
+            near = name.strip().lower()
+            hint = dataio.header_hint(header, near if near in TRACE_FIELDS else "")
+            if hint:
+                raise InputError(hint, path=path, line=1)
             raise InputError(
                 f"unknown column (expected some of: {', '.join(TRACE_FIELDS)}; rename foreign "
                 "columns with --map FOREIGN=ours, drop with --map FOREIGN= or all unmapped "

@@ -320,8 +320,10 @@ def check_input_paths(config: StudyFile, root: str | Path) -> None:
             ]
     for loc, value in wanted:
         target = resolve_path(value, base)
-        if not target.exists():
+        if not (target.is_file() or target.is_dir()):
             what = "broken link" if target.is_symlink() else "no such file or folder"
+            if target.exists():
+                what = "not a regular file (a FIFO, socket or device)"
             text = path.read_text(encoding="utf-8")
             raise InputError(
                 f"{value!r}: {what} ({target})",
