@@ -1002,6 +1002,32 @@ def _journal(keep: int | None) -> Setup:
     return setup
 
 
+def _foreign_export() -> list[dict[str, object]]:
+    """Label Studio tasks of the bundled codebook, annotated under a sentiment config."""
+    from failcodes.codebook import bundled
+    from failcodes.labelstudio.tasks import build_tasks
+    from failcodes.units import UnitKind, build_units
+
+    units = build_units(make_traces(2), UnitKind.RETRIEVAL)
+    tasks = build_tasks(units, bundled(), UnitKind.RETRIEVAL)
+    sentiment = {"from_name": "sentiment", "to_name": "text", "type": "choices"}
+    return [
+        {
+            "id": n,
+            "data": t["data"],
+            "annotations": [
+                {
+                    "id": n,
+                    "completed_by": 1,
+                    "was_cancelled": False,
+                    "result": [{**sentiment, "value": {"choices": ["Positive"]}}],
+                }
+            ],
+        }
+        for n, t in enumerate(tasks, start=1)
+    ]
+
+
 def _fifo(name: str) -> Setup:
     def setup(d: Path) -> None:
         _mk_dir()(d)
@@ -1146,6 +1172,32 @@ SWEEP3_CASES: list[Case] = [
         _write({"t.csv": "CLAIM_ID,claim,verdict,system\nc1,x,supported,s\n"}),
         line="failcodes: error: {d}/t.csv:1: column 'CLAIM_ID': did you mean 'claim_id'? (names "
         "are exact: case, spaces)",
+    ),
+    # an export from a project with another labelling config: every choice dropped as
+    # unknown, each annotation written as scored with no code, exit 0
+    Case(
+        "labelstudio-import/another-labelling-config",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": json.dumps(_foreign_export())}),
+        line="failcodes: error: {d}/x.json: no annotation holds a code of the codebook's "
+        "'retrieval' part (found: 'sentiment'): exported from a project with another labelling "
+        "config? (`failcodes labelstudio config` writes the one to use)",
+    ),
+    # 'inf' in a ratings table: "ratings contain infinite values" naming no file; a decimal
+    # comma (European Excel) made numbers text categories
+    Case(
+        "agree/infinite-rating",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,2,inf\n3,1,1\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'coder_B': 'inf' is not a rating (write a "
+        "number; leave the cell empty for a missing rating)",
+    ),
+    Case(
+        "agree/decimal-comma",
+        ("agree", "{d}/r.csv", "--stat", "krippendorff", "--level", "interval"),
+        _write({"r.csv": 'unit,coder_A,coder_B\n1,"1,5",2\n2,2,"2,5"\n3,1,1\n'}),
+        line="failcodes: error: {d}/r.csv:2, field 'coder_A': '1,5' has a decimal comma (European "
+        "Excel?): write 1.5 (numbers with commas are read as text categories)",
     ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -121,6 +122,40 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
             row["undefined_reason"] or (f"warning: {row['warning']}" if row["warning"] else ""),
         )
     Console(width=160).print(table)
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+_INFINITE = re.compile(r"[+-]?inf(inity)?", re.IGNORECASE)
+
+
+def _check_rating_cells(frame: Any, file: Path) -> None:
+    """Refuse cells no rating can be, naming line and column (a CSV's cells are text).
+
+    ``inf``: an infinite rating (statistics then failed naming no file). A column of numbers
+    some of which have a decimal comma (``1,5``, European Excel): read as text categories.
+    """
+    for column in frame.columns:
+        cells = [(i, v.strip()) for i, v in enumerate(frame[column]) if isinstance(v, str)]
+        for i, value in cells:
+            if _INFINITE.fullmatch(value):
+                raise InputError(
+                    f"{value!r} is not a rating (write a number; leave the cell empty for a "
+                    "missing rating)",
+                    path=file,
+                    line=i + 2,
+                    field=str(column),
+                )
+        commas = [(i, v) for i, v in cells if _DECIMAL_COMMA.fullmatch(v)]
+        if commas and all(_NUMBER.fullmatch(v) or _DECIMAL_COMMA.fullmatch(v) for _, v in cells):
+            i, value = commas[0]
+            raise InputError(
+                f"{value!r} has a decimal comma (European Excel?): write {value.replace(',', '.')}"
+                " (numbers with commas are read as text categories)",
+                path=file,
+                line=i + 2,
+                field=str(column),
+            )
 
 
 @app.command("agree")
@@ -271,6 +306,8 @@ def agree(
     else:
         matrix = None if weights_matrix is None else _read_matrix(weights_matrix)
         frame = read_ratings_frame(file)
+        if file.suffix.lower() == ".csv":
+            _check_rating_cells(frame, file)
         if by is not None and by not in frame.columns:
             raise InputError(f"no column '{by}' to group by", path=file)
         keep = [by] if by is not None else []

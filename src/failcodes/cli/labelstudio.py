@@ -187,6 +187,26 @@ def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Uni
     return [by_id[uid] for uid in plan.all_ids()]
 
 
+def _check_kept(result: ReviewResult, part: UnitKind, source: str | Path) -> None:
+    """Refuse an export none of whose results is a code of ``part`` (another project's config).
+
+    Every choice would be dropped as unknown, and each annotation written as scored with no
+    code: annotations of nothing, exit 0.
+    """
+    if any(a.codes or a.code_sets for a in result.annotations):
+        return
+    unknown = [p for p in result.problems if p.message.startswith("unknown ")]
+    if not unknown:
+        return
+    names = sorted({repr(p.value if p.value is not None else p.dimension) for p in unknown})
+    raise InputError(
+        f"no annotation holds a code of the codebook's {part.value!r} part (found: "
+        f"{', '.join(names[:3])}): exported from a project with another labelling config? "
+        "(`failcodes labelstudio config` writes the one to use)",
+        path=source,
+    )
+
+
 def _report(result: ReviewResult, out: Path) -> None:
     for problem in result.problems[:MAX_PROBLEMS_SHOWN]:
         typer.echo(f"failcodes: warning: {problem}", err=True)
@@ -293,6 +313,7 @@ def pull_cmd(
     cb = _codebook(codebook)
     with LabelStudioClient(url, token) as client:
         result = client.pull(cb, part, project, annotators=annotator or [])
+    _check_kept(result, part, f"Label Studio project {project}")
     write_jsonl(out, result.annotations)
     _report(result, out)
 
@@ -329,5 +350,6 @@ def import_cmd(
     result = annotations_from_export(
         tasks, cb, part, users=users, project=project_id, source=str(export)
     )
+    _check_kept(result, part, export)
     write_jsonl(out, result.annotations)
     _report(result, out)
