@@ -525,6 +525,7 @@ class GroupCodes:
         self._hashes = array.array("q")
         if repeated:
             raise GroupOverflowError
+        self._vocabs = []  # the vocabularies are freed as each is sorted (the sentences' ~8 MB)
         ranks: list[npt.NDArray[np.int64]] = []
         values: list[list[str]] = []
         for name in ("system", "question_id", "sentence_id"):
