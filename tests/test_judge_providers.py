@@ -331,3 +331,60 @@ def test_json_payload(text: str, payload: object) -> None:
     from failcodes.judge.providers.openai import json_payload
 
     assert json_payload(text) == payload
+
+
+def test_a_server_on_this_machine_needs_no_key(fake, monkeypatch, tmp_path) -> None:
+    # Ollama / vLLM / llama.cpp on localhost check no key: OPENAI_API_KEY may be unset
+    import hashlib
+
+    from failcodes.errors import ConfigError
+    from failcodes.judge.providers.openai import LOCAL_SERVER_KEY, OpenAIProvider
+
+    monkeypatch.delenv("OPENAI_API_KEY")
+    s = _run(fake, "openai", _units(1)[:1], tmp_path)
+    assert s.scored == 1
+    assert fake.stats()["key_digests"] == [hashlib.sha256(LOCAL_SERVER_KEY.encode()).hexdigest()]
+    # a server elsewhere still needs the key, and the error says so in one line
+    with pytest.raises(ConfigError, match="no OpenAI API key: set OPENAI_API_KEY"):
+        OpenAIProvider("m", base_url="http://10.0.0.7:8000/v1")
+    with pytest.raises(ConfigError):
+        OpenAIProvider("m")  # the OpenAI API itself
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://localhost:11434/v1", True),
+        ("http://127.0.0.1:8000/v1", True),
+        ("http://127.1.2.3/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://10.0.0.7:8000/v1", False),
+        ("https://api.openai.com/v1", False),
+        ("http://localhost.example.com/v1", False),
+        (None, False),
+    ],
+)
+def test_on_this_machine(url: str | None, local: bool) -> None:
+    from failcodes.judge.providers.openai import on_this_machine
+
+    assert on_this_machine(url) is local
+
+
+def test_an_unreachable_server_is_named(monkeypatch, tmp_path) -> None:
+    import socket
+
+    from failcodes.errors import ProviderError
+
+    with socket.socket() as sock:  # a port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    coder = make_coder("openai:m", base_url=f"http://127.0.0.1:{port}/v1")
+    settings = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait())
+    with pytest.raises(ProviderError) as info:
+        run_judge(
+            _units(1)[:1], coder, JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path, settings=settings)
+        )
+    assert f"APIConnectionError (cannot reach http://127.0.0.1:{port}/v1/chat/completions)" in str(
+        info.value
+    )

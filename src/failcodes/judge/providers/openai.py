@@ -1,8 +1,8 @@
 """OpenAI judge (``openai:MODEL``): structured output through ``json_schema`` response format.
 
 Also serves any OpenAI-compatible server (vLLM, Ollama, llama.cpp) through ``--base-url`` or
-``OPENAI_BASE_URL``. The key comes from ``OPENAI_API_KEY`` only (a local server that needs
-no key still needs the variable set to any value). The SDK's own retries are off: the engine
+``OPENAI_BASE_URL``. The key comes from ``OPENAI_API_KEY`` only; a server on this machine
+(localhost or a loopback address) may go without one. The SDK's own retries are off: the engine
 retries, honouring retry-after. OpenAI caches long prompt prefixes automatically; cached
 tokens are read from ``usage.prompt_tokens_details.cached_tokens``.
 """
@@ -10,10 +10,12 @@ tokens are read from ``usage.prompt_tokens_details.cached_tokens``.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from failcodes.annotations import CoderKind
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
@@ -22,6 +24,8 @@ from failcodes.judge.providers.sdkerrors import sdk_errors
 
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
+#: Sent to a server on this machine when OPENAI_API_KEY is unset (the SDK needs some key).
+LOCAL_SERVER_KEY = "no-key-local-server"
 #: Model families that reject ``temperature`` and ``max_tokens`` (reasoning models).
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
@@ -48,6 +52,19 @@ def json_payload(text: str) -> object:
     with contextlib.suppress(json.JSONDecodeError):
         return json.loads(candidate)
     return text
+
+
+def on_this_machine(base_url: str | None) -> bool:
+    """Whether ``base_url`` names a server on this machine (localhost or a loopback address)."""
+    if not base_url:
+        return False
+    host = urlsplit(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def reply_from_completion(body: dict[str, Any], raw_request: dict[str, Any]) -> ProviderReply:
@@ -87,13 +104,18 @@ class OpenAIProvider:
         timeout: float = 120.0,
         temperature: float | None = None,
     ) -> None:
-        # the key first: without one (a dry run) the SDK is never imported (~1 s)
-        key = api_key(KEY_VAR, "OpenAI", " (any value for a local server)")
+        self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None
+        # the key first: without one (a dry run) the SDK is never imported (~1 s). A server
+        # on this machine (Ollama, vLLM, llama.cpp) usually checks none: it may go without.
+        key = (
+            LOCAL_SERVER_KEY
+            if not os.environ.get(KEY_VAR) and on_this_machine(self.base_url)
+            else api_key(KEY_VAR, "OpenAI", " (a server on this machine needs none)")
+        )
         import openai  # a dependency, imported on use (start-up time)
 
         self.model = model
         self.spec = f"openai:{model}"
-        self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None
         reasoning = model.startswith(_REASONING_PREFIXES)
         self.temperature = None if reasoning else (0.0 if temperature is None else temperature)
         # The official API wants max_completion_tokens; compatible servers know max_tokens.

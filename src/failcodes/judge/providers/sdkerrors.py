@@ -35,4 +35,13 @@ def sdk_errors(sdk: Any, *, spec: str, auth_message: str) -> Iterator[None]:
         detail = getattr(exc, "api_message", None) or exc.message
         raise ProviderError(f"{spec}: HTTP {exc.status_code}: {detail}") from None
     except sdk.APIConnectionError as exc:  # includes timeouts
-        raise RetryableProviderError(type(exc).__name__) from None
+        raise RetryableProviderError(f"{type(exc).__name__}{_endpoint(exc)}") from None
+
+
+def _endpoint(exc: Exception) -> str:
+    """`` (cannot reach SCHEME://HOST:PORT/PATH)`` for a connection error (no query string)."""
+    url = getattr(getattr(exc, "request", None), "url", None)
+    if url is None:
+        return ""
+    port = f":{url.port}" if url.port else ""
+    return f" (cannot reach {url.scheme}://{url.host}{port}{url.path})"
