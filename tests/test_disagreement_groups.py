@@ -252,7 +252,7 @@ def test_claims_not_in_one_run_take_the_columns(tmp_path: Path) -> None:
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
     cols = dataio.read_sentence_columns([first, second], locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
-    assert (cols.origin.run == 0).any()
+    assert 0 in cols.origin.where(range(len(cols.first)), cols.first)[3]
     expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
     assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
 
@@ -282,9 +282,11 @@ def test_group_origin_counts_rows_across_folds(
         for s, t in zip(cols.system.tolist(), cols.sentence.tolist(), strict=True)
     ]
     assert groups == [("A", "s1"), ("A", "s2"), ("B", "s1")]
-    assert cols.origin.line.tolist() == [1, 5, 6]
-    assert cols.origin.offset.tolist() == [starts[0], starts[4], starts[5]]
-    assert cols.origin.run.tolist() == [3, 0, 1]
+    files, lines, offsets, runs = cols.origin.where([0, 1, 2], cols.first)
+    assert files == [0, 0, 0]
+    assert lines == [1, 5, 6]
+    assert offsets == [starts[0], starts[4], starts[5]]
+    assert runs == [3, 0, 1]
     assert cols.first.tolist() == [0, 3, 4]
 
 
@@ -301,9 +303,10 @@ def test_group_origin_of_parquet_rows(tmp_path: Path) -> None:
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
     cols = dataio.read_sentence_columns(path, locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
-    assert cols.origin.offset.tolist() == cols.first.tolist()
-    assert cols.origin.line.tolist() == (cols.first + 1).tolist()
-    assert (cols.origin.run > 0).all()
+    _, lines, offsets, runs = cols.origin.where(range(len(cols.first)), cols.first)
+    assert offsets == cols.first.tolist()
+    assert lines == (cols.first + 1).tolist()
+    assert min(runs) > 0
     expected = _column_path([path], labels, tmp_path / "columns.jsonl")
     assert _command([path], labels, tmp_path / "groups.jsonl") == expected
 

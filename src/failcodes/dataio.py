@@ -1869,20 +1869,26 @@ def read_sentence_columns(
 def _with_files(
     cols: SentenceColumns, paths: Sequence[Path], formats: Sequence[Format], starts: list[int]
 ) -> SentenceColumns:
-    """Groups whose origin names its files: each group's file, runs within one file only."""
+    """Groups whose origin names its files; a run that goes on into the next file ends."""
     origin = cols.origin
     assert origin is not None
     bounds = np.array(starts, dtype=np.int64)
-    file = np.searchsorted(bounds, cols.first, side="right") - 1
-    last = cols.first + np.maximum(origin.run, 1) - 1
-    run = np.where(np.searchsorted(bounds, last, side="right") - 1 == file, origin.run, 0)
+    run = origin.run[origin.at]  # per group
+    last = cols.first + np.maximum(run, 1).astype(np.int64) - 1
+    crossing = np.searchsorted(bounds, last, side="right") != np.searchsorted(
+        bounds, cols.first, side="right"
+    )
     del last
+    runs = origin.run
+    if crossing.any():
+        runs = runs.copy()
+        runs[origin.at[crossing]] = 0
     located = replace(
         origin,
+        run=runs,
         paths=tuple(paths),
         formats=tuple(f.value for f in formats),
-        file=file.astype(np.int32),
-        run=run,
+        starts=bounds,
     )
     return replace(cols, origin=located)
 
@@ -2310,10 +2316,7 @@ def _group_fetcher(
         runs = _gather_runs(
             origin.paths,
             origin.formats,
-            origin.file[groups].tolist(),
-            origin.line[groups].tolist(),
-            origin.offset[groups].tolist(),
-            origin.run[groups].tolist(),
+            *origin.where(groups, columns.first),
             None,
             passages_json=True,
         )

@@ -435,9 +435,11 @@ class GroupSelection:
 
     def _of_groups(self) -> Iterator[Selected]:
         cols, origin = self.cols, self.cols.origin
-        runs = origin.run if origin is not None else np.zeros(len(cols.first), dtype=np.int64)
-        for g, pred in zip(self.groups.tolist(), self.predicted.tolist(), strict=True):
-            first, run = int(cols.first[g]), int(runs[g])
+        if origin is None:
+            raise ValueError("groups read without locate: their claims cannot be found")
+        runs = origin.run[origin.at[self.groups]].tolist()
+        for g, pred, run in zip(self.groups.tolist(), self.predicted.tolist(), runs, strict=True):
+            first = int(cols.first[g])
             if not run:
                 raise ValueError("a group's claims are not one run of rows: see unlocated()")
             yield self._selected(
@@ -469,7 +471,7 @@ class GroupSelection:
     def unlocated(self) -> bool:
         """True if a disagreeing group's claims are not one run of rows (or not located)."""
         origin = self.cols.origin
-        return origin is None or bool((origin.run[self.groups] == 0).any())
+        return origin is None or bool((origin.run[origin.at[self.groups]] == 0).any())
 
 
 def select_group_disagreements(

@@ -373,9 +373,10 @@ class GroupCodes:
 
     With ``locate`` a reader appends each row's line and byte offset (Parquet: row) to
     :attr:`lines` and :attr:`offsets` before the row itself; each group then also keeps
-    where its first row is and how many rows it has, and whether they are consecutive
+    where its first row is and, while its rows are consecutive, how many it has
     (:class:`GroupOrigin`: the disagreements stream fetches a group's claims as one run of
-    lines, with no row map).
+    lines, with no row map). These are appended as groups appear (24 bytes a group, never
+    copied); the sorted groups keep no more than their first row.
     """
 
     def __init__(self, sentence_ids: Iterable[str | None] = (), *, locate: bool = False) -> None:
@@ -404,8 +405,12 @@ class GroupCodes:
         self._keys: npt.NDArray[Any] = np.zeros(0, dtype=np.int64)
         self._bits: npt.NDArray[Any] = np.zeros(0, dtype=np.uint8)
         self._first: npt.NDArray[Any] = np.zeros(0, dtype=np.int32)
-        # with ``locate``: per group its last row, row count, first line and first offset
-        self._where: npt.NDArray[np.int64] = np.zeros((4, 0), dtype=np.int64)
+        # with ``locate``, per group in the order groups appeared (their first rows ascend):
+        # first row, first line, first offset, and rows so far while consecutive (else 0)
+        self._born = array.array("i")
+        self._line = array.array("q")
+        self._offset = array.array("q")
+        self._run = array.array("i")
         self._tally = np.zeros((1 << _SYSTEM_BITS) * len(VERDICTS), dtype=np.int64)
         self._rows = 0  # rows folded so far
 
@@ -475,7 +480,7 @@ class GroupCodes:
         starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
         bits = np.bitwise_or.reduceat(np.left_shift(1, verdict).astype(np.uint8)[order], starts)
         first = (order[starts] + self._rows).astype(np.int32)
-        where = self._chunk_where(order, starts) if self.locate else None
+        runs = self._chunk_runs(order, starts) if self.locate else None
         key = key[starts]
         del order, starts, verdict, system
         # merged into the groups so far: known groups gain bits, new ones are inserted
@@ -484,36 +489,57 @@ class GroupCodes:
         known[known] = self._keys[at[known]] == key[known]
         np.bitwise_or.at(self._bits, at[known], bits[known])
         new = ~known
+        if runs is not None:
+            self._locate(runs, first, known, self._first[at[known]])
         self._keys = np.insert(self._keys, at[new], key[new])
         self._bits = np.insert(self._bits, at[new], bits[new])
         self._first = np.insert(self._first, at[new], first[new])
-        if where is not None:
-            # a known group's rows grow (its last row is in this later chunk); new ones inserted
-            self._where[0, at[known]] = where[0, known]
-            self._where[1, at[known]] += where[1, known]
-            self._where = np.insert(self._where, at[new], where[:, new], axis=1)
-            del self.lines[:]
-            del self.offsets[:]
         self._rows += n
         for codes in self._arrays:
             del codes[:]
         del self._claims[:]
 
-    def _chunk_where(
+    def _chunk_runs(
         self, order: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]
     ) -> npt.NDArray[np.int64]:
-        """Per group of the pending chunk: last row, row count, first line, first offset."""
+        """Per group of the pending chunk: rows (0 if not consecutive), first line, offset."""
         n = len(order)
         if len(self.lines) != n or len(self.offsets) != n:
             raise ValueError("with locate, every row needs its line and offset first")
         ends = np.append(starts[1:], n)
-        out = np.empty((4, len(starts)), dtype=np.int64)
-        out[0] = order[ends - 1] + self._rows  # stable order: a group's rows ascend
-        out[1] = ends - starts
         head = order[starts]
-        out[2] = np.frombuffer(self.lines, dtype=np.int64)[head]
-        out[3] = np.frombuffer(self.offsets, dtype=np.int64)[head]
+        out = np.empty((3, len(starts)), dtype=np.int64)
+        out[0] = ends - starts
+        out[0][order[ends - 1] - head + 1 != out[0]] = 0  # stable order: a group's rows ascend
+        out[1] = np.frombuffer(self.lines, dtype=np.int64)[head]
+        out[2] = np.frombuffer(self.offsets, dtype=np.int64)[head]
+        del self.lines[:]
+        del self.offsets[:]
         return out
+
+    def _locate(
+        self,
+        runs: npt.NDArray[np.int64],
+        first: npt.NDArray[np.int32],
+        known: npt.NDArray[np.bool_],
+        known_first: npt.NDArray[np.int32],
+    ) -> None:
+        """Extend the runs of known groups (or end them); append the new groups' places."""
+        if known.any():
+            born = np.frombuffer(self._born, dtype=np.int32)
+            at = np.searchsorted(born, known_first)
+            run = np.frombuffer(self._run, dtype=np.int32)  # a view: updated in place
+            size = runs[0][known]
+            # a run goes on when this chunk's rows of it are consecutive and come next
+            goes_on = (run[at] > 0) & (size > 0) & (born[at] + run[at] == first[known])
+            run[at] = np.where(goes_on, run[at] + size, 0)
+            del born, run, at  # (a buffer with a view cannot grow)
+        new = np.flatnonzero(~known)
+        new = new[np.argsort(first[new], kind="stable")]  # the order they appeared in
+        self._born.extend(first[new].tolist())
+        self._run.extend(runs[0][new].tolist())
+        self._line.extend(runs[1][new].tolist())
+        self._offset.extend(runs[2][new].tolist())
 
     def finish(self) -> SentenceColumns:
         """The groups as :class:`SentenceColumns` (see the class doc for the errors)."""
@@ -563,14 +589,19 @@ class GroupCodes:
         tally = self._tally.reshape(-1, len(VERDICTS))[: len(values[0])]
         counts = np.zeros_like(tally)
         counts[ranks[0]] = tally
+        first = self._first[by_key]
         origin = None
         if self.locate:
-            last, count, line, offset = self._where[:, by_key]
-            self._where = np.zeros((4, 0), dtype=np.int64)
-            first = self._first[by_key].astype(np.int64)
-            run = np.where(last - first + 1 == count, count, 0)
-            origin = GroupOrigin((), (), np.zeros(len(run), dtype=np.int32), line, offset, run)
-            del last, count, first
+            # each group's entry in the appended arrays (by first row: they ascend there)
+            at = np.searchsorted(np.frombuffer(self._born, dtype=np.int32), first)
+            origin = GroupOrigin(
+                at=at.astype(np.int32),
+                line=_int64_view(self._line),
+                offset=_int64_view(self._offset),
+                run=np.frombuffer(self._run, dtype=np.int32) if self._run else _NO_RUNS,
+            )
+            self._born = array.array("i")
+            del at
         return SentenceColumns(
             systems=values[0],
             questions=values[1],
@@ -579,29 +610,53 @@ class GroupCodes:
             question=question,
             sentence=sentence,
             verdicts=self._bits[by_key],
-            first=self._first[by_key],
+            first=first,
             verdict_counts=counts,
             rows=self._rows,
             origin=origin,
         )
 
 
+_NO_RUNS = np.zeros(0, dtype=np.int32)
+
+
+def _int64_view(values: array.array[int]) -> IntArray:
+    """An ``array('q')`` as a numpy array sharing its memory (empty: a new empty array)."""
+    return np.frombuffer(values, dtype=np.int64) if values else np.zeros(0, dtype=np.int64)
+
+
 @dataclass(frozen=True)
 class GroupOrigin:
     """Where the rows of each sentence group are (:class:`GroupCodes` with ``locate``).
 
-    Per group: the file (index into ``paths``), 1-based line and byte offset of its first
-    row (Parquet: the row number and the 0-based row, as :class:`Origin`), and ``run``: its
-    number of rows when they are consecutive rows of one file, else 0 (then only a scan
-    finds them).
+    Group ``g``'s entry is ``at[g]``: the 1-based line and byte offset of its first row
+    (Parquet: the row number and the 0-based row, as :class:`Origin`) and ``run``, its
+    number of rows when they are consecutive rows, else 0 (then only a scan finds them).
+    A reader of several files names them (``paths``, ``formats``) with each file's first
+    row (``starts``), and ends a run at the end of its file.
     """
 
-    paths: tuple[Path, ...]
-    formats: tuple[str, ...]
-    file: npt.NDArray[np.int32]
+    at: Int32Array
     line: IntArray
     offset: IntArray
-    run: IntArray
+    run: Int32Array
+    paths: tuple[Path, ...] = ()
+    formats: tuple[str, ...] = ()
+    starts: IntArray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+
+    def where(
+        self, groups: Sequence[int] | IntArray, first: Int32Array
+    ) -> tuple[list[int], list[int], list[int], list[int]]:
+        """File, line, offset and run of ``groups`` (``first``: every group's first row)."""
+        idx = np.asarray(groups, dtype=np.int64)
+        at = self.at[idx]
+        file = np.searchsorted(self.starts, first[idx], side="right") - 1
+        return (
+            file.tolist(),
+            self.line[at].tolist(),
+            self.offset[at].tolist(),
+            self.run[at].tolist(),
+        )
 
 
 @dataclass(frozen=True)
