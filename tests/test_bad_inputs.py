@@ -43,6 +43,8 @@ class Case:
     files: dict[str, str] = field(default_factory=dict)
     #: The whole error line, exactly ("{d}" stands for the workspace folder).
     line: str | None = None
+    #: Environment variables set for the command.
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def _trace_lines() -> list[dict[str, object]]:
@@ -1199,6 +1201,41 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/r.csv:2, field 'coder_A': '1,5' has a decimal comma (European "
         "Excel?): write 1.5 (numbers with commas are read as text categories)",
     ),
+    # a key pasted with a line break (or with a non-ASCII character: a UnicodeEncodeError
+    # traceback) and a base URL that is no URL failed only on the first call, after the run
+    # folder and the response cache were created; the key is never shown
+    Case(
+        "judge/api-key-with-a-line-break",
+        (*JUDGE, "--judge", "openai:gpt-5-mini", "-o", "{d}/run"),
+        _mk_dir(),
+        env=(("OPENAI_API_KEY", "sk-secret-123\n"),),
+        line="failcodes: error: OPENAI_API_KEY holds spaces, line breaks or non-ASCII characters "
+        "(pasted with a line break?); set it to the key alone (the key is not shown)",
+    ),
+    Case(
+        "judge/api-key-non-ascii",
+        (*JUDGE, "--judge", "anthropic:claude-haiku-4-5", "-o", "{d}/run"),
+        _mk_dir(),
+        env=(("ANTHROPIC_API_KEY", "sk-secr\u00e9t"),),
+        line="failcodes: error: ANTHROPIC_API_KEY holds spaces, line breaks or non-ASCII "
+        "characters (pasted with a line break?); set it to the key alone (the key is not shown)",
+    ),
+    Case(
+        "judge/base-url-without-scheme",
+        (*JUDGE, "--judge", "openai:gpt-5-mini", "-o", "{d}/run"),
+        _mk_dir(),
+        env=(("OPENAI_API_KEY", "sk-secret-123"), ("OPENAI_BASE_URL", "localhost:8000/v1")),
+        line="failcodes: error: OPENAI_BASE_URL 'localhost:8000/v1' is not an http(s) URL "
+        "(expected e.g. http://127.0.0.1:8000/v1)",
+    ),
+    Case(
+        "judge/base-url-option-not-a-url",
+        (*JUDGE, "--judge", "openai:gpt-5-mini", "--base-url", "my server", "-o", "{d}/run"),
+        _mk_dir(),
+        env=(("OPENAI_API_KEY", "sk-secret-123"),),
+        line="failcodes: error: --base-url 'my server' is not an http(s) URL (expected e.g. "
+        "http://127.0.0.1:8000/v1)",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",
@@ -1249,6 +1286,8 @@ def test_bad_input(
     monkeypatch.chdir(work)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for name, value in case.env:
+        monkeypatch.setenv(name, value)
     before = _tree(work)
     capsys.readouterr()
     argv = [a.replace("{d}", str(work)) for a in case.argv]

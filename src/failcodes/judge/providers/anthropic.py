@@ -10,12 +10,12 @@ retry-after.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from failcodes.annotations import CoderKind
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
 from failcodes.judge.providers.credentials import api_key
+from failcodes.judge.providers.credentials import base_url as checked_base_url
 from failcodes.judge.providers.sdkerrors import sdk_errors
 
 KEY_VAR = "ANTHROPIC_API_KEY"
@@ -70,7 +70,7 @@ class AnthropicProvider:
 
         self.model = model
         self.spec = f"anthropic:{model}"
-        self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None
+        self.base_url = checked_base_url(base_url, BASE_URL_VAR)
         self.sdk: Any = anthropic
         self.client: Any = anthropic.AsyncAnthropic(
             api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout

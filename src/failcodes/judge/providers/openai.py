@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from failcodes.annotations import CoderKind
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
 from failcodes.judge.providers.credentials import api_key
+from failcodes.judge.providers.credentials import base_url as checked_base_url
 from failcodes.judge.providers.sdkerrors import sdk_errors
 
 KEY_VAR = "OPENAI_API_KEY"
@@ -104,7 +105,7 @@ class OpenAIProvider:
         timeout: float = 120.0,
         temperature: float | None = None,
     ) -> None:
-        self.base_url = base_url or os.environ.get(BASE_URL_VAR) or None
+        self.base_url = checked_base_url(base_url, BASE_URL_VAR)
         # the key first: without one (a dry run) the SDK is never imported (~1 s). A server
         # on this machine (Ollama, vLLM, llama.cpp) usually checks none: it may go without.
         key = (
