@@ -480,29 +480,31 @@ def _sentence_problems(labels: Sequence[Label], traces: SentenceColumns) -> list
     for pos in bad:
         sentence_id, question_id, code = sids[pos], qids[pos], int(codes.sentence[pos])
         if code < 0:
-            problems.append(
-                LabelProblem(
-                    pos,
-                    "sentence_id",
-                    f"no trace has sentence_id {sentence_id!r}"
-                    + (
-                        f" and no trace has question_id {question_id!r}"
-                        if question_id is not None
-                        else ""
-                    ),
-                )
-            )
+            problems.append(_unknown_sentence(pos, sentence_id, question_id))
         else:
             question = traces.questions[int(codes.first[code])]
-            problems.append(
-                LabelProblem(
-                    pos,
-                    "question_id",
-                    f"sentence {sentence_id!r} belongs to question {question!r} in the "
-                    f"traces, not {question_id!r}",
-                )
-            )
+            problems.append(_other_question(pos, sentence_id, question, question_id))
     return problems
+
+
+def _unknown_sentence(pos: int, sentence_id: str, question_id: str | None) -> LabelProblem:
+    """A sentence label whose sentence (and question, if it gives one) no trace has."""
+    return LabelProblem(
+        pos,
+        "sentence_id",
+        f"no trace has sentence_id {sentence_id!r}"
+        + (f" and no trace has question_id {question_id!r}" if question_id is not None else ""),
+    )
+
+
+def _other_question(pos: int, sentence_id: str, question: str, question_id: str) -> LabelProblem:
+    """A sentence label whose question is not its sentence's question in the traces."""
+    return LabelProblem(
+        pos,
+        "question_id",
+        f"sentence {sentence_id!r} belongs to question {question!r} in the traces, "
+        f"not {question_id!r}",
+    )
 
 
 def label_target(label: Label) -> tuple[str, str]:
@@ -648,25 +650,7 @@ def check_labels_against_traces(
         question = sentence_question.get(sentence_id)
         if question is None:
             if question_id is None or question_id not in questions:
-                problems.append(
-                    LabelProblem(
-                        pos,
-                        "sentence_id",
-                        f"no trace has sentence_id {sentence_id!r}"
-                        + (
-                            f" and no trace has question_id {question_id!r}"
-                            if question_id is not None
-                            else ""
-                        ),
-                    )
-                )
+                problems.append(_unknown_sentence(pos, sentence_id, question_id))
         elif question_id is not None and question_id != question:
-            problems.append(
-                LabelProblem(
-                    pos,
-                    "question_id",
-                    f"sentence {sentence_id!r} belongs to question {question!r} in the "
-                    f"traces, not {question_id!r}",
-                )
-            )
+            problems.append(_other_question(pos, sentence_id, question, question_id))
     return problems

@@ -712,26 +712,35 @@ def compute_metrics(
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
     cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)
+    matched: GroupLabels | None = None
     if isinstance(cols, SentenceColumns) and isinstance(labels, Sequence) and maps:
-        # level is SENTENCE (claim level was refused above)
+        # level is SENTENCE (claim level was refused above); labels matched by code, or
+        # (claim labels, a duplicate target, a label that fits no trace) the generic path
+        # below, which gives the exact error
         matched = GroupLabels(cols, labels)
-        if matched.valid:  # else the generic path below gives the exact error
-            return _group_metrics(cols, matched, maps, bootstrap, seed, confidence, policy)
-        del matched
-    index = LabelIndex(labels)
-    known = index.labelled_pairs(cols)
+        if not matched.valid:
+            matched = None
+    index: LabelIndex | None = None
+    groups: SentenceGroups | None = None
+    if matched is None:
+        index = LabelIndex(labels)
+        known = index.labelled_pairs(cols)
+        # the groups are the same under every mapping: formed once
+        groups = sentence_groups(cols, known) if lvl is Level.SENTENCE and maps else None
+        del known
     systems = _systems(cols)
     results: list[MetricResult] = []
     missing_all: list[SentenceWithoutClaims] = []
-    # the groups are the same under every mapping: formed once
-    groups = sentence_groups(cols, known) if lvl is Level.SENTENCE and maps else None
-    del known
     for mi, mapping in enumerate(maps):
         missing: list[SentenceWithoutClaims] = []
-        if groups is not None:
+        if matched is not None:
+            assert isinstance(cols, SentenceColumns)
+            units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
+        elif groups is not None:
+            assert index is not None
             units, unlabelled, missing = _sentence_units(cols, mapping, index, groups, policy)
         else:
-            assert isinstance(cols, TraceColumns)  # refused above
+            assert isinstance(cols, TraceColumns) and index is not None  # refused above
             units, unlabelled = _claim_units(cols, mapping, index)
         if mi == 0:
             missing_all = missing
@@ -749,6 +758,7 @@ def compute_metrics(
                 confidence,
             )
         )
+        del units
     settings = (
         BootstrapSettings(resamples=bootstrap, seed=seed, confidence=confidence)
         if bootstrap
@@ -761,49 +771,6 @@ def compute_metrics(
         results=tuple(results),
         distributions=tuple(verdict_distributions(cols)),
         without_claims=tuple(missing_all),
-    )
-
-
-def _group_metrics(
-    cols: SentenceColumns,
-    matched: GroupLabels,
-    maps: Sequence[ErrorMapping],
-    bootstrap: int,
-    seed: int,
-    confidence: float,
-    policy: WithoutClaimsPolicy,
-) -> MetricsReport:
-    """:func:`compute_metrics` at sentence level of groups and labels matched by code."""
-    results: list[MetricResult] = []
-    for mapping in maps:
-        units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
-        results.extend(
-            _score(
-                units,
-                unlabelled,
-                missing,
-                mapping,
-                Level.SENTENCE,
-                policy,
-                cols.systems,
-                bootstrap,
-                seed,
-                confidence,
-            )
-        )
-        del units
-    settings = (
-        BootstrapSettings(resamples=bootstrap, seed=seed, confidence=confidence)
-        if bootstrap
-        else None
-    )
-    return MetricsReport(
-        level=Level.SENTENCE,
-        mappings=tuple(maps),
-        bootstrap=settings,
-        results=tuple(results),
-        distributions=tuple(verdict_distributions(cols)),
-        without_claims=tuple(matched.missing),
     )
 
 
