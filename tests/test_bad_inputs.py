@@ -1236,6 +1236,30 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: --base-url 'my server' is not an http(s) URL (expected e.g. "
         "http://127.0.0.1:8000/v1)",
     ),
+    # -o "" (an unset shell variable) wrote the judge run, the report, the attribution into
+    # the working folder; attribute's -o under a file came after the codebook note (2 lines);
+    # init on a symlink loop: RuntimeError traceback
+    Case(
+        "judge/o-empty",
+        (*JUDGE, "-o", ""),
+        _mk_dir(),
+        line="failcodes: error: -o '': an empty path (an unset shell variable?); name the file or "
+        "folder to write",
+    ),
+    Case(
+        "attribute/o-under-a-file",
+        ("attribute", "--from", "{d}/t.jsonl", "-o", "{d}/labels.csv/att"),
+        _mk_dir(),
+        line="failcodes: error: {d}/labels.csv: is a file where a folder is needed; choose "
+        "another location",
+    ),
+    Case(
+        "init/symlink-loop",
+        ("init", "{d}/loop"),
+        _symlink_loop("loop"),
+        line="failcodes: error: {d}/loop: is a broken symbolic link (or a link loop), expected a "
+        "folder; choose another -o",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",
@@ -1323,3 +1347,29 @@ def test_study_bootstrap_cap_is_the_commands_cap() -> None:
 
     caps = [m.le for m in MetricsSpec.model_fields["bootstrap"].metadata if hasattr(m, "le")]
     assert caps == [MAX_RESAMPLES]
+
+
+def test_output_onto_a_device_writes_through(tmp_path: Path) -> None:
+    # `-o /dev/null` (or /dev/stdout) as root: the atomic rename replaced the device node with
+    # a regular file (machine-wide). Tried on a null device node of our own.
+    import stat
+
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("creating a device node needs root")
+    (tmp_path / "t.jsonl").write_text(GOOD_TRACES, encoding="utf-8")
+    (tmp_path / "labels.csv").write_text(LABELS, encoding="utf-8")
+    argv = [
+        "metrics",
+        "--traces",
+        str(tmp_path / "t.jsonl"),
+        "--labels",
+        str(tmp_path / "labels.csv"),
+    ]
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--level", "claim", "--format", "json", "-o", str(node)])
+    assert info.value.code == 0
+    assert stat.S_ISCHR(node.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.csv", "null", "t.jsonl"]

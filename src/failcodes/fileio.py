@@ -28,6 +28,8 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
+import stat
 import tempfile
 import types
 from collections.abc import Iterable, Iterator
@@ -162,6 +164,11 @@ def check_output_dir(path: str | Path) -> Path:
             )
         probe_dir(target)
         return target
+    if target.is_symlink():  # a dangling link or a link loop: no folder can be made there
+        raise OutputError(
+            "is a broken symbolic link (or a link loop), expected a folder; choose another -o",
+            path=target,
+        )
     _check_creatable(target)
     return target
 
@@ -239,9 +246,11 @@ def temp_path(dest: str | Path) -> Path:
         raise OutputError(
             "is a folder, expected a file; name a file (or move the folder away)", path=target
         )
+    # a device or FIFO (-o /dev/null, /dev/stdout): staged elsewhere, then written through
+    folder = Path(tempfile.gettempdir()) if _special_file(target) else target.parent
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise output_error(exc, target.parent) from None
     try:
@@ -251,8 +260,23 @@ def temp_path(dest: str | Path) -> Path:
     return Path(tmp)
 
 
+def _special_file(target: Path) -> bool:
+    """Whether ``target`` exists and is neither a regular file nor a folder (a device, FIFO)."""
+    try:
+        mode = target.stat().st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def _replace(tmp: Path, target: Path) -> None:
     try:
+        if _special_file(target):
+            # a rename would replace the device itself (root's -o /dev/null made it a file)
+            with tmp.open("rb") as src, target.open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+            tmp.unlink()
+            return
         tmp.replace(target)
     except OSError as exc:
         raise output_error(exc, target) from None

@@ -31,7 +31,7 @@ from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.codebook import Codebook
 from failcodes.disagreements import with_evidence_source as declare_disagreements
 from failcodes.errors import InputError
-from failcodes.fileio import atomic_write_text, write_jsonl
+from failcodes.fileio import atomic_write_text, check_output_dir, write_jsonl
 from failcodes.study import layout
 from failcodes.traces import (
     parse_evidence_declarations,
@@ -119,6 +119,7 @@ def attribute_cmd(
     v_ann = _annotations(reasoning, codebook)
     if strategy is Strategy.CODEBOOK and retrieval is None:
         raise InputError("the codebook strategy needs --retrieval RUN_DIR (judge retrieval)")
+    check_output_dir(output)  # before the codebook note: a bad -o is the only line
     note_codebook(codebook_path, codebook)
     items = attribute(
         disagreements if disagreements is not None else traces,

@@ -20,8 +20,10 @@ def init(
     ] = None,
 ) -> None:
     """Create a study folder: failcodes.toml, the codebook, and one folder per step."""
+    from failcodes.fileio import check_output_dir
     from failcodes.study.create import init_study
 
+    check_output_dir(folder)
     layout = init_study(folder, name=name)
     typer.echo(f"study created: {layout.root}/")
     typer.echo(f"edit {layout.study_file} (docs/study.md), then: failcodes run {layout.root}")

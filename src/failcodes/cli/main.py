@@ -150,6 +150,19 @@ def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:  # 
 
 #: Options whose value is written, not read: a FIFO or /dev/null there is the user's choice.
 _WRITTEN = frozenset({"-o", "--out", "--output", "--labels-out", "--sentences-out", "--cache"})
+#: Options naming a path to write: an empty value (an unset shell variable) would mean ".".
+_PATHS_OUT = _WRITTEN | {"--dir"}
+
+
+def _empty_output(args: list[str]) -> str | None:
+    """The output option given an empty value (``-o ""``, ``--output=``), if any."""
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if eq and name in _PATHS_OUT and not value.strip():
+            return name
+        if arg in _PATHS_OUT and i + 1 < len(args) and not args[i + 1].strip():
+            return arg
+    return None
 
 
 def _special_input(args: list[str]) -> str | None:
@@ -197,6 +210,14 @@ def main(argv: list[str] | None = None) -> None:
         register_commands()
     if "--help" in args:
         _reflow_help(app)
+    empty = _empty_output(args)
+    if empty is not None:
+        typer.echo(
+            f"failcodes: error: {empty} '': an empty path (an unset shell variable?); name "
+            "the file or folder to write",
+            err=True,
+        )
+        sys.exit(2)
     special = _special_input(args)
     if special is not None:
         typer.echo(
