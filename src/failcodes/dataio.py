@@ -750,6 +750,7 @@ def read_labels(
                 held.append(label)
                 held.lines.append(line)
         held.compact()
+        held.path = p
         labels = held
         lines = held.lines
     else:

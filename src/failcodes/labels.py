@@ -7,6 +7,7 @@ import bisect
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
@@ -77,6 +78,15 @@ class _Repeated(Sequence[Any]):
         return itertools.repeat(self._value, self._n)
 
 
+def _two_labels(kind: str, key: str, annotators: tuple[str | None, str | None]) -> str:
+    who = ", ".join(repr(a) for a in annotators)
+    return (
+        f"two labels for {kind} {key!r} (annotators {who}): the comparison needs one "
+        "reference per target; several clinicians' labels become one with `failcodes ingest "
+        "generic-labels FILE -o OUT --option consensus=majority` (or any, all)"
+    )
+
+
 class LabelColumns(Sequence[Label]):
     """Labels held as one list per field, a :class:`Label` built on access (no model kept).
 
@@ -89,6 +99,8 @@ class LabelColumns(Sequence[Label]):
     def __init__(self) -> None:
         #: Where each label was read (1-based line or row), when read from a file.
         self.lines: array.array[int] = array.array("q")
+        #: The file the labels were read from, if any (for errors found later).
+        self.path: Path | None = None
         # lists while labels are appended; after compact() some are _Repeated
         self._columns: dict[str, Any] = {name: [] for name in Label.model_fields}
         # one set object per distinct set of given fields, shared by the labels built (a
@@ -250,11 +262,8 @@ class LabelIndex:
             kind, key = label_target(label)
             table = by_claim if kind == "claim" else by_sentence
             if key in table:
-                first = table[key]
-                who = ", ".join(repr(a) for a in (first.annotator, label.annotator))
                 raise InputError(
-                    f"two labels for {kind} {key!r} (annotators {who}); "
-                    "keep one label per target (one annotator per labels file)",
+                    _two_labels(kind, key, (table[key].annotator, label.annotator)),
                     field=f"{kind}_id",
                 )
             table[key] = label
@@ -275,10 +284,12 @@ class LabelIndex:
             )
             first = table.setdefault(key, pos)
             if first != pos:
-                who = ", ".join(repr(annotators[i]) for i in (first, pos))
+                lines = labels.lines if len(labels.lines) == len(labels) else None
                 raise InputError(
-                    f"two labels for {kind} {key!r} (annotators {who}); "
-                    "keep one label per target (one annotator per labels file)",
+                    _two_labels(kind, key, (annotators[first], annotators[pos]))
+                    + (f" (first at line {lines[first]})" if lines else ""),
+                    path=labels.path,
+                    line=lines[pos] if lines else None,
                     field=f"{kind}_id",
                 )
         self.sentence = _LabelLookup(labels, by_sentence)

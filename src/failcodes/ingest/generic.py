@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from failcodes import dataio
+from failcodes.consensus import Rule, Ties, combine
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.ingest.label_rule import parse_label_rule
@@ -46,7 +47,7 @@ from failcodes.sheetio import is_spreadsheet
 from failcodes.traces import Trace
 
 OPTIONS: tuple[str, ...] = ("ids", "unmapped", "sentence_ids", "rows", "label_level")
-LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows")
+LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties")
 
 
 def _table_spec(options: AdapterOptions) -> TableSpec:
@@ -121,32 +122,46 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
 
 
 def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Clinical labels in the failcodes label format (JSONL, CSV, Parquet).
+    """Clinical labels in the failcodes label format (JSONL, CSV, Parquet, Excel).
 
     Reads and concatenates the label files: ``--map`` renames; ``--label-rule`` gives
-    ``has_error`` from a categorical column.
+    ``has_error`` from a categorical column; ``--option consensus=majority|any|all`` makes one
+    label per target of several annotators' (:mod:`failcodes.consensus`; ``--option
+    ties=...`` for majority ties).
     """
     spec = _table_spec(options)
     check_option("sentence_ids", spec.sentence_ids, SENTENCE_ID_MODES)
+    rule = options.extra.get("consensus", "")
+    if rule:
+        check_option("consensus", rule, [r.value for r in Rule])
+    ties = options.option("ties", [t.value for t in Ties], Ties.REFUSE.value)
+    if "ties" in options.extra and rule != Rule.MAJORITY:
+        raise ConfigError("--option ties=... says what a majority tie is: give consensus=majority")
     labels: list[Label] = []
     seen: dataio.LabelsSeen = {}
     plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
-    if spec.label_rule is None and spec.sentence_ids == "global" and plain:
+    if spec.label_rule is None and spec.sentence_ids == "global" and plain and not rule:
         for path in paths:
             labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
         return IngestResult(labels=labels)
     renames = options.renames()
     skipped = 0
     empty = [0]
+    votes: list[tuple[Label, Path, int]] = []
     for path in paths:
         for line, _, raw in rows_of(path, spec.rows, spec.index_columns, empty):
             label = label_from_row(raw, spec, renames, path, line)
             if label is None:
                 skipped += 1
-                continue
-            dataio.label_once(seen, label, path, line)
-            labels.append(label)
+            elif rule:
+                votes.append((label, path, line))
+            else:
+                dataio.label_once(seen, label, path, line)
+                labels.append(label)
     notes = [f"{skipped:,} row(s) skipped by the label rule"] if skipped else []
+    if rule:
+        labels, summary = combine(votes, Rule(rule), Ties(ties))
+        notes.append(summary.note())
     return IngestResult(labels=labels, notes=notes)
 
 

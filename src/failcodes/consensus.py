@@ -1,0 +1,170 @@
+"""One clinical label per target from several clinicians' labels of it.
+
+Studies often have two or three clinicians label every sentence. The metrics need one
+reference per sentence (or claim); their agreement is a separate question (``failcodes agree
+LABELS --long annotator,has_error --unit-column sentence_id``). :func:`combine` turns the
+labels of several annotators into one label per target by a stated rule:
+
+- ``majority``: an error when more than half of the target's labels say so; a tie (two
+  annotators split, or 2-2) is decided by ``ties``: ``refuse`` (the default: one error naming
+  how many targets tie and the first of them), ``error``, ``no_error`` or ``skip`` (no label);
+- ``any``: an error when any annotator marked one (the recall-friendly reference);
+- ``all``: an error only when every annotator marked one.
+
+Each combined label names the rule and the annotators in ``annotator`` (``majority of 3:
+dr_a, dr_b, dr_c``), keeps the rationales of the annotators who voted with the outcome
+(distinct, joined by `` | ``) and the first severity among them. A target an annotator
+labels twice, or labelled twice without annotator names, is an error naming the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from failcodes.errors import InputError
+from failcodes.labels import Label, label_target
+
+
+class Rule(StrEnum):
+    """How several annotators' labels of one target make one."""
+
+    MAJORITY = "majority"
+    ANY = "any"
+    ALL = "all"
+
+
+class Ties(StrEnum):
+    """What a ``majority`` tie becomes."""
+
+    REFUSE = "refuse"
+    ERROR = "error"
+    NO_ERROR = "no_error"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What :func:`combine` did, for the note printed beside its output."""
+
+    rule: Rule
+    targets: int
+    annotators: int
+    unanimous: int
+    split: int
+    ties: int
+    skipped: int
+
+    def note(self) -> str:
+        """One line: the rule, how many targets were unanimous, split, tied, skipped."""
+        tied = f", {self.ties:,} tied" if self.ties else ""
+        skipped = f" ({self.skipped:,} skipped)" if self.skipped else ""
+        return (
+            f"consensus ({self.rule.value}) of {self.annotators:,} annotators over "
+            f"{self.targets:,} targets: {self.unanimous:,} unanimous, {self.split:,} split"
+            f"{tied}{skipped}"
+        )
+
+
+Located = tuple[Label, Path, int]
+
+
+def _votes(group: Sequence[Located]) -> None:
+    """Refuse a target labelled twice by one annotator (or twice by nobody named)."""
+    seen: dict[str | None, int] = {}
+    for label, path, line in group:
+        if label.annotator in seen:
+            kind, target = label_target(label)
+            who = (
+                f"annotator {label.annotator!r} labels"
+                if label.annotator is not None
+                else "two labels without an annotator name label"
+            )
+            raise InputError(
+                f"{who} {kind} {target!r} twice (first at line {seen[label.annotator]}); "
+                "consensus counts one vote per annotator",
+                path=path,
+                line=line,
+                field="annotator",
+            )
+        seen[label.annotator] = line
+
+
+def _outcome(errors: int, n: int, rule: Rule, ties: Ties) -> bool | None:
+    """The combined has_error; None for a tie left to ``ties`` (refuse or skip)."""
+    if rule is Rule.ANY:
+        return errors > 0
+    if rule is Rule.ALL:
+        return errors == n
+    if 2 * errors != n:
+        return 2 * errors > n
+    return {Ties.ERROR: True, Ties.NO_ERROR: False}.get(ties)
+
+
+def _merged(group: Sequence[Located], has_error: bool, rule: Rule) -> Label:
+    labels = [lb for lb, _, _ in group]
+    agreeing = [lb for lb in labels if lb.has_error == has_error] or labels
+    rationales = list(dict.fromkeys(lb.rationale for lb in agreeing if lb.rationale))
+    names = sorted({lb.annotator for lb in labels if lb.annotator is not None})
+    first = labels[0]
+    return first.model_copy(
+        update={
+            "has_error": has_error,
+            "rationale": " | ".join(rationales) or None,
+            "severity": next((lb.severity for lb in agreeing if lb.severity), None),
+            "annotator": f"{rule.value} of {len(labels)}: {', '.join(names)}",
+            "question_id": next((lb.question_id for lb in labels if lb.question_id), None),
+            "sentence": next((lb.sentence for lb in labels if lb.sentence), None),
+        }
+    )
+
+
+def combine(
+    labels: Sequence[Located], rule: Rule, ties: Ties = Ties.REFUSE
+) -> tuple[list[Label], Summary]:
+    """One label per target (in order of first appearance) by ``rule``; see the module doc.
+
+    ``labels`` come with the file and line they were read from (for errors). A target with a
+    single label keeps it unchanged.
+    """
+    groups: dict[tuple[str, str], list[Located]] = {}
+    for item in labels:
+        groups.setdefault(label_target(item[0]), []).append(item)
+    out: list[Label] = []
+    unanimous = split = tied = skipped = 0
+    first_tie: Located | None = None
+    for group in groups.values():
+        if len(group) == 1:
+            out.append(group[0][0])
+            unanimous += 1
+            continue
+        _votes(group)
+        errors = sum(lb.has_error for lb, _, _ in group)
+        if errors in (0, len(group)):
+            unanimous += 1
+        else:
+            split += 1
+        if rule is Rule.MAJORITY and 2 * errors == len(group):
+            tied += 1
+            first_tie = first_tie or group[-1]
+        has_error = _outcome(errors, len(group), rule, ties)
+        if has_error is None:
+            skipped += 1
+            continue
+        out.append(_merged(group, has_error, rule))
+    if first_tie is not None and ties is Ties.REFUSE:
+        label, path, line = first_tie
+        kind, target = label_target(label)
+        raise InputError(
+            f"{tied:,} target(s) tie under the majority rule (first: {kind} {target!r}, "
+            f"{len(groups[(kind, target)]) // 2} error / {len(groups[(kind, target)]) // 2} "
+            "no error); say what a tie is: --option ties=error|no_error|skip",
+            path=path,
+            line=line,
+            field="has_error",
+        )
+    names = {lb.annotator for lb, _, _ in labels if lb.annotator is not None}
+    summary = Summary(rule, len(groups), len(names), unanimous, split, tied, skipped)
+    return out, summary
