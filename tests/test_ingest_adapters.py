@@ -38,7 +38,7 @@ def test_registry_lists_all_adapters() -> None:
     [
         ("atomic", "none"),
         ("covidfact", "none"),
-        ("generic-labels", "sentence_ids, rows"),
+        ("generic-labels", "sentence_ids, rows, consensus, ties"),
         ("healthver", "none"),
         ("medexpert", "annotator"),
         ("medscore", "ids, verdict_from, verifier"),
@@ -60,7 +60,7 @@ def test_an_adapter_describes_itself_with_its_readers_docstring_summary() -> Non
         "COVID-Fact top-5 retrieval with gold recall flag -> traces + claim labels"
     )
     assert get_adapter("generic-labels").description == (
-        "Clinical labels in the failcodes label format (JSONL, CSV, Parquet)"
+        "Clinical labels in the failcodes label format (JSONL, CSV, Parquet, Excel)"
     )
 
 
