@@ -80,7 +80,7 @@ def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:
 
 
 def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
-    """Any claim- or sentence-level table (JSONL, CSV, Parquet) or failcodes traces -> traces.
+    """Any claim- or sentence-level table (JSONL, CSV, Parquet, Excel, JSON) or traces -> traces.
 
     Tables via --map, --passage-column and --label-rule (which adds labels); a trace CSV with
     its passages table is read as the trace format. ``paths`` are concatenated; (system,
