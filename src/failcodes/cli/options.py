@@ -131,7 +131,8 @@ def refuse_claim_labels(labels: Sequence[Label], labels_path: Path) -> None:
     if claim_ids and all(c is not None for c in claim_ids):
         raise ConfigError(
             f"{labels_path}: all {len(claim_ids):,} labels are claim-level (claim_id set), so no "
-            "sentence has a label; compare claims with --level claim (or give sentence labels)"
+            "sentence has a label; compare claims with --level claim (in a study: [metrics] "
+            'level = "claim"), or give sentence labels'
         )
 
 
