@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from failcodes import dataio, tracecols
+from failcodes import dataio, disagreements, tracecols
 from failcodes.disagreements import (
     GroupSelection,
     count_by_kind,
@@ -197,6 +197,7 @@ def test_groups_write_what_the_columns_write(
 ) -> None:
     """Random sentences (some without claims, blank lines inside runs), folded every 3 rows."""
     monkeypatch.setattr(tracecols, "_GROUP_CHUNK", chunk)
+    monkeypatch.setattr(disagreements, "_BLOCK", 2 if chunk == 3 else 1_024)
     rows, flags = _shuffled(seed)
     lines: list[dict[str, Any] | str] = []
     for i, row in enumerate(rows):
