@@ -1030,6 +1030,27 @@ def _foreign_export() -> list[dict[str, object]]:
     ]
 
 
+def _parquet_traces(column: str, value: str) -> Setup:
+    """GOOD_TRACES as Parquet (the columnar reader), ``column`` of row 2 set to ``value``."""
+
+    def setup(d: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from failcodes.dataio import read_traces, write_traces
+
+        _write({"t.jsonl": GOOD_TRACES, "labels.csv": LABELS})(d)
+        write_traces(d / "t.parquet", read_traces(d / "t.jsonl"))
+        (d / "t.jsonl").unlink()
+        table = pq.read_table(d / "t.parquet")
+        values = table.column(column).to_pylist()
+        values[1] = value
+        i = table.schema.get_field_index(column)
+        pq.write_table(table.set_column(i, column, pa.array(values, pa.string())), d / "t.parquet")
+
+    return setup
+
+
 def _fifo(name: str) -> Setup:
     def setup(d: Path) -> None:
         _mk_dir()(d)
@@ -1259,6 +1280,41 @@ SWEEP3_CASES: list[Case] = [
         _symlink_loop("loop"),
         line="failcodes: error: {d}/loop: is a broken symbolic link (or a link loop), expected a "
         "folder; choose another -o",
+    ),
+    # blank ids joined nothing and were accepted; a padded label id (" c1", a CSV written
+    # with ", " between cells) silently missed the trace's "c1" (counted as a sentence the
+    # system extracted no claim from)
+    Case(
+        "metrics/traces-blank-claim-id",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+        _write({"t.jsonl": _mutated(claim_id=""), "labels.csv": LABELS}),
+        line="failcodes: error: {d}/t.jsonl:2, field 'claim_id': blank id (empty or spaces only); "
+        "expected the identifier alone, without spaces around it",
+    ),
+    Case(
+        "judge/traces-padded-system",
+        (*JUDGE, "-o", "{d}/run"),
+        _write({"t.jsonl": _mutated(system="sys ")}),
+        line="failcodes: error: {d}/t.jsonl:2, field 'system': id 'sys '; expected the "
+        "identifier alone, without spaces around it",
+    ),
+    Case(
+        "disagreements/parquet-blank-sentence-id",
+        (
+            *("disagreements", "--traces", "{d}/t.parquet", "--labels", "{d}/labels.csv"),
+            *("-o", "{d}/out/dis.jsonl"),
+        ),
+        _parquet_traces("sentence_id", "  "),
+        line="failcodes: error: {d}/t.parquet:2, field 'sentence_id': blank id (empty or spaces "
+        "only); expected the identifier alone, without spaces around it",
+    ),
+    Case(
+        "metrics/labels-padded-claim-id",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": LABELS.replace("\n", "\n ", 1)}),
+        line="failcodes: error: {d}/l.csv:2, field 'claim_id': id ' "
+        + str(_trace_lines()[0]["claim_id"])
+        + "'; expected the identifier alone, without spaces around it",
     ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(

@@ -243,6 +243,8 @@ _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1
 )
 _opt = st.none() | _text
+#: Ids are any text but blank or with spaces around them (refused on reading: bad input).
+_id = _text.map(str.strip).filter(bool)
 _passage = st.builds(
     Passage,
     passage_id=_text,
@@ -256,10 +258,10 @@ _passage = st.builds(
 )
 _trace = st.builds(
     Trace,
-    system=_text,
-    question_id=_text,
-    sentence_id=_text,
-    claim_id=_text,
+    system=_id,
+    question_id=_id,
+    sentence_id=_id,
+    claim_id=_id,
     claim=_text,
     sentence=_opt,
     verdict=st.sampled_from(list(Verdict)),
