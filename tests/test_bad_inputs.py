@@ -400,7 +400,7 @@ def _study_file(old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
-def _study(files: dict[str, str]) -> Setup:
+def _study(files: dict[str, str | bytes]) -> Setup:
     return _write({f"study/{k}": v for k, v in files.items()})
 
 
@@ -1316,6 +1316,28 @@ SWEEP3_CASES: list[Case] = [
         + str(_trace_lines()[0]["claim_id"])
         + "'; expected the identifier alone, without spaces around it",
     ),
+    # whole JSON documents: a trailing comma, JSONL given for JSON, UTF-16 (no hint before)
+    Case(
+        "labelstudio-import/trailing-comma",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": '[\n  {"id": 1},\n]\n'}),
+        line="failcodes: error: {d}/x.json:3: malformed JSON (Expecting value at column 1); a "
+        "trailing comma before ] or }? JSON allows none",
+    ),
+    Case(
+        "labelstudio-import/jsonl-for-json",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write({"x.json": '{"id": 1}\n{"id": 2}\n'}),
+        line="failcodes: error: {d}/x.json:2: malformed JSON (Extra data at column 1); more than "
+        "one JSON value: a JSONL file? expected one JSON document",
+    ),
+    Case(
+        "run/study-file-utf16",
+        ("run", "{d}/study", "--plan"),
+        _study({"failcodes.toml": _study_file("", "").encode("utf-16")}),
+        line="failcodes: error: {d}/study/failcodes.toml: not UTF-8 text (invalid start byte at "
+        "byte 0); it is UTF-16 (Excel's 'Unicode text'?): save it as UTF-8",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",
@@ -1429,3 +1451,12 @@ def test_output_onto_a_device_writes_through(tmp_path: Path) -> None:
     assert info.value.code == 0
     assert stat.S_ISCHR(node.stat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.csv", "null", "t.jsonl"]
+
+
+def test_study_file_with_a_bom_is_read(tmp_path: Path) -> None:
+    # Windows Notepad saves UTF-8 with a byte-order mark: "not valid TOML: Invalid statement"
+    from failcodes.study.config import load_study
+
+    text = _study_file("", "")
+    (tmp_path / "failcodes.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load_study(tmp_path).name == "study"

@@ -114,6 +114,15 @@ _DECODER = json.JSONDecoder(
 )
 
 
+def _document_hint(text: str, exc: json.JSONDecodeError) -> str:
+    """What a malformed JSON document most likely is, for the error message ("" if unsure)."""
+    if exc.msg == "Extra data":
+        return "; more than one JSON value: a JSONL file? expected one JSON document"
+    if text[: exc.pos].rstrip().endswith(",") and text[exc.pos : exc.pos + 1] in ("]", "}"):
+        return "; a trailing comma before ] or }? JSON allows none"
+    return ""
+
+
 def _jsonl_hint(text: str, exc: json.JSONDecodeError) -> str:
     """What a malformed JSONL line most likely is, for the error message ("" if unsure)."""
     stripped = text.strip()
@@ -147,7 +156,7 @@ def parse_json(text: str, *, path: str | Path | None = None, line: int | None = 
         where = line if line is not None else exc.lineno
         at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
         col = f"{at} column {exc.colno}"
-        hint = _jsonl_hint(text, exc) if line is not None else ""
+        hint = _jsonl_hint(text, exc) if line is not None else _document_hint(text, exc)
         raise InputError(f"malformed JSON ({exc.msg}{col}){hint}", path=path, line=where) from None
     except _StrictJSONError as exc:
         raise InputError(str(exc), path=path, line=line, field=exc.field) from None
@@ -194,7 +203,7 @@ def read_json(path: str | Path) -> Any:
     try:
         text = src.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", path=src) from None
+        raise decode_error(src, exc) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
     return parse_json(text, path=src)

@@ -35,7 +35,7 @@ from failcodes.contract import first_repeat
 from failcodes.dataio import table_columns
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
-from failcodes.jsonio import read_json
+from failcodes.jsonio import decode_error, read_json
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time
@@ -81,7 +81,7 @@ def _read_table(path: Path, kind: str) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         raise InputError(f"malformed CSV ({' '.join(str(exc).split())})", path=path) from None
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", path=path) from None
+        raise decode_error(path, exc) from None
     repeated = first_repeat(table_columns(path) or [])  # pandas renamed it to NAME.1
     if repeated is not None:
         raise InputError("column appears twice in the header", path=path, line=1, field=repeated)

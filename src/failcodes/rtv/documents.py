@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from failcodes.errors import InputError
+from failcodes.jsonio import decode_error
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".text"})
 PDF_SUFFIXES = frozenset({".pdf"})
@@ -24,7 +25,7 @@ def read_document(path: str | Path) -> str:
         try:
             return p.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8 text ({exc.reason})", path=p) from None
+            raise decode_error(p, exc) from None
     if suffix in PDF_SUFFIXES:
         from pypdf import PdfReader
         from pypdf.errors import PdfReadError

@@ -22,6 +22,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import FailcodesError, InputError
+from failcodes.jsonio import decode_error
 from failcodes.study.layout import JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
 
@@ -295,9 +296,9 @@ def load_study(root: str | Path) -> StudyFile:
             path=path,
         )
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=path) from None
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows Notepad) is tolerated
+    except UnicodeDecodeError as exc:
+        raise decode_error(path, exc) from None
     return parse_study(text, path)
 
 
@@ -324,7 +325,7 @@ def check_input_paths(config: StudyFile, root: str | Path) -> None:
             what = "broken link" if target.is_symlink() else "no such file or folder"
             if target.exists():
                 what = "not a regular file (a FIFO, socket or device)"
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")
             raise InputError(
                 f"{value!r}: {what} ({target})",
                 path=path,
