@@ -333,3 +333,24 @@ def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
             ("B", "non_supported"): {"FN": 1, "FP": 1},
         }
     )
+
+
+def test_a_run_ends_at_the_end_of_its_file(tmp_path: Path) -> None:
+    """A sentence whose claims go on in the next file is no run (the columns find them)."""
+    first = _write_jsonl(
+        tmp_path / "a.jsonl",
+        [_claim("A", "q1", "s1", 0, "refuted"), _claim("A", "q1", "s2", 0, "refuted")],
+    )
+    second = _write_jsonl(
+        tmp_path / "b.jsonl",
+        [_claim("A", "q1", "s2", 1, "supported"), _claim("A", "q1", "s3", 0, "supported")],
+    )
+    labels = _labels(tmp_path / "labels.jsonl", {"s1": False, "s2": False, "s3": True})
+    cols = dataio.read_sentence_columns([first, second], locate=True)
+    assert isinstance(cols, SentenceColumns) and cols.origin is not None
+    files, lines, _, runs = cols.origin.where([0, 1, 2], cols.first)
+    # rows 0..3 are consecutive, but s2's rows 1 and 2 are in two files
+    assert (files, lines, runs) == ([0, 0, 1], [1, 2, 2], [1, 0, 1])
+    expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
+    assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
+    assert len(expected.splitlines()) == 2 * 3  # s1 FP, s2 FP, s3 FN under both mappings

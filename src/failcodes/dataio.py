@@ -1920,23 +1920,22 @@ def _with_files(
     """Groups whose origin names its files; a run that goes on into the next file ends."""
     origin = cols.origin
     assert origin is not None
-    bounds = np.array(starts, dtype=np.int64)
-    run = origin.run[origin.at]  # per group
-    last = cols.first + np.maximum(run, 1).astype(np.int64) - 1
-    crossing = np.searchsorted(bounds, last, side="right") != np.searchsorted(
-        bounds, cols.first, side="right"
-    )
-    del last
     runs = origin.run
-    if crossing.any():
-        runs = runs.copy()
-        runs[origin.at[crossing]] = 0
+    if len(starts) > 1:  # (one file: no run crosses a file's end, and no temporaries)
+        end = origin.run[origin.at].astype(np.int64)
+        end += cols.first  # one past each group's last row, when its rows are one run
+        for bound in starts[1:]:
+            crossing = (cols.first < bound) & (end > bound)
+            if crossing.any():
+                runs = runs.copy() if runs is origin.run else runs
+                runs[origin.at[crossing]] = 0
+        del end
     located = replace(
         origin,
         run=runs,
         paths=tuple(paths),
         formats=tuple(f.value for f in formats),
-        starts=bounds,
+        starts=np.array(starts, dtype=np.int64),
     )
     return replace(cols, origin=located)
 
