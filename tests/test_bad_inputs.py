@@ -1338,6 +1338,37 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/study/failcodes.toml: not UTF-8 text (invalid start byte at "
         "byte 0); it is UTF-16 (Excel's 'Unicode text'?): save it as UTF-8",
     ),
+    # a sentence label whose id differs from a trace's by case or Unicode form only was
+    # counted as a sentence the systems extracted no claim from (metrics exit 0)
+    Case(
+        "metrics/label-sentence-id-in-capitals",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": GOOD_TRACES,
+                "l.csv": "sentence_id,question_id,has_error\nq0-s1,q0,false\nQ1-S1,q1,true\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:3, field 'sentence_id': no trace has sentence_id "
+        "'Q1-S1', but one has 'q1-s1' (ids are compared exactly: case, Unicode form); write the "
+        "trace's id",
+    ),
+    Case(
+        "disagreements/label-sentence-id-decomposed",
+        (
+            *("disagreements", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+            *("-o", "{d}/out/dis.jsonl"),
+        ),
+        _write(
+            {
+                "t.jsonl": _mutated(sentence_id="q0-caf\u00e9"),
+                "l.csv": "sentence_id,question_id,has_error\nq0-cafe\u0301,q0,true\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:2, field 'sentence_id': no trace has sentence_id "
+        "'q0-cafe\u0301', but one has 'q0-caf\u00e9' (ids are compared exactly: case, Unicode "
+        "form); write the trace's id",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",
@@ -1460,3 +1491,20 @@ def test_study_file_with_a_bom_is_read(tmp_path: Path) -> None:
     text = _study_file("", "")
     (tmp_path / "failcodes.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
     assert load_study(tmp_path).name == "study"
+
+
+def test_near_miss_sentence_on_traces_and_columns() -> None:
+    # the same rule on trace objects and on trace columns (the claim-level reader's shape)
+    from failcodes.labels import Label, near_miss_sentence
+    from failcodes.tracecols import TraceColumns
+
+    traces = make_traces(2)
+    labels = [
+        Label(sentence_id="q0-s1", question_id="q0", has_error=False),
+        Label(sentence_id="Q1-s1", question_id="q1", has_error=True),
+    ]
+    assert near_miss_sentence(labels, traces) == (1, "Q1-s1", "q1-s1")
+    assert near_miss_sentence(labels, TraceColumns.from_traces(traces)) == (1, "Q1-s1", "q1-s1")
+    # a sentence with no claim, unlike any trace's: the known-sentence rule, no near miss
+    labels[1] = Label(sentence_id="q1-s9", question_id="q1", has_error=True)
+    assert near_miss_sentence(labels, traces) is None

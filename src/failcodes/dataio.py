@@ -51,7 +51,13 @@ from pydantic import BaseModel, ValidationError
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, open_text, parse_json
-from failcodes.labels import Label, LabelColumns, check_labels_against_traces, label_column
+from failcodes.labels import (
+    Label,
+    LabelColumns,
+    check_labels_against_traces,
+    label_column,
+    near_miss_sentence,
+)
 from failcodes.sentences import Sentence
 from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
 from failcodes.tracecols import (
@@ -819,6 +825,16 @@ def validate_labels(
         line = lines[first.position] if lines is not None else first.position + 1
         extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
         raise InputError(first.message + extra, path=path, line=line, field=first.field)
+    near = near_miss_sentence(labels, traces)
+    if near is not None:
+        pos, label_sid, trace_sid = near
+        raise InputError(
+            f"no trace has sentence_id {label_sid!r}, but one has {trace_sid!r} (ids are "
+            "compared exactly: case, Unicode form); write the trace's id",
+            path=path,
+            line=lines[pos] if lines is not None else pos + 1,
+            field="sentence_id",
+        )
 
 
 def write_labels(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import array
 import bisect
 import itertools
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
@@ -665,3 +666,55 @@ def check_labels_against_traces(
         elif question_id is not None and question_id != question:
             problems.append(_other_question(pos, sentence_id, question, question_id))
     return problems
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def near_miss_sentence(
+    labels: Sequence[Label], traces: Sequence[Trace] | TraceColumns | SentenceColumns
+) -> tuple[int, str, str] | None:
+    """A label whose sentence is in no trace but a trace's is, but for case or Unicode form.
+
+    Returns ``(position, label's sentence_id, trace's sentence_id)``, or None. Such a label
+    would be counted as a sentence the systems extracted no claim from (ids are compared
+    exactly): almost surely the same sentence written another way. On groups, memory
+    follows the labels (trace ids are folded one at a time, only when a label has no trace).
+    """
+    sids = label_column(labels, "sentence_id")
+    cids = label_column(labels, "claim_id")
+    if isinstance(traces, SentenceColumns):
+        vocab = traces.sentences  # sorted; holds the labels' own ids too
+        present = np.unique(np.asarray(traces.sentence))
+
+        def has_trace(sid: str) -> bool:
+            code = bisect.bisect_left(vocab, sid)
+            if code == len(vocab) or vocab[code] != sid:
+                return False
+            at = int(np.searchsorted(present, code))
+            return at < len(present) and int(present[at]) == code
+
+        trace_ids: Iterable[str] = (vocab[int(c)] for c in present)
+    else:
+        known = (
+            set(traces.small_codes("sentence_id")[1])
+            if isinstance(traces, TraceColumns)
+            else {t.sentence_id for t in traces}
+        )
+
+        def has_trace(sid: str) -> bool:
+            return sid in known
+
+        trace_ids = known
+    missing: dict[str, int] = {}
+    for pos, (sid, cid) in enumerate(zip(sids, cids, strict=True)):
+        if cid is None and sid is not None and not has_trace(sid):
+            missing.setdefault(_fold(sid), pos)
+    if not missing:
+        return None
+    for sid in trace_ids:
+        pos = missing.get(_fold(sid), -1)
+        if pos >= 0:
+            return pos, sids[pos], sid
+    return None
