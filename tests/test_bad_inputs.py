@@ -1369,6 +1369,21 @@ SWEEP3_CASES: list[Case] = [
         "'q0-cafe\u0301', but one has 'q0-caf\u00e9' (ids are compared exactly: case, Unicode "
         "form); write the trace's id",
     ),
+    # a rank beyond 64 bits was read, then writing Parquet raised OverflowError (traceback)
+    Case(
+        "ingest/rank-beyond-64-bits-to-parquet",
+        ("ingest", "generic", "{d}/e.jsonl", "-o", "{d}/o.parquet"),
+        _write(
+            {
+                "e.jsonl": _mutated(
+                    passages=[{"passage_id": "a", "rank": 10**23, "text": "x"}]
+                ).splitlines()[1]
+                + "\n"
+            }
+        ),
+        line="failcodes: error: {d}/e.jsonl:1, field 'passages[0].rank': Input should be less "
+        "than or equal to 9223372036854775807 (got 100000000000000000000000)",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",

@@ -54,7 +54,11 @@ class Passage(FrozenModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
     passage_id: str = Field(description="Identifier of the passage in its corpus.")
-    rank: int = Field(ge=1, description="1-based rank in the retriever's list.")
+    rank: int = Field(
+        ge=1,
+        le=2**63 - 1,  # stored as a 64-bit integer (Parquet): a larger one is no rank
+        description="1-based rank in the retriever's list.",
+    )
     text: str = Field(description="The passage text as the verifier saw it.")
     source: str | None = Field(default=None, description="Corpus or URL the passage came from.")
     title: str | None = Field(default=None, description="Title of the source document.")
