@@ -20,6 +20,13 @@ from failcodes.verdicts import Verdict, normalize_verdict
         ("contradicted", Verdict.REFUTED),
         ("out of scope", Verdict.OUT_OF_SCOPE),
         (" Ambiguous ", Verdict.AMBIGUOUS),
+        # researchers' spellings (bad-input sweep, session 5)
+        ("Supported", Verdict.SUPPORTED),
+        ("SUPPORTED", Verdict.SUPPORTED),
+        ("supports", Verdict.SUPPORTED),
+        ("NEI", Verdict.NO_EVIDENCE),
+        ("not enough info", Verdict.NO_EVIDENCE),
+        ("NOT_ENOUGH_INFO", Verdict.NO_EVIDENCE),
         (True, Verdict.SUPPORTED),
     ],
 )

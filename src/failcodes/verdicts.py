@@ -42,6 +42,7 @@ DEFAULT_ALIASES: dict[str, Verdict] = {
     "not_found": Verdict.NO_EVIDENCE,
     "nei": Verdict.NO_EVIDENCE,
     "not enough info": Verdict.NO_EVIDENCE,
+    "not_enough_info": Verdict.NO_EVIDENCE,  # FEVER-style spelling, as no_evidence/not_found
     "neutral": Verdict.NO_EVIDENCE,
     "ambiguous": Verdict.AMBIGUOUS,
     "out_of_scope": Verdict.OUT_OF_SCOPE,
