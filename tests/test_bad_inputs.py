@@ -1384,6 +1384,29 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/e.jsonl:1, field 'passages[0].rank': Input should be less "
         "than or equal to 9223372036854775807 (got 100000000000000000000000)",
     ),
+    # a study's judge spec and base URL failed in the judge step, after ingest, metrics and
+    # disagreements had run; the line was the [judge] table's, not the key's
+    Case(
+        "run/study-unknown-judge",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file('judge = "offline"', 'judge = "gpt-5-mini"')}),
+        line="failcodes: error: {d}/study/failcodes.toml:38, field 'judge.judge': unknown judge "
+        "'gpt-5-mini'; use offline, anthropic:MODEL or openai:MODEL (e.g. openai:gpt-5-mini; an "
+        "OpenAI-compatible server via --base-url)",
+    ),
+    Case(
+        "run/study-base-url-without-scheme",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    '# base_url = "http://127.0.0.1:8000/v1"', 'base_url = "127.0.0.1:8000/v1"'
+                )
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:40, field 'judge.base_url': "
+        "'127.0.0.1:8000/v1' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",

@@ -17,6 +17,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator
 
@@ -152,6 +153,29 @@ class JudgeSpec(FrozenModel):
 
     _args = field_validator("args")(_no_output_options)
 
+    @field_validator("judge")
+    @classmethod
+    def _known_judge(cls, spec: str) -> str:
+        # refused at load, not when the judge step comes (after the steps before it ran)
+        if spec.strip().lower() != "offline":
+            from failcodes.judge.providers.factory import parse_spec
+
+            try:
+                parse_spec(spec)
+            except FailcodesError as exc:
+                raise ValueError(str(exc)) from None
+        return spec
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, url: str | None) -> str | None:
+        parts = urlsplit(url or "")
+        if url is not None and (
+            url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname
+        ):
+            raise ValueError(f"{url!r} is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)")
+        return url
+
     @field_validator("kinds")
     @classmethod
     def _known_kinds(cls, kinds: list[str]) -> list[str]:
@@ -247,10 +271,12 @@ def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
             break
         if isinstance(part, str):
             key = re.compile(rf"^\s*{re.escape(part)}\s*=|^\s*\[\s*{re.escape(table + part)}\s*\]")
-            for n in range(start, len(lines)):
-                if key.match(lines[n]):
-                    return n + 1
-            return start + 1 if start else None
+            n = next((n for n in range(start, len(lines)) if key.match(lines[n])), None)
+            if n is None:
+                return start + 1 if start else None
+            if not (isinstance(nxt, str) and lines[n].lstrip().startswith("[")):
+                return n + 1
+            start, table = n, f"{table}{part}."  # a [table]: its key comes after it
         i += 1
     return start + 1 if start else None
 
@@ -275,7 +301,9 @@ def parse_study(text: str, path: Path) -> StudyFile:
         err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         loc = tuple(err["loc"])
         more = len(exc.errors()) - 1
-        message = err["msg"] + (f" (and {more} more problem(s))" if more else "")
+        message = err["msg"].removeprefix("Value error, ") + (
+            f" (and {more} more problem(s))" if more else ""
+        )
         if err["type"] == "missing":
             message = "missing required field" + (f" (and {more} more problem(s))" if more else "")
         elif err["type"] == "extra_forbidden":
