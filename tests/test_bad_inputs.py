@@ -1216,6 +1216,13 @@ SWEEP3_CASES: list[Case] = [
         "number; leave the cell empty for a missing rating)",
     ),
     Case(
+        "agree/infinite-rating-after-a-quoted-line-break",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": 'unit,coder_A,coder_B,note\n1,1,1,"two\nlines"\n2,2,inf,x\n3,1,1,y\n'}),
+        line="failcodes: error: {d}/r.csv:4, field 'coder_B': 'inf' is not a rating (write a "
+        "number; leave the cell empty for a missing rating)",
+    ),
+    Case(
         "agree/decimal-comma",
         ("agree", "{d}/r.csv", "--stat", "krippendorff", "--level", "interval"),
         _write({"r.csv": 'unit,coder_A,coder_B\n1,"1,5",2\n2,2,"2,5"\n3,1,1\n'}),

@@ -135,25 +135,28 @@ def _check_rating_cells(frame: Any, file: Path) -> None:
     ``inf``: an infinite rating (statistics then failed naming no file). A column of numbers
     some of which have a decimal comma (``1,5``, European Excel): read as text categories.
     """
+    lines = [line for line, _ in dataio.csv_rows(file, ())]  # a quoted line break counts
+    if len(lines) != len(frame):
+        return  # rows the CSV reader and pandas count differently: no line to name
     for column in frame.columns:
-        cells = [(i, v.strip()) for i, v in enumerate(frame[column]) if isinstance(v, str)]
-        for i, value in cells:
+        cells = [(lines[i], v.strip()) for i, v in enumerate(frame[column]) if isinstance(v, str)]
+        for line, value in cells:
             if _INFINITE.fullmatch(value):
                 raise InputError(
                     f"{value!r} is not a rating (write a number; leave the cell empty for a "
                     "missing rating)",
                     path=file,
-                    line=i + 2,
+                    line=line,
                     field=str(column),
                 )
-        commas = [(i, v) for i, v in cells if _DECIMAL_COMMA.fullmatch(v)]
+        commas = [(line, v) for line, v in cells if _DECIMAL_COMMA.fullmatch(v)]
         if commas and all(_NUMBER.fullmatch(v) or _DECIMAL_COMMA.fullmatch(v) for _, v in cells):
-            i, value = commas[0]
+            line, value = commas[0]
             raise InputError(
                 f"{value!r} has a decimal comma (European Excel?): write {value.replace(',', '.')}"
                 " (numbers with commas are read as text categories)",
                 path=file,
-                line=i + 2,
+                line=line,
                 field=str(column),
             )
 
