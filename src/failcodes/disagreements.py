@@ -319,20 +319,7 @@ def select_disagreements(
         pred: bool,
         rows: tuple[int, ...] | range,
     ) -> None:
-        out.append(
-            Selected(
-                id=disagreement_id(system, m.name, lvl, qid, sid, cid),
-                system=system,
-                mapping=m,
-                level=lvl,
-                question_id=qid,
-                sentence_id=sid,
-                claim_id=cid,
-                label=lab,
-                predicted=pred,
-                rows=rows,
-            )
-        )
+        out.append(_selected(m, lvl, system, qid, sid, cid, lab, pred, rows))
 
     if lvl is Level.CLAIM:
         check_unique_claims(cols)
@@ -384,6 +371,34 @@ def select_disagreements(
     return out
 
 
+def _selected(
+    mapping: ErrorMapping,
+    level: Level,
+    system: str,
+    qid: str,
+    sid: str,
+    cid: str | None,
+    label: Label,
+    predicted: bool,
+    rows: tuple[int, ...] | range,
+    group: int = -1,
+) -> Selected:
+    """A :class:`Selected` with its content id (:func:`disagreement_id`)."""
+    return Selected(
+        id=disagreement_id(system, mapping.name, level, qid, sid, cid),
+        system=system,
+        mapping=mapping,
+        level=level,
+        question_id=qid,
+        sentence_id=sid,
+        claim_id=cid,
+        label=label,
+        predicted=predicted,
+        rows=rows,
+        group=group,
+    )
+
+
 #: Disagreeing groups turned into Python values at a time by :class:`GroupSelection`.
 _BLOCK = 1_024
 
@@ -419,23 +434,11 @@ class GroupSelection:
         """Every disagreement as a :class:`Selected`, in output order."""
         return heapq.merge(self._of_groups(), map(self._of_missing, self.missing), key=_order)
 
-    def _selected(
+    def _build(
         self, system: str, qid: str, sid: str, pred: bool, rows: range | tuple[int, ...], g: int
     ) -> Selected:
-        m, lvl = self.mapping, Level.SENTENCE
-        return Selected(
-            id=disagreement_id(system, m.name, lvl, qid, sid, None),
-            system=system,
-            mapping=m,
-            level=lvl,
-            question_id=qid,
-            sentence_id=sid,
-            claim_id=None,
-            label=self.index.sentence_label(sid),
-            predicted=pred,
-            rows=rows,
-            group=g,
-        )
+        label = self.index.sentence_label(sid)
+        return _selected(self.mapping, Level.SENTENCE, system, qid, sid, None, label, pred, rows, g)
 
     def _of_groups(self) -> Iterator[Selected]:
         cols, origin = self.cols, self.cols.origin
@@ -457,7 +460,7 @@ class GroupSelection:
             for g, pred, run, first, system, question, sentence in values:
                 if not run:
                     raise ValueError("a group's claims are not one run of rows: see unlocated()")
-                yield self._selected(
+                yield self._build(
                     cols.systems[system],
                     cols.questions[question],
                     cols.sentences[sentence],
@@ -467,7 +470,7 @@ class GroupSelection:
                 )
 
     def _of_missing(self, miss: SentenceWithoutClaims) -> Selected:
-        return self._selected(miss.system, miss.question_id, miss.sentence_id, False, (), -1)
+        return self._build(miss.system, miss.question_id, miss.sentence_id, False, (), -1)
 
     def counts(self) -> dict[tuple[str, str], dict[str, int]]:
         """:func:`count_by_kind` of these disagreements (no :class:`Selected` built)."""
