@@ -1051,6 +1051,18 @@ def _parquet_traces(column: str, value: str) -> Setup:
     return setup
 
 
+def _workbook(name: str, rows: list[list[object]]) -> Setup:
+    def setup(d: Path) -> None:
+        from openpyxl import Workbook  # type: ignore[import-untyped]
+
+        book = Workbook()
+        for row in rows:
+            book.active.append(row)
+        book.save(d / name)
+
+    return setup
+
+
 def _fifo(name: str) -> Setup:
     def setup(d: Path) -> None:
         _mk_dir()(d)
@@ -1413,6 +1425,22 @@ SWEEP3_CASES: list[Case] = [
         ),
         line="failcodes: error: {d}/study/failcodes.toml:40, field 'judge.base_url': "
         "'127.0.0.1:8000/v1' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)",
+    ),
+    # Excel workbooks: a padded id was written by ingest generic-labels (every reader then
+    # refused it); a decimal comma typed as text made numbers text categories
+    Case(
+        "ingest-generic-labels/xlsx-padded-sentence-id",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        _workbook("l.xlsx", [["sentence_id", "question_id", "has_error"], [" q0-s1", "q0", False]]),
+        line="failcodes: error: {d}/l.xlsx:2, field 'sentence_id': id ' q0-s1'; expected the "
+        "identifier alone, without spaces around it",
+    ),
+    Case(
+        "agree/xlsx-decimal-comma",
+        ("agree", "{d}/r.xlsx"),
+        _workbook("r.xlsx", [["unit", "coder_A", "coder_B"], [1, "1,5", 2], [2, "2,5", 2]]),
+        line="failcodes: error: {d}/r.xlsx:2, field 'coder_A': '1,5' has a decimal comma "
+        "(European Excel?): write 1.5 (numbers with commas are read as text categories)",
     ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(

@@ -795,14 +795,9 @@ def _check_label_ids(
 ) -> None:
     """Refuse a blank or padded id (``" 0:c1"`` missed the trace's ``0:c1`` without a word)."""
     for pos, value in enumerate(ids):
-        if value is not None and (not value or value != value.strip()):
-            why = "blank id (empty or spaces only)" if not value.strip() else f"id {value!r}"
-            raise InputError(
-                f"{why}; expected the identifier alone, without spaces around it",
-                path=path,
-                line=lines[pos],
-                field=name,
-            )
+        problem = id_problem(value)
+        if problem is not None:
+            raise InputError(problem, path=path, line=lines[pos], field=name)
 
 
 def validate_labels(
@@ -956,6 +951,14 @@ TRACE_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "pa
 PASSAGE_COLUMNS: tuple[str, ...] = (*PASSAGE_KEY, *Passage.model_fields)
 
 
+def id_problem(value: object) -> str | None:
+    """Why ``value`` is no usable id (blank, or spaces around it), or None (also for non-text)."""
+    if not isinstance(value, str) or (value and value == value.strip()):
+        return None
+    why = "blank id (empty or spaces only)" if not value.strip() else f"id {value!r}"
+    return f"{why}; expected the identifier alone, without spaces around it"
+
+
 #: A trace's identifiers: a blank one joins nothing, a padded one (``" c1"``) silently misses
 #: the same id written without spaces in another file: both are bad input.
 _ID_FIELDS = ("system", "question_id", "sentence_id", "claim_id")
@@ -969,15 +972,9 @@ def _prepare_trace(
     column_map: Mapping[str, str],
 ) -> Trace:
     for name in _ID_FIELDS:
-        value = record.get(name)
-        if isinstance(value, str) and (not value or value != value.strip()):
-            why = "blank id (empty or spaces only)" if not value.strip() else f"id {value!r}"
-            raise InputError(
-                f"{why}; expected the identifier alone, without spaces around it",
-                path=path,
-                line=line,
-                field=name,
-            )
+        problem = id_problem(record.get(name))
+        if problem is not None:
+            raise InputError(problem, path=path, line=line, field=name)
     raw = record.get("verdict")
     if raw is not None:
         verdict = normalize_verdict(raw, aliases, path=path, line=line)

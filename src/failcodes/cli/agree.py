@@ -17,6 +17,7 @@ from failcodes.cli.main import app
 from failcodes.cli.options import UnitColumnOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
+from failcodes.sheetio import is_spreadsheet, sheet_rows
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
 from failcodes.stats.bootstrap import MAX_RESAMPLES
 
@@ -135,7 +136,8 @@ def _check_rating_cells(frame: Any, file: Path) -> None:
     ``inf``: an infinite rating (statistics then failed naming no file). A column of numbers
     some of which have a decimal comma (``1,5``, European Excel): read as text categories.
     """
-    lines = [line for line, _ in dataio.csv_rows(file, ())]  # a quoted line break counts
+    rows = sheet_rows(file) if is_spreadsheet(file) else dataio.csv_rows(file, ())
+    lines = [line for line, _ in rows]  # a quoted line break counts
     if len(lines) != len(frame):
         return  # rows the CSV reader and pandas count differently: no line to name
     for column in frame.columns:
@@ -309,7 +311,7 @@ def agree(
     else:
         matrix = None if weights_matrix is None else _read_matrix(weights_matrix)
         frame = read_ratings_frame(file)
-        if file.suffix.lower() == ".csv":
+        if file.suffix.lower() == ".csv" or is_spreadsheet(file):
             _check_rating_cells(frame, file)
         if by is not None and by not in frame.columns:
             raise InputError(f"no column '{by}' to group by", path=file)

@@ -250,6 +250,10 @@ def label_from_row(
             return None
         rec["has_error"] = outcome is Outcome.ERROR
     _text_ids(rec, spec)
+    for name in ("sentence_id", "claim_id", "question_id"):
+        problem = dataio.id_problem(rec.get(name))
+        if problem is not None:  # written as is, it would be refused by every later reader
+            raise InputError(problem, path=path, line=line, field=name)
     return dataio.validate_record(Label, rec, path, line)
 
 
