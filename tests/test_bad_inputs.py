@@ -1234,6 +1234,13 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/r.csv:4, field 'coder_B': 'inf' is not a rating (write a "
         "number; leave the cell empty for a missing rating)",
     ),
+    # --raters naming a rater twice compared the rater with themself: agreement 1.0, exit 0
+    Case(
+        "agree/rater-named-twice",
+        ("agree", "{d}/r.csv", "--raters", "coder_A,coder_A"),
+        _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,2,1\n3,1,1\n"}),
+        line="failcodes: error: --raters names 'coder_A' twice",
+    ),
     Case(
         "agree/decimal-comma",
         ("agree", "{d}/r.csv", "--stat", "krippendorff", "--level", "interval"),

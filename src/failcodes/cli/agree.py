@@ -49,10 +49,17 @@ _JSON_KEYS = (
 )
 
 
-def _csv(value: str | None) -> list[str] | None:
+def _csv(value: str | None, option: str = "") -> list[str] | None:
+    """A comma-separated option value as a list; a name given twice is a ConfigError.
+
+    ``--raters coder_A,coder_A`` compared a rater with themself (agreement 1.0).
+    """
     if value is None:
         return None
     items = [v.strip() for v in value.split(",") if v.strip()]
+    twice = next((v for i, v in enumerate(items) if v in items[:i]), None)
+    if twice is not None and option:
+        raise ConfigError(f"{option} names {twice!r} twice")
     return items or None
 
 
@@ -316,8 +323,10 @@ def agree(
         if by is not None and by not in frame.columns:
             raise InputError(f"no column '{by}' to group by", path=file)
         keep = [by] if by is not None else []
-        rater_names = _csv(raters)
-        shape = long_columns(frame, _csv(long), unit_column=unit_column, exclude=keep, source=file)
+        rater_names = _csv(raters, "--raters")
+        shape = long_columns(
+            frame, _csv(long, "--long"), unit_column=unit_column, exclude=keep, source=file
+        )
         if shape is not None:
             first_line = 2 if file.suffix.lower() == ".csv" else 1
             frame = wide_from_long(frame, shape, keep=keep, source=file, first_line=first_line)
@@ -344,7 +353,7 @@ def agree(
         for key, part in groups:
             table = ratings_from_frame(
                 part,
-                categories=_csv(categories),
+                categories=_csv(categories, "--categories"),
                 source=file,
                 columns=choice,
             )
