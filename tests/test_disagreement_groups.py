@@ -16,6 +16,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from failcodes import dataio, disagreements, tracecols
@@ -243,19 +244,69 @@ def test_a_labelled_sentence_without_claims_is_merged_in_order(
     ]
 
 
-def test_claims_not_in_one_run_take_the_columns(tmp_path: Path) -> None:
-    """Interleaved systems (and a sentence split over two files): the columns find them."""
+def test_claims_not_in_one_run_are_found_by_a_key_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interleaved systems (and sentences split over two files): a scan of the keys finds
+    the rows of those disagreeing groups only, with no trace columns."""
     rows, flags = _shuffled(7)
     random.Random(7).shuffle(rows)
     half = len(rows) // 2
-    first = _write_jsonl(tmp_path / "a.jsonl", list(rows[:half]))
+    first = _write_jsonl(tmp_path / "a.jsonl", [*rows[:half], "", "  "])
     second = _write_jsonl(tmp_path / "b.jsonl", list(rows[half:]))
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
     cols = dataio.read_sentence_columns([first, second], locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
     assert 0 in cols.origin.where(range(len(cols.first)), cols.first)[3]
     expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
+    scanned: list[int] = []
+    locate = dataio.locate_scattered
+
+    def counting(columns: SentenceColumns, groups: Any) -> Any:
+        scanned.extend(groups.tolist())
+        return locate(columns, groups)
+
+    monkeypatch.setattr(dataio, "locate_scattered", counting)
+    _no_trace_columns(monkeypatch)
     assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
+    runs = cols.origin.run[cols.origin.at]
+    assert scanned and all(runs[g] == 0 for g in scanned)  # only groups with no run
+    assert len(expected.splitlines()) > 20
+
+
+def test_scattered_groups_rows_by_hand(tmp_path: Path) -> None:
+    rows: list[dict[str, Any] | str] = [
+        _claim("A", "q1", "s1", 0, "refuted"),  # row 0, line 1
+        _claim("B", "q1", "s1", 0, "supported"),  # row 1, line 2
+        "",  # line 3: no row
+        _claim("A", "q1", "s1", 1, "supported"),  # row 2, line 4
+        _claim("B", "q1", "s1", 1, "refuted"),  # row 3, line 5
+    ]
+    traces = _write_jsonl(tmp_path / "traces.jsonl", rows)
+    offsets = [0]
+    for line in traces.read_bytes().splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    cols = dataio.read_sentence_columns(traces, locate=True)
+    assert isinstance(cols, SentenceColumns)
+    located = dataio.locate_scattered(cols, np.array([1]))  # B/s1 only
+    assert located is not None and located.origin is not None
+    assert dict(located.origin.scattered) == {1: ((1, 0, 2, offsets[1]), (3, 0, 5, offsets[4]))}
+
+
+def test_scattered_parquet_groups_take_the_columns(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows, flags = _shuffled(5)
+    random.Random(5).shuffle(rows)
+    path = tmp_path / "traces.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema()), path)
+    labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
+    cols = dataio.read_sentence_columns(path, locate=True)
+    assert isinstance(cols, SentenceColumns)
+    assert dataio.locate_scattered(cols, np.array([0])) is None
+    expected = _column_path([path], labels, tmp_path / "columns.jsonl")
+    assert _command([path], labels, tmp_path / "groups.jsonl") == expected
 
 
 def test_group_origin_counts_rows_across_folds(
@@ -321,7 +372,7 @@ def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
     found = select_group_disagreements(cols, label_list, index, resolve_mappings(MAPPINGS))
     assert found is not None
     assert [len(s) for s in found] == [3, 4]
-    assert all(isinstance(s, GroupSelection) and not s.unlocated() for s in found)
+    assert all(isinstance(s, GroupSelection) and not len(s.unlocated()) for s in found)
     by_items = count_by_kind([d for s in found for d in s])
     assert (
         count_by_kind(found)

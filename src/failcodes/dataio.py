@@ -20,6 +20,7 @@ when all of them are complete (:class:`AtomicBatch`).
 from __future__ import annotations
 
 import array
+import bisect
 import csv
 import functools
 import itertools
@@ -2372,21 +2373,94 @@ def _group_fetcher(
 
     def fetch(chunk: Sequence[Any]) -> dict[int, tuple[Trace | ClaimView, list[Any] | None]]:
         groups = sorted({s.group for s in chunk if s.rows})
+        files, lines, offsets, counts = origin.where(groups, columns.first)
         firsts = [int(columns.first[g]) for g in groups]
+        for g in groups:  # a group found by a scan: each of its rows a run of one
+            for row, file, line, offset in origin.scattered.get(g, ()):
+                files.append(file)
+                lines.append(line)
+                offsets.append(offset)
+                counts.append(1)
+                firsts.append(row)
         runs = _gather_runs(
-            origin.paths,
-            origin.formats,
-            *origin.where(groups, columns.first),
-            None,
-            passages_json=True,
+            origin.paths, origin.formats, files, lines, offsets, counts, None, passages_json=True
         )
         return {
             first + i: item
-            for first, items in zip(firsts, runs, strict=True)
+            for first, items, count in zip(firsts, runs, counts, strict=True)
+            if count  # (a scattered group's own entry: no run)
             for i, item in enumerate(items)
         }
 
     return fetch
+
+
+@functools.lru_cache(maxsize=1)
+def _group_key_decoder() -> Any:
+    """A msgspec decoder of a trace line's group key only (its other fields skipped)."""
+    import msgspec
+
+    key = msgspec.defstruct(
+        "GroupKey", [("system", str), ("question_id", str), ("sentence_id", str)], gc=False
+    )
+    return msgspec.json.Decoder(key)
+
+
+def locate_scattered(
+    columns: SentenceColumns, groups: npt.NDArray[np.int64]
+) -> SentenceColumns | None:
+    """The groups' rows found by a scan of the group keys (groups whose claims are no run).
+
+    For the disagreements stream: memory is the rows of these groups only. The lines are
+    those the groups were read from; a line the key decoder refuses takes the object
+    reader's steps (blank lines are no rows). None when a file is not JSONL.
+    """
+    import msgspec
+
+    origin = columns.origin
+    if origin is None or any(f != Format.JSONL.value for f in origin.formats):
+        return None
+    decode = _group_key_decoder().decode
+    width_q, width_s = max(1, len(columns.questions)), max(1, len(columns.sentences))
+    wanted: dict[int, int] = {}
+    for g in groups.tolist():
+        key = int(columns.system[g]) * width_q + int(columns.question[g])
+        wanted[key * width_s + int(columns.sentence[g])] = g
+    found: dict[int, list[tuple[int, int, int, int]]] = {g: [] for g in wanted.values()}
+    systems = {name: i for i, name in enumerate(columns.systems)}
+    last: dict[str, tuple[str, int]] = {}  # per field: the last id and its code
+
+    def code(field: str, value: str, vocabulary: Sequence[str]) -> int:
+        seen = last.get(field)
+        if seen is not None and seen[0] == value:
+            return seen[1]
+        at = bisect.bisect_left(vocabulary, value)
+        if at == len(vocabulary) or vocabulary[at] != value:
+            raise ValueError(f"{value!r} was not read before: has the file changed?")
+        last[field] = (value, at)
+        return at
+
+    for file, path in enumerate(origin.paths):
+        row = int(origin.starts[file])
+        with path.open("rb", buffering=_SCAN_BUFFER) as fh:
+            pos = 0
+            for lineno, raw in enumerate(fh, start=1):
+                start = pos
+                pos += len(raw)
+                body = raw[3:] if lineno == 1 and raw.startswith(_BOM) else raw
+                try:
+                    rec: Any = decode(body)
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    rec = _object_line(raw, lineno, path, None, None)
+                    if rec is None:
+                        continue  # a blank line: no row
+                key = systems[rec.system] * width_q + code("q", rec.question_id, columns.questions)
+                g = wanted.get(key * width_s + code("s", rec.sentence_id, columns.sentences))
+                if g is not None:
+                    found[g].append((row, file, lineno, start))
+                row += 1
+    scattered = {g: tuple(rows) for g, rows in found.items()}
+    return replace(columns, origin=replace(origin, scattered=scattered))
 
 
 #: msgspec writes a float as ``repr`` does when it is 0 or its magnitude is in this range

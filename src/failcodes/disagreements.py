@@ -458,14 +458,18 @@ class GroupSelection:
                 strict=True,
             )
             for g, pred, run, first, system, question, sentence in values:
-                if not run:
-                    raise ValueError("a group's claims are not one run of rows: see unlocated()")
+                if run:
+                    rows: range | tuple[int, ...] = range(first, first + run)
+                elif g in origin.scattered:
+                    rows = tuple(row for row, *_ in origin.scattered[g])
+                else:
+                    raise ValueError("a group's claims are not located: see unlocated()")
                 yield self._build(
                     cols.systems[system],
                     cols.questions[question],
                     cols.sentences[sentence],
                     pred,
-                    range(first, first + run),
+                    rows,
                     g,
                 )
 
@@ -486,10 +490,13 @@ class GroupSelection:
             if fn[i] or fp[i]
         }
 
-    def unlocated(self) -> bool:
-        """True if a disagreeing group's claims are not one run of rows (or not located)."""
+    def unlocated(self) -> npt.NDArray[np.int64]:
+        """The disagreeing groups whose claims are not located (not one run of rows)."""
         origin = self.cols.origin
-        return origin is None or bool((origin.run[origin.at[self.groups]] == 0).any())
+        if origin is None:
+            return self.groups
+        runless = self.groups[origin.run[origin.at[self.groups]] == 0]
+        return np.array([g for g in runless.tolist() if g not in origin.scattered], np.int64)
 
 
 def select_group_disagreements(

@@ -643,6 +643,8 @@ class GroupOrigin:
     paths: tuple[Path, ...] = ()
     formats: tuple[str, ...] = ()
     starts: IntArray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    #: Groups whose rows are no run, found by a scan: each row's (row, file, line, offset).
+    scattered: Mapping[int, tuple[tuple[int, int, int, int], ...]] = field(default_factory=dict)
 
     def where(
         self, groups: Sequence[int] | IntArray, first: Int32Array

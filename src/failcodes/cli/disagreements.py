@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.table import Table
 
@@ -75,9 +77,12 @@ def disagreements(
         found = select_group_disagreements(
             columns, label_list, index, maps, without_claims=without_claims
         )
-        if found is not None and not any(s.unlocated() for s in found):
+        if found is not None:
+            found = _located(columns, found)
+        if found is not None:
             items = found
-        else:  # claims not one run of lines per sentence: the trace columns find them
+            columns = found[0].cols if found else columns
+        else:  # claims the groups cannot find: the trace columns find them
             del found, columns, index
             columns, label_list = load_columns(traces, labels)
             index = LabelIndex(label_list)
@@ -93,6 +98,21 @@ def disagreements(
     console = make_console()
     console.print(summary_table(items))
     console.print(f"wrote {count} disagreements to {out}", highlight=False)
+
+
+def _located(columns: SentenceColumns, found: list[GroupSelection]) -> list[GroupSelection] | None:
+    """The selections with every disagreeing group's claims located, or None.
+
+    Groups whose claims are no run of rows (systems interleaved, a sentence split) are
+    found by a scan of the group keys (JSONL only: None for Parquet).
+    """
+    missing = [s.unlocated() for s in found]
+    if not any(len(m) for m in missing):
+        return found
+    located = dataio.locate_scattered(columns, np.unique(np.concatenate(missing)))
+    if located is None:
+        return None
+    return [replace(s, cols=located) for s in found]
 
 
 def _each(items: Sequence[Selected | GroupSelection]) -> Iterator[Selected]:
