@@ -196,17 +196,22 @@ def read_json(path: str | Path) -> Any:
     malformed JSON (with the line of the problem).
     """
     src = Path(path)
+    return parse_json(read_text(src), path=src)
+
+
+def read_text(path: str | Path) -> str:
+    """A whole text file (UTF-8, a BOM tolerated); absent, a folder, not UTF-8: one line."""
+    src = Path(path)
     if not src.exists():
         raise InputError("file not found", path=src)
     if src.is_dir():
         raise InputError("is a folder, expected a file", path=src)
     try:
-        text = src.read_text(encoding="utf-8-sig")
+        return src.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise decode_error(src, exc) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=src) from None
-    return parse_json(text, path=src)
 
 
 def peek_jsonl(path: str | Path) -> dict[str, Any] | None:

@@ -154,6 +154,20 @@ _WRITTEN = frozenset({"-o", "--out", "--output", "--labels-out", "--sentences-ou
 _PATHS_OUT = _WRITTEN | {"--dir"}
 
 
+def _path_problem(args: list[str]) -> str | None:
+    """An output option given an empty value, or an input that is a FIFO or device, if any."""
+    empty = _empty_output(args)
+    if empty is not None:
+        return (
+            f"{empty} '': an empty path (an unset shell variable?); name the file or folder "
+            "to write"
+        )
+    special = _special_input(args)
+    if special is not None:
+        return f"{special}: not a regular file (a FIFO, socket or device); give a file"
+    return None
+
+
 def _empty_output(args: list[str]) -> str | None:
     """The output option given an empty value (``-o ""``, ``--output=``), if any."""
     for i, arg in enumerate(args):
@@ -210,21 +224,9 @@ def main(argv: list[str] | None = None) -> None:
         register_commands()
     if "--help" in args:
         _reflow_help(app)
-    empty = _empty_output(args)
-    if empty is not None:
-        typer.echo(
-            f"failcodes: error: {empty} '': an empty path (an unset shell variable?); name "
-            "the file or folder to write",
-            err=True,
-        )
-        sys.exit(2)
-    special = _special_input(args)
-    if special is not None:
-        typer.echo(
-            f"failcodes: error: {redact_text(special)}: not a regular file (a FIFO, socket or "
-            "device); give a file",
-            err=True,
-        )
+    problem = _path_problem(args)
+    if problem is not None:
+        typer.echo(f"failcodes: error: {redact_text(problem)}", err=True)
         sys.exit(2)
     try:
         # not standalone: a bad option value is one line too (typer draws a usage box)

@@ -76,15 +76,10 @@ def _panel_splits(layout: StudyLayout, dataset: str, part: UnitKind) -> list[str
 
 def _targeted(path: Path) -> list[str]:
     """Unit ids, one per line (or JSONL objects with a ``unit_id``)."""
-    from failcodes.jsonio import decode_error, parse_json
+    from failcodes.jsonio import parse_json, read_text
 
     ids: list[str] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise decode_error(path, exc) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", path=path) from None
+    text = read_text(path)
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
         if not line:
