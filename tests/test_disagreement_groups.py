@@ -290,7 +290,8 @@ def test_scattered_groups_rows_by_hand(tmp_path: Path) -> None:
     assert isinstance(cols, SentenceColumns)
     located = dataio.locate_scattered(cols, np.array([1]))  # B/s1 only
     assert located is not None and located.origin is not None
-    assert dict(located.origin.scattered) == {1: ((1, 0, 2, offsets[1]), (3, 0, 5, offsets[4]))}
+    assert located.origin.rows_of(1) == [(1, 0, 2, offsets[1]), (3, 0, 5, offsets[4])]
+    assert located.origin.rows_of(0) == []
 
 
 def test_scattered_parquet_groups_take_the_columns(tmp_path: Path) -> None:

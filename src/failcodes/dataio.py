@@ -68,6 +68,7 @@ from failcodes.tracecols import (
     GroupOverflowError,
     KeyCodes,
     Origin,
+    ScatteredRows,
     SentenceColumns,
     TraceColumns,
     numpy_of,
@@ -2376,7 +2377,7 @@ def _group_fetcher(
         files, lines, offsets, counts = origin.where(groups, columns.first)
         firsts = [int(columns.first[g]) for g in groups]
         for g in groups:  # a group found by a scan: each of its rows a run of one
-            for row, file, line, offset in origin.scattered.get(g, ()):
+            for row, file, line, offset in origin.rows_of(g):
                 files.append(file)
                 lines.append(line)
                 offsets.append(offset)
@@ -2411,9 +2412,10 @@ def locate_scattered(
 ) -> SentenceColumns | None:
     """The groups' rows found by a scan of the group keys (groups whose claims are no run).
 
-    For the disagreements stream: memory is the rows of these groups only. The lines are
-    those the groups were read from; a line the key decoder refuses takes the object
-    reader's steps (blank lines are no rows). None when a file is not JSONL.
+    For the disagreements stream: memory is the rows of these groups (32 bytes each) and
+    a chunk of keys. The lines are those the groups were read from; a line the key decoder
+    refuses takes the object reader's steps (blank lines are no rows). None when a file is
+    not JSONL.
     """
     import msgspec
 
@@ -2422,13 +2424,22 @@ def locate_scattered(
         return None
     decode = _group_key_decoder().decode
     width_q, width_s = max(1, len(columns.questions)), max(1, len(columns.sentences))
-    wanted: dict[int, int] = {}
-    for g in groups.tolist():
-        key = int(columns.system[g]) * width_q + int(columns.question[g])
-        wanted[key * width_s + int(columns.sentence[g])] = g
-    found: dict[int, list[tuple[int, int, int, int]]] = {g: [] for g in wanted.values()}
+    idx = np.unique(np.asarray(groups, dtype=np.int64))
+
+    def combined(system: Any, question: Any, sentence: Any) -> npt.NDArray[np.int64]:
+        key = np.asarray(system, dtype=np.int64) * width_q
+        key += question
+        key *= width_s
+        key += sentence
+        return key
+
+    wanted = combined(columns.system[idx], columns.question[idx], columns.sentence[idx])
+    order = np.argsort(wanted)
+    wanted, idx = wanted[order], idx[order]
     systems = {name: i for i, name in enumerate(columns.systems)}
     last: dict[str, tuple[str, int]] = {}  # per field: the last id and its code
+    pending = {n: array.array("q") for n in ("s", "q", "t", "row", "file", "line", "offset")}
+    found: dict[str, list[Any]] = {n: [] for n in ("group", "row", "file", "line", "offset")}
 
     def code(field: str, value: str, vocabulary: Sequence[str]) -> int:
         seen = last.get(field)
@@ -2439,6 +2450,17 @@ def locate_scattered(
             raise ValueError(f"{value!r} was not read before: has the file changed?")
         last[field] = (value, at)
         return at
+
+    def flush() -> None:
+        keys = combined(*(_int64s(pending[n]) for n in ("s", "q", "t")))
+        at = np.minimum(np.searchsorted(wanted, keys), max(0, len(wanted) - 1))
+        hit = wanted[at] == keys if len(wanted) else np.zeros(len(keys), dtype=bool)
+        found["group"].append(idx[at[hit]])
+        for n in ("row", "file", "line", "offset"):
+            found[n].append(_int64s(pending[n])[hit].copy())
+        del keys, at, hit
+        for values in pending.values():
+            del values[:]
 
     for file, path in enumerate(origin.paths):
         row = int(origin.starts[file])
@@ -2454,12 +2476,24 @@ def locate_scattered(
                     rec = _object_line(raw, lineno, path, None, None)
                     if rec is None:
                         continue  # a blank line: no row
-                key = systems[rec.system] * width_q + code("q", rec.question_id, columns.questions)
-                g = wanted.get(key * width_s + code("s", rec.sentence_id, columns.sentences))
-                if g is not None:
-                    found[g].append((row, file, lineno, start))
+                pending["s"].append(systems[rec.system])
+                pending["q"].append(code("q", rec.question_id, columns.questions))
+                pending["t"].append(code("s", rec.sentence_id, columns.sentences))
+                for n, v in (("row", row), ("file", file), ("line", lineno), ("offset", start)):
+                    pending[n].append(v)
                 row += 1
-    scattered = {g: tuple(rows) for g, rows in found.items()}
+                if len(pending["row"]) >= _CHUNK_ROWS:
+                    flush()
+    flush()
+    group = np.concatenate(found["group"])
+    by_group = np.argsort(group, kind="stable")  # rows ascend within a group
+    scattered = ScatteredRows(
+        group=group[by_group],
+        row=np.concatenate(found["row"])[by_group],
+        file=np.concatenate(found["file"])[by_group].astype(np.int32),
+        line=np.concatenate(found["line"])[by_group],
+        offset=np.concatenate(found["offset"])[by_group],
+    )
     return replace(columns, origin=replace(origin, scattered=scattered))
 
 

@@ -460,8 +460,8 @@ class GroupSelection:
             for g, pred, run, first, system, question, sentence in values:
                 if run:
                     rows: range | tuple[int, ...] = range(first, first + run)
-                elif g in origin.scattered:
-                    rows = tuple(row for row, *_ in origin.scattered[g])
+                elif origin.scattered is not None and g in origin.scattered:
+                    rows = tuple(row for row, *_ in origin.rows_of(g))
                 else:
                     raise ValueError("a group's claims are not located: see unlocated()")
                 yield self._build(
@@ -495,8 +495,10 @@ class GroupSelection:
         origin = self.cols.origin
         if origin is None:
             return self.groups
-        runless = self.groups[origin.run[origin.at[self.groups]] == 0]
-        return np.array([g for g in runless.tolist() if g not in origin.scattered], np.int64)
+        runless: npt.NDArray[np.int64] = self.groups[origin.run[origin.at[self.groups]] == 0]
+        if origin.scattered is not None and len(runless):
+            runless = runless[~np.isin(runless, origin.scattered.group)]
+        return runless
 
 
 def select_group_disagreements(

@@ -620,6 +620,41 @@ class GroupCodes:
 _NO_RUNS = np.zeros(0, dtype=np.int32)
 
 
+@dataclass(frozen=True)
+class ScatteredRows:
+    """The rows of some groups, one entry a row, sorted by group then row (32 bytes a row).
+
+    What a scan finds for groups whose claims are no run of rows: each row's group, its
+    number, file, 1-based line and byte offset.
+    """
+
+    group: IntArray
+    row: IntArray
+    file: Int32Array
+    line: IntArray
+    offset: IntArray
+
+    def __contains__(self, group: object) -> bool:
+        if not isinstance(group, int):
+            return False
+        at = int(np.searchsorted(self.group, group))
+        return at < len(self.group) and int(self.group[at]) == group
+
+    def of(self, group: int) -> list[tuple[int, int, int, int]]:
+        """The group's rows as (row, file, line, offset), in row order."""
+        lo = int(np.searchsorted(self.group, group, side="left"))
+        hi = int(np.searchsorted(self.group, group, side="right"))
+        return list(
+            zip(
+                self.row[lo:hi].tolist(),
+                self.file[lo:hi].tolist(),
+                self.line[lo:hi].tolist(),
+                self.offset[lo:hi].tolist(),
+                strict=True,
+            )
+        )
+
+
 def _int64_view(values: array.array[int]) -> IntArray:
     """An ``array('q')`` as a numpy array sharing its memory (empty: a new empty array)."""
     return np.frombuffer(values, dtype=np.int64) if values else np.zeros(0, dtype=np.int64)
@@ -643,8 +678,12 @@ class GroupOrigin:
     paths: tuple[Path, ...] = ()
     formats: tuple[str, ...] = ()
     starts: IntArray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
-    #: Groups whose rows are no run, found by a scan: each row's (row, file, line, offset).
-    scattered: Mapping[int, tuple[tuple[int, int, int, int], ...]] = field(default_factory=dict)
+    #: Rows of groups that are no run, found by a scan (:class:`ScatteredRows`).
+    scattered: ScatteredRows | None = None
+
+    def rows_of(self, group: int) -> list[tuple[int, int, int, int]]:
+        """A scattered group's rows as (row, file, line, offset), in row order (else [])."""
+        return self.scattered.of(group) if self.scattered is not None else []
 
     def where(
         self, groups: Sequence[int] | IntArray, first: Int32Array
