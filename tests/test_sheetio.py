@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from openpyxl import Workbook  # type: ignore[import-untyped]
 
-from failcodes.dataio import read_ratings_frame, table_rows
+from failcodes.dataio import table_rows
 from failcodes.errors import InputError
 from failcodes.ingest import AdapterOptions, get_adapter
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.sheetio import sheet_header, sheet_rows
 from tests.cli_helpers import run_cli
 from tests.conftest import reference_data

@@ -13,8 +13,8 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 from failcodes import bundled
-from failcodes.dataio import read_ratings_frame
 from failcodes.errors import StatisticsError
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import agreement as ag
 from failcodes.stats.bootstrap import resampling_weights
 from tests.conftest import reference_data

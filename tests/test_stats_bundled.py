@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from failcodes import bundled
-from failcodes.dataio import read_ratings_frame
 from failcodes.demo import STEPS, DemoContext
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import agreement as ag
 from failcodes.stats.tables import ratings_from_frame
 from tests.conftest import shared_data

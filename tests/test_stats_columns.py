@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from failcodes.cli.main import main
-from failcodes.dataio import read_ratings_frame
 from failcodes.errors import InputError
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import tables as tb
 from tests.conftest import reference_data
 

@@ -14,8 +14,8 @@ import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from failcodes.cli.main import main
-from failcodes.dataio import read_ratings_frame
 from failcodes.errors import StatisticsError
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import agreement as ag
 from failcodes.stats import tables as tb
 from failcodes.stats.bootstrap import interval_warning

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from failcodes.dataio import read_ratings_frame
 from failcodes.errors import InputError
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import tables as tb
 from tests.cli_helpers import run_cli
 from tests.conftest import reference_data

@@ -11,7 +11,7 @@ import pytest
 
 from failcodes.annotations import Annotation, CodebookRef, CoderKind
 from failcodes.cli.main import main
-from failcodes.dataio import read_ratings_frame
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import agreement as ag
 from failcodes.stats import tables as tb
 from failcodes.units import UnitKind

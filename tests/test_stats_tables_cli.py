@@ -13,10 +13,10 @@ import pytest
 
 from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status
 from failcodes.cli.main import main
-from failcodes.dataio import read_ratings_frame
 from failcodes.errors import FailcodesError, InputError, MixedCodebookError, StatisticsError
 from failcodes.migration import pool_annotations
 from failcodes.outcomes import paired_outcomes_from_traces
+from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import agreement as ag
 from failcodes.stats import tables as tb
 from failcodes.units import UnitKind

@@ -1121,51 +1121,6 @@ def write_traces(
     return written
 
 
-def read_ratings_frame(path: str | Path) -> Any:
-    """Read a ratings table (.csv, .parquet, .jsonl/.ndjson) into a pandas DataFrame.
-
-    CSV cells are read as strings with blank = missing (NaN); Parquet keeps its types;
-    JSONL rows become one record each. The table adapters in :mod:`failcodes.stats.tables`
-    take the frame from here (statistics do no file reading).
-    """
-    import pandas as pd  # lazy: pandas costs ~0.2 s at start-up
-
-    p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", path=p)
-    if p.is_dir():
-        raise InputError("is a folder, expected a file", path=p)
-    suffix = p.suffix.lower()
-    try:
-        if suffix == ".csv":
-            # pandas renames a repeated column to NAME.1 and pads a short row with blanks:
-            # the CSV reader refuses both, with the line (ratings tables are small)
-            for _ in _csv_rows(p, None, (), {}):
-                pass
-            frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-            hint = header_hint([str(c) for c in frame.columns], "")
-            if hint:
-                raise InputError(hint, path=p, line=1)
-        elif is_spreadsheet(p):
-            records = list(sheet_rows(p))
-            frame = pd.DataFrame([rec for _, rec in records], columns=sheet_header(p))
-        elif suffix == ".parquet":
-            frame = pd.read_parquet(p)
-        elif suffix in (".jsonl", ".ndjson"):
-            frame = pd.DataFrame([obj for _, obj in iter_jsonl(p)])
-        else:
-            raise InputError(
-                f"unknown ratings format '{suffix}'; use .csv, .xlsx, .parquet or .jsonl", path=p
-            )
-    except (OSError, ValueError, csv.Error) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"cannot read ratings: {exc}", path=p) from exc
-    if frame.empty:
-        raise InputError("no ratings (expected one row per unit, one column per rater)", path=p)
-    return frame
-
-
 # ------------------------------------------------------------------------------------------
 # Traces as columns (issue 18): the fast, bounded-memory reader behind metrics and friends
 # ------------------------------------------------------------------------------------------

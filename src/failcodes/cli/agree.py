@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,8 +15,7 @@ from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.cli.options import UnitColumnOpt
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
-from failcodes.errors import ConfigError, InputError
-from failcodes.sheetio import is_spreadsheet, sheet_rows
+from failcodes.errors import ConfigError
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
 from failcodes.stats.bootstrap import MAX_RESAMPLES
 
@@ -75,32 +73,6 @@ def _is_annotation_file(path: Path) -> bool:
     return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
 
 
-def _read_matrix(path: Path) -> list[list[float]]:
-    """A weight matrix CSV: rows of numbers, no header (one clear line on anything else)."""
-    import csv
-
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    rows: list[list[float]] = []
-    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
-        for line_no, row in enumerate(csv.reader(fh), 1):
-            if not row:
-                continue
-            try:
-                rows.append([float(v) for v in row])
-            except ValueError:
-                raise InputError(
-                    f"weight matrix cells must be numbers, got {row}", path=path, line=line_no
-                ) from None
-            if len(rows[-1]) != len(rows[0]):
-                raise InputError(
-                    f"expected {len(rows[0])} cells (as in the first row), got {len(row)}",
-                    path=path,
-                    line=line_no,
-                )
-    return rows
-
-
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -130,44 +102,6 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
             row["undefined_reason"] or (f"warning: {row['warning']}" if row["warning"] else ""),
         )
     Console(width=160).print(table)
-
-
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
-_INFINITE = re.compile(r"[+-]?inf(inity)?", re.IGNORECASE)
-
-
-def _check_rating_cells(frame: Any, file: Path) -> None:
-    """Refuse cells no rating can be, naming line and column (a CSV's cells are text).
-
-    ``inf``: an infinite rating (statistics then failed naming no file). A column of numbers
-    some of which have a decimal comma (``1,5``, European Excel): read as text categories.
-    """
-    rows = sheet_rows(file) if is_spreadsheet(file) else dataio.csv_rows(file, ())
-    lines = [line for line, _ in rows]  # a quoted line break counts
-    if len(lines) != len(frame):
-        return  # rows the CSV reader and pandas count differently: no line to name
-    for column in frame.columns:
-        cells = [(lines[i], v.strip()) for i, v in enumerate(frame[column]) if isinstance(v, str)]
-        for line, value in cells:
-            if _INFINITE.fullmatch(value):
-                raise InputError(
-                    f"{value!r} is not a rating (write a number; leave the cell empty for a "
-                    "missing rating)",
-                    path=file,
-                    line=line,
-                    field=str(column),
-                )
-        commas = [(line, v) for line, v in cells if _DECIMAL_COMMA.fullmatch(v)]
-        if commas and all(_NUMBER.fullmatch(v) or _DECIMAL_COMMA.fullmatch(v) for _, v in cells):
-            line, value = commas[0]
-            raise InputError(
-                f"{value!r} has a decimal comma (European Excel?): write {value.replace(',', '.')}"
-                " (numbers with commas are read as text categories)",
-                path=file,
-                line=line,
-                field=str(column),
-            )
 
 
 @app.command("agree")
@@ -264,15 +198,8 @@ def agree(
         raise ConfigError(f"--weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="agree")
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
-    from failcodes.dataio import read_ratings_frame
-    from failcodes.stats.tables import (
-        agreement_table,
-        annotation_agreement,
-        choose_columns,
-        long_columns,
-        ratings_from_frame,
-        wide_from_long,
-    )
+    from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
+    from failcodes.stats.tables import agreement_table, annotation_agreement, ratings_tables
 
     stats = list(STATISTICS) if stat == "all" else [stat]
     rows: list[dict[str, Any]] = []
@@ -316,47 +243,20 @@ def agree(
                 )
             )
     else:
-        matrix = None if weights_matrix is None else _read_matrix(weights_matrix)
-        frame = read_ratings_frame(file)
-        if file.suffix.lower() == ".csv" or is_spreadsheet(file):
-            _check_rating_cells(frame, file)
-        if by is not None and by not in frame.columns:
-            raise InputError(f"no column '{by}' to group by", path=file)
-        keep = [by] if by is not None else []
-        rater_names = _csv(raters, "--raters")
-        shape = long_columns(
-            frame, _csv(long, "--long"), unit_column=unit_column, exclude=keep, source=file
-        )
-        if shape is not None:
-            first_line = 2 if file.suffix.lower() == ".csv" else 1
-            frame = wide_from_long(frame, shape, keep=keep, source=file, first_line=first_line)
-            unit_column = shape.unit
-            rater_names = rater_names or [c for c in frame.columns if c not in (*keep, shape.unit)]
-            notes.append(
-                f"long table ({shape.reason}): raters from column '{shape.rater}', ratings "
-                f"from '{shape.rating}'"
-            )
-        groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
-        group_keys = [by] if by is not None else []
-        # columns are chosen once on the whole table: a small group must not drop a rater
-        # whose few values happen to differ from the others'
-        choice = choose_columns(
-            frame,
+        matrix = None if weights_matrix is None else read_weight_matrix(weights_matrix)
+        prepared = ratings_tables(
+            read_ratings_frame(file),
             unit_column=unit_column,
-            raters=rater_names,
-            exclude=keep,
+            raters=_csv(raters, "--raters"),
+            by=by,
+            long=_csv(long, "--long"),
+            categories=_csv(categories, "--categories"),
             source=file,
-            unit_reason="given (--unit-column)"
-            if shape is None
-            else f"the long table's units ({shape.reason})",
+            first_line=2 if file.suffix.lower() == ".csv" else 1,
         )
-        for key, part in groups:
-            table = ratings_from_frame(
-                part,
-                categories=_csv(categories, "--categories"),
-                source=file,
-                columns=choice,
-            )
+        notes.extend(prepared.notes)
+        group_keys = [by] if by is not None else []
+        for key, table in prepared.parts:
             results = agreement_table(
                 table,
                 stats,
@@ -366,21 +266,9 @@ def agree(
                 seed=seed,
                 confidence=confidence,
             )
-            extra = {by: key[0] if isinstance(key, tuple) else key} if by is not None else {}
+            extra = {by: key} if by is not None else {}
             extra["unit_column"] = table.unit_column
             rows.extend(_row(r, **extra) for r in results)
-            used = (
-                f"unit ids: column '{table.unit_column}' ({table.unit_column_reason})"
-                if table.unit_column is not None
-                else f"unit ids: {table.unit_column_reason}"
-            ) + f"; raters: {', '.join(table.raters)}"
-            if choice.left_out:
-                used += (
-                    f"; not raters (they share no value with the raters' ratings): "
-                    f"{', '.join(choice.left_out)} (name raters with --raters to change this)"
-                )
-            if used not in notes:
-                notes.append(used)
     if fmt is OutputFormat.JSON:
         typer.echo(json.dumps(rows, indent=2))
     else:

@@ -113,8 +113,8 @@ def compare(
     if bad:
         raise ConfigError(f"--metrics accepts f1 and recall, got {bad}")
     # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
-    from failcodes.dataio import read_ratings_frame
     from failcodes.outcomes import paired_outcomes_from_traces
+    from failcodes.ratingsio import read_ratings_frame
     from failcodes.stats.tables import id_named
 
     sources: list[Path]

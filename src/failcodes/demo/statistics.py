@@ -15,8 +15,8 @@ from failcodes.study.layout import StudyLayout
 def agreement_step(ctx: DemoContext) -> StepOutput:
     """Inter-annotator agreement on RAGChecker's meta-evaluation labels (bundled)."""
     from failcodes import bundled
-    from failcodes.dataio import read_ratings_frame
     from failcodes.errors import ConfigError
+    from failcodes.ratingsio import read_ratings_frame
     from failcodes.stats.tables import agreement_table, ratings_from_frame
 
     out = StepOutput()

@@ -1,6 +1,6 @@
 """Adapters from ratings tables (DataFrames) and annotation runs to the numeric core.
 
-- Ratings tables (read by :func:`failcodes.dataio.read_ratings_frame`): one row per unit,
+- Ratings tables (read by :func:`failcodes.ratingsio.read_ratings_frame`): one row per unit,
   one column per rater, blank = missing; an optional unit-id column (recognised by name or
   by its values, see :func:`choose_columns`) and an optional grouping column.
 Pairing systems' sentence verdicts with clinical labels lives in :mod:`failcodes.outcomes`.
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -475,6 +475,79 @@ def ratings_from_frame(
     ).reshape(len(cells), len(rater_cols))
     cats = np.arange(len(labels), dtype=np.float64)
     return RatingsTable(values, ids, rater_cols, cats, labels, ordered, *where, left_out=out)
+
+
+@dataclass(frozen=True)
+class TableParts:
+    """A ratings file made ready for the statistics: one table per ``by`` group, and notes.
+
+    ``parts`` pairs each group's value (None without ``by``) with its table; ``notes`` say
+    which columns were read as what (printed above the results).
+    """
+
+    parts: list[tuple[Any, RatingsTable]]
+    notes: list[str]
+
+
+def ratings_tables(
+    frame: pd.DataFrame,
+    *,
+    unit_column: str | None = None,
+    raters: Sequence[str] | None = None,
+    by: str | None = None,
+    long: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    source: str | Path | None = None,
+    first_line: int = 2,
+) -> TableParts:
+    """The ratings tables of one file: long tables reshaped, columns chosen, groups split.
+
+    A long table (given by ``long`` or found, :func:`long_columns`) becomes one column per
+    rater first. Columns are chosen once on the whole table (a small ``by`` group must not
+    drop a rater whose few values happen to differ from the others'), then each group is a
+    :class:`RatingsTable`. ``first_line`` is the file line of the first row (2 under a CSV
+    header), for errors.
+    """
+    if by is not None and by not in frame.columns:
+        raise InputError(f"no column '{by}' to group by", path=source)
+    keep = [by] if by is not None else []
+    notes: list[str] = []
+    shape = long_columns(frame, long, unit_column=unit_column, exclude=keep, source=source)
+    unit_reason = "given (--unit-column)"
+    if shape is not None:
+        frame = wide_from_long(frame, shape, keep=keep, source=source, first_line=first_line)
+        unit_column, unit_reason = shape.unit, f"the long table's units ({shape.reason})"
+        raters = raters or [str(c) for c in frame.columns if c not in (*keep, shape.unit)]
+        notes.append(
+            f"long table ({shape.reason}): raters from column '{shape.rater}', ratings "
+            f"from '{shape.rating}'"
+        )
+    choice = choose_columns(
+        frame,
+        unit_column=unit_column,
+        raters=raters,
+        exclude=keep,
+        source=source,
+        unit_reason=unit_reason,
+    )
+    groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
+    parts: list[tuple[Any, RatingsTable]] = []
+    for key, part in groups:
+        table = ratings_from_frame(part, categories=categories, source=source, columns=choice)
+        parts.append((key[0] if isinstance(key, tuple) else key, table))
+    unit = (
+        f"unit ids: column '{choice.unit_column}' ({choice.reason})"
+        if choice.unit_column is not None
+        else f"unit ids: {choice.reason}"
+    )
+    used = f"{unit}; raters: {', '.join(choice.raters)}"
+    if choice.left_out:
+        used += (
+            f"; not raters (they share no value with the raters' ratings): "
+            f"{', '.join(choice.left_out)} (name raters with --raters to change this)"
+        )
+    notes.append(used)
+    return TableParts(parts, notes)
 
 
 #: Statistics that weight disagreements by category distance even when no weights are named.

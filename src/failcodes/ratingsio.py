@@ -1,0 +1,128 @@
+"""Ratings tables and weight matrices read from files (the edge of ``failcodes agree``).
+
+:func:`read_ratings_frame` reads a ratings table (CSV, Excel, Parquet, JSONL) into a pandas
+DataFrame for :mod:`failcodes.stats.tables` (statistics do no file reading); a CSV's cells
+that no rating can be (``inf``, a decimal comma in a column of numbers) are refused with their
+line and column. :func:`read_weight_matrix` reads a q x q agreement-weight matrix.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Any
+
+from failcodes import dataio
+from failcodes.errors import InputError
+from failcodes.jsonio import iter_jsonl
+from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+_INFINITE = re.compile(r"[+-]?inf(inity)?", re.IGNORECASE)
+
+
+def read_ratings_frame(path: str | Path) -> Any:
+    """Read a ratings table (.csv, .xlsx, .parquet, .jsonl/.ndjson) into a pandas DataFrame.
+
+    CSV cells are read as strings with blank = missing (NaN); Parquet keeps its types;
+    JSONL rows become one record each; a workbook's first sheet is read as
+    :mod:`failcodes.sheetio` reads it. A CSV whose header is one ``;``- or tab-separated cell,
+    a repeated column, a short row, and (CSV or sheet) an ``inf`` cell or a decimal comma
+    among numbers: one line naming the file, line and column.
+    """
+    import pandas as pd  # lazy: pandas costs ~0.2 s at start-up
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=p)
+    if p.is_dir():
+        raise InputError("is a folder, expected a file", path=p)
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".csv":
+            # pandas renames a repeated column to NAME.1 and pads a short row with blanks:
+            # the CSV reader refuses both, with the line (ratings tables are small)
+            lines = [line for line, _ in dataio.csv_rows(p, ())]
+            frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+            hint = dataio.header_hint([str(c) for c in frame.columns], "")
+            if hint:
+                raise InputError(hint, path=p, line=1)
+            _check_rating_cells(frame, p, lines)
+        elif is_spreadsheet(p):
+            records = list(sheet_rows(p))
+            frame = pd.DataFrame([rec for _, rec in records], columns=sheet_header(p))
+            _check_rating_cells(frame, p, [line for line, _ in records])
+        elif suffix == ".parquet":
+            frame = pd.read_parquet(p)
+        elif suffix in (".jsonl", ".ndjson"):
+            frame = pd.DataFrame([obj for _, obj in iter_jsonl(p)])
+        else:
+            raise InputError(
+                f"unknown ratings format '{suffix}'; use .csv, .xlsx, .parquet or .jsonl", path=p
+            )
+    except (OSError, ValueError, csv.Error) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"cannot read ratings: {exc}", path=p) from exc
+    if frame.empty:
+        raise InputError("no ratings (expected one row per unit, one column per rater)", path=p)
+    return frame
+
+
+def _check_rating_cells(frame: Any, file: Path, lines: list[int]) -> None:
+    """Refuse cells no rating can be, naming line and column (a CSV's cells are text).
+
+    ``inf``: an infinite rating (statistics then failed naming no file). A column of numbers
+    some of which have a decimal comma (``1,5``, European Excel): read as text categories.
+    ``lines`` are the file lines of the rows (in a CSV a quoted line break counts; a sheet's
+    row numbers).
+    """
+    if len(lines) != len(frame):
+        return  # rows the CSV reader and pandas count differently: no line to name
+    for column in frame.columns:
+        cells = [(lines[i], v.strip()) for i, v in enumerate(frame[column]) if isinstance(v, str)]
+        for line, value in cells:
+            if _INFINITE.fullmatch(value):
+                raise InputError(
+                    f"{value!r} is not a rating (write a number; leave the cell empty for a "
+                    "missing rating)",
+                    path=file,
+                    line=line,
+                    field=str(column),
+                )
+        commas = [(line, v) for line, v in cells if _DECIMAL_COMMA.fullmatch(v)]
+        if commas and all(_NUMBER.fullmatch(v) or _DECIMAL_COMMA.fullmatch(v) for _, v in cells):
+            line, value = commas[0]
+            raise InputError(
+                f"{value!r} has a decimal comma (European Excel?): write {value.replace(',', '.')}"
+                " (numbers with commas are read as text categories)",
+                path=file,
+                line=line,
+                field=str(column),
+            )
+
+
+def read_weight_matrix(path: Path) -> list[list[float]]:
+    """A weight matrix CSV: rows of numbers, no header (one clear line on anything else)."""
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    rows: list[list[float]] = []
+    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        for line_no, row in enumerate(csv.reader(fh), 1):
+            if not row:
+                continue
+            try:
+                rows.append([float(v) for v in row])
+            except ValueError:
+                raise InputError(
+                    f"weight matrix cells must be numbers, got {row}", path=path, line=line_no
+                ) from None
+            if len(rows[-1]) != len(rows[0]):
+                raise InputError(
+                    f"expected {len(rows[0])} cells (as in the first row), got {len(row)}",
+                    path=path,
+                    line=line_no,
+                )
+    return rows
