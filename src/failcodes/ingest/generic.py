@@ -25,6 +25,7 @@ sentence_ids=question`` (both adapters) qualifies sentence ids numbered per answ
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,8 +46,17 @@ from failcodes.ingest.table import (
 from failcodes.labels import Label
 from failcodes.sheetio import is_spreadsheet
 from failcodes.traces import Trace
+from failcodes.verdicts import Verdict
 
-OPTIONS: tuple[str, ...] = ("ids", "unmapped", "sentence_ids", "rows", "label_level")
+OPTIONS: tuple[str, ...] = (
+    "ids",
+    "unmapped",
+    "sentence_ids",
+    "rows",
+    "label_level",
+    "verdict_threshold",
+    "below_threshold",
+)
 LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties")
 
 
@@ -64,7 +74,27 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         sentence_ids=options.extra.get("sentence_ids", "global"),
         rows=parse_rows_path(options.extra["rows"]) if "rows" in options.extra else None,
         label_level=options.extra.get("label_level", "auto"),
+        verdict_threshold=_threshold(options),
+        below_threshold=Verdict(
+            options.option("below_threshold", ("no_evidence", "refuted"), "no_evidence")
+        ),
     )
+
+
+def _threshold(options: AdapterOptions) -> float | None:
+    """``--option verdict_threshold=T`` as a number (None when not given)."""
+    text = options.extra.get("verdict_threshold")
+    if text is None:
+        if "below_threshold" in options.extra:
+            raise ConfigError("--option below_threshold goes with --option verdict_threshold=T")
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ConfigError(f"--option verdict_threshold={text!r}: expected a number, e.g. 0.5")
+    return value
 
 
 def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:

@@ -34,7 +34,9 @@ with options alone (docs/trace-format.md, "Your own table"):
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +91,8 @@ class TableSpec:
     sentence_ids: str = "global"
     rows: RowsPath | None = None
     label_level: str = "auto"
+    verdict_threshold: float | None = None
+    below_threshold: Verdict = Verdict.NO_EVIDENCE
 
     @property
     def index_columns(self) -> frozenset[str]:
@@ -367,6 +371,8 @@ def _row(
                 else p
                 for i, p in enumerate(rec["passages"], start=1)
             ]
+    if spec.verdict_threshold is not None:
+        _score_verdict(rec, spec, path, line)
     trace = dataio.trace_from_record(rec, path, line, spec.aliases)
     label: Label | None = None
     rule = spec.label_rule
@@ -382,6 +388,32 @@ def _row(
                 **{k: str(v) for k, v in label_extra.items()},
             )
     return trace, label
+
+
+def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) -> None:
+    """A verifier's support score as a verdict: supported at or above the threshold.
+
+    Score-based verifiers (MiniCheck, AlignScore, an NLI entailment probability) give no
+    label; below the threshold the verdict is ``spec.below_threshold`` (no_evidence unless
+    said otherwise). The score is kept as the raw verdict.
+    """
+    value = rec.get("verdict")
+    score: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        score = float(value)
+    elif isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            score = float(value.strip())
+    if score is None or not math.isfinite(score):
+        raise InputError(
+            f"--option verdict_threshold: expected a support score (a number), got {value!r}",
+            path=path,
+            line=line,
+            field="verdict",
+        )
+    rec.setdefault("raw_verdict", str(value).strip())
+    assert spec.verdict_threshold is not None
+    rec["verdict"] = Verdict.SUPPORTED if score >= spec.verdict_threshold else spec.below_threshold
 
 
 @dataclass
