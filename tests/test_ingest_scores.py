@@ -60,3 +60,17 @@ def test_a_cell_that_is_no_score_names_its_line(tmp_path: Path) -> None:
 def test_bad_threshold_options(tmp_path: Path, extra: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         _read(tmp_path, **extra)
+
+
+def test_rows_without_a_verdict(tmp_path: Path) -> None:
+    # the verifier failed on c2 (empty cell): refused by default, with the way out
+    rows = "claim_id,claim,verdict\nc1,X,SUPPORTED\nc2,Y,\nc3,Z,refuted\n"
+    path = tmp_path / "run.csv"
+    path.write_text(rows)
+    with pytest.raises(InputError) as info:
+        GENERIC.read([path], AdapterOptions(system="s"))
+    assert (info.value.line, info.value.field) == (3, "verdict")
+    assert "--option no_verdict=drop" in str(info.value)
+    result = GENERIC.read([path], AdapterOptions(system="s", extra={"no_verdict": "drop"}))
+    assert [t.claim_id for t in result.traces] == ["c1", "c3"]
+    assert "1 row(s) without a verdict left out (first at line 3" in result.notes[0]

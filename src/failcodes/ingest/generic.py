@@ -56,6 +56,7 @@ OPTIONS: tuple[str, ...] = (
     "label_level",
     "verdict_threshold",
     "below_threshold",
+    "no_verdict",
 )
 LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties")
 
@@ -74,6 +75,7 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         sentence_ids=options.extra.get("sentence_ids", "global"),
         rows=parse_rows_path(options.extra["rows"]) if "rows" in options.extra else None,
         label_level=options.extra.get("label_level", "auto"),
+        no_verdict=options.extra.get("no_verdict", "error"),
         verdict_threshold=_threshold(options),
         below_threshold=Verdict(
             options.option("below_threshold", ("no_evidence", "refuted"), "no_evidence")

@@ -65,6 +65,7 @@ ID_MODES: tuple[str, ...] = ("columns", "line", "claim")
 SENTENCE_ID_MODES: tuple[str, ...] = ("global", "question")
 LABEL_LEVELS: tuple[str, ...] = ("auto", "sentence", "claim")
 UNMAPPED_MODES: tuple[str, ...] = ("error", "drop")
+NO_VERDICT_MODES: tuple[str, ...] = ("error", "drop")
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class TableSpec:
     label_level: str = "auto"
     verdict_threshold: float | None = None
     below_threshold: Verdict = Verdict.NO_EVIDENCE
+    no_verdict: str = "error"
 
     @property
     def index_columns(self) -> frozenset[str]:
@@ -128,6 +130,7 @@ class TableSpec:
         check_option("sentence_ids", self.sentence_ids, SENTENCE_ID_MODES)
         check_option("unmapped", self.unmapped, UNMAPPED_MODES)
         check_option("label_level", self.label_level, LABEL_LEVELS)
+        check_option("no_verdict", self.no_verdict, NO_VERDICT_MODES)
 
 
 def check_option(name: str, value: str, modes: Sequence[str]) -> None:
@@ -432,12 +435,24 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
     traces: list[Trace] = []
     drafts: list[tuple[Label, Path, int]] = []
     empty = [0]
+    unverdicted: list[int] = []
     for path in paths:
         header = None if spec.rows or is_document(path) else dataio.table_columns(path)
         if header is not None:
             check_header(path, header, spec)
         for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty):
+            if spec.no_verdict == "drop" and _no_verdict(raw, spec):
+                unverdicted.append(line)
+                continue
             try:
+                if _no_verdict(raw, spec):
+                    raise InputError(
+                        "no verdict (did the verifier fail on this claim? --option "
+                        "no_verdict=drop leaves such rows out, counted in a note)",
+                        path=path,
+                        line=line,
+                        field="verdict",
+                    )
                 trace, label = _checked_row(raw, spec, seen, path, line)
             except InputError as exc:
                 if not where:
@@ -449,6 +464,11 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
             if label is not None:
                 drafts.append((label, path, line))
     result = TableResult(traces=traces)
+    if unverdicted:
+        result.notes.append(
+            f"{len(unverdicted):,} row(s) without a verdict left out (first at line "
+            f"{unverdicted[0]}; --option no_verdict=drop): their claims count in no metric"
+        )
     if empty[0]:
         result.notes.append(
             f"{empty[0]:,} list(s) on the rows path missing or empty: no rows from them"
@@ -468,6 +488,13 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
             f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
         )
     return result
+
+
+def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
+    """Whether the row's verdict column is missing or empty (a verifier that failed)."""
+    sources = [k for k, targets in spec.column_map.items() if "verdict" in targets]
+    values = [raw.get(k) for k in sources or ["verdict"]]
+    return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
 
 
 def _checked_row(
