@@ -343,10 +343,15 @@ def test_group_origin_counts_rows_across_folds(
     assert cols.first.tolist() == [0, 3, 4]
 
 
-def test_group_origin_of_parquet_rows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chunk", [3, 1 << 17])
+def test_group_origin_of_parquet_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
     """Parquet groups are located by row; the command writes what the columns write."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", chunk)  # 3: folds inside a batch
 
     rows, flags = _shuffled(3)
     path = tmp_path / "traces.parquet"
