@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio
+from failcodes import dataio, fileio
 from failcodes.errors import InputError
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
@@ -229,7 +229,7 @@ def test_format_and_missing_file(tmp_path: Path) -> None:
 def test_atomic_batch_leaves_nothing_on_error(tmp_path: Path) -> None:
     target = tmp_path / "a.jsonl"
     target.write_text("old\n")
-    with pytest.raises(RuntimeError), dataio.AtomicBatch() as batch:
+    with pytest.raises(RuntimeError), fileio.AtomicBatch() as batch:
         dataio.write_traces(target, TRACES, batch=batch)
         dataio.write_labels(tmp_path / "b.csv", LABELS, batch=batch)
         raise RuntimeError("boom")

@@ -10,10 +10,10 @@ from statsmodels.stats.proportion import proportion_confint
 
 from failcodes.annotations import Annotation
 from failcodes.cli.run import execute_step
-from failcodes.dataio import read_models_jsonl
 from failcodes.demo import STEPS, DemoContext
 from failcodes.demo.humanloop import SIMULATED_CODER
 from failcodes.reviewplan import read_plan
+from failcodes.tableio import read_models_jsonl
 
 NEEDED = ("study", "codebook", "review-loop", "report")
 

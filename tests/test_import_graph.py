@@ -30,6 +30,25 @@ FORBIDDEN = [
     ("failcodes.metrics", "failcodes.fileio"),
     ("failcodes.mapping", "failcodes.dataio"),
     ("failcodes.mapping", "failcodes.fileio"),
+    # dataio's split (tableio <- labelio, traceio <- dataio): the arrows run one way only
+    ("failcodes.tableio", "failcodes.labelio"),
+    ("failcodes.tableio", "failcodes.traceio"),
+    ("failcodes.tableio", "failcodes.dataio"),
+    ("failcodes.labelio", "failcodes.traceio"),
+    ("failcodes.labelio", "failcodes.dataio"),
+    ("failcodes.traceio", "failcodes.labelio"),
+    ("failcodes.traceio", "failcodes.dataio"),
+]
+# the core does no file I/O, whichever of the I/O modules it would be
+FORBIDDEN += [
+    (core, io)
+    for core in (
+        "failcodes.stats",
+        "failcodes.disagreements",
+        "failcodes.metrics",
+        "failcodes.mapping",
+    )
+    for io in ("failcodes.tableio", "failcodes.labelio", "failcodes.traceio")
 ]
 
 

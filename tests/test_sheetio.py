@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from openpyxl import Workbook  # type: ignore[import-untyped]
 
-from failcodes.dataio import table_rows
 from failcodes.errors import InputError
 from failcodes.ingest import AdapterOptions, get_adapter
 from failcodes.ratingsio import read_ratings_frame
 from failcodes.sheetio import sheet_header, sheet_rows
+from failcodes.tableio import table_rows
 from tests.cli_helpers import run_cli
 from tests.conftest import reference_data
 

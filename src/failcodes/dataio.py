@@ -30,7 +30,6 @@ import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from pathlib import Path
 from typing import (
     TYPE_CHECKING,
@@ -50,8 +49,8 @@ import numpy.typing as npt
 from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
-from failcodes.fileio import AtomicBatch as AtomicBatch  # re-exported: io.AtomicBatch
-from failcodes.jsonio import decode_error, iter_jsonl, open_text, parse_json
+from failcodes.fileio import AtomicBatch
+from failcodes.jsonio import iter_jsonl, parse_json
 from failcodes.labels import (
     Label,
     LabelColumns,
@@ -60,7 +59,29 @@ from failcodes.labels import (
     near_miss_sentence,
 )
 from failcodes.sentences import Sentence
-from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
+from failcodes.tableio import (
+    ESCAPED_QUOTE_COLON,
+    EXTENSIONS,
+    KEY_COLON,
+    UTF8_BOM,
+    Format,
+    arrow_schema,
+    check_columns,
+    checked_csv_rows,
+    checked_parquet_rows,
+    csv_cell,
+    detect_format,
+    drop_nones,
+    id_problem,
+    msgspec_type,
+    passages_path_for,
+    pyarrow_modules,
+    rename_fields,
+    required_fields,
+    stage_table,
+    validate_record,
+    write_in_batch,
+)
 from failcodes.tracecols import (
     KEY_COLUMNS,
     SCALAR_COLUMNS,
@@ -82,59 +103,22 @@ if TYPE_CHECKING:  # disagreements imports metrics; dataio imports it on use
 
 M = TypeVar("M", bound=BaseModel)
 
+# The columnar readers and the disagreement files below (changed on another branch meanwhile)
+# call these helpers of failcodes.tableio by the private names they had here.
+_ESCAPED_QUOTE_COLON = ESCAPED_QUOTE_COLON
+_EXTENSIONS = EXTENSIONS
+_KEY_COLON = KEY_COLON
+_BOM = UTF8_BOM
+_arrow_schema = arrow_schema
+_check_columns = check_columns
+_drop_nones = drop_nones
+_msgspec_type = msgspec_type
+_required = required_fields
+_batched = write_in_batch
 
-def pyarrow_modules() -> tuple[Any, Any]:
-    """Return ``(pyarrow, pyarrow.parquet)``, imported on first use (~0.2 s; Parquet only)."""
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
-
-    return pa, pq
-
-
-class Format(StrEnum):
-    """A file format failcodes reads and writes."""
-
-    JSONL = "jsonl"
-    CSV = "csv"
-    PARQUET = "parquet"
-
-
-_EXTENSIONS: dict[str, Format] = {
-    ".jsonl": Format.JSONL,
-    ".ndjson": Format.JSONL,
-    ".csv": Format.CSV,
-    ".parquet": Format.PARQUET,
-    ".pq": Format.PARQUET,
-}
 
 #: Columns of the passages table of a trace CSV, in order (the join key first).
 PASSAGE_KEY = ("system", "claim_id")
-
-
-def detect_format(path: str | Path) -> Format:
-    """Return the format of ``path`` from its extension, or raise :class:`InputError`."""
-    suffix = Path(path).suffix.lower()
-    if is_spreadsheet(path):
-        raise InputError(
-            "an Excel workbook: failcodes reads its traces and labels as .jsonl, .csv or "
-            ".parquet; turn the sheet into one with `failcodes ingest generic` (traces) or "
-            "`failcodes ingest generic-labels` (labels)",
-            path=path,
-        )
-    try:
-        return _EXTENSIONS[suffix]
-    except KeyError:
-        raise InputError(
-            f"cannot tell the format from the extension {suffix or '(none)'!r}; "
-            "expected .jsonl, .csv or .parquet",
-            path=path,
-        ) from None
-
-
-def passages_path_for(path: str | Path) -> Path:
-    """Return the passages table that goes with a trace CSV: ``X.csv`` -> ``X.passages.csv``."""
-    p = Path(path)
-    return p.with_name(f"{p.stem}.passages.csv")
 
 
 # ------------------------------------------------------------------------------------------
@@ -142,245 +126,9 @@ def passages_path_for(path: str | Path) -> Path:
 # ------------------------------------------------------------------------------------------
 
 
-def _batched(batch: AtomicBatch | None, write: Callable[[AtomicBatch], None]) -> None:
-    if batch is not None:
-        write(batch)
-        return
-    with AtomicBatch() as own:
-        write(own)
-
-
 # ------------------------------------------------------------------------------------------
 # Rows in, rows out
 # ------------------------------------------------------------------------------------------
-
-
-def _rename(record: dict[str, Any], column_map: Mapping[str, str]) -> dict[str, Any]:
-    """Apply a foreign->ours column map; an empty target drops the column."""
-    if not column_map:
-        return record
-    out: dict[str, Any] = {}
-    for key, value in record.items():
-        new = column_map.get(key, key)
-        if new:
-            out[new] = value
-    return out
-
-
-#: Largest CSV cell read (the csv module's default, 128 KiB, is smaller than cells we write).
-CSV_FIELD_LIMIT = 1 << 30
-
-
-def _csv_rows(
-    path: Path,
-    columns: Sequence[str] | None,
-    required: Sequence[str],
-    column_map: Mapping[str, str],
-    delimiter: str = ",",
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows of a CSV file; an empty cell is a missing value, except in a required column.
-
-    In a required column it is the empty string (an empty claim or passage text round-trips
-    as it does in JSONL; a required number or flag then fails validation with its line).
-    """
-    csv.field_size_limit(CSV_FIELD_LIMIT)
-    keep_empty = set(required)
-    with open_text(path) as fh:
-        try:
-            reader = csv.reader(fh, delimiter=delimiter)
-            try:
-                header_raw = next(reader)
-            except StopIteration:
-                raise InputError("empty file, expected a header row", path=path, line=1) from None
-            except csv.Error as exc:
-                raise InputError(f"malformed CSV ({exc})", path=path, line=1) from None
-            _check_nul(path, 1, header_raw, header_raw)
-            header = [column_map.get(h, h) for h in header_raw]
-            _check_columns(path, header, columns, required)
-            last = reader.line_num
-            while True:
-                try:
-                    row = next(reader)
-                except StopIteration:
-                    break
-                except csv.Error as exc:
-                    raise InputError(f"malformed CSV ({exc})", path=path, line=last + 1) from None
-                lineno, last = last + 1, reader.line_num
-                if not row or all(not cell.strip() for cell in row):
-                    continue
-                if len(row) != len(header):
-                    raise InputError(
-                        f"expected {len(header)} cells (as in the header), got {len(row)}",
-                        path=path,
-                        line=lineno,
-                    )
-                _check_nul(path, lineno, header_raw, row)
-                yield (
-                    lineno,
-                    {
-                        h: v
-                        for h, v in zip(header, row, strict=True)
-                        if h and (v != "" or h in keep_empty)
-                    },
-                )
-        except UnicodeDecodeError as exc:
-            raise decode_error(path, exc) from None
-
-
-_NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
-
-
-def _check_nul(path: Path, line: int, header: Sequence[str], row: Sequence[str]) -> None:
-    """Refuse a NUL byte in a CSV cell (binary data, or UTF-16 text saved by a spreadsheet)."""
-    if "\x00" not in "".join(row):
-        return
-    column = next(i for i, cell in enumerate(row) if "\x00" in cell)
-    name = header[column] if column < len(header) else ""
-    raise InputError(
-        f"NUL byte in column {column + 1} {_NUL_WHY}",
-        path=path,
-        line=line,
-        field=name if name and "\x00" not in name else None,
-    )
-
-
-def header_hint(header: Sequence[str], wanted: str) -> str:
-    """Why a CSV header lacks the column ``wanted`` it seems to mean ("" if it is not clear).
-
-    A header that is one cell holding ``;`` or tabs: a European Excel export (``;``) or a TSV
-    named ``.csv``. A column that is ``wanted`` but for case or spaces: which one.
-    """
-    cells = [h for h in header if h]
-    nul = [i for i, h in enumerate(header) if "\x00" in h]
-    if nul:
-        return f"NUL byte in column {nul[0] + 1} {_NUL_WHY}"
-    if len(cells) == 1:
-        for sep, what in ((";", "semicolons (European Excel?)"), ("\t", "tabs (a TSV file?)")):
-            if len(cells[0].split(sep)) > 1:
-                return (
-                    f"the header is separated by {what}, expected commas: save the table as "
-                    "CSV (comma delimited)"
-                )
-    near = [h for h in cells if h != wanted and h.strip().lower() == wanted]
-    if near:
-        return f"column {near[0]!r}: did you mean {wanted!r}? (names are exact: case, spaces)"
-    return ""
-
-
-def _check_columns(
-    path: Path, header: Sequence[str], columns: Sequence[str] | None, required: Sequence[str]
-) -> None:
-    """Refuse repeated, unknown (``columns`` None: any name is known) and missing columns."""
-    seen: set[str] = set()
-    for name in header:
-        if not name:
-            continue
-        if name in seen:
-            raise InputError("column appears twice in the header", path=path, line=1, field=name)
-        seen.add(name)
-        if columns is not None and name not in columns:
-            near = name.strip().lower()
-            hint = header_hint(header, near if near in columns else "")
-            if hint:
-                raise InputError(hint, path=path, line=1)
-            raise InputError(
-                f"unknown column (expected some of: {', '.join(columns)}; "
-                "rename foreign columns with --map FOREIGN=ours, drop with --map FOREIGN=)",
-                path=path,
-                line=1,
-                field=name,
-            )
-    for name in required:
-        if name not in seen:
-            hint = header_hint(header, name)
-            raise InputError(
-                hint or f"missing column (have: {', '.join(h for h in header if h)})",
-                path=path,
-                line=1,
-                field=name,
-            )
-
-
-def _parquet_rows(
-    path: Path,
-    columns: Sequence[str] | None,
-    required: Sequence[str],
-    column_map: Mapping[str, str],
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    pa, pq = pyarrow_modules()
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
-    header = [column_map.get(n, n) for n in table.column_names]
-    _check_columns(path, header, columns, required)
-    table = table.rename_columns(header)
-    drop = [n for n in header if not n]
-    if drop:
-        table = table.drop_columns(drop)
-    yield from enumerate(table.to_pylist(), start=1)
-
-
-def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line, record)`` for every row of any JSONL, CSV, Parquet or Excel table, as is.
-
-    No column is required or refused (callers map foreign columns themselves); missing values
-    (empty CSV cells, nulls) are left out of the record. Errors as for every reader: malformed
-    JSON or CSV, a row with the wrong number of cells, a repeated CSV header, with the line.
-    """
-    p = Path(path)
-    if is_spreadsheet(p):
-        yield from sheet_rows(p)
-        return
-    fmt = detect_format(p)
-    if fmt is Format.JSONL:
-        rows: Iterable[tuple[int, dict[str, Any]]] = iter_jsonl(p)
-    elif fmt is Format.CSV:
-        rows = _csv_rows(p, None, (), {})
-    else:
-        rows = _parquet_rows(p, None, (), {})
-    for line, rec in rows:
-        yield line, _drop_nones(rec)
-
-
-def csv_rows(
-    path: str | Path, required: Sequence[str], *, delimiter: str = ","
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line, record)`` for every row of a foreign CSV (or TSV) file.
-
-    Every ``required`` column must be in the header (its empty cells are ``""``); other empty
-    cells are left out. Errors as for :func:`table_rows`, and text that is not UTF-8, with the
-    file and line: for the adapters of published data sets (HealthVer, COVID-Fact).
-    """
-    yield from _csv_rows(Path(path), None, required, {}, delimiter)
-
-
-def table_columns(path: str | Path) -> list[str] | None:
-    """The header of a CSV or workbook, the column names of a Parquet file; None for JSONL."""
-    p = Path(path)
-    if is_spreadsheet(p):
-        return sheet_header(p)
-    fmt = detect_format(p)
-    if fmt is Format.JSONL:
-        return None
-    if fmt is Format.PARQUET:
-        pa, pq = pyarrow_modules()
-        try:
-            return list(pq.read_schema(p).names)
-        except (pa.ArrowException, OSError) as exc:
-            raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
-    with open_text(p) as fh:
-        try:
-            header = next(csv.reader(fh), None)
-        except UnicodeDecodeError as exc:
-            raise decode_error(p, exc) from None
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", path=p, line=1) from None
-    if header is None:
-        raise InputError("empty file, expected a header row", path=p, line=1)
-    return header
 
 
 def trace_from_record(
@@ -395,43 +143,6 @@ def trace_from_record(
     passages may be objects with missing values left out. Errors name path, line and field.
     """
     return _prepare_trace(dict(record), Path(path), line, aliases, {})
-
-
-def _drop_nones(record: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if v is not None}
-
-
-def _field_name(loc: Sequence[int | str]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out
-
-
-def _validation_error(
-    exc: ValidationError, path: Path, line: int | None, prefix: str = ""
-) -> InputError:
-    err = exc.errors()[0]
-    loc = tuple(err.get("loc", ()))
-    field = _field_name(((prefix,) if prefix else ()) + loc) or None
-    kind = err.get("type", "")
-    if kind == "missing":
-        message = "missing required field"
-    elif kind == "extra_forbidden":
-        message = "unknown field (rename foreign fields with --map FOREIGN=ours)"
-    elif kind == "value_error":  # our own validators: their message says it all
-        message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-    else:
-        got = repr(err.get("input"))
-        got = got if len(got) <= 80 else got[:77] + "..."
-        message = f"{err.get('msg', 'invalid value')} (got {got})"
-    more = len(exc.errors()) - 1
-    if more:
-        message += f"; and {more} more problem{'s' if more > 1 else ''} in this record"
-    return InputError(message, path=path, line=line, field=field)
 
 
 def claim_once(
@@ -456,35 +167,9 @@ def claim_once(
     return key
 
 
-def validate_record(
-    model: type[M], record: Mapping[str, Any], path: str | Path, line: int | None
-) -> M:
-    """Validate one read record as ``model``.
-
-    Raises :class:`InputError` naming the file, line and field of the first problem.
-    """
-    try:
-        return model.model_validate(record)
-    except ValidationError as exc:
-        raise _validation_error(exc, Path(path), line) from None
-
-
-def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
-    """Read a JSONL file of ``model`` objects (units, annotations, ...).
-
-    Raises :class:`InputError` naming the file, line and field of the first problem.
-    """
-    src = Path(path)
-    return [validate_record(model, record, src, line) for line, record in iter_jsonl(src)]
-
-
 # ------------------------------------------------------------------------------------------
 # Generic flat models (labels, sentences)
 # ------------------------------------------------------------------------------------------
-
-
-def _required(model: type[BaseModel]) -> list[str]:
-    return [name for name, info in model.model_fields.items() if info.is_required()]
 
 
 def _records(
@@ -497,12 +182,12 @@ def _records(
     cols = list(columns if columns is not None else model.model_fields)
     if fmt is Format.JSONL:
         for line, rec in iter_jsonl(path):
-            yield line, _drop_nones(_rename(rec, column_map))
+            yield line, drop_nones(rename_fields(rec, column_map))
     elif fmt is Format.CSV:
-        yield from _csv_rows(path, cols, _required(model), column_map)
+        yield from checked_csv_rows(path, cols, required_fields(model), column_map)
     else:
-        for line, rec in _parquet_rows(path, cols, _required(model), column_map):
-            yield line, _drop_nones(rec)
+        for line, rec in checked_parquet_rows(path, cols, required_fields(model), column_map):
+            yield line, drop_nones(rec)
 
 
 def _iter_flat(
@@ -634,15 +319,12 @@ def _label_decoder() -> Any:
 
     fields: list[tuple[Any, ...]] = []
     for name, info in Label.model_fields.items():
-        kind = _msgspec_type(info.annotation, info.metadata)
+        kind = msgspec_type(info.annotation, info.metadata)
         fields.append((name, kind) if info.is_required() else (name, kind, None))
     line = msgspec.defstruct(
         "LabelLine", fields, kw_only=True, forbid_unknown_fields=True, gc=False
     )
     return msgspec.json.Decoder(line)
-
-
-_BOM = b"\xef\xbb\xbf"
 
 
 def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> LabelColumns | None:
@@ -676,7 +358,7 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
         for lineno, raw in enumerate(fh, start=1):
             body = raw.removesuffix(b"\n").removesuffix(b"\r")
             if lineno == 1:
-                body = body.removeprefix(_BOM)
+                body = body.removeprefix(UTF8_BOM)
             if not body.strip():
                 continue
             if b"\r" in body:
@@ -693,7 +375,7 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
             if b"\\" not in body:
                 if body.count(b'"') != 2 * (2 * present - 1):
                     return None
-            elif len(_KEY_COLON.findall(body)) - len(_ESCAPED_QUOTE_COLON.findall(body)) != present:
+            elif len(KEY_COLON.findall(body)) - len(ESCAPED_QUOTE_COLON.findall(body)) != present:
                 return None
             pattern = tuple(v is None for v in row)
             given = patterns.get(pattern)
@@ -853,48 +535,12 @@ def write_sentences(
     _write_flat(path, Sentence, list(sentences), batch)
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, StrEnum):
-        return value.value
-    return str(value)
-
-
 def _write_flat(
     path: str | Path, model: type[BaseModel], rows: Sequence[BaseModel], batch: AtomicBatch | None
 ) -> None:
     detect_format(path)  # an unknown extension fails before anything is staged
     columns = tuple(model.model_fields)
-    _batched(batch, lambda b: _stage_table(b, Path(path), model, rows, columns))
-
-
-def _stage_table(
-    b: AtomicBatch,
-    path: Path,
-    model: type[BaseModel],
-    rows: Sequence[BaseModel],
-    csv_columns: Sequence[str],
-) -> None:
-    """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``)."""
-    fmt = detect_format(path)
-    tmp = b.stage(path)
-    if fmt is Format.JSONL:
-        with tmp.open("w", encoding="utf-8") as fh:
-            for row in rows:
-                fh.write(row.model_dump_json(exclude_none=True) + "\n")
-    elif fmt is Format.CSV:
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(csv_columns)
-            for row in rows:
-                writer.writerow([_cell(getattr(row, c)) for c in csv_columns])
-    else:
-        pa, pq = pyarrow_modules()
-        data = [row.model_dump(mode="json") for row in rows]
-        pq.write_table(pa.Table.from_pylist(data, schema=_arrow_schema(model)), tmp)
+    write_in_batch(batch, lambda b: stage_table(b, Path(path), model, rows, columns))
 
 
 # ------------------------------------------------------------------------------------------
@@ -902,47 +548,9 @@ def _stage_table(
 # ------------------------------------------------------------------------------------------
 
 
-def _arrow_type(annotation: Any) -> Any:
-    pa, _ = pyarrow_modules()
-    origin = get_origin(annotation)
-    if origin in (Union, types.UnionType):
-        inner = [a for a in get_args(annotation) if a is not type(None)]
-        if len(inner) != 1:  # pragma: no cover - our models never do this
-            raise TypeError(f"unsupported union {annotation!r}")
-        return _arrow_type(inner[0])
-    if origin is tuple:
-        return pa.list_(_arrow_type(get_args(annotation)[0]))
-    if isinstance(annotation, type):
-        if issubclass(annotation, BaseModel):
-            return _arrow_struct(annotation)
-        if issubclass(annotation, bool):
-            return pa.bool_()
-        if issubclass(annotation, int):
-            return pa.int64()
-        if issubclass(annotation, float):
-            return pa.float64()
-        if issubclass(annotation, str):
-            return pa.string()
-    raise TypeError(f"no Arrow type for {annotation!r}")  # pragma: no cover
-
-
-def _arrow_struct(model: type[BaseModel]) -> Any:
-    pa, _ = pyarrow_modules()
-    return pa.struct(
-        [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
-    )
-
-
-def _arrow_schema(model: type[BaseModel]) -> Any:
-    pa, _ = pyarrow_modules()
-    return pa.schema(
-        [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
-    )
-
-
 def trace_arrow_schema() -> Any:
     """Return the Arrow schema of a trace Parquet file (passages as ``list<struct>``)."""
-    return _arrow_schema(Trace)
+    return arrow_schema(Trace)
 
 
 # ------------------------------------------------------------------------------------------
@@ -951,14 +559,6 @@ def trace_arrow_schema() -> Any:
 
 TRACE_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "passages")
 PASSAGE_COLUMNS: tuple[str, ...] = (*PASSAGE_KEY, *Passage.model_fields)
-
-
-def id_problem(value: object) -> str | None:
-    """Why ``value`` is no usable id (blank, or spaces around it), or None (also for non-text)."""
-    if not isinstance(value, str) or (value and value == value.strip()):
-        return None
-    why = "blank id (empty or spaces only)" if not value.strip() else f"id {value!r}"
-    return f"{why}; expected the identifier alone, without spaces around it"
 
 
 #: A trace's identifiers: a blank one joins nothing, a padded one (``" c1"``) silently misses
@@ -988,10 +588,10 @@ def _prepare_trace(
     passages = record.get("passages")
     if isinstance(passages, list) and column_map:
         record["passages"] = [
-            _drop_nones(_rename(p, column_map)) if isinstance(p, dict) else p for p in passages
+            drop_nones(rename_fields(p, column_map)) if isinstance(p, dict) else p for p in passages
         ]
     elif isinstance(passages, list):
-        record["passages"] = [_drop_nones(p) if isinstance(p, dict) else p for p in passages]
+        record["passages"] = [drop_nones(p) if isinstance(p, dict) else p for p in passages]
     return validate_record(Trace, record, path, line)
 
 
@@ -1020,17 +620,17 @@ def read_traces(
     out: list[Trace] = []
     seen = {} if seen is None else seen
     lines: dict[tuple[str, str], int] = {}
-    required = [n for n in _required(Trace) if not (default_system and n == "system")]
+    required = [n for n in required_fields(Trace) if not (default_system and n == "system")]
     if fmt is Format.JSONL:
         rows: Iterable[tuple[int, dict[str, Any]]] = (
-            (line, _drop_nones(_rename(rec, cmap))) for line, rec in iter_jsonl(p)
+            (line, drop_nones(rename_fields(rec, cmap))) for line, rec in iter_jsonl(p)
         )
     elif fmt is Format.CSV:
-        rows = _csv_rows(p, TRACE_COLUMNS, required, cmap)
+        rows = checked_csv_rows(p, TRACE_COLUMNS, required, cmap)
     else:
         rows = (
-            (line, _drop_nones(rec))
-            for line, rec in _parquet_rows(p, tuple(Trace.model_fields), required, cmap)
+            (line, drop_nones(rec))
+            for line, rec in checked_parquet_rows(p, tuple(Trace.model_fields), required, cmap)
         )
     for line, rec in rows:
         if default_system and "system" not in rec:
@@ -1058,8 +658,8 @@ def _attach_passages(
 ) -> list[Trace]:
     grouped: dict[int, list[tuple[int, Passage]]] = {}
     ranks: dict[tuple[int, int], int] = {}
-    for line, rec in _csv_rows(
-        path, PASSAGE_COLUMNS, (*PASSAGE_KEY, *_required(Passage)), column_map
+    for line, rec in checked_csv_rows(
+        path, PASSAGE_COLUMNS, (*PASSAGE_KEY, *required_fields(Passage)), column_map
     ):
         key = (rec.pop("system"), rec.pop("claim_id"))
         pos = index.get(key)
@@ -1102,7 +702,7 @@ def write_traces(
     written = [p]
 
     def write(b: AtomicBatch) -> None:
-        _stage_table(b, p, Trace, rows, TRACE_COLUMNS)
+        stage_table(b, p, Trace, rows, TRACE_COLUMNS)
         if fmt is Format.CSV:
             side = passages_path_for(p)
             written.append(side)
@@ -1114,10 +714,10 @@ def write_traces(
                     for ps in t.passages:
                         writer.writerow(
                             [t.system, t.claim_id]
-                            + [_cell(getattr(ps, c)) for c in Passage.model_fields]
+                            + [csv_cell(getattr(ps, c)) for c in Passage.model_fields]
                         )
 
-    _batched(batch, write)
+    write_in_batch(batch, write)
     return written
 
 
@@ -1149,26 +749,6 @@ class _LineFailure:
 
     line: int
     error: InputError
-
-
-def _msgspec_type(annotation: Any, metadata: Sequence[Any]) -> Any:
-    import msgspec
-
-    origin = get_origin(annotation)
-    if origin in (Union, types.UnionType):
-        inner = [a for a in get_args(annotation) if a is not type(None)]
-        return _msgspec_type(inner[0], metadata) | None
-    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
-        return Literal[tuple(v.value for v in annotation)]
-    bounds = {
-        key: getattr(m, key)
-        for m in metadata
-        for key in ("ge", "gt", "le", "lt")
-        if getattr(m, key, None) is not None
-    }
-    if bounds:
-        return Annotated[annotation, msgspec.Meta(**bounds)]
-    return annotation
 
 
 @functools.lru_cache(maxsize=1)
@@ -1270,10 +850,6 @@ def _object_line(
     if default_system and "system" not in rec:
         rec["system"] = default_system
     return _prepare_trace(rec, path, lineno, aliases, {})
-
-
-_KEY_COLON = re.compile(rb'"[ \t]*:')
-_ESCAPED_QUOTE_COLON = re.compile(rb'\\"[ \t]*:')
 
 
 @functools.lru_cache(maxsize=1)

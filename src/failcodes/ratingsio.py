@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio
+from failcodes import tableio
 from failcodes.errors import InputError
 from failcodes.jsonio import iter_jsonl
 from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
@@ -44,9 +44,9 @@ def read_ratings_frame(path: str | Path) -> Any:
         if suffix == ".csv":
             # pandas renames a repeated column to NAME.1 and pads a short row with blanks:
             # the CSV reader refuses both, with the line (ratings tables are small)
-            lines = [line for line, _ in dataio.csv_rows(p, ())]
+            lines = [line for line, _ in tableio.csv_rows(p, ())]
             frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-            hint = dataio.header_hint([str(c) for c in frame.columns], "")
+            hint = tableio.header_hint([str(c) for c in frame.columns], "")
             if hint:
                 raise InputError(hint, path=p, line=1)
             _check_rating_cells(frame, p, lines)

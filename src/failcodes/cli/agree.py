@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from failcodes import dataio, jsonio
+from failcodes import jsonio, tableio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
 from failcodes.cli.options import UnitColumnOpt
@@ -223,7 +223,7 @@ def agree(
         if panel_run:
             notes.append(f"judge panel {file}: agreement between its members")
         scoped = annotation_agreement(
-            panel_annotations(file) if panel_run else dataio.read_models_jsonl(file, Annotation),
+            panel_annotations(file) if panel_run else tableio.read_models_jsonl(file, Annotation),
             categories=None if cb is None else cb.code_lists(),
             codebook_hash=None if cb is None else cb.hash,
             n_bootstrap=bootstrap,

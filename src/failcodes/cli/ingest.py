@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from failcodes import dataio
+from failcodes import dataio, fileio, tableio
 from failcodes.cli.main import app
 from failcodes.cli.options import EvidenceOpt
 from failcodes.errors import ConfigError, InputError
@@ -195,7 +195,7 @@ def ingest(
     # Check every output extension before any reading, so a typo fails fast.
     for target in (out, labels_out, sentences_out):
         if target is not None:
-            dataio.detect_format(target)
+            tableio.detect_format(target)
     result = chosen.read(list(paths), options)
     if declared:
         result.traces = with_evidence_source(result.traces, declared)
@@ -212,7 +212,7 @@ def ingest(
     if labels_out is not None and not result.labels:
         raise ConfigError(f"adapter {adapter!r} produced no labels for --labels-out")
     written: list[str] = []
-    with dataio.AtomicBatch() as batch:
+    with fileio.AtomicBatch() as batch:
         if chosen.output is Output.TRACES:
             dataio.write_traces(out, result.traces, batch=batch)
             written.append(f"{len(result.traces):,} traces -> {out}")

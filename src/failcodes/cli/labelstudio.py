@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from failcodes import codebook as codebooks
-from failcodes import dataio, jsonio
+from failcodes import dataio, jsonio, tableio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
@@ -127,7 +127,7 @@ def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = 
     if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
         head = jsonio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
-            return dataio.read_models_jsonl(path, Unit)
+            return tableio.read_models_jsonl(path, Unit)
     return build_units(dataio.read_traces(path), part, top_k=top_k)
 
 
@@ -160,7 +160,7 @@ def _judged(judged: Path | None, cb: Codebook) -> list[Annotation]:
         from failcodes.judge.panelrun import run_codes
 
         return run_codes(judged, cb)
-    annotations = dataio.read_models_jsonl(judged, Annotation)
+    annotations = tableio.read_models_jsonl(judged, Annotation)
     if not annotations:  # --judged given: an empty file would silently drop the predictions
         raise InputError("no annotations (expected one JSON object per line)", path=judged)
     return annotations

@@ -227,8 +227,8 @@ def status_cmd(
 ) -> None:
     """Match pulled human reviews back to a plan: how much of each sample is reviewed."""
     from failcodes.annotations import Annotation
-    from failcodes.dataio import read_models_jsonl
     from failcodes.reviewplan import human_codes, match_reviews, read_plan
+    from failcodes.tableio import read_models_jsonl
 
     plan = read_plan(plan_path)
     anns = [a for p in reviews for a in read_models_jsonl(p, Annotation)]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from failcodes.dataio import AtomicBatch
+from failcodes.fileio import AtomicBatch
 from failcodes.labels import Label
 from failcodes.study.runner import subprocess_execute
 from failcodes.study.steps import Step

@@ -6,8 +6,8 @@ import json
 
 import pandas as pd
 
-from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DemoContext, StepOutput
+from failcodes.fileio import AtomicBatch
 
 
 def rtv_step(ctx: DemoContext) -> StepOutput:

@@ -7,8 +7,8 @@ from typing import Any
 import pandas as pd
 
 from failcodes import codebook
-from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DemoContext, StepOutput, write_csv
+from failcodes.fileio import AtomicBatch
 from failcodes.report.codebook_table import render_codebook_table
 from failcodes.study.layout import StudyLayout
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from failcodes.dataio import AtomicBatch
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_SEED, DemoContext, StepOutput
+from failcodes.fileio import AtomicBatch
 from failcodes.study.layout import StudyLayout
 
 

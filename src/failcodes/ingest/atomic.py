@@ -30,11 +30,11 @@ from pydantic import Field
 
 from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
 from failcodes.contract import FrozenModel, StrictModel
-from failcodes.dataio import validate_record
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.jsonio import iter_jsonl
 from failcodes.labels import Label
+from failcodes.tableio import validate_record
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 

@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from failcodes.contract import FrozenModel
-from failcodes.dataio import csv_rows
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, only_path
 from failcodes.jsonio import iter_jsonl, read_json
 from failcodes.labels import Label
+from failcodes.tableio import csv_rows
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 

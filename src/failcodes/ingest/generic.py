@@ -29,7 +29,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from failcodes import dataio
+from failcodes import dataio, tableio
 from failcodes.consensus import Rule, Ties, combine
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
@@ -105,8 +105,8 @@ def _has_passages_table(paths: Sequence[Path], options: AdapterOptions) -> bool:
     return any(
         not is_document(p)
         and not is_spreadsheet(p)
-        and dataio.detect_format(p) is dataio.Format.CSV
-        and dataio.passages_path_for(p).exists()
+        and tableio.detect_format(p) is tableio.Format.CSV
+        and tableio.passages_path_for(p).exists()
         for p in paths
     )
 

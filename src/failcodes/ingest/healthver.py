@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from failcodes.dataio import csv_rows
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
+from failcodes.tableio import csv_rows
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio, jsonio
+from failcodes import jsonio, tableio
 from failcodes.errors import ConfigError, InputError
 
 _LEVEL = re.compile(r"^[^.\[\]#]+(?:\.[^.\[\]#]+)*\[\]$")
@@ -214,7 +214,7 @@ def rows_of(
     ``line`` is where the record starts; ``where`` the row's JSON path inside the record ('' when
     not exploded). ``empty[0]`` counts records whose lists on the path were missing or empty.
     """
-    records = _json_records(path) if is_document(path) else dataio.table_rows(path)
+    records = _json_records(path) if is_document(path) else tableio.table_rows(path)
     for line, record in records:
         if rows is None:
             yield line, "", {k: v for k, v in record.items() if v is not None}

@@ -32,10 +32,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from failcodes.contract import FrozenModel
-from failcodes.dataio import validate_record
 from failcodes.errors import InputError
 from failcodes.jsonio import iter_jsonl
 from failcodes.labels import Label
+from failcodes.tableio import validate_record
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 

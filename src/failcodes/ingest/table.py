@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio
+from failcodes import dataio, tableio
 from failcodes.errors import ConfigError, InputError
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
@@ -156,7 +156,7 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
             fields.add(name)
         elif spec.unmapped == "error":
             near = name.strip().lower()
-            hint = dataio.header_hint(header, near if near in TRACE_FIELDS else "")
+            hint = tableio.header_hint(header, near if near in TRACE_FIELDS else "")
             if hint:
                 raise InputError(hint, path=path, line=1)
             raise InputError(
@@ -258,10 +258,10 @@ def label_from_row(
         rec["has_error"] = outcome is Outcome.ERROR
     _text_ids(rec, spec)
     for name in ("sentence_id", "claim_id", "question_id"):
-        problem = dataio.id_problem(rec.get(name))
+        problem = tableio.id_problem(rec.get(name))
         if problem is not None:  # written as is, it would be refused by every later reader
             raise InputError(problem, path=path, line=line, field=name)
-    return dataio.validate_record(Label, rec, path, line)
+    return tableio.validate_record(Label, rec, path, line)
 
 
 def _json_list(cell: str, path: Path, line: int) -> Any:
@@ -437,7 +437,7 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
     empty = [0]
     unverdicted: list[int] = []
     for path in paths:
-        header = None if spec.rows or is_document(path) else dataio.table_columns(path)
+        header = None if spec.rows or is_document(path) else tableio.table_columns(path)
         if header is not None:
             check_header(path, header, spec)
         for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty):

@@ -32,7 +32,6 @@ from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
 from failcodes.contract import first_repeat
-from failcodes.dataio import table_columns
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
@@ -40,6 +39,7 @@ from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time
 from failcodes.study.layout import JUDGE_KINDS, TRACES_SUFFIX, StudyLayout
+from failcodes.tableio import table_columns
 from failcodes.units import UnitKind
 
 
@@ -135,7 +135,7 @@ def _records(data: Any, path: Path, keys: tuple[str, ...], where: str = "") -> l
 
 def _all_annotations(path: Path) -> list[Annotation]:
     """Every line of a judge run's ``annotations.jsonl``, each validated (strict JSON)."""
-    from failcodes.dataio import read_models_jsonl
+    from failcodes.tableio import read_models_jsonl
 
     return read_models_jsonl(path, Annotation)
 
@@ -366,9 +366,9 @@ def _panel_rows(folder: Path, run: str) -> list[dict[str, Any]]:
 
 def _quote_rows(folder: Path, run: str) -> list[dict[str, Any]]:
     """Per judge of a run (each panel member, or the run's judge): per-dimension quote checks."""
-    from failcodes.dataio import read_models_jsonl
     from failcodes.judge.panelrun import read_panel
     from failcodes.panel import quote_verification
+    from failcodes.tableio import read_models_jsonl
 
     panel = read_panel(folder)
     if panel is not None:
@@ -401,7 +401,6 @@ def _corrected(
     after a codebook bump) is skipped with the exact command that redraws it, and reviews made
     under another codebook version than the coded table's are left out.
     """
-    from failcodes.dataio import read_models_jsonl
     from failcodes.report.corrected import corrected_notes_key, corrected_rows, corrected_table
     from failcodes.reviewplan import (
         GROUP_COLUMN,
@@ -412,6 +411,7 @@ def _corrected(
         redraw_command,
         stale_reason,
     )
+    from failcodes.tableio import read_models_jsonl
 
     plan_files = sorted(plans_dir(root).glob("*.json"))
     notes: dict[str, list[str]] = {}
@@ -558,8 +558,8 @@ def _review_agreement(
     1,000 unit resamples, seed 0), and ``{code: "kappa [low, high]"}`` for the codebook table
     when exactly one human and one judge are compared (otherwise the table lists each pair).
     """
-    from failcodes.dataio import read_models_jsonl
     from failcodes.stats.tables import annotation_agreement
+    from failcodes.tableio import read_models_jsonl
 
     humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]
     reviewed = {a.unit_id for a in humans}

@@ -17,9 +17,9 @@ from pathlib import Path
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.dataio import validate_record
 from failcodes.errors import InputError
 from failcodes.jsonio import iter_jsonl
+from failcodes.tableio import validate_record
 
 
 class RtvItem(FrozenModel):

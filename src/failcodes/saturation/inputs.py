@@ -16,11 +16,11 @@ from pydantic import ValidationError
 
 from failcodes import codebook
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_models_jsonl
 from failcodes.errors import ConfigError, InputError
 from failcodes.jsonio import read_json
 from failcodes.saturation.coders import Coder, ScriptedCoder
 from failcodes.saturation.proposers import OfflineProposer, Proposer, ScriptedProposer
+from failcodes.tableio import read_models_jsonl
 from failcodes.units import Unit
 
 

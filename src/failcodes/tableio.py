@@ -1,0 +1,533 @@
+"""Rows of any table in (JSONL, CSV or Parquet, by extension), and what every model file shares.
+
+The format from the extension (:func:`detect_format`), the rows of a CSV or Parquet table with
+their column checks (:func:`checked_csv_rows`, :func:`checked_parquet_rows`, :func:`check_columns`,
+:func:`header_hint`), any table as is (:func:`table_rows`, :func:`csv_rows`,
+:func:`table_columns`), a record validated as a pydantic model with the file, line and field of
+its first problem (:func:`validate_record`), and a table of models staged for an atomic write
+(:func:`stage_table`, Arrow schemas derived from the models). Labels and sentences files are
+read in :mod:`failcodes.labelio`, traces in :mod:`failcodes.traceio`; the columnar trace
+readers and the disagreement files in :mod:`failcodes.dataio`.
+
+CSV: one row per record with a header; empty cells are missing values (in a required column:
+the empty string). Line numbers are 1-based: for CSV the physical line where the data row
+starts (the header is line 1), for Parquet the row number. pyarrow is imported on first use
+(:func:`pyarrow_modules`).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from failcodes.errors import InputError
+from failcodes.fileio import AtomicBatch
+from failcodes.jsonio import decode_error, iter_jsonl, open_text
+from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def pyarrow_modules() -> tuple[Any, Any]:
+    """Return ``(pyarrow, pyarrow.parquet)``, imported on first use (~0.2 s; Parquet only)."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    return pa, pq
+
+
+class Format(StrEnum):
+    """A file format failcodes reads and writes."""
+
+    JSONL = "jsonl"
+    CSV = "csv"
+    PARQUET = "parquet"
+
+
+EXTENSIONS: dict[str, Format] = {
+    ".jsonl": Format.JSONL,
+    ".ndjson": Format.JSONL,
+    ".csv": Format.CSV,
+    ".parquet": Format.PARQUET,
+    ".pq": Format.PARQUET,
+}
+
+
+def detect_format(path: str | Path) -> Format:
+    """Return the format of ``path`` from its extension, or raise :class:`InputError`."""
+    suffix = Path(path).suffix.lower()
+    if is_spreadsheet(path):
+        raise InputError(
+            "an Excel workbook: failcodes reads its traces and labels as .jsonl, .csv or "
+            ".parquet; turn the sheet into one with `failcodes ingest generic` (traces) or "
+            "`failcodes ingest generic-labels` (labels)",
+            path=path,
+        )
+    try:
+        return EXTENSIONS[suffix]
+    except KeyError:
+        raise InputError(
+            f"cannot tell the format from the extension {suffix or '(none)'!r}; "
+            "expected .jsonl, .csv or .parquet",
+            path=path,
+        ) from None
+
+
+def passages_path_for(path: str | Path) -> Path:
+    """Return the passages table that goes with a trace CSV: ``X.csv`` -> ``X.passages.csv``."""
+    p = Path(path)
+    return p.with_name(f"{p.stem}.passages.csv")
+
+
+# ------------------------------------------------------------------------------------------
+# Atomic writes (see failcodes.fileio)
+# ------------------------------------------------------------------------------------------
+
+
+def write_in_batch(batch: AtomicBatch | None, write: Callable[[AtomicBatch], None]) -> None:
+    """Run ``write`` in ``batch``, or in a batch of its own committed when it returns."""
+    if batch is not None:
+        write(batch)
+        return
+    with AtomicBatch() as own:
+        write(own)
+
+
+# ------------------------------------------------------------------------------------------
+# Rows in, rows out
+# ------------------------------------------------------------------------------------------
+
+
+def rename_fields(record: dict[str, Any], column_map: Mapping[str, str]) -> dict[str, Any]:
+    """Apply a foreign->ours column map; an empty target drops the column."""
+    if not column_map:
+        return record
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        new = column_map.get(key, key)
+        if new:
+            out[new] = value
+    return out
+
+
+#: Largest CSV cell read (the csv module's default, 128 KiB, is smaller than cells we write).
+CSV_FIELD_LIMIT = 1 << 30
+
+
+def checked_csv_rows(
+    path: Path,
+    columns: Sequence[str] | None,
+    required: Sequence[str],
+    column_map: Mapping[str, str],
+    delimiter: str = ",",
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows of a CSV file; an empty cell is a missing value, except in a required column.
+
+    In a required column it is the empty string (an empty claim or passage text round-trips
+    as it does in JSONL; a required number or flag then fails validation with its line).
+    """
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    keep_empty = set(required)
+    with open_text(path) as fh:
+        try:
+            reader = csv.reader(fh, delimiter=delimiter)
+            try:
+                header_raw = next(reader)
+            except StopIteration:
+                raise InputError("empty file, expected a header row", path=path, line=1) from None
+            except csv.Error as exc:
+                raise InputError(f"malformed CSV ({exc})", path=path, line=1) from None
+            _check_nul(path, 1, header_raw, header_raw)
+            header = [column_map.get(h, h) for h in header_raw]
+            check_columns(path, header, columns, required)
+            last = reader.line_num
+            while True:
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    break
+                except csv.Error as exc:
+                    raise InputError(f"malformed CSV ({exc})", path=path, line=last + 1) from None
+                lineno, last = last + 1, reader.line_num
+                if not row or all(not cell.strip() for cell in row):
+                    continue
+                if len(row) != len(header):
+                    raise InputError(
+                        f"expected {len(header)} cells (as in the header), got {len(row)}",
+                        path=path,
+                        line=lineno,
+                    )
+                _check_nul(path, lineno, header_raw, row)
+                yield (
+                    lineno,
+                    {
+                        h: v
+                        for h, v in zip(header, row, strict=True)
+                        if h and (v != "" or h in keep_empty)
+                    },
+                )
+        except UnicodeDecodeError as exc:
+            raise decode_error(path, exc) from None
+
+
+_NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
+
+
+def _check_nul(path: Path, line: int, header: Sequence[str], row: Sequence[str]) -> None:
+    """Refuse a NUL byte in a CSV cell (binary data, or UTF-16 text saved by a spreadsheet)."""
+    if "\x00" not in "".join(row):
+        return
+    column = next(i for i, cell in enumerate(row) if "\x00" in cell)
+    name = header[column] if column < len(header) else ""
+    raise InputError(
+        f"NUL byte in column {column + 1} {_NUL_WHY}",
+        path=path,
+        line=line,
+        field=name if name and "\x00" not in name else None,
+    )
+
+
+def header_hint(header: Sequence[str], wanted: str) -> str:
+    """Why a CSV header lacks the column ``wanted`` it seems to mean ("" if it is not clear).
+
+    A header that is one cell holding ``;`` or tabs: a European Excel export (``;``) or a TSV
+    named ``.csv``. A column that is ``wanted`` but for case or spaces: which one.
+    """
+    cells = [h for h in header if h]
+    nul = [i for i, h in enumerate(header) if "\x00" in h]
+    if nul:
+        return f"NUL byte in column {nul[0] + 1} {_NUL_WHY}"
+    if len(cells) == 1:
+        for sep, what in ((";", "semicolons (European Excel?)"), ("\t", "tabs (a TSV file?)")):
+            if len(cells[0].split(sep)) > 1:
+                return (
+                    f"the header is separated by {what}, expected commas: save the table as "
+                    "CSV (comma delimited)"
+                )
+    near = [h for h in cells if h != wanted and h.strip().lower() == wanted]
+    if near:
+        return f"column {near[0]!r}: did you mean {wanted!r}? (names are exact: case, spaces)"
+    return ""
+
+
+def check_columns(
+    path: Path, header: Sequence[str], columns: Sequence[str] | None, required: Sequence[str]
+) -> None:
+    """Refuse repeated, unknown (``columns`` None: any name is known) and missing columns."""
+    seen: set[str] = set()
+    for name in header:
+        if not name:
+            continue
+        if name in seen:
+            raise InputError("column appears twice in the header", path=path, line=1, field=name)
+        seen.add(name)
+        if columns is not None and name not in columns:
+            near = name.strip().lower()
+            hint = header_hint(header, near if near in columns else "")
+            if hint:
+                raise InputError(hint, path=path, line=1)
+            raise InputError(
+                f"unknown column (expected some of: {', '.join(columns)}; "
+                "rename foreign columns with --map FOREIGN=ours, drop with --map FOREIGN=)",
+                path=path,
+                line=1,
+                field=name,
+            )
+    for name in required:
+        if name not in seen:
+            hint = header_hint(header, name)
+            raise InputError(
+                hint or f"missing column (have: {', '.join(h for h in header if h)})",
+                path=path,
+                line=1,
+                field=name,
+            )
+
+
+def checked_parquet_rows(
+    path: Path,
+    columns: Sequence[str] | None,
+    required: Sequence[str],
+    column_map: Mapping[str, str],
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows of a Parquet file, numbered from 1, its columns checked as for a CSV header."""
+    pa, pq = pyarrow_modules()
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
+    header = [column_map.get(n, n) for n in table.column_names]
+    check_columns(path, header, columns, required)
+    table = table.rename_columns(header)
+    drop = [n for n in header if not n]
+    if drop:
+        table = table.drop_columns(drop)
+    yield from enumerate(table.to_pylist(), start=1)
+
+
+def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, record)`` for every row of any JSONL, CSV, Parquet or Excel table, as is.
+
+    No column is required or refused (callers map foreign columns themselves); missing values
+    (empty CSV cells, nulls) are left out of the record. Errors as for every reader: malformed
+    JSON or CSV, a row with the wrong number of cells, a repeated CSV header, with the line.
+    """
+    p = Path(path)
+    if is_spreadsheet(p):
+        yield from sheet_rows(p)
+        return
+    fmt = detect_format(p)
+    if fmt is Format.JSONL:
+        rows: Iterable[tuple[int, dict[str, Any]]] = iter_jsonl(p)
+    elif fmt is Format.CSV:
+        rows = checked_csv_rows(p, None, (), {})
+    else:
+        rows = checked_parquet_rows(p, None, (), {})
+    for line, rec in rows:
+        yield line, drop_nones(rec)
+
+
+def csv_rows(
+    path: str | Path, required: Sequence[str], *, delimiter: str = ","
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, record)`` for every row of a foreign CSV (or TSV) file.
+
+    Every ``required`` column must be in the header (its empty cells are ``""``); other empty
+    cells are left out. Errors as for :func:`table_rows`, and text that is not UTF-8, with the
+    file and line: for the adapters of published data sets (HealthVer, COVID-Fact).
+    """
+    yield from checked_csv_rows(Path(path), None, required, {}, delimiter)
+
+
+def table_columns(path: str | Path) -> list[str] | None:
+    """The header of a CSV or workbook, the column names of a Parquet file; None for JSONL."""
+    p = Path(path)
+    if is_spreadsheet(p):
+        return sheet_header(p)
+    fmt = detect_format(p)
+    if fmt is Format.JSONL:
+        return None
+    if fmt is Format.PARQUET:
+        pa, pq = pyarrow_modules()
+        try:
+            return list(pq.read_schema(p).names)
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
+    with open_text(p) as fh:
+        try:
+            header = next(csv.reader(fh), None)
+        except UnicodeDecodeError as exc:
+            raise decode_error(p, exc) from None
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", path=p, line=1) from None
+    if header is None:
+        raise InputError("empty file, expected a header row", path=p, line=1)
+    return header
+
+
+def drop_nones(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` without its missing values (``None``)."""
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def _field_name(loc: Sequence[int | str]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _validation_error(
+    exc: ValidationError, path: Path, line: int | None, prefix: str = ""
+) -> InputError:
+    err = exc.errors()[0]
+    loc = tuple(err.get("loc", ()))
+    field = _field_name(((prefix,) if prefix else ()) + loc) or None
+    kind = err.get("type", "")
+    if kind == "missing":
+        message = "missing required field"
+    elif kind == "extra_forbidden":
+        message = "unknown field (rename foreign fields with --map FOREIGN=ours)"
+    elif kind == "value_error":  # our own validators: their message says it all
+        message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    else:
+        got = repr(err.get("input"))
+        got = got if len(got) <= 80 else got[:77] + "..."
+        message = f"{err.get('msg', 'invalid value')} (got {got})"
+    more = len(exc.errors()) - 1
+    if more:
+        message += f"; and {more} more problem{'s' if more > 1 else ''} in this record"
+    return InputError(message, path=path, line=line, field=field)
+
+
+def validate_record(
+    model: type[M], record: Mapping[str, Any], path: str | Path, line: int | None
+) -> M:
+    """Validate one read record as ``model``.
+
+    Raises :class:`InputError` naming the file, line and field of the first problem.
+    """
+    try:
+        return model.model_validate(record)
+    except ValidationError as exc:
+        raise _validation_error(exc, Path(path), line) from None
+
+
+def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    """Read a JSONL file of ``model`` objects (units, annotations, ...).
+
+    Raises :class:`InputError` naming the file, line and field of the first problem.
+    """
+    src = Path(path)
+    return [validate_record(model, record, src, line) for line, record in iter_jsonl(src)]
+
+
+# ------------------------------------------------------------------------------------------
+# Tables of models: required fields, CSV cells, a table staged for an atomic write
+# ------------------------------------------------------------------------------------------
+
+
+def required_fields(model: type[BaseModel]) -> list[str]:
+    """The names of the fields of ``model`` that a record must have."""
+    return [name for name, info in model.model_fields.items() if info.is_required()]
+
+
+def csv_cell(value: Any) -> str:
+    """A value as written in a CSV cell (missing: empty; flags: ``true``/``false``)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, StrEnum):
+        return value.value
+    return str(value)
+
+
+def stage_table(
+    b: AtomicBatch,
+    path: Path,
+    model: type[BaseModel],
+    rows: Sequence[BaseModel],
+    csv_columns: Sequence[str],
+) -> None:
+    """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``)."""
+    fmt = detect_format(path)
+    tmp = b.stage(path)
+    if fmt is Format.JSONL:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(row.model_dump_json(exclude_none=True) + "\n")
+    elif fmt is Format.CSV:
+        with tmp.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(csv_columns)
+            for row in rows:
+                writer.writerow([csv_cell(getattr(row, c)) for c in csv_columns])
+    else:
+        pa, pq = pyarrow_modules()
+        data = [row.model_dump(mode="json") for row in rows]
+        pq.write_table(pa.Table.from_pylist(data, schema=arrow_schema(model)), tmp)
+
+
+# ------------------------------------------------------------------------------------------
+# Arrow schemas derived from the pydantic models
+# ------------------------------------------------------------------------------------------
+
+
+def _arrow_type(annotation: Any) -> Any:
+    pa, _ = pyarrow_modules()
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        if len(inner) != 1:  # pragma: no cover - our models never do this
+            raise TypeError(f"unsupported union {annotation!r}")
+        return _arrow_type(inner[0])
+    if origin is tuple:
+        return pa.list_(_arrow_type(get_args(annotation)[0]))
+    if isinstance(annotation, type):
+        if issubclass(annotation, BaseModel):
+            return _arrow_struct(annotation)
+        if issubclass(annotation, bool):
+            return pa.bool_()
+        if issubclass(annotation, int):
+            return pa.int64()
+        if issubclass(annotation, float):
+            return pa.float64()
+        if issubclass(annotation, str):
+            return pa.string()
+    raise TypeError(f"no Arrow type for {annotation!r}")  # pragma: no cover
+
+
+def _arrow_struct(model: type[BaseModel]) -> Any:
+    pa, _ = pyarrow_modules()
+    return pa.struct(
+        [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
+    )
+
+
+def arrow_schema(model: type[BaseModel]) -> Any:
+    """The Arrow schema of a Parquet table of ``model`` records (nested models as structs)."""
+    pa, _ = pyarrow_modules()
+    return pa.schema(
+        [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Identifiers
+# ------------------------------------------------------------------------------------------
+
+
+def id_problem(value: object) -> str | None:
+    """Why ``value`` is no usable id (blank, or spaces around it), or None (also for non-text)."""
+    if not isinstance(value, str) or (value and value == value.strip()):
+        return None
+    why = "blank id (empty or spaces only)" if not value.strip() else f"id {value!r}"
+    return f"{why}; expected the identifier alone, without spaces around it"
+
+
+# ------------------------------------------------------------------------------------------
+# Fast JSONL lines: msgspec types for model fields, key counts of a raw line
+# ------------------------------------------------------------------------------------------
+
+
+def msgspec_type(annotation: Any, metadata: Sequence[Any]) -> Any:
+    """The msgspec type of a pydantic field: the same type and bounds, enums as literals."""
+    import msgspec
+
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        return msgspec_type(inner[0], metadata) | None
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        return Literal[tuple(v.value for v in annotation)]
+    bounds = {
+        key: getattr(m, key)
+        for m in metadata
+        for key in ("ge", "gt", "le", "lt")
+        if getattr(m, key, None) is not None
+    }
+    if bounds:
+        return Annotated[annotation, msgspec.Meta(**bounds)]
+    return annotation
+
+
+KEY_COLON = re.compile(rb'"[ \t]*:')
+
+
+ESCAPED_QUOTE_COLON = re.compile(rb'\\"[ \t]*:')
+
+#: The UTF-8 byte order mark (Excel puts one before the first line of a text export).
+UTF8_BOM = b"\xef\xbb\xbf"
