@@ -1449,6 +1449,21 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/r.xlsx:2, field 'coder_A': '1,5' has a decimal comma "
         "(European Excel?): write 1.5 (numbers with commas are read as text categories)",
     ),
+    # an export of tasks nobody annotated yet (predictions only) wrote an empty file, exit 0
+    Case(
+        "labelstudio-import/no-annotations-yet",
+        ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _write(
+            {
+                "x.json": json.dumps(
+                    [{k: v for k, v in t.items() if k != "annotations"} for t in _foreign_export()]
+                )
+            }
+        ),
+        line="failcodes: error: {d}/x.json: no annotations in its "
+        + str(len(_foreign_export()))
+        + " task(s) (exported before anyone annotated?)",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",

@@ -188,11 +188,16 @@ def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Uni
 
 
 def _check_kept(result: ReviewResult, part: UnitKind, source: str | Path) -> None:
-    """Refuse an export none of whose results is a code of ``part`` (another project's config).
+    """Refuse an export with no annotation, or none holding a code of ``part`` (another config).
 
     Every choice would be dropped as unknown, and each annotation written as scored with no
     code: annotations of nothing, exit 0.
     """
+    if not result.annotations:  # an empty annotations file, exit 0
+        raise InputError(
+            f"no annotations in its {result.tasks} task(s) (exported before anyone annotated?)",
+            path=source,
+        )
     if any(a.codes or a.code_sets for a in result.annotations):
         return
     unknown = [p for p in result.problems if p.message.startswith("unknown ")]
