@@ -149,7 +149,11 @@ def ingest(
     ] = None,
     option: Annotated[
         list[str] | None,
-        typer.Option("--option", help="Adapter-specific setting KEY=VALUE (see docs)."),
+        typer.Option(
+            "--option",
+            help="Adapter-specific setting KEY=VALUE (docs/trace-format.md; an unknown KEY "
+            "lists the adapter's own).",
+        ),
     ] = None,
     evidence: EvidenceOpt = None,
 ) -> None:
