@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from failcodes import dataio
+from failcodes import dataio, labelio
 from failcodes.dataio import read_disagreements
 from failcodes.labels import Label
 from tests.browser import probe_page
@@ -33,7 +33,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def files(tmp_path: Path) -> tuple[Path, Path]:
     traces, labs = tmp_path / "traces.jsonl", tmp_path / "labels.csv"
     dataio.write_traces(traces, traces_a())
-    dataio.write_labels(labs, labels())
+    labelio.write_labels(labs, labels())
     return traces, labs
 
 
@@ -179,7 +179,7 @@ def test_disagreements_writes_table_and_refuses_bad_labels(
     ]
     assert f"wrote 6 disagreements to {out}" in res.stdout
     bad = tmp_path / "bad.jsonl"
-    dataio.write_labels(bad, [*labels(), Label(sentence_id="ghost", has_error=True)])
+    labelio.write_labels(bad, [*labels(), Label(sentence_id="ghost", has_error=True)])
     out2 = tmp_path / "d2.jsonl"
     res = run(
         "disagreements",

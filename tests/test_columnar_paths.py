@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio
+from failcodes import dataio, labelio
 from failcodes.disagreements import disagreement_id, find_disagreements, select_disagreements
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
@@ -340,8 +340,8 @@ def test_labelled_pairs_are_the_labelled_sentences(tmp_path: Path, seed: int) ->
     assert ("q0", "q0:s9") in keys
     assert index.labelled_pairs(cols) == keys == index.labelled_pairs(traces)
     path = tmp_path / "labels.jsonl"
-    dataio.write_labels(path, labels)
-    read = dataio.read_labels(path, traces=cols)
+    labelio.write_labels(path, labels)
+    read = labelio.read_labels(path, traces=cols)
     assert read == labels
     assert read[0].rationale is read[1].rationale  # one string object per distinct value
 

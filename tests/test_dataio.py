@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio, fileio
+from failcodes import dataio, fileio, labelio
 from failcodes.errors import InputError
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
@@ -76,8 +76,8 @@ LABELS = [
 @pytest.mark.parametrize("ext", ["jsonl", "csv", "parquet"])
 def test_labels_round_trip(tmp_path: Path, ext: str) -> None:
     path = tmp_path / f"labels.{ext}"
-    dataio.write_labels(path, LABELS)
-    assert dataio.read_labels(path, traces=TRACES) == LABELS
+    labelio.write_labels(path, LABELS)
+    assert labelio.read_labels(path, traces=TRACES) == LABELS
 
 
 def test_csv_without_passages_table_reads_traces_without_passages(tmp_path: Path) -> None:
@@ -190,20 +190,20 @@ def test_csv_errors_name_data_row_line(tmp_path: Path) -> None:
 def test_label_errors(tmp_path: Path) -> None:
     p = tmp_path / "l.csv"
     p.write_text("sentence_id,has_error\nq1:s0,true\nq1:s9,false\n")
-    e = _err(dataio.read_labels, p, traces=TRACES)
+    e = _err(labelio.read_labels, p, traces=TRACES)
     assert (e.line, e.field) == (3, "sentence_id")
     assert "no trace has sentence_id 'q1:s9'" in e.reason
     # a sentence of a known question with no claims is allowed (metrics report it)
     p.write_text("sentence_id,question_id,has_error\nq1:s9,q1,false\n")
-    assert dataio.read_labels(p, traces=TRACES)[0].sentence_id == "q1:s9"
+    assert labelio.read_labels(p, traces=TRACES)[0].sentence_id == "q1:s9"
     p.write_text("sentence_id,has_error\nq1:s0,perhaps\n")
-    e = _err(dataio.read_labels, p)
+    e = _err(labelio.read_labels, p)
     assert (e.line, e.field) == (2, "has_error")
     p.write_text("sentence_id,has_error\nq1:s0,true\nq1:s0,false\n")
-    e = _err(dataio.read_labels, p)
+    e = _err(labelio.read_labels, p)
     assert (e.line, e.field) == (3, "sentence_id")
     p.write_text("claim_id,has_error\nnope,true\n")
-    e = _err(dataio.read_labels, p, traces=TRACES)
+    e = _err(labelio.read_labels, p, traces=TRACES)
     assert (e.line, e.field) == (2, "claim_id")
 
 
@@ -231,7 +231,7 @@ def test_atomic_batch_leaves_nothing_on_error(tmp_path: Path) -> None:
     target.write_text("old\n")
     with pytest.raises(RuntimeError), fileio.AtomicBatch() as batch:
         dataio.write_traces(target, TRACES, batch=batch)
-        dataio.write_labels(tmp_path / "b.csv", LABELS, batch=batch)
+        labelio.write_labels(tmp_path / "b.csv", LABELS, batch=batch)
         raise RuntimeError("boom")
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
@@ -291,7 +291,7 @@ def test_round_trip_is_lossless_in_every_format(tmp_path: Path, traces: list[Tra
 def test_bom_is_tolerated_and_long_values_are_shortened(tmp_path: Path) -> None:
     p = tmp_path / "l.csv"
     p.write_text("\ufeffsentence_id,has_error\nq1:s0,true\n", encoding="utf-8")
-    assert dataio.read_labels(p)[0].sentence_id == "q1:s0"
+    assert labelio.read_labels(p)[0].sentence_id == "q1:s0"
     j = tmp_path / "t.jsonl"
     j.write_text("\ufeff" + TRACES[1].model_dump_json() + "\n", encoding="utf-8")
     assert dataio.read_traces(j) == [TRACES[1]]
@@ -311,7 +311,7 @@ def test_duplicate_labels_across_files(tmp_path: Path) -> None:
         '{"sentence_id": "q1:s0", "has_error": false}\n'
     )
     seen: dict[tuple[str, str, str | None], tuple[Path, int]] = {}
-    dataio.read_labels(a, seen=seen)
-    e = _err(dataio.read_labels, b, seen=seen)
+    labelio.read_labels(a, seen=seen)
+    e = _err(labelio.read_labels, b, seen=seen)
     assert (e.path, e.line, e.field) == (str(b), 2, "sentence_id")
     assert f"first at {a}:2" in e.reason

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from failcodes import dataio, disagreements, tracecols
+from failcodes import dataio, disagreements, labelio, tracecols
 from failcodes.disagreements import (
     GroupSelection,
     count_by_kind,
@@ -90,7 +90,7 @@ def _hand_counted(tmp_path: Path) -> tuple[Path, Path]:
 def _column_path(traces: list[Path], labels: Path, out: Path, policy: str = "no_error") -> bytes:
     """What the trace-column path writes (the reference)."""
     columns = dataio.read_trace_columns(traces)
-    label_list = dataio.read_labels(labels, traces=columns, columns=True)
+    label_list = labelio.read_labels(labels, traces=columns, columns=True)
     index = LabelIndex(label_list)
     items = [
         s
@@ -373,7 +373,7 @@ def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
     traces, labels = _hand_counted(tmp_path)
     cols = dataio.read_sentence_columns(traces, locate=True)
     assert isinstance(cols, SentenceColumns)
-    label_list = dataio.read_labels(labels, columns=True)
+    label_list = labelio.read_labels(labels, columns=True)
     index = LabelIndex(label_list)
     found = select_group_disagreements(cols, label_list, index, resolve_mappings(MAPPINGS))
     assert found is not None

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from failcodes import dataio
+from failcodes import dataio, labelio
 from failcodes.errors import InputError
 from failcodes.labels import (
     Label,
@@ -176,7 +176,7 @@ def test_compacted_label_columns(tmp_path: Path) -> None:
         {"sentence_id": "s3", "has_error": True, "annotator": "ann"},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    held = dataio.read_labels(path, columns=True)
+    held = labelio.read_labels(path, columns=True)
     annotators = held.column("annotator")
     assert not isinstance(annotators, list)  # one value, held once
     assert len(annotators) == 3 and list(annotators) == ["ann"] * 3

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes import dataio
+from failcodes import labelio
 from failcodes.errors import InputError
 from failcodes.labels import Label, LabelColumns
 
@@ -33,8 +33,8 @@ _LINES = [
 def _exact(path: Path) -> LabelColumns:
     """Labels as columns through the exact reader (the fast reader switched off)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(dataio, "_fast_label_columns", lambda *_: None)
-        return dataio.read_labels(path, columns=True)
+        mp.setattr(labelio, "_fast_label_columns", lambda *_: None)
+        return labelio.read_labels(path, columns=True)
 
 
 def _write(tmp_path: Path, lines: list[str]) -> Path:
@@ -45,7 +45,7 @@ def _write(tmp_path: Path, lines: list[str]) -> Path:
 
 def test_fast_and_exact_readers_give_equal_columns(tmp_path: Path) -> None:
     path = _write(tmp_path, _LINES)
-    fast = dataio._fast_label_columns(path, None)
+    fast = labelio._fast_label_columns(path, None)
     assert fast is not None  # the fast reader vouched for every line
     exact = _exact(path)
     assert list(fast.lines) == list(exact.lines) == [1, 2, 4, 5, 6]
@@ -58,7 +58,7 @@ def test_fast_and_exact_readers_give_equal_columns(tmp_path: Path) -> None:
     assert exact[2].sentence == 'Aspirin "helps": 10 mg'
     assert exact[3].rationale == "back\\slash é"
     assert exact[4].model_fields_set == {"has_error", "sentence_id", "severity", "sentence"}
-    assert dataio.read_labels(path, columns=True)[4] == exact[4]
+    assert labelio.read_labels(path, columns=True)[4] == exact[4]
 
 
 @pytest.mark.parametrize(
@@ -70,8 +70,8 @@ def test_fast_and_exact_readers_give_equal_columns(tmp_path: Path) -> None:
 )
 def test_lines_only_the_exact_reader_accepts_are_read_by_it(tmp_path: Path, line: str) -> None:
     path = _write(tmp_path, [*_LINES, line])
-    assert dataio._fast_label_columns(path, None) is None
-    labels = dataio.read_labels(path, columns=True)
+    assert labelio._fast_label_columns(path, None) is None
+    labels = labelio.read_labels(path, columns=True)
     assert list(labels) == list(_exact(path))
     assert labels[5] == Label(sentence_id="s9", has_error=True)
 
@@ -111,7 +111,7 @@ def test_lines_only_the_exact_reader_accepts_are_read_by_it(tmp_path: Path, line
 def test_a_bad_line_gives_the_exact_readers_error(tmp_path: Path, line: str, message: str) -> None:
     path = _write(tmp_path, [*_LINES, line])
     with pytest.raises(InputError) as fast:
-        dataio.read_labels(path, columns=True)
+        labelio.read_labels(path, columns=True)
     with pytest.raises(InputError) as exact:
         _exact(path)
     assert str(fast.value) == str(exact.value)
@@ -120,9 +120,9 @@ def test_a_bad_line_gives_the_exact_readers_error(tmp_path: Path, line: str, mes
 
 def test_a_column_map_or_csv_takes_the_exact_reader(tmp_path: Path) -> None:
     path = _write(tmp_path, [json.dumps({"sid": "s1", "has_error": False})])
-    assert dataio._fast_label_columns(path, {"sid": "sentence_id"}) is None
-    labels = dataio.read_labels(path, columns=True, column_map={"sid": "sentence_id"})
+    assert labelio._fast_label_columns(path, {"sid": "sentence_id"}) is None
+    labels = labelio.read_labels(path, columns=True, column_map={"sid": "sentence_id"})
     assert list(labels) == [Label(sentence_id="s1", has_error=False)]
     csv = tmp_path / "labels.csv"
     csv.write_text("sentence_id,has_error\ns1,false\n", encoding="utf-8")
-    assert dataio._fast_label_columns(csv, None) is None
+    assert labelio._fast_label_columns(csv, None) is None

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import failcodes
-from failcodes import dataio, tracecols
+from failcodes import dataio, labelio, tracecols
 from failcodes.errors import InputError
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.metrics import compute_metrics, verdict_distributions
@@ -151,14 +151,14 @@ def test_metrics_command_reads_groups_and_keeps_its_errors(tmp_path: Path) -> No
     rows, labels = _records(1)
     traces = _write(tmp_path / "t.jsonl", rows)
     path = tmp_path / "labels.jsonl"
-    dataio.write_labels(path, labels)
+    labelio.write_labels(path, labels)
     args = ("--traces", str(traces), "--labels", str(path), "--format", "json")
     grouped = _metrics(*args)
     assert grouped.returncode == 0, grouped.stderr
     expected = compute_metrics(dataio.read_trace_columns(traces), labels, ["refuted"])
     assert json.loads(grouped.stdout) == [r.flat() for r in expected.results]
     claim_label = Label(claim_id=rows[0]["claim_id"], has_error=not labels[0].has_error)
-    dataio.write_labels(path, [*labels, claim_label])
+    labelio.write_labels(path, [*labels, claim_label])
     per_claim = _metrics(*args)
     assert per_claim.returncode == 0, per_claim.stderr
     expected = compute_metrics(

@@ -410,11 +410,11 @@ def test_paired_outcomes_from_traces() -> None:
 
 
 def test_cli_compare_from_traces_and_labels(tmp_path: Path, run) -> None:
-    from failcodes import dataio
+    from failcodes import dataio, labelio
 
     traces, labels = _traces_and_labels()
     dataio.write_traces(tmp_path / "t.jsonl", traces)
-    dataio.write_labels(tmp_path / "l.jsonl", labels)
+    labelio.write_labels(tmp_path / "l.jsonl", labels)
     proc = run(
         "compare",
         "--traces",
@@ -470,7 +470,7 @@ def test_cli_agree_on_annotation_jsonl(tmp_path: Path, run) -> None:
 
 def test_cli_compare_takes_repeated_traces_and_mappings(tmp_path: Path, run) -> None:
     # Before: `--traces a --traces b` kept only b (one system -> "needs at least 2 systems").
-    from failcodes import dataio
+    from failcodes import dataio, labelio
 
     traces, labels = _traces_and_labels()
     by_system: dict[str, list] = {}
@@ -478,7 +478,7 @@ def test_cli_compare_takes_repeated_traces_and_mappings(tmp_path: Path, run) -> 
         by_system.setdefault(t.system, []).append(t)
     for system, items in by_system.items():
         dataio.write_traces(tmp_path / f"{system}.jsonl", items)
-    dataio.write_labels(tmp_path / "l.jsonl", labels)
+    labelio.write_labels(tmp_path / "l.jsonl", labels)
     args = ["compare", "--labels", tmp_path / "l.jsonl", "--resamples", "200", "--seed", "0"]
     args += ["--traces", tmp_path / "A.jsonl", "--traces", tmp_path / "B.jsonl"]
     proc = run(*args, "-m", "refuted", "-m", "non_supported", "--format", "json")

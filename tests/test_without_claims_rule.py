@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes import dataio
+from failcodes import dataio, labelio
 from failcodes.cli.main import main
 from failcodes.labels import Label
 from failcodes.metrics import compute_metrics
@@ -64,7 +64,7 @@ def test_compare_uses_the_same_rule(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert hits.tolist() == pytest.approx([0.3, 0.3])
     assert paired.without_claims == {"A": 0, "B": 4}
     dataio.write_traces(tmp_path / "t.jsonl", traces)
-    dataio.write_labels(tmp_path / "l.jsonl", labels)
+    labelio.write_labels(tmp_path / "l.jsonl", labels)
     args = ["compare", "--traces", str(tmp_path / "t.jsonl"), "--labels", str(tmp_path / "l.jsonl")]
     try:
         main([*args, "--resamples", "200", "--seed", "0", "--format", "json"])

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from failcodes.bundled import path as bundled_data
     from failcodes.codebook import bundled as bundled_codebook
     from failcodes.codebook import load as load_codebook
-    from failcodes.dataio import read_labels, read_traces
+    from failcodes.dataio import read_traces
     from failcodes.demo import run_demo
     from failcodes.disagreements import find_disagreements
     from failcodes.ingest.scifact import bundled_dir as scifact_dir
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from failcodes.judge import JudgeJob, estimate_run, make_coder, read_annotations, run_judge
     from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
     from failcodes.judge.panelrun import run_panel
+    from failcodes.labelio import read_labels
     from failcodes.metrics import compute_metrics
     from failcodes.ratingsio import read_ratings_frame
     from failcodes.report.render import render_table
@@ -64,7 +65,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, tuple[str, str]] = {
     # reading data
     "read_traces": ("failcodes.dataio", "read_traces"),
-    "read_labels": ("failcodes.dataio", "read_labels"),
+    "read_labels": ("failcodes.labelio", "read_labels"),
     "read_ratings_frame": ("failcodes.ratingsio", "read_ratings_frame"),
     "load_scifact": ("failcodes.ingest.scifact", "load"),
     "scifact_dir": ("failcodes.ingest.scifact", "bundled_dir"),

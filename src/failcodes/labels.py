@@ -91,7 +91,7 @@ def _two_labels(kind: str, key: str, annotators: tuple[str | None, str | None]) 
 class LabelColumns(Sequence[Label]):
     """Labels held as one list per field, a :class:`Label` built on access (no model kept).
 
-    What :func:`failcodes.dataio.read_labels` gives with ``columns=True`` (the metrics and
+    What :func:`failcodes.labelio.read_labels` gives with ``columns=True`` (the metrics and
     disagreements commands): ~80 bytes a label plus its own strings, where a model costs
     ~700 (100,000 labels at 10x paper scale: ~10 MB instead of ~120 MB). Items are equal to
     the labels appended (same values, same fields set).

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from failcodes import dataio, fileio, tableio
+from failcodes import dataio, fileio, labelio, tableio
 from failcodes.cli.main import app
 from failcodes.cli.options import EvidenceOpt
 from failcodes.errors import ConfigError, InputError
@@ -221,13 +221,13 @@ def ingest(
             dataio.write_traces(out, result.traces, batch=batch)
             written.append(f"{len(result.traces):,} traces -> {out}")
             if labels_out is not None:
-                dataio.write_labels(labels_out, result.labels, batch=batch)
+                labelio.write_labels(labels_out, result.labels, batch=batch)
                 written.append(f"{len(result.labels):,} labels -> {labels_out}")
         else:
-            dataio.write_labels(out, result.labels, batch=batch)
+            labelio.write_labels(out, result.labels, batch=batch)
             written.append(f"{len(result.labels):,} labels -> {out}")
         if sentences_out is not None:
-            dataio.write_sentences(sentences_out, result.sentences, batch=batch)
+            labelio.write_sentences(sentences_out, result.sentences, batch=batch)
             written.append(f"{len(result.sentences):,} sentences -> {sentences_out}")
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)

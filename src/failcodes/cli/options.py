@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from failcodes import dataio
+from failcodes import dataio, labelio
 from failcodes.errors import ConfigError, InputError
 from failcodes.labels import Label, LabelColumns, label_column
 from failcodes.mapping import NAMED_MAPPINGS
@@ -108,7 +108,7 @@ def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Tr
     traces: list[Trace] = []
     for path in trace_paths:
         traces.extend(dataio.read_traces(path, seen=seen))
-    labels = dataio.read_labels(labels_path, traces=traces)
+    labels = labelio.read_labels(labels_path, traces=traces)
     return traces, labels
 
 
@@ -117,7 +117,7 @@ def load_columns(
 ) -> tuple[TraceColumns, Sequence[Label]]:
     """Read traces into columns (claim ids unique across the files) and check the labels."""
     columns = dataio.read_trace_columns(trace_paths, text=text)
-    labels = dataio.read_labels(labels_path, traces=columns, columns=True)
+    labels = labelio.read_labels(labels_path, traces=columns, columns=True)
     return columns, labels
 
 
@@ -149,7 +149,7 @@ def load_sentence_columns(
     labels: LabelColumns | None = None
     failure: InputError | None = None
     try:
-        labels = dataio.read_labels(labels_path, columns=True)
+        labels = labelio.read_labels(labels_path, columns=True)
     except InputError as exc:
         failure = exc
     grouped = labels is not None and all(c is None for c in labels.column("claim_id"))
@@ -161,7 +161,7 @@ def load_sentence_columns(
     if failure is not None:
         raise failure
     assert labels is not None
-    dataio.validate_labels(labels, columns, path=labels_path, lines=labels.lines)
+    labelio.validate_labels(labels, columns, path=labels_path, lines=labels.lines)
     return columns, labels
 
 

@@ -121,7 +121,7 @@ def study_step(ctx: DemoContext) -> StepOutput:
 
 def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) -> None:
     """Read what the commands wrote into the context the later demo steps use."""
-    from failcodes import dataio
+    from failcodes import dataio, labelio
     from failcodes.codebook import UnitKind
     from failcodes.dataio import read_disagreements
     from failcodes.disagreements import count_by_kind
@@ -134,7 +134,7 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
         traces = (
             dataio.read_traces(layout.traces(ds.name)) if layout.traces(ds.name).is_file() else []
         )
-        labels = dataio.read_labels(layout.labels(ds.name))
+        labels = labelio.read_labels(layout.labels(ds.name))
         ctx.datasets[ds.name] = Dataset(ds.name, traces, labels, ds.description)
         n_err = sum(lab.has_error for lab in labels)
         systems = sorted({t.system for t in traces})

@@ -29,7 +29,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from failcodes import dataio, tableio
+from failcodes import dataio, labelio, tableio
 from failcodes.consensus import Rule, Ties, combine
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
@@ -170,11 +170,11 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     if "ties" in options.extra and rule != Rule.MAJORITY:
         raise ConfigError("--option ties=... says what a majority tie is: give consensus=majority")
     labels: list[Label] = []
-    seen: dataio.LabelsSeen = {}
+    seen: labelio.LabelsSeen = {}
     plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
     if spec.label_rule is None and spec.sentence_ids == "global" and plain and not rule:
         for path in paths:
-            labels.extend(dataio.read_labels(path, column_map=options.renames(), seen=seen))
+            labels.extend(labelio.read_labels(path, column_map=options.renames(), seen=seen))
         return IngestResult(labels=labels)
     renames = options.renames()
     skipped = 0
@@ -188,7 +188,7 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             elif rule:
                 votes.append((label, path, line))
             else:
-                dataio.label_once(seen, label, path, line)
+                labelio.label_once(seen, label, path, line)
                 labels.append(label)
     notes = [f"{skipped:,} row(s) skipped by the label rule"] if skipped else []
     if rule:

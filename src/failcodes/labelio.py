@@ -1,0 +1,432 @@
+"""Labels and sentences files: flat models, one record per line or row (JSONL, CSV or Parquet).
+
+:func:`read_labels` reads clinical labels: a model per label, or with ``columns=True`` a
+:class:`~failcodes.labels.LabelColumns` (a JSONL file is then decoded by msgspec straight into
+columns when every line is one pydantic accepts unchanged). It refuses two labels for one
+target by one annotator (:func:`label_once`, :func:`target_once`) and, given traces, a label
+for a sentence or claim they do not hold (:func:`validate_labels`). :func:`read_sentences`
+reads answer sentences; :func:`write_labels` and :func:`write_sentences` write atomically.
+Rows, formats and record validation come from :mod:`failcodes.tableio`; every error names the
+file, line and field.
+"""
+
+from __future__ import annotations
+
+import array
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar, overload
+
+import numpy as np
+from pydantic import BaseModel
+
+from failcodes.errors import InputError
+from failcodes.fileio import AtomicBatch
+from failcodes.jsonio import iter_jsonl
+from failcodes.labels import (
+    Label,
+    LabelColumns,
+    check_labels_against_traces,
+    label_column,
+    near_miss_sentence,
+)
+from failcodes.sentences import Sentence
+from failcodes.tableio import (
+    ESCAPED_QUOTE_COLON,
+    KEY_COLON,
+    UTF8_BOM,
+    Format,
+    checked_csv_rows,
+    checked_parquet_rows,
+    detect_format,
+    drop_nones,
+    id_problem,
+    msgspec_type,
+    rename_fields,
+    required_fields,
+    stage_table,
+    validate_record,
+    write_in_batch,
+)
+from failcodes.tracecols import SentenceColumns, TraceColumns
+from failcodes.traces import Trace
+
+M = TypeVar("M", bound=BaseModel)
+
+
+# ------------------------------------------------------------------------------------------
+# Flat model files (labels, sentences)
+# ------------------------------------------------------------------------------------------
+
+
+def _records(
+    path: Path,
+    model: type[BaseModel],
+    column_map: Mapping[str, str],
+    columns: Sequence[str] | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    fmt = detect_format(path)
+    cols = list(columns if columns is not None else model.model_fields)
+    if fmt is Format.JSONL:
+        for line, rec in iter_jsonl(path):
+            yield line, drop_nones(rename_fields(rec, column_map))
+    elif fmt is Format.CSV:
+        yield from checked_csv_rows(path, cols, required_fields(model), column_map)
+    else:
+        for line, rec in checked_parquet_rows(path, cols, required_fields(model), column_map):
+            yield line, drop_nones(rec)
+
+
+def _iter_flat(
+    path: str | Path,
+    model: type[M],
+    column_map: Mapping[str, str] | None,
+    shared: Sequence[str] = (),
+) -> Iterator[tuple[int, M]]:
+    """Read and validate every record; values of the ``shared`` fields are stored once.
+
+    Labels repeat their question id, annotator, severity (and often rationale) across
+    thousands of rows: one string object per distinct value instead of one per row.
+    """
+    p = Path(path)
+    values: dict[str, str] = {}
+    for line, rec in _records(p, model, column_map or {}):
+        for name in shared:
+            value = rec.get(name)
+            if type(value) is str:
+                rec[name] = values.setdefault(value, value)
+        yield line, validate_record(model, rec, p, line)
+
+
+def _read_flat(
+    path: str | Path,
+    model: type[M],
+    column_map: Mapping[str, str] | None,
+    shared: Sequence[str] = (),
+) -> list[tuple[int, M]]:
+    """:func:`_iter_flat` as a list."""
+    return list(_iter_flat(path, model, column_map, shared))
+
+
+#: Label fields whose values repeat across rows (one string object per distinct value).
+_SHARED_LABEL_FIELDS = ("question_id", "rationale", "severity", "annotator")
+
+
+#: Where each label target was first read: (kind, id, annotator) -> (path, line, question).
+LabelsSeen = dict[tuple[str, str, str | None], tuple[Path, int, str | None]]
+
+
+def label_once(seen: LabelsSeen, label: Label, path: Path, line: int) -> None:
+    """Record ``label``'s target as read at ``path:line``; a second label for it is an error.
+
+    Sentence ids are unique across the data set (a sentence label applies to that sentence
+    id wherever it occurs), so two labels for one sentence id under different questions are
+    sentences numbered per answer: the message says so.
+    """
+    target_once(
+        seen,
+        label.claim_id,
+        label.sentence_id,
+        label.question_id,
+        label.annotator,
+        path=path,
+        line=line,
+    )
+
+
+def target_once(
+    seen: LabelsSeen,
+    claim_id: str | None,
+    sentence_id: str | None,
+    question_id: str | None,
+    annotator: str | None,
+    *,
+    path: Path,
+    line: int,
+) -> None:
+    """:func:`label_once` given the label's target fields (labels held as columns)."""
+    kind, key = ("claim", claim_id) if claim_id else ("sentence", sentence_id)
+    assert key is not None
+    k = (kind, key, annotator)
+    if k in seen:
+        first_path, first_line, first_question = seen[k]
+        where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+        hint = ""
+        questions = (first_question, question_id)
+        if kind == "sentence" and None not in questions and questions[0] != questions[1]:
+            hint = (
+                f"; under questions {first_question!r} and {question_id!r}: sentence "
+                "ids are unique across the data set, not numbered per answer (the "
+                "generic adapters' --option sentence_ids=question makes them "
+                f"'{question_id}:{key}'; the traces need the same)"
+            )
+        raise InputError(
+            f"duplicate label for {kind} {key!r}"
+            + (f" by {annotator!r}" if annotator else "")
+            + f" (first at {where}){hint}",
+            path=path,
+            line=line,
+            field=f"{kind}_id",
+        )
+    seen[k] = (path, line, question_id)
+
+
+def _targets_distinct(
+    claim_ids: Sequence[str | None],
+    sentence_ids: Sequence[str | None],
+    annotators: Sequence[str | None],
+) -> bool:
+    """True if no two labels share a target key as :func:`target_once` forms it.
+
+    One 64-bit hash per label, sorted (~1.6 MB at 100k labels, where the ``seen`` map of
+    :func:`target_once` holds ~19 MB). Equal hashes (a duplicate, or a collision) say
+    nothing for sure: the caller then runs :func:`target_once` for the exact error.
+    """
+    hashes = np.fromiter(
+        (
+            hash(("claim", c, a) if c else ("sentence", s, a))
+            for c, s, a in zip(claim_ids, sentence_ids, annotators, strict=True)
+        ),
+        dtype=np.int64,
+        count=len(claim_ids),
+    )
+    hashes.sort()
+    return not bool(np.any(hashes[1:] == hashes[:-1]))
+
+
+@functools.lru_cache(maxsize=1)
+def _label_decoder() -> Any:
+    """A msgspec decoder that accepts only label lines pydantic accepts unchanged.
+
+    Fields in :class:`Label` order (keyword-only), typed as there, unknown fields refused.
+    A line it refuses is not necessarily invalid (pydantic coerces ``"true"``, drops
+    ``null``): the exact reader then reads the file and accepts it or raises its error.
+    """
+    import msgspec
+
+    fields: list[tuple[Any, ...]] = []
+    for name, info in Label.model_fields.items():
+        kind = msgspec_type(info.annotation, info.metadata)
+        fields.append((name, kind) if info.is_required() else (name, kind, None))
+    line = msgspec.defstruct(
+        "LabelLine", fields, kw_only=True, forbid_unknown_fields=True, gc=False
+    )
+    return msgspec.json.Decoder(line)
+
+
+def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> LabelColumns | None:
+    r"""A JSONL labels file decoded by msgspec into columns, or None to use the exact reader.
+
+    Equal to what the exact reader (:func:`_iter_flat`: ``json`` + pydantic per line) gives,
+    without its dict and model per line (~37 MB of transient at 100k labels). None, for the
+    whole file, at the first line it cannot vouch for: one msgspec refuses, one without a
+    target, a duplicate key or explicit ``null`` (counted as the trace reader's ``_keys_match``
+    does in :mod:`failcodes.dataio`), a ``\r`` inside a line (the text reader splits lines
+    there), a file it cannot open. The exact reader then
+    reads the file from the start and accepts it or raises its usual error.
+    """
+    if column_map or detect_format(path) is not Format.JSONL:
+        return None
+    import msgspec
+
+    decode = _label_decoder().decode
+    astuple = msgspec.structs.astuple
+    names = tuple(Label.model_fields)
+    shared = [names.index(n) for n in _SHARED_LABEL_FIELDS]
+    claim, sentence = names.index("claim_id"), names.index("sentence_id")
+    held = LabelColumns()
+    lines = held.lines
+    values: dict[str, str] = {}
+    patterns: dict[tuple[bool, ...], frozenset[str]] = {}
+    try:
+        fh = path.open("rb")
+    except OSError:
+        return None
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            body = raw.removesuffix(b"\n").removesuffix(b"\r")
+            if lineno == 1:
+                body = body.removeprefix(UTF8_BOM)
+            if not body.strip():
+                continue
+            if b"\r" in body:
+                return None
+            try:
+                rec = decode(body)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                return None
+            row = list(astuple(rec))
+            if row[claim] is None and row[sentence] is None:
+                return None
+            present = len(row) - row.count(None)
+            # one field (has_error) is no string: the rest present are string values
+            if b"\\" not in body:
+                if body.count(b'"') != 2 * (2 * present - 1):
+                    return None
+            elif len(KEY_COLON.findall(body)) - len(ESCAPED_QUOTE_COLON.findall(body)) != present:
+                return None
+            pattern = tuple(v is None for v in row)
+            given = patterns.get(pattern)
+            if given is None:
+                given = patterns[pattern] = frozenset(
+                    n for n, v in zip(names, row, strict=True) if v is not None
+                )
+            for i in shared:
+                v = row[i]
+                if v is not None:
+                    row[i] = values.setdefault(v, v)
+            held.append_row(row, given)
+            lines.append(lineno)
+    return held
+
+
+@overload
+def read_labels(
+    path: str | Path,
+    *,
+    column_map: Mapping[str, str] | None = ...,
+    traces: Sequence[Trace] | TraceColumns | None = ...,
+    seen: LabelsSeen | None = ...,
+    columns: Literal[False] = ...,
+) -> list[Label]: ...
+
+
+@overload
+def read_labels(
+    path: str | Path,
+    *,
+    column_map: Mapping[str, str] | None = ...,
+    traces: Sequence[Trace] | TraceColumns | None = ...,
+    seen: LabelsSeen | None = ...,
+    columns: Literal[True],
+) -> LabelColumns: ...
+
+
+def read_labels(
+    path: str | Path,
+    *,
+    column_map: Mapping[str, str] | None = None,
+    traces: Sequence[Trace] | TraceColumns | None = None,
+    seen: LabelsSeen | None = None,
+    columns: bool = False,
+) -> list[Label] | LabelColumns:
+    """Read clinical labels; with ``traces``, also check that every label's target exists.
+
+    Two labels for the same target (sentence or claim) by the same annotator are an error, as
+    is (with ``traces``) a label for a sentence or claim the traces do not contain (see
+    :func:`failcodes.labels.check_labels_against_traces` for the exact rule). ``seen`` lets a
+    caller check duplicates across several files. With ``columns`` the labels are kept as
+    :class:`~failcodes.labels.LabelColumns` (same labels and errors, no model per label).
+    """
+    p = Path(path)
+    labels: list[Label] | LabelColumns
+    if columns:
+        held = _fast_label_columns(p, column_map)
+        if held is None:
+            held = LabelColumns()
+            for line, label in _iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS):
+                held.append(label)
+                held.lines.append(line)
+        held.compact()
+        held.path = p
+        labels = held
+        lines = held.lines
+    else:
+        listed = _read_flat(p, Label, column_map, _SHARED_LABEL_FIELDS)
+        labels = [label for _, label in listed]
+        lines = array.array("q", (line for line, _ in listed))
+        del listed
+    claim_ids = label_column(labels, "claim_id")
+    sentence_ids = label_column(labels, "sentence_id")
+    annotators = label_column(labels, "annotator")
+    for name, ids in (
+        ("sentence_id", sentence_ids),
+        ("claim_id", claim_ids),
+        ("question_id", label_column(labels, "question_id")),
+    ):
+        _check_label_ids(p, name, ids, lines)
+    if seen is not None or not _targets_distinct(claim_ids, sentence_ids, annotators):
+        seen = {} if seen is None else seen
+        targets = zip(
+            lines,
+            claim_ids,
+            sentence_ids,
+            label_column(labels, "question_id"),
+            annotators,
+            strict=True,
+        )
+        for line, *fields in targets:
+            target_once(seen, *fields, path=p, line=line)
+    if traces is not None:
+        validate_labels(labels, traces, path=p, lines=lines)
+    return labels
+
+
+def _check_label_ids(
+    path: Path, name: str, ids: Sequence[str | None], lines: Sequence[int]
+) -> None:
+    """Refuse a blank or padded id (``" 0:c1"`` missed the trace's ``0:c1`` without a word)."""
+    for pos, value in enumerate(ids):
+        problem = id_problem(value)
+        if problem is not None:
+            raise InputError(problem, path=path, line=lines[pos], field=name)
+
+
+def validate_labels(
+    labels: Sequence[Label],
+    traces: Sequence[Trace] | TraceColumns | SentenceColumns,
+    *,
+    path: str | Path | None = None,
+    lines: Sequence[int] | None = None,
+) -> None:
+    """Raise :class:`InputError` for the first label whose sentence or claim is not in traces.
+
+    No labels at all (a file of only a header, or blank) is an error too: every metric would
+    be undefined.
+    """
+    if not len(labels):
+        raise InputError("no labels found (expected at least one labelled row)", path=path)
+    problems = check_labels_against_traces(labels, traces)
+    if problems:
+        first = problems[0]
+        line = lines[first.position] if lines is not None else first.position + 1
+        extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
+        raise InputError(first.message + extra, path=path, line=line, field=first.field)
+    near = near_miss_sentence(labels, traces)
+    if near is not None:
+        pos, label_sid, trace_sid = near
+        raise InputError(
+            f"no trace has sentence_id {label_sid!r}, but one has {trace_sid!r} (ids are "
+            "compared exactly: case, Unicode form); write the trace's id",
+            path=path,
+            line=lines[pos] if lines is not None else pos + 1,
+            field="sentence_id",
+        )
+
+
+def write_labels(
+    path: str | Path, labels: Iterable[Label], *, batch: AtomicBatch | None = None
+) -> None:
+    """Write labels atomically in the format given by the extension of ``path``."""
+    _write_flat(path, Label, list(labels), batch)
+
+
+def read_sentences(path: str | Path) -> list[Sentence]:
+    """Read answer sentences (see :class:`failcodes.sentences.Sentence`)."""
+    return [s for _, s in _read_flat(path, Sentence, None)]
+
+
+def write_sentences(
+    path: str | Path, sentences: Iterable[Sentence], *, batch: AtomicBatch | None = None
+) -> None:
+    """Write answer sentences atomically in the format given by the extension of ``path``."""
+    _write_flat(path, Sentence, list(sentences), batch)
+
+
+def _write_flat(
+    path: str | Path, model: type[BaseModel], rows: Sequence[BaseModel], batch: AtomicBatch | None
+) -> None:
+    detect_format(path)  # an unknown extension fails before anything is staged
+    columns = tuple(model.model_fields)
+    write_in_batch(batch, lambda b: stage_table(b, Path(path), model, rows, columns))
