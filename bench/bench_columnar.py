@@ -16,7 +16,8 @@ and the child's peak RSS from ``wait4``):
 - ``floor parquet``: read every column of the traces Parquet file batch by batch;
 - ``metrics``: ``failcodes metrics -m refuted -m non_supported --bootstrap 2000 --format json``
   from the JSONL, and again from the Parquet file;
-- ``disagreements``: the same two mappings, written as JSONL;
+- ``disagreements``: the same two mappings, written as JSONL; ``disagreements parquet``: the
+  same from the Parquet file (its output compared byte for byte with the JSONL one's);
 - ``floor disagreements``: parse floor of that output (input of the dry run);
 - ``dry run``: ``failcodes judge retrieval --dry-run --judge openai:gpt-5-mini`` on the
   disagreements file (bundled medical-fact-check codebook, no cache).
@@ -31,6 +32,7 @@ Ratios are each step's wall time over the parse floor of its input measured in t
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import os
 import random
@@ -319,6 +321,27 @@ def bench_scale(
             ],
             "floor jsonl",
         )
+    if "disagreements-parquet" in steps:
+        dis_pq = folder / "disagreements-from-parquet.jsonl"
+        step(
+            "disagreements parquet",
+            [
+                *cli,
+                "disagreements",
+                "--traces",
+                str(paths["parquet"]),
+                "--labels",
+                str(paths["labels"]),
+                *maps,
+                "-o",
+                str(dis_pq),
+            ],
+            "floor parquet",
+        )
+        if dis.exists():  # the same disagreements whichever format the traces came in
+            same = filecmp.cmp(dis, dis_pq, shallow=False)
+            print(f"{'':>6} {'':<22} output {'identical to' if same else 'DIFFERS from'} JSONL's")
+        dis_pq.unlink()
     if "disagreements" in steps or "dryrun" in steps:
         step("floor disagreements", [py, "-c", FLOOR_JSONL, str(dis)], None)
     if "dryrun" in steps:
@@ -362,7 +385,9 @@ def main() -> None:
     parser.add_argument("--src", type=Path, default=REPO / "src", help="failcodes src to run.")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the data here.")
     parser.add_argument(
-        "--steps", default="metrics,disagreements,dryrun", help="Subset of the steps."
+        "--steps",
+        default="metrics,disagreements,disagreements-parquet,dryrun",
+        help="Subset of the steps.",
     )
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")
     parser.add_argument(
