@@ -1464,6 +1464,21 @@ SWEEP3_CASES: list[Case] = [
         + str(len(_foreign_export()))
         + " task(s) (exported before anyone annotated?)",
     ),
+    # sentence labels none of which names a trace sentence (another id scheme): every label
+    # counted as a sentence without claims, every trace sentence unlabelled, exit 0
+    Case(
+        "metrics/label-sentence-ids-of-another-scheme",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": GOOD_TRACES,
+                "l.csv": "sentence_id,question_id,has_error\ns1,q0,false\ns2,q1,true\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:2, field 'sentence_id': no trace has sentence_id 's1', "
+        "nor any other sentence label's: are the ids those of the traces (such as 'q0-s1')? (a "
+        "sentence without a trace counts as one the systems extracted no claim from)",
+    ),
     # a NUL byte in a CSV cell was read as text (a rating "2\x003", a label's claim id)
     Case(
         "agree/nul-in-a-rating",
@@ -1588,9 +1603,9 @@ def test_study_file_with_a_bom_is_read(tmp_path: Path) -> None:
     assert load_study(tmp_path).name == "study"
 
 
-def test_near_miss_sentence_on_traces_and_columns() -> None:
+def test_sentence_label_mismatch_on_traces_and_columns() -> None:
     # the same rule on trace objects and on trace columns (the claim-level reader's shape)
-    from failcodes.labels import Label, near_miss_sentence
+    from failcodes.labels import Label, sentence_label_mismatch
     from failcodes.tracecols import TraceColumns
 
     traces = make_traces(2)
@@ -1598,8 +1613,15 @@ def test_near_miss_sentence_on_traces_and_columns() -> None:
         Label(sentence_id="q0-s1", question_id="q0", has_error=False),
         Label(sentence_id="Q1-s1", question_id="q1", has_error=True),
     ]
-    assert near_miss_sentence(labels, traces) == (1, "Q1-s1", "q1-s1")
-    assert near_miss_sentence(labels, TraceColumns.from_traces(traces)) == (1, "Q1-s1", "q1-s1")
-    # a sentence with no claim, unlike any trace's: the known-sentence rule, no near miss
+    near = "no trace has sentence_id 'Q1-s1', but one has 'q1-s1'"
+    for shape in (traces, TraceColumns.from_traces(traces)):
+        found = sentence_label_mismatch(labels, shape)
+        assert found is not None and found[0] == 1 and found[1].startswith(near)
+    # a sentence with no claim, unlike any trace's, beside a matched one: the known-sentence
+    # rule, no mistake
     labels[1] = Label(sentence_id="q1-s9", question_id="q1", has_error=True)
-    assert near_miss_sentence(labels, traces) is None
+    assert sentence_label_mismatch(labels, traces) is None
+    # no sentence label matched at all: another id scheme
+    labels[0] = Label(sentence_id="s1", question_id="q0", has_error=False)
+    found = sentence_label_mismatch(labels, traces)
+    assert found is not None and found[0] == 0 and "such as 'q0-s1'" in found[1]

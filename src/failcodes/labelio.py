@@ -29,7 +29,7 @@ from failcodes.labels import (
     LabelColumns,
     check_labels_against_traces,
     label_column,
-    near_miss_sentence,
+    sentence_label_mismatch,
 )
 from failcodes.sentences import Sentence
 from failcodes.tableio import (
@@ -393,12 +393,11 @@ def validate_labels(
         line = lines[first.position] if lines is not None else first.position + 1
         extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
         raise InputError(first.message + extra, path=path, line=line, field=first.field)
-    near = near_miss_sentence(labels, traces)
-    if near is not None:
-        pos, label_sid, trace_sid = near
+    mismatch = sentence_label_mismatch(labels, traces)
+    if mismatch is not None:
+        pos, message = mismatch
         raise InputError(
-            f"no trace has sentence_id {label_sid!r}, but one has {trace_sid!r} (ids are "
-            "compared exactly: case, Unicode form); write the trace's id",
+            message,
             path=path,
             line=lines[pos] if lines is not None else pos + 1,
             field="sentence_id",

@@ -6,7 +6,7 @@ import array
 import bisect
 import itertools
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
@@ -672,20 +672,16 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
 
 
-def near_miss_sentence(
-    labels: Sequence[Label], traces: Sequence[Trace] | TraceColumns | SentenceColumns
-) -> tuple[int, str, str] | None:
-    """A label whose sentence is in no trace but a trace's is, but for case or Unicode form.
+def _trace_sentences(
+    traces: Sequence[Trace] | TraceColumns | SentenceColumns,
+) -> tuple[Callable[[str], bool], Iterable[str]]:
+    """``(whether a sentence id has a trace, the traces' sentence ids)``.
 
-    Returns ``(position, label's sentence_id, trace's sentence_id)``, or None. Such a label
-    would be counted as a sentence the systems extracted no claim from (ids are compared
-    exactly): almost surely the same sentence written another way. On groups, memory
-    follows the labels (trace ids are folded one at a time, only when a label has no trace).
+    On groups, memory follows the labels: the vocabulary holds the labels' ids too, so a
+    sentence has a trace when a group has its code.
     """
-    sids = label_column(labels, "sentence_id")
-    cids = label_column(labels, "claim_id")
     if isinstance(traces, SentenceColumns):
-        vocab = traces.sentences  # sorted; holds the labels' own ids too
+        vocab = traces.sentences  # sorted
         present = np.unique(np.asarray(traces.sentence))
 
         def has_trace(sid: str) -> bool:
@@ -695,26 +691,61 @@ def near_miss_sentence(
             at = int(np.searchsorted(present, code))
             return at < len(present) and int(present[at]) == code
 
-        trace_ids: Iterable[str] = (vocab[int(c)] for c in present)
-    else:
-        known = (
-            set(traces.small_codes("sentence_id")[1])
-            if isinstance(traces, TraceColumns)
-            else {t.sentence_id for t in traces}
-        )
+        return has_trace, (vocab[int(c)] for c in present)
+    known = (
+        set(traces.small_codes("sentence_id")[1])
+        if isinstance(traces, TraceColumns)
+        else {t.sentence_id for t in traces}
+    )
+    return known.__contains__, known
 
-        def has_trace(sid: str) -> bool:
-            return sid in known
 
-        trace_ids = known
+def _sentence_labels_without_trace(
+    labels: Sequence[Label], has_trace: Callable[[str], bool]
+) -> tuple[bool, dict[str, int]]:
+    """Whether some sentence label has a trace; those without one (folded id -> position)."""
+    matched = False
     missing: dict[str, int] = {}
-    for pos, (sid, cid) in enumerate(zip(sids, cids, strict=True)):
-        if cid is None and sid is not None and not has_trace(sid):
-            missing.setdefault(_fold(sid), pos)
+    sids = label_column(labels, "sentence_id")
+    for pos, (sid, cid) in enumerate(zip(sids, label_column(labels, "claim_id"), strict=True)):
+        if cid is None and sid is not None:
+            if has_trace(sid):
+                matched = True
+            else:
+                missing.setdefault(_fold(sid), pos)
+    return matched, missing
+
+
+def sentence_label_mismatch(
+    labels: Sequence[Label], traces: Sequence[Trace] | TraceColumns | SentenceColumns
+) -> tuple[int, str] | None:
+    """``(position, message)`` of sentence labels that cannot mean what they say, or None.
+
+    A label whose sentence is in no trace counts as a sentence the systems extracted no claim
+    from (ids are compared exactly). Two cases are almost surely mistakes: its id is a
+    trace's but for case or Unicode form; or no sentence label at all has a trace (the
+    labels' ids follow another scheme than the traces'). Trace ids are folded one at a
+    time, and only when some label has no trace.
+    """
+    has_trace, trace_ids = _trace_sentences(traces)
+    matched, missing = _sentence_labels_without_trace(labels, has_trace)
     if not missing:
         return None
+    sids = label_column(labels, "sentence_id")
+    example: str | None = None
     for sid in trace_ids:
+        example = sid if example is None or sid < example else example
         pos = missing.get(_fold(sid), -1)
         if pos >= 0:
-            return pos, sids[pos], sid
+            return pos, (
+                f"no trace has sentence_id {sids[pos]!r}, but one has {sid!r} (ids are "
+                "compared exactly: case, Unicode form); write the trace's id"
+            )
+    if not matched and example is not None:
+        pos = min(missing.values())
+        return pos, (
+            f"no trace has sentence_id {sids[pos]!r}, nor any other sentence label's: are the "
+            f"ids those of the traces (such as {example!r})? (a sentence without a trace "
+            "counts as one the systems extracted no claim from)"
+        )
     return None
