@@ -193,9 +193,12 @@ def test_label_errors(tmp_path: Path) -> None:
     e = _err(labelio.read_labels, p, traces=TRACES)
     assert (e.line, e.field) == (3, "sentence_id")
     assert "no trace has sentence_id 'q1:s9'" in e.reason
-    # a sentence of a known question with no claims is allowed (metrics report it)
+    # a sentence of a known question with no claims is allowed (metrics report it), beside
+    # labels of sentences the traces have (labels none of which has a trace are refused)
+    p.write_text("sentence_id,question_id,has_error\nq1:s0,q1,true\nq1:s9,q1,false\n")
+    assert labelio.read_labels(p, traces=TRACES)[1].sentence_id == "q1:s9"
     p.write_text("sentence_id,question_id,has_error\nq1:s9,q1,false\n")
-    assert labelio.read_labels(p, traces=TRACES)[0].sentence_id == "q1:s9"
+    assert "nor any other sentence label's" in _err(labelio.read_labels, p, traces=TRACES).reason
     p.write_text("sentence_id,has_error\nq1:s0,perhaps\n")
     e = _err(labelio.read_labels, p)
     assert (e.line, e.field) == (2, "has_error")
