@@ -158,7 +158,7 @@ def generate(folder: Path, scale: float, seed: int) -> dict[str, Path]:
     import pyarrow as pa  # type: ignore[import-untyped]
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-    from failcodes.dataio import trace_arrow_schema
+    from failcodes.traceio import trace_arrow_schema
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = {

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from _judge_common import REPO, start_server, synthetic_traces
 from failcodes.codebook import bundled_dir
-from failcodes.dataio import write_traces
+from failcodes.traceio import write_traces
 
 
 def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:

@@ -1037,7 +1037,7 @@ def _parquet_traces(column: str, value: str) -> Setup:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from failcodes.dataio import read_traces, write_traces
+        from failcodes.traceio import read_traces, write_traces
 
         _write({"t.jsonl": GOOD_TRACES, "labels.csv": LABELS})(d)
         write_traces(d / "t.parquet", read_traces(d / "t.jsonl"))

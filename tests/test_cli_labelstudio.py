@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from failcodes import codebook as codebooks
-from failcodes import dataio
+from failcodes import traceio
 from failcodes.cli.main import main
 from failcodes.dataio import write_disagreements
 from failcodes.disagreements import find_disagreements
@@ -305,7 +305,7 @@ def test_export_from_disagreements_exports_exactly_their_units(tmp_path: Path, r
     cb_path = write_codebook(tmp_path)
     traces, labels = _three_sentences()
     write_disagreements(tmp_path / "dis.jsonl", find_disagreements(traces, labels, "refuted"))
-    dataio.write_traces(tmp_path / "traces.jsonl", traces)
+    traceio.write_traces(tmp_path / "traces.jsonl", traces)
     base = ("-p", "verification", "-c", cb_path)
     proc = run("export", "dis.jsonl", *base, "-o", "dis_tasks.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

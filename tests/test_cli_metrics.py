@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from failcodes import dataio, labelio
+from failcodes import labelio, traceio
 from failcodes.dataio import read_disagreements
 from failcodes.labels import Label
 from tests.browser import probe_page
@@ -32,7 +32,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def files(tmp_path: Path) -> tuple[Path, Path]:
     traces, labs = tmp_path / "traces.jsonl", tmp_path / "labels.csv"
-    dataio.write_traces(traces, traces_a())
+    traceio.write_traces(traces, traces_a())
     labelio.write_labels(labs, labels())
     return traces, labs
 

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio, labelio
+from failcodes import dataio, labelio, traceio
 from failcodes.disagreements import disagreement_id, find_disagreements, select_disagreements
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
@@ -130,7 +130,7 @@ def test_duplicate_keys_found_as_by_the_object_reader(
         line = line.replace(anchor, anchor[0] + duplicate + anchor[1:], 1)
     path = tmp_path / "t.jsonl"
     path.write_text(line + "\n", encoding="utf-8")
-    old = _outcome(dataio.read_traces, path)
+    old = _outcome(traceio.read_traces, path)
     new = _outcome(lambda p: dataio.read_trace_columns(p, text=True), path)
     if isinstance(old, str):
         assert new == old
@@ -185,7 +185,7 @@ def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int)
     records, labels = _study(seed)
     src = tmp_path / "t.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    traces = dataio.read_traces(src)
+    traces = traceio.read_traces(src)
     expected = tmp_path / "expected.jsonl"
     items = [d for m in ("refuted", "non_supported") for d in find_disagreements(traces, labels, m)]
     dataio.write_disagreements(expected, items)
@@ -240,10 +240,10 @@ def test_encoded_key_columns_equal_the_object_columns(
     ]
     src = tmp_path / "t.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    traces = dataio.read_traces(src)
+    traces = traceio.read_traces(src)
     if parquet:
         src = tmp_path / "t.parquet"
-        dataio.write_traces(src, traces)
+        traceio.write_traces(src, traces)
     cols = dataio.read_trace_columns(src)
     assert cols.encoded  # the reader's own path, not the object fallback
     expected = TraceColumns.from_traces(traces, text=False)
@@ -311,7 +311,7 @@ def test_metrics_from_parquet_import_no_pandas(tmp_path: Path) -> None:
     records, labels = _study(1)
     src = tmp_path / "t.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    dataio.write_traces(tmp_path / "t.parquet", dataio.read_traces(src))
+    traceio.write_traces(tmp_path / "t.parquet", traceio.read_traces(src))
     pairs = [(x.sentence_id, x.has_error) for x in labels]
     code = (
         "import sys; from failcodes import dataio, metrics; from failcodes.labels import Label\n"
@@ -333,7 +333,7 @@ def test_labelled_pairs_are_the_labelled_sentences(tmp_path: Path, seed: int) ->
     labels = [*labels, Label(sentence_id="q0:s9", question_id="q0", has_error=True)]
     src = tmp_path / "t.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    traces = dataio.read_traces(src)
+    traces = traceio.read_traces(src)
     cols = dataio.read_trace_columns(src)
     index = LabelIndex(labels)
     keys = [(k.question_id, k.sentence_id) for k in index.labelled_sentences(traces)]
@@ -400,7 +400,7 @@ def _disagreement_record() -> dict[str, Any]:
             records, labels = _study(seed)
             src = Path(tmp) / "t.jsonl"
             src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-            for d in find_disagreements(dataio.read_traces(src), labels, "non_supported"):
+            for d in find_disagreements(traceio.read_traces(src), labels, "non_supported"):
                 if len(d.claims) > 1 and d.claims[0].passages:
                     return d.model_dump(mode="json")
     raise AssertionError("no disagreement with passages in the studies")
@@ -489,7 +489,7 @@ def test_parquet_passage_checks_with_and_without_statistics(
     ]
     path = tmp_path / "t.parquet"
     pq.write_table(
-        pa.Table.from_pylist(records, schema=dataio.trace_arrow_schema()),
+        pa.Table.from_pylist(records, schema=traceio.trace_arrow_schema()),
         path,
         write_statistics=statistics,
     )
@@ -497,15 +497,15 @@ def test_parquet_passage_checks_with_and_without_statistics(
     assert clean == ({"passage_id", "text", "gold_verdict"} if statistics else set())
     records[1]["passages"][1][field] = value
     pq.write_table(
-        pa.Table.from_pylist(records, schema=dataio.trace_arrow_schema()),
+        pa.Table.from_pylist(records, schema=traceio.trace_arrow_schema()),
         path,
         write_statistics=statistics,
     )
     if message is None:
-        assert len(dataio.read_trace_columns(path)) == len(dataio.read_traces(path)) == 3
+        assert len(dataio.read_trace_columns(path)) == len(traceio.read_traces(path)) == 3
         return
     with pytest.raises(InputError) as exact:
-        dataio.read_traces(path)
+        traceio.read_traces(path)
     with pytest.raises(InputError) as fast:
         dataio.read_trace_columns(path)
     assert str(fast.value) == str(exact.value)
@@ -560,7 +560,7 @@ def test_streaming_from_parquet_reads_each_row_group_once(
     labels = [Label(sentence_id=r["sentence_id"], has_error=False) for r in records]
     src = tmp_path / "t.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    table = pa.Table.from_pylist(records, schema=dataio.trace_arrow_schema())
+    table = pa.Table.from_pylist(records, schema=traceio.trace_arrow_schema())
     pq.write_table(table, tmp_path / "t.parquet", row_group_size=10)
     reads: list[int] = []
     real = pq.ParquetFile.read_row_group

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes import dataio
+from failcodes import traceio
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
@@ -45,13 +45,13 @@ def _hard_traces() -> list[Trace]:
 def test_hard_values_round_trip(tmp_path: Path, suffix: str) -> None:
     traces = _hard_traces()
     path = tmp_path / f"t{suffix}"
-    dataio.write_traces(path, traces)
-    assert dataio.read_traces(path) == traces
+    traceio.write_traces(path, traces)
+    assert traceio.read_traces(path) == traces
 
 
 def test_csv_and_jsonl_read_back_the_same(tmp_path: Path) -> None:
     raw = [t.model_copy(update={"sentence": ""}) for t in _hard_traces()]
-    dataio.write_traces(tmp_path / "t.csv", raw)
-    dataio.write_traces(tmp_path / "t.jsonl", raw)
-    assert dataio.read_traces(tmp_path / "t.csv") == dataio.read_traces(tmp_path / "t.jsonl")
-    assert dataio.read_traces(tmp_path / "t.csv")[0].sentence is None
+    traceio.write_traces(tmp_path / "t.csv", raw)
+    traceio.write_traces(tmp_path / "t.jsonl", raw)
+    assert traceio.read_traces(tmp_path / "t.csv") == traceio.read_traces(tmp_path / "t.jsonl")
+    assert traceio.read_traces(tmp_path / "t.csv")[0].sentence is None

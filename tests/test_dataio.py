@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio, fileio, labelio
+from failcodes import fileio, labelio, traceio
 from failcodes.errors import InputError
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
@@ -56,13 +56,13 @@ TRACES = [
 @pytest.mark.parametrize("ext", ["jsonl", "csv", "parquet"])
 def test_traces_round_trip(tmp_path: Path, ext: str) -> None:
     path = tmp_path / f"traces.{ext}"
-    written = dataio.write_traces(path, TRACES)
+    written = traceio.write_traces(path, TRACES)
     assert written[0] == path
     if ext == "csv":
         assert written[1] == tmp_path / "traces.passages.csv"
         # 3 passages in all -> header + 3 rows
         assert len((tmp_path / "traces.passages.csv").read_text().splitlines()) == 4
-    assert dataio.read_traces(path) == TRACES
+    assert traceio.read_traces(path) == TRACES
     # no temp files left behind
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in written)
 
@@ -82,9 +82,9 @@ def test_labels_round_trip(tmp_path: Path, ext: str) -> None:
 
 def test_csv_without_passages_table_reads_traces_without_passages(tmp_path: Path) -> None:
     path = tmp_path / "t.csv"
-    dataio.write_traces(path, TRACES)
+    traceio.write_traces(path, TRACES)
     (tmp_path / "t.passages.csv").unlink()
-    assert [len(t.passages) for t in dataio.read_traces(path)] == [0, 0, 0]
+    assert [len(t.passages) for t in traceio.read_traces(path)] == [0, 0, 0]
 
 
 def test_explicit_passages_option_and_foreign_names(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_explicit_passages_option_and_foreign_names(tmp_path: Path) -> None:
     passages = tmp_path / "evidence.csv"
     passages.write_text("run,id,passage_id,rank,text\nA,c0,d2,2,second\nA,c0,d1,1,first\n")
     cmap = {"run": "system", "id": "claim_id", "claim_text": "claim", "notes": ""}
-    (t,) = dataio.read_traces(traces, passages_path=passages, column_map=cmap)
+    (t,) = traceio.read_traces(traces, passages_path=passages, column_map=cmap)
     assert (t.system, t.claim_id, t.claim, t.verdict, t.raw_verdict) == (
         "A",
         "c0",
@@ -117,21 +117,21 @@ def test_jsonl_errors_name_line_and_field(tmp_path: Path) -> None:
     good = TRACES[1].model_dump_json()
     p = tmp_path / "t.jsonl"
     p.write_text(good + "\n\n{bad json\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.path, e.line) == (str(p), 3)
     assert "malformed JSON" in e.reason
 
     p.write_text(good + "\n" + good.replace('"claim":"Metformin is cheap.",', "") + "\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field, e.reason) == (2, "claim", "missing required field")
 
     p.write_text(good + "\n" + good + "\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (2, "claim_id")
     assert "duplicate (system, claim_id)" in e.reason and "first at line 1" in e.reason
 
     p.write_text(good.replace('"no_evidence"', '"Probably"') + "\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (1, "verdict")
     assert "unknown verdict 'Probably'" in e.reason
 
@@ -140,11 +140,11 @@ def test_jsonl_errors_name_line_and_field(tmp_path: Path) -> None:
     import json
 
     p.write_text(json.dumps(bad_rank) + "\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (1, "passages[1].rank")
 
     p.write_text("[1, 2]\n")
-    assert "expected a JSON object" in _err(dataio.read_traces, p).reason
+    assert "expected a JSON object" in _err(traceio.read_traces, p).reason
 
 
 def test_csv_errors_name_data_row_line(tmp_path: Path) -> None:
@@ -156,34 +156,34 @@ def test_csv_errors_name_data_row_line(tmp_path: Path) -> None:
         's,q,q:s0,c1,y,refuted,"two\nlines"\n'
         "s,q,q:s0,c2,z,maybe,\n"
     )
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (5, "verdict")
 
     p.write_text("system,question_id,sentence_id,claim_id,verdict\ns,q,q:s0,c0,supported\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (1, "claim")
     assert e.reason.startswith("missing column")
 
     # an empty cell in a required text column is the empty string, as "" is in JSONL (issue 16:
     # the CSV writer writes empty claims, so its reader must read them back)
     p.write_text("system,question_id,sentence_id,claim_id,claim,verdict\ns,q,q:s0,c0,,supported\n")
-    assert dataio.read_traces(p)[0].claim == ""
+    assert traceio.read_traces(p)[0].claim == ""
     p.write_text("system,question_id,sentence_id,claim_id,claim,verdict\ns,q,q:s0,c0,x,\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (2, "verdict")
 
     side = tmp_path / "t.passages.csv"
     p.write_text("system,question_id,sentence_id,claim_id,claim,verdict\ns,q,q:s0,c0,x,supported\n")
     side.write_text("system,claim_id,passage_id,rank,text\ns,c0,p,1,a\ns,c9,p,1,b\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.path, e.line, e.field) == (str(side), 3, "claim_id")
 
     side.write_text("system,claim_id,passage_id,rank,text\ns,c0,p,1,a\ns,c0,p2,1,b\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.path, e.line, e.field) == (str(side), 3, "rank")
 
     side.write_text("system,claim_id,passage_id,rank,text\ns,c0,p,zero,a\n")
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (2, "rank")
 
 
@@ -213,27 +213,27 @@ def test_label_errors(tmp_path: Path) -> None:
 def test_parquet_errors(tmp_path: Path) -> None:
     p = tmp_path / "t.parquet"
     p.write_bytes(b"not parquet at all")
-    assert "not a readable Parquet file" in _err(dataio.read_traces, p).reason
+    assert "not a readable Parquet file" in _err(traceio.read_traces, p).reason
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"system": ["s"], "claim_id": ["c"]}), p)
-    e = _err(dataio.read_traces, p)
+    e = _err(traceio.read_traces, p)
     assert e.line == 1 and e.field == "question_id"  # first missing column in model order
 
 
 def test_format_and_missing_file(tmp_path: Path) -> None:
     assert (
-        "expected .jsonl, .csv or .parquet" in _err(dataio.read_traces, tmp_path / "x.txt").reason
+        "expected .jsonl, .csv or .parquet" in _err(traceio.read_traces, tmp_path / "x.txt").reason
     )
-    assert _err(dataio.read_traces, tmp_path / "nope.jsonl").reason == "file not found"
+    assert _err(traceio.read_traces, tmp_path / "nope.jsonl").reason == "file not found"
 
 
 def test_atomic_batch_leaves_nothing_on_error(tmp_path: Path) -> None:
     target = tmp_path / "a.jsonl"
     target.write_text("old\n")
     with pytest.raises(RuntimeError), fileio.AtomicBatch() as batch:
-        dataio.write_traces(target, TRACES, batch=batch)
+        traceio.write_traces(target, TRACES, batch=batch)
         labelio.write_labels(tmp_path / "b.csv", LABELS, batch=batch)
         raise RuntimeError("boom")
     assert target.read_text() == "old\n"
@@ -287,8 +287,8 @@ def test_round_trip_is_lossless_in_every_format(tmp_path: Path, traces: list[Tra
     # hence min_size=1 above (documented in docs/trace-format.md).
     for ext in ("jsonl", "csv", "parquet"):
         path = tmp_path / f"prop.{ext}"
-        dataio.write_traces(path, traces)
-        assert dataio.read_traces(path) == traces, ext
+        traceio.write_traces(path, traces)
+        assert traceio.read_traces(path) == traces, ext
 
 
 def test_bom_is_tolerated_and_long_values_are_shortened(tmp_path: Path) -> None:
@@ -297,12 +297,12 @@ def test_bom_is_tolerated_and_long_values_are_shortened(tmp_path: Path) -> None:
     assert labelio.read_labels(p)[0].sentence_id == "q1:s0"
     j = tmp_path / "t.jsonl"
     j.write_text("\ufeff" + TRACES[1].model_dump_json() + "\n", encoding="utf-8")
-    assert dataio.read_traces(j) == [TRACES[1]]
+    assert traceio.read_traces(j) == [TRACES[1]]
     bad = TRACES[1].model_dump(mode="json") | {"claim": ["x" * 500]}
     import json
 
     j.write_text(json.dumps(bad) + "\n")
-    e = _err(dataio.read_traces, j)
+    e = _err(traceio.read_traces, j)
     assert e.field == "claim" and len(e.reason) < 160 and e.reason.endswith("...)")
 
 

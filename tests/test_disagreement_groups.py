@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from failcodes import dataio, disagreements, labelio, tracecols
+from failcodes import dataio, disagreements, labelio, tracecols, traceio
 from failcodes.disagreements import (
     GroupSelection,
     count_by_kind,
@@ -301,7 +301,7 @@ def test_scattered_parquet_groups_take_the_columns(tmp_path: Path) -> None:
     rows, flags = _shuffled(5)
     random.Random(5).shuffle(rows)
     path = tmp_path / "traces.parquet"
-    pq.write_table(pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema()), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=traceio.trace_arrow_schema()), path)
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
     cols = dataio.read_sentence_columns(path, locate=True)
     assert isinstance(cols, SentenceColumns)
@@ -356,7 +356,7 @@ def test_group_origin_of_parquet_rows(
     rows, flags = _shuffled(3)
     path = tmp_path / "traces.parquet"
     pq.write_table(
-        pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema()), path, row_group_size=7
+        pa.Table.from_pylist(rows, schema=traceio.trace_arrow_schema()), path, row_group_size=7
     )
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
     cols = dataio.read_sentence_columns(path, locate=True)

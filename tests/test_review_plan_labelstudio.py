@@ -13,13 +13,13 @@ from failcodes import attribution
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.cli.main import main
-from failcodes.dataio import write_traces
 from failcodes.labelstudio.client import LabelStudioClient
 from failcodes.labelstudio.tasks import choice_result
 from failcodes.report.build import build_report
 from failcodes.report.rundir import load_run_dir
 from failcodes.reviewplan import read_plan
 from failcodes.study.layout import StudyLayout
+from failcodes.traceio import write_traces
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind, build_units
 from failcodes.verdicts import Verdict

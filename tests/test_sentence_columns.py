@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import failcodes
-from failcodes import dataio, labelio, tracecols
+from failcodes import dataio, labelio, tracecols, traceio
 from failcodes.errors import InputError
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.metrics import compute_metrics, verdict_distributions
@@ -69,7 +69,7 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema())
+        table = pa.Table.from_pylist(rows, schema=traceio.trace_arrow_schema())
         pq.write_table(table, path, row_group_size=7)
     else:
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

@@ -410,10 +410,10 @@ def test_paired_outcomes_from_traces() -> None:
 
 
 def test_cli_compare_from_traces_and_labels(tmp_path: Path, run) -> None:
-    from failcodes import dataio, labelio
+    from failcodes import labelio, traceio
 
     traces, labels = _traces_and_labels()
-    dataio.write_traces(tmp_path / "t.jsonl", traces)
+    traceio.write_traces(tmp_path / "t.jsonl", traces)
     labelio.write_labels(tmp_path / "l.jsonl", labels)
     proc = run(
         "compare",
@@ -470,14 +470,14 @@ def test_cli_agree_on_annotation_jsonl(tmp_path: Path, run) -> None:
 
 def test_cli_compare_takes_repeated_traces_and_mappings(tmp_path: Path, run) -> None:
     # Before: `--traces a --traces b` kept only b (one system -> "needs at least 2 systems").
-    from failcodes import dataio, labelio
+    from failcodes import labelio, traceio
 
     traces, labels = _traces_and_labels()
     by_system: dict[str, list] = {}
     for t in traces:
         by_system.setdefault(t.system, []).append(t)
     for system, items in by_system.items():
-        dataio.write_traces(tmp_path / f"{system}.jsonl", items)
+        traceio.write_traces(tmp_path / f"{system}.jsonl", items)
     labelio.write_labels(tmp_path / "l.jsonl", labels)
     args = ["compare", "--labels", tmp_path / "l.jsonl", "--resamples", "200", "--seed", "0"]
     args += ["--traces", tmp_path / "A.jsonl", "--traces", tmp_path / "B.jsonl"]

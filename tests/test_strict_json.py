@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes import dataio, jsonio
+from failcodes import jsonio, traceio
 from failcodes.errors import InputError
 from failcodes.jsonio import MAX_JSON_DEPTH, parse_json
 
@@ -83,7 +83,7 @@ def test_jsonl_reader_names_the_line(tmp_path: Path) -> None:
     good = TRACE % '{"passage_id":"p1","rank":1,"text":"a"}'
     path.write_text(good + "\n\n" + good.replace('"c1"', '"c2", "claim_id": "c3"') + "\n")
     with pytest.raises(InputError) as info:
-        dataio.read_traces(path)
+        traceio.read_traces(path)
     assert (info.value.line, info.value.field) == (3, "claim_id")
 
 
@@ -92,7 +92,7 @@ def test_duplicate_passage_ranks_refused_in_jsonl(tmp_path: Path) -> None:
     passages = '{"passage_id":"p1","rank":2,"text":"a"},{"passage_id":"p2","rank":2,"text":"b"}'
     path.write_text(TRACE % passages + "\n")
     with pytest.raises(InputError) as info:
-        dataio.read_traces(path)
+        traceio.read_traces(path)
     assert info.value.one_line() == (
         f"{path}:1, field 'passages': rank 2 appears twice; ranks must be unique"
     )
@@ -107,7 +107,7 @@ def test_nan_score_refused_in_csv(tmp_path: Path) -> None:
         "system,claim_id,passage_id,rank,text,score\ns,c1,p1,1,a,nan\n"
     )
     with pytest.raises(InputError) as info:
-        dataio.read_traces(traces)
+        traceio.read_traces(traces)
     assert (info.value.line, info.value.field) == (2, "score")
 
 

@@ -1,6 +1,6 @@
 """The columnar trace reader accepts, refuses and reports exactly as the object reader does.
 
-Every case is run through both :func:`failcodes.dataio.read_traces` (pydantic, one object
+Every case is run through both :func:`failcodes.traceio.read_traces` (pydantic, one object
 per trace) and :func:`failcodes.dataio.read_trace_columns` (msgspec + Arrow): accepted files
 must give the same columns, refused ones the same one-line error (file, line, field, text).
 """
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio
+from failcodes import dataio, traceio
 from failcodes.codebook import UnitKind
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
@@ -50,7 +50,7 @@ def _outcome(fn: object, path: Path) -> object:
 
 def _same(path: Path) -> object:
     """Run both readers; assert they agree; return the columns or the error text."""
-    old = _outcome(dataio.read_traces, path)
+    old = _outcome(traceio.read_traces, path)
     new = _outcome(lambda p: dataio.read_trace_columns(p, text=True), path)
     if isinstance(old, str):
         assert new == old
@@ -135,8 +135,8 @@ def test_bom_and_invalid_utf8(tmp_path: Path) -> None:
 def test_duplicates_across_files(tmp_path: Path) -> None:
     a, b = tmp_path / "a.jsonl", tmp_path / "b.parquet"
     a.write_text(_line() + "\n", encoding="utf-8")
-    first = dataio.read_traces(a)[0]
-    dataio.write_traces(b, [first.model_copy(update={"claim_id": "c9"}), first])
+    first = traceio.read_traces(a)[0]
+    traceio.write_traces(b, [first.model_copy(update={"claim_id": "c9"}), first])
     with pytest.raises(InputError) as info:
         dataio.read_trace_columns([a, b])
     assert str(info.value) == (
@@ -163,7 +163,7 @@ TRACES = [
 @pytest.mark.parametrize("ext", ["jsonl", "parquet", "csv"])
 def test_round_trip_and_gather(tmp_path: Path, ext: str) -> None:
     path = tmp_path / f"t.{ext}"
-    dataio.write_traces(path, TRACES)
+    traceio.write_traces(path, TRACES)
     cols = dataio.read_trace_columns(path, text=True)
     assert cols.table.equals(TraceColumns.from_traces(TRACES).table)
     assert dataio.gather_traces(cols, [4, 0, 2]) == [TRACES[4], TRACES[0], TRACES[2]]
@@ -173,7 +173,7 @@ def test_parquet_refusals_match(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = dataio.trace_arrow_schema()
+    schema = traceio.trace_arrow_schema()
     good = Trace.model_validate(json.loads(_line())).model_dump(mode="json")
     variants = {
         "unknown verdict": {**good, "verdict": "maybe"},

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes import dataio, labelio
+from failcodes import labelio, traceio
 from failcodes.cli.main import main
 from failcodes.labels import Label
 from failcodes.metrics import compute_metrics
@@ -63,7 +63,7 @@ def test_compare_uses_the_same_rule(tmp_path: Path, capsys: pytest.CaptureFixtur
     hits = paired.predictions[paired.truth == 1].mean(axis=0)
     assert hits.tolist() == pytest.approx([0.3, 0.3])
     assert paired.without_claims == {"A": 0, "B": 4}
-    dataio.write_traces(tmp_path / "t.jsonl", traces)
+    traceio.write_traces(tmp_path / "t.jsonl", traces)
     labelio.write_labels(tmp_path / "l.jsonl", labels)
     args = ["compare", "--traces", str(tmp_path / "t.jsonl"), "--labels", str(tmp_path / "l.jsonl")]
     try:

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from failcodes.bundled import path as bundled_data
     from failcodes.codebook import bundled as bundled_codebook
     from failcodes.codebook import load as load_codebook
-    from failcodes.dataio import read_traces
     from failcodes.demo import run_demo
     from failcodes.disagreements import find_disagreements
     from failcodes.ingest.scifact import bundled_dir as scifact_dir
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
     from failcodes.stats.ppi import ppi_mean
     from failcodes.stats.tables import agreement_table, ratings_from_frame
     from failcodes.study import init_study, load_study
+    from failcodes.traceio import read_traces
     from failcodes.units import disagreement_traces, retrieval_units, verification_units
 
 __version__ = "0.1.0"
@@ -64,7 +64,7 @@ __version__ = "0.1.0"
 #: Public name -> (module, attribute), imported on first use.
 _LAZY: dict[str, tuple[str, str]] = {
     # reading data
-    "read_traces": ("failcodes.dataio", "read_traces"),
+    "read_traces": ("failcodes.traceio", "read_traces"),
     "read_labels": ("failcodes.labelio", "read_labels"),
     "read_ratings_frame": ("failcodes.ratingsio", "read_ratings_frame"),
     "load_scifact": ("failcodes.ingest.scifact", "load"),

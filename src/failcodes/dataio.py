@@ -1,27 +1,28 @@
-"""Read and write traces, labels and sentences as JSONL, CSV or Parquet (by file extension).
+"""Traces as columns and the disagreement files: the bounded-memory readers behind metrics.
 
-Formats (see docs/trace-format.md):
+- Traces as columns (issue 18): :func:`read_trace_columns` reads trace files (JSONL, CSV or
+  Parquet) into :class:`~failcodes.tracecols.TraceColumns`, keeping only the columns asked
+  for; :func:`read_sentence_columns` keeps the sentence groups sentence-level metrics need;
+  :func:`gather_traces` fetches the full traces of given rows by file offset. The rules and
+  the one-line errors are those of :func:`failcodes.traceio.read_traces`: a line the msgspec
+  decoder cannot vouch for goes through that reader's own steps.
+- Disagreement files: :func:`write_disagreements`, :func:`write_disagreement_records` and
+  :func:`stream_disagreements` write them (JSONL or Parquet, atomically);
+  :func:`read_disagreements`, :func:`read_disagreement_traces` and
+  :func:`iter_disagreement_claims` read them back; :func:`locate_scattered` finds the rows of
+  groups whose claims are no run of rows.
 
-- ``.jsonl``: one JSON object per line (blank lines are skipped); a trace's ``passages`` is a
-  list of objects.
-- ``.csv``: one row per record with a header; empty cells are missing values. Traces are two
-  tables: ``X.csv`` (one row per trace, no passages column) and ``X.passages.csv`` (one row per
-  passage, joined on ``system`` + ``claim_id``; see :func:`passages_path_for`). Reading a trace
-  CSV without its passages table gives traces without passages.
-- ``.parquet``: one row per record; a trace's ``passages`` is a ``list<struct>`` column.
-
-Every problem raises :class:`~failcodes.errors.InputError` with the path, the 1-based line (CSV:
-the physical line where the data row starts, the header being line 1; Parquet: the 1-based
-row number), the field and what was expected. Writes are atomic: everything is written to
-temporary files in the destination folder and moved into place with :func:`os.replace` only
-when all of them are complete (:class:`AtomicBatch`).
+The rest of the file layer lives beside this module: rows of any table, formats and record
+validation in :mod:`failcodes.tableio`, labels and sentences in :mod:`failcodes.labelio`, trace
+files as models in :mod:`failcodes.traceio` (formats: docs/trace-format.md). Every problem
+raises :class:`~failcodes.errors.InputError` with the path, the 1-based line (Parquet: row),
+the field and what was expected; writes are atomic (:class:`~failcodes.fileio.AtomicBatch`).
 """
 
 from __future__ import annotations
 
 import array
 import bisect
-import csv
 import functools
 import itertools
 import json
@@ -36,7 +37,6 @@ from typing import (
     Annotated,
     Any,
     Literal,
-    TypeVar,
     Union,
     cast,
     get_args,
@@ -58,19 +58,11 @@ from failcodes.tableio import (
     Format,
     arrow_schema,
     check_columns,
-    checked_csv_rows,
-    checked_parquet_rows,
-    csv_cell,
     detect_format,
     drop_nones,
-    id_problem,
     msgspec_type,
-    passages_path_for,
     pyarrow_modules,
-    rename_fields,
     required_fields,
-    stage_table,
-    validate_record,
     write_in_batch,
 )
 from failcodes.tracecols import (
@@ -86,16 +78,22 @@ from failcodes.tracecols import (
     numpy_of,
     string_array,
 )
+from failcodes.traceio import (
+    TRACE_ID_FIELDS,
+    prepare_trace,
+    read_traces,
+    trace_arrow_schema,
+)
 from failcodes.traces import EvidenceSource, Passage, Trace, derived_evidence_source
 from failcodes.verdicts import Verdict, normalize_verdict
 
 if TYPE_CHECKING:  # disagreements imports metrics; dataio imports it on use
     from failcodes.disagreements import ClaimView
 
-M = TypeVar("M", bound=BaseModel)
 
 # The columnar readers and the disagreement files below (changed on another branch meanwhile)
-# call these helpers of failcodes.tableio by the private names they had here.
+# call these helpers of failcodes.tableio and failcodes.traceio by the private names they had
+# here (plain renames once that branch has landed).
 _ESCAPED_QUOTE_COLON = ESCAPED_QUOTE_COLON
 _EXTENSIONS = EXTENSIONS
 _KEY_COLON = KEY_COLON
@@ -106,239 +104,8 @@ _drop_nones = drop_nones
 _msgspec_type = msgspec_type
 _required = required_fields
 _batched = write_in_batch
-
-
-#: Columns of the passages table of a trace CSV, in order (the join key first).
-PASSAGE_KEY = ("system", "claim_id")
-
-
-# ------------------------------------------------------------------------------------------
-# Atomic writes (see failcodes.fileio)
-# ------------------------------------------------------------------------------------------
-
-
-# ------------------------------------------------------------------------------------------
-# Rows in, rows out
-# ------------------------------------------------------------------------------------------
-
-
-def trace_from_record(
-    record: dict[str, Any],
-    path: str | Path,
-    line: int,
-    aliases: Mapping[str, Verdict] | None = None,
-) -> Trace:
-    """Validate one trace record (our field names) exactly as :func:`read_traces` does.
-
-    The verdict goes through the alias table (the raw text kept in ``raw_verdict``); nested
-    passages may be objects with missing values left out. Errors name path, line and field.
-    """
-    return _prepare_trace(dict(record), Path(path), line, aliases, {})
-
-
-def claim_once(
-    seen: dict[tuple[str, str], tuple[Path, int]], trace: Trace, path: Path, line: int
-) -> tuple[str, str]:
-    """Record ``trace``'s (system, claim_id) as read at ``path:line``; return that key.
-
-    Raises :class:`InputError` if ``seen`` already holds the key (naming where it was first).
-    """
-    key = (trace.system, trace.claim_id)
-    if key in seen:
-        first_path, first_line = seen[key]
-        where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
-        raise InputError(
-            f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
-            f"first at {where}",
-            path=path,
-            line=line,
-            field="claim_id",
-        )
-    seen[key] = (path, line)
-    return key
-
-
-# ------------------------------------------------------------------------------------------
-# Generic flat models (labels, sentences)
-# ------------------------------------------------------------------------------------------
-
-
-# ------------------------------------------------------------------------------------------
-# Arrow schemas derived from the pydantic models
-# ------------------------------------------------------------------------------------------
-
-
-def trace_arrow_schema() -> Any:
-    """Return the Arrow schema of a trace Parquet file (passages as ``list<struct>``)."""
-    return arrow_schema(Trace)
-
-
-# ------------------------------------------------------------------------------------------
-# Traces
-# ------------------------------------------------------------------------------------------
-
-TRACE_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "passages")
-PASSAGE_COLUMNS: tuple[str, ...] = (*PASSAGE_KEY, *Passage.model_fields)
-
-
-#: A trace's identifiers: a blank one joins nothing, a padded one (``" c1"``) silently misses
-#: the same id written without spaces in another file: both are bad input.
-_ID_FIELDS = ("system", "question_id", "sentence_id", "claim_id")
-
-
-def _prepare_trace(
-    record: dict[str, Any],
-    path: Path,
-    line: int,
-    aliases: Mapping[str, Verdict] | None,
-    column_map: Mapping[str, str],
-) -> Trace:
-    for name in _ID_FIELDS:
-        problem = id_problem(record.get(name))
-        if problem is not None:
-            raise InputError(problem, path=path, line=line, field=name)
-    raw = record.get("verdict")
-    if raw is not None:
-        verdict = normalize_verdict(raw, aliases, path=path, line=line)
-        record["verdict"] = verdict.value
-        if record.get("raw_verdict") is None:
-            raw_text = str(raw)
-            if raw_text != verdict.value:
-                record["raw_verdict"] = raw_text
-    passages = record.get("passages")
-    if isinstance(passages, list) and column_map:
-        record["passages"] = [
-            drop_nones(rename_fields(p, column_map)) if isinstance(p, dict) else p for p in passages
-        ]
-    elif isinstance(passages, list):
-        record["passages"] = [drop_nones(p) if isinstance(p, dict) else p for p in passages]
-    return validate_record(Trace, record, path, line)
-
-
-def read_traces(
-    path: str | Path,
-    *,
-    passages_path: str | Path | None = None,
-    aliases: Mapping[str, Verdict] | None = None,
-    column_map: Mapping[str, str] | None = None,
-    seen: dict[tuple[str, str], tuple[Path, int]] | None = None,
-    default_system: str | None = None,
-) -> list[Trace]:
-    """Read traces from JSONL, CSV (+ passages table) or Parquet.
-
-    ``aliases`` add raw-verdict spellings (see :func:`failcodes.verdicts.normalize_verdict`);
-    when the verdict cell is not already canonical, the raw text is kept in ``raw_verdict``.
-    ``column_map`` renames foreign columns (``{"claim_text": "claim"}``; an empty target drops
-    a column); it applies to trace and passage fields alike. For CSV, ``passages_path``
-    defaults to :func:`passages_path_for` (used if it exists). ``seen`` lets a caller check
-    ``(system, claim_id)`` uniqueness across several files. ``default_system`` fills the
-    ``system`` of records that have none (the column may then be absent).
-    """
-    p = Path(path)
-    cmap = dict(column_map or {})
-    fmt = detect_format(p)
-    out: list[Trace] = []
-    seen = {} if seen is None else seen
-    lines: dict[tuple[str, str], int] = {}
-    required = [n for n in required_fields(Trace) if not (default_system and n == "system")]
-    if fmt is Format.JSONL:
-        rows: Iterable[tuple[int, dict[str, Any]]] = (
-            (line, drop_nones(rename_fields(rec, cmap))) for line, rec in iter_jsonl(p)
-        )
-    elif fmt is Format.CSV:
-        rows = checked_csv_rows(p, TRACE_COLUMNS, required, cmap)
-    else:
-        rows = (
-            (line, drop_nones(rec))
-            for line, rec in checked_parquet_rows(p, tuple(Trace.model_fields), required, cmap)
-        )
-    for line, rec in rows:
-        if default_system and "system" not in rec:
-            rec["system"] = default_system
-        trace = _prepare_trace(rec, p, line, aliases, cmap)
-        lines[claim_once(seen, trace, p, line)] = len(out)
-        out.append(trace)
-    if fmt is Format.CSV:
-        side = Path(passages_path) if passages_path is not None else passages_path_for(p)
-        if passages_path is not None or side.exists():
-            out = _attach_passages(out, lines, side, cmap, p)
-    elif passages_path is not None:
-        raise InputError(
-            "a separate passages table is only used with CSV traces", path=passages_path
-        )
-    return out
-
-
-def _attach_passages(
-    traces: list[Trace],
-    index: Mapping[tuple[str, str], int],
-    path: Path,
-    column_map: Mapping[str, str],
-    traces_path: Path,
-) -> list[Trace]:
-    grouped: dict[int, list[tuple[int, Passage]]] = {}
-    ranks: dict[tuple[int, int], int] = {}
-    for line, rec in checked_csv_rows(
-        path, PASSAGE_COLUMNS, (*PASSAGE_KEY, *required_fields(Passage)), column_map
-    ):
-        key = (rec.pop("system"), rec.pop("claim_id"))
-        pos = index.get(key)
-        if pos is None:
-            raise InputError(
-                f"no trace with (system, claim_id) = {key!r} in {traces_path}",
-                path=path,
-                line=line,
-                field="claim_id",
-            )
-        passage = validate_record(Passage, rec, path, line)
-        if (pos, passage.rank) in ranks:
-            raise InputError(
-                f"duplicate rank {passage.rank} for {key!r} "
-                f"(first at line {ranks[(pos, passage.rank)]})",
-                path=path,
-                line=line,
-                field="rank",
-            )
-        ranks[(pos, passage.rank)] = line
-        grouped.setdefault(pos, []).append((line, passage))
-    out = list(traces)
-    for pos, items in grouped.items():
-        ordered = tuple(p for _, p in sorted(items, key=lambda item: item[1].rank))
-        out[pos] = out[pos].model_copy(update={"passages": ordered})
-    return out
-
-
-def write_traces(
-    path: str | Path, traces: Iterable[Trace], *, batch: AtomicBatch | None = None
-) -> list[Path]:
-    """Write traces atomically; returns the files written (CSV: the table and its passages).
-
-    A CSV always gets its ``X.passages.csv`` (header only when no trace has passages), so a
-    stale passages table from an earlier run can never be paired with new traces.
-    """
-    p = Path(path)
-    fmt = detect_format(p)
-    rows = list(traces)
-    written = [p]
-
-    def write(b: AtomicBatch) -> None:
-        stage_table(b, p, Trace, rows, TRACE_COLUMNS)
-        if fmt is Format.CSV:
-            side = passages_path_for(p)
-            written.append(side)
-            side_tmp = b.stage(side)
-            with side_tmp.open("w", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh)
-                writer.writerow(PASSAGE_COLUMNS)
-                for t in rows:
-                    for ps in t.passages:
-                        writer.writerow(
-                            [t.system, t.claim_id]
-                            + [csv_cell(getattr(ps, c)) for c in Passage.model_fields]
-                        )
-
-    write_in_batch(batch, write)
-    return written
+_prepare_trace = prepare_trace
+_ID_FIELDS = TRACE_ID_FIELDS
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Reading the inputs of ``judge`` and ``attribute``: traces or disagreements, and a codebook.
 
 A ``--from`` file is either a disagreements table (``failcodes disagreements`` output, JSONL
-or Parquet) or a traces file in any format :func:`failcodes.dataio.read_traces` reads.
+or Parquet) or a traces file in any format :func:`failcodes.traceio.read_traces` reads.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ import typer
 
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_disagreement_traces, read_disagreements, read_traces
+from failcodes.dataio import read_disagreement_traces, read_disagreements
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
 from failcodes.jsonio import peek_jsonl
 from failcodes.judge.cache import check_cache
 from failcodes.judge.colestimate import UnitSizes, read_unit_sizes
 from failcodes.judge.journal import check_run_dir
+from failcodes.traceio import read_traces
 from failcodes.traces import Trace
 from failcodes.units import UnitKind, disagreement_traces
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from failcodes import dataio, fileio, labelio, tableio
+from failcodes import fileio, labelio, tableio, traceio
 from failcodes.cli.main import app
 from failcodes.cli.options import EvidenceOpt
 from failcodes.errors import ConfigError, InputError
@@ -218,7 +218,7 @@ def ingest(
     written: list[str] = []
     with fileio.AtomicBatch() as batch:
         if chosen.output is Output.TRACES:
-            dataio.write_traces(out, result.traces, batch=batch)
+            traceio.write_traces(out, result.traces, batch=batch)
             written.append(f"{len(result.traces):,} traces -> {out}")
             if labels_out is not None:
                 labelio.write_labels(labels_out, result.labels, batch=batch)

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from failcodes import codebook as codebooks
-from failcodes import dataio, jsonio, tableio
+from failcodes import jsonio, tableio, traceio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
@@ -128,7 +128,7 @@ def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = 
         head = jsonio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
             return tableio.read_models_jsonl(path, Unit)
-    return build_units(dataio.read_traces(path), part, top_k=top_k)
+    return build_units(traceio.read_traces(path), part, top_k=top_k)
 
 
 def _tasks(

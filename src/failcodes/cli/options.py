@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from failcodes import dataio, labelio
+from failcodes import dataio, labelio, traceio
 from failcodes.errors import ConfigError, InputError
 from failcodes.labels import Label, LabelColumns, label_column
 from failcodes.mapping import NAMED_MAPPINGS
@@ -107,7 +107,7 @@ def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Tr
     seen: dict[tuple[str, str], tuple[Path, int]] = {}
     traces: list[Trace] = []
     for path in trace_paths:
-        traces.extend(dataio.read_traces(path, seen=seen))
+        traces.extend(traceio.read_traces(path, seen=seen))
     labels = labelio.read_labels(labels_path, traces=traces)
     return traces, labels
 

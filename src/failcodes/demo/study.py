@@ -121,7 +121,7 @@ def study_step(ctx: DemoContext) -> StepOutput:
 
 def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) -> None:
     """Read what the commands wrote into the context the later demo steps use."""
-    from failcodes import dataio, labelio
+    from failcodes import labelio, traceio
     from failcodes.codebook import UnitKind
     from failcodes.dataio import read_disagreements
     from failcodes.disagreements import count_by_kind
@@ -132,7 +132,7 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
     judged: dict[str, Any] = {}
     for ds in study.datasets:
         traces = (
-            dataio.read_traces(layout.traces(ds.name)) if layout.traces(ds.name).is_file() else []
+            traceio.read_traces(layout.traces(ds.name)) if layout.traces(ds.name).is_file() else []
         )
         labels = labelio.read_labels(layout.labels(ds.name))
         ctx.datasets[ds.name] = Dataset(ds.name, traces, labels, ds.description)

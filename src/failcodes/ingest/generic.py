@@ -14,7 +14,7 @@ Two ways in (docs/trace-format.md):
   into rows and reads ``.json`` documents (:mod:`failcodes.ingest.nested`); ``--option
   label_level=sentence|claim`` fixes the level of the rule's labels.
 - **A trace CSV with its passages table** (``X.csv`` + ``X.passages.csv``, or ``--passages``):
-  read as the trace format (:func:`failcodes.dataio.read_traces`); every trace column must be
+  read as the trace format (:func:`failcodes.traceio.read_traces`); every trace column must be
   there, and the table options above do not apply.
 
 ``generic-labels`` reads clinical label files in failcodes' label format (``--map`` renames;
@@ -29,7 +29,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from failcodes import dataio, labelio, tableio
+from failcodes import labelio, tableio, traceio
 from failcodes.consensus import Rule, Ties, combine
 from failcodes.errors import ConfigError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
@@ -141,7 +141,7 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     traces: list[Trace] = []
     for path in paths:
         traces.extend(
-            dataio.read_traces(
+            traceio.read_traces(
                 path,
                 passages_path=options.passages,
                 aliases=options.aliases,

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from failcodes import dataio, tableio
+from failcodes import tableio, traceio
 from failcodes.errors import ConfigError, InputError
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
@@ -376,7 +376,7 @@ def _row(
             ]
     if spec.verdict_threshold is not None:
         _score_verdict(rec, spec, path, line)
-    trace = dataio.trace_from_record(rec, path, line, spec.aliases)
+    trace = traceio.trace_from_record(rec, path, line, spec.aliases)
     label: Label | None = None
     rule = spec.label_rule
     if rule is not None:
@@ -507,7 +507,7 @@ def _checked_row(
     """:func:`_row`, and the claim not seen before (``seen`` records it)."""
     trace, label = _row(raw, spec, path, line)
     try:
-        dataio.claim_once(seen, trace, path, line)
+        traceio.claim_once(seen, trace, path, line)
     except InputError as exc:
         if spec.ids != "columns" or "claim_id" in _sources(raw, spec):
             raise

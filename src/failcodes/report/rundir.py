@@ -172,7 +172,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "attribution/, agreement/, review/, comparisons/ or saturation/; see docs/study.md)",
             path=root,
         )
-    from failcodes import dataio
+    from failcodes import traceio
     from failcodes.metrics import distributions_dataframe, verdict_distributions
 
     inputs_files: list[Path] = []
@@ -190,7 +190,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     dists = []
     for path in trace_files:
-        frame = distributions_dataframe(verdict_distributions(dataio.read_traces(path)))
+        frame = distributions_dataframe(verdict_distributions(traceio.read_traces(path)))
         dataset = path.name.removesuffix(TRACES_SUFFIX)
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)

@@ -1,0 +1,254 @@
+"""Trace files as models: :func:`read_traces` and :func:`write_traces` (JSONL, CSV or Parquet).
+
+A trace CSV is two tables: ``X.csv`` (one row per trace, :data:`TRACE_COLUMNS`) and
+``X.passages.csv`` (one row per passage, :data:`PASSAGE_COLUMNS`, joined on
+:data:`PASSAGE_KEY`; see :func:`~failcodes.tableio.passages_path_for`); reading a trace CSV
+without its passages table gives traces without passages. A Parquet file holds the passages as
+a ``list<struct>`` column (:func:`trace_arrow_schema`). Every record goes through
+:func:`prepare_trace` (ids, verdict aliases, nested passages) and pydantic; ``(system,
+claim_id)`` is unique (:func:`claim_once`). The columnar readers behind metrics and
+disagreements live in :mod:`failcodes.dataio`.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from failcodes.errors import InputError
+from failcodes.fileio import AtomicBatch
+from failcodes.jsonio import iter_jsonl
+from failcodes.tableio import (
+    Format,
+    arrow_schema,
+    checked_csv_rows,
+    checked_parquet_rows,
+    csv_cell,
+    detect_format,
+    drop_nones,
+    id_problem,
+    passages_path_for,
+    rename_fields,
+    required_fields,
+    stage_table,
+    validate_record,
+    write_in_batch,
+)
+from failcodes.traces import Passage, Trace
+from failcodes.verdicts import Verdict, normalize_verdict
+
+#: Columns of the passages table of a trace CSV, in order (the join key first).
+PASSAGE_KEY = ("system", "claim_id")
+
+
+def trace_from_record(
+    record: dict[str, Any],
+    path: str | Path,
+    line: int,
+    aliases: Mapping[str, Verdict] | None = None,
+) -> Trace:
+    """Validate one trace record (our field names) exactly as :func:`read_traces` does.
+
+    The verdict goes through the alias table (the raw text kept in ``raw_verdict``); nested
+    passages may be objects with missing values left out. Errors name path, line and field.
+    """
+    return prepare_trace(dict(record), Path(path), line, aliases, {})
+
+
+def claim_once(
+    seen: dict[tuple[str, str], tuple[Path, int]], trace: Trace, path: Path, line: int
+) -> tuple[str, str]:
+    """Record ``trace``'s (system, claim_id) as read at ``path:line``; return that key.
+
+    Raises :class:`InputError` if ``seen`` already holds the key (naming where it was first).
+    """
+    key = (trace.system, trace.claim_id)
+    if key in seen:
+        first_path, first_line = seen[key]
+        where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+        raise InputError(
+            f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
+            f"first at {where}",
+            path=path,
+            line=line,
+            field="claim_id",
+        )
+    seen[key] = (path, line)
+    return key
+
+
+def trace_arrow_schema() -> Any:
+    """Return the Arrow schema of a trace Parquet file (passages as ``list<struct>``)."""
+    return arrow_schema(Trace)
+
+
+TRACE_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "passages")
+PASSAGE_COLUMNS: tuple[str, ...] = (*PASSAGE_KEY, *Passage.model_fields)
+
+
+#: A trace's identifiers: a blank one joins nothing, a padded one (``" c1"``) silently misses
+#: the same id written without spaces in another file: both are bad input.
+TRACE_ID_FIELDS = ("system", "question_id", "sentence_id", "claim_id")
+
+
+def prepare_trace(
+    record: dict[str, Any],
+    path: Path,
+    line: int,
+    aliases: Mapping[str, Verdict] | None,
+    column_map: Mapping[str, str],
+) -> Trace:
+    """Validate one read trace record (our field names; ``record`` is changed in place).
+
+    Ids must not be blank or padded; the verdict goes through the alias table (the raw text
+    kept in ``raw_verdict``); nested passages lose their missing values (and are renamed by
+    ``column_map``). Errors name path, line and field.
+    """
+    for name in TRACE_ID_FIELDS:
+        problem = id_problem(record.get(name))
+        if problem is not None:
+            raise InputError(problem, path=path, line=line, field=name)
+    raw = record.get("verdict")
+    if raw is not None:
+        verdict = normalize_verdict(raw, aliases, path=path, line=line)
+        record["verdict"] = verdict.value
+        if record.get("raw_verdict") is None:
+            raw_text = str(raw)
+            if raw_text != verdict.value:
+                record["raw_verdict"] = raw_text
+    passages = record.get("passages")
+    if isinstance(passages, list) and column_map:
+        record["passages"] = [
+            drop_nones(rename_fields(p, column_map)) if isinstance(p, dict) else p for p in passages
+        ]
+    elif isinstance(passages, list):
+        record["passages"] = [drop_nones(p) if isinstance(p, dict) else p for p in passages]
+    return validate_record(Trace, record, path, line)
+
+
+def read_traces(
+    path: str | Path,
+    *,
+    passages_path: str | Path | None = None,
+    aliases: Mapping[str, Verdict] | None = None,
+    column_map: Mapping[str, str] | None = None,
+    seen: dict[tuple[str, str], tuple[Path, int]] | None = None,
+    default_system: str | None = None,
+) -> list[Trace]:
+    """Read traces from JSONL, CSV (+ passages table) or Parquet.
+
+    ``aliases`` add raw-verdict spellings (see :func:`failcodes.verdicts.normalize_verdict`);
+    when the verdict cell is not already canonical, the raw text is kept in ``raw_verdict``.
+    ``column_map`` renames foreign columns (``{"claim_text": "claim"}``; an empty target drops
+    a column); it applies to trace and passage fields alike. For CSV, ``passages_path``
+    defaults to :func:`passages_path_for` (used if it exists). ``seen`` lets a caller check
+    ``(system, claim_id)`` uniqueness across several files. ``default_system`` fills the
+    ``system`` of records that have none (the column may then be absent).
+    """
+    p = Path(path)
+    cmap = dict(column_map or {})
+    fmt = detect_format(p)
+    out: list[Trace] = []
+    seen = {} if seen is None else seen
+    lines: dict[tuple[str, str], int] = {}
+    required = [n for n in required_fields(Trace) if not (default_system and n == "system")]
+    if fmt is Format.JSONL:
+        rows: Iterable[tuple[int, dict[str, Any]]] = (
+            (line, drop_nones(rename_fields(rec, cmap))) for line, rec in iter_jsonl(p)
+        )
+    elif fmt is Format.CSV:
+        rows = checked_csv_rows(p, TRACE_COLUMNS, required, cmap)
+    else:
+        rows = (
+            (line, drop_nones(rec))
+            for line, rec in checked_parquet_rows(p, tuple(Trace.model_fields), required, cmap)
+        )
+    for line, rec in rows:
+        if default_system and "system" not in rec:
+            rec["system"] = default_system
+        trace = prepare_trace(rec, p, line, aliases, cmap)
+        lines[claim_once(seen, trace, p, line)] = len(out)
+        out.append(trace)
+    if fmt is Format.CSV:
+        side = Path(passages_path) if passages_path is not None else passages_path_for(p)
+        if passages_path is not None or side.exists():
+            out = _attach_passages(out, lines, side, cmap, p)
+    elif passages_path is not None:
+        raise InputError(
+            "a separate passages table is only used with CSV traces", path=passages_path
+        )
+    return out
+
+
+def _attach_passages(
+    traces: list[Trace],
+    index: Mapping[tuple[str, str], int],
+    path: Path,
+    column_map: Mapping[str, str],
+    traces_path: Path,
+) -> list[Trace]:
+    grouped: dict[int, list[tuple[int, Passage]]] = {}
+    ranks: dict[tuple[int, int], int] = {}
+    for line, rec in checked_csv_rows(
+        path, PASSAGE_COLUMNS, (*PASSAGE_KEY, *required_fields(Passage)), column_map
+    ):
+        key = (rec.pop("system"), rec.pop("claim_id"))
+        pos = index.get(key)
+        if pos is None:
+            raise InputError(
+                f"no trace with (system, claim_id) = {key!r} in {traces_path}",
+                path=path,
+                line=line,
+                field="claim_id",
+            )
+        passage = validate_record(Passage, rec, path, line)
+        if (pos, passage.rank) in ranks:
+            raise InputError(
+                f"duplicate rank {passage.rank} for {key!r} "
+                f"(first at line {ranks[(pos, passage.rank)]})",
+                path=path,
+                line=line,
+                field="rank",
+            )
+        ranks[(pos, passage.rank)] = line
+        grouped.setdefault(pos, []).append((line, passage))
+    out = list(traces)
+    for pos, items in grouped.items():
+        ordered = tuple(p for _, p in sorted(items, key=lambda item: item[1].rank))
+        out[pos] = out[pos].model_copy(update={"passages": ordered})
+    return out
+
+
+def write_traces(
+    path: str | Path, traces: Iterable[Trace], *, batch: AtomicBatch | None = None
+) -> list[Path]:
+    """Write traces atomically; returns the files written (CSV: the table and its passages).
+
+    A CSV always gets its ``X.passages.csv`` (header only when no trace has passages), so a
+    stale passages table from an earlier run can never be paired with new traces.
+    """
+    p = Path(path)
+    fmt = detect_format(p)
+    rows = list(traces)
+    written = [p]
+
+    def write(b: AtomicBatch) -> None:
+        stage_table(b, p, Trace, rows, TRACE_COLUMNS)
+        if fmt is Format.CSV:
+            side = passages_path_for(p)
+            written.append(side)
+            side_tmp = b.stage(side)
+            with side_tmp.open("w", encoding="utf-8", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(PASSAGE_COLUMNS)
+                for t in rows:
+                    for ps in t.passages:
+                        writer.writerow(
+                            [t.system, t.claim_id]
+                            + [csv_cell(getattr(ps, c)) for c in Passage.model_fields]
+                        )
+
+    write_in_batch(batch, write)
+    return written
