@@ -1625,3 +1625,7 @@ def test_sentence_label_mismatch_on_traces_and_columns() -> None:
     labels[0] = Label(sentence_id="s1", question_id="q0", has_error=False)
     found = sentence_label_mismatch(labels, traces)
     assert found is not None and found[0] == 0 and "such as 'q0-s1'" in found[1]
+    # ... unless a claim label has its claim (a whole answer labelled: claims, and sentences
+    # without claims)
+    labels.append(Label(claim_id="q0-c1", has_error=False))
+    assert sentence_label_mismatch(labels, traces) is None

@@ -703,16 +703,19 @@ def _trace_sentences(
 def _sentence_labels_without_trace(
     labels: Sequence[Label], has_trace: Callable[[str], bool]
 ) -> tuple[bool, dict[str, int]]:
-    """Whether some sentence label has a trace; those without one (folded id -> position)."""
+    """Whether some label has a trace; the sentence labels without one (folded id -> position).
+
+    A claim label has one (claim ids were checked before): claim labels beside sentence labels
+    of sentences without claims are a way to label a whole answer.
+    """
     matched = False
     missing: dict[str, int] = {}
     sids = label_column(labels, "sentence_id")
     for pos, (sid, cid) in enumerate(zip(sids, label_column(labels, "claim_id"), strict=True)):
-        if cid is None and sid is not None:
-            if has_trace(sid):
-                matched = True
-            else:
-                missing.setdefault(_fold(sid), pos)
+        if cid is not None or sid is None or has_trace(sid):
+            matched = True
+        else:
+            missing.setdefault(_fold(sid), pos)
     return matched, missing
 
 
@@ -723,8 +726,8 @@ def sentence_label_mismatch(
 
     A label whose sentence is in no trace counts as a sentence the systems extracted no claim
     from (ids are compared exactly). Two cases are almost surely mistakes: its id is a
-    trace's but for case or Unicode form; or no sentence label at all has a trace (the
-    labels' ids follow another scheme than the traces'). Trace ids are folded one at a
+    trace's but for case or Unicode form; or no label at all has a trace (the labels' ids
+    follow another scheme than the traces'). Trace ids are folded one at a
     time, and only when some label has no trace.
     """
     has_trace, trace_ids = _trace_sentences(traces)
