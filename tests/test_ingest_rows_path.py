@@ -202,6 +202,13 @@ def test_cli_whole_loop_and_the_claim_level_refusal(tmp_path: Path) -> None:
     )  # fmt: skip
     assert_one_line_error(proc, "all 3 labels are claim-level")
     assert not (tmp_path / "d.jsonl").exists()
+    other = tmp_path / "t2.jsonl"  # a second system on the same claims
+    other.write_text(out.read_text().replace('"system":"pipe"', '"system":"other"'))
+    proc = run(
+        "compare", "--traces", out, "--traces", other, "--labels", lab, "-m", "refuted",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert_one_line_error(proc, "all 3 labels are claim-level", "compare pairs sentences")
     proc = run(
         "ingest", "generic", src, "-o", out, "--labels-out", lab, *common,
         "--option", "label_level=sentence", cwd=tmp_path,

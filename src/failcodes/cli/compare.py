@@ -14,7 +14,7 @@ from rich.table import Table
 
 from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
-from failcodes.cli.options import MappingOpt, UnitColumnOpt, load_inputs
+from failcodes.cli.options import MappingOpt, UnitColumnOpt, load_inputs, refuse_claim_labels
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.mapping import DEFAULT_MAPPING
@@ -127,6 +127,12 @@ def compare(
         if truth is not None:
             raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
         traces, labels = load_inputs(traces_paths, labels_path)
+        refuse_claim_labels(  # the paired units are sentences
+            labels,
+            labels_path,
+            "compare pairs sentences: give sentence labels (ingest generic --label-rule ... "
+            "--option label_level=sentence makes them)",
+        )
         names = []
         for mapping in dict.fromkeys(mappings or [DEFAULT_MAPPING]):
             paired = paired_outcomes_from_traces(

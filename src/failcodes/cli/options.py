@@ -121,18 +121,22 @@ def load_columns(
     return columns, labels
 
 
-def refuse_claim_labels(labels: Sequence[Label], labels_path: Path) -> None:
+def refuse_claim_labels(
+    labels: Sequence[Label],
+    labels_path: Path,
+    remedy: str = 'compare claims with --level claim (in a study: [metrics] level = "claim"), '
+    "or give sentence labels",
+) -> None:
     """Sentence-level comparison against labels that are all claim-level: one line, exit 2.
 
     No sentence would have a label, so every metric would be undefined and no disagreement
-    found; the claim labels are used by ``--level claim``.
+    found; ``remedy`` says what to do instead (the claim labels serve ``--level claim``).
     """
     claim_ids = label_column(labels, "claim_id")
     if claim_ids and all(c is not None for c in claim_ids):
         raise ConfigError(
             f"{labels_path}: all {len(claim_ids):,} labels are claim-level (claim_id set), so no "
-            "sentence has a label; compare claims with --level claim (in a study: [metrics] "
-            'level = "claim"), or give sentence labels'
+            f"sentence has a label; {remedy}"
         )
 
 
