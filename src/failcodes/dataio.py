@@ -966,6 +966,7 @@ def _gather(
     aliases: Mapping[str, Verdict] | None,
     *,
     passages_json: bool,
+    readers: dict[int, _ParquetRows] | None = None,
 ) -> list[tuple[Trace | ClaimView, list[Any] | None]]:
     """The traces of :func:`gather_traces`, each with its passages as JSON-ready dicts.
 
@@ -987,6 +988,7 @@ def _gather(
         [1] * len(at),
         aliases,
         passages_json=passages_json,
+        readers=readers,
     )
     return [items[0] for items in runs]
 
@@ -1001,12 +1003,14 @@ def _gather_runs(
     aliases: Mapping[str, Verdict] | None,
     *,
     passages_json: bool,
+    readers: dict[int, _ParquetRows] | None = None,
 ) -> list[list[tuple[Trace | ClaimView, list[Any] | None]]]:
     """The traces of runs of consecutive rows, each run from its first row's place.
 
     Run ``i`` is ``counts[i]`` rows of file ``files[i]`` from line ``lines[i]`` at byte
     ``offsets[i]`` (Parquet: row ``offsets[i]``); blank lines are no rows. Items as
-    :func:`_gather` gives them.
+    :func:`_gather` gives them. ``readers`` keeps each Parquet file's reader (and the batch
+    it decoded last) from one call to the next: a stream asks for rows in ascending order.
     """
     import msgspec
 
@@ -1047,24 +1051,116 @@ def _gather_runs(
                                 items.append((trace, None))
                         line += 1
         else:
-            _, pq = pyarrow_modules()
-            pf = pq.ParquetFile(path)
-            starts = np.cumsum(
-                [0] + [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
-            )
-            group = -1
-            table = None
+            reader = (readers or {}).get(index) or _ParquetRows(path)
+            if readers is not None:
+                readers[index] = reader
             wanted = sorted(
                 (offsets[pos] + i, pos) for pos in positions for i in range(counts[pos])
             )
-            for row, pos in wanted:
-                g = int(np.searchsorted(starts, row, side="right") - 1)
-                if g != group:
-                    group, table = g, pf.read_row_group(g)
-                assert table is not None
-                record = _drop_nones(table.slice(row - int(starts[g]), 1).to_pylist()[0])
-                out[pos].append((_prepare_trace(record, path, row + 1, aliases, {}), None))
+            records = reader.records([row for row, _ in wanted])
+            for (row, pos), record in zip(wanted, records, strict=True):
+                item = _parquet_item(record, verdicts, aliases, view=passages_json)
+                if item is None:  # a row the decoded structs cannot vouch for: the model's steps
+                    trace = _prepare_trace(_drop_nones(record), path, row + 1, aliases, {})
+                    item = (trace, None)
+                out[pos].append(item)
     return out
+
+
+class _ParquetRows:
+    """Rows of a trace Parquet file, fetched a batch at a time in ascending order (issue 18).
+
+    Only the batch (:data:`_PARQUET_BATCH_ROWS` traces) holding the rows asked for is
+    decoded and kept, with the batch iterator of its row group: rows asked for in ascending
+    order, across calls, decode each row group once; a row group without a wanted row is
+    skipped; a row behind the kept batch starts its row group again. The wanted rows of a
+    batch become Python values together (one ``take`` and ``to_pylist``).
+    """
+
+    def __init__(self, path: Path) -> None:
+        _, pq = pyarrow_modules()
+        self.path = path
+        # a 1 MB read buffer, as the scan: not whole column chunks (~40 MB of passage text)
+        self.file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        meta = self.file.metadata
+        sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+        self.starts = np.cumsum([0, *sizes])
+        self.batches: Iterator[Any] = iter(())
+        self.batch: Any = None
+        self.group = -1  # the row group of the batches
+        self.first = self.end = 0  # rows [first, end) are the kept batch's
+        self.decoded = 0  # batches decoded (tests count them)
+
+    def records(self, rows: Sequence[int]) -> list[dict[str, Any]]:
+        """The rows (ascending) as records of every column (nulls kept)."""
+        out: list[dict[str, Any]] = []
+        at: list[int] = []
+        for row in rows:
+            if not self.first <= row < self.end:
+                out.extend(self._take(at))
+                at = []
+                self._seek(row)
+            at.append(row - self.first)
+        out.extend(self._take(at))
+        return out
+
+    def _seek(self, row: int) -> None:
+        if not 0 <= row < int(self.starts[-1]):
+            raise ValueError(f"{self.path} changed since it was read")
+        group = int(np.searchsorted(self.starts, row, side="right") - 1)
+        if group != self.group or row < self.first:
+            self.batch = None  # (freed before the next is decoded)
+            self.batches = self.file.iter_batches(
+                batch_size=_PARQUET_BATCH_ROWS, row_groups=[group], use_threads=False
+            )
+            self.group, self.end = group, int(self.starts[group])
+        while row >= self.end:
+            self.batch = next(self.batches, None)
+            if self.batch is None:
+                raise ValueError(f"{self.path} changed since it was read")
+            self.decoded += 1
+            self.first, self.end = self.end, self.end + self.batch.num_rows
+
+    def _take(self, at: list[int]) -> list[dict[str, Any]]:
+        if not at:
+            return []
+        pa, _ = pyarrow_modules()
+        return cast(list[dict[str, Any]], self.batch.take(pa.array(at, pa.int64())).to_pylist())
+
+
+def _parquet_item(
+    record: dict[str, Any],
+    verdicts: dict[Any, Any],
+    aliases: Mapping[str, Verdict] | None,
+    *,
+    view: bool,
+) -> tuple[Trace | ClaimView, list[Any] | None] | None:
+    """A Parquet row as :func:`_gather_runs` gives a JSONL line the fast path vouched for.
+
+    The row, without its nulls, becomes the struct msgspec decodes from the same trace
+    written as a JSON line (same types, bounds and defaults); the scan checked its ids and
+    ranks. None when msgspec refuses it or the verdict is unknown (the model decides).
+    """
+    import msgspec
+
+    from failcodes.disagreements import ClaimView
+
+    clean = _drop_nones(record)
+    passages = clean.get("passages")
+    if isinstance(passages, list):
+        clean["passages"] = [_drop_nones(p) if isinstance(p, dict) else p for p in passages]
+    try:
+        rec = msgspec.convert(clean, _trace_decoder().type)
+    except msgspec.ValidationError:
+        return None
+    entry = verdicts.get(rec.verdict, False)
+    if entry is False:
+        entry = verdicts[rec.verdict] = _verdict_entry(rec.verdict, aliases)
+    if entry is None:
+        return None
+    if view:
+        return _claim_view(rec, entry, ClaimView), rec.passages
+    return _construct_trace(rec, entry), None
 
 
 # ------------------------------------------------------------------------------------------
@@ -1151,9 +1247,9 @@ def json_line_encoder() -> Callable[[Any], bytes]:
 
 #: Disagreements written per Parquet row group.
 _RECORDS_PER_CHUNK = 2_000
-#: Disagreements whose traces the stream fetches at a time from JSONL files: their decoded
-#: lines stay in the processor's caches (~50 lines; 2,000 disagreements took ~1.4x as long
-#: at paper scale). From Parquet, ``_RECORDS_PER_CHUNK`` (a fetch reads whole row groups).
+#: Disagreements whose traces the stream fetches at a time: their decoded lines stay in the
+#: processor's caches (~50 lines; 2,000 disagreements took ~1.4x as long at paper scale).
+#: Parquet rows alike: a file's reader keeps its decoded batch from one chunk to the next.
 _GATHERED_PER_CHUNK = 16
 
 
@@ -1248,25 +1344,21 @@ def stream_disagreements(
     """
     from failcodes.disagreements import disagreement_json
 
-    origin = columns.origin
-    # Parquet rows are fetched a row group at a time: large chunks, or a group is read again
-    # for every few disagreements
-    size = (
-        _GATHERED_PER_CHUNK
-        if origin is None or all(f == Format.JSONL.value for f in origin.formats)
-        else _RECORDS_PER_CHUNK
-    )
-    fetch = _group_fetcher(columns) if isinstance(columns, SentenceColumns) else None
+    # each Parquet file's reader keeps its last decoded batch from one chunk to the next
+    readers: dict[int, _ParquetRows] = {}
+    fetch = _group_fetcher(columns, readers) if isinstance(columns, SentenceColumns) else None
 
     def records() -> Iterator[tuple[dict[str, Any], bool]]:
         # each record, and whether msgspec writes its floats (passage scores) as repr does
         items = iter(selected)
-        while chunk := list(itertools.islice(items, size)):
+        while chunk := list(itertools.islice(items, _GATHERED_PER_CHUNK)):
             if fetch is not None:
                 fetched = fetch(chunk)
             else:
                 rows = sorted({r for s in chunk for r in s.rows})
-                gathered = _gather(cast(TraceColumns, columns), rows, None, passages_json=True)
+                gathered = _gather(
+                    cast(TraceColumns, columns), rows, None, passages_json=True, readers=readers
+                )
                 fetched = dict(zip(rows, gathered, strict=True))
             plain = {r: p is not None and _repr_scores(p) for r, (_, p) in fetched.items()}
             for s in chunk:
@@ -1283,7 +1375,7 @@ def stream_disagreements(
 
 
 def _group_fetcher(
-    columns: SentenceColumns,
+    columns: SentenceColumns, readers: dict[int, _ParquetRows]
 ) -> Callable[[Sequence[Any]], dict[int, tuple[Trace | ClaimView, list[Any] | None]]]:
     """Fetch the claims of a chunk of disagreements found on groups: row -> fetched trace."""
     origin = columns.origin
@@ -1302,7 +1394,15 @@ def _group_fetcher(
                 counts.append(1)
                 firsts.append(row)
         runs = _gather_runs(
-            origin.paths, origin.formats, files, lines, offsets, counts, None, passages_json=True
+            origin.paths,
+            origin.formats,
+            files,
+            lines,
+            offsets,
+            counts,
+            None,
+            passages_json=True,
+            readers=readers,
         )
         return {
             first + i: item
