@@ -369,6 +369,58 @@ def test_group_origin_of_parquet_rows(
     assert _command([path], labels, tmp_path / "groups.jsonl") == expected
 
 
+def test_parquet_rows_are_fetched_a_batch_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From Parquet the stream decodes batches, not row groups, and keeps one across chunks.
+
+    The hand-counted traces in 2 row groups of 4 rows, batches of 2 rows, and a chunk of one
+    disagreement: rows 0-1 A/s1, 2 A/s2, 3-4 A/s3, 5 B/s1, 6 B/s2, 7 B/s3. The 7
+    disagreements (see _hand_counted) want rows 2 | 5 | 7 under refuted, then 2 | 3, 4 | 5 | 7.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    traces, labels = _hand_counted(tmp_path)
+    expected = _command([traces], labels, tmp_path / "from-jsonl.jsonl")
+    rows = [json.loads(line) for line in traces.read_text(encoding="utf-8").splitlines()]
+    path = tmp_path / "traces.parquet"
+    table = pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema())
+    pq.write_table(table, path, row_group_size=4)
+    monkeypatch.setattr(dataio, "_PARQUET_BATCH_ROWS", 2)
+    monkeypatch.setattr(dataio, "_GATHERED_PER_CHUNK", 1)
+    started: list[int] = []
+    converted: list[str] = []
+    iter_batches, parquet_item = pq.ParquetFile.iter_batches, dataio._parquet_item
+    readers: list[Any] = []
+    real_reader = dataio._ParquetRows
+
+    def counting_batches(self: Any, *args: Any, row_groups: Any = None, **kwargs: Any) -> Any:
+        started.extend(row_groups or [])  # (the scan reads every group, naming none)
+        return iter_batches(self, *args, row_groups=row_groups, **kwargs)
+
+    def counting_item(record: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        converted.append(record["claim_id"])
+        return parquet_item(record, *args, **kwargs)
+
+    def kept_reader(file: Path) -> Any:
+        readers.append(real_reader(file))
+        return readers[-1]
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", counting_batches)
+    monkeypatch.setattr(dataio, "_parquet_item", counting_item)
+    monkeypatch.setattr(dataio, "_ParquetRows", kept_reader)
+    _no_trace_columns(monkeypatch)
+    assert _command([path], labels, tmp_path / "from-parquet.jsonl") == expected
+    # one reader for the whole stream: row group 0 is started again only for the row behind
+    # (row 2 under non_supported); batch [0, 1] (no wanted row) is decoded on the way
+    assert len(readers) == 1
+    assert started == [0, 1, 0, 1]
+    assert readers[0].decoded == 8  # [0, 1] [2, 3] [4, 5] [6, 7], twice
+    # only the wanted rows become Python values, each once per chunk that wants it
+    assert converted == ["s2:c0", "s1:c0", "s3:c0", "s2:c0", "s3:c0", "s3:c1", "s1:c0", "s3:c0"]
+
+
 def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
     traces, labels = _hand_counted(tmp_path)
     cols = dataio.read_sentence_columns(traces, locate=True)
