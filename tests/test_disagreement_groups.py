@@ -387,7 +387,7 @@ def test_parquet_rows_are_fetched_a_batch_at_a_time(
     path = tmp_path / "traces.parquet"
     table = pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema())
     pq.write_table(table, path, row_group_size=4)
-    monkeypatch.setattr(dataio, "_PARQUET_BATCH_ROWS", 2)
+    monkeypatch.setattr(dataio, "_FETCH_BATCH_ROWS", 2)
     monkeypatch.setattr(dataio, "_GATHERED_PER_CHUNK", 1)
     started: list[int] = []
     converted: list[str] = []

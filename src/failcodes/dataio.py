@@ -1067,6 +1067,10 @@ def _gather_runs(
     return out
 
 
+#: Rows per batch of the Parquet fetches: every column is read, passage text included.
+_FETCH_BATCH_ROWS = 128
+
+
 class _ParquetRows:
     """Rows of a trace Parquet file, fetched a batch at a time in ascending order (issue 18).
 
@@ -1111,7 +1115,7 @@ class _ParquetRows:
         if group != self.group or row < self.first:
             self.batch = None  # (freed before the next is decoded)
             self.batches = self.file.iter_batches(
-                batch_size=_PARQUET_BATCH_ROWS, row_groups=[group], use_threads=False
+                batch_size=_FETCH_BATCH_ROWS, row_groups=[group], use_threads=False
             )
             self.group, self.end = group, int(self.starts[group])
         while row >= self.end:
