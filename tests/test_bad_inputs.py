@@ -495,6 +495,15 @@ REPORT_CASES: list[Case] = [
 
 OTHER_CASES: list[Case] = [
     Case(
+        "labelstudio-push/a-tasks-file",  # the file `labelstudio export` wrote, pushed back
+        (
+            *("labelstudio", "push", "{d}/retrieval.tasks.json", "-p", "retrieval"),
+            *("--project", "review", "--url", "http://127.0.0.1:9"),
+        ),
+        _write({"retrieval.tasks.json": '[{"data": {"unit_id": "u1"}}]'}),
+        ("retrieval.tasks.json", "tasks are built from units", "project > Import"),
+    ),
+    Case(
         "labelstudio-import/malformed",
         ("labelstudio", "import", "{d}/x.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
         _write({"x.json": "[{"}),

@@ -128,6 +128,13 @@ def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = 
         head = jsonio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
             return tableio.read_models_jsonl(path, Unit)
+    if path.suffix.lower() == ".json":  # e.g. the task file `labelstudio export` wrote
+        raise InputError(
+            "tasks are built from units: give the disagreements file (or the study folder), "
+            "with --judged for the judge's codes; a .tasks.json that `labelstudio export` "
+            "wrote is imported in Label Studio itself (project > Import)",
+            path=path,
+        )
     return build_units(traceio.read_traces(path), part, top_k=top_k)
 
 
