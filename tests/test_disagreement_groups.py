@@ -421,6 +421,35 @@ def test_parquet_rows_are_fetched_a_batch_at_a_time(
     assert converted == ["s2:c0", "s1:c0", "s3:c0", "s2:c0", "s3:c0", "s3:c1", "s1:c0", "s3:c0"]
 
 
+def test_empty_optional_texts_are_missing_from_jsonl_and_parquet(tmp_path: Path) -> None:
+    """An empty optional text is written as null, as the model reads it (``empty_as_none``).
+
+    The fast paths (JSONL lines, Parquet rows) wrote ``""`` for the reasoning, raw verdict,
+    passage source and title; the model path (old Parquet fetches) wrote null.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = []
+    for claim in range(2):
+        row = _claim("A", "q1", "s1", claim, "refuted")
+        row.update(raw_verdict="", reasoning="")
+        row["passages"][0].update(source="", title="")
+        rows.append(row)
+    traces = _write_jsonl(tmp_path / "traces.jsonl", list(rows))
+    path = tmp_path / "traces.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema()), path)
+    labels = _labels(tmp_path / "labels.jsonl", {"s1": False})
+    got = _command([traces], labels, tmp_path / "from-jsonl.jsonl")
+    assert _command([path], labels, tmp_path / "from-parquet.jsonl") == got
+    records = [json.loads(line) for line in got.decode().splitlines()]
+    assert len(records) == 2  # A/s1 refuted, labelled no error: an FP under each mapping
+    for claim in (c for r in records for c in r["claims"]):
+        assert (claim["raw_verdict"], claim["reasoning"]) == (None, None)
+        assert (claim["passages"][0]["source"], claim["passages"][0]["title"]) == (None, None)
+        assert claim["passages"][1]["text"] == "t"  # (a required text stays as written)
+
+
 def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
     traces, labels = _hand_counted(tmp_path)
     cols = dataio.read_sentence_columns(traces, locate=True)

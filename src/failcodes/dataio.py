@@ -314,6 +314,8 @@ def _fast_line(
     """
     import msgspec
 
+    if b'""' in body:  # an empty text: the model reads an optional one as missing
+        return None
     try:
         rec = decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -1148,20 +1150,21 @@ def _parquet_item(
 ) -> tuple[Trace | ClaimView, list[Any] | None] | None:
     """A Parquet row as :func:`_gather_runs` gives a JSONL line the fast path vouched for.
 
-    The row, without its nulls, becomes the struct msgspec decodes from the same trace
-    written as a JSON line (same types, bounds and defaults); the scan checked its ids and
-    ranks. None when msgspec refuses it or the verdict is unknown (the model decides).
+    The row becomes the struct msgspec decodes from the same trace written as a JSON line
+    (same types and bounds; every optional field of those structs is ``X | None`` with
+    default None, so a null is a missing field); the scan checked its ids and ranks. None
+    when msgspec refuses it (a null passage list too), a text is empty (the model reads an
+    optional one as missing) or the verdict is unknown: the model decides.
     """
     import msgspec
 
     from failcodes.disagreements import ClaimView
 
-    clean = _drop_nones(record)
-    passages = clean.get("passages")
-    if isinstance(passages, list):
-        clean["passages"] = [_drop_nones(p) if isinstance(p, dict) else p for p in passages]
+    passages = record.get("passages") or ()
+    if "" in record.values() or any(isinstance(p, dict) and "" in p.values() for p in passages):
+        return None
     try:
-        rec = msgspec.convert(clean, _trace_decoder().type)
+        rec = msgspec.convert(record, _trace_decoder().type)
     except msgspec.ValidationError:
         return None
     entry = verdicts.get(rec.verdict, False)
