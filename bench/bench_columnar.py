@@ -14,6 +14,7 @@ and the child's peak RSS from ``wait4``):
 - ``floor jsonl``: read the traces JSONL and ``json.loads`` every line, keeping nothing
   (the parse floor every JSONL step is compared with);
 - ``floor parquet``: read every column of the traces Parquet file batch by batch;
+- ``ingest generic``: ``failcodes ingest generic`` of the traces JSONL (written as read);
 - ``metrics``: ``failcodes metrics -m refuted -m non_supported --bootstrap 2000 --format json``
   from the JSONL, and again from the Parquet file;
 - ``disagreements``: the same two mappings, written as JSONL; ``disagreements parquet``: the
@@ -288,6 +289,14 @@ def bench_scale(
 
     step("floor jsonl", [py, "-c", FLOOR_JSONL, str(paths["traces"])], None)
     step("floor parquet", [py, "-c", FLOOR_PARQUET, str(paths["parquet"])], None)
+    if "ingest" in steps:  # a pipeline's own JSONL through the generic adapter, streamed
+        ingested = folder / "ingested.jsonl"
+        step(
+            "ingest generic",
+            [*cli, "ingest", "generic", str(paths["traces"]), "-o", str(ingested)],
+            "floor jsonl",
+        )
+        ingested.unlink()
     metrics = [*cli, "metrics", "--labels", str(paths["labels"]), *maps, "--bootstrap", "2000"]
     if "metrics" in steps:
         step(
@@ -386,7 +395,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the data here.")
     parser.add_argument(
         "--steps",
-        default="metrics,disagreements,disagreements-parquet,dryrun",
+        default="ingest,metrics,disagreements,disagreements-parquet,dryrun",
         help="Subset of the steps.",
     )
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")

@@ -419,10 +419,13 @@ def stage_table(
     b: AtomicBatch,
     path: Path,
     model: type[BaseModel],
-    rows: Sequence[BaseModel],
+    rows: Iterable[BaseModel],
     csv_columns: Sequence[str],
 ) -> None:
-    """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``)."""
+    """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``).
+
+    ``rows`` are iterated once: JSONL is written as they come.
+    """
     fmt = detect_format(path)
     tmp = b.stage(path)
     if fmt is Format.JSONL:

@@ -231,7 +231,9 @@ def write_traces(
     """
     p = Path(path)
     fmt = detect_format(p)
-    rows = list(traces)
+    # JSONL is written as the traces come (a stream is never held); a CSV's passages table
+    # needs them twice and Parquet builds one table, so those hold them
+    rows: Iterable[Trace] = traces if fmt is Format.JSONL else list(traces)
     written = [p]
 
     def write(b: AtomicBatch) -> None:

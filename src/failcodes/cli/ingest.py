@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -12,11 +13,14 @@ from failcodes.cli.main import app
 from failcodes.cli.options import EvidenceOpt
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import check_not_input
-from failcodes.ingest import AdapterOptions, Output, get_adapter, names
+from failcodes.ingest import AdapterOptions, IngestResult, Output, get_adapter, names
 from failcodes.study.config import bundled_or_path
 from failcodes.traces import (
+    EvidenceSource,
+    Trace,
+    check_declared_systems,
+    declared_source,
     parse_evidence_declarations,
-    with_evidence_source,
 )
 from failcodes.verdicts import Verdict
 
@@ -74,6 +78,40 @@ def _aliases(values: list[str]) -> dict[str, Verdict]:
                 f"--alias {raw}={canonical}: {canonical!r} is not a canonical verdict ({known})"
             ) from None
     return out
+
+
+def _write_traces(
+    out: Path,
+    result: IngestResult,
+    declared: dict[str, EvidenceSource],
+    paths: list[Path],
+    batch: fileio.AtomicBatch,
+) -> str:
+    """Stage the traces (a stream is written as it is read), then settle ``result``.
+
+    No trace at all, or an ``--evidence`` system no trace has, raises inside ``batch``: the
+    output is never moved into place.
+    """
+    count = 0
+    systems: set[str] = set()
+
+    def each() -> Iterator[Trace]:
+        nonlocal count
+        for trace in result.each_trace():
+            count += 1
+            systems.add(trace.system)
+            source = declared_source(declared, trace.system) if declared else None
+            yield trace if source is None else trace.model_copy(update={"evidence_source": source})
+
+    traceio.write_traces(out, each(), batch=batch)
+    result.settle()
+    if not count:  # an empty or whitespace-only input: no empty output, no zero exit
+        raise InputError(
+            "no traces found (expected at least one record)",
+            path=", ".join(str(p) for p in paths),
+        )
+    check_declared_systems(declared, systems)
+    return f"{count:,} traces -> {out}"
 
 
 @app.command("ingest")
@@ -200,27 +238,25 @@ def ingest(
     for target in (out, labels_out, sentences_out):
         if target is not None:
             tableio.detect_format(target)
-    result = chosen.read(list(paths), options)
-    if declared:
-        result.traces = with_evidence_source(result.traces, declared)
-    produced = result.traces if chosen.output is Output.TRACES else result.labels
-    if not produced:  # an empty or whitespace-only input: no empty output, no zero exit
-        raise InputError(
-            f"no {chosen.output.value} found (expected at least one record)",
-            path=", ".join(str(p) for p in paths),
-        )
-    if chosen.output is Output.LABELS and labels_out is not None:
-        raise ConfigError(f"adapter {adapter!r} writes its labels to -o; drop --labels-out")
+    opened = getattr(chosen, "open", None)  # FileAdapter: traces as a stream where it can
+    result = (opened or chosen.read)(list(paths), options)
+    if chosen.output is Output.LABELS:
+        if not result.labels:  # an empty or whitespace-only input: no empty output
+            raise InputError(
+                "no labels found (expected at least one record)",
+                path=", ".join(str(p) for p in paths),
+            )
+        if labels_out is not None:
+            raise ConfigError(f"adapter {adapter!r} writes its labels to -o; drop --labels-out")
     if sentences_out is not None and not result.sentences:
         raise ConfigError(f"adapter {adapter!r} produces no sentences for --sentences-out")
-    if labels_out is not None and not result.labels:
-        raise ConfigError(f"adapter {adapter!r} produced no labels for --labels-out")
     written: list[str] = []
-    with fileio.AtomicBatch() as batch:
+    with fileio.AtomicBatch() as batch:  # an error inside: nothing is written
         if chosen.output is Output.TRACES:
-            traceio.write_traces(out, result.traces, batch=batch)
-            written.append(f"{len(result.traces):,} traces -> {out}")
+            written.append(_write_traces(out, result, declared, paths, batch))
             if labels_out is not None:
+                if not result.labels:
+                    raise ConfigError(f"adapter {adapter!r} produced no labels for --labels-out")
                 labelio.write_labels(labels_out, result.labels, batch=batch)
                 written.append(f"{len(result.labels):,} labels -> {labels_out}")
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -78,14 +78,41 @@ class AdapterOptions:
                 )
 
 
+class TraceStream(Protocol):
+    """Traces read one at a time; ``labels`` and ``notes`` are complete once it is consumed."""
+
+    labels: list[Label]
+    notes: list[str]
+
+    def __iter__(self) -> Iterator[Trace]:
+        """Read the input (once), yielding each trace as it is validated."""
+        ...
+
+
 @dataclass
 class IngestResult:
-    """What an adapter produced. ``notes`` are human-readable facts worth printing."""
+    """What an adapter produced. ``notes`` are human-readable facts worth printing.
+
+    A reader that streams sets ``stream`` instead of ``traces``; :meth:`each_trace` gives the
+    traces either way, and :meth:`settle` takes the stream's labels and notes once it has
+    been consumed.
+    """
 
     traces: list[Trace] = field(default_factory=list)
     labels: list[Label] = field(default_factory=list)
     sentences: list[Sentence] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stream: TraceStream | None = None
+
+    def each_trace(self) -> Iterable[Trace]:
+        """The traces: the stream's as they are read, else the list."""
+        return self.stream if self.stream is not None else self.traces
+
+    def settle(self) -> None:
+        """After the traces were consumed: the stream's labels and notes become this result's."""
+        if self.stream is not None:
+            self.labels = self.stream.labels
+            self.notes = [*self.notes, *self.stream.notes]
 
 
 class Adapter(Protocol):
@@ -116,7 +143,9 @@ class FileAdapter:
     docstring). ``read`` rejects an ``--option`` name outside ``options`` before calling
     ``reader``, so no reader repeats that check. ``json_document`` marks readers of whole JSON
     documents: an :class:`InputError` naming a JSON field path (e.g. ``results[1].claims[0]``)
-    is re-raised with the line where that field starts.
+    is re-raised with the line where that field starts. ``streamer``, if any, reads the same
+    traces as a stream (:meth:`open`; what ``failcodes ingest`` uses, writing each trace as it
+    comes).
     """
 
     name: str
@@ -124,12 +153,20 @@ class FileAdapter:
     reader: Reader
     options: tuple[str, ...] = ()
     json_document: bool = False
+    streamer: Reader | None = None
 
     @property
     def description(self) -> str:
         """The first line of the reader's docstring, without its final period."""
         doc = (self.reader.__doc__ or self.name).strip()
         return doc.splitlines()[0].removesuffix(".")
+
+    def open(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+        """:meth:`read`, but through ``streamer`` when there is one (traces as a stream)."""
+        if self.streamer is None:
+            return self.read(paths, options)
+        options.check_extra(self.name, self.options)
+        return self.streamer(paths, options)
 
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Check the ``--option`` names, then read ``paths`` with ``reader``."""

@@ -39,9 +39,9 @@ from failcodes.ingest.table import (
     SENTENCE_ID_MODES,
     PassageColumn,
     TableSpec,
+    TableStream,
     check_option,
     label_from_row,
-    read_tables,
 )
 from failcodes.labels import Label
 from failcodes.sheetio import is_spreadsheet
@@ -120,8 +120,8 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     """
     spec = _table_spec(options)
     if not _has_passages_table(paths, options):
-        result = read_tables(paths, spec)
-        return IngestResult(traces=result.traces, labels=result.labels, notes=result.notes)
+        stream = TableStream(paths, spec)
+        return IngestResult(traces=list(stream), labels=stream.labels, notes=stream.notes)
     if options.passages is not None and len(paths) != 1:
         raise ConfigError("--passages goes with exactly one CSV traces file")
     table_only = {
@@ -151,6 +151,13 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             )
         )
     return IngestResult(traces=traces)
+
+
+def _stream_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
+    """:func:`_read_traces`, with a foreign table's traces read one at a time (``stream``)."""
+    if _has_passages_table(paths, options):
+        return _read_traces(paths, options)
+    return IngestResult(stream=TableStream(paths, _table_spec(options)))
 
 
 def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
@@ -197,6 +204,8 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     return IngestResult(labels=labels, notes=notes)
 
 
-ADAPTER = FileAdapter("generic", Output.TRACES, _read_traces, options=OPTIONS)
+ADAPTER = FileAdapter(
+    "generic", Output.TRACES, _read_traces, options=OPTIONS, streamer=_stream_traces
+)
 LABELS_ADAPTER = FileAdapter("generic-labels", Output.LABELS, _read_labels, options=LABEL_OPTIONS)
 ADAPTERS = {ADAPTER.name: ADAPTER, LABELS_ADAPTER.name: LABELS_ADAPTER}

@@ -37,7 +37,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -428,66 +428,95 @@ class TableResult:
     notes: list[str] = field(default_factory=list)
 
 
+class TableStream:
+    """Traces of foreign tables produced one at a time; labels and notes once all are read.
+
+    Iterating reads the tables (once); ``labels`` and ``notes`` are complete when the
+    iteration has ended. ``ingest`` writes the traces as they come, so memory follows one
+    trace, the (system, claim_id) keys and the labels, not every trace with its passages.
+    """
+
+    def __init__(self, paths: Iterable[Path], spec: TableSpec) -> None:
+        spec.check()
+        self.paths = list(paths)
+        self.spec = spec
+        self.labels: list[Label] = []
+        self.notes: list[str] = []
+
+    def __iter__(self) -> Iterator[Trace]:
+        spec = self.spec
+        seen: dict[tuple[str, str], tuple[Path, int]] = {}
+        drafts: list[tuple[Label, Path, int]] = []
+        empty = [0]
+        unverdicted: list[int] = []
+        count = 0
+        claim_level = spec.label_level == "claim"
+        for path in self.paths:
+            header = None if spec.rows or is_document(path) else tableio.table_columns(path)
+            if header is not None:
+                check_header(path, header, spec)
+            for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty):
+                if spec.no_verdict == "drop" and _no_verdict(raw, spec):
+                    unverdicted.append(line)
+                    continue
+                try:
+                    if _no_verdict(raw, spec):
+                        raise InputError(
+                            "no verdict (did the verifier fail on this claim? --option "
+                            "no_verdict=drop leaves such rows out, counted in a note)",
+                            path=path,
+                            line=line,
+                            field="verdict",
+                        )
+                    trace, label = _checked_row(raw, spec, seen, path, line)
+                except InputError as exc:
+                    if not where:
+                        raise
+                    raise InputError(
+                        f"{exc.reason} (row {where})", path=path, line=line, field=exc.field
+                    ) from None
+                count += 1
+                if spec.label_level == "auto" and trace.claim_id != trace.sentence_id:
+                    claim_level = True
+                if label is not None:
+                    drafts.append((label, path, line))
+                yield trace
+        self._finish(count, drafts, claim_level, empty[0], unverdicted)
+
+    def _finish(
+        self,
+        count: int,
+        drafts: list[tuple[Label, Path, int]],
+        claim_level: bool,
+        empty: int,
+        unverdicted: list[int],
+    ) -> None:
+        if unverdicted:
+            self.notes.append(
+                f"{len(unverdicted):,} row(s) without a verdict left out (first at line "
+                f"{unverdicted[0]}; --option no_verdict=drop): their claims count in no metric"
+            )
+        if empty:
+            self.notes.append(
+                f"{empty:,} list(s) on the rows path missing or empty: no rows from them"
+            )
+        rule = self.spec.label_rule
+        if rule is not None:
+            self.labels = _labels(drafts, claim_level=claim_level)
+            n_skipped = count - len(drafts)
+            level = "claim" if claim_level else "sentence"
+            self.notes.append(
+                f"label rule {rule.text!r}: {sum(lb.has_error for lb in self.labels):,} "
+                f"error / {sum(not lb.has_error for lb in self.labels):,} no-error {level} "
+                f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
+            )
+
+
 def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
     """Read foreign tables into traces (and labels, with a label rule); see the module doc."""
-    spec.check()
-    seen: dict[tuple[str, str], tuple[Path, int]] = {}
-    traces: list[Trace] = []
-    drafts: list[tuple[Label, Path, int]] = []
-    empty = [0]
-    unverdicted: list[int] = []
-    for path in paths:
-        header = None if spec.rows or is_document(path) else tableio.table_columns(path)
-        if header is not None:
-            check_header(path, header, spec)
-        for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty):
-            if spec.no_verdict == "drop" and _no_verdict(raw, spec):
-                unverdicted.append(line)
-                continue
-            try:
-                if _no_verdict(raw, spec):
-                    raise InputError(
-                        "no verdict (did the verifier fail on this claim? --option "
-                        "no_verdict=drop leaves such rows out, counted in a note)",
-                        path=path,
-                        line=line,
-                        field="verdict",
-                    )
-                trace, label = _checked_row(raw, spec, seen, path, line)
-            except InputError as exc:
-                if not where:
-                    raise
-                raise InputError(
-                    f"{exc.reason} (row {where})", path=path, line=line, field=exc.field
-                ) from None
-            traces.append(trace)
-            if label is not None:
-                drafts.append((label, path, line))
-    result = TableResult(traces=traces)
-    if unverdicted:
-        result.notes.append(
-            f"{len(unverdicted):,} row(s) without a verdict left out (first at line "
-            f"{unverdicted[0]}; --option no_verdict=drop): their claims count in no metric"
-        )
-    if empty[0]:
-        result.notes.append(
-            f"{empty[0]:,} list(s) on the rows path missing or empty: no rows from them"
-        )
-    if spec.label_rule is not None:
-        claim_level = (
-            any(t.claim_id != t.sentence_id for t in traces)
-            if spec.label_level == "auto"
-            else spec.label_level == "claim"
-        )
-        result.labels = _labels(drafts, claim_level=claim_level)
-        n_skipped = len(traces) - len(drafts)
-        level = "claim" if claim_level else "sentence"
-        result.notes.append(
-            f"label rule {spec.label_rule.text!r}: {sum(lb.has_error for lb in result.labels):,} "
-            f"error / {sum(not lb.has_error for lb in result.labels):,} no-error {level} "
-            f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
-        )
-    return result
+    stream = TableStream(paths, spec)
+    traces = list(stream)
+    return TableResult(traces=traces, labels=stream.labels, notes=stream.notes)
 
 
 def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
