@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from failcodes import traceio
 from failcodes.cli.main import main
 from failcodes.dataio import iter_disagreement_claims, read_disagreements, write_disagreements
 from failcodes.disagreements import ClaimRecord, Disagreement
@@ -40,6 +41,7 @@ from failcodes.judge.pricing import Price
 from failcodes.judge.providers.offline import OfflineCoder
 from failcodes.judge.run import estimate_run
 from failcodes.judge.unitjudge import Coder, UnitJudge
+from failcodes.traceio import read_traces
 from failcodes.traces import Passage, Trace
 from failcodes.units import (
     UnitKind,
@@ -504,3 +506,63 @@ def test_a_repeated_call_shape_counts_as_its_calls(shapes, misses, step, writes)
     assert call_tokens(repeated, output_per_answer=7.5, caching=caching) == call_tokens(
         expanded, output_per_answer=7.5, caching=caching
     )
+
+
+def _without_empty_titles() -> list[Trace]:
+    """:func:`_overlapping` with no ``""`` in a line: the fast reader leaves such a line (an
+    empty title; a text ending in an escaped quote) to the object reader's steps."""
+    return [
+        t.model_copy(
+            update={
+                "passages": tuple(
+                    p.model_copy(update={"title": p.title or None, "text": p.text.strip('"')})
+                    for p in t.passages
+                )
+            }
+        )
+        for t in _overlapping()
+    ]
+
+
+@pytest.mark.parametrize("kind", list(UnitKind))
+@pytest.mark.parametrize("top_k", [None, 3])
+@pytest.mark.parametrize("mode", [PerUnit(), Batch(), Grouped()], ids=["unit", "batch", "group"])
+def test_traces_input_from_columns_equals_the_object_path(tmp_path, kind, top_k, mode) -> None:
+    # every unit of every trace (a whole data set priced, not its disagreements)
+    if not columnar_mode(mode, kind):
+        return
+    src = tmp_path / "t.jsonl"
+    traceio.write_traces(src, _without_empty_titles())  # as ingest writes them: no nulls
+    judge = UnitJudge(PricingOnlyCoder("openai:fake-model"), CB, kind, prices=PRICES)
+    journal = Journal(tmp_path / "run")
+    try:
+        want = estimate_units(
+            judge, journal, build_units(read_traces(src), kind, top_k=top_k), mode
+        )
+        sizes = read_unit_sizes(src, kind, top_k=top_k, grouped=needs_groups(mode), traces=True)
+        assert sizes is not None
+        got = estimate_sizes(judge, journal, sizes, mode)
+    finally:
+        journal.close()
+    assert got == want
+
+
+def test_cli_dry_run_from_traces_uses_columns_and_falls_back_on_a_duplicate(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = tmp_path / "t.jsonl"
+    traceio.write_traces(src, _without_empty_titles())  # as ingest writes them: no nulls
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    base = ["judge", "retrieval", "--codebook", str(cb), "--judge", "openai:gpt-5-mini"]
+    base += ["--dry-run", "--format", "json", "--no-cache", "--from", str(src)]
+    with monkeypatch.context() as m:
+        _forbid_objects(m)
+        code, out, err = _cli([*base, "-o", str(tmp_path / "a")], capsys)
+    assert code == 0, err
+    assert json.loads(out)["rows"] == 24 * 5  # 6 claims x 4 systems, 5 passages each
+    # a repeated (system, claim_id): the columns stand down and the object reader names it
+    lines = src.read_text().splitlines()
+    src.write_text("\n".join([*lines, lines[0]]) + "\n")
+    code, _, err = _cli([*base, "-o", str(tmp_path / "b")], capsys)
+    assert code == 2 and f"t.jsonl:{len(lines) + 1}, field 'claim_id': duplicate" in err

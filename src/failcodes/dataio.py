@@ -1715,6 +1715,47 @@ class ExactReaderNeededError(Exception):
     """A fast reader cannot vouch for this input: read it with the exact (object) reader."""
 
 
+def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
+    """Stream ``(trace, trace)`` records of a traces JSONL file for the dry run's columns.
+
+    What :func:`failcodes.judge.colestimate.unit_sizes` reads (as it reads
+    :func:`iter_disagreement_claims`): each record is the msgspec struct of a line the fast
+    trace reader vouches for (every check :func:`failcodes.traceio.read_traces` makes), its
+    verdict canonical. A line it cannot vouch for, a (system, claim_id) seen twice (checked
+    on 64-bit hashes at the end, so a hash collision only costs the slow path) or a file that
+    is not JSONL raises :class:`ExactReaderNeededError`, possibly after some records: the
+    caller then reads the traces with ``read_traces``, which accepts them or names the bad
+    line. Memory: one line, plus 8 bytes a trace.
+    """
+    import msgspec
+
+    source = Path(path)
+    if source.suffix.lower() not in (".jsonl", ".ndjson") or not source.is_file():
+        raise ExactReaderNeededError
+    decode = _trace_decoder().decode
+    astuple = msgspec.structs.astuple
+    replace_verdict = msgspec.structs.replace
+    verdicts: dict[Any, Any] = {}
+    keys = array.array("q")
+    with source.open("rb", buffering=_SCAN_BUFFER) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            body = raw[3:] if lineno == 1 and raw.startswith(UTF8_BOM) else raw
+            if not body.strip():
+                continue
+            if b"\r" in body.rstrip(b"\r\n"):
+                raise ExactReaderNeededError
+            fast = _fast_line(body, decode, verdicts, None, astuple)
+            if fast is None:
+                raise ExactReaderNeededError
+            rec, entry = fast
+            keys.append(hash((rec.system, rec.claim_id)))
+            record = replace_verdict(rec, verdict=entry[0])
+            yield record, record
+    ordered = np.sort(np.frombuffer(keys, dtype=np.int64)) if len(keys) else np.zeros(0)
+    if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+        raise ExactReaderNeededError
+
+
 def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     """Stream ``(disagreement, claim)`` records of a disagreements JSONL file, decoded only.
 

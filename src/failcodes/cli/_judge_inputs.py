@@ -74,12 +74,16 @@ def load_unit_sizes(
 ) -> UnitSizes | None:
     """The units of ``--from`` as columns (the dry run's fast path), or None.
 
-    None unless ``path`` is a disagreements JSONL file the fast reader vouches for: the
-    caller then reads traces with :func:`load_traces` (same result, or the one-line error).
+    None unless ``path`` is a disagreements or traces JSONL file its fast reader vouches for:
+    the caller then reads traces with :func:`load_traces` (same result, or the one-line
+    error).
     """
     p = Path(path)
-    if not (p.is_file() and is_disagreements_file(p)):
+    if not p.is_file():
         return None
+    if not is_disagreements_file(p):  # a traces JSONL file (every unit of every trace)
+        sizes = read_unit_sizes(p, kind, top_k=top_k, grouped=grouped, traces=True)
+        return sizes if sizes is not None and sizes.traces else None
     sizes = read_unit_sizes(p, kind, top_k=top_k, grouped=grouped)
     if sizes is not None and not sizes.traces:
         raise InputError("the disagreements carry no claims to judge", path=p)

@@ -26,8 +26,8 @@ done and a calibrated output length, provider prompt caching, a response cache t
 nothing. What it leaves to the object path (:func:`columnar_mode` / :func:`estimate_columns`
 say so by returning ``None``): grouping by claim (a group's message is rendered whole), a
 cascade (its first judge codes each unit object), a response cache with entries (the key
-needs the rendered message), judge panels, and inputs that are not a disagreements JSONL
-file or that its fast reader cannot vouch for.
+needs the rendered message), judge panels, and inputs that are not a disagreements or
+traces JSONL file or that their fast readers cannot vouch for.
 """
 
 from __future__ import annotations
@@ -409,18 +409,29 @@ def unit_sizes(
 
 
 def read_unit_sizes(
-    path: str | Path, kind: UnitKind, *, top_k: int | None = None, grouped: bool = False
+    path: str | Path,
+    kind: UnitKind,
+    *,
+    top_k: int | None = None,
+    grouped: bool = False,
+    traces: bool = False,
 ) -> UnitSizes | None:
-    """:func:`unit_sizes` of a disagreements JSONL file, or None for the object path.
+    """:func:`unit_sizes` of a disagreements (or, with ``traces``, a traces) JSONL file.
 
-    None when the file is not a disagreements JSONL file its fast reader vouches for
-    (:func:`~failcodes.dataio.iter_disagreement_claims`): the object reader then accepts
-    it or names the bad line.
+    None, for the object path, when the file is not one its fast reader vouches for
+    (:func:`~failcodes.dataio.iter_disagreement_claims`,
+    :func:`~failcodes.dataio.iter_trace_claims`): the object reader then accepts it or
+    names the bad line.
     """
-    from failcodes.dataio import ExactReaderNeededError, iter_disagreement_claims
+    from failcodes.dataio import (
+        ExactReaderNeededError,
+        iter_disagreement_claims,
+        iter_trace_claims,
+    )
 
+    records = iter_trace_claims(path) if traces else iter_disagreement_claims(path)
     try:
-        return unit_sizes(iter_disagreement_claims(path), kind, top_k=top_k, grouped=grouped)
+        return unit_sizes(records, kind, top_k=top_k, grouped=grouped)
     except (ExactReaderNeededError, OverflowError):
         return None
 
