@@ -91,23 +91,6 @@ if TYPE_CHECKING:  # disagreements imports metrics; dataio imports it on use
     from failcodes.disagreements import ClaimView
 
 
-# The columnar readers and the disagreement files below (changed on another branch meanwhile)
-# call these helpers of failcodes.tableio and failcodes.traceio by the private names they had
-# here (plain renames once that branch has landed).
-_ESCAPED_QUOTE_COLON = ESCAPED_QUOTE_COLON
-_EXTENSIONS = EXTENSIONS
-_KEY_COLON = KEY_COLON
-_BOM = UTF8_BOM
-_arrow_schema = arrow_schema
-_check_columns = check_columns
-_drop_nones = drop_nones
-_msgspec_type = msgspec_type
-_required = required_fields
-_batched = write_in_batch
-_prepare_trace = prepare_trace
-_ID_FIELDS = TRACE_ID_FIELDS
-
-
 # ------------------------------------------------------------------------------------------
 # Traces as columns (issue 18): the fast, bounded-memory reader behind metrics and friends
 # ------------------------------------------------------------------------------------------
@@ -156,7 +139,7 @@ def _trace_decoder() -> Any:
             if name == skip:
                 continue
             kind = str if (model is Trace and name == "verdict") else None
-            kind = kind or _msgspec_type(info.annotation, info.metadata)
+            kind = kind or msgspec_type(info.annotation, info.metadata)
             out.append((name, kind) if info.is_required() else (name, kind, None))
         return out
 
@@ -233,10 +216,10 @@ def _object_line(
         raise InputError(
             f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
         )
-    rec = _drop_nones(obj)
+    rec = drop_nones(obj)
     if default_system and "system" not in rec:
         rec["system"] = default_system
-    return _prepare_trace(rec, path, lineno, aliases, {})
+    return prepare_trace(rec, path, lineno, aliases, {})
 
 
 @functools.lru_cache(maxsize=1)
@@ -291,7 +274,7 @@ def _keys_match(raw: bytes, rec: Any, astuple: Callable[[Any], tuple[Any, ...]])
         strings += found - sum(len(passages) - values[i::width].count(None) for i in passage_idx)
     if b"\\" not in raw:
         return raw.count(b'"') == 2 * (present + strings)
-    keys = len(_KEY_COLON.findall(raw)) - len(_ESCAPED_QUOTE_COLON.findall(raw))
+    keys = len(KEY_COLON.findall(raw)) - len(ESCAPED_QUOTE_COLON.findall(raw))
     return bool(keys == present)
 
 
@@ -535,7 +518,7 @@ def _parquet_columns(pf: Any, names: Sequence[str]) -> list[str]:
     Passages are read as the leaf columns the checks need (``passages.list.element.rank``
     ...), not their titles, sources or gold flags; other optional scalars only if kept.
     """
-    wanted = {*names, *_required(Trace), "evidence_source", "verdict"}
+    wanted = {*names, *required_fields(Trace), "evidence_source", "verdict"}
     out = [n for n in pf.schema_arrow.names if n in wanted]
     if "passages" in pf.schema_arrow.names:
         leaves = [
@@ -598,7 +581,7 @@ def _parquet_record(pf: Any, row: int) -> dict[str, Any]:
         rows = pf.metadata.row_group(group).num_rows
         if row < start + rows:
             table = pf.read_row_group(group)
-            return _drop_nones(table.slice(row - start, 1).to_pylist()[0])
+            return drop_nones(table.slice(row - start, 1).to_pylist()[0])
         start += rows
     raise IndexError(row)  # pragma: no cover - rows come from the file itself
 
@@ -626,8 +609,8 @@ def _scan_parquet(
         schema = pf.schema_arrow
     except (pa.ArrowException, OSError):
         raise _UseObjectReaderError from None
-    required = [n for n in _required(Trace) if not (default_system and n == "system")]
-    _check_columns(path, schema.names, tuple(Trace.model_fields), required)
+    required = [n for n in required_fields(Trace) if not (default_system and n == "system")]
+    check_columns(path, schema.names, tuple(Trace.model_fields), required)
     expected = trace_arrow_schema()
     for name in schema.names:
         got = schema.field(name).type
@@ -653,13 +636,13 @@ def _scan_parquet(
         if default_system is not None:
             system = cols.get("system", pa.nulls(n, pa.string()))
             cols["system"] = pc.fill_null(system.cast(pa.string()), default_system)
-        for name in _required(Trace):
+        for name in required_fields(Trace):
             col = cols.get(name)
             if col is None or col.type == pa.null():
                 bad |= True
             else:
                 bad |= numpy_of(col.is_null())
-                if name in _ID_FIELDS:  # blank or padded ids: the exact reader's error
+                if name in TRACE_ID_FIELDS:  # blank or padded ids: the exact reader's error
                     trimmed = pc.utf8_trim_whitespace(col)
                     bad |= numpy_of(pc.not_equal(trimmed, col), fill=False)
                     bad |= numpy_of(pc.utf8_length(col), fill=1) == 0
@@ -684,7 +667,7 @@ def _scan_parquet(
             if default_system and "system" not in record:
                 record["system"] = default_system
             try:
-                _prepare_trace(record, path, line, aliases, {})
+                prepare_trace(record, path, line, aliases, {})
             except InputError as exc:
                 failure = _LineFailure(line, exc)
                 table = table.slice(0, row)
@@ -1063,7 +1046,7 @@ def _gather_runs(
             for (row, pos), record in zip(wanted, records, strict=True):
                 item = _parquet_item(record, verdicts, aliases, view=passages_json)
                 if item is None:  # a row the decoded structs cannot vouch for: the model's steps
-                    trace = _prepare_trace(_drop_nones(record), path, row + 1, aliases, {})
+                    trace = prepare_trace(drop_nones(record), path, row + 1, aliases, {})
                     item = (trace, None)
                 out[pos].append(item)
     return out
@@ -1184,7 +1167,7 @@ def _parquet_item(
 
 def _disagreement_format(path: Path) -> Format:
     suffix = path.suffix.lower()
-    fmt = _EXTENSIONS.get(suffix)
+    fmt = EXTENSIONS.get(suffix)
     if fmt is None or fmt is Format.CSV:
         raise InputError(
             f"unsupported disagreements file type {suffix!r} (use .jsonl or .parquet)", path=path
@@ -1291,7 +1274,7 @@ def write_disagreement_records(
         nonlocal count
         tmp = b.stage(target)
         pa, pq = pyarrow_modules()
-        schema = _arrow_schema(Disagreement)
+        schema = arrow_schema(Disagreement)
         with pq.ParquetWriter(tmp, schema) as writer:
             chunk: list[dict[str, Any]] = []
             for rec in records:
@@ -1306,7 +1289,7 @@ def write_disagreement_records(
                     chunk = []
             writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
 
-    _batched(batch, write)
+    write_in_batch(batch, write)
     return count
 
 
@@ -1321,7 +1304,7 @@ def _write_lines(target: Path, lines: Iterable[bytes], batch: AtomicBatch | None
                 fh.write(line)
                 count += 1
 
-    _batched(batch, write)
+    write_in_batch(batch, write)
     return count
 
 
@@ -1501,7 +1484,7 @@ def locate_scattered(
             for lineno, raw in enumerate(fh, start=1):
                 start = pos
                 pos += len(raw)
-                body = raw[3:] if lineno == 1 and raw.startswith(_BOM) else raw
+                body = raw[3:] if lineno == 1 and raw.startswith(UTF8_BOM) else raw
                 try:
                     rec: Any = decode(body)
                 except (msgspec.DecodeError, msgspec.ValidationError):
@@ -1619,12 +1602,12 @@ def _struct_of(model: type[BaseModel], name: str) -> Any:
             kind: Any = list[  # type: ignore[misc]
                 _struct_of(item, f"{name}_{field_name}")
                 if isinstance(item, type) and issubclass(item, BaseModel)
-                else _msgspec_type(item, ())
+                else msgspec_type(item, ())
             ]
         elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
             kind = _struct_of(annotation, f"{name}_{field_name}")
         else:
-            kind = _msgspec_type(annotation, info.metadata)
+            kind = msgspec_type(annotation, info.metadata)
         fields.append((field_name, kind | None if optional else kind))
     return msgspec.defstruct(name, fields, forbid_unknown_fields=True, gc=False)  # no cycles
 
@@ -1794,7 +1777,7 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
             # one key too many
             fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
             if b"\\" in body:
-                keys = len(_KEY_COLON.findall(body)) - len(_ESCAPED_QUOTE_COLON.findall(body))
+                keys = len(KEY_COLON.findall(body)) - len(ESCAPED_QUOTE_COLON.findall(body))
                 if keys != fields:
                     raise ExactReaderNeededError
             elif body.count(b'"') != 2 * (fields + strings([rec])):
