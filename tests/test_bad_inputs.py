@@ -495,6 +495,12 @@ REPORT_CASES: list[Case] = [
 
 OTHER_CASES: list[Case] = [
     Case(
+        "ingest-generic/padded-id-named-by-its-column",  # not by the question_id it fills
+        ("ingest", "generic", "{d}/run.csv", "-o", "{d}/t.jsonl", "--map", "id=claim_id"),
+        _write({"run.csv": "id,claim,verdict,system\nc1 ,X,supported,s\n"}),
+        ("run.csv:2, field 'id'", "id 'c1 '", "without spaces around it"),
+    ),
+    Case(
         "labelstudio-push/a-tasks-file",  # the file `labelstudio export` wrote, pushed back
         (
             *("labelstudio", "push", "{d}/retrieval.tasks.json", "-p", "retrieval"),

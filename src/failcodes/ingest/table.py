@@ -333,6 +333,10 @@ def _row(
             rec[target] = value
             origin[target] = key
     label_extra = {LABEL_TARGETS[k]: rec.pop(k) for k in list(rec) if k in LABEL_TARGETS}
+    for name in ID_FIELDS:  # named by the column it came from, before ids fill each other
+        problem = tableio.id_problem(rec.get(name))
+        if problem is not None:
+            raise InputError(problem, path=path, line=line, field=origin.get(name, name))
     _text_ids(rec, spec)
     if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
         rec["claim_id"] = f"L{line}"
