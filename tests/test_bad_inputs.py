@@ -495,6 +495,20 @@ REPORT_CASES: list[Case] = [
 
 OTHER_CASES: list[Case] = [
     Case(
+        "generic-labels/padded-id-named-by-its-column",
+        (
+            "ingest",
+            "generic-labels",
+            "{d}/c.csv",
+            "-o",
+            "{d}/l.jsonl",
+            "--map",
+            "Sentence=sentence_id",
+        ),
+        _write({"c.csv": "Sentence,has_error\ns1 ,true\n"}),
+        ("c.csv:2, field 'Sentence'", "id 's1 '", "without spaces around it"),
+    ),
+    Case(
         "ingest-generic/padded-id-named-by-its-column",  # not by the question_id it fills
         ("ingest", "generic", "{d}/run.csv", "-o", "{d}/t.jsonl", "--map", "id=claim_id"),
         _write({"run.csv": "id,claim,verdict,system\nc1 ,X,supported,s\n"}),

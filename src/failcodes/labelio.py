@@ -345,7 +345,9 @@ def read_labels(
         ("claim_id", claim_ids),
         ("question_id", label_column(labels, "question_id")),
     ):
-        _check_label_ids(p, name, ids, lines)
+        # named by the file's own column (a --map renamed it)
+        column = next((k for k, v in (column_map or {}).items() if v == name), name)
+        _check_label_ids(p, column, ids, lines)
     if seen is not None or not _targets_distinct(claim_ids, sentence_ids, annotators):
         seen = {} if seen is None else seen
         targets = zip(

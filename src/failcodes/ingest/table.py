@@ -260,7 +260,8 @@ def label_from_row(
     for name in ("sentence_id", "claim_id", "question_id"):
         problem = tableio.id_problem(rec.get(name))
         if problem is not None:  # written as is, it would be refused by every later reader
-            raise InputError(problem, path=path, line=line, field=name)
+            column = next((k for k, target in renames.items() if target == name), name)
+            raise InputError(problem, path=path, line=line, field=column)
     return tableio.validate_record(Label, rec, path, line)
 
 
