@@ -311,40 +311,17 @@ def bench_scale(
             "floor parquet",
             folder / "metrics-parquet.json",
         )
+    disagree = [*cli, "disagreements", "--labels", str(paths["labels"]), *maps, "--traces"]
     # --steps dryrun --reuse: the dry run's input is kept from an earlier run (its floor
     # is still measured); otherwise the disagreements step writes it
     kept = reuse and "disagreements" not in steps and dis.exists()
     if "disagreements" in steps or ("dryrun" in steps and not kept):
-        step(
-            "disagreements",
-            [
-                *cli,
-                "disagreements",
-                "--traces",
-                str(paths["traces"]),
-                "--labels",
-                str(paths["labels"]),
-                *maps,
-                "-o",
-                str(dis),
-            ],
-            "floor jsonl",
-        )
+        step("disagreements", [*disagree, str(paths["traces"]), "-o", str(dis)], "floor jsonl")
     if "disagreements-parquet" in steps:
         dis_pq = folder / "disagreements-from-parquet.jsonl"
         step(
             "disagreements parquet",
-            [
-                *cli,
-                "disagreements",
-                "--traces",
-                str(paths["parquet"]),
-                "--labels",
-                str(paths["labels"]),
-                *maps,
-                "-o",
-                str(dis_pq),
-            ],
+            [*disagree, str(paths["parquet"]), "-o", str(dis_pq)],
             "floor parquet",
         )
         if dis.exists():  # the same disagreements whichever format the traces came in
