@@ -67,3 +67,33 @@ def test_reentrant_in_one_process(tmp_path: Path) -> None:
         assert lock_holder(tmp_path)["pid"] == os.getpid()  # type: ignore[index]
     with folder_lock(tmp_path):  # free again after both exits
         pass
+
+
+LATE_LINE = """
+import fcntl, json, os, sys, time
+fh = open(sys.argv[1], "a+")
+fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("locked", flush=True)
+time.sleep(0.3)  # the window between a winner's flock and its holder line
+fh.write(json.dumps({"pid": os.getpid(), "started": "now"}) + "\\n")
+fh.flush()
+time.sleep(60)
+"""
+
+
+def test_loser_arriving_before_the_holder_line_still_names_the_holder(tmp_path: Path) -> None:
+    # CI failure of stop 23: the loser read the lock file between the winner's flock and its
+    # write, found it empty and said "another process"; it now waits briefly for the line.
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LATE_LINE, str(tmp_path / LOCK_NAME)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "locked"
+        with pytest.raises(FolderLockedError) as info, folder_lock(tmp_path, what="judge run"):
+            pass
+        assert f"in use by process {proc.pid} (started now)" in str(info.value)
+    finally:
+        _stop(proc)

@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +58,34 @@ def lock_holder(folder: str | Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def _live_holder(folder: Path, *, wait: float = 1.0) -> dict[str, Any] | None:
+    """The holder of a lock we just failed to take, waiting briefly for its line.
+
+    The winner writes its line right after its ``flock``; a loser arriving in between reads an
+    empty file (or a dead process's line), so it looks again for up to ``wait`` seconds.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        holder = lock_holder(folder)
+        if holder is not None and _alive(holder.get("pid")):
+            return holder
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.02)
+
+
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, someone else's
+        return True
+    return True
 
 
 def _describe(holder: dict[str, Any] | None) -> str:
@@ -113,7 +142,7 @@ def _acquire(key: Path, what: str) -> IO[str]:
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = lock_holder(key)
+        holder = _live_holder(key)
         fh.close()
         raise FolderLockedError(
             f"{key}: this {what} is in use by {_describe(holder)}; wait for it to finish "
