@@ -222,3 +222,70 @@ def test_cli_whole_loop_and_the_claim_level_refusal(tmp_path: Path) -> None:
     (row,) = json.loads(proc.stdout)
     # q1:1 (error) has a refuted claim: TP; q2:1 (no error) only supported: TN
     assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 0, 1)
+
+
+def test_record_place_column_numbers_answers_without_ids(tmp_path: Path) -> None:
+    # a SAFE-style dump whose records carry no id: '#' is the record's 1-based place
+    column_map = {**{k: v for k, v in MAP.items() if k != "id"}, "id": (), "#": ("question_id",)}
+    opts = AdapterOptions(column_map=column_map, extra=EXTRA, aliases=ALIASES, system="pipe")
+    traces = GENERIC.read([_doc(tmp_path)], opts).traces
+    assert [(t.question_id, t.sentence_id, t.claim_id) for t in traces] == [
+        ("1", "1:1", "7"),
+        ("1", "1:1", "8"),
+        ("2", "2:1", "9"),
+    ]
+    # a flat CSV too: the header is line 1, the records are numbered from 1
+    flat = tmp_path / "flat.csv"
+    flat.write_text("claim,verdict\nA is B.,S\nC is D.,R\n")
+    opts = AdapterOptions(column_map={"#": ("claim_id",)}, aliases=ALIASES, system="pipe")
+    assert [t.claim_id for t in GENERIC.read([flat], opts).traces] == ["1", "2"]
+
+
+def test_a_row_without_any_verdict_column_lists_its_columns(tmp_path: Path) -> None:
+    path = _doc(tmp_path)
+    opts = AdapterOptions(
+        column_map={"id": ("question_id",)}, extra={"rows": "answer.sentences[].claims[]"}
+    )
+    with pytest.raises(InputError) as info:
+        GENERIC.read([path], opts)
+    reason = info.value.reason
+    assert (info.value.line, info.value.field) == (2, "verdict")
+    # the claim object's own keys and the enclosing ones by path, then the way out
+    assert (
+        "this row's columns: id, gold, meta.model, answer.sentences.text, "
+        "answer.sentences.claims.id, claim, label, evidence)" in reason
+    )
+    assert "--map COLUMN=verdict" in reason and "--option no_verdict=drop" in reason
+    # mapped but empty in this row: a verifier that failed
+    bad = json.loads(json.dumps(DOC))
+    bad[0]["answer"]["sentences"][0]["claims"][0]["label"] = ""
+    with pytest.raises(InputError) as info:
+        GENERIC.read([_doc(tmp_path, bad)], _options())
+    assert info.value.reason.startswith("no verdict (did the verifier fail on this claim?")
+
+
+def test_validation_names_every_missing_and_unknown_field(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps({"claim": "X.", "verdict": "S", "model": "m", "run": 3}) + "\n")
+    opts = AdapterOptions(column_map={"claim": ("claim", "claim_id")}, aliases=ALIASES, system="s")
+    with pytest.raises(InputError) as info:
+        GENERIC.read([path], opts)
+    assert str(info.value) == (
+        f"{path}:1, field 'model': unknown field (also run) (rename foreign fields with --map "
+        "FOREIGN=ours)"
+    )
+
+
+def test_label_tables_take_the_label_targets_of_trace_tables(tmp_path: Path) -> None:
+    # `--map clinician=label_annotator` is how a traces table names the label's annotator
+    path = tmp_path / "labels.csv"
+    path.write_text("sid,clinician,verdict\ns1,dr_a,incorrect\ns2,dr_a,correct\n")
+    opts = AdapterOptions(
+        column_map={"sid": ("sentence_id",), "clinician": ("label_annotator",)},
+        label_rule="verdict = incorrect -> error",
+    )
+    labels = LABELS.read([path], opts).labels
+    assert [(lb.sentence_id, lb.has_error, lb.annotator) for lb in labels] == [
+        ("s1", True, "dr_a"),
+        ("s2", False, "dr_a"),
+    ]

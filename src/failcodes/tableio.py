@@ -352,24 +352,46 @@ def _field_name(loc: Sequence[int | str]) -> str:
 def _validation_error(
     exc: ValidationError, path: Path, line: int | None, prefix: str = ""
 ) -> InputError:
-    err = exc.errors()[0]
+    errors = exc.errors()
+    err = errors[0]
     loc = tuple(err.get("loc", ()))
     field = _field_name(((prefix,) if prefix else ()) + loc) or None
     kind = err.get("type", "")
+    # a foreign record usually lacks several fields and has several unknown ones at once: all
+    # are named (a bare "and 12 more problems" sends the user hunting)
+    named = {
+        k: [_field_name(tuple(e.get("loc", ()))) for e in errors if e.get("type") == k]
+        for k in ("missing", "extra_forbidden")
+    }
+    missing, unknown = named["missing"], named["extra_forbidden"]
     if kind == "missing":
-        message = "missing required field"
+        message = "missing required field" + (
+            f" (also {_listed(missing[1:])})" * (len(missing) > 1)
+        )
+        if unknown:
+            message += f"; unknown fields {_listed(unknown)}"
     elif kind == "extra_forbidden":
-        message = "unknown field (rename foreign fields with --map FOREIGN=ours)"
+        message = "unknown field" + (f" (also {_listed(unknown[1:])})" * (len(unknown) > 1))
+        if missing:
+            message += f"; missing required fields {_listed(missing)}"
     elif kind == "value_error":  # our own validators: their message says it all
         message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     else:
         got = repr(err.get("input"))
         got = got if len(got) <= 80 else got[:77] + "..."
         message = f"{err.get('msg', 'invalid value')} (got {got})"
-    more = len(exc.errors()) - 1
+    if unknown and kind in named:
+        message += " (rename foreign fields with --map FOREIGN=ours)"
+    counted = len(missing) + len(unknown) if kind in named else 1
+    more = len(errors) - counted
     if more:
         message += f"; and {more} more problem{'s' if more > 1 else ''} in this record"
     return InputError(message, path=path, line=line, field=field)
+
+
+def _listed(names: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def validate_record(

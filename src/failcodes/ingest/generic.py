@@ -36,6 +36,7 @@ from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Out
 from failcodes.ingest.label_rule import parse_label_rule
 from failcodes.ingest.nested import is_document, parse_rows_path, rows_of
 from failcodes.ingest.table import (
+    LABEL_TARGETS,
     SENTENCE_ID_MODES,
     PassageColumn,
     TableSpec,
@@ -178,12 +179,13 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
         raise ConfigError("--option ties=... says what a majority tie is: give consensus=majority")
     labels: list[Label] = []
     seen: labelio.LabelsSeen = {}
+    # ``label_annotator`` etc. name label fields in a traces table; here the row is the label
+    renames = {k: LABEL_TARGETS.get(v, v) for k, v in options.renames().items()}
     plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
     if spec.label_rule is None and spec.sentence_ids == "global" and plain and not rule:
         for path in paths:
-            labels.extend(labelio.read_labels(path, column_map=options.renames(), seen=seen))
+            labels.extend(labelio.read_labels(path, column_map=renames, seen=seen))
         return IngestResult(labels=labels)
-    renames = options.renames()
     skipped = 0
     empty = [0]
     votes: list[tuple[Label, Path, int]] = []

@@ -16,6 +16,8 @@ A row's columns:
 - ``<list path>#``: the 1-based place of the row's element in each exploded list
   (``sentences#``, ``sentences.claims#``), there only when ``--map`` names it, e.g. ``--map
   sentences#=sentence_id`` with ``--option sentence_ids=question``.
+- ``#`` alone: the 1-based place of the row's record in its file (an answer's number in a dump
+  whose records carry no id), there only when ``--map`` names it, e.g. ``--map '#=question_id'``.
 
 An element that is not an object (a list of claim texts) is a row with one column named by
 the list's path (``sentences.claims``). A missing or null list gives no rows (counted in a
@@ -215,9 +217,13 @@ def rows_of(
     not exploded). ``empty[0]`` counts records whose lists on the path were missing or empty.
     """
     records = _json_records(path) if is_document(path) else tableio.table_rows(path)
-    for line, record in records:
+    place = INDEX_MARK in wanted_index
+    for number, (line, record) in enumerate(records, start=1):
         if rows is None:
-            yield line, "", {k: v for k, v in record.items() if v is not None}
+            row = {k: v for k, v in record.items() if v is not None}
+            if place:
+                row[INDEX_MARK] = number
+            yield line, "", row
             continue
         try:
             exploded = explode(record, rows, wanted_index)
@@ -225,4 +231,7 @@ def rows_of(
             raise InputError(exc.reason, path=path, line=line, field=exc.field) from None
         empty[0] += exploded.empty
         for where, row in exploded.rows:
-            yield line, where, {k: v for k, v in row.items() if v is not None}
+            row = {k: v for k, v in row.items() if v is not None}
+            if place:
+                row[INDEX_MARK] = number
+            yield line, where, row

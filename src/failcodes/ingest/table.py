@@ -145,7 +145,8 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
     if spec.label_rule is not None:
         consumed.add(spec.label_rule.column)
     fields: set[str] = set()
-    for name in header:
+    # ``#``, the record's place in the file, is a column of every table once --map names it
+    for name in [*header, *([INDEX_MARK] if INDEX_MARK in spec.column_map else [])]:
         if not name:
             continue
         if name in spec.column_map:
@@ -467,11 +468,7 @@ class TableStream:
                 try:
                     if _no_verdict(raw, spec):
                         raise InputError(
-                            "no verdict (did the verifier fail on this claim? --option "
-                            "no_verdict=drop leaves such rows out, counted in a note)",
-                            path=path,
-                            line=line,
-                            field="verdict",
+                            _no_verdict_reason(raw, spec), path=path, line=line, field="verdict"
                         )
                     trace, label = _checked_row(raw, spec, seen, path, line)
                 except InputError as exc:
@@ -522,6 +519,19 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
     stream = TableStream(paths, spec)
     traces = list(stream)
     return TableResult(traces=traces, labels=stream.labels, notes=stream.notes)
+
+
+def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec) -> str:
+    failed = "--option no_verdict=drop leaves such rows out, counted in a note"
+    if any("verdict" in targets for targets in spec.column_map.values()):
+        return f"no verdict (did the verifier fail on this claim? {failed})"
+    # nothing is mapped to the verdict: most likely the pipeline calls it something else
+    columns = ", ".join(k for k in raw if k != INDEX_MARK)
+    columns = columns if len(columns) <= 300 else columns[:297] + "..."
+    return (
+        f"no verdict (this row's columns: {columns}): name the verdict's column with --map "
+        f"COLUMN=verdict; if the verifier failed on this claim, {failed}"
+    )
 
 
 def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
