@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from failcodes.dataio import write_disagreements
+from failcodes.disagreementio import write_disagreements
 from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
 from failcodes.judge.cache import ResponseCache
 from failcodes.metrics import Level

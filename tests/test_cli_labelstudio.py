@@ -16,7 +16,7 @@ import pytest
 from failcodes import codebook as codebooks
 from failcodes import traceio
 from failcodes.cli.main import main
-from failcodes.dataio import write_disagreements
+from failcodes.disagreementio import write_disagreements
 from failcodes.disagreements import find_disagreements
 from failcodes.labels import Label
 from failcodes.labelstudio.tasks import build_tasks

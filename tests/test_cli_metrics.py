@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from failcodes import labelio, traceio
-from failcodes.dataio import read_disagreements
+from failcodes.disagreementio import read_disagreements
 from failcodes.labels import Label
 from tests.browser import probe_page
 from tests.metrics_fixtures import labels, traces_a

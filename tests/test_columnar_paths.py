@@ -1,6 +1,6 @@
 """The fast paths of the columnar core agree with the object paths they replace (issue 18).
 
-- :func:`failcodes.dataio.json_line_encoder` gives the bytes of ``json.dumps`` exactly;
+- :func:`failcodes.disagreementio.json_line_encoder` gives the bytes of ``json.dumps`` exactly;
 - the duplicate-key check of the msgspec trace reader (a quote count when the line has no
   backslash) accepts and refuses exactly what the object reader does;
 - the disagreements fast reader vouches only for lines the object reader accepts (every
@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio, labelio, traceio
+from failcodes import columnar, disagreementio, labelio, traceio
 from failcodes.disagreements import disagreement_id, find_disagreements, select_disagreements
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
@@ -46,12 +46,12 @@ JSON_VALUES = st.recursive(
 @given(JSON_VALUES)
 def test_json_line_encoder_gives_the_json_dumps_bytes(value: Any) -> None:
     expected = (json.dumps(value, ensure_ascii=False) + "\n").encode("utf-8")
-    assert dataio.json_line_encoder()(value) == expected
+    assert disagreementio.json_line_encoder()(value) == expected
 
 
 def test_json_line_encoder_hand_checked_numbers() -> None:
     # Python's float repr (json.dumps) vs msgspec's shortest form: 1e+16, 1e-05
-    encode = dataio.json_line_encoder()
+    encode = disagreementio.json_line_encoder()
     assert encode({"a": [1e16, 1e-05, 0.95, -0.0, 3]}) == b'{"a": [1e+16, 1e-05, 0.95, -0.0, 3]}\n'
     assert encode({"t": 'a,{"b": 1}'}) == b'{"t": "a,{\\"b\\": 1}"}\n'
 
@@ -60,7 +60,7 @@ def test_json_line_encoder_hand_checked_numbers() -> None:
 @given(FINITE)
 def test_msgspec_writes_floats_in_the_repr_range_as_json_dumps(value: float) -> None:
     # the streamed disagreements are spaced by msgspec when every score is 0 or in this range
-    low, high = dataio._REPR_RANGE
+    low, high = disagreementio._REPR_RANGE
     spaced = msgspec.json.format(msgspec.json.encode([value, {"s": value}]), indent=0)
     same = spaced == json.dumps([value, {"s": value}]).encode()
     assert same or not (value == 0 or low <= abs(value) < high)
@@ -131,7 +131,7 @@ def test_duplicate_keys_found_as_by_the_object_reader(
     path = tmp_path / "t.jsonl"
     path.write_text(line + "\n", encoding="utf-8")
     old = _outcome(traceio.read_traces, path)
-    new = _outcome(lambda p: dataio.read_trace_columns(p, text=True), path)
+    new = _outcome(lambda p: columnar.read_trace_columns(p, text=True), path)
     if isinstance(old, str):
         assert new == old
         own_level = (where == "top") == ('"claim"' in (duplicate or ""))
@@ -188,21 +188,21 @@ def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int)
     traces = traceio.read_traces(src)
     expected = tmp_path / "expected.jsonl"
     items = [d for m in ("refuted", "non_supported") for d in find_disagreements(traces, labels, m)]
-    dataio.write_disagreements(expected, items)
-    columns = dataio.read_trace_columns(src)
+    disagreementio.write_disagreements(expected, items)
+    columns = columnar.read_trace_columns(src)
     index = LabelIndex(labels)
     selected = [
         s for m in ("refuted", "non_supported") for s in select_disagreements(columns, index, m)
     ]
     got = tmp_path / "got.jsonl"
-    assert dataio.stream_disagreements(got, columns, selected, index) == len(items)
+    assert disagreementio.stream_disagreements(got, columns, selected, index) == len(items)
     assert got.read_bytes() == expected.read_bytes()
     # Parquet: the same records (decoded passage structs written as their fields)
-    dataio.write_disagreements(tmp_path / "expected.parquet", items)
-    dataio.stream_disagreements(tmp_path / "got.parquet", columns, selected, index)
-    assert dataio.read_disagreements(tmp_path / "got.parquet") == dataio.read_disagreements(
-        tmp_path / "expected.parquet"
-    )
+    disagreementio.write_disagreements(tmp_path / "expected.parquet", items)
+    disagreementio.stream_disagreements(tmp_path / "got.parquet", columns, selected, index)
+    assert disagreementio.read_disagreements(
+        tmp_path / "got.parquet"
+    ) == disagreementio.read_disagreements(tmp_path / "expected.parquet")
     # and the stdlib writes the same bytes
     lines = [json.dumps(d.model_dump(mode="json"), ensure_ascii=False) for d in items]
     assert expected.read_text(encoding="utf-8") == "".join(x + "\n" for x in lines)
@@ -244,7 +244,7 @@ def test_encoded_key_columns_equal_the_object_columns(
     if parquet:
         src = tmp_path / "t.parquet"
         traceio.write_traces(src, traces)
-    cols = dataio.read_trace_columns(src)
+    cols = columnar.read_trace_columns(src)
     assert cols.encoded  # the reader's own path, not the object fallback
     expected = TraceColumns.from_traces(traces, text=False)
     for name in ("system", "question_id", "sentence_id", "claim_id", "verdict"):
@@ -314,8 +314,8 @@ def test_metrics_from_parquet_import_no_pandas(tmp_path: Path) -> None:
     traceio.write_traces(tmp_path / "t.parquet", traceio.read_traces(src))
     pairs = [(x.sentence_id, x.has_error) for x in labels]
     code = (
-        "import sys; from failcodes import dataio, metrics; from failcodes.labels import Label\n"
-        f"cols = dataio.read_trace_columns({str(tmp_path / 't.parquet')!r})\n"
+        "import sys; from failcodes import columnar, metrics; from failcodes.labels import Label\n"
+        f"cols = columnar.read_trace_columns({str(tmp_path / 't.parquet')!r})\n"
         f"labels = [Label(sentence_id=s, has_error=e) for s, e in {pairs!r}]\n"
         "metrics.compute_metrics(cols, labels, ['refuted'], bootstrap=20)\n"
         "print('pandas' in sys.modules)\n"
@@ -334,7 +334,7 @@ def test_labelled_pairs_are_the_labelled_sentences(tmp_path: Path, seed: int) ->
     src = tmp_path / "t.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     traces = traceio.read_traces(src)
-    cols = dataio.read_trace_columns(src)
+    cols = columnar.read_trace_columns(src)
     index = LabelIndex(labels)
     keys = [(k.question_id, k.sentence_id) for k in index.labelled_sentences(traces)]
     assert ("q0", "q0:s9") in keys
@@ -439,11 +439,11 @@ def test_disagreement_fast_reader_vouches_only_for_what_the_object_reader_accept
     try:
         fast = [
             (msgspec.to_builtins(d), msgspec.to_builtins(c))
-            for d, c in dataio.iter_disagreement_claims(path)
+            for d, c in disagreementio.iter_disagreement_claims(path)
         ]
-    except dataio.ExactReaderNeededError:
+    except columnar.ExactReaderNeededError:
         fast = None
-    exact = _outcome(dataio.read_disagreements, path)
+    exact = _outcome(disagreementio.read_disagreements, path)
     if fast is None:
         assert omit is not None or twice is not None  # the file as written is vouched for
         return
@@ -493,7 +493,7 @@ def test_parquet_passage_checks_with_and_without_statistics(
         path,
         write_statistics=statistics,
     )
-    clean = dataio._vouched_passage_fields(pq.ParquetFile(path))
+    clean = columnar._vouched_passage_fields(pq.ParquetFile(path))
     assert clean == ({"passage_id", "text", "gold_verdict"} if statistics else set())
     records[1]["passages"][1][field] = value
     pq.write_table(
@@ -502,12 +502,12 @@ def test_parquet_passage_checks_with_and_without_statistics(
         write_statistics=statistics,
     )
     if message is None:
-        assert len(dataio.read_trace_columns(path)) == len(traceio.read_traces(path)) == 3
+        assert len(columnar.read_trace_columns(path)) == len(traceio.read_traces(path)) == 3
         return
     with pytest.raises(InputError) as exact:
         traceio.read_traces(path)
     with pytest.raises(InputError) as fast:
-        dataio.read_trace_columns(path)
+        columnar.read_trace_columns(path)
     assert str(fast.value) == str(exact.value)
     assert f"t.parquet:2, {message}" in str(fast.value)
 
@@ -573,11 +573,13 @@ def test_streaming_from_parquet_reads_each_row_group_once(
     index = LabelIndex(labels)
     out = []
     for name in ("t.jsonl", "t.parquet"):
-        columns = dataio.read_trace_columns(tmp_path / name)
+        columns = columnar.read_trace_columns(tmp_path / name)
         selected = select_disagreements(columns, index, "refuted")
         assert len(selected) == 40
         reads.clear()
-        dataio.stream_disagreements(tmp_path / f"{name}.out.jsonl", columns, selected, index)
+        disagreementio.stream_disagreements(
+            tmp_path / f"{name}.out.jsonl", columns, selected, index
+        )
         out.append((tmp_path / f"{name}.out.jsonl").read_bytes())
     assert sorted(reads) == [0, 1, 2, 3]
     assert out[0] == out[1]

@@ -1,4 +1,4 @@
-"""Round trips and error reporting of failcodes.dataio (hand-made fixtures)."""
+"""Round trips and error reporting of the trace, label and atomic-write files (hand-made)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ import sqlite3
 import pandas as pd
 
 from failcodes.cli.run import execute_step
-from failcodes.dataio import read_disagreements
 from failcodes.demo import STEPS, DemoContext
+from failcodes.disagreementio import read_disagreements
 from failcodes.study import StudyLayout, load_study, plan_study
 from failcodes.study.runner import pending_steps
 

@@ -5,7 +5,7 @@ where their claims are (each group's first line and offset, and its row count wh
 are consecutive rows: :class:`~failcodes.tracecols.GroupOrigin`), selects the disagreeing
 groups as arrays and fetches only their lines while it writes. Its output must be byte for
 byte what the trace-column path writes (``select_disagreements`` + ``stream_disagreements``
-on :func:`~failcodes.dataio.read_trace_columns`), which stays the path for claim level and
+on :func:`~failcodes.columnar.read_trace_columns`), which stays the path for claim level and
 for groups whose claims are not one run of lines.
 """
 
@@ -19,15 +19,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from failcodes import dataio, disagreements, labelio, tracecols, traceio
+from failcodes import columnar, disagreementio, disagreements, labelio, tracecols, traceio
 from failcodes.disagreements import (
     GroupSelection,
     count_by_kind,
     select_disagreements,
     select_group_disagreements,
 )
+from failcodes.errors import ConfigError
 from failcodes.labels import LabelIndex
 from failcodes.mapping import resolve_mappings
+from failcodes.metrics import Level
 from failcodes.tracecols import SentenceColumns
 from tests.cli_helpers import exit_code
 
@@ -89,7 +91,7 @@ def _hand_counted(tmp_path: Path) -> tuple[Path, Path]:
 
 def _column_path(traces: list[Path], labels: Path, out: Path, policy: str = "no_error") -> bytes:
     """What the trace-column path writes (the reference)."""
-    columns = dataio.read_trace_columns(traces)
+    columns = columnar.read_trace_columns(traces)
     label_list = labelio.read_labels(labels, traces=columns, columns=True)
     index = LabelIndex(label_list)
     items = [
@@ -97,7 +99,7 @@ def _column_path(traces: list[Path], labels: Path, out: Path, policy: str = "no_
         for m in resolve_mappings(MAPPINGS)
         for s in select_disagreements(columns, index, m, without_claims=policy)
     ]
-    dataio.stream_disagreements(out, columns, items, index)
+    disagreementio.stream_disagreements(out, columns, items, index)
     return out.read_bytes()
 
 
@@ -115,7 +117,7 @@ def _no_trace_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the trace columns were read")
 
-    monkeypatch.setattr(dataio, "read_trace_columns", refuse)
+    monkeypatch.setattr(columnar, "read_trace_columns", refuse)
 
 
 def test_hand_counted_disagreements_from_groups(
@@ -150,7 +152,7 @@ def test_only_the_disagreeing_groups_lines_are_fetched(
     traces, labels = _hand_counted(tmp_path)
     fetched: list[int] = []
     runs: list[list[int]] = []
-    fast_line, gather_runs = dataio._fast_line, dataio._gather_runs
+    fast_line, gather_runs = columnar._fast_line, columnar._gather_runs
 
     def counting_line(*args: Any, accepted: bool = False) -> Any:
         if accepted:  # the stream's fetches (the scan reads every line unaccepted)
@@ -161,8 +163,8 @@ def test_only_the_disagreeing_groups_lines_are_fetched(
         runs.append(list(args[5]))  # the rows of each run fetched
         return gather_runs(*args, **kwargs)
 
-    monkeypatch.setattr(dataio, "_fast_line", counting_line)
-    monkeypatch.setattr(dataio, "_gather_runs", counting_runs)
+    monkeypatch.setattr(columnar, "_fast_line", counting_line)
+    monkeypatch.setattr(columnar, "_gather_runs", counting_runs)
     _command([traces], labels, tmp_path / "out.jsonl")
     # 7 disagreements (both mappings) are one chunk of at most 16: one fetch of the distinct
     # disagreeing groups A/s2 (1 claim), A/s3 (2), B/s1 (1), B/s3 (1), in group order
@@ -255,18 +257,18 @@ def test_claims_not_in_one_run_are_found_by_a_key_scan(
     first = _write_jsonl(tmp_path / "a.jsonl", [*rows[:half], "", "  "])
     second = _write_jsonl(tmp_path / "b.jsonl", list(rows[half:]))
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
-    cols = dataio.read_sentence_columns([first, second], locate=True)
+    cols = columnar.read_sentence_columns([first, second], locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
     assert 0 in cols.origin.where(range(len(cols.first)), cols.first)[3]
     expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
     scanned: list[int] = []
-    locate = dataio.locate_scattered
+    locate = columnar.locate_scattered
 
     def counting(columns: SentenceColumns, groups: Any) -> Any:
         scanned.extend(groups.tolist())
         return locate(columns, groups)
 
-    monkeypatch.setattr(dataio, "locate_scattered", counting)
+    monkeypatch.setattr(columnar, "locate_scattered", counting)
     _no_trace_columns(monkeypatch)
     assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
     runs = cols.origin.run[cols.origin.at]
@@ -286,9 +288,9 @@ def test_scattered_groups_rows_by_hand(tmp_path: Path) -> None:
     offsets = [0]
     for line in traces.read_bytes().splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
-    cols = dataio.read_sentence_columns(traces, locate=True)
+    cols = columnar.read_sentence_columns(traces, locate=True)
     assert isinstance(cols, SentenceColumns)
-    located = dataio.locate_scattered(cols, np.array([1]))  # B/s1 only
+    located = columnar.locate_scattered(cols, np.array([1]))  # B/s1 only
     assert located is not None and located.origin is not None
     assert located.origin.rows_of(1) == [(1, 0, 2, offsets[1]), (3, 0, 5, offsets[4])]
     assert located.origin.rows_of(0) == []
@@ -303,9 +305,9 @@ def test_scattered_parquet_groups_take_the_columns(tmp_path: Path) -> None:
     path = tmp_path / "traces.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=traceio.trace_arrow_schema()), path)
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
-    cols = dataio.read_sentence_columns(path, locate=True)
+    cols = columnar.read_sentence_columns(path, locate=True)
     assert isinstance(cols, SentenceColumns)
-    assert dataio.locate_scattered(cols, np.array([0])) is None
+    assert columnar.locate_scattered(cols, np.array([0])) is None
     expected = _column_path([path], labels, tmp_path / "columns.jsonl")
     assert _command([path], labels, tmp_path / "groups.jsonl") == expected
 
@@ -328,7 +330,7 @@ def test_group_origin_counts_rows_across_folds(
     starts = [0]
     for line in traces.read_bytes().splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    cols = dataio.read_sentence_columns(traces, locate=True)
+    cols = columnar.read_sentence_columns(traces, locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
     groups = [
         (cols.systems[s], cols.sentences[t])
@@ -359,7 +361,7 @@ def test_group_origin_of_parquet_rows(
         pa.Table.from_pylist(rows, schema=traceio.trace_arrow_schema()), path, row_group_size=7
     )
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
-    cols = dataio.read_sentence_columns(path, locate=True)
+    cols = columnar.read_sentence_columns(path, locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
     _, lines, offsets, runs = cols.origin.where(range(len(cols.first)), cols.first)
     assert offsets == cols.first.tolist()
@@ -385,15 +387,15 @@ def test_parquet_rows_are_fetched_a_batch_at_a_time(
     expected = _command([traces], labels, tmp_path / "from-jsonl.jsonl")
     rows = [json.loads(line) for line in traces.read_text(encoding="utf-8").splitlines()]
     path = tmp_path / "traces.parquet"
-    table = pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema())
+    table = pa.Table.from_pylist(rows, schema=columnar.trace_arrow_schema())
     pq.write_table(table, path, row_group_size=4)
-    monkeypatch.setattr(dataio, "_FETCH_BATCH_ROWS", 2)
-    monkeypatch.setattr(dataio, "_GATHERED_PER_CHUNK", 1)
+    monkeypatch.setattr(columnar, "_FETCH_BATCH_ROWS", 2)
+    monkeypatch.setattr(disagreementio, "_GATHERED_PER_CHUNK", 1)
     started: list[int] = []
     converted: list[str] = []
-    iter_batches, parquet_item = pq.ParquetFile.iter_batches, dataio._parquet_item
+    iter_batches, parquet_item = pq.ParquetFile.iter_batches, columnar._parquet_item
     readers: list[Any] = []
-    real_reader = dataio._ParquetRows
+    real_reader = columnar._ParquetRows
 
     def counting_batches(self: Any, *args: Any, row_groups: Any = None, **kwargs: Any) -> Any:
         started.extend(row_groups or [])  # (the scan reads every group, naming none)
@@ -408,8 +410,8 @@ def test_parquet_rows_are_fetched_a_batch_at_a_time(
         return readers[-1]
 
     monkeypatch.setattr(pq.ParquetFile, "iter_batches", counting_batches)
-    monkeypatch.setattr(dataio, "_parquet_item", counting_item)
-    monkeypatch.setattr(dataio, "_ParquetRows", kept_reader)
+    monkeypatch.setattr(columnar, "_parquet_item", counting_item)
+    monkeypatch.setattr(columnar, "_ParquetRows", kept_reader)
     _no_trace_columns(monkeypatch)
     assert _command([path], labels, tmp_path / "from-parquet.jsonl") == expected
     # one reader for the whole stream: row group 0 is started again only for the row behind
@@ -438,7 +440,7 @@ def test_empty_optional_texts_are_missing_from_jsonl_and_parquet(tmp_path: Path)
         rows.append(row)
     traces = _write_jsonl(tmp_path / "traces.jsonl", list(rows))
     path = tmp_path / "traces.parquet"
-    pq.write_table(pa.Table.from_pylist(rows, schema=dataio.trace_arrow_schema()), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=columnar.trace_arrow_schema()), path)
     labels = _labels(tmp_path / "labels.jsonl", {"s1": False})
     got = _command([traces], labels, tmp_path / "from-jsonl.jsonl")
     assert _command([path], labels, tmp_path / "from-parquet.jsonl") == got
@@ -452,7 +454,7 @@ def test_empty_optional_texts_are_missing_from_jsonl_and_parquet(tmp_path: Path)
 
 def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
     traces, labels = _hand_counted(tmp_path)
-    cols = dataio.read_sentence_columns(traces, locate=True)
+    cols = columnar.read_sentence_columns(traces, locate=True)
     assert isinstance(cols, SentenceColumns)
     label_list = labelio.read_labels(labels, columns=True)
     index = LabelIndex(label_list)
@@ -484,7 +486,7 @@ def test_a_run_ends_at_the_end_of_its_file(tmp_path: Path) -> None:
         [_claim("A", "q1", "s2", 1, "supported"), _claim("A", "q1", "s3", 0, "supported")],
     )
     labels = _labels(tmp_path / "labels.jsonl", {"s1": False, "s2": False, "s3": True})
-    cols = dataio.read_sentence_columns([first, second], locate=True)
+    cols = columnar.read_sentence_columns([first, second], locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
     files, lines, _, runs = cols.origin.where([0, 1, 2], cols.first)
     # rows 0..3 are consecutive, but s2's rows 1 and 2 are in two files
@@ -492,3 +494,71 @@ def test_a_run_ends_at_the_end_of_its_file(tmp_path: Path) -> None:
     expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
     assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
     assert len(expected.splitlines()) == 2 * 3  # s1 FP, s2 FP, s3 FN under both mappings
+
+
+#: The hand-counted disagreements of :func:`_hand_counted` (mapping, system, sentence, kind).
+HAND_COUNTED = [
+    ("refuted", "A", "s2", "FP"),
+    ("refuted", "B", "s1", "FN"),
+    ("refuted", "B", "s3", "FP"),
+    ("non_supported", "A", "s2", "FP"),
+    ("non_supported", "A", "s3", "FP"),
+    ("non_supported", "B", "s1", "FN"),
+    ("non_supported", "B", "s3", "FP"),
+]
+
+
+def test_select_from_files_chooses_groups_or_trace_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one function the command calls: sentence groups at sentence level (no trace
+    columns read), the trace columns at claim level; the same hand-counted disagreements."""
+    traces, labels = _hand_counted(tmp_path)
+    maps = resolve_mappings(MAPPINGS)
+    expected = _column_path([traces], labels, tmp_path / "columns.jsonl")
+    real = columnar.read_trace_columns
+    _no_trace_columns(monkeypatch)
+    found = disagreementio.select_from_files(
+        [traces], labels, maps, level=Level.SENTENCE, without_claims="no_error"
+    )
+    assert [type(i) for i in found.items] == [GroupSelection, GroupSelection]
+    assert [(s.mapping.name, s.system, s.sentence_id, s.kind.value) for s in found] == (
+        HAND_COUNTED
+    )
+    assert found.write(tmp_path / "groups.jsonl") == 7
+    assert (tmp_path / "groups.jsonl").read_bytes() == expected
+    # claim level, on trace columns: each claim takes its sentence's label (by hand: s1's
+    # non-error claims are FN, s2/s3's error claims FP; no_evidence counts under non_supported)
+    monkeypatch.setattr(columnar, "read_trace_columns", real)
+    claims = disagreementio.select_from_files(
+        [traces], labels, maps, level=Level.CLAIM, without_claims="no_error"
+    )
+    assert isinstance(claims.columns, tracecols.TraceColumns)
+    assert all(isinstance(i, disagreements.Selected) for i in claims.items)
+    assert [(s.mapping.name, s.system, s.claim_id, s.kind.value) for s in claims] == [
+        ("refuted", "A", "s1:c1", "FN"),
+        ("refuted", "A", "s2:c0", "FP"),
+        ("refuted", "B", "s1:c0", "FN"),
+        ("refuted", "B", "s3:c0", "FP"),
+        ("non_supported", "A", "s1:c1", "FN"),
+        ("non_supported", "A", "s2:c0", "FP"),
+        ("non_supported", "A", "s3:c1", "FP"),
+        ("non_supported", "B", "s1:c0", "FN"),
+        ("non_supported", "B", "s3:c0", "FP"),
+    ]
+
+
+def test_select_from_files_refuses_claim_labels_at_sentence_level(tmp_path: Path) -> None:
+    traces, _ = _hand_counted(tmp_path)
+    labels = _write_jsonl(
+        tmp_path / "claim-labels.jsonl",
+        [{"sentence_id": "s1", "claim_id": "s1:c0", "has_error": True, "annotator": "c1"}],
+    )
+    with pytest.raises(ConfigError, match="all 1 labels are claim-level"):
+        disagreementio.select_from_files(
+            [traces],
+            labels,
+            resolve_mappings(MAPPINGS),
+            level=Level.SENTENCE,
+            without_claims="no_error",
+        )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes.dataio import read_disagreements, write_disagreements
+from failcodes.disagreementio import read_disagreements, write_disagreements
 from failcodes.disagreements import (
     Disagreement,
     DisagreementKind,

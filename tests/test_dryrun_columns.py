@@ -20,7 +20,11 @@ from hypothesis import strategies as st
 
 from failcodes import traceio
 from failcodes.cli.main import main
-from failcodes.dataio import iter_disagreement_claims, read_disagreements, write_disagreements
+from failcodes.disagreementio import (
+    iter_disagreement_claims,
+    read_disagreements,
+    write_disagreements,
+)
 from failcodes.disagreements import ClaimRecord, Disagreement
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash

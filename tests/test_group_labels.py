@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from failcodes import dataio, labelio
+from failcodes import columnar, labelio
 from failcodes.errors import InputError
 from failcodes.labels import (
     Label,
@@ -51,7 +51,7 @@ def _example(tmp_path: Path) -> SentenceColumns:
         for s, q, sid, c, v in ROWS
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
-    cols = dataio.read_sentence_columns(path)
+    cols = columnar.read_sentence_columns(path)
     assert isinstance(cols, SentenceColumns)
     return cols
 
@@ -122,7 +122,7 @@ def test_group_metrics_counted_by_hand(
         ("B", "q2", "s4"),
     ]
     # the generic path (claim rows, label index) gives the same report to the last digit
-    rows = dataio.read_trace_columns(tmp_path / "traces.jsonl")
+    rows = columnar.read_trace_columns(tmp_path / "traces.jsonl")
     generic = compute_metrics(rows, LABELS, ["refuted"], without_claims=policy, bootstrap=50)
     assert report == generic
 
@@ -197,7 +197,7 @@ def test_compacted_label_columns(tmp_path: Path) -> None:
 def test_sentence_ids_given_are_shared_not_copied(tmp_path: Path) -> None:
     _example(tmp_path)
     given = ["".join(["s", "2"]), "s9", None, "".join(["s", "1"])]  # strings built at run time
-    cols = dataio.read_sentence_columns(tmp_path / "traces.jsonl", given)
+    cols = columnar.read_sentence_columns(tmp_path / "traces.jsonl", given)
     assert isinstance(cols, SentenceColumns)
     assert cols.sentences == ["s1", "s2", "s3"]  # s9 is in no trace: left out
     assert cols.sentences[0] is given[3] and cols.sentences[1] is given[0]

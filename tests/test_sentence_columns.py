@@ -1,6 +1,6 @@
 """Traces reduced to sentence groups give what the trace columns give (issue 18).
 
-:func:`failcodes.dataio.read_sentence_columns` keeps, per (system, question, sentence), the
+:func:`failcodes.columnar.read_sentence_columns` keeps, per (system, question, sentence), the
 set of its claims' verdicts and its first row (memory follows the sentences, not the claims).
 Sentence-level metrics, verdict distributions and the label checks on those groups must
 equal the ones on :class:`~failcodes.tracecols.TraceColumns` to the last digit, and every
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import failcodes
-from failcodes import dataio, labelio, tracecols, traceio
+from failcodes import columnar, labelio, tracecols, traceio
 from failcodes.errors import InputError
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.metrics import compute_metrics, verdict_distributions
@@ -89,8 +89,8 @@ def test_groups_give_the_metrics_of_the_columns(
         _write(tmp_path / "a.jsonl", rows[:half]),
         _write(tmp_path / "b.parquet", rows[half:]),
     ]
-    groups = dataio.read_sentence_columns(paths)
-    columns = dataio.read_trace_columns(paths)
+    groups = columnar.read_sentence_columns(paths)
+    columns = columnar.read_trace_columns(paths)
     assert isinstance(groups, SentenceColumns)
     assert isinstance(columns, TraceColumns)
     assert len(groups) == len(columns) == len(rows)
@@ -118,17 +118,17 @@ def test_bad_input_falls_back_to_the_columns_error(tmp_path: Path) -> None:
     first = _write(tmp_path / "a.jsonl", rows[:10])
     again = _write(tmp_path / "b.parquet", rows[5:12])  # rows 5-9 repeat claims of a.jsonl
     with pytest.raises(InputError) as exact:
-        dataio.read_trace_columns([first, again])
+        columnar.read_trace_columns([first, again])
     with pytest.raises(InputError) as fast:
-        dataio.read_sentence_columns([first, again])
+        columnar.read_sentence_columns([first, again])
     assert str(fast.value) == str(exact.value)
     assert "duplicate (system, claim_id)" in str(fast.value)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(first.read_text() + '{"system": "x"}\n', encoding="utf-8")
     with pytest.raises(InputError) as exact:
-        dataio.read_trace_columns(bad)
+        columnar.read_trace_columns(bad)
     with pytest.raises(InputError) as fast:
-        dataio.read_sentence_columns(bad)
+        columnar.read_sentence_columns(bad)
     assert str(fast.value) == str(exact.value)
     assert str(fast.value).startswith(f"{bad}:11")
 
@@ -155,14 +155,14 @@ def test_metrics_command_reads_groups_and_keeps_its_errors(tmp_path: Path) -> No
     args = ("--traces", str(traces), "--labels", str(path), "--format", "json")
     grouped = _metrics(*args)
     assert grouped.returncode == 0, grouped.stderr
-    expected = compute_metrics(dataio.read_trace_columns(traces), labels, ["refuted"])
+    expected = compute_metrics(columnar.read_trace_columns(traces), labels, ["refuted"])
     assert json.loads(grouped.stdout) == [r.flat() for r in expected.results]
     claim_label = Label(claim_id=rows[0]["claim_id"], has_error=not labels[0].has_error)
     labelio.write_labels(path, [*labels, claim_label])
     per_claim = _metrics(*args)
     assert per_claim.returncode == 0, per_claim.stderr
     expected = compute_metrics(
-        dataio.read_trace_columns(traces), [*labels, claim_label], ["refuted"]
+        columnar.read_trace_columns(traces), [*labels, claim_label], ["refuted"]
     )
     assert json.loads(per_claim.stdout) == [r.flat() for r in expected.results]
     path.write_text(path.read_text() + "not json\n", encoding="utf-8")

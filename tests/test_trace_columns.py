@@ -1,7 +1,7 @@
 """The columnar trace reader accepts, refuses and reports exactly as the object reader does.
 
 Every case is run through both :func:`failcodes.traceio.read_traces` (pydantic, one object
-per trace) and :func:`failcodes.dataio.read_trace_columns` (msgspec + Arrow): accepted files
+per trace) and :func:`failcodes.columnar.read_trace_columns` (msgspec + Arrow): accepted files
 must give the same columns, refused ones the same one-line error (file, line, field, text).
 """
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from failcodes import dataio, traceio
+from failcodes import columnar, disagreementio, traceio
 from failcodes.codebook import UnitKind
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
@@ -51,7 +51,7 @@ def _outcome(fn: object, path: Path) -> object:
 def _same(path: Path) -> object:
     """Run both readers; assert they agree; return the columns or the error text."""
     old = _outcome(traceio.read_traces, path)
-    new = _outcome(lambda p: dataio.read_trace_columns(p, text=True), path)
+    new = _outcome(lambda p: columnar.read_trace_columns(p, text=True), path)
     if isinstance(old, str):
         assert new == old
         return old
@@ -114,14 +114,14 @@ def test_errors_of_the_hand_checked_cases(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text(_line() + "\n" + _line() + "\n", encoding="utf-8")
     with pytest.raises(InputError) as info:
-        dataio.read_trace_columns(path)
+        columnar.read_trace_columns(path)
     assert str(info.value) == (
         f"{path}:2, field 'claim_id': duplicate (system, claim_id) = ('bm25', 'q1:s0:c0'); "
         "first at line 1"
     )
     path.write_text(_line()[:-1] + ', "claim": "again"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="key 'claim' appears twice"):
-        dataio.read_trace_columns(path)
+        columnar.read_trace_columns(path)
 
 
 def test_bom_and_invalid_utf8(tmp_path: Path) -> None:
@@ -138,7 +138,7 @@ def test_duplicates_across_files(tmp_path: Path) -> None:
     first = traceio.read_traces(a)[0]
     traceio.write_traces(b, [first.model_copy(update={"claim_id": "c9"}), first])
     with pytest.raises(InputError) as info:
-        dataio.read_trace_columns([a, b])
+        columnar.read_trace_columns([a, b])
     assert str(info.value) == (
         f"{b}:2, field 'claim_id': duplicate (system, claim_id) = ('bm25', 'q1:s0:c0'); "
         f"first at {a}:1"
@@ -164,9 +164,9 @@ TRACES = [
 def test_round_trip_and_gather(tmp_path: Path, ext: str) -> None:
     path = tmp_path / f"t.{ext}"
     traceio.write_traces(path, TRACES)
-    cols = dataio.read_trace_columns(path, text=True)
+    cols = columnar.read_trace_columns(path, text=True)
     assert cols.table.equals(TraceColumns.from_traces(TRACES).table)
-    assert dataio.gather_traces(cols, [4, 0, 2]) == [TRACES[4], TRACES[0], TRACES[2]]
+    assert columnar.gather_traces(cols, [4, 0, 2]) == [TRACES[4], TRACES[0], TRACES[2]]
 
 
 def test_parquet_refusals_match(tmp_path: Path) -> None:
@@ -267,13 +267,13 @@ def test_disagreement_traces_fast_path_equals_models(tmp_path: Path) -> None:
     labels = [Label(sentence_id="q:s0", has_error=False, rationale="fine")]
     items = find_disagreements(traces, labels, "refuted")
     path = tmp_path / "d.jsonl"
-    dataio.write_disagreements(path, items + items)
-    expected = disagreement_traces(dataio.read_disagreements(path))
-    assert dataio.read_disagreement_traces(path) == expected
+    disagreementio.write_disagreements(path, items + items)
+    expected = disagreement_traces(disagreementio.read_disagreements(path))
+    assert disagreementio.read_disagreement_traces(path) == expected
     assert len(expected) == len(TRACES)
     path.write_text(path.read_text().replace('"kind": "FP"', '"kind": "FP", "kind": "FN"'))
     with pytest.raises(InputError, match="appears twice"):
-        dataio.read_disagreement_traces(path)
+        disagreementio.read_disagreement_traces(path)
 
 
 def test_drawn_bootstrap_equals_one_weight_matrix() -> None:

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from failcodes.cli.main import main
-from failcodes.dataio import read_disagreements
+from failcodes.disagreementio import read_disagreements
 from failcodes.study import StudyLayout
 from tests.conftest import REPO, SHARED_DATA
 

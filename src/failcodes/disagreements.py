@@ -17,7 +17,7 @@ severity and annotator. ``id`` is a content hash of (system, mapping, level, que
 sentence_id, claim_id): stable across runs, unique within a table.
 
 Files: JSONL (one ``Disagreement.model_dump(mode="json")`` per line) or Parquet (the same
-records as nested columns), read and written by :mod:`failcodes.dataio` (this module does
+records as nested columns), read and written by :mod:`failcodes.disagreementio` (this module does
 no file I/O).
 """
 

@@ -4,7 +4,9 @@
 :class:`~failcodes.labels.LabelColumns` (a JSONL file is then decoded by msgspec straight into
 columns when every line is one pydantic accepts unchanged). It refuses two labels for one
 target by one annotator (:func:`label_once`, :func:`target_once`) and, given traces, a label
-for a sentence or claim they do not hold (:func:`validate_labels`). :func:`read_sentences`
+for a sentence or claim they do not hold (:func:`validate_labels`); sentence-level analysis
+against labels that are all claim-level is refused (:func:`refuse_claim_labels`).
+:func:`read_sentences`
 reads answer sentences; :func:`write_labels` and :func:`write_sentences` write atomically.
 Rows, formats and record validation come from :mod:`failcodes.tableio`; every error names the
 file, line and field.
@@ -21,7 +23,7 @@ from typing import Any, Literal, TypeVar, overload
 import numpy as np
 from pydantic import BaseModel
 
-from failcodes.errors import InputError
+from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
 from failcodes.labels import (
@@ -222,7 +224,7 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
     without its dict and model per line (~37 MB of transient at 100k labels). None, for the
     whole file, at the first line it cannot vouch for: one msgspec refuses, one without a
     target, a duplicate key or explicit ``null`` (counted as the trace reader's ``_keys_match``
-    does in :mod:`failcodes.dataio`), a ``\r`` inside a line (the text reader splits lines
+    does in :mod:`failcodes.columnar`), a ``\r`` inside a line (the text reader splits lines
     there), a file it cannot open. The exact reader then
     reads the file from the start and accepts it or raises its usual error.
     """
@@ -403,6 +405,25 @@ def validate_labels(
             path=path,
             line=lines[pos] if lines is not None else pos + 1,
             field="sentence_id",
+        )
+
+
+def refuse_claim_labels(
+    labels: Sequence[Label],
+    labels_path: Path,
+    remedy: str = 'compare claims with --level claim (in a study: [metrics] level = "claim"), '
+    "or give sentence labels",
+) -> None:
+    """Sentence-level comparison against labels that are all claim-level: one line, exit 2.
+
+    No sentence would have a label, so every metric would be undefined and no disagreement
+    found; ``remedy`` says what to do instead (the claim labels serve ``--level claim``).
+    """
+    claim_ids = label_column(labels, "claim_id")
+    if claim_ids and all(c is not None for c in claim_ids):
+        raise ConfigError(
+            f"{labels_path}: all {len(claim_ids):,} labels are claim-level (claim_id set), so no "
+            f"sentence has a label; {remedy}"
         )
 
 

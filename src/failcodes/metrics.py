@@ -696,7 +696,7 @@ def compute_metrics(
 ) -> MetricsReport:
     """Compute metrics for every system in ``traces`` under every mapping.
 
-    ``traces`` are trace models or their columns (:func:`failcodes.dataio.read_trace_columns`
+    ``traces`` are trace models or their columns (:func:`failcodes.columnar.read_trace_columns`
     reads large files straight into columns). With ``bootstrap > 0``, adds percentile
     intervals from that many cluster-bootstrap resamples over questions (seeded by ``seed``;
     see :mod:`failcodes.stats.bootstrap`). Raises :class:`InputError` on duplicate claims/labels

@@ -6,8 +6,8 @@ their column checks (:func:`checked_csv_rows`, :func:`checked_parquet_rows`, :fu
 :func:`table_columns`), a record validated as a pydantic model with the file, line and field of
 its first problem (:func:`validate_record`), and a table of models staged for an atomic write
 (:func:`stage_table`, Arrow schemas derived from the models). Labels and sentences files are
-read in :mod:`failcodes.labelio`, traces in :mod:`failcodes.traceio`; the columnar trace
-readers and the disagreement files in :mod:`failcodes.dataio`.
+read in :mod:`failcodes.labelio`, traces in :mod:`failcodes.traceio`, traces as columns in
+:mod:`failcodes.columnar` and the disagreement files in :mod:`failcodes.disagreementio`.
 
 CSV: one row per record with a header; empty cells are missing values (in a required column:
 the empty string). Line numbers are 1-based: for CSV the physical line where the data row

@@ -6,7 +6,7 @@ passages) building and garbage-collecting the objects cost more than the analysi
 :class:`TraceColumns` always holds the key columns (:data:`KEY_COLUMNS`, the verdict already
 canonical); readers add the other scalar fields only when a step needs the text. Passages are
 never held here: a step that needs them fetches the full traces of the rows it needs
-(:func:`failcodes.dataio.gather_traces`) through :attr:`TraceColumns.origin`.
+(:func:`failcodes.columnar.gather_traces`) through :attr:`TraceColumns.origin`.
 
 Pydantic models stay the contract at the edges: :meth:`TraceColumns.from_traces` takes
 traces, :meth:`TraceColumns.to_traces` gives them back. Nothing here reads or writes files.

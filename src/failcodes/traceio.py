@@ -7,7 +7,7 @@ without its passages table gives traces without passages. A Parquet file holds t
 a ``list<struct>`` column (:func:`trace_arrow_schema`). Every record goes through
 :func:`prepare_trace` (ids, verdict aliases, nested passages) and pydantic; ``(system,
 claim_id)`` is unique (:func:`claim_once`). The columnar readers behind metrics and
-disagreements live in :mod:`failcodes.dataio`.
+disagreements live in :mod:`failcodes.columnar`.
 """
 
 from __future__ import annotations

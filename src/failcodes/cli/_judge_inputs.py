@@ -12,7 +12,7 @@ import typer
 
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
-from failcodes.dataio import read_disagreement_traces, read_disagreements
+from failcodes.disagreementio import read_disagreement_traces, read_disagreements
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
 from failcodes.jsonio import peek_jsonl

@@ -14,9 +14,10 @@ from rich.table import Table
 
 from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
-from failcodes.cli.options import MappingOpt, UnitColumnOpt, load_inputs, refuse_claim_labels
+from failcodes.cli.options import MappingOpt, UnitColumnOpt, load_inputs
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
+from failcodes.labelio import refuse_claim_labels
 from failcodes.mapping import DEFAULT_MAPPING
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
 from failcodes.stats.bootstrap import MAX_RESAMPLES

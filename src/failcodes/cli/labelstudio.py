@@ -113,7 +113,7 @@ def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
 def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = None) -> list[Unit]:
     """Units to review, built as the judge builds them (see :data:`UnitsArg`)."""
     from failcodes.cli._judge_inputs import is_disagreements_file
-    from failcodes.dataio import read_disagreements
+    from failcodes.disagreementio import read_disagreements
     from failcodes.units import disagreement_traces
 
     if dataset is not None and not path.is_dir():

@@ -13,18 +13,12 @@ from rich.table import Table
 
 from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
-from failcodes.cli.options import (
-    MappingOpt,
-    TracesOpt,
-    load_columns,
-    load_sentence_columns,
-    make_console,
-    refuse_claim_labels,
-)
+from failcodes.cli.options import MappingOpt, TracesOpt, make_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat
-from failcodes.dataio import read_trace_columns
+from failcodes.columnar import load_columns, load_sentence_columns, read_trace_columns
 from failcodes.errors import ConfigError
 from failcodes.fileio import atomic_write_text, check_not_input
+from failcodes.labelio import refuse_claim_labels
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import (
     DEFAULT_WITHOUT_CLAIMS,

@@ -15,11 +15,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from failcodes import dataio, labelio, traceio
-from failcodes.errors import ConfigError, InputError
-from failcodes.labels import Label, LabelColumns, label_column
+from failcodes import labelio, traceio
+from failcodes.labels import Label
 from failcodes.mapping import NAMED_MAPPINGS
-from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 from failcodes.units import UnitKind
 
@@ -112,63 +110,6 @@ def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Tr
     return traces, labels
 
 
-def load_columns(
-    trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
-) -> tuple[TraceColumns, Sequence[Label]]:
-    """Read traces into columns (claim ids unique across the files) and check the labels."""
-    columns = dataio.read_trace_columns(trace_paths, text=text)
-    labels = labelio.read_labels(labels_path, traces=columns, columns=True)
-    return columns, labels
-
-
-def refuse_claim_labels(
-    labels: Sequence[Label],
-    labels_path: Path,
-    remedy: str = 'compare claims with --level claim (in a study: [metrics] level = "claim"), '
-    "or give sentence labels",
-) -> None:
-    """Sentence-level comparison against labels that are all claim-level: one line, exit 2.
-
-    No sentence would have a label, so every metric would be undefined and no disagreement
-    found; ``remedy`` says what to do instead (the claim labels serve ``--level claim``).
-    """
-    claim_ids = label_column(labels, "claim_id")
-    if claim_ids and all(c is not None for c in claim_ids):
-        raise ConfigError(
-            f"{labels_path}: all {len(claim_ids):,} labels are claim-level (claim_id set), so no "
-            f"sentence has a label; {remedy}"
-        )
-
-
-def load_sentence_columns(
-    trace_paths: Sequence[Path], labels_path: Path, *, locate: bool = False
-) -> tuple[TraceColumns | SentenceColumns, Sequence[Label]]:
-    """:func:`load_columns` for sentence-level metrics: traces reduced to sentence groups.
-
-    Memory follows the sentences (issue 18). The labels are read first (a claim label needs
-    the claims: the traces are then read as columns), their error, if any, raised after the
-    traces' own, as :func:`load_columns` orders them. ``locate``: the groups know where
-    their claims are (:func:`failcodes.dataio.read_sentence_columns`).
-    """
-    labels: LabelColumns | None = None
-    failure: InputError | None = None
-    try:
-        labels = labelio.read_labels(labels_path, columns=True)
-    except InputError as exc:
-        failure = exc
-    grouped = labels is not None and all(c is None for c in labels.column("claim_id"))
-    columns: TraceColumns | SentenceColumns = (
-        dataio.read_sentence_columns(trace_paths, labels.column("sentence_id"), locate=locate)
-        if labels is not None and grouped
-        else dataio.read_trace_columns(trace_paths)
-    )
-    if failure is not None:
-        raise failure
-    assert labels is not None
-    labelio.validate_labels(labels, columns, path=labels_path, lines=labels.lines)
-    return columns, labels
-
-
 def make_console() -> Console:
     """A console for tables: the terminal's width, or 200 columns when piped."""
     from rich.console import Console  # imported here: `ingest` prints no tables
@@ -195,8 +136,6 @@ __all__ = [
     "TopKOpt",
     "TracesOpt",
     "UnitColumnOpt",
-    "load_columns",
     "load_inputs",
-    "load_sentence_columns",
     "make_console",
 ]

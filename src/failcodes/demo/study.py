@@ -123,7 +123,7 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
     """Read what the commands wrote into the context the later demo steps use."""
     from failcodes import labelio, traceio
     from failcodes.codebook import UnitKind
-    from failcodes.dataio import read_disagreements
+    from failcodes.disagreementio import read_disagreements
     from failcodes.disagreements import count_by_kind
     from failcodes.judge.run import read_annotations
     from failcodes.units import build_units, disagreement_traces

@@ -13,7 +13,7 @@ last digit, from three numbers per distinct unit, kept in numpy arrays:
   from its first occurrence like the object path's unit;
 - how many (trace, passage) rows it stands for (its provenance entries).
 
-Records stream in (:func:`~failcodes.dataio.iter_disagreement_claims`); occurrences are
+Records stream in (:func:`~failcodes.disagreementio.iter_disagreement_claims`); occurrences are
 buffered a chunk at a time and merged into the sorted distinct arrays, so memory follows the
 distinct units (8+8+8 bytes each), never the passages. Traces repeated in a disagreements file
 (one claim under two mappings) count once, first occurrence kept, as in
@@ -419,15 +419,12 @@ def read_unit_sizes(
     """:func:`unit_sizes` of a disagreements (or, with ``traces``, a traces) JSONL file.
 
     None, for the object path, when the file is not one its fast reader vouches for
-    (:func:`~failcodes.dataio.iter_disagreement_claims`,
-    :func:`~failcodes.dataio.iter_trace_claims`): the object reader then accepts it or
+    (:func:`~failcodes.disagreementio.iter_disagreement_claims`,
+    :func:`~failcodes.columnar.iter_trace_claims`): the object reader then accepts it or
     names the bad line.
     """
-    from failcodes.dataio import (
-        ExactReaderNeededError,
-        iter_disagreement_claims,
-        iter_trace_claims,
-    )
+    from failcodes.columnar import ExactReaderNeededError, iter_trace_claims
+    from failcodes.disagreementio import iter_disagreement_claims
 
     records = iter_trace_claims(path) if traces else iter_disagreement_claims(path)
     try:

@@ -224,7 +224,7 @@ def plan_kind(
 
     With ``member``: that panel member's units (its own earlier codes, its own folder).
     """
-    from failcodes.dataio import read_disagreements
+    from failcodes.disagreementio import read_disagreements
     from failcodes.judge.panelrun import member_dir
     from failcodes.units import build_units, disagreement_traces
 

@@ -122,7 +122,7 @@ def judged_kinds(
     if not disagreements.is_file():
         return None
     from failcodes.codebook import UnitKind
-    from failcodes.dataio import read_disagreements
+    from failcodes.disagreementio import read_disagreements
     from failcodes.units import build_units, disagreement_traces
 
     traces = disagreement_traces(read_disagreements(disagreements))

@@ -1,22 +1,22 @@
-"""Traces as columns and the disagreement files: the bounded-memory readers behind metrics.
+"""Trace files as columns: the bounded-memory readers behind metrics and disagreements.
 
-- Traces as columns (issue 18): :func:`read_trace_columns` reads trace files (JSONL, CSV or
-  Parquet) into :class:`~failcodes.tracecols.TraceColumns`, keeping only the columns asked
-  for; :func:`read_sentence_columns` keeps the sentence groups sentence-level metrics need;
-  :func:`gather_traces` fetches the full traces of given rows by file offset. The rules and
-  the one-line errors are those of :func:`failcodes.traceio.read_traces`: a line the msgspec
-  decoder cannot vouch for goes through that reader's own steps.
-- Disagreement files: :func:`write_disagreements`, :func:`write_disagreement_records` and
-  :func:`stream_disagreements` write them (JSONL or Parquet, atomically);
-  :func:`read_disagreements`, :func:`read_disagreement_traces` and
-  :func:`iter_disagreement_claims` read them back; :func:`locate_scattered` finds the rows of
-  groups whose claims are no run of rows.
+Issue 18. :func:`read_trace_columns` reads trace files (JSONL, CSV or Parquet) into
+:class:`~failcodes.tracecols.TraceColumns`, keeping only the columns asked for;
+:func:`read_sentence_columns` keeps the sentence groups sentence-level metrics need;
+:func:`load_columns` and :func:`load_sentence_columns` read the clinical labels with them and
+check them against the traces. :func:`gather_traces` fetches the full traces of given rows by
+file offset (:func:`claim_fetcher`: the claims of selected disagreements, passages as decoded
+JSON); :func:`locate_scattered` finds the rows of sentence groups whose claims are no run of
+rows; :func:`iter_trace_claims` streams a trace file's records for the dry run. The rules and
+the one-line errors are those of :func:`failcodes.traceio.read_traces`: a line the msgspec
+decoder cannot vouch for goes through that reader's own steps.
 
 The rest of the file layer lives beside this module: rows of any table, formats and record
 validation in :mod:`failcodes.tableio`, labels and sentences in :mod:`failcodes.labelio`, trace
-files as models in :mod:`failcodes.traceio` (formats: docs/trace-format.md). Every problem
-raises :class:`~failcodes.errors.InputError` with the path, the 1-based line (Parquet: row),
-the field and what was expected; writes are atomic (:class:`~failcodes.fileio.AtomicBatch`).
+files as models in :mod:`failcodes.traceio` (formats: docs/trace-format.md), the disagreement
+files in :mod:`failcodes.disagreementio` (which reads traces through this module). Every
+problem raises :class:`~failcodes.errors.InputError` with the path, the 1-based line (Parquet:
+row), the field and what was expected.
 """
 
 from __future__ import annotations
@@ -25,45 +25,31 @@ import array
 import bisect
 import functools
 import itertools
-import json
 import operator
-import re
-import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import (
-    TYPE_CHECKING,
-    Annotated,
-    Any,
-    Literal,
-    Union,
-    cast,
-    get_args,
-    get_origin,
-)
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from failcodes import labelio
 from failcodes.errors import InputError
-from failcodes.fileio import AtomicBatch
-from failcodes.jsonio import iter_jsonl, parse_json
+from failcodes.jsonio import parse_json
+from failcodes.labels import Label, LabelColumns
 from failcodes.tableio import (
     ESCAPED_QUOTE_COLON,
-    EXTENSIONS,
     KEY_COLON,
     UTF8_BOM,
     Format,
-    arrow_schema,
     check_columns,
     detect_format,
     drop_nones,
     msgspec_type,
     pyarrow_modules,
     required_fields,
-    write_in_batch,
 )
 from failcodes.tracecols import (
     KEY_COLUMNS,
@@ -87,26 +73,19 @@ from failcodes.traceio import (
 from failcodes.traces import EvidenceSource, Passage, Trace, derived_evidence_source
 from failcodes.verdicts import Verdict, normalize_verdict
 
-if TYPE_CHECKING:  # disagreements imports metrics; dataio imports it on use
+if TYPE_CHECKING:  # disagreements imports metrics; this module imports it on use
     from failcodes.disagreements import ClaimView
 
-
-# ------------------------------------------------------------------------------------------
-# Traces as columns (issue 18): the fast, bounded-memory reader behind metrics and friends
-# ------------------------------------------------------------------------------------------
 
 #: A decoded passage's rank (ranks of a list are checked distinct with one C-level map).
 _RANK_OF = operator.attrgetter("rank")
 #: Rows buffered as Python values before they are moved into Arrow arrays.
 _CHUNK_ROWS = 16_384
-#: Read buffer of the line scans: lines of traces (~5 kB) and disagreements (~20 kB) longer
-#: than the default 8 kB buffer are assembled from several reads (~0.3 s more per 600 MB).
+#: Read buffer of the line scans: trace lines (~5 kB) longer than the default 8 kB buffer
+#: are assembled from several reads (~0.3 s more per 600 MB).
 _SCAN_BUFFER = 1 << 20
 #: Read buffer of the by-offset fetches (a seek outside it reads it anew: kept small).
 _GATHER_BUFFER = 1 << 16
-#: Write buffer of JSONL outputs: a disagreement line (~20 kB) larger than the default 8 kB
-#: buffer was one write call each (~4x the CPU of writing 1 MB at a time).
-_WRITE_BUFFER = 1 << 20
 
 
 class _UseObjectReaderError(Exception):
@@ -325,8 +304,11 @@ def _fast_line(
     return rec, entry
 
 
-def _construct_passages(raw: Iterable[Any]) -> tuple[Passage, ...]:
-    """:class:`Passage` objects from decoded passages a fast path vouched for (no validation)."""
+def construct_passages(raw: Iterable[Any]) -> tuple[Passage, ...]:
+    """:class:`Passage` objects from decoded passages a fast path vouched for (no validation).
+
+    The trace reader's passage structs, or those of the disagreement reader (same fields).
+    """
     return tuple(
         Passage.model_construct(
             passage_id=p.passage_id,
@@ -346,7 +328,7 @@ def _construct_trace(
     rec: Any, entry: tuple[str, str | None], *, with_passages: bool = True
 ) -> Trace:
     """A :class:`Trace` from a line :func:`_fast_line` vouched for (no second validation)."""
-    passages = _construct_passages(rec.passages) if with_passages else ()
+    passages = construct_passages(rec.passages) if with_passages else ()
     source = rec.evidence_source
     if not with_passages and rec.passages and source is None:
         source = derived_evidence_source(tuple(rec.passages), rec.retriever).value
@@ -371,7 +353,7 @@ def _claim_view(rec: Any, entry: tuple[str, str | None], view: type[ClaimView]) 
     """The claim-record fields of a line :func:`_fast_line` vouched for (no model built).
 
     ``view`` is :class:`~failcodes.disagreements.ClaimView`, imported once by the caller
-    (dataio imports the disagreements module, and metrics behind it, only where needed).
+    (this module imports the disagreements module, and metrics behind it, only on use).
     """
     source = rec.evidence_source
     return view(
@@ -832,6 +814,44 @@ def read_sentence_columns(
     return read_trace_columns(items)
 
 
+def load_columns(
+    trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
+) -> tuple[TraceColumns, Sequence[Label]]:
+    """Read traces into columns (claim ids unique across the files) and check the labels."""
+    columns = read_trace_columns(trace_paths, text=text)
+    labels = labelio.read_labels(labels_path, traces=columns, columns=True)
+    return columns, labels
+
+
+def load_sentence_columns(
+    trace_paths: Sequence[Path], labels_path: Path, *, locate: bool = False
+) -> tuple[TraceColumns | SentenceColumns, Sequence[Label]]:
+    """:func:`load_columns` for sentence-level metrics: traces reduced to sentence groups.
+
+    Memory follows the sentences (issue 18). The labels are read first (a claim label needs
+    the claims: the traces are then read as columns), their error, if any, raised after the
+    traces' own, as :func:`load_columns` orders them. ``locate``: the groups know where
+    their claims are (:func:`read_sentence_columns`).
+    """
+    labels: LabelColumns | None = None
+    failure: InputError | None = None
+    try:
+        labels = labelio.read_labels(labels_path, columns=True)
+    except InputError as exc:
+        failure = exc
+    grouped = labels is not None and all(c is None for c in labels.column("claim_id"))
+    columns: TraceColumns | SentenceColumns = (
+        read_sentence_columns(trace_paths, labels.column("sentence_id"), locate=locate)
+        if labels is not None and grouped
+        else read_trace_columns(trace_paths)
+    )
+    if failure is not None:
+        raise failure
+    assert labels is not None
+    labelio.validate_labels(labels, columns, path=labels_path, lines=labels.lines)
+    return columns, labels
+
+
 def _with_files(
     cols: SentenceColumns, paths: Sequence[Path], formats: Sequence[Format], starts: list[int]
 ) -> SentenceColumns:
@@ -1160,215 +1180,31 @@ def _parquet_item(
     return _construct_trace(rec, entry), None
 
 
-# ------------------------------------------------------------------------------------------
-# Disagreement files (moved from failcodes.disagreements: the core does no file I/O)
-# ------------------------------------------------------------------------------------------
-
-
-def _disagreement_format(path: Path) -> Format:
-    suffix = path.suffix.lower()
-    fmt = EXTENSIONS.get(suffix)
-    if fmt is None or fmt is Format.CSV:
-        raise InputError(
-            f"unsupported disagreements file type {suffix!r} (use .jsonl or .parquet)", path=path
-        )
-    return fmt
-
-
-_NUMBER = re.compile(rb"-?[0-9][0-9.eE+-]*")
-#: Separator runs between strings seen by :func:`json_line_encoder` (bounded cache).
-_SEPARATORS_CACHED = 4_096
-
-
-def _json_number(match: re.Match[bytes]) -> bytes:
-    token = match.group()
-    if b"." in token or b"e" in token or b"E" in token:
-        return repr(float(token)).encode()  # json.dumps writes float.__repr__
-    return token
-
-
-def _struct_fields(value: Any) -> dict[str, Any]:
-    """``json.dumps``' fallback for msgspec structs (decoded passages): their fields."""
-    import msgspec
-
-    if isinstance(value, msgspec.Struct):
-        return msgspec.structs.asdict(value)
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def json_line_encoder() -> Callable[[Any], bytes]:
-    r"""A function giving ``(json.dumps(value, ensure_ascii=False) + "\n").encode()``, faster.
-
-    msgspec encodes the value (compact, ~5x faster than the stdlib on records with long
-    strings); when the result has no backslash (no escaped character), every quote delimits
-    a string, so the bytes between strings hold all the structure: there each ``,`` and
-    ``:`` gets the stdlib's following space and each float its ``repr`` (msgspec writes
-    ``1e16``/``0.00001`` where Python writes ``1e+16``/``1e-05``). Anything else (escapes,
-    integers msgspec refuses) is encoded by ``json.dumps`` itself: the same bytes either way
-    for finite numbers (NaN and infinities, which the trace models refuse, would become
-    ``null``).
-    """
-    import msgspec
-
-    encode = msgspec.json.Encoder().encode
-    cache: dict[bytes, bytes] = {}
-
-    def between(part: bytes) -> bytes:
-        out = cache.get(part)
-        if out is None:
-            out = part.replace(b",", b", ").replace(b":", b": ")
-            if any(c in part for c in b"0123456789"):
-                out = _NUMBER.sub(_json_number, out)
-            if len(cache) < _SEPARATORS_CACHED:
-                cache[part] = out
-        return out
-
-    def dumps(value: Any) -> bytes:
-        try:
-            raw = encode(value)
-        except (msgspec.EncodeError, TypeError, OverflowError):
-            raw = b"\\"
-        if b"\\" in raw:
-            text = json.dumps(value, ensure_ascii=False, default=_struct_fields)
-            return (text + "\n").encode("utf-8")
-        parts = raw.split(b'"')
-        looked = list(map(cache.get, parts[::2]))  # a C-level lookup per part
-        if None in looked:
-            parts[::2] = [between(part) for part in parts[::2]]
-        else:
-            parts[::2] = cast(list[bytes], looked)
-        return b'"'.join(parts) + b"\n"
-
-    return dumps
-
-
-#: Disagreements written per Parquet row group.
-_RECORDS_PER_CHUNK = 2_000
-#: Disagreements whose traces the stream fetches at a time: their decoded lines stay in the
-#: processor's caches (~50 lines; 2,000 disagreements took ~1.4x as long at paper scale).
-#: Parquet rows alike: a file's reader keeps its decoded batch from one chunk to the next.
-_GATHERED_PER_CHUNK = 16
-
-
-def write_disagreement_records(
-    path: str | Path, records: Iterable[dict[str, Any]], *, batch: AtomicBatch | None = None
-) -> int:
-    """Write JSON-ready disagreement records streaming (JSONL or Parquet); return the count.
-
-    Records are ``Disagreement.model_dump(mode="json")`` dicts (passages may also be the
-    decoded msgspec structs of the trace reader, written as their field dicts), one JSON
-    object a line exactly as ``json.dumps(record, ensure_ascii=False)`` (see
-    :func:`json_line_encoder`).
-    The file is staged and moved into place atomically (with ``batch``: when it commits).
-    """
-    from failcodes.disagreements import Disagreement
-
-    target = Path(path)
-    fmt = _disagreement_format(target)
-    if fmt is Format.JSONL:
-        encode = json_line_encoder()
-        return _write_lines(target, map(encode, records), batch)
-    count = 0
-
-    def write(b: AtomicBatch) -> None:
-        nonlocal count
-        tmp = b.stage(target)
-        pa, pq = pyarrow_modules()
-        schema = arrow_schema(Disagreement)
-        with pq.ParquetWriter(tmp, schema) as writer:
-            chunk: list[dict[str, Any]] = []
-            for rec in records:
-                for claim in rec["claims"]:  # decoded passage structs -> dicts for Arrow
-                    claim["passages"] = [
-                        p if isinstance(p, dict) else _struct_fields(p) for p in claim["passages"]
-                    ]
-                chunk.append(rec)
-                count += 1
-                if len(chunk) == _RECORDS_PER_CHUNK:
-                    writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
-                    chunk = []
-            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
-
-    write_in_batch(batch, write)
-    return count
-
-
-def _write_lines(target: Path, lines: Iterable[bytes], batch: AtomicBatch | None) -> int:
-    """Stage ``target`` with the encoded lines (each ending in a newline); return the count."""
-    count = 0
-
-    def write(b: AtomicBatch) -> None:
-        nonlocal count
-        with b.stage(target).open("wb", buffering=_WRITE_BUFFER) as fh:
-            for line in lines:
-                fh.write(line)
-                count += 1
-
-    write_in_batch(batch, write)
-    return count
-
-
-def write_disagreements(
-    path: str | Path, items: Iterable[Any], *, batch: AtomicBatch | None = None
-) -> Path:
-    """Write disagreements as JSONL or Parquet (by suffix), atomically. Returns the path.
-
-    With ``batch`` the file is staged in that :class:`AtomicBatch` (moved into place when the
-    batch commits); otherwise it is committed at once.
-    """
-    target = Path(path)
-    _disagreement_format(target)
-    write_disagreement_records(target, (d.model_dump(mode="json") for d in items), batch=batch)
-    return target
-
-
-def stream_disagreements(
-    path: str | Path,
+def claim_fetcher(
     columns: TraceColumns | SentenceColumns,
-    selected: Iterable[Any],
-    index: Any,
-    *,
-    batch: AtomicBatch | None = None,
-) -> int:
-    """Write selected disagreements with their claims' full traces, streaming; return count.
+) -> Callable[[Sequence[Any]], dict[int, tuple[Trace | ClaimView, list[Any] | None]]]:
+    """A function fetching the claims of a chunk of selected disagreements.
 
-    ``selected`` comes from :func:`failcodes.disagreements.select_disagreements` on
-    ``columns`` (or, one :class:`~failcodes.disagreements.GroupSelection` after another,
-    from ``select_group_disagreements`` on located sentence groups); the traces of each
-    chunk of disagreements are fetched from the source files (:func:`gather_traces`; a
-    group's claims as one run of lines), so memory stays proportional to a chunk, not to
-    the passages (nor, with groups, to the disagreements).
+    It maps each trace row of the chunk to the trace (for a line the fast path vouched for,
+    its :class:`~failcodes.disagreements.ClaimView`) and its passages as decoded JSON (None
+    with a model).
+
+    A chunk is a sequence of :class:`~failcodes.disagreements.Selected` found on ``columns``
+    (on sentence groups: located ones, see :func:`locate_scattered`); their traces are read
+    from the source files (:func:`gather_traces`; a group's claims as one run of lines).
+    Chunks asked for in ascending row order read each Parquet batch once: the function keeps
+    each file's reader, and the batch it decoded last, from one chunk to the next.
     """
-    from failcodes.disagreements import disagreement_json
-
-    # each Parquet file's reader keeps its last decoded batch from one chunk to the next
     readers: dict[int, _ParquetRows] = {}
-    fetch = _group_fetcher(columns, readers) if isinstance(columns, SentenceColumns) else None
+    if isinstance(columns, SentenceColumns):
+        return _group_fetcher(columns, readers)
 
-    def records() -> Iterator[tuple[dict[str, Any], bool]]:
-        # each record, and whether msgspec writes its floats (passage scores) as repr does
-        items = iter(selected)
-        while chunk := list(itertools.islice(items, _GATHERED_PER_CHUNK)):
-            if fetch is not None:
-                fetched = fetch(chunk)
-            else:
-                rows = sorted({r for s in chunk for r in s.rows})
-                gathered = _gather(
-                    cast(TraceColumns, columns), rows, None, passages_json=True, readers=readers
-                )
-                fetched = dict(zip(rows, gathered, strict=True))
-            plain = {r: p is not None and _repr_scores(p) for r, (_, p) in fetched.items()}
-            for s in chunk:
-                claims = [fetched[r] for r in s.rows]
-                rec = disagreement_json(
-                    s, [t for t, _ in claims], index, passages=[p for _, p in claims]
-                )
-                yield rec, all(plain[r] for r in s.rows)
+    def fetch(chunk: Sequence[Any]) -> dict[int, tuple[Trace | ClaimView, list[Any] | None]]:
+        rows = sorted({r for s in chunk for r in s.rows})
+        gathered = _gather(columns, rows, None, passages_json=True, readers=readers)
+        return dict(zip(rows, gathered, strict=True))
 
-    target = Path(path)
-    if _disagreement_format(target) is Format.JSONL:
-        return _write_lines(target, _spaced_lines(records()), batch)
-    return write_disagreement_records(target, (rec for rec, _ in records()), batch=batch)
+    return fetch
 
 
 def _group_fetcher(
@@ -1512,188 +1348,6 @@ def locate_scattered(
     return replace(columns, origin=replace(origin, scattered=scattered))
 
 
-#: msgspec writes a float as ``repr`` does when it is 0 or its magnitude is in this range
-#: (outside it msgspec writes ``0.00001`` and ``1e16`` where repr writes ``1e-05``, ``1e+16``).
-_REPR_RANGE = (1e-4, 1e16)
-
-
-def _repr_scores(passages: Sequence[Any]) -> bool:
-    """True if every score of these decoded passages is printed alike by msgspec and repr."""
-    low, high = _REPR_RANGE
-    for p in passages:
-        score = p.score
-        if score is not None and score != 0 and not low <= abs(score) < high:
-            return False
-    return True
-
-
-def _spaced_lines(records: Iterable[tuple[Any, bool]]) -> Iterator[bytes]:
-    """:func:`json_line_encoder`'s lines, reformatted by msgspec in C when that is exact.
-
-    A record flagged plain (every float printed as ``repr`` does) whose compact encoding has
-    no backslash (no escaped character) is spaced by ``msgspec.json.format`` (``", "`` and
-    ``": "``, as ``json.dumps``); any other goes through the encoder.
-    """
-    import msgspec
-
-    encode = msgspec.json.Encoder().encode
-    spaced = msgspec.json.format
-    exact = json_line_encoder()
-    for rec, plain in records:
-        if plain:
-            try:
-                raw = encode(rec)
-            except (msgspec.EncodeError, TypeError, OverflowError):
-                raw = b"\\"  # the encoder decides (as json_line_encoder does)
-            if b"\\" not in raw:
-                yield spaced(raw, indent=0) + b"\n"
-                continue
-        yield exact(rec)
-
-
-def read_disagreements(path: str | Path) -> list[Any]:
-    """Read a disagreements file written by :func:`write_disagreements` (JSONL or Parquet).
-
-    Raises :class:`InputError` naming the file, line (JSONL) or row (Parquet) and field.
-    """
-    from failcodes.disagreements import Disagreement
-
-    source = Path(path)
-    fmt = _disagreement_format(source)
-    if not source.is_file():
-        raise InputError("no such file", path=source)
-
-    def validate(rec: Any, line: int | None) -> Any:
-        try:
-            return Disagreement.model_validate(rec)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or None
-            raise InputError(err["msg"], path=source, line=line, field=field) from None
-
-    if fmt is Format.JSONL:
-        return [validate(rec, no) for no, rec in iter_jsonl(source)]
-    pa, pq = pyarrow_modules()
-    try:
-        rows = pq.read_table(source).to_pylist()
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(f"unreadable Parquet file: {exc}", path=source) from None
-    return [validate(rec, no) for no, rec in enumerate(rows, start=1)]
-
-
-def _struct_of(model: type[BaseModel], name: str) -> Any:
-    """A msgspec struct type mirroring ``model`` (nested models and tuples included).
-
-    Every field is required (no defaults): the fast reader vouches only for lines with every
-    field present, as :func:`write_disagreements` writes them.
-    """
-    import msgspec
-
-    fields: list[tuple[str, Any]] = []
-    for field_name, info in model.model_fields.items():
-        annotation = info.annotation
-        optional = False
-        if get_origin(annotation) in (Union, types.UnionType):
-            inner = [a for a in get_args(annotation) if a is not type(None)]
-            optional = len(inner) < len(get_args(annotation))
-            annotation = inner[0]
-        if get_origin(annotation) is tuple:
-            item = get_args(annotation)[0]
-            kind: Any = list[  # type: ignore[misc]
-                _struct_of(item, f"{name}_{field_name}")
-                if isinstance(item, type) and issubclass(item, BaseModel)
-                else msgspec_type(item, ())
-            ]
-        elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            kind = _struct_of(annotation, f"{name}_{field_name}")
-        else:
-            kind = msgspec_type(annotation, info.metadata)
-        fields.append((field_name, kind | None if optional else kind))
-    return msgspec.defstruct(name, fields, forbid_unknown_fields=True, gc=False)  # no cycles
-
-
-def _non_null(kind: Any) -> list[Any]:
-    """The members of a union type other than None (``[kind]`` for a type that is no union)."""
-    if get_origin(kind) in (Union, types.UnionType):
-        return [a for a in get_args(kind) if a is not type(None)]
-    return [kind]
-
-
-def _is_text(kind: Any) -> bool:
-    """Whether a msgspec field type holds only JSON strings (or null): str or a Literal."""
-    if get_origin(kind) is Annotated:
-        kind = get_args(kind)[0]
-    inner = [get_args(a)[0] if get_origin(a) is Annotated else a for a in _non_null(kind)]
-    return all(a is str or get_origin(a) is Literal for a in inner)
-
-
-def _string_counter(struct: Any) -> Callable[[Sequence[Any]], int]:
-    """A function giving the number of JSON strings among the values of ``struct`` records.
-
-    Non-null string fields, the items of string lists and, recursively, the strings of
-    nested struct lists (the nested structs themselves have no further list of structs
-    in a disagreement but any depth is counted).
-    """
-    texts: list[str] = []
-    text_lists: list[Callable[[Any], Any]] = []
-    nested: list[tuple[Callable[[Any], Any], Callable[[Sequence[Any]], int]]] = []
-    for field_name in struct.__struct_fields__:
-        kind = struct.__annotations__[field_name]
-        if _is_text(kind):
-            texts.append(field_name)
-            continue
-        bare = _non_null(kind)
-        if len(bare) == 1 and get_origin(bare[0]) is list:
-            item = get_args(bare[0])[0]
-            if _is_text(item):
-                text_lists.append(operator.attrgetter(field_name))
-            elif hasattr(item, "__struct_fields__"):
-                nested.append((operator.attrgetter(field_name), _string_counter(item)))
-    width = len(texts)
-    values = operator.attrgetter(*texts) if width > 1 else None
-
-    def count(items: Sequence[Any]) -> int:
-        if values is not None:
-            found = list(itertools.chain.from_iterable(map(values, items)))
-            n = width * len(items) - found.count(None)
-        else:
-            n = sum(getattr(x, texts[0]) is not None for x in items) if width else 0
-        for get in text_lists:
-            n += sum(map(len, map(get, items)))
-        for get, inner in nested:  # the nested records of all items at once
-            n += inner(list(itertools.chain.from_iterable(map(get, items))))
-        return n
-
-    return count
-
-
-@functools.lru_cache(maxsize=1)
-def _disagreement_decoder() -> Any:
-    import msgspec
-
-    from failcodes.disagreements import Disagreement
-
-    return msgspec.json.Decoder(_struct_of(Disagreement, "DisagreementLine"))
-
-
-def read_disagreement_traces(path: str | Path) -> list[Trace]:
-    """The traces behind a disagreements file: what ``judge --from`` codes.
-
-    Equal to ``disagreement_traces(read_disagreements(path))`` (one trace per claim record,
-    first occurrence kept), with the same errors. JSONL lines written by
-    :func:`write_disagreements` (every field present) are decoded by msgspec against the
-    model and turned into traces without a second validation; any other file, or any line
-    the decoder cannot vouch for, takes that exact path instead.
-    """
-    source = Path(path)
-    try:
-        return _fast_disagreement_traces(source)
-    except ExactReaderNeededError:
-        from failcodes.units import disagreement_traces
-
-        return disagreement_traces(read_disagreements(source))
-
-
 class ExactReaderNeededError(Exception):
     """A fast reader cannot vouch for this input: read it with the exact (object) reader."""
 
@@ -1737,83 +1391,3 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     ordered = np.sort(np.frombuffer(keys, dtype=np.int64)) if len(keys) else np.zeros(0)
     if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
         raise ExactReaderNeededError
-
-
-def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
-    """Stream ``(disagreement, claim)`` records of a disagreements JSONL file, decoded only.
-
-    The records are msgspec structs with the models' fields (verdicts canonical), one per
-    claim record in file order, duplicates included (the caller keeps the first of a
-    (system, question, sentence, claim)). Only lines :func:`write_disagreements` writes
-    (every field present, no duplicate key or rank) are vouched for: anything else raises
-    :class:`ExactReaderNeededError` (possibly after some records were yielded), and the
-    caller reads the file with :func:`read_disagreements`, which accepts it or raises the
-    one-line error. Memory: one line at a time.
-    """
-    import msgspec
-
-    from failcodes.disagreements import ClaimRecord, Disagreement
-
-    source = Path(path)
-    if _disagreement_format(source) is not Format.JSONL or not source.is_file():
-        raise ExactReaderNeededError
-    decoder = _disagreement_decoder()
-    decode = decoder.decode
-    strings = _string_counter(decoder.type)
-    n_top, n_claim = len(Disagreement.model_fields), len(ClaimRecord.model_fields)
-    n_passage = len(Passage.model_fields)
-    with source.open("rb", buffering=_SCAN_BUFFER) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-            if b"\r" in body and b"\r" in body.rstrip(b"\r\n"):
-                raise ExactReaderNeededError
-            try:
-                rec = decode(body)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                if not body.strip():
-                    continue
-                raise ExactReaderNeededError from None
-            # every field is present (the decoder requires them all): a duplicate key is
-            # one key too many
-            fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
-            if b"\\" in body:
-                keys = len(KEY_COLON.findall(body)) - len(ESCAPED_QUOTE_COLON.findall(body))
-                if keys != fields:
-                    raise ExactReaderNeededError
-            elif body.count(b'"') != 2 * (fields + strings([rec])):
-                # without a backslash every quote delimits a key or a string value: a
-                # duplicate key adds at least its own two quotes
-                raise ExactReaderNeededError
-            for c in rec.claims:
-                if len(set(map(_RANK_OF, c.passages))) != len(c.passages):
-                    raise ExactReaderNeededError
-                yield rec, c
-
-
-def _fast_disagreement_traces(path: Path) -> list[Trace]:
-    seen: set[tuple[str, str, str, str]] = set()
-    out: list[Trace] = []
-    for rec, c in iter_disagreement_claims(path):
-        key = (rec.system, rec.question_id, rec.sentence_id, c.claim_id)
-        if key in seen:
-            continue
-        seen.add(key)
-        source = c.evidence_source
-        out.append(
-            Trace.model_construct(
-                system=rec.system,
-                question_id=rec.question_id,
-                sentence_id=rec.sentence_id,
-                claim_id=c.claim_id,
-                claim=c.claim,
-                sentence=rec.sentence,
-                verdict=Verdict(c.verdict),
-                raw_verdict=c.raw_verdict,
-                reasoning=c.reasoning,
-                verifier=c.verifier,
-                retriever=c.retriever,
-                passages=_construct_passages(c.passages),
-                evidence_source=EvidenceSource(source) if source is not None else None,
-            )
-        )
-    return out
