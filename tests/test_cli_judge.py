@@ -149,3 +149,26 @@ def test_judge_and_attribute_default_to_the_bundled_codebook(inputs, workdir, ca
     )
     assert code == 0, err
     assert f"codebook: the bundled {cb.name} v{cb.version}" in err
+
+
+def test_unreachable_endpoint_leaves_no_empty_run_behind(inputs, workdir, capsys) -> None:
+    import socket
+
+    traces, cb = inputs
+    with socket.socket() as sock:  # a port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    args = ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "--no-cache"]
+    args += ["--judge", "openai:m", "--base-url", f"http://127.0.0.1:{port}/v1"]
+    args += ["--max-attempts", "1", "-o", "run"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert f"cannot reach http://127.0.0.1:{port}/v1/chat/completions" in err
+    # the folder this call made held an empty journal: nothing to resume, so it is gone
+    assert not (workdir / "run").exists()
+    # a run folder that existed before (another invocation's) is never removed
+    (workdir / "run").mkdir()
+    (workdir / "run" / "mine.txt").write_text("keep")
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and "cannot reach" in err
+    assert (workdir / "run" / "mine.txt").read_text() == "keep"

@@ -34,7 +34,7 @@ from failcodes.cli.options import (
     TopKOpt,
 )
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
-from failcodes.errors import BudgetExceededError, ConfigError, InputError
+from failcodes.errors import BudgetExceededError, ConfigError, FailcodesError, InputError
 from failcodes.judge import (
     Batch,
     Cascade,
@@ -57,7 +57,7 @@ from failcodes.judge import (
 )
 from failcodes.judge.colestimate import columnar_mode, estimate_columns, needs_groups
 from failcodes.judge.estimate import compare_lines
-from failcodes.judge.run import write_estimate
+from failcodes.judge.run import discard_if_untouched, write_estimate
 from failcodes.units import UnitKind, build_units, traces_without_reasoning
 
 judge_app = command_group(
@@ -266,6 +266,7 @@ def _run(
     heuristic = coder.coder_kind is CoderKind.HEURISTIC
     mode = flags.mode(dry_run=dry_run)
     check_run_outputs(run_dir, cache_path)  # one line, nothing created, before any call
+    fresh = not run_dir.exists()
     note_codebook(codebook_path, codebook)
     job = JudgeJob(
         codebook, kind, run_dir, mode=mode, cache_path=cache_path, prices=prices, settings=settings
@@ -320,6 +321,10 @@ def _run(
             if stopped is not None:
                 for line in summary_lines(stopped):
                     err.print(line, highlight=False)
+            raise
+        except FailcodesError:
+            if fresh:  # e.g. an endpoint that is not listening: no empty run left behind
+                discard_if_untouched(run_dir)
             raise
     assert summary is not None
     if fmt is OutputFormat.JSON:

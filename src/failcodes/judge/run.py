@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import shutil
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, FailcodesError
 from failcodes.fileio import made_dir, read_model_if_exists, write_json, write_jsonl
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
@@ -59,6 +60,34 @@ def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
     if summary is not None:
         write_json(run / SUMMARY_NAME, summary)
     return out
+
+
+def discard_if_untouched(run_dir: str | Path) -> bool:
+    """Remove a run folder that a failed first invocation made and left empty-handed.
+
+    A judge that could not reach its endpoint (or failed before its first answer) leaves a
+    folder with an empty journal; kept, it would look like a run to resume or report. Removed
+    only when nothing was spent or coded: no summary, or one with no answered call (no
+    tokens), no committed unit, no cost, no submitted batch and no cascade stage. Returns
+    whether it was removed.
+    """
+    run = Path(run_dir)
+    try:
+        summary = read_model_if_exists(run / SUMMARY_NAME, RunSummary)
+    except (FailcodesError, OSError, ValueError):
+        return False  # unreadable: leave it for the user to look at
+    if summary is not None and (
+        summary.input_tokens  # a call that got an answer (attempts that failed count in calls)
+        or summary.output_tokens
+        or summary.journal_units
+        or summary.journal_cost_usd
+        or summary.batches
+        or summary.cascade is not None
+        or (run / FIRST_DIR).exists()
+    ):
+        return False
+    shutil.rmtree(run, ignore_errors=True)
+    return True
 
 
 def write_estimate(run_dir: str | Path, estimate: CostEstimate) -> Path:
