@@ -142,6 +142,10 @@ def test_run_after_a_bump_recodes_exactly_the_flagged_units(
         html = (layout.report_dir / "index.html").read_text(encoding="utf-8")
         assert "medical-fact-check v2 (sha256 " in html
         assert "medical-fact-check v1" not in html
+        # by hand, without --codebook: v2 is not bundled, the study folder holds it
+        by_hand = tmp_path / "by-hand"
+        assert exit_code("report", str(layout.root), "-o", str(by_hand)) == 0
+        assert "medical-fact-check v2 (sha256 " in (by_hand / "index.html").read_text("utf-8")
         # nothing left: a second run or recode makes no call
         fake.reset()
         assert exit_code("run", str(layout.root)) == 0

@@ -43,6 +43,23 @@ from failcodes.tableio import table_columns
 from failcodes.units import UnitKind
 
 
+def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
+    """Disagreements per system (``dataset/system`` when several) and stage, and their total.
+
+    A study comparing pipelines needs each one's split; the pooled counts alone would hide
+    it. With more than one row an ``all`` row sums them.
+    """
+    if not frames or not stages:
+        return pd.DataFrame()
+    rows = pd.concat(frames, ignore_index=True)
+    table = pd.crosstab(rows["system"].astype(str), rows["stage"].astype(str))
+    table = table.reindex(columns=stages, fill_value=0)
+    table["total"] = table.sum(axis=1)
+    if len(table) > 1:
+        table.loc["all"] = table.sum(axis=0)
+    return table.rename_axis("system").reset_index().rename_axis(None, axis=1)
+
+
 def _prefixed(frame: pd.DataFrame, column: str, dataset: str, many: bool) -> pd.DataFrame:
     if many:
         frame = frame.copy()
@@ -140,7 +157,10 @@ def _all_annotations(path: Path) -> list[Annotation]:
     return read_models_jsonl(path, Annotation)
 
 
-def _find_codebook(refs: set[tuple[str, int, str]], explicit: Codebook | None) -> Codebook | None:
+def _find_codebook(
+    refs: set[tuple[str, int, str]], explicit: Codebook | None, root: Path
+) -> Codebook | None:
+    """The codebook the annotations name: ``explicit``, else the study's copy, else bundled."""
     if not refs:
         return explicit
     if len(refs) > 1:
@@ -149,14 +169,18 @@ def _find_codebook(refs: set[tuple[str, int, str]], explicit: Codebook | None) -
     name, version, digest = next(iter(refs))
     candidates = [explicit] if explicit is not None else []
     if explicit is None:
-        with contextlib.suppress(FailcodesError):  # not bundled: reported below
-            candidates.append(codebooks.bundled(name, version))
+        # a study keeps its codebook (and each version it was bumped to) in its folder
+        own = root / f"{name}.v{version}.yaml"
+        with contextlib.suppress(FailcodesError):  # absent or not this one: reported below
+            candidates.append(
+                codebooks.load(own) if own.is_file() else codebooks.bundled(name, version)
+            )
     for cb in candidates:
         if cb.hash == digest:
             return cb
     raise InputError(
-        f"annotations were made under codebook {name}@{version}+{digest[:12]}, which is not "
-        "bundled; pass --codebook with that exact version"
+        f"annotations were made under codebook {name}@{version}+{digest[:12]}, which is neither "
+        "in the study folder nor bundled; pass --codebook with that exact version"
     )
 
 
@@ -196,6 +220,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         inputs_files.append(path)
 
     per_passage, per_trace, stages = [], [], {"retrieval": 0, "verification": 0}
+    attributed_rows: list[pd.DataFrame] = []
     refs: set[tuple[str, int, str]] = set()
     judges: set[str] = set()
     heuristic = False
@@ -215,6 +240,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             att = _read_table(layout.attribution_table(name), "attribution")
             for stage, n in att["stage"].value_counts().items():
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
+            by_system = att.assign(system=att.get("system", "all"))
+            attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
     panel_rows: list[dict[str, Any]] = []
     quote_rows: list[dict[str, Any]] = []
     for name in layout.judge_datasets():
@@ -237,7 +264,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                     raise InputError("expected a number", path=summary, field="journal_cost_usd")
                 cost += float(spent)
 
-    cb = _find_codebook(refs, codebook)
+    cb = _find_codebook(refs, codebook, root)
     for path, frame, kind in tables:
         _check_codes(path, frame, kind, cb)
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
@@ -251,7 +278,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         )
         if counts
     }
-    stage_table = pd.DataFrame([{"stage": s, "disagreements": n} for s, n in attributed.items()])
+    stage_table = _stage_table(attributed_rows, list(attributed))
 
     agreement_rows: list[dict[str, Any]] = []
     for path in layout.agreement_files():
