@@ -248,3 +248,33 @@ def test_demo_runs_offline_on_bundled_data(tmp_path: Path) -> None:
     again = run("report", "demo-out", "-o", "again", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "again" / "tables" / "prf_sentence.md").read_text() == prf
+
+
+def test_a_system_that_never_says_refuted_is_named_with_the_way_out(tmp_path: Path) -> None:
+    # a support classifier: supported or no_evidence only (three claims, hand-written)
+    traces = tmp_path / "mc.jsonl"
+    rows = [("s1", "supported"), ("s2", "no_evidence"), ("s3", "no_evidence")]
+    traces.write_text(
+        "".join(
+            json.dumps({"system": "minicheck", "question_id": "q", "sentence_id": sid,
+                        "claim_id": sid, "claim": "X.", "verdict": v}) + "\n"
+            for sid, v in rows
+        )
+    )  # fmt: skip
+    labs = tmp_path / "labels.jsonl"
+    labs.write_text(
+        "".join(
+            json.dumps({"sentence_id": sid, "question_id": "q", "has_error": sid != "s1"}) + "\n"
+            for sid, _ in rows
+        )
+    )
+    proc = run("metrics", "--traces", str(traces), "--labels", str(labs), "-m", "refuted",
+               "-m", "non_supported", cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = " ".join(proc.stdout.split())  # rich wraps long lines
+    assert (
+        "minicheck never gives a verdict the 'refuted' mapping counts as an error (its "
+        "verdicts: supported 1, no_evidence 2), so it flags no sentence; a verifier that does "
+        "not tell refuted from unsupported is measured with -m non_supported" in out
+    )
+    assert "'non_supported' mapping" not in out  # that mapping flags its two no_evidence

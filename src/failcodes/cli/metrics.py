@@ -130,6 +130,32 @@ def notes(report: MetricsReport) -> list[str]:
         shown = sorted(where)
         more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
         out.append(f"– CI warning ({warning}): {', '.join(shown[:6])}{more}")
+    out.extend(_never_flagged(report))
+    return out
+
+
+def _never_flagged(report: MetricsReport) -> list[str]:
+    """Systems that never give a verdict a mapping flags: recall 0 by construction.
+
+    A support classifier (MiniCheck, an NLI threshold) says supported or not; under the
+    ``refuted`` mapping it flags nothing, and its recall of 0 says nothing about it.
+    """
+    out = []
+    for mapping in report.mappings:
+        for dist in report.distributions:
+            if not dist.n_claims or any(dist.counts.get(v) for v in mapping.error_verdicts):
+                continue
+            given = ", ".join(f"{v.value} {n:,}" for v, n in dist.counts.items() if n)
+            hint = (
+                "; a verifier that does not tell refuted from unsupported is measured with "
+                "-m non_supported"
+                if Verdict.NO_EVIDENCE not in mapping.error_verdicts
+                else ""
+            )
+            out.append(
+                f"– {dist.system} never gives a verdict the '{mapping.name}' mapping counts as "
+                f"an error (its verdicts: {given}), so it flags no sentence{hint}"
+            )
     return out
 
 
