@@ -1526,6 +1526,214 @@ SWEEP3_CASES: list[Case] = [
 ]
 
 
+def _damaged_sheet(name: str) -> Setup:
+    """A workbook whose first sheet's XML part is cut short (a damaged download)."""
+
+    def setup(d: Path) -> None:
+        import zipfile
+
+        _workbook(name, [["sentence_id", "has_error"], ["s1", True]])(d)
+        with zipfile.ZipFile(d / name) as z:
+            parts = {n: z.read(n) for n in z.namelist()}
+        parts["xl/worksheets/sheet1.xml"] = b"<worksheet"
+        with zipfile.ZipFile(d / name, "w") as z:
+            for part, data in parts.items():
+                z.writestr(part, data)
+
+    return setup
+
+
+def _notes_then_table(name: str) -> Setup:
+    """A workbook whose first sheet is a note, the table on the second."""
+
+    def setup(d: Path) -> None:
+        from openpyxl import Workbook
+
+        book = Workbook()
+        book.active.title = "notes"
+        book.active.append(["read me first"])
+        table = book.create_sheet("labels")
+        table.append(["sentence_id", "has_error"])
+        table.append(["s1", True])
+        book.save(d / name)
+
+    return setup
+
+
+#: A FActScore-shaped document: answers holding sentences holding claims.
+NESTED = json.dumps(
+    [{"id": "q1", "sentences": [{"text": "A.", "claims": [{"claim": "A", "verdict": "true"}]}]}]
+)
+ROWS = ("--option", "rows=sentences[].claims[]", "--map", "id=question_id")
+GENERIC = ("ingest", "generic", "{d}/d.json", "-o", "{d}/o.jsonl", "--system", "s")
+GENERIC_LABELS = ("ingest", "generic-labels", "{d}/l.csv", "-o", "{d}/o.jsonl")
+VOTES = "sentence_id,has_error,annotator\ns1,true,dr_a\ns1,false,dr_b\n"
+#: Found by the fourth bad-input sweep (notes/badinput2.md): the features of session 5.
+SWEEP4_CASES: list[Case] = [
+    # openpyxl's XML ParseError from a damaged sheet part: a traceback
+    Case(
+        "ingest-generic-labels/xlsx-damaged-sheet",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        _damaged_sheet("l.xlsx"),
+        line="failcodes: error: {d}/l.xlsx: not a readable Excel workbook (unclosed "
+        "token: line 1, column 0)",
+    ),
+    # "not a readable Excel workbook (File is not a zip file)" said nothing of what it was
+    Case(
+        "agree/xlsx-that-is-a-csv",
+        ("agree", "{d}/r.xlsx"),
+        _write({"r.xlsx": "unit,coder_A,coder_B\n1,1,1\n"}),
+        line="failcodes: error: {d}/r.xlsx: not a readable Excel workbook (File is not a zip "
+        "file); it is text (a CSV renamed .xlsx?): name it .csv",
+    ),
+    Case(
+        "ingest-generic-labels/xlsx-password-protected",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        # an encrypted workbook is an OLE2 compound file (its signature, then sectors)
+        _write({"l.xlsx": bytes.fromhex("D0CF11E0A1B11AE1") + bytes(504)}),
+        line="failcodes: error: {d}/l.xlsx: not a readable Excel workbook (File is not a zip "
+        "file); it is a password-protected workbook or an old .xls: save it in Excel as .xlsx "
+        "without a password",
+    ),
+    # the table on the second sheet: "no labels found"
+    Case(
+        "ingest-generic-labels/xlsx-table-on-the-second-sheet",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        _notes_then_table("l.xlsx"),
+        line="failcodes: error: {d}/l.xlsx:1: no rows under the header (failcodes reads the "
+        "first of the workbook's 2 sheets: 'notes', 'labels'; move the table to the first "
+        "sheet)",
+    ),
+    # JSON and JSONL have no header: a --label-rule column no row has gave every row the
+    # rule's 'otherwise' label (all no_error), exit 0; a --map or --passage-column typo
+    # filled nothing, exit 0
+    Case(
+        "ingest-generic/label-rule-column-absent-jsonl",
+        (
+            *("ingest", "generic", "{d}/r.jsonl", "-o", "{d}/o.jsonl", "--system", "s"),
+            *("--label-rule", "gold = wrong -> error", "--labels-out", "{d}/l.jsonl"),
+        ),
+        _write({"r.jsonl": '{"claim_id": "c1", "claim": "x", "verdict": "supported"}\n'}),
+        line="failcodes: error: {d}/r.jsonl, field 'gold': no row has this column (have: "
+        "claim, claim_id, verdict)",
+    ),
+    Case(
+        "ingest-generic-labels/label-rule-column-absent-jsonl",
+        (
+            *("ingest", "generic-labels", "{d}/l.jsonl", "-o", "{d}/o.jsonl"),
+            *("--label-rule", "gold = wrong -> error"),
+        ),
+        _write({"l.jsonl": '{"sentence_id": "s1"}\n'}),
+        line="failcodes: error: {d}/l.jsonl, field 'gold': no row has the --label-rule column "
+        "(have: sentence_id)",
+    ),
+    Case(
+        "ingest-generic/passage-column-absent-json",
+        (*GENERIC, "--passage-column", "evidence"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "verdict": "supported"}]'}),
+        line="failcodes: error: {d}/d.json, field 'evidence': no row has this column (have: "
+        "claim, claim_id, verdict)",
+    ),
+    Case(
+        "ingest-generic/map-column-absent",
+        (*GENERIC[:2], "{d}/r.csv", *GENERIC[3:], "--map", "model=verifier"),
+        _write({"r.csv": "claim_id,claim,verdict\nc1,x,supported\n"}),
+        line="failcodes: error: {d}/r.csv, field 'model': --map model=verifier: no column "
+        "'model' (have: claim, claim_id, verdict)",
+    ),
+    # options that did nothing: silently ignored before
+    Case(
+        "ingest-generic/label-level-without-a-label-rule",
+        (*GENERIC, "--option", "label_level=claim"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "verdict": "supported"}]'}),
+        line="failcodes: error: --option label_level=claim is the level of the labels "
+        "--label-rule makes: give --label-rule (or drop the option)",
+    ),
+    Case(
+        "ingest-generic/list-place-without-rows",
+        (*GENERIC, "--map", "sentences#=sentence_id"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "verdict": "supported"}]'}),
+        line="failcodes: error: --map sentences#=...: 'sentences#' is the place of a row in a "
+        "list exploded by --option rows=...; without that option there is no such column",
+    ),
+    Case(
+        "ingest-generic/list-place-of-no-list",
+        (*GENERIC, *ROWS, "--map", "claims#=sentence_id"),
+        _write({"d.json": NESTED}),
+        line="failcodes: error: --map claims#=...: no list 'claims' on --option "
+        "rows=sentences[].claims[] (its places: sentences#, sentences.claims#)",
+    ),
+    Case(
+        "ingest-generic-labels/consensus-empty",
+        (*GENERIC_LABELS, "--option", "consensus="),
+        _write({"l.csv": VOTES}),
+        line="failcodes: error: --option consensus='' is not one of: majority, any, all",
+    ),
+    # a repeated --option or --alias: the last one silently won
+    Case(
+        "ingest-generic/option-given-twice",
+        (*GENERIC, "--option", "ids=line", "--option", "ids=columns"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "verdict": "supported"}]'}),
+        line="failcodes: error: --option ids given twice ('line' and 'columns')",
+    ),
+    Case(
+        "ingest-generic/alias-given-twice",
+        (*GENERIC, "--alias", "Yes=supported", "--alias", "Yes=refuted"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "verdict": "Yes"}]'}),
+        line="failcodes: error: --alias Yes given twice ('supported' and 'refuted')",
+    ),
+    # "no traces found" said nothing of why
+    Case(
+        "ingest-generic/no-verdict-drop-left-nothing",
+        (*GENERIC[:2], "{d}/r.csv", *GENERIC[3:], "--option", "no_verdict=drop"),
+        _write({"r.csv": "claim_id,claim,verdict\nc1,x,\nc2,y,\n"}),
+        line="failcodes: error: {d}/r.csv: no traces: every row (2) has no verdict, and --option "
+        "no_verdict=drop left each out (is the verdict column the right one?)",
+    ),
+    Case(
+        "ingest-generic/rows-path-of-other-keys",
+        (*GENERIC, "--option", "rows=answers[].claims[]"),
+        _write({"d.json": NESTED}),
+        line="failcodes: error: {d}/d.json: no rows: the lists of --option "
+        "rows=answers[].claims[] are missing or empty in every record (1); are the keys those "
+        "of the file?",
+    ),
+    Case(
+        "ingest-generic-labels/rows-path-of-other-keys",
+        (*GENERIC_LABELS[:2], "{d}/l.json", *GENERIC_LABELS[3:], "--option", "rows=votes[]"),
+        _write({"l.json": '[{"sentence_id": "s1", "ratings": []}]'}),
+        line="failcodes: error: {d}/l.json: no rows: the lists of --option rows=votes[] are "
+        "missing or empty in every record (1); are the keys those of the file?",
+    ),
+    # sentence ids to qualify without a question id stayed bare (joining other answers')
+    Case(
+        "ingest-generic-labels/sentence-ids-question-without-question-id",
+        (*GENERIC_LABELS, "--option", "sentence_ids=question"),
+        _write({"l.csv": "sentence_id,has_error\n1,true\n"}),
+        line="failcodes: error: {d}/l.csv:2, field 'question_id': no question id to qualify the "
+        "sentence id with (--option sentence_ids=question); map the column that names the "
+        "answer: --map COLUMN=question_id",
+    ),
+    # consensus: 'dr_a ' and 'Dr_A' beside 'dr_a' were other annotators (two votes of one)
+    Case(
+        "ingest-generic-labels/consensus-padded-annotator",
+        (*GENERIC_LABELS, "--option", "consensus=majority"),
+        _write({"l.csv": VOTES + "s1,false,dr_a \n"}),
+        line="failcodes: error: {d}/l.csv:4, field 'annotator': annotator name 'dr_a ': expected "
+        "the name alone, without spaces around it (consensus counts one vote per annotator "
+        "name)",
+    ),
+    Case(
+        "ingest-generic-labels/consensus-annotator-in-capitals",
+        (*GENERIC_LABELS, "--option", "consensus=majority"),
+        _write({"l.csv": VOTES + "s1,false,Dr_A\n"}),
+        line="failcodes: error: {d}/l.csv:4, field 'annotator': annotator 'Dr_A' and 'dr_a' "
+        "(line 2) differ only by case or Unicode form: the same clinician? write one spelling "
+        "(consensus counts one vote per annotator name)",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -1534,6 +1742,7 @@ CASES = (
     + OTHER_CASES
     + SWEEP_CASES
     + SWEEP3_CASES
+    + SWEEP4_CASES
 )
 
 

@@ -122,3 +122,22 @@ def test_not_a_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert code == 2
     assert err.count("\n") == 1 and "labels.xlsx: not a readable Excel workbook" in err
     assert not out.exists()
+
+
+def test_a_stored_size_of_the_whole_sheet_is_not_padded(tmp_path: Path) -> None:
+    # A workbook states its used range (<dimension ref="A1:XFD1048576"/> after one cell of
+    # column XFD was formatted, or a whole column): read-only openpyxl padded every row to
+    # 16,384 cells and yielded 1,048,576 rows, so reading two rows hung. The rows are read
+    # as stored instead.
+    import zipfile
+
+    path = _book(tmp_path / "wide.xlsx", [["sentence_id", "has_error"], ["s1", True]])
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"].decode()
+    assert '<dimension ref="A1:B2"/>' in sheet
+    parts["xl/worksheets/sheet1.xml"] = sheet.replace("A1:B2", "A1:XFD1048576").encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    assert list(sheet_rows(path)) == [(2, {"sentence_id": "s1", "has_error": True})]

@@ -19,6 +19,7 @@ labels twice, or labelled twice without annotator names, is an error naming the 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -71,9 +72,47 @@ class Summary:
 Located = tuple[Label, Path, int]
 
 
+def _name_key(name: str) -> str:
+    """An annotator name compared loosely: case and Unicode form ignored."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def _check_names(labels: Sequence[Located]) -> None:
+    """Refuse annotator names a vote count would split: padded, or differing by case only.
+
+    ``'dr_a '`` beside ``'dr_a'`` (or ``'Dr_A'``) was counted as a second annotator: the
+    same clinician's two labels of one target became two votes, and exit 0.
+    """
+    first: dict[str, tuple[str, Path, int]] = {}
+    for label, path, line in labels:
+        name = label.annotator
+        if name is None:
+            continue
+        if not name.strip() or name != name.strip():
+            raise InputError(
+                f"annotator name {name!r}: expected the name alone, without spaces around it "
+                "(consensus counts one vote per annotator name)",
+                path=path,
+                line=line,
+                field="annotator",
+            )
+        key = _name_key(name)
+        other = first.setdefault(key, (name, path, line))
+        if other[0] != name:
+            where = f"line {other[2]}" if other[1] == path else f"{other[1]}:{other[2]}"
+            raise InputError(
+                f"annotator {name!r} and {other[0]!r} ({where}) differ only by case or Unicode "
+                "form: the same clinician? write one spelling (consensus counts one vote per "
+                "annotator name)",
+                path=path,
+                line=line,
+                field="annotator",
+            )
+
+
 def _votes(group: Sequence[Located]) -> None:
     """Refuse a target labelled twice by one annotator (or twice by nobody named)."""
-    seen: dict[str | None, int] = {}
+    seen: dict[str | None, tuple[Path, int]] = {}
     for label, path, line in group:
         if label.annotator in seen:
             kind, target = label_target(label)
@@ -82,14 +121,16 @@ def _votes(group: Sequence[Located]) -> None:
                 if label.annotator is not None
                 else "two labels without an annotator name label"
             )
+            first_path, first_line = seen[label.annotator]
+            where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
             raise InputError(
-                f"{who} {kind} {target!r} twice (first at line {seen[label.annotator]}); "
+                f"{who} {kind} {target!r} twice (first at {where}); "
                 "consensus counts one vote per annotator",
                 path=path,
                 line=line,
                 field="annotator",
             )
-        seen[label.annotator] = line
+        seen[label.annotator] = (path, line)
 
 
 def _outcome(errors: int, n: int, rule: Rule, ties: Ties) -> bool | None:
@@ -129,6 +170,7 @@ def combine(
     ``labels`` come with the file and line they were read from (for errors). A target with a
     single label keeps it unchanged.
     """
+    _check_names(labels)
     groups: dict[tuple[str, str], list[Located]] = {}
     for item in labels:
         groups.setdefault(label_target(item[0]), []).append(item)

@@ -43,26 +43,94 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _rows(path: Path) -> Iterator[tuple[int, tuple[Any, ...]]]:
+#: What openpyxl raises on a workbook it cannot read: a damaged zip, XML or part.
+def _unreadable() -> tuple[type[BaseException], ...]:
     import zipfile
+    import zlib
+    from xml.etree.ElementTree import ParseError
 
-    from openpyxl import load_workbook  # type: ignore[import-untyped]  # lazy: workbooks only
     from openpyxl.utils.exceptions import InvalidFileException  # type: ignore[import-untyped]
+
+    return (
+        InvalidFileException,
+        zipfile.BadZipFile,
+        zlib.error,
+        ParseError,
+        EOFError,
+        KeyError,
+        OSError,
+        TypeError,
+        ValueError,
+    )
+
+
+#: The first bytes of an OLE2 compound file: a password-protected .xlsx or an old .xls.
+_OLE2 = bytes.fromhex("D0CF11E0A1B11AE1")
+
+
+def _kind_hint(path: Path) -> str:
+    """What a file that is no workbook most likely is, from its first bytes ("" if unsure)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return ""
+    if not head:
+        return "; the file is empty"
+    if head.startswith(_OLE2):
+        return (
+            "; it is a password-protected workbook or an old .xls: save it in Excel as .xlsx "
+            "without a password"
+        )
+    if head.startswith(b"PK"):
+        return ""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    return "; it is text (a CSV renamed .xlsx?): name it .csv"
+
+
+def _rows(path: Path) -> Iterator[tuple[int, tuple[Any, ...]]]:
+    from openpyxl import load_workbook  # type: ignore[import-untyped]  # lazy: workbooks only
 
     if not path.exists():
         raise InputError("file not found", path=path)
     if path.is_dir():
         raise InputError("is a folder, expected a file", path=path)
+    unreadable = _unreadable()
+    # opened here, so the file is closed however openpyxl fails (it left it open on a bad zip)
+    with path.open("rb") as fh:
+        try:
+            book = load_workbook(fh, read_only=True, data_only=True)
+        except unreadable as exc:
+            raise InputError(
+                f"not a readable Excel workbook ({exc}){_kind_hint(path)}", path=path
+            ) from None
+        yield from _book_rows(path, book, unreadable)
+
+
+def _book_rows(
+    path: Path, book: Any, unreadable: tuple[type[BaseException], ...]
+) -> Iterator[tuple[int, tuple[Any, ...]]]:
     try:
-        book = load_workbook(path, read_only=True, data_only=True)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-        raise InputError(f"not a readable Excel workbook ({exc})", path=path) from None
-    try:
-        if not book.worksheets:
-            raise InputError("the workbook has no worksheet", path=path)
-        sheet = book.worksheets[0]
-        for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
-            yield number, tuple(_cell(v) for v in row)
+        try:
+            sheets = book.worksheets
+            if not sheets:
+                raise InputError("the workbook has no worksheet", path=path)
+            sheet = sheets[0]
+            # the stored size (<dimension>) pads every row to the widest column: one stray
+            # cell in column XFD made each row 16,384 cells (reading hung); rows come ragged
+            sheet.reset_dimensions()
+            rows = enumerate(sheet.iter_rows(values_only=True), start=1)
+            while True:
+                item = next(rows, None)
+                if item is None:
+                    return
+                number, row = item
+                yield number, tuple(_cell(v) for v in row)
+        except unreadable as exc:  # a damaged sheet part (malformed XML, a bad cell value)
+            raise InputError(f"not a readable Excel workbook ({exc})", path=path) from None
     finally:
         book.close()
 
@@ -91,18 +159,44 @@ def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
     return names
 
 
+def _other_sheets(path: Path) -> str:
+    """A hint naming the workbook's sheets when it has several ("" for one sheet)."""
+    from openpyxl import load_workbook
+
+    with path.open("rb") as fh:
+        try:
+            book = load_workbook(fh, read_only=True)
+        except _unreadable():
+            return ""
+        try:
+            names = list(book.sheetnames)
+        finally:
+            book.close()
+    if len(names) < 2:
+        return ""
+    listed = ", ".join(repr(n) for n in names[:6]) + (", ..." if len(names) > 6 else "")
+    return (
+        f" (failcodes reads the first of the workbook's {len(names)} sheets: {listed}; move "
+        "the table to the first sheet)"
+    )
+
+
 def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, record)`` for every non-empty row under the header (missing cells left out).
 
-    A value in a column without a header name is an error naming its row and column.
+    A value in a column without a header name is an error naming its row and column. A
+    workbook of several sheets whose first sheet is empty, or has no rows under its header,
+    is an error naming the sheets (the table is most likely on another).
     """
     p = Path(path)
     header: list[str] | None = None
+    header_line = 1
+    count = 0
     for line, cells in _rows(p):
         if all(c is None for c in cells):
             continue
         if header is None:
-            header = _header(p, line, cells)
+            header, header_line = _header(p, line, cells), line
             continue
         extra = [i for i, c in enumerate(cells) if c is not None and i >= len(header)]
         if extra:
@@ -111,9 +205,16 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 path=p,
                 line=line,
             )
+        count += 1
         yield line, {name: c for name, c in zip(header, cells, strict=False) if c is not None}
     if header is None:
-        raise InputError("empty worksheet, expected a header row", path=p, line=1)
+        raise InputError(
+            f"empty worksheet, expected a header row{_other_sheets(p)}", path=p, line=1
+        )
+    if not count:
+        hint = _other_sheets(p)
+        if hint:
+            raise InputError(f"no rows under the header{hint}", path=p, line=header_line)
 
 
 def sheet_header(path: str | Path) -> list[str]:
@@ -122,4 +223,4 @@ def sheet_header(path: str | Path) -> list[str]:
     for line, cells in _rows(p):
         if any(c is not None for c in cells):
             return _header(p, line, cells)
-    raise InputError("empty worksheet, expected a header row", path=p, line=1)
+    raise InputError(f"empty worksheet, expected a header row{_other_sheets(p)}", path=p, line=1)

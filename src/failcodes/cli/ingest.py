@@ -32,7 +32,10 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"{option} expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if key in out and out[key] != value:  # the last one silently won
+            raise ConfigError(f"{option} {key} given twice ({out[key]!r} and {value!r})")
+        out[key] = value
     return out
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from failcodes import labelio, tableio, traceio
 from failcodes.consensus import Rule, Ties, combine
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.ingest.label_rule import parse_label_rule
 from failcodes.ingest.nested import is_document, parse_rows_path, rows_of
@@ -171,8 +171,9 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     """
     spec = _table_spec(options)
     check_option("sentence_ids", spec.sentence_ids, SENTENCE_ID_MODES)
+    spec.check_index_columns()
     rule = options.extra.get("consensus", "")
-    if rule:
+    if "consensus" in options.extra:  # consensus= (empty) combined nothing, silently
         check_option("consensus", rule, [r.value for r in Rule])
     ties = options.option("ties", [t.value for t in Ties], Ties.REFUSE.value)
     if "ties" in options.extra and rule != Rule.MAJORITY:
@@ -190,7 +191,8 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     empty = [0]
     votes: list[tuple[Label, Path, int]] = []
     for path in paths:
-        for line, _, raw in rows_of(path, spec.rows, spec.index_columns, empty):
+        columns: set[str] = set()
+        for line, _, raw in rows_of(path, spec.rows, spec.index_columns, empty, columns):
             label = label_from_row(raw, spec, renames, path, line)
             if label is None:
                 skipped += 1
@@ -199,6 +201,21 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             else:
                 labelio.label_once(seen, label, path, line)
                 labels.append(label)
+        if spec.label_rule is not None and spec.label_rule.column not in columns:
+            # every row got the rule's 'otherwise' label (or none), exit 0
+            have = ", ".join(sorted(columns)[:12]) or "none"
+            raise InputError(
+                f"no row has the --label-rule column (have: {have})",
+                path=path,
+                field=spec.label_rule.column,
+            )
+    if not labels and not votes and empty[0]:
+        assert spec.rows is not None
+        raise InputError(
+            f"no rows: the lists of --option rows={spec.rows.text} are missing or empty in "
+            f"every record ({empty[0]:,}); are the keys those of the file?",
+            path=", ".join(str(p) for p in paths),
+        )
     notes = [f"{skipped:,} row(s) skipped by the label rule"] if skipped else []
     if rule:
         labels, summary = combine(votes, Rule(rule), Ties(ties))

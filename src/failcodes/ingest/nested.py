@@ -209,17 +209,25 @@ def is_document(path: Path) -> bool:
 
 
 def rows_of(
-    path: Path, rows: RowsPath | None, wanted_index: frozenset[str], empty: list[int]
+    path: Path,
+    rows: RowsPath | None,
+    wanted_index: frozenset[str],
+    empty: list[int],
+    columns: set[str] | None = None,
 ) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """``(line, where, row)`` of a table or ``.json`` file, exploded along ``rows`` if given.
 
     ``line`` is where the record starts; ``where`` the row's JSON path inside the record ('' when
     not exploded). ``empty[0]`` counts records whose lists on the path were missing or empty.
+    ``columns``, if given, collects every column name the rows have (a null value too), so a
+    caller can tell a column no row has (JSON and JSONL have no header) from an empty one.
     """
     records = _json_records(path) if is_document(path) else tableio.table_rows(path)
     place = INDEX_MARK in wanted_index
     for number, (line, record) in enumerate(records, start=1):
         if rows is None:
+            if columns is not None:
+                columns.update(record)
             row = {k: v for k, v in record.items() if v is not None}
             if place:
                 row[INDEX_MARK] = number
@@ -231,6 +239,8 @@ def rows_of(
             raise InputError(exc.reason, path=path, line=line, field=exc.field) from None
         empty[0] += exploded.empty
         for where, row in exploded.rows:
+            if columns is not None:
+                columns.update(row)
             row = {k: v for k, v in row.items() if v is not None}
             if place:
                 row[INDEX_MARK] = number

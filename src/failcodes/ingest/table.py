@@ -131,6 +131,27 @@ class TableSpec:
         check_option("unmapped", self.unmapped, UNMAPPED_MODES)
         check_option("label_level", self.label_level, LABEL_LEVELS)
         check_option("no_verdict", self.no_verdict, NO_VERDICT_MODES)
+        if self.label_level != "auto" and self.label_rule is None:
+            raise ConfigError(
+                f"--option label_level={self.label_level} is the level of the labels "
+                "--label-rule makes: give --label-rule (or drop the option)"
+            )
+        self.check_index_columns()
+
+    def check_index_columns(self) -> None:
+        """Refuse ``--map X#=...`` unless ``X`` is a list on ``--option rows`` (ConfigError)."""
+        for src in sorted(self.index_columns - {INDEX_MARK}):  # '#' alone: the record's place
+            if self.rows is None:
+                raise ConfigError(
+                    f"--map {src}=...: {src!r} is the place of a row in a list exploded by "
+                    "--option rows=...; without that option there is no such column"
+                )
+            lists = [name + INDEX_MARK for name in self.rows.names]
+            if src not in lists:
+                raise ConfigError(
+                    f"--map {src}=...: no list {src.removesuffix(INDEX_MARK)!r} on --option "
+                    f"rows={self.rows.text} (its places: {', '.join(lists)})"
+                )
 
 
 def check_option(name: str, value: str, modes: Sequence[str]) -> None:
@@ -223,12 +244,25 @@ def _passages(
     return out
 
 
-def _text_ids(rec: dict[str, Any], spec: TableSpec) -> None:
-    """Whole-number ids as text; with ``sentence_ids="question"`` sentence ids qualified."""
+def _text_ids(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) -> None:
+    """Whole-number ids as text; with ``sentence_ids="question"`` sentence ids qualified.
+
+    A sentence id to qualify on a row without a question id is an error (it stayed bare and
+    silently joined any other answer's sentence of the same number).
+    """
     for name in ID_FIELDS:
         if type(rec.get(name)) is int:  # a JSONL/Parquet number; bool is not an id
             rec[name] = str(rec[name])
-    if spec.sentence_ids == "question" and "sentence_id" in rec and "question_id" in rec:
+    if spec.sentence_ids == "question" and "sentence_id" in rec:
+        if "question_id" not in rec:
+            raise InputError(
+                "no question id to qualify the sentence id with (--option "
+                "sentence_ids=question); map the column that names the answer: --map "
+                "COLUMN=question_id",
+                path=path,
+                line=line,
+                field="question_id",
+            )
         rec["sentence_id"] = f"{rec['question_id']}:{rec['sentence_id']}"
 
 
@@ -257,7 +291,7 @@ def label_from_row(
         if outcome is Outcome.SKIP:
             return None
         rec["has_error"] = outcome is Outcome.ERROR
-    _text_ids(rec, spec)
+    _text_ids(rec, spec, path, line)
     for name in ("sentence_id", "claim_id", "question_id"):
         problem = tableio.id_problem(rec.get(name))
         if problem is not None:  # written as is, it would be refused by every later reader
@@ -339,7 +373,7 @@ def _row(
         problem = tableio.id_problem(rec.get(name))
         if problem is not None:
             raise InputError(problem, path=path, line=line, field=origin.get(name, name))
-    _text_ids(rec, spec)
+    _text_ids(rec, spec, path, line)
     if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
         rec["claim_id"] = f"L{line}"
     if "claim_id" not in rec and spec.ids == "claim" and isinstance(rec.get("claim"), str):
@@ -457,11 +491,13 @@ class TableStream:
         unverdicted: list[int] = []
         count = 0
         claim_level = spec.label_level == "claim"
+        seen_columns: set[str] = set()
         for path in self.paths:
             header = None if spec.rows or is_document(path) else tableio.table_columns(path)
             if header is not None:
                 check_header(path, header, spec)
-            for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty):
+            columns: set[str] = set(header or ())
+            for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty, columns):
                 if spec.no_verdict == "drop" and _no_verdict(raw, spec):
                     unverdicted.append(line)
                     continue
@@ -483,6 +519,11 @@ class TableStream:
                 if label is not None:
                     drafts.append((label, path, line))
                 yield trace
+            if header is None:
+                _check_consumed(path, columns, spec)
+            seen_columns |= columns
+        if count:
+            _check_mapped(self.paths, seen_columns, spec)
         self._finish(count, drafts, claim_level, empty[0], unverdicted)
 
     def _finish(
@@ -493,6 +534,20 @@ class TableStream:
         empty: int,
         unverdicted: list[int],
     ) -> None:
+        if not count and (unverdicted or empty):
+            where = ", ".join(str(p) for p in self.paths)
+            if unverdicted:
+                raise InputError(
+                    f"no traces: every row ({len(unverdicted):,}) has no verdict, and --option "
+                    "no_verdict=drop left each out (is the verdict column the right one?)",
+                    path=where,
+                )
+            assert self.spec.rows is not None
+            raise InputError(
+                f"no rows: the lists of --option rows={self.spec.rows.text} are missing or "
+                f"empty in every record ({empty:,}); are the keys those of the file?",
+                path=where,
+            )
         if unverdicted:
             self.notes.append(
                 f"{len(unverdicted):,} row(s) without a verdict left out (first at line "
@@ -512,6 +567,42 @@ class TableStream:
                 f"error / {sum(not lb.has_error for lb in self.labels):,} no-error {level} "
                 f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
             )
+
+
+def _check_consumed(path: Path, columns: set[str], spec: TableSpec) -> None:
+    """A headerless file (JSON, JSONL, exploded rows) must have the columns the options read.
+
+    As ``check_header`` does for a CSV's header: a --label-rule column no row has gave every
+    row the rule's 'otherwise' label (exit 0), a --passage-column no row has no passages.
+    """
+    wanted = [p.column for p in spec.passage_columns]
+    if spec.label_rule is not None:
+        wanted.insert(0, spec.label_rule.column)
+    for name in wanted:
+        if name not in columns and name not in spec.column_map:
+            have = ", ".join(sorted(columns)[:12]) + (", ..." if len(columns) > 12 else "")
+            raise InputError(
+                f"no row has this column (have: {have or 'none'})", path=path, field=name
+            )
+
+
+def _check_mapped(paths: Sequence[Path], columns: set[str], spec: TableSpec) -> None:
+    """Refuse a ``--map`` column that no file has (a typo filled no field, silently).
+
+    Keys renamed inside nested passage objects (``--map snippet=text``) and the ``X#``
+    places of exploded lists are not row columns; ``--map X=`` (drop) is never an error.
+    """
+    for src, targets in spec.column_map.items():
+        if src.endswith(INDEX_MARK) or src in columns:
+            continue
+        if not targets or all(t in PASSAGE_FIELDS for t in targets):
+            continue
+        have = ", ".join(sorted(columns)[:12]) + (", ..." if len(columns) > 12 else "")
+        raise InputError(
+            f"--map {src}={','.join(targets)}: no column {src!r} (have: {have or 'none'})",
+            path=", ".join(str(p) for p in paths),
+            field=src,
+        )
 
 
 def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
