@@ -47,6 +47,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
+from failcodes.ingest.repeats import KeyHashes
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -471,9 +472,14 @@ class TableResult:
 class TableStream:
     """Traces of foreign tables produced one at a time; labels and notes once all are read.
 
-    Iterating reads the tables (once); ``labels`` and ``notes`` are complete when the
-    iteration has ended. ``ingest`` writes the traces as they come, so memory follows one
-    trace, the (system, claim_id) keys and the labels, not every trace with its passages.
+    Iterating reads the tables (once, unless a (system, claim_id) may repeat); ``labels`` and
+    ``notes`` are complete when the iteration has ended. ``ingest`` writes the traces as they
+    come, so memory follows one trace, 8 bytes a trace for the keys
+    (:class:`~failcodes.ingest.repeats.KeyHashes`) and the labels, not every trace with its
+    passages. A repeated key is checked in batches: it is raised at the latest when the
+    stream ends, and always before any later error of the input (the same first error, with
+    the line it first appeared at, as a check row by row would give), so a consumer must not
+    act on the traces before the stream has ended (``ingest`` stages its output).
     """
 
     def __init__(self, paths: Iterable[Path], spec: TableSpec) -> None:
@@ -484,61 +490,91 @@ class TableStream:
         self.notes: list[str] = []
 
     def __iter__(self) -> Iterator[Trace]:
+        tally = _Tally(claim_level=self.spec.label_level == "claim")
+        keys = KeyHashes()
+        try:
+            for row in self._rows(tally):
+                if keys.add(_key_hash(row.trace)):
+                    self._confirm(keys)
+                if self.spec.label_level == "auto" and row.trace.claim_id != row.trace.sentence_id:
+                    tally.claim_level = True
+                if row.label is not None:
+                    tally.drafts.append((row.label, row.path, row.line))
+                yield row.trace
+        except InputError:
+            self._confirm(keys)  # a repeated key before the bad row is the first error
+            raise
+        self._confirm(keys)
+        self._finish(tally)
+
+    def _rows(self, tally: _Tally) -> Iterator[_Row]:
+        """Every row kept, as a trace (and label), in reading order; then the column checks.
+
+        Rows without a verdict are dropped (``no_verdict="drop"``, counted in ``tally``) or
+        refused.
+        """
         spec = self.spec
-        seen: dict[tuple[str, str], tuple[Path, int]] = {}
-        drafts: list[tuple[Label, Path, int]] = []
-        empty = [0]
-        unverdicted: list[int] = []
-        count = 0
-        claim_level = spec.label_level == "claim"
         seen_columns: set[str] = set()
         for path in self.paths:
             header = None if spec.rows or is_document(path) else tableio.table_columns(path)
             if header is not None:
                 check_header(path, header, spec)
             columns: set[str] = set(header or ())
-            for line, where, raw in rows_of(path, spec.rows, spec.index_columns, empty, columns):
-                if spec.no_verdict == "drop" and _no_verdict(raw, spec):
-                    unverdicted.append(line)
-                    continue
+            rows = rows_of(path, spec.rows, spec.index_columns, tally.empty, columns)
+            for line, where, raw in rows:
+                if _no_verdict(raw, spec):
+                    if spec.no_verdict == "drop":
+                        tally.unverdicted += 1
+                        if tally.first_unverdicted is None:
+                            tally.first_unverdicted = line
+                        continue
+                    error = InputError(
+                        _no_verdict_reason(raw, spec), path=path, line=line, field="verdict"
+                    )
+                    raise _in_row(error, where)
                 try:
-                    if _no_verdict(raw, spec):
-                        raise InputError(
-                            _no_verdict_reason(raw, spec), path=path, line=line, field="verdict"
-                        )
-                    trace, label = _checked_row(raw, spec, seen, path, line)
+                    trace, label = _row(raw, spec, path, line)
                 except InputError as exc:
-                    if not where:
-                        raise
-                    raise InputError(
-                        f"{exc.reason} (row {where})", path=path, line=line, field=exc.field
-                    ) from None
-                count += 1
-                if spec.label_level == "auto" and trace.claim_id != trace.sentence_id:
-                    claim_level = True
-                if label is not None:
-                    drafts.append((label, path, line))
-                yield trace
+                    raise _in_row(exc, where) from None
+                tally.count += 1
+                yield _Row(trace, label, raw, path, line, where)
             if header is None:
                 _check_consumed(path, columns, spec)
             seen_columns |= columns
-        if count:
+        if tally.count:
             _check_mapped(self.paths, seen_columns, spec)
-        self._finish(count, drafts, claim_level, empty[0], unverdicted)
 
-    def _finish(
-        self,
-        count: int,
-        drafts: list[tuple[Label, Path, int]],
-        claim_level: bool,
-        empty: int,
-        unverdicted: list[int],
-    ) -> None:
-        if not count and (unverdicted or empty):
+    def _confirm(self, keys: KeyHashes) -> None:
+        """Raise the first repeated (system, claim_id) among the keys added so far, if any.
+
+        Only when a hash repeats: the input is read again up to the last key added, keeping
+        the keys (and where they were read) of those hashes alone, so the error names the
+        first repeat and where its key first appeared, as a check row by row would.
+        """
+        repeats = keys.settle()
+        if not repeats:
+            return
+        seen: dict[tuple[str, str], tuple[Path, int]] = {}
+        read = 0
+        for row in self._rows(_Tally(claim_level=False)):
+            if _key_hash(row.trace) in repeats:
+                _claim_once(seen, row, self.spec)
+            read += 1
+            if read == keys.count:
+                return  # different keys sharing a hash: nothing repeats
+        raise InputError(  # a file changed (or a pipe) under the stream
+            f"a (system, claim_id) may repeat, but reading the input again gave {read:,} "
+            f"rows, not {keys.count:,}: did a file change while it was read?",
+            path=", ".join(str(p) for p in self.paths),
+        )
+
+    def _finish(self, tally: _Tally) -> None:
+        count, drafts, empty = tally.count, tally.drafts, tally.empty[0]
+        if not count and (tally.unverdicted or empty):
             where = ", ".join(str(p) for p in self.paths)
-            if unverdicted:
+            if tally.unverdicted:
                 raise InputError(
-                    f"no traces: every row ({len(unverdicted):,}) has no verdict, and --option "
+                    f"no traces: every row ({tally.unverdicted:,}) has no verdict, and --option "
                     "no_verdict=drop left each out (is the verdict column the right one?)",
                     path=where,
                 )
@@ -548,10 +584,11 @@ class TableStream:
                 f"empty in every record ({empty:,}); are the keys those of the file?",
                 path=where,
             )
-        if unverdicted:
+        if tally.unverdicted:
             self.notes.append(
-                f"{len(unverdicted):,} row(s) without a verdict left out (first at line "
-                f"{unverdicted[0]}; --option no_verdict=drop): their claims count in no metric"
+                f"{tally.unverdicted:,} row(s) without a verdict left out (first at line "
+                f"{tally.first_unverdicted}; --option no_verdict=drop): their claims count in "
+                "no metric"
             )
         if empty:
             self.notes.append(
@@ -559,14 +596,49 @@ class TableStream:
             )
         rule = self.spec.label_rule
         if rule is not None:
-            self.labels = _labels(drafts, claim_level=claim_level)
+            self.labels = _labels(drafts, claim_level=tally.claim_level)
             n_skipped = count - len(drafts)
-            level = "claim" if claim_level else "sentence"
+            level = "claim" if tally.claim_level else "sentence"
             self.notes.append(
                 f"label rule {rule.text!r}: {sum(lb.has_error for lb in self.labels):,} "
                 f"error / {sum(not lb.has_error for lb in self.labels):,} no-error {level} "
                 f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
             )
+
+
+@dataclass
+class _Row:
+    """One row of a table as a trace (and its label), with where it was read."""
+
+    trace: Trace
+    label: Label | None
+    raw: Mapping[str, Any]
+    path: Path
+    line: int
+    where: str
+
+
+@dataclass
+class _Tally:
+    """What the rows of a :class:`TableStream` leave for its labels and notes."""
+
+    claim_level: bool
+    count: int = 0
+    drafts: list[tuple[Label, Path, int]] = field(default_factory=list)
+    empty: list[int] = field(default_factory=lambda: [0])
+    unverdicted: int = 0
+    first_unverdicted: int | None = None
+
+
+def _key_hash(trace: Trace) -> int:
+    return hash((trace.system, trace.claim_id))
+
+
+def _in_row(exc: InputError, where: str) -> InputError:
+    """``exc`` naming the row's JSON path inside its record, when the record was exploded."""
+    if not where:
+        return exc
+    return InputError(f"{exc.reason} (row {where})", path=exc.path, line=exc.line, field=exc.field)
 
 
 def _check_consumed(path: Path, columns: set[str], spec: TableSpec) -> None:
@@ -632,28 +704,20 @@ def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
     return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
 
 
-def _checked_row(
-    raw: Mapping[str, Any],
-    spec: TableSpec,
-    seen: dict[tuple[str, str], tuple[Path, int]],
-    path: Path,
-    line: int,
-) -> tuple[Trace, Label | None]:
-    """:func:`_row`, and the claim not seen before (``seen`` records it)."""
-    trace, label = _row(raw, spec, path, line)
+def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: TableSpec) -> None:
+    """Record the row's (system, claim_id) in ``seen``; one seen before is the row's error."""
     try:
-        traceio.claim_once(seen, trace, path, line)
+        traceio.claim_once(seen, row.trace, row.path, row.line)
     except InputError as exc:
-        if spec.ids != "columns" or "claim_id" in _sources(raw, spec):
-            raise
-        raise InputError(
-            f"{exc.reason} (claim_id defaults to sentence_id: with several claims "
-            "per sentence, --option ids=claim gives each claim its own id)",
-            path=path,
-            line=line,
-            field="claim_id",
-        ) from None
-    return trace, label
+        if spec.ids == "columns" and "claim_id" not in _sources(row.raw, spec):
+            exc = InputError(
+                f"{exc.reason} (claim_id defaults to sentence_id: with several claims "
+                "per sentence, --option ids=claim gives each claim its own id)",
+                path=row.path,
+                line=row.line,
+                field="claim_id",
+            )
+        raise _in_row(exc, row.where) from None
 
 
 def _sources(raw: Mapping[str, Any], spec: TableSpec) -> set[str]:
