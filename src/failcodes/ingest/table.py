@@ -46,6 +46,7 @@ from failcodes import tableio, traceio
 from failcodes.errors import ConfigError, InputError
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
+from failcodes.ingest.label_targets import RuleLabels
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.labels import Label
@@ -490,16 +491,16 @@ class TableStream:
         self.notes: list[str] = []
 
     def __iter__(self) -> Iterator[Trace]:
-        tally = _Tally(claim_level=self.spec.label_level == "claim")
+        tally = _Tally(RuleLabels(self.spec.label_level))
         keys = KeyHashes()
         try:
             for row in self._rows(tally):
                 if keys.add(_key_hash(row.trace)):
                     self._confirm(keys)
-                if self.spec.label_level == "auto" and row.trace.claim_id != row.trace.sentence_id:
-                    tally.claim_level = True
+                if row.trace.claim_id != row.trace.sentence_id:
+                    tally.labels.claim_level()
                 if row.label is not None:
-                    tally.drafts.append((row.label, row.path, row.line))
+                    tally.labels.add(row.label, row.path, row.line)
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -556,7 +557,7 @@ class TableStream:
             return
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
         read = 0
-        for row in self._rows(_Tally(claim_level=False)):
+        for row in self._rows(_Tally(RuleLabels("sentence"))):
             if _key_hash(row.trace) in repeats:
                 _claim_once(seen, row, self.spec)
             read += 1
@@ -569,7 +570,7 @@ class TableStream:
         )
 
     def _finish(self, tally: _Tally) -> None:
-        count, drafts, empty = tally.count, tally.drafts, tally.empty[0]
+        count, empty = tally.count, tally.empty[0]
         if not count and (tally.unverdicted or empty):
             where = ", ".join(str(p) for p in self.paths)
             if tally.unverdicted:
@@ -596,9 +597,9 @@ class TableStream:
             )
         rule = self.spec.label_rule
         if rule is not None:
-            self.labels = _labels(drafts, claim_level=tally.claim_level)
-            n_skipped = count - len(drafts)
-            level = "claim" if tally.claim_level else "sentence"
+            level = tally.labels.level
+            self.labels = tally.labels.settle()
+            n_skipped = count - tally.labels.rows
             self.notes.append(
                 f"label rule {rule.text!r}: {sum(lb.has_error for lb in self.labels):,} "
                 f"error / {sum(not lb.has_error for lb in self.labels):,} no-error {level} "
@@ -622,9 +623,8 @@ class _Row:
 class _Tally:
     """What the rows of a :class:`TableStream` leave for its labels and notes."""
 
-    claim_level: bool
+    labels: RuleLabels
     count: int = 0
-    drafts: list[tuple[Label, Path, int]] = field(default_factory=list)
     empty: list[int] = field(default_factory=lambda: [0])
     unverdicted: int = 0
     first_unverdicted: int | None = None
@@ -723,29 +723,3 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
 def _sources(raw: Mapping[str, Any], spec: TableSpec) -> set[str]:
     """The trace fields the columns of ``raw`` fill."""
     return {t for key in raw for t in spec.column_map.get(key, (key,))}
-
-
-def _labels(drafts: Sequence[tuple[Label, Path, int]], *, claim_level: bool) -> list[Label]:
-    """One label per target; rows (e.g. of several systems) naming one target must agree."""
-    out: dict[tuple[str, str], tuple[Label, Path, int]] = {}
-    for label, path, line in drafts:
-        if claim_level:
-            target = ("claim", label.claim_id or "")
-        else:
-            label = label.model_copy(update={"claim_id": None})
-            target = ("sentence", label.sentence_id or "")
-        if target in out:
-            first, first_path, first_line = out[target]
-            if first.has_error != label.has_error:
-                where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
-                raise InputError(
-                    f"the label rule gives {target[0]} {target[1]!r} has_error="
-                    f"{str(label.has_error).lower()} here but {str(first.has_error).lower()} at "
-                    f"{where}",
-                    path=path,
-                    line=line,
-                    field=f"{target[0]}_id",
-                )
-            continue
-        out[target] = (label, path, line)
-    return [lb for lb, _, _ in out.values()]

@@ -1,0 +1,71 @@
+"""The labels a label rule gives a table's rows: one per target, kept as the rows come.
+
+Rows of several systems (or several claims of one sentence) name one target; they must
+agree. A table's labels are per claim when claim and sentence ids differ on any row, else
+per sentence (``--option label_level=auto``), which is known only at the end: until a row
+settles it, both levels are kept, so memory follows the targets (claims and sentences),
+not the rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from failcodes.errors import InputError
+from failcodes.labels import Label
+
+LEVELS: tuple[str, ...] = ("claim", "sentence")
+
+
+class RuleLabels:
+    """The first label of each target, per level still possible; the first disagreement.
+
+    ``level`` is the level of the labels so far (``auto``: sentence until a row says claim).
+    """
+
+    def __init__(self, label_level: str) -> None:
+        """``label_level``: ``claim``, ``sentence`` or ``auto`` (claim once a row says so)."""
+        kept = LEVELS if label_level == "auto" else (label_level,)
+        self.rows = 0
+        self.level = "claim" if label_level == "claim" else "sentence"
+        self._targets: dict[str, dict[str, tuple[Label, Path, int]]] = {lv: {} for lv in kept}
+        self._conflict: dict[str, InputError] = {}
+
+    def claim_level(self) -> None:
+        """A row's claim and sentence ids differ: with ``auto``, the labels are per claim."""
+        if len(self._targets) > 1:
+            self.level = "claim"
+            del self._targets["sentence"]
+            self._conflict.pop("sentence", None)
+
+    def add(self, label: Label, path: Path, line: int) -> None:
+        """The label the rule gives the row at ``path:line``."""
+        self.rows += 1
+        for level, out in self._targets.items():
+            target = (label.claim_id if level == "claim" else label.sentence_id) or ""
+            if target not in out:
+                kept = label if level == "claim" else label.model_copy(update={"claim_id": None})
+                out[target] = (kept, path, line)
+                continue
+            first, first_path, first_line = out[target]
+            if first.has_error == label.has_error or level in self._conflict:
+                continue
+            where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+            self._conflict[level] = InputError(
+                f"the label rule gives {level} {target!r} has_error="
+                f"{str(label.has_error).lower()} here but {str(first.has_error).lower()} at "
+                f"{where}",
+                path=path,
+                line=line,
+                field=f"{level}_id",
+            )
+
+    def settle(self) -> list[Label]:
+        """One label per target of :attr:`level`, in the order first read.
+
+        The first two rows of that level that disagree are an :class:`InputError` (raised
+        here, once every row was read, as when the labels were settled from all the rows).
+        """
+        if self.level in self._conflict:
+            raise self._conflict[self.level]
+        return [label for label, _, _ in self._targets[self.level].values()]
