@@ -289,3 +289,31 @@ def test_label_tables_take_the_label_targets_of_trace_tables(tmp_path: Path) -> 
         ("s1", True, "dr_a"),
         ("s2", False, "dr_a"),
     ]
+
+
+def test_a_list_place_as_claim_id_repeats_and_says_how_to_qualify_it(tmp_path: Path) -> None:
+    # VeriScore-shaped: claims in a flat list per answer; their place restarts in each record
+    records = [
+        {"claims": [{"claim": "A.", "v": "S"}, {"claim": "B.", "v": "R"}]},
+        {"claims": [{"claim": "C.", "v": "S"}]},
+    ]
+    path = tmp_path / "dump.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    column_map = {"#": ("question_id",), "claims#": ("claim_id",), "v": ("verdict",)}
+    opts = AdapterOptions(column_map=column_map, extra={"rows": "claims[]"}, aliases=ALIASES,
+                          system="s")  # fmt: skip
+    with pytest.raises(InputError) as info:
+        GENERIC.read([path], opts)
+    assert (info.value.line, info.value.field) == (2, "claim_id")
+    assert "duplicate (system, claim_id) = ('s', '1'); first at line 1" in info.value.reason
+    assert "claims# counts from 1 in every record: map it to sentence_id with --option " in (
+        info.value.reason
+    )
+    # the way out it names: qualified by the record's number, every claim has its own id
+    fixed = AdapterOptions(
+        column_map={**column_map, "claims#": ("sentence_id",)},
+        extra={"rows": "claims[]", "sentence_ids": "question"},
+        aliases=ALIASES,
+        system="s",
+    )
+    assert [t.claim_id for t in GENERIC.read([path], fixed).traces] == ["1:1", "1:2", "2:1"]

@@ -717,6 +717,21 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
                 line=row.line,
                 field="claim_id",
             )
+        places = [
+            k
+            for k in row.raw
+            if k.endswith(INDEX_MARK) and k != INDEX_MARK
+            and "claim_id" in spec.column_map.get(k, ())
+        ]  # fmt: skip
+        if places:
+            exc = InputError(
+                f"{exc.reason} ({places[0]} counts from 1 in every record: map it to "
+                "sentence_id with --option sentence_ids=question, which prefixes the record's "
+                "question id)",
+                path=row.path,
+                line=row.line,
+                field="claim_id",
+            )
         raise _in_row(exc, row.where) from None
 
 
