@@ -1734,6 +1734,192 @@ SWEEP4_CASES: list[Case] = [
 ]
 
 
+def _long_sheet(name: str) -> Setup:
+    """A long ratings sheet: header on row 1, a blank row 3, unit 1 rated by 'a' twice."""
+    return _workbook(name, [["unit", "rater", "rating"], [1, "a", 1], [], [1, "b", 2], [1, "a", 2]])
+
+
+LONG = "unit,rater,rating\n1,a,1\n1,b,1\n2,a,2\n2,b,1\n"
+#: Found by the fourth sweep, second part: long ratings tables, studies, Label Studio files.
+SWEEP4B_CASES: list[Case] = [
+    # a rater named like the unit (or --by) column: pandas' "cannot insert unit, already
+    # exists" traceback
+    Case(
+        "agree/long-rater-named-like-the-unit-column",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,rater,rating\n1,unit,1\n1,b,1\n2,unit,2\n2,b,1\n"}),
+        line="failcodes: error: {d}/r.csv:2, field 'rater': rater 'unit' has the name of the "
+        "column 'unit' (the reshaped table needs both): rename the rater",
+    ),
+    # rows without a unit vanished from the table; 'a ' was a third rater; exit 0
+    Case(
+        "agree/long-empty-unit-cell",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": LONG + ",a,2\n,b,1\n"}),
+        line="failcodes: error: {d}/r.csv:6, field 'unit': empty unit cell (a long table names "
+        "the unit on every row)",
+    ),
+    Case(
+        "agree/long-padded-rater",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": LONG + "3,a ,1\n3,b,1\n"}),
+        line="failcodes: error: {d}/r.csv:6, field 'rater': rater 'a ': expected the name "
+        "alone, without spaces around it (it would be another rater)",
+    ),
+    # one rater in the whole long table: a table of undefined statistics, exit 0
+    Case(
+        "agree/long-one-rater",
+        ("agree", "{d}/r.csv", "--long", "rater,rating"),
+        _write({"r.csv": "unit,rater,rating\n1,a,1\n2,a,2\n3,a,1\n"}),
+        line="failcodes: error: {d}/r.csv, field 'rater': one rater ('a') in the whole table: "
+        "agreement needs two or more (is 'rater' the rater column?)",
+    ),
+    # the line of a repeated (unit, rater) pair was counted from row 2 without regard to a
+    # quoted line break (a CSV) or to the sheet's own row numbers (a workbook)
+    Case(
+        "agree/long-pair-twice-after-a-quoted-line-break",
+        ("agree", "{d}/r.csv", "--long", "rater,rating"),
+        _write({"r.csv": 'unit,rater,rating,note\n1,a,1,"x\ny"\n1,b,1,z\n1,a,2,w\n'}),
+        line="failcodes: error: {d}/r.csv:5, field 'rating': unit '1' is rated by 'a' twice",
+    ),
+    Case(
+        "agree/long-xlsx-pair-twice-after-a-blank-row",
+        ("agree", "{d}/r.xlsx", "--long", "rater,rating"),
+        _long_sheet("r.xlsx"),
+        line="failcodes: error: {d}/r.xlsx:5, field 'rating': unit '1' is rated by 'a' twice",
+    ),
+    # an object or a list where a rating goes was a text category, exit 0
+    Case(
+        "agree/jsonl-rating-is-an-object",
+        ("agree", "{d}/r.jsonl", "--long", "rater,rating"),
+        _write(
+            {
+                "r.jsonl": '{"unit": 1, "rater": "a", "rating": 1}\n'
+                '{"unit": 1, "rater": "b", "rating": {"x": 1}}\n'
+            }
+        ),
+        line="failcodes: error: {d}/r.jsonl:2, field 'rating': an object is not a rating "
+        "(expected a number or a text per cell)",
+    ),
+    # --long "" (an unset variable) was read as no --long; --unit-column naming the rater
+    # column said "unit 'a' is rated by 'a' twice"
+    Case(
+        "agree/long-empty",
+        ("agree", "{d}/r.csv", "--long", ""),
+        _write({"r.csv": LONG}),
+        line="failcodes: error: --long is empty; name the column(s), comma-separated",
+    ),
+    Case(
+        "agree/long-unit-column-is-the-rater-column",
+        ("agree", "{d}/r.csv", "--long", "rater,rating", "--unit-column", "rater"),
+        _write({"r.csv": LONG}),
+        line="failcodes: error: {d}/r.csv: --unit-column 'rater' is also a --long column: the "
+        "unit ids are a third column",
+    ),
+    # study files: a codebook path that is a folder was "study: unreadable: cannot read:
+    # [Errno 21] Is a directory" (no line, no field); pydantic turned "yes" into true, true
+    # into 1 resample, "1000" into 1000; a judge kind named twice ran twice into one folder;
+    # budget = inf was no budget
+    Case(
+        "run/study-codebook-is-a-folder",
+        ("run", "{d}/study", "--plan"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    'codebook = "medical-fact-check.v1.yaml"', 'codebook = "."'
+                )
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:5, field 'codebook': '.': a folder, "
+        "expected the codebook's YAML file ({d}/study)",
+    ),
+    Case(
+        "run/study-labels-as-text",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file("labels = true\n", 'labels = "yes"\n')}),
+        line="failcodes: error: {d}/study/failcodes.toml:18, field 'datasets[0].ingest[0]."
+        "labels': Input should be a valid boolean",
+    ),
+    Case(
+        "run/study-bootstrap-true",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file("bootstrap = 1000", "bootstrap = true")}),
+        line="failcodes: error: {d}/study/failcodes.toml:31, field 'metrics.bootstrap': Input "
+        "should be a valid integer",
+    ),
+    Case(
+        "run/study-judge-kind-twice",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    'kinds = ["retrieval", "reasoning"]', 'kinds = ["retrieval", "retrieval"]'
+                )
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:39, field 'judge.kinds': 'retrieval' "
+        "is named twice",
+    ),
+    Case(
+        "run/study-budget-infinite",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file("# budget = 2.0        # USD", "budget = inf")}),
+        line="failcodes: error: {d}/study/failcodes.toml:42, field 'judge.budget': Input should "
+        "be a finite number",
+    ),
+    Case(
+        "run/study-given-as-another-file",
+        ("run", "{d}/notes.txt"),
+        _write({"notes.txt": "hello\n"}),
+        line="failcodes: error: {d}/notes.txt: is a file; give the study folder (the one holding "
+        "failcodes.toml)",
+    ),
+    # init "" (an unset variable) made the working folder a study
+    Case(
+        "init/empty-folder-name",
+        ("init", ""),
+        _write({}),
+        line="failcodes: error: init FOLDER '': an empty path (an unset shell variable?); name "
+        "the file or folder to write",
+    ),
+    # Label Studio files: tasks written under .csv/.jsonl (a JSON list: Label Studio misreads
+    # it); a task file given as --judged said "expected a JSON object, got list"; tasks one a
+    # line were read as traces
+    Case(
+        "labelstudio-export/o-not-json",
+        (
+            *("labelstudio", "export", "{d}/t.jsonl", "-p", "retrieval", "-c", str(CODEBOOK)),
+            *("-o", "{d}/tasks.csv"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES}),
+        line="failcodes: error: -o {d}/tasks.csv: the tasks are one JSON document; name the "
+        "file .json (Label Studio reads the format from the extension)",
+    ),
+    Case(
+        "labelstudio-export/judged-is-a-tasks-file",
+        (
+            *("labelstudio", "export", "{d}/t.jsonl", "-p", "retrieval", "-c", str(CODEBOOK)),
+            *("--judged", "{d}/old.tasks.json", "-o", "{d}/tasks.json"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "old.tasks.json": '[{"data": {"unit_id": "u1"}}]'}),
+        line="failcodes: error: {d}/old.tasks.json: --judged takes the judge's annotations (a "
+        "judge run folder, or its annotations.jsonl), not a .json task or export file",
+    ),
+    Case(
+        "labelstudio-push/tasks-one-a-line",
+        (
+            *("labelstudio", "push", "{d}/tasks.jsonl", "-p", "retrieval"),
+            *("--project", "review", "--url", "http://127.0.0.1:9"),
+        ),
+        _write({"tasks.jsonl": '{"data": {"unit_id": "u1"}}\n'}),
+        line="failcodes: error: {d}/tasks.jsonl: tasks are built from units: give the "
+        "disagreements file (or the study folder), with --judged for the judge's codes; a "
+        ".tasks.json that `labelstudio export` wrote is imported in Label Studio itself "
+        "(project > Import)",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -1743,6 +1929,7 @@ CASES = (
     + SWEEP_CASES
     + SWEEP3_CASES
     + SWEEP4_CASES
+    + SWEEP4B_CASES
 )
 
 

@@ -314,8 +314,57 @@ def test_local_reasoning_model_wrappers_are_taken_off(fake, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
+    "kind", ["think_only", "unterminated_fence", "two_objects", "deep_nesting"]
+)
+def test_a_wrongly_wrapped_answer_is_sent_back(fake, tmp_path, kind) -> None:
+    # a thought with no answer, a fence never closed, the answer twice, '[' nested 100,000
+    # deep (a RecursionError that ended the run): each is an invalid answer, asked again
+    fake.control(faults=[{"kind": kind}])
+    settings = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait())
+    s = _run(fake, "openai", _units(1)[:1], tmp_path, settings=settings)
+    assert (s.calls, s.invalid_answers, s.scored) == (2, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("body", "text", "tokens"),
+    [
+        # shapes a compatible server may send: AttributeError, TypeError, ValueError before
+        ({"choices": [None]}, "", (0, 0)),
+        ({"choices": "abc"}, "", (0, 0)),
+        ({"choices": [{"message": {"content": 5}}]}, "5", (0, 0)),
+        (
+            {"choices": [{"message": {"content": [{"type": "text", "text": '{"a": 1}'}]}}]},
+            '{"a": 1}',
+            (0, 0),
+        ),
+        (
+            {
+                "choices": [{"message": {"content": "x"}}],
+                "usage": {"prompt_tokens": "many", "completion_tokens": 7},
+            },
+            "x",
+            (0, 7),
+        ),
+        ({"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": -3}}, "x", (0, 0)),
+    ],
+)
+def test_odd_completion_bodies_are_answers(
+    body: dict[str, object], text: str, tokens: tuple[int, int]
+) -> None:
+    from failcodes.judge.providers.openai import reply_from_completion
+
+    reply = reply_from_completion(body, {})
+    assert reply.text == text
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == tokens
+
+
+@pytest.mark.parametrize(
     ("text", "payload"),
     [
+        # strict JSON: a value JSON forbids, a repeated key, nesting past the limit stay text
+        ('{"a": NaN}', '{"a": NaN}'),
+        ('<think>x</think>{"a": 1, "a": 2}', '<think>x</think>{"a": 1, "a": 2}'),
+        ("[" * 5000, "[" * 5000),
         ('{"a": 1}', {"a": 1}),
         ('<think>x {"b": 2}</think>\n{"a": 1}', {"a": 1}),
         ('```json\n{"a": 1}\n```', {"a": 1}),

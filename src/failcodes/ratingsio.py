@@ -53,11 +53,17 @@ def read_ratings_frame(path: str | Path) -> Any:
         elif is_spreadsheet(p):
             records = list(sheet_rows(p))
             frame = pd.DataFrame([rec for _, rec in records], columns=sheet_header(p))
-            _check_rating_cells(frame, p, [line for line, _ in records])
+            lines = [line for line, _ in records]
+            _check_rating_cells(frame, p, lines)
         elif suffix == ".parquet":
             frame = pd.read_parquet(p)
+            lines = list(range(1, len(frame) + 1))
+            _check_scalar_cells(frame, p, lines)
         elif suffix in (".jsonl", ".ndjson"):
-            frame = pd.DataFrame([obj for _, obj in iter_jsonl(p)])
+            rows = list(iter_jsonl(p))
+            frame = pd.DataFrame([obj for _, obj in rows])
+            lines = [line for line, _ in rows]
+            _check_scalar_cells(frame, p, lines)
         else:
             raise InputError(
                 f"unknown ratings format '{suffix}'; use .csv, .xlsx, .parquet or .jsonl", path=p
@@ -68,7 +74,27 @@ def read_ratings_frame(path: str | Path) -> Any:
         raise InputError(f"cannot read ratings: {exc}", path=p) from exc
     if frame.empty:
         raise InputError("no ratings (expected one row per unit, one column per rater)", path=p)
+    frame.attrs["lines"] = lines  # the file line of each row, for errors naming a row
     return frame
+
+
+def _check_scalar_cells(frame: Any, file: Path, lines: list[int]) -> None:
+    """Refuse a cell holding a list or an object (JSONL, Parquet): no rating is one.
+
+    ``{"x": 1}`` was read as the text category "{'x': 1}", agreement computed, exit 0.
+    """
+    import numpy as np
+
+    for column in frame.columns:
+        for i, value in enumerate(frame[column].tolist()):
+            if isinstance(value, dict | list | tuple | np.ndarray):
+                kind = "an object" if isinstance(value, dict) else "a list"
+                raise InputError(
+                    f"{kind} is not a rating (expected a number or a text per cell)",
+                    path=file,
+                    line=lines[i] if i < len(lines) else None,
+                    field=str(column),
+                )
 
 
 def _check_rating_cells(frame: Any, file: Path, lines: list[int]) -> None:

@@ -26,6 +26,15 @@ ALWAYS_INVALID_JSON = "FAKE_ALWAYS_INVALID_JSON"
 WRONG_QUOTE = "FAKE_WRONG_QUOTE"
 
 
+#: Faults whose answer is the right JSON wrapped wrongly (``{text}``: the JSON answer).
+MALFORMED_WRAPPERS = {
+    "think_only": "<think>The passage supports the claim; I would answer with the code.</think>",
+    "unterminated_fence": "<think>ok</think>\n```json\n{text}\n",
+    "two_objects": "{text}\n{text}",
+    "deep_nesting": "[" * 100_000 + "]" * 100_000,
+}
+
+
 def tokens(text: str) -> int:
     """Token count the fake server reports for ``text``."""
     return math.ceil(len(text) / 4)
@@ -263,6 +272,10 @@ def _reply(
         # what a local reasoning model behind an OpenAI-compatible server often sends
         # (Qwen3/DeepSeek-R1 via vLLM or Ollama): a thought block, then fenced JSON
         text = f"<think>Weigh the passage.\n{{not json}}</think>\n```json\n{text}\n```\n"
+    if fault in MALFORMED_WRAPPERS:
+        # what a local reasoning model sends when it goes wrong: a thought and no answer, a
+        # fence never closed, the answer twice, a runaway bracket
+        answer, text = None, MALFORMED_WRAPPERS[fault].format(text=text)
     if ALWAYS_INVALID_JSON in judged or fault == "invalid_json":
         answer = None
         text = '{"codes": {"oops" '

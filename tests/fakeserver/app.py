@@ -5,7 +5,9 @@ Control endpoints (not part of either API):
   the next requests, one per request: ``{"kind": "429", "retry_after": 2}``, ``{"kind":
   "500"}``, ``{"kind": "slow", "seconds": 3}`` (then a normal answer), ``{"kind":
   "invalid_json"}``, ``{"kind": "bad_code"}`` (a code outside the codebook), ``{"kind":
-  "injected_code"}`` (a 5 KB code closing the delimiter and posing as instructions);
+  "injected_code"}`` (a 5 KB code closing the delimiter and posing as instructions),
+  ``think_fenced``, ``think_only``, ``unterminated_fence``, ``two_objects``,
+  ``deep_nesting`` (a local reasoning model's wrappers, right and wrong);
   ``latency`` sets the delay of every reply; ``prompt_cache`` ``{"min_tokens": n,
   "openai_step": n}`` sets the simulated prompt cache (defaults: the real APIs' 1024-token
   minimum, OpenAI's 128-token steps; reset by ``/_reset``).
@@ -34,8 +36,16 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakeserver.answers import PrefixCache, anthropic_message, openai_completion
+from tests.fakeserver.answers import (
+    MALFORMED_WRAPPERS,
+    PrefixCache,
+    anthropic_message,
+    openai_completion,
+)
 from tests.fakeserver.batch import BatchState, batch_routes
+
+#: Faults that change the answer's text (the others change the HTTP reply).
+FAULT_ANSWERS = ("invalid_json", "bad_code", "injected_code", "think_fenced", *MALFORMED_WRAPPERS)
 
 
 @dataclass
@@ -115,7 +125,7 @@ def build_app(state: FakeState) -> Starlette:
         make = anthropic_message if provider == "anthropic" else openai_completion
         out = make(
             body,
-            kind if kind in ("invalid_json", "bad_code", "injected_code", "think_fenced") else None,
+            kind if kind in FAULT_ANSWERS else None,
             cache,
             state.counter,
         )

@@ -55,6 +55,8 @@ def _csv(value: str | None, option: str = "") -> list[str] | None:
     if value is None:
         return None
     items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items and option:  # --long "" (an unset variable) was read as not given
+        raise ConfigError(f"{option} is empty; name the column(s), comma-separated")
     twice = next((v for i, v in enumerate(items) if v in items[:i]), None)
     if twice is not None and option:
         raise ConfigError(f"{option} names {twice!r} twice")
@@ -244,8 +246,9 @@ def agree(
             )
     else:
         matrix = None if weights_matrix is None else read_weight_matrix(weights_matrix)
+        frame = read_ratings_frame(file)
         prepared = ratings_tables(
-            read_ratings_frame(file),
+            frame,
             unit_column=unit_column,
             raters=_csv(raters, "--raters"),
             by=by,
@@ -253,6 +256,7 @@ def agree(
             categories=_csv(categories, "--categories"),
             source=file,
             first_line=2 if file.suffix.lower() == ".csv" else 1,
+            lines=frame.attrs.get("lines"),
         )
         notes.extend(prepared.notes)
         group_keys = [by] if by is not None else []

@@ -124,17 +124,20 @@ def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = 
         return build_units(disagreement_traces(items), part, top_k=top_k)
     if is_disagreements_file(path):
         return build_units(disagreement_traces(read_disagreements(path)), part, top_k=top_k)
+    tasks = InputError(
+        "tasks are built from units: give the disagreements file (or the study folder), "
+        "with --judged for the judge's codes; a .tasks.json that `labelstudio export` "
+        "wrote is imported in Label Studio itself (project > Import)",
+        path=path,
+    )
     if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
         head = jsonio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
             return tableio.read_models_jsonl(path, Unit)
+        if head is not None and "data" in head and "claim_id" not in head:  # tasks, one a line
+            raise tasks
     if path.suffix.lower() == ".json":  # e.g. the task file `labelstudio export` wrote
-        raise InputError(
-            "tasks are built from units: give the disagreements file (or the study folder), "
-            "with --judged for the judge's codes; a .tasks.json that `labelstudio export` "
-            "wrote is imported in Label Studio itself (project > Import)",
-            path=path,
-        )
+        raise tasks
     return build_units(traceio.read_traces(path), part, top_k=top_k)
 
 
@@ -167,6 +170,12 @@ def _judged(judged: Path | None, cb: Codebook) -> list[Annotation]:
         from failcodes.judge.panelrun import run_codes
 
         return run_codes(judged, cb)
+    if judged.suffix.lower() == ".json":  # a task file: "expected a JSON object, got list"
+        raise InputError(
+            "--judged takes the judge's annotations (a judge run folder, or its "
+            "annotations.jsonl), not a .json task or export file",
+            path=judged,
+        )
     annotations = tableio.read_models_jsonl(judged, Annotation)
     if not annotations:  # --judged given: an empty file would silently drop the predictions
         raise InputError("no annotations (expected one JSON object per line)", path=judged)
@@ -271,6 +280,11 @@ def export_cmd(
     tasks; reviewers see the verifier's own verdict word next to the canonical verdict.
     """
     check_not_input([out], [units, codebook, judged, plan])
+    if out.suffix.lower() != ".json":  # a JSON list under .csv/.jsonl: Label Studio misreads it
+        raise ConfigError(
+            f"-o {out}: the tasks are one JSON document; name the file .json (Label Studio "
+            "reads the format from the extension)"
+        )
     cb = _codebook(codebook)
     tasks = _tasks(cb, part, units, judged, judge, top_k, plan, dataset)
     write_json(out, tasks)

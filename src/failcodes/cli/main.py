@@ -168,8 +168,21 @@ def _path_problem(args: list[str]) -> str | None:
     return None
 
 
+#: Commands whose first argument is a folder they create: ``init ""`` made the working folder
+#: a study (an unset shell variable).
+_CREATES_FOLDER = frozenset({"init"})
+
+
 def _empty_output(args: list[str]) -> str | None:
     """The output option given an empty value (``-o ""``, ``--output=``), if any."""
+    if args and args[0] in _CREATES_FOLDER:
+        rest = args[1:]
+        values = {i + 1 for i, a in enumerate(rest) if a == "--name"}  # the option's value
+        first = next(
+            (a for i, a in enumerate(rest) if i not in values and not a.startswith("-")), None
+        )
+        if first is not None and not first.strip():
+            return f"{args[0]} FOLDER"
     for i, arg in enumerate(args):
         name, eq, value = arg.partition("=")
         if eq and name in _PATHS_OUT and not value.strip():

@@ -24,9 +24,9 @@ from rich.progress import (
 )
 
 from failcodes.cli.main import app
-from failcodes.errors import ConfigError, FailcodesError
+from failcodes.errors import ConfigError, FailcodesError, InputError
 from failcodes.runlock import folder_lock
-from failcodes.study.layout import StudyLayout
+from failcodes.study.layout import STUDY_FILE, StudyLayout
 from failcodes.study.runner import log_path
 from failcodes.study.steps import Step
 
@@ -74,10 +74,16 @@ def run(
     from failcodes.study.runner import Outcome, is_finished, load_state, run_steps
     from failcodes.study.steps import plan_notes, plan_study
 
+    if study.is_file():  # the study file itself: its folder is the study
+        if study.name != STUDY_FILE:
+            raise InputError(
+                f"is a file; give the study folder (the one holding {STUDY_FILE})", path=study
+            )
+        study = study.parent
     layout = StudyLayout.of(study)
     config = load_study(layout.root)
-    if not plan:
-        check_input_paths(config, layout.root)  # before the lock, the state or any step
+    # before the lock, the state or any step; a plan reads the codebook only
+    check_input_paths(config, layout.root, inputs=not plan)
     steps = plan_study(config, layout)
     if plan:
         state = load_state(layout)

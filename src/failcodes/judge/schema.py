@@ -243,6 +243,8 @@ def parse_answer(part: Part, payload: object) -> Answer:
             payload = json.loads(payload)
         except json.JSONDecodeError as exc:
             raise AnswerError(f"the answer is not valid JSON ({exc.msg} at {exc.pos})") from None
+        except RecursionError:  # '[' nested ~1000 deep: the run ended with a traceback
+            raise AnswerError("the answer is not valid JSON (nested too deeply)") from None
     if not isinstance(payload, dict):
         raise AnswerError("the answer must be a JSON object")
     problems: list[str] = []

@@ -174,6 +174,12 @@ def long_columns(
             path=source,
         )
     rater, rating = given
+    if unit_column is not None and unit_column in given:
+        raise InputError(
+            f"--unit-column {unit_column!r} is also a --long column: the unit ids are a third "
+            "column",
+            path=source,
+        )
     cols = [str(c) for c in frame.columns if str(c) not in exclude]
     for name in (rater, rating):
         if name not in cols:
@@ -197,25 +203,44 @@ def wide_from_long(
     keep: Sequence[str] = (),
     source: str | Path | None = None,
     first_line: int = 2,
+    lines: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """One row per unit (per ``keep`` group), one column per rater, from a long table.
 
-    A (unit, rater) pair given twice is an :class:`InputError` naming its second row's line
-    (``first_line`` is the line of the first data row: 2 below a CSV header).
+    A (unit, rater) pair given twice, an empty unit or rater cell, a name with spaces around
+    it, a rater named like the unit (or ``keep``) column, a single rater: an
+    :class:`InputError` naming the row's line: ``lines[i]`` is the file line of row ``i``
+    (a CSV's quoted line breaks counted, a sheet's row numbers), else ``i + first_line``.
     """
     for name in (long.unit, long.rater, long.rating, *keep):
         if name not in frame.columns:
             raise InputError(f"no column '{name}' (columns: {list(frame.columns)})", path=source)
+
+    def line_of(row: int) -> int:
+        if lines is not None and len(lines) == len(frame):
+            return int(lines[row])
+        return row + first_line
+
+    for column, what in ((long.rater, "rater"), (long.unit, "unit")):
+        missing = frame[column].isna()
+        if missing.any():
+            row = int(np.flatnonzero(missing.to_numpy())[0])
+            raise InputError(
+                f"empty {what} cell (a long table names the {what} on every row)",
+                path=source,
+                line=line_of(row),
+                field=column,
+            )
+        for row, value in enumerate(frame[column].tolist()):
+            if isinstance(value, str) and value != value.strip():
+                raise InputError(
+                    f"{what} {value!r}: expected the name alone, without spaces around it (it "
+                    f"would be another {what})",
+                    path=source,
+                    line=line_of(row),
+                    field=column,
+                )
     key = [*keep, long.unit, long.rater]
-    missing = frame[long.rater].isna()
-    if missing.any():
-        row = int(np.flatnonzero(missing.to_numpy())[0])
-        raise InputError(
-            "empty rater cell (a long table names the rater on every row)",
-            path=source,
-            line=row + first_line,
-            field=long.rater,
-        )
     twice = frame.duplicated(subset=key)
     if twice.any():
         row = int(np.flatnonzero(twice.to_numpy())[0])
@@ -223,8 +248,28 @@ def wide_from_long(
         raise InputError(
             f"unit {str(unit)!r} is rated by {str(rater)!r} twice",
             path=source,
-            line=row + first_line,
+            line=line_of(row),
             field=long.rating,
+        )
+    raters = frame[long.rater].astype(str)
+    taken = [long.unit, *keep]
+    clash = raters.isin(taken)
+    if clash.any():  # pandas could not put the rater's column beside the unit's (traceback)
+        row = int(np.flatnonzero(clash.to_numpy())[0])
+        raise InputError(
+            f"rater {raters.iloc[row]!r} has the name of the column {raters.iloc[row]!r} "
+            "(the reshaped table needs both): rename the rater",
+            path=source,
+            line=line_of(row),
+            field=long.rater,
+        )
+    distinct = raters.unique()
+    if len(distinct) < 2:
+        raise InputError(
+            f"one rater ({distinct[0]!r}) in the whole table: agreement needs two or more "
+            f"(is {long.rater!r} the rater column?)",
+            path=source,
+            field=long.rater,
         )
     table = frame.astype({long.rater: str}).pivot(
         index=[*keep, long.unit], columns=long.rater, values=long.rating
@@ -499,14 +544,15 @@ def ratings_tables(
     categories: Sequence[str] | None = None,
     source: str | Path | None = None,
     first_line: int = 2,
+    lines: Sequence[int] | None = None,
 ) -> TableParts:
     """The ratings tables of one file: long tables reshaped, columns chosen, groups split.
 
     A long table (given by ``long`` or found, :func:`long_columns`) becomes one column per
     rater first. Columns are chosen once on the whole table (a small ``by`` group must not
     drop a rater whose few values happen to differ from the others'), then each group is a
-    :class:`RatingsTable`. ``first_line`` is the file line of the first row (2 under a CSV
-    header), for errors.
+    :class:`RatingsTable`. ``lines`` are the file lines of the rows, else ``first_line`` is
+    the file line of the first row (2 under a CSV header), for errors.
     """
     if by is not None and by not in frame.columns:
         raise InputError(f"no column '{by}' to group by", path=source)
@@ -515,7 +561,9 @@ def ratings_tables(
     shape = long_columns(frame, long, unit_column=unit_column, exclude=keep, source=source)
     unit_reason = "given (--unit-column)"
     if shape is not None:
-        frame = wide_from_long(frame, shape, keep=keep, source=source, first_line=first_line)
+        frame = wide_from_long(
+            frame, shape, keep=keep, source=source, first_line=first_line, lines=lines
+        )
         unit_column, unit_reason = shape.unit, f"the long table's units ({shape.reason})"
         raters = raters or [str(c) for c in frame.columns if c not in (*keep, shape.unit)]
         notes.append(

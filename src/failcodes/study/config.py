@@ -82,6 +82,7 @@ class IngestSpec(FrozenModel):
     )
     labels: bool = Field(
         default=False,
+        strict=True,
         description="Also write the adapter's reference labels (ingest --labels-out).",
     )
     args: list[str] = Field(
@@ -119,8 +120,9 @@ class MetricsSpec(FrozenModel):
     mappings: Annotated[list[str], Field(min_length=1)] = ["refuted"]  # noqa: RUF012 - pydantic copies defaults
     level: LevelName = "sentence"
     # le: failcodes.stats.bootstrap.MAX_RESAMPLES (not imported: the study file loads light)
-    bootstrap: Annotated[int, Field(ge=0, le=1_000_000)] = 1000
-    seed: Annotated[int, Field(ge=0)] = 0
+    # strict: TOML has types, and pydantic turned true into 1 resample, "1000" into 1000
+    bootstrap: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = 1000
+    seed: Annotated[int, Field(ge=0, strict=True)] = 0
     without_claims: WithoutClaims = "no_error"
 
     @field_validator("mappings")
@@ -147,8 +149,8 @@ class JudgeSpec(FrozenModel):
     judge: str = Field(default="offline", description="offline | anthropic:MODEL | openai:MODEL")
     kinds: list[str] = Field(default_factory=lambda: list(JUDGE_KINDS))
     base_url: str | None = None
-    top_k: Annotated[int | None, Field(ge=1)] = None
-    budget: Annotated[float | None, Field(ge=0)] = None
+    top_k: Annotated[int | None, Field(ge=1, strict=True)] = None
+    budget: Annotated[float | None, Field(ge=0, strict=True, allow_inf_nan=False)] = None
     args: list[str] = Field(default_factory=list)
 
     _args = field_validator("args")(_no_output_options)
@@ -182,13 +184,18 @@ class JudgeSpec(FrozenModel):
         for kind in kinds:
             if kind not in JUDGE_KINDS:
                 raise ValueError(f"{kind!r} is not one of: {', '.join(JUDGE_KINDS)}")
+        twice = first_repeat(kinds)
+        if twice is not None:  # two judge steps wrote one run folder
+            raise ValueError(f"{twice!r} is named twice")
         return kinds
 
 
 class ReviewSpec(FrozenModel):
     """Human review: Label Studio task files for the judged units."""
 
-    labelstudio: bool = Field(default=True, description="Write Label Studio task files.")
+    labelstudio: bool = Field(
+        default=True, strict=True, description="Write Label Studio task files."
+    )
 
 
 class StudyFile(FrozenModel):
@@ -330,11 +337,12 @@ def load_study(root: str | Path) -> StudyFile:
     return parse_study(text, path)
 
 
-def check_input_paths(config: StudyFile, root: str | Path) -> None:
+def check_input_paths(config: StudyFile, root: str | Path, *, inputs: bool = True) -> None:
     """Refuse a study whose ingest inputs or codebook do not exist, naming the field.
 
     ``failcodes run`` calls it before any step writes anything (the ingest step would find a
-    missing file only after the run had taken its lock and written its state).
+    missing file only after the run had taken its lock and written its state); ``inputs=False``
+    checks the codebook alone (``run --plan`` reads it; the data may come later).
     """
     path = Path(root)
     base = path if path.is_dir() else path.parent
@@ -347,12 +355,17 @@ def check_input_paths(config: StudyFile, root: str | Path) -> None:
                 (("datasets", i, "ingest", j, "paths", k), value)
                 for k, value in enumerate(spec.paths)
             ]
+    if not inputs:
+        wanted = wanted[:1]
     for loc, value in wanted:
         target = resolve_path(value, base)
-        if not (target.is_file() or target.is_dir()):
+        codebook_folder = loc == ("codebook",) and target.is_dir()
+        if codebook_folder or not (target.is_file() or target.is_dir()):
             what = "broken link" if target.is_symlink() else "no such file or folder"
             if target.exists():
                 what = "not a regular file (a FIFO, socket or device)"
+            if codebook_folder:  # read later as "Is a directory", naming no field
+                what = "a folder, expected the codebook's YAML file"
             text = path.read_text(encoding="utf-8-sig")
             raise InputError(
                 f"{value!r}: {what} ({target})",

@@ -9,7 +9,6 @@ tokens are read from ``usage.prompt_tokens_details.cached_tokens``.
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import json
 import os
@@ -18,6 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from failcodes.annotations import CoderKind
+from failcodes.errors import FailcodesError
+from failcodes.jsonio import parse_json
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
@@ -35,24 +36,61 @@ _THOUGHT = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL)
 _FENCED = re.compile(r"\A\s*```(?:json)?[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
 
 
+def _strict(text: str) -> object:
+    """``text`` parsed as one JSON value, or :data:`_NOT_JSON` (strict: see jsonio.parse_json).
+
+    A model's answer is untrusted input: ``[`` nested 100,000 deep raised RecursionError (a
+    traceback that ended the judge run); NaN and repeated keys were taken.
+    """
+    try:
+        return parse_json(text)
+    except FailcodesError:
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
+
+
 def json_payload(text: str) -> object:
     """The JSON answer in ``text``, else ``text`` itself (validation then rejects it).
 
     Besides plain JSON, the two wrappers OpenAI-compatible servers of local reasoning models
     put around a structured answer are taken off: a leading ``<think>...</think>`` block and
     one Markdown code fence around the whole rest. Anything else stays text, so a wrapped
-    but malformed answer is still sent back as invalid.
+    but malformed answer (only a thought, an unclosed fence, two JSON values) is still sent
+    back as invalid.
     """
-    with contextlib.suppress(json.JSONDecodeError):
-        return json.loads(text)
+    value = _strict(text)
+    if value is not _NOT_JSON:
+        return value
     rest = _THOUGHT.sub("", text, count=1)
     fenced = _FENCED.match(rest)
     candidate = fenced.group(1) if fenced else rest
     if candidate is text:
         return text
-    with contextlib.suppress(json.JSONDecodeError):
-        return json.loads(candidate)
-    return text
+    value = _strict(candidate)
+    return text if value is _NOT_JSON else value
+
+
+def _text_of(content: object) -> str:
+    """A message's content as text: a string, or the text parts of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # some compatible servers send [{"type": "text", ...}]
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "".join(p for p in parts if isinstance(p, str))
+    return "" if content is None else json.dumps(content, default=str)
+
+
+def _count(value: object) -> int:
+    """A token count of a usage block (0 for anything that is no non-negative number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return max(int(value), 0) if value == value and abs(value) != float("inf") else 0
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def on_this_machine(base_url: str | None) -> bool:
@@ -73,18 +111,21 @@ def reply_from_completion(body: dict[str, Any], raw_request: dict[str, Any]) -> 
 
     Undecodable text is left as is: validation reports it and the engine asks again.
     """
-    choices = body.get("choices") or []
-    message = (choices[0].get("message") or {}) if choices else {}
-    text = message.get("content") or ""
+    choices = body.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = _mapping(_mapping(first).get("message"))
+    text = _text_of(message.get("content"))
     if message.get("refusal"):
         text = text or f"(refusal) {message['refusal']}"
     payload = json_payload(text)
-    u = body.get("usage") or {}
-    details = u.get("prompt_tokens_details") or {}
+    # a compatible server's odd body (choices: [null], content: 5, prompt_tokens: "many")
+    # raised AttributeError/TypeError/ValueError: it is an answer validation sends back
+    u = _mapping(body.get("usage"))
+    details = _mapping(u.get("prompt_tokens_details"))
     usage = TokenUsage(
-        input_tokens=int(u.get("prompt_tokens") or 0),
-        cached_input_tokens=int(details.get("cached_tokens") or 0),
-        output_tokens=int(u.get("completion_tokens") or 0),
+        input_tokens=_count(u.get("prompt_tokens")),
+        cached_input_tokens=_count(details.get("cached_tokens")),
+        output_tokens=_count(u.get("completion_tokens")),
     )
     return ProviderReply(
         payload=payload, text=text, usage=usage, raw_request=raw_request, raw_response=body
