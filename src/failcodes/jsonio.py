@@ -1,8 +1,9 @@
 """Strict JSON and JSONL reading: THE JSON parser of every failcodes file reader.
 
 :func:`parse_json` refuses what :func:`json.loads` lets through (duplicate keys, ``NaN``,
-numbers that overflow, deep nesting, lone surrogates); :func:`iter_jsonl`, :func:`read_json`
-and :func:`peek_jsonl` read files through it; :func:`json_field_line` finds the line of a
+numbers that overflow, deep nesting, lone surrogates); :func:`iter_jsonl`, :func:`read_json`,
+:func:`read_json_list` (a list with each element's line, in one parse) and
+:func:`peek_jsonl` read files through it; :func:`json_field_line` finds the line of a
 field path in a whole document, for errors. Every problem is an
 :class:`~failcodes.errors.InputError` naming the file, the line and the field.
 """
@@ -164,6 +165,13 @@ def parse_json(text: str, *, path: str | Path | None = None, line: int | None = 
         raise InputError(too_deep, path=path, line=line) from None
     except ValueError as exc:  # e.g. an integer with more than 4300 digits
         raise InputError(f"malformed JSON ({exc})", path=path, line=line) from None
+    _check_value(value, text, path=path, line=line)
+    return value
+
+
+def _check_value(value: Any, text: str, *, path: str | Path | None, line: int | None) -> None:
+    """What :func:`parse_json` refuses in a value the decoder gave (``text``: its JSON)."""
+    too_deep = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
     nested = isinstance(value, dict | list) and text.count("[") + text.count("{") > MAX_JSON_DEPTH
     if nested and _depth_exceeds(value, MAX_JSON_DEPTH):  # checked on the value: a regex
         raise InputError(too_deep, path=path, line=line)  # over the text took 4 s a 190 MB file
@@ -177,7 +185,6 @@ def parse_json(text: str, *, path: str | Path | None = None, line: int | None = 
                 line=line,
                 field=None if field == "(value)" else field,
             )
-    return value
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -197,6 +204,76 @@ def read_json(path: str | Path) -> Any:
     """
     src = Path(path)
     return parse_json(read_text(src), path=src)
+
+
+def read_json_list(path: str | Path) -> tuple[Any, list[int] | None]:
+    """:func:`read_json`, and for a document that is a list the line each element starts on.
+
+    One parse: a top-level list is decoded element by element (each through the strict
+    decoder, with the same checks), so each element's start comes with it at no extra cost
+    (a second pass over a 200 MB document took about as long as the parse). Anything that is
+    not a clean list (an object, a syntax error) is parsed whole by :func:`parse_json`: the
+    same value, or the same error. ``None`` lines: the document is not a list.
+    """
+    src = Path(path)
+    text = read_text(src)
+    found = _list_elements(text)
+    if found is None:
+        value = parse_json(text, path=src)
+        assert not isinstance(value, list), "every list parse_json reads, element by element"
+        return value, None
+    items, lines = found
+    _check_value(items, text, path=src, line=None)
+    return items, lines
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace (\s would take more)
+
+
+def _skip_space(text: str, pos: int) -> int:
+    match = _JSON_SPACE.match(text, pos)
+    return match.end() if match else pos
+
+
+def _list_elements(text: str) -> tuple[list[Any], list[int]] | None:
+    """A top-level JSON list decoded element by element, with the line each starts on.
+
+    ``None`` when ``text`` is not a list, or not one the decoder reads cleanly (the caller
+    then parses it whole, for the value or the exact error). Keys are shared across the
+    elements, as one parse of the whole document shares them.
+    """
+    keys: dict[str, str] = {}
+
+    def shared_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        return _no_duplicate_keys([(keys.setdefault(k, k), v) for k, v in pairs])
+
+    decode = json.JSONDecoder(
+        object_pairs_hook=shared_keys, parse_constant=_no_constant, parse_float=_finite_float
+    ).raw_decode
+    pos = _skip_space(text, 0)
+    if not text.startswith("[", pos):
+        return None
+    pos = _skip_space(text, pos + 1)
+    items: list[Any] = []
+    lines: list[int] = []
+    line, last = 1, 0
+    if not text.startswith("]", pos):  # not an empty list
+        while True:
+            line += text.count("\n", last, pos)
+            last = pos
+            try:
+                item, pos = decode(text, pos)
+            except (ValueError, RecursionError):
+                return None
+            items.append(item)
+            lines.append(line)
+            pos = _skip_space(text, pos)
+            if not text.startswith(",", pos):
+                break
+            pos = _skip_space(text, pos + 1)
+        if not text.startswith("]", pos):
+            return None
+    return (items, lines) if _skip_space(text, pos + 1) == len(text) else None
 
 
 def read_text(path: str | Path) -> str:

@@ -28,7 +28,6 @@ records; without ``rows`` a list of flat records is read as rows.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -159,48 +158,22 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
 
 def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line, record)`` of a ``.json`` file: its one object, or each object of its list."""
-    doc = jsonio.read_json(path)
+    doc, lines = jsonio.read_json_list(path)
     if isinstance(doc, dict):
         yield 1, doc
         return
-    if not isinstance(doc, list):
+    if lines is None:
         raise InputError(
             f"expected a JSON object or a list of objects, got {type(doc).__name__}",
             path=path,
             line=1,
         )
-    lines = _element_lines(path.read_text(encoding="utf-8-sig"))
     for line, record in zip(lines, doc, strict=True):
         if not isinstance(record, dict):
             raise InputError(
                 f"expected a JSON object, got {type(record).__name__}", path=path, line=line
             )
         yield line, record
-
-
-_WS = re.compile(r"\s*")
-
-
-def _skip(text: str, pos: int) -> int:
-    match = _WS.match(text, pos)
-    return match.end() if match else pos
-
-
-def _element_lines(text: str) -> list[int]:
-    """The 1-based line where each element of the (valid) top-level JSON list starts."""
-    decoder = json.JSONDecoder()
-    pos = _skip(text, _skip(text, 0) + 1)  # past the opening bracket
-    lines: list[int] = []
-    line, last = 1, 0
-    while pos < len(text) and text[pos] != "]":
-        line += text.count("\n", last, pos)
-        last = pos
-        lines.append(line)
-        _, pos = decoder.raw_decode(text, pos)
-        pos = _skip(text, pos)
-        if text[pos : pos + 1] == ",":
-            pos = _skip(text, pos + 1)
-    return lines
 
 
 def is_document(path: Path) -> bool:
