@@ -1917,6 +1917,59 @@ SWEEP4B_CASES: list[Case] = [
         ".tasks.json that `labelstudio export` wrote is imported in Label Studio itself "
         "(project > Import)",
     ),
+    # an option a step's command does not have failed in that step, after ingest, metrics
+    # and disagreements had run and written their outputs
+    Case(
+        "run/study-judge-args-unknown-option",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file("# top_k = 5", 'args = ["--colour", "red"]'),
+                "medical-fact-check.v1.yaml": GOOD_CB,
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:41, field 'judge.args': '--colour': "
+        "`failcodes judge retrieval` has no such option (see its --help)",
+    ),
+    Case(
+        "run/study-ingest-args-unknown-option",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    "labels = true\n", 'labels = true\nargs = ["--colour", "red"]\n'
+                ),
+                "medical-fact-check.v1.yaml": GOOD_CB,
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:19, field 'datasets[0].ingest[0]."
+        "args': '--colour': `failcodes ingest` has no such option (see its --help)",
+    ),
+    # a score past float range: OverflowError traceback
+    Case(
+        "ingest-generic/score-past-float-range",
+        (*GENERIC, "--option", "verdict_threshold=0.5"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "verdict": 1' + "0" * 400 + "}]"}),
+        line="failcodes: error: {d}/d.json:1, field 'verdict': --option verdict_threshold: "
+        "expected a support score (a number), got 1000000000000000000000000000000000000000000"
+        "00000000000000...",
+    ),
+    # a list in the --label-rule column never matched: every row the 'otherwise' label
+    Case(
+        "ingest-generic/label-rule-value-is-a-list",
+        (
+            *GENERIC,
+            *("--label-rule", "gold = wrong -> error", "--labels-out", "{d}/l.jsonl"),
+        ),
+        _write(
+            {
+                "d.json": '[{"claim_id": "c1", "claim": "x", "verdict": "supported", '
+                '"gold": ["wrong"]}]'
+            }
+        ),
+        line="failcodes: error: {d}/d.json:1, field 'gold': expected one value for --label-rule "
+        "'gold = wrong -> error', got a list ['wrong']",
+    ),
 ]
 
 

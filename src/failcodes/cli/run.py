@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -58,6 +58,59 @@ def execute_step(step: Step, log: Path | None = None) -> None:
         raise ConfigError(f"step {step.name!r} exited with code {code} (log: {log})")
 
 
+def unknown_option(command: str, args: list[str]) -> str | None:
+    """The first option in ``args`` that ``failcodes COMMAND`` does not have, if any.
+
+    ``command`` is ``ingest`` or ``judge retrieval``; a value after an option that takes one
+    is skipped (``--temperature -1``).
+    """
+    from typer.main import get_command
+
+    from failcodes.cli.main import register_commands
+
+    register_commands()
+    found: Any = get_command(app)
+    for name in command.split():
+        found = found.commands[name]
+    params = {o: p for p in found.params for o in (*p.opts, *p.secondary_opts)}
+    value_next = False
+    for arg in args:
+        if value_next:
+            value_next = False
+            continue
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, eq, _ = arg.partition("=")
+        param = params.get(name)
+        if param is None:
+            return name
+        value_next = not eq and not getattr(param, "is_flag", False)
+    return None
+
+
+def check_step_args(config: Any, root: Path) -> None:
+    """Refuse an option a step's command does not have (``args`` of the study file) at load.
+
+    It failed in its step, after the steps before it had run and written their outputs.
+    """
+    from failcodes.study.config import field_error
+
+    wanted: list[tuple[tuple[int | str, ...], str, list[str]]] = [
+        (("datasets", i, "ingest", j, "args"), "ingest", spec.args)
+        for i, ds in enumerate(config.datasets)
+        for j, spec in enumerate(ds.ingest)
+    ]
+    wanted += [
+        (("judge", "args"), f"judge {kind}", config.judge.args) for kind in config.judge.kinds
+    ]
+    for loc, command, args in wanted:
+        bad = unknown_option(command, args) if args else None
+        if bad is not None:
+            raise field_error(
+                root, loc, f"{bad!r}: `failcodes {command}` has no such option (see its --help)"
+            )
+
+
 @app.command("run")
 def run(
     study: Annotated[Path, typer.Argument(help="The study folder (with failcodes.toml).")],
@@ -84,6 +137,7 @@ def run(
     config = load_study(layout.root)
     # before the lock, the state or any step; a plan reads the codebook only
     check_input_paths(config, layout.root, inputs=not plan)
+    check_step_args(config, layout.root)
     steps = plan_study(config, layout)
     if plan:
         state = load_state(layout)

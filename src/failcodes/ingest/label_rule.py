@@ -97,6 +97,14 @@ class LabelRule:
         self, value: object, *, path: str | None = None, line: int | None = None
     ) -> Outcome:
         """The outcome for one cell (``None`` = the row has no value in the column)."""
+        if isinstance(value, dict | list):  # its text never matched: the 'otherwise' label
+            raise InputError(
+                f"expected one value for --label-rule {self.text!r}, got a "
+                f"{'list' if isinstance(value, list) else 'nested object'} {str(value)[:60]}",
+                path=path,
+                line=line,
+                field=self.column,
+            )
         if value is not None and not (isinstance(value, str) and not value.strip()):
             found = self.outcomes.get(_key(value))
             if found is not None:

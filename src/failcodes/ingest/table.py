@@ -435,6 +435,12 @@ def _row(
     return trace, label
 
 
+def _short(value: object) -> str:
+    """``repr(value)``, cut to 60 characters (a 400-digit score filled the error line)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) -> None:
     """A verifier's support score as a verdict: supported at or above the threshold.
 
@@ -445,13 +451,14 @@ def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) 
     value = rec.get("verdict")
     score: float | None = None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        score = float(value)
+        with contextlib.suppress(OverflowError):  # an integer past float range: no score
+            score = float(value)
     elif isinstance(value, str):
         with contextlib.suppress(ValueError):
             score = float(value.strip())
     if score is None or not math.isfinite(score):
         raise InputError(
-            f"--option verdict_threshold: expected a support score (a number), got {value!r}",
+            f"--option verdict_threshold: expected a support score (a number), got {_short(value)}",
             path=path,
             line=line,
             field="verdict",

@@ -337,6 +337,20 @@ def load_study(root: str | Path) -> StudyFile:
     return parse_study(text, path)
 
 
+def field_error(root: str | Path, loc: tuple[int | str, ...], message: str) -> InputError:
+    """An :class:`InputError` naming the study file, the line of the field ``loc`` and it."""
+    path = Path(root)
+    if path.is_dir():
+        path = path / STUDY_FILE
+    text = path.read_text(encoding="utf-8-sig")
+    return InputError(
+        message,
+        path=path,
+        line=_line_of(text, loc[:-1] if isinstance(loc[-1], int) else loc),
+        field=_field(loc),
+    )
+
+
 def check_input_paths(config: StudyFile, root: str | Path, *, inputs: bool = True) -> None:
     """Refuse a study whose ingest inputs or codebook do not exist, naming the field.
 
@@ -393,6 +407,7 @@ __all__ = [
     "StudyFile",
     "bundled_or_path",
     "check_input_paths",
+    "field_error",
     "load_study",
     "parse_study",
     "resolve_path",
