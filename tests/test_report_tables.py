@@ -6,7 +6,7 @@ import pytest
 from failcodes.codebook import Dimension, Part, Subcode
 from failcodes.errors import InputError
 from failcodes.report.render import latex_escape, render_table
-from failcodes.report.tables import code_shares, format_ci, prf_table
+from failcodes.report.tables import code_shares, format_ci, never_flagged_notes, prf_table
 from failcodes.units import UnitKind
 
 
@@ -126,3 +126,16 @@ def test_markdown_table_shape() -> None:
     md = render_table(pd.DataFrame({"a": ["x|y"], "b": [0.5]}), "md")
     lines = md.strip().splitlines()
     assert lines == ["| a | b |", "| --- | --- |", r"| x\|y | 0.500 |"]
+
+
+def test_rows_whose_mapping_flagged_nothing_are_named() -> None:
+    rows = [
+        {"system": "minicheck", "mapping": "refuted", "n": 87, "tp": 0, "fp": 0, "fn": 24},
+        {"system": "minicheck", "mapping": "non_supported", "n": 87, "tp": 14, "fp": 27},
+        {"system": "gpt", "mapping": "refuted", "n": 87, "tp": 0, "fp": 3},  # flags, all wrong
+        {"system": "empty", "mapping": "refuted", "n": 0, "tp": 0, "fp": 0},  # nothing to say
+    ]
+    [note] = never_flagged_notes(rows)
+    assert note.startswith("The mapping flagged no labelled sentence of: minicheck (refuted). ")
+    assert "non_supported mapping" in note
+    assert never_flagged_notes(rows[1:]) == []

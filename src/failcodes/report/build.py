@@ -29,7 +29,13 @@ from failcodes.report.html import (
     write_html,
 )
 from failcodes.report.render import TableFormat, render_table
-from failcodes.report.tables import code_shares, percent_table, prf_table, without_claims_notes
+from failcodes.report.tables import (
+    code_shares,
+    never_flagged_notes,
+    percent_table,
+    prf_table,
+    without_claims_notes,
+)
 from failcodes.units import UnitKind
 
 ATTRIBUTION_RULE_NOTE = (
@@ -149,6 +155,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 )
             )
         sec.notes.extend(without_claims_notes(inputs.metrics))
+        sec.notes.extend(never_flagged_notes(inputs.metrics))
         self_notes = inputs.notes.get("metrics", [])
         sec.notes.extend(self_notes)
         b.sections.append(sec)

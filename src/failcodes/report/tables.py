@@ -178,6 +178,31 @@ def without_claims_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
     return out
 
 
+def never_flagged_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
+    """Rows where the mapping flagged none of a system's sentences (TP + FP = 0).
+
+    Their recall of 0 is the system's verdicts seen through the mapping (a support classifier
+    never says refuted), not errors it looked at and missed.
+    """
+    rows = [
+        f"{m['system']} ({m['mapping']})"
+        for m in metrics
+        if m.get("n") and not _count(m.get("tp")) and not _count(m.get("fp"))
+    ]
+    if not rows:
+        return []
+    return [
+        "The mapping flagged no labelled sentence of: " + ", ".join(rows) + ". Their recall of "
+        "0 is their verdicts seen through the mapping (a support classifier never says "
+        "refuted; see the verdict distribution), not errors missed one by one; a verifier "
+        "that does not tell refuted from unsupported is measured with the non_supported mapping."
+    ]
+
+
+def _count(value: object) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
 def _num(value: object) -> float | None:
     if isinstance(value, dict):  # {"value": ..., "undefined_reason": ...}
         value = value.get("value")
