@@ -9,6 +9,7 @@ removed or modified, e.g. no fresh ``journal.sqlite`` or empty run folder).
 
 from __future__ import annotations
 
+import datetime as _dt
 import gzip
 import json
 import os
@@ -1969,6 +1970,42 @@ SWEEP4B_CASES: list[Case] = [
         ),
         line="failcodes: error: {d}/d.json:1, field 'gold': expected one value for --label-rule "
         "'gold = wrong -> error', got a list ['wrong']",
+    ),
+    # ratings: one rater column gave a table of undefined statistics; an empty --by cell
+    # dropped its row; a date (Excel's reading of 1/2) or an Excel error value ('#DIV/0!')
+    # was a text category; exit 0 each
+    Case(
+        "agree/one-rater-column",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A\n1,1\n2,2\n3,1\n"}),
+        line="failcodes: error: {d}/r.csv: one rater column ('coder_A'): agreement needs two or "
+        "more (name them with --raters; a table of one row per unit and rater: --long "
+        "RATER,RATING)",
+    ),
+    Case(
+        "agree/long-empty-by-cell",
+        ("agree", "{d}/r.csv", "--long", "rater,rating", "--by", "site"),
+        _write({"r.csv": "unit,rater,rating,site\n1,a,1,x\n1,b,1,\n2,a,2,x\n2,b,1,x\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'site': empty --by cell (every row belongs "
+        "to a group)",
+    ),
+    Case(
+        "agree/xlsx-date-as-rating",
+        ("agree", "{d}/r.xlsx"),
+        _workbook(
+            "r.xlsx",
+            [["unit", "coder_A", "coder_B"], [1, 1, 1], [2, _dt.datetime(2024, 1, 2), 2]],
+        ),
+        line="failcodes: error: {d}/r.xlsx:3, field 'coder_A': a date or time (2024-01-02 "
+        "00:00:00) is not a rating (Excel turns 1/2 or 3-4 into dates: format the column as "
+        "text or numbers)",
+    ),
+    Case(
+        "agree/xlsx-error-value",
+        ("agree", "{d}/r.xlsx"),
+        _workbook("r.xlsx", [["unit", "coder_A", "coder_B"], [1, 1, 1], [2, "#DIV/0!", 2]]),
+        line="failcodes: error: {d}/r.xlsx:3, field 'coder_A': Excel error value #DIV/0! (a "
+        "formula that failed): fix or clear the cell",
     ),
 ]
 

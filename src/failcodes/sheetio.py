@@ -19,6 +19,10 @@ from typing import Any
 from failcodes.errors import InputError
 
 SUFFIXES = (".xlsx", ".xlsm")
+#: The values Excel shows for a formula that failed (read as text by openpyxl).
+ERRORS = frozenset(
+    {"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA"}
+)
 
 
 def is_spreadsheet(path: str | Path) -> bool:
@@ -204,6 +208,14 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 f"a value in column {_column_letter(extra[0])}, which has no header name",
                 path=p,
                 line=line,
+            )
+        failed = next((i for i, c in enumerate(cells) if isinstance(c, str) and c in ERRORS), None)
+        if failed is not None:  # read as the text '#DIV/0!': a label, a rating category
+            raise InputError(
+                f"Excel error value {cells[failed]} (a formula that failed): fix or clear the cell",
+                path=p,
+                line=line,
+                field=header[failed] if failed < len(header) else _column_letter(failed),
             )
         count += 1
         yield line, {name: c for name, c in zip(header, cells, strict=False) if c is not None}

@@ -251,6 +251,7 @@ def wide_from_long(
             line=line_of(row),
             field=long.rating,
         )
+    _no_dates(frame, [long.rating], source, line_of)
     raters = frame[long.rater].astype(str)
     taken = [long.unit, *keep]
     clash = raters.isin(taken)
@@ -556,6 +557,20 @@ def ratings_tables(
     """
     if by is not None and by not in frame.columns:
         raise InputError(f"no column '{by}' to group by", path=source)
+
+    def line_of(row: int) -> int:
+        if lines is not None and len(lines) == len(frame):
+            return int(lines[row])
+        return row + first_line
+
+    if by is not None and frame[by].isna().any():  # the group left the row out, silently
+        row = int(np.flatnonzero(frame[by].isna().to_numpy())[0])
+        raise InputError(
+            "empty --by cell (every row belongs to a group)",
+            path=source,
+            line=line_of(row),
+            field=by,
+        )
     keep = [by] if by is not None else []
     notes: list[str] = []
     shape = long_columns(frame, long, unit_column=unit_column, exclude=keep, source=source)
@@ -578,6 +593,14 @@ def ratings_tables(
         source=source,
         unit_reason=unit_reason,
     )
+    if len(choice.raters) < 2:  # a table of undefined statistics, exit 0
+        raise InputError(
+            f"one rater column ({choice.raters[0]!r}): agreement needs two or more (name them "
+            "with --raters; a table of one row per unit and rater: --long RATER,RATING)",
+            path=source,
+        )
+    if shape is None:
+        _no_dates(frame, choice.raters, source, line_of)
     groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
     parts: list[tuple[Any, RatingsTable]] = []
     for key, part in groups:
@@ -596,6 +619,24 @@ def ratings_tables(
         )
     notes.append(used)
     return TableParts(parts, notes)
+
+
+def _no_dates(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a date or time where a rating goes (Excel turns ``1/2`` or ``3-4`` into dates)."""
+    import datetime as dt
+
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if isinstance(value, dt.date | dt.time | pd.Timestamp):
+                raise InputError(
+                    f"a date or time ({value}) is not a rating (Excel turns 1/2 or 3-4 into "
+                    "dates: format the column as text or numbers)",
+                    path=source,
+                    line=line_of(row),
+                    field=str(column),
+                )
 
 
 #: Statistics that weight disagreements by category distance even when no weights are named.
