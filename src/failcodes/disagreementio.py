@@ -282,19 +282,22 @@ def select_from_files(
         refuse_claim_labels(label_list, labels_path)
     else:
         columns, label_list = columnar.load_columns(trace_paths, labels_path)
-    index = LabelIndex(label_list)
     if isinstance(columns, SentenceColumns):
+        # the labels looked up through their match to the groups (no dict of positions)
         found = select_group_disagreements(
-            columns, label_list, index, mappings, without_claims=without_claims
+            columns, label_list, None, mappings, without_claims=without_claims
         )
         if found is not None:
             found = _located(columns, found)
         if found is not None:
+            index = found[0].index if found else LabelIndex(label_list)
             return Selection(found[0].cols if found else columns, found, index)
+        # two labels for one sentence: the index's error, before any other work (as ever)
+        LabelIndex(label_list)
         # claims the groups cannot find: the trace columns find them
-        del found, columns, index
+        del found, columns
         columns, label_list = columnar.load_columns(trace_paths, labels_path)
-        index = LabelIndex(label_list)
+    index = LabelIndex(label_list)
     items = [
         s
         for m in mappings

@@ -504,7 +504,7 @@ class GroupSelection:
 def select_group_disagreements(
     cols: SentenceColumns,
     labels: Sequence[Label],
-    index: LabelIndex,
+    index: LabelIndex | None,
     mappings: Sequence[ErrorMapping],
     *,
     without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
@@ -513,12 +513,15 @@ def select_group_disagreements(
 
     The labels are matched to the groups by code (:class:`~failcodes.metrics.GroupLabels`);
     None when they do not match there (claim labels, a label that fits no trace, two labels
-    for one sentence): the trace columns then give the exact error, if any.
+    for one sentence): the trace columns then give the exact error, if any. ``index`` None:
+    the selections look labels up through that match (:meth:`GroupLabels.label_index`).
     """
     policy = WithoutClaimsPolicy(without_claims)
     matched = GroupLabels(cols, labels)
     if not matched.valid:
         return None
+    if index is None:
+        index = matched.label_index(cols, labels)
     label = matched.flag[cols.sentence]  # per group: 1 error, 0 no error, -1 unlabelled
     labelled = label >= 0
     error = label == 1

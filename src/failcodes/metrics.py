@@ -542,6 +542,9 @@ class GroupLabels:
         self.missing: list[SentenceWithoutClaims] = []
         self.flag = np.zeros(0, dtype=np.int8)
         self.extra: list[tuple[str, str, bool]] = []
+        #: Each sentence code's label position (-1: none); labelled sentences no trace has.
+        self.position = np.zeros(0, dtype=np.int32)
+        self.others: dict[str, int] = {}
         self.valid = self._match(cols, labels)
 
     def _match(self, cols: SentenceColumns, labels: Sequence[Label]) -> bool:
@@ -569,6 +572,9 @@ class GroupLabels:
         self.flag[codes.sentence[present]] = has_error[present]
         qids = label_column(labels, "question_id")
         self.extra = [(qids[i], sids[i], bool(has_error[i])) for i in absent]
+        self.position = np.full(len(cols.sentences), -1, dtype=np.int32)
+        self.position[codes.sentence[present]] = np.flatnonzero(present)
+        self.others = {sids[i]: i for i in absent}
         self.missing = self._without_claims(cols)
         return True
 
@@ -593,6 +599,10 @@ class GroupLabels:
                 for q, sid in sorted(gone)
             )
         return out
+
+    def label_index(self, cols: SentenceColumns, labels: Sequence[Label]) -> LabelIndex:
+        """The labels' :class:`LabelIndex` through this match (no dict of positions)."""
+        return LabelIndex.of_sorted_sentences(labels, cols.sentences, self.position, self.others)
 
     def has_error(self, cols: SentenceColumns, missing: SentenceWithoutClaims) -> bool:
         """The label of a labelled sentence without claims."""

@@ -15,6 +15,8 @@ traces, :meth:`TraceColumns.to_traces` gives them back. Nothing here reads or wr
 from __future__ import annotations
 
 import array
+import bisect
+import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -356,7 +358,14 @@ _GROUP_CHUNK = 1 << 15  # a fold's temporaries cost ~60 bytes a row: ~2 MB
 _SYSTEM_BITS, _QUESTION_BITS, _SENTENCE_BITS = 8, 24, 31
 #: Mixes a row's system code into its claim id's hash (an odd 64-bit constant).
 _SYSTEM_MIX = np.uint64(0x9E3779B97F4A7C15)
+#: Buckets of the rows' hashes by their top 8 bits (:meth:`GroupCodes._fold`).
+_HASH_BUCKETS = 256
 _GROUP_COLUMNS = ("system", "question_id", "sentence_id", "verdict")
+#: Groups' first lines are kept as uint32 (more lines: :class:`GroupOverflowError`); their
+#: runs as uint16 (a longer run is kept as no run: a scan then finds its rows).
+_MAX_LINE, _MAX_RUN = (1 << 32) - 1, (1 << 16) - 1
+#: Groups :meth:`GroupCodes.finish` turns into columns at a time (its temporaries: ~1 MB).
+_FINISH_BLOCK = 1 << 16
 
 
 class GroupCodes:
@@ -364,8 +373,8 @@ class GroupCodes:
 
     What sentence-level metrics need of the traces, in memory that follows the sentences:
     per group the set of its claims' verdicts (a bit per :data:`VERDICTS` index) and its
-    first row, the claims per system and verdict, and a 64-bit hash of each row's
-    (system, claim_id) for the duplicate check (8 bytes a row where :class:`KeyCodes` holds
+    first row, the claims per system and verdict, and 56 bits of a hash of each row's
+    (system, claim_id) for the duplicate check (6 bytes a row where :class:`KeyCodes` holds
     20 and the claim ids). Same ``add``/``add_arrow`` interface as :class:`KeyCodes`.
     :meth:`finish` raises :class:`GroupOverflowError` when two rows share a hash (a
     duplicate claim, or a collision) or the ids outgrow the key: the caller then reads the
@@ -375,42 +384,59 @@ class GroupCodes:
     :attr:`lines` and :attr:`offsets` before the row itself; each group then also keeps
     where its first row is and, while its rows are consecutive, how many it has
     (:class:`GroupOrigin`: the disagreements stream fetches a group's claims as one run of
-    lines, with no row map). These are appended as groups appear (24 bytes a group, never
-    copied); the sorted groups keep no more than their first row.
+    lines, with no row map). These are appended as groups appear (14 bytes a group: the
+    line as uint32, the offset's low 32 bits with the few places its high bits change, the
+    run as uint16; never copied); the sorted groups keep no more than their first row.
+
+    Sentence ids are coded by their place among the given ids, sorted (a bisection; a row
+    with its predecessor's id reuses its code); ids not given get codes after those, in a
+    dict. No dict or code object per sentence: at 10x paper scale the dict of 100,000 ids
+    and their codes cost ~8 MB at the peak of the scan.
     """
 
     def __init__(self, sentence_ids: Iterable[str | None] = (), *, locate: bool = False) -> None:
         """``sentence_ids``: ids the traces' sentence ids are expected among (the labels').
 
-        The vocabulary starts with them, so a trace's id equal to one of them is held as
-        that string (one copy, not two: 100,000 labelled sentences at 10x paper scale cost
-        ~6 MB of strings). Ids no trace has are left out of :meth:`finish`'s result.
+        They are held sorted (a list of the same strings), so a trace's id equal to one of
+        them is held as that string (one copy, not two: 100,000 labelled sentences at 10x
+        paper scale cost ~6 MB of strings). Ids no trace has are left out of
+        :meth:`finish`'s result.
         """
         self.locate = locate
         #: Pending rows' lines and offsets (``locate``; emptied at each fold).
         self.lines = array.array("q")
         self.offsets = array.array("q")
-        self.vocab: dict[str, dict[str, int]] = {n: {} for n in _GROUP_COLUMNS}
-        known = self.vocab["sentence_id"]
-        for sid in sentence_ids:
-            if sid is not None:
-                known.setdefault(sid, len(known))
+        self.vocab: dict[str, dict[str, int]] = {
+            n: {} for n in _GROUP_COLUMNS if n != "sentence_id"
+        }
+        # the given sentence ids, sorted and distinct (codes 0..), then the others' codes
+        ordered = sorted(sid for sid in sentence_ids if sid is not None)
+        self._known: list[str] = [sid for sid, _ in itertools.groupby(ordered)]
+        del ordered
+        self._other: dict[str, int] = {}
+        self._last: str | None = None  # the last row's sentence id and its code
+        self._code = -1
         self._pending = {n: array.array("i") for n in _GROUP_COLUMNS}
         self._claims = array.array("q")  # hash(claim_id) per pending row
-        self._vocabs = [self.vocab[n] for n in _GROUP_COLUMNS]
+        self._vocabs = [self.vocab[n] for n in ("system", "question_id", "verdict")]
         self._arrays = [self._pending[n] for n in _GROUP_COLUMNS]
-        # the mixed hashes of every row folded so far, in one buffer: it grows in place
-        # (a list of chunks joined at the end held the hashes twice: 19 MB at 10x scale)
-        self._hashes = array.array("q")
-        self._keys: npt.NDArray[Any] = np.zeros(0, dtype=np.int64)
-        self._bits: npt.NDArray[Any] = np.zeros(0, dtype=np.uint8)
-        self._first: npt.NDArray[Any] = np.zeros(0, dtype=np.int32)
+        # the mixed hashes of every row folded so far, 6 bytes a row (see _fold): each
+        # chunk's sorted, appended to buffers that grow in place, with its bucket bounds
+        self._hash_low = array.array("I")
+        self._hash_mid = array.array("H")
+        self._hash_runs: list[npt.NDArray[np.int64]] = []
+        # the groups so far, sorted by key: grown in place (np.insert's new arrays at each
+        # fold, a little larger each time, left ~9 MB of freed heap at 10x paper scale)
+        self._keys = array.array("q")
+        self._bits = array.array("B")
+        self._first = array.array("i")
         # with ``locate``, per group in the order groups appeared (their first rows ascend):
         # first row, first line, first offset, and rows so far while consecutive (else 0)
         self._born = array.array("i")
-        self._line = array.array("q")
-        self._offset = array.array("q")
-        self._run = array.array("i")
+        self._line = array.array("I")
+        self._offset = array.array("I")  # low 32 bits
+        self._offset_high: list[tuple[int, int]] = [(0, 0)]  # (from group, high bits)
+        self._run = array.array("H")
         self._tally = np.zeros((1 << _SYSTEM_BITS) * len(VERDICTS), dtype=np.int64)
         self._rows = 0  # rows folded so far
 
@@ -420,15 +446,30 @@ class GroupCodes:
 
     def add(self, system: str, question: str, sentence: str, claim: str, verdict: str) -> None:
         """Append one row (the verdict canonical), unrolled as :meth:`KeyCodes.add`."""
-        (v0, v1, v2, v3), (a0, a1, a2, a3) = self._vocabs, self._arrays
+        (v0, v1, v3), (a0, a1, a2, a3) = self._vocabs, self._arrays
         a0.append(v0.setdefault(system, len(v0)))
         a1.append(v1.setdefault(question, len(v1)))
-        a2.append(v2.setdefault(sentence, len(v2)))
+        if sentence != self._last:  # a sentence's claims are usually consecutive rows
+            self._code = self._sentence_code(sentence)
+            self._last = sentence
+        a2.append(self._code)
         a3.append(v3.setdefault(verdict, len(v3)))
         claims = self._claims
         claims.append(hash(claim))
         if len(claims) >= _GROUP_CHUNK:
             self._fold()
+
+    def _sentence_code(self, sentence: str) -> int:
+        """A sentence id's code: its place among the given ids, else one after them."""
+        known = self._known
+        at = bisect.bisect_left(known, sentence)
+        if at < len(known) and known[at] == sentence:
+            return at
+        return self._other.setdefault(sentence, len(known) + len(self._other))
+
+    def _sentences(self) -> int:
+        """Sentence codes given so far."""
+        return len(self._known) + len(self._other)
 
     def add_arrow(self, name: str, column: Any) -> None:
         """Append a chunk of one column given as an Arrow string array (no nulls).
@@ -446,8 +487,12 @@ class GroupCodes:
             hashes = np.array([hash(v) for v in uniques], dtype=np.int64)
             self._claims.extend(hashes[indices].tolist())
             return
-        vocab = self.vocab[name]
-        lookup = np.array([vocab.setdefault(v, len(vocab)) for v in uniques], dtype=np.int32)
+        if name == "sentence_id":
+            found = [self._sentence_code(v) for v in uniques]
+        else:
+            vocab = self.vocab[name]
+            found = [vocab.setdefault(v, len(vocab)) for v in uniques]
+        lookup = np.array(found, dtype=np.int32)
         self._pending[name].extend(lookup[indices].tolist())
         if name == "verdict" and len(self._claims) >= _GROUP_CHUNK:
             self._fold()
@@ -460,7 +505,7 @@ class GroupCodes:
         sizes = (len(self.vocab["system"]), len(self.vocab["question_id"]))
         if sizes[0] > 1 << _SYSTEM_BITS or sizes[1] > 1 << _QUESTION_BITS:
             raise GroupOverflowError
-        if len(self.vocab["sentence_id"]) > 1 << _SENTENCE_BITS or self._rows + n >= 1 << 31:
+        if self._sentences() > 1 << _SENTENCE_BITS or self._rows + n >= 1 << 31:
             raise GroupOverflowError  # first rows are int32
         system = np.frombuffer(self._pending["system"], dtype=np.int32).astype(np.int64)
         key = np.frombuffer(self._pending["sentence_id"], dtype=np.int32).astype(np.int64)
@@ -470,10 +515,20 @@ class GroupCodes:
         lookup = np.array([VERDICTS.index(Verdict(v)) for v in self.vocab["verdict"]], np.int64)
         verdict = lookup[np.frombuffer(self._pending["verdict"], dtype=np.int32)]
         self._tally += np.bincount(system * len(VERDICTS) + verdict, minlength=len(self._tally))
-        self._hashes.extend(self._claims)
-        mixed = np.frombuffer(self._hashes, dtype=np.uint64)[self._rows :]  # a view
-        mixed ^= system.view(np.uint64) * _SYSTEM_MIX
-        del mixed  # (a buffer with a view cannot grow)
+        # each row's hash of (system, claim_id), kept as 56 of its 64 bits in 6 bytes: the
+        # chunk's sorted hashes keep bits 0-47, and where each value of the top 8 bits
+        # starts (bits 48-55 are dropped: a repeat of the other 56 is a duplicate claim, or
+        # at 10x paper scale a ~1e-5 chance, and then the exact reader decides)
+        mixed = np.frombuffer(self._claims, dtype=np.uint64) ^ (
+            system.view(np.uint64) * _SYSTEM_MIX
+        )
+        mixed.sort()
+        start = len(self._hash_low)
+        bounds = np.searchsorted(mixed, np.arange(_HASH_BUCKETS, dtype=np.uint64) << 56)
+        self._hash_runs.append(np.append(bounds, len(mixed)).astype(np.int64) + start)
+        self._hash_low.frombytes((mixed & 0xFFFFFFFF).astype(np.uint32).tobytes())
+        self._hash_mid.frombytes(((mixed >> 32) & 0xFFFF).astype(np.uint16).tobytes())
+        del mixed, bounds
         # the chunk's own groups (stable: the first of equal keys is the earliest row)
         order = np.argsort(key, kind="stable")
         key = key[order]
@@ -484,16 +539,20 @@ class GroupCodes:
         key = key[starts]
         del order, starts, verdict, system
         # merged into the groups so far: known groups gain bits, new ones are inserted
-        at = np.searchsorted(self._keys, key)
-        known = at < len(self._keys)
-        known[known] = self._keys[at[known]] == key[known]
-        np.bitwise_or.at(self._bits, at[known], bits[known])
+        groups = np.frombuffer(self._keys, dtype=np.int64)
+        at = np.searchsorted(groups, key)
+        known = at < len(groups)
+        known[known] = groups[at[known]] == key[known]
+        del groups  # (a buffer with a view cannot grow)
+        group_bits = np.frombuffer(self._bits, dtype=np.uint8)
+        np.bitwise_or.at(group_bits, at[known], bits[known])
+        del group_bits
         new = ~known
         if runs is not None:
-            self._locate(runs, first, known, self._first[at[known]])
-        self._keys = np.insert(self._keys, at[new], key[new])
-        self._bits = np.insert(self._bits, at[new], bits[new])
-        self._first = np.insert(self._first, at[new], first[new])
+            self._locate(runs, first, known, np.frombuffer(self._first, dtype=np.int32)[at[known]])
+        _insert_sorted(
+            (self._keys, self._bits, self._first), at[new], (key[new], bits[new], first[new])
+        )
         self._rows += n
         for codes in self._arrays:
             del codes[:]
@@ -528,77 +587,139 @@ class GroupCodes:
         if known.any():
             born = np.frombuffer(self._born, dtype=np.int32)
             at = np.searchsorted(born, known_first)
-            run = np.frombuffer(self._run, dtype=np.int32)  # a view: updated in place
+            run = np.frombuffer(self._run, dtype=np.uint16)  # a view: updated in place
             size = runs[0][known]
-            # a run goes on when this chunk's rows of it are consecutive and come next
-            goes_on = (run[at] > 0) & (size > 0) & (born[at] + run[at] == first[known])
-            run[at] = np.where(goes_on, run[at] + size, 0)
-            del born, run, at  # (a buffer with a view cannot grow)
+            had = run[at].astype(np.int64)
+            # a run goes on when this chunk's rows of it are consecutive and come next (and
+            # it still fits a uint16: a longer one is kept as no run)
+            goes_on = (had > 0) & (size > 0) & (born[at] + had == first[known])
+            goes_on &= had + size <= _MAX_RUN
+            run[at] = np.where(goes_on, had + size, 0)
+            del born, run, at, had  # (a buffer with a view cannot grow)
         new = np.flatnonzero(~known)
         new = new[np.argsort(first[new], kind="stable")]  # the order they appeared in
+        size, line, offset = runs[0][new], runs[1][new], runs[2][new]
+        if len(new) and int(line.max()) > _MAX_LINE:
+            raise GroupOverflowError
         self._born.extend(first[new].tolist())
-        self._run.extend(runs[0][new].tolist())
-        self._line.extend(runs[1][new].tolist())
-        self._offset.extend(runs[2][new].tolist())
+        self._run.extend(np.where(size <= _MAX_RUN, size, 0).tolist())
+        self._line.extend(line.tolist())
+        # the offsets' high bits, kept only where they change (they ascend within a file)
+        high = offset >> 32
+        start = len(self._offset)
+        before = np.concatenate([[self._offset_high[-1][1]], high[:-1]])
+        for i in np.flatnonzero(high != before).tolist():
+            self._offset_high.append((start + i, int(high[i])))
+        self._offset.extend((offset & 0xFFFFFFFF).tolist())
+
+    def _hashes_repeat(self) -> bool:
+        """Whether two rows share a kept hash: each top-8-bit bucket of every chunk at once."""
+        low = np.frombuffer(self._hash_low, dtype=np.uint32)
+        mid = np.frombuffer(self._hash_mid, dtype=np.uint16)
+        for bucket in range(_HASH_BUCKETS):
+            parts = [
+                (int(run[bucket]), int(run[bucket + 1]))
+                for run in self._hash_runs
+                if run[bucket + 1] > run[bucket]
+            ]
+            if sum(end - begin for begin, end in parts) < 2:
+                continue
+            values = np.concatenate(
+                [(mid[b:e].astype(np.uint64) << 32) | low[b:e] for b, e in parts]
+            )
+            values.sort()
+            if bool((values[1:] == values[:-1]).any()):
+                return True
+        return False
 
     def finish(self) -> SentenceColumns:
         """The groups as :class:`SentenceColumns` (see the class doc for the errors)."""
         self._fold()
-        hashes = np.frombuffer(self._hashes, dtype=np.uint64)
-        hashes.sort()  # in place: memory is the one buffer
-        repeated = len(hashes) > 1 and bool((hashes[1:] == hashes[:-1]).any())
-        del hashes
-        self._hashes = array.array("q")
+        repeated = self._hashes_repeat()
+        self._hash_low, self._hash_mid, self._hash_runs = array.array("I"), array.array("H"), []
         if repeated:
             raise GroupOverflowError
-        self._vocabs = []  # the vocabularies are freed as each is sorted (the sentences' ~8 MB)
+        self._vocabs = []  # the vocabularies are freed as each is sorted
         ranks: list[npt.NDArray[np.int64]] = []
         values: list[list[str]] = []
-        for name in ("system", "question_id", "sentence_id"):
+        for name in ("system", "question_id"):
             first_seen = list(self.vocab[name])
             self.vocab[name] = {}
-            codes: Iterable[int] = range(len(first_seen))
-            if name == "sentence_id":  # only the ids of the traces (not every one given)
-                used = np.zeros(len(first_seen), dtype=bool)
-                used[self._keys >> 32] = True
-                codes = np.flatnonzero(used).tolist()
-                del used
-            order = sorted(codes, key=first_seen.__getitem__)
-            rank = np.full(len(first_seen), -1, dtype=np.int64)
-            rank[order] = np.arange(len(order), dtype=np.int64)
+            rank, sorted_values = _sorted_codes(first_seen, range(len(first_seen)))
             ranks.append(rank)
-            values.append([first_seen[i] for i in order])
-            del first_seen, order
+            values.append(sorted_values)
+            del first_seen
+        # sentence ids: only those of the traces (not every one given); the given ones are
+        # sorted already, so without others no sort (and no code object) is needed
+        known, other = self._known, list(self._other)
+        self._known, self._other, self._last = [], {}, None
+        used = np.zeros(len(known) + len(other), dtype=bool)
+        groups = np.frombuffer(self._keys, dtype=np.int64)
+        for start in range(0, len(groups), _FINISH_BLOCK):
+            used[groups[start : start + _FINISH_BLOCK] >> 32] = True
+        del groups
+        if other:
+            rank, sorted_values = _sorted_codes(known + other, np.flatnonzero(used).tolist())
+        else:
+            kept = np.flatnonzero(used)
+            rank = np.full(len(known), -1, dtype=np.int64)
+            rank[kept] = np.arange(len(kept), dtype=np.int64)
+            sorted_values = known if len(kept) == len(known) else [known[i] for i in kept.tolist()]
+            del kept
+        del used, known, other
+        ranks.append(rank)
+        values.append(sorted_values)
         # the key re-coded in sorted value order (system, question, sentence: 8 + 24 + 31
-        # bits), sorted in place; the group columns are read back from it
-        keys, self._keys = self._keys, np.zeros(0, dtype=np.int64)
-        ordered = ranks[0][keys & 0xFF]
-        ordered <<= _QUESTION_BITS
-        ordered |= ranks[1][(keys >> 8) & 0xFFFFFF]
-        ordered <<= _SENTENCE_BITS
-        ordered |= ranks[2][keys >> 32]
-        del keys
+        # bits) in place and sorted in place; the group columns are read back from it. A
+        # block at a time: temporaries of every group (~3 MB each at 10x paper scale) grew
+        # the heap by ~15 MB that it kept after
+        ordered = np.frombuffer(self._keys, dtype=np.int64)  # the buffer, re-coded in place
+        self._keys = array.array("q")
+        for start in range(0, len(ordered), _FINISH_BLOCK):
+            block = ordered[start : start + _FINISH_BLOCK]  # a view: re-coded in place
+            recoded = ranks[0][block & 0xFF]
+            recoded <<= _QUESTION_BITS
+            recoded |= ranks[1][(block >> 8) & 0xFFFFFF]
+            recoded <<= _SENTENCE_BITS
+            recoded |= ranks[2][block >> 32]
+            block[:] = recoded
+            del block, recoded
         by_key = np.argsort(ordered)  # keys are distinct: any sort is the stable one
-        ordered = ordered[by_key]
-        sentence = (ordered & ((1 << _SENTENCE_BITS) - 1)).astype(np.int32)
-        ordered >>= _SENTENCE_BITS
-        question = (ordered & ((1 << _QUESTION_BITS) - 1)).astype(np.int32)
-        ordered >>= _QUESTION_BITS
-        system = ordered.astype(np.int32)
+        ordered.sort()  # (= ordered[by_key], in place)
+        sentence = np.empty(len(ordered), dtype=np.int32)
+        question = np.empty(len(ordered), dtype=np.int32)
+        system = np.empty(len(ordered), dtype=np.int32)
+        for start in range(0, len(ordered), _FINISH_BLOCK):
+            part = slice(start, start + _FINISH_BLOCK)
+            block = ordered[part]
+            sentence[part] = block & ((1 << _SENTENCE_BITS) - 1)
+            question[part] = (block >> _SENTENCE_BITS) & ((1 << _QUESTION_BITS) - 1)
+            system[part] = block >> (_SENTENCE_BITS + _QUESTION_BITS)
+            del block
         del ordered
         tally = self._tally.reshape(-1, len(VERDICTS))[: len(values[0])]
         counts = np.zeros_like(tally)
         counts[ranks[0]] = tally
-        first = self._first[by_key]
+        first = np.frombuffer(self._first, dtype=np.int32)[by_key]
+        verdicts = np.frombuffer(self._bits, dtype=np.uint8)[by_key]
+        self._first, self._bits = array.array("i"), array.array("B")
         origin = None
         if self.locate:
             # each group's entry in the appended arrays (by first row: they ascend there)
-            at = np.searchsorted(np.frombuffer(self._born, dtype=np.int32), first)
+            born = np.frombuffer(self._born, dtype=np.int32) if self._born else first[:0]
+            at = np.empty(len(first), dtype=np.int32)
+            for start in range(0, len(first), _FINISH_BLOCK):
+                part = slice(start, start + _FINISH_BLOCK)
+                at[part] = np.searchsorted(born, first[part])
+            del born
             origin = GroupOrigin(
-                at=at.astype(np.int32),
-                line=_int64_view(self._line),
-                offset=_int64_view(self._offset),
-                run=np.frombuffer(self._run, dtype=np.int32) if self._run else _NO_RUNS,
+                at=at,
+                line=np.frombuffer(self._line, dtype=np.uint32) if self._line else _NO_LINES,
+                offset_low=np.frombuffer(self._offset, dtype=np.uint32)
+                if self._offset
+                else _NO_LINES,
+                offset_high=tuple(self._offset_high),
+                run=np.frombuffer(self._run, dtype=np.uint16) if self._run else _NO_RUNS,
             )
             self._born = array.array("i")
             del at
@@ -609,7 +730,7 @@ class GroupCodes:
             system=system,
             question=question,
             sentence=sentence,
-            verdicts=self._bits[by_key],
+            verdicts=verdicts,
             first=first,
             verdict_counts=counts,
             rows=self._rows,
@@ -617,7 +738,52 @@ class GroupCodes:
         )
 
 
-_NO_RUNS = np.zeros(0, dtype=np.int32)
+def _insert_sorted(
+    buffers: Sequence[array.array[int]], at: npt.NDArray[np.int64], values: Sequence[Any]
+) -> None:
+    """``np.insert`` into growing buffers, in place: value ``i`` goes before old item ``at[i]``.
+
+    ``at`` ascends (the places of sorted new keys among sorted old ones). Each buffer grows
+    by the new items (realloc, no second copy) and its items from ``at[0]`` on move up by the
+    number of new items before them, a block at a time from the end (a block never lands on
+    items not moved yet: it moves up, and the items below it stay until their turn).
+    """
+    k = len(at)
+    if not k:
+        return
+    n = len(buffers[0])
+    for buf in buffers:
+        buf.frombytes(bytes(k * buf.itemsize))
+    views = [np.frombuffer(buf, dtype=f"={buf.typecode}") for buf in buffers]
+    end, low = n, int(at[0])
+    while end > low:
+        begin = max(low, end - _FINISH_BLOCK)
+        old = np.arange(begin, end, dtype=np.int64)
+        moved = old + np.searchsorted(at, old, side="right")
+        for view in views:
+            view[moved] = view[begin:end].copy()
+        end = begin
+    place = at + np.arange(k, dtype=np.int64)
+    for view, new in zip(views, values, strict=True):
+        view[place] = new
+    del view, views  # (a buffer with a view cannot grow)
+
+
+def _sorted_codes(
+    first_seen: Sequence[str], codes: Iterable[int]
+) -> tuple[npt.NDArray[np.int64], list[str]]:
+    """Each code's rank in the sorted order of the values ``codes`` name, and those values.
+
+    ``first_seen[c]`` is code ``c``'s value; codes not in ``codes`` get rank -1.
+    """
+    order = sorted(codes, key=first_seen.__getitem__)
+    rank = np.full(len(first_seen), -1, dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank, [first_seen[i] for i in order]
+
+
+_NO_RUNS = np.zeros(0, dtype=np.uint16)
+_NO_LINES = np.zeros(0, dtype=np.uint32)
 
 
 @dataclass(frozen=True)
@@ -655,11 +821,6 @@ class ScatteredRows:
         )
 
 
-def _int64_view(values: array.array[int]) -> IntArray:
-    """An ``array('q')`` as a numpy array sharing its memory (empty: a new empty array)."""
-    return np.frombuffer(values, dtype=np.int64) if values else np.zeros(0, dtype=np.int64)
-
-
 @dataclass(frozen=True)
 class GroupOrigin:
     """Where the rows of each sentence group are (:class:`GroupCodes` with ``locate``).
@@ -667,14 +828,18 @@ class GroupOrigin:
     Group ``g``'s entry is ``at[g]``: the 1-based line and byte offset of its first row
     (Parquet: the row number and the 0-based row, as :class:`Origin`) and ``run``, its
     number of rows when they are consecutive rows, else 0 (then only a scan finds them).
+    An offset is held as its low 32 bits (``offset_low``) and the high bits of the entries
+    from each ``(entry, high)`` of ``offset_high`` on (they change rarely: offsets ascend
+    within a file); :meth:`where` gives whole offsets.
     A reader of several files names them (``paths``, ``formats``) with each file's first
     row (``starts``), and ends a run at the end of its file.
     """
 
     at: Int32Array
-    line: IntArray
-    offset: IntArray
-    run: Int32Array
+    line: npt.NDArray[np.uint32]
+    offset_low: npt.NDArray[np.uint32]
+    offset_high: tuple[tuple[int, int], ...]
+    run: npt.NDArray[np.uint16]
     paths: tuple[Path, ...] = ()
     formats: tuple[str, ...] = ()
     starts: IntArray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
@@ -692,10 +857,15 @@ class GroupOrigin:
         idx = np.asarray(groups, dtype=np.int64)
         at = self.at[idx]
         file = np.searchsorted(self.starts, first[idx], side="right") - 1
+        offset = self.offset_low[at].astype(np.int64)
+        if len(self.offset_high) > 1 or self.offset_high[0][1]:
+            begins = np.array([entry for entry, _ in self.offset_high], dtype=np.int64)
+            highs = np.array([high for _, high in self.offset_high], dtype=np.int64)
+            offset += highs[np.searchsorted(begins, at, side="right") - 1] << 32
         return (
             file.tolist(),
             self.line[at].tolist(),
-            self.offset[at].tolist(),
+            offset.tolist(),
             self.run[at].tolist(),
         )
 
