@@ -1735,6 +1735,27 @@ SWEEP4_CASES: list[Case] = [
 ]
 
 
+def _merged_sheet(name: str) -> Setup:
+    """A clinicians' sheet whose question cell is merged over its answer's three sentences."""
+
+    def setup(d: Path) -> None:
+        from openpyxl import Workbook
+
+        book = Workbook()
+        sheet = book.active
+        for row in [
+            ["question_id", "sentence_id", "has_error"],
+            ["q1", "s1", True],
+            [None, "s2", False],
+            [None, "s3", False],
+        ]:
+            sheet.append(row)
+        sheet.merge_cells("A2:A4")
+        book.save(d / name)
+
+    return setup
+
+
 def _long_sheet(name: str) -> Setup:
     """A long ratings sheet: header on row 1, a blank row 3, unit 1 rated by 'a' twice."""
     return _workbook(name, [["unit", "rater", "rating"], [1, "a", 1], [], [1, "b", 2], [1, "a", 2]])
@@ -2006,6 +2027,16 @@ SWEEP4B_CASES: list[Case] = [
         _workbook("r.xlsx", [["unit", "coder_A", "coder_B"], [1, 1, 1], [2, "#DIV/0!", 2]]),
         line="failcodes: error: {d}/r.xlsx:3, field 'coder_A': Excel error value #DIV/0! (a "
         "formula that failed): fix or clear the cell",
+    ),
+    # a question cell merged over its sentences: only the first row had the question id, the
+    # others none (labels without a question, silently)
+    Case(
+        "ingest-generic-labels/xlsx-merged-cells",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        _merged_sheet("l.xlsx"),
+        line="failcodes: error: {d}/l.xlsx:2, field 'question_id': merged cells A2:A4: only the "
+        "first cell of a merged block holds its value, the others read as empty; unmerge the "
+        "cells and fill each one",
     ),
 ]
 

@@ -141,3 +141,18 @@ def test_a_stored_size_of_the_whole_sheet_is_not_padded(tmp_path: Path) -> None:
         for name, data in parts.items():
             z.writestr(name, data)
     assert list(sheet_rows(path)) == [(2, {"sentence_id": "s1", "has_error": True})]
+
+
+def test_a_merge_in_the_header_row_alone_is_read(tmp_path: Path) -> None:
+    # a header cell merged over the empty cell beside it (a wide title) leaves every table
+    # cell its own value; a block merged over table rows is refused (tests/test_bad_inputs.py)
+    book = Workbook()
+    ws = book.active
+    for row in [["sentence_id", "has_error"], ["s1", True], ["s2", False]]:
+        ws.append(row)
+    ws.merge_cells("B1:C1")
+    book.save(tmp_path / "t.xlsx")
+    assert list(sheet_rows(tmp_path / "t.xlsx")) == [
+        (2, {"sentence_id": "s1", "has_error": True}),
+        (3, {"sentence_id": "s2", "has_error": False}),
+    ]

@@ -12,6 +12,8 @@ held).
 
 from __future__ import annotations
 
+import re
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,6 +141,69 @@ def _book_rows(
         book.close()
 
 
+_SHEET = re.compile(rb"<(?:\w+:)?sheet\b[^>]*?\br:id=\"([^\"]+)\"")
+_MERGE = re.compile(rb"<(?:\w+:)?mergeCell\s+ref=\"([A-Z]+[0-9]+:[A-Z]+[0-9]+)\"")
+
+
+def _first_sheet_part(archive: zipfile.ZipFile) -> str | None:
+    """The zip member of the workbook's first sheet (from workbook.xml and its rels)."""
+    try:
+        found = _SHEET.search(archive.read("xl/workbook.xml"))
+        rels = archive.read("xl/_rels/workbook.xml.rels")
+    except KeyError:
+        return None
+    if found is None:
+        return None
+    rel = re.search(
+        rb"<Relationship\b[^>]*\bId=\"" + re.escape(found.group(1)) + rb"\"[^>]*>", rels
+    )
+    target = re.search(rb"\bTarget=\"([^\"]+)\"", rel.group(0)) if rel else None
+    if target is None:
+        return None
+    name = target.group(1).decode()
+    return name.lstrip("/") if name.startswith("/") else f"xl/{name}"
+
+
+def merged_ranges(path: Path) -> list[str]:
+    """The merged cell ranges of the first sheet (``B2:B3``), read from its XML part.
+
+    Read-only openpyxl does not report them; the part is streamed (merges come last in it).
+    """
+    out: list[str] = []
+    try:
+        with zipfile.ZipFile(path) as archive:
+            part = _first_sheet_part(archive)
+            if part is None:
+                return []
+            with archive.open(part) as fh:
+                tail = b""
+                while chunk := fh.read(1 << 20):
+                    text = tail + chunk
+                    out += [m.group(1).decode() for m in _MERGE.finditer(text)]
+                    # a merge cut at the chunk's end is found next time (twice: kept once)
+                    tail = text[-200:]
+    except (zipfile.BadZipFile, KeyError, OSError):
+        return []
+    return list(dict.fromkeys(out))
+
+
+def _check_merged(path: Path, header: list[str], header_line: int) -> None:
+    """Refuse cells merged over table rows: all but the first cell read as empty (silently)."""
+    from openpyxl.utils.cell import range_boundaries  # type: ignore[import-untyped]
+
+    for ref in merged_ranges(path):
+        min_col, min_row, _, max_row = range_boundaries(ref)
+        if max_row > header_line:
+            column = min_col - 1
+            raise InputError(
+                f"merged cells {ref}: only the first cell of a merged block holds its value, "
+                "the others read as empty; unmerge the cells and fill each one",
+                path=path,
+                line=max(min_row, header_line + 1),
+                field=header[column] if column < len(header) else _column_letter(column),
+            )
+
+
 def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
     names = [str(c).strip() if c is not None else "" for c in cells]
     while names and not names[-1]:
@@ -201,6 +266,7 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         if header is None:
             header, header_line = _header(p, line, cells), line
+            _check_merged(p, header, header_line)
             continue
         extra = [i for i, c in enumerate(cells) if c is not None and i >= len(header)]
         if extra:
