@@ -7,6 +7,7 @@ holding every trace took 2.4 GB; streamed, the command holds one trace plus the 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,45 @@ def test_an_error_late_in_the_stream_leaves_no_output(
     code, _, err = run_cli(["ingest", "generic", str(path), "-o", str(out)], capsys)
     assert code == 2 and "t.jsonl:2, field 'verdict'" in err
     assert not out.exists() and list(tmp_path.iterdir()) == [path]
+
+
+def test_a_csv_and_its_passages_table_are_written_as_the_traces_come(tmp_path: Path) -> None:
+    from failcodes import traceio
+    from failcodes.traces import Passage, Trace
+
+    def trace(claim_id: str, texts: list[str]) -> Trace:
+        passages = [Passage(passage_id=f"p{i}", rank=i, text=t) for i, t in enumerate(texts, 1)]
+        return Trace(
+            system="s",
+            question_id="q",
+            sentence_id="q:s1",
+            claim_id=claim_id,
+            claim="X is Y.",
+            verdict="supported",
+            passages=passages,
+        )
+
+    out = tmp_path / "out" / "t.csv"
+    staged: list[int] = []
+
+    def traces() -> Iterator[Trace]:
+        yield trace("c1", ["A, with a comma.", "B."])
+        staged.append(len(list(out.parent.iterdir())))  # both staged files, open already
+        yield trace("c2", [])
+
+    assert traceio.write_traces(out, traces()) == [out, tmp_path / "out" / "t.passages.csv"]
+    assert staged == [2]
+    assert (tmp_path / "out" / "t.passages.csv").read_text().splitlines() == [
+        "system,claim_id,passage_id,rank,text,source,title,score,gold,gold_verdict",
+        's,c1,p1,1,"A, with a comma.",,,,,',
+        "s,c1,p2,2,B.,,,,,",
+    ]
+    assert [t.claim_id for t in traceio.read_traces(out)] == ["c1", "c2"]
+
+    def failing() -> Iterator[Trace]:
+        yield trace("c3", ["C."])
+        raise InputError("bad row", path="in.jsonl", line=2)
+
+    with pytest.raises(InputError):
+        traceio.write_traces(tmp_path / "out" / "u.csv", failing())
+    assert sorted(p.name for p in out.parent.iterdir()) == ["t.csv", "t.passages.csv"]

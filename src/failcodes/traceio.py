@@ -231,26 +231,32 @@ def write_traces(
     """
     p = Path(path)
     fmt = detect_format(p)
-    # JSONL is written as the traces come (a stream is never held); a CSV's passages table
-    # needs them twice and Parquet builds one table, so those hold them
-    rows: Iterable[Trace] = traces if fmt is Format.JSONL else list(traces)
+    # JSONL, and a CSV with its passages table, are written as the traces come (a stream is
+    # never held); Parquet builds one table, so it holds them
+    rows: Iterable[Trace] = list(traces) if fmt is Format.PARQUET else traces
     written = [p]
 
     def write(b: AtomicBatch) -> None:
-        stage_table(b, p, Trace, rows, TRACE_COLUMNS)
-        if fmt is Format.CSV:
-            side = passages_path_for(p)
-            written.append(side)
-            side_tmp = b.stage(side)
-            with side_tmp.open("w", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh)
-                writer.writerow(PASSAGE_COLUMNS)
-                for t in rows:
-                    for ps in t.passages:
-                        writer.writerow(
-                            [t.system, t.claim_id]
-                            + [csv_cell(getattr(ps, c)) for c in Passage.model_fields]
-                        )
+        if fmt is not Format.CSV:
+            stage_table(b, p, Trace, rows, TRACE_COLUMNS)
+            return
+        side = passages_path_for(p)
+        written.append(side)
+        main_tmp, side_tmp = b.stage(p), b.stage(side)
+        with (
+            main_tmp.open("w", encoding="utf-8", newline="") as main_fh,
+            side_tmp.open("w", encoding="utf-8", newline="") as side_fh,
+        ):
+            table, passages = csv.writer(main_fh), csv.writer(side_fh)
+            table.writerow(TRACE_COLUMNS)
+            passages.writerow(PASSAGE_COLUMNS)
+            for t in rows:
+                table.writerow([csv_cell(getattr(t, c)) for c in TRACE_COLUMNS])
+                for ps in t.passages:
+                    passages.writerow(
+                        [t.system, t.claim_id]
+                        + [csv_cell(getattr(ps, c)) for c in Passage.model_fields]
+                    )
 
     write_in_batch(batch, write)
     return written
