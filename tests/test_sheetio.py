@@ -156,3 +156,27 @@ def test_a_merge_in_the_header_row_alone_is_read(tmp_path: Path) -> None:
         (2, {"sentence_id": "s1", "has_error": True}),
         (3, {"sentence_id": "s2", "has_error": False}),
     ]
+
+
+def test_a_zip_bomb_is_refused_before_reading(tmp_path: Path, monkeypatch) -> None:
+    # megabytes that unpack to gigabytes kept openpyxl parsing for minutes; the workbook's
+    # zip directory says how much each part unpacks to. Shown at a small scale: a sheet part
+    # of 200,000 spaces packs to a few hundred bytes (ratio > 200), over a 100 KB floor.
+    import zipfile
+
+    import failcodes.sheetio as sheetio
+
+    path = _book(tmp_path / "bomb.xlsx", [["sentence_id", "has_error"], ["s1", True]])
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"]
+    parts["xl/worksheets/sheet1.xml"] = sheet.replace(
+        b"<sheetData>", b"<sheetData>" + b" " * 200_000
+    )
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    assert list(sheet_rows(path)) == [(2, {"sentence_id": "s1", "has_error": True})]
+    monkeypatch.setattr(sheetio, "BOMB_MIN", 100_000)
+    with pytest.raises(InputError, match="a zip bomb, or a sheet too large to read here"):
+        list(sheet_rows(path))

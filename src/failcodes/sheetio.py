@@ -97,6 +97,36 @@ def _kind_hint(path: Path) -> str:
     return "; it is text (a CSV renamed .xlsx?): name it .csv"
 
 
+#: A workbook that uncompresses past this is refused (reading it would take minutes).
+MAX_UNPACKED = 4 << 30
+#: ... and so is one past :data:`BOMB_MIN` bytes that packs tighter than :data:`BOMB_RATIO`:1
+#: (real sheets pack 5-50:1; a zip bomb, megabytes that unpack to gigabytes, far more).
+BOMB_MIN = 200 << 20
+BOMB_RATIO = 200
+
+
+def _check_size(path: Path) -> None:
+    """Refuse a workbook whose parts unpack to too much: reading it hung (a zip bomb)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError):
+        return  # load_workbook says what it is
+    unpacked = sum(m.file_size for m in members)
+    packed = sum(m.compress_size for m in members)
+    bomb = any(
+        m.file_size > BOMB_MIN and m.file_size > BOMB_RATIO * max(m.compress_size, 1)
+        for m in members
+    )
+    if unpacked > MAX_UNPACKED or bomb:
+        raise InputError(
+            f"the workbook unpacks to {unpacked / (1 << 20):,.1f} MB from "
+            f"{packed / (1 << 20):,.1f} MB (a zip bomb, or a sheet too large to read here): "
+            "save the sheet as CSV",
+            path=path,
+        )
+
+
 def _rows(path: Path) -> Iterator[tuple[int, tuple[Any, ...]]]:
     from openpyxl import load_workbook  # type: ignore[import-untyped]  # lazy: workbooks only
 
@@ -104,6 +134,7 @@ def _rows(path: Path) -> Iterator[tuple[int, tuple[Any, ...]]]:
         raise InputError("file not found", path=path)
     if path.is_dir():
         raise InputError("is a folder, expected a file", path=path)
+    _check_size(path)
     unreadable = _unreadable()
     # opened here, so the file is closed however openpyxl fails (it left it open on a bad zip)
     with path.open("rb") as fh:
