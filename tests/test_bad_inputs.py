@@ -2038,6 +2038,45 @@ SWEEP4B_CASES: list[Case] = [
         "first cell of a merged block holds its value, the others read as empty; unmerge the "
         "cells and fill each one",
     ),
+    # study inputs: a folder for an adapter that reads files failed in its step (after the
+    # run took its lock and wrote its state); an unknown adapter or bundled data set was a
+    # line naming no file and no field
+    Case(
+        "run/study-ingest-path-is-a-folder",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file("bundled:ragchecker/checking_outputs.json", "raw"),
+                "medical-fact-check.v1.yaml": GOOD_CB,
+                "raw/outputs.json": "[]",
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:17, field 'datasets[0].ingest[0]."
+        "paths[0]': 'raw': a folder; the adapter reads files ({d}/study/raw)",
+    ),
+    Case(
+        "run/study-unknown-adapter",
+        ("run", "{d}/study", "--plan"),
+        _study({"failcodes.toml": _study_file('adapter = "ragchecker"', 'adapter = "ragchekcer"')}),
+        line="failcodes: error: {d}/study/failcodes.toml:16, field 'datasets[0].ingest[0]."
+        "adapter': unknown adapter 'ragchekcer' (known: atomic, covidfact, generic, "
+        "generic-labels, healthver, medexpert, medscore, ragchecker, scifact)",
+    ),
+    Case(
+        "run/study-unknown-bundled-data-set",
+        ("run", "{d}/study", "--plan"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    "bundled:ragchecker/checking_outputs.json", "bundled:ragcheker/outputs.json"
+                ),
+                "medical-fact-check.v1.yaml": GOOD_CB,
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:17, field 'datasets[0].ingest[0]."
+        "paths[0]': 'bundled:ragcheker/outputs.json': no bundled data set 'ragcheker' "
+        "(available: medexpert-sample, ragchecker, rtv-example, scifact)",
+    ),
 ]
 
 

@@ -145,7 +145,7 @@ class FileAdapter:
     documents: an :class:`InputError` naming a JSON field path (e.g. ``results[1].claims[0]``)
     is re-raised with the line where that field starts. ``streamer``, if any, reads the same
     traces as a stream (:meth:`open`; what ``failcodes ingest`` uses, writing each trace as it
-    comes).
+    comes). ``reads_folders`` marks readers that take a folder (a data set's layout) as PATH.
     """
 
     name: str
@@ -154,6 +154,7 @@ class FileAdapter:
     options: tuple[str, ...] = ()
     json_document: bool = False
     streamer: Reader | None = None
+    reads_folders: bool = False
 
     @property
     def description(self) -> str:

@@ -196,4 +196,4 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     )
 
 
-ADAPTER = FileAdapter("covidfact", Output.TRACES, _ingest)
+ADAPTER = FileAdapter("covidfact", Output.TRACES, _ingest, reads_folders=True)

@@ -31,4 +31,4 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     return IngestResult(traces=traces, labels=labels)
 
 
-ADAPTER = FileAdapter("scifact", Output.TRACES, _ingest)
+ADAPTER = FileAdapter("scifact", Output.TRACES, _ingest, reads_folders=True)

@@ -92,6 +92,16 @@ class IngestSpec(FrozenModel):
 
     _args = field_validator("args")(_no_output_options)
 
+    @field_validator("adapter")
+    @classmethod
+    def _known_adapter(cls, name: str) -> str:
+        # refused at load with the file's line, not by the plan (a line naming no file)
+        from failcodes.ingest import names
+
+        if name not in names():
+            raise ValueError(f"unknown adapter {name!r} (known: {', '.join(names())})")
+        return name
+
 
 class DatasetSpec(FrozenModel):
     """A data set: how it is ingested and which pipelines produced its traces."""
@@ -362,24 +372,34 @@ def check_input_paths(config: StudyFile, root: str | Path, *, inputs: bool = Tru
     base = path if path.is_dir() else path.parent
     if path.is_dir():
         path = path / STUDY_FILE
+    from failcodes.ingest import get_adapter  # lazy: the study file loads light
+
     wanted: list[tuple[tuple[int | str, ...], str]] = [(("codebook",), config.codebook)]
+    files_only: set[tuple[int | str, ...]] = {("codebook",)}
     for i, ds in enumerate(config.datasets):
         for j, spec in enumerate(ds.ingest):
-            wanted += [
-                (("datasets", i, "ingest", j, "paths", k), value)
-                for k, value in enumerate(spec.paths)
-            ]
-    if not inputs:
-        wanted = wanted[:1]
+            locs = [("datasets", i, "ingest", j, "paths", k) for k in range(len(spec.paths))]
+            wanted += list(zip(locs, spec.paths, strict=True))
+            if not getattr(get_adapter(spec.adapter), "reads_folders", False):
+                files_only.update(locs)
+    if not inputs:  # a plan: the codebook, and the data shipped with failcodes
+        wanted = [w for w in wanted if w[0] == ("codebook",) or w[1].startswith(BUNDLED_PREFIX)]
     for loc, value in wanted:
-        target = resolve_path(value, base)
-        codebook_folder = loc == ("codebook",) and target.is_dir()
-        if codebook_folder or not (target.is_file() or target.is_dir()):
+        try:
+            target = resolve_path(value, base)
+        except FailcodesError as exc:  # "no bundled data set 'x'" named no file, no field
+            raise field_error(path, loc, f"{value!r}: {exc.one_line()}") from None
+        folder = loc in files_only and target.is_dir()
+        if folder or not (target.is_file() or target.is_dir()):
             what = "broken link" if target.is_symlink() else "no such file or folder"
             if target.exists():
                 what = "not a regular file (a FIFO, socket or device)"
-            if codebook_folder:  # read later as "Is a directory", naming no field
-                what = "a folder, expected the codebook's YAML file"
+            if folder:  # found by its step (after the lock and the state), or "Is a directory"
+                what = (
+                    "a folder, expected the codebook's YAML file"
+                    if loc == ("codebook",)
+                    else "a folder; the adapter reads files"
+                )
             text = path.read_text(encoding="utf-8-sig")
             raise InputError(
                 f"{value!r}: {what} ({target})",
