@@ -2077,6 +2077,28 @@ SWEEP4B_CASES: list[Case] = [
         "paths[0]': 'bundled:ragcheker/outputs.json': no bundled data set 'ragcheker' "
         "(available: medexpert-sample, ragchecker, rtv-example, scifact)",
     ),
+    # init: a file of the user's own named like the codebook was overwritten; a bad name
+    # pointed at a study file not written yet; --name "" was ignored
+    Case(
+        "init/codebook-name-taken",
+        ("init", "{d}/st"),
+        _write({"st/medical-fact-check.v1.yaml": "my own notes\n"}),
+        line="failcodes: error: {d}/st/medical-fact-check.v1.yaml: exists and is not the bundled "
+        "codebook; init would overwrite it: move it away",
+    ),
+    Case(
+        "init/name-not-a-study-name",
+        ("init", "{d}/st", "--name", "../x"),
+        _write({}),
+        line="failcodes: error: --name '../x' is no study name: letters, digits, '.', '_' and "
+        "'-', starting with a letter or digit",
+    ),
+    Case(
+        "init/a-file-where-a-step-folder-goes",
+        ("init", "{d}/st"),
+        _write({"st/report": "x\n"}),
+        line="failcodes: error: {d}/st/report: a file where the study keeps a folder; move it away",
+    ),
 ]
 
 

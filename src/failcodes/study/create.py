@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from failcodes.errors import InputError
+from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.study.config import TEMPLATE, parse_study
 from failcodes.study.layout import StudyLayout
@@ -32,11 +32,20 @@ def init_study(root: str | Path, *, name: str | None = None) -> StudyLayout:
         raise InputError("already a study (it has a study file)", path=layout.study_file)
     if layout.root.exists() and not layout.root.is_dir():
         raise InputError("exists and is not a folder", path=layout.root)
+    if name is not None and not name.strip():  # --name "" (an unset variable)
+        raise ConfigError("--name is empty; give the study's name (or leave --name out)")
     study_name = name or layout.root.resolve().name
     source = bundled_codebook_file()
     text = study_text(study_name, source.name)
-    parse_study(text, layout.study_file)  # a bad name fails here, before anything is written
-    for folder in (
+    try:
+        parse_study(text, layout.study_file)  # a bad name fails here, before anything is written
+    except InputError:  # it named the study file, which does not exist yet
+        given = f"--name {name!r}" if name else f"the folder's name {study_name!r}"
+        raise ConfigError(
+            f"{given} is no study name: letters, digits, '.', '_' and '-', starting with a "
+            "letter or digit" + ("" if name else " (give one with --name)")
+        ) from None
+    folders = (
         layout.data_dir,
         layout.metrics_dir,
         layout.disagreements_dir,
@@ -44,9 +53,22 @@ def init_study(root: str | Path, *, name: str | None = None) -> StudyLayout:
         layout.attribution_dir,
         layout.review_dir,
         layout.report_dir,
-    ):
+    )
+    # everything that would fail is refused before anything is written (no half a study)
+    for folder in folders:
+        if folder.exists() and not folder.is_dir():
+            raise InputError("a file where the study keeps a folder; move it away", path=folder)
+    codebook = layout.root / source.name
+    if codebook.exists() and (
+        not codebook.is_file() or codebook.read_bytes() != source.read_bytes()
+    ):  # a file of the user's own under the codebook's name was overwritten
+        raise InputError(
+            "exists and is not the bundled codebook; init would overwrite it: move it away",
+            path=codebook,
+        )
+    for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, layout.root / source.name)
+    shutil.copyfile(source, codebook)
     atomic_write_text(layout.study_file, text)
     return layout
 
