@@ -2099,6 +2099,16 @@ SWEEP4B_CASES: list[Case] = [
         _write({"st/report": "x\n"}),
         line="failcodes: error: {d}/st/report: a file where the study keeps a folder; move it away",
     ),
+    # a formula a program wrote and nothing computed read as an empty cell (a label without
+    # has_error: "missing required field"; an optional field: silently none)
+    Case(
+        "ingest-generic-labels/xlsx-formula-never-computed",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        _workbook("l.xlsx", [["sentence_id", "question_id", "has_error"], ["s1", '="q"&1', True]]),
+        line="failcodes: error: {d}/l.xlsx:2, field 'question_id': cell B2 holds a formula with "
+        "no saved value (the file was written by a program, never opened in Excel): open and "
+        "save it in Excel, or write the values",
+    ),
 ]
 
 

@@ -180,3 +180,22 @@ def test_a_zip_bomb_is_refused_before_reading(tmp_path: Path, monkeypatch) -> No
     monkeypatch.setattr(sheetio, "BOMB_MIN", 100_000)
     with pytest.raises(InputError, match="a zip bomb, or a sheet too large to read here"):
         list(sheet_rows(path))
+
+
+def test_a_formula_excel_computed_reads_as_its_value(tmp_path: Path) -> None:
+    # Excel saves each formula's last value beside it (<f>1=1</f><v>1</v>): read as the value;
+    # a formula with no saved value is refused (tests/test_bad_inputs.py)
+    import zipfile
+
+    path = _book(tmp_path / "f.xlsx", [["sentence_id", "has_error"], ["s1", "=1=1"]])
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"]
+    assert b'<c r="B2"><f>1=1</f><v></v></c>' in sheet
+    parts["xl/worksheets/sheet1.xml"] = sheet.replace(
+        b'<c r="B2"><f>1=1</f><v></v></c>', b'<c r="B2" t="b"><f>1=1</f><v>1</v></c>'
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    assert list(sheet_rows(path)) == [(2, {"sentence_id": "s1", "has_error": True})]

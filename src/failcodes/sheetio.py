@@ -195,34 +195,55 @@ def _first_sheet_part(archive: zipfile.ZipFile) -> str | None:
     return name.lstrip("/") if name.startswith("/") else f"xl/{name}"
 
 
-def merged_ranges(path: Path) -> list[str]:
-    """The merged cell ranges of the first sheet (``B2:B3``), read from its XML part.
+#: A formula cell without a saved value (``<f>..</f><v></v>``, or no ``<v>`` at all).
+_UNCACHED = re.compile(
+    rb"<(?:\w+:)?c\s+r=\"([A-Z]+[0-9]+)\"[^>]*>\s*"
+    rb"(?:<(?:\w+:)?f\b[^>]*/>|<(?:\w+:)?f\b[^>]*>[^<]*</(?:\w+:)?f>)"
+    rb"\s*(?:<(?:\w+:)?v\s*/>|<(?:\w+:)?v>\s*</(?:\w+:)?v>)?\s*</(?:\w+:)?c>"
+)
 
-    Read-only openpyxl does not report them; the part is streamed (merges come last in it).
+
+def scan_sheet(path: Path) -> tuple[list[str], str | None]:
+    """The first sheet's merged ranges and its first formula cell with no saved value.
+
+    Ranges as ``B2:B3``; the cell as ``B2`` (None if every formula has its value), read from
+    the sheet's XML part. Read-only openpyxl reports neither (an unsaved formula reads as an
+    empty cell); the part is streamed.
     """
-    out: list[str] = []
+    merges: list[str] = []
+    uncached: str | None = None
     try:
         with zipfile.ZipFile(path) as archive:
             part = _first_sheet_part(archive)
             if part is None:
-                return []
+                return [], None
             with archive.open(part) as fh:
                 tail = b""
                 while chunk := fh.read(1 << 20):
                     text = tail + chunk
-                    out += [m.group(1).decode() for m in _MERGE.finditer(text)]
-                    # a merge cut at the chunk's end is found next time (twice: kept once)
-                    tail = text[-200:]
+                    merges += [m.group(1).decode() for m in _MERGE.finditer(text)]
+                    if uncached is None and (found := _UNCACHED.search(text)):
+                        uncached = found.group(1).decode()
+                    # a match cut at the chunk's end is found next time (twice: kept once)
+                    tail = text[-400:]
     except (zipfile.BadZipFile, KeyError, OSError):
-        return []
-    return list(dict.fromkeys(out))
+        return [], None
+    return list(dict.fromkeys(merges)), uncached
 
 
-def _check_merged(path: Path, header: list[str], header_line: int) -> None:
-    """Refuse cells merged over table rows: all but the first cell read as empty (silently)."""
-    from openpyxl.utils.cell import range_boundaries  # type: ignore[import-untyped]
+def _check_cells(path: Path, header: list[str], header_line: int) -> None:
+    """Refuse cells that read as empty though they are not.
 
-    for ref in merged_ranges(path):
+    Cells merged over table rows (all but the first read as empty), a formula never computed
+    (a program wrote the file; Excel saves each formula's value).
+    """
+    from openpyxl.utils.cell import (  # type: ignore[import-untyped]
+        coordinate_to_tuple,
+        range_boundaries,
+    )
+
+    merges, uncached = scan_sheet(path)
+    for ref in merges:
         min_col, min_row, _, max_row = range_boundaries(ref)
         if max_row > header_line:
             column = min_col - 1
@@ -233,6 +254,15 @@ def _check_merged(path: Path, header: list[str], header_line: int) -> None:
                 line=max(min_row, header_line + 1),
                 field=header[column] if column < len(header) else _column_letter(column),
             )
+    if uncached is not None:
+        row, col = coordinate_to_tuple(uncached)
+        raise InputError(
+            f"cell {uncached} holds a formula with no saved value (the file was written by a "
+            "program, never opened in Excel): open and save it in Excel, or write the values",
+            path=path,
+            line=row,
+            field=header[col - 1] if col - 1 < len(header) else _column_letter(col - 1),
+        )
 
 
 def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
@@ -297,7 +327,7 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         if header is None:
             header, header_line = _header(p, line, cells), line
-            _check_merged(p, header, header_line)
+            _check_cells(p, header, header_line)
             continue
         extra = [i for i, c in enumerate(cells) if c is not None and i >= len(header)]
         if extra:
