@@ -142,3 +142,22 @@ def test_an_input_that_changes_before_the_check_is_an_error(tmp_path: Path) -> N
         "a (system, claim_id) may repeat, but reading the input again gave 1 rows, not 2: "
         "did a file change while it was read?"
     )
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 1000])
+def test_hashes_merged_in_place_stay_findable(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    # each batch lands between, before and after the settled hashes; a merge that left them
+    # out of order would hide a repeat from the binary search of a later batch
+    monkeypatch.setattr(repeats, "CHUNK", chunk)
+    keys = KeyHashes(batch=2)
+    for pair in ((10, 30), (20, 40), (5, 35), (-7, 50)):
+        keys.add(pair[0])
+        keys.add(pair[1])
+        assert keys.settle() == frozenset()
+    for h in (-7, 5, 10, 20, 30, 35, 40, 50):
+        keys.add(h)
+        assert keys.settle() == {h}
+    keys.add(25)
+    keys.add(25)
+    assert keys.settle() == {25}
+    assert keys.count == 18  # 4 pairs, 8 single repeats, 25 twice

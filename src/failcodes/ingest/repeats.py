@@ -17,6 +17,8 @@ import numpy as np
 
 #: Hashes checked at once (512 KB of pending hashes).
 BATCH = 1 << 16
+#: Settled hashes moved at once when a batch is merged in.
+CHUNK = 1 << 16
 
 
 class KeyHashes:
@@ -48,5 +50,23 @@ class KeyHashes:
         known[known] = self._settled[at[known]] == new[known]
         twice = new[1:][new[1:] == new[:-1]]
         repeats = frozenset(int(h) for h in (*new[known], *twice))
-        self._settled = np.insert(self._settled, at, new)
+        self._merge(new)
         return repeats
+
+    def _merge(self, new: np.ndarray[Any, np.dtype[np.int64]]) -> None:
+        """Merge the sorted ``new`` hashes into the settled ones, in place.
+
+        The array grows by ``resize`` (a realloc: no second copy of a large array, which
+        ``np.insert`` made at every batch) and its hashes move up a chunk at a time from the
+        end: an old hash goes up by the new ones below it, a new one lands after the old
+        ones not above it.
+        """
+        n = len(self._settled)
+        places = np.arange(len(new)) + np.searchsorted(self._settled, new, side="right")
+        self._settled.resize(n + len(new), refcheck=False)  # no view of it is kept anywhere
+        merged = self._settled
+        for end in range(n, 0, -CHUNK):
+            start = max(0, end - CHUNK)
+            chunk = merged[start:end].copy()
+            merged[np.arange(start, end) + np.searchsorted(new, chunk, side="left")] = chunk
+        merged[places] = new
