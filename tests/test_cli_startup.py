@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from failcodes.cli.main import _register_only
+from failcodes.cli.main import COMMAND_SUMMARIES, _register_only, live_summaries
 
 
 def test_register_only_the_named_subcommand() -> None:
@@ -82,3 +82,21 @@ def test_help_paragraphs_are_reflowed_and_brackets_kept() -> None:
     assert "per dimension: percent, Fleiss, Krippendorff nominal, AC1" in _help("agree")
     # "[judge].args" in an option's help is text, not rich markup
     assert "(default: [judge].args, else 8)" in _help("recode")
+
+
+def test_the_listed_summaries_are_the_commands_own() -> None:
+    # `failcodes --help` lists COMMAND_SUMMARIES without importing the commands; every
+    # command and group must be there, with the first paragraph of its own help
+    live = live_summaries()
+    live.pop("version")  # defined in cli/main itself, always registered
+    assert live == COMMAND_SUMMARIES
+
+
+def test_top_level_help_imports_no_command_module() -> None:
+    loaded = _imported_after(["--help"])
+    assert not {m for m in loaded if m.startswith("failcodes.cli.") and m != "failcodes.cli.main"}
+    assert "pandas" not in loaded
+    listed = _help()
+    # in the order of the workflow, as COMMAND_SUMMARIES has them
+    places = [listed.index(f" {name} ") for name in COMMAND_SUMMARIES]
+    assert places == sorted(places)
