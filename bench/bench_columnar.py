@@ -14,7 +14,8 @@ and the child's peak RSS from ``wait4``):
 - ``floor jsonl``: read the traces JSONL and ``json.loads`` every line, keeping nothing
   (the parse floor every JSONL step is compared with);
 - ``floor parquet``: read every column of the traces Parquet file batch by batch;
-- ``ingest generic``: ``failcodes ingest generic`` of the traces JSONL (written as read);
+- ``ingest generic -> jsonl`` / ``-> parquet``: ``failcodes ingest generic`` of the traces
+  JSONL, written as read to JSONL, and to Parquet a row group at a time (step ``ingest-parquet``);
 - ``metrics``: ``failcodes metrics -m refuted -m non_supported --bootstrap 2000 --format json``
   from the JSONL, and again from the Parquet file;
 - ``disagreements``: the same two mappings, written as JSONL; ``disagreements parquet``: the
@@ -289,14 +290,16 @@ def bench_scale(
 
     step("floor jsonl", [py, "-c", FLOOR_JSONL, str(paths["traces"])], None)
     step("floor parquet", [py, "-c", FLOOR_PARQUET, str(paths["parquet"])], None)
-    if "ingest" in steps:  # a pipeline's own JSONL through the generic adapter, streamed
-        ingested = folder / "ingested.jsonl"
-        step(
-            "ingest generic",
-            [*cli, "ingest", "generic", str(paths["traces"]), "-o", str(ingested)],
-            "floor jsonl",
-        )
-        ingested.unlink()
+    # a pipeline's own JSONL through the generic adapter, streamed, to JSONL and to Parquet
+    for name, suffix in (("ingest", ".jsonl"), ("ingest-parquet", ".parquet")):
+        if name in steps:
+            ingested = folder / f"ingested{suffix}"
+            step(
+                f"ingest generic -> {suffix[1:]}",
+                [*cli, "ingest", "generic", str(paths["traces"]), "-o", str(ingested)],
+                "floor jsonl",
+            )
+            ingested.unlink()
     metrics = [*cli, "metrics", "--labels", str(paths["labels"]), *maps, "--bootstrap", "2000"]
     if "metrics" in steps:
         step(
@@ -372,7 +375,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the data here.")
     parser.add_argument(
         "--steps",
-        default="ingest,metrics,disagreements,disagreements-parquet,dryrun",
+        default="ingest,ingest-parquet,metrics,disagreements,disagreements-parquet,dryrun",
         help="Subset of the steps.",
     )
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")

@@ -231,9 +231,9 @@ def write_traces(
     """
     p = Path(path)
     fmt = detect_format(p)
-    # JSONL, and a CSV with its passages table, are written as the traces come (a stream is
-    # never held); Parquet builds one table, so it holds them
-    rows: Iterable[Trace] = list(traces) if fmt is Format.PARQUET else traces
+    # every format is written as the traces come (a stream is never held): JSONL line by
+    # line, a CSV with its passages table row by row, Parquet a row group at a time
+    rows: Iterable[Trace] = traces
     written = [p]
 
     def write(b: AtomicBatch) -> None:
