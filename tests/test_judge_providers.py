@@ -329,8 +329,9 @@ def test_a_wrongly_wrapped_answer_is_sent_back(fake, tmp_path, kind) -> None:
     ("body", "text", "tokens"),
     [
         # shapes a compatible server may send: AttributeError, TypeError, ValueError before
-        ({"choices": [None]}, "", (0, 0)),
-        ({"choices": "abc"}, "", (0, 0)),
+        # no content: a placeholder, so the turn sent back with the reason is not empty
+        ({"choices": [None]}, "(the reply was empty)", (0, 0)),
+        ({"choices": "abc"}, "(the reply was empty)", (0, 0)),
         ({"choices": [{"message": {"content": 5}}]}, "5", (0, 0)),
         (
             {"choices": [{"message": {"content": [{"type": "text", "text": '{"a": 1}'}]}}]},
@@ -377,7 +378,7 @@ def test_odd_completion_bodies_are_answers(
     ],
 )
 def test_json_payload(text: str, payload: object) -> None:
-    from failcodes.judge.providers.openai import json_payload
+    from failcodes.judge.providers.jsontext import json_payload
 
     assert json_payload(text) == payload
 

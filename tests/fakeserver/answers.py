@@ -310,7 +310,7 @@ def openai_completion(
         prefix_caching=True,
         provider="openai",
     )
-    return {
+    completion: dict[str, Any] = {
         "id": f"chatcmpl-fake-{counter}",
         "object": "chat.completion",
         "created": 0,
@@ -330,6 +330,17 @@ def openai_completion(
             "prompt_tokens_details": {"cached_tokens": r.cached_tokens},
         },
     }
+    choice = completion["choices"][0]
+    if fault == "refusal":  # what the API sends when the model declines (content null)
+        choice["message"].update(content=None, refusal="I can't help with that.")
+    elif fault == "max_tokens":  # cut off at the output limit: half the JSON
+        choice["message"]["content"] = r.text[: len(r.text) // 2]
+        choice["finish_reason"] = "length"
+    elif fault == "empty_content":
+        choice["message"]["content"] = ""
+    elif fault == "no_usage":
+        del completion["usage"]
+    return completion
 
 
 def anthropic_message(
@@ -367,7 +378,7 @@ def anthropic_message(
             }
         ]
         stop = "tool_use"
-    return {
+    message = {
         "id": f"msg_fake_{counter}",
         "type": "message",
         "role": "assistant",
@@ -383,3 +394,54 @@ def anthropic_message(
             "output_tokens": r.output_tokens,
         },
     }
+    if fault in ANTHROPIC_ANSWER_FAULTS:
+        _odd_message(message, fault, r.answer or {})
+    return message
+
+
+#: Faults of the Messages API's answer (what a model or a compatible server sends wrongly).
+ANTHROPIC_ANSWER_FAULTS = (
+    "text_answer",  # prose in a text block, no tool call
+    "text_json",  # the right JSON in a text block, no tool call
+    "wrong_tool",  # a call of a tool that was not asked for
+    "max_tokens",  # cut off at the output limit: a tool call with half its input
+    "empty_content",  # content: []
+    "refusal",  # stop_reason "refusal", nothing said
+    "no_usage",  # no usage block
+    "partial_usage",  # usage without output tokens and cache fields
+    "unknown_block",  # a block of a type the SDK does not know before the tool call
+    "unknown_block_only",  # only such a block
+)
+
+
+def _odd_message(message: dict[str, Any], fault: str, answer: dict[str, Any]) -> None:
+    """Change ``message`` (a good tool-call answer) as the Anthropic ``fault`` says."""
+    call = message["content"][0]
+    odd = {"type": "server_thought", "id": "st_fake", "data": {"thought": "x"}}
+    if fault == "text_answer":
+        message["content"] = [{"type": "text", "text": "The passage supports the claim."}]
+        message["stop_reason"] = "end_turn"
+    elif fault == "text_json":
+        message["content"] = [{"type": "text", "text": json.dumps(answer)}]
+        message["stop_reason"] = "end_turn"
+    elif fault == "wrong_tool":
+        call["name"] = "some_other_tool"
+    elif fault == "max_tokens":
+        first = next(iter(answer), None)
+        call["input"] = {first: answer[first]} if first is not None else {}
+        message["stop_reason"] = "max_tokens"
+    elif fault == "empty_content":
+        message["content"] = []
+        message["stop_reason"] = "end_turn"
+    elif fault == "refusal":
+        message["content"] = []
+        message["stop_reason"] = "refusal"
+    elif fault == "no_usage":
+        del message["usage"]
+    elif fault == "partial_usage":
+        message["usage"] = {"input_tokens": message["usage"]["input_tokens"]}
+    elif fault == "unknown_block":
+        message["content"] = [odd, call]
+    elif fault == "unknown_block_only":
+        message["content"] = [odd]
+        message["stop_reason"] = "end_turn"

@@ -7,13 +7,20 @@ Control endpoints (not part of either API):
   "invalid_json"}``, ``{"kind": "bad_code"}`` (a code outside the codebook), ``{"kind":
   "injected_code"}`` (a 5 KB code closing the delimiter and posing as instructions),
   ``think_fenced``, ``think_only``, ``unterminated_fence``, ``two_objects``,
-  ``deep_nesting`` (a local reasoning model's wrappers, right and wrong);
+  ``deep_nesting`` (a local reasoning model's wrappers, right and wrong); ``{"kind": "529",
+  "retry_after": s}`` (Anthropic's overloaded_error), ``not_json`` (an HTML page with status
+  200), ``broken_json`` (a JSON content type over a body cut short); the answer faults of
+  :data:`~tests.fakeserver.answers.ANTHROPIC_ANSWER_FAULTS` (``refusal``, ``max_tokens``,
+  ``empty_content``, ``no_usage`` also change an OpenAI answer the same way);
   ``latency`` sets the delay of every reply; ``prompt_cache`` ``{"min_tokens": n,
   "openai_step": n}`` sets the simulated prompt cache (defaults: the real APIs' 1024-token
   minimum, OpenAI's 128-token steps; reset by ``/_reset``).
 - ``GET /_stats``: calls per endpoint, faults served, tokens, keys seen (as SHA-256
   digests), the server process's CPU seconds.
 - ``POST /_reset``: forget calls, faults and the prefix cache.
+
+Like the real Messages API, the Anthropic endpoint answers a request holding a message with
+empty content with HTTP 400 (``invalid_request_error``).
 
 Markers in the judged text (see :mod:`tests.fakeserver.answers`) make faults permanent for
 one unit. Batch endpoints (files, batches, results of both providers) live in
@@ -37,6 +44,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.fakeserver.answers import (
+    ANTHROPIC_ANSWER_FAULTS,
     MALFORMED_WRAPPERS,
     PrefixCache,
     anthropic_message,
@@ -45,7 +53,14 @@ from tests.fakeserver.answers import (
 from tests.fakeserver.batch import BatchState, batch_routes
 
 #: Faults that change the answer's text (the others change the HTTP reply).
-FAULT_ANSWERS = ("invalid_json", "bad_code", "injected_code", "think_fenced", *MALFORMED_WRAPPERS)
+FAULT_ANSWERS = (
+    "invalid_json",
+    "bad_code",
+    "injected_code",
+    "think_fenced",
+    *MALFORMED_WRAPPERS,
+    *ANTHROPIC_ANSWER_FAULTS,
+)
 
 
 @dataclass
@@ -80,14 +95,33 @@ class FakeState:
 def _error(
     status: int, provider: str, message: str, headers: dict[str, str] | None = None
 ) -> Response:
-    kind = {429: "rate_limit_error", 500: "api_error", 503: "overloaded_error"}.get(
-        status, "api_error"
-    )
+    kinds = {400: "invalid_request_error", 429: "rate_limit_error", 529: "overloaded_error"}
+    kind = kinds.get(status, "api_error")
     if provider == "anthropic":
         body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
     else:
         body = {"error": {"message": message, "type": kind, "code": None, "param": None}}
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+#: The Messages API's 400 for a message with empty content (its wording).
+_EMPTY_TURN = (
+    "messages: all messages must have non-empty content except for the optional final "
+    "assistant message"
+)
+
+
+def _empty_turn(body: dict[str, Any]) -> bool:
+    """Whether a Messages request has a message with empty content (the real API's 400)."""
+    for m in body.get("messages") or []:
+        content = m.get("content") if isinstance(m, dict) else None
+        if content == "" or content == []:
+            return True
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "text" and not b.get("text") for b in content
+        ):
+            return True
+    return False
 
 
 def build_app(state: FakeState) -> Starlette:
@@ -107,19 +141,28 @@ def build_app(state: FakeState) -> Starlette:
         except ClientDisconnect:  # the client was killed mid-request (crash tests)
             return Response(status_code=499)
         state.requests.append({"provider": provider, "body": body})
+        if provider == "anthropic" and _empty_turn(body):
+            # the real API refuses an empty message (a client sending back an empty answer)
+            return _error(400, provider, _EMPTY_TURN)
         fault = state.faults.popleft() if state.faults else None
         kind = fault.get("kind") if fault else None
         if kind is not None:
             state.faults_served[str(kind)] += 1
-        if kind in ("429", "500", "503") and state.latency:
+        if kind in ("429", "500", "503", "529") and state.latency:
             await asyncio.sleep(state.latency)
+        headers = {}
+        if fault and fault.get("retry_after") is not None:
+            headers["retry-after"] = str(fault["retry_after"])
         if kind == "429":
-            headers = {}
-            if fault and fault.get("retry_after") is not None:
-                headers["retry-after"] = str(fault["retry_after"])
             return _error(429, provider, "rate limited (fake)", headers)
         if kind in ("500", "503"):
             return _error(int(kind), provider, "server error (fake)")
+        if kind == "529":  # Anthropic's overloaded_error
+            return _error(529, provider, "Overloaded (fake)", headers)
+        if kind == "not_json":  # a proxy's error page served with status 200
+            return Response("<html><body>Bad gateway</body></html>", media_type="text/html")
+        if kind == "broken_json":  # a JSON content type over a body cut short
+            return Response('{"id": "msg_fake", "content": [', media_type="application/json")
         if kind == "slow" and fault:
             await asyncio.sleep(float(fault.get("seconds", 1.0)))
         make = anthropic_message if provider == "anthropic" else openai_completion
@@ -132,7 +175,7 @@ def build_app(state: FakeState) -> Starlette:
         if state.latency:  # the model "generates"; a prefix is cached once this is served
             await asyncio.sleep(state.latency)
         cache.flush()
-        usage = out["usage"]
+        usage = Counter(out.get("usage") or {})  # an odd answer may have none
         if provider == "anthropic":
             totals["input_tokens"] += (
                 usage["input_tokens"]
@@ -143,7 +186,9 @@ def build_app(state: FakeState) -> Starlette:
             totals["cache_write_tokens"] += usage["cache_creation_input_tokens"]
         else:
             totals["input_tokens"] += usage["prompt_tokens"]
-            totals["cached_tokens"] += usage["prompt_tokens_details"]["cached_tokens"]
+            totals["cached_tokens"] += (usage["prompt_tokens_details"] or {}).get(
+                "cached_tokens", 0
+            )
             usage_out = usage["completion_tokens"]
             totals["output_tokens"] += usage_out
         if provider == "anthropic":

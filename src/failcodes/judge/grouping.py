@@ -23,7 +23,7 @@ from failcodes.codebook import Part
 from failcodes.errors import ConfigError
 from failcodes.judge.prompts import group_template_hash, render_group
 from failcodes.judge.providers.base import LLMProvider, Message, ProviderRequest, TokenUsage
-from failcodes.judge.schema import Answer, AnswerError, parse_answer
+from failcodes.judge.schema import Answer, AnswerError, NoAnswer, parse_answer
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import Outcome, UnitJudge
 from failcodes.units import Unit, UnitKind
@@ -79,6 +79,8 @@ def groups_by_claim(units: Iterable[Unit], size: int = DEFAULT_GROUP_SIZE) -> li
 def parse_group(part: Part, payload: object, keys: list[str]) -> dict[str, Answer | str]:
     """Validate a group answer item by item: key -> Answer, or the error for that key."""
     out: dict[str, Answer | str] = dict.fromkeys(keys, "no result for this passage")
+    if isinstance(payload, NoAnswer):
+        return dict.fromkeys(keys, str(payload))
     if isinstance(payload, str):
         return dict.fromkeys(keys, "the answer is not valid JSON")
     results = payload.get("results") if isinstance(payload, dict) else None

@@ -44,6 +44,14 @@ class AnswerError(ValueError):
     """A judge answer that does not fit the schema; the message is shown back to the judge."""
 
 
+class NoAnswer(str):
+    """A reply that holds no answer; the string says why (validation sends that back).
+
+    A refusal, an answer cut off at the output token limit, a reply with no call of the
+    answer tool. A ``str``, so any reader of a payload takes it as an answer that is not JSON.
+    """
+
+
 class DimensionAnswer(FrozenModel):
     """One dimension's (step's) validated answer."""
 
@@ -238,6 +246,8 @@ def parse_answer(part: Part, payload: object) -> Answer:
 
     Raises :class:`AnswerError` with a message precise enough to send back to the judge.
     """
+    if isinstance(payload, NoAnswer):
+        raise AnswerError(str(payload))
     if isinstance(payload, str):
         try:
             payload = json.loads(payload)

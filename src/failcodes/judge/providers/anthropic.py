@@ -13,10 +13,18 @@ import json
 from typing import Any
 
 from failcodes.annotations import CoderKind
-from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.errors import ProviderError
+from failcodes.judge.providers.base import (
+    ProviderReply,
+    ProviderRequest,
+    TokenUsage,
+    token_count,
+)
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
-from failcodes.judge.providers.sdkerrors import sdk_errors
+from failcodes.judge.providers.jsontext import json_payload
+from failcodes.judge.providers.sdkerrors import not_json, sdk_errors
+from failcodes.judge.schema import NoAnswer
 
 KEY_VAR = "ANTHROPIC_API_KEY"
 BASE_URL_VAR = "ANTHROPIC_BASE_URL"
@@ -27,34 +35,70 @@ def reply_from_message(
 ) -> ProviderReply:
     """Turn a Messages API ``Message`` into a provider reply (direct calls and batches).
 
-    The payload is the input of the tool named ``schema_name`` (any tool when None).
+    The payload is the input of the tool named ``schema_name`` (any tool when None). A reply
+    that holds no answer (a refusal, an answer cut off at ``max_tokens``, no call of the tool
+    and no JSON text) carries a :class:`~failcodes.judge.schema.NoAnswer` saying why:
+    validation sends it back, then the unit ends unscored with that reason. A compatible
+    server's odd message (no usage, a block of an unknown type, ``null`` counts) is read as
+    far as it goes, never raising.
     """
-    payload: object = None
-    text = ""
-    for block in message.content:
-        if block.type == "tool_use" and schema_name in (None, block.name):
-            payload = block.input
-            text = json.dumps(block.input, ensure_ascii=False)
-            break
+    body = message.model_dump(mode="json", warnings=False)
+    return reply_from_body(body, schema_name, raw_request)
+
+
+def reply_from_body(
+    body: dict[str, Any], schema_name: str | None, raw_request: dict[str, Any]
+) -> ProviderReply:
+    """:func:`reply_from_message` on the message as a JSON object."""
+    content = body.get("content")
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    calls = [b for b in blocks if b.get("type") == "tool_use"]
+    call = next((b for b in calls if schema_name in (None, b.get("name"))), None)
+    texts = [b.get("text") for b in blocks if b.get("type") == "text"]
+    text = "".join(t for t in texts if isinstance(t, str))
+    payload: object
+    if call is not None:
+        payload = call.get("input")
+        text = json.dumps(payload, ensure_ascii=False)
     else:
-        text = "".join(getattr(b, "text", "") for b in message.content)
-        payload = text
-    u = message.usage
-    read = u.cache_read_input_tokens or 0
-    write = u.cache_creation_input_tokens or 0
+        payload = json_payload(text) if text.strip() else None
+        if payload is None or isinstance(payload, str):  # prose, or nothing
+            payload = NoAnswer(_no_call(schema_name, blocks, calls))
+    stop = body.get("stop_reason")
+    if stop == "refusal":
+        payload = NoAnswer("the model refused to answer (stop_reason refusal)")
+    elif stop == "max_tokens":
+        payload = NoAnswer(
+            "the answer was cut off at the output token limit (stop_reason max_tokens)"
+        )
+    if isinstance(payload, NoAnswer) and not text.strip():
+        # sent back as the assistant turn: the API refuses an empty text block
+        text = f"({payload})"
+    u = body.get("usage")
+    u = u if isinstance(u, dict) else {}
+    read = token_count(u.get("cache_read_input_tokens"))
+    write = token_count(u.get("cache_creation_input_tokens"))
     usage = TokenUsage(
-        input_tokens=u.input_tokens + read + write,
+        input_tokens=token_count(u.get("input_tokens")) + read + write,
         cached_input_tokens=read,
         cache_write_tokens=write,
-        output_tokens=u.output_tokens,
+        output_tokens=token_count(u.get("output_tokens")),
     )
     return ProviderReply(
-        payload=payload,
-        text=text,
-        usage=usage,
-        raw_request=raw_request,
-        raw_response=message.model_dump(mode="json"),
+        payload=payload, text=text, usage=usage, raw_request=raw_request, raw_response=body
     )
+
+
+def _no_call(schema_name: str | None, blocks: list[dict[str, Any]], calls: list[Any]) -> str:
+    """Why a reply holds no answer: what came instead of the call of the answer tool."""
+    tool = f"the tool `{schema_name}`" if schema_name else "the answer tool"
+    if calls:
+        names = ", ".join(f"`{c.get('name')}`" for c in calls)
+        return f"no call of {tool} (a call of {names} instead)"
+    if not blocks:
+        return f"no call of {tool}: the reply was empty"
+    kinds = ", ".join(sorted({str(b.get("type")) for b in blocks}))
+    return f"no call of {tool}, and no JSON answer (content: {kinds})"
 
 
 class AnthropicProvider:
@@ -104,8 +148,11 @@ class AnthropicProvider:
         """Send one request; map SDK errors onto the engine's retry classes."""
         body = self.build(request)
         auth = f"Anthropic rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
-        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth):
+        url = f"{str(self.client.base_url).rstrip('/')}/v1/messages"
+        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
             message = await self.client.messages.create(**body)
+        if not isinstance(message, self.sdk.types.Message):  # a text/html page, say
+            raise ProviderError(not_json(self.spec, url, f"({str(message)[:80]!r})"))
         return reply_from_message(message, request.schema_name, body)
 
     async def aclose(self) -> None:

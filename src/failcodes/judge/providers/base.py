@@ -128,6 +128,16 @@ class DirectCoder(Protocol):
         ...
 
 
+def token_count(value: object) -> int:
+    """A token count of a usage block (0 for anything that is no non-negative number).
+
+    A compatible server's usage may lack a field or hold ``null``, a string or a float.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return max(int(value), 0) if value == value and abs(value) != float("inf") else 0
+
+
 def parse_retry_after(headers: Any) -> float | None:
     """Read ``retry-after-ms`` / ``retry-after`` (seconds) from response headers, if any."""
     if headers is None:

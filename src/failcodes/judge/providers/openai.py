@@ -12,17 +12,22 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
 from failcodes.annotations import CoderKind
-from failcodes.errors import FailcodesError
-from failcodes.jsonio import parse_json
-from failcodes.judge.providers.base import ProviderReply, ProviderRequest, TokenUsage
+from failcodes.errors import ProviderError
+from failcodes.judge.providers.base import (
+    ProviderReply,
+    ProviderRequest,
+    TokenUsage,
+    token_count,
+)
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
-from failcodes.judge.providers.sdkerrors import sdk_errors
+from failcodes.judge.providers.jsontext import json_payload
+from failcodes.judge.providers.sdkerrors import not_json, sdk_errors
+from failcodes.judge.schema import NoAnswer
 
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
@@ -30,46 +35,6 @@ BASE_URL_VAR = "OPENAI_BASE_URL"
 LOCAL_SERVER_KEY = "no-key-local-server"
 #: Model families that reject ``temperature`` and ``max_tokens`` (reasoning models).
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
-
-
-_THOUGHT = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL)
-_FENCED = re.compile(r"\A\s*```(?:json)?[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
-
-
-def _strict(text: str) -> object:
-    """``text`` parsed as one JSON value, or :data:`_NOT_JSON` (strict: see jsonio.parse_json).
-
-    A model's answer is untrusted input: ``[`` nested 100,000 deep raised RecursionError (a
-    traceback that ended the judge run); NaN and repeated keys were taken.
-    """
-    try:
-        return parse_json(text)
-    except FailcodesError:
-        return _NOT_JSON
-
-
-_NOT_JSON = object()
-
-
-def json_payload(text: str) -> object:
-    """The JSON answer in ``text``, else ``text`` itself (validation then rejects it).
-
-    Besides plain JSON, the two wrappers OpenAI-compatible servers of local reasoning models
-    put around a structured answer are taken off: a leading ``<think>...</think>`` block and
-    one Markdown code fence around the whole rest. Anything else stays text, so a wrapped
-    but malformed answer (only a thought, an unclosed fence, two JSON values) is still sent
-    back as invalid.
-    """
-    value = _strict(text)
-    if value is not _NOT_JSON:
-        return value
-    rest = _THOUGHT.sub("", text, count=1)
-    fenced = _FENCED.match(rest)
-    candidate = fenced.group(1) if fenced else rest
-    if candidate is text:
-        return text
-    value = _strict(candidate)
-    return text if value is _NOT_JSON else value
 
 
 def _text_of(content: object) -> str:
@@ -80,13 +45,6 @@ def _text_of(content: object) -> str:
         parts = [p.get("text") for p in content if isinstance(p, dict)]
         return "".join(p for p in parts if isinstance(p, str))
     return "" if content is None else json.dumps(content, default=str)
-
-
-def _count(value: object) -> int:
-    """A token count of a usage block (0 for anything that is no non-negative number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(int(value), 0) if value == value and abs(value) != float("inf") else 0
 
 
 def _mapping(value: object) -> dict[str, Any]:
@@ -109,23 +67,33 @@ def on_this_machine(base_url: str | None) -> bool:
 def reply_from_completion(body: dict[str, Any], raw_request: dict[str, Any]) -> ProviderReply:
     """Turn a Chat Completions response body into a provider reply (direct calls and batches).
 
-    Undecodable text is left as is: validation reports it and the engine asks again.
+    Undecodable text is left as is: validation reports it and the engine asks again. A reply
+    that holds no answer (a refusal, an answer cut off at the token limit, no content) carries
+    a :class:`~failcodes.judge.schema.NoAnswer` saying why, as the Anthropic provider does.
     """
     choices = body.get("choices")
     first = choices[0] if isinstance(choices, list) and choices else None
     message = _mapping(_mapping(first).get("message"))
     text = _text_of(message.get("content"))
-    if message.get("refusal"):
-        text = text or f"(refusal) {message['refusal']}"
-    payload = json_payload(text)
+    payload: object = json_payload(text) if text.strip() else NoAnswer("the reply was empty")
+    refusal = message.get("refusal")
+    if refusal:
+        text = text or f"(refusal) {refusal}"
+        payload = NoAnswer(f"the model refused to answer: {refusal}")
+    elif _mapping(first).get("finish_reason") == "length":
+        payload = NoAnswer(
+            "the answer was cut off at the output token limit (finish_reason length)"
+        )
+    if isinstance(payload, NoAnswer) and not text.strip():
+        text = f"({payload})"
     # a compatible server's odd body (choices: [null], content: 5, prompt_tokens: "many")
     # raised AttributeError/TypeError/ValueError: it is an answer validation sends back
     u = _mapping(body.get("usage"))
     details = _mapping(u.get("prompt_tokens_details"))
     usage = TokenUsage(
-        input_tokens=_count(u.get("prompt_tokens")),
-        cached_input_tokens=_count(details.get("cached_tokens")),
-        output_tokens=_count(u.get("completion_tokens")),
+        input_tokens=token_count(u.get("prompt_tokens")),
+        cached_input_tokens=token_count(details.get("cached_tokens")),
+        output_tokens=token_count(u.get("completion_tokens")),
     )
     return ProviderReply(
         payload=payload, text=text, usage=usage, raw_request=raw_request, raw_response=body
@@ -201,9 +169,12 @@ class OpenAIProvider:
         """Send one request; map SDK errors onto the engine's retry classes."""
         body = self.build(request)
         auth = f"the server rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
-        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth):
+        url = f"{str(self.client.base_url).rstrip('/')}/chat/completions"
+        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
             completion = await self.client.chat.completions.create(**body)
-        return reply_from_completion(completion.model_dump(mode="json"), body)
+        if not isinstance(completion, self.sdk.types.chat.ChatCompletion):  # an HTML page
+            raise ProviderError(not_json(self.spec, url, f"({str(completion)[:80]!r})"))
+        return reply_from_completion(completion.model_dump(mode="json", warnings=False), body)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""

@@ -1,0 +1,230 @@
+"""Odd Anthropic Messages API replies through the real SDK against the fake server.
+
+Each case of a model or server going wrong is checked against the rules of the OpenAI path
+(tests/test_judge_providers.py): an answer that holds none is sent back as invalid, then the
+unit is unscored with the reason, never coded; a provider failure ends the run with one line
+naming the endpoint, finished units committed, and the run resumes.
+"""
+
+import asyncio
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from failcodes.annotations import Status
+from failcodes.errors import ProviderError
+from failcodes.judge import JudgeJob, JudgeSettings, Limits, RetryPolicy, run_judge
+from failcodes.judge.run import read_annotations
+from failcodes.units import Unit, UnitKind, retrieval_units
+from tests.cli_helpers import run_cli
+from tests.fakeserver.answers import tokens
+from tests.judge_helpers import (
+    FAKE_PRICES,
+    fake_coder,
+    fresh_fake,
+    make_codebook,
+    make_traces,
+    write_codebook,
+    write_traces,
+)
+
+CB = make_codebook()
+ONE = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait())
+ROUNDS = 1 + ONE.retry.invalid_answer_retries  # 3: the first answer and two sent back
+TOOL = "the tool `record_codes`"
+
+
+@pytest.fixture
+def fake(fake_server, monkeypatch):
+    return fresh_fake(fake_server, monkeypatch, "sk-test-anthropic-faults")
+
+
+def _units(n: int) -> list[Unit]:
+    return retrieval_units(make_traces(1))[:n]
+
+
+def _run(fake, units, tmp_path: Path, provider: str = "anthropic", settings=ONE):
+    return run_judge(
+        units,
+        fake_coder(fake, provider),
+        JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run", prices=FAKE_PRICES, settings=settings),
+    )
+
+
+# what each fault's reply holds instead of an answer (the reason validation sends back)
+NO_ANSWER = {
+    "text_answer": f"no call of {TOOL}, and no JSON answer (content: text)",
+    "wrong_tool": f"no call of {TOOL} (a call of `some_other_tool` instead)",
+    "max_tokens": "the answer was cut off at the output token limit (stop_reason max_tokens)",
+    "empty_content": f"no call of {TOOL}: the reply was empty",
+    "refusal": "the model refused to answer (stop_reason refusal)",
+    "unknown_block_only": f"no call of {TOOL}, and no JSON answer (content: server_thought)",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NO_ANSWER))
+def test_a_reply_without_an_answer_is_sent_back_then_unscored(fake, tmp_path, kind) -> None:
+    # before: sent back with "the answer is not valid JSON (Expecting value at 0)" and, for
+    # an empty reply or a refusal, an empty assistant turn the real API refuses (HTTP 400,
+    # which ended the run); a unknown block alone raised TypeError (a traceback)
+    fake.control(faults=[{"kind": kind}] * ROUNDS)
+    s = _run(fake, _units(1), tmp_path)
+    assert (s.calls, s.invalid_answers, s.scored, s.unscored) == (3, 3, 0, 1)
+    (ann,) = read_annotations(tmp_path / "run")
+    assert ann.status is Status.UNSCORED and ann.codes == {}
+    assert ann.reason == f"invalid answer after 3 attempts: {NO_ANSWER[kind]}"
+    # the reason was sent back, after a non-empty assistant turn (the fake refuses an empty one)
+    last = fake.requests()[-1]["body"]["messages"]
+    assert [m["role"] for m in last] == ["user", "assistant", "user", "assistant", "user"]
+    assert all(m["content"] for m in last)
+    assert NO_ANSWER[kind] in last[-1]["content"]
+
+
+@pytest.mark.parametrize("kind", sorted(NO_ANSWER))
+def test_a_reply_without_an_answer_once_is_asked_again_and_scored(fake, tmp_path, kind) -> None:
+    fake.control(faults=[{"kind": kind}])
+    s = _run(fake, _units(1), tmp_path)
+    assert (s.calls, s.invalid_answers, s.scored, s.unscored) == (2, 1, 1, 0)
+
+
+def test_a_json_answer_in_a_text_block_is_taken_as_the_openai_path_takes_it(fake, tmp_path):
+    # a compatible server that ignores tool_choice: strict JSON text is validated as the
+    # OpenAI path validates its text answers (json_payload), scored on the first call
+    fake.control(faults=[{"kind": "text_json"}])
+    s = _run(fake, _units(1), tmp_path)
+    assert (s.calls, s.invalid_answers, s.scored) == (1, 0, 1)
+
+
+def test_a_block_of_an_unknown_type_before_the_call_is_skipped_quietly(fake, tmp_path) -> None:
+    # before: scored, but model_dump printed a dozen pydantic serializer warnings to stderr
+    fake.control(faults=[{"kind": "unknown_block"}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = _run(fake, _units(1), tmp_path)
+    assert (s.calls, s.invalid_answers, s.scored) == (1, 0, 1)
+
+
+def test_missing_usage_counts_zero_tokens(fake, tmp_path) -> None:
+    # before: AttributeError ('NoneType' object has no attribute 'cache_read_input_tokens')
+    # and TypeError (int + None): tracebacks that ended the run
+    fake.control(faults=[{"kind": "no_usage"}, {"kind": "partial_usage"}])
+    s = _run(fake, _units(2), tmp_path)
+    assert (s.calls, s.scored, s.output_tokens, s.cached_input_tokens) == (2, 2, 0, 0)
+    # partial_usage keeps only input_tokens: the fake's count of the non-cached part, which
+    # for the first call of a prefix (written to the cache, not read) is the user message
+    user = fake.requests()[1]["body"]["messages"][0]["content"]
+    assert s.input_tokens == tokens(user)
+
+
+def test_overloaded_529_honours_retry_after_then_gives_up_naming_the_endpoint(fake, tmp_path):
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    from failcodes.judge.engine import JudgeEngine
+    from failcodes.judge.journal import Journal
+
+    fake.control(faults=[{"kind": "529", "retry_after": 4}])
+    policy = RetryPolicy(initial_wait=0.5, max_wait=60, jitter=0.0)
+    coder = fake_coder(fake, "anthropic")
+    journal = Journal(tmp_path / "run")
+    engine = JudgeEngine(
+        coder,
+        CB,
+        UnitKind.RETRIEVAL,
+        journal=journal,
+        settings=JudgeSettings(limits=Limits(concurrency=1), retry=policy),
+        sleep=record,
+    )
+
+    async def go():
+        try:
+            return await engine.run(_units(1))
+        finally:
+            await coder.aclose()
+            journal.close()
+
+    s = asyncio.run(go())
+    assert waits == [4.0]  # the server's retry-after
+    assert (s.calls, s.retries, s.scored) == (2, 1, 1)
+    # overloaded on every attempt: one error naming the status, its type and the endpoint
+    fake.control(faults=[{"kind": "529"}] * 3)
+    three = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait(max_attempts=3))
+    with pytest.raises(ProviderError) as info:
+        _run(fake, _units(2), tmp_path / "again", settings=three)
+    assert str(info.value) == (
+        "anthropic:fake-claude: giving up after 3 attempts: "
+        f"HTTP 529 (overloaded_error) from {fake.url}/v1/messages"
+    )
+
+
+NOT_JSON = {
+    "not_json": "('<html><body>Bad gateway</body></html>')",
+    "broken_json": "(Expecting value at 31)",
+}
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("kind", sorted(NOT_JSON))
+def test_a_body_that_is_not_json_stops_the_run_keeping_finished_units(
+    fake, tmp_path, provider, kind
+) -> None:
+    # before: AttributeError ('str' object has no attribute 'content' / 'model_dump') and
+    # json.JSONDecodeError: tracebacks
+    path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+    spec = "anthropic:fake-claude" if provider == "anthropic" else "openai:fake-model"
+    units = _units(3)
+    fake.control(faults=[{"kind": "none"}, {"kind": kind}])
+    with pytest.raises(ProviderError) as info:
+        _run(fake, units, tmp_path, provider)
+    assert str(info.value) == (
+        f"{spec}: {fake.url}{path} answered with a body that is not JSON {NOT_JSON[kind]}"
+    )
+    assert fake.stats()["calls"] == {provider: 2}  # not retried: a misconfigured endpoint
+    assert len(read_annotations(tmp_path / "run")) == 1
+    s = _run(fake, units, tmp_path, provider)  # resume
+    assert (s.already_done, s.judged, s.calls) == (1, 2, 2)
+
+
+def test_the_cli_ends_a_provider_failure_with_one_line(fake, workdir, capsys) -> None:
+    traces = write_traces(workdir / "traces.jsonl", make_traces(1))
+    cb = write_codebook(workdir / "cb.yaml")
+    args = ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), "--no-cache"]
+    args += ["--judge", "anthropic:fake-claude", "--base-url", fake.anthropic_base_url]
+    args += ["--concurrency", "1", "--max-attempts", "2", "-o", "run"]
+    fake.control(faults=[{"kind": "none"}, {"kind": "529"}, {"kind": "529"}])
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("failcodes: error:")]
+    assert errors == [
+        "failcodes: error: anthropic:fake-claude: giving up after 2 attempts: "
+        f"HTTP 529 (overloaded_error) from {fake.url}/v1/messages"
+    ]
+    assert err.strip().splitlines()[-1] == errors[0]
+    lines = (workdir / "run" / "annotations.jsonl").read_text().splitlines()
+    assert len(lines) == 1  # the unit judged before the failure is kept
+    code, out, err = run_cli(args, capsys)  # resume
+    assert code == 0, err
+    assert "units: 3 (1 already done, 2 judged now)" in out
+    assert [json.loads(x)["status"] for x in lines] == ["scored"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        ("refusal", "the model refused to answer: I can't help with that."),
+        ("max_tokens", "the answer was cut off at the output token limit (finish_reason length)"),
+        ("empty_content", "the reply was empty"),
+    ],
+)
+def test_the_openai_path_gives_the_same_reasons(fake, tmp_path, kind, reason) -> None:
+    # before: each was "the answer is not valid JSON (...)", saying nothing of why
+    fake.control(faults=[{"kind": kind}] * ROUNDS)
+    s = _run(fake, _units(1), tmp_path, "openai")
+    assert (s.calls, s.invalid_answers, s.unscored) == (3, 3, 1)
+    (ann,) = read_annotations(tmp_path / "run")
+    assert ann.reason == f"invalid answer after 3 attempts: {reason}"
