@@ -228,3 +228,70 @@ def test_the_openai_path_gives_the_same_reasons(fake, tmp_path, kind, reason) ->
     assert (s.calls, s.invalid_answers, s.unscored) == (3, 3, 1)
     (ann,) = read_annotations(tmp_path / "run")
     assert ann.reason == f"invalid answer after 3 attempts: {reason}"
+
+
+# -- the Message Batches API --------------------------------------------------------------
+
+BATCH_FAILED = {
+    "errored": "api_error: server error (fake)",
+    "expired": "expired",
+    "canceled": "canceled",
+    "errored_bare": "error: no message",  # before: AttributeError, a traceback
+    "unknown_result": "postponed",  # a result type the SDK does not know
+}
+
+
+def _batch(fake, units, tmp_path: Path):
+    from failcodes.judge import Batch, run_judge_async
+
+    settings = JudgeSettings(
+        limits=Limits(concurrency=1), retry=RetryPolicy.no_wait(max_attempts=3)
+    )
+    job = JudgeJob(
+        CB,
+        UnitKind.RETRIEVAL,
+        tmp_path / "run",
+        mode=Batch(size=4, poll=0.01),
+        prices=FAKE_PRICES,
+        settings=settings,
+    )
+    return asyncio.run(run_judge_async(units, fake_coder(fake, "anthropic"), job))
+
+
+@pytest.mark.parametrize("kind", sorted(BATCH_FAILED))
+def test_a_failed_batch_item_is_resent_then_unscored_with_its_reason(fake, tmp_path, kind):
+    fake.control(batch_item_faults=[kind] * 3)  # max_attempts 3: every attempt fails
+    s = _batch(fake, _units(1), tmp_path)
+    assert (s.calls, s.batches, s.retries, s.scored, s.unscored) == (3, 3, 2, 0, 1)
+    (ann,) = read_annotations(tmp_path / "run")
+    assert ann.reason == f"batch item failed after 3 attempts: {BATCH_FAILED[kind]}"
+    # failing once: the item is resent in a second batch and scored
+    fake.control(batch_item_faults=[kind])
+    s = _batch(fake, _units(2)[1:], tmp_path / "once")
+    assert (s.calls, s.batches, s.retries, s.scored) == (2, 2, 1, 1)
+
+
+def test_a_batch_answer_calling_another_tool_is_sent_back_then_unscored(fake, tmp_path):
+    # before: a batch result's call of any tool was taken as the answer (scored at once)
+    fake.control(batch_item_faults=["wrong_tool"] * 3)
+    s = _batch(fake, _units(1), tmp_path)
+    assert (s.calls, s.invalid_answers, s.scored, s.unscored) == (3, 3, 0, 1)
+    (ann,) = read_annotations(tmp_path / "run")
+    assert ann.reason == f"invalid answer after 3 attempts: {NO_ANSWER['wrong_tool']}"
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        ("refusal", NO_ANSWER["refusal"]),
+        ("max_tokens", NO_ANSWER["max_tokens"]),
+        # a batch result comes without its request: the tool is not named
+        ("empty_content", "no call of the answer tool: the reply was empty"),
+    ],
+)
+def test_a_batch_answer_without_an_answer_gets_the_same_reason(fake, tmp_path, kind, reason):
+    fake.control(batch_item_faults=[kind] * 3)
+    s = _batch(fake, _units(1), tmp_path)
+    assert (s.calls, s.invalid_answers, s.unscored) == (3, 3, 1)
+    (ann,) = read_annotations(tmp_path / "run")
+    assert ann.reason == f"invalid answer after 3 attempts: {reason}"

@@ -25,7 +25,9 @@ empty content with HTTP 400 (``invalid_request_error``).
 Markers in the judged text (see :mod:`tests.fakeserver.answers`) make faults permanent for
 one unit. Batch endpoints (files, batches, results of both providers) live in
 :mod:`tests.fakeserver.batch`; ``/_control`` also takes ``batch_delay`` (seconds before a batch
-ends) and ``batch_fail_items`` (the next N batch items fail with a server error).
+ends), ``batch_fail_items`` (the next N batch items fail with a server error) and
+``batch_item_faults`` (odd results of the next Anthropic batch items: see
+:class:`~tests.fakeserver.batch.BatchState`).
 """
 
 from __future__ import annotations
@@ -211,6 +213,7 @@ def build_app(state: FakeState) -> Starlette:
             state.batch.delay = float(body["batch_delay"])
         if "batch_fail_items" in body:
             state.batch.fail_items = int(body["batch_fail_items"])
+        state.batch.item_faults.extend(body.get("batch_item_faults", []))
         if "prompt_cache" in body:
             settings = body["prompt_cache"]
             state.cache.min_tokens = int(settings.get("min_tokens", state.cache.min_tokens))

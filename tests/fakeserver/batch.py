@@ -20,7 +20,7 @@ import email.policy
 import json
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +30,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.fakeserver.answers import PrefixCache, anthropic_message, openai_completion
+from tests.fakeserver.answers import (
+    ANTHROPIC_ANSWER_FAULTS,
+    PrefixCache,
+    anthropic_message,
+    openai_completion,
+)
 
 
 @dataclass
@@ -40,6 +45,11 @@ class BatchState:
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="fakebatch-")))
     delay: float = 0.0
     fail_items: int = 0
+    #: Odd results of the next Anthropic batch items, one each: ``errored``, ``expired``,
+    #: ``canceled``, ``errored_bare`` (an error with no inner error), ``unknown_result`` (a
+    #: result type the SDK does not know), or an answer fault of
+    #: :data:`~tests.fakeserver.answers.ANTHROPIC_ANSWER_FAULTS` (a succeeded message).
+    item_faults: deque[str] = field(default_factory=deque)
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     usage: Counter[str] = field(default_factory=Counter)
@@ -58,10 +68,11 @@ class BatchState:
         self.usage.clear()
         self.calls.clear()
         self.fail_items = 0
+        self.item_faults.clear()
 
 
 def _count(usage: Counter[str], provider: str, out: dict[str, Any]) -> None:
-    u = out["usage"]
+    u = Counter(out.get("usage") or {})  # an odd answer may have none
     if provider == "anthropic":
         read, write = u["cache_read_input_tokens"], u["cache_creation_input_tokens"]
         usage["input_tokens"] += u["input_tokens"] + read + write
@@ -86,6 +97,7 @@ def _process(bs: BatchState, cache: PrefixCache, batch: dict[str, Any]) -> None:
     provider = batch["provider"]
     out_path = bs.folder / f"{batch['id']}.results.jsonl"
     ok = failed = 0
+    counts: Counter[str] = Counter()
     with out_path.open("w", encoding="utf-8") as out:
         for item in _lines(Path(batch["input_path"])):
             bs.counter += 1
@@ -118,32 +130,41 @@ def _process(bs: BatchState, cache: PrefixCache, batch: dict[str, Any]) -> None:
                         },
                         "error": None,
                     }
-            elif fail:
-                line = {
-                    "custom_id": custom_id,
-                    "result": {
-                        "type": "errored",
-                        "error": {
-                            "type": "error",
-                            "error": {"type": "api_error", "message": "server error (fake)"},
-                        },
-                    },
-                }
             else:
-                message = anthropic_message(item["params"], None, cache, bs.counter)
-                _count(bs.usage, provider, message)
-                line = {"custom_id": custom_id, "result": {"type": "succeeded", "message": message}}
+                odd = bs.item_faults.popleft() if bs.item_faults and not fail else None
+                result = _anthropic_result(bs, cache, item["params"], "errored" if fail else odd)
+                fail = result["type"] != "succeeded"
+                counts[result["type"]] += 1
+                line = {"custom_id": custom_id, "result": result}
             cache.flush()  # items run one after another: the next one reads the cache
             ok += int(not fail)
             failed += int(fail)
             out.write(json.dumps(line) + "\n")
-    batch["ok"], batch["failed"] = ok, failed
+    batch["ok"], batch["failed"], batch["counts"] = ok, failed, dict(counts)
     batch["result_path"] = str(out_path)
     batch["ended_at"] = time.time()
     if provider == "openai":
         file_id = bs.next_id("file")
         bs.files[file_id] = {"path": str(out_path), "filename": "output.jsonl"}
         batch["output_file_id"] = file_id
+
+
+def _anthropic_result(
+    bs: BatchState, cache: PrefixCache, params: dict[str, Any], odd: str | None
+) -> dict[str, Any]:
+    """One Anthropic batch result: succeeded (an answer fault applied), or ``odd``."""
+    if odd in ("errored", "errored_bare"):
+        inner = {"type": "api_error", "message": "server error (fake)"}
+        error = {"type": "error", "error": inner} if odd == "errored" else {"type": "error"}
+        return {"type": "errored", "error": error}
+    if odd in ("expired", "canceled"):
+        return {"type": odd}
+    if odd == "unknown_result":
+        return {"type": "postponed", "until": "tomorrow"}
+    fault = odd if odd in ANTHROPIC_ANSWER_FAULTS else None
+    message = anthropic_message(params, fault, cache, bs.counter)
+    _count(bs.usage, "anthropic", message)
+    return {"type": "succeeded", "message": message}
 
 
 def _openai_view(b: dict[str, Any]) -> dict[str, Any]:
@@ -179,9 +200,9 @@ def _anthropic_view(b: dict[str, Any], base: str) -> dict[str, Any]:
         "request_counts": {
             "processing": 0 if done else b["total"],
             "succeeded": b.get("ok", 0),
-            "errored": b.get("failed", 0),
-            "canceled": 0,
-            "expired": 0,
+            "errored": b.get("counts", {}).get("errored", 0),
+            "canceled": b.get("counts", {}).get("canceled", 0),
+            "expired": b.get("counts", {}).get("expired", 0),
         },
         "created_at": iso,
         "expires_at": iso,

@@ -26,20 +26,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from failcodes.errors import ConfigError
 from failcodes.hashing import content_hash
-from failcodes.judge.grouping import GroupJudge, groups_by_claim
+from failcodes.judge.grouping import GROUP_SCHEMA_NAME, GroupJudge, groups_by_claim
 from failcodes.judge.ledger import LedgerItem
 from failcodes.judge.modes import Batch
 from failcodes.judge.prompts import render_invalid, truncate
-from failcodes.judge.providers.base import LLMProvider, Message, ProviderRequest, TokenUsage
+from failcodes.judge.providers.base import (
+    LLMProvider,
+    Message,
+    ProviderReply,
+    ProviderRequest,
+    TokenUsage,
+)
 from failcodes.judge.providers.batching import BatchBackend, BatchItem
 from failcodes.judge.providers.factory import batch_backend
-from failcodes.judge.schema import Answer, AnswerError, parse_answer
+from failcodes.judge.schema import SCHEMA_NAME, Answer, AnswerError, NoAnswer, parse_answer
 from failcodes.judge.session import Session
 from failcodes.judge.unitjudge import Outcome
 from failcodes.units import Unit
@@ -233,7 +240,7 @@ class BatchRun:
                 self._record(item, unit, batch_id, None, None, reason, item.tokens)
             self.ledger.done(item.item_id)
             return
-        reply = result.reply
+        reply = _expect_tool(result.reply, GROUP_SCHEMA_NAME if item.grouped else SCHEMA_NAME)
         item.tokens = item.tokens + reply.usage
         if item.grouped:
             self._settle_group(batch_id, item, reply.payload, reply.raw_response)
@@ -316,3 +323,16 @@ class BatchRun:
                 attempts=item.attempts,
             )
         )
+
+
+def _expect_tool(reply: ProviderReply, name: str) -> ProviderReply:
+    """``reply``, holding no answer when it is a call of a tool other than ``name``.
+
+    A batch result comes without its request, so the provider takes any tool's call
+    (``extra["tool"]`` names it); a synchronous call is checked by the provider itself.
+    """
+    tool = reply.extra.get("tool")
+    if tool is None or tool == name:
+        return reply
+    why = NoAnswer(f"no call of the tool `{name}` (a call of `{tool}` instead)")
+    return dataclasses.replace(reply, payload=why)

@@ -35,7 +35,8 @@ def reply_from_message(
 ) -> ProviderReply:
     """Turn a Messages API ``Message`` into a provider reply (direct calls and batches).
 
-    The payload is the input of the tool named ``schema_name`` (any tool when None). A reply
+    The payload is the input of the tool named ``schema_name`` (any tool when None: a batch
+    result, whose ``extra["tool"]`` then names the tool called, for the caller to check). A reply
     that holds no answer (a refusal, an answer cut off at ``max_tokens``, no call of the tool
     and no JSON text) carries a :class:`~failcodes.judge.schema.NoAnswer` saying why:
     validation sends it back, then the unit ends unscored with that reason. A compatible
@@ -85,7 +86,12 @@ def reply_from_body(
         output_tokens=token_count(u.get("output_tokens")),
     )
     return ProviderReply(
-        payload=payload, text=text, usage=usage, raw_request=raw_request, raw_response=body
+        payload=payload,
+        text=text,
+        usage=usage,
+        raw_request=raw_request,
+        raw_response=body,
+        extra={"tool": call.get("name")} if call is not None and schema_name is None else {},
     )
 
 

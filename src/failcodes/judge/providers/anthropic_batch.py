@@ -2,7 +2,8 @@
 
 Each item is a Messages request (the same body as a synchronous call, with the cached system
 block); results are streamed by the SDK's JSONL decoder, one item at a time. Errored,
-cancelled and expired items come back as failed items, which the runner retries.
+cancelled and expired items (and a result type this SDK does not know) come back as failed
+items, which the runner retries, then records unscored with the reason.
 """
 
 from __future__ import annotations
@@ -56,10 +57,23 @@ class AnthropicBatch(ProviderBatch[AnthropicProvider]):
         decoder = await self._client.messages.batches.results(batch_id)
         async for entry in decoder:
             result = entry.result
-            if result.type == "succeeded":
+            kind = getattr(result, "type", None)
+            if kind == "succeeded":
                 yield BatchItem(entry.custom_id, reply_from_message(result.message, None, {}))
-            elif result.type == "errored":
-                err = result.error.error
-                yield BatchItem(entry.custom_id, None, f"{err.type}: {err.message}")
-            else:
-                yield BatchItem(entry.custom_id, None, result.type)
+            else:  # errored, canceled, expired, or a type this SDK does not know
+                yield BatchItem(entry.custom_id, None, _failure(result))
+
+
+def _failure(result: Any) -> str:
+    """Why a batch item failed: ``TYPE: MESSAGE`` of an errored item's error, else its type.
+
+    An errored item's error may lack the inner error (it raised AttributeError, a traceback).
+    """
+    body = result.model_dump(mode="json", warnings=False) if hasattr(result, "model_dump") else {}
+    kind = str(body.get("type") or "unknown result")
+    outer = body.get("error")
+    inner = outer.get("error") if isinstance(outer, dict) else None
+    error = inner if isinstance(inner, dict) else outer if isinstance(outer, dict) else None
+    if kind != "errored" or error is None:
+        return kind
+    return f"{error.get('type') or 'error'}: {error.get('message') or 'no message'}"
