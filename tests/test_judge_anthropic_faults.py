@@ -161,6 +161,20 @@ def test_overloaded_529_honours_retry_after_then_gives_up_naming_the_endpoint(fa
     )
 
 
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_body_nested_100000_deep_is_sent_back(fake, tmp_path, provider) -> None:
+    # a tool input (Anthropic) or content (a compatible server) of '[' nested 100,000 deep:
+    # before, the SDK's JSON decoding raised RecursionError, a traceback that ended the run
+    fake.control(faults=[{"kind": "deep_tool_input"}] * ROUNDS)
+    s = _run(fake, _units(2), tmp_path, provider)
+    assert (s.calls, s.invalid_answers, s.scored, s.unscored) == (4, 3, 1, 1)
+    reasons = sorted(str(a.reason) for a in read_annotations(tmp_path / "run"))
+    assert reasons == [
+        "None",
+        "invalid answer after 3 attempts: the answer is not valid JSON (nested too deeply)",
+    ]
+
+
 NOT_JSON = {
     "not_json": "('<html><body>Bad gateway</body></html>')",
     "broken_json": "(Expecting value at 31)",

@@ -340,6 +340,8 @@ def openai_completion(
         choice["message"]["content"] = ""
     elif fault == "no_usage":
         del completion["usage"]
+    elif fault == "deep_tool_input":  # a compatible server's content parts nested runaway
+        choice["message"]["content"] = DEEP
     return completion
 
 
@@ -411,7 +413,10 @@ ANTHROPIC_ANSWER_FAULTS = (
     "partial_usage",  # usage without output tokens and cache fields
     "unknown_block",  # a block of a type the SDK does not know before the tool call
     "unknown_block_only",  # only such a block
+    "deep_tool_input",  # a tool call whose input holds '[' nested 100,000 deep
 )
+#: Stands for the 100,000-deep nesting of ``deep_tool_input`` until the body is serialised.
+DEEP = "__FAKE_DEEP_NESTING__"
 
 
 def _odd_message(message: dict[str, Any], fault: str, answer: dict[str, Any]) -> None:
@@ -442,6 +447,8 @@ def _odd_message(message: dict[str, Any], fault: str, answer: dict[str, Any]) ->
         message["usage"] = {"input_tokens": message["usage"]["input_tokens"]}
     elif fault == "unknown_block":
         message["content"] = [odd, call]
+    elif fault == "deep_tool_input":
+        call["input"] = {next(iter(answer), "x"): DEEP}
     elif fault == "unknown_block_only":
         message["content"] = [odd]
         message["stop_reason"] = "end_turn"

@@ -47,6 +47,7 @@ from starlette.routing import Route
 
 from tests.fakeserver.answers import (
     ANTHROPIC_ANSWER_FAULTS,
+    DEEP,
     MALFORMED_WRAPPERS,
     PrefixCache,
     anthropic_message,
@@ -195,6 +196,9 @@ def build_app(state: FakeState) -> Starlette:
             totals["output_tokens"] += usage_out
         if provider == "anthropic":
             totals["output_tokens"] += usage["output_tokens"]
+        if kind == "deep_tool_input":  # json.dumps itself cannot nest that deep
+            text = json.dumps(out).replace(f'"{DEEP}"', "[" * 100_000 + "]" * 100_000)
+            return Response(text, media_type="application/json")
         return JSONResponse(out)
 
     async def openai_route(request: Request) -> Response:

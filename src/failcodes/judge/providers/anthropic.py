@@ -19,6 +19,7 @@ from failcodes.judge.providers.base import (
     ProviderRequest,
     TokenUsage,
     token_count,
+    too_deep,
 )
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
@@ -155,8 +156,11 @@ class AnthropicProvider:
         body = self.build(request)
         auth = f"Anthropic rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
         url = f"{str(self.client.base_url).rstrip('/')}/v1/messages"
-        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
-            message = await self.client.messages.create(**body)
+        try:
+            with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
+                message = await self.client.messages.create(**body)
+        except RecursionError:  # a body nested too deeply to decode
+            return too_deep(body)
         if not isinstance(message, self.sdk.types.Message):  # a text/html page, say
             raise ProviderError(not_json(self.spec, url, f"({str(message)[:80]!r})"))
         return reply_from_message(message, request.schema_name, body)

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from failcodes.annotations import CoderKind
 from failcodes.codebook import Part
 from failcodes.errors import ProviderError
-from failcodes.judge.schema import Answer
+from failcodes.judge.schema import Answer, NoAnswer
 from failcodes.units import Unit
 
 
@@ -126,6 +126,26 @@ class DirectCoder(Protocol):
     def code(self, unit: Unit, part: Part) -> DirectResult:
         """Code one unit under one codebook part."""
         ...
+
+
+#: The reason of a reply whose body nests too deeply to decode (the words of parse_answer's).
+TOO_DEEP = "the answer is not valid JSON (nested too deeply)"
+
+
+def too_deep(raw_request: dict[str, Any]) -> ProviderReply:
+    """The reply to a body nested too deeply to decode (the SDK's JSON decoding recursed out).
+
+    A model's runaway answer (a tool input of ``[`` nested 100,000 deep) raised RecursionError,
+    a traceback that ended the run: it holds no answer and is sent back as invalid. Its tokens
+    are unknown: counted 0.
+    """
+    return ProviderReply(
+        payload=NoAnswer(TOO_DEEP),
+        text=f"({TOO_DEEP})",
+        usage=TokenUsage(),
+        raw_request=raw_request,
+        raw_response={"error": TOO_DEEP},
+    )
 
 
 def token_count(value: object) -> int:

@@ -22,6 +22,7 @@ from failcodes.judge.providers.base import (
     ProviderRequest,
     TokenUsage,
     token_count,
+    too_deep,
 )
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
@@ -170,8 +171,11 @@ class OpenAIProvider:
         body = self.build(request)
         auth = f"the server rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
         url = f"{str(self.client.base_url).rstrip('/')}/chat/completions"
-        with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
-            completion = await self.client.chat.completions.create(**body)
+        try:
+            with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
+                completion = await self.client.chat.completions.create(**body)
+        except RecursionError:  # a body nested too deeply to decode
+            return too_deep(body)
         if not isinstance(completion, self.sdk.types.chat.ChatCompletion):  # an HTML page
             raise ProviderError(not_json(self.spec, url, f"({str(completion)[:80]!r})"))
         return reply_from_completion(completion.model_dump(mode="json", warnings=False), body)
