@@ -309,3 +309,18 @@ def test_a_batch_answer_without_an_answer_gets_the_same_reason(fake, tmp_path, k
     assert (s.calls, s.invalid_answers, s.unscored) == (3, 3, 1)
     (ann,) = read_annotations(tmp_path / "run")
     assert ann.reason == f"invalid answer after 3 attempts: {reason}"
+
+
+def test_a_batch_result_nested_100000_deep_is_sent_back_and_the_stream_goes_on(fake, tmp_path):
+    # before: RecursionError out of the SDK's JSONL decoder ended the collection and the run
+    deep = "deep_tool_input"
+    fake.control(batch_item_faults=[deep, "none", deep, deep])  # "none": a good answer
+    s = _batch(fake, _units(2), tmp_path)
+    # batch 1: the first item runs away, the second (after it in the stream) is scored;
+    # the first goes again alone (three rounds: one answer, two sent back)
+    assert (s.calls, s.batches, s.invalid_answers, s.scored, s.unscored) == (4, 3, 3, 1, 1)
+    reasons = sorted(str(a.reason) for a in read_annotations(tmp_path / "run"))
+    assert reasons == [
+        "None",
+        "invalid answer after 3 attempts: the answer is not valid JSON (nested too deeply)",
+    ]

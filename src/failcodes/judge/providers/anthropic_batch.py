@@ -9,12 +9,14 @@ items, which the runner retries, then records unscored with the reason.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from failcodes.errors import ProviderError
-from failcodes.judge.providers.anthropic import AnthropicProvider, reply_from_message
+from failcodes.judge.providers.anthropic import AnthropicProvider, reply_from_body
+from failcodes.judge.providers.base import too_deep
 from failcodes.judge.providers.batching import BatchItem, BatchStatus, ProviderBatch
 
 
@@ -53,25 +55,55 @@ class AnthropicBatch(ProviderBatch[AnthropicProvider]):
         )
 
     async def results(self, batch_id: str) -> AsyncIterator[BatchItem]:
-        """Stream the results of an ended batch."""
+        """Stream the results of an ended batch, one line at a time.
+
+        The lines are decoded here, not by the SDK's decoder: a line nested too deeply to
+        decode (a runaway answer) raised RecursionError out of it, ending the stream and the
+        run; now that item is an answer sent back as invalid, and the stream goes on.
+        """
         decoder = await self._client.messages.batches.results(batch_id)
-        async for entry in decoder:
-            result = entry.result
-            kind = getattr(result, "type", None)
-            if kind == "succeeded":
-                yield BatchItem(entry.custom_id, reply_from_message(result.message, None, {}))
-            else:  # errored, canceled, expired, or a type this SDK does not know
-                yield BatchItem(entry.custom_id, None, _failure(result))
+        try:
+            async for line in decoder.http_response.aiter_lines():
+                if line.strip():
+                    item = _item(line)
+                    if item is not None:
+                        yield item
+        finally:
+            await decoder.close()
 
 
-def _failure(result: Any) -> str:
+_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([^"\\]+)"')
+
+
+def _item(line: str) -> BatchItem | None:
+    """One result line as a batch item (None: a line naming no item, left unanswered)."""
+    try:
+        entry = json.loads(line)
+    except (RecursionError, ValueError) as exc:
+        found = _CUSTOM_ID.search(line[:4096])
+        if found is None:
+            return None
+        if isinstance(exc, RecursionError):
+            return BatchItem(found.group(1), too_deep({}))
+        return BatchItem(found.group(1), None, "a result line that is not JSON")
+    if not isinstance(entry, dict) or not isinstance(entry.get("custom_id"), str):
+        return None
+    result = entry.get("result")
+    result = result if isinstance(result, dict) else {}
+    message = result.get("message")
+    if result.get("type") == "succeeded" and isinstance(message, dict):
+        return BatchItem(entry["custom_id"], reply_from_body(message, None, {}))
+    # errored, canceled, expired, or a type this client does not know
+    return BatchItem(entry["custom_id"], None, _failure(result))
+
+
+def _failure(result: dict[str, Any]) -> str:
     """Why a batch item failed: ``TYPE: MESSAGE`` of an errored item's error, else its type.
 
     An errored item's error may lack the inner error (it raised AttributeError, a traceback).
     """
-    body = result.model_dump(mode="json", warnings=False) if hasattr(result, "model_dump") else {}
-    kind = str(body.get("type") or "unknown result")
-    outer = body.get("error")
+    kind = str(result.get("type") or "unknown result")
+    outer = result.get("error")
     inner = outer.get("error") if isinstance(outer, dict) else None
     error = inner if isinstance(inner, dict) else outer if isinstance(outer, dict) else None
     if kind != "errored" or error is None:
