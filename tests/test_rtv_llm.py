@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from failcodes.judge.providers import LLMProvider, make_coder
+from failcodes.judge.schema import NoAnswer
 from failcodes.rtv import metrics
 from failcodes.rtv.documents import load_documents
 from failcodes.rtv.evaluate import RtvConfig, build_indexes, run
@@ -80,3 +81,22 @@ def test_llm_judge_end_to_end(fake: FakeServer, spec: str) -> None:
     summary = metrics.summarize(res, ROB2_ITEM)
     assert {s.group["model"] for s in summary} == {"model-A", "model-B", "model-C"}
     assert next(s for s in summary if s.group["model"] == "model-C").n_unscored == 1
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (
+            NoAnswer("the model refused to answer (stop_reason refusal)"),
+            "judge gave no answer: the model refused to answer (stop_reason refusal)",
+        ),
+        ("not json", "judge answer is not a JSON object"),
+    ],
+)
+def test_a_reply_without_an_answer_is_unscored_saying_why(payload: object, reason: str) -> None:
+    from failcodes.rtv.judge import UnscoredAnswerError
+    from failcodes.rtv.llm_judge import decision_from_payload
+
+    with pytest.raises(UnscoredAnswerError) as info:
+        decision_from_payload(payload, "")
+    assert str(info.value) == reason

@@ -20,6 +20,7 @@ from typing import Any
 from failcodes.judge.limits import RetryPolicy
 from failcodes.judge.providers.base import LLMProvider, Message, ProviderRequest
 from failcodes.judge.retry import complete_with_retry
+from failcodes.judge.schema import NoAnswer
 from failcodes.rtv.items import RtvItem
 from failcodes.rtv.judge import JudgeDecision, RtvVerdict, UnscoredAnswerError, parse_verdict
 from failcodes.rtv.retrieval import RetrievedChunk
@@ -71,6 +72,8 @@ def render_item(item: RtvItem, passages: Sequence[RetrievedChunk]) -> str:
 
 def decision_from_payload(payload: object, text: str) -> JudgeDecision:
     """Map a provider payload onto a decision, or raise UnscoredAnswerError."""
+    if isinstance(payload, NoAnswer):  # a refusal, a cut-off answer, no tool call: say which
+        raise UnscoredAnswerError(f"judge gave no answer: {payload}")
     if not isinstance(payload, dict):
         raise UnscoredAnswerError("judge answer is not a JSON object")
     codes = payload.get("codes")
