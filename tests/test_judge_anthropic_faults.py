@@ -324,3 +324,27 @@ def test_a_batch_result_nested_100000_deep_is_sent_back_and_the_stream_goes_on(f
         "None",
         "invalid answer after 3 attempts: the answer is not valid JSON (nested too deeply)",
     ]
+
+
+def test_an_overloaded_batch_poll_is_polled_again_then_gives_up_and_resumes(fake, tmp_path):
+    # before: the 529 of a batch retrieve escaped as anthropic.OverloadedError (a traceback)
+    fake.control(batch_retrieve_overloaded=2)  # max_attempts 3: two failed polls are fine
+    s = _batch(fake, _units(1), tmp_path / "ok")
+    assert (s.batches, s.scored) == (1, 1)
+    assert fake.stats()["batch_calls"]["messages.batches.retrieve"] == 4  # 2 failed, 2 ok
+    fake.reset()
+    fake.control(batch_retrieve_overloaded=3)
+    with pytest.raises(ProviderError) as info:
+        _batch(fake, _units(1), tmp_path)
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "run" / "journal.sqlite")
+    (batch_id,) = con.execute("SELECT batch_id FROM batches WHERE collected = 0").fetchone()
+    con.close()
+    assert str(info.value) == (
+        "anthropic:fake-claude: giving up after 3 attempts: HTTP 529 (overloaded_error) "
+        f"from {fake.url}/v1/messages/batches/{batch_id}"
+    )
+    s = _batch(fake, _units(1), tmp_path)  # resume: the batch is collected, not resubmitted
+    assert (s.batches, s.judged, s.scored) == (0, 1, 1)
+    assert fake.stats()["batch_calls"]["messages.batches.create"] == 1

@@ -218,6 +218,8 @@ def build_app(state: FakeState) -> Starlette:
         if "batch_fail_items" in body:
             state.batch.fail_items = int(body["batch_fail_items"])
         state.batch.item_faults.extend(body.get("batch_item_faults", []))
+        if "batch_retrieve_overloaded" in body:
+            state.batch.retrieve_overloaded = int(body["batch_retrieve_overloaded"])
         if "prompt_cache" in body:
             settings = body["prompt_cache"]
             state.cache.min_tokens = int(settings.get("min_tokens", state.cache.min_tokens))

@@ -51,6 +51,8 @@ class BatchState:
     #: result type the SDK does not know), or an answer fault of
     #: :data:`~tests.fakeserver.answers.ANTHROPIC_ANSWER_FAULTS` (a succeeded message).
     item_faults: deque[str] = field(default_factory=deque)
+    #: The next N retrieves of an Anthropic batch answer 529 overloaded_error.
+    retrieve_overloaded: int = 0
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     usage: Counter[str] = field(default_factory=Counter)
@@ -70,6 +72,7 @@ class BatchState:
         self.calls.clear()
         self.fail_items = 0
         self.item_faults.clear()
+        self.retrieve_overloaded = 0
 
 
 def _count(usage: Counter[str], provider: str, out: dict[str, Any]) -> None:
@@ -301,6 +304,10 @@ def batch_routes(bs: BatchState, cache: Callable[[], PrefixCache]) -> list[Route
         b = bs.batches.get(request.path_params["batch_id"])
         if b is None or b["provider"] != "anthropic":
             return _not_found_anthropic()
+        if bs.retrieve_overloaded > 0:
+            bs.retrieve_overloaded -= 1
+            error = {"type": "overloaded_error", "message": "Overloaded (fake)"}
+            return JSONResponse({"type": "error", "error": error}, status_code=529)
         _maybe_process(b)
         return JSONResponse(_anthropic_view(b, _base(request)))
 

@@ -31,7 +31,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, ProviderError
 from failcodes.hashing import content_hash
 from failcodes.judge.grouping import GROUP_SCHEMA_NAME, GroupJudge, groups_by_claim
 from failcodes.judge.ledger import LedgerItem
@@ -42,6 +42,7 @@ from failcodes.judge.providers.base import (
     Message,
     ProviderReply,
     ProviderRequest,
+    RetryableProviderError,
     TokenUsage,
 )
 from failcodes.judge.providers.batching import BatchBackend, BatchItem
@@ -194,10 +195,24 @@ class BatchRun:
 
     async def _poll_and_collect(self, batch_ids: list[str]) -> None:
         waiting = list(batch_ids)
+        failures: dict[str, int] = {}
+        attempts = self.judge.settings.retry.max_attempts
         while waiting:
             still: list[str] = []
             for batch_id in waiting:
-                status = await self.backend.status(batch_id)
+                try:
+                    status = await self.backend.status(batch_id)
+                except RetryableProviderError as exc:
+                    # an overloaded or rate-limited poll is polled again; the batch id is in
+                    # the ledger, so a run that gives up here resumes without resubmitting
+                    failures[batch_id] = failures.get(batch_id, 0) + 1
+                    if failures[batch_id] >= attempts:
+                        raise ProviderError(
+                            f"{self.coder.spec}: giving up after {attempts} attempts: {exc}"
+                        ) from None
+                    still.append(batch_id)
+                    continue
+                failures.pop(batch_id, None)
                 if not status.ended:
                     still.append(batch_id)
                     continue

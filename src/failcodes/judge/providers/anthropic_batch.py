@@ -15,9 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from failcodes.errors import ProviderError
-from failcodes.judge.providers.anthropic import AnthropicProvider, reply_from_body
+from failcodes.judge.providers.anthropic import KEY_VAR, AnthropicProvider, reply_from_body
 from failcodes.judge.providers.base import too_deep
 from failcodes.judge.providers.batching import BatchItem, BatchStatus, ProviderBatch
+from failcodes.judge.providers.sdkerrors import sdk_errors
+
+AUTH = f"Anthropic rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
 
 
 class AnthropicBatch(ProviderBatch[AnthropicProvider]):
@@ -41,9 +44,15 @@ class AnthropicBatch(ProviderBatch[AnthropicProvider]):
             raise ProviderError(f"{self.provider.spec}: batch submission failed: {exc}") from None
         return str(batch.id)
 
+    def _url(self, batch_id: str) -> str:
+        return f"{str(self._client.base_url).rstrip('/')}/v1/messages/batches/{batch_id}"
+
     async def status(self, batch_id: str) -> BatchStatus:
-        """Retrieve the batch."""
-        b = await self._client.messages.batches.retrieve(batch_id)
+        """Retrieve the batch (a 429, 5xx or 529 is a :class:`RetryableProviderError`)."""
+        with sdk_errors(
+            self.provider.sdk, spec=self.provider.spec, auth_message=AUTH, url=self._url(batch_id)
+        ):
+            b = await self._client.messages.batches.retrieve(batch_id)
         c = b.request_counts
         return BatchStatus(
             batch_id=batch_id,
@@ -61,7 +70,10 @@ class AnthropicBatch(ProviderBatch[AnthropicProvider]):
         decode (a runaway answer) raised RecursionError out of it, ending the stream and the
         run; now that item is an answer sent back as invalid, and the stream goes on.
         """
-        decoder = await self._client.messages.batches.results(batch_id)
+        with sdk_errors(
+            self.provider.sdk, spec=self.provider.spec, auth_message=AUTH, url=self._url(batch_id)
+        ):
+            decoder = await self._client.messages.batches.results(batch_id)
         try:
             async for line in decoder.http_response.aiter_lines():
                 if line.strip():

@@ -14,7 +14,8 @@ from typing import Any, Final
 
 from failcodes.errors import ProviderError
 from failcodes.judge.providers.batching import BatchItem, BatchStatus, ProviderBatch
-from failcodes.judge.providers.openai import OpenAIProvider, reply_from_completion
+from failcodes.judge.providers.openai import KEY_VAR, OpenAIProvider, reply_from_completion
+from failcodes.judge.providers.sdkerrors import sdk_errors
 
 ENDPOINT: Final = "/v1/chat/completions"
 _ENDED = ("completed", "failed", "expired", "cancelled")
@@ -46,8 +47,11 @@ class OpenAIBatch(ProviderBatch[OpenAIProvider]):
         return str(batch.id)
 
     async def status(self, batch_id: str) -> BatchStatus:
-        """Retrieve the batch."""
-        b = await self._client.batches.retrieve(batch_id)
+        """Retrieve the batch (a 429 or 5xx is a :class:`RetryableProviderError`)."""
+        url = f"{str(self._client.base_url).rstrip('/')}/batches/{batch_id}"
+        auth = f"the server rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
+        with sdk_errors(self.provider.sdk, spec=self.provider.spec, auth_message=auth, url=url):
+            b = await self._client.batches.retrieve(batch_id)
         counts = b.request_counts
         return BatchStatus(
             batch_id=batch_id,
