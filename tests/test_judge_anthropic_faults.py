@@ -348,3 +348,18 @@ def test_an_overloaded_batch_poll_is_polled_again_then_gives_up_and_resumes(fake
     s = _batch(fake, _units(1), tmp_path)  # resume: the batch is collected, not resubmitted
     assert (s.batches, s.judged, s.scored) == (0, 1, 1)
     assert fake.stats()["batch_calls"]["messages.batches.create"] == 1
+
+
+def test_a_grouped_request_without_an_answer_goes_on_unit_by_unit(fake, tmp_path) -> None:
+    # one claim's 3 passages in one request; the group's reply is a refusal: each passage
+    # counts one invalid answer and is judged alone (3 more calls), all scored
+    from failcodes.judge.modes import Grouped
+
+    fake.control(faults=[{"kind": "refusal"}])
+    job = JudgeJob(
+        CB, UnitKind.RETRIEVAL, tmp_path / "run", mode=Grouped(), prices=FAKE_PRICES, settings=ONE
+    )
+    s = run_judge(_units(3), fake_coder(fake, "anthropic"), job)
+    assert (s.calls, s.invalid_answers, s.scored, s.unscored) == (4, 3, 3, 0)
+    first = fake.requests()[0]["body"]["tool_choice"]["name"]
+    assert first == "record_codes_per_passage"
