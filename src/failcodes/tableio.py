@@ -366,13 +366,11 @@ def _validation_error(
     }
     missing, unknown = named["missing"], named["extra_forbidden"]
     if kind == "missing":
-        message = "missing required field" + (
-            f" (also {_listed(missing[1:])})" * (len(missing) > 1)
-        )
+        message = "missing required field" + _also(missing[1:])
         if unknown:
             message += f"; unknown fields {_listed(unknown)}"
     elif kind == "extra_forbidden":
-        message = "unknown field" + (f" (also {_listed(unknown[1:])})" * (len(unknown) > 1))
+        message = "unknown field" + _also(unknown[1:])
         if missing:
             message += f"; missing required fields {_listed(missing)}"
     elif kind == "value_error":  # our own validators: their message says it all
@@ -388,6 +386,10 @@ def _validation_error(
     if more:
         message += f"; and {more} more problem{'s' if more > 1 else ''} in this record"
     return InputError(message, path=path, line=line, field=field)
+
+
+def _also(names: Sequence[str]) -> str:
+    return f" (also {_listed(names)})" if names else ""
 
 
 def _listed(names: Sequence[str], limit: int = 6) -> str:
