@@ -1764,6 +1764,75 @@ def _long_sheet(name: str) -> Setup:
 LONG = "unit,rater,rating\n1,a,1\n1,b,1\n2,a,2\n2,b,1\n"
 #: Found by the fourth sweep, second part: long ratings tables, studies, Label Studio files.
 SWEEP4B_CASES: list[Case] = [
+    # session 6, researcher-shaped dumps: a verdict under another name was "did the verifier
+    # fail?"; a foreign record listed one missing field "and 12 more problems"; a list place
+    # as claim id repeats in every record
+    Case(
+        "ingest/nested-no-verdict-column",
+        (
+            "ingest",
+            "generic",
+            "{d}/d.jsonl",
+            "-o",
+            "{d}/t.jsonl",
+            "--option",
+            "rows=c[]",
+            "--system",
+            "s",
+        ),
+        _write({"d.jsonl": '{"c": [{"claim": "A.", "answer": "S"}]}\n'}),
+        line="failcodes: error: {d}/d.jsonl:1, field 'verdict': no verdict (this row's "
+        "columns: claim, answer): name the verdict's column with --map COLUMN=verdict; if the "
+        "verifier failed on this claim, --option no_verdict=drop leaves such rows out, counted "
+        "in a note (row c[0])",
+    ),
+    Case(
+        "ingest/every-missing-and-unknown-field-named",
+        (
+            "ingest",
+            "generic",
+            "{d}/d.jsonl",
+            "-o",
+            "{d}/t.jsonl",
+            "--option",
+            "rows=c[]",
+            "--map",
+            "v=verdict",
+            "--alias",
+            "S=supported",
+        ),
+        _write({"d.jsonl": '{"q": 1, "c": [{"claim": "A.", "v": "S", "model": "m"}]}\n'}),
+        line="failcodes: error: {d}/d.jsonl:1, field 'system': missing required field (also "
+        "question_id, sentence_id, claim_id); unknown fields q, model (rename foreign fields "
+        "with --map FOREIGN=ours) (row c[0])",
+    ),
+    Case(
+        "ingest/list-place-as-claim-id-repeats",
+        (
+            "ingest",
+            "generic",
+            "{d}/d.jsonl",
+            "-o",
+            "{d}/t.jsonl",
+            "--option",
+            "rows=c[]",
+            "--map",
+            "c#=claim_id",
+            "--map",
+            "v=verdict",
+            "--alias",
+            "S=supported",
+            "--system",
+            "s",
+        ),
+        _write(
+            {"d.jsonl": '{"c": [{"claim": "A.", "v": "S"}]}\n{"c": [{"claim": "B.", "v": "S"}]}\n'}
+        ),
+        line="failcodes: error: {d}/d.jsonl:2, field 'claim_id': duplicate (system, claim_id) "
+        "= ('s', '1'); first at line 1 (c# counts from 1 in every record: map it to "
+        "sentence_id with --option sentence_ids=question, which prefixes the record's "
+        "question id) (row c[0])",
+    ),
     # a rater named like the unit (or --by) column: pandas' "cannot insert unit, already
     # exists" traceback
     Case(
