@@ -1568,6 +1568,11 @@ NESTED = json.dumps(
 ROWS = ("--option", "rows=sentences[].claims[]", "--map", "id=question_id")
 GENERIC = ("ingest", "generic", "{d}/d.json", "-o", "{d}/o.jsonl", "--system", "s")
 GENERIC_LABELS = ("ingest", "generic-labels", "{d}/l.csv", "-o", "{d}/o.jsonl")
+RESTART_ARGV = (
+    "ingest", "generic", "{d}/a.jsonl", "{d}/b.jsonl", "-o", "{d}/o.jsonl", "--system", "s",
+    "--option", "rows=claims[]", "--map", "#=question_id", "--map", "claims#=sentence_id",
+    "--option", "sentence_ids=question",
+)  # fmt: skip
 VOTES = "sentence_id,has_error,annotator\ns1,true,dr_a\ns1,false,dr_b\n"
 #: Found by the fourth bad-input sweep (notes/badinput2.md): the features of session 5.
 SWEEP4_CASES: list[Case] = [
@@ -1713,7 +1718,49 @@ SWEEP4_CASES: list[Case] = [
         _write({"l.csv": "sentence_id,has_error\n1,true\n"}),
         line="failcodes: error: {d}/l.csv:2, field 'question_id': no question id to qualify the "
         "sentence id with (--option sentence_ids=question); map the column that names the "
-        "answer: --map COLUMN=question_id",
+        "answer: --map COLUMN=question_id, or, if the records name none, number them: --map "
+        "'#=question_id'",
+    ),
+    # issue 28: '*' on a rows path goes through an object's keys; a list there is one line
+    Case(
+        "ingest-generic/rows-path-every-key-of-a-list",
+        (*GENERIC, "--option", "rows=answers.*.claims[]"),
+        _write({"d.json": '[{"answers": [{"claims": []}]}]'}),
+        line="failcodes: error: {d}/d.json:1, field 'answers': expected an object (its keys go "
+        "through *) at answers for --option rows=answers.*.claims[], got list",
+    ),
+    # issue 28: '#' restarts in each file; the hint named a list place, not the two files
+    Case(
+        "ingest-generic/record-place-restarts-in-each-file",
+        (
+            "ingest",
+            "generic",
+            "{d}/a.jsonl",
+            "{d}/b.jsonl",
+            "-o",
+            "{d}/o.jsonl",
+            "--system",
+            "s",
+            "--option",
+            "rows=claims[]",
+            "--map",
+            "#=question_id",
+            "--map",
+            "claims#=sentence_id",
+            "--option",
+            "sentence_ids=question",
+        ),
+        _write(
+            {
+                "a.jsonl": '{"claims": [{"claim": "A", "verdict": "true"}]}\n',
+                "b.jsonl": '{"claims": [{"claim": "B", "verdict": "false"}]}\n',
+            }
+        ),
+        line="failcodes: error: {d}/b.jsonl:1, field 'claim_id': duplicate (system, claim_id) = "
+        "('s', '1:1'); first at {d}/a.jsonl:1 ('#', the record's place, counts from 1 in each "
+        "file and fills the id here, so record 1 of b.jsonl takes the id of one in a.jsonl: "
+        "concatenate the files into one input, or map a column that names each record) (row "
+        "claims[0])",
     ),
     # consensus: 'dr_a ' and 'Dr_A' beside 'dr_a' were other annotators (two votes of one)
     Case(

@@ -317,3 +317,83 @@ def test_a_list_place_as_claim_id_repeats_and_says_how_to_qualify_it(tmp_path: P
         system="s",
     )
     assert [t.claim_id for t in GENERIC.read([path], fixed).traces] == ["1:1", "1:2", "2:1"]
+
+
+# issue 28: answers keyed by system name, each with its claims (a record may lack a system)
+KEYED = [
+    {"qid": "q1", "answers": {
+        "sysA": {"model": "gpt-x",
+                 "claims": [{"claim": "A1.", "v": "S"}, {"claim": "A2.", "v": "R"}]},
+        "sysB": {"model": "llm-y", "claims": [{"claim": "B1.", "v": "S"}]},
+    }},
+    {"qid": "q2", "answers": {"sysA": {"model": "gpt-x", "claims": [{"claim": "A3.", "v": "S"}]}}},
+    {"qid": "q3", "answers": {}},
+]  # fmt: skip
+KEYED_MAP = {
+    "qid": ("question_id",),
+    "answers.*": ("system",),
+    "answers.*.model": ("verifier",),
+    "answers.*.claims#": ("sentence_id",),
+    "v": ("verdict",),
+}
+
+
+def test_a_star_on_the_rows_path_binds_each_key_to_a_field(tmp_path: Path) -> None:
+    path = tmp_path / "keyed.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in KEYED))
+    opts = AdapterOptions(
+        column_map=KEYED_MAP,
+        extra={"rows": "answers.*.claims[]", "sentence_ids": "question"},
+        aliases=ALIASES,
+    )
+    result = GENERIC.read([path], opts)
+    got = [(t.system, t.verifier, t.claim_id, t.claim, t.verdict.value) for t in result.traces]
+    # q1: sysA's two claims, sysB's one; q2: sysA's one (no sysB, no rows); q3: {} no rows
+    assert got == [
+        ("sysA", "gpt-x", "q1:1", "A1.", "supported"),
+        ("sysA", "gpt-x", "q1:2", "A2.", "refuted"),
+        ("sysB", "llm-y", "q1:1", "B1.", "supported"),
+        ("sysA", "gpt-x", "q2:1", "A3.", "supported"),
+    ]
+    # the empty answers object of q3 is the one missing-or-empty place
+    assert result.notes == [
+        "1 list(s) or object(s) on the rows path missing or empty: no rows from them"
+    ]
+
+
+def test_a_record_missing_a_named_key_gives_no_rows(tmp_path: Path) -> None:
+    # rows=answers.sysB.claims[]: q2 and q3 have no sysB; was "expected an object ... NoneType"
+    path = tmp_path / "keyed.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in KEYED))
+    opts = AdapterOptions(
+        column_map={"qid": ("question_id",), "answers.sysB.claims#": ("sentence_id",),
+                    "v": ("verdict",)},
+        extra={"rows": "answers.sysB.claims[]", "sentence_ids": "question", "unmapped": "drop"},
+        aliases=ALIASES,
+        system="sysB",
+    )  # fmt: skip
+    result = GENERIC.read([path], opts)
+    assert [(t.system, t.claim_id, t.claim) for t in result.traces] == [("sysB", "q1:1", "B1.")]
+    assert result.notes == [
+        "2 list(s) or object(s) on the rows path missing or empty: no rows from them"
+    ]
+
+
+def test_a_star_where_the_path_meets_no_object_names_the_record(tmp_path: Path) -> None:
+    path = tmp_path / "keyed.jsonl"
+    path.write_text(json.dumps({"qid": "q1", "answers": {"sysA": ["not an object"]}}) + "\n")
+    opts = AdapterOptions(column_map=KEYED_MAP, extra={"rows": "answers.*.claims[]"})
+    with pytest.raises(InputError) as info:
+        GENERIC.read([path], opts)
+    assert (info.value.line, info.value.field) == (1, "answers.sysA")
+    assert "expected an object at answers.sysA for --option rows=answers.*.claims[], got list" in (
+        info.value.reason
+    )
+
+
+def test_rows_path_with_a_star() -> None:
+    path = parse_rows_path("answers.*.claims[]")
+    assert path.levels == (("answers", "*", "claims"),)
+    assert path.names == ("answers.*.claims",)
+    with pytest.raises(ConfigError, match=r"rows='answers\.\*x\.claims\[\]'"):
+        parse_rows_path("answers.*x.claims[]")

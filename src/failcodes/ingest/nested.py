@@ -19,15 +19,20 @@ A row's columns:
 - ``#`` alone: the 1-based place of the row's record in its file (an answer's number in a dump
   whose records carry no id), there only when ``--map`` names it, e.g. ``--map '#=question_id'``.
 
+A ``*`` on the path goes through every key of the object there (answers keyed by system:
+``rows=answers.*.claims[]``); each row has the column ``<path>.*`` (``answers.*``) holding its
+key, so ``--map 'answers.*=system'`` binds it to a field.
+
 An element that is not an object (a list of claim texts) is a row with one column named by
-the list's path (``sentences.claims``). A missing or null list gives no rows (counted in a
-note); any other value where the path expects a list or an object is an error naming the
-record's line and the path. A ``.json`` file holds one record (an object) or a list of
+the list's path (``sentences.claims``). A missing or null list, or a missing key on the way to
+it, gives no rows (counted in a note); any other value where the path expects a list or an
+object is an error naming the record's line and the path. A ``.json`` file holds one record (an object) or a list of
 records; without ``rows`` a list of flat records is read as rows.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -37,8 +42,10 @@ from typing import Any
 from failcodes import jsonio, tableio
 from failcodes.errors import ConfigError, InputError
 
-_LEVEL = re.compile(r"^[^.\[\]#]+(?:\.[^.\[\]#]+)*\[\]$")
+_LEVEL = re.compile(r"^(?:[^.\[\]#*]+|\*)(?:\.(?:[^.\[\]#*]+|\*))*\[\]$")
 INDEX_MARK = "#"
+#: A key on the rows path that stands for every key of the object there (``answers.*``).
+EVERY_KEY = "*"
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,8 @@ def parse_rows_path(text: str) -> RowsPath:
     if not levels or not all(_LEVEL.match(".".join(lv) + "[]") for lv in levels):
         raise ConfigError(
             f"--option rows={text!r}: expected the keys down to each list of rows, every list "
-            "marked with [] and the path ending in one, e.g. rows=sentences[].claims[]"
+            "marked with [] and the path ending in one, * for every key of an object, e.g. "
+            "rows=sentences[].claims[] or rows=answers.*.claims[]"
         )
     return RowsPath(text, levels)
 
@@ -87,38 +95,58 @@ class Exploded:
     empty: int
 
 
+def _step(where: str, key: str) -> str:
+    """``where`` extended by one object key, as a JSON path (``answers.gpt4``, ``a["b c"]``)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
+        return f"{where}.{key}" if where else key
+    return f"{where}[{json.dumps(key)}]"
+
+
 def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[str]) -> Exploded:
     """The rows of one record, each with its JSON path inside it (``sentences[0].claims[2]``).
 
-    ``wanted_index`` names the ``<list path>#`` columns to add (those ``--map`` names).
+    ``wanted_index`` names the ``<list path>#`` columns to add (those ``--map`` names). A
+    ``*`` on the path goes through every key of the object there, the key kept in the column
+    ``<path>.*`` (``answers.*``) of every row under it.
     """
     out: list[tuple[str, dict[str, Any]]] = []
     empty = 0
     names = rows.names
 
-    def walk(
-        obj: Mapping[str, Any], depth: int, prefix: str, inherited: dict[str, Any], path: str
-    ) -> None:
+    def down(node: Any, depth: int, i: int, name: str, own: dict[str, Any], where: str) -> None:
+        """Follow the keys of level ``depth`` from its ``i``-th, at ``node`` (path ``name``)."""
         nonlocal empty
         keys = rows.levels[depth]
-        own = dict(inherited)
-        skip_first = keys[0]
-        _flatten(prefix, {k: v for k, v in obj.items() if k != skip_first}, own)
-        node: Any = obj
-        walked: list[str] = []
-        for i, key in enumerate(keys):
-            walked.append(key)
-            if not isinstance(node, dict):
-                raise InputError(
-                    f"expected an object at {'.'.join(walked[:-1]) or 'the record'} for "
-                    f"--option rows={rows.text}, got {type(node).__name__}",
-                    field=path + ".".join(walked[:-1]),
-                )
-            if i > 0:
-                sub = {k: v for k, v in node.items() if k != key}
-                _flatten(f"{prefix}{'.' if prefix else ''}{'.'.join(walked[:-1])}", sub, own)
-            node = node.get(key)
-        here = path + ".".join(keys)
+        if i == len(keys):
+            rows_of_list(node, depth, own, where)
+            return
+        key = keys[i]
+        if node is None:  # a missing key on the way: no rows from here (counted)
+            empty += 1
+            return
+        if not isinstance(node, dict):
+            what = "an object" if key != EVERY_KEY else "an object (its keys go through *)"
+            raise InputError(
+                f"expected {what} at {where or 'the record'} for --option rows={rows.text}, "
+                f"got {type(node).__name__}",
+                field=where,
+            )
+        if key == EVERY_KEY:
+            column = f"{name}.{EVERY_KEY}" if name else EVERY_KEY
+            if not node:
+                empty += 1
+                return
+            for sub, value in node.items():
+                values = {**own, column: sub}
+                down(value, depth, i + 1, column, values, _step(where, sub))
+            return
+        sibling = dict(own)
+        _flatten(name, {k: v for k, v in node.items() if k != key}, sibling)
+        here = f"{name}.{key}" if name else key
+        down(node.get(key), depth, i + 1, here, sibling, _step(where, key))
+
+    def rows_of_list(node: Any, depth: int, own: dict[str, Any], here: str) -> None:
+        nonlocal empty
         if node is None or node == []:
             empty += 1
             return
@@ -141,7 +169,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
                         f"{type(element).__name__}",
                         field=row_path,
                     )
-                walk(element, depth + 1, list_name, values, row_path + ".")
+                down(element, depth + 1, 0, list_name, values, row_path)
                 continue
             leaf: dict[str, Any] = {}
             if isinstance(element, dict):
@@ -152,7 +180,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
                 values[f"{list_name}.{key}" if key in values else key] = value
             out.append((row_path, values))
 
-    walk(record, 0, "", {}, "")
+    down(record, 0, 0, "", {}, "")
     return Exploded(out, empty)
 
 

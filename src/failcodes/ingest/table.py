@@ -260,7 +260,8 @@ def _text_ids(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) -> No
             raise InputError(
                 "no question id to qualify the sentence id with (--option "
                 "sentence_ids=question); map the column that names the answer: --map "
-                "COLUMN=question_id",
+                "COLUMN=question_id, or, if the records name none, number them: --map "
+                "'#=question_id'",
                 path=path,
                 line=line,
                 field="question_id",
@@ -600,7 +601,8 @@ class TableStream:
             )
         if empty:
             self.notes.append(
-                f"{empty:,} list(s) on the rows path missing or empty: no rows from them"
+                f"{empty:,} list(s) or object(s) on the rows path missing or empty: no rows "
+                "from them"
             )
         rule = self.spec.label_rule
         if rule is not None:
@@ -713,9 +715,25 @@ def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
 
 def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: TableSpec) -> None:
     """Record the row's (system, claim_id) in ``seen``; one seen before is the row's error."""
+    first = seen.get((row.trace.system, row.trace.claim_id))
     try:
         traceio.claim_once(seen, row.trace, row.path, row.line)
     except InputError as exc:
+        assert first is not None
+        if first[0] != row.path and _id_from_record_place(row.raw, spec):
+            # '#' restarts in each file: the two rows are different records of two files
+            raise _in_row(
+                InputError(
+                    f"{exc.reason} ('#', the record's place, counts from 1 in each file and "
+                    f"fills the id here, so record {row.raw[INDEX_MARK]} of {row.path.name} "
+                    f"takes the id of one in {first[0].name}: concatenate the files into one "
+                    "input, or map a column that names each record)",
+                    path=row.path,
+                    line=row.line,
+                    field="claim_id",
+                ),
+                row.where,
+            ) from None
         if spec.ids == "columns" and "claim_id" not in _sources(row.raw, spec):
             exc = InputError(
                 f"{exc.reason} (claim_id defaults to sentence_id: with several claims "
@@ -740,6 +758,21 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
                 field="claim_id",
             )
         raise _in_row(exc, row.where) from None
+
+
+def _id_from_record_place(raw: Mapping[str, Any], spec: TableSpec) -> bool:
+    """Whether the row's claim id is made from ``#``, the record's place in its file."""
+    if INDEX_MARK not in raw:
+        return False
+    filled = set(spec.column_map.get(INDEX_MARK, ()))
+    sources = _sources(raw, spec)
+    if "claim_id" in filled:
+        return True
+    if "claim_id" in sources and spec.ids == "columns":
+        return False  # a column of its own names the claim
+    # claim_id defaults to (or, with ids=claim, is made from) the sentence id
+    qualified = spec.sentence_ids == "question" or spec.ids == "claim"
+    return "sentence_id" in filled or ("question_id" in filled and qualified)
 
 
 def _sources(raw: Mapping[str, Any], spec: TableSpec) -> set[str]:
