@@ -26,8 +26,8 @@ key, so ``--map 'answers.*=system'`` binds it to a field.
 An element that is not an object (a list of claim texts) is a row with one column named by
 the list's path (``sentences.claims``). A missing or null list, or a missing key on the way to
 it, gives no rows (counted in a note); any other value where the path expects a list or an
-object is an error naming the record's line and the path. A ``.json`` file holds one record (an object) or a list of
-records; without ``rows`` a list of flat records is read as rows.
+object is an error naming the record's line and the path. A ``.json`` file holds one record
+(an object) or a list of records; without ``rows`` a list of flat records is read as rows.
 """
 
 from __future__ import annotations
