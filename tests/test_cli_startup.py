@@ -100,3 +100,28 @@ def test_top_level_help_imports_no_command_module() -> None:
     # in the order of the workflow, as COMMAND_SUMMARIES has them
     places = [listed.index(f" {name} ") for name in COMMAND_SUMMARIES]
     assert places == sorted(places)
+
+
+def test_import_failcodes_loads_no_model_pydantic_or_numpy() -> None:
+    # `import failcodes` (paid by every CLI call) imported the pydantic models, numpy and the
+    # column code eagerly: `failcodes --help` cost ~40x `python -c pass` (issue 30)
+    for argv in (["--help"], ["version"]):
+        loaded = _imported_after(argv)
+        assert "numpy" not in loaded, argv
+        assert "failcodes.annotations" not in loaded, argv
+        assert "failcodes.codebook" not in loaded, argv
+    assert "pydantic" not in _imported_after(["--help"])
+
+
+def test_public_names_still_resolve_on_first_use() -> None:
+    import failcodes
+
+    # the public names are the submodules' own objects, imported when first touched
+    from failcodes.annotations import Annotation
+    from failcodes.units import UnitKind
+
+    assert failcodes.Annotation is Annotation
+    assert failcodes.UnitKind is UnitKind
+    assert sorted(failcodes.__all__) == sorted([*failcodes._LAZY, "__version__"]), (
+        "every public name is importable lazily"
+    )

@@ -13,7 +13,7 @@ loop, from reading traces to the report's tables. Everything else lives in submo
     fc.run_judge(units, fc.make_coder("offline"), job)
     attributed = fc.attribute(items, fc.read_annotations("run"), fc.bundled_codebook())
 
-Functions are imported on first use (``import failcodes`` stays cheap for the CLI).
+Names are imported on first use (``import failcodes`` stays cheap for the CLI).
 """
 
 from __future__ import annotations
@@ -21,15 +21,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from failcodes.annotations import Annotation, CoderKind, Status, Usage
-from failcodes.codebook import Codebook, CodebookRef, Dimension, Leaf, Part, Subcode
-from failcodes.errors import FailcodesError, InputError
-from failcodes.labels import Label
-from failcodes.traces import Passage, Trace
-from failcodes.units import Provenance, Unit, UnitKind
-from failcodes.verdicts import Verdict
-
 if TYPE_CHECKING:
+    from failcodes.annotations import Annotation, CoderKind, Status, Usage
     from failcodes.attribution import (
         attribute,
         attribution_summary,
@@ -38,16 +31,19 @@ if TYPE_CHECKING:
         per_trace_steps,
     )
     from failcodes.bundled import path as bundled_data
+    from failcodes.codebook import Codebook, CodebookRef, Dimension, Leaf, Part, Subcode
     from failcodes.codebook import bundled as bundled_codebook
     from failcodes.codebook import load as load_codebook
     from failcodes.demo import run_demo
     from failcodes.disagreements import find_disagreements
+    from failcodes.errors import FailcodesError, InputError
     from failcodes.ingest.scifact import bundled_dir as scifact_dir
     from failcodes.ingest.scifact import load as load_scifact
     from failcodes.judge import JudgeJob, estimate_run, make_coder, read_annotations, run_judge
     from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
     from failcodes.judge.panelrun import run_panel
     from failcodes.labelio import read_labels
+    from failcodes.labels import Label
     from failcodes.metrics import compute_metrics
     from failcodes.ratingsio import read_ratings_frame
     from failcodes.report.render import render_table
@@ -57,12 +53,43 @@ if TYPE_CHECKING:
     from failcodes.stats.tables import agreement_table, ratings_from_frame
     from failcodes.study import init_study, load_study
     from failcodes.traceio import read_traces
-    from failcodes.units import disagreement_traces, retrieval_units, verification_units
+    from failcodes.traces import Passage, Trace
+    from failcodes.units import (
+        Provenance,
+        Unit,
+        UnitKind,
+        disagreement_traces,
+        retrieval_units,
+        verification_units,
+    )
+    from failcodes.verdicts import Verdict
 
 __version__ = "0.1.0"
 
-#: Public name -> (module, attribute), imported on first use.
+#: Public name -> (module, attribute), imported on first use: ``import failcodes`` (which
+#: every CLI call pays) imports none of pydantic, numpy or the models (``failcodes --help``
+#: and ``version`` stay fast; issue 30).
 _LAZY: dict[str, tuple[str, str]] = {
+    # the core contracts
+    "Annotation": ("failcodes.annotations", "Annotation"),
+    "CoderKind": ("failcodes.annotations", "CoderKind"),
+    "Status": ("failcodes.annotations", "Status"),
+    "Usage": ("failcodes.annotations", "Usage"),
+    "Codebook": ("failcodes.codebook", "Codebook"),
+    "CodebookRef": ("failcodes.codebook", "CodebookRef"),
+    "Dimension": ("failcodes.codebook", "Dimension"),
+    "Leaf": ("failcodes.codebook", "Leaf"),
+    "Part": ("failcodes.codebook", "Part"),
+    "Subcode": ("failcodes.codebook", "Subcode"),
+    "FailcodesError": ("failcodes.errors", "FailcodesError"),
+    "InputError": ("failcodes.errors", "InputError"),
+    "Label": ("failcodes.labels", "Label"),
+    "Passage": ("failcodes.traces", "Passage"),
+    "Trace": ("failcodes.traces", "Trace"),
+    "Provenance": ("failcodes.units", "Provenance"),
+    "Unit": ("failcodes.units", "Unit"),
+    "UnitKind": ("failcodes.units", "UnitKind"),
+    "Verdict": ("failcodes.verdicts", "Verdict"),
     # reading data
     "read_traces": ("failcodes.traceio", "read_traces"),
     "read_labels": ("failcodes.labelio", "read_labels"),
