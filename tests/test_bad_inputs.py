@@ -2228,6 +2228,184 @@ SWEEP4B_CASES: list[Case] = [
 ]
 
 
+# -- issue 29: readers that parse instead of pattern-match, bounded decompression ----------
+
+
+def _patched_sheet(name: str, patch: Callable[[bytes], bytes]) -> Setup:
+    """A clinicians' sheet (3 sentences, question ids) whose sheet XML ``patch`` rewrites."""
+
+    def setup(d: Path) -> None:
+        import zipfile
+
+        _workbook(
+            name,
+            [
+                ["sentence_id", "question_id", "has_error"],
+                ["s1", "q1", True],
+                ["s2", "q1", False],
+                ["s3", "q2", True],
+            ],
+        )(d)
+        with zipfile.ZipFile(d / name) as z:
+            parts = {n: z.read(n) for n in z.namelist()}
+        parts["xl/worksheets/sheet1.xml"] = patch(parts["xl/worksheets/sheet1.xml"])
+        with zipfile.ZipFile(d / name, "w", zipfile.ZIP_DEFLATED) as z:
+            for part, data in parts.items():
+                z.writestr(part, data)
+
+    return setup
+
+
+def _merge(xml: str) -> Callable[[bytes], bytes]:
+    """Put ``<mergeCells>xml</mergeCells>`` after the sheet data; empty the merged cells."""
+
+    def patch(sheet: bytes) -> bytes:
+        for ref in (b"B3",):
+            start = sheet.index(b'<c r="' + ref + b'"')
+            sheet = sheet[:start] + sheet[sheet.index(b"</c>", start) + 4 :]
+        return sheet.replace(
+            b"</sheetData>", b"</sheetData><mergeCells>" + xml.encode() + b"</mergeCells>"
+        )
+
+    return patch
+
+
+def _uncached(sheet: bytes) -> bytes:
+    """Cell B4 as a formula with no saved value, its attributes in another order."""
+    start = sheet.index(b'<c r="B4"')
+    end = sheet.index(b"</c>", start) + 4
+    return sheet[:start] + b'<c t="str" r="B4"><f>"q"&amp;2</f></c>' + sheet[end:]
+
+
+def _entity_sheet(sheet: bytes) -> bytes:
+    """An entity-expansion DOCTYPE before the sheet (the 'billion laughs' shape, small)."""
+    doctype = b'<!DOCTYPE w [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
+    body = sheet.split(b"?>", 1)[-1] if sheet.startswith(b"<?xml") else sheet
+    return b'<?xml version="1.0"?>' + doctype + body.replace(b">q2<", b">&b;<", 1)
+
+
+def _padded_sheet(sheet: bytes) -> bytes:
+    """5 MB of spaces inside the sheet data: packs past 50:1, over the 4 MB floor."""
+    return sheet.replace(b"<sheetData>", b"<sheetData>" + b" " * (5 << 20))
+
+
+SHEET_LABELS = ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl")
+MERGED = (
+    "merged cells B2:B3: only the first cell of a merged block holds its value, the others "
+    "read as empty; unmerge the cells and fill each one"
+)
+
+
+def _parquet_bomb(rows: int = 300_000) -> Setup:
+    """``rows`` traces whose claim is one dictionary-encoded 1 KB string: a ~0.4 MB file that
+    decodes to ~300 MB (past the 256 MB floor)."""
+
+    def setup(d: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        text = pa.array(["x" * 1000], pa.string())
+        block = 50_000
+        claim = pa.DictionaryArray.from_arrays(pa.array([0] * block, pa.int32()), text)
+        schema = pa.schema([(n, pa.string()) for n in ("claim_id", "claim", "verdict", "system")])
+        with pq.ParquetWriter(d / "t.parquet", schema, compression="zstd") as writer:
+            for k in range(rows // block):
+                ids = pa.array([f"c{k}-{i}" for i in range(block)])
+                same = pa.array(["supported"] * block)
+                writer.write_table(
+                    pa.table([ids, claim.cast(pa.string()), same, same], schema=schema)
+                )
+        (d / "labels.csv").write_text("claim_id,has_error\nc0-0,false\n", encoding="utf-8")
+
+    return setup
+
+
+PARQUET_BOMB_LINE = (
+    "failcodes: error: {d}/t.parquet: the file decodes to over 256.0 MB from {size} MB (at "
+    "most 256.0 MB, or 32 times the file's size) (a decompression bomb, or a table too large "
+    "to read here): split the table into smaller files"
+)
+
+ROUND2_CASES: list[Case] = [
+    # sheet guards were regular expressions: the same XML written otherwise passed them and
+    # B3 read as empty, silently ('wrote 3 labels', one without its question)
+    Case(
+        "ingest-generic-labels/xlsx-merge-single-quotes",
+        SHEET_LABELS,
+        _patched_sheet("l.xlsx", _merge("<mergeCell ref='B2:B3'/>")),
+        line="failcodes: error: {d}/l.xlsx:2, field 'question_id': " + MERGED,
+    ),
+    Case(
+        "ingest-generic-labels/xlsx-merge-attribute-before-ref",
+        SHEET_LABELS,
+        _patched_sheet("l.xlsx", _merge('<mergeCell id="1" ref="B2:B3"/>')),
+        line="failcodes: error: {d}/l.xlsx:2, field 'question_id': " + MERGED,
+    ),
+    Case(
+        "ingest-generic-labels/xlsx-merge-prefixed",
+        SHEET_LABELS,
+        _patched_sheet(
+            "l.xlsx",
+            _merge(
+                '<x:mergeCell xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/'
+                'main" ref="B2:B3"/>'
+            ),
+        ),
+        line="failcodes: error: {d}/l.xlsx:2, field 'question_id': " + MERGED,
+    ),
+    Case(
+        "ingest-generic-labels/xlsx-uncached-formula-type-first",
+        SHEET_LABELS,
+        _patched_sheet("l.xlsx", _uncached),
+        line="failcodes: error: {d}/l.xlsx:4, field 'question_id': cell B4 holds a formula with "
+        "no saved value (the file was written by a program, never opened in Excel): open and "
+        "save it in Excel, or write the values",
+    ),
+    Case(
+        "ingest-generic-labels/xlsx-entity-declaration",
+        SHEET_LABELS,
+        _patched_sheet("l.xlsx", _entity_sheet),
+        line="failcodes: error: {d}/l.xlsx: the workbook's XML declares a DOCTYPE or an entity "
+        "(no spreadsheet program writes one; an entity expansion bomb?): save the sheet again "
+        "as .xlsx or as CSV",
+    ),
+    Case(
+        "ingest-generic-labels/xlsx-part-past-ratio",
+        SHEET_LABELS,
+        _patched_sheet("l.xlsx", _padded_sheet),
+        expect=(
+            "l.xlsx: the workbook's part xl/worksheets/sheet1.xml unpacks to 5.0 MB from",
+            "at most 256.0 MB, and 50:1 past 4.0 MB) (a zip bomb",
+        ),
+    ),
+    Case(
+        "agree/xlsx-part-past-ratio",
+        ("agree", "{d}/l.xlsx"),
+        _patched_sheet("l.xlsx", _padded_sheet),
+        expect=("l.xlsx: the workbook's part xl/worksheets/sheet1.xml unpacks to 5.0 MB",),
+    ),
+    # a Parquet decompression bomb: 2 MB that decode to gigabytes took past 3 GB
+    Case(
+        "metrics/parquet-decompression-bomb",
+        ("metrics", "--traces", "{d}/t.parquet", "--labels", "{d}/labels.csv"),
+        _parquet_bomb(),
+        expect=("t.parquet: the file decodes to over 256.0 MB from", "decompression bomb"),
+    ),
+    Case(
+        "ingest-generic/parquet-decompression-bomb",
+        ("ingest", "generic", "{d}/t.parquet", "-o", "{d}/o.jsonl"),
+        _parquet_bomb(),
+        expect=("t.parquet: the file decodes to over 256.0 MB from", "decompression bomb"),
+    ),
+    Case(
+        "agree/parquet-decompression-bomb",
+        ("agree", "{d}/t.parquet"),
+        _parquet_bomb(),
+        expect=("t.parquet: the file decodes to over 256.0 MB from", "decompression bomb"),
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -2238,6 +2416,7 @@ CASES = (
     + SWEEP3_CASES
     + SWEEP4_CASES
     + SWEEP4B_CASES
+    + ROUND2_CASES
 )
 
 
@@ -2362,3 +2541,107 @@ def test_sentence_label_mismatch_on_traces_and_columns() -> None:
     # without claims)
     labels.append(Label(claim_id="q0-c1", has_error=False))
     assert sentence_label_mismatch(labels, traces) is None
+
+
+def _excel_bomb(path: Path) -> None:
+    """A 0.5 MB workbook whose sheet unpacks to 500 MB (spaces in its sheet data)."""
+    import zipfile
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    for row in (["sentence_id", "has_error"], ["s1", True]):
+        book.active.append(row)
+    book.save(path)
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    head, tail = parts.pop("xl/worksheets/sheet1.xml").split(b"<sheetData>")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+        with z.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as fh:
+            fh.write(head + b"<sheetData>")
+            for _ in range(500):
+                fh.write(b" " * (1 << 20))
+            fh.write(tail)
+
+
+def _parquet_bomb_file(path: Path) -> None:
+    """3 million traces whose claim is one dictionary-encoded 1 KB string (~3 GB decoded)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    text = pa.array(["x" * 1000], pa.string())
+    block = 100_000
+    claim = pa.DictionaryArray.from_arrays(pa.array([0] * block, pa.int32()), text)
+    schema = pa.schema([(n, pa.string()) for n in ("claim_id", "claim", "verdict", "system")])
+    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+        for k in range(30):
+            ids = pa.array([str((k * block + i) // 8) for i in range(block)])  # ~2 MB
+            same = pa.array(["supported"] * block)
+            writer.write_table(pa.table([ids, claim.cast(pa.string()), same, same], schema=schema))
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "argv", "size"),
+    [
+        # the harness's shapes: a 0.5 MB workbook of 500 MB, a 2 MB Parquet file of 3 GB
+        ("bomb.xlsx", _excel_bomb, ("ingest", "generic-labels"), (0.4, 0.6)),
+        ("bomb.parquet", _parquet_bomb_file, ("ingest", "generic", "--system", "s"), (1.0, 3.0)),
+        ("bomb.parquet", _parquet_bomb_file, ("metrics", "--labels", "{labels}", "--traces"), None),
+    ],
+)
+def test_bombs_are_refused_within_bounds(
+    tmp_path: Path,
+    name: str,
+    make: Callable[[Path], None],
+    argv: tuple[str, ...],
+    size: tuple[float, float] | None,
+) -> None:
+    # refused in a subprocess, its peak memory (polled) and CPU time
+    # measured: under 300 MB and 5 s (the issue's bound; the bad-input bound is 500 MB, 10 s)
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    bomb = tmp_path / name
+    make(bomb)
+    if size is not None:
+        assert size[0] < bomb.stat().st_size / (1 << 20) < size[1]
+    labels = tmp_path / "labels.csv"
+    labels.write_text("claim_id,has_error\n1,false\n", encoding="utf-8")
+    args = [a.replace("{labels}", str(labels)) for a in argv]
+    if argv[0] == "metrics":
+        args.append(str(bomb))
+    else:
+        args[2:2] = [str(bomb), "-o", str(tmp_path / "out.jsonl")]
+    log = tmp_path / "stderr.txt"
+    start = time.monotonic()
+    peak, cpu = 0, 0.0
+    with log.open("wb") as fh:
+        # the child's memory polled every 5 ms (its ru_maxrss would count this process's
+        # pages, inherited across the fork)
+        proc = psutil.Popen(
+            [sys.executable, "-m", "failcodes", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=fh,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        while proc.poll() is None:
+            try:
+                peak = max(peak, proc.memory_info().rss)
+                times = proc.cpu_times()
+                cpu = times.user + times.system
+            except psutil.NoSuchProcess:
+                break
+            time.sleep(0.005)
+    wall = time.monotonic() - start
+    err = log.read_text(encoding="utf-8")
+    assert proc.wait() == 2, err
+    assert len(err.splitlines()) == 1 and "bomb" in err, err
+    assert peak < 300 << 20, peak
+    assert cpu < 5, cpu
+    assert wall < 10, wall
+    assert not (tmp_path / "out.jsonl").exists()

@@ -37,8 +37,10 @@ from pydantic import BaseModel
 
 from failcodes import labelio
 from failcodes.errors import InputError
+from failcodes.fileio import check_regular_file
 from failcodes.jsonio import parse_json
 from failcodes.labels import Label, LabelColumns
+from failcodes.parquetio import check_decoded, check_metadata
 from failcodes.tableio import (
     ESCAPED_QUOTE_COLON,
     KEY_COLON,
@@ -582,8 +584,7 @@ def _scan_parquet(
     pa, pq = pyarrow_modules()
     import pyarrow.compute as pc  # type: ignore[import-untyped]
 
-    if not path.exists():
-        raise InputError("file not found", path=path)
+    check_regular_file(path)
     try:
         # streamed through a 1 MB buffer instead of whole column chunks: a row group of
         # 10,000 traces holds ~40 MB of passage text, read in full (and kept by the pool) before
@@ -591,6 +592,12 @@ def _scan_parquet(
         schema = pf.schema_arrow
     except (pa.ArrowException, OSError):
         raise _UseObjectReaderError from None
+    # the limits (rows, sizes, what it decodes to) before any column is kept
+    check_metadata(path, pf.metadata)
+    try:
+        check_decoded(path, pf)
+    except (pa.ArrowException, OSError):
+        raise _UseObjectReaderError from None  # a damaged page: the exact reader says where
     required = [n for n in required_fields(Trace) if not (default_system and n == "system")]
     check_columns(path, schema.names, tuple(Trace.model_fields), required)
     expected = trace_arrow_schema()
@@ -1091,6 +1098,7 @@ class _ParquetRows:
         self.path = path
         # a 1 MB read buffer, as the scan: not whole column chunks (~40 MB of passage text)
         self.file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        check_metadata(path, self.file.metadata)  # the scan checked what it decodes to
         meta = self.file.metadata
         sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
         self.starts = np.cumsum([0, *sizes])

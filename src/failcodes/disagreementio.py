@@ -39,6 +39,7 @@ from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
 from failcodes.labelio import refuse_claim_labels
 from failcodes.labels import LabelIndex
+from failcodes.parquetio import open_parquet
 from failcodes.tableio import (
     ESCAPED_QUOTE_COLON,
     EXTENSIONS,
@@ -423,12 +424,15 @@ def read_disagreements(path: str | Path) -> list[Any]:
 
     if fmt is Format.JSONL:
         return [validate(rec, no) for no, rec in iter_jsonl(source)]
-    pa, pq = pyarrow_modules()
+    pa, _ = pyarrow_modules()
+    pf = open_parquet(source)  # its limits checked: it decodes to a bounded size
+    out: list[Disagreement] = []
     try:
-        rows = pq.read_table(source).to_pylist()
-    except (pa.ArrowInvalid, OSError) as exc:
+        for batch in pf.iter_batches(batch_size=1024, use_threads=False):
+            out += [validate(rec, len(out) + 1) for rec in batch.to_pylist()]
+    except (pa.ArrowException, OSError) as exc:
         raise InputError(f"unreadable Parquet file: {exc}", path=source) from None
-    return [validate(rec, no) for no, rec in enumerate(rows, start=1)]
+    return out
 
 
 def _struct_of(model: type[BaseModel], name: str) -> Any:

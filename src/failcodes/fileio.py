@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from failcodes.errors import OutputError
+from failcodes.errors import InputError, OutputError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,6 +51,7 @@ __all__ = [
     "check_not_input",
     "check_output_dir",
     "check_output_file",
+    "check_regular_file",
     "current_umask",
     "made_dir",
     "new_file_mode",
@@ -90,6 +91,27 @@ def output_error(exc: OSError, path: str | Path) -> OutputError:
     else:
         why = f"cannot write ({exc.strerror or exc}); check the location"
     return OutputError(why, path=where)
+
+
+def check_regular_file(path: str | Path) -> Path:
+    """Refuse an input that is not a regular file: THE check of every reader.
+
+    A missing file, a broken link, a folder, or a FIFO, socket or device (or a link to one:
+    a FIFO waits for a writer, so the command hung without a word; ``/dev/zero`` reads
+    forever) is one :class:`InputError` naming the path.
+    """
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode
+    except (OSError, ValueError):
+        if target.is_symlink():
+            raise InputError("a broken symbolic link (or a link loop)", path=target) from None
+        raise InputError("file not found", path=target) from None
+    if stat.S_ISDIR(mode):
+        raise InputError("is a folder, expected a file", path=target)
+    if not stat.S_ISREG(mode):
+        raise InputError("not a regular file (a FIFO, socket or device); give a file", path=target)
+    return target
 
 
 def _nearest_existing(path: Path) -> Path:

@@ -18,15 +18,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from failcodes.errors import InputError
-from failcodes.fileio import utf16_hint
+from failcodes.fileio import check_regular_file, utf16_hint
 
 
 def open_text(path: Path) -> IO[str]:
     """Open a text file for reading (UTF-8, a BOM tolerated); absent/folder/unreadable: one line."""
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a folder, expected a file", path=path)
+    check_regular_file(path)
     try:
         return path.open(encoding="utf-8-sig", newline="")  # tolerate a BOM (Excel exports)
     except OSError as exc:
@@ -278,11 +275,7 @@ def _list_elements(text: str) -> tuple[list[Any], list[int]] | None:
 
 def read_text(path: str | Path) -> str:
     """A whole text file (UTF-8, a BOM tolerated); absent, a folder, not UTF-8: one line."""
-    src = Path(path)
-    if not src.exists():
-        raise InputError("file not found", path=src)
-    if src.is_dir():
-        raise InputError("is a folder, expected a file", path=src)
+    src = check_regular_file(path)
     try:
         return src.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:

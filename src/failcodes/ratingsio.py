@@ -16,6 +16,7 @@ from typing import Any
 from failcodes import tableio
 from failcodes.errors import InputError
 from failcodes.jsonio import iter_jsonl
+from failcodes.parquetio import open_parquet
 from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -56,7 +57,7 @@ def read_ratings_frame(path: str | Path) -> Any:
             lines = [line for line, _ in records]
             _check_rating_cells(frame, p, lines)
         elif suffix == ".parquet":
-            frame = pd.read_parquet(p)
+            frame = open_parquet(p).read().to_pandas()  # limits checked: a bounded size
             lines = list(range(1, len(frame) + 1))
             _check_scalar_cells(frame, p, lines)
         elif suffix in (".jsonl", ".ndjson"):

@@ -12,13 +12,17 @@ held).
 
 from __future__ import annotations
 
-import re
+import posixpath
+import time
+import xml.parsers.expat
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from failcodes.errors import InputError
+from failcodes.fileio import check_regular_file
 
 SUFFIXES = (".xlsx", ".xlsm")
 #: The values Excel shows for a formula that failed (read as text by openpyxl).
@@ -97,44 +101,86 @@ def _kind_hint(path: Path) -> str:
     return "; it is text (a CSV renamed .xlsx?): name it .csv"
 
 
-#: A workbook that uncompresses past this is refused (reading it would take minutes).
-MAX_UNPACKED = 4 << 30
-#: ... and so is one past :data:`BOMB_MIN` bytes that packs tighter than :data:`BOMB_RATIO`:1
-#: (real sheets pack 5-50:1; a zip bomb, megabytes that unpack to gigabytes, far more).
-BOMB_MIN = 200 << 20
-BOMB_RATIO = 200
+#: Limits read from the zip's central directory before any part is inflated. Real sheets
+#: pack 5-25:1 (100,000 rows of one repeated value: 21:1, the cell references differ); a zip
+#: bomb packs up to ~1,000:1. A part that unpacks past :data:`BOMB_MIN` bytes at over
+#: :data:`BOMB_RATIO`:1 is refused, as is a part past :data:`MAX_PART` or a workbook past
+#: :data:`MAX_UNPACKED` in all (openpyxl parses a sheet at ~2 MB/s: 256 MB is minutes).
+MAX_UNPACKED = 1 << 30
+MAX_PART = 256 << 20
+BOMB_MIN = 4 << 20
+BOMB_RATIO = 50
+#: Reading one workbook (its scan and its rows) is stopped after this many seconds.
+MAX_SECONDS = 120.0
+
+
+def _too_large(path: Path, why: str) -> InputError:
+    return InputError(
+        f"{why} (a zip bomb, or a sheet too large to read here): save the sheet as CSV",
+        path=path,
+    )
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MB"
 
 
 def _check_size(path: Path) -> None:
-    """Refuse a workbook whose parts unpack to too much: reading it hung (a zip bomb)."""
+    """Refuse a workbook whose parts unpack to too much, from the zip's central directory.
+
+    Nothing is inflated: each member's sizes are read from the directory (zipfile never
+    inflates a member past the size written there, so the figures bound what is read).
+    """
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
-    except (zipfile.BadZipFile, OSError):
+    except (zipfile.BadZipFile, OSError, ValueError):
         return  # load_workbook says what it is
+    for m in members:
+        ratio = m.file_size / max(m.compress_size, 1)
+        if m.file_size > MAX_PART or (m.file_size > BOMB_MIN and ratio > BOMB_RATIO):
+            raise _too_large(
+                path,
+                f"the workbook's part {m.filename} unpacks to {_mb(m.file_size)} from "
+                f"{_mb(m.compress_size)} ({ratio:,.0f}:1; at most {_mb(MAX_PART)}, and "
+                f"{BOMB_RATIO}:1 past {_mb(BOMB_MIN)})",
+            )
     unpacked = sum(m.file_size for m in members)
-    packed = sum(m.compress_size for m in members)
-    bomb = any(
-        m.file_size > BOMB_MIN and m.file_size > BOMB_RATIO * max(m.compress_size, 1)
-        for m in members
-    )
-    if unpacked > MAX_UNPACKED or bomb:
-        raise InputError(
-            f"the workbook unpacks to {unpacked / (1 << 20):,.1f} MB from "
-            f"{packed / (1 << 20):,.1f} MB (a zip bomb, or a sheet too large to read here): "
-            "save the sheet as CSV",
-            path=path,
+    if unpacked > MAX_UNPACKED:
+        packed = sum(m.compress_size for m in members)
+        raise _too_large(
+            path,
+            f"the workbook unpacks to {_mb(unpacked)} from {_mb(packed)} (at most "
+            f"{_mb(MAX_UNPACKED)})",
         )
 
 
-def _rows(path: Path) -> Iterator[tuple[int, tuple[Any, ...]]]:
+class _Clock:
+    """The time bound of one workbook's reading (:data:`MAX_SECONDS`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.deadline = time.monotonic() + MAX_SECONDS
+
+    def check(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise _too_large(self.path, f"reading the workbook took over {MAX_SECONDS:.0f} s")
+
+
+def check_workbook(path: Path) -> SheetScan:
+    """Check a workbook before openpyxl reads it; return its first sheet's scan.
+
+    A missing file, a folder or a special file; parts that unpack to too much (from the zip
+    directory); a sheet whose XML declares a DOCTYPE or entities (an entity expansion bomb).
+    """
+    check_regular_file(path)
+    _check_size(path)
+    return scan_sheet(path, _Clock(path))
+
+
+def _rows(path: Path, clock: _Clock) -> Iterator[tuple[int, tuple[Any, ...]]]:
     from openpyxl import load_workbook  # type: ignore[import-untyped]  # lazy: workbooks only
 
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a folder, expected a file", path=path)
-    _check_size(path)
     unreadable = _unreadable()
     # opened here, so the file is closed however openpyxl fails (it left it open on a bad zip)
     with path.open("rb") as fh:
@@ -144,11 +190,11 @@ def _rows(path: Path) -> Iterator[tuple[int, tuple[Any, ...]]]:
             raise InputError(
                 f"not a readable Excel workbook ({exc}){_kind_hint(path)}", path=path
             ) from None
-        yield from _book_rows(path, book, unreadable)
+        yield from _book_rows(path, book, unreadable, clock)
 
 
 def _book_rows(
-    path: Path, book: Any, unreadable: tuple[type[BaseException], ...]
+    path: Path, book: Any, unreadable: tuple[type[BaseException], ...], clock: _Clock
 ) -> Iterator[tuple[int, tuple[Any, ...]]]:
     try:
         try:
@@ -165,6 +211,8 @@ def _book_rows(
                 if item is None:
                     return
                 number, row = item
+                if not number % 1024:
+                    clock.check()
                 yield number, tuple(_cell(v) for v in row)
         except unreadable as exc:  # a damaged sheet part (malformed XML, a bad cell value)
             raise InputError(f"not a readable Excel workbook ({exc})", path=path) from None
@@ -172,66 +220,188 @@ def _book_rows(
         book.close()
 
 
-_SHEET = re.compile(rb"<(?:\w+:)?sheet\b[^>]*?\br:id=\"([^\"]+)\"")
-_MERGE = re.compile(rb"<(?:\w+:)?mergeCell\s+ref=\"([A-Z]+[0-9]+:[A-Z]+[0-9]+)\"")
+_REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_OFFICE_DOCUMENT = _REL_NS + "/officeDocument"
+_WORKSHEET = _REL_NS + "/worksheet"
 
 
-def _first_sheet_part(archive: zipfile.ZipFile) -> str | None:
-    """The zip member of the workbook's first sheet (from workbook.xml and its rels)."""
-    try:
-        found = _SHEET.search(archive.read("xl/workbook.xml"))
-        rels = archive.read("xl/_rels/workbook.xml.rels")
-    except KeyError:
-        return None
-    if found is None:
-        return None
-    rel = re.search(
-        rb"<Relationship\b[^>]*\bId=\"" + re.escape(found.group(1)) + rb"\"[^>]*>", rels
-    )
-    target = re.search(rb"\bTarget=\"([^\"]+)\"", rel.group(0)) if rel else None
-    if target is None:
-        return None
-    name = target.group(1).decode()
-    return name.lstrip("/") if name.startswith("/") else f"xl/{name}"
+class _RefusedError(Exception):
+    """An XML part declares a DOCTYPE or an entity (defusedxml's rule)."""
 
 
-#: A formula cell without a saved value (``<f>..</f><v></v>``, or no ``<v>`` at all).
-_UNCACHED = re.compile(
-    rb"<(?:\w+:)?c\s+r=\"([A-Z]+[0-9]+)\"[^>]*>\s*"
-    rb"(?:<(?:\w+:)?f\b[^>]*/>|<(?:\w+:)?f\b[^>]*>[^<]*</(?:\w+:)?f>)"
-    rb"\s*(?:<(?:\w+:)?v\s*/>|<(?:\w+:)?v>\s*</(?:\w+:)?v>)?\s*</(?:\w+:)?c>"
-)
+def _local(name: str) -> str:
+    """The local name of an expat element or attribute name ``"uri local"``."""
+    return name.rpartition(" ")[2]
 
 
-def scan_sheet(path: Path) -> tuple[list[str], str | None]:
-    """The first sheet's merged ranges and its first formula cell with no saved value.
+def _parse_part(
+    archive: zipfile.ZipFile,
+    name: str,
+    start: Callable[[str, dict[str, str]], None],
+    clock: _Clock,
+    *,
+    text: Callable[[str], None] | None = None,
+    end: Callable[[str], None] | None = None,
+) -> None:
+    """Stream the zip member ``name`` through expat (namespaces resolved), chunk by chunk.
 
-    Ranges as ``B2:B3``; the cell as ``B2`` (None if every formula has its value), read from
-    the sheet's XML part. Read-only openpyxl reports neither (an unsaved formula reads as an
-    empty cell); the part is streamed.
+    ``start``/``end`` get each element's local name (``start`` its attributes by local
+    name too); a DOCTYPE or an entity declaration stops the parse (:class:`_RefusedError`).
     """
-    merges: list[str] = []
+    parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
+
+    def refuse(*_: object) -> None:
+        raise _RefusedError
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.StartElementHandler = lambda tag, attrs: start(
+        _local(tag), {_local(k) if not k.startswith(_REL_NS) else k: v for k, v in attrs.items()}
+    )
+    if end is not None:
+        parser.EndElementHandler = lambda tag: end(_local(tag))
+    if text is not None:
+        parser.CharacterDataHandler = text
+    with archive.open(name) as fh:
+        while chunk := fh.read(1 << 20):
+            parser.Parse(chunk, False)
+            clock.check()
+    parser.Parse(b"", True)
+
+
+def _relationships(
+    archive: zipfile.ZipFile, part: str, clock: _Clock
+) -> list[tuple[str, str, str]]:
+    """``(id, type, member)`` of each relationship of ``part`` (its ``_rels`` file)."""
+    folder, _, base = part.rpartition("/")
+    rels_name = f"{folder}/_rels/{base}.rels" if folder else f"_rels/{base}.rels"
+    found: list[tuple[str, str, str]] = []
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        if tag == "Relationship" and attrs.get("TargetMode") != "External":
+            target = attrs.get("Target", "")
+            member = (
+                target.lstrip("/")
+                if target.startswith("/")
+                else posixpath.normpath(posixpath.join(folder, target))
+            )
+            found.append((attrs.get("Id", ""), attrs.get("Type", ""), member))
+
+    _parse_part(archive, rels_name, start, clock)
+    return found
+
+
+def _first_sheet_part(archive: zipfile.ZipFile, clock: _Clock) -> str | None:
+    """The zip member of the workbook's first worksheet (from the package's relationships)."""
+    package = _relationships(archive, "", clock)
+    book = next((m for _, t, m in package if t == _OFFICE_DOCUMENT), None)
+    if book is None:
+        return None
+    ids: list[str] = []
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        if tag == "sheet":
+            ids.append(attrs.get(f"{_REL_NS} id", ""))
+
+    _parse_part(archive, book, start, clock)
+    sheets = {i: m for i, t, m in _relationships(archive, book, clock) if t == _WORKSHEET}
+    return next((sheets[i] for i in ids if i in sheets), None)
+
+
+@dataclass
+class SheetScan:
+    """What read-only openpyxl does not report about the first sheet, from its XML.
+
+    ``merges``: its merged ranges (``B2:B3``); ``uncached``: its first formula cell with no
+    saved value (``B2``; None if every formula has its value).
+    """
+
+    merges: list[str] = field(default_factory=list)
     uncached: str | None = None
+
+
+class _CellScan:
+    """Expat handlers finding merged ranges and formula cells without a saved value."""
+
+    def __init__(self) -> None:
+        self.scan = SheetScan()
+        self.row = 0
+        self.col = 0
+        self.cell: str | None = None
+        self.formula = False
+        self.value = False
+        self.in_value = False
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if tag == "row":
+            self.row = _int(attrs.get("r"), self.row + 1)
+            self.col = 0
+        elif tag == "c":
+            ref = attrs.get("r")  # optional: a cell without one is the next in its row
+            self.col = _ref_column(ref) if ref else self.col + 1
+            self.cell = ref or f"{_column_letter(self.col - 1)}{self.row}"
+            self.formula = self.value = False
+        elif tag == "f":
+            self.formula = True
+        elif tag == "v":
+            self.in_value = True
+        elif tag == "is":  # an inline string is the cell's value
+            self.value = True
+        elif tag == "mergeCell":
+            self.scan.merges.append(attrs.get("ref", ""))
+
+    def text(self, data: str) -> None:
+        if self.in_value and data.strip():
+            self.value = True
+
+    def end(self, tag: str) -> None:
+        if tag == "v":
+            self.in_value = False
+        elif tag == "c" and self.formula and not self.value and self.scan.uncached is None:
+            self.scan.uncached = self.cell
+
+
+def _int(text: str | None, default: int) -> int:
+    return int(text) if text is not None and text.isdigit() else default
+
+
+def _ref_column(ref: str) -> int:
+    """The 1-based column of a cell reference (``C4`` -> 3)."""
+    letters = ref.rstrip("0123456789").lstrip("$").upper()
+    number = 0
+    for ch in letters:
+        number = number * 26 + ord(ch) - 64
+    return number
+
+
+def scan_sheet(path: Path, clock: _Clock | None = None) -> SheetScan:
+    """The first sheet's merged ranges and first formula cell with no saved value.
+
+    Read with an XML parser (expat, streamed; any quoting, attribute order or namespace
+    prefix), never by pattern: read-only openpyxl reports neither (an unsaved formula reads
+    as an empty cell). A part that declares a DOCTYPE or an entity is refused.
+    """
+    cells = _CellScan()
+    clock = clock or _Clock(path)
     try:
         with zipfile.ZipFile(path) as archive:
-            part = _first_sheet_part(archive)
+            part = _first_sheet_part(archive, clock)
             if part is None:
-                return [], None
-            with archive.open(part) as fh:
-                tail = b""
-                while chunk := fh.read(1 << 20):
-                    text = tail + chunk
-                    merges += [m.group(1).decode() for m in _MERGE.finditer(text)]
-                    if uncached is None and (found := _UNCACHED.search(text)):
-                        uncached = found.group(1).decode()
-                    # a match cut at the chunk's end is found next time (twice: kept once)
-                    tail = text[-400:]
-    except (zipfile.BadZipFile, KeyError, OSError):
-        return [], None
-    return list(dict.fromkeys(merges)), uncached
+                return cells.scan
+            _parse_part(archive, part, cells.start, clock, text=cells.text, end=cells.end)
+    except _RefusedError:
+        raise InputError(
+            "the workbook's XML declares a DOCTYPE or an entity (no spreadsheet program "
+            "writes one; an entity expansion bomb?): save the sheet again as .xlsx or as CSV",
+            path=path,
+        ) from None
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, xml.parsers.expat.ExpatError):
+        return SheetScan()  # openpyxl says what is wrong (a damaged zip or part)
+    cells.scan.merges = list(dict.fromkeys(cells.scan.merges))
+    return cells.scan
 
 
-def _check_cells(path: Path, header: list[str], header_line: int) -> None:
+def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: int) -> None:
     """Refuse cells that read as empty though they are not.
 
     Cells merged over table rows (all but the first read as empty), a formula never computed
@@ -242,9 +412,20 @@ def _check_cells(path: Path, header: list[str], header_line: int) -> None:
         range_boundaries,
     )
 
-    merges, uncached = scan_sheet(path)
-    for ref in merges:
-        min_col, min_row, _, max_row = range_boundaries(ref)
+    for ref in scan.merges:
+        try:
+            min_col, min_row, _, max_row = range_boundaries(ref)
+        except (ValueError, TypeError):
+            raise InputError(
+                f"merged cells with a range that is none ({ref!r}): save the sheet again",
+                path=path,
+            ) from None
+        if min_row is None or max_row is None or min_col is None:
+            raise InputError(
+                f"merged cells over whole rows or columns ({ref}): unmerge the cells and "
+                "fill each one",
+                path=path,
+            )
         if max_row > header_line:
             column = min_col - 1
             raise InputError(
@@ -254,8 +435,16 @@ def _check_cells(path: Path, header: list[str], header_line: int) -> None:
                 line=max(min_row, header_line + 1),
                 field=header[column] if column < len(header) else _column_letter(column),
             )
+    uncached = scan.uncached
     if uncached is not None:
-        row, col = coordinate_to_tuple(uncached)
+        try:
+            row, col = coordinate_to_tuple(uncached.replace("$", ""))
+        except (ValueError, TypeError):
+            raise InputError(
+                f"cell {uncached!r} holds a formula with no saved value: open and save it in "
+                "Excel, or write the values",
+                path=path,
+            ) from None
         raise InputError(
             f"cell {uncached} holds a formula with no saved value (the file was written by a "
             "program, never opened in Excel): open and save it in Excel, or write the values",
@@ -319,15 +508,17 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     is an error naming the sheets (the table is most likely on another).
     """
     p = Path(path)
+    clock = _Clock(p)
+    scan = check_workbook(p)
     header: list[str] | None = None
     header_line = 1
     count = 0
-    for line, cells in _rows(p):
+    for line, cells in _rows(p, clock):
         if all(c is None for c in cells):
             continue
         if header is None:
             header, header_line = _header(p, line, cells), line
-            _check_cells(p, header, header_line)
+            _check_cells(p, scan, header, header_line)
             continue
         extra = [i for i, c in enumerate(cells) if c is not None and i >= len(header)]
         if extra:
@@ -359,7 +550,8 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def sheet_header(path: str | Path) -> list[str]:
     """The column names of the first worksheet (its first non-empty row)."""
     p = Path(path)
-    for line, cells in _rows(p):
+    check_workbook(p)
+    for line, cells in _rows(p, _Clock(p)):
         if any(c is not None for c in cells):
             return _header(p, line, cells)
     raise InputError(f"empty worksheet, expected a header row{_other_sheets(p)}", path=p, line=1)

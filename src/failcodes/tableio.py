@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, open_text
+from failcodes.parquetio import open_parquet, parquet_schema_names
 from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
 
 M = TypeVar("M", bound=BaseModel)
@@ -252,6 +253,10 @@ def check_columns(
             )
 
 
+#: Rows of a Parquet table turned into records at a time.
+_PARQUET_ROWS = 1024
+
+
 def checked_parquet_rows(
     path: Path,
     columns: Sequence[str] | None,
@@ -259,20 +264,22 @@ def checked_parquet_rows(
     column_map: Mapping[str, str],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of a Parquet file, numbered from 1, its columns checked as for a CSV header."""
-    pa, pq = pyarrow_modules()
-    if not path.exists():
-        raise InputError("file not found", path=path)
+    pa, _ = pyarrow_modules()
+    pf = open_parquet(path)  # its limits checked: it decodes to a bounded size
+    names = list(pf.schema_arrow.names)
+    header = [column_map.get(n, n) for n in names]
+    check_columns(path, header, columns, required)
+    kept = [(name, new) for name, new in zip(names, header, strict=True) if new]
+    line = 0
     try:
-        table = pq.read_table(path)
+        for batch in pf.iter_batches(
+            batch_size=_PARQUET_ROWS, columns=[n for n, _ in kept], use_threads=False
+        ):
+            for rec in batch.to_pylist():
+                line += 1
+                yield line, {new: rec[name] for name, new in kept}
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
-    header = [column_map.get(n, n) for n in table.column_names]
-    check_columns(path, header, columns, required)
-    table = table.rename_columns(header)
-    drop = [n for n in header if not n]
-    if drop:
-        table = table.drop_columns(drop)
-    yield from enumerate(table.to_pylist(), start=1)
 
 
 def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -318,11 +325,7 @@ def table_columns(path: str | Path) -> list[str] | None:
     if fmt is Format.JSONL:
         return None
     if fmt is Format.PARQUET:
-        pa, pq = pyarrow_modules()
-        try:
-            return list(pq.read_schema(p).names)
-        except (pa.ArrowException, OSError) as exc:
-            raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
+        return parquet_schema_names(p)
     with open_text(p) as fh:
         try:
             header = next(csv.reader(fh), None)

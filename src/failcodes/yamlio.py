@@ -20,6 +20,7 @@ import yaml
 from yaml.composer import ComposerError
 
 from failcodes.errors import InputError
+from failcodes.fileio import check_regular_file
 
 __all__ = ["MAX_YAML_BYTES", "BoundedLoader", "compose", "read_yaml_text", "safe_load"]
 
@@ -61,6 +62,8 @@ def read_yaml_text(path: str | Path) -> str:
     propagate as ``OSError`` / ``UnicodeDecodeError`` for the caller's own message.
     """
     file = Path(path)
+    if file.exists() and not file.is_file() and not file.is_dir():  # a FIFO, /dev/zero
+        check_regular_file(file)
     size = file.stat().st_size
     if size > MAX_YAML_BYTES:
         raise InputError(

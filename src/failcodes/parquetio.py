@@ -1,0 +1,172 @@
+"""Parquet files opened within bounds: THE way every reader opens a Parquet file.
+
+A Parquet file can decode to far more than its size: 3 million rows of one dictionary-encoded
+1 KB string are a 2 MB file and 3 GB of text (``ingest generic`` and ``metrics`` went past
+3 GB). :func:`open_parquet` refuses such a file before any reader holds its rows:
+
+1. from the file's metadata, nothing decoded: at most :data:`MAX_ROWS` rows, every row group
+   at most :data:`MAX_GROUP_BYTES` uncompressed, the file at most :data:`MAX_UNCOMPRESSED`;
+2. then a pass over the file in batches of :data:`CHECK_ROWS` rows, one batch held at a time,
+   adding up what the rows decode to (a dictionary-encoded text column is read as its
+   dictionary and its indices, and its decoded size computed from them, never built): past
+   :data:`DECODED_MIN` bytes or :data:`DECODED_RATIO` times the file's size, whichever is
+   larger, the file is refused.
+
+The file then decodes to a bounded size, which the readers (each streaming batch by batch)
+may hold. Real trace files decode to 1-10 times their size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from failcodes.errors import InputError
+from failcodes.fileio import check_regular_file
+
+#: Limits read from the file's metadata before anything is decoded.
+MAX_ROWS = 50_000_000
+MAX_GROUP_BYTES = 2 << 30
+MAX_UNCOMPRESSED = 16 << 30
+#: What the rows may decode to: the larger of a floor and a multiple of the file's size.
+DECODED_MIN = 256 << 20
+DECODED_RATIO = 32
+#: Rows per batch of the checking pass (one batch held at a time).
+CHECK_ROWS = 4096
+#: A text column holding fewer encoded bytes than this per value is read as its dictionary
+#: in the checking pass (only such a column can decode to much more than it is stored as).
+_DICTIONARY_BYTES = 64
+
+
+def _mb(size: float) -> str:
+    return f"{size / (1 << 20):,.1f} MB"
+
+
+def _too_large(path: Path, why: str) -> InputError:
+    return InputError(
+        f"{why} (a decompression bomb, or a table too large to read here): split the table "
+        "into smaller files",
+        path=path,
+    )
+
+
+def open_parquet(path: str | Path, *, check: bool = True) -> Any:
+    """Open ``path`` as a ``pyarrow.parquet.ParquetFile`` after its limits are checked.
+
+    A missing or special file, a file that is no Parquet, and (with ``check``) one past the
+    limits above are one :class:`InputError` naming the file. The file is streamed through
+    a 1 MB buffer (whole column chunks are not read ahead).
+    """
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    p = check_regular_file(path)
+    try:
+        pf = pq.ParquetFile(p, pre_buffer=False, buffer_size=1 << 20)
+        if check:
+            check_metadata(p, pf.metadata)
+            check_decoded(p, pf)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
+    return pf
+
+
+def check_metadata(path: Path, meta: Any) -> None:
+    """Refuse a file whose metadata gives too many rows or too many uncompressed bytes."""
+    if meta.num_rows > MAX_ROWS:
+        raise _too_large(path, f"{meta.num_rows:,} rows (at most {MAX_ROWS:,})")
+    total = 0
+    for group in range(meta.num_row_groups):
+        size = meta.row_group(group).total_byte_size
+        if size > MAX_GROUP_BYTES:
+            raise _too_large(
+                path,
+                f"row group {group} is {_mb(size)} uncompressed (at most {_mb(MAX_GROUP_BYTES)})",
+            )
+        total += size
+    if total > MAX_UNCOMPRESSED:
+        raise _too_large(path, f"{_mb(total)} uncompressed (at most {_mb(MAX_UNCOMPRESSED)})")
+
+
+def _dictionary_columns(meta: Any) -> list[str]:
+    """Text columns (paths) stored in fewer than :data:`_DICTIONARY_BYTES` bytes per value."""
+    schema = meta.schema
+    stored: dict[int, list[int]] = {}
+    for group in range(meta.num_row_groups):
+        rg = meta.row_group(group)
+        for i in range(rg.num_columns):
+            col = rg.column(i)
+            sums = stored.setdefault(i, [0, 0])
+            sums[0] += col.total_uncompressed_size
+            sums[1] += col.num_values
+    return [
+        schema.column(i).path
+        for i, (size, values) in stored.items()
+        if schema.column(i).physical_type == "BYTE_ARRAY" and size < _DICTIONARY_BYTES * values
+    ]
+
+
+def decoded_size(array: Any) -> int:
+    """The bytes ``array`` decodes to; a dictionary array's text counted, not built."""
+    import pyarrow as pa
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        lengths = pc.binary_length(array.dictionary)
+        total = pc.sum(pc.take(lengths, array.indices)).as_py() if len(lengths) else 0
+        return int(total or 0) + int(array.indices.nbytes)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return decoded_size(array.flatten()) + int(array.offsets.nbytes)
+    if pa.types.is_struct(kind):
+        return sum(decoded_size(f) for f in array.flatten())
+    return int(array.nbytes)
+
+
+def _size(pf: Any, budget: int, rows: int = CHECK_ROWS) -> int:
+    """What the file decodes to, one batch held at a time (counting stops past ``budget``)."""
+    total = 0
+    for batch in pf.iter_batches(batch_size=rows, use_threads=False):
+        total += sum(decoded_size(column) for column in batch.columns)
+        if total > budget:
+            break
+    return total
+
+
+def check_decoded(path: Path, pf: Any) -> None:
+    """Refuse a file that decodes past its budget, from a pass of one batch at a time."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    meta = pf.metadata
+    budget = max(DECODED_MIN, DECODED_RATIO * path.stat().st_size)
+    counted = pq.ParquetFile(
+        path,
+        read_dictionary=_dictionary_columns(meta) or None,
+        pre_buffer=False,
+        buffer_size=1 << 20,
+    )
+    try:
+        total = _size(counted, budget)
+    except pa.ArrowNotImplementedError:
+        # a nested column whose pages change dictionary (the writer fell back to plain
+        # pages): read plainly, in small batches (plain pages decode to their own size)
+        total = _size(pf, budget, rows=CHECK_ROWS // 16)
+    if total > budget:
+        raise _too_large(
+            path,
+            f"the file decodes to over {_mb(budget)} from {_mb(path.stat().st_size)} (at "
+            f"most {_mb(DECODED_MIN)}, or {DECODED_RATIO} times the file's size)",
+        )
+
+
+def parquet_schema_names(path: str | Path) -> list[str]:
+    """The column names of a Parquet file (its schema only; nothing decoded)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = check_regular_file(path)
+    try:
+        return list(pq.read_schema(p).names)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
