@@ -1729,6 +1729,27 @@ SWEEP4_CASES: list[Case] = [
         line="failcodes: error: {d}/d.json:1, field 'answers': expected an object (its keys go "
         "through *) at answers for --option rows=answers.*.claims[], got list",
     ),
+    # issue 28: verdicts from one column per system, or declared by an asserting pipeline
+    Case(
+        "ingest-generic/verdict-column-without-a-column",
+        (*GENERIC, "--verdict-column", "=gpt4"),
+        _write({"d.json": "[]"}),
+        line="failcodes: error: --verdict-column expects COLUMN or COLUMN=SYSTEM, got '=gpt4'",
+    ),
+    Case(
+        "ingest-generic/verdict-declared-twice",
+        (*GENERIC, "--verdict", "supported", "--verdict", "refuted"),
+        _write({"d.json": "[]"}),
+        line="failcodes: error: --verdict given twice for every system",
+    ),
+    Case(
+        "ingest-generic/verdict-declared-and-mapped",
+        (*GENERIC, "--verdict", "supported", "--map", "label=verdict"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "label": "true"}]'}),
+        line="failcodes: error: --verdict declares every claim's verdict (an asserting "
+        "pipeline); drop --map label=verdict, or name the systems it is for: --verdict "
+        "SYSTEM=VERDICT",
+    ),
     # issue 28: '#' restarts in each file; the hint named a list place, not the two files
     Case(
         "ingest-generic/record-place-restarts-in-each-file",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 
-from failcodes.errors import InputError
+from failcodes.errors import ConfigError, InputError
 
 
 class Verdict(StrEnum):
@@ -95,3 +95,35 @@ def normalize_verdict(
             line=line,
             field=field,
         ) from None
+
+
+#: ``raw_verdict`` of a claim whose verdict the pipeline asserted rather than verified (a
+#: long-form answer's claims, no verifier): ``ingest --verdict supported``. Reviewers see
+#: "supported (asserted by the system, no verifier)", not a verifier's word.
+ASSERTED = "asserted by the system"
+
+
+def parse_verdict_declarations(values: list[str] | tuple[str, ...]) -> dict[str, Verdict]:
+    """Parse ``--verdict`` values: ``supported`` (every system) or ``SYSTEM=supported``.
+
+    Returns system -> verdict, with ``"*"`` for the plain form (as ``--evidence``). A value
+    that is not a canonical verdict, or a system declared twice, is a ConfigError.
+    """
+    known = ", ".join(v.value for v in Verdict)
+    out: dict[str, Verdict] = {}
+    for item in values:
+        system, sep, value = item.rpartition("=")
+        key = system.strip() if sep else "*"
+        if sep and not key:
+            raise ConfigError(f"--verdict expects VERDICT or SYSTEM=VERDICT, got {item!r}")
+        try:
+            verdict = Verdict(value.strip())
+        except ValueError:
+            raise ConfigError(
+                f"--verdict {item!r}: {value.strip()!r} is not a canonical verdict ({known})"
+            ) from None
+        if key in out:
+            who = "every system" if key == "*" else f"system {key!r}"
+            raise ConfigError(f"--verdict given twice for {who}")
+        out[key] = verdict
+    return out

@@ -22,7 +22,7 @@ from failcodes.traces import (
     declared_source,
     parse_evidence_declarations,
 )
-from failcodes.verdicts import Verdict
+from failcodes.verdicts import Verdict, parse_verdict_declarations
 
 
 def _pairs(values: list[str], option: str) -> dict[str, str]:
@@ -67,6 +67,17 @@ def _passage_columns(values: list[str]) -> tuple[tuple[str, str | None], ...]:
         if not column.strip() or (sep and not source.strip()):
             raise ConfigError(f"--passage-column expects COLUMN or COLUMN=SOURCE, got {item!r}")
         out.append((column.strip(), source.strip() if sep else None))
+    return tuple(out)
+
+
+def _named_columns(values: list[str], option: str) -> tuple[tuple[str, str], ...]:
+    """``COLUMN`` or ``COLUMN=NAME`` pairs (the name defaults to the column's)."""
+    out = []
+    for item in values:
+        column, sep, name = item.partition("=")
+        if not column.strip() or (sep and not name.strip()):
+            raise ConfigError(f"{option} expects COLUMN or COLUMN=SYSTEM, got {item!r}")
+        out.append((column.strip(), name.strip() if sep else column.strip()))
     return tuple(out)
 
 
@@ -197,6 +208,24 @@ def ingest(
         ),
     ] = None,
     evidence: EvidenceOpt = None,
+    verdict_column: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--verdict-column",
+            help="generic: a column holding one system's verdicts, COLUMN or COLUMN=SYSTEM "
+            "(repeatable: each row becomes one trace per column, e.g. three LLMs' verdicts "
+            "on the same claims).",
+        ),
+    ] = None,
+    verdict: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--verdict",
+            help="generic: the verdict a pipeline asserts for every claim (no verifier), "
+            "VERDICT or SYSTEM=VERDICT, e.g. supported; reviewers see 'asserted by the "
+            "system'.",
+        ),
+    ] = None,
 ) -> None:
     """Read PATH... with ADAPTER and write failcodes traces/labels (format by extension).
 
@@ -209,6 +238,8 @@ def ingest(
         "--retriever": retriever,
         "--passage-column": passage_column,
         "--label-rule": label_rule,
+        "--verdict-column": verdict_column,
+        "--verdict": verdict,
     }
     given = [name for name, value in generic_only.items() if value]
     if adapter == "generic-labels":  # labels from a categorical column
@@ -235,6 +266,8 @@ def ingest(
         label_rule=label_rule,
         verifier=verifier,
         retriever=retriever,
+        verdict_columns=_named_columns(verdict_column or [], "--verdict-column"),
+        verdicts=parse_verdict_declarations(verdict or []),
     )
     check_not_input((out, labels_out, sentences_out), (*paths, passages))
     # Check every output extension before any reading, so a typo fails fast.

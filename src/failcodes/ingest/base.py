@@ -32,7 +32,10 @@ class AdapterOptions:
     system for adapters whose files do not say it, ``passages`` is an explicit CSV passages
     table (generic adapter), and ``extra`` holds ``--option KEY=VALUE`` settings documented by
     each adapter. The generic adapter also takes ``passage_columns`` (column, source name),
-    ``label_rule`` (``--label-rule`` text) and ``verifier`` / ``retriever`` constants.
+    ``label_rule`` (``--label-rule`` text), ``verifier`` / ``retriever`` constants,
+    ``verdict_columns`` ((column, system): one column per system's verdict, a row becoming one
+    trace per system) and ``verdicts`` (system or ``"*"`` -> the verdict an asserting pipeline
+    declares for every claim, ``--verdict``).
     """
 
     column_map: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -44,6 +47,8 @@ class AdapterOptions:
     label_rule: str | None = None
     verifier: str | None = None
     retriever: str | None = None
+    verdict_columns: tuple[tuple[str, str], ...] = ()
+    verdicts: Mapping[str, Verdict] = field(default_factory=dict)
 
     def renames(self) -> dict[str, str]:
         """``column_map`` as foreign -> ours ('' drops).

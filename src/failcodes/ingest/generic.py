@@ -81,6 +81,8 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         below_threshold=Verdict(
             options.option("below_threshold", ("no_evidence", "refuted"), "no_evidence")
         ),
+        verdict_columns=options.verdict_columns,
+        declared_verdicts=options.verdicts,
     )
 
 
@@ -131,6 +133,8 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
         "--verifier": options.verifier is not None,
         "--retriever": options.retriever is not None,
         "--option": bool(options.extra),
+        "--verdict-column": bool(options.verdict_columns),
+        "--verdict": bool(options.verdicts),
     }
     used = [name for name, on in table_only.items() if on]
     if used:

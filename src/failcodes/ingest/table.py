@@ -51,7 +51,7 @@ from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
-from failcodes.verdicts import Verdict
+from failcodes.verdicts import ASSERTED, Verdict
 
 #: Map targets that fill the label (not the trace), with the Label field they fill.
 LABEL_TARGETS: dict[str, str] = {
@@ -97,6 +97,8 @@ class TableSpec:
     verdict_threshold: float | None = None
     below_threshold: Verdict = Verdict.NO_EVIDENCE
     no_verdict: str = "error"
+    verdict_columns: tuple[tuple[str, str], ...] = ()
+    declared_verdicts: Mapping[str, Verdict] = field(default_factory=dict)
 
     @property
     def index_columns(self) -> frozenset[str]:
@@ -128,6 +130,7 @@ class TableSpec:
                 raise ConfigError(f"column {col!r} is both mapped (--map) and a passage column")
         if self.passage_columns and "passages" in owner:
             raise ConfigError("--passage-column and --map ...=passages do not mix")
+        self._check_verdicts(owner)
         check_option("ids", self.ids, ID_MODES)
         check_option("sentence_ids", self.sentence_ids, SENTENCE_ID_MODES)
         check_option("unmapped", self.unmapped, UNMAPPED_MODES)
@@ -139,6 +142,53 @@ class TableSpec:
                 "--label-rule makes: give --label-rule (or drop the option)"
             )
         self.check_index_columns()
+
+    def _check_verdicts(self, owner: Mapping[str, str]) -> None:
+        """Refuse ``--verdict-column``/``--verdict`` settings that contradict the others."""
+        columns = [c for c, _ in self.verdict_columns]
+        systems = [s for _, s in self.verdict_columns]
+        for name, values in (("column", columns), ("system", systems)):
+            twice = next((v for v in values if values.count(v) > 1), None)
+            if twice is not None:
+                raise ConfigError(f"--verdict-column: {name} {twice!r} given twice")
+        if self.verdict_columns:
+            for target in ("verdict", "system"):
+                if target in owner:
+                    raise ConfigError(
+                        f"--verdict-column gives each row's {target} (one trace per column); "
+                        f"drop --map {owner[target]}={target}"
+                    )
+            if self.system is not None:
+                raise ConfigError("--verdict-column names each column's system; drop --system")
+            mapped = [c for c in columns if c in self.column_map]
+            if mapped:
+                raise ConfigError(
+                    f"column {mapped[0]!r} is both mapped (--map) and a --verdict-column"
+                )
+        both = sorted(set(systems) & set(self.declared_verdicts))
+        if both:
+            raise ConfigError(
+                f"system {both[0]!r} has a --verdict-column and a declared --verdict; give one"
+            )
+        if "*" in self.declared_verdicts:
+            if "verdict" in owner:
+                raise ConfigError(
+                    "--verdict declares every claim's verdict (an asserting pipeline); drop "
+                    f"--map {owner['verdict']}=verdict, or name the systems it is for: "
+                    "--verdict SYSTEM=VERDICT"
+                )
+            if self.verdict_threshold is not None:
+                raise ConfigError(
+                    "--verdict declares every claim's verdict: there is no score for --option "
+                    "verdict_threshold to read"
+                )
+
+    def verdict_of(self, system: object) -> Verdict | None:
+        """The verdict declared for ``system`` (its own ``--verdict``, else the plain one)."""
+        if not self.declared_verdicts:
+            return None
+        key = str(system) if system is not None else ""
+        return self.declared_verdicts.get(key, self.declared_verdicts.get("*"))
 
     def check_index_columns(self) -> None:
         """Refuse ``--map X#=...`` unless ``X`` is a list on ``--option rows`` (ConfigError)."""
@@ -167,7 +217,8 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
     consumed = {p.column for p in spec.passage_columns}
     if spec.label_rule is not None:
         consumed.add(spec.label_rule.column)
-    fields: set[str] = set()
+    consumed.update(c for c, _ in spec.verdict_columns)
+    fields: set[str] = {"verdict", "system"} if spec.verdict_columns else set()
     # ``#``, the record's place in the file, is a column of every table once --map names it
     for name in [*header, *([INDEX_MARK] if INDEX_MARK in spec.column_map else [])]:
         if not name:
@@ -193,7 +244,7 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
             )
     missing = [
         c
-        for c in (p.column for p in spec.passage_columns)
+        for c in [*(p.column for p in spec.passage_columns), *(c for c, _ in spec.verdict_columns)]
         if c not in header and c not in spec.column_map
     ]
     if spec.label_rule is not None and spec.label_rule.column not in header:
@@ -203,7 +254,7 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
         required.append("claim_id")
     if not fields & {"claim", "sentence"}:
         required.append("claim")
-    if "verdict" not in fields:
+    if "verdict" not in fields and not spec.declared_verdicts:
         required.append("verdict")
     if "system" not in fields and spec.system is None:
         required.append("system")
@@ -417,7 +468,21 @@ def _row(
                 else p
                 for i, p in enumerate(rec["passages"], start=1)
             ]
-    if spec.verdict_threshold is not None:
+    declared = spec.verdict_of(rec.get("system"))
+    if declared is not None:
+        own = rec.get("verdict")
+        if own is not None and not (isinstance(own, str) and not own.strip()):
+            raise InputError(
+                f"the row has a verdict ({_short(own)}) and --verdict declares "
+                f"{declared.value!r} for system {rec.get('system')!r}: a declared verdict is "
+                "for a pipeline that asserts its claims; drop one",
+                path=path,
+                line=line,
+                field=origin.get("verdict", "verdict"),
+            )
+        rec["verdict"] = declared
+        rec["raw_verdict"] = ASSERTED
+    elif spec.verdict_threshold is not None:
         _score_verdict(rec, spec, path, line)
     trace = traceio.trace_from_record(rec, path, line, spec.aliases)
     label: Label | None = None
@@ -530,7 +595,7 @@ class TableStream:
                 check_header(path, header, spec)
             columns: set[str] = set(header or ())
             rows = rows_of(path, spec.rows, spec.index_columns, tally.empty, columns)
-            for line, where, raw in rows:
+            for line, where, raw in _per_system(rows, spec):
                 if _no_verdict(raw, spec):
                     if spec.no_verdict == "drop":
                         tally.unverdicted += 1
@@ -540,11 +605,11 @@ class TableStream:
                     error = InputError(
                         _no_verdict_reason(raw, spec), path=path, line=line, field="verdict"
                     )
-                    raise _in_row(error, where)
+                    raise _in_row(_verdict_column(error, raw, spec), where)
                 try:
                     trace, label = _row(raw, spec, path, line)
                 except InputError as exc:
-                    raise _in_row(exc, where) from None
+                    raise _in_row(_verdict_column(exc, raw, spec), where) from None
                 tally.count += 1
                 yield _Row(trace, label, raw, path, line, where)
             if header is None:
@@ -656,7 +721,7 @@ def _check_consumed(path: Path, columns: set[str], spec: TableSpec) -> None:
     As ``check_header`` does for a CSV's header: a --label-rule column no row has gave every
     row the rule's 'otherwise' label (exit 0), a --passage-column no row has no passages.
     """
-    wanted = [p.column for p in spec.passage_columns]
+    wanted = [p.column for p in spec.passage_columns] + [c for c, _ in spec.verdict_columns]
     if spec.label_rule is not None:
         wanted.insert(0, spec.label_rule.column)
     for name in wanted:
@@ -695,7 +760,7 @@ def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
 
 def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec) -> str:
     failed = "--option no_verdict=drop leaves such rows out, counted in a note"
-    if any("verdict" in targets for targets in spec.column_map.values()):
+    if spec.verdict_columns or any("verdict" in t for t in spec.column_map.values()):
         return f"no verdict (did the verifier fail on this claim? {failed})"
     # nothing is mapped to the verdict: most likely the pipeline calls it something else
     columns = ", ".join(k for k in raw if k != INDEX_MARK)
@@ -706,8 +771,48 @@ def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec) -> str:
     )
 
 
+def _row_system(raw: Mapping[str, Any], spec: TableSpec) -> object:
+    """The system a row's trace will name (its mapped column, a ``system`` column, --system)."""
+    sources = [k for k, targets in spec.column_map.items() if "system" in targets]
+    for key in sources or ["system"]:
+        if raw.get(key) is not None:
+            return raw[key]
+    return spec.system
+
+
+def _per_system(
+    rows: Iterable[tuple[int, str, dict[str, Any]]], spec: TableSpec
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """Each row as it is, or, with ``--verdict-column``, once per column: that system's row.
+
+    The other columns are every system's; the verdict column becomes ``verdict`` and its
+    system ``system``.
+    """
+    if not spec.verdict_columns:
+        yield from rows
+        return
+    names = {c for c, _ in spec.verdict_columns}
+    for line, where, raw in rows:
+        shared = {k: v for k, v in raw.items() if k not in names}
+        for column, system in spec.verdict_columns:
+            yield line, where, {**shared, "verdict": raw.get(column), "system": system}
+
+
+def _verdict_column(exc: InputError, raw: Mapping[str, Any], spec: TableSpec) -> InputError:
+    """``exc`` naming the ``--verdict-column`` the row's verdict came from, not 'verdict'."""
+    column = next((c for c, s in spec.verdict_columns if s == raw.get("system")), None)
+    if column is None or exc.field != "verdict":
+        return exc
+    return InputError(exc.reason, path=exc.path, line=exc.line, field=column)
+
+
 def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
-    """Whether the row's verdict column is missing or empty (a verifier that failed)."""
+    """Whether the row's verdict column is missing or empty (a verifier that failed).
+
+    A system whose verdict is declared (``--verdict``) has none of its own to miss.
+    """
+    if spec.verdict_of(_row_system(raw, spec)) is not None:
+        return False
     sources = [k for k, targets in spec.column_map.items() if "verdict" in targets]
     values = [raw.get(k) for k in sources or ["verdict"]]
     return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)

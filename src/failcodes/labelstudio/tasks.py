@@ -15,6 +15,7 @@ from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
 from failcodes.units import Unit, UnitKind
+from failcodes.verdicts import ASSERTED
 
 HEURISTIC_NOTE = "heuristic baseline, not an LLM"
 
@@ -108,10 +109,12 @@ def verdict_text(unit: Unit) -> str:
         return "(none)"
     canonical = unit.verdict.value
     raw = list(dict.fromkeys(p.raw_verdict for p in unit.provenance if p.raw_verdict))
-    shown = [r for r in raw if r.strip().casefold() != canonical]
-    if not shown:
-        return canonical
-    return f"{canonical} (the pipeline wrote: {' / '.join(shown)})"
+    asserted = ASSERTED in raw
+    shown = [r for r in raw if r.strip().casefold() != canonical and r != ASSERTED]
+    words = [f"the pipeline wrote: {' / '.join(shown)}"] if shown else []
+    if asserted:  # declared by the pipeline (ingest --verdict), no verifier said it
+        words.insert(0, f"{ASSERTED}, no verifier")
+    return f"{canonical} ({'; '.join(words)})" if words else canonical
 
 
 def task_data(
