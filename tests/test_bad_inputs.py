@@ -2427,6 +2427,39 @@ ROUND2_CASES: list[Case] = [
 ]
 
 
+def _two_majority_columns() -> str:
+    # three raters (each the lone dissenter on 12 of 60 units) and two copies of their majority
+    rows = (
+        [(0, 1, 1)] * 6 + [(0, 1, 0)] * 6 + [(1, 1, 0)] * 6 + [(1, 1, 1)] * 6 + [(0, 0, 0)] * 6
+    ) * 2
+    body = "".join(
+        f"{i},{a},{b},{c},{int(a + b + c >= 2)},{int(a + b + c >= 2)}\n"
+        for i, (a, b, c) in enumerate(rows, start=1)
+    )
+    return "item_id,a,b,c,x,y\n" + body
+
+
+# issue 25: a consensus column read as a rater gave an inflated agreement, exit 0
+ISSUE25B_CASES: list[Case] = [
+    Case(
+        "agree/only-consensus-named-columns-beside-one-rater",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "item,gold,final,r1\n1,1,1,1\n2,0,1,0\n3,1,1,0\n"}),
+        line="failcodes: error: {d}/r.csv: cannot tell the rater columns: gold, final named "
+        "like a consensus column (majority, gold, final...) and 1 other column(s) left; name "
+        "the raters with --raters",
+    ),
+    Case(
+        "agree/two-columns-each-the-majority-of-the-others",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": _two_majority_columns()}),
+        line="failcodes: error: {d}/r.csv: cannot tell the raters from a majority or "
+        "adjudicated column: x, y each equal the row-wise majority of the other columns on at "
+        "least 95% of rows, more often than the other columns do; name the raters with --raters",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -2438,6 +2471,7 @@ CASES = (
     + SWEEP4_CASES
     + SWEEP4B_CASES
     + ROUND2_CASES
+    + ISSUE25B_CASES
 )
 
 

@@ -139,7 +139,13 @@ def agree(
     confidence: Annotated[float, typer.Option("--confidence", help="CI level.")] = 0.95,
     unit_column: UnitColumnOpt = None,
     raters: Annotated[
-        str | None, typer.Option("--raters", help="Comma-separated rater columns to use.")
+        str | None,
+        typer.Option(
+            "--raters",
+            help="Comma-separated rater columns to use (without it, columns named like a "
+            "consensus, e.g. majority_label or gold, and a column that is the majority of the "
+            "others are left out, named on the first line).",
+        ),
     ] = None,
     by: Annotated[
         str | None,
@@ -272,6 +278,8 @@ def agree(
             )
             extra = {by: key} if by is not None else {}
             extra["unit_column"] = table.unit_column
+            extra["raters"] = list(table.raters)
+            extra["left_out"] = prepared.left_out()
             rows.extend(_row(r, **extra) for r in results)
     if fmt is OutputFormat.JSON:
         typer.echo(json.dumps(rows, indent=2))

@@ -34,6 +34,7 @@ from failcodes.stats.agreement import (
     agreements,
 )
 from failcodes.stats.bootstrap import FloatArray
+from failcodes.stats.summaries import MIN_SHARE, Summary, named_summaries, value_summaries
 
 
 @dataclass(frozen=True)
@@ -287,6 +288,7 @@ class ColumnChoice:
     raters: list[str]
     reason: str
     left_out: tuple[str, ...] = ()
+    summaries: tuple[Summary, ...] = ()
 
 
 def _normal_name(name: str) -> str:
@@ -329,12 +331,17 @@ def choose_columns(
     exclude: Sequence[str] = (),
     source: str | Path | None = None,
     unit_reason: str = "given (--unit-column)",
+    candidates: Sequence[str] | None = None,
 ) -> ColumnChoice:
     """Pick the unit-id column and the rater columns of a ratings table.
 
     A column is a rater only when named in ``raters`` or when it looks like ratings: without
     ``raters``, the columns that share values with each other (:func:`_raters_by_values`;
-    a count, a name or a note beside the ratings shares none and is ``left_out``). Without
+    a count, a name or a note beside the ratings shares none and is ``left_out``), less the
+    columns that summarise the raters (:mod:`failcodes.stats.summaries`: named like a
+    consensus, or the row-wise majority of the others; in ``summaries`` with the reason).
+    ``candidates`` (a long table's raters) are the possible raters as they are, not linked by
+    value. Without
     ``unit_column`` the unit id is the one column named like an id (:data:`ID_NAMES`,
     ``*_id``), else the one column whose values are all distinct and mostly unused by the
     other columns; with neither, row numbers are unit ids. Two candidates make the table
@@ -375,13 +382,80 @@ def choose_columns(
         else:
             unit, reason = None, "none found: row numbers are the unit ids"
     left_out: tuple[str, ...] = ()
+    summaries: tuple[Summary, ...] = ()
     if raters is not None:
         rater_cols = list(raters)
     else:
-        rater_cols, left_out = _raters_by_values(frame, [c for c in cols if c != unit], source)
+        pool = list(candidates) if candidates is not None else [c for c in cols if c != unit]
+        rater_cols, summaries = _without_named(pool, source)
+        if candidates is None:
+            rater_cols, left_out = _raters_by_values(frame, rater_cols, source)
+        rater_cols, summaries = _without_function_columns(frame, rater_cols, summaries, source)
     if not rater_cols:
         raise InputError("no rater columns", path=source)
-    return ColumnChoice(unit_column=unit, raters=rater_cols, reason=reason, left_out=left_out)
+    return ColumnChoice(
+        unit_column=unit,
+        raters=rater_cols,
+        reason=reason,
+        left_out=left_out,
+        summaries=summaries,
+    )
+
+
+def _cell_keys(frame: pd.DataFrame, columns: Sequence[str]) -> list[list[str | None]]:
+    """The table's cells as comparable values (:func:`_value_key`), None where empty."""
+
+    def key(v: object) -> str | None:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return None
+        text = str(v).strip()
+        return _value_key(text) if text else None
+
+    return [[key(v) for v in row] for row in frame[list(columns)].itertuples(index=False)]
+
+
+def _without_named(
+    pool: list[str], source: str | Path | None
+) -> tuple[list[str], tuple[Summary, ...]]:
+    """``pool`` less the columns named like a consensus column (majority, gold, final...).
+
+    Refused when fewer than two columns would be left: then the names do not tell raters
+    from a summary and the user names the raters.
+    """
+    kept, named = named_summaries(pool)
+    if named and len(kept) < 2:
+        listed = ", ".join(s.column for s in named)
+        raise InputError(
+            f"cannot tell the rater columns: {listed} named like a consensus column "
+            f"(majority, gold, final...) and {len(kept)} other column(s) left; name the raters "
+            "with --raters",
+            path=source,
+        )
+    return kept, tuple(named)
+
+
+def _without_function_columns(
+    frame: pd.DataFrame,
+    raters: list[str],
+    summaries: tuple[Summary, ...],
+    source: str | Path | None,
+) -> tuple[list[str], tuple[Summary, ...]]:
+    """``raters`` less a column that is the row-wise majority of the others (a summary).
+
+    Two such columns are two plausible rater sets: refused, asking for ``--raters``.
+    """
+    check = value_summaries(_cell_keys(frame, raters), raters)
+    if check.ambiguous:
+        raise InputError(
+            f"cannot tell the raters from a majority or adjudicated column: "
+            f"{', '.join(check.ambiguous)} each equal the row-wise majority of the other "
+            f"columns on at least {MIN_SHARE:.0%} of rows, more often than the other columns "
+            "do; name the raters with --raters",
+            path=source,
+        )
+    dropped = {s.column for s in check.summaries}
+    kept = [c for c in raters if c not in dropped]
+    return kept, (*summaries, *check.summaries)
 
 
 def _value_key(value: str) -> str:
@@ -533,6 +607,16 @@ class TableParts:
 
     parts: list[tuple[Any, RatingsTable]]
     notes: list[str]
+    choice: ColumnChoice | None = None
+
+    def left_out(self) -> dict[str, str]:
+        """Columns that are not raters, with the reason (summaries, then covariates)."""
+        if self.choice is None:
+            return {}
+        out = {s.column: s.reason for s in self.choice.summaries}
+        for col in self.choice.left_out:
+            out[col] = "shares no value with the raters' ratings"
+        return out
 
 
 def ratings_tables(
@@ -573,6 +657,7 @@ def ratings_tables(
         )
     keep = [by] if by is not None else []
     notes: list[str] = []
+    candidates: list[str] | None = None
     shape = long_columns(frame, long, unit_column=unit_column, exclude=keep, source=source)
     unit_reason = "given (--unit-column)"
     if shape is not None:
@@ -580,7 +665,8 @@ def ratings_tables(
             frame, shape, keep=keep, source=source, first_line=first_line, lines=lines
         )
         unit_column, unit_reason = shape.unit, f"the long table's units ({shape.reason})"
-        raters = raters or [str(c) for c in frame.columns if c not in (*keep, shape.unit)]
+        if raters is None:
+            candidates = [str(c) for c in frame.columns if c not in (*keep, shape.unit)]
         notes.append(
             f"long table ({shape.reason}): raters from column '{shape.rater}', ratings "
             f"from '{shape.rating}'"
@@ -592,6 +678,7 @@ def ratings_tables(
         exclude=keep,
         source=source,
         unit_reason=unit_reason,
+        candidates=candidates,
     )
     if len(choice.raters) < 2:  # a table of undefined statistics, exit 0
         raise InputError(
@@ -606,19 +693,35 @@ def ratings_tables(
     for key, part in groups:
         table = ratings_from_frame(part, categories=categories, source=source, columns=choice)
         parts.append((key[0] if isinstance(key, tuple) else key, table))
-    unit = (
+    notes.insert(0, shape_line(choice, given=raters is not None and candidates is None))
+    return TableParts(parts, notes, choice)
+
+
+def shape_line(choice: ColumnChoice, *, given: bool = False) -> str:
+    """The first line of ``agree`` on a ratings table: the raters, what was left out and why.
+
+    A user reading only this line can tell whether the table was understood: which columns
+    were read as raters, which were not (a consensus column, a covariate) and why, which
+    column holds the unit ids, and that each cell is one category.
+    """
+    how = " (given with --raters)" if given else ""
+    parts = [f"raters ({len(choice.raters)}){how}: {', '.join(choice.raters)}"]
+    for s in choice.summaries:
+        parts.append(f"left out: {s.column} ({s.reason})")
+    if choice.left_out:
+        parts.append(
+            f"not raters (they share no value with the raters' ratings): "
+            f"{', '.join(choice.left_out)}"
+        )
+    parts.append(
         f"unit ids: column '{choice.unit_column}' ({choice.reason})"
         if choice.unit_column is not None
         else f"unit ids: {choice.reason}"
     )
-    used = f"{unit}; raters: {', '.join(choice.raters)}"
-    if choice.left_out:
-        used += (
-            f"; not raters (they share no value with the raters' ratings): "
-            f"{', '.join(choice.left_out)} (name raters with --raters to change this)"
-        )
-    notes.append(used)
-    return TableParts(parts, notes)
+    line = "; ".join(parts) + "; one category per cell (not code sets)"
+    if choice.summaries or choice.left_out:
+        line += " (name the raters with --raters to change this)"
+    return line
 
 
 def _no_dates(
@@ -815,7 +918,7 @@ def annotation_ratings(
             True,
             n_single_rated=len(single),
         )
-    table = ratings_from_frame(frame, unit_column=None, categories=cats)
+    table = ratings_from_frame(frame, unit_column=None, raters=coder_list, categories=cats)
     return RatingsTable(
         table.values,
         ids,

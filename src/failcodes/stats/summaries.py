@@ -1,0 +1,174 @@
+"""Columns that summarise the raters instead of rating: a majority, gold or adjudicated column.
+
+Published ratings tables often carry, beside the raters, a column derived from them (the
+majority vote, an adjudicated or gold label). Read as one more rater it inflates agreement: it
+agrees with every rater as often as the raters agree with each other, and more. Two rules
+find such columns among the candidate raters of a table (never among raters the user named):
+
+- **by name**: a column whose name holds a consensus word (:data:`CONSENSUS_WORDS`:
+  ``majority_label``, ``gold``, ``adjudicated``, ``final``...);
+- **by value**: a column that is a function of the others: it equals the row-wise majority
+  (the unique most frequent value, given by two or more of the other columns) on at least
+  :data:`MIN_SHARE` of the rows where the others have one, on at least :data:`MIN_ROWS` such
+  rows, with four or more candidate columns (a majority of two columns is only their
+  agreement), *and* it departs from the others' majority significantly less often than the
+  other columns depart from theirs (one-sided binomial test at :data:`MAX_P`, Bonferroni over
+  the columns tested: about 1% of tables of raters alone lose a rater). The second
+  condition keeps raters who simply agree well: in a table of good raters every one of them
+  mostly sides with the majority of the rest, and none does so markedly more than the others.
+  A majority column never departs from the raters' majority, while each rater is now and
+  then the lone dissenter.
+
+Two columns that both pass the value rule leave two plausible rater sets: the caller refuses
+the table and asks for ``--raters``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: Words that name a consensus column (matched against the ``_``-separated words of the
+#: lower-cased column name).
+CONSENSUS_WORDS = frozenset(
+    {
+        "majority",
+        "consensus",
+        "gold",
+        "adjudicated",
+        "adjudication",
+        "final",
+        "aggregate",
+        "aggregated",
+        "vote",
+        "voted",
+        "mv",
+        "agreed",
+        "reconciled",
+        "resolved",
+        "truth",
+    }
+)
+
+#: Share of the others' majority rows a summary column must equal.
+MIN_SHARE = 0.95
+#: Rows where the others have a majority, needed before a column can be called a summary.
+MIN_ROWS = 10
+#: Candidate columns needed for the value rule (a column and three others).
+MIN_COLUMNS = 4
+#: Significance of "departs from the majority less often than the other columns do" (shared
+#: by the columns tested, Bonferroni).
+MAX_P = 0.01
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A candidate column left out of the raters, and why (shown to the user)."""
+
+    column: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class MajorityFit:
+    """How one column compares with the row-wise majority of the other columns."""
+
+    column: str
+    rows: int  # rows where the column is present and the others have a majority
+    departures: int  # of those, rows where the column differs from that majority
+
+
+def consensus_word(name: str) -> str | None:
+    """The consensus word in a column name (``majority_label`` -> ``majority``), or None."""
+    words = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_").split("_")
+    return next((w for w in words if w in CONSENSUS_WORDS), None)
+
+
+def named_summaries(candidates: Sequence[str]) -> tuple[list[str], list[Summary]]:
+    """Split ``candidates`` into the rest and the columns named like a consensus column."""
+    kept: list[str] = []
+    out: list[Summary] = []
+    for col in candidates:
+        word = consensus_word(col)
+        if word is None:
+            kept.append(col)
+        else:
+            out.append(Summary(col, f"named like a consensus column ('{word}')"))
+    return kept, out
+
+
+def _majority(values: Sequence[str]) -> str | None:
+    """The unique most frequent value, given at least twice; None without one."""
+    if len(values) < 2:
+        return None
+    top = Counter(values).most_common(2)
+    if top[0][1] < 2 or (len(top) > 1 and top[1][1] == top[0][1]):
+        return None
+    return top[0][0]
+
+
+def majority_fits(
+    rows: Sequence[Sequence[str | None]], columns: Sequence[str]
+) -> list[MajorityFit]:
+    """Each column against the row-wise majority of the other columns (None = missing)."""
+    fits = []
+    for j, col in enumerate(columns):
+        n = departures = 0
+        for row in rows:
+            own = row[j]
+            if own is None:
+                continue
+            major = _majority([v for i, v in enumerate(row) if i != j and v is not None])
+            if major is None:
+                continue
+            n += 1
+            departures += own != major
+        fits.append(MajorityFit(col, n, departures))
+    return fits
+
+
+def _binom_cdf(k: int, n: int, p: float) -> float:
+    from scipy.stats import binom  # lazy: scipy.stats costs ~0.3 s at start-up
+
+    return float(binom.cdf(k, n, p))
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """What the value rule found among the candidate raters.
+
+    ``summaries``: columns to leave out; ``ambiguous``: two or more columns that each pass
+    (then ``summaries`` is empty and the caller refuses the table, asking for ``--raters``).
+    """
+
+    summaries: tuple[Summary, ...] = ()
+    ambiguous: tuple[str, ...] = ()
+
+
+def value_summaries(rows: Sequence[Sequence[str | None]], columns: Sequence[str]) -> ValueCheck:
+    """Columns that are a function of the others (see the module docstring)."""
+    if len(columns) < MIN_COLUMNS:
+        return ValueCheck()
+    fits = majority_fits(rows, columns)
+    found: list[Summary] = []
+    for fit in fits:
+        if fit.rows < MIN_ROWS or fit.departures > (1 - MIN_SHARE) * fit.rows:
+            continue
+        others = [f for f in fits if f.column != fit.column]
+        rows_o = sum(f.rows for f in others)
+        rate = sum(f.departures for f in others) / rows_o if rows_o else 0.0
+        if rate <= 0 or _binom_cdf(fit.departures, fit.rows, rate) >= MAX_P / len(fits):
+            continue
+        found.append(
+            Summary(
+                fit.column,
+                "equals the row-wise majority of the other columns on "
+                f"{fit.rows - fit.departures} of {fit.rows} rows (the other columns equal "
+                f"theirs on {1 - rate:.0%}): a majority or adjudicated column, not a rater",
+            )
+        )
+    if len(found) > 1:
+        return ValueCheck(ambiguous=tuple(s.column for s in found))
+    return ValueCheck(summaries=tuple(found))
