@@ -2460,6 +2460,196 @@ ISSUE25B_CASES: list[Case] = [
 ]
 
 
+def _plan_json(**changes: object) -> dict[str, object]:
+    """A valid plan of 4 of 8 units (one stratum, p = 4/8 = 0.5), with ``changes`` made."""
+    population = [f"u{i}" for i in range(8)]
+    plan: dict[str, object] = {
+        "schema_version": 1,
+        "name": "p",
+        "part": "retrieval",
+        "source": "attribution/ds/per_passage.csv",
+        "source_sha256": "0" * 64,
+        "seed": 0,
+        "size": 4,
+        "stratify": [],
+        "strata": [{"key": "all", "population": 8, "sampled": 4, "inclusion_probability": 0.5}],
+        "units": [
+            {"unit_id": u, "sample": "estimation", "stratum": "all", "inclusion_probability": 0.5}
+            for u in population[:4]
+        ],
+        "unit_strata": dict.fromkeys(population, "all"),
+    }
+    plan.update(changes)
+    return plan
+
+
+def _plan_units(probability: float, ids: tuple[str, ...] = ("u0", "u1", "u2", "u3")) -> list:
+    return [
+        {
+            "unit_id": u,
+            "sample": "estimation",
+            "stratum": "all",
+            "inclusion_probability": probability,
+        }
+        for u in ids
+    ]
+
+
+def _plan_case(name: str, plan: dict[str, object] | str, line: str) -> Case:
+    text = plan if isinstance(plan, str) else json.dumps(plan, indent=2)
+    return Case(
+        f"review-status/plan-{name}",
+        ("review", "status", "{d}/p.json", "--reviews", "{d}/r.jsonl"),
+        _write({"p.json": text, "r.jsonl": ""}),
+        line="failcodes: error: {d}/p.json" + line,
+    )
+
+
+def _coded_study(plan: bool = False, reviewed: bool = False) -> Setup:
+    """A study folder with a retrieval coded table of 90 units; a plan of it; a review."""
+
+    def setup(d: Path) -> None:
+        from tests.test_review_plan import big_table
+
+        table = d / "study" / "attribution" / "ds" / "per_passage.csv"
+        table.parent.mkdir(parents=True)
+        big_table().to_csv(table, index=False)
+        if plan:
+            assert main_quiet(["review", "plan", str(d / "study"), "-p", "retrieval", "-n", "4"])
+        if reviewed:
+            review = dict(
+                ANNOTATION,
+                unit_id=json.loads(
+                    (d / "study/review/plans/ds.retrieval.json").read_text(encoding="utf-8")
+                )["units"][0]["unit_id"],
+                coder="alice",
+                coder_kind="human",
+            )
+            (d / "study" / "review" / "alice.jsonl").write_text(json.dumps(review) + "\n")
+
+    return setup
+
+
+def main_quiet(argv: list[str]) -> bool:
+    """Run the CLI for a setup step; True on exit 0."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(SystemExit) as info:
+        main(argv)
+    return info.value.code == 0
+
+
+STUDY_FILE_CASES: list[Case] = [
+    # tampered review plans were accepted: probability 0 or negative, 500 sampled of 91,
+    # duplicate units, a source outside the study (a system file, read as the coded table)
+    _plan_case(
+        "probability-zero",
+        _plan_json(units=_plan_units(0.0)),
+        # units[0] is on line 23 (json.dumps, indent 2: 10 lines to the strata, 7 for them,
+        # then "units": [, {, unit_id, sample, stratum); the other 3 units are as bad
+        ":23, field 'units[0].inclusion_probability': not a review plan: Input should be "
+        "greater than 0 (got 0.0); and 3 more problems in this record",
+    ),
+    _plan_case(
+        "probability-negative",
+        _plan_json(units=_plan_units(-0.5)),
+        ":23, field 'units[0].inclusion_probability': not a review plan: Input should be "
+        "greater than 0 (got -0.5); and 3 more problems in this record",
+    ),
+    _plan_case(
+        "probability-over-one",
+        _plan_json(
+            strata=[{"key": "all", "population": 8, "sampled": 4, "inclusion_probability": 1.5}]
+        ),
+        ":15, field 'strata[0].inclusion_probability': not a review plan: Input should be less "
+        "than or equal to 1 (got 1.5)",
+    ),
+    _plan_case(
+        "sampled-past-population",
+        _plan_json(
+            strata=[{"key": "all", "population": 91, "sampled": 500, "inclusion_probability": 1}]
+        ),
+        ":11, field 'strata[0]': not a review plan: stratum 'all': 500 sampled of a "
+        "population of 91",
+    ),
+    _plan_case(
+        "probability-not-sampled-over-population",
+        _plan_json(
+            strata=[{"key": "all", "population": 8, "sampled": 4, "inclusion_probability": 0.9}]
+        ),
+        ":11, field 'strata[0]': not a review plan: stratum 'all': inclusion probability 0.9 "
+        "is not sampled / population (4/8)",
+    ),
+    _plan_case(
+        "duplicate-unit",
+        _plan_json(units=_plan_units(0.5, ("u0", "u1", "u2", "u2"))),
+        ": not a review plan: unit 'u2' is planned twice",
+    ),
+    _plan_case(
+        "units-disagree-with-stratum",
+        _plan_json(units=_plan_units(0.5, ("u0", "u1", "u2"))),
+        ": not a review plan: stratum 'all' says 4 sampled of 8; the plan holds 3 of 8",
+    ),
+    _plan_case(
+        "source-absolute",
+        _plan_json(source="/etc/passwd"),
+        ":5, field 'source': not a review plan: '/etc/passwd': the coded table must be a path "
+        "inside the study folder (as `review plan` writes it, e.g. "
+        "attribution/DATASET/per_passage.csv)",
+    ),
+    _plan_case(
+        "source-climbs-out",
+        _plan_json(source="attribution/../../../etc/passwd"),
+        ":5, field 'source': not a review plan: 'attribution/../../../etc/passwd': the coded "
+        "table must be a path inside the study folder (as `review plan` writes it, e.g. "
+        "attribution/DATASET/per_passage.csv)",
+    ),
+    _plan_case(
+        "targeted-with-probability",
+        _plan_json(
+            units=[
+                *_plan_units(0.5),
+                {"unit_id": "u7", "sample": "targeted", "inclusion_probability": 0.5},
+            ]
+        ),
+        ":43, field 'units[4]': not a review plan: unit 'u7': a targeted unit has no inclusion "
+        "probability (it never enters the estimates)",
+    ),
+    _plan_case(
+        "torn",
+        json.dumps(_plan_json(), indent=2)[:200],
+        ":7: malformed JSON (Unterminated string starting at column 3)",  # cut at 200 chars
+    ),
+    _plan_case(
+        "unknown-field",
+        _plan_json(weights=[1, 2]),
+        ":54, field 'weights': not a review plan: unknown field",
+    ),
+    # `review plan` overwrote a plan that had reviews; --name '' was the default name
+    Case(
+        "review-plan/overwrite-reviewed-plan",
+        ("review", "plan", "{d}/study", "-p", "retrieval", "-n", "6"),
+        _coded_study(plan=True, reviewed=True),
+        line="failcodes: error: {d}/study/review/plans/ds.retrieval.json: plan 'ds.retrieval' "
+        "exists and 1 of its 4 units are reviewed ({d}/study/review); a new draw would leave "
+        "those reviews outside the plan: give another --name, or --force to replace it",
+    ),
+    Case(
+        "review-plan/empty-name",
+        ("review", "plan", "{d}/study", "-p", "retrieval", "-n", "6", "--name", ""),
+        _coded_study(),
+        line="failcodes: error: --name '': an empty plan name; name the plan or leave --name out",
+    ),
+    Case(
+        "review-plan/blank-name",
+        ("review", "plan", "{d}/study", "-p", "retrieval", "-n", "6", "--name", "  "),
+        _coded_study(),
+        line="failcodes: error: --name '': an empty plan name; name the plan or leave --name out",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -2472,6 +2662,7 @@ CASES = (
     + SWEEP4B_CASES
     + ROUND2_CASES
     + ISSUE25B_CASES
+    + STUDY_FILE_CASES
 )
 
 
@@ -2700,3 +2891,87 @@ def test_bombs_are_refused_within_bounds(
     assert cpu < 5, cpu
     assert wall < 10, wall
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_recode_log_lines_are_checked(tmp_path: Path) -> None:
+    # a torn last line or a field of the wrong type in recode.jsonl was a pydantic or JSON
+    # traceback in `recode`, `run` and `recode --status`; now one line with its place
+    from failcodes.errors import InputError
+    from failcodes.study.recode import read_entries
+
+    entry = {
+        "unit_id": "u1",
+        "from_version": 1,
+        "to_version": 2,
+        "method": "migrated",
+        "coder": None,
+        "reason": "r",
+        "annotation": ANNOTATION,
+    }
+    log = tmp_path / "recode.jsonl"
+    assert read_entries(log) == []
+    log.write_text(json.dumps(entry) + "\n" + json.dumps(entry)[:30], encoding="utf-8")
+    with pytest.raises(InputError, match=r"recode.jsonl:2: malformed JSON"):
+        read_entries(log)
+    log.write_text(json.dumps({**entry, "unit_id": 7}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"recode.jsonl:1, field 'unit_id': Input should be"):
+        read_entries(log)
+    os.unlink(log)
+    os.mkfifo(log)  # a FIFO named like the log: refused, not waited on
+    with pytest.raises(InputError, match="not a regular file"):
+        read_entries(log)
+
+
+def test_panel_consensus_codes_are_checked_against_the_codebook(tmp_path: Path) -> None:
+    # a consensus code outside the codebook was used by `attribute`; a truncated panel.json
+    # was a pydantic traceback in `agree` and `attribute`
+    from failcodes.codebook import load
+    from failcodes.errors import InputError
+    from failcodes.judge.panelrun import consensus_annotations
+
+    cb = load(CODEBOOK)
+    dim = cb.part("retrieval").dimensions[0]
+    code = dim.code_ids()[0]
+    vote = {"votes": {code: 2}, "members": 2, "consensus": [code], "unanimous": True}
+    report = {
+        "kind": "retrieval",
+        "codebook": cb.name,
+        "members": ["a", "b"],
+        "run_dirs": {"a": "panel/a", "b": "panel/b"},
+        "cost_usd": 0.0,
+        "units": [{"unit_id": "u1", "dimensions": {dim.id: vote}}],
+        "split_units": [],
+        "agreement": [],
+        "quotes": [],
+    }
+    panel = tmp_path / "panel.json"
+    panel.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    # one dimension coded of several: unscored (no consensus on every dimension), read
+    assert [a.status.value for a in consensus_annotations(tmp_path, cb)] == ["unscored"]
+    bad = {**vote, "consensus": ["made_up"], "votes": {"made_up": 2}}
+    report["units"] = [{"unit_id": "u1", "dimensions": {dim.id: bad}}]
+    panel.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        consensus_annotations(tmp_path, cb)
+    assert f"field 'units[0].dimensions.{dim.id}.consensus'" in str(info.value)
+    assert "consensus code 'made_up' is not a code of dimension" in str(info.value)
+    panel.write_text(json.dumps(report, indent=2)[:60], encoding="utf-8")
+    with pytest.raises(InputError, match=r"panel.json:\d+: malformed JSON"):
+        consensus_annotations(tmp_path, cb)
+
+
+def test_plan_source_linked_out_of_the_study_is_refused(tmp_path: Path) -> None:
+    # a plan's coded table that is a link to a system file was read (and hashed) as the table
+    from failcodes.errors import InputError
+    from failcodes.reviewplan import ReviewPlan, plan_source
+
+    (tmp_path / "attribution" / "ds").mkdir(parents=True)
+    (tmp_path / "attribution" / "ds" / "per_passage.csv").symlink_to("/etc/hostname")
+    plan = ReviewPlan.model_validate(_plan_json())
+    with pytest.raises(InputError, match="lies outside the study folder"):
+        plan_source(plan, tmp_path, tmp_path / "p.json")
+    (tmp_path / "attribution" / "ds" / "per_passage.csv").unlink()
+    (tmp_path / "attribution" / "ds" / "per_passage.csv").write_text("x\n")
+    assert plan_source(plan, tmp_path, tmp_path / "p.json") == (
+        tmp_path / "attribution/ds/per_passage.csv"
+    )

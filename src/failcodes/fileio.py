@@ -35,13 +35,11 @@ import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
 from failcodes.errors import InputError, OutputError
-
-M = TypeVar("M", bound=BaseModel)
 
 __all__ = [
     "AtomicBatch",
@@ -431,11 +429,3 @@ def write_jsonl(path: str | Path, records: Iterable[Any], *, fsync: bool = False
     """Write one JSON object per line (pydantic models or dicts), streamed, atomically."""
     lines = ((_json_text(record, None) + "\n").encode("utf-8") for record in records)
     return _write_chunks(path, lines, fsync=fsync)
-
-
-def read_model_if_exists(path: str | Path, model: type[M]) -> M | None:
-    """Read the JSON file ``path`` as ``model`` (as :func:`write_json` wrote it); None if absent."""
-    p = Path(path)
-    if not p.exists():
-        return None
-    return model.model_validate_json(p.read_text("utf-8"))

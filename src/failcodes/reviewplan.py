@@ -18,6 +18,7 @@ stratum holds.
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -27,7 +28,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import UnitKind
@@ -62,9 +63,22 @@ class PlanStratum(FrozenModel):
     judge_code: str | None = Field(
         default=None, description="The judge's code, if stratified by it."
     )
-    population: int = Field(description="Scored units in the stratum.")
-    sampled: int = Field(description="Units drawn for the estimation sample.")
-    inclusion_probability: float = Field(description="sampled / population.")
+    population: int = Field(ge=1, description="Scored units in the stratum.")
+    sampled: int = Field(ge=0, description="Units drawn for the estimation sample.")
+    inclusion_probability: float = Field(ge=0, le=1, description="sampled / population.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PlanStratum:
+        if self.sampled > self.population:
+            raise ValueError(
+                f"stratum {self.key!r}: {self.sampled} sampled of a population of {self.population}"
+            )
+        if not math.isclose(self.inclusion_probability, self.sampled / self.population):
+            raise ValueError(
+                f"stratum {self.key!r}: inclusion probability {self.inclusion_probability} is "
+                f"not sampled / population ({self.sampled}/{self.population})"
+            )
+        return self
 
 
 class PlannedUnit(FrozenModel):
@@ -74,8 +88,26 @@ class PlannedUnit(FrozenModel):
     sample: Sample
     stratum: str | None = Field(default=None, description="Stratum key (estimation sample).")
     inclusion_probability: float | None = Field(
-        default=None, description="Probability the unit was drawn (None for targeted units)."
+        default=None,
+        gt=0,
+        le=1,
+        description="Probability the unit was drawn, in (0, 1] (None for targeted units).",
     )
+
+    @model_validator(mode="after")
+    def _sampled(self) -> PlannedUnit:
+        estimation = self.sample is Sample.ESTIMATION
+        if estimation and (self.inclusion_probability is None or self.stratum is None):
+            raise ValueError(
+                f"unit {self.unit_id!r}: an estimation unit needs its stratum and inclusion "
+                "probability"
+            )
+        if not estimation and self.inclusion_probability is not None:
+            raise ValueError(
+                f"unit {self.unit_id!r}: a targeted unit has no inclusion probability (it "
+                "never enters the estimates)"
+            )
+        return self
 
 
 class ReviewPlan(FrozenModel):
@@ -99,6 +131,62 @@ class ReviewPlan(FrozenModel):
         description="Every population unit's stratum key (estimation sample or not)."
     )
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        if not value or not value.replace(".", "").replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"plan name {value!r}: use letters, digits, '.', '-', '_'")
+        return value
+
+    @field_validator("source")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        # the coded table relative to the study folder, never outside it
+        path = PurePosixPath(value)
+        if not value or path.is_absolute() or ".." in path.parts or "\\" in value:
+            raise ValueError(
+                f"{value!r}: the coded table must be a path inside the study folder (as "
+                "`review plan` writes it, e.g. attribution/DATASET/per_passage.csv)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ReviewPlan:
+        strata = {s.key: s for s in self.strata}
+        if len(strata) != len(self.strata):
+            raise ValueError("a stratum key given twice")
+        seen: set[str] = set()
+        drawn: dict[str, int] = dict.fromkeys(strata, 0)
+        for unit in self.units:
+            if unit.unit_id in seen:
+                raise ValueError(f"unit {unit.unit_id!r} is planned twice")
+            seen.add(unit.unit_id)
+            if unit.sample is not Sample.ESTIMATION:
+                continue
+            stratum = strata.get(unit.stratum or "")
+            if stratum is None:
+                raise ValueError(f"unit {unit.unit_id!r}: no stratum {unit.stratum!r} in strata")
+            if unit.inclusion_probability != stratum.inclusion_probability:
+                raise ValueError(
+                    f"unit {unit.unit_id!r}: inclusion probability {unit.inclusion_probability}"
+                    f" is not its stratum's ({stratum.inclusion_probability})"
+                )
+            if self.unit_strata.get(unit.unit_id) != stratum.key:
+                raise ValueError(f"unit {unit.unit_id!r}: not in unit_strata under {stratum.key!r}")
+            drawn[stratum.key] += 1
+        members: dict[str, int] = dict.fromkeys(strata, 0)
+        for uid, key in self.unit_strata.items():
+            if key not in members:
+                raise ValueError(f"unit_strata: unit {uid!r} in no stratum of strata ({key!r})")
+            members[key] += 1
+        for key, stratum in strata.items():
+            if drawn[key] != stratum.sampled or members[key] != stratum.population:
+                raise ValueError(
+                    f"stratum {key!r} says {stratum.sampled} sampled of {stratum.population}; "
+                    f"the plan holds {drawn[key]} of {members[key]}"
+                )
+        return self
 
     def estimation_ids(self) -> set[str]:
         """Unit ids of the estimation sample."""
@@ -329,14 +417,28 @@ def plans_dir(run_dir: str | Path) -> Path:
 
 
 def read_plan(path: str | Path) -> ReviewPlan:
-    """Load a plan file; bad content is an :class:`~failcodes.errors.InputError`."""
-    from pydantic import ValidationError
+    """Load a plan file; bad content is one :class:`~failcodes.errors.InputError` line.
 
-    from failcodes.jsonio import read_json
+    Every field is checked (probabilities in (0, 1], sample sizes within their strata, unit
+    ids once), naming the file, the line and the field.
+    """
+    from failcodes.tableio import read_model_json
 
-    try:
-        return ReviewPlan.model_validate(read_json(path))
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"not a review plan: {err['msg']}", path=path, field=field) from None
+    return read_model_json(path, ReviewPlan, what="not a review plan")
+
+
+def plan_source(plan: ReviewPlan, root: str | Path, path: str | Path) -> Path:
+    """The plan's coded table, which must lie inside the study folder ``root``.
+
+    A link out of the study (to a system file) is refused as a path with ``..`` is.
+    """
+    base = Path(root).resolve()
+    source = Path(root) / plan.source
+    if not source.resolve().is_relative_to(base):
+        raise InputError(
+            f"the coded table {plan.source!r} lies outside the study folder ({base}); a plan "
+            "reads only the study's own tables",
+            path=path,
+            field="source",
+        )
+    return source

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
-from failcodes.jsonio import decode_error, iter_jsonl, open_text
+from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
 from failcodes.parquetio import open_parquet, parquet_schema_names
 from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
 
@@ -354,7 +354,7 @@ def _field_name(loc: Sequence[int | str]) -> str:
 
 
 def _validation_error(
-    exc: ValidationError, path: Path, line: int | None, prefix: str = ""
+    exc: ValidationError, path: Path, line: int | None, prefix: str = "", *, foreign: bool = True
 ) -> InputError:
     errors = exc.errors()
     err = errors[0]
@@ -382,7 +382,7 @@ def _validation_error(
         got = repr(err.get("input"))
         got = got if len(got) <= 80 else got[:77] + "..."
         message = f"{err.get('msg', 'invalid value')} (got {got})"
-    if unknown and kind in named:
+    if unknown and kind in named and foreign:
         message += " (rename foreign fields with --map FOREIGN=ours)"
     counted = len(missing) + len(unknown) if kind in named else 1
     more = len(errors) - counted
@@ -411,6 +411,31 @@ def validate_record(
         return model.model_validate(record)
     except ValidationError as exc:
         raise _validation_error(exc, Path(path), line) from None
+
+
+def read_model_json(path: str | Path, model: type[M], *, what: str | None = None) -> M:
+    """Read a whole JSON document (``panel.json``, ``summary.json``, a plan) as ``model``.
+
+    Strict JSON (:func:`~failcodes.jsonio.read_json`); a problem is one :class:`InputError`
+    naming the file, the line of the field and the field (``what``, e.g. "not a panel
+    report", heads the message).
+    """
+    src = Path(path)
+    try:
+        return model.model_validate(read_json(src))
+    except ValidationError as exc:
+        err = _validation_error(exc, src, None, foreign=False)  # a file failcodes wrote
+        line = json_field_line(src, err.field) if err.field else None
+        reason = f"{what}: {err.reason}" if what else err.reason
+        raise InputError(reason, path=src, line=line, field=err.field) from None
+
+
+def read_model_if_exists(path: str | Path, model: type[M], *, what: str | None = None) -> M | None:
+    """:func:`read_model_json` of ``path``; None when there is no such file."""
+    src = Path(path)
+    if not src.exists() and not src.is_symlink():
+        return None
+    return read_model_json(src, model, what=what)
 
 
 def read_models_jsonl(path: str | Path, model: type[M]) -> list[M]:

@@ -99,6 +99,40 @@ def _targeted(path: Path) -> list[str]:
     return ids
 
 
+def _refuse_reviewed_plan(layout: StudyLayout, name: str) -> None:
+    """Refuse to replace the plan ``name`` when some of its units are already reviewed.
+
+    A stale plan (its coded table changed since: a re-code) is replaced freely: its reviews
+    no longer count, and the report's guidance is to redraw it under its name.
+    """
+    from failcodes.annotations import Annotation
+    from failcodes.hashing import file_sha256
+    from failcodes.reviewplan import plan_source, read_plan, stale_reason
+    from failcodes.tableio import read_models_jsonl
+
+    path = layout.review_plan(name)
+    if not path.exists():
+        return
+    old = read_plan(path)
+    source = plan_source(old, layout.root, path)
+    if not source.is_file() or stale_reason(old, file_sha256(source)) is not None:
+        return
+    planned = set(old.all_ids())
+    reviewed = {
+        a.unit_id
+        for review in layout.review_files()
+        for a in read_models_jsonl(review, Annotation)
+        if a.unit_id in planned
+    }
+    if reviewed:
+        raise InputError(
+            f"plan {name!r} exists and {len(reviewed)} of its {len(planned)} units are "
+            f"reviewed ({layout.review_dir}); a new draw would leave those reviews outside "
+            "the plan: give another --name, or --force to replace it",
+            path=path,
+        )
+
+
 @review_app.command("plan")
 def plan_cmd(
     run_dir: Annotated[Path, typer.Argument(help="Study folder (attribution/<dataset>/ tables).")],
@@ -142,6 +176,14 @@ def plan_cmd(
     name: Annotated[
         str | None, typer.Option("--name", help="Plan name (default: DATASET.PART).")
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace a plan of that name whose units are already reviewed (the reviews "
+            "stay, matched to the new draw).",
+        ),
+    ] = False,
 ) -> None:
     """Draw a seeded review sample from a judged run and write RUN_DIR/review/plans/NAME.json."""
     import pandas as pd
@@ -160,10 +202,14 @@ def plan_cmd(
             ) from None
     if code_dimension is not None and StratifyBy.CODE not in by:
         raise InputError("--code-dimension needs --stratify code", field="code_dimension")
+    if name is not None and not name.strip():  # an unset shell variable: not the default
+        raise InputError("--name '': an empty plan name; name the plan or leave --name out")
     dataset, table = _coded_table(run_dir, dataset, part)
     plan_name = name or f"{dataset}.{part.value}"
     if not plan_name.replace(".", "").replace("-", "").replace("_", "").isalnum():
         raise InputError(f"plan name {plan_name!r}: use letters, digits, '.', '-', '_'")
+    if not force:
+        _refuse_reviewed_plan(StudyLayout.of(run_dir), plan_name)
     try:
         coded = pd.read_csv(table)
     except (OSError, ValueError) as exc:

@@ -470,6 +470,14 @@ def load_with_lines(path: str | Path) -> tuple[Codebook, dict[Loc, int]]:
     """:func:`load`, also returning the YAML line of every location."""
     file = Path(path)
     try:
+        if file.exists() and not file.is_file() and not file.is_dir():
+            # a FIFO named like the next version hung `recode`; /dev/zero read forever
+            raise CodebookError(
+                "not a regular file (a FIFO, socket or device, or a link to one); give the "
+                "codebook's YAML file",
+                rule="unreadable",
+                path=file,
+            )
         if file.is_file() and file.stat().st_size > MAX_CODEBOOK_BYTES:
             raise CodebookError(
                 f"{file.stat().st_size} bytes, over the {MAX_CODEBOOK_BYTES} byte limit",

@@ -22,7 +22,7 @@ from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
-from failcodes.fileio import atomic_write_text, read_model_if_exists
+from failcodes.fileio import atomic_write_text
 from failcodes.judge.estimate import CostEstimate
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import JOURNAL_NAME
@@ -183,6 +183,7 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
     if report is None:
         raise InputError("not a judge panel run (no panel.json)", path=run)
     part = codebook.part(report.kind)
+    _check_consensus(run / PANEL_FILE, report, codebook)
     multi = {d.id for d in part.dimensions if d.multi_label}
     coder = f"panel({'+'.join(report.members)})"
     out: list[Annotation] = []
@@ -206,6 +207,32 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
     return out
 
 
+def _check_consensus(path: Path, report: PanelReport, codebook: Codebook) -> None:
+    """Refuse consensus codes the codebook part does not have (a tampered or foreign file)."""
+    from failcodes.annotations import NOT_ASSESSABLE
+    from failcodes.jsonio import json_field_line
+
+    part = codebook.part(report.kind)
+    allowed = {d.id: {*d.code_ids(), NOT_ASSESSABLE} for d in part.dimensions}
+    for i, unit in enumerate(report.units):
+        for dim, vote in unit.dimensions.items():
+            field = f"units[{i}].dimensions.{dim}"
+            if dim not in allowed:
+                why = f"dimension {dim!r} is not one of the codebook's {report.kind.value} part"
+            elif unknown := [c for c in vote.consensus if c not in allowed[dim]]:
+                field += ".consensus"
+                why = f"consensus code {unknown[0]!r} is not a code of dimension {dim!r}"
+            else:
+                continue
+            raise InputError(
+                f"{why} ({codebook.name} v{codebook.version}): the panel report does not match the "
+                "codebook; run the panel again",
+                path=path,
+                line=json_field_line(path, field),
+                field=field,
+            )
+
+
 def run_codes(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
     """The codes a judge run folder stands for: a panel's consensus, else its annotations.
 
@@ -222,4 +249,6 @@ def run_codes(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
 
 def read_panel(run_dir: str | Path) -> PanelReport | None:
     """Read ``RUN_DIR/panel.json`` if the run is a panel run."""
-    return read_model_if_exists(Path(run_dir) / PANEL_FILE, PanelReport)
+    from failcodes.tableio import read_model_if_exists
+
+    return read_model_if_exists(Path(run_dir) / PANEL_FILE, PanelReport, what="not a panel report")

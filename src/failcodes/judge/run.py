@@ -22,7 +22,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
 from failcodes.errors import ConfigError, FailcodesError
-from failcodes.fileio import made_dir, read_model_if_exists, write_json, write_jsonl
+from failcodes.fileio import made_dir, write_json, write_jsonl
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
@@ -73,7 +73,9 @@ def discard_if_untouched(run_dir: str | Path) -> bool:
     """
     run = Path(run_dir)
     try:
-        summary = read_model_if_exists(run / SUMMARY_NAME, RunSummary)
+        from failcodes.tableio import read_model_if_exists
+
+        summary = read_model_if_exists(run / SUMMARY_NAME, RunSummary, what="not a run summary")
     except (FailcodesError, OSError, ValueError):
         return False  # unreadable: leave it for the user to look at
     if summary is not None and (
@@ -99,7 +101,9 @@ def write_estimate(run_dir: str | Path, estimate: CostEstimate) -> Path:
 
 def read_summary(run_dir: str | Path) -> RunSummary | None:
     """Read the ``summary.json`` of the latest invocation of a run, if any."""
-    return read_model_if_exists(Path(run_dir) / SUMMARY_NAME, RunSummary)
+    from failcodes.tableio import read_model_if_exists
+
+    return read_model_if_exists(Path(run_dir) / SUMMARY_NAME, RunSummary, what="not a run summary")
 
 
 def read_annotations(run_dir: str | Path) -> list[Annotation]:

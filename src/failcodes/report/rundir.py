@@ -433,6 +433,7 @@ def _corrected(
         GROUP_COLUMN,
         human_codes,
         match_reviews,
+        plan_source,
         plans_dir,
         read_plan,
         redraw_command,
@@ -449,7 +450,7 @@ def _corrected(
     out: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = {}
     for path in plan_files:
         plan = read_plan(path)
-        source = root / plan.source
+        source = plan_source(plan, root, path)
         if not source.is_file():
             raise InputError(f"the plan's coded table {plan.source} is missing", path=path)
         stale = stale_reason(plan, file_sha256(source))

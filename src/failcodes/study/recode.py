@@ -193,15 +193,21 @@ def _previous(
     return latest
 
 
+def read_entries(path: Path) -> list[RecodeEntry]:
+    """The entries of a ``recode.jsonl`` (none when it is absent), each line checked.
+
+    A torn line, a field of the wrong type, an unknown field: one line naming the file, the
+    line and the field.
+    """
+    from failcodes.tableio import read_models_jsonl
+
+    if not path.exists() and not path.is_symlink():
+        return []
+    return read_models_jsonl(path, RecodeEntry)
+
+
 def _done(path: Path, member: str | None) -> set[str]:
-    if not path.is_file():
-        return set()
-    entries = (
-        RecodeEntry.model_validate_json(line)
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    )
-    return {e.unit_id for e in entries if e.member == member}
+    return {e.unit_id for e in read_entries(path) if e.member == member}
 
 
 @dataclass(frozen=True)
@@ -387,8 +393,8 @@ def recode_panel(
 
 def _write_entries(path: Path, entries: list[RecodeEntry]) -> None:
     """Append ``entries`` to ``recode.jsonl`` in one atomic step (it marks the run complete)."""
-    previous = path.read_text(encoding="utf-8") if path.is_file() else ""
-    text = previous + "".join(e.model_dump_json() + "\n" for e in entries)
+    previous = read_entries(path)  # checked: a damaged file is not carried on
+    text = "".join(e.model_dump_json() + "\n" for e in [*previous, *entries])
     atomic_write_text(path, text, fsync=True)
 
 
@@ -495,11 +501,9 @@ def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
         unit_methods: dict[str, str] = {}
         for v, path in layout.judge_recode_runs(dataset, kind):
             if v == newest.version:
-                for line in (path / RECODE_ENTRIES).read_text(encoding="utf-8").splitlines():
-                    if line.strip():
-                        entry = RecodeEntry.model_validate_json(line)
-                        if unit_methods.get(entry.unit_id) != RecodeMethod.RECODED.value:
-                            unit_methods[entry.unit_id] = entry.method.value
+                for entry in read_entries(path / RECODE_ENTRIES):
+                    if unit_methods.get(entry.unit_id) != RecodeMethod.RECODED.value:
+                        unit_methods[entry.unit_id] = entry.method.value
         methods = Counter(unit_methods.values())
         rows.append(
             KindStatus(
