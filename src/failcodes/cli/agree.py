@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from failcodes import jsonio, tableio
 from failcodes.annotations import Annotation
 from failcodes.cli.main import app
-from failcodes.cli.options import UnitColumnOpt
+from failcodes.cli.options import UnitColumnOpt, data_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
@@ -103,7 +102,7 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
             str(row["n_raters"]),
             row["undefined_reason"] or (f"warning: {row['warning']}" if row["warning"] else ""),
         )
-    Console(width=160).print(table)
+    data_console(width=160).print(table)
 
 
 @app.command("agree")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from failcodes.annotations import Annotation
@@ -26,7 +25,7 @@ from failcodes.attribution import (
 )
 from failcodes.cli._judge_inputs import load_codebook, load_inputs, note_codebook
 from failcodes.cli.main import app
-from failcodes.cli.options import CodebookFileOpt, EvidenceOpt, FromOpt, TopKOpt
+from failcodes.cli.options import CodebookFileOpt, EvidenceOpt, FromOpt, TopKOpt, data_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.codebook import Codebook
 from failcodes.disagreements import with_evidence_source as declare_disagreements
@@ -106,8 +105,8 @@ def attribute_cmd(
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="attribute")
     import pandas as pd
 
-    out = Console(soft_wrap=True)
-    err = Console(stderr=True, soft_wrap=True)
+    out = data_console(soft_wrap=True)
+    err = data_console(stderr=True, soft_wrap=True)
     codebook = load_codebook(codebook_path)
     declared = parse_evidence_declarations(evidence or [])
     traces, disagreements = load_inputs(source)

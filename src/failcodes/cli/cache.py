@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from failcodes.cli.main import command_group
-from failcodes.cli.options import DEFAULT_CACHE, CacheOpt
+from failcodes.cli.options import DEFAULT_CACHE, CacheOpt, data_console
 from failcodes.errors import ConfigError, InputError
 from failcodes.judge.cache import ResponseCache, check_cache
 
@@ -36,7 +35,7 @@ def stats(
         st = c.stats()
     finally:
         c.close()
-    out = Console(soft_wrap=True)
+    out = data_console(soft_wrap=True)
     if as_json:
         out.print_json(json.dumps(asdict(st)))
         return
@@ -66,4 +65,4 @@ def prune(
         n = c.prune(older_than_days=older_than, model=model, codebook_hash=codebook_hash)
     finally:
         c.close()
-    Console(soft_wrap=True).print(f"pruned {n} entries from {cache}", highlight=False)
+    data_console(soft_wrap=True).print(f"pruned {n} entries from {cache}")

@@ -9,12 +9,11 @@ from typing import Annotated, Any
 import numpy as np
 import numpy.typing as npt
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
-from failcodes.cli.options import MappingOpt, UnitColumnOpt, load_inputs
+from failcodes.cli.options import MappingOpt, UnitColumnOpt, data_console, load_inputs
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelio import refuse_claim_labels
@@ -225,7 +224,7 @@ def compare(
             str(r.n),
             r.undefined_reason or "",
         )
-    Console(width=160).print(table)
+    data_console(width=160).print(table)
     if claims_note:
         counts = ", ".join(f"{s}: {n}" for s, n in sorted(claims_note["n_without_claims"].items()))
         rule = WITHOUT_CLAIMS_RULE[WithoutClaimsPolicy(claims_note["without_claims_policy"])]

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from failcodes.annotations import CoderKind
@@ -32,6 +31,7 @@ from failcodes.cli.options import (
     NoCacheOpt,
     RetriesOpt,
     TopKOpt,
+    data_console,
 )
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import BudgetExceededError, ConfigError, FailcodesError, InputError
@@ -197,8 +197,8 @@ def _run(
         raise ConfigError(f"--temperature must be between 0 and 2, got {temperature}")
     judge = judges[0] if judges else "offline"
     flags = flags or ScaleFlags()
-    out = Console(soft_wrap=True)
-    err = Console(stderr=True, soft_wrap=True)
+    out = data_console(soft_wrap=True)
+    err = data_console(stderr=True, soft_wrap=True)
     codebook = load_codebook(codebook_path, kind)  # a missing part fails before any output
     # a dry run of one judge in a mode the columns can price reads no Unit objects (issue
     # 18); anything else, or an input the fast reader does not vouch for, reads traces

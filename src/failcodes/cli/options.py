@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -110,11 +110,20 @@ def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Tr
     return traces, labels
 
 
-def make_console() -> Console:
-    """A console for tables: the terminal's width, or 200 columns when piped."""
+def data_console(**kwargs: Any) -> Console:
+    """A console for text that comes from data: rich markup, emoji codes and highlighting off.
+
+    A model named ``openai:m`` or a code ``[red]`` prints as written (rich drew ``:m...:`` as
+    an emoji and ate ``[...]`` as markup).
+    """
     from rich.console import Console  # imported here: `ingest` prints no tables
 
-    return Console() if sys.stdout.isatty() else Console(width=200)
+    return Console(markup=False, emoji=False, highlight=False, **kwargs)
+
+
+def make_console() -> Console:
+    """A console for tables: the terminal's width, or 200 columns when piped (data-safe)."""
+    return data_console() if sys.stdout.isatty() else data_console(width=200)
 
 
 __all__ = [
@@ -136,6 +145,7 @@ __all__ = [
     "TopKOpt",
     "TracesOpt",
     "UnitColumnOpt",
+    "data_console",
     "load_inputs",
     "make_console",
 ]

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     Progress,
@@ -24,6 +23,7 @@ from rich.progress import (
 )
 
 from failcodes.cli.main import app
+from failcodes.cli.options import data_console
 from failcodes.errors import ConfigError, FailcodesError, InputError
 from failcodes.runlock import folder_lock
 from failcodes.study.layout import STUDY_FILE, StudyLayout
@@ -147,7 +147,7 @@ def run(
         for note in plan_notes(config, layout):
             typer.echo(f"# {note}")
         return
-    err = Console(stderr=True)
+    err = data_console(stderr=True)
     progress = Progress(
         SpinnerColumn(finished_text="[green]✓"),
         TextColumn("{task.description}"),
