@@ -434,3 +434,30 @@ def test_a_multi_claim_disagreement_says_why_not_only_where() -> None:
     assert item2.reason.startswith("all 2 claims: verification (c0: closed-book pipeline")
     assert "c1: evidence provided with the item" in item2.reason
     assert item2.evidence_source == "none+provided"
+
+
+def test_post_hoc_citation_is_never_blamed_on_retrieval() -> None:
+    # B's passages are all poor (retrieval when retrieved); written first, cited after:
+    # the claim did not depend on them
+    (b,) = attribute([_src(B, EvidenceSource.POST_HOC)], ANNS, CB)
+    assert (b.stage, b.evidence_source) == (Stage.VERIFICATION, "post-hoc")
+    assert b.reason == (
+        "post-hoc citation (evidence source post-hoc): the answer was written before its "
+        "evidence was retrieved, so retrieval did not cause the claim; a poor citation is a "
+        "citation failure, not this error's cause; its 2 citation(s) are not judged"
+    )
+
+
+def test_citations_of_closed_book_and_post_hoc_systems_are_never_judged_passages() -> None:
+    from failcodes.units import build_units
+
+    cited = {s: _src(A, s) for s in EvidenceSource}
+    # A has 2 passages: 2 retrieval units when retrieved or provided, none as citations
+    got = {s.value: len(build_units([t], UnitKind.RETRIEVAL)) for s, t in cited.items()}
+    assert got == {"retrieved": 2, "provided": 2, "none": 0, "post-hoc": 0}
+    # no Table 8 row (per_passage.csv, the review plan's strata) either
+    rows = per_passage_codes(list(cited.values()), ANNS, CB)
+    assert sorted(set(rows["passage_id"])) == ["p1-alp", "p2-alp"]
+    assert len(rows) == 4  # retrieved and provided: 2 passages each
+    # the citations stay on the trace
+    assert [p.text for p in cited[EvidenceSource.NONE].passages] == ["alpha one.", "alpha two."]

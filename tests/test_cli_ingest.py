@@ -265,7 +265,7 @@ def test_evidence_option_declares_the_pipeline(tmp_path: Path) -> None:
     [
         (
             ("--evidence", "closed"),
-            "'closed' is not an evidence source (retrieved, provided, none)",
+            "'closed' is not an evidence source (retrieved, provided, none, post-hoc)",
         ),
         (("--evidence", "zz=none"), "--evidence names system 'zz', not in the input (systems: s)"),
     ],

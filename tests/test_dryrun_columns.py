@@ -46,7 +46,7 @@ from failcodes.judge.providers.offline import OfflineCoder
 from failcodes.judge.run import estimate_run
 from failcodes.judge.unitjudge import Coder, UnitJudge
 from failcodes.traceio import read_traces
-from failcodes.traces import Passage, Trace
+from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.units import (
     UnitKind,
     build_units,
@@ -102,6 +102,7 @@ def _write(path: Path, traces: list[Trace], mappings: tuple[str, ...] = ("refute
                     maps_to_error=t.verdict is Verdict.REFUTED,
                     reasoning=t.reasoning,
                     passages=t.passages,
+                    evidence_source=t.evidence_source,
                 )
                 for t in members
             )
@@ -315,6 +316,8 @@ _PASSAGE = st.builds(
             st.lists(_PASSAGE, max_size=4, unique_by=lambda p: p.rank),
             st.none() | st.sampled_from(["", "  ", "r & <s>", "r"]),
             st.sampled_from(list(Verdict)),
+            # none / post-hoc: the passages are citations, no retrieval unit (issue 28)
+            st.none() | st.sampled_from(list(EvidenceSource)),
         ),
         min_size=1,
         max_size=8,
@@ -326,8 +329,17 @@ def test_columnar_equals_object_path_on_generated_files(
     tmp_path_factory, data, top_k, mode
 ) -> None:
     traces = [
-        _trace(f"s{sys_}", s, c, ps, claim=claim, reasoning=reasoning, verdict=verdict)
-        for sys_, s, c, claim, ps, reasoning, verdict in data
+        _trace(
+            f"s{sys_}",
+            s,
+            c,
+            ps,
+            claim=claim,
+            reasoning=reasoning,
+            verdict=verdict,
+            evidence_source=source,
+        )
+        for sys_, s, c, claim, ps, reasoning, verdict, source in data
     ]
     folder = tmp_path_factory.mktemp("gen")
     path = _write(folder / "d.jsonl", traces, mappings=("m1", "m2"))

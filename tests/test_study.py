@@ -75,7 +75,7 @@ def test_bad_field_names_file_line_and_field(tmp_path: Path) -> None:
     # line 17 is the second data set's `evidence = "closed-book"`
     assert info.value.line == 17
     assert info.value.field == "datasets[1].pipelines[0].evidence"
-    assert "'retrieved', 'provided' or 'none'" in str(info.value)
+    assert "'retrieved', 'provided', 'none' or 'post-hoc'" in str(info.value)
 
 
 def test_unknown_field_and_toml_syntax(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ First, the pipeline's evidence source (:class:`~failcodes.traces.EvidenceSource`
 the trace or derived from it) decides which stages exist:
 
 - ``none`` (closed-book): no retrieval stage -> always **verification**.
+- ``post-hoc`` (evidence retrieved after the answer was written, to cite it): the claim did not
+  depend on it -> always **verification**; the citations are never judged as passages.
 - ``provided`` (evidence given with the item): no retriever to blame. The evidence is judged
   like retrieved passages; if it is judged insufficient (no gold passage / no all-high
   passage) -> **evidence** (the given evidence, not a retriever), else **verification**. No
@@ -100,8 +102,8 @@ class ItemAttribution(FrozenModel):
     strategy: str
     evidence_source: str = Field(
         default=EvidenceSource.RETRIEVED.value,
-        description="The claims' evidence source(s) (retrieved, provided, none; '+'-joined if "
-        "they differ).",
+        description="The claims' evidence source(s) (retrieved, provided, none, post-hoc; "
+        "'+'-joined if they differ).",
     )
     reason: str
     claims: tuple[ClaimAttribution, ...]
@@ -201,12 +203,21 @@ def attribute_trace(
         "evidence_source": source,
         "strategy": use,
     }
+    cited = f"; its {len(trace.passages)} citation(s) are not judged" if trace.passages else ""
     if source is EvidenceSource.NONE:
         return ClaimAttribution(
             **base,
             stage=Stage.VERIFICATION,
             reason="closed-book pipeline (evidence source none): no retrieval stage, the "
-            "verifier answered from its own knowledge",
+            f"verifier answered from its own knowledge{cited}",
+        )
+    if source is EvidenceSource.POST_HOC:
+        return ClaimAttribution(
+            **base,
+            stage=Stage.VERIFICATION,
+            reason="post-hoc citation (evidence source post-hoc): the answer was written "
+            "before its evidence was retrieved, so retrieval did not cause the claim; a poor "
+            f"citation is a citation failure, not this error's cause{cited}",
         )
     # Where no passage is usable evidence, the blame goes to the stage that chose the evidence:
     # the retriever, or (provided evidence) the evidence given with the item.
@@ -368,7 +379,7 @@ def per_passage_codes(
     high = codebook.high_quality_codes(UnitKind.RETRIEVAL)
     rows = []
     for t in traces:
-        for p in t.passages:
+        for p in t.evidence_passages:  # citations (none, post-hoc) are no Table 8 row
             if top_k is not None and p.rank > top_k:
                 continue
             uid = unit_id(UnitKind.RETRIEVAL, t.claim, (p.text,))

@@ -90,8 +90,8 @@ class ClaimRecord(FrozenModel):
     passages: tuple[Passage, ...] = Field(default=(), description="Retrieved passages, rank order.")
     evidence_source: EvidenceSource | None = Field(
         default=None,
-        description="The trace's evidence source (retrieved, provided, none); unset in files "
-        "written before it existed (then derived as for traces).",
+        description="The trace's evidence source (retrieved, provided, none, post-hoc); unset in "
+        "files written before it existed (then derived as for traces).",
     )
 
 

@@ -24,13 +24,24 @@ class EvidenceSource(StrEnum):
     - ``provided``: evidence given to the verifier with the item (a cited abstract, a
       fact-check article); there is no retrieval stage to blame.
     - ``none``: closed-book; the verifier answered from its own knowledge.
+    - ``post-hoc``: the answer was written first and evidence retrieved afterwards to cite
+      (post-hoc citation); the claim did not depend on that evidence, so retrieval cannot
+      have caused it.
 
-    A trace that does not declare it gets :func:`derived_evidence_source`.
+    A trace that does not declare it gets :func:`derived_evidence_source`. Under ``none`` and
+    ``post-hoc`` a trace's passages are the system's citations (:data:`CITING_SOURCES`): kept,
+    but never judged as retrieved passages.
     """
 
     RETRIEVED = "retrieved"
     PROVIDED = "provided"
     NONE = "none"
+    POST_HOC = "post-hoc"
+
+
+#: Evidence sources whose passages are the system's citations, not evidence the verifier was
+#: given: no retrieval unit, no Table 8 row, no review stratum is made of them.
+CITING_SOURCES = frozenset({EvidenceSource.NONE, EvidenceSource.POST_HOC})
 
 
 def derived_evidence_source(passages: tuple[object, ...], retriever: str | None) -> EvidenceSource:
@@ -104,8 +115,10 @@ class Trace(FrozenModel):
     evidence_source: EvidenceSource | None = Field(
         default=None,
         description="retrieved (passages from a retriever), provided (evidence given with the "
-        "item: no retrieval stage) or none (closed-book). Unset: retrieved if the trace has "
-        "passages or a retriever, else none.",
+        "item: no retrieval stage), none (closed-book) or post-hoc (evidence retrieved after "
+        "the answer was written, to cite it); under none and post-hoc the passages are the "
+        "system's citations, never judged as retrieved passages. Unset: retrieved if the trace "
+        "has passages or a retriever, else none.",
     )
 
     @field_validator("sentence", "raw_verdict", "reasoning", "verifier", "retriever", mode="before")
@@ -127,6 +140,11 @@ class Trace(FrozenModel):
         if self.evidence_source is not None:
             return self.evidence_source
         return derived_evidence_source(self.passages, self.retriever)
+
+    @property
+    def evidence_passages(self) -> tuple[Passage, ...]:
+        """The passages that were evidence for the verifier (none when they are citations)."""
+        return () if self.evidence_source in CITING_SOURCES else self.passages
 
 
 EVERY_SYSTEM = "*"

@@ -173,14 +173,15 @@ def retrieval_units(traces: Iterable[Trace], *, top_k: int | None = None) -> lis
     """Return one retrieval unit per distinct (claim, passage text), in first-seen order.
 
     A pair retrieved by several systems (or twice by one) is one unit whose ``provenance``
-    lists every (system, question, sentence, claim, rank) it occurs at. ``top_k`` keeps only
-    passages ranked ``<= top_k``. The unit keeps the first-seen passage object (id, source,
-    title); only its text and the claim enter the id.
+    lists every (system, question, sentence, claim, rank) it occurs at. The citations of a
+    ``none`` or ``post-hoc`` trace (:data:`~failcodes.traces.CITING_SOURCES`) make no unit.
+    ``top_k`` keeps only passages ranked ``<= top_k``. The unit keeps the first-seen passage
+    object (id, source, title); only its text and the claim enter the id.
     """
     found: dict[str, tuple[Trace, tuple[Passage, ...]]] = {}
     where: dict[str, dict[ProvenanceKey, None]] = {}
     for trace in traces:
-        for passage in trace.passages:
+        for passage in trace.evidence_passages:  # a closed-book system's citations: none
             if top_k is not None and passage.rank > top_k:
                 continue
             uid = unit_id(UnitKind.RETRIEVAL, trace.claim, (passage.text,))

@@ -60,6 +60,7 @@ from failcodes.judge.pricing import estimate_tokens
 from failcodes.judge.prompts import UserSkeleton, escaped_length, group_skeleton, user_skeleton
 from failcodes.judge.unitjudge import Coder, UnitJudge
 from failcodes.runlock import folder_lock
+from failcodes.traces import CITING_SOURCES
 from failcodes.units import UnitKind, retrieval_unit_digests, unit_id
 from failcodes.verdicts import Verdict
 
@@ -328,6 +329,8 @@ _SPECIAL = ("&", '"', "'", "<", ">")
 
 _TEXT = operator.attrgetter("text")
 _RANK = operator.attrgetter("rank")
+#: Evidence sources (as stored) whose passages are citations (failcodes.traces.CITING_SOURCES).
+_CITING = frozenset(s.value for s in CITING_SOURCES)
 _SOURCE = operator.attrgetter("source")
 _TITLE = operator.attrgetter("title")
 
@@ -378,6 +381,8 @@ def unit_sizes(
         if not acc.trace((rec.system, rec.question_id, rec.sentence_id, c.claim_id), has_reasoning):
             continue
         passages = c.passages if top_k is None else [p for p in c.passages if p.rank <= top_k]
+        if retrieval and c.evidence_source in _CITING:  # citations: no retrieval unit
+            passages = []
         texts = list(map(_TEXT, passages))
         base = skeleton.base + escaped_length(c.claim)
         lengths = _passage_lengths(skeleton, passages, texts)

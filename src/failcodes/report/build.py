@@ -40,8 +40,10 @@ from failcodes.units import UnitKind
 
 ATTRIBUTION_RULE_NOTE = (
     "Attribution rule: failcodes' own (seed 001 names Figure 1 but states no rule). A "
-    "closed-book pipeline (evidence source none) is never blamed on retrieval, nor is one whose "
-    "evidence came with the item (provided: insufficient evidence is stage 'evidence'); "
+    "closed-book pipeline (evidence source none) or a post-hoc citation one (post-hoc: the "
+    "answer came before its evidence; its citations are never judged as passages) is never "
+    "blamed on retrieval, nor is one whose evidence came with the item (provided: insufficient "
+    "evidence is stage 'evidence'); "
     "otherwise no usable top-k passage (gold, or all-high) -> retrieval, else verification. "
     "Assumptions: docs/attribution.md."
 )
