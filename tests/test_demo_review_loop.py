@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from statsmodels.stats.proportion import proportion_confint
+from scipy.stats import beta as beta_dist
 
 from failcodes.annotations import Annotation
 from failcodes.cli.run import execute_step
@@ -38,9 +38,10 @@ def test_review_loop_step_feeds_the_corrected_table(tmp_path: Path) -> None:
     judge_share = (coded["evidence_polarity"] == "direct_polarity").mean()
     assert row["judge-only (%)"] == pytest.approx(round(100 * judge_share, 1))
     n = len(reviews)
-    low, high = proportion_confint(n, n, alpha=0.05, method="wilson")
-    # all reviewed units direct: the judge gets no weight, corrected = human-only (Wilson)
-    assert row["human-only (%)"] == f"100.0 [{100 * low:.1f}, {100 * high:.1f}]"
+    # all reviewed units direct: the judge gets no weight, corrected = human-only: Jeffreys'
+    # interval for n of n, Beta(n + 1/2, 1/2), widened to hold the estimate 1
+    low = beta_dist.ppf(0.025, n + 0.5, 0.5)
+    assert row["human-only (%)"] == f"100.0 [{100 * low:.1f}, 100.0]"
     assert row["corrected (%)"] == row["human-only (%)"]
     html = (tmp_path / "report" / "index.html").read_text()
     assert "SIMULATED reviewer" in html

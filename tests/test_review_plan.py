@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
-from statsmodels.stats.proportion import proportion_confint
+from scipy.stats import beta as beta_dist
 
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
@@ -30,6 +30,7 @@ from failcodes.reviewplan import (
     match_reviews,
     read_plan,
 )
+from failcodes.stats.ppi import Posterior, beta_bounds
 from failcodes.study.layout import StudyLayout
 
 HIGH = {
@@ -38,7 +39,6 @@ HIGH = {
     "evidence_polarity": "direct_polarity",
     "chunking": "well_chunked",
 }
-Z95 = 1.959963984540054
 
 
 def coded_table(entity: dict[str, str], groups: dict[str, str]) -> pd.DataFrame:
@@ -266,26 +266,62 @@ def test_cli_plan_bad_input_is_one_line(
 # ------------------------------------------------------------------ corrected report
 
 
+def hand_corrected() -> tuple[float, float, float, float]:
+    """``(lam, theta, low, high)`` of the hand-computed cell of the two report tests below."""
+    # Hand-computed PPI++ for the cell (retriever or verifier A, the code):
+    # n = N = 10; mean y = mean yhat = 0.6; E[y yhat] = 0.5 -> cov = 0.14;
+    # yhat over all 20 units: 10 ones, sample variance (10 - 100/20) / 19 = 5/19;
+    # lam = 0.14 / ((1 + 10/10) * 5/19) = 0.266; theta = lam * 0.4 + 0.6 - lam * 0.6.
+    lam = 0.266
+    theta = 0.6 - 0.2 * lam
+    # The interval: the posterior of the judge x human table (human, judge) = (1,1) 5,
+    # (1,0) 1, (0,1) 1, (0,0) 3, each + 1/4 (size 11), the correction y - lam yhat taking
+    # 1 - lam, 1, -lam, 0 there; the unreviewed judge share Beta(4 + 1/2, 6 + 1/2).
+    shares = np.array([5.25, 1.25, 1.25, 3.25]) / 11
+    values = np.array([1 - lam, 1, -lam, 0])
+    mu_r = float(shares @ values)
+    var_r = float(shares @ (values - mu_r) ** 2) / 12
+    third_r = 2 * float(shares @ (values - mu_r) ** 3) / (12 * 13)
+    mu_u, var_u = 4.5 / 11, 4.5 * 6.5 / (121 * 12)
+    third_u = 2 * 4.5 * 6.5 * 2.0 / (1331 * 12 * 13)
+    post = Posterior(
+        mean=np.array(lam * mu_u + mu_r),
+        variance=np.array(lam**2 * var_u + var_r),
+        third=np.array(lam**3 * third_u + third_r),
+    )
+    low, high = (float(v) for v in beta_bounds(post, 0.95))  # fit checked in test_stats_ppi
+    return lam, theta, low, high
+
+
+def hand_posterior_variance() -> float:
+    """The posterior variance behind :func:`hand_corrected`'s interval (for n_eff)."""
+    lam = 0.266
+    shares = np.array([5.25, 1.25, 1.25, 3.25]) / 11
+    values = np.array([1 - lam, 1, -lam, 0])
+    mu_r = float(shares @ values)
+    return lam**2 * 4.5 * 6.5 / (121 * 12) + float(shares @ (values - mu_r) ** 2) / 12
+
+
 def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path) -> None:
-    # Retriever A: 10 units; the plan's estimation sample reviewed a0..a4.
-    # judge entity_match (exact=1): reviewed [1, 1, 1, 0, 0], unreviewed [1, 1, 0, 0, 0]
-    # human entity_match (exact=1): reviewed [1, 1, 0, 1, 0]
-    judge_a = ["exact_entity"] * 3 + ["partial_entity"] * 2 + ["exact_entity"] * 2
-    judge_a += ["partial_entity"] * 3
-    human_a = ["exact_entity", "exact_entity", "partial_entity", "exact_entity", "irrelevant"]
+    # Retriever A: 20 units; the plan's estimation sample reviewed a0..a9.
+    # judge entity_match (exact=1): reviewed [1]*6 + [0]*4, unreviewed [1]*4 + [0]*6
+    # human entity_match (exact=1): reviewed [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]
+    judge_a = ["exact_entity"] * 6 + ["partial_entity"] * 4
+    judge_a += ["exact_entity"] * 4 + ["partial_entity"] * 6
+    human_a = ["exact_entity"] * 5 + ["partial_entity", "exact_entity"] + ["irrelevant"] * 3
     entity = {f"a{i}": c for i, c in enumerate(judge_a)}
     entity |= {f"b{i}": "exact_entity" for i in range(4)}
     groups = {uid: uid[0].upper() for uid in entity}
     table = StudyLayout.of(tmp_path).per_passage("ds")
     table.parent.mkdir(parents=True)
     coded_table(entity, groups).to_csv(table, index=False)
-    sample = [f"a{i}" for i in range(5)] + ["b0", "b1"]
+    sample = [f"a{i}" for i in range(10)] + ["b0", "b1"]
     write_half_plan(
-        tmp_path, "hand", UnitKind.RETRIEVAL, table, sample, list(entity), targeted=["a9"]
+        tmp_path, "hand", UnitKind.RETRIEVAL, table, sample, list(entity), targeted=["a19"]
     )
     reviews = [human(f"a{i}", c) for i, c in enumerate(human_a)]
     reviews += [human("b0", "exact_entity"), human("b1", "partial_entity")]
-    reviews.append(human("a9", "irrelevant"))  # targeted: reviewed, never in the estimates
+    reviews.append(human("a19", "irrelevant"))  # targeted: reviewed, never in the estimates
     (tmp_path / "review" / "alice.jsonl").write_text(
         "".join(a.model_dump_json() + "\n" for a in reviews)
     )
@@ -293,33 +329,25 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
     build_report(load_run_dir(tmp_path, codebook=codebooks.bundled()), out)
     corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
 
-    # Hand-computed PPI++ for cell (A, entity_match = exact_entity):
-    # n = N = 5; mean y = mean yhat = 0.6; E[y yhat] = 0.4 -> cov = 0.04;
-    # yhat over all 10 units: 5 ones, sample variance 2.5 / 9;
-    # lam = 0.04 / ((1 + 5/5) * 2.5/9) = 0.072; theta = lam * 0.4 + 0.6 - lam * 0.6 = 0.5856.
-    lam = 0.072
-    theta = 0.6 - 0.2 * lam
-    var = lam**2 * 0.24 / 5 + (0.24 - 2 * lam * 0.04 + lam**2 * 0.24) / 5
-    # 3 of 5 reviewed units carry the code (fewer than 10): the score interval, whose bounds
-    # solve (theta - x)^2 = z^2 V(x) with V(x) = lam^2 var_u / N
-    # + (x (1 - x) - 2 lam (p11 - x q) + lam^2 var_h) / n; var_u = var_h = 0.24, p11 = 0.4,
-    # q = 0.6: a x^2 + b x + c = 0 with the coefficients below.
-    a = 1 + Z95**2 / 5
-    b = -(2 * theta + Z95**2 * (1 + 2 * lam * 0.6) / 5)
-    c = theta**2 - Z95**2 * (lam**2 * 0.24 / 5 + (lam**2 * 0.24 - 2 * lam * 0.4) / 5)
-    root = math.sqrt(b * b - 4 * a * c)
-    low, high = (-b - root) / (2 * a), (-b + root) / (2 * a)
-    w_low, w_high = proportion_confint(3, 5, alpha=0.05, method="wilson")
-    n_eff = 5 * (0.24 / 5) / var
+    lam, theta, low, high = hand_corrected()
+    # human-only: Jeffreys' interval for 6 of 10, Beta(6.5, 4.5)
+    h_low, h_high = beta_dist.ppf([0.025, 0.975], 6.5, 4.5)
+    # n_eff: 10 reviewed units times the Jeffreys variance over the posterior variance
+    n_eff = 10 * (6.5 * 4.5 / (121 * 12)) / hand_posterior_variance()
     for code in ("exact_entity", "all_high_quality"):  # every other dimension is high
         row = corrected[(corrected["retriever"] == "A") & (corrected["code"] == code)].iloc[0]
-        assert row["units"] == 10
-        assert row["reviewed"] == 5
-        assert row["judge-only (%)"] == pytest.approx(50.0)
+        assert row["units"] == 20
+        assert row["reviewed"] == 10
+        assert float(row["judge-only (%)"]) == pytest.approx(50.0)
         assert row["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
-        assert row["human-only (%)"] == f"60.0 [{100 * w_low:.1f}, {100 * w_high:.1f}]"
-        assert row["lambda"] == pytest.approx(round(lam, 2))
-        assert row["n_eff"] == f"{n_eff:.0f} (+{n_eff - 5:.0f})"
+        assert row["human-only (%)"] == f"60.0 [{100 * h_low:.1f}, {100 * h_high:.1f}]"
+        assert float(row["lambda"]) == pytest.approx(round(lam, 2))
+        assert row["n_eff"] == f"{n_eff:.0f} (+{n_eff - 10:.0f})"
+        assert int(row["disagree"]) == 2
+        assert "only 2 reviewed units where reviewer and judge disagree" in row["note"]
+    # retriever B: 2 reviewed units are too few to estimate, and the table says so
+    small = corrected[(corrected["retriever"] == "B") & (corrected["code"] == "exact_entity")]
+    assert "too small to estimate: 2 reviewed unit(s)" in small.iloc[0]["note"]
     html = (out / "index.html").read_text()
     assert (
         "Corrected shares (%), plan &#39;hand&#39;" in html
@@ -381,11 +409,11 @@ def test_verification_plan_and_corrected_rows_use_the_verifier_column() -> None:
     first = part.dimensions[0]
     low = next(s.id for s in first.subcodes if not s.high_quality)
     rows = []
-    for i in range(12):
+    for i in range(24):
         codes = {**high, first.id: low if i % 2 else first.high_quality_code}
         rows.append(
             {
-                "verifier": "v1" if i < 6 else "v2",
+                "verifier": "v1" if i < 12 else "v2",
                 "unit_id": f"t{i}",
                 "status": "scored",
                 **codes,
@@ -397,7 +425,7 @@ def test_verification_plan_and_corrected_rows_use_the_verifier_column() -> None:
         table,
         UnitKind.VERIFICATION,
         name="v",
-        size=8,
+        size=20,
         seed=0,
         source="x",
         source_sha256="0" * 64,
@@ -419,7 +447,7 @@ def test_verification_plan_and_corrected_rows_use_the_verifier_column() -> None:
     flag = [r for r in out if r["code"] == "all_high_quality"]
     assert [r["system"] for r in flag] == ["v1", "v2"]
     for r in flag:
-        assert r["reviewed"] == 4
+        assert r["reviewed"] == 10
         est = r["estimates"]
         assert est is not None
         assert est.human.estimate == 1.0  # every reviewed trace all-correct for the human
@@ -504,15 +532,15 @@ def test_stale_plan_after_a_recode_is_a_guided_path(
 def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Path) -> None:
     # Table 9 (verification, per verifier) through the same report path as Table 8, with the
     # numbers of test_report_shows_corrected_shares_matching_hand_computed_ppi on the
-    # `inference` step: verifier A, 10 traces, t0..t4 reviewed.
-    # judge (valid_inference = 1): reviewed [1, 1, 1, 0, 0], unreviewed [1, 1, 0, 0, 0]
-    # human: reviewed [1, 1, 0, 1, 0]
+    # `inference` step: verifier A, 20 traces, t0..t9 reviewed.
+    # judge (valid_inference = 1): reviewed [1]*6 + [0]*4, unreviewed [1]*4 + [0]*6
+    # human: reviewed [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]
     part = codebooks.bundled().part(UnitKind.VERIFICATION)
     high = {d.id: d.high_quality_code for d in part.dimensions}
-    judge_a = ["valid_inference"] * 3 + ["overreach"] * 2 + ["valid_inference"] * 2
-    judge_a += ["overreach"] * 3
-    human_a = ["valid_inference", "valid_inference", "overreach", "valid_inference"]
-    human_a.append("conflict_synthesis_failure")
+    judge_a = ["valid_inference"] * 6 + ["overreach"] * 4
+    judge_a += ["valid_inference"] * 4 + ["overreach"] * 6
+    human_a = ["valid_inference"] * 5 + ["overreach", "valid_inference"]
+    human_a += ["conflict_synthesis_failure"] * 3
     inference = {f"t{i}": c for i, c in enumerate(judge_a)}
     inference |= {f"s{i}": "valid_inference" for i in range(4)}
     rows = [
@@ -529,7 +557,7 @@ def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Pat
     table = StudyLayout.of(tmp_path).per_trace("ds")
     table.parent.mkdir(parents=True)
     pd.DataFrame(rows).to_csv(table, index=False)
-    sample = [f"t{i}" for i in range(5)] + ["s0", "s1"]
+    sample = [f"t{i}" for i in range(10)] + ["s0", "s1"]
     write_half_plan(tmp_path, "hand9", UnitKind.VERIFICATION, table, sample, list(inference))
     cb = codebooks.bundled()
     reviews = [
@@ -541,7 +569,7 @@ def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Pat
             coder_kind=CoderKind.HUMAN,
             codes={**high, "inference": code},
         )
-        for uid, code in [*zip(sample[:5], human_a, strict=True), ("s0", "valid_inference")]
+        for uid, code in [*zip(sample[:10], human_a, strict=True), ("s0", "valid_inference")]
     ]
     reviews.append(reviews[-1].model_copy(update={"unit_id": "s1"}))
     (tmp_path / "review" / "alice.jsonl").write_text(
@@ -550,20 +578,13 @@ def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Pat
     out = tmp_path / "report"
     build_report(load_run_dir(tmp_path, codebook=cb), out)
     corrected = pd.read_csv(out / "tables" / "reasoning_steps_corrected.csv")
-    # lam = 0.072, theta = 0.6 - 0.2 lam (hand-computed in the Table 8 test); 3 of 5 reviewed
-    # units valid (< 10): the score interval, roots of a x^2 + b x + c (same derivation)
-    lam = 0.072
-    theta = 0.6 - 0.2 * lam
-    a = 1 + Z95**2 / 5
-    b = -(2 * theta + Z95**2 * (1 + 2 * lam * 0.6) / 5)
-    c = theta**2 - Z95**2 * (lam**2 * 0.24 / 5 + (lam**2 * 0.24 - 2 * lam * 0.4) / 5)
-    root = math.sqrt(b * b - 4 * a * c)
-    low, high_b = (-b - root) / (2 * a), (-b + root) / (2 * a)
+    # the numbers of the Table 8 test (same codes on the `inference` step)
+    lam, theta, low, high_b = hand_corrected()
     for code in ("valid_inference", "all_high_quality"):
         row = corrected[(corrected["verifier"] == "A") & (corrected["code"] == code)].iloc[0]
-        assert (row["units"], row["reviewed"]) == (10, 5)
-        assert row["judge-only (%)"] == pytest.approx(50.0)
+        assert (row["units"], row["reviewed"]) == (20, 10)
+        assert float(row["judge-only (%)"]) == pytest.approx(50.0)
         assert row["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high_b:.1f}]"
-        assert row["lambda"] == pytest.approx(round(lam, 2))
+        assert float(row["lambda"]) == pytest.approx(round(lam, 2))
     md = (out / "tables" / "reasoning_steps.md").read_text()
     assert "uncorrected" not in md

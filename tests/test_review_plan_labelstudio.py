@@ -92,17 +92,17 @@ def test_plan_push_pull_status_and_corrected_report(
     judged.parent.mkdir(parents=True)
     judged.write_text("".join(a.model_dump_json() + "\n" for a in judge))
 
-    cli("review", "plan", tmp_path / "run", "-p", "retrieval", "-n", "10", "--stratify", "system")
+    cli("review", "plan", tmp_path / "run", "-p", "retrieval", "-n", "20", "--stratify", "system")
     capsys.readouterr()
     plan_path = layout.review_plan("ds.retrieval")
     plan = read_plan(plan_path)
-    assert len(plan.estimation_ids()) == 10
+    assert len(plan.estimation_ids()) == 20  # 10 per retriever: a cell needs 10 reviewed
 
     env = {"LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": token}
     args = ("-p", "retrieval", "--project", "review plan round trip")
     proc = run("push", "traces.jsonl", *args, "--plan", plan_path, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "10 tasks imported, 0 already there" in proc.stdout
+    assert "20 tasks imported, 0 already there" in proc.stdout
     pid = client.find_project("review plan round trip")
     assert pid is not None
     on_server = client.unit_task_ids(pid)
@@ -120,13 +120,13 @@ def test_plan_push_pull_status_and_corrected_report(
     assert proc.returncode == 0, proc.stderr
 
     cli("review", "status", plan_path, "--reviews", pulled)
-    assert "estimation sample 10/10 reviewed" in capsys.readouterr().out
+    assert "estimation sample 20/20 reviewed" in capsys.readouterr().out
 
     build_report(load_run_dir(tmp_path / "run"), tmp_path / "report")
     corrected = pd.read_csv(tmp_path / "report" / "tables" / "retrieval_quality_corrected.csv")
     exact = corrected[corrected["code"] == "exact_entity"].set_index("retriever")
     assert exact.loc["bm25", "units"] == 15
-    assert exact.loc["bm25", "reviewed"] == 5
-    assert exact.loc["dense", "reviewed"] == 5
+    assert exact.loc["bm25", "reviewed"] == 10
+    assert exact.loc["dense", "reviewed"] == 10
     # every reviewed unit is exact: the human-only (and corrected) share is 100%
     assert str(exact.loc["bm25", "human-only (%)"]).startswith("100.0 [")

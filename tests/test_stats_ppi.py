@@ -7,18 +7,20 @@ import math
 import numpy as np
 import ppi_py  # reference implementation, ppi-python 0.2.3 (test-only dependency)
 import pytest
+from scipy.stats import beta as beta_dist
 from scipy.stats import norm
-from statsmodels.stats.proportion import proportion_confint
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.ppi import (
     Moments,
+    Posterior,
     Stratum,
+    beta_bounds,
     classical,
     combine_strata,
+    posterior,
     ppi,
     ppi_mean,
-    score_interval,
     share_estimates,
     tuned_lambda,
 )
@@ -93,17 +95,16 @@ def test_stratified_matches_per_stratum_ppi_py() -> None:
         points.append(np.ravel(ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u))[0])
         low, high = (np.ravel(b)[0] for b in ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05))
         variances.append(((high - low) / (2 * Z95)) ** 2)
+    # the point estimate and its standard error are ppi_py's, combined over strata
     theta = float(w @ np.array(points))
     se = math.sqrt(float((w**2) @ np.array(variances)))
     assert result.corrected.estimate == pytest.approx(theta, rel=1e-10)
     assert result.corrected.se == pytest.approx(se, rel=1e-8)
-    # 25 positives of 95 reviewed (>= 10 each way): Wald's interval, ppi_py's standard error
-    assert result.corrected.ci_method == "wald"
-    assert result.corrected.ci_low == pytest.approx(theta - Z95 * se, rel=1e-8)
-    assert result.corrected.ci_high == pytest.approx(theta + Z95 * se, rel=1e-8)
+    assert result.corrected.ci_method == "beta"
+    assert result.corrected.ci_low < theta < result.corrected.ci_high
     assert result.n_units == int(sizes.sum())
     assert result.n_reviewed == 95
-    # human-only: stratified mean of the reviewed codes
+    # human: stratified mean of the reviewed codes
     human = float(w @ np.array([s[0].mean() for s in strata]))
     assert result.human.estimate == pytest.approx(human)
     # judge-only: the judge's share over every unit of the cell
@@ -111,80 +112,147 @@ def test_stratified_matches_per_stratum_ppi_py() -> None:
     assert result.judge.estimate == pytest.approx(judge_ones / sizes.sum())
 
 
-def test_share_estimates_effective_n_and_clipping() -> None:
-    result = share_estimates([Stratum(Y, YHAT, YHAT_U)])
-    var_h = 0.24 / 5
-    assert result.effective_n == pytest.approx(5 * var_h / result.corrected.se**2)
-    # human-only with lam = 0 and one stratum: Wilson's interval for 3/5, from statsmodels
-    low, high = proportion_confint(3, 5, alpha=0.05, method="wilson")
-    assert (result.human.ci_low, result.human.ci_high) == (pytest.approx(low), pytest.approx(high))
-    assert result.human.ci_method == "score"
-    # 3 of 5 reviewed units carry the code (< 10): the corrected share gets the score interval
-    assert result.corrected.ci_method == "score"
-    assert result.warning is not None and "fewer than 10" in result.warning
+def test_posterior_moments_by_hand() -> None:
+    # The 5 + 8 fixture: cells (human, judge) (1,1) 2, (1,0) 1, (0,1) 1, (0,0) 1. Each gets
+    # 1/4: Dirichlet(2.25, 1.25, 1.25, 1.25), size 6. With lam the correction y - lam yhat is
+    # 1 - lam, 1, -lam, 0 in those cells: mean sum m_c v_c, variance sum m_c (v_c - mu)^2 / 7,
+    # third central moment 2 sum m_c (v_c - mu)^3 / (7 * 8). The unreviewed judge share:
+    # Beta(3 + 1/2, 5 + 1/2), mean 3.5/9, variance 3.5 * 5.5 / (9^2 * 10), third moment
+    # 2 * 3.5 * 5.5 * (5.5 - 3.5) / (9^3 * 10 * 11).
+    lam = 0.4
+    m = Moments.from_arrays(Y, YHAT, YHAT_U)
+    shares = np.array([2.25, 1.25, 1.25, 1.25]) / 6
+    values = np.array([1 - lam, 1, -lam, 0])
+    mu_r = float(shares @ values)
+    var_r = float(shares @ (values - mu_r) ** 2) / 7
+    third_r = 2 * float(shares @ (values - mu_r) ** 3) / 56
+    mu_u, var_u = 3.5 / 9, 3.5 * 5.5 / (81 * 10)
+    third_u = 2 * 3.5 * 5.5 * 2.0 / (729 * 10 * 11)
+    post = posterior(m, lam)
+    assert float(post.mean) == pytest.approx(lam * mu_u + mu_r, rel=1e-12)
+    assert float(post.variance) == pytest.approx(lam**2 * var_u + var_r, rel=1e-12)
+    assert float(post.third) == pytest.approx(lam**3 * third_u + third_r, rel=1e-12)
 
 
-def test_few_positives_corrected_score_interval_by_hand() -> None:
-    # The 5 + 8 fixture, PPI++ (lam = 16/175 as in test_ppi_plus_plus_lambda_by_hand):
-    # t = 0.6 - 0.225 lam. The score bounds solve (t - theta)^2 = z^2 V(theta) with
-    # V(theta) = lam^2 var_u / N + (theta (1 - theta) - 2 lam (p11 - theta q) + lam^2 var_h) / n,
-    # var_u = 15/64, N = 8, n = 5, p11 = 2/5, q = 3/5, var_h = 6/25. Expanded:
-    # a theta^2 + b theta + c = 0 with a = 1 + z^2/n, b = -(2t + z^2 (1 + 2 lam q) / n),
-    # c = t^2 - z^2 (lam^2 var_u / N + (lam^2 var_h - 2 lam p11) / n).
-    lam, z, n = 16 / 175, Z95, 5
-    t = 0.6 - 0.225 * lam
-    a = 1 + z**2 / n
-    b = -(2 * t + z**2 * (1 + 2 * lam * 0.6) / n)
-    c = t**2 - z**2 * (lam**2 * (15 / 64) / 8 + (lam**2 * 0.24 - 2 * lam * 0.4) / n)
-    root = math.sqrt(b * b - 4 * a * c)
-    low, high = (-b - root) / (2 * a), (-b + root) / (2 * a)
-    assert 0 < low < t < high < 1  # neither bound is clipped here
-    result = share_estimates([Stratum(Y, YHAT, YHAT_U)])
-    assert result.lam == pytest.approx(lam)
-    assert result.corrected.estimate == pytest.approx(t)
-    assert result.corrected.ci_low == pytest.approx(low, rel=1e-12)
-    assert result.corrected.ci_high == pytest.approx(high, rel=1e-12)
+@pytest.mark.parametrize(
+    ("a", "b", "scale", "flip"),
+    [
+        (3.5, 2.5, 1.0, False),
+        (2.0, 30.0, 0.4, False),
+        (3.0, 20.0, 0.3, True),
+        (0.5, 40.5, 1.0, False),
+    ],
+)
+def test_beta_bounds_recover_a_scaled_beta(a: float, b: float, scale: float, flip: bool) -> None:
+    # A posterior that *is* scale * Beta(a, b) (or 1 minus it) gets that distribution's
+    # quantiles back: the fit matches mean, variance and skewness (scipy's moments).
+    mean, var, skew = (float(v) for v in beta_dist.stats(a, b, scale=scale, moments="mvs"))
+    third = skew * var**1.5
+    post = Posterior(
+        mean=np.array(1 - mean if flip else mean),
+        variance=np.array(var),
+        third=np.array(-third if flip else third),
+    )
+    low, high = beta_bounds(post, 0.95)
+    q_low, q_high = beta_dist.ppf([0.025, 0.975], a, b, scale=scale)
+    if flip:
+        q_low, q_high = 1 - q_high, 1 - q_low
+    assert float(low) == pytest.approx(q_low, rel=1e-6)
+    assert float(high) == pytest.approx(q_high, rel=1e-6)
 
 
-def _cell(positives: int, n: int = 40, big_n: int = 400) -> Stratum:
-    # a judge that agrees with the human on all but one reviewed unit of each kind
+def _cell(positives: int, n: int = 40, big_n: int = 400, misses: int = 1) -> Stratum:
+    # a judge that agrees with the human on all but ``misses`` reviewed units of each kind
     y = [1.0] * positives + [0.0] * (n - positives)
-    yhat = [0.0] + [1.0] * (positives - 1) + [1.0] + [0.0] * (n - positives - 1)
+    yhat = (
+        [0.0] * misses
+        + [1.0] * (positives - misses)
+        + [1.0] * misses
+        + [0.0] * (n - positives - misses)
+    )
     yhat_u = [1.0] * (big_n * positives // n) + [0.0] * (big_n - big_n * positives // n)
     return Stratum(y, yhat, yhat_u)
 
 
-@pytest.mark.parametrize(
-    ("positives", "method", "note"),
-    [(9, "score", "carry"), (10, "wald", None), (30, "wald", None), (31, "score", "lack")],
-)
-def test_interval_rule_at_ten_codes(positives: int, method: str, note: str | None) -> None:
-    # 40 reviewed units: score interval when fewer than 10 carry (or lack) the code, else Wald
-    cell = _cell(positives)
+def test_human_share_of_one_stratum_is_jeffreys_interval() -> None:
+    # lam = 0, one stratum: the posterior of the share is Beta(x + 1/2, n - x + 1/2)
+    result = share_estimates([_cell(12, misses=5)])
+    low, high = beta_dist.ppf([0.025, 0.975], 12.5, 28.5)
+    assert result.human.estimate == pytest.approx(12 / 40)
+    assert (result.human.ci_low, result.human.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert result.human.ci_method == "beta"
+
+
+def test_corrected_interval_as_reported_by_hand() -> None:
+    # 40 reviewed, 12 carry the code, the judge misses 5 of them and adds 5: lam from PPI++,
+    # the interval from posterior() and beta_bounds() (each checked above), widened to hold
+    # the estimate; 10 disagreements (>= 10) and 12 positives (>= 5): no note.
+    cell = _cell(12, misses=5)
     result = share_estimates([cell])
-    assert result.corrected.ci_method == method
-    if note is None:
-        assert result.warning is None
-        # the Wald path is ppi_py's interval (clipped to [0, 1])
-        low, high = (
-            np.ravel(v)[0]
-            for v in ppi_py.ppi_mean_ci(
-                np.array(cell.y), np.array(cell.yhat), np.array(cell.yhat_unlabeled), alpha=0.05
-            )
-        )
-        assert result.corrected.ci_low == pytest.approx(max(0.0, low), rel=1e-10)
-        assert result.corrected.ci_high == pytest.approx(min(1.0, high), rel=1e-10)
-    else:
-        assert result.warning is not None
-        assert f"fewer than 10 reviewed units {note} the code: score interval" in result.warning
+    m = Moments.from_arrays(cell.y, cell.yhat, cell.yhat_unlabeled)
+    lam = float(tuned_lambda(m))
+    assert result.lam == pytest.approx(lam)
+    low, high = beta_bounds(posterior(m, lam), 0.95)
+    assert result.corrected.ci_low == pytest.approx(min(float(low), result.corrected.estimate))
+    assert result.corrected.ci_high == pytest.approx(max(float(high), result.corrected.estimate))
+    assert result.disagreements == 10
+    assert result.warning is None
+
+
+def test_few_disagreements_are_noted() -> None:
+    # an accurate judge: 2 of 40 reviewed units disagree -> the interval carries a note
+    result = share_estimates([_cell(12, misses=1)])
+    assert result.disagreements == 2
+    assert result.warning is not None
+    assert "only 2 reviewed units where reviewer and judge disagree (< 10)" in result.warning
+    assert "coverage not assured" in result.warning
+    # still a real interval around the estimate, narrower than the human-only one
+    assert result.corrected.ci_low < result.corrected.estimate < result.corrected.ci_high
+    assert result.corrected.ci_high - result.corrected.ci_low < (
+        result.human.ci_high - result.human.ci_low
+    )
+
+
+def test_few_positives_are_noted() -> None:
+    result = share_estimates([_cell(3, misses=1, n=60)])
+    assert result.warning is not None
+    assert "only 3 reviewed units carry the code" in result.warning
 
 
 def test_good_judge_gains_effective_sample_size() -> None:
     y, yhat, yhat_u = _sample(5, 200, 5000, 0.3)
     result = share_estimates([Stratum(y, yhat, yhat_u)])
-    assert result.corrected.se < result.human.se
+    assert result.corrected.ci_high - result.corrected.ci_low < (
+        result.human.ci_high - result.human.ci_low
+    )
     assert result.effective_n > 200
+    # one stratum: the human estimate gains nothing from strata
+    assert result.effective_n_human == pytest.approx(200, rel=0.02)
     assert result.warning is None
+
+
+def test_judge_code_strata_show_their_gain_in_effective_n() -> None:
+    # Strata by the judge's code: within each the judge's code is constant, so lam = 0 and
+    # the corrected share is the judge-stratified human one; its effective n says what the
+    # strata (the judge) added: 20 + 20 reviewed of 100 + 900 units, human shares 18/20 and
+    # 1/20 -> 0.1 * 0.9 + 0.9 * 0.05 = 0.135.
+    pos = Stratum([1.0] * 18 + [0.0] * 2, [1.0] * 20, [1.0] * 80)
+    neg = Stratum([1.0] * 1 + [0.0] * 19, [0.0] * 20, [0.0] * 880)
+    result = share_estimates([pos, neg])
+    assert result.lam == 0
+    assert result.human.estimate == pytest.approx(0.135)
+    assert result.corrected.estimate == pytest.approx(0.135)
+    assert result.effective_n_human == pytest.approx(result.effective_n)
+    # n_eff = 40 x (Jeffreys variance of 19 of 40) / (posterior variance of the strata):
+    # Beta(19.5, 21.5) variance 19.5 * 21.5 / (41^2 * 42); per stratum the share's posterior
+    # is Beta(18.5, 2.5) and Beta(1.5, 19.5) (prior 1/4 on each of 4 cells, 2 with y = 1);
+    # V = 0.1^2 V_1 + 0.9^2 V_0 + between-strata term (0.1 (M_1 - M)^2 + 0.9 (M_0 - M)^2) / 1000
+    m1, m0 = 18.5 / 21, 1.5 / 21
+    v1, v0 = 18.5 * 2.5 / (21**2 * 22), 1.5 * 19.5 / (21**2 * 22)
+    mean = 0.1 * m1 + 0.9 * m0
+    var = 0.01 * v1 + 0.81 * v0 + (0.1 * (m1 - mean) ** 2 + 0.9 * (m0 - mean) ** 2) / 1000
+    srs = 19.5 * 21.5 / (41**2 * 42)
+    assert result.effective_n_human == pytest.approx(40 * srs / var)
 
 
 def test_binary_counts_give_the_same_moments() -> None:
@@ -221,11 +289,13 @@ def test_no_unreviewed_units_falls_back_to_classical() -> None:
 @pytest.mark.parametrize(
     ("strata", "message"),
     [
-        ([Stratum([1], [1], [0, 1])], "fewer than 2 reviewed"),
+        ([Stratum([1] * 10, [1] * 10, [0, 1]), Stratum([1], [1], [0, 1])], "fewer than 2 reviewed"),
         ([Stratum([1, 0], [1], [0])], "one judge code per reviewed unit"),
         ([Stratum([1, float("nan")], [1, 0], [0])], "finite"),
         ([Stratum([], [], [])], "no units"),
         ([Stratum([1, 2], [1, 0], [0])], "0/1 codes"),
+        # a cell of 5 units with 2 reviewed printed "12.5 [12.5, 100.0]" with n_eff 32 (issue 26)
+        ([Stratum([0, 1], [0, 1], [0, 0, 1])], "too small to estimate: 2 reviewed unit"),
     ],
 )
 def test_bad_input(strata: list[Stratum], message: str) -> None:
@@ -233,36 +303,21 @@ def test_bad_input(strata: list[Stratum], message: str) -> None:
         share_estimates(strata)
 
 
-def test_score_interval_by_hand_for_ppi() -> None:
-    # One stratum, lam = 1 (PPI): the bounds solve (t - theta)^2 = z^2 V(theta) with
-    # V(theta) = var_u / N + (theta (1 - theta) - 2 (p11 - theta q) + var_h) / n,
-    # t = 3/8, var_u = 15/64, N = 8, n = 5, p11 = 2/5, q = 3/5, var_h = 6/25.
-    m = Moments.from_arrays(Y, YHAT, YHAT_U)
-    est = ppi(m, lam=1.0)
-    low_a, high_a = score_interval(m, est, 1.0, Z95, axis=0)
-    result = {"low": float(low_a), "high": float(high_a)}
-
-    def gap(theta: float) -> float:
-        v = 15 / 64 / 8 + (theta * (1 - theta) - 2 * (0.4 - theta * 0.6) + 0.24) / 5
-        return (3 / 8 - theta) ** 2 - Z95**2 * v
-
-    assert result["low"] > 0
-    assert gap(result["low"]) == pytest.approx(0, abs=1e-12)
-    # the upper root lies above 1 (1 itself is inside the region), so the bound is clipped
-    assert gap(1.0) < 0
-    assert result["high"] == 1.0
+def test_tiny_stratum_is_noted() -> None:
+    # a stratum of 5 units with 2 reviewed beside a 40-reviewed one: estimated, with a note
+    result = share_estimates([Stratum([0, 1], [0, 1], [0, 0, 1]), _cell(12, misses=5)])
+    assert result.warning is not None
+    assert "a stratum has fewer than 10 reviewed units" in result.warning
 
 
 def test_constant_human_codes_never_give_a_zero_width_interval() -> None:
     # No reviewed unit carries the code, the judge gave it to one unreviewed unit: lam = 0,
-    # the corrected share is the human-only 0/20 with Wilson's interval, not [0, 0].
+    # the corrected share is the human-only 0/20 with Jeffreys' interval widened to hold 0.
     result = share_estimates([Stratum([0] * 20, [0] * 19 + [1], [1] + [0] * 80)])
     assert result.lam == 0
-    low, high = proportion_confint(0, 20, alpha=0.05, method="wilson")
+    high = beta_dist.ppf(0.975, 0.5, 20.5)
     assert result.corrected.estimate == 0
-    assert (result.corrected.ci_low, result.corrected.ci_high) == (
-        pytest.approx(low, abs=1e-12),
-        pytest.approx(high),
-    )
-    assert result.corrected.ci_method == "score"
-    assert result.warning == "the reviewed units all have the same human code"
+    assert result.corrected.ci_low == 0
+    assert result.corrected.ci_high == pytest.approx(high)
+    assert result.warning is not None
+    assert result.warning.startswith("the reviewed units all have the same human code")

@@ -36,12 +36,17 @@ ALL_HIGH = "all_high_quality"
 METHOD_NOTE = (
     "Corrected shares: prediction-powered inference with power tuning (PPI++; Angelopoulos "
     "et al., Science 2023; Angelopoulos, Duchi & Zrnic 2023) combines the judge's codes on "
-    "every unit with the human codes on the plan's uniform random estimation sample "
-    "(stratified weights when the plan is stratified). Judge-only: the judge's share with no "
-    "correction (biased whenever the judge is). Human-only: the reviewed units' share with a "
-    "Wilson-type interval. Corrected: PPI++ estimate with a 95% Wald interval. n_eff: reviewed "
-    "units the human-only estimate would need for the corrected interval's width. Targeted "
-    "review units are left out of every estimate."
+    "every unit with the human codes on the plan's random estimation sample (stratified "
+    "weights when the plan is stratified). Judge-only: the judge's share with no correction "
+    "(biased whenever the judge is). Human-only: the reviewed units' share (Jeffreys "
+    "interval); with a plan stratified by the judge's code it is a judge-stratified human "
+    "estimate (weights from the judge's codes) and says so. Corrected: the PPI++ estimate; its "
+    "95% interval comes from a Jeffreys-type posterior of the reviewed units' judge x human "
+    "table (Wald's interval under-covers when few reviewed units disagree with the judge; "
+    "docs/review.md). n_eff: reviewed units a human-only simple random sample would need for "
+    "the same precision. disagree: reviewed units whose human code differs from the judge's. "
+    "A note marks intervals whose coverage is not assured; a cell with fewer than 10 reviewed "
+    "units is not estimated. Targeted review units are left out of every estimate."
 )
 
 
@@ -60,6 +65,13 @@ def _pct(value: float) -> str:
 
 def _ci(low: float, high: float) -> str:
     return f"[{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def _gain(effective: float, reviewed: int) -> str:
+    """``n_eff (+gain)``; a loss shows as ``-k``."""
+    shown = round(effective)
+    gain = shown - reviewed
+    return f"{shown} ({'+' if gain >= 0 else '-'}{abs(gain)})"
 
 
 def corrected_notes_key(part: UnitKind) -> str:
@@ -131,8 +143,21 @@ def corrected_rows(
     return out
 
 
-def corrected_table(rows: list[dict[str, Any]], by: str) -> pd.DataFrame:
-    """Printable table: judge-only, human-only [CI], corrected [CI], lam and n_eff per cell."""
+#: Column of the human estimate: what it is depends on the plan's strata.
+HUMAN_ONLY = "human-only (%)"
+HUMAN_STRATIFIED = "human, judge-stratified (%)"
+
+
+def corrected_table(
+    rows: list[dict[str, Any]], by: str, *, judge_stratified: bool = False
+) -> pd.DataFrame:
+    """Printable table: judge-only, human [CI], corrected [CI], lam, n_eff, disagreements.
+
+    ``judge_stratified``: the plan was stratified by the judge's code, so the human estimate
+    weights its strata by the judge's codes: its column is named for that, and ``n_eff
+    (strata)`` shows what the stratification (the judge) added to it.
+    """
+    human_col = HUMAN_STRATIFIED if judge_stratified else HUMAN_ONLY
     records = []
     for r in rows:
         e: ShareEstimates | None = r["estimates"]
@@ -144,28 +169,24 @@ def corrected_table(rows: list[dict[str, Any]], by: str) -> pd.DataFrame:
             "reviewed": r["reviewed"],
         }
         if e is None:
-            rec.update(
-                {
-                    "judge-only (%)": "–",
-                    "human-only (%)": "–",
-                    "corrected (%)": "–",
-                    "lambda": "–",
-                    "n_eff": "–",
-                    "note": r["undefined_reason"],
-                }
-            )
+            rec.update({"judge-only (%)": "–", human_col: "–", "corrected (%)": "–"})
+            rec.update({"lambda": "–", "n_eff": "–"})
+            if judge_stratified:
+                rec["n_eff (strata)"] = "–"
+            rec.update({"disagree": "–", "note": r["undefined_reason"]})
         else:
             rec.update(
                 {
                     "judge-only (%)": _pct(e.judge.estimate),
-                    "human-only (%)": f"{_pct(e.human.estimate)} "
-                    f"{_ci(e.human.ci_low, e.human.ci_high)}",
+                    human_col: f"{_pct(e.human.estimate)} {_ci(e.human.ci_low, e.human.ci_high)}",
                     "corrected (%)": f"{_pct(e.corrected.estimate)} "
                     f"{_ci(e.corrected.ci_low, e.corrected.ci_high)}",
                     "lambda": f"{e.lam:.2f}",
-                    "n_eff": f"{e.effective_n:.0f} (+{e.effective_n - e.n_reviewed:.0f})",
-                    "note": e.warning or "",
+                    "n_eff": _gain(e.effective_n, e.n_reviewed),
                 }
             )
+            if judge_stratified:
+                rec["n_eff (strata)"] = _gain(e.effective_n_human, e.n_reviewed)
+            rec.update({"disagree": str(e.disagreements), "note": e.warning or ""})
         records.append(rec)
     return pd.DataFrame(records)

@@ -431,6 +431,7 @@ def _corrected(
     from failcodes.report.corrected import corrected_notes_key, corrected_rows, corrected_table
     from failcodes.reviewplan import (
         GROUP_COLUMN,
+        StratifyBy,
         human_codes,
         match_reviews,
         plan_source,
@@ -474,8 +475,10 @@ def _corrected(
         rows = corrected_rows(pd.read_csv(source), plan, reviews, cb.part(plan.part))
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
+        judge_stratified = StratifyBy.CODE in plan.stratify
+        human = "judge-stratified human" if judge_stratified else "human-only"
         caption = (
-            f"Corrected shares (%), plan {plan.name!r}: judge-only, human-only and PPI++ "
+            f"Corrected shares (%), plan {plan.name!r}: judge-only, {human} and PPI++ "
             f"corrected with 95% CIs per {by}; {progress.estimation_reviewed} of "
             f"{progress.estimation_planned} sampled units reviewed"
             + (f" ({missing} not yet)" if missing else "")
@@ -485,7 +488,8 @@ def _corrected(
                 else ""
             )
         )
-        out.setdefault(plan.part, []).append((caption, corrected_table(rows, by)))
+        table = corrected_table(rows, by, judge_stratified=judge_stratified)
+        out.setdefault(plan.part, []).append((caption, table))
         inputs_files.extend([path, source])
     return out, notes
 

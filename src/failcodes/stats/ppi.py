@@ -1,6 +1,6 @@
 """Prediction-powered inference (PPI, PPI++) for a human code's share: arrays in, estimates out.
 
-The judge codes every unit; humans code a uniform random sample of them. For one binary code
+The judge codes every unit; humans code a random sample of them. For one binary code
 (1 = the unit carries it) let ``y`` be the human codes of the ``n`` reviewed units, ``yhat`` the
 judge's codes of the same units and ``yhat_unlabeled`` the judge's codes of the ``N`` units
 nobody reviewed. The prediction-powered estimate of the share of units carrying the code is
@@ -8,30 +8,44 @@ nobody reviewed. The prediction-powered estimate of the share of units carrying 
     theta = lam * mean(yhat_unlabeled) + mean(y - lam * yhat)
 
 with variance ``lam**2 * var(yhat_unlabeled) / N + var(y - lam * yhat) / n`` and a Wald
-interval (:func:`ppi_mean`). For 0/1 codes :func:`score_interval` gives a Wilson-type
-interval; failcodes uses it for the human-only share (Wilson's interval) and, for the
-corrected share, only where the normal approximation is known to fail: fewer than
-:data:`FEW_POSITIVES` reviewed units carry (or lack) the code (see :func:`share_estimates`).
-
-``lam = 1`` is PPI (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, *Science* 382,
-2023); ``lam = 0`` is the classical human-only estimate; ``lam=None`` tunes ``lam`` to
-minimise the variance, clipped to [0, 1] (PPI++: Angelopoulos, Duchi & Zrnic 2023,
-arXiv:2311.01453, eq. for the mean), as ``ppi_py.ppi_mean_ci`` does:
+interval (:func:`ppi_mean`). ``lam = 1`` is PPI (Angelopoulos, Bates, Fannjiang, Jordan &
+Zrnic, *Science* 382, 2023); ``lam = 0`` is the classical human-only estimate; ``lam=None``
+tunes ``lam`` to minimise the variance, clipped to [0, 1] (PPI++: Angelopoulos, Duchi & Zrnic
+2023, arXiv:2311.01453, eq. for the mean), as ``ppi_py.ppi_mean_ci`` does:
 
     lam = cov(y, yhat) / ((1 + n / N) * var(yhat over all n + N units))
 
 Variances follow ``ppi_py`` 0.2.3 (population variances, ``ddof=0``; the tuning variance of
 ``yhat`` over all units with ``ddof=1``), so the numbers match the reference implementation.
 
+**The interval failcodes reports** (:func:`share_estimates`). Wald's interval is only as good
+as its variance estimate, and the variance of ``y - lam * yhat`` comes from the reviewed units
+where the human and the judge *disagree*: with an accurate judge and 50 reviewed units there
+are one to three, often none, and Wald's interval covers 0.6-0.9 instead of 0.95. So the
+reported interval comes from a posterior instead (:func:`posterior`): a Jeffreys-type
+Dirichlet(1/4, 1/4, 1/4, 1/4) prior on each stratum's judge x human table of reviewed units
+(which gives the human share Jeffreys' Beta(1/2, 1/2)) and Beta(1/2, 1/2) on the judge's share
+of the unreviewed ones, ``lam`` held at its PPI++ value. Its mean, variance and skewness are
+fitted by a Beta distribution on ``[0, S]`` (:func:`beta_bounds`); the bounds are that
+distribution's 2.5% and 97.5% quantiles. With ``lam = 0`` and one stratum this is exactly
+Jeffreys' interval (Brown, Cai & DasGupta, *Statistical Science* 16, 2001). Where the reviewed
+units hold fewer than :data:`FEW_DISAGREEMENTS` disagreements, fewer than
+:data:`FEW_POSITIVES` units with (or without) the code, or a stratum has fewer than
+:data:`SMALL_STRATUM` reviewed units, the interval carries a note (:func:`thin_evidence`): its
+coverage there is not assured. A cell with fewer than :data:`MIN_REVIEWED` reviewed units gets
+no estimate at all. ``bench/bench_ppi_coverage.py`` measures all of it over the design grid
+of issue 26 (docs/review.md has the figures).
+
 **Stratified plans.** When the review sample was drawn per stratum (system x judge's code),
 each stratum gets its own estimate and its own tuned ``lam`` (the overall variance is a sum
 over strata, so tuning each stratum alone minimises it; Fisch et al. 2024, "Stratified
 prediction-powered inference"); the share is ``sum_h W_h theta_h`` with ``W_h`` the stratum's
-share of units and variance ``sum_h W_h**2 var_h``.
+share of units and variance ``sum_h W_h**2 var_h``. Strata drawn by the judge's code make the
+"human-only" estimate a judge-stratified one (its weights come from the judge's codes):
+:func:`effective_n` says what the stratification is worth.
 
 The estimand is the share in the population the units come from (the judged units are a
-sample of it, as in PPI); the interval covers it at the nominal rate for large ``n``
-(``bench/bench_ppi.py`` measures the coverage on simulated judges).
+sample of it, as in PPI).
 
 Everything is computed from sums (:class:`Moments`), so one call can estimate any number of
 codes, cells or simulated replicates at once by broadcasting.
@@ -52,12 +66,23 @@ from failcodes.errors import StatisticsError
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Below this many reviewed units in a stratum the Wald interval is flagged as unreliable.
+#: A stratum with fewer reviewed units than this makes the cell's interval carry a note.
 SMALL_STRATUM = 10
-#: Below this many reviewed units with (or without) the code the normal approximation behind
-#: Wald's interval fails (the "success-failure condition", at least 10 successes and 10
-#: failures); the corrected share then gets the score interval (:func:`share_estimates`).
-FEW_POSITIVES = 10
+#: Fewer reviewed units than this with (or without) the code: the interval carries a note.
+FEW_POSITIVES = 5
+#: Fewer reviewed units than this where the human and the judge disagree: the interval carries
+#: a note (the corrected share's uncertainty comes from those units).
+FEW_DISAGREEMENTS = 10
+#: A cell with fewer reviewed units than this is too small to estimate: no interval is printed.
+MIN_REVIEWED = 10
+#: Pseudo-count added to each of the four cells (judge x human) of a stratum's reviewed units
+#: by :func:`posterior`: a Dirichlet(1/4, 1/4, 1/4, 1/4) prior, which gives the human share the
+#: Jeffreys Beta(1/2, 1/2) prior. (1/2 per cell, or 1/2 on the two disagreement cells only,
+#: covered worse in bench/bench_ppi_coverage.py: down to 0.53 for rare codes.)
+CELL_PRIOR = 0.25
+#: Pseudo-count added to the judge's positive and negative codes among the unreviewed units: the
+#: Jeffreys Beta(1/2, 1/2) prior on the judge's share.
+UNLABELED_PRIOR = 0.5
 
 
 def _arr(values: npt.ArrayLike) -> FloatArray:
@@ -234,42 +259,234 @@ def combine_strata(est: Estimates, weights: npt.ArrayLike, axis: int = -1) -> Es
     )
 
 
-def score_interval(
-    m: Moments, est: Estimates, weights: npt.ArrayLike, z: float, axis: int = -1
-) -> tuple[FloatArray, FloatArray]:
-    """Wilson-type score interval for a (stratified) prediction-powered share of 0/1 codes.
+def cell_counts(m: Moments) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Reviewed units coded 1 by both, by the human only, by the judge only, by neither (0/1)."""
+    both = m.sum_y_yhat
+    human_only = m.sum_y - both
+    judge_only = m.sum_yhat - both
+    return both, human_only, judge_only, m.n - both - human_only - judge_only
 
-    The Wald interval uses the variance estimated at the estimate; with few positive codes
-    among the reviewed units (a rare code) that variance is too small exactly when the
-    estimate is too low, and coverage falls below nominal. As Wilson (1927) does for one
-    proportion, the
-    interval here holds every share ``theta`` with ``(theta_hat - theta)**2 <= z**2 V(theta)``,
-    where ``V`` evaluates the human codes' variance ``theta_h (1 - theta_h)`` and their
-    covariance with the judge's, ``p11_h - theta_h q_h``, at the hypothesised share
-    (every stratum shifted by the same amount). ``V`` is quadratic in ``theta``, so the bounds
-    are the roots of a quadratic. With ``lam = 0`` and one stratum it is Wilson's interval.
-    Bounds are clipped to [0, 1].
+
+@dataclass(frozen=True)
+class Posterior:
+    """Posterior mean, variance and third central moment (arrays shaped like the moments)."""
+
+    mean: FloatArray
+    variance: FloatArray
+    third: FloatArray
+
+
+def _dirichlet_moments(
+    values: Sequence[FloatArray], shares: Sequence[FloatArray], total: FloatArray
+) -> Posterior:
+    """Moments of ``sum_c v_c pi_c`` under a Dirichlet with means ``shares`` and size ``total``.
+
+    Variance ``sum_c m_c (v_c - mu)**2 / (total + 1)``, third central moment
+    ``2 sum_c m_c (v_c - mu)**3 / ((total + 1) (total + 2))`` (for Beta(a, b) these are the
+    textbook ``ab / ((a+b)**2 (a+b+1))`` and ``2ab (b-a) / ((a+b)**3 (a+b+1) (a+b+2))``).
     """
-    n, big_n, lam, t = m.n, m.n_unlabeled, est.lam, est.estimate
-    mean_u = _safe_div(m.sum_u, big_n)
-    var_u = np.maximum(_safe_div(m.sum_u2, big_n) - mean_u**2, 0.0)
-    q = m.sum_yhat / n
-    p11 = m.sum_y_yhat / n
-    var_h = np.maximum(m.sum_yhat2 / n - q**2, 0.0)
-    imputed = lam**2 * _safe_div(var_u, big_n)
-    v0 = np.maximum(imputed + (t * (1 - t) - 2 * lam * (p11 - t * q) + lam**2 * var_h) / n, 0.0)
-    slope = 1 - 2 * t + 2 * lam * q
+    mu = sum(v * m for v, m in zip(values, shares, strict=True))
+    second = sum(m * (v - mu) ** 2 for v, m in zip(values, shares, strict=True))
+    third = sum(m * (v - mu) ** 3 for v, m in zip(values, shares, strict=True))
+    return Posterior(
+        mean=np.asarray(mu, dtype=np.float64),
+        variance=np.asarray(np.maximum(second, 0.0) / (total + 1), dtype=np.float64),
+        third=np.asarray(2 * third / ((total + 1) * (total + 2)), dtype=np.float64),
+    )
+
+
+def posterior(m: Moments, lam: npt.ArrayLike, prior: float = CELL_PRIOR) -> Posterior:
+    """Posterior moments of each stratum's share ``lam mu_u + E[y - lam yhat]`` (0/1 codes).
+
+    The reviewed units' judge x human table gets a Dirichlet(``prior`` x 4) prior and the
+    unreviewed units' judge share ``mu_u`` a Beta(1/2, 1/2) one; ``lam`` is held fixed. Unlike
+    the plug-in variance of :func:`ppi`, the posterior variance of the correction
+    ``E[y - lam yhat]`` never collapses when the reviewed sample holds few or no units where
+    the judge and the human disagree (the cells the correction's variance comes from). With
+    ``lam = 0`` and one stratum the posterior of the human share is Beta(x + 1/2, n - x + 1/2),
+    Jeffreys'.
+    """
+    lam_a = np.asarray(lam, dtype=np.float64)
+    big_n = m.n_unlabeled
+    used = np.where(big_n > 0, lam_a, 0.0)
+    total = m.n + 4 * prior
+    cells = [(x + prior) / total for x in cell_counts(m)]
+    zero = np.zeros_like(used)
+    # the correction's value in each cell: (1, 1) -> 1 - lam, (1, 0) -> 1, (0, 1) -> -lam
+    rect = _dirichlet_moments([1 - used, zero + 1, -used, zero], cells, total)
+    size = big_n + 2 * UNLABELED_PRIOR
+    mu = (m.sum_u + UNLABELED_PRIOR) / size
+    judge = _dirichlet_moments([zero + 1, zero], [mu, 1 - mu], size)
+    return Posterior(
+        mean=np.asarray(used * judge.mean + rect.mean, dtype=np.float64),
+        variance=np.asarray(used**2 * judge.variance + rect.variance, dtype=np.float64),
+        third=np.asarray(used**3 * judge.third + rect.third, dtype=np.float64),
+    )
+
+
+def posterior_share(
+    m: Moments,
+    lam: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    axis: int = -1,
+    prior: float = CELL_PRIOR,
+) -> Posterior:
+    """Posterior moments of a (stratified) share of 0/1 codes (:func:`posterior`).
+
+    The strata combine with their shares of units as weights: mean ``M = sum_h W_h M_h``,
+    variance ``V = sum_h W_h**2 V_h + sum_h W_h (M_h - M)**2 / units`` (the last term: the
+    strata's shares are themselves those of a sample of the population, as the judged units
+    are in PPI), third central moment ``sum_h W_h**3 T_h``.
+    """
+    post = posterior(m, lam, prior)
     w = _arr(weights)
     w = w / w.sum(axis=axis, keepdims=True)
-    w2n = w * w / n
-    qa = 1 + z * z * w2n.sum(axis=axis)
-    qb = -z * z * (w2n * slope).sum(axis=axis)
-    qc = -z * z * (w * w * v0).sum(axis=axis)
-    disc = np.sqrt(np.maximum(qb * qb - 4 * qa * qc, 0.0))
-    centre = (w * t).sum(axis=axis)
-    low = np.clip(centre + (-qb - disc) / (2 * qa), 0.0, 1.0)
-    high = np.clip(centre + (-qb + disc) / (2 * qa), 0.0, 1.0)
-    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    mean = (w * post.mean).sum(axis=axis, keepdims=True)
+    units = (m.n + m.n_unlabeled).sum(axis=axis)
+    between = _safe_div((w * (post.mean - mean) ** 2).sum(axis=axis), units)
+    return Posterior(
+        mean=np.asarray(np.squeeze(mean, axis=axis), dtype=np.float64),
+        variance=np.asarray((w * w * post.variance).sum(axis=axis) + between, dtype=np.float64),
+        third=np.asarray((w**3 * post.third).sum(axis=axis), dtype=np.float64),
+    )
+
+
+def _beta_skewness(p: FloatArray, c: FloatArray) -> FloatArray:
+    """Skewness of Beta(p r, (1-p) r) with ``r + 1 = c (1 - p) / p`` (see :func:`beta_bounds`)."""
+    r1 = c * (1 - p) / p
+    return np.asarray(
+        2 * (1 - 2 * p) * np.sqrt(r1) / ((r1 + 1) * np.sqrt(p * (1 - p))), dtype=np.float64
+    )
+
+
+def beta_bounds(post: Posterior, confidence: float) -> tuple[FloatArray, FloatArray]:
+    """Equal-tailed bounds of a Beta distribution on ``[0, S]`` with the posterior's moments.
+
+    A share's posterior lives in [0, 1]. When one stratum carries most of the variance its
+    shape is that stratum's Beta scaled by the stratum's weight, not a Beta on [0, 1] with the
+    same mean and variance (which would be far more skewed and put the lower bound too high).
+    So the fit matches three moments: mean ``M``, variance ``V`` and skewness ``g`` by a Beta
+    with ``a + b = r`` and ``a / r = p`` scaled to [0, ``S = M / p``], ``S <= 1``; for a given
+    ``p`` the variance fixes ``r + 1 = (M**2 / V) (1 - p) / p``, and ``p`` in ``[M, 1/2]``
+    solves ``skewness(p) = g`` (bisection). ``p = M`` is the plain two-moment Beta on [0, 1]
+    (exactly the posterior for one stratum with ``lam = 0``: Jeffreys' interval), used as well
+    when the posterior is at least that skewed. A negative skewness is fitted the same way from
+    the top (the share of units *without* the code). A mean outside (0, 1) (PPI++ can estimate
+    a share below 0 when the judge over-codes), or a variance no Beta distribution has, gets the
+    normal bounds ``M +- z sqrt(V)`` clipped to [0, 1] instead.
+    """
+    from scipy.special import betaincinv, ndtri  # lazy: scipy costs time at start-up
+
+    raw = np.asarray(post.mean, dtype=np.float64)
+    var = np.maximum(np.asarray(post.variance, dtype=np.float64), 1e-300)
+    flip = np.asarray(post.third, dtype=np.float64) < 0
+    mean = np.clip(np.where(flip, 1 - raw, raw), 1e-12, 1 - 1e-12)
+    skew = np.abs(np.asarray(post.third, dtype=np.float64)) / var**1.5
+    c = mean * mean / var
+    ok = (raw > 0) & (raw < 1) & (mean * (1 - mean) > var)
+    # p in [M, min(1/2, c / (1 + c))): r > 0 needs c (1 - p) / p > 1
+    lo = np.minimum(mean, 0.5)
+    hi = np.maximum(np.minimum(0.5, c / (1 + c) * (1 - 1e-9)), lo)
+    at_lo = _beta_skewness(lo, c)
+    p = lo.copy()
+    search = ok & (skew < at_lo) & (hi > lo)
+    a_, b_ = lo.copy(), hi.copy()
+    for _ in range(60):  # bisection: skewness decreases in p
+        mid = (a_ + b_) / 2
+        higher = _beta_skewness(mid, c) > skew
+        a_ = np.where(higher, mid, a_)
+        b_ = np.where(higher, b_, mid)
+    p = np.where(search, (a_ + b_) / 2, p)
+    r = c * (1 - p) / p - 1
+    ok &= r > 0
+    r = np.where(ok, r, 1.0)
+    scale = mean / p
+    tail = (1 - confidence) / 2
+    q_low = scale * betaincinv(p * r, (1 - p) * r, tail)
+    q_high = scale * betaincinv(p * r, (1 - p) * r, 1 - tail)
+    low = np.where(flip, 1 - q_high, q_low)
+    high = np.where(flip, 1 - q_low, q_high)
+    half = ndtri(1 - tail) * np.sqrt(var)
+    return (
+        np.asarray(np.where(ok, low, np.clip(raw - half, 0.0, 1.0)), dtype=np.float64),
+        np.asarray(np.where(ok, high, np.clip(raw + half, 0.0, 1.0)), dtype=np.float64),
+    )
+
+
+def beta_interval(
+    m: Moments,
+    lam: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    confidence: float,
+    axis: int = -1,
+    prior: float = CELL_PRIOR,
+) -> tuple[FloatArray, FloatArray]:
+    """Interval for a (stratified) share of 0/1 codes from the strata's posteriors.
+
+    The bounds are the quantiles of the Beta distribution with the posterior's mean and
+    variance (:func:`posterior_share`, :func:`beta_bounds`: moment matching, exact for one
+    stratum with ``lam = 0``, where this is Jeffreys' interval), so they stay in [0, 1] and are
+    skewed away from 0 and 1 as a share's uncertainty is. ``bench/bench_ppi_coverage.py``
+    measures the coverage.
+    """
+    return beta_bounds(posterior_share(m, lam, weights, axis=axis, prior=prior), confidence)
+
+
+def corrected_interval(
+    m: Moments, per_stratum: Estimates, weights: npt.ArrayLike, confidence: float, axis: int = -1
+) -> tuple[FloatArray, FloatArray]:
+    """The corrected share's interval as reported: :func:`beta_interval` with PPI++'s ``lam``.
+
+    Widened, where needed, to hold the PPI++ point estimate (a share estimated 0 from no
+    positive review gets the lower bound 0, as Brown, Cai & DasGupta 2001 do for Jeffreys').
+    """
+    low, high = beta_interval(m, per_stratum.lam, weights, confidence, axis=axis)
+    est = np.clip(combine_strata(per_stratum, weights, axis=axis).estimate, 0.0, 1.0)
+    return np.minimum(low, est), np.maximum(high, est)
+
+
+def effective_n(
+    m: Moments, lam: npt.ArrayLike, weights: npt.ArrayLike, axis: int = -1
+) -> FloatArray:
+    """Reviewed units a simple random sample would need for this estimate's posterior variance.
+
+    ``n * V_srs / V`` with ``V`` the (stratified) posterior variance of the share
+    (:func:`posterior_share`) and ``V_srs`` that of the human-only share of the same reviewed
+    units taken as one simple random sample (Jeffreys' posterior): the judge's contribution,
+    through ``lam`` and through strata drawn by its codes.
+    """
+    n = m.n.sum(axis=axis)
+    var = posterior_share(m, lam, weights, axis=axis).variance
+    x = m.sum_y.sum(axis=axis)
+    a, b = x + 0.5, n - x + 0.5
+    var_srs = a * b / ((a + b) ** 2 * (a + b + 1))
+    return np.asarray(n * var_srs / np.maximum(var, 1e-300), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Thin:
+    """Where the reviewed units hold too little to rest an interval on (boolean arrays)."""
+
+    disagreements: npt.NDArray[np.bool_]  # < FEW_DISAGREEMENTS units where human != judge
+    positives: npt.NDArray[np.bool_]  # < FEW_POSITIVES units with (or without) the code
+    small_stratum: npt.NDArray[np.bool_]  # a stratum with units but < SMALL_STRATUM reviewed
+
+    def any(self) -> npt.NDArray[np.bool_]:
+        """Where any reason applies: the interval carries a note."""
+        return np.asarray(self.disagreements | self.positives | self.small_stratum)
+
+
+def thin_evidence(m: Moments, axis: int = -1) -> Thin:
+    """Why the reported interval may not hold its coverage, summed over strata on ``axis``."""
+    _, human_only, judge_only, _ = cell_counts(m)
+    disagree = (human_only + judge_only).sum(axis=axis)
+    positives, n = m.sum_y.sum(axis=axis), m.n.sum(axis=axis)
+    has_units = (m.n + m.n_unlabeled) > 0
+    return Thin(
+        disagreements=np.asarray(disagree < FEW_DISAGREEMENTS),
+        positives=np.asarray(np.minimum(positives, n - positives) < FEW_POSITIVES),
+        small_stratum=np.asarray(np.any(has_units & (m.n < SMALL_STRATUM), axis=axis)),
+    )
 
 
 def z_value(confidence: float) -> float:
@@ -285,14 +502,15 @@ def z_value(confidence: float) -> float:
 
 
 class Interval(FrozenModel):
-    """One share with its interval (clipped to [0, 1], the range of a share)."""
+    """One share with its interval (within [0, 1], the range of a share)."""
 
     estimate: float = Field(description="Point estimate of the share.")
-    se: float = Field(description="Standard error (plug-in).")
+    se: float = Field(description="Standard error (plug-in, as ppi_py computes it).")
     ci_low: float
     ci_high: float
-    ci_method: Literal["wald", "score"] = Field(
-        description="'score': Wilson-type (see score_interval); 'wald': estimate +- z se."
+    ci_method: Literal["wald", "beta"] = Field(
+        description="'beta': quantiles of the posterior's Beta fit (see beta_bounds; Jeffreys' "
+        "interval for a human-only share); 'wald': estimate +- z se."
     )
 
 
@@ -348,16 +566,26 @@ class ShareEstimates(FrozenModel):
     n_units: int = Field(description="Units in the cell (reviewed + unreviewed).")
     n_reviewed: int = Field(description="Units of the cell in the estimation sample.")
     judge: Interval = Field(description="Judge-only share over all units (uncorrected).")
-    human: Interval = Field(description="Human-only share from the reviewed units.")
+    human: Interval = Field(
+        description="Human share from the reviewed units, weighted by the plan's strata "
+        "(judge-stratified when the strata are the judge's codes: see effective_n_human)."
+    )
     corrected: Interval = Field(description="Prediction-powered (PPI++) share.")
     lam: float = Field(description="Weight given to the judge (unit-weighted over strata).")
     effective_n: float = Field(
-        description="Reviewed units the human-only estimate would need for the corrected "
-        "estimate's variance (n * var_human / var_corrected)."
+        description="Reviewed units a simple random sample would need, human codes alone, for "
+        "the corrected estimate's (posterior) variance: the judge's whole contribution."
+    )
+    effective_n_human: float = Field(
+        description="The same for the human estimate: above n_reviewed only through strata "
+        "(the judge's contribution through stratification when they are its codes)."
+    )
+    disagreements: int = Field(
+        description="Reviewed units whose human code differs from the judge's."
     )
     confidence: float
     warning: str | None = Field(
-        default=None, description="Why the interval may be unreliable (small strata, ...)."
+        default=None, description="Why the interval may not hold its coverage (thin_evidence)."
     )
 
 
@@ -372,26 +600,41 @@ def _wald(est: Estimates, z: float) -> Interval:
     )
 
 
-def _score(
-    m: Moments, per_stratum: Estimates, combined: Estimates, weights: FloatArray, z: float
-) -> Interval:
-    low, high = score_interval(m, per_stratum, weights, z, axis=0)
+def _beta(m: Moments, per_stratum: Estimates, weights: FloatArray, confidence: float) -> Interval:
+    combined = combine_strata(per_stratum, weights, axis=0)
+    low, high = corrected_interval(m, per_stratum, weights, confidence, axis=0)
     return Interval(
         estimate=float(combined.estimate),
         se=float(np.sqrt(combined.variance)),
         ci_low=float(low),
         ci_high=float(high),
-        ci_method="score",
+        ci_method="beta",
     )
 
 
-def few_codes(positives: npt.ArrayLike, n_reviewed: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """Where fewer than :data:`FEW_POSITIVES` reviewed units carry, or lack, the code.
+#: The measured coverage behind each note (bench/bench_ppi_coverage.py, docs/review.md).
+NOTE_COVERAGE = "coverage not assured here: 0.79-1.00 in bench/bench_ppi_coverage.py"
 
-    There the corrected share gets the score interval, not Wald's (:func:`share_estimates`).
-    """
-    pos, n = _arr(positives), _arr(n_reviewed)
-    return np.asarray(np.minimum(pos, n - pos) < FEW_POSITIVES)
+
+def _notes(thin: Thin, disagreements: int, positives: int, n_reviewed: int) -> list[str]:
+    notes: list[str] = []
+    if positives in (0, n_reviewed):
+        notes.append("the reviewed units all have the same human code")
+    elif bool(thin.positives):
+        which = "carry" if positives < n_reviewed / 2 else "lack"
+        notes.append(
+            f"only {min(positives, n_reviewed - positives)} reviewed units {which} the code"
+        )
+    if bool(thin.disagreements):
+        notes.append(
+            f"only {disagreements} reviewed units where reviewer and judge disagree "
+            f"(< {FEW_DISAGREEMENTS})"
+        )
+    if bool(thin.small_stratum):
+        notes.append(f"a stratum has fewer than {SMALL_STRATUM} reviewed units")
+    if notes:
+        notes.append(NOTE_COVERAGE)
+    return notes
 
 
 def share_estimates(
@@ -402,30 +645,18 @@ def share_estimates(
 ) -> ShareEstimates:
     """Judge-only, human-only and corrected shares of one cell from its plan strata.
 
-    Codes are 0/1. The judge-only interval is Wald's; the human-only one is a score interval
-    (:func:`score_interval` with ``lam = 0``: Wilson's for one stratum). The corrected one is
+    Codes are 0/1. Point estimates and standard errors are PPI++'s (``ppi_py``'s numbers,
+    combined over strata); the judge-only interval is Wald's; the human and the corrected
+    intervals are :func:`corrected_interval`'s (the posterior's Beta fit; Jeffreys' interval for
+    the human share of one stratum), with a note where :func:`thin_evidence` finds too little
+    to rest them on. ``bench/bench_ppi_coverage.py`` measures their coverage (docs/review.md).
 
-    - Wald's, as ``ppi_py`` computes it (clipped to [0, 1]), when at least
-      :data:`FEW_POSITIVES` (10) reviewed units of the cell carry the code and at least 10 lack
-      it: the textbook "success-failure condition" for the normal approximation of a share
-      (e.g. Diez, Cetinkaya-Rundel & Barr, *OpenIntro Statistics*, 4th ed., 2019, sec. 5.1);
-    - otherwise the Wilson-type score interval around the same PPI++ estimate
-      (:func:`score_interval`), as Brown, Cai & DasGupta (*Statistical Science* 16, 2001)
-      recommend over Wald's for a share with few successes: Wald's variance, estimated at a
-      low estimate, is too small exactly when the estimate is too low.
-      ``bench/bench_ppi.py`` measures it: at prevalence 0.05 with 200 reviewed units (about 10
-      positive reviews) Wald covers 0.924, this rule 0.97 (20,000 replicates), with widths
-      within 5% of Wald's; it does not fire in the other settings.
-
-    Where tuning gives the judge no weight in any stratum (``lam = 0``, e.g. every reviewed unit
-    has the same human code) the corrected estimate *is* the human-only one, and so is its
-    (score) interval: never the zero-width Wald interval of a constant sample.
-
-    Strata weights are their shares of the cell's units (reviewed + unreviewed). A stratum
-    with units but fewer than 2 reviewed ones makes the cell's estimate undefined
-    (:class:`~failcodes.errors.StatisticsError`).
+    Strata weights are their shares of the cell's units (reviewed + unreviewed). A cell with
+    fewer than :data:`MIN_REVIEWED` reviewed units, or a stratum with units but fewer than 2
+    reviewed ones, makes the cell's estimate undefined
+    (:class:`~failcodes.errors.StatisticsError`, whose message says why).
     """
-    z = z_value(confidence)
+    z_value(confidence)  # validates the level
     kept = [s for s in strata if len(s.y) + len(s.yhat_unlabeled) > 0]
     if not kept:
         raise StatisticsError("the cell has no units")
@@ -434,10 +665,17 @@ def share_estimates(
         for codes in (s.y, s.yhat, s.yhat_unlabeled):
             if not np.isin(_arr(codes), (0.0, 1.0)).all():
                 raise StatisticsError("share estimates need 0/1 codes")
+    n_reviewed = int(sum(int(m.n) for m in moments))
+    if n_reviewed < MIN_REVIEWED:
+        raise StatisticsError(
+            f"too small to estimate: {n_reviewed} reviewed unit(s) in the cell "
+            f"(at least {MIN_REVIEWED} needed)"
+        )
     short = [int(m.n) for m in moments if m.n < 2]
     if short:
         raise StatisticsError(
-            f"{len(short)} stratum/strata of the cell have fewer than 2 reviewed units"
+            f"too small to estimate: {len(short)} stratum/strata of the cell have fewer than 2 "
+            "reviewed units"
         )
     stacked = Moments(
         **{
@@ -448,34 +686,22 @@ def share_estimates(
     weights = stacked.n + stacked.n_unlabeled
     per_corrected, per_human = ppi(stacked, lam=lam), classical(stacked)
     corrected = combine_strata(per_corrected, weights, axis=0)
-    human = combine_strata(per_human, weights, axis=0)
     judge = combine_strata(judge_only(stacked), weights, axis=0)
-    n_reviewed = int(stacked.n.sum())
-    var_c, var_h = float(corrected.variance), float(human.variance)
-    effective_n = n_reviewed * var_h / var_c if var_c > 0 else float(n_reviewed)
-    warnings: list[str] = []
-    if int(stacked.n.min()) < SMALL_STRATUM:
-        warnings.append(f"a stratum has fewer than {SMALL_STRATUM} reviewed units")
-    positives = float(stacked.sum_y.sum())
-    few = bool(few_codes(positives, n_reviewed))
-    if positives == 0 or positives == n_reviewed:
-        warnings.append("the reviewed units all have the same human code")
-    elif few:
-        warnings.append(
-            f"fewer than {FEW_POSITIVES} reviewed units "
-            + ("carry" if positives < n_reviewed / 2 else "lack")
-            + " the code: score interval instead of Wald's (conservative; bench/bench_ppi.py)"
-        )
+    _, human_only, judge_only_n, _ = cell_counts(stacked)
+    disagreements = int((human_only + judge_only_n).sum())
+    positives = int(stacked.sum_y.sum())
+    thin = thin_evidence(stacked, axis=0)
+    notes = _notes(thin, disagreements, positives, n_reviewed)
     return ShareEstimates(
         n_units=int(weights.sum()),
         n_reviewed=n_reviewed,
-        judge=_wald(judge, z),
-        human=_score(stacked, per_human, human, weights, z),
-        corrected=_score(stacked, per_corrected, corrected, weights, z)
-        if few or bool(np.all(per_corrected.lam == 0))
-        else _wald(corrected, z),
+        judge=_wald(judge, z_value(confidence)),
+        human=_beta(stacked, per_human, weights, confidence),
+        corrected=_beta(stacked, per_corrected, weights, confidence),
         lam=float(corrected.lam),
-        effective_n=effective_n,
+        effective_n=float(effective_n(stacked, per_corrected.lam, weights, axis=0)),
+        effective_n_human=float(effective_n(stacked, per_human.lam, weights, axis=0)),
+        disagreements=disagreements,
         confidence=confidence,
-        warning="; ".join(warnings) or None,
+        warning="; ".join(notes) or None,
     )
