@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -17,6 +17,10 @@ from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
 from failcodes.stats.bootstrap import MAX_RESAMPLES
+from failcodes.stats.sets import SET_DISTANCES
+
+if TYPE_CHECKING:
+    from failcodes.codebook import Codebook
 
 _STAT_CHOICES = (*STATISTICS, "all")
 _JSON_KEYS = (
@@ -74,8 +78,50 @@ def _is_annotation_file(path: Path) -> bool:
     return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
 
 
+def _annotations_codebook(
+    annotations: list[Annotation], path: Path | None
+) -> tuple[Codebook | None, str]:
+    """The codebook whose code lists the statistics use, and a note saying where it came from.
+
+    ``--codebook`` if given; else the bundled codebook the annotations cite (same hash), so
+    every code of it gets its per-code row; else none (the codes observed).
+    """
+    from failcodes import codebook as cbm
+
+    if path is not None:
+        given = cbm.load(path)
+        return given, f"code lists: {given.id} (--codebook)"
+    refs = {a.codebook for a in annotations}
+    if len(refs) == 1:
+        ref = next(iter(refs))
+        cb = cbm.bundled_for(ref)
+        if cb is not None:
+            return cb, f"code lists: {cb.id} (bundled; the codebook the annotations cite)"
+        return None, (
+            f"code lists: the codes observed ({ref} is not bundled: give --codebook for a row "
+            "per code of it)"
+        )
+    return None, "code lists: the codes observed"
+
+
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _group_cell(row: dict[str, Any], key: str) -> str:
+    """A grouping cell; a dimension compared on code sets says so (``inference [sets]``)."""
+    value = row.get(key)
+    text = "-" if value is None else str(value)
+    if key == "dimension" and row.get("sets"):
+        text = "pooled [sets]" if value is None else f"{text} [sets]"
+    return text
+
+
+def _alpha_kind(row: dict[str, Any]) -> str:
+    """`` (nominal)`` after alpha; `` (masi)``/`` (jaccard)`` for alpha on code sets."""
+    if row["statistic"] != "krippendorff":
+        return ""
+    return f" ({row['weights'] if row['weights'] in SET_DISTANCES else row['level']})"
 
 
 def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
@@ -90,8 +136,8 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
             else f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}] {row['ci_method']}"
         )
         table.add_row(
-            *[str(row.get(k) if row.get(k) is not None else "-") for k in group_keys],
-            row["statistic"] + (f" ({row['level']})" if row["statistic"] == "krippendorff" else ""),
+            *[_group_cell(row, k) for k in group_keys],
+            row["statistic"] + _alpha_kind(row),
             row["weights"],
             _fmt(row["value"]),
             ci,
@@ -223,21 +269,27 @@ def agree(
         given = [name for name, value in table_only.items() if value is not None]
         if given:  # they name columns of a ratings table: silently ignored here before
             raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
-        from failcodes import codebook as cbm
         from failcodes.judge.panelrun import panel_annotations
+        from failcodes.stats.tables import annotation_shape_line
 
-        cb = cbm.load(codebook_path) if codebook_path is not None else None
+        annotations = (
+            panel_annotations(file) if panel_run else tableio.read_models_jsonl(file, Annotation)
+        )
+        cb, found = _annotations_codebook(annotations, codebook_path)
+        multi = [] if cb is None else [d.id for _, d in cb.dimensions() if d.multi_label]
         if panel_run:
             notes.append(f"judge panel {file}: agreement between its members")
         scoped = annotation_agreement(
-            panel_annotations(file) if panel_run else tableio.read_models_jsonl(file, Annotation),
+            annotations,
             categories=None if cb is None else cb.code_lists(),
             codebook_hash=None if cb is None else cb.hash,
             n_bootstrap=bootstrap,
             seed=seed,
             confidence=confidence,
             missing_data=missing_data,
+            multi_label=multi,
         )
+        notes.insert(0, f"{annotation_shape_line(annotations, multi)}; {found}")
         group_keys = ["scope", "dimension", "coders", "code"]
         for s in scoped:
             rows.append(
@@ -247,6 +299,7 @@ def agree(
                     dimension=s.dimension,
                     coders="|".join(s.coders),
                     code=s.code,
+                    sets=s.sets,
                 )
             )
     else:

@@ -11,7 +11,7 @@ import yaml
 
 from failcodes.codebook._diff import check_migration
 from failcodes.codebook._document import load_with_lines, parse, to_document, validate
-from failcodes.codebook._models import Codebook
+from failcodes.codebook._models import Codebook, CodebookRef
 from failcodes.errors import CodebookError
 from failcodes.fileio import atomic_write_text
 
@@ -44,6 +44,19 @@ def bundled(name: str = DEFAULT_NAME, version: int | None = None) -> Codebook:
             return cb
     have = ", ".join(str(cb.version) for cb in lineage)
     raise CodebookError(f"no version {version} of '{name}' (have: {have})", rule="missing-file")
+
+
+def bundled_for(ref: CodebookRef) -> Codebook | None:
+    """The bundled codebook an annotation cites (same name, version and hash), or None.
+
+    Lets a reader of annotations know every code of their codebook without being given it.
+    """
+    files = lineage_files(bundled_dir(), ref.name).get(ref.name, {})
+    path = files.get(ref.version)
+    if path is None:
+        return None
+    cb = load_with_lines(path)[0]
+    return cb if cb.hash == ref.hash else None
 
 
 def lineage_files(folder: str | Path, name: str | None = None) -> dict[str, dict[int, Path]]:

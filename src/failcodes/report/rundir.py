@@ -606,6 +606,7 @@ def _review_agreement(
         codebook_hash=cb.hash,
         n_bootstrap=REVIEW_BOOTSTRAP,
         seed=0,
+        multi_label=[d.id for _, d in cb.dimensions() if d.multi_label],
     )
     rows: list[dict[str, Any]] = []
     per_code: dict[str, list[str]] = {}
@@ -615,6 +616,8 @@ def _review_agreement(
         ):
             who = " vs ".join(r.coders)
             subject = r.dimension if r.scope == "dimension" else f"{r.dimension}: {r.code}"
+            if r.sets:  # a multi-label dimension: compared on the code sets
+                subject = f"{subject} [code sets]"
             rows.append(
                 {
                     "subject": f"{subject} ({who})",
