@@ -1729,6 +1729,21 @@ SWEEP4_CASES: list[Case] = [
         line="failcodes: error: {d}/d.json:1, field 'answers': expected an object (its keys go "
         "through *) at answers for --option rows=answers.*.claims[], got list",
     ),
+    # issue 28: a researcher's local Label Studio server
+    Case(
+        "labelstudio-serve/no-such-binary",
+        ("labelstudio", "serve", "--bin", "{d}/nope", "--data-dir", "{d}/ls"),
+        _write({}),
+        line="failcodes: error: --bin {d}/nope: no such file (the label-studio executable)",
+    ),
+    Case(
+        "labelstudio-serve/credentials-not-ours",
+        ("labelstudio", "serve", "--bin", "{d}/label-studio", "--data-dir", "{d}/ls"),
+        _write({"label-studio": "#!/bin/sh\n", "ls/failcodes-credentials.json": "[1]"}),
+        line="failcodes: error: {d}/ls/failcodes-credentials.json: not failcodes' Label Studio "
+        "credentials (expected a JSON object with email, password and token); restore it, or "
+        "give a fresh --data-dir",
+    ),
     # issue 28: verdicts from one column per system, or declared by an asserting pipeline
     Case(
         "ingest-generic/verdict-column-without-a-column",

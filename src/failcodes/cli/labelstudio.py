@@ -17,7 +17,7 @@ from failcodes.annotations import Annotation
 from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
 from failcodes.codebook import Codebook
-from failcodes.errors import ConfigError, InputError
+from failcodes.errors import ConfigError, InputError, LabelStudioError
 from failcodes.fileio import atomic_write_text, check_not_input, write_json, write_jsonl
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import ReviewResult, annotations_from_export
@@ -25,7 +25,8 @@ from failcodes.labelstudio.tasks import build_tasks, select_judged
 from failcodes.units import Unit, UnitKind, build_units
 
 ls_app = command_group(
-    "labelstudio", "Review judge codes in Label Studio: config, tasks, push, pull, import."
+    "labelstudio",
+    "Review judge codes in Label Studio: serve, config, tasks, push, pull, import.",
 )
 
 MAX_PROBLEMS_SHOWN = 20
@@ -379,3 +380,75 @@ def import_cmd(
     _check_kept(result, part, export)
     write_jsonl(out, result.annotations)
     _report(result, out)
+
+
+@ls_app.command("serve")
+def serve(
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=1, max=65535, help="Port on 127.0.0.1 (default: a free one)."),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="The server's data (projects, reviews, login); default "
+            "~/.local/share/failcodes/label-studio. Reviews survive restarts here.",
+        ),
+    ] = None,
+    binary: Annotated[
+        Path | None,
+        typer.Option(
+            "--bin",
+            help="The label-studio executable (default: $FAILCODES_LABEL_STUDIO_BIN, "
+            ".venv-labelstudio/bin/label-studio here or above, or one on PATH).",
+        ),
+    ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", min=1, help="Seconds to wait for the server to answer."),
+    ] = 600.0,
+) -> None:
+    """Start a local Label Studio server for review; Ctrl-C stops it.
+
+    Runs the server of its own environment (make labelstudio-venv) on 127.0.0.1 with a
+    generated admin and API key (kept in the data folder, reused on every later start), waits
+    until it answers, and prints the URL and the two lines to export in the shell where you
+    run `failcodes labelstudio push/pull`. The first start on a new data folder migrates its
+    database (30 s to a few minutes); later starts take seconds.
+    """
+    from failcodes.labelstudio import server as ls_server
+
+    exe = ls_server.find_binary(binary)
+    folder = (data_dir or ls_server.default_data_dir()).expanduser().resolve()
+    first = not (folder / ls_server.CREDENTIALS).exists()
+    local = ls_server.LocalServer(exe, folder, port or ls_server.free_port())
+    said: list[bool] = []
+
+    def waiting(seconds: float) -> None:  # said once the server is up and busy starting
+        if seconds >= 2 and not said:
+            said.append(True)
+            typer.echo(
+                f"starting Label Studio from {exe} (data: {folder})"
+                + ("; a new data folder: the first start migrates its database" if first else ""),
+                err=True,
+            )
+
+    try:
+        local.start()
+        took = local.wait_ready(timeout, tick=waiting)
+        creds = local.creds
+        typer.echo(f"# Label Studio is ready at {local.url} ({took:.0f} s)")
+        typer.echo(f"# log in as {creds.email}; password in {folder / ls_server.CREDENTIALS}")
+        typer.echo("# in the shell where you run failcodes labelstudio push/pull:")
+        typer.echo(f"export LABEL_STUDIO_URL={local.url}")
+        typer.echo(f"export LABEL_STUDIO_API_KEY={creds.token}")
+        typer.echo("# Ctrl-C stops the server", err=True)
+        code = local.wait()
+    except KeyboardInterrupt:
+        local.stop()
+        typer.echo("stopped Label Studio", err=True)
+        return
+    finally:
+        local.stop()
+    raise LabelStudioError(f"Label Studio exited with code {code} (log: {local.log_path})")

@@ -97,7 +97,7 @@ COMMAND_SUMMARIES: dict[str, str] = {
     "judge": "Code retrieved passages (retrieval) or verifier reasoning (reasoning) with a judge.",
     "cache": "Inspect and trim the judge's response cache.",
     "attribute": "Attribute each disagreement to retrieval, provided evidence or verification.",
-    "labelstudio": "Review judge codes in Label Studio: config, tasks, push, pull, import.",
+    "labelstudio": "Review judge codes in Label Studio: serve, config, tasks, push, pull, import.",
     "review": "Human review sampling plans: draw the units to review, follow the review.",
     "agree": "Agreement coefficients with confidence intervals (undefined ones say why).",
     "saturate": "Human-in-the-loop saturation: grow the codebook round by round until nothing new.",

@@ -1,0 +1,151 @@
+"""``failcodes labelstudio serve``: a researcher's local Label Studio server (issue 28).
+
+The server test starts the real Label Studio 1.23.2 of ``.venv-labelstudio`` through the
+command, as a researcher would: it reads the printed URL and key, uses them with the SDK, stops
+the server with Ctrl-C (SIGINT), starts it again on the same data folder (the same key, the
+project still there) and stops it with SIGTERM.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from failcodes.errors import ConfigError, InputError
+from failcodes.labelstudio import server as ls_server
+from failcodes.labelstudio.client import LabelStudioClient
+from tests.labelstudio_server import _binary
+from tests.test_cli_ingest import assert_one_line_error, run
+
+
+def test_credentials_are_made_once_private_and_reused(tmp_path: Path) -> None:
+    made = ls_server.credentials(tmp_path / "ls")
+    path = tmp_path / "ls" / ls_server.CREDENTIALS
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(made.token) == 40 and int(made.token, 16) >= 0  # the legacy token: 40 hex
+    assert ls_server.credentials(tmp_path / "ls") == made  # the organisation keeps the first
+    path.write_text("{}")
+    with pytest.raises(InputError, match="not failcodes' Label Studio credentials"):
+        ls_server.credentials(tmp_path / "ls")
+
+
+def test_the_server_environment_is_the_guides(tmp_path: Path) -> None:
+    creds = ls_server.Credentials("a@b.c", "pw", "f" * 40)
+    env = ls_server.server_env(
+        tmp_path, creds, {"PATH": "/bin", "LABEL_STUDIO_URL": "x", "VIRTUAL_ENV": "/v"}
+    )
+    assert env["PATH"] == "/bin" and "LABEL_STUDIO_URL" not in env and "VIRTUAL_ENV" not in env
+    assert env["LABEL_STUDIO_USER_TOKEN"] == "f" * 40
+    assert env["LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN"] == "true"
+    assert (env["COLLECT_ANALYTICS"], env["LATEST_VERSION_CHECK"], env["SENTRY_DSN"]) == (
+        "false",
+        "false",
+        "",
+    )
+
+
+def test_no_server_installed_says_how_to_install(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv(ls_server.BIN_ENV, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"pip install label-studio==1\.23\.2"):
+        ls_server.find_binary(cwd=tmp_path)
+    proc = run("labelstudio", "serve", "--bin", tmp_path / "nope", cwd=tmp_path)
+    assert_one_line_error(proc, f"--bin {tmp_path / 'nope'}: no such file")
+
+
+def test_a_taken_port_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        fake = tmp_path / "label-studio"
+        fake.write_text("#!/bin/sh\nexit 3\n")
+        fake.chmod(0o755)
+        proc = run("labelstudio", "serve", "--bin", fake, "--port", port,
+                   "--data-dir", tmp_path / "d", cwd=tmp_path)  # fmt: skip
+    assert_one_line_error(proc, f"port {port} is taken on 127.0.0.1")
+
+
+def test_a_server_that_exits_at_once_is_one_line(tmp_path: Path) -> None:
+    fake = tmp_path / "label-studio"
+    fake.write_text("#!/bin/sh\necho 'django.db.utils.OperationalError: disk I/O error'\nexit 3\n")
+    fake.chmod(0o755)
+    proc = run("labelstudio", "serve", "--bin", fake, "--data-dir", tmp_path / "d", cwd=tmp_path)
+    assert_one_line_error(
+        proc,
+        "Label Studio exited with code 3 before it was ready: django.db.utils.OperationalError: "
+        "disk I/O error (whole log: ",
+    )
+
+
+def _serve(binary: Path, data: Path, cwd: Path) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """Start `failcodes labelstudio serve`; the exported lines once it says it is ready."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "failcodes", "labelstudio", "serve", "--bin", str(binary),
+         "--data-dir", str(data)],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    exported: dict[str, str] = {}
+    assert proc.stdout is not None
+    deadline = time.monotonic() + ls_server.START_TIMEOUT_S
+    for line in proc.stdout:
+        if line.startswith("export "):
+            key, _, value = line.removeprefix("export ").strip().partition("=")
+            exported[key] = value
+        if "LABEL_STUDIO_API_KEY" in exported or time.monotonic() > deadline:
+            break
+    assert set(exported) == {"LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY"}, proc.stderr
+    return proc, exported
+
+
+CONFIG = '<View><Text name="t" value="$t"/></View>'
+
+
+def _answers(url: str) -> bool:
+    return ls_server.healthy(url)
+
+
+@pytest.mark.labelstudio
+def test_serve_starts_a_server_the_printed_lines_reach_and_ctrl_c_stops(tmp_path: Path) -> None:
+    binary = _binary()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Label Studio server; CI must run the real-server tests")
+        pytest.skip("no Label Studio server (make labelstudio-venv)")
+    data = tmp_path / "ls-data"
+    proc, env = _serve(binary, data, tmp_path)
+    try:
+        url, key = env["LABEL_STUDIO_URL"], env["LABEL_STUDIO_API_KEY"]
+        assert url.startswith("http://127.0.0.1:")
+        saved = json.loads((data / ls_server.CREDENTIALS).read_text())
+        assert key == saved["token"]
+        with LabelStudioClient(url, key) as client:  # the printed key is accepted
+            assert client.whoami() == saved["email"]
+            pid, created = client.ensure_project("issue 28 review", CONFIG)
+            assert created
+    finally:
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert err.strip().splitlines()[-1] == "stopped Label Studio"
+    assert not _answers(url)  # the server went with it
+    # again on the same folder: the same key, the project kept (reviews survive restarts)
+    proc, env = _serve(binary, data, tmp_path)
+    try:
+        assert env["LABEL_STUDIO_API_KEY"] == key
+        with LabelStudioClient(env["LABEL_STUDIO_URL"], key) as client:
+            assert client.find_project("issue 28 review") == pid
+    finally:
+        proc.send_signal(signal.SIGTERM)  # as `kill` would
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert not _answers(env["LABEL_STUDIO_URL"])
