@@ -1310,7 +1310,7 @@ SWEEP3_CASES: list[Case] = [
         (*JUDGE, "--judge", "openai:gpt-5-mini", "--base-url", "my server", "-o", "{d}/run"),
         _mk_dir(),
         env=(("OPENAI_API_KEY", "sk-secret-123"),),
-        line="failcodes: error: --base-url 'my server' is not an http(s) URL (expected e.g. "
+        line="failcodes: error: --base-url: 'my server' is not an http(s) URL (e.g. "
         "http://127.0.0.1:8000/v1)",
     ),
     # -o "" (an unset shell variable) wrote the judge run, the report, the attribution into
@@ -2102,8 +2102,9 @@ SWEEP4B_CASES: list[Case] = [
                 "medical-fact-check.v1.yaml": GOOD_CB,
             }
         ),
-        line="failcodes: error: {d}/study/failcodes.toml:41, field 'judge.args': '--colour': "
-        "`failcodes judge retrieval` has no such option (see its --help)",
+        line="failcodes: error: {d}/study/failcodes.toml:41, field 'judge.args': `args` is no "
+        "longer read; write its options as fields of [judge]: nothing ('--colour': no such "
+        "setting) (docs/study.md, 'Settings as fields')",
     ),
     Case(
         "run/study-ingest-args-unknown-option",
@@ -2117,7 +2118,9 @@ SWEEP4B_CASES: list[Case] = [
             }
         ),
         line="failcodes: error: {d}/study/failcodes.toml:19, field 'datasets[0].ingest[0]."
-        "args': '--colour': `failcodes ingest` has no such option (see its --help)",
+        "args': `args` is no longer read; write its options as fields of this "
+        "[[datasets.ingest]]: nothing ('--colour': no such setting) (docs/study.md, "
+        "'Settings as fields')",
     ),
     # a score past float range: OverflowError traceback
     Case(

@@ -80,8 +80,8 @@ def test_help_paragraphs_are_reflowed_and_brackets_kept() -> None:
     # agree's docstring breaks "per dimension: percent, Fleiss," / "Krippendorff nominal" over
     # two source lines; on a wide terminal the paragraph is one line, not two ragged ones
     assert "per dimension: percent, Fleiss, Krippendorff nominal, AC1" in _help("agree")
-    # "[judge].args" in an option's help is text, not rich markup
-    assert "(default: [judge].args, else 8)" in _help("recode")
+    # "[judge]" in an option's help (built from a request's field) is text, not rich markup
+    assert "(default: the study's [judge] setting)" in _help("recode")
 
 
 def test_the_listed_summaries_are_the_commands_own() -> None:

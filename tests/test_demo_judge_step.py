@@ -4,7 +4,6 @@ import sqlite3
 
 import pandas as pd
 
-from failcodes.cli.run import execute_step
 from failcodes.demo import STEPS, DemoContext
 from failcodes.disagreementio import read_disagreements
 from failcodes.study import StudyLayout, load_study, plan_study
@@ -12,7 +11,7 @@ from failcodes.study.runner import pending_steps
 
 
 def test_demo_study_step_runs_the_study_commands_and_attributes(tmp_path) -> None:
-    ctx = DemoContext(out_dir=tmp_path, execute=execute_step)
+    ctx = DemoContext(out_dir=tmp_path)
     study = next(s for s in STEPS if s.name == "study")
     out = study.run(ctx)
     layout = StudyLayout.of(tmp_path)

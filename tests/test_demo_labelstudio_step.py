@@ -7,13 +7,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from failcodes import codebook
-from failcodes.cli.run import execute_step
 from failcodes.demo import STEPS, DemoContext
 from failcodes.units import UnitKind
 
 
 def test_demo_writes_label_studio_configs_and_tasks(tmp_path: Path) -> None:
-    ctx = DemoContext(out_dir=tmp_path, execute=execute_step)
+    ctx = DemoContext(out_dir=tmp_path)
     outputs = {step.name: step.run(ctx) for step in STEPS}
     out = outputs["labelstudio"]
     cb = codebook.bundled()

@@ -9,7 +9,6 @@ import pytest
 from scipy.stats import beta as beta_dist
 
 from failcodes.annotations import Annotation
-from failcodes.cli.run import execute_step
 from failcodes.demo import STEPS, DemoContext
 from failcodes.demo.humanloop import SIMULATED_CODER
 from failcodes.reviewplan import read_plan
@@ -19,7 +18,7 @@ NEEDED = ("study", "codebook", "review-loop", "report")
 
 
 def test_review_loop_step_feeds_the_corrected_table(tmp_path: Path) -> None:
-    ctx = DemoContext(out_dir=tmp_path, execute=execute_step)
+    ctx = DemoContext(out_dir=tmp_path)
     outputs = {s.name: s.run(ctx) for s in STEPS if s.name in NEEDED}
     lines = outputs["review-loop"].lines
     assert any("SIMULATED reviewer" in line and "no person" in line for line in lines)

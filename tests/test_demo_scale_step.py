@@ -1,9 +1,8 @@
-from failcodes.cli.run import execute_step
 from failcodes.demo import STEPS, DemoContext
 
 
 def test_demo_scale_step_prices_modes_without_calls(tmp_path) -> None:
-    ctx = DemoContext(out_dir=tmp_path, execute=execute_step)
+    ctx = DemoContext(out_dir=tmp_path)
     names = [s.name for s in STEPS]
     upto = names.index("scale")
     outputs = {step.name: step.run(ctx) for step in STEPS[: upto + 1]}

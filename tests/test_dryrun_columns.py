@@ -411,7 +411,7 @@ def _forbid_objects(monkeypatch) -> None:
     def refuse(*args: object, **kw: object) -> None:
         raise AssertionError("the object path was used")
 
-    monkeypatch.setattr("failcodes.cli.judge.estimate_run", refuse)
+    monkeypatch.setattr("failcodes.judge.run.estimate_run", refuse)  # the request imports it on use
 
 
 @pytest.mark.parametrize("kind", ["retrieval", "reasoning"])

@@ -232,8 +232,8 @@ def test_disagreements_follow_the_metrics_level_unless_set(tmp_path: Path) -> No
 
     def disagreements_args() -> list[str]:
         steps = plan_study(load_study(layout.root), layout)
-        args = list(next(s for s in steps if s.name.startswith("disagreements")).argv)
-        return [args[args.index("--level") + 1], args[args.index("--without-claims") + 1]]
+        request = next(s for s in steps if s.name.startswith("disagreements")).request
+        return [request.level.value, request.without_claims.value]
 
     assert disagreements_args() == ["claim", "exclude"]
     toml.write_text(

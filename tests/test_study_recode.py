@@ -234,10 +234,11 @@ def test_missing_version_in_the_lineage_is_one_line_before_any_call(
     assert row.versions == {3: 91} and row.recoded + row.migrated == 91
 
 
-def _study_with_args(root: Path, base_url: str, args: str) -> StudyLayout:
+def _study_with(root: Path, base_url: str, fields: str) -> StudyLayout:
+    """The study with more ``[judge]`` settings (TOML lines)."""
     layout = make_study(root, base_url)
     text = layout.study_file.read_text(encoding="utf-8")
-    text = text.replace('kinds = ["retrieval"]\n', f'kinds = ["retrieval"]\nargs = {args}\n')
+    text = text.replace('kinds = ["retrieval"]\n', f'kinds = ["retrieval"]\n{fields}\n')
     layout.study_file.write_text(text, encoding="utf-8")
     return layout
 
@@ -245,11 +246,11 @@ def _study_with_args(root: Path, base_url: str, args: str) -> StudyLayout:
 def test_recode_runs_in_the_study_judge_mode_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # [judge].args = --batch: the judge step ran through the batch API, so does the re-code
+    # [judge] batch = true: the judge step ran through the batch API, so does the re-code
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
     with FakeServer() as fake:
-        layout = _study_with_args(
-            tmp_path / "rc", fake.openai_base_url, '["--batch", "--poll-interval", "0.05"]'
+        layout = _study_with(
+            tmp_path / "rc", fake.openai_base_url, "batch = true\npoll_interval = 0.05"
         )
         assert exit_code("run", str(layout.root)) == 0
         expected = flagged(read_annotations(layout.judge_run("scifact-dev", "retrieval")))
@@ -272,7 +273,7 @@ def test_recode_runs_in_the_study_judge_mode_grouped(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
     with FakeServer() as fake:
-        layout = _study_with_args(tmp_path / "rc", fake.openai_base_url, '["--group-by-claim"]')
+        layout = _study_with(tmp_path / "rc", fake.openai_base_url, "group_by_claim = true")
         assert exit_code("run", str(layout.root)) == 0
         first = read_summary(layout.judge_run("scifact-dev", "retrieval"))
         assert first is not None and first.groups > 0  # the judge step grouped by claim
@@ -291,13 +292,15 @@ def test_recode_runs_in_the_study_judge_mode_grouped(
 def test_a_judge_panel_is_recoded_as_a_panel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # [judge].args adds a second --judge: the judge step runs a panel (panel.json); after the
+    # [judge] names a second judge: the judge step runs a panel (panel.json); after the
     # bump each member re-codes the units ITS codes put at risk, into its own folder
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
     with FakeServer() as fake:
-        layout = _study_with_args(
-            tmp_path / "rc", fake.openai_base_url, '["--judge", "openai:fake-model-b"]'
+        layout = _study_with(tmp_path / "rc", fake.openai_base_url, "")
+        text = layout.study_file.read_text(encoding="utf-8").replace(
+            'judge = "openai:fake-model"', 'judge = ["openai:fake-model", "openai:fake-model-b"]'
         )
+        layout.study_file.write_text(text, encoding="utf-8")
         assert exit_code("run", str(layout.root)) == 0
         old = layout.judge_run("scifact-dev", "retrieval")
         old_panel = read_panel(old)
@@ -340,7 +343,7 @@ def test_a_judge_panel_is_recoded_as_a_panel(
         assert fake.stats()["calls"] == {}
 
 
-def test_bad_judge_args_are_one_line(
+def test_an_old_args_list_is_one_line_saying_what_to_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
@@ -357,8 +360,10 @@ def test_bad_judge_args_are_one_line(
         fake.reset()
         assert exit_code("recode", str(layout.root)) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and "[judge] args: No such option: --bogus" in err[0]
-        assert "failcodes.toml" in err[0]
+        # the old free list is refused at load, naming what to write instead
+        assert len(err) == 1 and "field 'judge.args'" in err[0], err
+        assert "`args` is no longer read" in err[0] and "no such setting here" in err[0]
+        assert "failcodes.toml:" in err[0]
         assert fake.stats()["calls"] == {}
         assert not layout.judge_recode_run("scifact-dev", "retrieval", 2).exists()
 
@@ -370,12 +375,11 @@ def test_a_judge_panel_feeds_the_label_studio_step_its_consensus(
     # panel's consensus, and a unit the members tie on carries no prediction
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
     with FakeServer() as fake:
-        layout = _study_with_args(
-            tmp_path / "rc",
-            fake.openai_base_url,
-            '["--judge", "openai:fake-model-b", "--judge", "openai:fake-model-c"]',
+        layout = _study_with(tmp_path / "rc", fake.openai_base_url, "")
+        text = layout.study_file.read_text(encoding="utf-8").replace(
+            'judge = "openai:fake-model"',
+            'judge = ["openai:fake-model", "openai:fake-model-b", "openai:fake-model-c"]',
         )
-        text = layout.study_file.read_text(encoding="utf-8")
         layout.study_file.write_text(
             text.replace("labelstudio = false", "labelstudio = true"), encoding="utf-8"
         )

@@ -13,6 +13,14 @@ loop, from reading traces to the report's tables. Everything else lives in submo
     fc.run_judge(units, fc.make_coder("offline"), job)
     attributed = fc.attribute(items, fc.read_annotations("run"), fc.bundled_codebook())
 
+The commands as use cases, with the same typed requests the CLI and a study run (no
+subprocess, no command line; docs/architecture.md)::
+
+    fc.run_study("my-study")                      # failcodes run my-study
+    result = fc.run(fc.JudgeRequest(kind=fc.UnitKind.RETRIEVAL, source="d.jsonl",
+                                    judge=["openai:gpt-5-mini"], dry_run=True))
+    print(result.estimate.cost_usd)               # failcodes judge retrieval --dry-run ...
+
 Names are imported on first use (``import failcodes`` stays cheap for the CLI).
 """
 
@@ -23,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from failcodes.annotations import Annotation, CoderKind, Status, Usage
+    from failcodes.api import run
     from failcodes.attribution import (
         attribute,
         attribution_summary,
@@ -34,6 +43,13 @@ if TYPE_CHECKING:
     from failcodes.codebook import Codebook, CodebookRef, Dimension, Leaf, Part, Subcode
     from failcodes.codebook import bundled as bundled_codebook
     from failcodes.codebook import load as load_codebook
+    from failcodes.commands.attribute import AttributeRequest
+    from failcodes.commands.ingest import IngestRequest
+    from failcodes.commands.judge import JudgeRequest
+    from failcodes.commands.labelstudio import ExportRequest
+    from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
+    from failcodes.commands.recode import RecodeRequest
+    from failcodes.commands.report import ReportRequest
     from failcodes.demo import run_demo
     from failcodes.disagreements import find_disagreements
     from failcodes.errors import FailcodesError, InputError
@@ -52,6 +68,7 @@ if TYPE_CHECKING:
     from failcodes.stats.ppi import ppi_mean
     from failcodes.stats.tables import agreement_table, ratings_from_frame
     from failcodes.study import init_study, load_study
+    from failcodes.study.runner import run_study
     from failcodes.traceio import read_traces
     from failcodes.traces import Passage, Trace
     from failcodes.units import (
@@ -127,6 +144,17 @@ _LAZY: dict[str, tuple[str, str]] = {
     "percent_table": ("failcodes.report.tables", "percent_table"),
     "render_table": ("failcodes.report.render", "render_table"),
     "run_demo": ("failcodes.demo", "run_demo"),
+    # the commands as use cases: typed requests (the CLI's and a study's), run in process
+    "run": ("failcodes.api", "run"),
+    "run_study": ("failcodes.study.runner", "run_study"),
+    "IngestRequest": ("failcodes.commands.ingest", "IngestRequest"),
+    "MetricsRequest": ("failcodes.commands.measure", "MetricsRequest"),
+    "DisagreementsRequest": ("failcodes.commands.measure", "DisagreementsRequest"),
+    "JudgeRequest": ("failcodes.commands.judge", "JudgeRequest"),
+    "AttributeRequest": ("failcodes.commands.attribute", "AttributeRequest"),
+    "ExportRequest": ("failcodes.commands.labelstudio", "ExportRequest"),
+    "RecodeRequest": ("failcodes.commands.recode", "RecodeRequest"),
+    "ReportRequest": ("failcodes.commands.report", "ReportRequest"),
     # a study folder, a judge panel, human review
     "init_study": ("failcodes.study", "init_study"),
     "load_study": ("failcodes.study", "load_study"),
@@ -153,22 +181,30 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Annotation",
+    "AttributeRequest",
     "Batch",
     "Cascade",
     "Codebook",
     "CodebookRef",
     "CoderKind",
     "Dimension",
+    "DisagreementsRequest",
+    "ExportRequest",
     "FailcodesError",
     "Grouped",
+    "IngestRequest",
     "InputError",
     "JudgeJob",
+    "JudgeRequest",
     "Label",
     "Leaf",
+    "MetricsRequest",
     "Part",
     "Passage",
     "PerUnit",
     "Provenance",
+    "RecodeRequest",
+    "ReportRequest",
     "Status",
     "Subcode",
     "Trace",
@@ -205,9 +241,11 @@ __all__ = [
     "read_traces",
     "render_table",
     "retrieval_units",
+    "run",
     "run_demo",
     "run_judge",
     "run_panel",
+    "run_study",
     "scifact_dir",
     "verification_units",
 ]

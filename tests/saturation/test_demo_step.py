@@ -6,7 +6,6 @@ from pathlib import Path
 
 import yaml
 
-from failcodes.cli.run import execute_step
 from failcodes.demo import STEPS, run_demo
 from failcodes.saturation import ProjectStore, RoundPhase
 
@@ -14,9 +13,7 @@ from failcodes.saturation import ProjectStore, RoundPhase
 def test_demo_step_writes_a_review_file_and_decides_nothing(tmp_path: Path) -> None:
     steps = [s for s in STEPS if s.name in ("study", "saturation")]
     assert [s.name for s in steps] == ["study", "saturation"]
-    lines = [
-        line for _, out in run_demo(tmp_path, steps, execute=execute_step) for line in out.lines
-    ]
+    lines = [line for _, out in run_demo(tmp_path, steps) for line in out.lines]
     root = tmp_path / "saturation" / "demo-retrieval"
     store = ProjectStore.open(root)
     record = store.round(1)
@@ -31,5 +28,5 @@ def test_demo_step_writes_a_review_file_and_decides_nothing(tmp_path: Path) -> N
     else:
         assert any("nothing to review" in line for line in lines)
     # running the demo again reuses the project instead of failing or drawing again
-    list(run_demo(tmp_path, steps, execute=execute_step))
+    list(run_demo(tmp_path, steps))
     assert ProjectStore.open(root).round_numbers() == [1]

@@ -36,3 +36,22 @@ def path(name: str, *parts: str) -> Path:
         have = ", ".join(sorted(p.name for p in base.iterdir()))
         raise ConfigError(f"bundled data set {name!r} has no {'/'.join(parts)!r} (has: {have})")
     return target
+
+
+#: ``bundled:NAME/FILE`` -> a file of a data set shipped with failcodes.
+PREFIX = "bundled:"
+
+
+def resolve(value: str, base: Path) -> Path:
+    """A path as a study file names it: ``bundled:NAME/FILE`` or relative to ``base``."""
+    if value.startswith(PREFIX):
+        name, _, rest = value.removeprefix(PREFIX).partition("/")
+        return path(name, *[p for p in rest.split("/") if p])
+    given = Path(value).expanduser()
+    return given if given.is_absolute() else base / given
+
+
+def bundled_or_path(given: Path) -> Path:
+    """``given`` itself, or the bundled file it names when written ``bundled:NAME/FILE``."""
+    text = str(given)
+    return resolve(text, Path()) if text.startswith(PREFIX) else given

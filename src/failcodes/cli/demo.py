@@ -11,7 +11,6 @@ from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import make_console
-from failcodes.cli.run import execute_step
 from failcodes.demo import DEFAULT_OUT, STEPS, run_demo
 
 
@@ -35,7 +34,7 @@ def demo(
     """Run every demo step offline on the bundled data (no API key, no network)."""
     console = make_console()
     files: list[Path] = []
-    for i, (step, output) in enumerate(run_demo(out, execute=execute_step), start=1):
+    for i, (step, output) in enumerate(run_demo(out), start=1):
         console.rule(f"[bold]{i}/{len(STEPS)} {step.name}[/bold]: {step.description}")
         for line in output.lines:
             console.print(line, highlight=False)

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Annotated
+from typing import Any
 
-import typer
 from rich.table import Table
 
-from failcodes import disagreementio
-from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
-from failcodes.cli.options import LabelsOpt, MappingOpt, TracesOpt, make_console
+from failcodes.cli.options import make_console
+from failcodes.cli.requests import request_command
+from failcodes.commands.measure import DisagreementsRequest
 from failcodes.disagreements import Disagreement, GroupSelection, Selected, count_by_kind
-from failcodes.fileio import check_not_input, check_output_file
-from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
-from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level
 
 
 def summary_table(
@@ -31,23 +26,12 @@ def summary_table(
     return table
 
 
-@app.command("disagreements")
-def disagreements(
-    traces: TracesOpt,
-    labels: LabelsOpt,
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output file: .jsonl or .parquet.")],
-    mapping: MappingOpt = None,
-    level: Annotated[Level, typer.Option("--level", help="Unit compared.")] = Level.SENTENCE,
-    without_claims: WithoutClaimsOpt = DEFAULT_WITHOUT_CLAIMS,
-) -> None:
-    """Every sentence where a system's mapped verdict differs from the clinical label."""
-    check_not_input([out], [*traces, labels])
-    check_output_file(out)  # before reading: a bad -o is said first, not after the work
-    maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
-    found = disagreementio.select_from_files(
-        traces, labels, maps, level=level, without_claims=without_claims
-    )
-    count = found.write(out)
+def _handle(request: DisagreementsRequest) -> None:
+    result = request.run()
     console = make_console()
-    console.print(summary_table(found.items))
-    console.print(f"wrote {count} disagreements to {out}", highlight=False)
+    console.print(summary_table(result.items))
+    console.print(result.lines()[0], highlight=False)
+
+
+command: Any = request_command(DisagreementsRequest, _handle)
+app.command("disagreements")(command)

@@ -11,18 +11,16 @@ from typing import Annotated, Any
 
 import typer
 
-from failcodes import codebook as codebooks
-from failcodes import jsonio, tableio, traceio
-from failcodes.annotations import Annotation
+from failcodes import jsonio
 from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
-from failcodes.codebook import Codebook
+from failcodes.cli.requests import request_command
+from failcodes.commands.labelstudio import ExportRequest, codebook_or_bundled, review_tasks
 from failcodes.errors import ConfigError, InputError, LabelStudioError
-from failcodes.fileio import atomic_write_text, check_not_input, write_json, write_jsonl
+from failcodes.fileio import atomic_write_text, check_not_input, write_jsonl
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import ReviewResult, annotations_from_export
-from failcodes.labelstudio.tasks import build_tasks, select_judged
-from failcodes.units import Unit, UnitKind, build_units
+from failcodes.units import UnitKind
 
 ls_app = command_group(
     "labelstudio",
@@ -85,125 +83,6 @@ AnnotatorOpt = Annotated[
 ]
 
 
-def _codebook(path: Path | None) -> Codebook:
-    return codebooks.load(path) if path is not None else codebooks.bundled()
-
-
-def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
-    """The disagreements files of a study folder (one dataset, or every one written)."""
-    from failcodes.errors import InputError
-    from failcodes.study.layout import StudyLayout
-
-    layout = StudyLayout.of(root)
-    if not layout.study_file.is_file():
-        raise InputError(f"not a study folder (no {layout.study_file.name})", path=root)
-    found = sorted(layout.disagreements_dir.glob("*.jsonl"))
-    if dataset is not None:
-        found = [p for p in found if p == layout.disagreements(dataset)]
-        if not found:
-            raise InputError(
-                f"no disagreements for dataset {dataset!r} (expected "
-                f"{layout.disagreements(dataset)}; run `failcodes run` first)",
-                path=root,
-            )
-    if not found:
-        raise InputError("the study has no disagreements yet (run `failcodes run`)", path=root)
-    return found
-
-
-def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = None) -> list[Unit]:
-    """Units to review, built as the judge builds them (see :data:`UnitsArg`)."""
-    from failcodes.cli._judge_inputs import is_disagreements_file
-    from failcodes.disagreementio import read_disagreements
-    from failcodes.units import disagreement_traces
-
-    if dataset is not None and not path.is_dir():
-        raise ConfigError("--dataset goes with a study folder")
-    if path.is_dir():
-        sources = _study_disagreements(path, dataset)
-        items = [d for p in sources for d in read_disagreements(p)]
-        return build_units(disagreement_traces(items), part, top_k=top_k)
-    if is_disagreements_file(path):
-        return build_units(disagreement_traces(read_disagreements(path)), part, top_k=top_k)
-    tasks = InputError(
-        "tasks are built from units: give the disagreements file (or the study folder), "
-        "with --judged for the judge's codes; a .tasks.json that `labelstudio export` "
-        "wrote is imported in Label Studio itself (project > Import)",
-        path=path,
-    )
-    if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
-        head = jsonio.peek_jsonl(path)
-        if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
-            return tableio.read_models_jsonl(path, Unit)
-        if head is not None and "data" in head and "claim_id" not in head:  # tasks, one a line
-            raise tasks
-    if path.suffix.lower() == ".json":  # e.g. the task file `labelstudio export` wrote
-        raise tasks
-    return build_units(traceio.read_traces(path), part, top_k=top_k)
-
-
-def _tasks(
-    cb: Codebook,
-    part: UnitKind,
-    units: Path,
-    judged: Path | None,
-    judge: str | None,
-    top_k: int | None,
-    plan: Path | None = None,
-    dataset: str | None = None,
-) -> list[dict[str, Any]]:
-    unit_list = _units(units, part, top_k, dataset)
-    if plan is not None:
-        unit_list = _planned(unit_list, plan, part)
-    annotations = _judged(judged, cb)
-    chosen = select_judged(annotations, cb, judge)
-    tasks = build_tasks(unit_list, cb, part, chosen)
-    if not tasks:
-        why = " (closed-book: no passages)" if part is UnitKind.RETRIEVAL else ""
-        raise ConfigError(f"{units} holds no {part.value} units{why}")
-    return tasks
-
-
-def _judged(judged: Path | None, cb: Codebook) -> list[Annotation]:
-    if judged is None:
-        return []
-    if judged.is_dir():
-        from failcodes.judge.panelrun import run_codes
-
-        return run_codes(judged, cb)
-    if judged.suffix.lower() == ".json":  # a task file: "expected a JSON object, got list"
-        raise InputError(
-            "--judged takes the judge's annotations (a judge run folder, or its "
-            "annotations.jsonl), not a .json task or export file",
-            path=judged,
-        )
-    annotations = tableio.read_models_jsonl(judged, Annotation)
-    if not annotations:  # --judged given: an empty file would silently drop the predictions
-        raise InputError("no annotations (expected one JSON object per line)", path=judged)
-    return annotations
-
-
-def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Unit]:
-    """The plan's units, in plan order; every planned unit must be among ``unit_list``."""
-    from failcodes.errors import InputError
-    from failcodes.reviewplan import read_plan
-
-    plan = read_plan(plan_path)
-    if plan.part is not part:
-        raise InputError(
-            f"the plan is for the {plan.part.value} part, not {part.value}", path=plan_path
-        )
-    by_id = {u.id: u for u in unit_list}
-    missing = [uid for uid in plan.all_ids() if uid not in by_id]
-    if missing:
-        raise InputError(
-            f"{len(missing)} planned unit(s) are not among the given units (first: "
-            f"{missing[0]}); pass the traces or units the plan's run was judged on",
-            path=plan_path,
-        )
-    return [by_id[uid] for uid in plan.all_ids()]
-
-
 def _check_kept(result: ReviewResult, part: UnitKind, source: str | Path) -> None:
     """Refuse an export with no annotation, or none holding a code of ``part`` (another config).
 
@@ -255,7 +134,7 @@ def config_cmd(
 ) -> None:
     """Write the labeling config XML for one codebook part."""
     check_not_input([out], [codebook])
-    xml = labeling_config(_codebook(codebook), part)
+    xml = labeling_config(codebook_or_bundled(codebook), part)
     if out is None:
         typer.echo(xml, nl=False)
     else:
@@ -263,34 +142,13 @@ def config_cmd(
         typer.echo(f"labeling config -> {out}")
 
 
-@ls_app.command("export")
-def export_cmd(
-    units: UnitsArg,
-    part: PartOpt,
-    out: Annotated[Path, typer.Option("-o", "--out", help="Label Studio tasks JSON file.")],
-    codebook: CodebookOpt = None,
-    judged: JudgedOpt = None,
-    judge: JudgeOpt = None,
-    top_k: TopKOpt = None,
-    plan: PlanOpt = None,
-    dataset: DatasetOpt = None,
-) -> None:
-    """Write units as Label Studio tasks JSON with the judge's codes as predictions.
+def _export(request: ExportRequest) -> None:
+    for line in request.run().lines():
+        typer.echo(line)
 
-    From a disagreements file (or a study), exactly the units behind the disagreements become
-    tasks; reviewers see the verifier's own verdict word next to the canonical verdict.
-    """
-    check_not_input([out], [units, codebook, judged, plan])
-    if out.suffix.lower() != ".json":  # a JSON list under .csv/.jsonl: Label Studio misreads it
-        raise ConfigError(
-            f"-o {out}: the tasks are one JSON document; name the file .json (Label Studio "
-            "reads the format from the extension)"
-        )
-    cb = _codebook(codebook)
-    tasks = _tasks(cb, part, units, judged, judge, top_k, plan, dataset)
-    write_json(out, tasks)
-    with_pred = sum(1 for t in tasks if "predictions" in t)
-    typer.echo(f"{len(tasks)} tasks ({with_pred} with predictions) -> {out}")
+
+_export_cmd: Any = request_command(ExportRequest, _export)
+ls_app.command("export")(_export_cmd)
 
 
 @ls_app.command("push")
@@ -311,9 +169,9 @@ def push_cmd(
     """Create or reuse the project(s) and import the tasks not yet there (by unit id)."""
     from failcodes.labelstudio.client import LabelStudioClient, project_titles
 
-    cb = _codebook(codebook)
+    cb = codebook_or_bundled(codebook)
     project_titles(project, annotator or [])  # check titles before any network call
-    tasks = _tasks(cb, part, units, judged, judge, top_k, plan, dataset)
+    tasks = review_tasks(cb, part, units, judged, judge, top_k, plan, dataset)
     with LabelStudioClient(url, token) as client:
         report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
     for title, pid in report.projects.items():
@@ -337,7 +195,7 @@ def pull_cmd(
     """Fetch annotations, check every choice against the codebook, write failcodes JSONL."""
     from failcodes.labelstudio.client import LabelStudioClient
 
-    cb = _codebook(codebook)
+    cb = codebook_or_bundled(codebook)
     with LabelStudioClient(url, token) as client:
         result = client.pull(cb, part, project, annotators=annotator or [])
     _check_kept(result, part, f"Label Studio project {project}")
@@ -368,7 +226,7 @@ def import_cmd(
             raise ConfigError(f"--user expects ID=NAME with a numeric id, got {item!r}")
         users[int(key)] = name.strip()
     check_not_input([out], [export, codebook])
-    cb = _codebook(codebook)
+    cb = codebook_or_bundled(codebook)
     tasks = jsonio.read_json(export)
     if tasks == []:  # an empty export: no empty annotations file, no zero exit
         raise InputError(

@@ -2,37 +2,26 @@
 
 from __future__ import annotations
 
-import json
+import inspect
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Annotated
+from typing import Any
 
 import typer
 from rich.table import Table
 
-from failcodes.cli.claims_option import WithoutClaimsOpt
 from failcodes.cli.main import app
-from failcodes.cli.options import MappingOpt, TracesOpt, make_console
+from failcodes.cli.options import make_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat
-from failcodes.columnar import load_columns, load_sentence_columns, read_trace_columns
-from failcodes.errors import ConfigError
-from failcodes.fileio import atomic_write_text, check_not_input
-from failcodes.labelio import refuse_claim_labels
-from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
+from failcodes.cli.requests import request_command
+from failcodes.commands.measure import MetricsRequest
 from failcodes.metrics import (
-    DEFAULT_WITHOUT_CLAIMS,
     METRICS,
-    Level,
     MetricResult,
     MetricsReport,
     VerdictDistribution,
     WithoutClaimsPolicy,
-    compute_metrics,
-    distributions_dataframe,
-    verdict_distributions,
 )
-from failcodes.stats.bootstrap import MAX_RESAMPLES, check_seed
 from failcodes.verdicts import Verdict
 
 _SHORT = {
@@ -159,114 +148,26 @@ def _never_flagged(report: MetricsReport) -> list[str]:
     return out
 
 
-def _emit(text: str, out: Path | None, what: str) -> None:
-    """Print ``text``, or write it to ``out`` atomically and say so."""
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        atomic_write_text(out, text)
-        typer.echo(f"wrote {what} -> {out}")
-
-
-def _print_distributions(
-    dists: Sequence[VerdictDistribution], fmt: OutputFormat, out: Path | None
-) -> None:
-    """Verdict distributions as a table, JSON rows or CSV (to ``out`` if given)."""
-    if fmt is OutputFormat.JSON:
-        text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
-    elif fmt is OutputFormat.CSV:
-        text = distributions_dataframe(dists).to_csv(index=False, lineterminator="\n")
-    else:
-        make_console().print(distribution_table(dists))
-        return
-    _emit(text, out, f"{len(dists)} verdict distribution rows")
-
-
-@app.command("metrics")
-def metrics(
-    traces: TracesOpt,
-    labels: Annotated[
-        Path | None,
-        typer.Option("--labels", help="Clinical labels file (not needed with --verdicts)."),
-    ] = None,
-    mapping: MappingOpt = None,
-    level: Annotated[Level, typer.Option("--level", help="Unit of the metrics.")] = Level.SENTENCE,
-    bootstrap: Annotated[
-        int,
-        typer.Option(
-            "--bootstrap",
-            min=0,
-            max=MAX_RESAMPLES,
-            help="Cluster-bootstrap resamples (0 = no CIs).",
-        ),
-    ] = 0,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
-    confidence: Annotated[
-        float, typer.Option("--confidence", min=0.5, max=0.999, help="CI level.")
-    ] = 0.95,
-    without_claims: WithoutClaimsOpt = DEFAULT_WITHOUT_CLAIMS,
-    fmt: FormatOpt = OutputFormat.TABLE,
-    verdicts: Annotated[
-        bool,
-        typer.Option(
-            "--verdicts",
-            help="Print each system's verdict distribution (seed 001 Table 5 shape: counts "
-            "and shares of the five canonical verdicts) instead of the metrics.",
-        ),
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "-o",
-            "--out",
-            help="Write the JSON or CSV here instead of printing it (format from --format, or "
-            "from the extension .json/.csv); e.g. a study's metrics/<dataset>.json.",
-        ),
-    ] = None,
-) -> None:
-    """Precision, recall, F1, specificity, balanced accuracy, Youden J, accuracy per system."""
-    if out is not None and fmt is OutputFormat.TABLE:
-        by_suffix = {".json": OutputFormat.JSON, ".csv": OutputFormat.CSV}
-        if out.suffix.lower() not in by_suffix:
-            raise ConfigError(f"-o {out}: use a .json or .csv file, or pass --format json|csv")
-        fmt = by_suffix[out.suffix.lower()]
-    check_not_input([out], [*traces, labels])
-    if bootstrap:
-        check_seed(seed)  # an option error before any file is read
-    maps = resolve_mappings(mapping or [DEFAULT_MAPPING])
-    if labels is None:
-        if not verdicts:
-            raise ConfigError("--labels is required (only --verdicts works without labels)")
-        _print_distributions(verdict_distributions(read_trace_columns(traces)), fmt, out)
-        return
-    if level is Level.SENTENCE:  # memory follows the sentences, not the claims
-        columns, label_list = load_sentence_columns(traces, labels)
-        refuse_claim_labels(label_list, labels)
-    else:
-        columns, label_list = load_columns(traces, labels)
-    report = compute_metrics(
-        columns,
-        label_list,
-        maps,
-        level=level,
-        bootstrap=bootstrap,
-        seed=seed,
-        confidence=confidence,
-        without_claims=without_claims,
-    )
-    if verdicts:
-        _print_distributions(report.distributions, fmt, out)
-        return
+def _handle(request: MetricsRequest, fmt: OutputFormat) -> None:
     if fmt is not OutputFormat.TABLE:
-        if fmt is OutputFormat.JSON:
-            rows = [r.flat() for r in report.results]
-            text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
-        else:
-            text = report.to_dataframe().to_csv(index=False, lineterminator="\n")
-        _emit(text, out, f"{len(report.results)} metric rows")
-        return
-    console = make_console()
-    console.print(metrics_table(report))
-    console.print(distribution_table(report.distributions))
-    for line in notes(report):
-        console.print(line, highlight=False)
+        request = request.model_copy(update={"out_format": fmt.value})
+    result = request.run()
+    if result.written is not None:
+        typer.echo(result.written)
+    elif result.text is not None:
+        sys.stdout.write(result.text)
+    elif result.report is None or request.verdicts:
+        make_console().print(distribution_table(result.distributions))
+    else:
+        console = make_console()
+        console.print(metrics_table(result.report))
+        console.print(distribution_table(result.report.distributions))
+        for line in notes(result.report):
+            console.print(line, highlight=False)
+
+
+_FORMAT = inspect.Parameter(
+    "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
+)
+command: Any = request_command(MetricsRequest, _handle, extra=[_FORMAT])
+app.command("metrics")(command)

@@ -86,7 +86,8 @@ DatasetOpt = Annotated[
 ]
 
 # How a judge is called: `judge retrieval|reasoning` and `saturate recode`.
-DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
+from failcodes.commands.judge import DEFAULT_CACHE  # noqa: E402 - one definition
+
 BaseUrlOpt = Annotated[
     str | None,
     typer.Option("--base-url", help="Endpoint of an OpenAI/Anthropic-compatible server."),

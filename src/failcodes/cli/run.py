@@ -1,16 +1,15 @@
 """``failcodes run STUDY``: run a study's pending steps in order, with a progress bar per step.
 
-Each step is an ordinary ``failcodes`` command line (``failcodes run STUDY --plan`` prints
-them); it runs in-process exactly as typed, its output goes to
-``STUDY/.failcodes/logs/<step>.log``, and a finished step is skipped next time (see
-:mod:`failcodes.study.runner`).
+Each step holds a command's request (``failcodes run STUDY --plan`` prints each as the
+command line that runs it); it runs in this process through
+:func:`failcodes.study.runner.run_study` (as ``failcodes.run_study`` does), its output goes
+to ``STUDY/.failcodes/logs/<step>.log``, and a finished step is skipped next time.
 """
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.progress import (
@@ -24,91 +23,26 @@ from rich.progress import (
 
 from failcodes.cli.main import app
 from failcodes.cli.options import data_console
-from failcodes.errors import ConfigError, FailcodesError, InputError
-from failcodes.runlock import folder_lock
-from failcodes.study.layout import STUDY_FILE, StudyLayout
-from failcodes.study.runner import log_path
+from failcodes.study.layout import StudyLayout
+from failcodes.study.runner import Outcome, StepFailedError, StepResult, run_study, study_folder
 from failcodes.study.steps import Step
 
 
-def execute_step(step: Step, log: Path | None = None) -> None:
-    """Run one step's command in this process, as ``failcodes ARGV...`` would; output to ``log``.
+def _plan(study: Path, force: bool) -> None:
+    """Print the steps' commands (finished ones marked) and why others are not planned."""
+    from failcodes.study.config import check_input_paths, load_study
+    from failcodes.study.runner import is_finished, load_state
+    from failcodes.study.steps import plan_notes, plan_study
 
-    A user error inside the command propagates as the :class:`FailcodesError` it raised; a
-    command line the command rejects (e.g. a bad option in the study file) is a ConfigError.
-    """
-    from failcodes.cli.main import register_commands
-
-    register_commands()
-    with contextlib.ExitStack() as stack:
-        if log is not None:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            fh = stack.enter_context(log.open("w", encoding="utf-8"))
-            stack.enter_context(contextlib.redirect_stdout(fh))
-            stack.enter_context(contextlib.redirect_stderr(fh))
-        try:
-            code = app(args=list(step.argv), prog_name="failcodes", standalone_mode=False)
-        except typer.TyperException as exc:  # typer's own click: ClickException and kin
-            show = getattr(exc, "format_message", None)
-            message = show() if show is not None else str(exc)
-            raise ConfigError(f"{step.command()}: {message}") from None
-        except typer.Abort:
-            raise ConfigError(f"{step.name}: aborted") from None
-    if isinstance(code, int) and code != 0:
-        raise ConfigError(f"step {step.name!r} exited with code {code} (log: {log})")
-
-
-def unknown_option(command: str, args: list[str]) -> str | None:
-    """The first option in ``args`` that ``failcodes COMMAND`` does not have, if any.
-
-    ``command`` is ``ingest`` or ``judge retrieval``; a value after an option that takes one
-    is skipped (``--temperature -1``).
-    """
-    from typer.main import get_command
-
-    from failcodes.cli.main import register_commands
-
-    register_commands()
-    found: Any = get_command(app)
-    for name in command.split():
-        found = found.commands[name]
-    params = {o: p for p in found.params for o in (*p.opts, *p.secondary_opts)}
-    value_next = False
-    for arg in args:
-        if value_next:
-            value_next = False
-            continue
-        if not arg.startswith("-") or arg == "-":
-            continue
-        name, eq, _ = arg.partition("=")
-        param = params.get(name)
-        if param is None:
-            return name
-        value_next = not eq and not getattr(param, "is_flag", False)
-    return None
-
-
-def check_step_args(config: Any, root: Path) -> None:
-    """Refuse an option a step's command does not have (``args`` of the study file) at load.
-
-    It failed in its step, after the steps before it had run and written their outputs.
-    """
-    from failcodes.study.config import field_error
-
-    wanted: list[tuple[tuple[int | str, ...], str, list[str]]] = [
-        (("datasets", i, "ingest", j, "args"), "ingest", spec.args)
-        for i, ds in enumerate(config.datasets)
-        for j, spec in enumerate(ds.ingest)
-    ]
-    wanted += [
-        (("judge", "args"), f"judge {kind}", config.judge.args) for kind in config.judge.kinds
-    ]
-    for loc, command, args in wanted:
-        bad = unknown_option(command, args) if args else None
-        if bad is not None:
-            raise field_error(
-                root, loc, f"{bad!r}: `failcodes {command}` has no such option (see its --help)"
-            )
+    layout = StudyLayout.of(study)
+    config = load_study(layout.root)
+    check_input_paths(config, layout.root, inputs=False)  # a plan reads the codebook only
+    state = load_state(layout)
+    for step in plan_study(config, layout):
+        done = not force and is_finished(step, layout, state)
+        typer.echo(step.command() + ("  # finished" if done else ""))
+    for note in plan_notes(config, layout):
+        typer.echo(f"# {note}")
 
 
 @app.command("run")
@@ -123,29 +57,9 @@ def run(
     ] = False,
 ) -> None:
     """Run the pending steps of a study in order (finished ones are skipped; resumable)."""
-    from failcodes.study.config import check_input_paths, load_study
-    from failcodes.study.runner import Outcome, is_finished, load_state, run_steps
-    from failcodes.study.steps import plan_notes, plan_study
-
-    if study.is_file():  # the study file itself: its folder is the study
-        if study.name != STUDY_FILE:
-            raise InputError(
-                f"is a file; give the study folder (the one holding {STUDY_FILE})", path=study
-            )
-        study = study.parent
-    layout = StudyLayout.of(study)
-    config = load_study(layout.root)
-    # before the lock, the state or any step; a plan reads the codebook only
-    check_input_paths(config, layout.root, inputs=not plan)
-    check_step_args(config, layout.root)
-    steps = plan_study(config, layout)
+    study = study_folder(study)
     if plan:
-        state = load_state(layout)
-        for step in steps:
-            done = not force and is_finished(step, layout, state)
-            typer.echo(step.command() + ("  # finished" if done else ""))
-        for note in plan_notes(config, layout):
-            typer.echo(f"# {note}")
+        _plan(study, force)
         return
     err = data_console(stderr=True)
     progress = Progress(
@@ -157,9 +71,7 @@ def run(
         console=err,
         disable=not err.is_terminal,
     )
-    tasks = {s.name: progress.add_task(s.name, total=1, start=False, status="") for s in steps}
-    ran = skipped = 0
-    current: list[Step] = []
+    tasks: dict[str, TaskID] = {}
 
     def task_of(step: Step) -> TaskID:
         if step.name not in tasks:
@@ -167,38 +79,22 @@ def run(
         return tasks[step.name]
 
     def on_start(step: Step) -> None:
-        current[:] = [step]
         progress.start_task(task_of(step))
         progress.update(task_of(step), status="running")
 
-    with folder_lock(layout.root, what="study"), progress:
+    def on_result(result: StepResult) -> None:
+        skipped = result.outcome is Outcome.SKIPPED
+        status = "finished earlier" if skipped else "done"
+        progress.update(task_of(result.step), completed=1, status=status)
+        if not err.is_terminal:
+            typer.echo(f"{result.step.name}: {'skipped (finished)' if skipped else 'done'}")
+
+    with progress:
         try:
-            for result in run_steps(
-                lambda: plan_study(config, layout),
-                layout,
-                lambda s: execute_step(s, log_path(layout, s)),
-                force=force,
-                on_start=on_start,
-            ):
-                task = task_of(result.step)
-                if result.outcome is Outcome.SKIPPED:
-                    skipped += 1
-                    progress.update(task, completed=1, status="finished earlier")
-                else:
-                    ran += 1
-                    progress.update(task, completed=1, status="done")
-                if not err.is_terminal:
-                    what = "skipped (finished)" if result.outcome is Outcome.SKIPPED else "done"
-                    typer.echo(f"{result.step.name}: {what}")
-        except FailcodesError as exc:
-            if not current:
-                raise
-            step = current[0]
-            progress.update(task_of(step), status="[red]failed")
-            # one line: the step's own error, then which step and where its output is
-            raise FailcodesError(
-                f"{exc.one_line()} (step {step.name!r} failed; its output: "
-                f"{log_path(layout, step)})"
-            ) from exc
-    index = layout.report_dir / "index.html"
-    typer.echo(f"{ran} step(s) run, {skipped} already finished; report: {index}")
+            results = run_study(study, force=force, on_start=on_start, on_result=on_result)
+        except StepFailedError as exc:
+            progress.update(task_of(exc.step), status="[red]failed")
+            raise
+    skipped = sum(r.outcome is Outcome.SKIPPED for r in results)
+    index = StudyLayout.of(study).report_dir / "index.html"
+    typer.echo(f"{len(results) - skipped} step(s) run, {skipped} already finished; report: {index}")

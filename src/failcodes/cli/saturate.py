@@ -23,7 +23,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from failcodes.cli._judge_inputs import load_traces
 from failcodes.cli.main import command_group
 from failcodes.cli.options import (
     DEFAULT_CACHE,
@@ -36,6 +35,7 @@ from failcodes.cli.options import (
     TopKOpt,
 )
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
+from failcodes.commands.inputs import load_traces
 from failcodes.errors import ConfigError
 from failcodes.saturation.figure import accumulation_figure
 from failcodes.saturation.inputs import (

@@ -99,7 +99,7 @@ def run_demo(
 ) -> Iterator[tuple[DemoStep, StepOutput]]:
     """Run the demo steps in order, yielding each step with its output as it finishes.
 
-    ``execute`` runs the study's commands (default: a ``python -m failcodes`` child each).
+    ``execute`` runs a study step (default: its request, in this process).
     """
     ctx = DemoContext(out_dir=Path(out_dir))
     if execute is not None:

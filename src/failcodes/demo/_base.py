@@ -11,7 +11,7 @@ import pandas as pd
 
 from failcodes.fileio import AtomicBatch
 from failcodes.labels import Label
-from failcodes.study.runner import subprocess_execute
+from failcodes.study.runner import run_request
 from failcodes.study.steps import Step
 from failcodes.traces import Trace
 
@@ -46,14 +46,14 @@ Executor = Callable[[Step, Path | None], None]
 class DemoContext:
     """State shared by the steps of one demo run.
 
-    ``execute`` runs the study's commands (``failcodes demo`` passes the CLI's in-process
-    runner; the default starts ``python -m failcodes`` for each).
+    ``execute`` runs a study step (default: its request, in this process, as ``failcodes run``
+    runs it).
     """
 
     out_dir: Path
     datasets: dict[str, Dataset] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
-    execute: Executor = subprocess_execute
+    execute: Executor = run_request
 
 
 @dataclass

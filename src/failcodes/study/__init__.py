@@ -3,16 +3,40 @@
 - :mod:`failcodes.study.layout`: :class:`StudyLayout`, the one place that names every path.
 - :mod:`failcodes.study.config`: the study file (``failcodes.toml``) as a pydantic contract.
 - :mod:`failcodes.study.create`: ``failcodes init NAME``.
-- :mod:`failcodes.study.steps`: the study as ordered ``failcodes`` command lines.
-- :mod:`failcodes.study.runner`: ``failcodes run`` (pending steps, resumable).
+- :mod:`failcodes.study.steps`: the study as ordered steps, each holding a command's request.
+- :mod:`failcodes.study.runner`: ``failcodes run`` and ``failcodes.run_study`` (pending
+  steps, resumable).
 """
 
 from __future__ import annotations
 
-from failcodes.study.config import StudyFile, load_study
-from failcodes.study.create import init_study
-from failcodes.study.layout import STUDY_FILE, StudyLayout
-from failcodes.study.steps import Step, plan_study
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from failcodes.study.config import StudyFile, load_study
+    from failcodes.study.create import init_study
+    from failcodes.study.layout import STUDY_FILE, StudyLayout
+    from failcodes.study.steps import Step, plan_study
+
+#: Imported on first use: ``failcodes.study.layout`` (pure paths) is read by layers below
+#: the study (the use cases), which must not load the planner with it.
+_LAZY = {
+    "StudyFile": "failcodes.study.config",
+    "load_study": "failcodes.study.config",
+    "init_study": "failcodes.study.create",
+    "STUDY_FILE": "failcodes.study.layout",
+    "StudyLayout": "failcodes.study.layout",
+    "Step": "failcodes.study.steps",
+    "plan_study": "failcodes.study.steps",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'failcodes.study' has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name]), name)
+
 
 __all__ = [
     "STUDY_FILE",

@@ -17,10 +17,11 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
+from failcodes.commands.ingest import IngestOptions
+from failcodes.commands.judge import JudgeOptions
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import FailcodesError, InputError
 from failcodes.jsonio import decode_error
@@ -28,7 +29,7 @@ from failcodes.study.layout import JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
 
 #: ``bundled:NAME/FILE`` -> a file of a data set shipped with failcodes.
-BUNDLED_PREFIX = "bundled:"
+BUNDLED_PREFIX = "bundled:"  # failcodes.bundled.PREFIX (not imported: the study file loads light)
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -37,17 +38,6 @@ _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 #: WithoutClaimsPolicy; the default is the project's one rule, DEFAULT_WITHOUT_CLAIMS).
 LevelName = Literal["sentence", "claim"]
 WithoutClaims = Literal["no_error", "exclude"]
-
-#: Options ``args`` may not carry: the study names every output path (an ``-o`` there wrote
-#: a judge run outside the folder, where no later step looked).
-OUTPUT_OPTIONS = ("-o", "--out", "--output", "--labels-out", "--sentences-out", "--cache")
-
-
-def _no_output_options(args: list[str]) -> list[str]:
-    for arg in args:
-        if arg.split("=", 1)[0] in OUTPUT_OPTIONS:
-            raise ValueError(f"{arg!r}: the study names every output path; drop it from args")
-    return args
 
 
 def _known_mapping(spec: str) -> str:
@@ -73,8 +63,42 @@ class PipelineSpec(FrozenModel):
     description: str = Field(default="", description="Free text for the report.")
 
 
-class IngestSpec(FrozenModel):
-    """One ``failcodes ingest ADAPTER PATHS...`` call into the data set's traces or labels."""
+def _args_gone(table: str, models: Any) -> Any:
+    """A validator refusing the old free ``args`` list, saying which fields to write instead."""
+
+    def refuse(cls: Any, args: list[str] | None) -> None:
+        del cls
+        if args is None:
+            return
+        from failcodes.commands.base import args_as_fields
+
+        options, request = models()
+        raise ValueError(
+            f"`args` is no longer read; write its options as fields of {table}: "
+            f"{args_as_fields(options, request, args)} (docs/study.md, 'Settings as fields')"
+        )
+
+    return classmethod(refuse)
+
+
+def _ingest_options() -> Any:
+    from failcodes.commands.ingest import IngestRequest
+
+    return IngestOptions, IngestRequest
+
+
+def _judge_options() -> Any:
+    from failcodes.commands.judge import JudgeRequest
+
+    return JudgeOptions, JudgeRequest
+
+
+class IngestSpec(IngestOptions):
+    """One ingest into the data set's traces or labels: the adapter, its inputs, its options.
+
+    The options are :class:`failcodes.commands.ingest.IngestOptions`' fields (``map``,
+    ``alias``, ``system``, ``option``, ...); the outputs and ``--evidence`` come from the study.
+    """
 
     adapter: str = Field(description="Ingest adapter (failcodes ingest --help lists them).")
     paths: Annotated[list[str], Field(min_length=1)] = Field(
@@ -85,12 +109,9 @@ class IngestSpec(FrozenModel):
         strict=True,
         description="Also write the adapter's reference labels (ingest --labels-out).",
     )
-    args: list[str] = Field(
-        default_factory=list,
-        description="Further `failcodes ingest` options, verbatim (e.g. --map, --option).",
-    )
+    args: list[str] | None = Field(default=None, exclude=True, description="Gone: see fields.")
 
-    _args = field_validator("args")(_no_output_options)
+    _args = field_validator("args")(_args_gone("this [[datasets.ingest]]", _ingest_options))
 
     @field_validator("adapter")
     @classmethod
@@ -101,6 +122,14 @@ class IngestSpec(FrozenModel):
         if name not in names():
             raise ValueError(f"unknown adapter {name!r} (known: {', '.join(names())})")
         return name
+
+    @model_validator(mode="after")
+    def _options_fit(self) -> IngestSpec:
+        try:
+            self.check_adapter(self.adapter)
+        except FailcodesError as exc:
+            raise ValueError(exc.one_line()) from None
+        return self
 
 
 class DatasetSpec(FrozenModel):
@@ -153,40 +182,18 @@ class DisagreementsSpec(FrozenModel):
     )
 
 
-class JudgeSpec(FrozenModel):
-    """``failcodes judge`` settings; ``args`` go to the command verbatim."""
+class StudyJudge(JudgeOptions):
+    """The study's ``[judge]``: which kinds to judge, and how the judge is called.
 
-    judge: str = Field(default="offline", description="offline | anthropic:MODEL | openai:MODEL")
+    The settings are :class:`failcodes.commands.judge.JudgeOptions`' fields (``judge``,
+    ``concurrency``, ``batch``, ``temperature``, ...); the input, run folder and cache come
+    from the study, and a dry run is not a study step.
+    """
+
     kinds: list[str] = Field(default_factory=lambda: list(JUDGE_KINDS))
-    base_url: str | None = None
-    top_k: Annotated[int | None, Field(ge=1, strict=True)] = None
-    budget: Annotated[float | None, Field(ge=0, strict=True, allow_inf_nan=False)] = None
-    args: list[str] = Field(default_factory=list)
+    args: list[str] | None = Field(default=None, exclude=True, description="Gone: see fields.")
 
-    _args = field_validator("args")(_no_output_options)
-
-    @field_validator("judge")
-    @classmethod
-    def _known_judge(cls, spec: str) -> str:
-        # refused at load, not when the judge step comes (after the steps before it ran)
-        if spec.strip().lower() != "offline":
-            from failcodes.judge.providers.factory import parse_spec
-
-            try:
-                parse_spec(spec)
-            except FailcodesError as exc:
-                raise ValueError(str(exc)) from None
-        return spec
-
-    @field_validator("base_url")
-    @classmethod
-    def _http_url(cls, url: str | None) -> str | None:
-        parts = urlsplit(url or "")
-        if url is not None and (
-            url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname
-        ):
-            raise ValueError(f"{url!r} is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)")
-        return url
+    _args = field_validator("args")(_args_gone("[judge]", _judge_options))
 
     @field_validator("kinds")
     @classmethod
@@ -217,7 +224,7 @@ class StudyFile(FrozenModel):
     datasets: Annotated[list[DatasetSpec], Field(min_length=1)]
     metrics: MetricsSpec = MetricsSpec()
     disagreements: DisagreementsSpec = DisagreementsSpec()
-    judge: JudgeSpec = JudgeSpec()
+    judge: StudyJudge = StudyJudge()
     review: ReviewSpec = ReviewSpec()
 
     @field_validator("datasets")
@@ -248,19 +255,9 @@ class StudyFile(FrozenModel):
 
 def resolve_path(value: str, base: Path) -> Path:
     """A path of the study file: ``bundled:NAME/FILE`` or relative to ``base``."""
-    if value.startswith(BUNDLED_PREFIX):
-        from failcodes import bundled
+    from failcodes import bundled
 
-        name, _, rest = value.removeprefix(BUNDLED_PREFIX).partition("/")
-        return bundled.path(name, *[p for p in rest.split("/") if p])
-    path = Path(value).expanduser()
-    return path if path.is_absolute() else base / path
-
-
-def bundled_or_path(path: Path) -> Path:
-    """``path`` itself, or the bundled file it names when written ``bundled:NAME/FILE``."""
-    text = str(path)
-    return resolve_path(text, Path()) if text.startswith(BUNDLED_PREFIX) else path
+    return bundled.resolve(value, base)
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
@@ -298,6 +295,16 @@ def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
     return start + 1 if start else None
 
 
+def _value_at(raw: Any, loc: tuple[int | str, ...]) -> Any:
+    """The raw TOML value at ``loc`` (None if there is none)."""
+    for part in loc:
+        try:
+            raw = raw[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return raw
+
+
 def parse_study(text: str, path: Path) -> StudyFile:
     """Validate the text of a study file; errors name the file, line and field."""
     try:
@@ -317,6 +324,8 @@ def parse_study(text: str, path: Path) -> StudyFile:
         # a misspelt key (unknown field) also explains the "missing" one: name it first
         err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         loc = tuple(err["loc"])
+        if loc and isinstance(loc[-1], int) and not isinstance(_value_at(raw, loc[:-1]), list):
+            loc = loc[:-1]  # a single value read as a list of one (judge = "x"): no [0]
         more = len(exc.errors()) - 1
         message = err["msg"].removeprefix("Value error, ") + (
             f" (and {more} more problem(s))" if more else ""
@@ -420,12 +429,11 @@ __all__ = [
     "DatasetSpec",
     "DisagreementsSpec",
     "IngestSpec",
-    "JudgeSpec",
     "MetricsSpec",
     "PipelineSpec",
     "ReviewSpec",
     "StudyFile",
-    "bundled_or_path",
+    "StudyJudge",
     "check_input_paths",
     "field_error",
     "load_study",

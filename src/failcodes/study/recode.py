@@ -232,14 +232,14 @@ def plan_kind(
     """
     from failcodes.disagreementio import read_disagreements
     from failcodes.judge.panelrun import member_dir
-    from failcodes.units import build_units, disagreement_traces
+    from failcodes.units import disagreement_traces
 
     cb_path, newest = study_codebook(study, layout)
     dis = layout.disagreements(dataset)
     if not dis.is_file():
         raise InputError("no disagreements file: run the study first", path=dis)
     traces = disagreement_traces(read_disagreements(dis))
-    units = {u.id: u for u in build_units(traces, UNIT_KINDS[kind], top_k=study.judge.top_k)}
+    units = {u.id: u for u in study.judge.units(traces, UNIT_KINDS[kind])}
     root = layout.judge_recode_run(dataset, kind, newest.version)
     run_dir = root if member is None else member_dir(root, member.index, member.name)
     name = None if member is None else member.name

@@ -1,18 +1,20 @@
 """Run a study's steps in order, skipping the ones already finished (``failcodes run``).
 
 A step is finished when its outputs exist and ``.failcodes/run.json`` records the fingerprint
-it ran with: its command line and the SHA-256 of every input file. Change an input (or the
-study file, which changes a command line) and that step and the ones whose inputs it
+it ran with: its request (every field) and the SHA-256 of every input file. Change an input
+(or the study file, which changes a request) and that step and the ones whose inputs it
 rewrites run again; the judge steps resume from their journal (only units not yet coded are
 judged). A folder input (the report's) is fingerprinted over every file under it except
 ``report/``, ``.failcodes/`` and SQLite files.
 
-The runner does not know how a command is executed: the caller passes ``execute`` (the CLI
-runs the command in-process, exactly as typed).
+Each step runs in this process (:func:`run_request`): its request's ``run()``, with what it
+says and its result's lines written to the step's log. ``failcodes run`` and
+``failcodes.run_study`` run the same requests the same way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -26,11 +28,6 @@ from failcodes.fileio import atomic_write_text
 from failcodes.hashing import file_sha256
 from failcodes.study.layout import StudyLayout
 from failcodes.study.steps import Step
-
-
-class StepFailedError(FailcodesError):
-    """A step's command failed (its own one-line error is in the message)."""
-
 
 _SKIP_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal", ".lock")
 
@@ -62,8 +59,8 @@ def _folder_files(folder: Path, layout: StudyLayout) -> Iterator[Path]:
 
 
 def fingerprint(step: Step, layout: StudyLayout) -> str:
-    """SHA-256 over the step's command line and the contents of its inputs."""
-    h = hashlib.sha256(json.dumps(list(step.argv)).encode("utf-8"))
+    """SHA-256 over the step's request and the contents of its inputs."""
+    h = hashlib.sha256(step.request.fingerprint_text().encode("utf-8"))
     for path in step.inputs:
         files = list(_folder_files(path, layout)) if path.is_dir() else [path]
         for f in files:
@@ -104,30 +101,32 @@ def log_path(layout: StudyLayout, step: Step) -> Path:
     return layout.logs_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", step.name).strip("_") + ".log")
 
 
-def subprocess_execute(step: Step, log: Path | None = None) -> None:
-    """Run a step as a child ``python -m failcodes ARGV...``; its output goes to ``log``.
+def run_request(step: Step, log: Path | None = None) -> None:
+    """Run the step's request in this process; what it says and its result go to ``log``.
 
-    The CLI runs steps in-process (faster); this is for callers outside the CLI (the demo's
-    Python API). A failing command raises :class:`StepFailedError` with its one-line error.
+    A user error inside it propagates as the :class:`FailcodesError` it raised.
     """
-    import subprocess
-    import sys
+    with contextlib.ExitStack() as stack:
+        fh = None
+        if log is not None:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            fh = stack.enter_context(log.open("w", encoding="utf-8"))
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "failcodes", *step.argv], capture_output=True, text=True
-    )
-    if log is not None:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(proc.stdout + proc.stderr, encoding="utf-8")
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise StepFailedError(f"step {step.name!r} failed: {last.removeprefix('failcodes: ')}")
+        def write(line: str) -> None:
+            if fh is not None:
+                fh.write(line + "\n")
+                fh.flush()
+
+        write(f"$ {step.command()}")
+        result = step.request.run(note=write)
+        for line in result.lines():
+            write(line)
 
 
 def run_steps(
     plan: Callable[[], Sequence[Step]],
     layout: StudyLayout,
-    execute: Callable[[Step], None],
+    execute: Callable[[Step], None] | None = None,
     *,
     force: bool = False,
     on_start: Callable[[Step], None] | None = None,
@@ -153,7 +152,10 @@ def run_steps(
             on_start(step)
         state.pop(step.name, None)
         _save_state(layout, state)
-        execute(step)
+        if execute is None:
+            run_request(step, log_path(layout, step))
+        else:
+            execute(step)
         state[step.name] = fingerprint(step, layout)
         _save_state(layout, state)
         yield StepResult(step, Outcome.RAN)
@@ -168,6 +170,80 @@ __all__ = [
     "load_state",
     "log_path",
     "pending_steps",
+    "run_request",
     "run_steps",
-    "subprocess_execute",
+    "run_study",
+    "study_folder",
 ]
+
+
+def study_folder(study: str | Path) -> Path:
+    """The study folder of ``study`` (the folder itself, or its study file)."""
+    from failcodes.errors import InputError
+    from failcodes.study.layout import STUDY_FILE
+
+    path = Path(study)
+    if path.is_file():  # the study file itself: its folder is the study
+        if path.name != STUDY_FILE:
+            raise InputError(
+                f"is a file; give the study folder (the one holding {STUDY_FILE})", path=path
+            )
+        return path.parent
+    return path
+
+
+def run_study(
+    study: str | Path,
+    *,
+    force: bool = False,
+    on_start: Callable[[Step], None] | None = None,
+    on_result: Callable[[StepResult], None] | None = None,
+) -> list[StepResult]:
+    """Run the pending steps of a study in order, in this process (``failcodes run``).
+
+    Finished steps are skipped (``force``: run every step); each step's output goes to
+    ``.failcodes/logs/<step>.log``. A failing step stops the run with its own one-line error,
+    naming the step and its log.
+    """
+    from failcodes.runlock import folder_lock
+    from failcodes.study.config import check_input_paths, load_study
+    from failcodes.study.steps import plan_study
+
+    layout = StudyLayout.of(study_folder(study))
+    config = load_study(layout.root)
+    check_input_paths(config, layout.root)  # before the lock, the state or any step
+    results: list[StepResult] = []
+    current: list[Step] = []
+
+    def started(step: Step) -> None:
+        current[:] = [step]
+        if on_start is not None:
+            on_start(step)
+
+    with folder_lock(layout.root, what="study"):
+        try:
+            for result in run_steps(
+                lambda: plan_study(config, layout), layout, force=force, on_start=started
+            ):
+                results.append(result)
+                if on_result is not None:
+                    on_result(result)
+        except FailcodesError as exc:
+            if not current:
+                raise
+            step = current[0]
+            # one line: the step's own error, then which step and where its output is
+            raise StepFailedError(
+                f"{exc.one_line()} (step {step.name!r} failed; its output: "
+                f"{log_path(layout, step)})",
+                step=step,
+            ) from exc
+    return results
+
+
+class StepFailedError(FailcodesError):
+    """A step failed: its own one-line error, the step's name and its log."""
+
+    def __init__(self, message: str, *, step: Step) -> None:
+        self.step = step
+        super().__init__(message)

@@ -1,10 +1,10 @@
-"""The steps of a study, in order, as the ``failcodes`` commands that perform them.
+"""The steps of a study, in order, each holding the request of the command that performs it.
 
-:func:`plan_study` turns a study file into a list of :class:`Step`: each is one ordinary CLI
-command line (``failcodes ingest ...``, ``failcodes metrics ... -o metrics/X.json``, ...)
-whose paths all come from :class:`~failcodes.study.layout.StudyLayout`. ``failcodes run``
-executes them in order; typing them one by one (``failcodes run --plan`` prints them) gives
-the same files, because they are the same commands.
+:func:`plan_study` turns a study file into a list of :class:`Step`: each holds one typed
+request of :mod:`failcodes.commands` (an ingest, the metrics written to ``metrics/X.json``,
+...) whose paths all come from :class:`~failcodes.study.layout.StudyLayout`. ``failcodes run``
+and ``failcodes.run_study`` run them in order, in process; ``failcodes run --plan`` prints
+each as the command line that runs the same request (typing them gives the same files).
 
 Order per data set: ingest -> metrics -> disagreements -> judge retrieval -> judge reasoning
 (``recode`` instead of judge once the study's codebook is newer than the run's, see
@@ -20,37 +20,47 @@ it pulls into ``review/`` is read by the report.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from failcodes.commands.attribute import AttributeRequest
+from failcodes.commands.base import Request
+from failcodes.commands.ingest import IngestRequest, ingest_options_of
+from failcodes.commands.judge import JudgeOptions, JudgeRequest, options_of
+from failcodes.commands.labelstudio import ExportRequest
+from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
+from failcodes.commands.recode import RecodeRequest
+from failcodes.commands.report import ReportRequest
 from failcodes.errors import InputError
 from failcodes.study.config import BUNDLED_PREFIX, StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
 from failcodes.study.recode import needs_recode, study_codebook
+from failcodes.units import UnitKind
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step: a ``failcodes`` command line, the files it reads and the files it writes."""
+    """One step: a command's request, the files it reads and the files it writes."""
 
     name: str
-    argv: tuple[str, ...]
+    request: Any  # a failcodes.commands request (each has run(note=...) and command_line())
     inputs: tuple[Path, ...] = field(default=())
     outputs: tuple[Path, ...] = field(default=())
     dataset: str | None = None
 
     def command(self) -> str:
-        """The shell command (``failcodes ...``), quoted for a POSIX shell."""
-        return shlex.join(["failcodes", *self.argv])
+        """The shell command that runs the same request (``failcodes ...``), POSIX-quoted."""
+        request: Request = self.request
+        return request.command_line()
 
 
-def _arg_path(value: str, layout: StudyLayout) -> str:
-    """A study-file path as a command argument (``bundled:`` kept: ``ingest`` resolves it)."""
+def _arg_path(value: str, layout: StudyLayout) -> Path:
+    """A study-file path as a request's path (``bundled:`` kept: ``ingest`` resolves it)."""
     if value.startswith(BUNDLED_PREFIX):
-        return value
-    return str(resolve_path(value, layout.root))
+        return Path(value)
+    return resolve_path(value, layout.root)
 
 
 def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
@@ -64,16 +74,26 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
             traces_out = adapter.output is Output.TRACES
             out = layout.traces(ds.name) if traces_out else layout.labels(ds.name)
             outputs = [out]
-            argv = ["ingest", spec.adapter, *(_arg_path(p, layout) for p in spec.paths)]
-            argv += ["-o", str(out)]
+            labels_out = None
             if spec.labels and adapter.output is Output.TRACES:
-                argv += ["--labels-out", str(layout.labels(ds.name))]
-                outputs.append(layout.labels(ds.name))
+                labels_out = layout.labels(ds.name)
+                outputs.append(labels_out)
+            evidence = []
             if traces_out:
                 for p in ds.pipelines:
                     source = p.evidence.value
-                    argv += ["--evidence", source if p.system == "*" else f"{p.system}={source}"]
-            argv += spec.args
+                    evidence.append(source if p.system == "*" else f"{p.system}={source}")
+            options = ingest_options_of(spec)
+            if spec.passages is not None:
+                options["passages"] = _arg_path(str(spec.passages), layout)
+            request = IngestRequest(
+                adapter=spec.adapter,
+                paths=[_arg_path(p, layout) for p in spec.paths],
+                out=out,
+                labels_out=labels_out,
+                evidence=evidence,
+                **options,
+            )
             for path in outputs:
                 if path in writes:
                     raise InputError(
@@ -86,7 +106,7 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
             steps.append(
                 Step(
                     name,
-                    tuple(argv),
+                    request,
                     inputs=tuple(resolve_path(p, layout.root) for p in spec.paths),
                     outputs=tuple(outputs),
                     dataset=ds.name,
@@ -109,7 +129,7 @@ def has_traces(study: StudyFile, name: str) -> bool:
 
 
 def judged_kinds(
-    disagreements: Path, kinds: Sequence[str], top_k: int | None
+    disagreements: Path, kinds: Sequence[str], judge: JudgeOptions
 ) -> tuple[bool, list[str]] | None:
     """Whether ``disagreements`` holds claims to attribute, and the judge kinds with units.
 
@@ -121,171 +141,193 @@ def judged_kinds(
     """
     if not disagreements.is_file():
         return None
-    from failcodes.codebook import UnitKind
     from failcodes.disagreementio import read_disagreements
-    from failcodes.units import build_units, disagreement_traces
+    from failcodes.units import disagreement_traces
 
     traces = disagreement_traces(read_disagreements(disagreements))
     unit_kind = {"retrieval": UnitKind.RETRIEVAL, "reasoning": UnitKind.VERIFICATION}
-    return bool(traces), [k for k in kinds if build_units(traces, unit_kind[k], top_k=top_k)]
+    return bool(traces), [k for k in kinds if judge.units(traces, unit_kind[k])]
+
+
+def _judge_request(
+    study: StudyFile, layout: StudyLayout, kind: str, dis: Path, codebook: Path, run: Path
+) -> JudgeRequest:
+    """The judge step's request: the study's ``[judge]`` settings on its paths."""
+    options = {  # a path is relative to the study folder, as every path there
+        name: _arg_path(str(value), layout) if isinstance(value, Path) else value
+        for name, value in options_of(study.judge).items()
+    }
+    return JudgeRequest(
+        kind=UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION,
+        source=dis,
+        codebook=codebook,
+        cache=layout.judge_cache,
+        output=run,
+        **options,
+    )
+
+
+def _measure_steps(study: StudyFile, layout: StudyLayout, name: str) -> list[Step]:
+    """The metrics and disagreements steps of data set ``name``."""
+    traces, labels = layout.traces(name), layout.labels(name)
+    m, d = study.metrics, study.disagreements
+    metrics = MetricsRequest(
+        traces=[traces],
+        labels=labels,
+        mapping=list(m.mappings),
+        level=m.level,
+        without_claims=m.without_claims,
+        bootstrap=m.bootstrap,
+        seed=m.seed,
+        out=layout.metrics(name),
+        out_format="json",
+    )
+    disagreements = DisagreementsRequest(
+        traces=[traces],
+        labels=labels,
+        mapping=[d.mapping],
+        level=study.disagreement_level,
+        without_claims=study.disagreement_without_claims,
+        out=layout.disagreements(name),
+    )
+    return [
+        Step(
+            f"metrics {name}",
+            metrics,
+            inputs=(traces, labels),
+            outputs=(layout.metrics(name),),
+            dataset=name,
+        ),
+        Step(
+            f"disagreements {name}",
+            disagreements,
+            inputs=(traces, labels),
+            outputs=(layout.disagreements(name),),
+            dataset=name,
+        ),
+    ]
+
+
+def _judge_steps(
+    study: StudyFile, layout: StudyLayout, name: str, kinds: Sequence[str]
+) -> tuple[list[Step], dict[str, Path]]:
+    """The judge (or re-code) step of each kind, and each kind's run folder."""
+    codebook = resolve_path(study.codebook, layout.root)
+    newest = study_codebook(study, layout)[1]
+    dis = layout.disagreements(name)
+    # several judges in [judge]: a judge panel, whose run writes panel.json (its members'
+    # annotations live under panel/), not annotations.jsonl
+    panel = study.judge.panel
+    steps: list[Step] = []
+    runs: dict[str, Path] = {}
+    for kind in kinds:
+        if needs_recode(layout, name, kind, newest):
+            # the study's codebook is newer than the run's: the run's journal refuses a
+            # different codebook, so the run is brought onto it in a re-code run
+            run = runs[kind] = layout.judge_recode_run(name, kind, newest.version)
+            recode = RecodeRequest(study=layout.root, dataset=name, kind=kind)
+            outputs = (run / ("panel.json" if panel else "annotations.jsonl"), run / RECODE_ENTRIES)
+            steps.append(
+                Step(
+                    f"recode {kind} {name}",
+                    recode,
+                    inputs=(dis, codebook),
+                    outputs=outputs,
+                    dataset=name,
+                )
+            )
+            continue
+        run = runs[kind] = layout.judge_run(name, kind)
+        steps.append(
+            Step(
+                f"judge {kind} {name}",
+                _judge_request(study, layout, kind, dis, codebook, run),
+                inputs=(dis, codebook),
+                outputs=(run / "panel.json",)
+                if panel
+                else (run / "annotations.jsonl", run / "summary.json"),
+                dataset=name,
+            )
+        )
+    return steps, runs
+
+
+def _review_steps(
+    study: StudyFile, layout: StudyLayout, name: str, runs: dict[str, Path]
+) -> list[Step]:
+    """Attribution of the data set's disagreements, then its Label Studio task files."""
+    codebook = resolve_path(study.codebook, layout.root)
+    dis = layout.disagreements(name)
+    panel = study.judge.panel
+    attribute = AttributeRequest(
+        source=dis,
+        codebook=codebook,
+        retrieval=runs.get("retrieval"),
+        reasoning=runs.get("reasoning"),
+        output=layout.attribution(name),
+    )
+    steps = [
+        Step(
+            f"attribute {name}",
+            attribute,
+            inputs=(
+                dis,
+                codebook,
+                *(r / ("panel.json" if panel else "annotations.jsonl") for r in runs.values()),
+            ),
+            outputs=(layout.attribution_table(name),),
+            dataset=name,
+        )
+    ]
+    if not study.review.labelstudio:
+        return steps
+    for kind, run in runs.items():
+        tasks = layout.labelstudio_tasks(name, kind)
+        # a panel's run folder: the consensus is pre-selected (ties are not)
+        judged = run if panel else run / "annotations.jsonl"
+        export = ExportRequest(
+            units=dis,
+            part=UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION,
+            codebook=codebook,
+            judged=judged,
+            out=tasks,
+        )
+        read = run / "panel.json" if panel else judged
+        steps.append(
+            Step(
+                f"labelstudio export {kind} {name}",
+                export,
+                inputs=(dis, codebook, read),
+                outputs=(tasks,),
+                dataset=name,
+            )
+        )
+    return steps
 
 
 def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
     """Every step of the study, in the order they run (see the module docstring)."""
-    codebook = str(resolve_path(study.codebook, layout.root))
-    newest = study_codebook(study, layout)[1]
+    codebook = resolve_path(study.codebook, layout.root)
     steps = _ingest_steps(study, layout)
-    m, d, j = study.metrics, study.disagreements, study.judge
     for ds in study.datasets:
         if not has_traces(study, ds.name):
             continue  # labels only (e.g. for agreement): nothing to measure or judge
-        traces, labels = layout.traces(ds.name), layout.labels(ds.name)
-        data = ["--traces", str(traces), "--labels", str(labels)]
-        maps = [a for mapping in m.mappings for a in ("-m", mapping)]
-        steps.append(
-            Step(
-                f"metrics {ds.name}",
-                (
-                    "metrics",
-                    *data,
-                    *maps,
-                    "--level",
-                    m.level,
-                    "--without-claims",
-                    m.without_claims,
-                    "--bootstrap",
-                    str(m.bootstrap),
-                    "--seed",
-                    str(m.seed),
-                    "--format",
-                    "json",
-                    "-o",
-                    str(layout.metrics(ds.name)),
-                ),
-                inputs=(traces, labels),
-                outputs=(layout.metrics(ds.name),),
-                dataset=ds.name,
-            )
-        )
-        dis = layout.disagreements(ds.name)
-        steps.append(
-            Step(
-                f"disagreements {ds.name}",
-                (
-                    "disagreements",
-                    *data,
-                    "-m",
-                    d.mapping,
-                    "--level",
-                    study.disagreement_level,
-                    "--without-claims",
-                    study.disagreement_without_claims,
-                    "-o",
-                    str(dis),
-                ),
-                inputs=(traces, labels),
-                outputs=(dis,),
-                dataset=ds.name,
-            )
-        )
-        found = judged_kinds(dis, j.kinds, j.top_k)
+        steps += _measure_steps(study, layout, ds.name)
+        found = judged_kinds(layout.disagreements(ds.name), study.judge.kinds, study.judge)
         if found is not None and not found[0]:
             continue  # no disagreement with a claim: nothing to judge or attribute
-        runs: dict[str, Path] = {}
-        # several --judge in [judge].args: a judge panel, whose run writes panel.json (its
-        # members' annotations live under panel/), not annotations.jsonl
-        panel = any(a == "--judge" or a.startswith("--judge=") for a in j.args)
-        for kind in j.kinds if found is None else found[1]:
-            if needs_recode(layout, ds.name, kind, newest):
-                # the study's codebook is newer than the run's: the run's journal refuses a
-                # different codebook, so the run is brought onto it in a re-code run
-                run = layout.judge_recode_run(ds.name, kind, newest.version)
-                runs[kind] = run
-                steps.append(
-                    Step(
-                        f"recode {kind} {ds.name}",
-                        ("recode", str(layout.root), "--dataset", ds.name, "--kind", kind),
-                        inputs=(dis, Path(codebook)),
-                        outputs=(
-                            run / ("panel.json" if panel else "annotations.jsonl"),
-                            run / RECODE_ENTRIES,
-                        ),
-                        dataset=ds.name,
-                    )
-                )
-                continue
-            run = layout.judge_run(ds.name, kind)
-            runs[kind] = run
-            argv = ["judge", kind, "--from", str(dis), "--codebook", codebook, "--judge", j.judge]
-            if j.base_url:
-                argv += ["--base-url", j.base_url]
-            if j.top_k is not None:
-                argv += ["--top-k", str(j.top_k)]
-            if j.budget is not None:
-                argv += ["--budget", str(j.budget)]
-            argv += ["--cache", str(layout.judge_cache), "-o", str(run), *j.args]
-            steps.append(
-                Step(
-                    f"judge {kind} {ds.name}",
-                    tuple(argv),
-                    inputs=(dis, Path(codebook)),
-                    outputs=(run / "panel.json",)
-                    if panel
-                    else (run / "annotations.jsonl", run / "summary.json"),
-                    dataset=ds.name,
-                )
-            )
-        argv = ["attribute", "--from", str(dis), "--codebook", codebook]
-        for kind, run in runs.items():
-            argv += [f"--{kind}", str(run)]
-        argv += ["-o", str(layout.attribution(ds.name))]
-        steps.append(
-            Step(
-                f"attribute {ds.name}",
-                tuple(argv),
-                inputs=(
-                    dis,
-                    Path(codebook),
-                    *(r / ("panel.json" if panel else "annotations.jsonl") for r in runs.values()),
-                ),
-                outputs=(layout.attribution_table(ds.name),),
-                dataset=ds.name,
-            )
+        judging, runs = _judge_steps(
+            study, layout, ds.name, study.judge.kinds if found is None else found[1]
         )
-        if study.review.labelstudio:
-            for kind, run in runs.items():
-                tasks = layout.labelstudio_tasks(ds.name, kind)
-                part = "retrieval" if kind == "retrieval" else "verification"
-                # a panel's run folder: the consensus is pre-selected (ties are not)
-                judged = run if panel else run / "annotations.jsonl"
-                read = run / "panel.json" if panel else judged
-                steps.append(
-                    Step(
-                        f"labelstudio export {kind} {ds.name}",
-                        (
-                            "labelstudio",
-                            "export",
-                            str(dis),
-                            "-p",
-                            part,
-                            "--codebook",
-                            codebook,
-                            "--judged",
-                            str(judged),
-                            "-o",
-                            str(tasks),
-                        ),
-                        inputs=(dis, Path(codebook), read),
-                        outputs=(tasks,),
-                        dataset=ds.name,
-                    )
-                )
+        steps += judging
+        steps += _review_steps(study, layout, ds.name, runs)
+    # the study's codebook: a study on a codebook that is not bundled (a re-coded version, see
+    # failcodes.study.recode) reports under it
+    report = ReportRequest(run_dir=layout.root, codebook=codebook, out=layout.report_dir)
     steps.append(
         Step(
             "report",
-            # the study's codebook: a study on a codebook that is not bundled (a re-coded
-            # version, see failcodes.study.recode) reports under it
-            ("report", str(layout.root), "--codebook", codebook, "-o", str(layout.report_dir)),
+            report,
             inputs=(layout.root,),  # everything the report may read (see study.runner)
             outputs=(layout.report_dir / "index.html",),
         )
@@ -304,7 +346,7 @@ def plan_notes(study: StudyFile, layout: StudyLayout) -> list[str]:
         if not has_traces(study, ds.name):
             notes.append(f"{ds.name}: labels only, nothing to measure or judge")
             continue
-        found = judged_kinds(layout.disagreements(ds.name), study.judge.kinds, study.judge.top_k)
+        found = judged_kinds(layout.disagreements(ds.name), study.judge.kinds, study.judge)
         if found is None:
             continue
         if not found[0]:

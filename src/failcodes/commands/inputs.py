@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
 from failcodes.disagreementio import read_disagreement_traces, read_disagreements
@@ -115,13 +113,11 @@ def load_codebook(path: str | Path | None, kind: UnitKind | None = None) -> Code
     return cb
 
 
-def note_codebook(path: str | Path | None, cb: Codebook) -> None:
-    """Say on stderr that the bundled codebook codes the data (``path`` None).
+def codebook_note(path: str | Path | None, cb: Codebook) -> str | None:
+    """What to say when the bundled codebook codes the data (``path`` None), else None.
 
-    Called once the inputs are read, so a bad input still gets its error as the only line.
+    Said once the inputs are read, so a bad input still gets its error as the only line.
     """
     if path is None:
-        typer.echo(
-            f"codebook: the bundled {cb.name} v{cb.version} (give --codebook for your own)",
-            err=True,
-        )
+        return f"codebook: the bundled {cb.name} v{cb.version} (give --codebook for your own)"
+    return None

@@ -1,0 +1,28 @@
+"""``failcodes.run(request)``: run one command's typed request in this process.
+
+Every command of the CLI is a request of :mod:`failcodes.commands` (``JudgeRequest``,
+``MetricsRequest``, ...); this runs one the way the CLI and ``failcodes run`` do, saying its
+notes (the bundled codebook in use, the heuristic baseline, skipped traces) through ``note``
+(default: standard error), and returns its typed result. ``failcodes.run_study(path)`` runs a
+whole study (:func:`failcodes.study.runner.run_study`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from failcodes.commands.base import Note, Request
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def run(request: Request, *, note: Note = _stderr) -> Any:
+    """Run ``request`` (``failcodes.JudgeRequest(...)``, ...) and return its result."""
+    runner: Any = request
+    return runner.run(note=note)
+
+
+__all__ = ["run"]

@@ -1,0 +1,227 @@
+"""What every use case shares: a typed request whose fields are a command's options.
+
+A :class:`Request` is a frozen pydantic model: its fields are at once the CLI's flags (the
+CLI builds its options from them, ``failcodes.cli.requests``), a study file's settings (a
+study step holds a request) and the Python API's arguments; each default is defined once, on
+the field. :meth:`Request.run` does the work and returns a typed result; printing stays in
+the CLI. A field's flag is ``--`` and its name with dashes (``max_attempts`` ->
+``--max-attempts``) unless :func:`option` names others.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from failcodes.contract import FrozenModel
+from failcodes.errors import ConfigError
+
+_R = TypeVar("_R", bound=BaseModel)
+
+#: Where a use case says something beside its result (the CLI prints it on stderr as it
+#: comes, ``failcodes run`` writes it to the step's log).
+Note = Callable[[str], None]
+
+
+def option(
+    default: Any = ...,
+    *,
+    help: str = "",
+    flags: tuple[str, ...] | None = None,
+    argument: bool = False,
+    metavar: str | None = None,
+    cli: bool = True,
+    **constraints: Any,
+) -> Any:
+    """A request field with its CLI spelling (``flags``, or a positional ``argument``).
+
+    ``cli=False``: a field the CLI sets from an option of its own (``--format``).
+    """
+    extra: dict[str, Any] = {}
+    if not cli:
+        extra["cli"] = False
+    if flags is not None:
+        extra["flags"] = list(flags)
+    if argument:
+        extra["argument"] = True
+    if metavar is not None:
+        extra["metavar"] = metavar
+    return Field(default, description=help, json_schema_extra=extra or None, **constraints)
+
+
+def field_flags(model: type[BaseModel], name: str) -> tuple[str, ...]:
+    """The CLI flags of field ``name`` (``--max-attempts`` for ``max_attempts``)."""
+    extra = model.model_fields[name].json_schema_extra
+    flags = extra.get("flags") if isinstance(extra, dict) else None
+    if isinstance(flags, list):
+        return tuple(str(f) for f in flags)
+    return ("--" + name.replace("_", "-"),)
+
+
+def is_argument(model: type[BaseModel], name: str) -> bool:
+    """True if field ``name`` is a positional argument on the command line."""
+    extra = model.model_fields[name].json_schema_extra
+    return isinstance(extra, dict) and bool(extra.get("argument"))
+
+
+def on_cli(model: type[BaseModel], name: str) -> bool:
+    """False for a field the CLI sets from an option of its own."""
+    extra = model.model_fields[name].json_schema_extra
+    return not (isinstance(extra, dict) and extra.get("cli") is False)
+
+
+def ignore_note(_: str) -> None:
+    """A :data:`Note` that drops what it is told."""
+
+
+def _word(value: Any) -> str:
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, float) and value.is_integer():
+        return repr(value)
+    return str(value)
+
+
+class Request(FrozenModel):
+    """One use case's inputs; ``run()`` (in the subclass) does the work."""
+
+    #: The command's words on the command line (``("metrics",)``, ``("judge", ...)``).
+    command: ClassVar[tuple[str, ...]] = ()
+
+    def words(self) -> tuple[str, ...]:
+        """The command's words (a subclass may derive them from a field, e.g. the judge kind)."""
+        return self.command
+
+    def fixed_fields(self) -> frozenset[str]:
+        """Fields the command's words already say (not flags)."""
+        return frozenset()
+
+    def argv(self) -> list[str]:
+        """The request as ``failcodes`` arguments: options that differ from their default.
+
+        For display (``failcodes run --plan``, a step's log): typing the line runs the same
+        request.
+        """
+        cls = type(self)
+        args: list[str] = []
+        options: list[str] = []
+        for name, info in cls.model_fields.items():
+            if name in self.fixed_fields() or not on_cli(cls, name):
+                continue
+            value = getattr(self, name)
+            if not info.is_required() and value == info.get_default(call_default_factory=True):
+                continue
+            if is_argument(cls, name):
+                args += [_word(v) for v in value] if isinstance(value, list) else [_word(value)]
+                continue
+            flag = field_flags(cls, name)[0]
+            if isinstance(value, bool):
+                options += [flag] if value else []
+            elif isinstance(value, list):
+                for item in value:
+                    options += [flag, _word(item)]
+            elif value is not None:
+                options += [flag, _word(value)]
+        return [*self.words(), *args, *options]
+
+    def command_line(self) -> str:
+        """The shell command (``failcodes ...``), quoted for a POSIX shell."""
+        return shlex.join(["failcodes", *self.argv()])
+
+    def fingerprint_text(self) -> str:
+        """What identifies the request (its class and every field): a study's fingerprint."""
+        return f"{type(self).__name__}:{self.model_dump_json()}"
+
+
+def build(model: type[_R], values: dict[str, Any]) -> _R:
+    """``model`` from ``values``; a bad value is one :class:`ConfigError` naming its flag."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise ConfigError(validation_message(model, exc)) from None
+
+
+def validation_message(model: type[BaseModel], exc: ValidationError) -> str:
+    """The first problem of ``exc`` as ``--flag: what is wrong``."""
+    err = exc.errors()[0]
+    loc = err["loc"]
+    name = str(loc[0]) if loc else ""
+    where = ""
+    if name in model.model_fields:
+        where = name.upper() if is_argument(model, name) else max(field_flags(model, name), key=len)
+    message = str(err["msg"]).removeprefix("Value error, ")
+    if not where or message.startswith(where):  # the message names its flag already
+        return message
+    return f"{where}: {message}"
+
+
+def existing(path: Path | None, what: str) -> Path | None:
+    """``path`` if it is None or a file, else an InputError naming it."""
+    from failcodes.errors import InputError
+
+    if path is not None and not path.is_file():
+        raise InputError(f"no such {what}", path=path)
+    return path
+
+
+__all__ = [
+    "Note",
+    "Request",
+    "build",
+    "existing",
+    "field_flags",
+    "ignore_note",
+    "is_argument",
+    "on_cli",
+    "option",
+    "validation_message",
+]
+
+
+def _toml_value(text: str) -> str:
+    import json
+
+    try:
+        float(text)
+    except ValueError:
+        return json.dumps(text)
+    return text
+
+
+def args_as_fields(model: type[BaseModel], request: type[BaseModel], args: list[str]) -> str:
+    """An old study file's ``args`` list written as the fields to put in its table instead.
+
+    ``["--concurrency", "4", "--batch"]`` -> ``concurrency = 4, batch = true``. ``model`` is
+    the table's options; an option only ``request`` has (an output path, a dry run) is one the
+    study sets itself, any other is no setting at all.
+    """
+    by_flag = {flag: name for name in model.model_fields for flag in field_flags(model, name)}
+    own = {flag for name in request.model_fields for flag in field_flags(request, name)}
+    values: dict[str, list[str]] = {}
+    refused: list[str] = []
+    tokens = iter(args)
+    for token in tokens:
+        if not token.startswith("-"):
+            continue  # the value of an option refused just before
+        flag, eq, value = token.partition("=")
+        name = by_flag.get(flag)
+        if name is None:
+            why = "the study sets it itself (paths, dry run)" if flag in own else "no such setting"
+            refused.append(f"{flag!r}: {why}")
+            continue
+        if model.model_fields[name].annotation is bool:
+            values.setdefault(name, []).append("true")
+            continue
+        values.setdefault(name, []).append(value if eq else next(tokens, ""))
+    parts = []
+    for name, vals in values.items():
+        listed = "list" in str(model.model_fields[name].annotation)
+        shown = [v if v == "true" else _toml_value(v) for v in vals]
+        parts.append(f"{name} = [{', '.join(shown)}]" if listed else f"{name} = {shown[-1]}")
+    said = ", ".join(parts) if parts else "nothing"
+    return said + (f" ({'; '.join(refused)})" if refused else "")

@@ -1,0 +1,533 @@
+"""``judge retrieval|reasoning`` as a use case: :class:`JudgeRequest` -> :class:`JudgeResult`.
+
+:class:`JudgeOptions` are the settings a study's ``[judge]`` table may hold (which judge, how
+it is called, the run mode, the budget); :class:`JudgeRequest` adds what a study names itself
+(the input, the codebook, the run folder, the cache) and the dry run. A new judge option is a
+field here and its use in the engine: the CLI's flags, the study file's fields and the Python
+API's arguments follow from the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+
+from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.contract import FrozenModel
+from failcodes.errors import ConfigError, FailcodesError, InputError
+from failcodes.judge.limits import Limits, RetryPolicy
+from failcodes.judge.settings import JudgeSettings
+from failcodes.judge.spec import JudgeSpec, check_url
+from failcodes.units import UnitKind
+
+if TYPE_CHECKING:
+    from failcodes.judge.estimate import CostEstimate
+    from failcodes.judge.modes import Mode
+    from failcodes.judge.panelrun import Member, PanelReport
+    from failcodes.judge.summary import RunSummary
+
+#: The response cache shared by judge runs (``judge``, ``saturate recode``, ``cache``).
+DEFAULT_CACHE = Path("annotations") / "judge-cache.sqlite"
+
+HEURISTIC_NOTE = (
+    "note: the offline judge is a heuristic baseline (rule-based, no model), not an LLM judge"
+)
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, str | JudgeSpec) else value
+
+
+def _url(url: str | None) -> str | None:
+    return None if url is None else check_url(url)
+
+
+class JudgeOptions(FrozenModel):
+    """How a judge is called: the fields a study's ``[judge]`` table holds."""
+
+    judge: Annotated[list[JudgeSpec], BeforeValidator(_as_list), Field(min_length=1)] = option(
+        default_factory=lambda: [JudgeSpec.of("offline")],
+        help="offline | anthropic:MODEL | openai:MODEL[@URL]. Repeat for a judge panel (each "
+        "member judges into RUN_DIR/panel/, consensus and inter-judge agreement in "
+        "RUN_DIR/panel.json); repeat one spec to sample that model several times (see "
+        "--temperature).",
+    )
+    base_url: str | None = option(None, help="Endpoint of an OpenAI/Anthropic-compatible server.")
+    concurrency: int = option(Limits.concurrency, help="Calls in flight.", ge=1, strict=True)
+    rpm: float | None = option(None, help="Requests-per-minute limit.", ge=1)
+    tpm: float | None = option(None, help="Tokens-per-minute limit.", ge=1)
+    top_k: int | None = option(
+        None,
+        help="Only passages ranked <= K (units built from traces or disagreements).",
+        ge=1,
+        strict=True,
+    )
+    budget: float | None = option(
+        None, help="Stop cleanly after spending USD.", ge=0, allow_inf_nan=False
+    )
+    prices: Path | None = option(None, help="Price table (YAML).")
+    no_cache: bool = option(False, help="Do not read or write the cache.", strict=True)
+    max_output_tokens: int = option(
+        JudgeSettings.max_output_tokens, help="Output tokens per call.", ge=16, strict=True
+    )
+    timeout: float = option(120.0, help="Seconds per call.", ge=0.1)
+    max_attempts: int = option(
+        RetryPolicy.max_attempts, help="Attempts per call.", ge=1, strict=True
+    )
+    group_by_claim: bool = option(
+        False, help="One call per claim for all its passages.", strict=True
+    )
+    batch: bool = option(
+        False, help="Use the provider's batch API (half price, slower).", strict=True
+    )
+    cascade: JudgeSpec | None = option(
+        None, help="Cheap judge first (e.g. offline); only its uncertain units go to --judge."
+    )
+    batch_size: int | None = option(None, help="Items per batch.", ge=1, strict=True)
+    poll_interval: float = option(30.0, help="Seconds between polls.", ge=0.01)
+    price_as: str | None = option(
+        None,
+        help="Price the judge as this price-table entry (e.g. openai:gpt-5-mini); a judge "
+        "behind a non-vendor --base-url is priced as unknown without it.",
+    )
+    temperature: float | None = option(
+        None,
+        help="Sampling temperature of the LLM judge(s), recorded with the run (default: the "
+        "provider's).",
+    )
+
+    _base_url = field_validator("base_url")(_url)
+
+    @field_validator("temperature")
+    @classmethod
+    def _temperature(cls, value: float | None) -> float | None:
+        if value is not None and not 0 <= value <= 2:  # NaN too
+            raise ValueError(f"must be between 0 and 2, got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _panel_or_cascade(self) -> JudgeOptions:
+        if len(self.judge) > 1 and self.cascade is not None:
+            raise ValueError("--cascade cannot be combined with a panel (several --judge)")
+        return self
+
+    @property
+    def panel(self) -> bool:
+        """True for a judge panel (several judges): the run writes panel.json."""
+        return len(self.judge) > 1
+
+    def run_mode(self, *, dry_run: bool = False) -> Mode:
+        """The run mode these options ask for (a dry run builds no client for a cascade)."""
+        from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
+
+        base: PerUnit | Grouped | Batch = PerUnit()
+        if self.batch:
+            group = Grouped() if self.group_by_claim else None
+            base = Batch(size=self.batch_size, poll=self.poll_interval, group=group)
+        elif self.group_by_claim:
+            base = Grouped()
+        if self.cascade is None:
+            return base
+        return Cascade(self.cascade.coder(dry_run=dry_run), base)
+
+    def scaled(self) -> bool:
+        """Whether any option beyond one call per unit is on."""
+        return self.group_by_claim or self.batch or self.cascade is not None
+
+    def settings(self) -> JudgeSettings:
+        """The engine's settings (limits, retries, output tokens, budget, an explicit price)."""
+        price = None
+        if self.price_as is not None:
+            price = self.price_table().lookup(self.price_as)
+            if price is None:
+                raise ConfigError(
+                    f"--price-as {self.price_as}: no such entry in the price table"
+                    + (f" {self.prices}" if self.prices else " (add one with --prices FILE)")
+                )
+        return JudgeSettings(
+            limits=Limits(
+                concurrency=self.concurrency,
+                requests_per_minute=self.rpm,
+                tokens_per_minute=self.tpm,
+            ),
+            retry=RetryPolicy(max_attempts=self.max_attempts),
+            max_output_tokens=self.max_output_tokens,
+            budget_usd=self.budget,
+            price=price,
+        )
+
+    def price_table(self) -> Any:
+        """The price table (``prices``, else the bundled vendor list)."""
+        from failcodes.judge.pricing import load_prices
+
+        return load_prices(self.prices)
+
+    def coder(self, spec: JudgeSpec, *, dry_run: bool = False) -> Any:
+        """``spec``'s client with these options (a dry run needs no key)."""
+        return spec.coder(
+            base_url=self.base_url,
+            timeout=self.timeout,
+            temperature=self.temperature,
+            dry_run=dry_run,
+        )
+
+    def members(self, *, dry_run: bool = False, stand_in: bool = False) -> list[Member]:
+        """One panel member per judge (a repeated spec is one model sampled several times).
+
+        ``stand_in``: members that name the judge without a client (their calls go elsewhere).
+        """
+        from failcodes.judge.panelrun import Member, member_names
+
+        names = member_names([s.name for s in self.judge])
+        return [
+            Member(
+                name,
+                spec.stand_in(self.base_url) if stand_in else self.coder(spec, dry_run=dry_run),
+                self.temperature,
+            )
+            for name, spec in zip(names, self.judge, strict=True)
+        ]
+
+    def units(self, traces: Any, kind: UnitKind) -> list[Any]:
+        """The units these options judge in ``traces`` (passages cut at ``top_k``)."""
+        from failcodes.units import build_units
+
+        return build_units(traces, kind, top_k=self.top_k)
+
+    def who(self) -> str:
+        """The judge(s) and run mode in words (``openai:m, batch``)."""
+        who = " + ".join(
+            s.name + (" (offline: heuristic baseline)" if s.heuristic else "") for s in self.judge
+        )
+        how = "".join(
+            [
+                f", cascade ({self.cascade} first)" if self.cascade else "",
+                ", batch" if self.batch else "",
+                ", grouped by claim" if self.group_by_claim else "",
+            ]
+        )
+        return who + how
+
+
+def options_of(options: JudgeOptions) -> dict[str, Any]:
+    """The :class:`JudgeOptions` fields of ``options`` (to build a request from them)."""
+    return {name: getattr(options, name) for name in JudgeOptions.model_fields}
+
+
+@dataclass
+class JudgeResult:
+    """What a judge request did: an estimate (dry run) or a run's summary, or a panel's."""
+
+    kind: UnitKind
+    run_dir: Path
+    heuristic: bool
+    estimate: CostEstimate | None = None
+    summary: RunSummary | None = None
+    #: The estimate written before a scaled run (to compare with what it cost).
+    before: CostEstimate | None = None
+    members: list[str] = field(default_factory=list)
+    estimates: list[CostEstimate] = field(default_factory=list)
+    panel: PanelReport | None = None
+    summaries: list[RunSummary] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The result as plain lines (a study step's log)."""
+        from failcodes.judge.estimate import compare_lines
+        from failcodes.judge.summary import summary_lines
+
+        if self.estimate is not None:
+            return self.estimate.lines()
+        if self.summary is not None:
+            before = compare_lines(self.before, self.summary) if self.before else []
+            return [
+                *summary_lines(self.summary),
+                *before,
+                f"annotations: {self.run_dir / 'annotations.jsonl'}",
+            ]
+        lines: list[str] = []
+        for name, est in zip(self.members, self.estimates, strict=False):
+            lines += [f"[{name}]", *(f"  {line}" for line in est.lines())]
+        if self.estimates:
+            known = [e.cost_usd for e in self.estimates if e.cost_usd is not None]
+            total = f"${sum(known):.4f}" if len(known) == len(self.estimates) else "unknown"
+            lines.append(f"panel estimated cost (every member): {total}")
+        for name, summary in zip(self.members, self.summaries, strict=False):
+            lines += [f"[{name}]", *(f"  {line}" for line in summary_lines(summary))]
+        if self.panel is not None:
+            lines += agreement_lines(self.panel)
+            lines.append(f"panel: {self.run_dir / 'panel.json'}")
+        return lines
+
+
+def agreement_lines(report: PanelReport) -> list[str]:
+    """The panel's agreement per dimension (and how many units it splits on)."""
+    lines = [
+        f"panel of {len(report.members)}: {', '.join(report.members)}; cost ${report.cost_usd:.4f} "
+        f"(every member); splits on {len(report.split_units)} of {len(report.units)} units",
+        "inter-judge agreement per dimension (fleiss / krippendorff / gwet_ac1):",
+    ]
+    rows: dict[str, dict[str, float | None]] = {}
+    for r in report.agreement:
+        if r.code is None:
+            rows.setdefault(r.dimension, {})[r.statistic] = r.value
+    for dim, stats in rows.items():
+        cells = " / ".join("–" if v is None else f"{v:.3f}" for v in stats.values())
+        lines.append(f"  {dim}: {cells}")
+    for q in report.quotes:
+        share = q.share_verified
+        lines.append(
+            f"quotes verified ({q.coder}): {q.verified} of {q.dimensions_coded} dimensions"
+            + ("" if share is None else f" ({share:.1%})")
+        )
+    return lines
+
+
+def no_units_message(kind: UnitKind, traces: int) -> str:
+    """Why a judge has nothing to code in ``traces`` traces."""
+    if kind is UnitKind.RETRIEVAL:
+        return (
+            f"nothing to judge: none of the {traces} trace(s) carries a retrieved passage "
+            "(a closed-book or provided-evidence pipeline has no retrieval step to code); "
+            "use `judge reasoning` for the verifier's reasoning"
+        )
+    return (
+        f"nothing to judge: none of the {traces} trace(s) carries verifier reasoning "
+        "(the reasoning field is empty)"
+    )
+
+
+class JudgeRequest(JudgeOptions, Request):
+    """Code every unit of ``source`` (passages or reasoning) with the judge(s)."""
+
+    command: ClassVar[tuple[str, ...]] = ("judge",)
+
+    kind: UnitKind = option(UnitKind.RETRIEVAL, help="retrieval or verification (reasoning).")
+    source: Path = option(
+        flags=("--from",), help="Traces or disagreements (JSONL): the judge's input."
+    )
+    codebook: Path | None = option(
+        None, help="Codebook file (YAML/JSON; default: the bundled codebook)."
+    )
+    dry_run: bool = option(False, help="Estimate tokens and cost; call nothing.", strict=True)
+    cache: Path = option(DEFAULT_CACHE, help="Response cache (SQLite).")
+    output: Path | None = option(None, flags=("-o", "--output"), help="Run directory.")
+
+    def words(self) -> tuple[str, ...]:
+        """``judge retrieval`` or ``judge reasoning``."""
+        return ("judge", "retrieval" if self.kind is UnitKind.RETRIEVAL else "reasoning")
+
+    def fixed_fields(self) -> frozenset[str]:
+        """The kind is the subcommand."""
+        return frozenset({"kind"})
+
+    @property
+    def run_dir(self) -> Path:
+        """The run folder (``-o``, else ``annotations/judge-<kind>``)."""
+        return self.output or Path("annotations") / f"judge-{self.kind.value}"
+
+    def run(
+        self,
+        *,
+        note: Note = ignore_note,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> JudgeResult:
+        """Judge (or, with ``dry_run``, price) every unit; notes go to ``note`` as they come."""
+        from failcodes.commands.inputs import codebook_note, load_codebook
+
+        codebook = load_codebook(self.codebook, self.kind)  # a missing part: before any output
+        units, sizes, traces = self._units()
+        settings = self.settings()  # a bad --price-as: before any client or folder
+        said = codebook_note(self.codebook, codebook)
+        if self.panel:
+            return self._panel(units, codebook, settings, said, note)
+        single = _Single(self, codebook, settings, units=units, sizes=sizes, traces=traces)
+        return single.run(said, note, on_progress)
+
+    def _units(self) -> tuple[list[Any], Any, list[Any]]:
+        """The units (or, for a dry run the columns can price, their sizes)."""
+        from failcodes.commands.inputs import load_traces, load_unit_sizes
+        from failcodes.judge.colestimate import columnar_mode, needs_groups
+        from failcodes.units import build_units
+
+        # a dry run of one judge in a mode the columns can price reads no Unit objects (issue
+        # 18); anything else, or an input the fast reader does not vouch for, reads traces
+        planned = self.run_mode(dry_run=True) if self.cascade is None else None
+        sizes = None
+        if (
+            self.dry_run
+            and not self.panel
+            and planned is not None
+            and columnar_mode(planned, self.kind)
+        ):
+            sizes = load_unit_sizes(
+                self.source, self.kind, top_k=self.top_k, grouped=needs_groups(planned)
+            )
+        if sizes is not None:
+            if not sizes.units:
+                raise InputError(no_units_message(self.kind, sizes.traces), path=self.source)
+            return [], sizes, []
+        traces = load_traces(self.source)
+        units = build_units(traces, self.kind, top_k=self.top_k)
+        if not units:
+            raise InputError(no_units_message(self.kind, len(traces)), path=self.source)
+        return units, None, traces
+
+    def job(
+        self, codebook: Any, settings: JudgeSettings, cache_path: Path | None, mode: Mode
+    ) -> Any:
+        """The engine's job for this request (the run folder and cache checked first)."""
+        from failcodes.commands.inputs import check_run_outputs
+        from failcodes.judge.job import JudgeJob
+
+        check_run_outputs(self.run_dir, cache_path)  # one line, nothing created, before a call
+        return JudgeJob(
+            codebook,
+            self.kind,
+            self.run_dir,
+            mode=mode,
+            cache_path=cache_path,
+            prices=self.price_table(),
+            settings=settings,
+        )
+
+    def _panel(
+        self,
+        units: list[Any],
+        codebook: Any,
+        settings: JudgeSettings,
+        said: str | None,
+        note: Note,
+    ) -> JudgeResult:
+        from failcodes.judge.panelrun import estimate_panel, run_panel
+
+        mode = self.run_mode(dry_run=self.dry_run)
+        job = self.job(codebook, settings, None if self.no_cache else self.cache, mode)
+        if said:
+            note(said)
+        members = self.members(dry_run=self.dry_run)
+        result = JudgeResult(
+            self.kind,
+            self.run_dir,
+            heuristic=all(s.heuristic for s in self.judge),
+            members=[m.name for m in members],
+        )
+        if self.dry_run:
+            result.estimates = estimate_panel(units, members, job)
+        else:
+            result.panel, result.summaries = run_panel(units, members, job)
+        return result
+
+
+class _Single:
+    """One judge's run (or dry run) of a request."""
+
+    def __init__(
+        self,
+        request: JudgeRequest,
+        codebook: Any,
+        settings: JudgeSettings,
+        *,
+        units: list[Any],
+        sizes: Any,
+        traces: list[Any],
+    ) -> None:
+        self.request, self.codebook, self.settings = request, codebook, settings
+        self.units, self.sizes, self.traces = units, sizes, traces
+
+    def run(
+        self,
+        said: str | None,
+        note: Note,
+        on_progress: Callable[[int, int], None] | None,
+    ) -> JudgeResult:
+        from failcodes.judge.run import discard_if_untouched, run_judge
+
+        req = self.request
+        spec = req.judge[0]
+        coder = req.coder(spec, dry_run=req.dry_run)
+        heuristic = spec.heuristic
+        cache_path = None if req.no_cache or heuristic else req.cache
+        mode = req.run_mode(dry_run=req.dry_run)
+        fresh = not req.run_dir.exists()
+        job = req.job(self.codebook, self.settings, cache_path, mode)
+        if said:
+            note(said)
+        self._note_skipped(note)
+        result = JudgeResult(req.kind, req.run_dir, heuristic=heuristic)
+        if req.dry_run:
+            result.estimate = self._estimate(coder, job)
+        else:
+            result.before = self._before(coder, job, heuristic)
+            try:
+                # run_judge: blocking, inside a running event loop too (Jupyter)
+                result.summary = run_judge(self.units, coder, job, on_progress=on_progress)
+            except FailcodesError as exc:
+                if fresh and not _budget(exc):  # e.g. an endpoint not listening: no empty run
+                    discard_if_untouched(req.run_dir)
+                raise
+        if heuristic:
+            note(HEURISTIC_NOTE)
+        return result
+
+    def _note_skipped(self, note: Note) -> None:
+        from failcodes.units import traces_without_reasoning
+
+        if self.request.kind is not UnitKind.VERIFICATION:
+            return
+        skipped = (
+            traces_without_reasoning(self.traces)
+            if self.sizes is None
+            else self.sizes.without_reasoning
+        )
+        if skipped:
+            note(f"{skipped} trace(s) without reasoning skipped (nothing to code)")
+
+    def _estimate(self, coder: Any, job: Any) -> CostEstimate:
+        from failcodes.commands.inputs import load_traces
+        from failcodes.judge.colestimate import estimate_columns
+        from failcodes.judge.run import estimate_run
+        from failcodes.units import build_units
+
+        est = None if self.sizes is None else estimate_columns(self.sizes, coder, job)
+        if est is not None:
+            return est
+        units = self.units  # the object path (a response cache with entries, or no columns)
+        if self.sizes is not None:
+            req = self.request
+            units = build_units(load_traces(req.source), req.kind, top_k=req.top_k)
+        return estimate_run(units, coder, job)
+
+    def _before(self, coder: Any, job: Any, heuristic: bool) -> CostEstimate | None:
+        """The estimate of a scaled LLM run, written beside it (None otherwise)."""
+        from failcodes.judge.run import estimate_run, write_estimate
+
+        if not self.request.scaled() or heuristic:
+            return None
+        try:
+            before = estimate_run(self.units, coder, job)
+        except ConfigError:
+            return None  # a cascade whose first judge is an LLM cannot be foreseen
+        write_estimate(self.request.run_dir, before)
+        return before
+
+
+def _budget(exc: Exception) -> bool:
+    from failcodes.errors import BudgetExceededError
+
+    return isinstance(exc, BudgetExceededError)
+
+
+__all__ = [
+    "DEFAULT_CACHE",
+    "HEURISTIC_NOTE",
+    "JudgeOptions",
+    "JudgeRequest",
+    "JudgeResult",
+    "agreement_lines",
+    "no_units_message",
+    "options_of",
+]

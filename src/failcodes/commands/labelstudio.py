@@ -1,0 +1,225 @@
+"""``labelstudio export`` as a use case: units as Label Studio tasks with the judge's codes.
+
+:class:`ExportRequest` builds the tasks (:func:`review_tasks`, shared with ``labelstudio
+push``) and writes them; the study's review step holds one per judged kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from failcodes import codebook as codebooks
+from failcodes import jsonio, tableio, traceio
+from failcodes.annotations import Annotation
+from failcodes.codebook import Codebook
+from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.errors import ConfigError, InputError
+from failcodes.labelstudio.tasks import build_tasks, select_judged
+from failcodes.units import Unit, UnitKind, build_units
+
+UNITS_HELP = (
+    "What to review: a disagreements file (exactly the units behind the disagreements, as "
+    "`judge --from` builds them), a study folder (the disagreements of its datasets; --dataset "
+    "picks one), units JSONL (one failcodes Unit per line) or a traces file (every unit of "
+    "every trace)."
+)
+
+
+def codebook_or_bundled(path: Path | None) -> Codebook:
+    """The codebook at ``path``, else the bundled one."""
+    return codebooks.load(path) if path is not None else codebooks.bundled()
+
+
+def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
+    """The disagreements files of a study folder (one dataset, or every one written)."""
+    from failcodes.errors import InputError
+    from failcodes.study.layout import StudyLayout
+
+    layout = StudyLayout.of(root)
+    if not layout.study_file.is_file():
+        raise InputError(f"not a study folder (no {layout.study_file.name})", path=root)
+    found = sorted(layout.disagreements_dir.glob("*.jsonl"))
+    if dataset is not None:
+        found = [p for p in found if p == layout.disagreements(dataset)]
+        if not found:
+            raise InputError(
+                f"no disagreements for dataset {dataset!r} (expected "
+                f"{layout.disagreements(dataset)}; run `failcodes run` first)",
+                path=root,
+            )
+    if not found:
+        raise InputError("the study has no disagreements yet (run `failcodes run`)", path=root)
+    return found
+
+
+def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = None) -> list[Unit]:
+    """Units to review, built as the judge builds them (see :data:`UnitsArg`)."""
+    from failcodes.commands.inputs import is_disagreements_file
+    from failcodes.disagreementio import read_disagreements
+    from failcodes.units import disagreement_traces
+
+    if dataset is not None and not path.is_dir():
+        raise ConfigError("--dataset goes with a study folder")
+    if path.is_dir():
+        sources = _study_disagreements(path, dataset)
+        items = [d for p in sources for d in read_disagreements(p)]
+        return build_units(disagreement_traces(items), part, top_k=top_k)
+    if is_disagreements_file(path):
+        return build_units(disagreement_traces(read_disagreements(path)), part, top_k=top_k)
+    tasks = InputError(
+        "tasks are built from units: give the disagreements file (or the study folder), "
+        "with --judged for the judge's codes; a .tasks.json that `labelstudio export` "
+        "wrote is imported in Label Studio itself (project > Import)",
+        path=path,
+    )
+    if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
+        head = jsonio.peek_jsonl(path)
+        if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
+            return tableio.read_models_jsonl(path, Unit)
+        if head is not None and "data" in head and "claim_id" not in head:  # tasks, one a line
+            raise tasks
+    if path.suffix.lower() == ".json":  # e.g. the task file `labelstudio export` wrote
+        raise tasks
+    return build_units(traceio.read_traces(path), part, top_k=top_k)
+
+
+def review_tasks(
+    cb: Codebook,
+    part: UnitKind,
+    units: Path,
+    judged: Path | None,
+    judge: str | None,
+    top_k: int | None,
+    plan: Path | None = None,
+    dataset: str | None = None,
+) -> list[dict[str, Any]]:
+    """The Label Studio tasks of the units (with the judge's codes as predictions)."""
+    unit_list = _units(units, part, top_k, dataset)
+    if plan is not None:
+        unit_list = _planned(unit_list, plan, part)
+    annotations = _judged(judged, cb)
+    chosen = select_judged(annotations, cb, judge)
+    tasks = build_tasks(unit_list, cb, part, chosen)
+    if not tasks:
+        why = " (closed-book: no passages)" if part is UnitKind.RETRIEVAL else ""
+        raise ConfigError(f"{units} holds no {part.value} units{why}")
+    return tasks
+
+
+def _judged(judged: Path | None, cb: Codebook) -> list[Annotation]:
+    if judged is None:
+        return []
+    if judged.is_dir():
+        from failcodes.judge.panelrun import run_codes
+
+        return run_codes(judged, cb)
+    if judged.suffix.lower() == ".json":  # a task file: "expected a JSON object, got list"
+        raise InputError(
+            "--judged takes the judge's annotations (a judge run folder, or its "
+            "annotations.jsonl), not a .json task or export file",
+            path=judged,
+        )
+    annotations = tableio.read_models_jsonl(judged, Annotation)
+    if not annotations:  # --judged given: an empty file would silently drop the predictions
+        raise InputError("no annotations (expected one JSON object per line)", path=judged)
+    return annotations
+
+
+def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Unit]:
+    """The plan's units, in plan order; every planned unit must be among ``unit_list``."""
+    from failcodes.errors import InputError
+    from failcodes.reviewplan import read_plan
+
+    plan = read_plan(plan_path)
+    if plan.part is not part:
+        raise InputError(
+            f"the plan is for the {plan.part.value} part, not {part.value}", path=plan_path
+        )
+    by_id = {u.id: u for u in unit_list}
+    missing = [uid for uid in plan.all_ids() if uid not in by_id]
+    if missing:
+        raise InputError(
+            f"{len(missing)} planned unit(s) are not among the given units (first: "
+            f"{missing[0]}); pass the traces or units the plan's run was judged on",
+            path=plan_path,
+        )
+    return [by_id[uid] for uid in plan.all_ids()]
+
+
+@dataclass
+class ExportResult:
+    """How many tasks were written where."""
+
+    tasks: int
+    with_predictions: int
+    out: Path
+
+    def lines(self) -> list[str]:
+        """The result as plain lines (a study step's log)."""
+        return [f"{self.tasks} tasks ({self.with_predictions} with predictions) -> {self.out}"]
+
+
+class ExportRequest(Request):
+    """Write units as Label Studio tasks JSON with the judge's codes as predictions.
+
+    From a disagreements file (or a study), exactly the units behind the disagreements become
+    tasks; reviewers see the verifier's own verdict word next to the canonical verdict.
+    """
+
+    command: ClassVar[tuple[str, ...]] = ("labelstudio", "export")
+
+    units: Path = option(argument=True, help=UNITS_HELP)
+    part: UnitKind = option(
+        flags=("-p", "--part"), help="Codebook part: retrieval or verification."
+    )
+    out: Path = option(flags=("-o", "--out"), help="Label Studio tasks JSON file.")
+    codebook: Path | None = option(
+        None, flags=("--codebook", "-c"), help="Codebook YAML file (default: the bundled codebook)."
+    )
+    judged: Path | None = option(
+        None,
+        help="Judge annotations JSONL, or a judge run folder (a panel's: its consensus): "
+        "become pre-selected predictions.",
+    )
+    judge: str | None = option(None, help="Which judge, if --judged holds several.")
+    top_k: int | None = option(
+        None,
+        help="Only passages ranked <= K (units built from traces or disagreements).",
+        ge=1,
+    )
+    plan: Path | None = option(
+        None,
+        help="A review plan (failcodes review plan): only its units become tasks, in plan order.",
+    )
+    dataset: str | None = option(None, help="Only this data set of the study (default: all).")
+
+    def run(self, *, note: Note = ignore_note) -> ExportResult:
+        """Build the tasks and write them to ``out``."""
+        from failcodes.fileio import check_not_input, write_json
+
+        del note
+        check_not_input([self.out], [self.units, self.codebook, self.judged, self.plan])
+        if self.out.suffix.lower() != ".json":  # a JSON list under .csv: Label Studio misreads
+            raise ConfigError(
+                f"-o {self.out}: the tasks are one JSON document; name the file .json (Label "
+                "Studio reads the format from the extension)"
+            )
+        cb = codebook_or_bundled(self.codebook)
+        tasks = review_tasks(
+            cb,
+            self.part,
+            self.units,
+            self.judged,
+            self.judge,
+            self.top_k,
+            self.plan,
+            self.dataset,
+        )
+        write_json(self.out, tasks)
+        with_pred = sum(1 for t in tasks if "predictions" in t)
+        return ExportResult(len(tasks), with_pred, self.out)
+
+
+__all__ = ["UNITS_HELP", "ExportRequest", "ExportResult", "codebook_or_bundled", "review_tasks"]

@@ -1,0 +1,219 @@
+"""``metrics`` and ``disagreements`` as use cases (the study's measuring steps).
+
+:class:`MetricsRequest` computes the metrics (or the verdict distributions) and writes them
+as JSON or CSV when given ``out``; :class:`DisagreementsRequest` selects every FN/FP and
+writes them. Tables for people are the CLI's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.errors import ConfigError
+from failcodes.mapping import NAMED_MAPPINGS
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
+from failcodes.stats.bootstrap import MAX_RESAMPLES
+
+#: How a file of rows is written: JSON rows or CSV.
+RowFormat = Literal["json", "csv"]
+
+MAPPING_HELP = (
+    "Error mapping (repeatable): "
+    + ", ".join(NAMED_MAPPINGS)
+    + ", or comma-separated verdicts such as 'refuted,ambiguous'."
+)
+WITHOUT_CLAIMS_HELP = (
+    "Labelled sentences a system has no claim for: count as 'no error flagged' (default: a "
+    "labelled error there is a miss, an FN with no claims) or leave out (reported)."
+)
+
+
+@dataclass
+class MetricsResult:
+    """The metrics report (or verdict distributions) and the file written, if any."""
+
+    report: Any = None
+    distributions: list[Any] = field(default_factory=list)
+    #: The rows as JSON or CSV text (when a row format was asked for).
+    text: str | None = None
+    written: str | None = None
+
+    def lines(self) -> list[str]:
+        """The result as plain lines (a study step's log)."""
+        return [self.written] if self.written else []
+
+
+class MetricsRequest(Request):
+    """Precision, recall, F1, specificity, balanced accuracy, Youden J, accuracy per system."""
+
+    command: ClassVar[tuple[str, ...]] = ("metrics",)
+
+    traces: list[Path] = option(
+        help="Trace file (.jsonl/.csv/.parquet); repeat for several.", min_length=1
+    )
+    labels: Path | None = option(None, help="Clinical labels file (not needed with --verdicts).")
+    mapping: list[str] = option(default_factory=list, flags=("-m", "--mapping"), help=MAPPING_HELP)
+    level: Level = option(Level.SENTENCE, help="Unit of the metrics.")
+    bootstrap: int = option(
+        0, help="Cluster-bootstrap resamples (0 = no CIs).", ge=0, le=MAX_RESAMPLES
+    )
+    seed: int = option(0, help="Bootstrap seed.")
+    confidence: float = option(0.95, help="CI level.", ge=0.5, le=0.999)
+    without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
+    verdicts: bool = option(
+        False,
+        help="Print each system's verdict distribution (seed 001 Table 5 shape: counts and "
+        "shares of the five canonical verdicts) instead of the metrics.",
+    )
+    out: Path | None = option(
+        None,
+        flags=("-o", "--out"),
+        help="Write the JSON or CSV here instead of printing it (format from --format, or from "
+        "the extension .json/.csv); e.g. a study's metrics/<dataset>.json.",
+    )
+    out_format: RowFormat | None = option(
+        None, help="Format of the rows written (default: the extension of --out).", cli=False
+    )
+
+    def row_format(self) -> RowFormat | None:
+        """What ``out`` is written as (None: nothing is written)."""
+        if self.out is None:
+            return self.out_format
+        if self.out_format is not None:
+            return self.out_format
+        by_suffix: dict[str, RowFormat] = {".json": "json", ".csv": "csv"}
+        if self.out.suffix.lower() not in by_suffix:
+            raise ConfigError(f"-o {self.out}: use a .json or .csv file, or pass --format json|csv")
+        return by_suffix[self.out.suffix.lower()]
+
+    def run(self, *, note: Note = ignore_note) -> MetricsResult:
+        """Compute the metrics; write them to ``out`` as JSON or CSV when asked."""
+        from failcodes.columnar import load_columns, load_sentence_columns, read_trace_columns
+        from failcodes.fileio import check_not_input
+        from failcodes.labelio import refuse_claim_labels
+        from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
+        from failcodes.metrics import compute_metrics, verdict_distributions
+        from failcodes.stats.bootstrap import check_seed
+
+        del note
+        fmt = self.row_format()
+        check_not_input([self.out], [*self.traces, self.labels])
+        if self.bootstrap:
+            check_seed(self.seed)  # an option error before any file is read
+        maps = resolve_mappings(self.mapping or [DEFAULT_MAPPING])
+        if self.labels is None:
+            if not self.verdicts:
+                raise ConfigError("--labels is required (only --verdicts works without labels)")
+            dists = verdict_distributions(read_trace_columns(self.traces))
+            return self._distributions(dists, fmt)
+        level = self.level
+        if level is Level.SENTENCE:  # memory follows the sentences, not the claims
+            columns, label_list = load_sentence_columns(self.traces, self.labels)
+            refuse_claim_labels(label_list, self.labels)
+        else:
+            columns, label_list = load_columns(self.traces, self.labels)
+        report = compute_metrics(
+            columns,
+            label_list,
+            maps,
+            level=level,
+            bootstrap=self.bootstrap,
+            seed=self.seed,
+            confidence=self.confidence,
+            without_claims=self.without_claims,
+        )
+        if self.verdicts:
+            return self._distributions(report.distributions, fmt)
+        result = MetricsResult(report=report, distributions=list(report.distributions))
+        if fmt is not None:
+            if fmt == "json":
+                rows = [r.flat() for r in report.results]
+                text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
+            else:
+                text = report.to_dataframe().to_csv(index=False, lineterminator="\n")
+            result.text = text
+            result.written = self._write(text, f"{len(report.results)} metric rows")
+        return result
+
+    def _distributions(self, dists: Any, fmt: RowFormat | None) -> MetricsResult:
+        from failcodes.metrics import distributions_dataframe
+
+        result = MetricsResult(distributions=list(dists))
+        if fmt == "json":
+            text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
+        elif fmt == "csv":
+            text = distributions_dataframe(dists).to_csv(index=False, lineterminator="\n")
+        else:
+            return result
+        result.text = text
+        result.written = self._write(text, f"{len(dists)} verdict distribution rows")
+        return result
+
+    def _write(self, text: str, what: str) -> str | None:
+        """Write ``text`` to ``out`` (None: the caller prints it) and say so."""
+        from failcodes.fileio import atomic_write_text
+
+        if self.out is None:
+            return None
+        atomic_write_text(self.out, text)
+        return f"wrote {what} -> {self.out}"
+
+
+@dataclass
+class DisagreementsResult:
+    """The disagreements found and how many were written where."""
+
+    items: list[Any]
+    count: int
+    out: Path
+
+    def lines(self) -> list[str]:
+        """The result as plain lines (a study step's log)."""
+        return [f"wrote {self.count} disagreements to {self.out}"]
+
+
+class DisagreementsRequest(Request):
+    """Every sentence where a system's mapped verdict differs from the clinical label."""
+
+    command: ClassVar[tuple[str, ...]] = ("disagreements",)
+
+    traces: list[Path] = option(
+        help="Trace file (.jsonl/.csv/.parquet); repeat for several.", min_length=1
+    )
+    labels: Path = option(help="Clinical labels file.")
+    out: Path = option(flags=("-o", "--out"), help="Output file: .jsonl or .parquet.")
+    mapping: list[str] = option(default_factory=list, flags=("-m", "--mapping"), help=MAPPING_HELP)
+    level: Level = option(Level.SENTENCE, help="Unit compared.")
+    without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
+
+    def run(self, *, note: Note = ignore_note) -> DisagreementsResult:
+        """Select every FN/FP of every system under each mapping and write them."""
+        from failcodes import disagreementio
+        from failcodes.fileio import check_not_input, check_output_file
+        from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
+
+        del note
+        check_not_input([self.out], [*self.traces, self.labels])
+        check_output_file(self.out)  # before reading: a bad -o is said first, not after the work
+        maps = resolve_mappings(self.mapping or [DEFAULT_MAPPING])
+        found = disagreementio.select_from_files(
+            self.traces,
+            self.labels,
+            maps,
+            level=self.level,
+            without_claims=self.without_claims,
+        )
+        count = found.write(self.out)
+        return DisagreementsResult(list(found.items), count, self.out)
+
+
+__all__ = [
+    "DisagreementsRequest",
+    "DisagreementsResult",
+    "MetricsRequest",
+    "MetricsResult",
+]

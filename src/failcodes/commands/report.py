@@ -1,0 +1,64 @@
+"""``report`` as a use case: a study folder's tables, figures and index.html."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from failcodes.commands.base import Note, Request, ignore_note, option
+
+
+@dataclass
+class ReportResult:
+    """Where the report's page is, and what the report could not correct."""
+
+    index: Path
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The result as plain lines (a study step's log)."""
+        return [f"report: {self.index}"]
+
+
+class ReportRequest(Request):
+    """Write paper tables (md, tex, csv), figures (png, pdf) and index.html for a run."""
+
+    command: ClassVar[tuple[str, ...]] = ("report",)
+
+    run_dir: Path = option(argument=True, help="A study folder (docs/study.md), e.g. the demo's.")
+    codebook: Path | None = option(
+        None, help="Codebook YAML the annotations were made under (if not bundled)."
+    )
+
+    out: Path | None = option(
+        None,
+        flags=("-o", "--out"),
+        help="Output folder of the report (default: the study's report/ for a study folder, "
+        "else reports/report).",
+    )
+
+    def run(self, *, note: Note = ignore_note) -> ReportResult:
+        """Build the report; a stale review plan is said through ``note`` (uncorrected)."""
+        from failcodes import codebook as codebooks
+        from failcodes.report.build import build_report
+        from failcodes.report.corrected import corrected_notes_key
+        from failcodes.report.rundir import load_run_dir
+        from failcodes.study.layout import StudyLayout
+        from failcodes.units import UnitKind
+
+        layout = StudyLayout.of(self.run_dir)
+        out = self.out
+        if out is None:
+            out = layout.report_dir if layout.study_file.is_file() else Path("reports") / "report"
+        cb = codebooks.load(self.codebook) if self.codebook is not None else None
+        inputs = load_run_dir(self.run_dir, codebook=cb)
+        result = ReportResult(build_report(inputs, out))
+        for kind in UnitKind:  # a stale review plan: the report is uncorrected; say how to fix
+            result.notes += inputs.notes.get(corrected_notes_key(kind), [])
+        for line in result.notes:
+            note(line)
+        return result
+
+
+__all__ = ["ReportRequest", "ReportResult"]

@@ -1,0 +1,126 @@
+"""A judge named once: ``vendor:model[@base_url]`` parsed into a :class:`JudgeSpec` value.
+
+The string a user types (``offline``, ``anthropic:MODEL``, ``openai:MODEL``, optionally
+``openai:MODEL@http://127.0.0.1:8000/v1`` for a compatible server) is parsed here, once, when
+a request or a study file is validated; everything below carries the value: whether the judge
+is the heuristic baseline, the vendor, the model, its endpoint, and how to build its client
+(or, in a dry run without a key, a pricing-only stand-in).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import model_validator
+
+from failcodes.contract import FrozenModel
+from failcodes.errors import ConfigError
+
+Vendor = Literal["offline", "anthropic", "openai"]
+
+#: The heuristic baseline's model name (``offline`` alone).
+OFFLINE_MODEL = "heuristic-v2"
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is an http(s) URL with a host, else a ValueError saying what is expected."""
+    parts = urlsplit(url)
+    if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)")
+    return url
+
+
+class JudgeSpec(FrozenModel):
+    """One judge: vendor, model and (optionally) the endpoint of a compatible server.
+
+    Validated from its string form (``JudgeSpec.model_validate("openai:gpt-5-mini")``); the
+    string form of the value (:attr:`name`) is what runs, caches and panels record.
+    """
+
+    name: str
+    vendor: Vendor
+    model: str
+    base_url: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text, base_url = value.strip(), None
+        head, at, tail = text.rpartition("@")
+        if at and tail.lower().startswith(("http://", "https://")):
+            text, base_url = head, tail
+        vendor, _, model = text.partition(":")
+        vendor = vendor.strip().lower()
+        if vendor == "offline":
+            return {"name": text, "vendor": "offline", "model": model or OFFLINE_MODEL}
+        if vendor not in ("anthropic", "openai") or not model:
+            raise ValueError(
+                f"unknown judge {value!r}; use offline, anthropic:MODEL or openai:MODEL "
+                "(e.g. openai:gpt-5-mini; an OpenAI-compatible server via --base-url)"
+            )
+        if base_url is not None:
+            check_url(base_url)
+        return {"name": text, "vendor": vendor, "model": model, "base_url": base_url}
+
+    @classmethod
+    def of(cls, value: str | JudgeSpec) -> JudgeSpec:
+        """``value`` parsed (else a :class:`ConfigError` saying what is expected)."""
+        if isinstance(value, JudgeSpec):
+            return value
+        from pydantic import ValidationError
+
+        try:
+            return cls.model_validate(value)
+        except ValidationError as exc:
+            raise ConfigError(str(exc.errors()[0]["msg"]).removeprefix("Value error, ")) from None
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def heuristic(self) -> bool:
+        """True for the offline judge: a rule-based baseline, not an LLM."""
+        return self.vendor == "offline"
+
+    def endpoint(self, base_url: str | None = None) -> str | None:
+        """The endpoint it calls: its own ``@URL``, else ``base_url`` (None: the vendor's)."""
+        return self.base_url or base_url
+
+    def coder(
+        self,
+        *,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        temperature: float | None = None,
+        dry_run: bool = False,
+    ) -> Any:
+        """The judge's client (keys come from the environment only).
+
+        In a dry run a missing key is no error: the judge is priced, never called, through a
+        :class:`~failcodes.judge.estimate.PricingOnlyCoder`.
+        """
+        from failcodes.judge.providers.factory import make_coder
+
+        url = self.endpoint(base_url)
+        try:
+            return make_coder(self.name, base_url=url, timeout=timeout, temperature=temperature)
+        except ConfigError:
+            if not dry_run or self.heuristic:
+                raise
+        from failcodes.judge.estimate import PricingOnlyCoder
+
+        return PricingOnlyCoder(self.name, url)
+
+    def stand_in(self, base_url: str | None = None) -> Any:
+        """A coder that names this judge without a client (the offline coder is its own)."""
+        if self.heuristic:
+            return self.coder()
+        from failcodes.judge.estimate import PricingOnlyCoder
+
+        return PricingOnlyCoder(self.name, self.endpoint(base_url))
+
+
+__all__ = ["OFFLINE_MODEL", "JudgeSpec", "Vendor", "check_url"]
