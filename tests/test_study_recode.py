@@ -362,7 +362,7 @@ def test_an_old_args_list_is_one_line_saying_what_to_write(
         err = capsys.readouterr().err.strip().splitlines()
         # the old free list is refused at load, naming what to write instead
         assert len(err) == 1 and "field 'judge.args'" in err[0], err
-        assert "`args` is no longer read" in err[0] and "no such setting here" in err[0]
+        assert "`args` is no longer read" in err[0] and "'--bogus': no such setting" in err[0]
         assert "failcodes.toml:" in err[0]
         assert fake.stats()["calls"] == {}
         assert not layout.judge_recode_run("scifact-dev", "retrieval", 2).exists()
