@@ -5,6 +5,8 @@ import pytest
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.attribution import (
+    ClaimAttribution,
+    ItemAttribution,
     Stage,
     Strategy,
     all_correct_rate,
@@ -14,6 +16,7 @@ from failcodes.attribution import (
     attribution_summary,
     attribution_table,
     dominant_errors,
+    human_attributions,
     is_all_high,
     per_passage_codes,
     per_trace_steps,
@@ -461,3 +464,82 @@ def test_citations_of_closed_book_and_post_hoc_systems_are_never_judged_passages
     assert len(rows) == 4  # retrieved and provided: 2 passages each
     # the citations stay on the trace
     assert [p.text for p in cited[EvidenceSource.NONE].passages] == ["alpha one.", "alpha two."]
+
+
+def _claim(
+    claim_id: str, stage: Stage, strategy: Strategy, source: EvidenceSource
+) -> ClaimAttribution:
+    return ClaimAttribution(
+        system="s",
+        question_id="q",
+        sentence_id="q:s0",
+        claim_id=claim_id,
+        evidence_source=source,
+        strategy=strategy,
+        stage=stage,
+        reason="r",
+    )
+
+
+def _item(item_id: str, *claims: ClaimAttribution, stage: Stage) -> ItemAttribution:
+    return ItemAttribution(
+        item_id=item_id,
+        system="s",
+        question_id="q",
+        sentence_id="q:s0",
+        stage=stage,
+        strategy="codebook",
+        reason="r",
+        claims=claims,
+    )
+
+
+def test_human_attributions_use_the_same_rule_on_the_reviewers_decisions() -> None:
+    ret_, ver = Stage.RETRIEVAL, Stage.VERIFICATION
+    cb, ret = Strategy.CODEBOOK, EvidenceSource.RETRIEVED
+    items = [
+        # one claim, one passage the reviewer found all-high: retrieval -> verification
+        _item("a", _claim("c1", ret_, cb, ret), stage=ret_),
+        # two passages, both reviewed, neither all-high: retrieval stays
+        _item("b", _claim("c2", ret_, cb, ret), stage=ret_),
+        # two passages, one not reviewed: no human stage
+        _item("c", _claim("c3", ver, cb, ret), stage=ver),
+        # a claim judged by codes and a closed-book one (fixed): verification + verification
+        _item(
+            "d",
+            _claim("c4", ret_, cb, ret),
+            _claim("c5", ver, cb, EvidenceSource.NONE),
+            stage=Stage.MIXED,
+        ),
+        # provided evidence the reviewer found insufficient: evidence (not retrieval)
+        _item("e", _claim("c6", ver, cb, EvidenceSource.PROVIDED), stage=ver),
+        # gold evidence: no judge code enters, the stage stands and counts as reviewed
+        _item("f", _claim("c7", ver, Strategy.GOLD_EVIDENCE, ret), stage=ver),
+        # a reviewer who assessed no dimension: undetermined, by the same rule
+        _item("g", _claim("c8", ret_, cb, ret), stage=ret_),
+    ]
+    units = {
+        ("s", "c1"): ["u1"],
+        ("s", "c2"): ["u2", "u3"],
+        ("s", "c3"): ["u4", "u5"],
+        ("s", "c4"): ["u6"],
+        ("s", "c5"): ["u7"],
+        ("s", "c6"): ["u8"],
+        ("s", "c7"): ["u9"],
+        ("s", "c8"): ["u10"],
+    }
+    flags = {"u1": True, "u2": False, "u3": False, "u4": True, "u6": True, "u8": False, "u10": None}
+    got = {p.item_id: p for p in human_attributions(items, units, flags)}
+    assert {k: p.human for k, p in got.items()} == {
+        "a": ver,
+        "b": ret_,
+        "c": None,
+        "d": ver,
+        "e": Stage.EVIDENCE,
+        "f": ver,
+        "g": Stage.UNDETERMINED,
+    }
+    assert got["b"].units == ("u2", "u3")
+    assert got["d"].units == ("u6",)  # the closed-book claim's citations are not judged
+    assert got["f"].units == ()
+    assert got["a"].judge is ret_

@@ -42,6 +42,16 @@ def test_review_loop_step_feeds_the_corrected_table(tmp_path: Path) -> None:
     low = beta_dist.ppf(0.025, n + 0.5, 0.5)
     assert row["human-only (%)"] == f"100.0 [{100 * low:.1f}, 100.0]"
     assert row["corrected (%)"] == row["human-only (%)"]
+    # Figure 1 corrected: scifact-dev attributed by the codebook rule, the simulated reviewer's
+    # codes give each fully reviewed item its own stage (tests/test_review_plan.py checks the
+    # numbers by hand)
+    assert any("attributed again by the codebook rule" in line for line in lines)
+    att = pd.read_csv(tmp_path / "report" / "tables" / "attribution_corrected.csv")
+    assert {"judge-only (%)", "human-only (%)", "corrected (%)"} <= set(att.columns)
+    assert set(att["stage"]) <= {"verification", "evidence"}  # evidence was given: no retriever
+    assert (tmp_path / "report" / "figures" / "attribution_corrected.png").is_file()
     html = (tmp_path / "report" / "index.html").read_text()
+    assert "Attribution corrected by human review" in html
+    assert f"by {SIMULATED_CODER}" in html
     assert "SIMULATED reviewer" in html
     assert "prediction-powered inference" in html

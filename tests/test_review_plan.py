@@ -357,6 +357,108 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
     assert "uncorrected" not in (out / "tables" / "retrieval_quality.md").read_text()
 
 
+def test_report_corrects_the_attribution_by_hand(tmp_path: Path) -> None:
+    # System S, 20 disagreements of one claim with one retrieved passage each (a0..a19): the
+    # judge finds a0-a5 and a10-a13 all-high (verification), the rest not (retrieval). The
+    # reviewer of a0..a9 (the plan's sample) finds a0-a4 and a6 all-high: the same rule gives
+    # verification there. The verification cell is then the hand-computed cell of
+    # hand_corrected() (judge [1]*6 + [0]*4 reviewed, [1]*4 + [0]*6 not; human
+    # [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]); retrieval is its complement: 1 - theta, [1 - high, 1 - low]
+    # (PPI++ and the posterior are symmetric in the two codes).
+    from failcodes.attribution import (
+        ClaimAttribution,
+        ItemAttribution,
+        Stage,
+        Strategy,
+        attribution_table,
+    )
+    from failcodes.traces import EvidenceSource
+
+    judge_high = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
+    human_high = [True] * 5 + [False, True] + [False] * 3
+    layout = StudyLayout.of(tmp_path)
+    table = layout.per_passage("ds")
+    table.parent.mkdir(parents=True)
+    rows = [
+        {
+            "system": "S",
+            "retriever": "A",
+            "claim_id": f"c{i}",
+            "unit_id": f"a{i}",
+            "status": "scored",
+            **HIGH,
+            "entity_match": "exact_entity" if high else "partial_entity",
+            "all_high": high,
+        }
+        for i, high in enumerate(judge_high)
+    ]
+    pd.DataFrame(rows).to_csv(table, index=False)
+    items = []
+    for i, high in enumerate(judge_high):
+        stage = Stage.VERIFICATION if high else Stage.RETRIEVAL
+        claim = ClaimAttribution(
+            system="S",
+            question_id=f"q{i}",
+            sentence_id=f"q{i}:s0",
+            claim_id=f"c{i}",
+            evidence_source=EvidenceSource.RETRIEVED,
+            strategy=Strategy.CODEBOOK,
+            stage=stage,
+            reason="judge",
+        )
+        items.append(
+            ItemAttribution(
+                item_id=f"i{i}",
+                system="S",
+                question_id=f"q{i}",
+                sentence_id=f"q{i}:s0",
+                stage=stage,
+                strategy="codebook",
+                reason="judge",
+                claims=(claim,),
+            )
+        )
+    layout.attribution_items("ds").write_text(
+        "".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8"
+    )
+    attribution_table(items).to_csv(layout.attribution_table("ds"), index=False)
+    sample = [f"a{i}" for i in range(10)]
+    write_half_plan(
+        tmp_path, "att", UnitKind.RETRIEVAL, table, sample, [r["unit_id"] for r in rows]
+    )
+    reviews = [
+        human(f"a{i}", "exact_entity" if high else "partial_entity", coder="SIMULATED reviewer")
+        for i, high in enumerate(human_high)
+    ]
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews)
+    )
+    inputs = load_run_dir(tmp_path, codebook=codebooks.bundled())
+    assert len(inputs.corrected_attribution) == 1
+    caption, corrected, numbers = inputs.corrected_attribution[0]
+    assert "10 of 20 judge-coded items fully reviewed (by SIMULATED reviewer)" in caption
+    lam, theta, low, high = hand_corrected()
+    by_stage = corrected.set_index("stage")
+    ver, ret = by_stage.loc["verification"], by_stage.loc["retrieval"]
+    assert (ver["items"], ver["reviewed"]) == (20, 10)
+    assert ver["judge-only (%)"] == "50.0"
+    assert ver["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+    assert ret["corrected (%)"] == (
+        f"{100 * (1 - theta):.1f} [{100 * (1 - high):.1f}, {100 * (1 - low):.1f}]"
+    )
+    assert ret["human-only (%)"].startswith("40.0 [")  # 4 of the 10 reviewed stay retrieval
+    assert ver["lambda"] == f"{lam:.2f}"
+    assert list(numbers["label"]) == ["S: retrieval", "S: verification"]
+    assert numbers.set_index("label").loc["S: verification", "corrected"] == pytest.approx(theta)
+    out = tmp_path / "report"
+    build_report(inputs, out)
+    assert (out / "tables" / "attribution_corrected.csv").is_file()
+    assert (out / "figures" / "attribution_corrected.png").is_file()
+    html = (out / "index.html").read_text()
+    assert "Attribution corrected by human review" in html
+    assert "by SIMULATED reviewer" in html
+
+
 def test_report_without_reviews_says_uncorrected(tmp_path: Path) -> None:
     table = StudyLayout.of(tmp_path).per_passage("ds")
     table.parent.mkdir(parents=True)

@@ -168,6 +168,29 @@ def assessed_dimensions(ann: Annotation | None, dims: Iterable[str]) -> int | No
     return sum(1 for dim in dims if ann.codes.get(dim) != NOT_ASSESSABLE)
 
 
+def codebook_stage(flags: Sequence[bool | None], source: EvidenceSource) -> Stage:
+    """The codebook rule on one claim's top-k passages, from their all-high decisions.
+
+    A passage all-high on every assessed dimension -> verification; else a passage not coded
+    (None) -> undetermined; else the stage that chose the evidence: retrieval, or (evidence
+    provided with the item) evidence. The judge's codes and a reviewer's go through this same
+    rule (:func:`attribute_trace`, :func:`human_attributions`).
+    """
+    if any(f is True for f in flags):
+        return Stage.VERIFICATION
+    if any(f is None for f in flags):
+        return Stage.UNDETERMINED
+    return Stage.RETRIEVAL if source is EvidenceSource.RETRIEVED else Stage.EVIDENCE
+
+
+def combined_stage(stages: Sequence[Stage]) -> Stage:
+    """An item's stage from its claims': the common one, or mixed (undetermined if none)."""
+    distinct = set(stages)
+    if not distinct:
+        return Stage.UNDETERMINED
+    return distinct.pop() if len(distinct) == 1 else Stage.MIXED
+
+
 def _top(trace: Trace, top_k: int | None) -> list[tuple[int, str, bool | None]]:
     return [(p.rank, p.text, p.gold) for p in trace.passages if top_k is None or p.rank <= top_k]
 
@@ -259,7 +282,8 @@ def attribute_trace(
     ]
     good = tuple(r for r, v in verdicts if v)
     uncoded = [r for r, v in verdicts if v is None]
-    if good:
+    stage = codebook_stage([v for _, v in verdicts], source)
+    if stage is Stage.VERIFICATION:
         return ClaimAttribution(
             **base,
             stage=Stage.VERIFICATION,
@@ -267,10 +291,10 @@ def attribute_trace(
             f"retrieval dimension (of {n_dims}); the verifier had usable evidence",
             high_quality_ranks=good,
         )
-    if uncoded:
+    if stage is Stage.UNDETERMINED:
         return ClaimAttribution(
             **base,
-            stage=Stage.UNDETERMINED,
+            stage=stage,
             reason=f"{len(uncoded)} of {len(verdicts)} {k} passages not coded (missing or "
             "unscored) and none of the coded ones is all-high",
         )
@@ -285,17 +309,16 @@ def attribute_trace(
             f"none of the {len(verdicts)} {k} passages is high quality on every assessed "
             f"retrieval dimension (of {n_dims})"
         )
-    return ClaimAttribution(**base, stage=weak, reason=reason)
+    return ClaimAttribution(**base, stage=stage, reason=reason)
 
 
 def _combine(claims: Sequence[ClaimAttribution]) -> tuple[Stage, str]:
     if not claims:
         return Stage.UNDETERMINED, "no claims behind this disagreement"
-    stages = {c.stage for c in claims}
+    stage = combined_stage([c.stage for c in claims])
     if len(claims) == 1:
-        return claims[0].stage, claims[0].reason
-    if len(stages) == 1:
-        stage = stages.pop()
+        return stage, claims[0].reason
+    if stage is not Stage.MIXED:
         reasons = list(dict.fromkeys(c.reason for c in claims))
         if len(reasons) == 1:  # say why, not only where
             return stage, f"all {len(claims)} claims: {stage.value}; {reasons[0]}"
@@ -348,6 +371,75 @@ def attribute(
                 evidence_source="+".join(sources) or EvidenceSource.RETRIEVED.value,
                 reason=reason,
                 claims=tuple(claims),
+            )
+        )
+    return out
+
+
+class ReviewedAttribution(FrozenModel):
+    """One attributed item with the judge's stage and, if its passages were reviewed, a human's."""
+
+    item_id: str
+    system: str
+    judge: Stage = Field(description="The stage from the judge's codes (as attributed).")
+    human: Stage | None = Field(
+        description="The stage from the reviewer's codes by the same rule; None when a passage "
+        "the item's stage rests on was not reviewed."
+    )
+    units: tuple[str, ...] = Field(
+        description="Retrieval units (passages) the item's stage rests on; empty when no judge "
+        "code enters it (closed-book, gold evidence, no passage)."
+    )
+
+
+def judged_by_codebook(claim: ClaimAttribution) -> bool:
+    """Whether the claim's stage rests on the judge's codes of its passages (codebook rule)."""
+    return claim.strategy is Strategy.CODEBOOK and claim.evidence_source in (
+        EvidenceSource.RETRIEVED,
+        EvidenceSource.PROVIDED,
+    )
+
+
+def human_attributions(
+    items: Iterable[ItemAttribution],
+    claim_units: Mapping[tuple[str, str], Sequence[str]],
+    human_flags: Mapping[str, bool | None],
+) -> list[ReviewedAttribution]:
+    """Each item's stage again, from a reviewer's all-high decisions, by the same rule.
+
+    ``claim_units`` maps (system, claim id) to the unit ids of the claim's top-k passages (the
+    rows of :func:`per_passage_codes`); ``human_flags`` maps a reviewed unit to the reviewer's
+    all-high decision (:func:`is_all_high` of the reviewer's codes: None when the reviewer
+    assessed no dimension). A claim whose stage rests on its passages' codes
+    (:func:`judged_by_codebook`) gets the human stage :func:`codebook_stage` gives with the
+    reviewer's decisions, when every one of its passages was reviewed; other claims keep
+    their stage (no judge code enters it). The item's human stage combines its claims'
+    (:func:`combined_stage`), or is None when a claim's passages were not all reviewed.
+    """
+    out: list[ReviewedAttribution] = []
+    for item in items:
+        units: list[str] = []
+        human: list[Stage] | None = []
+        for claim in item.claims:
+            passages = claim_units.get((claim.system, claim.claim_id), ())
+            if not judged_by_codebook(claim) or not passages:
+                if human is not None:
+                    human.append(claim.stage)
+                continue
+            units.extend(passages)
+            if human is not None and all(u in human_flags for u in passages):
+                human.append(
+                    codebook_stage([human_flags[u] for u in passages], claim.evidence_source)
+                )
+            else:
+                human = None
+        out.append(
+            ReviewedAttribution(
+                item_id=item.item_id,
+                system=item.system,
+                judge=item.stage,
+                human=None if human is None else combined_stage(human),
+                units=tuple(dict.fromkeys(units)),
             )
         )
     return out

@@ -2,7 +2,14 @@
 
 judge (offline heuristic baseline, earlier step) -> review plan (a seeded uniform sample of the
 judged SciFact passages) -> simulated reviewer answers taken from the data's own gold -> the
-report's corrected Table 8 (judge-only, human-only and PPI++ shares with CIs).
+report's corrected Table 8 (judge-only, human-only and PPI++ shares with CIs) and corrected
+attribution (Figure 1).
+
+SciFact's passages carry gold flags, so the study attributes its disagreements by them (the
+``gold-evidence`` strategy): no judge code enters, and review has nothing to correct. This step
+attributes them again by the codebook rule (``failcodes attribute --strategy codebook``: the
+judge's codes decide whether the evidence given with each claim was usable), the rule of
+open-ended data without gold, so the report can show the simulated reviewer correcting it.
 
 No person reviews anything here. The simulated reviewer answers the one question SciFact's
 gold answers, "is this passage relevant evidence that takes a position on the claim?", as
@@ -104,4 +111,30 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
     out.lines.append(
         "the report's Table 8 section shows the corrected shares (judge-only, human-only, PPI++)"
     )
+    _codebook_attribution(ctx, layout, out)
     return out
+
+
+def _codebook_attribution(ctx: DemoContext, layout: Any, out: StepOutput) -> None:
+    """Attribute scifact-dev again by the codebook rule, so the review can correct Figure 1."""
+    from failcodes.study.config import load_study, resolve_path
+    from failcodes.study.runner import log_path
+    from failcodes.study.steps import Step
+
+    study = load_study(layout.root)
+    argv = ["attribute", "--from", str(layout.disagreements(DATASET))]
+    argv += ["--codebook", str(resolve_path(study.codebook, layout.root))]
+    for kind in ("retrieval", "reasoning"):
+        run = layout.judge_current(DATASET, kind)
+        if (run / "annotations.jsonl").is_file():
+            argv += [f"--{kind}", str(run)]
+    argv += ["--strategy", "codebook", "-o", str(layout.attribution(DATASET))]
+    step = Step(f"attribute {DATASET} by the codebook rule", tuple(argv))
+    ctx.execute(step, log_path(layout, step))
+    out.lines.append("$ " + step.command())
+    out.lines.append(
+        f"{DATASET} attributed again by the codebook rule (the judge's codes decide, not "
+        "SciFact's gold flags): the report's attribution section shows Figure 1 corrected by the "
+        "SIMULATED reviewer (judge-only, human-only, PPI++)"
+    )
+    out.files.append(layout.attribution_items(DATASET))

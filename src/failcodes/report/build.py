@@ -18,6 +18,7 @@ from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.report import figures as figs
+from failcodes.report.corrected import ATTRIBUTION_NOTE as CORRECTED_ATTRIBUTION_NOTE
 from failcodes.report.corrected import METHOD_NOTE as CORRECTED_NOTE
 from failcodes.report.corrected import corrected_notes_key
 from failcodes.report.html import (
@@ -95,6 +96,12 @@ class ReportInputs(BaseModel):
         default_factory=dict,
         description="part -> [(caption, table)] of corrected shares (report.corrected), one "
         "per review plan with pulled reviews",
+    )
+    corrected_attribution: list[tuple[str, pd.DataFrame, pd.DataFrame]] = Field(
+        default_factory=list,
+        description="[(caption, table, numbers)] of the attribution corrected by human review "
+        "(report.corrected.attribution_table / attribution_numbers), one per retrieval plan "
+        "with pulled reviews",
     )
     accumulation: Sequence[int] | None = None
     notes: dict[str, list[str]] = Field(default_factory=dict)
@@ -176,20 +183,35 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         )
         b.sections.append(sec)
 
-    if inputs.attribution:
+    if inputs.attribution or inputs.corrected_attribution:
         sec = ReportSection(id="attribution", title=f"Attribution of disagreements{tag}")
-        sec.figures.append(
-            b.figure(
-                "attribution",
-                figs.attribution_flow(inputs.attribution, inputs.error_codes),
-                f"Disagreements -> pipeline stage -> dominant subcodes{tag}",
+        if inputs.attribution:
+            sec.figures.append(
+                b.figure(
+                    "attribution",
+                    figs.attribution_flow(inputs.attribution, inputs.error_codes),
+                    f"Disagreements -> pipeline stage -> dominant subcodes{tag}",
+                )
             )
-        )
         sec.notes.append(ATTRIBUTION_RULE_NOTE)
         if inputs.attribution_table is not None:
             sec.tables.append(
                 b.table("attribution", inputs.attribution_table, f"Attribution summary{tag}")
             )
+        for i, (corr_caption, corr_table, numbers) in enumerate(inputs.corrected_attribution):
+            suffix = "" if i == 0 else f"_{i + 1}"
+            sec.tables.append(b.table(f"attribution_corrected{suffix}", corr_table, corr_caption))
+            if not numbers.empty:
+                sec.figures.append(
+                    b.figure(
+                        f"attribution_corrected{suffix}",
+                        figs.corrected_shares(numbers),
+                        f"{corr_caption.split(':')[0]}: judge-only, human-only and corrected "
+                        "shares of the disagreements per system and stage, 95% CIs",
+                    )
+                )
+        if inputs.corrected_attribution:
+            sec.notes.append(CORRECTED_ATTRIBUTION_NOTE)
         sec.notes.extend(inputs.notes.get("attribution", []))
         b.sections.append(sec)
 

@@ -19,13 +19,14 @@ are missing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from failcodes.annotations import Annotation, Status
-from failcodes.attribution import is_all_high
+from failcodes.attribution import ReviewedAttribution, Stage, is_all_high
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
 from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
@@ -148,6 +149,32 @@ HUMAN_ONLY = "human-only (%)"
 HUMAN_STRATIFIED = "human, judge-stratified (%)"
 
 
+def _estimate_columns(
+    e: ShareEstimates | None, reason: str | None, *, judge_stratified: bool
+) -> dict[str, Any]:
+    """The estimate columns of one row of a corrected table (``–`` and the reason if none)."""
+    human_col = HUMAN_STRATIFIED if judge_stratified else HUMAN_ONLY
+    if e is None:
+        rec: dict[str, Any] = {"judge-only (%)": "–", human_col: "–", "corrected (%)": "–"}
+        rec.update({"lambda": "–", "n_eff": "–"})
+        if judge_stratified:
+            rec["n_eff (strata)"] = "–"
+        rec.update({"disagree": "–", "note": reason})
+        return rec
+    rec = {
+        "judge-only (%)": _pct(e.judge.estimate),
+        human_col: f"{_pct(e.human.estimate)} {_ci(e.human.ci_low, e.human.ci_high)}",
+        "corrected (%)": f"{_pct(e.corrected.estimate)} "
+        f"{_ci(e.corrected.ci_low, e.corrected.ci_high)}",
+        "lambda": f"{e.lam:.2f}",
+        "n_eff": _gain(e.effective_n, e.n_reviewed),
+    }
+    if judge_stratified:
+        rec["n_eff (strata)"] = _gain(e.effective_n_human, e.n_reviewed)
+    rec.update({"disagree": str(e.disagreements), "note": e.warning or ""})
+    return rec
+
+
 def corrected_table(
     rows: list[dict[str, Any]], by: str, *, judge_stratified: bool = False
 ) -> pd.DataFrame:
@@ -157,10 +184,8 @@ def corrected_table(
     weights its strata by the judge's codes: its column is named for that, and ``n_eff
     (strata)`` shows what the stratification (the judge) added to it.
     """
-    human_col = HUMAN_STRATIFIED if judge_stratified else HUMAN_ONLY
     records = []
     for r in rows:
-        e: ShareEstimates | None = r["estimates"]
         rec: dict[str, Any] = {
             "dimension": r["dimension"],
             "code": r["code"],
@@ -168,25 +193,139 @@ def corrected_table(
             "units": r["rows"],
             "reviewed": r["reviewed"],
         }
-        if e is None:
-            rec.update({"judge-only (%)": "–", human_col: "–", "corrected (%)": "–"})
-            rec.update({"lambda": "–", "n_eff": "–"})
-            if judge_stratified:
-                rec["n_eff (strata)"] = "–"
-            rec.update({"disagree": "–", "note": r["undefined_reason"]})
-        else:
-            rec.update(
-                {
-                    "judge-only (%)": _pct(e.judge.estimate),
-                    human_col: f"{_pct(e.human.estimate)} {_ci(e.human.ci_low, e.human.ci_high)}",
-                    "corrected (%)": f"{_pct(e.corrected.estimate)} "
-                    f"{_ci(e.corrected.ci_low, e.corrected.ci_high)}",
-                    "lambda": f"{e.lam:.2f}",
-                    "n_eff": _gain(e.effective_n, e.n_reviewed),
-                }
+        rec.update(
+            _estimate_columns(
+                r["estimates"], r["undefined_reason"], judge_stratified=judge_stratified
             )
-            if judge_stratified:
-                rec["n_eff (strata)"] = _gain(e.effective_n_human, e.n_reviewed)
-            rec.update({"disagree": str(e.disagreements), "note": e.warning or ""})
+        )
         records.append(rec)
     return pd.DataFrame(records)
+
+
+# -- the attribution (Figure 1) corrected -------------------------------------------------
+
+#: Stratum of the items whose stage no judge code enters (closed-book, gold evidence, ...).
+NO_JUDGE_CODE = "no judge code"
+
+ATTRIBUTION_NOTE = (
+    "Corrected attribution: each disagreement's stage is attributed again from the reviewer's "
+    "codes by the same rule (a passage all-high on every assessed dimension -> verification; "
+    "none -> retrieval, or evidence when it was given with the item), where every passage its "
+    "stage rests on is in the plan's estimation sample and reviewed. Judge-only: the shares "
+    "from the judge's codes (Figure 1's counts). Human-only: the shares among the reviewed "
+    "items. Corrected: PPI++ over the items, stratified by how many of an item's passages fall "
+    "in each plan stratum (within such a group every item had the same chance to be fully "
+    "reviewed); items whose stage no judge code enters (closed-book, gold evidence) count as "
+    "reviewed. An item with several passages is fully reviewed only when all of them were "
+    "drawn: with a passage-level plan, groups of multi-passage items can hold too few reviewed "
+    "items to estimate (the note says so)."
+)
+
+
+def _composition(units: Sequence[str], plan: ReviewPlan) -> str:
+    """The item's group: how many of its passages fall in each plan stratum."""
+    if not units:
+        return NO_JUDGE_CODE
+    counts = Counter(plan.unit_strata.get(u, "?") for u in units)
+    return ", ".join(f"{n} x {key}" for key, n in sorted(counts.items()))
+
+
+def attribution_rows(
+    pairs: Sequence[ReviewedAttribution], plan: ReviewPlan, *, confidence: float = 0.95
+) -> list[dict[str, Any]]:
+    """One dict per system x stage: judge-only, human-only and corrected shares of the items.
+
+    ``pairs``: :func:`failcodes.attribution.human_attributions` with the reviewer's decisions
+    on the plan's reviewed estimation-sample units only. Items are grouped by how their
+    passages fall in the plan's strata (:func:`_composition`); a group with fewer than 2 fully
+    reviewed items cannot be estimated and is left out of all three shares (the row says how
+    many items and which groups). Keys: ``system``, ``stage``, ``items``, ``reviewed``,
+    ``estimates`` (:class:`ShareEstimates` or None), ``undefined_reason`` and ``left_out``.
+    """
+    out: list[dict[str, Any]] = []
+    for system in sorted({p.system for p in pairs}):
+        mine = [p for p in pairs if p.system == system]
+        groups: dict[str, list[ReviewedAttribution]] = {}
+        for p in mine:
+            groups.setdefault(_composition(p.units, plan), []).append(p)
+        kept = {k: g for k, g in groups.items() if sum(p.human is not None for p in g) >= 2}
+        short = {k: g for k, g in groups.items() if k not in kept}
+        left_out = (
+            f"{sum(len(g) for g in short.values())} of {len(mine)} items left out: fewer than 2 "
+            "fully reviewed in their group ("
+            + "; ".join(
+                f"{key}: {sum(p.human is not None for p in g)} of {len(g)}"
+                for key, g in sorted(short.items())
+            )
+            + ")"
+            if short
+            else ""
+        )
+        seen = {p.judge for p in mine} | {p.human for p in mine if p.human is not None}
+        for stage in [s for s in Stage if s in seen]:
+            strata = [
+                Stratum(
+                    y=[float(p.human == stage) for p in group if p.human is not None],
+                    yhat=[float(p.judge == stage) for p in group if p.human is not None],
+                    yhat_unlabeled=[float(p.judge == stage) for p in group if p.human is None],
+                )
+                for _, group in sorted(kept.items())
+            ]
+            estimates: ShareEstimates | None = None
+            reason = None
+            try:
+                estimates = share_estimates(strata, confidence=confidence)
+            except StatisticsError as exc:
+                reason = str(exc)
+            out.append(
+                {
+                    "system": system,
+                    "stage": stage.value,
+                    "items": len(mine),
+                    "reviewed": sum(p.human is not None for p in mine),
+                    "estimates": estimates,
+                    "undefined_reason": reason,
+                    "left_out": left_out,
+                }
+            )
+    return out
+
+
+def attribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Printable corrected attribution: per system and stage, as the corrected Tables 8-9."""
+    records = []
+    for r in rows:
+        rec: dict[str, Any] = {
+            "system": r["system"],
+            "stage": r["stage"],
+            "items": r["items"],
+            "reviewed": r["reviewed"],
+        }
+        rec.update(_estimate_columns(r["estimates"], r["undefined_reason"], judge_stratified=False))
+        if r["left_out"]:
+            rec["note"] = "; ".join(n for n in (r["left_out"], rec["note"]) if n)
+        records.append(rec)
+    return pd.DataFrame(records)
+
+
+def attribution_numbers(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The shares behind :func:`attribution_table` as numbers, for the figure (estimated rows)."""
+    records = []
+    for r in rows:
+        e: ShareEstimates | None = r["estimates"]
+        if e is None:
+            continue
+        records.append(
+            {
+                "label": f"{r['system']}: {r['stage']}",
+                "judge": e.judge.estimate,
+                "human": e.human.estimate,
+                "human_low": e.human.ci_low,
+                "human_high": e.human.ci_high,
+                "corrected": e.corrected.estimate,
+                "low": e.corrected.ci_low,
+                "high": e.corrected.ci_high,
+            }
+        )
+    columns = ["label", "judge", "human", "human_low", "human_high", "corrected", "low", "high"]
+    return pd.DataFrame(records, columns=columns)

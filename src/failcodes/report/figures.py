@@ -224,6 +224,45 @@ def interval_bars(
     return fig
 
 
+def corrected_shares(numbers: pd.DataFrame) -> Figure:
+    """Judge-only, human-only and corrected shares with their intervals, one row per label.
+
+    ``numbers``: columns ``label``, ``judge``, ``human``, ``human_low``, ``human_high``,
+    ``corrected``, ``low``, ``high`` (shares in [0, 1]; NaN where a cell has no estimate).
+    """
+    labels = [str(x) for x in numbers["label"]]
+    longest = max((len(label) for label in labels), default=0)
+    fig = _figure(max(COLUMN_WIDTH_IN, 2.6 + 0.06 * longest), 1.0 + 0.32 * len(labels))
+    ax = fig.add_subplot()
+    y = np.arange(len(labels))
+    judge = numbers["judge"].to_numpy(dtype=float)
+    ax.plot(100 * judge, y - 0.2, "x", color=OKABE_ITO[2], markersize=4, label="judge-only")
+    for offset, (mid, lo, hi), colour, name in (
+        (0.0, ("human", "human_low", "human_high"), OKABE_ITO[0], "human-only"),
+        (0.2, ("corrected", "low", "high"), OKABE_ITO[1], "corrected (PPI++)"),
+    ):
+        v = 100 * numbers[mid].to_numpy(dtype=float)
+        low = 100 * numbers[lo].to_numpy(dtype=float)
+        high = 100 * numbers[hi].to_numpy(dtype=float)
+        ax.errorbar(
+            v,
+            y + offset,
+            xerr=np.vstack([np.nan_to_num(v - low), np.nan_to_num(high - v)]),
+            fmt="o",
+            color=colour,
+            capsize=2,
+            markersize=3,
+            linewidth=0.8,
+            label=name,
+        )
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the system's disagreements (%)")
+    ax.legend(frameon=False, ncol=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    return fig
+
+
 def accumulation_curve(new_per_round: Sequence[int]) -> Figure:
     """New patterns per saturation round (bars) and the cumulative count (line)."""
     fig = _figure(COLUMN_WIDTH_IN, 2.0)

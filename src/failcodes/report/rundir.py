@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -38,9 +38,12 @@ from failcodes.jsonio import decode_error, read_json
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time
-from failcodes.study.layout import JUDGE_KINDS, TRACES_SUFFIX, StudyLayout
+from failcodes.study.layout import ATTRIBUTION_ITEMS, JUDGE_KINDS, TRACES_SUFFIX, StudyLayout
 from failcodes.tableio import table_columns
 from failcodes.units import UnitKind
+
+if TYPE_CHECKING:
+    from failcodes.reviewplan import ReviewPlan
 
 
 def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
@@ -302,7 +305,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             frame = pd.DataFrame(review_rows)
             agreement = frame if agreement is None else pd.concat([agreement, frame])
 
-    corrected, review_notes = _corrected(root, review_files, cb, inputs_files)
+    corrected, corrected_attribution, review_notes = _corrected(
+        root, review_files, cb, inputs_files
+    )
 
     accumulation, saturation_notes = _saturation(layout.saturation_dir)
 
@@ -354,6 +359,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         panel_agreement=pd.DataFrame(panel_rows) if panel_rows else None,
         quote_checks=pd.DataFrame(quote_rows) if quote_rows else None,
         corrected=corrected,
+        corrected_attribution=corrected_attribution,
         accumulation=accumulation,
         comparisons=pd.DataFrame(comparison_rows) if comparison_rows else None,
         codebook_table=None
@@ -418,10 +424,18 @@ def _quote_rows(folder: Path, run: str) -> list[dict[str, Any]]:
     ]
 
 
+CorrectedAttribution = list[tuple[str, pd.DataFrame, pd.DataFrame]]
+
+
 def _corrected(
     root: Path, review_files: list[Path], cb: Codebook | None, inputs_files: list[Path]
-) -> tuple[dict[UnitKind, list[tuple[str, pd.DataFrame]]], dict[str, list[str]]]:
-    """Corrected Tables 8-9 for each review plan under ``review/plans/`` with pulled reviews.
+) -> tuple[
+    dict[UnitKind, list[tuple[str, pd.DataFrame]]], CorrectedAttribution, dict[str, list[str]]
+]:
+    """Corrected Tables 8-9 (and Figure 1) for each review plan with pulled reviews.
+
+    A retrieval plan next to an ``attribution.jsonl`` also corrects the attribution
+    (:func:`_corrected_attribution`).
 
     Also one note per plan that cannot correct honestly, keyed by :func:`corrected_notes_key`:
     a stale plan (its coded table changed since it was drawn, e.g. by ``failcodes recode``
@@ -444,8 +458,9 @@ def _corrected(
 
     plan_files = sorted(plans_dir(root).glob("*.json"))
     notes: dict[str, list[str]] = {}
+    attributions: CorrectedAttribution = []
     if not plan_files or not review_files or cb is None:
-        return {}, notes
+        return {}, attributions, notes
     humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]
     current = [a for a in humans if (a.codebook.name, a.codebook.version) == (cb.name, cb.version)]
     out: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = {}
@@ -491,7 +506,42 @@ def _corrected(
         table = corrected_table(rows, by, judge_stratified=judge_stratified)
         out.setdefault(plan.part, []).append((caption, table))
         inputs_files.extend([path, source])
-    return out, notes
+        items = source.parent / ATTRIBUTION_ITEMS
+        if plan.part is UnitKind.RETRIEVAL and items.is_file():
+            attributions.append(_corrected_attribution(plan, source, items, reviews, cb))
+            inputs_files.append(items)
+    return out, attributions, notes
+
+
+def _corrected_attribution(
+    plan: ReviewPlan, source: Path, items: Path, reviews: dict[str, Annotation], cb: Codebook
+) -> tuple[str, pd.DataFrame, pd.DataFrame]:
+    """Figure 1 corrected: each item's stage from the reviewers' codes, PPI++ per system."""
+    from failcodes.attribution import ItemAttribution, human_attributions, is_all_high
+    from failcodes.report.corrected import attribution_numbers, attribution_rows
+    from failcodes.report.corrected import attribution_table as corrected_attribution_table
+    from failcodes.tableio import read_models_jsonl
+
+    coded = pd.read_csv(source)
+    claim_units: dict[tuple[str, str], list[str]] = {}
+    for system, claim, unit in zip(
+        coded["system"], coded["claim_id"], coded["unit_id"], strict=True
+    ):
+        claim_units.setdefault((str(system), str(claim)), []).append(str(unit))
+    high = cb.high_quality_codes(UnitKind.RETRIEVAL)
+    sample = plan.estimation_ids()
+    flags = {uid: is_all_high(ann, high) for uid, ann in reviews.items() if uid in sample}
+    pairs = human_attributions(read_models_jsonl(items, ItemAttribution), claim_units, flags)
+    rows = attribution_rows(pairs, plan)
+    coders = sorted({reviews[u].coder for u in flags})
+    reviewed = sum(p.human is not None and bool(p.units) for p in pairs)
+    caption = (
+        f"Attribution corrected by human review (%), plan {plan.name!r}: judge-only, human-only "
+        f"and PPI++ corrected shares of each system's disagreements with 95% CIs; "
+        f"{reviewed} of {sum(bool(p.units) for p in pairs)} judge-coded items fully reviewed "
+        f"(by {', '.join(coders) or 'nobody'})"
+    )
+    return caption, corrected_attribution_table(rows), attribution_numbers(rows)
 
 
 def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) -> dict[str, int]:
