@@ -117,19 +117,27 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
 
 def _codebook_attribution(ctx: DemoContext, layout: Any, out: StepOutput) -> None:
     """Attribute scifact-dev again by the codebook rule, so the review can correct Figure 1."""
+    from failcodes.attribution import Strategy
+    from failcodes.commands.attribute import AttributeRequest
     from failcodes.study.config import load_study, resolve_path
     from failcodes.study.runner import log_path
     from failcodes.study.steps import Step
 
     study = load_study(layout.root)
-    argv = ["attribute", "--from", str(layout.disagreements(DATASET))]
-    argv += ["--codebook", str(resolve_path(study.codebook, layout.root))]
-    for kind in ("retrieval", "reasoning"):
-        run = layout.judge_current(DATASET, kind)
-        if (run / "annotations.jsonl").is_file():
-            argv += [f"--{kind}", str(run)]
-    argv += ["--strategy", "codebook", "-o", str(layout.attribution(DATASET))]
-    step = Step(f"attribute {DATASET} by the codebook rule", tuple(argv))
+    runs = {
+        kind: layout.judge_current(DATASET, kind)
+        for kind in ("retrieval", "reasoning")
+        if (layout.judge_current(DATASET, kind) / "annotations.jsonl").is_file()
+    }
+    request = AttributeRequest(
+        source=layout.disagreements(DATASET),
+        codebook=resolve_path(study.codebook, layout.root),
+        retrieval=runs.get("retrieval"),
+        reasoning=runs.get("reasoning"),
+        strategy=Strategy.CODEBOOK,
+        output=layout.attribution(DATASET),
+    )
+    step = Step(f"attribute {DATASET} by the codebook rule", request)
     ctx.execute(step, log_path(layout, step))
     out.lines.append("$ " + step.command())
     out.lines.append(
