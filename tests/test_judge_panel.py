@@ -72,16 +72,33 @@ def test_two_model_panel_against_the_fake_server(tmp_path: Path, monkeypatch) ->
     # cost counts every member
     assert report.cost_usd == pytest.approx(sum(s.journal_cost_usd for s in summaries))
     assert report == read_panel(tmp_path)
-    # consensus by hand: two members agree -> that code; disagree -> a tie, no code
+    # consensus by hand: two members agree -> that code (unanimous); disagree -> a tie, which
+    # the primary judge (the first member, panel-a) decides with its own code (issue 28: was
+    # "no code", every split unit undetermined)
+    assert report.primary == "openai:panel-a"
     by_unit = {u.unit_id: u for u in report.units}
     for uid in a:
         for dim in PART.dimensions:
             vote = by_unit[uid].dimensions[dim.id]
             ca, cb = a[uid].codes[dim.id], b[uid].codes[dim.id]
-            assert vote.consensus == ([ca] if ca == cb else [])
+            assert vote.consensus == [ca]
             assert vote.tie is (ca != cb)
+            assert vote.decided_by == ("unanimous" if ca == cb else "primary")
     split = {u for u in a if a[u].codes != b[u].codes}
     assert set(report.split_units) == split
+    # every unit decided: the split ones by the primary judge, the others unanimously
+    assert report.decided == {
+        "unanimous": len(units) - len(split),
+        "majority": 0,
+        "primary": len(split),
+        "undecided": 0,
+    }
+    assert len(split) >= 1
+    assert report.warnings == [
+        "a two-judge panel has no majority: every unit the two judges code differently is a "
+        "tie, decided by the primary judge (openai:panel-a); the consensus is then that "
+        "judge's code, not an agreement. Add a third judge for a majority"
+    ]
     # inter-judge agreement per dimension, computed by hand from the two members' codes
     checked = 0
     for dim in PART.dimensions:
@@ -114,6 +131,40 @@ def test_two_model_panel_against_the_fake_server(tmp_path: Path, monkeypatch) ->
         "openai:panel-a": (5 * len(units), 5 * len(units)),
         "openai:panel-b": (5 * len(units), 5 * len(units)),
     }
+
+
+def test_three_model_panel_decides_by_majority_on_the_fake_server(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-test")
+    units = retrieval_units(make_traces(4))  # 12 units
+    specs = ["openai:panel-a", "openai:panel-b", "openai:panel-c"]
+    with FakeServer() as fake:
+        members = [Member(s, make_coder(s, base_url=fake.openai_base_url)) for s in specs]
+        report, _ = run_panel(units, members, JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path))
+    coded = [
+        {x.unit_id: x.codes for x in read_annotations(member_dir(tmp_path, i, s))}
+        for i, s in enumerate(specs, 1)
+    ]
+    # by hand, per unit: the weakest dimension's rule; a code 2 of 3 gave is the majority,
+    # three different codes a tie the primary (panel-a) breaks with its own code
+    want_rules = Counter()
+    by_unit = {u.unit_id: u for u in report.units}
+    for u in coded[0]:
+        rules = []
+        for dim in PART.dimensions:
+            codes = [c[u][dim.id] for c in coded]
+            top, k = Counter(codes).most_common(1)[0]
+            rule = {3: "unanimous", 2: "majority", 1: "primary"}[k]
+            want = codes[0] if k == 1 else top
+            assert by_unit[u].dimensions[dim.id].consensus == [want]
+            assert by_unit[u].dimensions[dim.id].decided_by == rule
+            rules.append(rule)
+        want_rules[max(rules, key=["unanimous", "majority", "primary"].index)] += 1
+    assert report.decided == {**dict.fromkeys(["unanimous", "majority", "primary"], 0),
+                              **want_rules, "undecided": 0}  # fmt: skip
+    assert want_rules["majority"] >= 1  # the three models split 2-1 somewhere
+    assert report.warnings == []  # three judges: a majority exists
 
 
 def _ann(coder: str, codes: dict[str, str], sets: dict[str, list[str]] | None = None) -> Annotation:
@@ -158,7 +209,21 @@ def test_majority_ties_and_multi_label_votes() -> None:
     two = {"m1": panel["m1"], "m3": panel["m3"]}
     [tied] = consensus(two, part)
     assert tied.dimensions["grounding"].tie and tied.dimensions["grounding"].consensus == []
+    assert tied.dimensions["grounding"].decided_by == "undecided"  # no primary judge named
     assert review_priority(two, part) == {"u1": 0}
+    # the primary judge breaks it with its own code: m3 said ungrounded, m1 grounded
+    [broken] = consensus(two, part, primary="m3")
+    assert broken.dimensions["grounding"].consensus == ["ungrounded"]
+    assert (broken.dimensions["grounding"].decided_by, broken.rule) == ("primary", "primary")
+    # multi-label, m1 {overreach, conflict} vs m3 {valid}: each code 1 of 2, a tie; the
+    # primary m1 keeps its own two
+    assert broken.dimensions["inference"].consensus == ["valid_inference"]  # m3's own
+    [by_m1] = consensus(two, part, primary="m1")
+    assert sorted(by_m1.dimensions["inference"].consensus) == sorted(both)
+    # three members: grounding by majority, nothing left to a primary
+    [three] = consensus(panel, part, primary="m3")
+    assert three.dimensions["grounding"].consensus == ["grounded"]  # m3 is outvoted 2 to 1
+    assert three.dimensions["grounding"].decided_by == "majority" and three.rule == "majority"
     assert review_priority({"m1": panel["m1"], "m2": panel["m1"]}, part) == {"u1": 2}
     # agreement is refused for a one-member panel
     with pytest.raises(Exception, match="at least two members"):
@@ -238,8 +303,10 @@ def test_panel_through_the_cli_with_dry_run_counting_every_member(
     tied = {
         u["unit_id"] for u in report["units"] if any(v["tie"] for v in u["dimensions"].values())
     }
+    assert tied  # the two models differ somewhere
+    # every tie is broken by the primary judge (panel-a): no unit is left unscored
     statuses = dict(zip(per_passage["unit_id"], per_passage["status"], strict=True))
-    assert {uid for uid, st in statuses.items() if st == "unscored"} == tied
+    assert set(statuses.values()) == {"scored"}
     assert set(per_passage["coder"].dropna()) == {"panel(openai:panel-a+openai:panel-b)"}
 
 
@@ -264,8 +331,18 @@ def test_report_shows_the_panel_agreement_and_quote_checks(tmp_path: Path, monke
     assert inputs.quote_checks is not None
     assert list(inputs.quote_checks["judge"]) == ["openai:panel-a", "openai:panel-b"]
     assert list(inputs.quote_checks["share verified"]) == [1.0, 1.0]
+    # how the consensus was decided: every unit of the two-judge panel, by rule
+    assert inputs.panel_rules is not None
+    [rules] = inputs.panel_rules.to_dict("records")
+    assert (rules["primary judge"], rules["undecided"]) == ("openai:panel-a", 0)
+    assert rules["unanimous"] + rules["majority"] + rules["tie, primary's code"] == len(units)
+    assert rules["tie, primary's code"] == report.decided["primary"]
+    assert rules["warning"].startswith("a two-judge panel has no majority")
     page = build_report(inputs, tmp_path / "out")
     html = page.read_text(encoding="utf-8")
+    assert "How the judge panel&#39;s consensus was decided" in html or (
+        "How the judge panel's consensus was decided" in html
+    )
     assert "Inter-judge agreement of the judge panel" in html
     assert "Per-dimension quotes per judge" in html
 

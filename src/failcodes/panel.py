@@ -3,8 +3,13 @@
 Pure core (annotations in, tables out; :func:`failcodes.judge.run_panel` runs the members):
 
 - :func:`consensus`: per unit and dimension, the code most members gave (majority); a tie
-  between the top codes is marked and gives no consensus code. A multi-label dimension takes,
-  code by code, the codes more than half the members gave (exactly half is a tie).
+  between the top codes is marked (the review lists ties first) and broken by the **primary**
+  judge (the panel's first member unless named): its code decides when it is one of the tied
+  codes; otherwise (or without a primary) the tie gives no consensus code. A multi-label
+  dimension takes, code by code, the codes more than half the members gave; a code exactly
+  half gave is a tie, kept when the primary gave it. With two members there is no majority:
+  every disagreement is a tie, so the primary decides it (:func:`panel_warnings` says so).
+  Each vote records the rule that decided it (:data:`RULES`).
 - :func:`split_units`: units where the members disagree on at least one dimension (the review
   plan lists them first: :func:`review_priority`).
 - :func:`inter_judge_agreement`: agreement between the members per dimension (nominal, over
@@ -34,6 +39,10 @@ from failcodes.stats import agreements
 #: The coefficients reported between panel members.
 PANEL_STATISTICS = ("fleiss", "krippendorff", "gwet_ac1")
 
+#: How a dimension's (and a unit's) consensus was decided, from strongest to weakest:
+#: every member gave it; more than half did; a tie the primary judge broke; no consensus.
+RULES = ("unanimous", "majority", "primary", "undecided")
+
 Panel = Mapping[str, Sequence[Annotation]]
 """Member name (judge spec, or spec plus sample number) -> that member's annotations."""
 
@@ -48,6 +57,18 @@ class DimensionVote(FrozenModel):
     )
     tie: bool = False
     unanimous: bool = False
+    decided_by: str | None = Field(
+        default=None,
+        description="unanimous | majority | primary (the primary judge broke a tie) | "
+        "undecided; None in panel files written before the rule existed (a tie: undecided).",
+    )
+
+    @property
+    def rule(self) -> str:
+        """:attr:`decided_by`, read for files that predate it (a tie there is undecided)."""
+        if self.decided_by is not None:
+            return self.decided_by
+        return "undecided" if self.tie else ("unanimous" if self.unanimous else "majority")
 
 
 class PanelUnit(FrozenModel):
@@ -63,8 +84,19 @@ class PanelUnit(FrozenModel):
 
     @property
     def ties(self) -> list[str]:
-        """Dimensions without a majority code."""
+        """Dimensions without a majority code (broken by the primary judge or not)."""
         return [d for d, v in self.dimensions.items() if v.tie]
+
+    @property
+    def undecided(self) -> list[str]:
+        """Dimensions with no consensus code (a tie the primary judge did not break)."""
+        return [d for d, v in self.dimensions.items() if v.rule == "undecided"]
+
+    @property
+    def rule(self) -> str:
+        """The weakest rule that decided one of its dimensions (:data:`RULES`)."""
+        rules = [v.rule for v in self.dimensions.values()] or ["undecided"]
+        return max(rules, key=RULES.index)
 
 
 class PanelAgreement(FrozenModel):
@@ -89,7 +121,10 @@ def _scored(panel: Panel) -> dict[str, dict[str, Annotation]]:
     }
 
 
-def _vote(part_dim_multi: bool, code_sets: list[tuple[str, ...]]) -> DimensionVote:
+def _vote(
+    part_dim_multi: bool, code_sets: list[tuple[str, ...]], primary: tuple[str, ...] | None
+) -> DimensionVote:
+    """One dimension's vote; ``primary``: the primary judge's codes (None: it gave none)."""
     n = len(code_sets)
     counts: Counter[str] = Counter()
     for codes in code_sets:
@@ -99,22 +134,48 @@ def _vote(part_dim_multi: bool, code_sets: list[tuple[str, ...]]) -> DimensionVo
     unanimous = len(distinct) == 1
     if part_dim_multi:
         chosen = [c for c, k in votes.items() if 2 * k > n]
-        tie = any(2 * k == n for k in votes.values()) or not chosen
-        return DimensionVote(votes=votes, members=n, consensus=chosen, tie=tie, unanimous=unanimous)
+        halves = [c for c, k in votes.items() if 2 * k == n]
+        tie = bool(halves) or not chosen
+        rule = "unanimous" if unanimous else "majority"
+        if tie:
+            kept = [c for c in halves if primary is not None and c in primary]
+            chosen = [c for c in votes if c in chosen or c in kept]
+            rule = "primary" if primary is not None and chosen else "undecided"
+        return DimensionVote(
+            votes=votes,
+            members=n,
+            consensus=chosen if rule != "undecided" else [],
+            tie=tie,
+            unanimous=unanimous,
+            decided_by=rule,
+        )
     top = max(votes.values())
     leaders = [c for c, k in votes.items() if k == top]
     tie = len(leaders) > 1
+    rule = "unanimous" if unanimous else "majority"
+    chosen = leaders
+    if tie:  # the primary judge breaks it when its code is one of the tied ones
+        chosen = [primary[0]] if primary and primary[0] in leaders else []
+        rule = "primary" if chosen else "undecided"
     return DimensionVote(
         votes=votes,
         members=n,
-        consensus=[] if tie else leaders,
+        consensus=chosen,
         tie=tie,
         unanimous=unanimous,
+        decided_by=rule,
     )
 
 
-def consensus(panel: Panel, part: Part) -> list[PanelUnit]:
-    """Every unit some member scored, with its votes and consensus per dimension."""
+def consensus(panel: Panel, part: Part, primary: str | None = None) -> list[PanelUnit]:
+    """Every unit some member scored, with its votes and consensus per dimension.
+
+    ``primary`` names the member whose codes break ties (None: ties stay undecided).
+    """
+    if primary is not None and primary not in panel:
+        raise StatisticsError(
+            f"the primary judge {primary!r} is not a panel member ({', '.join(panel)})"
+        )
     scored = _scored(panel)
     unit_ids = list(dict.fromkeys(u for by_unit in scored.values() for u in by_unit))
     out: list[PanelUnit] = []
@@ -126,10 +187,32 @@ def consensus(panel: Panel, part: Part) -> list[PanelUnit]:
                 for by_unit in scored.values()
                 if uid in by_unit and by_unit[uid].code_set(dim.id)
             ]
+            first = scored[primary].get(uid) if primary is not None else None
+            own = first.code_set(dim.id) if first is not None else ()
             if sets:
-                dims[dim.id] = _vote(dim.multi_label, sets)
+                dims[dim.id] = _vote(dim.multi_label, sets, own or None)
         out.append(PanelUnit(unit_id=uid, dimensions=dims))
     return out
+
+
+def decided_counts(units: Iterable[PanelUnit]) -> dict[str, int]:
+    """How many units each rule decided (a unit counts under its weakest dimension's rule)."""
+    counts = dict.fromkeys(RULES, 0)
+    for unit in units:
+        counts[unit.rule] += 1
+    return counts
+
+
+def panel_warnings(members: Sequence[str], primary: str | None) -> list[str]:
+    """What the reader of a panel's consensus must know about its rule."""
+    if len(members) == 2:
+        who = f"the primary judge ({primary})" if primary else "no one (no primary judge)"
+        return [
+            "a two-judge panel has no majority: every unit the two judges code differently is "
+            f"a tie, decided by {who}; the consensus is then that judge's code, not an "
+            "agreement. Add a third judge for a majority"
+        ]
+    return []
 
 
 def split_units(units: Iterable[PanelUnit]) -> list[str]:

@@ -268,8 +268,16 @@ def agreement_lines(report: PanelReport) -> list[str]:
     lines = [
         f"panel of {len(report.members)}: {', '.join(report.members)}; cost ${report.cost_usd:.4f} "
         f"(every member); splits on {len(report.split_units)} of {len(report.units)} units",
-        "inter-judge agreement per dimension (fleiss / krippendorff / gwet_ac1):",
     ]
+    if report.decided:
+        d = report.decided
+        lines.append(
+            f"consensus: {d.get('unanimous', 0)} unanimous, {d.get('majority', 0)} by majority, "
+            f"{d.get('primary', 0)} ties broken by the primary judge ({report.primary}), "
+            f"{d.get('undecided', 0)} undecided"
+        )
+    lines += [f"warning: {w}" for w in report.warnings]
+    lines.append("inter-judge agreement per dimension (fleiss / krippendorff / gwet_ac1):")
     rows: dict[str, dict[str, float | None]] = {}
     for r in report.agreement:
         if r.code is None:

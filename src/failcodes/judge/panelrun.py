@@ -2,7 +2,8 @@
 
 ``RUN_DIR/panel/<n>-<member>/`` holds each member's journal and ``annotations.jsonl`` (kept
 apart, resumable like any run); ``RUN_DIR/panel.json`` the consensus per unit and dimension
-(:func:`failcodes.panel.consensus`), the units the panel splits on, the inter-judge agreement
+(:func:`failcodes.panel.consensus`: majority, ties broken by the primary judge, the first
+member; how many units each rule decided), the units the panel splits on, the inter-judge agreement
 per dimension and per code, and each member's per-dimension quote checks. Cost and the dry run
 count every member (:func:`estimate_panel`). A member repeated (one model sampled k times)
 judges without the shared response cache, so each sample is a fresh call; its temperature is
@@ -34,7 +35,9 @@ from failcodes.panel import (
     PanelUnit,
     QuoteShare,
     consensus,
+    decided_counts,
     inter_judge_agreement,
+    panel_warnings,
     quote_verification,
     split_units,
 )
@@ -66,6 +69,17 @@ class PanelReport(StrictModel):
     split_units: list[str] = Field(description="Units the panel splits on, ties first.")
     agreement: list[PanelAgreement]
     quotes: list[QuoteShare]
+    primary: str | None = Field(
+        default=None,
+        description="The member whose code breaks a tie (the first member); None in files "
+        "written before the rule (their ties are undecided).",
+    )
+    decided: dict[str, int] = Field(
+        default_factory=dict,
+        description="Units per rule that decided them: unanimous, majority, primary (a tie "
+        "the primary judge broke), undecided.",
+    )
+    warnings: list[str] = Field(default_factory=list, description="About the panel's rule.")
 
 
 def member_names(specs: Sequence[str]) -> list[str]:
@@ -119,11 +133,16 @@ def panel_report(
     codebook: Codebook,
     kind: UnitKind,
     summaries: Sequence[RunSummary],
+    primary: str | None = None,
 ) -> PanelReport:
-    """Read every member's annotations and combine them (consensus, splits, agreement)."""
+    """Read every member's annotations and combine them (consensus, splits, agreement).
+
+    ``primary`` (default: the first member) breaks ties (:func:`failcodes.panel.consensus`).
+    """
     part = codebook.part(kind)
     panel = {m.name: read_annotations(member_dir(run, i, m.name)) for i, m in enumerate(members, 1)}
-    units = consensus(panel, part)
+    primary = primary or members[0].name
+    units = consensus(panel, part, primary)
     return PanelReport(
         kind=kind,
         codebook=str(codebook.ref()),
@@ -136,6 +155,9 @@ def panel_report(
         cost_usd=sum(s.journal_cost_usd for s in summaries),
         units=units,
         split_units=split_units(units),
+        primary=primary,
+        decided=decided_counts(units),
+        warnings=panel_warnings([m.name for m in members], primary),
         agreement=inter_judge_agreement(panel, part),
         quotes=[
             q.model_copy(update={"coder": name})
@@ -175,8 +197,10 @@ def panel_annotations(run_dir: str | Path) -> list[Annotation]:
 def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
     """One annotation per unit carrying the panel's consensus codes (coder ``panel(a+b)``).
 
-    A unit the panel ties on, on any dimension, is *unscored* with the tied dimensions as its
-    reason: it has no consensus to report, and tables leave it out rather than guess.
+    A tie the primary judge broke carries the primary's code. A unit left undecided on any
+    dimension (a tie the primary did not break: it gave none of the tied codes, or the panel
+    file predates the rule) is *unscored* with those dimensions as its reason: it has no
+    consensus to report, and tables leave it out rather than guess.
     """
     run = Path(run_dir)
     report = read_panel(run)
@@ -195,10 +219,15 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
             "coder": coder,
             "coder_kind": CoderKind.LLM,
         }
-        if unit.ties or len(unit.dimensions) < len(part.dimensions):
-            why = ", ".join(unit.ties) or "not every dimension coded by the members"
+        if unit.undecided or len(unit.dimensions) < len(part.dimensions):
+            why = ", ".join(unit.undecided) or "not every dimension coded by the members"
+            broke = f" (not broken by the primary judge {report.primary})" if report.primary else ""
             out.append(
-                Annotation(status=Status.UNSCORED, reason=f"judge panel tie on {why}", **common)
+                Annotation(
+                    status=Status.UNSCORED,
+                    reason=f"judge panel tie on {why}{broke}",
+                    **common,
+                )
             )
             continue
         codes = {d: v.consensus[0] for d, v in unit.dimensions.items()}

@@ -92,6 +92,11 @@ class ReportInputs(BaseModel):
         default=None,
         description="Per judge: coded dimensions, quoted, and quotes found in the judged text",
     )
+    panel_rules: pd.DataFrame | None = Field(
+        default=None,
+        description="Per panel run: units decided unanimously, by majority, by the primary "
+        "judge (a tie), or undecided",
+    )
     corrected: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = Field(
         default_factory=dict,
         description="part -> [(caption, table)] of corrected shares (report.corrected), one "
@@ -320,6 +325,18 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
 
     if inputs.panel_agreement is not None or inputs.quote_checks is not None:
         sec = ReportSection(id="judges", title="Judges: panel agreement and quoted evidence")
+        if inputs.panel_rules is not None and not inputs.panel_rules.empty:
+            sec.tables.append(
+                b.table(
+                    "panel_rules",
+                    inputs.panel_rules,
+                    "How the judge panel's consensus was decided, in units (a unit counts "
+                    "under its weakest dimension): every member agreed; more than half agreed; "
+                    "a tie decided by the primary judge's code (the first --judge; ties are "
+                    "listed first for review); undecided (a tie the primary did not break: "
+                    "left out of the tables)",
+                )
+            )
         if inputs.panel_agreement is not None and not inputs.panel_agreement.empty:
             sec.tables.append(
                 b.table(

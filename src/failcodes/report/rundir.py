@@ -246,11 +246,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             by_system = att.assign(system=att.get("system", "all"))
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
     panel_rows: list[dict[str, Any]] = []
+    rule_rows: list[dict[str, Any]] = []
     quote_rows: list[dict[str, Any]] = []
     for name in layout.judge_datasets():
         for kind in JUDGE_KINDS:
             folder = layout.judge_current(name, kind)  # a re-code run once complete
             panel_rows += _panel_rows(folder, f"{name}/{kind}")
+            rule_rows += _panel_rule_rows(folder, f"{name}/{kind}")
             quote_rows += _quote_rows(folder, f"{name}/{kind}")
             ann_path = folder / "annotations.jsonl"
             if ann_path.exists():
@@ -357,6 +359,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution_table=stage_table if not stage_table.empty else None,
         agreement=agreement,
         panel_agreement=pd.DataFrame(panel_rows) if panel_rows else None,
+        panel_rules=pd.DataFrame(rule_rows) if rule_rows else None,
         quote_checks=pd.DataFrame(quote_rows) if quote_rows else None,
         corrected=corrected,
         corrected_attribution=corrected_attribution,
@@ -394,6 +397,29 @@ def _panel_rows(folder: Path, run: str) -> list[dict[str, Any]]:
             "warning": r.warning or r.undefined_reason,
         }
         for r in panel.agreement
+    ]
+
+
+def _panel_rule_rows(folder: Path, run: str) -> list[dict[str, Any]]:
+    """How many units of a panel run each consensus rule decided (``panel.json``)."""
+    from failcodes.judge.panelrun import read_panel
+    from failcodes.panel import decided_counts
+
+    panel = read_panel(folder)
+    if panel is None:
+        return []
+    counts = panel.decided or decided_counts(panel.units)  # a file from before the rule
+    return [
+        {
+            "run": run,
+            "members": len(panel.members),
+            "primary judge": panel.primary or "(none)",
+            "unanimous": counts.get("unanimous", 0),
+            "majority": counts.get("majority", 0),
+            "tie, primary's code": counts.get("primary", 0),
+            "undecided": counts.get("undecided", 0),
+            "warning": " ".join(panel.warnings) or None,
+        }
     ]
 
 
