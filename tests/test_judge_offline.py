@@ -1,3 +1,5 @@
+import pytest
+
 from failcodes.annotations import NOT_ASSESSABLE, CoderKind, Status
 from failcodes.codebook import Codebook, Dimension, Part, Subcode
 from failcodes.judge.providers.offline import OfflineCoder
@@ -158,3 +160,33 @@ def test_offline_codes_every_dimension_of_the_bundled_v1_codebook() -> None:
     assert v.answer is not None, v.reason
     assert set(v.answer.codes) == {d.id for d in v1.part(UnitKind.VERIFICATION).dimensions}
     assert v.answer.codes["grounding"] == "fabricated_quote"  # the quoted text is not there
+
+
+def test_a_claim_is_tokenised_once_however_many_rules_and_units_read_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the five retrieval rules (entity, scope, polarity, the quote...) tokenised the claim
+    # again each, for every passage: 22% of the offline judge at paper scale (issue 30)
+    from failcodes.judge.providers import offline
+
+    seen: list[str] = []
+    real = offline._WORD
+
+    class Counting:
+        def findall(self, text: str) -> list[str]:
+            seen.append(text)
+            return real.findall(text)
+
+    monkeypatch.setattr(offline, "_WORD", Counting())
+    for cached in (offline._words, offline._content, offline._numbers, offline._sentences):
+        cached.cache_clear()
+    claim = "Aspirin 75 mg halves stroke recurrence in elderly adults."  # a claim no test uses
+    part = CB.part(UnitKind.RETRIEVAL)
+    coder = OfflineCoder()
+    first = coder.code(_r(P_GOOD, claim), part).answer
+    again = coder.code(_r(P_GOOD, claim), part).answer
+    coder.code(_r(P_WEB, claim), part)
+    # three units of the claim over two passages: the claim and each passage once
+    assert seen.count(claim.lower()) == 1
+    assert seen.count(P_GOOD.text.lower()) == 1 and seen.count(P_WEB.text.lower()) == 1
+    assert first is not None and first == again

@@ -32,6 +32,7 @@ recognises makes the unit unscored (with that reason), never a default code.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -118,12 +119,22 @@ _SUPPORT_WORDS = ("supports the claim", "is supported", "supported", "confirms",
 _REFUTE_WORDS = ("refute", "contradict", "not supported", "does not support", "inconsistent with")
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+#: Texts tokenised per process and kept: a claim is shared by its units (one per passage and
+#: dimension rule), a passage by its rules and by the units of other claims; each was
+#: tokenised again by every rule (22% of the judge at paper scale; issue 30).
+_TOKENISED = 4096
 
 
-def _content(text: str) -> set[str]:
-    return {w[:6] for w in _words(text) if (w not in _STOP and len(w) > 2) or w.isdigit()}
+@functools.lru_cache(maxsize=_TOKENISED)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
+@functools.lru_cache(maxsize=_TOKENISED)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(
+        w[:6] for w in set(_words(text)) if (w not in _STOP and len(w) > 2) or w.isdigit()
+    )
 
 
 def _overlap(claim: str, text: str) -> float:
@@ -134,8 +145,9 @@ def _overlap(claim: str, text: str) -> float:
     return len(c & _content(text)) / len(c)
 
 
-def _numbers(text: str) -> set[str]:
-    return {n.replace(",", ".") for n in _NUMBER.findall(text)}
+@functools.lru_cache(maxsize=_TOKENISED)
+def _numbers(text: str) -> frozenset[str]:
+    return frozenset(n.replace(",", ".") for n in _NUMBER.findall(text))
 
 
 def _has(words: frozenset[str], text: str) -> bool:
@@ -151,10 +163,15 @@ class _Outcome:
     assessable: bool = True
 
 
+@functools.lru_cache(maxsize=_TOKENISED)
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(_SENT_SPLIT.split(text.strip()))
+
+
 def _best_sentence(claim: str, texts: Sequence[str]) -> str:
     best, score = "", -1.0
     for text in texts:
-        for sent in _SENT_SPLIT.split(text.strip()):
+        for sent in _sentences(text):
             s = _overlap(claim, sent)
             if s > score and sent.strip():
                 best, score = sent.strip(), s
@@ -357,6 +374,33 @@ def _choose(dim: Dimension, outcome: _Outcome) -> str:
     return low[0].id if low else dim.high_quality_code
 
 
+@dataclass(frozen=True)
+class _DimensionPlan:
+    """One dimension of a part: its rule and the code each outcome picks (found once)."""
+
+    dim: Dimension
+    retrieval: _RetrievalRule | None
+    verification: _VerificationRule | None
+    choices: dict[tuple[bool, tuple[str, ...]], str]
+
+    def choose(self, outcome: _Outcome) -> str:
+        key = (outcome.high, outcome.hints)
+        code = self.choices.get(key)
+        if code is None:
+            code = self.choices[key] = _choose(self.dim, outcome)
+        return code
+
+
+def _plan(part: Part) -> list[_DimensionPlan]:
+    """Each dimension's rules: the first of each kind whose keys match its id or label."""
+    plans: list[_DimensionPlan] = []
+    for dim in part.dimensions:
+        rrule = next((r for keys, r in _RETRIEVAL_RULES if _match(dim, keys)), None)
+        vrule = next((r for keys, r in _VERIFICATION_RULES if _match(dim, keys)), None)
+        plans.append(_DimensionPlan(dim, rrule, vrule, {}))
+    return plans
+
+
 class OfflineCoder:
     """Deterministic rule-based coder: the heuristic baseline (``--judge offline``)."""
 
@@ -366,6 +410,17 @@ class OfflineCoder:
     coder_kind = CoderKind.HEURISTIC
     label = LABEL
 
+    def __init__(self) -> None:
+        # the rules of each part coded so far (the part kept, so its id stays its own): the
+        # rule and code lookups by words in ids and labels were redone per unit and dimension
+        self._plans: dict[int, tuple[Part, list[_DimensionPlan]]] = {}
+
+    def _rules(self, part: Part) -> list[_DimensionPlan]:
+        known = self._plans.get(id(part))
+        if known is None or known[0] is not part:
+            known = self._plans[id(part)] = (part, _plan(part))
+        return known[1]
+
     def code(self, unit: Unit, part: Part) -> DirectResult:
         """Code ``unit`` with the rules above; unscored if a dimension has no rule.
 
@@ -373,35 +428,31 @@ class OfflineCoder:
         sentence closest to the claim as quote, and ``uncertain`` when its rule was
         borderline.
         """
-        outcomes: dict[str, tuple[Dimension, _Outcome]] = {}
-        for dim in part.dimensions:
+        outcomes: list[tuple[_DimensionPlan, _Outcome]] = []
+        for plan in self._rules(part):
             outcome: _Outcome | None = None
             if unit.kind is UnitKind.RETRIEVAL:
-                for keys, rrule in _RETRIEVAL_RULES:
-                    if _match(dim, keys):
-                        outcome = rrule(unit.claim, unit.passages[0])
-                        break
-            else:
-                for keys, vrule in _VERIFICATION_RULES:
-                    if _match(dim, keys):
-                        outcome = vrule(unit)
-                        break
+                if plan.retrieval is not None:
+                    outcome = plan.retrieval(unit.claim, unit.passages[0])
+            elif plan.verification is not None:
+                outcome = plan.verification(unit)
             if outcome is None:
+                dim = plan.dim
                 return DirectResult(
                     None, f"offline heuristic has no rule for dimension '{dim.id}' ({dim.label})"
                 )
-            outcomes[dim.id] = (dim, outcome)
+            outcomes.append((plan, outcome))
         texts = [p.text for p in unit.passages]
         if unit.kind is UnitKind.VERIFICATION and unit.reasoning:
             texts = [*texts, unit.reasoning]
         quote = _best_sentence(unit.claim, texts)
         dims = {
-            dim_id: DimensionAnswer(
+            plan.dim.id: DimensionAnswer(
                 rationale=f"{LABEL} (rule-based, no model): {outcome.note}",
                 quote=quote,
-                codes=(_choose(dim, outcome) if outcome.assessable else NOT_ASSESSABLE,),
+                codes=(plan.choose(outcome) if outcome.assessable else NOT_ASSESSABLE,),
                 uncertain=outcome.borderline,
             )
-            for dim_id, (dim, outcome) in outcomes.items()
+            for plan, outcome in outcomes
         }
         return DirectResult(Answer(dimensions=dims))
