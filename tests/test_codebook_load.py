@@ -71,6 +71,35 @@ def test_v1_ref_records_name_version_and_hash() -> None:
     assert cb.model_copy(update={"parts": (changed, *cb.parts[1:])}).hash != cb.hash
 
 
+def test_hash_is_computed_once_per_codebook_and_copies_recompute_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the hash (model_dump + canonical JSON + sha256) was recomputed for every annotation
+    # read: 61-73% of attribute and labelstudio export at paper scale (issue 30)
+    from failcodes.codebook import _models
+
+    calls: list[int] = []
+    real = _models.content_hash
+
+    def counting(*args: object, **kwargs: object) -> str:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_models, "content_hash", counting)
+    cb = codebook.load(V1)
+    digests = {cb.hash for _ in range(3)} | {cb.ref().hash for _ in range(3)}
+    assert len(digests) == 1 and len(calls) == 1
+    assert cb.ref() is cb.ref()
+    # a copy with another version is another codebook: its own hash, that of the same
+    # content loaded afresh (not the cached one of the original)
+    bumped = cb.model_copy(update={"version": 2, "parent_version": 1})
+    fresh = type(cb).model_validate(cb.model_dump() | {"version": 2, "parent_version": 1})
+    assert bumped.hash == fresh.hash != cb.hash
+    assert bumped.ref().version == 2 and len(calls) == 3
+    assert bumped == fresh  # the cache is no field: equality and dumps are unchanged
+    assert "hash" not in cb.model_dump()
+
+
 def files_in(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
