@@ -22,8 +22,8 @@ from nltk.metrics.agreement import AnnotationTask
 
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.cli.main import main
+from failcodes.coderagreement import ScopedAgreement, annotation_agreement
 from failcodes.stats.sets import jaccard_distance, masi_distance, set_agreements
-from failcodes.stats.tables import ScopedAgreement, annotation_agreement
 from failcodes.units import UnitKind
 from tests.judge_helpers import make_codebook
 

@@ -13,12 +13,12 @@ import pytest
 
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.coderagreement import annotation_agreement
 from failcodes.errors import LabelStudioError
 from failcodes.labelstudio.client import LabelStudioClient
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks, choice_result, model_version
-from failcodes.stats.tables import annotation_agreement
 from failcodes.units import UnitKind
 from tests.labelstudio_helpers import (
     ENTITY,

@@ -10,12 +10,12 @@ import pytest
 
 from failcodes.annotations import CoderKind, Status
 from failcodes.attribution import per_trace_steps
+from failcodes.coderagreement import annotation_agreement
 from failcodes.judge import JudgeJob, make_coder, read_annotations, run_judge
 from failcodes.labelstudio.client import LabelStudioClient
 from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.tasks import build_tasks, choice_result
 from failcodes.report.tables import code_shares
-from failcodes.stats.tables import annotation_agreement
 from failcodes.units import UnitKind, verification_units
 from tests.fakeserver import FakeServer
 from tests.judge_helpers import make_codebook, make_traces

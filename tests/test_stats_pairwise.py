@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from failcodes import coderagreement as ca
 from failcodes.annotations import Annotation, CodebookRef, CoderKind
 from failcodes.cli.main import main
 from failcodes.ratingsio import read_ratings_frame
@@ -95,14 +96,14 @@ def test_annotation_path_equals_the_40_unit_table(tmp_path: Path, agree) -> None
 def test_bootstrap_intervals_match_too(tmp_path: Path) -> None:
     anns, _ = _label_studio_case()
     _, table_path = _files(tmp_path)
-    scoped = tb.annotation_agreement(anns, n_bootstrap=300, seed=5)
+    scoped = ca.annotation_agreement(anns, n_bootstrap=300, seed=5)
     got = {
         s.result.statistic: s.result
         for s in scoped
         if s.scope == "dimension" and s.dimension == "entity_match"
     }
     table = tb.ratings_from_frame(read_ratings_frame(table_path))
-    expected = tb.agreement_table(table, tb.MULTI_RATER_STATS, n_bootstrap=300, seed=5)
+    expected = tb.agreement_table(table, ca.MULTI_RATER_STATS, n_bootstrap=300, seed=5)
     for res in expected:
         assert got[res.statistic].ci_low == pytest.approx(res.ci_low)
         assert got[res.statistic].ci_high == pytest.approx(res.ci_high)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from failcodes import coderagreement as ca
 from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status
 from failcodes.cli.main import main
 from failcodes.errors import FailcodesError, InputError, MixedCodebookError, StatisticsError
@@ -144,7 +145,7 @@ def _run() -> list[Annotation]:
 
 
 def test_annotation_agreement_per_dimension_pair_and_code() -> None:
-    rows = tb.annotation_agreement(_run())
+    rows = ca.annotation_agreement(_run())
     get = {(r.scope, r.dimension, r.code, r.result.statistic): r.result for r in rows}
     # scope: human exact, broad, exact, narrow vs llm exact, exact, exact, narrow -> 3/4 agree
     assert get[("dimension", "scope", None, "percent")].value == pytest.approx(0.75)
@@ -164,9 +165,9 @@ def test_annotation_agreement_per_dimension_pair_and_code() -> None:
 def test_full_category_lists_and_the_codebook_hash_check() -> None:
     anns = _run()
     observed = {
-        (r.scope, r.dimension, r.code, r.result.statistic): r for r in tb.annotation_agreement(anns)
+        (r.scope, r.dimension, r.code, r.result.statistic): r for r in ca.annotation_agreement(anns)
     }
-    listed = tb.annotation_agreement(
+    listed = ca.annotation_agreement(
         anns,
         categories={"scope": ["broad", "exact", "narrow", "none"]},
         codebook_hash=anns[0].codebook.hash,
@@ -182,14 +183,14 @@ def test_full_category_lists_and_the_codebook_hash_check() -> None:
     assert ("code", "scope", "none", "percent") in get
     assert ("code", "scope", "none", "percent") not in observed
     with pytest.raises(MixedCodebookError, match="not the codebook given"):
-        tb.annotation_agreement(anns, codebook_hash="0" * 64)
+        ca.annotation_agreement(anns, codebook_hash="0" * 64)
 
 
 def test_refuses_to_pool_different_codebook_hashes() -> None:
     anns = _run()
     anns[0] = anns[0].model_copy(update={"codebook": REF2})
     with pytest.raises(MixedCodebookError, match="different codebooks") as info:
-        tb.annotation_agreement(anns)
+        ca.annotation_agreement(anns)
     assert isinstance(info.value, FailcodesError)
 
 
@@ -209,7 +210,7 @@ def test_plain_dict_migration_relabels_old_codes() -> None:
     ]
     pooled = pool_annotations(anns, {"exact": "exact_scope"})
     assert {a.codebook for a in pooled} == {REF2}
-    rows = tb.annotation_agreement(pool_annotations(anns, {"exact": "exact_scope"}))
+    rows = ca.annotation_agreement(pool_annotations(anns, {"exact": "exact_scope"}))
     res = next(
         r.result
         for r in rows
@@ -254,9 +255,9 @@ def test_codebook_migration_map_is_used() -> None:
     # 'narrow' must be re-coded under v2: the LLM's scope for u4 becomes missing
     llm_u4 = next(a for a in pooled if a.coder == "anthropic:m" and a.unit_id == "u4")
     assert "scope" not in llm_u4.codes
-    table = tb.annotation_ratings(pooled, "scope")
+    table = ca.annotation_ratings(pooled, "scope")
     assert table.unit_ids == ["u1", "u2", "u3"] and table.n_single_rated == 1  # u4: human only
-    kept = tb.annotation_ratings(pooled, "scope", min_ratings=1)
+    kept = ca.annotation_ratings(pooled, "scope", min_ratings=1)
     assert kept.unit_ids == ["u1", "u2", "u3", "u4"]
     assert int(np.isnan(kept.values).sum()) == 1
 
@@ -265,7 +266,7 @@ def test_duplicate_annotation_is_an_error() -> None:
     anns = _run()
     anns.append(anns[0])
     with pytest.raises(StatisticsError, match="twice"):
-        tb.annotation_agreement(anns)
+        ca.annotation_agreement(anns)
 
 
 # ----------------------------------------------------------------- CLI

@@ -6,6 +6,7 @@ The server URL and token come from ``--url``/``--token`` or from ``LABEL_STUDIO_
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -240,6 +241,33 @@ def import_cmd(
     _report(result, out)
 
 
+def _waiting(exe: Path, folder: Path, first: bool) -> Callable[[float], None]:
+    """A tick that says once, after 2 s, that the server is starting (and migrating)."""
+    said: list[bool] = []
+
+    def waiting(seconds: float) -> None:  # said once the server is up and busy starting
+        if seconds >= 2 and not said:
+            said.append(True)
+            typer.echo(
+                f"starting Label Studio from {exe} (data: {folder})"
+                + ("; a new data folder: the first start migrates its database" if first else ""),
+                err=True,
+            )
+
+    return waiting
+
+
+def _say_ready(local: Any, took: float, credentials: Path) -> None:
+    """The URL, where the password is, and the two lines to export for push/pull."""
+    creds = local.creds
+    typer.echo(f"# Label Studio is ready at {local.url} ({took:.0f} s)")
+    typer.echo(f"# log in as {creds.email}; password in {credentials}")
+    typer.echo("# in the shell where you run failcodes labelstudio push/pull:")
+    typer.echo(f"export LABEL_STUDIO_URL={local.url}")
+    typer.echo(f"export LABEL_STUDIO_API_KEY={creds.token}")
+    typer.echo("# Ctrl-C stops the server", err=True)
+
+
 @ls_app.command("serve")
 def serve(
     port: Annotated[
@@ -281,27 +309,11 @@ def serve(
     folder = (data_dir or ls_server.default_data_dir()).expanduser().resolve()
     first = not (folder / ls_server.CREDENTIALS).exists()
     local = ls_server.LocalServer(exe, folder, port or ls_server.free_port())
-    said: list[bool] = []
-
-    def waiting(seconds: float) -> None:  # said once the server is up and busy starting
-        if seconds >= 2 and not said:
-            said.append(True)
-            typer.echo(
-                f"starting Label Studio from {exe} (data: {folder})"
-                + ("; a new data folder: the first start migrates its database" if first else ""),
-                err=True,
-            )
-
+    waiting = _waiting(exe, folder, first)
     try:
         local.start()
         took = local.wait_ready(timeout, tick=waiting)
-        creds = local.creds
-        typer.echo(f"# Label Studio is ready at {local.url} ({took:.0f} s)")
-        typer.echo(f"# log in as {creds.email}; password in {folder / ls_server.CREDENTIALS}")
-        typer.echo("# in the shell where you run failcodes labelstudio push/pull:")
-        typer.echo(f"export LABEL_STUDIO_URL={local.url}")
-        typer.echo(f"export LABEL_STUDIO_API_KEY={creds.token}")
-        typer.echo("# Ctrl-C stops the server", err=True)
+        _say_ready(local, took, folder / ls_server.CREDENTIALS)
         code = local.wait()
     except KeyboardInterrupt:
         local.stop()

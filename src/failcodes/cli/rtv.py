@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -29,6 +29,21 @@ def _judge(spec: str, base_url: str | None) -> VerdictJudge:
     if not isinstance(coder, LLMProvider):  # pragma: no cover - only offline is direct
         raise ConfigError(f"judge {spec!r} is not an LLM provider")
     return LLMVerdictJudge(coder)
+
+
+def _checked(overlap: int, chunk_size: int, scale: str, sensitivity_k: str) -> tuple[int, ...]:
+    """Refuse options that do not fit together; the k values of the sensitivity table."""
+    if overlap >= chunk_size:
+        raise ConfigError("--overlap must be smaller than --chunk-size")
+    if scale != "none" and scale not in SCALES:
+        raise ConfigError(f"unknown scale {scale!r} (one of {', '.join(SCALES)}, none)")
+    try:
+        ks = tuple(int(x) for x in sensitivity_k.split(",") if x.strip())
+    except ValueError:
+        raise ConfigError(f"--sensitivity-k must be integers, got {sensitivity_k!r}") from None
+    if any(x < 1 for x in ks):
+        raise ConfigError("--sensitivity-k values must be >= 1")
+    return ks
 
 
 def _fmt(x: object) -> str:
@@ -65,16 +80,7 @@ def rtv(
     fmt: FormatOpt = OutputFormat.TABLE,
 ) -> None:
     """Chunk, BM25-retrieve and verify model outputs against their source documents."""
-    if overlap >= chunk_size:
-        raise ConfigError("--overlap must be smaller than --chunk-size")
-    if scale != "none" and scale not in SCALES:
-        raise ConfigError(f"unknown scale {scale!r} (one of {', '.join(SCALES)}, none)")
-    try:
-        ks = tuple(int(x) for x in sensitivity_k.split(",") if x.strip())
-    except ValueError:
-        raise ConfigError(f"--sensitivity-k must be integers, got {sensitivity_k!r}") from None
-    if any(x < 1 for x in ks):
-        raise ConfigError("--sensitivity-k values must be >= 1")
+    ks = _checked(overlap, chunk_size, scale, sensitivity_k)
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="rtv")
     from failcodes.rtv.retrieval import BM25_METHODS
 
@@ -97,6 +103,12 @@ def rtv(
     if fmt is OutputFormat.JSON:
         typer.echo(json.dumps(run_result.model_dump(mode="json"), indent=2))
         return
+    _print(run_result)
+    typer.echo("wrote " + ", ".join(str(p) for p in written.values()))
+
+
+def _print(run_result: Any) -> None:
+    """The run's rows, k sensitivity, Fleiss kappas and notes, tab-separated."""
     if run_result.note:
         typer.echo(f"NOTE: {run_result.note}")
     rows = as_rows(run_result)
@@ -117,4 +129,3 @@ def rtv(
         )
     if run_result.semantic_skipped:
         typer.echo(f"semantic diagnostic skipped: {run_result.semantic_skipped}")
-    typer.echo("wrote " + ", ".join(str(p) for p in written.values()))

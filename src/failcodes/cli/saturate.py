@@ -17,7 +17,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -103,6 +103,16 @@ def _default_reviewer() -> str:
         return ""
 
 
+def _pool(
+    units: Path | None, from_traces: Path | None, kind: UnitKind, top_k: int | None
+) -> list[Any]:
+    """The saturation pool: units of ``kind`` from a units file, or built from traces."""
+    if units is not None:
+        return [u for u in load_units(units) if u.kind is kind]
+    assert from_traces is not None
+    return build_units(load_traces(from_traces), kind, top_k=top_k)
+
+
 @saturate_app.command("init")
 def init(
     name: NameArg,
@@ -143,11 +153,7 @@ def init(
     if (units is None) == (from_traces is None):
         raise ConfigError("give the unit pool with exactly one of --units or --from")
     cb = load_codebook(codebook)
-    if units is not None:
-        pool = [u for u in load_units(units) if u.kind is kind]
-    else:
-        assert from_traces is not None
-        pool = build_units(load_traces(from_traces), kind, top_k=top_k)
+    pool = _pool(units, from_traces, kind, top_k)
     config = ProjectConfig(
         name=name,
         kind=kind,

@@ -666,7 +666,7 @@ def _review_agreement(
     1,000 unit resamples, seed 0), and ``{code: "kappa [low, high]"}`` for the codebook table
     when exactly one human and one judge are compared (otherwise the table lists each pair).
     """
-    from failcodes.stats.tables import annotation_agreement
+    from failcodes.coderagreement import annotation_agreement
     from failcodes.tableio import read_models_jsonl
 
     humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]

@@ -1,0 +1,440 @@
+"""Agreement between coders' annotations: the annotation runs joined to the numeric core.
+
+Lists of :class:`~failcodes.annotations.Annotation` joined on ``unit_id``, per codebook
+dimension, pooled over dimensions, per coder pair, and human vs LLM per code (set-valued
+dimensions compared as sets). Annotations made under different codebook hashes are refused:
+callers bring them to one version first (:func:`failcodes.migration.pool_annotations`).
+Kept out of :mod:`failcodes.stats`, which takes arrays and tables and knows no annotation
+(nor, through it, the codebook).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Generic, Literal, TypedDict, TypeVar
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.contract import FrozenModel
+from failcodes.errors import MixedCodebookError, StatisticsError
+from failcodes.stats.agreement import (
+    AgreementResult,
+)
+from failcodes.stats.sets import (
+    EXACT_MULTI_RATER,
+    EXACT_PAIR,
+    SET_DISTANCES,
+    CodeSet,
+    set_agreements,
+)
+from failcodes.stats.tables import RatingsTable, agreement_table, ratings_from_frame
+
+
+def _index(annotations: Sequence[Annotation]) -> dict[tuple[str, str], Annotation]:
+    out: dict[tuple[str, str], Annotation] = {}
+    for a in annotations:
+        key = (a.unit_id, a.coder)
+        if key in out:
+            raise StatisticsError(
+                f"coder '{a.coder}' annotated unit '{a.unit_id}' twice; keep one annotation "
+                "per unit and coder"
+            )
+        out[key] = a
+    return out
+
+
+_Cell = TypeVar("_Cell")
+
+
+@dataclass(frozen=True)
+class _Rows(Generic[_Cell]):
+    """Units (x dimensions) x coders of one kind of cell, as the two tables below need."""
+
+    rows: list[list[_Cell | None]]
+    ids: list[str]
+    clusters: list[str]
+    n_single_rated: int
+
+
+def _annotation_rows(
+    annotations: Sequence[Annotation],
+    dimension: str | None,
+    coders: Sequence[str],
+    cell: Callable[[Annotation, str], _Cell],
+    min_ratings: int,
+) -> _Rows[_Cell]:
+    """One row per unit (and dimension when ``dimension`` is None) of ``cell`` per coder.
+
+    Unscored annotations and dimensions a coder left empty are missing (None). Rows with
+    fewer than ``min_ratings`` cells are left out and their units counted (distinct units
+    that have no row kept).
+    """
+    idx = _index(annotations)
+    units = sorted({a.unit_id for a in annotations})
+    dims = (
+        [dimension] if dimension is not None else sorted({d for a in annotations for d in a.codes})
+    )
+    rows: list[list[_Cell | None]] = []
+    ids: list[str] = []
+    single: set[str] = set()
+    used: set[str] = set()
+    clusters: list[str] = []
+    for unit in units:
+        for dim in dims:
+            row: list[_Cell | None] = []
+            for coder in coders:
+                ann = idx.get((unit, coder))
+                if ann is None or ann.status is not Status.SCORED or dim not in ann.codes:
+                    row.append(None)
+                else:
+                    row.append(cell(ann, dim))
+            present = sum(v is not None for v in row)
+            if present >= max(min_ratings, 1):
+                rows.append(row)
+                ids.append(unit if dimension is not None else f"{unit}|{dim}")
+                used.add(unit)
+                clusters.append(unit)
+            elif present:
+                single.add(unit)
+    if not rows and not single:
+        raise StatisticsError(
+            f"no scored annotations for dimension '{dimension}'"
+            if dimension
+            else "no scored annotations"
+        )
+    return _Rows(rows, ids, clusters, len(single - used))
+
+
+def annotation_ratings(
+    annotations: Sequence[Annotation],
+    dimension: str | None,
+    *,
+    coders: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    code: str | None = None,
+    min_ratings: int = 2,
+) -> RatingsTable:
+    """Units x coders for one dimension (``None``: all dimensions stacked as rows).
+
+    Stacked rows are one per unit and dimension, with ids ``unit|dimension`` and the unit in
+    ``clusters``.
+    Unscored annotations and dimensions a coder left empty are missing. With ``code`` the
+    ratings are binary: 1 when the coder gave that code on the dimension (among every code
+    of a multi-label dimension), 0 otherwise; without it, the dimension's (first) code.
+    Rows with fewer than ``min_ratings`` ratings (by default: units one coder rated) are
+    left out and counted in ``n_single_rated`` (distinct units); ``min_ratings=1`` keeps them
+    for the missing-data estimators (Gwet 2014; Krippendorff). Set-valued codes:
+    :func:`annotation_sets`.
+    """
+    coder_list = list(coders) if coders is not None else sorted({a.coder for a in annotations})
+
+    def cell(ann: Annotation, dim: str) -> str:
+        if code is not None:
+            return "1" if code in ann.code_set(dim) else "0"
+        return ann.codes[dim]
+
+    got = _annotation_rows(annotations, dimension, coder_list, cell, min_ratings)
+    cats = ["0", "1"] if code is not None else categories
+    if not got.rows:
+        labels = list(cats) if cats is not None else []
+        return RatingsTable(
+            np.empty((0, len(coder_list))),
+            [],
+            coder_list,
+            np.arange(len(labels), dtype=np.float64),
+            labels,
+            True,
+            n_single_rated=got.n_single_rated,
+        )
+    frame = pd.DataFrame(got.rows, columns=coder_list)
+    table = ratings_from_frame(frame, unit_column=None, raters=coder_list, categories=cats)
+    return RatingsTable(
+        table.values,
+        got.ids,
+        coder_list,
+        table.categories,
+        table.labels,
+        table.ordered,
+        n_single_rated=got.n_single_rated,
+        clusters=got.clusters if dimension is None else None,
+    )
+
+
+@dataclass(frozen=True)
+class SetTable:
+    """Units x coders of code sets (None = missing) for one dimension, or stacked."""
+
+    sets: list[list[CodeSet | None]]
+    unit_ids: list[str]
+    coders: list[str]
+    n_single_rated: int = 0
+    clusters: list[str] | None = None
+
+
+def annotation_sets(
+    annotations: Sequence[Annotation],
+    dimension: str | None,
+    *,
+    coders: Sequence[str] | None = None,
+    min_ratings: int = 2,
+) -> SetTable:
+    """Like :func:`annotation_ratings`, each cell every code the coder gave (a set).
+
+    A single-label dimension's code is a set of one, so stacked dimensions mix freely.
+    """
+    coder_list = list(coders) if coders is not None else sorted({a.coder for a in annotations})
+    got = _annotation_rows(
+        annotations,
+        dimension,
+        coder_list,
+        lambda ann, dim: frozenset(ann.code_set(dim)),
+        min_ratings,
+    )
+    return SetTable(
+        got.rows,
+        got.ids,
+        coder_list,
+        n_single_rated=got.n_single_rated,
+        clusters=got.clusters if dimension is None else None,
+    )
+
+
+class _Opts(TypedDict):
+    n_bootstrap: int
+    seed: int | None
+    confidence: float
+
+
+def _opts(n_bootstrap: int, seed: int | None, confidence: float) -> _Opts:
+    return {"n_bootstrap": n_bootstrap, "seed": seed, "confidence": confidence}
+
+
+class ScopedAgreement(FrozenModel):
+    """An agreement result with the slice of annotations it describes."""
+
+    scope: Literal["dimension", "pooled", "pair", "code"]
+    dimension: str | None = Field(description="Dimension id; None when pooled.")
+    coders: tuple[str, ...]
+    code: str | None = Field(default=None, description="The code compared (scope 'code').")
+    sets: bool = Field(
+        default=False,
+        description="The codes were compared as sets (a multi-label dimension, or pooled "
+        "over dimensions with one); per-code rows are binary and always False.",
+    )
+    result: AgreementResult
+
+
+MULTI_RATER_STATS = ("percent", "fleiss", "krippendorff", "gwet_ac1", "brennan_prediger")
+PAIR_STATS = ("percent", "cohen", "gwet_ac1", "krippendorff")
+CODE_STATS = ("percent", "cohen", "gwet_ac1", "pabak")
+
+
+def set_agreement_table(
+    table: SetTable,
+    exact: Sequence[str],
+    *,
+    n_bootstrap: int = 0,
+    seed: int | None = None,
+    confidence: float = 0.95,
+) -> list[AgreementResult]:
+    """Exact-set statistics and alpha with the MASI and Jaccard distances on a set table.
+
+    A table without rows (every unit coded by one coder only) gives each statistic as
+    undefined with the reason, as :func:`agreement_table` does.
+    """
+    names = [*exact, *(f"krippendorff/{d}" for d in SET_DISTANCES)]
+    if not table.sets:
+        return [
+            AgreementResult(
+                statistic=name.split("/")[0],
+                level="nominal",
+                weights=name.split("/")[1] if "/" in name else "none",
+                value=None,
+                n_units=0,
+                n_raters=len(table.coders),
+                n_categories=0,
+                n_single_rated=table.n_single_rated,
+                undefined_reason=f"no unit was rated by two or more coders "
+                f"({table.n_single_rated} rated by one only)",
+            )
+            for name in names
+        ]
+    results = set_agreements(
+        table.sets,
+        exact,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=confidence,
+        clusters=table.clusters,
+    )
+    if not table.n_single_rated:
+        return results
+    return [r.model_copy(update={"n_single_rated": table.n_single_rated}) for r in results]
+
+
+def annotation_shape_line(
+    annotations: Iterable[Annotation], multi_label: Collection[str] = ()
+) -> str:
+    """The first line of ``agree`` on annotations: the coders and whether codes were sets.
+
+    A user reading only this line can tell which coders were compared (and of what kind)
+    and which dimensions were compared on code sets rather than on one code.
+    """
+    items = list(annotations)
+    kinds = {a.coder: a.coder_kind.value for a in items}
+    dims = sorted({d for a in items for d in a.codes})
+    sets = set_dimensions(items, multi_label)
+    coders = ", ".join(f"{c} ({kinds[c]})" for c in sorted(kinds))
+    line = f"coders ({len(kinds)}): {coders}"
+    single = [d for d in dims if d not in sets]
+    if sets:
+        line += (
+            f"; codes as sets on {', '.join(sets)} (multi-label: exact-set agreement and "
+            "Krippendorff's alpha with the MASI and Jaccard distances; the pooled rows too)"
+        )
+        if single:
+            line += f"; one code per unit on {', '.join(single)}"
+    else:
+        line += "; one code per unit on every dimension (no multi-label dimension)"
+    return line
+
+
+def set_dimensions(
+    annotations: Iterable[Annotation], multi_label: Collection[str] = ()
+) -> list[str]:
+    """Dimensions whose codes are sets: declared multi-label, or given as a code set.
+
+    An annotation of a multi-label dimension always carries its ``code_sets`` entry (even
+    with one code), so the annotations alone tell; ``multi_label`` (the codebook's
+    multi-label dimensions) adds those nobody has coded with a set yet.
+    """
+    found = set(multi_label)
+    for a in annotations:
+        found.update(a.code_sets)
+    return sorted(found)
+
+
+def annotation_agreement(
+    annotations: Iterable[Annotation],
+    *,
+    categories: Mapping[str, Sequence[str]] | None = None,
+    codebook_hash: str | None = None,
+    n_bootstrap: int = 0,
+    seed: int | None = None,
+    confidence: float = 0.95,
+    missing_data: bool = False,
+    multi_label: Collection[str] = (),
+) -> list[ScopedAgreement]:
+    """Agreement per dimension, pooled, per coder pair, and human vs LLM per code.
+
+    A dimension whose codes are sets (:func:`set_dimensions`: declared in ``multi_label``,
+    or given as ``code_sets``) is compared on the sets, not on its first code
+    (:func:`set_agreement_table`: exact-set percent, Fleiss/Cohen and alpha, then alpha with
+    the MASI and Jaccard distances); so is the pooled scope when any dimension is. The
+    per-code rows cover every code given (any position of a set) or listed in
+    ``categories``.
+
+    Each coefficient uses the units the coders compared rated together (two or more of them
+    for the multi-rater scopes, both for a pair); units one coder rated alone are counted
+    (``n_single_rated``), not used, and ``n_units`` is the number used. ``missing_data``
+    keeps them, for the missing-data forms (Gwet 2014; Krippendorff), where they still move
+    the chance-agreement margins and the variance. Pooled agreement resamples whole units
+    (all their dimensions together): ``n_units`` distinct units, ``n_rows`` unit x dimension
+    rows. ``categories`` (dimension id -> its full code list, e.g.
+    :meth:`failcodes.codebook.Codebook.code_lists`) sets each listed dimension's category set
+    (AC1 and Brennan-Prediger depend on the number of possible codes), else the codes observed.
+    ``codebook_hash`` refuses annotations made under any other codebook version.
+    The heuristic (offline) judge counts on the machine side and is named by its coder id.
+    """
+    least = 1 if missing_data else 2
+    items = list(annotations)
+    if not items:
+        raise StatisticsError("no annotations given")
+    refs = {a.codebook for a in items}
+    if len(refs) > 1:
+        raise MixedCodebookError(
+            "annotations were made under different codebooks "
+            f"({', '.join(sorted(str(r) for r in refs))}); agreement would compare codes "
+            "with different meanings. Bring them to one version first "
+            "(failcodes.migration.pool_annotations with a MigrationMap or a code map)"
+        )
+    if codebook_hash is not None:
+        ref = next(iter(refs))
+        if ref.hash != codebook_hash:
+            raise MixedCodebookError(
+                f"annotations were made under {ref}, not the codebook given "
+                f"(hash {codebook_hash[:12]}); pass the matching version or a migration"
+            )
+    dims = sorted({d for a in items for d in a.codes})
+    coders = sorted({a.coder for a in items})
+    kinds = {a.coder: a.coder_kind for a in items}
+    sets = set(set_dimensions(items, multi_label))
+    opts = _opts(n_bootstrap, seed, confidence)
+
+    def cats(dim: str) -> list[str] | None:
+        listed = None if categories is None else categories.get(dim)
+        return None if listed is None else list(listed)
+
+    def scoped(
+        dim: str | None, who: Sequence[str], stats: Sequence[str], exact: Sequence[str]
+    ) -> list[tuple[bool, AgreementResult]]:
+        """One scope's results: on code sets when ``dim`` is a set dimension (or pooled)."""
+        as_sets = bool(sets) and (dim is None or dim in sets)
+        if as_sets:
+            table = annotation_sets(items, dim, coders=who, min_ratings=least)
+            return [(True, r) for r in set_agreement_table(table, exact, **opts)]
+        ratings = annotation_ratings(
+            items, dim, coders=who, categories=None if dim is None else cats(dim), min_ratings=least
+        )
+        return [
+            (False, r) for r in agreement_table(ratings, stats, clusters=ratings.clusters, **opts)
+        ]
+
+    out: list[ScopedAgreement] = []
+    for dim in dims:
+        for as_sets, res in scoped(dim, coders, MULTI_RATER_STATS, EXACT_MULTI_RATER):
+            out.append(
+                ScopedAgreement(
+                    scope="dimension", dimension=dim, coders=tuple(coders), sets=as_sets, result=res
+                )
+            )
+    for as_sets, res in scoped(None, coders, MULTI_RATER_STATS, EXACT_MULTI_RATER):
+        out.append(
+            ScopedAgreement(
+                scope="pooled", dimension=None, coders=tuple(coders), sets=as_sets, result=res
+            )
+        )
+    for a, b in combinations(coders, 2):
+        for dim in dims:
+            for as_sets, res in scoped(dim, [a, b], PAIR_STATS, EXACT_PAIR):
+                out.append(
+                    ScopedAgreement(
+                        scope="pair", dimension=dim, coders=(a, b), sets=as_sets, result=res
+                    )
+                )
+    humans = [c for c in coders if kinds[c] is CoderKind.HUMAN]
+    machines = [c for c in coders if kinds[c] is not CoderKind.HUMAN]
+    for h in humans:
+        for m in machines:
+            for dim in dims:
+                codes = cats(dim) or sorted(
+                    {c for x in items if x.coder in (h, m) for c in x.code_set(dim)}
+                )
+                for code in codes:
+                    table = annotation_ratings(
+                        items, dim, coders=[h, m], code=code, min_ratings=least
+                    )
+                    for res in agreement_table(
+                        table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)
+                    ):
+                        out.append(
+                            ScopedAgreement(
+                                scope="code", dimension=dim, coders=(h, m), code=code, result=res
+                            )
+                        )
+    return out

@@ -1,0 +1,286 @@
+"""``agree`` as a use case: inter-rater agreement on a ratings table or annotation run.
+
+:class:`AgreeRequest` reads a ratings table (wide or long), an annotation file or a judge
+panel's run folder and returns one row per coefficient (:class:`AgreeResult`); the CLI prints
+them as a table or JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from failcodes import jsonio, tableio
+from failcodes.annotations import Annotation
+from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.errors import ConfigError
+from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
+from failcodes.stats.bootstrap import MAX_RESAMPLES
+
+if TYPE_CHECKING:
+    from failcodes.codebook import Codebook
+
+_STAT_CHOICES = (*STATISTICS, "all")
+_JSON_KEYS = (
+    "statistic",
+    "level",
+    "weights",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "confidence",
+    "se",
+    "se_method",
+    "se_null",
+    "z",
+    "n_units",
+    "n_rows",
+    "n_single_rated",
+    "n_raters",
+    "n_categories",
+    "observed_agreement",
+    "chance_agreement",
+    "n_bootstrap",
+    "n_bootstrap_valid",
+    "undefined_reason",
+    "warning",
+)
+
+
+def _csv(value: str | None, option: str = "") -> list[str] | None:
+    """A comma-separated option value as a list; a name given twice is a ConfigError.
+
+    ``--raters coder_A,coder_A`` compared a rater with themself (agreement 1.0).
+    """
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items and option:  # --long "" (an unset variable) was read as not given
+        raise ConfigError(f"{option} is empty; name the column(s), comma-separated")
+    twice = next((v for i, v in enumerate(items) if v in items[:i]), None)
+    if twice is not None and option:
+        raise ConfigError(f"{option} names {twice!r} twice")
+    return items or None
+
+
+def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
+    dumped = res.model_dump()
+    return {**extra, **{k: dumped[k] for k in _JSON_KEYS}}
+
+
+def _is_annotation_file(path: Path) -> bool:
+    if path.suffix.lower() not in (".jsonl", ".ndjson") or not path.exists():
+        return False
+    head = jsonio.peek_jsonl(path)
+    return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
+
+
+def _annotations_codebook(
+    annotations: list[Annotation], path: Path | None
+) -> tuple[Codebook | None, str]:
+    """The codebook whose code lists the statistics use, and a note saying where it came from.
+
+    ``--codebook`` if given; else the bundled codebook the annotations cite (same hash), so
+    every code of it gets its per-code row; else none (the codes observed).
+    """
+    from failcodes import codebook as cbm
+
+    if path is not None:
+        given = cbm.load(path)
+        return given, f"code lists: {given.id} (--codebook)"
+    refs = {a.codebook for a in annotations}
+    if len(refs) == 1:
+        ref = next(iter(refs))
+        cb = cbm.bundled_for(ref)
+        if cb is not None:
+            return cb, f"code lists: {cb.id} (bundled; the codebook the annotations cite)"
+        return None, (
+            f"code lists: the codes observed ({ref} is not bundled: give --codebook for a row "
+            "per code of it)"
+        )
+    return None, "code lists: the codes observed"
+
+
+@dataclass
+class AgreeResult:
+    """One row per coefficient, the columns that group them, and the notes to print first."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    group_keys: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The result as plain lines."""
+        return [*self.notes, f"{len(self.rows)} coefficient(s)"]
+
+
+class AgreeRequest(Request):
+    """Agreement coefficients with confidence intervals (undefined ones say why).
+
+    For an annotation file the statistics are fixed per scope (per dimension: percent, Fleiss,
+    Krippendorff nominal, AC1, Brennan-Prediger; per coder pair: percent, Cohen, AC1, alpha;
+    per code, human vs machine: percent, Cohen, AC1, PABAK), over the units the coders
+    compared both rated; --stat/--level/--weights apply to ratings tables. Weighted statistics
+    on text labels need --categories (--stat all leaves them out and says so). An interval
+    that may mislead (few units, zero width, near the ceiling...) carries a warning. See
+    docs/statistics.md.
+    """
+
+    command: ClassVar[tuple[str, ...]] = ("agree",)
+
+    file: Path = option(
+        argument=True,
+        help="Ratings table (.csv/.xlsx/.parquet/.jsonl: one row per unit, one column per "
+        "rater, blank = missing), a JSONL file of annotations, or a judge panel's run folder "
+        "(inter-judge agreement of its members).",
+    )
+    stat: str = option("all", help="Statistic: " + "|".join(_STAT_CHOICES) + ".")
+    level: str = option("nominal", help="Level of measurement: " + "|".join(LEVELS) + ".")
+    weights: str = option("none", help="Agreement weights: " + "|".join(WEIGHTS) + ".")
+    bootstrap: int = option(
+        2000,
+        help="Bootstrap resamples over units for BCa intervals (0: Wald intervals from the "
+        "standard error).",
+        ge=0,
+        le=MAX_RESAMPLES,
+    )
+    seed: int | None = option(0, help="Bootstrap seed.")
+    confidence: float = option(0.95, help="CI level.")
+    unit_column: str | None = option(None, help="Unit id column (default: guessed from its name).")
+    raters: str | None = option(
+        None,
+        help="Comma-separated rater columns to use (without it, columns named like a "
+        "consensus, e.g. majority_label or gold, and a column that is the majority of the "
+        "others are left out, named on the first line).",
+    )
+    by: str | None = option(
+        None, help="Column to group units by (e.g. dimension): one row set each."
+    )
+    long: str | None = option(
+        None,
+        help="A long table (one row per unit and rater): RATER_COLUMN,RATING_COLUMN. Found "
+        "without it when one column is named like a rater (rater, coder, annotator...) and one "
+        "other holds the ratings.",
+    )
+    categories: str | None = option(None, help="Comma-separated category labels in rank order.")
+    codebook: Path | None = option(None, help="Codebook YAML (annotation files): full code lists.")
+    weights_matrix: Path | None = option(
+        None,
+        help="CSV of a q x q agreement-weight matrix (no header; rows and columns in category "
+        "order: --categories, else sorted values), 1 on the diagonal. Applies to the kappa "
+        "family and to Krippendorff's alpha (distance 1 - w).",
+    )
+    missing_data: bool = option(
+        False,
+        help="Annotation files: keep units one coder rated alone (Gwet's / Krippendorff's "
+        "missing-data forms); by default each coefficient uses the units its coders both rated "
+        "and counts the others.",
+    )
+
+    def run(self, *, note: Note = ignore_note) -> AgreeResult:
+        """Every coefficient the input asks for (undefined ones say why)."""
+        del note
+        if self.stat not in _STAT_CHOICES:
+            raise ConfigError(
+                f"--stat must be one of {', '.join(_STAT_CHOICES)}, got {self.stat!r}"
+            )
+        if self.level not in LEVELS:
+            raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, got {self.level!r}")
+        if self.weights not in WEIGHTS:
+            raise ConfigError(
+                f"--weights must be one of {', '.join(WEIGHTS)}, got {self.weights!r}"
+            )
+        # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
+        from failcodes.coderagreement import annotation_agreement
+        from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
+        from failcodes.stats.tables import agreement_table, ratings_tables
+
+        stats = list(STATISTICS) if self.stat == "all" else [self.stat]
+        rows: list[dict[str, Any]] = []
+        group_keys: list[str] = []
+        notes: list[str] = []
+        panel_run = self.file.is_dir() and (self.file / "panel.json").exists()
+        if panel_run or _is_annotation_file(self.file):
+            table_only = {
+                "--by": self.by,
+                "--raters": self.raters,
+                "--unit-column": self.unit_column,
+                "--long": self.long,
+            }
+            given = [name for name, value in table_only.items() if value is not None]
+            if given:  # they name columns of a ratings table: silently ignored here before
+                raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
+            from failcodes.coderagreement import annotation_shape_line
+            from failcodes.judge.panelrun import panel_annotations
+
+            annotations = (
+                panel_annotations(self.file)
+                if panel_run
+                else tableio.read_models_jsonl(self.file, Annotation)
+            )
+            cb, found = _annotations_codebook(annotations, self.codebook)
+            multi = [] if cb is None else [d.id for _, d in cb.dimensions() if d.multi_label]
+            if panel_run:
+                notes.append(f"judge panel {self.file}: agreement between its members")
+            scoped = annotation_agreement(
+                annotations,
+                categories=None if cb is None else cb.code_lists(),
+                codebook_hash=None if cb is None else cb.hash,
+                n_bootstrap=self.bootstrap,
+                seed=self.seed,
+                confidence=self.confidence,
+                missing_data=self.missing_data,
+                multi_label=multi,
+            )
+            notes.insert(0, f"{annotation_shape_line(annotations, multi)}; {found}")
+            group_keys = ["scope", "dimension", "coders", "code"]
+            for s in scoped:
+                rows.append(
+                    _row(
+                        s.result,
+                        scope=s.scope,
+                        dimension=s.dimension,
+                        coders="|".join(s.coders),
+                        code=s.code,
+                        sets=s.sets,
+                    )
+                )
+        else:
+            matrix = (
+                None if self.weights_matrix is None else read_weight_matrix(self.weights_matrix)
+            )
+            frame = read_ratings_frame(self.file)
+            prepared = ratings_tables(
+                frame,
+                unit_column=self.unit_column,
+                raters=_csv(self.raters, "--raters"),
+                by=self.by,
+                long=_csv(self.long, "--long"),
+                categories=_csv(self.categories, "--categories"),
+                source=self.file,
+                first_line=2 if self.file.suffix.lower() == ".csv" else 1,
+                lines=frame.attrs.get("lines"),
+            )
+            notes.extend(prepared.notes)
+            group_keys = [self.by] if self.by is not None else []
+            for key, table in prepared.parts:
+                results = agreement_table(
+                    table,
+                    stats,
+                    level=self.level,
+                    weights=matrix if matrix is not None else self.weights,
+                    n_bootstrap=self.bootstrap,
+                    seed=self.seed,
+                    confidence=self.confidence,
+                )
+                extra = {self.by: key} if self.by is not None else {}
+                extra["unit_column"] = table.unit_column
+                extra["raters"] = list(table.raters)
+                extra["left_out"] = prepared.left_out()
+                rows.extend(_row(r, **extra) for r in results)
+        return AgreeResult(rows, group_keys, notes)
+
+
+__all__ = ["AgreeRequest", "AgreeResult"]

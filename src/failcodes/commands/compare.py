@@ -1,0 +1,229 @@
+"""``compare`` as a use case: significance tests between systems on the same units.
+
+:class:`CompareRequest` reads paired 0/1 outcomes (a table, or traces + labels, one set per
+mapping), runs Cochran's Q, pairwise McNemar and, with a reference, F1/recall differences, all
+Holm-adjusted, and returns them (:class:`CompareResult`); the CLI prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.commands.measure import MAPPING_HELP, WITHOUT_CLAIMS_HELP
+from failcodes.errors import ConfigError, InputError
+from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WithoutClaimsPolicy
+from failcodes.stats.bootstrap import MAX_RESAMPLES
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from failcodes.stats.tests import TestResult
+
+    Outcomes = npt.NDArray[np.float64]
+
+_TRUE = {"1", "1.0", "true", "yes", "y", "t"}
+_FALSE = {"0", "0.0", "false", "no", "n", "f"}
+
+
+def _binary(values: list[Any], column: str, path: Path) -> list[float]:
+    import numpy as np
+
+    out: list[float] = []
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "":
+            out.append(float("nan"))
+            continue
+        text = str(v).strip().lower()
+        if text in _TRUE:
+            out.append(1.0)
+        elif text in _FALSE:
+            out.append(0.0)
+        else:
+            raise InputError(
+                f"expected 0/1 (or true/false), got {v!r}", path=path, line=i + 2, field=column
+            )
+    return out
+
+
+@dataclass
+class CompareResult:
+    """The tests (with the mapping each set was made under), the systems and the sources."""
+
+    sources: list[Path]
+    systems: list[str]
+    results: list[tuple[str | None, TestResult]]
+    with_mapping: bool
+    #: With traces: how sentences without claims were counted (policy, per-system counts).
+    claims_note: dict[str, Any] = field(default_factory=dict)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per test (``mapping`` first when the tests come from traces)."""
+        return [
+            ({"mapping": m} if self.with_mapping else {}) | r.model_dump() for m, r in self.results
+        ]
+
+    def lines(self) -> list[str]:
+        """The result as plain lines."""
+        return [f"{len(self.results)} test(s) of {', '.join(self.systems)}"]
+
+
+class CompareRequest(Request):
+    """Cochran's Q, pairwise McNemar and F1/recall differences, all Holm-adjusted.
+
+    With --traces (repeatable) and --labels, every labelled sentence is one paired unit; each
+    -m mapping (default: refuted) gives its own set of tests, Holm-adjusted within the set.
+    """
+
+    command: ClassVar[tuple[str, ...]] = ("compare",)
+
+    file: Path | None = option(
+        None,
+        argument=True,
+        help="Paired outcomes (.csv/.parquet/.jsonl): one row per unit, one 0/1 column per "
+        "system (blank = missing); with --truth, the columns are predictions. Or give "
+        "--traces and --labels instead.",
+    )
+    traces: list[Path] = option(
+        default_factory=list,
+        help="Trace file(s) of the systems to compare, instead of FILE; repeat for several "
+        "(as in `metrics`).",
+    )
+    labels: Path | None = option(None, help="Clinical labels (with --traces).")
+    mapping: list[str] = option(default_factory=list, flags=("-m", "--mapping"), help=MAPPING_HELP)
+    truth: str | None = option(
+        None,
+        help="Column with the reference (1 = positive). Adds F1/recall tests; Cochran/"
+        "McNemar then compare hits on the positive units (recall).",
+    )
+    unit_column: str | None = option(None, help="Unit id column (default: guessed from its name).")
+    systems: str | None = option(None, help="Comma-separated system columns.")
+    metrics: str = option("f1,recall", help="With --truth: f1,recall (comma-separated).")
+    method: str = option("permutation", help="permutation|bootstrap (F1/recall tests).")
+    resamples: int = option(10_000, help="Permutations/resamples.", ge=0, le=MAX_RESAMPLES)
+    seed: int | None = option(None, help="Seed of the permutations/resamples.")
+    exact_below: int = option(25, help="Exact McNemar below this many discordant pairs.")
+    without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
+
+    def _metrics(self) -> list[str]:
+        if self.method not in ("permutation", "bootstrap"):
+            raise ConfigError(f"--method must be permutation or bootstrap, got {self.method!r}")
+        wanted = [m.strip() for m in self.metrics.split(",") if m.strip()]
+        bad = [m for m in wanted if m not in ("f1", "recall")]
+        if bad:
+            raise ConfigError(f"--metrics accepts f1 and recall, got {bad}")
+        return wanted
+
+    def run(self, *, note: Note = ignore_note) -> CompareResult:
+        """Read the outcomes and run every test."""
+        from failcodes.stats.classification import compare_against_truth, compare_systems
+
+        del note
+        wanted = self._metrics()
+        if self.traces or self.labels is not None:
+            sets, names, claims_note = self._from_traces()
+            sources = list(self.traces)
+        else:
+            sets, names = self._from_file()
+            claims_note, sources = {}, [self.file] if self.file is not None else []
+        results: list[tuple[str | None, TestResult]] = []
+        for mapping_name, data, y_truth in sets:
+            found = (
+                compare_systems(data, names, exact_below=self.exact_below)
+                if y_truth is None
+                else compare_against_truth(
+                    y_truth,
+                    data,
+                    names,
+                    metrics=wanted,  # type: ignore[arg-type]
+                    method=self.method,  # type: ignore[arg-type]
+                    n_resamples=self.resamples,
+                    seed=self.seed,
+                    exact_below=self.exact_below,
+                )
+            )
+            results.extend((mapping_name, r) for r in found)
+        with_mapping = sets[0][0] is not None
+        return CompareResult(sources, names, results, with_mapping, claims_note)
+
+    def _from_traces(
+        self,
+    ) -> tuple[list[tuple[str | None, Outcomes, Outcomes | None]], list[str], dict[str, Any]]:
+        """One (mapping, predictions, truth) per mapping: every labelled sentence a unit."""
+        from failcodes import labelio, traceio
+        from failcodes.labelio import refuse_claim_labels
+        from failcodes.mapping import DEFAULT_MAPPING
+        from failcodes.outcomes import paired_outcomes_from_traces
+
+        if self.file is not None or not self.traces or self.labels is None:
+            raise ConfigError("give either FILE, or both --traces and --labels")
+        if self.truth is not None:
+            raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
+        seen: dict[tuple[str, str], tuple[Path, int]] = {}
+        traces = [t for path in self.traces for t in traceio.read_traces(path, seen=seen)]
+        labels = labelio.read_labels(self.labels, traces=traces)
+        refuse_claim_labels(  # the paired units are sentences
+            labels,
+            self.labels,
+            "compare pairs sentences: give sentence labels (ingest generic --label-rule ... "
+            "--option label_level=sentence makes them)",
+        )
+        sets: list[tuple[str | None, Outcomes, Outcomes | None]] = []
+        names: list[str] = []
+        claims_note: dict[str, Any] = {}
+        for mapping in dict.fromkeys(self.mapping or [DEFAULT_MAPPING]):
+            paired = paired_outcomes_from_traces(
+                traces, labels, mapping, without_claims=self.without_claims
+            )
+            claims_note = {
+                "without_claims_policy": paired.policy.value,
+                "n_without_claims": paired.without_claims,
+            }
+            names, preds = paired.systems, paired.predictions
+            if self.systems:
+                wanted_sys = [s.strip() for s in self.systems.split(",") if s.strip()]
+                unknown = [s for s in wanted_sys if s not in paired.systems]
+                if unknown:
+                    raise ConfigError(f"--systems: no traces for {unknown} (have {names})")
+                preds = preds[:, [paired.systems.index(s) for s in wanted_sys]]
+                names = wanted_sys
+            sets.append((mapping, preds, paired.truth))
+        return sets, names, claims_note
+
+    def _from_file(self) -> tuple[list[tuple[str | None, Outcomes, Outcomes | None]], list[str]]:
+        """The one set of a ratings FILE: 0/1 columns, one per system (and the truth)."""
+        import numpy as np
+
+        # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
+        from failcodes.ratingsio import read_ratings_frame
+        from failcodes.stats.tables import id_named
+
+        if self.file is None:
+            raise ConfigError("give FILE, or --traces and --labels")
+        if self.mapping:
+            raise ConfigError("-m/--mapping goes with --traces (a FILE holds 0/1 outcomes)")
+        file, truth = self.file, self.truth
+        frame = read_ratings_frame(file)
+        cols = [str(c) for c in frame.columns]
+        skip = {c for c in (truth, self.unit_column) if c is not None}
+        if self.unit_column is None:  # the id-column rule of `agree` (failcodes.stats.tables)
+            skip |= {c for c in cols if id_named(c)}
+        names = (
+            [s.strip() for s in self.systems.split(",")]
+            if self.systems
+            else [c for c in cols if c not in skip]
+        )
+        for col in [*names, *([truth] if truth else [])]:
+            if col not in cols:
+                raise InputError(f"no column '{col}' (columns: {cols})", path=file)
+        if len(names) < 2:
+            raise InputError(f"need at least two system columns, got {names}", path=file)
+        data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
+        y_truth = None if truth is None else np.array(_binary(frame[truth].tolist(), truth, file))
+        return [(None, data, y_truth)], names
+
+
+__all__ = ["CompareRequest", "CompareResult"]

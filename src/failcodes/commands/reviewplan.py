@@ -1,0 +1,273 @@
+"""``review plan`` as a use case: draw the units humans review from a judged run.
+
+:class:`ReviewPlanRequest` draws a seeded (optionally stratified) uniform sample from a judged
+run's coded table and writes ``RUN_DIR/review/plans/NAME.json`` (:class:`ReviewPlanResult`);
+``failcodes labelstudio push --plan`` sends exactly those units to Label Studio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from failcodes.codebook import UnitKind
+from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.errors import InputError
+from failcodes.study.layout import StudyLayout
+
+
+def _table(layout: StudyLayout, dataset: str, part: UnitKind) -> Path:
+    """The coded table of ``part`` (the study layout's per_passage.csv / per_trace.csv)."""
+    if part is UnitKind.RETRIEVAL:
+        return layout.per_passage(dataset)
+    return layout.per_trace(dataset)
+
+
+def _coded_table(run_dir: Path, dataset: str | None, part: UnitKind) -> tuple[str, Path]:
+    if not run_dir.is_dir():
+        raise InputError("not a run directory", path=run_dir)
+    layout = StudyLayout.of(run_dir)
+    found = [d for d in layout.attribution_datasets() if _table(layout, d, part).is_file()]
+    name = _table(layout, "x", part).name
+    if dataset is None:
+        if len(found) != 1:
+            listed = ", ".join(found) or "none"
+            raise InputError(
+                f"pass --dataset: {len(found)} data sets have a {part.value} coded table "
+                f"({name}: {listed})",
+                path=layout.attribution_dir,
+            )
+        dataset = found[0]
+    path = _table(layout, dataset, part)
+    if not path.is_file():
+        raise InputError(
+            f"no {part.value} coded table for data set {dataset!r} (have: "
+            f"{', '.join(found) or 'none'})",
+            path=path,
+        )
+    return dataset, path
+
+
+def _panel_splits(layout: StudyLayout, dataset: str, part: UnitKind) -> list[str]:
+    """Units a judge panel split on (``judge/<dataset>/<kind>/panel.json``), ties first."""
+    from failcodes.judge.panelrun import read_panel
+
+    run_dir = layout.judge_run(dataset, part.value)
+    try:
+        report = read_panel(run_dir)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise InputError(f"not a panel report: {exc}", path=run_dir / "panel.json") from None
+    if report is None:
+        raise InputError(
+            "--panel-splits needs a judge panel run (failcodes judge ... --judge A --judge B); "
+            "this run has no panel.json",
+            path=run_dir,
+        )
+    return list(report.split_units)
+
+
+def _targeted(path: Path) -> list[str]:
+    """Unit ids, one per line (or JSONL objects with a ``unit_id``)."""
+    from failcodes.jsonio import parse_json, read_text
+
+    ids: list[str] = []
+    text = read_text(path)
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            obj = parse_json(line, path=path, line=number)
+            uid = obj.get("unit_id") if isinstance(obj, dict) else None
+            if not isinstance(uid, str) or not uid:
+                raise InputError(
+                    "expected a unit_id string", path=path, line=number, field="unit_id"
+                )
+            ids.append(uid)
+        else:
+            ids.append(line)
+    if not ids:  # --targeted given: an empty file is a mistake, not "no targeted units"
+        raise InputError("no unit ids (expected one per line, or JSONL with unit_id)", path=path)
+    return ids
+
+
+def _refuse_reviewed_plan(layout: StudyLayout, name: str) -> None:
+    """Refuse to replace the plan ``name`` when some of its units are already reviewed.
+
+    A stale plan (its coded table changed since: a re-code) is replaced freely: its reviews
+    no longer count, and the report's guidance is to redraw it under its name.
+    """
+    from failcodes.annotations import Annotation
+    from failcodes.hashing import file_sha256
+    from failcodes.reviewplan import plan_source, read_plan, stale_reason
+    from failcodes.tableio import read_models_jsonl
+
+    path = layout.review_plan(name)
+    if not path.exists():
+        return
+    old = read_plan(path)
+    source = plan_source(old, layout.root, path)
+    if not source.is_file() or stale_reason(old, file_sha256(source)) is not None:
+        return
+    planned = set(old.all_ids())
+    reviewed = {
+        a.unit_id
+        for review in layout.review_files()
+        for a in read_models_jsonl(review, Annotation)
+        if a.unit_id in planned
+    }
+    if reviewed:
+        raise InputError(
+            f"plan {name!r} exists and {len(reviewed)} of its {len(planned)} units are "
+            f"reviewed ({layout.review_dir}); a new draw would leave those reviews outside "
+            "the plan: give another --name, or --force to replace it",
+            path=path,
+        )
+
+
+@dataclass
+class ReviewPlanResult:
+    """The plan drawn, where it was written, and the panel splits left out (not scored)."""
+
+    plan: Any
+    out: Path
+    dropped: int = 0
+
+    def lines(self) -> list[str]:
+        """What the plan holds: its estimation sample, its strata, its targeted units."""
+        plan = self.plan
+        population = sum(s.population for s in plan.strata)
+        lines = [
+            f"plan {plan.name!r}: {len(plan.estimation_ids())} of {population} {plan.part.value} "
+            f"units in the estimation sample ({len(plan.strata)} strata), "
+            f"{len(plan.targeted_ids())} targeted -> {self.out}"
+        ]
+        if self.dropped:
+            lines.append(
+                f"  {self.dropped} panel-split unit(s) are not scored in the coded table: left out"
+            )
+        lines += [
+            f"  {s.key}: {s.sampled}/{s.population} (inclusion probability "
+            f"{s.inclusion_probability:.4f})"
+            for s in plan.strata
+        ]
+        return lines
+
+
+class ReviewPlanRequest(Request):
+    """Draw a seeded review sample from a judged run and write RUN_DIR/review/plans/NAME.json."""
+
+    command: ClassVar[tuple[str, ...]] = ("review", "plan")
+
+    run_dir: Path = option(argument=True, help="Study folder (attribution/<dataset>/ tables).")
+    part: UnitKind = option(
+        flags=("-p", "--part"), help="Codebook part: retrieval or verification."
+    )
+    size: int = option(flags=("-n", "--size"), help="Estimation sample size.", ge=2)
+    seed: int = option(0, help="Random seed of the draw.")
+    dataset: str | None = option(None, help="Data set folder under attribution/.")
+    stratify: list[str] = option(
+        default_factory=list,
+        help="Stratify by 'system' (retriever/verifier) and/or 'code' (the judge's code).",
+    )
+    code_dimension: str | None = option(
+        None,
+        help="With --stratify code: the dimension whose judge code stratifies (default: whether "
+        "the judge found every dimension high quality).",
+    )
+    targeted: Path | None = option(
+        None,
+        help="Extra units to review, kept out of the estimates (one unit id per line, or JSONL "
+        "with unit_id), e.g. where two judges disagree.",
+    )
+    panel_splits: bool = option(
+        False,
+        help="Add the units the judge panel split on (its panel.json) as the targeted sample, "
+        "kept out of the estimates.",
+    )
+    name: str | None = option(None, help="Plan name (default: DATASET.PART).")
+    force: bool = option(
+        False,
+        help="Replace a plan of that name whose units are already reviewed (the reviews stay, "
+        "matched to the new draw).",
+    )
+
+    def run(self, *, note: Note = ignore_note) -> ReviewPlanResult:
+        """Draw the plan and write it under the study's review/plans/."""
+        del note
+        import pandas as pd
+
+        from failcodes.fileio import atomic_write_text
+        from failcodes.hashing import file_sha256
+        from failcodes.reviewplan import StratifyBy, draw_plan, plans_dir
+
+        run_dir, part, size, seed = self.run_dir, self.part, self.size, self.seed
+        dataset, stratify, code_dimension = self.dataset, self.stratify, self.code_dimension
+        targeted, panel_splits, name, force = (
+            self.targeted,
+            self.panel_splits,
+            self.name,
+            self.force,
+        )
+
+        by: list[StratifyBy] = []
+        for item in stratify:
+            try:
+                by.append(StratifyBy(item))
+            except ValueError:
+                raise InputError(
+                    f"--stratify expects 'system' or 'code', got {item!r}", field="stratify"
+                ) from None
+        if code_dimension is not None and StratifyBy.CODE not in by:
+            raise InputError("--code-dimension needs --stratify code", field="code_dimension")
+        if name is not None and not name.strip():  # an unset shell variable: not the default
+            raise InputError("--name '': an empty plan name; name the plan or leave --name out")
+        dataset, table = _coded_table(run_dir, dataset, part)
+        plan_name = name or f"{dataset}.{part.value}"
+        if not plan_name.replace(".", "").replace("-", "").replace("_", "").isalnum():
+            raise InputError(f"plan name {plan_name!r}: use letters, digits, '.', '-', '_'")
+        if not force:
+            _refuse_reviewed_plan(StudyLayout.of(run_dir), plan_name)
+        try:
+            coded = pd.read_csv(table)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read the coded table: {exc}", path=table) from None
+        extra = _targeted(targeted) if targeted is not None else []
+        dropped = 0
+        if panel_splits:
+            scored = (
+                {
+                    str(u)
+                    for u, status in zip(coded["unit_id"], coded["status"], strict=True)
+                    if status == "scored"
+                }
+                if {"unit_id", "status"} <= set(coded.columns)
+                else set()
+            )
+            splits = _panel_splits(StudyLayout.of(run_dir), dataset, part)
+            extra += [u for u in splits if u in scored]
+            dropped = len(splits) - sum(1 for u in splits if u in scored)
+        try:
+            plan = draw_plan(
+                coded,
+                part,
+                name=plan_name,
+                size=size,
+                seed=seed,
+                source=str(table.relative_to(run_dir)),
+                source_sha256=file_sha256(table),
+                stratify=by,
+                code_dimension=code_dimension,
+                targeted=extra,
+            )
+        except InputError as exc:
+            if exc.path is None:
+                raise InputError(exc.reason, path=table, field=exc.field) from None
+            raise
+        out = plans_dir(run_dir) / f"{plan_name}.json"
+        atomic_write_text(out, plan.model_dump_json(indent=2) + "\n")
+        return ReviewPlanResult(plan, out, dropped)
+
+
+__all__ = ["ReviewPlanRequest", "ReviewPlanResult"]
