@@ -1,0 +1,339 @@
+"""Issue 30 benchmark: a whole study at paper scale, CPU and peak RSS per step.
+
+Data: the traces of ``bench_columnar.py`` (10,000 answer sentences x 3 claims x 4 retrievers
+x 10 passages of ~400 characters = 120,000 traces, 1.2M passage rows, ~706 MB of JSONL at
+``--scales 1``) and its sentence labels, generated seeded (not timed). A study folder is
+written around them (``generic`` and ``generic-labels`` ingest, ``[metrics]`` refuted and
+non_supported with a 2,000-resample bootstrap, disagreements on refuted, the ``offline`` judge
+-- a heuristic baseline -- on both kinds, Label Studio task files) and run the way
+``failcodes run`` runs it: a driver process plans, runs the first pending step, records it,
+plans again. Here each step runs as its own ``python -m failcodes ARGV`` child (the command
+``failcodes run --plan`` prints), so its CPU seconds (user + system) and peak RSS are its own
+(``wait4``); the driver's own planning and fingerprinting between steps is the ``run
+overhead`` row (CPU of every plan; the driver's peak RSS).
+
+Each step's floor is the CPU of parsing every file it reads with the standard library and
+keeping nothing (``json.loads`` per JSONL line, ``json.load`` of a JSON file, ``csv.reader``
+of a CSV); the ratio is the step's CPU over that floor. The report reads the whole folder:
+its floor is the traces, labels, metrics, disagreements, judge annotations and attribution
+tables. The judge steps are shown but left out of the total ("excluding the judge itself");
+the judge's storage per unit (journal + annotations) is printed after them.
+
+Targets (issue 30): total under 400 CPU-s without the judge, every step's peak under 1 GB and
+at most 3x its floor; at 10x every step's peak within 1.5x of its 1x peak.
+
+    python bench/bench_study.py --scales 1,10 [--src /tmp/base/src] [--workdir DIR] [--json F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+CODEBOOK = "medical-fact-check.v1.yaml"
+TARGET_TOTAL_CPU = 400.0
+TARGET_PEAK_MB = 1024.0
+TARGET_RATIO = 3.0
+
+STUDY_TOML = """\
+# issue 30 benchmark study (bench/bench_study.py); the offline judge is a heuristic baseline
+name = "bench"
+codebook = "{codebook}"
+
+[[datasets]]
+name = "paper"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["{traces}"]
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["{labels}"]
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+
+[metrics]
+mappings = ["refuted", "non_supported"]
+bootstrap = 2000
+seed = 0
+
+[disagreements]
+mapping = "refuted"
+
+[judge]
+judge = "offline"
+"""
+
+FLOOR = """
+import csv, json, sys
+for name in sys.argv[1:]:
+    if name.endswith(".jsonl"):
+        with open(name, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    json.loads(line)
+    elif name.endswith(".json"):
+        with open(name, encoding="utf-8") as fh:
+            json.load(fh)
+    elif name.endswith(".csv"):
+        with open(name, encoding="utf-8", newline="") as fh:
+            for _ in csv.reader(fh):
+                pass
+"""
+
+
+def generate(folder: Path, scale: float, seed: int) -> None:
+    """Write ``traces.jsonl`` and ``labels.jsonl`` (bench_columnar's shapes), streaming."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_columnar as columnar
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "traces.jsonl").open("w", encoding="utf-8") as fh:
+        for rec in columnar._traces(scale, seed):
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    lrng = random.Random(seed + 7)
+    n_sentences = max(columnar.PER_QUESTION, round(columnar.SENTENCES * scale))
+    with (folder / "labels.jsonl").open("w", encoding="utf-8") as fh:
+        for s in range(n_sentences):
+            qid = f"q{s // columnar.PER_QUESTION:06d}"
+            rec = {
+                "sentence_id": f"{qid}:s{s % columnar.PER_QUESTION}",
+                "question_id": qid,
+                "has_error": lrng.random() < 0.15,
+                "rationale": "dose differs from the guideline",
+                "annotator": "clinician-1",
+            }
+            fh.write(json.dumps(rec) + "\n")
+
+
+def measured(cmd: list[str], env: dict[str, str] | None, log: Path) -> tuple[float, float, float]:
+    """Run ``cmd`` (output to ``log``); return (CPU s, wall s, peak RSS MB). Fails loudly."""
+    start = time.perf_counter()
+    with log.open("w") as fh:
+        proc = subprocess.Popen(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        tail = log.read_text(errors="replace")[-2000:]
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{tail}")
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
+
+
+def drive(study: Path, record: Path) -> None:
+    """The driver: ``failcodes run``'s loop, each step a measured child; one JSON line a step."""
+    import resource
+
+    from failcodes.study.config import load_study
+    from failcodes.study.layout import StudyLayout
+    from failcodes.study.runner import log_path, run_steps
+    from failcodes.study.steps import Step, plan_study
+
+    layout = StudyLayout.of(study)
+    config = load_study(layout.root)
+    plans: list[float] = []
+
+    def plan() -> list[Step]:
+        t0 = time.process_time()
+        steps = plan_study(config, layout)
+        plans.append(time.process_time() - t0)
+        return steps
+
+    def execute(step: Step) -> None:
+        log = log_path(layout, step)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        # the command line `failcodes run --plan` prints for the step (its request)
+        argv = getattr(step, "argv", None) or shlex.split(step.command())[1:]
+        cpu, wall, rss = measured([sys.executable, "-m", "failcodes", *argv], None, log)
+        rec = {
+            "step": step.name,
+            "cpu_s": cpu,
+            "wall_s": wall,
+            "peak_mb": rss,
+            "reads": [str(p) for p in step.inputs],
+        }
+        with record.open("a") as fh:
+            fh.write(json.dumps(rec) + "\n")
+
+    t0 = time.process_time()
+    for _ in run_steps(plan, layout, execute):
+        pass
+    total = time.process_time() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rec = {"step": "run overhead", "cpu_s": total, "peak_mb": peak, "plans": plans}
+    with record.open("a") as fh:
+        fh.write(json.dumps(rec) + "\n")
+
+
+def _reads(step: str, listed: list[str], root: Path) -> list[Path]:
+    """The data files a step reads (the report's folder: what it may show)."""
+    if step != "report":
+        return [Path(p) for p in listed if Path(p).suffix in (".jsonl", ".json", ".csv")]
+    return [
+        *sorted((root / "data").glob("*.jsonl")),
+        *sorted((root / "metrics").glob("*.json")),
+        *sorted((root / "disagreements").glob("*.jsonl")),
+        *sorted((root / "judge").glob("*/*/annotations.jsonl")),
+        *sorted((root / "attribution").glob("*/*.csv")),
+    ]
+
+
+def _judge_storage(root: Path) -> tuple[float, int]:
+    """Bytes of every judge run folder (journal + annotations + summary) and units coded."""
+    size = sum(p.stat().st_size for p in (root / "judge").rglob("*") if p.is_file())
+    size -= sum(p.stat().st_size for p in (root / "judge").glob("cache.sqlite*"))
+    units = 0
+    for ann in (root / "judge").glob("*/*/annotations.jsonl"):
+        with ann.open("rb") as fh:
+            units += sum(1 for _ in fh)
+    return size, units
+
+
+def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
+    """Generate one scale, run its study, measure the floors; print and return the rows."""
+    folder = work / f"scale-{scale:g}"
+    raw = folder / "raw"
+    py = sys.executable
+    if not (args.reuse and (raw / "traces.jsonl").exists()):
+        started = time.perf_counter()
+        subprocess.run(
+            [
+                py,
+                __file__,
+                "--generate",
+                str(raw),
+                "--scales",
+                str(scale),
+                "--seed",
+                str(args.seed),
+            ],
+            check=True,
+        )
+        mb = (raw / "traces.jsonl").stat().st_size / 1e6
+        print(
+            f"# scale {scale:g}: generated {mb:.0f} MB of traces in "
+            f"{time.perf_counter() - started:.0f} s (not timed)",
+            flush=True,
+        )
+    study = folder / "study"
+    if study.exists():
+        shutil.rmtree(study)
+    study.mkdir()
+    shutil.copy(args.src.parent / "taxonomy" / CODEBOOK, study / CODEBOOK)
+    (study / "failcodes.toml").write_text(
+        STUDY_TOML.format(
+            codebook=CODEBOOK, traces=raw / "traces.jsonl", labels=raw / "labels.jsonl"
+        )
+    )
+    env = {**os.environ, "PYTHONPATH": str(args.src)}
+    record = folder / "steps.jsonl"
+    record.unlink(missing_ok=True)
+    started = time.perf_counter()
+    cpu, _, rss = measured(
+        [py, __file__, "--drive", str(study), "--record", str(record)], env, folder / "drive.log"
+    )
+    wall = time.perf_counter() - started
+    rows = [json.loads(line) for line in record.read_text().splitlines()]
+    floors: dict[Path, float] = {}
+    for row in rows:
+        if row["step"] == "run overhead":
+            continue
+        files = _reads(row["step"], row["reads"], study)
+        for f in files:
+            if f not in floors:
+                floors[f], _, _ = measured([py, "-c", FLOOR, str(f)], None, folder / "floor.log")
+        row["floor_s"] = sum(floors[f] for f in files)
+        row["reads_mb"] = sum(f.stat().st_size for f in files) / 1e6
+        row["ratio"] = row["cpu_s"] / row["floor_s"] if row["floor_s"] > 0.05 else None
+    for row in rows:
+        row["scale"] = scale
+    storage, units = _judge_storage(study)
+    print(
+        f"# scale {scale:g}: whole run {wall:.0f} s wall; driver CPU {cpu:.1f} s (with "
+        f"its children), peak {rss:.0f} MB; judge storage {storage / 1e6:.0f} MB for "
+        f"{units} annotations ({storage / max(units, 1) / 1e3:.2f} KB each)"
+    )
+    print(
+        f"{'scale':>6} {'step':<38} {'CPU s':>8} {'wall s':>8} {'peak MB':>8} "
+        f"{'reads MB':>9} {'floor s':>8} {'ratio':>6}"
+    )
+    for row in rows:
+        ratio = f"{row['ratio']:5.2f}x" if row.get("ratio") else ""
+        floor = f"{row['floor_s']:8.1f}" if "floor_s" in row else ""
+        reads = f"{row['reads_mb']:9.0f}" if "reads_mb" in row else ""
+        wall_s = f"{row['wall_s']:8.1f}" if "wall_s" in row else ""
+        print(
+            f"{scale:>6g} {row['step']:<38} {row['cpu_s']:8.1f} {wall_s:>8} "
+            f"{row['peak_mb']:8.0f} {reads:>9} {floor:>8} {ratio:>6}"
+        )
+    judged = [r for r in rows if r["step"].startswith(("judge ", "recode "))]
+    rest = [r for r in rows if r not in judged]
+    total = sum(r["cpu_s"] for r in rest)
+    peak = max(r["peak_mb"] for r in rest)
+    worst = max((r for r in rest if r.get("ratio")), key=lambda r: r["ratio"])
+    print(f"{scale:>6g} {'total without the judge':<38} {total:8.1f} {'':>8} {peak:8.0f}")
+    print(
+        f"{'':>6} targets: total {total:.0f} / {TARGET_TOTAL_CPU:.0f} CPU-s "
+        f"{'met' if total <= TARGET_TOTAL_CPU else 'MISSED'}; peak {peak:.0f} / "
+        f"{TARGET_PEAK_MB:.0f} MB {'met' if peak <= TARGET_PEAK_MB else 'MISSED'}; worst "
+        f"ratio {worst['ratio']:.2f}x ({worst['step']}) "
+        f"{'met' if worst['ratio'] <= TARGET_RATIO else 'MISSED'}",
+        flush=True,
+    )
+    rows.append({"scale": scale, "step": "judge storage", "bytes": storage, "units": units})
+    if not args.keep:
+        shutil.rmtree(study)
+    return rows
+
+
+def main() -> None:
+    """Parse arguments, run every scale, print (and optionally save) the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", default="1", help="Comma-separated, e.g. 0.1,1,10.")
+    parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--src", type=Path, default=REPO / "src", help="failcodes src to run.")
+    parser.add_argument("--workdir", type=Path, default=None, help="Keep the data here.")
+    parser.add_argument("--reuse", action="store_true", help="Reuse generated traces.")
+    parser.add_argument("--keep", action="store_true", help="Keep each study folder.")
+    parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")
+    parser.add_argument("--generate", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--drive", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--record", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.generate is not None:
+        generate(args.generate, float(args.scales), args.seed)
+        return
+    if args.drive is not None:
+        drive(args.drive, args.record)
+        return
+    args.src = args.src.resolve()
+    print(f"src: {args.src}; {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}")
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.workdir or Path(tmp)
+        for scale in (float(s) for s in args.scales.split(",")):
+            rows += bench_scale(scale, args, work)
+    by = {(r["scale"], r["step"]): r for r in rows if "peak_mb" in r}
+    scales = sorted({r["scale"] for r in rows})
+    if len(scales) > 1:
+        low, high = scales[0], scales[-1]
+        print(f"peak RSS {high:g}x over {low:g}x per step (target <= 1.5):")
+        for (scale, step), row in by.items():
+            if scale == high and (low, step) in by:
+                print(f"  {step:<38} {row['peak_mb'] / by[(low, step)]['peak_mb']:5.2f}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
