@@ -122,7 +122,7 @@ def test_llm_proposer_through_a_provider() -> None:
         (unit.id,),
     )
     [request] = provider.requests
-    assert request.schema == proposals_schema(cb.part(unit.kind))
+    assert request.schema == proposals_schema(cb.part(unit.kind), [unit.id])
     assert request.schema_name == "proposals"
     # the schema names only the codebook's ids, each subcode only under its own dimension
     validator = jsonschema.Draft202012Validator(request.schema)
@@ -133,6 +133,8 @@ def test_llm_proposer_through_a_provider() -> None:
     mixed = {**item, "parent_subcode": other.subcodes[1].id}  # another dimension's subcode
     assert not validator.is_valid({"proposals": [mixed]})
     assert validator.is_valid({"proposals": [{**item, "parent_subcode": "new subcode"}]})
+    # example unit ids: only the batch's (issue 28: a made-up id failed the round)
+    assert not validator.is_valid({"proposals": [{**item, "example_unit_ids": ["fake rationale"]}]})
     branches = request.schema["properties"]["proposals"]["items"]["anyOf"]
     assert [b["properties"]["dimension"]["enum"] for b in branches] == [
         [d.id] for d in cb.part(unit.kind).dimensions

@@ -369,3 +369,34 @@ def test_second_writer_on_a_project_is_refused(project: ProjectStore) -> None:
         proc.wait()
         assert proc.stdout is not None
         proc.stdout.close()
+
+
+def test_a_schema_valid_answer_never_fails_a_round() -> None:
+    # issue 28: an answer that the schema (before ids were constrained) allowed, citing ids
+    # that are not in the batch, failed the round; now they are dropped with a note, and a
+    # proposal with an empty name (strict mode cannot refuse one) is left out, said
+    cb = small_codebook()
+    units = [make_unit(1), make_unit(2)]
+    item = {
+        "dimension": "scope",
+        "parent_subcode": "new subcode",
+        "name": "Animal study",
+        "definition": "In animals.",
+        "example_unit_ids": [units[1].id, "fake rationale", units[0].id],
+    }
+    empty = {**item, "name": " ", "example_unit_ids": []}
+    model = FakeModel([json.dumps({"proposals": [item, empty]})])
+    proposer = LLMProposer(model)
+    [draft] = proposer.propose(units, [], cb, round_number=4)
+    assert draft.example_unit_ids == (units[1].id, units[0].id)  # the batch's, in order
+    assert draft.notes == (
+        "1 example unit id(s) not in the batch dropped ('fake rationale'); 2 example(s) kept",
+    )
+    assert proposer.notes == ["round 4: proposals[1] left out: empty name"]
+    assert len(model.prompts) == 1  # no retry: nothing was wrong with the answer
+    # the schema sent holds the batch's ids as the only example ids
+    [schema] = model.schemas
+    assert schema is not None
+    for branch in schema["properties"]["proposals"]["items"]["anyOf"]:
+        ids = branch["properties"]["example_unit_ids"]["items"]["enum"]
+        assert ids == [units[0].id, units[1].id]

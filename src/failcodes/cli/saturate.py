@@ -207,6 +207,11 @@ def round_(
         f"codebook v{record.codebook_version}; proposer {record.proposer}{label}: "
         f"{len(proposals)} proposal(s), {n_open} after deduplication"
     )
+    for note in getattr(prop, "notes", []):
+        console.print(f"note: {note}", highlight=False)
+    for p in proposals:
+        for note in p.notes:
+            console.print(f"note: proposal {p.id} ({p.name}): {note}", highlight=False)
     if record.phase is RoundPhase.PROPOSED and auto_accept_all:
         who = reviewer or _default_reviewer() or "unknown"
         record_decisions(store, auto_accept(open_proposals(store, record.number), who))

@@ -102,6 +102,11 @@ class ProposalDraft(FrozenModel):
     name: str = Field(min_length=1, description="Short name of the pattern.")
     definition: str = Field(min_length=1, description="One-sentence definition.")
     example_unit_ids: tuple[str, ...] = Field(default=(), description="Units showing it.")
+    notes: tuple[str, ...] = Field(
+        default=(),
+        description="What failcodes changed in the proposer's answer (e.g. example unit ids "
+        "not in the batch, dropped).",
+    )
 
 
 class ProposalStatus(StrEnum):

@@ -227,39 +227,48 @@ class TextModel(Protocol):
         ...
 
 
-_ITEM_TEXT: dict[str, Any] = {
-    "name": {"type": "string"},
-    "definition": {"type": "string"},
-    "example_unit_ids": {"type": "array", "items": {"type": "string"}},
-}
 _ITEM_REQUIRED = ["dimension", "parent_subcode", "name", "definition", "example_unit_ids"]
 
 
-def _item(dimension: dict[str, Any], parent: dict[str, Any]) -> dict[str, Any]:
+def _item(
+    dimension: dict[str, Any], parent: dict[str, Any], unit_ids: Sequence[str] | None
+) -> dict[str, Any]:
+    unit: dict[str, Any] = {"type": "string"}
+    if unit_ids:
+        unit["enum"] = list(unit_ids)
+    text = {
+        "name": {"type": "string"},
+        "definition": {"type": "string"},
+        "example_unit_ids": {"type": "array", "items": unit},
+    }
     return {
         "type": "object",
-        "properties": {"dimension": dimension, "parent_subcode": parent, **_ITEM_TEXT},
+        "properties": {"dimension": dimension, "parent_subcode": parent, **text},
         "required": _ITEM_REQUIRED,
         "additionalProperties": False,
     }
 
 
-def proposals_schema(part: Part | None = None) -> dict[str, Any]:
+def proposals_schema(
+    part: Part | None = None, unit_ids: Sequence[str] | None = None
+) -> dict[str, Any]:
     """JSON schema of the proposer's answer (strict-mode friendly: all fields required).
 
     With a codebook ``part``, ``dimension`` and ``parent_subcode`` are enums of its ids, one
     ``anyOf`` branch per dimension (its own subcodes, or :data:`NEW_SUBCODE`), so a
     structured-output model can name neither an unknown dimension nor another dimension's
-    subcode. :func:`parse_answer` checks the same again for models without structured output.
+    subcode; with ``unit_ids`` (the batch), ``example_unit_ids`` holds only those ids.
+    :func:`parse_answer` checks the same again for models without structured output.
     """
     if part is None:
-        item = _item({"type": "string"}, {"type": "string"})
+        item = _item({"type": "string"}, {"type": "string"}, unit_ids)
     else:
         item = {
             "anyOf": [
                 _item(
                     {"type": "string", "enum": [dim.id]},
                     {"type": "string", "enum": [*dim.code_ids(), NEW_SUBCODE]},
+                    unit_ids,
                 )
                 for dim in part.dimensions
             ]
@@ -315,9 +324,20 @@ _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 def parse_answer(
-    answer: str, codebook: Codebook, kind: UnitKind, batch_ids: set[str]
+    answer: str,
+    codebook: Codebook,
+    kind: UnitKind,
+    batch_ids: set[str],
+    dropped: list[str] | None = None,
 ) -> list[ProposalDraft]:
-    """Validate a model answer against the codebook; ValueError names what is wrong."""
+    """Validate a model answer against the codebook; ValueError names what is wrong.
+
+    Example unit ids that are not in the batch (a model without structured output citing a
+    rationale or an id it made up) are dropped, and the draft says so in its ``notes``: the
+    pattern is still worth reviewing, and its examples are only ever the batch's units. A
+    proposal with an empty name or definition (which a JSON schema in strict mode cannot
+    refuse) is left out, said in ``dropped``: an answer the schema allows never fails a round.
+    """
     match = _JSON_OBJECT.search(answer)
     if match is None:
         raise ValueError("the answer holds no JSON object")
@@ -336,6 +356,15 @@ def parse_answer(
         parent = item.get("parent_subcode")
         if parent in (None, "", NEW_SUBCODE):
             item = {**item, "parent_subcode": None}
+        blank = [
+            k
+            for k in ("name", "definition")
+            if isinstance(item.get(k), str) and not item[k].strip()
+        ]
+        if blank:
+            if dropped is not None:
+                dropped.append(f"proposals[{i}] left out: empty {' and '.join(blank)}")
+            continue
         try:
             draft = ProposalDraft.model_validate(item)
         except ValidationError as exc:
@@ -356,7 +385,16 @@ def parse_answer(
             )
         unknown = [u for u in draft.example_unit_ids if u not in batch_ids]
         if unknown:
-            raise ValueError(f"proposals[{i}]: example unit ids not in the batch: {unknown}")
+            kept = tuple(u for u in draft.example_unit_ids if u in batch_ids)
+            shown = ", ".join(repr(u[:60]) for u in unknown[:3])
+            more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+            note = (
+                f"{len(unknown)} example unit id(s) not in the batch dropped ({shown}{more}); "
+                f"{len(kept)} example(s) kept"
+            )
+            draft = draft.model_copy(
+                update={"example_unit_ids": kept, "notes": (*draft.notes, note)}
+            )
         out.append(draft)
     return out
 
@@ -370,6 +408,8 @@ class LLMProposer:
     max_units: int = 40
     transcript: list[dict[str, str]] = field(default_factory=list)
     kind: CoderKind = CoderKind.LLM
+    #: Proposals of the model's answers left out, and why (``failcodes saturate round`` says).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -391,13 +431,16 @@ class LLMProposer:
         kind = shown[0].kind
         system, user = render_prompt(shown, annotations, codebook, kind)
         batch_ids = {u.id for u in shown}
-        schema = proposals_schema(codebook.part(kind))
+        schema = proposals_schema(codebook.part(kind), [u.id for u in shown])
         message = user
         for attempt in range(self.retries + 1):
             answer = self.model.complete(system, message, schema=schema)
             self.transcript.append({"system": system, "user": message, "answer": answer})
+            dropped: list[str] = []
             try:
-                return parse_answer(answer, codebook, kind, batch_ids)
+                drafts = parse_answer(answer, codebook, kind, batch_ids, dropped)
+                self.notes += [f"round {round_number}: {n}" for n in dropped]
+                return drafts
             except ValueError as exc:
                 if attempt == self.retries:
                     raise ProposerError(

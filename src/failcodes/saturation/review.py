@@ -122,6 +122,8 @@ def render_review_file(store: ProjectStore, number: int) -> str:
             "examples": [example_view(pool[u]) for u in p.example_unit_ids if u in pool],
             "merge_targets": merge_targets(codebook, (config.kind.value, p.dimension)),
         }
+        if p.notes:  # what failcodes changed in the proposer's answer
+            item["proposer_notes"] = list(p.notes)
         done = latest.get(p.id)
         if done is not None:
             item["recorded"] = (

@@ -52,6 +52,8 @@ def _show(say: Say, p: Proposal, index: int, total: int) -> None:
     say(f"  proposer:   {proposer_label(p)}")
     say(f"  name:       {p.name}")
     say(f"  definition: {p.definition}")
+    for note in p.notes:
+        say(f"  note:       {note}")
 
 
 def _show_examples(say: Say, store: ProjectStore, p: Proposal) -> None:
