@@ -344,7 +344,10 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
         assert float(row["lambda"]) == pytest.approx(round(lam, 2))
         assert row["n_eff"] == f"{n_eff:.0f} (+{n_eff - 10:.0f})"
         assert int(row["disagree"]) == 2
-        assert "only 2 reviewed units where reviewer and judge disagree" in row["note"]
+        # 6 of 10 reviewed carry the code, 4 lack it (< 5); 2 disagree with the judge (< 10)
+        assert row["note"] == (
+            "coverage not assured: 4 reviewed without the code (< 5), 2 disagreements (< 10)"
+        )
     # retriever B: 2 reviewed units are too few to estimate, and the table says so
     small = corrected[(corrected["retriever"] == "B") & (corrected["code"] == "exact_entity")]
     assert "too small to estimate: 2 reviewed unit(s)" in small.iloc[0]["note"]

@@ -204,8 +204,7 @@ def test_few_disagreements_are_noted() -> None:
     result = share_estimates([_cell(12, misses=1)])
     assert result.disagreements == 2
     assert result.warning is not None
-    assert "only 2 reviewed units where reviewer and judge disagree (< 10)" in result.warning
-    assert "coverage not assured" in result.warning
+    assert result.warning == "coverage not assured: 2 disagreements (< 10)"
     # still a real interval around the estimate, narrower than the human-only one
     assert result.corrected.ci_low < result.corrected.estimate < result.corrected.ci_high
     assert result.corrected.ci_high - result.corrected.ci_low < (
@@ -216,7 +215,7 @@ def test_few_disagreements_are_noted() -> None:
 def test_few_positives_are_noted() -> None:
     result = share_estimates([_cell(3, misses=1, n=60)])
     assert result.warning is not None
-    assert "only 3 reviewed units carry the code" in result.warning
+    assert "3 reviewed with the code (< 5)" in result.warning
 
 
 def test_good_judge_gains_effective_sample_size() -> None:
@@ -307,7 +306,7 @@ def test_tiny_stratum_is_noted() -> None:
     # a stratum of 5 units with 2 reviewed beside a 40-reviewed one: estimated, with a note
     result = share_estimates([Stratum([0, 1], [0, 1], [0, 0, 1]), _cell(12, misses=5)])
     assert result.warning is not None
-    assert "a stratum has fewer than 10 reviewed units" in result.warning
+    assert "a stratum < 10 reviewed" in result.warning
 
 
 def test_constant_human_codes_never_give_a_zero_width_interval() -> None:
@@ -320,4 +319,4 @@ def test_constant_human_codes_never_give_a_zero_width_interval() -> None:
     assert result.corrected.ci_low == 0
     assert result.corrected.ci_high == pytest.approx(high)
     assert result.warning is not None
-    assert result.warning.startswith("the reviewed units all have the same human code")
+    assert result.warning.startswith("coverage not assured: one human code only")

@@ -612,29 +612,24 @@ def _beta(m: Moments, per_stratum: Estimates, weights: FloatArray, confidence: f
     )
 
 
-#: The measured coverage behind each note (bench/bench_ppi_coverage.py, docs/review.md).
-NOTE_COVERAGE = "coverage not assured here: 0.79-1.00 in bench/bench_ppi_coverage.py"
+#: What a note means: the reported interval's coverage there (bench/bench_ppi_coverage.py,
+#: docs/review.md: 0.79-1.00 over the design grid of issue 26).
+NOTE_PREFIX = "coverage not assured"
 
 
 def _notes(thin: Thin, disagreements: int, positives: int, n_reviewed: int) -> list[str]:
-    notes: list[str] = []
+    reasons: list[str] = []
     if positives in (0, n_reviewed):
-        notes.append("the reviewed units all have the same human code")
+        reasons.append("one human code only")
     elif bool(thin.positives):
-        which = "carry" if positives < n_reviewed / 2 else "lack"
-        notes.append(
-            f"only {min(positives, n_reviewed - positives)} reviewed units {which} the code"
-        )
+        which = "with" if positives < n_reviewed / 2 else "without"
+        count = min(positives, n_reviewed - positives)
+        reasons.append(f"{count} reviewed {which} the code (< {FEW_POSITIVES})")
     if bool(thin.disagreements):
-        notes.append(
-            f"only {disagreements} reviewed units where reviewer and judge disagree "
-            f"(< {FEW_DISAGREEMENTS})"
-        )
+        reasons.append(f"{disagreements} disagreements (< {FEW_DISAGREEMENTS})")
     if bool(thin.small_stratum):
-        notes.append(f"a stratum has fewer than {SMALL_STRATUM} reviewed units")
-    if notes:
-        notes.append(NOTE_COVERAGE)
-    return notes
+        reasons.append(f"a stratum < {SMALL_STRATUM} reviewed")
+    return [f"{NOTE_PREFIX}: {', '.join(reasons)}"] if reasons else []
 
 
 def share_estimates(
