@@ -2668,6 +2668,120 @@ STUDY_FILE_CASES: list[Case] = [
 ]
 
 
+def _without_sys_a_q1() -> str:
+    """GOOD_TRACES without sysA's claims of question q1 (sysB's stay)."""
+    return _jsonl(
+        [r for r in _trace_lines() if not (r["system"] == "sysA" and r["question_id"] == "q1")]
+    )
+
+
+PER_SYSTEM = "system,question_id,sentence_id,has_error\nsysA,q0,q0-s1,true\nsysB,q0,q0-s1,false\n"
+LABEL_SYSTEM_CASES: list[Case] = [
+    # issue 25: labels per system (a system column) and their bad shapes
+    Case(
+        "metrics/labels-system-no-trace-has",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": PER_SYSTEM + "sysC,q1,q1-s1,false\n"}),
+        ("l.csv:4", "field 'system'", "no trace has system 'sysC'", "'sysA', 'sysB'"),
+    ),
+    Case(
+        "metrics/labels-system-mixed",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": PER_SYSTEM + ",q1,q1-s1,false\n"}),
+        ("l.csv:4", "field 'system'", "names no system, but the first names 'sysA'"),
+    ),
+    Case(
+        "disagreements/labels-system-mixed-jsonl",
+        (
+            *("disagreements", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+            *("-o", "{d}/out.jsonl"),
+        ),
+        _write(
+            {
+                "t.jsonl": GOOD_TRACES,
+                "l.jsonl": '{"sentence_id": "q0-s1", "has_error": true}\n'
+                '{"system": "sysA", "sentence_id": "q1-s1", "has_error": true}\n',
+            }
+        ),
+        ("l.jsonl:2", "field 'system'", "names system 'sysA', but the first names none"),
+    ),
+    Case(
+        # sysB has q1-s1, sysA does not: sysA's label of it fits no trace of sysA
+        "metrics/labels-system-sentence-of-another-system",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": _without_sys_a_q1(),
+                "l.csv": "system,sentence_id,has_error\nsysB,q1-s1,true\nsysA,q1-s1,true\n",
+            }
+        ),
+        ("l.csv:3", "field 'sentence_id'", "system 'sysA': no trace has sentence_id 'q1-s1'"),
+    ),
+    Case(
+        "metrics/labels-system-duplicate",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": PER_SYSTEM + "sysA,q0,q0-s1,false\n"}),
+        ("l.csv:4", "duplicate label for sentence 'q0-s1' of system 'sysA'", "line 2"),
+    ),
+    Case(
+        "compare/per-system-labels",
+        ("compare", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": PER_SYSTEM}),
+        ("l.csv", "per-system labels", "paired tests do not apply"),
+    ),
+    Case(
+        # each question answered by one system, labels shared: no paired unit
+        "compare/disjoint-questions",
+        ("compare", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": _jsonl(
+                    [
+                        r
+                        for r in _trace_lines()
+                        if (r["system"], r["question_id"]) in {("sysA", "q0"), ("sysB", "q1")}
+                    ]
+                ),
+                "l.csv": "sentence_id,has_error\nq0-s1,true\nq1-s1,false\n",
+            }
+        ),
+        ("l.csv", "answered by one system only", "paired tests do not apply"),
+    ),
+    Case(
+        "metrics/question-scope-unknown",
+        (
+            *("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+            *("--question-scope", "mine"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "labels.csv": LABELS}),
+        ("--question-scope", "mine"),
+    ),
+    Case(
+        "ingest/generic-labels-files-mixed-scope",
+        (
+            *("ingest", "generic-labels", "{d}/a.csv", "{d}/b.csv"),
+            *("-o", "{d}/out.jsonl"),
+        ),
+        _write(
+            {
+                "a.csv": "sentence_id,has_error\nq0-s1,true\n",
+                "b.csv": "system,sentence_id,has_error\nsysA,q1-s1,true\n",
+            }
+        ),
+        ("b.csv", "field 'system'", "the labels of this file name a system"),
+    ),
+    Case(
+        "ingest/generic-label-scope-without-rule",
+        (
+            *("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/out.jsonl"),
+            *("--option", "label_scope=system"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES}),
+        ("label_scope=system", "--label-rule"),
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -2681,6 +2795,7 @@ CASES = (
     + ROUND2_CASES
     + ISSUE25B_CASES
     + STUDY_FILE_CASES
+    + LABEL_SYSTEM_CASES
 )
 
 

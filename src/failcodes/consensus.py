@@ -171,9 +171,10 @@ def combine(
     single label keeps it unchanged.
     """
     _check_names(labels)
-    groups: dict[tuple[str, str], list[Located]] = {}
+    # per-system labels: one target per system (each system's answer has its own sentence)
+    groups: dict[tuple[str, str, str | None], list[Located]] = {}
     for item in labels:
-        groups.setdefault(label_target(item[0]), []).append(item)
+        groups.setdefault((*label_target(item[0]), item[0].system), []).append(item)
     out: list[Label] = []
     unanimous = split = tied = skipped = 0
     first_tie: Located | None = None
@@ -199,10 +200,12 @@ def combine(
     if first_tie is not None and ties is Ties.REFUSE:
         label, path, line = first_tie
         kind, target = label_target(label)
+        half = len(groups[(kind, target, label.system)]) // 2
+        of = f" of system {label.system!r}" if label.system is not None else ""
         raise InputError(
-            f"{tied:,} target(s) tie under the majority rule (first: {kind} {target!r}, "
-            f"{len(groups[(kind, target)]) // 2} error / {len(groups[(kind, target)]) // 2} "
-            "no error); say what a tie is: --option ties=error|no_error|skip",
+            f"{tied:,} target(s) tie under the majority rule (first: {kind} {target!r}{of}, "
+            f"{half} error / {half} no error); say what a tie is: --option "
+            "ties=error|no_error|skip",
             path=path,
             line=line,
             field="has_error",

@@ -39,6 +39,7 @@ from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
 from failcodes.labelio import refuse_claim_labels
 from failcodes.labels import LabelIndex
+from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.parquetio import open_parquet
 from failcodes.tableio import (
     ESCAPED_QUOTE_COLON,
@@ -238,6 +239,8 @@ class Selection:
     columns: TraceColumns | SentenceColumns
     items: Sequence[Selected | GroupSelection]
     index: LabelIndex
+    #: What the selection assumed of the data (failcodes.labelscope.assumptions_line).
+    shape: DataShape | None = None
 
     def __iter__(self) -> Iterator[Selected]:
         """The disagreements one at a time (a group selection's built as they are written)."""
@@ -261,6 +264,7 @@ def select_from_files(
     *,
     level: Level,
     without_claims: WithoutClaimsPolicy | str,
+    question_scope: QuestionScope | str = QuestionScope.AUTO,
 ) -> Selection:
     """Every FN/FP of every system under each mapping, read the lightest way the files allow.
 
@@ -273,7 +277,7 @@ def select_from_files(
     and the same one-line errors either way. Sentence level against labels that are all
     claim-level is refused (:func:`~failcodes.labelio.refuse_claim_labels`).
     """
-    from failcodes.disagreements import select_disagreements, select_group_disagreements
+    from failcodes.disagreements import select_group_disagreements, select_with_shape
     from failcodes.metrics import Level
 
     columns: TraceColumns | SentenceColumns
@@ -286,25 +290,38 @@ def select_from_files(
     if isinstance(columns, SentenceColumns):
         # the labels looked up through their match to the groups (no dict of positions)
         found = select_group_disagreements(
-            columns, label_list, None, mappings, without_claims=without_claims
+            columns,
+            label_list,
+            None,
+            mappings,
+            without_claims=without_claims,
+            question_scope=question_scope,
         )
         if found is not None:
             found = _located(columns, found)
         if found is not None:
             index = found[0].index if found else LabelIndex(label_list)
-            return Selection(found[0].cols if found else columns, found, index)
+            shape = found[0].shape if found else None
+            return Selection(found[0].cols if found else columns, found, index, shape)
         # two labels for one sentence: the index's error, before any other work (as ever)
         LabelIndex(label_list)
         # claims the groups cannot find: the trace columns find them
         del found, columns
         columns, label_list = columnar.load_columns(trace_paths, labels_path)
     index = LabelIndex(label_list)
-    items = [
-        s
-        for m in mappings
-        for s in select_disagreements(columns, index, m, level=level, without_claims=without_claims)
-    ]
-    return Selection(columns, items, index)
+    items: list[Selected] = []
+    shape = None
+    for m in mappings:
+        chosen, shape = select_with_shape(
+            columns,
+            index,
+            m,
+            level=level,
+            without_claims=without_claims,
+            question_scope=question_scope,
+        )
+        items.extend(chosen)
+    return Selection(columns, items, index, shape)
 
 
 def _located(columns: SentenceColumns, found: list[GroupSelection]) -> list[GroupSelection] | None:

@@ -36,7 +36,8 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.labels import Label, LabelIndex, label_flags
+from failcodes.labels import Label, LabelIndex
+from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
@@ -49,8 +50,11 @@ from failcodes.metrics import (
     DEFAULT_WITHOUT_CLAIMS,
     GroupLabels,
     Level,
+    ScopeFacts,
     WithoutClaimsPolicy,
     as_columns,
+    group_label_flags,
+    labelled_without_claims,
 )
 from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
 from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
@@ -259,7 +263,8 @@ def disagreement_json(
     """
     label, mapping = selected.label, selected.mapping
     given = passages if passages is not None else [None] * len(claims)
-    records = [claim_record_json(t, mapping, index, p) for t, p in zip(claims, given, strict=True)]
+    own = index.of(selected.system)  # per-system labels: the system's own
+    records = [claim_record_json(t, mapping, own, p) for t, p in zip(claims, given, strict=True)]
     if selected.level is Level.CLAIM:
         sentence = claims[0].sentence if claims else None
     else:
@@ -292,17 +297,40 @@ def select_disagreements(
     *,
     level: Level | str = Level.SENTENCE,
     without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+    question_scope: QuestionScope | str = QuestionScope.AUTO,
 ) -> list[Selected]:
     """Every FN/FP of every system under ``mapping``, as trace rows, in output order.
 
     The selection is a join of the aggregated sentences (or claims) with their labels on the
     trace columns; no claim text is needed. Sorted by system, question, sentence, claim, id.
+    Labels apply as in :func:`failcodes.metrics.compute_metrics` (per-system labels to their
+    own system; shared ones within ``question_scope``).
     """
+    return select_with_shape(
+        traces,
+        index,
+        mapping,
+        level=level,
+        without_claims=without_claims,
+        question_scope=question_scope,
+    )[0]
+
+
+def select_with_shape(
+    traces: Sequence[Trace] | TraceColumns,
+    index: LabelIndex,
+    mapping: ErrorMapping | str = DEFAULT_MAPPING,
+    *,
+    level: Level | str = Level.SENTENCE,
+    without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+    question_scope: QuestionScope | str = QuestionScope.AUTO,
+) -> tuple[list[Selected], DataShape]:
+    """:func:`select_disagreements` and what it assumed of the data (the first line's facts)."""
     lvl = Level(level)
     policy = WithoutClaimsPolicy(without_claims)
+    requested = QuestionScope(question_scope)
     m = mapping if isinstance(mapping, ErrorMapping) else resolve_mapping(mapping)
     cols = as_columns(traces)
-    known = index.labelled_pairs(cols)
     out: list[Selected] = []
     # int32 codes as stored, no int64 copy (8 bytes a row each at 10x paper scale)
     _, systems = cols.small_codes("system")
@@ -322,11 +350,13 @@ def select_disagreements(
         out.append(_selected(m, lvl, system, qid, sid, cid, lab, pred, rows))
 
     if lvl is Level.CLAIM:
+        index.labelled_units(cols)  # the labels' own errors, as ever, before any other
         check_unique_claims(cols)
+        shape = ScopeFacts.of_level(index, lvl, len(systems)).shape
         sys_codes, _ = cols.small_codes("system")
         c_codes, claims = cols.small_codes("claim_id")
         for row in range(len(cols)):
-            lab = index.for_claim(
+            lab = index.of(systems[sys_codes[row]]).for_claim(
                 questions[q_codes[row]], sentences[s_codes[row]], claims[c_codes[row]]
             )
             pred = bool(error_rows[row])
@@ -342,18 +372,21 @@ def select_disagreements(
                 (row,),
             )
     else:
-        groups = sentence_groups(cols, known)
+        groups = sentence_groups(cols, index.labelled_units(cols))
+        facts = ScopeFacts.of_groups(groups, index, lvl, policy, requested)
+        shape = facts.shape
         flagged = groups.flags(error_rows)
         order = np.argsort(groups.group, kind="stable")
         bounds = np.searchsorted(groups.group[order], np.arange(len(groups.system) + 1))
         # a label is fetched only for a disagreement (labels read as columns build it then)
-        sentence_flags = label_flags(groups.sentences, index.sentence)[groups.sentence]
+        sentence_flags = group_label_flags(groups, index)
         for g in np.flatnonzero((sentence_flags >= 0) & ((sentence_flags == 1) != flagged)):
             sid = groups.sentences[int(groups.sentence[g])]
-            lab = index.sentence[sid]
+            system = groups.systems[int(groups.system[g])]
+            lab = index.of(system).sentence[sid]
             rows = _rows(order[bounds[g] : bounds[g + 1]])
             add(
-                groups.systems[int(groups.system[g])],
+                system,
                 groups.questions[int(groups.question[g])],
                 sid,
                 None,
@@ -362,13 +395,13 @@ def select_disagreements(
                 rows,
             )
         if policy is WithoutClaimsPolicy.NO_ERROR:
-            for miss in groups.without_claims():
-                lab = index.for_sentence(miss.question_id, miss.sentence_id)
+            for miss in labelled_without_claims(groups, index, facts.scope):
+                lab = index.of(miss.system).for_sentence(miss.question_id, miss.sentence_id)
                 if lab is None or not lab.has_error:
                     continue
                 add(miss.system, miss.question_id, miss.sentence_id, None, lab, False, ())
     out.sort(key=lambda d: (d.system, d.question_id, d.sentence_id, d.claim_id or "", d.id))
-    return out
+    return out, shape
 
 
 def _selected(
@@ -425,6 +458,7 @@ class GroupSelection:
     groups: npt.NDArray[np.int64]  # disagreeing group numbers, ascending (= output order)
     predicted: npt.NDArray[np.bool_]  # per disagreeing group: the system flags an error
     missing: tuple[SentenceWithoutClaims, ...]  # error sentences without claims: FN, sorted
+    shape: DataShape | None = None  # what the selection assumed of the data
 
     def __len__(self) -> int:
         """Number of disagreements."""
@@ -437,7 +471,7 @@ class GroupSelection:
     def _build(
         self, system: str, qid: str, sid: str, pred: bool, rows: range | tuple[int, ...], g: int
     ) -> Selected:
-        label = self.index.sentence_label(sid)
+        label = self.index.of(system).sentence_label(sid)
         return _selected(self.mapping, Level.SENTENCE, system, qid, sid, None, label, pred, rows, g)
 
     def _of_groups(self) -> Iterator[Selected]:
@@ -508,18 +542,22 @@ def select_group_disagreements(
     mappings: Sequence[ErrorMapping],
     *,
     without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+    question_scope: QuestionScope | str = QuestionScope.AUTO,
 ) -> list[GroupSelection] | None:
     """Sentence-level :func:`select_disagreements` on groups, one selection per mapping.
 
     The labels are matched to the groups by code (:class:`~failcodes.metrics.GroupLabels`);
-    None when they do not match there (claim labels, a label that fits no trace, two labels
-    for one sentence): the trace columns then give the exact error, if any. ``index`` None:
-    the selections look labels up through that match (:meth:`GroupLabels.label_index`).
+    None when they do not match there (claim labels, per-system labels, a label that fits no
+    trace, two labels for one sentence): the trace columns then give the exact error, if
+    any. ``index`` None: the selections look labels up through that match
+    (:meth:`GroupLabels.label_index`).
     """
     policy = WithoutClaimsPolicy(without_claims)
-    matched = GroupLabels(cols, labels)
+    requested = QuestionScope(question_scope)
+    matched = GroupLabels(cols, labels, requested)
     if not matched.valid:
         return None
+    shape = ScopeFacts.of_matched(matched, Level.SENTENCE, policy, requested).shape
     if index is None:
         index = matched.label_index(cols, labels)
     label = matched.flag[cols.sentence]  # per group: 1 error, 0 no error, -1 unlabelled
@@ -533,7 +571,7 @@ def select_group_disagreements(
     for m in mappings:
         flagged = cols.flags(m.error_verdicts)
         groups = np.flatnonzero(labelled & (error != flagged))
-        out.append(GroupSelection(cols, index, m, groups, flagged[groups], missing))
+        out.append(GroupSelection(cols, index, m, groups, flagged[groups], missing, shape))
     return out
 
 
@@ -555,6 +593,7 @@ def find_disagreements(
     *,
     level: Level | str = Level.SENTENCE,
     without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+    question_scope: QuestionScope | str = QuestionScope.AUTO,
 ) -> list[Disagreement]:
     """Return every FN/FP of every system under ``mapping``, sorted by system, question, id.
 
@@ -568,7 +607,12 @@ def find_disagreements(
     return [
         Disagreement.model_validate(disagreement_json(s, [items[r] for r in s.rows], index))
         for s in select_disagreements(
-            items, index, mapping, level=level, without_claims=without_claims
+            items,
+            index,
+            mapping,
+            level=level,
+            without_claims=without_claims,
+            question_scope=question_scope,
         )
     ]
 

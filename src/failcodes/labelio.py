@@ -31,6 +31,7 @@ from failcodes.labels import (
     LabelColumns,
     check_labels_against_traces,
     label_column,
+    label_scope_problem,
     sentence_label_mismatch,
 )
 from failcodes.sentences import Sentence
@@ -115,8 +116,9 @@ def _read_flat(
 _SHARED_LABEL_FIELDS = ("question_id", "rationale", "severity", "annotator")
 
 
-#: Where each label target was first read: (kind, id, annotator) -> (path, line, question).
-LabelsSeen = dict[tuple[str, str, str | None], tuple[Path, int, str | None]]
+#: Where each label target was first read: (kind, id, annotator, system) -> (path, line,
+#: question).
+LabelsSeen = dict[tuple[str, str, str | None, str | None], tuple[Path, int, str | None]]
 
 
 def label_once(seen: LabelsSeen, label: Label, path: Path, line: int) -> None:
@@ -134,6 +136,7 @@ def label_once(seen: LabelsSeen, label: Label, path: Path, line: int) -> None:
         label.annotator,
         path=path,
         line=line,
+        system=label.system,
     )
 
 
@@ -146,11 +149,16 @@ def target_once(
     *,
     path: Path,
     line: int,
+    system: str | None = None,
 ) -> None:
-    """:func:`label_once` given the label's target fields (labels held as columns)."""
+    """:func:`label_once` given the label's target fields (labels held as columns).
+
+    Per-system labels are keyed by their system too: one sentence id labelled for two
+    systems is two targets (each system's answer has its own sentence of that id).
+    """
     kind, key = ("claim", claim_id) if claim_id else ("sentence", sentence_id)
     assert key is not None
-    k = (kind, key, annotator)
+    k = (kind, key, annotator, system)
     if k in seen:
         first_path, first_line, first_question = seen[k]
         where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
@@ -165,6 +173,7 @@ def target_once(
             )
         raise InputError(
             f"duplicate label for {kind} {key!r}"
+            + (f" of system {system!r}" if system is not None else "")
             + (f" by {annotator!r}" if annotator else "")
             + f" (first at {where}){hint}",
             path=path,
@@ -178,6 +187,7 @@ def _targets_distinct(
     claim_ids: Sequence[str | None],
     sentence_ids: Sequence[str | None],
     annotators: Sequence[str | None],
+    systems: Sequence[str | None],
 ) -> bool:
     """True if no two labels share a target key as :func:`target_once` forms it.
 
@@ -187,8 +197,8 @@ def _targets_distinct(
     """
     hashes = np.fromiter(
         (
-            hash(("claim", c, a) if c else ("sentence", s, a))
-            for c, s, a in zip(claim_ids, sentence_ids, annotators, strict=True)
+            hash(("claim", c, a, y) if c else ("sentence", s, a, y))
+            for c, s, a, y in zip(claim_ids, sentence_ids, annotators, systems, strict=True)
         ),
         dtype=np.int64,
         count=len(claim_ids),
@@ -342,15 +352,21 @@ def read_labels(
     claim_ids = label_column(labels, "claim_id")
     sentence_ids = label_column(labels, "sentence_id")
     annotators = label_column(labels, "annotator")
+    systems = label_column(labels, "system")
     for name, ids in (
         ("sentence_id", sentence_ids),
         ("claim_id", claim_ids),
         ("question_id", label_column(labels, "question_id")),
+        ("system", systems),
     ):
         # named by the file's own column (a --map renamed it)
         column = next((k for k, v in (column_map or {}).items() if v == name), name)
         _check_label_ids(p, column, ids, lines)
-    if seen is not None or not _targets_distinct(claim_ids, sentence_ids, annotators):
+    scope = label_scope_problem(labels)
+    if scope is not None:  # labels with and without a system: refused where the mix begins
+        column = next((k for k, v in (column_map or {}).items() if v == "system"), "system")
+        raise InputError(scope.message, path=p, line=lines[scope.position], field=column)
+    if seen is not None or not _targets_distinct(claim_ids, sentence_ids, annotators, systems):
         seen = {} if seen is None else seen
         targets = zip(
             lines,
@@ -358,10 +374,13 @@ def read_labels(
             sentence_ids,
             label_column(labels, "question_id"),
             annotators,
+            systems,
             strict=True,
         )
-        for line, *fields in targets:
-            target_once(seen, *fields, path=p, line=line)
+        for line, claim, sentence, question, annotator, system in targets:
+            target_once(
+                seen, claim, sentence, question, annotator, path=p, line=line, system=system
+            )
     if traces is not None:
         validate_labels(labels, traces, path=p, lines=lines)
     return labels
@@ -430,8 +449,13 @@ def refuse_claim_labels(
 def write_labels(
     path: str | Path, labels: Iterable[Label], *, batch: AtomicBatch | None = None
 ) -> None:
-    """Write labels atomically in the format given by the extension of ``path``."""
-    _write_flat(path, Label, list(labels), batch)
+    """Write labels atomically in the format given by the extension of ``path``.
+
+    Shared labels (none names a system) are written without a ``system`` column.
+    """
+    rows = list(labels)
+    omit = () if any(label.system is not None for label in rows) else ("system",)
+    _write_flat(path, Label, rows, batch, omit)
 
 
 def read_sentences(path: str | Path) -> list[Sentence]:
@@ -447,8 +471,12 @@ def write_sentences(
 
 
 def _write_flat(
-    path: str | Path, model: type[BaseModel], rows: Sequence[BaseModel], batch: AtomicBatch | None
+    path: str | Path,
+    model: type[BaseModel],
+    rows: Sequence[BaseModel],
+    batch: AtomicBatch | None,
+    omit: Sequence[str] = (),
 ) -> None:
     detect_format(path)  # an unknown extension fails before anything is staged
     columns = tuple(model.model_fields)
-    write_in_batch(batch, lambda b: stage_table(b, Path(path), model, rows, columns))
+    write_in_batch(batch, lambda b: stage_table(b, Path(path), model, rows, columns, omit=omit))

@@ -17,6 +17,7 @@ from pydantic import Field, model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
+from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
 from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
@@ -38,6 +39,13 @@ class Label(FrozenModel):
     severity: str | None = Field(default=None, description="e.g. Mild/Moderate/Severe.")
     annotator: str | None = Field(default=None, description="Who labelled it.")
     sentence: str | None = Field(default=None, description="The sentence text, if known.")
+    system: str | None = Field(
+        default=None,
+        description="The system whose answer was labelled: the label then applies to that "
+        "system's traces only (each system judged on its own answer). Unset: one shared "
+        "label for every system's traces (one answer verified by every system). In one "
+        "labels file either every label names its system or none does.",
+    )
 
     @model_validator(mode="after")
     def _needs_a_target(self) -> Label:
@@ -148,10 +156,13 @@ def _coded(column: Sequence[Any]) -> _Coded | None:
     return _Coded(list(codes), array.array("i", map(codes.__getitem__, column)))
 
 
-def _two_labels(kind: str, key: str, annotators: tuple[str | None, str | None]) -> str:
+def _two_labels(
+    kind: str, key: str, annotators: tuple[str | None, str | None], system: str | None = None
+) -> str:
     who = ", ".join(repr(a) for a in annotators)
+    of = f" of system {system!r}" if system is not None else ""
     return (
-        f"two labels for {kind} {key!r} (annotators {who}): the comparison needs one "
+        f"two labels for {kind} {key!r}{of} (annotators {who}): the comparison needs one "
         "reference per target; several clinicians' labels become one with `failcodes ingest "
         "generic-labels FILE -o OUT --option consensus=majority` (or any, all)"
     )
@@ -226,6 +237,19 @@ class LabelColumns(Sequence[Label]):
         if all(value is first_set for value in self._fields_set):
             self._fields_set = _Repeated(first_set, n)
 
+    def subset(self, positions: Sequence[int]) -> LabelColumns:
+        """The labels at ``positions`` (in that order) as columns of their own, lines kept."""
+        out = LabelColumns()
+        out.path = self.path
+        columns = list(self._columns.values())
+        lines = self.lines if len(self.lines) == len(self) else None
+        for pos in positions:
+            out.append_row([column[pos] for column in columns], self._fields_set[pos])
+            if lines is not None:
+                out.lines.append(lines[pos])
+        out.compact()
+        return out
+
     def column(self, name: str) -> Sequence[Any]:
         """One field of every label, in order (the sequence held: do not change it)."""
         column: Sequence[Any] = self._columns[name]
@@ -254,6 +278,77 @@ def label_column(labels: Sequence[Label], name: str) -> Sequence[Any]:
     if isinstance(labels, LabelColumns):
         return labels.column(name)
     return [getattr(label, name) for label in labels]
+
+
+def labels_at(labels: Sequence[Label], positions: Sequence[int]) -> Sequence[Label]:
+    """The labels at ``positions``, held as the input holds them (columns stay columns)."""
+    if isinstance(labels, LabelColumns):
+        return labels.subset(positions)
+    return [labels[i] for i in positions]
+
+
+def label_systems(labels: Sequence[Label]) -> dict[str, list[int]] | None:
+    """Per-system labels: each system's label positions (systems sorted); None if shared.
+
+    Either every label names its system or none does (:func:`label_scope_problem`); call
+    that first (a mixed input is read here as per-system, its labels without one left out).
+    """
+    systems = label_column(labels, "system")
+    if not len(systems) or systems[0] is None:
+        return None
+    out: dict[str, list[int]] = {}
+    for pos, system in enumerate(systems):
+        if system is not None:
+            out.setdefault(system, []).append(pos)
+    return dict(sorted(out.items()))
+
+
+def label_scope_problem(labels: Sequence[Label]) -> LabelProblem | None:
+    """The first label that names a system when the first does not, or the other way round.
+
+    A labels input is either per-system (every label names its system: each applies to that
+    system's traces only) or shared (none does). Mixed, a label without a system would
+    apply to every system beside others that apply to one: a blank cell of a system column
+    read that way counts a sentence for every system, silently; so it is refused.
+    """
+    systems = label_column(labels, "system")
+    if not len(systems):
+        return None
+    first = systems[0]
+    for pos, system in enumerate(systems):
+        if (system is None) != (first is None):
+            if system is None:
+                message = (
+                    f"this label names no system, but the first names {first!r}: either every "
+                    "label names the system whose answer it labels (per-system labels) or none "
+                    "does (one label per sentence, shared by every system)"
+                )
+            else:
+                message = (
+                    f"this label names system {system!r}, but the first names none: either "
+                    "every label names the system whose answer it labels (per-system labels) "
+                    "or none does (one label per sentence, shared by every system)"
+                )
+            return LabelProblem(pos, "system", message)
+    return None
+
+
+def traces_of_system(
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns, system: str
+) -> Sequence[Trace] | TraceColumns | SentenceColumns:
+    """The traces of one system, held as the input holds them."""
+    if isinstance(traces, TraceColumns | SentenceColumns):
+        return traces.of_system(system)
+    return [t for t in traces if t.system == system]
+
+
+def trace_system_names(traces: Iterable[Trace] | TraceColumns | SentenceColumns) -> list[str]:
+    """The systems of the traces, sorted."""
+    if isinstance(traces, SentenceColumns):
+        return list(traces.systems)
+    if isinstance(traces, TraceColumns):
+        return list(traces.small_codes("system")[1])
+    return sorted({t.system for t in traces})
 
 
 class _LabelLookup(Mapping[str, Label]):
@@ -302,6 +397,22 @@ class _LabelLookup(Mapping[str, Label]):
             if pos is not None:
                 out[i] = 1 if has_error[pos] else 0
         return out
+
+
+class _NamesNoSystem(Mapping[str, Label]):
+    """``LabelIndex.sentence``/``claim`` of per-system labels: a lookup must name the system."""
+
+    def _refuse(self) -> TypeError:
+        return TypeError("per-system labels: look a label up through LabelIndex.of(system)")
+
+    def __getitem__(self, key: str) -> Label:
+        raise self._refuse()
+
+    def __iter__(self) -> Iterator[str]:
+        raise self._refuse()
+
+    def __len__(self) -> int:
+        raise self._refuse()
 
 
 class _SortedPositions(Mapping[str, int]):
@@ -371,13 +482,51 @@ class LabelIndex:
     The one label lookup of metrics, disagreements and the statistics tables. Two labels for
     one target raise :class:`InputError`. A claim's label is its own claim-level label if one
     exists, else its parent sentence's.
+
+    Per-system labels (every label names its ``system``) are indexed per system:
+    :meth:`of` gives a system's own index (its labels as shared ones), and ``sentence`` /
+    ``claim`` of the whole index refuse to be read (a lookup must name the system). A mix
+    of labels with and without a system raises :class:`InputError`
+    (:func:`label_scope_problem`).
     """
 
+    #: Per-system labels: each system's own index (sorted by system); None: shared labels.
+    per_system: dict[str, LabelIndex] | None = None
+    #: The labels indexed (in input order).
+    labels: Sequence[Label]
+    #: sentence_id -> its label; claim_id -> its claim-level label.
+    sentence: Mapping[str, Label]
+    claim: Mapping[str, Label]
+
     def __init__(self, labels: Iterable[Label]) -> None:
-        if isinstance(labels, LabelColumns):
-            self._index_columns(labels)
+        held = labels if isinstance(labels, LabelColumns) else list(labels)
+        problem = label_scope_problem(held)
+        if problem is not None:
+            lines = getattr(held, "lines", None)
+            raise InputError(
+                problem.message,
+                path=getattr(held, "path", None),
+                line=lines[problem.position] if lines else None,
+                field=problem.field,
+            )
+        by_system = label_systems(held)
+        if by_system is None:
+            self._index_shared(held)
             return
-        self.labels: Sequence[Label] = list(labels)
+        self.labels = held
+        self.per_system = {}
+        for system, positions in by_system.items():
+            own = self.per_system[system] = LabelIndex.__new__(LabelIndex)
+            own._index_shared(labels_at(held, positions))
+        self.sentence = _NamesNoSystem()
+        self.claim = _NamesNoSystem()
+
+    def _index_shared(self, held: Sequence[Label]) -> None:
+        """Index labels that apply to every trace given (shared, or one system's own)."""
+        if isinstance(held, LabelColumns):
+            self._index_columns(held)
+            return
+        self.labels = held
         by_sentence: dict[str, Label] = {}
         by_claim: dict[str, Label] = {}
         for label in self.labels:
@@ -385,12 +534,12 @@ class LabelIndex:
             table = by_claim if kind == "claim" else by_sentence
             if key in table:
                 raise InputError(
-                    _two_labels(kind, key, (table[key].annotator, label.annotator)),
+                    _two_labels(kind, key, (table[key].annotator, label.annotator), label.system),
                     field=f"{kind}_id",
                 )
             table[key] = label
-        self.sentence: Mapping[str, Label] = by_sentence
-        self.claim: Mapping[str, Label] = by_claim
+        self.sentence = by_sentence
+        self.claim = by_claim
 
     @classmethod
     def of_sorted_sentences(
@@ -408,6 +557,7 @@ class LabelIndex:
         ~0.4 MB where its dict of positions costs ~7 MB (100,000 labels, 10x paper scale).
         """
         index = cls.__new__(cls)
+        index.per_system = None
         index.labels = labels
         order = label_column(labels, "sentence_id")
         index.sentence = _LabelLookup(labels, _SortedPositions(sentences, positions, others, order))
@@ -430,7 +580,12 @@ class LabelIndex:
             if first != pos:
                 lines = labels.lines if len(labels.lines) == len(labels) else None
                 raise InputError(
-                    _two_labels(kind, key, (annotators[first], annotators[pos]))
+                    _two_labels(
+                        kind,
+                        key,
+                        (annotators[first], annotators[pos]),
+                        labels.column("system")[pos],
+                    )
                     + (f" (first at line {lines[first]})" if lines else ""),
                     path=labels.path,
                     line=lines[pos] if lines else None,
@@ -438,6 +593,18 @@ class LabelIndex:
                 )
         self.sentence = _LabelLookup(labels, by_sentence)
         self.claim = _LabelLookup(labels, by_claim)
+
+    @property
+    def scope(self) -> LabelScope:
+        """Shared labels, or per-system ones."""
+        return LabelScope.SHARED if self.per_system is None else LabelScope.PER_SYSTEM
+
+    def of(self, system: str) -> LabelIndex:
+        """The labels that apply to ``system``'s traces: the whole index when shared."""
+        if self.per_system is None:
+            return self
+        found = self.per_system.get(system)
+        return found if found is not None else LabelIndex(())
 
     def for_sentence(self, question_id: str, sentence_id: str) -> Label | None:
         """Return the sentence's label, or None (``question_id`` is not part of the key)."""
@@ -485,7 +652,9 @@ class LabelIndex:
         What the columnar aggregation needs: a tuple of two shared strings costs ~56 bytes
         where a key model costs ~450 (100,000 labelled sentences at 10x paper scale).
         """
-        problems = check_labels_against_traces(self.labels, traces)
+        if self.per_system is not None:
+            raise TypeError("per-system labels: their units are labelled_units(traces)")
+        problems = _check_as_shared(self.labels, traces)
         if problems:
             first = problems[0]
             extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
@@ -503,6 +672,23 @@ class LabelIndex:
                 qids = [given] if given else []
             keys.extend((q, sid) for q in qids)
         return keys
+
+    def labelled_units(
+        self, traces: Sequence[Trace] | TraceColumns | SentenceColumns
+    ) -> list[tuple[str | None, str, str]]:
+        """Every labelled sentence as ``(system, question_id, sentence_id)``.
+
+        Shared labels: :meth:`labelled_pairs` with system None (each applies to every
+        system). Per-system labels: each system's own, found in that system's traces (a
+        sentence id another system has is another sentence), systems in sorted order.
+        """
+        if self.per_system is None:
+            return [(None, q, s) for q, s in self.labelled_pairs(traces)]
+        out: list[tuple[str | None, str, str]] = []
+        for system, index in self.per_system.items():
+            mine = traces_of_system(traces, system)
+            out.extend((system, q, s) for q, s in index.labelled_pairs(mine))
+        return out
 
 
 def _questions_of_sentences(
@@ -607,11 +793,12 @@ class SentenceLabelCodes:
         question = vocabulary_codes(traces.questions, qids, n)
         given = np.fromiter((q is not None for q in qids), dtype=bool, count=n)
         question[given & (question < 0)] = -2
-        return cls(
-            vocabulary_codes(traces.sentences, label_column(labels, "sentence_id"), n),
-            question,
-            first_questions(traces),
-        )
+        first = first_questions(traces)
+        sentence = vocabulary_codes(traces.sentences, label_column(labels, "sentence_id"), n)
+        # an id of the vocabulary no group has (one system's groups: another's sentence) is
+        # in no trace given
+        sentence[(sentence >= 0) & (first[np.maximum(sentence, 0)] < 0)] = -1
+        return cls(sentence, question, first)
 
     def problem_mask(self) -> npt.NDArray[np.bool_]:
         """Labels :func:`check_labels_against_traces` reports (see its rules)."""
@@ -769,7 +956,23 @@ def check_labels_against_traces(
     the systems extracted no claims: metrics report it instead of dropping it). If both the
     label and the traces give a ``question_id`` for the sentence, they must agree. A claim-level
     label needs its ``claim_id`` in the traces (and, if it gives one, the same ``sentence_id``).
+
+    Per-system labels are checked against their own system's traces (a system no trace has
+    is a problem of its own), and a mix of labels with and without a system is one.
     """
+    scope = label_scope_problem(labels)
+    if scope is not None:
+        return [scope]
+    by_system = label_systems(labels)
+    if by_system is not None:
+        return _per_system(labels, traces, by_system, _check_as_shared)
+    return _check_as_shared(labels, traces)
+
+
+def _check_as_shared(
+    labels: Sequence[Label], traces: Iterable[Trace] | TraceColumns | SentenceColumns
+) -> list[LabelProblem]:
+    """:func:`check_labels_against_traces` of labels applying to all of ``traces``."""
     if (
         isinstance(traces, SentenceColumns)
         and isinstance(labels, Sequence)
@@ -808,6 +1011,40 @@ def check_labels_against_traces(
                 problems.append(_unknown_sentence(pos, sentence_id, question_id))
         elif question_id is not None and question_id != question:
             problems.append(_other_question(pos, sentence_id, question, question_id))
+    return problems
+
+
+def _per_system(
+    labels: Sequence[Label],
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns,
+    by_system: Mapping[str, list[int]],
+    check: Callable[[Sequence[Label], Any], list[LabelProblem]],
+) -> list[LabelProblem]:
+    """``check`` of each system's labels against its own traces, in label order.
+
+    A label of a system no trace has is a problem (naming the traces' systems); the others'
+    messages name their system.
+    """
+    have = trace_system_names(traces)
+    problems: list[LabelProblem] = []
+    for system, positions in by_system.items():
+        if system not in have:
+            shown = ", ".join(repr(s) for s in have[:8]) + (", ..." if len(have) > 8 else "")
+            problems.extend(
+                LabelProblem(pos, "system", f"no trace has system {system!r} (systems: {shown})")
+                for pos in positions
+            )
+            continue
+        mine = traces_of_system(traces, system)
+        for problem in check(labels_at(labels, positions), mine):
+            problems.append(
+                LabelProblem(
+                    positions[problem.position],
+                    problem.field,
+                    f"system {system!r}: {problem.message}",
+                )
+            )
+    problems.sort(key=lambda p: p.position)
     return problems
 
 
@@ -871,8 +1108,25 @@ def sentence_label_mismatch(
     from (ids are compared exactly). Two cases are almost surely mistakes: its id is a
     trace's but for case or Unicode form; or no label at all has a trace (the labels' ids
     follow another scheme than the traces'). Trace ids are folded one at a
-    time, and only when some label has no trace.
+    time, and only when some label has no trace. Per-system labels: each system's against
+    its own traces (the first such label in label order).
     """
+    by_system = label_systems(labels)
+    if by_system is not None:
+
+        def one(mine: Sequence[Label], own: Any) -> list[LabelProblem]:
+            found = _mismatch_as_shared(mine, own)
+            return [] if found is None else [LabelProblem(found[0], "sentence_id", found[1])]
+
+        problems = _per_system(labels, traces, by_system, one)
+        return (problems[0].position, problems[0].message) if problems else None
+    return _mismatch_as_shared(labels, traces)
+
+
+def _mismatch_as_shared(
+    labels: Sequence[Label], traces: Sequence[Trace] | TraceColumns | SentenceColumns
+) -> tuple[int, str] | None:
+    """:func:`sentence_label_mismatch` of labels applying to all of ``traces``."""
     has_trace, trace_ids = _trace_sentences(traces)
     matched, missing = _sentence_labels_without_trace(labels, has_trace)
     if not missing:

@@ -29,7 +29,7 @@ Everything here is pure: traces (or their columns) in, pydantic models or arrays
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,7 @@ from pydantic import Field
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
+from failcodes.labelscope import Answered
 from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict, normalize_verdict
@@ -235,6 +236,8 @@ class SentenceGroups:
     sentence: npt.NDArray[np.int64]
     group: npt.NDArray[np.int64]
     known: npt.NDArray[np.int64]  # (question, sentence) code pairs of the known sentences
+    #: Per known pair, the system code it is known for (per-system labels); None: every system.
+    known_system: npt.NDArray[np.int64] | None = None
 
     def flags(self, error_rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """Any-error per group, given whether each trace row maps to an error."""
@@ -242,15 +245,29 @@ class SentenceGroups:
         out: npt.NDArray[np.bool_] = hits > 0
         return out
 
-    def without_claims(self) -> list[SentenceWithoutClaims]:
-        """Known sentences (seen for any system, or given) a system has no claim for; sorted."""
+    def answered(self) -> Answered:
+        """The (system, question) pairs in which a system made a claim."""
+        return Answered.of(self.system, self.question, len(self.systems), len(self.questions))
+
+    def without_claims(self, answered: Answered | None = None) -> list[SentenceWithoutClaims]:
+        """Known sentences (seen for any system, or given) a system has no claim for; sorted.
+
+        Known for one system (per-system labels): only those of that system. ``answered``:
+        only the sentences of questions the system made a claim in (:meth:`answered`).
+        """
         width = max(1, len(self.sentences))
         pair = self.question * width + self.sentence
-        expected = np.union1d(pair, self.known[:, 0] * width + self.known[:, 1])
+        known = self.known[:, 0] * width + self.known[:, 1]
+        expected = np.union1d(pair, known)
         out: list[SentenceWithoutClaims] = []
         for s, system in enumerate(self.systems):
             have = pair[self.system == s]
-            for code in np.setdiff1d(expected, have):
+            if self.known_system is not None:
+                expected = np.unique(known[self.known_system == s])
+            gone = np.setdiff1d(expected, have)
+            if answered is not None:
+                gone = gone[answered.has(np.full(len(gone), s), gone // width)]
+            for code in gone:
                 out.append(
                     SentenceWithoutClaims(
                         system=system,
@@ -263,19 +280,49 @@ class SentenceGroups:
 
 def sentence_groups(
     cols: TraceColumns | SentenceColumns,
-    known_sentences: Iterable[SentenceKey | tuple[str, str]] = (),
+    known_sentences: Iterable[SentenceKey | tuple[str, str] | tuple[str | None, str, str]] = (),
 ) -> SentenceGroups:
     """Group trace rows by (system, question, sentence) for the any-error aggregation.
 
     Same groups and the same *without claims* rule as :func:`aggregate_sentences`, on columns.
-    Known sentences are keys or ``(question_id, sentence_id)`` tuples. Raises
-    :class:`InputError` on a duplicate (system, question, claim). Traces already reduced to
-    groups (:class:`SentenceColumns`, claims unique by construction) give the same groups
-    in the same order, with no row map (``group`` is empty).
+    Known sentences are keys, ``(question_id, sentence_id)`` tuples, or ``(system,
+    question_id, sentence_id)`` tuples: with a system (per-system labels, every one names
+    its system) a sentence is known for that system only. Raises :class:`InputError` on a
+    duplicate (system, question, claim). Traces already reduced to groups
+    (:class:`SentenceColumns`, claims unique by construction) give the same groups in the
+    same order, with no row map (``group`` is empty).
     """
-    known = [k if isinstance(k, tuple) else (k.question_id, k.sentence_id) for k in known_sentences]
+    known: list[tuple[str, str]] = []
+    owners: list[str | None] = []
+    for k in known_sentences:
+        if isinstance(k, SentenceKey):
+            known.append((k.question_id, k.sentence_id))
+            owners.append(None)
+        elif len(k) == 3:
+            owners.append(k[0])
+            known.append((k[1], k[2]))
+        else:
+            known.append((k[0], k[1]))
+            owners.append(None)
     if isinstance(cols, SentenceColumns):
-        return _known_groups(cols, known)
+        return _with_owners(_known_groups(cols, known), owners)
+    return _with_owners(_trace_groups(cols, known), owners)
+
+
+def _with_owners(groups: SentenceGroups, owners: Sequence[str | None]) -> SentenceGroups:
+    """The groups with the system each known sentence is known for (if any is given)."""
+    if not any(o is not None for o in owners):
+        return groups
+    if any(o is None for o in owners):
+        raise ValueError("known sentences are all per system or none is")
+    code = {name: i for i, name in enumerate(groups.systems)}
+    # a system no trace has: known for no system (its labels were refused before)
+    owner = np.array([code.get(o, -1) for o in owners if o is not None], dtype=np.int64)
+    return replace(groups, known_system=owner)
+
+
+def _trace_groups(cols: TraceColumns, known: list[tuple[str, str]]) -> SentenceGroups:
+    """:func:`sentence_groups` of trace columns."""
     check_unique_claims(cols)
     sys_codes, systems = cols.small_codes("system")
     q_raw, q_uniques = cols.small_codes("question_id")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,18 @@ from pydantic import Field
 from failcodes.contract import FrozenModel
 from failcodes.labels import Label, SentenceLabelCodes, label_column, label_flags
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
+from failcodes.labelscope import (
+    Answered,
+    Coverage,
+    DataShape,
+    LabelScope,
+    QuestionScope,
+    QuestionShape,
+    assumptions_line,
+    coverage,
+    question_shape,
+    resolve_scope,
+)
 from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
@@ -170,6 +183,35 @@ class MetricResult(FrozenModel):
         default=0, description="Labelled sentences this system has no claim for."
     )
     without_claims_policy: WithoutClaimsPolicy = DEFAULT_WITHOUT_CLAIMS
+    labels: LabelScope = Field(
+        default=LabelScope.SHARED,
+        description="shared: one label per unit for every system; per_system: this system's "
+        "own labels (failcodes.labelscope).",
+    )
+    question_shape: QuestionShape | None = Field(
+        default=None,
+        description="Shared labels, sentence level: common (every system answered every "
+        "labelled question), disjoint (one system each) or partial.",
+    )
+    question_scope: QuestionScope | None = Field(
+        default=None,
+        description="Shared labels, sentence level: answered (only the labelled questions this "
+        "system answered count) or all (every labelled sentence counts).",
+    )
+    n_labelled_questions: int | None = Field(
+        default=None, description="Labelled questions whose labels apply to this system."
+    )
+    n_answered_questions: int | None = Field(
+        default=None, description="Of those, the questions this system made a claim in."
+    )
+    n_labelled_sentences: int | None = Field(
+        default=None, description="Labelled (question, sentence) units that apply to it."
+    )
+    n_unanswered: int | None = Field(
+        default=None,
+        description="Of those, the ones in questions it never answered (counted only under "
+        "question_scope all).",
+    )
 
     def flat(self) -> dict[str, Any]:
         """Return one flat record: counts, each metric, ``<metric>_ci_low/_ci_high`` etc."""
@@ -199,6 +241,13 @@ class MetricResult(FrozenModel):
         row["n_unlabelled"] = self.n_unlabelled
         row["n_without_claims"] = self.n_without_claims
         row["without_claims_policy"] = self.without_claims_policy.value
+        row["labels"] = self.labels.value
+        row["question_shape"] = self.question_shape.value if self.question_shape else None
+        row["question_scope"] = self.question_scope.value if self.question_scope else None
+        row["n_labelled_questions"] = self.n_labelled_questions
+        row["n_answered_questions"] = self.n_answered_questions
+        row["n_labelled_sentences"] = self.n_labelled_sentences
+        row["n_unanswered"] = self.n_unanswered
         return row
 
 
@@ -230,6 +279,16 @@ class MetricsReport(FrozenModel):
     without_claims: tuple[SentenceWithoutClaims, ...] = Field(
         default=(), description="Labelled sentences a system has no claim for."
     )
+    shape: DataShape | None = Field(
+        default=None, description="What was assumed of the data (failcodes.labelscope)."
+    )
+    coverage: tuple[Coverage, ...] = Field(
+        default=(), description="Per system: labelled questions and sentences (sentence level)."
+    )
+
+    def assumptions(self) -> str | None:
+        """The one line naming what was assumed (:func:`failcodes.labelscope.assumptions_line`)."""
+        return assumptions_line(self.shape) if self.shape is not None else None
 
     def to_dataframe(self) -> pd.DataFrame:
         """Return the results as a DataFrame, one row per system x mapping."""
@@ -486,25 +545,55 @@ def _systems(cols: TraceColumns | SentenceColumns) -> list[str]:
     return cols.systems if isinstance(cols, SentenceColumns) else cols.small_codes("system")[1]
 
 
+def group_label_flags(groups: SentenceGroups, index: LabelIndex) -> npt.NDArray[np.int8]:
+    """Per sentence group: 1 (its label has an error), 0 (no error) or -1 (no label).
+
+    Shared labels are looked up by sentence id; per-system labels by the group's system
+    and sentence id (another system's label of the same id is another sentence's).
+    """
+    if index.per_system is None:
+        flags: npt.NDArray[np.int8] = label_flags(groups.sentences, index.sentence)[groups.sentence]
+        return flags
+    out = np.full(len(groups.system), -1, dtype=np.int8)
+    for s, name in enumerate(groups.systems):
+        mine = groups.system == s
+        own = label_flags(groups.sentences, index.of(name).sentence)
+        out[mine] = own[groups.sentence[mine]]
+    return out
+
+
+def labelled_without_claims(
+    groups: SentenceGroups, index: LabelIndex, scope: QuestionScope
+) -> list[SentenceWithoutClaims]:
+    """The labelled sentences a system has no claim for that count for it, sorted.
+
+    Per-system labels: each system's own. Shared labels under the ``answered`` scope: only
+    those of questions the system made a claim in (:mod:`failcodes.labelscope`).
+    """
+    answered = groups.answered() if scope is QuestionScope.ANSWERED else None
+    return [
+        m
+        for m in groups.without_claims(answered)
+        if index.of(m.system).for_sentence(m.question_id, m.sentence_id)
+    ]
+
+
 def _sentence_units(
     cols: TraceColumns | SentenceColumns,
     mapping: ErrorMapping,
     index: LabelIndex,
     groups: SentenceGroups,
     policy: WithoutClaimsPolicy,
+    missing: list[SentenceWithoutClaims],
 ) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
     if isinstance(cols, SentenceColumns):
         pred = cols.flags(mapping.error_verdicts)
     else:
         pred = groups.flags(_error_rows(cols, mapping))
     systems = _systems(cols)
-    sentence_label = label_flags(groups.sentences, index.sentence)
-    label = sentence_label[groups.sentence]
+    label = group_label_flags(groups, index)
     scored = label >= 0
     unlabelled = _count_by(groups.system[~scored], len(systems), systems)
-    missing = [
-        m for m in groups.without_claims() if index.for_sentence(m.question_id, m.sentence_id)
-    ]
     system, question, lab, prd = (
         groups.system[scored],
         groups.question[scored],
@@ -517,7 +606,7 @@ def _sentence_units(
         extra_lab = [
             bool(lab_.has_error)
             for m in missing
-            if (lab_ := index.for_sentence(m.question_id, m.sentence_id)) is not None
+            if (lab_ := index.of(m.system).for_sentence(m.question_id, m.sentence_id)) is not None
         ]
         system = np.concatenate([system, [sys_code[m.system] for m in missing]])
         question = np.concatenate([question, [q_code[m.question_id] for m in missing]])
@@ -538,22 +627,33 @@ class GroupLabels:
     :meth:`SentenceGroups.without_claims` after the label filter gives them).
     """
 
-    def __init__(self, cols: SentenceColumns, labels: Sequence[Label]) -> None:
+    def __init__(
+        self,
+        cols: SentenceColumns,
+        labels: Sequence[Label],
+        scope: QuestionScope | str = QuestionScope.AUTO,
+    ) -> None:
         self.missing: list[SentenceWithoutClaims] = []
         self.flag = np.zeros(0, dtype=np.int8)
         self.extra: list[tuple[str, str, bool]] = []
         #: Each sentence code's label position (-1: none); labelled sentences no trace has.
         self.position = np.zeros(0, dtype=np.int32)
         self.others: dict[str, int] = {}
-        self.valid = self._match(cols, labels)
+        #: The shape of the labelled questions, the scope applied, per-system coverage.
+        self.shape = QuestionShape.COMMON
+        self.scope = QuestionScope.ALL
+        self.coverage: list[Coverage] = []
+        self.valid = self._match(cols, labels, QuestionScope(scope))
 
-    def _match(self, cols: SentenceColumns, labels: Sequence[Label]) -> bool:
+    def _match(self, cols: SentenceColumns, labels: Sequence[Label], scope: QuestionScope) -> bool:
         """Match the labels; False when the generic path must run instead.
 
-        That is for claim labels, a duplicate target or a label that fits no trace (the
-        generic path raises its exact error).
+        That is for claim labels, per-system labels, a duplicate target or a label that fits
+        no trace (the generic path raises its exact error).
         """
         if any(cid is not None for cid in label_column(labels, "claim_id")):
+            return False
+        if any(system is not None for system in label_column(labels, "system")):
             return False
         codes = SentenceLabelCodes.match(labels, cols)
         if codes.problem_mask().any():
@@ -575,10 +675,17 @@ class GroupLabels:
         self.position = np.full(len(cols.sentences), -1, dtype=np.int32)
         self.position[codes.sentence[present]] = np.flatnonzero(present)
         self.others = {sids[i]: i for i in absent}
-        self.missing = self._without_claims(cols)
+        self.missing = self._without_claims(cols, scope)
         return True
 
-    def _without_claims(self, cols: SentenceColumns) -> list[SentenceWithoutClaims]:
+    def _without_claims(
+        self, cols: SentenceColumns, requested: QuestionScope
+    ) -> list[SentenceWithoutClaims]:
+        """The labelled sentences each system has no claim for, in its scope.
+
+        Also settles :attr:`shape`, :attr:`scope` and :attr:`coverage` (they need the same
+        labelled pairs).
+        """
         labelled = self.flag[cols.sentence] >= 0
         width = max(1, len(cols.sentences))
         key = cols.question[labelled].astype(np.int64)
@@ -587,13 +694,28 @@ class GroupLabels:
         system = cols.system[labelled]
         del labelled
         pairs = np.unique(key)
+        # each labelled (question, sentence)'s question: the groups', then those no trace has
+        extra_q = np.array(
+            [bisect.bisect_left(cols.questions, q) for q, _, _ in self.extra], dtype=np.int64
+        )
+        pair_question = np.concatenate([pairs // width, extra_q])
+        answered = Answered.of(cols.system, cols.question, len(cols.systems), len(cols.questions))
+        self.shape = question_shape(answered, np.unique(pair_question))
+        self.scope = resolve_scope(requested, self.shape)
+        self.coverage = coverage(cols.systems, answered, None, pair_question)
         out: list[SentenceWithoutClaims] = []
         for s, name in enumerate(cols.systems):
             have = key[system == s]  # unique: one group per (system, question, sentence)
-            gone: list[tuple[str, str]] = [(q, sid) for q, sid, _ in self.extra]
+            mine = answered.questions_of(s) if self.scope is QuestionScope.ANSWERED else None
+            gone: list[tuple[str, str]] = [
+                (q, sid)
+                for (q, sid, _), qc in zip(self.extra, extra_q.tolist(), strict=True)
+                if mine is None or mine[qc]
+            ]
             if len(have) != len(pairs):
                 for code in np.setdiff1d(pairs, have, assume_unique=True).tolist():
-                    gone.append((cols.questions[code // width], cols.sentences[code % width]))
+                    if mine is None or mine[code // width]:
+                        gone.append((cols.questions[code // width], cols.sentences[code % width]))
             out.extend(
                 SentenceWithoutClaims(system=name, question_id=q, sentence_id=sid)
                 for q, sid in sorted(gone)
@@ -643,6 +765,30 @@ def _group_units(
     return units, unlabelled, missing
 
 
+def row_label_flags(
+    sys_codes: npt.NDArray[np.integer[Any]],
+    systems: Sequence[str],
+    s_codes: npt.NDArray[np.integer[Any]],
+    sentences: Sequence[str],
+    c_codes: npt.NDArray[np.integer[Any]],
+    claims: Sequence[str],
+    index: LabelIndex,
+) -> npt.NDArray[np.int8]:
+    """Per trace row: its claim's own label, else its sentence's (1 error, 0 no, -1 none).
+
+    Rows given by their system, sentence and claim codes; per-system labels apply to their
+    own system's rows only.
+    """
+    out = np.full(len(sys_codes), -1, dtype=np.int8)
+    for s, name in enumerate(systems) if index.per_system is not None else [(-1, "")]:
+        mine = sys_codes == s if s >= 0 else slice(None)
+        own = index.of(name) if s >= 0 else index
+        claim = label_flags(claims, own.claim)[c_codes[mine]]
+        sentence = label_flags(sentences, own.sentence)[s_codes[mine]]
+        out[mine] = np.where(claim >= 0, claim, sentence)
+    return out
+
+
 def _claim_units(
     cols: TraceColumns, mapping: ErrorMapping, index: LabelIndex
 ) -> tuple[_Units, dict[str, int]]:
@@ -651,8 +797,7 @@ def _claim_units(
     q_codes, questions = cols.codes("question_id")
     s_codes, sentences = cols.codes("sentence_id")
     c_codes, claims = cols.codes("claim_id")
-    own = label_flags(claims, index.claim)[c_codes]
-    label = np.where(own >= 0, own, label_flags(sentences, index.sentence)[s_codes])
+    label = row_label_flags(sys_codes, systems, s_codes, sentences, c_codes, claims, index)
     scored = label >= 0
     unlabelled = _count_by(sys_codes[~scored], len(systems), systems)
     units = _Units(
@@ -703,6 +848,7 @@ def compute_metrics(
     seed: int = 0,
     confidence: float = 0.95,
     without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
+    question_scope: QuestionScope | str = QuestionScope.AUTO,
 ) -> MetricsReport:
     """Compute metrics for every system in ``traces`` under every mapping.
 
@@ -711,9 +857,16 @@ def compute_metrics(
     intervals from that many cluster-bootstrap resamples over questions (seeded by ``seed``;
     see :mod:`failcodes.stats.bootstrap`). Raises :class:`InputError` on duplicate claims/labels
     or a label matching no trace.
+
+    Labels that name their ``system`` apply to that system's traces only; shared labels
+    (none names one) to every system's, within ``question_scope``
+    (:mod:`failcodes.labelscope`: ``auto`` leaves a question a system never answered out of
+    its scope when every labelled question was answered by one system only). The report's
+    :attr:`MetricsReport.shape` says what was assumed.
     """
     lvl = Level(level)
     policy = WithoutClaimsPolicy(without_claims)
+    requested = QuestionScope(question_scope)
     maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
     if bootstrap < 0:
         raise ValueError("bootstrap must be >= 0")
@@ -727,18 +880,24 @@ def compute_metrics(
         # level is SENTENCE (claim level was refused above); labels matched by code, or
         # (claim labels, a duplicate target, a label that fits no trace) the generic path
         # below, which gives the exact error
-        matched = GroupLabels(cols, labels)
+        matched = GroupLabels(cols, labels, requested)
         if not matched.valid:
             matched = None
     index: LabelIndex | None = None
     groups: SentenceGroups | None = None
-    if matched is None:
-        index = LabelIndex(labels)
-        known = index.labelled_pairs(cols)
-        # the groups are the same under every mapping: formed once
-        groups = sentence_groups(cols, known) if lvl is Level.SENTENCE and maps else None
-        del known
     systems = _systems(cols)
+    missing_groups: list[SentenceWithoutClaims] = []
+    if matched is not None:
+        facts = ScopeFacts.of_matched(matched, lvl, policy, requested)
+    else:
+        index = LabelIndex(labels)
+        if lvl is Level.SENTENCE and maps:
+            # the groups are the same under every mapping: formed once
+            groups = sentence_groups(cols, index.labelled_units(cols))
+            facts = ScopeFacts.of_groups(groups, index, lvl, policy, requested)
+            missing_groups = labelled_without_claims(groups, index, facts.scope)
+        else:
+            facts = ScopeFacts.of_level(index, lvl, len(systems))
     results: list[MetricResult] = []
     missing_all: list[SentenceWithoutClaims] = []
     for mi, mapping in enumerate(maps):
@@ -748,7 +907,9 @@ def compute_metrics(
             units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
         elif groups is not None:
             assert index is not None
-            units, unlabelled, missing = _sentence_units(cols, mapping, index, groups, policy)
+            units, unlabelled, missing = _sentence_units(
+                cols, mapping, index, groups, policy, missing_groups
+            )
         else:
             assert isinstance(cols, TraceColumns) and index is not None  # refused above
             units, unlabelled = _claim_units(cols, mapping, index)
@@ -766,6 +927,7 @@ def compute_metrics(
                 bootstrap,
                 seed,
                 confidence,
+                facts,
             )
         )
         del units
@@ -781,7 +943,92 @@ def compute_metrics(
         results=tuple(results),
         distributions=tuple(verdict_distributions(cols)),
         without_claims=tuple(missing_all),
+        shape=facts.shape,
+        coverage=tuple(facts.coverage.values()),
     )
+
+
+@dataclass(frozen=True)
+class ScopeFacts:
+    """What was assumed of the data, and each system's coverage (the report's first line)."""
+
+    shape: DataShape
+    scope: QuestionScope  # the question scope applied (all: no filter)
+    coverage: dict[str, Coverage]
+
+    @classmethod
+    def of_matched(
+        cls,
+        matched: GroupLabels,
+        level: Level,
+        policy: WithoutClaimsPolicy,
+        requested: QuestionScope,
+    ) -> ScopeFacts:
+        """Shared sentence labels matched to groups by code."""
+        shape = DataShape(
+            labels=LabelScope.SHARED,
+            level=level.value,
+            systems=len(matched.coverage),
+            questions=matched.shape,
+            question_scope=matched.scope,
+            scope_given=requested is not QuestionScope.AUTO,
+            without_claims=policy.value,
+        )
+        return cls(shape, matched.scope, {c.system: c for c in matched.coverage})
+
+    @classmethod
+    def of_groups(
+        cls,
+        groups: SentenceGroups,
+        index: LabelIndex,
+        level: Level,
+        policy: WithoutClaimsPolicy,
+        requested: QuestionScope,
+    ) -> ScopeFacts:
+        """Sentence groups and the labels' index (shared or per-system labels)."""
+        answered = groups.answered()
+        pair_question = groups.known[:, 0]
+        table = coverage(groups.systems, answered, groups.known_system, pair_question)
+        if index.per_system is not None:
+            shape = DataShape(
+                labels=LabelScope.PER_SYSTEM,
+                level=level.value,
+                systems=len(groups.systems),
+                without_claims=policy.value,
+            )
+            return cls(shape, QuestionScope.ALL, {c.system: c for c in table})
+        questions = question_shape(answered, np.unique(pair_question))
+        scope = resolve_scope(requested, questions)
+        shape = DataShape(
+            labels=LabelScope.SHARED,
+            level=level.value,
+            systems=len(groups.systems),
+            questions=questions,
+            question_scope=scope,
+            scope_given=requested is not QuestionScope.AUTO,
+            without_claims=policy.value,
+        )
+        return cls(shape, scope, {c.system: c for c in table})
+
+    @classmethod
+    def of_level(cls, index: LabelIndex, level: Level, systems: int) -> ScopeFacts:
+        """Claim level (no sentence without claims: no question scope, no coverage)."""
+        shape = DataShape(labels=index.scope, level=level.value, systems=systems)
+        return cls(shape, QuestionScope.ALL, {})
+
+    def fields(self, system: str) -> dict[str, Any]:
+        """The facts a :class:`MetricResult` of ``system`` carries."""
+        cov = self.coverage.get(system)
+        shape = self.shape
+        return {
+            "labels": shape.labels,
+            "question_shape": shape.questions,
+            "question_scope": shape.question_scope,
+            "n_labelled_questions": cov.labelled_questions if cov else None,
+            "n_answered_questions": cov.answered_questions if cov else None,
+            "n_labelled_sentences": cov.labelled_sentences if cov else None,
+            "n_unanswered": cov.unanswered_sentences if cov else None,
+        }
 
 
 def _score(
@@ -795,6 +1042,7 @@ def _score(
     bootstrap: int,
     seed: int,
     confidence: float,
+    facts: ScopeFacts,
 ) -> list[MetricResult]:
     # the questions present, in code order (sorted), and each unit's index among them: what
     # np.unique(return_inverse=True) gives, without its sorted copies (codes are bounded)
@@ -850,6 +1098,7 @@ def _score(
                 n_unlabelled=unlabelled.get(system, 0),
                 n_without_claims=n_missing.get(system, 0),
                 without_claims_policy=policy,
+                **facts.fields(system),
             )
         )
     return out

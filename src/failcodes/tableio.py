@@ -21,7 +21,7 @@ import csv
 import itertools
 import re
 import types
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -478,10 +478,13 @@ def stage_table(
     model: type[BaseModel],
     rows: Iterable[BaseModel],
     csv_columns: Sequence[str],
+    *,
+    omit: Collection[str] = (),
 ) -> None:
     """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``).
 
-    ``rows`` are iterated once: JSONL is written as they come.
+    ``rows`` are iterated once: JSONL is written as they come. ``omit`` names fields unset
+    in every row, left out of the CSV and Parquet columns (JSONL leaves out unset fields).
     """
     fmt = detect_format(path)
     tmp = b.stage(path)
@@ -492,18 +495,21 @@ def stage_table(
     elif fmt is Format.CSV:
         with tmp.open("w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh)
-            writer.writerow(csv_columns)
+            columns = [c for c in csv_columns if c not in omit]
+            writer.writerow(columns)
             for row in rows:
-                writer.writerow([csv_cell(getattr(row, c)) for c in csv_columns])
+                writer.writerow([csv_cell(getattr(row, c)) for c in columns])
     else:
         pa, pq = pyarrow_modules()
         schema = arrow_schema(model)
+        if omit:
+            schema = pa.schema([f for f in schema if f.name not in omit])
         # one row group per PARQUET_ROWS rows, written as they come: a paper-scale traces file
         # (1.2M passages) held as one table took 4 GB
         with pq.ParquetWriter(tmp, schema) as writer:
             it = iter(rows)
             while chunk := list(itertools.islice(it, PARQUET_ROWS)):
-                data = [row.model_dump(mode="json") for row in chunk]
+                data = [row.model_dump(mode="json", exclude=set(omit)) for row in chunk]
                 writer.write_table(pa.Table.from_pylist(data, schema=schema))
 
 

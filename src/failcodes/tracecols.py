@@ -340,6 +340,13 @@ class TraceColumns:
             )
         return TraceColumns(arrow, origin, objects, encoded, self.names)
 
+    def of_system(self, system: str) -> TraceColumns:
+        """The rows of one system (in input order; none if it has no trace)."""
+        codes, systems = self.small_codes("system")
+        at = bisect.bisect_left(systems, system)
+        code = at if at < len(systems) and systems[at] == system else -1
+        return self.take(np.flatnonzero(codes == code))
+
     def to_traces(self) -> list[Trace]:
         """The rows as (passage-less) :class:`Trace` models: needs every required column."""
         table = self.table
@@ -897,6 +904,28 @@ class SentenceColumns:
     def __len__(self) -> int:
         """Number of traces."""
         return self.rows
+
+    def of_system(self, system: str) -> SentenceColumns:
+        """The groups of one system (vocabularies of questions and sentences kept; no origin).
+
+        For the checks of per-system labels against that system's traces.
+        """
+        at = bisect.bisect_left(self.systems, system)
+        code = at if at < len(self.systems) and self.systems[at] == system else -1
+        mask = self.system == code
+        counts = self.verdict_counts[[code]] if code >= 0 else self.verdict_counts[:0]
+        return SentenceColumns(
+            systems=[system] if code >= 0 else [],
+            questions=self.questions,
+            sentences=self.sentences,
+            system=np.zeros(int(mask.sum()), dtype=np.int32),
+            question=self.question[mask],
+            sentence=self.sentence[mask],
+            verdicts=self.verdicts[mask],
+            first=self.first[mask],
+            verdict_counts=counts,
+            rows=int(counts.sum()),
+        )
 
     def flags(self, error_verdicts: Collection[Verdict]) -> npt.NDArray[np.bool_]:
         """Any-error per group: one of its claims has one of ``error_verdicts``."""

@@ -37,6 +37,8 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
         }
         typer.echo(json.dumps(payload, indent=2))
         return
+    if result.assumed:  # the first line: what was assumed of the data
+        typer.echo(result.assumed)
     data_console(width=160).print(_table(result))
     if result.claims_note:
         note = result.claims_note

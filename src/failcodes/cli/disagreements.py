@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
@@ -28,9 +29,11 @@ def summary_table(
 
 def _handle(request: DisagreementsRequest) -> None:
     result = request.run()
+    if result.assumed:  # the first line: what was assumed of the data
+        typer.echo(result.assumed)
     console = make_console()
     console.print(summary_table(result.items))
-    console.print(result.lines()[0], highlight=False)
+    console.print(result.written, highlight=False)
 
 
 command: Any = request_command(DisagreementsRequest, _handle)

@@ -15,6 +15,7 @@ from failcodes.cli.options import make_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat
 from failcodes.cli.requests import request_command
 from failcodes.commands.measure import MetricsRequest
+from failcodes.labelscope import coverage_rows
 from failcodes.metrics import (
     METRICS,
     MetricResult,
@@ -148,19 +149,44 @@ def _never_flagged(report: MetricsReport) -> list[str]:
     return out
 
 
+def coverage_table(report: MetricsReport) -> Table | None:
+    """Per system: labelled questions and sentences, and how many were counted (or None).
+
+    Sentence level only (the units counted are labelled sentences); the counts are those of
+    the first mapping (every mapping counts the same units).
+    """
+    rows = coverage_rows(r.flat() for r in report.results)
+    if not rows:
+        return None
+    table = Table(title="Coverage: labelled questions and sentences per system")
+    for col in rows[0]:
+        table.add_column(col, justify="left" if col in ("system", "not counted") else "right")
+    for row in rows:
+        table.add_row(*(str(v) for v in row.values()))
+    return table
+
+
 def _handle(request: MetricsRequest, fmt: OutputFormat) -> None:
     if fmt is not OutputFormat.TABLE:
         request = request.model_copy(update={"out_format": fmt.value})
     result = request.run()
+    # the first line says what was assumed (printed JSON or CSV carries it as fields)
+    assumed = None if request.verdicts else result.assumed
     if result.written is not None:
-        typer.echo(result.written)
+        for line in result.lines():
+            typer.echo(line)
     elif result.text is not None:
         sys.stdout.write(result.text)
     elif result.report is None or request.verdicts:
         make_console().print(distribution_table(result.distributions))
     else:
+        if assumed:
+            typer.echo(assumed)
         console = make_console()
         console.print(metrics_table(result.report))
+        cover = coverage_table(result.report)
+        if cover is not None:
+            console.print(cover)
         console.print(distribution_table(result.report.distributions))
         for line in notes(result.report):
             console.print(line, highlight=False)

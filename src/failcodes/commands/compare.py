@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.commands.base import Note, Request, ignore_note, option
-from failcodes.commands.measure import MAPPING_HELP, WITHOUT_CLAIMS_HELP
+from failcodes.commands.measure import MAPPING_HELP, QUESTION_SCOPE_HELP, WITHOUT_CLAIMS_HELP
 from failcodes.errors import ConfigError, InputError
+from failcodes.labelscope import QuestionScope
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WithoutClaimsPolicy
 from failcodes.stats.bootstrap import MAX_RESAMPLES
 
@@ -57,8 +58,11 @@ class CompareResult:
     systems: list[str]
     results: list[tuple[str | None, TestResult]]
     with_mapping: bool
-    #: With traces: how sentences without claims were counted (policy, per-system counts).
+    #: With traces: how sentences without claims were counted (policy, per-system counts),
+    #: and the label design and question scope assumed (failcodes.labelscope).
     claims_note: dict[str, Any] = field(default_factory=dict)
+    #: With traces: what was assumed of the data, in one line (the first line printed).
+    assumed: str | None = None
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per test (``mapping`` first when the tests come from traces)."""
@@ -107,6 +111,7 @@ class CompareRequest(Request):
     seed: int | None = option(None, help="Seed of the permutations/resamples.")
     exact_below: int = option(25, help="Exact McNemar below this many discordant pairs.")
     without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
+    question_scope: QuestionScope = option(QuestionScope.AUTO, help=QUESTION_SCOPE_HELP)
 
     def _metrics(self) -> list[str]:
         if self.method not in ("permutation", "bootstrap"):
@@ -123,8 +128,10 @@ class CompareRequest(Request):
 
         del note
         wanted = self._metrics()
+        assumed = None
         if self.traces or self.labels is not None:
             sets, names, claims_note = self._from_traces()
+            assumed = claims_note.pop("assumed", None)
             sources = list(self.traces)
         else:
             sets, names = self._from_file()
@@ -147,14 +154,16 @@ class CompareRequest(Request):
             )
             results.extend((mapping_name, r) for r in found)
         with_mapping = sets[0][0] is not None
-        return CompareResult(sources, names, results, with_mapping, claims_note)
+        return CompareResult(sources, names, results, with_mapping, claims_note, assumed)
 
     def _from_traces(
         self,
     ) -> tuple[list[tuple[str | None, Outcomes, Outcomes | None]], list[str], dict[str, Any]]:
         """One (mapping, predictions, truth) per mapping: every labelled sentence a unit."""
         from failcodes import labelio, traceio
+        from failcodes.errors import StatisticsError
         from failcodes.labelio import refuse_claim_labels
+        from failcodes.labelscope import assumptions_line
         from failcodes.mapping import DEFAULT_MAPPING
         from failcodes.outcomes import paired_outcomes_from_traces
 
@@ -175,12 +184,26 @@ class CompareRequest(Request):
         names: list[str] = []
         claims_note: dict[str, Any] = {}
         for mapping in dict.fromkeys(self.mapping or [DEFAULT_MAPPING]):
-            paired = paired_outcomes_from_traces(
-                traces, labels, mapping, without_claims=self.without_claims
-            )
+            try:
+                paired = paired_outcomes_from_traces(
+                    traces,
+                    labels,
+                    mapping,
+                    without_claims=self.without_claims,
+                    question_scope=self.question_scope,
+                )
+            except StatisticsError as exc:  # (no paired units in these labels: name them)
+                raise InputError(str(exc), path=self.labels) from None
+            shape = paired.shape
+            assert shape is not None
             claims_note = {
                 "without_claims_policy": paired.policy.value,
                 "n_without_claims": paired.without_claims,
+                "labels": shape.labels.value,
+                "question_shape": shape.questions.value if shape.questions else None,
+                "question_scope": shape.question_scope.value if shape.question_scope else None,
+                "n_unanswered": paired.unanswered,
+                "assumed": assumptions_line(shape),
             }
             names, preds = paired.systems, paired.predictions
             if self.systems:

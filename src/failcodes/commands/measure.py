@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError
+from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import NAMED_MAPPINGS
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
 from failcodes.stats.bootstrap import MAX_RESAMPLES
@@ -30,6 +31,12 @@ WITHOUT_CLAIMS_HELP = (
     "Labelled sentences a system has no claim for: count as 'no error flagged' (default: a "
     "labelled error there is a miss, an FN with no claims) or leave out (reported)."
 )
+QUESTION_SCOPE_HELP = (
+    "Shared labels: which labelled sentences count for a system. answered: those of the "
+    "questions it made a claim in; all: every one (the seed's design: every system verifies "
+    "one answer); auto (default): answered when each labelled question was answered by one "
+    "system only, else all. Per-system labels (a system column) count each system's own."
+)
 
 
 @dataclass
@@ -42,9 +49,14 @@ class MetricsResult:
     text: str | None = None
     written: str | None = None
 
+    @property
+    def assumed(self) -> str | None:
+        """What the metrics assumed of the data, in one line (None: verdicts only)."""
+        return self.report.assumptions() if self.report is not None else None
+
     def lines(self) -> list[str]:
-        """The result as plain lines (a study step's log)."""
-        return [self.written] if self.written else []
+        """The result as plain lines (a study step's log): what was assumed, what written."""
+        return [line for line in (self.assumed, self.written) if line]
 
 
 class MetricsRequest(Request):
@@ -64,6 +76,7 @@ class MetricsRequest(Request):
     seed: int = option(0, help="Bootstrap seed.")
     confidence: float = option(0.95, help="CI level.", ge=0.5, le=0.999)
     without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
+    question_scope: QuestionScope = option(QuestionScope.AUTO, help=QUESTION_SCOPE_HELP)
     verdicts: bool = option(
         False,
         help="Print each system's verdict distribution (seed 001 Table 5 shape: counts and "
@@ -125,6 +138,7 @@ class MetricsRequest(Request):
             seed=self.seed,
             confidence=self.confidence,
             without_claims=self.without_claims,
+            question_scope=self.question_scope,
         )
         if self.verdicts:
             return self._distributions(report.distributions, fmt)
@@ -170,10 +184,17 @@ class DisagreementsResult:
     items: list[Any]
     count: int
     out: Path
+    #: What the selection assumed of the data, in one line (failcodes.labelscope).
+    assumed: str | None = None
+
+    @property
+    def written(self) -> str:
+        """The line saying how many were written where."""
+        return f"wrote {self.count} disagreements to {self.out}"
 
     def lines(self) -> list[str]:
-        """The result as plain lines (a study step's log)."""
-        return [f"wrote {self.count} disagreements to {self.out}"]
+        """The result as plain lines (a study step's log): what was assumed, what written."""
+        return [line for line in (self.assumed, self.written) if line]
 
 
 class DisagreementsRequest(Request):
@@ -189,6 +210,7 @@ class DisagreementsRequest(Request):
     mapping: list[str] = option(default_factory=list, flags=("-m", "--mapping"), help=MAPPING_HELP)
     level: Level = option(Level.SENTENCE, help="Unit compared.")
     without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
+    question_scope: QuestionScope = option(QuestionScope.AUTO, help=QUESTION_SCOPE_HELP)
 
     def run(self, *, note: Note = ignore_note) -> DisagreementsResult:
         """Select every FN/FP of every system under each mapping and write them."""
@@ -206,9 +228,11 @@ class DisagreementsRequest(Request):
             maps,
             level=self.level,
             without_claims=self.without_claims,
+            question_scope=self.question_scope,
         )
         count = found.write(self.out)
-        return DisagreementsResult(list(found.items), count, self.out)
+        assumed = assumptions_line(found.shape) if found.shape is not None else None
+        return DisagreementsResult(list(found.items), count, self.out, assumed)
 
 
 __all__ = [

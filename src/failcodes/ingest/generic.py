@@ -12,12 +12,15 @@ Two ways in (docs/trace-format.md):
   ``--option ids=line`` numbers rows without ids; ``--option unmapped=drop`` ignores columns
   that are neither mapped nor trace fields; ``--option rows=a[].b[]`` explodes nested lists
   into rows and reads ``.json`` documents (:mod:`failcodes.ingest.nested`); ``--option
-  label_level=sentence|claim`` fixes the level of the rule's labels.
+  label_level=sentence|claim`` fixes the level of the rule's labels; ``--option
+  label_scope=system`` makes each of them its row's system's (each system judged on its own
+  answer; the labels get a ``system`` column).
 - **A trace CSV with its passages table** (``X.csv`` + ``X.passages.csv``, or ``--passages``):
   read as the trace format (:func:`failcodes.traceio.read_traces`); every trace column must be
   there, and the table options above do not apply.
 
-``generic-labels`` reads clinical label files in failcodes' label format (``--map`` renames;
+``generic-labels`` reads clinical label files in failcodes' label format (a ``system``
+column makes them per-system labels; ``--map`` renames, e.g. ``--map model=system``;
 ``--label-rule`` derives ``has_error`` from a categorical column). ``--option
 sentence_ids=question`` (both adapters) qualifies sentence ids numbered per answer as
 ``<question_id>:<sentence_id>``.
@@ -55,6 +58,7 @@ OPTIONS: tuple[str, ...] = (
     "sentence_ids",
     "rows",
     "label_level",
+    "label_scope",
     "verdict_threshold",
     "below_threshold",
     "no_verdict",
@@ -76,6 +80,7 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         sentence_ids=options.extra.get("sentence_ids", "global"),
         rows=parse_rows_path(options.extra["rows"]) if "rows" in options.extra else None,
         label_level=options.extra.get("label_level", "auto"),
+        label_scope=options.extra.get("label_scope", "shared"),
         no_verdict=options.extra.get("no_verdict", "error"),
         verdict_threshold=_threshold(options),
         below_threshold=Verdict(
@@ -187,9 +192,13 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     # ``label_annotator`` etc. name label fields in a traces table; here the row is the label
     renames = {k: LABEL_TARGETS.get(v, v) for k, v in options.renames().items()}
     plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
+    scope = _OneScope()
     if spec.label_rule is None and spec.sentence_ids == "global" and plain and not rule:
         for path in paths:
-            labels.extend(labelio.read_labels(path, column_map=renames, seen=seen))
+            read = labelio.read_labels(path, column_map=renames, seen=seen)
+            if read:
+                scope.check(read[0], path, 1, whole_file=True)
+            labels.extend(read)
         return IngestResult(labels=labels)
     skipped = 0
     empty = [0]
@@ -198,6 +207,8 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
         columns: set[str] = set()
         for line, _, raw in rows_of(path, spec.rows, spec.index_columns, empty, columns):
             label = label_from_row(raw, spec, renames, path, line)
+            if label is not None:
+                scope.check(label, path, line)
             if label is None:
                 skipped += 1
             elif rule:
@@ -225,6 +236,41 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
         labels, summary = combine(votes, Rule(rule), Ties(ties))
         notes.append(summary.note())
     return IngestResult(labels=labels, notes=notes)
+
+
+class _OneScope:
+    """Labels of several files (or rows) either all name their system or none does."""
+
+    def __init__(self) -> None:
+        self.first: tuple[bool, Path, int] | None = None
+
+    def check(self, label: Label, path: Path, line: int, *, whole_file: bool = False) -> None:
+        """Refuse ``label`` if it names a system and the first did not, or the other way."""
+        named = label.system is not None
+        if self.first is None:
+            self.first = (named, path, line)
+            return
+        first_named, first_path, first_line = self.first
+        if named == first_named:
+            return
+        where = (
+            str(first_path)
+            if whole_file
+            else f"line {first_line}"
+            if first_path == path
+            else f"{first_path}:{first_line}"
+        )
+        here = "the labels of this file" if whole_file else "this label"
+        which = "name a system" if named else "name none"
+        other = "none" if named else "one"
+        raise InputError(
+            f"{here} {which}, but {where} names {other}: either every label names the "
+            "system whose answer it labels (per-system labels) or none does (shared by "
+            "every system)",
+            path=path,
+            line=None if whole_file else line,
+            field="system",
+        )
 
 
 ADAPTER = FileAdapter(

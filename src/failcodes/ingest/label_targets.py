@@ -1,7 +1,8 @@
 """The labels a label rule gives a table's rows: one per target, kept as the rows come.
 
 Rows of several systems (or several claims of one sentence) name one target; they must
-agree. A table's labels are per claim when claim and sentence ids differ on any row, else
+agree. With ``--option label_scope=system`` each label is its row's system's: a target is
+one per system. A table's labels are per claim when claim and sentence ids differ on any row, else
 per sentence (``--option label_level=auto``), which is known only at the end: until a row
 settles it, both levels are kept, so memory follows the targets (claims and sentences),
 not the rows.
@@ -28,7 +29,9 @@ class RuleLabels:
         kept = LEVELS if label_level == "auto" else (label_level,)
         self.rows = 0
         self.level = "claim" if label_level == "claim" else "sentence"
-        self._targets: dict[str, dict[str, tuple[Label, Path, int]]] = {lv: {} for lv in kept}
+        self._targets: dict[str, dict[tuple[str | None, str], tuple[Label, Path, int]]] = {
+            lv: {} for lv in kept
+        }
         self._conflict: dict[str, InputError] = {}
 
     def claim_level(self) -> None:
@@ -43,16 +46,18 @@ class RuleLabels:
         self.rows += 1
         for level, out in self._targets.items():
             target = (label.claim_id if level == "claim" else label.sentence_id) or ""
-            if target not in out:
+            key = (label.system, target)  # per-system labels: one target per system
+            if key not in out:
                 kept = label if level == "claim" else label.model_copy(update={"claim_id": None})
-                out[target] = (kept, path, line)
+                out[key] = (kept, path, line)
                 continue
-            first, first_path, first_line = out[target]
+            first, first_path, first_line = out[key]
             if first.has_error == label.has_error or level in self._conflict:
                 continue
             where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+            of = f" of system {label.system!r}" if label.system is not None else ""
             self._conflict[level] = InputError(
-                f"the label rule gives {level} {target!r} has_error="
+                f"the label rule gives {level} {target!r}{of} has_error="
                 f"{str(label.has_error).lower()} here but {str(first.has_error).lower()} at "
                 f"{where}",
                 path=path,

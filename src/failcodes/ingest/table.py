@@ -66,6 +66,7 @@ ID_FIELDS: tuple[str, ...] = ("question_id", "sentence_id", "claim_id")
 ID_MODES: tuple[str, ...] = ("columns", "line", "claim")
 SENTENCE_ID_MODES: tuple[str, ...] = ("global", "question")
 LABEL_LEVELS: tuple[str, ...] = ("auto", "sentence", "claim")
+LABEL_SCOPES: tuple[str, ...] = ("shared", "system")
 UNMAPPED_MODES: tuple[str, ...] = ("error", "drop")
 NO_VERDICT_MODES: tuple[str, ...] = ("error", "drop")
 
@@ -94,6 +95,9 @@ class TableSpec:
     sentence_ids: str = "global"
     rows: RowsPath | None = None
     label_level: str = "auto"
+    #: shared: one label per target for every system's rows; system: each row's label is
+    #: its own system's (each system judged on its own answer, ids may recur across systems)
+    label_scope: str = "shared"
     verdict_threshold: float | None = None
     below_threshold: Verdict = Verdict.NO_EVIDENCE
     no_verdict: str = "error"
@@ -135,12 +139,17 @@ class TableSpec:
         check_option("sentence_ids", self.sentence_ids, SENTENCE_ID_MODES)
         check_option("unmapped", self.unmapped, UNMAPPED_MODES)
         check_option("label_level", self.label_level, LABEL_LEVELS)
+        check_option("label_scope", self.label_scope, LABEL_SCOPES)
         check_option("no_verdict", self.no_verdict, NO_VERDICT_MODES)
-        if self.label_level != "auto" and self.label_rule is None:
-            raise ConfigError(
-                f"--option label_level={self.label_level} is the level of the labels "
-                "--label-rule makes: give --label-rule (or drop the option)"
-            )
+        for name, value, default, what in (
+            ("label_level", self.label_level, "auto", "is the level of"),
+            ("label_scope", self.label_scope, "shared", "says whose are"),
+        ):
+            if value != default and self.label_rule is None:
+                raise ConfigError(
+                    f"--option {name}={value} {what} the labels --label-rule makes: give "
+                    "--label-rule (or drop the option)"
+                )
         self.check_index_columns()
 
     def _check_verdicts(self, owner: Mapping[str, str]) -> None:
@@ -496,6 +505,7 @@ def _row(
                 question_id=trace.question_id,
                 has_error=outcome is Outcome.ERROR,
                 sentence=trace.sentence,
+                system=trace.system if spec.label_scope == "system" else None,
                 **{k: str(v) for k, v in label_extra.items()},
             )
     return trace, label

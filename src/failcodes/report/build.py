@@ -17,6 +17,7 @@ from failcodes.annotations import NOT_ASSESSABLE
 from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
+from failcodes.labelscope import coverage_rows
 from failcodes.report import figures as figs
 from failcodes.report.corrected import ATTRIBUTION_NOTE as CORRECTED_ATTRIBUTION_NOTE
 from failcodes.report.corrected import METHOD_NOTE as CORRECTED_NOTE
@@ -166,6 +167,16 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     "recall_f1",
                     figs.metric_bars(picked),
                     f"Recall and F1 by system (mapping: {mapping}), 95% CIs",
+                )
+            )
+        covered = coverage_rows(inputs.metrics)
+        if covered:
+            sec.tables.append(
+                b.table(
+                    "coverage",
+                    pd.DataFrame(covered),
+                    "Coverage: labelled questions and sentences per system, and how many "
+                    "were counted (sentence level)",
                 )
             )
         sec.notes.extend(without_claims_notes(inputs.metrics))

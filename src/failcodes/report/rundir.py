@@ -35,6 +35,7 @@ from failcodes.contract import first_repeat
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
+from failcodes.labelscope import assumptions_line, shape_of_rows
 from failcodes.report.build import ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time
@@ -208,8 +209,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     many = len(layout.datasets()) > 1
 
     metrics: list[dict[str, Any]] = []
+    assumed: list[tuple[str, str]] = []  # the run box: what each metrics file assumed
     for path in metric_files:
-        for row in _records(read_json(path), path, ("system",)):
+        rows = _records(read_json(path), path, ("system",))
+        shape = shape_of_rows(rows)
+        if shape is not None:
+            assumed.append((f"Data ({path.stem})" if many else "Data", assumptions_line(shape)))
+        for row in rows:
             if many:
                 row = {**row, "system": f"{path.stem}/{row['system']}"}
             metrics.append(row)
@@ -342,9 +348,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         judge_is_heuristic=heuristic,
         cost_usd=cost if judges else None,
         inputs=[(str(p.relative_to(root)), file_sha256(p)) for p in inputs_files],
-        extra=[("Attribution", ", ".join(f"{s}: {n}" for s, n in stages.items() if n))]
-        if any(stages.values())
-        else [],
+        extra=assumed
+        + (
+            [("Attribution", ", ".join(f"{s}: {n}" for s, n in stages.items() if n))]
+            if any(stages.values())
+            else []
+        ),
     )
     return ReportInputs(
         title=meta.title,

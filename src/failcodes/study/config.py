@@ -38,6 +38,8 @@ _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 #: WithoutClaimsPolicy; the default is the project's one rule, DEFAULT_WITHOUT_CLAIMS).
 LevelName = Literal["sentence", "claim"]
 WithoutClaims = Literal["no_error", "exclude"]
+#: failcodes.labelscope.QuestionScope (not imported: the study file loads light)
+QuestionScopeName = Literal["auto", "answered", "all"]
 
 
 def _known_mapping(spec: str) -> str:
@@ -163,6 +165,11 @@ class MetricsSpec(FrozenModel):
     bootstrap: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = 1000
     seed: Annotated[int, Field(ge=0, strict=True)] = 0
     without_claims: WithoutClaims = "no_error"
+    question_scope: QuestionScopeName = Field(
+        default="auto",
+        description="Shared labels: which labelled sentences count for a system "
+        "(docs/statistics.md, labels per system).",
+    )
 
     @field_validator("mappings")
     @classmethod
@@ -179,6 +186,9 @@ class DisagreementsSpec(FrozenModel):
     _mapping = field_validator("mapping")(_known_mapping)
     without_claims: WithoutClaims | None = Field(
         default=None, description="Default: [metrics] without_claims."
+    )
+    question_scope: QuestionScopeName | None = Field(
+        default=None, description="Default: [metrics] question_scope."
     )
 
 
@@ -244,6 +254,11 @@ class StudyFile(FrozenModel):
     def disagreement_without_claims(self) -> WithoutClaims:
         """The disagreements' rule for sentences without claims, else the metrics' rule."""
         return self.disagreements.without_claims or self.metrics.without_claims
+
+    @property
+    def disagreement_question_scope(self) -> QuestionScopeName:
+        """The disagreements' question scope, else the metrics' (the errors they counted)."""
+        return self.disagreements.question_scope or self.metrics.question_scope
 
     def dataset(self, name: str) -> DatasetSpec:
         """The data set called ``name``."""

@@ -177,6 +177,7 @@ def _measure_steps(study: StudyFile, layout: StudyLayout, name: str) -> list[Ste
         mapping=list(m.mappings),
         level=m.level,
         without_claims=m.without_claims,
+        question_scope=m.question_scope,
         bootstrap=m.bootstrap,
         seed=m.seed,
         out=layout.metrics(name),
@@ -188,6 +189,7 @@ def _measure_steps(study: StudyFile, layout: StudyLayout, name: str) -> list[Ste
         mapping=[d.mapping],
         level=study.disagreement_level,
         without_claims=study.disagreement_without_claims,
+        question_scope=study.disagreement_question_scope,
         out=layout.disagreements(name),
     )
     return [
