@@ -455,6 +455,7 @@ def test_ingest_gives_labels_a_system(tmp_path: Path, capsys: pytest.CaptureFixt
         capsys,
     )
     assert code == 0, err
+    assert out.startswith("Assumed: per-system labels")
     rows = json.loads(
         run_cli(
             [
@@ -515,3 +516,60 @@ def test_consensus_is_per_system(tmp_path: Path) -> None:
     combined, summary = combine(votes, Rule.MAJORITY)
     assert [(x.system, x.has_error) for x in combined] == [("A", True), ("B", False)]
     assert summary.targets == 2 and summary.unanimous == 2
+
+
+def test_atomic_facts_of_one_id_under_two_systems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fact ids are unique per system: "f1" of A (wrong, FALSE confirmed) and "f1" of B
+    (right, TRUE confirmed) are two facts, so their labels are per system.
+
+    Claim level, refuted mapping: A's f1 is refuted and wrong (TP); B's f1 is supported and
+    right (TN). One shared label "f1" would have stood for both.
+    """
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text(
+        json.dumps(
+            {
+                "system": "A",
+                "answer_id": "a1",
+                "fact_id": "f1",
+                "fact": "x",
+                "verdict": "FALSE",
+                "human_confirms": True,
+                "error_category": "hallucination",
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "system": "B",
+                "answer_id": "a2",
+                "fact_id": "f1",
+                "fact": "y",
+                "verdict": "TRUE",
+                "human_confirms": True,
+            }
+        )
+        + "\n"
+    )
+    out, labels_out = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    code, stdout, err = run_cli(
+        ["ingest", "atomic", str(facts), "-o", str(out), "--labels-out", str(labels_out)], capsys
+    )
+    assert code == 0, err
+    assert "labels per system" in stdout + err
+    assert [x.system for x in labelio.read_labels(labels_out)] == ["A", "B"]
+    code, stdout, err = run_cli(
+        [
+            *("metrics", "--traces", str(out), "--labels", str(labels_out)),
+            *("--level", "claim", "--format", "json"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    rows = json.loads(stdout)
+    assert [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [
+        ("A", 1, 0, 0, 0),
+        ("B", 0, 0, 0, 1),
+    ]

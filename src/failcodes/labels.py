@@ -872,7 +872,8 @@ def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> di
 
     Rule (issue 2): a claim inherits its parent sentence's label unless a claim-level label
     (``Label.claim_id == trace.claim_id``) exists, which then wins. A claim-level label applies
-    to that claim id in every system (claim ids are stable across systems). Traces whose claim
+    to that claim id in every system (claim ids are stable across systems); a label that
+    names its ``system`` applies to that system's traces only. Traces whose claim
     and sentence are both unlabelled are absent from the result (never defaulted to
     ``has_error=False``). Whether the returned label is claim-level: ``label.claim_id is not
     None``. Raises :class:`InputError` if two labels target the same sentence or claim.
@@ -883,7 +884,8 @@ def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> di
     index = index_labels(labels)
     resolved: dict[ClaimKey, Label] = {}
     for trace in traces:
-        label = index.claim.get(trace.claim_id) or index.sentence.get(trace.sentence_id)
+        own = index.of(trace.system)  # per-system labels: the trace's system's own
+        label = own.claim.get(trace.claim_id) or own.sentence.get(trace.sentence_id)
         if label is not None:
             resolved[(trace.system, trace.claim_id)] = label
     return resolved

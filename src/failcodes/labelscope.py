@@ -91,8 +91,13 @@ class Answered:
         n_questions: int,
     ) -> Answered:
         """The pairs of groups (or trace rows) given by their system and question codes."""
-        key = system.astype(np.int64) * max(1, n_questions) + question
-        return cls(np.unique(key), n_systems, n_questions)
+        key = system.astype(np.int64)  # built and sorted in place (one 8-byte array)
+        key *= max(1, n_questions)
+        key += question
+        key.sort()
+        keep = np.ones(len(key), dtype=bool)
+        np.not_equal(key[1:], key[:-1], out=keep[1:])
+        return cls(key[keep], n_systems, n_questions)
 
     def has(self, system: npt.ArrayLike, question: npt.ArrayLike) -> npt.NDArray[np.bool_]:
         """Whether each (system, question) pair was answered (codes; -1 is never)."""

@@ -101,6 +101,8 @@ def paired_outcomes_from_traces(
     missing: dict[str, int] = {}
     dropped: set[tuple[str, str]] = set()
     for m in agg.without_claims:
+        if scope is QuestionScope.ANSWERED and (m.system, m.question_id) not in answered:
+            continue  # out of its scope (and the unit out of every system's: not paired)
         calls.setdefault((m.question_id, m.sentence_id), {})[m.system] = False
         missing[m.system] = missing.get(m.system, 0) + 1
         if policy is WithoutClaimsPolicy.EXCLUDE:

@@ -180,6 +180,21 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     result.notes.append(
         "labels: has_error = fact actually wrong (FALSE confirmed or TRUE not confirmed)"
     )
+    # a fact id is unique per system: when two systems use one, each human evaluation is
+    # its own system's (per-system labels), else one label would stand for both facts
+    owners: dict[str, str] = {}
+    shared_ids = False
+    for trace in result.traces:
+        shared_ids |= owners.setdefault(trace.claim_id, trace.system) != trace.system
+    if shared_ids:
+        result.labels = [
+            label.model_copy(update={"system": trace.system})
+            for label, trace in zip(result.labels, result.traces, strict=True)
+        ]
+        result.notes.append(
+            "labels per system: a fact id is used by several systems, so each label names "
+            "the system whose fact it evaluates"
+        )
     return result
 
 
