@@ -573,3 +573,33 @@ def test_atomic_facts_of_one_id_under_two_systems(
         ("A", 1, 0, 0, 0),
         ("B", 0, 0, 0, 1),
     ]
+
+
+def test_shared_labels_copied_to_every_system_change_nothing() -> None:
+    """The seed's shape with each shared label copied once per system (per-system labels).
+
+    Every system verifies the same answer, so each system's own copy is the shared label:
+    metrics (counts and bootstrap intervals, one random stream per question set) and the
+    disagreements must be the same, only the label design on the first line differs.
+    """
+    from tests.metrics_fixtures import CLAIMS, labels, trace
+
+    traces = [
+        trace(s, q, sid, c, v)
+        for s in ("A", "B")
+        for q, sid, c, v in CLAIMS[:: -1 if s == "B" else 1]
+    ]
+    shared = labels()
+    per = [x.model_copy(update={"system": s}) for s in ("A", "B") for x in shared]
+    maps = ["refuted", "non_supported"]
+    for level in ("sentence", "claim"):
+        a = compute_metrics(traces, shared, maps, level=level, bootstrap=200, seed=3)
+        b = compute_metrics(traces, per, maps, level=level, bootstrap=200, seed=3)
+        facts = {"labels", "question_shape", "question_scope"}
+        assert [{k: v for k, v in r.flat().items() if k not in facts} for r in a.results] == [
+            {k: v for k, v in r.flat().items() if k not in facts} for r in b.results
+        ]
+        assert {r.labels for r in b.results} == {LabelScope.PER_SYSTEM}
+        assert find_disagreements(traces, shared, "refuted", level=level) == find_disagreements(
+            traces, per, "refuted", level=level
+        )
