@@ -126,6 +126,7 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
     from failcodes.disagreementio import read_disagreements
     from failcodes.disagreements import count_by_kind
     from failcodes.judge.run import read_annotations
+    from failcodes.labelscope import assumptions_line, shape_of_rows
     from failcodes.units import build_units, disagreement_traces
 
     found: dict[str, Any] = {}
@@ -143,6 +144,9 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
             f"({n_err} has_error) — {ds.description}"
         )
         if layout.metrics(ds.name).is_file():
+            shape = shape_of_rows(json.loads(layout.metrics(ds.name).read_text(encoding="utf-8")))
+            if shape is not None:  # what the metrics assumed of the data (their first line)
+                out.lines.append(f"{ds.name} metrics: {assumptions_line(shape)}")
             ci = f"{DEMO_BOOTSTRAP} question resamples, seed {DEMO_SEED}"
             out.tables.append(
                 (
