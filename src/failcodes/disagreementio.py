@@ -616,6 +616,29 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
                 yield rec, c
 
 
+def claim_trace_of(rec: Any, claim: Any) -> Trace:
+    """The trace of a claim record :func:`iter_disagreement_claims` gave (no validation).
+
+    What :func:`failcodes.units.claim_trace` makes of the validated models.
+    """
+    source = claim.evidence_source
+    return Trace.model_construct(
+        system=rec.system,
+        question_id=rec.question_id,
+        sentence_id=rec.sentence_id,
+        claim_id=claim.claim_id,
+        claim=claim.claim,
+        sentence=rec.sentence,
+        verdict=Verdict(claim.verdict),
+        raw_verdict=claim.raw_verdict,
+        reasoning=claim.reasoning,
+        verifier=claim.verifier,
+        retriever=claim.retriever,
+        passages=construct_passages(claim.passages),
+        evidence_source=EvidenceSource(source) if source is not None else None,
+    )
+
+
 def _fast_disagreement_traces(path: Path) -> list[Trace]:
     seen: set[tuple[str, str, str, str]] = set()
     out: list[Trace] = []
@@ -624,22 +647,5 @@ def _fast_disagreement_traces(path: Path) -> list[Trace]:
         if key in seen:
             continue
         seen.add(key)
-        source = c.evidence_source
-        out.append(
-            Trace.model_construct(
-                system=rec.system,
-                question_id=rec.question_id,
-                sentence_id=rec.sentence_id,
-                claim_id=c.claim_id,
-                claim=c.claim,
-                sentence=rec.sentence,
-                verdict=Verdict(c.verdict),
-                raw_verdict=c.raw_verdict,
-                reasoning=c.reasoning,
-                verifier=c.verifier,
-                retriever=c.retriever,
-                passages=construct_passages(c.passages),
-                evidence_source=EvidenceSource(source) if source is not None else None,
-            )
-        )
+        out.append(claim_trace_of(rec, c))
     return out

@@ -6,18 +6,23 @@ push``) and writes them; the study's review step holds one per judged kind.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from failcodes import codebook as codebooks
 from failcodes import jsonio, tableio, traceio
+from failcodes.annotationio import AnnotationIndex
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
-from failcodes.labelstudio.tasks import build_tasks, select_judged
+from failcodes.labelstudio import config as cfg
+from failcodes.labelstudio.tasks import JudgeChoice, select_judged, unit_task
 from failcodes.units import Unit, UnitKind, build_units
+from failcodes.unitstream import StreamedUnit, iter_disagreement_units, units_with_words
 
 UNITS_HELP = (
     "What to review: a disagreements file (exactly the units behind the disagreements, as "
@@ -54,8 +59,15 @@ def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
     return found
 
 
-def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = None) -> list[Unit]:
-    """Units to review, built as the judge builds them (see :data:`UnitsArg`)."""
+def _units(
+    path: Path, part: UnitKind, top_k: int | None, dataset: str | None = None
+) -> Iterator[StreamedUnit]:
+    """Units to review, built as the judge builds them (see :data:`UnitsArg`).
+
+    A disagreements file's units are streamed (:mod:`failcodes.unitstream`); any other
+    source is read here, whole (its errors before anything else is read), each unit of
+    ``part`` given once.
+    """
     from failcodes.commands.inputs import is_disagreements_file
     from failcodes.disagreementio import read_disagreements
     from failcodes.units import disagreement_traces
@@ -65,9 +77,9 @@ def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = 
     if path.is_dir():
         sources = _study_disagreements(path, dataset)
         items = [d for p in sources for d in read_disagreements(p)]
-        return build_units(disagreement_traces(items), part, top_k=top_k)
+        return units_with_words(build_units(disagreement_traces(items), part, top_k=top_k), part)
     if is_disagreements_file(path):
-        return build_units(disagreement_traces(read_disagreements(path)), part, top_k=top_k)
+        return iter_disagreement_units(path, part, top_k=top_k)
     tasks = InputError(
         "tasks are built from units: give the disagreements file (or the study folder), "
         "with --judged for the judge's codes; a .tasks.json that `labelstudio export` "
@@ -77,12 +89,12 @@ def _units(path: Path, part: UnitKind, top_k: int | None, dataset: str | None = 
     if path.suffix.lower() in (".jsonl", ".ndjson") and path.is_file():
         head = jsonio.peek_jsonl(path)
         if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
-            return tableio.read_models_jsonl(path, Unit)
+            return units_with_words(tableio.read_models_jsonl(path, Unit), part)
         if head is not None and "data" in head and "claim_id" not in head:  # tasks, one a line
             raise tasks
     if path.suffix.lower() == ".json":  # e.g. the task file `labelstudio export` wrote
         raise tasks
-    return build_units(traceio.read_traces(path), part, top_k=top_k)
+    return units_with_words(build_units(traceio.read_traces(path), part, top_k=top_k), part)
 
 
 def review_tasks(
@@ -96,39 +108,72 @@ def review_tasks(
     dataset: str | None = None,
 ) -> list[dict[str, Any]]:
     """The Label Studio tasks of the units (with the judge's codes as predictions)."""
-    unit_list = _units(units, part, top_k, dataset)
+    return list(iter_review_tasks(cb, part, units, judged, judge, top_k, plan, dataset))
+
+
+def iter_review_tasks(
+    cb: Codebook,
+    part: UnitKind,
+    units: Path,
+    judged: Path | None,
+    judge: str | None,
+    top_k: int | None,
+    plan: Path | None = None,
+    dataset: str | None = None,
+) -> Iterator[dict[str, Any]]:
+    """:func:`review_tasks`, one task at a time (the units and the judge's codes not held).
+
+    Raises as :func:`review_tasks` does (the units' first errors, the plan's, the
+    annotations', then no task at all), possibly after tasks were given: a writer keeps
+    nothing of a failed export (:func:`~failcodes.fileio.write_json_list`).
+    """
+    stream = _units(units, part, top_k, dataset)
+    first = next(stream, None)  # the units' own errors before the annotations are read
+    items: Iterator[StreamedUnit] = itertools.chain([first] if first is not None else [], stream)
     if plan is not None:
-        unit_list = _planned(unit_list, plan, part)
-    annotations = _judged(judged, cb)
-    chosen = select_judged(annotations, cb, judge)
-    tasks = build_tasks(unit_list, cb, part, chosen)
-    if not tasks:
+        items = iter(_planned(items, plan, part))
+    chosen = _judged(judged, cb, judge)
+    shown = cfg.check_label_studio_ids(cb, part)
+    count = 0
+    try:
+        for item in items:
+            unit = item.unit
+            yield unit_task(unit, cb, shown, chosen.get(unit.id), item.raw_verdicts)
+            count += 1
+    finally:
+        if isinstance(chosen, AnnotationIndex):
+            chosen.close()
+    if not count:
         why = " (closed-book: no passages)" if part is UnitKind.RETRIEVAL else ""
         raise ConfigError(f"{units} holds no {part.value} units{why}")
-    return tasks
 
 
-def _judged(judged: Path | None, cb: Codebook) -> list[Annotation]:
+def _judged(
+    judged: Path | None, cb: Codebook, judge: str | None
+) -> dict[str, Annotation] | AnnotationIndex:
+    """The chosen judge's annotations by unit id (a JSONL file: indexed, not held)."""
     if judged is None:
-        return []
+        return {}
     if judged.is_dir():
         from failcodes.judge.panelrun import run_codes
 
-        return run_codes(judged, cb)
+        return select_judged(run_codes(judged, cb), cb, judge)
     if judged.suffix.lower() == ".json":  # a task file: "expected a JSON object, got list"
         raise InputError(
             "--judged takes the judge's annotations (a judge run folder, or its "
             "annotations.jsonl), not a .json task or export file",
             path=judged,
         )
-    annotations = tableio.read_models_jsonl(judged, Annotation)
-    if not annotations:  # --judged given: an empty file would silently drop the predictions
+    choice = JudgeChoice(cb, judge)
+    index = AnnotationIndex.read(judged, keep=choice.offer)
+    if not index.lines:  # --judged given: an empty file would silently drop the predictions
         raise InputError("no annotations (expected one JSON object per line)", path=judged)
-    return annotations
+    choice.check()
+    return index
 
 
-def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Unit]:
-    """The plan's units, in plan order; every planned unit must be among ``unit_list``."""
+def _planned(units: Iterable[StreamedUnit], plan_path: Path, part: UnitKind) -> list[StreamedUnit]:
+    """The plan's units, in plan order; every planned unit must be among ``units``."""
     from failcodes.errors import InputError
     from failcodes.reviewplan import read_plan
 
@@ -137,7 +182,8 @@ def _planned(unit_list: list[Unit], plan_path: Path, part: UnitKind) -> list[Uni
         raise InputError(
             f"the plan is for the {plan.part.value} part, not {part.value}", path=plan_path
         )
-    by_id = {u.id: u for u in unit_list}
+    wanted = set(plan.all_ids())
+    by_id = {u.unit.id: u for u in units if u.unit.id in wanted}
     missing = [uid for uid in plan.all_ids() if uid not in by_id]
     if missing:
         raise InputError(
@@ -197,7 +243,7 @@ class ExportRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> ExportResult:
         """Build the tasks and write them to ``out``."""
-        from failcodes.fileio import check_not_input, write_json
+        from failcodes.fileio import check_not_input, write_json_list
 
         del note
         check_not_input([self.out], [self.units, self.codebook, self.judged, self.plan])
@@ -207,7 +253,7 @@ class ExportRequest(Request):
                 "Studio reads the format from the extension)"
             )
         cb = codebook_or_bundled(self.codebook)
-        tasks = review_tasks(
+        tasks = iter_review_tasks(
             cb,
             self.part,
             self.units,
@@ -217,9 +263,25 @@ class ExportRequest(Request):
             self.plan,
             self.dataset,
         )
-        write_json(self.out, tasks)
-        with_pred = sum(1 for t in tasks if "predictions" in t)
-        return ExportResult(len(tasks), with_pred, self.out)
+        with_pred = 0
+
+        def counted() -> Iterator[dict[str, Any]]:
+            nonlocal with_pred
+            for task in tasks:
+                with_pred += "predictions" in task
+                yield task
+
+        # written as they come (a paper-scale task file is ~1 GB of JSON): the same bytes;
+        # a task holds strings only (no float, see write_json_list)
+        written = write_json_list(self.out, counted(), no_floats=True)
+        return ExportResult(written, with_pred, self.out)
 
 
-__all__ = ["UNITS_HELP", "ExportRequest", "ExportResult", "codebook_or_bundled", "review_tasks"]
+__all__ = [
+    "UNITS_HELP",
+    "ExportRequest",
+    "ExportResult",
+    "codebook_or_bundled",
+    "iter_review_tasks",
+    "review_tasks",
+]

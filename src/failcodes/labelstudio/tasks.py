@@ -99,16 +99,22 @@ def prediction(annotation: Annotation, codebook: Codebook, part: Part) -> dict[s
     return {"model_version": model_version(codebook, annotation), "result": result}
 
 
-def verdict_text(unit: Unit) -> str:
+def verdict_text(unit: Unit, raw_verdicts: Sequence[str] | None = None) -> str:
     """The canonical verdict, and the pipeline's own word(s) for it when they differ.
 
     E.g. ``refuted (the pipeline wrote: False)``: reviewers see what the verifier said, not
-    only what failcodes made of it.
+    only what failcodes made of it. The words are those of the unit's provenance, or given
+    (``raw_verdicts``, distinct, first seen first: a streamed unit's, which may leave out the
+    canonical word; see :mod:`failcodes.unitstream`).
     """
     if unit.verdict is None:
         return "(none)"
     canonical = unit.verdict.value
-    raw = list(dict.fromkeys(p.raw_verdict for p in unit.provenance if p.raw_verdict))
+    raw = (
+        list(dict.fromkeys(p.raw_verdict for p in unit.provenance if p.raw_verdict))
+        if raw_verdicts is None
+        else list(raw_verdicts)
+    )
     asserted = ASSERTED in raw
     shown = [r for r in raw if r.strip().casefold() != canonical and r != ASSERTED]
     words = [f"the pipeline wrote: {' / '.join(shown)}"] if shown else []
@@ -118,9 +124,13 @@ def verdict_text(unit: Unit) -> str:
 
 
 def task_data(
-    unit: Unit, codebook: Codebook, judged: Annotation | None, part: Part
+    unit: Unit,
+    codebook: Codebook,
+    judged: Annotation | None,
+    part: Part,
+    raw_verdicts: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The ``data`` object of one task."""
+    """The ``data`` object of one task (``raw_verdicts``: see :func:`verdict_text`)."""
     data: dict[str, Any] = {
         cfg.UNIT_ID: unit.id,
         cfg.UNIT_KIND: unit.kind.value,
@@ -132,38 +142,81 @@ def task_data(
         data[cfg.PASSAGE] = format_passages(unit)
     else:
         data[cfg.PASSAGES] = format_passages(unit)
-        data[cfg.VERDICT] = verdict_text(unit)
+        data[cfg.VERDICT] = verdict_text(unit, raw_verdicts)
         data[cfg.REASONING] = unit.reasoning or "(no reasoning trace)"
     return data
+
+
+class JudgeChoice:
+    """Which judge annotations become predictions, offered one at a time (nothing held).
+
+    Human annotations are left out. With several judges in the input, ``judge`` must name
+    one; an annotation made under another codebook version is refused. :meth:`check`, once
+    every annotation was offered, raises the errors :func:`select_judged` raises, in its order.
+    """
+
+    def __init__(self, codebook: Codebook, judge: str | None = None) -> None:
+        self.ref = codebook.ref()
+        self.judge = judge
+        self._coders: set[str] = set()
+        self._foreign: dict[str, Annotation] = {}  # each judge's first of another codebook
+
+    def offer(self, annotation: Annotation) -> bool:
+        """Whether ``annotation`` is one of the chosen judge's."""
+        if annotation.coder_kind is CoderKind.HUMAN:
+            return False
+        self._coders.add(annotation.coder)
+        if annotation.codebook.hash != self.ref.hash:
+            self._foreign.setdefault(annotation.coder, annotation)
+        return self.judge is None or annotation.coder == self.judge
+
+    def check(self) -> None:
+        """Raise :class:`InputError` if the offered annotations do not name one judge."""
+        coders = sorted(self._coders)
+        if self.judge is None and len(coders) > 1:
+            raise InputError(
+                f"annotations come from several judges ({', '.join(coders)}); choose one with "
+                "--judge"
+            )
+        if self.judge is not None and self.judge not in coders and coders:
+            raise InputError(f"no annotations by judge {self.judge!r}; found: {', '.join(coders)}")
+        chosen = self.judge if self.judge is not None else (coders[0] if coders else None)
+        foreign = self._foreign.get(chosen) if chosen is not None else None
+        if foreign is not None:
+            raise InputError(
+                f"annotation of unit {foreign.unit_id} was made under codebook "
+                f"{foreign.codebook}, not {self.ref}"
+            )
 
 
 def select_judged(
     annotations: Iterable[Annotation], codebook: Codebook, judge: str | None = None
 ) -> dict[str, Annotation]:
-    """Index judge annotations by unit id, keeping one judge.
+    """Index judge annotations by unit id, keeping one judge (see :class:`JudgeChoice`).
 
-    Human annotations are ignored. With several judges in the input, ``judge`` must name one.
-    Annotations made under another codebook version raise :class:`InputError`.
+    A unit annotated twice by the judge gets its last annotation.
     """
-    ref = codebook.ref()
-    machine = [a for a in annotations if a.coder_kind is not CoderKind.HUMAN]
-    coders = sorted({a.coder for a in machine})
-    if judge is None and len(coders) > 1:
-        raise InputError(
-            f"annotations come from several judges ({', '.join(coders)}); choose one with --judge"
-        )
-    if judge is not None and judge not in coders and machine:
-        raise InputError(f"no annotations by judge {judge!r}; found: {', '.join(coders)}")
-    out: dict[str, Annotation] = {}
-    for a in machine:
-        if judge is not None and a.coder != judge:
-            continue
-        if a.codebook.hash != ref.hash:
-            raise InputError(
-                f"annotation of unit {a.unit_id} was made under codebook {a.codebook}, not {ref}"
-            )
-        out[a.unit_id] = a
+    choice = JudgeChoice(codebook, judge)
+    out = {a.unit_id: a for a in annotations if choice.offer(a)}
+    choice.check()
     return out
+
+
+def unit_task(
+    unit: Unit,
+    codebook: Codebook,
+    part: Part,
+    judged: Annotation | None,
+    raw_verdicts: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """One unit's task, with the judge's codes as a prediction when it scored the unit.
+
+    ``part``: what :func:`~failcodes.labelstudio.config.check_label_studio_ids` returned.
+    """
+    task: dict[str, Any] = {"data": task_data(unit, codebook, judged, part, raw_verdicts)}
+    if judged is not None and judged.status is Status.SCORED:
+        task["predictions"] = [prediction(judged, codebook, part)]
+    return task
 
 
 def build_tasks(
@@ -184,9 +237,5 @@ def build_tasks(
         if unit.kind is not kind or unit.id in seen:
             continue
         seen.add(unit.id)
-        ann = judged.get(unit.id)
-        task: dict[str, Any] = {"data": task_data(unit, codebook, ann, part)}
-        if ann is not None and ann.status is Status.SCORED:
-            task["predictions"] = [prediction(ann, codebook, part)]
-        tasks.append(task)
+        tasks.append(unit_task(unit, codebook, part, judged.get(unit.id)))
     return tasks

@@ -1,0 +1,151 @@
+"""Annotations read by unit id without holding them (issue 30), and task lists streamed.
+
+AnnotationIndex must answer as the dict ``{a.unit_id: a for a in read_models_jsonl(path,
+Annotation)}`` (the last annotation of a unit wins) and fail with read_models_jsonl's own
+one-line errors; write_json_list must write write_json's bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from failcodes.annotationio import AnnotationIndex
+from failcodes.annotations import Annotation, CoderKind
+from failcodes.codebook import bundled
+from failcodes.errors import InputError
+from failcodes.fileio import write_json, write_json_list, write_jsonl
+from failcodes.tableio import read_models_jsonl
+from failcodes.units import UnitKind, unit_id
+
+
+def _annotations(n: int = 5) -> list[Annotation]:
+    ref = bundled().ref()
+    out = [
+        Annotation(
+            unit_id=unit_id(UnitKind.RETRIEVAL, f"claim {i}", (f"passage é {i}",)),
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=ref,
+            coder="offline",
+            coder_kind=CoderKind.HEURISTIC,
+            codes={"entity_match": "exact_entity"},
+            rationale=f"why {i}\nline two",
+        )
+        for i in range(n)
+    ]
+    # unit 1 annotated again later (by a person): the last one wins, as in a dict
+    out.append(out[1].model_copy(update={"coder": "ann", "coder_kind": CoderKind.HUMAN}))
+    return out
+
+
+def _as_dict(path: Path) -> dict[str, Annotation]:
+    return {a.unit_id: a for a in read_models_jsonl(path, Annotation)}
+
+
+def _same(index: AnnotationIndex, path: Path) -> None:
+    want = _as_dict(path)
+    assert len(index) == len(want)
+    for uid, ann in want.items():
+        assert index.get(uid) == ann
+    assert index.get("0" * 16) is None and index.get("not-an-id") is None
+
+
+def test_index_answers_as_the_dict_of_the_file(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", _annotations())
+    seen: list[str] = []
+    with AnnotationIndex.read(path, keep=lambda a: seen.append(a.unit_id) or True) as index:
+        _same(index, path)
+        assert index.lines == 6 and len(index) == 5
+        assert index.get(_annotations()[1].unit_id).coder == "ann"  # type: ignore[union-attr]
+    assert len(seen) == 6  # keep saw each annotation once
+
+
+def test_keep_leaves_annotations_out(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", _annotations())
+    first = _annotations()
+    with AnnotationIndex.read(path, keep=lambda a: a.coder_kind is not CoderKind.HUMAN) as index:
+        assert len(index) == 5 and index.lines == 6
+        assert index.get(first[1].unit_id) == read_models_jsonl(path, Annotation)[1]  # not ann's
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda b: b"\xef\xbb\xbf" + b, id="bom"),
+        pytest.param(lambda b: b.replace(b"\n", b"\r\n"), id="crlf"),
+        pytest.param(lambda b: b"\n\n" + b.replace(b"}\n", b"}\n   \n"), id="blank-lines"),
+        pytest.param(lambda b: b.replace(b"\n", b"\r", 1), id="cr-alone: held whole"),
+    ],
+)
+def test_line_endings_and_marks_read_as_the_text_reader(tmp_path: Path, edit: object) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", _annotations())
+    path.write_bytes(edit(path.read_bytes()))  # type: ignore[operator]
+    with AnnotationIndex.read(path) as index:
+        _same(index, path)
+
+
+def test_ids_that_are_not_content_ids_are_held_and_keep_asked_once(tmp_path: Path) -> None:
+    anns = _annotations()
+    anns[3] = anns[3].model_copy(update={"unit_id": "review-unit-3"})
+    path = write_jsonl(tmp_path / "a.jsonl", anns)
+    asked: list[str] = []
+    with AnnotationIndex.read(path, keep=lambda a: asked.append(a.unit_id) or True) as index:
+        _same(index, path)
+        assert index.get("review-unit-3") == anns[3]
+    assert len(asked) == 6
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"unit_id": "a", "unit_id": "b"}',  # a duplicate key
+        b'{"unit_id": "0123456789abcdef", "unit_kind": "retrieval"}',  # fields missing
+        b"[1, 2]",  # not an object
+        b'{"unit_id": NaN}',
+    ],
+)
+def test_a_bad_line_is_the_readers_own_error(tmp_path: Path, line: bytes) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", _annotations())
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join([*lines[:2], line + b"\n", *lines[2:]]))
+    with pytest.raises(InputError) as want:
+        read_models_jsonl(path, Annotation)
+    with pytest.raises(InputError) as got:
+        AnnotationIndex.read(path)
+    assert got.value.one_line() == want.value.one_line()
+    assert ":3" in got.value.one_line()
+
+
+def test_write_json_list_writes_write_jsons_bytes(tmp_path: Path) -> None:
+    items = [
+        {"data": {"text": 'quote " back\\slash\ttab\x00\x1f\u2028 é 😀', "n": 3, "e": [], "o": {}}},
+        {"predictions": [{"result": [{"value": {"choices": ["a", "b"]}}]}], "x": None},
+        [],
+        "s",
+        True,
+    ]
+    for given in ([], items[:1], items):
+        write_json(tmp_path / "want.json", given)
+        for no_floats in (False, True):
+            n = write_json_list(tmp_path / "got.json", iter(given), no_floats=no_floats)
+            assert n == len(given)
+            assert (tmp_path / "got.json").read_bytes() == (tmp_path / "want.json").read_bytes()
+    floats = [{"f": 1e-05, "g": 0.1}]
+    write_json(tmp_path / "want.json", floats)
+    write_json_list(tmp_path / "got.json", floats)  # floats: the standard library's text
+    assert (tmp_path / "got.json").read_bytes() == (tmp_path / "want.json").read_bytes()
+
+
+def test_write_json_list_keeps_nothing_of_a_failed_list(tmp_path: Path) -> None:
+    target = tmp_path / "tasks.json"
+    target.write_text("before\n")
+
+    def failing() -> object:
+        yield {"a": 1}
+        raise InputError("the second task failed")
+
+    with pytest.raises(InputError):
+        write_json_list(target, failing())  # type: ignore[arg-type]
+    assert target.read_text() == "before\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["tasks.json"]
