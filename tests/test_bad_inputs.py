@@ -2782,6 +2782,143 @@ LABEL_SYSTEM_CASES: list[Case] = [
 ]
 
 
+#: A trace whose claim holds a NUL (JSON carries it as \u0000; a CSV cell cannot).
+NUL_TRACES = _mutated(claim="a\u0000b")
+
+# issue 29: output hygiene. The CSV writer wrote a NUL its own reader refuses.
+HYGIENE_CASES: list[Case] = [
+    Case(
+        "ingest-generic/nul-into-csv-traces",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/o.csv"),
+        _write({"t.jsonl": NUL_TRACES}),
+        line="failcodes: error: {d}/o.csv:3, field 'claim': a NUL character, which a CSV cell "
+        "cannot carry (failcodes reads a NUL in a CSV as binary data); write .jsonl or "
+        ".parquet, or remove it from the input",
+    ),
+    Case(
+        "ingest-generic-labels/nul-into-csv-labels",
+        ("ingest", "generic-labels", "{d}/l.jsonl", "-o", "{d}/o.csv"),
+        _write(
+            {"l.jsonl": '{"sentence_id": "s1", "has_error": true, "annotator": "dr\\u0000a"}\n'}
+        ),
+        expect=("o.csv:2, field 'annotator': a NUL character",),
+    ),
+    Case(
+        "metrics/nul-system-into-csv",
+        (
+            *("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+            *("--level", "claim", "--format", "csv", "-o", "{d}/m.csv"),
+        ),
+        _write({"t.jsonl": _mutated(system="s\u0000x"), "labels.csv": LABELS}),
+        expect=("m.csv:", "field 'system': a NUL character"),
+    ),
+]
+
+
+#: Lock files held by a setup for the rest of the session (a study "mid-run").
+_HELD: list[object] = []
+
+
+def _study_mid_run(d: Path) -> None:
+    """An empty study whose write lock is held, as `failcodes run` holds it while it runs."""
+    import fcntl
+
+    from failcodes.runlock import LOCK_NAME
+    from failcodes.study import init_study
+
+    root = init_study(d / "study").root
+    fh = (root / LOCK_NAME).open("a+", encoding="utf-8")
+    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fh.write(json.dumps({"pid": os.getpid(), "started": "2026-12-01T10:00:00+00:00"}) + "\n")
+    fh.flush()
+    _HELD.append(fh)
+
+
+def _dangling_step_folder(d: Path) -> None:
+    (d / "st").mkdir()
+    (d / "st" / "judge").symlink_to(d / "nowhere")
+
+
+HYGIENE_CASES += [
+    # `report` during `run` built silently from a half-judged study
+    Case(
+        "report/study-mid-run",
+        ("report", "{d}/study"),
+        _study_mid_run,
+        line="failcodes: error: {d}/study: the study is mid-run (process "
+        f"{os.getpid()} (started 2026-12-01T10:00:00+00:00) is running its steps): a report "
+        "now would be built from a half-judged study; wait for the run to finish, then report",
+    ),
+    # a failed init left the folders it had made (data, metrics, disagreements), empty
+    Case(
+        "init/dangling-link-where-a-step-folder-goes",
+        ("init", "{d}/st"),
+        _dangling_step_folder,
+        line="failcodes: error: {d}/st/judge: a link to nothing where the study keeps a "
+        "folder; remove it or make its target",
+    ),
+]
+
+
+RTV_EXAMPLE = Path(scifact_bundled_dir()).parent / "rtv-example"
+RTV = ("rtv", str(RTV_EXAMPLE / "items.jsonl"), "--docs", str(RTV_EXAMPLE / "docs"), "-o", "{d}/o")
+
+# issue 29: bounds on list-valued and numeric options (each value is a pass of the work)
+BOUND_CASES: list[Case] = [
+    Case(
+        "rtv/sensitivity-k-20000-values",
+        (*RTV, "--sensitivity-k", ",".join(str(k) for k in range(1, 20_001))),
+        line="failcodes: error: --sensitivity-k: 20000 values; at most 10 (e.g. 1,3,5)",
+    ),
+    Case(
+        "rtv/sensitivity-k-past-100",
+        (*RTV, "--sensitivity-k", "1,3,5000"),
+        line="failcodes: error: --sensitivity-k: 5000 is out of range; each value is 1 to 100",
+    ),
+    Case(
+        "rtv/sensitivity-k-empty",
+        (*RTV, "--sensitivity-k", ","),
+        line="failcodes: error: --sensitivity-k ',': give comma-separated whole numbers, e.g. "
+        "1,3,5",
+    ),
+    Case(
+        # a traceback out of bm25s (no word in a 1-character chunk)
+        "rtv/chunk-size-1",
+        (*RTV, "--chunk-size", "1", "--overlap", "0"),
+        line="failcodes: error: pytest rtv: Invalid value for '--chunk-size': Input should "
+        "be greater than or equal to 20 (see --help)",
+    ),
+    Case(
+        "rtv/overlap-past-half-a-chunk",
+        (*RTV, "--chunk-size", "40", "--overlap", "30"),
+        line="failcodes: error: --overlap 30: at most half of --chunk-size 40 (20)",
+    ),
+    Case(
+        "rtv/k-past-100",
+        (*RTV, "--k", "1000000"),
+        line="failcodes: error: pytest rtv: Invalid value for '--k': Input should be less "
+        "than or equal to 100 (see --help)",
+    ),
+    Case(
+        # the official metrics were printed before --k was read
+        "benchmark-scifact/k-zero",
+        ("benchmark", "scifact", "--k", "0"),
+        line="failcodes: error: --k: 0 is out of range; each value is 1 to 1000",
+    ),
+    Case(
+        "benchmark-scifact/k-30-values",
+        ("benchmark", "scifact", "--k", ",".join(str(k) for k in range(1, 31))),
+        line="failcodes: error: --k: 30 values; at most 20 (e.g. 1,3,5)",
+    ),
+    Case(
+        "benchmark-healthver/k-not-a-number",
+        ("benchmark", "healthver", "{d}/h.csv", "--k", "1,three"),
+        _write({"h.csv": HEALTHVER}),
+        line="failcodes: error: --k: 'three' is not a whole number (comma-separated, e.g. 1,3,5)",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -2796,6 +2933,8 @@ CASES = (
     + ISSUE25B_CASES
     + STUDY_FILE_CASES
     + LABEL_SYSTEM_CASES
+    + HYGIENE_CASES
+    + BOUND_CASES
 )
 
 

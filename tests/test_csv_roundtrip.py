@@ -55,3 +55,96 @@ def test_csv_and_jsonl_read_back_the_same(tmp_path: Path) -> None:
     traceio.write_traces(tmp_path / "t.jsonl", raw)
     assert traceio.read_traces(tmp_path / "t.csv") == traceio.read_traces(tmp_path / "t.jsonl")
     assert traceio.read_traces(tmp_path / "t.csv")[0].sentence is None
+
+
+# OWASP CSV injection (https://owasp.org/www-community/attacks/CSV_Injection): a cell that
+# begins with = + - @ tab or CR is run as a formula by a spreadsheet; a quote in front makes it
+# text. Numbers stay numbers. Each value below is written, then read back unchanged.
+FORMULAS = [
+    ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'),
+    ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
+    ("-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"),  # starts like a number, is not
+    ("@SUM(1+1)", "'@SUM(1+1)"),
+    ("\t=1", "'\t=1"),
+    ("\r=1", "'\r=1"),
+    ("-", "'-"),
+    ("'=x", "''=x"),  # a quote the user typed survives: one is added, one taken off
+    ("-3.5", "-3.5"),  # numbers are left as they are
+    ("+1e-3", "+1e-3"),
+    ("-12", "-12"),
+    ("'plain", "'plain"),  # a quote before ordinary text is no neutralised cell
+    ("a=b", "a=b"),
+]
+
+
+@pytest.mark.parametrize(("value", "cell"), FORMULAS)
+def test_formula_cells_neutralised_and_restored(value: str, cell: str) -> None:
+    from failcodes.csvcells import neutralise, raw_cells, restore
+
+    assert neutralise(value) == cell
+    assert restore(cell) == value
+    with raw_cells():
+        assert neutralise(value) == value
+
+
+def test_formula_claims_round_trip_through_a_traces_csv(tmp_path: Path) -> None:
+    from failcodes.csvcells import raw_cells
+
+    values = [v for v, _ in FORMULAS]
+    traces = [
+        Trace(
+            system="@s",
+            question_id="q",
+            sentence_id=f"q:s{i}",
+            claim_id=f"c{i}",
+            claim=v,
+            verdict=Verdict.SUPPORTED,
+            passages=(Passage(passage_id="p1", rank=1, text=v),),
+        )
+        for i, v in enumerate(values)
+    ]
+    path = tmp_path / "t.csv"
+    traceio.write_traces(path, traces)
+    text = path.read_text(encoding="utf-8")
+    assert "\n'@s,q,q:s0,c0,\"'=HYPERLINK(" in text  # the system and the claim, quoted
+    import csv
+    import io
+
+    cells = [c for row in csv.reader(io.StringIO(text, newline="")) for c in row]
+    leads = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert leads == ["-3.5", "+1e-3", "-12"]  # the numbers only
+    assert traceio.read_traces(path) == traces
+    with raw_cells():
+        traceio.write_traces(path, traces)
+    assert '\n@s,q,q:s0,c0,"=HYPERLINK(' in path.read_text(encoding="utf-8")
+
+
+def test_a_nul_the_reader_refuses_is_not_written(tmp_path: Path) -> None:
+    # the writer wrote a NUL into the CSV that its own reader refuses as binary data
+    from failcodes.errors import InputError
+
+    trace = _hard_traces()[1]
+    bad = [trace.model_copy(update={"claim_id": "c0", "claim": "a\nb"}), trace]
+    bad[1] = bad[1].model_copy(update={"claim": "x\x00y"})
+    with pytest.raises(InputError) as info:
+        traceio.write_traces(tmp_path / "t.csv", bad)
+    # row 2 starts on line 4: the header is line 1, row 1 lines 2-3 (its claim holds a break)
+    assert str(info.value).startswith(f"{tmp_path / 't.csv'}:4, field 'claim': a NUL character")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing half-written
+    traceio.write_traces(tmp_path / "t.jsonl", bad)  # JSON carries it (\u0000)
+    assert traceio.read_traces(tmp_path / "t.jsonl")[1].claim == "x\x00y"
+
+
+def test_frames_neutralised_numbers_kept() -> None:
+    import pandas as pd
+
+    from failcodes.csvcells import restore_frame, safe_frame
+
+    frame = pd.DataFrame({"system": ["=a", "b"], "f1": [-0.5, 1.0], "n": ["-1", "@x"]})
+    text = safe_frame(frame, "o.csv").to_csv(index=False, lineterminator="\n")
+    assert text == "system,f1,n\n'=a,-0.5,-1\nb,1.0,'@x\n"
+    assert frame.loc[0, "system"] == "=a"  # the caller's frame is untouched
+    import io
+
+    back = restore_frame(pd.read_csv(io.StringIO(text), dtype={"n": str}))
+    assert back["system"].tolist() == ["=a", "b"] and back["n"].tolist() == ["-1", "@x"]

@@ -128,6 +128,15 @@ def test_markdown_table_shape() -> None:
     assert lines == ["| a | b |", "| --- | --- |", r"| x\|y | 0.500 |"]
 
 
+def test_markdown_cells_escape_html() -> None:
+    # raw <script> from the data passed into the Markdown tables (a viewer renders HTML)
+    frame = pd.DataFrame({"claim": ["<script>alert(1)</script> & <b>x</b>\r\ny"]})
+    md = render_table(frame, "md", caption="<i>c</i>")
+    assert "<" not in md and ">" not in md
+    assert "| &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;x&lt;/b&gt; y |" in md
+    assert md.startswith("**&lt;i&gt;c&lt;/i&gt;**")
+
+
 def test_rows_whose_mapping_flagged_nothing_are_named() -> None:
     rows = [
         {"system": "minicheck", "mapping": "refuted", "n": 87, "tp": 0, "fp": 0, "fn": 24},

@@ -67,6 +67,15 @@ def test_bm25_score_matches_hand_computation() -> None:
     assert [h.rank for h in hits] == [1, 2, 3]
 
 
+def test_bm25_over_chunks_without_a_word_scores_zero() -> None:
+    # chunks holding no indexable word (stop words, digits, single letters) were a ValueError
+    # traceback out of bm25s (an empty vocabulary): now every query scores 0, document order
+    chunks = chunk_text("the of and 1 2 3 a b c " * 4, "d", size=20, overlap=0)
+    assert len(chunks) == 5  # 4 x 23 = 92 characters in windows of 20: 0, 20, ..., 80
+    hits = BM25Index(chunks).search("allocation of the sequence", 2)
+    assert [(h.chunk.index, h.rank, h.score) for h in hits] == [(0, 1, 0.0), (1, 2, 0.0)]
+
+
 def test_offline_judge_verdicts_on_fixture(fixture_results: list) -> None:
     got = {r.item.item_id: r.verdict for r in fixture_results}
     assert got == {

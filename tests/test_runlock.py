@@ -97,3 +97,65 @@ def test_loser_arriving_before_the_holder_line_still_names_the_holder(tmp_path: 
         assert f"in use by process {proc.pid} (started now)" in str(info.value)
     finally:
         _stop(proc)
+
+
+TRY_WRITE = """
+import sys
+from failcodes.runlock import FolderLockedError, folder_lock
+try:
+    with folder_lock(sys.argv[1], what="study"):
+        print("locked")
+except FolderLockedError:
+    print("refused")
+"""
+
+
+def test_reading_lock_excludes_writers_not_readers(tmp_path: Path) -> None:
+    from failcodes.runlock import reading_lock
+
+    busy = "busy: {holder}"
+    with reading_lock(tmp_path, busy=busy):  # no lock file: never written, nothing created
+        pass
+    assert not (tmp_path / LOCK_NAME).exists()
+    with folder_lock(tmp_path), reading_lock(tmp_path, busy=busy):  # a step of our own run
+        pass
+    with reading_lock(tmp_path, busy=busy), reading_lock(tmp_path, busy=busy):  # two readers
+        proc = subprocess.run(
+            [sys.executable, "-c", TRY_WRITE, str(tmp_path)], capture_output=True, text=True
+        )
+        assert proc.stdout.strip() == "refused"  # no writer while they read
+    proc = _holder(tmp_path)
+    try:
+        with pytest.raises(FolderLockedError) as info, reading_lock(tmp_path, busy=busy):
+            pass
+        assert str(info.value).startswith(f"{tmp_path}: busy: process {proc.pid} (started ")
+    finally:
+        _stop(proc)
+    with reading_lock(tmp_path, busy=busy):  # the writer gone, its lock with it
+        pass
+
+
+def test_report_on_a_study_mid_run_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `report` during `run` built silently from a half-judged study
+    from failcodes.study import init_study
+    from tests.cli_helpers import run_cli
+
+    layout = init_study(tmp_path / "st")
+    proc = _holder(layout.root)
+    try:
+        before = sorted(p.name for p in layout.report_dir.iterdir())
+        code, out, err = run_cli(["report", str(layout.root)], capsys)
+        assert code == 2 and out == ""
+        assert err == (
+            f"failcodes: error: {layout.root}: the study is mid-run (process {proc.pid} "
+            f"(started {lock_holder(layout.root)['started']}) is running its steps): a "  # type: ignore[index]
+            "report now would be built from a half-judged study; wait for the run to finish, "
+            "then report\n"
+        )
+        assert sorted(p.name for p in layout.report_dir.iterdir()) == before
+    finally:
+        _stop(proc)
+    code, _, err = run_cli(["report", str(layout.root)], capsys)
+    assert code == 2 and "mid-run" not in err  # the run over: the study's own state speaks

@@ -47,6 +47,32 @@ def test_init_twice_is_one_line_exit_2(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("fails", ["shutil.copyfile", "atomic_write_text"])
+def test_a_failed_init_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fails: str
+) -> None:
+    # a failure after the first folders were made left them behind, empty (a full disk here)
+    import errno
+
+    import failcodes.study.create as create
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "a" / "b"))
+
+    target = create.shutil if fails == "shutil.copyfile" else create
+    monkeypatch.setattr(target, fails.rpartition(".")[2], full)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "keep.txt").write_text("mine", encoding="utf-8")
+    code = exit_code("init", tmp_path / "a" / "b" / "st")
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"failcodes: error: {tmp_path}/a/b: no space left on device; check the path and its "
+        "permissions\n"
+    )
+    # the folder "a" was there before: kept with its file; "b", "st" and below are gone
+    assert [p.name for p in (tmp_path / "a").iterdir()] == ["keep.txt"]
+
+
 BAD_FIELD = """\
 name = "s"
 codebook = "c.yaml"
@@ -208,6 +234,24 @@ def test_plan_prints_commands(tmp_path: Path) -> None:
         "failcodes report st --codebook st/medical-fact-check.v1.yaml -o st/report"
     )
     assert json.loads(json.dumps(lines))  # plain text lines
+
+
+def test_plan_redacts_credentials(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `run --plan` printed a base URL's password that every other printed line redacts
+    from tests.cli_helpers import run_cli
+
+    layout = init_study(tmp_path / "st")
+    text = layout.study_file.read_text(encoding="utf-8").replace(
+        '# base_url = "http://127.0.0.1:8000/v1"',
+        'base_url = "http://alice:s3cret@127.0.0.1:8000/v1?key=abc&model=m"',
+    )
+    layout.study_file.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(["run", str(layout.root), "--plan"], capsys)
+    assert code == 0, err
+    judge = [line for line in out.splitlines() if line.startswith("failcodes judge ")]
+    assert len(judge) == 2  # retrieval and reasoning
+    assert all("--base-url 'http://***@127.0.0.1:8000/v1?key=***&model=m'" in j for j in judge)
+    assert "s3cret" not in out + err and "abc" not in out + err
 
 
 def test_study_defaults_follow_the_commands() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from failcodes import tableio
+from failcodes.csvcells import restore_frame
 from failcodes.errors import InputError
 from failcodes.jsonio import iter_jsonl
 from failcodes.parquetio import open_parquet
@@ -47,6 +48,7 @@ def read_ratings_frame(path: str | Path) -> Any:
             # the CSV reader refuses both, with the line (ratings tables are small)
             lines = [line for line, _ in tableio.csv_rows(p, ())]
             frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+            frame = restore_frame(frame)  # cells neutralised against formulas, as they were
             hint = tableio.header_hint([str(c) for c in frame.columns], "")
             if hint:
                 raise InputError(hint, path=p, line=1)

@@ -14,6 +14,11 @@ deleting a lock file while another process is opening it would let two writers i
 The lock is re-entrant within a process (a study step that runs a judge run on a folder of the
 same study does not lock itself out): nested ``folder_lock`` calls on the same folder share one
 lock. On platforms without ``fcntl`` the lock is a no-op.
+
+A reader that must not see a folder half-written (``failcodes report`` on a study while
+``failcodes run`` judges it) takes the shared lock, :func:`reading_lock`: many readers at
+once, none while a writer holds the folder (and no writer while they read). It creates
+nothing: a folder without a lock file has never had a writer.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ try:  # pragma: no cover - always present on Linux/macOS
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK_NAME", "FolderLockedError", "folder_lock", "lock_holder"]
+__all__ = ["LOCK_NAME", "FolderLockedError", "folder_lock", "lock_holder", "reading_lock"]
 
 #: Name of the lock file inside a locked folder.
 LOCK_NAME = ".failcodes.lock"
@@ -126,6 +131,39 @@ def folder_lock(folder: str | Path, *, what: str = "folder") -> Iterator[Path]:
         with _guard:
             del _held[key]
         _release(fh)
+
+
+@contextlib.contextmanager
+def reading_lock(folder: str | Path, *, busy: str) -> Iterator[Path]:
+    """Hold the shared lock on ``folder`` for the ``with`` block (see the module's note).
+
+    Raises :class:`FolderLockedError` at once while another process holds the write lock:
+    ``busy`` says why that stops the reader ("{holder}" stands for the process). Inside this
+    process's own write lock (a study step), it holds already.
+    """
+    key = Path(folder).resolve()
+    with _guard:
+        held = key in _held
+    path = key / LOCK_NAME
+    if held or fcntl is None or not path.is_file():
+        yield key
+        return
+    try:
+        fh = path.open("r", encoding="utf-8")
+    except OSError:  # unreadable: no writer can be told apart; read as before
+        yield key
+        return
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _live_holder(key)
+            raise FolderLockedError(
+                f"{key}: " + busy.replace("{holder}", _describe(holder))
+            ) from None
+        yield key
+    finally:
+        fh.close()  # closing drops the lock
 
 
 def _acquire(key: Path, what: str) -> IO[str]:

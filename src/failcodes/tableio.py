@@ -24,10 +24,11 @@ import types
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import IO, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from failcodes.csvcells import check_nul, neutralise, restore
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
@@ -170,7 +171,7 @@ def checked_csv_rows(
                 yield (
                     lineno,
                     {
-                        h: v
+                        h: restore(v)  # a cell neutralised against formulas, as it was
                         for h, v in zip(header, row, strict=True)
                         if h and (v != "" or h in keep_empty)
                     },
@@ -458,14 +459,44 @@ def required_fields(model: type[BaseModel]) -> list[str]:
 
 
 def csv_cell(value: Any) -> str:
-    """A value as written in a CSV cell (missing: empty; flags: ``true``/``false``)."""
+    """A value as written in a CSV cell (missing: empty; flags: ``true``/``false``).
+
+    Text a spreadsheet would run as a formula gets a quote in front (see
+    :mod:`failcodes.csvcells`; the readers take it off).
+    """
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, StrEnum):
-        return value.value
+        return neutralise(value.value)
+    if isinstance(value, str):
+        return neutralise(value)
     return str(value)
+
+
+#: A line break as the CSV reader counts lines (a text file read with ``newline=""``).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class CsvTable:
+    """A CSV file being written: its header, then rows of values (see :func:`csv_cell`).
+
+    A NUL in a cell is refused naming the file, the line the row starts on (as the reader
+    counts lines: a cell may hold line breaks) and the column.
+    """
+
+    def __init__(self, fh: IO[str], path: Path, columns: Sequence[str]) -> None:
+        self._writer = csv.writer(fh)
+        self._writer.writerow(columns)
+        self.path, self.columns, self._line = path, tuple(columns), 2
+
+    def write(self, values: Sequence[Any]) -> None:
+        """Write one row of ``values`` (in the order of the columns)."""
+        cells = [csv_cell(v) for v in values]
+        check_nul(cells, self.columns, self.path, self._line)
+        self._writer.writerow(cells)
+        self._line += 1 + sum(len(_LINE_BREAK.findall(c)) for c in cells if "\n" in c or "\r" in c)
 
 
 #: Rows per row group of a Parquet file we write (traces: about 10k passages).
@@ -494,11 +525,10 @@ def stage_table(
                 fh.write(row.model_dump_json(exclude_none=True) + "\n")
     elif fmt is Format.CSV:
         with tmp.open("w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh)
             columns = [c for c in csv_columns if c not in omit]
-            writer.writerow(columns)
+            table = CsvTable(fh, path, columns)
             for row in rows:
-                writer.writerow([csv_cell(getattr(row, c)) for c in columns])
+                table.write([getattr(row, c) for c in columns])
     else:
         pa, pq = pyarrow_modules()
         schema = arrow_schema(model)

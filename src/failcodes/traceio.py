@@ -12,7 +12,6 @@ disagreements live in :mod:`failcodes.columnar`.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,11 @@ from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
 from failcodes.tableio import (
+    CsvTable,
     Format,
     arrow_schema,
     checked_csv_rows,
     checked_parquet_rows,
-    csv_cell,
     detect_format,
     drop_nones,
     id_problem,
@@ -247,15 +246,13 @@ def write_traces(
             main_tmp.open("w", encoding="utf-8", newline="") as main_fh,
             side_tmp.open("w", encoding="utf-8", newline="") as side_fh,
         ):
-            table, passages = csv.writer(main_fh), csv.writer(side_fh)
-            table.writerow(TRACE_COLUMNS)
-            passages.writerow(PASSAGE_COLUMNS)
+            table = CsvTable(main_fh, p, TRACE_COLUMNS)
+            passages = CsvTable(side_fh, side, PASSAGE_COLUMNS)
             for t in rows:
-                table.writerow([csv_cell(getattr(t, c)) for c in TRACE_COLUMNS])
+                table.write([getattr(t, c) for c in TRACE_COLUMNS])
                 for ps in t.passages:
-                    passages.writerow(
-                        [t.system, t.claim_id]
-                        + [csv_cell(getattr(ps, c)) for c in Passage.model_fields]
+                    passages.write(
+                        [t.system, t.claim_id, *(getattr(ps, c) for c in Passage.model_fields)]
                     )
 
     write_in_batch(batch, write)

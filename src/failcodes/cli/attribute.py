@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.options import data_console
+from failcodes.cli.options import RAW_CSV, data_console, raw_csv_cells
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.attribute import AttributeRequest, AttributeResult
@@ -52,7 +52,8 @@ def _json(result: AttributeResult) -> str:
     return json.dumps(summary, default=str)
 
 
-def _handle(request: AttributeRequest, fmt: OutputFormat) -> None:
+def _handle(request: AttributeRequest, fmt: OutputFormat, raw_csv: bool) -> None:
+    raw_csv_cells(raw_csv)
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="attribute")
     out = data_console(soft_wrap=True)
     err = data_console(stderr=True, soft_wrap=True)
@@ -77,5 +78,5 @@ def _handle(request: AttributeRequest, fmt: OutputFormat) -> None:
 _FORMAT = inspect.Parameter(
     "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
 )
-command: Any = request_command(AttributeRequest, _handle, extra=[_FORMAT])
+command: Any = request_command(AttributeRequest, _handle, extra=[_FORMAT, RAW_CSV])
 app.command("attribute")(command)

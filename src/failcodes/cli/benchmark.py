@@ -10,8 +10,8 @@ import typer
 
 from failcodes.benchmarks import run as bench
 from failcodes.cli.main import command_group
+from failcodes.cli.options import int_list
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
-from failcodes.errors import ConfigError
 
 benchmark_app = command_group(
     "benchmark",
@@ -22,14 +22,13 @@ benchmark_app = command_group(
 KsOpt = Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")]
 
 
+#: Bounds of --k: cut-offs past the longest retrieved list add nothing; each one is a pass.
+MAX_K = 1000
+MAX_KS = 20
+
+
 def _ks(text: str) -> tuple[int, ...]:
-    try:
-        ks = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise ConfigError(f"--k must be comma-separated integers, got {text!r}") from None
-    if not ks or any(k < 1 for k in ks):
-        raise ConfigError("--k values must be integers >= 1")
-    return ks
+    return int_list(text, "--k", high=MAX_K, most=MAX_KS)
 
 
 def _fmt(x: object) -> str:
@@ -62,11 +61,12 @@ def scifact_cmd(
     """Official SciFact metrics + rationale evidence P/R@k of the four MultiVerS systems."""
     from failcodes.ingest.scifact import bundled_dir
 
+    ks = _ks(k)  # before anything is printed
     base = root or bundled_dir()
     if fmt is OutputFormat.JSON:
         out = {
             "official": bench.scifact_official(base),
-            "evidence": bench.scifact_evidence(base, _ks(k)),
+            "evidence": bench.scifact_evidence(base, ks),
             "fixture": bench.scifact_fixture(base)
             if (base / "evaluator_fixture").is_dir()
             else None,
@@ -78,7 +78,7 @@ def scifact_cmd(
         bench.scifact_official(base),
         fmt,
     )
-    _emit("Rationale-sentence evidence P/R/hit@k", bench.scifact_evidence(base, _ks(k)), fmt)
+    _emit("Rationale-sentence evidence P/R/hit@k", bench.scifact_evidence(base, ks), fmt)
     if (base / "evaluator_fixture").is_dir():
         fx = bench.scifact_fixture(base)
         _emit("scifact-evaluator fixture (must equal expected_metrics_small.json)", [fx], fmt)

@@ -10,11 +10,13 @@ from typing import Any
 import typer
 
 from failcodes.cli.main import app
+from failcodes.cli.options import RAW_CSV, raw_csv_cells
 from failcodes.cli.requests import request_command
 from failcodes.commands.ingest import IngestRequest
 
 
-def _handle(request: IngestRequest) -> None:
+def _handle(request: IngestRequest, raw_csv: bool) -> None:
+    raw_csv_cells(raw_csv)
     result = request.run(note=lambda line: typer.echo(line, err=True))
     for line in result.lines():
         typer.echo(line)
@@ -26,5 +28,5 @@ def _doc() -> str:
     return f"{IngestRequest.__doc__}\n\nAdapters: {', '.join(names())}."
 
 
-command: Any = request_command(IngestRequest, _handle, doc=_doc())
+command: Any = request_command(IngestRequest, _handle, extra=[RAW_CSV], doc=_doc())
 app.command("ingest")(command)

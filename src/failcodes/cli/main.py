@@ -22,6 +22,7 @@ from typing import NoReturn
 import typer
 
 from failcodes import __version__
+from failcodes.csvcells import raw_cells
 from failcodes.errors import FailcodesError
 from failcodes.redact import redact_text
 
@@ -306,7 +307,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     try:
         # not standalone: a bad option value is one line too (typer draws a usage box)
-        code = app(args=argv, standalone_mode=False)
+        with raw_cells(False):  # --raw-csv holds for this command only
+            code = app(args=argv, standalone_mode=False)
     except typer.TyperException as exc:  # typer's ClickException family: a bad command line
         _command_line_error(exc)
     except typer.Abort:

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
-from failcodes.cli.options import make_console
+from failcodes.cli.options import RAW_CSV, make_console, raw_csv_cells
 from failcodes.cli.output_format import FormatOpt, OutputFormat
 from failcodes.cli.requests import request_command
 from failcodes.commands.measure import MetricsRequest
@@ -166,7 +166,8 @@ def coverage_table(report: MetricsReport) -> Table | None:
     return table
 
 
-def _handle(request: MetricsRequest, fmt: OutputFormat) -> None:
+def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
+    raw_csv_cells(raw_csv)
     if fmt is not OutputFormat.TABLE:
         request = request.model_copy(update={"out_format": fmt.value})
     result = request.run()
@@ -195,5 +196,5 @@ def _handle(request: MetricsRequest, fmt: OutputFormat) -> None:
 _FORMAT = inspect.Parameter(
     "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
 )
-command: Any = request_command(MetricsRequest, _handle, extra=[_FORMAT])
+command: Any = request_command(MetricsRequest, _handle, extra=[_FORMAT, RAW_CSV])
 app.command("metrics")(command)

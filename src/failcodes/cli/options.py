@@ -8,6 +8,7 @@ judge with the same endpoint, concurrency, budget, retry and cache flags.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from failcodes import labelio, traceio
+from failcodes.errors import ConfigError
 from failcodes.labels import Label
 from failcodes.mapping import NAMED_MAPPINGS
 from failcodes.traces import Trace
@@ -54,6 +56,56 @@ UnitColumnOpt = Annotated[
     str | None,
     typer.Option("--unit-column", help="Unit id column (default: guessed from its name)."),
 ]
+
+
+def int_list(text: str, option: str, *, high: int, most: int) -> tuple[int, ...]:
+    """A comma-separated option value of whole numbers in [1, ``high``], at most ``most`` of them.
+
+    Each value is work (``rtv --sensitivity-k`` runs retrieval and the judge once per value):
+    20,000 values ran past two minutes before anything was said. A value given twice is kept
+    once.
+    """
+    parts = [x.strip() for x in text.split(",") if x.strip()]
+    if not parts:
+        raise ConfigError(f"{option} {text!r}: give comma-separated whole numbers, e.g. 1,3,5")
+    if len(parts) > most:
+        raise ConfigError(f"{option}: {len(parts)} values; at most {most} (e.g. 1,3,5)")
+    values: list[int] = []
+    for part in parts:
+        try:
+            value = int(part)
+        except ValueError:
+            raise ConfigError(
+                f"{option}: {part!r} is not a whole number (comma-separated, e.g. 1,3,5)"
+            ) from None
+        if not 1 <= value <= high:
+            raise ConfigError(f"{option}: {value} is out of range; each value is 1 to {high}")
+        values.append(value)
+    return tuple(dict.fromkeys(values))
+
+
+def raw_csv_cells(raw: bool) -> None:
+    """``--raw-csv``: this command writes CSV cells as they are (see failcodes.csvcells)."""
+    if raw:
+        from failcodes.csvcells import keep_raw
+
+        keep_raw()
+
+
+# CSV cells as they are (no quote before a formula-leading text): every command writing CSV.
+RawCsvOpt = Annotated[
+    bool,
+    typer.Option(
+        "--raw-csv",
+        help="Write CSV cells as they are. By default a text cell beginning with =, +, -, @, "
+        "a tab or a carriage return gets a ' in front so a spreadsheet shows it as text and "
+        "does not run it as a formula (OWASP); failcodes' readers take it off.",
+    ),
+]
+#: ``--raw-csv`` as an extra option of a request's command (``request_command(extra=...)``).
+RAW_CSV = inspect.Parameter(
+    "raw_csv", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=RawCsvOpt
+)
 
 PartOpt = Annotated[
     UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")

@@ -10,11 +10,13 @@ from typing import Any
 import typer
 
 from failcodes.cli.main import app
+from failcodes.cli.options import RAW_CSV, raw_csv_cells
 from failcodes.cli.requests import request_command
 from failcodes.commands.report import ReportRequest
 
 
-def _handle(request: ReportRequest) -> None:
+def _handle(request: ReportRequest, raw_csv: bool) -> None:
+    raw_csv_cells(raw_csv)
     notes: list[str] = []
     result = request.run(note=notes.append)
     for line in result.lines():
@@ -23,5 +25,5 @@ def _handle(request: ReportRequest) -> None:
         typer.echo(line, err=True)
 
 
-command: Any = request_command(ReportRequest, _handle)
+command: Any = request_command(ReportRequest, _handle, extra=[RAW_CSV])
 app.command("report")(command)

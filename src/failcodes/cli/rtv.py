@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from failcodes.cli.main import app
+from failcodes.cli.options import int_list
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.errors import ConfigError
 from failcodes.rtv.documents import load_documents
@@ -16,6 +17,13 @@ from failcodes.rtv.evaluate import RtvConfig
 from failcodes.rtv.items import SCALES, read_items
 from failcodes.rtv.judge import OfflineHeuristicJudge, VerdictJudge
 from failcodes.rtv.report import as_rows, evaluate_all, write_outputs
+
+#: Bounds of the retrieval options: each sensitivity k is one more retrieval and judging pass;
+#: a chunk must hold a few words (BM25 indexes words of 2+ letters).
+MAX_K = 100
+MAX_SENSITIVITY_KS = 10
+MIN_CHUNK = 20
+MAX_CHUNK = 1_000_000
 
 
 def _judge(spec: str, base_url: str | None) -> VerdictJudge:
@@ -33,17 +41,13 @@ def _judge(spec: str, base_url: str | None) -> VerdictJudge:
 
 def _checked(overlap: int, chunk_size: int, scale: str, sensitivity_k: str) -> tuple[int, ...]:
     """Refuse options that do not fit together; the k values of the sensitivity table."""
-    if overlap >= chunk_size:
-        raise ConfigError("--overlap must be smaller than --chunk-size")
+    if 2 * overlap > chunk_size:  # a step under half a chunk: a chunk per few characters
+        raise ConfigError(
+            f"--overlap {overlap}: at most half of --chunk-size {chunk_size} ({chunk_size // 2})"
+        )
     if scale != "none" and scale not in SCALES:
         raise ConfigError(f"unknown scale {scale!r} (one of {', '.join(SCALES)}, none)")
-    try:
-        ks = tuple(int(x) for x in sensitivity_k.split(",") if x.strip())
-    except ValueError:
-        raise ConfigError(f"--sensitivity-k must be integers, got {sensitivity_k!r}") from None
-    if any(x < 1 for x in ks):
-        raise ConfigError("--sensitivity-k values must be >= 1")
-    return ks
+    return int_list(sensitivity_k, "--sensitivity-k", high=MAX_K, most=MAX_SENSITIVITY_KS)
 
 
 def _fmt(x: object) -> str:
@@ -55,12 +59,24 @@ def rtv(
     items: Annotated[Path, typer.Argument(help="Items JSONL (see docs/rtv.md).")],
     docs: Annotated[Path, typer.Option("--docs", help="Folder of source .txt/.md/.pdf files.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Output folder.")] = Path("reports/rtv"),
-    k: Annotated[int, typer.Option("--k", min=1, help="Chunks retrieved per item.")] = 5,
+    k: Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Chunks retrieved per item.")] = 5,
     sensitivity_k: Annotated[
-        str, typer.Option("--sensitivity-k", help="Comma-separated k values to compare.")
+        str,
+        typer.Option(
+            "--sensitivity-k",
+            help=f"Comma-separated k values to compare (at most {MAX_SENSITIVITY_KS}, each 1 "
+            f"to {MAX_K}).",
+        ),
     ] = "1,3,5",
-    chunk_size: Annotated[int, typer.Option(min=1, help="Chunk size (characters).")] = 1400,
-    overlap: Annotated[int, typer.Option(min=0, help="Chunk overlap (characters).")] = 200,
+    chunk_size: Annotated[
+        int,
+        typer.Option(
+            min=MIN_CHUNK, max=MAX_CHUNK, help="Chunk size (characters; a few words at least)."
+        ),
+    ] = 1400,
+    overlap: Annotated[
+        int, typer.Option(min=0, help="Chunk overlap (characters; at most half a chunk).")
+    ] = 200,
     bm25_method: Annotated[str, typer.Option(help="bm25s scoring variant.")] = "lucene",
     judge: Annotated[
         str,

@@ -22,7 +22,8 @@ from rich.progress import (
 )
 
 from failcodes.cli.main import app
-from failcodes.cli.options import data_console
+from failcodes.cli.options import RawCsvOpt, data_console, raw_csv_cells
+from failcodes.redact import redact_text
 from failcodes.study.layout import StudyLayout
 from failcodes.study.runner import Outcome, StepFailedError, StepResult, run_study, study_folder
 from failcodes.study.steps import Step
@@ -40,9 +41,10 @@ def _plan(study: Path, force: bool) -> None:
     state = load_state(layout)
     for step in plan_study(config, layout):
         done = not force and is_finished(step, layout, state)
-        typer.echo(step.command() + ("  # finished" if done else ""))
+        # a base URL's user:password@ is redacted here as on every other line printed
+        typer.echo(redact_text(step.command()) + ("  # finished" if done else ""))
     for note in plan_notes(config, layout):
-        typer.echo(f"# {note}")
+        typer.echo(redact_text(f"# {note}"))
 
 
 @app.command("run")
@@ -55,8 +57,10 @@ def run(
     force: Annotated[
         bool, typer.Option("--force", help="Run every step, finished or not.")
     ] = False,
+    raw_csv: RawCsvOpt = False,
 ) -> None:
     """Run the pending steps of a study in order (finished ones are skipped; resumable)."""
+    raw_csv_cells(raw_csv)
     study = study_folder(study)
     if plan:
         _plan(study, force)
@@ -87,7 +91,8 @@ def run(
         status = "finished earlier" if skipped else "done"
         progress.update(task_of(result.step), completed=1, status=status)
         if not err.is_terminal:
-            typer.echo(f"{result.step.name}: {'skipped (finished)' if skipped else 'done'}")
+            what = "skipped (finished)" if skipped else "done"
+            typer.echo(redact_text(f"{result.step.name}: {what}"))
 
     with progress:
         try:

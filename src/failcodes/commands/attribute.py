@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.attribution import Strategy
 from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.csvcells import safe_frame
 from failcodes.errors import InputError
 from failcodes.study import layout
 
@@ -129,7 +130,7 @@ class AttributeRequest(Request):
         }
         for name, df in tables.items():
             path = self.output / OUTPUT_FILES.get(name, f"{name}.csv")
-            atomic_write_text(path, df.to_csv(index=False))
+            atomic_write_text(path, safe_frame(df, path).to_csv(index=False))
         write_jsonl(self.output / layout.ATTRIBUTION_ITEMS, items)
         heuristic = heuristic_coded([*r_ann, *v_ann])
         coded_by = Counter(

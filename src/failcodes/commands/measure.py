@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.csvcells import safe_frame
 from failcodes.errors import ConfigError
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import NAMED_MAPPINGS
@@ -148,7 +149,8 @@ class MetricsRequest(Request):
                 rows = [r.flat() for r in report.results]
                 text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
             else:
-                text = report.to_dataframe().to_csv(index=False, lineterminator="\n")
+                frame = safe_frame(report.to_dataframe(), self.out or "<stdout>")
+                text = frame.to_csv(index=False, lineterminator="\n")
             result.text = text
             result.written = self._write(text, f"{len(report.results)} metric rows")
         return result
@@ -160,7 +162,8 @@ class MetricsRequest(Request):
         if fmt == "json":
             text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
         elif fmt == "csv":
-            text = distributions_dataframe(dists).to_csv(index=False, lineterminator="\n")
+            frame = safe_frame(distributions_dataframe(dists), self.out or "<stdout>")
+            text = frame.to_csv(index=False, lineterminator="\n")
         else:
             return result
         result.text = text

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
 from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.runlock import reading_lock
+
+#: Why ``report`` stops while ``failcodes run`` writes the study.
+MID_RUN = (
+    "the study is mid-run ({holder} is running its steps): a report now would be built "
+    "from a half-judged study; wait for the run to finish, then report"
+)
 
 
 @dataclass
@@ -52,8 +60,12 @@ class ReportRequest(Request):
         if out is None:
             out = layout.report_dir if layout.study_file.is_file() else Path("reports") / "report"
         cb = codebooks.load(self.codebook) if self.codebook is not None else None
-        inputs = load_run_dir(self.run_dir, codebook=cb)
-        result = ReportResult(build_report(inputs, out))
+        # a study being run is read whole or not at all: half its units judged, the report
+        # was built from them without a word (inside the run's own step, the lock is held)
+        study = layout.root if layout.study_file.is_file() else None
+        with reading_lock(study, busy=MID_RUN) if study else contextlib.nullcontext():
+            inputs = load_run_dir(self.run_dir, codebook=cb)
+            result = ReportResult(build_report(inputs, out))
         for kind in UnitKind:  # a stale review plan: the report is uncorrected; say how to fix
             result.notes += inputs.notes.get(corrected_notes_key(kind), [])
         for line in result.notes:

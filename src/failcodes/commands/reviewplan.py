@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from failcodes.codebook import UnitKind
 from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.csvcells import read_frame
 from failcodes.errors import InputError
 from failcodes.study.layout import StudyLayout
 
@@ -196,7 +197,6 @@ class ReviewPlanRequest(Request):
     def run(self, *, note: Note = ignore_note) -> ReviewPlanResult:
         """Draw the plan and write it under the study's review/plans/."""
         del note
-        import pandas as pd
 
         from failcodes.fileio import atomic_write_text
         from failcodes.hashing import file_sha256
@@ -230,7 +230,7 @@ class ReviewPlanRequest(Request):
         if not force:
             _refuse_reviewed_plan(StudyLayout.of(run_dir), plan_name)
         try:
-            coded = pd.read_csv(table)
+            coded = read_frame(table)
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot read the coded table: {exc}", path=table) from None
         extra = _targeted(targeted) if targeted is not None else []

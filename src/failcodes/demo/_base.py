@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from failcodes.csvcells import safe_frame
 from failcodes.fileio import AtomicBatch
 from failcodes.labels import Label
 from failcodes.study.runner import run_request
@@ -76,5 +77,5 @@ class DemoStep:
 
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
     with AtomicBatch() as batch:
-        frame.to_csv(batch.stage(path), index=False)
+        safe_frame(frame, path).to_csv(batch.stage(path), index=False)
     return path

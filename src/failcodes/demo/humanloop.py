@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from failcodes.csvcells import read_frame
 from failcodes.demo._base import DEMO_SEED, DemoContext, StepOutput
 
 SIMULATED_CODER = "SIMULATED reviewer (SciFact gold rationales)"
@@ -35,8 +36,6 @@ REVIEW_NAME = "simulated-scifact-gold"
 
 def review_loop_step(ctx: DemoContext) -> StepOutput:
     """Draw a review plan, answer it with a simulated reviewer, leave it for the report."""
-    import pandas as pd
-
     from failcodes import codebook
     from failcodes.annotations import Annotation, CoderKind
     from failcodes.fileio import atomic_write_text
@@ -53,7 +52,7 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
         out.lines.append(f"review loop: no judged {DATASET} passages (skipped)")
         return out
     cb = codebook.bundled()
-    coded = pd.read_csv(table)
+    coded = read_frame(table)
     plan = draw_plan(
         coded,
         UnitKind.RETRIEVAL,

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from failcodes.csvcells import read_frame
 from failcodes.demo._base import (
     DEMO_BOOTSTRAP,
     DEMO_MAPPINGS,
@@ -182,7 +183,7 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
             runs[unit_kind] = (units if anns else [], anns)
         judged[ds.name] = runs
         if layout.attribution_table(ds.name).is_file():
-            att = pd.read_csv(layout.attribution_table(ds.name))
+            att = read_frame(layout.attribution_table(ds.name))
             summary = att.groupby(["system", "stage"]).size().unstack(fill_value=0).reset_index()
             out.tables.append(
                 (

@@ -122,9 +122,9 @@ class _Builder:
         files = {}
         for fmt, suffix in _SUFFIX.items():
             rel = f"tables/{stem}.{suffix}"
-            atomic_write_text(
-                self.out / rel, render_table(frame, fmt, caption=caption, label=f"tab:{stem}")
-            )
+            path = self.out / rel
+            text = render_table(frame, fmt, caption=caption, label=f"tab:{stem}", path=path)
+            atomic_write_text(path, text)
             files[suffix] = rel
         return ReportTable(
             caption=caption, html=render_table(frame, "html", caption=caption), files=files

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from failcodes.codebook import Codebook, Dimension, Origin, Subcode
+from failcodes.csvcells import safe_frame
 from failcodes.report.render import TableFormat, latex_escape, template_environment
 from failcodes.units import UnitKind
 
@@ -221,13 +222,14 @@ def render_codebook_table(
     """
     fmt = TableFormat(fmt)
     if fmt is TableFormat.CSV:
-        return codebook_frame(
+        frame = codebook_frame(
             cb,
             part=part,
             frequencies=frequencies,
             agreement=agreement,
             include_leaves=include_leaves,
-        ).to_csv(index=False)
+        )
+        return safe_frame(frame, f"the codebook table of {cb.id}").to_csv(index=False)
     origin = origin_column(cb)
     cols = columns_for(frequencies, agreement, [*extra, *([origin] if origin else [])])
     rows = codebook_rows(cb, part=part, columns=cols, include_leaves=include_leaves)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Mapping
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import jinja2
 import pandas as pd
 from markupsafe import escape
+
+from failcodes.csvcells import safe_frame
 
 _LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -41,8 +44,14 @@ def latex_escape(text: object) -> str:
 
 
 def markdown_escape(text: object) -> str:
-    """Escape the characters that break a Markdown table cell."""
-    return str(text).replace("|", r"\|").replace("\n", " ")
+    """Escape the characters that break a Markdown table cell, and HTML.
+
+    Markdown passes raw HTML through: a ``<script>`` in a claim or a rationale would run in
+    the page a Markdown viewer renders. ``&``, ``<`` and ``>`` become entities (shown as the
+    characters); ``|`` is escaped and line breaks become spaces.
+    """
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return out.replace("|", r"\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
 def _cell(value: Any) -> str:
@@ -88,12 +97,17 @@ def render_table(
     label: str = "",
     align: str | None = None,
     headers: Mapping[str, str] | None = None,
+    path: str | Path | None = None,
 ) -> str:
-    """Render ``frame`` in ``fmt``; cells are formatted with 3 decimals for floats, '–' for NaN."""
+    """Render ``frame`` in ``fmt``; cells are formatted with 3 decimals for floats, '–' for NaN.
+
+    CSV cells a spreadsheet would run as formulas are neutralised (:mod:`failcodes.csvcells`);
+    a NUL, which no CSV cell carries, is refused naming ``path`` (the file to be written).
+    """
     fmt = TableFormat(fmt)
     if fmt is TableFormat.CSV:
         buf = io.StringIO()
-        frame.to_csv(buf, index=False)
+        safe_frame(frame, path or f"the table {label or caption!r}").to_csv(buf, index=False)
         return buf.getvalue()
     columns = [str(c) for c in frame.columns]
     names = [headers.get(c, c) if headers else c for c in columns]

@@ -32,6 +32,7 @@ from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook
 from failcodes.contract import first_repeat
+from failcodes.csvcells import read_frame
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
@@ -96,7 +97,7 @@ AGREEMENT_COLUMNS = (
 def _read_table(path: Path, kind: str) -> pd.DataFrame:
     """Read an attribution CSV, refusing a malformed file or a missing column in one line."""
     try:
-        frame = pd.read_csv(path)
+        frame = read_frame(path)
     except pd.errors.EmptyDataError:
         raise InputError("empty file, expected a header row", path=path, line=1) from None
     except pd.errors.ParserError as exc:
@@ -522,7 +523,7 @@ def _corrected(
         progress = match_reviews(plan, reviews)
         if progress.estimation_reviewed == 0:
             continue
-        rows = corrected_rows(pd.read_csv(source), plan, reviews, cb.part(plan.part))
+        rows = corrected_rows(read_frame(source), plan, reviews, cb.part(plan.part))
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
         judge_stratified = StratifyBy.CODE in plan.stratify

@@ -51,8 +51,12 @@ class BM25Index:
         self.k1 = k1
         import bm25s  # lazy (see _tokens)
 
-        self._model = bm25s.BM25(k1=k1, b=b, method=method)
-        self._model.index(_tokens([c.text for c in self.chunks]), show_progress=False)
+        tokens = _tokens([c.text for c in self.chunks])
+        self._model: bm25s.BM25 | None = None
+        if any(tokens):  # no indexable word at all (stop words, digits, 1-letter chunks):
+            # bm25s fails on an empty vocabulary; every query then scores 0 everywhere
+            self._model = bm25s.BM25(k1=k1, b=b, method=method)
+            self._model.index(tokens, show_progress=False)
 
     def search(self, query: str, k: int) -> list[RetrievedChunk]:
         """Top ``k`` chunks (fewer if the document has fewer chunks), best first.
@@ -63,7 +67,7 @@ class BM25Index:
             raise ValueError("k must be >= 1")
         k = min(k, len(self.chunks))
         q = _tokens([query])
-        if not q[0]:
+        if not q[0] or self._model is None:
             return [
                 RetrievedChunk(chunk=c, rank=i + 1, score=0.0)
                 for i, c in enumerate(self.chunks[:k])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 
@@ -58,6 +59,11 @@ def init_study(root: str | Path, *, name: str | None = None) -> StudyLayout:
     for folder in folders:
         if folder.exists() and not folder.is_dir():
             raise InputError("a file where the study keeps a folder; move it away", path=folder)
+        if folder.is_symlink() and not folder.exists():  # mkdir fails on it, half-way
+            raise InputError(
+                "a link to nothing where the study keeps a folder; remove it or make its target",
+                path=folder,
+            )
     codebook = layout.root / source.name
     if codebook.exists() and (
         not codebook.is_file() or codebook.read_bytes() != source.read_bytes()
@@ -66,11 +72,36 @@ def init_study(root: str | Path, *, name: str | None = None) -> StudyLayout:
             "exists and is not the bundled codebook; init would overwrite it: move it away",
             path=codebook,
         )
-    for folder in folders:
-        folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, codebook)
-    atomic_write_text(layout.study_file, text)
+    _create(layout, folders, source, codebook, text)
     return layout
+
+
+def _create(
+    layout: StudyLayout, folders: tuple[Path, ...], source: Path, codebook: Path, text: str
+) -> None:
+    """Write the study; on any failure remove what this call made (no half a study is left).
+
+    A failure (a full disk, a folder made read-only, a name taken in between) left the
+    folders made before it, empty.
+    """
+    made: list[Path] = []
+    try:
+        for folder in (layout.root, *folders):
+            missing = [p for p in (folder, *folder.parents) if not p.exists()]
+            folder.mkdir(parents=True, exist_ok=True)
+            made += reversed(missing)  # parents first: removed last
+        if not codebook.exists():
+            made.append(codebook)
+        shutil.copyfile(source, codebook)
+        atomic_write_text(layout.study_file, text)
+    except BaseException:
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()  # only if still empty
+                else:
+                    path.unlink()
+        raise
 
 
 __all__ = ["bundled_codebook_file", "init_study", "study_text"]

@@ -1,0 +1,149 @@
+"""CSV cells that are safe to open in a spreadsheet and read back as they were written.
+
+A spreadsheet (Excel, LibreOffice, Google Sheets) runs a cell that begins with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return as a formula: a claim or a judge's rationale reading
+``=HYPERLINK("http://...")`` in a CSV failcodes wrote would run when a researcher opens it.
+OWASP's CSV-injection rule (https://owasp.org/www-community/attacks/CSV_Injection): such a
+cell is written with a single quote in front, which the spreadsheet shows as text. A number
+(``-3.5``, ``+1e-3``) stays a number.
+
+Every CSV writer of failcodes goes through :func:`neutralise` (:func:`safe_frame` for tables)
+and every CSV reader through :func:`restore`, so a value round-trips exactly: the quote is
+added to any text that begins with quotes and then one of those characters (``'=x`` is
+written ``''=x``), and one quote is taken off such a cell when it is read. ``--raw-csv``
+(:func:`raw_cells`) writes the values as they are, for a program that reads the CSV itself.
+
+A NUL character cannot be carried by a CSV cell (failcodes reads a NUL in a CSV as binary
+data or UTF-16 text), so a writer refuses it in one line naming the file, line and column
+(:func:`check_nul`), where it would otherwise write a file its own reader refuses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from failcodes.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "FORMULA_LEADS",
+    "check_nul",
+    "keep_raw",
+    "neutralise",
+    "raw_cells",
+    "read_frame",
+    "restore",
+    "restore_frame",
+    "safe_frame",
+    "writes_raw",
+]
+
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP).
+FORMULA_LEADS = "=+-@\t\r"
+#: Text to neutralise: quotes (possibly none), then a formula character.
+_LEADING = re.compile(r"'*[=+\-@\t\r]")
+#: A cell to restore: one quote or more, then a formula character.
+_NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
+#: A plain decimal number (what a spreadsheet reads as a number, not a formula).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+_RAW: ContextVar[bool] = ContextVar("failcodes_raw_csv", default=False)
+
+
+@contextlib.contextmanager
+def raw_cells(raw: bool = True) -> Iterator[None]:
+    """Within the block, CSV writers write text as it is (``--raw-csv``), or neutralised."""
+    token = _RAW.set(raw)
+    try:
+        yield
+    finally:
+        _RAW.reset(token)
+
+
+def keep_raw() -> None:
+    """From now on (to the end of the enclosing :func:`raw_cells`), write text as it is."""
+    _RAW.set(True)
+
+
+def writes_raw() -> bool:
+    """True inside :func:`raw_cells` (text written as it is)."""
+    return _RAW.get()
+
+
+def neutralise(text: str) -> str:
+    """``text`` as a CSV cell: a quote in front when a spreadsheet would run it as a formula.
+
+    A number stays as it is; inside :func:`raw_cells` every text does.
+    """
+    if not text or not _LEADING.match(text) or _RAW.get() or _NUMBER.fullmatch(text):
+        return text
+    return "'" + text
+
+
+def restore(cell: str) -> str:
+    """The value of a CSV cell :func:`neutralise` wrote (one leading quote taken off)."""
+    return cell[1:] if cell[:1] == "'" and _NEUTRALISED.match(cell) else cell
+
+
+def check_nul(cells: Sequence[str], columns: Sequence[str], path: Path, line: int) -> None:
+    """Refuse a NUL in a cell about to be written to the CSV file ``path`` (its ``line``)."""
+    for column, cell in zip(columns, cells, strict=False):
+        if "\x00" in cell:
+            raise InputError(
+                "a NUL character, which a CSV cell cannot carry (failcodes reads a NUL in a "
+                "CSV as binary data); write .jsonl or .parquet, or remove it from the input",
+                path=path,
+                line=line,
+                field=str(column),
+            )
+
+
+def _text_column(series: pd.Series) -> bool:
+    """True for a column that can hold text (object or string dtype)."""
+    from pandas.api import types
+
+    return bool(types.is_object_dtype(series.dtype) or types.is_string_dtype(series.dtype))
+
+
+def safe_frame(frame: pd.DataFrame, path: str | Path) -> pd.DataFrame:
+    """``frame`` ready for ``to_csv``: its text cells neutralised, a NUL refused naming ``path``.
+
+    Numbers (numeric columns, and text that is a number) are left as they are.
+    """
+    out = frame.copy()
+    for i, column in enumerate(frame.columns):
+        series = frame.iloc[:, i]
+        if not _text_column(series):
+            continue
+        values = series.tolist()
+        for row, value in enumerate(values):
+            if isinstance(value, str) and "\x00" in value:
+                check_nul([value], [str(column)], Path(path), row + 2)  # after the header
+        out.iloc[:, i] = [neutralise(v) if isinstance(v, str) else v for v in values]
+    return out
+
+
+def restore_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` read from a CSV with :func:`restore` applied to its text cells."""
+    for i in range(frame.shape[1]):
+        series = frame.iloc[:, i]
+        if not _text_column(series):
+            continue
+        values = series.tolist()
+        if any(isinstance(v, str) and v[:1] == "'" for v in values):
+            frame.iloc[:, i] = [restore(v) if isinstance(v, str) else v for v in values]
+    return frame
+
+
+def read_frame(path: str | Path) -> pd.DataFrame:
+    """A CSV table failcodes wrote, read by pandas, its cells restored (:func:`restore`)."""
+    import pandas as pd
+
+    return restore_frame(pd.read_csv(path))
