@@ -2919,6 +2919,331 @@ BOUND_CASES: list[Case] = [
 ]
 
 
+def _tampered_journal(sql: str) -> Setup:
+    """Traces t.jsonl judged (offline) into run/, then ``sql`` run on its journal."""
+
+    def setup(d: Path) -> None:
+        (d / "t.jsonl").write_text(GOOD_TRACES, encoding="utf-8")
+        argv = [*JUDGE, "--judge", "offline", "-o", "{d}/run"]
+        assert main_quiet([a.replace("{d}", str(d)) for a in argv])
+        conn = sqlite3.connect(d / "run" / "journal.sqlite")
+        conn.execute(sql)
+        conn.commit()
+        conn.close()
+        for name in ("journal.sqlite-wal", "journal.sqlite-shm"):
+            (d / "run" / name).unlink(missing_ok=True)
+
+    return setup
+
+
+EXPORT_JUDGED = (
+    *("labelstudio", "export", "{d}/t.jsonl", "-p", "retrieval", "-c", str(CODEBOOK)),
+    *("--judged", "{d}/run", "-o", "{d}/tasks.json"),
+)
+TAMPERED = "the journal was changed outside failcodes; judge again into a fresh -o folder"
+
+# issue 29: a tampered row inside journal.sqlite was a pydantic traceback
+JOURNAL_CASES: list[Case] = [
+    Case(
+        "attribute/journal-row-wrong-type",
+        ATTRIBUTE_RUN,
+        _tampered_journal(
+            "UPDATE annotations SET annotation = json_set(annotation, '$.unit_kind', 'x') "
+            "WHERE seq = 1"
+        ),
+        expect=(
+            "run/journal.sqlite, field 'unit_kind': row 1 (unit '",
+            "Input should be 'retrieval' or 'verification' (got 'x'); " + TAMPERED,
+        ),
+    ),
+    Case(
+        "attribute/journal-row-torn",
+        ATTRIBUTE_RUN,
+        _tampered_journal(
+            "UPDATE annotations SET annotation = substr(annotation, 1, 40) WHERE seq = 1"
+        ),
+        expect=("run/journal.sqlite: row 1 (unit '", "malformed JSON", TAMPERED),
+    ),
+    Case(
+        "labelstudio-export/journal-row-not-text",
+        EXPORT_JUDGED,
+        _tampered_journal("UPDATE annotations SET annotation = x'00ff' WHERE seq = 1"),
+        expect=(
+            "run/journal.sqlite: row 1 (unit '",
+            "the annotation is bytes, not JSON text; " + TAMPERED,
+        ),
+    ),
+    Case(
+        "attribute/journal-row-not-an-object",
+        ATTRIBUTE_RUN,
+        _tampered_journal("UPDATE annotations SET annotation = 7 WHERE seq = 1"),
+        expect=("run/journal.sqlite: row 1 (unit '", "expected a JSON object, got int; "),
+    ),
+    Case(
+        "labelstudio-export/journal-row-missing-field",
+        EXPORT_JUDGED,
+        _tampered_journal(
+            "UPDATE annotations SET annotation = json_remove(annotation, '$.coder') WHERE seq = 1"
+        ),
+        expect=("run/journal.sqlite, field 'coder': row 1 (unit '", "missing required field"),
+    ),
+]
+
+
+KINDS_LINE = 'kinds = ["retrieval", "reasoning"]'
+
+
+def _judge_setting(name: str, setting: str, line: str) -> Case:
+    """``failcodes run`` on the example study with ``setting`` added to [judge] (line 40)."""
+    return Case(
+        f"run/judge-setting-{name}",
+        ("run", "{d}/study"),
+        _study({"failcodes.toml": _study_file(KINDS_LINE, f"{KINDS_LINE}\n{setting}")}),
+        line="failcodes: error: {d}/study/failcodes.toml:40, " + line,
+    )
+
+
+# issue 29 (with the typed study settings of issue 27): bad [judge] values surfaced after
+# ingest, metrics and disagreements had run, naming the command; options that change what a
+# step means (dry run, output paths) made `run` say "6 step(s) run" having judged nothing
+STUDY_SETTING_CASES: list[Case] = [
+    _judge_setting(
+        "temperature-hot",
+        'temperature = "hot"',
+        "field 'judge.temperature': Input should be a valid number, unable to parse string as "
+        "a number",
+    ),
+    _judge_setting(
+        "concurrency-zero",
+        "concurrency = 0",
+        "field 'judge.concurrency': Input should be greater than or equal to 1",
+    ),
+    _judge_setting(
+        "budget-negative",
+        "budget = -3",
+        "field 'judge.budget': Input should be greater than or equal to 0",
+    ),
+    _judge_setting("dry-run", "dry_run = true", "field 'judge.dry_run': unknown field"),
+    _judge_setting("output-path", 'out = "elsewhere"', "field 'judge.out': unknown field"),
+    _judge_setting(
+        "args-dry-run",
+        'args = ["--dry-run"]',
+        "field 'judge.args': `args` is no longer read; write its options as fields of [judge]: "
+        "nothing ('--dry-run': the study sets it itself (paths, dry run)) (docs/study.md, "
+        "'Settings as fields')",
+    ),
+    # a data set named like the judge's cache loaded; every judge step then died
+    Case(
+        "run/dataset-named-like-the-judge-cache",
+        ("run", "{d}/study"),
+        _study(
+            {"failcodes.toml": _study_file('name = "ragchecker-example"', 'name = "cache.sqlite"')}
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:12, field 'datasets[0].name': "
+        "'cache.sqlite' is the name of the judge's response cache (judge/cache.sqlite), where "
+        "the data set's judge runs would go; name the data set otherwise",
+    ),
+]
+
+
+def _panel_report(**changes: object) -> str:
+    """A panel.json of two members that agree on the first code of the first dimension."""
+    from failcodes.codebook import load
+
+    cb = load(CODEBOOK)
+    dim = cb.part("retrieval").dimensions[0]
+    code = dim.code_ids()[0]
+    vote = {"votes": {code: 2}, "members": 2, "consensus": [code], "unanimous": True}
+    report: dict[str, object] = {
+        "kind": "retrieval",
+        "codebook": cb.name,
+        "members": ["a", "b"],
+        "run_dirs": {"a": "panel/1-a", "b": "panel/2-b"},
+        "cost_usd": 0.0,
+        "units": [{"unit_id": "u1", "dimensions": {dim.id: vote}}],
+        "split_units": [],
+        "agreement": [],
+        "quotes": [],
+    }
+    report.update(changes)
+    return json.dumps(report, indent=2)
+
+
+def _bad_consensus() -> list[dict[str, object]]:
+    from failcodes.codebook import load
+
+    dim = load(CODEBOOK).part("retrieval").dimensions[0]
+    vote = {"votes": {"made_up": 2}, "members": 2, "consensus": ["made_up"], "unanimous": True}
+    return [{"unit_id": "u1", "dimensions": {dim.id: vote}}]
+
+
+def _first_dimension() -> str:
+    from failcodes.codebook import load
+
+    return load(CODEBOOK).part("retrieval").dimensions[0].id
+
+
+PANEL_DIMENSION = _first_dimension()
+
+# issue 29: study-folder files through the CLI (they were unit-level tests): a truncated
+# panel.json was a pydantic traceback in `agree` and `attribute`, a consensus code outside the
+# codebook was used by `attribute`
+PANEL_CASES: list[Case] = [
+    Case(
+        "agree/panel-truncated",
+        ("agree", "{d}/run"),
+        _write({"run/panel.json": _panel_report()[:70]}),
+        expect=("run/panel.json:", "malformed JSON"),
+    ),
+    Case(
+        "attribute/panel-truncated",
+        ATTRIBUTE_RUN,
+        _write({"t.jsonl": GOOD_TRACES, "run/panel.json": _panel_report()[:70]}),
+        expect=("run/panel.json:", "malformed JSON"),
+    ),
+    Case(
+        "attribute/panel-consensus-code-outside-the-codebook",
+        ATTRIBUTE_RUN,
+        _write({"t.jsonl": GOOD_TRACES, "run/panel.json": _panel_report(units=_bad_consensus())}),
+        expect=(
+            f"run/panel.json:22, field 'units[0].dimensions.{PANEL_DIMENSION}.consensus'",
+            "consensus code 'made_up' is not a code of dimension",
+        ),
+    ),
+    Case(
+        # a member without its run folder was a KeyError traceback
+        "agree/panel-member-without-a-run-folder",
+        ("agree", "{d}/run"),
+        _write({"run/panel.json": _panel_report(run_dirs={"a": "panel/1-a"})}),
+        line="failcodes: error: {d}/run/panel.json: not a panel report: run_dirs names ['a'], "
+        "members are ['a', 'b']: one run folder per member",
+    ),
+    Case(
+        # a member's run folder outside the panel's was read as its run
+        "agree/panel-run-folder-outside",
+        ("agree", "{d}/run"),
+        _write({"run/panel.json": _panel_report(run_dirs={"a": "panel/1-a", "b": "../../b"})}),
+        line="failcodes: error: {d}/run/panel.json: not a panel report: member 'b': run folder "
+        "'../../b' must be a path inside the panel's run folder (as the panel writes it, "
+        "panel/1-NAME)",
+    ),
+    Case(
+        "attribute/panel-run-folder-absolute",
+        ATTRIBUTE_RUN,
+        _write(
+            {
+                "t.jsonl": GOOD_TRACES,
+                "run/panel.json": _panel_report(run_dirs={"a": "/etc", "b": "panel/2-b"}),
+            }
+        ),
+        line="failcodes: error: {d}/run/panel.json: not a panel report: member 'a': run folder "
+        "'/etc' must be a path inside the panel's run folder (as the panel writes it, "
+        "panel/1-NAME)",
+    ),
+]
+
+
+def _tampered_plan(**changes: object) -> Setup:
+    """A coded study with a reviewed plan, the plan's fields then changed."""
+
+    def setup(d: Path) -> None:
+        _coded_study(plan=True, reviewed=True)(d)
+        path = d / "study" / "review" / "plans" / "ds.retrieval.json"
+        plan = json.loads(path.read_text(encoding="utf-8"))
+        for key, value in changes.items():
+            if key == "probability0":
+                plan["units"][0]["inclusion_probability"] = value
+            else:
+                plan[key] = value
+        path.write_text(json.dumps(plan, indent=2), encoding="utf-8")
+
+    return setup
+
+
+def _linked_table(d: Path) -> None:
+    """A reviewed plan whose coded table is then a link to a file outside the study."""
+    _coded_study(plan=True, reviewed=True)(d)
+    table = d / "study" / "attribution" / "ds" / "per_passage.csv"
+    (d / "outside.csv").write_bytes(table.read_bytes())
+    table.unlink()
+    table.symlink_to(d / "outside.csv")
+
+
+REPORT_PLAN = ("report", "{d}/study", "--codebook", str(CODEBOOK), "-o", "{d}/rep")
+
+
+def _judged_study(recode_log: str) -> Setup:
+    """A study whose retrieval run (offline, on GOOD_TRACES) has a v0001 re-code run beside it
+    holding ``recode_log`` as its recode.jsonl."""
+
+    def setup(d: Path) -> None:
+        from failcodes.study import init_study
+
+        layout = init_study(d / "study")
+        run = layout.judge_run("ragchecker-example", "retrieval")
+        (d / "t.jsonl").write_text(GOOD_TRACES, encoding="utf-8")
+        assert main_quiet([*(a.replace("{d}", str(d)) for a in JUDGE), "-o", str(run)])
+        again = run.with_name("retrieval.v0001")
+        shutil.copytree(run, again)
+        (again / "recode.jsonl").write_text(recode_log, encoding="utf-8")
+        (d / "t.jsonl").unlink()
+
+    return setup
+
+
+RECODE_ENTRY = {
+    "unit_id": "u1",
+    "from_version": 1,
+    "to_version": 1,
+    "method": "migrated",
+    "coder": None,
+    "reason": "r",
+    "annotation": ANNOTATION,
+}
+
+# issue 29: the study-folder files through the commands that read them (a torn recode.jsonl
+# was five different tracebacks; a tampered plan was read by `report`)
+STUDY_FOLDER_CASES: list[Case] = [
+    Case(
+        "recode-status/recode-log-torn-last-line",
+        ("recode", "{d}/study", "--status"),
+        _judged_study(json.dumps(RECODE_ENTRY) + "\n" + json.dumps(RECODE_ENTRY)[:30]),
+        expect=("retrieval.v0001/recode.jsonl:2: malformed JSON",),
+    ),
+    Case(
+        "recode-status/recode-log-wrong-type",
+        ("recode", "{d}/study", "--status"),
+        _judged_study(json.dumps({**RECODE_ENTRY, "unit_id": 7}) + "\n"),
+        expect=("retrieval.v0001/recode.jsonl:1, field 'unit_id': Input should be",),
+    ),
+    Case(
+        "report/plan-probability-zero",
+        REPORT_PLAN,
+        _tampered_plan(probability0=0),
+        expect=(
+            "study/review/plans/ds.retrieval.json:",
+            "field 'units[0].inclusion_probability': not a review plan: Input should be greater "
+            "than 0 (got 0)",
+        ),
+    ),
+    Case(
+        "report/plan-source-outside-the-study",
+        REPORT_PLAN,
+        _tampered_plan(source="/etc/passwd"),
+        expect=(
+            "ds.retrieval.json:5, field 'source': not a review plan: '/etc/passwd': the coded "
+            "table must be a path inside the study folder",
+        ),
+    ),
+    Case(
+        "report/plan-coded-table-linked-outside",
+        REPORT_PLAN,
+        _linked_table,
+        expect=("lies outside the study folder",),
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -2935,6 +3260,10 @@ CASES = (
     + LABEL_SYSTEM_CASES
     + HYGIENE_CASES
     + BOUND_CASES
+    + JOURNAL_CASES
+    + STUDY_SETTING_CASES
+    + PANEL_CASES
+    + STUDY_FOLDER_CASES
 )
 
 

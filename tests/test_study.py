@@ -254,6 +254,117 @@ def test_plan_redacts_credentials(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "s3cret" not in out + err and "abc" not in out + err
 
 
+def test_step_logs_redact_credentials(tmp_path: Path) -> None:
+    # a step's log began with its command line, a base URL's password in it
+    from dataclasses import dataclass
+
+    from failcodes.commands.base import Note, Request, option
+    from failcodes.study.runner import run_request
+    from failcodes.study.steps import Step
+
+    @dataclass
+    class Said:
+        url: str
+
+        def lines(self) -> list[str]:
+            return [f"done with {self.url}"]
+
+    class Call(Request):
+        command = ("call",)
+        base_url: str = option("", help="endpoint")
+
+        def run(self, *, note: Note) -> Said:
+            note(f"calling {self.base_url}")
+            return Said(self.base_url)
+
+    url = "http://alice:s3cret@127.0.0.1:8000/v1"
+    run_request(Step("call", Call(base_url=url)), tmp_path / "call.log")
+    assert (tmp_path / "call.log").read_text(encoding="utf-8").splitlines() == [
+        "$ failcodes call --base-url http://***@127.0.0.1:8000/v1",
+        "calling http://***@127.0.0.1:8000/v1",
+        "done with http://***@127.0.0.1:8000/v1",
+    ]
+
+
+def test_a_step_that_did_nothing_is_not_finished(tmp_path: Path) -> None:
+    # `[judge] args = ["--dry-run"]` made `run` exit 0 with "6 step(s) run", nothing judged:
+    # a step whose result says it left work undone stops the run and stays pending
+    from dataclasses import dataclass
+
+    from failcodes.commands.base import Note, Request
+    from failcodes.study.runner import StepNotFinishedError, load_state, run_steps
+    from failcodes.study.steps import Step
+
+    @dataclass
+    class Done:
+        left: int
+
+        def lines(self) -> list[str]:
+            return []
+
+        def unfinished(self) -> str | None:
+            return f"{self.left} units left unjudged" if self.left else None
+
+    class Work(Request):
+        command = ("work",)
+        left: int = 0
+
+        def run(self, *, note: Note) -> Done:
+            return Done(self.left)
+
+    layout = StudyLayout.of(tmp_path)
+    steps = [Step("first", Work()), Step("judge", Work(left=3)), Step("after", Work())]
+    ran = []
+    with pytest.raises(StepNotFinishedError) as info:
+        ran += [r.step.name for r in run_steps(lambda: steps, layout)]
+    assert str(info.value) == (
+        "3 units left unjudged: the step is not finished, and the steps after it did not run; "
+        "run the study again to finish it"
+    )
+    assert sorted(load_state(layout)) == ["first"]  # the judge step is still pending
+    log = (layout.logs_dir / "judge.log").read_text(encoding="utf-8").splitlines()
+    assert log == ["$ failcodes work --left 3", "not finished: 3 units left unjudged"]
+
+
+def test_judge_result_says_what_it_left_unjudged(tmp_path: Path) -> None:
+    from failcodes.annotations import CoderKind
+    from failcodes.commands.judge import JudgeResult
+    from failcodes.judge.summary import RunSummary
+    from failcodes.units import UnitKind
+
+    def summary(units: int, done: int, judged: int, budget: bool = False) -> RunSummary:
+        return RunSummary(
+            judge="offline",
+            coder_kind=CoderKind.HEURISTIC,
+            kind=UnitKind.RETRIEVAL,
+            units=units,
+            already_done=done,
+            judged=judged,
+            stopped_by_budget=budget,
+        )
+
+    def result(s: RunSummary) -> JudgeResult:
+        return JudgeResult(UnitKind.RETRIEVAL, tmp_path, heuristic=True, summary=s)
+
+    assert result(summary(10, 4, 6)).unfinished() is None  # 4 from before + 6 now
+    assert result(summary(10, 4, 3)).unfinished() == (
+        f"judge retrieval: 3 of 10 units left unjudged (stopped early; {tmp_path})"
+    )
+    assert result(summary(10, 0, 2, budget=True)).unfinished() == (
+        f"judge retrieval: 8 of 10 units left unjudged (stopped by the budget; {tmp_path})"
+    )
+    panel = JudgeResult(
+        UnitKind.RETRIEVAL,
+        tmp_path,
+        heuristic=True,
+        members=["a", "b"],
+        summaries=[summary(5, 0, 5), summary(5, 0, 1)],
+    )
+    assert panel.unfinished() == (
+        f"judge retrieval (b): 4 of 5 units left unjudged (stopped early; {tmp_path})"
+    )
+
+
 def test_study_defaults_follow_the_commands() -> None:
     from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
     from failcodes.study.config import DisagreementsSpec, MetricsSpec

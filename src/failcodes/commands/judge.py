@@ -262,6 +262,27 @@ class JudgeResult:
             lines.append(f"panel: {self.run_dir / 'panel.json'}")
         return lines
 
+    def unfinished(self) -> str | None:
+        """Why the run left units unjudged, or None when every unit is in its journal.
+
+        A study counts a judge step finished only when this is None: a step that judged
+        nothing (a dry run made "6 step(s) run" with every attribution undetermined) or
+        stopped part-way is not done, and the steps after it would read half a run.
+        """
+        if self.estimate is not None or self.estimates:
+            return f"judge {self.kind.value}: a dry run estimates the cost and judges nothing"
+        named = [("", self.summary)] if self.summary is not None else []
+        named += [(f" ({m})", s) for m, s in zip(self.members, self.summaries, strict=False)]
+        for member, s in named:
+            left = s.units - s.already_done - s.judged
+            if left > 0:
+                why = "stopped by the budget" if s.stopped_by_budget else "stopped early"
+                return (
+                    f"judge {self.kind.value}{member}: {left} of {s.units} units left "
+                    f"unjudged ({why}; {self.run_dir})"
+                )
+        return None
+
 
 def agreement_lines(report: PanelReport) -> list[str]:
     """The panel's agreement per dimension (and how many units it splits on)."""

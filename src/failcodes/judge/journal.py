@@ -102,6 +102,45 @@ def check_run_dir(run_dir: str | Path) -> Path:
     return folder
 
 
+#: What to do about a journal row that is no annotation (the file was changed by hand).
+_TAMPERED = "the journal was changed outside failcodes; judge again into a fresh -o folder"
+
+
+def decode_row(path: Path, seq: object, unit_id: object, text: object) -> Annotation:
+    """The annotation stored in one journal row; a row that holds none is one InputError.
+
+    It names the journal, the row (its sequence number and unit) and the field; it was a
+    pydantic traceback. Valid rows take pydantic's JSON decoder alone (fast); a bad one is
+    decoded again by the strict reader to say what is wrong.
+    """
+    from pydantic import ValidationError
+
+    if isinstance(text, str | bytes):
+        try:
+            return Annotation.model_validate_json(text)
+        except ValidationError:
+            pass
+    where = f"row {seq} (unit {str(unit_id)[:80]!r})"
+    if not isinstance(text, str):
+        raise InputError(
+            f"{where}: the annotation is {type(text).__name__}, not JSON text; {_TAMPERED}",
+            path=path,
+        )
+    from failcodes.jsonio import parse_json
+    from failcodes.tableio import validate_record
+
+    try:
+        record = parse_json(text)
+        if not isinstance(record, dict):
+            raise InputError(f"expected a JSON object, got {type(record).__name__}")
+        validate_record(Annotation, record, path, None)
+    except InputError as exc:
+        raise InputError(
+            f"{where}: {exc.reason}; {_TAMPERED}", path=path, field=exc.field
+        ) from None
+    raise InputError(f"{where}: not an annotation; {_TAMPERED}", path=path)  # pragma: no cover
+
+
 def read_journal(run_dir: str | Path) -> list[Annotation]:
     """Every annotation of a run's journal, in commit order, the journal left untouched.
 
@@ -115,7 +154,9 @@ def read_journal(run_dir: str | Path) -> list[Annotation]:
     try:
         conn = open_read_only(path)
         try:
-            rows = conn.execute("SELECT annotation FROM annotations ORDER BY seq").fetchall()
+            rows = conn.execute(
+                "SELECT seq, unit_id, annotation FROM annotations ORDER BY seq"
+            ).fetchall()
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
@@ -123,7 +164,7 @@ def read_journal(run_dir: str | Path) -> list[Annotation]:
             f"not a readable judge journal ({exc}); judge again into a fresh -o folder",
             path=path,
         ) from None
-    return [Annotation.model_validate_json(text) for (text,) in rows]
+    return [decode_row(path, seq, unit, text) for seq, unit, text in rows]
 
 
 class Journal:
@@ -273,8 +314,9 @@ class Journal:
 
     def annotations(self) -> Iterator[Annotation]:
         """Yield the recorded annotations in the order they were committed."""
-        for (text,) in self._conn.execute("SELECT annotation FROM annotations ORDER BY seq"):
-            yield Annotation.model_validate_json(text)
+        rows = self._conn.execute("SELECT seq, unit_id, annotation FROM annotations ORDER BY seq")
+        for seq, unit, text in rows:
+            yield decode_row(self.path, seq, unit, text)
 
     def raw(self, unit_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """Return the raw request and response stored for ``unit_id``."""

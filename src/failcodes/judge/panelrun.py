@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
@@ -80,6 +80,26 @@ class PanelReport(StrictModel):
         "the primary judge broke), undecided.",
     )
     warnings: list[str] = Field(default_factory=list, description="About the panel's rule.")
+
+    @model_validator(mode="after")
+    def _one_folder_per_member(self) -> PanelReport:
+        # a member without its folder was a KeyError traceback in `agree RUN`; a folder
+        # given as an absolute path or with '..' was read as a member's run wherever it was
+        if len(set(self.members)) != len(self.members):
+            raise ValueError("a member is listed twice in members")
+        if set(self.run_dirs) != set(self.members):
+            raise ValueError(
+                f"run_dirs names {sorted(self.run_dirs)}, members are {self.members}: one run "
+                "folder per member"
+            )
+        for member, folder in self.run_dirs.items():
+            parts = PurePosixPath(folder).parts
+            if not parts or folder.startswith(("/", "\\")) or ".." in parts or ":" in folder:
+                raise ValueError(
+                    f"member {member!r}: run folder {folder!r} must be a path inside the "
+                    f"panel's run folder (as the panel writes it, {PANEL_DIR}/1-NAME)"
+                )
+        return self
 
 
 def member_names(specs: Sequence[str]) -> list[str]:

@@ -25,7 +25,7 @@ from failcodes.commands.judge import JudgeOptions
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import FailcodesError, InputError
 from failcodes.jsonio import decode_error
-from failcodes.study.layout import JUDGE_KINDS, STUDY_FILE
+from failcodes.study.layout import JUDGE_CACHE, JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
 
 #: ``bundled:NAME/FILE`` -> a file of a data set shipped with failcodes.
@@ -146,6 +146,18 @@ class DatasetSpec(FrozenModel):
     pipelines: list[PipelineSpec] = Field(
         default_factory=list, description="Each system's pipeline ('*' for all systems)."
     )
+
+    @field_validator("name")
+    @classmethod
+    def _not_the_cache(cls, name: str) -> str:
+        # judge/<name>/ holds the data set's judge runs beside judge/cache.sqlite (and its
+        # -wal, -shm, -journal files): a data set named so loaded, then every judge step died
+        if name.lower().startswith(JUDGE_CACHE):
+            raise ValueError(
+                f"{name!r} is the name of the judge's response cache (judge/{JUDGE_CACHE}), "
+                "where the data set's judge runs would go; name the data set otherwise"
+            )
+        return name
 
     def pipeline(self, system: str) -> PipelineSpec | None:
         """The pipeline description of ``system`` (its own entry, else the '*' entry)."""

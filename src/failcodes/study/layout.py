@@ -43,6 +43,8 @@ STUDY_FILE = "failcodes.toml"
 JUDGE_KINDS: tuple[str, ...] = ("retrieval", "reasoning")
 
 #: File names inside ``attribution/<dataset>/`` (what ``failcodes attribute -o`` writes).
+#: The LLM judge's response cache in ``judge/`` (beside one folder per data set).
+JUDGE_CACHE = "cache.sqlite"
 PER_PASSAGE = "per_passage.csv"
 PER_TRACE = "per_trace.csv"
 ATTRIBUTION_TABLE = "attribution.csv"
@@ -171,7 +173,7 @@ class StudyLayout:
     @property
     def judge_cache(self) -> Path:
         """``judge/cache.sqlite``: the LLM judge's response cache for this study."""
-        return self.judge_dir / "cache.sqlite"
+        return self.judge_dir / JUDGE_CACHE
 
     def judge_datasets(self) -> list[str]:
         """Datasets with a ``judge/<dataset>/`` folder, sorted."""

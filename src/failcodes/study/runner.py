@@ -26,6 +26,7 @@ from pathlib import Path
 from failcodes.errors import FailcodesError
 from failcodes.fileio import atomic_write_text
 from failcodes.hashing import file_sha256
+from failcodes.redact import redact_text
 from failcodes.study.layout import StudyLayout
 from failcodes.study.steps import Step
 
@@ -113,14 +114,23 @@ def run_request(step: Step, log: Path | None = None) -> None:
             fh = stack.enter_context(log.open("w", encoding="utf-8"))
 
         def write(line: str) -> None:
-            if fh is not None:
-                fh.write(line + "\n")
+            if fh is not None:  # a base URL's password no more in the log than on screen
+                fh.write(redact_text(line) + "\n")
                 fh.flush()
 
         write(f"$ {step.command()}")
         result = step.request.run(note=write)
         for line in result.lines():
             write(line)
+        # a step that did nothing is not finished: its result says so, the run stops here
+        unfinished = getattr(result, "unfinished", None)
+        why = unfinished() if callable(unfinished) else None
+        if why:
+            write(f"not finished: {why}")
+            raise StepNotFinishedError(
+                f"{why}: the step is not finished, and the steps after it did not run; run "
+                "the study again to finish it"
+            )
 
 
 def run_steps(
@@ -164,6 +174,7 @@ def run_steps(
 __all__ = [
     "Outcome",
     "StepFailedError",
+    "StepNotFinishedError",
     "StepResult",
     "fingerprint",
     "is_finished",
@@ -239,6 +250,10 @@ def run_study(
                 step=step,
             ) from exc
     return results
+
+
+class StepNotFinishedError(FailcodesError):
+    """A step ran without an error but did not do its work (its result says why)."""
 
 
 class StepFailedError(FailcodesError):
