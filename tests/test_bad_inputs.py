@@ -3532,19 +3532,8 @@ def test_panel_consensus_codes_are_checked_against_the_codebook(tmp_path: Path) 
 
     cb = load(CODEBOOK)
     dim = cb.part("retrieval").dimensions[0]
-    code = dim.code_ids()[0]
-    vote = {"votes": {code: 2}, "members": 2, "consensus": [code], "unanimous": True}
-    report = {
-        "kind": "retrieval",
-        "codebook": cb.name,
-        "members": ["a", "b"],
-        "run_dirs": {"a": "panel/a", "b": "panel/b"},
-        "cost_usd": 0.0,
-        "units": [{"unit_id": "u1", "dimensions": {dim.id: vote}}],
-        "split_units": [],
-        "agreement": [],
-        "quotes": [],
-    }
+    report = json.loads(_panel_report())
+    vote = report["units"][0]["dimensions"][dim.id]
     panel = tmp_path / "panel.json"
     panel.write_text(json.dumps(report, indent=2), encoding="utf-8")
     # one dimension coded of several: unscored (no consensus on every dimension), read

@@ -487,7 +487,8 @@ def test_cli_plan_targets_the_units_a_judge_panel_split_on(
         "kind": "retrieval",
         "codebook": "medical-fact-check@1",
         "members": ["openai:a", "openai:b"],
-        "run_dirs": {},
+        # one run folder per member, as a panel writes them (panel.json is checked for it)
+        "run_dirs": {"openai:a": "panel/1-openai_a", "openai:b": "panel/2-openai_b"},
         "cost_usd": 0.0,
         "units": [],
         "split_units": ["u007", "u008", "not-scored"],

@@ -39,6 +39,29 @@ def _judge(spec: str, base_url: str | None) -> VerdictJudge:
     return LLMVerdictJudge(coder)
 
 
+KOpt = Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Chunks retrieved per item.")]
+SensitivityOpt = Annotated[
+    str,
+    typer.Option(
+        "--sensitivity-k",
+        help=f"Comma-separated k values to compare (at most {MAX_SENSITIVITY_KS}, each 1 to "
+        f"{MAX_K}).",
+    ),
+]
+ChunkOpt = Annotated[
+    int,
+    typer.Option(
+        "--chunk-size",
+        min=MIN_CHUNK,
+        max=MAX_CHUNK,
+        help="Chunk size (characters; a few words at least).",
+    ),
+]
+OverlapOpt = Annotated[
+    int, typer.Option("--overlap", min=0, help="Chunk overlap (characters; at most half a chunk).")
+]
+
+
 def _checked(overlap: int, chunk_size: int, scale: str, sensitivity_k: str) -> tuple[int, ...]:
     """Refuse options that do not fit together; the k values of the sensitivity table."""
     if 2 * overlap > chunk_size:  # a step under half a chunk: a chunk per few characters
@@ -59,24 +82,10 @@ def rtv(
     items: Annotated[Path, typer.Argument(help="Items JSONL (see docs/rtv.md).")],
     docs: Annotated[Path, typer.Option("--docs", help="Folder of source .txt/.md/.pdf files.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Output folder.")] = Path("reports/rtv"),
-    k: Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Chunks retrieved per item.")] = 5,
-    sensitivity_k: Annotated[
-        str,
-        typer.Option(
-            "--sensitivity-k",
-            help=f"Comma-separated k values to compare (at most {MAX_SENSITIVITY_KS}, each 1 "
-            f"to {MAX_K}).",
-        ),
-    ] = "1,3,5",
-    chunk_size: Annotated[
-        int,
-        typer.Option(
-            min=MIN_CHUNK, max=MAX_CHUNK, help="Chunk size (characters; a few words at least)."
-        ),
-    ] = 1400,
-    overlap: Annotated[
-        int, typer.Option(min=0, help="Chunk overlap (characters; at most half a chunk).")
-    ] = 200,
+    k: KOpt = 5,
+    sensitivity_k: SensitivityOpt = "1,3,5",
+    chunk_size: ChunkOpt = 1400,
+    overlap: OverlapOpt = 200,
     bm25_method: Annotated[str, typer.Option(help="bm25s scoring variant.")] = "lucene",
     judge: Annotated[
         str,

@@ -558,7 +558,7 @@ def _corrected_attribution(
     from failcodes.report.corrected import attribution_table as corrected_attribution_table
     from failcodes.tableio import read_models_jsonl
 
-    coded = pd.read_csv(source)
+    coded = read_frame(source)
     claim_units: dict[tuple[str, str], list[str]] = {}
     for system, claim, unit in zip(
         coded["system"], coded["claim_id"], coded["unit_id"], strict=True
