@@ -2916,6 +2916,36 @@ BOUND_CASES: list[Case] = [
         _write({"h.csv": HEALTHVER}),
         line="failcodes: error: --k: 'three' is not a whole number (comma-separated, e.g. 1,3,5)",
     ),
+    # a failing endpoint retried a billion times, a call or a batch poll waited on for ever,
+    # a panel of as many runs as --judge was repeated
+    Case(
+        "judge/max-attempts-a-billion",
+        (*JUDGE, "--max-attempts", "1000000000", "-o", "{d}/run"),
+        _write({"t.jsonl": GOOD_TRACES}),
+        line="failcodes: error: pytest judge retrieval: Invalid value for '--max-attempts': "
+        "Input should be less than or equal to 100 (see --help)",
+    ),
+    Case(
+        "judge/timeout-infinite",
+        (*JUDGE, "--timeout", "inf", "-o", "{d}/run"),
+        _write({"t.jsonl": GOOD_TRACES}),
+        line="failcodes: error: pytest judge retrieval: Invalid value for '--timeout': Input "
+        "should be less than or equal to 3600 (see --help)",
+    ),
+    Case(
+        "judge/panel-of-20",
+        (*JUDGE, *(["--judge", "offline"] * 20), "-o", "{d}/run"),
+        _write({"t.jsonl": GOOD_TRACES}),
+        line="failcodes: error: --judge: Value should have at most 16 items after validation, "
+        "not 20",
+    ),
+    Case(
+        "compare/exact-below-negative",
+        ("compare", "{d}/o.csv", "--truth", "truth", "--exact-below", "-5"),
+        _write({"o.csv": "unit,s1,s2,truth\n1,1,0,1\n2,0,0,0\n3,1,1,1\n"}),
+        line="failcodes: error: pytest compare: Invalid value for '--exact-below': Input should "
+        "be greater than or equal to 0 (see --help)",
+    ),
 ]
 
 
@@ -3022,6 +3052,11 @@ STUDY_SETTING_CASES: list[Case] = [
         "budget-negative",
         "budget = -3",
         "field 'judge.budget': Input should be greater than or equal to 0",
+    ),
+    _judge_setting(
+        "timeout-infinite",
+        "timeout = inf",
+        "field 'judge.timeout': Input should be a finite number",
     ),
     _judge_setting("dry-run", "dry_run = true", "field 'judge.dry_run': unknown field"),
     _judge_setting("output-path", 'out = "elsewhere"', "field 'judge.out': unknown field"),

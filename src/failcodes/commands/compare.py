@@ -109,7 +109,9 @@ class CompareRequest(Request):
     method: str = option("permutation", help="permutation|bootstrap (F1/recall tests).")
     resamples: int = option(10_000, help="Permutations/resamples.", ge=0, le=MAX_RESAMPLES)
     seed: int | None = option(None, help="Seed of the permutations/resamples.")
-    exact_below: int = option(25, help="Exact McNemar below this many discordant pairs.")
+    exact_below: int = option(
+        25, help="Exact McNemar below this many discordant pairs.", ge=0, strict=True
+    )
     without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
     question_scope: QuestionScope = option(QuestionScope.AUTO, help=QUESTION_SCOPE_HELP)
 

@@ -19,7 +19,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, FailcodesError, InputError
-from failcodes.judge.limits import Limits, RetryPolicy
+from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Limits, RetryPolicy
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.spec import JudgeSpec, check_url
 from failcodes.units import UnitKind
@@ -46,10 +46,18 @@ def _url(url: str | None) -> str | None:
     return None if url is None else check_url(url)
 
 
+#: Bounds of the judge's options (issue 29; the call bounds are failcodes.judge.limits'):
+#: each panel member is a whole run.
+MAX_PANEL = 16
+MAX_OUTPUT_TOKENS = 1_000_000
+
+
 class JudgeOptions(FrozenModel):
     """How a judge is called: the fields a study's ``[judge]`` table holds."""
 
-    judge: Annotated[list[JudgeSpec], BeforeValidator(_as_list), Field(min_length=1)] = option(
+    judge: Annotated[
+        list[JudgeSpec], BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_PANEL)
+    ] = option(
         default_factory=lambda: [JudgeSpec.of("offline")],
         help="offline | anthropic:MODEL | openai:MODEL[@URL]. Repeat for a judge panel (each "
         "member judges into RUN_DIR/panel/, consensus and inter-judge agreement in "
@@ -57,7 +65,9 @@ class JudgeOptions(FrozenModel):
         "--temperature).",
     )
     base_url: str | None = option(None, help="Endpoint of an OpenAI/Anthropic-compatible server.")
-    concurrency: int = option(Limits.concurrency, help="Calls in flight.", ge=1, strict=True)
+    concurrency: int = option(
+        Limits.concurrency, help="Calls in flight.", ge=1, le=MAX_CONCURRENCY, strict=True
+    )
     rpm: float | None = option(None, help="Requests-per-minute limit.", ge=1)
     tpm: float | None = option(None, help="Tokens-per-minute limit.", ge=1)
     top_k: int | None = option(
@@ -72,11 +82,17 @@ class JudgeOptions(FrozenModel):
     prices: Path | None = option(None, help="Price table (YAML).")
     no_cache: bool = option(False, help="Do not read or write the cache.", strict=True)
     max_output_tokens: int = option(
-        JudgeSettings.max_output_tokens, help="Output tokens per call.", ge=16, strict=True
+        JudgeSettings.max_output_tokens,
+        help="Output tokens per call.",
+        ge=16,
+        le=MAX_OUTPUT_TOKENS,
+        strict=True,
     )
-    timeout: float = option(120.0, help="Seconds per call.", ge=0.1)
+    timeout: float = option(
+        120.0, help="Seconds per call.", ge=0.1, le=MAX_WAIT_S, allow_inf_nan=False
+    )
     max_attempts: int = option(
-        RetryPolicy.max_attempts, help="Attempts per call.", ge=1, strict=True
+        RetryPolicy.max_attempts, help="Attempts per call.", ge=1, le=MAX_ATTEMPTS, strict=True
     )
     group_by_claim: bool = option(
         False, help="One call per claim for all its passages.", strict=True
@@ -88,7 +104,9 @@ class JudgeOptions(FrozenModel):
         None, help="Cheap judge first (e.g. offline); only its uncertain units go to --judge."
     )
     batch_size: int | None = option(None, help="Items per batch.", ge=1, strict=True)
-    poll_interval: float = option(30.0, help="Seconds between polls.", ge=0.01)
+    poll_interval: float = option(
+        30.0, help="Seconds between polls.", ge=0.01, le=MAX_WAIT_S, allow_inf_nan=False
+    )
     price_as: str | None = option(
         None,
         help="Price the judge as this price-table entry (e.g. openai:gpt-5-mini); a judge "

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import InputError
+from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY
 
 
 @dataclass
@@ -40,10 +41,16 @@ class RecodeRequest(Request):
     )
     status: bool = option(False, help="Show the codebook version of every judged unit.")
     concurrency: int | None = option(
-        None, help="Calls in flight (default: the study's [judge] setting).", ge=1
+        None,
+        help="Calls in flight (default: the study's [judge] setting).",
+        ge=1,
+        le=MAX_CONCURRENCY,
     )
     max_attempts: int | None = option(
-        None, help="Attempts per call (default: the study's [judge] setting).", ge=1
+        None,
+        help="Attempts per call (default: the study's [judge] setting).",
+        ge=1,
+        le=MAX_ATTEMPTS,
     )
 
     def run(self, *, note: Note = ignore_note) -> RecodeResult:

@@ -8,6 +8,13 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+#: Bounds of the options that set these (issue 29): past them a run hangs on one call (an
+#: hour's timeout, a batch polled an hour apart, 100 attempts of a failing call with
+#: back-off) or opens more connections than an endpoint takes.
+MAX_CONCURRENCY = 1024
+MAX_ATTEMPTS = 100
+MAX_WAIT_S = 3600.0
+
 Sleep = Callable[[float], Awaitable[None]]
 
 
