@@ -8,7 +8,7 @@ interval (BCa when bootstrapping agreement, the cluster bootstrap for pooled agr
 percentile for P/R/F1); the other methods are printed for comparison.
 
 A. Cohen's kappa and Krippendorff's alpha (nominal), two raters, binary codes with
-   prevalence 0.3, n = 30, 50, 100 units, true value 0.6, 0.86, 0.92. The cell
+   prevalence 0.3, n = 30, 50, 100, 200, 400 units, true value 0.6, 0.86, 0.92. The cell
    probabilities p11 = pi^2 + k pi (1-pi), p00 = (1-pi)^2 + k pi (1-pi), p01 = p10 =
    (1-k) pi (1-pi) give population kappa = Scott's pi = alpha = k exactly.
    Intervals: Wald (analytic SE for kappa, jackknife SE for alpha), bootstrap percentile,
@@ -17,14 +17,18 @@ B. Pooled agreement over 5 dimensions of 30 and 100 units with a shared unit dif
    hard with probability 0.3 (both raters code each dimension at random, prevalence 0.5),
    else both give the true code; population pooled Fleiss kappa = alpha = 0.7. Rows-as-units
    bootstrap (the old behaviour) vs the cluster bootstrap over units (``clusters=``).
-C. Cluster-bootstrap (by question) recall and F1 with 15, 40, 200 questions: 1 + Poisson(4)
-   sentences per question, per-question error rate Beta(2, 6), detection Beta(6, 4), false
-   alarms Beta(1, 12); the population values are ratios of expectations, computed on
-   2,000,000 simulated questions. Intervals: failcodes.metrics' percentile intervals on the
-   multinomial question weights of failcodes.stats.bootstrap.
+C. Cluster-bootstrap (by question) recall, precision and F1 with 15, 20, 30, 40, 60, 100, 200
+   questions over five designs of question sizes and question-level effects (``_questions``:
+   Poisson, log-normal and Pareto sizes, a Pareto(1.2) stress case, detection falling with
+   size); the population values are ratios of expectations, computed on 2,000,000 simulated
+   questions. Intervals: failcodes.metrics' studentized cluster bootstrap (the default) with
+   its warnings; the plain percentile interval for comparison. A cell meets the target when
+   the replicates without a warning cover at least 0.93 (allowing 2 Monte Carlo SE), or when
+   the warning fires in most of them.
 
-Run: python bench/bench_coverage.py [--reps N] [--boot B] [--seed S]
-(defaults: 400 replicates, 1,000 resamples: a few minutes on 2 shared cores).
+Run: python bench/bench_coverage.py [--reps N] [--c-reps N] [--boot B] [--seed S] [--parts abc]
+(defaults: 400 replicates for A and B, 1,000 for C, 1,000 resamples: about 10 minutes on 2
+shared cores; part C alone, ``--parts c``, about 3).
 """
 
 from __future__ import annotations
@@ -40,9 +44,13 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
-from failcodes.metrics import bootstrap_intervals, counts_by_cluster  # noqa: E402
+from failcodes.metrics import (  # noqa: E402
+    bootstrap_intervals,
+    bootstrap_metric_arrays,
+    counts_by_cluster,
+)
 from failcodes.stats import agreement as ag  # noqa: E402
-from failcodes.stats.bootstrap import multinomial_weights  # noqa: E402
+from failcodes.stats.bootstrap import multinomial_weights, percentile_intervals  # noqa: E402
 
 PREVALENCE = 0.3
 
@@ -86,7 +94,7 @@ def _print(title: str, rows: list[Row]) -> None:
 
 def part_a(reps: int, boot: int, seed: int) -> list[Row]:
     rows = []
-    for n in (30, 50, 100):
+    for n in (30, 50, 100, 200, 400):
         for true in (0.6, 0.86, 0.92):
             rng = np.random.default_rng([seed, n, int(true * 100)])
             hits: dict[str, list[bool]] = {}
@@ -138,11 +146,41 @@ def part_b(reps: int, boot: int, seed: int) -> list[Row]:
     return [_row(k, hits[k], flags[k]) for k in hits]
 
 
-def _questions(rng: np.random.Generator, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    sizes = 1 + rng.poisson(4, size=q)
-    err = rng.beta(2, 6, size=q)
-    det = rng.beta(6, 4, size=q)
-    fa = rng.beta(1, 12, size=q)
+#: Part C's designs: question sizes (sentences per question) and question-level rates of
+#: error, detection and false alarm.
+DESIGNS = ("poisson", "lognormal", "pareto2", "pareto1.2", "size-effect")
+QUESTIONS = (15, 20, 30, 40, 60, 100, 200)
+
+
+def _questions(
+    rng: np.random.Generator, q: int, design: str = "poisson"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sentences of ``q`` questions: cluster id, has-error label, system's flag.
+
+    - poisson: 1 + Poisson(4) sentences, error rate Beta(2, 6), detection Beta(6, 4), false
+      alarms Beta(1, 12) per question (the bench's first design);
+    - lognormal: 1 + floor(LogNormal(1.3, 1.0)) sentences (median 4, a tail to ~100), same rates;
+    - pareto2: 1 + floor(3 Pareto(2)) sentences (finite variance, heavy tail), same rates;
+    - pareto1.2: 1 + floor(2 Pareto(1.2)) sentences capped at 300 (a stress case: a few questions
+      hold much of the data), error Beta(1, 4), detection Beta(2, 2), false alarms
+      Beta(0.5, 10);
+    - size-effect: lognormal sizes, detection falling with the question's size (logit 0.8 -
+      0.4 log size + N(0, 1) per question): long answers are harder.
+    """
+    if design == "poisson":
+        sizes = 1 + rng.poisson(4, size=q)
+    elif design in ("lognormal", "size-effect"):
+        sizes = 1 + np.floor(rng.lognormal(1.3, 1.0, size=q)).astype(int)
+    elif design == "pareto2":
+        sizes = np.minimum(1 + np.floor(3 * rng.pareto(2.0, size=q)).astype(int), 300)
+    else:
+        sizes = np.minimum(1 + np.floor(2 * rng.pareto(1.2, size=q)).astype(int), 300)
+    if design == "pareto1.2":
+        err, det, fa = rng.beta(1, 4, size=q), rng.beta(2, 2, size=q), rng.beta(0.5, 10, size=q)
+    else:
+        err, det, fa = rng.beta(2, 6, size=q), rng.beta(6, 4, size=q), rng.beta(1, 12, size=q)
+    if design == "size-effect":
+        det = 1 / (1 + np.exp(-(0.8 - 0.4 * np.log(sizes) + rng.normal(0, 1, size=q))))
     cluster = np.repeat(np.arange(q), sizes)
     label = rng.random(cluster.size) < err[cluster]
     pred = np.where(
@@ -151,30 +189,96 @@ def _questions(rng: np.random.Generator, q: int) -> tuple[np.ndarray, np.ndarray
     return cluster, label, pred
 
 
-def part_c(reps: int, boot: int, seed: int) -> list[Row]:
-    _, big_l, big_p = _questions(np.random.default_rng([seed, 3]), 2_000_000)
-    tp = float(np.sum(big_l & big_p))
-    fn = float(np.sum(big_l & ~big_p))
-    fp = float(np.sum(~big_l & big_p))
-    truth = {"recall": tp / (tp + fn), "f1": 2 * tp / (2 * tp + fp + fn)}
-    rows = []
-    for q in (15, 40, 200):
-        rng = np.random.default_rng([seed, 4, q])
-        hits: dict[str, list[bool]] = {}
-        flags: dict[str, list[bool]] = {}
-        for _ in range(reps):
-            cluster, label, pred = _questions(rng, q)
-            per = counts_by_cluster(cluster, np.zeros(cluster.size), label, pred, q, 1)
+def _truth(design: str, seed: int) -> dict[str, float]:
+    """Population recall, precision and F1 (ratios of expectations) on 2,000,000 questions."""
+    rng = np.random.default_rng([seed, 3, DESIGNS.index(design)])
+    tot = np.zeros(3)
+    for _ in range(20):
+        _, big_l, big_p = _questions(rng, 100_000, design)
+        tot += [np.sum(big_l & big_p), np.sum(~big_l & big_p), np.sum(big_l & ~big_p)]
+    tp, fp, fn = tot
+    return {
+        "recall": tp / (tp + fn),
+        "precision": tp / (tp + fp),
+        "f1": 2 * tp / (2 * tp + fp + fn),
+    }
+
+
+CRow = tuple[str, float, float, float | None, int, float, str]
+
+
+def part_c(reps: int, boot: int, seed: int) -> list[CRow]:
+    """Coverage of the metrics' cluster-bootstrap intervals over every design and size.
+
+    The replicates of a cell are scored together as the groups of one ``counts_by_cluster``
+    array (question q of replicate r is unrelated to question q of another): one resample
+    weight matrix then serves all of them, each replicate's interval is still its own cluster
+    bootstrap (replicates share resample draws, not data).
+    """
+    rows: list[CRow] = []
+    for design in DESIGNS:
+        truth = _truth(design, seed)
+        for q in QUESTIONS:
+            rng = np.random.default_rng([seed, 4, q, DESIGNS.index(design)])
+            sims = [_questions(rng, q, design) for _ in range(reps)]
+            cluster = np.concatenate([c for c, _, _ in sims])
+            group = np.concatenate([np.full(c.size, r) for r, (c, _, _) in enumerate(sims)])
+            label = np.concatenate([lab for _, lab, _ in sims])
+            pred = np.concatenate([p for _, _, p in sims])
+            per = counts_by_cluster(cluster, group, label, pred, q, reps)
             weights = multinomial_weights(q, boot, rng)
-            intervals = bootstrap_intervals(per, weights, 0.95)[0]
-            for name in ("recall", "f1"):
-                iv = intervals[name]
-                key = f"{name:<7} {q:>3} questions (percentile)"
-                ok = iv.low is not None and iv.high is not None and iv.low <= truth[name] <= iv.high
-                hits.setdefault(key, []).append(ok)
-                flags.setdefault(key, []).append(iv.warning is not None or iv.low is None)
-        rows.extend(_row(k, hits[k], flags[k]) for k in hits)
+            intervals = bootstrap_intervals(per, weights, 0.95)
+            values = bootstrap_metric_arrays(per, weights)
+            for name in ("recall", "precision", "f1"):
+                low_p, high_p, _ = percentile_intervals(values[name], 0.95)
+                hits, flags, pct = [], [], []
+                for r in range(reps):
+                    iv = intervals[r][name]
+                    ok = iv.low is not None and iv.high is not None
+                    hits.append(ok and iv.low <= truth[name] <= iv.high)  # type: ignore[operator]
+                    flags.append(iv.warning is not None or not ok)
+                    pct.append(bool(low_p[r] <= truth[name] <= high_p[r]))
+                hit, flag = np.array(hits), np.array(flags)
+                unflagged = hit[~flag]
+                cond = float(unflagged.mean()) if unflagged.size else None
+                mc = 2 * np.sqrt(0.95 * 0.05 / max(unflagged.size, 1))
+                met = flag.mean() >= 0.5 or cond is None or cond + mc >= 0.93
+                rows.append(
+                    (
+                        f"{name:<9} {design:<11} {q:>3} questions",
+                        float(hit.mean()),
+                        float(flag.mean()),
+                        cond,
+                        int(unflagged.size),
+                        float(np.mean(pct)),
+                        "met" if met else "MISSED",
+                    )
+                )
     return rows
+
+
+def _print_c(rows: list[CRow]) -> None:
+    print("\nC. cluster-bootstrap recall / precision / F1 (studentized, the default)")
+    print(
+        f"{'cell':<38} {'coverage':>8} {'flagged':>8} {'unflagged cov':>13} {'n unfl':>6} "
+        f"{'percentile':>10}  target (unwarned >= 0.93)"
+    )
+    for label, cover, flagged, cond, n_unfl, pct, verdict in rows:
+        shown = "-" if cond is None else f"{cond:.3f}"
+        print(
+            f"{label:<38} {cover:8.3f} {flagged:8.3f} {shown:>13} {n_unfl:>6} {pct:10.3f}  "
+            f"{verdict}"
+        )
+    unwarned = [r for r in rows if r[2] < 0.5 and r[3] is not None]
+    if unwarned:
+        worst = min(unwarned, key=lambda r: r[3] or 0.0)
+        print(
+            f"unwarned cells (warning in < 50%): {len(unwarned)} of {len(rows)}; lowest coverage "
+            f"of unwarned replicates {worst[3]:.3f} ({worst[0].strip()}); "
+            f"cells missing the target: {sum(r[6] == 'MISSED' for r in rows)}"
+        )
+    pct_low = [r for r in rows if r[5] < 0.93]
+    print(f"percentile interval below 0.93 (all replicates) in {len(pct_low)} of {len(rows)} cells")
 
 
 def main() -> None:
@@ -183,6 +287,9 @@ def main() -> None:
     parser.add_argument("--boot", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--parts", default="abc")
+    parser.add_argument(
+        "--c-reps", type=int, default=1000, help="replicates per cell of part C (vectorised)"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     mc = np.sqrt(0.95 * 0.05 / args.reps)
@@ -193,7 +300,7 @@ def main() -> None:
     if "b" in args.parts:
         _print("B. pooled agreement, units x 5 dimensions", part_b(args.reps, args.boot, args.seed))
     if "c" in args.parts:
-        _print("C. cluster-bootstrap recall / F1", part_c(args.reps, args.boot, args.seed))
+        _print_c(part_c(args.c_reps, args.boot, args.seed))
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 

@@ -17,8 +17,10 @@ from failcodes.metrics import (
     Estimate,
     Level,
     MetricResult,
+    bootstrap_intervals,
     compute_metrics,
     confusion_metrics,
+    counts_by_cluster,
     metric_arrays,
 )
 from failcodes.stats.bootstrap import (
@@ -280,6 +282,56 @@ def _random_data(seed: int, n_questions: int = 12) -> tuple[list[Trace], list[La
     return traces, labs
 
 
+def _counts(rows: list[tuple[bool, bool]]) -> tuple[int, int, int, int]:
+    tp = sum(1 for y, p in rows if y and p)
+    fp = sum(1 for y, p in rows if not y and p)
+    fn = sum(1 for y, p in rows if y and not p)
+    tn = sum(1 for y, p in rows if not y and not p)
+    return tp, fp, fn, tn
+
+
+# Each metric as offset + sum of coef * numerator / denominator over (tp, fp, fn, tn): the
+# ratios a cluster-robust standard error linearises (written out, not imported).
+_PARTS = {
+    "precision": (0, [(1, lambda c: c[0], lambda c: c[0] + c[1])]),
+    "recall": (0, [(1, lambda c: c[0], lambda c: c[0] + c[2])]),
+    "f1": (0, [(1, lambda c: 2 * c[0], lambda c: 2 * c[0] + c[1] + c[2])]),
+    "specificity": (0, [(1, lambda c: c[3], lambda c: c[3] + c[1])]),
+    "balanced_accuracy": (
+        0,
+        [
+            (0.5, lambda c: c[0], lambda c: c[0] + c[2]),
+            (0.5, lambda c: c[3], lambda c: c[3] + c[1]),
+        ],
+    ),
+    "youden_j": (
+        -1,
+        [(1, lambda c: c[0], lambda c: c[0] + c[2]), (1, lambda c: c[3], lambda c: c[3] + c[1])],
+    ),
+    "accuracy": (0, [(1, lambda c: c[0] + c[3], lambda c: sum(c))]),
+}
+
+
+def _value_and_se(
+    clusters: list[tuple[int, int, int, int]], m: str
+) -> tuple[float | None, float | None]:
+    """A metric of pooled clusters and its linearised cluster-robust SE, in plain Python.
+
+    SE^2 = G/(G-1) * sum_c (sum_j k_j (N_jc - R_j D_jc) / D_j)^2 over the G clusters drawn.
+    """
+    total = tuple(sum(c[i] for c in clusters) for i in range(4))
+    offset, parts = _PARTS[m]
+    if any(den(total) == 0 for _, _, den in parts):
+        return None, None
+    value = offset + sum(k * num(total) / den(total) for k, num, den in parts)
+    influence = [
+        sum(k * (num(c) - num(total) / den(total) * den(c)) / den(total) for k, num, den in parts)
+        for c in clusters
+    ]
+    g = len(clusters)
+    return value, math.sqrt(g / (g - 1) * sum(x * x for x in influence))
+
+
 def _slow_reference(
     traces: list[Trace],
     labs: list[Label],
@@ -289,7 +341,13 @@ def _slow_reference(
     seed: int,
     confidence: float = 0.95,
 ) -> dict[str, tuple[float, float]]:
-    """Per-resample loop: rebuild each resample's sentences and recount in plain Python."""
+    """Per-resample loop: rebuild each resample's questions, recount and studentize in Python.
+
+    The bootstrap-t interval: t_r = (value_r - value) / se_r over the resamples with se_r > 0,
+    then [value - t_(1-a) se, value - t_(a) se] clipped to the metric's range (numpy's
+    default quantile interpolation). Where a ratio of the metric has fewer than 10 units on
+    its rarer side, the percentile interval of the resampled values instead.
+    """
     lab = {x.sentence_id: x.has_error for x in labs}
     sentences: dict[tuple[str, str], bool] = {}
     for t in traces:
@@ -298,49 +356,51 @@ def _slow_reference(
         key = (t.question_id, t.sentence_id)
         sentences[key] = sentences.get(key, False) or t.verdict in mapping_errors
     questions = sorted({q for q, _ in sentences})
-    by_q = {q: [(lab[s], p) for (qq, s), p in sentences.items() if qq == q] for q in questions}
+    by_q = {
+        q: _counts([(lab[s], p) for (qq, s), p in sentences.items() if qq == q]) for q in questions
+    }
     weights = multinomial_weights(len(questions), resamples, cluster_rng(seed, questions))
-    values: dict[str, list[float]] = {m: [] for m in METRICS}
-    for r in range(resamples):
-        rows = [
-            row for qi, q in enumerate(questions) for _ in range(weights[r, qi]) for row in by_q[q]
-        ]
-        tp = sum(1 for y, p in rows if y and p)
-        fp = sum(1 for y, p in rows if not y and p)
-        fn = sum(1 for y, p in rows if y and not p)
-        tn = sum(1 for y, p in rows if not y and not p)
-        prec = tp / (tp + fp) if tp + fp else None
-        rec = tp / (tp + fn) if tp + fn else None
-        spec = tn / (tn + fp) if tn + fp else None
-        f1 = (
-            None
-            if prec is None or rec is None
-            else (0.0 if prec + rec == 0 else 2 * prec * rec / (prec + rec))
-        )
-        vals = {
-            "precision": prec,
-            "recall": rec,
-            "f1": f1,
-            "specificity": spec,
-            "balanced_accuracy": None if rec is None or spec is None else (rec + spec) / 2,
-            "youden_j": None if rec is None or spec is None else rec + spec - 1,
-            "accuracy": (tp + tn) / len(rows) if rows else None,
-        }
-        for m, v in vals.items():
-            if v is not None:
-                values[m].append(v)
     a = (1 - confidence) / 2
-    return {m: (float(np.quantile(v, a)), float(np.quantile(v, 1 - a))) for m, v in values.items()}
+    out = {}
+    total = tuple(sum(by_q[q][i] for q in questions) for i in range(4))
+    for m in METRICS:
+        value, se = _value_and_se([by_q[q] for q in questions], m)
+        assert value is not None and se is not None and se > 0
+        ts, values = [], []
+        for r in range(resamples):
+            drawn = [by_q[q] for qi, q in enumerate(questions) for _ in range(weights[r, qi])]
+            v, s = _value_and_se(drawn, m)
+            if v is not None:
+                values.append(v)
+            if v is not None and s is not None and s > 0:
+                ts.append((v - value) / s)
+        rare = min(min(num(total), den(total) - num(total)) for _, num, den in _PARTS[m][1])
+        if rare < 10:
+            out[m] = (float(np.quantile(values, a)), float(np.quantile(values, 1 - a)))
+            continue
+        low, high = (-1.0, 1.0) if m == "youden_j" else (0.0, 1.0)
+        t_low, t_high = float(np.quantile(ts, a)), float(np.quantile(ts, 1 - a))
+        out[m] = (
+            min(max(value - t_high * se, low), high),
+            min(max(value - t_low * se, low), high),
+        )
+    return out
 
 
-def test_bootstrap_matches_slow_reference() -> None:
-    traces, labs = _random_data(7)
+@pytest.mark.parametrize(("seed", "questions"), [(7, 12), (8, 40)])
+def test_bootstrap_matches_slow_reference(seed: int, questions: int) -> None:
+    # 12 questions: few units, most metrics fall back to the percentile interval; 40: every
+    # metric studentized
+    traces, labs = _random_data(seed, questions)
     report = compute_metrics(traces, labs, ["refuted+no_evidence"], bootstrap=300, seed=11)
+    methods = set()
     for r in report.results:
         ref = _slow_reference(traces, labs, r.system, {R, NE}, 300, 11)
         for m in METRICS:
             ci = r.intervals[m]
+            methods.add(ci.method)
             assert (ci.low, ci.high) == F(ref[m], abs=1e-12), (r.system, m)
+    assert methods == ({"percentile", "studentized"} if questions == 12 else {"studentized"})
 
 
 def test_bootstrap_is_deterministic_per_seed_and_paired() -> None:
@@ -472,3 +532,59 @@ def test_vectorised_matches_scalar(rows: list[tuple[int, int, int, int]]) -> Non
             got = vec[name][i]
             want = scalar[name].value
             assert (want is None and np.isnan(got)) or got == F(want)
+
+
+def test_cluster_robust_se_and_effective_clusters_by_hand() -> None:
+    from failcodes.metrics import effective_clusters, robust_se
+
+    # Three questions (tp, fp, fn, tn): (2, 0, 1, 3), (1, 1, 0, 2), (0, 0, 2, 1).
+    # Recall R = 3 / 6 = 0.5; each question's influence (tp_c - R pos_c) / POS:
+    # (2 - 1.5) / 6, (1 - 0.5) / 6, (0 - 1) / 6; SE^2 = 3/2 * (0.25 + 0.25 + 1) / 36 = 2.25 / 36.
+    # Precision P = 3 / 4: influences (2 - 1.5) / 4, (1 - 1.5) / 4, 0: SE^2 = 3/2 * 0.5 / 16.
+    per = np.array([[[2, 0, 1, 3]], [[1, 1, 0, 2]], [[0, 0, 2, 1]]], dtype=np.int64)
+    squares = np.einsum("cgi,cgj->gij", per, per).astype(float)  # sum of c c' over questions
+    se = robust_se(per.sum(axis=0).astype(float), squares, 3)
+    assert float(se["recall"][0]) == pytest.approx(1.5 / 6)
+    assert float(se["precision"][0]) == pytest.approx(math.sqrt(1.5 * 0.5 / 16))
+    # Kish's effective clusters of recall's denominator (positives 3, 1, 2): 6^2 / 14
+    eff = effective_clusters(per)
+    assert float(eff["recall"][0]) == pytest.approx(36 / 14)
+    # precision's denominator (flagged 2, 2, 0): 4^2 / 8 = 2
+    assert float(eff["precision"][0]) == pytest.approx(2.0)
+
+
+def test_concentrated_questions_are_warned() -> None:
+    # 30 questions, but one holds 100 of the 129 positives: 129^2 / (100^2 + 29) = 1.66 equal
+    # questions (Kish), far below 15
+    rng = np.random.default_rng(0)
+    sizes = [100] + [1] * 29
+    cluster = np.repeat(np.arange(30), [s * 2 for s in sizes])
+    label = np.tile([True, False], sum(sizes))
+    pred = rng.random(cluster.size) < 0.5
+    per = counts_by_cluster(cluster, np.zeros(cluster.size, dtype=int), label, pred, 30, 1)
+    ivs = bootstrap_intervals(per, multinomial_weights(30, 200, rng), 0.95)[0]
+    warning = ivs["recall"].warning
+    assert warning is not None
+    assert "units concentrated in few clusters: worth 1.7 equal ones (< 15)" in warning
+    assert ivs["recall"].method == "studentized"
+
+
+def test_labels_on_a_subset_say_the_metrics_are_the_subsets() -> None:
+    # Labels for questions q1 and q2 only (s1-s4): q3's sentences s5 and s6 are unlabelled.
+    # Seed 001, appendix A.2: precision and F1 on a gold subset cannot be extrapolated.
+    from failcodes.cli.metrics import notes
+    from failcodes.report.tables import subset_notes
+
+    subset = [lab for lab in labels(with_claim_label=False) if lab.question_id in ("q1", "q2")]
+    report = compute_metrics(traces_a(), subset, ["refuted"])
+    (r,) = report.results
+    assert (r.n, r.n_unlabelled) == (4, 2)
+    line = (
+        "A: labels cover 4 of 6 sentences; "
+        "precision, recall and F1 hold for the labelled subset only"
+    )
+    assert any(n.startswith(line) for n in notes(report))
+    assert [n.startswith(line) for n in subset_notes([r.flat()])] == [True]
+    # every sentence labelled: no such line
+    full = compute_metrics(traces_a(), labels(with_claim_label=False), ["refuted"])
+    assert subset_notes([x.flat() for x in full.results]) == []

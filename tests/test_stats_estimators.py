@@ -18,7 +18,7 @@ from failcodes.errors import StatisticsError
 from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import agreement as ag
 from failcodes.stats import tables as tb
-from failcodes.stats.bootstrap import interval_warning
+from failcodes.stats.bootstrap import interval_warning, jackknife_se, jackknife_values
 from tests.conftest import reference_data
 
 REF = "agreement-reference"
@@ -48,21 +48,24 @@ CUSTOM = np.array(
 
 
 @pytest.mark.parametrize(
-    ("weights", "value", "pa", "pe"),
+    ("weights", "value", "pa", "pe", "se"),
+    # irrCAC conger() on raw_4raters (afergadis/irrCAC test_conger.py; R irrCAC
+    # conger.kappa.raw): SEs as published; identity 0.149 from its interval (0.435, 1) with
+    # t(11): (0.763 - 0.435) / 2.201
     [
-        ("none", 0.763, 0.818, 0.233),
-        ("linear", 0.814, 0.939, 0.675),
-        ("quadratic", 0.858, 0.975, 0.827),
-        (CUSTOM, 0.763, 0.886, 0.521),
+        ("none", 0.763, 0.818, 0.233, 0.149),
+        ("linear", 0.814, 0.939, 0.675, 0.145),
+        ("quadratic", 0.858, 0.975, 0.827, 0.144),
+        (CUSTOM, 0.763, 0.886, 0.521, 0.149),
     ],
 )
-def test_conger_reproduces_irrcac(weights, value, pa, pe) -> None:
+def test_conger_reproduces_irrcac(weights, value, pa, pe, se) -> None:
     res = ag.agreement(_raw4raters(), "conger", weights=weights)
     assert res.value is not None and res.observed_agreement is not None
     assert round(res.value, 3) == value
     assert round(res.observed_agreement, 3) == pa
     assert round(res.chance_agreement or 0, 3) == pe
-    assert res.se_method == "jackknife" and res.se is not None and res.se > 0
+    assert res.se_method == "analytic" and round(res.se or 0, 3) == se
 
 
 def _radical(q: int) -> np.ndarray:
@@ -76,15 +79,63 @@ def _linear(q: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize(
-    ("matrix", "published"),
+    ("matrix", "published", "se"),
     # irrCAC krippendorff() on raw_4raters (afergadis/irrCAC test_krippendorff.py): linear
-    # 0.800, radical 0.772; quadratic 0.849 = Krippendorff (2011) example C interval alpha
-    [(_linear(5), 0.800), (_radical(5), 0.772), (1 - (1 - _linear(5)) ** 2, 0.849)],
+    # 0.800 (SE 0.135), radical 0.772 (SE 0.140); quadratic 0.849 (SE 0.129) = Krippendorff
+    # (2011) example C interval alpha
+    [
+        (_linear(5), 0.800, 0.135),
+        (_radical(5), 0.772, 0.140),
+        (1 - (1 - _linear(5)) ** 2, 0.849, 0.129),
+    ],
 )
-def test_alpha_with_a_weight_matrix(matrix: np.ndarray, published: float) -> None:
+def test_alpha_with_a_weight_matrix(matrix: np.ndarray, published: float, se: float) -> None:
     res = ag.krippendorff_alpha(_raw4raters(), weights=matrix)
     assert res.value is not None and round(res.value, 3) == published
     assert res.weights == "custom"
+    assert res.se_method == "analytic" and round(res.se or 0, 3) == se
+
+
+@pytest.mark.parametrize(
+    ("level", "published", "se"),
+    # irrCAC krippendorff() on raw_4raters: identity 0.743 (SE 0.146), ratio 0.797 (SE 0.140)
+    [("nominal", 0.743, 0.146), ("interval", 0.849, 0.129), ("ratio", 0.797, 0.140)],
+)
+def test_alpha_linearised_se_reproduces_irrcac(level: str, published: float, se: float) -> None:
+    res = ag.krippendorff_alpha(_raw4raters(), level=level)
+    assert res.value is not None and round(res.value, 3) == published
+    assert res.se_method == "analytic" and round(res.se or 0, 3) == se
+
+
+def _table(name: str) -> np.ndarray:
+    """A reference table (letters a, b, c... as 1, 2, 3...), its unit column dropped."""
+    path = reference_data("agreement-reference", name)
+    rows = [line.split(",")[1:] for line in path.read_text().splitlines()[1:]]
+    code = {c: float(i + 1) for i, c in enumerate("abcde")}
+
+    def cell(v: str) -> float:
+        return np.nan if v == "" else code[v] if v in code else float(v)
+
+    return np.array([[cell(v) for v in r] for r in rows])
+
+
+@pytest.mark.parametrize(
+    ("name", "conger", "conger_se", "alpha", "alpha_se"),
+    # irrCAC's published examples (tests/data/agreement-reference/SOURCE.md)
+    [
+        ("gwet2014_raw_5observers_15units.csv", 0.469, 0.117, 0.481, 0.114),
+        ("irrcac_raw_gender_4raters_15units.csv", 0.166, 0.121, 0.143, 0.141),
+        ("irrcac_raw_g1g2_4raters_14units.csv", 0.659, 0.146, 0.632, 0.150),
+    ],
+)
+def test_linearised_ses_on_irrcac_examples(
+    name: str, conger: float, conger_se: float, alpha: float, alpha_se: float
+) -> None:
+    data = _table(name)
+    c = ag.conger_kappa(data)
+    a = ag.krippendorff_alpha(data)
+    assert (round(c.value or 0, 3), round(c.se or 0, 3)) == (conger, conger_se)
+    assert (round(a.value or 0, 3), round(a.se or 0, 3)) == (alpha, alpha_se)
 
 
 def test_alpha_metric_matrix_equals_its_named_level() -> None:
@@ -95,9 +146,11 @@ def test_alpha_metric_matrix_equals_its_named_level() -> None:
     )
 
 
-def test_alpha_jackknife_se_equals_brute_force() -> None:
+def test_alpha_jackknife_equals_brute_force() -> None:
+    # the delete-one-unit jackknife BCa's acceleration rests on (and pooled rows' SE)
     data = _raw4raters()
-    res = ag.krippendorff_alpha(data)
+    est = ag.estimate(data, "krippendorff")
+    assert est.plan is not None
     pairable = data[(~np.isnan(data)).sum(axis=1) >= 2]
     loo = np.array(
         [
@@ -111,9 +164,8 @@ def test_alpha_jackknife_se_equals_brute_force() -> None:
     )
     n = loo.size
     expected = np.sqrt((n - 1) / n * ((loo - loo.mean()) ** 2).sum())
-    assert res.se_method == "jackknife" and res.se == pytest.approx(expected)
-    # Gwet's linearised SE (irrCAC krippendorff(), raw_4raters) is 0.146; the jackknife: 0.1463
-    assert round(res.se or 0, 3) == 0.146
+    jack = jackknife_values(est.plan.columns, est.plan.finalize)
+    assert jackknife_se(jack) == pytest.approx(expected)
 
 
 def test_cohen_null_se_and_z_match_statsmodels() -> None:
@@ -229,3 +281,39 @@ def test_cli_weights_matrix_reproduces_irrcac_linear(tmp_path: Path, agree) -> N
     bad.write_text("1,0\nx,1\n")
     code, _, err = agree(data, "--weights-matrix", bad)
     assert code == 2 and "bad.csv:2" in err and len(err.strip().splitlines()) == 1
+
+
+def test_endpoint_mc_error_is_the_batch_spread() -> None:
+    # 400 replicates in 10 batches of 40: the percentile endpoints of each batch, their
+    # standard deviation (ddof 1) over sqrt(10); the larger of the two endpoints'
+    from failcodes.stats.bootstrap import endpoint_mc_error, percentile_interval
+
+    reps = np.random.default_rng(4).normal(0.6, 0.1, size=400)
+    lows = [np.quantile(reps[b * 40 : (b + 1) * 40], 0.025) for b in range(10)]
+    highs = [np.quantile(reps[b * 40 : (b + 1) * 40], 0.975) for b in range(10)]
+    expected = max(np.std(lows, ddof=1), np.std(highs, ddof=1)) / np.sqrt(10)
+    got = endpoint_mc_error(reps, percentile_interval)
+    assert got == pytest.approx(expected)
+    # fewer than 20 resamples a batch: no estimate
+    assert endpoint_mc_error(reps[:150], percentile_interval) is None
+
+
+def test_bootstrap_intervals_carry_their_mc_error_and_seed() -> None:
+    res = ag.agreement(_raw4raters(), "fleiss", n_bootstrap=2000, seed=7)
+    assert res.seed == 7 and res.n_bootstrap == 2000
+    assert res.ci_mc_error is not None and 0 < res.ci_mc_error < 0.05
+    # four times the resamples: about half the Monte Carlo error (it falls as 1/sqrt(B))
+    more = ag.agreement(_raw4raters(), "fleiss", n_bootstrap=8000, seed=7)
+    assert more.ci_mc_error is not None and more.ci_mc_error < 0.8 * res.ci_mc_error
+    assert ag.agreement(_raw4raters(), "fleiss").ci_mc_error is None  # Wald: no resamples
+
+
+def test_wald_near_the_ceiling_is_warned_at_any_n() -> None:
+    # 200 units, two raters agreeing on 196 (kappa ~0.95): the BCa interval is fine from 100
+    # units on, Wald's is not (bench/bench_coverage.py part A)
+    data = np.array([[1.0, 1.0]] * 60 + [[0.0, 0.0]] * 136 + [[1.0, 0.0]] * 2 + [[0.0, 1.0]] * 2)
+    wald = ag.cohen_kappa(data)
+    assert wald.value is not None and wald.value > 0.9
+    assert wald.warning is not None and "Wald's interval under-covers" in wald.warning
+    bca = ag.cohen_kappa(data, n_bootstrap=1000, seed=1)
+    assert bca.warning is None or "near the ceiling" not in bca.warning

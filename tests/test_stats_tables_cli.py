@@ -497,3 +497,45 @@ def test_cli_compare_takes_repeated_traces_and_mappings(tmp_path: Path, run) -> 
     assert bad.returncode == 2 and "-m/--mapping goes with --traces" in bad.stderr
     bad = run(*args, "--truth", "t")
     assert bad.returncode == 2 and "--truth names a column of FILE" in bad.stderr
+
+
+def test_stat_all_leaves_weighted_ac2_out_on_nominal_codes(run) -> None:
+    # Krippendorff (2011) example C: numeric codes 1-5. At the nominal level with no --weights,
+    # `--stat all` (the default) does not report AC2 with its default quadratic weights (that
+    # would read the codes' numbers as an order); --weights or a lone --stat gwet_ac2 do.
+    path = reference_data(*EX_C)
+    proc = run("agree", path, "--bootstrap", "0", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["statistic"]: r for r in json.loads(proc.stdout)}
+    assert rows["gwet_ac2"]["value"] is None
+    assert rows["gwet_ac2"]["undefined_reason"] == tb.NOMINAL_NOTE
+    assert rows["gwet_ac1"]["value"] is not None
+    weighted = run("agree", path, "--bootstrap", "0", "--weights", "quadratic", "--format", "json")
+    ac2 = next(r for r in json.loads(weighted.stdout) if r["statistic"] == "gwet_ac2")
+    # irrCAC 0.4.4: Gwet AC2 quadratic on example C = 0.9140007236
+    assert ac2["value"] == pytest.approx(0.9140007236, abs=1e-9)
+    alone = run("agree", path, "--bootstrap", "0", "--stat", "gwet_ac2", "--format", "json")
+    assert json.loads(alone.stdout)[0]["value"] == pytest.approx(0.9140007236, abs=1e-9)
+
+
+def test_agree_prints_the_monte_carlo_error_of_bootstrap_endpoints(run) -> None:
+    path = reference_data(*EX_C)
+    proc = run("agree", path, "--stat", "fleiss", "--bootstrap", "400", "--seed", "5")
+    assert proc.returncode == 0, proc.stderr
+    assert "bootstrap intervals: 400 resamples, seed 5; '±' after an interval" in proc.stdout
+    assert "±0." in proc.stdout
+    rows = json.loads(
+        run(
+            "agree",
+            path,
+            "--stat",
+            "fleiss",
+            "--bootstrap",
+            "400",
+            "--seed",
+            "5",
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert rows[0]["seed"] == 5 and rows[0]["ci_mc_error"] > 0

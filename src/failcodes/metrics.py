@@ -25,9 +25,18 @@ youden_j              recall + specificity - 1             recall or specificity
 accuracy              (TP + TN) / n                        n = 0
 ====================  ===================================  ==================================
 
-Confidence intervals are percentile intervals of a cluster bootstrap over questions
-(:mod:`failcodes.stats.bootstrap`); a resample in which a metric is undefined is left out of that
-metric's interval and counted (``defined_resamples``).
+Confidence intervals come from a cluster bootstrap over questions
+(:mod:`failcodes.stats.bootstrap`), studentized: each resample's metric is divided by its own
+cluster-robust (linearised) standard error, and the interval is ``estimate - t_hi se,
+estimate - t_lo se`` with ``t_lo, t_hi`` the quantiles of those t statistics (the bootstrap-t,
+Efron & Tibshirani 1993, ch. 12; Cameron, Gelbach & Miller 2008 for clustered data). With
+heavy-tailed question sizes and question-level effects the plain percentile interval covered
+0.90-0.93 at 20-100 questions (bench/bench_coverage.py part C, docs/statistics.md); the
+studentized one covers at least 0.93 wherever its warning stays silent. A resample in which a
+metric is undefined is left out of that metric's interval and counted (``defined_resamples``);
+where the standard error is 0 (every question agrees), or fewer than
+:data:`MIN_STUDENTIZED_EVENTS` units sit on the rarer side of one of the metric's ratios (the
+t statistics are then lumpy), the percentile interval is used (``method``).
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -132,19 +141,38 @@ WITHOUT_CLAIMS_RULE = {
 }
 
 
+#: Why the metrics of a labelled subset are the subset's (seed 001, appendix A.2).
+SUBSET_RULE = (
+    "precision, recall and F1 hold for the labelled subset only: they cannot be extrapolated "
+    "to the full set (seed 001, appendix A.2: a gold subset's precision and F1 are not the "
+    "whole set's, whose unlabelled units may hold other errors and other false alarms)"
+)
+
+
+def subset_note(system: str, level: str, labelled: int, unlabelled: int) -> str:
+    """One line: labels cover ``labelled`` of the system's units; the metrics are the subset's."""
+    return f"{system}: labels cover {labelled} of {labelled + unlabelled} {level}s; {SUBSET_RULE}"
+
+
 class Interval(FrozenModel):
-    """A percentile bootstrap interval, or an explicit statement that it is undefined."""
+    """A cluster-bootstrap interval, or an explicit statement that it is undefined."""
 
     low: float | None
     high: float | None
+    method: Literal["studentized", "percentile"] = Field(
+        default="studentized",
+        description="'studentized': bootstrap-t with the cluster-robust standard error; "
+        "'percentile': percentile interval (used where that standard error is 0).",
+    )
     confidence: float = Field(description="e.g. 0.95")
     resamples: int = Field(description="Resamples drawn.")
     defined_resamples: int = Field(description="Resamples in which the metric was defined.")
     undefined_reason: str | None = None
     warning: str | None = Field(
         default=None,
-        description="Why the interval may mislead: fewer than 20 questions (clusters), fewer "
-        "than 10 positives behind the metric, zero width, a boundary estimate "
+        description="Why the interval may mislead: fewer than 20 questions (clusters), the "
+        "metric's units concentrated in a few questions (fewer than 15 effective clusters), "
+        "fewer than 10 positives behind the metric, zero width, a boundary estimate "
         "(failcodes.stats.bootstrap.interval_warning).",
     )
 
@@ -413,6 +441,111 @@ def counts_by_cluster(
     return counts.reshape(n_clusters, n_groups, 4).astype(np.int64)
 
 
+#: Each metric as ``offset + sum_j coef_j * (u_j . counts) / (v_j . counts)`` over the count
+#: vector (tp, fp, fn, tn): the ratios its cluster-robust standard error linearises.
+_RATIOS: dict[str, tuple[float, tuple[tuple[float, tuple[int, ...], tuple[int, ...]], ...]]] = {
+    "precision": (0.0, ((1.0, (1, 0, 0, 0), (1, 1, 0, 0)),)),
+    "recall": (0.0, ((1.0, (1, 0, 0, 0), (1, 0, 1, 0)),)),
+    "f1": (0.0, ((1.0, (2, 0, 0, 0), (2, 1, 1, 0)),)),
+    "specificity": (0.0, ((1.0, (0, 0, 0, 1), (0, 1, 0, 1)),)),
+    "balanced_accuracy": (
+        0.0,
+        ((0.5, (1, 0, 0, 0), (1, 0, 1, 0)), (0.5, (0, 0, 0, 1), (0, 1, 0, 1))),
+    ),
+    "youden_j": (-1.0, ((1.0, (1, 0, 0, 0), (1, 0, 1, 0)), (1.0, (0, 0, 0, 1), (0, 1, 0, 1)))),
+    "accuracy": (0.0, ((1.0, (1, 0, 0, 1), (1, 1, 1, 1)),)),
+}
+#: Range of each metric (intervals are clipped to it).
+_RANGE = {name: ((-1.0, 1.0) if name == "youden_j" else (0.0, 1.0)) for name in METRICS}
+
+
+def robust_se(sums: FloatArray, squares: FloatArray, n_clusters: int) -> dict[str, FloatArray]:
+    """Cluster-robust (linearised) standard error of every metric.
+
+    ``sums``: count totals ``(..., 4)``; ``squares``: totals of each cluster's outer product of
+    its counts ``(..., 4, 4)`` (weighted by how often a resample drew the cluster). For a metric
+    ``sum_j k_j N_j / D_j`` the per-cluster influence is ``g . c`` with ``g = sum_j k_j (u_j -
+    R_j v_j) / D_j``; the variance is ``G / (G - 1) * g' S g`` over ``G`` clusters (Cameron &
+    Miller's CR1 without its regression factor). NaN where a ratio is undefined.
+    """
+    out: dict[str, FloatArray] = {}
+    scale = n_clusters / (n_clusters - 1) if n_clusters > 1 else np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for name, (_, parts) in _RATIOS.items():
+            g = np.zeros(sums.shape, dtype=np.float64)
+            for coef, u, v in parts:
+                ua, va = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
+                num, den = sums @ ua, sums @ va
+                ratio = num / den
+                g = g + coef * (ua - ratio[..., None] * va) / den[..., None]
+            var = np.einsum("...i,...ij,...j->...", g, squares, g) * scale
+            out[name] = np.sqrt(np.maximum(var, 0.0))
+    return out
+
+
+def effective_clusters(per_cluster: IntArray) -> dict[str, FloatArray]:
+    """Kish's effective number of clusters of each metric's denominator, per group.
+
+    ``(sum_c d_c)**2 / sum_c d_c**2`` with ``d_c`` a cluster's units in the metric's
+    denominator (positives for recall, flagged units for precision, ...): the number of
+    equal-sized questions the units are worth. A few large questions holding most of them make
+    it small, whatever the number of questions. ``per_cluster``: ``(clusters, groups, 4)``.
+    """
+    out: dict[str, FloatArray] = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for name, (_, parts) in _RATIOS.items():
+            values = []
+            for _, _, v in parts:
+                d = per_cluster @ np.asarray(v, dtype=np.float64)  # (clusters, groups)
+                values.append(d.sum(axis=0) ** 2 / (d * d).sum(axis=0))
+            lowest = np.where(np.isnan(values[0]), np.inf, values[0])
+            for v in values[1:]:
+                lowest = np.minimum(lowest, np.where(np.isnan(v), np.inf, v))
+            out[name] = np.asarray(np.where(np.isinf(lowest), np.nan, lowest), dtype=np.float64)
+    return out
+
+
+#: Below this many units on the rarer side of any of a metric's ratios (e.g. 1 false alarm
+#: behind a specificity of 235/236) the t statistics of the bootstrap-t are lumpy and the
+#: interval can collapse onto the estimate: the percentile interval is used instead.
+MIN_STUDENTIZED_EVENTS = 10
+
+
+def minority_counts(totals: IntArray) -> dict[str, IntArray]:
+    """Per metric and group: the least ``min(numerator, denominator - numerator)`` of its ratios."""
+    out: dict[str, IntArray] = {}
+    for name, (_, parts) in _RATIOS.items():
+        counts = []
+        for _, u, v in parts:
+            num = totals @ np.asarray(u, dtype=np.int64)
+            den = totals @ np.asarray(v, dtype=np.int64)
+            counts.append(np.minimum(num, den - num))
+        out[name] = np.asarray(np.min(np.stack(counts), axis=0), dtype=np.int64)
+    return out
+
+
+def _outer(per_cluster: IntArray) -> IntArray:
+    """Each cluster's outer product of its counts: ``(clusters, groups, 4, 4)``."""
+    c = per_cluster.astype(np.int64)
+    return np.asarray(c[..., :, None] * c[..., None, :], dtype=np.int64)
+
+
+def bootstrap_t_arrays(
+    per_cluster: IntArray, weights: IntArray, point: dict[str, FloatArray]
+) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
+    """Metrics and t statistics ``(value - point) / se`` of every resample, ``(R, groups)``."""
+    values = bootstrap_metric_arrays(per_cluster, weights)
+    res = resample_counts(weights, per_cluster)  # (R, groups, 4)
+    squares = resample_counts(weights, _outer(per_cluster))  # (R, groups, 4, 4)
+    se = robust_se(res, squares, per_cluster.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = {
+            name: np.where(se[name] > 0, (values[name] - point[name][None, :]) / se[name], np.nan)
+            for name in METRICS
+        }
+    return values, t
+
+
 def bootstrap_metric_arrays(per_cluster: IntArray, weights: IntArray) -> dict[str, FloatArray]:
     """Metrics of every resample: ``per_cluster`` is ``(clusters, groups, 4)``.
 
@@ -439,34 +572,53 @@ def drawn_bootstrap_intervals(
     to the last digit, while memory stays at one block instead of ``resamples x clusters``.
     """
     n_clusters = per_cluster.shape[0]
+    point = _point(per_cluster)
     step = max(1, _WEIGHT_CELLS // max(1, n_clusters))
     blocks = [
-        bootstrap_metric_arrays(
-            per_cluster, multinomial_weights(n_clusters, min(step, resamples - start), rng)
+        bootstrap_t_arrays(
+            per_cluster, multinomial_weights(n_clusters, min(step, resamples - start), rng), point
         )
         for start in range(0, resamples, step)
     ]
-    values = {name: np.concatenate([b[name] for b in blocks]) for name in METRICS}
-    return _intervals(values, per_cluster, resamples, confidence)
+    values = {name: np.concatenate([b[0][name] for b in blocks]) for name in METRICS}
+    t = {name: np.concatenate([b[1][name] for b in blocks]) for name in METRICS}
+    return _intervals(values, t, per_cluster, resamples, confidence)
 
 
 def bootstrap_intervals(
     per_cluster: IntArray, weights: IntArray, confidence: float
 ) -> list[dict[str, Interval]]:
-    """Percentile intervals per group from per-cluster counts and resample weights."""
-    values = bootstrap_metric_arrays(per_cluster, weights)
-    return _intervals(values, per_cluster, weights.shape[0], confidence)
+    """Studentized cluster-bootstrap intervals per group from per-cluster counts and weights."""
+    values, t = bootstrap_t_arrays(per_cluster, weights, _point(per_cluster))
+    return _intervals(values, t, per_cluster, weights.shape[0], confidence)
+
+
+def _point(per_cluster: IntArray) -> dict[str, FloatArray]:
+    totals = per_cluster.sum(axis=0)
+    return metric_arrays(totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3])
 
 
 def _intervals(
-    values: dict[str, FloatArray], per_cluster: IntArray, resamples: int, confidence: float
+    values: dict[str, FloatArray],
+    t: dict[str, FloatArray],
+    per_cluster: IntArray,
+    resamples: int,
+    confidence: float,
 ) -> list[dict[str, Interval]]:
     totals = per_cluster.sum(axis=0)
-    point = metric_arrays(totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3])
+    point = _point(per_cluster)
     n_clusters = (per_cluster.sum(axis=2) > 0).sum(axis=0)
+    se0 = robust_se(
+        totals.astype(np.float64),
+        _outer(per_cluster).sum(axis=0).astype(np.float64),
+        per_cluster.shape[0],
+    )
+    effective = effective_clusters(per_cluster)
+    minority = minority_counts(totals)
     out: list[dict[str, Interval]] = [{} for _ in range(per_cluster.shape[1])]
     for name in METRICS:
         low, high, n_def = percentile_intervals(values[name], confidence)
+        t_low, t_high, n_t = percentile_intervals(t[name], confidence)
         for g in range(per_cluster.shape[1]):
             if n_def[g] == 0:
                 reason = _reasons(*(int(x) for x in totals[g]))[name] or "undefined"
@@ -478,24 +630,39 @@ def _intervals(
                     defined_resamples=0,
                     undefined_reason=f"undefined in all {resamples} resamples: {reason}",
                 )
+                continue
+            value = float(point[name][g])
+            se = float(se0[name][g])
+            studentized = (
+                se > 0
+                and n_t[g] >= 2
+                and np.isfinite(value)
+                and minority[name][g] >= MIN_STUDENTIZED_EVENTS
+            )
+            if studentized:
+                bottom, top = _RANGE[name]
+                lo = min(max(value - float(t_high[g]) * se, bottom), top)
+                hi = min(max(value - float(t_low[g]) * se, bottom), top)
             else:
-                value = float(point[name][g])
-                cells = _DENOMINATOR.get(name)
-                out[g][name] = Interval(
-                    low=float(low[g]),
-                    high=float(high[g]),
-                    confidence=confidence,
-                    resamples=resamples,
-                    defined_resamples=int(n_def[g]),
-                    warning=interval_warning(
-                        None if np.isnan(value) else value,
-                        float(low[g]),
-                        float(high[g]),
-                        n_clusters=int(n_clusters[g]),
-                        n_positives=None if cells is None else int(totals[g, list(cells)].sum()),
-                        bounds=(0.0, 1.0),
-                    ),
-                )
+                lo, hi = float(low[g]), float(high[g])
+            cells = _DENOMINATOR.get(name)
+            out[g][name] = Interval(
+                low=lo,
+                high=hi,
+                method="studentized" if studentized else "percentile",
+                confidence=confidence,
+                resamples=resamples,
+                defined_resamples=int(n_t[g]) if studentized else int(n_def[g]),
+                warning=interval_warning(
+                    None if np.isnan(value) else value,
+                    lo,
+                    hi,
+                    n_clusters=int(n_clusters[g]),
+                    effective_clusters=float(effective[name][g]),
+                    n_positives=None if cells is None else int(totals[g, list(cells)].sum()),
+                    bounds=_RANGE[name],
+                ),
+            )
     return out
 
 

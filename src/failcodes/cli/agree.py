@@ -50,6 +50,7 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
             "-"
             if row["ci_low"] is None
             else f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}] {row['ci_method']}"
+            + (f" ±{row['ci_mc_error']:.3f}" if row.get("ci_mc_error") is not None else "")
         )
         table.add_row(
             *[_group_cell(row, k) for k in group_keys],

@@ -22,6 +22,7 @@ from failcodes.metrics import (
     MetricsReport,
     VerdictDistribution,
     WithoutClaimsPolicy,
+    subset_note,
 )
 from failcodes.verdicts import Verdict
 
@@ -103,7 +104,7 @@ def notes(report: MetricsReport) -> list[str]:
             if ci is not None and ci.warning and name in ("precision", "recall", "f1"):
                 warned.setdefault(ci.warning, set()).add(f"{r.system}/{r.mapping}:{_SHORT[name]}")
         if r.n_unlabelled and r.mapping == report.results[0].mapping:
-            out.append(f"{r.system}: {r.n_unlabelled} unlabelled {r.level.value}s left out")
+            out.append(subset_note(r.system, r.level.value, r.n, r.n_unlabelled))
     for reason, where in sorted(reasons.items()):
         shown = sorted(where)
         more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""

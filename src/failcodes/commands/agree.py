@@ -44,6 +44,8 @@ _JSON_KEYS = (
     "chance_agreement",
     "n_bootstrap",
     "n_bootstrap_valid",
+    "ci_mc_error",
+    "seed",
     "undefined_reason",
     "warning",
 )
@@ -280,6 +282,12 @@ class AgreeRequest(Request):
                 extra["raters"] = list(table.raters)
                 extra["left_out"] = prepared.left_out()
                 rows.extend(_row(r, **extra) for r in results)
+        if self.bootstrap and any(r.get("ci_mc_error") is not None for r in rows):
+            notes.append(
+                f"bootstrap intervals: {self.bootstrap} resamples, seed {self.seed}; "
+                "'±' after an interval is the Monte Carlo error of its endpoints (another seed "
+                "moves them by about that; more --bootstrap resamples shrink it)"
+            )
         return AgreeResult(rows, group_keys, notes)
 
 

@@ -36,6 +36,7 @@ from failcodes.report.tables import (
     never_flagged_notes,
     percent_table,
     prf_table,
+    subset_notes,
     without_claims_notes,
 )
 from failcodes.units import UnitKind
@@ -180,6 +181,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 )
             )
         sec.notes.extend(without_claims_notes(inputs.metrics))
+        sec.notes.extend(subset_notes(inputs.metrics))
         sec.notes.extend(never_flagged_notes(inputs.metrics))
         self_notes = inputs.notes.get("metrics", [])
         sec.notes.extend(self_notes)

@@ -178,6 +178,22 @@ def without_claims_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
     return out
 
 
+def subset_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
+    """Systems whose labels cover a subset of their units (``n_unlabelled`` > 0), one line each.
+
+    Rows of one system and level share their units; the first mapping's row speaks for them.
+    """
+    from failcodes.metrics import subset_note
+
+    seen: dict[tuple[str, str], str] = {}
+    for m in metrics:
+        unlabelled = _count(m.get("n_unlabelled"))
+        key = (str(m.get("system")), str(m.get("level") or "sentence"))
+        if unlabelled and key not in seen:
+            seen[key] = subset_note(key[0], key[1], _count(m.get("n")), unlabelled)
+    return list(seen.values())
+
+
 def never_flagged_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
     """Rows where the mapping flagged none of a system's sentences (TP + FP = 0).
 

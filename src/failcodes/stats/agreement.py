@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal, NamedTuple, get_args
 
 import krippendorff
@@ -42,6 +43,7 @@ from failcodes.errors import StatisticsError
 from failcodes.stats.arrays import float_array
 from failcodes.stats.bootstrap import (
     CEILING,
+    CEILING_UNITS,
     KAPPA_MIN_UNITS,
     MIN_UNITS,
     Block,
@@ -50,6 +52,7 @@ from failcodes.stats.bootstrap import (
     bca_interval,
     check_confidence,
     cluster_sums,
+    endpoint_mc_error,
     interval_warning,
     jackknife_se,
     jackknife_values,
@@ -127,6 +130,15 @@ class AgreementResult(Estimate):
     n_bootstrap: int = 0
     n_bootstrap_valid: int = Field(
         default=0, description="Resamples on which the coefficient was defined."
+    )
+    ci_mc_error: float | None = Field(
+        default=None,
+        description="Monte Carlo standard error of the bootstrap interval's endpoints (the "
+        "larger of the two): how far they move when resampled again with another seed "
+        "(failcodes.stats.bootstrap.endpoint_mc_error); None without a bootstrap.",
+    )
+    seed: int | None = Field(
+        default=None, description="The bootstrap's seed (None: no bootstrap, or a generator)."
     )
     warning: str | None = Field(
         default=None,
@@ -422,7 +434,7 @@ def _conger(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEst
 
     ``pe = sum_kl w_kl (pbar_k pbar_l - s2_kl / r)`` with ``p_gk`` rater g's share of category
     k, ``pbar_k`` its mean over the r raters and ``s2_kl`` their covariance (divisor r - 1).
-    The standard error is the delete-one-unit jackknife (our choice; irrCAC linearises).
+    The standard error is Gwet's linearised one (:func:`_conger_se`), as irrCAC computes it.
     """
     codes = prep.codes[:, (prep.codes >= 0).any(axis=0)]  # raters with a rating
     n_units, r = codes.shape
@@ -466,9 +478,53 @@ def _conger(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEst
             sizes=common,
         )
     pe = (pa - value) / (1.0 - value) if value != 1.0 else None
+    se = _conger_se(codes, counts, w, value) if pe is not None else None
     return PointEstimate(
-        "conger", level, wname, value, None, *common, observed=pa, chance=pe, plan=plan
+        "conger", level, wname, value, se, *common, observed=pa, chance=pe, plan=plan
     )
+
+
+def _conger_se(
+    codes: npt.NDArray[np.int64], counts: FloatArray, w: FloatArray, kappa: float
+) -> float | None:
+    """Gwet's (2014, ch. 5) linearised standard error of Conger's kappa, as irrCAC's.
+
+    Per unit ``i`` the kappa term ``k_i = (n / n2) (pa_i - pe [r_i >= 2]) / (1 - pe)`` is
+    corrected for the chance agreement's own sampling error, ``k*_i = k_i - 2 (1 - kappa)
+    (pe_i - pe) / (1 - pe)``, with ``pe_i = sum_g lambda_ig / (r (r - 1))`` and ``lambda_ig =
+    (n / n_g) sum_k (r pbar_k - p_gk) sum_l w_kl (d_igl - (e_ig - n_g / n) p_gl)`` (``d_igl``:
+    rater g put unit i in category l; ``e_ig``: rater g rated unit i; ``n_g``: units g
+    rated). The variance is ``sum_i (k*_i - kappa)**2 / (n (n - 1))`` over the n units, no
+    finite-population correction.
+    """
+    n, r = codes.shape
+    q = w.shape[0]
+    rated = codes >= 0
+    onehot = np.zeros((n, r, q))
+    ui, gi = np.nonzero(rated)
+    onehot[ui, gi, codes[ui, gi]] = 1.0
+    n_g = rated.sum(axis=0).astype(np.float64)  # (r,)
+    p_gk = onehot.sum(axis=0) / n_g[:, None]  # (r, q)
+    pbar = p_gk.mean(axis=0)
+    outer = pbar[:, None] * pbar[None, :]
+    s2 = (p_gk.T @ p_gk - r * outer) / (r - 1.0)
+    pe = float(((outer - s2 / r) * w).sum())
+    if n < 2 or 1.0 - pe <= _EPS:
+        return None
+    centred = onehot - (rated - n_g / n)[:, :, None] * p_gk[None, :, :]  # (n, r, q)
+    weighted = centred @ w.T  # sum_l w_kl (...)_l
+    lam = (n / n_g)[None, :] * np.einsum("gk,igk->ig", r * pbar[None, :] - p_gk, weighted)
+    pe_i = lam.sum(axis=1) / (r * (r - 1.0))
+    ri = counts.sum(axis=1)
+    two = ri >= 2
+    n2 = int(two.sum())
+    rstar = counts @ w.T
+    pa_i = np.where(
+        two, (counts * (rstar - 1.0)).sum(axis=1) / np.where(two, ri * (ri - 1.0), 1.0), 0
+    )
+    k_i = (n / n2) * (pa_i - pe * two) / (1.0 - pe)
+    k_star = k_i - 2.0 * (1.0 - kappa) * (pe_i - pe) / (1.0 - pe)
+    return float(np.sqrt(((k_star - kappa) ** 2).sum() / (n * (n - 1.0))))
 
 
 def _two_raters(
@@ -663,7 +719,8 @@ def _krippendorff(prep: Prepared, level: Level, weights: Weights = None) -> Poin
     """Krippendorff's alpha; with ``weights`` the distance is ``1 - w`` (a custom metric).
 
     Named weights follow Gwet (2014): linear weights give alpha with distance |c - k| / (q-1),
-    quadratic weights interval alpha. The standard error is the delete-one-unit jackknife.
+    quadratic weights interval alpha. The standard error is Gwet's linearised one
+    (:func:`_alpha_se`), as irrCAC computes it.
     """
     counts, values = prep.counts, prep.categories
     q = values.size
@@ -702,7 +759,46 @@ def _krippendorff(prep: Prepared, level: Level, weights: Weights = None) -> Poin
             level_of_measurement=metric,
         )
     )
-    return PointEstimate("krippendorff", level, wname, value, None, *common, plan=plan)
+    if delta is None:
+        delta = _ordinal_delta(pooled[None, :])[0] if level == "ordinal" else _delta(level, values)
+    se = _alpha_se(counts[pairable], 1.0 - delta / float(delta.max()))
+    return PointEstimate("krippendorff", level, wname, value, se, *common, plan=plan)
+
+
+def _alpha_se(counts: FloatArray, w: FloatArray) -> float | None:
+    """Gwet's (2014, ch. 4-5) linearised standard error of Krippendorff's alpha, as irrCAC's.
+
+    ``counts``: the pairable units' category counts; ``w``: agreement weights ``1 - delta /
+    max delta`` (alpha does not change when the distance is scaled; an ordinal distance is
+    held at the sample's). With ``rbar`` the mean raters per unit, ``pa' = mean_i sum_k r_ik
+    (r*_ik - 1) / (rbar (r_i - 1))``, ``pi_k = mean_i r_ik / rbar``, ``pe = sum w_kl pi_k pi_l``
+    and ``alpha' = (pa' - pe) / (1 - pe)``, each unit's term ``a_i = (pa_i - pe) / (1 - pe)``
+    with ``pa_i = sum_k r_ik (r*_ik - 1) / (rbar (r_i - 1)) - pa (r_i - rbar) / rbar`` (``pa``
+    with Krippendorff's small-sample term) is corrected for chance agreement's sampling error,
+    ``a*_i = a_i - 2 (1 - alpha') (pe_i - pe) / (1 - pe)``, ``pe_i = sum_k r_ik pibar_k / rbar -
+    pe (r_i - rbar) / rbar`` with ``pibar = (W + W') pi / 2``; the variance is
+    ``sum_i (a*_i - alpha')**2 / (n (n - 1))`` over the n pairable units.
+    """
+    n = counts.shape[0]
+    if n < 2:
+        return None
+    ri = counts.sum(axis=1)
+    rbar = float(ri.mean())
+    eps = 1.0 / float(ri.sum())
+    rstar = counts @ w.T
+    per_unit = (counts * (rstar - 1.0)).sum(axis=1) / (rbar * (ri - 1.0))
+    pa_prime = float(per_unit.mean())
+    pa = (1.0 - eps) * pa_prime + eps
+    pi = (counts / rbar).mean(axis=0)
+    pe = float(pi @ w @ pi)
+    if 1.0 - pe <= _EPS:
+        return None
+    alpha_prime = (pa_prime - pe) / (1.0 - pe)
+    a_i = (per_unit - pa * (ri - rbar) / rbar - pe) / (1.0 - pe)
+    pibar = (w @ pi + w.T @ pi) / 2.0
+    pe_i = counts @ pibar / rbar - pe * (ri - rbar) / rbar
+    a_star = a_i - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
+    return float(np.sqrt(((a_star - alpha_prime) ** 2).sum() / (n * (n - 1.0))))
 
 
 def _matrix_metric(delta: FloatArray) -> Callable[..., npt.NDArray[np.float64]]:
@@ -757,8 +853,10 @@ def estimate(
 # --------------------------------------------------------------------------- intervals
 
 
-#: Statistics whose standard error is the delete-one-unit jackknife (no analytic form here).
-JACKKNIFE_SE = ("krippendorff", "conger")
+#: Statistics whose standard error is the delete-one-unit jackknife (no analytic form here):
+#: none since Gwet's linearised SEs for Conger's kappa and alpha (issue 26); pooled rows
+#: (``clusters``) still get the delete-one-cluster jackknife.
+JACKKNIFE_SE: tuple[str, ...] = ()
 #: Chance-corrected statistics on [-1, 1] whose near-ceiling intervals get a warning.
 KAPPA_TYPE = (
     "cohen",
@@ -836,13 +934,19 @@ def finish(
         low = high = None
         method: CIMethod = "none"
         valid = 0
+        mc_error = None
         if e.value is not None and i in replicates:
+            endpoints: Callable[[FloatArray], tuple[float | None, float | None, int]]
             if interval == "bca" and jack is not None:
-                low, high, valid = bca_interval(replicates[i], e.value, jack, confidence)
+                endpoints = partial(
+                    bca_interval, estimate=e.value, jackknife=jack, confidence=confidence
+                )
                 method = "bootstrap_bca"
             else:
-                low, high, valid = percentile_interval(replicates[i], confidence)
+                endpoints = partial(percentile_interval, confidence=confidence)
                 method = "bootstrap_percentile"
+            low, high, valid = endpoints(replicates[i])
+            mc_error = endpoint_mc_error(replicates[i], endpoints)
             if low is None:
                 method = "none"
         elif e.value is not None and se is not None:
@@ -863,6 +967,7 @@ def finish(
             n_clusters=n_clusters,
             bounds=bounds,
             ceiling=CEILING if e.statistic in KAPPA_TYPE else None,
+            ceiling_units=None if method == "wald" else CEILING_UNITS,
         )
         if i in replicates and valid < 0.9 * n_bootstrap:
             note = f"coefficient undefined in {n_bootstrap - valid} of {n_bootstrap} resamples"
@@ -889,6 +994,8 @@ def finish(
                 chance_agreement=e.chance,
                 n_bootstrap=n_bootstrap if i in replicates else 0,
                 n_bootstrap_valid=valid,
+                ci_mc_error=mc_error,
+                seed=seed if i in replicates and isinstance(seed, int) else None,
                 undefined_reason=e.undefined_reason,
                 warning=warning,
             )

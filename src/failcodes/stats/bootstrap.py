@@ -353,6 +353,39 @@ def bca_interval(
     return float(low), float(high), int(finite.size)
 
 
+#: Batches the resamples are split into to estimate the Monte Carlo error of an interval's
+#: endpoints (:func:`endpoint_mc_error`).
+MC_BATCHES = 10
+
+
+def endpoint_mc_error(
+    replicates: FloatArray,
+    endpoints: Callable[[FloatArray], tuple[float | None, float | None, int]],
+    batches: int = MC_BATCHES,
+) -> float | None:
+    """Monte Carlo standard error of a bootstrap interval's endpoints (the larger of the two).
+
+    The resamples are split into ``batches`` equal batches and the interval is computed on
+    each; an endpoint's variance over ``B`` resamples is about ``batches`` times smaller than
+    over ``B / batches``, so its standard error is the batches' standard deviation over
+    ``sqrt(batches)`` (batch means, e.g. Efron & Tibshirani 1993, ch. 19). None with fewer
+    than 20 resamples per batch or an undefined endpoint.
+    """
+    values = np.asarray(replicates, dtype=np.float64)
+    size = values.size // batches
+    if size < 20:
+        return None
+    lows, highs = [], []
+    for b in range(batches):
+        low, high, _ = endpoints(values[b * size : (b + 1) * size])
+        if low is None or high is None:
+            return None
+        lows.append(low)
+        highs.append(high)
+    spread = max(float(np.std(lows, ddof=1)), float(np.std(highs, ddof=1)))
+    return spread / float(np.sqrt(batches))
+
+
 #: Most resamples (or permutations) a command takes: far beyond the 2,000-10,000 intervals
 #: need, and a typo (an extra digit, 1e20) is refused in one line instead of running for days.
 MAX_RESAMPLES = 1_000_000
@@ -367,6 +400,12 @@ MIN_UNITS = 50
 KAPPA_MIN_UNITS = 100
 #: Cluster-bootstrap intervals on fewer clusters than this carry a warning.
 MIN_CLUSTERS = 20
+#: Cluster-bootstrap intervals whose units are worth fewer equal-sized clusters than this
+#: (Kish's effective number, ``(sum d_c)**2 / sum d_c**2``) carry a warning: a few large
+#: questions holding most units. Set from bench/bench_coverage.py part C (docs/statistics.md):
+#: with heavy-tailed question sizes the studentized interval covers at least 0.93 wherever
+#: neither this nor MIN_CLUSTERS fires.
+MIN_EFFECTIVE_CLUSTERS = 15
 #: Recall/precision intervals resting on fewer positives than this carry a warning.
 MIN_POSITIVES = 10
 #: Kappa-type intervals that reach within CEILING_MARGIN of the top of the scale, or whose
@@ -385,17 +424,21 @@ def interval_warning(
     n: int | None = None,
     min_n: int = MIN_UNITS,
     n_clusters: int | None = None,
+    effective_clusters: float | None = None,
     n_positives: int | None = None,
     bounds: tuple[float, float] = (-1.0, 1.0),
     ceiling: float | None = None,
+    ceiling_units: int | None = CEILING_UNITS,
 ) -> str | None:
     """Why an interval may mislead, or None: every reason found, joined by '; '.
 
     Reasons: no interval; zero width; fewer than ``min_n`` units; fewer than
-    :data:`MIN_CLUSTERS` clusters; fewer than :data:`MIN_POSITIVES` positives; an estimate on
-    the boundary of its range; with ``ceiling`` (kappa-type statistics) on fewer than
-    :data:`CEILING_UNITS` units, an estimate at or above ``ceiling`` or an upper bound within
-    :data:`CEILING_MARGIN` of the top of the scale.
+    :data:`MIN_CLUSTERS` clusters, or (``effective_clusters``) units worth fewer than
+    :data:`MIN_EFFECTIVE_CLUSTERS` equal clusters; fewer than :data:`MIN_POSITIVES` positives;
+    an estimate on the boundary of its range; with ``ceiling`` (kappa-type statistics) on fewer than
+    ``ceiling_units`` units (:data:`CEILING_UNITS`; None: any number, as for Wald intervals,
+    which cover 0.88-0.93 there even with 100-400 units), an estimate at or above ``ceiling``
+    or an upper bound within :data:`CEILING_MARGIN` of the top of the scale.
     """
     if value is None:
         return None
@@ -408,16 +451,25 @@ def interval_warning(
         reasons.append(f"only {n} units (< {min_n})")
     if n_clusters is not None and n_clusters < MIN_CLUSTERS:
         reasons.append(f"only {n_clusters} clusters (< {MIN_CLUSTERS})")
+    elif effective_clusters is not None and effective_clusters < MIN_EFFECTIVE_CLUSTERS:
+        reasons.append(
+            f"units concentrated in few clusters: worth {effective_clusters:.1f} equal ones "
+            f"(< {MIN_EFFECTIVE_CLUSTERS})"
+        )
     if n_positives is not None and n_positives < MIN_POSITIVES:
         reasons.append(f"only {n_positives} positives (< {MIN_POSITIVES})")
     if value <= bounds[0] + 1e-12 or value >= bounds[1] - 1e-12:
         reasons.append(f"estimate on the boundary ({value:g})")
     elif (
         ceiling is not None
-        and (n is None or n < CEILING_UNITS)
+        and (n is None or ceiling_units is None or n < ceiling_units)
         and (value >= ceiling or (high is not None and high >= bounds[1] - CEILING_MARGIN))
     ):
-        reasons.append(f"near the ceiling on fewer than {CEILING_UNITS} units")
+        reasons.append(
+            "near the ceiling: Wald's interval under-covers there (use the bootstrap)"
+            if ceiling_units is None
+            else f"near the ceiling on fewer than {ceiling_units} units"
+        )
     return "; ".join(reasons) or None
 
 

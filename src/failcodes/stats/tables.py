@@ -743,6 +743,10 @@ UNORDERED_NOTE = (
     "left out: a weighted statistic needs the category order of text labels "
     "(give --categories in rank order)"
 )
+NOMINAL_NOTE = (
+    "left out: quadratic weights on nominal codes would treat their numbers as an order "
+    "(give --weights, or --level ordinal, to weight them; gwet_ac1 is the unweighted one)"
+)
 
 
 def agreement_table(
@@ -761,7 +765,11 @@ def agreement_table(
     Weighted statistics on text labels need their rank order (``categories``): asked for alone
     they raise :class:`StatisticsError`; within several (``--stat all``) Gwet's AC2, which is
     weighted by default, is reported as undefined with the reason instead of being computed
-    on alphabetical order. ``clusters``: one id per row (rows of a unit share it).
+    on alphabetical order. Within several, AC2 is left out the same way on numeric codes at
+    the nominal level without explicit ``weights`` (its default quadratic weights would read
+    the codes' numbers as an order); asked for alone, or on text labels given in rank order
+    (``categories``), it keeps its documented quadratic default.
+    ``clusters``: one id per row (rows of a unit share it).
     """
     weighted = weights is not None and not (isinstance(weights, str) and weights == "none")
     if not table.ordered and (level != "nominal" or weighted):
@@ -774,6 +782,12 @@ def agreement_table(
             f"level '{level}' needs numeric ratings; got text labels {table.labels}"
         )
     left_out = [] if table.ordered else [s for s in statistics if s in IMPLICITLY_WEIGHTED]
+    # numeric codes: their numbers are no order (text labels given in rank order are)
+    nominal_codes = (
+        table.labels is None and level == "nominal" and not weighted and len(statistics) > 1
+    )
+    if nominal_codes:
+        left_out = [s for s in statistics if s in IMPLICITLY_WEIGHTED]
     if left_out and len(statistics) == 1:
         raise StatisticsError(
             f"{left_out[0]} is weighted (quadratic by default) and needs ordered categories, "
@@ -820,7 +834,7 @@ def agreement_table(
                 n_units=0,
                 n_raters=len(table.raters),
                 n_categories=len(table.categories),
-                undefined_reason=UNORDERED_NOTE,
+                undefined_reason=NOMINAL_NOTE if nominal_codes else UNORDERED_NOTE,
                 **extra,
             )
         )
