@@ -27,4 +27,7 @@ def test_walkthrough_executes(tmp_path: Path) -> None:
     assert "1200 traces of 4 systems" in text  # 300 SciFact dev claims x 4 MultiVerS checkpoints
     assert "\\begin{tabular}" in text and "\\bottomrule" in text
     assert "('cohen', 0.311)" in text  # RAGChecker correctness, SOURCE.md: Cohen 0.311
+    # a study run from Python (run_study): its seven steps, then a dry run through a request
+    assert "7 steps: ingest ragchecker-example, metrics ragchecker-example" in text
+    assert "dry run, openai:gpt-5-mini (per-unit): 4 (trace, passage) rows" in text
     assert outputs[max(outputs)].strip().endswith("True")
