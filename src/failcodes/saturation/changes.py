@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any
 
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import (
     ChangeKind,
     Codebook,
+    CodebookDraft,
     Dimension,
     Leaf,
     MigrationEntry,
@@ -72,7 +72,17 @@ class Change(FrozenModel):
         return f"folded rare leaf {self.leaf} into {self.dimension}.{self.subcode}{who}"
 
 
-def _edit_subcode(sub: Subcode, change: Change) -> Subcode:
+def _apply(draft: CodebookDraft, part: Part, change: Change) -> None:
+    """Make ``change`` on ``draft`` (KeyError naming a missing dimension, subcode or leaf)."""
+    dim: Dimension = part.dimension(change.dimension)  # KeyError if absent
+    if change.op is ChangeOp.ADD_SUBCODE:
+        if change.subcode in dim.code_ids():
+            raise KeyError(f"subcode {change.subcode} already in {dim.id}")
+        new = Subcode(id=change.subcode, label=change.label, definition=change.definition)
+        draft.add_subcode(change.dimension, new, note=change.describe())
+        return
+    if change.subcode not in dim.code_ids():
+        raise KeyError(f"subcode {change.subcode} not in {dim.id}")
     if change.op is ChangeOp.ADD_LEAF:
         leaf = Leaf(
             id=change.leaf or "",
@@ -80,34 +90,16 @@ def _edit_subcode(sub: Subcode, change: Change) -> Subcode:
             definition=change.definition,
             examples=change.examples,
         )
-        return sub.model_copy(update={"leaves": (*sub.leaves, leaf)})
+        draft.add_leaf(change.subcode, leaf, note=change.describe())
+        return
+    sub = draft.current.subcode(change.subcode)
     gone = next((leaf for leaf in sub.leaves if leaf.id == change.leaf), None)
     if gone is None:
         raise KeyError(f"leaf {change.leaf} not under {change.dimension}.{change.subcode}")
-    update: dict[str, Any] = {"leaves": tuple(x for x in sub.leaves if x.id != change.leaf)}
-    if change.op is ChangeOp.FOLD_LEAF:
-        update["include"] = (*sub.include, f"{gone.label}: {gone.definition}")
-    return sub.model_copy(update=update)
-
-
-def _edit_dimension(dim: Dimension, change: Change) -> Dimension:
-    if change.op is ChangeOp.ADD_SUBCODE:
-        if change.subcode in dim.code_ids():
-            raise KeyError(f"subcode {change.subcode} already in {dim.id}")
-        new = Subcode(id=change.subcode, label=change.label, definition=change.definition)
-        return dim.model_copy(update={"subcodes": (*dim.subcodes, new)})
-    if change.subcode not in dim.code_ids():
-        raise KeyError(f"subcode {change.subcode} not in {dim.id}")
-    subs = tuple(_edit_subcode(s, change) if s.id == change.subcode else s for s in dim.subcodes)
-    return dim.model_copy(update={"subcodes": subs})
-
-
-def _edit_part(part: Part, change: Change) -> Part:
-    part.dimension(change.dimension)  # KeyError if absent
-    dims = tuple(
-        _edit_dimension(d, change) if d.id == change.dimension else d for d in part.dimensions
-    )
-    return part.model_copy(update={"dimensions": dims})
+    if change.op is ChangeOp.FOLD_LEAF:  # its definition becomes an inclusion rule
+        include = (*sub.include, f"{gone.label}: {gone.definition}")
+        draft.update(change.subcode, include=include, note=change.describe())
+    draft.remove(gone.id, note=change.describe())
 
 
 def next_version(
@@ -115,33 +107,24 @@ def next_version(
 ) -> Codebook:
     """Apply ``changes`` to the ``kind`` part as version ``codebook.version + 1``.
 
-    The changelog is ``title`` followed by one line per change (who decided it, from which
-    proposal). Deleted and folded leaves get a ``remove`` migration entry.
-    The result is checked with :func:`failcodes.codebook.validate` (CodebookError if a rule
-    breaks). Raises KeyError naming a missing dimension, subcode or leaf.
+    The edits go through the codebook module's one editing API
+    (:class:`~failcodes.codebook.CodebookDraft`, which validates the result and checks its
+    migration). The changelog is ``title`` followed by one line per change (who decided it,
+    from which proposal); deleted and folded leaves get a ``remove`` migration entry, in the
+    order decided. Raises KeyError naming a missing dimension, subcode or leaf.
     """
-    parts = list(codebook.parts)
-    index = next(i for i, p in enumerate(parts) if p.id == kind)
-    part = parts[index]
+    draft = CodebookDraft(codebook, title)
+    part = codebook.part(kind)
     for change in changes:
-        part = _edit_part(part, change)
-    parts[index] = part
+        _apply(draft, part, change)
+    built = draft.build()
     changelog = "\n".join([title, *(f"- {c.describe()}" for c in changes)])
     migration = tuple(
         MigrationEntry(kind=ChangeKind.REMOVE, old=(c.leaf or "",), note=c.describe())
         for c in changes
         if c.op in (ChangeOp.DELETE_LEAF, ChangeOp.FOLD_LEAF)
     )
-    return validate(
-        Codebook(
-            name=codebook.name,
-            version=codebook.version + 1,
-            parent_version=codebook.version,
-            changelog=changelog,
-            parts=tuple(parts),
-            migration=migration,
-        )
-    )
+    return validate(built.model_copy(update={"changelog": changelog, "migration": migration}))
 
 
 def migration_map(changes: Iterable[Change]) -> list[dict[str, str]]:
