@@ -175,6 +175,15 @@ def init(
     )
 
 
+def _print_notes(prop: Any, proposals: Any) -> None:
+    """What the proposer and each proposal noted."""
+    for note in getattr(prop, "notes", []):
+        console.print(f"note: {note}", highlight=False)
+    for p in proposals:
+        for note in p.notes:
+            console.print(f"note: proposal {p.id} ({p.name}): {note}", highlight=False)
+
+
 @saturate_app.command("round")
 def round_(
     name: NameArg,
@@ -207,11 +216,7 @@ def round_(
         f"codebook v{record.codebook_version}; proposer {record.proposer}{label}: "
         f"{len(proposals)} proposal(s), {n_open} after deduplication"
     )
-    for note in getattr(prop, "notes", []):
-        console.print(f"note: {note}", highlight=False)
-    for p in proposals:
-        for note in p.notes:
-            console.print(f"note: proposal {p.id} ({p.name}): {note}", highlight=False)
+    _print_notes(prop, proposals)
     if record.phase is RoundPhase.PROPOSED and auto_accept_all:
         who = reviewer or _default_reviewer() or "unknown"
         record_decisions(store, auto_accept(open_proposals(store, record.number), who))
