@@ -172,3 +172,46 @@ def test_a_bad_late_line_is_the_exact_readers_one_line_error(tmp_path: Path) -> 
     with pytest.raises(InputError) as err:
         list(iter_disagreement_units(path, UnitKind.RETRIEVAL))
     assert f"dis.jsonl:{len(lines)}, field 'claims.0.verdict'" in err.value.one_line()
+
+
+def test_the_plan_reads_until_it_knows_and_remembers_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the plan (failcodes run plans again after every step) read the whole disagreements
+    # file strictly and built every unit of both kinds to learn whether one existed (issue 30)
+    from failcodes import disagreementio
+    from failcodes.commands.judge import JudgeOptions
+    from failcodes.study import steps
+
+    path = _write(tmp_path / "dis.jsonl")
+    claims_read: list[int] = []
+    real = disagreementio.iter_disagreement_claims
+
+    def counting(p: Path) -> object:
+        for item in real(p):
+            claims_read.append(1)
+            yield item
+
+    monkeypatch.setattr(disagreementio, "iter_disagreement_claims", counting)
+    judge = JudgeOptions()
+    both = ["retrieval", "reasoning"]
+    # the first claim (bm25, s1, c0) has passages and reasoning: both known at once
+    assert steps.judged_kinds(path, both, judge) == (True, both)
+    assert len(claims_read) == 1
+    assert steps.judged_kinds(path, both, judge) == (True, both)
+    assert len(claims_read) == 1  # remembered for the file as it is
+    # only the closed-book system's disagreements: citations only (no retrieval unit), and
+    # their s3 claims have no reasoning; s1's do (read on until the end for retrieval)
+    only_closed = [line for line in path.read_text().splitlines() if '"closed"' in line]
+    closed = tmp_path / "closed.jsonl"
+    closed.write_text("\n".join(only_closed) + "\n")
+    assert steps.judged_kinds(closed, both, judge) == (True, ["reasoning"])
+    assert len(claims_read) == 1 + 4  # closed's 2 sentences x 2 claims, all read
+    # the same answers as building every unit
+    traces = disagreement_traces(read_disagreements(closed))
+    assert build_units(traces, UnitKind.RETRIEVAL) == []
+    assert build_units(traces, UnitKind.VERIFICATION) != []
+    # a rewritten file is read again
+    closed.write_text(path.read_text())
+    assert steps.judged_kinds(closed, both, judge) == (True, both)
+    assert len(claims_read) == 1 + 4 + 1

@@ -141,12 +141,53 @@ def judged_kinds(
     """
     if not disagreements.is_file():
         return None
-    from failcodes.disagreementio import read_disagreements
-    from failcodes.units import disagreement_traces
+    found = _first_units(disagreements, judge.top_k)
+    return found[0], [k for k in kinds if found[1][k]]
 
-    traces = disagreement_traces(read_disagreements(disagreements))
-    unit_kind = {"retrieval": UnitKind.RETRIEVAL, "reasoning": UnitKind.VERIFICATION}
-    return bool(traces), [k for k in kinds if judge.units(traces, unit_kind[k])]
+
+#: What :func:`_first_units` found per file state: ``failcodes run`` plans again after every
+#: step, and a plan read the whole disagreements file strictly and built every unit of both
+#: kinds (~20 CPU-s and 1 GB at paper scale) to learn whether one existed (issue 30).
+_FIRST_UNITS: dict[tuple[Path, int, int, int, int | None], tuple[bool, dict[str, bool]]] = {}
+
+
+def _first_units(disagreements: Path, top_k: int | None) -> tuple[bool, dict[str, bool]]:
+    """Whether the file holds a claim, and whether it holds a unit of each judge kind.
+
+    Read a claim at a time until every answer is known (usually the first line), remembered
+    for the file as it is (path, inode, size and modification time). A file the fast reader
+    cannot vouch for is read whole by the exact reader, as the judge reads it.
+    """
+    from failcodes.columnar import ExactReaderNeededError
+    from failcodes.disagreementio import claim_trace_of, iter_disagreement_claims
+
+    stat = disagreements.stat()
+    key = (disagreements.resolve(), stat.st_ino, stat.st_size, stat.st_mtime_ns, top_k)
+    if key in _FIRST_UNITS:
+        return _FIRST_UNITS[key]
+    claims, has = False, {"retrieval": False, "reasoning": False}
+    try:
+        for rec, c in iter_disagreement_claims(disagreements):
+            trace = claim_trace_of(rec, c)
+            claims = True
+            has["retrieval"] = has["retrieval"] or any(
+                top_k is None or p.rank <= top_k for p in trace.evidence_passages
+            )
+            has["reasoning"] = has["reasoning"] or bool(trace.reasoning and trace.reasoning.strip())
+            if all(has.values()):
+                break
+    except ExactReaderNeededError:
+        from failcodes.disagreementio import read_disagreements
+        from failcodes.units import build_units, disagreement_traces
+
+        traces = disagreement_traces(read_disagreements(disagreements))
+        claims = bool(traces)
+        has = {
+            "retrieval": bool(build_units(traces, UnitKind.RETRIEVAL, top_k=top_k)),
+            "reasoning": bool(build_units(traces, UnitKind.VERIFICATION, top_k=top_k)),
+        }
+    _FIRST_UNITS[key] = (claims, has)
+    return claims, has
 
 
 def _judge_request(
