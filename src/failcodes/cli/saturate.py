@@ -414,14 +414,15 @@ def recode(
 
     Resumable: the judge's journal under recode/vNNNN/judge/ keeps every finished unit.
     """
-    from failcodes.judge import JudgeSettings, Limits, RetryPolicy, parse_spec
+    from failcodes.judge import JudgeSettings, Limits, RetryPolicy
+    from failcodes.judge.spec import JudgeSpec
     from failcodes.saturation.recode import judge_with_engine, plan_recode, recode_project
 
     if judge.startswith("scripted:"):
         raise ConfigError("saturate recode codes through the judge engine: use offline or an LLM")
     store = ProjectStore.open(_root(name, folder))
     work = plan_recode(store)
-    heuristic = parse_spec(judge)[0] == "offline"
+    heuristic = JudgeSpec.of(judge).heuristic
     settings = JudgeSettings(
         limits=Limits(concurrency=concurrency),
         retry=RetryPolicy(max_attempts=max_attempts),

@@ -24,7 +24,6 @@ from failcodes.judge import (
     RetryPolicy,
     complete_with_retry,
     make_coder,
-    parse_spec,
     read_annotations,
     run_judge,
 )
@@ -35,6 +34,7 @@ from failcodes.judge.providers import (
     ProviderReply,
     ProviderRequest,
 )
+from failcodes.judge.spec import JudgeSpec
 from failcodes.saturation.proposers import LLMProposer, proposals_schema
 from failcodes.units import Unit
 
@@ -60,7 +60,7 @@ class JudgeCoder:
     @property
     def kind(self) -> CoderKind:
         """HEURISTIC for the offline baseline, LLM otherwise."""
-        return CoderKind.HEURISTIC if parse_spec(self.spec)[0] == "offline" else CoderKind.LLM
+        return CoderKind.HEURISTIC if JudgeSpec.of(self.spec).heuristic else CoderKind.LLM
 
     def code(
         self, units: Sequence[Unit], codebook: Codebook, *, workdir: Path
@@ -136,7 +136,6 @@ class ProviderTextModel:
 
 def llm_proposer(spec: str, *, base_url: str | None = None) -> LLMProposer:
     """An LLM proposer over the judge provider ``spec`` (``anthropic:MODEL``...)."""
-    name, _ = parse_spec(spec)
-    if name == "offline":
+    if JudgeSpec.of(spec).heuristic:
         raise ConfigError("llm:offline is not an LLM; use --proposer offline")
     return LLMProposer(ProviderTextModel(spec, base_url))
