@@ -83,3 +83,39 @@ def screenshot(html_file: Path, out_png: Path, width: int = 1280, height: int = 
     res = _run([f"--window-size={width},{height}", f"--screenshot={out_png}", html_file.as_uri()])
     assert out_png.exists(), res.stderr[-2000:]
     return out_png
+
+
+# Each table's rendered width beside the room its section gives it (content box), and the
+# page's own width: what "fits a 1,400-pixel page" means, measured.
+_WIDTHS = """
+<script>
+window.addEventListener('load', function () {
+  var out = [];
+  Array.from(document.querySelectorAll('table.fc-table')).forEach(function (t) {
+    var sec = t.closest('section');
+    var style = getComputedStyle(sec);
+    var room = sec.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    out.push(Math.round(t.getBoundingClientRect().width) + '/' + Math.round(room));
+  });
+  out.push('page/' + document.documentElement.scrollWidth);
+  document.body.setAttribute('data-widths', out.join(','));
+});
+</script>
+"""
+
+
+def table_widths(html_file: Path, width: int = 1400) -> tuple[list[tuple[int, int]], int]:
+    """``([(table width, room in its section), ...], page scroll width)`` in CSS pixels."""
+    page = html_file.read_text(encoding="utf-8")
+    probe_copy = html_file.with_name(".widths." + html_file.name)
+    probe_copy.write_text(page.replace("</body>", _WIDTHS + "</body>"), encoding="utf-8")
+    try:
+        res = _run([f"--window-size={width},2000", "--dump-dom", probe_copy.as_uri()])
+    finally:
+        probe_copy.unlink()
+    marker = 'data-widths="'
+    start = res.stdout.find(marker)
+    assert start >= 0, f"probe did not run: {res.stderr[-2000:]}"
+    value = res.stdout[start + len(marker) : res.stdout.index('"', start + len(marker))]
+    pairs = [tuple(int(x) for x in item.split("/")) for item in value.split(",")[:-1]]
+    return [(a, b) for a, b in pairs], int(value.split(",")[-1].split("/")[1])

@@ -86,8 +86,14 @@ def test_build_report_writes_every_format(tmp_path: Path) -> None:
         assert (tmp_path / "figures" / f"{stem}.pdf").exists()
     # r1: 1 of 2 units exact -> 50.0; r2: 0 of 1 -> 0.0 (hand-computed shares)
     md = (tmp_path / "tables" / "retrieval_quality.md").read_text()
+    # columns headed with the rows their shares are over (r1: 2 coded rows, r2: 1)
+    assert "| dimension | code | r1 (n=2) | r2 (n=1) |" in md
     assert "| entity | exact | 50.0 | 0.0 |" in md
-    assert "| all_high_quality | all_high_quality | 50.0 | 0.0 |" in md
+    assert "|  | All dimensions high quality | 50.0 | 0.0 |" in md
+    # the CSV keeps the ids and the unrounded shares
+    csv = pd.read_csv(tmp_path / "tables" / "retrieval_quality.csv")
+    summary = csv[csv["code"] == "all_high_quality"].iloc[0]
+    assert (summary["r1"], summary["r2"], summary["n_r1"]) == (0.5, 0.0, 2)
     assert page.count("(offline heuristic baseline)") >= 3
     assert page.count("<img ") == 5
 
@@ -112,7 +118,8 @@ def test_not_assessable_dimension_gets_a_row_and_a_note(tmp_path: Path) -> None:
     md = (tmp_path / "tables" / "retrieval_quality.md").read_text()
     # shares over the 3 scored rows: exact 1/3, partial 1/3, not assessable 1/3 (sum 100)
     assert "| entity | exact | 33.3 |" in md
-    assert "| entity | not_assessable | 33.3 |" in md
-    # all-high over the 2 rows with a flag: 1 of 2
-    assert "| all_high_quality | all_high_quality | 50.0 |" in md
+    assert "| entity | Not assessable | 33.3 |" in md
+    # all-high over the 2 rows with a flag: 1 of 2, said in a footnote (the column is over 3)
+    assert "|  | All assessable dimensions high quality<sup>a</sup> | 50.0 |" in md
+    assert "<sup>a</sup> over the rows every dimension could be decided on (r1: n=2)" in md
     assert "not_assessable (entity): the coder could not assess this dimension" in page

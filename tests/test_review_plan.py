@@ -550,7 +550,7 @@ def test_verification_plan_and_corrected_rows_use_the_verifier_column() -> None:
         for uid in plan.estimation_ids()
     }
     out = corrected_rows(table, plan, humans, part)
-    flag = [r for r in out if r["code"] == "all_high_quality"]
+    flag = [r for r in out if r["code"] == "all_correct"]  # Table 9's summary row (issue 28)
     assert [r["system"] for r in flag] == ["v1", "v2"]
     for r in flag:
         assert r["reviewed"] == 10
@@ -686,7 +686,7 @@ def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Pat
     corrected = pd.read_csv(out / "tables" / "reasoning_steps_corrected.csv")
     # the numbers of the Table 8 test (same codes on the `inference` step)
     lam, theta, low, high_b = hand_corrected()
-    for code in ("valid_inference", "all_high_quality"):
+    for code in ("valid_inference", "all_correct"):  # Table 9's summary row (issue 28)
         row = corrected[(corrected["verifier"] == "A") & (corrected["code"] == code)].iloc[0]
         assert (row["units"], row["reviewed"]) == (20, 10)
         assert float(row["judge-only (%)"]) == pytest.approx(50.0)

@@ -32,9 +32,12 @@ from failcodes.report.html import (
 )
 from failcodes.report.render import TableFormat, render_table
 from failcodes.report.tables import (
+    agreement_coders,
+    agreement_table,
     code_shares,
+    labelled,
     never_flagged_notes,
-    percent_table,
+    paper_shares,
     prf_table,
     subset_notes,
     without_claims_notes,
@@ -119,17 +122,34 @@ class _Builder:
         self.out = out_dir
         self.sections: list[ReportSection] = []
 
-    def table(self, stem: str, frame: pd.DataFrame, caption: str) -> ReportTable:
+    def table(
+        self,
+        stem: str,
+        frame: pd.DataFrame,
+        caption: str,
+        *,
+        csv: pd.DataFrame | None = None,
+        key: Sequence[str] = (),
+        keys: int = 1,
+    ) -> ReportTable:
+        """Write the table in every format; return it for the page.
+
+        ``csv``: the machine-readable form, when it differs (ids, unformatted numbers);
+        ``key``: lines under the table (what its labels stand for); ``keys``: the leading
+        columns a LaTeX table split to fit the page repeats.
+        """
         files = {}
         for fmt, suffix in _SUFFIX.items():
             rel = f"tables/{stem}.{suffix}"
             path = self.out / rel
-            text = render_table(frame, fmt, caption=caption, label=f"tab:{stem}", path=path)
+            data = csv if csv is not None and fmt is TableFormat.CSV else frame
+            text = render_table(
+                data, fmt, caption=caption, label=f"tab:{stem}", path=path, key=key, keys=keys
+            )
             atomic_write_text(path, text)
             files[suffix] = rel
-        return ReportTable(
-            caption=caption, html=render_table(frame, "html", caption=caption), files=files
-        )
+        html = render_table(frame, "html", caption=caption, key=key, keys=keys)
+        return ReportTable(caption=caption, html=html, files=files)
 
     def figure(self, stem: str, fig: Any, caption: str) -> ReportFigure:
         paths = figs.save_figure(fig, self.out / "figures", stem)
@@ -163,11 +183,17 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         if rows:
             mapping = rows[0].get("mapping")
             picked = [m for m in rows if m.get("mapping") == mapping]
+            empty = (
+                "; no system has a non-zero recall or F1 under this mapping: every bar is 0 or "
+                "undefined (see the table)"
+                if figs.no_nonzero_bar(picked, ("recall", "f1"))
+                else ""
+            )
             sec.figures.append(
                 b.figure(
                     "recall_f1",
                     figs.metric_bars(picked),
-                    f"Recall and F1 by system (mapping: {mapping}), 95% CIs",
+                    f"Recall and F1 by system (mapping: {mapping}), 95% CIs{empty}",
                 )
             )
         covered = coverage_rows(inputs.metrics)
@@ -269,23 +295,38 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 if any("is stale" in n for n in plan_notes)
                 else " (judge-coded, uncorrected: no human review plan)"
             )
+            shown, key = paper_shares(shares, part, groups)
             sec.tables.append(
-                b.table(stem, percent_table(shares, groups), f"{caption}{tag}{state}")
+                b.table(stem, shown, f"{caption}{tag}{state}", csv=shares, key=key, keys=2)
             )
             for i, (corr_caption, corr_table) in enumerate(corrected):
                 suffix = "" if i == 0 else f"_{i + 1}"
-                sec.tables.append(b.table(f"{stem}_corrected{suffix}", corr_table, corr_caption))
+                corr_shown, corr_key = labelled(corr_table, part)
+                sec.tables.append(
+                    b.table(
+                        f"{stem}_corrected{suffix}",
+                        corr_shown,
+                        corr_caption,
+                        csv=corr_table,
+                        key=corr_key,
+                        keys=3,
+                    )
+                )
             if corrected:
                 sec.notes.append(CORRECTED_NOTE)
             sec.notes.extend(plan_notes)
             unassessed = shares[shares["code"] == NOT_ASSESSABLE]["dimension"].tolist()
             if unassessed:
                 sec.notes.append(NOT_ASSESSABLE_NOTE.format(dims=", ".join(unassessed)))
+            dominant = dominant_errors(coded, inputs.codebook, kind, by=by)
+            dom_shown, dom_key = labelled(dominant, part) if not dominant.empty else (dominant, [])
             sec.tables.append(
                 b.table(
                     f"{stem}_dominant",
-                    dominant_errors(coded, inputs.codebook, kind, by=by),
+                    dom_shown,
                     f"Dominant error subcodes per {by}{tag}",
+                    csv=dominant,
+                    key=dom_key,
                 )
             )
             if kind is UnitKind.RETRIEVAL:
@@ -308,9 +349,21 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
 
     if inputs.agreement is not None and not inputs.agreement.empty:
         sec = ReportSection(id="agreement", title="Agreement")
-        sec.tables.append(
-            b.table("agreement", inputs.agreement, "Agreement statistics with 95% CIs")
-        )
+        long = inputs.agreement
+        sources = long["source"] if "source" in long else pd.Series(["agreement"] * len(long))
+        for i, source in enumerate(dict.fromkeys(sources.astype(str))):
+            part = long[sources.astype(str).to_numpy() == source]
+            coders = agreement_coders(part)
+            sec.tables.append(
+                b.table(
+                    "agreement" if i == 0 else f"agreement_{i + 1}",
+                    agreement_table(part.drop(columns=["source"], errors="ignore")),
+                    f"Agreement per subject, {source}"
+                    + (f" ({coders})" if coders else "")
+                    + ": value [95% CI] per statistic; n: units, raters: coders",
+                    csv=part,
+                )
+            )
         plot = inputs.agreement.dropna(subset=["value"]) if "value" in inputs.agreement else None
         if plot is not None and not plot.empty:
             labels = [

@@ -29,10 +29,11 @@ from failcodes.annotations import Annotation, Status
 from failcodes.attribution import ReviewedAttribution, Stage, is_all_high
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
+from failcodes.report.tables import ALL_HIGH_ROW, summary_row
 from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
 from failcodes.stats.ppi import ShareEstimates, Stratum, share_estimates
 
-ALL_HIGH = "all_high_quality"
+ALL_HIGH = ALL_HIGH_ROW
 
 METHOD_NOTE = (
     "Corrected shares: prediction-powered inference with power tuning (PPI++; Angelopoulos "
@@ -107,7 +108,8 @@ def corrected_rows(
     cells: list[tuple[str, str, Any]] = [
         (d.id, s.id, (d.id, s.id)) for d in part.dimensions for s in d.subcodes
     ]
-    cells.append((ALL_HIGH, ALL_HIGH, None))
+    summary = summary_row(flag)[0]  # all_high_quality (Table 8), all_correct (Table 9)
+    cells.append((summary, summary, None))
     out: list[dict[str, Any]] = []
     for system in sorted(map(str, scored[by].unique())):
         rows = scored[scored[by].astype(str) == system]

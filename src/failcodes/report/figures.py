@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from failcodes.codebook import Part
 from failcodes.fileio import atomic_path
-from failcodes.report.tables import ALL_HIGH_ROW
+from failcodes.report.tables import SUMMARY_ROWS
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
 OKABE_ITO = (
@@ -100,7 +100,9 @@ def stacked_subcodes(shares: pd.DataFrame, part: Part, groups: Sequence[str]) ->
 
 def step_error_heatmap(shares: pd.DataFrame, part: Part, groups: Sequence[str]) -> Figure:
     """Heatmap of the share of each error subcode per group (Table 9's yellow cells)."""
-    errors = shares[(~shares["high_quality"].astype(bool)) & (shares["dimension"] != ALL_HIGH_ROW)]
+    errors = shares[
+        (~shares["high_quality"].astype(bool)) & (~shares["dimension"].isin(SUMMARY_ROWS))
+    ]
     labels = [f"{d}: {c}" for d, c in zip(errors["dimension"], errors["code"], strict=True)]
     data = errors[list(groups)].to_numpy(dtype=float)
     fig = _figure(COLUMN_WIDTH_IN + 0.35 * len(groups), 0.9 + 0.2 * len(labels))
@@ -152,8 +154,35 @@ def metric_bars(
     ax.set_xticks(x, systems, rotation=30, ha="right")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("value (95% CI)")
+    for i, r in enumerate(rows):  # a system without a bar says why: 0, or undefined
+        own = [_f(r.get(m)) for m in metrics]
+        if not any(v > 0 for v in own if not np.isnan(v)):
+            word = "0" if any(v == 0 for v in own) else "undefined"
+            ax.text(x[i], 0.02, word, ha="center", va="bottom", fontsize=6.5, color="#333333")
+    if no_nonzero_bar(rows, metrics):
+        say_empty(ax, f"no non-zero {' or '.join(metrics)}: every bar is 0 or undefined")
     ax.legend(frameon=False, ncol=len(metrics), loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return fig
+
+
+def say_empty(ax: Any, text: str) -> None:
+    """Write ``text`` across an axes that has no bar to show (so it is not read as missing)."""
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=7.5,
+        wrap=True,
+        bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "#999999"},
+    )
+
+
+def no_nonzero_bar(rows: Sequence[Mapping[str, object]], metrics: Sequence[str]) -> bool:
+    """Whether :func:`metric_bars` of ``rows`` would draw no bar above 0."""
+    return not any(_f(r.get(m)) > 0 for r in rows for m in metrics)
 
 
 def attribution_flow(
@@ -186,6 +215,8 @@ def attribution_flow(
     right_ax.barh(labels, values, color=colours)
     right_ax.invert_yaxis()
     right_ax.set_title("frequent error subcodes")
+    if not values:
+        say_empty(right_ax, "no error subcode coded")
     return fig
 
 

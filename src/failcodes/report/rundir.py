@@ -233,6 +233,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     attributed_rows: list[pd.DataFrame] = []
     refs: set[tuple[str, int, str]] = set()
     judges: set[str] = set()
+    endpoints: dict[str, str] = {}  # judge -> where it was called (the run box says)
     heuristic = False
     cost = 0.0
     judge_files: list[Path] = []
@@ -275,6 +276,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 if not isinstance(spent, int | float) or isinstance(spent, bool):
                     raise InputError("expected a number", path=summary, field="journal_cost_usd")
                 cost += float(spent)
+            for path in [summary, *sorted(folder.glob("panel/*/summary.json"))]:
+                _endpoint(path, endpoints)
 
     cb = _find_codebook(refs, codebook, root)
     for path, frame, kind in tables:
@@ -296,11 +299,11 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     for path in layout.agreement_files():
         for row in _records(read_json(path), path, ()):
             subject = row.get("dimension") or row.get("subject") or path.stem
-            agreement_rows.append({"subject": subject, **row})
+            agreement_rows.append({"source": f"agreement/{path.name}", "subject": subject, **row})
         inputs_files.append(path)
     agreement = pd.DataFrame(agreement_rows) if agreement_rows else None
     if agreement is not None:
-        keep = [c for c in ("subject", *AGREEMENT_COLUMNS) if c in agreement]
+        keep = [c for c in ("source", "subject", *AGREEMENT_COLUMNS) if c in agreement]
         agreement = agreement[keep]
 
     # Human review (e.g. `failcodes labelstudio pull -o RUN_DIR/review/NAME.jsonl`) against
@@ -354,6 +357,11 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             [("Attribution", ", ".join(f"{s}: {n}" for s, n in stages.items() if n))]
             if any(stages.values())
             else []
+        )
+        + (
+            [("Judge endpoint", "; ".join(f"{j}: {u}" for j, u in sorted(endpoints.items())))]
+            if endpoints
+            else []
         ),
     )
     return ReportInputs(
@@ -384,6 +392,30 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         ),
         notes={"saturation": saturation_notes, **review_notes},
     )
+
+
+def _endpoint(path: Path, endpoints: dict[str, str]) -> None:
+    """Where the judge of a run's ``summary.json`` was called, credentials redacted.
+
+    An LLM judge without a base URL called its vendor's API; with one, a compatible server
+    (which a vendor's model name alone would not tell). The offline judge calls nothing.
+    """
+    from failcodes.redact import redact_url
+
+    if not path.is_file():
+        return
+    data = read_json(path)
+    if not isinstance(data, dict) or data.get("coder_kind") != CoderKind.LLM.value:
+        return
+    judge, url, provider = data.get("judge"), data.get("base_url"), data.get("provider")
+    if not isinstance(judge, str):
+        return
+    where = (
+        redact_url(url)
+        if isinstance(url, str) and url
+        else f"the vendor's API{f' ({provider})' if isinstance(provider, str) and provider else ''}"
+    )
+    endpoints[judge] = str(where)
 
 
 def _panel_rows(folder: Path, run: str) -> list[dict[str, Any]]:
@@ -706,7 +738,9 @@ def _review_agreement(
                 subject = f"{subject} [code sets]"
             rows.append(
                 {
-                    "subject": f"{subject} ({who})",
+                    "source": "human review vs judge",
+                    "subject": subject,
+                    "coders": who,
                     **r.result.model_dump(include={*AGREEMENT_COLUMNS, "n_single_rated"}),
                 }
             )

@@ -11,7 +11,7 @@ Rows are counted per retriever even when the judge coded a shared pair once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -21,6 +21,21 @@ from failcodes.codebook import Part
 from failcodes.errors import InputError
 
 ALL_HIGH_ROW = "all_high_quality"
+#: Table 9's summary row: a reasoning trace correct on every step (seed 001's "all correct").
+ALL_CORRECT_ROW = "all_correct"
+SUMMARY_ROWS = (ALL_HIGH_ROW, ALL_CORRECT_ROW)
+
+
+def summary_row(flag: str, *, partial: bool = False) -> tuple[str, str]:
+    """The summary row's id and label for the flag column (``all_high`` / ``all_correct``).
+
+    ``partial``: some dimension was not assessable, so the rate is over the assessable ones.
+    """
+    if flag == "all_correct":
+        label = "All assessable steps correct" if partial else "All steps correct"
+        return ALL_CORRECT_ROW, label
+    label = "All assessable dimensions high quality" if partial else "All dimensions high quality"
+    return ALL_HIGH_ROW, label
 
 
 def code_shares(
@@ -33,8 +48,9 @@ def code_shares(
 ) -> pd.DataFrame:
     """Share of each subcode per dimension and group, plus the all-high-quality rate.
 
-    Returns one row per (dimension, subcode) in codebook order, then a final
-    ``all_high_quality`` row (from :func:`failcodes.attribution.quality_rate`); columns are
+    Returns one row per (dimension, subcode) in codebook order, then a final summary row
+    (``all_high_quality`` for ``flag="all_high"``, ``all_correct`` for Table 9's
+    ``flag="all_correct"``; from :func:`failcodes.attribution.quality_rate`); columns are
     ``dimension``, ``code``, ``label``, ``high_quality``, one share column per group (in [0, 1];
     NaN where the group has no scored row) and one ``n_<group>`` column with the number of
     scored rows the shares are over: the share of rows carrying each code (a multi-label
@@ -84,10 +100,8 @@ def code_shares(
                 row[f"n_{g}"] = n
             rows.append(row)
     rates = quality_rate(wide, by=by, flag=flag).set_index(by)
-    all_label = "All dimensions high quality"
-    if any_unassessed:
-        all_label = "All assessable dimensions high quality"
-    row = {"dimension": ALL_HIGH_ROW, "code": ALL_HIGH_ROW, "label": all_label}
+    summary, all_label = summary_row(flag, partial=any_unassessed)
+    row = {"dimension": summary, "code": summary, "label": all_label}
     row["high_quality"] = True
     for g in group_order:
         rate = rates["rate"].get(g) if g in rates.index else None
@@ -235,3 +249,163 @@ def percent_table(shares: pd.DataFrame, groups: Sequence[str], *, digits: int = 
     for g in groups:
         out[g] = [("–" if pd.isna(v) else f"{v * 100:.{digits}f}") for v in shares[g]]
     return out
+
+
+def paper_shares(
+    shares: pd.DataFrame, part: Part, groups: Sequence[str], *, digits: int = 1
+) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`code_shares` output as a paper table, and its key.
+
+    Dimensions and codes by their labels (the key gives each label's id), one column per
+    group headed with the number of rows its shares are over (``A (n=120)``), percentages.
+    A summary row over fewer rows than its column (rows the all-high rule could not decide
+    are out of it) says so in a note.
+    """
+    dims = {d.id: d.label for d in part.dimensions}
+    codes = {(d.id, s.id): s.label for d in part.dimensions for s in d.subcodes}
+    summary = shares["dimension"].isin(SUMMARY_ROWS).to_numpy()
+    sizes = {
+        g: int(shares.loc[~summary, f"n_{g}"].max()) if (~summary).any() else 0 for g in groups
+    }
+    records: list[dict[str, object]] = []
+    for i, row in enumerate(shares.to_dict("records")):
+        dim, code = str(row["dimension"]), str(row["code"])
+        rec: dict[str, object] = {
+            "dimension": "" if summary[i] else dims.get(dim, dim),
+            "code": codes.get((dim, code), str(row["label"])),
+        }
+        for g in groups:
+            value = row[g]
+            rec[f"{g} (n={sizes[g]:,})"] = "–" if pd.isna(value) else f"{value * 100:.{digits}f}"
+        fewer = [f"{g}: n={int(row[f'n_{g}']):,}" for g in groups if int(row[f"n_{g}"]) != sizes[g]]
+        rec["note"] = (
+            f"over the rows every dimension could be decided on ({', '.join(fewer)})"
+            if summary[i] and fewer
+            else ""
+        )
+        records.append(rec)
+    out = pd.DataFrame(records)
+    if not out["note"].astype(bool).any():
+        out = out.drop(columns=["note"])
+    key = [
+        f"{dim.label} ({dim.id}): " + "; ".join(f"{s.label} = {s.id}" for s in dim.subcodes)
+        for dim in part.dimensions
+    ]
+    return out, key
+
+
+def _stat_name(row: Mapping[str, object]) -> str:
+    """A statistic's column name: the statistic, with its weights or level when not nominal."""
+    name = str(row.get("statistic"))
+    weights = row.get("weights")
+    level = row.get("level")
+    if isinstance(weights, str) and weights not in ("none", ""):
+        return f"{name} ({weights})"
+    if isinstance(level, str) and level not in ("nominal", ""):
+        return f"{name} ({level})"
+    return name
+
+
+def _int_or_none(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or pd.isna(value):
+        return None
+    return int(value)
+
+
+def _value_ci(row: Mapping[str, object], digits: int) -> str:
+    value, lo, hi = row.get("value"), row.get("ci_low"), row.get("ci_high")
+    if not isinstance(value, int | float) or pd.isna(value):
+        return "–"
+    cell = f"{float(value):.{digits}f}"
+    if isinstance(lo, int | float) and isinstance(hi, int | float) and not pd.isna([lo, hi]).any():
+        cell += f" [{float(lo):.{digits}f}, {float(hi):.{digits}f}]"
+    return cell
+
+
+def agreement_table(long: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
+    """The agreement rows (one per subject and statistic) as one row per subject.
+
+    Statistics are columns (with their weights, or level when not nominal), each cell
+    ``value [low, high]`` ('–' undefined); ``n`` and ``raters`` are the subject's units and
+    raters (the largest over its statistics; a statistic over fewer units says so); warnings
+    and why a value is undefined go to the ``note`` column (footnotes when rendered). A
+    ``coders`` column (who was compared) joins the subject when it differs between rows; one
+    pair for every row is the caller's to say (:func:`agreement_coders`).
+    """
+    records = [{str(k): v for k, v in r.items()} for r in long.to_dict("records")]
+    stats = list(dict.fromkeys(_stat_name(r) for r in records))
+    by_coders = "coders" in long.columns and long["coders"].nunique() > 1
+
+    def subject_of(r: Mapping[str, object]) -> str:
+        return f"{r['subject']} ({r['coders']})" if by_coders else str(r["subject"])
+
+    subjects = list(dict.fromkeys(subject_of(r) for r in records))
+    rows: list[dict[str, object]] = []
+    for subject in subjects:
+        mine = [r for r in records if subject_of(r) == subject]
+        units = [u for u in (_int_or_none(r.get("n_units")) for r in mine) if u is not None]
+        raters = [k for k in (_int_or_none(r.get("n_raters")) for r in mine) if k is not None]
+        n = max(units, default=None)
+        row: dict[str, object] = {
+            "subject": subject,
+            "n": "–" if n is None else f"{n:,}",
+            "raters": "–" if not raters else str(max(raters)),
+        }
+        notes: list[str] = []
+        for stat in stats:
+            hit = next((r for r in mine if _stat_name(r) == stat), None)
+            row[stat] = "" if hit is None else _value_ci(hit, digits)
+            if hit is None:
+                continue
+            for col in ("undefined_reason", "warning"):
+                text = hit.get(col)
+                if isinstance(text, str) and text.strip():
+                    notes.append(f"{stat}: {text.strip()}")
+            own = _int_or_none(hit.get("n_units"))
+            if own is not None and n is not None and own != n:
+                notes.append(f"{stat}: over {own:,} units")
+        row["note"] = "; ".join(dict.fromkeys(notes))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["subject", "n", "raters", *stats, "note"])
+
+
+def labelled(frame: pd.DataFrame, part: Part) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` with its ``dimension`` and ``code`` (or ``subcode``) ids as labels, and a key.
+
+    The key lists, per dimension shown, its id and the ids of the codes shown. Summary rows
+    (:data:`SUMMARY_ROWS`) get their label. Columns ``label`` (now redundant) are dropped.
+    """
+    dims = {d.id: d for d in part.dimensions}
+    code_col = "code" if "code" in frame.columns else "subcode"
+    out = frame.copy()
+    shown: dict[str, list[str]] = {}
+    dim_labels, code_labels = [], []
+    for dim_id, code_id in zip(frame["dimension"], frame[code_col], strict=True):
+        dim = dims.get(str(dim_id))
+        if dim is None:  # a summary row
+            flag = "all_correct" if dim_id == ALL_CORRECT_ROW else "all_high"
+            dim_labels.append("")
+            code_labels.append(summary_row(flag)[1] if dim_id in SUMMARY_ROWS else str(code_id))
+            continue
+        label = next((s.label for s in dim.subcodes if s.id == code_id), str(code_id))
+        dim_labels.append(dim.label)
+        code_labels.append(label)
+        shown.setdefault(dim.id, [])
+        if code_id not in shown[dim.id]:
+            shown[dim.id].append(str(code_id))
+    out["dimension"] = dim_labels
+    out[code_col] = code_labels
+    out = out.drop(columns=[c for c in ("label",) if c in out.columns])
+    key = []
+    for dim_id, ids in shown.items():
+        dim = dims[dim_id]
+        names = {s.id: s.label for s in dim.subcodes}
+        key.append(f"{dim.label} ({dim.id}): " + "; ".join(f"{names.get(i, i)} = {i}" for i in ids))
+    return out, key
+
+
+def agreement_coders(long: pd.DataFrame) -> str | None:
+    """The one pair of coders every agreement row compares, if there is one (for a caption)."""
+    if "coders" not in long.columns or long["coders"].nunique() != 1:
+        return None
+    return str(long["coders"].iloc[0])
