@@ -2460,6 +2460,12 @@ def _two_majority_columns() -> str:
 # issue 25: a consensus column read as a rater gave an inflated agreement, exit 0
 ISSUE25B_CASES: list[Case] = [
     Case(
+        "init/codebook-version-not-shipped",
+        ("init", "{d}/st", "--codebook-version", "7"),
+        line="failcodes: error: --codebook-version 7: failcodes ships medical-fact-check "
+        "versions 1, 2",
+    ),
+    Case(
         "agree/only-consensus-named-columns-beside-one-rater",
         ("agree", "{d}/r.csv"),
         _write({"r.csv": "item,gold,final,r1\n1,1,1,1\n2,0,1,0\n3,1,1,0\n"}),

@@ -128,7 +128,13 @@ def test_demo_step_validates_bundled_codebook_and_writes_table(tmp_path: Path) -
     step = next(s for s in STEPS if s.name == "codebook")
     [(_, out)] = list(run_demo(tmp_path, [step]))
     assert out.lines[0].startswith(
-        f"medical-fact-check@1 valid (1 version(s)); hash {V1.hash[:12]}"
+        "medical-fact-check@1 valid (2 version(s), medical-fact-check@1 the default); hash "
+        f"{V1.hash[:12]}"
+    )
+    assert out.lines[1].startswith("  medical-fact-check@1: single-label everywhere (departs")
+    assert out.lines[2] == (
+        "  medical-fact-check@2: codes may co-occur on evidence_selection, inference, "
+        "verbal_confidence, grounding (multi-label, as seed 001 Table 9)"
     )
     md = (tmp_path / "codebook" / "codebook.md").read_text(encoding="utf-8")
     assert md == render_codebook_table(V1, "md")

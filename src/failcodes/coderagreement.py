@@ -32,7 +32,12 @@ from failcodes.stats.sets import (
     CodeSet,
     set_agreements,
 )
-from failcodes.stats.tables import RatingsTable, agreement_table, ratings_from_frame
+from failcodes.stats.tables import (
+    RatingsTable,
+    agreement_table,
+    ratings_from_frame,
+    undefined_single_rated,
+)
 
 
 def _index(annotations: Sequence[Annotation]) -> dict[tuple[str, str], Annotation]:
@@ -250,17 +255,13 @@ def set_agreement_table(
     names = [*exact, *(f"krippendorff/{d}" for d in SET_DISTANCES)]
     if not table.sets:
         return [
-            AgreementResult(
-                statistic=name.split("/")[0],
-                level="nominal",
-                weights=name.split("/")[1] if "/" in name else "none",
-                value=None,
-                n_units=0,
-                n_raters=len(table.coders),
-                n_categories=0,
-                n_single_rated=table.n_single_rated,
-                undefined_reason=f"no unit was rated by two or more coders "
-                f"({table.n_single_rated} rated by one only)",
+            undefined_single_rated(
+                name.split("/")[0],
+                "nominal",
+                name.split("/")[1] if "/" in name else "none",
+                len(table.coders),
+                0,
+                table.n_single_rated,
             )
             for name in names
         ]

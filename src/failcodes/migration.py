@@ -29,6 +29,12 @@ class MigrationOutcome(FrozenModel):
         default_factory=dict, description="Code changes made: old id -> (dimension, new id)."
     )
     dropped_dimensions: tuple[str, ...] = ()
+    widened: tuple[str, ...] = Field(
+        default=(),
+        description="Dimensions (new ids) coded single-label here that take several codes in "
+        "the target version: the one code is kept (as a set of one), a co-occurring code may "
+        "be missing.",
+    )
 
     @property
     def needs_recoding(self) -> bool:
@@ -40,7 +46,9 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
     """Carry one annotation to the map's target version, or flag what must be re-coded.
 
     Codes are relabelled through the map; a split or removed code, and a dimension new in
-    the target version, put that dimension in ``recode`` (its code is left out). The
+    the target version, put that dimension in ``recode`` (its code is left out). A dimension
+    that became multi-label keeps its one code as a set of one and is listed in
+    ``widened`` (a co-occurring code the old rules left out may be missing). The
     annotation must have been made under exactly the map's source version (same hash).
     """
     ref = annotation.codebook
@@ -81,6 +89,7 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
         return mapping.codes[code]
 
     code_sets: dict[str, list[str]] = {}
+    widened: list[str] = []
     for dim in annotation.codes:
         ndim = new_dim(dim)
         if ndim is None:
@@ -101,8 +110,10 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
                 relabelled[code] = (ndim, ncode)
         else:
             codes[ndim] = new_set[0]
-            if dim in annotation.code_sets:
+            if dim in annotation.code_sets or ndim in mapping.widened:
                 code_sets[ndim] = new_set
+                if dim not in annotation.code_sets:
+                    widened.append(ndim)
     for dim, ids in annotation.leaves.items():
         ndim = new_dim(dim)
         if ndim is None:
@@ -137,7 +148,11 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
         }
     )
     return MigrationOutcome(
-        annotation=migrated, recode=recode, relabelled=relabelled, dropped_dimensions=tuple(dropped)
+        annotation=migrated,
+        recode=recode,
+        relabelled=relabelled,
+        dropped_dimensions=tuple(dropped),
+        widened=tuple(widened),
     )
 
 

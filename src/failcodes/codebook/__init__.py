@@ -70,6 +70,7 @@ from failcodes.codebook._models import (
 )
 from failcodes.codebook._store import (
     DEFAULT_NAME,
+    DEFAULT_VERSION,
     bundled,
     bundled_dir,
     bundled_for,
@@ -82,6 +83,7 @@ from failcodes.codebook._store import (
 
 __all__ = [
     "DEFAULT_NAME",
+    "DEFAULT_VERSION",
     "ID_PATTERN",
     "MAX_CODEBOOK_BYTES",
     "NAME_PATTERN",

@@ -96,6 +96,14 @@ class MigrationMap(FrozenModel):
     added_dimensions: dict[str, UnitKind] = Field(
         default_factory=dict, description="Dimensions new in the target version, by part."
     )
+    multi_label: tuple[str, ...] = Field(
+        default=(), description="The target version's multi-label dimensions."
+    )
+    widened: tuple[str, ...] = Field(
+        default=(),
+        description="Dimensions (target ids) single-label in the source version and "
+        "multi-label in the target: an old annotation gives one code where several may apply.",
+    )
 
     def recode_codes(self) -> list[str]:
         """Old codes whose annotations need re-coding."""
@@ -271,6 +279,13 @@ def migration_map(parent: Codebook, child: Codebook) -> MigrationMap:
         for code, info in new_codes.items()
         if info.level is CodeLevel.DIMENSION and code not in kept
     }
+    widened = tuple(
+        new
+        for old, new in dimensions.items()
+        if new is not None
+        and child.dimension(new).multi_label
+        and not parent.dimension(old).multi_label
+    )
     return MigrationMap(
         name=parent.name,
         from_version=parent.version,
@@ -279,6 +294,8 @@ def migration_map(parent: Codebook, child: Codebook) -> MigrationMap:
         codes=codes,
         dimensions=dimensions,
         added_dimensions=added,
+        multi_label=tuple(d.id for _, d in child.dimensions() if d.multi_label),
+        widened=widened,
     )
 
 
@@ -297,6 +314,13 @@ def compose(first: MigrationMap, second: MigrationMap) -> MigrationMap:
         renamed = second.dimensions.get(dim)
         if renamed is not None:
             added[renamed] = kind
+    # widened in either step, unless the second made it single-label again
+    widened = [
+        w
+        for d in first.widened
+        if (w := second.dimensions.get(d)) is not None and w in second.multi_label
+    ]
+    widened += [d for d in second.widened if d not in widened]
     return MigrationMap(
         name=first.name,
         from_version=first.from_version,
@@ -305,6 +329,8 @@ def compose(first: MigrationMap, second: MigrationMap) -> MigrationMap:
         codes=codes,
         dimensions=dims,
         added_dimensions=added,
+        multi_label=second.multi_label,
+        widened=tuple(widened),
     )
 
 

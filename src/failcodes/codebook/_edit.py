@@ -195,6 +195,24 @@ class CodebookDraft:
         self._log(f"added subcode {subcode.id} to {dimension}", note)
         return self
 
+    def set_multi_label(
+        self, dimension: str, multi_label: bool = True, *, note: str = ""
+    ) -> CodebookDraft:
+        """Let ``dimension``'s low-quality codes co-occur in one unit (or forbid it again).
+
+        The codes stay the same, so no migration entry is written; the migration map lists
+        the dimension as widened (:attr:`~failcodes.codebook.MigrationMap.widened`): an
+        annotation of the parent version carries one code where several may apply now.
+        """
+        self._info(dimension, CodeLevel.DIMENSION)
+        if self.current.dimension(dimension).multi_label == multi_label:
+            state = "multi-label" if multi_label else "single-label"
+            raise _err("bad-value", f"dimension '{dimension}' is already {state}")
+        self._map_dimension(dimension, lambda d: d.model_copy(update={"multi_label": multi_label}))
+        what = "multi-label (its low-quality codes may co-occur)" if multi_label else "single-label"
+        self._log(f"made {dimension} {what}", note)
+        return self
+
     def update(self, code: str, *, note: str = "", **fields: Any) -> CodebookDraft:
         """Reword a code (label, definition, include, exclude, examples); no migration needed."""
         unknown = set(fields) - set(_FIELDS)

@@ -18,6 +18,16 @@ from failcodes.fileio import atomic_write_text
 DEFAULT_NAME = "medical-fact-check"
 """The codebook failcodes ships (seed 001, Tables 8 and 9)."""
 
+DEFAULT_VERSION = 1
+"""The version of :data:`DEFAULT_NAME` used when none is named (``bundled()``, ``init``).
+
+Version 1 is single-label everywhere; version 2 lets the low-quality codes of a reasoning
+step co-occur, as seed 001 does. The default stays 1 so that annotations, studies and
+reviews made under it keep pooling without a migration; docs/codebook.md says where this
+departs from the seed and how to choose version 2 (``failcodes init --codebook-version 2``,
+``bundled(version=2)``, ``--codebook``).
+"""
+
 SCHEMA_FILE = "codebook.schema.json"
 """JSON Schema of the file format, kept beside the YAML files in taxonomy/."""
 
@@ -35,8 +45,14 @@ def bundled_dir() -> Path:
 
 
 def bundled(name: str = DEFAULT_NAME, version: int | None = None) -> Codebook:
-    """Load a codebook shipped with failcodes (latest version unless ``version`` is given)."""
+    """Load a codebook shipped with failcodes.
+
+    Without ``version``: :data:`DEFAULT_VERSION` of the default codebook, the latest version
+    of any other.
+    """
     lineage = load_lineage(bundled_dir(), name)
+    if version is None and name == DEFAULT_NAME:
+        version = DEFAULT_VERSION
     if version is None:
         return lineage[-1]
     for cb in lineage:

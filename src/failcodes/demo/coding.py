@@ -14,17 +14,32 @@ from failcodes.study.layout import StudyLayout
 
 
 def codebook_step(ctx: DemoContext) -> StepOutput:
-    """Validate the bundled codebook lineage and write its table (Markdown and LaTeX)."""
+    """Validate the bundled codebook lineage and write the default's table (Markdown, LaTeX).
+
+    Also says which versions let codes co-occur (multi-label dimensions), and how the
+    default departs from the seed there.
+    """
     out = StepOutput()
     lineage = codebook.load_lineage(codebook.bundled_dir(), codebook.DEFAULT_NAME)
-    cb = lineage[-1]
+    cb = codebook.bundled()
     ctx.results["codebook"] = cb
     n_subcodes = sum(len(dim.subcodes) for _, dim in cb.dimensions())
     out.lines.append(
-        f"{cb.id} valid ({len(lineage)} version(s)); hash {cb.hash[:12]}; "
-        f"{sum(1 for _ in cb.dimensions())} dimensions, {n_subcodes} subcodes, "
+        f"{cb.id} valid ({len(lineage)} version(s), {cb.id} the default); hash "
+        f"{cb.hash[:12]}; {sum(1 for _ in cb.dimensions())} dimensions, {n_subcodes} subcodes, "
         f"{len(cb.leaf_parents())} leaves"
     )
+    for book in lineage:
+        multi = [d.id for _, d in book.dimensions() if d.multi_label]
+        out.lines.append(
+            f"  {book.id}: "
+            + (
+                f"codes may co-occur on {', '.join(multi)} (multi-label, as seed 001 Table 9)"
+                if multi
+                else "single-label everywhere (departs from seed 001, where the low-quality "
+                "codes of one reasoning step may co-occur; see docs/codebook.md)"
+            )
+        )
     with AtomicBatch() as batch:
         for suffix, fmt in (("md", "md"), ("tex", "latex")):
             dest = ctx.out_dir / "codebook" / f"codebook.{suffix}"

@@ -749,6 +749,23 @@ NOMINAL_NOTE = (
 )
 
 
+def undefined_single_rated(
+    statistic: str, level: str, weights: str, n_raters: int, n_categories: int, n_single: int
+) -> AgreementResult:
+    """An undefined result: no unit was rated by two or more coders."""
+    return AgreementResult(
+        statistic=statistic,
+        level=level,
+        weights=weights,
+        value=None,
+        n_units=0,
+        n_raters=n_raters,
+        n_categories=n_categories,
+        n_single_rated=n_single,
+        undefined_reason=f"no unit was rated by two or more coders ({n_single} rated by one only)",
+    )
+
+
 def agreement_table(
     table: RatingsTable,
     statistics: Sequence[str] = STATISTICS,
@@ -797,17 +814,8 @@ def agreement_table(
     kept = [s for s in statistics if s not in left_out]
     if table.values.shape[0] == 0:
         return [
-            AgreementResult(
-                statistic=stat,
-                level=level,
-                weights="none",
-                value=None,
-                n_units=0,
-                n_raters=len(table.raters),
-                n_categories=len(table.categories),
-                n_single_rated=table.n_single_rated,
-                undefined_reason=f"no unit was rated by two or more coders "
-                f"({table.n_single_rated} rated by one only)",
+            undefined_single_rated(
+                stat, level, "none", len(table.raters), len(table.categories), table.n_single_rated
             )
             for stat in statistics
         ]

@@ -12,13 +12,23 @@ from failcodes.study.config import TEMPLATE, parse_study
 from failcodes.study.layout import StudyLayout
 
 
-def bundled_codebook_file() -> Path:
-    """The YAML file of the latest bundled codebook (copied into new studies)."""
+def bundled_codebook_file(version: int | None = None) -> Path:
+    """The YAML file of a bundled codebook version (copied into new studies).
+
+    ``None``: :data:`failcodes.codebook.DEFAULT_VERSION`. A version failcodes does not ship
+    is a :class:`~failcodes.errors.ConfigError` naming the versions it does.
+    """
     from failcodes import codebook
 
     files = codebook.lineage_files(codebook.bundled_dir(), codebook.DEFAULT_NAME)
     versions = files[codebook.DEFAULT_NAME]
-    return versions[max(versions)]
+    wanted = codebook.DEFAULT_VERSION if version is None else version
+    if wanted not in versions:
+        have = ", ".join(str(v) for v in sorted(versions))
+        raise ConfigError(
+            f"--codebook-version {wanted}: failcodes ships {codebook.DEFAULT_NAME} versions {have}"
+        )
+    return versions[wanted]
 
 
 def study_text(name: str, codebook: str) -> str:
@@ -26,8 +36,14 @@ def study_text(name: str, codebook: str) -> str:
     return TEMPLATE.format(name=name, codebook=codebook)
 
 
-def init_study(root: str | Path, *, name: str | None = None) -> StudyLayout:
-    """Create the study folder ``root``; refuse a folder that already holds a study file."""
+def init_study(
+    root: str | Path, *, name: str | None = None, codebook_version: int | None = None
+) -> StudyLayout:
+    """Create the study folder ``root``; refuse a folder that already holds a study file.
+
+    The study gets a copy of the bundled codebook, version ``codebook_version`` (default:
+    :data:`failcodes.codebook.DEFAULT_VERSION`).
+    """
     layout = StudyLayout.of(root)
     if layout.study_file.exists():
         raise InputError("already a study (it has a study file)", path=layout.study_file)
@@ -36,7 +52,7 @@ def init_study(root: str | Path, *, name: str | None = None) -> StudyLayout:
     if name is not None and not name.strip():  # --name "" (an unset variable)
         raise ConfigError("--name is empty; give the study's name (or leave --name out)")
     study_name = name or layout.root.resolve().name
-    source = bundled_codebook_file()
+    source = bundled_codebook_file(codebook_version)
     text = study_text(study_name, source.name)
     try:
         parse_study(text, layout.study_file)  # a bad name fails here, before anything is written

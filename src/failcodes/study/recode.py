@@ -106,18 +106,24 @@ def lineage(codebook_path: Path, newest: Codebook, layout: StudyLayout) -> dict[
     """Every version of the study's codebook, by version.
 
     The study's own, then the files ``<name>.v<N>.yaml`` beside it, then the study's
-    saturation projects, then the bundled ones (the first found of a version wins).
+    saturation projects (the first found of a version wins), then the bundled ones, which
+    fill only versions that must be the study's ancestors: every version when the study's
+    codebook is itself a bundled version (same hash), else only versions below all the
+    study's own. A bundled version between the study's own ones may be another branch: a
+    saturation round makes its own version 2 from version 1, which is not the bundled
+    version 2 (same name and number, other codes); composed into the path it would carry
+    annotations through codes the study never had.
     """
-    from failcodes.codebook import bundled_dir, lineage_files, load
+    from failcodes.codebook import bundled_dir, bundled_for, lineage_files, load
     from failcodes.saturation.store import ProjectStore
 
     books: dict[int, Codebook] = {newest.version: newest}
-    for folder in (codebook_path.parent, bundled_dir()):
-        for version, path in lineage_files(folder, newest.name).get(newest.name, {}).items():
-            if version not in books:
-                books[version] = load(path)
-        if folder != codebook_path.parent or not layout.saturation_dir.is_dir():
-            continue
+    for version, path in (
+        lineage_files(codebook_path.parent, newest.name).get(newest.name, {}).items()
+    ):
+        if version not in books:
+            books[version] = load(path)
+    if layout.saturation_dir.is_dir():
         for project in sorted(layout.saturation_dir.iterdir()):
             store = ProjectStore(project)
             if not store.config_path.is_file():
@@ -125,6 +131,11 @@ def lineage(codebook_path: Path, newest: Codebook, layout: StudyLayout) -> dict[
             for version in store.versions():
                 if version not in books and store.codebook(version).name == newest.name:
                     books[version] = store.codebook(version)
+    ancestry = bundled_for(newest.ref()) is not None
+    lowest = min(books)
+    for version, path in lineage_files(bundled_dir(), newest.name).get(newest.name, {}).items():
+        if version not in books and (ancestry or version < lowest):
+            books[version] = load(path)
     return books
 
 

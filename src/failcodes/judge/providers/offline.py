@@ -455,4 +455,5 @@ class OfflineCoder:
             )
             for plan, outcome in outcomes
         }
-        return DirectResult(Answer(dimensions=dims))
+        multi = tuple(d.id for d in part.dimensions if d.multi_label)
+        return DirectResult(Answer(dimensions=dims, multi_label=multi))
