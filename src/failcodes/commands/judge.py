@@ -210,6 +210,15 @@ class JudgeOptions(FrozenModel):
             for name, spec in zip(names, self.judge, strict=True)
         ]
 
+    @property
+    def passage_cut(self) -> int | None:
+        """The deepest passage rank these options judge (None: every passage)."""
+        return self.top_k
+
+    def judges_passage(self, rank: int) -> bool:
+        """Whether a passage ranked ``rank`` is a retrieval unit under these options."""
+        return self.top_k is None or rank <= self.top_k
+
     def units(self, traces: Any, kind: UnitKind) -> list[Any]:
         """The units these options judge in ``traces`` (passages cut at ``top_k``)."""
         from failcodes.units import build_units

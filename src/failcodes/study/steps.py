@@ -141,7 +141,7 @@ def judged_kinds(
     """
     if not disagreements.is_file():
         return None
-    found = _first_units(disagreements, judge.top_k)
+    found = _first_units(disagreements, judge)
     return found[0], [k for k in kinds if found[1][k]]
 
 
@@ -151,7 +151,7 @@ def judged_kinds(
 _FIRST_UNITS: dict[tuple[Path, int, int, int, int | None], tuple[bool, dict[str, bool]]] = {}
 
 
-def _first_units(disagreements: Path, top_k: int | None) -> tuple[bool, dict[str, bool]]:
+def _first_units(disagreements: Path, judge: JudgeOptions) -> tuple[bool, dict[str, bool]]:
     """Whether the file holds a claim, and whether it holds a unit of each judge kind.
 
     Read a claim at a time until every answer is known (usually the first line), remembered
@@ -162,7 +162,7 @@ def _first_units(disagreements: Path, top_k: int | None) -> tuple[bool, dict[str
     from failcodes.disagreementio import claim_trace_of, iter_disagreement_claims
 
     stat = disagreements.stat()
-    key = (disagreements.resolve(), stat.st_ino, stat.st_size, stat.st_mtime_ns, top_k)
+    key = (disagreements.resolve(), stat.st_ino, stat.st_size, stat.st_mtime_ns, judge.passage_cut)
     if key in _FIRST_UNITS:
         return _FIRST_UNITS[key]
     claims, has = False, {"retrieval": False, "reasoning": False}
@@ -171,20 +171,20 @@ def _first_units(disagreements: Path, top_k: int | None) -> tuple[bool, dict[str
             trace = claim_trace_of(rec, c)
             claims = True
             has["retrieval"] = has["retrieval"] or any(
-                top_k is None or p.rank <= top_k for p in trace.evidence_passages
+                judge.judges_passage(p.rank) for p in trace.evidence_passages
             )
             has["reasoning"] = has["reasoning"] or bool(trace.reasoning and trace.reasoning.strip())
             if all(has.values()):
                 break
     except ExactReaderNeededError:
         from failcodes.disagreementio import read_disagreements
-        from failcodes.units import build_units, disagreement_traces
+        from failcodes.units import disagreement_traces
 
         traces = disagreement_traces(read_disagreements(disagreements))
         claims = bool(traces)
         has = {
-            "retrieval": bool(build_units(traces, UnitKind.RETRIEVAL, top_k=top_k)),
-            "reasoning": bool(build_units(traces, UnitKind.VERIFICATION, top_k=top_k)),
+            "retrieval": bool(judge.units(traces, UnitKind.RETRIEVAL)),
+            "reasoning": bool(judge.units(traces, UnitKind.VERIFICATION)),
         }
     _FIRST_UNITS[key] = (claims, has)
     return claims, has
