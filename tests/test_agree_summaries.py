@@ -73,7 +73,9 @@ def test_a_column_named_like_a_consensus_is_not_a_rater(tmp_path: Path, agree, n
     assert row["n_raters"] == 3 and row["raters"] == ["a", "b", "c"]
     code, out, _ = agree(path, "--stat", "fleiss", "--bootstrap", "0")
     first = out.splitlines()[0]
-    assert first.startswith("raters (3): a, b, c; left out: " + name + " (named like a consensus")
+    assert first.startswith(
+        "Assumed: raters (3): a, b, c; left out: " + name + " (named like a consensus"
+    )
 
 
 def test_raters_option_overrides_the_rule(tmp_path: Path, agree) -> None:
@@ -91,7 +93,9 @@ def test_raters_option_overrides_the_rule(tmp_path: Path, agree) -> None:
     # p1 = 0.55, P_e = 0.3025 + 0.2025 = 0.505; kappa = (0.7 - 0.505)/0.495 = 0.393939...
     assert row["value"] == pytest.approx(0.195 / 0.495, abs=1e-12)
     code, out, _ = agree(path, "--stat", "fleiss", "--raters", "a,b,c,majority_label")
-    assert out.splitlines()[0].startswith("raters (4) (given with --raters): a, b, c, majority")
+    assert out.splitlines()[0].startswith(
+        "Assumed: raters (4) (given with --raters): a, b, c, majority"
+    )
 
 
 def test_an_unnamed_majority_column_is_found_by_its_values(tmp_path: Path, agree) -> None:

@@ -207,7 +207,9 @@ def test_cli_first_line_says_sets(tmp_path: Path, capsys: pytest.CaptureFixture[
         return capsys.readouterr().out
 
     first = run().splitlines()[0]
-    assert first.startswith("coders (2): dr_a (human), judge (llm); codes as sets on inference")
+    assert first.startswith(
+        "Assumed: coders (2): dr_a (human), judge (llm); codes as sets on inference"
+    )
     assert "one code per unit on grounding" in first
     assert "test-codebook@1+" in first and "is not bundled: give --codebook" in first
     rows = json.loads(run("--format", "json"))

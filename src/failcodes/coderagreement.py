@@ -291,7 +291,7 @@ def annotation_shape_line(
     dims = sorted({d for a in items for d in a.codes})
     sets = set_dimensions(items, multi_label)
     coders = ", ".join(f"{c} ({kinds[c]})" for c in sorted(kinds))
-    line = f"coders ({len(kinds)}): {coders}"
+    line = f"Assumed: coders ({len(kinds)}): {coders}"
     single = [d for d in dims if d not in sets]
     if sets:
         line += (

@@ -699,7 +699,7 @@ def shape_line(choice: ColumnChoice, *, given: bool = False) -> str:
     column holds the unit ids, and that each cell is one category.
     """
     how = " (given with --raters)" if given else ""
-    parts = [f"raters ({len(choice.raters)}){how}: {', '.join(choice.raters)}"]
+    parts = [f"Assumed: raters ({len(choice.raters)}){how}: {', '.join(choice.raters)}"]
     for s in choice.summaries:
         parts.append(f"left out: {s.column} ({s.reason})")
     if choice.left_out:
