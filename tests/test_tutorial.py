@@ -83,8 +83,9 @@ def clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_every_block_of_the_page_is_run_or_shown() -> None:
     found = sections()
-    shapes = [h for h in found if re.match(r"## [123]\. ", h)]
-    assert len(shapes) == 3
+    shapes = [h for h in found if re.match(r"## [1-4]\. ", h)]
+    assert len(shapes) == 4
+    assert any(h.startswith("## Agreement only") for h in found)
     for heading, blocks in found.items():
         for lang, _, body in blocks:
             assert lang in ("bash", "toml", "console", "text"), (heading, lang)
@@ -188,3 +189,50 @@ def test_retrieved_passages_ragchecker(clone: Path) -> None:
     html = _report(layout)
     for section in ("Detection of clinician-labelled errors", "Attribution", "Table 8"):
         assert section in html
+
+
+def test_answers_keyed_by_system_asserted_and_cited_after_writing(clone: Path) -> None:
+    run_section("## 4.", clone)
+    layout = StudyLayout.of("studies/answers")
+    traces = [
+        json.loads(line)
+        for line in layout.traces("answers").read_text(encoding="utf-8").splitlines()
+    ]
+    # docs/tutorial/answers-by-system.jsonl by hand: sysA 2+1+2+0 claims, sysB 1+2+0+1
+    assert sorted((t["system"], t["claim_id"]) for t in traces) == [
+        ("sysA", "1:1"), ("sysA", "1:2"), ("sysA", "2:1"), ("sysA", "3:1"), ("sysA", "3:2"),
+        ("sysB", "1:1"), ("sysB", "2:1"), ("sysB", "2:2"), ("sysB", "4:1"),
+    ]  # fmt: skip
+    assert {(t["verdict"], t["raw_verdict"], t["evidence_source"]) for t in traces} == {
+        ("supported", "asserted by the system", "post-hoc")
+    }
+    rows = json.loads(layout.metrics("answers").read_text(encoding="utf-8"))
+    # errors: sysA 1:2 and 2:1, sysB 2:2 and 4:1; every claim asserted -> all missed
+    got = {r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows}
+    assert got == {"sysA": (5, 0, 0, 2, 3), "sysB": (4, 0, 0, 2, 2)}
+    att = pd.read_csv(layout.attribution_table("answers"))
+    assert sorted(zip(att["system"], att["sentence_id"], strict=True)) == [
+        ("sysA", "1:2"), ("sysA", "2:1"), ("sysB", "2:2"), ("sysB", "4:1"),
+    ]  # fmt: skip
+    assert set(att["stage"]) == {"verification"} and set(att["evidence_source"]) == {"post-hoc"}
+    assert att["reason"].str.startswith("post-hoc citation").all()
+    # the citations were never judged: no judge run, no Table 8
+    assert not layout.judge_run("answers", "retrieval").exists()
+    assert not layout.per_passage("answers").exists()
+    html = _report(layout)
+    assert "no system has a non-zero recall or F1 under this mapping" in html
+    assert "Table 8" not in html
+
+
+def test_agreement_only_study(clone: Path) -> None:
+    run_section("## Agreement only", clone)
+    layout = StudyLayout.of("studies/physicians")
+    rows = json.loads(layout.agreement("physicians").read_text(encoding="utf-8"))
+    got = {r["statistic"]: r["value"] for r in rows}
+    # by hand in tests/test_study_shapes.py: 0.325, 0.3625, 0.3415 (rounded on the page)
+    assert got["fleiss"] == pytest.approx(0.3250, abs=5e-5)
+    assert got["krippendorff"] == pytest.approx(0.3625, abs=5e-5)
+    assert got["gwet_ac1"] == pytest.approx(0.3415, abs=5e-5)
+    assert all(r["n_units"] == 6 and r["n_raters"] == 3 for r in rows)
+    assert "Agreement per subject, agreement/physicians.json" in _report(layout)
+    assert layout.trace_files() == []  # no data set: nothing ingested

@@ -70,7 +70,7 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
 
 def _handle(request: AgreeRequest, fmt: OutputFormat) -> None:
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="agree")
-    result = request.run()
+    result = request.run(note=lambda line: typer.echo(line, err=True))
     if fmt is OutputFormat.JSON:
         typer.echo(json.dumps(result.rows, indent=2))
     else:

@@ -138,7 +138,16 @@ class AgreeRequest(Request):
         "rater, blank = missing), a JSONL file of annotations, or a judge panel's run folder "
         "(inter-judge agreement of its members).",
     )
-    stat: str = option("all", help="Statistic: " + "|".join(_STAT_CHOICES) + ".")
+    stat: list[str] = option(
+        default_factory=lambda: ["all"],
+        help="Statistic: " + "|".join(_STAT_CHOICES) + " (repeatable: --stat cohen --stat fleiss).",
+    )
+    out: Path | None = option(
+        None,
+        flags=("-o", "--out"),
+        help="Also write the rows as JSON here (in a study: agreement/NAME.json, which the "
+        "report reads).",
+    )
     level: str = option("nominal", help="Level of measurement: " + "|".join(LEVELS) + ".")
     weights: str = option("none", help="Agreement weights: " + "|".join(WEIGHTS) + ".")
     bootstrap: int = option(
@@ -183,11 +192,33 @@ class AgreeRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> AgreeResult:
         """Every coefficient the input asks for (undefined ones say why)."""
-        del note
-        if self.stat not in _STAT_CHOICES:
+        result = self._compute()
+        if self.out is not None:
+            from failcodes.fileio import check_not_input, write_json
+
+            check_not_input([self.out], [self.file])
+            write_json(self.out, result.rows)
+            note(f"wrote {len(result.rows):,} coefficient(s) -> {self.out}")
+        return result
+
+    def statistics(self) -> list[str]:
+        """The statistics asked for (``all``: every one), each once, in the order given."""
+        bad = [s for s in self.stat if s not in _STAT_CHOICES]
+        if bad or not self.stat:
             raise ConfigError(
-                f"--stat must be one of {', '.join(_STAT_CHOICES)}, got {self.stat!r}"
+                f"--stat must be one of {', '.join(_STAT_CHOICES)}, got {bad[0] if bad else ''!r}"
             )
+        twice = next((s for i, s in enumerate(self.stat) if s in self.stat[:i]), None)
+        if twice is not None:  # the last one silently won before --stat was repeatable
+            raise ConfigError(f"--stat {twice} given twice")
+        if "all" in self.stat:
+            if len(self.stat) > 1:
+                raise ConfigError("--stat all means every statistic; drop the others")
+            return list(STATISTICS)
+        return list(self.stat)
+
+    def _compute(self) -> AgreeResult:
+        stats = self.statistics()
         if self.level not in LEVELS:
             raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, got {self.level!r}")
         if self.weights not in WEIGHTS:
@@ -199,7 +230,6 @@ class AgreeRequest(Request):
         from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
         from failcodes.stats.tables import agreement_table, ratings_tables
 
-        stats = list(STATISTICS) if self.stat == "all" else [self.stat]
         rows: list[dict[str, Any]] = []
         group_keys: list[str] = []
         notes: list[str] = []

@@ -584,6 +584,7 @@ class TableStream:
                     tally.labels.claim_level()
                 if row.label is not None:
                     tally.labels.add(row.label, row.path, row.line)
+                tally.systems.add(row.trace.system)
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -674,6 +675,9 @@ class TableStream:
                 f"{tally.first_unverdicted}; --option no_verdict=drop): their claims count in "
                 "no metric"
             )
+        absent = sorted(set(self.spec.declared_verdicts) - {"*"} - tally.systems)
+        if absent:  # a study passes its pipelines' verdicts to each of its ingests
+            self.notes.append(f"--verdict names system(s) with no row here: {', '.join(absent)}")
         if empty:
             self.notes.append(
                 f"{empty:,} list(s) or object(s) on the rows path missing or empty: no rows "
@@ -712,6 +716,7 @@ class _Tally:
     empty: list[int] = field(default_factory=lambda: [0])
     unverdicted: int = 0
     first_unverdicted: int | None = None
+    systems: set[str] = field(default_factory=set)
 
 
 def _key_hash(trace: Trace) -> int:

@@ -27,6 +27,7 @@ from failcodes.errors import FailcodesError, InputError
 from failcodes.jsonio import decode_error
 from failcodes.study.layout import JUDGE_CACHE, JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
+from failcodes.verdicts import Verdict
 
 #: ``bundled:NAME/FILE`` -> a file of a data set shipped with failcodes.
 BUNDLED_PREFIX = "bundled:"  # failcodes.bundled.PREFIX (not imported: the study file loads light)
@@ -63,6 +64,12 @@ class PipelineSpec(FrozenModel):
     retriever: str | None = Field(default=None, description="Retriever name, if any.")
     verifier: str | None = Field(default=None, description="Verifier model or name.")
     description: str = Field(default="", description="Free text for the report.")
+    verdict: Verdict | None = Field(
+        default=None,
+        description="The verdict a pipeline that asserts its claims (no verifier) gives every "
+        "claim, e.g. supported: given to the generic adapter's `--verdict`, so reviewers see "
+        "'asserted by the system'.",
+    )
 
 
 def _args_gone(table: str, models: Any) -> Any:
@@ -237,13 +244,55 @@ class ReviewSpec(FrozenModel):
     )
 
 
+class AgreementSpec(FrozenModel):
+    """An agreement step: ``failcodes agree PATH ... -o agreement/<name>.json``.
+
+    A ratings table (one row per unit, one column per rater; or long with ``long``) or an
+    annotation file; the report reads what it writes. A study may hold only these.
+    """
+
+    name: Annotated[str, Field(pattern=_NAME)] = Field(description="Name of agreement/<name>.json.")
+    path: str = Field(description="The ratings table or annotations, relative to the study.")
+    raters: list[str] | None = Field(
+        default=None, description="Rater columns (default: found by `agree`, named on its log)."
+    )
+    statistics: Annotated[list[str], Field(min_length=1)] = Field(
+        default_factory=lambda: ["all"],
+        description="Statistics (failcodes agree --stat), or ['all'].",
+    )
+    by: str | None = Field(default=None, description="Column to group units by.")
+    long: list[str] | None = Field(
+        default=None, description="A long table's [rater column, rating column]."
+    )
+    unit_column: str | None = None
+    level: str = "nominal"
+    weights: str = "none"
+    categories: list[str] | None = Field(default=None, description="Categories in rank order.")
+    bootstrap: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = 2000
+    seed: Annotated[int, Field(ge=0, strict=True)] = 0
+
+    @field_validator("statistics")
+    @classmethod
+    def _known_statistics(cls, stats: list[str]) -> list[str]:
+        from failcodes.commands.agree import AgreeRequest
+
+        try:  # the command's own check: an unknown name, one given twice, 'all' with others
+            AgreeRequest(file=Path(), stat=stats).statistics()
+        except FailcodesError as exc:
+            raise ValueError(exc.one_line().replace("--stat", "statistics:")) from None
+        return stats
+
+
 class StudyFile(FrozenModel):
     """The contract of ``failcodes.toml``."""
 
     name: Annotated[str, Field(pattern=_NAME)]
     description: str = ""
     codebook: str = Field(description="Codebook YAML, relative to the study folder.")
-    datasets: Annotated[list[DatasetSpec], Field(min_length=1)]
+    datasets: list[DatasetSpec] = Field(default_factory=list)
+    agreements: list[AgreementSpec] = Field(
+        default_factory=list, description="Agreement steps (ratings tables, annotation files)."
+    )
     metrics: MetricsSpec = MetricsSpec()
     disagreements: DisagreementsSpec = DisagreementsSpec()
     judge: StudyJudge = StudyJudge()
@@ -256,6 +305,23 @@ class StudyFile(FrozenModel):
         if name is not None:
             raise ValueError(f"data set name {name!r} is used twice")
         return datasets
+
+    @field_validator("agreements")
+    @classmethod
+    def _unique_agreements(cls, agreements: list[AgreementSpec]) -> list[AgreementSpec]:
+        name = first_repeat(a.name for a in agreements)
+        if name is not None:
+            raise ValueError(f"agreement name {name!r} is used twice")
+        return agreements
+
+    @model_validator(mode="after")
+    def _something_to_study(self) -> StudyFile:
+        if not self.datasets and not self.agreements:
+            raise ValueError(
+                "a study needs a [[datasets]] (pipeline outputs and labels) or an "
+                "[[agreements]] (a ratings table)"
+            )
+        return self
 
     @property
     def disagreement_level(self) -> LevelName:
@@ -412,6 +478,8 @@ def check_input_paths(config: StudyFile, root: str | Path, *, inputs: bool = Tru
 
     wanted: list[tuple[tuple[int | str, ...], str]] = [(("codebook",), config.codebook)]
     files_only: set[tuple[int | str, ...]] = {("codebook",)}
+    for i, agreement in enumerate(config.agreements):
+        wanted.append((("agreements", i, "path"), agreement.path))
     for i, ds in enumerate(config.datasets):
         for j, spec in enumerate(ds.ingest):
             locs = [("datasets", i, "ingest", j, "paths", k) for k in range(len(spec.paths))]
@@ -453,6 +521,7 @@ TEMPLATE = (resources.files("failcodes.study") / "template.toml").read_text(enco
 __all__ = [
     "BUNDLED_PREFIX",
     "TEMPLATE",
+    "AgreementSpec",
     "DatasetSpec",
     "DisagreementsSpec",
     "IngestSpec",

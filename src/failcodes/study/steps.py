@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from failcodes.commands.agree import AgreeRequest
 from failcodes.commands.attribute import AttributeRequest
 from failcodes.commands.base import Request
 from failcodes.commands.ingest import IngestRequest, ingest_options_of
@@ -63,61 +64,177 @@ def _arg_path(value: str, layout: StudyLayout) -> Path:
     return resolve_path(value, layout.root)
 
 
+def _slug(text: str) -> str:
+    """A file-name-safe form of an input's name (a part file says where it came from)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:40] or "input"
+
+
+def _part(layout: StudyLayout, ds: str, n: int, spec_path: str, what: str) -> Path:
+    """``data/<ds>.parts/<n>-<first input>.<what>.jsonl``: one ingest's share of a data set."""
+    stem = Path(spec_path.removeprefix(BUNDLED_PREFIX)).name.split(".")[0]
+    return layout.data_dir / f"{ds}.parts" / f"{n}-{_slug(stem)}.{what}.jsonl"
+
+
+def _verdicts(ds: Any) -> list[str]:
+    """The pipelines' declared verdicts (``verdict = "supported"``) as ``--verdict`` values."""
+    return [
+        p.verdict.value if p.system == "*" else f"{p.system}={p.verdict.value}"
+        for p in ds.pipelines
+        if p.verdict is not None
+    ]
+
+
 def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
+    """The ingest steps; several ingests into one data set write parts, then a merge.
+
+    One traces ingest writes ``data/<ds>.traces.jsonl`` (with the pipelines' evidence) and
+    one labels writer ``data/<ds>.labels.jsonl``, as before. Two or more write each its part
+    (``data/<ds>.parts/``), and a merge step reads the parts with the generic adapter (the
+    trace and label formats themselves) into the data set's file: a (system, claim_id), or a
+    label target, found in two parts is refused naming both files and lines; the evidence
+    declarations apply to the merged traces.
+    """
     from failcodes.ingest import Output, get_adapter
 
     steps: list[Step] = []
     for ds in study.datasets:
-        writes: dict[Path, str] = {}
-        for n, spec in enumerate(ds.ingest, start=1):
-            adapter = get_adapter(spec.adapter)
-            traces_out = adapter.output is Output.TRACES
-            out = layout.traces(ds.name) if traces_out else layout.labels(ds.name)
-            outputs = [out]
-            labels_out = None
-            if spec.labels and adapter.output is Output.TRACES:
-                labels_out = layout.labels(ds.name)
-                outputs.append(labels_out)
-            evidence = []
+        specs = list(enumerate(ds.ingest, start=1))
+        outputs = {
+            n: get_adapter(spec.adapter).output is Output.TRACES for n, spec in specs
+        }  # True: a traces adapter
+        trace_writers = [n for n, t in outputs.items() if t]
+        label_writers = [n for n, spec in specs if not outputs[n] or (spec.labels and outputs[n])]
+        if not label_writers:
+            raise InputError(
+                f"data set {ds.name!r}: no ingest writes its labels (add a labels adapter such "
+                "as generic-labels, or labels = true on the traces ingest)",
+                field=f"datasets.{ds.name}.ingest",
+            )
+        evidence = [
+            p.evidence.value if p.system == "*" else f"{p.system}={p.evidence.value}"
+            for p in ds.pipelines
+        ]
+        verdicts = _verdicts(ds)
+        if verdicts and not any(spec.adapter == "generic" for n, spec in specs if outputs[n]):
+            raise InputError(
+                f"data set {ds.name!r}: a pipeline declares verdict = ... (an asserting "
+                "pipeline), which the generic adapter applies; this data set's traces come "
+                "from another adapter",
+                field=f"datasets.{ds.name}.pipelines",
+            )
+        merged_traces = len(trace_writers) > 1
+        merged_labels = len(label_writers) > 1
+        trace_parts: list[Path] = []
+        label_parts: list[Path] = []
+        for n, spec in specs:
+            traces_out = outputs[n]
+            first = spec.paths[0]
             if traces_out:
-                for p in ds.pipelines:
-                    source = p.evidence.value
-                    evidence.append(source if p.system == "*" else f"{p.system}={source}")
+                out = (
+                    _part(layout, ds.name, n, first, "traces")
+                    if merged_traces
+                    else (layout.traces(ds.name))
+                )
+                trace_parts.append(out)
+            else:
+                out = (
+                    _part(layout, ds.name, n, first, "labels")
+                    if merged_labels
+                    else (layout.labels(ds.name))
+                )
+                label_parts.append(out)
+            written = [out]
+            labels_out = None
+            if spec.labels and traces_out:
+                labels_out = (
+                    _part(layout, ds.name, n, first, "labels")
+                    if merged_labels
+                    else layout.labels(ds.name)
+                )
+                label_parts.append(labels_out)
+                written.append(labels_out)
             options = ingest_options_of(spec)
             if spec.passages is not None:
                 options["passages"] = _arg_path(str(spec.passages), layout)
+            if traces_out and spec.adapter == "generic" and verdicts:
+                declared = list(options.get("verdict") or [])
+                options["verdict"] = [*declared, *verdicts]
             request = IngestRequest(
                 adapter=spec.adapter,
                 paths=[_arg_path(p, layout) for p in spec.paths],
                 out=out,
                 labels_out=labels_out,
-                evidence=evidence,
+                evidence=evidence if traces_out and not merged_traces else [],
                 **options,
             )
-            for path in outputs:
-                if path in writes:
-                    raise InputError(
-                        f"data set {ds.name!r}: ingest {n} ({spec.adapter}) and "
-                        f"{writes[path]} both write {path.name}",
-                        field=f"datasets.{ds.name}.ingest",
-                    )
-                writes[path] = f"ingest ({spec.adapter})"
             name = f"ingest {ds.name}" + (f" ({n})" if len(ds.ingest) > 1 else "")
             steps.append(
                 Step(
                     name,
                     request,
                     inputs=tuple(resolve_path(p, layout.root) for p in spec.paths),
-                    outputs=tuple(outputs),
+                    outputs=tuple(written),
                     dataset=ds.name,
                 )
             )
-        if layout.labels(ds.name) not in writes:
-            raise InputError(
-                f"data set {ds.name!r}: no ingest writes its labels (add a labels adapter such "
-                "as generic-labels, or labels = true on the traces ingest)",
-                field=f"datasets.{ds.name}.ingest",
+        if merged_traces:
+            request = IngestRequest(
+                adapter="generic", paths=trace_parts, out=layout.traces(ds.name), evidence=evidence
             )
+            steps.append(
+                Step(
+                    f"merge traces {ds.name}",
+                    request,
+                    inputs=tuple(trace_parts),
+                    outputs=(layout.traces(ds.name),),
+                    dataset=ds.name,
+                )
+            )
+        if merged_labels:
+            request = IngestRequest(
+                adapter="generic-labels", paths=label_parts, out=layout.labels(ds.name)
+            )
+            steps.append(
+                Step(
+                    f"merge labels {ds.name}",
+                    request,
+                    inputs=tuple(label_parts),
+                    outputs=(layout.labels(ds.name),),
+                    dataset=ds.name,
+                )
+            )
+    return steps
+
+
+def _agreement_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
+    """One ``agree PATH ... -o agreement/<name>.json`` per ``[[agreements]]`` entry."""
+    steps = []
+    for spec in study.agreements:
+        source = _arg_path(spec.path, layout)
+        request = AgreeRequest(
+            file=source,
+            stat=list(spec.statistics),
+            raters=",".join(spec.raters) if spec.raters else None,
+            by=spec.by,
+            long=",".join(spec.long) if spec.long else None,
+            unit_column=spec.unit_column,
+            level=spec.level,
+            weights=spec.weights,
+            categories=",".join(spec.categories) if spec.categories else None,
+            bootstrap=spec.bootstrap,
+            seed=spec.seed,
+            out=layout.agreement(spec.name),
+        )
+        steps.append(
+            Step(
+                f"agree {spec.name}",
+                request,
+                inputs=(source,),
+                outputs=(layout.agreement(spec.name),),
+            )
+        )
     return steps
 
 
@@ -352,6 +469,7 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
     """Every step of the study, in the order they run (see the module docstring)."""
     codebook = resolve_path(study.codebook, layout.root)
     steps = _ingest_steps(study, layout)
+    steps += _agreement_steps(study, layout)
     for ds in study.datasets:
         if not has_traces(study, ds.name):
             continue  # labels only (e.g. for agreement): nothing to measure or judge
