@@ -149,3 +149,55 @@ def test_write_json_list_keeps_nothing_of_a_failed_list(tmp_path: Path) -> None:
         write_json_list(target, failing())  # type: ignore[arg-type]
     assert target.read_text() == "before\n"
     assert [p.name for p in tmp_path.iterdir()] == ["tasks.json"]
+
+
+def test_iter_annotations_streams_what_the_strict_reader_reads(tmp_path: Path) -> None:
+    from failcodes.annotationio import iter_annotations
+    from failcodes.annotations import DimensionEvidence
+
+    anns = _annotations()
+    anns[0] = anns[0].model_copy(
+        update={
+            "evidence": {
+                "a": DimensionEvidence(rationale='say "x": y', quote="q", quote_found=True),
+                "b": DimensionEvidence(rationale="r"),
+            },
+            "code_sets": {"a": ["exact_entity", "other"]},
+            "codes": {"a": "exact_entity"},
+        }
+    )
+    path = write_jsonl(tmp_path / "a.jsonl", anns)
+    assert list(iter_annotations(path)) == read_models_jsonl(path, Annotation)
+    # a carriage return alone ends a line for the text reader: the exact reader's lines
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r", 1))
+    assert list(iter_annotations(path)) == read_models_jsonl(path, Annotation)
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        # a key given twice (pydantic's JSON parser keeps the last): the strict reader's error
+        (lambda b: b.replace(b'"coder":"offline"', b'"coder":"x","coder":"offline"', 1), "coder"),
+        (lambda b: b.replace(b'"coder":"offline"', b'"coder":"offline","x":1', 1), "x"),
+        (lambda b: b.replace(b'"cost_usd":0.0', b'"cost_usd":NaN', 1), "NaN"),
+        (lambda b: b.replace(b'"cost_usd":0.0', b'"cost_usd":1e400', 1), "infinity"),
+        (lambda b: b.replace(b'"rationale":"why 0', b'"rationale":"\\ud800why 0', 1), "surrogate"),
+        (lambda b: b.replace(b'"coder":"offline"', b'"coder":7', 1), "coder"),
+    ],
+)
+def test_a_line_the_fast_path_would_take_wrongly_is_the_strict_error(
+    tmp_path: Path, edit: object, needle: str
+) -> None:
+    from failcodes.annotationio import iter_annotations
+
+    path = write_jsonl(tmp_path / "a.jsonl", _annotations())
+    path.write_bytes(edit(path.read_bytes()))  # type: ignore[operator]
+    with pytest.raises(InputError) as want:
+        read_models_jsonl(path, Annotation)
+    with pytest.raises(InputError) as got:
+        list(iter_annotations(path))
+    assert got.value.one_line() == want.value.one_line()
+    assert "a.jsonl:1" in got.value.one_line() and needle in got.value.one_line()
+    with pytest.raises(InputError) as indexed:
+        AnnotationIndex.read(path)
+    assert indexed.value.one_line() == want.value.one_line()

@@ -1,21 +1,28 @@
-"""A judge's annotations JSONL file, read by unit id without holding the annotations.
+"""A judge's annotations JSONL file, streamed and read by unit id without holding it.
 
 ``read_models_jsonl(path, Annotation)`` holds every annotation: a paper-scale study's 210k
-judge annotations took gigabytes as models. :class:`AnnotationIndex` reads the file once,
-checking every line exactly as that reader does (strict JSON, then the model: the same
-one-line errors naming file, line and field), and keeps for each annotation it is asked to
-keep the 8 bytes of its unit id and its line's byte offset (16 bytes); :meth:`get` reads
-that line again. A unit id is the first 64 bits of a content hash in hex (``units.unit_id``),
-so its 8 bytes are the id itself; a file with any other unit id (review exports, hand-written
-files) is held whole instead, as are files the byte reader cannot split into the same lines
-as the text reader (a carriage return inside a line, text that is not UTF-8: the text reader
-then names the problem).
+judge annotations took gigabytes as models, and its strict reading (the standard library's
+parser with a duplicate-key hook, then the model) cost ~4x the parse itself.
 
-Like a dict built in file order, a unit annotated twice gets its last annotation.
+:func:`iter_annotations` gives the same annotations one at a time, each checked as strictly:
+a line as the judge writes it (every field present) is validated by pydantic's JSON parser
+and vouched for by counting its keys (a key given twice would be one too many), a finite
+float in each float field and no escaped surrogate or backslash that could hide a key; any
+other line goes through the exact reader's own steps (strict JSON, then the model), so a bad
+line is that reader's one-line error naming file, line and field.
+
+:class:`AnnotationIndex` keeps, of each annotation it is asked to keep, the 8 bytes of its
+unit id and its line's byte offset (16 bytes); :meth:`AnnotationIndex.get` reads that line
+again. A unit id is the first 64 bits of a content hash in hex (``units.unit_id``), so its 8
+bytes are the id itself; a file with any other unit id (review exports, hand-written files)
+is held whole instead, as are files the byte reader cannot split into the text reader's lines
+(a carriage return inside a line, text that is not UTF-8: the text reader then names the
+problem). Like a dict built in file order, a unit annotated twice gets its last annotation.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from array import array
 from collections.abc import Callable, Iterator
@@ -23,20 +30,32 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
+from pydantic import ValidationError
 
-from failcodes.annotations import Annotation
+from failcodes.annotations import Annotation, CodebookRef, DimensionEvidence, Usage
 from failcodes.columnar import ExactReaderNeededError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.jsonio import parse_json
-from failcodes.tableio import read_models_jsonl, validate_record
+from failcodes.tableio import ESCAPED_QUOTE_COLON, KEY_COLON, read_models_jsonl, validate_record
 
 _UNIT_ID = re.compile(r"[0-9a-f]{16}")
 _BOM = b"\xef\xbb\xbf"
+#: An escaped surrogate (the strict reader refuses a lone one), an escaped backslash (it could
+#: end a string just before a quote and colon, miscounting keys): the exact reader's line.
+_UNSURE = re.compile(rb"\\u[dD][89a-fA-F]|\\\\")
+
+#: A key's closing quote, spaces, its colon (the judge writes none; counted the slow way).
+_SPACED_KEY = re.compile(rb'"[ \t]+:')
+
+_TOP = len(Annotation.model_fields)
+_REF = len(CodebookRef.model_fields)
+_EVIDENCE = len(DimensionEvidence.model_fields)
+_USAGE = len(Usage.model_fields)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, int, str]]:
-    """``(line number, byte offset, text)`` of each line the text reader would give."""
+def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, byte offset, bytes)`` of each line the text reader would give."""
     with path.open("rb") as fh:
         offset = 0
         for lineno, raw in enumerate(fh, start=1):
@@ -46,11 +65,81 @@ def _lines(path: Path) -> Iterator[tuple[int, int, str]]:
                 start, body = start + len(_BOM), raw[len(_BOM) :]
             if b"\r" in body.rstrip(b"\r\n"):
                 raise ExactReaderNeededError  # the text reader ends a line there too
-            try:
-                text = body.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ExactReaderNeededError from None
-            yield lineno, start, text
+            yield lineno, start, body
+
+
+def _complete(model: Any, fields: int) -> bool:
+    return len(model.model_fields_set) == fields
+
+
+def _vouched(body: bytes) -> Annotation | None:
+    """The annotation of a line as the judge writes it, or None (take the exact reader's)."""
+    if _UNSURE.search(body) is not None:
+        return None
+    try:
+        ann = Annotation.model_validate_json(body)
+    except ValidationError:
+        return None
+    usage = ann.usage
+    if not (
+        _complete(ann, _TOP)
+        and _complete(ann.codebook, _REF)
+        and _complete(usage, _USAGE)
+        and all(_complete(e, _EVIDENCE) for e in ann.evidence.values())
+        and math.isfinite(usage.cost_usd)
+        and math.isfinite(usage.latency_s)
+        and (ann.lead_time_s is None or math.isfinite(ann.lead_time_s))
+    ):
+        return None
+    # a key ends with a quote and a colon (spaces between: not as the judge writes it); a
+    # quote and colon inside a string is an escaped quote's
+    spaced = _SPACED_KEY.search(body) is not None
+    keys = len(KEY_COLON.findall(body)) if spaced else body.count(b'":')
+    if b"\\" in body:
+        keys -= len(ESCAPED_QUOTE_COLON.findall(body))
+    want = _TOP + _REF + _USAGE + len(ann.codes) + len(ann.code_sets) + len(ann.leaves)
+    want += (1 + _EVIDENCE) * len(ann.evidence)
+    return ann if keys == want else None
+
+
+def _exact(body: bytes, path: Path, lineno: int) -> Annotation | None:
+    """The exact reader's steps for one line (its errors; None: a blank line to it)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ExactReaderNeededError from None  # the text reader's error names the byte
+    if not text.strip():  # blank to str.strip, which takes more than ASCII spaces
+        return None
+    obj = parse_json(text.rstrip("\r\n"), path=path, line=lineno)
+    if not isinstance(obj, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
+        )
+    return validate_record(Annotation, obj, path, lineno)
+
+
+def _annotations(path: Path) -> Iterator[tuple[int, Annotation]]:
+    """``(byte offset, annotation)`` of each line (ExactReaderNeededError: see _lines)."""
+    for lineno, start, body in _lines(path):
+        if not body.strip():
+            continue
+        ann = _vouched(body)
+        if ann is None:
+            ann = _exact(body, path, lineno)
+        if ann is not None:
+            yield start, ann
+
+
+def iter_annotations(path: str | Path) -> Iterator[Annotation]:
+    """The annotations of a JSONL file one at a time, as strictly as ``read_models_jsonl``."""
+    src = check_regular_file(path)
+    given = 0
+    try:
+        for _, ann in _annotations(src):
+            yield ann
+            given += 1
+    except ExactReaderNeededError:
+        yield from read_models_jsonl(src, Annotation)[given:]
 
 
 class AnnotationIndex:
@@ -97,15 +186,7 @@ class AnnotationIndex:
         cls, src: Path, keep: Callable[[Annotation], bool] | None, kept: bytearray
     ) -> AnnotationIndex:
         keys, offsets = array("q"), array("q")
-        for lineno, start, text in _lines(src):
-            if not text.strip():
-                continue
-            obj = parse_json(text.rstrip("\r\n"), path=src, line=lineno)
-            if not isinstance(obj, dict):
-                raise InputError(
-                    f"expected a JSON object, got {type(obj).__name__}", path=src, line=lineno
-                )
-            ann = validate_record(Annotation, obj, src, lineno)
+        for start, ann in _annotations(src):
             if _UNIT_ID.fullmatch(ann.unit_id) is None:
                 raise ExactReaderNeededError  # not a content id
             kept.append(keep is None or keep(ann))
@@ -151,4 +232,4 @@ class AnnotationIndex:
         self.close()
 
 
-__all__ = ["AnnotationIndex"]
+__all__ = ["AnnotationIndex", "iter_annotations"]

@@ -23,6 +23,8 @@ With several datasets, groups are prefixed ``<dataset>/`` so systems of differen
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +47,7 @@ from failcodes.tableio import table_columns
 from failcodes.units import UnitKind
 
 if TYPE_CHECKING:
+    from failcodes.panel import QuoteShare
     from failcodes.reviewplan import ReviewPlan
 
 
@@ -155,11 +158,40 @@ def _records(data: Any, path: Path, keys: tuple[str, ...], where: str = "") -> l
     return data
 
 
-def _all_annotations(path: Path) -> list[Annotation]:
-    """Every line of a judge run's ``annotations.jsonl``, each validated (strict JSON)."""
-    from failcodes.tableio import read_models_jsonl
+@dataclass(frozen=True)
+class _RunFacts:
+    """What the report shows of a judge run's annotations."""
 
-    return read_models_jsonl(path, Annotation)
+    refs: set[tuple[str, int, str]]
+    coders: set[str]
+    heuristic: bool
+    quotes: list[QuoteShare]
+
+
+def _judge_run_facts(path: Path) -> _RunFacts:
+    """One pass over a run's ``annotations.jsonl``: codebooks, judges, quote checks.
+
+    Streamed (:func:`failcodes.annotationio.iter_annotations`, as strict as before): the
+    report read every annotation twice into a list, 136 s and most of its 2.7 GB at paper
+    scale.
+    """
+    from failcodes.annotationio import iter_annotations
+    from failcodes.panel import quote_verification
+
+    refs: set[tuple[str, int, str]] = set()
+    coders: set[str] = set()
+    heuristic = False
+
+    def noted() -> Iterator[Annotation]:
+        nonlocal heuristic
+        for ann in iter_annotations(path):
+            refs.add((ann.codebook.name, ann.codebook.version, ann.codebook.hash))
+            coders.add(ann.coder)
+            heuristic |= ann.coder_kind is CoderKind.HEURISTIC
+            yield ann
+
+    quotes = quote_verification(noted())
+    return _RunFacts(refs, coders, heuristic, quotes)
 
 
 def _find_codebook(
@@ -201,7 +233,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "attribution/, agreement/, review/, comparisons/ or saturation/; see docs/study.md)",
             path=root,
         )
-    from failcodes import traceio
+    from failcodes.columnar import read_trace_columns
     from failcodes.metrics import distributions_dataframe, verdict_distributions
 
     inputs_files: list[Path] = []
@@ -224,7 +256,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     dists = []
     for path in trace_files:
-        frame = distributions_dataframe(verdict_distributions(traceio.read_traces(path)))
+        # the verdict columns only (the traces' texts are not shown), same checks and errors
+        frame = distributions_dataframe(verdict_distributions(read_trace_columns(path)))
         dataset = path.name.removesuffix(TRACES_SUFFIX)
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
@@ -261,14 +294,14 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             folder = layout.judge_current(name, kind)  # a re-code run once complete
             panel_rows += _panel_rows(folder, f"{name}/{kind}")
             rule_rows += _panel_rule_rows(folder, f"{name}/{kind}")
-            quote_rows += _quote_rows(folder, f"{name}/{kind}")
             ann_path = folder / "annotations.jsonl"
-            if ann_path.exists():
+            seen = _judge_run_facts(ann_path) if ann_path.exists() else None
+            quote_rows += _quote_rows(folder, f"{name}/{kind}", seen)
+            if seen is not None:
                 judge_files.append(ann_path)
-            for ann in _all_annotations(ann_path) if ann_path.exists() else []:
-                refs.add((ann.codebook.name, ann.codebook.version, ann.codebook.hash))
-                judges.add(ann.coder)
-                heuristic |= ann.coder_kind is CoderKind.HEURISTIC
+                refs |= seen.refs
+                judges |= seen.coders
+                heuristic |= seen.heuristic
             summary = folder / "summary.json"
             if summary.exists():
                 data = read_json(summary)
@@ -465,20 +498,20 @@ def _panel_rule_rows(folder: Path, run: str) -> list[dict[str, Any]]:
     ]
 
 
-def _quote_rows(folder: Path, run: str) -> list[dict[str, Any]]:
-    """Per judge of a run (each panel member, or the run's judge): per-dimension quote checks."""
+def _quote_rows(folder: Path, run: str, seen: _RunFacts | None) -> list[dict[str, Any]]:
+    """Per judge of a run (each panel member, or the run's judge): per-dimension quote checks.
+
+    ``seen``: what its ``annotations.jsonl`` holds (None: there is none).
+    """
     from failcodes.judge.panelrun import read_panel
-    from failcodes.panel import quote_verification
-    from failcodes.tableio import read_models_jsonl
 
     panel = read_panel(folder)
     if panel is not None:
         shares = panel.quotes
+    elif seen is not None:
+        shares = seen.quotes
     else:
-        path = folder / "annotations.jsonl"
-        if not path.exists():
-            return []
-        shares = quote_verification(read_models_jsonl(path, Annotation))
+        return []
     return [
         {
             "run": run,
