@@ -84,6 +84,14 @@ def corrected_notes_key(part: UnitKind) -> str:
     return f"corrected:{part.value}"
 
 
+def _estimate(strata: list[Stratum], confidence: float) -> tuple[ShareEstimates | None, str | None]:
+    """The cell's estimates, or None and why (a cell too small to estimate says so)."""
+    try:
+        return share_estimates(strata, confidence=confidence), None
+    except StatisticsError as exc:
+        return None, str(exc)
+
+
 def corrected_rows(
     coded: pd.DataFrame,
     plan: ReviewPlan,
@@ -129,12 +137,7 @@ def corrected_rows(
                     yhat_u = [float(v == code_id) for v in rest[dim_id]]
                     y = [float(humans[str(u)].codes.get(dim_id) == code_id) for u in rev["unit_id"]]
                 strata.append(Stratum(y=y, yhat=yhat, yhat_unlabeled=yhat_u))
-            estimates: ShareEstimates | None = None
-            reason = None
-            try:
-                estimates = share_estimates(strata, confidence=confidence)
-            except StatisticsError as exc:
-                reason = str(exc)
+            estimates, reason = _estimate(strata, confidence)
             out.append(
                 {
                     "dimension": dim_id,
@@ -271,12 +274,7 @@ def attribution_rows(
                 )
                 for _, group in sorted(kept.items())
             ]
-            estimates: ShareEstimates | None = None
-            reason = None
-            try:
-                estimates = share_estimates(strata, confidence=confidence)
-            except StatisticsError as exc:
-                reason = str(exc)
+            estimates, reason = _estimate(strata, confidence)
             out.append(
                 {
                     "system": system,
