@@ -3223,7 +3223,12 @@ def _judged_study(recode_log: str) -> Setup:
         layout = init_study(d / "study")
         run = layout.judge_run("ragchecker-example", "retrieval")
         (d / "t.jsonl").write_text(GOOD_TRACES, encoding="utf-8")
+        (d / "l.csv").write_text(LABELS, encoding="utf-8")
+        dis = layout.disagreements("ragchecker-example")
+        argv = ["disagreements", "--traces", str(d / "t.jsonl"), "--labels", str(d / "l.csv")]
+        assert main_quiet([*argv, "--level", "claim", "-m", "non_supported", "-o", str(dis)])
         assert main_quiet([*(a.replace("{d}", str(d)) for a in JUDGE), "-o", str(run)])
+        (d / "l.csv").unlink()
         again = run.with_name("retrieval.v0001")
         shutil.copytree(run, again)
         (again / "recode.jsonl").write_text(recode_log, encoding="utf-8")
@@ -3248,6 +3253,12 @@ STUDY_FOLDER_CASES: list[Case] = [
     Case(
         "recode-status/recode-log-torn-last-line",
         ("recode", "{d}/study", "--status"),
+        _judged_study(json.dumps(RECODE_ENTRY) + "\n" + json.dumps(RECODE_ENTRY)[:30]),
+        expect=("retrieval.v0001/recode.jsonl:2: malformed JSON",),
+    ),
+    Case(
+        "recode/recode-log-torn-last-line",
+        ("recode", "{d}/study"),
         _judged_study(json.dumps(RECODE_ENTRY) + "\n" + json.dumps(RECODE_ENTRY)[:30]),
         expect=("retrieval.v0001/recode.jsonl:2: malformed JSON",),
     ),
