@@ -17,7 +17,7 @@ from failcodes.cli.main import main
 from failcodes.codebook import UnitKind
 from failcodes.errors import InputError
 from failcodes.hashing import file_sha256
-from failcodes.report.build import build_report
+from failcodes.report.build import ReportInputs, build_report
 from failcodes.report.rundir import load_run_dir
 from failcodes.reviewplan import (
     PlannedUnit,
@@ -360,14 +360,16 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
     assert "uncorrected" not in (out / "tables" / "retrieval_quality.md").read_text()
 
 
-def test_report_corrects_the_attribution_by_hand(tmp_path: Path) -> None:
-    # System S, 20 disagreements of one claim with one retrieved passage each (a0..a19): the
-    # judge finds a0-a5 and a10-a13 all-high (verification), the rest not (retrieval). The
-    # reviewer of a0..a9 (the plan's sample) finds a0-a4 and a6 all-high: the same rule gives
-    # verification there. The verification cell is then the hand-computed cell of
-    # hand_corrected() (judge [1]*6 + [0]*4 reviewed, [1]*4 + [0]*6 not; human
-    # [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]); retrieval is its complement: 1 - theta, [1 - high, 1 - low]
-    # (PPI++ and the posterior are symmetric in the two codes).
+def write_attribution_study(
+    root: Path, systems: dict[str, tuple[list[bool], list[bool]]]
+) -> ReportInputs:
+    """A study whose systems' disagreements each rest on one retrieved passage.
+
+    ``systems``: per system, the judge's all-high decision on each of its passages (item ``i``
+    of system ``X`` rests on passage ``x{i}``, coded all-high -> verification, else
+    retrieval) and the reviewer's on its first ``len(human)`` passages, the plan's sample (one
+    stratum, inclusion probability 1/2: half of every system is drawn).
+    """
     from failcodes.attribution import (
         ClaimAttribution,
         ItemAttribution,
@@ -377,66 +379,81 @@ def test_report_corrects_the_attribution_by_hand(tmp_path: Path) -> None:
     )
     from failcodes.traces import EvidenceSource
 
-    judge_high = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
-    human_high = [True] * 5 + [False, True] + [False] * 3
-    layout = StudyLayout.of(tmp_path)
+    layout = StudyLayout.of(root)
     table = layout.per_passage("ds")
     table.parent.mkdir(parents=True)
-    rows = [
-        {
-            "system": "S",
-            "retriever": "A",
-            "claim_id": f"c{i}",
-            "unit_id": f"a{i}",
-            "status": "scored",
-            **HIGH,
-            "entity_match": "exact_entity" if high else "partial_entity",
-            "all_high": high,
-        }
-        for i, high in enumerate(judge_high)
-    ]
-    pd.DataFrame(rows).to_csv(table, index=False)
-    items = []
-    for i, high in enumerate(judge_high):
-        stage = Stage.VERIFICATION if high else Stage.RETRIEVAL
-        claim = ClaimAttribution(
-            system="S",
-            question_id=f"q{i}",
-            sentence_id=f"q{i}:s0",
-            claim_id=f"c{i}",
-            evidence_source=EvidenceSource.RETRIEVED,
-            strategy=Strategy.CODEBOOK,
-            stage=stage,
-            reason="judge",
-        )
-        items.append(
-            ItemAttribution(
-                item_id=f"i{i}",
-                system="S",
-                question_id=f"q{i}",
-                sentence_id=f"q{i}:s0",
-                stage=stage,
-                strategy="codebook",
-                reason="judge",
-                claims=(claim,),
+    rows, items, sample, reviews = [], [], [], []
+    for system, (judge_high, human_high) in systems.items():
+        prefix = system.lower()
+        for i, high in enumerate(judge_high):
+            uid = f"{prefix}{i}"
+            rows.append(
+                {
+                    "system": system,
+                    "retriever": "A",
+                    "claim_id": f"c{uid}",
+                    "unit_id": uid,
+                    "status": "scored",
+                    **HIGH,
+                    "entity_match": "exact_entity" if high else "partial_entity",
+                    "all_high": high,
+                }
             )
-        )
+            stage = Stage.VERIFICATION if high else Stage.RETRIEVAL
+            claim = ClaimAttribution(
+                system=system,
+                question_id=f"q{uid}",
+                sentence_id=f"q{uid}:s0",
+                claim_id=f"c{uid}",
+                evidence_source=EvidenceSource.RETRIEVED,
+                strategy=Strategy.CODEBOOK,
+                stage=stage,
+                reason="judge",
+            )
+            items.append(
+                ItemAttribution(
+                    item_id=f"i{uid}",
+                    system=system,
+                    question_id=f"q{uid}",
+                    sentence_id=f"q{uid}:s0",
+                    stage=stage,
+                    strategy="codebook",
+                    reason="judge",
+                    claims=(claim,),
+                )
+            )
+        for i, high in enumerate(human_high):
+            sample.append(f"{prefix}{i}")
+            reviews.append(
+                human(
+                    f"{prefix}{i}",
+                    "exact_entity" if high else "partial_entity",
+                    coder="SIMULATED reviewer",
+                )
+            )
+    pd.DataFrame(rows).to_csv(table, index=False)
     layout.attribution_items("ds").write_text(
         "".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8"
     )
     attribution_table(items).to_csv(layout.attribution_table("ds"), index=False)
-    sample = [f"a{i}" for i in range(10)]
-    write_half_plan(
-        tmp_path, "att", UnitKind.RETRIEVAL, table, sample, [r["unit_id"] for r in rows]
-    )
-    reviews = [
-        human(f"a{i}", "exact_entity" if high else "partial_entity", coder="SIMULATED reviewer")
-        for i, high in enumerate(human_high)
-    ]
-    (tmp_path / "review" / "alice.jsonl").write_text(
+    write_half_plan(root, "att", UnitKind.RETRIEVAL, table, sample, [r["unit_id"] for r in rows])
+    (root / "review" / "alice.jsonl").write_text(
         "".join(a.model_dump_json() + "\n" for a in reviews)
     )
-    inputs = load_run_dir(tmp_path, codebook=codebooks.bundled())
+    return load_run_dir(root, codebook=codebooks.bundled())
+
+
+def test_report_corrects_the_attribution_by_hand(tmp_path: Path) -> None:
+    # System S, 20 disagreements of one claim with one retrieved passage each (s0..s19): the
+    # judge finds s0-s5 and s10-s13 all-high (verification), the rest not (retrieval). The
+    # reviewer of s0..s9 (the plan's sample) finds s0-s4 and s6 all-high: the same rule gives
+    # verification there. The verification cell is then the hand-computed cell of
+    # hand_corrected() (judge [1]*6 + [0]*4 reviewed, [1]*4 + [0]*6 not; human
+    # [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]); retrieval is its complement: 1 - theta, [1 - high, 1 - low]
+    # (PPI++ and the posterior are symmetric in the two codes).
+    judge_high = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
+    human_high = [True] * 5 + [False, True] + [False] * 3
+    inputs = write_attribution_study(tmp_path, {"S": (judge_high, human_high)})
     assert len(inputs.corrected_attribution) == 1
     caption, corrected, numbers = inputs.corrected_attribution[0]
     assert "10 of 20 judge-coded items fully reviewed (by SIMULATED reviewer)" in caption
@@ -460,6 +477,53 @@ def test_report_corrects_the_attribution_by_hand(tmp_path: Path) -> None:
     html = (out / "index.html").read_text()
     assert "Attribution corrected by human review" in html
     assert "by SIMULATED reviewer" in html
+
+
+def test_report_corrects_each_systems_attribution_apart(tmp_path: Path) -> None:
+    # Two systems in one plan. S is the cell of hand_corrected() above. T: 20 items, the judge
+    # finds none of its passages all-high (judge-only: 100% retrieval, 0% verification); the
+    # reviewer of t0..t9 finds t0, t1 and t2 all-high (3 of 10 move to verification).
+    # T's verification cell by hand: yhat = 0 on all 20 items, so cov(y, yhat) = 0 and
+    # var(yhat) = 0: lam = 0 (PPI++ falls back to the human codes) and corrected = human-only
+    # = 3/10 = 30.0%. With lam = 0 and one stratum the posterior is Jeffreys':
+    # cells (human, judge) (1, 0) = 3, (0, 0) = 7, (1, 1) = (0, 1) = 0, each + 1/4, so the
+    # human share is Beta(3 + 1/2, 7 + 1/2); the interval is its 2.5% and 97.5% quantiles,
+    # [9.3%, 60.6%] (scipy.stats.beta(3.5, 7.5).ppf(0.025 / 0.975) = 0.0927 / 0.6058, the
+    # two-moment Beta fit of beta_bounds being exact there). Retrieval is its complement:
+    # 70.0 [39.4, 90.7]. Its note: 3 reviewed with the code (< 5), 3 disagreements (< 10).
+    # Each system is estimated from its own items only: S's figures stay hand_corrected()'s.
+    judge_s = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
+    human_s = [True] * 5 + [False, True] + [False] * 3
+    judge_t = [False] * 20
+    human_t = [True] * 3 + [False] * 7
+    inputs = write_attribution_study(tmp_path, {"S": (judge_s, human_s), "T": (judge_t, human_t)})
+    caption, corrected, numbers = inputs.corrected_attribution[0]
+    assert "20 of 40 judge-coded items fully reviewed (by SIMULATED reviewer)" in caption
+    cells = corrected.set_index(["system", "stage"])
+    low_t, high_t = beta_dist(3.5, 7.5).ppf([0.025, 0.975])
+    assert (round(100 * low_t, 1), round(100 * high_t, 1)) == (9.3, 60.6)
+    ver_t, ret_t = cells.loc[("T", "verification")], cells.loc[("T", "retrieval")]
+    assert (ver_t["items"], ver_t["reviewed"]) == (20, 10)
+    assert (ver_t["judge-only (%)"], ret_t["judge-only (%)"]) == ("0.0", "100.0")
+    assert ver_t["human-only (%)"] == ver_t["corrected (%)"] == "30.0 [9.3, 60.6]"
+    assert ret_t["corrected (%)"] == "70.0 [39.4, 90.7]"
+    assert ver_t["lambda"] == "0.00"
+    assert "3 reviewed with the code (< 5)" in ver_t["note"]
+    assert "3 disagreements (< 10)" in ver_t["note"]
+    lam, theta, low, high = hand_corrected()
+    ver_s = cells.loc[("S", "verification")]
+    assert ver_s["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+    assert ver_s["lambda"] == f"{lam:.2f}"
+    assert list(numbers["label"]) == [
+        "S: retrieval",
+        "S: verification",
+        "T: retrieval",
+        "T: verification",
+    ]
+    out = tmp_path / "report"
+    build_report(inputs, out)
+    shown = pd.read_csv(out / "tables" / "attribution_corrected.csv")
+    assert sorted(set(shown["system"])) == ["S", "T"]
 
 
 def test_report_without_reviews_says_uncorrected(tmp_path: Path) -> None:
