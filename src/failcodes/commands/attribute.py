@@ -181,11 +181,20 @@ class AttributeRequest(Request):
 
 
 def _annotations(run_dir: Path | None, codebook: Any) -> list[Any]:
+    """The run's codes (a panel's consensus), without the rationales and quotes.
+
+    Attribution reads codes only; a judge annotation is mostly its per-dimension rationale
+    and quote (a paper-scale study's 240k annotations held whole took gigabytes).
+    """
     if run_dir is None:
         return []
-    from failcodes.judge.panelrun import run_codes
+    from failcodes.judge.panelrun import iter_run_codes
 
-    return run_codes(run_dir, codebook)
+    return [a.model_copy(update=_WITHOUT_TEXT) for a in iter_run_codes(run_dir, codebook)]
+
+
+#: What attribution never reads of an annotation.
+_WITHOUT_TEXT: dict[str, Any] = {"evidence": {}, "rationale": None, "quote": None}
 
 
 __all__ = ["HEURISTIC_NOTE", "OUTPUT_FILES", "AttributeRequest", "AttributeResult"]

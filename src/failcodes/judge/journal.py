@@ -148,23 +148,37 @@ def read_journal(run_dir: str | Path) -> list[Annotation]:
     --judged``, ``recode``): no migration, no ``-wal``/``-shm`` files; an empty, damaged or
     foreign database raises :class:`~failcodes.errors.InputError` naming it.
     """
+    return list(iter_journal(run_dir))
+
+
+def iter_journal(run_dir: str | Path) -> Iterator[Annotation]:
+    """:func:`read_journal`, one annotation at a time.
+
+    The rows are not held (~1 GB of JSON text at paper scale); a damaged row or database
+    raises as there, when reached.
+    """
     path = Path(run_dir) / JOURNAL_NAME
     if path.is_file() and path.stat().st_size == 0:
         raise InputError("empty file, expected a judge journal (SQLite)", path=path)
     try:
         conn = open_read_only(path)
-        try:
-            rows = conn.execute(
-                "SELECT seq, unit_id, annotation FROM annotations ORDER BY seq"
-            ).fetchall()
-        finally:
-            conn.close()
     except sqlite3.DatabaseError as exc:
-        raise InputError(
-            f"not a readable judge journal ({exc}); judge again into a fresh -o folder",
-            path=path,
-        ) from None
-    return [decode_row(path, seq, unit, text) for seq, unit, text in rows]
+        raise _unreadable(path, exc) from None
+    try:
+        for seq, unit, text in conn.execute(
+            "SELECT seq, unit_id, annotation FROM annotations ORDER BY seq"
+        ):
+            yield decode_row(path, seq, unit, text)
+    except sqlite3.DatabaseError as exc:
+        raise _unreadable(path, exc) from None
+    finally:
+        conn.close()
+
+
+def _unreadable(path: Path, exc: sqlite3.DatabaseError) -> InputError:
+    return InputError(
+        f"not a readable judge journal ({exc}); judge again into a fresh -o folder", path=path
+    )
 
 
 class Journal:

@@ -26,7 +26,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.estimate import CostEstimate
 from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import JOURNAL_NAME
+from failcodes.judge.journal import JOURNAL_NAME, iter_journal
 from failcodes.judge.run import estimate_run, read_annotations, run_judge
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import Coder
@@ -288,12 +288,20 @@ def run_codes(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
     What ``attribute --retrieval RUN`` and ``labelstudio export --judged RUN`` read, so a
     study's panel feeds both steps like a single judge does.
     """
+    return list(iter_run_codes(run_dir, codebook))
+
+
+def iter_run_codes(run_dir: str | Path, codebook: Codebook) -> Iterator[Annotation]:
+    """:func:`run_codes` one annotation at a time (a single judge's journal is not held).
+
+    A folder with no judge run raises here, before the first annotation is asked for.
+    """
     run = Path(run_dir)
     if (run / PANEL_FILE).is_file():  # a judge panel: its consensus, ties unscored
-        return consensus_annotations(run, codebook)
+        return iter(consensus_annotations(run, codebook))
     if not (run / JOURNAL_NAME).is_file():
         raise InputError(f"no judge run here (missing {JOURNAL_NAME})", path=run)
-    return read_annotations(run)
+    return iter_journal(run)
 
 
 def read_panel(run_dir: str | Path) -> PanelReport | None:
