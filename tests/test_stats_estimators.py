@@ -107,6 +107,59 @@ def test_alpha_linearised_se_reproduces_irrcac(level: str, published: float, se:
     assert res.se_method == "analytic" and round(res.se or 0, 3) == se
 
 
+def _irrcac_weights(name: str, q: int = 5) -> np.ndarray:
+    """irrCAC's named weight matrices for categories 1..q, from the formulas of its docs
+    (afergadis/irrCAC irrCAC/weights.py docstrings; R irrCAC bipolar.weights() etc.)."""
+    c = np.arange(1.0, q + 1)
+    k, l_ = np.meshgrid(c, c, indexing="ij")
+    lo, hi = c.min(), c.max()
+    if name == "ordinal":  # (|k - l| + 1) |k - l| / 2, scaled to max 1
+        d = (np.abs(k - l_) + 1) * np.abs(k - l_) / 2
+        return 1 - d / d.max()
+    if name == "radical":
+        return 1 - np.sqrt(np.abs(k - l_)) / np.sqrt(hi - lo)
+    if name == "ratio":
+        return 1 - ((k - l_) / (k + l_)) ** 2 / ((hi - lo) / (hi + lo)) ** 2
+    if name == "circular":
+        d = np.sin(np.pi * (k - l_) / (hi - lo + 1)) ** 2
+        return 1 - d / d.max()
+    assert name == "bipolar"
+    den = (k + l_ - 2 * lo) * (2 * hi - k - l_)
+    d = np.divide((k - l_) ** 2, den, out=np.zeros_like(den), where=k != l_)
+    return 1 - d / d.max()
+
+
+@pytest.mark.parametrize(
+    ("name", "conger", "pa", "pe", "conger_se", "alpha", "alpha_se"),
+    # irrCAC on raw_4raters with its named weights, as published in its test suite
+    # (afergadis/irrCAC test/unit/irrCAC/raw/test_conger.py and test_krippendorff.py, MIT:
+    # coefficient, pa, pe and se at 3 decimals; same values as R irrCAC 1.0's examples).
+    [
+        ("ordinal", 0.844, 0.968, 0.796, 0.144, 0.834, 0.131),
+        ("radical", 0.788, 0.897, 0.515, 0.146, 0.772, 0.140),
+        ("ratio", 0.812, 0.954, 0.756, 0.149, 0.797, 0.140),
+        ("circular", 0.805, 0.902, 0.499, 0.147, 0.790, 0.141),
+        ("bipolar", 0.845, 0.968, 0.796, 0.142, 0.835, 0.128),
+    ],
+)
+def test_conger_and_alpha_with_every_irrcac_weighting(
+    name: str,
+    conger: float,
+    pa: float,
+    pe: float,
+    conger_se: float,
+    alpha: float,
+    alpha_se: float,
+) -> None:
+    w = _irrcac_weights(name)
+    c = ag.agreement(_raw4raters(), "conger", weights=w)
+    a = ag.krippendorff_alpha(_raw4raters(), weights=w)
+    assert c.se_method == a.se_method == "analytic"
+    got_c = (c.value, c.observed_agreement, c.chance_agreement, c.se)
+    assert tuple(round(v or 0, 3) for v in got_c) == (conger, pa, pe, conger_se)
+    assert (round(a.value or 0, 3), round(a.se or 0, 3)) == (alpha, alpha_se)
+
+
 def _table(name: str) -> np.ndarray:
     """A reference table (letters a, b, c... as 1, 2, 3...), its unit column dropped."""
     path = reference_data("agreement-reference", name)
@@ -126,6 +179,7 @@ def _table(name: str) -> np.ndarray:
         ("gwet2014_raw_5observers_15units.csv", 0.469, 0.117, 0.481, 0.114),
         ("irrcac_raw_gender_4raters_15units.csv", 0.166, 0.121, 0.143, 0.141),
         ("irrcac_raw_g1g2_4raters_14units.csv", 0.659, 0.146, 0.632, 0.150),
+        ("irrcac_raw_ben_gerry_2raters_12units.csv", 0.657, 0.179, 0.665, 0.180),
     ],
 )
 def test_linearised_ses_on_irrcac_examples(
