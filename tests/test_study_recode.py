@@ -19,8 +19,8 @@ from failcodes.codebook import UnitKind, bundled, dump
 from failcodes.judge import read_annotations, read_summary
 from failcodes.judge.panelrun import consensus_annotations, read_panel
 from failcodes.labelstudio.config import UNIT_ID
+from failcodes.recoding import RecodeEntry, RecodeMethod
 from failcodes.saturation.changes import Change, ChangeOp, next_version
-from failcodes.saturation.models import RecodeEntry, RecodeMethod
 from failcodes.study import StudyLayout, load_study, plan_study
 from failcodes.study.layout import RECODE_ENTRIES
 from failcodes.study.recode import plan_kind, recode_status

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from failcodes.recoding import RecodeMethod
 from failcodes.saturation import (
     Action,
     Decision,
@@ -23,7 +24,6 @@ from failcodes.saturation import (
     record_decisions,
     run_round,
 )
-from failcodes.saturation.models import RecodeMethod
 from failcodes.saturation.recode import plan_recode
 from failcodes.saturation.rounds import latest_annotations
 from failcodes.saturation.status import project_status
@@ -69,7 +69,7 @@ def test_recode_calls_the_judge_once_per_flagged_unit(tmp_path: Path) -> None:
     before = latest_annotations(store)
     work = plan_recode(store)
     assert set(work.recode) == flagged
-    assert set(work.migrate) == set(before) - flagged
+    assert set(work.migrated) == set(before) - flagged
     with FakeServer() as fake, pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPENAI_API_KEY", "sk-test-recode")
         args = ["--dir", str(store.root), "--judge", "openai:fake-model"]

@@ -416,12 +416,12 @@ def recode(
     """
     from failcodes.judge import JudgeSettings, Limits, RetryPolicy
     from failcodes.judge.spec import JudgeSpec
-    from failcodes.saturation.recode import judge_with_engine, plan_recode, recode_project
+    from failcodes.recoding import judge_with_engine
+    from failcodes.saturation.recode import recode_project
 
     if judge.startswith("scripted:"):
         raise ConfigError("saturate recode codes through the judge engine: use offline or an LLM")
     store = ProjectStore.open(_root(name, folder))
-    work = plan_recode(store)
     heuristic = JudgeSpec.of(judge).heuristic
     settings = JudgeSettings(
         limits=Limits(concurrency=concurrency),
@@ -437,7 +437,7 @@ def recode(
     result = recode_project(store, engine, coder_name=judge)
     label = " (heuristic baseline)" if heuristic else ""
     if result.path is None:
-        console.print(f"nothing to re-code: every coded unit is on v{work.version}")
+        console.print(f"nothing to re-code: every coded unit is on v{result.version}")
     else:
         console.print(
             f"v{result.version}: {result.recoded} flagged unit(s) re-coded by {judge}{label}, "

@@ -4,18 +4,24 @@ Re-codes through the study's judge (its ``[judge]`` table: the same
 :class:`~failcodes.commands.judge.JudgeOptions` the judge step ran with: run mode, panel,
 temperature, timeout, rate limits, output tokens, prices, cache) only the units the migration
 map cannot carry, and migrates the others without a call, into
-``judge/<dataset>/<kind>.v<N>/`` (see :mod:`failcodes.study.recode`).
+``judge/<dataset>/<kind>.v<N>/``: :mod:`failcodes.study.recode` says where the study keeps its
+units, earlier annotations and codebook lineage; the re-coding itself is the one engine
+:mod:`failcodes.recoding` (``saturate recode``'s too).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import InputError
 from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY
+
+if TYPE_CHECKING:
+    from failcodes.recoding import JudgeFn
+    from failcodes.recoding import RecodeResult as Outcome
 
 
 @dataclass
@@ -97,21 +103,21 @@ class RecodeRequest(Request):
                 result = recode_kind(work, engines[0], coder_name=options.judge[0].name)
             else:
                 result = _recode_panel(study, layout, d, k, options, engines)
-            if result.run_dir is None:
+            if result.path is None:
                 said.append(f"{d}/{k}: nothing to re-code: every unit is on v{result.version}")
                 continue
             panel = f" (panel of {len(options.judge)}: per member)" if options.panel else ""
             said.append(
                 f"{d}/{k}: v{result.version}: {result.recoded} unit(s) re-coded by "
                 f"{options.who()}{panel}, {result.migrated} migrated without a call -> "
-                f"{result.run_dir.relative_to(layout.root)}"
+                f"{result.path.parent.relative_to(layout.root)}"
             )
         return said
 
 
-def _engines(options: Any, cache: Path) -> list[Any]:
+def _engines(options: Any, cache: Path) -> list[JudgeFn]:
     """One re-coding judge per judge of ``options`` (a repeated panel member: no cache)."""
-    from failcodes.saturation.recode import judge_with_engine
+    from failcodes.recoding import judge_with_engine
 
     settings = options.settings()
     prices = options.price_table()
@@ -136,8 +142,8 @@ def _engines(options: Any, cache: Path) -> list[Any]:
 
 
 def _recode_panel(
-    study: Any, layout: Any, dataset: str, kind: str, options: Any, engines: list[Any]
-) -> Any:
+    study: Any, layout: Any, dataset: str, kind: str, options: Any, engines: list[JudgeFn]
+) -> Outcome:
     from failcodes.study.recode import PanelSeat, plan_kind, recode_panel
 
     # members name the panel in panel.json; their calls go through the engines, so they hold
@@ -147,7 +153,7 @@ def _recode_panel(
         plan_kind(study, layout, dataset, kind, member=PanelSeat(i, m.name))
         for i, m in enumerate(members, 1)
     ]
-    return recode_panel(works, engines, members)
+    return recode_panel(works, engines, members, kind)
 
 
 def _status_lines(study: Any, layout: Any) -> list[str]:

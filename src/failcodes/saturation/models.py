@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from failcodes.annotations import Annotation, CoderKind
+from failcodes.annotations import CoderKind
 from failcodes.contract import FrozenModel
 from failcodes.units import UnitKind
 
@@ -207,26 +207,3 @@ class PruneAction(StrEnum):
     KEEP = "keep"
     DELETE = "delete"  # remove the leaf
     FOLD = "fold"  # remove the leaf, its definition becomes an inclusion rule of the parent
-
-
-class RecodeMethod(StrEnum):
-    """How a unit reached the newest version."""
-
-    RECODED = "recoded"  # coded again by the judge
-    MIGRATED = "migrated"  # carried by the migration map, no call
-
-
-class RecodeEntry(FrozenModel):
-    """One unit brought onto a newer version (a line of ``recode/vNNNN/recoded.jsonl``)."""
-
-    unit_id: str
-    from_version: int
-    to_version: int
-    method: RecodeMethod
-    coder: str | None = Field(description="The judge that re-coded it (None when migrated).")
-    reason: str
-    annotation: Annotation
-    member: str | None = Field(
-        default=None, description="The judge panel member whose annotation this is (panels)."
-    )
-    at: datetime = Field(default_factory=_now)

@@ -6,10 +6,10 @@ from pydantic import Field
 
 from failcodes.annotations import CoderKind
 from failcodes.contract import FrozenModel
+from failcodes.recoding import RecodeMethod
 from failcodes.saturation.models import (
     AccumulationPoint,
     ProposalStatus,
-    RecodeMethod,
     RoundPhase,
     StopState,
 )

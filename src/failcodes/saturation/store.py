@@ -37,11 +37,11 @@ from failcodes.codebook import Codebook
 from failcodes.errors import InputError
 from failcodes.fileio import atomic_write_text, write_json
 from failcodes.jsonio import parse_json, read_json
+from failcodes.recoding import RecodeEntry
 from failcodes.saturation.models import (
     Decision,
     ProjectConfig,
     Proposal,
-    RecodeEntry,
     RecodeFlag,
     RoundRecord,
     StopState,
@@ -378,8 +378,3 @@ class ProjectStore:
         for version in self.versions():
             out.extend(read_jsonl(self.recoded_path(version), RecodeEntry))
         return out
-
-    def recode_entries_text(self, version: int) -> str:
-        """The raw lines already in ``recoded.jsonl`` of ``version`` ('' if none)."""
-        path = self.recoded_path(version)
-        return path.read_text(encoding="utf-8") if path.exists() else ""

@@ -16,7 +16,9 @@ under the new version:
 * every other unit is **migrated** without a call (:func:`failcodes.migration.migrate`) and
   committed to the same journal with no tokens and no cost.
 
-``recode.jsonl`` (one :class:`~failcodes.saturation.models.RecodeEntry` per unit: from
+The re-coding engine is :mod:`failcodes.recoding` (the saturation loop's too); this module
+says where a study keeps its units, earlier annotations and codebook lineage.
+``recode.jsonl`` (one :class:`~failcodes.recoding.RecodeEntry` per unit: from
 which version, re-coded or migrated, by which judge, why) is written last, atomically; from
 then on :meth:`~failcodes.study.layout.StudyLayout.judge_current` names this run, which is
 what ``attribute``, ``labelstudio export`` and ``report`` read. The old run is kept as it was.
@@ -33,28 +35,40 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from failcodes.annotations import Annotation
-from failcodes.codebook import Codebook, CodebookRef, CodeLevel, UnitKind, migration_path
+from failcodes.codebook import (
+    Codebook,
+    CodebookRef,
+    CodeLevel,
+    MigrationMap,
+    UnitKind,
+    migration_path,
+)
 from failcodes.errors import CodebookError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.journal import JOURNAL_NAME
-from failcodes.migration import migrate
-from failcodes.saturation.models import RecodeEntry, RecodeMethod
+from failcodes.recoding import (
+    JudgeFn,
+    RecodeEntry,
+    RecodeMethod,
+    RecodeResult,
+    RecodeWork,
+    append_entries,
+    code_work,
+    plan_work,
+    read_entries,
+    recode,
+)
 from failcodes.study.config import StudyFile, resolve_path
-from failcodes.study.layout import RECODE_ENTRIES, StudyLayout, judge_kind
-from failcodes.units import Unit
+from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
 
 if TYPE_CHECKING:
     from failcodes.judge.panelrun import Member
-
-#: ``judge(units, codebook, run_dir)`` codes every unit into ``run_dir`` (resuming what is
-#: there) and returns their annotations (see :func:`failcodes.saturation.recode.judge_with_engine`).
-JudgeFn = Callable[[list[Unit], Codebook, Path], list[Annotation]]
 
 UNIT_KINDS = {"retrieval": UnitKind.RETRIEVAL, "reasoning": UnitKind.VERIFICATION}
 
@@ -158,32 +172,6 @@ def _added_rules(books: dict[int, Codebook], old: int, new: int) -> tuple[set[st
     return dims, parents
 
 
-@dataclass(frozen=True)
-class RecodeWork:
-    """What bringing one judged kind onto the newest version needs (nothing written)."""
-
-    dataset: str
-    kind: str
-    codebook: Codebook
-    run_dir: Path  # the journal's folder (a panel member's folder for a panel)
-    units: dict[str, Unit]
-    recode: dict[str, str]  # unit id -> why it is coded again
-    migrated: dict[str, Annotation]
-    from_versions: dict[str, int]  # 0: never coded
-    root: Path | None = None  # the re-code run (recode.jsonl); None: run_dir
-    member: str | None = None  # the panel member (panels)
-
-    @property
-    def entries_path(self) -> Path:
-        """``recode.jsonl`` of the re-code run."""
-        return (self.root or self.run_dir) / RECODE_ENTRIES
-
-    @property
-    def empty(self) -> bool:
-        """True when nothing is left to do."""
-        return not self.recode and not self.migrated
-
-
 def _previous(
     layout: StudyLayout, dataset: str, kind: str, version: int, member: str | None
 ) -> dict[str, Annotation]:
@@ -202,19 +190,6 @@ def _previous(
         if folder is not None and (folder / JOURNAL_NAME).is_file():
             latest.update({a.unit_id: a for a in read_annotations(folder)})
     return latest
-
-
-def read_entries(path: Path) -> list[RecodeEntry]:
-    """The entries of a ``recode.jsonl`` (none when it is absent), each line checked.
-
-    A torn line, a field of the wrong type, an unknown field: one line naming the file, the
-    line and the field.
-    """
-    from failcodes.tableio import read_models_jsonl
-
-    if not path.exists() and not path.is_symlink():
-        return []
-    return read_models_jsonl(path, RecodeEntry)
 
 
 def _done(path: Path, member: str | None) -> set[str]:
@@ -256,100 +231,81 @@ def plan_kind(
     name = None if member is None else member.name
     done = _done(root / RECODE_ENTRIES, name)
     previous = _previous(layout, dataset, kind, newest.version, name)
-    books: dict[int, Codebook] | None = None
-    recode: dict[str, str] = {}
-    migrated: dict[str, Annotation] = {}
-    from_versions: dict[str, int] = {}
+    stale: dict[str, Annotation | None] = {}
     for uid in sorted(units):
-        if uid in done:
-            continue
         ann = previous.get(uid)
-        if ann is None:
-            recode[uid], from_versions[uid] = "not coded before", 0
-            continue
-        ref = ann.codebook
-        if ref.name == newest.name and ref.hash == newest.hash:
+        if uid in done or (
+            ann is not None
+            and ann.codebook.name == newest.name
+            and ann.codebook.hash == newest.hash
+        ):
             continue  # already on the study's version
+        stale[uid] = ann
+    books: dict[int, Codebook] = {}
+
+    def lineage_books() -> dict[int, Codebook]:
+        if not books:  # read once, when a unit needs it
+            books.update(lineage(cb_path, newest, layout))
+        return books
+
+    def path(ann: Annotation) -> MigrationMap:
+        ref = ann.codebook
         if ref.name != newest.name or ref.version >= newest.version:
             raise InputError(
-                f"unit {uid} is coded under {ref}, which is not an older version of the "
-                f"study's codebook {newest.ref()}",
+                f"unit {ann.unit_id} is coded under {ref}, which is not an older version of "
+                f"the study's codebook {newest.ref()}",
                 path=cb_path,
             )
-        from_versions[uid] = ref.version
-        if books is None:
-            books = lineage(cb_path, newest, layout)
-        missing = [v for v in range(ref.version, newest.version) if v not in books]
+        have = lineage_books()
+        missing = [v for v in range(ref.version, newest.version) if v not in have]
         try:
             if missing:
-                have = ", ".join(str(v) for v in sorted(books))
-                raise CodebookError(f"version {missing[0]} not found (have: {have})")
-            mapping = migration_path(list(books.values()), ref.version, newest.version)
+                known = ", ".join(str(v) for v in sorted(have))
+                raise CodebookError(f"version {missing[0]} not found (have: {known})")
+            return migration_path(list(have.values()), ref.version, newest.version)
         except CodebookError as exc:
             raise InputError(
                 f"no migration path from {ref} to version {newest.version} ({exc.one_line()}); "
                 f"put the older versions ({newest.name}.v<N>.yaml) beside the codebook",
                 path=cb_path,
             ) from None
-        try:
-            outcome = migrate(ann, mapping)
-        except CodebookError as exc:
-            recode[uid] = f"no migration from v{ref.version}: {exc.one_line()}"
-            continue
-        if outcome.needs_recoding:
-            recode[uid] = "; ".join(f"{d}: {why}" for d, why in outcome.recode.items())
-            continue
-        dims, parents = _added_rules(books, ref.version, newest.version)
-        codes = outcome.annotation.codes
-        touched = [f"{d}: new subcode" for d in sorted(dims) if codes.get(d) is not None]
-        touched += [f"{d}: {c} gained a leaf" for d, c in sorted(codes.items()) if c in parents]
-        if touched:
-            recode[uid] = "; ".join(touched)
-        else:
-            migrated[uid] = outcome.annotation
-    return RecodeWork(
-        dataset=dataset,
-        kind=judge_kind(kind),
+
+    def touched(before: Annotation, after: Annotation) -> list[str]:
+        # the same rule as saturate's re-code flags: a new subcode re-partitions its
+        # dimension, a new leaf may fit the units coded with its subcode
+        dims, parents = _added_rules(lineage_books(), before.codebook.version, newest.version)
+        codes = after.codes
+        out = [f"{d}: new subcode" for d in sorted(dims) if codes.get(d) is not None]
+        out += [f"{d}: {c} gained a leaf" for d, c in sorted(codes.items()) if c in parents]
+        return out
+
+    return plan_work(
+        stale,
         codebook=newest,
-        run_dir=run_dir,
         units=units,
-        recode=recode,
-        migrated=migrated,
-        from_versions=from_versions,
-        root=root,
+        run_dir=run_dir,
+        entries_path=root / RECODE_ENTRIES,
+        path=path,
+        touched=touched,
         member=name,
     )
 
 
-@dataclass(frozen=True)
-class KindResult:
-    """What bringing one judged kind onto the newest version did."""
+def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> RecodeResult:
+    """Re-code ``work.recode`` with ``judge``, commit the migrated units, then ``recode.jsonl``.
 
-    dataset: str
-    kind: str
-    version: int
-    recoded: int
-    migrated: int
-    run_dir: Path | None  # None: nothing to do
-
-
-def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> KindResult:
-    """Re-code ``work.recode`` with ``judge``, commit the migrated units, then ``recode.jsonl``."""
-    version = work.codebook.version
-    if work.empty:
-        return KindResult(work.dataset, work.kind, version, 0, 0, None)
-    entries = code_work(work, judge, coder_name=coder_name)
-    _write_entries(work.entries_path, entries)
-    return KindResult(
-        work.dataset, work.kind, version, len(work.recode), len(work.migrated), work.run_dir
-    )
+    The migrated units go into the re-code run's journal too, so the run folder holds every
+    unit on the new version (what ``attribute``, ``labelstudio export`` and ``report`` read).
+    """
+    return recode(work, judge, coder_name=coder_name, journal_migrated=True)
 
 
 def recode_panel(
     works: Sequence[RecodeWork],
     judges: Sequence[JudgeFn],
     members: Sequence[Member],
-) -> KindResult:
+    kind: str,
+) -> RecodeResult:
     """Re-code a judge panel member by member, then write ``panel.json``, then ``recode.jsonl``.
 
     Each member's work is coded by that member; ``recode.jsonl`` has one entry per unit and
@@ -362,14 +318,13 @@ def recode_panel(
     from failcodes.judge.panelrun import PANEL_FILE, panel_report
 
     first = works[0]
-    version = first.codebook.version
     if all(w.empty for w in works):
-        return KindResult(first.dataset, first.kind, version, 0, 0, None)
+        return RecodeResult(version=first.version, recoded=0, migrated=0, path=None)
     entries: list[RecodeEntry] = []
     for work, judge, member in zip(works, judges, members, strict=True):
         if not work.empty:
-            entries += code_work(work, judge, coder_name=member.coder.spec)
-    root = first.root or first.run_dir
+            entries += code_work(work, judge, coder_name=member.coder.spec, journal_migrated=True)
+    root = first.entries_path.parent
     summaries = []
     for work, member in zip(works, members, strict=True):
         journal = Journal(work.run_dir)
@@ -381,84 +336,22 @@ def recode_panel(
             RunSummary(
                 judge=member.coder.spec,
                 coder_kind=member.coder.coder_kind,
-                kind=UNIT_KINDS[first.kind],
+                kind=UNIT_KINDS[kind],
                 units=totals.units,
                 already_done=totals.units,
                 journal_units=totals.units,
                 journal_cost_usd=totals.cost_usd,
             )
         )
-    kind = UNIT_KINDS[first.kind]
-    report = panel_report(root, list(members), first.codebook, kind, summaries)
+    report = panel_report(root, list(members), first.codebook, UNIT_KINDS[kind], summaries)
     atomic_write_text(root / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
-    _write_entries(first.entries_path, entries)
-    return KindResult(
-        first.dataset,
-        first.kind,
-        version,
-        sum(len(w.recode) for w in works),
-        sum(len(w.migrated) for w in works),
-        root,
+    append_entries(first.entries_path, entries)
+    return RecodeResult(
+        version=first.version,
+        recoded=sum(len(w.recode) for w in works),
+        migrated=sum(len(w.migrated) for w in works),
+        path=first.entries_path,
     )
-
-
-def _write_entries(path: Path, entries: list[RecodeEntry]) -> None:
-    """Append ``entries`` to ``recode.jsonl`` in one atomic step (it marks the run complete)."""
-    previous = read_entries(path)  # checked: a damaged file is not carried on
-    text = "".join(e.model_dump_json() + "\n" for e in [*previous, *entries])
-    atomic_write_text(path, text, fsync=True)
-
-
-def code_work(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> list[RecodeEntry]:
-    """Re-code and migrate one run folder's units (journal, export); its entries, not written."""
-    from failcodes.judge import Journal, export_run
-
-    version = work.codebook.version
-    run = work.run_dir
-    units = [work.units[uid] for uid in sorted(work.recode)]
-    fresh = {a.unit_id: a for a in judge(units, work.codebook, run)} if units else {}
-    lost = [u.id for u in units if u.id not in fresh]
-    if lost:
-        raise InputError(
-            f"the judge returned no annotation for {len(lost)} unit(s), e.g. {lost[0]} "
-            "(budget reached? run again to resume)",
-            path=run,
-        )
-    run.mkdir(parents=True, exist_ok=True)
-    journal = Journal(run)
-    try:
-        present = journal.present(sorted(work.migrated))
-        for uid, ann in sorted(work.migrated.items()):
-            if uid not in present:  # committed one by one: a kill here loses nothing
-                journal.record_uncalled(ann)
-    finally:
-        journal.close()
-    export_run(run)
-
-    def entry(
-        uid: str, method: RecodeMethod, coder: str | None, reason: str, annotation: Annotation
-    ) -> RecodeEntry:
-        return RecodeEntry(
-            unit_id=uid,
-            from_version=work.from_versions[uid],
-            to_version=version,
-            method=method,
-            coder=coder,
-            reason=reason,
-            annotation=annotation,
-            member=work.member,
-        )
-
-    carried = "codes carried by the migration map"
-    entries = [
-        entry(uid, RecodeMethod.RECODED, coder_name, why, fresh[uid])
-        for uid, why in sorted(work.recode.items())
-    ]
-    entries += [
-        entry(uid, RecodeMethod.MIGRATED, None, carried, ann)
-        for uid, ann in sorted(work.migrated.items())
-    ]
-    return entries
 
 
 def judged(study: StudyFile, layout: StudyLayout) -> list[tuple[str, str]]:
@@ -531,12 +424,8 @@ def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
 
 
 __all__ = [
-    "JudgeFn",
-    "KindResult",
     "KindStatus",
     "PanelSeat",
-    "RecodeWork",
-    "code_work",
     "judged",
     "lineage",
     "member_runs",
