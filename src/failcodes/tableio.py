@@ -511,11 +511,14 @@ def stage_table(
     csv_columns: Sequence[str],
     *,
     omit: Collection[str] = (),
+    footer: Callable[[], dict[bytes, bytes] | None] | None = None,
 ) -> None:
     """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``).
 
     ``rows`` are iterated once: JSONL is written as they come. ``omit`` names fields unset
     in every row, left out of the CSV and Parquet columns (JSONL leaves out unset fields).
+    ``footer`` is called once every row is written: metadata for a Parquet file's footer
+    (:func:`failcodes.engine.validated_marker`), or None.
     """
     fmt = detect_format(path)
     tmp = b.stage(path)
@@ -541,6 +544,9 @@ def stage_table(
             while chunk := list(itertools.islice(it, PARQUET_ROWS)):
                 data = [row.model_dump(mode="json", exclude=set(omit)) for row in chunk]
                 writer.write_table(pa.Table.from_pylist(data, schema=schema))
+            extra = footer() if footer is not None else None
+            if extra:
+                writer.add_key_value_metadata(extra)
 
 
 # ------------------------------------------------------------------------------------------

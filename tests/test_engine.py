@@ -1,0 +1,183 @@
+"""The analysis engine (DuckDB) over the tool's own validated Parquet (issue 30).
+
+``ingest`` writes trace Parquet with a footer marker (:func:`failcodes.engine.validated_marker`);
+``metrics`` and ``disagreements`` give such files straight to the engine. The figures are
+hand-counted below and must be those of the JSONL file and of a Parquet file another writer
+made (both read by the strict readers), byte for byte. A file whose footer is kept but whose
+rows were edited by another tool goes back to the strict readers and their one-line errors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from failcodes import columnar, engine, traceio
+from failcodes.errors import InputError
+from failcodes.tracecols import SentenceColumns
+from tests.cli_helpers import exit_code, run_cli
+
+
+def _claim(system: str, sentence: str, claim: int, verdict: str) -> dict[str, Any]:
+    question = sentence.split(":")[0]
+    return {
+        "system": system,
+        "question_id": question,
+        "sentence_id": sentence,
+        "claim_id": f"{sentence}:c{claim}",
+        "claim": f"claim {claim} of {sentence}",
+        "sentence": f"text of {sentence}",
+        "verdict": verdict,
+        "passages": [
+            {"passage_id": f"{sentence}:p{r}", "rank": r, "text": f"passage {r}", "score": 0.5}
+            for r in (1, 2)
+        ],
+    }
+
+
+#: s2 first, and s1's sentence q1:s0 split (its second claim last): a group that is no run
+#: of rows, which disagreements finds by its rows, not by one read
+ROWS = [
+    _claim("s2", "q1:s0", 0, "supported"),
+    _claim("s2", "q1:s1", 0, "ambiguous"),
+    _claim("s2", "q2:s0", 0, "refuted"),
+    _claim("s2", "q2:s1", 0, "supported"),
+    _claim("s1", "q1:s0", 0, "refuted"),
+    _claim("s1", "q1:s1", 0, "supported"),
+    _claim("s1", "q2:s0", 0, "no_evidence"),
+    _claim("s1", "q2:s1", 0, "refuted"),
+    _claim("s1", "q1:s0", 1, "supported"),
+]
+FLAGS = {"q1:s0": True, "q1:s1": False, "q2:s0": True, "q2:s1": False}
+#: (system, mapping): (TP, FP, FN, TN), by hand from ROWS and FLAGS (a sentence is flagged
+#: when any of its claims has an error verdict of the mapping):
+#: s1 refuted: q1:s0 refuted+supported -> flagged, error: TP; q1:s1 supported, no error: TN;
+#:   q2:s0 no_evidence not flagged, error: FN; q2:s1 refuted, no error: FP -> (1, 1, 1, 1)
+#: s1 non_supported: q2:s0 no_evidence now flagged: TP -> (2, 1, 0, 1)
+#: s2 refuted: q1:s0 supported, error: FN; q1:s1 ambiguous not flagged: TN; q2:s0 refuted,
+#:   error: TP; q2:s1 supported: TN -> (1, 0, 1, 2)
+#: s2 non_supported: q1:s1 ambiguous flagged, no error: FP -> (1, 1, 1, 1)
+COUNTS = {
+    ("s1", "refuted"): (1, 1, 1, 1),
+    ("s1", "non_supported"): (2, 1, 0, 1),
+    ("s2", "refuted"): (1, 0, 1, 2),
+    ("s2", "non_supported"): (1, 1, 1, 1),
+}
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    """(JSONL, Parquet written by ingest, Parquet written by plain pyarrow, labels)."""
+    jsonl = tmp_path / "traces.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    own = tmp_path / "own.parquet"
+    assert exit_code("ingest", "generic", jsonl, "-o", own) == 0
+    foreign = tmp_path / "foreign.parquet"
+    pq.write_table(pa.Table.from_pylist(ROWS, schema=traceio.trace_arrow_schema()), foreign)
+    labels = tmp_path / "labels.jsonl"
+    lines = [json.dumps({"sentence_id": s, "has_error": e}) for s, e in FLAGS.items()]
+    labels.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    return jsonl, own, foreign, labels
+
+
+def _metrics(traces: Path, labels: Path, out: Path) -> dict[tuple[str, str], tuple[int, ...]]:
+    args = ["metrics", "--traces", traces, "--labels", labels, "-o", out, "--bootstrap", "50"]
+    assert exit_code(*args, "-m", "refuted", "-m", "non_supported") == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))
+    return {(r["system"], r["mapping"]): (r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows}
+
+
+def _rewrite(table: pa.Table, path: Path, footer: dict[bytes, bytes]) -> None:
+    """Write ``table`` to ``path`` copying another file's footer (a tool told to keep it)."""
+    with pq.ParquetWriter(path, table.schema) as writer:
+        writer.write_table(table)
+        writer.add_key_value_metadata(footer)
+
+
+def test_only_the_tools_own_parquet_carries_the_marker(tmp_path: Path) -> None:
+    jsonl, own, foreign, _ = _files(tmp_path)
+    schema = traceio.trace_arrow_schema()
+    assert engine.is_validated(own, schema=schema)
+    assert not engine.is_validated(foreign, schema=schema)
+    assert not engine.is_validated(jsonl)
+    marker = engine.marker_of(pq.read_metadata(own).metadata)
+    assert marker == {"kind": "traces", "version": 1, "rows": len(ROWS)}
+    # a plain rewrite drops it (pyarrow does not carry a footer's key-value metadata over)
+    table = pq.read_table(own)
+    pq.write_table(table, tmp_path / "copy.parquet")
+    assert not engine.is_validated(tmp_path / "copy.parquet", schema=schema)
+    # a footer copied onto other rows: the count no longer matches the footer's
+    _rewrite(table.slice(0, 3), own, engine.validated_marker("traces", len(ROWS)))
+    assert engine.marker_of(pq.read_metadata(own).metadata) == marker
+    assert not engine.is_validated(own, schema=schema)
+
+
+def test_engine_figures_equal_the_strict_readers_and_the_hand_count(tmp_path: Path) -> None:
+    jsonl, own, foreign, labels = _files(tmp_path)
+    groups = columnar.read_sentence_columns([own], locate=True)
+    assert isinstance(groups, SentenceColumns)  # (the engine's groups)
+    assert groups.origin is not None and groups.origin.scattered is not None  # s1's q1:s0
+    outs = {p.stem: tmp_path / f"m-{p.stem}.json" for p in (jsonl, own, foreign)}
+    for path in (jsonl, own, foreign):
+        assert _metrics(path, labels, outs[path.stem]) == COUNTS
+    assert outs["own"].read_bytes() == outs["traces"].read_bytes()
+    assert outs["own"].read_bytes() == outs["foreign"].read_bytes()
+    written = {}
+    for path in (jsonl, own, foreign):
+        out = tmp_path / f"d-{path.stem}.jsonl"
+        args = ["disagreements", "--traces", path, "--labels", labels, "-o", out]
+        assert exit_code(*args, "-m", "refuted", "-m", "non_supported") == 0
+        written[path.stem] = out.read_bytes()
+    # FN + FP over the four (system, mapping) rows: 2 + 1 + 1 + 2 = 6 (+ 0 + 0 ... by hand:
+    # s1 refuted FN 1 FP 1, s1 non_supported FP 1, s2 refuted FN 1, s2 non_supported FN 1 FP 1)
+    assert len(written["traces"].splitlines()) == 6
+    assert written["own"] == written["traces"] == written["foreign"]
+
+
+def test_claim_level_columns_from_the_engine(tmp_path: Path) -> None:
+    jsonl, own, _, _ = _files(tmp_path)
+    got, want = columnar.read_trace_columns(own), columnar.read_trace_columns(jsonl)
+    for name in ("system", "question_id", "sentence_id", "claim_id", "verdict"):
+        (got_codes, got_values), (want_codes, want_values) = (
+            got.small_codes(name),
+            want.small_codes(name),
+        )
+        assert got_values == want_values and got_codes.tolist() == want_codes.tolist()
+    assert got.origin.line.tolist() == list(range(1, len(ROWS) + 1))  # Parquet: the row
+
+
+def test_a_claim_in_two_of_the_tools_files_names_both(tmp_path: Path) -> None:
+    jsonl, own, _, _ = _files(tmp_path)
+    again = tmp_path / "again.parquet"
+    only = tmp_path / "only.jsonl"
+    only.write_text(jsonl.read_text(encoding="utf-8").splitlines()[4] + "\n", encoding="utf-8")
+    assert exit_code("ingest", "generic", only, "-o", again) == 0
+    with pytest.raises(InputError) as info:
+        columnar.read_sentence_columns([own, again])
+    assert str(info.value) == (
+        f"{again}:1, field 'claim_id': duplicate (system, claim_id) = ('s1', 'q1:s0:c0'); "
+        f"first at {own}:5"
+    )
+
+
+def test_rows_edited_under_a_kept_footer_go_to_the_strict_reader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, own, _, labels = _files(tmp_path)
+    capsys.readouterr()  # (what ingest printed)
+    table = pq.read_table(own)
+    verdicts = table.column("verdict").to_pylist()
+    verdicts[2] = "REFUTED!"  # not a verdict: the strict reader refuses row 3
+    edited = table.set_column(table.schema.get_field_index("verdict"), "verdict", [verdicts])
+    _rewrite(edited, own, engine.validated_marker("traces", len(ROWS)))
+    assert engine.is_validated(own, schema=traceio.trace_arrow_schema())  # footer kept
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(own), "--labels", str(labels), "-m", "refuted"], capsys
+    )
+    assert code == 2 and out == ""
+    assert err.startswith(f"failcodes: error: {own}:3, field 'verdict': unknown verdict")
+    assert len(err.strip().splitlines()) == 1
