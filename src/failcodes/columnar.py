@@ -1406,6 +1406,8 @@ def _load_vouched(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | N
     schema = trace_arrow_schema()
     if not items or not all(engine.is_validated(p, schema=schema) for p in items):
         return None
+    if not engine.available():
+        return None
     con = engine.connect()
     con.execute(_ROWS_TABLE)
     codes = " ".join(f"WHEN '{v.value}' THEN {i}" for i, v in enumerate(VERDICTS))

@@ -35,6 +35,17 @@ MARKER_VERSION = 1
 DEFAULT_MEMORY = "1GB"
 
 
+def available() -> bool:
+    """True if DuckDB is installed.
+
+    A virtualenv made before it was a dependency lacks it: the strict readers then do the
+    work, with the same results, more slowly.
+    """
+    import importlib.util
+
+    return importlib.util.find_spec("duckdb") is not None
+
+
 def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection: all cores, a memory limit, spilling to a temp folder.
 
@@ -112,6 +123,7 @@ __all__ = [
     "DEFAULT_MEMORY",
     "MARKER_KEY",
     "MARKER_VERSION",
+    "available",
     "connect",
     "is_validated",
     "marker_of",
