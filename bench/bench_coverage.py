@@ -277,6 +277,17 @@ def _print_c(rows: list[CRow]) -> None:
             f"of unwarned replicates {worst[3]:.3f} ({worst[0].strip()}); "
             f"cells missing the target: {sum(r[6] == 'MISSED' for r in rows)}"
         )
+    # replicate by replicate: a cell warned in most replicates still shows its other ones
+    # unwarned; where they are at least 10% of the cell, do they cover?
+    shown_unwarned = [r for r in rows if r[3] is not None and r[2] <= 0.9]
+    low = [r for r in shown_unwarned if (r[3] or 0.0) + 2 * np.sqrt(0.95 * 0.05 / r[4]) < 0.93]
+    if shown_unwarned:
+        worst = min(shown_unwarned, key=lambda r: r[3] or 0.0)
+        print(
+            f"cells with >= 10% unwarned replicates: {len(shown_unwarned)}; their unwarned "
+            f"replicates cover below 0.93 (beyond 2 MC SE) in {len(low)}; lowest {worst[3]:.3f} "
+            f"({worst[0].strip()}, {worst[4]} unwarned)"
+        )
     pct_low = [r for r in rows if r[5] < 0.93]
     print(f"percentile interval below 0.93 (all replicates) in {len(pct_low)} of {len(rows)} cells")
 
