@@ -758,3 +758,34 @@ def test_report_shows_corrected_table_9_matching_hand_computed_ppi(tmp_path: Pat
         assert float(row["lambda"]) == pytest.approx(round(lam, 2))
     md = (out / "tables" / "reasoning_steps.md").read_text()
     assert "uncorrected" not in md
+
+
+def test_cli_report_of_coded_tables_without_a_judge_run_says_which_codebook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A coded table brought without its judge run (no judge/ folder names a codebook): the
+    # report printed only its header, Tables 8-9 and the corrected shares left out without a
+    # word. It now reads the table under the bundled codebook and says so.
+    entity = {f"a{i}": "exact_entity" if i % 2 else "partial_entity" for i in range(20)}
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(entity, dict.fromkeys(entity, "A")).to_csv(table, index=False)
+    sample = [f"a{i}" for i in range(10)]
+    write_half_plan(tmp_path, "own", UnitKind.RETRIEVAL, table, sample, list(entity))
+    reviews = [human(uid, entity[uid]) for uid in sample]
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews)
+    )
+    out = tmp_path / "rep"
+    code, stdout, stderr = run_cli(capsys, "report", tmp_path, "-o", out)
+    assert stdout.startswith("report: ")
+    assert code == 0
+    assert stderr.splitlines() == [
+        "Assumed: attribution/ds/per_passage.csv coded under the bundled codebook "
+        "medical-fact-check v1 (no judge annotations name one); pass --codebook if they were "
+        "coded under another"
+    ]
+    shares = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
+    row = shares[(shares["retriever"] == "A") & (shares["code"] == "exact_entity")].iloc[0]
+    # the reviewer agrees with the judge on all 10: 5 of them exact_entity (a1, a3, ..., a9)
+    assert str(row["human-only (%)"]).startswith("50.0 [")

@@ -66,6 +66,7 @@ class ReportRequest(Request):
         with reading_lock(study, busy=MID_RUN) if study else contextlib.nullcontext():
             inputs = load_run_dir(self.run_dir, codebook=cb)
             result = ReportResult(build_report(inputs, out))
+        result.notes += inputs.notes.get("codebook", [])  # a codebook assumed for the tables
         for kind in UnitKind:  # a stale review plan: the report is uncorrected; say how to fix
             result.notes += inputs.notes.get(corrected_notes_key(kind), [])
         for line in result.notes:

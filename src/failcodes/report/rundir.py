@@ -313,6 +313,16 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 _endpoint(path, endpoints)
 
     cb = _find_codebook(refs, codebook, root)
+    codebook_notes: list[str] = []
+    if cb is None and tables:
+        # coded tables but no judge run naming their codebook (a table brought from elsewhere):
+        # Tables 8-9 were left out without a word; read them under the default codebook, say so
+        cb = codebooks.bundled()
+        shown = ", ".join(path.relative_to(root).as_posix() for path, _, _ in tables)
+        codebook_notes.append(
+            f"Assumed: {shown} coded under the bundled codebook {cb.name} v{cb.version} (no "
+            "judge annotations name one); pass --codebook if they were coded under another"
+        )
     for path, frame, kind in tables:
         _check_codes(path, frame, kind, cb)
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
@@ -423,7 +433,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             frequencies=_frequencies([t for t in (pp_all, pt_all) if t is not None], cb) or None,
             agreement=per_code or None,
         ),
-        notes={"saturation": saturation_notes, **review_notes},
+        notes={"saturation": saturation_notes, "codebook": codebook_notes, **review_notes},
     )
 
 
