@@ -959,6 +959,34 @@ SWEEP_CASES: list[Case] = [
         _mk_dir(),
         ("project name", "'../../escaped'"),
     ),
+    # saturate's options are request fields (issue 27): refused before anything is read
+    Case(
+        "saturate-init/threshold-above-1",
+        (
+            *("saturate", "init", "p", "--dir", "{d}/p", "--codebook", str(CODEBOOK)),
+            *("--from", "{d}/t.jsonl", "--threshold", "1.5"),
+        ),
+        _mk_dir(),
+        line="failcodes: error: --threshold must be in (0, 1], got 1.5",
+    ),
+    Case(
+        "saturate-recode/panel",
+        ("saturate", "recode", "p", "--dir", "{d}/p", "--judge", "offline", "--judge", "offline"),
+        _mk_dir(),
+        line="failcodes: error: saturate recode re-codes with one judge (no panel)",
+    ),
+    Case(
+        "saturate-recode/scripted-judge",
+        ("saturate", "recode", "p", "--dir", "{d}/p", "--judge", "scripted:codes.yaml"),
+        _mk_dir(),
+        ("--judge", "unknown judge 'scripted:codes.yaml'", "use offline"),
+    ),
+    Case(
+        "saturate-recode/max-output-tokens-8",
+        ("saturate", "recode", "p", "--dir", "{d}/p", "--max-output-tokens", "8"),
+        _mk_dir(),
+        ("--max-output-tokens",),
+    ),
     # --system "" gave every trace an empty system name
     Case(
         "ingest/empty-system",

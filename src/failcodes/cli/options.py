@@ -2,8 +2,10 @@
 
 ``metrics``, ``disagreements`` and ``compare`` read traces + labels with the same flags;
 ``demo`` and ``run`` print tables on the same console; ``judge`` and ``attribute`` name the
-judge's input, codebook and passage cut-off alike; ``judge`` and ``saturate recode`` call a
-judge with the same endpoint, concurrency, budget, retry and cache flags.
+judge's input, codebook and passage cut-off alike. A judge's own options (endpoint,
+concurrency, budget, retries, cache, ...) are not here: they are fields of
+:class:`failcodes.commands.judge.JudgeOptions`, which ``judge``, ``recode`` and ``saturate
+recode`` build their flags from.
 """
 
 from __future__ import annotations
@@ -137,20 +139,11 @@ DatasetOpt = Annotated[
     str | None, typer.Option("--dataset", help="Only this data set of the study (default: all).")
 ]
 
-# How a judge is called: `judge retrieval|reasoning` and `saturate recode`.
+# The judge's response cache: `cache stats|clear` (judge options are request fields:
+# failcodes.commands.judge.JudgeOptions).
 from failcodes.commands.judge import DEFAULT_CACHE  # noqa: E402 - one definition
 
-BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="Endpoint of an OpenAI/Anthropic-compatible server."),
-]
-ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Calls in flight.")]
-BudgetOpt = Annotated[
-    float | None, typer.Option("--budget", min=0, help="Stop cleanly after spending USD.")
-]
 CacheOpt = Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")]
-RetriesOpt = Annotated[int, typer.Option("--max-attempts", min=1, help="Attempts per call.")]
 
 
 def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Trace], list[Label]]:
@@ -182,19 +175,14 @@ def make_console() -> Console:
 __all__ = [
     "DEFAULT_CACHE",
     "MAPPING_HELP",
-    "BaseUrlOpt",
-    "BudgetOpt",
     "CacheOpt",
     "CodebookFileOpt",
-    "ConcurrencyOpt",
     "DatasetOpt",
     "EvidenceOpt",
     "FromOpt",
     "LabelsOpt",
     "MappingOpt",
-    "NoCacheOpt",
     "PartOpt",
-    "RetriesOpt",
     "TopKOpt",
     "TracesOpt",
     "UnitColumnOpt",

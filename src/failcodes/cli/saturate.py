@@ -12,10 +12,7 @@ The project lives in ``annotations/NAME/`` unless ``--dir`` says otherwise.
 
 from __future__ import annotations
 
-import getpass
 import json
-import os
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,48 +21,24 @@ from rich.console import Console
 from rich.table import Table
 
 from failcodes.cli.main import command_group
-from failcodes.cli.options import (
-    DEFAULT_CACHE,
-    BaseUrlOpt,
-    BudgetOpt,
-    CacheOpt,
-    ConcurrencyOpt,
-    NoCacheOpt,
-    RetriesOpt,
-    TopKOpt,
-)
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
-from failcodes.commands.inputs import load_traces
+from failcodes.cli.requests import request_command
+from failcodes.commands.saturate import (
+    SaturateInitRequest,
+    SaturateRecodeRequest,
+    SaturateRoundRequest,
+    default_reviewer,
+    project_root,
+)
 from failcodes.errors import ConfigError
 from failcodes.saturation.figure import accumulation_figure
-from failcodes.saturation.inputs import (
-    load_codebook,
-    load_units,
-    resolve_coder,
-    resolve_proposer,
-)
-from failcodes.saturation.models import (
-    DEFAULT_MIN_SUPPORT,
-    DEFAULT_SIMILARITY_THRESHOLD,
-    DEFAULT_STOP_K,
-    ProjectConfig,
-    RoundPhase,
-)
+from failcodes.saturation.models import RoundPhase
 from failcodes.saturation.prune import apply_prune_file, prune_candidates, write_prune_file
-from failcodes.saturation.review import auto_accept, parse_review_file, write_review_file
-from failcodes.saturation.rounds import (
-    current_round,
-    init_project,
-    open_proposals,
-    record_decisions,
-    run_round,
-    stop_state,
-    undecided,
-)
+from failcodes.saturation.review import parse_review_file, write_review_file
+from failcodes.saturation.rounds import current_round, record_decisions, stop_state, undecided
 from failcodes.saturation.status import ProjectStatus, project_status
-from failcodes.saturation.store import DEFAULT_ROOT, ProjectStore
+from failcodes.saturation.store import ProjectStore
 from failcodes.saturation.terminal import review_interactively
-from failcodes.units import UnitKind, build_units
 
 saturate_app = command_group(
     "saturate", "Human-in-the-loop saturation: grow the codebook round by round until nothing new."
@@ -78,170 +51,50 @@ DirOpt = Annotated[
     Path | None,
     typer.Option("--dir", help="Project folder (default annotations/NAME).", show_default=False),
 ]
-JudgeSpecOpt = Annotated[
-    str,
-    typer.Option(
-        "--judge", help="Coder: offline, anthropic:MODEL, openai:MODEL; `round` also scripted:FILE."
-    ),
-]
 
 
-def _root(name: str, folder: Path | None) -> Path:
-    # the name is a folder under annotations/: '../x' or 'a/b' would leave it
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
-        raise ConfigError(
-            f"project name {name!r}: use letters, digits, '.', '_' and '-' "
-            "(it names the folder annotations/NAME)"
-        )
-    return folder if folder is not None else DEFAULT_ROOT / name
+def _init(request: SaturateInitRequest) -> None:
+    for line in request.run().lines():
+        console.print(line)
 
 
-def _default_reviewer() -> str:
-    try:
-        return os.environ.get("FAILCODES_REVIEWER") or getpass.getuser()
-    except (KeyError, OSError):  # no login name (containers)
-        return ""
-
-
-def _pool(
-    units: Path | None, from_traces: Path | None, kind: UnitKind, top_k: int | None
-) -> list[Any]:
-    """The saturation pool: units of ``kind`` from a units file, or built from traces."""
-    if units is not None:
-        return [u for u in load_units(units) if u.kind is kind]
-    assert from_traces is not None
-    return build_units(load_traces(from_traces), kind, top_k=top_k)
-
-
-@saturate_app.command("init")
-def init(
-    name: NameArg,
-    codebook: Annotated[Path, typer.Option(help="Seed codebook (taxonomy YAML or JSON).")],
-    units: Annotated[
-        Path | None, typer.Option(help="Unit pool: JSONL of units.", show_default=False)
-    ] = None,
-    from_traces: Annotated[
-        Path | None,
-        typer.Option("--from", help="Build the pool from traces or disagreements (JSONL) instead."),
-    ] = None,
-    top_k: TopKOpt = None,
-    kind: Annotated[UnitKind, typer.Option(help="Codebook part to grow.")] = UnitKind.RETRIEVAL,
-    folder: DirOpt = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="Units per round.")] = 50,
-    seed: Annotated[int, typer.Option(help="Seed of the per-round draws.")] = 0,
-    stratify_by_system: Annotated[
-        bool, typer.Option(help="Draw each batch proportionally across systems.")
-    ] = False,
-    stop_k: Annotated[
-        int, typer.Option(min=1, help="Saturated after K rounds in a row with nothing new.")
-    ] = DEFAULT_STOP_K,
-    min_support: Annotated[
-        int, typer.Option(min=1, help="Leaves with fewer supporting units are prunable.")
-    ] = DEFAULT_MIN_SUPPORT,
-    threshold: Annotated[
-        float, typer.Option(help="Deduplication similarity threshold (0-1].")
-    ] = DEFAULT_SIMILARITY_THRESHOLD,
-    created_by: Annotated[str | None, typer.Option(help="Your name, recorded.")] = None,
-    export_to: Annotated[
-        Path | None,
-        typer.Option(help="Also save each new version there as taxonomy YAML (e.g. taxonomy)."),
-    ] = None,
-) -> None:
-    """Create a saturation project from a seed codebook and a pool of units."""
-    if not 0 < threshold <= 1:
-        raise ConfigError(f"--threshold must be in (0, 1], got {threshold}")
-    if (units is None) == (from_traces is None):
-        raise ConfigError("give the unit pool with exactly one of --units or --from")
-    cb = load_codebook(codebook)
-    pool = _pool(units, from_traces, kind, top_k)
-    config = ProjectConfig(
-        name=name,
-        kind=kind,
-        batch_size=batch_size,
-        seed=seed,
-        stratify_by_system=stratify_by_system,
-        stop_k=stop_k,
-        min_support=min_support,
-        similarity_threshold=threshold,
-        codebook_name=cb.name,
-        created_by=created_by,
-        export_dir=str(export_to) if export_to is not None else None,
-    )
-    store = init_project(_root(name, folder), config, cb, pool)
-    console.print(
-        f"created saturation project {name} in {store.root}: codebook {cb.name}@{cb.version}, "
-        f"{len(pool)} {kind.value} units, batches of {batch_size}, stop after {stop_k} rounds "
-        "without new patterns"
-    )
-
-
-def _print_notes(prop: Any, proposals: Any) -> None:
-    """What the proposer and each proposal noted."""
-    for note in getattr(prop, "notes", []):
-        console.print(f"note: {note}", highlight=False)
-    for p in proposals:
-        for note in p.notes:
-            console.print(f"note: proposal {p.id} ({p.name}): {note}", highlight=False)
-
-
-@saturate_app.command("round")
-def round_(
-    name: NameArg,
-    folder: DirOpt = None,
-    judge: JudgeSpecOpt = "offline",
-    proposer: Annotated[
-        str, typer.Option(help="Proposer: offline, llm:PROVIDER:MODEL, scripted:FILE.")
-    ] = "offline",
-    base_url: BaseUrlOpt = None,
-    force: Annotated[bool, typer.Option(help="Run a round even when saturated.")] = False,
-    auto_accept_all: Annotated[
-        bool,
-        typer.Option(
-            "--auto-accept",
-            help="Accept every proposal WITHOUT human review (recorded as auto-accept).",
-        ),
-    ] = False,
-    reviewer: Annotated[str | None, typer.Option(help="Name recorded with --auto-accept.")] = None,
-) -> None:
-    """Run (or resume) one round: draw, code, propose, deduplicate, write the review file."""
-    store = ProjectStore.open(_root(name, folder))
-    coder = resolve_coder(judge, base_url=base_url)
-    prop = resolve_proposer(proposer, base_url=base_url)
-    record = run_round(store, coder, prop, force=force)
-    proposals = store.proposals(record.number)
-    n_open = len(open_proposals(store, record.number))
-    label = " (heuristic baseline)" if prop.kind.value == "heuristic" else ""
+def _round(request: SaturateRoundRequest) -> None:
+    done = request.run()
+    record = done.record
+    label = " (heuristic baseline)" if done.proposer_heuristic else ""
     console.print(
         f"round {record.number}: {len(record.unit_ids)} units coded by {record.judge} with "
         f"codebook v{record.codebook_version}; proposer {record.proposer}{label}: "
-        f"{len(proposals)} proposal(s), {n_open} after deduplication"
+        f"{len(done.proposals)} proposal(s), {done.open_after_dedupe} after deduplication"
     )
-    _print_notes(prop, proposals)
-    if record.phase is RoundPhase.PROPOSED and auto_accept_all:
-        who = reviewer or _default_reviewer() or "unknown"
-        record_decisions(store, auto_accept(open_proposals(store, record.number), who))
-        record = store.round(record.number)
+    for line in done.notes:
+        console.print(line, highlight=False)
+    if done.auto_accepted_by is not None:
         console.print(
-            f"AUTO-ACCEPTED {n_open} proposal(s) without human review (--auto-accept, "
-            f"recorded as requested by {who})"
+            f"AUTO-ACCEPTED {done.open_after_dedupe} proposal(s) without human review "
+            f"(--auto-accept, recorded as requested by {done.auto_accepted_by})"
         )
     if record.phase is RoundPhase.PROPOSED:
-        console.print(f"review file: {store.review_path(record.number)}")
+        console.print(f"review file: {done.review_file}")
         console.print(
-            f"edit it and run `failcodes saturate review {name} --file "
-            f"{store.review_path(record.number)}`, or `failcodes saturate review {name} "
-            "--interactive`"
+            f"edit it and run `failcodes saturate review {request.name} --file "
+            f"{done.review_file}`, or `failcodes saturate review {request.name} --interactive`"
         )
     else:
         console.print(
             f"round {record.number} closed: {record.new_patterns} new pattern(s); codebook "
-            f"v{store.codebook().version}"
+            f"v{done.codebook_version}"
         )
-    state = stop_state(store)
     console.print(
-        f"stop rule: {state.rounds_without_new}/{state.k} rounds without new patterns"
-        + (" - SATURATED" if state.saturated else "")
+        f"stop rule: {done.stop.rounds_without_new}/{done.stop.k} rounds without new patterns"
+        + (" - SATURATED" if done.stop.saturated else "")
     )
+
+
+_init_cmd: Any = request_command(SaturateInitRequest, _init)
+saturate_app.command("init")(_init_cmd)
+_round_cmd: Any = request_command(SaturateRoundRequest, _round)
+saturate_app.command("round")(_round_cmd)
 
 
 @saturate_app.command("review")
@@ -260,7 +113,7 @@ def review(
     ] = False,
 ) -> None:
     """Record review decisions from an edited file or interactively; closes decided rounds."""
-    store = ProjectStore.open(_root(name, folder))
+    store = ProjectStore.open(project_root(name, folder))
     if file is not None and interactive:
         raise ConfigError("use either --file or --interactive, not both")
     if file is not None:
@@ -275,7 +128,7 @@ def review(
         _print_pending(store)
         return
     if interactive:
-        who = str(reviewer or typer.prompt("Reviewer name", default=_default_reviewer() or None))
+        who = str(reviewer or typer.prompt("Reviewer name", default=default_reviewer() or None))
         outcome = review_interactively(store, who, input, console.print)
         console.print(
             f"recorded {len(outcome.decisions)} decision(s) by {who}"
@@ -334,7 +187,7 @@ def status(
 ) -> None:
     """Show rounds, versions, the stop rule and the accumulation curve."""
     require_format(output_format, OutputFormat.TABLE, OutputFormat.JSON, command="saturate status")
-    store = ProjectStore.open(_root(name, folder))
+    store = ProjectStore.open(project_root(name, folder))
     info = project_status(store)
     if figure is not None:
         accumulation_figure(info.accumulation, figure, stop_k=info.stop.k)
@@ -398,54 +251,23 @@ def _print_status(info: ProjectStatus) -> None:
     )
 
 
-@saturate_app.command("recode")
-def recode(
-    name: NameArg,
-    folder: DirOpt = None,
-    judge: JudgeSpecOpt = "offline",
-    base_url: BaseUrlOpt = None,
-    budget: BudgetOpt = None,
-    concurrency: ConcurrencyOpt = 8,
-    max_attempts: RetriesOpt = 6,
-    cache: CacheOpt = DEFAULT_CACHE,
-    no_cache: NoCacheOpt = False,
-) -> None:
-    """Re-code the flagged units under the newest version; migrate the others without a call.
-
-    Resumable: the judge's journal under recode/vNNNN/judge/ keeps every finished unit.
-    """
-    from failcodes.judge import JudgeSettings, Limits, RetryPolicy
-    from failcodes.judge.spec import JudgeSpec
-    from failcodes.recoding import judge_with_engine
-    from failcodes.saturation.recode import recode_project
-
-    if judge.startswith("scripted:"):
-        raise ConfigError("saturate recode codes through the judge engine: use offline or an LLM")
-    store = ProjectStore.open(_root(name, folder))
-    heuristic = JudgeSpec.of(judge).heuristic
-    settings = JudgeSettings(
-        limits=Limits(concurrency=concurrency),
-        retry=RetryPolicy(max_attempts=max_attempts),
-        budget_usd=budget,
-    )
-    engine = judge_with_engine(
-        judge,
-        base_url=base_url,
-        cache_path=None if no_cache or heuristic else cache,
-        settings=settings,
-    )
-    result = recode_project(store, engine, coder_name=judge)
-    label = " (heuristic baseline)" if heuristic else ""
-    if result.path is None:
-        console.print(f"nothing to re-code: every coded unit is on v{result.version}")
+def _recode(request: SaturateRecodeRequest) -> None:
+    done = request.run()
+    outcome = done.outcome
+    label = " (heuristic baseline)" if done.heuristic else ""
+    if outcome.path is None:
+        console.print(f"nothing to re-code: every coded unit is on v{outcome.version}")
     else:
         console.print(
-            f"v{result.version}: {result.recoded} flagged unit(s) re-coded by {judge}{label}, "
-            f"{result.migrated} migrated without a call -> {result.path}"
+            f"v{outcome.version}: {outcome.recoded} flagged unit(s) re-coded by {done.judge}"
+            f"{label}, {outcome.migrated} migrated without a call -> {outcome.path}"
         )
-    info = project_status(store)
-    shown = ", ".join(f"v{v}: {n}" for v, n in info.unit_versions.items())
+    shown = ", ".join(f"v{v}: {n}" for v, n in done.unit_versions.items())
     console.print(f"coded units per version: {shown or 'none'}")
+
+
+_recode_cmd: Any = request_command(SaturateRecodeRequest, _recode)
+saturate_app.command("recode")(_recode_cmd)
 
 
 @saturate_app.command("prune")
@@ -460,7 +282,7 @@ def prune(
     ] = None,
 ) -> None:
     """List rare leaves for deletion or folding, or apply an edited listing."""
-    store = ProjectStore.open(_root(name, folder))
+    store = ProjectStore.open(project_root(name, folder))
     if apply is not None:
         new = apply_prune_file(store, apply)
         if new is None:

@@ -88,7 +88,7 @@ class RecodeRequest(Request):
                 if v is not None
             }
         )
-        engines = _engines(options, layout.judge_cache)
+        engines = recode_engines(options, layout.judge_cache)
         todo = [
             (d, k)
             for d, k in judged(study, layout)
@@ -115,18 +115,18 @@ class RecodeRequest(Request):
         return said
 
 
-def _engines(options: Any, cache: Path) -> list[JudgeFn]:
+def recode_engines(options: Any, cache: Path) -> list[JudgeFn]:
     """One re-coding judge per judge of ``options`` (a repeated panel member: no cache)."""
     from failcodes.recoding import judge_with_engine
 
     settings = options.settings()
     prices = options.price_table()
     seen: set[str] = set()
-    engines = []
+    out = []
     for spec in options.judge:
         repeat = spec.name in seen  # a repeated panel member samples again: no cache (as judge)
         seen.add(spec.name)
-        engines.append(
+        out.append(
             judge_with_engine(
                 spec.name,
                 base_url=spec.endpoint(options.base_url),
@@ -138,7 +138,7 @@ def _engines(options: Any, cache: Path) -> list[JudgeFn]:
                 prices=prices,
             )
         )
-    return engines
+    return out
 
 
 def _recode_panel(
