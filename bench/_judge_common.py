@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +33,18 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
     if not line.startswith("PORT "):
         proc.kill()
         raise RuntimeError(f"fake server did not start: {line!r}")
-    return proc, f"http://127.0.0.1:{int(line.split()[1])}"
+    port = int(line.split()[1])
+    deadline = time.monotonic() + 30
+    while True:  # the server prints its port before it listens
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"fake server not listening on port {port}") from None
+            time.sleep(0.05)
+    return proc, f"http://127.0.0.1:{port}"
 
 
 def synthetic_traces(n_units: int) -> list[Trace]:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
-from failcodes.judge import JudgeJob, make_coder, read_annotations
+from failcodes.judge import JudgeJob, JudgeSettings, Limits, make_coder, read_annotations
 from failcodes.judge.panelrun import Member, member_dir, member_names, read_panel, run_panel
 from failcodes.panel import consensus, inter_judge_agreement, review_priority
 from failcodes.units import UnitKind, retrieval_units
@@ -131,6 +131,30 @@ def test_two_model_panel_against_the_fake_server(tmp_path: Path, monkeypatch) ->
         "openai:panel-a": (5 * len(units), 5 * len(units)),
         "openai:panel-b": (5 * len(units), 5 * len(units)),
     }
+
+
+def test_panel_members_judge_at_the_same_time_each_within_its_concurrency(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # issue 30: the members ran one after the other (a two-judge panel took twice one judge's
+    # time). Each member at concurrency 1, every call answered after 0.3 s: one after the
+    # other the server never holds more than 1 call; at the same time it holds exactly 2
+    # (one per member, none over its own limit of 1).
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-test")
+    units = retrieval_units(make_traces(1))
+    settings = JudgeSettings(limits=Limits(concurrency=1))
+    with FakeServer(latency=0.3) as fake:
+        members = [
+            Member(spec, make_coder(spec, base_url=fake.openai_base_url))
+            for spec in ("openai:panel-a", "openai:panel-b")
+        ]
+        job = JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path, settings=settings)
+        report, summaries = run_panel(units, members, job)
+        stats = fake.stats()
+    assert stats["calls"] == {"openai": 2 * len(units)}
+    assert stats["max_in_flight"] == 2
+    assert [s.scored for s in summaries] == [len(units), len(units)]
+    assert len(report.units) == len(units)
 
 
 def test_three_model_panel_decides_by_majority_on_the_fake_server(

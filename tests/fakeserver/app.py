@@ -16,7 +16,7 @@ Control endpoints (not part of either API):
   "openai_step": n}`` sets the simulated prompt cache (defaults: the real APIs' 1024-token
   minimum, OpenAI's 128-token steps; reset by ``/_reset``).
 - ``GET /_stats``: calls per endpoint, faults served, tokens, keys seen (as SHA-256
-  digests), the server process's CPU seconds.
+  digests), the most model calls answered at once, the server process's CPU seconds.
 - ``POST /_reset``: forget calls, faults and the prefix cache.
 
 Like the real Messages API, the Anthropic endpoint answers a request holding a message with
@@ -78,6 +78,9 @@ class FakeState:
     usage: Counter[str] = field(default_factory=Counter)
     key_digests: set[str] = field(default_factory=set)
     counter: int = 0
+    #: Model calls being answered now, and the most ever at once (panel members in parallel).
+    in_flight: int = 0
+    max_in_flight: int = 0
     batch: BatchState = field(default_factory=BatchState)
     #: The last request bodies served (provider, body), for tests that check what was sent.
     requests: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=64))
@@ -91,6 +94,7 @@ class FakeState:
         self.usage = Counter()
         self.key_digests.clear()
         self.counter = 0
+        self.max_in_flight = self.in_flight
         self.batch.reset()
         self.requests.clear()
 
@@ -131,6 +135,14 @@ def build_app(state: FakeState) -> Starlette:
     """Return the Starlette app serving ``state``."""
 
     async def handle(request: Request, provider: str) -> Response:
+        state.in_flight += 1
+        state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        try:
+            return await answer(request, provider)
+        finally:
+            state.in_flight -= 1
+
+    async def answer(request: Request, provider: str) -> Response:
         state.calls[provider] += 1
         state.counter += 1
         # the prompt cache and token totals as they are now: a request still in flight after a
@@ -232,6 +244,7 @@ def build_app(state: FakeState) -> Starlette:
                 "calls": dict(state.calls),
                 "faults_served": dict(state.faults_served),
                 "faults_queued": len(state.faults),
+                "max_in_flight": state.max_in_flight,
                 "usage": dict(state.usage),
                 "batch_calls": dict(state.batch.calls),
                 "usage_batch": dict(state.batch.usage),

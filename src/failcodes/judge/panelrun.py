@@ -27,7 +27,7 @@ from failcodes.fileio import atomic_write_text
 from failcodes.judge.estimate import CostEstimate
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import JOURNAL_NAME, iter_journal
-from failcodes.judge.run import estimate_run, read_annotations, run_judge
+from failcodes.judge.run import estimate_run, read_annotations, run_judges
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import Coder
 from failcodes.panel import (
@@ -136,12 +136,18 @@ def _member_jobs(members: Sequence[Member], job: JudgeJob) -> Iterator[JudgeJob]
 def run_panel(
     units: Iterable[Unit], members: Sequence[Member], job: JudgeJob
 ) -> tuple[PanelReport, list[RunSummary]]:
-    """Judge ``units`` with every member as ``job`` asks (each resumable), write ``panel.json``."""
+    """Judge ``units`` with every member as ``job`` asks (each resumable), write ``panel.json``.
+
+    The members judge at the same time, each within ``job``'s limits (its own concurrency,
+    rates and budget): a panel takes about one judge's time, not the sum.
+    """
     units = list(units)
-    summaries = [
-        run_judge(units, member.coder, member_job)
-        for member, member_job in zip(members, _member_jobs(members, job), strict=True)
-    ]
+    summaries = run_judges(
+        [
+            (units, member.coder, member_job)
+            for member, member_job in zip(members, _member_jobs(members, job), strict=True)
+        ]
+    )
     report = panel_report(job.run_dir, members, job.codebook, job.kind, summaries)
     atomic_write_text(job.run_dir / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
     return report, summaries

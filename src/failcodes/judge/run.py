@@ -15,7 +15,7 @@ import asyncio
 import concurrent.futures
 import functools
 import shutil
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -226,6 +226,29 @@ def _synchronous(
 
 #: Synchronous :func:`run_judge_async` (same arguments; usable inside Jupyter's loop).
 run_judge = _synchronous(run_judge_async)
+
+
+async def run_judges_async(
+    runs: Sequence[tuple[Iterable[Unit], Coder, JudgeJob]],
+) -> list[RunSummary]:
+    """Several :func:`run_judge_async` runs at once (a panel's members); their summaries.
+
+    Each run keeps its own limits (concurrency, per-minute rates, budget), so two judges
+    take about the time of one. When one fails the others are cancelled (what they finished
+    stays committed in their journals and is exported) and the first failure propagates.
+    """
+    tasks = [asyncio.ensure_future(run_judge_async(u, c, j)) for u, c, j in runs]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+#: Synchronous :func:`run_judges_async`.
+run_judges = _synchronous(run_judges_async)
 
 
 def estimate_run(units: Iterable[Unit], coder: Coder, job: JudgeJob) -> CostEstimate:
