@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import Field
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, Status
-from failcodes.codebook import MigrationMap
+from failcodes.codebook import Codebook, MigrationMap
 from failcodes.contract import FrozenModel
 from failcodes.errors import CodebookError, MixedCodebookError
 
@@ -154,6 +154,42 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
         dropped_dimensions=tuple(dropped),
         widened=tuple(widened),
     )
+
+
+def added_rules(books: Mapping[int, Codebook], old: int, new: int) -> tuple[set[str], set[str]]:
+    """Dimensions that gained a subcode and subcodes that gained a leaf, from ``old`` to ``new``.
+
+    ``books``: the lineage's versions by number (every one from ``old`` to ``new``).
+    """
+    from failcodes.codebook import CodeLevel, DiffKind, diff
+
+    dims: set[str] = set()
+    parents: set[str] = set()
+    final = books[new].codes()
+    for v in range(old, new):
+        for change in diff(books[v], books[v + 1]).of_kind(DiffKind.ADDED):
+            if change.level is CodeLevel.SUBCODE:
+                dims.add(change.dimension)
+            elif change.level is CodeLevel.LEAF:
+                for leaf in change.new:
+                    info = final.get(leaf)
+                    if info is not None and info.subcode is not None:
+                        parents.add(info.subcode)
+    return dims, parents
+
+
+def finer_codes(annotation: Annotation, added: tuple[set[str], set[str]]) -> list[str]:
+    """Why a migrated annotation must still be coded again: a finer code now exists for it.
+
+    ``added``: :func:`added_rules` of the versions it crossed. A dimension it coded gained a
+    subcode, or a subcode it gave gained a leaf (the new code may fit the unit better): the
+    rule ``saturate``'s re-code flags and ``failcodes recode`` follow. Empty: carried as is.
+    """
+    dims, parents = added
+    codes = annotation.codes
+    touched = [f"{d}: new subcode" for d in sorted(dims) if codes.get(d) is not None]
+    touched += [f"{d}: {c} gained a leaf" for d, c in sorted(codes.items()) if c in parents]
+    return touched
 
 
 def migrate_all(annotations: Iterable[Annotation], mapping: MigrationMap) -> list[MigrationOutcome]:

@@ -32,7 +32,12 @@ MAX_PROBLEMS_SHOWN = 20
 
 CodebookOpt = Annotated[
     Path | None,
-    typer.Option("--codebook", "-c", help="Codebook YAML file (default: the bundled codebook)."),
+    typer.Option(
+        "--codebook",
+        "-c",
+        help="Codebook YAML file (default: the study's codebook when the units, or -o, are in "
+        "a study folder; else the bundled codebook).",
+    ),
 ]
 UrlOpt = Annotated[
     str | None, typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
@@ -170,7 +175,7 @@ def push_cmd(
     """Create or reuse the project(s) and import the tasks not yet there (by unit id)."""
     from failcodes.labelstudio.client import LabelStudioClient, project_titles
 
-    cb = codebook_or_bundled(codebook)
+    cb = codebook_or_bundled(codebook, near=units)  # in a study: its codebook now
     project_titles(project, annotator or [])  # check titles before any network call
     tasks = review_tasks(cb, part, units, judged, judge, top_k, plan, dataset)
     with LabelStudioClient(url, token) as client:
@@ -196,7 +201,7 @@ def pull_cmd(
     """Fetch annotations, check every choice against the codebook, write failcodes JSONL."""
     from failcodes.labelstudio.client import LabelStudioClient
 
-    cb = codebook_or_bundled(codebook)
+    cb = codebook_or_bundled(codebook, near=out.parent)  # pulled into a study: its codebook
     with LabelStudioClient(url, token) as client:
         result = client.pull(cb, part, project, annotators=annotator or [])
     _check_kept(result, part, f"Label Studio project {project}")
@@ -227,7 +232,7 @@ def import_cmd(
             raise ConfigError(f"--user expects ID=NAME with a numeric id, got {item!r}")
         users[int(key)] = name.strip()
     check_not_input([out], [export, codebook])
-    cb = codebook_or_bundled(codebook)
+    cb = codebook_or_bundled(codebook, near=out.parent)  # imported into a study: its codebook
     tasks = jsonio.read_json(export)
     if tasks == []:  # an empty export: no empty annotations file, no zero exit
         raise InputError(

@@ -32,9 +32,28 @@ UNITS_HELP = (
 )
 
 
-def codebook_or_bundled(path: Path | None) -> Codebook:
-    """The codebook at ``path``, else the bundled one."""
-    return codebooks.load(path) if path is not None else codebooks.bundled()
+def codebook_or_bundled(path: Path | None, near: Path | None = None) -> Codebook:
+    """The codebook at ``path``; else, when ``near`` is in a study, the study's; else bundled.
+
+    A study's codebook is the one its study file names now (after a bump, the new version:
+    its judge runs were re-coded onto it, and reviews must answer it too).
+    """
+    if path is not None:
+        return codebooks.load(path)
+    found = study_codebook_of(near) if near is not None else None
+    return codebooks.load(found) if found is not None else codebooks.bundled()
+
+
+def study_codebook_of(path: Path) -> Path | None:
+    """The codebook file of the study ``path`` is in (or is), None outside a study."""
+    from failcodes.study.config import load_study, resolve_path
+    from failcodes.study.layout import STUDY_FILE
+
+    start = path.resolve()
+    for folder in (start, *start.parents):
+        if (folder / STUDY_FILE).is_file():
+            return resolve_path(load_study(folder).codebook, folder)
+    return None
 
 
 def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
@@ -222,7 +241,10 @@ class ExportRequest(Request):
     )
     out: Path = option(flags=("-o", "--out"), help="Label Studio tasks JSON file.")
     codebook: Path | None = option(
-        None, flags=("--codebook", "-c"), help="Codebook YAML file (default: the bundled codebook)."
+        None,
+        flags=("--codebook", "-c"),
+        help="Codebook YAML file (default: the study's codebook when UNITS is in a study "
+        "folder; else the bundled codebook).",
     )
     judged: Path | None = option(
         None,
@@ -252,7 +274,7 @@ class ExportRequest(Request):
                 f"-o {self.out}: the tasks are one JSON document; name the file .json (Label "
                 "Studio reads the format from the extension)"
             )
-        cb = codebook_or_bundled(self.codebook)
+        cb = codebook_or_bundled(self.codebook, near=self.units)
         tasks = iter_review_tasks(
             cb,
             self.part,

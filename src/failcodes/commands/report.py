@@ -69,6 +69,9 @@ class ReportRequest(Request):
         result.notes += inputs.notes.get("codebook", [])  # a codebook assumed for the tables
         for kind in UnitKind:  # a stale review plan: the report is uncorrected; say how to fix
             result.notes += inputs.notes.get(corrected_notes_key(kind), [])
+        # reviews made under an older codebook: migrated, or stale with the command that
+        # re-opens them
+        result.notes += inputs.notes.get("reviews", [])
         for line in result.notes:
             note(line)
         return result

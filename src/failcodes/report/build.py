@@ -42,7 +42,7 @@ from failcodes.report.tables import (
     subset_notes,
     without_claims_notes,
 )
-from failcodes.units import UnitKind
+from failcodes.units import Unit, UnitKind
 
 ATTRIBUTION_RULE_NOTE = (
     "Attribution rule: failcodes' own (seed 001 names Figure 1 but states no rule). A "
@@ -60,6 +60,19 @@ NOT_ASSESSABLE_NOTE = (
 )
 
 _SUFFIX = {TableFormat.MARKDOWN: "md", TableFormat.LATEX: "tex", TableFormat.CSV: "csv"}
+
+
+class ReopenUnits(BaseModel):
+    """The units of one review file's stale reviews of one kind (a codebook bump)."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    review: str = Field(description="The review file, relative to the study (review/NAME.jsonl).")
+    kind: UnitKind
+    units: list[Unit] = Field(description="The units found among the study's disagreements.")
+    missing: list[str] = Field(default_factory=list, description="Unit ids found nowhere.")
+    judged: Path | None = Field(default=None, description="The judge run to pre-select.")
+    codebook: Path | None = Field(default=None, description="The study's codebook file.")
 
 
 class ReportInputs(BaseModel):
@@ -115,6 +128,12 @@ class ReportInputs(BaseModel):
     )
     accumulation: Sequence[int] | None = None
     notes: dict[str, list[str]] = Field(default_factory=dict)
+    reopen: list[ReopenUnits] = Field(
+        default_factory=list,
+        description="Units of reviews made under an older codebook that its migration map "
+        "cannot carry: written under the report as units files, with the command that "
+        "re-opens them for review",
+    )
 
 
 class _Builder:
@@ -158,6 +177,38 @@ class _Builder:
             png=paths["png"].read_bytes(),
             files={k: f"figures/{p.name}" for k, p in paths.items()},
         )
+
+
+def _reopen(out: Path, reopen: ReopenUnits) -> str:
+    """Write the stale reviews' units under the report; return the note with the command.
+
+    The command pushes them to Label Studio for review under the current codebook.
+    """
+    import shlex
+
+    from failcodes.fileio import write_jsonl
+    from failcodes.study.layout import judge_kind
+
+    kind = judge_kind(reopen.kind)
+    stem = Path(reopen.review).stem
+    units = out / "reopen" / f"{stem}.{kind}.units.jsonl"
+    write_jsonl(units, reopen.units)
+    argv = ["failcodes", "labelstudio", "push", str(units), "-p", reopen.kind.value]
+    if reopen.codebook is not None:
+        argv += ["--codebook", str(reopen.codebook)]
+    if reopen.judged is not None:
+        argv += ["--judged", str(reopen.judged)]
+    argv += ["--project", f"{stem} {kind} (re-review)"]
+    missing = (
+        f" ({len(reopen.missing)} unit(s) found in no disagreements file are not in it)"
+        if reopen.missing
+        else ""
+    )
+    return (
+        f"{reopen.review}: re-open its {len(reopen.units)} stale {kind} review(s) for review "
+        f"under the current codebook with: {shlex.join(argv)}{missing}; then pull them into "
+        "review/ and build the report again"
+    )
 
 
 def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
@@ -436,6 +487,13 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 )
             )
         b.sections.append(sec)
+
+    reviews = [*inputs.notes.get("reviews", []), *(_reopen(out, r) for r in inputs.reopen)]
+    if reviews:
+        inputs.notes["reviews"] = reviews  # `failcodes report` says them on stderr too
+        b.sections.append(
+            ReportSection(id="reviews", title="Reviews made under an older codebook", notes=reviews)
+        )
 
     if inputs.codebook_table is not None:
         sec = ReportSection(id="codebook", title="Codebook")

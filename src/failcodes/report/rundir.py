@@ -39,16 +39,23 @@ from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
 from failcodes.labelscope import assumptions_line, shape_of_rows
-from failcodes.report.build import ReportInputs
+from failcodes.report.build import ReopenUnits, ReportInputs
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time
-from failcodes.study.layout import ATTRIBUTION_ITEMS, JUDGE_KINDS, TRACES_SUFFIX, StudyLayout
+from failcodes.study.layout import (
+    ATTRIBUTION_ITEMS,
+    JUDGE_KINDS,
+    TRACES_SUFFIX,
+    StudyLayout,
+    judge_kind,
+)
 from failcodes.tableio import table_columns
-from failcodes.units import UnitKind
+from failcodes.units import Unit, UnitKind
 
 if TYPE_CHECKING:
     from failcodes.panel import QuoteShare
     from failcodes.reviewplan import ReviewPlan
+    from failcodes.reviewversions import ReviewVersions
 
 
 def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
@@ -353,16 +360,21 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # the judge: agreement per dimension and per code, and a column in the codebook table.
     per_code: dict[str, str] = {}
     review_files = layout.review_files()
-    if review_files and cb is not None:
-        review_rows, per_code = _review_agreement(review_files, judge_files, cb)
-        inputs_files.extend(review_files)
+    versions = _review_versions(layout, review_files, cb)
+    humans = versions.reviews if versions is not None else []
+    reopen = _reopen(layout, versions) if versions is not None else []
+    if humans and cb is not None:
+        review_rows, per_code = _review_agreement(humans, judge_files, cb)
         if review_rows:
             frame = pd.DataFrame(review_rows)
             agreement = frame if agreement is None else pd.concat([agreement, frame])
+    inputs_files.extend(review_files)
 
     corrected, corrected_attribution, review_notes = _corrected(
-        root, review_files, cb, inputs_files
+        root, humans, versions.stale if versions is not None else 0, cb, inputs_files
     )
+    if versions is not None:
+        review_notes["reviews"] = _version_notes(versions)
 
     accumulation, saturation_notes = _saturation(layout.saturation_dir)
 
@@ -434,6 +446,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             agreement=per_code or None,
         ),
         notes={"saturation": saturation_notes, "codebook": codebook_notes, **review_notes},
+        reopen=reopen,
     )
 
 
@@ -539,7 +552,11 @@ CorrectedAttribution = list[tuple[str, pd.DataFrame, pd.DataFrame]]
 
 
 def _corrected(
-    root: Path, review_files: list[Path], cb: Codebook | None, inputs_files: list[Path]
+    root: Path,
+    humans: list[Annotation],
+    stale_reviews: int,
+    cb: Codebook | None,
+    inputs_files: list[Path],
 ) -> tuple[
     dict[UnitKind, list[tuple[str, pd.DataFrame]]], CorrectedAttribution, dict[str, list[str]]
 ]:
@@ -550,8 +567,9 @@ def _corrected(
 
     Also one note per plan that cannot correct honestly, keyed by :func:`corrected_notes_key`:
     a stale plan (its coded table changed since it was drawn, e.g. by ``failcodes recode``
-    after a codebook bump) is skipped with the exact command that redraws it, and reviews made
-    under another codebook version than the coded table's are left out.
+    after a codebook bump) is skipped with the exact command that redraws it. ``humans`` are
+    the reviews on the coded table's codebook version (made under it, or migrated to it,
+    :mod:`failcodes.reviewversions`); the ``stale`` others are left out, said in a note.
     """
     from failcodes.report.corrected import corrected_notes_key, corrected_rows, corrected_table
     from failcodes.reviewplan import (
@@ -565,14 +583,12 @@ def _corrected(
         redraw_command,
         stale_reason,
     )
-    from failcodes.tableio import read_models_jsonl
 
     plan_files = sorted(plans_dir(root).glob("*.json"))
     notes: dict[str, list[str]] = {}
     attributions: CorrectedAttribution = []
-    if not plan_files or not review_files or cb is None:
+    if not plan_files or not (humans or stale_reviews) or cb is None:
         return {}, attributions, notes
-    humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]
     current = [a for a in humans if (a.codebook.name, a.codebook.version) == (cb.name, cb.version)]
     out: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = {}
     for path in plan_files:
@@ -580,21 +596,13 @@ def _corrected(
         source = plan_source(plan, root, path)
         if not source.is_file():
             raise InputError(f"the plan's coded table {plan.source} is missing", path=path)
-        stale = stale_reason(plan, file_sha256(source))
-        if stale is not None:
+        why = stale_reason(plan, file_sha256(source))
+        if why is not None:
             notes.setdefault(corrected_notes_key(plan.part), []).append(
-                f"{stale}; redraw it with: {redraw_command(plan, str(root))}"
+                f"{why}; redraw it with: {redraw_command(plan, str(root))}"
             )
             continue
         reviews = human_codes(current, plan.part)
-        older = human_codes(humans, plan.part).keys() - reviews.keys()
-        left_out = len(older & plan.estimation_ids())
-        if left_out:
-            notes.setdefault(corrected_notes_key(plan.part), []).append(
-                f"review plan {plan.name!r}: {left_out} reviewed unit(s) were reviewed under "
-                f"another codebook version than the coded table's ({cb.name} v{cb.version}) "
-                "and are left out; review them again under this version"
-            )
         progress = match_reviews(plan, reviews)
         if progress.estimation_reviewed == 0:
             continue
@@ -742,8 +750,115 @@ REVIEW_CODE_STATS = ("cohen", "gwet_ac1")
 REVIEW_BOOTSTRAP = 1000
 
 
+def _review_versions(
+    layout: StudyLayout, review_files: list[Path], cb: Codebook | None
+) -> ReviewVersions | None:
+    """The pulled reviews brought to ``cb``'s version (:mod:`failcodes.reviewversions`).
+
+    The lineage is the study's (``<name>.v<N>.yaml`` beside its codebook, its saturation
+    projects, the bundled versions), as ``failcodes recode`` reads it. None without reviews
+    or a codebook to bring them to.
+    """
+    if not review_files or cb is None:
+        return None
+    from failcodes.reviewversions import bring_reviews
+    from failcodes.study.recode import lineage
+    from failcodes.tableio import read_models_jsonl
+
+    files = {
+        str(p.relative_to(layout.root)): read_models_jsonl(p, Annotation) for p in review_files
+    }
+    try:  # the folder holding the study's codebook files: the study's own root
+        books = lineage(layout.root / f"{cb.name}.yaml", cb, layout)
+    except FailcodesError as exc:  # a codebook file of the lineage that does not load
+        raise InputError(f"the codebook lineage of the reviews: {exc.one_line()}") from None
+    return bring_reviews(files, cb, books)
+
+
+def _version_notes(versions: ReviewVersions) -> list[str]:
+    """One note per review file with reviews made under another version."""
+    target = versions.target
+    notes = []
+    for name, got in versions.files.items():
+        if not got.migrated and not got.stale:
+            continue
+        made = ", ".join(f"v{v}" for v in sorted(got.versions))
+        text = (
+            f"{name}: reviews made under {target.name} {made}, the codebook is now "
+            f"v{target.version}"
+        )
+        if got.migrated:
+            text += f"; {got.migrated} migrated to v{target.version} through the migration map"
+        if got.stale:
+            reasons = sorted(set(got.stale.values()))
+            shown = "; ".join(reasons[:2]) + (
+                f" (and {len(reasons) - 2} more)" if len(reasons) > 2 else ""
+            )
+            text += (
+                f"; {len(got.stale)} stale, left out of the agreement and the corrected tables "
+                f"({shown})"
+            )
+        notes.append(text)
+    return notes
+
+
+def _study_codebook_path(layout: StudyLayout) -> Path | None:
+    """The codebook file the study file names.
+
+    None outside a study, or for a study file that does not load (the report has already
+    said what it needed of it).
+    """
+    if not layout.study_file.is_file():
+        return None
+    from failcodes.study.config import load_study, resolve_path
+
+    try:
+        return resolve_path(load_study(layout.root).codebook, layout.root)
+    except FailcodesError:
+        return None
+
+
+def _reopen(layout: StudyLayout, versions: ReviewVersions) -> list[ReopenUnits]:
+    """The units of each file's stale reviews, per kind, to review again under the new version.
+
+    Each is found among the study's disagreements (the units its judge runs coded), with the
+    judge run whose codes the new review tasks pre-select.
+    """
+    from failcodes.disagreementio import read_disagreements
+    from failcodes.units import build_units, disagreement_traces
+
+    out: list[ReopenUnits] = []
+    for name in versions.files:
+        for kind in UnitKind:
+            wanted = versions.stale_units(name, kind)
+            if not wanted:
+                continue
+            found: dict[str, Unit] = {}
+            judged: Path | None = None
+            for ds in layout.datasets():
+                path = layout.disagreements(ds)
+                if not path.is_file():
+                    continue
+                traces = disagreement_traces(read_disagreements(path))
+                units = {u.id: u for u in build_units(traces, kind) if u.id in wanted}
+                if units and judged is None:
+                    judged = layout.judge_current(ds, judge_kind(kind))
+                found.update(units)
+            out.append(
+                ReopenUnits(
+                    review=name,
+                    kind=kind,
+                    units=[found[u] for u in wanted if u in found],
+                    missing=[u for u in wanted if u not in found],
+                    judged=judged,
+                    codebook=_study_codebook_path(layout),
+                )
+            )
+    return out
+
+
 def _review_agreement(
-    review_files: list[Path], judge_files: list[Path], cb: Codebook
+    humans: list[Annotation], judge_files: list[Path], cb: Codebook
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Human review vs judge on the units the humans coded.
 
@@ -754,7 +869,6 @@ def _review_agreement(
     from failcodes.coderagreement import annotation_agreement
     from failcodes.tableio import read_models_jsonl
 
-    humans = [a for p in review_files for a in read_models_jsonl(p, Annotation)]
     reviewed = {a.unit_id for a in humans}
     machine = [
         a for p in judge_files for a in read_models_jsonl(p, Annotation) if a.unit_id in reviewed

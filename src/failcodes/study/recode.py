@@ -44,7 +44,6 @@ from failcodes.annotations import Annotation
 from failcodes.codebook import (
     Codebook,
     CodebookRef,
-    CodeLevel,
     MigrationMap,
     UnitKind,
     migration_path,
@@ -52,6 +51,7 @@ from failcodes.codebook import (
 from failcodes.errors import CodebookError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.journal import JOURNAL_NAME
+from failcodes.migration import added_rules, finer_codes
 from failcodes.recoding import (
     JudgeFn,
     RecodeEntry,
@@ -151,25 +151,6 @@ def lineage(codebook_path: Path, newest: Codebook, layout: StudyLayout) -> dict[
         if version not in books and (ancestry or version < lowest):
             books[version] = load(path)
     return books
-
-
-def _added_rules(books: dict[int, Codebook], old: int, new: int) -> tuple[set[str], set[str]]:
-    """Dimensions that gained a subcode and subcodes that gained a leaf, from ``old`` to ``new``."""
-    from failcodes.codebook import DiffKind, diff
-
-    dims: set[str] = set()
-    parents: set[str] = set()
-    final = books[new].codes()
-    for v in range(old, new):
-        for change in diff(books[v], books[v + 1]).of_kind(DiffKind.ADDED):
-            if change.level is CodeLevel.SUBCODE:
-                dims.add(change.dimension)
-            elif change.level is CodeLevel.LEAF:
-                for leaf in change.new:
-                    info = final.get(leaf)
-                    if info is not None and info.subcode is not None:
-                        parents.add(info.subcode)
-    return dims, parents
 
 
 def _previous(
@@ -273,11 +254,8 @@ def plan_kind(
     def touched(before: Annotation, after: Annotation) -> list[str]:
         # the same rule as saturate's re-code flags: a new subcode re-partitions its
         # dimension, a new leaf may fit the units coded with its subcode
-        dims, parents = _added_rules(lineage_books(), before.codebook.version, newest.version)
-        codes = after.codes
-        out = [f"{d}: new subcode" for d in sorted(dims) if codes.get(d) is not None]
-        out += [f"{d}: {c} gained a leaf" for d, c in sorted(codes.items()) if c in parents]
-        return out
+        added = added_rules(lineage_books(), before.codebook.version, newest.version)
+        return finer_codes(after, added)
 
     return plan_work(
         stale,

@@ -1,0 +1,149 @@
+"""Human reviews after a codebook bump: carried to the current version, or stale.
+
+A review (a human :class:`~failcodes.annotations.Annotation` pulled into a study's
+``review/``) answers the codebook it was made under. After a bump (``failcodes recode``) the
+judge's codes are on the new version; comparing the two would compare codes with different
+meanings. :func:`bring_reviews` sorts each review:
+
+- **current**: made under the target version (same hash): kept as it is;
+- **migrated**: made under an earlier version of the same codebook, and the lineage's
+  migration map carries every code it holds (relabelled where the map renames): kept, as made
+  under the target version (:func:`failcodes.migration.migrate`);
+- **stale**: the map cannot carry it (a code of it was split or removed, a dimension of its
+  part is new), a finer code now exists for one of its codes (a dimension it coded gained a
+  subcode, a subcode it gave gained a leaf: the judge's re-code rule,
+  :func:`failcodes.migration.finer_codes`), its version is not in the lineage (no migration
+  path), or its content differs from the lineage's version of that number: left out, with the
+  reason; the report names the command that re-opens those units for review.
+
+Pure: annotations and codebooks in, the sorting out (no file is read here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from failcodes.annotations import Annotation, Status
+from failcodes.codebook import Codebook, MigrationMap, migration_path
+from failcodes.errors import CodebookError
+from failcodes.migration import added_rules, finer_codes, migrate
+
+
+@dataclass
+class FileReviews:
+    """What became of one review file's annotations."""
+
+    current: int = 0
+    migrated: int = 0
+    #: unit id -> why it is stale (one per annotation left out)
+    stale: dict[str, str] = field(default_factory=dict)
+    #: the versions its migrated and stale reviews were made under
+    versions: set[int] = field(default_factory=set)
+
+
+@dataclass
+class ReviewVersions:
+    """Reviews brought to one codebook version: the usable ones and, per file, what happened."""
+
+    target: Codebook
+    reviews: list[Annotation] = field(default_factory=list)
+    files: dict[str, FileReviews] = field(default_factory=dict)
+    #: per file, the reviews left out (as they were made)
+    stale_reviews: dict[str, list[Annotation]] = field(default_factory=dict)
+
+    @property
+    def migrated(self) -> int:
+        """Reviews carried from an earlier version."""
+        return sum(f.migrated for f in self.files.values())
+
+    @property
+    def stale(self) -> int:
+        """Reviews left out (to be reviewed again under the target version)."""
+        return sum(len(f.stale) for f in self.files.values())
+
+    def stale_units(self, name: str, kind: object) -> list[str]:
+        """Unit ids of file ``name``'s stale reviews of unit kind ``kind``, in file order."""
+        by_unit = {a.unit_id: a for a in self.stale_reviews.get(name, [])}
+        return [u for u, a in by_unit.items() if a.unit_kind == kind]
+
+
+def _maps(books: Mapping[int, Codebook], target: Codebook) -> dict[int, MigrationMap | str]:
+    """Per earlier version: the map to ``target``, or why there is none."""
+    out: dict[int, MigrationMap | str] = {}
+    lineage = list(books.values())
+    for version in sorted(books):
+        if version >= target.version:
+            continue
+        try:
+            out[version] = migration_path(lineage, version, target.version)
+        except CodebookError as exc:
+            out[version] = f"no migration path from version {version} ({exc})"
+    return out
+
+
+def bring_reviews(
+    files: Mapping[str, Sequence[Annotation]],
+    target: Codebook,
+    books: Mapping[int, Codebook],
+) -> ReviewVersions:
+    """Sort the reviews of each file (name -> annotations) against ``target`` (module doc).
+
+    ``books``: the codebook's versions by number (the study's lineage), ``target`` among them.
+    """
+    out = ReviewVersions(target=target)
+    maps = _maps(books, target)
+    for name, made in files.items():
+        mine = out.files.setdefault(name, FileReviews())
+        for ann in made:
+            ref = ann.codebook
+            if ref.hash == target.hash:
+                mine.current += 1
+                out.reviews.append(ann)
+                continue
+            reason = _stale_reason(ann, target, books, maps)
+            mine.versions.add(ref.version)
+            if reason is None:
+                mapping = maps[ref.version]
+                assert isinstance(mapping, MigrationMap)
+                outcome = migrate(ann, mapping)
+                finer = finer_codes(
+                    outcome.annotation, added_rules(books, ref.version, target.version)
+                )
+                carried = not outcome.needs_recoding and not finer
+                if carried or ann.status is not Status.SCORED:
+                    mine.migrated += 1
+                    out.reviews.append(outcome.annotation)
+                    continue
+                reason = "; ".join(
+                    [f"{dim}: {why}" for dim, why in sorted(outcome.recode.items())] + finer
+                )
+            mine.stale[ann.unit_id] = reason
+            out.stale_reviews.setdefault(name, []).append(ann)
+    return out
+
+
+def _stale_reason(
+    ann: Annotation,
+    target: Codebook,
+    books: Mapping[int, Codebook],
+    maps: Mapping[int, MigrationMap | str],
+) -> str | None:
+    """Why ``ann`` cannot be migrated to ``target`` (None: a map can try)."""
+    ref = ann.codebook
+    if ref.name != target.name:
+        return f"made under another codebook ({ref.name}), not {target.name}"
+    if ref.version >= target.version:
+        return f"made under version {ref.version}, not an earlier one than {target.version}"
+    book = books.get(ref.version)
+    if book is None:
+        return f"version {ref.version} is not in the study's codebook lineage"
+    if book.hash != ref.hash:
+        return f"made under another content of version {ref.version} (hash {ref.hash[:12]})"
+    mapping = maps.get(ref.version)
+    if not isinstance(mapping, MigrationMap):
+        return mapping or f"no migration path from version {ref.version}"
+    return None
+
+
+__all__ = ["FileReviews", "ReviewVersions", "bring_reviews"]
