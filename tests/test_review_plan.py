@@ -690,9 +690,11 @@ def test_stale_plan_after_a_recode_is_a_guided_path(
     code, _, err = run_cli(capsys, *report, out / "4")
     assert code == 0, err
     assert err.splitlines() == [
-        f"review plan 'loop': 5 reviewed unit(s) were reviewed under another codebook version "
-        f"than the coded table's ({cb.name} v{cb.version}) and are left out; review them again "
-        "under this version"
+        f"review/alice.jsonl: reviews made under {cb.name} v{cb.version + 1}, the codebook is "
+        f"now v{cb.version}; 5 stale, left out of the agreement and the corrected tables (made "
+        f"under version {cb.version + 1}, not an earlier one than {cb.version})",
+        "review/alice.jsonl: its 5 stale retrieval review(s) are of units in no disagreements "
+        "file of the study (reviews of units it does not judge?): nothing to re-open",
     ]
     corrected = pd.read_csv(out / "4" / "tables" / "retrieval_quality_corrected.csv")
     assert set(corrected["reviewed"]) <= {7, 3, 4}  # 12 - 5 reviewed units left

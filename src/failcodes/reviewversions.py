@@ -97,7 +97,7 @@ def bring_reviews(
         mine = out.files.setdefault(name, FileReviews())
         for ann in made:
             ref = ann.codebook
-            if ref.hash == target.hash:
+            if (ref.name, ref.version, ref.hash) == (target.name, target.version, target.hash):
                 mine.current += 1
                 out.reviews.append(ann)
                 continue

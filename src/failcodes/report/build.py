@@ -191,6 +191,12 @@ def _reopen(out: Path, reopen: ReopenUnits) -> str:
 
     kind = judge_kind(reopen.kind)
     stem = Path(reopen.review).stem
+    if not reopen.units:  # nothing to push: say where they are not
+        return (
+            f"{reopen.review}: its {len(reopen.missing)} stale {kind} review(s) are of units "
+            "in no disagreements file of the study (reviews of units it does not judge?): "
+            "nothing to re-open"
+        )
     units = out / "reopen" / f"{stem}.{kind}.units.jsonl"
     write_jsonl(units, reopen.units)
     argv = ["failcodes", "labelstudio", "push", str(units), "-p", reopen.kind.value]
