@@ -11,12 +11,14 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
+
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import UnitKind, bundled, dump
 from failcodes.reviewversions import bring_reviews
 from failcodes.saturation.changes import next_version
 from failcodes.study import StudyLayout
-from tests.cli_helpers import exit_code
+from tests.cli_helpers import exit_code, run_cli
 from tests.test_study_recode import CHANGE, STUDY
 
 V1 = bundled()
@@ -71,7 +73,7 @@ def test_reviews_without_a_path_to_the_version_are_stale() -> None:
 
 
 def test_the_report_builds_after_a_bump_and_names_migrated_and_stale_reviews(
-    tmp_path: Path, capsys: object
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "rc"
     layout = StudyLayout.of(root)
@@ -105,6 +107,18 @@ def test_the_report_builds_after_a_bump_and_names_migrated_and_stale_reviews(
     ) in log
     html = (layout.report_dir / "index.html").read_text()
     assert "Reviews made under an older codebook" in html
+    # `failcodes report STUDY` on its own: exit 0, the same counts on stderr and the page
+    capsys.readouterr()
+    code, _, err = run_cli(["report", str(root)], capsys)
+    assert code == 0, err
+    lines = err.splitlines()
+    assert lines[0] == (
+        "review/alice.jsonl: reviews made under medical-fact-check v1, the codebook is now v2; "
+        "25 migrated to v2 through the migration map; 5 stale, left out of the agreement and "
+        "the corrected tables (scope: different_context gained a leaf)"
+    )
+    assert lines[1].startswith("review/alice.jsonl: re-open its 5 stale retrieval review(s)")
+    assert "25 migrated to v2" in (layout.report_dir / "index.html").read_text()
     # human vs judge agreement over the 25 migrated reviews (the judge re-coded onto v2)
     agreement = (layout.report_dir / "tables" / "agreement.csv").read_text()
     assert ",25," in agreement

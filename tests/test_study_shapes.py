@@ -73,6 +73,44 @@ def test_one_file_per_system_merges_into_one_data_set(tmp_path: Path) -> None:
     assert (layout.report_dir / "index.html").is_file()
 
 
+def test_one_table_with_a_verdict_column_per_system(tmp_path: Path) -> None:
+    # The same three LLMs' verdicts as columns of one table (verdict_column), the gold label a
+    # column of it too; claude left c3 empty (no_verdict=drop)
+    cols = list(VERDICTS)
+    gold = {"c1": "ok", "c2": "wrong", "c3": "wrong", "c4": "ok"}
+    rows = [
+        ",".join([f"c{i}", claim, *(VERDICTS[c][i - 1] for c in cols), gold[f"c{i}"]])
+        for i, claim in enumerate(CLAIMS, 1)
+    ]
+    rows[2] = rows[2].replace(",SUPPORTED,wrong", ",,wrong")  # claude's c3 cell
+    (tmp_path / "wide.csv").write_text("id,claim,gpt4,llama,claude,gold\n" + "\n".join(rows) + "\n")
+    assert run("init", "study", cwd=tmp_path).returncode == 0
+    (tmp_path / "study" / "failcodes.toml").write_text(
+        'name = "wide"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[datasets]]\nname = "c"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["../wide.csv"]\n'
+        'map = ["id=claim_id"]\nverdict_column = ["gpt4=gpt-4o", "llama", "claude"]\n'
+        'option = ["no_verdict=drop"]\nlabels = true\nlabel_rule = "gold = wrong -> error"\n\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n'
+    )
+    done = run("run", "study", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    layout = StudyLayout.of(tmp_path / "study")
+    traces = [json.loads(x) for x in layout.traces("c").read_text().splitlines()]
+    assert len(traces) == 11  # 4 rows x 3 columns, claude's empty c3 dropped
+    rows_got = json.loads(layout.metrics("c").read_text())
+    got = {r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows_got}
+    # errors c2, c3 (gold wrong). gpt-4o refutes c2, c3: TP 2, TN 2; llama supports all:
+    # FN 2, TN 2; claude refutes c1 (FP) and c2 (TP), has no verdict on c3 (a labelled
+    # sentence without a claim: no error flagged, FN), supports c4 (TN)
+    assert got == {
+        "gpt-4o": (4, 2, 0, 0, 2),
+        "llama": (4, 0, 0, 2, 2),
+        "claude": (4, 1, 1, 1, 1),
+    }
+    assert (layout.report_dir / "index.html").is_file()
+
+
 def test_a_claim_of_one_system_in_two_ingests_names_both(tmp_path: Path) -> None:
     _three_llms(tmp_path, claude_as="gpt-4o")  # claude's file declared as gpt-4o by mistake
     done = run("run", "study", cwd=tmp_path)
