@@ -40,7 +40,7 @@ def file_name(name: str, version: int) -> str:
 
 
 def bundled_dir() -> Path:
-    """The taxonomy folder shipped inside the package (a copy of the repo's taxonomy/)."""
+    """The taxonomy folder shipped inside the package (the repo's taxonomy/ links to it)."""
     return Path(str(resources.files("failcodes") / "taxonomy"))
 
 
