@@ -190,8 +190,15 @@ def _both(
 @pytest.mark.parametrize("spec", ["openai:fake-model", "anthropic:fake-claude", "offline"])
 @pytest.mark.parametrize(
     "mode",
-    [PerUnit(), Batch(), Grouped(), Grouped(size=3), Batch(group=Grouped(size=4))],
-    ids=["per-unit", "batch", "grouped", "grouped-3", "batch-grouped-4"],
+    [
+        PerUnit(),
+        Batch(),
+        Grouped(),
+        Grouped(size=3),
+        Batch(group=Grouped(size=4)),
+        Batch(group=Grouped(size=4), commit_every=5),  # groups within chunks of 5, as the run
+    ],
+    ids=["per-unit", "batch", "grouped", "grouped-3", "batch-grouped-4", "batch-grouped-chunks"],
 )
 @pytest.mark.parametrize("top_k", [None, 3])
 def test_columnar_estimate_equals_the_object_path(tmp_path, kind, spec, mode, top_k) -> None:
@@ -323,7 +330,15 @@ _PASSAGE = st.builds(
         max_size=8,
     ),
     top_k=st.none() | st.integers(1, 4),
-    mode=st.sampled_from([PerUnit(), Batch(), Grouped(size=2), Batch(group=Grouped(size=3))]),
+    mode=st.sampled_from(
+        [
+            PerUnit(),
+            Batch(),
+            Grouped(size=2),
+            Batch(group=Grouped(size=3)),
+            Batch(group=Grouped(size=3), commit_every=4),
+        ]
+    ),
 )
 def test_columnar_equals_object_path_on_generated_files(
     tmp_path_factory, data, top_k, mode

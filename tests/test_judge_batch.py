@@ -10,10 +10,12 @@ import pytest
 from failcodes.annotations import Status
 from failcodes.judge import (
     Batch,
+    Grouped,
     JudgeJob,
     JudgeSettings,
     Limits,
     RetryPolicy,
+    estimate_run,
     run_judge_async,
 )
 from failcodes.judge.run import read_annotations
@@ -145,3 +147,24 @@ def test_resume_collects_submitted_batches_without_resubmitting(fake, tmp_path) 
     assert len(anns) == 9 and len({a.unit_id for a in anns}) == 9
     raw = json.loads((run_dir / "summary.json").read_text())
     assert raw["journal_units"] == 9
+
+
+def test_grouped_batch_dry_run_prices_the_items_the_run_sends(fake, tmp_path) -> None:
+    # issue 30: a batch run groups within chunks of commit_every units; the dry run grouped
+    # across the whole run (60 items predicted, 108 sent on a file ordered by system).
+    # 4 claims x 3 passages, interleaved (c0p0 c1p0 c2p0 c3p0 c0p1 | c1p1 c2p1 c3p1 c0p2 c1p2 |
+    # c2p2 c3p2 in chunks of 5): chunk 1 groups c0 {p0, p1} + 3 singles, chunk 2 c1 {p1, p2} +
+    # 3 singles, chunk 3 2 singles -> 2 groups of 2 and 8 single items = 10 items (one group
+    # per claim, 4 items, across chunks).
+    by_claim: dict[str, list[Unit]] = {}
+    for unit in _units(4):
+        by_claim.setdefault(unit.claim, []).append(unit)
+    assert [len(v) for v in by_claim.values()] == [3, 3, 3, 3]
+    units = [members[i] for i in range(3) for members in by_claim.values()]
+    mode = Batch(size=50, poll=0.01, group=Grouped(size=10), commit_every=5)
+    job = JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "run", mode=mode, prices=FAKE_PRICES)
+    estimate = estimate_run(units, fake_coder(fake, "openai"), job)
+    summary, _ = _run(fake, "openai", units, tmp_path / "run", batch=mode)
+    assert (summary.groups, summary.grouped_units, summary.judged_alone) == (2, 4, 8)
+    assert estimate.calls == summary.groups + summary.judged_alone == 10
+    assert estimate.units == summary.judged == 12

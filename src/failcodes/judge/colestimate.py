@@ -473,23 +473,28 @@ def _key_chars(positions: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.i
 
 
 def _group_shapes(
-    judge: UnitJudge, sizes: UnitSizes, dones: list[Any], size: int
+    judge: UnitJudge, sizes: UnitSizes, dones: list[Any], size: int, every: int | None
 ) -> list[CallShape]:
-    """The calls of a grouped run over the units not done, as ``groups_by_claim`` forms them.
+    """The calls of a grouped run over the units not done, as ``chunked_groups`` forms them.
 
     Units in first-seen order, grouped by claim (claims in the order of their first unit to
-    judge), at most ``size`` a group; a group of one is an ordinary call, a larger one a
+    judge) within each chunk of ``every`` units of the stream (a batch run's chunks; None:
+    one chunk), at most ``size`` a group; a group of one is an ordinary call, a larger one a
     grouped message of ``group_skeleton`` + claim + keyed passages.
     """
     if sizes.groups is None:
         raise ValueError("grouped pricing needs unit sizes read with grouped=True")
-    cols = np.concatenate([g[~d] for g, d in zip(sizes.groups, dones, strict=True)])
-    toks = np.concatenate(
-        [t[~d].astype(np.int64) for (_, t), d in zip(sizes.parts, dones, strict=True)]
-    )
+    cols = np.concatenate(sizes.groups)
+    toks = np.concatenate([t.astype(np.int64) for _, t in sizes.parts])
+    done = np.concatenate(dones)
     order = np.argsort(cols["seq"], kind="stable")
-    cols, toks = cols[order], toks[order]
-    _, first, inverse = np.unique(cols["claim"], return_index=True, return_inverse=True)
+    cols, toks, done = cols[order], toks[order], done[order]
+    # a unit's chunk: its place among every unit (done ones too) as the run streams them
+    chunk = np.arange(len(cols), dtype=np.uint64) // np.uint64(every or max(1, len(cols)))
+    cols, toks, chunk = cols[~done], toks[~done], chunk[~done]
+    keys = np.stack([chunk, cols["claim"]], axis=1)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
     claim_rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")[inverse]
     by_claim = np.argsort(claim_rank, kind="stable")
     cols, toks, claim_rank = cols[by_claim], toks[by_claim], claim_rank[by_claim]
@@ -559,7 +564,8 @@ def estimate_sizes(
     group = _group_of(mode)
     shapes: Iterable[CallShape] = ()
     if judge.is_llm and todo and group is not None:
-        shapes = _group_shapes(judge, sizes, dones, group.size)
+        every = mode.commit_every if isinstance(mode, Batch) else None
+        shapes = _group_shapes(judge, sizes, dones, group.size, every)
     elif judge.is_llm and todo:
         # call_tokens sums user tokens and counts calls per prefix: one call carries the
         # user tokens of all, the others (one repeated shape) none: same totals

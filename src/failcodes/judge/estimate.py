@@ -33,13 +33,12 @@ from typing import Any
 from failcodes.annotations import CoderKind
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
-from failcodes.judge.grouping import group_schema, group_user, groups_by_claim
+from failcodes.judge.grouping import chunked_groups, group_schema, group_user
 from failcodes.judge.journal import Journal
 from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
 from failcodes.judge.pricing import estimate_tokens, length_tokens
 from failcodes.judge.prompts import user_length
 from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
-from failcodes.judge.session import unique
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import UnitJudge
 from failcodes.units import Unit
@@ -334,14 +333,20 @@ def estimate_units(
             raise ConfigError("a dry run can only foresee a cascade whose first judge is offline")
         first, then = mode.first, mode.then
     group = then.group if isinstance(then, Batch) else then if isinstance(then, Grouped) else None
+    every = then.commit_every if isinstance(then, Batch) else None
     done = journal.done_ids()
     rows = total = already = hits = kept = 0
     todo: list[Unit] = []
+    positions: list[int] = []  # each todo unit's place in the stream (a batch's chunk)
+    seen: set[str] = set()
     user_tokens: dict[str, int] = {}
     naive_in = naive_calls = 0
     answer = answer_tokens(judge, journal)
     prefix = judge.prefix_tokens
-    for unit in unique(units):
+    for position, unit in enumerate(units):
+        if unit.id in seen:
+            continue
+        seen.add(unit.id)
         total += 1
         n_rows = max(1, len(unit.provenance))
         rows += n_rows
@@ -367,12 +372,13 @@ def estimate_units(
                 kept += 1
                 continue
         todo.append(unit)
+        positions.append(position)
     shapes: list[CallShape] = []
     if group is not None and todo:
         group_prefix = estimate_tokens(judge.system) + estimate_tokens(
             json.dumps(group_schema(judge.schema))
         )
-        for members in groups_by_claim(todo, group.size):
+        for members in chunked_groups(zip(positions, todo, strict=True), group.size, every):
             if len(members) == 1:
                 shapes.append(CallShape(prefix, user_tokens[members[0].id]))
             else:

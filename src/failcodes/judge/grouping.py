@@ -15,6 +15,7 @@ and batch items (:meth:`request` + :meth:`settle`).
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -63,6 +64,24 @@ def group_user(units: list[Unit]) -> str:
     keys = group_keys(len(units))
     keyed = [(k, u.passages[0]) for k, u in zip(keys, units, strict=True)]
     return render_group(units[0].claim, keyed)
+
+
+def chunked_groups(
+    units: Iterable[tuple[int, Unit]], size: int, every: int | None
+) -> list[list[Unit]]:
+    """The groups a run forms from ``(position, unit)`` pairs of the units it will send.
+
+    ``position`` is the unit's place in the run's unit stream. A batch run queues its units
+    ``every`` at a time and groups within each chunk (``Batch.commit_every``), so a claim
+    whose units fall in two chunks makes two groups; ``every=None`` groups them all at once
+    (a grouped run without batch). What the dry run prices, as the run sends it.
+    """
+    if every is None:
+        return groups_by_claim((u for _, u in units), size)
+    out: list[list[Unit]] = []
+    for _, chunk in itertools.groupby(units, key=lambda pu: pu[0] // every):
+        out += groups_by_claim((u for _, u in chunk), size)
+    return out
 
 
 def groups_by_claim(units: Iterable[Unit], size: int = DEFAULT_GROUP_SIZE) -> list[list[Unit]]:
