@@ -19,7 +19,16 @@ The floors: the stdlib ``json.loads`` of every JSONL line (what the strict reade
 beat), and reading every column of the Parquet file. Wall times on a shared machine vary
 with its load (printed first); CPU seconds are the steadier figure.
 
-    python bench/bench_engine.py [--scale 1] [--workdir DIR --reuse] [--json out.json]
+``--times N`` (after the pairs) builds an N-fold copy of the tool's own Parquet file (each
+copy's question, sentence and claim ids suffixed ``~k``, so the rows stay validated traces
+with no claim twice; the marker restamped for the new row count) and its labels, and pairs
+``metrics`` on it (``--bootstrap 200``: the script draws its whole weight matrix at once,
+2000 x 100,000 questions would be 1.6 GB) at 1x and Nx: the analysis step past this
+machine's JSONL (100x of the JSONL would be 67 GB). Disagreements are left out at Nx (their
+output alone would be N x 496 MB).
+
+    python bench/bench_engine.py [--scale 1] [--workdir DIR --reuse] [--times 10,100]
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -120,10 +129,15 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the data here.")
     parser.add_argument("--reuse", action="store_true", help="Reuse data in --workdir.")
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")
+    parser.add_argument("--times", default="", help="N-fold copies for metrics, e.g. 10,100.")
+    parser.add_argument("--skip-pairs", action="store_true", help="Only the --times runs.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = (args.workdir or Path(tmp)) / f"scale-{args.scale:g}"
-        records = run(work, args.scale, args.seed, reuse=args.reuse)
+        records = [] if args.skip_pairs else run(work, args.scale, args.seed, reuse=args.reuse)
+        if args.times:
+            times = [int(t) for t in args.times.split(",")]
+            records += scaled(work, times, reuse=args.reuse)
     if args.json is not None:
         args.json.write_text(json.dumps(records, indent=2) + "\n")
 
@@ -195,6 +209,72 @@ def run(work: Path, scale: float, seed: int, *, reuse: bool) -> list[dict[str, A
         print(line)
     start = next(r["cpu_s"] for r in records if r["step"].startswith("start-up"))
     print(f"(the tool's start-up, {start:.2f} CPU-s, is in each failcodes row)")
+    return records
+
+
+def replicate(own: Path, labels: Path, times: int, out: Path) -> tuple[Path, Path]:
+    """``times`` copies of the tool's Parquet and of the labels, ids suffixed per copy."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(REPO / "src"))
+    from failcodes.engine import validated_marker
+
+    traces, labelled = out / f"own-x{times}.parquet", out / f"labels-x{times}.jsonl"
+    table = pq.read_table(own)
+    with pq.ParquetWriter(traces, table.schema) as writer:
+        for k in range(times):
+            copy = table
+            for name in ("question_id", "sentence_id", "claim_id"):
+                at = copy.schema.get_field_index(name)
+                suffixed = pc.binary_join_element_wise(copy[name], pa.scalar(f"~{k}"), "")
+                copy = copy.set_column(at, name, suffixed)
+            writer.write_table(copy, row_group_size=1024)  # as the tool writes
+        writer.add_key_value_metadata(validated_marker("traces", times * table.num_rows))
+    rows = [json.loads(line) for line in labels.read_text("utf-8").splitlines()]
+    with labelled.open("w", encoding="utf-8") as fh:
+        for k in range(times):
+            for r in rows:
+                r2 = {**r, "sentence_id": f"{r['sentence_id']}~{k}"}
+                r2["question_id"] = f"{r['question_id']}~{k}"
+                fh.write(json.dumps(r2) + "\n")
+    return traces, labelled
+
+
+def scaled(work: Path, times: list[int], *, reuse: bool) -> list[dict[str, Any]]:
+    """metrics on N-fold copies of the tool's own Parquet: the tool and the script."""
+    py = sys.executable
+    own, labels = work / "own.parquet", work / "labels.jsonl"
+    records: list[dict[str, Any]] = []
+    print(f"\n{'N-fold own Parquet, metrics':<40} {'CPU-s':>7} {'wall-s':>7} {'peak MB':>8}")
+    for n in [1, *times]:
+        if n == 1:
+            traces, labelled = own, labels
+        else:
+            traces, labelled = work / f"own-x{n}.parquet", work / f"labels-x{n}.jsonl"
+            if not (reuse and traces.exists() and labelled.exists()):
+                replicate(own, labels, n, work)
+        size = traces.stat().st_size / 1e6
+        outs = {}
+        for who in ("duckdb script", "failcodes"):
+            out = work / f"scaled-{who.split()[0]}-x{n}.json"
+            if who == "failcodes":
+                cmd = [py, "-m", "failcodes", "metrics", "--traces", str(traces)]
+                cmd += ["--labels", str(labelled), *MAPS, "--bootstrap", "200", "--format", "json"]
+            else:
+                cmd = [py, str(HERE / "duckdb_metrics.py"), str(traces), str(labelled), *MAPS]
+                cmd += ["--bootstrap", "200"]
+            rec = {"times": n, "step": f"{who} metrics x{n}", **measure(cmd, out)}
+            records.append(rec)
+            outs[who] = out
+            print(
+                f"{rec['step'] + f' ({size:,.0f} MB)':<40} {rec['cpu_s']:7.2f} "
+                f"{rec['wall_s']:7.2f} {rec['peak_mb']:8.0f}",
+                flush=True,
+            )
+        same, worst = metrics_equal(outs["failcodes"], outs["duckdb script"])
+        print(f"  x{n}: numbers {'equal' if same else 'DIFFER'} (CI endpoints within {worst:.1e})")
     return records
 
 
