@@ -2991,7 +2991,7 @@ def _tampered_journal(sql: str) -> Setup:
         argv = [*JUDGE, "--judge", "offline", "-o", "{d}/run"]
         assert main_quiet([a.replace("{d}", str(d)) for a in argv])
         conn = sqlite3.connect(d / "run" / "journal.sqlite")
-        conn.execute(sql)
+        conn.executescript(sql)
         conn.commit()
         conn.close()
         for name in ("journal.sqlite-wal", "journal.sqlite-shm"):
@@ -3324,6 +3324,306 @@ STUDY_FOLDER_CASES: list[Case] = [
 ]
 
 
+def _then(setup: Setup, change: Callable[[Path], object]) -> Setup:
+    """``setup``, then ``change`` on the workspace."""
+
+    def both(d: Path) -> None:
+        setup(d)
+        change(d)
+
+    return both
+
+
+def _fifo_at(rel: str) -> Callable[[Path], None]:
+    """``rel`` replaced by a FIFO (nothing ever writes to it: a reader that opens it waits)."""
+
+    def change(d: Path) -> None:
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).unlink(missing_ok=True)
+        os.mkfifo(d / rel)
+
+    return change
+
+
+def _link_at(rel: str, target: str) -> Callable[[Path], None]:
+    """``rel`` replaced by a symbolic link to ``target`` ("{fifo}": a FIFO beside it)."""
+
+    def change(d: Path) -> None:
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).unlink(missing_ok=True)
+        if target == "{fifo}":
+            os.mkfifo(d / "pipe")
+            (d / rel).symlink_to(d / "pipe")
+        else:
+            (d / rel).symlink_to(target)
+
+    return change
+
+
+def _initialised(d: Path) -> None:
+    from failcodes.study import init_study
+
+    init_study(d / "study")
+
+
+def _summary_changed(**changes: object) -> Setup:
+    """A study whose retrieval run (offline, on GOOD_TRACES) has its summary.json changed."""
+
+    def setup(d: Path) -> None:
+        _judged_study("")(d)
+        shutil.rmtree(d / "study/judge/ragchecker-example/retrieval.v0001")
+        path = d / "study/judge/ragchecker-example/retrieval/summary.json"
+        summary = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps({**summary, **changes}, indent=2), encoding="utf-8")
+
+    return setup
+
+
+ENDLESS_VIEW = (
+    "ALTER TABLE annotations RENAME TO kept; CREATE VIEW annotations AS WITH RECURSIVE "
+    "r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT seq, unit_id, annotation FROM kept, r"
+)
+NOT_REGULAR = "not a regular file (a FIFO, socket or device); give a file"
+METRICS = ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv")
+
+# issue 29, second helper (i29b): one regular-file check for every reader (a FIFO, a link to
+# one, a device), files given twice, nesting in YAML, tampered run state and summaries
+ISSUE29B_CASES: list[Case] = [
+    Case(
+        # 200 KB of '[' was a RecursionError traceback that took over a minute to print
+        "codebook-validate/yaml-nested-100k-deep",
+        ("codebook", "validate", "{d}/cb.yaml"),
+        _write({"cb.yaml": "a: " + "[" * 100_000 + "]" * 100_000 + "\n"}),
+        expect=("cb.yaml:1", "nested deeper than 64 levels"),
+    ),
+    Case(
+        "codebook-validate/yaml-block-nested-70-deep",
+        ("codebook", "validate", "{d}/cb.yaml"),
+        _write({"cb.yaml": "a:\n" + "".join("  " * i + "k:\n" for i in range(1, 70))}),
+        expect=("cb.yaml:64", "nested deeper than 64 levels"),
+    ),
+    Case(
+        # each copy was read before the repeat showed as a duplicate claim (3,000 copies: minutes)
+        "metrics/traces-given-twice",
+        (*METRICS, "--traces", "{d}/./t.jsonl"),
+        _mk_dir(),
+        line="failcodes: error: --traces: {d}/t.jsonl is given twice; name each file once",
+    ),
+    Case(
+        "ingest-generic/path-given-twice",
+        ("ingest", "generic", "{d}/t.jsonl", "{d}/t.jsonl", "--system", "s", "-o", "{d}/o.jsonl"),
+        _mk_dir(),
+        line="failcodes: error: PATHS: {d}/t.jsonl is given twice; name each file once",
+    ),
+    Case(
+        # a traceback from the plan (the ingest request refused it, the study file did not)
+        "run/ingest-path-given-twice",
+        ("run", "{d}/study", "--plan"),
+        _then(
+            _initialised,
+            lambda d: (d / "study/failcodes.toml").write_text(
+                _study_file(
+                    'paths = ["bundled:ragchecker/checking_outputs.json"]',
+                    'paths = ["bundled:ragchecker/checking_outputs.json", '
+                    '"bundled:ragchecker/checking_outputs.json"]',
+                ),
+                encoding="utf-8",
+            ),
+        ),
+        expect=(
+            "study/failcodes.toml:17, field 'datasets[0].ingest[0].paths'",
+            "'bundled:ragchecker/checking_outputs.json' is given twice",
+        ),
+    ),
+    Case(
+        # `run --plan` hung on a FIFO named like the run's state
+        "run-plan/run-state-is-a-fifo",
+        ("run", "{d}/study", "--plan"),
+        _then(_initialised, _fifo_at("study/.failcodes/run.json")),
+        line="failcodes: error: {d}/study/.failcodes/run.json: " + NOT_REGULAR,
+    ),
+    Case(
+        "run/run-state-links-to-dev-zero",
+        ("run", "{d}/study"),
+        _then(_initialised, _link_at("study/.failcodes/run.json", "/dev/zero")),
+        line="failcodes: error: {d}/study/.failcodes/run.json: " + NOT_REGULAR,
+    ),
+    Case(
+        # `report` hung on a FIFO named like a coded table (read by pandas, unchecked)
+        "report/coded-table-is-a-fifo",
+        REPORT_PLAN,
+        _then(
+            _coded_study(plan=True, reviewed=True), _fifo_at("study/attribution/ds/per_passage.csv")
+        ),
+        line="failcodes: error: {d}/study/attribution/ds/per_passage.csv: " + NOT_REGULAR,
+    ),
+    Case(
+        "report/summary-count-negative",
+        ("report", "{d}/study", "-o", "{d}/rep"),
+        _summary_changed(units=-5),
+        expect=(
+            "retrieval/summary.json:5, field 'units'",
+            "Input should be greater than or equal to 0",
+        ),
+    ),
+    Case(
+        "report/summary-cost-negative",
+        ("report", "{d}/study", "-o", "{d}/rep"),
+        _summary_changed(cost_usd=-0.5),
+        expect=("retrieval/summary.json:", "field 'cost_usd'", "greater than or equal to 0"),
+    ),
+    Case(
+        "report/summary-is-a-fifo",
+        ("report", "{d}/study", "-o", "{d}/rep"),
+        _then(
+            _summary_changed(), _fifo_at("study/judge/ragchecker-example/retrieval/summary.json")
+        ),
+        line="failcodes: error: {d}/study/judge/ragchecker-example/retrieval/summary.json: "
+        + NOT_REGULAR,
+    ),
+    Case(
+        "recode-status/recode-log-is-a-fifo",
+        ("recode", "{d}/study", "--status"),
+        _then(
+            _judged_study(""),
+            _fifo_at("study/judge/ragchecker-example/retrieval.v0001/recode.jsonl"),
+        ),
+        expect=("retrieval.v0001/recode.jsonl: " + NOT_REGULAR,),
+    ),
+    Case(
+        "recode/recode-log-links-to-a-fifo",
+        ("recode", "{d}/study"),
+        _then(
+            _judged_study(""),
+            _link_at("study/judge/ragchecker-example/retrieval.v0001/recode.jsonl", "{fifo}"),
+        ),
+        expect=("retrieval.v0001/recode.jsonl: " + NOT_REGULAR,),
+    ),
+    Case(
+        "metrics/labels-csv-links-to-a-fifo",
+        METRICS,
+        _then(_mk_dir(), _link_at("labels.csv", "{fifo}")),
+        line="failcodes: error: {d}/labels.csv: " + NOT_REGULAR,
+    ),
+    Case(
+        "metrics/labels-jsonl-links-to-dev-zero",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+        _then(_mk_dir(), _link_at("l.jsonl", "/dev/zero")),
+        line="failcodes: error: {d}/l.jsonl: " + NOT_REGULAR,
+    ),
+    Case(
+        "metrics/traces-parquet-links-to-a-fifo",
+        ("metrics", "--traces", "{d}/t.parquet", "--labels", "{d}/labels.csv"),
+        _then(_mk_dir(), _link_at("t.parquet", "{fifo}")),
+        line="failcodes: error: {d}/t.parquet: " + NOT_REGULAR,
+    ),
+    Case(
+        "ingest-generic-labels/xlsx-is-a-fifo",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        _fifo("l.xlsx"),
+        line="failcodes: error: {d}/l.xlsx: " + NOT_REGULAR,
+    ),
+    Case(
+        "ingest-generic/parquet-links-to-dev-zero",
+        ("ingest", "generic", "{d}/t.parquet", "--system", "s", "-o", "{d}/o.jsonl"),
+        _then(_mk_dir(), _link_at("t.parquet", "/dev/zero")),
+        line="failcodes: error: {d}/t.parquet: " + NOT_REGULAR,
+    ),
+    Case(
+        "agree/ratings-link-to-dev-zero",
+        ("agree", "{d}/r.csv"),
+        _then(_mk_dir(), _link_at("r.csv", "/dev/zero")),
+        line="failcodes: error: {d}/r.csv: " + NOT_REGULAR,
+    ),
+    Case(
+        "agree/panel-json-is-a-fifo",
+        ("agree", "{d}/run"),
+        _then(_mk_dir("run"), _fifo_at("run/panel.json")),
+        expect=("run/panel.json: " + NOT_REGULAR,),
+    ),
+    Case(
+        "review-status/plan-is-a-fifo",
+        ("review", "status", "{d}/p.json", "--reviews", "{d}/r.jsonl"),
+        _then(_write({"r.jsonl": ""}), _fifo_at("p.json")),
+        line="failcodes: error: {d}/p.json: " + NOT_REGULAR,
+    ),
+    Case(
+        "review-status/reviews-link-to-a-fifo",
+        ("review", "status", "{d}/p.json", "--reviews", "{d}/r.jsonl"),
+        _then(_write({"p.json": json.dumps(_plan_json())}), _link_at("r.jsonl", "{fifo}")),
+        line="failcodes: error: {d}/r.jsonl: " + NOT_REGULAR,
+    ),
+    Case(
+        # an endless view in place of the annotations table: `attribute` ran for ever
+        "attribute/journal-annotations-an-endless-view",
+        ATTRIBUTE_RUN,
+        _tampered_journal(ENDLESS_VIEW),
+        line="failcodes: error: {d}/run/journal.sqlite: not a readable judge journal (it holds "
+        "a view ('annotations'), which failcodes never writes); judge again into a fresh -o "
+        "folder",
+    ),
+    Case(
+        "labelstudio-export/journal-annotations-an-endless-view",
+        EXPORT_JUDGED,
+        _tampered_journal(ENDLESS_VIEW),
+        expect=("run/journal.sqlite: not a readable judge journal (it holds a view",),
+    ),
+    Case(
+        # a trigger runs its SQL on every write of a resumed run
+        "judge/journal-with-a-trigger",
+        (*JUDGE, "--judge", "offline", "-o", "{d}/run"),
+        _tampered_journal(
+            "CREATE TRIGGER t AFTER INSERT ON annotations BEGIN DELETE FROM meta; END"
+        ),
+        line="failcodes: error: {d}/run/journal.sqlite: not a usable SQLite database (it holds "
+        "a trigger ('t'), which failcodes never writes); move it away or pass another -o",
+    ),
+    Case(
+        # every pair is tested: 100 systems of 3 sentences took 227 s and 1.4 GB
+        "compare/file-of-40-systems",
+        ("compare", "{d}/o.csv"),
+        _write(
+            {
+                "o.csv": "unit,"
+                + ",".join(f"s{i}" for i in range(40))
+                + "\n"
+                + "".join(
+                    f"{u}," + ",".join("01"[(u + i) % 2] for i in range(40)) + "\n"
+                    for u in range(6)
+                )
+            }
+        ),
+        line="failcodes: error: {d}/o.csv: 40 systems; compare tests every pair, at most 30 "
+        "systems at once: choose them with --systems",
+    ),
+    Case(
+        "compare/traces-of-32-systems",
+        ("compare", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+        _mk_dir(
+            files={
+                "t.jsonl": _jsonl(
+                    [
+                        {**row, "system": f"{row['system']}-{k}"}
+                        for k in range(16)
+                        for row in _trace_lines()
+                    ]
+                ),
+                "labels.csv": "sentence_id,has_error\n"
+                + "".join(f"{i},false\n" for i in {str(r["sentence_id"]) for r in _trace_lines()}),
+            }
+        ),
+        line="failcodes: error: {d}/t.jsonl: 32 systems; compare tests every pair, at most 30 "
+        "systems at once: give fewer systems' traces",
+    ),
+    Case(
+        "codebook-validate/link-to-a-fifo",
+        ("codebook", "validate", "{d}/cb.yaml"),
+        _then(_write({}), _link_at("cb.yaml", "{fifo}")),
+        expect=("cb.yaml", "not a regular file"),
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -3344,6 +3644,7 @@ CASES = (
     + STUDY_SETTING_CASES
     + PANEL_CASES
     + STUDY_FOLDER_CASES
+    + ISSUE29B_CASES
 )
 
 

@@ -143,7 +143,12 @@ def restore_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def read_frame(path: str | Path) -> pd.DataFrame:
-    """A CSV table failcodes wrote, read by pandas, its cells restored (:func:`restore`)."""
+    """A CSV table failcodes wrote, read by pandas, its cells restored (:func:`restore`).
+
+    A FIFO or device named like the table is refused (a FIFO hung ``report`` without a word).
+    """
     import pandas as pd
 
-    return restore_frame(pd.read_csv(path))
+    from failcodes.fileio import check_regular_file
+
+    return restore_frame(pd.read_csv(check_regular_file(path)))

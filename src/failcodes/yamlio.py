@@ -22,17 +22,37 @@ from yaml.composer import ComposerError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 
-__all__ = ["MAX_YAML_BYTES", "BoundedLoader", "compose", "read_yaml_text", "safe_load"]
+__all__ = [
+    "MAX_YAML_BYTES",
+    "MAX_YAML_DEPTH",
+    "BoundedLoader",
+    "compose",
+    "read_yaml_text",
+    "safe_load",
+]
 
 #: Largest YAML file read (the bundled codebook is 25 KB; a review file of 500 proposals ~1 MB).
 MAX_YAML_BYTES = 8 * 1024 * 1024
+#: Deepest nesting of mappings and lists (a codebook is 6 deep; the JSON readers allow 64).
+#: PyYAML composes recursively: 100,000 '[' (200 KB) was a RecursionError traceback whose
+#: printing took over a minute.
+MAX_YAML_DEPTH = 64
 
 
 class BoundedLoader(yaml.SafeLoader):
-    """A :class:`yaml.SafeLoader` that refuses aliases (``*name``): no expansion bombs."""
+    """A :class:`yaml.SafeLoader` that refuses aliases (``*name``) and deep nesting."""
+
+    _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         """Compose the next node, refusing an alias event before it is resolved."""
+        if self._depth >= MAX_YAML_DEPTH:
+            raise ComposerError(
+                None,
+                None,
+                f"nested deeper than {MAX_YAML_DEPTH} levels",
+                self.peek_event().start_mark,  # type: ignore[no-untyped-call]
+            )
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()  # type: ignore[no-untyped-call]
             raise ComposerError(
@@ -42,7 +62,11 @@ class BoundedLoader(yaml.SafeLoader):
                 "write the value out",
                 event.start_mark,
             )
-        return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def compose(text: str) -> yaml.Node | None:

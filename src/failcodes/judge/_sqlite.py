@@ -49,6 +49,7 @@ def check_database(path: str | Path, *, option: str = "another path") -> Path:
             # immutable: a WAL-mode header would make even a read-only open create -wal/-shm
             conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
             try:
+                refuse_foreign_schema(conn)
                 tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
                 for (name,) in tables.fetchall():  # each table's root page: cheap, catches most
                     conn.execute(f'SELECT * FROM "{name}" LIMIT 1').fetchall()
@@ -131,7 +132,28 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
     """
     p = Path(path)
     flags = "mode=ro" if Path(f"{p}-wal").exists() else "mode=ro&immutable=1"
-    return sqlite3.connect(f"{p.resolve().as_uri()}?{flags}", uri=True)
+    conn = sqlite3.connect(f"{p.resolve().as_uri()}?{flags}", uri=True)
+    try:
+        refuse_foreign_schema(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def refuse_foreign_schema(conn: sqlite3.Connection) -> None:
+    """Raise :class:`sqlite3.DatabaseError` if the database holds a view or a trigger.
+
+    failcodes writes neither; a journal whose ``annotations`` table was swapped for a view
+    over an endless recursive query made ``attribute`` run for ever without a word.
+    """
+    found = conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') LIMIT 1"
+    ).fetchone()
+    if found is not None:
+        raise sqlite3.DatabaseError(
+            f"it holds a {found[0]} ({str(found[1])[:80]!r}), which failcodes never writes"
+        )
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str]:

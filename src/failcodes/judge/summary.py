@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+from typing import Annotated
+
+from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.contract import StrictModel
 from failcodes.judge.providers.base import TokenUsage
 from failcodes.units import UnitKind
+
+#: A count in a summary (a summary.json edited to -5 units was shown in the report as it was).
+Count = Annotated[int, Field(ge=0)]
+#: Dollars or seconds: finite and not negative.
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class CascadeInfo(StrictModel):
@@ -15,10 +23,10 @@ class CascadeInfo(StrictModel):
 
     first_judge: str
     first_coder_kind: CoderKind
-    first_units: int
-    kept: int
-    escalated: int
-    coded_by: dict[str, int]
+    first_units: Count
+    kept: Count
+    escalated: Count
+    coded_by: dict[str, Count]
 
 
 class RunSummary(StrictModel):
@@ -27,36 +35,36 @@ class RunSummary(StrictModel):
     judge: str
     coder_kind: CoderKind
     kind: UnitKind
-    units: int
-    already_done: int
+    units: Count
+    already_done: Count
     mode: str = "per-unit"
     provider: str = ""
     model: str = ""
     #: The endpoint the judge was called at (credentials redacted); None: the vendor's own.
     base_url: str | None = None
-    judged: int = 0
-    cache_hits: int = 0
-    scored: int = 0
-    unscored: int = 0
-    calls: int = 0
-    retries: int = 0
-    invalid_answers: int = 0
-    quotes_not_found: int = 0
-    input_tokens: int = 0
-    cached_input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
+    judged: Count = 0
+    cache_hits: Count = 0
+    scored: Count = 0
+    unscored: Count = 0
+    calls: Count = 0
+    retries: Count = 0
+    invalid_answers: Count = 0
+    quotes_not_found: Count = 0
+    input_tokens: Count = 0
+    cached_input_tokens: Count = 0
+    output_tokens: Count = 0
+    cost_usd: Amount = 0.0
     price_known: bool = True
-    elapsed_s: float = 0.0
+    elapsed_s: Amount = 0.0
     stopped_by_budget: bool = False
-    journal_units: int = 0
-    journal_cost_usd: float = 0.0
+    journal_units: Count = 0
+    journal_cost_usd: Amount = 0.0
     #: Grouped modes: group requests made, units they coded, units judged alone.
-    groups: int = 0
-    grouped_units: int = 0
-    judged_alone: int = 0
+    groups: Count = 0
+    grouped_units: Count = 0
+    judged_alone: Count = 0
     #: Batch mode: provider batches submitted by this invocation.
-    batches: int = 0
+    batches: Count = 0
     #: Cascade mode: what the cheap first judge did.
     cascade: CascadeInfo | None = None
 

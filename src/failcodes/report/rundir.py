@@ -53,6 +53,7 @@ from failcodes.tableio import table_columns
 from failcodes.units import Unit, UnitKind
 
 if TYPE_CHECKING:
+    from failcodes.judge.summary import RunSummary
     from failcodes.panel import QuoteShare
     from failcodes.reviewplan import ReviewPlan
     from failcodes.reviewversions import ReviewVersions
@@ -241,6 +242,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             path=root,
         )
     from failcodes.columnar import read_trace_columns
+    from failcodes.judge.run import read_summary
     from failcodes.metrics import distributions_dataframe, verdict_distributions
 
     inputs_files: list[Path] = []
@@ -309,15 +311,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 refs |= seen.refs
                 judges |= seen.coders
                 heuristic |= seen.heuristic
-            summary = folder / "summary.json"
-            if summary.exists():
-                data = read_json(summary)
-                spent = data.get("journal_cost_usd", 0.0) if isinstance(data, dict) else None
-                if not isinstance(spent, int | float) or isinstance(spent, bool):
-                    raise InputError("expected a number", path=summary, field="journal_cost_usd")
-                cost += float(spent)
-            for path in [summary, *sorted(folder.glob("panel/*/summary.json"))]:
-                _endpoint(path, endpoints)
+            # each summary through its contract (a count edited to -5 was shown as it was)
+            summary = read_summary(folder)
+            if summary is not None:
+                cost += summary.journal_cost_usd
+            members = [p.parent for p in sorted(folder.glob("panel/*/summary.json"))]
+            for run_summary in [summary, *(read_summary(m) for m in members)]:
+                _endpoint(run_summary, endpoints)
 
     cb = _find_codebook(refs, codebook, root)
     codebook_notes: list[str] = []
@@ -450,7 +450,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     )
 
 
-def _endpoint(path: Path, endpoints: dict[str, str]) -> None:
+def _endpoint(summary: RunSummary | None, endpoints: dict[str, str]) -> None:
     """Where the judge of a run's ``summary.json`` was called, credentials redacted.
 
     An LLM judge without a base URL called its vendor's API; with one, a compatible server
@@ -458,20 +458,11 @@ def _endpoint(path: Path, endpoints: dict[str, str]) -> None:
     """
     from failcodes.redact import redact_url
 
-    if not path.is_file():
+    if summary is None or summary.coder_kind is not CoderKind.LLM:
         return
-    data = read_json(path)
-    if not isinstance(data, dict) or data.get("coder_kind") != CoderKind.LLM.value:
-        return
-    judge, url, provider = data.get("judge"), data.get("base_url"), data.get("provider")
-    if not isinstance(judge, str):
-        return
-    where = (
-        redact_url(url)
-        if isinstance(url, str) and url
-        else f"the vendor's API{f' ({provider})' if isinstance(provider, str) and provider else ''}"
-    )
-    endpoints[judge] = str(where)
+    url, provider = summary.base_url, summary.provider
+    where = redact_url(url) if url else f"the vendor's API{f' ({provider})' if provider else ''}"
+    endpoints[summary.judge] = str(where)
 
 
 def _panel_rows(folder: Path, run: str) -> list[dict[str, Any]]:

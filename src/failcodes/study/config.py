@@ -132,6 +132,17 @@ class IngestSpec(IngestOptions):
             raise ValueError(f"unknown adapter {name!r} (known: {', '.join(names())})")
         return name
 
+    @field_validator("paths")
+    @classmethod
+    def _each_once(cls, paths: list[str]) -> list[str]:
+        # refused at load with the file's line (the ingest request refuses it too, later)
+        seen: set[str] = set()
+        for value in paths:
+            if value in seen:
+                raise ValueError(f"{value!r} is given twice; name each file once")
+            seen.add(value)
+        return paths
+
     @model_validator(mode="after")
     def _options_fit(self) -> IngestSpec:
         try:

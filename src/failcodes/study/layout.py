@@ -36,6 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from failcodes.fileio import check_regular_file
+
 #: The study file at the root of a study folder.
 STUDY_FILE = "failcodes.toml"
 
@@ -161,7 +163,10 @@ class StudyLayout:
         prefix = f"{judge_kind(kind)}.v"
         for path in (self.judge_dir / dataset).glob(f"{prefix}*"):
             digits = path.name.removeprefix(prefix)
-            if digits.isdigit() and (path / RECODE_ENTRIES).is_file():
+            entries = path / RECODE_ENTRIES
+            if digits.isdigit() and (entries.exists() or entries.is_symlink()):
+                # a FIFO or device there: refused, not taken for "not re-coded yet"
+                check_regular_file(entries)
                 found.append((int(digits), path))
         return sorted(found)
 

@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from failcodes.errors import FailcodesError
-from failcodes.fileio import atomic_write_text
+from failcodes.fileio import atomic_write_text, check_regular_file
 from failcodes.hashing import file_sha256
 from failcodes.redact import redact_text
 from failcodes.study.layout import StudyLayout
@@ -90,7 +90,13 @@ def fingerprint(step: Step, layout: StudyLayout) -> str:
 
 
 def load_state(layout: StudyLayout) -> dict[str, str]:
-    """``{step name: fingerprint}`` of the finished steps (empty when none or unreadable)."""
+    """``{step name: fingerprint}`` of the finished steps (empty when none or unreadable).
+
+    A FIFO or device there is refused in one line (a FIFO hung ``run`` without a word).
+    """
+    state = layout.run_state
+    if state.is_symlink() or state.exists():
+        check_regular_file(state)
     try:
         data = json.loads(layout.run_state.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -242,6 +248,7 @@ def run_study(
     layout = StudyLayout.of(study_folder(study))
     config = load_study(layout.root)
     check_input_paths(config, layout.root)  # before the lock, the state or any step
+    load_state(layout)  # a FIFO or device named like the state: refused before the lock
     results: list[StepResult] = []
     current: list[Step] = []
 
