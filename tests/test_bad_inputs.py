@@ -1474,7 +1474,7 @@ SWEEP3_CASES: list[Case] = [
         "run/study-unknown-judge",
         ("run", "{d}/study"),
         _study({"failcodes.toml": _study_file('judge = "offline"', 'judge = "gpt-5-mini"')}),
-        line="failcodes: error: {d}/study/failcodes.toml:38, field 'judge.judge': unknown judge "
+        line="failcodes: error: {d}/study/failcodes.toml:40, field 'judge.judge': unknown judge "
         "'gpt-5-mini'; use offline, anthropic:MODEL or openai:MODEL (e.g. openai:gpt-5-mini; an "
         "OpenAI-compatible server via --base-url)",
     ),
@@ -1488,7 +1488,7 @@ SWEEP3_CASES: list[Case] = [
                 )
             }
         ),
-        line="failcodes: error: {d}/study/failcodes.toml:40, field 'judge.base_url': "
+        line="failcodes: error: {d}/study/failcodes.toml:42, field 'judge.base_url': "
         "'127.0.0.1:8000/v1' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)",
     ),
     # Excel workbooks: a padded id was written by ingest generic-labels (every reader then
@@ -2046,7 +2046,7 @@ SWEEP4B_CASES: list[Case] = [
         "run/study-bootstrap-true",
         ("run", "{d}/study"),
         _study({"failcodes.toml": _study_file("bootstrap = 1000", "bootstrap = true")}),
-        line="failcodes: error: {d}/study/failcodes.toml:31, field 'metrics.bootstrap': Input "
+        line="failcodes: error: {d}/study/failcodes.toml:33, field 'metrics.bootstrap': Input "
         "should be a valid integer",
     ),
     Case(
@@ -2059,14 +2059,14 @@ SWEEP4B_CASES: list[Case] = [
                 )
             }
         ),
-        line="failcodes: error: {d}/study/failcodes.toml:39, field 'judge.kinds': 'retrieval' "
+        line="failcodes: error: {d}/study/failcodes.toml:41, field 'judge.kinds': 'retrieval' "
         "is named twice",
     ),
     Case(
         "run/study-budget-infinite",
         ("run", "{d}/study"),
         _study({"failcodes.toml": _study_file("# budget = 2.0        # USD", "budget = inf")}),
-        line="failcodes: error: {d}/study/failcodes.toml:42, field 'judge.budget': Input should "
+        line="failcodes: error: {d}/study/failcodes.toml:44, field 'judge.budget': Input should "
         "be a finite number",
     ),
     Case(
@@ -2130,7 +2130,7 @@ SWEEP4B_CASES: list[Case] = [
                 "medical-fact-check.v1.yaml": GOOD_CB,
             }
         ),
-        line="failcodes: error: {d}/study/failcodes.toml:41, field 'judge.args': `args` is no "
+        line="failcodes: error: {d}/study/failcodes.toml:43, field 'judge.args': `args` is no "
         "longer read; write its options as fields of [judge]: nothing ('--colour': no such "
         "setting) (docs/study.md, 'Settings as fields')",
     ),
@@ -3063,7 +3063,7 @@ def _judge_setting(name: str, setting: str, line: str) -> Case:
         f"run/judge-setting-{name}",
         ("run", "{d}/study"),
         _study({"failcodes.toml": _study_file(KINDS_LINE, f"{KINDS_LINE}\n{setting}")}),
-        line="failcodes: error: {d}/study/failcodes.toml:40, " + line,
+        line="failcodes: error: {d}/study/failcodes.toml:42, " + line,
     )
 
 
