@@ -3795,19 +3795,29 @@ def _excel_bomb(path: Path) -> None:
 
 
 def _parquet_bomb_file(path: Path) -> None:
-    """3 million traces whose claim is one dictionary-encoded 1 KB string (~3 GB decoded)."""
+    """3 million traces whose claim is one dictionary-encoded 1 KB string (~3 GB decoded).
+
+    2.06 MB, the harness's 2 MB: the claim ids (a new one every 8 rows) take 1.3 MB, a
+    question id drawn from 4 (2 random bits a row) the rest.
+    """
+    import random
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     text = pa.array(["x" * 1000], pa.string())
     block = 100_000
     claim = pa.DictionaryArray.from_arrays(pa.array([0] * block, pa.int32()), text)
-    schema = pa.schema([(n, pa.string()) for n in ("claim_id", "claim", "verdict", "system")])
+    names = ("claim_id", "claim", "verdict", "system", "question_id")
+    schema = pa.schema([(n, pa.string()) for n in names])
+    draw = random.Random(0)
     with pq.ParquetWriter(path, schema, compression="zstd") as writer:
         for k in range(30):
-            ids = pa.array([str((k * block + i) // 8) for i in range(block)])  # ~2 MB
+            ids = pa.array([str((k * block + i) // 8) for i in range(block)])
             same = pa.array(["supported"] * block)
-            writer.write_table(pa.table([ids, claim.cast(pa.string()), same, same], schema=schema))
+            questions = pa.array([str(draw.randrange(4)) for _ in range(block)])
+            columns = [ids, claim.cast(pa.string()), same, same, questions]
+            writer.write_table(pa.table(columns, schema=schema))
 
 
 @pytest.mark.parametrize(
@@ -3815,7 +3825,7 @@ def _parquet_bomb_file(path: Path) -> None:
     [
         # the harness's shapes: a 0.5 MB workbook of 500 MB, a 2 MB Parquet file of 3 GB
         ("bomb.xlsx", _excel_bomb, ("ingest", "generic-labels"), (0.4, 0.6)),
-        ("bomb.parquet", _parquet_bomb_file, ("ingest", "generic", "--system", "s"), (1.0, 3.0)),
+        ("bomb.parquet", _parquet_bomb_file, ("ingest", "generic", "--system", "s"), (1.9, 2.2)),
         ("bomb.parquet", _parquet_bomb_file, ("metrics", "--labels", "{labels}", "--traces"), None),
     ],
 )
