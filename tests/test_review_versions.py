@@ -25,14 +25,14 @@ V1 = bundled()
 V2 = next_version(V1, UnitKind.RETRIEVAL, [CHANGE], "accepted: animal study")
 
 
-def _review(uid: str, scope: str, cb: object = V1) -> Annotation:
+def _review(uid: str, scope: str, cb: object = V1, coder: str = "alice") -> Annotation:
     part = V1.part(UnitKind.RETRIEVAL)
     codes = {d.id: d.high_quality_code for d in part.dimensions}
     return Annotation(
         unit_id=uid,
         unit_kind=UnitKind.RETRIEVAL,
         codebook=cb.ref(),  # type: ignore[attr-defined]
-        coder="alice",
+        coder=coder,
         coder_kind=CoderKind.HUMAN,
         status=Status.SCORED,
         codes={**codes, "scope": scope},
@@ -56,6 +56,35 @@ def test_reviews_are_carried_where_the_map_carries_them() -> None:
     assert alice.stale == {"u2": "scope: different_context gained a leaf"}
     assert got.stale_units("review/alice.jsonl", UnitKind.RETRIEVAL) == ["u2"]
     assert (got.migrated, got.stale) == (2, 1)
+
+
+def test_a_unit_reviewed_again_under_the_new_version_supersedes_the_old_review() -> None:
+    # alice reviewed u1, u2, u5 under v1, then u2 (re-opened, stale) and u5 again under v2;
+    # bob reviewed u2 under v1 only
+    files = {
+        "review/alice.jsonl": [
+            _review("u1", "exact_scope"),  # migrated
+            _review("u2", "different_context"),  # stale, but reviewed again: superseded
+            _review("u5", "exact_scope"),  # would migrate, but reviewed again: superseded
+        ],
+        "review/alice-v2.jsonl": [
+            _review("u2", "exact_scope", cb=V2),
+            _review("u5", "broader_scope", cb=V2),
+        ],
+        "review/bob.jsonl": [_review("u2", "different_context", coder="bob")],
+    }
+    got = bring_reviews(files, V2, {1: V1, 2: V2})
+    # counted once per (unit, coder): alice's u1 (migrated), u2 and u5 (v2); bob's u2 is stale
+    assert sorted((a.unit_id, a.coder, a.codebook.version) for a in got.reviews) == [
+        ("u1", "alice", 2),
+        ("u2", "alice", 2),
+        ("u5", "alice", 2),
+    ]
+    alice = got.files["review/alice.jsonl"]
+    assert (alice.current, alice.migrated, alice.superseded, alice.stale) == (0, 1, 2, {})
+    assert got.stale_units("review/alice.jsonl", UnitKind.RETRIEVAL) == []  # nothing to re-open
+    assert got.files["review/bob.jsonl"].stale == {"u2": "scope: different_context gained a leaf"}
+    assert got.stale_units("review/bob.jsonl", UnitKind.RETRIEVAL) == ["u2"]
 
 
 def test_reviews_without_a_path_to_the_version_are_stale() -> None:

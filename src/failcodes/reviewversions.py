@@ -9,6 +9,9 @@ meanings. :func:`bring_reviews` sorts each review:
 - **migrated**: made under an earlier version of the same codebook, and the lineage's
   migration map carries every code it holds (relabelled where the map renames): kept, as made
   under the target version (:func:`failcodes.migration.migrate`);
+- **superseded**: made under an older version, and the same coder reviewed the unit again
+  under the target version (in any file): the newer review counts, this one is neither
+  counted twice nor re-opened;
 - **stale**: the map cannot carry it (a code of it was split or removed, a dimension of its
   part is new), a finer code now exists for one of its codes (a dimension it coded gained a
   subcode, a subcode it gave gained a leaf: the judge's re-code rule,
@@ -36,6 +39,8 @@ class FileReviews:
 
     current: int = 0
     migrated: int = 0
+    #: made under an older version, the unit reviewed again under the target by the same coder
+    superseded: int = 0
     #: unit id -> why it is stale (one per annotation left out)
     stale: dict[str, str] = field(default_factory=dict)
     #: the versions its migrated and stale reviews were made under
@@ -93,16 +98,27 @@ def bring_reviews(
     """
     out = ReviewVersions(target=target)
     maps = _maps(books, target)
+    here = (target.name, target.version, target.hash)
+
+    def current(ann: Annotation) -> bool:
+        return (ann.codebook.name, ann.codebook.version, ann.codebook.hash) == here
+
+    # a unit the same coder reviewed again under the target version (any file): that review
+    # counts, the older one is superseded (neither counted twice nor re-opened)
+    again = {(a.unit_id, a.unit_kind, a.coder) for m in files.values() for a in m if current(a)}
     for name, made in files.items():
         mine = out.files.setdefault(name, FileReviews())
         for ann in made:
-            ref = ann.codebook
-            if (ref.name, ref.version, ref.hash) == (target.name, target.version, target.hash):
+            if current(ann):
                 mine.current += 1
                 out.reviews.append(ann)
                 continue
+            mine.versions.add(ann.codebook.version)
+            if (ann.unit_id, ann.unit_kind, ann.coder) in again:
+                mine.superseded += 1
+                continue
+            ref = ann.codebook
             reason = _stale_reason(ann, target, books, maps)
-            mine.versions.add(ref.version)
             if reason is None:
                 mapping = maps[ref.version]
                 assert isinstance(mapping, MigrationMap)

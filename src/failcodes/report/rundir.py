@@ -771,7 +771,7 @@ def _version_notes(versions: ReviewVersions) -> list[str]:
     target = versions.target
     notes = []
     for name, got in versions.files.items():
-        if not got.migrated and not got.stale:
+        if not got.migrated and not got.stale and not got.superseded:
             continue
         made = ", ".join(f"v{v}" for v in sorted(got.versions))
         text = (
@@ -780,6 +780,11 @@ def _version_notes(versions: ReviewVersions) -> list[str]:
         )
         if got.migrated:
             text += f"; {got.migrated} migrated to v{target.version} through the migration map"
+        if got.superseded:
+            text += (
+                f"; {got.superseded} reviewed again under v{target.version} by the same coder "
+                "(that review counts)"
+            )
         if got.stale:
             reasons = sorted(set(got.stale.values()))
             shown = "; ".join(reasons[:2]) + (
