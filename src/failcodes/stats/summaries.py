@@ -109,24 +109,44 @@ def _majority(values: Sequence[str]) -> str | None:
     return top[0][0]
 
 
+def _majority_without(top: list[tuple[str, int]], own: str, others: int) -> str | None:
+    """:func:`_majority` of a row's values less one ``own``, from the row's three most common.
+
+    Taking one value away moves only that value's count, so the two most common of the rest
+    are among the row's three most common (with ``own``'s count less one).
+    """
+    if others < 2:
+        return None
+    ranked = sorted(((c - (v == own), v) for v, c in top), key=lambda t: -t[0])
+    if ranked[0][0] < 2 or (len(ranked) > 1 and ranked[1][0] == ranked[0][0]):
+        return None
+    return ranked[0][1]
+
+
 def majority_fits(
     rows: Sequence[Sequence[str | None]], columns: Sequence[str]
 ) -> list[MajorityFit]:
-    """Each column against the row-wise majority of the other columns (None = missing)."""
-    fits = []
-    for j, col in enumerate(columns):
-        n = departures = 0
-        for row in rows:
-            own = row[j]
+    """Each column against the row-wise majority of the other columns (None = missing).
+
+    Each row is counted once (its values' counts, then each column's own value taken away):
+    comparing every column with a majority recounted from the others was columns^2 x rows
+    (2,000 raters of 500 units ran past a minute).
+    """
+    n = [0] * len(columns)
+    departures = [0] * len(columns)
+    for row in rows:
+        counts = Counter(v for v in row if v is not None)
+        total = sum(counts.values())
+        top = counts.most_common(3)
+        for j, own in enumerate(row):
             if own is None:
                 continue
-            major = _majority([v for i, v in enumerate(row) if i != j and v is not None])
+            major = _majority_without(top, own, total - 1)
             if major is None:
                 continue
-            n += 1
-            departures += own != major
-        fits.append(MajorityFit(col, n, departures))
-    return fits
+            n[j] += 1
+            departures[j] += own != major
+    return [MajorityFit(col, n[j], departures[j]) for j, col in enumerate(columns)]
 
 
 def _binom_cdf(k: int, n: int, p: float) -> float:
