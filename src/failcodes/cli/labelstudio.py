@@ -124,9 +124,15 @@ def _report(result: ReviewResult, out: Path) -> None:
             err=True,
         )
     coders = sorted({a.coder for a in result.annotations})
+    warned = (
+        f"; {len(result.problems)} warning(s) above (a choice not in the codebook is dropped; a "
+        "dimension left empty stays without a code)"
+        if result.problems
+        else ""
+    )
     typer.echo(
         f"{len(result.annotations)} annotations from {len(coders)} coder(s) on "
-        f"{result.tasks} tasks -> {out}; {len(result.problems)} problem(s) not kept"
+        f"{result.tasks} tasks -> {out}{warned}"
     )
 
 
