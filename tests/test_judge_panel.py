@@ -10,7 +10,15 @@ import pandas as pd
 import pytest
 
 from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
-from failcodes.judge import JudgeJob, JudgeSettings, Limits, make_coder, read_annotations
+from failcodes.errors import ProviderError
+from failcodes.judge import (
+    JudgeJob,
+    JudgeSettings,
+    Limits,
+    RetryPolicy,
+    make_coder,
+    read_annotations,
+)
 from failcodes.judge.panelrun import Member, member_dir, member_names, read_panel, run_panel
 from failcodes.panel import consensus, inter_judge_agreement, review_priority
 from failcodes.units import UnitKind, retrieval_units
@@ -155,6 +163,28 @@ def test_panel_members_judge_at_the_same_time_each_within_its_concurrency(
     assert stats["max_in_flight"] == 2
     assert [s.scored for s in summaries] == [len(units), len(units)]
     assert len(report.units) == len(units)
+
+
+def test_a_failing_member_stops_the_panel_with_its_own_error(tmp_path: Path, monkeypatch) -> None:
+    # member b's endpoint refuses connections: it gives up after its 6 attempts (no wait)
+    # within milliseconds, while member a's first answer takes 2 s. The panel raises b's
+    # ProviderError (not a group of errors), a is cancelled before recording anything, both
+    # runs are exported (resumable), and no panel.json claims a consensus.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-test")
+    units = retrieval_units(make_traces(1))
+    settings = JudgeSettings(limits=Limits(concurrency=1), retry=RetryPolicy.no_wait())
+    with FakeServer(latency=2.0) as fake:
+        members = [
+            Member("openai:a", make_coder("openai:a", base_url=fake.openai_base_url)),
+            Member("openai:b", make_coder("openai:b", base_url="http://127.0.0.1:9/v1")),
+        ]
+        job = JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path, settings=settings)
+        with pytest.raises(ProviderError, match="openai:b: giving up after 6 attempts"):
+            run_panel(units, members, job)
+    assert not (tmp_path / "panel.json").exists()
+    for i, name in enumerate(("openai:a", "openai:b"), 1):
+        assert (member_dir(tmp_path, i, name) / "summary.json").is_file()
+        assert read_annotations(member_dir(tmp_path, i, name)) == []
 
 
 def test_three_model_panel_decides_by_majority_on_the_fake_server(
