@@ -573,7 +573,11 @@ def drawn_bootstrap_intervals(
     """
     n_clusters = per_cluster.shape[0]
     point = _point(per_cluster)
-    step = max(1, _WEIGHT_CELLS // max(1, n_clusters))
+    # a block holds its weights (resamples x clusters) and each group's 4 x 4 count squares
+    # (resamples x groups x 16): 400 systems of 3 questions drew all 10,000 resamples in one
+    # block, 512 MB of squares alone
+    groups = int(np.prod(per_cluster.shape[1:-1], dtype=np.int64)) if per_cluster.ndim > 2 else 1
+    step = max(1, _WEIGHT_CELLS // max(1, n_clusters, 16 * groups))
     blocks = [
         bootstrap_t_arrays(
             per_cluster, multinomial_weights(n_clusters, min(step, resamples - start), rng), point
