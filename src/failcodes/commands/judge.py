@@ -38,7 +38,8 @@ HEURISTIC_NOTE = (
 )
 
 
-def _as_list(value: Any) -> Any:
+def judge_list(value: Any) -> Any:
+    """One judge given alone (``"offline"``) as a list of one (a panel is several)."""
     return [value] if isinstance(value, str | JudgeSpec) else value
 
 
@@ -56,7 +57,7 @@ class JudgeOptions(FrozenModel):
     """How a judge is called: the fields a study's ``[judge]`` table holds."""
 
     judge: Annotated[
-        list[JudgeSpec], BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_PANEL)
+        list[JudgeSpec], BeforeValidator(judge_list), Field(min_length=1, max_length=MAX_PANEL)
     ] = option(
         default_factory=lambda: [JudgeSpec.of("offline")],
         help="offline | anthropic:MODEL | openai:MODEL[@URL]. Repeat for a judge panel (each "
@@ -584,6 +585,7 @@ __all__ = [
     "JudgeRequest",
     "JudgeResult",
     "agreement_lines",
+    "judge_list",
     "no_units_message",
     "options_of",
 ]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from failcodes.commands.base import Note, Request, ignore_note, option
-from failcodes.commands.judge import DEFAULT_CACHE, MAX_PANEL, JudgeOptions, _as_list
+from failcodes.commands.judge import DEFAULT_CACHE, MAX_PANEL, JudgeOptions, judge_list
 from failcodes.errors import ConfigError
 from failcodes.judge.spec import JudgeSpec
 from failcodes.saturation.models import (
@@ -281,7 +281,7 @@ class SaturateRecodeRequest(JudgeOptions, Request):
     name: str = option(argument=True, help=NAME_HELP, metavar="NAME")
     folder: Path | None = option(None, flags=("--dir",), help=DIR_HELP)
     judge: Annotated[
-        list[JudgeSpec], BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_PANEL)
+        list[JudgeSpec], BeforeValidator(judge_list), Field(min_length=1, max_length=MAX_PANEL)
     ] = option(
         default_factory=lambda: [JudgeSpec.of("offline")],
         help="offline | anthropic:MODEL | openai:MODEL[@URL]: the judge that re-codes (one).",
