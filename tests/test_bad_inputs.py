@@ -3616,6 +3616,13 @@ ISSUE29B_CASES: list[Case] = [
         "systems at once: give fewer systems' traces",
     ),
     Case(
+        # reported as a folder without a study (no lock), the report written to ./reports
+        "report/study-file-is-a-fifo",
+        ("report", "{d}/study"),
+        _then(_initialised, _fifo_at("study/failcodes.toml")),
+        line="failcodes: error: {d}/study/failcodes.toml: " + NOT_REGULAR,
+    ),
+    Case(
         "codebook-validate/link-to-a-fifo",
         ("codebook", "validate", "{d}/cb.yaml"),
         _then(_write({}), _link_at("cb.yaml", "{fifo}")),

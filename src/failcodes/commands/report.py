@@ -49,6 +49,7 @@ class ReportRequest(Request):
     def run(self, *, note: Note = ignore_note) -> ReportResult:
         """Build the report; a stale review plan is said through ``note`` (uncorrected)."""
         from failcodes import codebook as codebooks
+        from failcodes.fileio import check_regular_file
         from failcodes.report.build import build_report
         from failcodes.report.corrected import corrected_notes_key
         from failcodes.report.rundir import load_run_dir
@@ -56,6 +57,10 @@ class ReportRequest(Request):
         from failcodes.units import UnitKind
 
         layout = StudyLayout.of(self.run_dir)
+        if layout.study_file.is_symlink() or layout.study_file.exists():
+            # a FIFO named like the study file: the folder was reported as no study at all
+            # (without the study's lock), the report written to ./reports
+            check_regular_file(layout.study_file)
         out = self.out
         if out is None:
             out = layout.report_dir if layout.study_file.is_file() else Path("reports") / "report"
