@@ -43,3 +43,44 @@ def test_second_judge_on_the_same_run_folder_exits_2_before_any_call(tmp_path: P
         line for line in (run / "annotations.jsonl").read_text().splitlines() if line.strip()
     ]
     assert len(written) == 30
+
+
+def test_a_refused_second_judge_does_not_remove_the_first_ones_new_run(tmp_path: Path) -> None:
+    """The race behind a red CI run: both judges saw a new folder; the one refused by the lock
+    (while the other was judging, no summary written yet) removed the folder as "untouched",
+    and the first judge's annotations were lost (0 of 30 written). The discard now happens
+    only under the folder's own lock."""
+    import sys
+    import time
+
+    from failcodes.judge.run import discard_if_untouched
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "journal.sqlite").write_bytes(b"")  # a run in progress: no summary yet
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from failcodes.runlock import folder_lock\n"
+            "with folder_lock(sys.argv[1], what='judge run'):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(60)\n",
+            str(run),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert discard_if_untouched(run) is False
+        assert (run / "journal.sqlite").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    time.sleep(0.1)
+    # nobody holds it now: an empty-handed folder is removed as before
+    assert discard_if_untouched(run) is True
+    assert not run.exists()

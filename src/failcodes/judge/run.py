@@ -33,7 +33,7 @@ from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import ProgressCallback, Session
 from failcodes.judge.summary import CascadeInfo, RunSummary
 from failcodes.judge.unitjudge import UnitJudge
-from failcodes.runlock import folder_lock
+from failcodes.runlock import FolderLockedError, folder_lock
 from failcodes.units import Unit
 
 ANNOTATIONS_NAME = "annotations.jsonl"
@@ -70,8 +70,22 @@ def discard_if_untouched(run_dir: str | Path) -> bool:
     only when nothing was spent or coded: no summary, or one with no answered call (no
     tokens), no committed unit, no cost, no submitted batch and no cascade stage. Returns
     whether it was removed.
+
+    Checked and removed under the folder's own write lock: a second judge started on the
+    same new folder fails on that lock while the first is judging (with no summary yet) and
+    must not remove the first one's run from under it.
     """
     run = Path(run_dir)
+    if not run.is_dir():
+        return False
+    try:
+        with folder_lock(run, what="judge run"):
+            return _discard_unlocked(run)
+    except FolderLockedError:
+        return False  # another process is working in it
+
+
+def _discard_unlocked(run: Path) -> bool:
     try:
         from failcodes.tableio import read_model_if_exists
 
