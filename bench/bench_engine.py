@@ -254,7 +254,10 @@ def scaled(work: Path, times: list[int], *, reuse: bool) -> list[dict[str, Any]]
         else:
             traces, labelled = work / f"own-x{n}.parquet", work / f"labels-x{n}.jsonl"
             if not (reuse and traces.exists() and labelled.exists()):
-                replicate(own, labels, n, work)
+                # in a child: a step forked from a large parent starts with its peak RSS
+                call = f"replicate(P({str(own)!r}), P({str(labels)!r}), {n}, P({str(work)!r}))"
+                code = f"from bench_engine import replicate; from pathlib import Path as P; {call}"
+                subprocess.run([py, "-c", code], check=True, cwd=HERE)
         size = traces.stat().st_size / 1e6
         outs = {}
         for who in ("duckdb script", "failcodes"):
