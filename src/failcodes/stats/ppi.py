@@ -501,8 +501,13 @@ def z_value(confidence: float) -> float:
 # --------------------------------------------------------------------------- scalar results
 
 
-class Interval(FrozenModel):
-    """One share with its interval (within [0, 1], the range of a share)."""
+class ShareInterval(FrozenModel):
+    """One share with its estimate, SE and interval (within [0, 1], the range of a share).
+
+    Not :class:`failcodes.metrics.Interval` (a bootstrap interval of a metric, the one
+    ``Interval``): a share carries its point estimate and SE, and its JSON fields
+    (``ci_low``/``ci_high``/``ci_method``) follow the other statistics contracts.
+    """
 
     estimate: float = Field(description="Point estimate of the share.")
     se: float = Field(description="Standard error (plug-in, as ppi_py computes it).")
@@ -565,12 +570,12 @@ class ShareEstimates(FrozenModel):
 
     n_units: int = Field(description="Units in the cell (reviewed + unreviewed).")
     n_reviewed: int = Field(description="Units of the cell in the estimation sample.")
-    judge: Interval = Field(description="Judge-only share over all units (uncorrected).")
-    human: Interval = Field(
+    judge: ShareInterval = Field(description="Judge-only share over all units (uncorrected).")
+    human: ShareInterval = Field(
         description="Human share from the reviewed units, weighted by the plan's strata "
         "(judge-stratified when the strata are the judge's codes: see effective_n_human)."
     )
-    corrected: Interval = Field(description="Prediction-powered (PPI++) share.")
+    corrected: ShareInterval = Field(description="Prediction-powered (PPI++) share.")
     lam: float = Field(description="Weight given to the judge (unit-weighted over strata).")
     effective_n: float = Field(
         description="Reviewed units a simple random sample would need, human codes alone, for "
@@ -589,9 +594,9 @@ class ShareEstimates(FrozenModel):
     )
 
 
-def _wald(est: Estimates, z: float) -> Interval:
+def _wald(est: Estimates, z: float) -> ShareInterval:
     theta, se = float(est.estimate), float(np.sqrt(est.variance))
-    return Interval(
+    return ShareInterval(
         estimate=theta,
         se=se,
         ci_low=max(0.0, theta - z * se),
@@ -600,10 +605,12 @@ def _wald(est: Estimates, z: float) -> Interval:
     )
 
 
-def _beta(m: Moments, per_stratum: Estimates, weights: FloatArray, confidence: float) -> Interval:
+def _beta(
+    m: Moments, per_stratum: Estimates, weights: FloatArray, confidence: float
+) -> ShareInterval:
     combined = combine_strata(per_stratum, weights, axis=0)
     low, high = corrected_interval(m, per_stratum, weights, confidence, axis=0)
-    return Interval(
+    return ShareInterval(
         estimate=float(combined.estimate),
         se=float(np.sqrt(combined.variance)),
         ci_low=float(low),
