@@ -8,6 +8,7 @@ from typing import Annotated
 import pandas as pd
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from failcodes.cli.main import app
 from failcodes.cli.options import make_console
@@ -35,13 +36,15 @@ def demo(
     console = make_console()
     files: list[Path] = []
     for i, (step, output) in enumerate(run_demo(out), start=1):
-        console.rule(f"[bold]{i}/{len(STEPS)} {step.name}[/bold]: {step.description}")
+        console.rule(
+            Text.assemble((f"{i}/{len(STEPS)} {step.name}", "bold"), f": {step.description}")
+        )
         for line in output.lines:
             console.print(line, highlight=False)
         for title, frame in output.tables:
             console.print(frame_table(title, frame))
         files += output.files
-    console.rule("[bold]outputs")
+    console.rule(Text("outputs", style="bold"))
     for path in files:
         console.print(str(path), highlight=False)
     console.print(f"demo finished; everything is under {out}/", highlight=False)
