@@ -344,9 +344,9 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
         assert float(row["lambda"]) == pytest.approx(round(lam, 2))
         assert row["n_eff"] == f"{n_eff:.0f} (+{n_eff - 10:.0f})"
         assert int(row["disagree"]) == 2
-        # 6 of 10 reviewed carry the code, 4 lack it (< 5); 2 disagree with the judge (< 10)
+        # 6 of 10 reviewed carry the code, 4 lack it (< 15); 2 disagree with the judge (< 10)
         assert row["note"] == (
-            "coverage not assured: 4 reviewed without the code (< 5), 2 disagreements (< 10)"
+            "coverage not assured: 4 reviewed without the code (< 15), 2 disagreements (< 10)"
         )
     # retriever B: 2 reviewed units are too few to estimate, and the table says so
     small = corrected[(corrected["retriever"] == "B") & (corrected["code"] == "exact_entity")]
@@ -490,7 +490,7 @@ def test_report_corrects_each_systems_attribution_apart(tmp_path: Path) -> None:
     # human share is Beta(3 + 1/2, 7 + 1/2); the interval is its 2.5% and 97.5% quantiles,
     # [9.3%, 60.6%] (scipy.stats.beta(3.5, 7.5).ppf(0.025 / 0.975) = 0.0927 / 0.6058, the
     # two-moment Beta fit of beta_bounds being exact there). Retrieval is its complement:
-    # 70.0 [39.4, 90.7]. Its note: 3 reviewed with the code (< 5), 3 disagreements (< 10).
+    # 70.0 [39.4, 90.7]. Its note: 3 reviewed with the code (< 15), 3 disagreements (< 10).
     # Each system is estimated from its own items only: S's figures stay hand_corrected()'s.
     judge_s = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
     human_s = [True] * 5 + [False, True] + [False] * 3
@@ -508,7 +508,7 @@ def test_report_corrects_each_systems_attribution_apart(tmp_path: Path) -> None:
     assert ver_t["human-only (%)"] == ver_t["corrected (%)"] == "30.0 [9.3, 60.6]"
     assert ret_t["corrected (%)"] == "70.0 [39.4, 90.7]"
     assert ver_t["lambda"] == "0.00"
-    assert "3 reviewed with the code (< 5)" in ver_t["note"]
+    assert "3 reviewed with the code (< 15)" in ver_t["note"]
     assert "3 disagreements (< 10)" in ver_t["note"]
     lam, theta, low, high = hand_corrected()
     ver_s = cells.loc[("S", "verification")]

@@ -184,10 +184,10 @@ def test_human_share_of_one_stratum_is_jeffreys_interval() -> None:
 
 
 def test_corrected_interval_as_reported_by_hand() -> None:
-    # 40 reviewed, 12 carry the code, the judge misses 5 of them and adds 5: lam from PPI++,
+    # 40 reviewed, 16 carry the code, the judge misses 5 of them and adds 5: lam from PPI++,
     # the interval from posterior() and beta_bounds() (each checked above), widened to hold
-    # the estimate; 10 disagreements (>= 10) and 12 positives (>= 5): no note.
-    cell = _cell(12, misses=5)
+    # the estimate; 10 disagreements (>= 10), 16 with and 24 without the code (>= 15): no note.
+    cell = _cell(16, misses=5)
     result = share_estimates([cell])
     m = Moments.from_arrays(cell.y, cell.yhat, cell.yhat_unlabeled)
     lam = float(tuned_lambda(m))
@@ -201,7 +201,8 @@ def test_corrected_interval_as_reported_by_hand() -> None:
 
 def test_few_disagreements_are_noted() -> None:
     # an accurate judge: 2 of 40 reviewed units disagree -> the interval carries a note
-    result = share_estimates([_cell(12, misses=1)])
+    # (16 with and 24 without the code: that part of the rule is silent)
+    result = share_estimates([_cell(16, misses=1)])
     assert result.disagreements == 2
     assert result.warning is not None
     assert result.warning == "coverage not assured: 2 disagreements (< 10)"
@@ -215,7 +216,7 @@ def test_few_disagreements_are_noted() -> None:
 def test_few_positives_are_noted() -> None:
     result = share_estimates([_cell(3, misses=1, n=60)])
     assert result.warning is not None
-    assert "3 reviewed with the code (< 5)" in result.warning
+    assert "3 reviewed with the code (< 15)" in result.warning
 
 
 def test_good_judge_gains_effective_sample_size() -> None:

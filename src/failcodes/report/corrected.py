@@ -48,7 +48,7 @@ METHOD_NOTE = (
     "docs/review.md). n_eff: reviewed units a human-only simple random sample would need for "
     "the same precision. disagree: reviewed units whose human code differs from the judge's. "
     "'coverage not assured' marks intervals resting on fewer than 10 disagreements, fewer "
-    "than 5 reviewed units with (or without) the code, or a stratum with fewer than 10 "
+    "than 15 reviewed units with (or without) the code, or a stratum with fewer than 10 "
     "reviewed units (measured coverage there 0.79-1.00, bench/bench_ppi_coverage.py); a cell "
     "with fewer than 10 reviewed units is not estimated. Targeted review units are left out "
     "of every estimate."

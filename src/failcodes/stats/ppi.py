@@ -69,7 +69,11 @@ FloatArray = npt.NDArray[np.float64]
 #: A stratum with fewer reviewed units than this makes the cell's interval carry a note.
 SMALL_STRATUM = 10
 #: Fewer reviewed units than this with (or without) the code: the interval carries a note.
-FEW_POSITIVES = 5
+#: 15, not 5: with 5, a rare code's replicates that happened to draw 5-14 reviewed units with
+#: the code carried no note and covered 0.62-0.89 (17 cells of the issue-26 grid, e.g. a
+#: 0.6/0.6 judge, 50 reviewed, prevalence 0.05); with 15 no cell's unnoted replicates cover
+#: below 0.93 (bench/bench_ppi_coverage.py, seeds 0 and 1; docs/review.md).
+FEW_POSITIVES = 15
 #: Fewer reviewed units than this where the human and the judge disagree: the interval carries
 #: a note (the corrected share's uncertainty comes from those units).
 FEW_DISAGREEMENTS = 10
