@@ -2277,6 +2277,13 @@ SWEEP4B_CASES: list[Case] = [
         "'-', starting with a letter or digit",
     ),
     Case(
+        "init/name-too-long",
+        ("init", "{d}/st", "--name", "s" * 65),
+        _write({}),
+        line="failcodes: error: --name '" + "s" * 65 + "' is no study name: letters, digits, "
+        "'.', '_' and '-', starting with a letter or digit, at most 64 of them",
+    ),
+    Case(
         "init/a-file-where-a-step-folder-goes",
         ("init", "{d}/st"),
         _write({"st/report": "x\n"}),
@@ -3111,6 +3118,21 @@ STUDY_SETTING_CASES: list[Case] = [
         line="failcodes: error: {d}/study/failcodes.toml:12, field 'datasets[0].name': "
         "'cache.sqlite' is the name of the judge's response cache (judge/cache.sqlite), where "
         "the data set's judge runs would go; name the data set otherwise",
+    ),
+    # a 300-character name passed, ingested and wrote metrics, then the next step died at
+    # "file name too long": refused at load, before any step runs
+    Case(
+        "run/dataset-name-too-long",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    'name = "ragchecker-example"', 'name = "' + "b" * 300 + '"'
+                )
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml:12, field 'datasets[0].name': "
+        "String should have at most 64 characters",
     ),
 ]
 

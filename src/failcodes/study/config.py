@@ -33,6 +33,10 @@ from failcodes.verdicts import Verdict
 BUNDLED_PREFIX = "bundled:"  # failcodes.bundled.PREFIX (not imported: the study file loads light)
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+#: Names become file names (data/<name>.traces.jsonl, ...): a 300-character data set name
+#: passed the pattern, ingested and wrote metrics, then died at "file name too long".
+_NAME_MAX = 64
+StudyName = Annotated[str, Field(pattern=_NAME, max_length=_NAME_MAX)]
 
 
 #: ``--level`` and ``--without-claims`` of metrics/disagreements (failcodes.metrics.Level,
@@ -155,7 +159,7 @@ class IngestSpec(IngestOptions):
 class DatasetSpec(FrozenModel):
     """A data set: how it is ingested and which pipelines produced its traces."""
 
-    name: Annotated[str, Field(pattern=_NAME)] = Field(description="Name used in every path.")
+    name: StudyName = Field(description="Name used in every path.")
     description: str = ""
     ingest: Annotated[list[IngestSpec], Field(min_length=1)] = Field(
         description="Ingest calls; a traces adapter writes data/<name>.traces.jsonl, a labels "
@@ -262,7 +266,7 @@ class AgreementSpec(FrozenModel):
     annotation file; the report reads what it writes. A study may hold only these.
     """
 
-    name: Annotated[str, Field(pattern=_NAME)] = Field(description="Name of agreement/<name>.json.")
+    name: StudyName = Field(description="Name of agreement/<name>.json.")
     path: str = Field(description="The ratings table or annotations, relative to the study.")
     raters: list[str] | None = Field(
         default=None, description="Rater columns (default: found by `agree`, named on its log)."
@@ -297,7 +301,7 @@ class AgreementSpec(FrozenModel):
 class StudyFile(FrozenModel):
     """The contract of ``failcodes.toml``."""
 
-    name: Annotated[str, Field(pattern=_NAME)]
+    name: StudyName
     description: str = ""
     codebook: str = Field(description="Codebook YAML, relative to the study folder.")
     datasets: list[DatasetSpec] = Field(default_factory=list)

@@ -60,7 +60,9 @@ def init_study(
         given = f"--name {name!r}" if name else f"the folder's name {study_name!r}"
         raise ConfigError(
             f"{given} is no study name: letters, digits, '.', '_' and '-', starting with a "
-            "letter or digit" + ("" if name else " (give one with --name)")
+            "letter or digit"
+            + (", at most 64 of them" if len(study_name) > 64 else "")
+            + ("" if name else " (give one with --name)")
         ) from None
     folders = (
         layout.data_dir,
