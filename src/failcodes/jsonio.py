@@ -368,17 +368,30 @@ def with_json_line(exc: InputError) -> InputError:
     return InputError(exc.reason, path=exc.path, line=line, field=exc.field)
 
 
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open_text(path) as fh:
+def jsonl_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line, text)`` for each non-blank line of a JSONL file, unparsed.
+
+    The lines :func:`iter_jsonl` parses (a BOM tolerated; text that is not UTF-8 is one
+    :class:`InputError`); :func:`jsonl_object` parses one as it does.
+    """
+    src = Path(path)
+    with open_text(src) as fh:
         try:
             for lineno, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                obj = parse_json(raw.rstrip("\r\n"), path=path, line=lineno)
-                if not isinstance(obj, dict):
-                    raise InputError(
-                        f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
-                    )
-                yield lineno, obj
+                if not raw.isspace():  # (a line is never empty) what ``not raw.strip()`` tells
+                    yield lineno, raw
         except UnicodeDecodeError as exc:
-            raise decode_error(path, exc) from None
+            raise decode_error(src, exc) from None
+
+
+def jsonl_object(text: str, path: str | Path, line: int) -> dict[str, Any]:
+    """One JSONL line through :func:`parse_json`; anything but an object is an error."""
+    obj = parse_json(text.rstrip("\r\n"), path=path, line=line)
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}", path=path, line=line)
+    return obj
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    for lineno, raw in jsonl_lines(path):
+        yield lineno, jsonl_object(raw, path, lineno)

@@ -36,6 +36,7 @@ from failcodes.tableio import (
     validate_record,
     write_in_batch,
 )
+from failcodes.tracelines import TraceLine, json_of, trace_of
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -222,18 +223,20 @@ def _attach_passages(
 
 
 def write_traces(
-    path: str | Path, traces: Iterable[Trace], *, batch: AtomicBatch | None = None
+    path: str | Path, traces: Iterable[Trace | TraceLine], *, batch: AtomicBatch | None = None
 ) -> list[Path]:
     """Write traces atomically; returns the files written (CSV: the table and its passages).
 
-    A CSV always gets its ``X.passages.csv`` (header only when no trace has passages), so a
-    stale passages table from an earlier run can never be paired with new traces.
+    ``traces`` may hold vouched lines (:mod:`failcodes.tracelines`): JSONL writes them as
+    they are (the same bytes as their models), CSV and Parquet their models. A CSV always
+    gets its ``X.passages.csv`` (header only when no trace has passages), so a stale
+    passages table from an earlier run can never be paired with new traces.
     """
     p = Path(path)
     fmt = detect_format(p)
     # every format is written as the traces come (a stream is never held): JSONL line by
     # line, a CSV with its passages table row by row, Parquet a row group at a time
-    rows: Iterable[Trace] = traces
+    rows: Iterable[Trace] = map(trace_of, traces)
     written = [p]
 
     def write(b: AtomicBatch) -> None:
@@ -242,7 +245,9 @@ def write_traces(
             stage_table(b, p, Trace, vouched, TRACE_COLUMNS, footer=vouched.marker)
             return
         if fmt is not Format.CSV:
-            stage_table(b, p, Trace, rows, TRACE_COLUMNS)
+            with b.stage(p).open("wb", buffering=1 << 20) as fh:
+                for t in traces:
+                    fh.write(json_of(t) + b"\n")
             return
         side = passages_path_for(p)
         written.append(side)

@@ -330,18 +330,19 @@ def _write_traces(
     output is never moved into place.
     """
     from failcodes import traceio
+    from failcodes.tracelines import TraceLine, with_evidence
     from failcodes.traces import Trace, check_declared_systems, declared_source
 
     count = 0
     systems: set[str] = set()
 
-    def each() -> Iterator[Trace]:
+    def each() -> Iterator[Trace | TraceLine]:
         nonlocal count
         for trace in result.each_trace():
             count += 1
             systems.add(trace.system)
             source = declared_source(declared, trace.system) if declared else None
-            yield trace if source is None else trace.model_copy(update={"evidence_source": source})
+            yield trace if source is None else with_evidence(trace, source)
 
     traceio.write_traces(out, each(), batch=batch)
     result.settle()

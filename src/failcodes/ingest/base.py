@@ -12,6 +12,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.jsonio import with_json_line
 from failcodes.labels import Label
 from failcodes.sentences import Sentence
+from failcodes.tracelines import TraceLine
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -89,8 +90,8 @@ class TraceStream(Protocol):
     labels: list[Label]
     notes: list[str]
 
-    def __iter__(self) -> Iterator[Trace]:
-        """Read the input (once), yielding each trace as it is validated."""
+    def __iter__(self) -> Iterator[Trace | TraceLine]:
+        """Read the input (once), yielding each trace as it is validated (or vouched for)."""
         ...
 
 
@@ -109,8 +110,8 @@ class IngestResult:
     notes: list[str] = field(default_factory=list)
     stream: TraceStream | None = None
 
-    def each_trace(self) -> Iterable[Trace]:
-        """The traces: the stream's as they are read, else the list."""
+    def each_trace(self) -> Iterable[Trace | TraceLine]:
+        """The traces: the stream's as they are read (models or vouched lines), else the list."""
         return self.stream if self.stream is not None else self.traces
 
     def settle(self) -> None:

@@ -167,7 +167,7 @@ def _stream_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResu
     """:func:`_read_traces`, with a foreign table's traces read one at a time (``stream``)."""
     if _has_passages_table(paths, options):
         return _read_traces(paths, options)
-    return IngestResult(stream=TableStream(paths, _table_spec(options)))
+    return IngestResult(stream=TableStream(paths, _table_spec(options), lines=True))
 
 
 def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:

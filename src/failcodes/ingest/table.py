@@ -49,7 +49,9 @@ from failcodes.ingest.label_rule import LabelRule, Outcome
 from failcodes.ingest.label_targets import RuleLabels
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes
+from failcodes.jsonio import jsonl_lines, jsonl_object
 from failcodes.labels import Label
+from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import ASSERTED, Verdict
 
@@ -556,6 +558,10 @@ class TableResult:
 class TableStream:
     """Traces of foreign tables produced one at a time; labels and notes once all are read.
 
+    With ``lines``, a JSONL line in the trace format read with no option that changes it may
+    come as a vouched line (:mod:`failcodes.tracelines`), not a model: ``ingest`` writes it
+    back without building one.
+
     Iterating reads the tables (once, unless a (system, claim_id) may repeat); ``labels`` and
     ``notes`` are complete when the iteration has ended. ``ingest`` writes the traces as they
     come, so memory follows one trace, 8 bytes a trace for the keys
@@ -566,18 +572,19 @@ class TableStream:
     act on the traces before the stream has ended (``ingest`` stages its output).
     """
 
-    def __init__(self, paths: Iterable[Path], spec: TableSpec) -> None:
+    def __init__(self, paths: Iterable[Path], spec: TableSpec, *, lines: bool = False) -> None:
         spec.check()
         self.paths = list(paths)
         self.spec = spec
+        self.lines = lines
         self.labels: list[Label] = []
         self.notes: list[str] = []
 
-    def __iter__(self) -> Iterator[Trace]:
+    def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level))
         keys = KeyHashes()
         try:
-            for row in self._rows(tally):
+            for row in self._rows(tally, lines=self.lines):
                 if keys.add(_key_hash(row.trace)):
                     self._confirm(keys)
                 if row.trace.claim_id != row.trace.sentence_id:
@@ -592,11 +599,12 @@ class TableStream:
         self._confirm(keys)
         self._finish(tally)
 
-    def _rows(self, tally: _Tally) -> Iterator[_Row]:
+    def _rows(self, tally: _Tally, *, lines: bool = False) -> Iterator[_Row]:
         """Every row kept, as a trace (and label), in reading order; then the column checks.
 
         Rows without a verdict are dropped (``no_verdict="drop"``, counted in ``tally``) or
-        refused.
+        refused. With ``lines``, a JSONL line in the trace format read with no option that
+        changes it is a vouched line where :class:`~failcodes.tracelines.Voucher` takes it.
         """
         spec = self.spec
         seen_columns: set[str] = set()
@@ -605,29 +613,58 @@ class TableStream:
             if header is not None:
                 check_header(path, header, spec)
             columns: set[str] = set(header or ())
-            rows = rows_of(path, spec.rows, spec.index_columns, tally.empty, columns)
-            for line, where, raw in _per_system(rows, spec):
-                if _no_verdict(raw, spec):
-                    if spec.no_verdict == "drop":
-                        tally.unverdicted += 1
-                        if tally.first_unverdicted is None:
-                            tally.first_unverdicted = line
-                        continue
-                    error = InputError(
-                        _no_verdict_reason(raw, spec), path=path, line=line, field="verdict"
-                    )
-                    raise _in_row(_verdict_column(error, raw, spec), where)
-                try:
-                    trace, label = _row(raw, spec, path, line)
-                except InputError as exc:
-                    raise _in_row(_verdict_column(exc, raw, spec), where) from None
-                tally.count += 1
-                yield _Row(trace, label, raw, path, line, where)
+            if lines and header is None and not is_document(path) and _as_is(spec):
+                yield from self._line_rows(path, tally, columns)
+            else:
+                rows = rows_of(path, spec.rows, spec.index_columns, tally.empty, columns)
+                for line, where, raw in _per_system(rows, spec):
+                    row = self._kept(path, line, where, raw, tally)
+                    if row is not None:
+                        yield row
             if header is None:
                 _check_consumed(path, columns, spec)
             seen_columns |= columns
         if tally.count:
             _check_mapped(self.paths, seen_columns, spec)
+
+    def _line_rows(self, path: Path, tally: _Tally, columns: set[str]) -> Iterator[_Row]:
+        """The rows of a JSONL file read as it is: vouched lines, the others as records.
+
+        A vouched line's row has no record (``raw`` is empty): only :meth:`_confirm` reads
+        records, and it reads the input again without vouching.
+        """
+        vouch = Voucher(self.spec.aliases)
+        for line, text in jsonl_lines(path):
+            vouched = vouch(text)
+            if vouched is not None:
+                tally.count += 1
+                yield _Row(vouched, None, {}, path, line, "")
+                continue
+            record = tableio.drop_nones(jsonl_object(text, path, line))  # as rows_of reads it
+            columns.update(record)
+            row = self._kept(path, line, "", record, tally)
+            if row is not None:
+                yield row
+
+    def _kept(
+        self, path: Path, line: int, where: str, raw: dict[str, Any], tally: _Tally
+    ) -> _Row | None:
+        """One row as a trace (and label); None if it has no verdict and such rows drop."""
+        spec = self.spec
+        if _no_verdict(raw, spec):
+            if spec.no_verdict == "drop":
+                tally.unverdicted += 1
+                if tally.first_unverdicted is None:
+                    tally.first_unverdicted = line
+                return None
+            error = InputError(_no_verdict_reason(raw, spec), path=path, line=line, field="verdict")
+            raise _in_row(_verdict_column(error, raw, spec), where)
+        try:
+            trace, label = _row(raw, spec, path, line)
+        except InputError as exc:
+            raise _in_row(_verdict_column(exc, raw, spec), where) from None
+        tally.count += 1
+        return _Row(trace, label, raw, path, line, where)
 
     def _confirm(self, keys: KeyHashes) -> None:
         """Raise the first repeated (system, claim_id) among the keys added so far, if any.
@@ -699,7 +736,7 @@ class TableStream:
 class _Row:
     """One row of a table as a trace (and its label), with where it was read."""
 
-    trace: Trace
+    trace: Trace | TraceLine
     label: Label | None
     raw: Mapping[str, Any]
     path: Path
@@ -719,7 +756,27 @@ class _Tally:
     systems: set[str] = field(default_factory=set)
 
 
-def _key_hash(trace: Trace) -> int:
+def _as_is(spec: TableSpec) -> bool:
+    """Whether ``spec`` reads a trace-format row as it is (no option changes a complete one).
+
+    ``ids``, ``unmapped`` and ``no_verdict`` only act on rows that lack a field or have an
+    unknown one, which the voucher leaves to the exact reader.
+    """
+    return not (
+        spec.column_map
+        or spec.passage_columns
+        or spec.label_rule is not None
+        or spec.verifier is not None
+        or spec.retriever is not None
+        or spec.sentence_ids != "global"
+        or spec.rows is not None
+        or spec.verdict_threshold is not None
+        or spec.verdict_columns
+        or spec.declared_verdicts
+    )
+
+
+def _key_hash(trace: Trace | TraceLine) -> int:
     return hash((trace.system, trace.claim_id))
 
 

@@ -1,0 +1,211 @@
+"""Trace JSONL lines that need no model: decoded, checked and written again by msgspec.
+
+``failcodes ingest`` of a table already in the trace format spent most of its time building a
+pydantic :class:`~failcodes.traces.Trace` (and a :class:`~failcodes.traces.Passage` per
+passage) for every line, only to dump it again (issue 30: 7.8x the JSON parse at paper scale).
+A line :class:`Voucher` accepts is kept as the struct msgspec decoded it into (a
+:data:`TraceLine`: the trace's fields under the model's names, in the model's order) and
+written back by :func:`json_of` byte for byte as ``Trace.model_dump_json(exclude_none=True)``
+writes the trace the exact reader makes of that line.
+
+The voucher accepts a line only where the exact reader would take it as it is: every field of
+the model's type and bounds (msgspec's strict types: no ``"3"`` for 3, no unknown field), no
+empty text (the model reads an optional one as missing), no ``null``, no duplicate key
+(:func:`keys_match`), ids neither blank nor padded, ranks unique, a verdict the alias table
+knows (the canonical one stored, the raw text kept in ``raw_verdict`` as the model does) and
+no score of :data:`LARGEST_SCORE` or more (pydantic writes ``1e+16`` where msgspec writes
+``1e16``). Anything else (``None``) takes the exact reader, which accepts it or raises its
+one-line error: the errors are the exact reader's, always.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+from pydantic import BaseModel
+
+from failcodes.errors import InputError
+from failcodes.tableio import ESCAPED_QUOTE_COLON, KEY_COLON, msgspec_type
+from failcodes.traces import EvidenceSource, Passage, Trace
+from failcodes.verdicts import Verdict, normalize_verdict
+
+#: A trace line the :class:`Voucher` accepted: the msgspec struct of :func:`line_types`, whose
+#: attributes are those of :class:`Trace` (verdict and enums as their text).
+TraceLine = Any
+
+#: Scores at or past this size go through the model: its JSON writes ``1e+16``, msgspec ``1e16``
+#: (the two agree on every smaller float; a whole-number score is read as a float by both).
+LARGEST_SCORE = 1e15
+
+_RANK = operator.attrgetter("rank")
+_SCORE = operator.attrgetter("score")
+
+
+@functools.lru_cache(maxsize=1)
+def line_types() -> tuple[Any, Any]:
+    """``(TraceLine, PassageLine)``: msgspec structs of the models' fields, in their order.
+
+    Types and bounds as the models' (:func:`~failcodes.tableio.msgspec_type`), unknown fields
+    refused, the verdict any text (aliases are resolved after); optional fields default to
+    None and are left out of the JSON, as ``exclude_none`` does. A line without ``passages``
+    decodes to ``UNSET`` (the voucher makes it an empty list, which the model writes).
+    """
+    import msgspec
+
+    def fields(model: type[BaseModel], nested: Any = None) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        for name, info in model.model_fields.items():
+            if name == "passages":
+                out.append((name, list[nested] | msgspec.UnsetType, msgspec.UNSET))
+                continue
+            kind: Any = str if name == "verdict" else msgspec_type(info.annotation, info.metadata)
+            out.append((name, kind) if info.is_required() else (name, kind, None))
+        return out
+
+    # kw_only: required fields may follow optional ones (the models' order); gc=False: no cycles
+    options: dict[str, Any] = {
+        "kw_only": True,
+        "omit_defaults": True,
+        "forbid_unknown_fields": True,
+        "gc": False,
+    }
+    passage = msgspec.defstruct("PassageLine", fields(Passage), **options)
+    trace = msgspec.defstruct("TraceLine", fields(Trace, passage), **options)
+    return trace, passage
+
+
+def keys_match(raw: str, present: int, strings: int) -> bool:
+    r"""True if the JSON text ``raw`` has ``present`` keys (``strings`` of them hold text).
+
+    ``present`` counts the decoded line's non-null fields (nested passages' included, a present
+    ``passages`` list as one). msgspec keeps the last of two equal keys where the exact reader
+    refuses them; an explicit ``null`` also fails the comparison, which only costs speed (the
+    line then takes the exact path). Without a backslash in the line, a quote only delimits a
+    key or a string value, so the line has ``2 * (keys + strings)`` quotes (one
+    ``str.count``); with one, a key is a quote followed by blanks and ``:``, minus escaped
+    quotes followed by ``:`` (a key ending in a backslash is no trace field, which msgspec
+    refused already).
+    """
+    if "\\" not in raw:
+        return raw.count('"') == 2 * (present + strings)
+    data = raw.encode("utf-8")
+    return len(KEY_COLON.findall(data)) - len(ESCAPED_QUOTE_COLON.findall(data)) == present
+
+
+class Voucher:
+    """Decode JSONL trace lines the exact reader would take as they are (see the module doc).
+
+    ``aliases`` as for :func:`~failcodes.verdicts.normalize_verdict`; each raw verdict is
+    looked up once.
+    """
+
+    def __init__(self, aliases: Mapping[str, Verdict] | None = None) -> None:
+        import msgspec
+
+        self.aliases = aliases
+        self.decode = msgspec.json.Decoder(line_types()[0]).decode
+        self.astuple = msgspec.structs.astuple
+        self.unset = msgspec.UNSET
+        self.errors = (msgspec.DecodeError, msgspec.ValidationError)
+        self.verdicts: dict[str, tuple[str, str | None] | None] = {}
+        trace, passage = line_types()
+        texts = {n for n, k in trace.__annotations__.items() if _text(k)}
+        assert set(trace.__struct_fields__) - texts == {"passages"}, "strings: see __call__"
+        self.numbers = [
+            operator.attrgetter(n) for n, k in passage.__annotations__.items() if not _text(k)
+        ]
+
+    def __call__(self, text: str) -> TraceLine | None:
+        """The vouched line (its verdict canonical), or None: the exact reader's turn."""
+        try:
+            rec = self.decode(text)
+        except self.errors:
+            return None
+        s, q, t, c = rec.system, rec.question_id, rec.sentence_id, rec.claim_id
+        if not (s and q and t and c) or (s, q, t, c) != tuple(map(str.strip, (s, q, t, c))):
+            return None  # a blank or padded id: the exact reader's error
+        passages = rec.passages
+        top = self.astuple(rec)
+        if "" in top:  # an empty text: the model reads an optional one as missing
+            return None
+        present = len(top) - top.count(None)  # every present field but passages is text
+        strings = present - 1
+        if passages is self.unset:
+            passages = rec.passages = []
+            present -= 1  # not a key of the line
+        elif passages:
+            nested = list(itertools.chain.from_iterable(map(self.astuple, passages)))
+            if "" in nested:
+                return None
+            found = len(nested) - nested.count(None)
+            present += found
+            strings += found
+            for getter in self.numbers:  # the passage fields a JSON string cannot fill
+                strings -= len(passages) - list(map(getter, passages)).count(None)
+        if not keys_match(text, present, strings):
+            return None
+        if passages and (
+            len(set(map(_RANK, passages))) != len(passages)
+            or any(x is not None and abs(x) >= LARGEST_SCORE for x in map(_SCORE, passages))
+        ):
+            return None
+        if rec.verdict not in self.verdicts:
+            self.verdicts[rec.verdict] = self._verdict(rec.verdict)
+        entry = self.verdicts[rec.verdict]
+        if entry is None:
+            return None
+        rec.verdict = entry[0]
+        if rec.raw_verdict is None:
+            rec.raw_verdict = entry[1]
+        return rec
+
+    def _verdict(self, raw: str) -> tuple[str, str | None] | None:
+        """``(canonical, raw text to keep or None)``, or None if ``raw`` is no verdict."""
+        try:
+            verdict = normalize_verdict(raw, self.aliases)
+        except InputError:
+            return None
+        return verdict.value, (raw if raw != verdict.value else None)
+
+
+def _text(kind: Any) -> bool:
+    """Whether a struct field of type ``kind`` holds text (str or a literal, maybe optional)."""
+    if get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    inner = [a for a in get_args(kind) if a is not type(None)] or [kind]
+    return all(a is str or get_origin(a) is Literal for a in inner)
+
+
+def is_line(trace: Trace | TraceLine) -> bool:
+    """Whether ``trace`` is a vouched line (not a model)."""
+    return not isinstance(trace, Trace)
+
+
+def json_of(trace: Trace | TraceLine) -> bytes:
+    """The JSON of a trace as ``model_dump_json(exclude_none=True)`` writes it (no newline)."""
+    if isinstance(trace, Trace):
+        return trace.model_dump_json(exclude_none=True).encode("utf-8")
+    import msgspec
+
+    return msgspec.json.encode(trace)
+
+
+def trace_of(trace: Trace | TraceLine) -> Trace:
+    """The model of a trace (a vouched line validated into one; a model as it is)."""
+    if isinstance(trace, Trace):
+        return trace
+    import msgspec
+
+    return Trace.model_validate(msgspec.to_builtins(trace))
+
+
+def with_evidence(trace: Trace | TraceLine, source: EvidenceSource) -> Trace | TraceLine:
+    """``trace`` declaring ``source`` as its evidence (a line is changed in place)."""
+    if isinstance(trace, Trace):
+        return trace.model_copy(update={"evidence_source": source})
+    trace.evidence_source = source.value
+    return trace
