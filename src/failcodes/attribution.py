@@ -31,14 +31,24 @@ claims of an FN); if they split, it is **mixed**.
 Also here: the per-passage and per-trace code tables, the all-high rate per retriever, the
 all-correct rate per verifier and the dominant error subcodes (pandas adapters over the
 annotations). Dedup-aware: a passage judged once counts once per retriever that returned it.
+
+The rule and the tables read slim inputs (issue 30): a claim as :class:`ClaimUnits` (its ids,
+pipeline, evidence source and the unit ids of its top-k passages, no text) and the codes of a
+run as a :class:`CodeIndex` (per unit id, a small shared :class:`UnitCodes` record, not the
+annotation). :func:`attribute`, :func:`per_passage_codes` and :func:`per_trace_steps` take
+traces, disagreements and annotations and make those records first; ``failcodes attribute``
+makes them while it streams its files.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
 from pydantic import Field
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
@@ -46,8 +56,8 @@ from failcodes.codebook import Codebook
 from failcodes.contract import FrozenModel
 from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
-from failcodes.traces import EvidenceSource, Trace
-from failcodes.units import UnitKind, claim_trace, unit_id
+from failcodes.traces import CITING_SOURCES, EvidenceSource, Trace
+from failcodes.units import UnitKind, claim_trace, retrieval_unit_digests, unit_id
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
     import pandas as pd
@@ -129,24 +139,6 @@ def cell_codes(cell: object) -> list[str]:
     return cell.split(CODE_SEPARATOR)
 
 
-def index_annotations(
-    annotations: Iterable[Annotation], codebook: Codebook, kind: UnitKind
-) -> dict[str, Annotation]:
-    """Map unit id -> annotation of ``kind``; refuse annotations made under another codebook."""
-    out: dict[str, Annotation] = {}
-    for ann in annotations:
-        if ann.unit_kind is not kind:
-            continue
-        if ann.codebook.hash != codebook.hash:
-            raise InputError(
-                f"annotation of unit {ann.unit_id} was made under codebook {ann.codebook}, "
-                f"not {codebook.name}@{codebook.version}; migrate it first "
-                "(failcodes codebook migrate)"
-            )
-        out[ann.unit_id] = ann
-    return out
-
-
 def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
     """True if every assessed dimension got its high-quality code; None if not (validly) coded.
 
@@ -168,13 +160,280 @@ def assessed_dimensions(ann: Annotation | None, dims: Iterable[str]) -> int | No
     return sum(1 for dim in dims if ann.codes.get(dim) != NOT_ASSESSABLE)
 
 
+class UnitCodes(NamedTuple):
+    """What attribution reads of one unit's annotation (one shared record per distinct value)."""
+
+    status: str
+    coder: str
+    coder_kind: str
+    #: The wide-table cell of each high-quality dimension, in the codebook's order.
+    cells: tuple[str | None, ...]
+    #: :func:`assessed_dimensions` over those dimensions.
+    assessed: int | None
+    #: :func:`is_all_high` over those dimensions.
+    flag: bool | None
+
+
+def unit_codes(ann: Annotation, high: Mapping[str, str]) -> UnitCodes:
+    """The :class:`UnitCodes` of ``ann`` for the high-quality codes ``high`` of its kind."""
+    return UnitCodes(
+        ann.status.value,
+        ann.coder,
+        ann.coder_kind.value,
+        tuple(code_cell(ann, dim) for dim in high),
+        assessed_dimensions(ann, high),
+        is_all_high(ann, high),
+    )
+
+
+_CONTENT_ID = frozenset("0123456789abcdef")
+
+
+class CodeIndex:
+    """The codes of one unit kind by unit id, slim: 12 bytes a unit and the distinct records.
+
+    Built from annotations in file order (:meth:`add`; the last annotation of a unit wins, as
+    in a dict built in file order); a content id (16 hex digits, :func:`~failcodes.units.unit_id`)
+    is kept as its 64-bit number in a sorted array, any other id in a dict. An annotation of
+    another kind is skipped (but counted in :attr:`coders`); one made under another codebook
+    is remembered and raised by :meth:`check` (before any table is made).
+    """
+
+    def __init__(self, codebook: Codebook, kind: UnitKind) -> None:
+        self.kind = kind
+        self.high = codebook.high_quality_codes(kind)
+        self._codebook = codebook
+        self._hash = codebook.hash
+        self._records: list[UnitCodes] = []
+        self._number: dict[UnitCodes, int] = {}
+        self._raw: dict[tuple[object, ...], int] = {}
+        self._keys = array("q")
+        self._which = array("i")
+        self._other: dict[str, int] = {}
+        self._sorted: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
+        #: (coder, coder kind) -> annotations seen, of every kind.
+        self.coders: Counter[tuple[str, str]] = Counter()
+        self._mismatch: InputError | None = None
+
+    @classmethod
+    def of(cls, annotations: Iterable[Annotation], codebook: Codebook, kind: UnitKind) -> CodeIndex:
+        """The index of ``annotations`` (checked: see :meth:`check`)."""
+        index = cls(codebook, kind)
+        for ann in annotations:
+            index.add(ann)
+        index.check()
+        return index
+
+    def add(self, ann: Annotation) -> None:
+        """Keep ``ann``'s codes (if of this kind and codebook)."""
+        self.coders[(ann.coder, ann.coder_kind.value)] += 1
+        if ann.unit_kind is not self.kind or self._mismatch is not None:
+            return
+        if ann.codebook.hash != self._hash:
+            cb = self._codebook
+            self._mismatch = InputError(
+                f"annotation of unit {ann.unit_id} was made under codebook {ann.codebook}, "
+                f"not {cb.name}@{cb.version}; migrate it first (failcodes codebook migrate)"
+            )
+            return
+        sets = ann.code_sets
+        raw = (
+            ann.status,
+            ann.coder,
+            ann.coder_kind,
+            tuple(map(ann.codes.get, self.high)),
+            tuple((d, tuple(v)) for d, v in sets.items()) if sets else (),
+        )  # everything unit_codes reads (a cheap key for the shared record)
+        number = self._raw.get(raw)
+        if number is None:
+            record = unit_codes(ann, self.high)
+            number = self._number.get(record)
+            if number is None:
+                number = self._number[record] = len(self._records)
+                self._records.append(record)
+            self._raw[raw] = number
+        uid = ann.unit_id
+        if len(uid) == 16 and _CONTENT_ID.issuperset(uid):
+            self._keys.append(int.from_bytes(bytes.fromhex(uid), "big", signed=True))
+            self._which.append(number)
+            self._sorted = None
+        else:
+            self._other[uid] = number
+
+    def check(self) -> None:
+        """Raise the error of an annotation made under another codebook, if one was added."""
+        if self._mismatch is not None:
+            raise self._mismatch
+
+    def _arrays(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        if self._sorted is None:
+            keys = np.array(self._keys, dtype=np.int64)
+            which = np.array(self._which, dtype=np.int32)
+            order = np.argsort(keys, kind="stable")
+            keys, which = keys[order], which[order]
+            last = np.ones(len(keys), dtype=bool)  # the last annotation of each unit wins
+            last[:-1] = keys[1:] != keys[:-1]
+            keys, which = keys[last], which[last]
+            self._sorted = (keys, which)
+            # what is kept from here on (a unit added later still wins: the sort is stable)
+            self._keys, self._which = array("q", keys.tobytes()), array("i", which.tobytes())
+        return self._sorted
+
+    def get(self, uid: str) -> UnitCodes | None:
+        """The codes of unit ``uid`` (None: not coded)."""
+        if len(uid) != 16 or not _CONTENT_ID.issuperset(uid):
+            number = self._other.get(uid)
+            return None if number is None else self._records[number]
+        keys, which = self._arrays()
+        key = int.from_bytes(bytes.fromhex(uid), "big", signed=True)
+        at = int(np.searchsorted(keys, np.int64(key)))
+        if at >= len(keys) or int(keys[at]) != key:
+            return None
+        return self._records[int(which[at])]
+
+    def flag(self, uid: str) -> bool | None:
+        """:func:`is_all_high` of unit ``uid``'s codes (None: not coded)."""
+        codes = self.get(uid)
+        return None if codes is None else codes.flag
+
+    def get_many(self, uids: Sequence[str]) -> list[UnitCodes | None]:
+        """:meth:`get` of each of ``uids`` (content ids looked up together)."""
+        joined = "".join(uids)
+        if len(joined) != 16 * len(uids) or not _CONTENT_ID.issuperset(joined):
+            return [self.get(uid) for uid in uids]
+        if any(len(uid) != 16 for uid in uids):
+            return [self.get(uid) for uid in uids]
+        keys, which = self._arrays()
+        if not len(keys):
+            return [None] * len(uids)
+        wanted = np.frombuffer(bytes.fromhex(joined), dtype=">i8").astype(np.int64)
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        found = keys[at] == wanted
+        records = self._records
+        return [
+            records[w] if f else None
+            for w, f in zip(which[at].tolist(), found.tolist(), strict=True)
+        ]
+
+    def heuristic(self) -> bool:
+        """True if any annotation came from the offline heuristic baseline."""
+        return any(kind == CoderKind.HEURISTIC.value for _, kind in self.coders)
+
+    def __len__(self) -> int:
+        return len(self._arrays()[0]) + len(self._other)
+
+
+class PassageUnit(NamedTuple):
+    """One top-k passage of a claim: its rank, id, gold flag and retrieval unit id."""
+
+    rank: int
+    passage_id: str
+    gold: bool | None
+    unit_id: str
+
+
+class ClaimUnits(NamedTuple):
+    """What attribution reads of one claim's trace (no passage, claim or reasoning text)."""
+
+    system: str
+    question_id: str
+    sentence_id: str
+    claim_id: str
+    retriever: str | None
+    verifier: str | None
+    evidence: EvidenceSource
+    #: The passages are citations (evidence source none or post-hoc, declared): no Table 8 rows.
+    cites: bool
+    #: All passages of the trace (top-k or not).
+    n_passages: int
+    has_gold: bool
+    #: The top-k passages.
+    passages: tuple[PassageUnit, ...]
+    verdict: str
+    #: The verification unit id (top-k passages), None without a reasoning trace.
+    step_unit: str | None
+
+
+def claim_units(trace: Trace | Any, top_k: int | None = None) -> ClaimUnits:
+    """The :class:`ClaimUnits` of ``trace`` with its top-``top_k`` passages.
+
+    ``trace`` is a :class:`~failcodes.traces.Trace` or a reader's record with its fields
+    (passages with ``rank``, ``passage_id``, ``text`` and ``gold``; ``evidence``).
+    """
+    every = trace.passages
+    top = [p for p in every if top_k is None or p.rank <= top_k]
+    digests = retrieval_unit_digests(trace.claim, [p.text for p in top]).hex()
+    passages = tuple(
+        PassageUnit(p.rank, p.passage_id, p.gold, digests[16 * i : 16 * i + 16])
+        for i, p in enumerate(top)
+    )
+    step = None
+    if trace.reasoning and trace.reasoning.strip():
+        texts = tuple(p.text for p in top)
+        step = unit_id(UnitKind.VERIFICATION, trace.claim, texts, trace.reasoning, trace.verdict)
+    return ClaimUnits(
+        trace.system,
+        trace.question_id,
+        trace.sentence_id,
+        trace.claim_id,
+        trace.retriever,
+        trace.verifier,
+        trace.evidence,
+        trace.evidence_source in CITING_SOURCES,
+        len(every),
+        any(p.gold is not None for p in every),
+        passages,
+        trace.verdict.value,
+        step,
+    )
+
+
+class ItemClaims(NamedTuple):
+    """One disagreement (or trace) to attribute and the claims that caused it."""
+
+    item_id: str
+    system: str
+    question_id: str
+    sentence_id: str
+    claim_id: str | None
+    kind: DisagreementKind | None
+    claims: tuple[ClaimUnits, ...]
+
+
+def item_claims(item: Disagreement | Trace, top_k: int | None = None) -> ItemClaims:
+    """The :class:`ItemClaims` of a disagreement or of a trace (its own claim).
+
+    A disagreement's claims are its causes: an FP's error claims, all claims of an FN.
+    """
+    if isinstance(item, Trace):
+        claims: tuple[ClaimUnits, ...] = (claim_units(item, top_k),)
+        return ItemClaims(
+            f"{item.system}/{item.claim_id}",
+            item.system,
+            item.question_id,
+            item.sentence_id,
+            item.claim_id,
+            None,
+            claims,
+        )
+    causes = set(item.error_claim_ids) if item.kind is DisagreementKind.FP else None
+    claims = tuple(
+        claim_units(claim_trace(item, rec), top_k)
+        for rec in item.claims
+        if causes is None or rec.claim_id in causes
+    )
+    return ItemClaims(
+        item.id, item.system, item.question_id, item.sentence_id, item.claim_id, item.kind, claims
+    )
+
+
 def codebook_stage(flags: Sequence[bool | None], source: EvidenceSource) -> Stage:
     """The codebook rule on one claim's top-k passages, from their all-high decisions.
 
     A passage all-high on every assessed dimension -> verification; else a passage not coded
     (None) -> undetermined; else the stage that chose the evidence: retrieval, or (evidence
     provided with the item) evidence. The judge's codes and a reviewer's go through this same
-    rule (:func:`attribute_trace`, :func:`human_attributions`).
+    rule (:func:`attribute_claim`, :func:`human_attributions`).
     """
     if any(f is True for f in flags):
         return Stage.VERIFICATION
@@ -191,14 +450,9 @@ def combined_stage(stages: Sequence[Stage]) -> Stage:
     return distinct.pop() if len(distinct) == 1 else Stage.MIXED
 
 
-def _top(trace: Trace, top_k: int | None) -> list[tuple[int, str, bool | None]]:
-    return [(p.rank, p.text, p.gold) for p in trace.passages if top_k is None or p.rank <= top_k]
-
-
-def attribute_trace(
-    trace: Trace,
-    retrieval: Mapping[str, Annotation],
-    codebook: Codebook,
+def attribute_claim(
+    claim: ClaimUnits,
+    retrieval: CodeIndex,
     *,
     strategy: Strategy = Strategy.AUTO,
     top_k: int | None = None,
@@ -208,25 +462,25 @@ def attribute_trace(
     The rule (docs/attribution.md): closed-book -> verification; provided evidence judged
     insufficient -> evidence, else verification; retrieved passages -> retrieval when no
     top-k passage is usable evidence (gold, or all-high under the codebook), else verification.
+    ``claim.passages`` are the top-``top_k`` passages (``top_k`` only names them in reasons).
     """
-    passages = _top(trace, top_k)
-    source = trace.evidence
+    passages = claim.passages
+    source = claim.evidence
     k = f"top {top_k}" if top_k is not None else source.value
-    has_gold = any(p.gold is not None for p in trace.passages)
     use = strategy
     if strategy is Strategy.AUTO:
-        use = Strategy.GOLD_EVIDENCE if has_gold else Strategy.CODEBOOK
+        use = Strategy.GOLD_EVIDENCE if claim.has_gold else Strategy.CODEBOOK
     base = {
-        "system": trace.system,
-        "question_id": trace.question_id,
-        "sentence_id": trace.sentence_id,
-        "claim_id": trace.claim_id,
-        "retriever": trace.retriever,
-        "verifier": trace.verifier,
+        "system": claim.system,
+        "question_id": claim.question_id,
+        "sentence_id": claim.sentence_id,
+        "claim_id": claim.claim_id,
+        "retriever": claim.retriever,
+        "verifier": claim.verifier,
         "evidence_source": source,
         "strategy": use,
     }
-    cited = f"; its {len(trace.passages)} citation(s) are not judged" if trace.passages else ""
+    cited = f"; its {claim.n_passages} citation(s) are not judged" if claim.n_passages else ""
     if source is EvidenceSource.NONE:
         return ClaimAttribution(
             **base,
@@ -257,13 +511,13 @@ def attribute_trace(
         return ClaimAttribution(**base, stage=Stage.RETRIEVAL, reason=f"no passage {k}")
     what = "provided evidence" if source is EvidenceSource.PROVIDED else f"the {k} passages"
     if use is Strategy.GOLD_EVIDENCE:
-        if not has_gold:
+        if not claim.has_gold:
             return ClaimAttribution(
                 **base,
                 stage=Stage.UNDETERMINED,
                 reason="gold-evidence strategy, but no passage carries a gold flag",
             )
-        gold = tuple(r for r, _, g in passages if g)
+        gold = tuple(p.rank for p in passages if p.gold)
         if gold:
             found = "provided" if source is EvidenceSource.PROVIDED else "retrieved"
             return ClaimAttribution(
@@ -274,11 +528,10 @@ def attribute_trace(
                 high_quality_ranks=gold,
             )
         return ClaimAttribution(**base, stage=weak, reason=f"no gold passage among {what}")
-    high = codebook.high_quality_codes(UnitKind.RETRIEVAL)
-    n_dims = len(high)
+    n_dims = len(retrieval.high)
+    coded = retrieval.get_many([p.unit_id for p in passages])
     verdicts = [
-        (rank, is_all_high(retrieval.get(unit_id(UnitKind.RETRIEVAL, trace.claim, (text,))), high))
-        for rank, text, _ in passages
+        (p.rank, None if f is None else f.flag) for p, f in zip(passages, coded, strict=True)
     ]
     good = tuple(r for r, v in verdicts if v)
     uncoded = [r for r, v in verdicts if v is None]
@@ -338,42 +591,40 @@ def attribute(
     top_k: int | None = None,
 ) -> list[ItemAttribution]:
     """Attribute every disagreement (or trace) to retrieval, verification, or mixed."""
-    index = index_annotations(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
-    out: list[ItemAttribution] = []
-    for item in items:
-        if isinstance(item, Trace):  # one claim: its own attribution
-            item_id, kind, records = f"{item.system}/{item.claim_id}", None, [item]
-        else:
-            causes = set(item.error_claim_ids) if item.kind is DisagreementKind.FP else None
-            item_id, kind = item.id, item.kind
-            records = [
-                claim_trace(item, rec)
-                for rec in item.claims
-                if causes is None or rec.claim_id in causes
-            ]
-        claims = [
-            attribute_trace(trace, index, codebook, strategy=strategy, top_k=top_k)
-            for trace in records
-        ]
-        stage, reason = _combine(claims)
-        used = sorted({c.strategy.value for c in claims}) or [strategy.value]
-        sources = sorted({c.evidence_source.value for c in claims})
-        out.append(
-            ItemAttribution(
-                item_id=item_id,
-                system=item.system,
-                question_id=item.question_id,
-                sentence_id=item.sentence_id,
-                claim_id=item.claim_id,
-                kind=kind,
-                stage=stage,
-                strategy="+".join(used),
-                evidence_source="+".join(sources) or EvidenceSource.RETRIEVED.value,
-                reason=reason,
-                claims=tuple(claims),
-            )
-        )
-    return out
+    codes = CodeIndex.of(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
+    return [
+        attribute_item(item_claims(item, top_k), codes, strategy=strategy, top_k=top_k)
+        for item in items
+    ]
+
+
+def attribute_item(
+    item: ItemClaims,
+    retrieval: CodeIndex,
+    *,
+    strategy: Strategy = Strategy.AUTO,
+    top_k: int | None = None,
+) -> ItemAttribution:
+    """Attribute one disagreement (or trace) through the claims that caused it."""
+    claims = [
+        attribute_claim(claim, retrieval, strategy=strategy, top_k=top_k) for claim in item.claims
+    ]
+    stage, reason = _combine(claims)
+    used = sorted({c.strategy.value for c in claims}) or [strategy.value]
+    sources = sorted({c.evidence_source.value for c in claims})
+    return ItemAttribution(
+        item_id=item.item_id,
+        system=item.system,
+        question_id=item.question_id,
+        sentence_id=item.sentence_id,
+        claim_id=item.claim_id,
+        kind=item.kind,
+        stage=stage,
+        strategy="+".join(used),
+        evidence_source="+".join(sources) or EvidenceSource.RETRIEVED.value,
+        reason=reason,
+        claims=tuple(claims),
+    )
 
 
 class ReviewedAttribution(FrozenModel):
@@ -448,9 +699,8 @@ def human_attributions(
 # -- tables -----------------------------------------------------------------------------
 
 
-def _group(trace: Trace, by: str) -> str:
-    value = getattr(trace, by, None)
-    return str(value) if value else trace.system
+def _group(value: str | None, system: str) -> str:
+    return str(value) if value else system
 
 
 def per_passage_codes(
@@ -465,28 +715,23 @@ def per_passage_codes(
     ``assessed_dimensions`` counts the dimensions not coded ``not_assessable``; ``all_high``
     is over those (see :func:`is_all_high`).
     """
-    import pandas as pd
+    codes = CodeIndex.of(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
+    return passage_table((claim_units(t, top_k) for t in traces), codes)
 
-    index = index_annotations(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
-    high = codebook.high_quality_codes(UnitKind.RETRIEVAL)
-    rows = []
-    for t in traces:
-        for p in t.evidence_passages:  # citations (none, post-hoc) are no Table 8 row
-            if top_k is not None and p.rank > top_k:
-                continue
-            uid = unit_id(UnitKind.RETRIEVAL, t.claim, (p.text,))
-            row: dict[str, object] = {
-                "system": t.system,
-                "retriever": _group(t, "retriever"),
-                "question_id": t.question_id,
-                "sentence_id": t.sentence_id,
-                "claim_id": t.claim_id,
-                "rank": p.rank,
-                "passage_id": p.passage_id,
-                "gold": p.gold,
-            }
-            rows.append(_coded_row(row, uid, index.get(uid), high, "all_high"))
-    return pd.DataFrame(rows, columns=_columns(list(high), "all_high", passage=True))
+
+def passage_table(claims: Iterable[ClaimUnits], retrieval: CodeIndex) -> pd.DataFrame:
+    """:func:`per_passage_codes` of slim claims (their top-k passages) and a run's codes."""
+    heads: list[tuple[object, ...]] = []
+    uids: list[str] = []
+    for c in claims:
+        if c.cites:  # citations (none, post-hoc) are no Table 8 row
+            continue
+        group = _group(c.retriever, c.system)
+        head = (c.system, group, c.question_id, c.sentence_id, c.claim_id)
+        for p in c.passages:
+            heads.append((*head, p.rank, p.passage_id, p.gold))
+            uids.append(p.unit_id)
+    return _coded_table(heads, uids, retrieval, "all_high", passage=True)
 
 
 def per_trace_steps(
@@ -497,48 +742,41 @@ def per_trace_steps(
     top_k: int | None = None,
 ) -> pd.DataFrame:
     """One row per trace with its step codes and ``all_correct`` (None if uncoded)."""
+    codes = CodeIndex.of(verification_annotations, codebook, UnitKind.VERIFICATION)
+    return step_table((claim_units(t, top_k) for t in traces), codes)
+
+
+def step_table(claims: Iterable[ClaimUnits], verification: CodeIndex) -> pd.DataFrame:
+    """:func:`per_trace_steps` of slim claims and a run's codes."""
+    heads: list[tuple[object, ...]] = []
+    uids: list[str] = []
+    for c in claims:
+        if c.step_unit is None:  # no reasoning trace
+            continue
+        group = _group(c.verifier, c.system)
+        heads.append((c.system, group, c.question_id, c.sentence_id, c.claim_id, c.verdict))
+        uids.append(c.step_unit)
+    return _coded_table(heads, uids, verification, "all_correct", passage=False)
+
+
+def _coded_table(
+    heads: list[tuple[object, ...]], uids: list[str], codes: CodeIndex, flag: str, *, passage: bool
+) -> pd.DataFrame:
+    """The rows ``heads`` (the units' trace columns) + unit id, coding, codes and ``flag``."""
     import pandas as pd
 
-    index = index_annotations(verification_annotations, codebook, UnitKind.VERIFICATION)
-    high = codebook.high_quality_codes(UnitKind.VERIFICATION)
-    rows = []
-    for t in traces:
-        if not t.reasoning or not t.reasoning.strip():
-            continue
-        passages = tuple(p.text for p in t.passages if top_k is None or p.rank <= top_k)
-        uid = unit_id(UnitKind.VERIFICATION, t.claim, passages, t.reasoning, t.verdict)
-        row: dict[str, object] = {
-            "system": t.system,
-            "verifier": _group(t, "verifier"),
-            "question_id": t.question_id,
-            "sentence_id": t.sentence_id,
-            "claim_id": t.claim_id,
-            "verdict": t.verdict.value,
-        }
-        rows.append(_coded_row(row, uid, index.get(uid), high, "all_correct"))
-    return pd.DataFrame(rows, columns=_columns(list(high), "all_correct", passage=False))
-
-
-def _coded_row(
-    head: dict[str, object],
-    uid: str,
-    ann: Annotation | None,
-    high: Mapping[str, str],
-    flag: str,
-) -> dict[str, object]:
-    """``head`` (the unit's trace columns) + its unit id, coding, codes and all-high ``flag``."""
-    row = {
-        **head,
-        "unit_id": uid,
-        "status": ann.status.value if ann else "missing",
-        "coder": ann.coder if ann else None,
-        "coder_kind": ann.coder_kind.value if ann else None,
-    }
-    for dim in high:
-        row[dim] = code_cell(ann, dim)
-    row["assessed_dimensions"] = assessed_dimensions(ann, high)
-    row[flag] = is_all_high(ann, high)
-    return row
+    columns = _columns(list(codes.high), flag, passage=passage)
+    missing = ("missing", None, None, *(None,) * len(codes.high), None, None)
+    rows = [
+        (*head, uid, *(missing if found is None else (*found[:3], *found.cells, *found[4:])))
+        for head, uid, found in zip(heads, uids, codes.get_many(uids), strict=True)
+    ]
+    del heads
+    cols = list(zip(*rows, strict=True)) if rows else [() for _ in columns]
+    del rows
+    return pd.DataFrame(
+        {name: list(col) for name, col in zip(columns, cols, strict=True)}, columns=columns
+    )
 
 
 def _columns(dims: list[str], flag: str, *, passage: bool) -> list[str]:
@@ -610,7 +848,10 @@ def dominant_errors(
             continue
         found = []
         for dim in part.dimensions:
-            counts = coded[dim.id].map(cell_codes).explode().value_counts()
+            counts: Counter[str] = Counter()
+            for cell, times in coded[dim.id].value_counts().items():  # each distinct cell once
+                for code in cell_codes(cell):
+                    counts[code] += int(times)
             for sc in dim.subcodes:
                 if sc.high_quality:
                     continue
@@ -673,17 +914,16 @@ def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
 
 def attribution_summary(items: Iterable[ItemAttribution]) -> pd.DataFrame:
     """Counts of items per system and stage (the attribution table of Figure 1)."""
+    return stage_counts(attribution_table(items))
+
+
+def stage_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`attribution_summary` of the :func:`attribution_table` ``table``."""
     import pandas as pd
 
-    table = attribution_table(items)
     stages = [s.value for s in Stage]
     if table.empty:
         return pd.DataFrame(columns=["system", *stages, "total"])
     counts = pd.crosstab(table["system"], table["stage"]).reindex(columns=stages, fill_value=0)
     counts["total"] = counts.sum(axis=1)
     return counts.reset_index().rename_axis(None, axis=1)
-
-
-def heuristic_coded(annotations: Iterable[Annotation]) -> bool:
-    """True if any annotation comes from the offline heuristic baseline."""
-    return any(a.coder_kind is CoderKind.HEURISTIC for a in annotations)

@@ -49,6 +49,8 @@ __all__ = [
 FORMULA_LEADS = "=+-@\t\r"
 #: Text to neutralise: quotes (possibly none), then a formula character.
 _LEADING = re.compile(r"'*[=+\-@\t\r]")
+#: A line that starts like :data:`_LEADING` (in a column's cells joined by newlines).
+_LEADING_LINE = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)
 #: A cell to restore: one quote or more, then a formula character.
 _NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
 #: A plain decimal number (what a spreadsheet reads as a number, not a formula).
@@ -115,17 +117,26 @@ def _text_column(series: pd.Series) -> bool:
 def safe_frame(frame: pd.DataFrame, path: str | Path) -> pd.DataFrame:
     """``frame`` ready for ``to_csv``: its text cells neutralised, a NUL refused naming ``path``.
 
-    Numbers (numeric columns, and text that is a number) are left as they are.
+    Numbers (numeric columns, and text that is a number) are left as they are. A column is
+    looked at as one string (its cells joined by newlines): only a column with a NUL, or
+    with a line that starts like a formula, is gone through cell by cell. The result is a
+    copy when a cell changes, else ``frame`` itself.
     """
-    out = frame.copy()
+    out = frame
     for i, column in enumerate(frame.columns):
         series = frame.iloc[:, i]
         if not _text_column(series):
             continue
         values = series.tolist()
-        for row, value in enumerate(values):
-            if isinstance(value, str) and "\x00" in value:
-                check_nul([value], [str(column)], Path(path), row + 2)  # after the header
+        joined = "\n".join([v for v in values if isinstance(v, str)])
+        if "\x00" in joined:
+            for row, value in enumerate(values):
+                if isinstance(value, str) and "\x00" in value:
+                    check_nul([value], [str(column)], Path(path), row + 2)  # after the header
+        if _RAW.get() or _LEADING_LINE.search(joined) is None:
+            continue  # no cell to neutralise
+        if out is frame:
+            out = frame.copy()
         out.iloc[:, i] = [neutralise(v) if isinstance(v, str) else v for v in values]
     return out
 

@@ -8,9 +8,9 @@
 - :func:`write_disagreements` and :func:`write_disagreement_records` write disagreement models
   or records (JSONL or Parquet, atomically: :class:`~failcodes.fileio.AtomicBatch`);
   :func:`json_line_encoder` gives ``json.dumps``' bytes, faster.
-- :func:`read_disagreements`, :func:`read_disagreement_traces` and
-  :func:`iter_disagreement_claims` read them back, with the one-line errors of the file layer
-  (path, 1-based line or Parquet row, field).
+- :func:`read_disagreements`, :func:`read_disagreement_traces`,
+  :func:`iter_disagreement_records` and :func:`iter_disagreement_claims` read them back,
+  with the one-line errors of the file layer (path, 1-based line or Parquet row, field).
 
 The models and the selection are the core's (:mod:`failcodes.disagreements`, which does no file
 I/O); trace files as columns are :mod:`failcodes.columnar`'s.
@@ -570,11 +570,21 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
 
     The records are msgspec structs with the models' fields (verdicts canonical), one per
     claim record in file order, duplicates included (the caller keeps the first of a
-    (system, question, sentence, claim)). Only lines :func:`write_disagreements` writes
-    (every field present, no duplicate key or rank) are vouched for: anything else raises
-    :class:`ExactReaderNeededError` (possibly after some records were yielded), and the
-    caller reads the file with :func:`read_disagreements`, which accepts it or raises the
-    one-line error. Memory: one line at a time.
+    (system, question, sentence, claim)). Vouched for as :func:`iter_disagreement_records`.
+    """
+    for rec in iter_disagreement_records(path):
+        for c in rec.claims:
+            yield rec, c
+
+
+def iter_disagreement_records(path: str | Path) -> Iterator[Any]:
+    """Stream the disagreements of a disagreements JSONL file, decoded only (msgspec structs).
+
+    Only lines :func:`write_disagreements` writes (every field present, no duplicate key or
+    rank) are vouched for: anything else raises :class:`ExactReaderNeededError` (possibly
+    after some records were yielded), and the caller reads the file with
+    :func:`read_disagreements`, which accepts it or raises the one-line error. Memory: one
+    line at a time.
     """
     import msgspec
 
@@ -613,7 +623,7 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
             for c in rec.claims:
                 if len(set(map(_RANK_OF, c.passages))) != len(c.passages):
                     raise ExactReaderNeededError
-                yield rec, c
+            yield rec
 
 
 def claim_trace_of(rec: Any, claim: Any) -> Trace:
@@ -628,12 +638,12 @@ def claim_trace_of(rec: Any, claim: Any) -> Trace:
         sentence_id=rec.sentence_id,
         claim_id=claim.claim_id,
         claim=claim.claim,
-        sentence=rec.sentence,
+        sentence=rec.sentence or None,  # empty as missing, as the model's validators make it
         verdict=Verdict(claim.verdict),
-        raw_verdict=claim.raw_verdict,
-        reasoning=claim.reasoning,
-        verifier=claim.verifier,
-        retriever=claim.retriever,
+        raw_verdict=claim.raw_verdict or None,
+        reasoning=claim.reasoning or None,
+        verifier=claim.verifier or None,
+        retriever=claim.retriever or None,
         passages=construct_passages(claim.passages),
         evidence_source=EvidenceSource(source) if source is not None else None,
     )

@@ -90,59 +90,50 @@ class AttributeRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> AttributeResult:
         """Attribute every item, write the tables and the items under ``output``."""
-        from failcodes.attribution import (
-            attribute,
-            attribution_summary,
-            attribution_table,
-            heuristic_coded,
-        )
-        from failcodes.commands.inputs import codebook_note, load_codebook, load_inputs
-        from failcodes.disagreements import with_evidence_source as declare_disagreements
+        from failcodes.attribution import attribute_item, attribution_table, stage_counts
+        from failcodes.commands.inputs import codebook_note, load_codebook, load_item_claims
         from failcodes.fileio import atomic_write_text, check_output_dir, write_jsonl
-        from failcodes.traces import parse_evidence_declarations, with_evidence_source
+        from failcodes.traces import parse_evidence_declarations
+        from failcodes.units import UnitKind
 
         codebook = load_codebook(self.codebook)
         declared = parse_evidence_declarations(self.evidence)
-        traces, disagreements = load_inputs(self.source)
-        if declared:
-            traces = with_evidence_source(traces, declared)
-            if disagreements is not None:
-                disagreements = declare_disagreements(disagreements, declared)
-        r_ann = _annotations(self.retrieval, codebook)
-        v_ann = _annotations(self.reasoning, codebook)
+        to_attribute, claims = load_item_claims(self.source, declared, top_k=self.top_k)
+        r_codes = _codes(self.retrieval, codebook, UnitKind.RETRIEVAL)
+        v_codes = _codes(self.reasoning, codebook, UnitKind.VERIFICATION)
         if self.strategy is Strategy.CODEBOOK and self.retrieval is None:
             raise InputError("the codebook strategy needs --retrieval RUN_DIR (judge retrieval)")
         check_output_dir(self.output)  # before the codebook note: a bad -o is the only line
         said = codebook_note(self.codebook, codebook)
         if said:
             note(said)
-        items = attribute(
-            disagreements if disagreements is not None else traces,
-            r_ann,
-            codebook,
-            strategy=self.strategy,
-            top_k=self.top_k,
-        )
+        r_codes.check()
+        items = [
+            attribute_item(i, r_codes, strategy=self.strategy, top_k=self.top_k)
+            for i in to_attribute
+        ]
+        del to_attribute
+        table = attribution_table(items)
         tables = {
-            "attribution": attribution_table(items),
-            "attribution_summary": attribution_summary(items),
-            **self._part_tables(traces, r_ann, v_ann, codebook),
+            "attribution": table,
+            "attribution_summary": stage_counts(table),
+            **self._part_tables(claims, r_codes, v_codes, codebook),
         }
         for name, df in tables.items():
             path = self.output / OUTPUT_FILES.get(name, f"{name}.csv")
             atomic_write_text(path, safe_frame(df, path).to_csv(index=False))
         write_jsonl(self.output / layout.ATTRIBUTION_ITEMS, items)
-        heuristic = heuristic_coded([*r_ann, *v_ann])
-        coded_by = Counter(
-            f"{a.coder}{' (heuristic baseline)' if a.coder_kind.value == 'heuristic' else ''}"
-            for a in [*r_ann, *v_ann]
-        )  # a cascade mixes coders: say who coded how many units
+        heuristic = r_codes.heuristic() or v_codes.heuristic()
+        coded_by: Counter[str] = Counter()
+        for codes in (r_codes, v_codes):  # a cascade mixes coders: say who coded how many units
+            for (coder, kind), n in codes.coders.items():
+                coded_by[f"{coder}{' (heuristic baseline)' if kind == 'heuristic' else ''}"] += n
         if heuristic:
             note(HEURISTIC_NOTE)
         return AttributeResult(items, tables, self.output, heuristic, coded_by)
 
     def _part_tables(
-        self, traces: Any, r_ann: Any, v_ann: Any, codebook: Any
+        self, claims: Any, r_codes: Any, v_codes: Any, codebook: Any
     ) -> dict[str, pd.DataFrame]:
         import pandas as pd
 
@@ -150,22 +141,23 @@ class AttributeRequest(Request):
             all_correct_rate,
             all_high_rate,
             dominant_errors,
-            per_passage_codes,
-            per_trace_steps,
+            passage_table,
+            step_table,
         )
         from failcodes.judge.panelrun import read_panel
         from failcodes.units import UnitKind
 
         tables: dict[str, pd.DataFrame] = {}
         if self.retrieval is not None:
-            pp = per_passage_codes(traces, r_ann, codebook, top_k=self.top_k)
+            pp = passage_table(claims, r_codes)
             tables["per_passage_codes"] = pp
             tables["retriever_all_high"] = all_high_rate(pp)
             tables["retrieval_dominant_errors"] = dominant_errors(
                 pp, codebook, UnitKind.RETRIEVAL, by="retriever", top=self.top
             )
         if self.reasoning is not None:
-            pt = per_trace_steps(traces, v_ann, codebook, top_k=self.top_k)
+            v_codes.check()
+            pt = step_table(claims, v_codes)
             tables["per_trace_steps"] = pt
             tables["verifier_all_correct"] = all_correct_rate(pt)
             tables["verification_dominant_errors"] = dominant_errors(
@@ -180,21 +172,23 @@ class AttributeRequest(Request):
         return tables
 
 
-def _annotations(run_dir: Path | None, codebook: Any) -> list[Any]:
-    """The run's codes (a panel's consensus), without the rationales and quotes.
+def _codes(run_dir: Path | None, codebook: Any, kind: Any) -> Any:
+    """The run's codes (a panel's consensus) of ``kind`` by unit id, slim (CodeIndex).
 
-    Attribution reads codes only; a judge annotation is mostly its per-dimension rationale
-    and quote (a paper-scale study's 240k annotations held whole took gigabytes).
+    Attribution reads a unit's status, coder and codes only; a judge annotation is mostly its
+    per-dimension rationale and quote (a paper-scale study's 240k annotations held whole took
+    gigabytes, and ~4 KB each even without their text). Each annotation is read (and
+    checked) one at a time and only its small shared code record kept.
     """
-    if run_dir is None:
-        return []
-    from failcodes.judge.panelrun import iter_run_codes
+    from failcodes.attribution import CodeIndex
 
-    return [a.model_copy(update=_WITHOUT_TEXT) for a in iter_run_codes(run_dir, codebook)]
+    codes = CodeIndex(codebook, kind)
+    if run_dir is not None:
+        from failcodes.judge.panelrun import iter_run_codes
 
-
-#: What attribution never reads of an annotation.
-_WITHOUT_TEXT: dict[str, Any] = {"evidence": {}, "rationale": None, "quote": None}
+        for ann in iter_run_codes(run_dir, codebook):
+            codes.add(ann)
+    return codes
 
 
 __all__ = ["HEURISTIC_NOTE", "OUTPUT_FILES", "AttributeRequest", "AttributeResult"]

@@ -1,0 +1,111 @@
+"""The slim inputs of attribution (issue 30): CodeIndex and ClaimUnits against the models."""
+
+import pytest
+
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
+from failcodes.attribution import CodeIndex, UnitCodes, claim_units
+from failcodes.errors import InputError
+from failcodes.traces import EvidenceSource, Passage, Trace
+from failcodes.units import UnitKind, unit_id
+from failcodes.verdicts import Verdict
+from tests.judge_helpers import make_codebook
+
+CB = make_codebook()
+HIGH = CB.high_quality_codes(UnitKind.RETRIEVAL)
+
+
+def _ann(uid: str, codes: dict[str, str] | None, *, coder: str = "x", kind=UnitKind.RETRIEVAL):
+    return Annotation(
+        unit_id=uid,
+        unit_kind=kind,
+        codebook=CB.ref(),
+        coder=coder,
+        coder_kind=CoderKind.LLM,
+        status=Status.SCORED if codes is not None else Status.UNSCORED,
+        reason=None if codes is not None else "invalid",
+        codes=codes or {},
+    )
+
+
+def test_code_index_keeps_the_last_annotation_of_a_unit_and_shares_records() -> None:
+    a, b = "00000000000000ff", "ffffffffffffff00"  # b is a negative 64-bit key
+    low = {**HIGH, "scope": "broader_scope"}
+    index = CodeIndex.of(
+        [
+            _ann(a, low),
+            _ann(b, dict(HIGH)),
+            _ann(a, dict(HIGH)),  # a again: this one counts
+            _ann("review-7", {**HIGH, "trustworthy": NOT_ASSESSABLE}),  # not a content id
+            _ann("0123456789abcdef", None),  # unscored
+            _ann("1111111111111111", dict(HIGH), kind=UnitKind.VERIFICATION),  # other kind
+        ],
+        CB,
+        UnitKind.RETRIEVAL,
+    )
+    dims = list(HIGH)
+    high = UnitCodes("scored", "x", "llm", tuple(HIGH[d] for d in dims), len(dims), True)
+    assert index.get(a) == high
+    assert index.get(b) is index.get(a)  # one shared record for equal codes
+    review = index.get("review-7")
+    assert review is not None
+    # 5 dimensions, one not assessable: 4 assessed, all high
+    assert (review.assessed, review.flag) == (len(dims) - 1, True)
+    assert index.get("0123456789abcdef") == (
+        "unscored",
+        "x",
+        "llm",
+        (None,) * len(dims),
+        None,
+        None,
+    )
+    assert index.get("1111111111111111") is None  # a verification unit: skipped
+    assert index.get("2222222222222222") is None
+    assert len(index) == 4
+    uids = [a, "2222222222222222", "review-7", b, "ABCDEF0123456789"]
+    assert index.get_many(uids) == [index.get(u) for u in uids]
+    assert index.get_many(uids[:2] + uids[3:4]) == [high, None, high]
+    assert sum(index.coders.values()) == 6  # every annotation is counted, of every kind
+
+
+def test_code_index_refuses_another_codebook_on_check() -> None:
+    other = make_codebook(version=9)
+    ann = _ann("00000000000000ff", dict(HIGH))
+    index = CodeIndex(other, UnitKind.RETRIEVAL)
+    index.add(ann)  # remembered, not raised: the command raises where it did
+    with pytest.raises(InputError, match=r"made under codebook .*migrate it first"):
+        index.check()
+
+
+def test_claim_units_ids_are_the_units_ids() -> None:
+    passages = (
+        Passage(passage_id="p1", rank=1, text='a "quoted" passage \u00e9', gold=True),
+        Passage(passage_id="p2", rank=2, text="second"),
+        Passage(passage_id="p3", rank=3, text="third"),
+    )
+    trace = Trace(
+        system="s",
+        question_id="q",
+        sentence_id="q:s1",
+        claim_id="c",
+        claim="Aspirin lowers fever.",
+        verdict=Verdict.REFUTED,
+        reasoning="because",
+        retriever="bm25",
+        passages=passages,
+    )
+    u = claim_units(trace, top_k=2)
+    assert [p.unit_id for p in u.passages] == [
+        unit_id(UnitKind.RETRIEVAL, trace.claim, (p.text,)) for p in passages[:2]
+    ]
+    texts = tuple(p.text for p in passages[:2])
+    assert u.step_unit == unit_id(
+        UnitKind.VERIFICATION, trace.claim, texts, "because", Verdict.REFUTED
+    )
+    assert (u.n_passages, u.has_gold, u.evidence, u.cites) == (
+        3,
+        True,
+        EvidenceSource.RETRIEVED,
+        False,
+    )
+    blank = claim_units(trace.model_copy(update={"reasoning": "  "}))
+    assert blank.step_unit is None and len(blank.passages) == 3
