@@ -423,6 +423,38 @@ def test_parquet_rows_are_fetched_a_batch_at_a_time(
     assert converted == ["s2:c0", "s1:c0", "s3:c0", "s2:c0", "s3:c0", "s3:c1", "s1:c0", "s3:c0"]
 
 
+def test_a_row_behind_in_its_row_group_is_not_decoded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream sorted by question, then by disagreement id, asks for rows behind the last.
+
+    One row group of 8 rows, batches of 2: rows 5, then 1 and 2, then 6 decode [0, 1] [2, 3]
+    [4, 5] once and [6, 7] once: 4 decodes. Starting the group again for row 1 (as before)
+    decoded [0, 1] again, then [2, 3] [4, 5] [6, 7]: 7 decodes (28,648 for 938 batches at paper
+    scale). With 2 batches kept, rows 5, 2, 0: row 0 behind them starts the group again.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [_claim("A", "q1", f"s{i}", 0, "refuted") for i in range(8)]
+    path = tmp_path / "traces.parquet"
+    table = pa.Table.from_pylist(rows, schema=columnar.trace_arrow_schema())
+    pq.write_table(table, path, row_group_size=8)
+    monkeypatch.setattr(columnar, "_FETCH_BATCH_ROWS", 2)
+    reader = columnar._ParquetRows(path)
+    assert [r["sentence_id"] for r in reader.records([5])] == ["s5"]
+    assert [r["sentence_id"] for r in reader.records([1, 2])] == ["s1", "s2"]
+    assert [r["sentence_id"] for r in reader.records([6])] == ["s6"]
+    assert reader.decoded == 4
+    monkeypatch.setattr(columnar, "_KEPT_BATCHES", 2)
+    reader = columnar._ParquetRows(path)
+    assert [r["sentence_id"] for r in reader.records([5])] == ["s5"]  # keeps [2, 3] [4, 5]
+    assert [r["sentence_id"] for r in reader.records([2])] == ["s2"]
+    assert reader.decoded == 3
+    assert [r["sentence_id"] for r in reader.records([0])] == ["s0"]  # [0, 1] again
+    assert reader.decoded == 4
+
+
 def test_empty_optional_texts_are_missing_from_jsonl_and_parquet(tmp_path: Path) -> None:
     """An empty optional text is written as null, as the model reads it (``empty_as_none``).
 
