@@ -50,8 +50,8 @@ from failcodes.judge import (
     run_judge_async,
 )
 from failcodes.judge.providers.base import TokenUsage
-from failcodes.judge.workload import overlapping_traces
 from failcodes.units import Unit, UnitKind, retrieval_units
+from workload import overlapping_traces
 
 SPEC = "openai:gpt-5-mini"
 PRICE = load_prices().lookup(SPEC)

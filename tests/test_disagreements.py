@@ -12,7 +12,6 @@ from failcodes.disagreements import (
     Disagreement,
     DisagreementKind,
     count_by_kind,
-    disagreements_dataframe,
     find_disagreements,
 )
 from failcodes.errors import InputError
@@ -107,14 +106,6 @@ def test_read_errors_name_file_line_field(tmp_path: Path) -> None:
         read_disagreements(path)
     with pytest.raises(InputError, match=r"use \.jsonl or \.parquet"):
         write_disagreements(tmp_path / "x.csv", [])
-
-
-def test_dataframe_adapter() -> None:
-    df = disagreements_dataframe(
-        find_disagreements(traces_a(), labels(), "strict", without_claims="exclude")
-    )
-    assert list(df["sentence_id"]) == ["s2", "s3", "s4", "s5", "s6"]
-    assert df.loc[0, "verdicts"] == "no_evidence"
 
 
 def test_model_documents_every_field() -> None:

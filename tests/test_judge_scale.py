@@ -4,6 +4,7 @@ import json
 
 import pandas as pd
 import pytest
+from bench.workload import overlapping_traces
 
 from failcodes import codebook as codebook_mod
 from failcodes.annotations import CoderKind
@@ -22,7 +23,6 @@ from failcodes.judge import (
 from failcodes.judge.cascade import needs_second_opinion
 from failcodes.judge.providers.offline import OfflineCoder
 from failcodes.judge.run import read_annotations
-from failcodes.judge.workload import overlapping_traces
 from failcodes.units import UnitKind, retrieval_units
 from tests.cli_helpers import run_cli
 from tests.judge_helpers import FAKE_PRICES, fresh_fake, make_codebook, write_codebook, write_traces

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from json.encoder import encode_basestring as _json_string  # the encoder json.dumps uses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -59,9 +59,6 @@ from failcodes.metrics import (
 from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
 from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
 from failcodes.verdicts import Verdict
-
-if TYPE_CHECKING:  # pandas (~0.2 s to import) only for disagreements_dataframe
-    import pandas as pd
 
 
 class DisagreementKind(StrEnum):
@@ -615,33 +612,6 @@ def find_disagreements(
             question_scope=question_scope,
         )
     ]
-
-
-def disagreements_dataframe(items: Iterable[Disagreement]) -> pd.DataFrame:
-    """One flat row per disagreement (claims summarised), for tables and quick inspection."""
-    import pandas as pd
-
-    rows = [
-        {
-            "id": d.id,
-            "kind": d.kind.value,
-            "level": d.level.value,
-            "system": d.system,
-            "mapping": d.mapping,
-            "question_id": d.question_id,
-            "sentence_id": d.sentence_id,
-            "claim_id": d.claim_id,
-            "sentence": d.sentence,
-            "n_claims": len(d.claims),
-            "verdicts": ",".join(c.verdict.value for c in d.claims),
-            "error_claim_ids": ",".join(d.error_claim_ids),
-            "n_passages": sum(len(c.passages) for c in d.claims),
-            "label_rationale": d.label_rationale,
-            "label_severity": d.label_severity,
-        }
-        for d in items
-    ]
-    return pd.DataFrame(rows)
 
 
 def count_by_kind(

@@ -6,8 +6,7 @@ columns when every line is one pydantic accepts unchanged). It refuses two label
 target by one annotator (:func:`label_once`, :func:`target_once`) and, given traces, a label
 for a sentence or claim they do not hold (:func:`validate_labels`); sentence-level analysis
 against labels that are all claim-level is refused (:func:`refuse_claim_labels`).
-:func:`read_sentences`
-reads answer sentences; :func:`write_labels` and :func:`write_sentences` write atomically.
+:func:`write_labels` and :func:`write_sentences` (answer sentences) write atomically.
 Rows, formats and record validation come from :mod:`failcodes.tableio`; every error names the
 file, line and field.
 """
@@ -456,11 +455,6 @@ def write_labels(
     rows = list(labels)
     omit = () if any(label.system is not None for label in rows) else ("system",)
     _write_flat(path, Label, rows, batch, omit)
-
-
-def read_sentences(path: str | Path) -> list[Sentence]:
-    """Read answer sentences (see :class:`failcodes.sentences.Sentence`)."""
-    return [s for _, s in _read_flat(path, Sentence, None)]
 
 
 def write_sentences(

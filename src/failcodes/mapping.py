@@ -378,11 +378,6 @@ def _known_groups(cols: SentenceColumns, known: list[tuple[str, str]]) -> Senten
     )
 
 
-def map_claim(trace: Trace, mapping: ErrorMapping) -> bool:
-    """Return True if the claim's verdict counts as an error under ``mapping``."""
-    return mapping.is_error(trace.verdict)
-
-
 def aggregate_sentences(
     traces: Sequence[Trace],
     mapping: ErrorMapping,

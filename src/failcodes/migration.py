@@ -192,11 +192,6 @@ def finer_codes(annotation: Annotation, added: tuple[set[str], set[str]]) -> lis
     return touched
 
 
-def migrate_all(annotations: Iterable[Annotation], mapping: MigrationMap) -> list[MigrationOutcome]:
-    """:func:`migrate` every annotation (they must all come from the map's source version)."""
-    return [migrate(a, mapping) for a in annotations]
-
-
 MigrationArg = MigrationMap | Sequence[MigrationMap] | Mapping[str, str] | None
 
 

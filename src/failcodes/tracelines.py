@@ -180,11 +180,6 @@ def _text(kind: Any) -> bool:
     return all(a is str or get_origin(a) is Literal for a in inner)
 
 
-def is_line(trace: Trace | TraceLine) -> bool:
-    """Whether ``trace`` is a vouched line (not a model)."""
-    return not isinstance(trace, Trace)
-
-
 def json_of(trace: Trace | TraceLine) -> bytes:
     """The JSON of a trace as ``model_dump_json(exclude_none=True)`` writes it (no newline)."""
     if isinstance(trace, Trace):

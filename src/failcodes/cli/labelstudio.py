@@ -16,7 +16,7 @@ from failcodes import jsonio
 from failcodes.cli.main import command_group
 from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
 from failcodes.cli.requests import request_command
-from failcodes.commands.labelstudio import ExportRequest, codebook_or_bundled, review_tasks
+from failcodes.commands.labelstudio import ExportRequest, codebook_or_bundled, iter_review_tasks
 from failcodes.errors import ConfigError, InputError, LabelStudioError
 from failcodes.fileio import atomic_write_text, check_not_input, write_jsonl
 from failcodes.labelstudio.config import labeling_config
@@ -183,7 +183,7 @@ def push_cmd(
 
     cb = codebook_or_bundled(codebook, near=units)  # in a study: its codebook now
     project_titles(project, annotator or [])  # check titles before any network call
-    tasks = review_tasks(cb, part, units, judged, judge, top_k, plan, dataset)
+    tasks = list(iter_review_tasks(cb, part, units, judged, judge, top_k, plan, dataset))
     with LabelStudioClient(url, token) as client:
         report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
     for title, pid in report.projects.items():

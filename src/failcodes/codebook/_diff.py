@@ -138,11 +138,6 @@ class CodebookDiff(FrozenModel):
             for code in c.old
         ]
 
-    @property
-    def is_empty(self) -> bool:
-        """True when the two versions define the same codes."""
-        return not self.changes
-
 
 # --------------------------------------------------------------------------- checks
 

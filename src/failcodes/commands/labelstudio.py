@@ -1,6 +1,6 @@
 """``labelstudio export`` as a use case: units as Label Studio tasks with the judge's codes.
 
-:class:`ExportRequest` builds the tasks (:func:`review_tasks`, shared with ``labelstudio
+:class:`ExportRequest` builds the tasks (:func:`iter_review_tasks`, shared with ``labelstudio
 push``) and writes them; the study's review step holds one per judged kind.
 """
 
@@ -116,20 +116,6 @@ def _units(
     return units_with_words(build_units(traceio.read_traces(path), part, top_k=top_k), part)
 
 
-def review_tasks(
-    cb: Codebook,
-    part: UnitKind,
-    units: Path,
-    judged: Path | None,
-    judge: str | None,
-    top_k: int | None,
-    plan: Path | None = None,
-    dataset: str | None = None,
-) -> list[dict[str, Any]]:
-    """The Label Studio tasks of the units (with the judge's codes as predictions)."""
-    return list(iter_review_tasks(cb, part, units, judged, judge, top_k, plan, dataset))
-
-
 def iter_review_tasks(
     cb: Codebook,
     part: UnitKind,
@@ -140,10 +126,10 @@ def iter_review_tasks(
     plan: Path | None = None,
     dataset: str | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """:func:`review_tasks`, one task at a time (the units and the judge's codes not held).
+    """The Label Studio tasks of the units (with the judge's codes as predictions), one at a time.
 
-    Raises as :func:`review_tasks` does (the units' first errors, the plan's, the
-    annotations', then no task at all), possibly after tasks were given: a writer keeps
+    The units and the judge's codes are not held. Raises on the units' first errors, the
+    plan's, the annotations', then no task at all, possibly after tasks were given: a writer keeps
     nothing of a failed export (:func:`~failcodes.fileio.write_json_list`).
     """
     stream = _units(units, part, top_k, dataset)
@@ -305,5 +291,4 @@ __all__ = [
     "ExportResult",
     "codebook_or_bundled",
     "iter_review_tasks",
-    "review_tasks",
 ]

@@ -546,15 +546,6 @@ def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) 
     rec["verdict"] = Verdict.SUPPORTED if score >= spec.verdict_threshold else spec.below_threshold
 
 
-@dataclass
-class TableResult:
-    """Traces and labels of one or more tables, and facts worth printing."""
-
-    traces: list[Trace] = field(default_factory=list)
-    labels: list[Label] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
 class TableStream:
     """Traces of foreign tables produced one at a time; labels and notes once all are read.
 
@@ -821,13 +812,6 @@ def _check_mapped(paths: Sequence[Path], columns: set[str], spec: TableSpec) -> 
             path=", ".join(str(p) for p in paths),
             field=src,
         )
-
-
-def read_tables(paths: Iterable[Path], spec: TableSpec) -> TableResult:
-    """Read foreign tables into traces (and labels, with a label rule); see the module doc."""
-    stream = TableStream(paths, spec)
-    traces = list(stream)
-    return TableResult(traces=traces, labels=stream.labels, notes=stream.notes)
 
 
 def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec) -> str:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from failcodes.annotations import Annotation, Status
+from failcodes.annotations import Annotation
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import check_output_dir
 from failcodes.judge._sqlite import (
@@ -362,15 +362,6 @@ class Journal:
             output_tokens=int(row[6]),
             cost_usd=float(row[7]),
         )
-
-    def count_unscored_reasons(self) -> dict[str, int]:
-        """Unscored units per reason."""
-        out: dict[str, int] = {}
-        for ann in self.annotations():
-            if ann.status is Status.UNSCORED:
-                key = ann.reason or "unknown"
-                out[key] = out.get(key, 0) + 1
-        return out
 
     def close(self) -> None:
         """Close the database."""

@@ -135,10 +135,6 @@ class BatchLedger:
         )
         return [r[0] for r in rows]
 
-    def count_batches(self) -> int:
-        """Every batch submitted in this run."""
-        return int(self.conn.execute("SELECT COUNT(*) FROM batches").fetchone()[0])
-
     def queue(self, units: list[Unit], groups: list[list[Unit]] | None = None) -> None:
         """Record new single units and grouped items as queued (one transaction)."""
         self.conn.execute("BEGIN IMMEDIATE")

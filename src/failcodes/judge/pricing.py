@@ -13,7 +13,7 @@ from pydantic import Field, ValidationError
 
 from failcodes import yamlio
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError, InputError
+from failcodes.errors import InputError
 from failcodes.judge.providers.base import TokenUsage
 
 
@@ -120,14 +120,3 @@ def resolve_price(
     if table is None or (table.vendor_list and not is_vendor_endpoint(base_url)):
         return None
     return table.lookup(spec)
-
-
-def require_price(table: PriceTable, spec: str) -> Price:
-    """Return the price of ``spec`` or raise a ConfigError saying how to add one."""
-    price = table.lookup(spec)
-    if price is None:
-        raise ConfigError(
-            f"no price for '{spec}' in the price table; add it to a YAML file passed with "
-            "--prices (keys look like 'openai:gpt-5-mini') to use --budget or --dry-run costs"
-        )
-    return price

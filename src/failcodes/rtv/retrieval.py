@@ -2,8 +2,8 @@
 
 Scoring: bm25s ``method="lucene"`` by default (k1=1.5, b=0.75; idf = ln(1 + (N - df + 0.5) /
 (df + 0.5)), term weight tf / (tf + k1 (1 - b + b dl / avgdl))). Okapi as in rank-bm25
-multiplies each term weight by (k1 + 1): rankings are identical, scores differ by that factor
-(``scores_okapi_scale`` reports them on that scale). Tokens: lower-cased words of 2+ characters,
+multiplies each term weight by (k1 + 1): rankings are identical, scores differ by that factor.
+Tokens: lower-cased words of 2+ characters,
 English stop words removed, no stemming.
 """
 
@@ -78,10 +78,6 @@ class BM25Index:
             RetrievedChunk(chunk=self.chunks[i], rank=r + 1, score=float(scores[i]))
             for r, i in enumerate(order)
         ]
-
-    def scores_okapi_scale(self, score: float) -> float:
-        """A lucene-variant score on the classic Okapi scale (x (k1 + 1))."""
-        return score * (self.k1 + 1)
 
 
 def build_query(question: str, response: str, explanation: str | None) -> str:

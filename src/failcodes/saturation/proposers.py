@@ -17,7 +17,6 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -295,13 +294,6 @@ def _data(text: str | None) -> str:
 
 
 _TEMPLATES.filters["data"] = _data
-
-
-def template_text() -> str:
-    """The raw proposer prompt template (hash it to identify the prompt)."""
-    return (resources.files("failcodes.saturation") / "prompts" / "propose.j2").read_text(
-        encoding="utf-8"
-    )
 
 
 def render_prompt(

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from failcodes import codebook as codebook_module
-from failcodes.annotations import Annotation, Status
+from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.runlock import folder_lock
 from failcodes.saturation.changes import (
@@ -470,8 +470,3 @@ def accumulation(store: ProjectStore) -> list[AccumulationPoint]:
             )
         )
     return out
-
-
-def scored_units(annotations: Sequence[Annotation]) -> int:
-    """How many annotations carry codes."""
-    return sum(1 for a in annotations if a.status is Status.SCORED)

@@ -99,18 +99,10 @@ def named_summaries(candidates: Sequence[str]) -> tuple[list[str], list[Summary]
     return kept, out
 
 
-def _majority(values: Sequence[str]) -> str | None:
-    """The unique most frequent value, given at least twice; None without one."""
-    if len(values) < 2:
-        return None
-    top = Counter(values).most_common(2)
-    if top[0][1] < 2 or (len(top) > 1 and top[1][1] == top[0][1]):
-        return None
-    return top[0][0]
-
-
 def _majority_without(top: list[tuple[str, int]], own: str, others: int) -> str | None:
-    """:func:`_majority` of a row's values less one ``own``, from the row's three most common.
+    """The majority of a row's values less one ``own``, from the row's three most common.
+
+    The majority: the unique most frequent value, given at least twice (None without one).
 
     Taking one value away moves only that value's count, so the two most common of the rest
     are among the row's three most common (with ``own``'s count less one).

@@ -220,10 +220,6 @@ class StudyLayout:
         """``labelstudio/``."""
         return self.root / "labelstudio"
 
-    def labelstudio_config(self, kind: str) -> Path:
-        """``labelstudio/<retrieval|reasoning>.config.xml``."""
-        return self.labelstudio_dir / f"{judge_kind(kind)}.config.xml"
-
     def labelstudio_tasks(self, dataset: str, kind: str) -> Path:
         """``labelstudio/<dataset>/<retrieval|reasoning>.tasks.json``."""
         return self.labelstudio_dir / dataset / f"{judge_kind(kind)}.tasks.json"

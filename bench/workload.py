@@ -1,4 +1,4 @@
-"""Synthetic retrieval workloads with realistic overlap (benchmarks, tests, docs).
+"""Synthetic retrieval workloads with realistic overlap (bench_judge_scale and its tests).
 
 :func:`overlapping_traces` builds ``claims x retrievers`` traces with ``top_k`` passages each,
 of which ``shared`` appear in every retriever's list (at different ranks, as real retrievers
