@@ -3653,6 +3653,28 @@ ISSUE29B_CASES: list[Case] = [
 ]
 
 
+#: Found by the outside-checker run (redteam, 2026-12-02): shapes that gave a wrong number
+#: with exit 0 before.
+REDTEAM_CASES: list[Case] = [
+    Case(
+        # 'yes ' was a category of its own beside 'yes': percent agreement 0.333 for 1.0
+        "agree/rating-with-spaces-around-it",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "item,rater,code\n1,a,yes\n1,b,yes \n2,a,no\n2,b,no\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'code': rating 'yes ': expected the value "
+        "alone, without spaces around it (it would be a category of its own beside 'yes')",
+    ),
+    Case(
+        # 'No' beside 'no': two categories, so the raters disagreed
+        "agree/rating-in-another-case",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "item,dr_a,dr_b\n1,no,no\n2,yes,No\n3,yes,yes\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'dr_b': rating 'No' is 'no' (line 2, "
+        "column 'dr_a') written another way (case, spacing or Unicode form): each spelling "
+        "would be a category of its own; write it one way",
+    ),
+]
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -3674,6 +3696,7 @@ CASES = (
     + PANEL_CASES
     + STUDY_FOLDER_CASES
     + ISSUE29B_CASES
+    + REDTEAM_CASES
 )
 
 

@@ -12,6 +12,7 @@ Agreement between coders' annotations (which name codebook dimensions) lives in
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -247,6 +248,7 @@ def wide_from_long(
             field=long.rating,
         )
     _no_dates(frame, [long.rating], source, line_of)
+    one_spelling(frame, [long.rating], source, line_of)
     raters = frame[long.rater].astype(str)
     taken = [long.unit, *keep]
     clash = raters.isin(taken)
@@ -682,6 +684,7 @@ def ratings_tables(
         )
     if shape is None:
         _no_dates(frame, choice.raters, source, line_of)
+        one_spelling(frame, choice.raters, source, line_of)
     groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
     parts: list[tuple[Any, RatingsTable]] = []
     for key, part in groups:
@@ -730,6 +733,42 @@ def _no_dates(
                 raise InputError(
                     f"a date or time ({value}) is not a rating (Excel turns 1/2 or 3-4 into "
                     "dates: format the column as text or numbers)",
+                    path=source,
+                    line=line_of(row),
+                    field=str(column),
+                )
+
+
+def one_spelling(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a text rating written two ways: spaces around it, or another case or spacing.
+
+    Each distinct text is a category, so ``yes`` / ``yes `` / ``Yes`` were three categories
+    and the raters who wrote them disagreed: a percent agreement of 0.333 where every rater
+    said yes or no alike (1.0), with exit 0. Which spelling is meant cannot be known, so the
+    cell is refused naming its line and column (the first spelling's line too).
+    """
+    seen: dict[str, tuple[str, int, str]] = {}  # folded -> (spelling, its line, its column)
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if not isinstance(value, str) or not value.strip():
+                continue
+            if value != value.strip():
+                raise InputError(
+                    f"rating {value!r}: expected the value alone, without spaces around it "
+                    f"(it would be a category of its own beside {value.strip()!r})",
+                    path=source,
+                    line=line_of(row),
+                    field=str(column),
+                )
+            folded = " ".join(unicodedata.normalize("NFC", value).casefold().split())
+            first = seen.setdefault(folded, (value, line_of(row), str(column)))
+            if first[0] != value:
+                raise InputError(
+                    f"rating {value!r} is {first[0]!r} (line {first[1]}, column "
+                    f"{first[2]!r}) written another way (case, spacing or Unicode form): "
+                    "each spelling would be a category of its own; write it one way",
                     path=source,
                     line=line_of(row),
                     field=str(column),
