@@ -3673,6 +3673,24 @@ REDTEAM_CASES: list[Case] = [
         "column 'dr_a') written another way (case, spacing or Unicode form): each spelling "
         "would be a category of its own; write it one way",
     ),
+    Case(
+        # one label, sentence s1 under q1 and q2 in the traces: counted twice (n = 2)
+        "metrics/labelled-sentence-under-two-questions",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": '{"system":"C","question_id":"q1","sentence_id":"s1","claim_id":"c1",'
+                '"claim":"a","verdict":"refuted"}\n'
+                '{"system":"C","question_id":"q2","sentence_id":"s1","claim_id":"c2",'
+                '"claim":"b","verdict":"supported"}\n',
+                "l.csv": "sentence_id,has_error\ns1,true\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:2, field 'sentence_id': sentence 's1' is under 2 "
+        "questions in the traces ('q1', 'q2'): a sentence id names one answer's sentence, and "
+        "this label would count once under each; write each id one way in every file, or "
+        "number sentences per answer with --option sentence_ids=question (traces and labels)",
+    ),
 ]
 
 CASES = (

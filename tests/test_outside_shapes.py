@@ -96,3 +96,89 @@ def test_a_wide_table_with_a_rating_in_another_case_is_refused(tmp_path: Path, r
     assert res.returncode == 2
     [err] = res.stderr.splitlines()
     assert err.startswith(f"failcodes: error: {path}:3, field 'dr_a': rating 'yes' is 'Yes'")
+
+
+# ------------------------------------- one file per system, ids written two ways (metrics)
+
+
+def _system_file(path: Path, system: str, question: str, verdicts: list[str]) -> Path:
+    rows = [
+        {"system": system, "question_id": q, "sentence_id": s, "claim_id": s,
+         "claim": f"claim {s}", "verdict": v}
+        for (q, s), v in zip([(question, "7"), (question, "8"), ("12", "12")], verdicts,
+                             strict=True)
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+LABELS_7_8_12 = "sentence_id,has_error\n7,true\n8,false\n12,true\n"
+
+
+def test_one_file_per_system_with_question_ids_written_two_ways(tmp_path: Path, run) -> None:
+    # System A's file numbers the question '007', system B's '7' (a spreadsheet dropped the
+    # zeros); the shared labels name sentences 7, 8, 12. Before the fix sentences 7 and 8
+    # were counted once under '007' and once under '7' for each system: n = 5 from 3 labels
+    # (A: TP 1, FN 2, TN 2), exit 0. Now refused, naming the label and both questions.
+    labels = tmp_path / "labels.csv"
+    labels.write_text(LABELS_7_8_12)
+    a = _system_file(tmp_path / "a.jsonl", "A", "007", ["supported", "supported", "refuted"])
+    b = _system_file(tmp_path / "b.jsonl", "B", "7", ["refuted", "supported", "supported"])
+    for command in ("metrics", "disagreements", "compare"):
+        extra = ("-o", tmp_path / "d.jsonl") if command == "disagreements" else ()
+        res = run(command, "--traces", a, "--traces", b, "--labels", labels, "-m", "refuted",
+                  *extra)  # fmt: skip
+        assert res.returncode == 2, (command, res.stdout)
+        [err] = res.stderr.splitlines()
+        assert err.startswith(
+            f"failcodes: error: {labels}:2, field 'sentence_id': sentence '7' is under 2 "
+            "questions in the traces ('007', '7')"
+        ), err
+    assert not (tmp_path / "d.jsonl").exists()
+    # written one way, each system has 3 sentences, by hand under 'refuted':
+    # A: 7 error / supported -> FN, 8 no error / supported -> TN, 12 error / refuted -> TP
+    # B: 7 error / refuted -> TP, 8 -> TN, 12 error / supported -> FN
+    b = _system_file(tmp_path / "b.jsonl", "B", "007", ["refuted", "supported", "supported"])
+    res = run("metrics", "--traces", a, "--traces", b, "--labels", labels, "-m", "refuted",
+              "--bootstrap", "0", "--format", "json")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    got = {
+        r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(res.stdout)
+    }
+    assert got == {"A": (3, 1, 0, 1, 1), "B": (3, 1, 0, 1, 1)}
+
+
+def test_a_sentence_id_under_two_questions_of_one_system(tmp_path: Path, run) -> None:
+    # one label for s1, which the traces put under q1 (refuted) and q2 (supported): it was
+    # counted twice (n = 2: TP 1, FN 1) from one label; the sentence cannot be told
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        '{"system":"C","question_id":"q1","sentence_id":"s1","claim_id":"c1","claim":"a",'
+        '"verdict":"refuted"}\n'
+        '{"system":"C","question_id":"q2","sentence_id":"s1","claim_id":"c2","claim":"b",'
+        '"verdict":"supported"}\n'
+    )
+    labels = tmp_path / "l.jsonl"
+    labels.write_text('{"sentence_id":"s1","has_error":true}\n')
+    res = run("metrics", "--traces", traces, "--labels", labels, "--bootstrap", "0")
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err.startswith(f"failcodes: error: {labels}:1, field 'sentence_id': sentence 's1' ")
+    # per-system labels: each system's sentence 7 is its own, so A's '007' and B's '7' are
+    # fine: A 7 error/supported FN, 8 TN; B 7 error/refuted TP, 8 TN
+    a = _system_file(tmp_path / "a.jsonl", "A", "007", ["supported", "supported", "refuted"])
+    b = _system_file(tmp_path / "b.jsonl", "B", "7", ["refuted", "supported", "supported"])
+    labels.write_text(
+        "".join(
+            json.dumps({"system": s, "sentence_id": i, "has_error": i == "7"}) + "\n"
+            for s in "AB"
+            for i in ("7", "8")
+        )
+    )
+    res = run("metrics", "--traces", a, "--traces", b, "--labels", labels, "-m", "refuted",
+              "--bootstrap", "0", "--format", "json")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    got = {
+        r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(res.stdout)
+    }
+    assert got == {"A": (2, 0, 0, 1, 1), "B": (2, 1, 0, 0, 1)}

@@ -30,8 +30,9 @@ VERDICTS = ["supported", "refuted", "no_evidence", "ambiguous", "out_of_scope", 
 
 
 def _records(seed: int) -> tuple[list[dict[str, Any]], list[Label]]:
-    """Shuffled traces: groups split across the file, one sentence id under two questions,
-    sentences some systems have no claim for; labels incl. one for a claimless sentence."""
+    """Shuffled traces: groups split across the file, one sentence id under two questions
+    (unlabelled: a label on it is refused, it would count once per question), sentences some
+    systems have no claim for; labels incl. one for a claimless sentence."""
     rng = random.Random(seed)
     rows: list[dict[str, Any]] = []
     for system in ("rerank", "bm25", "dense"):
@@ -59,7 +60,6 @@ def _records(seed: int) -> tuple[list[dict[str, Any]], list[Label]]:
         for _, sid in sentences
         if sid != "shared"
     ]
-    labels.append(Label(sentence_id="shared", has_error=True))
     labels.append(Label(sentence_id="q1:s99", question_id="q1", has_error=True))
     return rows, labels
 
@@ -106,10 +106,16 @@ def test_groups_give_the_metrics_of_the_columns(
     # a label naming the wrong question: the first question of "shared" is the same
     wrong = [*labels, Label(sentence_id="q0:s1", question_id="q7", has_error=False)]
     assert check_labels_against_traces(wrong, groups) == check_labels_against_traces(wrong, columns)
-    shared = Label(sentence_id="shared", question_id="q9", has_error=False)
-    assert check_labels_against_traces([shared], groups) == check_labels_against_traces(
-        [shared], columns
-    )
+    # a label on the sentence id under two questions: the same refusal on both paths
+    for shared in (
+        Label(sentence_id="shared", question_id="q9", has_error=False),
+        Label(sentence_id="shared", has_error=True),
+    ):
+        on_groups = check_labels_against_traces([shared], groups)
+        assert on_groups == check_labels_against_traces([shared], columns)
+        assert [(p.field, p.message.split(":")[0]) for p in on_groups] == [
+            ("sentence_id", "sentence 'shared' is under 2 questions in the traces ('q0', 'q2')")
+        ]
 
 
 def test_bad_input_falls_back_to_the_columns_error(tmp_path: Path) -> None:

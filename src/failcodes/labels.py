@@ -784,6 +784,8 @@ class SentenceLabelCodes:
     sentence: IntArray
     question: IntArray
     first: IntArray
+    #: Per sentence code: its groups name more than one question (the id is ambiguous).
+    several: npt.NDArray[np.bool_]
 
     @classmethod
     def match(cls, labels: Sequence[Label], traces: SentenceColumns) -> SentenceLabelCodes:
@@ -798,7 +800,7 @@ class SentenceLabelCodes:
         # an id of the vocabulary no group has (one system's groups: another's sentence) is
         # in no trace given
         sentence[(sentence >= 0) & (first[np.maximum(sentence, 0)] < 0)] = -1
-        return cls(sentence, question, first)
+        return cls(sentence, question, first, several_questions(traces))
 
     def problem_mask(self) -> npt.NDArray[np.bool_]:
         """Labels :func:`check_labels_against_traces` reports (see its rules)."""
@@ -806,8 +808,21 @@ class SentenceLabelCodes:
         traced = np.where(present, self.first[np.maximum(self.sentence, 0)], -1)
         wrong_question = present & (self.question != -1) & (self.question != traced)
         unknown = ~present & (self.question < 0)
-        out: npt.NDArray[np.bool_] = wrong_question | unknown
+        several = present & self.several[np.maximum(self.sentence, 0)]
+        out: npt.NDArray[np.bool_] = wrong_question | unknown | several
         return out
+
+
+def several_questions(traces: SentenceColumns) -> npt.NDArray[np.bool_]:
+    """Per sentence code: whether its groups name two or more questions."""
+    width = max(1, len(traces.questions))
+    key = traces.sentence.astype(np.int64)
+    key *= width
+    key += traces.question
+    pairs = np.unique(key)
+    counts = np.bincount(pairs // width, minlength=len(traces.sentences))
+    out: npt.NDArray[np.bool_] = counts > 1
+    return out
 
 
 def _sentence_problems(labels: Sequence[Label], traces: SentenceColumns) -> list[LabelProblem]:
@@ -823,6 +838,10 @@ def _sentence_problems(labels: Sequence[Label], traces: SentenceColumns) -> list
         sentence_id, question_id, code = sids[pos], qids[pos], int(codes.sentence[pos])
         if code < 0:
             problems.append(_unknown_sentence(pos, sentence_id, question_id))
+        elif codes.several[code]:
+            mine = np.unique(traces.question[traces.sentence == code]).tolist()
+            names = [traces.questions[q] for q in mine]
+            problems.append(_several_questions(pos, sentence_id, names))
         else:
             question = traces.questions[int(codes.first[code])]
             problems.append(_other_question(pos, sentence_id, question, question_id))
@@ -836,6 +855,24 @@ def _unknown_sentence(pos: int, sentence_id: str, question_id: str | None) -> La
         "sentence_id",
         f"no trace has sentence_id {sentence_id!r}"
         + (f" and no trace has question_id {question_id!r}" if question_id is not None else ""),
+    )
+
+
+def _several_questions(pos: int, sentence_id: str, questions: Sequence[str]) -> LabelProblem:
+    """A sentence label whose sentence id the traces put under two or more questions.
+
+    A sentence id names one answer's sentence; under several questions (``007`` in one
+    system's file, ``7`` in another's; sentences numbered per answer) the one label was
+    counted once under each: one label, two units, with exit 0.
+    """
+    shown = ", ".join(repr(q) for q in questions[:3]) + (", ..." if len(questions) > 3 else "")
+    return LabelProblem(
+        pos,
+        "sentence_id",
+        f"sentence {sentence_id!r} is under {len(questions)} questions in the traces "
+        f"({shown}): a sentence id names one answer's sentence, and this label would count "
+        "once under each; write each id one way in every file, or number sentences per "
+        "answer with --option sentence_ids=question (traces and labels)",
     )
 
 
@@ -981,7 +1018,18 @@ def _check_as_shared(
         and all(cid is None for cid in label_column(labels, "claim_id"))
     ):
         return _sentence_problems(labels, traces)  # by code: memory follows the labels
+    if not isinstance(traces, Sequence | TraceColumns | SentenceColumns):
+        traces = list(traces)  # read twice below
     sentence_question, claim_sentence, questions = _first_parents(traces, labels)
+    found = sorted(
+        {sid for cid, sid in zip(*_target_columns(labels), strict=True) if cid is None}
+        & sentence_question.keys()
+    )
+    several = {
+        sid: qids
+        for sid, qids in zip(found, _questions_of_sentences(traces, found), strict=True)
+        if len(qids) > 1
+    }
     problems: list[LabelProblem] = []
     targets = zip(
         label_column(labels, "claim_id"),
@@ -1008,12 +1056,19 @@ def _check_as_shared(
             continue
         assert sentence_id is not None
         question = sentence_question.get(sentence_id)
-        if question is None:
+        if sentence_id in several:
+            problems.append(_several_questions(pos, sentence_id, several[sentence_id]))
+        elif question is None:
             if question_id is None or question_id not in questions:
                 problems.append(_unknown_sentence(pos, sentence_id, question_id))
         elif question_id is not None and question_id != question:
             problems.append(_other_question(pos, sentence_id, question, question_id))
     return problems
+
+
+def _target_columns(labels: Sequence[Label]) -> tuple[Sequence[Any], Sequence[Any]]:
+    """The labels' ``claim_id`` and ``sentence_id`` columns."""
+    return label_column(labels, "claim_id"), label_column(labels, "sentence_id")
 
 
 def _per_system(
