@@ -3691,6 +3691,23 @@ REDTEAM_CASES: list[Case] = [
         "this label would count once under each; write each id one way in every file, or "
         "number sentences per answer with --option sentence_ids=question (traces and labels)",
     ),
+    Case(
+        # 'incorect' matched nothing: every 'incorrect' row became a no-error label, exit 0
+        "ingest-generic-labels/label-rule-value-misspelt",
+        (
+            "ingest",
+            "generic-labels",
+            "{d}/l.csv",
+            "-o",
+            "{d}/l.jsonl",
+            "--label-rule",
+            "md in {incorect} -> error",
+        ),
+        _write({"l.csv": "sentence_id,md\ns1,correct\ns2,incorrect\n"}),
+        line="failcodes: error: {d}/l.csv:3, field 'md': --label-rule 'md in {incorect} -> "
+        "error' names 'incorect', which no row has, and not 'incorrect', which rows have (a "
+        "typo? those rows got the 'no_error' label): name the values as the column writes them",
+    ),
 ]
 
 CASES = (

@@ -57,8 +57,18 @@ ONE_WAY = "item,rater,code\n1,ann1,yes\n1,ann2,yes\n2,ann1,no\n2,ann2,no\n3,ann1
 def test_ratings_written_one_way_agree_fully(tmp_path: Path, run) -> None:
     path = tmp_path / "r.csv"
     path.write_text(ONE_WAY)
-    res = run("agree", path, "--stat", "percent", "--stat", "cohen", "--bootstrap", "0",
-              "--format", "json")  # fmt: skip
+    res = run(
+        "agree",
+        path,
+        "--stat",
+        "percent",
+        "--stat",
+        "cohen",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    )
     assert res.returncode == 0, res.stderr
     rows = _rows(res.stdout)
     assert rows["percent"]["value"] == pytest.approx(1.0)
@@ -103,11 +113,18 @@ def test_a_wide_table_with_a_rating_in_another_case_is_refused(tmp_path: Path, r
 
 def _system_file(path: Path, system: str, question: str, verdicts: list[str]) -> Path:
     rows = [
-        {"system": system, "question_id": q, "sentence_id": s, "claim_id": s,
-         "claim": f"claim {s}", "verdict": v}
-        for (q, s), v in zip([(question, "7"), (question, "8"), ("12", "12")], verdicts,
-                             strict=True)
-    ]  # fmt: skip
+        {
+            "system": system,
+            "question_id": q,
+            "sentence_id": s,
+            "claim_id": s,
+            "claim": f"claim {s}",
+            "verdict": v,
+        }
+        for (q, s), v in zip(
+            [(question, "7"), (question, "8"), ("12", "12")], verdicts, strict=True
+        )
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
 
@@ -126,8 +143,9 @@ def test_one_file_per_system_with_question_ids_written_two_ways(tmp_path: Path, 
     b = _system_file(tmp_path / "b.jsonl", "B", "7", ["refuted", "supported", "supported"])
     for command in ("metrics", "disagreements", "compare"):
         extra = ("-o", tmp_path / "d.jsonl") if command == "disagreements" else ()
-        res = run(command, "--traces", a, "--traces", b, "--labels", labels, "-m", "refuted",
-                  *extra)  # fmt: skip
+        res = run(
+            command, "--traces", a, "--traces", b, "--labels", labels, "-m", "refuted", *extra
+        )
         assert res.returncode == 2, (command, res.stdout)
         [err] = res.stderr.splitlines()
         assert err.startswith(
@@ -139,8 +157,21 @@ def test_one_file_per_system_with_question_ids_written_two_ways(tmp_path: Path, 
     # A: 7 error / supported -> FN, 8 no error / supported -> TN, 12 error / refuted -> TP
     # B: 7 error / refuted -> TP, 8 -> TN, 12 error / supported -> FN
     b = _system_file(tmp_path / "b.jsonl", "B", "007", ["refuted", "supported", "supported"])
-    res = run("metrics", "--traces", a, "--traces", b, "--labels", labels, "-m", "refuted",
-              "--bootstrap", "0", "--format", "json")  # fmt: skip
+    res = run(
+        "metrics",
+        "--traces",
+        a,
+        "--traces",
+        b,
+        "--labels",
+        labels,
+        "-m",
+        "refuted",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    )
     assert res.returncode == 0, res.stderr
     got = {
         r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(res.stdout)
@@ -175,10 +206,116 @@ def test_a_sentence_id_under_two_questions_of_one_system(tmp_path: Path, run) ->
             for i in ("7", "8")
         )
     )
-    res = run("metrics", "--traces", a, "--traces", b, "--labels", labels, "-m", "refuted",
-              "--bootstrap", "0", "--format", "json")  # fmt: skip
+    res = run(
+        "metrics",
+        "--traces",
+        a,
+        "--traces",
+        b,
+        "--labels",
+        labels,
+        "-m",
+        "refuted",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    )
     assert res.returncode == 0, res.stderr
     got = {
         r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(res.stdout)
     }
     assert got == {"A": (2, 0, 0, 1, 1), "B": (2, 1, 0, 0, 1)}
+
+
+# ------------------------------------------------- a label rule naming a misspelt value
+
+
+LABEL_TABLE = (
+    "question_id,sentence_id,claim,verdict,label\n"
+    "q1,s1,a,refuted,incorrect\n"
+    "q1,s2,b,supported,correct\n"
+    "q2,s3,c,refuted,partially correct\n"
+    "q2,s4,d,supported,incorrect\n"
+    "q3,s5,e,supported,correct\n"
+)
+
+
+def test_a_misspelt_label_rule_value_is_refused(tmp_path: Path, run) -> None:
+    # 'incorect' is in no row; 'incorrect' (lines 2 and 5) is not in the rule, so before the
+    # fix both rows became no-error labels: 1 error (s3) / 4 no-error, exit 0, and metrics
+    # then counted s1 (refuted) as a false alarm.
+    table = tmp_path / "t.csv"
+    table.write_text(LABEL_TABLE)
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    res = run(
+        "ingest",
+        "generic",
+        table,
+        "--system",
+        "S",
+        "-o",
+        out,
+        "--labels-out",
+        labels,
+        "--label-rule",
+        "label in {incorect, partially correct} -> error",
+    )
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err.startswith(
+        f"failcodes: error: {table}:2, field 'label': --label-rule 'label in {{incorect, "
+        "partially correct} -> error' names 'incorect', which no row has, and not 'incorrect'"
+    ), err
+    assert not out.exists() and not labels.exists()
+    # spelt right: s1, s3, s4 errors; under 'refuted' s1 TP, s3 TP, s4 FN (supported),
+    # s2 and s5 TN -> TP 2, FP 0, FN 1, TN 2
+    res = run(
+        "ingest",
+        "generic",
+        table,
+        "--system",
+        "S",
+        "-o",
+        out,
+        "--labels-out",
+        labels,
+        "--label-rule",
+        "label in {incorrect, partially correct, mixture} -> error",
+    )
+    assert res.returncode == 0, res.stderr
+    # a value merely absent from this sample is said, not refused
+    assert "no row has 'mixture'" in res.stderr
+    res = run(
+        "metrics",
+        "--traces",
+        out,
+        "--labels",
+        labels,
+        "-m",
+        "refuted",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    )
+    [row] = json.loads(res.stdout)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (2, 0, 1, 2)
+
+
+def test_a_misspelt_value_in_a_separate_label_table(tmp_path: Path, run) -> None:
+    labels = tmp_path / "l.csv"
+    labels.write_text("sentence_id,md\n7,wrong\n8,ok\n12,Wrong\n")
+    res = run(
+        "ingest",
+        "generic-labels",
+        labels,
+        "-o",
+        tmp_path / "l.jsonl",
+        "--label-rule",
+        "md in {wrnog} -> error",
+    )
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err.startswith(f"failcodes: error: {labels}:2, field 'md': --label-rule ")
+    assert "names 'wrnog', which no row has, and not 'wrong'" in err

@@ -232,6 +232,9 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             path=", ".join(str(p) for p in paths),
         )
     notes = [f"{skipped:,} row(s) skipped by the label rule"] if skipped else []
+    absent = spec.label_rule.unmatched() if spec.label_rule is not None else None
+    if absent is not None:
+        notes.append(absent)
     if rule:
         labels, summary = combine(votes, Rule(rule), Ties(ties))
         notes.append(summary.note())

@@ -19,8 +19,9 @@ names, or a row without the column, is an error that names the value and the rul
 from __future__ import annotations
 
 import csv
+import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from failcodes.errors import ConfigError, InputError
@@ -92,6 +93,10 @@ class LabelRule:
     column: str
     outcomes: dict[str, Outcome]
     otherwise: Outcome | None
+    #: The values :meth:`outcome` met: compared text -> (first spelling, file, line).
+    seen: dict[str, tuple[str, str | None, int | None]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def outcome(
         self, value: object, *, path: str | None = None, line: int | None = None
@@ -106,7 +111,10 @@ class LabelRule:
                 field=self.column,
             )
         if value is not None and not (isinstance(value, str) and not value.strip()):
-            found = self.outcomes.get(_key(value))
+            key = _key(value)
+            if key not in self.seen and len(self.seen) < _SEEN_CAP:
+                self.seen[key] = (str(value).strip(), path, line)
+            found = self.outcomes.get(key)
             if found is not None:
                 return found
         if self.otherwise is not None:
@@ -120,6 +128,47 @@ class LabelRule:
             line=line,
             field=self.column,
         )
+
+    def unmatched(self) -> str | None:
+        """After every row: a note naming the rule's values no row had (None: all were met).
+
+        A value no row had, spelt almost like a value the rule does not name (``incorect``
+        beside ``incorrect``), is a typo: every ``incorrect`` row got the other outcome, with
+        exit 0. That is refused, naming the unnamed value's first file and line. A value
+        merely absent (a category this sample lacks) is said in the note.
+        """
+        missing = [k for k in self.outcomes if k not in self.seen]
+        if not missing:
+            return None
+        if len(self.seen) < _SEEN_CAP:
+            unnamed = [k for k in self.seen if k not in self.outcomes and not _number(k)]
+            for key in missing:
+                close = [] if _number(key) else difflib.get_close_matches(key, unnamed, 1, 0.8)
+                if close:
+                    spelling, path, line = self.seen[close[0]]
+                    got = self.otherwise.value if self.otherwise is not None else "no"
+                    raise InputError(
+                        f"--label-rule {self.text!r} names {key!r}, which no row has, and not "
+                        f"{spelling!r}, which rows have (a typo? those rows got the {got!r} "
+                        "label): name the values as the column writes them",
+                        path=path,
+                        line=line,
+                        field=self.column,
+                    )
+        shown = ", ".join(repr(k) for k in missing)
+        return f"label rule {self.text!r}: no row has {shown}"
+
+
+#: Distinct values of the rule's column remembered for :meth:`LabelRule.unmatched`.
+_SEEN_CAP = 10_000
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_label_rule(text: str) -> LabelRule:

@@ -721,6 +721,9 @@ class TableStream:
                 f"error / {sum(not lb.has_error for lb in self.labels):,} no-error {level} "
                 f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
             )
+            unmet = rule.unmatched()
+            if unmet is not None:
+                self.notes.append(unmet)
 
 
 @dataclass
