@@ -319,3 +319,25 @@ def test_a_misspelt_value_in_a_separate_label_table(tmp_path: Path, run) -> None
     [err] = res.stderr.splitlines()
     assert err.startswith(f"failcodes: error: {labels}:2, field 'md': --label-rule ")
     assert "names 'wrnog', which no row has, and not 'wrong'" in err
+
+
+# ------------------------------------ a tiny sample: every interval shown carries its warning
+
+
+def test_every_interval_in_the_table_has_its_warning(tmp_path: Path, run) -> None:
+    # 3 sentences in 2 questions: 7 error/supported FN, 8 no error/supported TN, 12
+    # error/refuted TP. Specificity = TN / (TN + FP) = 1/1 = 1.0; every bootstrap resample
+    # (2 questions) gives 1.0 or no value, so its interval is [100.0, 100.0]: zero width,
+    # on the boundary, from 2 clusters. The table showed that interval and the notes warned
+    # for P, R and F1 only.
+    labels = tmp_path / "labels.csv"
+    labels.write_text(LABELS_7_8_12)
+    a = _system_file(tmp_path / "a.jsonl", "A", "q7", ["supported", "supported", "refuted"])
+    res = run("metrics", "--traces", a, "--labels", labels, "-m", "refuted", "--bootstrap", "200")
+    assert res.returncode == 0, res.stderr
+    assert "[100.0, 100.0]" in res.stdout
+    warned = [line for line in res.stdout.splitlines() if line.startswith("– CI warning")]
+    spec = [line for line in warned if "A/refuted:Spec" in line]
+    assert spec and "zero-width interval" in spec[0] and "only 2 clusters (< 20)" in spec[0]
+    for short in ("BalAcc", "J", "Acc"):
+        assert any(f"A/refuted:{short}" in line for line in warned), short

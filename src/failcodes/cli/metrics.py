@@ -101,7 +101,7 @@ def notes(report: MetricsReport) -> list[str]:
             if reason:
                 reasons.setdefault(reason, set()).add(f"{r.system}/{r.mapping}:{_SHORT[name]}")
             ci = r.intervals.get(name)
-            if ci is not None and ci.warning and name in ("precision", "recall", "f1"):
+            if ci is not None and ci.warning:  # every interval the table shows
                 warned.setdefault(ci.warning, set()).add(f"{r.system}/{r.mapping}:{_SHORT[name]}")
         if r.n_unlabelled and r.mapping == report.results[0].mapping:
             out.append(subset_note(r.system, r.level.value, r.n, r.n_unlabelled))
