@@ -534,8 +534,8 @@ def bootstrap_t_arrays(
     per_cluster: IntArray, weights: IntArray, point: dict[str, FloatArray]
 ) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
     """Metrics and t statistics ``(value - point) / se`` of every resample, ``(R, groups)``."""
-    values = bootstrap_metric_arrays(per_cluster, weights)
     res = resample_counts(weights, per_cluster)  # (R, groups, 4)
+    values = metric_arrays(res[..., 0], res[..., 1], res[..., 2], res[..., 3])
     squares = resample_counts(weights, _outer(per_cluster))  # (R, groups, 4, 4)
     se = robust_se(res, squares, per_cluster.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -544,15 +544,6 @@ def bootstrap_t_arrays(
             for name in METRICS
         }
     return values, t
-
-
-def bootstrap_metric_arrays(per_cluster: IntArray, weights: IntArray) -> dict[str, FloatArray]:
-    """Metrics of every resample: ``per_cluster`` is ``(clusters, groups, 4)``.
-
-    Returns arrays of shape ``(resamples, groups)`` (NaN where undefined).
-    """
-    res = resample_counts(weights, per_cluster)  # (R, groups, 4)
-    return metric_arrays(res[..., 0], res[..., 1], res[..., 2], res[..., 3])
 
 
 #: Cluster weights drawn at a time by :func:`drawn_bootstrap_intervals` (memory bound: a

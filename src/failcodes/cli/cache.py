@@ -10,9 +10,12 @@ from typing import Annotated
 import typer
 
 from failcodes.cli.main import command_group
-from failcodes.cli.options import DEFAULT_CACHE, CacheOpt, data_console
+from failcodes.cli.options import data_console
+from failcodes.commands.judge import DEFAULT_CACHE
 from failcodes.errors import ConfigError, InputError
 from failcodes.judge.cache import ResponseCache, check_cache
+
+CacheOpt = Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")]
 
 cache_app = command_group("cache", "Inspect and trim the judge's response cache.")
 

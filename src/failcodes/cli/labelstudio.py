@@ -14,7 +14,7 @@ import typer
 
 from failcodes import jsonio
 from failcodes.cli.main import command_group
-from failcodes.cli.options import DatasetOpt, PartOpt, TopKOpt
+from failcodes.cli.options import DatasetOpt, TopKOpt
 from failcodes.cli.requests import request_command
 from failcodes.commands.labelstudio import ExportRequest, codebook_or_bundled, iter_review_tasks
 from failcodes.errors import ConfigError, InputError, LabelStudioError
@@ -29,6 +29,10 @@ ls_app = command_group(
 )
 
 MAX_PROBLEMS_SHOWN = 20
+
+PartOpt = Annotated[
+    UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
+]
 
 CodebookOpt = Annotated[
     Path | None,

@@ -5,10 +5,9 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, make_console, raw_csv_cells
@@ -25,6 +24,9 @@ from failcodes.metrics import (
     subset_note,
 )
 from failcodes.verdicts import Verdict
+
+if TYPE_CHECKING:  # rich's tables: imported where drawn (``--format json`` draws none)
+    from rich.table import Table
 
 _SHORT = {
     "precision": "P",
@@ -52,6 +54,8 @@ def _cell(result: MetricResult, name: str) -> str:
 
 def metrics_table(report: MetricsReport, *, title: str | None = None) -> Table:
     """Render metric results as a rich table (percentages; '–' = undefined, see notes)."""
+    from rich.table import Table
+
     ci = ""
     if report.bootstrap is not None:
         b = report.bootstrap
@@ -77,6 +81,8 @@ def metrics_table(report: MetricsReport, *, title: str | None = None) -> Table:
 
 def distribution_table(dists: Sequence[VerdictDistribution], *, title: str | None = None) -> Table:
     """Render verdict distributions as a rich table (Table 5 shape; % of claims)."""
+    from rich.table import Table
+
     shown = [v for v in Verdict if v is not Verdict.OUT_OF_SCOPE] + (
         [Verdict.OUT_OF_SCOPE] if any(d.counts[Verdict.OUT_OF_SCOPE] for d in dists) else []
     )
@@ -156,6 +162,8 @@ def coverage_table(report: MetricsReport) -> Table | None:
     Sentence level only (the units counted are labelled sentences); the counts are those of
     the first mapping (every mapping counts the same units).
     """
+    from rich.table import Table
+
     rows = coverage_rows(r.flat() for r in report.results)
     if not rows:
         return None

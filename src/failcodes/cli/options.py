@@ -1,63 +1,24 @@
-"""Options, consoles and input loading shared by several subcommands (one place, no borrowing).
+"""Options and consoles shared by several subcommands (one place, no borrowing).
 
-``metrics``, ``disagreements`` and ``compare`` read traces + labels with the same flags;
-``demo`` and ``run`` print tables on the same console; ``judge`` and ``attribute`` name the
-judge's input, codebook and passage cut-off alike. A judge's own options (endpoint,
-concurrency, budget, retries, cache, ...) are not here: they are fields of
-:class:`failcodes.commands.judge.JudgeOptions`, which ``judge``, ``recode`` and ``saturate
-recode`` build their flags from.
+``demo`` and ``run`` print tables on the same console; the commands writing CSV share
+``--raw-csv``. A command's own options are fields of its request
+(:mod:`failcodes.commands`; a judge's in :class:`failcodes.commands.judge.JudgeOptions`).
+Nothing here imports the data layer or the judge: every subcommand imports this module, and
+``failcodes metrics`` paid ~0.3 CPU-s at start-up for the judge package it never used.
 """
 
 from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from failcodes import labelio, traceio
 from failcodes.errors import ConfigError
-from failcodes.labels import Label
-from failcodes.mapping import NAMED_MAPPINGS
-from failcodes.traces import Trace
-from failcodes.units import UnitKind
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-MAPPING_HELP = (
-    "Error mapping (repeatable): "
-    + ", ".join(NAMED_MAPPINGS)
-    + ", or comma-separated verdicts such as 'refuted,ambiguous'."
-)
-
-TracesOpt = Annotated[
-    list[Path],
-    typer.Option("--traces", help="Trace file (.jsonl/.csv/.parquet); repeat for several."),
-]
-LabelsOpt = Annotated[Path, typer.Option("--labels", help="Clinical labels file.")]
-MappingOpt = Annotated[list[str] | None, typer.Option("--mapping", "-m", help=MAPPING_HELP)]
-
-
-# The pipeline's evidence source, declared over the traces' own: `ingest` and `attribute`.
-EvidenceOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--evidence",
-        help="Declare the pipeline's evidence source on every trace: retrieved, provided or "
-        "none (closed-book); SYSTEM=SOURCE for one system (repeatable). See "
-        "docs/attribution.md.",
-    ),
-]
-
-# A ratings table's unit ids: `agree` and `compare` (failcodes.stats.tables guesses the column).
-UnitColumnOpt = Annotated[
-    str | None,
-    typer.Option("--unit-column", help="Unit id column (default: guessed from its name)."),
-]
 
 
 def int_list(text: str, option: str, *, high: int, most: int) -> tuple[int, ...]:
@@ -109,22 +70,7 @@ RAW_CSV = inspect.Parameter(
     "raw_csv", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=RawCsvOpt
 )
 
-PartOpt = Annotated[
-    UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
-]
-
-# What a judge codes: `judge retrieval|reasoning`, `attribute` (which reads its runs),
-# `saturate init --from` and `labelstudio export|push` (which build units the same way).
-FromOpt = Annotated[
-    Path,
-    typer.Option(
-        "--from", help="Traces or disagreements (JSONL): the judge's input.", show_default=False
-    ),
-]
-CodebookFileOpt = Annotated[
-    Path | None,
-    typer.Option("--codebook", help="Codebook file (YAML/JSON; default: the bundled codebook)."),
-]
+# `labelstudio export|push` (which build units as the judge does).
 TopKOpt = Annotated[
     int | None,
     typer.Option(
@@ -138,22 +84,6 @@ TopKOpt = Annotated[
 DatasetOpt = Annotated[
     str | None, typer.Option("--dataset", help="Only this data set of the study (default: all).")
 ]
-
-# The judge's response cache: `cache stats|clear` (judge options are request fields:
-# failcodes.commands.judge.JudgeOptions).
-from failcodes.commands.judge import DEFAULT_CACHE  # noqa: E402 - one definition
-
-CacheOpt = Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")]
-
-
-def load_inputs(trace_paths: Sequence[Path], labels_path: Path) -> tuple[list[Trace], list[Label]]:
-    """Read traces from several files (claim ids unique across them) and check the labels."""
-    seen: dict[tuple[str, str], tuple[Path, int]] = {}
-    traces: list[Trace] = []
-    for path in trace_paths:
-        traces.extend(traceio.read_traces(path, seen=seen))
-    labels = labelio.read_labels(labels_path, traces=traces)
-    return traces, labels
 
 
 def data_console(**kwargs: Any) -> Console:
@@ -173,20 +103,12 @@ def make_console() -> Console:
 
 
 __all__ = [
-    "DEFAULT_CACHE",
-    "MAPPING_HELP",
-    "CacheOpt",
-    "CodebookFileOpt",
+    "RAW_CSV",
     "DatasetOpt",
-    "EvidenceOpt",
-    "FromOpt",
-    "LabelsOpt",
-    "MappingOpt",
-    "PartOpt",
+    "RawCsvOpt",
     "TopKOpt",
-    "TracesOpt",
-    "UnitColumnOpt",
     "data_console",
-    "load_inputs",
+    "int_list",
     "make_console",
+    "raw_csv_cells",
 ]
