@@ -183,6 +183,26 @@ def test_any_line_reads_the_same_both_ways(
     assert fast == exact
 
 
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_parquet_and_csv_of_vouched_lines_are_those_of_the_models(
+    tmp_path: Path, suffix: str
+) -> None:
+    from failcodes import traceio
+
+    # line 1 vouched for, line 2 not (an explicit null): both ways give the same files
+    src = tmp_path / "t.jsonl"
+    src.write_text(json.dumps(FULL) + "\n" + json.dumps({**FULL, "claim_id": "c2", "title": None}))
+    written = {}
+    for lines in (True, False):
+        out = tmp_path / f"{lines}{suffix}"
+        files = traceio.write_traces(out, TableStream([src], TableSpec(), lines=lines))
+        written[lines] = [f.read_bytes() for f in files]
+    assert written[True] == written[False]
+    back = traceio.read_traces(tmp_path / f"True{suffix}")
+    assert [t.raw_verdict for t in back] == ["Supported", "Supported"]
+    assert [p.score for p in back[0].passages] == [2.0, None]
+
+
 def test_ingest_writes_vouched_lines_with_the_declared_evidence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -512,13 +512,15 @@ def stage_table(
     *,
     omit: Collection[str] = (),
     footer: Callable[[], dict[bytes, bytes] | None] | None = None,
+    record: Callable[[Any], dict[str, Any]] | None = None,
 ) -> None:
     """Stage ``rows`` in ``b`` as ``path`` in its format (a CSV gets ``csv_columns``).
 
     ``rows`` are iterated once: JSONL is written as they come. ``omit`` names fields unset
     in every row, left out of the CSV and Parquet columns (JSONL leaves out unset fields).
     ``footer`` is called once every row is written: metadata for a Parquet file's footer
-    (:func:`failcodes.engine.validated_marker`), or None.
+    (:func:`failcodes.engine.validated_marker`), or None. ``record`` gives a row's Parquet
+    record (default: its JSON-mode dump; a field it leaves out is null).
     """
     fmt = detect_format(path)
     tmp = b.stage(path)
@@ -542,7 +544,10 @@ def stage_table(
         with pq.ParquetWriter(tmp, schema) as writer:
             it = iter(rows)
             while chunk := list(itertools.islice(it, PARQUET_ROWS)):
-                data = [row.model_dump(mode="json", exclude=set(omit)) for row in chunk]
+                data = [
+                    record(row) if record else row.model_dump(mode="json", exclude=set(omit))
+                    for row in chunk
+                ]
                 writer.write_table(pa.Table.from_pylist(data, schema=schema))
             extra = footer() if footer is not None else None
             if extra:

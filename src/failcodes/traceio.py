@@ -36,7 +36,7 @@ from failcodes.tableio import (
     validate_record,
     write_in_batch,
 )
-from failcodes.tracelines import TraceLine, json_of, trace_of
+from failcodes.tracelines import TraceLine, json_of, record_of, trace_of
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -227,8 +227,8 @@ def write_traces(
 ) -> list[Path]:
     """Write traces atomically; returns the files written (CSV: the table and its passages).
 
-    ``traces`` may hold vouched lines (:mod:`failcodes.tracelines`): JSONL writes them as
-    they are (the same bytes as their models), CSV and Parquet their models. A CSV always
+    ``traces`` may hold vouched lines (:mod:`failcodes.tracelines`): JSONL and Parquet write
+    them as they are (the same bytes as their models), CSV their models. A CSV always
     gets its ``X.passages.csv`` (header only when no trace has passages), so a stale
     passages table from an earlier run can never be paired with new traces.
     """
@@ -236,13 +236,14 @@ def write_traces(
     fmt = detect_format(p)
     # every format is written as the traces come (a stream is never held): JSONL line by
     # line, a CSV with its passages table row by row, Parquet a row group at a time
-    rows: Iterable[Trace] = map(trace_of, traces)
     written = [p]
 
     def write(b: AtomicBatch) -> None:
         if fmt is Format.PARQUET:  # the engine reads it without validating again
-            vouched = _Vouched(rows)
-            stage_table(b, p, Trace, vouched, TRACE_COLUMNS, footer=vouched.marker)
+            vouched = _Vouched(traces)
+            stage_table(
+                b, p, Trace, vouched, TRACE_COLUMNS, footer=vouched.marker, record=record_of
+            )
             return
         if fmt is not Format.CSV:
             with b.stage(p).open("wb", buffering=1 << 20) as fh:
@@ -258,7 +259,7 @@ def write_traces(
         ):
             table = CsvTable(main_fh, p, TRACE_COLUMNS)
             passages = CsvTable(side_fh, side, PASSAGE_COLUMNS)
-            for t in rows:
+            for t in map(trace_of, traces):
                 table.write([getattr(t, c) for c in TRACE_COLUMNS])
                 for ps in t.passages:
                     passages.write(
@@ -272,19 +273,19 @@ def write_traces(
 class _Vouched:
     """Traces passed through to a Parquet writer, checked for the engine's marker (issue 30).
 
-    The models are valid traces with canonical verdicts; this adds what a file of them must
-    also hold: ids neither blank nor padded, no ``(system, claim_id)`` twice (64-bit hashes,
-    8 bytes a trace: a collision only leaves the marker out). :meth:`marker` is the footer's
-    :func:`~failcodes.engine.validated_marker`, or None when a check failed.
+    The models (or vouched lines) are valid traces with canonical verdicts; this adds what a
+    file of them must also hold: ids neither blank nor padded, no ``(system, claim_id)`` twice
+    (64-bit hashes, 8 bytes a trace: a collision only leaves the marker out). :meth:`marker`
+    is the footer's :func:`~failcodes.engine.validated_marker`, or None when a check failed.
     """
 
-    def __init__(self, rows: Iterable[Trace]) -> None:
+    def __init__(self, rows: Iterable[Trace | TraceLine]) -> None:
         self.rows = rows
         self.count = 0
         self.keys = array.array("q")
         self.clean = True
 
-    def __iter__(self) -> Iterator[Trace]:
+    def __iter__(self) -> Iterator[Trace | TraceLine]:
         for t in self.rows:
             if self.clean and any(id_problem(getattr(t, n)) for n in TRACE_ID_FIELDS):
                 self.clean = False
