@@ -190,7 +190,8 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     Raises :class:`InputError` with the line for malformed JSON or a non-object line (every
     line goes through :func:`parse_json`).
     """
-    return _jsonl_rows(Path(path))
+    for lineno, raw in jsonl_lines(path):
+        yield lineno, jsonl_object(raw, Path(path), lineno)
 
 
 def read_json(path: str | Path) -> Any:
@@ -390,8 +391,3 @@ def jsonl_object(text: str, path: str | Path, line: int) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", path=path, line=line)
     return obj
-
-
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for lineno, raw in jsonl_lines(path):
-        yield lineno, jsonl_object(raw, path, lineno)

@@ -44,20 +44,6 @@ from failcodes.verdicts import Verdict, normalize_verdict
 PASSAGE_KEY = ("system", "claim_id")
 
 
-def trace_from_record(
-    record: dict[str, Any],
-    path: str | Path,
-    line: int,
-    aliases: Mapping[str, Verdict] | None = None,
-) -> Trace:
-    """Validate one trace record (our field names) exactly as :func:`read_traces` does.
-
-    The verdict goes through the alias table (the raw text kept in ``raw_verdict``); nested
-    passages may be objects with missing values left out. Errors name path, line and field.
-    """
-    return prepare_trace(dict(record), Path(path), line, aliases, {})
-
-
 def claim_once(
     seen: dict[tuple[str, str], tuple[Path, int]], trace: Trace, path: Path, line: int
 ) -> tuple[str, str]:

@@ -495,7 +495,7 @@ def _row(
         rec["raw_verdict"] = ASSERTED
     elif spec.verdict_threshold is not None:
         _score_verdict(rec, spec, path, line)
-    trace = traceio.trace_from_record(rec, path, line, spec.aliases)
+    trace = traceio.prepare_trace(rec, path, line, spec.aliases, {})
     label: Label | None = None
     rule = spec.label_rule
     if rule is not None:
