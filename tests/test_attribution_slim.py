@@ -1,5 +1,6 @@
 """The slim inputs of attribution (issue 30): CodeIndex and ClaimUnits against the models."""
 
+import pandas as pd
 import pytest
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
@@ -109,3 +110,60 @@ def test_claim_units_ids_are_the_units_ids() -> None:
     )
     blank = claim_units(trace.model_copy(update={"reasoning": "  "}))
     assert blank.step_unit is None and len(blank.passages) == 3
+
+
+def test_csv_sink_writes_the_whole_frames_bytes_chunk_by_chunk(tmp_path) -> None:
+    """Chunks written one by one give the bytes of ``to_csv`` of the whole table.
+
+    The whole table has a missing value in ``assessed``, so pandas writes its whole numbers
+    as floats (``5.0``): the first two chunks (no missing value) were written as ``5`` and
+    are rewritten; text needing quotes or neutralising and bool/None cells pass unchanged.
+    """
+    from failcodes.commands.attribute import _CsvSink
+    from failcodes.csvcells import safe_frame
+    from failcodes.fileio import AtomicBatch
+
+    rows = [
+        ("a,b", True, 5, "=1+1"),
+        ('say "x"', None, 4, "ok"),
+        ("line\nbreak", False, 5, "-2"),
+        ("plain", True, 3, "@home"),
+        ("none", None, None, None),
+        ("after", False, 5, "+x"),
+    ]
+    columns = ["text", "gold", "assessed", "cell"]
+    whole = pd.DataFrame({c: [r[i] for r in rows] for i, c in enumerate(columns)})
+    path = tmp_path / "t.csv"
+    expected = safe_frame(whole, path).to_csv(index=False)
+    assert "5.0" in expected and ",5," not in expected  # what the whole table writes
+    with AtomicBatch() as batch:
+        sink = _CsvSink(batch, path)
+        for i in range(0, len(rows), 2):
+            part = rows[i : i + 2]
+            sink.write(
+                pd.DataFrame({c: [r[j] for r in part] for j, c in enumerate(columns)}), "assessed"
+            )
+        sink.close()
+    assert path.read_text(encoding="utf-8") == expected
+
+
+def test_attribute_in_one_claim_chunks_equals_one_chunk(workdir, capsys, monkeypatch) -> None:
+    from failcodes.commands import attribute as command
+    from tests.cli_helpers import run_cli
+    from tests.judge_helpers import make_traces, write_codebook, write_traces
+
+    traces = write_traces(workdir / "t.jsonl", make_traces(3))
+    cb = write_codebook(workdir / "cb.yaml")
+    base = ["--from", str(traces), "--codebook", str(cb)]
+    assert run_cli(["judge", "retrieval", *base, "-o", "r"], capsys)[0] == 0
+    assert run_cli(["judge", "reasoning", *base, "-o", "v"], capsys)[0] == 0
+    args = ["attribute", *base, "--retrieval", "r", "--reasoning", "v"]
+    assert run_cli([*args, "-o", "one"], capsys)[0] == 0
+    monkeypatch.setattr(command, "_CLAIMS_PER_CHUNK", 1)
+    monkeypatch.setattr(command, "_ROWS_PER_CHUNK", 1)
+    assert run_cli([*args, "-o", "many"], capsys)[0] == 0
+    names = sorted(p.name for p in (workdir / "one").iterdir())
+    assert len(names) == 9
+    assert names == sorted(p.name for p in (workdir / "many").iterdir())
+    for name in names:
+        assert (workdir / "many" / name).read_bytes() == (workdir / "one" / name).read_bytes()

@@ -721,6 +721,15 @@ def per_passage_codes(
 
 def passage_table(claims: Iterable[ClaimUnits], retrieval: CodeIndex) -> pd.DataFrame:
     """:func:`per_passage_codes` of slim claims (their top-k passages) and a run's codes."""
+    return coded_frame(*passage_heads(claims), retrieval, passage=True)
+
+
+#: The trace columns of the rows of a wide table and the units they show.
+Heads = tuple[list[tuple[object, ...]], list[str]]
+
+
+def passage_heads(claims: Iterable[ClaimUnits]) -> Heads:
+    """The per-passage table's trace columns (one per top-k passage) and unit ids."""
     heads: list[tuple[object, ...]] = []
     uids: list[str] = []
     for c in claims:
@@ -731,7 +740,7 @@ def passage_table(claims: Iterable[ClaimUnits], retrieval: CodeIndex) -> pd.Data
         for p in c.passages:
             heads.append((*head, p.rank, p.passage_id, p.gold))
             uids.append(p.unit_id)
-    return _coded_table(heads, uids, retrieval, "all_high", passage=True)
+    return heads, uids
 
 
 def per_trace_steps(
@@ -748,6 +757,11 @@ def per_trace_steps(
 
 def step_table(claims: Iterable[ClaimUnits], verification: CodeIndex) -> pd.DataFrame:
     """:func:`per_trace_steps` of slim claims and a run's codes."""
+    return coded_frame(*step_heads(claims), verification, passage=False)
+
+
+def step_heads(claims: Iterable[ClaimUnits]) -> Heads:
+    """The per-trace table's trace columns (one per claim with reasoning) and unit ids."""
     heads: list[tuple[object, ...]] = []
     uids: list[str] = []
     for c in claims:
@@ -756,22 +770,26 @@ def step_table(claims: Iterable[ClaimUnits], verification: CodeIndex) -> pd.Data
         group = _group(c.verifier, c.system)
         heads.append((c.system, group, c.question_id, c.sentence_id, c.claim_id, c.verdict))
         uids.append(c.step_unit)
-    return _coded_table(heads, uids, verification, "all_correct", passage=False)
+    return heads, uids
 
 
-def _coded_table(
-    heads: list[tuple[object, ...]], uids: list[str], codes: CodeIndex, flag: str, *, passage: bool
+def coded_frame(
+    heads: list[tuple[object, ...]], uids: list[str], codes: CodeIndex, *, passage: bool
 ) -> pd.DataFrame:
-    """The rows ``heads`` (the units' trace columns) + unit id, coding, codes and ``flag``."""
+    """The wide table of rows ``heads`` (trace columns) + unit id, coding, codes and flag.
+
+    ``all_high`` for passages, ``all_correct`` for steps (:func:`per_passage_codes`,
+    :func:`per_trace_steps`).
+    """
     import pandas as pd
 
+    flag = "all_high" if passage else "all_correct"
     columns = _columns(list(codes.high), flag, passage=passage)
     missing = ("missing", None, None, *(None,) * len(codes.high), None, None)
     rows = [
         (*head, uid, *(missing if found is None else (*found[:3], *found.cells, *found[4:])))
         for head, uid, found in zip(heads, uids, codes.get_many(uids), strict=True)
     ]
-    del heads
     cols = list(zip(*rows, strict=True)) if rows else [() for _ in columns]
     del rows
     return pd.DataFrame(
@@ -793,18 +811,40 @@ def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
     group with nothing coded gets rate None), not_fully_assessed (coded rows with at least one
     dimension coded ``not_assessable``: their flag is over the assessed dimensions only).
     """
-    import pandas as pd
+    return rate_frame(quality_counts(table, by=by, flag=flag), by=by, flag=flag)
 
-    out = []
+
+#: Per group of a table: [rows, coded, flag true, coded with a not_assessable cell].
+QualityCounts = dict[str, list[int]]
+
+
+def quality_counts(
+    table: pd.DataFrame, *, by: str, flag: str, into: QualityCounts | None = None
+) -> QualityCounts:
+    """The counts behind :func:`quality_rate` (added to ``into``: a table read in parts)."""
+    out: QualityCounts = {} if into is None else into
     for group, sub in table.groupby(by, sort=True):
         coded = sub[flag].notna()
         n_coded = int(coded.sum())
         n_true = int((sub.loc[coded, flag] == True).sum())  # noqa: E712 - object column
         partial = int((sub.loc[coded] == NOT_ASSESSABLE).any(axis=1).sum())
+        total = out.setdefault(str(group), [0, 0, 0, 0])
+        for i, n in enumerate((len(sub), n_coded, n_true, partial)):
+            total[i] += n
+    return out
+
+
+def rate_frame(counts: QualityCounts, *, by: str, flag: str) -> pd.DataFrame:
+    """:func:`quality_rate`'s table of :func:`quality_counts` (groups in sorted order)."""
+    import pandas as pd
+
+    out = []
+    for group in sorted(counts):
+        rows, n_coded, n_true, partial = counts[group]
         out.append(
             {
                 by: group,
-                "rows": len(sub),
+                "rows": rows,
                 "coded": n_coded,
                 flag: n_true,
                 "rate": (n_true / n_coded) if n_coded else None,
@@ -837,25 +877,56 @@ def dominant_errors(
     Several subcodes of one row count separately (one per dimension, and each code of a
     multi-label dimension), as in seed 001's Table 9 where error cells of one step co-occur.
     """
+    counts = error_counts(table, codebook, kind, by=by)
+    return dominant_frame(counts, codebook, kind, by=by, top=top)
+
+
+#: Per group: [scored rows, {dimension: {code: rows}}].
+ErrorCounts = dict[str, tuple[list[int], dict[str, Counter[str]]]]
+
+
+def error_counts(
+    table: pd.DataFrame,
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    by: str,
+    into: ErrorCounts | None = None,
+) -> ErrorCounts:
+    """The counts behind :func:`dominant_errors` (added to ``into``: a table read in parts)."""
+    out: ErrorCounts = {} if into is None else into
+    part = codebook.part(kind)
+    for group, sub in table.groupby(by, sort=True):
+        coded = sub[sub["status"] == Status.SCORED.value]
+        n, dims = out.setdefault(str(group), ([0], {}))
+        n[0] += len(coded)
+        for dim in part.dimensions:
+            counts = dims.setdefault(dim.id, Counter())
+            for cell, times in coded[dim.id].value_counts().items():  # each distinct cell once
+                for code in cell_codes(cell):
+                    counts[code] += int(times)
+    return out
+
+
+def dominant_frame(
+    counts: ErrorCounts, codebook: Codebook, kind: UnitKind, *, by: str, top: int = 3
+) -> pd.DataFrame:
+    """:func:`dominant_errors`' table of :func:`error_counts` (groups in sorted order)."""
     import pandas as pd
 
     part = codebook.part(kind)
     rows = []
-    for group, sub in table.groupby(by, sort=True):
-        coded = sub[sub["status"] == Status.SCORED.value]
-        n = len(coded)
+    for group in sorted(counts):
+        (n,), dims = counts[group]
         if n == 0:
             continue
         found = []
         for dim in part.dimensions:
-            counts: Counter[str] = Counter()
-            for cell, times in coded[dim.id].value_counts().items():  # each distinct cell once
-                for code in cell_codes(cell):
-                    counts[code] += int(times)
+            got = dims.get(dim.id, Counter())
             for sc in dim.subcodes:
                 if sc.high_quality:
                     continue
-                c = int(counts.get(sc.id, 0))
+                c = int(got.get(sc.id, 0))
                 if c:
                     found.append((c, dim.id, sc.id, sc.label))
         found.sort(key=lambda x: (-x[0], x[1], x[2]))
@@ -876,40 +947,34 @@ def dominant_errors(
     )
 
 
+#: The columns of :func:`attribution_table`.
+ATTRIBUTION_COLUMNS = (
+    "item_id",
+    "system",
+    "question_id",
+    "sentence_id",
+    "claim_id",
+    "kind",
+    "stage",
+    "strategy",
+    "evidence_source",
+    "reason",
+)
+
+
+def attribution_row(a: ItemAttribution) -> tuple[object, ...]:
+    """One row of :func:`attribution_table` (its :data:`ATTRIBUTION_COLUMNS`)."""
+    kind = a.kind.value if a.kind else None
+    ids = (a.item_id, a.system, a.question_id, a.sentence_id, a.claim_id)
+    return (*ids, kind, a.stage.value, a.strategy, a.evidence_source, a.reason)
+
+
 def attribution_table(items: Iterable[ItemAttribution]) -> pd.DataFrame:
     """One row per attributed item: id, system, kind, stage, strategy, evidence source, reason."""
     import pandas as pd
 
-    rows = [
-        {
-            "item_id": a.item_id,
-            "system": a.system,
-            "question_id": a.question_id,
-            "sentence_id": a.sentence_id,
-            "claim_id": a.claim_id,
-            "kind": a.kind.value if a.kind else None,
-            "stage": a.stage.value,
-            "strategy": a.strategy,
-            "evidence_source": a.evidence_source,
-            "reason": a.reason,
-        }
-        for a in items
-    ]
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "item_id",
-            "system",
-            "question_id",
-            "sentence_id",
-            "claim_id",
-            "kind",
-            "stage",
-            "strategy",
-            "evidence_source",
-            "reason",
-        ],
-    )
+    rows = [dict(zip(ATTRIBUTION_COLUMNS, attribution_row(a), strict=True)) for a in items]
+    return pd.DataFrame(rows, columns=list(ATTRIBUTION_COLUMNS))
 
 
 def attribution_summary(items: Iterable[ItemAttribution]) -> pd.DataFrame:

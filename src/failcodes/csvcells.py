@@ -114,8 +114,11 @@ def _text_column(series: pd.Series) -> bool:
     return bool(types.is_object_dtype(series.dtype) or types.is_string_dtype(series.dtype))
 
 
-def safe_frame(frame: pd.DataFrame, path: str | Path) -> pd.DataFrame:
+def safe_frame(frame: pd.DataFrame, path: str | Path, *, first_line: int = 2) -> pd.DataFrame:
     """``frame`` ready for ``to_csv``: its text cells neutralised, a NUL refused naming ``path``.
+
+    The NUL's line is the row's in ``path`` (``first_line``: the frame's first row's; the
+    header is line 1).
 
     Numbers (numeric columns, and text that is a number) are left as they are. A column is
     looked at as one string (its cells joined by newlines): only a column with a NUL, or
@@ -132,7 +135,7 @@ def safe_frame(frame: pd.DataFrame, path: str | Path) -> pd.DataFrame:
         if "\x00" in joined:
             for row, value in enumerate(values):
                 if isinstance(value, str) and "\x00" in value:
-                    check_nul([value], [str(column)], Path(path), row + 2)  # after the header
+                    check_nul([value], [str(column)], Path(path), row + first_line)
         if _RAW.get() or _LEADING_LINE.search(joined) is None:
             continue  # no cell to neutralise
         if out is frame:

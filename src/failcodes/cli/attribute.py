@@ -37,7 +37,7 @@ def _json(result: AttributeResult) -> str:
 
     tables = result.tables
     summary = {
-        "items": len(result.items),
+        "items": result.count,
         "heuristic_baseline": result.heuristic,
         "coded_by": dict(result.coded_by),
         "stages": tables["attribution_summary"].to_dict(orient="records"),

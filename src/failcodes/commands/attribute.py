@@ -15,6 +15,7 @@ from failcodes.attribution import Strategy
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.csvcells import safe_frame
 from failcodes.errors import InputError
+from failcodes.fileio import output_error
 from failcodes.study import layout
 
 if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
@@ -36,9 +37,14 @@ OUTPUT_FILES = {
 
 @dataclass
 class AttributeResult:
-    """The attributed items, the tables written, who coded the units."""
+    """How many items were attributed, the small tables, who coded the units.
 
-    items: list[Any]
+    The large tables (per passage, per trace, per item) are written under ``output`` as they
+    are made, not held: ``tables`` holds the summaries (stages, rates, dominant errors, panel
+    agreement).
+    """
+
+    count: int
     tables: dict[str, pd.DataFrame]
     output: Path
     heuristic: bool
@@ -46,7 +52,7 @@ class AttributeResult:
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
-        out = [f"{len(self.items)} items attributed; tables in {self.output}"]
+        out = [f"{self.count} items attributed; tables in {self.output}"]
         if len(self.coded_by) > 1:
             by = ", ".join(f"{coder}: {n}" for coder, n in sorted(self.coded_by.items()))
             out.append(f"units coded by: {by}")
@@ -90,15 +96,14 @@ class AttributeRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> AttributeResult:
         """Attribute every item, write the tables and the items under ``output``."""
-        from failcodes.attribution import attribute_item, attribution_table, stage_counts
-        from failcodes.commands.inputs import codebook_note, load_codebook, load_item_claims
-        from failcodes.fileio import atomic_write_text, check_output_dir, write_jsonl
+        from failcodes.commands.inputs import ItemSource, codebook_note, load_codebook
+        from failcodes.fileio import AtomicBatch, check_output_dir
         from failcodes.traces import parse_evidence_declarations
         from failcodes.units import UnitKind
 
         codebook = load_codebook(self.codebook)
         declared = parse_evidence_declarations(self.evidence)
-        to_attribute, claims = load_item_claims(self.source, declared, top_k=self.top_k)
+        source = ItemSource(self.source, declared, top_k=self.top_k)  # read once: its errors
         r_codes = _codes(self.retrieval, codebook, UnitKind.RETRIEVAL)
         v_codes = _codes(self.reasoning, codebook, UnitKind.VERIFICATION)
         if self.strategy is Strategy.CODEBOOK and self.retrieval is None:
@@ -108,21 +113,13 @@ class AttributeRequest(Request):
         if said:
             note(said)
         r_codes.check()
-        items = [
-            attribute_item(i, r_codes, strategy=self.strategy, top_k=self.top_k)
-            for i in to_attribute
-        ]
-        del to_attribute
-        table = attribution_table(items)
-        tables = {
-            "attribution": table,
-            "attribution_summary": stage_counts(table),
-            **self._part_tables(claims, r_codes, v_codes, codebook),
-        }
-        for name, df in tables.items():
-            path = self.output / OUTPUT_FILES.get(name, f"{name}.csv")
-            atomic_write_text(path, safe_frame(df, path).to_csv(index=False))
-        write_jsonl(self.output / layout.ATTRIBUTION_ITEMS, items)
+        if self.reasoning is not None:
+            v_codes.check()
+        try:
+            with AtomicBatch() as batch:  # every file or none
+                count, tables = self._write(batch, source, r_codes, v_codes, codebook)
+        except OSError as exc:
+            raise output_error(exc, self.output) from None
         heuristic = r_codes.heuristic() or v_codes.heuristic()
         coded_by: Counter[str] = Counter()
         for codes in (r_codes, v_codes):  # a cascade mixes coders: say who coded how many units
@@ -130,39 +127,105 @@ class AttributeRequest(Request):
                 coded_by[f"{coder}{' (heuristic baseline)' if kind == 'heuristic' else ''}"] += n
         if heuristic:
             note(HEURISTIC_NOTE)
-        return AttributeResult(items, tables, self.output, heuristic, coded_by)
+        return AttributeResult(count, tables, self.output, heuristic, coded_by)
 
-    def _part_tables(
-        self, claims: Any, r_codes: Any, v_codes: Any, codebook: Any
-    ) -> dict[str, pd.DataFrame]:
+    def _path(self, name: str) -> Path:
+        return self.output / OUTPUT_FILES.get(name, f"{name}.csv")
+
+    def _write(
+        self, batch: Any, source: Any, r_codes: Any, v_codes: Any, codebook: Any
+    ) -> tuple[int, dict[str, pd.DataFrame]]:
+        """Attribute the items one at a time, each table written a chunk at a time."""
+        import sys
+
         import pandas as pd
 
         from failcodes.attribution import (
-            all_correct_rate,
-            all_high_rate,
-            dominant_errors,
-            passage_table,
-            step_table,
+            ATTRIBUTION_COLUMNS,
+            attribute_item,
+            attribution_row,
+            coded_frame,
+            dominant_frame,
+            error_counts,
+            passage_heads,
+            quality_counts,
+            rate_frame,
+            stage_counts,
+            step_heads,
         )
-        from failcodes.judge.panelrun import read_panel
         from failcodes.units import UnitKind
 
-        tables: dict[str, pd.DataFrame] = {}
+        items = _CsvSink(batch, self._path("attribution"))
+        jsonl = batch.stage(self.output / layout.ATTRIBUTION_ITEMS).open("wb")
+        passages = _CsvSink(batch, self._path("per_passage_codes")) if self.retrieval else None
+        steps = _CsvSink(batch, self._path("per_trace_steps")) if self.reasoning else None
+        r_rates: dict[str, list[int]] = {}
+        r_errors: dict[str, Any] = {}
+        v_rates: dict[str, list[int]] = {}
+        v_errors: dict[str, Any] = {}
+        systems: list[str] = []
+        stages: list[str] = []
+        rows: list[tuple[object, ...]] = []
+        claims: list[Any] = []
+
+        def flush(final: bool = False) -> None:
+            if rows or (final and not items.started):
+                items.write(pd.DataFrame(rows or None, columns=list(ATTRIBUTION_COLUMNS)))
+                rows.clear()
+            if passages is not None:
+                pp = coded_frame(*passage_heads(claims), r_codes, passage=True)
+                if len(pp) or (final and not passages.started):
+                    passages.write(pp, "assessed_dimensions")
+                    quality_counts(pp, by="retriever", flag="all_high", into=r_rates)
+                    error_counts(pp, codebook, UnitKind.RETRIEVAL, by="retriever", into=r_errors)
+            if steps is not None:
+                pt = coded_frame(*step_heads(claims), v_codes, passage=False)
+                if len(pt) or (final and not steps.started):
+                    steps.write(pt, "assessed_dimensions")
+                    quality_counts(pt, by="verifier", flag="all_correct", into=v_rates)
+                    error_counts(pt, codebook, UnitKind.VERIFICATION, by="verifier", into=v_errors)
+            claims.clear()
+
+        count = 0
+        for item, new in source:
+            done = attribute_item(item, r_codes, strategy=self.strategy, top_k=self.top_k)
+            jsonl.write((done.model_dump_json() + "\n").encode("utf-8"))
+            rows.append(attribution_row(done))
+            systems.append(sys.intern(done.system))
+            stages.append(done.stage.value)
+            claims.extend(new)
+            count += 1
+            if len(claims) >= _CLAIMS_PER_CHUNK or len(rows) >= _ROWS_PER_CHUNK:
+                flush()
+        flush(final=True)
+        for sink in (items, passages, steps):
+            if sink is not None:
+                sink.close()
+        jsonl.close()
+        summary = stage_counts(pd.DataFrame({"system": systems, "stage": stages}))
+        tables: dict[str, pd.DataFrame] = {"attribution_summary": summary}
         if self.retrieval is not None:
-            pp = passage_table(claims, r_codes)
-            tables["per_passage_codes"] = pp
-            tables["retriever_all_high"] = all_high_rate(pp)
-            tables["retrieval_dominant_errors"] = dominant_errors(
-                pp, codebook, UnitKind.RETRIEVAL, by="retriever", top=self.top
+            tables["retriever_all_high"] = rate_frame(r_rates, by="retriever", flag="all_high")
+            tables["retrieval_dominant_errors"] = dominant_frame(
+                r_errors, codebook, UnitKind.RETRIEVAL, by="retriever", top=self.top
             )
         if self.reasoning is not None:
-            v_codes.check()
-            pt = step_table(claims, v_codes)
-            tables["per_trace_steps"] = pt
-            tables["verifier_all_correct"] = all_correct_rate(pt)
-            tables["verification_dominant_errors"] = dominant_errors(
-                pt, codebook, UnitKind.VERIFICATION, by="verifier", top=self.top
+            tables["verifier_all_correct"] = rate_frame(v_rates, by="verifier", flag="all_correct")
+            tables["verification_dominant_errors"] = dominant_frame(
+                v_errors, codebook, UnitKind.VERIFICATION, by="verifier", top=self.top
             )
+        tables.update(self._panel_tables())
+        for name, df in tables.items():
+            path = self._path(name)
+            batch.stage(path).write_text(safe_frame(df, path).to_csv(index=False), encoding="utf-8")
+        return count, tables
+
+    def _panel_tables(self) -> dict[str, pd.DataFrame]:
+        import pandas as pd
+
+        from failcodes.judge.panelrun import read_panel
+
+        tables: dict[str, pd.DataFrame] = {}
         for kind_name, run_dir in (("retrieval", self.retrieval), ("reasoning", self.reasoning)):
             panel = read_panel(run_dir) if run_dir is not None else None
             if panel is not None:  # inter-judge agreement beside the tables on its consensus
@@ -170,6 +233,84 @@ class AttributeRequest(Request):
                     [r.model_dump() for r in panel.agreement]
                 )
         return tables
+
+
+#: Claims whose table rows are made and written at a time (~10 passage rows each).
+_CLAIMS_PER_CHUNK = 2_000
+#: Attributed items whose table rows are written at a time.
+_ROWS_PER_CHUNK = 5_000
+
+
+class _CsvSink:
+    """A table written to a staged CSV a chunk at a time, as its whole frame's ``to_csv``.
+
+    pandas formats each chunk; the one column whose text depends on the whole table (whole
+    numbers with a missing value among them are floats: ``5.0``) is written as the whole
+    table would have it: once a chunk shows a missing value the rest are written as floats,
+    and chunks written before as integers are rewritten at :meth:`close`.
+    """
+
+    def __init__(self, batch: Any, path: Path) -> None:
+        self.path = path
+        self.tmp = batch.stage(path)
+        self._fh = self.tmp.open("w", encoding="utf-8", newline="")
+        #: The header is written.
+        self.started = False
+        self._lines = 0
+        self._column: str | None = None
+        self._missing = False  # a missing value seen in the column
+        self._as_int = False  # whole numbers written as integers in some chunk
+
+    def write(self, frame: pd.DataFrame, whole: str | None = None) -> None:
+        """Write ``frame``'s rows (the header first); ``whole``: the whole-number column."""
+        if whole is not None:
+            self._column = whole
+            values = frame[whole]
+            if values.isna().any():
+                self._missing = True
+            if self._missing and values.notna().any():
+                frame = frame.assign(**{whole: values.astype("float64")})
+            elif values.dtype.kind == "i":
+                self._as_int = True
+        safe = safe_frame(frame, self.path, first_line=self._lines + 2)
+        self._fh.write(safe.to_csv(index=False, header=not self.started))
+        self.started = True
+        self._lines += len(frame)
+
+    def close(self) -> None:
+        """Finish the file (rewriting integer chunks as floats if a value was missing)."""
+        self._fh.close()
+        if self._column is not None and self._missing and self._as_int:
+            _as_floats(self.tmp, self._column)
+
+
+def _as_floats(tmp: Path, column: str) -> None:
+    """Rewrite ``column`` of the staged CSV ``tmp``: each whole number as pandas writes a float.
+
+    The rows were written by pandas (``csv.writer``, minimal quoting, newline-ended lines), so
+    reading and writing them again with ``csv`` gives the same bytes for every other cell.
+    """
+    import csv
+
+    fixed = tmp.with_name(tmp.name + ".fixed")
+    try:
+        with (
+            tmp.open(newline="", encoding="utf-8") as src,
+            fixed.open("w", newline="", encoding="utf-8") as dst,
+        ):
+            reader = csv.reader(src)
+            writer = csv.writer(dst, lineterminator="\n")
+            header = next(reader)
+            writer.writerow(header)
+            at = header.index(column)
+            for row in reader:
+                cell = row[at]
+                if cell and "." not in cell:
+                    row[at] = cell + ".0"
+                writer.writerow(row)
+        fixed.replace(tmp)
+    finally:
+        fixed.unlink(missing_ok=True)
 
 
 def _codes(run_dir: Path | None, codebook: Any, kind: Any) -> Any:

@@ -6,7 +6,8 @@ or Parquet) or a traces file in any format :func:`failcodes.traceio.read_traces`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -73,62 +74,108 @@ def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | Non
     return traces, None
 
 
-def load_item_claims(
-    path: str | Path, declared: Mapping[str, EvidenceSource], *, top_k: int | None
-) -> tuple[list[ItemClaims], list[ClaimUnits]]:
-    """``attribute --from`` as slim records: the items to attribute and the distinct claims.
+class ItemSource:
+    """``attribute --from`` as slim records: read once to check it, then streamed.
 
-    What :func:`load_inputs` reads (with ``--evidence`` declared on every claim), one
-    disagreement at a time: each claim kept as its :class:`~failcodes.attribution.ClaimUnits`
-    (ids and passage unit ids, no text). The claims are those of
-    :func:`~failcodes.units.disagreement_traces` (first of each system, question, sentence,
-    claim), or the traces of a traces file; the same errors as :func:`load_inputs`.
+    The first read (here) raises what :func:`load_inputs` raises (the file's one-line errors,
+    no claims, an ``--evidence`` system not in the input) and keeps nothing of a
+    disagreements JSONL file the fast reader vouches for; iterating reads it again, one
+    disagreement at a time, as ``(item, new claims)``: the item's
+    :class:`~failcodes.attribution.ItemClaims` (``--evidence`` declared on its claims) and
+    the claims seen there first (:func:`~failcodes.units.disagreement_traces`' order: first
+    of each system, question, sentence, claim), each kept as ids and passage unit ids, no
+    text. Any other file (Parquet, a line only the exact reader takes, a traces file) is
+    held as the exact reader gives it.
     """
-    from failcodes.attribution import ItemClaims, claim_units
 
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file", path=p)
+    def __init__(
+        self, path: str | Path, declared: Mapping[str, EvidenceSource], *, top_k: int | None
+    ) -> None:
+        p = Path(path)
+        if not p.is_file():
+            raise InputError("no such file", path=p)
+        self.path, self.declared, self.top_k = p, declared, top_k
+        self._held: Sequence[Any] | None = None
+        self._traces = not is_disagreements_file(p)
+        if self._traces:
+            self._held = read_traces(p)
+            if not self._held:
+                raise InputError("no traces found", path=p)
+            systems = {t.system for t in self._held}
+        else:
+            try:
+                systems = {d.system for d in iter_disagreement_records(p) if d.claims}
+            except ExactReaderNeededError:
+                self._held = read_disagreements(p)
+                systems = {d.system for d in self._held if d.claims}
+            if not systems:
+                raise InputError("the disagreements carry no claims to judge", path=p)
+        if declared:
+            check_declared_systems(declared, systems)
 
-    def declare(trace: Any) -> Any:
-        source = declared_source(declared, trace.system) if declared else None
+    def _declare(self, trace: Any) -> Any:
+        source = declared_source(self.declared, trace.system) if self.declared else None
         if source is None:
             return trace
         if isinstance(trace, _ClaimView):
             return trace._replace(evidence_source=source)
         return trace.model_copy(update={"evidence_source": source})
 
-    if not is_disagreements_file(p):
-        traces = read_traces(p)
-        if not traces:
-            raise InputError("no traces found", path=p)
-        if declared:
-            check_declared_systems(declared, (t.system for t in traces))
-        units = [claim_units(declare(t), top_k) for t in traces]
-        items = [
-            ItemClaims(
-                f"{u.system}/{u.claim_id}",
-                u.system,
-                u.question_id,
-                u.sentence_id,
-                u.claim_id,
-                None,
-                (u,),
-            )
-            for u in units
-        ]
-        return items, units
-    try:
-        items, claims = _slim_disagreements(
-            iter_disagreement_records(p), _ClaimView.of, declare, top_k
-        )
-    except ExactReaderNeededError:
-        items, claims = _slim_disagreements(read_disagreements(p), claim_trace, declare, top_k)
-    if not claims:
-        raise InputError("the disagreements carry no claims to judge", path=p)
-    if declared:
-        check_declared_systems(declared, (c.system for c in claims))
-    return items, claims
+    def __iter__(self) -> Iterator[tuple[ItemClaims, list[ClaimUnits]]]:
+        """Each item to attribute and the claims first seen in it (see the class)."""
+        from failcodes.attribution import ItemClaims, claim_units
+
+        if self._traces:
+            for t in self._held or ():
+                u = claim_units(self._declare(t), self.top_k)
+                item_id = f"{u.system}/{u.claim_id}"
+                ids = (u.system, u.question_id, u.sentence_id, u.claim_id)
+                yield ItemClaims(item_id, *ids, None, (u,)), [u]
+            return
+        if self._held is not None:
+            yield from self._slim(self._held, claim_trace)
+        else:
+            yield from self._slim(self._again(), _ClaimView.of)
+
+    def _again(self) -> Iterator[Any]:
+        try:
+            yield from iter_disagreement_records(self.path)
+        except ExactReaderNeededError:  # vouched for on the first read: it changed since
+            raise InputError(
+                "the file changed while attribute read it; run attribute again", path=self.path
+            ) from None
+
+    def _slim(
+        self, records: Iterable[Any], trace_of: Callable[[Any, Any], Any]
+    ) -> Iterator[tuple[ItemClaims, list[ClaimUnits]]]:
+        """Slim records of disagreements (models or the fast reader's structs)."""
+        import msgspec
+
+        from failcodes.attribution import ItemClaims, claim_units
+        from failcodes.disagreements import DisagreementKind
+
+        encode = msgspec.json.encode
+        seen: set[bytes] = set()  # 16-byte digests of (system, question, sentence, claim)
+        for d in records:
+            kind = DisagreementKind(d.kind)
+            causes = set(d.error_claim_ids) if kind is DisagreementKind.FP else None
+            mine = []
+            new = []
+            for c in d.claims:
+                key = (d.system, d.question_id, d.sentence_id, c.claim_id)
+                digest = hashlib.blake2b(encode(key), digest_size=16).digest()
+                first = digest not in seen
+                cause = causes is None or c.claim_id in causes
+                if not (first or cause):
+                    continue
+                unit = claim_units(self._declare(trace_of(d, c)), self.top_k)
+                if first:
+                    seen.add(digest)
+                    new.append(unit)
+                if cause:
+                    mine.append(unit)
+            ids = (d.id, d.system, d.question_id, d.sentence_id, d.claim_id)
+            yield ItemClaims(*ids, kind, tuple(mine)), new
 
 
 class _ClaimView(NamedTuple):
@@ -173,41 +220,6 @@ class _ClaimView(NamedTuple):
         if self.evidence_source is not None:
             return self.evidence_source
         return derived_evidence_source(tuple(self.passages), self.retriever)
-
-
-def _slim_disagreements(
-    records: Iterable[Any],
-    trace_of: Callable[[Any, Any], Any],
-    declare: Callable[[Any], Any],
-    top_k: int | None,
-) -> tuple[list[ItemClaims], list[ClaimUnits]]:
-    """Slim records of disagreements (models or the fast reader's structs)."""
-    from failcodes.attribution import ItemClaims, claim_units
-    from failcodes.disagreements import DisagreementKind
-
-    seen: set[tuple[str, str, str, str]] = set()
-    claims: list[ClaimUnits] = []
-    items: list[ItemClaims] = []
-    for d in records:
-        kind = DisagreementKind(d.kind)
-        causes = set(d.error_claim_ids) if kind is DisagreementKind.FP else None
-        mine = []
-        for c in d.claims:
-            key = (d.system, d.question_id, d.sentence_id, c.claim_id)
-            new = key not in seen
-            cause = causes is None or c.claim_id in causes
-            if not (new or cause):
-                continue
-            unit = claim_units(declare(trace_of(d, c)), top_k)
-            if new:
-                seen.add(key)
-                claims.append(unit)
-            if cause:
-                mine.append(unit)
-        items.append(
-            ItemClaims(d.id, d.system, d.question_id, d.sentence_id, d.claim_id, kind, tuple(mine))
-        )
-    return items, claims
 
 
 def load_traces(path: str | Path) -> list[Trace]:
