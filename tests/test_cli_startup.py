@@ -57,6 +57,39 @@ def test_help_pays_for_no_optional_heavyweights() -> None:
         assert "numba" not in loaded, argv
 
 
+def test_metrics_imports_no_judge_nor_codebook() -> None:
+    # cli/options (every subcommand imports it) imported the judge package for the cache's
+    # default path and the codebook for --part: ~0.3 CPU-s of the metrics command's start-up
+    loaded = _imported_after(["metrics", "--help"])
+    assert "failcodes.judge" not in loaded
+    assert "failcodes.codebook" not in loaded
+    assert "jinja2" not in loaded
+
+
+def _blas_threads(preset: dict[str, str]) -> str:
+    code = (
+        "import os\n"
+        "from failcodes.cli.main import main\n"
+        "try:\n"
+        "    main(['version'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"} | preset
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    return proc.stdout.split()[-1]
+
+
+def test_numpy_blas_runs_on_one_thread_unless_the_user_says() -> None:
+    # idle OpenBLAS threads spin between the bootstrap's small products: 19-23 CPU-s for
+    # metrics at 10x paper scale on 2 busy cores, 5.5-6.6 on one thread (same output)
+    assert _blas_threads({}) == "1"
+    assert _blas_threads({"OPENBLAS_NUM_THREADS": "3"}) == "3"
+
+
 def test_version_imports_no_subcommand() -> None:
     # `failcodes version` is defined in cli/main: it imported every subcommand (~0.9 s)
     assert _register_only(["version"]) is True
