@@ -3708,6 +3708,36 @@ REDTEAM_CASES: list[Case] = [
         "error' names 'incorect', which no row has, and not 'incorrect', which rows have (a "
         "typo? those rows got the 'no_error' label): name the values as the column writes them",
     ),
+    Case(
+        # 'a;b' read as one category: 'a;b' and 'b;a' disagreed, exit 0
+        "agree/cells-look-like-code-sets",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),
+        line="failcodes: error: {d}/r.csv:2, field 'r1': 'a;b' looks like a set of codes ('a', "
+        "'b' are ratings of their own elsewhere): compare cells as sets with --sets ';' "
+        "(exact-set agreement, alpha with the MASI and Jaccard distances), or --sets none to "
+        "read each cell as one category",
+    ),
+    Case(
+        "agree/sets-split-on-another-separator",
+        ("agree", "{d}/r.csv", "--sets", ";"),
+        _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a|b\nu3,b,b\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'r2': 'a|b' looks like a set of codes ('a', "
+        "'b' are ratings of their own elsewhere): cells are split on ';' only: write every cell "
+        "with ';'",
+    ),
+    Case(
+        "agree/sets-with-weights",
+        ("agree", "{d}/r.csv", "--sets", ";", "--weights", "quadratic"),
+        _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),
+        expect=("--sets: --weights does not apply to code sets",),
+    ),
+    Case(
+        "agree/sets-separator-blank",
+        ("agree", "{d}/r.csv", "--sets", " "),
+        _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),
+        expect=("--sets must be the separator joining codes in a cell",),
+    ),
 ]
 
 CASES = (

@@ -341,3 +341,77 @@ def test_every_interval_in_the_table_has_its_warning(tmp_path: Path, run) -> Non
     assert spec and "zero-width interval" in spec[0] and "only 2 clusters (< 20)" in spec[0]
     for short in ("BalAcc", "J", "Acc"):
         assert any(f"A/refuted:{short}" in line for line in warned), short
+
+
+# -------------------------------------- co-occurring codes in a ratings table (agree --sets)
+
+# Three raters, eight units; a cell joins co-occurring codes with ';' (u5's third rating is
+# missing). Computed apart from failcodes (/tmp/rt/s2ref.py of the redteam run: each cell a
+# frozenset; Fleiss with missing ratings as Gwet 2014; Krippendorff's alpha from its
+# definition, D_o = sum_u sum_{i != j} d(v_ui, v_uj) / (m_u - 1) / n, D_e over all pairs of
+# the n pairable values, d = 0/1, MASI 1 - J * M, Jaccard 1 - J):
+#   percent 0.666667 (= mean over units of agreeing pairs: 1/3,1,1/3,1,1,1/3,1,1/3 -> 16/24)
+#   Fleiss 0.553488, alpha nominal 0.553299, alpha MASI 0.585687, alpha Jaccard 0.604790.
+# Read as one category per cell (before: no refusal), 'conflict;overreach' and
+# 'overreach;conflict' on u5 disagreed.
+SETS_TABLE = (
+    "unit_id,r1,r2,r3\n"
+    "u1,overreach;conflict,overreach,overreach;conflict\n"
+    "u2,overreach,overreach,overreach\n"
+    "u3,conflict,conflict;overreach,conflict\n"
+    "u4,none,none,none\n"
+    "u5,overreach;conflict,conflict;overreach,\n"
+    "u6,none,overreach,none\n"
+    "u7,conflict,conflict,conflict\n"
+    "u8,overreach,none,overreach\n"
+)
+
+
+def test_cells_that_look_like_code_sets_are_refused_then_read_with_sets(
+    tmp_path: Path, run
+) -> None:
+    path = tmp_path / "sets.csv"
+    path.write_text(SETS_TABLE)
+    res = run("agree", path, "--bootstrap", "0")
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err.startswith(
+        f"failcodes: error: {path}:2, field 'r1': 'overreach;conflict' looks like a set of codes"
+    ), err
+    assert "--sets ';'" in err
+    res = run("agree", path, "--bootstrap", "0", "--sets", ";", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    got = {(r["statistic"], r["weights"]): r["value"] for r in json.loads(res.stdout)}
+    assert got == pytest.approx(
+        {
+            ("percent", "none"): 16 / 24,
+            ("fleiss", "none"): 0.5534883720930232,
+            ("krippendorff", "none"): 0.5532994923857868,
+            ("krippendorff", "masi"): 0.5856873822975521,
+            ("krippendorff", "jaccard"): 0.6047904191616766,
+        },
+        abs=1e-9,
+    )
+    assert all(r["sets"] for r in json.loads(res.stdout))
+    first = run("agree", path, "--bootstrap", "0", "--sets", ";").stdout.splitlines()[0]
+    assert first.startswith("Assumed: raters (3): r1, r2, r3;")
+    assert "code sets per cell, split on ';'" in first
+
+
+def test_a_long_table_of_code_sets_by_hand(tmp_path: Path, run) -> None:
+    # units 1 ({x,y} vs {x}), 2 ({y} vs {y}), 3 ({x} vs {x,y}): percent 1/3; Cohen on exact
+    # sets: each rater used {x,y}, {x}, {y} once, p_e = 3 * (1/3)(1/3) = 1/3, p_o = 1/3 -> 0;
+    # alpha MASI: d({x,y},{x}) = 1 - (1/2)(2/3) = 2/3, D_o = 2 * 2 * (2/3) / 6 = 4/9,
+    # D_e = (8 * 2/3 + 8 * 2/3 + 8 * 1) / 30 = 28/45 -> 1 - (4/9)/(28/45) = 2/7
+    path = tmp_path / "long.csv"
+    path.write_text("item,rater,codes\n1,a,x;y\n1,b,x\n2,a,y\n2,b,y\n3,a,x\n3,b,x;y\n")
+    assert run("agree", path, "--bootstrap", "0").returncode == 2  # looks like sets
+    res = run("agree", path, "--bootstrap", "0", "--sets", ";", "--format", "json")
+    got = {(r["statistic"], r["weights"]): r["value"] for r in json.loads(res.stdout)}
+    assert got[("percent", "none")] == pytest.approx(1 / 3)
+    assert got[("cohen", "none")] == pytest.approx(0.0, abs=1e-12)
+    assert got[("krippendorff", "masi")] == pytest.approx(2 / 7)
+    # --sets none reads each cell as one category (and says so on the first line)
+    res = run("agree", path, "--bootstrap", "0", "--sets", "none", "--stat", "percent")
+    assert res.returncode == 0
+    assert "one category per cell (not code sets)" in res.stdout.splitlines()[0]

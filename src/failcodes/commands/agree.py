@@ -67,6 +67,10 @@ def _csv(value: str | None, option: str = "") -> list[str] | None:
     return items or None
 
 
+#: The exact-set statistics ``--sets`` gives (and ``--stat`` may choose among).
+_SET_EXACT = ("percent", "fleiss", "cohen", "krippendorff")
+
+
 def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
     dumped = res.model_dump()
     return {**extra, **{k: dumped[k] for k in _JSON_KEYS}}
@@ -183,6 +187,13 @@ class AgreeRequest(Request):
         "order: --categories, else sorted values), 1 on the diagonal. Applies to the kappa "
         "family and to Krippendorff's alpha (distance 1 - w).",
     )
+    sets: str | None = option(
+        None,
+        help="Ratings tables whose cells join several codes: SEP splits each cell into a set "
+        "(e.g. ';'), compared as sets (exact-set percent, Fleiss or Cohen, alpha; alpha with the "
+        "MASI and Jaccard distances). 'none': one category per cell. Cells that look like sets "
+        "are refused without it.",
+    )
     missing_data: bool = option(
         False,
         help="Annotation files: keep units one coder rated alone (Gwet's / Krippendorff's "
@@ -283,6 +294,7 @@ class AgreeRequest(Request):
             matrix = (
                 None if self.weights_matrix is None else read_weight_matrix(self.weights_matrix)
             )
+            split = self._set_separator(stats, matrix)
             frame = read_ratings_frame(self.file)
             prepared = ratings_tables(
                 frame,
@@ -294,10 +306,18 @@ class AgreeRequest(Request):
                 source=self.file,
                 first_line=2 if self.file.suffix.lower() == ".csv" else 1,
                 lines=frame.attrs.get("lines"),
+                sets=self.sets,
             )
             notes.extend(prepared.notes)
             group_keys = [self.by] if self.by is not None else []
             for key, table in prepared.parts:
+                extra = {self.by: key} if self.by is not None else {}
+                extra["unit_column"] = table.unit_column
+                extra["raters"] = list(table.raters)
+                extra["left_out"] = prepared.left_out()
+                if split is not None:
+                    rows.extend(_row(r, sets=True, **extra) for r in self._on_sets(table, split))
+                    continue
                 results = agreement_table(
                     table,
                     stats,
@@ -307,10 +327,6 @@ class AgreeRequest(Request):
                     seed=self.seed,
                     confidence=self.confidence,
                 )
-                extra = {self.by: key} if self.by is not None else {}
-                extra["unit_column"] = table.unit_column
-                extra["raters"] = list(table.raters)
-                extra["left_out"] = prepared.left_out()
                 rows.extend(_row(r, **extra) for r in results)
         if self.bootstrap and any(r.get("ci_mc_error") is not None for r in rows):
             notes.append(
@@ -319,6 +335,48 @@ class AgreeRequest(Request):
                 "moves them by about that; more --bootstrap resamples shrink it)"
             )
         return AgreeResult(rows, group_keys, notes)
+
+    def _set_separator(self, stats: list[str], matrix: Any) -> str | None:
+        """``--sets``' separator (None: one category per cell); what it cannot go with."""
+        if self.sets is None or self.sets == "none":
+            return None
+        if not self.sets.strip() or len(self.sets) > 3:
+            raise ConfigError(
+                f"--sets must be the separator joining codes in a cell (e.g. ';') or none, "
+                f"got {self.sets!r}"
+            )
+        fixed = [s for s in stats if s not in _SET_EXACT and self.stat != ["all"]]
+        given = {
+            "--level": self.level != "nominal",
+            "--weights": self.weights != "none",
+            "--weights-matrix": matrix is not None,
+            "--categories": self.categories is not None,
+            f"--stat {fixed[0] if fixed else ''}": bool(fixed),
+        }
+        clash = [name for name, on in given.items() if on]
+        if clash:
+            raise ConfigError(
+                f"--sets: {clash[0]} does not apply to code sets (they are compared as "
+                "exact sets with percent, fleiss or cohen and krippendorff, and by alpha with "
+                "the MASI and Jaccard distances)"
+            )
+        return self.sets
+
+    def _on_sets(self, table: Any, sep: str) -> list[AgreementResult]:
+        """The table's cells as code sets: exact-set statistics, then alpha (MASI, Jaccard)."""
+        from failcodes.stats.sets import EXACT_MULTI_RATER, EXACT_PAIR, set_agreements
+        from failcodes.stats.tables import code_sets
+
+        exact: tuple[str, ...] = EXACT_PAIR if len(table.raters) == 2 else EXACT_MULTI_RATER
+        if self.stat != ["all"]:  # cohen of 3 raters: an undefined row saying why
+            exact = tuple(s for s in self.stat if s in _SET_EXACT)
+        return set_agreements(
+            code_sets(table, sep),
+            exact,
+            n_bootstrap=self.bootstrap,
+            seed=self.seed,
+            confidence=self.confidence,
+        )
 
 
 __all__ = ["AgreeRequest", "AgreeResult"]

@@ -626,6 +626,7 @@ def ratings_tables(
     source: str | Path | None = None,
     first_line: int = 2,
     lines: Sequence[int] | None = None,
+    sets: str | None = None,
 ) -> TableParts:
     """The ratings tables of one file: long tables reshaped, columns chosen, groups split.
 
@@ -657,6 +658,8 @@ def ratings_tables(
     shape = long_columns(frame, long, unit_column=unit_column, exclude=keep, source=source)
     unit_reason = "given (--unit-column)"
     if shape is not None:
+        if sets != "none":  # on the long rows: their lines are the file's
+            _no_code_sets(frame, [shape.rating], source, line_of, sets)
         frame = wide_from_long(
             frame, shape, keep=keep, source=source, first_line=first_line, lines=lines
         )
@@ -685,16 +688,87 @@ def ratings_tables(
     if shape is None:
         _no_dates(frame, choice.raters, source, line_of)
         one_spelling(frame, choice.raters, source, line_of)
+        if sets != "none":
+            _no_code_sets(frame, choice.raters, source, line_of, sets)
     groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
     parts: list[tuple[Any, RatingsTable]] = []
     for key, part in groups:
         table = ratings_from_frame(part, categories=categories, source=source, columns=choice)
         parts.append((key[0] if isinstance(key, tuple) else key, table))
-    notes.insert(0, shape_line(choice, given=raters is not None and candidates is None))
+    line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
+    notes.insert(0, line)
     return TableParts(parts, notes, choice)
 
 
-def shape_line(choice: ColumnChoice, *, given: bool = False) -> str:
+#: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``).
+SET_SEPARATORS = (";", "|", ",")
+
+
+def _no_code_sets(
+    frame: pd.DataFrame,
+    raters: Sequence[str],
+    source: str | Path | None,
+    line_of: Any,
+    split: str | None = None,
+) -> None:
+    """Refuse cells that look like sets of codes ``--sets`` does not split.
+
+    A cell is a set when it splits on one separator into two or more parts each of which is
+    a rating of its own elsewhere (``overreach;conflict`` beside ``overreach`` and
+    ``conflict``). Read as one category each, ``a|b`` and ``b|a`` disagreed and ``{a, b}``
+    against ``{a}`` counted as fully as ``{b}`` against ``{a}``. With ``split`` (``--sets``)
+    the cells' codes are checked: ``a|b`` in a table split on ``;`` is refused too.
+    """
+
+    def pieces(value: str) -> list[str]:
+        return [p.strip() for p in value.split(split)] if split else [value.strip()]
+
+    cells = [
+        (column, row, value)
+        for column in raters
+        for row, value in enumerate(frame[column].tolist())
+        if isinstance(value, str)
+    ]
+    wholes = {p for _, _, value in cells for p in pieces(value)}
+    for column, row, value in cells:
+        for code in pieces(value):
+            for sep in SET_SEPARATORS:
+                parts = [p.strip() for p in code.split(sep)]
+                if sep == split or len(parts) < 2 or not all(p and p in wholes for p in parts):
+                    continue
+                shown = ", ".join(repr(p) for p in parts[:4])
+                how = (
+                    f"cells are split on {split!r} only: write every cell with {split!r}"
+                    if split
+                    else f"compare cells as sets with --sets '{sep}' (exact-set agreement, "
+                    "alpha with the MASI and Jaccard distances), or --sets none to read each "
+                    "cell as one category"
+                )
+                raise InputError(
+                    f"{code!r} looks like a set of codes ({shown} are ratings of their own "
+                    f"elsewhere): {how}",
+                    path=source,
+                    line=line_of(row),
+                    field=str(column),
+                )
+
+
+def code_sets(table: RatingsTable, sep: str) -> list[list[frozenset[str] | None]]:
+    """Each cell of ``table`` as the set of codes it joins with ``sep`` (None: missing)."""
+    out: list[list[frozenset[str] | None]] = []
+    for row in table.values.tolist():
+        cells: list[frozenset[str] | None] = []
+        for v in row:
+            if np.isnan(v):
+                cells.append(None)
+                continue
+            text = table.labels[int(v)] if table.labels is not None else f"{v:g}"
+            cells.append(frozenset(p.strip() for p in text.split(sep) if p.strip()) or None)
+        out.append(cells)
+    return out
+
+
+def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = None) -> str:
     """The first line of ``agree`` on a ratings table: the raters, what was left out and why.
 
     A user reading only this line can tell whether the table was understood: which columns
@@ -715,7 +789,12 @@ def shape_line(choice: ColumnChoice, *, given: bool = False) -> str:
         if choice.unit_column is not None
         else f"unit ids: {choice.reason}"
     )
-    line = "; ".join(parts) + "; one category per cell (not code sets)"
+    line = "; ".join(parts) + (
+        "; one category per cell (not code sets)"
+        if sets in (None, "none")
+        else f"; code sets per cell, split on {sets!r} (exact-set agreement and Krippendorff's "
+        "alpha with the MASI and Jaccard distances)"
+    )
     if choice.summaries or choice.left_out:
         line += " (name the raters with --raters to change this)"
     return line

@@ -283,6 +283,10 @@ class AgreementSpec(FrozenModel):
     level: str = "nominal"
     weights: str = "none"
     categories: list[str] | None = Field(default=None, description="Categories in rank order.")
+    sets: str | None = Field(
+        default=None,
+        description="Cells join co-occurring codes with this separator (agree --sets), or 'none'.",
+    )
     bootstrap: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = 2000
     seed: Annotated[int, Field(ge=0, strict=True)] = 0
 

@@ -223,6 +223,7 @@ def _agreement_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
             level=spec.level,
             weights=spec.weights,
             categories=",".join(spec.categories) if spec.categories else None,
+            sets=spec.sets,
             bootstrap=spec.bootstrap,
             seed=spec.seed,
             out=layout.agreement(spec.name),
