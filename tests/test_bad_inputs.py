@@ -3733,6 +3733,16 @@ REDTEAM_CASES: list[Case] = [
         expect=("--sets: --weights does not apply to code sets",),
     ),
     Case(
+        # one row per rater: the units were read as raters (Fleiss of the wrong table)
+        "agree/transposed-table",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "rater,u1,u2,u3\ndr_a,yes,no,yes\ndr_b,yes,no,no\n"}),
+        line="failcodes: error: {d}/r.csv, field 'rater': column 'rater' is named like a rater "
+        "and holds one value per row: is the table one row per rater and one column per unit? "
+        "agreement needs one row per unit: transpose it (or give --unit-column if that column "
+        "holds unit ids)",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -415,3 +415,68 @@ def test_a_long_table_of_code_sets_by_hand(tmp_path: Path, run) -> None:
     res = run("agree", path, "--bootstrap", "0", "--sets", "none", "--stat", "percent")
     assert res.returncode == 0
     assert "one category per cell (not code sets)" in res.stdout.splitlines()[0]
+
+
+# ------------------------------------- raters as rows and units as columns (a transposed table)
+
+
+def test_a_transposed_ratings_table_is_refused(tmp_path: Path, run) -> None:
+    # one row per rater: read as given, the 10 units were taken for raters and the 3 raters
+    # for units (the 'rater' column as unit ids, "values all distinct"): Fleiss -0.122,
+    # exit 0. The same ratings one row per unit give Fleiss 0.266 (computed apart from
+    # failcodes: p_a = 19/30 = 0.6333, pi_yes = 4.8333/10 -> p_e = 0.4833^2 + 0.5167^2 = 0.5006
+    # -> (0.6333 - 0.5006) / (1 - 0.5006) = 0.2659)
+    units = [
+        "yes,yes,no",
+        "no,no,no",
+        "yes,yes,yes",
+        "no,yes,",
+        "yes,no,yes",
+        "no,no,",
+        "yes,yes,yes",
+        "no,no,yes",
+        "yes,yes,no",
+        "no,no,no",
+    ]
+    wide = tmp_path / "wide.csv"
+    wide.write_text("item,dr_a,dr_b,dr_c\n" + "".join(f"{i},{u}\n" for i, u in enumerate(units)))
+    res = run("agree", wide, "--bootstrap", "0", "--stat", "fleiss", "--format", "json")
+    assert json.loads(res.stdout)[0]["value"] == pytest.approx(0.26585094549499455)
+    cells = [u.split(",") for u in units]
+    rows = [
+        f"{name}," + ",".join(c[r] for c in cells)
+        for r, name in enumerate(["dr_a", "dr_b", "dr_c"])
+    ]
+    header = "rater," + ",".join(f"u{i}" for i in range(len(units)))
+    transposed = tmp_path / "t.csv"
+    transposed.write_text(header + "\n" + "\n".join(rows) + "\n")
+    res = run("agree", transposed, "--bootstrap", "0", "--stat", "fleiss")
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err.startswith(
+        f"failcodes: error: {transposed}, field 'rater': column 'rater' is named like a rater"
+    ), err
+
+
+# ------------------------------- paired outcomes with a missing one (compare FILE): say it
+
+
+def test_compare_file_says_which_units_a_missing_outcome_leaves_out(tmp_path: Path, run) -> None:
+    # unit 4 has no outcome for B, so it is in no test (paired): 7 units. Cochran's Q by hand
+    # on them: column totals A 4, B 2, C 6 (N = 12), row totals 2,3,1,0,2,2,2 (sum of
+    # squares 26): Q = (3-1) * (3 * (16 + 4 + 36) - 144) / (3 * 12 - 26) = 2 * 24 / 10 = 4.8
+    # (statsmodels cochrans_q: 4.8, p 0.0907). Before, nothing said a unit was left out.
+    path = tmp_path / "po.csv"
+    path.write_text(
+        "unit_id,A,B,C\n1,1,0,1\n2,1,1,1\n3,0,0,1\n4,1,,0\n5,0,0,0\n6,1,0,1\n7,1,0,1\n8,0,1,1\n"
+    )
+    res = run("compare", path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0] == (
+        "Assumed: systems (3): A, B, C; unit ids: column(s) 'unit_id'; 1 of 8 units have a "
+        "missing outcome and are left out of every test (the tests pair the units that have "
+        "all outcomes)"
+    )
+    res = run("compare", path, "--format", "json")
+    [q] = [t for t in json.loads(res.stdout)["tests"] if t["test"] == "cochran_q"]
+    assert (q["statistic"], q["n"]) == (pytest.approx(4.8), 7)

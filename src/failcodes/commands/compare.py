@@ -140,7 +140,7 @@ class CompareRequest(Request):
             assumed = claims_note.pop("assumed", None)
             sources = list(self.traces)
         else:
-            sets, names = self._from_file()
+            sets, names, assumed = self._from_file()
             claims_note, sources = {}, [self.file] if self.file is not None else []
         if len(names) > MAX_SYSTEMS:
             raise InputError(
@@ -229,8 +229,15 @@ class CompareRequest(Request):
             sets.append((mapping, preds, paired.truth))
         return sets, names, claims_note
 
-    def _from_file(self) -> tuple[list[tuple[str | None, Outcomes, Outcomes | None]], list[str]]:
-        """The one set of a ratings FILE: 0/1 columns, one per system (and the truth)."""
+    def _from_file(
+        self,
+    ) -> tuple[list[tuple[str | None, Outcomes, Outcomes | None]], list[str], str]:
+        """The one set of a ratings FILE: 0/1 columns, one per system (and the truth).
+
+        Also the first line: the system columns, the unit id columns passed over, and how
+        many units a missing outcome leaves out of every test (they are paired: a unit one
+        system lacks is in no test, also of two systems that both have it).
+        """
         import numpy as np
 
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
@@ -259,7 +266,23 @@ class CompareRequest(Request):
             raise InputError(f"need at least two system columns, got {names}", path=file)
         data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
         y_truth = None if truth is None else np.array(_binary(frame[truth].tolist(), truth, file))
-        return [(None, data, y_truth)], names
+        given = " (given with --systems)" if self.systems else ""
+        parts = [f"Assumed: systems ({len(names)}){given}: {', '.join(names)}"]
+        if truth is not None:
+            parts.append(f"reference: column '{truth}'")
+        ids = sorted(skip - {truth}) if not self.systems else []
+        parts.append(
+            f"unit ids: column(s) {', '.join(repr(c) for c in ids)}" if ids else "unit ids: none"
+        )
+        joined = data if y_truth is None else np.column_stack([data, y_truth])
+        gaps = int(np.isnan(joined).any(axis=1).sum())
+        parts.append(
+            f"{gaps} of {len(joined)} units have a missing outcome and are left out of every "
+            "test (the tests pair the units that have all outcomes)"
+            if gaps
+            else f"every one of {len(joined)} units has every outcome"
+        )
+        return [(None, data, y_truth)], names, "; ".join(parts)
 
 
 __all__ = ["CompareRequest", "CompareResult"]

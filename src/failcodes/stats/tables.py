@@ -319,6 +319,30 @@ def _id_by_values(frame: pd.DataFrame, col: str, others: Sequence[str]) -> bool:
     return 2 * outside > len(values)
 
 
+def _not_transposed(frame: pd.DataFrame, cols: Sequence[str], source: str | Path | None) -> None:
+    """Refuse a wide table with a column named like a rater holding one value per row.
+
+    That is a table of one row per rater and one column per unit: read as given the units
+    were the raters (a transposed 3-rater table gave Fleiss -0.122 for 0.266, exit 0). A
+    rater column whose values repeat is a long table's (:func:`long_columns`); one whose
+    values are ratings the other columns use too is a rater (``judge`` beside ``human``).
+    """
+    for column in cols:
+        if _normal_name(column) not in RATER_NAMES:
+            continue
+        values = frame[column].dropna().astype(str)
+        others = {str(v) for c in cols if c != column for v in frame[c].dropna().tolist()}
+        # names, not ratings: one per row, none of them a value of the other columns
+        if len(values) >= 2 and values.is_unique and not others.intersection(values):
+            raise InputError(
+                f"column '{column}' is named like a rater and holds one value per row: is the "
+                "table one row per rater and one column per unit? agreement needs one row per "
+                "unit: transpose it (or give --unit-column if that column holds unit ids)",
+                path=source,
+                field=column,
+            )
+
+
 def choose_columns(
     frame: pd.DataFrame,
     *,
@@ -355,6 +379,8 @@ def choose_columns(
             raise InputError(
                 f"column '{unit_column}' cannot be both the unit id and a rater", path=source
             )
+    if unit_column is None and raters is None and candidates is None:
+        _not_transposed(frame, cols, source)
     if unit_column is not None:
         unit, reason = unit_column, unit_reason
     else:
