@@ -3743,6 +3743,15 @@ REDTEAM_CASES: list[Case] = [
         "holds unit ids)",
     ),
     Case(
+        # 'A' and 'a' were two systems, each scored on part of the rows
+        "ingest-generic/system-written-two-ways",
+        ("ingest", "generic", "{d}/t.csv", "-o", "{d}/t.jsonl"),
+        _write({"t.csv": "system,sentence_id,claim,verdict\nA,s1,x,supported\na,s2,y,refuted\n"}),
+        line="failcodes: error: {d}/t.csv:3, field 'system': system 'a' is 'A' ({d}/t.csv:2) "
+        "written another way (case, spacing or Unicode form): it would be scored as a system "
+        "of its own; write it one way",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -480,3 +480,62 @@ def test_compare_file_says_which_units_a_missing_outcome_leaves_out(tmp_path: Pa
     res = run("compare", path, "--format", "json")
     [q] = [t for t in json.loads(res.stdout)["tests"] if t["test"] == "cochran_q"]
     assert (q["statistic"], q["n"]) == (pytest.approx(4.8), 7)
+
+
+# ------------------------------- answers keyed by system, one key written in another case
+
+
+def test_a_system_written_two_ways_is_refused_at_ingest(tmp_path: Path, run) -> None:
+    # record 1 keys its answer 'GPT-4', record 2 'gpt-4': read as given, two systems (GPT-4
+    # n = 2, gpt-4 n = 1, "3 systems" on the first line), exit 0. Written one way, GPT-4 has
+    # 3 sentences (b and d incorrect: asserted -> FN 2, a correct -> TN 1).
+    records = [
+        {
+            "question": "Q1",
+            "answers": {
+                "GPT-4": {
+                    "claims": [
+                        {"claim": "a", "expert": "correct"},
+                        {"claim": "b", "expert": "incorrect"},
+                    ]
+                },
+                "llama": {"claims": [{"claim": "c", "expert": "correct"}]},
+            },
+        },
+        {
+            "question": "Q2",
+            "answers": {
+                "gpt-4": {"claims": [{"claim": "d", "expert": "incorrect"}]},
+                "llama": {"claims": [{"claim": "e", "expert": "incorrect"}]},
+            },
+        },
+    ]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    argv = [
+        *("ingest", "generic", path, "-o", out, "--labels-out", labels),
+        *("--option", "rows=answers.*.claims[]", "--option", "sentence_ids=question"),
+        *("--option", "label_scope=system", "--map", "#=question_id"),
+        *("--map", "answers.*.claims#=sentence_id", "--map", "answers.*=system"),
+        *("--map", "question=", "--label-rule", "expert = incorrect -> error"),
+        *("--verdict", "supported"),
+    ]
+    res = run(*argv)
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err == (
+        f"failcodes: error: {path}:2, field 'system': system 'gpt-4' is 'GPT-4' ({path}:1) "
+        "written another way (case, spacing or Unicode form): it would be scored as a system "
+        "of its own; write it one way"
+    )
+    assert not out.exists() and not labels.exists()
+    path.write_text(path.read_text().replace('"gpt-4"', '"GPT-4"'))
+    assert run(*argv).returncode == 0
+    res = run(
+        "metrics", "--traces", out, "--labels", labels, "--bootstrap", "0", "--format", "json"
+    )
+    got = {
+        r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(res.stdout)
+    }
+    assert got == {"GPT-4": (3, 0, 0, 2, 1), "llama": (2, 0, 0, 1, 1)}

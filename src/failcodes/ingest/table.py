@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -582,7 +583,8 @@ class TableStream:
                     tally.labels.claim_level()
                 if row.label is not None:
                     tally.labels.add(row.label, row.path, row.line)
-                tally.systems.add(row.trace.system)
+                if row.trace.system not in tally.systems:
+                    tally.new_system(row.trace.system, row.path, row.line)
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -748,6 +750,27 @@ class _Tally:
     unverdicted: int = 0
     first_unverdicted: int | None = None
     systems: set[str] = field(default_factory=set)
+    #: Each system's name folded (case, spacing, Unicode form) -> (name, file, line).
+    folded: dict[str, tuple[str, Path, int]] = field(default_factory=dict)
+
+    def new_system(self, system: str, path: Path, line: int) -> None:
+        """Add a system first seen at ``path:line``; refuse another spelling of a known one.
+
+        ``GPT-4`` and ``gpt-4`` (keys of two records' answers) were two systems, each scored
+        on part of the answers, with exit 0.
+        """
+        key = " ".join(unicodedata.normalize("NFC", system).casefold().split())
+        first = self.folded.setdefault(key, (system, path, line))
+        if first[0] != system:
+            raise InputError(
+                f"system {system!r} is {first[0]!r} ({first[1]}:{first[2]}) written another "
+                "way (case, spacing or Unicode form): it would be scored as a system of its "
+                "own; write it one way",
+                path=path,
+                line=line,
+                field="system",
+            )
+        self.systems.add(system)
 
 
 def _as_is(spec: TableSpec) -> bool:
