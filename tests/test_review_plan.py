@@ -791,3 +791,54 @@ def test_cli_report_of_coded_tables_without_a_judge_run_says_which_codebook(
     row = shares[(shares["retriever"] == "A") & (shares["code"] == "exact_entity")].iloc[0]
     # the reviewer agrees with the judge on all 10: 5 of them exact_entity (a1, a3, ..., a9)
     assert str(row["human-only (%)"]).startswith("50.0 [")
+
+
+def test_a_review_with_no_code_on_a_dimension_is_not_reviewed_for_it() -> None:
+    # A reviewer's tool left the entity_match choice empty on 8 of 20 reviewed passages (outside
+    # check, redteam2). Those 8 did not review entity_match: for its cells (and the all-high rate,
+    # which needs every dimension) they count as not reviewed. Read as "not this code" they
+    # pulled every entity_match code down: exact_entity 10/20 = 50.0% and irrelevant 2/20 =
+    # 10.0%, shares of one dimension summing to 60%, exit 0.
+    from failcodes.report.corrected import corrected_rows, corrected_table
+
+    cb = codebooks.bundled()
+    part = cb.part(UnitKind.RETRIEVAL)
+    entity = {f"u{i:02d}": "exact_entity" for i in range(20)}  # the judge: all exact_entity
+    table = coded_table(entity, dict.fromkeys(entity, "bm25"))
+    plan = plan_of(table, size=20)  # the whole population drawn
+    ids = sorted(plan.estimation_ids())
+    reviews = [human(u, "exact_entity") for u in ids[:10]] + [
+        human(u, "irrelevant") for u in ids[10:12]
+    ]
+    for u in ids[12:]:
+        ann = human(u, "exact_entity")
+        reviews.append(ann.model_copy(update={"codes": HIGH}))  # no entity_match code
+    rows = corrected_rows(table, plan, human_codes(reviews, UnitKind.RETRIEVAL), part)
+    cell = {(r["dimension"], r["code"]): r for r in rows}
+    exact = cell[("entity_match", "exact_entity")]
+    est = exact["estimates"]
+    assert est is not None
+    # human share: 10 exact_entity of the 12 that coded entity_match = 0.8333, Jeffreys
+    # Beta(10 + 1/2, 2 + 1/2); the judge says exact_entity on every unit, so its variance
+    # is 0 and PPI++ gives it lam = 0: corrected = human share
+    assert exact["reviewed"] == 12
+    assert est.human.estimate == pytest.approx(10 / 12)
+    assert est.human.ci_low == pytest.approx(beta_dist.ppf(0.025, 10.5, 2.5))
+    assert est.human.ci_high == pytest.approx(beta_dist.ppf(0.975, 10.5, 2.5))
+    assert est.lam == 0.0
+    assert est.corrected.estimate == pytest.approx(10 / 12)
+    irrelevant = cell[("entity_match", "irrelevant")]["estimates"]
+    assert irrelevant is not None
+    assert irrelevant.human.estimate == pytest.approx(2 / 12)
+    # other dimensions were coded on all 20
+    assert cell[("scope", "exact_scope")]["reviewed"] == 20
+    # all-high: 12 complete reviews, 10 of them high on all five dimensions
+    summary = cell[("all_high_quality", "all_high_quality")]
+    assert summary["reviewed"] == 12
+    assert summary["estimates"] is not None
+    assert summary["estimates"].human.estimate == pytest.approx(10 / 12)
+    notes = corrected_table(rows, "retriever").set_index(["dimension", "code"])["note"]
+    assert notes[("entity_match", "exact_entity")].startswith(
+        "8 reviewed unit(s) with no code on entity_match counted as not reviewed"
+    )
+    assert "no code on" not in notes[("scope", "exact_scope")]

@@ -118,14 +118,24 @@ def corrected_rows(
     ]
     summary = summary_row(flag)[0]  # all_high_quality (Table 8), all_correct (Table 9)
     cells.append((summary, summary, None))
+    dims = [d.id for d in part.dimensions]
+    # a review with no code on a dimension (a reviewer's tool left its choice empty) did not
+    # review that dimension: for the dimension's cells (and the all-high rate, which needs
+    # every dimension) it counts as not reviewed, like a drawn unit not reviewed yet; read as
+    # "not this code" it pulled every code of the dimension down (shares summing to 67%)
+    lacks = {dim: {uid for uid in reviewed_ids if dim not in humans[uid].codes} for dim in dims}
+    lacks_any = set().union(*lacks.values()) if lacks else set()
     out: list[dict[str, Any]] = []
     for system in sorted(map(str, scored[by].unique())):
         rows = scored[scored[by].astype(str) == system]
         for dim_id, code_id, target in cells:
+            missing = lacks_any if target is None else lacks[dim_id]
+            cell_reviewed = rows["_reviewed"] & ~rows["unit_id"].astype(str).isin(missing)
             strata: list[Stratum] = []
             for _, piece in rows.groupby("_stratum", sort=True):
-                rev = piece[piece["_reviewed"]]
-                rest = piece[~piece["_reviewed"]]
+                here = cell_reviewed.loc[piece.index]
+                rev = piece[here]
+                rest = piece[~here]
                 if target is None:  # rows the judge's all-high rule could not decide are out
                     rev = rev[rev[flag].notna()]
                     rest = rest[rest[flag].notna()]
@@ -144,7 +154,8 @@ def corrected_rows(
                     "code": code_id,
                     "system": system,
                     "rows": len(rows),
-                    "reviewed": int(rows["_reviewed"].sum()),
+                    "reviewed": int(cell_reviewed.sum()),
+                    "uncoded": int(rows["_reviewed"].sum() - cell_reviewed.sum()),
                     "estimates": estimates,
                     "undefined_reason": reason,
                 }
@@ -206,6 +217,10 @@ def corrected_table(
                 r["estimates"], r["undefined_reason"], judge_stratified=judge_stratified
             )
         )
+        if r.get("uncoded"):
+            what = "every dimension" if r["code"] == r["dimension"] else r["dimension"]
+            left = f"{r['uncoded']} reviewed unit(s) with no code on {what} counted as not reviewed"
+            rec["note"] = "; ".join(x for x in (left, rec["note"]) if x)
         records.append(rec)
     return pd.DataFrame(records)
 
