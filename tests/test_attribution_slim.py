@@ -167,3 +167,98 @@ def test_attribute_in_one_claim_chunks_equals_one_chunk(workdir, capsys, monkeyp
     assert names == sorted(p.name for p in (workdir / "many").iterdir())
     for name in names:
         assert (workdir / "many" / name).read_bytes() == (workdir / "one" / name).read_bytes()
+
+
+@pytest.mark.parametrize("missing_first", [False, True])
+def test_csv_sink_rows_write_the_whole_frames_bytes(missing_first: bool) -> None:
+    """Rows written by ``csv`` (a chunk to neutralise by pandas) = the whole table's bytes.
+
+    A missing value first: later whole numbers are written as floats at once; later: the
+    integer chunks before it are rewritten at close.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from failcodes.attribution import rows_frame
+    from failcodes.commands.attribute import _CsvSink
+    from failcodes.csvcells import safe_frame
+    from failcodes.fileio import AtomicBatch
+
+    columns = ["text", "rank", "gold", "assessed", "flag"]
+    rows = [
+        ("a,b", 1, True, 5, True),
+        ('say "x"', 2, None, 4, False),
+        ("line\nbreak", 3, False, 5, None),
+        ("=cmd", 4, True, 3, True),  # this chunk goes through pandas (a cell to neutralise)
+        ("none", 5, None, None, None),  # the first missing value: 5 -> 5.0 from here on
+        ("after", 6, False, 5, False),
+        ("", 7, None, 2, None),
+    ]
+    if missing_first:
+        rows.insert(0, rows.pop(4))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.csv"
+        expected = safe_frame(rows_frame(rows, columns), path).to_csv(index=False)
+        assert "5.0" in expected and "'=cmd" in expected
+        with AtomicBatch() as batch:
+            sink = _CsvSink(batch, path)
+            for i in range(0, len(rows), 2):
+                sink.write_rows(rows[i : i + 2], columns, "assessed")
+            sink.close()
+        assert path.read_text(encoding="utf-8") == expected
+
+
+def test_count_rows_equals_the_frame_counts() -> None:
+    """The streamed counts equal quality_counts and error_counts of the whole table."""
+    from failcodes.attribution import (
+        coded_columns,
+        count_rows,
+        error_counts,
+        quality_counts,
+        rows_frame,
+    )
+
+    dims = list(HIGH)
+    index = CodeIndex(CB, UnitKind.RETRIEVAL)
+    columns = coded_columns(index, passage=True)
+    low = next(
+        sc.id
+        for d in CB.part(UnitKind.RETRIEVAL).dimensions
+        if d.id == dims[0]
+        for sc in d.subcodes
+        if not sc.high_quality
+    )
+
+    def row(group: str, status: str, cells: list[str | None], flag: bool | None) -> tuple:
+        assessed = None if status != "scored" else sum(c != NOT_ASSESSABLE for c in cells)
+        head = ("s", group, "q", "q:s", "c", 1, "p", None, "u")
+        return (*head, status, "x", "llm", *cells, assessed, flag)
+
+    high = [HIGH[d] for d in dims]
+    rows = [
+        row("bm25", "scored", high, True),
+        row("bm25", "scored", [low, *high[1:]], False),
+        row("bm25", "scored", [NOT_ASSESSABLE, *high[1:]], True),
+        row("dense", "missing", [None] * len(dims), None),
+        row("dense", "unscored", [None] * len(dims), None),
+        row("dense", "scored", [f"{low}|{high[0]}", *high[1:]], False),
+    ]
+    frame = rows_frame(rows, columns)
+    rates: dict = {}
+    errors: dict = {}
+    count_rows(
+        rows,
+        columns,
+        CB,
+        UnitKind.RETRIEVAL,
+        by="retriever",
+        flag="all_high",
+        rates=rates,
+        errors=errors,
+    )
+    assert rates == quality_counts(frame, by="retriever", flag="all_high")
+    # bm25: 3 rows, 3 coded, 2 all-high, 1 with a not_assessable cell; dense: 3 rows, 1 coded
+    assert rates == {"bm25": [3, 3, 2, 1], "dense": [3, 1, 0, 0]}
+    assert errors == error_counts(frame, CB, UnitKind.RETRIEVAL, by="retriever")
+    assert errors["dense"][0] == [1] and errors["dense"][1][dims[0]][low] == 1
+    assert errors["bm25"][1][dims[0]][low] == 1

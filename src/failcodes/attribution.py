@@ -773,28 +773,81 @@ def step_heads(claims: Iterable[ClaimUnits]) -> Heads:
     return heads, uids
 
 
-def coded_frame(
-    heads: list[tuple[object, ...]], uids: list[str], codes: CodeIndex, *, passage: bool
-) -> pd.DataFrame:
-    """The wide table of rows ``heads`` (trace columns) + unit id, coding, codes and flag.
-
-    ``all_high`` for passages, ``all_correct`` for steps (:func:`per_passage_codes`,
-    :func:`per_trace_steps`).
-    """
-    import pandas as pd
-
-    flag = "all_high" if passage else "all_correct"
-    columns = _columns(list(codes.high), flag, passage=passage)
+def coded_rows(
+    heads: list[tuple[object, ...]], uids: list[str], codes: CodeIndex
+) -> list[tuple[object, ...]]:
+    """The rows of a wide table: ``heads`` (trace columns) + unit id, coding, codes, flag."""
     missing = ("missing", None, None, *(None,) * len(codes.high), None, None)
-    rows = [
+    return [
         (*head, uid, *(missing if found is None else (*found[:3], *found.cells, *found[4:])))
         for head, uid, found in zip(heads, uids, codes.get_many(uids), strict=True)
     ]
+
+
+def coded_columns(codes: CodeIndex, *, passage: bool) -> list[str]:
+    """The columns of :func:`coded_rows`' rows (per passage, or per trace)."""
+    return _columns(list(codes.high), "all_high" if passage else "all_correct", passage=passage)
+
+
+def coded_frame(
+    heads: list[tuple[object, ...]], uids: list[str], codes: CodeIndex, *, passage: bool
+) -> pd.DataFrame:
+    """The wide table of :func:`coded_rows`.
+
+    Its flag is ``all_high`` for passages, ``all_correct`` for steps
+    (:func:`per_passage_codes`, :func:`per_trace_steps`).
+    """
+    return rows_frame(coded_rows(heads, uids, codes), coded_columns(codes, passage=passage))
+
+
+def rows_frame(rows: list[tuple[object, ...]], columns: list[str]) -> pd.DataFrame:
+    """A table of ``rows`` (built by column: a row's dict would cost ~1 KB)."""
+    import pandas as pd
+
     cols = list(zip(*rows, strict=True)) if rows else [() for _ in columns]
-    del rows
     return pd.DataFrame(
         {name: list(col) for name, col in zip(columns, cols, strict=True)}, columns=columns
     )
+
+
+def count_rows(
+    rows: Iterable[Sequence[object]],
+    columns: Sequence[str],
+    codebook: Codebook,
+    kind: UnitKind,
+    *,
+    by: str,
+    flag: str,
+    rates: QualityCounts,
+    errors: ErrorCounts,
+) -> None:
+    """:func:`quality_counts` and :func:`error_counts` of a table's rows, added in place."""
+    group_at, flag_at, status_at = columns.index(by), columns.index(flag), columns.index("status")
+    dims = [(dim.id, columns.index(dim.id)) for dim in codebook.part(kind).dimensions]
+    scored = Status.SCORED.value
+    cells: dict[str, Counter[tuple[str, object]]] = {}  # per group: (dimension, cell) -> rows
+    for row in rows:
+        group = str(row[group_at])
+        total = rates.get(group)
+        if total is None:
+            total = rates[group] = [0, 0, 0, 0]
+            errors.setdefault(group, ([0], {dim_id: Counter() for dim_id, _ in dims}))
+        total[0] += 1
+        value = row[flag_at]
+        if value is not None:
+            total[1] += 1
+            total[2] += value is True
+            total[3] += NOT_ASSESSABLE in row
+        if row[status_at] == scored:
+            errors[group][0][0] += 1
+            seen = cells.setdefault(group, Counter())
+            for dim_id, at in dims:
+                seen[(dim_id, row[at])] += 1
+    for group, seen in cells.items():  # each distinct cell once
+        counts = errors[group][1]
+        for (dim_id, cell), times in seen.items():
+            for code in cell_codes(cell):
+                counts.setdefault(dim_id, Counter())[code] += times
 
 
 def _columns(dims: list[str], flag: str, *, passage: bool) -> list[str]:

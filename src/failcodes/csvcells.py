@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMULA_LEADS",
+    "LEADING_LINE",
     "check_nul",
     "keep_raw",
     "neutralise",
@@ -50,7 +51,7 @@ FORMULA_LEADS = "=+-@\t\r"
 #: Text to neutralise: quotes (possibly none), then a formula character.
 _LEADING = re.compile(r"'*[=+\-@\t\r]")
 #: A line that starts like :data:`_LEADING` (in a column's cells joined by newlines).
-_LEADING_LINE = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)
+LEADING_LINE = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)
 #: A cell to restore: one quote or more, then a formula character.
 _NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
 #: A plain decimal number (what a spreadsheet reads as a number, not a formula).
@@ -136,7 +137,7 @@ def safe_frame(frame: pd.DataFrame, path: str | Path, *, first_line: int = 2) ->
             for row, value in enumerate(values):
                 if isinstance(value, str) and "\x00" in value:
                     check_nul([value], [str(column)], Path(path), row + first_line)
-        if _RAW.get() or _LEADING_LINE.search(joined) is None:
+        if _RAW.get() or LEADING_LINE.search(joined) is None:
             continue  # no cell to neutralise
         if out is frame:
             out = frame.copy()

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from failcodes.attribution import Strategy
+from failcodes.attribution import Strategy, rows_frame
 from failcodes.commands.base import Note, Request, ignore_note, option
-from failcodes.csvcells import safe_frame
+from failcodes.csvcells import LEADING_LINE, safe_frame, writes_raw
 from failcodes.errors import InputError
 from failcodes.fileio import output_error
 from failcodes.study import layout
@@ -144,11 +144,11 @@ class AttributeRequest(Request):
             ATTRIBUTION_COLUMNS,
             attribute_item,
             attribution_row,
-            coded_frame,
+            coded_columns,
+            coded_rows,
+            count_rows,
             dominant_frame,
-            error_counts,
             passage_heads,
-            quality_counts,
             rate_frame,
             stage_counts,
             step_heads,
@@ -163,6 +163,12 @@ class AttributeRequest(Request):
         r_errors: dict[str, Any] = {}
         v_rates: dict[str, list[int]] = {}
         v_errors: dict[str, Any] = {}
+        r_columns = coded_columns(r_codes, passage=True)
+        v_columns = coded_columns(v_codes, passage=False)
+        r_counts: dict[str, Any] = {"by": "retriever", "flag": "all_high"}
+        r_counts |= {"rates": r_rates, "errors": r_errors}
+        v_counts: dict[str, Any] = {"by": "verifier", "flag": "all_correct"}
+        v_counts |= {"rates": v_rates, "errors": v_errors}
         systems: list[str] = []
         stages: list[str] = []
         rows: list[tuple[object, ...]] = []
@@ -173,17 +179,15 @@ class AttributeRequest(Request):
                 items.write(pd.DataFrame(rows or None, columns=list(ATTRIBUTION_COLUMNS)))
                 rows.clear()
             if passages is not None:
-                pp = coded_frame(*passage_heads(claims), r_codes, passage=True)
-                if len(pp) or (final and not passages.started):
-                    passages.write(pp, "assessed_dimensions")
-                    quality_counts(pp, by="retriever", flag="all_high", into=r_rates)
-                    error_counts(pp, codebook, UnitKind.RETRIEVAL, by="retriever", into=r_errors)
+                pp = coded_rows(*passage_heads(claims), r_codes)
+                if pp or (final and not passages.started):
+                    passages.write_rows(pp, r_columns, "assessed_dimensions")
+                    count_rows(pp, r_columns, codebook, UnitKind.RETRIEVAL, **r_counts)
             if steps is not None:
-                pt = coded_frame(*step_heads(claims), v_codes, passage=False)
-                if len(pt) or (final and not steps.started):
-                    steps.write(pt, "assessed_dimensions")
-                    quality_counts(pt, by="verifier", flag="all_correct", into=v_rates)
-                    error_counts(pt, codebook, UnitKind.VERIFICATION, by="verifier", into=v_errors)
+                pt = coded_rows(*step_heads(claims), v_codes)
+                if pt or (final and not steps.started):
+                    steps.write_rows(pt, v_columns, "assessed_dimensions")
+                    count_rows(pt, v_columns, codebook, UnitKind.VERIFICATION, **v_counts)
             claims.clear()
 
         count = 0
@@ -277,11 +281,49 @@ class _CsvSink:
         self.started = True
         self._lines += len(frame)
 
+    def write_rows(
+        self, rows: list[tuple[object, ...]], columns: list[str], whole: str | None = None
+    ) -> None:
+        """:meth:`write` of the table of ``rows``, by ``csv`` where that is the same text.
+
+        pandas writes such rows with ``csv.writer`` too: text as it is, None empty, a bool
+        ``True``/``False``, an integer as ``str`` and a float of a column with missing
+        values as ``repr``; a chunk with a NUL or a cell to neutralise goes through
+        :meth:`write`.
+        """
+        import csv
+
+        cells = [v for row in rows for v in row if v.__class__ is str]
+        joined = "\n".join(cells)
+        if "\x00" in joined or (not writes_raw() and LEADING_LINE.search(joined) is not None):
+            self.write(rows_frame(rows, columns), whole)
+            return
+        if whole is not None:
+            self._column = whole
+            at = columns.index(whole)
+            values = [row[at] for row in rows]
+            self._missing = self._missing or None in values
+            if self._missing and any(v is not None for v in values):
+                rows = [(*row[:at], _float(row[at]), *row[at + 1 :]) for row in rows]
+            elif any(v.__class__ is int for v in values):
+                self._as_int = True
+        writer = csv.writer(self._fh, lineterminator="\n")
+        if not self.started:
+            writer.writerow(columns)
+            self.started = True
+        writer.writerows(rows)
+        self._lines += len(rows)
+
     def close(self) -> None:
         """Finish the file (rewriting integer chunks as floats if a value was missing)."""
         self._fh.close()
         if self._column is not None and self._missing and self._as_int:
             _as_floats(self.tmp, self._column)
+
+
+def _float(value: object) -> object:
+    """A whole number as the float pandas writes for it (``5.0``); anything else as it is."""
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _as_floats(tmp: Path, column: str) -> None:
