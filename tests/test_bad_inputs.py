@@ -3752,6 +3752,14 @@ REDTEAM_CASES: list[Case] = [
         "of its own; write it one way",
     ),
     Case(
+        # the percent row alone came out, Cohen skipped without a word
+        "agree/two-rater-statistic-of-three-raters",
+        ("agree", "{d}/r.csv", "--stat", "cohen", "--stat", "percent"),
+        _write({"r.csv": "item,a,b,c\n1,x,x,y\n2,y,y,y\n3,x,y,x\n"}),
+        line="failcodes: error: --stat cohen: it needs exactly two raters, the table has 3 "
+        "(a, b, c); use fleiss, krippendorff or gwet_ac1 for more, or name two with --raters",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -539,3 +539,35 @@ def test_a_system_written_two_ways_is_refused_at_ingest(tmp_path: Path, run) -> 
         r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(res.stdout)
     }
     assert got == {"GPT-4": (3, 0, 0, 2, 1), "llama": (2, 0, 0, 1, 1)}
+
+
+def test_a_two_rater_statistic_asked_of_three_raters_is_refused(tmp_path: Path, run) -> None:
+    # --stat cohen --stat percent on 3 raters printed the percent row alone (Cohen skipped
+    # without a word), exit 0. Two raters named: dr_a and dr_b agree on 8 of 10 units
+    # (units 4 and 5 differ), each says yes on 5 -> p_e = 0.5*0.5 + 0.5*0.5 = 0.5,
+    # kappa = (0.8 - 0.5) / (1 - 0.5) = 0.6
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "item,dr_a,dr_b,dr_c\n1,yes,yes,no\n2,no,no,no\n3,yes,yes,yes\n4,no,yes,\n5,yes,no,yes\n"
+        "6,no,no,\n7,yes,yes,yes\n8,no,no,yes\n9,yes,yes,no\n10,no,no,no\n"
+    )
+    res = run("agree", path, "--bootstrap", "0", "--stat", "cohen", "--stat", "percent")
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err.startswith("failcodes: error: --stat cohen: it needs exactly two raters, the ")
+    res = run(
+        "agree",
+        path,
+        "--bootstrap",
+        "0",
+        "--stat",
+        "cohen",
+        "--stat",
+        "percent",
+        "--raters",
+        "dr_a,dr_b",
+        "--format",
+        "json",
+    )
+    got = {r["statistic"]: r["value"] for r in json.loads(res.stdout)}
+    assert got == pytest.approx({"cohen": 0.6, "percent": 0.8})

@@ -315,6 +315,13 @@ class AgreeRequest(Request):
                 extra["unit_column"] = table.unit_column
                 extra["raters"] = list(table.raters)
                 extra["left_out"] = prepared.left_out()
+                pair_only = [x for x in ("cohen", "pabak") if x in self.stat]
+                if pair_only and len(table.raters) != 2:  # no row at all for it, before
+                    raise ConfigError(
+                        f"--stat {pair_only[0]}: it needs exactly two raters, the table has "
+                        f"{len(table.raters)} ({', '.join(table.raters)}); use fleiss, "
+                        "krippendorff or gwet_ac1 for more, or name two with --raters"
+                    )
                 if split is not None:
                     rows.extend(_row(r, sets=True, **extra) for r in self._on_sets(table, split))
                     continue
