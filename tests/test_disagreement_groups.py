@@ -430,8 +430,8 @@ def test_a_row_behind_in_its_row_group_is_not_decoded_again(
 
     One row group of 8 rows, batches of 2: rows 5, then 1 and 2, then 6 decode [0, 1] [2, 3]
     [4, 5] once and [6, 7] once: 4 decodes. Starting the group again for row 1 (as before)
-    decoded [0, 1] again, then [2, 3] [4, 5] [6, 7]: 7 decodes (28,648 for 938 batches at paper
-    scale). With 2 batches kept, rows 5, 2, 0: row 0 behind them starts the group again.
+    decoded [0, 1] again, then [2, 3] [4, 5] [6, 7]: 7 decodes. With 2 batches kept, rows 5,
+    2, 0: row 0 behind them starts the group again.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
