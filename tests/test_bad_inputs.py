@@ -3760,6 +3760,23 @@ REDTEAM_CASES: list[Case] = [
         "(a, b, c); use fleiss, krippendorff or gwet_ac1 for more, or name two with --raters",
     ),
     Case(
+        # read as column 'md !': the error named 'md' an unknown field
+        "ingest-generic-labels/label-rule-negated",
+        (
+            "ingest",
+            "generic-labels",
+            "{d}/l.csv",
+            "-o",
+            "{d}/l.jsonl",
+            "--label-rule",
+            "md != ok -> error",
+        ),
+        _write({"l.csv": "sentence_id,md\ns1,ok\ns2,wrong\n"}),
+        line="failcodes: error: --label-rule 'md != ok -> error': '!' before '=' or 'in' is not "
+        "a rule operator; name the values instead: 'COLUMN = correct -> no_error' gives every "
+        "other value the error label",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

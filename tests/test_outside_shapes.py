@@ -571,3 +571,27 @@ def test_a_two_rater_statistic_asked_of_three_raters_is_refused(tmp_path: Path, 
     )
     got = {r["statistic"]: r["value"] for r in json.loads(res.stdout)}
     assert got == pytest.approx({"cohen": 0.6, "percent": 0.8})
+
+
+@pytest.mark.parametrize("rule", ["md != ok -> error", "md not in {ok} -> error"])
+def test_a_negated_label_rule_says_so(tmp_path: Path, run, rule: str) -> None:
+    # 'md != ok' was read as column 'md !', so the error named 'md' an unknown field
+    labels = tmp_path / "l.csv"
+    labels.write_text("sentence_id,md\n7,wrong\n8,ok\n")
+    res = run("ingest", "generic-labels", labels, "-o", tmp_path / "l.jsonl", "--label-rule", rule)
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert "is not a rule operator; name the values instead" in err, err
+    # the rule it points to: 8 (ok) no error, 7 (wrong) error
+    res = run(
+        "ingest",
+        "generic-labels",
+        labels,
+        "-o",
+        tmp_path / "l.jsonl",
+        "--label-rule",
+        "md = ok -> no_error",
+    )
+    assert res.returncode == 0, res.stderr
+    rows = [json.loads(line) for line in (tmp_path / "l.jsonl").read_text().splitlines()]
+    assert {r["sentence_id"]: r["has_error"] for r in rows} == {"7": True, "8": False}

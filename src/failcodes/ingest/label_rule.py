@@ -196,6 +196,13 @@ def parse_label_rule(text: str) -> LabelRule:
             otherwise = outcome
             continue
         name = (m["column"] or m["column_eq"]).strip().strip('"')
+        negated = re.search(r"(?:[!<>]|\bnot)$", name, re.IGNORECASE)
+        if negated:  # 'label != correct' read column 'label !' and left 'label' unknown
+            raise ConfigError(
+                f"--label-rule {text!r}: {negated.group(0)!r} before '=' or 'in' is not a rule "
+                "operator; name the values instead: 'COLUMN = correct -> no_error' gives every "
+                "other value the error label"
+            )
         values = _values(m["values"], text) if m["column"] else _values(m["value"], text)
         if column is not None and name != column:
             raise ConfigError(
