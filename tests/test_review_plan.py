@@ -842,3 +842,44 @@ def test_a_review_with_no_code_on_a_dimension_is_not_reviewed_for_it() -> None:
         "8 reviewed unit(s) with no code on entity_match counted as not reviewed"
     )
     assert "no code on" not in notes[("scope", "exact_scope")]
+
+
+def test_units_reviewed_more_than_once_are_named_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Double coding of a plan's units (outside check, redteam2): one review per unit enters the
+    # estimates (the first coder by name). That choice moves the numbers, and the report made it
+    # without a word, exit 0: it now says so on stderr and in the table's caption.
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
+    assert code == 0, err
+    drawn = sorted(read_plan(tmp_path / "review" / "plans" / "ds.retrieval.json").estimation_ids())
+    alice = [human(u, "exact_entity") for u in drawn] + [human(drawn[3], "partial_entity")]
+    bob = [human(u, "irrelevant", coder="bob") for u in drawn[:3]]
+    for name, anns in (("alice", alice), ("bob", bob)):
+        (tmp_path / "review" / f"{name}.jsonl").write_text(
+            "".join(a.model_dump_json() + "\n" for a in anns)
+        )
+    out = tmp_path / "report"
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", out)
+    assert code == 0, err
+    # 4 units reviewed twice, each with different codes: drawn[0:3] by alice (exact_entity)
+    # and bob (irrelevant), drawn[3] by alice twice (exact_entity, then partial_entity)
+    assert err.splitlines() == [
+        "Assumed: 4 unit(s) of plan 'ds.retrieval' reviewed more than once (alice, bob; 4 with "
+        "different codes): the corrected shares count one review per unit, the first coder by "
+        "name, and leave the others out"
+    ]
+    corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
+    exact = corrected[corrected["code"] == "exact_entity"]
+    # alice (first by name; her first review of drawn[3]) coded every drawn unit exact_entity:
+    # human share 100% per retriever
+    assert all(cell.startswith("100.0 [") for cell in exact["human-only (%)"])
+    assert (
+        "4 unit(s) reviewed more than once (4 with different codes)"
+        in (out / "tables" / "retrieval_quality_corrected.md").read_text()
+    )

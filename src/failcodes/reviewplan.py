@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -360,6 +361,29 @@ def human_codes(annotations: Iterable[Annotation], part: UnitKind) -> dict[str, 
         if ann.unit_kind is part and ann.status is Status.SCORED and ann.unit_id not in out:
             out[ann.unit_id] = ann
     return out
+
+
+def _codes_key(ann: Annotation) -> tuple[object, ...]:
+    sets = tuple(sorted((dim, tuple(sorted(v))) for dim, v in ann.code_sets.items()))
+    return (tuple(sorted(ann.codes.items())), sets)
+
+
+def repeated_reviews(
+    annotations: Iterable[Annotation], part: UnitKind, units: AbstractSet[str]
+) -> tuple[int, int, list[str]]:
+    """Units of ``units`` reviewed more than once (several coders, or one coder twice).
+
+    Returns how many, how many of them differ in their codes, and the coders involved.
+    :func:`human_codes` keeps one of them (the first coder by name); the report says so.
+    """
+    seen: dict[str, list[Annotation]] = {}
+    for ann in annotations:
+        if ann.unit_kind is part and ann.status is Status.SCORED and ann.unit_id in units:
+            seen.setdefault(ann.unit_id, []).append(ann)
+    several = {uid: anns for uid, anns in seen.items() if len(anns) > 1}
+    differ = sum(len({_codes_key(a) for a in anns}) > 1 for anns in several.values())
+    coders = sorted({a.coder for anns in several.values() for a in anns})
+    return len(several), differ, coders
 
 
 def match_reviews(plan: ReviewPlan, reviews: Mapping[str, Annotation]) -> PlanProgress:

@@ -572,6 +572,7 @@ def _corrected(
         plans_dir,
         read_plan,
         redraw_command,
+        repeated_reviews,
         stale_reason,
     )
 
@@ -597,6 +598,13 @@ def _corrected(
         progress = match_reviews(plan, reviews)
         if progress.estimation_reviewed == 0:
             continue
+        repeated, differ, coders = repeated_reviews(current, plan.part, plan.estimation_ids())
+        if repeated:  # double coding: one review per unit enters the estimates; say which
+            notes.setdefault(corrected_notes_key(plan.part), []).append(
+                f"Assumed: {repeated} unit(s) of plan {plan.name!r} reviewed more than once "
+                f"({', '.join(coders)}; {differ} with different codes): the corrected shares "
+                "count one review per unit, the first coder by name, and leave the others out"
+            )
         rows = corrected_rows(read_frame(source), plan, reviews, cb.part(plan.part))
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
@@ -610,6 +618,12 @@ def _corrected(
             + (
                 f"; {progress.targeted_reviewed} targeted reviews kept out"
                 if progress.targeted_reviewed
+                else ""
+            )
+            + (
+                f"; {repeated} unit(s) reviewed more than once ({differ} with different "
+                "codes): the first coder by name counted"
+                if repeated
                 else ""
             )
         )
