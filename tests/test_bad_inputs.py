@@ -3777,6 +3777,14 @@ REDTEAM_CASES: list[Case] = [
         "other value the error label",
     ),
     Case(
+        # the error named no line (docs/statistics.md says it does)
+        "agree/wide-unit-on-two-rows",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "id,r1,r2\n1,a,a\n2,a,b\n1,a,a\n"}),
+        line="failcodes: error: {d}/r.csv:4, field 'id': unit '1' is on two rows (first at line "
+        "2): one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

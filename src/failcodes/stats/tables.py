@@ -711,6 +711,8 @@ def ratings_tables(
             "with --raters; a table of one row per unit and rater: --long RATER,RATING)",
             path=source,
         )
+    if shape is None and choice.unit_column is not None:
+        _one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of)
     if shape is None:
         _no_dates(frame, choice.raters, source, line_of)
         one_spelling(frame, choice.raters, source, line_of)
@@ -824,6 +826,27 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
     if choice.summaries or choice.left_out:
         line += " (name the raters with --raters to change this)"
     return line
+
+
+def _one_row_per_unit(
+    frame: pd.DataFrame, key: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a unit (per ``--by`` group) on two rows of a wide table, naming both lines."""
+    ids = frame[list(key)].astype(str)
+    twice = ids.duplicated()
+    if not twice.any():
+        return
+    row = int(np.flatnonzero(twice.to_numpy())[0])
+    same = (ids == ids.iloc[row]).all(axis=1).to_numpy()
+    first = int(np.flatnonzero(same)[0])
+    unit = key[-1]
+    raise InputError(
+        f"unit {str(frame[unit].iloc[row])!r} is on two rows (first at line {line_of(first)}): "
+        "one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
+        path=source,
+        line=line_of(row),
+        field=unit,
+    )
 
 
 def _no_dates(
