@@ -3785,6 +3785,15 @@ REDTEAM_CASES: list[Case] = [
         "2): one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
     ),
     Case(
+        # 'B' beside 'b': three raters where there were two
+        "agree/long-rater-in-another-case",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "item,rater,code\n1,a,x\n1,b,x\n2,a,y\n2,B,y\n"}),
+        line="failcodes: error: {d}/r.csv:5, field 'rater': rater 'B' is 'b' (line 3) written "
+        "another way (case, spacing or Unicode form): it would be a rater of its own; write it "
+        "one way",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

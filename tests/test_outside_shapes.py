@@ -595,3 +595,32 @@ def test_a_negated_label_rule_says_so(tmp_path: Path, run, rule: str) -> None:
     assert res.returncode == 0, res.stderr
     rows = [json.loads(line) for line in (tmp_path / "l.jsonl").read_text().splitlines()]
     assert {r["sentence_id"]: r["has_error"] for r in rows} == {"7": True, "8": False}
+
+
+def test_a_long_table_rater_in_another_case_is_refused(tmp_path: Path, run) -> None:
+    # 'Ann2' on line 5 beside 'ann2': three raters (Ann2, ann1, ann2), Cohen impossible and
+    # item 2's pair split, exit 0. Written one way: items 1 yes/yes, 2 no/no, 3 no/yes ->
+    # percent 2/3; ann1 says yes on 1/3, ann2 on 2/3 -> p_e = (1/3)(2/3) + (2/3)(1/3) = 4/9,
+    # Cohen = (2/3 - 4/9) / (1 - 4/9) = (2/9) / (5/9) = 0.4
+    table = "item,rater,code\n1,ann1,yes\n1,ann2,yes\n2,ann1,no\n2,Ann2,no\n3,ann1,no\n3,ann2,yes\n"
+    path = tmp_path / "l.csv"
+    path.write_text(table)
+    res = run("agree", path, "--bootstrap", "0", "--stat", "percent")
+    assert res.returncode == 2
+    [err] = res.stderr.splitlines()
+    assert err.startswith(f"failcodes: error: {path}:5, field 'rater': rater 'Ann2' is 'ann2'")
+    path.write_text(table.replace("Ann2", "ann2"))
+    res = run(
+        "agree",
+        path,
+        "--bootstrap",
+        "0",
+        "--stat",
+        "percent",
+        "--stat",
+        "cohen",
+        "--format",
+        "json",
+    )
+    got = {r["statistic"]: r["value"] for r in json.loads(res.stdout)}
+    assert got == pytest.approx({"percent": 2 / 3, "cohen": 0.4})

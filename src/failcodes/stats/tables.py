@@ -236,6 +236,18 @@ def wide_from_long(
                     line=line_of(row),
                     field=column,
                 )
+    names: dict[str, tuple[str, int]] = {}  # folded rater name -> (name, its first line)
+    for row, value in enumerate(frame[long.rater].astype(str).tolist()):
+        folded = " ".join(unicodedata.normalize("NFC", value).casefold().split())
+        first = names.setdefault(folded, (value, line_of(row)))
+        if first[0] != value:  # 'Ann2' beside 'ann2' were two raters
+            raise InputError(
+                f"rater {value!r} is {first[0]!r} (line {first[1]}) written another way (case, "
+                "spacing or Unicode form): it would be a rater of its own; write it one way",
+                path=source,
+                line=line_of(row),
+                field=long.rater,
+            )
     key = [*keep, long.unit, long.rater]
     twice = frame.duplicated(subset=key)
     if twice.any():
