@@ -262,3 +262,20 @@ def test_count_rows_equals_the_frame_counts() -> None:
     assert errors == error_counts(frame, CB, UnitKind.RETRIEVAL, by="retriever")
     assert errors["dense"][0] == [1] and errors["dense"][1][dims[0]][low] == 1
     assert errors["bm25"][1][dims[0]][low] == 1
+
+
+@pytest.mark.parametrize(
+    ("texts", "reasoning"),
+    [
+        ((), None),
+        (("plain",), "r"),
+        (('quote " and \\ back', "\u00e9\u2028\x00\x1f tab\t", "\U0001f600 emoji"), "why\nnot"),
+    ],
+)
+def test_claim_unit_ids_are_unit_id(texts: tuple[str, ...], reasoning: str | None) -> None:
+    from failcodes.units import claim_unit_ids, retrieval_unit_digests
+
+    claim = 'A "claim" \u00e9'
+    digests, step = claim_unit_ids(claim, list(texts), reasoning, Verdict.SUPPORTED)
+    assert digests == retrieval_unit_digests(claim, texts)
+    assert step == unit_id(UnitKind.VERIFICATION, claim, texts, reasoning, Verdict.SUPPORTED)

@@ -57,7 +57,12 @@ from failcodes.contract import FrozenModel
 from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
 from failcodes.traces import CITING_SOURCES, EvidenceSource, Trace
-from failcodes.units import UnitKind, claim_trace, retrieval_unit_digests, unit_id
+from failcodes.units import (
+    UnitKind,
+    claim_trace,
+    claim_unit_ids,
+    retrieval_unit_digests,
+)
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
     import pandas as pd
@@ -362,15 +367,17 @@ def claim_units(trace: Trace | Any, top_k: int | None = None) -> ClaimUnits:
     """
     every = trace.passages
     top = [p for p in every if top_k is None or p.rank <= top_k]
-    digests = retrieval_unit_digests(trace.claim, [p.text for p in top]).hex()
+    texts = [p.text for p in top]
+    step = None
+    if trace.reasoning and trace.reasoning.strip():
+        raw, step = claim_unit_ids(trace.claim, texts, trace.reasoning, trace.verdict)
+    else:
+        raw = retrieval_unit_digests(trace.claim, texts)
+    digests = raw.hex()
     passages = tuple(
         PassageUnit(p.rank, p.passage_id, p.gold, digests[16 * i : 16 * i + 16])
         for i, p in enumerate(top)
     )
-    step = None
-    if trace.reasoning and trace.reasoning.strip():
-        texts = tuple(p.text for p in top)
-        step = unit_id(UnitKind.VERIFICATION, trace.claim, texts, trace.reasoning, trace.verdict)
     return ClaimUnits(
         trace.system,
         trace.question_id,

@@ -10,7 +10,7 @@ retrievers is one unit (judged once) with several provenance entries.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from json.encoder import encode_basestring as _json_string  # the encoder json.dumps uses
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,7 @@ __all__ = [
     "UnitKind",
     "build_units",
     "claim_trace",
+    "claim_unit_ids",
     "disagreement_traces",
     "retrieval_unit_digests",
     "retrieval_units",
@@ -124,6 +125,42 @@ def retrieval_unit_digests(claim: str, texts: Iterable[str]) -> bytes:
         h.update(_RETRIEVAL_TAIL)
         out += h.digest()[:8]
     return bytes(out)
+
+
+def claim_unit_ids(
+    claim: str, texts: Sequence[str], reasoning: str | None, verdict: Verdict
+) -> tuple[bytes, str]:
+    """:func:`retrieval_unit_digests` of ``texts`` and the verification unit's id, together.
+
+    The id is ``unit_id(VERIFICATION, claim, texts, reasoning, verdict)``: the same bytes
+    hashed, each text JSON-encoded once (by msgspec, as there) for both.
+    """
+    import msgspec
+
+    encode = msgspec.json.encode
+    claim_json = encode(claim)
+    state = hashlib.sha256(b'{"claim":' + claim_json + b',"kind":"retrieval","passages":[')
+    encoded = [encode(text) for text in texts]
+    digests = bytearray()
+    for text_json in encoded:
+        h = state.copy()
+        h.update(text_json)
+        h.update(_RETRIEVAL_TAIL)
+        digests += h.digest()[:8]
+    step = b"".join(
+        (
+            b'{"claim":',
+            claim_json,
+            b',"kind":"verification","passages":[',
+            b",".join(encoded),
+            b'],"reasoning":',
+            encode(reasoning) if reasoning is not None else b"null",
+            b',"verdict":',
+            encode(verdict.value),
+            b"}",
+        )
+    )
+    return bytes(digests), hashlib.sha256(step).hexdigest()[:16]
 
 
 ProvenanceKey = tuple[str, str, str, str, int | None, str | None]
