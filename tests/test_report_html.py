@@ -1,5 +1,6 @@
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from failcodes.codebook import Dimension, Part, Subcode
@@ -100,3 +101,20 @@ def test_report_opens_offline_in_a_real_browser(tmp_path: Path) -> None:
     assert probe == {"images": len(figures), "broken": 0, "wide": 0}
     shot = screenshot(index, tmp_path / "shot.png")
     assert shot.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_interval_bars_take_an_estimate_on_its_bound_up_to_rounding() -> None:
+    # Outside check (redteam2): a review study's agreement row had Krippendorff's alpha
+    # -0.9166666666666667 with a CI bound one ulp above it (a zero-width bootstrap interval):
+    # v - lo = -1.1e-16, matplotlib refused the negative error bar and `failcodes report`
+    # ended in a traceback (exit 1). The bar is drawn with zero width on that side.
+    v = -11 / 12
+    fig = interval_bars(
+        ["trustworthy / krippendorff"],
+        [v],
+        [np.nextafter(v, 0.0)],
+        [v],
+        title="t",
+        xlabel="value",
+    )
+    assert fig.axes[0].get_yticklabels()[0].get_text() == "trustworthy / krippendorff"

@@ -132,3 +132,36 @@ def test_pooled_bootstrap_resamples_units() -> None:
     # every resample is a multiset of whole units: agreement is a multiple of 1/3 (k of 3)
     naive = ag.agreements(data, ["percent"], n_bootstrap=400, seed=1)[0]
     assert naive.n_units == 6 and naive.n_rows is None
+
+
+def test_not_assessable_is_a_category_where_a_coder_used_it() -> None:
+    # A reviewer answered not_assessable (outside check, redteam2): with the codebook's code
+    # lists as categories it was "a rating outside the category list", and `failcodes report`
+    # on a study with that review exited 2 with no file named (the offline judge gives
+    # not_assessable on most trustworthy cells, so any review of its units did the same).
+    # human: ts ts na us; judge: ts na na us  (ts = exact_entity, na = not_assessable,
+    # us = irrelevant). Percent = 3/4. Cohen: p_o = .75; marginals human ts 2 na 1 us 1,
+    # judge ts 1 na 2 us 1: p_e = (2*1 + 1*2 + 1*1) / 16 = 5/16;
+    # kappa = (.75 - .3125) / (1 - .3125) = 0.4375 / 0.6875 = 7/11.
+    human = ["exact_entity", "exact_entity", "not_assessable", "irrelevant"]
+    judge = ["exact_entity", "not_assessable", "not_assessable", "irrelevant"]
+    anns = [_ann(f"u{i}", "alice", CoderKind.HUMAN, c) for i, c in enumerate(human)] + [
+        _ann(f"u{i}", "offline", CoderKind.HEURISTIC, c) for i, c in enumerate(judge)
+    ]
+    cats = {"entity_match": ["exact_entity", "partial_entity", "entity_mismatch", "irrelevant"]}
+    scoped = ca.annotation_agreement(anns, categories=cats)
+    got = {
+        s.result.statistic: s.result.value
+        for s in scoped
+        if s.scope == "dimension" and s.dimension == "entity_match"
+    }
+    assert got["percent"] == pytest.approx(0.75)
+    assert got["fleiss"] is not None
+    pair = {
+        s.result.statistic: s.result.value
+        for s in scoped
+        if s.scope == "pair" and s.dimension == "entity_match"
+    }
+    assert pair["cohen"] == pytest.approx(7 / 11)
+    codes = {s.code for s in scoped if s.scope == "code"}
+    assert "not_assessable" in codes

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.contract import FrozenModel
 from failcodes.errors import MixedCodebookError, StatisticsError
 from failcodes.stats.agreement import (
@@ -377,9 +377,17 @@ def annotation_agreement(
     sets = set(set_dimensions(items, multi_label))
     opts = _opts(n_bootstrap, seed, confidence)
 
+    # not_assessable is an answer a coder may give on any dimension (the judge's heuristic
+    # gives it on most): a category of its dimension wherever a coder used it, not a rating
+    # outside the codebook's list (which failed the whole report on one reviewer's answer)
+    unassessed = {d for a in items for d, code in a.codes.items() if code == NOT_ASSESSABLE}
+
     def cats(dim: str) -> list[str] | None:
         listed = None if categories is None else categories.get(dim)
-        return None if listed is None else list(listed)
+        if listed is None:
+            return None
+        extra = [NOT_ASSESSABLE] if dim in unassessed and NOT_ASSESSABLE not in listed else []
+        return [*listed, *extra]
 
     def scoped(
         dim: str | None, who: Sequence[str], stats: Sequence[str], exact: Sequence[str]

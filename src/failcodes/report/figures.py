@@ -240,7 +240,9 @@ def interval_bars(
     ax.errorbar(
         v,
         y,
-        xerr=np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)]),
+        # an estimate equal to its bound up to rounding (-0.916667 - -0.916667 = -1e-16) made
+        # matplotlib refuse the figure and the whole report end in a traceback
+        xerr=np.clip(np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)]), 0.0, None),
         fmt="o",
         color=OKABE_ITO[0],
         capsize=2,
