@@ -3794,6 +3794,15 @@ REDTEAM_CASES: list[Case] = [
         "one way",
     ),
     Case(
+        # a JSON list of co-occurring codes: the error did not say how to give them
+        "agree/jsonl-rating-is-a-list",
+        ("agree", "{d}/r.jsonl"),
+        _write({"r.jsonl": '{"unit_id": "u1", "r1": ["a", "b"], "r2": ["a"]}\n'}),
+        line="failcodes: error: {d}/r.jsonl:1, field 'r1': a list is not a rating (expected a "
+        "number or a text per cell); co-occurring codes: one text joined by ';', read with "
+        "agree --sets ';'",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

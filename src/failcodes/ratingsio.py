@@ -92,8 +92,13 @@ def _check_scalar_cells(frame: Any, file: Path, lines: list[int]) -> None:
         for i, value in enumerate(frame[column].tolist()):
             if isinstance(value, dict | list | tuple | np.ndarray):
                 kind = "an object" if isinstance(value, dict) else "a list"
+                sets = (
+                    "; co-occurring codes: one text joined by ';', read with agree --sets ';'"
+                    if kind == "a list"
+                    else ""
+                )
                 raise InputError(
-                    f"{kind} is not a rating (expected a number or a text per cell)",
+                    f"{kind} is not a rating (expected a number or a text per cell){sets}",
                     path=file,
                     line=lines[i] if i < len(lines) else None,
                     field=str(column),
