@@ -123,3 +123,31 @@ def test_peek_reads_past_a_bom(tmp_path: Path) -> None:
     path = tmp_path / "d.jsonl"
     path.write_bytes(b'\xef\xbb\xbf{"kind": "FN", "claims": []}\n')
     assert jsonio.peek_jsonl(path) == {"kind": "FN", "claims": []}
+
+
+# Each line's decoded record (a fast reader keeps the last of two equal keys) shows one key,
+# "a"; ``strings`` is 1 when that value is text. Quote counts worked by hand.
+@pytest.mark.parametrize(
+    ("line", "strings", "vouched"),
+    [
+        # no backslash: 4 quotes = 2 * (1 key + 1 string)
+        (b'{"a": "y"}', 1, True),
+        # a duplicate, no backslash: 8 quotes != 4
+        (b'{"a": "x", "a": "y"}', 1, False),
+        # an escaped quote: 6 quotes != 4, so keys are counted: one '"a":', nothing else
+        ('{"a": "say \\"hi\\""}', 1, True),
+        # a duplicate with a backslash: '"a":' twice, no '\\":', 2 keys != 1
+        (b'{"a": "x\\"", "a": "y"}', 1, False),
+        # an escaped quote before a colon inside the value: '"[ ]*:' matches '"a":' and
+        # '\\":', the escaped-quote pattern matches '\\":' once: 2 - 1 = 1 key
+        (b'{"a": "x\\": y"}', 1, True),
+        ('{"a": "x\\" : y", "a": "z"}', 1, False),  # the same, duplicated: 3 - 1 = 2 keys
+        # keys alone (no string count given): '"a" :' with a blank counts as a key
+        (b'{"a" : 1}', None, True),
+        (b'{"a" : 1, "a": 2}', None, False),
+    ],
+)
+def test_keys_vouched_counts_keys_a_fast_reader_may_drop(
+    line: bytes | str, strings: int | None, vouched: bool
+) -> None:
+    assert jsonio.keys_vouched(line, 1, strings) is vouched

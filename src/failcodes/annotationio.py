@@ -36,17 +36,14 @@ from failcodes.annotations import Annotation, CodebookRef, DimensionEvidence, Us
 from failcodes.columnar import ExactReaderNeededError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
-from failcodes.jsonio import parse_json
-from failcodes.tableio import ESCAPED_QUOTE_COLON, KEY_COLON, read_models_jsonl, validate_record
+from failcodes.jsonio import keys_vouched, parse_json
+from failcodes.tableio import read_models_jsonl, validate_record
 
 _UNIT_ID = re.compile(r"[0-9a-f]{16}")
 _BOM = b"\xef\xbb\xbf"
 #: An escaped surrogate (the strict reader refuses a lone one), an escaped backslash (it could
 #: end a string just before a quote and colon, miscounting keys): the exact reader's line.
 _UNSURE = re.compile(rb"\\u[dD][89a-fA-F]|\\\\")
-
-#: A key's closing quote, spaces, its colon (the judge writes none; counted the slow way).
-_SPACED_KEY = re.compile(rb'"[ \t]+:')
 
 _TOP = len(Annotation.model_fields)
 _REF = len(CodebookRef.model_fields)
@@ -91,15 +88,9 @@ def _vouched(body: bytes) -> Annotation | None:
         and (ann.lead_time_s is None or math.isfinite(ann.lead_time_s))
     ):
         return None
-    # a key ends with a quote and a colon (spaces between: not as the judge writes it); a
-    # quote and colon inside a string is an escaped quote's
-    spaced = _SPACED_KEY.search(body) is not None
-    keys = len(KEY_COLON.findall(body)) if spaced else body.count(b'":')
-    if b"\\" in body:
-        keys -= len(ESCAPED_QUOTE_COLON.findall(body))
     want = _TOP + _REF + _USAGE + len(ann.codes) + len(ann.code_sets) + len(ann.leaves)
     want += (1 + _EVIDENCE) * len(ann.evidence)
-    return ann if keys == want else None
+    return ann if keys_vouched(body, want) else None
 
 
 def _exact(body: bytes, path: Path, lineno: int) -> Annotation | None:

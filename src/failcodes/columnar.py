@@ -38,12 +38,10 @@ from pydantic import BaseModel
 from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
-from failcodes.jsonio import parse_json
+from failcodes.jsonio import keys_vouched, parse_json
 from failcodes.labels import Label, LabelColumns
 from failcodes.parquetio import check_decoded, check_metadata
 from failcodes.tableio import (
-    ESCAPED_QUOTE_COLON,
-    KEY_COLON,
     UTF8_BOM,
     Format,
     check_columns,
@@ -234,16 +232,9 @@ def _non_string_fields() -> tuple[tuple[int, ...], tuple[int, ...], int]:
 def _keys_match(raw: bytes, rec: Any, astuple: Callable[[Any], tuple[Any, ...]]) -> bool:
     r"""True if ``raw`` has exactly the keys ``rec`` shows: no duplicate key was dropped.
 
-    msgspec keeps the last of two equal keys where :func:`parse_json` refuses them. Present
-    keys are the non-null fields: an explicit ``null`` also fails the comparison, which only
-    costs speed (the line then takes the exact path).
-
-    Without a backslash in the line, a quote only delimits a key or a string value, so the
-    line has ``2 * (keys + string values)`` quotes; a dropped duplicate key (with its value)
-    leaves at least two more than the decoded record shows. That count is one ``bytes.count``
-    (~4 us on a 5 kB line). With a backslash (escaped quotes), a key is counted in the raw
-    line as a quote followed by blanks and ``:`` (regex), minus escaped quotes followed by
-    ``:`` (a key ending in a backslash is no trace field, which msgspec refused already).
+    Present keys are the non-null fields (counted by :func:`keys_vouched`): an explicit
+    ``null`` also fails the comparison, which only costs speed (the line then takes the exact
+    path). A key ending in a backslash is no trace field, which msgspec refused already.
     """
     top_idx, passage_idx, width = _non_string_fields()
     passages = rec.passages
@@ -255,10 +246,7 @@ def _keys_match(raw: bytes, rec: Any, astuple: Callable[[Any], tuple[Any, ...]])
         found = len(values) - values.count(None)
         present += found
         strings += found - sum(len(passages) - values[i::width].count(None) for i in passage_idx)
-    if b"\\" not in raw:
-        return raw.count(b'"') == 2 * (present + strings)
-    keys = len(KEY_COLON.findall(raw)) - len(ESCAPED_QUOTE_COLON.findall(raw))
-    return bool(keys == present)
+    return keys_vouched(raw, present, strings)
 
 
 def _fast_line(

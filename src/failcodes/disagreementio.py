@@ -36,15 +36,13 @@ from failcodes import columnar
 from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
-from failcodes.jsonio import iter_jsonl
+from failcodes.jsonio import iter_jsonl, keys_vouched
 from failcodes.labelio import refuse_claim_labels
 from failcodes.labels import LabelIndex
 from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.parquetio import open_parquet
 from failcodes.tableio import (
-    ESCAPED_QUOTE_COLON,
     EXTENSIONS,
-    KEY_COLON,
     Format,
     arrow_schema,
     msgspec_type,
@@ -612,13 +610,7 @@ def iter_disagreement_records(path: str | Path) -> Iterator[Any]:
             # every field is present (the decoder requires them all): a duplicate key is
             # one key too many
             fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
-            if b"\\" in body:
-                keys = len(KEY_COLON.findall(body)) - len(ESCAPED_QUOTE_COLON.findall(body))
-                if keys != fields:
-                    raise ExactReaderNeededError
-            elif body.count(b'"') != 2 * (fields + strings([rec])):
-                # without a backslash every quote delimits a key or a string value: a
-                # duplicate key adds at least its own two quotes
+            if not keys_vouched(body, fields, strings([rec])):
                 raise ExactReaderNeededError
             for c in rec.claims:
                 if len(set(map(_RANK_OF, c.passages))) != len(c.passages):

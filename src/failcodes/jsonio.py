@@ -4,7 +4,8 @@
 numbers that overflow, deep nesting, lone surrogates); :func:`iter_jsonl`, :func:`read_json`,
 :func:`read_json_list` (a list with each element's line, in one parse) and
 :func:`peek_jsonl` read files through it; :func:`json_field_line` finds the line of a
-field path in a whole document, for errors. Every problem is an
+field path in a whole document, for errors; :func:`keys_vouched` tells a fast reader whether it
+silently dropped a duplicate key. Every problem is an
 :class:`~failcodes.errors.InputError` naming the file, the line and the field.
 """
 
@@ -391,3 +392,33 @@ def jsonl_object(text: str, path: str | Path, line: int) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", path=path, line=line)
     return obj
+
+
+_KEY_COLON = re.compile(rb'"[ \t]*:')
+_SPACED_KEY = re.compile(rb'"[ \t]+:')
+_ESCAPED_QUOTE_COLON = re.compile(rb'\\"[ \t]*:')
+
+
+def keys_vouched(line: bytes | str, keys: int, strings: int | None = None) -> bool:
+    r"""True if the JSON text ``line`` has exactly ``keys`` keys (``strings``: string values).
+
+    A fast reader (msgspec, pydantic's JSON parser) keeps the last of two equal keys where
+    :func:`parse_json` refuses them: a line whose decoded record shows fewer keys than the
+    text holds had a duplicate. Without a backslash in the line a quote only delimits a key or
+    a string value, so given ``strings`` the line has ``2 * (keys + strings)`` quotes (one
+    ``count``). Otherwise a key is a quote, blanks and ``:`` (regex), minus escaped quotes
+    followed by ``:`` (a string value ending in a backslash is followed by ``,`` or ``}``; a
+    key ending in one is the caller's to refuse).
+    """
+    if isinstance(line, str):  # counted as text where it can be: encoding costs more
+        if strings is not None and "\\" not in line:
+            return line.count('"') == 2 * (keys + strings)
+        line = line.encode("utf-8")
+    backslash = b"\\" in line
+    if strings is not None and not backslash:
+        return line.count(b'"') == 2 * (keys + strings)
+    # a quote, blanks, colon: one ``count`` where no key has blanks (~2.5x faster than the regex)
+    found = len(_KEY_COLON.findall(line)) if _SPACED_KEY.search(line) else line.count(b'":')
+    if backslash:
+        found -= len(_ESCAPED_QUOTE_COLON.findall(line))
+    return found == keys

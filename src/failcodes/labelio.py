@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import AtomicBatch
-from failcodes.jsonio import iter_jsonl
+from failcodes.jsonio import iter_jsonl, keys_vouched
 from failcodes.labels import (
     Label,
     LabelColumns,
@@ -35,8 +35,6 @@ from failcodes.labels import (
 )
 from failcodes.sentences import Sentence
 from failcodes.tableio import (
-    ESCAPED_QUOTE_COLON,
-    KEY_COLON,
     UTF8_BOM,
     Format,
     checked_csv_rows,
@@ -232,10 +230,10 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
     Equal to what the exact reader (:func:`_iter_flat`: ``json`` + pydantic per line) gives,
     without its dict and model per line (~37 MB of transient at 100k labels). None, for the
     whole file, at the first line it cannot vouch for: one msgspec refuses, one without a
-    target, a duplicate key or explicit ``null`` (counted as the trace reader's ``_keys_match``
-    does in :mod:`failcodes.columnar`), a ``\r`` inside a line (the text reader splits lines
-    there), a file it cannot open. The exact reader then
-    reads the file from the start and accepts it or raises its usual error.
+    target, a duplicate key or explicit ``null`` (counted by
+    :func:`~failcodes.jsonio.keys_vouched`), a ``\r`` inside a line (the text reader splits
+    lines there), a file it cannot open. The exact reader then reads the file from the start
+    and accepts it or raises its usual error.
     """
     if column_map or detect_format(path) is not Format.JSONL:
         return None
@@ -272,10 +270,7 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
                 return None
             present = len(row) - row.count(None)
             # one field (has_error) is no string: the rest present are string values
-            if b"\\" not in body:
-                if body.count(b'"') != 2 * (2 * present - 1):
-                    return None
-            elif len(KEY_COLON.findall(body)) - len(ESCAPED_QUOTE_COLON.findall(body)) != present:
+            if not keys_vouched(body, present, present - 1):
                 return None
             pattern = tuple(v is None for v in row)
             given = patterns.get(pattern)

@@ -637,10 +637,5 @@ def msgspec_type(annotation: Any, metadata: Sequence[Any]) -> Any:
     return annotation
 
 
-KEY_COLON = re.compile(rb'"[ \t]*:')
-
-
-ESCAPED_QUOTE_COLON = re.compile(rb'\\"[ \t]*:')
-
 #: The UTF-8 byte order mark (Excel puts one before the first line of a text export).
 UTF8_BOM = b"\xef\xbb\xbf"

@@ -11,11 +11,11 @@ writes the trace the exact reader makes of that line.
 The voucher accepts a line only where the exact reader would take it as it is: every field of
 the model's type and bounds (msgspec's strict types: no ``"3"`` for 3, no unknown field), no
 empty text (the model reads an optional one as missing), no ``null``, no duplicate key
-(:func:`keys_match`), ids neither blank nor padded, ranks unique, a verdict the alias table
-knows (the canonical one stored, the raw text kept in ``raw_verdict`` as the model does) and
-no score of :data:`LARGEST_SCORE` or more (pydantic writes ``1e+16`` where msgspec writes
-``1e16``). Anything else (``None``) takes the exact reader, which accepts it or raises its
-one-line error: the errors are the exact reader's, always.
+(:func:`~failcodes.jsonio.keys_vouched`), ids neither blank nor padded, ranks unique, a
+verdict the alias table knows (the canonical one stored, the raw text kept in ``raw_verdict``
+as the model does) and no score of :data:`LARGEST_SCORE` or more (pydantic writes ``1e+16``
+where msgspec writes ``1e16``). Anything else (``None``) takes the exact reader, which accepts
+it or raises its one-line error: the errors are the exact reader's, always.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 from pydantic import BaseModel
 
 from failcodes.errors import InputError
-from failcodes.tableio import ESCAPED_QUOTE_COLON, KEY_COLON, msgspec_type
+from failcodes.jsonio import keys_vouched
+from failcodes.tableio import msgspec_type
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -76,24 +77,6 @@ def line_types() -> tuple[Any, Any]:
     passage = msgspec.defstruct("PassageLine", fields(Passage), **options)
     trace = msgspec.defstruct("TraceLine", fields(Trace, passage), **options)
     return trace, passage
-
-
-def keys_match(raw: str, present: int, strings: int) -> bool:
-    r"""True if the JSON text ``raw`` has ``present`` keys (``strings`` of them hold text).
-
-    ``present`` counts the decoded line's non-null fields (nested passages' included, a present
-    ``passages`` list as one). msgspec keeps the last of two equal keys where the exact reader
-    refuses them; an explicit ``null`` also fails the comparison, which only costs speed (the
-    line then takes the exact path). Without a backslash in the line, a quote only delimits a
-    key or a string value, so the line has ``2 * (keys + strings)`` quotes (one
-    ``str.count``); with one, a key is a quote followed by blanks and ``:``, minus escaped
-    quotes followed by ``:`` (a key ending in a backslash is no trace field, which msgspec
-    refused already).
-    """
-    if "\\" not in raw:
-        return raw.count('"') == 2 * (present + strings)
-    data = raw.encode("utf-8")
-    return len(KEY_COLON.findall(data)) - len(ESCAPED_QUOTE_COLON.findall(data)) == present
 
 
 class Voucher:
@@ -146,7 +129,7 @@ class Voucher:
             strings += found
             for getter in self.numbers:  # the passage fields a JSON string cannot fill
                 strings -= len(passages) - list(map(getter, passages)).count(None)
-        if not keys_match(text, present, strings):
+        if not keys_vouched(text, present, strings):
             return None
         if passages and (
             len(set(map(_RANK, passages))) != len(passages)
