@@ -364,6 +364,23 @@ def test_not_assessable_dimension_is_left_out_of_the_all_high_rule() -> None:
     assert b.stage is Stage.VERIFICATION and b.reason.startswith("passage rank 1")
 
 
+def test_a_dimension_left_without_a_code_is_not_read_as_low() -> None:
+    # Outside check (redteam2): a reviewer's tool left one choice empty. B rank 1 coded high on
+    # four dimensions, no code on scope: whether it is all high cannot be told (None), not
+    # False. Read as False, B's disagreement went to retrieval although the one coded passage
+    # may be the usable one; now it is undetermined (a passage not coded, none usable).
+    partial = _r(B, 1)
+    partial = partial.model_copy(
+        update={"codes": {k: v for k, v in partial.codes.items() if k != "scope"}}
+    )
+    assert is_all_high(partial, HIGH) is None
+    # one coded dimension low: not all high whatever the missing one would have been
+    low = partial.model_copy(update={"codes": {**partial.codes, "chunking": "truncated"}})
+    assert is_all_high(low, HIGH) is False
+    (b,) = attribute([B], [partial, ANNS[3]], CB)
+    assert b.stage is Stage.UNDETERMINED
+
+
 def test_not_assessable_in_the_tables() -> None:
     anns = [_r(A, 1, trustworthy=NOT_ASSESSABLE), _r(A, 2), _r(B, 1, scope="broader_scope")]
     pp = per_passage_codes([A, B], anns, CB)

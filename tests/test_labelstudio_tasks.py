@@ -207,6 +207,33 @@ def test_same_coder_twice_keeps_latest() -> None:
     assert any("several annotations by the same coder" in p.message for p in res.problems)
 
 
+def test_an_annotation_submitted_with_no_choice_is_not_a_review() -> None:
+    # A reviewer pressed Submit with nothing chosen (outside check, redteam2: an export edited
+    # as a reviewer's tool would leave it, `"result": []`, not cancelled). It was kept as a
+    # SCORED annotation with no codes: `review status` counted the unit reviewed, and the
+    # corrected attribution read it as "no passage high quality" (-> retrieval).
+    cb = toy_codebook()
+    data = exported()
+    data[1]["annotations"] = [
+        {"id": 5, "completed_by": 3, "result": [], "was_cancelled": False, "lead_time": 4.0},
+        {
+            "id": 6,
+            "completed_by": 4,
+            "result": [text("comment", "cannot tell")],
+            "was_cancelled": False,
+        },
+    ]
+    res = annotations_from_export(data, cb, UnitKind.RETRIEVAL, users={3: "alice", 4: "bob"})
+    u1 = data[1]["data"]["failcodes_unit_id"]
+    empty = {a.coder: a for a in res.annotations if a.unit_id == u1}
+    assert set(empty) == {"alice", "bob"}
+    for ann in empty.values():  # a comment alone is no code either
+        assert ann.status is Status.UNSCORED
+        assert ann.reason == "submitted with no code in Label Studio"
+        assert ann.codes == {}
+    assert empty["bob"].rationale == "cannot tell"
+
+
 @pytest.mark.parametrize(
     ("mutate", "needle"),
     [

@@ -147,6 +147,9 @@ def cell_codes(cell: object) -> list[str]:
 def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
     """True if every assessed dimension got its high-quality code; None if not (validly) coded.
 
+    False as soon as one dimension has a low code; None when the coded ones are all high but a
+    dimension has no code at all (nothing to tell by).
+
     A dimension coded :data:`~failcodes.annotations.NOT_ASSESSABLE` is left out (neither high
     nor low); an annotation with no assessed dimension at all is None (nothing to go by).
     """
@@ -155,7 +158,11 @@ def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
     assessed = {dim: code for dim, code in high.items() if ann.codes.get(dim) != NOT_ASSESSABLE}
     if not assessed:
         return None
-    return all(ann.codes.get(dim) == code for dim, code in assessed.items())
+    if any(dim in ann.codes and ann.codes[dim] != code for dim, code in assessed.items()):
+        return False  # a dimension coded low: not all high, whatever the others are
+    # every coded dimension high but one left without a code (a reviewer's empty choice): it
+    # cannot be told; read as "not high" it sent the passage's disagreement to retrieval
+    return True if all(dim in ann.codes for dim in assessed) else None
 
 
 def assessed_dimensions(ann: Annotation | None, dims: Iterable[str]) -> int | None:

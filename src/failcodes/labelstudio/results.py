@@ -239,6 +239,10 @@ def _one_annotation(
         for dim_id in dims:
             if dim_id not in codes and not any(p.dimension == dim_id for p in problems):
                 problem(f"no code for dimension {dim_id!r}", dimension=dim_id)
+    # submitted with no choice at all (an empty result): nothing was reviewed. Kept as scored
+    # with no codes it counted as reviewed in `review status`, and as "no passage high
+    # quality" (-> retrieval) in the corrected attribution
+    empty = not cancelled and not codes
     lead = raw.get("lead_time")
     created = _parse_time(raw.get("updated_at")) or _parse_time(raw.get("created_at"))
     extra: dict[str, Any] = {}
@@ -250,8 +254,12 @@ def _one_annotation(
         codebook=ref,
         coder=coder,
         coder_kind=CoderKind.HUMAN,
-        status=Status.UNSCORED if cancelled else Status.SCORED,
-        reason="skipped in Label Studio" if cancelled else None,
+        status=Status.UNSCORED if cancelled or empty else Status.SCORED,
+        reason="skipped in Label Studio"
+        if cancelled
+        else "submitted with no code in Label Studio"
+        if empty
+        else None,
         codes={} if cancelled else codes,
         code_sets={} if cancelled else code_sets,
         rationale=comment,
