@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes.cli.main import main
+from tests.cli_helpers import run_cli
 
 
 @dataclass
@@ -29,13 +29,8 @@ def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., Proc]:
 
     def _run(*args: str | Path) -> Proc:
         capsys.readouterr()
-        try:
-            main([str(a) for a in args])
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out = capsys.readouterr()
-        return Proc(code, out.out, out.err)
+        code, out, err = run_cli([str(a) for a in args], capsys)
+        return Proc(code, out, err)
 
     return _run
 

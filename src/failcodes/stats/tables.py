@@ -238,8 +238,7 @@ def wide_from_long(
                 )
     names: dict[str, tuple[str, int]] = {}  # folded rater name -> (name, its first line)
     for row, value in enumerate(frame[long.rater].astype(str).tolist()):
-        folded = " ".join(unicodedata.normalize("NFC", value).casefold().split())
-        first = names.setdefault(folded, (value, line_of(row)))
+        first = names.setdefault(spelling_key(value), (value, line_of(row)))
         if first[0] != value:  # 'Ann2' beside 'ann2' were two raters
             raise InputError(
                 f"rater {value!r} is {first[0]!r} (line {first[1]}) written another way (case, "
@@ -879,6 +878,11 @@ def _no_dates(
                 )
 
 
+def spelling_key(text: str) -> str:
+    """``text`` with case, runs of spaces and Unicode form folded: one name written two ways."""
+    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
+
+
 def one_spelling(
     frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
 ) -> None:
@@ -902,8 +906,7 @@ def one_spelling(
                     line=line_of(row),
                     field=str(column),
                 )
-            folded = " ".join(unicodedata.normalize("NFC", value).casefold().split())
-            first = seen.setdefault(folded, (value, line_of(row), str(column)))
+            first = seen.setdefault(spelling_key(value), (value, line_of(row), str(column)))
             if first[0] != value:
                 raise InputError(
                     f"rating {value!r} is {first[0]!r} (line {first[1]}, column "
