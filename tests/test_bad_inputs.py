@@ -3803,6 +3803,23 @@ REDTEAM_CASES: list[Case] = [
         "agree --sets ';'",
     ),
     Case(
+        # one file per system, 'S' and 's': two systems, exit 0
+        "metrics/system-written-two-ways-across-files",
+        ("metrics", "--traces", "{d}/a.jsonl", "--traces", "{d}/b.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "a.jsonl": '{"system":"s","question_id":"q","sentence_id":"s1","claim_id":"c1",'
+                '"claim":"x","verdict":"refuted"}\n',
+                "b.jsonl": '{"system":"S","question_id":"q","sentence_id":"s1","claim_id":"c1",'
+                '"claim":"x","verdict":"supported"}\n',
+                "l.csv": "sentence_id,has_error\ns1,true\n",
+            }
+        ),
+        line="failcodes: error: {d}/a.jsonl:1, field 'system': system 's' is 'S' written another "
+        "way (case, spacing or Unicode form): they would be scored as two systems; write it one "
+        "way",
+    ),
+    Case(
         "agree/sets-separator-blank",
         ("agree", "{d}/r.csv", "--sets", " "),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

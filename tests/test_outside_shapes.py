@@ -619,3 +619,25 @@ def test_a_long_table_rater_in_another_case_is_refused(tmp_path: Path, run) -> N
     )
     got = {r["statistic"]: r["value"] for r in json.loads(res.stdout)}
     assert got == pytest.approx({"percent": 2 / 3, "cohen": 0.4})
+
+
+def test_a_system_written_two_ways_across_files_is_refused(tmp_path: Path, run) -> None:
+    # one file per system: 'gpt-4' in a.jsonl, 'GPT-4' in b.jsonl were two systems (the first
+    # line said "2 systems"), exit 0; refused by metrics, disagreements and compare, naming
+    # the first row of the later name in sorted order ('gpt-4', a.jsonl line 1)
+    labels = tmp_path / "labels.csv"
+    labels.write_text(LABELS_7_8_12)
+    a = _system_file(tmp_path / "a.jsonl", "gpt-4", "q7", ["supported", "supported", "refuted"])
+    b = tmp_path / "b.jsonl"
+    rows = [json.loads(line) for line in a.read_text().splitlines()]
+    b.write_text("".join(json.dumps({**r, "system": "GPT-4"}) + "\n" for r in rows))
+    for command in ("metrics", "disagreements", "compare"):
+        extra = ("-o", tmp_path / "d.jsonl") if command == "disagreements" else ()
+        res = run(command, "--traces", a, "--traces", b, "--labels", labels, *extra)
+        assert res.returncode == 2, (command, res.stdout)
+        [err] = res.stderr.splitlines()
+        assert err == (
+            f"failcodes: error: {a}:1, field 'system': system 'gpt-4' is 'GPT-4' written "
+            "another way (case, spacing or Unicode form): they would be scored as two "
+            "systems; write it one way"
+        ), err

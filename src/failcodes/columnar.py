@@ -823,11 +823,70 @@ def read_sentence_columns(
     return read_trace_columns(items)
 
 
+def check_system_spellings(
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns, paths: Sequence[Path]
+) -> None:
+    """Refuse two systems whose names differ only in case, spacing or Unicode form.
+
+    ``gpt-4`` in one file and ``GPT-4`` in another were scored as two systems, exit 0. The
+    error names the first row of the later name (sorted), found by reading the files again
+    only then.
+    """
+    import unicodedata
+
+    from failcodes.labels import trace_system_names
+
+    seen: dict[str, str] = {}
+    for name in trace_system_names(traces):
+        key = " ".join(unicodedata.normalize("NFC", name).casefold().split())
+        if key in seen:
+            path, line = _first_row_of_system(paths, name)
+            raise InputError(
+                f"system {name!r} is {seen[key]!r} written another way (case, spacing or "
+                "Unicode form): they would be scored as two systems; write it one way",
+                path=path,
+                line=line,
+                field="system",
+            )
+        seen[key] = name
+
+
+def _first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, int | None]:
+    """The file and line (Parquet: row) of the first trace of system ``name``, if found."""
+    import csv
+    import json
+
+    for path in paths:
+        fmt = detect_format(path)
+        try:
+            if fmt is Format.JSONL:
+                with path.open(encoding="utf-8") as fh:
+                    for number, text in enumerate(fh, start=1):
+                        if name in text and json.loads(text).get("system") == name:
+                            return path, number
+            elif fmt is Format.CSV:
+                with path.open(encoding="utf-8-sig", newline="") as fh:
+                    rows = csv.DictReader(fh)
+                    for row in rows:
+                        if row.get("system") == name:
+                            return path, rows.line_num
+            else:
+                import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+                column = pq.read_table(path, columns=["system"]).column(0).to_pylist()
+                if name in column:
+                    return path, column.index(name) + 1
+        except (OSError, ValueError, KeyError, AttributeError):
+            continue  # the error then names no line
+    return (paths[0] if len(paths) == 1 else None), None
+
+
 def load_columns(
     trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
 ) -> tuple[TraceColumns, Sequence[Label]]:
     """Read traces into columns (claim ids unique across the files) and check the labels."""
     columns = read_trace_columns(trace_paths, text=text)
+    check_system_spellings(columns, trace_paths)
     labels = labelio.read_labels(labels_path, traces=columns, columns=True)
     return columns, labels
 
@@ -854,6 +913,7 @@ def load_sentence_columns(
         if labels is not None and grouped
         else read_trace_columns(trace_paths)
     )
+    check_system_spellings(columns, trace_paths)
     if failure is not None:
         raise failure
     assert labels is not None

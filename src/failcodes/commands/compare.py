@@ -174,6 +174,7 @@ class CompareRequest(Request):
     ) -> tuple[list[tuple[str | None, Outcomes, Outcomes | None]], list[str], dict[str, Any]]:
         """One (mapping, predictions, truth) per mapping: every labelled sentence a unit."""
         from failcodes import labelio, traceio
+        from failcodes.columnar import check_system_spellings
         from failcodes.errors import StatisticsError
         from failcodes.labelio import refuse_claim_labels
         from failcodes.labelscope import assumptions_line
@@ -186,6 +187,7 @@ class CompareRequest(Request):
             raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
         traces = [t for path in self.traces for t in traceio.read_traces(path, seen=seen)]
+        check_system_spellings(traces, self.traces)
         labels = labelio.read_labels(self.labels, traces=traces)
         refuse_claim_labels(  # the paired units are sentences
             labels,
