@@ -844,6 +844,34 @@ def test_a_review_with_no_code_on_a_dimension_is_not_reviewed_for_it() -> None:
     assert "no code on" not in notes[("scope", "exact_scope")]
 
 
+def test_a_review_not_assessable_on_every_dimension_is_not_reviewed_for_all_high() -> None:
+    # Outside check (redteam2): a reviewer answered not_assessable on all five dimensions of 4
+    # of 20 reviewed passages. The all-high rule cannot be told there (the judge's undecided
+    # rows are left out of its side too), so they are not reviewed for the all-high rate: it
+    # was 12/20 = 60.0% (read as "not all high"), it is 12/16 = 75.0%.
+    from failcodes.report.corrected import corrected_rows
+
+    cb = codebooks.bundled()
+    part = cb.part(UnitKind.RETRIEVAL)
+    entity = {f"u{i:02d}": "exact_entity" for i in range(20)}
+    table = coded_table(entity, dict.fromkeys(entity, "bm25"))
+    plan = plan_of(table, size=20)
+    ids = sorted(plan.estimation_ids())
+    reviews = [human(u, "exact_entity") for u in ids[:12]]
+    reviews += [human(u, "irrelevant") for u in ids[12:16]]
+    unassessed = dict.fromkeys([*HIGH, "entity_match"], "not_assessable")
+    reviews += [human(u, "exact_entity").model_copy(update={"codes": unassessed}) for u in ids[16:]]
+    rows = corrected_rows(table, plan, human_codes(reviews, UnitKind.RETRIEVAL), part)
+    summary = next(r for r in rows if r["code"] == "all_high_quality")
+    assert (summary["reviewed"], summary["uncoded"]) == (16, 4)
+    assert summary["estimates"] is not None
+    assert summary["estimates"].human.estimate == pytest.approx(12 / 16)
+    # on entity_match the 4 count as reviewed with none of its codes (not_assessable is a code)
+    exact = next(r for r in rows if r["code"] == "exact_entity")
+    assert exact["reviewed"] == 20
+    assert exact["estimates"].human.estimate == pytest.approx(12 / 20)
+
+
 def test_units_reviewed_more_than_once_are_named_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -883,3 +911,40 @@ def test_units_reviewed_more_than_once_are_named_on_stderr(
         "4 unit(s) reviewed more than once (4 with different codes)"
         in (out / "tables" / "retrieval_quality_corrected.md").read_text()
     )
+
+
+def test_a_report_rebuilt_in_place_drops_tables_it_no_longer_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Outside check (redteam2): a study re-run after its traces changed made the review plan
+    # stale; the report said so and left the corrected tables out of the page, but the earlier
+    # build's tables/retrieval_quality_corrected.{csv,md,tex} stayed in the same folder, old
+    # numbers beside the new report (exit 0). A file of another kind is left alone.
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded = big_table()
+    coded.to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
+    assert code == 0, err
+    drawn = read_plan(tmp_path / "review" / "plans" / "ds.retrieval.json").estimation_ids()
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(human(u, "exact_entity").model_dump_json() + "\n" for u in sorted(drawn))
+    )
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    out = tmp_path / "out"
+    report = ("report", tmp_path, "--codebook", cb_file, "-o", out)
+    code, _, err = run_cli(capsys, *report)
+    assert code == 0, err
+    corrected = [out / "tables" / f"retrieval_quality_corrected.{s}" for s in ("csv", "md", "tex")]
+    assert all(p.is_file() for p in corrected)
+    (out / "tables" / "mine.txt").write_text("kept")
+    coded.loc[0, "entity_match"] = "irrelevant"  # the coded table changes: the plan is stale
+    coded.loc[0, "all_high"] = False
+    coded.to_csv(table, index=False)
+    code, _, err = run_cli(capsys, *report)
+    assert code == 0, err
+    assert "is stale" in err
+    assert not any(p.exists() for p in corrected)
+    assert (out / "tables" / "retrieval_quality.csv").is_file()
+    assert (out / "tables" / "mine.txt").read_text() == "kept"

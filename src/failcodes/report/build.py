@@ -140,6 +140,26 @@ class _Builder:
     def __init__(self, out_dir: Path) -> None:
         self.out = out_dir
         self.sections: list[ReportSection] = []
+        self.written: set[Path] = set()
+
+    def remove_leftovers(self) -> list[Path]:
+        """Remove tables and figures an earlier build wrote that this one did not.
+
+        A report rebuilt into the same folder left them beside the new page: e.g. the
+        corrected tables of a review plan that has gone stale since, old numbers a paper's
+        LaTeX input of the tables still took. Only files of the report's own kinds go.
+        """
+        removed = []
+        for sub, suffixes in (("tables", set(_SUFFIX.values())), ("figures", {"png", "pdf"})):
+            folder = self.out / sub
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.iterdir()):
+                kind = path.suffix.lstrip(".")
+                if path.is_file() and kind in suffixes and path not in self.written:
+                    path.unlink()
+                    removed.append(path)
+        return removed
 
     def table(
         self,
@@ -166,12 +186,14 @@ class _Builder:
                 data, fmt, caption=caption, label=f"tab:{stem}", path=path, key=key, keys=keys
             )
             atomic_write_text(path, text)
+            self.written.add(path)
             files[suffix] = rel
         html = render_table(frame, "html", caption=caption, key=key, keys=keys)
         return ReportTable(caption=caption, html=html, files=files)
 
     def figure(self, stem: str, fig: Any, caption: str) -> ReportFigure:
         paths = figs.save_figure(fig, self.out / "figures", stem)
+        self.written.update(paths.values())
         return ReportFigure(
             caption=caption,
             png=paths["png"].read_bytes(),
@@ -507,4 +529,6 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         b.sections.append(sec)
 
     meta = inputs.meta or ReportMeta(title=inputs.title, created=report_time())
-    return write_html(meta, b.sections, out)
+    page = write_html(meta, b.sections, out)
+    b.remove_leftovers()
+    return page

@@ -124,7 +124,11 @@ def corrected_rows(
     # every dimension) it counts as not reviewed, like a drawn unit not reviewed yet; read as
     # "not this code" it pulled every code of the dimension down (shares summing to 67%)
     lacks = {dim: {uid for uid in reviewed_ids if dim not in humans[uid].codes} for dim in dims}
-    lacks_any = set().union(*lacks.values()) if lacks else set()
+    # the all-high rate: a review whose rule cannot be told (coded high where coded, one
+    # dimension without a code; or every dimension not_assessable) is not reviewed for it,
+    # as the judge's undecided rows are left out (it counted as "not all high")
+    high = {d.id: d.high_quality_code for d in part.dimensions}
+    lacks_any = {uid for uid in reviewed_ids if is_all_high(humans[uid], high) is None}
     out: list[dict[str, Any]] = []
     for system in sorted(map(str, scored[by].unique())):
         rows = scored[scored[by].astype(str) == system]
@@ -218,8 +222,13 @@ def corrected_table(
             )
         )
         if r.get("uncoded"):
-            what = "every dimension" if r["code"] == r["dimension"] else r["dimension"]
-            left = f"{r['uncoded']} reviewed unit(s) with no code on {what} counted as not reviewed"
+            left = (
+                f"{r['uncoded']} reviewed unit(s) whose all-high rule cannot be told (a "
+                "dimension without a code, or none assessed) counted as not reviewed"
+                if r["code"] == r["dimension"]
+                else f"{r['uncoded']} reviewed unit(s) with no code on {r['dimension']} "
+                "counted as not reviewed"
+            )
             rec["note"] = "; ".join(x for x in (left, rec["note"]) if x)
         records.append(rec)
     return pd.DataFrame(records)
