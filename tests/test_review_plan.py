@@ -948,3 +948,35 @@ def test_a_report_rebuilt_in_place_drops_tables_it_no_longer_writes(
     assert not any(p.exists() for p in corrected)
     assert (out / "tables" / "retrieval_quality.csv").is_file()
     assert (out / "tables" / "mine.txt").read_text() == "kept"
+
+
+def test_drawn_units_answered_with_no_code_are_told_apart_from_not_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Outside check (redteam2): a reviewer answered 3 drawn units "not assessable" (unscored,
+    # no codes). They count as not drawn (the estimate assumes missing at random), but the
+    # caption called them "not yet" reviewed, hiding that the reviewer had looked and given up.
+    from failcodes.annotations import Status
+
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
+    assert code == 0, err
+    drawn = sorted(read_plan(tmp_path / "review" / "plans" / "ds.retrieval.json").estimation_ids())
+    gave_up = {"status": Status.UNSCORED, "codes": {}, "reason": "not assessable"}
+    anns = [human(u, "exact_entity") for u in drawn[:35]]  # 35 reviewed, drawn[38:] not yet
+    anns += [human(u, "exact_entity").model_copy(update=gave_up) for u in drawn[35:38]]
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in anns)
+    )
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", out)
+    assert code == 0, err
+    md = (out / "tables" / "retrieval_quality_corrected.md").read_text()
+    assert (
+        "35 of 40 sampled units reviewed (2 not yet, 3 answered with no code (skipped or not "
+        "assessable: counted as not drawn, which assumes they are missing at random))"
+    ) in md

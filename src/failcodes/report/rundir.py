@@ -608,13 +608,30 @@ def _corrected(
         rows = corrected_rows(read_frame(source), plan, reviews, cb.part(plan.part))
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
+        # drawn units a reviewer answered without codes (skipped, not assessable): "not yet"
+        # hid that the reviewer had looked and given up, which is not missing at random
+        unscored = len(
+            {a.unit_id for a in current if a.unit_kind is plan.part}
+            & plan.estimation_ids() - reviews.keys()
+        )
         judge_stratified = StratifyBy.CODE in plan.stratify
         human = "judge-stratified human" if judge_stratified else "human-only"
         caption = (
             f"Corrected shares (%), plan {plan.name!r}: judge-only, {human} and PPI++ "
             f"corrected with 95% CIs per {by}; {progress.estimation_reviewed} of "
             f"{progress.estimation_planned} sampled units reviewed"
-            + (f" ({missing} not yet)" if missing else "")
+            + (
+                f" ({missing - unscored} not yet"
+                + (
+                    f", {unscored} answered with no code (skipped or not assessable: counted "
+                    "as not drawn, which assumes they are missing at random)"
+                    if unscored
+                    else ""
+                )
+                + ")"
+                if missing
+                else ""
+            )
             + (
                 f"; {progress.targeted_reviewed} targeted reviews kept out"
                 if progress.targeted_reviewed
