@@ -919,7 +919,8 @@ def test_a_report_rebuilt_in_place_drops_tables_it_no_longer_writes(
     # Outside check (redteam2): a study re-run after its traces changed made the review plan
     # stale; the report said so and left the corrected tables out of the page, but the earlier
     # build's tables/retrieval_quality_corrected.{csv,md,tex} stayed in the same folder, old
-    # numbers beside the new report (exit 0). A file of another kind is left alone.
+    # numbers beside the new report (exit 0). Only what the earlier build listed in
+    # written.txt goes: the user's own table (mine.csv, one of the report's kinds) stays.
     table = StudyLayout.of(tmp_path).per_passage("ds")
     table.parent.mkdir(parents=True)
     coded = big_table()
@@ -939,6 +940,8 @@ def test_a_report_rebuilt_in_place_drops_tables_it_no_longer_writes(
     corrected = [out / "tables" / f"retrieval_quality_corrected.{s}" for s in ("csv", "md", "tex")]
     assert all(p.is_file() for p in corrected)
     (out / "tables" / "mine.txt").write_text("kept")
+    (out / "tables" / "mine.csv").write_text("kept")
+    assert "tables/retrieval_quality_corrected.csv" in (out / "written.txt").read_text()
     coded.loc[0, "entity_match"] = "irrelevant"  # the coded table changes: the plan is stale
     coded.loc[0, "all_high"] = False
     coded.to_csv(table, index=False)
@@ -948,6 +951,8 @@ def test_a_report_rebuilt_in_place_drops_tables_it_no_longer_writes(
     assert not any(p.exists() for p in corrected)
     assert (out / "tables" / "retrieval_quality.csv").is_file()
     assert (out / "tables" / "mine.txt").read_text() == "kept"
+    assert (out / "tables" / "mine.csv").read_text() == "kept"
+    assert "tables/retrieval_quality_corrected.csv" not in (out / "written.txt").read_text()
 
 
 def test_drawn_units_answered_with_no_code_are_told_apart_from_not_yet(

@@ -136,6 +136,10 @@ class ReportInputs(BaseModel):
     )
 
 
+#: What the last build wrote under tables/ and figures/, one relative path a line.
+WRITTEN_LIST = "written.txt"
+
+
 class _Builder:
     def __init__(self, out_dir: Path) -> None:
         self.out = out_dir
@@ -143,22 +147,31 @@ class _Builder:
         self.written: set[Path] = set()
 
     def remove_leftovers(self) -> list[Path]:
-        """Remove tables and figures an earlier build wrote that this one did not.
+        """Remove tables and figures the previous build wrote that this one did not.
 
         A report rebuilt into the same folder left them beside the new page: e.g. the
         corrected tables of a review plan that has gone stale since, old numbers a paper's
-        LaTeX input of the tables still took. Only files of the report's own kinds go.
+        LaTeX input of the tables still took. Only files the previous build listed in
+        ``written.txt`` go (a file of the user's own in ``tables/`` or ``figures/``
+        is never touched); this build's list replaces it.
         """
+        listing = self.out / WRITTEN_LIST
+        mine = {p.relative_to(self.out).as_posix() for p in self.written}
+        earlier: set[str] = set()
+        if listing.is_file():
+            try:
+                earlier = set(listing.read_text("utf-8").splitlines())
+            except (OSError, UnicodeDecodeError):
+                earlier = set()  # an unreadable list removes nothing
         removed = []
-        for sub, suffixes in (("tables", set(_SUFFIX.values())), ("figures", {"png", "pdf"})):
-            folder = self.out / sub
-            if not folder.is_dir():
-                continue
-            for path in sorted(folder.iterdir()):
-                kind = path.suffix.lstrip(".")
-                if path.is_file() and kind in suffixes and path not in self.written:
-                    path.unlink()
-                    removed.append(path)
+        for rel in sorted(earlier - mine):
+            path = self.out / rel
+            parts = Path(rel).parts
+            if len(parts) == 2 and parts[0] in ("tables", "figures") and path.is_file():
+                path.unlink()
+                removed.append(path)
+        if self.written:
+            atomic_write_text(listing, "".join(f"{rel}\n" for rel in sorted(mine)))
         return removed
 
     def table(
