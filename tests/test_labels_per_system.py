@@ -603,3 +603,24 @@ def test_shared_labels_copied_to_every_system_change_nothing() -> None:
         assert find_disagreements(traces, shared, "refuted", level=level) == find_disagreements(
             traces, per, "refuted", level=level
         )
+
+
+def test_the_python_api_says_the_assumed_shape_through_note(tmp_path: Path) -> None:
+    # Outside check (redteam): failcodes.run(MetricsRequest(...)) returned the assumed shape
+    # in its result but said nothing, where the CLI's first line says it. The same six
+    # systems with shared labels on disjoint questions: note gets the CLI's first line.
+    import failcodes
+    from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
+
+    t, lab = _write(tmp_path, *six_systems(shared=True))
+    said: list[str] = []
+    result = failcodes.run(MetricsRequest(traces=[t], labels=lab), note=said.append)
+    assert _counts(result.report.results) == COUNTS
+    assert said == [result.assumed]
+    assert said[0].startswith("Assumed: shared labels")
+    assert "the 6 systems answered disjoint questions" in said[0]
+    said.clear()
+    request = DisagreementsRequest(traces=[t], labels=lab, out=tmp_path / "d.jsonl")
+    result = failcodes.run(request, note=said.append)
+    assert said == [result.assumed]
+    assert "the 6 systems answered disjoint questions" in said[0]

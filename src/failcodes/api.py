@@ -20,9 +20,18 @@ def _stderr(line: str) -> None:
 
 
 def run(request: Request, *, note: Note = _stderr) -> Any:
-    """Run ``request`` (``failcodes.JudgeRequest(...)``, ...) and return its result."""
+    """Run ``request`` (``failcodes.JudgeRequest(...)``, ...) and return its result.
+
+    A result that assumed a shape of the data (``metrics``, ``disagreements``, ``compare``:
+    shared or per-system labels, the questions each system answered) says it through ``note``
+    as well, as the CLI's first line does: it is also ``result.assumed``.
+    """
     runner: Any = request
-    return runner.run(note=note)
+    result = runner.run(note=note)
+    assumed = getattr(result, "assumed", None)
+    if isinstance(assumed, str) and assumed:
+        note(assumed)
+    return result
 
 
 __all__ = ["run"]
