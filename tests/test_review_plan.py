@@ -985,3 +985,69 @@ def test_drawn_units_answered_with_no_code_are_told_apart_from_not_yet(
         "35 of 40 sampled units reviewed (2 not yet, 3 answered with no code (skipped or not "
         "assessable: counted as not drawn, which assumes they are missing at random))"
     ) in md
+
+
+def test_corrected_table_9_counts_every_code_of_a_multi_label_step() -> None:
+    """Codebook v2 (seed 001: codes of one step may co-occur): both sides count the whole set.
+
+    20 traces of one verifier, all reviewed (plan of 20 of 20). The judge codes inference
+    'overreach|conflict_synthesis_failure' on traces 0, 4, 8, 12, 16 (5 of 20), else
+    valid_inference; the reviewer gives the set [overreach, conflict_synthesis_failure] on the
+    10 even traces, else valid_inference. By hand:
+      judge-only conflict_synthesis_failure = 5/20 = 0.25 (was 0: the cell 'a|b' != 'b')
+      judge-only overreach = 5/20 = 0.25 (was 0 too: 'a|b' != 'a')
+      human conflict_synthesis_failure = 10/20 = 0.5 (was 0: only codes[dim], the set's first)
+      human overreach = 10/20 = 0.5; human valid_inference = 10/20 = 0.5
+    """
+    from failcodes.attribution import CODE_SEPARATOR
+    from failcodes.report.corrected import corrected_rows
+
+    cb = codebooks.bundled(version=2)
+    part = cb.part(UnitKind.VERIFICATION)
+    high = {d.id: d.high_quality_code for d in part.dimensions}
+    both = ["overreach", "conflict_synthesis_failure"]
+    rows = [
+        {
+            "verifier": "v1",
+            "unit_id": f"t{i}",
+            "status": "scored",
+            **high,
+            "inference": CODE_SEPARATOR.join(both) if i % 4 == 0 else "valid_inference",
+            "all_correct": i % 4 != 0,
+        }
+        for i in range(20)
+    ]
+    table = pd.DataFrame(rows)
+    plan = draw_plan(
+        table,
+        UnitKind.VERIFICATION,
+        name="v",
+        size=20,
+        seed=0,
+        source="x",
+        source_sha256="0" * 64,
+    )
+    humans = {}
+    for i in range(20):
+        uid = f"t{i}"
+        multi = i % 2 == 0
+        humans[uid] = Annotation(
+            unit_id=uid,
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=cb.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={**high, "inference": both[0] if multi else "valid_inference"},
+            code_sets={"inference": both if multi else ["valid_inference"]},
+        )
+    out = {(r["dimension"], r["code"]): r for r in corrected_rows(table, plan, humans, part)}
+    expected = {
+        "conflict_synthesis_failure": (0.25, 0.5),
+        "overreach": (0.25, 0.5),
+        "valid_inference": (0.75, 0.5),
+    }
+    for code, (judge, human) in expected.items():
+        est = out[("inference", code)]["estimates"]
+        assert est is not None, code
+        assert est.judge.estimate == pytest.approx(judge), code
+        assert est.human.estimate == pytest.approx(human), code

@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from failcodes.annotations import Annotation, Status
-from failcodes.attribution import ReviewedAttribution, Stage, is_all_high
+from failcodes.attribution import ReviewedAttribution, Stage, cell_codes, is_all_high
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
 from failcodes.report.tables import ALL_HIGH_ROW, summary_row
@@ -147,9 +147,12 @@ def corrected_rows(
                     yhat_u = [_flag(v) for v in rest[flag]]
                     y = [float(_human_flag(humans[str(u)], part)) for u in rev["unit_id"]]
                 else:
-                    yhat = [float(v == code_id) for v in rev[dim_id]]
-                    yhat_u = [float(v == code_id) for v in rest[dim_id]]
-                    y = [float(humans[str(u)].codes.get(dim_id) == code_id) for u in rev["unit_id"]]
+                    # a multi-label step (codebook v2) carries every code of its set, on
+                    # both sides: the judge's cell joins them ('a|b'), a review lists them
+                    # in code_sets; reading the first code only put co-occurring codes at 0%
+                    yhat = [float(code_id in cell_codes(v)) for v in rev[dim_id]]
+                    yhat_u = [float(code_id in cell_codes(v)) for v in rest[dim_id]]
+                    y = [float(code_id in humans[str(u)].code_set(dim_id)) for u in rev["unit_id"]]
                 strata.append(Stratum(y=y, yhat=yhat, yhat_unlabeled=yhat_u))
             estimates, reason = _estimate(strata, confidence)
             out.append(
