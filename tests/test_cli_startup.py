@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from failcodes.cli.main import COMMAND_SUMMARIES, _register_only, live_summaries
 
@@ -64,6 +66,34 @@ def test_metrics_imports_no_judge_nor_codebook() -> None:
     assert "failcodes.judge" not in loaded
     assert "failcodes.codebook" not in loaded
     assert "jinja2" not in loaded
+
+
+def test_metrics_on_the_tools_own_parquet_imports_no_pyarrow(tmp_path: Path) -> None:
+    # the engine reads the tool's own Parquet with DuckDB; pyarrow (~0.1 CPU-s of start-up)
+    # was imported only to read the footer's marker and compare the columns (issue 30)
+    traces, own, labels = tmp_path / "t.jsonl", tmp_path / "own.parquet", tmp_path / "l.jsonl"
+    rows = [
+        {"system": "s", "question_id": "q", "sentence_id": f"q:s{i}", "claim_id": f"q:s{i}:c0"}
+        | {"claim": "c", "sentence": "t", "verdict": verdict}
+        for i, verdict in enumerate(["refuted", "supported"])
+    ]
+    traces.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    flags = [
+        {"sentence_id": "q:s0", "has_error": True},
+        {"sentence_id": "q:s1", "has_error": False},
+    ]
+    labels.write_text("".join(json.dumps(f) + "\n" for f in flags), encoding="utf-8")
+    ingest = [sys.executable, "-m", "failcodes", "ingest", "generic", str(traces), "-o", str(own)]
+    subprocess.run(ingest, capture_output=True, timeout=120, check=True)
+    out = tmp_path / "m.json"
+    argv = ["metrics", "--traces", str(own), "--labels", str(labels), "-m", "refuted"]
+    loaded = _imported_after([*argv, "--bootstrap", "10", "-o", str(out)])
+    # 1 TP (q:s0 refuted, flagged) and 1 TN (q:s1 supported, not flagged): the engine's count
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out.read_text())] == [
+        (1, 0, 0, 1)
+    ]
+    assert "duckdb" in loaded  # (the engine took the file)
+    assert "pyarrow" not in loaded
 
 
 def _blas_threads(preset: dict[str, str]) -> str:

@@ -181,3 +181,19 @@ def test_rows_edited_under_a_kept_footer_go_to_the_strict_reader(
     assert code == 2 and out == ""
     assert err.startswith(f"failcodes: error: {own}:3, field 'verdict': unknown verdict")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_columns_are_checked_as_duckdb_reads_them(tmp_path: Path) -> None:
+    # the engine compares a file's columns with this constant (no pyarrow imported): it must
+    # be the trace schema the writer uses, as DuckDB reads it
+    assert engine.columns_of(traceio.trace_arrow_schema()) == list(traceio.TRACE_ENGINE_COLUMNS)
+    _, own, _, _ = _files(tmp_path)
+    # a footer kept over the same rows with a column dropped: the marker and count still hold
+    _rewrite(
+        pq.read_table(own).drop_columns(["retriever"]),
+        own,
+        engine.validated_marker("traces", len(ROWS)),
+    )
+    assert engine.is_validated(own)
+    assert not engine.is_validated(own, schema=traceio.TRACE_ENGINE_COLUMNS)
+    assert not engine.is_validated(own, schema=traceio.trace_arrow_schema())

@@ -67,6 +67,7 @@ from failcodes.tracecols import (
     string_array,
 )
 from failcodes.traceio import (
+    TRACE_ENGINE_COLUMNS,
     TRACE_ID_FIELDS,
     prepare_trace,
     read_traces,
@@ -1471,12 +1472,12 @@ def _load_vouched(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | N
     canonical (None: the strict readers say where); a ``(system, claim_id)`` twice is raised
     as :func:`read_traces` words it, naming the later row and the first.
     """
-    schema = trace_arrow_schema()
-    if not items or not all(engine.is_validated(p, schema=schema) for p in items):
-        return None
-    if not engine.available():
+    if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
         return None
     con = engine.connect()
+    if not all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS, con=con) for p in items):
+        con.close()
+        return None
     con.execute(_ROWS_TABLE)
     codes = " ".join(f"WHEN '{v.value}' THEN {i}" for i, v in enumerate(VERDICTS))
     starts: list[int] = []

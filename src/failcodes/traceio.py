@@ -71,6 +71,25 @@ def trace_arrow_schema() -> Any:
     return arrow_schema(Trace)
 
 
+#: :func:`trace_arrow_schema` as DuckDB reads it (:func:`failcodes.engine.columns_of`): the
+#: engine checks a file's columns against it without importing pyarrow (issue 30).
+TRACE_ENGINE_COLUMNS: tuple[tuple[str, str], ...] = (
+    *(
+        (name, "VARCHAR")
+        for name in (
+            *("system", "question_id", "sentence_id", "claim_id", "claim", "sentence"),
+            *("verdict", "raw_verdict", "reasoning", "verifier", "retriever"),
+        )
+    ),
+    (
+        "passages",
+        'STRUCT(passage_id VARCHAR, rank BIGINT, "text" VARCHAR, "source" VARCHAR, '
+        "title VARCHAR, score DOUBLE, gold BOOLEAN, gold_verdict VARCHAR)[]",
+    ),
+    ("evidence_source", "VARCHAR"),
+)
+
+
 TRACE_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "passages")
 PASSAGE_COLUMNS: tuple[str, ...] = (*PASSAGE_KEY, *Passage.model_fields)
 
