@@ -321,3 +321,34 @@ def test_constant_human_codes_never_give_a_zero_width_interval() -> None:
     assert result.corrected.ci_high == pytest.approx(high)
     assert result.warning is not None
     assert result.warning.startswith("coverage not assured: one human code only")
+
+
+def test_a_stratum_reviewed_in_full_is_a_census_however_small() -> None:
+    """A 1-unit stratum drawn 1/1 (plan by system x code) must not void its whole cell.
+
+    Stratum A: 20 units, 12 reviewed (3 coded 1, the judge agreeing on each), 8 unreviewed the
+    judge coded 0. Stratum B: 1 unit, reviewed (coded 1 by both), none unreviewed.
+    By hand: human = 20/21 x 3/12 + 1/21 x 1 = 6/21 = 0.285714.
+    Corrected: in A, lam = cov / ((1 + n/N) var_all) = 0.1875 / (2.5 x (3 - 9/20)/19) = 0.5588,
+    theta_A = 0.25 + 0.5588 x (0 - 0.25) = 0.110294 (ppi_py's ppi_mean_pointestimate gives
+    0.1102941); B is known (lam 0): 1. Total 20/21 x 0.110294 + 1/21 = 0.152661.
+    (Before: 'too small to estimate: 1 stratum/strata of the cell have fewer than 2 reviewed'.)
+    """
+    y = [1.0] * 3 + [0.0] * 9
+    est = share_estimates(
+        [
+            Stratum(y=y, yhat=list(y), yhat_unlabeled=[0.0] * 8),
+            Stratum(y=[1.0], yhat=[1.0], yhat_unlabeled=[]),
+        ]
+    )
+    assert est.human.estimate == pytest.approx(6 / 21)
+    assert est.corrected.estimate == pytest.approx(0.1526611, abs=1e-6)
+    assert est.corrected.ci_low <= est.corrected.estimate <= est.corrected.ci_high
+    # a 1-unit stratum with unreviewed units left is still refused
+    with pytest.raises(StatisticsError, match="fewer than 2"):
+        share_estimates(
+            [
+                Stratum(y=y, yhat=list(y), yhat_unlabeled=[0.0] * 8),
+                Stratum(y=[1.0], yhat=[1.0], yhat_unlabeled=[0.0]),
+            ]
+        )

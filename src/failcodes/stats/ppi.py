@@ -208,7 +208,8 @@ def tuned_lambda(m: Moments) -> FloatArray:
 
 def ppi(m: Moments, lam: float | npt.ArrayLike | None = None) -> Estimates:
     """Prediction-powered mean and its variance; ``lam=None`` tunes it (PPI++)."""
-    if np.any(m.n < 2):
+    # a stratum reviewed in full (no unreviewed unit) is a census: its share is known (lam 0)
+    if np.any((m.n < 2) & ((m.n < 1) | (m.n_unlabeled > 0))):
         raise StatisticsError("prediction-powered inference needs at least 2 reviewed units")
     lam_a = tuned_lambda(m) if lam is None else np.broadcast_to(_arr(lam), np.shape(m.n))
     lam_a = np.where(m.n_unlabeled > 0, lam_a, 0.0)
@@ -658,8 +659,9 @@ def share_estimates(
     to rest them on. ``bench/bench_ppi_coverage.py`` measures their coverage (docs/review.md).
 
     Strata weights are their shares of the cell's units (reviewed + unreviewed). A cell with
-    fewer than :data:`MIN_REVIEWED` reviewed units, or a stratum with units but fewer than 2
-    reviewed ones, makes the cell's estimate undefined
+    fewer than :data:`MIN_REVIEWED` reviewed units, or a stratum with unreviewed units and fewer
+    than 2 reviewed ones (a stratum reviewed in full is a census, however small), makes the
+    cell's estimate undefined
     (:class:`~failcodes.errors.StatisticsError`, whose message says why).
     """
     z_value(confidence)  # validates the level
@@ -677,7 +679,10 @@ def share_estimates(
             f"too small to estimate: {n_reviewed} reviewed unit(s) in the cell "
             f"(at least {MIN_REVIEWED} needed)"
         )
-    short = [int(m.n) for m in moments if m.n < 2]
+    # a stratum reviewed in full (a census: no unreviewed unit) is known, however small: a
+    # 1-unit stratum of a plan stratified by system x code (1/1 drawn) left its whole system
+    # without an estimate
+    short = [int(m.n) for m in moments if m.n < 2 and m.n_unlabeled > 0]
     if short:
         raise StatisticsError(
             f"too small to estimate: {len(short)} stratum/strata of the cell have fewer than 2 "
