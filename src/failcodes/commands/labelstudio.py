@@ -20,7 +20,7 @@ from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelstudio import config as cfg
-from failcodes.labelstudio.tasks import JudgeChoice, select_judged, unit_task
+from failcodes.labelstudio.tasks import JudgeChoice, PartLabels, select_judged, unit_task
 from failcodes.units import Unit, UnitKind, build_units
 from failcodes.unitstream import StreamedUnit, iter_disagreement_units, units_with_words
 
@@ -138,7 +138,7 @@ def iter_review_tasks(
     if plan is not None:
         items = iter(_planned(items, plan, part))
     chosen = _judged(judged, cb, judge)
-    shown = cfg.check_label_studio_ids(cb, part)
+    shown = PartLabels(cfg.check_label_studio_ids(cb, part))
     count = 0
     try:
         for item in items:

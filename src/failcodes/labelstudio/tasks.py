@@ -44,39 +44,65 @@ def format_passages(unit: Unit) -> str:
     return "\n\n".join(blocks)
 
 
+class PartLabels:
+    """A codebook part's subcode labels by dimension, looked up once per part, not per unit."""
+
+    def __init__(self, part: Part) -> None:
+        self.part = part
+        self.labels: list[tuple[str, dict[str, str]]] = []
+        for dim in part.dimensions:
+            labels: dict[str, str] = {}
+            for sub in dim.subcodes:
+                labels.setdefault(sub.id, sub.label)  # the first of an id, as a search finds
+            self.labels.append((dim.id, labels))
+
+    def proposal_text(self, annotation: Annotation | None) -> str:
+        """See :func:`proposal_text`."""
+        if annotation is None:
+            return "No judge proposal for this unit."
+        lines = [f"Judge: {judge_label(annotation)}"]
+        if annotation.status is Status.UNSCORED:
+            reason = annotation.reason or "no reason given"
+            lines.append(f"The judge gave no usable answer: {reason}")
+            return "\n".join(lines)
+        for dim_id, labels in self.labels:
+            codes = annotation.code_set(dim_id)
+            if not codes:
+                lines.append(f"{dim_id}: (no code)")
+                continue
+            shown = []
+            for code in codes:
+                label = labels.get(code, "not in this codebook")
+                if code == NOT_ASSESSABLE:
+                    label = "not assessable from this unit"
+                shown.append(f"{code} ({label})")
+            evidence = annotation.evidence.get(dim_id)
+            doubt = " [judge uncertain]" if evidence is not None and evidence.uncertain else ""
+            lines.append(f"{dim_id}: {', '.join(shown)}{doubt}")
+            if evidence is not None:
+                lines.append(f"  why: {evidence.rationale}")
+                if evidence.quote:
+                    found = "" if evidence.quote_found is not False else " (not found in the text)"
+                    lines.append(f'  quote{found}: "{evidence.quote}"')
+        if annotation.rationale:
+            lines.append(f"Rationale: {annotation.rationale}")
+        if annotation.quote:
+            lines.append(f"Quote: {annotation.quote}")
+        return "\n".join(lines)
+
+    def result(self, annotation: Annotation) -> list[dict[str, Any]]:
+        """The judge's codes of this part as Label Studio result items (other codes left out)."""
+        result = []
+        for dim_id, labels in self.labels:
+            codes = [c for c in annotation.code_set(dim_id) if c in labels]
+            if codes:
+                result.append(choice_result(dim_id, *codes))
+        return result
+
+
 def proposal_text(annotation: Annotation | None, part: Part) -> str:
     """The judge's proposal in words: codes with labels, rationale and quote."""
-    if annotation is None:
-        return "No judge proposal for this unit."
-    lines = [f"Judge: {judge_label(annotation)}"]
-    if annotation.status is Status.UNSCORED:
-        lines.append(f"The judge gave no usable answer: {annotation.reason or 'no reason given'}")
-        return "\n".join(lines)
-    for dim in part.dimensions:
-        codes = annotation.code_set(dim.id)
-        if not codes:
-            lines.append(f"{dim.id}: (no code)")
-            continue
-        shown = []
-        for code in codes:
-            sub = next((s for s in dim.subcodes if s.id == code), None)
-            label = sub.label if sub is not None else "not in this codebook"
-            if code == NOT_ASSESSABLE:
-                label = "not assessable from this unit"
-            shown.append(f"{code} ({label})")
-        evidence = annotation.evidence.get(dim.id)
-        doubt = " [judge uncertain]" if evidence is not None and evidence.uncertain else ""
-        lines.append(f"{dim.id}: {', '.join(shown)}{doubt}")
-        if evidence is not None:
-            lines.append(f"  why: {evidence.rationale}")
-            if evidence.quote:
-                found = "" if evidence.quote_found is not False else " (not found in the text)"
-                lines.append(f'  quote{found}: "{evidence.quote}"')
-    if annotation.rationale:
-        lines.append(f"Rationale: {annotation.rationale}")
-    if annotation.quote:
-        lines.append(f"Quote: {annotation.quote}")
-    return "\n".join(lines)
+    return PartLabels(part).proposal_text(annotation)
 
 
 def choice_result(dimension: str, *codes: str) -> dict[str, Any]:
@@ -89,14 +115,13 @@ def choice_result(dimension: str, *codes: str) -> dict[str, Any]:
     }
 
 
-def prediction(annotation: Annotation, codebook: Codebook, part: Part) -> dict[str, Any]:
+def prediction(
+    annotation: Annotation, codebook: Codebook, part: Part | PartLabels
+) -> dict[str, Any]:
     """The judge's codes as one Label Studio prediction (only codes of this codebook part)."""
-    result = []
-    for dim in part.dimensions:
-        codes = [c for c in annotation.code_set(dim.id) if c in dim.code_ids()]
-        if codes:
-            result.append(choice_result(dim.id, *codes))
-    return {"model_version": model_version(codebook, annotation), "result": result}
+    labels = part if isinstance(part, PartLabels) else PartLabels(part)
+    version = model_version(codebook, annotation)
+    return {"model_version": version, "result": labels.result(annotation)}
 
 
 def verdict_text(unit: Unit, raw_verdicts: Sequence[str] | None = None) -> str:
@@ -127,16 +152,17 @@ def task_data(
     unit: Unit,
     codebook: Codebook,
     judged: Annotation | None,
-    part: Part,
+    part: Part | PartLabels,
     raw_verdicts: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The ``data`` object of one task (``raw_verdicts``: see :func:`verdict_text`)."""
+    labels = part if isinstance(part, PartLabels) else PartLabels(part)
     data: dict[str, Any] = {
         cfg.UNIT_ID: unit.id,
         cfg.UNIT_KIND: unit.kind.value,
         cfg.CODEBOOK: str(codebook.ref()),
         cfg.CLAIM: unit.claim,
-        cfg.PROPOSAL: proposal_text(judged, part),
+        cfg.PROPOSAL: labels.proposal_text(judged),
     }
     if unit.kind is UnitKind.RETRIEVAL:
         data[cfg.PASSAGE] = format_passages(unit)
@@ -205,17 +231,19 @@ def select_judged(
 def unit_task(
     unit: Unit,
     codebook: Codebook,
-    part: Part,
+    part: Part | PartLabels,
     judged: Annotation | None,
     raw_verdicts: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One unit's task, with the judge's codes as a prediction when it scored the unit.
 
-    ``part``: what :func:`~failcodes.labelstudio.config.check_label_studio_ids` returned.
+    ``part``: what :func:`~failcodes.labelstudio.config.check_label_studio_ids` returned
+    (for many tasks, as :class:`PartLabels`: its labels are then looked up once).
     """
-    task: dict[str, Any] = {"data": task_data(unit, codebook, judged, part, raw_verdicts)}
+    labels = part if isinstance(part, PartLabels) else PartLabels(part)
+    task: dict[str, Any] = {"data": task_data(unit, codebook, judged, labels, raw_verdicts)}
     if judged is not None and judged.status is Status.SCORED:
-        task["predictions"] = [prediction(judged, codebook, part)]
+        task["predictions"] = [prediction(judged, codebook, labels)]
     return task
 
 
@@ -229,7 +257,7 @@ def build_tasks(
 
     Units of the other kind are skipped; a unit id appearing twice is one task.
     """
-    part = cfg.check_label_studio_ids(codebook, kind)
+    part = PartLabels(cfg.check_label_studio_ids(codebook, kind))
     judged = judged or {}
     tasks: list[dict[str, Any]] = []
     seen: set[str] = set()
