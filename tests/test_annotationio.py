@@ -201,3 +201,74 @@ def test_a_line_the_fast_path_would_take_wrongly_is_the_strict_error(
     with pytest.raises(InputError) as indexed:
         AnnotationIndex.read(path)
     assert indexed.value.one_line() == want.value.one_line()
+
+
+def test_shown_gives_a_task_what_get_gives(tmp_path: Path) -> None:
+    """``shown`` (msgspec view of a checked line) makes the same task text as ``get``."""
+    from failcodes.annotationio import AnnotationView
+    from failcodes.annotations import DimensionEvidence, Status
+    from failcodes.labelstudio import config as cfg
+    from failcodes.labelstudio.tasks import PartLabels
+
+    part = PartLabels(cfg.check_label_studio_ids(bundled(), UnitKind.RETRIEVAL))
+    base = _annotations(3)
+    rich = base[0].model_copy(
+        update={
+            "codes": {
+                "entity_match": "not_assessable",
+                "scope": "broader_scope",
+                "chunking": "no_such_code",
+            },
+            "code_sets": {"scope": ["broader_scope", "narrower_scope"]},
+            "evidence": {
+                "entity_match": DimensionEvidence(rationale="r0", quote='q "0"', quote_found=False),
+                "scope": DimensionEvidence(rationale="r1", uncertain=True),
+            },
+            "rationale": None,
+            "quote": "unit quote",
+        }
+    )
+    unscored = base[2].model_copy(update={"status": Status.UNSCORED, "reason": "bad", "codes": {}})
+    path = write_jsonl(tmp_path / "a.jsonl", [rich, base[1], unscored])
+    # entity_match's flag as "true", which pydantic reads as True and msgspec refuses: that
+    # line is validated as an Annotation again
+    text = path.read_text(encoding="utf-8").replace('"uncertain":false', '"uncertain":"true"', 1)
+    path.write_text(text, encoding="utf-8")
+    ids = [a.unit_id for a in (rich, base[1], unscored)]
+    with AnnotationIndex.read(path) as index:
+        views = [index.shown(u) for u in ids]
+        fulls = [index.get(u) for u in ids]
+        assert index.shown("0" * 16) is None
+    assert [type(v) for v in views] == [Annotation, AnnotationView, AnnotationView]
+    for view, full in zip(views, fulls, strict=True):
+        assert view is not None and full is not None
+        assert part.proposal_text(view) == part.proposal_text(full)
+        assert part.result(view) == part.result(full)
+    # by hand: codes in codebook order; labels from the bundled codebook; not_assessable and an
+    # unknown code are shown but not pre-selected; the "true" flag reads as uncertain
+    assert part.proposal_text(views[0]) == "\n".join(
+        [
+            "Judge: offline (heuristic baseline, not an LLM)",
+            "entity_match: not_assessable (not assessable from this unit) [judge uncertain]",
+            "  why: r0",
+            '  quote (not found in the text): "q "0""',
+            "scope: broader_scope (Broader scope), narrower_scope (Narrower scope)"
+            " [judge uncertain]",
+            "  why: r1",
+            "trustworthy: (no code)",
+            "evidence_polarity: (no code)",
+            "chunking: no_such_code (not in this codebook)",
+            "Quote: unit quote",
+        ]
+    )
+    assert part.result(views[0]) == [
+        {
+            "from_name": "scope",
+            "to_name": cfg.CLAIM,
+            "type": "choices",
+            "value": {"choices": ["broader_scope", "narrower_scope"]},
+        }
+    ]
+    assert part.proposal_text(views[2]) == (
+        "Judge: offline (heuristic baseline, not an LLM)\nThe judge gave no usable answer: bad"
+    )

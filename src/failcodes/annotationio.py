@@ -29,10 +29,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import msgspec
 import numpy as np
 from pydantic import ValidationError
 
-from failcodes.annotations import Annotation, CodebookRef, DimensionEvidence, Usage
+from failcodes.annotations import (
+    Annotation,
+    CodebookRef,
+    CoderKind,
+    DimensionEvidence,
+    Status,
+    Usage,
+    code_set_of,
+)
 from failcodes.columnar import ExactReaderNeededError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
@@ -133,6 +142,41 @@ def iter_annotations(path: str | Path) -> Iterator[Annotation]:
         yield from read_models_jsonl(src, Annotation)[given:]
 
 
+class EvidenceView(msgspec.Struct, frozen=True):
+    """What a task shows of one dimension's :class:`DimensionEvidence`."""
+
+    rationale: str
+    quote: str | None = None
+    quote_found: bool | None = None
+    uncertain: bool = False
+
+
+class AnnotationView(msgspec.Struct, frozen=True):
+    """What a Label Studio task shows of an annotation :class:`AnnotationIndex` checked.
+
+    Decoded by msgspec from a line the index already validated as an :class:`Annotation`
+    (its other fields are not read); a line msgspec reads otherwise (a value pydantic
+    converted, e.g. ``"true"`` for a flag) is validated as an Annotation again.
+    """
+
+    coder: str
+    coder_kind: CoderKind
+    status: Status = Status.SCORED
+    reason: str | None = None
+    codes: dict[str, str] = {}
+    code_sets: dict[str, list[str]] = {}
+    evidence: dict[str, EvidenceView] = {}
+    rationale: str | None = None
+    quote: str | None = None
+
+    def code_set(self, dimension: str) -> tuple[str, ...]:
+        """See :meth:`Annotation.code_set`."""
+        return code_set_of(self.codes, self.code_sets, dimension)
+
+
+_VIEW = msgspec.json.Decoder(AnnotationView)
+
+
 class AnnotationIndex:
     """The kept annotations of a JSONL file by unit id (see the module docstring)."""
 
@@ -199,6 +243,23 @@ class AnnotationIndex:
         """The kept annotation of ``unit_id`` (the last in the file), if any."""
         if self._held is not None:
             return self._held.get(unit_id)
+        line = self._line(unit_id)
+        return None if line is None else Annotation.model_validate_json(line)
+
+    def shown(self, unit_id: str) -> Annotation | AnnotationView | None:
+        """What a task shows of :meth:`get`'s annotation (see :class:`AnnotationView`)."""
+        if self._held is not None:
+            return self._held.get(unit_id)
+        line = self._line(unit_id)
+        if line is None:
+            return None
+        try:
+            return _VIEW.decode(line)
+        except msgspec.DecodeError:
+            return Annotation.model_validate_json(line)
+
+    def _line(self, unit_id: str) -> bytes | None:
+        """The kept line of ``unit_id`` (checked when indexed), None if there is none."""
         if _UNIT_ID.fullmatch(unit_id) is None:
             return None
         key = int.from_bytes(bytes.fromhex(unit_id), "big", signed=True)
@@ -208,7 +269,7 @@ class AnnotationIndex:
         if self._fh is None:
             self._fh = self.path.open("rb")
         self._fh.seek(int(self._offsets[at]))
-        return Annotation.model_validate_json(self._fh.readline())
+        return self._fh.readline()
 
     def close(self) -> None:
         """Close the file :meth:`get` reads."""
@@ -223,4 +284,4 @@ class AnnotationIndex:
         self.close()
 
 
-__all__ = ["AnnotationIndex", "iter_annotations"]
+__all__ = ["AnnotationIndex", "AnnotationView", "EvidenceView", "iter_annotations"]

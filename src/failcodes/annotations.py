@@ -10,7 +10,15 @@ from pydantic import Field, model_validator
 from failcodes.codebook import CodebookRef, UnitKind
 from failcodes.contract import FrozenModel
 
-__all__ = ["Annotation", "CodebookRef", "CoderKind", "DimensionEvidence", "Status", "Usage"]
+__all__ = [
+    "Annotation",
+    "CodebookRef",
+    "CoderKind",
+    "DimensionEvidence",
+    "Status",
+    "Usage",
+    "code_set_of",
+]
 
 
 NOT_ASSESSABLE = "not_assessable"
@@ -22,6 +30,16 @@ missing source as an untrustworthy one. The all-high rule skips such dimensions
 (:func:`failcodes.attribution.is_all_high`); tables show it as its own row. See
 docs/attribution.md.
 """
+
+
+def code_set_of(
+    codes: dict[str, str], code_sets: dict[str, list[str]], dimension: str
+) -> tuple[str, ...]:
+    """Every code ``dimension`` is given (see :meth:`Annotation.code_set`)."""
+    if dimension in code_sets:
+        return tuple(code_sets[dimension])
+    code = codes.get(dimension)
+    return (code,) if code is not None else ()
 
 
 class CoderKind(StrEnum):
@@ -118,10 +136,7 @@ class Annotation(FrozenModel):
 
     def code_set(self, dimension: str) -> tuple[str, ...]:
         """Every code this annotation gives ``dimension`` (empty when it gives none)."""
-        if dimension in self.code_sets:
-            return tuple(self.code_sets[dimension])
-        code = self.codes.get(dimension)
-        return (code,) if code is not None else ()
+        return code_set_of(self.codes, self.code_sets, dimension)
 
     def uncertain_dimensions(self) -> list[str]:
         """Dimensions flagged uncertain (every coded one for an old unit-level flag)."""

@@ -139,11 +139,13 @@ def iter_review_tasks(
         items = iter(_planned(items, plan, part))
     chosen = _judged(judged, cb, judge)
     shown = PartLabels(cfg.check_label_studio_ids(cb, part))
+    # from the index, what the task shows (read fast: the index checked the line)
+    judged_of = chosen.shown if isinstance(chosen, AnnotationIndex) else chosen.get
     count = 0
     try:
         for item in items:
             unit = item.unit
-            yield unit_task(unit, cb, shown, chosen.get(unit.id), item.raw_verdicts)
+            yield unit_task(unit, cb, shown, judged_of(unit.id), item.raw_verdicts)
             count += 1
     finally:
         if isinstance(chosen, AnnotationIndex):

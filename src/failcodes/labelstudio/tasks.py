@@ -8,7 +8,7 @@ Pure: no SDK, no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Part
@@ -17,19 +17,25 @@ from failcodes.labelstudio import config as cfg
 from failcodes.units import Unit, UnitKind
 from failcodes.verdicts import ASSERTED
 
+if TYPE_CHECKING:
+    from failcodes.annotationio import AnnotationView
+
+    #: An annotation as a task shows it (:meth:`~failcodes.annotationio.AnnotationIndex.shown`).
+    Shown = Annotation | AnnotationView
+
 HEURISTIC_NOTE = "heuristic baseline, not an LLM"
 
 
-def judge_label(annotation: Annotation) -> str:
+def judge_label(annotation: Shown) -> str:
     """The judge as shown to reviewers; the offline heuristic judge is labelled as such."""
     if annotation.coder_kind is CoderKind.HEURISTIC:
         return f"{annotation.coder} ({HEURISTIC_NOTE})"
     return annotation.coder
 
 
-def model_version(codebook: Codebook, judge: Annotation | str) -> str:
+def model_version(codebook: Codebook, judge: Shown | str) -> str:
     """Prediction model version: ``name@version+hashprefix`` of the codebook and the judge."""
-    label = judge_label(judge) if isinstance(judge, Annotation) else judge
+    label = judge if isinstance(judge, str) else judge_label(judge)
     return f"{codebook.ref()} {label}"
 
 
@@ -56,7 +62,7 @@ class PartLabels:
                 labels.setdefault(sub.id, sub.label)  # the first of an id, as a search finds
             self.labels.append((dim.id, labels))
 
-    def proposal_text(self, annotation: Annotation | None) -> str:
+    def proposal_text(self, annotation: Shown | None) -> str:
         """See :func:`proposal_text`."""
         if annotation is None:
             return "No judge proposal for this unit."
@@ -90,7 +96,7 @@ class PartLabels:
             lines.append(f"Quote: {annotation.quote}")
         return "\n".join(lines)
 
-    def result(self, annotation: Annotation) -> list[dict[str, Any]]:
+    def result(self, annotation: Shown) -> list[dict[str, Any]]:
         """The judge's codes of this part as Label Studio result items (other codes left out)."""
         result = []
         for dim_id, labels in self.labels:
@@ -100,7 +106,7 @@ class PartLabels:
         return result
 
 
-def proposal_text(annotation: Annotation | None, part: Part) -> str:
+def proposal_text(annotation: Shown | None, part: Part) -> str:
     """The judge's proposal in words: codes with labels, rationale and quote."""
     return PartLabels(part).proposal_text(annotation)
 
@@ -115,9 +121,7 @@ def choice_result(dimension: str, *codes: str) -> dict[str, Any]:
     }
 
 
-def prediction(
-    annotation: Annotation, codebook: Codebook, part: Part | PartLabels
-) -> dict[str, Any]:
+def prediction(annotation: Shown, codebook: Codebook, part: Part | PartLabels) -> dict[str, Any]:
     """The judge's codes as one Label Studio prediction (only codes of this codebook part)."""
     labels = part if isinstance(part, PartLabels) else PartLabels(part)
     version = model_version(codebook, annotation)
@@ -151,7 +155,7 @@ def verdict_text(unit: Unit, raw_verdicts: Sequence[str] | None = None) -> str:
 def task_data(
     unit: Unit,
     codebook: Codebook,
-    judged: Annotation | None,
+    judged: Shown | None,
     part: Part | PartLabels,
     raw_verdicts: Sequence[str] | None = None,
 ) -> dict[str, Any]:
@@ -232,7 +236,7 @@ def unit_task(
     unit: Unit,
     codebook: Codebook,
     part: Part | PartLabels,
-    judged: Annotation | None,
+    judged: Shown | None,
     raw_verdicts: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One unit's task, with the judge's codes as a prediction when it scored the unit.
