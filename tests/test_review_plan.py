@@ -1051,3 +1051,30 @@ def test_corrected_table_9_counts_every_code_of_a_multi_label_step() -> None:
         assert est is not None, code
         assert est.judge.estimate == pytest.approx(judge), code
         assert est.human.estimate == pytest.approx(human), code
+
+
+def test_a_multi_label_step_with_a_low_code_beside_the_high_one_is_not_all_correct() -> None:
+    """v2: a reviewer's set [complete_selection, wrong_evidence] is not 'every step correct'.
+
+    By hand: every other step high; evidence_selection's set holds a low code, so the unit is
+    not all correct (False). Before, is_all_high read codes[dim] (the set's first code,
+    complete_selection) and said True: a v2 study's human all-correct share stayed 19.3% where
+    the edited unit made it 0.9 x 2/14 + 0.1 x 0 = 12.9%.
+    """
+    from failcodes.attribution import is_all_high
+
+    cb = codebooks.bundled(version=2)
+    part = cb.part(UnitKind.VERIFICATION)
+    high = {d.id: d.high_quality_code for d in part.dimensions}
+    ann = Annotation(
+        unit_id="t0",
+        unit_kind=UnitKind.VERIFICATION,
+        codebook=cb.ref(),
+        coder="alice",
+        coder_kind=CoderKind.HUMAN,
+        codes=high,
+        code_sets={"evidence_selection": ["complete_selection", "wrong_evidence"]},
+    )
+    assert is_all_high(ann, high) is False
+    alone = ann.model_copy(update={"code_sets": {"evidence_selection": ["complete_selection"]}})
+    assert is_all_high(alone, high) is True

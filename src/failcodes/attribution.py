@@ -158,7 +158,9 @@ def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
     assessed = {dim: code for dim, code in high.items() if ann.codes.get(dim) != NOT_ASSESSABLE}
     if not assessed:
         return None
-    if any(dim in ann.codes and ann.codes[dim] != code for dim, code in assessed.items()):
+    # a multi-label step (codebook v2) is high only when its whole set is the high code: a
+    # set [complete_selection, wrong_evidence] read by its first code counted as all correct
+    if any(dim in ann.codes and ann.code_set(dim) != (code,) for dim, code in assessed.items()):
         return False  # a dimension coded low: not all high, whatever the others are
     # every coded dimension high but one left without a code (a reviewer's empty choice): it
     # cannot be told; read as "not high" it sent the passage's disagreement to retrieval
