@@ -58,8 +58,9 @@ def _key(digest: bytes) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-def _trace_key(trace: Trace) -> int:
-    parts = (trace.system, trace.question_id, trace.sentence_id, trace.claim_id)
+def _trace_key(system: str, question_id: str, sentence_id: str, claim_id: str) -> int:
+    """The key of a trace's identity (system, question, sentence, claim)."""
+    parts = (system, question_id, sentence_id, claim_id)
     text = "\0".join(parts).encode("utf-8", "surrogatepass")
     return _key(hashlib.blake2b(text, digest_size=8).digest())
 
@@ -103,12 +104,11 @@ def _raw_verdict_words(path: Path, top_k: int | None) -> dict[str, list[str]]:
     words: dict[str, list[str]] = {}
     seen = KeyHashes(batch=1 << 62)
     for rec, c in iter_disagreement_claims(path):
-        trace = claim_trace_of(rec, c)
-        seen.add(_trace_key(trace))
+        seen.add(_trace_key(rec.system, rec.question_id, rec.sentence_id, c.claim_id))
         raw = c.raw_verdict
         if not _shown(raw, c.verdict):
-            continue
-        found = _verification_id(trace, top_k)
+            continue  # no word to show: its trace is not built
+        found = _verification_id(claim_trace_of(rec, c), top_k)
         if found is not None:
             _shown_raw(words.setdefault(found[0], []), raw, c.verdict)
     if seen.settle():
@@ -180,7 +180,9 @@ def _streamed(path: Path, kind: UnitKind, top_k: int | None) -> Iterator[Streame
 
     for rec, c in iter_disagreement_claims(path):
         trace = claim_trace_of(rec, c)
-        traces_seen.add(_trace_key(trace))
+        traces_seen.add(
+            _trace_key(trace.system, trace.question_id, trace.sentence_id, trace.claim_id)
+        )
         pending.append(trace)
         if len(pending) >= BATCH:
             yield from settled()
