@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
 import pandas as pd
 
@@ -86,7 +87,9 @@ def code_shares(
         # millions of rows but a few dozen distinct cells (splitting each row's cell was 40%
         # of the report's CPU); a cell without a code (missing) is left out, as before
         counts: Counter[tuple[object, str]] = Counter()
-        for (g, cell), n in scored.groupby([by, dim.id], sort=False).size().items():
+        cells = scored.groupby([by, dim.id], sort=False).size()
+        for key, n in cells.items():
+            g, cell = cast(tuple[object, object], key)
             for code in cell_codes(cell):
                 counts[(g, code)] += int(n)
         codes = [(s.id, s.label, s.high_quality) for s in dim.subcodes]
