@@ -9,7 +9,6 @@ beside the validated payload.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -215,8 +214,3 @@ class ResponseCache:
     def close(self) -> None:
         """Close the database."""
         self._conn.close()
-
-    @property
-    def connection(self) -> sqlite3.Connection:
-        """The underlying connection (for tests and tools)."""
-        return self._conn

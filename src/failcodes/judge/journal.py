@@ -235,22 +235,6 @@ class Journal:
             (datetime.now(UTC).isoformat(), outcome, json.dumps(summary), self._session),
         )
 
-    def sessions(self) -> list[dict[str, Any]]:
-        """Every session so far, oldest first."""
-        rows = self._conn.execute(
-            "SELECT id, started_at, finished_at, outcome, summary FROM sessions ORDER BY id"
-        ).fetchall()
-        return [
-            {
-                "id": r[0],
-                "started_at": r[1],
-                "finished_at": r[2],
-                "outcome": r[3],
-                "summary": json.loads(r[4]) if r[4] else None,
-            }
-            for r in rows
-        ]
-
     # -- units ----------------------------------------------------------------------------
 
     def present(self, unit_ids: list[str]) -> set[str]:
