@@ -32,6 +32,7 @@ import pandas as pd
 
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
+from failcodes.attribution import cell_codes
 from failcodes.codebook import Codebook
 from failcodes.contract import first_repeat
 from failcodes.csvcells import read_frame
@@ -142,7 +143,11 @@ def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None
                 field=dim.id,
             )
         allowed = {*dim.code_ids(), NOT_ASSESSABLE}
-        bad = frame.index[scored & frame[dim.id].notna() & ~frame[dim.id].isin(allowed)]
+        # a multi-label step's cell joins its set ('overreach|conflict_synthesis_failure', as
+        # attribute writes it): each code is checked (the joined text was refused as one code)
+        parts = cell_codes if dim.multi_label else _one_code
+        ok = [all(c in allowed for c in parts(cell)) for cell in frame[dim.id]]
+        bad = frame.index[scored & frame[dim.id].notna() & ~pd.Series(ok, index=frame.index)]
         if len(bad):
             row = int(bad[0])
             raise InputError(
@@ -151,6 +156,11 @@ def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None
                 line=row + 2,  # header is line 1
                 field=dim.id,
             )
+
+
+def _one_code(cell: object) -> list[object]:
+    """A single-label dimension's cell: one code, whatever it holds."""
+    return [cell]
 
 
 def _records(data: Any, path: Path, keys: tuple[str, ...], where: str = "") -> list[dict[str, Any]]:

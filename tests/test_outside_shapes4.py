@@ -1,0 +1,84 @@
+"""Data shapes the fourth outside check tried (redteam4, 2026-12-02): values by hand.
+
+Each test failed on the code before its fix (a refusal of the tool's own output, or a number
+that looked right and was wrong, exit 0).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from failcodes import codebook as codebooks
+from failcodes.report.rundir import load_run_dir
+from failcodes.report.tables import code_shares
+from failcodes.units import UnitKind
+
+V2_STEPS = {
+    "evidence_selection": "complete_selection",
+    "evidence_understanding": "correct_understanding",
+    "inference": "valid_inference",
+    "verbal_confidence": "calibrated",
+    "label_consistency": "consistent",
+    "grounding": "grounded",
+}
+
+
+def _v2_per_trace(root: Path) -> None:
+    """A v2 study's per_trace.csv as `attribute` writes it for a judge giving code sets.
+
+    Four traces of verifier v (a multi-label step's set joined by '|'), inference; grounding:
+      t0: overreach|conflict_synthesis_failure; ungrounded_reasoning|fabricated_quote
+      t1: overreach;                            grounded
+      t2: conflict_synthesis_failure;           fabricated_quote
+      t3: valid_inference;                      grounded
+    every other step its correct code.
+    """
+    steps = [
+        ("overreach|conflict_synthesis_failure", "ungrounded_reasoning|fabricated_quote"),
+        ("overreach", "grounded"),
+        ("conflict_synthesis_failure", "fabricated_quote"),
+        ("valid_inference", "grounded"),
+    ]
+    rows = [
+        {
+            "verifier": "v",
+            "unit_id": f"t{i}",
+            "status": "scored",
+            **V2_STEPS,
+            "inference": inference,
+            "grounding": grounding,
+            "all_correct": i == 3,
+        }
+        for i, (inference, grounding) in enumerate(steps)
+    ]
+    folder = root / "attribution" / "ds"
+    folder.mkdir(parents=True)
+    pd.DataFrame(rows).to_csv(folder / "per_trace.csv", index=False)
+
+
+def test_report_reads_a_v2_coded_table_with_code_sets(tmp_path: Path) -> None:
+    """A judge that gives two codes on a multi-label step made the report refuse its own table.
+
+    `failcodes run` of a v2 study judged by an OpenAI-compatible model (73 traces) stopped at
+    the report step: "per_trace.csv:3, field 'evidence_selection':
+    'selective_coverage|wrong_evidence' is not a subcode" (exit 2). Table 9 by hand over the 4
+    traces above: overreach 2/4 = 0.5 (t0, t1), conflict_synthesis_failure 2/4 (t0, t2),
+    valid_inference 1/4 (t3); ungrounded_reasoning 1/4 (t0), fabricated_quote 2/4 (t0, t2),
+    grounded 2/4 (t1, t3); all steps correct 1/4 (t3).
+    """
+    _v2_per_trace(tmp_path)
+    inputs = load_run_dir(tmp_path, codebook=codebooks.bundled(version=2))
+    assert inputs.per_trace is not None
+    assert inputs.codebook is not None
+    part = inputs.codebook.part(UnitKind.VERIFICATION)
+    shares = code_shares(inputs.per_trace, part, by="verifier", flag="all_correct")
+    got = {(r.dimension, r.code): r.v for r in shares.itertuples()}
+    assert got[("inference", "overreach")] == 0.5
+    assert got[("inference", "conflict_synthesis_failure")] == 0.5
+    assert got[("inference", "valid_inference")] == 0.25
+    assert got[("grounding", "ungrounded_reasoning")] == 0.25
+    assert got[("grounding", "fabricated_quote")] == 0.5
+    assert got[("grounding", "grounded")] == 0.5
+    assert got[("all_correct", "all_correct")] == 0.25
