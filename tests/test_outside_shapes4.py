@@ -82,3 +82,38 @@ def test_report_reads_a_v2_coded_table_with_code_sets(tmp_path: Path) -> None:
     assert got[("grounding", "fabricated_quote")] == 0.5
     assert got[("grounding", "grounded")] == 0.5
     assert got[("all_correct", "all_correct")] == 0.25
+
+
+def test_report_error_counts_and_codebook_frequencies_count_each_code_of_a_set(
+    tmp_path: Path,
+) -> None:
+    """The attribution figure's top codes and the codebook table's Freq. column, v2 sets.
+
+    Each counted the joined cell as a code of its own: the figure showed
+    'overreach|conflict_synthesis_failure' 1, overreach 1, conflict_synthesis_failure 1 (and
+    on the 73-trace study 'ungrounded_reasoning|fabricated_quote' 29 in its top 5, where the
+    top codes were overconfident and underconfident, 40 each); the codebook table gave
+    wrong_evidence 8 for 34. By hand over the 4 traces above: overreach 2 (t0, t1),
+    conflict_synthesis_failure 2 (t0, t2), fabricated_quote 2 (t0, t2), ungrounded_reasoning
+    1 (t0); valid_inference 1 (t3), grounded 2 (t1, t3), complete_selection 4.
+    """
+    _v2_per_trace(tmp_path)
+    inputs = load_run_dir(tmp_path, codebook=codebooks.bundled(version=2))
+    assert inputs.error_codes == {
+        "verification": {
+            "overreach": 2,
+            "conflict_synthesis_failure": 2,
+            "fabricated_quote": 2,
+            "ungrounded_reasoning": 1,
+        }
+    }
+    table = inputs.codebook_table
+    assert table is not None
+    freq = dict(zip(table["subcode"], table["Freq."], strict=True))  # rendered counts
+    assert freq["overreach"] == "2"
+    assert freq["conflict_synthesis_failure"] == "2"
+    assert freq["fabricated_quote"] == "2"
+    assert freq["ungrounded_reasoning"] == "1"
+    assert freq["valid_inference †"] == "1"
+    assert freq["grounded †"] == "2"
+    assert freq["complete_selection †"] == "4"

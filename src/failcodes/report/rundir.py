@@ -33,7 +33,7 @@ import pandas as pd
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.attribution import cell_codes
-from failcodes.codebook import Codebook
+from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
 from failcodes.csvcells import read_frame
 from failcodes.errors import FailcodesError, InputError
@@ -707,10 +707,20 @@ def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) ->
     for dim in part.dimensions:
         if dim.id not in scored:
             continue
-        for code, n in scored[dim.id].value_counts().items():
+        for code, n in _carried(scored[dim.id], dim).value_counts().items():
             if code != dim.high_quality_code:
                 out[str(code)] = out.get(str(code), 0) + int(n)
     return out
+
+
+def _carried(column: pd.Series, dim: Dimension) -> pd.Series:
+    """A coded table's column as one row per code carried.
+
+    A multi-label step's cell joins its set (``overreach|conflict_synthesis_failure``): it
+    counts once for each of its codes, as Table 9 counts them (the joined text was counted as
+    a code of its own).
+    """
+    return column.map(cell_codes).explode() if dim.multi_label else column
 
 
 def _saturation(folder: Path) -> tuple[list[int] | None, list[str]]:
@@ -765,7 +775,7 @@ def _frequencies(tables: list[pd.DataFrame], cb: Codebook) -> dict[str, int]:
         for part in cb.parts:
             for dim in part.dimensions:
                 if dim.id in scored:
-                    for code, n in scored[dim.id].value_counts().items():
+                    for code, n in _carried(scored[dim.id], dim).value_counts().items():
                         out[str(code)] = out.get(str(code), 0) + int(n)
     return out
 
