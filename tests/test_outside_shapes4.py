@@ -9,11 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from failcodes import codebook as codebooks
+from failcodes.annotations import Annotation, CoderKind
 from failcodes.report.rundir import load_run_dir
 from failcodes.report.tables import code_shares
 from failcodes.units import UnitKind
+from tests.cli_helpers import run_cli
 
 V2_STEPS = {
     "evidence_selection": "complete_selection",
@@ -117,3 +120,70 @@ def test_report_error_counts_and_codebook_frequencies_count_each_code_of_a_set(
     assert freq["valid_inference †"] == "1"
     assert freq["grounded †"] == "2"
     assert freq["complete_selection †"] == "4"
+
+
+def test_v1_reviews_of_a_v2_multi_label_step_say_their_sets_may_be_incomplete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Reviews made under codebook v1 (one code per step) corrected a v2 judge's Table 9 quietly.
+
+    20 traces of verifier v; the judge (v2) gives inference {overreach,
+    conflict_synthesis_failure} on t0..t9 and valid_inference on t10..t19. A reviewer under v1
+    agreed but could give one code: overreach on t0..t9 (the first in codebook order). Migrated
+    to v2, each is a set of one, so the human share of conflict_synthesis_failure is 0/20 = 0.0
+    where the judge has 10/20 = 50.0 and every reviewer saw it: a number that looks like a
+    judge error and is the old codebook's limit. The report printed it (exit 0) with only "20
+    migrated to v2" on stderr; it now says, on stderr and in the table's caption, that the
+    widened steps' shares may undercount.
+    """
+    v1, v2 = codebooks.bundled(version=1), codebooks.bundled(version=2)
+    both = "overreach|conflict_synthesis_failure"
+    rows = [
+        {
+            "verifier": "v",
+            "unit_id": f"t{i}",
+            "status": "scored",
+            **V2_STEPS,
+            "inference": both if i < 10 else "valid_inference",
+            "all_correct": i >= 10,
+        }
+        for i in range(20)
+    ]
+    table = tmp_path / "attribution" / "ds" / "per_trace.csv"
+    table.parent.mkdir(parents=True)
+    pd.DataFrame(rows).to_csv(table, index=False)
+    code, _, err = run_cli(
+        ["review", "plan", str(tmp_path), "-p", "verification", "-n", "20"], capsys
+    )
+    assert code == 0, err
+    reviews = [
+        Annotation(
+            unit_id=f"t{i}",
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=v1.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={**V2_STEPS, "inference": "overreach" if i < 10 else "valid_inference"},
+        )
+        for i in range(20)
+    ]
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews)
+    )
+    cb_file = codebooks.bundled_dir() / f"{v2.name}.v2.yaml"
+    out = tmp_path / "report"
+    code, _, err = run_cli(
+        ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)], capsys
+    )
+    assert code == 0, err
+    steps = "evidence_selection, grounding, inference, verbal_confidence"
+    assert (
+        f"Assumed: 20 review(s) of plan 'ds.verification' were migrated from an earlier "
+        f"codebook version; {steps} took one code under that version"
+    ) in err
+    corrected = pd.read_csv(out / "tables" / "reasoning_steps_corrected.csv")
+    row = corrected[corrected["code"] == "conflict_synthesis_failure"].iloc[0]
+    assert float(row["judge-only (%)"]) == 50.0
+    assert str(row["human-only (%)"]).startswith("0.0 [")
+    md = (out / "tables" / "reasoning_steps_corrected.md").read_text()
+    assert f"20 review(s) made when {steps} took one code" in md

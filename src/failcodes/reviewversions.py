@@ -45,6 +45,9 @@ class FileReviews:
     stale: dict[str, str] = field(default_factory=dict)
     #: the versions its migrated and stale reviews were made under
     versions: set[int] = field(default_factory=set)
+    #: steps its migrated reviews coded with one code that take several now (v1 -> v2): a
+    #: co-occurring code the reviewer could not give may be missing
+    widened: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -56,6 +59,8 @@ class ReviewVersions:
     files: dict[str, FileReviews] = field(default_factory=dict)
     #: per file, the reviews left out (as they were made)
     stale_reviews: dict[str, list[Annotation]] = field(default_factory=dict)
+    #: (unit id, unit kind, coder) of migrated scored reviews -> their widened steps
+    widened: dict[tuple[str, object, str], tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def migrated(self) -> int:
@@ -130,6 +135,9 @@ def bring_reviews(
                 if carried or ann.status is not Status.SCORED:
                     mine.migrated += 1
                     out.reviews.append(outcome.annotation)
+                    if outcome.widened and ann.status is Status.SCORED:
+                        mine.widened.update(outcome.widened)
+                        out.widened[(ann.unit_id, ann.unit_kind, ann.coder)] = outcome.widened
                     continue
                 reason = "; ".join(
                     [f"{dim}: {why}" for dim, why in sorted(outcome.recode.items())] + finer

@@ -23,7 +23,7 @@ With several datasets, groups are prefixed ``<dataset>/`` so systems of differen
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -381,7 +381,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     inputs_files.extend(review_files)
 
     corrected, corrected_attribution, review_notes = _corrected(
-        root, humans, versions.stale if versions is not None else 0, cb, inputs_files
+        root,
+        humans,
+        versions.stale if versions is not None else 0,
+        cb,
+        inputs_files,
+        versions.widened if versions is not None else {},
     )
     if versions is not None:
         review_notes["reviews"] = _version_notes(versions)
@@ -558,6 +563,7 @@ def _corrected(
     stale_reviews: int,
     cb: Codebook | None,
     inputs_files: list[Path],
+    widened: Mapping[tuple[str, object, str], tuple[str, ...]],
 ) -> tuple[
     dict[UnitKind, list[tuple[str, pd.DataFrame]]], CorrectedAttribution, dict[str, list[str]]
 ]:
@@ -615,6 +621,24 @@ def _corrected(
                 f"({', '.join(coders)}; {differ} with different codes): the corrected shares "
                 "count one review per unit, the first coder by name, and leave the others out"
             )
+        # reviews migrated from a version where a step took one code (v1 -> v2): a
+        # co-occurring code is missing from them, so the step's shares may undercount
+        steps = sorted(
+            {
+                step
+                for unit in plan.estimation_ids() & reviews.keys()
+                for step in widened.get((unit, plan.part, reviews[unit].coder), ())
+            }
+        )
+        narrow = sum(
+            (unit, plan.part, reviews[unit].coder) in widened
+            for unit in plan.estimation_ids() & reviews.keys()
+        )
+        if narrow:
+            notes.setdefault(corrected_notes_key(plan.part), []).append(
+                f"Assumed: {narrow} review(s) of plan {plan.name!r} were migrated from an "
+                f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
+            )
         rows = corrected_rows(read_frame(source), plan, reviews, cb.part(plan.part))
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
@@ -651,6 +675,12 @@ def _corrected(
                 f"; {repeated} unit(s) reviewed more than once ({differ} with different "
                 "codes): the first coder by name counted"
                 if repeated
+                else ""
+            )
+            + (
+                f"; {narrow} review(s) made when {', '.join(steps)} took one code: a "
+                "co-occurring code may be missing there (those shares may undercount)"
+                if narrow
                 else ""
             )
         )
@@ -831,6 +861,8 @@ def _version_notes(versions: ReviewVersions) -> list[str]:
         )
         if got.migrated:
             text += f"; {got.migrated} migrated to v{target.version} through the migration map"
+        if got.widened:
+            text += f"; {_widened_text(sorted(got.widened), made, target.version)}"
         if got.superseded:
             text += (
                 f"; {got.superseded} reviewed again under v{target.version} by the same coder "
@@ -847,6 +879,16 @@ def _version_notes(versions: ReviewVersions) -> list[str]:
             )
         notes.append(text)
     return notes
+
+
+def _widened_text(steps: list[str], made: str, version: int) -> str:
+    """What a migrated review's widened steps mean for the numbers read from them."""
+    return (
+        f"{', '.join(steps)} took one code under {made} and may take several under "
+        f"v{version}: a co-occurring code the reviewer could not give is missing, so those "
+        "steps' human and corrected shares may undercount codes, and their agreement with "
+        "the judge compares possibly incomplete sets"
+    )
 
 
 def _study_codebook_path(layout: StudyLayout) -> Path | None:
