@@ -3827,6 +3827,39 @@ REDTEAM_CASES: list[Case] = [
     ),
 ]
 
+
+def _hidden_first_sheet(name: str) -> Setup:
+    """A workbook whose first sheet (old ratings) is hidden; the table shown is the second."""
+
+    def setup(d: Path) -> None:
+        from openpyxl import Workbook
+
+        book = Workbook()
+        old = book.active
+        old.title = "old"
+        old.append(["unit", "coder_A", "coder_B"])
+        old.append([1, "yes", "no"])
+        old.sheet_state = "hidden"
+        book.create_sheet("ratings").append(["unit", "coder_A", "coder_B"])
+        book.save(d / name)
+
+    return setup
+
+
+#: Found by the fourth outside check (redteam4).
+REDTEAM4_CASES: list[Case] = [
+    Case(
+        # the hidden first sheet's rows were read without a word (exit 0)
+        "agree/xlsx-hidden-first-sheet",
+        ("agree", "{d}/r.xlsx"),
+        _hidden_first_sheet("r.xlsx"),
+        line="failcodes: error: {d}/r.xlsx: the workbook's first sheet 'old' is hidden in "
+        "Excel, and failcodes reads the first sheet (its sheets: 'old', 'ratings'): move the "
+        "table to the first place, or delete the hidden sheet",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -3849,6 +3882,7 @@ CASES = (
     + STUDY_FOLDER_CASES
     + ISSUE29B_CASES
     + REDTEAM_CASES
+    + REDTEAM4_CASES
 )
 
 

@@ -6,6 +6,7 @@ that looked right and was wrong, exit 0).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -187,3 +188,30 @@ def test_v1_reviews_of_a_v2_multi_label_step_say_their_sets_may_be_incomplete(
     assert str(row["human-only (%)"]).startswith("0.0 [")
     md = (out / "tables" / "reasoning_steps_corrected.md").read_text()
     assert f"20 review(s) made when {steps} took one code" in md
+
+
+def test_a_hidden_sheet_after_the_first_is_no_reason_to_refuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a hidden *first* sheet is refused (tests/test_bad_inputs.py, REDTEAM4_CASES): it was
+    read without a word, its rows taken for the table the workbook shows. A hidden lookup sheet
+    after the table changes nothing. Percent agreement by hand: units 1-4, coder_A yes yes no
+    no, coder_B yes no no no: 3 of 4 units agree = 0.75."""
+    from openpyxl import Workbook  # type: ignore[import-untyped]
+
+    book = Workbook()
+    shown = book.active
+    for row in [["unit", "coder_A", "coder_B"], [1, "yes", "yes"], [2, "yes", "no"]]:
+        shown.append(row)
+    for row in [[3, "no", "no"], [4, "no", "no"]]:
+        shown.append(row)
+    lookup = book.create_sheet("codes")
+    lookup.append(["code"])
+    lookup.append(["yes"])
+    lookup.sheet_state = "hidden"
+    book.save(tmp_path / "r.xlsx")
+    code, out, err = run_cli(
+        ["agree", str(tmp_path / "r.xlsx"), "--stat", "percent", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == 0.75

@@ -175,7 +175,17 @@ def check_workbook(path: Path) -> SheetScan:
     """
     check_regular_file(path)
     _check_size(path)
-    return scan_sheet(path, _Clock(path))
+    scan = scan_sheet(path, _Clock(path))
+    if scan.hidden is not None:
+        # failcodes reads the first sheet; a hidden one (an old copy, a lookup list) is not
+        # what the person who made the workbook sees: its rows were read without a word
+        raise InputError(
+            f"the workbook's first sheet {scan.hidden!r} is hidden in Excel, and failcodes "
+            f"reads the first sheet{_other_sheets(path, hint=False)}: move the table to the "
+            "first place, or delete the hidden sheet",
+            path=path,
+        )
+    return scan
 
 
 def _rows(path: Path, clock: _Clock) -> Iterator[tuple[int, tuple[Any, ...]]]:
@@ -291,21 +301,25 @@ def _relationships(
     return found
 
 
-def _first_sheet_part(archive: zipfile.ZipFile, clock: _Clock) -> str | None:
-    """The zip member of the workbook's first worksheet (from the package's relationships)."""
+def _first_sheet_part(archive: zipfile.ZipFile, clock: _Clock) -> tuple[str, str, str] | None:
+    """The workbook's first worksheet: zip member, name and state (``visible``, ``hidden``...).
+
+    From the package's relationships and the workbook part.
+    """
     package = _relationships(archive, "", clock)
     book = next((m for _, t, m in package if t == _OFFICE_DOCUMENT), None)
     if book is None:
         return None
-    ids: list[str] = []
+    ids: list[tuple[str, str, str]] = []
 
     def start(tag: str, attrs: dict[str, str]) -> None:
         if tag == "sheet":
-            ids.append(attrs.get(f"{_REL_NS} id", ""))
+            rel = attrs.get(f"{_REL_NS} id", "")
+            ids.append((rel, attrs.get("name", ""), attrs.get("state", "visible")))
 
     _parse_part(archive, book, start, clock)
     sheets = {i: m for i, t, m in _relationships(archive, book, clock) if t == _WORKSHEET}
-    return next((sheets[i] for i in ids if i in sheets), None)
+    return next(((sheets[i], name, state) for i, name, state in ids if i in sheets), None)
 
 
 @dataclass
@@ -318,6 +332,8 @@ class SheetScan:
 
     merges: list[str] = field(default_factory=list)
     uncached: str | None = None
+    #: the first sheet's name when Excel hides it (state hidden or veryHidden), else None
+    hidden: str | None = None
 
 
 class _CellScan:
@@ -385,9 +401,12 @@ def scan_sheet(path: Path, clock: _Clock | None = None) -> SheetScan:
     clock = clock or _Clock(path)
     try:
         with zipfile.ZipFile(path) as archive:
-            part = _first_sheet_part(archive, clock)
-            if part is None:
+            first = _first_sheet_part(archive, clock)
+            if first is None:
                 return cells.scan
+            part, name, state = first
+            if state != "visible":
+                cells.scan.hidden = name
             _parse_part(archive, part, cells.start, clock, text=cells.text, end=cells.end)
     except _RefusedError:
         raise InputError(
@@ -478,8 +497,11 @@ def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
     return names
 
 
-def _other_sheets(path: Path) -> str:
-    """A hint naming the workbook's sheets when it has several ("" for one sheet)."""
+def _other_sheets(path: Path, *, hint: bool = True) -> str:
+    """A hint naming the workbook's sheets when it has several ("" for one sheet).
+
+    ``hint=False``: the names alone (`` (sheets: 'a', 'b')``).
+    """
     from openpyxl import load_workbook
 
     with path.open("rb") as fh:
@@ -494,6 +516,8 @@ def _other_sheets(path: Path) -> str:
     if len(names) < 2:
         return ""
     listed = ", ".join(repr(n) for n in names[:6]) + (", ..." if len(names) > 6 else "")
+    if not hint:
+        return f" (its sheets: {listed})"
     return (
         f" (failcodes reads the first of the workbook's {len(names)} sheets: {listed}; move "
         "the table to the first sheet)"
