@@ -10,9 +10,10 @@ batch of traces at a time): a unit's id is the first 64 bits of its content hash
 (:func:`~failcodes.units.unit_id`), so its 8 bytes are the id itself, and a unit seen before is
 not given again.
 
-Units come without their provenance (every (system, question, sentence, claim, rank) they
-occur at: as much memory as the traces). What a task shows of it, the pipelines' own verdict
-words of a verification unit, comes beside each unit (:class:`StreamedUnit`).
+Units come as :class:`TaskUnit` records built from the reader's own records (no model), without
+their provenance (every (system, question, sentence, claim, rank) they occur at: as much
+memory as the traces). What a task shows of it, the pipelines' own verdict words of a
+verification unit, comes with each unit.
 
 A file the fast path cannot vouch for (written by hand or another tool; a line with an
 escaped key, a trace key that may repeat) is read by the exact reader instead, which holds it
@@ -23,25 +24,31 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from failcodes.codebook import UnitKind
 from failcodes.columnar import ExactReaderNeededError
-from failcodes.disagreementio import claim_trace_of, iter_disagreement_claims
+from failcodes.disagreementio import iter_disagreement_claims
 from failcodes.ingest.repeats import KeyHashes
-from failcodes.traces import Trace
+from failcodes.traces import CITING_SOURCES
 from failcodes.units import Unit, build_units, retrieval_unit_digests, unit_id
-from failcodes.verdicts import ASSERTED
+from failcodes.verdicts import ASSERTED, Verdict
 
 #: Traces whose units are checked against those seen before at once (their units wait that
 #: long: a few MB of text).
 BATCH = 2048
 
 
-@dataclass(frozen=True)
-class StreamedUnit:
-    """A unit (without provenance) and the verdict words its pipelines wrote.
+class TaskUnit(msgspec.Struct, frozen=True, gc=False):
+    """A unit as a task shows it: :class:`~failcodes.units.Unit`'s content, no provenance.
+
+    Streamed units are built straight from the disagreement reader's records (no model: a
+    paper-scale export built 620k of them); ``passages`` are then the reader's passage
+    records (``passage_id``, ``rank``, ``text``, ``title``... as a
+    :class:`~failcodes.traces.Passage` has them, an empty title as written, not None).
 
     ``raw_verdicts``: for a verification unit, the distinct verdicts as its traces wrote them
     that :func:`failcodes.labelstudio.tasks.verdict_text` shows (those other than the
@@ -49,7 +56,12 @@ class StreamedUnit:
     empty for retrieval units.
     """
 
-    unit: Unit
+    id: str
+    kind: UnitKind
+    claim: str
+    passages: tuple[Any, ...]
+    reasoning: str | None = None
+    verdict: Verdict | None = None
     raw_verdicts: tuple[str, ...] = ()
 
 
@@ -78,19 +90,22 @@ def _shown_raw(words: list[str], raw: str | None, canonical: str) -> None:
         words.append(raw)
 
 
-def _verification_id(trace: Trace, top_k: int | None) -> tuple[str, tuple[int, ...]] | None:
-    """The trace's verification unit id and the positions of its shown passages (None: none)."""
-    if trace.reasoning is None or not trace.reasoning.strip():
+def _verification_unit(
+    claim: Any, top_k: int | None, words: dict[str, list[str]] | None = None
+) -> TaskUnit | None:
+    """The verification unit of a claim record (None: no reasoning, nothing to code).
+
+    ``words``: the verdict words of each unit id (see :func:`_raw_verdict_words`).
+    """
+    reasoning = claim.reasoning
+    if not reasoning or not reasoning.strip():
         return None
-    shown = tuple(i for i, p in enumerate(trace.passages) if top_k is None or p.rank <= top_k)
-    uid = unit_id(
-        UnitKind.VERIFICATION,
-        trace.claim,
-        tuple(trace.passages[i].text for i in shown),
-        trace.reasoning,
-        trace.verdict,
-    )
-    return uid, shown
+    shown = tuple(p for p in claim.passages if top_k is None or p.rank <= top_k)
+    verdict = Verdict(claim.verdict)
+    texts = tuple(p.text for p in shown)
+    uid = unit_id(UnitKind.VERIFICATION, claim.claim, texts, reasoning, verdict)
+    raw = tuple(words.get(uid, ())) if words else ()
+    return TaskUnit(uid, UnitKind.VERIFICATION, claim.claim, shown, reasoning, verdict, raw)
 
 
 def _raw_verdict_words(path: Path, top_k: int | None) -> dict[str, list[str]]:
@@ -107,66 +122,47 @@ def _raw_verdict_words(path: Path, top_k: int | None) -> dict[str, list[str]]:
         seen.add(_trace_key(rec.system, rec.question_id, rec.sentence_id, c.claim_id))
         raw = c.raw_verdict
         if not _shown(raw, c.verdict):
-            continue  # no word to show: its trace is not built
-        found = _verification_id(claim_trace_of(rec, c), top_k)
-        if found is not None:
-            _shown_raw(words.setdefault(found[0], []), raw, c.verdict)
+            continue  # no word to show: its unit id is not computed
+        unit = _verification_unit(c, top_k)
+        if unit is not None:
+            _shown_raw(words.setdefault(unit.id, []), raw, c.verdict)
     if seen.settle():
         raise ExactReaderNeededError
     return words
 
 
 def _units_of(
-    traces: list[Trace], kind: UnitKind, top_k: int | None, words: dict[str, list[str]]
-) -> dict[int, StreamedUnit]:
-    """The first unit of each id among ``traces``' units, in order (keyed by its 8 bytes)."""
-    out: dict[int, StreamedUnit] = {}
-    for trace in traces:
-        if kind is UnitKind.RETRIEVAL:
-            shown = [p for p in trace.evidence_passages if top_k is None or p.rank <= top_k]
-            digests = retrieval_unit_digests(trace.claim, (p.text for p in shown))
+    claims: list[Any], kind: UnitKind, top_k: int | None, words: dict[str, list[str]]
+) -> dict[int, TaskUnit]:
+    """The first unit of each id among ``claims``' units, in order (keyed by its 8 bytes)."""
+    out: dict[int, TaskUnit] = {}
+    retrieval = kind is UnitKind.RETRIEVAL
+    for c in claims:
+        if retrieval:
+            if c.evidence_source in CITING_SOURCES:  # citations, not retrieved passages
+                continue
+            shown = [p for p in c.passages if top_k is None or p.rank <= top_k]
+            digests = retrieval_unit_digests(c.claim, [p.text for p in shown])
             for i, passage in enumerate(shown):
                 digest = digests[8 * i : 8 * i + 8]
                 key = _key(digest)
                 if key not in out:
-                    unit = Unit.model_construct(
-                        id=digest.hex(),
-                        kind=kind,
-                        claim=trace.claim,
-                        passages=(passage,),
-                        reasoning=None,
-                        verdict=None,
-                        provenance=(),
-                    )
-                    out[key] = StreamedUnit(unit)
+                    out[key] = TaskUnit(digest.hex(), kind, c.claim, (passage,))
             continue
-        found = _verification_id(trace, top_k)
-        if found is None:
-            continue
-        uid, positions = found
-        key = _key(bytes.fromhex(uid))
-        if key not in out:
-            unit = Unit.model_construct(
-                id=uid,
-                kind=kind,
-                claim=trace.claim,
-                passages=tuple(trace.passages[i] for i in positions),
-                reasoning=trace.reasoning,
-                verdict=trace.verdict,
-                provenance=(),
-            )
-            out[key] = StreamedUnit(unit, tuple(words.get(uid, ())))
+        found = _verification_unit(c, top_k, words)
+        if found is not None:
+            out.setdefault(_key(bytes.fromhex(found.id)), found)
     return out
 
 
-def _streamed(path: Path, kind: UnitKind, top_k: int | None) -> Iterator[StreamedUnit]:
+def _streamed(path: Path, kind: UnitKind, top_k: int | None) -> Iterator[TaskUnit]:
     """The units through the fast path (ExactReaderNeededError when it cannot vouch)."""
     words = _raw_verdict_words(path, top_k) if kind is UnitKind.VERIFICATION else {}
-    traces_seen = KeyHashes(batch=1 << 62)  # settled by hand, a batch of traces at a time
+    traces_seen = KeyHashes(batch=1 << 62)  # settled by hand, a batch of claims at a time
     units_seen = KeyHashes(batch=1 << 62)
-    pending: list[Trace] = []
+    pending: list[Any] = []
 
-    def settled() -> Iterator[StreamedUnit]:
+    def settled() -> Iterator[TaskUnit]:
         if traces_seen.settle():  # a trace key that may repeat: the exact reader keeps the first
             raise ExactReaderNeededError
         batch = _units_of(pending, kind, top_k, words)
@@ -179,11 +175,8 @@ def _streamed(path: Path, kind: UnitKind, top_k: int | None) -> Iterator[Streame
                 yield item
 
     for rec, c in iter_disagreement_claims(path):
-        trace = claim_trace_of(rec, c)
-        traces_seen.add(
-            _trace_key(trace.system, trace.question_id, trace.sentence_id, trace.claim_id)
-        )
-        pending.append(trace)
+        traces_seen.add(_trace_key(rec.system, rec.question_id, rec.sentence_id, c.claim_id))
+        pending.append(c)
         if len(pending) >= BATCH:
             yield from settled()
     yield from settled()
@@ -191,7 +184,7 @@ def _streamed(path: Path, kind: UnitKind, top_k: int | None) -> Iterator[Streame
 
 def iter_disagreement_units(
     path: str | Path, kind: UnitKind, *, top_k: int | None = None
-) -> Iterator[StreamedUnit]:
+) -> Iterator[TaskUnit]:
     """The units of ``kind`` behind a disagreements file, in ``build_units``' order, streamed.
 
     The same units (ids, claims, passages, reasoning, verdicts) as ``build_units(
@@ -217,7 +210,7 @@ def iter_disagreement_units(
     yield from units_with_words(units[given:], kind)
 
 
-def units_with_words(units: Iterable[Unit], kind: UnitKind) -> Iterator[StreamedUnit]:
+def units_with_words(units: Iterable[Unit], kind: UnitKind) -> Iterator[TaskUnit]:
     """Built units as streamed ones: each unit of ``kind`` once, with its verdict words.
 
     The words come from the unit's provenance (which it keeps).
@@ -231,7 +224,9 @@ def units_with_words(units: Iterable[Unit], kind: UnitKind) -> Iterator[Streamed
         if kind is UnitKind.VERIFICATION and unit.verdict is not None:
             for p in unit.provenance:
                 _shown_raw(words, p.raw_verdict, unit.verdict.value)
-        yield StreamedUnit(unit, tuple(words))
+        yield TaskUnit(
+            unit.id, kind, unit.claim, unit.passages, unit.reasoning, unit.verdict, tuple(words)
+        )
 
 
-__all__ = ["StreamedUnit", "iter_disagreement_units", "units_with_words"]
+__all__ = ["TaskUnit", "iter_disagreement_units", "units_with_words"]

@@ -19,10 +19,9 @@ from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
-from failcodes.labelstudio import config as cfg
-from failcodes.labelstudio.tasks import JudgeChoice, PartLabels, select_judged, unit_task
+from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, select_judged
 from failcodes.units import Unit, UnitKind, build_units
-from failcodes.unitstream import StreamedUnit, iter_disagreement_units, units_with_words
+from failcodes.unitstream import TaskUnit, iter_disagreement_units, units_with_words
 
 UNITS_HELP = (
     "What to review: a disagreements file (exactly the units behind the disagreements, as "
@@ -80,7 +79,7 @@ def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
 
 def _units(
     path: Path, part: UnitKind, top_k: int | None, dataset: str | None = None
-) -> Iterator[StreamedUnit]:
+) -> Iterator[TaskUnit]:
     """Units to review, built as the judge builds them (see :data:`UnitsArg`).
 
     A disagreements file's units are streamed (:mod:`failcodes.unitstream`); any other
@@ -134,18 +133,17 @@ def iter_review_tasks(
     """
     stream = _units(units, part, top_k, dataset)
     first = next(stream, None)  # the units' own errors before the annotations are read
-    items: Iterator[StreamedUnit] = itertools.chain([first] if first is not None else [], stream)
+    items: Iterator[TaskUnit] = itertools.chain([first] if first is not None else [], stream)
     if plan is not None:
         items = iter(_planned(items, plan, part))
     chosen = _judged(judged, cb, judge)
-    shown = PartLabels(cfg.check_label_studio_ids(cb, part))
+    maker = TaskMaker(cb, part)
     # from the index, what the task shows (read fast: the index checked the line)
     judged_of = chosen.shown if isinstance(chosen, AnnotationIndex) else chosen.get
     count = 0
     try:
-        for item in items:
-            unit = item.unit
-            yield unit_task(unit, cb, shown, judged_of(unit.id), item.raw_verdicts)
+        for unit in items:
+            yield maker.task(unit, judged_of(unit.id))
             count += 1
     finally:
         if isinstance(chosen, AnnotationIndex):
@@ -179,7 +177,7 @@ def _judged(
     return index
 
 
-def _planned(units: Iterable[StreamedUnit], plan_path: Path, part: UnitKind) -> list[StreamedUnit]:
+def _planned(units: Iterable[TaskUnit], plan_path: Path, part: UnitKind) -> list[TaskUnit]:
     """The plan's units, in plan order; every planned unit must be among ``units``."""
     from failcodes.errors import InputError
     from failcodes.reviewplan import read_plan
@@ -190,7 +188,7 @@ def _planned(units: Iterable[StreamedUnit], plan_path: Path, part: UnitKind) -> 
             f"the plan is for the {plan.part.value} part, not {part.value}", path=plan_path
         )
     wanted = set(plan.all_ids())
-    by_id = {u.unit.id: u for u in units if u.unit.id in wanted}
+    by_id = {u.id: u for u in units if u.id in wanted}
     missing = [uid for uid in plan.all_ids() if uid not in by_id]
     if missing:
         raise InputError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, code_set_of
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
@@ -19,6 +19,7 @@ from failcodes.verdicts import ASSERTED
 
 if TYPE_CHECKING:
     from failcodes.annotationio import AnnotationView
+    from failcodes.unitstream import TaskUnit
 
     #: An annotation as a task shows it (:meth:`~failcodes.annotationio.AnnotationIndex.shown`).
     Shown = Annotation | AnnotationView
@@ -39,7 +40,7 @@ def model_version(codebook: Codebook, judge: Shown | str) -> str:
     return f"{codebook.ref()} {label}"
 
 
-def format_passages(unit: Unit) -> str:
+def format_passages(unit: TaskUnit) -> str:
     """All passages of a unit as one text, numbered in rank order."""
     blocks = []
     for p in unit.passages:
@@ -61,9 +62,23 @@ class PartLabels:
             for sub in dim.subcodes:
                 labels.setdefault(sub.id, sub.label)  # the first of an id, as a search finds
             self.labels.append((dim.id, labels))
+        self._heads: dict[tuple[str, tuple[str, ...]], str] = {}  # "dim: code (label), ..."
+
+    def _head(self, dim_id: str, labels: dict[str, str], codes: tuple[str, ...]) -> str:
+        """``dim: code (label), ...``: a dimension's codes in words (each set worded once)."""
+        head = self._heads.get((dim_id, codes))
+        if head is None:
+            shown = []
+            for code in codes:
+                label = labels.get(code, "not in this codebook")
+                if code == NOT_ASSESSABLE:
+                    label = "not assessable from this unit"
+                shown.append(f"{code} ({label})")
+            head = self._heads[dim_id, codes] = f"{dim_id}: {', '.join(shown)}"
+        return head
 
     def proposal_text(self, annotation: Shown | None) -> str:
-        """See :func:`proposal_text`."""
+        """The judge's proposal in words: codes with labels, rationale and quote."""
         if annotation is None:
             return "No judge proposal for this unit."
         lines = [f"Judge: {judge_label(annotation)}"]
@@ -71,25 +86,22 @@ class PartLabels:
             reason = annotation.reason or "no reason given"
             lines.append(f"The judge gave no usable answer: {reason}")
             return "\n".join(lines)
+        codes, sets, evidence_of = annotation.codes, annotation.code_sets, annotation.evidence
         for dim_id, labels in self.labels:
-            codes = annotation.code_set(dim_id)
-            if not codes:
+            dim_codes = code_set_of(codes, sets, dim_id)
+            if not dim_codes:
                 lines.append(f"{dim_id}: (no code)")
                 continue
-            shown = []
-            for code in codes:
-                label = labels.get(code, "not in this codebook")
-                if code == NOT_ASSESSABLE:
-                    label = "not assessable from this unit"
-                shown.append(f"{code} ({label})")
-            evidence = annotation.evidence.get(dim_id)
-            doubt = " [judge uncertain]" if evidence is not None and evidence.uncertain else ""
-            lines.append(f"{dim_id}: {', '.join(shown)}{doubt}")
-            if evidence is not None:
-                lines.append(f"  why: {evidence.rationale}")
-                if evidence.quote:
-                    found = "" if evidence.quote_found is not False else " (not found in the text)"
-                    lines.append(f'  quote{found}: "{evidence.quote}"')
+            head = self._head(dim_id, labels, dim_codes)
+            evidence = evidence_of.get(dim_id)
+            if evidence is None:
+                lines.append(head)
+                continue
+            lines.append(f"{head} [judge uncertain]" if evidence.uncertain else head)
+            lines.append(f"  why: {evidence.rationale}")
+            if evidence.quote:
+                found = "" if evidence.quote_found is not False else " (not found in the text)"
+                lines.append(f'  quote{found}: "{evidence.quote}"')
         if annotation.rationale:
             lines.append(f"Rationale: {annotation.rationale}")
         if annotation.quote:
@@ -106,11 +118,6 @@ class PartLabels:
         return result
 
 
-def proposal_text(annotation: Shown | None, part: Part) -> str:
-    """The judge's proposal in words: codes with labels, rationale and quote."""
-    return PartLabels(part).proposal_text(annotation)
-
-
 def choice_result(dimension: str, *codes: str) -> dict[str, Any]:
     """One Label Studio result item selecting ``codes`` in the ``dimension`` choice group."""
     return {
@@ -121,14 +128,7 @@ def choice_result(dimension: str, *codes: str) -> dict[str, Any]:
     }
 
 
-def prediction(annotation: Shown, codebook: Codebook, part: Part | PartLabels) -> dict[str, Any]:
-    """The judge's codes as one Label Studio prediction (only codes of this codebook part)."""
-    labels = part if isinstance(part, PartLabels) else PartLabels(part)
-    version = model_version(codebook, annotation)
-    return {"model_version": version, "result": labels.result(annotation)}
-
-
-def verdict_text(unit: Unit, raw_verdicts: Sequence[str] | None = None) -> str:
+def verdict_text(unit: Unit | TaskUnit, raw_verdicts: Sequence[str] | None = None) -> str:
     """The canonical verdict, and the pipeline's own word(s) for it when they differ.
 
     E.g. ``refuted (the pipeline wrote: False)``: reviewers see what the verifier said, not
@@ -139,11 +139,12 @@ def verdict_text(unit: Unit, raw_verdicts: Sequence[str] | None = None) -> str:
     if unit.verdict is None:
         return "(none)"
     canonical = unit.verdict.value
-    raw = (
-        list(dict.fromkeys(p.raw_verdict for p in unit.provenance if p.raw_verdict))
-        if raw_verdicts is None
-        else list(raw_verdicts)
-    )
+    if raw_verdicts is not None:
+        raw = list(raw_verdicts)
+    elif isinstance(unit, Unit):
+        raw = list(dict.fromkeys(p.raw_verdict for p in unit.provenance if p.raw_verdict))
+    else:
+        raw = list(unit.raw_verdicts)
     asserted = ASSERTED in raw
     shown = [r for r in raw if r.strip().casefold() != canonical and r != ASSERTED]
     words = [f"the pipeline wrote: {' / '.join(shown)}"] if shown else []
@@ -152,29 +153,55 @@ def verdict_text(unit: Unit, raw_verdicts: Sequence[str] | None = None) -> str:
     return f"{canonical} ({'; '.join(words)})" if words else canonical
 
 
-def task_data(
-    unit: Unit,
-    codebook: Codebook,
-    judged: Shown | None,
-    part: Part | PartLabels,
-    raw_verdicts: Sequence[str] | None = None,
-) -> dict[str, Any]:
-    """The ``data`` object of one task (``raw_verdicts``: see :func:`verdict_text`)."""
-    labels = part if isinstance(part, PartLabels) else PartLabels(part)
-    data: dict[str, Any] = {
-        cfg.UNIT_ID: unit.id,
-        cfg.UNIT_KIND: unit.kind.value,
-        cfg.CODEBOOK: str(codebook.ref()),
-        cfg.CLAIM: unit.claim,
-        cfg.PROPOSAL: labels.proposal_text(judged),
-    }
-    if unit.kind is UnitKind.RETRIEVAL:
-        data[cfg.PASSAGE] = format_passages(unit)
-    else:
-        data[cfg.PASSAGES] = format_passages(unit)
-        data[cfg.VERDICT] = verdict_text(unit, raw_verdicts)
-        data[cfg.REASONING] = unit.reasoning or "(no reasoning trace)"
-    return data
+class TaskMaker:
+    """Label Studio tasks of one codebook part, with the judge's codes as predictions.
+
+    The codebook's reference and labels are looked up once, and units coded alike (the same
+    judge, the same codes) share one prediction object: the tasks are to be read, not changed.
+    """
+
+    def __init__(self, codebook: Codebook, kind: UnitKind) -> None:
+        self.kind = kind
+        self.codebook = codebook
+        self.labels = PartLabels(cfg.check_label_studio_ids(codebook, kind))
+        self.ref = str(codebook.ref())
+        self._predictions: dict[Any, list[dict[str, Any]]] = {}
+
+    def _predicted(self, judged: Shown) -> list[dict[str, Any]]:
+        """The task's ``predictions``: the judge's codes of this part (one per coding)."""
+        sets = judged.code_sets
+        key = (
+            judged.coder,
+            judged.coder_kind,
+            tuple(judged.codes.items()),
+            tuple((k, tuple(v)) for k, v in sets.items()) if sets else (),
+        )
+        found = self._predictions.get(key)
+        if found is None:
+            version = model_version(self.codebook, judged)
+            found = [{"model_version": version, "result": self.labels.result(judged)}]
+            self._predictions[key] = found
+        return found
+
+    def task(self, unit: TaskUnit, judged: Shown | None) -> dict[str, Any]:
+        """One unit's task (``unit`` of this part), with a prediction if the judge scored it."""
+        data: dict[str, Any] = {
+            cfg.UNIT_ID: unit.id,
+            cfg.UNIT_KIND: unit.kind.value,
+            cfg.CODEBOOK: self.ref,
+            cfg.CLAIM: unit.claim,
+            cfg.PROPOSAL: self.labels.proposal_text(judged),
+        }
+        if unit.kind is UnitKind.RETRIEVAL:
+            data[cfg.PASSAGE] = format_passages(unit)
+        else:
+            data[cfg.PASSAGES] = format_passages(unit)
+            data[cfg.VERDICT] = verdict_text(unit)
+            data[cfg.REASONING] = unit.reasoning or "(no reasoning trace)"
+        task: dict[str, Any] = {"data": data}
+        if judged is not None and judged.status is Status.SCORED:
+            task["predictions"] = self._predicted(judged)
+        return task
 
 
 class JudgeChoice:
@@ -232,42 +259,19 @@ def select_judged(
     return out
 
 
-def unit_task(
-    unit: Unit,
-    codebook: Codebook,
-    part: Part | PartLabels,
-    judged: Shown | None,
-    raw_verdicts: Sequence[str] | None = None,
-) -> dict[str, Any]:
-    """One unit's task, with the judge's codes as a prediction when it scored the unit.
-
-    ``part``: what :func:`~failcodes.labelstudio.config.check_label_studio_ids` returned
-    (for many tasks, as :class:`PartLabels`: its labels are then looked up once).
-    """
-    labels = part if isinstance(part, PartLabels) else PartLabels(part)
-    task: dict[str, Any] = {"data": task_data(unit, codebook, judged, labels, raw_verdicts)}
-    if judged is not None and judged.status is Status.SCORED:
-        task["predictions"] = [prediction(judged, codebook, labels)]
-    return task
-
-
 def build_tasks(
-    units: Sequence[Unit],
+    units: Iterable[Unit],
     codebook: Codebook,
     kind: UnitKind,
     judged: Mapping[str, Annotation] | None = None,
 ) -> list[dict[str, Any]]:
     """Label Studio tasks for the units of ``kind``, with judge predictions where available.
 
-    Units of the other kind are skipped; a unit id appearing twice is one task.
+    Units of the other kind are skipped; a unit id appearing twice is one task. Tasks of
+    units coded alike share their prediction objects (see :class:`TaskMaker`).
     """
-    part = PartLabels(cfg.check_label_studio_ids(codebook, kind))
+    from failcodes.unitstream import units_with_words
+
+    maker = TaskMaker(codebook, kind)
     judged = judged or {}
-    tasks: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for unit in units:
-        if unit.kind is not kind or unit.id in seen:
-            continue
-        seen.add(unit.id)
-        tasks.append(unit_task(unit, codebook, part, judged.get(unit.id)))
-    return tasks
+    return [maker.task(unit, judged.get(unit.id)) for unit in units_with_words(units, kind)]
