@@ -3849,6 +3849,16 @@ def _hidden_first_sheet(name: str) -> Setup:
 #: Found by the fourth outside check (redteam4).
 REDTEAM4_CASES: list[Case] = [
     Case(
+        # a gold column beside the systems was compared as a system (Cochran's Q df 3 for 2)
+        "compare/reference-column-among-systems",
+        ("compare", "{d}/o.csv"),
+        _write({"o.csv": "unit_id,sysA,sysB,gold\nu1,1,0,1\nu2,0,0,0\n"}),
+        line="failcodes: error: {d}/o.csv:1, field 'gold': column 'gold' is named like the "
+        "reference or a consensus of the systems (holds 'gold'), not a system: give the "
+        "reference with --truth gold (F1 and recall differences), or name the system columns "
+        "with --systems (a majority vote compared as a system too)",
+    ),
+    Case(
         # the hidden first sheet's rows were read without a word (exit 0)
         "agree/xlsx-hidden-first-sheet",
         ("agree", "{d}/r.xlsx"),

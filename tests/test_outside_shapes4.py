@@ -215,3 +215,35 @@ def test_a_hidden_sheet_after_the_first_is_no_reason_to_refuse(
     )
     assert code == 0, err
     assert json.loads(out)[0]["value"] == 0.75
+
+
+def test_compare_file_does_not_take_a_gold_column_for_a_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `gold` (or `majority`, `has_error`) column beside the systems was one more system.
+
+    Outcomes of 6 units (1 = flags an error):
+        sysA 1 1 1 1 0 0
+        sysB 0 0 1 1 0 0
+        sysC 1 1 0 0 0 0
+        gold 1 1 1 1 0 1
+    Read as four systems, Cochran's Q had df 3. Without the gold column (by hand): row sums
+    r = 2, 2, 2, 2, 0, 0; column sums C = 4, 2, 2; T = 8, k = 3;
+    Q = (k-1)(k sum C^2 - T^2) / (k T - sum r^2) = 2 (3 * 24 - 64) / (24 - 16) = 2.0, df 2.
+    Now the table is refused, naming --truth. With --truth gold the tests run on the units gold
+    marks (u4 left out: its all-0 row adds nothing to Q either way): Q = 2.0, df 2.
+    """
+    rows = ["unit_id,sysA,sysB,sysC,gold"]
+    cells = [(1, 0, 1, 1), (1, 0, 1, 1), (1, 1, 0, 1), (1, 1, 0, 1), (0, 0, 0, 0), (0, 0, 0, 1)]
+    rows += [f"u{i}," + ",".join(map(str, c)) for i, c in enumerate(cells)]
+    path = tmp_path / "o.csv"
+    path.write_text("\n".join(rows) + "\n")
+    code, _, err = run_cli(["compare", str(path)], capsys)
+    assert code == 2
+    assert "column 'gold' is named like the reference" in err
+    code, out, err = run_cli(["compare", str(path), "--truth", "gold", "--format", "json"], capsys)
+    assert code == 0, err
+    tests = json.loads(out)["tests"]
+    q = next(t for t in tests if t["test"] == "cochran_q" and t["comparison"] == "all")
+    assert q["statistic"] == 2.0
+    assert q["df"] == 2

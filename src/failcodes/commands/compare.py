@@ -261,6 +261,8 @@ class CompareRequest(Request):
             if self.systems
             else [c for c in cols if c not in skip]
         )
+        if not self.systems:
+            _refuse_reference_columns(names, file)
         for col in [*names, *([truth] if truth else [])]:
             if col not in cols:
                 raise InputError(f"no column '{col}' (columns: {cols})", path=file)
@@ -285,6 +287,37 @@ class CompareRequest(Request):
             else f"every one of {len(joined)} units has every outcome"
         )
         return [(None, data, y_truth)], names, "; ".join(parts)
+
+
+#: Whole column names (lower case, ``_``-joined) that name the clinicians' reference.
+REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "reference", "clinician"})
+
+
+def _refuse_reference_columns(names: list[str], file: Path) -> None:
+    """Refuse a column named like the reference or a consensus among the system columns.
+
+    Read as one more system, a ``gold`` or ``has_error`` column entered Cochran's Q (df 3 for
+    2) and made McNemar pairs "sysA vs gold" under the Holm correction of the systems', exit
+    0; a ``majority`` column (the systems' vote) may be meant as a system: named with
+    ``--systems`` it is one.
+    """
+    from failcodes.stats.summaries import consensus_word
+
+    for name in names:
+        word = consensus_word(name)
+        joined = "_".join(name.lower().replace("-", " ").split())
+        if word is None and joined not in REFERENCE_NAMES:
+            continue
+        why = f"holds {word!r}" if word is not None else "names the reference"
+        raise InputError(
+            f"column {name!r} is named like the reference or a consensus of the systems "
+            f"({why}), not a system: give the reference with --truth {name} (F1 and recall "
+            "differences), or name the system columns with --systems (a majority vote "
+            "compared as a system too)",
+            path=file,
+            line=1,
+            field=name,
+        )
 
 
 __all__ = ["CompareRequest", "CompareResult"]
