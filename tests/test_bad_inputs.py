@@ -3849,6 +3849,22 @@ def _hidden_first_sheet(name: str) -> Setup:
 #: Found by the fourth outside check (redteam4).
 REDTEAM4_CASES: list[Case] = [
     Case(
+        # the labels' system in NFD, the traces' in NFC: "no trace has system 'Müller'
+        # (systems: 'Müller')" named two names that look the same
+        "metrics/label-system-in-another-unicode-form",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+        _write(
+            {
+                "t.jsonl": '{"system": "M\u00fcller", "question_id": "q1", "sentence_id": '
+                '"s1", "claim_id": "c1", "claim": "x", "verdict": "refuted"}\n',
+                "l.jsonl": '{"system": "Mu\u0308ller", "sentence_id": "s1", "has_error": true}\n',
+            }
+        ),
+        line="failcodes: error: {d}/l.jsonl:1, field 'system': system 'Mu\u0308ller' is "
+        "written in another Unicode form (NFD: the same letters, composed differently) than "
+        "the traces' 'M\u00fcller': no trace has it; write it as the traces do",
+    ),
+    Case(
         # a gold column beside the systems was compared as a system (Cochran's Q df 3 for 2)
         "compare/reference-column-among-systems",
         ("compare", "{d}/o.csv"),

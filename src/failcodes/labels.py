@@ -1087,10 +1087,14 @@ def _per_system(
     for system, positions in by_system.items():
         if system not in have:
             shown = ", ".join(repr(s) for s in have[:8]) + (", ..." if len(have) > 8 else "")
-            problems.extend(
-                LabelProblem(pos, "system", f"no trace has system {system!r} (systems: {shown})")
-                for pos in positions
-            )
+            message = f"no trace has system {system!r} (systems: {shown})"
+            near = next((s for s in have if _fold(s) == _fold(system)), None)
+            if near is not None:  # 'Müller' in NFD beside the traces' NFC looked the same
+                message = (
+                    f"system {system!r} is written {_how_written(system, near)} than the "
+                    f"traces' {near!r}: no trace has it; write it as the traces do"
+                )
+            problems.extend(LabelProblem(pos, "system", message) for pos in positions)
             continue
         mine = traces_of_system(traces, system)
         for problem in check(labels_at(labels, positions), mine):
@@ -1107,6 +1111,15 @@ def _per_system(
 
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
+
+
+def _how_written(name: str, theirs: str) -> str:
+    """How ``name`` differs from ``theirs`` (same after :func:`_fold`), for a message."""
+    if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", theirs):
+        nfd = unicodedata.is_normalized("NFD", name)
+        here = "NFD" if nfd else "NFC" if unicodedata.is_normalized("NFC", name) else "mixed"
+        return f"in another Unicode form ({here}: the same letters, composed differently)"
+    return "in another case"
 
 
 def _trace_sentences(
