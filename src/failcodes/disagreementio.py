@@ -251,8 +251,22 @@ class Selection:
                 yield from item
 
     def write(self, path: str | Path, *, batch: AtomicBatch | None = None) -> int:
-        """:func:`stream_disagreements` of this selection; returns the count written."""
-        return stream_disagreements(path, self.columns, iter(self), self.index, batch=batch)
+        """:func:`stream_disagreements` of this selection; returns the count written.
+
+        JSONL of the tool's own Parquet traces is written by the engine instead
+        (:mod:`failcodes.disagreementsql`: the same bytes).
+        """
+        from failcodes import disagreementsql
+
+        def stream() -> int:
+            return stream_disagreements(path, self.columns, iter(self), self.index, batch=batch)
+
+        target = Path(path)
+        if disagreementsql.applies(self.columns, self.items, self.index, target):
+            cols = cast("SentenceColumns", self.columns)
+            items = cast("list[GroupSelection]", list(self.items))
+            return disagreementsql.write(target, cols, items, batch=batch, fallback=stream)
+        return stream()
 
 
 def select_from_files(

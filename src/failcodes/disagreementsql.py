@@ -1,0 +1,431 @@
+r"""Disagreement lines built by the engine from the tool's own Parquet traces (issue 30).
+
+The disagreements stream (:func:`failcodes.disagreementio.stream_disagreements`) fetches each
+disagreement's claims as Python values and encodes every claim record, passages included
+(~500 MB of JSON at paper scale): its CPU is spread over decoding, Python objects, per-row
+checks and encoding. For traces the tool wrote itself (Parquet whose footer carries the
+validated marker, :func:`failcodes.engine.is_validated`) DuckDB encodes the claim records
+instead and joins them to the disagreements; Python gives each disagreement's head (its
+label and id, ~26,000 at paper scale) and spaces the compact lines DuckDB returns as
+``json.dumps`` does (``msgspec.json.format``, in C).
+
+The lines are byte-identical to the stream's (``json.dumps(record, ensure_ascii=False)``):
+DuckDB's ``to_json`` escapes strings as the stdlib does but for the control characters it
+writes with upper-case hex (``\\u001F``), and writes a float as ``repr`` does when it is 0 or
+its magnitude is in [1e-4, 1e16) (checked on 600,000 doubles of every magnitude); a line
+with such an escape or another float is decoded and encoded again by the stdlib.
+
+A chunk is the disagreements of every mapping whose rows fall within a window of a file
+(:data:`_WINDOW_ROWS`): DuckDB reads that window's row groups once for all mappings (each
+mapping's lines after the first's wait in a temporary file). Memory follows a chunk (its
+lines, ~40 MB) and DuckDB's limit. A row the validated writer cannot have written (an empty
+text the models read as missing, a NaN score, a rank below 1, an unknown verdict or evidence
+source, a null claim or passage list), a row gone from the file, or an engine error leaves
+nothing behind: the stream then writes the file, and says the exact one-line error if any.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from failcodes import engine
+from failcodes.fileio import AtomicBatch, temp_path
+from failcodes.tableio import pyarrow_modules, write_in_batch
+from failcodes.traces import EvidenceSource
+from failcodes.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from failcodes.disagreements import GroupSelection, Selected
+    from failcodes.tracecols import SentenceColumns
+
+#: Most claim rows of a chunk, all mappings (its lines: ~4 kB a claim).
+_CHUNK_ROWS = 16_384
+#: A chunk's rows lie within this many consecutive rows of a file (the rows DuckDB reads).
+_WINDOW_ROWS = 16_384
+#: Write buffer of the output.
+_WRITE_BUFFER = 1 << 20
+#: A mapping's disagreement numbers start at its index times this (output order).
+_MAPPING_STRIDE = 1 << 40
+#: How DuckDB's JSON writes a control character (``\\u001F``; json.dumps: ``\\u001f``).
+_ESCAPE = b"\\u00"
+
+
+class _DeclinedError(Exception):
+    """The engine cannot vouch for these lines: the stream writes the file."""
+
+
+def _quoted_list(values: Iterable[str]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+_VERDICTS = _quoted_list(v.value for v in Verdict)
+_SOURCES = _quoted_list(e.value for e in EvidenceSource)
+
+#: A passage the validated writer cannot have written (the stream takes the model's steps).
+_ODD_PASSAGE = (
+    "p.passage_id IS NULL OR p.text IS NULL OR p.rank IS NULL OR p.rank < 1 "
+    "OR p.passage_id = '' OR p.text = '' OR p.source = '' OR p.title = '' "
+    "OR isnan(p.score) OR isinf(p.score) "
+    f"OR (p.gold_verdict IS NOT NULL AND p.gold_verdict NOT IN ({_VERDICTS}))"
+)
+#: A trace row the validated writer cannot have written.
+_ODD_ROW = (
+    f"t.claim IS NULL OR t.passages IS NULL OR t.verdict NOT IN ({_VERDICTS}) "
+    "OR t.claim = '' OR t.sentence = '' OR t.raw_verdict = '' OR t.reasoning = '' "
+    "OR t.verifier = '' OR t.retriever = '' OR t.evidence_source = '' "
+    f"OR (t.evidence_source IS NOT NULL AND t.evidence_source NOT IN ({_SOURCES})) "
+    f"OR list_bool_or(list_transform(t.passages, lambda p: coalesce({_ODD_PASSAGE}, false)))"
+)
+#: A row whose scores DuckDB writes as ``repr`` does.
+_PLAIN_ROW = (
+    "NOT coalesce(list_bool_or(list_transform(t.passages, lambda p: p.score IS NOT NULL "
+    "AND p.score <> 0 AND NOT (abs(p.score) >= 1e-4 AND abs(p.score) < 1e16))), false)"
+)
+#: The evidence source of a trace (declared, else derived as Trace.evidence derives it).
+_EVIDENCE = (
+    "coalesce(t.evidence_source, CASE WHEN len(t.passages) > 0 OR t.retriever IS NOT NULL "
+    f"THEN '{EvidenceSource.RETRIEVED.value}' ELSE '{EvidenceSource.NONE.value}' END)"
+)
+
+
+@dataclass
+class _Head:
+    """A disagreement's line around its claims (``json.dumps`` text) and where they are."""
+
+    mapping: int
+    errors: frozenset[str]
+    before: bytes  # up to its sentence
+    label_sentence: bytes  # its label's sentence (when no claim has one)
+    after: bytes  # from its claim id to its claims' list
+    lab: bytes  # its label, ``true`` or ``false``
+    first: int  # its first claim's file row
+    rows: int  # its claims (consecutive rows)
+
+
+@dataclass
+class _Chunk:
+    """Disagreements of every mapping, in output order each, their claims in one file window."""
+
+    heads: list[_Head] = field(default_factory=list)
+    file: int = -1
+    lo: int = 0
+    hi: int = -1
+
+    def add(self, head: _Head, file: int) -> None:
+        self.heads.append(head)
+        if head.rows:
+            last = head.first + head.rows - 1
+            if self.file < 0:
+                self.file, self.lo, self.hi = file, head.first, last
+            self.lo, self.hi = min(self.lo, head.first), max(self.hi, last)
+
+    def need(self) -> Any:
+        """The file rows of the chunk's claims, sorted, each once."""
+        runs = [np.arange(h.first, h.first + h.rows) for h in self.heads if h.rows]
+        return np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
+
+
+class _Stream:
+    """One mapping's disagreements in output order, each with where its claims are."""
+
+    def __init__(self, selection: GroupSelection, m: int, starts: Sequence[int]) -> None:
+        self.items: Iterator[Selected] = iter(selection)
+        self.index = selection.index
+        self.m = m
+        self.errors = frozenset(v.value for v in selection.mapping.error_verdicts)
+        self.starts = starts
+        self.next: tuple[Selected, int, int, int] | None = None  # (item, file, first, rows)
+        self._advance()
+
+    def _advance(self) -> None:
+        s = next(self.items, None)
+        if s is None:
+            self.next = None
+            return
+        rows = s.rows or range(0)
+        if not isinstance(rows, range) or rows.step != 1:
+            raise _DeclinedError  # (scattered groups are the stream's)
+        file = bisect.bisect_right(self.starts, rows.start) - 1 if len(rows) else -1
+        if len(rows) and file + 1 < len(self.starts) and rows.stop > self.starts[file + 1]:
+            raise _DeclinedError
+        self.next = (s, file, rows.start - self.starts[file] if len(rows) else 0, len(rows))
+
+    def take(self, chunk: _Chunk) -> None:
+        """Move the next disagreement into ``chunk``."""
+        from failcodes.disagreements import disagreement_json
+
+        assert self.next is not None
+        s, file, first, rows = self.next
+        rec = disagreement_json(s, [], self.index)  # its sentence: the label's
+        keys = list(rec)
+        cut, end = keys.index("sentence"), keys.index("claims")
+        before = json.dumps({k: rec[k] for k in keys[:cut]}, ensure_ascii=False)
+        after = json.dumps({k: rec[k] for k in keys[cut + 1 : end]}, ensure_ascii=False)
+        head = _Head(
+            mapping=self.m,
+            errors=self.errors,
+            before=(before[:-1] + ', "sentence": ').encode("utf-8"),
+            label_sentence=json.dumps(rec["sentence"], ensure_ascii=False).encode("utf-8"),
+            after=(", " + after[1:-1] + ', "claims": [').encode("utf-8"),
+            lab=b"true" if s.label.has_error else b"false",
+            first=first,
+            rows=rows,
+        )
+        chunk.add(head, file)
+        self._advance()
+
+
+def _chunks(streams: Sequence[_Stream]) -> Iterator[_Chunk]:
+    """Chunks of every mapping's disagreements, each within a window of one file's rows."""
+    while any(s.next is not None for s in streams):
+        chunk = _Chunk()
+        placed = [s.next[1:3] for s in streams if s.next is not None and s.next[3]]
+        window = min(placed, default=(-1, 0))
+        taken = 0
+        for stream in streams:
+            while stream.next is not None and taken < _CHUNK_ROWS:
+                _, file, first, rows = stream.next
+                if rows and (file != window[0] or first + rows > window[1] + _WINDOW_ROWS):
+                    break
+                stream.take(chunk)
+                taken += rows
+        if not chunk.heads:  # (a run longer than the window): it alone
+            next(s for s in streams if s.next is not None).take(chunk)
+        yield chunk
+
+
+def _query(path: Path, lo: int, hi: int) -> str:
+    """The SQL of a window's needed rows (``need`` registered): compact JSON parts, checks."""
+    return f"""
+        SELECT t.file_row_number AS frow, t.sentence, t.verdict, t.claim_id,
+            to_json({{'claim_id': t.claim_id, 'claim': t.claim, 'verdict': t.verdict,
+                'raw_verdict': t.raw_verdict}})::VARCHAR AS pre,
+            to_json({{'reasoning': t.reasoning, 'verifier': t.verifier,
+                'retriever': t.retriever, 'passages': t.passages,
+                'evidence_source': {_EVIDENCE}}})::VARCHAR AS post,
+            coalesce({_ODD_ROW}, false) AS odd, {_PLAIN_ROW} AS plain
+        FROM read_parquet({engine.quoted(path)}, file_row_number = true) t
+        WHERE t.file_row_number BETWEEN {lo} AND {hi}
+            AND t.file_row_number IN (SELECT frow FROM need)
+        ORDER BY t.file_row_number"""
+
+
+@dataclass
+class _Rows:
+    """A window's needed rows as ``json.dumps`` text pieces, in file row order."""
+
+    frow: Any  # numpy int64, sorted
+    sentence: list[str | None]
+    verdict: list[str]
+    cid: list[bytes]  # the claim id's JSON
+    pre: list[bytes]  # '{"claim_id": ..., "raw_verdict": ...' (no closing brace)
+    post: list[bytes]  # '"reasoning": ..., "evidence_source": ...}' (no opening brace)
+
+
+def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
+    """The chunk's claim rows read and encoded by the engine (raises :class:`_DeclinedError`)."""
+    pa, _ = pyarrow_modules()
+    need = chunk.need()
+    if not len(need):
+        return _Rows(need, [], [], [], [], [])
+    con.register("need", pa.table({"frow": need}))
+    try:
+        got = con.sql(_query(path, chunk.lo, chunk.hi)).to_arrow_table()
+    finally:
+        con.unregister("need")
+    frow = got.column("frow").to_numpy()
+    if not np.array_equal(frow, need):
+        raise _DeclinedError  # a row gone from the file: the stream says so
+    if bool(got.column("odd").to_numpy().any()):
+        raise _DeclinedError  # a row the validated writer cannot have written: the stream's
+    plain = got.column("plain").to_pylist()
+    pre = _spaced(got.column("pre"), plain)
+    post = _spaced(got.column("post"), plain)
+    return _Rows(
+        frow=frow,
+        sentence=got.column("sentence").to_pylist(),
+        verdict=got.column("verdict").to_pylist(),
+        cid=[
+            json.dumps(c, ensure_ascii=False).encode("utf-8")
+            for c in got.column("claim_id").to_pylist()
+        ],
+        pre=[p[:-1] for p in pre],
+        post=[p[1:] for p in post],
+    )
+
+
+def _spaced(column: Any, plain: Sequence[bool]) -> list[bytes]:
+    r"""Compact JSON objects as ``json.dumps`` writes them (``msgspec.json.format``, in C).
+
+    One DuckDB cannot write exactly (a float unlike ``repr``: not plain; a ``\\u00`` escape,
+    written with upper-case hex) is decoded and encoded again by the stdlib.
+    """
+    import msgspec
+
+    spaced = msgspec.json.format
+    out: list[bytes] = []
+    for arr in column.chunks:
+        if not len(arr):
+            continue
+        _, offsets, data = arr.buffers()
+        ends = np.frombuffer(offsets, dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+        text = data.to_pybytes()
+        escaped = set()
+        found = text.find(_ESCAPE)
+        while found >= 0:
+            escaped.add(int(np.searchsorted(ends, found, side="right")) - 1)
+            found = text.find(_ESCAPE, found + 1)
+        view = memoryview(text)
+        base = len(out)
+        for i, (lo, hi) in enumerate(zip(ends[:-1].tolist(), ends[1:].tolist(), strict=True)):
+            if plain[base + i] and i not in escaped:
+                out.append(spaced(view[lo:hi], indent=0))
+            else:
+                again = json.dumps(json.loads(text[lo:hi]), ensure_ascii=False)
+                out.append(again.encode("utf-8"))
+    return out
+
+
+_MAPS = {
+    True: b', "maps_to_error": true, "label_has_error": ',
+    False: b', "maps_to_error": false, "label_has_error": ',
+}
+
+
+def _write_chunk(sinks: Sequence[IO[bytes]], chunk: _Chunk, rows: _Rows) -> None:
+    """Write each disagreement's line, assembled from its head and its claims' pieces."""
+    frow = rows.frow
+    for h in chunk.heads:
+        claims: list[bytes] = []
+        errors: list[bytes] = []
+        sentence = h.label_sentence
+        if h.rows:
+            at = int(np.searchsorted(frow, h.first))
+            found = None
+            for i in range(at, at + h.rows):
+                err = rows.verdict[i] in h.errors
+                claims.append(rows.pre[i] + _MAPS[err] + h.lab + b", " + rows.post[i])
+                if err:
+                    errors.append(rows.cid[i])
+                if found is None and rows.sentence[i]:
+                    found = rows.sentence[i]
+            if found is not None:
+                sentence = json.dumps(found, ensure_ascii=False).encode("utf-8")
+        sinks[h.mapping].write(
+            b"".join(
+                (
+                    h.before,
+                    sentence,
+                    h.after,
+                    b", ".join(claims),
+                    b'], "error_claim_ids": [',
+                    b", ".join(errors),
+                    b"]}\n",
+                )
+            )
+        )
+
+
+def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> bool:
+    """Whether the engine writes these disagreements: JSONL of the tool's own Parquet.
+
+    Sentence groups (one selection per mapping), shared sentence labels, every group's claims
+    one run of rows, every trace file validated Parquet.
+    """
+    from failcodes.disagreements import GroupSelection
+    from failcodes.tracecols import SentenceColumns
+    from failcodes.traceio import TRACE_ENGINE_COLUMNS
+
+    if target.suffix.lower() != ".jsonl" or not items or not engine.available():
+        return False
+    if not isinstance(columns, SentenceColumns) or columns.origin is None:
+        return False
+    if not all(isinstance(i, GroupSelection) and i.cols is columns for i in items):
+        return False
+    if getattr(index, "per_system", True) is not None or len(index.claim):
+        return False  # claim labels or per-system ones: the stream's lookups
+    origin = columns.origin
+    if origin.scattered is not None or not origin.paths:
+        return False
+    return all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS) for p in origin.paths)
+
+
+def write(
+    target: Path,
+    columns: SentenceColumns,
+    items: Sequence[GroupSelection],
+    *,
+    batch: AtomicBatch | None = None,
+    fallback: Callable[[], int],
+) -> int:
+    """Write the selections' disagreements as JSONL lines built by the engine; the count.
+
+    ``fallback`` writes the file through the stream instead (and returns its count); it is
+    called when the engine cannot vouch for the lines (see the module's docstring).
+    """
+    import duckdb
+
+    origin = columns.origin
+    assert origin is not None
+    paths, starts = origin.paths, [int(s) for s in origin.starts]
+    count = 0
+    scratch = temp_path(target)  # moved into the batch once every line is written
+    con = engine.connect()
+    try:
+        with (
+            scratch.open("wb", buffering=_WRITE_BUFFER) as out,
+            _parts(scratch.parent, len(items) - 1) as parts,
+        ):
+            sinks = [out, *parts]
+            streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
+            for chunk in _chunks(streams):
+                rows = _rows(con, paths[max(chunk.file, 0)], chunk)
+                _write_chunk(sinks, chunk, rows)
+                count += len(chunk.heads)
+            for part in parts:  # each later mapping's lines after the one before
+                part.flush()
+                part.seek(0)
+                shutil.copyfileobj(part, out, _WRITE_BUFFER)
+    except (_DeclinedError, duckdb.Error):
+        scratch.unlink(missing_ok=True)
+        return fallback()
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        raise
+    finally:
+        con.close()
+
+    def move(b: AtomicBatch) -> None:
+        scratch.replace(b.stage(target))
+
+    write_in_batch(batch, move)
+    return count
+
+
+class _parts:  # noqa: N801 (a context manager used as a function)
+    """``n`` anonymous temporary files in ``folder`` (deleted when closed)."""
+
+    def __init__(self, folder: Path, n: int) -> None:
+        self.folder, self.n = folder, n
+        self.files: list[IO[bytes]] = []
+
+    def __enter__(self) -> list[IO[bytes]]:
+        for _ in range(self.n):
+            self.files.append(tempfile.TemporaryFile(dir=self.folder, buffering=_WRITE_BUFFER))
+        return self.files
+
+    def __exit__(self, *exc: object) -> None:
+        for fh in self.files:
+            fh.close()
+
+
+__all__ = ["applies", "write"]

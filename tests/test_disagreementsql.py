@@ -1,0 +1,218 @@
+"""Disagreement lines built by the engine from the tool's own Parquet (issue 30).
+
+The engine's lines must be the stream's, byte for byte: the same traces as JSONL (read and
+written by the strict readers and the stream) are the reference. The rows hold what DuckDB's
+JSON writes unlike ``json.dumps`` (control characters, floats outside [1e-4, 1e16)), a
+literal backslash-u, quotes, non-ASCII, declared and derived evidence sources, a sentence
+text only on a later claim, and two trace files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from failcodes import disagreementio, disagreementsql, engine
+from tests.cli_helpers import exit_code
+
+
+def _passage(rank: int, text: str, score: float | None, **extra: Any) -> dict[str, Any]:
+    return {"passage_id": f"p{rank}", "rank": rank, "text": text, "score": score, **extra}
+
+
+#: (system, sentence, claim, verdict, extra fields)
+ROWS: list[dict[str, Any]] = [
+    {
+        "system": "a",
+        "question_id": "q1",
+        "sentence_id": "q1:s0",
+        "claim_id": "q1:s0:c0",
+        "claim": 'vertical\x0btab, unit\x1fsep, "quoted", caf\u00e9 \u2028 \U0001f600',
+        "verdict": "supported",
+        "retriever": "bm25",
+        "passages": [
+            _passage(1, "literal \\u000B and \\\\ and \x0e", 1e-05),
+            _passage(2, "big", 1e22, title="T\u00eftle", source="pubmed", gold=True),
+            _passage(3, "zero", 0.0, gold_verdict="refuted"),
+            _passage(4, "negative zero", -0.0),
+            _passage(5, "none", None),
+        ],
+    },
+    {
+        "system": "a",
+        "question_id": "q1",
+        "sentence_id": "q1:s0",
+        "claim_id": "q1:s0:c1",
+        "claim": "second claim",
+        "sentence": "the sentence, only on the second claim",
+        "verdict": "refuted",
+        "raw_verdict": "REFUTES",
+        "reasoning": "tab\there\nnewline",
+        "verifier": "gpt",
+        "passages": [_passage(1, "plain", 0.5)],
+    },
+    {
+        "system": "a",
+        "question_id": "q1",
+        "sentence_id": "q1:s1",
+        "claim_id": "q1:s1:c0",
+        "claim": "closed book",
+        "verdict": "no_evidence",
+    },
+    {
+        "system": "a",
+        "question_id": "q2",
+        "sentence_id": "q2:s0",
+        "claim_id": "q2:s0:c0",
+        "claim": "provided evidence",
+        "verdict": "supported",
+        "evidence_source": "provided",
+        "passages": [_passage(1, "given", 12.25)],
+    },
+]
+#: system b: the same claims, verdicts flipped where that makes a disagreement
+ROWS_B = [
+    {**r, "system": "b", "verdict": {"supported": "refuted"}.get(r["verdict"], "supported")}
+    for r in ROWS
+]
+#: q1:s0 error, q1:s1 no error, q2:s0 no error, q2:s9 error (no system has a claim for it)
+LABELS = [
+    {"sentence_id": "q1:s0", "has_error": True, "rationale": "wrong dose \x0b", "annotator": "md"},
+    {"sentence_id": "q1:s1", "has_error": False, "severity": "Mild"},
+    {"sentence_id": "q2:s0", "has_error": False, "sentence": "label's own text"},
+    {"question_id": "q2", "sentence_id": "q2:s9", "has_error": True, "sentence": "unclaimed"},
+]
+
+
+def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _files(tmp_path: Path) -> tuple[list[Path], list[Path], Path]:
+    """(the traces as JSONL, the same as the tool's own Parquet, labels)."""
+    plain = [_jsonl(tmp_path / "a.jsonl", ROWS), _jsonl(tmp_path / "b.jsonl", ROWS_B)]
+    own = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    for src, dst in zip(plain, own, strict=True):
+        assert exit_code("ingest", "generic", src, "-o", dst) == 0
+    return plain, own, _jsonl(tmp_path / "labels.jsonl", LABELS)
+
+
+def _disagreements(traces: list[Path], labels: Path, out: Path) -> bytes:
+    args = ["disagreements", "--labels", labels, "-o", out, "-m", "refuted", "-m", "non_supported"]
+    assert exit_code(*args, *(x for t in traces for x in ("--traces", t))) == 0
+    return out.read_bytes()
+
+
+def test_the_engines_lines_are_the_streams_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain, own, labels = _files(tmp_path)
+    want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
+
+    def no_stream(*args: Any, **kwargs: Any) -> int:
+        raise AssertionError("the stream wrote the tool's own Parquet")
+
+    monkeypatch.setattr(disagreementio, "stream_disagreements", no_stream)
+    got = _disagreements(own, labels, tmp_path / "engine.jsonl")
+    assert got == want
+    lines = [json.loads(x) for x in got.splitlines()]
+    # by hand, refuted: a q1:s0 has refuted c1 -> flagged, error: agree; a q1:s1/q2:s0 no
+    # error, not flagged: agree; q2:s9 error, no claim: FN. b q1:s0 c0 refuted, c1 supported
+    # -> flagged: agree; b q1:s1 supported, q2:s0 refuted -> FP; b q2:s9: FN.
+    # non_supported adds a q1:s1 (no_evidence, no error): FP; b the same as refuted.
+    got_keys = [(d["mapping"], d["system"], d["sentence_id"], d["kind"]) for d in lines]
+    assert got_keys == [
+        ("refuted", "a", "q2:s9", "FN"),
+        ("refuted", "b", "q2:s0", "FP"),
+        ("refuted", "b", "q2:s9", "FN"),
+        ("non_supported", "a", "q1:s1", "FP"),
+        ("non_supported", "a", "q2:s9", "FN"),
+        ("non_supported", "b", "q2:s0", "FP"),
+        ("non_supported", "b", "q2:s9", "FN"),
+    ]
+    b_q2 = lines[1]
+    assert b_q2["sentence"] == "label's own text"  # no claim has a sentence text
+    assert b_q2["error_claim_ids"] == ["q2:s0:c0"]
+    assert b_q2["claims"][0]["evidence_source"] == "provided"
+    assert lines[3]["claims"][0]["evidence_source"] == "none"  # no passage, no retriever
+    assert lines[0]["claims"] == [] and lines[0]["sentence"] == "unclaimed"
+
+
+def test_scores_out_of_reprs_range_and_escapes_in_claim_lines(tmp_path: Path) -> None:
+    # a sentence whose claims DuckDB writes: q1:s0 disagrees for system b under no mapping,
+    # so label it no-error to make both systems' q1:s0 a disagreement (both flagged)
+    plain, own, labels = _files(tmp_path)
+    flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
+    labels = _jsonl(labels, flipped)
+    want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
+    got = _disagreements(own, labels, tmp_path / "engine.jsonl")
+    assert got == want
+    first = json.loads(got.splitlines()[0])
+    assert (first["system"], first["sentence_id"], first["kind"]) == ("a", "q1:s0", "FP")
+    assert first["sentence"] == "the sentence, only on the second claim"
+    scores = [p["score"] for p in first["claims"][0]["passages"]]
+    assert scores == [1e-05, 1e22, 0.0, -0.0, None]
+    assert b'"score": 1e-05' in got and b'"score": 1e+22' in got and b'"score": -0.0' in got
+    assert first["claims"][1]["raw_verdict"] == "REFUTES"
+    # the control characters DuckDB writes upper-case: json.dumps' lower-case, and the
+    # literal backslash-u text kept as it is
+    assert b"vertical\\u000btab, unit\\u001fsep" in got
+    assert b"literal \\\\u000B and" in got
+
+
+def test_a_row_the_writer_cannot_have_written_goes_to_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, own, labels = _files(tmp_path)
+    table = pq.read_table(own[1])
+    passages = table.column("passages").to_pylist()
+    passages[3][0]["score"] = float("nan")  # b's q2:s0 (an FP): a NaN score, footer kept
+    edited = table.set_column(
+        table.schema.get_field_index("passages"),
+        "passages",
+        pa.array(passages, type=table.schema.field("passages").type),
+    )
+    with pq.ParquetWriter(own[1], edited.schema) as writer:
+        writer.write_table(edited)
+        writer.add_key_value_metadata(engine.validated_marker("traces", len(ROWS_B)))
+    assert engine.is_validated(own[1])
+    fell_back = []
+    stream = disagreementio.stream_disagreements
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        fell_back.append(True)
+        return stream(*args, **kwargs)
+
+    monkeypatch.setattr(disagreementio, "stream_disagreements", counted)
+    got = _disagreements(own, labels, tmp_path / "engine.jsonl")
+    assert fell_back == [True]  # the engine saw the NaN and left the file to the stream
+    monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
+    assert _disagreements(own, labels, tmp_path / "stream.jsonl") == got
+    assert fell_back == [True, True]
+
+
+def test_only_jsonl_of_sentence_groups_of_own_parquet_is_the_engines(tmp_path: Path) -> None:
+    plain, own, labels = _files(tmp_path)
+    from failcodes.mapping import resolve_mappings
+    from failcodes.metrics import Level
+
+    def selection(traces: list[Path]) -> disagreementio.Selection:
+        return disagreementio.select_from_files(
+            traces,
+            labels,
+            resolve_mappings(["refuted"]),
+            level=Level.SENTENCE,
+            without_claims="no_error",
+        )
+
+    mine, theirs = selection(own), selection(plain)
+    jsonl, parquet = tmp_path / "x.jsonl", tmp_path / "x.parquet"
+    assert disagreementsql.applies(mine.columns, mine.items, mine.index, jsonl)
+    assert not disagreementsql.applies(mine.columns, mine.items, mine.index, parquet)
+    assert not disagreementsql.applies(theirs.columns, theirs.items, theirs.index, jsonl)
