@@ -204,8 +204,8 @@ def test_a_line_the_fast_path_would_take_wrongly_is_the_strict_error(
 
 
 def test_shown_gives_a_task_what_get_gives(tmp_path: Path) -> None:
-    """``shown`` (msgspec view of a checked line) makes the same task text as ``get``."""
-    from failcodes.annotationio import AnnotationView
+    """``shown`` (msgspec struct of a checked line) makes the same task text as ``get``."""
+    from failcodes.annotationlines import AnnotationLine
     from failcodes.annotations import DimensionEvidence, Status
     from failcodes.labelstudio import config as cfg
     from failcodes.labelstudio.tasks import PartLabels
@@ -239,7 +239,7 @@ def test_shown_gives_a_task_what_get_gives(tmp_path: Path) -> None:
         views = [index.shown(u) for u in ids]
         fulls = [index.get(u) for u in ids]
         assert index.shown("0" * 16) is None
-    assert [type(v) for v in views] == [Annotation, AnnotationView, AnnotationView]
+    assert [type(v) for v in views] == [Annotation, AnnotationLine, AnnotationLine]
     for view, full in zip(views, fulls, strict=True):
         assert view is not None and full is not None
         assert part.proposal_text(view) == part.proposal_text(full)

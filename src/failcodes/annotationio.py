@@ -5,11 +5,10 @@ judge annotations took gigabytes as models, and its strict reading (the standard
 parser with a duplicate-key hook, then the model) cost ~4x the parse itself.
 
 :func:`iter_annotations` gives the same annotations one at a time, each checked as strictly:
-a line as the judge writes it (every field present) is validated by pydantic's JSON parser
-and vouched for by counting its keys (a key given twice would be one too many), a finite
-float in each float field and no escaped surrogate or backslash that could hide a key; any
-other line goes through the exact reader's own steps (strict JSON, then the model), so a bad
-line is that reader's one-line error naming file, line and field.
+a line :func:`~failcodes.annotationlines.vouched` accepts (decoded by msgspec and checked as
+the model would be) is validated by pydantic's JSON parser; any other line goes through the
+exact reader's own steps (strict JSON, then the model), so a bad line is that reader's
+one-line error naming file, line and field.
 
 :class:`AnnotationIndex` keeps, of each annotation it is asked to keep, the 8 bytes of its
 unit id and its line's byte offset (16 bytes); :meth:`AnnotationIndex.get` reads that line
@@ -22,7 +21,6 @@ problem). Like a dict built in file order, a unit annotated twice gets its last 
 
 from __future__ import annotations
 
-import math
 import re
 from array import array
 from collections.abc import Callable, Iterator
@@ -31,33 +29,17 @@ from typing import Any, BinaryIO
 
 import msgspec
 import numpy as np
-from pydantic import ValidationError
 
-from failcodes.annotations import (
-    Annotation,
-    CodebookRef,
-    CoderKind,
-    DimensionEvidence,
-    Status,
-    Usage,
-    code_set_of,
-)
+from failcodes.annotationlines import AnnotationRead, decode_line, vouched
+from failcodes.annotations import Annotation
 from failcodes.columnar import ExactReaderNeededError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
-from failcodes.jsonio import keys_vouched, parse_json
+from failcodes.jsonio import parse_json
 from failcodes.tableio import read_models_jsonl, validate_record
 
 _UNIT_ID = re.compile(r"[0-9a-f]{16}")
 _BOM = b"\xef\xbb\xbf"
-#: An escaped surrogate (the strict reader refuses a lone one), an escaped backslash (it could
-#: end a string just before a quote and colon, miscounting keys): the exact reader's line.
-_UNSURE = re.compile(rb"\\u[dD][89a-fA-F]|\\\\")
-
-_TOP = len(Annotation.model_fields)
-_REF = len(CodebookRef.model_fields)
-_EVIDENCE = len(DimensionEvidence.model_fields)
-_USAGE = len(Usage.model_fields)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
@@ -72,34 +54,6 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
             if b"\r" in body.rstrip(b"\r\n"):
                 raise ExactReaderNeededError  # the text reader ends a line there too
             yield lineno, start, body
-
-
-def _complete(model: Any, fields: int) -> bool:
-    return len(model.model_fields_set) == fields
-
-
-def _vouched(body: bytes) -> Annotation | None:
-    """The annotation of a line as the judge writes it, or None (take the exact reader's)."""
-    if _UNSURE.search(body) is not None:
-        return None
-    try:
-        ann = Annotation.model_validate_json(body)
-    except ValidationError:
-        return None
-    usage = ann.usage
-    if not (
-        _complete(ann, _TOP)
-        and _complete(ann.codebook, _REF)
-        and _complete(usage, _USAGE)
-        and all(_complete(e, _EVIDENCE) for e in ann.evidence.values())
-        and math.isfinite(usage.cost_usd)
-        and math.isfinite(usage.latency_s)
-        and (ann.lead_time_s is None or math.isfinite(ann.lead_time_s))
-    ):
-        return None
-    want = _TOP + _REF + _USAGE + len(ann.codes) + len(ann.code_sets) + len(ann.leaves)
-    want += (1 + _EVIDENCE) * len(ann.evidence)
-    return ann if keys_vouched(body, want) else None
 
 
 def _exact(body: bytes, path: Path, lineno: int) -> Annotation | None:
@@ -118,16 +72,16 @@ def _exact(body: bytes, path: Path, lineno: int) -> Annotation | None:
     return validate_record(Annotation, obj, path, lineno)
 
 
-def _annotations(path: Path) -> Iterator[tuple[int, Annotation]]:
-    """``(byte offset, annotation)`` of each line (ExactReaderNeededError: see _lines)."""
+def _annotations(path: Path) -> Iterator[tuple[int, bytes, AnnotationRead]]:
+    """``(byte offset, line, annotation)`` of each line (ExactReaderNeededError: see _lines)."""
     for lineno, start, body in _lines(path):
         if not body.strip():
             continue
-        ann = _vouched(body)
+        ann: AnnotationRead | None = vouched(body)
         if ann is None:
             ann = _exact(body, path, lineno)
         if ann is not None:
-            yield start, ann
+            yield start, body, ann
 
 
 def iter_annotations(path: str | Path) -> Iterator[Annotation]:
@@ -135,46 +89,11 @@ def iter_annotations(path: str | Path) -> Iterator[Annotation]:
     src = check_regular_file(path)
     given = 0
     try:
-        for _, ann in _annotations(src):
-            yield ann
+        for _, body, ann in _annotations(src):
+            yield ann if isinstance(ann, Annotation) else Annotation.model_validate_json(body)
             given += 1
     except ExactReaderNeededError:
         yield from read_models_jsonl(src, Annotation)[given:]
-
-
-class EvidenceView(msgspec.Struct, frozen=True):
-    """What a task shows of one dimension's :class:`DimensionEvidence`."""
-
-    rationale: str
-    quote: str | None = None
-    quote_found: bool | None = None
-    uncertain: bool = False
-
-
-class AnnotationView(msgspec.Struct, frozen=True):
-    """What a Label Studio task shows of an annotation :class:`AnnotationIndex` checked.
-
-    Decoded by msgspec from a line the index already validated as an :class:`Annotation`
-    (its other fields are not read); a line msgspec reads otherwise (a value pydantic
-    converted, e.g. ``"true"`` for a flag) is validated as an Annotation again.
-    """
-
-    coder: str
-    coder_kind: CoderKind
-    status: Status = Status.SCORED
-    reason: str | None = None
-    codes: dict[str, str] = {}
-    code_sets: dict[str, list[str]] = {}
-    evidence: dict[str, EvidenceView] = {}
-    rationale: str | None = None
-    quote: str | None = None
-
-    def code_set(self, dimension: str) -> tuple[str, ...]:
-        """See :meth:`Annotation.code_set`."""
-        return code_set_of(self.codes, self.code_sets, dimension)
-
-
-_VIEW = msgspec.json.Decoder(AnnotationView)
 
 
 class AnnotationIndex:
@@ -198,11 +117,12 @@ class AnnotationIndex:
 
     @classmethod
     def read(
-        cls, path: str | Path, keep: Callable[[Annotation], bool] | None = None
+        cls, path: str | Path, keep: Callable[[AnnotationRead], bool] | None = None
     ) -> AnnotationIndex:
         """Read and check every line of ``path``; index the annotations ``keep`` accepts.
 
-        ``keep`` sees every annotation once, in file order.
+        ``keep`` sees every annotation once, in file order (a vouched line as its
+        :class:`~failcodes.annotationlines.AnnotationLine`, any other as its model).
         """
         src = check_regular_file(path)
         kept = bytearray()  # keep's answers so far: a file held whole does not ask again
@@ -218,10 +138,10 @@ class AnnotationIndex:
 
     @classmethod
     def _indexed(
-        cls, src: Path, keep: Callable[[Annotation], bool] | None, kept: bytearray
+        cls, src: Path, keep: Callable[[AnnotationRead], bool] | None, kept: bytearray
     ) -> AnnotationIndex:
         keys, offsets = array("q"), array("q")
-        for start, ann in _annotations(src):
+        for start, _, ann in _annotations(src):
             if _UNIT_ID.fullmatch(ann.unit_id) is None:
                 raise ExactReaderNeededError  # not a content id
             kept.append(keep is None or keep(ann))
@@ -246,15 +166,19 @@ class AnnotationIndex:
         line = self._line(unit_id)
         return None if line is None else Annotation.model_validate_json(line)
 
-    def shown(self, unit_id: str) -> Annotation | AnnotationView | None:
-        """What a task shows of :meth:`get`'s annotation (see :class:`AnnotationView`)."""
+    def shown(self, unit_id: str) -> AnnotationRead | None:
+        """:meth:`get`'s annotation, decoded by msgspec where it can be (for a task to show).
+
+        The line was checked when indexed: where msgspec decodes it at all (every field
+        given, none in a form pydantic converts) it gives the model's values.
+        """
         if self._held is not None:
             return self._held.get(unit_id)
         line = self._line(unit_id)
         if line is None:
             return None
         try:
-            return _VIEW.decode(line)
+            return decode_line(line)
         except msgspec.DecodeError:
             return Annotation.model_validate_json(line)
 
@@ -284,4 +208,4 @@ class AnnotationIndex:
         self.close()
 
 
-__all__ = ["AnnotationIndex", "AnnotationView", "EvidenceView", "iter_annotations"]
+__all__ = ["AnnotationIndex", "iter_annotations"]

@@ -67,6 +67,8 @@ from failcodes.units import (
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
     import pandas as pd
 
+    from failcodes.annotationlines import AnnotationRead
+
 
 class Strategy(StrEnum):
     """How an item is attributed."""
@@ -129,7 +131,7 @@ class ItemAttribution(FrozenModel):
 CODE_SEPARATOR = "|"
 
 
-def code_cell(ann: Annotation | None, dimension: str) -> str | None:
+def code_cell(ann: AnnotationRead | None, dimension: str) -> str | None:
     """The wide-table cell of ``dimension``: its code(s), joined by :data:`CODE_SEPARATOR`."""
     if ann is None:
         return None
@@ -144,7 +146,7 @@ def cell_codes(cell: object) -> list[str]:
     return cell.split(CODE_SEPARATOR)
 
 
-def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
+def is_all_high(ann: AnnotationRead | None, high: Mapping[str, str]) -> bool | None:
     """True if every assessed dimension got its high-quality code; None if not (validly) coded.
 
     False as soon as one dimension has a low code; None when the coded ones are all high but a
@@ -167,7 +169,7 @@ def is_all_high(ann: Annotation | None, high: Mapping[str, str]) -> bool | None:
     return True if all(dim in ann.codes for dim in assessed) else None
 
 
-def assessed_dimensions(ann: Annotation | None, dims: Iterable[str]) -> int | None:
+def assessed_dimensions(ann: AnnotationRead | None, dims: Iterable[str]) -> int | None:
     """How many of ``dims`` were assessed (not coded not_assessable); None if not coded."""
     if ann is None or ann.status is not Status.SCORED:
         return None
@@ -188,7 +190,7 @@ class UnitCodes(NamedTuple):
     flag: bool | None
 
 
-def unit_codes(ann: Annotation, high: Mapping[str, str]) -> UnitCodes:
+def unit_codes(ann: AnnotationRead, high: Mapping[str, str]) -> UnitCodes:
     """The :class:`UnitCodes` of ``ann`` for the high-quality codes ``high`` of its kind."""
     return UnitCodes(
         ann.status.value,
@@ -230,7 +232,9 @@ class CodeIndex:
         self._mismatch: InputError | None = None
 
     @classmethod
-    def of(cls, annotations: Iterable[Annotation], codebook: Codebook, kind: UnitKind) -> CodeIndex:
+    def of(
+        cls, annotations: Iterable[AnnotationRead], codebook: Codebook, kind: UnitKind
+    ) -> CodeIndex:
         """The index of ``annotations`` (checked: see :meth:`check`)."""
         index = cls(codebook, kind)
         for ann in annotations:
@@ -238,7 +242,7 @@ class CodeIndex:
         index.check()
         return index
 
-    def add(self, ann: Annotation) -> None:
+    def add(self, ann: AnnotationRead) -> None:
         """Keep ``ann``'s codes (if of this kind and codebook)."""
         self.coders[(ann.coder, ann.coder_kind.value)] += 1
         if ann.unit_kind is not self.kind or self._mismatch is not None:

@@ -361,7 +361,8 @@ def _codes(run_dir: Path | None, codebook: Any, kind: Any) -> Any:
     Attribution reads a unit's status, coder and codes only; a judge annotation is mostly its
     per-dimension rationale and quote (a paper-scale study's 240k annotations held whole took
     gigabytes, and ~4 KB each even without their text). Each annotation is read (and
-    checked) one at a time and only its small shared code record kept.
+    checked) one at a time, a journal row msgspec vouches for as its struct (no model), and
+    only its small shared code record kept.
     """
     from failcodes.attribution import CodeIndex
 

@@ -13,12 +13,14 @@ recorded with the member.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 from pydantic import Field, model_validator
 
+from failcodes.annotationlines import AnnotationRead
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.contract import StrictModel
@@ -26,7 +28,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.estimate import CostEstimate
 from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import JOURNAL_NAME, iter_journal
+from failcodes.judge.journal import JOURNAL_NAME, iter_journal, iter_journal_lines
 from failcodes.judge.run import estimate_run, read_annotations, run_judges
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import Coder
@@ -288,26 +290,37 @@ def _check_consensus(path: Path, report: PanelReport, codebook: Codebook) -> Non
             )
 
 
+_A = TypeVar("_A")
+
+
 def run_codes(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
     """The codes a judge run folder stands for: a panel's consensus, else its annotations.
 
     What ``attribute --retrieval RUN`` and ``labelstudio export --judged RUN`` read, so a
     study's panel feeds both steps like a single judge does.
     """
-    return list(iter_run_codes(run_dir, codebook))
+    return list(_run_codes(run_dir, codebook, iter_journal))
 
 
-def iter_run_codes(run_dir: str | Path, codebook: Codebook) -> Iterator[Annotation]:
+def iter_run_codes(run_dir: str | Path, codebook: Codebook) -> Iterator[AnnotationRead]:
     """:func:`run_codes` one annotation at a time (a single judge's journal is not held).
 
-    A folder with no judge run raises here, before the first annotation is asked for.
+    A journal row msgspec can vouch for is its struct (:func:`~failcodes.judge.journal.
+    iter_journal_lines`). A folder with no judge run raises here, before the first
+    annotation is asked for.
     """
+    return _run_codes(run_dir, codebook, iter_journal_lines)
+
+
+def _run_codes(
+    run_dir: str | Path, codebook: Codebook, journal: Callable[[Path], Iterator[_A]]
+) -> Iterator[Annotation | _A]:
     run = Path(run_dir)
     if (run / PANEL_FILE).is_file():  # a judge panel: its consensus, ties unscored
         return iter(consensus_annotations(run, codebook))
     if not (run / JOURNAL_NAME).is_file():
         raise InputError(f"no judge run here (missing {JOURNAL_NAME})", path=run)
-    return iter_journal(run)
+    return journal(run)
 
 
 def read_panel(run_dir: str | Path) -> PanelReport | None:

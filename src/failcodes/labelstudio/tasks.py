@@ -18,11 +18,11 @@ from failcodes.units import Unit, UnitKind
 from failcodes.verdicts import ASSERTED
 
 if TYPE_CHECKING:
-    from failcodes.annotationio import AnnotationView
+    from failcodes.annotationlines import AnnotationRead
     from failcodes.unitstream import TaskUnit
 
     #: An annotation as a task shows it (:meth:`~failcodes.annotationio.AnnotationIndex.shown`).
-    Shown = Annotation | AnnotationView
+    Shown = AnnotationRead
 
 HEURISTIC_NOTE = "heuristic baseline, not an LLM"
 
@@ -216,9 +216,9 @@ class JudgeChoice:
         self.ref = codebook.ref()
         self.judge = judge
         self._coders: set[str] = set()
-        self._foreign: dict[str, Annotation] = {}  # each judge's first of another codebook
+        self._foreign: dict[str, Shown] = {}  # each judge's first of another codebook
 
-    def offer(self, annotation: Annotation) -> bool:
+    def offer(self, annotation: Shown) -> bool:
         """Whether ``annotation`` is one of the chosen judge's."""
         if annotation.coder_kind is CoderKind.HUMAN:
             return False

@@ -1,0 +1,158 @@
+"""Annotation JSON lines that need no model: decoded and checked by msgspec (issue 30).
+
+Reading a judge's annotations strictly meant a pydantic :class:`~failcodes.annotations.Annotation`
+for every line: at paper scale (240k annotations, ~7.6 KB each, mostly rationale and quote
+text) ~7 CPU-s of ``attribute`` and a quarter of ``labelstudio export``. :func:`vouched`
+decodes a line into an :class:`AnnotationLine` (the model's fields, names, order and enums;
+its nested models as :class:`RefLine`, :class:`EvidenceLine`, :class:`UsageLine`) and returns
+it only where the strict reader would accept the line with these very values:
+
+- msgspec's strict types: text only where text goes (no ``7`` for a coder), whole JSON numbers
+  for counts (no ``1.0``), ``true``/``false`` for flags (no ``"true"`` or ``1``: pydantic
+  converts those), no ``NaN``/``Infinity`` or number out of range, no unknown field;
+- every field present (the judge writes them all; a missing one takes its default in the
+  model, and the exact reader gives it), no key given twice
+  (:func:`~failcodes.jsonio.keys_vouched`), no escaped surrogate (a lone one is refused) and
+  no escaped backslash (it could hide a key from the count);
+- the model's validator: each ``code_sets`` entry non-empty and starting with its ``codes``
+  entry;
+- ``created_at`` in the form the models write (``YYYY-MM-DDTHH:MM:SS[.ffffff]``, ``Z`` or
+  ``+00:00``) and a real time; kept as that text (no reader here uses it).
+
+Any other line is ``None``: the caller's exact reader takes it, so it is accepted with the
+model's values or refused with that reader's one-line error, as before.
+tests/test_annotationlines.py compares the two readers on generated and mutated lines.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+import msgspec
+
+from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status, code_set_of
+from failcodes.codebook import UnitKind
+from failcodes.jsonio import keys_vouched
+
+__all__ = [
+    "AnnotationLine",
+    "AnnotationRead",
+    "EvidenceLine",
+    "RefLine",
+    "UsageLine",
+    "decode_line",
+    "vouched",
+]
+
+
+class RefLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """:class:`~failcodes.annotations.CodebookRef`'s fields."""
+
+    name: str
+    version: int
+    hash: str
+
+    def __str__(self) -> str:
+        return str(CodebookRef(name=self.name, version=self.version, hash=self.hash))
+
+
+class EvidenceLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """:class:`~failcodes.annotations.DimensionEvidence`'s fields."""
+
+    rationale: str
+    quote: str | None
+    quote_found: bool | None
+    uncertain: bool
+
+
+class UsageLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """:class:`~failcodes.annotations.Usage`'s fields."""
+
+    input_tokens: int
+    cached_input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    latency_s: float
+
+
+class AnnotationLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """:class:`~failcodes.annotations.Annotation`'s fields (``created_at`` as its text).
+
+    Every field required, unknown ones refused (see the module docstring).
+    """
+
+    unit_id: str
+    unit_kind: UnitKind
+    codebook: RefLine
+    coder: str
+    coder_kind: CoderKind
+    status: Status
+    reason: str | None
+    codes: dict[str, str]
+    code_sets: dict[str, list[str]]
+    leaves: dict[str, list[str]]
+    evidence: dict[str, EvidenceLine]
+    rationale: str | None
+    quote: str | None
+    quote_found: bool | None
+    proposal: str | None
+    uncertain: bool
+    usage: UsageLine
+    lead_time_s: float | None
+    created_at: str
+
+    def code_set(self, dimension: str) -> tuple[str, ...]:
+        """See :meth:`Annotation.code_set`."""
+        return code_set_of(self.codes, self.code_sets, dimension)
+
+
+#: An annotation as a reader gives it: a vouched line's struct or the exact reader's model.
+AnnotationRead = Annotation | AnnotationLine
+
+decode_line = msgspec.json.Decoder(AnnotationLine).decode
+"""The :class:`AnnotationLine` of a line (``msgspec.DecodeError``), vouched for or not."""
+
+#: An escaped surrogate (the strict reader refuses a lone one), an escaped backslash (it could
+#: end a string just before a quote and colon, miscounting keys).
+_UNSURE = re.compile(r"\\u[dD][89a-fA-F]|\\\\")
+_UNSURE_BYTES = re.compile(_UNSURE.pattern.encode())
+_CREATED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|\+00:00)")
+#: Keys of a line besides those of its dicts: its own, its codebook's and its usage's.
+_FIXED = sum(len(s.__struct_fields__) for s in (AnnotationLine, RefLine, UsageLine))
+_PER_EVIDENCE = 1 + len(EvidenceLine.__struct_fields__)
+#: String values of a line whose optional texts are all given: unit_id, unit_kind, coder,
+#: coder_kind, status, created_at, the codebook's name and hash; reason, rationale, quote,
+#: proposal (its dicts' values are counted apart).
+_TEXTS = 12
+
+
+def vouched(line: bytes | str) -> AnnotationLine | None:
+    """The line's :class:`AnnotationLine`, or None: the exact reader's turn (module doc)."""
+    if isinstance(line, bytes):
+        if b"\\" in line and _UNSURE_BYTES.search(line) is not None:
+            return None
+    elif "\\" in line and _UNSURE.search(line) is not None:
+        return None
+    try:
+        ann = decode_line(line)
+    except msgspec.DecodeError:
+        return None
+    for dim, codes in ann.code_sets.items():  # Annotation's validator
+        if not codes or ann.codes.get(dim) != codes[0]:
+            return None
+    created = ann.created_at
+    if _CREATED.fullmatch(created) is None:
+        return None
+    try:
+        datetime.fromisoformat(created)  # a real day and time
+    except ValueError:
+        return None
+    evidence = ann.evidence.values()
+    keys = _FIXED + len(ann.codes) + len(ann.code_sets) + len(ann.leaves)
+    keys += _PER_EVIDENCE * len(evidence)
+    strings = _TEXTS - (ann.reason, ann.rationale, ann.quote, ann.proposal).count(None)
+    strings += len(ann.codes) + sum(map(len, ann.code_sets.values()))
+    strings += sum(map(len, ann.leaves.values())) + 2 * len(evidence)
+    strings -= [e.quote for e in evidence].count(None)
+    return ann if keys_vouched(line, keys, strings) else None
