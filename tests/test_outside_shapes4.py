@@ -247,3 +247,41 @@ def test_compare_file_does_not_take_a_gold_column_for_a_system(
     q = next(t for t in tests if t["test"] == "cochran_q" and t["comparison"] == "all")
     assert q["statistic"] == 2.0
     assert q["df"] == 2
+
+
+def test_a_study_run_from_another_working_directory_is_the_same_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resumable from anywhere: the fingerprints hold paths as they are inside the study.
+
+    A study of one agreement step (and the report: 2 steps) run as `failcodes run st` from its
+    parent, then as `failcodes run .` from inside it and by its absolute path, re-ran both
+    steps each time ("2 step(s) run, 0 already finished"): the steps' requests and inputs were
+    fingerprinted with the folder written as given. Now 0 run, 2 finished, until an input
+    changes: a rating edited makes the agreement step and the report run again (2 run).
+    """
+    study = tmp_path / "st"
+    code, _, err = run_cli(["init", str(study)], capsys)
+    assert code == 0, err
+    (tmp_path / "r.csv").write_text("unit,dr_a,dr_b\n1,yes,yes\n2,no,no\n3,yes,no\n")
+    (study / "failcodes.toml").write_text(
+        'name = "st"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[agreements]]\n'
+        'name = "docs"\npath = "../r.csv"\nraters = ["dr_a", "dr_b"]\n'
+        'statistics = ["percent"]\nbootstrap = 0\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(["run", "st"], capsys)
+    assert code == 0, err
+    assert "2 step(s) run, 0 already finished" in out + err
+    monkeypatch.chdir(study)
+    for where in (".", str(study)):
+        code, out, err = run_cli(["run", where], capsys)
+        assert code == 0, err
+        assert "0 step(s) run, 2 already finished" in out + err, where
+    (tmp_path / "r.csv").write_text("unit,dr_a,dr_b\n1,yes,yes\n2,no,no\n3,no,no\n")
+    code, out, err = run_cli(["run", "."], capsys)
+    assert "2 step(s) run, 0 already finished" in out + err
+    # percent agreement by hand after the edit: all 3 units agree = 1.0
+    rows = json.loads((study / "agreement" / "docs.json").read_text())
+    assert rows[0]["statistic"] == "percent"
+    assert rows[0]["value"] == 1.0

@@ -80,12 +80,26 @@ def _file_digest(path: Path) -> str:
 
 
 def fingerprint(step: Step, layout: StudyLayout) -> str:
-    """SHA-256 over the step's request and the contents of its inputs."""
-    h = hashlib.sha256(step.request.fingerprint_text().encode("utf-8"))
+    """SHA-256 over the step's request and the contents of its inputs.
+
+    Paths count as they are inside the study folder: ``failcodes run .`` and ``failcodes run
+    /abs/path/to/study`` (or ``run st`` from its parent) are the same run. Written as given,
+    the folder's spelling made every step pending again from another working directory (10
+    of 10 steps re-run, the judge's resumed from its journal).
+    """
+    root = str(layout.root)
+    text = step.request.fingerprint_text()
+    if root != ".":
+        quoted = json.dumps(root, ensure_ascii=False)[1:-1]
+        text = text.replace(f'"{quoted}/', '"').replace(f'"{quoted}"', '"."')
+    h = hashlib.sha256(text.encode("utf-8"))
     for path in step.inputs:
         files = list(_folder_files(path, layout)) if path.is_dir() else [path]
         for f in files:
-            h.update(f"\0{f}\0{_file_digest(f)}".encode())
+            shown = str(f)
+            if root != "." and shown.startswith(root + "/"):
+                shown = shown[len(root) + 1 :]
+            h.update(f"\0{shown}\0{_file_digest(f)}".encode())
     return h.hexdigest()
 
 
