@@ -285,3 +285,45 @@ def test_a_study_run_from_another_working_directory_is_the_same_run(
     rows = json.loads((study / "agreement" / "docs.json").read_text())
     assert rows[0]["statistic"] == "percent"
     assert rows[0]["value"] == 1.0
+
+
+def test_a_verdict_column_left_empty_is_named_as_a_system_in_no_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One column per system, one of them empty (its verifier failed on every claim).
+
+    With --option no_verdict=drop the 'llama' system vanished from the traces, the metrics
+    and every table, and the only word was "4 row(s) without a verdict left out": a study of
+    two systems reported one. Now the note counts per system and names the system left with
+    no trace. The other system by hand: gpt SUPPORTED, REFUTED, REFUTED, SUPPORTED against
+    labels correct, incorrect, incorrect, correct: TP 2, TN 2 (claim level, `refuted`).
+    """
+    table = tmp_path / "w.csv"
+    table.write_text(
+        "question_id,sentence_id,claim_id,claim,gpt,llama,label\n"
+        "q1,s1,c1,a,SUPPORTED,,correct\nq1,s2,c2,b,REFUTED,,incorrect\n"
+        "q2,s3,c3,c,REFUTED,,incorrect\nq2,s4,c4,d,SUPPORTED,,correct\n"
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            "ingest", "generic", str(table), "--verdict-column", "gpt",
+            "--verdict-column", "llama", "--label-rule", "label = incorrect -> error",
+            "--option", "no_verdict=drop", "-o", str(traces), "--labels-out", str(labels),
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "4 row(s) without a verdict left out (first at line 2; --option " in err
+    assert "no_verdict=drop; llama 4)" in err
+    assert "system(s) with no verdict on any row, so no trace and in no output: llama" in err
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted",
+         "--level", "claim", "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [
+        ("gpt", 2, 0, 0, 2)
+    ]

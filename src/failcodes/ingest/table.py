@@ -649,6 +649,9 @@ class TableStream:
                 tally.unverdicted += 1
                 if tally.first_unverdicted is None:
                     tally.first_unverdicted = line
+                system = _row_system(raw, spec)
+                if system is not None:
+                    tally.dropped[str(system)] = tally.dropped.get(str(system), 0) + 1
                 return None
             error = InputError(_no_verdict_reason(raw, spec), path=path, line=line, field="verdict")
             raise _in_row(_verdict_column(error, raw, spec), where)
@@ -700,11 +703,21 @@ class TableStream:
                 path=where,
             )
         if tally.unverdicted:
+            # per system: a system that lost every row (a verdict column left empty: the
+            # verifier failed on all) vanished from every output with this note alone
+            by_system = ", ".join(f"{s} {n:,}" for s, n in sorted(tally.dropped.items()))
             self.notes.append(
                 f"{tally.unverdicted:,} row(s) without a verdict left out (first at line "
-                f"{tally.first_unverdicted}; --option no_verdict=drop): their claims count in "
-                "no metric"
+                f"{tally.first_unverdicted}; --option no_verdict=drop"
+                + (f"; {by_system}" if by_system else "")
+                + "): their claims count in no metric"
             )
+            gone = sorted(set(tally.dropped) - tally.systems)
+            if gone:
+                self.notes.append(
+                    f"system(s) with no verdict on any row, so no trace and in no output: "
+                    f"{', '.join(gone)}"
+                )
         absent = sorted(set(self.spec.declared_verdicts) - {"*"} - tally.systems)
         if absent:  # a study passes its pipelines' verdicts to each of its ingests
             self.notes.append(f"--verdict names system(s) with no row here: {', '.join(absent)}")
@@ -749,6 +762,8 @@ class _Tally:
     empty: list[int] = field(default_factory=lambda: [0])
     unverdicted: int = 0
     first_unverdicted: int | None = None
+    #: rows left out for want of a verdict, per system
+    dropped: dict[str, int] = field(default_factory=dict)
     systems: set[str] = field(default_factory=set)
     #: Each system's name folded (case, spacing, Unicode form) -> (name, file, line).
     folded: dict[str, tuple[str, Path, int]] = field(default_factory=dict)
