@@ -327,3 +327,37 @@ def test_a_verdict_column_left_empty_is_named_as_a_system_in_no_output(
     assert [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [
         ("gpt", 2, 0, 0, 2)
     ]
+
+
+def test_a_boolean_rating_beside_the_same_rating_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Parquet (or Excel) column of booleans beside a text column of 'true'/'false'.
+
+    r1 (bool) True False True True False False; r2 (text) 'true' 'false' 'true' 'false'
+    'false' 'false'. The boolean read as the category 'True', the text as 'true': four
+    categories, percent agreement 0.0, exit 0, where the raters agree on 5 of 6 units. Now
+    refused as one rating written two ways. Written one way (both boolean), by hand: percent
+    5/6; Cohen p_o = 5/6, p_e = (3/6)(2/6) + (3/6)(4/6) = 1/2, kappa = (5/6 - 1/2) / (1/2) = 2/3.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    units = [f"u{i}" for i in range(1, 7)]
+    r1 = [True, False, True, True, False, False]
+    r2 = ["true", "false", "true", "false", "false", "false"]
+    mixed = tmp_path / "mixed.parquet"
+    pq.write_table(pa.table({"unit": units, "r1": r1, "r2": r2}), mixed)
+    code, _, err = run_cli(["agree", str(mixed), "--stat", "percent"], capsys)
+    assert code == 2
+    assert "rating 'true' is 'True'" in err
+    one_way = tmp_path / "bools.parquet"
+    pq.write_table(pa.table({"unit": units, "r1": r1, "r2": [v == "true" for v in r2]}), one_way)
+    code, out, err = run_cli(
+        ["agree", str(one_way), "--stat", "percent", "--stat", "cohen", "--format", "json"],
+        capsys,
+    )
+    assert code == 0, err
+    rows = {r["statistic"]: r["value"] for r in json.loads(out)}
+    assert rows["percent"] == pytest.approx(5 / 6)
+    assert rows["cohen"] == pytest.approx(2 / 3)

@@ -896,6 +896,11 @@ def one_spelling(
     seen: dict[str, tuple[str, int, str]] = {}  # folded -> (spelling, its line, its column)
     for column in raters:
         for row, value in enumerate(frame[column].tolist()):
+            if isinstance(value, bool | np.bool_):
+                # a boolean cell (Excel TRUE, a Parquet bool) is the category 'True': beside
+                # a text 'true' in another column it was a category of its own (percent
+                # agreement 0.0 for 5/6)
+                value = "True" if value else "False"
             if not isinstance(value, str) or not value.strip():
                 continue
             if value != value.strip():
