@@ -27,11 +27,14 @@ nothing behind: the stream then writes the file, and says the exact one-line err
 from __future__ import annotations
 
 import bisect
+import heapq
 import json
+import operator
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring as _json_string  # json.dumps' own
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -44,7 +47,7 @@ from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:
-    from failcodes.disagreements import GroupSelection, Selected
+    from failcodes.disagreements import GroupSelection
     from failcodes.tracecols import SentenceColumns
 
 #: Most claim rows of a chunk, all mappings (its lines: ~4 kB a claim).
@@ -55,8 +58,6 @@ _WINDOW_ROWS = 16_384
 _WRITE_BUFFER = 1 << 20
 #: A mapping's disagreement numbers start at its index times this (output order).
 _MAPPING_STRIDE = 1 << 40
-#: How DuckDB's JSON writes a control character (``\\u001F``; json.dumps: ``\\u001f``).
-_ESCAPE = b"\\u00"
 
 
 class _DeclinedError(Exception):
@@ -77,18 +78,20 @@ _ODD_PASSAGE = (
     "OR isnan(p.score) OR isinf(p.score) "
     f"OR (p.gold_verdict IS NOT NULL AND p.gold_verdict NOT IN ({_VERDICTS}))"
 )
+#: Per row, the worst of its passages: 2 one the writer cannot have written, 1 a score DuckDB
+#: writes unlike ``repr`` (not 0 and its magnitude outside [1e-4, 1e16)), else 0 (one pass).
+_PASSAGES_CODE = (
+    "coalesce(list_max(list_transform(t.passages, lambda p: CASE "
+    f"WHEN coalesce({_ODD_PASSAGE}, false) THEN 2 "
+    "WHEN p.score IS NOT NULL AND p.score <> 0 "
+    "AND NOT (abs(p.score) >= 1e-4 AND abs(p.score) < 1e16) THEN 1 ELSE 0 END)), 0)"
+)
 #: A trace row the validated writer cannot have written.
 _ODD_ROW = (
     f"t.claim IS NULL OR t.passages IS NULL OR t.verdict NOT IN ({_VERDICTS}) "
     "OR t.claim = '' OR t.sentence = '' OR t.raw_verdict = '' OR t.reasoning = '' "
     "OR t.verifier = '' OR t.retriever = '' OR t.evidence_source = '' "
-    f"OR (t.evidence_source IS NOT NULL AND t.evidence_source NOT IN ({_SOURCES})) "
-    f"OR list_bool_or(list_transform(t.passages, lambda p: coalesce({_ODD_PASSAGE}, false)))"
-)
-#: A row whose scores DuckDB writes as ``repr`` does.
-_PLAIN_ROW = (
-    "NOT coalesce(list_bool_or(list_transform(t.passages, lambda p: p.score IS NOT NULL "
-    "AND p.score <> 0 AND NOT (abs(p.score) >= 1e-4 AND abs(p.score) < 1e16))), false)"
+    f"OR (t.evidence_source IS NOT NULL AND t.evidence_source NOT IN ({_SOURCES}))"
 )
 #: The evidence source of a trace (declared, else derived as Trace.evidence derives it).
 _EVIDENCE = (
@@ -134,49 +137,101 @@ class _Chunk:
         return np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
 
 
+#: Where a disagreement's claims are: (file, first file row, rows); (-1, 0, 0): none.
+_Where = tuple[int, int, int]
+
+
 class _Stream:
-    """One mapping's disagreements in output order, each with where its claims are."""
+    """One mapping's disagreements in output order, each with where its claims are.
+
+    The order and the fields of :meth:`GroupSelection.__iter__ <failcodes.disagreements.
+    GroupSelection.__iter__>` and :func:`~failcodes.disagreements.disagreement_json`, read
+    from the selection's arrays and the labels' columns: no label or record built (~26,000
+    of them at paper scale cost ~1 CPU-s built).
+    """
 
     def __init__(self, selection: GroupSelection, m: int, starts: Sequence[int]) -> None:
-        self.items: Iterator[Selected] = iter(selection)
-        self.index = selection.index
+        self.selection = selection
         self.m = m
+        self.mapping = selection.mapping.name
         self.errors = frozenset(v.value for v in selection.mapping.error_verdicts)
+        self.verdicts = json.dumps(selection.mapping.verdict_names(), ensure_ascii=False)
         self.starts = starts
-        self.next: tuple[Selected, int, int, int] | None = None  # (item, file, first, rows)
+        self.items = heapq.merge(self._groups(), self._missing(), key=operator.itemgetter(0))
+        self.next: tuple[tuple[str, str, str, str], bool, _Where] | None = None
         self._advance()
 
-    def _advance(self) -> None:
-        s = next(self.items, None)
-        if s is None:
-            self.next = None
-            return
-        rows = s.rows or range(0)
-        if not isinstance(rows, range) or rows.step != 1:
-            raise _DeclinedError  # (scattered groups are the stream's)
-        file = bisect.bisect_right(self.starts, rows.start) - 1 if len(rows) else -1
-        if len(rows) and file + 1 < len(self.starts) and rows.stop > self.starts[file + 1]:
+    def _groups(self) -> Iterator[tuple[tuple[str, str, str, str], bool, _Where]]:
+        sel = self.selection
+        cols, origin = sel.cols, sel.cols.origin
+        if origin is None:
             raise _DeclinedError
-        self.next = (s, file, rows.start - self.starts[file] if len(rows) else 0, len(rows))
+        starts = self.starts
+        for begin in range(0, len(sel.groups), _BLOCK):
+            block = sel.groups[begin : begin + _BLOCK]
+            values = zip(
+                sel.predicted[begin : begin + _BLOCK].tolist(),
+                origin.run[origin.at[block]].tolist(),
+                cols.first[block].tolist(),
+                cols.system[block].tolist(),
+                cols.question[block].tolist(),
+                cols.sentence[block].tolist(),
+                strict=True,
+            )
+            for pred, run, first, system, question, sentence in values:
+                if not run:
+                    raise _DeclinedError  # (scattered groups are the stream's)
+                file = bisect.bisect_right(starts, first) - 1
+                if file + 1 < len(starts) and first + run > starts[file + 1]:
+                    raise _DeclinedError
+                key = self._key(
+                    cols.systems[system], cols.questions[question], cols.sentences[sentence]
+                )
+                yield key, pred, (file, first - starts[file], run)
+
+    def _missing(self) -> Iterator[tuple[tuple[str, str, str, str], bool, _Where]]:
+        for miss in self.selection.missing:
+            yield self._key(miss.system, miss.question_id, miss.sentence_id), False, (-1, 0, 0)
+
+    def _key(self, system: str, question: str, sentence: str) -> tuple[str, str, str, str]:
+        """The output order (system, question, sentence, id) of a sentence's disagreement."""
+        from failcodes.disagreements import disagreement_id
+        from failcodes.metrics import Level
+
+        uid = disagreement_id(system, self.mapping, Level.SENTENCE, question, sentence, None)
+        return system, question, sentence, uid
+
+    def _advance(self) -> None:
+        self.next = next(self.items, None)
 
     def take(self, chunk: _Chunk) -> None:
         """Move the next disagreement into ``chunk``."""
-        from failcodes.disagreements import disagreement_json
-
         assert self.next is not None
-        s, file, first, rows = self.next
-        rec = disagreement_json(s, [], self.index)  # its sentence: the label's
-        keys = list(rec)
-        cut, end = keys.index("sentence"), keys.index("claims")
-        before = json.dumps({k: rec[k] for k in keys[:cut]}, ensure_ascii=False)
-        after = json.dumps({k: rec[k] for k in keys[cut + 1 : end]}, ensure_ascii=False)
+        (system, question, sentence, uid), pred, (file, first, rows) = self.next
+        index = self.selection.index
+        has_error, rationale, severity, annotator, text = index.sentence_fields(
+            sentence, ("has_error", "rationale", "severity", "annotator", "sentence")
+        )
+        lab = "true" if has_error else "false"
+        before = (
+            f'{{"id": "{uid}", "kind": "{"FN" if has_error else "FP"}", "level": "sentence", '
+            f'"system": {_text(system)}, "mapping": {_text(self.mapping)}, '
+            f'"error_verdicts": {self.verdicts}, "question_id": {_text(question)}, '
+            f'"sentence_id": {_text(sentence)}, "sentence": '
+        )
+        after = (
+            f', "claim_id": null, "label_has_error": {lab}, '
+            f'"predicted_error": {"true" if pred else "false"}, '
+            f'"label_rationale": {_text(rationale)}, "label_severity": {_text(severity)}, '
+            f'"label_annotator": {_text(annotator)}, "claims": ['
+        )
         head = _Head(
             mapping=self.m,
             errors=self.errors,
-            before=(before[:-1] + ', "sentence": ').encode("utf-8"),
-            label_sentence=json.dumps(rec["sentence"], ensure_ascii=False).encode("utf-8"),
-            after=(", " + after[1:-1] + ', "claims": [').encode("utf-8"),
-            lab=b"true" if s.label.has_error else b"false",
+            before=before.encode("utf-8"),
+            label_sentence=_text(text).encode("utf-8"),
+            after=after.encode("utf-8"),
+            lab=lab.encode("ascii"),
             first=first,
             rows=rows,
         )
@@ -184,16 +239,25 @@ class _Stream:
         self._advance()
 
 
+def _text(value: str | None) -> str:
+    """A string (or None) as ``json.dumps(value, ensure_ascii=False)`` writes it."""
+    return "null" if value is None else _json_string(value)
+
+
+#: Disagreeing groups turned into Python values at a time.
+_BLOCK = 1_024
+
+
 def _chunks(streams: Sequence[_Stream]) -> Iterator[_Chunk]:
     """Chunks of every mapping's disagreements, each within a window of one file's rows."""
     while any(s.next is not None for s in streams):
         chunk = _Chunk()
-        placed = [s.next[1:3] for s in streams if s.next is not None and s.next[3]]
+        placed = [s.next[2][:2] for s in streams if s.next is not None and s.next[2][2]]
         window = min(placed, default=(-1, 0))
         taken = 0
         for stream in streams:
             while stream.next is not None and taken < _CHUNK_ROWS:
-                _, file, first, rows = stream.next
+                file, first, rows = stream.next[2]
                 if rows and (file != window[0] or first + rows > window[1] + _WINDOW_ROWS):
                     break
                 stream.take(chunk)
@@ -206,17 +270,18 @@ def _chunks(streams: Sequence[_Stream]) -> Iterator[_Chunk]:
 def _query(path: Path, lo: int, hi: int) -> str:
     """The SQL of a window's needed rows (``need`` registered): compact JSON parts, checks."""
     return f"""
-        SELECT t.file_row_number AS frow, t.sentence, t.verdict, t.claim_id,
+        SELECT *, contains(pre, '\\u00') AS pre_escaped, contains(post, '\\u00') AS post_escaped
+        FROM (SELECT t.file_row_number AS frow, t.sentence, t.verdict, t.claim_id,
             to_json({{'claim_id': t.claim_id, 'claim': t.claim, 'verdict': t.verdict,
                 'raw_verdict': t.raw_verdict}})::VARCHAR AS pre,
             to_json({{'reasoning': t.reasoning, 'verifier': t.verifier,
                 'retriever': t.retriever, 'passages': t.passages,
                 'evidence_source': {_EVIDENCE}}})::VARCHAR AS post,
-            coalesce({_ODD_ROW}, false) AS odd, {_PLAIN_ROW} AS plain
+            coalesce({_ODD_ROW}, false) AS odd, {_PASSAGES_CODE} AS code
         FROM read_parquet({engine.quoted(path)}, file_row_number = true) t
         WHERE t.file_row_number BETWEEN {lo} AND {hi}
-            AND t.file_row_number IN (SELECT frow FROM need)
-        ORDER BY t.file_row_number"""
+            AND t.file_row_number IN (SELECT frow FROM need))
+        ORDER BY frow"""
 
 
 @dataclass
@@ -245,11 +310,12 @@ def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
     frow = got.column("frow").to_numpy()
     if not np.array_equal(frow, need):
         raise _DeclinedError  # a row gone from the file: the stream says so
-    if bool(got.column("odd").to_numpy().any()):
+    code = got.column("code").to_numpy()
+    if bool(got.column("odd").to_numpy().any()) or bool((code == 2).any()):
         raise _DeclinedError  # a row the validated writer cannot have written: the stream's
-    plain = got.column("plain").to_pylist()
-    pre = _spaced(got.column("pre"), plain)
-    post = _spaced(got.column("post"), plain)
+    pre = _spaced(got.column("pre"), (~got.column("pre_escaped").to_numpy()).tolist())
+    post_exact = (code == 0) & ~got.column("post_escaped").to_numpy()
+    post = _spaced(got.column("post"), post_exact.tolist())
     return _Rows(
         frow=frow,
         sentence=got.column("sentence").to_pylist(),
@@ -263,11 +329,11 @@ def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
     )
 
 
-def _spaced(column: Any, plain: Sequence[bool]) -> list[bytes]:
+def _spaced(column: Any, exact: Sequence[bool]) -> list[bytes]:
     r"""Compact JSON objects as ``json.dumps`` writes them (``msgspec.json.format``, in C).
 
-    One DuckDB cannot write exactly (a float unlike ``repr``: not plain; a ``\\u00`` escape,
-    written with upper-case hex) is decoded and encoded again by the stdlib.
+    One DuckDB cannot write exactly (not ``exact``: a float unlike ``repr``, a ``\\u00``
+    escape written with upper-case hex) is decoded and encoded again by the stdlib.
     """
     import msgspec
 
@@ -278,19 +344,13 @@ def _spaced(column: Any, plain: Sequence[bool]) -> list[bytes]:
             continue
         _, offsets, data = arr.buffers()
         ends = np.frombuffer(offsets, dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-        text = data.to_pybytes()
-        escaped = set()
-        found = text.find(_ESCAPE)
-        while found >= 0:
-            escaped.add(int(np.searchsorted(ends, found, side="right")) - 1)
-            found = text.find(_ESCAPE, found + 1)
-        view = memoryview(text)
+        view = memoryview(data)  # Arrow's buffer itself, not copied
         base = len(out)
         for i, (lo, hi) in enumerate(zip(ends[:-1].tolist(), ends[1:].tolist(), strict=True)):
-            if plain[base + i] and i not in escaped:
+            if exact[base + i]:
                 out.append(spaced(view[lo:hi], indent=0))
             else:
-                again = json.dumps(json.loads(text[lo:hi]), ensure_ascii=False)
+                again = json.dumps(json.loads(bytes(view[lo:hi])), ensure_ascii=False)
                 out.append(again.encode("utf-8"))
     return out
 
@@ -305,34 +365,23 @@ def _write_chunk(sinks: Sequence[IO[bytes]], chunk: _Chunk, rows: _Rows) -> None
     """Write each disagreement's line, assembled from its head and its claims' pieces."""
     frow = rows.frow
     for h in chunk.heads:
-        claims: list[bytes] = []
+        parts = [h.before, h.label_sentence, h.after]
         errors: list[bytes] = []
-        sentence = h.label_sentence
         if h.rows:
             at = int(np.searchsorted(frow, h.first))
             found = None
             for i in range(at, at + h.rows):
                 err = rows.verdict[i] in h.errors
-                claims.append(rows.pre[i] + _MAPS[err] + h.lab + b", " + rows.post[i])
+                parts += (rows.pre[i], _MAPS[err], h.lab, b", ", rows.post[i], b", ")
                 if err:
                     errors.append(rows.cid[i])
                 if found is None and rows.sentence[i]:
                     found = rows.sentence[i]
+            parts.pop()  # (the last claim's separator)
             if found is not None:
-                sentence = json.dumps(found, ensure_ascii=False).encode("utf-8")
-        sinks[h.mapping].write(
-            b"".join(
-                (
-                    h.before,
-                    sentence,
-                    h.after,
-                    b", ".join(claims),
-                    b'], "error_claim_ids": [',
-                    b", ".join(errors),
-                    b"]}\n",
-                )
-            )
-        )
+                parts[1] = _json_string(found).encode("utf-8")
+        parts += (b'], "error_claim_ids": [', b", ".join(errors), b"]}\n")
+        sinks[h.mapping].write(b"".join(parts))
 
 
 def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> bool:

@@ -388,6 +388,11 @@ class _LabelLookup(Mapping[str, Label]):
         """One field of ``key``'s label (no label built)."""
         return label_column(self._labels, name)[self._positions[key]]
 
+    def fields(self, key: str, names: Sequence[str]) -> tuple[Any, ...]:
+        """Several fields of ``key``'s label (no label built)."""
+        pos = self._positions[key]
+        return tuple(label_column(self._labels, name)[pos] for name in names)
+
     def flags(self, keys: Sequence[str]) -> npt.NDArray[np.int8]:
         """Per key: 1 (has error), 0 (no error) or -1 (no label)."""
         has_error = label_column(self._labels, "has_error")
@@ -615,6 +620,14 @@ class LabelIndex:
         """Return the claim's own label, else its parent sentence's, else None."""
         del question_id
         return self.claim.get(claim_id) or self.sentence.get(sentence_id)
+
+    def sentence_fields(self, sentence_id: str, names: Sequence[str]) -> tuple[Any, ...]:
+        """Fields of the sentence's label (labels held as columns: no label built)."""
+        table = self.sentence
+        if isinstance(table, _LabelLookup):
+            return table.fields(sentence_id, names)
+        label = table[sentence_id]
+        return tuple(getattr(label, name) for name in names)
 
     def sentence_label(self, sentence_id: str) -> Label:
         """The sentence's label; labels held as columns build it anew and do not keep it.
