@@ -130,16 +130,20 @@ _TEXTS = 12
 def vouched(line: bytes | str) -> AnnotationLine | None:
     """The line's :class:`AnnotationLine`, or None: the exact reader's turn (module doc)."""
     if isinstance(line, bytes):
-        if b"\\" in line and _UNSURE_BYTES.search(line) is not None:
+        backslash = b"\\" in line
+        if backslash and _UNSURE_BYTES.search(line) is not None:
             return None
-    elif "\\" in line and _UNSURE.search(line) is not None:
-        return None
+    else:
+        backslash = "\\" in line
+        if backslash and _UNSURE.search(line) is not None:
+            return None
     try:
         ann = decode_line(line)
     except msgspec.DecodeError:
         return None
-    for dim, codes in ann.code_sets.items():  # Annotation's validator
-        if not codes or ann.codes.get(dim) != codes[0]:
+    codes, code_sets, leaves, evidence = ann.codes, ann.code_sets, ann.leaves, ann.evidence
+    for dim, chosen in code_sets.items():  # Annotation's validator
+        if not chosen or codes.get(dim) != chosen[0]:
             return None
     created = ann.created_at
     if _CREATED.fullmatch(created) is None:
@@ -148,11 +152,15 @@ def vouched(line: bytes | str) -> AnnotationLine | None:
         datetime.fromisoformat(created)  # a real day and time
     except ValueError:
         return None
-    evidence = ann.evidence.values()
-    keys = _FIXED + len(ann.codes) + len(ann.code_sets) + len(ann.leaves)
-    keys += _PER_EVIDENCE * len(evidence)
-    strings = _TEXTS - (ann.reason, ann.rationale, ann.quote, ann.proposal).count(None)
-    strings += len(ann.codes) + sum(map(len, ann.code_sets.values()))
-    strings += sum(map(len, ann.leaves.values())) + 2 * len(evidence)
-    strings -= [e.quote for e in evidence].count(None)
+    keys = _FIXED + len(codes) + len(code_sets) + len(leaves) + _PER_EVIDENCE * len(evidence)
+    strings = None  # counted only where keys_vouched can use them (no backslash)
+    if not backslash:
+        strings = _TEXTS - (ann.reason, ann.rationale, ann.quote, ann.proposal).count(None)
+        strings += len(codes) + 2 * len(evidence)
+        if code_sets:
+            strings += sum(map(len, code_sets.values()))
+        if leaves:
+            strings += sum(map(len, leaves.values()))
+        for given in evidence.values():
+            strings -= given.quote is None
     return ann if keys_vouched(line, keys, strings) else None
