@@ -153,6 +153,7 @@ def test_write_json_list_keeps_nothing_of_a_failed_list(tmp_path: Path) -> None:
 
 def test_iter_annotations_streams_what_the_strict_reader_reads(tmp_path: Path) -> None:
     from failcodes.annotationio import iter_annotations
+    from failcodes.annotationlines import AnnotationLine
     from failcodes.annotations import DimensionEvidence
 
     anns = _annotations()
@@ -167,10 +168,19 @@ def test_iter_annotations_streams_what_the_strict_reader_reads(tmp_path: Path) -
         }
     )
     path = write_jsonl(tmp_path / "a.jsonl", anns)
-    assert list(iter_annotations(path)) == read_models_jsonl(path, Annotation)
+    streamed = list(iter_annotations(path))
+    assert all(isinstance(a, AnnotationLine) for a in streamed)  # every line vouched for
+    assert [_model(a) for a in streamed] == read_models_jsonl(path, Annotation)
     # a carriage return alone ends a line for the text reader: the exact reader's lines
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r", 1))
     assert list(iter_annotations(path)) == read_models_jsonl(path, Annotation)
+
+
+def _model(line: object) -> Annotation:
+    """The model of a vouched line's struct (its values: see tests/test_annotationlines.py)."""
+    import msgspec
+
+    return Annotation.model_validate(msgspec.to_builtins(line))
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ parser with a duplicate-key hook, then the model) cost ~4x the parse itself.
 
 :func:`iter_annotations` gives the same annotations one at a time, each checked as strictly:
 a line :func:`~failcodes.annotationlines.vouched` accepts (decoded by msgspec and checked as
-the model would be) is validated by pydantic's JSON parser; any other line goes through the
+the model would be) as its struct, with the model's values; any other line goes through the
 exact reader's own steps (strict JSON, then the model), so a bad line is that reader's
 one-line error naming file, line and field.
 
@@ -84,13 +84,17 @@ def _annotations(path: Path) -> Iterator[tuple[int, bytes, AnnotationRead]]:
             yield start, body, ann
 
 
-def iter_annotations(path: str | Path) -> Iterator[Annotation]:
-    """The annotations of a JSONL file one at a time, as strictly as ``read_models_jsonl``."""
+def iter_annotations(path: str | Path) -> Iterator[AnnotationRead]:
+    """The annotations of a JSONL file one at a time, as strictly as ``read_models_jsonl``.
+
+    A vouched line is its :class:`~failcodes.annotationlines.AnnotationLine`, any other its
+    model: the same fields and values (``created_at`` as text in the struct).
+    """
     src = check_regular_file(path)
     given = 0
     try:
-        for _, body, ann in _annotations(src):
-            yield ann if isinstance(ann, Annotation) else Annotation.model_validate_json(body)
+        for _, _, ann in _annotations(src):
+            yield ann
             given += 1
     except ExactReaderNeededError:
         yield from read_models_jsonl(src, Annotation)[given:]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +36,9 @@ from failcodes.codebook import Part
 from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
 from failcodes.stats import agreements
+
+if TYPE_CHECKING:
+    from failcodes.annotationlines import AnnotationRead
 
 #: The coefficients reported between panel members.
 PANEL_STATISTICS = ("fleiss", "krippendorff", "gwet_ac1")
@@ -341,7 +345,7 @@ class QuoteShare(FrozenModel):
         return self.verified / self.dimensions_coded if self.dimensions_coded else None
 
 
-def quote_verification(annotations: Iterable[Annotation]) -> list[QuoteShare]:
+def quote_verification(annotations: Iterable[AnnotationRead]) -> list[QuoteShare]:
     """Per coder: dimensions coded with evidence, quoted, and quotes verified in the text."""
     counts: dict[str, list[int]] = {}
     for ann in annotations:

@@ -54,6 +54,7 @@ from failcodes.tableio import table_columns
 from failcodes.units import Unit, UnitKind
 
 if TYPE_CHECKING:
+    from failcodes.annotationlines import AnnotationRead
     from failcodes.judge.summary import RunSummary
     from failcodes.panel import QuoteShare
     from failcodes.reviewplan import ReviewPlan
@@ -189,9 +190,9 @@ class _RunFacts:
 def _judge_run_facts(path: Path) -> _RunFacts:
     """One pass over a run's ``annotations.jsonl``: codebooks, judges, quote checks.
 
-    Streamed (:func:`failcodes.annotationio.iter_annotations`, as strict as before): the
-    report read every annotation twice into a list, 136 s and most of its 2.7 GB at paper
-    scale.
+    Streamed (:func:`failcodes.annotationio.iter_annotations`, as strict as before, a line
+    msgspec vouches for read as its struct): the report read every annotation twice into a
+    list, 136 s and most of its 2.7 GB at paper scale.
     """
     from failcodes.annotationio import iter_annotations
     from failcodes.panel import quote_verification
@@ -200,7 +201,7 @@ def _judge_run_facts(path: Path) -> _RunFacts:
     coders: set[str] = set()
     heuristic = False
 
-    def noted() -> Iterator[Annotation]:
+    def noted() -> Iterator[AnnotationRead]:
         nonlocal heuristic
         for ann in iter_annotations(path):
             refs.add((ann.codebook.name, ann.codebook.version, ann.codebook.hash))
