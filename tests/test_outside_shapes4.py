@@ -361,3 +361,29 @@ def test_a_boolean_rating_beside_the_same_rating_as_text(
     rows = {r["statistic"]: r["value"] for r in json.loads(out)}
     assert rows["percent"] == pytest.approx(5 / 6)
     assert rows["cohen"] == pytest.approx(2 / 3)
+
+
+def test_unit_ids_that_differ_only_in_case_are_named_above_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long table where rater b wrote the unit 'U1' and rater a 'u1'.
+
+    Read as two units of one rating each, neither enters a coefficient: percent agreement
+    1/2 over units u2 (no/no) and u3 (yes/no), "units 2", exit 0, where the 3 items give
+    2/3 (u1 yes/yes). Ids may differ in case on purpose, so the table is read as given, and
+    the line above it now names the pair.
+    """
+    table = tmp_path / "l.csv"
+    table.write_text("item,rater,code\nu1,a,yes\nU1,b,yes\nu2,a,no\nu2,b,no\nu3,a,yes\nu3,b,no\n")
+    code, out, err = run_cli(["agree", str(table), "--stat", "percent"], capsys)
+    assert code == 0, err
+    assert (
+        "unit ids that differ only in case, spacing or Unicode form are read as different "
+        "units: 'U1' and 'u1'; write them one way if they name one unit"
+    ) in out
+    code, out, err = run_cli(["agree", str(table), "--stat", "percent", "--format", "json"], capsys)
+    assert (json.loads(out)[0]["value"], json.loads(out)[0]["n_units"]) == (0.5, 2)
+    table.write_text(table.read_text().replace("U1,b", "u1,b"))
+    code, out, err = run_cli(["agree", str(table), "--stat", "percent", "--format", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(2 / 3)

@@ -729,6 +729,8 @@ def ratings_tables(
         one_spelling(frame, choice.raters, source, line_of)
         if sets != "none":
             _no_code_sets(frame, choice.raters, source, line_of, sets)
+    if choice.unit_column is not None:
+        notes.extend(_unit_spellings(frame[choice.unit_column].dropna().astype(str)))
     groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
     parts: list[tuple[Any, RatingsTable]] = []
     for key, part in groups:
@@ -737,6 +739,30 @@ def ratings_tables(
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
     notes.insert(0, line)
     return TableParts(parts, notes, choice)
+
+
+def _unit_spellings(ids: pd.Series) -> list[str]:
+    """A note naming unit ids that differ only in case or Unicode form (kept as two units).
+
+    Ids may differ in case alone on purpose, so they are not refused; but in a long table
+    ``u1`` rated by one rater and ``U1`` by the other became two units of one rating each,
+    left out of every coefficient (percent 1/2 from 2 units where the 3 items gave 2/3),
+    without a word.
+    """
+    first: dict[str, str] = {}
+    pairs: list[tuple[str, str]] = []
+    for unit in dict.fromkeys(ids.tolist()):
+        seen = first.setdefault(spelling_key(unit), unit)
+        if seen != unit:
+            pairs.append((seen, unit))
+    if not pairs:
+        return []
+    shown = ", ".join(f"{a!r} and {b!r}" for a, b in pairs[:3])
+    more = f" (and {len(pairs) - 3} more)" if len(pairs) > 3 else ""
+    return [
+        f"unit ids that differ only in case, spacing or Unicode form are read as different "
+        f"units: {shown}{more}; write them one way if they name one unit"
+    ]
 
 
 #: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``).
