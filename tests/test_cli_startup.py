@@ -188,3 +188,31 @@ def test_public_names_still_resolve_on_first_use() -> None:
     assert sorted(failcodes.__all__) == sorted([*failcodes._LAZY, "__version__"]), (
         "every public name is importable lazily"
     )
+
+
+#: Each takes most of a small command's start-up (CPU-s to import, 2 cores at load ~5):
+#: numpy 0.18, pandas 0.7, pyarrow.parquet 0.33, duckdb 0.23; `python -c pass` is 0.01.
+HEAVY = ("numpy", "pandas", "pyarrow", "duckdb")
+
+
+def test_help_version_and_ingest_of_labels_import_no_heavy_library(tmp_path: Path) -> None:
+    # `ingest generic-labels` of a 2 MB file cost 15-21x its JSON parse, nearly all start-up:
+    # numpy (~0.18 CPU-s) came with six modules that import it at module level (labels,
+    # labelscope, mapping, labelio, ingest/repeats, and tracecols through them). Each now
+    # imports it where an array is made, which reading and writing labels never does.
+    labels, out = tmp_path / "l.jsonl", tmp_path / "out.jsonl"
+    lines = [
+        {"sentence_id": "q1:s0", "has_error": True},
+        {"sentence_id": "q1:s1", "question_id": "q1", "has_error": False, "annotator": "dr-b"},
+    ]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    for argv in (
+        ["--help"],
+        ["version"],
+        ["ingest", "--help"],
+        ["ingest", "generic-labels", str(labels), "-o", str(out)],
+    ):
+        loaded = _imported_after(argv)
+        assert not [m for m in HEAVY if m in loaded], argv
+    # the labels as given, absent fields left out (the command ran, not only its import)
+    assert [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()] == lines

@@ -17,9 +17,8 @@ import array
 import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-import numpy as np
 from pydantic import BaseModel
 
 from failcodes.errors import ConfigError, InputError
@@ -49,8 +48,10 @@ from failcodes.tableio import (
     validate_record,
     write_in_batch,
 )
-from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
+
+if TYPE_CHECKING:
+    from failcodes.tracecols import SentenceColumns, TraceColumns
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -188,20 +189,16 @@ def _targets_distinct(
 ) -> bool:
     """True if no two labels share a target key as :func:`target_once` forms it.
 
-    One 64-bit hash per label, sorted (~1.6 MB at 100k labels, where the ``seen`` map of
-    :func:`target_once` holds ~19 MB). Equal hashes (a duplicate, or a collision) say
-    nothing for sure: the caller then runs :func:`target_once` for the exact error.
+    One 64-bit hash per label in a set (~7 MB at 100k labels, where the ``seen`` map of
+    :func:`target_once` holds ~19 MB; no numpy, which ``ingest`` of labels would import for
+    this alone). Equal hashes (a duplicate, or a collision) say nothing for sure: the caller
+    then runs :func:`target_once` for the exact error.
     """
-    hashes = np.fromiter(
-        (
-            hash(("claim", c, a, y) if c else ("sentence", s, a, y))
-            for c, s, a, y in zip(claim_ids, sentence_ids, annotators, systems, strict=True)
-        ),
-        dtype=np.int64,
-        count=len(claim_ids),
-    )
-    hashes.sort()
-    return not bool(np.any(hashes[1:] == hashes[:-1]))
+    hashes = {
+        hash(("claim", c, a, y) if c else ("sentence", s, a, y))
+        for c, s, a, y in zip(claim_ids, sentence_ids, annotators, systems, strict=True)
+    }
+    return len(hashes) == len(claim_ids)
 
 
 @functools.lru_cache(maxsize=1)

@@ -9,20 +9,23 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import Field, model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
-from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 
-IntArray = npt.NDArray[np.int64]
+if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-up)
+    import numpy as np
+    import numpy.typing as npt
+
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
+    IntArray = npt.NDArray[np.int64]
 
 
 class Label(FrozenModel):
@@ -337,6 +340,8 @@ def traces_of_system(
     traces: Iterable[Trace] | TraceColumns | SentenceColumns, system: str
 ) -> Sequence[Trace] | TraceColumns | SentenceColumns:
     """The traces of one system, held as the input holds them."""
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
     if isinstance(traces, TraceColumns | SentenceColumns):
         return traces.of_system(system)
     return [t for t in traces if t.system == system]
@@ -344,6 +349,8 @@ def traces_of_system(
 
 def trace_system_names(traces: Iterable[Trace] | TraceColumns | SentenceColumns) -> list[str]:
     """The systems of the traces, sorted."""
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
     if isinstance(traces, SentenceColumns):
         return list(traces.systems)
     if isinstance(traces, TraceColumns):
@@ -395,6 +402,8 @@ class _LabelLookup(Mapping[str, Label]):
 
     def flags(self, keys: Sequence[str]) -> npt.NDArray[np.int8]:
         """Per key: 1 (has error), 0 (no error) or -1 (no label)."""
+        import numpy as np
+
         has_error = label_column(self._labels, "has_error")
         out = np.full(len(keys), -1, dtype=np.int8)
         for i, key in enumerate(keys):
@@ -463,6 +472,8 @@ class _SortedPositions(Mapping[str, int]):
 
 def label_flags(keys: Sequence[str], table: Mapping[str, Label]) -> npt.NDArray[np.int8]:
     """Per key: 1 (its label has an error), 0 (no error) or -1 (no label in ``table``)."""
+    import numpy as np
+
     if isinstance(table, _LabelLookup):
         return table.flags(keys)
     out = np.full(len(keys), -1, dtype=np.int8)
@@ -712,6 +723,10 @@ def _questions_of_sentences(
     One list at a time (no table of them: 100,000 labelled sentences at 10x paper scale);
     an id in no trace gets an empty list.
     """
+    import numpy as np
+
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
     if not isinstance(traces, SentenceColumns | TraceColumns):
         found: dict[str, set[str]] = {}
         targets = set(wanted)
@@ -756,6 +771,8 @@ def vocabulary_codes(vocabulary: Sequence[str], ids: Iterable[str | None], n: in
     Binary search per id: memory is the result only (no dict of the vocabulary: 100,000
     sentence ids at 10x paper scale cost ~8 MB as one).
     """
+    import numpy as np
+
     size = len(vocabulary)
     find = bisect.bisect_left
 
@@ -774,6 +791,8 @@ def first_questions(traces: SentenceColumns) -> IntArray:
     What :func:`_first_parents` reads as "the sentence's question" (one sentence id may
     occur under several questions: the first one in the traces is its question).
     """
+    import numpy as np
+
     kind = traces.first.dtype
     earliest = np.full(len(traces.sentences), np.iinfo(kind).max, dtype=kind)
     np.minimum.at(earliest, traces.sentence, traces.first)
@@ -803,6 +822,8 @@ class SentenceLabelCodes:
     @classmethod
     def match(cls, labels: Sequence[Label], traces: SentenceColumns) -> SentenceLabelCodes:
         """Match sentence labels (no claim labels: see :func:`_first_parents`)."""
+        import numpy as np
+
         n = len(labels)
         qids = label_column(labels, "question_id")
         question = vocabulary_codes(traces.questions, qids, n)
@@ -817,6 +838,8 @@ class SentenceLabelCodes:
 
     def problem_mask(self) -> npt.NDArray[np.bool_]:
         """Labels :func:`check_labels_against_traces` reports (see its rules)."""
+        import numpy as np
+
         present = self.sentence >= 0
         traced = np.where(present, self.first[np.maximum(self.sentence, 0)], -1)
         wrong_question = present & (self.question != -1) & (self.question != traced)
@@ -828,6 +851,8 @@ class SentenceLabelCodes:
 
 def several_questions(traces: SentenceColumns) -> npt.NDArray[np.bool_]:
     """Per sentence code: whether its groups name two or more questions."""
+    import numpy as np
+
     width = max(1, len(traces.questions))
     key = traces.sentence.astype(np.int64)
     key *= width
@@ -840,6 +865,8 @@ def several_questions(traces: SentenceColumns) -> npt.NDArray[np.bool_]:
 
 def _sentence_problems(labels: Sequence[Label], traces: SentenceColumns) -> list[LabelProblem]:
     """:func:`check_labels_against_traces` of sentence labels on groups, by code."""
+    import numpy as np
+
     codes = SentenceLabelCodes.match(labels, traces)
     bad = np.flatnonzero(codes.problem_mask()).tolist()
     if not bad:
@@ -949,6 +976,10 @@ def _first_parents(
     On columns only the sentences and claims ``labels`` name are looked up (memory follows
     the labels, not the traces).
     """
+    import numpy as np
+
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
     sentence_question: dict[str, str] = {}
     claim_sentence: dict[str, str] = {}
     if isinstance(traces, SentenceColumns):
@@ -1025,6 +1056,8 @@ def _check_as_shared(
     labels: Sequence[Label], traces: Iterable[Trace] | TraceColumns | SentenceColumns
 ) -> list[LabelProblem]:
     """:func:`check_labels_against_traces` of labels applying to all of ``traces``."""
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
     if (
         isinstance(traces, SentenceColumns)
         and isinstance(labels, Sequence)
@@ -1143,6 +1176,10 @@ def _trace_sentences(
     On groups, memory follows the labels: the vocabulary holds the labels' ids too, so a
     sentence has a trace when a group has its code.
     """
+    import numpy as np
+
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
     if isinstance(traces, SentenceColumns):
         vocab = traces.sentences  # sorted
         # int64: a Python int searched in an int32 array casts the whole array on every call

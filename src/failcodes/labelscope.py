@@ -28,15 +28,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
 
-IntArray = npt.NDArray[np.int64]
+if TYPE_CHECKING:  # numpy is imported where used (start-up)
+    import numpy as np
+    import numpy.typing as npt
+
+    IntArray = npt.NDArray[np.int64]
 
 
 class LabelScope(StrEnum):
@@ -91,6 +93,8 @@ class Answered:
         n_questions: int,
     ) -> Answered:
         """The pairs of groups (or trace rows) given by their system and question codes."""
+        import numpy as np
+
         key = system.astype(np.int64)  # built and sorted in place (one 8-byte array)
         key *= max(1, n_questions)
         key += question
@@ -101,6 +105,8 @@ class Answered:
 
     def has(self, system: npt.ArrayLike, question: npt.ArrayLike) -> npt.NDArray[np.bool_]:
         """Whether each (system, question) pair was answered (codes; -1 is never)."""
+        import numpy as np
+
         s = np.asarray(system, dtype=np.int64)
         q = np.asarray(question, dtype=np.int64)
         key = s * max(1, self.n_questions) + q
@@ -112,10 +118,14 @@ class Answered:
 
     def systems_per_question(self) -> IntArray:
         """How many systems answered each question (by question code)."""
+        import numpy as np
+
         return np.bincount(self.keys % max(1, self.n_questions), minlength=self.n_questions)
 
     def questions_of(self, system: int) -> npt.NDArray[np.bool_]:
         """Per question code: whether ``system`` answered it."""
+        import numpy as np
+
         width = max(1, self.n_questions)
         out = np.zeros(self.n_questions, dtype=bool)
         mine = self.keys[(self.keys // width) == system]
@@ -125,6 +135,8 @@ class Answered:
 
 def question_shape(answered: Answered, labelled_questions: IntArray) -> QuestionShape:
     """The shape of the labelled questions (codes, distinct) over the systems' answers."""
+    import numpy as np
+
     per = answered.systems_per_question()[labelled_questions]
     if answered.n_systems < 2 or bool(np.all(per >= answered.n_systems)):
         return QuestionShape.COMMON
@@ -160,6 +172,8 @@ def coverage(
     ``pair_system`` its system code for per-system labels (None: shared, every unit applies
     to every system).
     """
+    import numpy as np
+
     out = []
     n_q = answered.n_questions
     for s, name in enumerate(systems):

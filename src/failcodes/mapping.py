@@ -30,17 +30,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelscope import Answered
-from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict, normalize_verdict
+
+if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-up)
+    import numpy as np
+    import numpy.typing as npt
+
+    from failcodes.tracecols import SentenceColumns, TraceColumns
 
 
 class ErrorMapping(FrozenModel):
@@ -174,6 +178,8 @@ class Aggregation(FrozenModel):
 
 def check_unique_claims(traces: Iterable[Trace] | TraceColumns) -> None:
     """Raise :class:`InputError` if a (system, question, claim) occurs twice or in two sentences."""
+    from failcodes.tracecols import TraceColumns
+
     if isinstance(traces, TraceColumns):
         _check_unique_claim_columns(traces)
         return
@@ -190,6 +196,8 @@ def check_unique_claims(traces: Iterable[Trace] | TraceColumns) -> None:
 
 
 def _check_unique_claim_columns(cols: TraceColumns) -> None:
+    import numpy as np
+
     sys_codes, _ = cols.small_codes("system")
     q_codes, questions = cols.small_codes("question_id")
     c_codes, claims = cols.small_codes("claim_id")
@@ -241,6 +249,8 @@ class SentenceGroups:
 
     def flags(self, error_rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """Any-error per group, given whether each trace row maps to an error."""
+        import numpy as np
+
         hits = np.bincount(self.group, weights=error_rows, minlength=len(self.system))
         out: npt.NDArray[np.bool_] = hits > 0
         return out
@@ -255,6 +265,8 @@ class SentenceGroups:
         Known for one system (per-system labels): only those of that system. ``answered``:
         only the sentences of questions the system made a claim in (:meth:`answered`).
         """
+        import numpy as np
+
         width = max(1, len(self.sentences))
         pair = self.question * width + self.sentence
         known = self.known[:, 0] * width + self.known[:, 1]
@@ -292,6 +304,8 @@ def sentence_groups(
     (:class:`SentenceColumns`, claims unique by construction) give the same groups in the
     same order, with no row map (``group`` is empty).
     """
+    from failcodes.tracecols import SentenceColumns
+
     known: list[tuple[str, str]] = []
     owners: list[str | None] = []
     for k in known_sentences:
@@ -311,6 +325,8 @@ def sentence_groups(
 
 def _with_owners(groups: SentenceGroups, owners: Sequence[str | None]) -> SentenceGroups:
     """The groups with the system each known sentence is known for (if any is given)."""
+    import numpy as np
+
     if not any(o is not None for o in owners):
         return groups
     if any(o is None for o in owners):
@@ -323,6 +339,8 @@ def _with_owners(groups: SentenceGroups, owners: Sequence[str | None]) -> Senten
 
 def _trace_groups(cols: TraceColumns, known: list[tuple[str, str]]) -> SentenceGroups:
     """:func:`sentence_groups` of trace columns."""
+    import numpy as np
+
     check_unique_claims(cols)
     sys_codes, systems = cols.small_codes("system")
     q_raw, q_uniques = cols.small_codes("question_id")
@@ -358,6 +376,8 @@ def _trace_groups(cols: TraceColumns, known: list[tuple[str, str]]) -> SentenceG
 
 def _known_groups(cols: SentenceColumns, known: list[tuple[str, str]]) -> SentenceGroups:
     """:func:`sentence_groups` of reduced traces: their groups re-coded with the known ids."""
+    import numpy as np
+
     questions = sorted(set(cols.questions).union(q for q, _ in known))
     sentences = sorted(set(cols.sentences).union(s for _, s in known))
     q_pos = {q: i for i, q in enumerate(questions)}

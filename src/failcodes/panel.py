@@ -35,7 +35,7 @@ from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Part
 from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
-from failcodes.stats import agreements
+from failcodes.stats.agreement import agreements
 
 if TYPE_CHECKING:
     from failcodes.annotationlines import AnnotationRead

@@ -11,9 +11,10 @@ sharing a 64-bit hash are too rare (about n^2 / 2^65) to cost anything in practi
 from __future__ import annotations
 
 from array import array
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used: ingest of labels alone needs none
+    import numpy as np
 
 #: Hashes checked at once (512 KB of pending hashes).
 BATCH = 1 << 16
@@ -25,6 +26,8 @@ class KeyHashes:
     """The 64-bit hashes of keys in the order read; :meth:`settle` names those that repeat."""
 
     def __init__(self, batch: int | None = None) -> None:
+        import numpy as np
+
         self.batch = BATCH if batch is None else batch
         self.count = 0
         self._settled: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(0, dtype=np.int64)  # sorted
@@ -41,6 +44,8 @@ class KeyHashes:
 
         Empty when no hash repeats, i.e. no key can have.
         """
+        import numpy as np
+
         if not self._pending:
             return frozenset()
         new = np.sort(np.frombuffer(self._pending, dtype=np.int64))
@@ -61,6 +66,8 @@ class KeyHashes:
         end: an old hash goes up by the new ones below it, a new one lands after the old
         ones not above it.
         """
+        import numpy as np
+
         n = len(self._settled)
         places = np.arange(len(new)) + np.searchsorted(self._settled, new, side="right")
         self._settled.resize(n + len(new), refcheck=False)  # no view of it is kept anywhere

@@ -13,60 +13,7 @@
 - :mod:`~failcodes.stats.tables`: ratings files, DataFrames, annotation runs and traces +
   labels adapted to the core.
 
-Submodules keep their names (``failcodes.stats.agreement`` is the module; its one-statistic
-function is ``failcodes.stats.agreement.agreement``).
+Import from the submodules (``from failcodes.stats.agreement import agreements``): the
+package imports none of them, so a command that needs one (``metrics``: the bootstrap) loads
+neither the others nor krippendorff (issue 30).
 """
-
-from failcodes.stats.agreement import (
-    STATISTICS,
-    AgreementResult,
-    agreements,
-    brennan_prediger,
-    cohen_kappa,
-    conger_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    gwet_ac2,
-    krippendorff_alpha,
-    pabak,
-    percent_agreement,
-)
-from failcodes.stats.classification import (
-    cochrans_q,
-    compare_systems,
-    mcnemar,
-    paired_metric_tests,
-    pairwise_mcnemar,
-)
-from failcodes.stats.estimate import Estimate
-from failcodes.stats.ppi import ShareEstimates, Stratum, ppi_mean, share_estimates
-from failcodes.stats.tests import TestResult, holm, mann_whitney, spearman
-
-__all__ = [
-    "STATISTICS",
-    "AgreementResult",
-    "Estimate",
-    "ShareEstimates",
-    "Stratum",
-    "TestResult",
-    "agreements",
-    "brennan_prediger",
-    "cochrans_q",
-    "cohen_kappa",
-    "compare_systems",
-    "conger_kappa",
-    "fleiss_kappa",
-    "gwet_ac1",
-    "gwet_ac2",
-    "holm",
-    "krippendorff_alpha",
-    "mann_whitney",
-    "mcnemar",
-    "pabak",
-    "paired_metric_tests",
-    "pairwise_mcnemar",
-    "percent_agreement",
-    "ppi_mean",
-    "share_estimates",
-    "spearman",
-]
