@@ -3846,8 +3846,34 @@ def _hidden_first_sheet(name: str) -> Setup:
     return setup
 
 
+def _titled_workbook(name: str) -> Setup:
+    """A sheet with a title merged over the columns above its header row."""
+
+    def setup(d: Path) -> None:
+        from openpyxl import Workbook
+
+        book = Workbook()
+        sheet = book.active
+        sheet.append(["Clinician labels (round 2)", None, None])
+        sheet.merge_cells("A1:C1")
+        sheet.append(["sentence_id", "question_id", "has_error"])
+        sheet.append(["s1", "q1", True])
+        book.save(d / name)
+
+    return setup
+
+
 #: Found by the fourth outside check (redteam4).
 REDTEAM4_CASES: list[Case] = [
+    Case(
+        # the title was the header: "l.xlsx:2: a value in column B, which has no header name"
+        "ingest-generic-labels/xlsx-title-merged-above-the-header",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/o.jsonl"),
+        _titled_workbook("l.xlsx"),
+        line="failcodes: error: {d}/l.xlsx:1: merged cells A1:C1 in the header row (a title "
+        "above the column names?): the first non-empty row is the header, one name per "
+        "column; delete the title row, or unmerge the cells and name each column",
+    ),
     Case(
         # the labels' system in NFD, the traces' in NFC: "no trace has system 'Müller'
         # (systems: 'Müller')" named two names that look the same

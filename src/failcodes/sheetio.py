@@ -473,6 +473,33 @@ def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: in
         )
 
 
+def _title_merge(path: Path, scan: SheetScan, line: int, column: int) -> None:
+    """Refuse with a clear line when ``column`` (0-based) of header row ``line`` is merged.
+
+    A title merged across the columns above the column names (``Clinician labels (round 2)``
+    over A1:C1) was read as the header: the error named a value "in column B, which has no
+    header name" on the row of the real header. (A header cell merged over an empty column
+    with nothing under it is read as it is.)
+    """
+    from openpyxl.utils.cell import range_boundaries
+
+    for ref in scan.merges:
+        try:
+            min_col, min_row, max_col, max_row = range_boundaries(ref)
+        except (ValueError, TypeError):
+            continue  # _check_cells names it
+        if None in (min_col, min_row, max_col, max_row):
+            continue
+        if min_row <= line <= max_row and min_col < column + 1 <= max_col:
+            raise InputError(
+                f"merged cells {ref} in the header row (a title above the column names?): "
+                "the first non-empty row is the header, one name per column; delete the "
+                "title row, or unmerge the cells and name each column",
+                path=path,
+                line=line,
+            )
+
+
 def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
     names = [str(c).strip() if c is not None else "" for c in cells]
     while names and not names[-1]:
@@ -541,11 +568,17 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if all(c is None for c in cells):
             continue
         if header is None:
+            named = [c is not None and str(c).strip() != "" for c in cells]
+            while named and not named[-1]:
+                named.pop()
+            if not all(named):  # an empty header cell: under a merged title?
+                _title_merge(p, scan, line, named.index(False))
             header, header_line = _header(p, line, cells), line
             _check_cells(p, scan, header, header_line)
             continue
         extra = [i for i, c in enumerate(cells) if c is not None and i >= len(header)]
         if extra:
+            _title_merge(p, scan, header_line, extra[0])
             raise InputError(
                 f"a value in column {_column_letter(extra[0])}, which has no header name",
                 path=p,
