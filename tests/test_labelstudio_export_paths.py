@@ -1,12 +1,13 @@
 """``labelstudio export`` of a disagreements file: the streamed path gives the model path's tasks.
 
-The export streams the units from the disagreement reader's records (no model built) and reads
-each judged unit's annotation as a msgspec view (issue 30). The model path builds every unit
-(``build_units``) and validates every annotation (pydantic) before ``build_tasks``. Both must
-give the same task file on a shape the other fixtures do not use: multi-label code sets,
-``not_assessable``, a code not in the codebook, an unscored answer, a judged unit that is not
-among the units, units not judged, an empty passage title, shared passages, a closed-book
-system and verdict words the pipelines wrote their own way.
+The export streams the units from the disagreement reader's records (no model built), reads
+each judged unit's annotation as a msgspec view and writes each task's JSON from a template
+(issue 30). The model path builds every unit (``build_units``), validates every annotation
+(pydantic), and the standard library writes ``build_tasks``' list. Both must give the same
+bytes on a shape the other fixtures do not use: multi-label code sets, ``not_assessable``, a
+code not in the codebook, an unscored answer, a judged unit that is not among the units,
+units not judged, an empty passage title, shared passages, a closed-book system, verdict
+words the pipelines wrote their own way and claims with non-ASCII, U+2028 and quotes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from failcodes.annotations import (
 )
 from failcodes.disagreementio import read_disagreements, write_disagreements
 from failcodes.disagreements import find_disagreements
+from failcodes.fileio import write_json
 from failcodes.labels import Label
 from failcodes.labelstudio.tasks import build_tasks, select_judged
 from failcodes.tableio import read_models_jsonl
@@ -124,6 +126,8 @@ def _exports(tmp_path: Path, runner: Any, kind: UnitKind) -> tuple[list[Any], li
     proc = runner(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     models = build_tasks(units, CB, kind, select_judged(read_models_jsonl(anns, Annotation), CB))
+    # the very bytes the standard library writes for the model path's tasks
+    assert out.read_bytes() == write_json(tmp_path / "models.json", models).read_bytes()
     return json.loads(out.read_text(encoding="utf-8")), models
 
 

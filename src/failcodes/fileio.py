@@ -439,7 +439,6 @@ def write_json_list(
     Python (~40% of ``labelstudio export`` at paper scale). A float could be written
     differently (``1e-05`` is ``0.00001`` there): leave it False when one may occur.
     """
-    count = 0
     if no_floats:
         import msgspec
 
@@ -455,10 +454,23 @@ def write_json_list(
             )
             return text.encode("utf-8")
 
+    texts = (text_of(item).replace(b"\n", b"\n  ") for item in items)
+    return write_json_items(path, texts, fsync=fsync)
+
+
+def write_json_items(path: str | Path, texts: Iterable[bytes], *, fsync: bool = False) -> int:
+    """Write JSON texts as the items of one list, as :func:`write_json_list` writes it.
+
+    Each text is an item as it stands in that list: indented by 2 (its lines after the
+    first begin with two more spaces than :func:`write_json` would give it alone). Streamed;
+    an exception from ``texts`` leaves ``path`` untouched. Returns how many were written.
+    """
+    count = 0
+
     def chunks() -> Iterator[bytes]:
         nonlocal count
-        for item in items:
-            yield (b",\n  " if count else b"[\n  ") + text_of(item).replace(b"\n", b"\n  ")
+        for text in texts:
+            yield (b",\n  " if count else b"[\n  ") + text
             count += 1
         yield b"\n]\n" if count else b"[]\n"
 

@@ -6,6 +6,7 @@ The server URL and token come from ``--url``/``--token`` or from ``LABEL_STUDIO_
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -187,7 +188,8 @@ def push_cmd(
 
     cb = codebook_or_bundled(codebook, near=units)  # in a study: its codebook now
     project_titles(project, annotator or [])  # check titles before any network call
-    tasks = list(iter_review_tasks(cb, part, units, judged, judge, top_k, plan, dataset))
+    found = iter_review_tasks(cb, part, units, judged, judge, top_k, plan, dataset)
+    tasks = [json.loads(task) for task, _ in found]
     with LabelStudioClient(url, token) as client:
         report = client.push(tasks, labeling_config(cb, part), project, annotators=annotator or [])
     for title, pid in report.projects.items():

@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from failcodes import codebook as codebooks
 from failcodes import jsonio, tableio, traceio
@@ -19,7 +19,7 @@ from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
-from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, select_judged
+from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, predicted, select_judged
 from failcodes.units import Unit, UnitKind, build_units
 from failcodes.unitstream import TaskUnit, iter_disagreement_units, units_with_words
 
@@ -124,12 +124,15 @@ def iter_review_tasks(
     top_k: int | None,
     plan: Path | None = None,
     dataset: str | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[tuple[bytes, bool]]:
     """The Label Studio tasks of the units (with the judge's codes as predictions), one at a time.
+
+    Each as its JSON text (:meth:`~failcodes.labelstudio.tasks.TaskMaker.task_json`) and
+    whether it carries a prediction.
 
     The units and the judge's codes are not held. Raises on the units' first errors, the
     plan's, the annotations', then no task at all, possibly after tasks were given: a writer keeps
-    nothing of a failed export (:func:`~failcodes.fileio.write_json_list`).
+    nothing of a failed export (:func:`~failcodes.fileio.write_json_items`).
     """
     stream = _units(units, part, top_k, dataset)
     first = next(stream, None)  # the units' own errors before the annotations are read
@@ -143,7 +146,8 @@ def iter_review_tasks(
     count = 0
     try:
         for unit in items:
-            yield maker.task(unit, judged_of(unit.id))
+            judged_unit = judged_of(unit.id)
+            yield maker.task_json(unit, judged_unit), predicted(judged_unit)
             count += 1
     finally:
         if isinstance(chosen, AnnotationIndex):
@@ -251,7 +255,7 @@ class ExportRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> ExportResult:
         """Build the tasks and write them to ``out``."""
-        from failcodes.fileio import check_not_input, write_json_list
+        from failcodes.fileio import check_not_input, write_json_items
 
         del note
         check_not_input([self.out], [self.units, self.codebook, self.judged, self.plan])
@@ -273,15 +277,14 @@ class ExportRequest(Request):
         )
         with_pred = 0
 
-        def counted() -> Iterator[dict[str, Any]]:
+        def counted() -> Iterator[bytes]:
             nonlocal with_pred
-            for task in tasks:
-                with_pred += "predictions" in task
+            for task, with_prediction in tasks:
+                with_pred += with_prediction
                 yield task
 
-        # written as they come (a paper-scale task file is ~1 GB of JSON): the same bytes;
-        # a task holds strings only (no float, see write_json_list)
-        written = write_json_list(self.out, counted(), no_floats=True)
+        # written as they come (a paper-scale task file is ~1 GB of JSON)
+        written = write_json_items(self.out, counted())
         return ExportResult(written, with_pred, self.out)
 
 

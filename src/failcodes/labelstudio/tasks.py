@@ -8,7 +8,9 @@ Pure: no SDK, no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+import msgspec
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, code_set_of
 from failcodes.codebook import Codebook, Part
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     Shown = AnnotationRead
 
 HEURISTIC_NOTE = "heuristic baseline, not an LLM"
+#: JSON as msgspec writes it: the standard library's bytes for strings (every code point)
+_ENCODE = msgspec.json.Encoder().encode
 
 
 def judge_label(annotation: Shown) -> str:
@@ -153,11 +157,17 @@ def verdict_text(unit: Unit | TaskUnit, raw_verdicts: Sequence[str] | None = Non
     return f"{canonical} ({'; '.join(words)})" if words else canonical
 
 
+def predicted(judged: Shown | None) -> TypeGuard[Shown]:
+    """Whether a task shows ``judged``'s codes as a prediction (a scored annotation)."""
+    return judged is not None and judged.status is Status.SCORED
+
+
 class TaskMaker:
     """Label Studio tasks of one codebook part, with the judge's codes as predictions.
 
-    The codebook's reference and labels are looked up once, and units coded alike (the same
-    judge, the same codes) share one prediction object: the tasks are to be read, not changed.
+    A task is written as JSON text straight away (:meth:`task_json`: a paper-scale export
+    writes ~1 GB of it); the codebook's reference and labels are looked up once, and the
+    prediction of units coded alike (the same judge, the same codes) is written once.
     """
 
     def __init__(self, codebook: Codebook, kind: UnitKind) -> None:
@@ -165,10 +175,16 @@ class TaskMaker:
         self.codebook = codebook
         self.labels = PartLabels(cfg.check_label_studio_ids(codebook, kind))
         self.ref = str(codebook.ref())
-        self._predictions: dict[Any, list[dict[str, Any]]] = {}
+        keys = [cfg.UNIT_ID, cfg.UNIT_KIND, cfg.CODEBOOK, cfg.CLAIM, cfg.PROPOSAL]
+        if kind is UnitKind.RETRIEVAL:
+            keys.append(cfg.PASSAGE)
+        else:
+            keys += [cfg.PASSAGES, cfg.VERDICT, cfg.REASONING]
+        self._keys = [_ENCODE(key) + b": " for key in keys]
+        self._predictions: dict[Any, bytes] = {}
 
-    def _predicted(self, judged: Shown) -> list[dict[str, Any]]:
-        """The task's ``predictions``: the judge's codes of this part (one per coding)."""
+    def _predicted(self, judged: Shown) -> bytes:
+        """The task's ``predictions`` entry: the judge's codes of this part (one per coding)."""
         sets = judged.code_sets
         key = (
             judged.coder,
@@ -179,29 +195,28 @@ class TaskMaker:
         found = self._predictions.get(key)
         if found is None:
             version = model_version(self.codebook, judged)
-            found = [{"model_version": version, "result": self.labels.result(judged)}]
+            predictions = [{"model_version": version, "result": self.labels.result(judged)}]
+            text = msgspec.json.format(_ENCODE(predictions), indent=2)
+            found = b',\n    "predictions": ' + text.replace(b"\n", b"\n    ")
             self._predictions[key] = found
         return found
 
-    def task(self, unit: TaskUnit, judged: Shown | None) -> dict[str, Any]:
-        """One unit's task (``unit`` of this part), with a prediction if the judge scored it."""
-        data: dict[str, Any] = {
-            cfg.UNIT_ID: unit.id,
-            cfg.UNIT_KIND: unit.kind.value,
-            cfg.CODEBOOK: self.ref,
-            cfg.CLAIM: unit.claim,
-            cfg.PROPOSAL: self.labels.proposal_text(judged),
-        }
-        if unit.kind is UnitKind.RETRIEVAL:
-            data[cfg.PASSAGE] = format_passages(unit)
-        else:
-            data[cfg.PASSAGES] = format_passages(unit)
-            data[cfg.VERDICT] = verdict_text(unit)
-            data[cfg.REASONING] = unit.reasoning or "(no reasoning trace)"
-        task: dict[str, Any] = {"data": data}
-        if judged is not None and judged.status is Status.SCORED:
-            task["predictions"] = self._predicted(judged)
-        return task
+    def task_json(self, unit: TaskUnit, judged: Shown | None) -> bytes:
+        """One unit's task (a unit of this part), with a prediction if the judge scored it.
+
+        As :func:`~failcodes.fileio.write_json_list` writes the task in a list (msgspec's
+        indented JSON, 2 more spaces a line: see :func:`~failcodes.fileio.write_json_items`);
+        its ``data`` holds strings only.
+        """
+        values = [unit.id, self.kind.value, self.ref, unit.claim]
+        values += [self.labels.proposal_text(judged), format_passages(unit)]
+        if self.kind is UnitKind.VERIFICATION:
+            values += [verdict_text(unit), unit.reasoning or "(no reasoning trace)"]
+        data = b",\n      ".join([k + _ENCODE(v) for k, v in zip(self._keys, values, strict=True)])
+        text = b'{\n    "data": {\n      ' + data + b"\n    }"
+        if predicted(judged):
+            text += self._predicted(judged)
+        return text + b"\n  }"
 
 
 class JudgeChoice:
@@ -274,4 +289,5 @@ def build_tasks(
 
     maker = TaskMaker(codebook, kind)
     judged = judged or {}
-    return [maker.task(unit, judged.get(unit.id)) for unit in units_with_words(units, kind)]
+    tasks = (maker.task_json(unit, judged.get(unit.id)) for unit in units_with_words(units, kind))
+    return [msgspec.json.decode(task) for task in tasks]
