@@ -241,3 +241,49 @@ def test_the_plan_reads_until_it_knows_and_remembers_the_file(
     closed.write_text(path.read_text())
     assert steps.judged_kinds(closed, both, judge) == (True, both)
     assert len(claims_read) == 1 + 4 + 1
+
+
+def _annotations(run: Path) -> list[dict[str, object]]:
+    """A run's annotations without what differs between two runs (time and latency)."""
+    out = []
+    for line in (run / "annotations.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        del rec["created_at"], rec["usage"]["latency_s"]
+        out.append(rec)
+    return out
+
+
+# retrieval: 24 units (test_streamed_units_are_build_units_in_order); reasoning shown only the
+# rank-1 passage, which all three systems share, with the same reasoning and verdict: the s1
+# traces of a claim are one unit, 2 in all
+@pytest.mark.parametrize(("kind", "top_k", "units"), [("retrieval", None, 24), ("reasoning", 1, 2)])
+def test_the_judge_reads_a_disagreements_files_units_one_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, top_k: int | None, units: int
+) -> None:
+    # the judge held every trace and unit of its input (1.3 GB at paper scale; issue 30):
+    # it now takes them one at a time, and judges the same units into the same annotations
+    from failcodes.commands import inputs
+    from failcodes.commands.judge import JudgeRequest
+
+    path = _write(tmp_path / "dis.jsonl")
+    unit_kind = UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION
+
+    def run(out: str) -> object:
+        request = JudgeRequest(kind=unit_kind, source=path, top_k=top_k, output=tmp_path / out)
+        return request.run().summary
+
+    with monkeypatch.context() as held:  # the path that builds every unit first
+        held.setattr(inputs, "load_unit_stream", lambda *a, **k: None)
+        built = run("built")
+
+    def no_traces(p: object) -> object:
+        raise AssertionError("the judge read the traces whole")
+
+    monkeypatch.setattr(inputs, "load_traces", no_traces)
+    streamed = run("streamed")
+    assert (built.units, built.judged) == (streamed.units, streamed.judged) == (units, units)
+    assert _annotations(tmp_path / "streamed") == _annotations(tmp_path / "built")
+    assert len(_annotations(tmp_path / "built")) == units
+    # a second invocation resumes: every unit already done, none judged again
+    again = run("streamed")
+    assert (again.units, again.already_done, again.judged) == (units, units, 0)

@@ -155,9 +155,13 @@ def _units_of(
     return out
 
 
-def _streamed(path: Path, kind: UnitKind, top_k: int | None) -> Iterator[TaskUnit]:
+def _streamed(
+    path: Path, kind: UnitKind, top_k: int | None, with_words: bool
+) -> Iterator[TaskUnit]:
     """The units through the fast path (ExactReaderNeededError when it cannot vouch)."""
-    words = _raw_verdict_words(path, top_k) if kind is UnitKind.VERIFICATION else {}
+    words = {}
+    if with_words and kind is UnitKind.VERIFICATION:
+        words = _raw_verdict_words(path, top_k)
     traces_seen = KeyHashes(batch=1 << 62)  # settled by hand, a batch of claims at a time
     units_seen = KeyHashes(batch=1 << 62)
     pending: list[Any] = []
@@ -183,17 +187,19 @@ def _streamed(path: Path, kind: UnitKind, top_k: int | None) -> Iterator[TaskUni
 
 
 def iter_disagreement_units(
-    path: str | Path, kind: UnitKind, *, top_k: int | None = None
+    path: str | Path, kind: UnitKind, *, top_k: int | None = None, words: bool = True
 ) -> Iterator[TaskUnit]:
     """The units of ``kind`` behind a disagreements file, in ``build_units``' order, streamed.
 
     The same units (ids, claims, passages, reasoning, verdicts) as ``build_units(
     disagreement_traces(read_disagreements(path)), kind, top_k=top_k)``, without provenance;
     the same one-line errors for a bad file (from the exact reader, which then holds the file).
+    ``words=False``: no verdict words (``raw_verdicts`` stay empty and the first pass that
+    finds them is not made; the judge does not show them).
     """
     source = Path(path)
     given = 0
-    fast = _streamed(source, kind, top_k)
+    fast = _streamed(source, kind, top_k, words)
     while True:
         try:
             item = next(fast)

@@ -254,6 +254,80 @@ def load_unit_sizes(
     return sizes
 
 
+class FileUnits:
+    """The distinct units of a disagreements file, counted once, then read one at a time.
+
+    A :class:`~failcodes.judge.session.CountedUnits` stream: the judge takes its units one
+    by one (:func:`~failcodes.unitstream.iter_disagreement_units`, in ``build_units``'
+    order, without provenance, which judging does not read) instead of holding every trace
+    and unit (1.3 GB at paper scale). The count and the ids come from the dry run's columns
+    (:class:`~failcodes.judge.colestimate.UnitSizes`: 8 bytes a unit).
+    """
+
+    def __init__(self, path: Path, kind: UnitKind, top_k: int | None, sizes: UnitSizes) -> None:
+        self.path, self.kind, self.top_k, self.sizes = path, kind, top_k, sizes
+
+    def __len__(self) -> int:
+        return self.sizes.units
+
+    def held(self, unit_ids: Iterable[str]) -> int:
+        """How many of ``unit_ids`` (distinct) are ids of this file's units."""
+        import itertools
+
+        import numpy as np
+
+        ids = self.sizes.ids()
+        found = 0
+        keys = (int(u, 16) for u in unit_ids if _hex64(u))
+        while batch := list(itertools.islice(keys, 1 << 16)):
+            wanted = np.array(batch, dtype=np.uint64)
+            at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
+            found += int((ids[at] == wanted).sum()) if len(ids) else 0
+        return found
+
+    def __iter__(self) -> Iterator[Any]:
+        from failcodes.columnar import construct_passages
+        from failcodes.traces import Passage
+        from failcodes.units import Unit
+        from failcodes.unitstream import iter_disagreement_units
+
+        for item in iter_disagreement_units(self.path, self.kind, top_k=self.top_k, words=False):
+            passages = item.passages
+            if not all(isinstance(p, Passage) for p in passages):  # the reader's records
+                passages = construct_passages(passages)
+            yield Unit.model_construct(
+                id=item.id,
+                kind=item.kind,
+                claim=item.claim,
+                passages=passages,
+                reasoning=item.reasoning,
+                verdict=item.verdict,
+                provenance=(),
+            )
+
+
+def _hex64(unit_id: str) -> bool:
+    """Whether ``unit_id`` is 16 hexadecimal digits (every unit id is)."""
+    return len(unit_id) == 16 and all(ch in "0123456789abcdef" for ch in unit_id)
+
+
+def load_unit_stream(path: str | Path, kind: UnitKind, *, top_k: int | None) -> FileUnits | None:
+    """``--from``'s units as a stream to judge, or None (read the traces instead).
+
+    None unless ``path`` is a disagreements JSONL file its fast reader vouches for; the
+    caller then reads it with :func:`load_traces` (the same units, or the one-line error).
+    """
+    p = Path(path)
+    if not (p.is_file() and is_disagreements_file(p)):
+        return None
+    sizes = read_unit_sizes(p, kind, top_k=top_k)
+    if sizes is None:
+        return None
+    if not sizes.traces:
+        raise InputError("the disagreements carry no claims to judge", path=p)
+    return FileUnits(p, kind, top_k, sizes)
+
+
 def check_run_outputs(run_dir: Path, cache_path: Path | None) -> None:
     """Check the run folder and the cache before anything is created or called."""
     if cache_path is not None:

@@ -404,9 +404,9 @@ class JudgeRequest(JudgeOptions, Request):
         single = _Single(self, codebook, settings, units=units, sizes=sizes, traces=traces)
         return single.run(said, note, on_progress)
 
-    def _units(self) -> tuple[list[Any], Any, list[Any]]:
+    def _units(self) -> tuple[Any, Any, list[Any]]:
         """The units (or, for a dry run the columns can price, their sizes)."""
-        from failcodes.commands.inputs import load_traces, load_unit_sizes
+        from failcodes.commands.inputs import load_traces, load_unit_sizes, load_unit_stream
         from failcodes.judge.colestimate import columnar_mode, needs_groups
         from failcodes.units import build_units
 
@@ -427,6 +427,16 @@ class JudgeRequest(JudgeOptions, Request):
             if not sizes.units:
                 raise InputError(no_units_message(self.kind, sizes.traces), path=self.source)
             return [], sizes, []
+        if not (self.dry_run or self.panel or self.scaled()):
+            # one judge, one call per unit: the units of a disagreements file are read one at
+            # a time while they are judged (grouping, batches, a cascade and a panel hold them)
+            stream = load_unit_stream(self.source, self.kind, top_k=self.top_k)
+            if stream is not None:
+                if not len(stream):
+                    raise InputError(
+                        no_units_message(self.kind, stream.sizes.traces), path=self.source
+                    )
+                return stream, stream.sizes, []
         traces = load_traces(self.source)
         units = build_units(traces, self.kind, top_k=self.top_k)
         if not units:
@@ -488,7 +498,7 @@ class _Single:
         codebook: Any,
         settings: JudgeSettings,
         *,
-        units: list[Any],
+        units: Any,
         sizes: Any,
         traces: list[Any],
     ) -> None:

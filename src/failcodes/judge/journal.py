@@ -278,6 +278,11 @@ class Journal:
         n, total = int(row[0]), int(row[1])
         return total / n if n >= min_units and n else None
 
+    def iter_ids(self) -> Iterator[str]:
+        """Ids of the units already recorded, one at a time."""
+        for (unit_id,) in self._conn.execute("SELECT unit_id FROM annotations"):
+            yield unit_id
+
     def done_ids(self) -> set[str]:
         """Ids of the units already recorded."""
         return {row[0] for row in self._conn.execute("SELECT unit_id FROM annotations")}

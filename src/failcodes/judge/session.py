@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from failcodes.errors import BudgetExceededError
 from failcodes.judge.journal import Journal
@@ -25,6 +25,30 @@ from failcodes.units import Unit
 
 ProgressCallback = Callable[[int, int], None]
 T = TypeVar("T")
+
+#: Units of a :class:`CountedUnits` stream checked against the journal at once (resuming).
+PENDING_CHUNK = 512
+
+
+@runtime_checkable
+class CountedUnits(Protocol):
+    """Distinct units read one at a time (from a file), counted before the first is given.
+
+    A session judges them without holding them: it counts them (and those its journal
+    already holds) first, for the summary and the progress, then takes them one by one.
+    """
+
+    def __len__(self) -> int:
+        """How many distinct units the stream gives."""
+        ...
+
+    def held(self, unit_ids: Iterable[str]) -> int:
+        """How many of ``unit_ids`` (distinct) are among the stream's units."""
+        ...
+
+    def __iter__(self) -> Iterator[Unit]:
+        """The units, each once, in the order a built list of them has."""
+        ...
 
 
 def unique(units: Iterable[Unit]) -> Iterator[Unit]:
@@ -58,13 +82,36 @@ class Session:
         self._budget_hit = False
         self._started = time.monotonic()
 
-    def pending(self, units: Iterable[Unit]) -> list[Unit]:
-        """The units still to judge: deduplicated, minus those already journaled."""
+    def pending(self, units: Iterable[Unit]) -> Iterable[Unit]:
+        """The units still to judge: deduplicated, minus those already journaled.
+
+        A :class:`CountedUnits` stream stays a stream: what is pending is given one unit at
+        a time, checked against the journal a chunk at a time (only when the journal held
+        some of its units when the session started).
+        """
+        if isinstance(units, CountedUnits):
+            already = units.held(self.journal.iter_ids())
+            self.count_input(len(units), already)
+            return self._undone(units) if already else iter(units)
         done = self.journal.done_ids()
         unique_units = list(unique(units))
         todo = [u for u in unique_units if u.id not in done]
         self.count_input(len(unique_units), len(unique_units) - len(todo))
         return todo
+
+    def _undone(self, units: Iterable[Unit]) -> Iterator[Unit]:
+        """``units`` without those the journal holds, asked a chunk at a time."""
+        chunk: list[Unit] = []
+        for unit in units:
+            chunk.append(unit)
+            if len(chunk) >= PENDING_CHUNK:
+                yield from self._not_journaled(chunk)
+                chunk = []
+        yield from self._not_journaled(chunk)
+
+    def _not_journaled(self, chunk: list[Unit]) -> list[Unit]:
+        done = self.journal.present([u.id for u in chunk])
+        return [u for u in chunk if u.id not in done]
 
     def count_input(self, units: int, already_done: int) -> None:
         """Count units seen (and how many were already journaled) in the summary."""
