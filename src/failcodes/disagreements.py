@@ -471,7 +471,12 @@ class GroupSelection:
         label = self.index.of(system).sentence_label(sid)
         return _selected(self.mapping, Level.SENTENCE, system, qid, sid, None, label, pred, rows, g)
 
-    def _of_groups(self) -> Iterator[Selected]:
+    def located(self) -> Iterator[tuple[int, bool, int, int, str, str, str]]:
+        """Each disagreeing group with where its claims are, in output order.
+
+        ``(group, predicted, run, first row, system, question, sentence)``; ``run`` is its
+        rows when they are consecutive from the first, else 0.
+        """
         cols, origin = self.cols, self.cols.origin
         if origin is None:
             raise ValueError("groups read without locate: their claims cannot be found")
@@ -489,20 +494,26 @@ class GroupSelection:
                 strict=True,
             )
             for g, pred, run, first, system, question, sentence in values:
-                if run:
-                    rows: range | tuple[int, ...] = range(first, first + run)
-                elif origin.scattered is not None and g in origin.scattered:
-                    rows = tuple(row for row, *_ in origin.rows_of(g))
-                else:
-                    raise ValueError("a group's claims are not located: see unlocated()")
-                yield self._build(
+                yield (
+                    g,
+                    pred,
+                    run,
+                    first,
                     cols.systems[system],
                     cols.questions[question],
                     cols.sentences[sentence],
-                    pred,
-                    rows,
-                    g,
                 )
+
+    def _of_groups(self) -> Iterator[Selected]:
+        origin = self.cols.origin
+        for g, pred, run, first, system, question, sentence in self.located():
+            if run:
+                rows: range | tuple[int, ...] = range(first, first + run)
+            elif origin is not None and origin.scattered is not None and g in origin.scattered:
+                rows = tuple(row for row, *_ in origin.rows_of(g))
+            else:
+                raise ValueError("a group's claims are not located: see unlocated()")
+            yield self._build(system, question, sentence, pred, rows, g)
 
     def _of_missing(self, miss: SentenceWithoutClaims) -> Selected:
         return self._build(miss.system, miss.question_id, miss.sentence_id, False, (), -1)

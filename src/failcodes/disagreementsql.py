@@ -162,32 +162,16 @@ class _Stream:
         self._advance()
 
     def _groups(self) -> Iterator[tuple[tuple[str, str, str, str], bool, _Where]]:
-        sel = self.selection
-        cols, origin = sel.cols, sel.cols.origin
-        if origin is None:
+        if self.selection.cols.origin is None:
             raise _DeclinedError
         starts = self.starts
-        for begin in range(0, len(sel.groups), _BLOCK):
-            block = sel.groups[begin : begin + _BLOCK]
-            values = zip(
-                sel.predicted[begin : begin + _BLOCK].tolist(),
-                origin.run[origin.at[block]].tolist(),
-                cols.first[block].tolist(),
-                cols.system[block].tolist(),
-                cols.question[block].tolist(),
-                cols.sentence[block].tolist(),
-                strict=True,
-            )
-            for pred, run, first, system, question, sentence in values:
-                if not run:
-                    raise _DeclinedError  # (scattered groups are the stream's)
-                file = bisect.bisect_right(starts, first) - 1
-                if file + 1 < len(starts) and first + run > starts[file + 1]:
-                    raise _DeclinedError
-                key = self._key(
-                    cols.systems[system], cols.questions[question], cols.sentences[sentence]
-                )
-                yield key, pred, (file, first - starts[file], run)
+        for _, pred, run, first, system, question, sentence in self.selection.located():
+            if not run:
+                raise _DeclinedError  # (scattered groups are the stream's)
+            file = bisect.bisect_right(starts, first) - 1
+            if file + 1 < len(starts) and first + run > starts[file + 1]:
+                raise _DeclinedError
+            yield self._key(system, question, sentence), pred, (file, first - starts[file], run)
 
     def _missing(self) -> Iterator[tuple[tuple[str, str, str, str], bool, _Where]]:
         for miss in self.selection.missing:
@@ -242,10 +226,6 @@ class _Stream:
 def _text(value: str | None) -> str:
     """A string (or None) as ``json.dumps(value, ensure_ascii=False)`` writes it."""
     return "null" if value is None else _json_string(value)
-
-
-#: Disagreeing groups turned into Python values at a time.
-_BLOCK = 1_024
 
 
 def _chunks(streams: Sequence[_Stream]) -> Iterator[_Chunk]:
