@@ -387,3 +387,28 @@ def test_unit_ids_that_differ_only_in_case_are_named_above_the_table(
     code, out, err = run_cli(["agree", str(table), "--stat", "percent", "--format", "json"], capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(2 / 3)
+
+
+def test_compare_says_a_system_that_never_flags_has_f1_zero_in_its_tests(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare's F1 is 2TP / (2TP + FP + FN): 0 for a system that never flags an error.
+
+    `metrics` shows that system's F1 as undefined (no predicted errors); compare printed
+    "A vs C" with an F1 difference and no word. By hand, truth 1 1 1 0 0 0, A 1 1 0 0 1 0:
+    TP 2, FP 1, FN 1, F1(A) = 4 / 6 = 2/3; C 0 0 0 0 0 0: F1 0; difference 2/3.
+    """
+    rows = ["unit_id,A,C,ref"]
+    rows += [f"u{i},{a},0,{t}" for i, (a, t) in enumerate(zip("110010", "111000", strict=True))]
+    path = tmp_path / "o.csv"
+    path.write_text("\n".join(rows) + "\n")
+    args = ["compare", str(path), "--truth", "ref", "--metrics", "f1", "--resamples", "200"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert (
+        "C never flag(s) an error: F1 counted as 0 in the F1 tests (2TP / (2TP + FP + FN)), "
+        "where metrics shows it undefined (no predicted errors)"
+    ) in out.splitlines()[0]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    f1 = next(t for t in json.loads(out)["tests"] if t["test"] == "permutation_f1")
+    assert f1["effect"] == pytest.approx(2 / 3)

@@ -149,6 +149,8 @@ class CompareRequest(Request):
                 + ("give fewer systems' traces" if self.traces else "choose them with --systems"),
                 path=sources[0] if len(sources) == 1 else None,
             )
+        if "f1" in wanted:
+            assumed = _never_flags(sets, names, assumed)
         results: list[tuple[str | None, TestResult]] = []
         for mapping_name, data, y_truth in sets:
             found = (
@@ -287,6 +289,35 @@ class CompareRequest(Request):
             else f"every one of {len(joined)} units has every outcome"
         )
         return [(None, data, y_truth)], names, "; ".join(parts)
+
+
+def _never_flags(
+    sets: list[tuple[str | None, Outcomes, Outcomes | None]], names: list[str], assumed: str | None
+) -> str | None:
+    """``assumed`` with a clause naming the systems that never flag an error on the tested units.
+
+    Their F1 is 2TP / (2TP + FP + FN) = 0 in the F1 tests, where ``metrics`` shows it
+    undefined (no predicted errors): "A vs C" printed an F1 difference of 0.839 beside a
+    metrics table whose F1 for C was '–', without a word.
+    """
+    import numpy as np
+
+    clauses = []
+    for mapping, data, y_truth in sets:
+        if y_truth is None:
+            continue
+        rows = ~np.isnan(np.column_stack([data, y_truth])).any(axis=1)
+        never = [n for i, n in enumerate(names) if not np.nansum(data[rows, i])]
+        if never:
+            under = f" under {mapping}" if mapping is not None else ""
+            clauses.append(
+                f"{', '.join(never)} never flag(s) an error{under}: F1 counted as 0 in the F1 "
+                "tests (2TP / (2TP + FP + FN)), where metrics shows it undefined (no "
+                "predicted errors)"
+            )
+    if not clauses:
+        return assumed
+    return "; ".join([*([assumed] if assumed else []), *clauses])
 
 
 #: Whole column names (lower case, ``_``-joined) that name the clinicians' reference.
