@@ -163,18 +163,13 @@ class AnnotationIndex:
     def __len__(self) -> int:
         return len(self._held) if self._held is not None else len(self._keys)
 
-    def get(self, unit_id: str) -> Annotation | None:
-        """The kept annotation of ``unit_id`` (the last in the file), if any."""
-        if self._held is not None:
-            return self._held.get(unit_id)
-        line = self._line(unit_id)
-        return None if line is None else Annotation.model_validate_json(line)
+    def get(self, unit_id: str) -> AnnotationRead | None:
+        """The kept annotation of ``unit_id`` (the last in the file), if any.
 
-    def shown(self, unit_id: str) -> AnnotationRead | None:
-        """:meth:`get`'s annotation, decoded by msgspec where it can be (for a task to show).
-
-        The line was checked when indexed: where msgspec decodes it at all (every field
-        given, none in a form pydantic converts) it gives the model's values.
+        Its line was checked when indexed and is read again: as its
+        :class:`~failcodes.annotationlines.AnnotationLine` where msgspec decodes it at all
+        (every field given, none in a form pydantic converts: the model's values, its
+        ``created_at`` as text), else as the model.
         """
         if self._held is not None:
             return self._held.get(unit_id)

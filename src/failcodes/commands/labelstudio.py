@@ -141,12 +141,10 @@ def iter_review_tasks(
         items = iter(_planned(items, plan, part))
     chosen = _judged(judged, cb, judge)
     maker = TaskMaker(cb, part)
-    # from the index, what the task shows (read fast: the index checked the line)
-    judged_of = chosen.shown if isinstance(chosen, AnnotationIndex) else chosen.get
     count = 0
     try:
         for unit in items:
-            judged_unit = judged_of(unit.id)
+            judged_unit = chosen.get(unit.id)
             yield maker.task_json(unit, judged_unit), predicted(judged_unit)
             count += 1
     finally:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from failcodes.annotationlines import AnnotationRead
     from failcodes.unitstream import TaskUnit
 
-    #: An annotation as a task shows it (:meth:`~failcodes.annotationio.AnnotationIndex.shown`).
+    #: An annotation as a task shows it (:meth:`~failcodes.annotationio.AnnotationIndex.get`).
     Shown = AnnotationRead
 
 HEURISTIC_NOTE = "heuristic baseline, not an LLM"
