@@ -195,7 +195,7 @@ def test_public_names_still_resolve_on_first_use() -> None:
 HEAVY = ("numpy", "pandas", "pyarrow", "duckdb")
 
 
-def test_help_version_and_ingest_of_labels_import_no_heavy_library(tmp_path: Path) -> None:
+def test_help_version_and_small_ingests_import_no_heavy_library(tmp_path: Path) -> None:
     # `ingest generic-labels` of a 2 MB file cost 15-21x its JSON parse, nearly all start-up:
     # numpy (~0.18 CPU-s) came with six modules that import it at module level (labels,
     # labelscope, mapping, labelio, ingest/repeats, and tracecols through them). Each now
@@ -206,13 +206,26 @@ def test_help_version_and_ingest_of_labels_import_no_heavy_library(tmp_path: Pat
         {"sentence_id": "q1:s1", "question_id": "q1", "has_error": False, "annotator": "dr-b"},
     ]
     labels.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    # a small trace file: its (system, claim_id) keys are checked in a set, not in numpy
+    traces, traces_out = tmp_path / "t.jsonl", tmp_path / "t-out.jsonl"
+    rows = [
+        {"system": "s", "claim_id": f"q1:s{i}", "claim": "X is Y.", "verdict": verdict}
+        for i, verdict in enumerate(["refuted", "supported"])
+    ]
+    traces.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     for argv in (
         ["--help"],
         ["version"],
         ["ingest", "--help"],
         ["ingest", "generic-labels", str(labels), "-o", str(out)],
+        ["ingest", "generic", str(traces), "-o", str(traces_out)],
     ):
         loaded = _imported_after(argv)
         assert not [m for m in HEAVY if m in loaded], argv
     # the labels as given, absent fields left out (the command ran, not only its import)
     assert [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()] == lines
+    written = [json.loads(x) for x in traces_out.read_text(encoding="utf-8").splitlines()]
+    assert [(t["claim_id"], t["verdict"]) for t in written] == [
+        ("q1:s0", "refuted"),
+        ("q1:s1", "supported"),
+    ]

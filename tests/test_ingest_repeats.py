@@ -40,7 +40,13 @@ def _error(paths: list[Path], options: AdapterOptions | None = None) -> str:
     return str(info.value)
 
 
-def test_key_hashes_name_the_hashes_that_repeat() -> None:
+# SMALL: the settled hashes in a set (no numpy) up to 4096 in all, in numpy from the start
+# (0), or in a set for the first batch and in numpy from the second (3)
+@pytest.mark.parametrize("small", [repeats.SMALL, 0, 3])
+def test_key_hashes_name_the_hashes_that_repeat(
+    monkeypatch: pytest.MonkeyPatch, small: int
+) -> None:
+    monkeypatch.setattr(repeats, "SMALL", small)
     keys = KeyHashes(batch=3)
     assert [keys.add(h) for h in (5, -3, 5)] == [False, False, True]  # full at the third
     assert keys.settle() == {5}  # twice in one batch
@@ -145,10 +151,15 @@ def test_an_input_that_changes_before_the_check_is_an_error(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 1000])
-def test_hashes_merged_in_place_stay_findable(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+@pytest.mark.parametrize("small", [0, 2])
+def test_hashes_merged_in_place_stay_findable(
+    monkeypatch: pytest.MonkeyPatch, chunk: int, small: int
+) -> None:
     # each batch lands between, before and after the settled hashes; a merge that left them
-    # out of order would hide a repeat from the binary search of a later batch
+    # out of order would hide a repeat from the binary search of a later batch (small=2: the
+    # first pair settled in a set, moved to numpy at the second)
     monkeypatch.setattr(repeats, "CHUNK", chunk)
+    monkeypatch.setattr(repeats, "SMALL", small)
     keys = KeyHashes(batch=2)
     for pair in ((10, 30), (20, 40), (5, 35), (-7, 50)):
         keys.add(pair[0])
