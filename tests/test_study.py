@@ -226,7 +226,7 @@ def test_plan_prints_commands(tmp_path: Path) -> None:
     lines = proc.stdout.strip().splitlines()
     assert lines[0] == (
         "failcodes ingest ragchecker bundled:ragchecker/checking_outputs.json "
-        "-o st/data/ragchecker-example.traces.jsonl "
+        "-o st/data/ragchecker-example.traces.parquet "
         "--labels-out st/data/ragchecker-example.labels.jsonl --evidence retrieved"
     )
     # the report names the study's codebook (a re-coded study is on a version not bundled)
@@ -408,7 +408,7 @@ def test_run_takes_the_study_lock(tmp_path: Path) -> None:
         proc = run_sub("run", "st", cwd=tmp_path)
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "study" in proc.stderr
-    assert not (tmp_path / "st" / "data" / "ragchecker-example.traces.jsonl").exists()
+    assert not (tmp_path / "st" / "data" / "ragchecker-example.traces.parquet").exists()
 
 
 def _imports(package: Path) -> set[tuple[str, str]]:

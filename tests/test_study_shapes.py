@@ -15,6 +15,7 @@ import pytest
 
 from failcodes.errors import InputError
 from failcodes.study import StudyLayout, load_study
+from failcodes.traceio import read_traces
 from tests.conftest import REPO
 from tests.test_cli_ingest import assert_one_line_error, run
 
@@ -68,7 +69,7 @@ def test_one_file_per_system_merges_into_one_data_set(tmp_path: Path) -> None:
     # errors c2, c3. gpt-4o refutes c2, c3: TP 2, TN 2. llama-3 supports all: FN 2, TN 2.
     # claude refutes c1 (FP) and c2 (TP), supports c3 (FN) and c4 (TN).
     assert got == {"gpt-4o": (2, 0, 0, 2), "llama-3": (0, 0, 2, 2), "claude": (1, 1, 1, 1)}
-    traces = [json.loads(x) for x in layout.traces("claims").read_text().splitlines()]
+    traces = [t.model_dump(mode="json") for t in read_traces(layout.traces("claims"))]
     assert len(traces) == 12 and {t["evidence_source"] for t in traces} == {"none"}
     assert (layout.report_dir / "index.html").is_file()
 
@@ -96,7 +97,7 @@ def test_one_table_with_a_verdict_column_per_system(tmp_path: Path) -> None:
     done = run("run", "study", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     layout = StudyLayout.of(tmp_path / "study")
-    traces = [json.loads(x) for x in layout.traces("c").read_text().splitlines()]
+    traces = [t.model_dump(mode="json") for t in read_traces(layout.traces("c"))]
     assert len(traces) == 11  # 4 rows x 3 columns, claude's empty c3 dropped
     rows_got = json.loads(layout.metrics("c").read_text())
     got = {r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows_got}

@@ -18,6 +18,7 @@ import pytest
 from failcodes.cli.main import main
 from failcodes.disagreementio import read_disagreements
 from failcodes.study import StudyLayout
+from failcodes.traceio import read_traces
 from tests.conftest import REPO, SHARED_DATA
 
 DOC = REPO / "docs" / "your-own-data.md"
@@ -194,10 +195,7 @@ def test_retrieved_passages_ragchecker(clone: Path) -> None:
 def test_answers_keyed_by_system_asserted_and_cited_after_writing(clone: Path) -> None:
     run_section("## 4.", clone)
     layout = StudyLayout.of("studies/answers")
-    traces = [
-        json.loads(line)
-        for line in layout.traces("answers").read_text(encoding="utf-8").splitlines()
-    ]
+    traces = [t.model_dump(mode="json") for t in read_traces(layout.traces("answers"))]
     # docs/tutorial/answers-by-system.jsonl by hand: sysA 2+1+2+0 claims, sysB 1+2+0+1
     assert sorted((t["system"], t["claim_id"]) for t in traces) == [
         ("sysA", "1:1"), ("sysA", "1:2"), ("sysA", "2:1"), ("sysA", "3:1"), ("sysA", "3:2"),

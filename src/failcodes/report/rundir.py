@@ -3,7 +3,7 @@
 Every path comes from :class:`failcodes.study.layout.StudyLayout` (docs/study.md); every
 part is optional, but a folder holding none of them is an error (exit 2, one line)::
 
-    data/<dataset>.traces.jsonl                 traces   -> verdict distribution (Table 5)
+    data/<dataset>.traces.parquet (or .jsonl)   traces   -> verdict distribution (Table 5)
     metrics/<dataset>.json                      metric rows -> P/R/F1 tables, recall/F1 figure
     attribution/<dataset>/per_passage.csv       attribution.per_passage_codes  -> Table 8 shape
     attribution/<dataset>/per_trace.csv         attribution.per_trace_steps    -> Table 9 shape
@@ -46,9 +46,9 @@ from failcodes.report.html import ReportMeta, report_time
 from failcodes.study.layout import (
     ATTRIBUTION_ITEMS,
     JUDGE_KINDS,
-    TRACES_SUFFIX,
     StudyLayout,
     judge_kind,
+    trace_dataset,
 )
 from failcodes.tableio import table_columns
 from failcodes.units import Unit, UnitKind
@@ -248,7 +248,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     layout = StudyLayout.of(root)
     if not layout.report_inputs():
         raise InputError(
-            "holds nothing to report on (no data/*.traces.jsonl, metrics/*.json, judge/, "
+            "holds nothing to report on (no data/*.traces.parquet, metrics/*.json, judge/, "
             "attribution/, agreement/, review/, comparisons/ or saturation/; see docs/study.md)",
             path=root,
         )
@@ -278,7 +278,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     for path in trace_files:
         # the verdict columns only (the traces' texts are not shown), same checks and errors
         frame = distributions_dataframe(verdict_distributions(read_trace_columns(path)))
-        dataset = path.name.removesuffix(TRACES_SUFFIX)
+        dataset = trace_dataset(path)
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
 

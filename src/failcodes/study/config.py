@@ -33,7 +33,7 @@ from failcodes.verdicts import Verdict
 BUNDLED_PREFIX = "bundled:"  # failcodes.bundled.PREFIX (not imported: the study file loads light)
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-#: Names become file names (data/<name>.traces.jsonl, ...): a 300-character data set name
+#: Names become file names (data/<name>.traces.parquet, ...): a 300-character data set name
 #: passed the pattern, ingested and wrote metrics, then died at "file name too long".
 _NAME_MAX = 64
 StudyName = Annotated[str, Field(pattern=_NAME, max_length=_NAME_MAX)]
@@ -162,7 +162,7 @@ class DatasetSpec(FrozenModel):
     name: StudyName = Field(description="Name used in every path.")
     description: str = ""
     ingest: Annotated[list[IngestSpec], Field(min_length=1)] = Field(
-        description="Ingest calls; a traces adapter writes data/<name>.traces.jsonl, a labels "
+        description="Ingest calls; a traces adapter writes data/<name>.traces.parquet, a labels "
         "adapter data/<name>.labels.jsonl."
     )
     pipelines: list[PipelineSpec] = Field(

@@ -5,7 +5,7 @@ step's output is the next step's input under the same name, so nothing is ever r
 
     NAME/
       failcodes.toml                        the study file (failcodes.study.config)
-      data/<dataset>.traces.jsonl           ingest      -> traces
+      data/<dataset>.traces.parquet         ingest      -> traces (the tool's own Parquet)
       data/<dataset>.labels.jsonl           ingest      -> clinical labels
       metrics/<dataset>.json                metrics     -> P/R/F1 rows (report: Tables 2-6)
       disagreements/<dataset>.jsonl         disagreements -> FN/FP (input of judge, attribute)
@@ -56,8 +56,17 @@ ATTRIBUTION_ITEMS = "attribution.jsonl"
 #: that version (re-coded or migrated); written last, so its presence marks the run complete.
 RECODE_ENTRIES = "recode.jsonl"
 
-TRACES_SUFFIX = ".traces.jsonl"
+#: A data set's validated traces: the tool's own Parquet (its footer marker lets the analysis
+#: engine read them without the strict checks). A study ingested before it wrote Parquet keeps
+#: ``.traces.jsonl``, which is still read (:meth:`StudyLayout.trace_files`).
+TRACES_SUFFIX = ".traces.parquet"
+JSONL_TRACES_SUFFIX = ".traces.jsonl"
 LABELS_SUFFIX = ".labels.jsonl"
+
+
+def trace_dataset(path: Path) -> str:
+    """The data set whose traces ``path`` holds (``data/<dataset>.traces.parquet|jsonl``)."""
+    return path.name.removesuffix(TRACES_SUFFIX).removesuffix(JSONL_TRACES_SUFFIX)
 
 
 def judge_kind(kind: str) -> str:
@@ -109,7 +118,7 @@ class StudyLayout:
         return self.root / "data"
 
     def traces(self, dataset: str) -> Path:
-        """``data/<dataset>.traces.jsonl``."""
+        """``data/<dataset>.traces.parquet``."""
         return self.data_dir / f"{dataset}{TRACES_SUFFIX}"
 
     def labels(self, dataset: str) -> Path:
@@ -117,8 +126,13 @@ class StudyLayout:
         return self.data_dir / f"{dataset}{LABELS_SUFFIX}"
 
     def trace_files(self) -> list[Path]:
-        """Every ``data/*.traces.jsonl``, sorted."""
-        return sorted(self.data_dir.glob(f"*{TRACES_SUFFIX}"))
+        """Every data set's traces (``data/*.traces.parquet``), sorted.
+
+        A data set without a Parquet file (ingested before) has its ``data/*.traces.jsonl``.
+        """
+        files = {trace_dataset(p): p for p in self.data_dir.glob(f"*{JSONL_TRACES_SUFFIX}")}
+        files |= {trace_dataset(p): p for p in self.data_dir.glob(f"*{TRACES_SUFFIX}")}
+        return sorted(files.values())
 
     # -- metrics, disagreements -----------------------------------------------------------
     @property
@@ -286,7 +300,7 @@ class StudyLayout:
     # -- discovery --------------------------------------------------------------------------
     def datasets(self) -> list[str]:
         """Every dataset the folder holds an output of (traces, metrics, judge, attribution)."""
-        names = {p.name.removesuffix(TRACES_SUFFIX) for p in self.trace_files()}
+        names = {trace_dataset(p) for p in self.trace_files()}
         names |= {p.stem for p in self.metric_files()}
         names |= set(self.judge_datasets())
         names |= set(self.attribution_datasets())
@@ -313,4 +327,5 @@ __all__ = [
     "STUDY_FILE",
     "StudyLayout",
     "judge_kind",
+    "trace_dataset",
 ]

@@ -89,8 +89,9 @@ def _verdicts(ds: Any) -> list[str]:
 def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
     """The ingest steps; several ingests into one data set write parts, then a merge.
 
-    One traces ingest writes ``data/<ds>.traces.jsonl`` (with the pipelines' evidence) and
-    one labels writer ``data/<ds>.labels.jsonl``, as before. Two or more write each its part
+    One traces ingest writes ``data/<ds>.traces.parquet`` (the tool's own Parquet, with the
+    pipelines' evidence: the analysis engine reads it without the strict checks) and one
+    labels writer ``data/<ds>.labels.jsonl``. Two or more write each its part as JSONL
     (``data/<ds>.parts/``), and a merge step reads the parts with the generic adapter (the
     trace and label formats themselves) into the data set's file: a (system, claim_id), or a
     label target, found in two parts is refused naming both files and lines; the evidence
