@@ -14,7 +14,9 @@ overhead`` row (CPU of every plan; the driver's peak RSS).
 
 Each step's floor is the CPU of parsing every file it reads with the standard library and
 keeping nothing (``json.loads`` per JSONL line, ``json.load`` of a JSON file, ``csv.reader``
-of a CSV); the ratio is the step's CPU over that floor. The report reads the whole folder:
+of a CSV; for the study's Parquet traces, pyarrow reading every column, less the CPU of
+importing pyarrow); the ratio is the step's CPU over that floor. The report reads the whole
+folder:
 its floor is the traces, labels, metrics, disagreements, judge annotations and attribution
 tables. The judge steps are shown but left out of the total ("excluding the judge itself");
 the judge's storage per unit (journal + annotations) is printed after them.
@@ -22,7 +24,17 @@ the judge's storage per unit (journal + annotations) is printed after them.
 Targets (issue 30): total under 400 CPU-s without the judge, every step's peak under 1 GB and
 at most 3x its floor; at 10x every step's peak within 1.5x of its 1x peak.
 
+``--replicate-judge STUDY`` (e.g. the kept 1x study of an earlier ``--keep`` run) measures
+every step but the judge at a larger scale without judging it (the offline judge takes hours
+at 10x): each judge step is replaced by copying STUDY's journal of the same kind, row after
+row and over again, onto this study's units, each row under the id the tool computes for the
+unit it now stands for (units streamed by ``failcodes.unitstream``, the judge's own reader),
+then exported as the judge exports a run. The codes are the copied ones, not a judgement of
+these units. Its rows are labelled ``REPLICATED`` and are not judge measurements. Disk: the
+journals and annotations of a real run of that size (about 7.8 KB a unit: ~19 GB at 10x).
+
     python bench/bench_study.py --scales 1,10 [--src /tmp/base/src] [--workdir DIR] [--json F]
+    python bench/bench_study.py --scales 10 --reuse --keep --replicate-judge DIR/scale-1/study
 """
 
 from __future__ import annotations
@@ -90,6 +102,9 @@ for name in sys.argv[1:]:
         with open(name, encoding="utf-8", newline="") as fh:
             for _ in csv.reader(fh):
                 pass
+    elif name.endswith(".parquet"):
+        import pyarrow.parquet as pq
+        pq.read_table(name)
 """
 
 
@@ -148,8 +163,87 @@ def launch(out: Path, cmd: list[str]) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def drive(study: Path, record: Path) -> None:
-    """The driver: ``failcodes run``'s loop, each step a measured child; one JSON line a step."""
+REPLICATED = "REPLICATED, not a judge measurement"
+
+
+def replicate(source_run: Path, step_json: Path) -> None:
+    """Fill a judge step's run folder from ``source_run``'s journal (see the module docstring).
+
+    Rows are copied in ``seq`` order, over again as often as needed; each takes the id of the
+    next unit of the step's input (``iter_disagreement_units``: the judge's order, its ids),
+    in its column and in its annotation. Then the run is exported (``annotations.jsonl``,
+    ``summary.json``) as ``failcodes judge`` exports it.
+    """
+    import sqlite3
+
+    from failcodes.codebook import UnitKind
+    from failcodes.judge.journal import JOURNAL_NAME, Journal
+    from failcodes.judge.run import export_run, read_summary
+    from failcodes.unitstream import iter_disagreement_units
+
+    spec = json.loads(step_json.read_text())
+    kind, source, out = UnitKind(spec["kind"]), Path(spec["source"]), Path(spec["output"])
+    top_k = spec.get("top_k")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    src = Journal(source_run)
+    meta = src.meta()
+    src.close()
+    journal = Journal(out)  # the schema, by the tool's migrations
+    journal.bind(meta)
+    journal.close()
+    source_db = f"file:{source_run / JOURNAL_NAME}?mode=ro"
+    with sqlite3.connect(source_db, uri=True) as peek:
+        table = peek.execute("PRAGMA table_info(annotations)").fetchall()
+    columns = [r[1] for r in table if r[1] != "seq"]
+    at_id, at_ann = columns.index("unit_id"), columns.index("annotation")
+    marks = ", ".join("?" * len(columns))
+    insert = f"INSERT INTO annotations ({', '.join(columns)}) VALUES ({marks})"
+    select = f"SELECT {', '.join(columns)} FROM annotations ORDER BY seq"
+
+    def source_rows() -> Any:
+        while True:  # the source's rows, over again from the first
+            src_con = sqlite3.connect(source_db, uri=True)
+            given = 0
+            for row in src_con.execute(select):
+                given += 1
+                yield row
+            src_con.close()
+            if not given:
+                raise SystemExit(f"{source_run}: no journal rows to replicate")
+
+    con = sqlite3.connect(out / JOURNAL_NAME, isolation_level=None)
+    con.execute("BEGIN")
+    rows = source_rows()
+    batch: list[list[Any]] = []
+    units = 0
+    for item in iter_disagreement_units(source, kind, top_k=top_k, words=False):
+        values = list(next(rows))
+        old, new = values[at_id], item.unit.id
+        values[at_id] = new
+        values[at_ann] = values[at_ann].replace(f'"unit_id":"{old}"', f'"unit_id":"{new}"', 1)
+        batch.append(values)
+        units += 1
+        if len(batch) >= 10_000:
+            con.executemany(insert, batch)
+            batch = []
+    con.executemany(insert, batch)
+    con.execute("COMMIT")
+    con.close()
+    summary = read_summary(source_run)
+    if summary is not None:
+        summary = summary.model_copy(update={"units": units, "judged": units, "already_done": 0})
+        summary.journal_units = units
+    export_run(out, summary)
+    print(f"{REPLICATED}: {units} units from {source_run}")
+
+
+def drive(study: Path, record: Path, replicate_from: Path | None = None) -> None:
+    """The driver: ``failcodes run``'s loop, each step a measured child; one JSON line a step.
+
+    ``replicate_from``: a judge step is :func:`replicate` from that study's run of its kind.
+    """
     import resource
 
     from failcodes.study.config import load_study
@@ -172,9 +266,28 @@ def drive(study: Path, record: Path) -> None:
         log.parent.mkdir(parents=True, exist_ok=True)
         # the command line `failcodes run --plan` prints for the step (its request)
         argv = getattr(step, "argv", None) or shlex.split(step.command())[1:]
-        cpu, wall, rss = measured([sys.executable, "-m", "failcodes", *argv], None, log)
+        cmd = [sys.executable, "-m", "failcodes", *argv]
+        name = step.name
+        if replicate_from is not None and step.name.startswith("judge "):
+            req = step.request
+            run = Path(req.output)
+            spec = log.with_suffix(".replicate.json")
+            spec.write_text(
+                json.dumps(
+                    {
+                        "kind": req.kind.value,
+                        "source": str(req.source),
+                        "output": str(run),
+                        "top_k": req.top_k,
+                    }
+                )
+            )
+            source_run = replicate_from / "judge" / run.parent.name / run.name
+            cmd = [sys.executable, __file__, "--replicate", str(source_run), "--record", str(spec)]
+            name = f"{step.name} ({REPLICATED})"
+        cpu, wall, rss = measured(cmd, None, log)
         rec = {
-            "step": step.name,
+            "step": name,
             "cpu_s": cpu,
             "wall_s": wall,
             "peak_mb": rss,
@@ -196,9 +309,12 @@ def drive(study: Path, record: Path) -> None:
 def _reads(step: str, listed: list[str], root: Path) -> list[Path]:
     """The data files a step reads (the report's folder: what it may show)."""
     if step != "report":
-        return [Path(p) for p in listed if Path(p).suffix in (".jsonl", ".json", ".csv")]
+        return [
+            Path(p) for p in listed if Path(p).suffix in (".jsonl", ".json", ".csv", ".parquet")
+        ]
     return [
         *sorted((root / "data").glob("*.jsonl")),
+        *sorted((root / "data").glob("*.parquet")),
         *sorted((root / "metrics").glob("*.json")),
         *sorted((root / "disagreements").glob("*.jsonl")),
         *sorted((root / "judge").glob("*/*/annotations.jsonl")),
@@ -257,9 +373,10 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
     record = folder / "steps.jsonl"
     record.unlink(missing_ok=True)
     started = time.perf_counter()
-    cpu, _, rss = measured(
-        [py, __file__, "--drive", str(study), "--record", str(record)], env, folder / "drive.log"
-    )
+    driver = [py, __file__, "--drive", str(study), "--record", str(record)]
+    if args.replicate_judge is not None:
+        driver += ["--replicate-judge", str(args.replicate_judge.resolve())]
+    cpu, _, rss = measured(driver, env, folder / "drive.log")
     wall = time.perf_counter() - started
     rows = [json.loads(line) for line in record.read_text().splitlines()]
     floors: dict[Path, float] = {}
@@ -270,6 +387,11 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
         for f in files:
             if f not in floors:
                 floors[f], _, _ = measured([py, "-c", FLOOR, str(f)], None, folder / "floor.log")
+                if f.suffix == ".parquet":  # the read, not the import of pyarrow
+                    imported, _, _ = measured(
+                        [py, "-c", "import pyarrow.parquet"], None, folder / "floor.log"
+                    )
+                    floors[f] = max(floors[f] - imported, 0.0)
         row["floor_s"] = sum(floors[f] for f in files)
         row["reads_mb"] = sum(f.stat().st_size for f in files) / 1e6
         row["ratio"] = row["cpu_s"] / row["floor_s"] if row["floor_s"] > 0.05 else None
@@ -324,6 +446,15 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="Reuse generated traces.")
     parser.add_argument("--keep", action="store_true", help="Keep each study folder.")
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")
+    parser.add_argument(
+        "--replicate-judge",
+        type=Path,
+        default=None,
+        metavar="STUDY",
+        help="Do not judge: copy STUDY's judge journals onto this study's units (labelled "
+        "REPLICATED; not a judge measurement).",
+    )
+    parser.add_argument("--replicate", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--generate", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--drive", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--record", type=Path, default=None, help=argparse.SUPPRESS)
@@ -335,8 +466,11 @@ def main() -> None:
     if args.generate is not None:
         generate(args.generate, float(args.scales), args.seed)
         return
+    if args.replicate is not None:
+        replicate(args.replicate, args.record)
+        return
     if args.drive is not None:
-        drive(args.drive, args.record)
+        drive(args.drive, args.record, args.replicate_judge)
         return
     args.src = args.src.resolve()
     print(f"src: {args.src}; {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}")
