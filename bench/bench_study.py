@@ -220,7 +220,7 @@ def replicate(source_run: Path, step_json: Path) -> None:
     units = 0
     for item in iter_disagreement_units(source, kind, top_k=top_k, words=False):
         values = list(next(rows))
-        old, new = values[at_id], item.unit.id
+        old, new = values[at_id], item.id
         values[at_id] = new
         values[at_ann] = values[at_ann].replace(f'"unit_id":"{old}"', f'"unit_id":"{new}"', 1)
         batch.append(values)
