@@ -437,3 +437,38 @@ def test_imports_run_one_way() -> None:
         if path.name != "layout.py":
             text = path.read_text(encoding="utf-8")
             assert '"per_passage.csv"' not in text and '"per_trace.csv"' not in text, path
+
+
+def test_a_data_sets_attribution_rule_is_the_studys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`attribution = ...` in a data set is the strategy `run` attributes it by.
+
+    The demo re-attributed scifact-dev by the codebook rule outside its study file, so
+    `failcodes run .` in the demo folder put it back to the gold-evidence rule: 67 of its 120
+    disagreements moved from `evidence` to `verification`, exit 0.
+    """
+    monkeypatch.chdir(tmp_path)
+    layout = init_study("st")
+    assert exit_code("run", "st") == 0
+    table = layout.attribution_table("ragchecker-example")
+    # the example's one disagreement (claim 0:c10, FN): auto = the codebook rule, as its
+    # passages carry no gold flag; none of its 4 passages is high on every dimension
+    assert pd.read_csv(table)[["stage", "strategy"]].values.tolist() == [
+        ["retrieval", "codebook"]
+    ]
+    text = layout.study_file.read_text(encoding="utf-8").replace(
+        'description = "RAGChecker\'s example: retrieved chunks, GPT-4 checker verdicts"',
+        'description = "RAGChecker\'s example: retrieved chunks, GPT-4 checker verdicts"\n'
+        'attribution = "gold-evidence"',
+    )
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert [s.name for s in pending_steps(plan_study(load_study("st"), layout), layout)] == [
+        "attribute ragchecker-example",
+        "report",
+    ]
+    assert exit_code("run", "st") == 0
+    # gold-evidence with no gold flag: it cannot tell
+    assert pd.read_csv(table)[["stage", "strategy"]].values.tolist() == [
+        ["undetermined", "gold-evidence"]
+    ]

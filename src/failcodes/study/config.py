@@ -168,6 +168,12 @@ class DatasetSpec(FrozenModel):
     pipelines: list[PipelineSpec] = Field(
         default_factory=list, description="Each system's pipeline ('*' for all systems)."
     )
+    attribution: Literal["auto", "gold-evidence", "codebook"] = Field(
+        default="auto",
+        description="How `attribute` assigns this data set's disagreements (its --strategy; "
+        "docs/attribution.md): auto (gold flags when the traces carry them), gold-evidence, "
+        "codebook (the judge's codes decide).",
+    )
 
     @field_validator("name")
     @classmethod

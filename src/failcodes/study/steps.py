@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from failcodes.attribution import Strategy
 from failcodes.commands.agree import AgreeRequest
 from failcodes.commands.attribute import AttributeRequest
 from failcodes.commands.base import Request
@@ -35,7 +36,7 @@ from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
 from failcodes.commands.recode import RecodeRequest
 from failcodes.commands.report import ReportRequest
 from failcodes.errors import InputError
-from failcodes.study.config import BUNDLED_PREFIX, StudyFile, resolve_path
+from failcodes.study.config import BUNDLED_PREFIX, DatasetSpec, StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
 from failcodes.study.recode import needs_recode, study_codebook
 from failcodes.units import UnitKind
@@ -415,9 +416,10 @@ def _judge_steps(
 
 
 def _review_steps(
-    study: StudyFile, layout: StudyLayout, name: str, runs: dict[str, Path]
+    study: StudyFile, layout: StudyLayout, ds: DatasetSpec, runs: dict[str, Path]
 ) -> list[Step]:
     """Attribution of the data set's disagreements, then its Label Studio task files."""
+    name = ds.name
     codebook = resolve_path(study.codebook, layout.root)
     dis = layout.disagreements(name)
     panel = study.judge.panel
@@ -426,6 +428,7 @@ def _review_steps(
         codebook=codebook,
         retrieval=runs.get("retrieval"),
         reasoning=runs.get("reasoning"),
+        strategy=Strategy(ds.attribution),
         output=layout.attribution(name),
     )
     steps = [
@@ -483,7 +486,7 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
             study, layout, ds.name, study.judge.kinds if found is None else found[1]
         )
         steps += judging
-        steps += _review_steps(study, layout, ds.name, runs)
+        steps += _review_steps(study, layout, ds, runs)
     # the study's codebook: a study on a codebook that is not bundled (a re-coded version, see
     # failcodes.study.recode) reports under it
     report = ReportRequest(run_dir=layout.root, codebook=codebook, out=layout.report_dir)
