@@ -454,9 +454,7 @@ def test_a_data_sets_attribution_rule_is_the_studys(
     table = layout.attribution_table("ragchecker-example")
     # the example's one disagreement (claim 0:c10, FN): auto = the codebook rule, as its
     # passages carry no gold flag; none of its 4 passages is high on every dimension
-    assert pd.read_csv(table)[["stage", "strategy"]].values.tolist() == [
-        ["retrieval", "codebook"]
-    ]
+    assert pd.read_csv(table)[["stage", "strategy"]].values.tolist() == [["retrieval", "codebook"]]
     text = layout.study_file.read_text(encoding="utf-8").replace(
         'description = "RAGChecker\'s example: retrieved chunks, GPT-4 checker verdicts"',
         'description = "RAGChecker\'s example: retrieved chunks, GPT-4 checker verdicts"\n'
