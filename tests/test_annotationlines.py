@@ -380,7 +380,6 @@ def test_a_journal_reads_the_same_with_vouched_rows(tmp_path: Path) -> None:
     rows = [
         _line(),  # vouched
         _line(unit_id="1" * 16, uncertain="true"),  # pydantic converts it: the model
-        _line(unit_id="2" * 16)[:-1] + ',"coder":"x"}',  # a key twice: pydantic keeps the last
         _line(unit_id="3" * 16, created_at="2026-12-01T10:00:00+01:00"),  # not the tool's form
     ]
     conn = sqlite3.connect(tmp_path / "journal.sqlite")
@@ -392,16 +391,24 @@ def test_a_journal_reads_the_same_with_vouched_rows(tmp_path: Path) -> None:
     conn.commit()
     want = list(iter_journal(tmp_path))
     got = list(iter_journal_lines(tmp_path))
-    assert [type(a).__name__ for a in got] == [
-        "AnnotationLine",
-        "Annotation",
-        "Annotation",
-        "Annotation",
-    ]
+    assert [type(a).__name__ for a in got] == ["AnnotationLine", "Annotation", "Annotation"]
     assert isinstance(got[0], AnnotationLine)
     _same(got[0], want[0])
     assert got[1:] == want[1:]
-    assert want[1].uncertain is True and want[2].coder == "x"  # as pydantic read them
+    assert want[1].uncertain is True  # as pydantic reads it
+    # a key twice: refused by both (pydantic's decoder alone kept the last 'coder')
+    twice = _line(unit_id="2" * 16)[:-1] + ',"coder":"x"}'
+    conn.execute(
+        "INSERT INTO annotations (unit_id, kind, status, annotation, created_at) "
+        "VALUES (?, 'retrieval', 'scored', ?, '')",
+        ("2" * 16, twice),
+    )
+    conn.commit()
+    for reader in (iter_journal, iter_journal_lines):
+        with pytest.raises(InputError, match="key 'coder' appears twice"):
+            list(reader(tmp_path))
+    conn.execute("DELETE FROM annotations WHERE unit_id = ?", ("2" * 16,))
+    conn.commit()
     # a row no reader takes: the same error
     conn.execute("UPDATE annotations SET annotation = json_set(annotation, '$.coder', 7)")
     conn.commit()

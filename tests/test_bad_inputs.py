@@ -3058,6 +3058,17 @@ JOURNAL_CASES: list[Case] = [
         ),
         expect=("run/journal.sqlite, field 'coder': row 1 (unit '", "missing required field"),
     ),
+    # redteam5: pydantic's JSON decoder keeps the last of two equal keys: a row edited to give
+    # 'codes' twice was attributed by its second codes, exit 0
+    Case(
+        "attribute/journal-row-key-twice",
+        ATTRIBUTE_RUN,
+        _tampered_journal(
+            "UPDATE annotations SET annotation = replace(annotation, '\"codes\":', "
+            '\'"codes":{},"codes":\') WHERE seq = 1'
+        ),
+        expect=("run/journal.sqlite", "row 1 (unit '", "codes", TAMPERED),
+    ),
 ]
 
 
