@@ -145,6 +145,11 @@ def test_peek_reads_past_a_bom(tmp_path: Path) -> None:
         # keys alone (no string count given): '"a" :' with a blank counts as a key
         (b'{"a" : 1}', None, True),
         (b'{"a" : 1, "a": 2}', None, False),
+        # a line break before a colon is JSON whitespace too (a journal row is not a line):
+        # with a backslash elsewhere, '"a"\n:' went uncounted: only '"a":' was, 1 key, and the
+        # duplicate was vouched for (redteam5); now '"a"\n:' and '"a":' are 2 keys != 1
+        (b'{"a"\n: "x\\u0041", "a": "y"}', 1, False),
+        (b'{"a"\r\n: "x\\u0041"}', 1, True),
     ],
 )
 def test_keys_vouched_counts_keys_a_fast_reader_may_drop(

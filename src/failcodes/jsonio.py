@@ -395,9 +395,11 @@ def jsonl_object(text: str, path: str | Path, line: int) -> dict[str, Any]:
     return obj
 
 
-_KEY_COLON = re.compile(rb'"[ \t]*:')
-_SPACED_KEY = re.compile(rb'"[ \t]+:')
-_ESCAPED_QUOTE_COLON = re.compile(rb'\\"[ \t]*:')
+#: JSON's whitespace between a key and its colon: blanks, and line breaks (a journal row is
+#: SQL text, not a line: '"codes"\n:' given twice slipped past a blanks-only count)
+_KEY_COLON = re.compile(rb'"[ \t\n\r]*:')
+_SPACED_KEY = re.compile(rb'"[ \t\n\r]+:')
+_ESCAPED_QUOTE_COLON = re.compile(rb'\\"[ \t\n\r]*:')
 
 
 def keys_vouched(line: bytes | str, keys: int, strings: int | None = None) -> bool:
