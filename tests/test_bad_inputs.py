@@ -839,6 +839,18 @@ SWEEP_CASES: list[Case] = [
         ("failcodes.toml:", "field 'disagreements.mapping'", "'bogus'"),
     ),
     Case(
+        "run/study-unknown-attribution-rule",
+        ("run", "{d}/study"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    'GPT-4 checker verdicts"', 'GPT-4 checker verdicts"\nattribution = "gold"'
+                )
+            }
+        ),
+        ("failcodes.toml:", "field 'datasets[0].attribution'", "'gold-evidence' or 'codebook'"),
+    ),
+    Case(
         "run/study-negative-seed",
         ("run", "{d}/study"),
         _study({"failcodes.toml": _study_file("seed = 0", "seed = -1")}),
