@@ -32,6 +32,11 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
             "file": str(result.sources[0]),
             "files": [str(s) for s in result.sources],
             "systems": result.systems,
+            # the first line of the text output: what was assumed (systems that never flag)
+            "assumed": result.assumed,
+            "never_flag": [
+                {"mapping": m, "systems": systems} for m, systems in result.never_flag.items()
+            ],
             **result.claims_note,
             "tests": result.rows(),
         }
@@ -64,7 +69,7 @@ def _table(result: CompareResult) -> Table:
             _fmt(r.p_holm),
             "-" if r.effect is None else f"{r.effect_name}={r.effect:.4g}",
             str(r.n),
-            r.undefined_reason or "",
+            r.undefined_reason or result.note(m, r) or "",
         )
     return table
 

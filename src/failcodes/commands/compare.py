@@ -8,6 +8,7 @@ Holm-adjusted, and returns them (:class:`CompareResult`); the CLI prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -65,13 +66,37 @@ class CompareResult:
     #: With traces: how sentences without claims were counted (policy, per-system counts),
     #: and the label design and question scope assumed (failcodes.labelscope).
     claims_note: dict[str, Any] = field(default_factory=dict)
-    #: With traces: what was assumed of the data, in one line (the first line printed).
+    #: What was assumed of the data, in one line (the first line printed).
     assumed: str | None = None
+    #: Per mapping (None for a FILE), the systems that never flag an error on the tested units.
+    never_flag: dict[str | None, list[str]] = field(default_factory=dict)
+
+    def note(self, mapping: str | None, result: TestResult) -> str | None:
+        """Beside an F1 test of a system that never flags an error: its F1 is 0 there."""
+        never = self.never_flag.get(mapping, [])
+        if not never or not result.test.endswith("_f1"):
+            return None
+        for a, b in combinations(self.systems, 2):
+            if result.comparison == f"{a} vs {b}":
+                named = [s for s in (a, b) if s in never]
+                return (
+                    f"{', '.join(named)} never flag(s) an error: {NEVER_FLAGS_RULE}"
+                    if named
+                    else None
+                )
+        return None
 
     def rows(self) -> list[dict[str, Any]]:
-        """One dict per test (``mapping`` first when the tests come from traces)."""
+        """One dict per test (``mapping`` first when the tests come from traces).
+
+        An F1 test of a system that never flags an error carries ``note`` (its F1 is 0 there,
+        undefined in ``metrics``); the other rows have ``note`` None.
+        """
         return [
-            ({"mapping": m} if self.with_mapping else {}) | r.model_dump() for m, r in self.results
+            ({"mapping": m} if self.with_mapping else {})
+            | r.model_dump()
+            | {"note": self.note(m, r)}
+            for m, r in self.results
         ]
 
     def lines(self) -> list[str]:
@@ -149,8 +174,19 @@ class CompareRequest(Request):
                 + ("give fewer systems' traces" if self.traces else "choose them with --systems"),
                 path=sources[0] if len(sources) == 1 else None,
             )
-        if "f1" in wanted:
-            assumed = _never_flags(sets, names, assumed)
+        never = _never_flags(sets, names) if "f1" in wanted else {}
+        if never:
+            assumed = "; ".join(
+                [
+                    *([assumed] if assumed else []),
+                    *(
+                        f"{', '.join(systems)} never flag(s) an error"
+                        + (f" under {mapping}" if mapping is not None else "")
+                        + f": {NEVER_FLAGS_RULE}"
+                        for mapping, systems in never.items()
+                    ),
+                ]
+            )
         results: list[tuple[str | None, TestResult]] = []
         for mapping_name, data, y_truth in sets:
             found = (
@@ -169,7 +205,7 @@ class CompareRequest(Request):
             )
             results.extend((mapping_name, r) for r in found)
         with_mapping = sets[0][0] is not None
-        return CompareResult(sources, names, results, with_mapping, claims_note, assumed)
+        return CompareResult(sources, names, results, with_mapping, claims_note, assumed, never)
 
     def _from_traces(
         self,
@@ -291,10 +327,17 @@ class CompareRequest(Request):
         return [(None, data, y_truth)], names, "; ".join(parts)
 
 
+#: What an F1 test means for a system that never flags an error (the first line, the notes).
+NEVER_FLAGS_RULE = (
+    "F1 counted as 0 in the F1 tests (2TP / (2TP + FP + FN)), where metrics shows it "
+    "undefined (no predicted errors)"
+)
+
+
 def _never_flags(
-    sets: list[tuple[str | None, Outcomes, Outcomes | None]], names: list[str], assumed: str | None
-) -> str | None:
-    """``assumed`` with a clause naming the systems that never flag an error on the tested units.
+    sets: list[tuple[str | None, Outcomes, Outcomes | None]], names: list[str]
+) -> dict[str | None, list[str]]:
+    """Per mapping, the systems that never flag an error on the tested units.
 
     Their F1 is 2TP / (2TP + FP + FN) = 0 in the F1 tests, where ``metrics`` shows it
     undefined (no predicted errors): "A vs C" printed an F1 difference of 0.839 beside a
@@ -302,22 +345,15 @@ def _never_flags(
     """
     import numpy as np
 
-    clauses = []
+    out: dict[str | None, list[str]] = {}
     for mapping, data, y_truth in sets:
         if y_truth is None:
             continue
         rows = ~np.isnan(np.column_stack([data, y_truth])).any(axis=1)
         never = [n for i, n in enumerate(names) if not np.nansum(data[rows, i])]
         if never:
-            under = f" under {mapping}" if mapping is not None else ""
-            clauses.append(
-                f"{', '.join(never)} never flag(s) an error{under}: F1 counted as 0 in the F1 "
-                "tests (2TP / (2TP + FP + FN)), where metrics shows it undefined (no "
-                "predicted errors)"
-            )
-    if not clauses:
-        return assumed
-    return "; ".join([*([assumed] if assumed else []), *clauses])
+            out[mapping] = never
+    return out
 
 
 #: Whole column names (lower case, ``_``-joined) that name the clinicians' reference.

@@ -1,0 +1,51 @@
+"""Data shapes the sixth outside check tried (redteam6, 2026-12-02): values by hand.
+
+Each test failed on the code before its fix (a note the text output gave and the JSON did
+not, a warning not beside the cell it concerns, a number that looked right and was wrong).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def test_compare_json_says_which_systems_never_flag_beside_their_f1_tests(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compare --format json` had no word for a system that never flags an error.
+
+    The text output's first line names it (its F1 is 2TP / (2TP + FP + FN) = 0 in the F1
+    tests, undefined in `metrics`); the JSON, which scripts and the report read, did not.
+    By hand, truth 1 1 1 0 0 0: A 1 1 0 0 1 0 (TP 2, FP 1, FN 1: F1 4/6 = 2/3), B 1 0 1 0 0 0
+    (TP 2, FP 0, FN 1: F1 4/5), C never flags (F1 0). Differences: A vs B 2/3 - 4/5 = -2/15,
+    A vs C 2/3, B vs C 4/5; the last two concern C, the first does not.
+    """
+    rows = ["unit_id,A,B,C,ref"]
+    rows += [
+        f"u{i},{a},{b},0,{t}"
+        for i, (a, b, t) in enumerate(zip("110010", "101000", "111000", strict=True))
+    ]
+    path = tmp_path / "o.csv"
+    path.write_text("\n".join(rows) + "\n")
+    args = ["compare", str(path), "--truth", "ref", "--metrics", "f1", "--resamples", "200"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    payload = json.loads(out)
+    assert "C never flag(s) an error: F1 counted as 0 in the F1 tests" in payload["assumed"]
+    assert payload["never_flag"] == [{"mapping": None, "systems": ["C"]}]
+    f1 = {t["comparison"]: t for t in payload["tests"] if t["test"] == "permutation_f1"}
+    assert f1["A vs B"]["effect"] == pytest.approx(-2 / 15)
+    assert f1["A vs C"]["effect"] == pytest.approx(2 / 3)
+    assert f1["B vs C"]["effect"] == pytest.approx(4 / 5)
+    assert f1["A vs B"]["note"] is None
+    for pair in ("A vs C", "B vs C"):
+        assert f1[pair]["note"].startswith("C never flag(s) an error: F1 counted as 0")
+    # the text table gives the same note beside those rows
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert sum("never flag" in line for line in out.splitlines()[1:]) >= 2
