@@ -49,3 +49,36 @@ def test_compare_json_says_which_systems_never_flag_beside_their_f1_tests(
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert sum("never flag" in line for line in out.splitlines()[1:]) >= 2
+
+
+def test_agree_json_carries_the_lines_printed_above_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agree --format json` dropped the lines the table output prints above the table.
+
+    A long table (item, rater, code) where rater b wrote the unit 'U1' and rater a 'u1': the
+    text output says the table was read as long, which column holds the unit ids, and names
+    the pair 'U1'/'u1' read as two units; the JSON (and the `-o` file a study's report reads)
+    gave the numbers alone. By hand, units u2 (no/no) and u3 (yes/no) are the only ones rated
+    twice: percent agreement (1 + 0) / 2 = 0.5 over 2 units.
+    """
+    table = tmp_path / "l.csv"
+    table.write_text("item,rater,code\nu1,a,yes\nU1,b,yes\nu2,a,no\nu2,b,no\nu3,a,yes\nu3,b,no\n")
+    code, text, err = run_cli(["agree", str(table), "--stat", "percent"], capsys)
+    assert code == 0, err
+    above = text.split("┏")[0]  # the lines printed above the table
+    out_file = tmp_path / "agreement.json"
+    code, out, err = run_cli(
+        ["agree", str(table), "--stat", "percent", "--format", "json", "-o", str(out_file)],
+        capsys,
+    )
+    assert code == 0, err
+    for rows in (json.loads(out), json.loads(out_file.read_text())):
+        (row,) = rows
+        assert (row["value"], row["n_units"]) == (0.5, 2)
+        notes = row["notes"]
+        assert any(n.startswith("Assumed: ") for n in notes)
+        assert any("'U1' and 'u1'" in n for n in notes)
+        assert any("long" in n for n in notes)
+        # every line above the table is in the JSON (the table wraps none of them here)
+        assert " ".join(" ".join(notes).split()) == " ".join(above.split())

@@ -341,6 +341,8 @@ class AgreeRequest(Request):
                 "'±' after an interval is the Monte Carlo error of its endpoints (another seed "
                 "moves them by about that; more --bootstrap resamples shrink it)"
             )
+        for row in rows:  # the lines printed above the table, also in JSON (and -o)
+            row["notes"] = list(notes)
         return AgreeResult(rows, group_keys, notes)
 
     def _set_separator(self, stats: list[str], matrix: Any) -> str | None:
