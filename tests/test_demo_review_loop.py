@@ -45,7 +45,6 @@ def test_review_loop_step_feeds_the_corrected_table(tmp_path: Path) -> None:
     # Figure 1 corrected: scifact-dev attributed by the codebook rule, the simulated reviewer's
     # codes give each fully reviewed item its own stage (tests/test_review_plan.py checks the
     # numbers by hand)
-    assert any("attributed again by the codebook rule" in line for line in lines)
     att = pd.read_csv(tmp_path / "report" / "tables" / "attribution_corrected.csv")
     assert {"judge-only (%)", "human-only (%)", "corrected (%)"} <= set(att.columns)
     assert set(att["stage"]) <= {"verification", "evidence"}  # evidence was given: no retriever

@@ -5,11 +5,12 @@ judged SciFact passages) -> simulated reviewer answers taken from the data's own
 report's corrected Table 8 (judge-only, human-only and PPI++ shares with CIs) and corrected
 attribution (Figure 1).
 
-SciFact's passages carry gold flags, so the study attributes its disagreements by them (the
-``gold-evidence`` strategy): no judge code enters, and review has nothing to correct. This step
-attributes them again by the codebook rule (``failcodes attribute --strategy codebook``: the
-judge's codes decide whether the evidence given with each claim was usable), the rule of
-open-ended data without gold, so the report can show the simulated reviewer correcting it.
+SciFact's passages carry gold flags, which the ``auto`` rule would attribute the disagreements
+by (no judge code enters, and review has nothing to correct). The demo's study file says
+``attribution = "codebook"`` for scifact-dev, so the study's own attribute step already uses
+the codebook rule (the judge's codes decide whether the evidence given with each claim was
+usable), the rule of open-ended data without gold, and the report can show the simulated
+reviewer correcting it.
 
 No person reviews anything here. The simulated reviewer answers the one question SciFact's
 gold answers, "is this passage relevant evidence that takes a position on the claim?", as
@@ -110,38 +111,4 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
     out.lines.append(
         "the report's Table 8 section shows the corrected shares (judge-only, human-only, PPI++)"
     )
-    _codebook_attribution(ctx, layout, out)
     return out
-
-
-def _codebook_attribution(ctx: DemoContext, layout: Any, out: StepOutput) -> None:
-    """Attribute scifact-dev again by the codebook rule, so the review can correct Figure 1."""
-    from failcodes.attribution import Strategy
-    from failcodes.commands.attribute import AttributeRequest
-    from failcodes.study.config import load_study, resolve_path
-    from failcodes.study.runner import log_path
-    from failcodes.study.steps import Step
-
-    study = load_study(layout.root)
-    runs = {
-        kind: layout.judge_current(DATASET, kind)
-        for kind in ("retrieval", "reasoning")
-        if (layout.judge_current(DATASET, kind) / "annotations.jsonl").is_file()
-    }
-    request = AttributeRequest(
-        source=layout.disagreements(DATASET),
-        codebook=resolve_path(study.codebook, layout.root),
-        retrieval=runs.get("retrieval"),
-        reasoning=runs.get("reasoning"),
-        strategy=Strategy.CODEBOOK,
-        output=layout.attribution(DATASET),
-    )
-    step = Step(f"attribute {DATASET} by the codebook rule", request)
-    ctx.execute(step, log_path(layout, step))
-    out.lines.append("$ " + step.command())
-    out.lines.append(
-        f"{DATASET} attributed again by the codebook rule (the judge's codes decide, not "
-        "SciFact's gold flags): the report's attribution section shows Figure 1 corrected by the "
-        "SIMULATED reviewer (judge-only, human-only, PPI++)"
-    )
-    out.files.append(layout.attribution_items(DATASET))
