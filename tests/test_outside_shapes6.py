@@ -82,3 +82,111 @@ def test_agree_json_carries_the_lines_printed_above_the_table(
         assert any("long" in n for n in notes)
         # every line above the table is in the JSON (the table wraps none of them here)
         assert " ".join(" ".join(notes).split()) == " ".join(above.split())
+
+
+V2_STEPS = {
+    "evidence_selection": "complete_selection",
+    "evidence_understanding": "correct_understanding",
+    "inference": "valid_inference",
+    "verbal_confidence": "calibrated",
+    "label_consistency": "consistent",
+    "grounding": "grounded",
+}
+
+
+def test_v1_reviews_of_a_v2_step_are_noted_beside_each_cell_they_enter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The v1 -> v2 warning was in the caption and on stderr, not beside the cells.
+
+    20 traces of verifier v; the judge (v2) gives inference {overreach,
+    conflict_synthesis_failure} on t0..t9 and valid_inference on t10..t19. A reviewer under v1
+    could give one code: overreach on t0..t9. Migrated, the human share of
+    conflict_synthesis_failure is 0/20 = 0.0 (judge 10/20 = 50.0): a cell a reader copies into
+    a paper without the caption. Each cell of a step that took one code under v1 (the steps
+    v2 widened: evidence_selection, grounding, inference, verbal_confidence) now says in its
+    note that its 20 reviewed units were migrated and the share may undercount; the all-correct
+    rate (every step its correct code) may overcount; a step v2 did not widen
+    (label_consistency) has no such note. The human vs judge agreement rows of inference say
+    the same.
+    """
+    from failcodes import codebook as codebooks
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.units import UnitKind
+
+    v1, v2 = codebooks.bundled(version=1), codebooks.bundled(version=2)
+    both = "overreach|conflict_synthesis_failure"
+    rows = [
+        {
+            "verifier": "v",
+            "unit_id": f"t{i}",
+            "status": "scored",
+            **V2_STEPS,
+            "inference": both if i < 10 else "valid_inference",
+            "all_correct": i >= 10,
+        }
+        for i in range(20)
+    ]
+    table = tmp_path / "attribution" / "ds" / "per_trace.csv"
+    table.parent.mkdir(parents=True)
+    import pandas as pd
+
+    pd.DataFrame(rows).to_csv(table, index=False)
+    judge = [
+        Annotation(
+            unit_id=f"t{i}",
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=v2.ref(),
+            coder="judge",
+            coder_kind=CoderKind.LLM,
+            codes={**V2_STEPS, "inference": "overreach" if i < 10 else "valid_inference"},
+            code_sets={"inference": ["overreach", "conflict_synthesis_failure"]} if i < 10 else {},
+        )
+        for i in range(20)
+    ]
+    run = tmp_path / "judge" / "ds" / "reasoning"
+    run.mkdir(parents=True)
+    (run / "annotations.jsonl").write_text("".join(a.model_dump_json() + "\n" for a in judge))
+    code, _, err = run_cli(
+        ["review", "plan", str(tmp_path), "-p", "verification", "-n", "20"], capsys
+    )
+    assert code == 0, err
+    reviews = [
+        Annotation(
+            unit_id=f"t{i}",
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=v1.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={**V2_STEPS, "inference": "overreach" if i < 10 else "valid_inference"},
+        )
+        for i in range(20)
+    ]
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews)
+    )
+    cb_file = codebooks.bundled_dir() / f"{v2.name}.v2.yaml"
+    out = tmp_path / "report"
+    code, _, err = run_cli(
+        ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)], capsys
+    )
+    assert code == 0, err
+    corrected = pd.read_csv(out / "tables" / "reasoning_steps_corrected.csv", dtype=str).fillna("")
+    notes = {(r.dimension, r.code): r.note for r in corrected.itertuples()}
+    row = corrected[corrected["code"] == "conflict_synthesis_failure"].iloc[0]
+    assert float(row["judge-only (%)"]) == 50.0
+    assert str(row["human-only (%)"]).startswith("0.0 [")
+    for dim in ("evidence_selection", "grounding", "inference", "verbal_confidence"):
+        for (d, c), note in notes.items():
+            if d == dim:
+                assert (
+                    f"20 reviewed unit(s) migrated from an earlier codebook version, where "
+                    f"{dim} took one code: a co-occurring code may be missing, so this share "
+                    "may undercount"
+                ) in note, (d, c)
+    assert all("migrated" not in n for (d, _), n in notes.items() if d == "label_consistency")
+    assert "so this rate may overcount" in notes[("all_correct", "all_correct")]
+    agreement = pd.read_csv(out / "tables" / "agreement.csv", dtype=str).fillna("")
+    inference = agreement[agreement["subject"].astype(str).str.startswith("inference")]
+    assert len(inference) > 0
+    assert all("where inference took one code" in str(w) for w in inference["warning"])

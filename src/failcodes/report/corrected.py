@@ -99,12 +99,18 @@ def corrected_rows(
     part: Part,
     *,
     confidence: float = 0.95,
+    narrow: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """One dict per cell (system x subcode, and the all-high rate) with all three estimates.
 
     Keys: ``dimension``, ``code``, ``system``, ``rows``, ``reviewed``, ``estimates``
-    (:class:`ShareEstimates` or None) and ``undefined_reason``.
+    (:class:`ShareEstimates` or None), ``undefined_reason`` and ``narrow``. ``narrow`` (the
+    argument): unit id -> the steps its review coded with one code under an earlier codebook
+    version that take several now (v1 -> v2, :mod:`failcodes.reviewversions`); a cell counts
+    its reviewed units whose review is narrow on its dimension (the all-high rate: on any), so
+    its row can say that its human and corrected shares rest on possibly incomplete sets.
     """
+    narrow = narrow or {}
     by, flag = GROUP_COLUMN[plan.part], FLAG_COLUMN[plan.part]
     scored = coded[coded["status"] == Status.SCORED.value].copy()
     sample = plan.estimation_ids()
@@ -155,6 +161,7 @@ def corrected_rows(
                     y = [float(code_id in humans[str(u)].code_set(dim_id)) for u in rev["unit_id"]]
                 strata.append(Stratum(y=y, yhat=yhat, yhat_unlabeled=yhat_u))
             estimates, reason = _estimate(strata, confidence)
+            units = set(rows.loc[cell_reviewed, "unit_id"].astype(str))
             out.append(
                 {
                     "dimension": dim_id,
@@ -165,6 +172,10 @@ def corrected_rows(
                     "uncoded": int(rows["_reviewed"].sum() - cell_reviewed.sum()),
                     "estimates": estimates,
                     "undefined_reason": reason,
+                    "narrow": sum(
+                        bool(narrow.get(u)) if target is None else dim_id in narrow.get(u, ())
+                        for u in units
+                    ),
                 }
             )
     return out
@@ -233,8 +244,25 @@ def corrected_table(
                 "counted as not reviewed"
             )
             rec["note"] = "; ".join(x for x in (left, rec["note"]) if x)
+        if r.get("narrow"):
+            rec["note"] = "; ".join(x for x in (rec["note"], _narrow_note(r)) if x)
         records.append(rec)
     return pd.DataFrame(records)
+
+
+def _narrow_note(row: Mapping[str, Any]) -> str:
+    """Beside a cell resting on reviews migrated from a version where its step took one code."""
+    if row["code"] == row["dimension"]:  # the all-high / all-correct rate
+        return (
+            f"{row['narrow']} reviewed unit(s) migrated from an earlier codebook version, "
+            "where a step took one code: a co-occurring code may be missing, so this rate "
+            "may overcount"
+        )
+    return (
+        f"{row['narrow']} reviewed unit(s) migrated from an earlier codebook version, where "
+        f"{row['dimension']} took one code: a co-occurring code may be missing, so this "
+        "share may undercount"
+    )
 
 
 # -- the attribution (Figure 1) corrected -------------------------------------------------

@@ -375,7 +375,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     humans = versions.reviews if versions is not None else []
     reopen = _reopen(layout, versions) if versions is not None else []
     if humans and cb is not None:
-        review_rows, per_code = _review_agreement(humans, judge_files, cb)
+        review_rows, per_code = _review_agreement(
+            humans, judge_files, cb, versions.widened if versions is not None else {}
+        )
         if review_rows:
             frame = pd.DataFrame(review_rows)
             agreement = frame if agreement is None else pd.concat([agreement, frame])
@@ -640,7 +642,17 @@ def _corrected(
                 f"Assumed: {narrow} review(s) of plan {plan.name!r} were migrated from an "
                 f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
             )
-        rows = corrected_rows(read_frame(source), plan, reviews, cb.part(plan.part))
+        rows = corrected_rows(
+            read_frame(source),
+            plan,
+            reviews,
+            cb.part(plan.part),
+            narrow={
+                unit: widened[(unit, plan.part, ann.coder)]
+                for unit, ann in reviews.items()
+                if (unit, plan.part, ann.coder) in widened
+            },
+        )
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
         # drawn units a reviewer answered without codes (skipped, not assessable): "not yet"
@@ -948,14 +960,24 @@ def _reopen(layout: StudyLayout, versions: ReviewVersions) -> list[ReopenUnits]:
 
 
 def _review_agreement(
-    humans: list[Annotation], judge_files: list[Path], cb: Codebook
+    humans: list[Annotation],
+    judge_files: list[Path],
+    cb: Codebook,
+    widened: Mapping[tuple[str, object, str], tuple[str, ...]],
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Human review vs judge on the units the humans coded.
 
     Rows for the agreement table (per dimension, and per code for Cohen and AC1, 95% CIs from
     1,000 unit resamples, seed 0), and ``{code: "kappa [low, high]"}`` for the codebook table
     when exactly one human and one judge are compared (otherwise the table lists each pair).
+    A row of a step that reviews migrated from an earlier version coded with one code
+    (``widened``: (unit, kind, coder) -> steps) says so in its warning: it compares possibly
+    incomplete sets.
     """
+    narrow: dict[tuple[str, str], int] = {}  # (coder, step) -> migrated reviews narrow there
+    for (_, _, coder), steps in widened.items():
+        for step in steps:
+            narrow[(coder, step)] = narrow.get((coder, step), 0) + 1
     from failcodes.coderagreement import annotation_agreement
     from failcodes.tableio import read_models_jsonl
 
@@ -983,14 +1005,25 @@ def _review_agreement(
             subject = r.dimension if r.scope == "dimension" else f"{r.dimension}: {r.code}"
             if r.sets:  # a multi-label dimension: compared on the code sets
                 subject = f"{subject} [code sets]"
-            rows.append(
-                {
-                    "source": "human review vs judge",
-                    "subject": subject,
-                    "coders": who,
-                    **r.result.model_dump(include={*AGREEMENT_COLUMNS, "n_single_rated"}),
-                }
-            )
+            row = {
+                "source": "human review vs judge",
+                "subject": subject,
+                "coders": who,
+                **r.result.model_dump(include={*AGREEMENT_COLUMNS, "n_single_rated"}),
+            }
+            migrated = sum(narrow.get((c, r.dimension or ""), 0) for c in r.coders)
+            if migrated:
+                row["warning"] = "; ".join(
+                    x
+                    for x in (
+                        row.get("warning"),
+                        f"{migrated} review(s) migrated from an earlier codebook version, "
+                        f"where {r.dimension} took one code: the sets compared may be "
+                        "incomplete",
+                    )
+                    if x
+                )
+            rows.append(row)
         if r.scope == "code" and r.result.statistic == "cohen" and r.code is not None:
             v = r.result
             text = "–" if v.value is None else f"{v.value:.2f}"
