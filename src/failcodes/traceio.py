@@ -36,7 +36,7 @@ from failcodes.tableio import (
     validate_record,
     write_in_batch,
 )
-from failcodes.tracelines import TraceLine, json_of, record_of, trace_of
+from failcodes.tracelines import TraceLine, json_of, trace_of
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -246,9 +246,7 @@ def write_traces(
     def write(b: AtomicBatch) -> None:
         if fmt is Format.PARQUET:  # the engine reads it without validating again
             vouched = _Vouched(traces)
-            stage_table(
-                b, p, Trace, vouched, TRACE_COLUMNS, footer=vouched.marker, record=record_of
-            )
+            stage_table(b, p, Trace, vouched, TRACE_COLUMNS, footer=vouched.marker)
             return
         if fmt is not Format.CSV:
             with b.stage(p).open("wb", buffering=1 << 20) as fh:

@@ -172,16 +172,6 @@ def json_of(trace: Trace | TraceLine) -> bytes:
     return msgspec.json.encode(trace)
 
 
-def record_of(trace: Trace | TraceLine) -> dict[str, Any]:
-    """A trace as a Parquet record: the model's JSON-mode dump (a line leaves out its nulls)."""
-    if isinstance(trace, Trace):
-        return trace.model_dump(mode="json")
-    import msgspec
-
-    out: dict[str, Any] = msgspec.to_builtins(trace)
-    return out
-
-
 def trace_of(trace: Trace | TraceLine) -> Trace:
     """The model of a trace (a vouched line validated into one; a model as it is)."""
     if isinstance(trace, Trace):
