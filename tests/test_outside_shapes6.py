@@ -190,3 +190,54 @@ def test_v1_reviews_of_a_v2_step_are_noted_beside_each_cell_they_enter(
     inference = agreement[agreement["subject"].astype(str).str.startswith("inference")]
     assert len(inference) > 0
     assert all("where inference took one code" in str(w) for w in inference["warning"])
+
+
+def test_a_labelled_sentence_whose_claims_list_is_empty_keeps_its_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nested answers keyed by system: a labelled sentence with no claims lost its label.
+
+    `--option rows=answers.*.sentences[].claims[]` makes a row per claim, so a sentence whose
+    claims list is empty gave no row and its label was never written: metrics did not count
+    it as a sentence without claims (the seed's rule: no error flagged, a miss where the
+    clinicians found an error), exit 0 and a note on "lists missing or empty". On 75 invented
+    sentences of 3 systems, 13 without claims (8 errors), gpt-4.1's recall read 3/8 for 3/11.
+    By hand here, system "gpt-4.1" (a dot in its name), sentences: s1 error, claim refuted
+    (TP); s2 error, no claims (FN under the rule); s3 no error, claim supported (TN):
+    recall 1/2, n 3, one without claims (it read recall 1/1 over 2).
+    """
+    record = {
+        "qid": "q1",
+        "answers": {
+            "gpt-4.1": {
+                "sentences": [
+                    {"sid": "s1", "label": "error", "claims": [{"c": "a", "v": "Refuted"}]},
+                    {"sid": "s2", "label": "error", "claims": []},
+                    {"sid": "s3", "label": "ok", "claims": [{"c": "b", "v": "Supported"}]},
+                ]
+            }
+        },
+    }
+    src = tmp_path / "answers.jsonl"
+    src.write_text(json.dumps(record) + "\n")
+    traces, labels = tmp_path / "t.parquet", tmp_path / "l.jsonl"
+    args = [
+        "ingest", "generic", str(src), "-o", str(traces), "--labels-out", str(labels),
+        "--option", "rows=answers.*.sentences[].claims[]", "--map", "answers.*=system",
+        "--map", "qid=question_id", "--map", "answers.*.sentences.sid=sentence_id",
+        "--map", "c=claim", "--map", "v=verdict", "--option", "label_scope=system",
+        "--label-rule", "answers.*.sentences.label = error -> error",
+    ]  # fmt: skip
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "1 labelled sentence(s) with an empty claims list (1 with an error)" in err
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--bootstrap", "0",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 1)
+    assert row["recall"] == pytest.approx(1 / 2)
+    assert row["n_without_claims"] == 1

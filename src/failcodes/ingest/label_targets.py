@@ -65,6 +65,19 @@ class RuleLabels:
                 field=f"{level}_id",
             )
 
+    def add_sentence(self, label: Label, path: Path, line: int) -> bool:
+        """A sentence's label that no claim row carries (its claims list is empty).
+
+        Kept where the labels are per sentence (False: they are per claim, and a sentence
+        without claims has no claim to label). Not counted in :attr:`rows` (no row of a trace).
+        """
+        if "sentence" not in self._targets or self.level != "sentence":
+            return False
+        rows = self.rows
+        self.add(label, path, line)
+        self.rows = rows
+        return True
+
     def settle(self) -> list[Label]:
         """One label per target of :attr:`level`, in the order first read.
 

@@ -25,9 +25,11 @@ key, so ``--map 'answers.*=system'`` binds it to a field.
 
 An element that is not an object (a list of claim texts) is a row with one column named by
 the list's path (``sentences.claims``). A missing or null list, or a missing key on the way to
-it, gives no rows (counted in a note); any other value where the path expects a list or an
-object is an error naming the record's line and the path. A ``.json`` file holds one record
-(an object) or a list of records; without ``rows`` a list of flat records is read as rows.
+it, gives no rows (counted in a note; a missing or empty last list's enclosing values are kept
+apart, so a labelled sentence without claims keeps its label); any other value where the
+path expects a list or an object is an error naming the record's line and the path. A
+``.json`` file holds one record (an object) or a list of records; without ``rows`` a list
+of flat records is read as rows.
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ class Exploded:
 
     rows: list[tuple[str, dict[str, Any]]]
     empty: int
+    #: the enclosing values of each missing or empty last list (a sentence without claims),
+    #: with its JSON path: a label of that sentence may be made from them
+    hollow: list[tuple[str, dict[str, Any]]]
 
 
 def _step(where: str, key: str) -> str:
@@ -110,6 +115,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
     ``<path>.*`` (``answers.*``) of every row under it.
     """
     out: list[tuple[str, dict[str, Any]]] = []
+    hollow: list[tuple[str, dict[str, Any]]] = []
     empty = 0
     names = rows.names
 
@@ -149,6 +155,8 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
         nonlocal empty
         if node is None or node == []:
             empty += 1
+            if depth == len(rows.levels) - 1:
+                hollow.append((here, dict(own)))
             return
         if not isinstance(node, list):
             raise InputError(
@@ -181,7 +189,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
             out.append((row_path, values))
 
     down(record, 0, 0, "", {}, "")
-    return Exploded(out, empty)
+    return Exploded(out, empty, hollow)
 
 
 def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -215,11 +223,14 @@ def rows_of(
     wanted_index: frozenset[str],
     empty: list[int],
     columns: set[str] | None = None,
+    hollow: list[tuple[int, str, dict[str, Any]]] | None = None,
 ) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """``(line, where, row)`` of a table or ``.json`` file, exploded along ``rows`` if given.
 
     ``line`` is where the record starts; ``where`` the row's JSON path inside the record ('' when
-    not exploded). ``empty[0]`` counts records whose lists on the path were missing or empty.
+    not exploded). ``empty[0]`` counts records whose lists on the path were missing or empty;
+    ``hollow``, if given, collects ``(line, where, values)`` of each missing or empty last list:
+    the enclosing object's values (a labelled sentence whose claims list is empty).
     ``columns``, if given, collects every column name the rows have (a null value too), so a
     caller can tell a column no row has (JSON and JSONL have no header) from an empty one.
     """
@@ -239,6 +250,12 @@ def rows_of(
         except InputError as exc:
             raise InputError(exc.reason, path=path, line=line, field=exc.field) from None
         empty[0] += exploded.empty
+        if hollow is not None:
+            for where, values in exploded.hollow:
+                kept = {k: v for k, v in values.items() if v is not None}
+                if place:
+                    kept[INDEX_MARK] = number
+                hollow.append((line, where, kept))
         for where, row in exploded.rows:
             if columns is not None:
                 columns.update(row)

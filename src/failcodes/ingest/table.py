@@ -514,6 +514,58 @@ def _row(
     return trace, label
 
 
+def _hollow_labels(
+    raw: Mapping[str, Any], spec: TableSpec, path: Path, line: int, where: str
+) -> list[Label]:
+    """The labels of a sentence whose claims list is empty (``raw``: its enclosing values).
+
+    Only where the label rule's column is a key of the object that holds the empty list (the
+    sentence's own label, not its answer's: an answer-level ``gold = wrong`` does not say a
+    sentence without claims is wrong) and a sentence id is among those values; each system's
+    with ``--verdict-column`` and per-system labels.
+    """
+    rule = spec.label_rule
+    if rule is None or spec.rows is None or raw.get(rule.column) is None:
+        return []
+    owner = spec.rows.names[-1].rpartition(".")[0]  # the path of the list's holder
+    if owner and not rule.column.startswith(owner + "."):
+        return []
+    rec: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == rule.column:
+            continue
+        mapped = spec.column_map.get(key)
+        for target in (key,) if mapped is None else mapped:
+            if target in ("sentence_id", "question_id", "sentence", "system"):
+                rec.setdefault(target, value)
+    if "sentence_id" not in rec:
+        return []
+    try:
+        for name in ("sentence_id", "question_id"):
+            problem = tableio.id_problem(rec.get(name))
+            if problem is not None:
+                raise InputError(problem, path=path, line=line, field=name)
+        _text_ids(rec, spec, path, line)
+        outcome = rule.outcome(raw.get(rule.column), path=str(path), line=line)
+    except InputError as exc:
+        raise _in_row(exc, where) from None
+    if outcome is Outcome.SKIP:
+        return []
+    rec.setdefault("question_id", rec["sentence_id"])
+    rec["has_error"] = outcome is Outcome.ERROR
+    systems: list[object] = (
+        [s for _, s in spec.verdict_columns]
+        if spec.verdict_columns
+        else [rec.pop("system", spec.system)]
+    )
+    rec.pop("system", None)
+    out = []
+    for system in systems if spec.label_scope == "system" else [None]:
+        fields = {**rec, "system": system} if system is not None else rec
+        out.append(tableio.validate_record(Label, fields, path, line))
+    return out
+
+
 def _short(value: object) -> str:
     """``repr(value)``, cut to 60 characters (a 400-digit score filled the error line)."""
     text = repr(value)
@@ -609,11 +661,15 @@ class TableStream:
             if lines and header is None and not is_document(path) and _as_is(spec):
                 yield from self._line_rows(path, tally, columns)
             else:
-                rows = rows_of(path, spec.rows, spec.index_columns, tally.empty, columns)
+                hollow: list[tuple[int, str, dict[str, Any]]] = []
+                rows = rows_of(path, spec.rows, spec.index_columns, tally.empty, columns, hollow)
                 for line, where, raw in _per_system(rows, spec):
                     row = self._kept(path, line, where, raw, tally)
                     if row is not None:
                         yield row
+                for line, where, raw in hollow:
+                    for label in _hollow_labels(raw, spec, path, line, where):
+                        tally.hollow.append((label, path, line))
             if header is None:
                 _check_consumed(path, columns, spec)
             seen_columns |= columns
@@ -727,6 +783,25 @@ class TableStream:
                 "from them"
             )
         rule = self.spec.label_rule
+        if rule is not None and tally.hollow:
+            # labelled sentences whose claims list is empty: without their labels, metrics
+            # never saw them, so an error there was no miss (recall 3/8 where it is 3/11)
+            kept = 0
+            for label, path, line in tally.hollow:
+                kept += tally.labels.add_sentence(label, path, line)
+            errors = sum(lb.has_error for lb, _, _ in tally.hollow)
+            self.notes.append(
+                f"{len(tally.hollow):,} labelled sentence(s) with an empty claims list "
+                f"({errors:,} with an error): "
+                + (
+                    "labels written, so metrics count them as sentences without claims "
+                    "(--without-claims)"
+                    if kept
+                    else "labels per claim (a claim id differs from its sentence's), so no "
+                    "label of theirs is written and they count in no metric; --option "
+                    "label_level=sentence labels sentences"
+                )
+            )
         if rule is not None:
             level = tally.labels.level
             self.labels = tally.labels.settle()
@@ -765,6 +840,8 @@ class _Tally:
     #: rows left out for want of a verdict, per system
     dropped: dict[str, int] = field(default_factory=dict)
     systems: set[str] = field(default_factory=set)
+    #: labels of the sentences whose claims list is empty (nested rows), where they were read
+    hollow: list[tuple[Label, Path, int]] = field(default_factory=list)
     #: Each system's name folded (case, spacing, Unicode form) -> (name, file, line).
     folded: dict[str, tuple[str, Path, int]] = field(default_factory=dict)
 
