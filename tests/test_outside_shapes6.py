@@ -241,3 +241,31 @@ def test_a_labelled_sentence_whose_claims_list_is_empty_keeps_its_label(
     assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 1)
     assert row["recall"] == pytest.approx(1 / 2)
     assert row["n_without_claims"] == 1
+
+
+def test_agree_leaves_a_reference_column_out_of_the_raters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `reference` column (the majority of three physicians) was read as a fourth rater.
+
+    `compare` takes a `reference` column for the truth; `agree` counted it as a rater, which
+    inflates agreement (it agrees with every rater at least as often as they agree with each
+    other): 40 invented answers gave Fleiss 0.700 for the physicians' 0.597 (statsmodels).
+    By hand, units y/y/y, n/n/n, y/y/n, n/n/y (reference y, n, y, n): per-unit agreement 1, 1,
+    1/3, 1/3, mean 2/3, p(y) = 6/12, chance 1/2, Fleiss (2/3 - 1/2) / (1/2) = 1/3. With the
+    reference as a rater: 1, 1, 1/2, 1/2, mean 3/4, chance 1/2, Fleiss 1/2.
+    """
+    table = tmp_path / "r.csv"
+    table.write_text(
+        "case_id,dr_a,dr_b,dr_c,reference\nc1,y,y,y,y\nc2,n,n,n,n\nc3,y,y,n,y\nc4,n,n,y,n\n"
+    )
+    args = ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["raters"] == ["dr_a", "dr_b", "dr_c"]
+    assert "reference" in row["left_out"]
+    assert row["value"] == pytest.approx(1 / 3)
+    code, out, err = run_cli([*args, "--raters", "dr_a,dr_b,dr_c,reference"], capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(1 / 2)
