@@ -279,3 +279,67 @@ def test_claim_unit_ids_are_unit_id(texts: tuple[str, ...], reasoning: str | Non
     digests, step = claim_unit_ids(claim, list(texts), reasoning, Verdict.SUPPORTED)
     assert digests == retrieval_unit_digests(claim, texts)
     assert step == unit_id(UnitKind.VERIFICATION, claim, texts, reasoning, Verdict.SUPPORTED)
+
+
+def test_attribute_reads_a_disagreements_file_once_and_falls_back_mid_file(workdir, capsys) -> None:
+    # issue 31: the file is read once, as it is attributed; a line only the exact reader takes
+    # (here line 2 leaves out a field that has a default) sends the rest of the file to it:
+    # the tables are the bytes of the file every line of which the fast reader takes
+    import json
+
+    from failcodes.disagreementio import write_disagreements
+    from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
+    from failcodes.metrics import Level
+    from tests.cli_helpers import run_cli
+    from tests.judge_helpers import make_traces, write_codebook
+
+    items = [
+        Disagreement(
+            id=f"d-{t.system}-{t.claim_id}",
+            kind=DisagreementKind.FN,
+            level=Level.SENTENCE,
+            system=t.system,
+            mapping="refuted",
+            error_verdicts=("refuted",),
+            question_id=t.question_id,
+            sentence_id=t.sentence_id,
+            label_has_error=True,
+            predicted_error=False,
+            claims=(
+                ClaimRecord(
+                    claim_id=t.claim_id,
+                    claim=t.claim,
+                    verdict=t.verdict,
+                    maps_to_error=False,
+                    reasoning=t.reasoning,
+                    passages=t.passages,
+                    retriever=t.retriever,
+                ),
+            ),
+        )
+        for t in make_traces(2)
+    ]
+    fast = write_disagreements(workdir / "fast.jsonl", items)
+    lines = fast.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 4
+    second = json.loads(lines[1])
+    assert second.pop("label_annotator") is None  # the model's default
+    (workdir / "mixed.jsonl").write_text(
+        "\n".join([lines[0], json.dumps(second), *lines[2:]]) + "\n", encoding="utf-8"
+    )
+    cb = write_codebook(workdir / "cb.yaml")
+    base = ["--codebook", str(cb)]
+    assert run_cli(["judge", "retrieval", "--from", str(fast), *base, "-o", "r"], capsys)[0] == 0
+    assert run_cli(["judge", "reasoning", "--from", str(fast), *base, "-o", "v"], capsys)[0] == 0
+    runs = ["--retrieval", "r", "--reasoning", "v"]
+    for name in ("fast", "mixed"):
+        argv = ["attribute", "--from", f"{name}.jsonl", *base, *runs, "-o", f"out-{name}"]
+        assert run_cli(argv, capsys)[0] == 0
+    names = sorted(p.name for p in (workdir / "out-fast").iterdir())
+    assert len(names) == 9
+    assert sorted(p.name for p in (workdir / "out-mixed").iterdir()) == names
+    for name in names:
+        assert (workdir / "out-mixed" / name).read_bytes() == (
+            workdir / "out-fast" / name
+        ).read_bytes(), name
+    assert len((workdir / "out-fast" / "attribution.jsonl").read_text().splitlines()) == 4

@@ -3084,6 +3084,74 @@ JOURNAL_CASES: list[Case] = [
 ]
 
 
+def _disagreements_then(edit: Callable[[dict[str, object]], object] | None) -> Setup:
+    """dis.jsonl: four disagreements the tool wrote (judged into run/), then the first again
+    after ``edit`` (None: no fifth line)."""
+
+    def setup(d: Path) -> None:
+        from failcodes.disagreementio import write_disagreements
+        from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
+        from failcodes.metrics import Level
+
+        items = [
+            Disagreement(
+                id=f"d-{t.system}",
+                kind=DisagreementKind.FN,
+                level=Level.SENTENCE,
+                system=t.system,
+                mapping="refuted",
+                error_verdicts=("refuted",),
+                question_id=t.question_id,
+                sentence_id=t.sentence_id,
+                label_has_error=True,
+                predicted_error=False,
+                claims=(
+                    ClaimRecord(
+                        claim_id=t.claim_id,
+                        claim=t.claim,
+                        verdict=t.verdict,
+                        maps_to_error=False,
+                        passages=t.passages,
+                        retriever=t.retriever,
+                    ),
+                ),
+            )
+            for t in make_traces(2)
+        ]
+        path = write_disagreements(d / "dis.jsonl", items)
+        argv = ["judge", "retrieval", "--from", str(path), "--judge", "offline"]
+        assert main_quiet([*argv, "-o", str(d / "run")])
+        if edit is not None:
+            first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+            edit(first)
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(first) + "\n")
+
+    return setup
+
+
+ATTRIBUTE_DIS = (
+    *("attribute", "--from", "{d}/dis.jsonl", "--retrieval", "{d}/run"),
+    *("-o", "{d}/att/deep"),
+)
+# issue 31: attribute reads a disagreements file once, attributing as it reads: an error in a
+# late line (or one only the whole file shows) comes after tables were begun, and leaves
+# nothing written, not even the -o folder (the workspace check of test_bad_input)
+STREAMED_CASES: list[Case] = [
+    Case(
+        "attribute/disagreements-bad-last-line",
+        ATTRIBUTE_DIS,
+        _disagreements_then(lambda rec: rec.update(kind="XX")),
+        expect=("dis.jsonl:5, field 'kind'", "'FN' or 'FP'"),
+    ),
+    Case(
+        "attribute/disagreements-evidence-system-not-there",
+        (*ATTRIBUTE_DIS, "--evidence", "nosuch=none"),
+        _disagreements_then(None),
+        expect=("nosuch",),
+    ),
+]
+
 KINDS_LINE = 'kinds = ["retrieval", "reasoning"]'
 
 
@@ -3952,6 +4020,7 @@ CASES = (
     + HYGIENE_CASES
     + BOUND_CASES
     + JOURNAL_CASES
+    + STREAMED_CASES
     + STUDY_SETTING_CASES
     + PANEL_CASES
     + STUDY_FOLDER_CASES

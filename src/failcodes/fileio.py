@@ -33,7 +33,7 @@ import stat
 import tempfile
 import types
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -355,16 +355,23 @@ class AtomicBatch:
 
     Use as a context manager; :meth:`stage` returns a temporary path in the destination's
     folder. On normal exit every staged file is moved onto its destination with
-    :func:`os.replace`; on an exception all temporary files are deleted and no destination is
-    touched.
+    :func:`os.replace`; on an exception all temporary files are deleted, and the folders
+    staging made (if still empty), and no destination is touched.
     """
 
     def __init__(self) -> None:
         self._staged: list[tuple[Path, Path]] = []
+        self._made: list[Path] = []
 
     def stage(self, dest: str | Path) -> Path:
         """Return a fresh temporary path that will replace ``dest`` on commit."""
+        folder = Path(dest).parent
+        missing = []
+        while not folder.exists() and folder != folder.parent:
+            missing.append(folder)
+            folder = folder.parent
         tmp = temp_path(dest)
+        self._made.extend(missing)
         self._staged.append((tmp, Path(dest)))
         return tmp
 
@@ -373,12 +380,17 @@ class AtomicBatch:
         for tmp, target in self._staged:
             _replace(tmp, target)
         self._staged.clear()
+        self._made.clear()
 
     def abort(self) -> None:
-        """Delete every staged temporary file."""
+        """Delete every staged temporary file and the folders made for them (if empty)."""
         for tmp, _ in self._staged:
             tmp.unlink(missing_ok=True)
         self._staged.clear()
+        for folder in sorted(set(self._made), key=lambda p: len(p.parts), reverse=True):
+            with suppress(OSError):  # not empty (something was put there) or gone
+                folder.rmdir()
+        self._made.clear()
 
     def __enter__(self) -> AtomicBatch:
         return self

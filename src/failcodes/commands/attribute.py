@@ -103,23 +103,26 @@ class AttributeRequest(Request):
 
         codebook = load_codebook(self.codebook)
         declared = parse_evidence_declarations(self.evidence)
-        source = ItemSource(self.source, declared, top_k=self.top_k)  # read once: its errors
+        # a traces file is read (and checked) here; a disagreements file as it is attributed
+        source = ItemSource(self.source, declared, top_k=self.top_k)
         r_codes = _codes(self.retrieval, codebook, UnitKind.RETRIEVAL)
         v_codes = _codes(self.reasoning, codebook, UnitKind.VERIFICATION)
         if self.strategy is Strategy.CODEBOOK and self.retrieval is None:
             raise InputError("the codebook strategy needs --retrieval RUN_DIR (judge retrieval)")
-        check_output_dir(self.output)  # before the codebook note: a bad -o is the only line
-        said = codebook_note(self.codebook, codebook)
-        if said:
-            note(said)
+        check_output_dir(self.output)
         r_codes.check()
         if self.reasoning is not None:
             v_codes.check()
         try:
-            with AtomicBatch() as batch:  # every file or none
+            # every file or none: an error in the disagreements (read as they are attributed)
+            # leaves nothing, not even the folder
+            with AtomicBatch() as batch:
                 count, tables = self._write(batch, source, r_codes, v_codes, codebook)
         except OSError as exc:
             raise output_error(exc, self.output) from None
+        said = codebook_note(self.codebook, codebook)  # after any error: the error is one line
+        if said:
+            note(said)
         heuristic = r_codes.heuristic() or v_codes.heuristic()
         coded_by: Counter[str] = Counter()
         for codes in (r_codes, v_codes):  # a cascade mixes coders: say who coded how many units
@@ -191,17 +194,24 @@ class AttributeRequest(Request):
             claims.clear()
 
         count = 0
-        for item, new in source:
-            done = attribute_item(item, r_codes, strategy=self.strategy, top_k=self.top_k)
-            jsonl.write((done.model_dump_json() + "\n").encode("utf-8"))
-            rows.append(attribution_row(done))
-            systems.append(sys.intern(done.system))
-            stages.append(done.stage.value)
-            claims.extend(new)
-            count += 1
-            if len(claims) >= _CLAIMS_PER_CHUNK or len(rows) >= _ROWS_PER_CHUNK:
-                flush()
-        flush(final=True)
+        try:
+            for item, new in source:
+                done = attribute_item(item, r_codes, strategy=self.strategy, top_k=self.top_k)
+                jsonl.write((done.model_dump_json() + "\n").encode("utf-8"))
+                rows.append(attribution_row(done))
+                systems.append(sys.intern(done.system))
+                stages.append(done.stage.value)
+                claims.extend(new)
+                count += 1
+                if len(claims) >= _CLAIMS_PER_CHUNK or len(rows) >= _ROWS_PER_CHUNK:
+                    flush()
+            flush(final=True)
+        except BaseException:  # the batch deletes the files: close them first
+            for sink in (items, passages, steps):
+                if sink is not None:
+                    sink.abandon()
+            jsonl.close()
+            raise
         for sink in (items, passages, steps):
             if sink is not None:
                 sink.close()
@@ -313,6 +323,10 @@ class _CsvSink:
             self.started = True
         writer.writerows(rows)
         self._lines += len(rows)
+
+    def abandon(self) -> None:
+        """Close the file unfinished (an error: the batch deletes it)."""
+        self._fh.close()
 
     def close(self) -> None:
         """Finish the file (rewriting integer chunks as floats if a value was missing)."""

@@ -7,7 +7,7 @@ or Parquet) or a traces file in any format :func:`failcodes.traceio.read_traces`
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -75,17 +75,19 @@ def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | Non
 
 
 class ItemSource:
-    """``attribute --from`` as slim records: read once to check it, then streamed.
+    """``attribute --from`` as slim records, read once.
 
-    The first read (here) raises what :func:`load_inputs` raises (the file's one-line errors,
-    no claims, an ``--evidence`` system not in the input) and keeps nothing of a
-    disagreements JSONL file the fast reader vouches for; iterating reads it again, one
-    disagreement at a time, as ``(item, new claims)``: the item's
-    :class:`~failcodes.attribution.ItemClaims` (``--evidence`` declared on its claims) and
-    the claims seen there first (:func:`~failcodes.units.disagreement_traces`' order: first
-    of each system, question, sentence, claim), each kept as ids and passage unit ids, no
-    text. Any other file (Parquet, a line only the exact reader takes, a traces file) is
-    held as the exact reader gives it.
+    A traces file (or anything the exact reader takes) is read and checked here, as
+    :func:`load_inputs` checks it, and held. A disagreements JSONL file is streamed: iterating
+    reads it one disagreement at a time as ``(item, new claims)``: the item's
+    :class:`~failcodes.attribution.ItemClaims` (``--evidence`` declared on its claims) and the
+    claims seen there first (:func:`~failcodes.units.disagreement_traces`' order: first of
+    each system, question, sentence, claim), each kept as ids and passage unit ids, no text.
+    What a first read used to check is raised at the end of the stream (no claims, an
+    ``--evidence`` system not in the input), and a line the fast reader cannot vouch for
+    sends the rest of the file to the exact reader, which reads the whole file (its one-line
+    error) and gives the records from that line on: the caller writes inside an
+    :class:`~failcodes.fileio.AtomicBatch`, so an error anywhere leaves nothing written.
     """
 
     def __init__(
@@ -101,17 +103,8 @@ class ItemSource:
             self._held = read_traces(p)
             if not self._held:
                 raise InputError("no traces found", path=p)
-            systems = {t.system for t in self._held}
-        else:
-            try:
-                systems = {d.system for d in iter_disagreement_records(p) if d.claims}
-            except ExactReaderNeededError:
-                self._held = read_disagreements(p)
-                systems = {d.system for d in self._held if d.claims}
-            if not systems:
-                raise InputError("the disagreements carry no claims to judge", path=p)
-        if declared:
-            check_declared_systems(declared, systems)
+            if declared:
+                check_declared_systems(declared, {t.system for t in self._held})
 
     def _declare(self, trace: Any) -> Any:
         source = declared_source(self.declared, trace.system) if self.declared else None
@@ -132,23 +125,33 @@ class ItemSource:
                 ids = (u.system, u.question_id, u.sentence_id, u.claim_id)
                 yield ItemClaims(item_id, *ids, None, (u,)), [u]
             return
-        if self._held is not None:
-            yield from self._slim(self._held, claim_trace)
-        else:
-            yield from self._slim(self._again(), _ClaimView.of)
+        systems: set[str] = set()
+        yield from self._slim(self._records(), systems)
+        if not systems:
+            raise InputError("the disagreements carry no claims to judge", path=self.path)
+        if self.declared:
+            check_declared_systems(self.declared, systems)
 
-    def _again(self) -> Iterator[Any]:
+    def _records(self) -> Iterator[Any]:
+        """The disagreements: the fast reader's structs, then the exact reader's models.
+
+        The exact reader takes over from the first line the fast one cannot vouch for.
+        """
+        done = 0
         try:
-            yield from iter_disagreement_records(self.path)
-        except ExactReaderNeededError:  # vouched for on the first read: it changed since
-            raise InputError(
-                "the file changed while attribute read it; run attribute again", path=self.path
-            ) from None
+            for rec in iter_disagreement_records(self.path):
+                yield rec
+                done += 1
+        except ExactReaderNeededError:
+            yield from read_disagreements(self.path)[done:]
 
     def _slim(
-        self, records: Iterable[Any], trace_of: Callable[[Any, Any], Any]
+        self, records: Iterable[Any], systems: set[str]
     ) -> Iterator[tuple[ItemClaims, list[ClaimUnits]]]:
-        """Slim records of disagreements (models or the fast reader's structs)."""
+        """Slim records of disagreements (models or the fast reader's structs).
+
+        ``systems`` gets the system of each disagreement with a claim.
+        """
         import msgspec
 
         from failcodes.attribution import ItemClaims, claim_units
@@ -157,8 +160,11 @@ class ItemSource:
         encode = msgspec.json.encode
         seen: set[bytes] = set()  # 16-byte digests of (system, question, sentence, claim)
         for d in records:
+            trace_of = claim_trace if isinstance(d, Disagreement) else _ClaimView.of
             kind = DisagreementKind(d.kind)
             causes = set(d.error_claim_ids) if kind is DisagreementKind.FP else None
+            if d.claims:
+                systems.add(d.system)
             mine = []
             new = []
             for c in d.claims:
