@@ -68,6 +68,28 @@ def test_code_index_keeps_the_last_annotation_of_a_unit_and_shares_records() -> 
     assert sum(index.coders.values()) == 6  # every annotation is counted, of every kind
 
 
+@pytest.mark.parametrize("settle", [1, 2, 3, 1000])
+def test_code_index_settles_ids_in_chunks_as_one_at_a_time(settle: int, monkeypatch) -> None:
+    # issue 31: ids are moved into the sorted arrays a chunk at a time (all content ids: one
+    # hex decode); a chunk with another id (or ids of other lengths summing to 16 each) goes
+    # one id at a time; lookups between adds see every id added so far
+    from failcodes import attribution
+
+    monkeypatch.setattr(attribution, "_SETTLE", settle)
+    low = {**HIGH, "scope": "broader_scope"}
+    a, b = "00000000000000ff", "ffffffffffffff00"
+    index = CodeIndex(CB, UnitKind.RETRIEVAL)
+    for ann in (_ann(a, low), _ann("0" * 15, dict(HIGH)), _ann("f" * 17, low)):
+        index.add(ann)  # hex digits, 48 of them: not three content ids
+    assert index.get(a) is not None and index.get(a).flag is False  # scope is low
+    for ann in (_ann("review-7", dict(HIGH)), _ann(b, dict(HIGH)), _ann(a, dict(HIGH))):
+        index.add(ann)  # a again, after a lookup: this one counts
+    assert [index.flag(u) for u in (a, b, "review-7", "0" * 15, "f" * 17)] == [True] * 4 + [False]
+    assert index.get_many([b, a, "1111111111111111"]) == [index.get(b), index.get(a), None]
+    assert len(index) == 5
+    assert index.coders == {("x", "llm"): 6}
+
+
 def test_code_index_refuses_another_codebook_on_check() -> None:
     other = make_codebook(version=9)
     ann = _ann("00000000000000ff", dict(HIGH))
@@ -243,6 +265,7 @@ def test_count_rows_equals_the_frame_counts() -> None:
         row("dense", "unscored", [None] * len(dims), None),
         row("dense", "scored", [f"{low}|{high[0]}", *high[1:]], False),
     ]
+    rows += rows[1:3] + rows[5:] * 3  # rows tallied by their keys count each time (issue 31)
     frame = rows_frame(rows, columns)
     rates: dict = {}
     errors: dict = {}
@@ -257,11 +280,13 @@ def test_count_rows_equals_the_frame_counts() -> None:
         errors=errors,
     )
     assert rates == quality_counts(frame, by="retriever", flag="all_high")
-    # bm25: 3 rows, 3 coded, 2 all-high, 1 with a not_assessable cell; dense: 3 rows, 1 coded
-    assert rates == {"bm25": [3, 3, 2, 1], "dense": [3, 1, 0, 0]}
+    # bm25: 3 rows + 2 again (low, not_assessable) = 5, all coded, all-high: the first and the
+    # not_assessable one twice = 3, with a not_assessable cell: 2; dense: 3 rows + the scored
+    # one 3 times = 6, coded: 1 + 3 = 4, none all-high
+    assert rates == {"bm25": [5, 5, 3, 2], "dense": [6, 4, 0, 0]}
     assert errors == error_counts(frame, CB, UnitKind.RETRIEVAL, by="retriever")
-    assert errors["dense"][0] == [1] and errors["dense"][1][dims[0]][low] == 1
-    assert errors["bm25"][1][dims[0]][low] == 1
+    assert errors["dense"][0] == [4] and errors["dense"][1][dims[0]][low] == 4
+    assert errors["bm25"][1][dims[0]][low] == 2
 
 
 @pytest.mark.parametrize(

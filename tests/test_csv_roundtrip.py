@@ -148,3 +148,34 @@ def test_frames_neutralised_numbers_kept() -> None:
 
     back = restore_frame(pd.read_csv(io.StringIO(text), dtype={"n": str}))
     assert back["system"].tolist() == ["=a", "b"] and back["n"].tolist() == ["-1", "@x"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "=1",
+        "a\n=1",
+        "a\n''+1",
+        "a\r=1",  # a carriage return is no line start for ``^`` (only after ``\n``)
+        "a\n\n-",
+        "'a\n'b",
+        "a=1\nb@c",
+        "a\n\t",
+        "''\n'''x",
+        "x\n'",
+        "\n",
+        "\n'@",
+    ],
+)
+def test_leads_like_a_formula_is_the_multiline_pattern(text: str) -> None:
+    # issue 31: the check looks for a newline first; it finds what ``^'*[=+\-@\t\r]`` (each
+    # line's start) finds, by hand: "=1", "a\n=1", "a\n''+1", "a\n\n-", "a\n\t", "\n'@" lead
+    import re
+
+    from failcodes.csvcells import leads_like_a_formula
+
+    multiline = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)
+    assert leads_like_a_formula(text) is (multiline.search(text) is not None)
+    leads = {"=1", "a\n=1", "a\n''+1", "a\n\n-", "a\n\t", "\n'@"}
+    assert leads_like_a_formula(text) is (text in leads)

@@ -42,10 +42,13 @@ makes them while it streams its files.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
+from itertools import repeat
+from operator import contains, itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -203,6 +206,8 @@ def unit_codes(ann: AnnotationRead, high: Mapping[str, str]) -> UnitCodes:
 
 
 _CONTENT_ID = frozenset("0123456789abcdef")
+#: Ids added to a :class:`CodeIndex` between moves into its arrays.
+_SETTLE = 65_536
 
 
 class CodeIndex:
@@ -227,8 +232,10 @@ class CodeIndex:
         self._which = array("i")
         self._other: dict[str, int] = {}
         self._sorted: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
-        #: (coder, coder kind) -> annotations seen, of every kind.
-        self.coders: Counter[tuple[str, str]] = Counter()
+        # ids added since the last :meth:`_settle`, and their records' numbers
+        self._pending: list[str] = []
+        self._pending_which = array("i")
+        self._coders: dict[tuple[str, CoderKind], int] = {}
         self._mismatch: InputError | None = None
 
     @classmethod
@@ -242,9 +249,15 @@ class CodeIndex:
         index.check()
         return index
 
+    @property
+    def coders(self) -> Counter[tuple[str, str]]:
+        """(coder, coder kind) -> annotations seen, of every kind."""
+        return Counter({(coder, kind.value): n for (coder, kind), n in self._coders.items()})
+
     def add(self, ann: AnnotationRead) -> None:
         """Keep ``ann``'s codes (if of this kind and codebook)."""
-        self.coders[(ann.coder, ann.coder_kind.value)] += 1
+        coder = (ann.coder, ann.coder_kind)
+        self._coders[coder] = self._coders.get(coder, 0) + 1
         if ann.unit_kind is not self.kind or self._mismatch is not None:
             return
         if ann.codebook.hash != self._hash:
@@ -270,13 +283,33 @@ class CodeIndex:
                 number = self._number[record] = len(self._records)
                 self._records.append(record)
             self._raw[raw] = number
-        uid = ann.unit_id
-        if len(uid) == 16 and _CONTENT_ID.issuperset(uid):
-            self._keys.append(int.from_bytes(bytes.fromhex(uid), "big", signed=True))
-            self._which.append(number)
-            self._sorted = None
-        else:
-            self._other[uid] = number
+        self._pending.append(ann.unit_id)
+        self._pending_which.append(number)
+        if len(self._pending) >= _SETTLE:
+            self._settle()
+
+    def _settle(self) -> None:
+        """Move the pending ids to the sorted keys' arrays (content ids) or the dict."""
+        uids, numbers = self._pending, self._pending_which
+        if not uids:
+            return
+        self._pending, self._pending_which = [], array("i")
+        self._sorted = None
+        joined = "".join(uids)
+        same = len(set(map(len, uids))) == 1
+        if same and len(joined) == 16 * len(uids) and _CONTENT_ID.issuperset(joined):
+            keys = array("q", bytes.fromhex(joined))  # every id a content id
+            if sys.byteorder == "little":  # each id is its 64-bit big-endian number
+                keys.byteswap()
+            self._keys.extend(keys)
+            self._which.extend(numbers)
+            return
+        for uid, number in zip(uids, numbers, strict=True):
+            if len(uid) == 16 and _CONTENT_ID.issuperset(uid):
+                self._keys.append(int.from_bytes(bytes.fromhex(uid), "big", signed=True))
+                self._which.append(number)
+            else:
+                self._other[uid] = number
 
     def check(self) -> None:
         """Raise the error of an annotation made under another codebook, if one was added."""
@@ -284,6 +317,7 @@ class CodeIndex:
             raise self._mismatch
 
     def _arrays(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        self._settle()
         if self._sorted is None:
             keys = np.array(self._keys, dtype=np.int64)
             which = np.array(self._which, dtype=np.int32)
@@ -299,6 +333,7 @@ class CodeIndex:
 
     def get(self, uid: str) -> UnitCodes | None:
         """The codes of unit ``uid`` (None: not coded)."""
+        self._settle()
         if len(uid) != 16 or not _CONTENT_ID.issuperset(uid):
             number = self._other.get(uid)
             return None if number is None else self._records[number]
@@ -841,28 +876,38 @@ def count_rows(
     rates: QualityCounts,
     errors: ErrorCounts,
 ) -> None:
-    """:func:`quality_counts` and :func:`error_counts` of a table's rows, added in place."""
+    """:func:`quality_counts` and :func:`error_counts` of a table's rows, added in place.
+
+    The rows are tallied by what the counts read (group, flag, status, the dimensions' cells
+    and whether a cell is not_assessable: a few distinct keys; ``Counter`` and ``itemgetter``
+    loop in C), then each distinct key is counted with its number of rows. The flag is
+    True, False or None (:func:`is_all_high`).
+    """
     group_at, flag_at, status_at = columns.index(by), columns.index(flag), columns.index("status")
-    dims = [(dim.id, columns.index(dim.id)) for dim in codebook.part(kind).dimensions]
+    dims = [dim.id for dim in codebook.part(kind).dimensions]
+    key_of = itemgetter(group_at, flag_at, status_at, *(columns.index(d) for d in dims))
+    rows = rows if isinstance(rows, list | tuple) else list(rows)
+    partials = map(contains, rows, repeat(NOT_ASSESSABLE))
+    tally = Counter(zip(map(key_of, rows), partials, strict=True))
     scored = Status.SCORED.value
     cells: dict[str, Counter[tuple[str, object]]] = {}  # per group: (dimension, cell) -> rows
-    for row in rows:
-        group = str(row[group_at])
+    for (key, partial), times in tally.items():
+        group = str(key[0])
         total = rates.get(group)
         if total is None:
             total = rates[group] = [0, 0, 0, 0]
-            errors.setdefault(group, ([0], {dim_id: Counter() for dim_id, _ in dims}))
-        total[0] += 1
-        value = row[flag_at]
+            errors.setdefault(group, ([0], {dim_id: Counter() for dim_id in dims}))
+        total[0] += times
+        value = key[1]
         if value is not None:
-            total[1] += 1
-            total[2] += value is True
-            total[3] += NOT_ASSESSABLE in row
-        if row[status_at] == scored:
-            errors[group][0][0] += 1
+            total[1] += times
+            total[2] += times if value is True else 0
+            total[3] += times if partial else 0
+        if key[2] == scored:
+            errors[group][0][0] += times
             seen = cells.setdefault(group, Counter())
-            for dim_id, at in dims:
-                seen[(dim_id, row[at])] += 1
+            for dim_id, cell in zip(dims, key[3:], strict=True):
+                seen[(dim_id, cell)] += times
     for group, seen in cells.items():  # each distinct cell once
         counts = errors[group][1]
         for (dim_id, cell), times in seen.items():

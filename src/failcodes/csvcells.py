@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMULA_LEADS",
-    "LEADING_LINE",
     "check_nul",
     "keep_raw",
+    "leads_like_a_formula",
     "neutralise",
     "raw_cells",
     "read_frame",
@@ -51,7 +51,10 @@ FORMULA_LEADS = "=+-@\t\r"
 #: Text to neutralise: quotes (possibly none), then a formula character.
 _LEADING = re.compile(r"'*[=+\-@\t\r]")
 #: A line that starts like :data:`_LEADING` (in a column's cells joined by newlines).
-LEADING_LINE = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)
+_LEADING_LINE = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)
+#: :data:`_LEADING_LINE` after the first line: a search for its newline first (~3x faster than
+#: a ``^`` tried at every character).
+_LATER_LINE = re.compile(r"\n'*[=+\-@\t\r]")
 #: A cell to restore: one quote or more, then a formula character.
 _NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
 #: A plain decimal number (what a spreadsheet reads as a number, not a formula).
@@ -73,6 +76,11 @@ def raw_cells(raw: bool = True) -> Iterator[None]:
 def keep_raw() -> None:
     """From now on (to the end of the enclosing :func:`raw_cells`), write text as it is."""
     _RAW.set(True)
+
+
+def leads_like_a_formula(text: str) -> bool:
+    """Whether a line of ``text`` starts like a formula (:data:`_LEADING_LINE` finds one)."""
+    return _LEADING_LINE.match(text) is not None or _LATER_LINE.search(text) is not None
 
 
 def writes_raw() -> bool:
@@ -137,7 +145,7 @@ def safe_frame(frame: pd.DataFrame, path: str | Path, *, first_line: int = 2) ->
             for row, value in enumerate(values):
                 if isinstance(value, str) and "\x00" in value:
                     check_nul([value], [str(column)], Path(path), row + first_line)
-        if _RAW.get() or LEADING_LINE.search(joined) is None:
+        if _RAW.get() or not leads_like_a_formula(joined):
             continue  # no cell to neutralise
         if out is frame:
             out = frame.copy()

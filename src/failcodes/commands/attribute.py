@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.attribution import Strategy, rows_frame
 from failcodes.commands.base import Note, Request, ignore_note, option
-from failcodes.csvcells import LEADING_LINE, safe_frame, writes_raw
+from failcodes.csvcells import leads_like_a_formula, safe_frame, writes_raw
 from failcodes.errors import InputError
 from failcodes.fileio import output_error
 from failcodes.study import layout
@@ -305,7 +305,7 @@ class _CsvSink:
 
         cells = [v for row in rows for v in row if v.__class__ is str]
         joined = "\n".join(cells)
-        if "\x00" in joined or (not writes_raw() and LEADING_LINE.search(joined) is not None):
+        if "\x00" in joined or (not writes_raw() and leads_like_a_formula(joined)):
             self.write(rows_frame(rows, columns), whole)
             return
         if whole is not None:
