@@ -4003,6 +4003,33 @@ REDTEAM4_CASES: list[Case] = [
 ]
 
 
+REDTEAM6_CASES: list[Case] = [
+    Case(
+        # duplicates=same merges a sentence labelled alike in two files; otherwise: refused
+        "ingest-generic-labels/duplicates-same-labelled-otherwise",
+        (
+            "ingest",
+            "generic-labels",
+            "{d}/a.jsonl",
+            "{d}/b.jsonl",
+            "--option",
+            "duplicates=same",
+            "-o",
+            "{d}/o.jsonl",
+        ),
+        _write(
+            {
+                "a.jsonl": '{"sentence_id": "s1", "question_id": "q1", "has_error": true}\n',
+                "b.jsonl": '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n',
+            }
+        ),
+        line="failcodes: error: {d}/b.jsonl:1, field 'sentence_id': sentence 's1' is labelled "
+        "has_error=false here, question 'q1', and has_error=true, question 'q1' at "
+        "{d}/a.jsonl:1: one target, two labels",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -4027,6 +4054,7 @@ CASES = (
     + ISSUE29B_CASES
     + REDTEAM_CASES
     + REDTEAM4_CASES
+    + REDTEAM6_CASES
 )
 
 

@@ -269,3 +269,57 @@ def test_agree_leaves_a_reference_column_out_of_the_raters(
     code, out, err = run_cli([*args, "--raters", "dr_a,dr_b,dr_c,reference"], capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(1 / 2)
+
+
+def test_a_study_of_one_file_per_system_with_shared_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One claim table per system, each row carrying the clinicians' shared sentence label.
+
+    Each traces ingest writes its labels (`labels = true`); the study's merge refused the
+    same label in the second file ("duplicate label for sentence 's1'"), so the only way on
+    was `labels = true` on one ingest, which drops the labels of sentences that system made
+    no claim for (their misses vanish). Labelled alike, one label per sentence is kept now.
+    By hand, labels s1 error, s2 error, s3 no error (s2 has claims only in B's file):
+    A: s1 refuted (TP), no claim for s2 (FN under the rule), s3 supported (TN);
+    B: s1 supported (FN), s2 refuted (TP), s3 refuted (FP). Recall 1/2 each; A's precision
+    1/1, B's 1/2.
+    """
+    from failcodes import codebook as codebooks
+
+    root = tmp_path / "st"
+    (root / "runs").mkdir(parents=True)
+    cb = "medical-fact-check.v1.yaml"
+    (root / cb).write_bytes((codebooks.bundled_dir() / cb).read_bytes())
+    head = "question,sentence_id,claim,verdict,expert\n"
+    (root / "runs" / "a.csv").write_text(head + "q1,s1,x,refuted,wrong\nq1,s3,z,supported,right\n")
+    (root / "runs" / "b.csv").write_text(
+        head + "q1,s1,x,supported,wrong\nq1,s2,y,refuted,wrong\nq1,s3,z,refuted,right\n"
+    )
+    ingest = """
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["runs/{name}.csv"]
+labels = true
+system = "{name}"
+map = ["question=question_id"]
+label_rule = "expert = wrong -> error"
+"""
+    (root / "failcodes.toml").write_text(
+        'name = "per-system-files"\ncodebook = "medical-fact-check.v1.yaml"\n'
+        + '\n[[datasets]]\nname = "ds"\n'
+        + ingest.format(name="a")
+        + ingest.format(name="b")
+        + '\n[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n'
+        + "\n[metrics]\nbootstrap = 0\n\n[judge]\nkinds = []\n"
+    )
+    code, _, err = run_cli(["run", str(root)], capsys)
+    assert code == 0, err
+    rows = {r["system"]: r for r in json.loads((root / "metrics" / "ds.json").read_text())}
+    assert [(rows[s]["tp"], rows[s]["fp"], rows[s]["fn"], rows[s]["tn"]) for s in "ab"] == [
+        (1, 0, 1, 1),
+        (1, 1, 1, 0),
+    ]
+    assert rows["a"]["n_without_claims"] == 1
+    assert rows["a"]["precision"] == pytest.approx(1.0)
+    assert rows["b"]["precision"] == pytest.approx(1 / 2)

@@ -63,7 +63,7 @@ OPTIONS: tuple[str, ...] = (
     "below_threshold",
     "no_verdict",
 )
-LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties")
+LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties", "duplicates")
 
 
 def _table_spec(options: AdapterOptions) -> TableSpec:
@@ -187,13 +187,24 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     ties = options.option("ties", [t.value for t in Ties], Ties.REFUSE.value)
     if "ties" in options.extra and rule != Rule.MAJORITY:
         raise ConfigError("--option ties=... says what a majority tie is: give consensus=majority")
+    # duplicates=same: a target labelled again alike (the shared labels each per-system file
+    # carries, merged by a study) is one label; labelled otherwise it is refused
+    same = options.option("duplicates", ["refuse", "same"], "refuse") == "same"
     labels: list[Label] = []
     seen: labelio.LabelsSeen = {}
+    first: dict[tuple[str | None, ...], tuple[Label, Path, int]] = {}
+    repeated = 0
     # ``label_annotator`` etc. name label fields in a traces table; here the row is the label
     renames = {k: LABEL_TARGETS.get(v, v) for k, v in options.renames().items()}
     plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
     scope = _OneScope()
-    if spec.label_rule is None and spec.sentence_ids == "global" and plain and not rule:
+    if (
+        spec.label_rule is None
+        and spec.sentence_ids == "global"
+        and plain
+        and not rule
+        and not same
+    ):
         for path in paths:
             read = labelio.read_labels(path, column_map=renames, seen=seen)
             if read:
@@ -213,6 +224,8 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
                 skipped += 1
             elif rule:
                 votes.append((label, path, line))
+            elif same and _same_again(first, label, path, line):
+                repeated += 1
             else:
                 labelio.label_once(seen, label, path, line)
                 labels.append(label)
@@ -232,6 +245,11 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             path=", ".join(str(p) for p in paths),
         )
     notes = [f"{skipped:,} row(s) skipped by the label rule"] if skipped else []
+    if repeated:
+        notes.append(
+            f"{repeated:,} label(s) repeated alike in another file or row (--option "
+            "duplicates=same): each target kept once"
+        )
     absent = spec.label_rule.unmatched() if spec.label_rule is not None else None
     if absent is not None:
         notes.append(absent)
@@ -239,6 +257,36 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
         labels, summary = combine(votes, Rule(rule), Ties(ties))
         notes.append(summary.note())
     return IngestResult(labels=labels, notes=notes)
+
+
+def _same_again(
+    first: dict[tuple[str | None, ...], tuple[Label, Path, int]],
+    label: Label,
+    path: Path,
+    line: int,
+) -> bool:
+    """Whether ``label``'s target was labelled before, alike; labelled otherwise is an error.
+
+    The target is :func:`failcodes.labelio.target_once`'s (claim or sentence, annotator,
+    system); alike means the same ``has_error`` and question.
+    """
+    kind, key = ("claim", label.claim_id) if label.claim_id else ("sentence", label.sentence_id)
+    target = (kind, key, label.annotator, label.system)
+    if target not in first:
+        first[target] = (label, path, line)
+        return False
+    was, was_path, was_line = first[target]
+    if (was.has_error, was.question_id) == (label.has_error, label.question_id):
+        return True
+    where = f"line {was_line}" if was_path == path else f"{was_path}:{was_line}"
+    raise InputError(
+        f"{kind} {key!r} is labelled has_error={str(label.has_error).lower()} here, question "
+        f"{label.question_id!r}, and has_error={str(was.has_error).lower()}, question "
+        f"{was.question_id!r} at {where}: one target, two labels",
+        path=path,
+        line=line,
+        field=f"{kind}_id",
+    )
 
 
 class _OneScope:

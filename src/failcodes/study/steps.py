@@ -195,8 +195,13 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
                 )
             )
         if merged_labels:
+            # one file per system, each with the shared labels of its sentences: a sentence
+            # labelled alike in several parts is one label (labelled otherwise: refused)
             request = IngestRequest(
-                adapter="generic-labels", paths=label_parts, out=layout.labels(ds.name)
+                adapter="generic-labels",
+                paths=label_parts,
+                out=layout.labels(ds.name),
+                option=["duplicates=same"],
             )
             steps.append(
                 Step(
