@@ -323,3 +323,43 @@ label_rule = "expert = wrong -> error"
     assert rows["a"]["n_without_claims"] == 1
     assert rows["a"]["precision"] == pytest.approx(1.0)
     assert rows["b"]["precision"] == pytest.approx(1 / 2)
+
+
+def test_a_column_hidden_in_excel_is_not_read_as_a_rater(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rater column hidden in Excel (a draft) was read as a third rater, exit 0.
+
+    Two raters, r1 and r2, rate 6 cases; a hidden column D holds a discarded draft. Read as
+    it was, Fleiss over r1, r2 and the draft; the person who made the sheet sees two raters.
+    It is refused now, naming the column; with the column deleted, by hand: r1 and r2 agree
+    on 5 of 6 (y/y, n/n, y/n, n/n, y/y, n/n): percent 5/6; Cohen: p(y) r1 3/6, r2 2/6,
+    chance 3/6 * 2/6 + 3/6 * 4/6 = 1/2, kappa (5/6 - 1/2) / (1/2) = 2/3.
+    """
+    import openpyxl  # type: ignore[import-untyped]
+
+    rows = [("y", "y", "n"), ("n", "n", "y"), ("y", "n", "n"), ("n", "n", "y"),
+            ("y", "y", "n"), ("n", "n", "n")]  # fmt: skip
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["case", "r1", "r2", "r3_draft"])
+    for i, row in enumerate(rows):
+        sheet.append([f"c{i}", *row])
+    sheet.column_dimensions["D"].hidden = True
+    path = tmp_path / "r.xlsx"
+    book.save(path)
+    code, _, err = run_cli(["agree", str(path), "--stat", "cohen"], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {path}:1, field 'D': column D is hidden in Excel and holds values "
+        "(first at D1), and failcodes reads every column: unhide it (it will be read), or "
+        "delete it"
+    ]
+    sheet.delete_cols(4)
+    book.save(path)
+    args = ["agree", str(path), "--stat", "percent", "--stat", "cohen", "--bootstrap", "0"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    got = {r["statistic"]: r["value"] for r in json.loads(out)}
+    assert got["percent"] == pytest.approx(5 / 6)
+    assert got["cohen"] == pytest.approx(2 / 3)

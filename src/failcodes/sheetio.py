@@ -185,6 +185,18 @@ def check_workbook(path: Path) -> SheetScan:
             "first place, or delete the hidden sheet",
             path=path,
         )
+    if scan.hidden_cell is not None:
+        # a column hidden in Excel (a draft rater, an old verdict) was read like any other:
+        # a hidden rater column entered every coefficient (Fleiss over 3 raters for 2)
+        column = scan.hidden_cell.rstrip("0123456789")
+        raise InputError(
+            f"column {column} is hidden in Excel and holds values (first at "
+            f"{scan.hidden_cell}), and failcodes reads every column: unhide it (it will be "
+            "read), or delete it",
+            path=path,
+            line=1,
+            field=column,
+        )
     return scan
 
 
@@ -334,6 +346,8 @@ class SheetScan:
     uncached: str | None = None
     #: the first sheet's name when Excel hides it (state hidden or veryHidden), else None
     hidden: str | None = None
+    #: the first cell holding a value in a column Excel hides (``D2``), else None
+    hidden_cell: str | None = None
 
 
 class _CellScan:
@@ -347,9 +361,14 @@ class _CellScan:
         self.formula = False
         self.value = False
         self.in_value = False
+        #: (first, last) 1-based columns the sheet hides (``<col hidden="1">``)
+        self.hidden_columns: list[tuple[int, int]] = []
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
-        if tag == "row":
+        if tag == "col" and attrs.get("hidden") in ("1", "true"):
+            first = _int(attrs.get("min"), 0)
+            self.hidden_columns.append((first, _int(attrs.get("max"), first)))
+        elif tag == "row":
             self.row = _int(attrs.get("r"), self.row + 1)
             self.col = 0
         elif tag == "c":
@@ -375,6 +394,13 @@ class _CellScan:
             self.in_value = False
         elif tag == "c" and self.formula and not self.value and self.scan.uncached is None:
             self.scan.uncached = self.cell
+        elif (
+            tag == "c"
+            and (self.value or self.formula)
+            and self.scan.hidden_cell is None
+            and any(a <= self.col <= b for a, b in self.hidden_columns)
+        ):
+            self.scan.hidden_cell = self.cell
 
 
 def _int(text: str | None, default: int) -> int:
