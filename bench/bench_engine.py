@@ -7,9 +7,12 @@ tool's footer marker: the engine reads it as it is), and a Parquet file plain py
 (foreign: the strict readers check it first). Each step is its own child process, measured
 from outside (``wait4``): CPU seconds (user + system, all threads), wall seconds, peak RSS.
 
-Pairs (the tool against ``bench/duckdb_metrics.py`` / ``bench/duckdb_disagreements.py``,
-which import nothing from failcodes):
+Pairs (the tool against ``bench/duckdb_ingest.py`` / ``bench/duckdb_metrics.py`` /
+``bench/duckdb_disagreements.py``, which import nothing from failcodes):
 
+- ``ingest generic`` of the JSONL to Parquet, every strict check applied, against DuckDB
+  reading the JSONL with the trace columns declared and writing them (no check at all): the
+  two files must hold the same rows (DuckDB ``EXCEPT ALL`` both ways);
 - ``metrics -m refuted -m non_supported --bootstrap 2000``: counts and point estimates must be
   equal, interval endpoints equal to 1e-12 (the bootstrap's sums in another order);
 - ``disagreements`` of the same mappings, written as JSONL: the count of disagreements per
@@ -28,7 +31,7 @@ machine's JSONL (100x of the JSONL would be 67 GB). Disagreements are left out a
 output alone would be N x 496 MB).
 
     python bench/bench_engine.py [--scale 1] [--workdir DIR --reuse] [--times 10,100]
-        [--json out.json]
+        [--json out.json] [--pairs ingest,metrics,disagreements]
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 MAPS = ["-m", "refuted", "-m", "non_supported"]
+PAIRS = ["ingest", "metrics", "disagreements"]
 
 FLOOR_JSONL = """
 import json, sys
@@ -131,10 +135,17 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here.")
     parser.add_argument("--times", default="", help="N-fold copies for metrics, e.g. 10,100.")
     parser.add_argument("--skip-pairs", action="store_true", help="Only the --times runs.")
+    parser.add_argument("--pairs", default=",".join(PAIRS), help="Which pairs to run.")
     args = parser.parse_args()
+    pairs = [p for p in args.pairs.split(",") if p]
+    unknown = sorted(set(pairs) - set(PAIRS))
+    if unknown:
+        parser.error(f"--pairs: unknown {', '.join(unknown)} (pairs: {', '.join(PAIRS)})")
     with tempfile.TemporaryDirectory() as tmp:
         work = (args.workdir or Path(tmp)) / f"scale-{args.scale:g}"
-        records = [] if args.skip_pairs else run(work, args.scale, args.seed, reuse=args.reuse)
+        records = []
+        if not args.skip_pairs:
+            records = run(work, args.scale, args.seed, reuse=args.reuse, pairs=pairs)
         if args.times:
             times = [int(t) for t in args.times.split(",")]
             records += scaled(work, times, reuse=args.reuse)
@@ -142,8 +153,22 @@ def main() -> None:
         args.json.write_text(json.dumps(records, indent=2) + "\n")
 
 
-def run(work: Path, scale: float, seed: int, *, reuse: bool) -> list[dict[str, Any]]:
-    """All the steps at one scale; one record per step."""
+def same_rows(a: Path, b: Path) -> bool:
+    """Whether two Parquet files hold the same rows (as a multiset; DuckDB ``EXCEPT ALL``)."""
+    import duckdb
+
+    con = duckdb.connect()
+    for x, y in ((a, b), (b, a)):
+        query = "SELECT count(*) FROM (FROM read_parquet(?) EXCEPT ALL FROM read_parquet(?))"
+        if con.execute(query, [str(x), str(y)]).fetchone() != (0,):
+            return False
+    return True
+
+
+def run(
+    work: Path, scale: float, seed: int, *, reuse: bool, pairs: list[str] = PAIRS
+) -> list[dict[str, Any]]:
+    """The steps of ``pairs`` at one scale; one record per step."""
     py = sys.executable
     traces, foreign = work / "traces.jsonl", work / "traces.parquet"
     labels, own = work / "labels.jsonl", work / "own.parquet"
@@ -178,7 +203,19 @@ def run(work: Path, scale: float, seed: int, *, reuse: bool) -> list[dict[str, A
     step("start-up: failcodes metrics --help", [*tool, "metrics", "--help"])
     boot = ["--bootstrap", "2000", "--format", "json"]
     checks: list[str] = []
+    if "ingest" in pairs:
+        script_out, tool_out = work / "ingest-duckdb.parquet", work / "ingest-tool.parquet"
+        vs = "duckdb script ingest, JSONL -> Parquet"
+        step(vs, [py, str(HERE / "duckdb_ingest.py"), str(traces), str(script_out)])
+        cmd = [*tool, "ingest", "generic", str(traces), "-o", str(tool_out)]
+        step("failcodes ingest, JSONL -> Parquet", cmd, None, vs)
+        same = same_rows(tool_out, script_out)
+        checks.append(f"ingest: the two Parquet files hold {'the same' if same else 'OTHER'} rows")
+        script_out.unlink()
+        tool_out.unlink()
     for label, path in (("own Parquet", own), ("foreign Parquet", foreign), ("JSONL", traces)):
+        if "metrics" not in pairs:
+            break
         script_out = work / f"metrics-duckdb-{path.name}.json"
         tool_out = work / f"metrics-tool-{path.name}.json"
         script = [py, str(HERE / "duckdb_metrics.py"), str(path), str(labels), *MAPS]
@@ -189,6 +226,8 @@ def run(work: Path, scale: float, seed: int, *, reuse: bool) -> list[dict[str, A
         verdict = "equal" if same else "DIFFER"
         checks.append(f"metrics {label}: {verdict} (CI endpoints within {worst:.1e})")
     for label, path in (("own Parquet", own), ("JSONL", traces)):
+        if "disagreements" not in pairs:
+            break
         script_out, tool_out = work / "dis-duckdb.jsonl", work / "dis-tool.jsonl"
         counted = work / "dis-duckdb-counts.json"
         script = [py, str(HERE / "duckdb_disagreements.py"), str(path), str(labels)]
