@@ -23,10 +23,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from failcodes.annotationio import AnnotationIndex, iter_annotations
-from failcodes.annotationlines import AnnotationLine, EvidenceLine, RefLine, UsageLine, vouched
+from failcodes.annotationlines import (
+    AnnotationLine,
+    EvidenceLine,
+    RefLine,
+    UsageLine,
+    is_dumped,
+    vouched,
+)
 from failcodes.annotations import Annotation, CodebookRef, DimensionEvidence, Usage
 from failcodes.errors import InputError
-from failcodes.judge.journal import decode_row
+from failcodes.judge.journal import decode_row, dumped_row
 from failcodes.tableio import read_models_jsonl
 
 FULL: dict[str, Any] = {
@@ -91,6 +98,16 @@ def check_line(line: str, tmp: Path) -> None:
         assert not isinstance(want, str), f"vouched for a line the strict reader refuses: {want}"
         _same(got, want[0])
         _same(got, decode_row(path, 1, got.unit_id, line))  # the journal's reader
+        # the judge's annotations.jsonl line of the row: the model's JSON (issue 31)
+        model = decode_row(path, 1, got.unit_id, line)
+        assert dumped_row(path, 1, got.unit_id, line) == model.model_dump_json().encode()
+        # what the model dumps is given as it stands (no second decode), unless a float of
+        # 1e16 or more is in it (pydantic writes 1e+16, msgspec 1e16)
+        dumped = model.model_dump_json()
+        again = vouched(dumped)
+        floats = (model.usage.cost_usd, model.usage.latency_s, model.lead_time_s or 0.0)
+        if again is not None:
+            assert is_dumped(again, dumped) is (max(map(abs, floats)) < 1e16)
     # the file readers: the strict reader's annotations or its error
     try:
         streamed = list(iter_annotations(path))
@@ -157,6 +174,39 @@ NEEDS_A_CHECK = {
 def test_each_check_of_the_voucher_is_needed(line: str, tmp_path: Path) -> None:
     assert vouched(line) is None
     check_line(line, tmp_path)
+
+
+#: Lines vouched for whose text is msgspec's encoding of their struct but not what the model
+#: dumps: each check of ``is_dumped`` refuses one (issue 31).
+NOT_DUMPED = {
+    "offset, not Z": _line(created_at="2026-12-01T23:29:06.392384+00:00"),
+    "short fraction": _line(created_at="2026-12-01T23:29:06.1Z"),
+    "zero fraction": _line(created_at="2026-12-01T23:29:06.000000Z"),
+    # written as msgspec writes them (the standard library, like pydantic, writes 1e+16)
+    "big cost": _line(usage={**FULL["usage"], "cost_usd": 1e16}).replace("e+", "e"),
+    "big latency": _line(usage={**FULL["usage"], "latency_s": -2.5e20}).replace("e+", "e"),
+    "big lead time": _line(lead_time_s=1e17).replace("e+", "e"),
+    "a whole number for a float": _line(lead_time_s=3),
+    "spaced": json.dumps(FULL, separators=(", ", ":")),
+}
+
+
+@pytest.mark.parametrize("line", NOT_DUMPED.values(), ids=NOT_DUMPED.keys())
+def test_a_line_not_as_the_model_dumps_it_is_dumped_by_the_model(line: str, tmp_path: Path) -> None:
+    got = vouched(line)
+    assert got is not None and not is_dumped(got, line)
+    model = decode_row(tmp_path, 1, got.unit_id, line)
+    assert model.model_dump_json() != line
+    assert dumped_row(tmp_path, 1, got.unit_id, line) == model.model_dump_json().encode()
+
+
+def test_a_line_as_the_model_dumps_it_is_written_as_it_stands(tmp_path: Path) -> None:
+    model = decode_row(tmp_path, 1, "u", _line(lead_time_s=2.5, quote='caf\u00e9 "x"\n'))
+    text = model.model_dump_json()
+    assert '"lead_time_s":2.5' in text and "café" in text  # pydantic's own JSON
+    got = vouched(text)
+    assert got is not None and is_dumped(got, text)
+    assert dumped_row(tmp_path, 1, "u", text) == text.encode()
 
 
 def test_the_structs_mirror_the_models() -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "RefLine",
     "UsageLine",
     "decode_line",
+    "is_dumped",
     "vouched",
 ]
 
@@ -164,3 +165,31 @@ def vouched(line: bytes | str) -> AnnotationLine | None:
         for given in evidence.values():
             strings -= given.quote is None
     return ann if keys_vouched(line, keys, strings) else None
+
+
+_encode = msgspec.json.Encoder().encode
+#: ``created_at`` as pydantic dumps a UTC time: whole seconds, or six digits of microseconds
+#: (not all zero), then ``Z``.
+_DUMPED_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(?!000000)\d{6})?Z")
+#: msgspec writes a float of this size or more as ``1e16``, pydantic as ``1e+16``.
+_EXPONENT = 1e16
+
+
+def is_dumped(line: AnnotationLine, text: str) -> bool:
+    """Whether ``text``, vouched for as ``line``, is ``Annotation.model_dump_json()`` of it.
+
+    Then the text is the model's JSON as it stands (the judge's annotations.jsonl line of a
+    journal row, without the model). msgspec encodes the struct as pydantic dumps the model
+    (fields in the model's order, compact, strings escaped alike) except floats of 1e16 or
+    more and ``created_at`` (kept as text here): those must be in pydantic's form, and the
+    text must be the struct's encoding, byte for byte. tests/test_annotationlines.py checks
+    it against pydantic on generated lines.
+    """
+    if _DUMPED_TIME.fullmatch(line.created_at) is None:
+        return False
+    usage, lead = line.usage, line.lead_time_s
+    if not (abs(usage.cost_usd) < _EXPONENT and abs(usage.latency_s) < _EXPONENT):
+        return False
+    if lead is not None and not abs(lead) < _EXPONENT:
+        return False
+    return _encode(line) == text.encode("utf-8")

@@ -491,6 +491,12 @@ def write_json_items(path: str | Path, texts: Iterable[bytes], *, fsync: bool = 
 
 
 def write_jsonl(path: str | Path, records: Iterable[Any], *, fsync: bool = False) -> Path:
-    """Write one JSON object per line (pydantic models or dicts), streamed, atomically."""
-    lines = ((_json_text(record, None) + "\n").encode("utf-8") for record in records)
+    """Write one JSON object per line, streamed, atomically.
+
+    A record is a pydantic model, a dict, or its JSON text already (bytes, written as given).
+    """
+    lines = (
+        record + b"\n" if isinstance(record, bytes) else (_json_text(record, None) + "\n").encode()
+        for record in records
+    )
     return _write_chunks(path, lines, fsync=fsync)

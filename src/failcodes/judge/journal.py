@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from failcodes.annotationlines import AnnotationRead, vouched
+from failcodes.annotationlines import AnnotationRead, is_dumped, vouched
 from failcodes.annotations import Annotation
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import check_output_dir
@@ -143,6 +143,20 @@ def decode_row(path: Path, seq: object, unit_id: object, text: object) -> Annota
         raise InputError(
             f"{where}: {exc.reason}; {_TAMPERED}", path=path, field=exc.field
         ) from None
+
+
+def dumped_row(path: Path, seq: object, unit_id: object, text: object) -> bytes:
+    """``decode_row(...).model_dump_json()`` as UTF-8: a row's annotations.jsonl line.
+
+    A row :func:`~failcodes.annotationlines.vouched` takes whose text is already the model's
+    JSON (:func:`~failcodes.annotationlines.is_dumped`) is given as it stands, decoded once;
+    any other row is read and dumped by the model (its errors unchanged).
+    """
+    if isinstance(text, str):
+        line = vouched(text)
+        if line is not None and is_dumped(line, text):
+            return text.encode("utf-8")
+    return decode_row(path, seq, unit_id, text).model_dump_json().encode("utf-8")
 
 
 def _vouched_row(path: Path, seq: object, unit_id: object, text: object) -> AnnotationRead:
@@ -343,6 +357,12 @@ class Journal:
         rows = self._conn.execute("SELECT seq, unit_id, annotation FROM annotations ORDER BY seq")
         for seq, unit, text in rows:
             yield decode_row(self.path, seq, unit, text)
+
+    def annotation_texts(self) -> Iterator[bytes]:
+        """:meth:`annotations` as each model's JSON text (:func:`dumped_row`)."""
+        rows = self._conn.execute("SELECT seq, unit_id, annotation FROM annotations ORDER BY seq")
+        for seq, unit, text in rows:
+            yield dumped_row(self.path, seq, unit, text)
 
     def raw(self, unit_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """Return the raw request and response stored for ``unit_id``."""

@@ -54,7 +54,7 @@ def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
     out = run / ANNOTATIONS_NAME
     journal = Journal(run)
     try:
-        write_jsonl(out, journal.annotations())
+        write_jsonl(out, journal.annotation_texts())
     finally:
         journal.close()
     if summary is not None:
