@@ -363,3 +363,53 @@ def test_a_column_hidden_in_excel_is_not_read_as_a_rater(
     got = {r["statistic"]: r["value"] for r in json.loads(out)}
     assert got["percent"] == pytest.approx(5 / 6)
     assert got["cohen"] == pytest.approx(2 / 3)
+
+
+def test_the_corrected_attribution_says_its_shares_are_over_the_items_kept(
+    tmp_path: Path,
+) -> None:
+    """A row that leaves items out printed a judge-only share that is not Figure 1's.
+
+    In the demo, multivers-fever's row said items 59, judge-only verification 17.9 (= 10/56,
+    over the items kept) where Figure 1 has 10/59 = 16.9, beside "3 of 59 items left out".
+    By hand here: 12 one-passage items (u0..u11, judge verification on u0..u5, retrieval on
+    u6..u11; u0..u9 reviewed, the reviewer agreeing) and one two-passage item (u12, u13:
+    only u12 drawn, so never fully reviewed): its group holds no fully reviewed item and is
+    left out, so the shares are over 12 items: judge-only verification 6/12 = 50.0 (6/13 =
+    46.2 over all 13), and the row now says so.
+    """
+    from failcodes.attribution import ReviewedAttribution, Stage
+    from failcodes.report.corrected import attribution_rows, attribution_table
+    from failcodes.reviewplan import read_plan
+    from failcodes.units import UnitKind
+    from tests.test_review_plan import write_half_plan
+
+    table = tmp_path / "per_passage.csv"
+    table.write_text("unit_id\n")
+    units = [f"u{i}" for i in range(14)]
+    population = [*units, *(f"x{i}" for i in range(8))]  # 11 of 22 drawn: p = 1/2
+    write_half_plan(tmp_path, "p", UnitKind.RETRIEVAL, table, [*units[:10], "u12"], population)
+    plan = read_plan(tmp_path / "review" / "plans" / "p.json")
+    pairs = [
+        ReviewedAttribution(
+            item_id=f"i{i}",
+            system="S",
+            judge=Stage.VERIFICATION if i < 6 else Stage.RETRIEVAL,
+            human=(Stage.VERIFICATION if i < 6 else Stage.RETRIEVAL) if i < 10 else None,
+            units=(f"u{i}",),
+        )
+        for i in range(12)
+    ]
+    pairs.append(
+        ReviewedAttribution(
+            item_id="i12", system="S", judge=Stage.RETRIEVAL, human=None, units=("u12", "u13")
+        )
+    )
+    rows = attribution_table(attribution_rows(pairs, plan)).set_index("stage")
+    ver = rows.loc["verification"]
+    assert (ver["items"], ver["reviewed"]) == (13, 10)
+    assert ver["judge-only (%)"] == "50.0"
+    assert ver["note"].startswith(
+        "1 of 13 items left out: 1 group(s) with < 2 fully reviewed; the judge-only, "
+        "human-only and corrected shares are over the other 12 (not Figure 1's)"
+    )

@@ -275,7 +275,8 @@ ATTRIBUTION_NOTE = (
     "codes by the same rule (a passage all-high on every assessed dimension -> verification; "
     "none -> retrieval, or evidence when it was given with the item), where every passage its "
     "stage rests on is in the plan's estimation sample and reviewed. Judge-only: the shares "
-    "from the judge's codes (Figure 1's counts). Human-only: the shares among the reviewed "
+    "from the judge's codes (Figure 1's counts; over the items kept where a row leaves some "
+    "out). Human-only: the shares among the reviewed "
     "items. Corrected: PPI++ over the items, stratified by how many of an item's passages fall "
     "in each plan stratum (within such a group every item had the same chance to be fully "
     "reviewed); items whose stage no judge code enters (closed-book, gold evidence) count as "
@@ -313,9 +314,13 @@ def attribution_rows(
             groups.setdefault(_composition(p.units, plan), []).append(p)
         kept = {k: g for k, g in groups.items() if sum(p.human is not None for p in g) >= 2}
         short = {k: g for k, g in groups.items() if k not in kept}
+        gone = sum(len(g) for g in short.values())
+        # the three shares are over the items kept: the judge-only share is then not Figure
+        # 1's (10/56 = 17.9% printed beside 'items 59', where Figure 1 has 10/59 = 16.9%)
         left_out = (
-            f"{sum(len(g) for g in short.values())} of {len(mine)} items left out: "
-            f"{len(short)} group(s) with < 2 fully reviewed"
+            f"{gone} of {len(mine)} items left out: {len(short)} group(s) with < 2 fully "
+            f"reviewed; the judge-only, human-only and corrected shares are over the other "
+            f"{len(mine) - gone} (not Figure 1's)"
             if short
             else ""
         )
