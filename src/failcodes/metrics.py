@@ -83,7 +83,6 @@ from failcodes.stats.bootstrap import (
     interval_warning,
     multinomial_weights,
     percentile_intervals,
-    resample_counts,
 )
 from failcodes.stats.estimate import Estimate as Estimate  # re-exported: the one family
 from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
@@ -530,13 +529,35 @@ def _outer(per_cluster: IntArray) -> IntArray:
     return np.asarray(c[..., :, None] * c[..., None, :], dtype=np.int64)
 
 
+def _summed(per_cluster: IntArray) -> FloatArray:
+    """Each cluster's counts and their outer product side by side, ``(clusters, 20 groups)``.
+
+    What a resample sums, weighted by how often it drew each cluster (one matrix product).
+    """
+    n = per_cluster.shape[0]
+    both = (per_cluster.reshape(n, -1), _outer(per_cluster).reshape(n, -1))
+    return np.concatenate(both, axis=1).astype(np.float64)
+
+
 def bootstrap_t_arrays(
-    per_cluster: IntArray, weights: IntArray, point: dict[str, FloatArray]
+    per_cluster: IntArray,
+    weights: IntArray,
+    point: dict[str, FloatArray],
+    summed: FloatArray | None = None,
 ) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
-    """Metrics and t statistics ``(value - point) / se`` of every resample, ``(R, groups)``."""
-    res = resample_counts(weights, per_cluster)  # (R, groups, 4)
+    """Metrics and t statistics ``(value - point) / se`` of every resample, ``(R, groups)``.
+
+    ``summed``: :func:`_summed` of ``per_cluster`` (made here if not given). Its product with
+    the weights is exact (integer counts below 2**53), so the sums are those of any order.
+    """
+    shape = per_cluster.shape[1:]
+    cells = int(np.prod(shape, dtype=np.int64))
+    product = weights.astype(np.float64) @ (_summed(per_cluster) if summed is None else summed)
+    # contiguous, as each product gave them: the einsum's summation order follows the layout
+    res = np.ascontiguousarray(product[:, :cells]).reshape((len(weights), *shape))
+    squares = np.ascontiguousarray(product[:, cells:]).reshape((*res.shape, 4))
+    del product
     values = metric_arrays(res[..., 0], res[..., 1], res[..., 2], res[..., 3])
-    squares = resample_counts(weights, _outer(per_cluster))  # (R, groups, 4, 4)
     se = robust_se(res, squares, per_cluster.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         t = {
@@ -569,9 +590,13 @@ def drawn_bootstrap_intervals(
     # block, 512 MB of squares alone
     groups = int(np.prod(per_cluster.shape[1:-1], dtype=np.int64)) if per_cluster.ndim > 2 else 1
     step = max(1, _WEIGHT_CELLS // max(1, n_clusters, 16 * groups))
+    summed = _summed(per_cluster)
     blocks = [
         bootstrap_t_arrays(
-            per_cluster, multinomial_weights(n_clusters, min(step, resamples - start), rng), point
+            per_cluster,
+            multinomial_weights(n_clusters, min(step, resamples - start), rng),
+            point,
+            summed,
         )
         for start in range(0, resamples, step)
     ]

@@ -498,18 +498,6 @@ def multinomial_weights(n_clusters: int, resamples: int, rng: np.random.Generato
     return counts.reshape(resamples, n_clusters).astype(np.int64, copy=False)
 
 
-def resample_counts(weights: IntArray, counts: npt.NDArray[np.int64]) -> FloatArray:
-    """Return ``weights @ counts`` for counts of shape ``(clusters, ...)``.
-
-    The result has shape ``(resamples, ...)``; it is computed as one float64 matrix product
-    (exact for counts below 2**53).
-    """
-    n_clusters = counts.shape[0]
-    flat = counts.reshape(n_clusters, -1).astype(np.float64)
-    out: FloatArray = weights.astype(np.float64) @ flat
-    return out.reshape((weights.shape[0], *counts.shape[1:]))
-
-
 def percentile_intervals(
     values: FloatArray, confidence: float
 ) -> tuple[FloatArray, FloatArray, IntArray]:
