@@ -120,6 +120,34 @@ def test_numpy_blas_runs_on_one_thread_unless_the_user_says() -> None:
     assert _blas_threads({"OPENBLAS_NUM_THREADS": "3"}) == "3"
 
 
+def _entry_run(argv: list[str]) -> tuple[str, set[str]]:
+    """What ``python -m failcodes ARGV`` prints, and the modules it imported."""
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['failcodes', *{argv!r}]\n"
+        "try:\n"
+        "    runpy.run_module('failcodes', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stdout.flush()\n"
+        "sys.stderr.write('\\n'.join(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    return proc.stdout, set(proc.stderr.split())
+
+
+def test_version_builds_no_cli() -> None:
+    # typer (and pydantic, which typer's parameter coercion imports) cost `version` ~600 M
+    # instructions of its 660 M; the entry point answers it before the CLI is built
+    from failcodes import __version__
+
+    printed, loaded = _entry_run(["version"])
+    assert printed == f"{__version__}\n"
+    assert not {"typer", "pydantic", "rich", "failcodes.cli.main"} & loaded
+
+
 def test_version_imports_no_subcommand() -> None:
     # `failcodes version` is defined in cli/main: it imported every subcommand (~0.9 s)
     assert _register_only(["version"]) is True

@@ -1,5 +1,5 @@
 """``python -m failcodes`` runs the CLI."""
 
-from failcodes.cli.main import main
+from failcodes.cli.start import main
 
 main()
