@@ -22,6 +22,11 @@ The floors: the stdlib ``json.loads`` of every JSONL line (what the strict reade
 beat), and reading every column of the Parquet file. Wall times on a shared machine vary
 with its load (printed first); CPU seconds are the steadier figure.
 
+Bytecode: every child runs as an installed tool does, its modules from compiled ``.pyc``
+(written to a temporary folder by untimed first runs: ``PYTHONPYCACHEPREFIX``), also where
+the environment sets ``PYTHONDONTWRITEBYTECODE`` (this machine does: each failcodes process
+then compiles every module it imports, ~0.1-0.2 CPU-s). ``--source`` times that instead.
+
 ``--times N`` (after the pairs) builds an N-fold copy of the tool's own Parquet file (each
 copy's question, sentence and claim ids suffixed ``~k``, so the rows stay validated traces
 with no claim twice; the marker restamped for the new row count) and its labels, and pairs
@@ -31,7 +36,7 @@ machine's JSONL (100x of the JSONL would be 67 GB). Disagreements are left out a
 output alone would be N x 496 MB).
 
     python bench/bench_engine.py [--scale 1] [--workdir DIR --reuse] [--times 10,100]
-        [--json out.json] [--pairs ingest,metrics,disagreements]
+        [--json out.json] [--pairs ingest,metrics,disagreements] [--source]
 """
 
 from __future__ import annotations
@@ -77,9 +82,13 @@ def _columnar() -> Any:
     return module
 
 
+#: The children's environment (set by main: compiled bytecode or not).
+ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+
+
 def measure(cmd: list[str], out: Path | None = None) -> dict[str, float]:
     """Run ``cmd`` (stdout to ``out``); its CPU-s, wall-s and peak RSS (MB). Fails loudly."""
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    env = ENV
     sink = out.open("w") if out is not None else subprocess.DEVNULL
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=subprocess.PIPE)
@@ -136,6 +145,9 @@ def main() -> None:
     parser.add_argument("--times", default="", help="N-fold copies for metrics, e.g. 10,100.")
     parser.add_argument("--skip-pairs", action="store_true", help="Only the --times runs.")
     parser.add_argument("--pairs", default=",".join(PAIRS), help="Which pairs to run.")
+    parser.add_argument(
+        "--source", action="store_true", help="Compile every module in every run (no .pyc)."
+    )
     args = parser.parse_args()
     pairs = [p for p in args.pairs.split(",") if p]
     unknown = sorted(set(pairs) - set(PAIRS))
@@ -143,6 +155,12 @@ def main() -> None:
         parser.error(f"--pairs: unknown {', '.join(unknown)} (pairs: {', '.join(PAIRS)})")
     with tempfile.TemporaryDirectory() as tmp:
         work = (args.workdir or Path(tmp)) / f"scale-{args.scale:g}"
+        if args.source:
+            ENV["PYTHONDONTWRITEBYTECODE"] = "1"
+            ENV.pop("PYTHONPYCACHEPREFIX", None)
+        else:  # as an installed tool runs (see bench_startup.py): modules read from .pyc
+            ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+            ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         records = []
         if not args.skip_pairs:
             records = run(work, args.scale, args.seed, reuse=args.reuse, pairs=pairs)
@@ -197,9 +215,14 @@ def run(
         )
         return rec
 
+    tool = [py, "-m", "failcodes"]
+    # untimed first runs write the modules' bytecode (and warm the file cache), as
+    # bench_startup.py does: every timed run then starts as an installed tool does
+    warm = [str(own), str(labels), *MAPS, "--bootstrap", "20"]
+    measure([py, str(HERE / "duckdb_metrics.py"), *warm])
+    measure([*tool, "metrics", "--traces", warm[0], "--labels", *warm[1:], "--format", "json"])
     step("floor: json.loads of the JSONL", [py, "-c", FLOOR_JSONL, str(traces)])
     step("floor: every column of own Parquet", [py, "-c", FLOOR_PARQUET, str(own)])
-    tool = [py, "-m", "failcodes"]
     step("start-up: failcodes metrics --help", [*tool, "metrics", "--help"])
     boot = ["--bootstrap", "2000", "--format", "json"]
     checks: list[str] = []
