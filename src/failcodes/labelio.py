@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import array
 import functools
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -239,12 +240,13 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
     decode = _label_decoder().decode
     astuple = msgspec.structs.astuple
     names = tuple(Label.model_fields)
-    shared = [names.index(n) for n in _SHARED_LABEL_FIELDS]
     claim, sentence = names.index("claim_id"), names.index("sentence_id")
-    held = LabelColumns()
-    lines = held.lines
-    values: dict[str, str] = {}
-    patterns: dict[tuple[bool, ...], frozenset[str]] = {}
+    nones = (None,) * len(names)
+    rows: list[tuple[Any, ...]] = []
+    given: list[set[str]] = []
+    lines: array.array[int] = array.array("q")
+    # one set of given fields per pattern of absent ones, shared by its labels
+    patterns: dict[tuple[bool, ...], set[str]] = {}
     try:
         fh = path.open("rb")
     except OSError:
@@ -259,28 +261,32 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
             if b"\r" in body:
                 return None
             try:
-                rec = decode(body)
+                row = astuple(decode(body))
             except (msgspec.DecodeError, msgspec.ValidationError):
                 return None
-            row = list(astuple(rec))
             if row[claim] is None and row[sentence] is None:
                 return None
             present = len(row) - row.count(None)
             # one field (has_error) is no string: the rest present are string values
             if not keys_vouched(body, present, present - 1):
                 return None
-            pattern = tuple(v is None for v in row)
-            given = patterns.get(pattern)
-            if given is None:
-                given = patterns[pattern] = frozenset(
+            pattern = tuple(map(operator.is_, row, nones))
+            fields = patterns.get(pattern)
+            if fields is None:
+                fields = patterns[pattern] = {
                     n for n, v in zip(names, row, strict=True) if v is not None
-                )
-            for i in shared:
-                v = row[i]
-                if v is not None:
-                    row[i] = values.setdefault(v, v)
-            held.append_row(row, given)
+                }
+            rows.append(row)
+            given.append(fields)
             lines.append(lineno)
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
+    del rows
+    for name in _SHARED_LABEL_FIELDS:  # equal values held once
+        at = names.index(name)
+        values: dict[Any, Any] = {}
+        columns[at] = list(map(values.setdefault, columns[at], columns[at]))
+    held = LabelColumns.from_columns(dict(zip(names, columns, strict=True)), given)
+    held.lines = lines
     return held
 
 
