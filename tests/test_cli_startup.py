@@ -245,6 +245,8 @@ def test_help_version_and_small_ingests_import_no_heavy_library(tmp_path: Path) 
         ["--help"],
         ["version"],
         ["ingest", "--help"],
+        ["schema", "trace", "--help"],  # the models are imported when printed
+        ["schema", "label"],
         ["ingest", "generic-labels", str(labels), "-o", str(out)],
         ["ingest", "generic", str(traces), "-o", str(traces_out)],
     ):
