@@ -141,6 +141,39 @@ def make_traces(n_claims: int = 3) -> list[Trace]:
     return traces
 
 
+def fn_disagreements(traces: list[Trace]) -> list[Any]:
+    """One FN disagreement (refuted mapping, sentence level) per trace, its claim the trace's."""
+    from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
+    from failcodes.metrics import Level
+
+    return [
+        Disagreement(
+            id=f"d-{t.system}-{t.claim_id}",
+            kind=DisagreementKind.FN,
+            level=Level.SENTENCE,
+            system=t.system,
+            mapping="refuted",
+            error_verdicts=("refuted",),
+            question_id=t.question_id,
+            sentence_id=t.sentence_id,
+            label_has_error=True,
+            predicted_error=False,
+            claims=(
+                ClaimRecord(
+                    claim_id=t.claim_id,
+                    claim=t.claim,
+                    verdict=t.verdict,
+                    maps_to_error=False,
+                    reasoning=t.reasoning,
+                    passages=t.passages,
+                    retriever=t.retriever,
+                ),
+            ),
+        )
+        for t in traces
+    ]
+
+
 def write_traces(path: Path, traces: list[Trace]) -> Path:
     path.write_text("".join(json.dumps(t.model_dump(mode="json")) + "\n" for t in traces), "utf-8")
     return path

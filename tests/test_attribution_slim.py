@@ -313,37 +313,10 @@ def test_attribute_reads_a_disagreements_file_once_and_falls_back_mid_file(workd
     import json
 
     from failcodes.disagreementio import write_disagreements
-    from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
-    from failcodes.metrics import Level
     from tests.cli_helpers import run_cli
-    from tests.judge_helpers import make_traces, write_codebook
+    from tests.judge_helpers import fn_disagreements, make_traces, write_codebook
 
-    items = [
-        Disagreement(
-            id=f"d-{t.system}-{t.claim_id}",
-            kind=DisagreementKind.FN,
-            level=Level.SENTENCE,
-            system=t.system,
-            mapping="refuted",
-            error_verdicts=("refuted",),
-            question_id=t.question_id,
-            sentence_id=t.sentence_id,
-            label_has_error=True,
-            predicted_error=False,
-            claims=(
-                ClaimRecord(
-                    claim_id=t.claim_id,
-                    claim=t.claim,
-                    verdict=t.verdict,
-                    maps_to_error=False,
-                    reasoning=t.reasoning,
-                    passages=t.passages,
-                    retriever=t.retriever,
-                ),
-            ),
-        )
-        for t in make_traces(2)
-    ]
+    items = fn_disagreements(make_traces(2))
     fast = write_disagreements(workdir / "fast.jsonl", items)
     lines = fast.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 4

@@ -3090,34 +3090,9 @@ def _disagreements_then(edit: Callable[[dict[str, object]], object] | None) -> S
 
     def setup(d: Path) -> None:
         from failcodes.disagreementio import write_disagreements
-        from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
-        from failcodes.metrics import Level
+        from tests.judge_helpers import fn_disagreements
 
-        items = [
-            Disagreement(
-                id=f"d-{t.system}",
-                kind=DisagreementKind.FN,
-                level=Level.SENTENCE,
-                system=t.system,
-                mapping="refuted",
-                error_verdicts=("refuted",),
-                question_id=t.question_id,
-                sentence_id=t.sentence_id,
-                label_has_error=True,
-                predicted_error=False,
-                claims=(
-                    ClaimRecord(
-                        claim_id=t.claim_id,
-                        claim=t.claim,
-                        verdict=t.verdict,
-                        maps_to_error=False,
-                        passages=t.passages,
-                        retriever=t.retriever,
-                    ),
-                ),
-            )
-            for t in make_traces(2)
-        ]
+        items = fn_disagreements(make_traces(2))
         path = write_disagreements(d / "dis.jsonl", items)
         argv = ["judge", "retrieval", "--from", str(path), "--judge", "offline"]
         assert main_quiet([*argv, "-o", str(d / "run")])
