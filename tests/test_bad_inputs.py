@@ -4002,6 +4002,43 @@ REDTEAM6_CASES: list[Case] = [
         "has_error=false here, question 'q1', and has_error=true, question 'q1' at "
         "{d}/a.jsonl:1: one target, two labels",
     ),
+    Case(
+        # answers keyed by system, each labelled on its own, read as shared labels: the two
+        # systems' labels of sentence 's1' conflict; the line now says which systems and why
+        "ingest-generic/shared-label-rule-across-systems",
+        (
+            "ingest",
+            "generic",
+            "{d}/a.jsonl",
+            "-o",
+            "{d}/t.jsonl",
+            "--labels-out",
+            "{d}/l.jsonl",
+            "--option",
+            "rows=answers.*.claims[]",
+            "--map",
+            "answers.*=system",
+            "--map",
+            "answers.*.sid=sentence_id",
+            "--map",
+            "c=claim",
+            "--map",
+            "v=verdict",
+            "--label-rule",
+            "answers.*.label = error -> error",
+        ),
+        _write(
+            {
+                "a.jsonl": '{"answers": {"A": {"sid": "s1", "label": "error", "claims": '
+                '[{"c": "x", "v": "refuted"}]}, "B": {"sid": "s1", "label": "ok", "claims": '
+                '[{"c": "y", "v": "supported"}]}}}\n'
+            }
+        ),
+        line="failcodes: error: {d}/a.jsonl:1, field 'sentence_id': the label rule gives "
+        "sentence 's1' has_error=false here but true at line 1 (a row of system 'A' there, of "
+        "'B' here: if each system's answer was labelled on its own, --option "
+        "label_scope=system keeps each system's labels)",
+    ),
 ]
 
 

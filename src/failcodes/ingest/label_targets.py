@@ -32,6 +32,8 @@ class RuleLabels:
         self._targets: dict[str, dict[tuple[str | None, str], tuple[Label, Path, int]]] = {
             lv: {} for lv in kept
         }
+        #: the system of the row each kept label came from (shared labels name none)
+        self._row_system: dict[tuple[str, str | None, str], str | None] = {}
         self._conflict: dict[str, InputError] = {}
 
     def claim_level(self) -> None:
@@ -41,8 +43,8 @@ class RuleLabels:
             del self._targets["sentence"]
             self._conflict.pop("sentence", None)
 
-    def add(self, label: Label, path: Path, line: int) -> None:
-        """The label the rule gives the row at ``path:line``."""
+    def add(self, label: Label, path: Path, line: int, *, system: str | None = None) -> None:
+        """The label the rule gives the row at ``path:line`` (of ``system``, if known)."""
         self.rows += 1
         for level, out in self._targets.items():
             target = (label.claim_id if level == "claim" else label.sentence_id) or ""
@@ -50,16 +52,25 @@ class RuleLabels:
             if key not in out:
                 kept = label if level == "claim" else label.model_copy(update={"claim_id": None})
                 out[key] = (kept, path, line)
+                self._row_system[(level, *key)] = system
                 continue
             first, first_path, first_line = out[key]
             if first.has_error == label.has_error or level in self._conflict:
                 continue
             where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
             of = f" of system {label.system!r}" if label.system is not None else ""
+            other = self._row_system.get((level, *key))
+            hint = (
+                f" (a row of system {other!r} there, of {system!r} here: if each system's "
+                "answer was labelled on its own, --option label_scope=system keeps each "
+                "system's labels)"
+                if label.system is None and None not in (other, system) and other != system
+                else ""
+            )
             self._conflict[level] = InputError(
                 f"the label rule gives {level} {target!r}{of} has_error="
                 f"{str(label.has_error).lower()} here but {str(first.has_error).lower()} at "
-                f"{where}",
+                f"{where}{hint}",
                 path=path,
                 line=line,
                 field=f"{level}_id",

@@ -634,7 +634,7 @@ class TableStream:
                 if row.trace.claim_id != row.trace.sentence_id:
                     tally.labels.claim_level()
                 if row.label is not None:
-                    tally.labels.add(row.label, row.path, row.line)
+                    tally.labels.add(row.label, row.path, row.line, system=row.trace.system)
                 if row.trace.system not in tally.systems:
                     tally.new_system(row.trace.system, row.path, row.line)
                 yield row.trace
