@@ -12,7 +12,9 @@ held).
 
 from __future__ import annotations
 
+import os
 import posixpath
+import sys
 import time
 import xml.parsers.expat
 import zipfile
@@ -197,7 +199,42 @@ def check_workbook(path: Path) -> SheetScan:
             line=1,
             field=column,
         )
+    if scan.hidden_row_count:
+        _say_hidden_rows(path, scan)
     return scan
+
+
+#: The workbooks whose hidden rows were already said, (path, size, mtime): one note per file
+#: however many times a command reads it (its header, then its rows).
+_SAID: set[tuple[str, int, int]] = set()
+
+
+def hidden_rows_note(path: Path, scan: SheetScan) -> str:
+    """The line saying that rows hidden in Excel (a filter) were read, with their numbers."""
+    n = scan.hidden_row_count
+    shown = ", ".join(str(r) for r in scan.hidden_rows) + (
+        ", ..." if n > len(scan.hidden_rows) else ""
+    )
+    rows = "row is" if n == 1 else "rows are"
+    return (
+        f"failcodes: note: {path}: {n} {rows} hidden in Excel (a filter?) and read like the "
+        f"others (sheet row{'s' if n > 1 else ''} {shown}); failcodes reads every row: "
+        "delete the rows to leave them out"
+    )
+
+
+def _say_hidden_rows(path: Path, scan: SheetScan) -> None:
+    """Say on stderr, once per file, that its hidden rows are read (filters are common).
+
+    A filtered view (only one system's rows shown, only one round's) was read whole without
+    a word: the rows counted are not those the sheet shows. Not refused, said.
+    """
+    stat = path.stat()
+    key = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key in _SAID:
+        return
+    _SAID.add(key)
+    print(hidden_rows_note(path, scan), file=sys.stderr)
 
 
 def _rows(path: Path, clock: _Clock) -> Iterator[tuple[int, tuple[Any, ...]]]:
@@ -334,6 +371,10 @@ def _first_sheet_part(archive: zipfile.ZipFile, clock: _Clock) -> tuple[str, str
     return next(((sheets[i], name, state) for i, name, state in ids if i in sheets), None)
 
 
+#: How many hidden rows' numbers the note names (it gives the count of all).
+HIDDEN_ROWS_SHOWN = 5
+
+
 @dataclass
 class SheetScan:
     """What read-only openpyxl does not report about the first sheet, from its XML.
@@ -348,6 +389,11 @@ class SheetScan:
     hidden: str | None = None
     #: the first cell holding a value in a column Excel hides (``D2``), else None
     hidden_cell: str | None = None
+    #: rows Excel hides (a filtered view, or hidden by hand) that hold values: how many,
+    #: and the first :data:`HIDDEN_ROWS_SHOWN` sheet row numbers
+    hidden_row_count: int = 0
+    hidden_rows: list[int] = field(default_factory=list)
+    last_hidden_row: int = 0
 
 
 class _CellScan:
@@ -363,6 +409,8 @@ class _CellScan:
         self.in_value = False
         #: (first, last) 1-based columns the sheet hides (``<col hidden="1">``)
         self.hidden_columns: list[tuple[int, int]] = []
+        #: whether the current row is hidden (``<row hidden="1">``: a filter, or by hand)
+        self.row_hidden = False
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         if tag == "col" and attrs.get("hidden") in ("1", "true"):
@@ -371,6 +419,7 @@ class _CellScan:
         elif tag == "row":
             self.row = _int(attrs.get("r"), self.row + 1)
             self.col = 0
+            self.row_hidden = attrs.get("hidden") in ("1", "true")
         elif tag == "c":
             ref = attrs.get("r")  # optional: a cell without one is the next in its row
             self.col = _ref_column(ref) if ref else self.col + 1
@@ -392,13 +441,18 @@ class _CellScan:
     def end(self, tag: str) -> None:
         if tag == "v":
             self.in_value = False
-        elif tag == "c" and self.formula and not self.value and self.scan.uncached is None:
+            return
+        if tag != "c" or not (self.value or self.formula):
+            return
+        if self.row_hidden and self.scan.last_hidden_row != self.row:
+            self.scan.last_hidden_row = self.row
+            self.scan.hidden_row_count += 1
+            if len(self.scan.hidden_rows) < HIDDEN_ROWS_SHOWN:
+                self.scan.hidden_rows.append(self.row)
+        if self.formula and not self.value and self.scan.uncached is None:
             self.scan.uncached = self.cell
-        elif (
-            tag == "c"
-            and (self.value or self.formula)
-            and self.scan.hidden_cell is None
-            and any(a <= self.col <= b for a, b in self.hidden_columns)
+        elif self.scan.hidden_cell is None and any(
+            a <= self.col <= b for a, b in self.hidden_columns
         ):
             self.scan.hidden_cell = self.cell
 
