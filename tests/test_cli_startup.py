@@ -68,6 +68,13 @@ def test_metrics_imports_no_judge_nor_codebook() -> None:
     assert "jinja2" not in loaded
 
 
+def test_judge_help_loads_no_template_engine() -> None:
+    # the judge's prompts module imported jinja2 (~0.1 CPU-s) at module level; it is
+    # imported where a template is rendered
+    for argv in (["judge", "--help"], ["judge", "retrieval", "--help"]):
+        assert "jinja2" not in _imported_after(argv), argv
+
+
 def test_metrics_on_the_tools_own_parquet_imports_no_pyarrow(tmp_path: Path) -> None:
     # the engine reads the tool's own Parquet with DuckDB; pyarrow (~0.1 CPU-s of start-up)
     # was imported only to read the footer's marker and compare the columns (issue 30)

@@ -13,13 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from failcodes.codebook import Codebook
 from failcodes.judge.schema import ANSWER_SCHEMA_VERSION, SCHEMA_NAME
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind
+
+if TYPE_CHECKING:  # imported where a template is rendered (`judge --help` renders none)
+    import jinja2
 
 _TEMPLATES = ("system.j2", "retrieval.j2", "verification.j2", "invalid.j2")
 
@@ -34,6 +36,8 @@ class Prompt:
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
+    import jinja2
+
     return jinja2.Environment(
         loader=jinja2.PackageLoader("failcodes.judge", "prompts"),
         autoescape=jinja2.select_autoescape(
@@ -47,6 +51,8 @@ def _env() -> jinja2.Environment:
 @lru_cache(maxsize=1)
 def _escaping_env() -> jinja2.Environment:
     """Environment for the templates that carry judged text: everything is escaped."""
+    import jinja2
+
     return jinja2.Environment(
         loader=jinja2.PackageLoader("failcodes.judge", "prompts"),
         autoescape=True,
