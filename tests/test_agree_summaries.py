@@ -108,7 +108,8 @@ def test_an_unnamed_majority_column_is_found_by_its_values(tmp_path: Path, agree
     # majority of the other three columns on its 6 lone-dissent units: 18 of 90 = 20%
     assert (
         "left out: label (equals the row-wise majority of the other columns on 30 of 30 rows "
-        "(the other columns equal theirs on 80%): a majority or adjudicated column, not a rater)"
+        "(the other columns equal theirs on 80%): a majority or adjudicated column, not a rater; "
+        "a rater? --raters a,b,c,label keeps it)"
     ) in out.splitlines()[0]
 
 
@@ -185,6 +186,9 @@ def test_consensus_words() -> None:
     assert consensus_word("majority_label") == "majority"
     assert consensus_word("Gold Standard") == "gold"
     assert consensus_word("label_0") is None and consensus_word("goldfish") is None
+    # whole words only (redteam7): a panel's or the reference's column, not a panelist's
+    assert consensus_word("expert_panel") == "panel" and consensus_word("Ref") == "ref"
+    assert consensus_word("panelist_2") is None and consensus_word("referral") is None
 
 
 def test_a_long_table_with_a_gold_rater(tmp_path: Path, agree) -> None:

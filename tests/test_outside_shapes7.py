@@ -55,3 +55,64 @@ def test_rows_hidden_by_an_excel_filter_are_read_and_said_on_the_first_line(
     assert code == 0, err
     assert "hidden" not in err
     assert json.loads(out)[0]["value"] == pytest.approx(4 / 6)
+
+
+def test_a_panel_or_ref_column_is_left_out_of_the_raters_and_said_with_how_to_keep_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`expert_panel` and `ref` (the physicians' majority) were read as raters, exit 0.
+
+    By hand, units y/y/y, n/n/n, y/y/n, n/n/y, the panel and ref columns both y, n, y, n.
+    The three physicians: per-unit agreement 1, 1, 1/3, 1/3, mean 2/3; y 6 of 12, chance
+    1/2; Fleiss (2/3 - 1/2) / (1/2) = 1/3. Read as five raters (before): c3 is y/y/n/y/y
+    (4 y, 1 n: (4*3 + 1*0) / (5*4) = 3/5), c4 likewise 3/5; mean (1 + 1 + 3/5 + 3/5) / 4 = 4/5;
+    y 5 + 0 + 4 + 1 = 10 of 20, chance 1/2;
+    Fleiss (4/5 - 1/2) / (1/2) = 3/5. A rater named `final_reader` is left out by name too:
+    the first line says so and gives the --raters value that keeps it.
+    """
+    path = tmp_path / "p.csv"
+    path.write_text(
+        "case_id,dr_a,dr_b,dr_c,expert_panel,ref\n"
+        "c1,y,y,y,y,y\nc2,n,n,n,n,n\nc3,y,y,n,y,y\nc4,n,n,y,n,n\n"
+    )
+    args = ["agree", str(path), "--stat", "fleiss", "--bootstrap", "0"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    row = json.loads(out)[0]
+    assert row["raters"] == ["dr_a", "dr_b", "dr_c"]
+    assert row["value"] == pytest.approx(1 / 3)
+    code, out, err = run_cli([*args, "--raters", "dr_a,dr_b,dr_c,expert_panel,ref", "--format",
+                              "json"], capsys)  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(3 / 5)
+    path.write_text("case_id,dr_a,dr_b,final_reader\nc1,y,y,y\nc2,n,n,n\nc3,y,y,n\nc4,n,n,y\n")
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", "--bootstrap", "0"], capsys)
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first.startswith(
+        "Assumed: raters (2): dr_a, dr_b; left out: final_reader (named like a consensus "
+        "column ('final'); a rater? --raters dr_a,dr_b,final_reader keeps it); "
+    )
+    # dr_a and dr_b agree on all 4 units; final_reader kept: per-unit 1, 1, 1/3, 1/3 = 2/3
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", "--bootstrap", "0",
+                              "--raters", "dr_a,dr_b,final_reader", "--format", "json"],
+                             capsys)  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(2 / 3)
+
+
+def test_compare_refuses_a_panel_column_among_the_systems_as_agree_leaves_it_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One rule for both commands: `expert_panel` among the systems of `compare FILE` was
+    read as one more system (a column of Cochran's Q), exit 0; it is refused as `gold` is."""
+    path = tmp_path / "o.csv"
+    path.write_text("unit,sysA,sysB,expert_panel\nu1,1,0,1\nu2,0,0,0\nu3,1,1,1\nu4,0,1,1\n")
+    code, _, err = run_cli(["compare", str(path), "--resamples", "100"], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {path}:1, field 'expert_panel': column 'expert_panel' is named like "
+        "the reference or a consensus of the systems (holds 'panel'), not a system: give the "
+        "reference with --truth expert_panel (F1 and recall differences), or name the system "
+        "columns with --systems (a majority vote compared as a system too)"
+    ]

@@ -356,10 +356,6 @@ def _never_flags(
     return out
 
 
-#: Whole column names (lower case, ``_``-joined) that name the clinicians' reference.
-REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "reference", "clinician"})
-
-
 def _refuse_reference_columns(names: list[str], file: Path) -> None:
     """Refuse a column named like the reference or a consensus among the system columns.
 
@@ -368,14 +364,12 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
     0; a ``majority`` column (the systems' vote) may be meant as a system: named with
     ``--systems`` it is one.
     """
-    from failcodes.stats.summaries import consensus_word
+    from failcodes.stats.summaries import reference_reason
 
     for name in names:
-        word = consensus_word(name)
-        joined = "_".join(name.lower().replace("-", " ").split())
-        if word is None and joined not in REFERENCE_NAMES:
+        why = reference_reason(name)
+        if why is None:
             continue
-        why = f"holds {word!r}" if word is not None else "names the reference"
         raise InputError(
             f"column {name!r} is named like the reference or a consensus of the systems "
             f"({why}), not a system: give the reference with --truth {name} (F1 and recall "

@@ -44,6 +44,15 @@ CONSENSUS_WORDS = frozenset(
         # the three raters' 0.597, exit 0)
         "reference",
         "adjudicator",
+        # redteam7: `expert_panel` and `ref` (a panel's or the reference's label) were read as
+        # raters; a panel, committee or arbiter gives one label for the raters
+        "ref",
+        "referee",
+        "panel",
+        "committee",
+        "arbiter",
+        "arbitrated",
+        "arbitration",
         "final",
         "aggregate",
         "aggregated",
@@ -85,10 +94,35 @@ class MajorityFit:
     departures: int  # of those, rows where the column differs from that majority
 
 
+#: Whole column names (lower case, words ``_``-joined) that name the clinicians' reference in
+#: a table of systems' outcomes (``compare FILE``) though they hold no consensus word. Not
+#: applied to a ratings table (``agree``): there a ``clinician`` or ``label`` column is a rater.
+REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "clinician"})
+
+
+def name_words(name: str) -> list[str]:
+    """The lower-cased words of a column name (``Gold Standard`` -> ``gold``, ``standard``)."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_").split("_")
+
+
 def consensus_word(name: str) -> str | None:
-    """The consensus word in a column name (``majority_label`` -> ``majority``), or None."""
-    words = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_").split("_")
-    return next((w for w in words if w in CONSENSUS_WORDS), None)
+    """The consensus word in a column name (``majority_label`` -> ``majority``), or None.
+
+    Whole words only: ``goldfish``, ``referral`` and ``panelist`` hold none.
+    """
+    return next((w for w in name_words(name) if w in CONSENSUS_WORDS), None)
+
+
+def reference_reason(name: str) -> str | None:
+    """Why a column of systems' outcomes is named like the reference (None if it is not).
+
+    The one rule of ``compare``: a consensus word (as ``agree`` leaves a column out), or a
+    whole name of :data:`REFERENCE_NAMES`.
+    """
+    word = consensus_word(name)
+    if word is not None:
+        return f"holds {word!r}"
+    return "names the reference" if "_".join(name_words(name)) in REFERENCE_NAMES else None
 
 
 def named_summaries(candidates: Sequence[str]) -> tuple[list[str], list[Summary]]:

@@ -833,6 +833,11 @@ def code_sets(table: RatingsTable, sep: str) -> list[list[frozenset[str] | None]
     return out
 
 
+#: Up to this many raters, the first line's hint for a column left out lists the --raters
+#: value that keeps it in full.
+KEEP_HINT_RATERS = 8
+
+
 def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = None) -> str:
     """The first line of ``agree`` on a ratings table: the raters, what was left out and why.
 
@@ -843,7 +848,14 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
     how = " (given with --raters)" if given else ""
     parts = [f"Assumed: raters ({len(choice.raters)}){how}: {', '.join(choice.raters)}"]
     for s in choice.summaries:
-        parts.append(f"left out: {s.column} ({s.reason})")
+        # a real rater named like a consensus (`final_reader`) is left out by name: the line
+        # says how to keep it, so a wrong guess costs one command
+        keep = (
+            ",".join([*choice.raters, s.column])
+            if len(choice.raters) <= KEEP_HINT_RATERS
+            else f"the raters,{s.column}"
+        )
+        parts.append(f"left out: {s.column} ({s.reason}; a rater? --raters {keep} keeps it)")
     if choice.left_out:
         parts.append(
             f"not raters (they share no value with the raters' ratings): "
@@ -860,7 +872,7 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
         else f"; code sets per cell, split on {sets!r} (exact-set agreement and Krippendorff's "
         "alpha with the MASI and Jaccard distances)"
     )
-    if choice.summaries or choice.left_out:
+    if choice.left_out:
         line += " (name the raters with --raters to change this)"
     return line
 
