@@ -18,9 +18,13 @@ Pairs (the tool against ``bench/duckdb_ingest.py`` / ``bench/duckdb_metrics.py``
 - ``disagreements`` of the same mappings, written as JSONL: the count of disagreements per
   (system, mapping, kind) must be equal.
 
-The floors: the stdlib ``json.loads`` of every JSONL line (what the strict reader cannot
-beat), and reading every column of the Parquet file. Wall times on a shared machine vary
-with its load (printed first); CPU seconds are the steadier figure.
+The floors: the stdlib ``json.loads`` of every JSONL line (no check at all: it keeps the
+last of two equal keys and reads ``NaN``), the strict parse of every line with the stdlib
+(``failcodes.jsonio.parse_json``: ``json.loads`` with the duplicate-key hook, ``NaN`` /
+``Infinity``, depth and lone-surrogate checks; no schema), and reading every column of the
+Parquet file. Each failcodes step on the JSONL file is printed as a multiple of both JSON
+floors, measured again right before it (a shared machine's load changes CPU-s too). Wall
+times vary with the load (printed first); CPU seconds are the steadier figure.
 
 Bytecode: every child runs as an installed tool does, its modules from compiled ``.pyc``
 (written to a temporary folder by untimed first runs: ``PYTHONPYCACHEPREFIX``), also where
@@ -64,6 +68,14 @@ with open(sys.argv[1], encoding="utf-8") as fh:
     for line in fh:
         if line.strip():
             json.loads(line)
+"""
+FLOOR_STRICT = """
+import sys
+from failcodes.jsonio import parse_json
+with open(sys.argv[1], encoding="utf-8") as fh:
+    for number, line in enumerate(fh, start=1):
+        if line.strip():
+            parse_json(line.rstrip("\\r\\n"), path=sys.argv[1], line=number)
 """
 FLOOR_PARQUET = """
 import sys
@@ -222,6 +234,7 @@ def run(
     measure([py, str(HERE / "duckdb_metrics.py"), *warm])
     measure([*tool, "metrics", "--traces", warm[0], "--labels", *warm[1:], "--format", "json"])
     step("floor: json.loads of the JSONL", [py, "-c", FLOOR_JSONL, str(traces)])
+    step("floor: strict stdlib parse of the JSONL", [py, "-c", FLOOR_STRICT, str(traces)])
     step("floor: every column of own Parquet", [py, "-c", FLOOR_PARQUET, str(own)])
     step("start-up: failcodes metrics --help", [*tool, "metrics", "--help"])
     boot = ["--bootstrap", "2000", "--format", "json"]
@@ -244,7 +257,10 @@ def run(
         script = [py, str(HERE / "duckdb_metrics.py"), str(path), str(labels), *MAPS]
         step(f"duckdb script metrics, {label}", [*script, "--bootstrap", "2000"], script_out)
         cmd = [*tool, "metrics", "--traces", str(path), "--labels", str(labels), *MAPS, *boot]
-        step(f"failcodes metrics, {label}", cmd, tool_out, f"duckdb script metrics, {label}")
+        floors = paired_floors(step, path) if label == "JSONL" else None
+        rec = step(f"failcodes metrics, {label}", cmd, tool_out, f"duckdb script metrics, {label}")
+        if floors is not None:
+            checks.append(over_floors("metrics JSONL", rec, floors))
         same, worst = metrics_equal(tool_out, script_out)
         verdict = "equal" if same else "DIFFER"
         checks.append(f"metrics {label}: {verdict} (CI endpoints within {worst:.1e})")
@@ -257,7 +273,10 @@ def run(
         step(f"duckdb script disagreements, {label}", [*script, str(script_out), *MAPS], counted)
         cmd = [*tool, "disagreements", "--traces", str(path), "--labels", str(labels), *MAPS]
         vs = f"duckdb script disagreements, {label}"
-        step(f"failcodes disagreements, {label}", [*cmd, "-o", str(tool_out)], None, vs)
+        floors = paired_floors(step, path) if label == "JSONL" else None
+        rec = step(f"failcodes disagreements, {label}", [*cmd, "-o", str(tool_out)], None, vs)
+        if floors is not None:
+            checks.append(over_floors("disagreements JSONL", rec, floors))
         rows = json.loads(counted.read_text("utf-8"))
         theirs = {(r["system"], r["mapping"], r["kind"]): r["n"] for r in rows}
         same = disagreement_counts(tool_out) == theirs
@@ -272,6 +291,25 @@ def run(
     start = next(r["cpu_s"] for r in records if r["step"].startswith("start-up"))
     print(f"(the tool's start-up, {start:.2f} CPU-s, is in each failcodes row)")
     return records
+
+
+def paired_floors(step: Any, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both JSON floors of ``path`` measured now (right before the step they are paired with)."""
+    py = sys.executable
+    plain = step("  floor (paired): json.loads", [py, "-c", FLOOR_JSONL, str(path)])
+    strict = step("  floor (paired): strict stdlib parse", [py, "-c", FLOOR_STRICT, str(path)])
+    return plain, strict
+
+
+def over_floors(name: str, rec: dict[str, Any], floors: tuple[dict[str, Any], ...]) -> str:
+    """``rec``'s CPU-s as a multiple of the paired floors (recorded in ``rec`` too)."""
+    plain, strict = floors
+    rec["x_json_loads"] = rec["cpu_s"] / plain["cpu_s"]
+    rec["x_strict_parse"] = rec["cpu_s"] / strict["cpu_s"]
+    return (
+        f"{name}: {rec['x_json_loads']:.2f}x json.loads ({plain['cpu_s']:.2f} CPU-s), "
+        f"{rec['x_strict_parse']:.2f}x the strict stdlib parse ({strict['cpu_s']:.2f} CPU-s)"
+    )
 
 
 def replicate(own: Path, labels: Path, times: int, out: Path) -> tuple[Path, Path]:

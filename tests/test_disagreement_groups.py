@@ -199,7 +199,7 @@ def test_groups_write_what_the_columns_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, chunk: int, policy: str
 ) -> None:
     """Random sentences (some without claims, blank lines inside runs), folded every 3 rows."""
-    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", chunk)
+    monkeypatch.setattr(columnar, "_CHUNK_ROWS", chunk)
     monkeypatch.setattr(disagreements, "_BLOCK", 2 if chunk == 3 else 1_024)
     rows, flags = _shuffled(seed)
     lines: list[dict[str, Any] | str] = []
@@ -249,8 +249,8 @@ def test_a_labelled_sentence_without_claims_is_merged_in_order(
 def test_claims_not_in_one_run_are_found_by_a_key_scan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Interleaved systems (and sentences split over two files): a scan of the keys finds
-    the rows of those disagreeing groups only, with no trace columns."""
+    """Interleaved systems (and sentences split over two files): the engine lists the rows
+    of the groups that are no run, and the command needs no trace columns."""
     rows, flags = _shuffled(7)
     random.Random(7).shuffle(rows)
     half = len(rows) // 2
@@ -261,18 +261,12 @@ def test_claims_not_in_one_run_are_found_by_a_key_scan(
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
     assert 0 in cols.origin.where(range(len(cols.first)), cols.first)[3]
     expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
-    scanned: list[int] = []
-    locate = columnar.locate_scattered
-
-    def counting(columns: SentenceColumns, groups: Any) -> Any:
-        scanned.extend(groups.tolist())
-        return locate(columns, groups)
-
-    monkeypatch.setattr(columnar, "locate_scattered", counting)
     _no_trace_columns(monkeypatch)
     assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
     runs = cols.origin.run[cols.origin.at]
-    assert scanned and all(runs[g] == 0 for g in scanned)  # only groups with no run
+    assert cols.origin.scattered is not None
+    listed = sorted(set(cols.origin.scattered.group.tolist()))
+    assert listed == np.flatnonzero(runs == 0).tolist()  # exactly the groups with no run
     assert len(expected.splitlines()) > 20
 
 
@@ -288,15 +282,14 @@ def test_scattered_groups_rows_by_hand(tmp_path: Path) -> None:
     offsets = [0]
     for line in traces.read_bytes().splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
-    cols = columnar.read_sentence_columns(traces, locate=True)
-    assert isinstance(cols, SentenceColumns)
-    located = columnar.locate_scattered(cols, np.array([1]))  # B/s1 only
-    assert located is not None and located.origin is not None
+    located = columnar.read_sentence_columns(traces, locate=True)
+    assert isinstance(located, SentenceColumns) and located.origin is not None
+    # groups A/s1 (rows 0 and 2) and B/s1 (rows 1 and 3): neither is a run of rows
+    assert located.origin.rows_of(0) == [(0, 0, 1, offsets[0]), (2, 0, 4, offsets[3])]
     assert located.origin.rows_of(1) == [(1, 0, 2, offsets[1]), (3, 0, 5, offsets[4])]
-    assert located.origin.rows_of(0) == []
 
 
-def test_scattered_parquet_groups_take_the_columns(tmp_path: Path) -> None:
+def test_scattered_parquet_groups_are_listed_too(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -306,8 +299,8 @@ def test_scattered_parquet_groups_take_the_columns(tmp_path: Path) -> None:
     pq.write_table(pa.Table.from_pylist(rows, schema=traceio.trace_arrow_schema()), path)
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
     cols = columnar.read_sentence_columns(path, locate=True)
-    assert isinstance(cols, SentenceColumns)
-    assert columnar.locate_scattered(cols, np.array([0])) is None
+    assert isinstance(cols, SentenceColumns) and cols.origin is not None
+    assert cols.origin.scattered is not None  # listed by the engine, as for JSONL
     expected = _column_path([path], labels, tmp_path / "columns.jsonl")
     assert _command([path], labels, tmp_path / "groups.jsonl") == expected
 
@@ -316,7 +309,7 @@ def test_group_origin_counts_rows_across_folds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each group's first line, byte offset and run, with rows folded every 2 rows."""
-    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", 2)
+    monkeypatch.setattr(columnar, "_CHUNK_ROWS", 2)
     rows: list[dict[str, Any] | str] = [
         _claim("A", "q1", "s1", 0, "supported"),  # line 1
         _claim("A", "q1", "s1", 1, "supported"),  # line 2
@@ -353,7 +346,7 @@ def test_group_origin_of_parquet_rows(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", chunk)  # 3: folds inside a batch
+    monkeypatch.setattr(columnar, "_CHUNK_ROWS", chunk)  # 3: inserts inside a batch
 
     rows, flags = _shuffled(3)
     path = tmp_path / "traces.parquet"

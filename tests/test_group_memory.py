@@ -1,39 +1,43 @@
 """The compact forms behind the disagreements command's memory at 10x paper scale (issue 18).
 
-:class:`~failcodes.tracecols.GroupCodes` keeps each group's place as a uint32 line, the low
-32 bits of its offset (with the rare places its high bits change) and a uint16 run; its
-groups grow in place (``_insert_sorted``, the same result as ``np.insert``); its duplicate
-check keeps 56 bits of each row's hash. Labels read as columns hold ``has_error`` as bytes
-and question ids as codes; a :class:`~failcodes.labels.LabelIndex` of sentence groups finds
+:class:`~failcodes.tracecols.GroupOrigin` keeps each group's place as a uint32 line, the low
+32 bits of its offset (with the rare places its high bits change) and a uint16 run (groups
+made by the engine from its row table, issue 30). Labels read as columns hold ``has_error``
+as bytes and question ids as codes; a :class:`~failcodes.labels.LabelIndex` of sentence groups finds
 labels by bisection. Every value here is written out by hand in the test.
 """
 
 from __future__ import annotations
 
-import array
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from failcodes import labelio, tracecols
+from failcodes import columnar, engine, labelio, tracecols
 from failcodes.labels import Label, LabelIndex
-from failcodes.tracecols import GroupCodes, GroupOverflowError
 
 FOUR_GB = 1 << 32
 
 
 def _located(rows: list[tuple[str, str, str, int, int]]) -> tracecols.SentenceColumns:
-    """Groups of rows (system, sentence, claim, line, offset), all of question q1."""
-    codes = GroupCodes(locate=True)
-    for system, sentence, claim, line, offset in rows:
-        codes.lines.append(line)
-        codes.offsets.append(offset)
-        codes.add(system, "q1", sentence, claim, "supported")
-    return codes.finish()
+    """Groups of rows (system, sentence, claim, line, offset), all of question q1.
+
+    Put in the engine's row table as a scan of one file would (issue 30).
+    """
+    con = engine.connect()
+    con.execute(columnar._ROWS_TABLE)
+    for row, (system, sentence, claim, line, offset) in enumerate(rows):
+        con.execute(
+            "INSERT INTO rows VALUES (0, ?, ?, ?, ?, 'q1', ?, ?, 0)",
+            [line, offset, row, system, sentence, claim],
+        )
+    loaded = columnar._Rows(con, (Path("t.jsonl"),), (columnar.Format.JSONL,), [0])
+    try:
+        return columnar._engine_sentence_columns(loaded, locate=True)
+    finally:
+        con.close()
 
 
 def test_offsets_beyond_four_gigabytes_come_back_whole() -> None:
@@ -58,64 +62,19 @@ def test_offsets_beyond_four_gigabytes_come_back_whole() -> None:
 
 
 def test_a_line_beyond_uint32_gives_up_the_groups() -> None:
-    with pytest.raises(GroupOverflowError):
+    with pytest.raises(OverflowError):
         _located([("A", "s1", "c1", FOUR_GB, 0)])
 
 
 def test_a_run_longer_than_uint16_is_kept_as_no_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tracecols, "_MAX_RUN", 3)  # (65,535 rows in the real thing)
+    monkeypatch.setattr(columnar, "_MAX_RUN", 3)  # (65,535 rows in the real thing)
     rows = [("A", "s1", f"c{i}", i + 1, i * 10) for i in range(4)]  # 4 consecutive rows
     rows.append(("A", "s2", "c9", 5, 40))
     cols = _located(rows)
     assert cols.origin is not None
     assert cols.origin.where([0, 1], cols.first)[3] == [0, 1]  # s1: 4 rows > 3: no run
-
-
-def test_a_duplicate_claim_in_another_chunk_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", 2)  # folded every 2 rows
-    codes = GroupCodes()
-    for sentence, claim in [("s1", "c1"), ("s1", "c2"), ("s2", "c3"), ("s2", "c1")]:
-        codes.add("A", "q1", sentence, claim, "supported")
-    with pytest.raises(GroupOverflowError):
-        codes.finish()
-    # the same claim id under another system is no duplicate
-    codes = GroupCodes()
-    for system, claim in [("A", "c1"), ("A", "c2"), ("B", "c1"), ("B", "c2")]:
-        codes.add(system, "q1", "s1", claim, "supported")
-    assert len(codes.finish().first) == 2
-
-
-@given(
-    st.lists(st.integers(0, 60), unique=True, max_size=25),
-    st.lists(st.integers(61, 200), unique=True, max_size=12),
-    st.integers(1, 6),
-)
-def test_insert_in_place_equals_np_insert(old: list[int], extra: list[int], block: int) -> None:
-    before = np.sort(np.array(old, dtype=np.int64) * 3)  # room between old values
-    new = np.sort(np.array([e % 180 * 3 + 1 for e in extra], dtype=np.int64))
-    new = np.unique(new)
-    at = np.searchsorted(before, new)
-    buffers = (array.array("q", before.tolist()), array.array("i", (before + 7).tolist()))
-    saved = tracecols._FINISH_BLOCK
-    tracecols._FINISH_BLOCK = block  # blocks of 1..6 items: every split point is tried
-    try:
-        tracecols._insert_sorted(buffers, at, (new, (new + 7).astype(np.int32)))
-    finally:
-        tracecols._FINISH_BLOCK = saved
-    expected = np.insert(before, at, new)
-    assert list(buffers[0]) == expected.tolist()
-    assert list(buffers[1]) == (expected + 7).tolist()
-    buffers[0].append(0)  # no view left behind: the buffer can still grow
-
-
-def test_given_sentence_ids_sorted_and_others_after() -> None:
-    codes = GroupCodes(["s3", None, "s1", "s3"])  # sorted, distinct: s1 -> 0, s3 -> 1
-    for sentence, claim in [("s3", "c1"), ("s0", "c2"), ("s1", "c3"), ("s9", "c4")]:
-        codes.add("A", "q1", sentence, claim, "supported")
-    cols = codes.finish()
-    assert cols.sentences == ["s0", "s1", "s3", "s9"]  # the traces' ids, sorted
-    assert cols.sentence.tolist() == [0, 1, 2, 3]
-    assert cols.first.tolist() == [1, 2, 0, 3]
+    # s1's rows are listed instead: (row, file, line, offset)
+    assert cols.origin.rows_of(0) == [(i, 0, i + 1, i * 10) for i in range(4)]
 
 
 def _labels(tmp_path: Path) -> Path:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import failcodes
-from failcodes import columnar, labelio, tracecols, traceio
+from failcodes import columnar, labelio, traceio
 from failcodes.errors import InputError
 from failcodes.labels import Label, check_labels_against_traces
 from failcodes.metrics import compute_metrics, verdict_distributions
@@ -82,7 +82,7 @@ def test_groups_give_the_metrics_of_the_columns(
     tmp_path: Path, seed: int, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Same metrics (both policies, with intervals), distributions and label checks."""
-    monkeypatch.setattr(tracecols, "_GROUP_CHUNK", chunk)  # 5: rows folded many times
+    monkeypatch.setattr(columnar, "_CHUNK_ROWS", chunk)  # 5: rows inserted 5 at a time
     rows, labels = _records(seed)
     half = len(rows) // 2
     paths = [

@@ -55,10 +55,7 @@ from failcodes.tracecols import (
     KEY_COLUMNS,
     SCALAR_COLUMNS,
     VERDICTS,
-    GroupCodes,
     GroupOrigin,
-    GroupOverflowError,
-    KeyCodes,
     Origin,
     ScatteredRows,
     SentenceColumns,
@@ -367,17 +364,21 @@ def _claim_view(rec: Any, entry: tuple[str, str | None], view: type[ClaimView]) 
 
 
 def _scan_jsonl(
+    con: Any,
+    index: int,
+    total: int,
     path: Path,
     names: Sequence[str],
-    keys: KeyCodes | GroupCodes,
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64], _LineFailure | None]:
-    """Decode a trace JSONL file line by line into columns (see :func:`read_trace_columns`).
+) -> tuple[Any, int, _LineFailure | None]:
+    """Decode a trace JSONL file line by line into the engine's ``rows`` table.
 
-    The key columns go into ``keys`` as codes; returns a table of the other ``names`` (None
-    if there are none), each row's line and byte offset, and the first line found invalid
-    (reading stops there).
+    Each line is validated once (:func:`_fast_line`: msgspec against the trace schema, the
+    duplicate-key count; else the object reader's own steps) and its key columns, line and
+    byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
+    a table of the other ``names`` (None if there are none), the row count after this file,
+    and the first line found invalid (reading stops there).
     """
     import msgspec
 
@@ -389,15 +390,8 @@ def _scan_jsonl(
     rows = buf.rows if buf is not None else {}
     plain = [n for n in others if n != "raw_verdict"]
     keep_raw = "raw_verdict" in others
-    add = keys.add
-    lines = array.array("q")  # 8 bytes a row (a list of ints costs ~36)
-    offsets = array.array("q")
-    # groups keep no rows: a line and offset only for their first rows (``locate``), which
-    # they take from their own pending arrays
-    located = isinstance(keys, GroupCodes) and keys.locate
-    if isinstance(keys, GroupCodes):
-        lines, offsets = keys.lines, keys.offsets
-    locate = located or isinstance(keys, KeyCodes)
+    sink = _RowSink(con, index, total)
+    add = sink.add
     failure: _LineFailure | None = None
     if not path.exists():
         raise InputError("file not found", path=path)
@@ -426,10 +420,7 @@ def _scan_jsonl(
                 if rec is None:
                     continue
                 entry = (rec.verdict.value, rec.raw_verdict)
-            if locate:  # before the row: adding it may fold the pending rows of groups
-                lines.append(lineno)
-                offsets.append(start)
-            add(rec.system, rec.question_id, rec.sentence_id, rec.claim_id, entry[0])
+            add(lineno, start, rec.system, rec.question_id, rec.sentence_id, rec.claim_id, entry[0])
             if buf is None:
                 continue
             for n in plain:
@@ -437,48 +428,93 @@ def _scan_jsonl(
             if keep_raw:
                 own = rec.raw_verdict
                 rows["raw_verdict"].append(own if own is not None else entry[1])
-            if len(lines) % _CHUNK_ROWS == 0:
+            if len(rows[others[0]]) >= _CHUNK_ROWS:
                 buf.flush()
-    table = buf.table() if buf is not None else None
-    if isinstance(keys, GroupCodes):  # its pending arrays are its own (no view of them)
-        return table, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), failure
-    return table, _int64s(lines), _int64s(offsets), failure
+    sink.flush()
+    return (buf.table() if buf is not None else None), sink.row, failure
 
 
-def _int64s(values: array.array[int]) -> npt.NDArray[np.int64]:
-    """An ``array('q')`` as a numpy array sharing its memory (no copy)."""
-    if not len(values):
-        return np.zeros(0, dtype=np.int64)
-    return np.frombuffer(values, dtype=np.int64)
+#: Each canonical verdict's index into VERDICTS (the ``rows`` table's verdict column).
+_VERDICT_INDEX = {v.value: i for i, v in enumerate(VERDICTS)}
 
 
-def _first_duplicate(
-    system: npt.NDArray[np.int32], claim: npt.NDArray[np.int32], width: int, start: int
-) -> tuple[int, int] | None:
-    """``(row, first row)`` of the first row at or after ``start`` repeating an earlier key.
+def _numbers(values: Any, dtype: Any) -> Any:
+    """An Arrow array of numbers (no nulls) from a list or numpy array, built from its buffer.
 
-    The key is the (system, claim_id) pair as integer codes (``claim < width``).
+    ``pyarrow.array`` would import pandas on its first call (~55 MB; see ``string_array``).
     """
-    if len(system) == 0:
-        return None
-    key = system.astype(np.int64)
-    key *= max(1, width)
-    key += claim
-    # the usual case, no duplicate, costs one sorted copy (a duplicate before ``start`` was
-    # reported when its own file was read)
-    ordered = np.sort(key)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
-    del ordered
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    del key
-    first_of_row = first[inverse.reshape(-1)]
-    del inverse
-    repeat = np.flatnonzero(first_of_row[start:] != np.arange(start, len(system)))
-    if not len(repeat):
-        return None
-    row = int(repeat[0]) + start
-    return row, int(first_of_row[row])
+    pa, _ = pyarrow_modules()
+    held = np.ascontiguousarray(values, dtype=dtype)
+    return pa.Array.from_buffers(
+        pa.from_numpy_dtype(held.dtype), len(held), [None, pa.py_buffer(held)]
+    )
+
+
+class _RowSink:
+    """Rows of one file appended as Python values, inserted into ``rows`` by chunks."""
+
+    def __init__(self, con: Any, file: int, first: int) -> None:
+        self.con, self.file, self.row = con, file, first
+        self.lines: list[int] = []
+        self.offsets: list[int] = []
+        self.keys: list[list[str]] = [[], [], [], []]
+        self.verdicts: list[int] = []
+
+    def add(
+        self,
+        line: int,
+        offset: int,
+        system: str,
+        question: str,
+        sentence: str,
+        claim: str,
+        verdict: str,
+    ) -> None:
+        """Append one row (the verdict canonical)."""
+        self.lines.append(line)
+        self.offsets.append(offset)
+        s, q, t, c = self.keys
+        s.append(system)
+        q.append(question)
+        t.append(sentence)
+        c.append(claim)
+        self.verdicts.append(_VERDICT_INDEX[verdict])
+        if len(self.lines) >= _CHUNK_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Insert the pending rows."""
+        if self.lines:
+            self.insert(
+                _numbers(self.lines, np.int64),
+                _numbers(self.offsets, np.int64),
+                [string_array(k) for k in self.keys],
+                _numbers(self.verdicts, np.int8),
+            )
+            self.lines, self.offsets = [], []
+            self.keys = [[], [], [], []]
+            self.verdicts = []
+
+    def insert(self, lines: Any, offsets: Any, keys: Sequence[Any], verdicts: Any) -> None:
+        """Insert rows given as Arrow arrays (lines, offsets, the four ids, verdict indexes)."""
+        pa, _ = pyarrow_modules()
+        n = len(lines)
+        chunk = pa.table(
+            {
+                "file": _numbers(np.full(n, self.file, dtype=np.int32), np.int32),
+                "line": lines,
+                "offset": offsets,
+                "row": _numbers(np.arange(self.row, self.row + n, dtype=np.int64), np.int64),
+                **dict(zip(KEY_COLUMNS[:4], keys, strict=True)),
+                "verdict": verdicts,
+            }
+        )
+        self.con.register("chunk", chunk)
+        try:
+            self.con.execute("INSERT INTO rows SELECT * FROM chunk")
+        finally:
+            self.con.unregister("chunk")
+        self.row += n
 
 
 #: Rows per Parquet batch: memory is a batch's columns, not a row group's (issue 18).
@@ -562,15 +598,19 @@ def _parquet_record(pf: Any, row: int) -> dict[str, Any]:
 
 
 def _scan_parquet(
+    con: Any,
+    index: int,
+    total: int,
     path: Path,
     names: Sequence[str],
-    keys: KeyCodes | GroupCodes,
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64], _LineFailure | None]:
-    """Read a trace Parquet file batch by batch into columns, validated per column.
+) -> tuple[Any, int, _LineFailure | None]:
+    """Read a trace Parquet file batch by batch into ``rows``, validated per column.
 
-    Files whose column types differ from :func:`trace_arrow_schema` take the object reader.
+    As :func:`_scan_jsonl` (a row's "line" is its 1-based row number, its offset the 0-based
+    row). Files whose column types differ from :func:`trace_arrow_schema` take the object
+    reader.
     """
     pa, pq = pyarrow_modules()
     import pyarrow.compute as pc  # type: ignore[import-untyped]
@@ -598,7 +638,7 @@ def _scan_parquet(
             raise _UseObjectReaderError
     others = [n for n in names if n not in KEY_COLUMNS]
     buf = _ColumnBuffer(others)
-    before = len(keys)
+    sink = _RowSink(con, index, total)
     pool = pa.default_memory_pool()
     verdict_table: dict[str, Any] = {}
     offset = 0
@@ -655,24 +695,23 @@ def _scan_parquet(
                 raw_verdicts = cols["verdict"]
             else:  # pragma: no cover - a vectorised check stricter than the model
                 raise _UseObjectReaderError from None
-        canonical = string_array(
-            [verdict_table[v][0] if verdict_table.get(v) else None for v in known]
-        )
         kept_raw = string_array(
             [verdict_table[v][1] if verdict_table.get(v) else None for v in known]
         )
         where = pc.index_in(raw_verdicts, value_set=string_array(known))
-        if isinstance(keys, GroupCodes) and keys.locate:  # each row's place, before the row
-            kept = len(raw_verdicts)
-            keys.lines.extend(range(offset + 1, offset + kept + 1))
-            keys.offsets.extend(range(offset, offset + kept))
+        kept = len(raw_verdicts)
+        indexes = _numbers([_VERDICT_INDEX[verdict_table[v][0]] for v in known], np.int8)
+        sink.insert(
+            _numbers(np.arange(offset + 1, offset + kept + 1), np.int64),
+            _numbers(np.arange(offset, offset + kept), np.int64),
+            [cols[n].cast(pa.string()) for n in KEY_COLUMNS[:4]],
+            indexes.take(where),
+        )
         out: dict[str, Any] = {}
         for name in names:
-            if name == "verdict":
-                keys.add_arrow(name, pc.take(canonical, where))
-            elif name in KEY_COLUMNS:
-                keys.add_arrow(name, cols[name].cast(pa.string()))
-            elif name == "raw_verdict":
+            if name in KEY_COLUMNS:
+                continue
+            if name == "raw_verdict":
                 own = cols.get("raw_verdict")
                 derived = pc.take(kept_raw, where)
                 out[name] = derived if own is None else pc.coalesce(own.cast(pa.string()), derived)
@@ -687,13 +726,7 @@ def _scan_parquet(
         offset += n
         if failure is not None:
             break
-    rows = len(keys) - before if isinstance(keys, KeyCodes) else 0  # groups: no rows kept
-    return (
-        buf.table() if others else None,
-        np.arange(1, rows + 1, dtype=np.int64),
-        np.arange(rows, dtype=np.int64),
-        failure,
-    )
+    return (buf.table() if others else None), sink.row, failure
 
 
 def _bad_passage_rows(passages: Any, n: int) -> Any:
@@ -756,15 +789,16 @@ def read_trace_columns(
     names = SCALAR_COLUMNS if text else KEY_COLUMNS
     formats = [detect_format(p) for p in items]
     try:
-        if column_map or Format.CSV in formats:
+        if column_map or Format.CSV in formats or not engine.available():
             raise _UseObjectReaderError
-        loaded = None if text else _load_vouched(items, formats)
-        if loaded is not None:  # the tool's own files: straight to the engine
-            try:
-                return _engine_trace_columns(loaded)
-            finally:
-                loaded.con.close()
-        return _read_columns_fast(items, formats, names, aliases, default_system)
+        # the tool's own files straight to the engine; any other file validated on the way
+        loaded, others = None if text else _load_vouched(items, formats), None
+        if loaded is None:
+            loaded, others = _load_scanned(items, formats, names, aliases, default_system)
+        try:
+            return _engine_trace_columns(loaded, others, names)
+        finally:
+            loaded.con.close()
     except _UseObjectReaderError:
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
         traces = [
@@ -789,38 +823,33 @@ def read_sentence_columns(
 ) -> SentenceColumns | TraceColumns:
     """Read traces reduced to their sentence groups, for sentence-level metrics (issue 18).
 
-    Memory follows the sentences, not the claims (:class:`~failcodes.tracecols.GroupCodes`):
-    no claim id, line or offset is kept (with ``locate``, each group's first line and offset
-    and its row count: :class:`~failcodes.tracecols.GroupOrigin`). Valid input only: on any
-    problem (a line or row the fast readers refuse, a duplicate claim, CSV input, ids beyond
-    the group key) this returns :func:`read_trace_columns` of the same files instead, which
-    raises the usual one-line error or holds the traces as columns. ``sentence_ids`` (the
-    labels') are shared with the groups' sentence vocabulary, not copied (see
-    :class:`~failcodes.tracecols.GroupCodes`).
+    The rows are validated once (the tool's own Parquet: by its marker) and grouped by the
+    engine (issue 30): one entry per (system, question, sentence) with its verdicts, first
+    row and row count (with ``locate``, where its rows are:
+    :class:`~failcodes.tracecols.GroupOrigin`, scattered rows listed). An invalid line or
+    duplicate claim raises the error :func:`read_trace_columns` raises; CSV input (or lines
+    past 32 bits) gives :func:`read_trace_columns` of the same files. ``sentence_ids`` (the
+    labels') are shared with the groups' sentence vocabulary, not copied.
     """
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     formats = [detect_format(p) for p in items]
     loaded = _load_vouched(items, formats)
-    if loaded is not None:  # the tool's own files: grouped by the engine
+    if loaded is None and Format.CSV not in formats and engine.available():
         try:
-            return _engine_sentence_columns(loaded, locate=locate)
+            loaded, _ = _load_scanned(items, formats, KEY_COLUMNS, None, None)
+        except _UseObjectReaderError:
+            loaded = None
+    if loaded is not None:  # grouped by the engine
+        try:
+            cols = _engine_sentence_columns(loaded, locate=locate)
+            given = {s: s for s in sentence_ids if s is not None}
+            if given:  # the labels' own strings (not a second copy of each id)
+                cols = replace(cols, sentences=[given.get(s, s) for s in cols.sentences])
+            return cols
+        except OverflowError:
+            pass  # lines past 32 bits: the trace columns
         finally:
             loaded.con.close()
-    if Format.CSV not in formats:
-        groups = GroupCodes(sentence_ids, locate=locate)
-        starts = []  # each file's first row
-        try:
-            for path, fmt in zip(items, formats, strict=True):
-                starts.append(len(groups))
-                scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
-                if scan(path, KEY_COLUMNS, groups, None, None)[3] is not None:
-                    raise GroupOverflowError
-            out = groups.finish()
-        except (GroupOverflowError, _UseObjectReaderError, InputError):
-            pass
-        else:
-            return _with_files(out, items, formats, starts) if locate else out
-        del groups
     return read_trace_columns(items)
 
 
@@ -920,101 +949,6 @@ def load_sentence_columns(
     assert labels is not None
     labelio.validate_labels(labels, columns, path=labels_path, lines=labels.lines)
     return columns, labels
-
-
-def _with_files(
-    cols: SentenceColumns, paths: Sequence[Path], formats: Sequence[Format], starts: list[int]
-) -> SentenceColumns:
-    """Groups whose origin names its files; a run that goes on into the next file ends."""
-    origin = cols.origin
-    assert origin is not None
-    runs = origin.run
-    if len(starts) > 1:  # (one file: no run crosses a file's end, and no temporaries)
-        end = origin.run[origin.at].astype(np.int64)
-        end += cols.first  # one past each group's last row, when its rows are one run
-        for bound in starts[1:]:
-            crossing = (cols.first < bound) & (end > bound)
-            if crossing.any():
-                runs = runs.copy() if runs is origin.run else runs
-                runs[origin.at[crossing]] = 0
-        del end
-    located = replace(
-        origin,
-        run=runs,
-        paths=tuple(paths),
-        formats=tuple(f.value for f in formats),
-        starts=np.array(starts, dtype=np.int64),
-    )
-    return replace(cols, origin=located)
-
-
-def _read_columns_fast(
-    items: Sequence[Path],
-    formats: Sequence[Format],
-    names: Sequence[str],
-    aliases: Mapping[str, Verdict] | None,
-    default_system: str | None,
-) -> TraceColumns:
-    keys = KeyCodes()
-    tables: list[Any] = []
-    files: list[Any] = []
-    lines: list[Any] = []
-    offsets: list[Any] = []
-    total = 0
-    for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
-        if fmt is Format.JSONL:
-            scanned = _scan_jsonl(path, names, keys, aliases, default_system)
-        else:
-            scanned = _scan_parquet(path, names, keys, aliases, default_system)
-        table, file_lines, file_offsets, failure = scanned
-        if table is not None:
-            tables.append(table)
-        files.append(np.full(len(file_lines), index, dtype=np.int32))  # file index per row
-        lines.append(file_lines)
-        offsets.append(file_offsets)
-        claim_vocab = keys.vocab["claim_id"]
-        dup = _first_duplicate(
-            keys.first_seen("system"), keys.first_seen("claim_id"), len(claim_vocab), total
-        )
-        if dup is not None:
-            row, first = dup
-            all_lines = np.concatenate(lines) if len(lines) > 1 else lines[0]
-            all_files = np.concatenate(files) if len(files) > 1 else files[0]
-            line = int(all_lines[row])
-            if failure is None or line < failure.line:
-                first_path = items[int(all_files[first])]
-                first_line = int(all_lines[first])
-                where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
-                system = list(keys.vocab["system"])[int(keys.first_seen("system")[row])]
-                claim = list(claim_vocab)[int(keys.first_seen("claim_id")[row])]
-                raise InputError(
-                    f"duplicate (system, claim_id) = ({system!r}, {claim!r}); first at {where}",
-                    path=path,
-                    line=line,
-                    field="claim_id",
-                )
-        if failure is not None:
-            raise failure.error
-        total = len(keys)
-    origin = Origin(
-        paths=tuple(items),
-        formats=tuple(f.value for f in formats),
-        file=np.concatenate(files) if files else np.zeros(0, dtype=np.int32),
-        line=_joined(lines),
-        offset=_joined(offsets),
-    )
-    arrow = None
-    if tables:
-        pa, _ = pyarrow_modules()
-        arrow = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-    return TraceColumns(arrow, origin, None, keys.finish(), tuple(names))
-
-
-def _joined(parts: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
-    """The parts as one array (the only part itself: no copy for one file)."""
-    if len(parts) == 1:
-        return parts[0]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def gather_traces(
@@ -1338,107 +1272,6 @@ def _group_fetcher(
     return fetch
 
 
-@functools.lru_cache(maxsize=1)
-def _group_key_decoder() -> Any:
-    """A msgspec decoder of a trace line's group key only (its other fields skipped)."""
-    import msgspec
-
-    key = msgspec.defstruct(
-        "GroupKey", [("system", str), ("question_id", str), ("sentence_id", str)], gc=False
-    )
-    return msgspec.json.Decoder(key)
-
-
-def locate_scattered(
-    columns: SentenceColumns, groups: npt.NDArray[np.int64]
-) -> SentenceColumns | None:
-    """The groups' rows found by a scan of the group keys (groups whose claims are no run).
-
-    For the disagreements stream: memory is the rows of these groups (32 bytes each) and
-    a chunk of keys. The lines are those the groups were read from; a line the key decoder
-    refuses takes the object reader's steps (blank lines are no rows). None when a file is
-    not JSONL.
-    """
-    import msgspec
-
-    origin = columns.origin
-    if origin is None or any(f != Format.JSONL.value for f in origin.formats):
-        return None
-    decode = _group_key_decoder().decode
-    width_q, width_s = max(1, len(columns.questions)), max(1, len(columns.sentences))
-    idx = np.unique(np.asarray(groups, dtype=np.int64))
-
-    def combined(system: Any, question: Any, sentence: Any) -> npt.NDArray[np.int64]:
-        key = np.asarray(system, dtype=np.int64) * width_q
-        key += question
-        key *= width_s
-        key += sentence
-        return key
-
-    wanted = combined(columns.system[idx], columns.question[idx], columns.sentence[idx])
-    order = np.argsort(wanted)
-    wanted, idx = wanted[order], idx[order]
-    systems = {name: i for i, name in enumerate(columns.systems)}
-    last: dict[str, tuple[str, int]] = {}  # per field: the last id and its code
-    pending = {n: array.array("q") for n in ("s", "q", "t", "row", "file", "line", "offset")}
-    found: dict[str, list[Any]] = {n: [] for n in ("group", "row", "file", "line", "offset")}
-
-    def code(field: str, value: str, vocabulary: Sequence[str]) -> int:
-        seen = last.get(field)
-        if seen is not None and seen[0] == value:
-            return seen[1]
-        at = bisect.bisect_left(vocabulary, value)
-        if at == len(vocabulary) or vocabulary[at] != value:
-            raise ValueError(f"{value!r} was not read before: has the file changed?")
-        last[field] = (value, at)
-        return at
-
-    def flush() -> None:
-        keys = combined(*(_int64s(pending[n]) for n in ("s", "q", "t")))
-        at = np.minimum(np.searchsorted(wanted, keys), max(0, len(wanted) - 1))
-        hit = wanted[at] == keys if len(wanted) else np.zeros(len(keys), dtype=bool)
-        found["group"].append(idx[at[hit]])
-        for n in ("row", "file", "line", "offset"):
-            found[n].append(_int64s(pending[n])[hit].copy())
-        del keys, at, hit
-        for values in pending.values():
-            del values[:]
-
-    for file, path in enumerate(origin.paths):
-        row = int(origin.starts[file])
-        with path.open("rb", buffering=_SCAN_BUFFER) as fh:
-            pos = 0
-            for lineno, raw in enumerate(fh, start=1):
-                start = pos
-                pos += len(raw)
-                body = raw[3:] if lineno == 1 and raw.startswith(UTF8_BOM) else raw
-                try:
-                    rec: Any = decode(body)
-                except (msgspec.DecodeError, msgspec.ValidationError):
-                    rec = _object_line(raw, lineno, path, None, None)
-                    if rec is None:
-                        continue  # a blank line: no row
-                pending["s"].append(systems[rec.system])
-                pending["q"].append(code("q", rec.question_id, columns.questions))
-                pending["t"].append(code("s", rec.sentence_id, columns.sentences))
-                for n, v in (("row", row), ("file", file), ("line", lineno), ("offset", start)):
-                    pending[n].append(v)
-                row += 1
-                if len(pending["row"]) >= _CHUNK_ROWS:
-                    flush()
-    flush()
-    group = np.concatenate(found["group"])
-    by_group = np.argsort(group, kind="stable")  # rows ascend within a group
-    scattered = ScatteredRows(
-        group=group[by_group],
-        row=np.concatenate(found["row"])[by_group],
-        file=np.concatenate(found["file"])[by_group].astype(np.int32),
-        line=np.concatenate(found["line"])[by_group],
-        offset=np.concatenate(found["offset"])[by_group],
-    )
-    return replace(columns, origin=replace(origin, scattered=scattered))
-
-
 # ------------------------------------------------------------------ the engine's row table
 
 #: The engine's table of trace rows: each row's file, 1-based line (Parquet: row number),
@@ -1536,8 +1369,55 @@ def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
     ]
 
 
-def _engine_trace_columns(loaded: _Rows) -> TraceColumns:
-    """The rows as :class:`TraceColumns`: key codes in sorted value order, each row's place."""
+def _load_scanned(
+    items: Sequence[Path],
+    formats: Sequence[Format],
+    names: Sequence[str],
+    aliases: Mapping[str, Verdict] | None,
+    default_system: str | None,
+) -> tuple[_Rows, Any]:
+    """Any trace files validated once, their key columns loaded into the engine.
+
+    Every line (Parquet: row) is checked as :func:`read_traces` checks it, on the way: the
+    first invalid one stops the reading, and its error is raised after the first row that
+    repeats an earlier ``(system, claim_id)`` before it (:func:`_refuse_duplicate`). Returns
+    the loaded rows and a table of the ``names`` that are no key column (None if none).
+    """
+    con = engine.connect()
+    try:
+        con.execute(_ROWS_TABLE)
+        tables: list[Any] = []
+        starts: list[int] = []
+        total = 0
+        failure: _LineFailure | None = None
+        for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
+            starts.append(total)
+            scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
+            table, total, failure = scan(con, index, total, path, names, aliases, default_system)
+            if table is not None:
+                tables.append(table)
+            if failure is not None:
+                break
+        _refuse_duplicate(con, items)
+        if failure is not None:
+            raise failure.error
+    except BaseException:
+        con.close()
+        raise
+    others = None
+    if tables:
+        pa, _ = pyarrow_modules()
+        others = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+    return _Rows(con, tuple(items), tuple(formats), starts), others
+
+
+def _engine_trace_columns(
+    loaded: _Rows, others: Any = None, names: Sequence[str] = KEY_COLUMNS
+) -> TraceColumns:
+    """The rows as :class:`TraceColumns`: key codes in sorted value order, each row's place.
+
+    ``others``: a table of the other columns (in row order), ``names`` the columns' order.
+    """
     con = loaded.con
     ranks = ", ".join(
         f"(dense_rank() OVER (ORDER BY {n}) - 1)::INTEGER AS {n}" for n in KEY_COLUMNS[:4]
@@ -1562,11 +1442,14 @@ def _engine_trace_columns(loaded: _Rows) -> TraceColumns:
         line=np.asarray(got["line"], dtype=np.int64),
         offset=np.asarray(got["offset"], dtype=np.int64),
     )
-    return TraceColumns(None, origin, None, encoded, KEY_COLUMNS)
+    return TraceColumns(others, origin, None, encoded, tuple(names))
 
 
 #: Most rows a group's run may hold (GroupOrigin.run is 16 bits); longer ones are scattered.
 _MAX_RUN = (1 << 16) - 1
+#: Highest line a group's first row may have (GroupOrigin.line is 32 bits; past it the
+#: groups are given up for the trace columns).
+_MAX_LINE = (1 << 32) - 1
 
 
 def _engine_sentence_columns(loaded: _Rows, *, locate: bool) -> SentenceColumns:
@@ -1623,6 +1506,8 @@ def _group_origin(loaded: _Rows, run: npt.NDArray[np.int64]) -> GroupOrigin:
         """SELECT r.line, r."offset" FROM groups g JOIN rows r ON r."row" = g.first
         ORDER BY g.g"""
     ).fetchnumpy()
+    if len(first["line"]) and int(np.max(first["line"])) > _MAX_LINE:
+        raise OverflowError("a group's first line does not fit 32 bits")
     offset = np.asarray(first["offset"], dtype=np.int64)
     high = offset >> 32
     changes = np.flatnonzero(np.diff(high)) + 1 if len(high) else np.zeros(0, dtype=np.int64)

@@ -25,11 +25,10 @@ import operator
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args, get_origin
 
-import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from failcodes import columnar
@@ -281,10 +280,9 @@ def select_from_files(
     """Every FN/FP of every system under each mapping, read the lightest way the files allow.
 
     At sentence level the traces are read as sentence groups (memory follows the sentences,
-    issue 18) and the disagreements selected on them; groups whose claims are no run of rows
-    (systems interleaved, a sentence split over files) are located by a scan of the group
-    keys (:func:`~failcodes.columnar.locate_scattered`). Labels the groups cannot match
-    (claim labels, a label fitting no trace) or scattered groups in Parquet input take the
+    issue 18) and the disagreements selected on them; the engine lists the rows of groups
+    whose claims are no run of rows (systems interleaved, a sentence split over files).
+    Labels the groups cannot match (claim labels, a label fitting no trace) take the
     trace columns, as claim level always does: the same disagreements, in the same order,
     and the same one-line errors either way. Sentence level against labels that are all
     claim-level is refused (:func:`~failcodes.labelio.refuse_claim_labels`).
@@ -310,7 +308,7 @@ def select_from_files(
             question_scope=question_scope,
         )
         if found is not None:
-            found = _located(columns, found)
+            found = _located(found)
         if found is not None:
             index = found[0].index if found else LabelIndex(label_list)
             shape = found[0].shape if found else None
@@ -336,19 +334,15 @@ def select_from_files(
     return Selection(columns, items, index, shape)
 
 
-def _located(columns: SentenceColumns, found: list[GroupSelection]) -> list[GroupSelection] | None:
-    """The selections with every disagreeing group's claims located, or None.
+def _located(found: list[GroupSelection]) -> list[GroupSelection] | None:
+    """The selections, or None if a disagreeing group's claims are not located.
 
-    Groups whose claims are no run of rows (systems interleaved, a sentence split) are
-    found by a scan of the group keys (JSONL only: None for Parquet).
+    The engine lists the rows of every group whose claims are no run of rows (systems
+    interleaved, a sentence split over files): None only for groups read without them.
     """
-    missing = [s.unlocated() for s in found]
-    if not any(len(m) for m in missing):
-        return found
-    located = columnar.locate_scattered(columns, np.unique(np.concatenate(missing)))
-    if located is None:
+    if any(len(s.unlocated()) for s in found):
         return None
-    return [replace(s, cols=located) for s in found]
+    return found
 
 
 def stream_disagreements(
