@@ -476,6 +476,134 @@ def test_cli_grouped_and_cascade_dry_runs_equal_the_traces_input(
         assert outs[0]["grouped"] is ("--group-by-claim" in extra)
 
 
+def _parquet_twin(path: Path) -> Path:
+    """The same disagreements as Parquet, written by the tool (models -> Arrow rows)."""
+    return write_disagreements(path.with_suffix(".parquet"), read_disagreements(path))
+
+
+@pytest.mark.parametrize("kind", ["retrieval", "reasoning"])
+@pytest.mark.parametrize(
+    "extra", [[], ["--batch"], ["--batch", "--group-by-claim"]], ids=["per-unit", "batch", "bg"]
+)
+def test_cli_dry_run_from_parquet_uses_columns_and_equals_jsonl(
+    tmp_path, capsys, monkeypatch, kind, extra
+) -> None:
+    # issue 30: a Parquet disagreements file was read into models, traces and units; its
+    # dry run now counts from the columns, as the JSONL file's: the same numbers, and the
+    # object path's over the same traces (the JSONL test above shows that one equal too)
+    if kind == "reasoning" and "--group-by-claim" in extra:
+        return  # grouping is for retrieval units
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    dis = _write(tmp_path / "d.jsonl", _overlapping(), mappings=("refuted", "non_supported"))
+    pq = _parquet_twin(dis)
+    src = write_traces(tmp_path / "t.jsonl", disagreement_traces(read_disagreements(dis)))
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    base = ["judge", kind, "--codebook", str(cb), "--judge", "openai:gpt-5-mini", "--dry-run"]
+    base += ["--format", "json", "--no-cache", *extra]
+    outs = {}
+    for name, source in (("traces", src), ("jsonl", dis), ("parquet", pq)):
+        with monkeypatch.context() as m:
+            if name == "parquet":
+                _forbid_objects(m)
+            run = ["--from", str(source), "-o", str(tmp_path / name)]
+            code, out, err = _cli([*base, *run], capsys)
+        assert code == 0, err
+        outs[name] = (json.loads(out), err)
+    assert outs["parquet"] == outs["jsonl"] == outs["traces"]
+    got = outs["parquet"][0]
+    # 3 sentences x 2 claims, each claim's pool of 8 passages shown 5 at a time by 4
+    # systems: sys0 p0-4, sys1 p1-5, sys2 p0,p2-4, sys3 p0,p3-6 -> 7 distinct passages a
+    # claim (p0-p6), 6 claims -> 42 retrieval units from 6 x 4 x 5 = 120 rows; reasoning:
+    # 24 traces, 8 without reasoning ((s + r) % 3 == 0), each of the 16 others its own unit
+    assert (got["units"], got["rows"]) == ((42, 120) if kind == "retrieval" else (16, 16))
+
+
+def test_parquet_dry_run_counts_the_calls_and_items_a_run_sends(server, tmp_path, monkeypatch):
+    # the dry run of a Parquet file (from columns) against a real batch + grouped run of
+    # the same units through the SDK and the fake server: units, batch items (groups +
+    # units alone) and the journal's count agree
+    server.reset()
+    server.control(latency=0.0, batch_delay=0.0)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dryrun")
+    pq = _parquet_twin(_write(tmp_path / "d.jsonl", _overlapping(), mappings=("a", "b")))
+    mode = Batch(size=50, poll=0.01, group=Grouped(size=3), commit_every=10)
+    coder = make_coder("openai:fake-model", base_url=server.openai_base_url)
+    fast = JudgeSettings(limits=Limits(concurrency=2), retry=RetryPolicy.no_wait())
+    judge = UnitJudge(coder, CB, UnitKind.RETRIEVAL, prices=PRICES, settings=fast)
+    sizes = read_unit_sizes(pq, UnitKind.RETRIEVAL, grouped=True)
+    assert sizes is not None  # counted from the columns, not the object path
+    journal = Journal(tmp_path / "est")
+    try:
+        est = estimate_sizes(judge, journal, sizes, mode)
+    finally:
+        journal.close()
+    units = _object_units(pq, UnitKind.RETRIEVAL)
+    job = JudgeJob(
+        CB, UnitKind.RETRIEVAL, tmp_path / "run", mode=mode, prices=PRICES, settings=fast
+    )
+    summary = run_judge(
+        units, make_coder("openai:fake-model", base_url=server.openai_base_url), job
+    )
+    assert est.units == summary.judged == len(units) == 42  # type: ignore[attr-defined]
+    assert est.calls == summary.groups + summary.judged_alone  # type: ignore[attr-defined]
+    assert summary.grouped_units > 0  # grouping happened: the items are not one per unit
+    raw = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert raw["journal_units"] == 42
+
+
+@pytest.mark.parametrize("bad", ["nan-score", "rank-as-float"])
+def test_cli_bad_parquet_row_is_the_object_readers_error(tmp_path, capsys, bad) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    good = _parquet_twin(_write(tmp_path / "d.jsonl", _overlapping(2)))
+    rows = pq.read_table(good).to_pylist()
+    passages = rows[1]["claims"][0]["passages"]
+    schema = pq.read_schema(good)
+    if bad == "nan-score":  # a double may be NaN in Parquet; the model refuses it
+        passages[0]["score"] = float("nan")
+    else:  # 2.0 for a rank: pydantic takes it as 2 (the fast reader may not vouch for it)
+        field = pa.field("rank", pa.float64())
+        schema = pa.schema(
+            [
+                f
+                if f.name != "claims"
+                else pa.field("claims", _with_passage_field(f.type, field), f.nullable)
+                for f in schema
+            ]
+        )
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    cb = write_codebook(tmp_path / "cb.yaml", CB)
+    args = ["judge", "retrieval", "--from", str(path), "--codebook", str(cb), "--judge"]
+    args += ["openai:gpt-5-mini", "--dry-run", "--no-cache", "-o", str(tmp_path / "r")]
+    if bad == "rank-as-float":  # accepted by the exact reader: the same numbers as the good file
+        code, out, err = _cli([*args, "--format", "json"], capsys)
+        want = _cli([*args[:3], str(good), *args[4:], "--format", "json"], capsys)
+        assert code == 0 and (json.loads(out), err) == (json.loads(want[1]), want[2])
+        return
+    with pytest.raises(InputError) as exc:  # the model refuses NaN
+        read_disagreements(path)
+    code, _, err = _cli(args, capsys)
+    assert code == 2
+    assert str(exc.value) in err and "Traceback" not in err
+
+
+def _with_passage_field(claims_type, field):  # type: ignore[no-untyped-def]
+    """The ``claims`` list type with one passage field's type replaced."""
+    import pyarrow as pa
+
+    claim = claims_type.value_type
+    fields = []
+    for f in claim:
+        if f.name == "passages":
+            passage = f.type.value_type
+            inner = [field if g.name == field.name else g for g in passage]
+            f = pa.field("passages", pa.list_(pa.struct(inner)), f.nullable)
+        fields.append(f)
+    return pa.list_(pa.struct(fields))
+
+
 def test_cli_bad_disagreements_line_is_the_object_readers_error(tmp_path, capsys) -> None:
     dis = _write(tmp_path / "d.jsonl", _overlapping(2))
     lines = dis.read_text().splitlines()

@@ -592,38 +592,102 @@ def iter_disagreement_records(path: str | Path) -> Iterator[Any]:
     :func:`read_disagreements`, which accepts it or raises the one-line error. Memory: one
     line at a time.
     """
-    import msgspec
+    vouched = vouched_disagreement_line()
+    for body in disagreement_lines(path):
+        rec = vouched(body)
+        if rec is not None:
+            yield rec
 
-    from failcodes.disagreements import ClaimRecord, Disagreement
 
+def disagreement_lines(path: str | Path) -> Iterator[bytes]:
+    """The lines of a disagreements JSONL file as the fast readers take them (no BOM).
+
+    Raises :class:`ExactReaderNeededError` for a file that is not JSONL and at a line the
+    text reader would split (a carriage return inside it).
+    """
     source = Path(path)
     if _disagreement_format(source) is not Format.JSONL or not source.is_file():
         raise ExactReaderNeededError
-    decoder = _disagreement_decoder()
-    decode = decoder.decode
-    strings = _string_counter(decoder.type)
-    n_top, n_claim = len(Disagreement.model_fields), len(ClaimRecord.model_fields)
-    n_passage = len(Passage.model_fields)
     with source.open("rb", buffering=_SCAN_BUFFER) as fh:
         for lineno, raw in enumerate(fh, start=1):
             body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
             if b"\r" in body and b"\r" in body.rstrip(b"\r\n"):
                 raise ExactReaderNeededError
-            try:
-                rec = decode(body)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                if not body.strip():
-                    continue
-                raise ExactReaderNeededError from None
-            # every field is present (the decoder requires them all): a duplicate key is
-            # one key too many
-            fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
-            if not keys_vouched(body, fields, strings([rec])):
+            yield body
+
+
+@functools.lru_cache(maxsize=1)
+def vouched_disagreement_line() -> Callable[[bytes], Any]:
+    """The check :func:`iter_disagreement_records` makes of a line (no line break inside).
+
+    The returned function gives the line's record, None for a blank line, or raises
+    :class:`ExactReaderNeededError`.
+    """
+    import msgspec
+
+    from failcodes.disagreements import ClaimRecord, Disagreement
+
+    decoder = _disagreement_decoder()
+    decode = decoder.decode
+    strings = _string_counter(decoder.type)
+    n_top, n_claim = len(Disagreement.model_fields), len(ClaimRecord.model_fields)
+    n_passage = len(Passage.model_fields)
+
+    def vouched(body: bytes) -> Any:
+        try:
+            rec = decode(body)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            if not body.strip():
+                return None
+            raise ExactReaderNeededError from None
+        # every field is present (the decoder requires them all): a duplicate key is one
+        # key too many
+        fields = n_top + sum(n_claim + n_passage * len(c.passages) for c in rec.claims)
+        if not keys_vouched(body, fields, strings([rec])):
+            raise ExactReaderNeededError
+        for c in rec.claims:
+            if len(set(map(_RANK_OF, c.passages))) != len(c.passages):
                 raise ExactReaderNeededError
-            for c in rec.claims:
-                if len(set(map(_RANK_OF, c.passages))) != len(c.passages):
-                    raise ExactReaderNeededError
-            yield rec
+        return rec
+
+    return vouched
+
+
+def iter_parquet_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
+    """:func:`iter_disagreement_claims` of a disagreements Parquet file (the dry run counts them).
+
+    pyarrow reads the rows a batch at a time; msgspec converts each row to the struct a JSONL
+    line decodes to, as strictly (no value pydantic would convert: ``1.0`` for a rank, ``1``
+    for a flag; every field present, none unknown), and the checks the JSONL reader makes
+    that a row still needs: ranks distinct within a claim, scores finite (a Parquet double
+    may be NaN, which the model refuses). Anything else, or a file pyarrow cannot read,
+    raises :class:`ExactReaderNeededError`: :func:`read_disagreements` then accepts the file
+    with the same values or names the bad row.
+    """
+    import math
+
+    import msgspec
+
+    source = Path(path)
+    if EXTENSIONS.get(source.suffix.lower()) is not Format.PARQUET or not source.is_file():
+        raise ExactReaderNeededError
+    pa, _ = pyarrow_modules()
+    kind = _disagreement_decoder().type
+    convert = msgspec.convert
+    try:
+        pf = open_parquet(source)
+        for batch in pf.iter_batches(batch_size=1024, use_threads=False):
+            for row in batch.to_pylist():
+                rec = convert(row, kind)
+                for c in rec.claims:
+                    if len(set(map(_RANK_OF, c.passages))) != len(c.passages):
+                        raise ExactReaderNeededError
+                    for p in c.passages:
+                        if p.score is not None and not math.isfinite(p.score):
+                            raise ExactReaderNeededError
+                    yield rec, c
+    except (InputError, msgspec.ValidationError, pa.ArrowException, OSError):
+        raise ExactReaderNeededError from None
 
 
 def claim_trace_of(rec: Any, claim: Any) -> Trace:

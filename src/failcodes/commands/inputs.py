@@ -324,7 +324,7 @@ def load_unit_stream(path: str | Path, kind: UnitKind, *, top_k: int | None) -> 
     caller then reads it with :func:`load_traces` (the same units, or the one-line error).
     """
     p = Path(path)
-    if not (p.is_file() and is_disagreements_file(p)):
+    if p.suffix.lower() in (".parquet", ".pq") or not (p.is_file() and is_disagreements_file(p)):
         return None
     sizes = read_unit_sizes(p, kind, top_k=top_k)
     if sizes is None:

@@ -26,8 +26,8 @@ done and a calibrated output length, provider prompt caching, a response cache t
 nothing. What it leaves to the object path (:func:`columnar_mode` / :func:`estimate_columns`
 say so by returning ``None``): grouping by claim (a group's message is rendered whole), a
 cascade (its first judge codes each unit object), a response cache with entries (the key
-needs the rendered message), judge panels, and inputs that are not a disagreements or
-traces JSONL file or that their fast readers cannot vouch for.
+needs the rendered message), judge panels, and inputs that are not a disagreements file
+(JSONL or Parquet) or a traces JSONL file, or that their fast readers cannot vouch for.
 """
 
 from __future__ import annotations
@@ -421,17 +421,24 @@ def read_unit_sizes(
     grouped: bool = False,
     traces: bool = False,
 ) -> UnitSizes | None:
-    """:func:`unit_sizes` of a disagreements (or, with ``traces``, a traces) JSONL file.
+    """:func:`unit_sizes` of a disagreements file (JSONL, Parquet) or a traces JSONL file.
 
+    ``traces``: ``path`` is a traces file.
     None, for the object path, when the file is not one its fast reader vouches for
     (:func:`~failcodes.disagreementio.iter_disagreement_claims`,
+    :func:`~failcodes.disagreementio.iter_parquet_disagreement_claims`,
     :func:`~failcodes.columnar.iter_trace_claims`): the object reader then accepts it or
-    names the bad line.
+    names the bad line (or row).
     """
     from failcodes.columnar import ExactReaderNeededError, iter_trace_claims
-    from failcodes.disagreementio import iter_disagreement_claims
+    from failcodes.disagreementio import iter_disagreement_claims, iter_parquet_disagreement_claims
 
-    records = iter_trace_claims(path) if traces else iter_disagreement_claims(path)
+    if traces:
+        records = iter_trace_claims(path)
+    elif Path(path).suffix.lower() in (".parquet", ".pq"):
+        records = iter_parquet_disagreement_claims(path)
+    else:
+        records = iter_disagreement_claims(path)
     try:
         return unit_sizes(records, kind, top_k=top_k, grouped=grouped)
     except (ExactReaderNeededError, OverflowError):
