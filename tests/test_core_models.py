@@ -1,9 +1,12 @@
 import socket
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from failcodes.errors import InputError
+from failcodes.hashing import content_hash
 from failcodes.labels import Label
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind, unit_id
@@ -79,6 +82,41 @@ def test_trace_rejects_unknown_fields_and_bad_rank() -> None:
 def test_label_needs_target() -> None:
     with pytest.raises(ValidationError):
         Label(has_error=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    claim=st.text(),
+    texts=st.lists(st.text(), max_size=3),
+    reasoning=st.none() | st.text(),
+    verdict=st.none() | st.sampled_from(list(Verdict)),
+    kind=st.sampled_from(list(UnitKind)),
+)
+def test_unit_id_is_the_content_hash_of_the_unit(claim, texts, reasoning, verdict, kind) -> None:
+    # unit ids key journals and caches: the hash of the canonical JSON of exactly these
+    # fields (hashing.content_hash), whatever the text (st.text: every code point but lone
+    # surrogates, control characters included)
+    want = content_hash(
+        {
+            "kind": kind.value,
+            "claim": claim,
+            "passages": texts,
+            "reasoning": reasoning,
+            "verdict": None if verdict is None else verdict.value,
+        }
+    )
+    assert unit_id(kind, claim, tuple(texts), reasoning, verdict) == want
+
+
+def test_unit_id_of_every_ascii_character_and_a_lone_surrogate() -> None:
+    every = "".join(map(chr, range(128))) + "\u00e9\u2028\U0001f600"
+    want = content_hash(
+        {"kind": "verification", "claim": every, "passages": [every, ""], "reasoning": every,
+         "verdict": "refuted"}
+    )  # fmt: skip
+    assert unit_id(UnitKind.VERIFICATION, every, (every, ""), every, Verdict.REFUTED) == want
+    with pytest.raises(UnicodeEncodeError):  # as content_hash: no id for a lone surrogate
+        unit_id(UnitKind.RETRIEVAL, "claim", ("\ud800",))
 
 
 def test_unit_id_depends_on_content_only() -> None:

@@ -25,13 +25,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from failcodes.codebook import UnitKind
 from failcodes.columnar import ExactReaderNeededError
-from failcodes.disagreementio import iter_disagreement_claims
+from failcodes.disagreementio import (
+    disagreement_lines,
+    iter_disagreement_claims,
+    vouched_disagreement_line,
+)
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.traces import CITING_SOURCES
 from failcodes.units import Unit, build_units, retrieval_unit_digests, unit_id
@@ -108,6 +112,26 @@ def _verification_unit(
     return TaskUnit(uid, UnitKind.VERIFICATION, claim.claim, shown, reasoning, verdict, raw)
 
 
+class _WordsClaim(msgspec.Struct, frozen=True, gc=False):
+    """What the first pass reads of a claim record (other fields are skipped unread)."""
+
+    claim_id: str
+    verdict: Literal[tuple(v.value for v in Verdict)]  # type: ignore[valid-type]
+    raw_verdict: str | None = None
+
+
+class _WordsLine(msgspec.Struct, frozen=True, gc=False):
+    """What the first pass reads of a disagreement line: its claims' trace keys and words."""
+
+    system: str
+    question_id: str
+    sentence_id: str
+    claims: list[_WordsClaim]
+
+
+_decode_words = msgspec.json.Decoder(_WordsLine).decode
+
+
 def _raw_verdict_words(path: Path, top_k: int | None) -> dict[str, list[str]]:
     """Each verification unit's verdict words other than the canonical one (a first pass).
 
@@ -115,17 +139,36 @@ def _raw_verdict_words(path: Path, top_k: int | None) -> dict[str, list[str]]:
     or none, gives an empty dict). A trace key that may repeat raises ExactReaderNeededError
     here, before any unit is given (the exact reader keeps a repeated trace's first record
     only, and so its words).
+
+    A line is decoded for its trace keys and verdict words only (:class:`_WordsLine`: the
+    passages and texts skipped unread); a line with a word to show, whose unit id needs its
+    texts, is read whole by the fast reader's check. A line the words decoder cannot read
+    (a missing or mistyped field, a verdict not canonical) raises ExactReaderNeededError: the
+    exact reader then reads the file.
     """
     words: dict[str, list[str]] = {}
     seen = KeyHashes(batch=1 << 62)
-    for rec, c in iter_disagreement_claims(path):
-        seen.add(_trace_key(rec.system, rec.question_id, rec.sentence_id, c.claim_id))
-        raw = c.raw_verdict
-        if not _shown(raw, c.verdict):
-            continue  # no word to show: its unit id is not computed
-        unit = _verification_unit(c, top_k)
-        if unit is not None:
-            _shown_raw(words.setdefault(unit.id, []), raw, c.verdict)
+    whole = vouched_disagreement_line()
+    for body in disagreement_lines(path):
+        try:
+            line = _decode_words(body)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            if not body.strip():
+                continue
+            raise ExactReaderNeededError from None
+        shown = False
+        for c in line.claims:
+            seen.add(_trace_key(line.system, line.question_id, line.sentence_id, c.claim_id))
+            shown = shown or _shown(c.raw_verdict, c.verdict)
+        if not shown:
+            continue  # no word to show: no unit id computed
+        for c in whole(body).claims:
+            raw = c.raw_verdict
+            if not _shown(raw, c.verdict):
+                continue
+            unit = _verification_unit(c, top_k)
+            if unit is not None:
+                _shown_raw(words.setdefault(unit.id, []), raw, c.verdict)
     if seen.settle():
         raise ExactReaderNeededError
     return words
