@@ -10,20 +10,26 @@ the model would be) as its struct, with the model's values; any other line goes 
 exact reader's own steps (strict JSON, then the model), so a bad line is that reader's
 one-line error naming file, line and field.
 
-:class:`AnnotationIndex` keeps, of each annotation it is asked to keep, the 8 bytes of its
-unit id and its line's byte offset (16 bytes); :meth:`AnnotationIndex.get` reads that line
-again. A unit id is the first 64 bits of a content hash in hex (``units.unit_id``), so its 8
-bytes are the id itself; a file with any other unit id (review exports, hand-written files)
-is held whole instead, as are files the byte reader cannot split into the text reader's lines
-(a carriage return inside a line, text that is not UTF-8: the text reader then names the
-problem). Like a dict built in file order, a unit annotated twice gets its last annotation.
+:class:`AnnotationIndex` keeps of each line the 8 bytes of its unit id, its byte offset and
+whether it was kept (17 bytes). A unit id is the first 64 bits of a content hash in hex
+(``units.unit_id``), so its 8 bytes are the id itself. :meth:`AnnotationIndex.open` takes them
+from each line's head (``{"unit_id":"...``, as the judge writes it; no decoding) and then
+reads the lines in file order as :meth:`AnnotationIndex.get` asks for units: asked in the
+file's order (a judge run's annotations, as ``labelstudio export`` asks for them) each line
+is decoded and checked once; a line passed before its unit is asked for is read again by its
+offset (issue 30: the export decoded every line twice). A file whose lines do not all begin so
+is read whole first (:meth:`AnnotationIndex.read`); one with any other unit id (review exports,
+hand-written files) is held whole instead, as are files the byte reader cannot split into the
+text reader's lines (a carriage return inside a line, text that is not UTF-8: the text reader
+then names the problem). Like a dict built in file order, a unit annotated twice gets its last
+annotation.
 """
 
 from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -51,7 +57,7 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
             offset += len(raw)
             if lineno == 1 and raw.startswith(_BOM):
                 start, body = start + len(_BOM), raw[len(_BOM) :]
-            if b"\r" in body.rstrip(b"\r\n"):
+            if b"\r" in body and b"\r" in body.rstrip(b"\r\n"):
                 raise ExactReaderNeededError  # the text reader ends a line there too
             yield lineno, start, body
 
@@ -72,7 +78,7 @@ def _exact(body: bytes, path: Path, lineno: int) -> Annotation | None:
     return validate_record(Annotation, obj, path, lineno)
 
 
-def _annotations(path: Path) -> Iterator[tuple[int, bytes, AnnotationRead]]:
+def _annotations(path: Path) -> Generator[tuple[int, bytes, AnnotationRead]]:
     """``(byte offset, line, annotation)`` of each line (ExactReaderNeededError: see _lines)."""
     for lineno, start, body in _lines(path):
         if not body.strip():
@@ -100,105 +106,233 @@ def iter_annotations(path: str | Path) -> Iterator[AnnotationRead]:
         yield from read_models_jsonl(src, Annotation)[given:]
 
 
+#: A line as the judge writes it begins with its unit id (the pre-pass reads only this).
+_HEAD = re.compile(rb'\{"unit_id":"([0-9a-f]{16})"')
+_KEPT, _LEFT_OUT = 1, 2
+#: Bytes the pre-pass reads at a time.
+_BLOCK = 1 << 22
+
+
+def _key(unit_id: str | bytes) -> int:
+    """A content id (16 lower-case hex digits, checked by the caller) as a signed 64-bit key."""
+    value = int(unit_id, 16)
+    return value - (1 << 64) if value >> 63 else value
+
+
+def _repeats(keys: array[int]) -> frozenset[int]:
+    """The keys found on more than one line."""
+    if not keys:
+        return frozenset()
+    ordered = np.sort(np.frombuffer(keys, dtype=np.int64))
+    return frozenset(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
+
+
+def _line_keys(path: Path) -> tuple[array[int], array[int]]:
+    """Each line's unit id key and byte offset, from the line's head only (no decoding).
+
+    ExactReaderNeededError unless every non-blank line begins as the judge writes it
+    (``{"unit_id":"<16 hex digits>"``; a line that decodes at all then has that unit id) and
+    the text reader splits the file where :func:`_lines` does. The file is read a block at a
+    time and only its line breaks are looked for (no object per line).
+    """
+    keys, offsets = array("q"), array("q")
+    match = _HEAD.match
+    with path.open("rb", buffering=0) as fh:
+        buf, at = fh.read(_BLOCK), 0  # at: the file offset of buf[0]
+        pos = len(_BOM) if buf.startswith(_BOM) else 0
+        while True:
+            end = buf.find(b"\n", pos) + 1
+            if not end:  # the rest of the line is in the next block (or the file ends)
+                more = fh.read(_BLOCK)
+                if more:
+                    buf, at, pos = buf[pos:] + more, at + pos, 0
+                    continue
+                end = len(buf)
+                if pos >= end:
+                    break
+            if buf.find(b"\r", pos, end) >= 0 and b"\r" in buf[pos:end].rstrip(b"\r\n"):
+                raise ExactReaderNeededError  # the text reader ends a line there too
+            found = match(buf, pos, end)
+            if found is not None:
+                keys.append(_key(found.group(1)))
+                offsets.append(at + pos)
+            elif buf[pos:end].strip():
+                raise ExactReaderNeededError
+            pos = end
+    return keys, offsets
+
+
 class AnnotationIndex:
-    """The kept annotations of a JSONL file by unit id (see the module docstring)."""
+    """The kept annotations of a JSONL file by unit id (see the module docstring).
+
+    :meth:`open` reads each line's unit id from its head (no decoding) and then the lines
+    themselves in file order as :meth:`get` asks for them: units asked for in the file's
+    order (a judge run's annotations, in the order of the units it judged) are each decoded
+    and checked once, as read; a unit whose line was passed is read again by its offset.
+    Every line is checked and offered to ``keep`` once, in file order, by :meth:`finish`
+    at the latest. :meth:`read` does it all at once.
+    """
 
     def __init__(
         self,
         path: Path,
-        keys: np.ndarray[Any, np.dtype[np.int64]],
-        offsets: np.ndarray[Any, np.dtype[np.int64]],
-        held: dict[str, Annotation] | None,
-        lines: int,
+        keep: Callable[[AnnotationRead], bool] | None,
+        keys: array[int],
+        offsets: array[int],
     ) -> None:
         self.path = path
-        self._keys = keys
+        self._keep = keep
+        self._keys = keys  # each line's unit id key, in file order
         self._offsets = offsets
-        self._held = held
-        #: Annotations read (kept or not).
-        self.lines = lines
+        self._status = bytearray(len(keys))  # 0: not read yet, _KEPT or _LEFT_OUT
+        self._repeated = _repeats(keys)
+        self._held: dict[str, Annotation] | None = None  # a file that is not indexed
+        self._held_lines = 0
+        self._reader: Generator[tuple[int, bytes, AnnotationRead]] | None = None
+        self._next = 0  # the line the reader gives next
+        self._sorted: Any = None  # (keys ascending, their lines), once a unit is out of order
         self._fh: BinaryIO | None = None
+
+    @property
+    def lines(self) -> int:
+        """Annotations in the file (kept or not)."""
+        return self._held_lines if self._held is not None else len(self._keys)
+
+    @classmethod
+    def open(
+        cls, path: str | Path, keep: Callable[[AnnotationRead], bool] | None = None
+    ) -> AnnotationIndex:
+        """The index of ``path``, its lines checked as :meth:`get` and :meth:`finish` read them.
+
+        ``keep`` sees every annotation once, in file order (a vouched line as its
+        :class:`~failcodes.annotationlines.AnnotationLine`, any other as its model). A file
+        whose lines do not all begin with a content unit id is read at once (:meth:`read`).
+        """
+        src = check_regular_file(path)
+        try:
+            keys, offsets = _line_keys(src)
+        except ExactReaderNeededError:
+            return cls.read(src, keep)
+        return cls(src, keep, keys, offsets)
 
     @classmethod
     def read(
         cls, path: str | Path, keep: Callable[[AnnotationRead], bool] | None = None
     ) -> AnnotationIndex:
-        """Read and check every line of ``path``; index the annotations ``keep`` accepts.
-
-        ``keep`` sees every annotation once, in file order (a vouched line as its
-        :class:`~failcodes.annotationlines.AnnotationLine`, any other as its model).
-        """
+        """Read and check every line of ``path``; index the annotations ``keep`` accepts."""
         src = check_regular_file(path)
-        kept = bytearray()  # keep's answers so far: a file held whole does not ask again
+        index = cls(src, keep, array("q"), array("q"))
         try:
-            return cls._indexed(src, keep, kept)
+            for start, _, ann in _annotations(src):
+                if _UNIT_ID.fullmatch(ann.unit_id) is None:
+                    raise ExactReaderNeededError  # not a content id
+                index._keys.append(_key(ann.unit_id))
+                index._offsets.append(start)
+                index._status.append(_KEPT if keep is None or keep(ann) else _LEFT_OUT)
         except ExactReaderNeededError:
+            kept = index._status  # keep's answers so far: not asked again
             held: dict[str, Annotation] = {}
             annotations = read_models_jsonl(src, Annotation)
             for i, ann in enumerate(annotations):
-                if kept[i] if i < len(kept) else keep is None or keep(ann):
+                if kept[i] == _KEPT if i < len(kept) else keep is None or keep(ann):
                     held[ann.unit_id] = ann
-            return cls(src, np.zeros(0, np.int64), np.zeros(0, np.int64), held, len(annotations))
-
-    @classmethod
-    def _indexed(
-        cls, src: Path, keep: Callable[[AnnotationRead], bool] | None, kept: bytearray
-    ) -> AnnotationIndex:
-        keys, offsets = array("q"), array("q")
-        for start, _, ann in _annotations(src):
-            if _UNIT_ID.fullmatch(ann.unit_id) is None:
-                raise ExactReaderNeededError  # not a content id
-            kept.append(keep is None or keep(ann))
-            if kept[-1]:
-                keys.append(int.from_bytes(bytes.fromhex(ann.unit_id), "big", signed=True))
-                offsets.append(start)
-        key_arr = np.frombuffer(keys, dtype=np.int64) if keys else np.zeros(0, np.int64)
-        off_arr = np.frombuffer(offsets, dtype=np.int64) if offsets else np.zeros(0, np.int64)
-        order = np.argsort(key_arr, kind="stable")
-        key_arr, off_arr = key_arr[order], off_arr[order]
-        last = np.ones(len(key_arr), dtype=bool)  # the last annotation of each unit wins
-        last[:-1] = key_arr[1:] != key_arr[:-1]
-        return cls(src, key_arr[last], off_arr[last], None, len(kept))
+            index._held, index._held_lines = held, len(annotations)
+            return index
+        index._next = len(index._keys)
+        index._repeated = _repeats(index._keys)
+        return index
 
     def __len__(self) -> int:
-        return len(self._held) if self._held is not None else len(self._keys)
+        """Units with a kept annotation (every line read: see :meth:`finish`)."""
+        if self._held is not None:
+            return len(self._held)
+        self.finish()
+        keys = np.frombuffer(self._keys, dtype=np.int64)
+        status = np.frombuffer(self._status, dtype=np.uint8)
+        return len(np.unique(keys[status == _KEPT]))
 
     def get(self, unit_id: str) -> AnnotationRead | None:
         """The kept annotation of ``unit_id`` (the last in the file), if any.
 
-        Its line was checked when indexed and is read again: as its
-        :class:`~failcodes.annotationlines.AnnotationLine` where msgspec decodes it at all
-        (every field given, none in a form pydantic converts: the model's values, its
-        ``created_at`` as text), else as the model.
+        As its :class:`~failcodes.annotationlines.AnnotationLine` where msgspec decodes it at
+        all (every field given, none in a form pydantic converts: the model's values, its
+        ``created_at`` as text), else as the model. Lines up to the unit's last are read
+        (checked) first: a bad one raises the reader's one-line error.
         """
         if self._held is not None:
             return self._held.get(unit_id)
-        line = self._line(unit_id)
-        if line is None:
-            return None
-        try:
-            return decode_line(line)
-        except msgspec.DecodeError:
-            return Annotation.model_validate_json(line)
-
-    def _line(self, unit_id: str) -> bytes | None:
-        """The kept line of ``unit_id`` (checked when indexed), None if there is none."""
         if _UNIT_ID.fullmatch(unit_id) is None:
             return None
-        key = int.from_bytes(bytes.fromhex(unit_id), "big", signed=True)
-        at = int(np.searchsorted(self._keys, key))
-        if at >= len(self._keys) or int(self._keys[at]) != key:
-            return None
+        key = _key(unit_id)
+        at = self._next
+        if at < len(self._keys) and self._keys[at] == key and key not in self._repeated:
+            ann = self._read_next(unit_id)  # the next line, as a judge run's export has it
+            return ann if self._status[at] == _KEPT else None
+        if self._sorted is None:
+            keys = np.frombuffer(self._keys, dtype=np.int64)
+            order = np.argsort(keys, kind="stable")
+            self._sorted = (keys[order], order)
+        sorted_keys, order = self._sorted
+        lo = int(np.searchsorted(sorted_keys, key))
+        hi = int(np.searchsorted(sorted_keys, key, side="right"))
+        last = None
+        while hi > lo and self._next <= int(order[hi - 1]):
+            last = self._read_next()
+        for line in reversed(order[lo:hi].tolist()):
+            if self._status[line] == _KEPT:
+                return last if line == self._next - 1 and last is not None else self._reread(line)
+        return None
+
+    def _read_next(self, unit_id: str | None = None) -> AnnotationRead:
+        """Read, check and offer the next line (the reader's errors, or the text reader's).
+
+        ``unit_id``: the line's, as the pre-pass found it (else it is worked out again).
+        """
+        reader = self._reader
+        if reader is None:
+            reader = self._reader = _annotations(self.path)
+        at = self._next
+        try:
+            start, _, ann = next(reader)
+        except ExactReaderNeededError:  # a line the text reader takes otherwise: its error
+            read_models_jsonl(self.path, Annotation)
+            raise InputError("the file changed while it was read", path=self.path) from None
+        except StopIteration:
+            raise InputError("the file changed while it was read", path=self.path) from None
+        if start != self._offsets[at] or (
+            ann.unit_id != unit_id
+            and (_UNIT_ID.fullmatch(ann.unit_id) is None or _key(ann.unit_id) != self._keys[at])
+        ):
+            raise InputError("the file changed while it was read", path=self.path)
+        self._next += 1
+        self._status[at] = _KEPT if self._keep is None or self._keep(ann) else _LEFT_OUT
+        return ann
+
+    def _reread(self, line: int) -> AnnotationRead:
+        """A line checked before, read again by its offset."""
         if self._fh is None:
             self._fh = self.path.open("rb")
-        self._fh.seek(int(self._offsets[at]))
-        return self._fh.readline()
+        self._fh.seek(self._offsets[line])
+        text = self._fh.readline()
+        try:
+            return decode_line(text)
+        except msgspec.DecodeError:
+            return Annotation.model_validate_json(text)
+
+    def finish(self) -> None:
+        """Read, check and offer every line not read yet."""
+        if self._held is None:
+            while self._next < len(self._keys):
+                self._read_next()
 
     def close(self) -> None:
         """Close the file :meth:`get` reads."""
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def __enter__(self) -> AnnotationIndex:
         return self

@@ -7,7 +7,7 @@ push``) and writes them; the study's review step holds one per judged kind.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -130,23 +130,34 @@ def iter_review_tasks(
     Each as its JSON text (:meth:`~failcodes.labelstudio.tasks.TaskMaker.task_json`) and
     whether it carries a prediction.
 
-    The units and the judge's codes are not held. Raises on the units' first errors, the
-    plan's, the annotations', then no task at all, possibly after tasks were given: a writer keeps
-    nothing of a failed export (:func:`~failcodes.fileio.write_json_items`).
+    The units and the judge's codes are not held: an annotations file is read alongside the
+    units (:meth:`~failcodes.annotationio.AnnotationIndex.open`: once, where it lists them in
+    the units' order, as a judge run does). Raises on the units' first errors, the plan's, the
+    annotations' (any line), the judge choice's, the other units', then no task at all,
+    possibly after tasks were given: a writer keeps nothing of a failed export
+    (:func:`~failcodes.fileio.write_json_items`).
     """
     stream = _units(units, part, top_k, dataset)
     first = next(stream, None)  # the units' own errors before the annotations are read
     items: Iterator[TaskUnit] = itertools.chain([first] if first is not None else [], stream)
     if plan is not None:
         items = iter(_planned(items, plan, part))
-    chosen = _judged(judged, cb, judge)
+    chosen, check = _judged(judged, cb, judge)
     maker = TaskMaker(cb, part)
     count = 0
     try:
-        for unit in items:
+        while True:
+            try:
+                unit = next(items)
+            except StopIteration:
+                break
+            except Exception:  # a unit's error: every annotation's errors come first
+                check()
+                raise
             judged_unit = chosen.get(unit.id)
             yield maker.task_json(unit, judged_unit), predicted(judged_unit)
             count += 1
+        check()
     finally:
         if isinstance(chosen, AnnotationIndex):
             chosen.close()
@@ -157,14 +168,18 @@ def iter_review_tasks(
 
 def _judged(
     judged: Path | None, cb: Codebook, judge: str | None
-) -> dict[str, Annotation] | AnnotationIndex:
-    """The chosen judge's annotations by unit id (a JSONL file: indexed, not held)."""
+) -> tuple[dict[str, Annotation] | AnnotationIndex, Callable[[], None]]:
+    """The chosen judge's annotations by unit id (a JSONL file: indexed, not held).
+
+    And what checks them all once the tasks are made: the lines of an annotations file
+    not read yet, then the judge choice (:meth:`JudgeChoice.check`).
+    """
     if judged is None:
-        return {}
+        return {}, _nothing
     if judged.is_dir():
         from failcodes.judge.panelrun import run_codes
 
-        return select_judged(run_codes(judged, cb), cb, judge)
+        return select_judged(run_codes(judged, cb), cb, judge), _nothing
     if judged.suffix.lower() == ".json":  # a task file: "expected a JSON object, got list"
         raise InputError(
             "--judged takes the judge's annotations (a judge run folder, or its "
@@ -172,11 +187,19 @@ def _judged(
             path=judged,
         )
     choice = JudgeChoice(cb, judge)
-    index = AnnotationIndex.read(judged, keep=choice.offer)
+    index = AnnotationIndex.open(judged, keep=choice.offer)
     if not index.lines:  # --judged given: an empty file would silently drop the predictions
         raise InputError("no annotations (expected one JSON object per line)", path=judged)
-    choice.check()
-    return index
+
+    def check() -> None:
+        index.finish()
+        choice.check()
+
+    return index, check
+
+
+def _nothing() -> None:
+    """No check to make."""
 
 
 def _planned(units: Iterable[TaskUnit], plan_path: Path, part: UnitKind) -> list[TaskUnit]:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 HEURISTIC_NOTE = "heuristic baseline, not an LLM"
 #: JSON as msgspec writes it: the standard library's bytes for strings (every code point)
 _ENCODE = msgspec.json.Encoder().encode
+#: Between two items of a task's ``data`` (as the indented list writer spaces them).
+_ITEM = b",\n      "
 
 
 def judge_label(annotation: Shown) -> str:
@@ -91,21 +93,22 @@ class PartLabels:
             lines.append(f"The judge gave no usable answer: {reason}")
             return "\n".join(lines)
         codes, sets, evidence_of = annotation.codes, annotation.code_sets, annotation.evidence
+        add = lines.append
         for dim_id, labels in self.labels:
             dim_codes = code_set_of(codes, sets, dim_id)
             if not dim_codes:
-                lines.append(f"{dim_id}: (no code)")
+                add(f"{dim_id}: (no code)")
                 continue
             head = self._head(dim_id, labels, dim_codes)
             evidence = evidence_of.get(dim_id)
             if evidence is None:
-                lines.append(head)
+                add(head)
                 continue
-            lines.append(f"{head} [judge uncertain]" if evidence.uncertain else head)
-            lines.append(f"  why: {evidence.rationale}")
+            add(f"{head} [judge uncertain]" if evidence.uncertain else head)
+            add(f"  why: {evidence.rationale}")
             if evidence.quote:
                 found = "" if evidence.quote_found is not False else " (not found in the text)"
-                lines.append(f'  quote{found}: "{evidence.quote}"')
+                add(f'  quote{found}: "{evidence.quote}"')
         if annotation.rationale:
             lines.append(f"Rationale: {annotation.rationale}")
         if annotation.quote:
@@ -180,7 +183,13 @@ class TaskMaker:
             keys.append(cfg.PASSAGE)
         else:
             keys += [cfg.PASSAGES, cfg.VERDICT, cfg.REASONING]
-        self._keys = [_ENCODE(key) + b": " for key in keys]
+        # each value's lead: the item separator and its key; the kind and the codebook are
+        # the same in every task (written once here)
+        lead = [_ENCODE(key) + b": " for key in keys]
+        lead[1:] = [_ITEM + key for key in lead[1:]]
+        self._opening = b'{\n    "data": {\n      ' + lead[0]
+        self._fixed = lead[1] + _ENCODE(kind.value) + lead[2] + _ENCODE(self.ref) + lead[3]
+        self._leads = lead[4:]
         self._predictions: dict[Any, bytes] = {}
 
     def _predicted(self, judged: Shown) -> bytes:
@@ -208,15 +217,18 @@ class TaskMaker:
         indented JSON, 2 more spaces a line: see :func:`~failcodes.fileio.write_json_items`);
         its ``data`` holds strings only.
         """
-        values = [unit.id, self.kind.value, self.ref, unit.claim]
-        values += [self.labels.proposal_text(judged), format_passages(unit)]
+        leads = self._leads
+        parts = [self._opening, _ENCODE(unit.id), self._fixed, _ENCODE(unit.claim)]
+        parts += [leads[0], _ENCODE(self.labels.proposal_text(judged))]
+        parts += [leads[1], _ENCODE(format_passages(unit))]
         if self.kind is UnitKind.VERIFICATION:
-            values += [verdict_text(unit), unit.reasoning or "(no reasoning trace)"]
-        data = b",\n      ".join([k + _ENCODE(v) for k, v in zip(self._keys, values, strict=True)])
-        text = b'{\n    "data": {\n      ' + data + b"\n    }"
+            parts += [leads[2], _ENCODE(verdict_text(unit))]
+            parts += [leads[3], _ENCODE(unit.reasoning or "(no reasoning trace)")]
+        parts.append(b"\n    }")
         if predicted(judged):
-            text += self._predicted(judged)
-        return text + b"\n  }"
+            parts.append(self._predicted(judged))
+        parts.append(b"\n  }")
+        return b"".join(parts)
 
 
 class JudgeChoice:
