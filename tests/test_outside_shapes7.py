@@ -116,3 +116,58 @@ def test_compare_refuses_a_panel_column_among_the_systems_as_agree_leaves_it_out
         "reference with --truth expert_panel (F1 and recall differences), or name the system "
         "columns with --systems (a majority vote compared as a system too)"
     ]
+
+
+def _fonts_lack(text: str) -> bool:
+    """Whether none of matplotlib's sans-serif fonts found here has a glyph for ``text``."""
+    import matplotlib as mpl
+    from matplotlib import font_manager
+
+    paths = {
+        font_manager.findfont(font_manager.FontProperties(family=[f]))
+        for f in mpl.rcParams["font.sans-serif"]
+    }
+    return all(
+        any(font_manager.get_font(p).get_char_index(ord(c)) == 0 for c in text) for p in paths
+    )
+
+
+@pytest.mark.skipif(not _fonts_lack("模型"), reason="a CJK font is installed here")
+def test_a_figure_label_the_fonts_cannot_draw_is_said_beside_the_figure_and_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A system named 模型β was drawn as empty boxes in the recall figure's labels, said only
+    by matplotlib warnings (one per glyph and format) on stderr.
+
+    The tutorial's answers keyed by system, sysA renamed 模型β (β is in DejaVu Sans, 模 and 型
+    are in no installed font here): the figure's caption and one stderr line of `failcodes
+    report` name the 2 characters and the figure; matplotlib's own warnings are not repeated.
+    """
+    answers = Path(__file__).resolve().parent.parent / "docs" / "tutorial"
+    data = tmp_path / "ans.jsonl"
+    data.write_text((answers / "answers-by-system.jsonl").read_text().replace('"sysA"', '"模型β"'))
+    study = tmp_path / "st"
+    assert run_cli(["init", str(study)], capsys)[0] == 0
+    (study / "failcodes.toml").write_text(
+        'name = "cjk"\ncodebook = "medical-fact-check.v1.yaml"\n[[datasets]]\nname = "a"\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["../ans.jsonl"]\nlabels = true\n'
+        'option = ["rows=answers.*.claims[]", "sentence_ids=question", "label_scope=system"]\n'
+        'map = ["#=question_id", "answers.*.claims#=sentence_id", "answers.*=system", '
+        '"answers.*.model=verifier", "question=", "cited=passages", "url=source", '
+        '"snippet=text"]\nlabel_rule = "expert = incorrect -> error"\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "post-hoc"\nverdict = "supported"\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 50\n'
+    )
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 0, err
+    code, _, err = run_cli(["report", str(study)], capsys)
+    assert code == 0, err
+    note = (
+        "figures recall_f1: the installed fonts have no glyph for 2 character(s) of the labels "
+        "(模 型), drawn as empty boxes; the tables give the names (install a font that has "
+        "them, e.g. Noto Sans CJK, and build the report again)"
+    )
+    assert note in err.splitlines()
+    assert "Glyph" not in err  # matplotlib's per-glyph warnings are said once, by the line
+    html = (study / "report" / "index.html").read_text()
+    assert f"({note}) <span" in html  # the caption, then its files

@@ -77,6 +77,7 @@ class ReportRequest(Request):
         # reviews made under an older codebook: migrated, or stale with the command that
         # re-opens them
         result.notes += inputs.notes.get("reviews", [])
+        result.notes += inputs.notes.get("figures", [])  # labels the fonts cannot draw
         for line in result.notes:
             note(line)
         return result

@@ -145,6 +145,9 @@ class _Builder:
         self.out = out_dir
         self.sections: list[ReportSection] = []
         self.written: set[Path] = set()
+        #: characters of figure labels no installed font has, and the figures holding them
+        self.glyphs: dict[str, None] = {}
+        self.glyph_figures: list[str] = []
 
     def remove_leftovers(self) -> list[Path]:
         """Remove tables and figures the previous build wrote that this one did not.
@@ -205,8 +208,12 @@ class _Builder:
         return ReportTable(caption=caption, html=html, files=files)
 
     def figure(self, stem: str, fig: Any, caption: str) -> ReportFigure:
-        paths = figs.save_figure(fig, self.out / "figures", stem)
+        paths, missing = figs.save_figure_glyphs(fig, self.out / "figures", stem)
         self.written.update(paths.values())
+        if missing:  # CJK system names: empty boxes in the figure, said beside it
+            self.glyphs.update(dict.fromkeys(missing))
+            self.glyph_figures.append(stem)
+            caption = f"{caption} ({figs.missing_glyphs_note(missing, [stem])})"
         return ReportFigure(
             caption=caption,
             png=paths["png"].read_bytes(),
@@ -529,6 +536,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             )
         b.sections.append(sec)
 
+    if b.glyphs:  # `failcodes report` says it on stderr in one line
+        inputs.notes["figures"] = [figs.missing_glyphs_note(list(b.glyphs), b.glyph_figures)]
     reviews = [*inputs.notes.get("reviews", []), *(_reopen(out, r) for r in inputs.reopen)]
     if reviews:
         inputs.notes["reviews"] = reviews  # `failcodes report` says them on stderr too

@@ -6,6 +6,8 @@ they are safe to make in tests and background jobs.
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -53,12 +55,46 @@ def _figure(width: float, height: float) -> Figure:
 
 def save_figure(fig: Figure, out_dir: str | Path, stem: str) -> dict[str, Path]:
     """Write ``stem.png`` (200 dpi) and ``stem.pdf`` into ``out_dir``; return their paths."""
+    return save_figure_glyphs(fig, out_dir, stem)[0]
+
+
+#: matplotlib's warning for a character no installed font can draw (an empty box instead).
+_MISSING_GLYPH = re.compile(r"Glyph (\d+) .*missing from")
+
+
+def save_figure_glyphs(
+    fig: Figure, out_dir: str | Path, stem: str
+) -> tuple[dict[str, Path], list[str]]:
+    """:func:`save_figure`, also returning the characters the installed fonts cannot draw.
+
+    A system named in CJK (``模型β``) was drawn as empty boxes in the legend, said only by
+    matplotlib warnings on stderr (one per glyph and format); the caller says it once, beside
+    the figure. Fonts are never downloaded.
+    """
     out = Path(out_dir)
     paths = {"png": out / f"{stem}.png", "pdf": out / f"{stem}.pdf"}
+    missing: dict[str, None] = {}
     for fmt, path in paths.items():
-        with atomic_path(path) as tmp:
+        with atomic_path(path) as tmp, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             fig.savefig(tmp, dpi=200, format=fmt)
-    return paths
+        for w in caught:
+            m = _MISSING_GLYPH.match(str(w.message))
+            if m is None:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            else:
+                missing[chr(int(m.group(1)))] = None
+    return paths, list(missing)
+
+
+def missing_glyphs_note(chars: Sequence[str], figures: Sequence[str]) -> str:
+    """One line: which characters the fonts lack and in which figures (drawn as boxes)."""
+    shown = " ".join(chars[:12]) + (" ..." if len(chars) > 12 else "")
+    return (
+        f"figures {', '.join(figures)}: the installed fonts have no glyph for {len(chars)} "
+        f"character(s) of the labels ({shown}), drawn as empty boxes; the tables give the "
+        "names (install a font that has them, e.g. Noto Sans CJK, and build the report again)"
+    )
 
 
 def _colours(n: int, *, high_first: bool = True) -> list[str]:
