@@ -3127,6 +3127,44 @@ STREAMED_CASES: list[Case] = [
     ),
 ]
 
+
+def _rank_twice(rec: dict[str, object]) -> None:
+    """The first claim's second passage given the first one's rank."""
+    claim = rec["claims"][0]  # type: ignore[index]
+    claim["passages"][1]["rank"] = claim["passages"][0]["rank"]
+
+
+# a claim of a disagreements file whose passages share a rank: the fast reader handed the line
+# to the exact reader, whose claim record had no rank check, and `judge --from` (dry run too)
+# printed pydantic's traceback and exit 1 (i31ls's report); a trace refuses it the same way
+RANK_TWICE = ("dis.jsonl:5, field 'claims.0.passages'", "rank 1 appears twice")
+RANK_CASES: list[Case] = [
+    Case(
+        f"judge/disagreements-rank-twice{suffix}",
+        (
+            "judge",
+            "retrieval",
+            "--from",
+            "{d}/dis.jsonl",
+            "--judge",
+            "offline",
+            "-o",
+            "{d}/r2",
+            *more,
+        ),
+        _disagreements_then(_rank_twice),
+        expect=RANK_TWICE,
+    )
+    for suffix, more in (("", ()), ("-dry-run", ("--dry-run",)))
+] + [
+    Case(
+        "attribute/disagreements-rank-twice",
+        ATTRIBUTE_DIS,
+        _disagreements_then(_rank_twice),
+        expect=RANK_TWICE,
+    )
+]
+
 KINDS_LINE = 'kinds = ["retrieval", "reasoning"]'
 
 
@@ -4067,6 +4105,7 @@ CASES = (
     + REDTEAM_CASES
     + REDTEAM4_CASES
     + REDTEAM6_CASES
+    + RANK_CASES
 )
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.labels import Label, LabelIndex
@@ -57,7 +57,7 @@ from failcodes.metrics import (
     labelled_without_claims,
 )
 from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
-from failcodes.traces import EvidenceSource, Passage, Trace, declared_source
+from failcodes.traces import EvidenceSource, Passage, Trace, declared_source, unique_ranks
 from failcodes.verdicts import Verdict
 
 
@@ -94,6 +94,11 @@ class ClaimRecord(FrozenModel):
         description="The trace's evidence source (retrieved, provided, none, post-hoc); unset in "
         "files written before it existed (then derived as for traces).",
     )
+
+    @field_validator("passages")
+    @classmethod
+    def _unique_ranks(cls, passages: tuple[Passage, ...]) -> tuple[Passage, ...]:
+        return unique_ranks(passages)
 
 
 class Disagreement(FrozenModel):

@@ -91,6 +91,14 @@ class Passage(FrozenModel):
     )
 
 
+def unique_ranks(passages: tuple[Passage, ...]) -> tuple[Passage, ...]:
+    """``passages`` unchanged, or a ValueError naming the first rank given twice."""
+    rank = first_repeat(p.rank for p in passages)
+    if rank is not None:
+        raise ValueError(f"rank {rank} appears twice; ranks must be unique")
+    return passages
+
+
 class Trace(FrozenModel):
     """One claim as judged by one system."""
 
@@ -129,10 +137,7 @@ class Trace(FrozenModel):
     @field_validator("passages")
     @classmethod
     def _unique_ranks(cls, passages: tuple[Passage, ...]) -> tuple[Passage, ...]:
-        rank = first_repeat(p.rank for p in passages)
-        if rank is not None:
-            raise ValueError(f"rank {rank} appears twice; ranks must be unique")
-        return passages
+        return unique_ranks(passages)
 
     @property
     def evidence(self) -> EvidenceSource:
