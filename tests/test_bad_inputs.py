@@ -788,7 +788,7 @@ SWEEP_CASES: list[Case] = [
         _write({"l.csv": "sentence_id,judgement\ns1,incorrect\ns2,unsure\n"}),
         ("l.csv:3", "'unsure'"),
     ),
-    # resample counts are capped (stats.bootstrap.MAX_RESAMPLES = 1,000,000): an extra digit
+    # resample counts are capped (stats.names.MAX_RESAMPLES = 1,000,000): an extra digit
     # or 1e20 ran until killed
     Case(
         "metrics/bootstrap-beyond-the-cap",
@@ -4162,7 +4162,7 @@ def test_study_plan_sniffs_past_binary_annotations(tmp_path: Path) -> None:
 
 def test_study_bootstrap_cap_is_the_commands_cap() -> None:
     # the study file states the cap as a number (it does not import the statistics stack)
-    from failcodes.stats.bootstrap import MAX_RESAMPLES
+    from failcodes.stats.names import MAX_RESAMPLES
     from failcodes.study.config import MetricsSpec
 
     caps = [m.le for m in MetricsSpec.model_fields["bootstrap"].metadata if hasattr(m, "le")]

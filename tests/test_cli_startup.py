@@ -254,6 +254,7 @@ def test_help_version_and_small_ingests_import_no_heavy_library(tmp_path: Path) 
         ["ingest", "--help"],
         ["schema", "trace", "--help"],  # the models are imported when printed
         ["schema", "label"],
+        ["agree", "--help"],  # its choices come from stats.names, not the numpy modules
         ["ingest", "generic-labels", str(labels), "-o", str(out)],
         ["ingest", "generic", str(traces), "-o", str(traces_out)],
     ):

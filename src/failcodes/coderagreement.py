@@ -25,10 +25,10 @@ from failcodes.errors import MixedCodebookError, StatisticsError
 from failcodes.stats.agreement import (
     AgreementResult,
 )
+from failcodes.stats.names import SET_DISTANCES
 from failcodes.stats.sets import (
     EXACT_MULTI_RATER,
     EXACT_PAIR,
-    SET_DISTANCES,
     CodeSet,
     set_agreements,
 )

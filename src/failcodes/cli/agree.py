@@ -17,7 +17,7 @@ from failcodes.cli.options import data_console
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.agree import AgreeRequest
-from failcodes.stats.sets import SET_DISTANCES
+from failcodes.stats.names import SET_DISTANCES
 
 
 def _fmt(value: float | None) -> str:

@@ -15,11 +15,11 @@ from failcodes import jsonio, tableio
 from failcodes.annotations import Annotation
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError
-from failcodes.stats.agreement import LEVELS, STATISTICS, WEIGHTS, AgreementResult
-from failcodes.stats.bootstrap import MAX_RESAMPLES
+from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
 
 if TYPE_CHECKING:
     from failcodes.codebook import Codebook
+    from failcodes.stats.agreement import AgreementResult
 
 _STAT_CHOICES = (*STATISTICS, "all")
 _JSON_KEYS = (

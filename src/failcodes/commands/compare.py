@@ -17,7 +17,7 @@ from failcodes.commands.measure import MAPPING_HELP, QUESTION_SCOPE_HELP, WITHOU
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelscope import QuestionScope
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WithoutClaimsPolicy
-from failcodes.stats.bootstrap import MAX_RESAMPLES
+from failcodes.stats.names import MAX_RESAMPLES
 
 #: Most systems compared at once: every pair is tested (with --truth, 10,000 permutations a
 #: pair). 100 systems of 3 sentences took 227 s and 1.4 GB (4,950 pairs); 30 make 435 pairs.

@@ -18,7 +18,7 @@ from failcodes.errors import ConfigError
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import NAMED_MAPPINGS
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
-from failcodes.stats.bootstrap import MAX_RESAMPLES
+from failcodes.stats.names import MAX_RESAMPLES
 
 #: How a file of rows is written: JSON rows or CSV.
 RowFormat = Literal["json", "csv"]

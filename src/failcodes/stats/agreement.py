@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple
 
 import krippendorff
 import numpy as np
@@ -61,23 +61,13 @@ from failcodes.stats.bootstrap import (
     resampled_block_sums,
 )
 from failcodes.stats.estimate import Estimate
-
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
-WeightsName = Literal["none", "linear", "quadratic"]
-StatisticName = Literal[
-    "percent",
-    "cohen",
-    "fleiss",
-    "conger",
-    "krippendorff",
-    "gwet_ac1",
-    "gwet_ac2",
-    "brennan_prediger",
-    "pabak",
-]
-STATISTICS: tuple[str, ...] = get_args(StatisticName)
-LEVELS: tuple[str, ...] = get_args(Level)
-WEIGHTS: tuple[str, ...] = get_args(WeightsName)
+from failcodes.stats.names import (
+    LEVELS,
+    STATISTICS,
+    WEIGHTS,
+    Level,
+    WeightsName,
+)
 
 CIMethod = Literal["bootstrap_percentile", "bootstrap_bca", "wald", "wald_atanh", "none"]
 SEMethod = Literal["analytic", "jackknife", "cluster_jackknife", "none"]

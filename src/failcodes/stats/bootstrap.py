@@ -386,10 +386,6 @@ def endpoint_mc_error(
     return spread / float(np.sqrt(batches))
 
 
-#: Most resamples (or permutations) a command takes: far beyond the 2,000-10,000 intervals
-#: need, and a typo (an extra digit, 1e20) is refused in one line instead of running for days.
-MAX_RESAMPLES = 1_000_000
-
 # --------------------------------------------------------------------------- warnings
 
 #: Agreement intervals on fewer units than this carry a warning.

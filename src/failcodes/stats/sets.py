@@ -23,17 +23,15 @@ masi_distance).alpha()`` gives the same value (tests/test_agreement_sets.py, to 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import Literal, get_args
 
 import numpy as np
 
 from failcodes.errors import StatisticsError
 from failcodes.stats.agreement import AgreementResult, agreements
 from failcodes.stats.bootstrap import FloatArray
+from failcodes.stats.names import SET_DISTANCES
 
 CodeSet = frozenset[str]
-SetDistanceName = Literal["masi", "jaccard"]
-SET_DISTANCES: tuple[str, ...] = get_args(SetDistanceName)
 
 #: Exact-set statistics per scope (a set agrees only with an equal set).
 EXACT_MULTI_RATER = ("percent", "fleiss", "krippendorff")

@@ -22,13 +22,9 @@ import numpy as np
 import pandas as pd
 
 from failcodes.errors import InputError, StatisticsError
-from failcodes.stats.agreement import (
-    STATISTICS,
-    AgreementResult,
-    Weights,
-    agreements,
-)
+from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
+from failcodes.stats.names import STATISTICS
 from failcodes.stats.summaries import MIN_SHARE, Summary, named_summaries, value_summaries
 
 
