@@ -847,17 +847,9 @@ def estimate(
 #: none since Gwet's linearised SEs for Conger's kappa and alpha (issue 26); pooled rows
 #: (``clusters``) still get the delete-one-cluster jackknife.
 JACKKNIFE_SE: tuple[str, ...] = ()
-#: Chance-corrected statistics on [-1, 1] whose near-ceiling intervals get a warning.
-KAPPA_TYPE = (
-    "cohen",
-    "fleiss",
-    "conger",
-    "krippendorff",
-    "gwet_ac1",
-    "gwet_ac2",
-    "brennan_prediger",
-    "pabak",
-)
+#: Chance-corrected statistics on [-1, 1] whose near-ceiling intervals get a warning: every
+#: statistic but percent agreement.
+KAPPA_TYPE = tuple(s for s in STATISTICS if s != "percent")
 
 
 def finish(
