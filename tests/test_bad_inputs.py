@@ -4080,6 +4080,43 @@ REDTEAM6_CASES: list[Case] = [
 ]
 
 
+def _shared_units_judged_two_ways(d: Path) -> None:
+    """Two data sets' judge runs code the shared unit r0 two ways; alice reviewed r0."""
+    from failcodes import codebook as codebooks
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.units import UnitKind
+
+    ref = codebooks.bundled(version=1).ref()
+    high = {"entity_match": "exact_entity", "trustworthy": "trustworthy_source",
+            "evidence_polarity": "direct_polarity", "chunking": "well_chunked"}  # fmt: skip
+    for ds, coder, kind, scope in (
+        ("judge/d1/retrieval/annotations.jsonl", "judge", CoderKind.LLM, "exact_scope"),
+        ("judge/d2/retrieval/annotations.jsonl", "judge", CoderKind.LLM, "broader_scope"),
+        ("review/alice.jsonl", "alice", CoderKind.HUMAN, "exact_scope"),
+    ):
+        ann = Annotation(unit_id="r0", unit_kind=UnitKind.RETRIEVAL, codebook=ref, coder=coder,
+                         coder_kind=kind, codes={**high, "scope": scope})  # fmt: skip
+        (d / ds).parent.mkdir(parents=True)
+        (d / ds).write_text(ann.model_dump_json() + "\n", encoding="utf-8")
+
+
+REDTEAM8_CASES: list[Case] = [
+    Case(
+        # one unit (a claim and a passage) in two data sets, coded two ways by the judge:
+        # the review cannot be compared with both (before: the judge "annotated it twice",
+        # naming no file); coded alike, it is one rating (tests/test_outside_shapes8.py)
+        "report/shared-unit-judged-two-ways",
+        ("report", "{d}", "--codebook", str(CODEBOOK), "-o", "{d}/out"),
+        _shared_units_judged_two_ways,
+        line="failcodes: error: {d}/judge/d2/retrieval/annotations.jsonl: the judge 'judge' "
+        "coded unit 'r0' (reviewed) one way in {d}/judge/d1/retrieval/annotations.jsonl and "
+        "another in this file, which both hold it (the same claim and text in two data sets): "
+        "the review cannot be compared with both; judge the data sets with the judge's cache "
+        "on, so a unit gets one answer",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -4105,6 +4142,7 @@ CASES = (
     + REDTEAM_CASES
     + REDTEAM4_CASES
     + REDTEAM6_CASES
+    + REDTEAM8_CASES
     + RANK_CASES
 )
 

@@ -23,7 +23,7 @@ With several datasets, groups are prefixed ``<dataset>/`` so systems of differen
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -959,6 +959,34 @@ def _reopen(layout: StudyLayout, versions: ReviewVersions) -> list[ReopenUnits]:
     return out
 
 
+def _judged_once(found: Iterable[tuple[Path, Annotation]]) -> list[Annotation]:
+    """One judge annotation per unit and judge, though several data sets coded the unit.
+
+    A unit's id is its content (the claim and the passage or reasoning), so two data sets of
+    one study (the same questions run through two pipelines sharing a retriever) hold the same
+    unit, and each judge run codes it. Both annotations entered the agreement with the review
+    as one judge rating the unit twice, and the report stopped naming neither file. The same
+    codes are one annotation; different codes (the judge answered the same unit two ways,
+    e.g. uncached) are refused naming both files, as there is no telling which one to compare.
+    """
+    seen: dict[tuple[str, str], tuple[Path, Annotation]] = {}
+    for path, a in found:
+        key = (a.unit_id, a.coder)
+        if key not in seen:
+            seen[key] = (path, a)
+            continue
+        first_path, first = seen[key]
+        if (first.status, first.codes, first.code_sets) != (a.status, a.codes, a.code_sets):
+            raise InputError(
+                f"the judge {a.coder!r} coded unit {a.unit_id!r} (reviewed) one way in "
+                f"{first_path} and another in this file, which both hold it (the same claim "
+                "and text in two data sets): the review cannot be compared with both; judge "
+                "the data sets with the judge's cache on, so a unit gets one answer",
+                path=path,
+            )
+    return [a for _, a in seen.values()]
+
+
 def _review_agreement(
     humans: list[Annotation],
     judge_files: list[Path],
@@ -982,9 +1010,12 @@ def _review_agreement(
     from failcodes.tableio import read_models_jsonl
 
     reviewed = {a.unit_id for a in humans}
-    machine = [
-        a for p in judge_files for a in read_models_jsonl(p, Annotation) if a.unit_id in reviewed
-    ]
+    machine = _judged_once(
+        (p, a)
+        for p in judge_files
+        for a in read_models_jsonl(p, Annotation)
+        if a.unit_id in reviewed
+    )
     if not humans or not machine:
         return [], {}
     results = annotation_agreement(
