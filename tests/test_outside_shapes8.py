@@ -128,3 +128,129 @@ def test_a_unit_the_judge_coded_two_ways_in_two_data_sets_is_refused_naming_both
         "the judge's cache on, so a unit gets one answer"
     )
     assert not out.exists()
+
+
+def test_one_coders_review_in_two_pulled_files_counts_once_the_latest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two pulls of one project saved under two names stopped the report (exit 2).
+
+    `labelstudio pull` fetches every annotation, so a second pull saved as
+    review/alice-2.jsonl holds the first one's reviews again. Before: "coder 'alice'
+    annotated unit 'r0' twice; keep one annotation per unit and coder", naming no file. Now
+    the latest review of each unit counts and the report says so, naming both files. The first
+    pull (1 November) gave scope exact_scope on r0..r3; the second (2 November), alice
+    changing her mind, exact_scope on r0 and broader_scope on r1..r3. The judge: exact on r0,
+    r1, broader on r2, r3. By hand with the second pull: percent 3/4 over 4 units (the first
+    pull would give 2/4).
+    """
+    from datetime import UTC, datetime
+
+    from failcodes.annotations import Annotation
+
+    cb_file = _judge_and_review(tmp_path, "broader_scope")
+    second = tmp_path / "review" / "alice-2.jsonl"
+    (tmp_path / "review" / "alice.jsonl").rename(second)
+    first = [
+        Annotation.model_validate_json(line).model_copy(
+            update={
+                "codes": {**HIGH, "scope": "exact_scope"},
+                "created_at": datetime(2026, 11, 1, tzinfo=UTC),
+            }
+        )
+        for line in second.read_text().splitlines()
+    ]
+    _write(tmp_path / "review" / "alice.jsonl", first)
+    lines = second.read_text().splitlines()
+    _write(
+        second,
+        [
+            Annotation.model_validate_json(line).model_copy(
+                update={"created_at": datetime(2026, 11, 2, tzinfo=UTC)}
+            )
+            for line in lines
+        ],
+    )
+    (tmp_path / "judge" / "d2").rename(tmp_path / "d2-not-judged")
+    out = tmp_path / "report"
+    args = ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    note = (
+        "review/alice.jsonl: 4 review(s) of units the same coder reviewed again (in "
+        "review/alice-2.jsonl): the latest review of each counts, once"
+    )
+    assert note in err.splitlines()
+    assert note in (out / "index.html").read_text()
+    agreement = pd.read_csv(out / "tables" / "agreement.csv")
+    row = agreement[(agreement["subject"] == "scope") & (agreement["statistic"] == "percent")]
+    assert row["n_units"].tolist() == [4]
+    assert row["value"].tolist() == [pytest.approx(3 / 4)]
+
+
+def test_a_task_file_imported_twice_gives_one_annotation_per_unit_and_coder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A unit in two tasks (the task file imported twice) gave two annotations by one coder.
+
+    `labelstudio import` wrote both; `agree` on its output then stopped (exit 2) with "coder
+    'alice' annotated unit 'r0' twice". Now the latest counts and a warning names both
+    tasks. Units r0..r3; bob: exact_scope on r0, r1, broader_scope on r2, r3. Alice:
+    exact_scope on r0 in task 1 (1 November) and broader_scope on r0 in task 5 (2 November,
+    the same unit imported again), exact_scope on r1, broader_scope on r2, r3. With her later
+    answer: r0 differs, r1..r3 agree: percent 3/4 on scope, over 4 units (the earlier
+    answer would give 4/4).
+    """
+    import json
+
+    from failcodes import codebook as codebooks
+
+    cb = codebooks.bundled(version=1)
+
+    def task(tid: int, unit: str, answers: list[tuple[int, str, str]]) -> dict[str, object]:
+        data = {
+            "failcodes_unit_id": unit,
+            "failcodes_unit_kind": "retrieval",
+            "failcodes_codebook": str(cb.ref()),
+        }
+        anns = [
+            {
+                "id": 100 * tid + user,
+                "completed_by": user,
+                "created_at": when,
+                "updated_at": when,
+                "result": [
+                    {
+                        "from_name": dim,
+                        "to_name": "claim",
+                        "type": "choices",
+                        "value": {"choices": [scope if dim == "scope" else code]},
+                    }
+                    for dim, code in HIGH.items()
+                ],
+            }
+            for user, scope, when in answers
+        ]
+        return {"id": tid, "project": 3, "data": data, "annotations": anns}
+
+    nov1, nov2 = "2026-11-01T10:00:00Z", "2026-11-02T10:00:00Z"
+    alice = ["exact_scope", "exact_scope", "broader_scope", "broader_scope"]
+    bob = ["exact_scope", "exact_scope", "broader_scope", "broader_scope"]
+    tasks = [task(i + 1, f"r{i}", [(1, alice[i], nov1), (2, bob[i], nov1)]) for i in range(4)]
+    tasks.append(task(5, "r0", [(1, "broader_scope", nov2)]))
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks))
+    out = tmp_path / "human.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "--user", "1=alice"]
+    code, _, err = run_cli([*args, "--user", "2=bob", "-o", str(out)], capsys)
+    assert code == 0, err
+    assert (
+        "failcodes: warning: task 5 (unit r0), coder alice: several annotations by the same "
+        "coder (also in task 1: imported twice?); kept the latest"
+    ) in err.splitlines()
+    assert len(out.read_text().splitlines()) == 8
+    code, got, err = run_cli(["agree", str(out), "--format", "json"], capsys)
+    assert code == 0, err
+    rows = [r for r in json.loads(got) if r["dimension"] == "scope" and r["scope"] == "pair"]
+    percent = next(r for r in rows if r["statistic"] == "percent")
+    assert (percent["value"], percent["n_units"]) == (pytest.approx(3 / 4), 4)

@@ -12,6 +12,10 @@ meanings. :func:`bring_reviews` sorts each review:
 - **superseded**: made under an older version, and the same coder reviewed the unit again
   under the target version (in any file): the newer review counts, this one is neither
   counted twice nor re-opened;
+- **repeated**: the same coder's review of a unit held twice (a second pull saved under another
+  name holds the first pull's reviews again; a task imported twice into Label Studio): the
+  latest (``created_at``; the later file on a tie) counts, the others are counted here. Before,
+  the report stopped saying the coder "annotated unit ... twice", naming no file;
 - **stale**: the map cannot carry it (a code of it was split or removed, a dimension of its
   part is new), a finer code now exists for one of its codes (a dimension it coded gained a
   subcode, a subcode it gave gained a leaf: the judge's re-code rule,
@@ -41,6 +45,10 @@ class FileReviews:
     migrated: int = 0
     #: made under an older version, the unit reviewed again under the target by the same coder
     superseded: int = 0
+    #: the same coder's review of the unit again (here or in another file): the latest counts
+    repeated: int = 0
+    #: the files holding the reviews that count instead of this file's repeated ones
+    repeated_in: set[str] = field(default_factory=set)
     #: unit id -> why it is stale (one per annotation left out)
     stale: dict[str, str] = field(default_factory=dict)
     #: the versions its migrated and stale reviews were made under
@@ -111,12 +119,13 @@ def bring_reviews(
     # a unit the same coder reviewed again under the target version (any file): that review
     # counts, the older one is superseded (neither counted twice nor re-opened)
     again = {(a.unit_id, a.unit_kind, a.coder) for m in files.values() for a in m if current(a)}
+    kept: list[tuple[str, Annotation]] = []  # (file, review) of the usable reviews, in order
     for name, made in files.items():
         mine = out.files.setdefault(name, FileReviews())
         for ann in made:
             if current(ann):
                 mine.current += 1
-                out.reviews.append(ann)
+                kept.append((name, ann))
                 continue
             mine.versions.add(ann.codebook.version)
             if (ann.unit_id, ann.unit_kind, ann.coder) in again:
@@ -134,7 +143,7 @@ def bring_reviews(
                 carried = not outcome.needs_recoding and not finer
                 if carried or ann.status is not Status.SCORED:
                     mine.migrated += 1
-                    out.reviews.append(outcome.annotation)
+                    kept.append((name, outcome.annotation))
                     if outcome.widened and ann.status is Status.SCORED:
                         mine.widened.update(outcome.widened)
                         out.widened[(ann.unit_id, ann.unit_kind, ann.coder)] = outcome.widened
@@ -144,7 +153,25 @@ def bring_reviews(
                 )
             mine.stale[ann.unit_id] = reason
             out.stale_reviews.setdefault(name, []).append(ann)
+    out.reviews = _latest(kept, out.files)
     return out
+
+
+def _latest(
+    kept: Sequence[tuple[str, Annotation]], files: Mapping[str, FileReviews]
+) -> list[Annotation]:
+    """One review per unit and coder: the latest; the others counted in their file."""
+    latest: dict[tuple[str, object, str], int] = {}
+    for i, (_, ann) in enumerate(kept):
+        key = (ann.unit_id, ann.unit_kind, ann.coder)
+        if key not in latest or ann.created_at >= kept[latest[key]][1].created_at:
+            latest[key] = i
+    counted = set(latest.values())
+    for i, (name, ann) in enumerate(kept):
+        if i not in counted:
+            files[name].repeated += 1
+            files[name].repeated_in.add(kept[latest[(ann.unit_id, ann.unit_kind, ann.coder)]][0])
+    return [ann for i, (_, ann) in enumerate(kept) if i in counted]
 
 
 def _stale_reason(

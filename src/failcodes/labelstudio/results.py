@@ -131,6 +131,10 @@ def annotations_from_export(
     checked = [check_task(t, i, codebook, kind, source=source) for i, t in enumerate(tasks)]
     result = ReviewResult(tasks=len(tasks))
     projects: set[int] = set()
+    # one annotation per unit and coder, also across tasks: a task file imported twice into
+    # Label Studio holds each unit in two tasks, and both annotations were written (the
+    # agreement and the report then stopped on "annotated unit ... twice", naming no file)
+    kept: dict[tuple[str, str], tuple[int | None, Annotation]] = {}
     for task, (unit, task_id) in zip(tasks, checked, strict=True):
         task_project = task.get("project")
         if project is not None and task_project is not None and task_project != project:
@@ -140,25 +144,27 @@ def annotations_from_export(
             )
         if isinstance(task_project, int):
             projects.add(task_project)
-        kept: dict[str, Annotation] = {}
         for raw in task.get("annotations") or []:
             if not isinstance(raw, dict):
                 continue
             ann, problems = _one_annotation(raw, unit, task_id, kind, ref, dims, users)
             result.problems.extend(problems)
-            if ann.coder in kept:
+            key = (unit, ann.coder)
+            if key in kept:
+                other = kept[key][0]
+                where = "" if other == task_id else f" (also in task {other}: imported twice?)"
                 result.problems.append(
                     ReviewProblem(
                         task_id=task_id,
                         unit_id=unit,
                         coder=ann.coder,
-                        message="several annotations by the same coder; kept the latest",
+                        message=f"several annotations by the same coder{where}; kept the latest",
                     )
                 )
-                if kept[ann.coder].created_at > ann.created_at:
+                if kept[key][1].created_at > ann.created_at:
                     continue
-            kept[ann.coder] = ann
-        result.annotations.extend(kept.values())
+            kept[key] = (task_id, ann)
+    result.annotations.extend(ann for _, ann in kept.values())
     result.projects = sorted(projects)
     return result
 

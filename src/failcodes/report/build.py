@@ -542,7 +542,11 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
     if reviews:
         inputs.notes["reviews"] = reviews  # `failcodes report` says them on stderr too
         b.sections.append(
-            ReportSection(id="reviews", title="Reviews made under an older codebook", notes=reviews)
+            ReportSection(
+                id="reviews",
+                title="Reviews made under an older codebook, and repeated reviews",
+                notes=reviews,
+            )
         )
 
     if inputs.codebook_table is not None:

@@ -865,6 +865,12 @@ def _version_notes(versions: ReviewVersions) -> list[str]:
     target = versions.target
     notes = []
     for name, got in versions.files.items():
+        if got.repeated:
+            where = ", ".join(sorted(got.repeated_in))
+            notes.append(
+                f"{name}: {got.repeated} review(s) of units the same coder reviewed again "
+                f"(in {where}): the latest review of each counts, once"
+            )
         if not got.migrated and not got.stale and not got.superseded:
             continue
         made = ", ".join(f"v{v}" for v in sorted(got.versions))
