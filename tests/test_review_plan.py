@@ -884,9 +884,12 @@ def test_units_reviewed_more_than_once_are_named_on_stderr(
     code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
     assert code == 0, err
     drawn = sorted(read_plan(tmp_path / "review" / "plans" / "ds.retrieval.json").estimation_ids())
-    alice = [human(u, "exact_entity") for u in drawn] + [human(drawn[3], "partial_entity")]
+    alice = [human(u, "exact_entity") for u in drawn]
     bob = [human(u, "irrelevant", coder="bob") for u in drawn[:3]]
-    for name, anns in (("alice", alice), ("bob", bob)):
+    # a third coder on drawn[3] (one coder's own second review of a unit is another rule: the
+    # latest counts, tests/test_outside_shapes8.py; it was "her first review" here before)
+    carol = [human(drawn[3], "partial_entity", coder="carol")]
+    for name, anns in (("alice", alice), ("bob", bob), ("carol", carol)):
         (tmp_path / "review" / f"{name}.jsonl").write_text(
             "".join(a.model_dump_json() + "\n" for a in anns)
         )
@@ -896,15 +899,16 @@ def test_units_reviewed_more_than_once_are_named_on_stderr(
     code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", out)
     assert code == 0, err
     # 4 units reviewed twice, each with different codes: drawn[0:3] by alice (exact_entity)
-    # and bob (irrelevant), drawn[3] by alice twice (exact_entity, then partial_entity)
+    # and bob (irrelevant), drawn[3] by alice (exact_entity) and carol (partial_entity)
     assert err.splitlines() == [
-        "Assumed: 4 unit(s) of plan 'ds.retrieval' reviewed more than once (alice, bob; 4 with "
+        "Assumed: 4 unit(s) of plan 'ds.retrieval' reviewed more than once (alice, bob, carol; "
+        "4 with "
         "different codes): the corrected shares count one review per unit, the first coder by "
         "name, and leave the others out"
     ]
     corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
     exact = corrected[corrected["code"] == "exact_entity"]
-    # alice (first by name; her first review of drawn[3]) coded every drawn unit exact_entity:
+    # alice (first by name) coded every drawn unit exact_entity:
     # human share 100% per retriever
     assert all(cell.startswith("100.0 [") for cell in exact["human-only (%)"])
     assert (
