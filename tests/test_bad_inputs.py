@@ -405,6 +405,16 @@ def _study(files: dict[str, str | bytes]) -> Setup:
     return _write({f"study/{k}": v for k, v in files.items()})
 
 
+#: A coded per-passage table under the bundled codebook (retrieval dimensions, all high).
+PER_PASSAGE_HEAD = (
+    "system,retriever,unit_id,status,entity_match,scope,trustworthy,evidence_polarity,"
+    "chunking,all_high\n"
+)
+PER_PASSAGE_ROW = (
+    "s,r,u1,scored,exact_entity,exact_scope,trustworthy_source,direct_polarity,well_chunked,True\n"
+)
+
+
 REPORT_CASES: list[Case] = [
     Case("report/empty-folder", REPORT, _mk_dir("study"), ("study",)),
     Case("report/foreign-folder", REPORT, _study({"notes.txt": "hello\n"}), ("study",)),
@@ -467,6 +477,35 @@ REPORT_CASES: list[Case] = [
             }
         ),
         ("attribution.csv:1", "field 'stage'"),
+    ),
+    # the report reads the coded tables in chunks (issue 30): a row with one field too many, or
+    # a code not of the codebook, past the first rows is still refused naming its line
+    Case(
+        "report/per-passage-too-many-fields",
+        REPORT,
+        _study(
+            {
+                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
+                + PER_PASSAGE_ROW
+                + PER_PASSAGE_ROW
+                + PER_PASSAGE_ROW.replace(",True", ",True,extra"),
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("per_passage.csv", "malformed CSV", "line 4"),
+    ),
+    Case(
+        "report/per-passage-not-a-subcode",
+        REPORT,
+        _study(
+            {
+                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
+                + PER_PASSAGE_ROW
+                + PER_PASSAGE_ROW.replace("exact_entity", "half_match"),
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("per_passage.csv:3", "field 'entity_match'", "'half_match' is not a subcode"),
     ),
     Case(
         "report/attribution-empty",

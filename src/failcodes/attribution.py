@@ -940,14 +940,17 @@ def quality_counts(
     table: pd.DataFrame, *, by: str, flag: str, into: QualityCounts | None = None
 ) -> QualityCounts:
     """The counts behind :func:`quality_rate` (added to ``into``: a table read in parts)."""
+    from failcodes.tally import partial_rows, row_weights
+
     out: QualityCounts = {} if into is None else into
-    for group, sub in table.groupby(by, sort=True):
+    for group, sub in table.groupby(by, sort=True):  # the table or its tally
+        rows = row_weights(sub)
         coded = sub[flag].notna()
-        n_coded = int(coded.sum())
-        n_true = int((sub.loc[coded, flag] == True).sum())  # noqa: E712 - object column
-        partial = int((sub.loc[coded] == NOT_ASSESSABLE).any(axis=1).sum())
+        n_coded = int(rows[coded].sum())
+        n_true = int(rows[coded & (sub[flag] == True)].sum())  # noqa: E712 - object column
+        partial = int(rows[coded & partial_rows(sub)].sum())
         total = out.setdefault(str(group), [0, 0, 0, 0])
-        for i, n in enumerate((len(sub), n_coded, n_true, partial)):
+        for i, n in enumerate((int(rows.sum()), n_coded, n_true, partial)):
             total[i] += n
     return out
 
@@ -1012,15 +1015,18 @@ def error_counts(
     into: ErrorCounts | None = None,
 ) -> ErrorCounts:
     """The counts behind :func:`dominant_errors` (added to ``into``: a table read in parts)."""
+    from failcodes.tally import is_tally, row_weights, value_counts
+
     out: ErrorCounts = {} if into is None else into
     part = codebook.part(kind)
-    for group, sub in table.groupby(by, sort=True):
+    for group, sub in table.groupby(by, sort=True):  # the table or its tally
         coded = sub[sub["status"] == Status.SCORED.value]
         n, dims = out.setdefault(str(group), ([0], {}))
-        n[0] += len(coded)
+        weights = row_weights(coded) if is_tally(coded) else None
+        n[0] += len(coded) if weights is None else int(weights.sum())
         for dim in part.dimensions:
             counts = dims.setdefault(dim.id, Counter())
-            for cell, times in coded[dim.id].value_counts().items():  # each distinct cell once
+            for cell, times in value_counts(coded[dim.id], weights).items():  # each cell once
                 for code in cell_codes(cell):
                     counts[code] += int(times)
     return out

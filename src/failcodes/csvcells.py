@@ -39,6 +39,7 @@ __all__ = [
     "leads_like_a_formula",
     "neutralise",
     "raw_cells",
+    "read_chunks",
     "read_frame",
     "restore",
     "restore_frame",
@@ -175,3 +176,19 @@ def read_frame(path: str | Path) -> pd.DataFrame:
     from failcodes.fileio import check_regular_file
 
     return restore_frame(pd.read_csv(check_regular_file(path)))
+
+
+def read_chunks(path: str | Path, rows: int, *, text: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
+    """:func:`read_frame` ``rows`` rows at a time (each chunk's index continues the last's).
+
+    Every column is read (a row with a field too many is refused by pandas as in a whole
+    read); the ``text`` columns as text, as written (not parsed as numbers or booleans).
+    """
+    import pandas as pd
+
+    from failcodes.fileio import check_regular_file
+
+    dtype = dict.fromkeys(text, str)
+    with pd.read_csv(check_regular_file(path), chunksize=rows, dtype=dtype) as reader:
+        for chunk in reader:
+            yield restore_frame(chunk)

@@ -23,10 +23,11 @@ With several datasets, groups are prefixed ``<dataset>/`` so systems of differen
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 
@@ -35,7 +36,7 @@ from failcodes.annotations import Annotation, CoderKind
 from failcodes.attribution import cell_codes
 from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
-from failcodes.csvcells import read_frame
+from failcodes.csvcells import read_chunks, read_frame
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
@@ -51,6 +52,7 @@ from failcodes.study.layout import (
     trace_dataset,
 )
 from failcodes.tableio import table_columns
+from failcodes.tally import FIRST, is_tally, row_weights, tally_chunks, value_counts
 from failcodes.units import Unit, UnitKind
 
 if TYPE_CHECKING:
@@ -59,6 +61,8 @@ if TYPE_CHECKING:
     from failcodes.panel import QuoteShare
     from failcodes.reviewplan import ReviewPlan
     from failcodes.reviewversions import ReviewVersions
+
+_T = TypeVar("_T")
 
 
 def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
@@ -108,27 +112,77 @@ AGREEMENT_COLUMNS = (
 
 
 def _read_table(path: Path, kind: str) -> pd.DataFrame:
-    """Read an attribution CSV, refusing a malformed file or a missing column in one line."""
+    """Read an attribution CSV whole, refusing a malformed file or a missing column."""
+    frame = _parsed(path, lambda: read_frame(path))
+    _check_header(path, kind, list(frame.columns))
+    return frame
+
+
+def _coded_columns(path: Path, kind: str) -> list[str]:
+    """The checked header of a coded table (``per_passage``, ``per_trace``).
+
+    Checked as :func:`_read_table` checks it; the rows are read by :func:`_coded_tally`.
+    """
+    from failcodes.fileio import check_regular_file
+
+    columns = _parsed(path, lambda: list(pd.read_csv(check_regular_file(path), nrows=0).columns))
+    _check_header(path, kind, columns)
+    return columns
+
+
+#: Rows of a coded table read at a time (:func:`_coded_tally`).
+CHUNK_ROWS = 20_000
+
+
+def _coded_tally(path: Path, kind: str, columns: list[str], cb: Codebook) -> pd.DataFrame:
+    """A coded table as a tally (:mod:`failcodes.tally`) over the columns the report counts.
+
+    Those are the group, status and flag columns and every codebook dimension the file has.
+
+    Read in chunks of :data:`CHUNK_ROWS` rows (every column: a malformed row is refused as
+    in a whole read). Cells are text, as written, but the flag (``True``/``False``, read as
+    pandas reads it), so a chunk reads as the whole file does.
+    """
+    dims = {d.id for _, d in cb.dimensions()}
+    keep = [*_TABLE_COLUMNS[kind], *(c for c in columns if c in dims)]
+    flag = _TABLE_COLUMNS[kind][2]
+    text = [c for c in columns if c != flag]
+    return _parsed(path, lambda: tally_chunks(read_chunks(path, CHUNK_ROWS, text=text), keep))
+
+
+def _parsed(path: Path, read: Callable[[], _T]) -> _T:
+    """``read()`` of the CSV file ``path``, a malformed or empty file refused in one line."""
     try:
-        frame = read_frame(path)
+        return read()
     except pd.errors.EmptyDataError:
         raise InputError("empty file, expected a header row", path=path, line=1) from None
     except pd.errors.ParserError as exc:
-        raise InputError(f"malformed CSV ({' '.join(str(exc).split())})", path=path) from None
+        said = " ".join(str(exc).split())
+        line = re.search(r" in line (\d+)", said)
+        raise InputError(
+            f"malformed CSV ({said})", path=path, line=int(line[1]) if line else None
+        ) from None
     except UnicodeDecodeError as exc:
         raise decode_error(path, exc) from None
+
+
+def _check_header(path: Path, kind: str, columns: list[str]) -> None:
+    """A column named twice, or one the report needs missing, refused in one line."""
     repeated = first_repeat(table_columns(path) or [])  # pandas renamed it to NAME.1
     if repeated is not None:
         raise InputError("column appears twice in the header", path=path, line=1, field=repeated)
     for column in _TABLE_COLUMNS[kind]:
-        if column not in frame.columns:
-            have = ", ".join(map(str, frame.columns))
+        if column not in columns:
+            have = ", ".join(map(str, columns))
             raise InputError(f"missing column (have: {have})", path=path, line=1, field=column)
-    return frame
 
 
 def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None) -> None:
-    """Every dimension of the codebook part is a column, holding only its subcodes."""
+    """Every dimension of the codebook part is a column, holding only its subcodes.
+
+    ``frame``: the table or its tally (:mod:`failcodes.tally`); a bad code is refused naming
+    the first line that holds it.
+    """
     if cb is None or kind not in _TABLE_PART:
         return
     from failcodes.annotations import NOT_ASSESSABLE
@@ -151,10 +205,11 @@ def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None
         bad = frame.index[scored & frame[dim.id].notna() & ~pd.Series(ok, index=frame.index)]
         if len(bad):
             row = int(bad[0])
+            line = int(frame[FIRST].loc[row]) if is_tally(frame) else row
             raise InputError(
                 f"{frame.at[row, dim.id]!r} is not a subcode of dimension {dim.id!r}",
                 path=path,
-                line=row + 2,  # header is line 1
+                line=line + 2,  # header is line 1
                 field=dim.id,
             )
 
@@ -290,16 +345,16 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     heuristic = False
     cost = 0.0
     judge_files: list[Path] = []
-    tables: list[tuple[Path, pd.DataFrame, str]] = []
+    # the coded tables' headers now (refused as before the judge runs), their rows below as
+    # tallies once the codebook is known (its dimensions are the columns counted)
+    coded: list[tuple[Path, list[str], str, str]] = []
     for name in layout.attribution_datasets():
-        if layout.per_passage(name).exists():
-            pp = _read_table(layout.per_passage(name), "per_passage")
-            tables.append((layout.per_passage(name), pp, "per_passage"))
-            per_passage.append(_prefixed(pp, "retriever", name, many))
-        if layout.per_trace(name).exists():
-            pt = _read_table(layout.per_trace(name), "per_trace")
-            tables.append((layout.per_trace(name), pt, "per_trace"))
-            per_trace.append(_prefixed(pt, "verifier", name, many))
+        for path, kind in (
+            (layout.per_passage(name), "per_passage"),
+            (layout.per_trace(name), "per_trace"),
+        ):
+            if path.exists():
+                coded.append((path, _coded_columns(path, kind), kind, name))
         if layout.attribution_table(name).exists():
             att = _read_table(layout.attribution_table(name), "attribution")
             for stage, n in att["stage"].value_counts().items():
@@ -332,17 +387,24 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     cb = _find_codebook(refs, codebook, root)
     codebook_notes: list[str] = []
-    if cb is None and tables:
+    if cb is None and coded:
         # coded tables but no judge run naming their codebook (a table brought from elsewhere):
         # Tables 8-9 were left out without a word; read them under the default codebook, say so
         cb = codebooks.bundled()
-        shown = ", ".join(path.relative_to(root).as_posix() for path, _, _ in tables)
+        shown = ", ".join(path.relative_to(root).as_posix() for path, _, _, _ in coded)
         codebook_notes.append(
             f"Assumed: {shown} coded under the bundled codebook {cb.name} v{cb.version} (no "
             "judge annotations name one); pass --codebook if they were coded under another"
         )
-    for path, frame, kind in tables:
-        _check_codes(path, frame, kind, cb)
+    for path, columns, kind, name in coded:
+        if cb is None:  # not so: the bundled one at the least (above)
+            break
+        tally = _coded_tally(path, kind, columns, cb)
+        _check_codes(path, tally, kind, cb)
+        if kind == "per_passage":
+            per_passage.append(_prefixed(tally, "retriever", name, many))
+        else:
+            per_trace.append(_prefixed(tally, "verifier", name, many))
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
     pt_all = pd.concat(per_trace, ignore_index=True) if per_trace else None
     attributed = {s: n for s, n in stages.items() if n}
@@ -750,20 +812,29 @@ def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) ->
     for dim in part.dimensions:
         if dim.id not in scored:
             continue
-        for code, n in _carried(scored[dim.id], dim).value_counts().items():
+        for code, n in _carried(scored, dim).items():
             if code != dim.high_quality_code:
                 out[str(code)] = out.get(str(code), 0) + int(n)
     return out
 
 
-def _carried(column: pd.Series, dim: Dimension) -> pd.Series:
-    """A coded table's column as one row per code carried.
+def _carried(table: pd.DataFrame, dim: Dimension) -> pd.Series:
+    """How many rows of a coded table (or its tally) carry each code of ``dim``.
+
+    The most frequent first, ties in order of first appearance (as ``value_counts`` orders).
 
     A multi-label step's cell joins its set (``overreach|conflict_synthesis_failure``): it
     counts once for each of its codes, as Table 9 counts them (the joined text was counted as
     a code of its own).
     """
-    return column.map(cell_codes).explode() if dim.multi_label else column
+    column = table[dim.id]
+    weights = row_weights(table) if is_tally(table) else None
+    if not dim.multi_label:
+        return value_counts(column, weights)
+    codes = column.map(cell_codes).explode()
+    if weights is not None:
+        weights = weights.loc[codes.index]
+    return value_counts(codes, weights)
 
 
 def _saturation(folder: Path) -> tuple[list[int] | None, list[str]]:
@@ -818,7 +889,7 @@ def _frequencies(tables: list[pd.DataFrame], cb: Codebook) -> dict[str, int]:
         for part in cb.parts:
             for dim in part.dimensions:
                 if dim.id in scored:
-                    for code, n in _carried(scored[dim.id], dim).value_counts().items():
+                    for code, n in _carried(scored, dim).items():
                         out[str(code)] = out.get(str(code), 0) + int(n)
     return out
 

@@ -21,6 +21,7 @@ from failcodes.annotations import NOT_ASSESSABLE, Status
 from failcodes.attribution import cell_codes, quality_rate
 from failcodes.codebook import Part
 from failcodes.errors import InputError
+from failcodes.tally import row_weights
 
 ALL_HIGH_ROW = "all_high_quality"
 #: Table 9's summary row: a reasoning trace correct on every step (seed 001's "all correct").
@@ -77,7 +78,8 @@ def code_shares(
                 field=dim.id,
             )
     group_order = list(groups) if groups is not None else sorted(map(str, wide[by].unique()))
-    sizes = scored.groupby(by).size()
+    weights = row_weights(scored)  # one each, or a tally's row counts (failcodes.tally)
+    sizes = weights.groupby(scored[by]).sum()
     rows: list[dict[str, object]] = []
     any_unassessed = False
     for dim in part.dimensions:
@@ -87,7 +89,7 @@ def code_shares(
         # millions of rows but a few dozen distinct cells (splitting each row's cell was 40%
         # of the report's CPU); a cell without a code (missing) is left out, as before
         counts: Counter[tuple[object, str]] = Counter()
-        cells = scored.groupby([by, dim.id], sort=False).size()
+        cells = weights.groupby([scored[by], scored[dim.id]], sort=False).sum()
         for key, n in cells.items():
             g, cell = cast(tuple[object, object], key)
             for code in cell_codes(cell):
