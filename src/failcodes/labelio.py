@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import array
 import functools
+import itertools
 import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -195,6 +196,11 @@ def _targets_distinct(
     this alone). Equal hashes (a duplicate, or a collision) say nothing for sure: the caller
     then runs :func:`target_once` for the exact error.
     """
+    if not any(claim_ids):  # sentence labels: the key is (sentence, annotator, system)
+        if len(set(annotators)) == len(set(systems)) == 1:  # one annotator, one system
+            return len(set(sentence_ids)) == len(claim_ids)
+        keys = zip(sentence_ids, annotators, systems, strict=True)
+        return len(set(map(hash, keys))) == len(claim_ids)
     hashes = {
         hash(("claim", c, a, y) if c else ("sentence", s, a, y))
         for c, s, a, y in zip(claim_ids, sentence_ids, annotators, systems, strict=True)
@@ -222,72 +228,149 @@ def _label_decoder() -> Any:
     return msgspec.json.Decoder(line)
 
 
+#: Bytes of a labels file decoded at once by :func:`_fast_label_columns` (whole lines).
+_PIECE = 1 << 18
+
+
 def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> LabelColumns | None:
     r"""A JSONL labels file decoded by msgspec into columns, or None to use the exact reader.
 
     Equal to what the exact reader (:func:`_iter_flat`: ``json`` + pydantic per line) gives,
-    without its dict and model per line (~37 MB of transient at 100k labels). None, for the
-    whole file, at the first line it cannot vouch for: one msgspec refuses, one without a
-    target, a duplicate key or explicit ``null`` (counted by
-    :func:`~failcodes.jsonio.keys_vouched`), a ``\r`` inside a line (the text reader splits
-    lines there), a file it cannot open. The exact reader then reads the file from the start
-    and accepts it or raises its usual error.
+    without its dict and model per line. The file is decoded a piece of whole lines at a time
+    (:func:`_labels_of_piece`); None, for the whole file, at the first line it cannot vouch
+    for: one msgspec refuses, one without a target, a duplicate key or explicit ``null``, a
+    ``\r`` inside a line (the text reader splits lines there), a file it cannot open. The
+    exact reader then reads the file from the start and accepts it or raises its usual error.
     """
     if column_map or detect_format(path) is not Format.JSONL:
         return None
-    import msgspec
-
-    decode = _label_decoder().decode
-    astuple = msgspec.structs.astuple
     names = tuple(Label.model_fields)
-    claim, sentence = names.index("claim_id"), names.index("sentence_id")
-    nones = (None,) * len(names)
-    rows: list[tuple[Any, ...]] = []
+    columns: list[list[Any]] = [[] for _ in names]
     given: list[set[str]] = []
     lines: array.array[int] = array.array("q")
     # one set of given fields per pattern of absent ones, shared by its labels
     patterns: dict[tuple[bool, ...], set[str]] = {}
+    # equal values of the repeating fields held once (decoded, each is its own object)
+    shared: list[dict[Any, Any] | None] = [
+        {} if name in _SHARED_LABEL_FIELDS else None for name in names
+    ]
     try:
         fh = path.open("rb")
     except OSError:
         return None
     with fh:
-        for lineno, raw in enumerate(fh, start=1):
-            body = raw.removesuffix(b"\n").removesuffix(b"\r")
-            if lineno == 1:
-                body = body.removeprefix(UTF8_BOM)
-            if not body.strip():
-                continue
-            if b"\r" in body:
+        rest = fh.read(_PIECE).removeprefix(UTF8_BOM)
+        read = 0  # lines before the piece
+        while True:
+            more = fh.read(_PIECE)
+            if more:
+                rest += more
+                cut = rest.rfind(b"\n") + 1
+                if not cut:  # no line ends yet
+                    continue
+                piece, rest = rest[:cut], rest[cut:]
+            elif rest:  # the last line may lack its line end
+                piece, rest = rest if rest.endswith(b"\n") else rest + b"\n", b""
+            else:
+                break
+            found = _labels_of_piece(piece, read, names)
+            if found is None:
                 return None
-            try:
-                row = astuple(decode(body))
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                return None
-            if row[claim] is None and row[sentence] is None:
-                return None
-            present = len(row) - row.count(None)
-            # one field (has_error) is no string: the rest present are string values
-            if not keys_vouched(body, present, present - 1):
-                return None
-            pattern = tuple(map(operator.is_, row, nones))
-            fields = patterns.get(pattern)
-            if fields is None:
-                fields = patterns[pattern] = {
-                    n for n, v in zip(names, row, strict=True) if v is not None
-                }
-            rows.append(row)
-            given.append(fields)
-            lines.append(lineno)
-    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
-    del rows
-    for name in _SHARED_LABEL_FIELDS:  # equal values held once
-        at = names.index(name)
-        values: dict[Any, Any] = {}
-        columns[at] = list(map(values.setdefault, columns[at], columns[at]))
-    held = LabelColumns.from_columns(dict(zip(names, columns, strict=True)), given)
-    held.lines = lines
-    return held
+            held, at = found
+            read += piece.count(b"\n")
+            for column, values, seen in zip(columns, held, shared, strict=True):
+                column.extend(values if seen is None else map(seen.setdefault, values, values))
+            for pattern in set(_absent(held)).difference(patterns):
+                patterns[pattern] = {n for n, a in zip(names, pattern, strict=True) if not a}
+            given.extend(map(patterns.__getitem__, _absent(held)))
+            lines.extend(at)
+    out = LabelColumns.from_columns(dict(zip(names, columns, strict=True)), given)
+    out.lines = lines
+    return out
+
+
+def _absent(columns: Sequence[Sequence[Any]]) -> Iterator[tuple[bool, ...]]:
+    """Each label's pattern of absent fields (True where its value is None), in C."""
+    return zip(*(map(operator.is_, c, itertools.repeat(None)) for c in columns), strict=True)
+
+
+def _labels_of_piece(
+    piece: bytes, before: int, names: Sequence[str]
+) -> tuple[list[list[Any]], Iterable[int]] | None:
+    r"""The labels of ``piece`` (whole lines, each ending in ``\n``) as columns, and their lines.
+
+    ``before``: the file's lines before the piece. At once (:func:`_whole_piece`) where the
+    piece is one label a line, else a line at a time; None where a line cannot be vouched for.
+    """
+    held = _whole_piece(piece, names)
+    if held is not None:
+        return held, range(before + 1, before + 1 + len(held[0]))
+    import msgspec
+
+    decode = _label_decoder().decode
+    astuple = msgspec.structs.astuple
+    claim, sentence = names.index("claim_id"), names.index("sentence_id")
+    rows: list[tuple[Any, ...]] = []
+    at: list[int] = []
+    for lineno, raw in enumerate(piece.split(b"\n")[:-1], start=before + 1):
+        body = raw.removesuffix(b"\r")
+        if not body.strip():
+            continue
+        if b"\r" in body:
+            return None
+        try:
+            row = astuple(decode(body))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        if row[claim] is None and row[sentence] is None:
+            return None
+        present = len(row) - row.count(None)
+        # one field (has_error) is no string: the rest present are string values
+        if not keys_vouched(body, present, present - 1):
+            return None
+        rows.append(row)
+        at.append(lineno)
+    return [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names], at
+
+
+def _whole_piece(piece: bytes, names: Sequence[str]) -> list[list[Any]] | None:
+    r"""The labels of ``piece`` decoded at once as columns, if it is one label a line.
+
+    msgspec decodes every object of the piece at once (no Python step per line); the piece's
+    bytes then vouch that they were one label per line, each as a line at a time reads it. A
+    ``}`` followed by a line end is no string's (a string holds no raw line break) and ends a
+    label (no label value is an object): as many labels, ``}``-line ends and line ends means
+    one whole label on each line, no blank line and nothing after a ``}``. Keys: without a
+    backslash a quote only delimits a key or a string value, so the piece holds two quotes
+    per key given and per string value (every given field but ``has_error``); an extra key (a
+    duplicate, an explicit ``null``) adds quotes. With one, each line is counted
+    (:func:`~failcodes.jsonio.keys_vouched`). None: read it a line at a time.
+    """
+    import msgspec
+
+    if b"\r" in piece:  # a raw \r is no string's: a line end, then, or a refusal
+        piece = piece.replace(b"\r\n", b"\n")
+        if b"\r" in piece:
+            return None
+    try:
+        labels = _label_decoder().decode_lines(piece)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    n = len(labels)
+    if piece.count(b"\n") != n or piece.count(b"}\n") != n:
+        return None
+    held = [list(map(operator.attrgetter(name), labels)) for name in names]
+    del labels
+    claims, sentences = held[names.index("claim_id")], held[names.index("sentence_id")]
+    if (None, None) in zip(claims, sentences, strict=True):  # a line without a target
+        return None
+    if b"\\" not in piece:
+        given = sum(n - values.count(None) for values in held)
+        return held if piece.count(b'"') == 2 * (2 * given - n) else None
+    given_per_line = [len(names) - row.count(None) for row in zip(*held, strict=True)]
+    lines = piece.split(b"\n")[:-1]
+    vouched = map(keys_vouched, lines, given_per_line, [k - 1 for k in given_per_line])
+    return held if all(vouched) else None
 
 
 @overload
@@ -387,6 +470,11 @@ def _check_label_ids(
     path: Path, name: str, ids: Sequence[str | None], lines: Sequence[int]
 ) -> None:
     """Refuse a blank or padded id (``" 0:c1"`` missed the trace's ``0:c1`` without a word)."""
+    # looked at in C (a few distinct values of a compacted column once); ``filter`` drops None
+    held: Sequence[Any] = ids if isinstance(ids, list) else list(set(ids))
+    stripped = map(str.strip, filter(None, held))
+    if "" not in held and all(map(str.__eq__, filter(None, held), stripped)):
+        return
     for pos, value in enumerate(ids):
         problem = id_problem(value)
         if problem is not None:
@@ -448,11 +536,45 @@ def write_labels(
 ) -> None:
     """Write labels atomically in the format given by the extension of ``path``.
 
-    Shared labels (none names a system) are written without a ``system`` column.
+    Shared labels (none names a system) are written without a ``system`` column. Labels
+    held as :class:`~failcodes.labels.LabelColumns` go to JSONL from their columns.
     """
+    if isinstance(labels, LabelColumns) and detect_format(path) is Format.JSONL:
+        held = labels
+        write_in_batch(batch, lambda b: _stage_label_lines(b, Path(path), held))
+        return
     rows = list(labels)
     omit = () if any(label.system is not None for label in rows) else ("system",)
     _write_flat(path, Label, rows, batch, omit)
+
+
+#: Labels encoded at once by :func:`_stage_label_lines`.
+_LINES_AT_ONCE = 8192
+
+
+@functools.lru_cache(maxsize=1)
+def _label_line() -> Any:
+    """A msgspec struct of :class:`Label`'s fields, in order, its unset (None) ones left out."""
+    import msgspec
+
+    fields = [(name, Any, None) for name in Label.model_fields]
+    return msgspec.defstruct("LabelOut", fields, omit_defaults=True, gc=False)
+
+
+def _stage_label_lines(b: AtomicBatch, path: Path, labels: LabelColumns) -> None:
+    """Stage ``labels`` as JSONL from their columns: no model per label (issue 30).
+
+    Each line is the one :func:`~failcodes.tableio.stage_table` writes (pydantic's
+    ``model_dump_json(exclude_none=True)``: fields in order, ``None`` left out, text as
+    UTF-8 with the same escapes); tests/test_ingest_labels.py holds the two equal.
+    """
+    import msgspec
+
+    encode_lines = msgspec.json.Encoder().encode_lines
+    rows = map(_label_line(), *(labels.column(name) for name in Label.model_fields))
+    with b.stage(path).open("wb") as fh:
+        while chunk := list(itertools.islice(rows, _LINES_AT_ONCE)):
+            fh.write(encode_lines(chunk))
 
 
 def write_sentences(

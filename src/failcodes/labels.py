@@ -5,6 +5,7 @@ from __future__ import annotations
 import array
 import bisect
 import itertools
+import operator
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -151,11 +152,13 @@ class _Coded(Sequence[Any]):
 
 def _coded(column: Sequence[Any]) -> _Coded | None:
     """The column as codes when it has at most a quarter as many distinct values, else None."""
-    codes: dict[Any, int] = {}
-    for value in column:
-        codes.setdefault(value, len(codes))
-        if len(codes) > len(column) // 4:
+    distinct: dict[Any, None] = {}  # (each value first seen kept)
+    values = iter(column)
+    while block := list(itertools.islice(values, 4096)):  # in C, a block at a time
+        distinct.update(dict.fromkeys(block))
+        if len(distinct) > len(column) // 4:
             return None
+    codes = {value: code for code, value in enumerate(distinct)}
     return _Coded(list(codes), array.array("i", map(codes.__getitem__, column)))
 
 
@@ -245,14 +248,14 @@ class LabelColumns(Sequence[Label]):
         self._compacted = True
         for name, column in self._columns.items():
             first = column[0]
-            if all(value is first for value in column):
+            if all(map(operator.is_, column, itertools.repeat(first))):
                 self._columns[name] = _Repeated(first, n)
             elif name == "has_error":
                 self._columns[name] = _Flags(column)
-            elif all(isinstance(value, str | None) for value in column):
+            elif set(map(type, column)) <= {str, type(None)}:
                 self._columns[name] = _coded(column) or column
         first_set = self._fields_set[0]
-        if all(value is first_set for value in self._fields_set):
+        if all(map(operator.is_, self._fields_set, itertools.repeat(first_set))):
             self._fields_set = _Repeated(first_set, n)
 
     def subset(self, positions: Sequence[int]) -> LabelColumns:

@@ -172,11 +172,12 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
 
     ``--system`` fills records without a system.
     """
-    result = IngestResult()
+    labels: list[Label] = []  # (the result holds them as a Sequence)
+    result = IngestResult(labels=labels)
     for path in paths:
         data = read_atomic(path, options.system or "atomic")
         result.traces.extend(data.traces)
-        result.labels.extend(data.labels)
+        labels.extend(data.labels)
     result.notes.append(
         "labels: has_error = fact actually wrong (FALSE confirmed or TRUE not confirmed)"
     )

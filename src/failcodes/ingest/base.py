@@ -105,7 +105,7 @@ class IngestResult:
     """
 
     traces: list[Trace] = field(default_factory=list)
-    labels: list[Label] = field(default_factory=list)
+    labels: Sequence[Label] = field(default_factory=list)
     sentences: list[Sentence] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stream: TraceStream | None = None

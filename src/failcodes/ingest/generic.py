@@ -205,6 +205,10 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
         and not rule
         and not same
     ):
+        if len(paths) == 1:  # held as columns: no model per label (issue 30)
+            return IngestResult(
+                labels=labelio.read_labels(paths[0], column_map=renames, columns=True)
+            )
         for path in paths:
             read = labelio.read_labels(path, column_map=renames, seen=seen)
             if read:

@@ -125,7 +125,8 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     Reads every export; question ids must be unique across files.
     """
     wanted = options.extra.get("annotator")
-    result = IngestResult()
+    labels: list[Label] = []  # (the result holds them as a Sequence)
+    result = IngestResult(labels=labels)
     seen: dict[str, Path] = {}
     n_spans = 0
     for path in paths:
@@ -178,7 +179,7 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
             spans = _spans(items, response, path, cw)
             n_spans += len(spans)
             annotator = completion.get("created_username")
-            result.labels.extend(
+            labels.extend(
                 _label(s, spans, str(annotator) if annotator else None) for s in sentences
             )
     result.notes.append(

@@ -100,7 +100,8 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     """
     neutral = options.option("neutral", NEUTRAL_CHOICES, "skip")
     system = options.system or DEFAULT_SYSTEM
-    result = IngestResult()
+    labels: list[Label] = []  # (the result holds them as a Sequence)
+    result = IngestResult(labels=labels)
     seen: dict[str, Path] = {}
     mixed = skipped = 0
     for path in paths:
@@ -168,7 +169,7 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
                 has_error = ref_label == "Contradiction" or (
                     ref_label == "Neutral" and neutral == "error"
                 )
-                result.labels.append(
+                labels.append(
                     Label(
                         sentence_id=claim_id,
                         question_id=qid,
