@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -267,3 +268,71 @@ def test_help_version_and_small_ingests_import_no_heavy_library(tmp_path: Path) 
         ("q1:s0", "refuted"),
         ("q1:s1", "supported"),
     ]
+
+
+def test_help_imports_neither_markdown_nor_pretty_tracebacks() -> None:
+    # typer.rich_utils imported rich.markdown (markdown_it, pygments) and rich.traceback
+    # (rich.pretty, attrs), which the "rich" markup mode and the disabled pretty exceptions
+    # never call: 672 -> 457 M instructions for `failcodes --help` (issue 30)
+    unused = {"rich.markdown", "markdown_it", "pygments", "rich.traceback", "rich.pretty", "attr"}
+    # (a bare group's help is drawn through typer's error path)
+    for argv in (["--help"], ["judge", "--help"], ["agree", "--help"], ["judge"]):
+        loaded = _imported_after(argv)
+        assert "typer.rich_utils" in loaded, argv  # (the help or error was drawn by typer)
+        assert not unused & loaded, (argv, unused & loaded)
+
+
+def _drawn(width: int, argv: list[str], *first: str) -> str:
+    """What ``failcodes ARGV`` prints at ``width`` in colour, after importing ``first``."""
+    code = (
+        "import sys\n"
+        f"for name in {list(first)!r}:\n"
+        "    __import__(name)\n"
+        "from failcodes.cli.main import main\n"
+        "sys.argv[0] = 'failcodes'\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+    )
+    env = {**os.environ, "COLUMNS": str(width), "FORCE_COLOR": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    return proc.stdout + proc.stderr
+
+
+def test_help_is_the_same_as_drawn_with_the_real_modules() -> None:
+    # with rich.markdown and rich.traceback imported first, typer.rich_utils takes the real
+    # classes: the help (colours included; a bare group's help too) must not change
+    for width, argv, shown in (
+        (200, ["--help"], "│ judge "),
+        (40, ["--help"], "│ judge "),
+        (200, ["agree", "--help"], "Usage: failcodes agree"),
+        (40, ["judge"], "│ retrieval "),
+    ):
+        lean = _drawn(width, argv)
+        assert shown in re.sub("\x1b\\[[0-9;]*m", "", lean), (argv, lean)
+        assert lean == _drawn(width, argv, "rich.markdown", "rich.traceback"), (width, argv)
+
+
+def test_the_stand_ins_use_the_real_classes_when_called() -> None:
+    # a typer that did render markdown or a pretty traceback gets rich's own objects
+    code = (
+        "import sys\n"
+        "import failcodes.cli.main\n"
+        "from typer import rich_utils\n"
+        "assert 'rich.markdown' not in sys.modules and 'rich.traceback' not in sys.modules\n"
+        "text = rich_utils._make_rich_text(text='**bold**', markup_mode='markdown')\n"
+        "try:\n"
+        "    1 / 0\n"
+        "except ZeroDivisionError as exc:\n"
+        "    tb = rich_utils.Traceback.from_exception(type(exc), exc, exc.__traceback__)\n"
+        "import rich.markdown, rich.traceback\n"
+        "print(type(text) is rich.markdown.Markdown, type(tb) is rich.traceback.Traceback)\n"
+        "print(sys.modules['rich.markdown'].__file__.endswith('markdown.py'))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert proc.stdout.split() == ["True", "True", "True"]

@@ -23,8 +23,18 @@ import typer
 
 from failcodes import __version__
 from failcodes.csvcells import raw_cells
+from failcodes.deferredimport import defer_while_importing
 from failcodes.errors import FailcodesError
 from failcodes.redact import redact_text
+
+# typer.rich_utils (imported by typer to draw any help or error box) imports rich.markdown
+# (markdown_it, pygments) for the "markdown" markup mode and rich.traceback (rich.pretty,
+# attrs) for pretty exceptions. failcodes draws help in the default "rich" markup mode with
+# pretty exceptions off (below), so neither is called; importing them was a third of
+# `failcodes --help`: 672 -> 457 M instructions without them, the same text (issue 30).
+defer_while_importing(
+    "typer.rich_utils", {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
+)
 
 app = typer.Typer(
     name="failcodes",

@@ -1,0 +1,109 @@
+"""Import a module with some of the modules it imports deferred until their class is used.
+
+A library module may import, at its top, modules that only a feature this program never uses
+needs (typer's help rendering imports rich's markdown and traceback renderers; cli/main.py
+says which and what they cost). :func:`defer_while_importing` adds an import hook: while
+``target`` itself is being imported, each deferred module is a stand-in holding only the
+named class, itself a stand-in that imports the real module when first used (called, or an
+attribute read), so the feature still works if it is used after all. The stand-ins are
+removed as soon as ``target`` is loaded: any other import of those modules gets the real one.
+A deferred module already imported is left as it is.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import sys
+import types
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+
+class _Deferred(type):
+    """The metaclass of a stand-in class: calling it or reading an attribute uses the real one."""
+
+    _module: str
+
+    def _real(cls) -> Any:
+        return getattr(importlib.import_module(cls._module), cls.__name__)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._real()(*args, **kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(cls._real(), name)
+
+
+def _stand_in(module: str, name: str) -> types.ModuleType:
+    """A module holding only ``name``, a class that imports ``module`` when first used."""
+    stand_in = types.ModuleType(module, f"Stands in for {module} until {name} is used.")
+    setattr(stand_in, name, _Deferred(name, (), {"_module": module}))
+    return stand_in
+
+
+@contextmanager
+def _standing_in(deferred: Mapping[str, str]) -> Iterator[None]:
+    """The deferred modules not yet imported are stand-ins until the block ends."""
+    stand_ins = {m: _stand_in(m, n) for m, n in deferred.items() if m not in sys.modules}
+    sys.modules.update(stand_ins)
+    try:
+        yield
+    finally:
+        for module, stand_in in stand_ins.items():
+            if sys.modules.get(module) is stand_in:
+                del sys.modules[module]
+            parent, _, child = module.rpartition(".")
+            if getattr(sys.modules.get(parent), child, None) is stand_in:
+                delattr(sys.modules[parent], child)
+
+
+class _Loader:
+    """Runs the real loader of a module with the deferred modules standing in."""
+
+    def __init__(self, loader: Any, deferred: Mapping[str, str]) -> None:
+        self._loader = loader
+        self._deferred = deferred
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        return self._loader.create_module(spec)  # type: ignore[no-any-return]
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        with _standing_in(self._deferred):
+            self._loader.exec_module(module)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_code...: for inspect and pdb
+        return getattr(self._loader, name)
+
+
+class _Finder:
+    """A meta path finder that hands ``target`` to :class:`_Loader`."""
+
+    def __init__(self, target: str, deferred: Mapping[str, str]) -> None:
+        self.target = target
+        self._deferred = dict(deferred)
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name != self.target:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or spec.loader is None:
+            return None
+        spec.loader = _Loader(spec.loader, self._deferred)  # type: ignore[assignment]
+        return spec
+
+
+def defer_while_importing(target: str, deferred: Mapping[str, str]) -> None:
+    """From now on, import ``target`` with each ``deferred`` module a stand-in.
+
+    ``deferred`` maps a module to the class ``target`` takes from it. Nothing is done if
+    ``target`` is imported or hooked already.
+    """
+    if target in sys.modules:
+        return
+    if any(isinstance(f, _Finder) and f.target == target for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, _Finder(target, deferred))
