@@ -254,3 +254,101 @@ def test_a_task_file_imported_twice_gives_one_annotation_per_unit_and_coder(
     rows = [r for r in json.loads(got) if r["dimension"] == "scope" and r["scope"] == "pair"]
     percent = next(r for r in rows if r["statistic"] == "percent")
     assert (percent["value"], percent["n_units"]) == (pytest.approx(3 / 4), 4)
+
+
+def _small_study(root: Path) -> None:
+    """A study of 2 questions x 2 sentences of system A, every sentence an error it missed."""
+    data = root / "a.csv"
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_text(
+        "question_id,sentence_id,claim,verdict,system,reasoning,passage,gold\n"
+        + "".join(
+            f"q{q},q{q}s{s},claim {q} {s},supported,A,because {q} {s},passage about {q} {s},"
+            "incorrect\n"
+            for q in range(2)
+            for s in range(2)
+        )
+    )
+    (root / "failcodes.toml").write_text(
+        'name = "switch"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[datasets]]\nname = "d"\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["a.csv"]\nlabels = true\n'
+        'passage_column = ["passage=wiki"]\nlabel_rule = "gold = incorrect -> error"\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n[metrics]\n'
+        'mappings = ["refuted"]\nbootstrap = 0\n\n[judge]\njudge = "offline"\n'
+    )
+
+
+def test_a_study_switched_from_the_offline_judge_to_an_llm_says_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_server: object, monkeypatch: object
+) -> None:
+    """The tutorial's way: run with the offline judge, then name an LLM judge in [judge].
+
+    The run stopped with "judge/d/retrieval holds a run with judge='offline', not
+    'openai:judge-x'; use another output folder (-o) for a different run": a study sets -o
+    itself (and refuses it as a field). Now the line says to move or delete the earlier
+    judge's run folders; done, the run codes the 4 retrieval units with the new judge.
+    """
+    from tests.judge_helpers import fresh_fake
+
+    fake = fresh_fake(fake_server, monkeypatch, "sk-switch")  # type: ignore[arg-type]
+    study = tmp_path / "st"
+    code, _, err = run_cli(["init", str(study)], capsys)
+    assert code == 0, err
+    _small_study(study)
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 0, err
+    toml = study / "failcodes.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            'judge = "offline"', f'judge = "openai:judge-x"\nbase_url = "{fake.openai_base_url}"'
+        )
+    )
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 2
+    run = study / "judge" / "d" / "retrieval"
+    log = study / ".failcodes" / "logs" / "judge_retrieval_d.log"
+    assert err.strip().splitlines()[-1] == (
+        f"failcodes: error: {run} holds a run with judge='offline', and the study file's "
+        "[judge] now gives 'openai:judge-x': a judge run folder holds one judge's codes; move "
+        "the earlier judge's run folders (this one first) out of the study's judge/ folder, to "
+        "keep their codes, or delete them, then run again: the steps after them follow the new "
+        f"judge (step 'judge retrieval d' failed; its output: {log})"
+    )
+    (study / "judge" / "d").rename(tmp_path / "offline-runs")
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 0, err
+    coders = {
+        line.split('"coder":"')[1].split('"')[0]
+        for line in (run / "annotations.jsonl").read_text().splitlines()
+    }
+    assert coders == {"openai:judge-x"}
+    assert len((run / "annotations.jsonl").read_text().splitlines()) == 4
+
+
+def test_a_study_codebook_edited_in_place_says_to_save_a_new_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A definition edited in the study's codebook (same version): the same -o advice."""
+    study = tmp_path / "st"
+    code, _, err = run_cli(["init", str(study)], capsys)
+    assert code == 0, err
+    _small_study(study)
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 0, err
+    book = study / "medical-fact-check.v1.yaml"
+    text = book.read_text()
+    edited = text.replace("or reports mixed results.", "or reports mixed results (edited).", 1)
+    assert edited != text
+    book.write_text(edited)
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 2
+    line = err.strip().splitlines()[-1]
+    assert line.startswith(
+        "failcodes: error: the study's codebook changed since "
+        f"{study / 'judge' / 'd' / 'retrieval'} was coded under it (the run: "
+        "medical-fact-check@1+7e76b8948be6, now medical-fact-check@1+"
+    )
+    assert "save the change as the next version (<name>.v<N+1>.yaml" in line
+    book.write_text(text)  # "or restore the codebook"
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 0, err

@@ -80,6 +80,24 @@ MIGRATIONS: tuple[Migration, ...] = (
 IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash")
 
 
+class RunIdentityError(ConfigError):
+    """A run folder holds another run (another judge, model, kind or codebook content).
+
+    Carries both descriptions, so a caller that sets the folder itself (a study) can say what
+    to do instead of ``-o``.
+    """
+
+    def __init__(
+        self, run_dir: Path, key: str, stored: Mapping[str, str], wanted: Mapping[str, str]
+    ) -> None:
+        self.run_dir, self.key = run_dir, key
+        self.stored, self.wanted = dict(stored), dict(wanted)
+        super().__init__(
+            f"{run_dir} holds a run with {key}={stored[key]!r}, not {wanted[key]!r}; use "
+            "another output folder (-o) for a different run"
+        )
+
+
 @dataclass(frozen=True)
 class JournalTotals:
     """Sums over every unit recorded in the journal."""
@@ -242,10 +260,7 @@ class Journal:
         if stored:
             for key in IDENTITY_KEYS:
                 if key in meta and key in stored and stored[key] != meta[key]:
-                    raise ConfigError(
-                        f"{self.run_dir} holds a run with {key}={stored[key]!r}, not "
-                        f"{meta[key]!r}; use another output folder (-o) for a different run"
-                    )
+                    raise RunIdentityError(self.run_dir, key, stored, meta)
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():
             self._conn.execute(

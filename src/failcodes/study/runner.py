@@ -285,11 +285,41 @@ def run_study(
             step = current[0]
             # one line: the step's own error, then which step and where its output is
             raise StepFailedError(
-                f"{exc.one_line()} (step {step.name!r} failed; its output: "
+                f"{_in_study(exc)} (step {step.name!r} failed; its output: "
                 f"{log_path(layout, step)})",
                 step=step,
             ) from exc
     return results
+
+
+def _in_study(exc: FailcodesError) -> str:
+    """A step's one-line error, with what to do in a study where the command's advice is no way.
+
+    A judge run folder holding another run: the command says "use another output folder
+    (-o)", which a study sets itself. The tutorial's way (run with the offline judge, then
+    name an LLM judge in [judge]) and a codebook edited in place ended there.
+    """
+    from failcodes.judge.journal import RunIdentityError
+
+    if not isinstance(exc, RunIdentityError):
+        return exc.one_line()
+    run = exc.run_dir
+    if exc.key == "codebook_hash":
+        return (
+            f"the study's codebook changed since {run} was coded under it (the run: "
+            f"{exc.stored.get('codebook')}, now {exc.wanted.get('codebook')}: one version, two "
+            "contents): save the change as the next version (<name>.v<N+1>.yaml, with "
+            "parent_version and a migration section: docs/codebook.md) and name it in the "
+            "study file's codebook, and failcodes run re-codes the judge runs; or restore the "
+            "codebook"
+        )
+    return (
+        f"{run} holds a run with {exc.key}={exc.stored[exc.key]!r}, and the study file's "
+        f"[judge] now gives {exc.wanted[exc.key]!r}: a judge run folder holds one judge's "
+        "codes; move the earlier judge's run folders (this one first) out of the study's "
+        "judge/ folder, to keep their codes, or delete them, then run again: the steps after "
+        "them follow the new judge"
+    )
 
 
 class StepNotFinishedError(FailcodesError):
