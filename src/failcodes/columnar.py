@@ -23,22 +23,19 @@ from __future__ import annotations
 
 import array
 import bisect
-import functools
-import itertools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel
 
 from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
-from failcodes.jsonio import keys_vouched, parse_json
+from failcodes.jsonio import parse_json
 from failcodes.labels import Label, LabelColumns
 from failcodes.parquetio import check_decoded, check_metadata
 from failcodes.tableio import (
@@ -47,7 +44,6 @@ from failcodes.tableio import (
     check_columns,
     detect_format,
     drop_nones,
-    msgspec_type,
     pyarrow_modules,
     required_fields,
 )
@@ -70,6 +66,7 @@ from failcodes.traceio import (
     read_traces,
     trace_arrow_schema,
 )
+from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import EvidenceSource, Passage, Trace, derived_evidence_source
 from failcodes.verdicts import Verdict, normalize_verdict
 
@@ -101,45 +98,6 @@ class _LineFailure:
 
     line: int
     error: InputError
-
-
-@functools.lru_cache(maxsize=1)
-def _trace_decoder() -> Any:
-    """A msgspec decoder that accepts only trace lines pydantic accepts unchanged.
-
-    Every field is typed as in :class:`Trace` / :class:`Passage` (strict types, the same
-    bounds, unknown fields rejected); the verdict is any string (aliases are resolved after).
-    A line it rejects is not necessarily invalid (pydantic coerces ``"3"`` to ``3``, drops
-    ``null`` fields): such lines go through the object reader's own steps, which then accept
-    them or raise the usual error.
-    """
-    import msgspec
-
-    def fields(model: type[BaseModel], skip: str = "") -> list[tuple[Any, ...]]:
-        out: list[tuple[Any, ...]] = []
-        for name, info in model.model_fields.items():
-            if name == skip:
-                continue
-            kind = str if (model is Trace and name == "verdict") else None
-            kind = kind or msgspec_type(info.annotation, info.metadata)
-            out.append((name, kind) if info.is_required() else (name, kind, None))
-        return out
-
-    # gc=False: the records hold no cycles, and the collector would otherwise scan the
-    # passages of every line a chunk of the disagreements stream keeps (~60k of them)
-    passage = msgspec.defstruct(
-        "PassageLine", fields(Passage), forbid_unknown_fields=True, gc=False
-    )
-    trace_fields = fields(Trace, skip="passages")
-    required = [f for f in trace_fields if len(f) == 2]
-    optional = [f for f in trace_fields if len(f) == 3]
-    line = msgspec.defstruct(
-        "TraceLine",
-        [*required, *optional, ("passages", list[passage], msgspec.field(default_factory=list))],  # type: ignore[valid-type]
-        forbid_unknown_fields=True,
-        gc=False,
-    )
-    return msgspec.json.Decoder(line)
 
 
 def _verdict_entry(
@@ -204,97 +162,15 @@ def _object_line(
     return prepare_trace(rec, path, lineno, aliases, {})
 
 
-@functools.lru_cache(maxsize=1)
-def _non_string_fields() -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """Positions of the fields a JSON string cannot fill: (trace, passage, passage width).
-
-    In ``msgspec.structs.astuple`` order of the :func:`_trace_decoder` structs: every other
-    field of a decoded line is a ``str`` (or None), and so was a JSON string in the line.
-    """
-    line = _trace_decoder().type
-    passage = get_args(line.__annotations__["passages"])[0]
-
-    def positions(struct: Any) -> tuple[int, ...]:
-        out = []
-        for i, name in enumerate(struct.__struct_fields__):
-            kind = struct.__annotations__[name]
-            if get_origin(kind) is Annotated:
-                kind = get_args(kind)[0]
-            inner = [a for a in get_args(kind) if a is not type(None)] or [kind]
-            inner = [get_args(a)[0] if get_origin(a) is Annotated else a for a in inner]
-            texts = [a for a in inner if a is str or get_origin(a) is Literal]
-            if len(texts) != len(inner):
-                out.append(i)
-        return tuple(out)
-
-    return positions(line), positions(passage), len(passage.__struct_fields__)
-
-
-def _keys_match(raw: bytes, rec: Any, astuple: Callable[[Any], tuple[Any, ...]]) -> bool:
-    r"""True if ``raw`` has exactly the keys ``rec`` shows: no duplicate key was dropped.
-
-    Present keys are the non-null fields (counted by :func:`keys_vouched`): an explicit
-    ``null`` also fails the comparison, which only costs speed (the line then takes the exact
-    path). A key ending in a backslash is no trace field, which msgspec refused already.
-    """
-    top_idx, passage_idx, width = _non_string_fields()
-    passages = rec.passages
-    top = astuple(rec)
-    present = len(top) - top.count(None) - (0 if passages else 1)
-    strings = present - sum(1 for i in top_idx if top[i] is not None) + (0 if passages else 1)
-    if passages:
-        values = list(itertools.chain.from_iterable(map(astuple, passages)))
-        found = len(values) - values.count(None)
-        present += found
-        strings += found - sum(len(passages) - values[i::width].count(None) for i in passage_idx)
-    return keys_vouched(raw, present, strings)
-
-
-def _fast_line(
-    body: bytes,
-    decode: Callable[[bytes], Any],
-    verdicts: dict[Any, Any],
-    aliases: Mapping[str, Verdict] | None,
-    astuple: Callable[[Any], tuple[Any, ...]],
-    *,
-    accepted: bool = False,
-) -> tuple[Any, tuple[str, str | None]] | None:
-    """The decoded line and its ``(canonical verdict, derived raw verdict)``, or None.
+def _fast_line(body: bytes, vouch: Voucher, *, accepted: bool = False) -> TraceLine | None:
+    """The line as ``vouch`` vouches for it (its verdict canonical), or None.
 
     None when msgspec refuses the line or cannot vouch for it (duplicate keys, nulls,
     repeated ranks, unknown verdict): the line then takes the object reader's steps.
-    ``accepted`` says the line was read (and accepted) before: a duplicate key or repeated
-    rank would have been refused then, so those two checks are skipped (a line msgspec
-    decodes then has the values the object reader gave it).
+    ``accepted`` says the line was read (and accepted) before: its ids, keys and ranks are
+    not checked again.
     """
-    import msgspec
-
-    if b'""' in body:  # an empty text: the model reads an optional one as missing
-        return None
-    try:
-        rec = decode(body)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    entry = verdicts.get(rec.verdict, False)
-    if entry is False:
-        entry = verdicts[rec.verdict] = _verdict_entry(rec.verdict, aliases)
-    passages = rec.passages
-    s, q, t, c = rec.system, rec.question_id, rec.sentence_id, rec.claim_id
-    if entry is None or (
-        not accepted
-        and (
-            # a blank or padded id: the object reader's error (~0.3 us a line)
-            not (s and q and t and c)
-            or s != s.strip()
-            or q != q.strip()
-            or t != t.strip()
-            or c != c.strip()
-            or not _keys_match(body, rec, astuple)
-            or bool(passages and len(set(map(_RANK_OF, passages))) != len(passages))
-        )
-    ):
-        return None
-    return rec, entry
+    return vouch(body, checked=accepted)
 
 
 def construct_passages(raw: Iterable[Any]) -> tuple[Passage, ...]:
@@ -317,9 +193,7 @@ def construct_passages(raw: Iterable[Any]) -> tuple[Passage, ...]:
     )
 
 
-def _construct_trace(
-    rec: Any, entry: tuple[str, str | None], *, with_passages: bool = True
-) -> Trace:
+def _construct_trace(rec: TraceLine, *, with_passages: bool = True) -> Trace:
     """A :class:`Trace` from a line :func:`_fast_line` vouched for (no second validation)."""
     passages = construct_passages(rec.passages) if with_passages else ()
     source = rec.evidence_source
@@ -332,8 +206,8 @@ def _construct_trace(
         claim_id=rec.claim_id,
         claim=rec.claim,
         sentence=rec.sentence,
-        verdict=Verdict(entry[0]),
-        raw_verdict=rec.raw_verdict if rec.raw_verdict is not None else entry[1],
+        verdict=Verdict(rec.verdict),
+        raw_verdict=rec.raw_verdict,
         reasoning=rec.reasoning,
         verifier=rec.verifier,
         retriever=rec.retriever,
@@ -342,7 +216,7 @@ def _construct_trace(
     )
 
 
-def _claim_view(rec: Any, entry: tuple[str, str | None], view: type[ClaimView]) -> ClaimView:
+def _claim_view(rec: TraceLine, view: type[ClaimView]) -> ClaimView:
     """The claim-record fields of a line :func:`_fast_line` vouched for (no model built).
 
     ``view`` is :class:`~failcodes.disagreements.ClaimView`, imported once by the caller
@@ -355,8 +229,8 @@ def _claim_view(rec: Any, entry: tuple[str, str | None], view: type[ClaimView]) 
         claim_id=rec.claim_id,
         claim=rec.claim,
         sentence=rec.sentence,
-        verdict=Verdict(entry[0]),
-        raw_verdict=rec.raw_verdict if rec.raw_verdict is not None else entry[1],
+        verdict=Verdict(rec.verdict),
+        raw_verdict=rec.raw_verdict,
         reasoning=rec.reasoning,
         verifier=rec.verifier,
         retriever=rec.retriever,
@@ -383,11 +257,7 @@ def _scan_jsonl(
     a table of the other ``names`` (None if there are none), the row count after this file,
     and the first line found invalid (reading stops there).
     """
-    import msgspec
-
-    decode = _trace_decoder().decode
-    astuple = msgspec.structs.astuple
-    verdicts: dict[Any, Any] = {}
+    vouch = Voucher(aliases, omit_defaults=False)
     others = [n for n in names if n not in KEY_COLUMNS]
     buf = _ColumnBuffer(others) if others else None
     rows = buf.rows if buf is not None else {}
@@ -409,11 +279,9 @@ def _scan_jsonl(
             if cr != -1 and (cr != len(raw) - 2 or raw[-1:] != b"\n"):
                 raise _UseObjectReaderError  # a bare CR ends a line for the text reader
             body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-            rec: Any = None
-            entry: Any = None
-            fast = _fast_line(body, decode, verdicts, aliases, astuple)
-            if fast is not None:
-                rec, entry = fast
+            rec: Any = _fast_line(body, vouch)
+            if rec is not None:
+                verdict: str = rec.verdict
             else:
                 try:
                     rec = _object_line(raw, lineno, path, aliases, default_system)
@@ -422,15 +290,14 @@ def _scan_jsonl(
                     break
                 if rec is None:
                     continue
-                entry = (rec.verdict.value, rec.raw_verdict)
-            add(lineno, start, rec.system, rec.question_id, rec.sentence_id, rec.claim_id, entry[0])
+                verdict = rec.verdict.value
+            add(lineno, start, rec.system, rec.question_id, rec.sentence_id, rec.claim_id, verdict)
             if buf is None:
                 continue
             for n in plain:
                 rows[n].append(getattr(rec, n))
             if keep_raw:
-                own = rec.raw_verdict
-                rows["raw_verdict"].append(own if own is not None else entry[1])
+                rows["raw_verdict"].append(rec.raw_verdict)
             if len(rows[others[0]]) >= _CHUNK_ROWS:
                 buf.flush()
     sink.flush()
@@ -1029,13 +896,9 @@ def _gather_runs(
     :func:`_gather` gives them. ``readers`` keeps each Parquet file's reader (and the batch
     it decoded last) from one call to the next: a stream asks for rows in ascending order.
     """
-    import msgspec
-
     from failcodes.disagreements import ClaimView
 
-    decode = _trace_decoder().decode
-    astuple = msgspec.structs.astuple
-    verdicts: dict[Any, Any] = {}
+    vouch = Voucher(aliases, omit_defaults=False)
     out: list[list[tuple[Trace | ClaimView, list[Any] | None]]] = [[] for _ in counts]
     by_file: dict[int, list[int]] = {}
     for pos, file in enumerate(files):
@@ -1052,15 +915,14 @@ def _gather_runs(
                         if not raw:
                             raise ValueError(f"{path} changed since it was read")
                         body = raw[3:] if line == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-                        fast = _fast_line(body, decode, verdicts, aliases, astuple, accepted=True)
+                        fast = _fast_line(body, vouch, accepted=True)
                         if fast is not None and passages_json:
-                            rec, entry = fast
                             # the decoded passages themselves: the JSON encoder writes these
                             # structs as the dicts ``asdict`` would give (800k of them at 1x)
-                            items.append((_claim_view(rec, entry, ClaimView), rec.passages))
+                            items.append((_claim_view(fast, ClaimView), fast.passages))
                         else:
                             trace = (
-                                _construct_trace(*fast)
+                                _construct_trace(fast)
                                 if fast is not None
                                 else _object_line(raw, line, path, aliases, None)
                             )
@@ -1076,7 +938,7 @@ def _gather_runs(
             )
             records = reader.records([row for row, _ in wanted])
             for (row, pos), record in zip(wanted, records, strict=True):
-                item = _parquet_item(record, verdicts, aliases, view=passages_json)
+                item = _parquet_item(record, vouch, view=passages_json)
                 if item is None:  # a row the decoded structs cannot vouch for: the model's steps
                     trace = prepare_trace(drop_nones(record), path, row + 1, aliases, {})
                     item = (trace, None)
@@ -1178,11 +1040,7 @@ class _ParquetRows:
 
 
 def _parquet_item(
-    record: dict[str, Any],
-    verdicts: dict[Any, Any],
-    aliases: Mapping[str, Verdict] | None,
-    *,
-    view: bool,
+    record: dict[str, Any], vouch: Voucher, *, view: bool
 ) -> tuple[Trace | ClaimView, list[Any] | None] | None:
     """A Parquet row as :func:`_gather_runs` gives a JSONL line the fast path vouched for.
 
@@ -1196,21 +1054,15 @@ def _parquet_item(
 
     from failcodes.disagreements import ClaimView
 
-    passages = record.get("passages") or ()
-    if "" in record.values() or any(isinstance(p, dict) and "" in p.values() for p in passages):
-        return None
     try:
-        rec = msgspec.convert(record, _trace_decoder().type)
+        rec = vouch.vouch(msgspec.convert(record, vouch.type), None)
     except msgspec.ValidationError:
         return None
-    entry = verdicts.get(rec.verdict, False)
-    if entry is False:
-        entry = verdicts[rec.verdict] = _verdict_entry(rec.verdict, aliases)
-    if entry is None:
+    if rec is None:
         return None
     if view:
-        return _claim_view(rec, entry, ClaimView), rec.passages
-    return _construct_trace(rec, entry), None
+        return _claim_view(rec, ClaimView), rec.passages
+    return _construct_trace(rec), None
 
 
 def claim_fetcher(
@@ -1576,15 +1428,10 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     caller then reads the traces with ``read_traces``, which accepts them or names the bad
     line. Memory: one line, plus 8 bytes a trace.
     """
-    import msgspec
-
     source = Path(path)
     if source.suffix.lower() not in (".jsonl", ".ndjson") or not source.is_file():
         raise ExactReaderNeededError
-    decode = _trace_decoder().decode
-    astuple = msgspec.structs.astuple
-    replace_verdict = msgspec.structs.replace
-    verdicts: dict[Any, Any] = {}
+    vouch = Voucher(omit_defaults=False)
     keys = array.array("q")
     with source.open("rb", buffering=_SCAN_BUFFER) as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -1593,13 +1440,11 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
                 continue
             if b"\r" in body.rstrip(b"\r\n"):
                 raise ExactReaderNeededError
-            fast = _fast_line(body, decode, verdicts, None, astuple)
-            if fast is None:
+            rec = _fast_line(body, vouch)
+            if rec is None:
                 raise ExactReaderNeededError
-            rec, entry = fast
             keys.append(hash((rec.system, rec.claim_id)))
-            record = replace_verdict(rec, verdict=entry[0])
-            yield record, record
+            yield rec, rec
     ordered = np.sort(np.frombuffer(keys, dtype=np.int64)) if len(keys) else np.zeros(0)
     if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
         raise ExactReaderNeededError

@@ -46,13 +46,14 @@ _RANK = operator.attrgetter("rank")
 _SCORE = operator.attrgetter("score")
 
 
-@functools.lru_cache(maxsize=1)
-def line_types() -> tuple[Any, Any]:
+@functools.lru_cache(maxsize=2)
+def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
     """``(TraceLine, PassageLine)``: msgspec structs of the models' fields, in their order.
 
     Types and bounds as the models' (:func:`~failcodes.tableio.msgspec_type`), unknown fields
     refused, the verdict any text (aliases are resolved after); optional fields default to
-    None and are left out of the JSON, as ``exclude_none`` does. A line without ``passages``
+    None and are left out of the JSON, as ``exclude_none`` does (``omit_defaults=False``:
+    written as ``null``, as a claim record's passages are). A line without ``passages``
     decodes to ``UNSET`` (the voucher makes it an empty list, which the model writes).
     """
     import msgspec
@@ -70,7 +71,7 @@ def line_types() -> tuple[Any, Any]:
     # kw_only: required fields may follow optional ones (the models' order); gc=False: no cycles
     options: dict[str, Any] = {
         "kw_only": True,
-        "omit_defaults": True,
+        "omit_defaults": omit_defaults,
         "forbid_unknown_fields": True,
         "gc": False,
     }
@@ -83,58 +84,68 @@ class Voucher:
     """Decode JSONL trace lines the exact reader would take as they are (see the module doc).
 
     ``aliases`` as for :func:`~failcodes.verdicts.normalize_verdict`; each raw verdict is
-    looked up once.
+    looked up once. ``omit_defaults`` chooses the structs (:func:`line_types`).
     """
 
-    def __init__(self, aliases: Mapping[str, Verdict] | None = None) -> None:
+    def __init__(
+        self, aliases: Mapping[str, Verdict] | None = None, *, omit_defaults: bool = True
+    ) -> None:
         import msgspec
 
+        trace, passage = line_types(omit_defaults)
         self.aliases = aliases
-        self.decode = msgspec.json.Decoder(line_types()[0]).decode
+        self.type = trace
+        self.decode = msgspec.json.Decoder(trace).decode
         self.astuple = msgspec.structs.astuple
         self.unset = msgspec.UNSET
         self.errors = (msgspec.DecodeError, msgspec.ValidationError)
         self.verdicts: dict[str, tuple[str, str | None] | None] = {}
-        trace, passage = line_types()
         texts = {n for n, k in trace.__annotations__.items() if _text(k)}
         assert set(trace.__struct_fields__) - texts == {"passages"}, "strings: see __call__"
         self.numbers = [
             operator.attrgetter(n) for n, k in passage.__annotations__.items() if not _text(k)
         ]
 
-    def __call__(self, text: str) -> TraceLine | None:
-        """The vouched line (its verdict canonical), or None: the exact reader's turn."""
+    def __call__(self, text: str | bytes, *, checked: bool = False) -> TraceLine | None:
+        """The vouched line (its verdict canonical), or None: the exact reader's turn.
+
+        ``checked``: the line was vouched for before, so its ids, keys and ranks are not
+        checked again (a line read back by its offset).
+        """
         try:
             rec = self.decode(text)
         except self.errors:
             return None
-        s, q, t, c = rec.system, rec.question_id, rec.sentence_id, rec.claim_id
-        if not (s and q and t and c) or (s, q, t, c) != tuple(map(str.strip, (s, q, t, c))):
-            return None  # a blank or padded id: the exact reader's error
+        return self.vouch(rec, None if checked else text)
+
+    def vouch(self, rec: TraceLine, text: str | bytes | None) -> TraceLine | None:
+        """:meth:`__call__` of a decoded (or converted) ``rec``; ``text`` None: ``checked``."""
         passages = rec.passages
         top = self.astuple(rec)
         if "" in top:  # an empty text: the model reads an optional one as missing
             return None
-        present = len(top) - top.count(None)  # every present field but passages is text
-        strings = present - 1
-        if passages is self.unset:
+        unset = passages is self.unset
+        if unset:
             passages = rec.passages = []
-            present -= 1  # not a key of the line
-        elif passages:
-            nested = list(itertools.chain.from_iterable(map(self.astuple, passages)))
-            if "" in nested:
-                return None
+        nested = list(itertools.chain.from_iterable(map(self.astuple, passages)))
+        if "" in nested:
+            return None
+        if text is not None:
+            s, q, t, c = rec.system, rec.question_id, rec.sentence_id, rec.claim_id
+            if not (s and q and t and c) or (s, q, t, c) != tuple(map(str.strip, (s, q, t, c))):
+                return None  # a blank or padded id: the exact reader's error
+            strings = len(top) - top.count(None) - 1  # every present field but passages is text
+            present = strings + 1 - unset  # (without passages: no key of the line)
             found = len(nested) - nested.count(None)
             present += found
             strings += found
             for getter in self.numbers:  # the passage fields a JSON string cannot fill
                 strings -= len(passages) - list(map(getter, passages)).count(None)
-        if not keys_vouched(text, present, strings):
-            return None
-        if passages and (
-            len(set(map(_RANK, passages))) != len(passages)
-            or any(x is not None and abs(x) >= LARGEST_SCORE for x in map(_SCORE, passages))
-        ):
+            if not keys_vouched(text, present, strings):
+                return None
+            if passages and len(set(map(_RANK, passages))) != len(passages):
+                return None
+        if any(x is not None and abs(x) >= LARGEST_SCORE for x in map(_SCORE, passages)):
             return None
         if rec.verdict not in self.verdicts:
             self.verdicts[rec.verdict] = self._verdict(rec.verdict)
