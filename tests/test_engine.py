@@ -138,6 +138,44 @@ def test_engine_figures_equal_the_strict_readers_and_the_hand_count(tmp_path: Pa
     assert written["own"] == written["traces"] == written["foreign"]
 
 
+def test_groups_of_two_own_files_come_from_one_scan_without_a_rows_table(
+    tmp_path: Path,
+) -> None:
+    _, own, _, _ = _files(tmp_path)
+    second = tmp_path / "second.jsonl"
+    extra = [_claim("s3", "q1:s0", 0, "refuted"), _claim("s3", "q1:s0", 1, "ambiguous")]
+    second.write_text("".join(json.dumps(r) + "\n" for r in extra), encoding="utf-8")
+    again = tmp_path / "second.parquet"
+    assert exit_code("ingest", "generic", second, "-o", again) == 0
+    loaded = columnar._vouched_groups([own, again], [columnar.Format.PARQUET] * 2)
+    assert loaded is not None and loaded.grouped and loaded.starts == [0, 9]
+    tables = loaded.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    assert tables == [("groups",)]  # no rows table
+    loaded.con.close()
+    got = columnar.read_sentence_columns([own, again])
+    assert isinstance(got, SentenceColumns)
+    # 9 groups, sorted: s1's four sentences, s2's four, s3's one. Firsts (0-based rows
+    # over both files, ROWS then the second file's at 9): s1 q1:s0 row 4 (its claim 1 at
+    # 8), q1:s1 5, q2:s0 6, q2:s1 7; s2 rows 0-3; s3 q1:s0 rows 9 and 10
+    assert got.systems == ["s1", "s2", "s3"]
+    assert got.sentences == ["q1:s0", "q1:s1", "q2:s0", "q2:s1"]
+    assert got.system.tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 2]
+    assert got.sentence.tolist() == [0, 1, 2, 3, 0, 1, 2, 3, 0]
+    assert got.first.tolist() == [4, 5, 6, 7, 0, 1, 2, 3, 9]
+    # verdict bits (supported 1, refuted 2, no_evidence 4, ambiguous 8): s1 q1:s0 refuted
+    # and supported 3; s3 q1:s0 refuted and ambiguous 10
+    assert got.verdicts.tolist() == [3, 1, 4, 2, 1, 8, 2, 1, 10]
+    # claims per (system, verdict) in VERDICTS order (supported, refuted, no_evidence,
+    # ambiguous, out_of_scope): s1 2 supported, 2 refuted, 1 no_evidence; s2 2, 1, 0, 1
+    assert got.verdict_counts.tolist() == [[2, 2, 1, 0, 0], [2, 1, 0, 1, 0], [0, 1, 0, 1, 0]]
+    assert got.rows == 11
+    # the rows-table path (disagreements: where the rows are) gives the same groups
+    located = columnar.read_sentence_columns([own, again], locate=True)
+    assert isinstance(located, SentenceColumns)
+    for name in ("system", "question", "sentence", "first", "verdicts", "verdict_counts"):
+        assert getattr(located, name).tolist() == getattr(got, name).tolist()
+
+
 def test_claim_level_columns_from_the_engine(tmp_path: Path) -> None:
     jsonl, own, _, _ = _files(tmp_path)
     got, want = columnar.read_trace_columns(own), columnar.read_trace_columns(jsonl)

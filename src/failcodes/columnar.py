@@ -708,7 +708,9 @@ def read_sentence_columns(
     """
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     formats = [detect_format(p) for p in items]
-    loaded = _load_vouched(items, formats)
+    loaded = None if locate else _vouched_groups(items, formats)
+    if loaded is None:
+        loaded = _load_vouched(items, formats)
     if loaded is None and Format.CSV not in formats and engine.available():
         try:
             loaded, _ = _load_scanned(items, formats, KEY_COLUMNS, None, None)
@@ -1153,6 +1155,8 @@ class _Rows:
     formats: tuple[Format, ...]
     #: Each file's first row number.
     starts: list[int]
+    #: The sentence groups are made (table ``groups``; :func:`_vouched_groups`: no ``rows``).
+    grouped: bool = False
 
 
 def _load_vouched(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | None:
@@ -1327,21 +1331,91 @@ _MAX_RUN = (1 << 16) - 1
 _MAX_LINE = (1 << 32) - 1
 
 
-def _engine_sentence_columns(loaded: _Rows, *, locate: bool) -> SentenceColumns:
-    """The rows as sentence groups: one per (system, question, sentence), sorted."""
-    con = loaded.con
+#: A sentence group's columns, aggregated over its rows (``source``: the rows' table).
+_GROUP_AGGREGATES = f"""bit_or((1 << verdict)::UTINYINT) AS verdicts, min("row") AS first,
+    max("row") AS last, count(*) AS n, min(file) AS first_file, max(file) AS last_file,
+    {", ".join(f"count_if(verdict = {i}) AS v{i}" for i in range(len(VERDICTS)))}"""
+
+
+def _make_groups(con: Any, source: str) -> None:
+    """The groups table from ``source``, an aggregate of :data:`_GROUP_AGGREGATES`.
+
+    Numbered in sorted order, each with its run (its rows' count where they are consecutive
+    in one file and at most :data:`_MAX_RUN`; else 0).
+    """
     con.execute(
         f"""CREATE TEMP TABLE groups AS
         SELECT (row_number() OVER (ORDER BY system, question_id, sentence_id) - 1)::INTEGER
                 AS g, *,
             CASE WHEN last - first + 1 = n AND first_file = last_file AND n <= {_MAX_RUN}
                 THEN n ELSE 0 END AS run
-        FROM (SELECT system, question_id, sentence_id,
-                bit_or((1 << verdict)::UTINYINT) AS verdicts, min("row") AS first,
-                max("row") AS last, count(*) AS n, min(file) AS first_file,
-                max(file) AS last_file
-            FROM rows GROUP BY ALL)"""
+        FROM ({source})"""
     )
+
+
+def _vouched_groups(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | None:
+    """The sentence groups of the tool's own Parquet files, from one scan of them, or None.
+
+    What :func:`_load_vouched` and the groups of :func:`_engine_sentence_columns` give,
+    without the ``rows`` table (issue 30: at paper scale appending the key columns to it
+    cost a third of the engine's work in ``metrics``, and at 10x its memory). One scan
+    groups the rows by sentence and, beside it (``GROUPING SETS``), by ``(system,
+    claim_id)``. None where :func:`_load_vouched` must run instead: a file without the
+    marker, a null key or a verdict that is not canonical (it gives None: the strict
+    readers say where), a claim twice (it raises the error naming both rows).
+    """
+    if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
+        return None
+    con = engine.connect()
+    try:
+        if not all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS, con=con) for p in items):
+            con.close()
+            return None
+        codes = " ".join(f"WHEN '{v.value}' THEN {i}" for i, v in enumerate(VERDICTS))
+        parts, starts, total = [], [], 0
+        for index, path in enumerate(items):
+            check_regular_file(path)
+            starts.append(total)
+            parts.append(
+                f"""SELECT {index} AS file, {total} + file_row_number AS "row", system,
+                question_id, sentence_id, claim_id, CASE verdict {codes} END AS verdict
+                FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
+            )
+            meta = "SELECT num_rows FROM parquet_file_metadata(?)"
+            total += int(con.execute(meta, [str(path)]).fetchall()[0][0])
+        nulls = " OR ".join(f"{n} IS NULL" for n in (*KEY_COLUMNS[:4], "verdict"))
+        con.execute(
+            f"""CREATE TEMP TABLE sets AS
+            SELECT GROUPING(claim_id) AS by_sentence, system, question_id, sentence_id,
+                {_GROUP_AGGREGATES}, count_if({nulls}) AS bad
+            FROM ({" UNION ALL ".join(parts)})
+            GROUP BY GROUPING SETS ((system, question_id, sentence_id), (system, claim_id))
+            HAVING GROUPING(claim_id) = 1 OR count(*) > 1"""
+        )
+        bad, twice = con.execute(
+            "SELECT sum(bad) FILTER (by_sentence = 1), count(*) FILTER (by_sentence = 0) FROM sets"
+        ).fetchall()[0]
+        if bad or twice:
+            con.close()
+            return None
+        _make_groups(con, "SELECT * EXCLUDE (by_sentence, bad) FROM sets")
+        con.execute("DROP TABLE sets")
+    except BaseException:
+        con.close()
+        raise
+    return _Rows(con, tuple(items), tuple(formats), starts, grouped=True)
+
+
+def _engine_sentence_columns(loaded: _Rows, *, locate: bool) -> SentenceColumns:
+    """The rows as sentence groups: one per (system, question, sentence), sorted.
+
+    The groups table is made here from the ``rows`` table, unless the loader made it
+    (:func:`_vouched_groups`).
+    """
+    con = loaded.con
+    if not loaded.grouped:
+        source = f"SELECT system, question_id, sentence_id, {_GROUP_AGGREGATES} FROM rows"
+        _make_groups(con, source + " GROUP BY ALL")
     (s_codes, systems), (q_codes, questions), (t_codes, sentences) = (
         _sorted_codes(con, n, "groups", "g") for n in ("system", "question_id", "sentence_id")
     )
@@ -1349,10 +1423,9 @@ def _engine_sentence_columns(loaded: _Rows, *, locate: bool) -> SentenceColumns:
         "SELECT verdicts, first::INTEGER AS first, run FROM groups ORDER BY g"
     ).fetchnumpy()
     counts = np.zeros((len(systems), len(VERDICTS)), dtype=np.int64)
-    for system, verdict, n in con.execute(
-        "SELECT system, verdict, count(*) FROM rows GROUP BY ALL"
-    ).fetchall():
-        counts[bisect.bisect_left(systems, system), int(verdict)] = n
+    sums = ", ".join(f"sum(v{i})" for i in range(len(VERDICTS)))
+    for system, *per in con.execute(f"SELECT system, {sums} FROM groups GROUP BY ALL").fetchall():
+        counts[bisect.bisect_left(systems, system)] = per
     rows = int(counts.sum())
     origin = _group_origin(loaded, np.asarray(got["run"], dtype=np.int64)) if locate else None
     return SentenceColumns(
