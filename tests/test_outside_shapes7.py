@@ -158,8 +158,8 @@ def test_a_figure_label_the_fonts_cannot_draw_is_said_beside_the_figure_and_on_s
         '[[datasets.pipelines]]\nsystem = "*"\nevidence = "post-hoc"\nverdict = "supported"\n'
         '[metrics]\nmappings = ["refuted"]\nbootstrap = 50\n'
     )
-    code, _, err = run_cli(["run", str(study)], capsys)
-    assert code == 0, err
+    code, _, run_err = run_cli(["run", str(study)], capsys)
+    assert code == 0, run_err
     code, _, err = run_cli(["report", str(study)], capsys)
     assert code == 0, err
     note = (
@@ -168,6 +168,9 @@ def test_a_figure_label_the_fonts_cannot_draw_is_said_beside_the_figure_and_on_s
         "them, e.g. Noto Sans CJK, and build the report again)"
     )
     assert note in err.splitlines()
+    # `failcodes run` says the same line once (it was only in report.log and the caption)
+    assert run_err.splitlines().count(note) == 1, run_err
+    assert "Glyph" not in run_err
     assert "Glyph" not in err  # matplotlib's per-glyph warnings are said once, by the line
     html = (study / "report" / "index.html").read_text()
     assert f"({note}) <span" in html  # the caption, then its files

@@ -96,7 +96,16 @@ def run(
 
     with progress:
         try:
-            results = run_study(study, force=force, on_start=on_start, on_result=on_result)
+            # what a step says beyond its log (the report's figure labels the fonts cannot
+            # draw) on stderr, the line `failcodes report` prints; through the progress bar's
+            # console, which writes it above the live bar (unwrapped: one line)
+            results = run_study(
+                study,
+                force=force,
+                on_start=on_start,
+                on_result=on_result,
+                say=lambda line: err.print(line, soft_wrap=True),
+            )
         except StepFailedError as exc:
             progress.update(task_of(exc.step), status="[red]failed")
             raise

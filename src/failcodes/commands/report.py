@@ -23,10 +23,20 @@ class ReportResult:
 
     index: Path
     notes: list[str] = field(default_factory=list)
+    #: Of the notes, those about the figures (labels the installed fonts cannot draw).
+    figure_notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
         return [f"report: {self.index}"]
+
+    def said(self) -> list[str]:
+        """The notes ``failcodes run`` says on stderr too, not only in the step's log.
+
+        A figure drawn with empty boxes is said only in its caption otherwise: nobody opens
+        the report's log of a run that finished.
+        """
+        return list(self.figure_notes)
 
 
 class ReportRequest(Request):
@@ -77,7 +87,8 @@ class ReportRequest(Request):
         # reviews made under an older codebook: migrated, or stale with the command that
         # re-opens them
         result.notes += inputs.notes.get("reviews", [])
-        result.notes += inputs.notes.get("figures", [])  # labels the fonts cannot draw
+        result.figure_notes = inputs.notes.get("figures", [])  # labels the fonts cannot draw
+        result.notes += result.figure_notes
         for line in result.notes:
             note(line)
         return result

@@ -141,10 +141,13 @@ def log_path(layout: StudyLayout, step: Step) -> Path:
     return layout.logs_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", step.name).strip("_") + ".log")
 
 
-def run_request(step: Step, log: Path | None = None) -> None:
+def run_request(
+    step: Step, log: Path | None = None, say: Callable[[str], None] | None = None
+) -> None:
     """Run the step's request in this process; what it says and its result go to ``log``.
 
-    A user error inside it propagates as the :class:`FailcodesError` it raised.
+    The lines its result's ``said()`` gives (if it has one) also go to ``say``. A user error
+    inside it propagates as the :class:`FailcodesError` it raised.
     """
     with contextlib.ExitStack() as stack:
         fh = None
@@ -161,6 +164,10 @@ def run_request(step: Step, log: Path | None = None) -> None:
         result = step.request.run(note=write)
         for line in result.lines():
             write(line)
+        said = getattr(result, "said", None)
+        if say is not None and callable(said):
+            for line in said():
+                say(line)
         # a step that did nothing is not finished: its result says so, the run stops here
         unfinished = getattr(result, "unfinished", None)
         why = unfinished() if callable(unfinished) else None
@@ -179,11 +186,13 @@ def run_steps(
     *,
     force: bool = False,
     on_start: Callable[[Step], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> Iterator[StepResult]:
     """Run the unfinished steps in order; yield each step's result as it finishes.
 
     ``plan`` is called again after every step (a step's output can change the steps after
-    it, see :func:`failcodes.study.steps.plan_study`). A step that raises stops the run
+    it, see :func:`failcodes.study.steps.plan_study`). ``say`` takes what a step run by
+    :func:`run_request` says beside its log (see there). A step that raises stops the run
     (the exception propagates); the finished steps stay recorded, so the next run starts
     from the failed one.
     """
@@ -202,7 +211,7 @@ def run_steps(
         state.pop(step.name, None)
         _save_state(layout, state)
         if execute is None:
-            run_request(step, log_path(layout, step))
+            run_request(step, log_path(layout, step), say)
         else:
             execute(step)
         state[step.name] = fingerprint(step, layout)
@@ -248,12 +257,14 @@ def run_study(
     force: bool = False,
     on_start: Callable[[Step], None] | None = None,
     on_result: Callable[[StepResult], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> list[StepResult]:
     """Run the pending steps of a study in order, in this process (``failcodes run``).
 
     Finished steps are skipped (``force``: run every step); each step's output goes to
-    ``.failcodes/logs/<step>.log``. A failing step stops the run with its own one-line error,
-    naming the step and its log.
+    ``.failcodes/logs/<step>.log``, and what a step's result says beyond it (the report's
+    figure labels the fonts cannot draw) to ``say`` too. A failing step stops the run with
+    its own one-line error, naming the step and its log.
     """
     from failcodes.runlock import folder_lock
     from failcodes.study.config import check_input_paths, load_study
@@ -274,7 +285,11 @@ def run_study(
     with folder_lock(layout.root, what="study"):
         try:
             for result in run_steps(
-                lambda: plan_study(config, layout), layout, force=force, on_start=started
+                lambda: plan_study(config, layout),
+                layout,
+                force=force,
+                on_start=started,
+                say=say,
             ):
                 results.append(result)
                 if on_result is not None:
