@@ -48,6 +48,9 @@ def test_rows_hidden_by_an_excel_filter_are_read_and_said_on_the_first_line(
     )
     assert err.count("hidden in Excel") == 1  # said once (the header and the rows read)
     assert json.loads(out)[0]["value"] == pytest.approx(4 / 6)
+    # and in the JSON's notes (they lacked it: the note was printed by the reader)
+    said = err.splitlines()[0].removeprefix("failcodes: note: ")
+    assert json.loads(out)[0]["notes"][1] == said  # (after the shape assumed)
     sheet.row_dimensions[3].hidden = False
     sheet.row_dimensions[5].hidden = False
     book.save(path)

@@ -19,6 +19,8 @@ import time
 import xml.parsers.expat
 import zipfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,17 +209,32 @@ def check_workbook(path: Path) -> SheetScan:
 #: The workbooks whose hidden rows were already said, (path, size, mtime): one note per file
 #: however many times a command reads it (its header, then its rows).
 _SAID: set[tuple[str, int, int]] = set()
+#: The notes of the command reading now (see :func:`notes_into`), if it keeps them.
+_NOTES: ContextVar[list[str] | None] = ContextVar("sheet_notes", default=None)
+
+
+@contextmanager
+def notes_into(notes: list[str]) -> Iterator[None]:
+    """Workbooks read in this block add what they say (hidden rows) to ``notes`` too, once.
+
+    For a command whose result carries notes (``agree``'s JSON): the line on stderr stays.
+    """
+    token = _NOTES.set(notes)
+    try:
+        yield
+    finally:
+        _NOTES.reset(token)
 
 
 def hidden_rows_note(path: Path, scan: SheetScan) -> str:
-    """The line saying that rows hidden in Excel (a filter) were read, with their numbers."""
+    """The note saying that rows hidden in Excel (a filter) were read, with their numbers."""
     n = scan.hidden_row_count
     shown = ", ".join(str(r) for r in scan.hidden_rows) + (
         ", ..." if n > len(scan.hidden_rows) else ""
     )
     rows = "row is" if n == 1 else "rows are"
     return (
-        f"failcodes: note: {path}: {n} {rows} hidden in Excel (a filter?) and read like the "
+        f"{path}: {n} {rows} hidden in Excel (a filter?) and read like the "
         f"others (sheet row{'s' if n > 1 else ''} {shown}); failcodes reads every row: "
         "delete the rows to leave them out"
     )
@@ -227,14 +244,19 @@ def _say_hidden_rows(path: Path, scan: SheetScan) -> None:
     """Say on stderr, once per file, that its hidden rows are read (filters are common).
 
     A filtered view (only one system's rows shown, only one round's) was read whole without
-    a word: the rows counted are not those the sheet shows. Not refused, said.
+    a word: the rows counted are not those the sheet shows. Not refused, said; and added to
+    the command's notes where it keeps them (:func:`notes_into`).
     """
+    note = hidden_rows_note(path, scan)
+    notes = _NOTES.get()
+    if notes is not None and note not in notes:
+        notes.append(note)
     stat = path.stat()
     key = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns)
     if key in _SAID:
         return
     _SAID.add(key)
-    print(hidden_rows_note(path, scan), file=sys.stderr)
+    print(f"failcodes: note: {note}", file=sys.stderr)
 
 
 def _rows(path: Path, clock: _Clock) -> Iterator[tuple[int, tuple[Any, ...]]]:

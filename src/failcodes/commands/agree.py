@@ -239,6 +239,7 @@ class AgreeRequest(Request):
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
         from failcodes.coderagreement import annotation_agreement
         from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
+        from failcodes.sheetio import notes_into
         from failcodes.stats.tables import agreement_table, ratings_tables
 
         rows: list[dict[str, Any]] = []
@@ -295,7 +296,9 @@ class AgreeRequest(Request):
                 None if self.weights_matrix is None else read_weight_matrix(self.weights_matrix)
             )
             split = self._set_separator(stats, matrix)
-            frame = read_ratings_frame(self.file)
+            read_notes: list[str] = []  # rows hidden in Excel: on stderr, and in the notes
+            with notes_into(read_notes):
+                frame = read_ratings_frame(self.file)
             prepared = ratings_tables(
                 frame,
                 unit_column=self.unit_column,
@@ -308,7 +311,8 @@ class AgreeRequest(Request):
                 lines=frame.attrs.get("lines"),
                 sets=self.sets,
             )
-            notes.extend(prepared.notes)
+            notes.extend(prepared.notes)  # the shape assumed first, then what the read said
+            notes.extend(read_notes)
             group_keys = [self.by] if self.by is not None else []
             for key, table in prepared.parts:
                 extra = {self.by: key} if self.by is not None else {}
