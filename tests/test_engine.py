@@ -138,7 +138,7 @@ def test_engine_figures_equal_the_strict_readers_and_the_hand_count(tmp_path: Pa
     assert written["own"] == written["traces"] == written["foreign"]
 
 
-def test_groups_of_two_own_files_come_from_one_scan_without_a_rows_table(
+def test_groups_of_two_own_files_come_from_the_files_without_a_rows_table(
     tmp_path: Path,
 ) -> None:
     _, own, _, _ = _files(tmp_path)

@@ -1354,15 +1354,15 @@ def _make_groups(con: Any, source: str) -> None:
 
 
 def _vouched_groups(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | None:
-    """The sentence groups of the tool's own Parquet files, from one scan of them, or None.
+    """The sentence groups of the tool's own Parquet files, straight from them, or None.
 
     What :func:`_load_vouched` and the groups of :func:`_engine_sentence_columns` give,
     without the ``rows`` table (issue 30: at paper scale appending the key columns to it
-    cost a third of the engine's work in ``metrics``, and at 10x its memory). One scan
-    groups the rows by sentence and, beside it (``GROUPING SETS``), by ``(system,
-    claim_id)``. None where :func:`_load_vouched` must run instead: a file without the
-    marker, a null key or a verdict that is not canonical (it gives None: the strict
-    readers say where), a claim twice (it raises the error naming both rows).
+    cost a third of the engine's work in ``metrics``). Two scans of the files: distinct
+    hashes of ``(system, claim_id)``, then the groups. None where :func:`_load_vouched` must
+    run instead: a file without the marker, a null key or a verdict that is not canonical
+    (it gives None: the strict readers say where), a claim twice (it raises the error
+    naming both rows).
     """
     if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
         return None
@@ -1383,23 +1383,26 @@ def _vouched_groups(items: Sequence[Path], formats: Sequence[Format]) -> _Rows |
             )
             meta = "SELECT num_rows FROM parquet_file_metadata(?)"
             total += int(con.execute(meta, [str(path)]).fetchall()[0][0])
-        nulls = " OR ".join(f"{n} IS NULL" for n in (*KEY_COLUMNS[:4], "verdict"))
-        con.execute(
-            f"""CREATE TEMP TABLE sets AS
-            SELECT GROUPING(claim_id) AS by_sentence, system, question_id, sentence_id,
-                {_GROUP_AGGREGATES}, count_if({nulls}) AS bad
-            FROM ({" UNION ALL ".join(parts)})
-            GROUP BY GROUPING SETS ((system, question_id, sentence_id), (system, claim_id))
-            HAVING GROUPING(claim_id) = 1 OR count(*) > 1"""
-        )
-        bad, twice = con.execute(
-            "SELECT sum(bad) FILTER (by_sentence = 1), count(*) FILTER (by_sentence = 0) FROM sets"
-        ).fetchall()[0]
-        if bad or twice:
+        source = " UNION ALL ".join(parts)
+        # a claim twice: fewer distinct 64-bit hashes of (system, claim_id) than rows (or a
+        # collision: the exact check of _load_vouched then finds none); 8 bytes a row where
+        # grouping the strings held ~0.25 GB more at 10x paper scale
+        twice = con.execute(
+            f"SELECT count(*) - count(DISTINCT hash(system, claim_id)) FROM ({source})"
+        ).fetchall()[0][0]
+        if twice:
             con.close()
             return None
-        _make_groups(con, "SELECT * EXCLUDE (by_sentence, bad) FROM sets")
-        con.execute("DROP TABLE sets")
+        nulls = " OR ".join(f"{n} IS NULL" for n in (*KEY_COLUMNS[:4], "verdict"))
+        _make_groups(
+            con,
+            f"""SELECT system, question_id, sentence_id, {_GROUP_AGGREGATES},
+            count_if({nulls}) AS bad FROM ({source}) GROUP BY ALL""",
+        )
+        if con.execute("SELECT sum(bad) FROM groups").fetchall()[0][0]:
+            con.close()
+            return None
+        con.execute("ALTER TABLE groups DROP COLUMN bad")
     except BaseException:
         con.close()
         raise
