@@ -235,3 +235,39 @@ def test_the_columns_are_checked_as_duckdb_reads_them(tmp_path: Path) -> None:
     assert engine.is_validated(own)
     assert not engine.is_validated(own, schema=traceio.TRACE_ENGINE_COLUMNS)
     assert not engine.is_validated(own, schema=traceio.trace_arrow_schema())
+
+
+def test_verdict_counts_by_hand_on_every_input(tmp_path: Path) -> None:
+    """The report's Table 5 counts: the engine counts the loaded rows, nothing per claim.
+
+    By hand from ROWS, per system in sorted order and VERDICTS' order (supported, refuted,
+    no_evidence, ambiguous, out_of_scope): s1 has supported 2 (q1:s1, q1:s0 c1), refuted 2
+    (q1:s0, q2:s1), no_evidence 1 (q2:s0); s2 supported 2, refuted 1, ambiguous 1.
+    """
+    from failcodes.metrics import verdict_distributions
+    from failcodes.tracecols import VERDICTS
+
+    assert [v.value for v in VERDICTS] == [
+        "supported",
+        "refuted",
+        "no_evidence",
+        "ambiguous",
+        "out_of_scope",
+    ]
+    jsonl, own, foreign, _ = _files(tmp_path)
+    for path in (jsonl, own, foreign):
+        counts = columnar.read_verdict_counts(path)
+        assert counts.systems == ["s1", "s2"]
+        assert counts.verdict_counts.tolist() == [[2, 2, 1, 0, 0], [2, 1, 0, 1, 0]]
+        assert verdict_distributions(counts) == verdict_distributions(
+            columnar.read_trace_columns(path)
+        )
+    # a duplicate claim: the error read_trace_columns gives, naming the later row
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(jsonl.read_text() + json.dumps(ROWS[0]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as fast:
+        columnar.read_verdict_counts(twice)
+    with pytest.raises(InputError) as exact:
+        columnar.read_trace_columns(twice)
+    assert str(fast.value) == str(exact.value)
+    assert str(fast.value).startswith(f"{twice}:10")

@@ -103,6 +103,8 @@ def test_groups_give_the_metrics_of_the_columns(
         )
         assert fast == exact
     assert verdict_distributions(groups) == verdict_distributions(columns)
+    counts = columnar.read_verdict_counts(paths)  # the report's Table 5: counts only
+    assert verdict_distributions(counts) == verdict_distributions(columns)
     # a label naming the wrong question: the first question of "shared" is the same
     wrong = [*labels, Label(sentence_id="q0:s1", question_id="q7", has_error=False)]
     assert check_labels_against_traces(wrong, groups) == check_labels_against_traces(wrong, columns)
@@ -129,6 +131,9 @@ def test_bad_input_falls_back_to_the_columns_error(tmp_path: Path) -> None:
         columnar.read_sentence_columns([first, again])
     assert str(fast.value) == str(exact.value)
     assert "duplicate (system, claim_id)" in str(fast.value)
+    with pytest.raises(InputError) as counted:
+        columnar.read_verdict_counts([first, again])
+    assert str(counted.value) == str(exact.value)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(first.read_text() + '{"system": "x"}\n', encoding="utf-8")
     with pytest.raises(InputError) as exact:
@@ -137,6 +142,9 @@ def test_bad_input_falls_back_to_the_columns_error(tmp_path: Path) -> None:
         columnar.read_sentence_columns(bad)
     assert str(fast.value) == str(exact.value)
     assert str(fast.value).startswith(f"{bad}:11")
+    with pytest.raises(InputError) as counted:
+        columnar.read_verdict_counts(bad)
+    assert str(counted.value) == str(exact.value)
 
 
 def _metrics(*args: str) -> subprocess.CompletedProcess[str]:

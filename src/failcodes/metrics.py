@@ -85,7 +85,7 @@ from failcodes.stats.bootstrap import (
     percentile_intervals,
 )
 from failcodes.stats.estimate import Estimate as Estimate  # re-exported: the one family
-from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
+from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns, VerdictCounts
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -998,18 +998,15 @@ def _claim_units(
 
 
 def verdict_distributions(
-    traces: Iterable[Trace] | TraceColumns | SentenceColumns,
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns | VerdictCounts,
 ) -> list[VerdictDistribution]:
     """Count each system's claim verdicts (all five canonical verdicts, sorted by system)."""
     n_v = len(VERDICTS)
-    tally: npt.NDArray[np.int64]
-    if isinstance(traces, SentenceColumns):
-        systems = traces.systems
-        tally = traces.verdict_counts.reshape(-1)
-    else:
+    if not isinstance(traces, SentenceColumns | VerdictCounts):
         cols = traces if isinstance(traces, TraceColumns) else as_columns(list(traces))
-        sys_codes, systems = cols.small_codes("system")
-        tally = np.bincount(sys_codes * n_v + cols.verdict_codes(), minlength=len(systems) * n_v)
+        traces = VerdictCounts.of_columns(cols)
+    systems = traces.systems
+    tally: npt.NDArray[np.int64] = traces.verdict_counts.reshape(-1)
     out = []
     for s, system in enumerate(systems):
         per = {v: int(tally[s * n_v + i]) for i, v in enumerate(VERDICTS)}

@@ -370,6 +370,27 @@ class GroupOrigin:
 
 
 @dataclass(frozen=True)
+class VerdictCounts:
+    """How many claims of each system have each canonical verdict (Table 5), nothing per claim.
+
+    ``systems`` sorted; ``verdict_counts`` has one row per system, one column per
+    :data:`VERDICTS` entry.
+    """
+
+    systems: list[str]
+    verdict_counts: IntArray
+
+    @classmethod
+    def of_columns(cls, cols: TraceColumns) -> VerdictCounts:
+        """The counts of traces read as columns."""
+        n_v = len(VERDICTS)
+        sys_codes, systems = cols.small_codes("system")
+        keys = sys_codes.astype(np.int64) * n_v + cols.verdict_codes()
+        tally = np.bincount(keys, minlength=len(systems) * n_v).astype(np.int64)
+        return cls(list(systems), tally.reshape(len(systems), n_v))
+
+
+@dataclass(frozen=True)
 class SentenceColumns:
     """Traces reduced to their (system, question, sentence) groups (grouped by the engine).
 

@@ -307,7 +307,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "attribution/, agreement/, review/, comparisons/ or saturation/; see docs/study.md)",
             path=root,
         )
-    from failcodes.columnar import read_trace_columns
+    from failcodes.columnar import read_verdict_counts
     from failcodes.judge.run import read_summary
     from failcodes.metrics import distributions_dataframe, verdict_distributions
 
@@ -332,7 +332,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     dists = []
     for path in trace_files:
         # the verdict columns only (the traces' texts are not shown), same checks and errors
-        frame = distributions_dataframe(verdict_distributions(read_trace_columns(path)))
+        frame = distributions_dataframe(verdict_distributions(read_verdict_counts(path)))
         dataset = trace_dataset(path)
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
