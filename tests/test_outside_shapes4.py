@@ -13,20 +13,11 @@ import pandas as pd
 import pytest
 
 from failcodes import codebook as codebooks
-from failcodes.annotations import Annotation, CoderKind
 from failcodes.report.rundir import load_run_dir
 from failcodes.report.tables import code_shares
 from failcodes.units import UnitKind
 from tests.cli_helpers import run_cli
-
-V2_STEPS = {
-    "evidence_selection": "complete_selection",
-    "evidence_understanding": "correct_understanding",
-    "inference": "valid_inference",
-    "verbal_confidence": "calibrated",
-    "label_consistency": "consistent",
-    "grounding": "grounded",
-}
+from tests.review_versions import V2_STEPS, v1_reviews_of_a_v2_judge, v2_codebook_file
 
 
 def _v2_per_trace(root: Path) -> None:
@@ -137,41 +128,15 @@ def test_v1_reviews_of_a_v2_multi_label_step_say_their_sets_may_be_incomplete(
     migrated to v2" on stderr; it now says, on stderr and in the table's caption, that the
     widened steps' shares may undercount.
     """
-    v1, v2 = codebooks.bundled(version=1), codebooks.bundled(version=2)
-    both = "overreach|conflict_synthesis_failure"
-    rows = [
-        {
-            "verifier": "v",
-            "unit_id": f"t{i}",
-            "status": "scored",
-            **V2_STEPS,
-            "inference": both if i < 10 else "valid_inference",
-            "all_correct": i >= 10,
-        }
-        for i in range(20)
-    ]
-    table = tmp_path / "attribution" / "ds" / "per_trace.csv"
-    table.parent.mkdir(parents=True)
-    pd.DataFrame(rows).to_csv(table, index=False)
-    code, _, err = run_cli(
-        ["review", "plan", str(tmp_path), "-p", "verification", "-n", "20"], capsys
-    )
-    assert code == 0, err
-    reviews = [
-        Annotation(
-            unit_id=f"t{i}",
-            unit_kind=UnitKind.VERIFICATION,
-            codebook=v1.ref(),
-            coder="alice",
-            coder_kind=CoderKind.HUMAN,
-            codes={**V2_STEPS, "inference": "overreach" if i < 10 else "valid_inference"},
+
+    def plan() -> None:
+        code, _, err = run_cli(
+            ["review", "plan", str(tmp_path), "-p", "verification", "-n", "20"], capsys
         )
-        for i in range(20)
-    ]
-    (tmp_path / "review" / "alice.jsonl").write_text(
-        "".join(a.model_dump_json() + "\n" for a in reviews)
-    )
-    cb_file = codebooks.bundled_dir() / f"{v2.name}.v2.yaml"
+        assert code == 0, err
+
+    v1_reviews_of_a_v2_judge(tmp_path, plan)
+    cb_file = v2_codebook_file()
     out = tmp_path / "report"
     code, _, err = run_cli(
         ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)], capsys

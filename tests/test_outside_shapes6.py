@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
+from tests.review_versions import v1_reviews_of_a_v2_judge, v2_codebook_file
 
 
 def test_compare_json_says_which_systems_never_flag_beside_their_f1_tests(
@@ -84,16 +85,6 @@ def test_agree_json_carries_the_lines_printed_above_the_table(
         assert " ".join(" ".join(notes).split()) == " ".join(above.split())
 
 
-V2_STEPS = {
-    "evidence_selection": "complete_selection",
-    "evidence_understanding": "correct_understanding",
-    "inference": "valid_inference",
-    "verbal_confidence": "calibrated",
-    "label_consistency": "consistent",
-    "grounding": "grounded",
-}
-
-
 def test_v1_reviews_of_a_v2_step_are_noted_beside_each_cell_they_enter(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -110,62 +101,17 @@ def test_v1_reviews_of_a_v2_step_are_noted_beside_each_cell_they_enter(
     (label_consistency) has no such note. The human vs judge agreement rows of inference say
     the same.
     """
-    from failcodes import codebook as codebooks
-    from failcodes.annotations import Annotation, CoderKind
-    from failcodes.units import UnitKind
 
-    v1, v2 = codebooks.bundled(version=1), codebooks.bundled(version=2)
-    both = "overreach|conflict_synthesis_failure"
-    rows = [
-        {
-            "verifier": "v",
-            "unit_id": f"t{i}",
-            "status": "scored",
-            **V2_STEPS,
-            "inference": both if i < 10 else "valid_inference",
-            "all_correct": i >= 10,
-        }
-        for i in range(20)
-    ]
-    table = tmp_path / "attribution" / "ds" / "per_trace.csv"
-    table.parent.mkdir(parents=True)
     import pandas as pd
 
-    pd.DataFrame(rows).to_csv(table, index=False)
-    judge = [
-        Annotation(
-            unit_id=f"t{i}",
-            unit_kind=UnitKind.VERIFICATION,
-            codebook=v2.ref(),
-            coder="judge",
-            coder_kind=CoderKind.LLM,
-            codes={**V2_STEPS, "inference": "overreach" if i < 10 else "valid_inference"},
-            code_sets={"inference": ["overreach", "conflict_synthesis_failure"]} if i < 10 else {},
+    def plan() -> None:
+        code, _, err = run_cli(
+            ["review", "plan", str(tmp_path), "-p", "verification", "-n", "20"], capsys
         )
-        for i in range(20)
-    ]
-    run = tmp_path / "judge" / "ds" / "reasoning"
-    run.mkdir(parents=True)
-    (run / "annotations.jsonl").write_text("".join(a.model_dump_json() + "\n" for a in judge))
-    code, _, err = run_cli(
-        ["review", "plan", str(tmp_path), "-p", "verification", "-n", "20"], capsys
-    )
-    assert code == 0, err
-    reviews = [
-        Annotation(
-            unit_id=f"t{i}",
-            unit_kind=UnitKind.VERIFICATION,
-            codebook=v1.ref(),
-            coder="alice",
-            coder_kind=CoderKind.HUMAN,
-            codes={**V2_STEPS, "inference": "overreach" if i < 10 else "valid_inference"},
-        )
-        for i in range(20)
-    ]
-    (tmp_path / "review" / "alice.jsonl").write_text(
-        "".join(a.model_dump_json() + "\n" for a in reviews)
-    )
-    cb_file = codebooks.bundled_dir() / f"{v2.name}.v2.yaml"
+        assert code == 0, err
+
+    v1_reviews_of_a_v2_judge(tmp_path, plan, judge_annotations=True)
+    cb_file = v2_codebook_file()
     out = tmp_path / "report"
     code, _, err = run_cli(
         ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)], capsys
@@ -413,3 +359,33 @@ def test_the_corrected_attribution_says_its_shares_are_over_the_items_kept(
         "1 of 13 items left out: 1 group(s) with < 2 fully reviewed; the judge-only, "
         "human-only and corrected shares are over the other 12 (not Figure 1's)"
     )
+
+
+def test_the_shared_v1_review_setup_is_the_shape_both_tests_describe(tmp_path: Path) -> None:
+    # tests/review_versions.py holds the setup test_outside_shapes4 and this file repeated:
+    # 20 traces, the judge's inference a set of two on t0..t9 (10 of 20), alice's 20 v1
+    # reviews one code each (overreach on the same 10)
+    import pandas as pd
+
+    from failcodes.annotations import Annotation
+
+    planned: list[bool] = []
+
+    def plan() -> None:  # `review plan` makes review/ (and its plan): here only the folder
+        planned.append(True)
+        (tmp_path / "review").mkdir()
+
+    v1_reviews_of_a_v2_judge(tmp_path, plan, judge_annotations=True)
+    assert planned == [True]
+    table = pd.read_csv(tmp_path / "attribution" / "ds" / "per_trace.csv", dtype=str)
+    assert len(table) == 20
+    assert (table["inference"] == "overreach|conflict_synthesis_failure").sum() == 10
+    lines = (tmp_path / "review" / "alice.jsonl").read_text().splitlines()
+    reviews = [Annotation.model_validate_json(line) for line in lines]
+    assert [r.codebook.version for r in reviews] == [1] * 20
+    assert sum(r.codes["inference"] == "overreach" for r in reviews) == 10
+    judged = (tmp_path / "judge" / "ds" / "reasoning" / "annotations.jsonl").read_text()
+    judge = [Annotation.model_validate_json(line) for line in judged.splitlines()]
+    assert [j.codebook.version for j in judge] == [2] * 20
+    assert sum(bool(j.code_sets) for j in judge) == 10
+    assert v2_codebook_file().name.endswith(".v2.yaml")
