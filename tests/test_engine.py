@@ -271,3 +271,18 @@ def test_verdict_counts_by_hand_on_every_input(tmp_path: Path) -> None:
         columnar.read_trace_columns(twice)
     assert str(fast.value) == str(exact.value)
     assert str(fast.value).startswith(f"{twice}:10")
+    # the tool's own Parquet edited under a kept footer (a claim twice, a verdict that is
+    # not one): the strict readers' errors, as read_trace_columns gives them
+    table = pq.read_table(own)
+    verdicts = table.column("verdict").to_pylist()
+    verdicts[2] = "REFUTED!"
+    edited = table.set_column(table.schema.get_field_index("verdict"), "verdict", [verdicts])
+    for bad, where in ((pa.concat_tables([table, table.slice(0, 1)]), ":10"), (edited, ":3")):
+        path = tmp_path / f"edited{where[1:]}.parquet"
+        _rewrite(bad, path, engine.validated_marker("traces", bad.num_rows))
+        with pytest.raises(InputError) as fast:
+            columnar.read_verdict_counts(path)
+        with pytest.raises(InputError) as exact:
+            columnar.read_trace_columns(path)
+        assert str(fast.value) == str(exact.value)
+        assert str(fast.value).startswith(f"{path}{where}")
