@@ -4141,6 +4141,23 @@ def _shared_units_judged_two_ways(d: Path) -> None:
 
 REDTEAM8_CASES: list[Case] = [
     Case(
+        # a data set removed from (or renamed in) the study file keeps its outputs, which the
+        # report showed as the study's (tests/test_outside_shapes8.py)
+        "report/dataset-not-in-the-study-file",
+        ("report", "{d}", "-o", "{d}/out"),
+        _write(
+            {
+                "failcodes.toml": 'name = "s"\ncodebook = "cb.yaml"\n\n[[datasets]]\n'
+                'name = "new"\n[[datasets.ingest]]\nadapter = "generic"\npaths = ["a.csv"]\n',
+                "metrics/old.json": "[]\n",
+            }
+        ),
+        line="failcodes: error: {d}/failcodes.toml: the study file names no data set 'old', "
+        "but the folder holds its outputs (metrics/old.json): the report would show them as "
+        "this study's (a data set removed or renamed in the study file keeps its old "
+        "outputs); delete them, or name the data set again",
+    ),
+    Case(
         # one unit (a claim and a passage) in two data sets, coded two ways by the judge:
         # the review cannot be compared with both (before: the judge "annotated it twice",
         # naming no file); coded alike, it is one rating (tests/test_outside_shapes8.py)

@@ -256,8 +256,11 @@ def test_a_task_file_imported_twice_gives_one_annotation_per_unit_and_coder(
     assert (percent["value"], percent["n_units"]) == (pytest.approx(3 / 4), 4)
 
 
-def _small_study(root: Path) -> None:
-    """A study of 2 questions x 2 sentences of system A, every sentence an error it missed."""
+def _small_study(root: Path, datasets: tuple[str, ...] = ("d",)) -> None:
+    """A study of 2 questions x 2 sentences of system A, every sentence an error it missed.
+
+    Each data set of ``datasets`` reads the same file.
+    """
     data = root / "a.csv"
     data.parent.mkdir(parents=True, exist_ok=True)
     data.write_text(
@@ -269,12 +272,16 @@ def _small_study(root: Path) -> None:
             for s in range(2)
         )
     )
-    (root / "failcodes.toml").write_text(
-        'name = "switch"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[datasets]]\nname = "d"\n'
+    dataset = (
+        '[[datasets]]\nname = "{}"\n'
         '[[datasets.ingest]]\nadapter = "generic"\npaths = ["a.csv"]\nlabels = true\n'
         'passage_column = ["passage=wiki"]\nlabel_rule = "gold = incorrect -> error"\n'
-        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n[metrics]\n'
-        'mappings = ["refuted"]\nbootstrap = 0\n\n[judge]\njudge = "offline"\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n'
+    )
+    (root / "failcodes.toml").write_text(
+        'name = "switch"\ncodebook = "medical-fact-check.v1.yaml"\n\n'
+        + "".join(dataset.format(name) for name in datasets)
+        + '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n[judge]\njudge = "offline"\n'
     )
 
 
@@ -352,3 +359,43 @@ def test_a_study_codebook_edited_in_place_says_to_save_a_new_version(
     book.write_text(text)  # "or restore the codebook"
     code, _, err = run_cli(["run", str(study)], capsys)
     assert code == 0, err
+
+
+def test_a_data_set_removed_from_the_study_file_is_not_reported_as_the_studys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A data set taken out of failcodes.toml stayed in the report, exit 0.
+
+    The report reads the folder: 'old' (removed, or renamed to 'new') kept its P/R/F1 rows,
+    verdicts and attribution beside the study's own, from the last run that had it. Now the
+    report step stops naming the data set and its outputs; deleted, the report shows 'new'
+    alone (one data set: its systems unprefixed): system A, 4 sentences, all errors, all
+    missed: TP 0, FN 4.
+    """
+    study = tmp_path / "st"
+    code, _, err = run_cli(["init", str(study)], capsys)
+    assert code == 0, err
+    _small_study(study, ("new", "old"))
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 0, err
+    _small_study(study, ("new",))
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 2
+    log = study / ".failcodes" / "logs" / "report.log"
+    assert err.strip().splitlines()[-1] == (
+        f"failcodes: error: {study / 'failcodes.toml'}: the study file names no data set "
+        "'old', but the folder holds its outputs (data/old.traces.parquet, metrics/old.json, "
+        "judge/old, attribution/old): the report would show them as this study's (a data set "
+        "removed or renamed in the study file keeps its old outputs); delete them, or name "
+        f"the data set again (step 'report' failed; its output: {log})"
+    )
+    import shutil
+
+    for path in ("data/old.traces.parquet", "metrics/old.json", "judge/old", "attribution/old"):
+        target = study / path
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 0, err
+    prf = pd.read_csv(study / "report" / "tables" / "prf_sentence.csv")
+    assert prf["system"].tolist() == ["A"]
+    assert (prf["TP"].tolist(), prf["FN"].tolist()) == ([0], [4])

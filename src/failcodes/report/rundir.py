@@ -307,6 +307,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "attribution/, agreement/, review/, comparisons/ or saturation/; see docs/study.md)",
             path=root,
         )
+    _check_study_datasets(layout)
     from failcodes.columnar import read_verdict_counts
     from failcodes.judge.run import read_summary
     from failcodes.metrics import distributions_dataframe, verdict_distributions
@@ -1034,6 +1035,45 @@ def _reopen(layout: StudyLayout, versions: ReviewVersions) -> list[ReopenUnits]:
                 )
             )
     return out
+
+
+def _check_study_datasets(layout: StudyLayout) -> None:
+    """Refuse a study folder holding outputs of a data set its study file does not name.
+
+    The report reads the folder: a data set removed from ``failcodes.toml`` (or renamed: its
+    old name's outputs stay) was shown beside the others as this study's, its P/R/F1 rows,
+    verdicts and attribution from the last run that had it, exit 0. Outside a study (no study
+    file, or one that does not load: said where it is read) nothing is checked.
+    """
+    if not layout.study_file.is_file():
+        return
+    from failcodes.study.config import load_study
+
+    try:
+        named = {d.name for d in load_study(layout.root).datasets}
+    except FailcodesError:
+        return
+    extra = [name for name in layout.datasets() if name not in named]
+    if not extra:
+        return
+    traces = {trace_dataset(p): p for p in layout.trace_files()}
+    found: list[str] = []
+    for name in extra:
+        paths = [
+            traces.get(name),
+            layout.metrics(name),
+            layout.judge_dir / name,
+            layout.attribution(name),
+        ]
+        found += [str(p.relative_to(layout.root)) for p in paths if p is not None and p.exists()]
+    shown = ", ".join(found[:6]) + (f" and {len(found) - 6} more" if len(found) > 6 else "")
+    raise InputError(
+        f"the study file names no data set {', '.join(repr(n) for n in extra)}, but the folder "
+        f"holds its outputs ({shown}): the report would show them as this study's (a data set "
+        "removed or renamed in the study file keeps its old outputs); delete them, or name the "
+        "data set again",
+        path=layout.study_file,
+    )
 
 
 def _judged_once(found: Iterable[tuple[Path, Annotation]]) -> list[Annotation]:
