@@ -336,3 +336,11 @@ def test_the_stand_ins_use_the_real_classes_when_called() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert proc.stdout.split() == ["True", "True", "True"]
+
+
+def test_run_help_imports_no_study_step() -> None:
+    # cli/run imported the study runner at module level, and through the steps every command
+    # (numpy, the codebook, the judge): `run --help` 2,088 -> 839 M instructions (issue 30)
+    loaded = _imported_after(["run", "--help"])
+    assert "failcodes.cli.run" in loaded
+    assert not {"failcodes.study.steps", "failcodes.study.runner", "numpy"} & loaded

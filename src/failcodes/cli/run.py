@@ -9,7 +9,7 @@ to ``STUDY/.failcodes/logs/<step>.log``, and a finished step is skipped next tim
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -24,14 +24,16 @@ from rich.progress import (
 from failcodes.cli.main import app
 from failcodes.cli.options import RawCsvOpt, data_console, raw_csv_cells
 from failcodes.redact import redact_text
-from failcodes.study.layout import StudyLayout
-from failcodes.study.runner import Outcome, StepFailedError, StepResult, run_study, study_folder
-from failcodes.study.steps import Step
+
+if TYPE_CHECKING:
+    from failcodes.study.runner import StepResult
+    from failcodes.study.steps import Step
 
 
 def _plan(study: Path, force: bool) -> None:
     """Print the steps' commands (finished ones marked) and why others are not planned."""
     from failcodes.study.config import check_input_paths, load_study
+    from failcodes.study.layout import StudyLayout
     from failcodes.study.runner import is_finished, load_state
     from failcodes.study.steps import plan_notes, plan_study
 
@@ -60,6 +62,11 @@ def run(
     raw_csv: RawCsvOpt = False,
 ) -> None:
     """Run the pending steps of a study in order (finished ones are skipped; resumable)."""
+    # imported here: the study's steps import every command (numpy, pydantic models...),
+    # which `run --help` does not need
+    from failcodes.study.layout import StudyLayout
+    from failcodes.study.runner import Outcome, StepFailedError, run_study, study_folder
+
     raw_csv_cells(raw_csv)
     study = study_folder(study)
     if plan:
