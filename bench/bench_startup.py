@@ -41,6 +41,9 @@ COMMANDS = {
     "failcodes ingest --help": [*FC, "ingest", "--help"],
     "failcodes metrics --help": [*FC, "metrics", "--help"],
     "failcodes ingest generic-labels --help": [*FC, "ingest", "generic-labels", "--help"],
+    "failcodes judge --help": [*FC, "judge", "--help"],
+    "failcodes agree --help": [*FC, "agree", "--help"],
+    "failcodes run --help": [*FC, "run", "--help"],
 }
 #: Parse every line of the files named on the command line, as ``ingest`` and ``metrics`` do.
 FLOOR = "import json, sys\nfor name in sys.argv[1:]:\n    for line in open(name, 'rb'):\n" + (
