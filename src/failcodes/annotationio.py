@@ -10,24 +10,27 @@ the model would be) as its struct, with the model's values; any other line goes 
 exact reader's own steps (strict JSON, then the model), so a bad line is that reader's
 one-line error naming file, line and field.
 
-:class:`AnnotationIndex` keeps of each line the 8 bytes of its unit id, its byte offset and
-whether it was kept (17 bytes). A unit id is the first 64 bits of a content hash in hex
-(``units.unit_id``), so its 8 bytes are the id itself. :meth:`AnnotationIndex.open` takes them
-from each line's head (``{"unit_id":"...``, as the judge writes it; no decoding) and then
-reads the lines in file order as :meth:`AnnotationIndex.get` asks for units: asked in the
-file's order (a judge run's annotations, as ``labelstudio export`` asks for them) each line
-is decoded and checked once; a line passed before its unit is asked for is read again by its
-offset (issue 30: the export decoded every line twice). A file whose lines do not all begin so
-is read whole first (:meth:`AnnotationIndex.read`); one with any other unit id (review exports,
-hand-written files) is held whole instead, as are files the byte reader cannot split into the
-text reader's lines (a carriage return inside a line, text that is not UTF-8: the text reader
-then names the problem). Like a dict built in file order, a unit annotated twice gets its last
-annotation.
+:class:`AnnotationIndex` finds a line by its unit id: a unit id is the first 64 bits of a
+content hash in hex (``units.unit_id``), so its 8 bytes are the id itself.
+:meth:`AnnotationIndex.open` takes them from each line's head (``{"unit_id":"...``, as the
+judge writes it; no decoding), keeps those on more than one line, and then reads the lines in
+file order as :meth:`AnnotationIndex.get` asks for units: asked in the file's order (a judge
+run's annotations, as ``labelstudio export`` asks for them) each line is decoded and checked
+once, and a byte a line is held (whether it was kept; issue 30: the export decoded every line
+twice, then held 17 bytes a line, its peak growing with the file). A unit asked for out of
+that order has its lines found by their ids and offsets (read again then, 16 bytes a line);
+a line passed before its unit is asked for is read again by its offset. A file whose lines do
+not all begin so is read whole first (:meth:`AnnotationIndex.read`); one with any other unit
+id (review exports, hand-written files) is held whole instead, as are files the byte reader
+cannot split into the text reader's lines (a carriage return inside a line, text that is not
+UTF-8: the text reader then names the problem). Like a dict built in file order, a unit
+annotated twice gets its last annotation.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from array import array
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -48,7 +51,7 @@ _UNIT_ID = re.compile(r"[0-9a-f]{16}")
 _BOM = b"\xef\xbb\xbf"
 
 
-def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+def _lines(path: Path) -> Generator[tuple[int, int, bytes]]:
     """``(line number, byte offset, bytes)`` of each line the text reader would give."""
     with path.open("rb") as fh:
         offset = 0
@@ -120,22 +123,26 @@ def _key(unit_id: str | bytes) -> int:
 
 
 def _repeats(keys: array[int]) -> frozenset[int]:
-    """The keys found on more than one line."""
+    """The keys found on more than one line (``keys`` is sorted in place)."""
     if not keys:
         return frozenset()
-    ordered = np.sort(np.frombuffer(keys, dtype=np.int64))
+    ordered = np.frombuffer(keys, dtype=np.int64)
+    ordered.sort()
     return frozenset(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
 
 
-def _line_keys(path: Path) -> tuple[array[int], array[int]]:
-    """Each line's unit id key and byte offset, from the line's head only (no decoding).
+def _line_keys(path: Path, offsets: array[int] | None = None) -> tuple[array[int], int]:
+    """Each line's unit id key (and byte offset, into ``offsets``), from its head only.
 
-    ExactReaderNeededError unless every non-blank line begins as the judge writes it
-    (``{"unit_id":"<16 hex digits>"``; a line that decodes at all then has that unit id) and
-    the text reader splits the file where :func:`_lines` does. The file is read a block at a
-    time and only its line breaks are looked for (no object per line).
+    And the CRC-32 of the lines' unit ids in file order (what :class:`AnnotationIndex` checks
+    the lines it reads against). ExactReaderNeededError unless every non-blank line begins as
+    the judge writes it (``{"unit_id":"<16 hex digits>"``; a line that decodes at all then
+    has that unit id) and the text reader splits the file where :func:`_lines` does. The
+    file is read a block at a time and only its line breaks are looked for (no object per
+    line).
     """
-    keys, offsets = array("q"), array("q")
+    keys = array("q")
+    crc = 0
     match = _HEAD.match
     with path.open("rb", buffering=0) as fh:
         buf, at = fh.read(_BLOCK), 0  # at: the file offset of buf[0]
@@ -154,21 +161,27 @@ def _line_keys(path: Path) -> tuple[array[int], array[int]]:
                 raise ExactReaderNeededError  # the text reader ends a line there too
             found = match(buf, pos, end)
             if found is not None:
-                keys.append(_key(found.group(1)))
-                offsets.append(at + pos)
+                head = found.group(1)
+                keys.append(_key(head))
+                crc = zlib.crc32(head, crc)
+                if offsets is not None:
+                    offsets.append(at + pos)
             elif buf[pos:end].strip():
                 raise ExactReaderNeededError
             pos = end
-    return keys, offsets
+    return keys, crc
 
 
 class AnnotationIndex:
     """The kept annotations of a JSONL file by unit id (see the module docstring).
 
-    :meth:`open` reads each line's unit id from its head (no decoding) and then the lines
-    themselves in file order as :meth:`get` asks for them: units asked for in the file's
-    order (a judge run's annotations, in the order of the units it judged) are each decoded
-    and checked once, as read; a unit whose line was passed is read again by its offset.
+    :meth:`open` reads each line's unit id from its head (no decoding), keeping only how many
+    lines there are, the ids on more than one line and a CRC of them all; then it reads the
+    lines themselves in file order as :meth:`get` asks for them: units asked for in the
+    file's order (a judge run's annotations, in the order of the units it judged) are each
+    decoded and checked once, as read, and nothing is held per line but a status byte. A unit
+    asked for out of the file's order makes it read every line's id and offset again (8 + 8
+    bytes a line, kept from then on): its line, if passed, is read again by its offset.
     Every line is checked and offered to ``keep`` once, in file order, by :meth:`finish`
     at the latest. :meth:`read` does it all at once.
     """
@@ -177,18 +190,24 @@ class AnnotationIndex:
         self,
         path: Path,
         keep: Callable[[AnnotationRead], bool] | None,
-        keys: array[int],
-        offsets: array[int],
+        lines: int,
+        repeated: frozenset[int],
+        crc: int,
     ) -> None:
         self.path = path
         self._keep = keep
-        self._keys = keys  # each line's unit id key, in file order
-        self._offsets = offsets
-        self._status = bytearray(len(keys))  # 0: not read yet, _KEPT or _LEFT_OUT
-        self._repeated = _repeats(keys)
+        self._count = lines
+        self._repeated = repeated
+        self._crc = crc  # of the lines' unit ids, as the pre-pass read them
+        self._read_crc = 0  # of those read since
+        self._status = bytearray(lines)  # 0: not read yet, _KEPT or _LEFT_OUT
+        # each line's unit id key and offset, in file order (once a unit is out of order)
+        self._keys: array[int] | None = None
+        self._offsets: array[int] | None = None
         self._held: dict[str, Annotation] | None = None  # a file that is not indexed
         self._held_lines = 0
-        self._reader: Generator[tuple[int, bytes, AnnotationRead]] | None = None
+        self._reader: Generator[tuple[int, int, bytes]] | None = None
+        self._peeked: tuple[int, int, bytes, re.Match[bytes] | None] | None = None
         self._next = 0  # the line the reader gives next
         self._sorted: Any = None  # (keys ascending, their lines), once a unit is out of order
         self._fh: BinaryIO | None = None
@@ -196,7 +215,7 @@ class AnnotationIndex:
     @property
     def lines(self) -> int:
         """Annotations in the file (kept or not)."""
-        return self._held_lines if self._held is not None else len(self._keys)
+        return self._held_lines if self._held is not None else self._count
 
     @classmethod
     def open(
@@ -210,10 +229,10 @@ class AnnotationIndex:
         """
         src = check_regular_file(path)
         try:
-            keys, offsets = _line_keys(src)
+            keys, crc = _line_keys(src)
         except ExactReaderNeededError:
             return cls.read(src, keep)
-        return cls(src, keep, keys, offsets)
+        return cls(src, keep, len(keys), _repeats(keys), crc)
 
     @classmethod
     def read(
@@ -221,25 +240,26 @@ class AnnotationIndex:
     ) -> AnnotationIndex:
         """Read and check every line of ``path``; index the annotations ``keep`` accepts."""
         src = check_regular_file(path)
-        index = cls(src, keep, array("q"), array("q"))
+        index = cls(src, keep, 0, frozenset(), 0)
+        keys, offsets, status = array("q"), array("q"), index._status
         try:
             for start, _, ann in _annotations(src):
                 if _UNIT_ID.fullmatch(ann.unit_id) is None:
                     raise ExactReaderNeededError  # not a content id
-                index._keys.append(_key(ann.unit_id))
-                index._offsets.append(start)
-                index._status.append(_KEPT if keep is None or keep(ann) else _LEFT_OUT)
+                keys.append(_key(ann.unit_id))
+                offsets.append(start)
+                status.append(_KEPT if keep is None or keep(ann) else _LEFT_OUT)
         except ExactReaderNeededError:
-            kept = index._status  # keep's answers so far: not asked again
             held: dict[str, Annotation] = {}
             annotations = read_models_jsonl(src, Annotation)
-            for i, ann in enumerate(annotations):
-                if kept[i] == _KEPT if i < len(kept) else keep is None or keep(ann):
+            for i, ann in enumerate(annotations):  # keep's answers so far: not asked again
+                if status[i] == _KEPT if i < len(status) else keep is None or keep(ann):
                     held[ann.unit_id] = ann
             index._held, index._held_lines = held, len(annotations)
             return index
-        index._next = len(index._keys)
-        index._repeated = _repeats(index._keys)
+        index._keys, index._offsets = keys, offsets
+        index._count = index._next = len(keys)
+        index._repeated = _repeats(array("q", keys))
         return index
 
     def __len__(self) -> int:
@@ -247,9 +267,9 @@ class AnnotationIndex:
         if self._held is not None:
             return len(self._held)
         self.finish()
-        keys = np.frombuffer(self._keys, dtype=np.int64)
+        keys = self._located()
         status = np.frombuffer(self._status, dtype=np.uint8)
-        return len(np.unique(keys[status == _KEPT]))
+        return len(np.unique(np.frombuffer(keys, dtype=np.int64)[status == _KEPT]))
 
     def get(self, unit_id: str) -> AnnotationRead | None:
         """The kept annotation of ``unit_id`` (the last in the file), if any.
@@ -265,11 +285,17 @@ class AnnotationIndex:
             return None
         key = _key(unit_id)
         at = self._next
-        if at < len(self._keys) and self._keys[at] == key and key not in self._repeated:
-            ann = self._read_next(unit_id)  # the next line, as a judge run's export has it
-            return ann if self._status[at] == _KEPT else None
+        if at < self._count and key not in self._repeated:
+            if self._keys is not None:
+                following = self._keys[at] == key
+            else:
+                head = self._peek()[3]
+                following = head is not None and head.group(1) == unit_id.encode()
+            if following:  # the next line, as a judge run's export has it
+                ann = self._read_next()
+                return ann if self._status[at] == _KEPT else None
         if self._sorted is None:
-            keys = np.frombuffer(self._keys, dtype=np.int64)
+            keys = np.frombuffer(self._located(), dtype=np.int64)
             order = np.argsort(keys, kind="stable")
             self._sorted = (keys[order], order)
         sorted_keys, order = self._sorted
@@ -283,28 +309,61 @@ class AnnotationIndex:
                 return last if line == self._next - 1 and last is not None else self._reread(line)
         return None
 
-    def _read_next(self, unit_id: str | None = None) -> AnnotationRead:
-        """Read, check and offer the next line (the reader's errors, or the text reader's).
+    def _changed(self) -> InputError:
+        return InputError("the file changed while it was read", path=self.path)
 
-        ``unit_id``: the line's, as the pre-pass found it (else it is worked out again).
-        """
-        reader = self._reader
-        if reader is None:
-            reader = self._reader = _annotations(self.path)
+    def _located(self) -> array[int]:
+        """Each line's unit id key, in file order (its offsets too): read again once."""
+        if self._keys is None:
+            offsets: array[int] = array("q")
+            try:
+                keys, crc = _line_keys(self.path, offsets)
+            except ExactReaderNeededError:
+                raise self._changed() from None
+            if len(keys) != self._count or crc != self._crc:
+                raise self._changed()
+            self._keys, self._offsets = keys, offsets
+        return self._keys
+
+    def _peek(self) -> tuple[int, int, bytes, re.Match[bytes] | None]:
+        """The next non-blank line: its number, offset, bytes and head (ExactReaderNeeded)."""
+        if self._peeked is None:
+            if self._reader is None:
+                self._reader = _lines(self.path)
+            try:
+                for lineno, start, body in self._reader:
+                    if body.strip():
+                        self._peeked = (lineno, start, body, _HEAD.match(body))
+                        break
+                else:
+                    raise self._changed()
+            except ExactReaderNeededError:  # a line the text reader takes otherwise: its error
+                read_models_jsonl(self.path, Annotation)
+                raise self._changed() from None
+        return self._peeked
+
+    def _read_next(self) -> AnnotationRead:
+        """Read, check and offer the next line (the reader's errors, or the text reader's)."""
         at = self._next
+        if at >= self._count:
+            raise self._changed()
         try:
-            start, _, ann = next(reader)
+            lineno, start, body, head = self._peek()
+            ann: AnnotationRead | None = vouched(body)
+            if ann is None:
+                ann = _exact(body, self.path, lineno)
         except ExactReaderNeededError:  # a line the text reader takes otherwise: its error
             read_models_jsonl(self.path, Annotation)
-            raise InputError("the file changed while it was read", path=self.path) from None
-        except StopIteration:
-            raise InputError("the file changed while it was read", path=self.path) from None
-        if start != self._offsets[at] or (
-            ann.unit_id != unit_id
-            and (_UNIT_ID.fullmatch(ann.unit_id) is None or _key(ann.unit_id) != self._keys[at])
-        ):
-            raise InputError("the file changed while it was read", path=self.path)
+            raise self._changed() from None
+        self._peeked = None
+        if ann is None or head is None or ann.unit_id != head.group(1).decode():
+            raise self._changed()
+        if self._offsets is not None and start != self._offsets[at]:
+            raise self._changed()
+        self._read_crc = zlib.crc32(head.group(1), self._read_crc)
         self._next += 1
+        if self._next == self._count and self._read_crc != self._crc:
+            raise self._changed()
         self._status[at] = _KEPT if self._keep is None or self._keep(ann) else _LEFT_OUT
         return ann
 
@@ -312,7 +371,10 @@ class AnnotationIndex:
         """A line checked before, read again by its offset."""
         if self._fh is None:
             self._fh = self.path.open("rb")
-        self._fh.seek(self._offsets[line])
+        offsets = self._offsets
+        if offsets is None:  # a line is read again only once it was located by its offset
+            raise self._changed()
+        self._fh.seek(offsets[line])
         text = self._fh.readline()
         try:
             return decode_line(text)
@@ -322,7 +384,7 @@ class AnnotationIndex:
     def finish(self) -> None:
         """Read, check and offer every line not read yet."""
         if self._held is None:
-            while self._next < len(self._keys):
+            while self._next < self._count:
                 self._read_next()
 
     def close(self) -> None:
@@ -333,6 +395,7 @@ class AnnotationIndex:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        self._peeked = None
 
     def __enter__(self) -> AnnotationIndex:
         return self
