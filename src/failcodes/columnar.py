@@ -1605,3 +1605,67 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     ordered = np.sort(np.frombuffer(keys, dtype=np.int64)) if len(keys) else np.zeros(0)
     if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
         raise ExactReaderNeededError
+
+
+#: Rows of a Parquet file converted at a time (their passages' texts held that long).
+_BATCH_ROWS = 1024
+
+
+def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
+    """:func:`iter_trace_claims` of a traces Parquet file (a study's ``data/*.traces.parquet``).
+
+    pyarrow reads the rows a batch at a time and msgspec converts each to the struct a JSONL
+    line decodes to (strict types, every required field given, no unknown one), which the
+    ingest's :class:`~failcodes.tracelines.Voucher` then vouches for as it does a converted
+    row (no empty text: the model reads an optional one as missing; a verdict the reader
+    knows, made canonical); the checks a JSON text would have had are made here: no blank or
+    padded id, ranks distinct, and, for a Parquet double, a finite score. A (system,
+    claim_id) given twice is found on 64-bit hashes at the end. Anything else, or a file
+    pyarrow cannot read, raises :class:`ExactReaderNeededError`, possibly after some records:
+    the caller then reads the traces with ``read_traces``, which accepts them with the same
+    values or names the bad row. Memory: one batch of rows, plus 8 bytes a trace.
+    """
+    import math
+
+    import msgspec
+
+    from failcodes.parquetio import open_parquet
+
+    source = Path(path)
+    if source.suffix.lower() not in (".parquet", ".pq") or not source.is_file():
+        raise ExactReaderNeededError
+    pa, _ = pyarrow_modules()
+    vouch = Voucher(omit_defaults=False)
+    convert, kind = msgspec.convert, vouch.type
+    keys = array.array("q")
+    try:
+        pf = open_parquet(source)
+        names = pf.schema_arrow.names
+        if len(set(names)) != len(names) or not set(names) <= Trace.model_fields.keys():
+            raise ExactReaderNeededError  # a repeated or unknown column: the reader names it
+        for batch in pf.iter_batches(batch_size=_BATCH_ROWS, use_threads=False):
+            for row in batch.to_pylist():
+                rec = vouch.vouch(convert(row, kind), None)
+                if rec is None:
+                    raise ExactReaderNeededError
+                s, q, t, c = rec.system, rec.question_id, rec.sentence_id, rec.claim_id
+                if not (s and q and t and c) or (s, q, t, c) != (
+                    s.strip(),
+                    q.strip(),
+                    t.strip(),
+                    c.strip(),
+                ):
+                    raise ExactReaderNeededError  # a blank or padded id: the reader's error
+                passages = rec.passages
+                if passages and (
+                    len(set(map(_RANK_OF, passages))) != len(passages)
+                    or not all(p.score is None or math.isfinite(p.score) for p in passages)
+                ):
+                    raise ExactReaderNeededError
+                keys.append(hash((s, c)))
+                yield rec, rec
+    except (InputError, msgspec.ValidationError, pa.ArrowException, OSError):
+        raise ExactReaderNeededError from None
+    ordered = np.sort(np.frombuffer(keys, dtype=np.int64)) if len(keys) else np.zeros(0)
+    if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+        raise ExactReaderNeededError

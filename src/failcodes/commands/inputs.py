@@ -244,14 +244,14 @@ def load_unit_sizes(
 ) -> UnitSizes | None:
     """The units of ``--from`` as columns (the dry run's fast path), or None.
 
-    None unless ``path`` is a disagreements or traces JSONL file its fast reader vouches for:
-    the caller then reads traces with :func:`load_traces` (same result, or the one-line
-    error).
+    None unless ``path`` is a disagreements or traces file (JSONL or Parquet) its fast reader
+    vouches for: the caller then reads traces with :func:`load_traces` (same result, or the
+    one-line error).
     """
     p = Path(path)
     if not p.is_file():
         return None
-    if not is_disagreements_file(p):  # a traces JSONL file (every unit of every trace)
+    if not is_disagreements_file(p):  # a traces file (every unit of every trace)
         sizes = read_unit_sizes(p, kind, top_k=top_k, grouped=grouped, traces=True)
         return sizes if sizes is not None and sizes.traces else None
     sizes = read_unit_sizes(p, kind, top_k=top_k, grouped=grouped)

@@ -27,7 +27,7 @@ nothing. What it leaves to the object path (:func:`columnar_mode` / :func:`estim
 say so by returning ``None``): grouping by claim (a group's message is rendered whole), a
 cascade (its first judge codes each unit object), a response cache with entries (the key
 needs the rendered message), judge panels, and inputs that are not a disagreements file
-(JSONL or Parquet) or a traces JSONL file, or that their fast readers cannot vouch for.
+or a traces file (JSONL or Parquet), or that their fast readers cannot vouch for.
 """
 
 from __future__ import annotations
@@ -421,21 +421,27 @@ def read_unit_sizes(
     grouped: bool = False,
     traces: bool = False,
 ) -> UnitSizes | None:
-    """:func:`unit_sizes` of a disagreements file (JSONL, Parquet) or a traces JSONL file.
+    """:func:`unit_sizes` of a disagreements or traces file (JSONL, Parquet).
 
     ``traces``: ``path`` is a traces file.
     None, for the object path, when the file is not one its fast reader vouches for
     (:func:`~failcodes.disagreementio.iter_disagreement_claims`,
     :func:`~failcodes.disagreementio.iter_parquet_disagreement_claims`,
-    :func:`~failcodes.columnar.iter_trace_claims`): the object reader then accepts it or
+    :func:`~failcodes.columnar.iter_trace_claims`,
+    :func:`~failcodes.columnar.iter_parquet_trace_claims`): the object reader then accepts it or
     names the bad line (or row).
     """
-    from failcodes.columnar import ExactReaderNeededError, iter_trace_claims
+    from failcodes.columnar import (
+        ExactReaderNeededError,
+        iter_parquet_trace_claims,
+        iter_trace_claims,
+    )
     from failcodes.disagreementio import iter_disagreement_claims, iter_parquet_disagreement_claims
 
+    parquet = Path(path).suffix.lower() in (".parquet", ".pq")
     if traces:
-        records = iter_trace_claims(path)
-    elif Path(path).suffix.lower() in (".parquet", ".pq"):
+        records = iter_parquet_trace_claims(path) if parquet else iter_trace_claims(path)
+    elif parquet:
         records = iter_parquet_disagreement_claims(path)
     else:
         records = iter_disagreement_claims(path)
