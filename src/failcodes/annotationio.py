@@ -122,13 +122,14 @@ def _key(unit_id: str | bytes) -> int:
     return value - (1 << 64) if value >> 63 else value
 
 
-def _repeats(keys: array[int]) -> frozenset[int]:
-    """The keys found on more than one line (``keys`` is sorted in place)."""
+def _repeats(keys: array[int]) -> frozenset[str]:
+    """The unit ids found on more than one line (``keys`` is sorted in place)."""
     if not keys:
         return frozenset()
     ordered = np.frombuffer(keys, dtype=np.int64)
     ordered.sort()
-    return frozenset(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    return frozenset(f"{key:016x}" for key in repeated.view(np.uint64).tolist())
 
 
 def _line_keys(path: Path, offsets: array[int] | None = None) -> tuple[array[int], int]:
@@ -191,7 +192,7 @@ class AnnotationIndex:
         path: Path,
         keep: Callable[[AnnotationRead], bool] | None,
         lines: int,
-        repeated: frozenset[int],
+        repeated: frozenset[str],
         crc: int,
     ) -> None:
         self.path = path
@@ -207,7 +208,7 @@ class AnnotationIndex:
         self._held: dict[str, Annotation] | None = None  # a file that is not indexed
         self._held_lines = 0
         self._reader: Generator[tuple[int, int, bytes]] | None = None
-        self._peeked: tuple[int, int, bytes, re.Match[bytes] | None] | None = None
+        self._peeked: tuple[int, int, bytes, bytes | None] | None = None
         self._next = 0  # the line the reader gives next
         self._sorted: Any = None  # (keys ascending, their lines), once a unit is out of order
         self._fh: BinaryIO | None = None
@@ -281,19 +282,20 @@ class AnnotationIndex:
         """
         if self._held is not None:
             return self._held.get(unit_id)
+        at = self._next
+        if at < self._count and unit_id not in self._repeated:
+            if self._keys is None:  # a head is a content id: unit_id is one if they are equal
+                following = self._peek()[3] == unit_id.encode()
+            else:
+                following = _UNIT_ID.fullmatch(unit_id) is not None and (
+                    self._keys[at] == _key(unit_id)
+                )
+            if following:  # the next line, as a judge run's export has it
+                ann = self._read_next(unit_id)
+                return ann if self._status[at] == _KEPT else None
         if _UNIT_ID.fullmatch(unit_id) is None:
             return None
         key = _key(unit_id)
-        at = self._next
-        if at < self._count and key not in self._repeated:
-            if self._keys is not None:
-                following = self._keys[at] == key
-            else:
-                head = self._peek()[3]
-                following = head is not None and head.group(1) == unit_id.encode()
-            if following:  # the next line, as a judge run's export has it
-                ann = self._read_next()
-                return ann if self._status[at] == _KEPT else None
         if self._sorted is None:
             keys = np.frombuffer(self._located(), dtype=np.int64)
             order = np.argsort(keys, kind="stable")
@@ -325,15 +327,16 @@ class AnnotationIndex:
             self._keys, self._offsets = keys, offsets
         return self._keys
 
-    def _peek(self) -> tuple[int, int, bytes, re.Match[bytes] | None]:
-        """The next non-blank line: its number, offset, bytes and head (ExactReaderNeeded)."""
+    def _peek(self) -> tuple[int, int, bytes, bytes | None]:
+        """The next non-blank line: its number, offset, bytes and unit id as its head has it."""
         if self._peeked is None:
             if self._reader is None:
                 self._reader = _lines(self.path)
             try:
                 for lineno, start, body in self._reader:
                     if body.strip():
-                        self._peeked = (lineno, start, body, _HEAD.match(body))
+                        head = _HEAD.match(body)
+                        self._peeked = (lineno, start, body, head and head.group(1))
                         break
                 else:
                     raise self._changed()
@@ -342,8 +345,11 @@ class AnnotationIndex:
                 raise self._changed() from None
         return self._peeked
 
-    def _read_next(self) -> AnnotationRead:
-        """Read, check and offer the next line (the reader's errors, or the text reader's)."""
+    def _read_next(self, unit_id: str | None = None) -> AnnotationRead:
+        """Read, check and offer the next line (the reader's errors, or the text reader's).
+
+        ``unit_id``: the line's, as its head has it (else it is worked out again).
+        """
         at = self._next
         if at >= self._count:
             raise self._changed()
@@ -356,11 +362,11 @@ class AnnotationIndex:
             read_models_jsonl(self.path, Annotation)
             raise self._changed() from None
         self._peeked = None
-        if ann is None or head is None or ann.unit_id != head.group(1).decode():
+        if head is None or ann is None or ann.unit_id != (unit_id or head.decode()):
             raise self._changed()
         if self._offsets is not None and start != self._offsets[at]:
             raise self._changed()
-        self._read_crc = zlib.crc32(head.group(1), self._read_crc)
+        self._read_crc = zlib.crc32(head, self._read_crc)
         self._next += 1
         if self._next == self._count and self._read_crc != self._crc:
             raise self._changed()

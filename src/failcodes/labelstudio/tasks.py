@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import msgspec
 
-from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, code_set_of
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
@@ -68,51 +68,69 @@ class PartLabels:
             for sub in dim.subcodes:
                 labels.setdefault(sub.id, sub.label)  # the first of an id, as a search finds
             self.labels.append((dim.id, labels))
-        self._heads: dict[tuple[str, tuple[str, ...]], str] = {}  # "dim: code (label), ..."
+        # "dim: code (label), ..." of each set of codes a dimension was given (worded once)
+        self._heads: list[tuple[str, dict[str, str], dict[tuple[str, ...], str]]] = [
+            (dim_id, labels, {}) for dim_id, labels in self.labels
+        ]
+        self._judges: dict[tuple[str, CoderKind], str] = {}  # "Judge: ..." of each coder
 
-    def _head(self, dim_id: str, labels: dict[str, str], codes: tuple[str, ...]) -> str:
-        """``dim: code (label), ...``: a dimension's codes in words (each set worded once)."""
-        head = self._heads.get((dim_id, codes))
-        if head is None:
-            shown = []
-            for code in codes:
-                label = labels.get(code, "not in this codebook")
-                if code == NOT_ASSESSABLE:
-                    label = "not assessable from this unit"
-                shown.append(f"{code} ({label})")
-            head = self._heads[dim_id, codes] = f"{dim_id}: {', '.join(shown)}"
-        return head
+    @staticmethod
+    def _head(dim_id: str, labels: dict[str, str], codes: tuple[str, ...]) -> str:
+        """``dim: code (label), ...``: a dimension's codes in words."""
+        shown = []
+        for code in codes:
+            label = labels.get(code, "not in this codebook")
+            if code == NOT_ASSESSABLE:
+                label = "not assessable from this unit"
+            shown.append(f"{code} ({label})")
+        return f"{dim_id}: {', '.join(shown)}"
 
     def proposal_text(self, annotation: Shown | None) -> str:
-        """The judge's proposal in words: codes with labels, rationale and quote."""
+        """The judge's proposal in words: codes with labels, rationale and quote.
+
+        A dimension's lines are one text each (its codes worded once per set of codes);
+        issue 30: a paper-scale export words 210k proposals.
+        """
         if annotation is None:
             return "No judge proposal for this unit."
-        lines = [f"Judge: {judge_label(annotation)}"]
+        coder = (annotation.coder, annotation.coder_kind)
+        judge = self._judges.get(coder)
+        if judge is None:
+            judge = self._judges[coder] = f"Judge: {judge_label(annotation)}"
         if annotation.status is Status.UNSCORED:
             reason = annotation.reason or "no reason given"
-            lines.append(f"The judge gave no usable answer: {reason}")
-            return "\n".join(lines)
+            return f"{judge}\nThe judge gave no usable answer: {reason}"
         codes, sets, evidence_of = annotation.codes, annotation.code_sets, annotation.evidence
+        lines = [judge]
         add = lines.append
-        for dim_id, labels in self.labels:
-            dim_codes = code_set_of(codes, sets, dim_id)
+        for dim_id, labels, heads in self._heads:
+            if sets and dim_id in sets:
+                dim_codes: tuple[str, ...] = tuple(sets[dim_id])
+            else:
+                code = codes.get(dim_id)
+                dim_codes = (code,) if code is not None else ()
             if not dim_codes:
                 add(f"{dim_id}: (no code)")
                 continue
-            head = self._head(dim_id, labels, dim_codes)
+            head = heads.get(dim_codes)
+            if head is None:
+                head = heads[dim_codes] = self._head(dim_id, labels, dim_codes)
             evidence = evidence_of.get(dim_id)
             if evidence is None:
                 add(head)
                 continue
-            add(f"{head} [judge uncertain]" if evidence.uncertain else head)
-            add(f"  why: {evidence.rationale}")
-            if evidence.quote:
+            if evidence.uncertain:
+                head += " [judge uncertain]"
+            quote = evidence.quote
+            if quote:
                 found = "" if evidence.quote_found is not False else " (not found in the text)"
-                add(f'  quote{found}: "{evidence.quote}"')
+                add(f'{head}\n  why: {evidence.rationale}\n  quote{found}: "{quote}"')
+            else:
+                add(f"{head}\n  why: {evidence.rationale}")
         if annotation.rationale:
-            lines.append(f"Rationale: {annotation.rationale}")
+            add(f"Rationale: {annotation.rationale}")
         if annotation.quote:
-            lines.append(f"Quote: {annotation.quote}")
+            add(f"Quote: {annotation.quote}")
         return "\n".join(lines)
 
     def result(self, annotation: Shown) -> list[dict[str, Any]]:
