@@ -4436,7 +4436,11 @@ def test_bombs_are_refused_within_bounds(
     assert len(err.splitlines()) == 1 and "bomb" in err, err
     assert peak < 300 << 20, peak
     assert cpu < 5, cpu
-    assert wall < 10, wall
+    # 10 s of wall on a quiet machine; on a loaded one (helpers' tests beside it, load 11-20
+    # on 2 cores) the child waits for a core, so the bound grows with the load per core:
+    # CPU above is the bound the tool controls, wall catches a child that blocks
+    load = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert wall < 10 * load, (wall, load)
     assert not (tmp_path / "out.jsonl").exists()
 
 
