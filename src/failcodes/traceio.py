@@ -13,6 +13,8 @@ disagreements live in :mod:`failcodes.columnar`.
 from __future__ import annotations
 
 import array
+import itertools
+import operator
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
 from failcodes.tableio import (
+    PARQUET_ROWS,
     CsvTable,
     Format,
     arrow_schema,
@@ -273,6 +276,11 @@ def write_traces(
     return written
 
 
+def _id_problems(ids: list[str]) -> bool:
+    """Whether any of ``ids`` is blank or padded (:func:`~failcodes.tableio.id_problem`), in C."""
+    return "" in ids or not all(map(str.__eq__, ids, map(str.strip, ids)))
+
+
 class _Vouched:
     """Traces passed through to a Parquet writer, checked for the engine's marker (issue 30).
 
@@ -289,12 +297,15 @@ class _Vouched:
         self.clean = True
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
-        for t in self.rows:
-            if self.clean and any(id_problem(getattr(t, n)) for n in TRACE_ID_FIELDS):
-                self.clean = False
-            self.keys.append(hash((t.system, t.claim_id)))
-            self.count += 1
-            yield t
+        rows = iter(self.rows)
+        # a row group's rows at a time (the writer takes as many), each check over a column
+        while chunk := list(itertools.islice(rows, PARQUET_ROWS)):
+            ids = {n: list(map(operator.attrgetter(n), chunk)) for n in TRACE_ID_FIELDS}
+            if self.clean:
+                self.clean = not any(map(_id_problems, ids.values()))
+            self.keys.extend(map(hash, zip(ids["system"], ids["claim_id"], strict=True)))
+            self.count += len(chunk)
+            yield from chunk
 
     def marker(self) -> dict[bytes, bytes] | None:
         import numpy as np

@@ -44,6 +44,7 @@ LARGEST_SCORE = 1e15
 
 _RANK = operator.attrgetter("rank")
 _SCORE = operator.attrgetter("score")
+_TOO_LARGE = LARGEST_SCORE.__le__
 
 
 @functools.lru_cache(maxsize=2)
@@ -145,7 +146,8 @@ class Voucher:
                 return None
             if passages and len(set(map(_RANK, passages))) != len(passages):
                 return None
-        if any(x is not None and abs(x) >= LARGEST_SCORE for x in map(_SCORE, passages)):
+        # a score at or past LARGEST_SCORE (None and 0 dropped first), in C
+        if any(map(_TOO_LARGE, map(abs, filter(None, map(_SCORE, passages))))):
             return None
         if rec.verdict not in self.verdicts:
             self.verdicts[rec.verdict] = self._verdict(rec.verdict)
