@@ -258,7 +258,7 @@ def _scan_jsonl(
     a table of the other ``names`` (None if there are none), the row count after this file,
     and the first line found invalid (reading stops there).
     """
-    vouch = Voucher(aliases, omit_defaults=False)
+    vouch = Voucher(aliases, rewritten=False)
     others = [n for n in names if n not in KEY_COLUMNS]
     buf = _ColumnBuffer(others) if others else None
     rows = buf.rows if buf is not None else {}
@@ -964,7 +964,7 @@ def _gather_runs(
     """
     from failcodes.disagreements import ClaimView
 
-    vouch = Voucher(aliases, omit_defaults=False)
+    vouch = Voucher(aliases, rewritten=False)
     out: list[list[tuple[Trace | ClaimView, list[Any] | None]]] = [[] for _ in counts]
     by_file: dict[int, list[int]] = {}
     for pos, file in enumerate(files):
@@ -1588,7 +1588,7 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     source = Path(path)
     if source.suffix.lower() not in (".jsonl", ".ndjson") or not source.is_file():
         raise ExactReaderNeededError
-    vouch = Voucher(omit_defaults=False)
+    vouch = Voucher(rewritten=False)
     keys = array.array("q")
     with source.open("rb", buffering=_SCAN_BUFFER) as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -1635,7 +1635,7 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     if source.suffix.lower() not in (".parquet", ".pq") or not source.is_file():
         raise ExactReaderNeededError
     pa, _ = pyarrow_modules()
-    vouch = Voucher(omit_defaults=False)
+    vouch = Voucher(rewritten=False)
     convert, kind = msgspec.convert, vouch.type
     keys = array.array("q")
     try:

@@ -42,7 +42,6 @@ TraceLine = Any
 #: (the two agree on every smaller float; a whole-number score is read as a float by both).
 LARGEST_SCORE = 1e15
 
-_RANK = operator.attrgetter("rank")
 _SCORE = operator.attrgetter("score")
 _TOO_LARGE = LARGEST_SCORE.__le__
 
@@ -59,6 +58,8 @@ def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
     """
     import msgspec
 
+    nonempty = Annotated[str, msgspec.Meta(min_length=1)]
+
     def fields(model: type[BaseModel], nested: Any = None) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
         for name, info in model.model_fields.items():
@@ -66,6 +67,12 @@ def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
                 out.append((name, list[nested] | msgspec.UnsetType, msgspec.UNSET))
                 continue
             kind: Any = str if name == "verdict" else msgspec_type(info.annotation, info.metadata)
+            # an empty text is refused by the decoder: the model reads an optional one as
+            # missing, so the line is the exact reader's
+            if kind is str:
+                kind = nonempty
+            elif kind == str | None:
+                kind = nonempty | None
             out.append((name, kind) if info.is_required() else (name, kind, None))
         return out
 
@@ -85,15 +92,18 @@ class Voucher:
     """Decode JSONL trace lines the exact reader would take as they are (see the module doc).
 
     ``aliases`` as for :func:`~failcodes.verdicts.normalize_verdict`; each raw verdict is
-    looked up once. ``omit_defaults`` chooses the structs (:func:`line_types`).
+    looked up once. ``rewritten``: the lines are written again by :func:`json_of` (structs
+    that omit absent fields; a score of :data:`LARGEST_SCORE` or more refused); False: only
+    read (structs that keep their nulls, as a claim record's passages show them; any score).
     """
 
     def __init__(
-        self, aliases: Mapping[str, Verdict] | None = None, *, omit_defaults: bool = True
+        self, aliases: Mapping[str, Verdict] | None = None, *, rewritten: bool = True
     ) -> None:
         import msgspec
 
-        trace, passage = line_types(omit_defaults)
+        trace, passage = line_types(omit_defaults=rewritten)
+        self.rewritten = rewritten
         self.aliases = aliases
         self.type = trace
         self.decode = msgspec.json.Decoder(trace).decode
@@ -103,9 +113,12 @@ class Voucher:
         self.verdicts: dict[str, tuple[str, str | None] | None] = {}
         texts = {n for n, k in trace.__annotations__.items() if _text(k)}
         assert set(trace.__struct_fields__) - texts == {"passages"}, "strings: see __call__"
-        self.numbers = [
-            operator.attrgetter(n) for n, k in passage.__annotations__.items() if not _text(k)
-        ]
+        fields = passage.__struct_fields__
+        #: Positions in a passage's ``astuple`` of its rank and of the fields a JSON string
+        #: cannot fill, and the passage's width.
+        self.rank = fields.index("rank")
+        self.numbers = [i for i, n in enumerate(fields) if not _text(passage.__annotations__[n])]
+        self.width = len(fields)
 
     def __call__(self, text: str | bytes, *, checked: bool = False) -> TraceLine | None:
         """The vouched line (its verdict canonical), or None: the exact reader's turn.
@@ -120,34 +133,35 @@ class Voucher:
         return self.vouch(rec, None if checked else text)
 
     def vouch(self, rec: TraceLine, text: str | bytes | None) -> TraceLine | None:
-        """:meth:`__call__` of a decoded (or converted) ``rec``; ``text`` None: ``checked``."""
+        """:meth:`__call__` of a decoded (or converted) ``rec``; ``text`` None: ``checked``.
+
+        An empty text never gets here: the decoder refuses it (:func:`line_types`).
+        """
         passages = rec.passages
-        top = self.astuple(rec)
-        if "" in top:  # an empty text: the model reads an optional one as missing
-            return None
         unset = passages is self.unset
         if unset:
             passages = rec.passages = []
-        nested = list(itertools.chain.from_iterable(map(self.astuple, passages)))
-        if "" in nested:
-            return None
         if text is not None:
+            top = self.astuple(rec)
+            nested = list(itertools.chain.from_iterable(map(self.astuple, passages)))
             s, q, t, c = rec.system, rec.question_id, rec.sentence_id, rec.claim_id
-            if not (s and q and t and c) or (s, q, t, c) != tuple(map(str.strip, (s, q, t, c))):
+            if (s, q, t, c) != tuple(map(str.strip, (s, q, t, c))):
                 return None  # a blank or padded id: the exact reader's error
             strings = len(top) - top.count(None) - 1  # every present field but passages is text
             present = strings + 1 - unset  # (without passages: no key of the line)
             found = len(nested) - nested.count(None)
             present += found
             strings += found
-            for getter in self.numbers:  # the passage fields a JSON string cannot fill
-                strings -= len(passages) - list(map(getter, passages)).count(None)
+            width, n = self.width, len(passages)
+            for i in self.numbers:  # the passage fields a JSON string cannot fill
+                strings -= n - nested[i::width].count(None)
             if not keys_vouched(text, present, strings):
                 return None
-            if passages and len(set(map(_RANK, passages))) != len(passages):
+            if n and len(set(nested[self.rank :: width])) != n:
                 return None
-        # a score at or past LARGEST_SCORE (None and 0 dropped first), in C
-        if any(map(_TOO_LARGE, map(abs, filter(None, map(_SCORE, passages))))):
+        # where the line is written again: a score at or past LARGEST_SCORE (None and 0
+        # dropped first), in C
+        if self.rewritten and any(map(_TOO_LARGE, map(abs, filter(None, map(_SCORE, passages))))):
             return None
         if rec.verdict not in self.verdicts:
             self.verdicts[rec.verdict] = self._verdict(rec.verdict)
@@ -173,6 +187,7 @@ def _text(kind: Any) -> bool:
     if get_origin(kind) is Annotated:
         kind = get_args(kind)[0]
     inner = [a for a in get_args(kind) if a is not type(None)] or [kind]
+    inner = [get_args(a)[0] if get_origin(a) is Annotated else a for a in inner]
     return all(a is str or get_origin(a) is Literal for a in inner)
 
 
