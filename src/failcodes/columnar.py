@@ -6,10 +6,11 @@ Issue 18. :func:`read_trace_columns` reads trace files (JSONL, CSV or Parquet) i
 :func:`load_columns` and :func:`load_sentence_columns` read the clinical labels with them and
 check them against the traces. :func:`gather_traces` fetches the full traces of given rows by
 file offset (:func:`claim_fetcher`: the claims of selected disagreements, passages as decoded
-JSON); :func:`locate_scattered` finds the rows of sentence groups whose claims are no run of
-rows; :func:`iter_trace_claims` streams a trace file's records for the dry run. The rules and
-the one-line errors are those of :func:`failcodes.traceio.read_traces`: a line the msgspec
-decoder cannot vouch for goes through that reader's own steps.
+JSON); the engine lists the rows of sentence groups whose claims are no run of rows
+(:func:`read_sentence_columns` with ``locate``); :func:`iter_trace_claims` streams a trace
+file's records for the dry run. The rules and the one-line errors are those of
+:func:`failcodes.traceio.read_traces`: a line the msgspec decoder cannot vouch for goes
+through that reader's own steps.
 
 The rest of the file layer lives beside this module: rows of any table, formats and record
 validation in :mod:`failcodes.tableio`, labels and sentences in :mod:`failcodes.labelio`, trace
@@ -1141,7 +1142,7 @@ def claim_fetcher(
     with a model).
 
     A chunk is a sequence of :class:`~failcodes.disagreements.Selected` found on ``columns``
-    (on sentence groups: located ones, see :func:`locate_scattered`); their traces are read
+    (on sentence groups: located ones, see :func:`read_sentence_columns`); their traces are read
     from the source files (:func:`gather_traces`; a group's claims as one run of lines).
     Chunks asked for in ascending row order read each Parquet batch once: the function keeps
     each file's reader, and the batch it decoded last, from one chunk to the next.
