@@ -333,7 +333,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     dists = []
     for path in trace_files:
         # the verdict columns only (the traces' texts are not shown), same checks and errors
-        frame = distributions_dataframe(verdict_distributions(read_verdict_counts(path)))
+        dist = verdict_distributions(read_verdict_counts(path))
+        if not dist:
+            # a file with no row (edited, or written empty by hand): its table would have no
+            # system column
+            raise InputError("no traces found (expected at least one trace)", path=path)
+        frame = distributions_dataframe(dist)
         dataset = trace_dataset(path)
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
