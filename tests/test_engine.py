@@ -286,3 +286,50 @@ def test_verdict_counts_by_hand_on_every_input(tmp_path: Path) -> None:
             columnar.read_trace_columns(path)
         assert str(fast.value) == str(exact.value)
         assert str(fast.value).startswith(f"{path}{where}")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        # DuckDB's own parser refuses the size; the line names the variable and its value
+        ("FAILCODES_MEMORY", "lots", "FAILCODES_MEMORY='lots': DuckDB cannot read it as a memory"),
+        ("FAILCODES_THREADS", "two", "FAILCODES_THREADS='two': expected a whole number"),
+        ("FAILCODES_THREADS", "0", "FAILCODES_THREADS='0': expected a whole number"),
+    ],
+)
+def test_a_bad_engine_setting_is_one_line_naming_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    value: str,
+    said: str,
+) -> None:
+    # it was a traceback, exit 1 (int('two'); DuckDB's ParserException at connect)
+    _, own, _, labels = _files(tmp_path)
+    monkeypatch.setenv(name, value)
+    out = tmp_path / "m.json"
+    capsys.readouterr()
+    args = ["metrics", "--traces", str(own), "--labels", str(labels), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and said in err, err
+    assert not out.exists()
+
+
+def test_the_engine_out_of_memory_is_one_line_naming_the_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 1 KB is below what one DuckDB block needs (256 KiB): the scan cannot allocate. It was
+    # DuckDB's traceback (OutOfMemoryException, or a TransactionException below ~1 MB), exit 1
+    _, own, _, labels = _files(tmp_path)
+    monkeypatch.setenv("FAILCODES_MEMORY", "1KB")
+    out = tmp_path / "m.json"
+    capsys.readouterr()
+    args = ["metrics", "--traces", str(own), "--labels", str(labels), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "ran out of its memory limit 1KB" in lines[0] and "raise FAILCODES_MEMORY" in lines[0]
+    assert not out.exists()

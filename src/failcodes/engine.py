@@ -24,6 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from failcodes.errors import ConfigError
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -55,16 +57,32 @@ def connect() -> duckdb.DuckDBPyConnection:
     """
     import duckdb
 
-    threads = int(os.environ.get("FAILCODES_THREADS") or os.cpu_count() or 1)
+    given = os.environ.get("FAILCODES_THREADS")
+    if given and not (given.strip().isdigit() and int(given) > 0):
+        raise ConfigError(
+            f"FAILCODES_THREADS={given!r}: expected a whole number of threads, 1 or more "
+            "(unset it to use every core)"
+        )
+    threads = int(given or os.cpu_count() or 1)
+    memory = os.environ.get("FAILCODES_MEMORY")
     spill = Path(tempfile.gettempdir()) / f"failcodes-duckdb-{os.getpid()}"
     config: dict[str, str | bool | int | float | list[str]] = {
         "threads": max(1, threads),
-        "memory_limit": os.environ.get("FAILCODES_MEMORY") or DEFAULT_MEMORY,
+        "memory_limit": memory or DEFAULT_MEMORY,
         "temp_directory": str(spill),
         # results come back in the order a query asks for (ORDER BY), not the scan's
         "preserve_insertion_order": False,
     }
-    return duckdb.connect(":memory:", config=config)
+    try:
+        return duckdb.connect(":memory:", config=config)
+    except duckdb.Error as exc:
+        if not memory:
+            raise
+        reason = " ".join(str(exc).split())
+        raise ConfigError(
+            f"FAILCODES_MEMORY={memory!r}: DuckDB cannot read it as a memory size ({reason}); "
+            f"expected a number with a unit, e.g. 4GB or 500MB (unset it for {DEFAULT_MEMORY})"
+        ) from None
 
 
 def validated_marker(kind: str, rows: int) -> dict[bytes, bytes]:
