@@ -507,6 +507,39 @@ REPORT_CASES: list[Case] = [
         ),
         ("per_passage.csv:3", "field 'entity_match'", "'half_match' is not a subcode"),
     ),
+    # pandas numbers records, not lines: a passage id holding a line break (quoted) and a
+    # blank line before the bad row put it on line 6 of the file (pandas: record 5, or row 3
+    # of the frame); both errors named line 5 / line 4 before (redteam9)
+    Case(
+        "report/per-passage-too-many-fields-after-a-quoted-line-break",
+        REPORT,
+        _study(
+            {
+                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
+                + PER_PASSAGE_ROW.replace("s,r,u1", 's,r,"u\n1"')
+                + "\n"
+                + PER_PASSAGE_ROW
+                + PER_PASSAGE_ROW.replace(",True", ",True,extra"),
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("per_passage.csv:6", "malformed CSV", "in line 6,"),
+    ),
+    Case(
+        "report/per-passage-not-a-subcode-after-a-quoted-line-break",
+        REPORT,
+        _study(
+            {
+                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
+                + PER_PASSAGE_ROW.replace("s,r,u1", 's,r,"u\n1"')
+                + "\n"
+                + PER_PASSAGE_ROW
+                + PER_PASSAGE_ROW.replace("exact_entity", "half_match"),
+                "data/d.traces.jsonl": GOOD_TRACES,
+            }
+        ),
+        ("per_passage.csv:6", "field 'entity_match'", "'half_match' is not a subcode"),
+    ),
     Case(
         "report/attribution-empty",
         REPORT,

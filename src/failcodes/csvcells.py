@@ -192,3 +192,25 @@ def read_chunks(path: str | Path, rows: int, *, text: Sequence[str] = ()) -> Ite
     with pd.read_csv(check_regular_file(path), chunksize=rows, dtype=dtype) as reader:
         for chunk in reader:
             yield restore_frame(chunk)
+
+
+def line_of(path: str | Path, record: int, *, blanks: bool) -> int:
+    """The line of the CSV file ``path`` (1-based) on which its record ``record`` starts.
+
+    Records count from 1 (the header), a quoted cell's line breaks inside its record: pandas
+    numbers records so, counting blank lines with ``blanks`` (its parser errors: "in line
+    N") or skipping them without (a frame's row ``r`` is record ``r + 2``). For an error
+    message: the file is read again with the stdlib reader, up to that record.
+    """
+    import csv
+
+    with Path(path).open(encoding="utf-8", errors="replace", newline="") as fh:
+        reader = csv.reader(fh)
+        number, start = 0, 1
+        for cells in reader:
+            if cells or blanks:
+                number += 1
+                if number == record:
+                    return start
+            start = reader.line_num + 1
+    return start

@@ -36,7 +36,7 @@ from failcodes.annotations import Annotation, CoderKind
 from failcodes.attribution import cell_codes
 from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
-from failcodes.csvcells import read_chunks, read_frame
+from failcodes.csvcells import line_of, read_chunks, read_frame
 from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
@@ -158,10 +158,13 @@ def _parsed(path: Path, read: Callable[[], _T]) -> _T:
         raise InputError("empty file, expected a header row", path=path, line=1) from None
     except pd.errors.ParserError as exc:
         said = " ".join(str(exc).split())
-        line = re.search(r" in line (\d+)", said)
-        raise InputError(
-            f"malformed CSV ({said})", path=path, line=int(line[1]) if line else None
-        ) from None
+        found = re.search(r" in line (\d+)", said)
+        # pandas' "line N" counts records, not the lines a quoted cell's line breaks add
+        line = None
+        if found is not None:
+            line = line_of(path, int(found[1]), blanks=True)
+            said = said.replace(found[0], f" in line {line}", 1)
+        raise InputError(f"malformed CSV ({said})", path=path, line=line) from None
     except UnicodeDecodeError as exc:
         raise decode_error(path, exc) from None
 
@@ -205,11 +208,11 @@ def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None
         bad = frame.index[scored & frame[dim.id].notna() & ~pd.Series(ok, index=frame.index)]
         if len(bad):
             row = int(bad[0])
-            line = int(frame[FIRST].loc[row]) if is_tally(frame) else row
+            first = int(frame[FIRST].loc[row]) if is_tally(frame) else row
             raise InputError(
                 f"{frame.at[row, dim.id]!r} is not a subcode of dimension {dim.id!r}",
                 path=path,
-                line=line + 2,  # header is line 1
+                line=line_of(path, first + 2, blanks=False),  # row 0 is record 2
                 field=dim.id,
             )
 
