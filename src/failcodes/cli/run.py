@@ -26,6 +26,8 @@ from failcodes.cli.options import RawCsvOpt, data_console, raw_csv_cells
 from failcodes.redact import redact_text
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from failcodes.study.runner import StepResult
     from failcodes.study.steps import Step
 
@@ -47,6 +49,47 @@ def _plan(study: Path, force: bool) -> None:
         typer.echo(redact_text(step.command()) + ("  # finished" if done else ""))
     for note in plan_notes(config, layout):
         typer.echo(redact_text(f"# {note}"))
+
+
+class _Bar:
+    """A study run's progress bar on stderr: a line per step when stderr is no terminal."""
+
+    def __init__(self, err: Console) -> None:
+        self.err = err
+        self.progress = Progress(
+            SpinnerColumn(finished_text="[green]✓"),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=err,
+            disable=not err.is_terminal,
+        )
+        self._tasks: dict[str, TaskID] = {}
+
+    def task_of(self, step: Step) -> TaskID:
+        """The bar's task of ``step``, added when first asked for."""
+        if step.name not in self._tasks:
+            self._tasks[step.name] = self.progress.add_task(
+                step.name, total=1, start=False, status=""
+            )
+        return self._tasks[step.name]
+
+    def on_start(self, step: Step) -> None:
+        """``step`` has started."""
+        self.progress.start_task(self.task_of(step))
+        self.progress.update(self.task_of(step), status="running")
+
+    def on_result(self, result: StepResult) -> None:
+        """A step has finished (or was finished earlier)."""
+        from failcodes.study.runner import Outcome
+
+        skipped = result.outcome is Outcome.SKIPPED
+        status = "finished earlier" if skipped else "done"
+        self.progress.update(self.task_of(result.step), completed=1, status=status)
+        if not self.err.is_terminal:
+            what = "skipped (finished)" if skipped else "done"
+            typer.echo(redact_text(f"{result.step.name}: {what}"))
 
 
 @app.command("run")
@@ -73,34 +116,8 @@ def run(
         _plan(study, force)
         return
     err = data_console(stderr=True)
-    progress = Progress(
-        SpinnerColumn(finished_text="[green]✓"),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.fields[status]}"),
-        TimeElapsedColumn(),
-        console=err,
-        disable=not err.is_terminal,
-    )
-    tasks: dict[str, TaskID] = {}
-
-    def task_of(step: Step) -> TaskID:
-        if step.name not in tasks:
-            tasks[step.name] = progress.add_task(step.name, total=1, start=False, status="")
-        return tasks[step.name]
-
-    def on_start(step: Step) -> None:
-        progress.start_task(task_of(step))
-        progress.update(task_of(step), status="running")
-
-    def on_result(result: StepResult) -> None:
-        skipped = result.outcome is Outcome.SKIPPED
-        status = "finished earlier" if skipped else "done"
-        progress.update(task_of(result.step), completed=1, status=status)
-        if not err.is_terminal:
-            what = "skipped (finished)" if skipped else "done"
-            typer.echo(redact_text(f"{result.step.name}: {what}"))
-
+    bar = _Bar(err)
+    progress = bar.progress
     with progress:
         try:
             # what a step says beyond its log (the report's figure labels the fonts cannot
@@ -109,12 +126,12 @@ def run(
             results = run_study(
                 study,
                 force=force,
-                on_start=on_start,
-                on_result=on_result,
+                on_start=bar.on_start,
+                on_result=bar.on_result,
                 say=lambda line: err.print(line, soft_wrap=True),
             )
         except StepFailedError as exc:
-            progress.update(task_of(exc.step), status="[red]failed")
+            progress.update(bar.task_of(exc.step), status="[red]failed")
             raise
     skipped = sum(r.outcome is Outcome.SKIPPED for r in results)
     index = StudyLayout.of(study).report_dir / "index.html"
