@@ -8,8 +8,13 @@ conflict_synthesis_failure is 0/20 = 0.0 where the judge's is 10/20 = 50.0.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from failcodes.annotations import Annotation
+    from failcodes.codebook import CodebookRef
 
 #: Every reasoning step's correct code under v2.
 V2_STEPS = {
@@ -26,6 +31,38 @@ TRACES = 20
 SETS = 10
 
 
+def coded(
+    unit_id: str,
+    ref: CodebookRef,
+    coder: str,
+    codes: Mapping[str, str],
+    code_sets: Mapping[str, list[str]] | None = None,
+    *,
+    retrieval: bool = False,
+) -> Annotation:
+    """One annotation of a verification unit (a retrieval unit if ``retrieval``) by ``coder``:
+    the name 'judge' is the LLM, any other a human.
+    """
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.units import UnitKind
+
+    return Annotation(
+        unit_id=unit_id,
+        unit_kind=UnitKind.RETRIEVAL if retrieval else UnitKind.VERIFICATION,
+        codebook=ref,
+        coder=coder,
+        coder_kind=CoderKind.LLM if coder == "judge" else CoderKind.HUMAN,
+        codes=dict(codes),
+        code_sets=dict(code_sets or {}),
+    )
+
+
+def write_annotations(path: Path, annotations: Sequence[Annotation]) -> None:
+    """``annotations`` as JSON lines at ``path`` (its folder made)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(a.model_dump_json() + "\n" for a in annotations))
+
+
 def v1_reviews_of_a_v2_judge(
     root: Path, plan: Callable[[], None], judge_annotations: bool = False
 ) -> None:
@@ -35,8 +72,6 @@ def v1_reviews_of_a_v2_judge(
     import pandas as pd
 
     from failcodes import codebook as codebooks
-    from failcodes.annotations import Annotation, CoderKind
-    from failcodes.units import UnitKind
 
     v1, v2 = codebooks.bundled(version=1), codebooks.bundled(version=2)
     rows = [
@@ -55,35 +90,27 @@ def v1_reviews_of_a_v2_judge(
     pd.DataFrame(rows).to_csv(table, index=False)
     if judge_annotations:
         judge = [
-            Annotation(
-                unit_id=f"t{i}",
-                unit_kind=UnitKind.VERIFICATION,
-                codebook=v2.ref(),
-                coder="judge",
-                coder_kind=CoderKind.LLM,
-                codes={**V2_STEPS, "inference": BOTH[0] if i < SETS else "valid_inference"},
-                code_sets={"inference": list(BOTH)} if i < SETS else {},
+            coded(
+                f"t{i}",
+                v2.ref(),
+                "judge",
+                {**V2_STEPS, "inference": BOTH[0] if i < SETS else "valid_inference"},
+                {"inference": list(BOTH)} if i < SETS else {},
             )
             for i in range(TRACES)
         ]
-        run = root / "judge" / "ds" / "reasoning"
-        run.mkdir(parents=True)
-        (run / "annotations.jsonl").write_text("".join(a.model_dump_json() + "\n" for a in judge))
+        write_annotations(root / "judge" / "ds" / "reasoning" / "annotations.jsonl", judge)
     plan()
     reviews = [
-        Annotation(
-            unit_id=f"t{i}",
-            unit_kind=UnitKind.VERIFICATION,
-            codebook=v1.ref(),
-            coder="alice",
-            coder_kind=CoderKind.HUMAN,
-            codes={**V2_STEPS, "inference": BOTH[0] if i < SETS else "valid_inference"},
+        coded(
+            f"t{i}",
+            v1.ref(),
+            "alice",
+            {**V2_STEPS, "inference": BOTH[0] if i < SETS else "valid_inference"},
         )
         for i in range(TRACES)
     ]
-    (root / "review" / "alice.jsonl").write_text(
-        "".join(a.model_dump_json() + "\n" for a in reviews)
-    )
+    write_annotations(root / "review" / "alice.jsonl", reviews)
 
 
 def v2_codebook_file() -> Path:

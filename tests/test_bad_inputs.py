@@ -415,6 +415,20 @@ PER_PASSAGE_ROW = (
 )
 
 
+#: A row whose passage id holds a quoted line break, a blank line, then a good row (rows 2-5).
+BREAK_THEN_ROW = PER_PASSAGE_ROW.replace("s,r,u1", 's,r,"u\n1"') + "\n" + PER_PASSAGE_ROW
+
+
+def _per_passage_study(rows: str) -> Setup:
+    """A study whose coded per-passage table is PER_PASSAGE_HEAD followed by ``rows``."""
+    return _study(
+        {
+            "attribution/d/per_passage.csv": PER_PASSAGE_HEAD + rows,
+            "data/d.traces.jsonl": GOOD_TRACES,
+        }
+    )
+
+
 REPORT_CASES: list[Case] = [
     Case("report/empty-folder", REPORT, _mk_dir("study"), ("study",)),
     Case("report/foreign-folder", REPORT, _study({"notes.txt": "hello\n"}), ("study",)),
@@ -483,28 +497,15 @@ REPORT_CASES: list[Case] = [
     Case(
         "report/per-passage-too-many-fields",
         REPORT,
-        _study(
-            {
-                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
-                + PER_PASSAGE_ROW
-                + PER_PASSAGE_ROW
-                + PER_PASSAGE_ROW.replace(",True", ",True,extra"),
-                "data/d.traces.jsonl": GOOD_TRACES,
-            }
+        _per_passage_study(
+            PER_PASSAGE_ROW + PER_PASSAGE_ROW + PER_PASSAGE_ROW.replace(",True", ",True,extra")
         ),
         ("per_passage.csv", "malformed CSV", "line 4"),
     ),
     Case(
         "report/per-passage-not-a-subcode",
         REPORT,
-        _study(
-            {
-                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
-                + PER_PASSAGE_ROW
-                + PER_PASSAGE_ROW.replace("exact_entity", "half_match"),
-                "data/d.traces.jsonl": GOOD_TRACES,
-            }
-        ),
+        _per_passage_study(PER_PASSAGE_ROW + PER_PASSAGE_ROW.replace("exact_entity", "half_match")),
         ("per_passage.csv:3", "field 'entity_match'", "'half_match' is not a subcode"),
     ),
     # pandas numbers records, not lines: a passage id holding a line break (quoted) and a
@@ -513,31 +514,13 @@ REPORT_CASES: list[Case] = [
     Case(
         "report/per-passage-too-many-fields-after-a-quoted-line-break",
         REPORT,
-        _study(
-            {
-                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
-                + PER_PASSAGE_ROW.replace("s,r,u1", 's,r,"u\n1"')
-                + "\n"
-                + PER_PASSAGE_ROW
-                + PER_PASSAGE_ROW.replace(",True", ",True,extra"),
-                "data/d.traces.jsonl": GOOD_TRACES,
-            }
-        ),
+        _per_passage_study(BREAK_THEN_ROW + PER_PASSAGE_ROW.replace(",True", ",True,extra")),
         ("per_passage.csv:6", "malformed CSV", "in line 6,"),
     ),
     Case(
         "report/per-passage-not-a-subcode-after-a-quoted-line-break",
         REPORT,
-        _study(
-            {
-                "attribution/d/per_passage.csv": PER_PASSAGE_HEAD
-                + PER_PASSAGE_ROW.replace("s,r,u1", 's,r,"u\n1"')
-                + "\n"
-                + PER_PASSAGE_ROW
-                + PER_PASSAGE_ROW.replace("exact_entity", "half_match"),
-                "data/d.traces.jsonl": GOOD_TRACES,
-            }
-        ),
+        _per_passage_study(BREAK_THEN_ROW + PER_PASSAGE_ROW.replace("exact_entity", "half_match")),
         ("per_passage.csv:6", "field 'entity_match'", "'half_match' is not a subcode"),
     ),
     Case(

@@ -6,11 +6,16 @@ Each test failed on the code before its fix.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
 
 from tests.cli_helpers import run_cli
+from tests.review_versions import coded, write_annotations
+
+if TYPE_CHECKING:
+    from failcodes.annotations import Annotation
 
 #: every retrieval dimension of the bundled codebook v1 at its high-quality code
 HIGH = {
@@ -22,11 +27,6 @@ HIGH = {
 }
 
 
-def _write(path: Path, annotations: list[object]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(a.model_dump_json() + "\n" for a in annotations))  # type: ignore[attr-defined]
-
-
 def _judge_and_review(tmp_path: Path, second_scope: str) -> Path:
     """Two data sets whose judge runs both coded units r0..r3; alice reviewed them.
 
@@ -36,45 +36,21 @@ def _judge_and_review(tmp_path: Path, second_scope: str) -> Path:
     r0, broader_scope on r1, r2, r3; every other dimension as the judge (all high quality).
     """
     from failcodes import codebook as codebooks
-    from failcodes.annotations import Annotation, CoderKind
-    from failcodes.units import UnitKind
 
     v1 = codebooks.bundled(version=1)
 
-    def judge(ds_scope: list[str]) -> list[Annotation]:
+    def coded_scopes(coder: str, scopes: list[str]) -> list[Annotation]:
         return [
-            Annotation(
-                unit_id=f"r{i}",
-                unit_kind=UnitKind.RETRIEVAL,
-                codebook=v1.ref(),
-                coder="judge",
-                coder_kind=CoderKind.LLM,
-                codes={**HIGH, "scope": scope},
-            )
-            for i, scope in enumerate(ds_scope)
+            coded(f"r{i}", v1.ref(), coder, {**HIGH, "scope": scope}, retrieval=True)
+            for i, scope in enumerate(scopes)
         ]
 
     first = ["exact_scope", "exact_scope", "broader_scope", "broader_scope"]
-    _write(tmp_path / "judge" / "d1" / "retrieval" / "annotations.jsonl", judge(first))
-    _write(
-        tmp_path / "judge" / "d2" / "retrieval" / "annotations.jsonl",
-        judge([*first[:3], second_scope]),
-    )
+    for name, scopes in (("d1", first), ("d2", [*first[:3], second_scope])):
+        path = tmp_path / "judge" / name / "retrieval" / "annotations.jsonl"
+        write_annotations(path, coded_scopes("judge", scopes))
     alice = ["exact_scope", "broader_scope", "broader_scope", "broader_scope"]
-    _write(
-        tmp_path / "review" / "alice.jsonl",
-        [
-            Annotation(
-                unit_id=f"r{i}",
-                unit_kind=UnitKind.RETRIEVAL,
-                codebook=v1.ref(),
-                coder="alice",
-                coder_kind=CoderKind.HUMAN,
-                codes={**HIGH, "scope": scope},
-            )
-            for i, scope in enumerate(alice)
-        ],
-    )
+    write_annotations(tmp_path / "review" / "alice.jsonl", coded_scopes("alice", alice))
     return codebooks.bundled_dir() / f"{v1.name}.v1.yaml"
 
 
@@ -160,9 +136,9 @@ def test_one_coders_review_in_two_pulled_files_counts_once_the_latest(
         )
         for line in second.read_text().splitlines()
     ]
-    _write(tmp_path / "review" / "alice.jsonl", first)
+    write_annotations(tmp_path / "review" / "alice.jsonl", first)
     lines = second.read_text().splitlines()
-    _write(
+    write_annotations(
         second,
         [
             Annotation.model_validate_json(line).model_copy(
