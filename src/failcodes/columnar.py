@@ -727,16 +727,14 @@ def _vouched_counts(items: Sequence[Path]) -> VerdictCounts | None:
     :func:`_load_vouched` must run instead (:func:`_vouched_source`; a null key or a verdict
     that is not canonical).
     """
-    if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
+    found = _vouched_source(items)
+    if found is None:
         return None
-    con = engine.connect()
+    con, source, _ = found
     try:
-        found = _vouched_source(con, items)
-        if found is None:
-            return None
         got = con.execute(
             f"""SELECT system, verdict, count(*), count_if({_NULL_KEYS})
-            FROM ({found[0]}) GROUP BY ALL"""
+            FROM ({source}) GROUP BY ALL"""
         ).fetchall()
     finally:
         con.close()
@@ -1234,32 +1232,21 @@ def _load_vouched(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | N
     canonical (None: the strict readers say where); a ``(system, claim_id)`` twice is raised
     as :func:`read_traces` words it, naming the later row and the first.
     """
-    if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
+    found = _vouched_source(items, unique=False)
+    if found is None:
         return None
-    con = engine.connect()
-    if not all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS, con=con) for p in items):
-        con.close()
-        return None
-    con.execute(_ROWS_TABLE)
-    codes = " ".join(f"WHEN '{v.value}' THEN {i}" for i, v in enumerate(VERDICTS))
-    starts: list[int] = []
-    total = 0
-    for index, path in enumerate(items):
-        check_regular_file(path)
-        starts.append(total)
-        source = f"read_parquet({engine.quoted(path)}, file_row_number = true)"
-        con.execute(
-            f"""INSERT INTO rows SELECT {index}, file_row_number + 1, file_row_number,
-            {total} + file_row_number, system, question_id, sentence_id, claim_id,
-            CASE verdict {codes} END FROM {source}"""
-        )
-        total = con.execute("SELECT count(*) FROM rows").fetchall()[0][0]
-    if con.execute(f"SELECT count(*) FROM rows WHERE {_NULL_KEYS}").fetchall()[0][0]:
-        con.close()
-        return None
+    con, source, starts = found
     try:
+        con.execute(_ROWS_TABLE)
+        con.execute(
+            f"""INSERT INTO rows SELECT file, "offset" + 1, "offset", "row", system,
+            question_id, sentence_id, claim_id, verdict FROM ({source})"""
+        )
+        if con.execute(f"SELECT count(*) FROM rows WHERE {_NULL_KEYS}").fetchall()[0][0]:
+            con.close()
+            return None
         _refuse_duplicate(con, items)
-    except InputError:
+    except BaseException:
         con.close()
         raise
     return _Rows(con, tuple(items), tuple(formats), starts)
@@ -1421,39 +1408,52 @@ def _make_groups(con: Any, source: str) -> None:
 _NULL_KEYS = " OR ".join(f"{n} IS NULL" for n in (*KEY_COLUMNS[:4], "verdict"))
 
 
-def _vouched_source(con: Any, items: Sequence[Path]) -> tuple[str, list[int]] | None:
-    """The tool's own Parquet files as one SQL source, and each file's first row; or None.
+def _vouched_source(
+    items: Sequence[Path], *, unique: bool = True
+) -> tuple[Any, str, list[int]] | None:
+    """A connection, the tool's own Parquet files as one SQL source, each file's first row.
 
-    The source's columns: file, row, the key columns and the verdict's index into
-    :data:`VERDICTS` (null when not canonical: :data:`_NULL_KEYS` finds it). None for a file
-    without the marker, or a claim twice (then :func:`_load_vouched` raises the error
+    The source's columns: file, offset (the 0-based row in the file), row, the key columns
+    and the verdict's index into :data:`VERDICTS` (null when not canonical:
+    :data:`_NULL_KEYS` finds it). None (nothing left open) for no file, a file without the
+    marker, or, with ``unique``, a claim twice (then :func:`_load_vouched` raises the error
     naming both rows).
     """
-    if not all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS, con=con) for p in items):
+    if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
         return None
-    codes = " ".join(f"WHEN '{v.value}' THEN {i}" for i, v in enumerate(VERDICTS))
-    parts, starts, total = [], [], 0
-    for index, path in enumerate(items):
-        check_regular_file(path)
-        starts.append(total)
-        parts.append(
-            f"""SELECT {index} AS file, {total} + file_row_number AS "row", system,
-            question_id, sentence_id, claim_id, CASE verdict {codes} END AS verdict
-            FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
-        )
-        meta = "SELECT num_rows FROM parquet_file_metadata(?)"
-        total += int(con.execute(meta, [str(path)]).fetchall()[0][0])
-    source = " UNION ALL ".join(parts)
-    # a claim twice: two equal 64-bit hashes of (system, claim_id) (or a collision: the
-    # exact check of _load_vouched then finds none), sorted by numpy: 8 bytes a row,
-    # where DuckDB's distinct count held 160 MB and grouping the strings 0.4 GB more at
-    # 10x paper scale
-    hashes = con.execute(f"SELECT hash(system, claim_id) AS h FROM ({source})").fetchnumpy()
-    ordered = np.sort(np.asarray(hashes.pop("h"), dtype=np.uint64))
-    if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
-        return None
-    del ordered
-    return source, starts
+    con = engine.connect()
+    try:
+        if not all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS, con=con) for p in items):
+            con.close()
+            return None
+        codes = " ".join(f"WHEN '{v.value}' THEN {i}" for i, v in enumerate(VERDICTS))
+        parts, starts, total = [], [], 0
+        for index, path in enumerate(items):
+            check_regular_file(path)
+            starts.append(total)
+            parts.append(
+                f"""SELECT {index} AS file, file_row_number AS "offset",
+                {total} + file_row_number AS "row", system, question_id, sentence_id,
+                claim_id, CASE verdict {codes} END AS verdict
+                FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
+            )
+            meta = "SELECT num_rows FROM parquet_file_metadata(?)"
+            total += int(con.execute(meta, [str(path)]).fetchall()[0][0])
+        source = " UNION ALL ".join(parts)
+        # a claim twice: two equal 64-bit hashes of (system, claim_id) (or a collision: the
+        # exact check of _load_vouched then finds none), sorted by numpy: 8 bytes a row,
+        # where DuckDB's distinct count held 160 MB and grouping the strings 0.4 GB more at
+        # 10x paper scale
+        if unique:
+            got = con.execute(f"SELECT hash(system, claim_id) AS h FROM ({source})")
+            ordered = np.sort(np.asarray(got.fetchnumpy().pop("h"), dtype=np.uint64))
+            if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+                con.close()
+                return None
+    except BaseException:
+        con.close()
+        raise
+    return con, source, starts
 
 
 def _vouched_groups(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | None:
@@ -1467,15 +1467,11 @@ def _vouched_groups(items: Sequence[Path], formats: Sequence[Format]) -> _Rows |
     (it gives None: the strict readers say where), a claim twice (it raises the error
     naming both rows).
     """
-    if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
+    found = _vouched_source(items)
+    if found is None:
         return None
-    con = engine.connect()
+    con, source, starts = found
     try:
-        found = _vouched_source(con, items)
-        if found is None:
-            con.close()
-            return None
-        source, starts = found
         _make_groups(
             con,
             f"""SELECT system, question_id, sentence_id, {_GROUP_AGGREGATES},
