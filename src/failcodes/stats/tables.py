@@ -560,6 +560,16 @@ def ratings_from_frame(
         frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
     )
     unit_col, rater_cols = choice.unit_column, choice.raters
+    if columns is None:
+        # called on a frame of its own (the Python API), not by ratings_tables, which checks
+        # the whole file before its groups: 'Yes' beside 'yes' was two categories (percent
+        # 0.8 for 1.0, exit 0) and an Excel date a category; lines as ratings_tables counts
+        # them under a header (the frame's row + 2)
+        def line_of(row: int) -> int:
+            return row + 2
+
+        _no_dates(frame, rater_cols, source, line_of)
+        one_spelling(frame, rater_cols, source, line_of)
     where, out = (unit_col, choice.reason), choice.left_out
     if unit_col is not None:
         ids = frame[unit_col].astype(str).tolist()
