@@ -4189,6 +4189,27 @@ REDTEAM8_CASES: list[Case] = [
 ]
 
 
+def _parquet_column_twice(d: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = ["item", "r1", "r1"]
+    cells = [["1", "2", "3"], ["y", "n", "y"], ["y", "n", "n"]]
+    pq.write_table(pa.Table.from_arrays([pa.array(c) for c in cells], names=names), d / "r.parquet")
+
+
+REDTEAM10_CASES: list[Case] = [
+    Case(
+        # pyarrow writes two columns of one name; pandas then gave a frame for frame['r1'] and
+        # agree stopped with AttributeError ('DataFrame' object has no attribute 'tolist')
+        "agree/parquet-column-named-twice",
+        ("agree", "{d}/r.parquet", "--bootstrap", "0"),
+        _parquet_column_twice,
+        line="failcodes: error: {d}/r.parquet:1, field 'r1': column appears twice in the header",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -4215,6 +4236,7 @@ CASES = (
     + REDTEAM4_CASES
     + REDTEAM6_CASES
     + REDTEAM8_CASES
+    + REDTEAM10_CASES
     + RANK_CASES
 )
 

@@ -59,7 +59,11 @@ def read_ratings_frame(path: str | Path) -> Any:
             lines = [line for line, _ in records]
             _check_rating_cells(frame, p, lines)
         elif suffix == ".parquet":
-            frame = open_parquet(p).read().to_pandas()  # limits checked: a bounded size
+            table = open_parquet(p).read()  # limits checked: a bounded size
+            # a column named twice (pyarrow allows it) became a frame whose column was itself
+            # a frame: AttributeError traceback, exit 1
+            tableio.check_columns(p, table.column_names, None, ())
+            frame = table.to_pandas()
             lines = list(range(1, len(frame) + 1))
             _check_scalar_cells(frame, p, lines)
         elif suffix in (".jsonl", ".ndjson"):
