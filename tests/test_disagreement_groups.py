@@ -199,7 +199,7 @@ def test_groups_write_what_the_columns_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, chunk: int, policy: str
 ) -> None:
     """Random sentences (some without claims, blank lines inside runs), folded every 3 rows."""
-    monkeypatch.setattr(columnar, "_CHUNK_ROWS", chunk)
+    monkeypatch.setattr(columnar, "_SINK_ROWS", chunk)
     monkeypatch.setattr(disagreements, "_BLOCK", 2 if chunk == 3 else 1_024)
     rows, flags = _shuffled(seed)
     lines: list[dict[str, Any] | str] = []
@@ -309,7 +309,7 @@ def test_group_origin_counts_rows_across_folds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each group's first line, byte offset and run, with rows folded every 2 rows."""
-    monkeypatch.setattr(columnar, "_CHUNK_ROWS", 2)
+    monkeypatch.setattr(columnar, "_SINK_ROWS", 2)
     rows: list[dict[str, Any] | str] = [
         _claim("A", "q1", "s1", 0, "supported"),  # line 1
         _claim("A", "q1", "s1", 1, "supported"),  # line 2
@@ -346,7 +346,7 @@ def test_group_origin_of_parquet_rows(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    monkeypatch.setattr(columnar, "_CHUNK_ROWS", chunk)  # 3: inserts inside a batch
+    monkeypatch.setattr(columnar, "_PARQUET_BATCH_ROWS", chunk)  # 3: inserts inside a group
 
     rows, flags = _shuffled(3)
     path = tmp_path / "traces.parquet"

@@ -82,7 +82,7 @@ def test_groups_give_the_metrics_of_the_columns(
     tmp_path: Path, seed: int, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Same metrics (both policies, with intervals), distributions and label checks."""
-    monkeypatch.setattr(columnar, "_CHUNK_ROWS", chunk)  # 5: rows inserted 5 at a time
+    monkeypatch.setattr(columnar, "_SINK_ROWS", chunk)  # 5: rows inserted 5 at a time
     rows, labels = _records(seed)
     half = len(rows) // 2
     paths = [

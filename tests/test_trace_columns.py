@@ -51,12 +51,12 @@ def _outcome(fn: object, path: Path) -> object:
 def _same(path: Path) -> object:
     """Run both readers; assert they agree; return the columns or the error text."""
     old = _outcome(traceio.read_traces, path)
-    new = _outcome(lambda p: columnar.read_trace_columns(p, text=True), path)
+    new = _outcome(columnar.read_trace_columns, path)
     if isinstance(old, str):
         assert new == old
         return old
     assert isinstance(new, TraceColumns)
-    assert new.table.equals(TraceColumns.from_traces(old).table)  # type: ignore[arg-type]
+    assert new.table.equals(TraceColumns.from_traces(old, text=False).table)  # type: ignore[arg-type]
     return new
 
 
@@ -164,8 +164,8 @@ TRACES = [
 def test_round_trip_and_gather(tmp_path: Path, ext: str) -> None:
     path = tmp_path / f"t.{ext}"
     traceio.write_traces(path, TRACES)
-    cols = columnar.read_trace_columns(path, text=True)
-    assert cols.table.equals(TraceColumns.from_traces(TRACES).table)
+    cols = columnar.read_trace_columns(path)
+    assert cols.table.equals(TraceColumns.from_traces(TRACES, text=False).table)
     assert columnar.gather_traces(cols, [4, 0, 2]) == [TRACES[4], TRACES[0], TRACES[2]]
 
 

@@ -78,8 +78,6 @@ if TYPE_CHECKING:  # disagreements imports metrics; this module imports it on us
 
 #: A decoded passage's rank (ranks of a list are checked distinct with one C-level map).
 _RANK_OF = operator.attrgetter("rank")
-#: Rows buffered as Python values before they are moved into Arrow arrays.
-_CHUNK_ROWS = 16_384
 #: Rows a JSONL scan buffers before it inserts them into the engine (at 16,384 the engine's
 #: table held ~10 MB more at paper scale).
 _SINK_ROWS = 4_096
@@ -102,39 +100,12 @@ class _LineFailure:
     error: InputError
 
 
-def _verdict_entry(
-    raw: Any, aliases: Mapping[str, Verdict] | None
-) -> tuple[str, str | None] | None:
-    """``(canonical, raw_verdict to keep)`` for a raw verdict, or None if it is not one."""
+def _verdict_entry(raw: Any, aliases: Mapping[str, Verdict] | None) -> str | None:
+    """The canonical verdict of a raw one, or None if it is not one."""
     try:
-        verdict = normalize_verdict(raw, aliases)
+        return normalize_verdict(raw, aliases).value
     except InputError:
         return None
-    text = str(raw)
-    return verdict.value, (text if text != verdict.value else None)
-
-
-class _ColumnBuffer:
-    """Rows appended as Python values, moved into Arrow chunks every ``_CHUNK_ROWS`` rows."""
-
-    def __init__(self, names: Sequence[str]) -> None:
-        self.names = tuple(names)
-        self.rows: dict[str, list[Any]] = {n: [] for n in self.names}
-        self.chunks: list[Any] = []
-
-    def flush(self) -> None:
-        pa, _ = pyarrow_modules()
-        if self.rows[self.names[0]]:
-            self.chunks.append(pa.table({n: string_array(self.rows[n]) for n in self.names}))
-            for column in self.rows.values():
-                column.clear()
-
-    def table(self) -> Any:
-        pa, _ = pyarrow_modules()
-        self.flush()
-        if not self.chunks:
-            return pa.table({n: string_array([]) for n in self.names})
-        return pa.concat_tables(self.chunks)
 
 
 def _object_line(
@@ -247,24 +218,17 @@ def _scan_jsonl(
     index: int,
     total: int,
     path: Path,
-    names: Sequence[str],
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, int, _LineFailure | None]:
+) -> tuple[int, _LineFailure | None]:
     """Decode a trace JSONL file line by line into the engine's ``rows`` table.
 
     Each line is validated once (:func:`_fast_line`: msgspec against the trace schema, the
     duplicate-key count; else the object reader's own steps) and its key columns, line and
     byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
-    a table of the other ``names`` (None if there are none), the row count after this file,
-    and the first line found invalid (reading stops there).
+    the row count after this file and the first line found invalid (reading stops there).
     """
     vouch = Voucher(aliases, rewritten=False)
-    others = [n for n in names if n not in KEY_COLUMNS]
-    buf = _ColumnBuffer(others) if others else None
-    rows = buf.rows if buf is not None else {}
-    plain = [n for n in others if n != "raw_verdict"]
-    keep_raw = "raw_verdict" in others
     sink = _RowSink(con, index, total)
     add = sink.add
     failure: _LineFailure | None = None
@@ -294,16 +258,8 @@ def _scan_jsonl(
                     continue
                 verdict = rec.verdict.value
             add(lineno, start, rec.system, rec.question_id, rec.sentence_id, rec.claim_id, verdict)
-            if buf is None:
-                continue
-            for n in plain:
-                rows[n].append(getattr(rec, n))
-            if keep_raw:
-                rows["raw_verdict"].append(rec.raw_verdict)
-            if len(rows[others[0]]) >= _CHUNK_ROWS:
-                buf.flush()
     sink.flush()
-    return (buf.table() if buf is not None else None), sink.row, failure
+    return sink.row, failure
 
 
 #: Each canonical verdict's index into VERDICTS (the ``rows`` table's verdict column).
@@ -400,13 +356,13 @@ _PARQUET_BATCH_ROWS = 1_024
 _CHECKED_PASSAGE_FIELDS = ("passage_id", "rank", "text", "score", "gold_verdict")
 
 
-def _parquet_columns(pf: Any, names: Sequence[str]) -> list[str]:
-    """The columns of a trace Parquet file a scan reads: kept, required or checked ones.
+def _parquet_columns(pf: Any) -> list[str]:
+    """The columns of a trace Parquet file a scan reads: key, required or checked ones.
 
     Passages are read as the leaf columns the checks need (``passages.list.element.rank``
-    ...), not their titles, sources or gold flags; other optional scalars only if kept.
+    ...), not their titles, sources or gold flags; no other optional scalar.
     """
-    wanted = {*names, *required_fields(Trace), "evidence_source", "verdict"}
+    wanted = {*KEY_COLUMNS, *required_fields(Trace), "evidence_source", "verdict"}
     out = [n for n in pf.schema_arrow.names if n in wanted]
     if "passages" in pf.schema_arrow.names:
         leaves = [
@@ -479,10 +435,9 @@ def _scan_parquet(
     index: int,
     total: int,
     path: Path,
-    names: Sequence[str],
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[Any, int, _LineFailure | None]:
+) -> tuple[int, _LineFailure | None]:
     """Read a trace Parquet file batch by batch into ``rows``, validated per column.
 
     As :func:`_scan_jsonl` (a row's "line" is its 1-based row number, its offset the 0-based
@@ -513,15 +468,13 @@ def _scan_parquet(
         got = schema.field(name).type
         if got != expected.field(name).type and got != pa.null():
             raise _UseObjectReaderError
-    others = [n for n in names if n not in KEY_COLUMNS]
-    buf = _ColumnBuffer(others)
     sink = _RowSink(con, index, total)
     pool = pa.default_memory_pool()
     verdict_table: dict[str, Any] = {}
     offset = 0
     failure: _LineFailure | None = None
     for batch in pf.iter_batches(
-        batch_size=_PARQUET_BATCH_ROWS, columns=_parquet_columns(pf, names), use_threads=False
+        batch_size=_PARQUET_BATCH_ROWS, columns=_parquet_columns(pf), use_threads=False
     ):
         table = pa.Table.from_batches([batch])
         n = table.num_rows
@@ -567,43 +520,25 @@ def _scan_parquet(
                 prepare_trace(record, path, line, aliases, {})
             except InputError as exc:
                 failure = _LineFailure(line, exc)
-                table = table.slice(0, row)
                 cols = {k: v.slice(0, row) for k, v in cols.items()}
                 raw_verdicts = cols["verdict"]
             else:  # pragma: no cover - a vectorised check stricter than the model
                 raise _UseObjectReaderError from None
-        kept_raw = string_array(
-            [verdict_table[v][1] if verdict_table.get(v) else None for v in known]
-        )
         where = pc.index_in(raw_verdicts, value_set=string_array(known))
         kept = len(raw_verdicts)
-        indexes = _numbers([_VERDICT_INDEX[verdict_table[v][0]] for v in known], np.int8)
+        indexes = _numbers([_VERDICT_INDEX[verdict_table[v]] for v in known], np.int8)
         sink.insert(
             _numbers(np.arange(offset + 1, offset + kept + 1), np.int64),
             _numbers(np.arange(offset, offset + kept), np.int64),
             [cols[n].cast(pa.string()) for n in KEY_COLUMNS[:4]],
             indexes.take(where),
         )
-        out: dict[str, Any] = {}
-        for name in names:
-            if name in KEY_COLUMNS:
-                continue
-            if name == "raw_verdict":
-                own = cols.get("raw_verdict")
-                derived = pc.take(kept_raw, where)
-                out[name] = derived if own is None else pc.coalesce(own.cast(pa.string()), derived)
-            elif name in cols:
-                out[name] = cols[name].cast(pa.string())
-            else:
-                out[name] = pa.nulls(table.num_rows, pa.string())
-        if out:
-            buf.chunks.append(pa.table(out))
         del batch, table, cols
         pool.release_unused()  # else the allocator keeps every batch's pages (~2x the RSS)
         offset += n
         if failure is not None:
             break
-    return (buf.table() if others else None), sink.row, failure
+    return sink.row, failure
 
 
 def _bad_passage_rows(passages: Any, n: int) -> Any:
@@ -646,34 +581,32 @@ def _bad_passage_rows(passages: Any, n: int) -> Any:
 def read_trace_columns(
     paths: str | Path | Sequence[str | Path],
     *,
-    text: bool = False,
     aliases: Mapping[str, Verdict] | None = None,
     column_map: Mapping[str, str] | None = None,
     default_system: str | None = None,
 ) -> TraceColumns:
-    """Read traces from one or more files into columns (memory: the kept columns only).
+    """Read traces from one or more files into columns (memory: the key columns only).
 
     Same rules and the same one-line errors as :func:`read_traces` (file, line, field; claim
     ids unique across all files), but the passages are validated and dropped: the result
-    holds the key columns (system, question_id, sentence_id, claim_id, canonical verdict), and
-    with ``text`` every scalar field. Each row remembers its file, line and byte offset
+    holds the key columns (system, question_id, sentence_id, claim_id, canonical verdict).
+    Each row remembers its file, line and byte offset
     (Parquet: row), so :func:`gather_traces` can fetch the full traces of the rows a step
     needs. JSONL lines are decoded by msgspec against the trace schema; a line it refuses
     (or cannot judge) goes through the object reader's own steps, so errors are identical.
     CSV traces and ``column_map`` take the object reader (the result then holds them).
     """
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
-    names = SCALAR_COLUMNS if text else KEY_COLUMNS
     formats = [detect_format(p) for p in items]
     try:
         if column_map or Format.CSV in formats or not engine.available():
             raise _UseObjectReaderError
         # the tool's own files straight to the engine; any other file validated on the way
-        loaded, others = None if text else _load_vouched(items, formats), None
+        loaded = _load_vouched(items, formats)
         if loaded is None:
-            loaded, others = _load_scanned(items, formats, names, aliases, default_system)
+            loaded = _load_scanned(items, formats, aliases, default_system)
         try:
-            return _engine_trace_columns(loaded, others, names)
+            return _engine_trace_columns(loaded)
         finally:
             loaded.con.close()
     except _UseObjectReaderError:
@@ -689,7 +622,7 @@ def read_trace_columns(
                 default_system=default_system,
             )
         ]
-        return TraceColumns.from_traces(traces, text=text)
+        return TraceColumns.from_traces(traces, text=False)
 
 
 def read_verdict_counts(paths: str | Path | Sequence[str | Path]) -> VerdictCounts:
@@ -710,7 +643,7 @@ def read_verdict_counts(paths: str | Path | Sequence[str | Path]) -> VerdictCoun
             raise _UseObjectReaderError
         loaded = _load_vouched(items, formats)
         if loaded is None:
-            loaded, _ = _load_scanned(items, formats, KEY_COLUMNS, None, None)
+            loaded = _load_scanned(items, formats, None, None)
     except _UseObjectReaderError:
         return VerdictCounts.of_columns(read_trace_columns(items))
     try:
@@ -776,7 +709,7 @@ def read_sentence_columns(
         loaded = _load_vouched(items, formats)
     if loaded is None and Format.CSV not in formats and engine.available():
         try:
-            loaded, _ = _load_scanned(items, formats, KEY_COLUMNS, None, None)
+            loaded = _load_scanned(items, formats, None, None)
         except _UseObjectReaderError:
             loaded = None
     if loaded is not None:  # grouped by the engine
@@ -852,10 +785,10 @@ def _first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None,
 
 
 def load_columns(
-    trace_paths: Sequence[Path], labels_path: Path, *, text: bool = False
+    trace_paths: Sequence[Path], labels_path: Path
 ) -> tuple[TraceColumns, Sequence[Label]]:
     """Read traces into columns (claim ids unique across the files) and check the labels."""
-    columns = read_trace_columns(trace_paths, text=text)
+    columns = read_trace_columns(trace_paths)
     check_system_spellings(columns, trace_paths)
     labels = labelio.read_labels(labels_path, traces=columns, columns=True)
     return columns, labels
@@ -1287,30 +1220,25 @@ def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
 def _load_scanned(
     items: Sequence[Path],
     formats: Sequence[Format],
-    names: Sequence[str],
     aliases: Mapping[str, Verdict] | None,
     default_system: str | None,
-) -> tuple[_Rows, Any]:
+) -> _Rows:
     """Any trace files validated once, their key columns loaded into the engine.
 
     Every line (Parquet: row) is checked as :func:`read_traces` checks it, on the way: the
     first invalid one stops the reading, and its error is raised after the first row that
-    repeats an earlier ``(system, claim_id)`` before it (:func:`_refuse_duplicate`). Returns
-    the loaded rows and a table of the ``names`` that are no key column (None if none).
+    repeats an earlier ``(system, claim_id)`` before it (:func:`_refuse_duplicate`).
     """
     con = engine.connect()
     try:
         con.execute(_ROWS_TABLE)
-        tables: list[Any] = []
         starts: list[int] = []
         total = 0
         failure: _LineFailure | None = None
         for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
             starts.append(total)
             scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
-            table, total, failure = scan(con, index, total, path, names, aliases, default_system)
-            if table is not None:
-                tables.append(table)
+            total, failure = scan(con, index, total, path, aliases, default_system)
             if failure is not None:
                 break
         _refuse_duplicate(con, items)
@@ -1319,20 +1247,11 @@ def _load_scanned(
     except BaseException:
         con.close()
         raise
-    others = None
-    if tables:
-        pa, _ = pyarrow_modules()
-        others = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-    return _Rows(con, tuple(items), tuple(formats), starts), others
+    return _Rows(con, tuple(items), tuple(formats), starts)
 
 
-def _engine_trace_columns(
-    loaded: _Rows, others: Any = None, names: Sequence[str] = KEY_COLUMNS
-) -> TraceColumns:
-    """The rows as :class:`TraceColumns`: key codes in sorted value order, each row's place.
-
-    ``others``: a table of the other columns (in row order), ``names`` the columns' order.
-    """
+def _engine_trace_columns(loaded: _Rows) -> TraceColumns:
+    """The rows as :class:`TraceColumns`: key codes in sorted value order, each row's place."""
     con = loaded.con
     got = con.execute('SELECT file, line, "offset", verdict FROM rows ORDER BY "row"').fetchnumpy()
     encoded = {n: _sorted_codes(con, n) for n in KEY_COLUMNS[:4]}
@@ -1350,7 +1269,7 @@ def _engine_trace_columns(
         line=np.asarray(got["line"], dtype=np.int64),
         offset=np.asarray(got["offset"], dtype=np.int64),
     )
-    return TraceColumns(others, origin, None, encoded, tuple(names))
+    return TraceColumns(None, origin, None, encoded, KEY_COLUMNS)
 
 
 def _sorted_codes(
