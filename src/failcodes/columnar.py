@@ -4,13 +4,12 @@ Issue 18. :func:`read_trace_columns` reads trace files (JSONL, CSV or Parquet) i
 :class:`~failcodes.tracecols.TraceColumns`, keeping only the columns asked for;
 :func:`read_sentence_columns` keeps the sentence groups sentence-level metrics need;
 :func:`load_columns` and :func:`load_sentence_columns` read the clinical labels with them and
-check them against the traces. :func:`gather_traces` fetches the full traces of given rows by
-file offset (:func:`claim_fetcher`: the claims of selected disagreements, passages as decoded
-JSON); the engine lists the rows of sentence groups whose claims are no run of rows
-(:func:`read_sentence_columns` with ``locate``); :func:`iter_trace_claims` streams a trace
-file's records for the dry run. The rules and the one-line errors are those of
-:func:`failcodes.traceio.read_traces`: a line the msgspec decoder cannot vouch for goes
-through that reader's own steps.
+check them against the traces. :func:`claim_fetcher` fetches the claims of selected
+disagreements by file offset (passages as decoded JSON); the engine lists the rows of
+sentence groups whose claims are no run of rows (:func:`read_sentence_columns` with
+``locate``); :func:`iter_trace_claims` streams a trace file's records for the dry run. The
+rules and the one-line errors are those of :func:`failcodes.traceio.read_traces`: a line
+the msgspec decoder cannot vouch for goes through that reader's own steps.
 
 The rest of the file layer lives beside this module: rows of any table, formats and record
 validation in :mod:`failcodes.tableio`, labels and sentences in :mod:`failcodes.labelio`, trace
@@ -163,29 +162,6 @@ def construct_passages(raw: Iterable[Any]) -> tuple[Passage, ...]:
             gold_verdict=Verdict(p.gold_verdict) if p.gold_verdict is not None else None,
         )
         for p in raw
-    )
-
-
-def _construct_trace(rec: TraceLine, *, with_passages: bool = True) -> Trace:
-    """A :class:`Trace` from a line :func:`_fast_line` vouched for (no second validation)."""
-    passages = construct_passages(rec.passages) if with_passages else ()
-    source = rec.evidence_source
-    if not with_passages and rec.passages and source is None:
-        source = derived_evidence_source(tuple(rec.passages), rec.retriever).value
-    return Trace.model_construct(
-        system=rec.system,
-        question_id=rec.question_id,
-        sentence_id=rec.sentence_id,
-        claim_id=rec.claim_id,
-        claim=rec.claim,
-        sentence=rec.sentence,
-        verdict=Verdict(rec.verdict),
-        raw_verdict=rec.raw_verdict,
-        reasoning=rec.reasoning,
-        verifier=rec.verifier,
-        retriever=rec.retriever,
-        passages=passages,
-        evidence_source=EvidenceSource(source) if source is not None else None,
     )
 
 
@@ -591,7 +567,7 @@ def read_trace_columns(
     ids unique across all files), but the passages are validated and dropped: the result
     holds the key columns (system, question_id, sentence_id, claim_id, canonical verdict).
     Each row remembers its file, line and byte offset
-    (Parquet: row), so :func:`gather_traces` can fetch the full traces of the rows a step
+    (Parquet: row), so :func:`claim_fetcher` can fetch the full traces of the rows a step
     needs. JSONL lines are decoded by msgspec against the trace schema; a line it refuses
     (or cannot judge) goes through the object reader's own steps, so errors are identical.
     CSV traces and ``column_map`` take the object reader (the result then holds them).
@@ -824,36 +800,14 @@ def load_sentence_columns(
     return columns, labels
 
 
-def gather_traces(
-    columns: TraceColumns,
-    rows: Sequence[int],
-    *,
-    aliases: Mapping[str, Verdict] | None = None,
-) -> list[Trace]:
-    """The full traces (passages included) of the given rows, in the given order.
-
-    Reads only those lines (JSONL: by byte offset) or rows (Parquet); in-memory columns
-    return their own objects. ``aliases`` must be those the columns were read with.
-    """
-    out = []
-    for trace, _ in _gather(columns, rows, aliases, passages_json=False):
-        assert isinstance(trace, Trace)  # views only with passages_json
-        out.append(trace)
-    return out
-
-
 def _gather(
-    columns: TraceColumns,
-    rows: Sequence[int],
-    aliases: Mapping[str, Verdict] | None,
-    *,
-    passages_json: bool,
-    readers: dict[int, _ParquetRows] | None = None,
+    columns: TraceColumns, rows: Sequence[int], readers: dict[int, _ParquetRows]
 ) -> list[tuple[Trace | ClaimView, list[Any] | None]]:
-    """The traces of :func:`gather_traces`, each with its passages as JSON-ready dicts.
+    """The traces of the given rows, in the given order, each with its passages as decoded JSON.
 
-    With ``passages_json`` a line the fast path vouches for gives a :class:`ClaimView` (no
-    model) and its passages as dicts (no model per passage); otherwise the dicts are None.
+    Reads only those lines (JSONL: by byte offset) or rows (Parquet); in-memory columns give
+    their own objects. A line the fast path vouches for gives a :class:`ClaimView` (no
+    model) and its decoded passages (no model per passage); another gives its model and None.
     """
     if columns.objects is not None:
         return [(columns.objects[int(r)], None) for r in rows]
@@ -868,9 +822,7 @@ def _gather(
         origin.line[at].tolist(),
         origin.offset[at].tolist(),
         [1] * len(at),
-        aliases,
-        passages_json=passages_json,
-        readers=readers,
+        readers,
     )
     return [items[0] for items in runs]
 
@@ -882,10 +834,7 @@ def _gather_runs(
     lines: list[int],
     offsets: list[int],
     counts: list[int],
-    aliases: Mapping[str, Verdict] | None,
-    *,
-    passages_json: bool,
-    readers: dict[int, _ParquetRows] | None = None,
+    readers: dict[int, _ParquetRows],
 ) -> list[list[tuple[Trace | ClaimView, list[Any] | None]]]:
     """The traces of runs of consecutive rows, each run from its first row's place.
 
@@ -896,7 +845,7 @@ def _gather_runs(
     """
     from failcodes.disagreements import ClaimView
 
-    vouch = Voucher(aliases, rewritten=False)
+    vouch = Voucher(rewritten=False)
     out: list[list[tuple[Trace | ClaimView, list[Any] | None]]] = [[] for _ in counts]
     by_file: dict[int, list[int]] = {}
     for pos, file in enumerate(files):
@@ -914,33 +863,30 @@ def _gather_runs(
                             raise ValueError(f"{path} changed since it was read")
                         body = raw[3:] if line == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
                         fast = _fast_line(body, vouch, accepted=True)
-                        if fast is not None and passages_json:
+                        if fast is not None:
                             # the decoded passages themselves: the JSON encoder writes these
                             # structs as the dicts ``asdict`` would give (800k of them at 1x)
                             items.append((_claim_view(fast, ClaimView), fast.passages))
                         else:
-                            trace = (
-                                _construct_trace(fast)
-                                if fast is not None
-                                else _object_line(raw, line, path, aliases, None)
-                            )
+                            trace = _object_line(raw, line, path, None, None)
                             if trace is not None:  # None: a blank line
                                 items.append((trace, None))
                         line += 1
         else:
-            reader = (readers or {}).get(index) or _ParquetRows(path)
-            if readers is not None:
-                readers[index] = reader
+            reader = readers.get(index) or _ParquetRows(path)
+            readers[index] = reader
             wanted = sorted(
                 (offsets[pos] + i, pos) for pos in positions for i in range(counts[pos])
             )
             records = reader.records([row for row, _ in wanted])
             for (row, pos), record in zip(wanted, records, strict=True):
-                item = _parquet_item(record, vouch, view=passages_json)
+                item = _parquet_item(record, vouch)
                 if item is None:  # a row the decoded structs cannot vouch for: the model's steps
-                    trace = prepare_trace(drop_nones(record), path, row + 1, aliases, {})
-                    item = (trace, None)
-                out[pos].append(item)
+                    out[pos].append(
+                        (prepare_trace(drop_nones(record), path, row + 1, None, {}), None)
+                    )
+                else:
+                    out[pos].append(item)
     return out
 
 
@@ -1037,9 +983,7 @@ class _ParquetRows:
         return out
 
 
-def _parquet_item(
-    record: dict[str, Any], vouch: Voucher, *, view: bool
-) -> tuple[Trace | ClaimView, list[Any] | None] | None:
+def _parquet_item(record: dict[str, Any], vouch: Voucher) -> tuple[ClaimView, list[Any]] | None:
     """A Parquet row as :func:`_gather_runs` gives a JSONL line the fast path vouched for.
 
     The row becomes the struct msgspec decodes from the same trace written as a JSON line
@@ -1058,9 +1002,7 @@ def _parquet_item(
         return None
     if rec is None:
         return None
-    if view:
-        return _claim_view(rec, ClaimView), rec.passages
-    return _construct_trace(rec), None
+    return _claim_view(rec, ClaimView), rec.passages
 
 
 def claim_fetcher(
@@ -1074,7 +1016,7 @@ def claim_fetcher(
 
     A chunk is a sequence of :class:`~failcodes.disagreements.Selected` found on ``columns``
     (on sentence groups: located ones, see :func:`read_sentence_columns`); their traces are read
-    from the source files (:func:`gather_traces`; a group's claims as one run of lines).
+    from the source files (by offset; a group's claims as one run of lines).
     Chunks asked for in ascending row order read each Parquet batch once: the function keeps
     each file's reader, and the batch it decoded last, from one chunk to the next.
     """
@@ -1084,7 +1026,7 @@ def claim_fetcher(
 
     def fetch(chunk: Sequence[Any]) -> dict[int, tuple[Trace | ClaimView, list[Any] | None]]:
         rows = sorted({r for s in chunk for r in s.rows})
-        gathered = _gather(columns, rows, None, passages_json=True, readers=readers)
+        gathered = _gather(columns, rows, readers)
         return dict(zip(rows, gathered, strict=True))
 
     return fetch
@@ -1116,9 +1058,7 @@ def _group_fetcher(
             lines,
             offsets,
             counts,
-            None,
-            passages_json=True,
-            readers=readers,
+            readers,
         )
         return {
             first + i: item

@@ -4,12 +4,12 @@ The analysis core (metrics, aggregation, disagreements, units) works on these co
 of one :class:`~failcodes.traces.Trace` object per claim: at paper scale (120k traces, 1.2M
 passages) building and garbage-collecting the objects cost more than the analysis itself.
 :class:`TraceColumns` always holds the key columns (:data:`KEY_COLUMNS`, the verdict already
-canonical); readers add the other scalar fields only when a step needs the text. Passages are
-never held here: a step that needs them fetches the full traces of the rows it needs
-(:func:`failcodes.columnar.gather_traces`) through :attr:`TraceColumns.origin`.
+canonical); in-memory traces may add the other scalar fields. Passages are never held here:
+a step that needs them fetches the traces of the rows it needs
+(:func:`failcodes.columnar.claim_fetcher`) through :attr:`TraceColumns.origin`.
 
 Pydantic models stay the contract at the edges: :meth:`TraceColumns.from_traces` takes
-traces, :meth:`TraceColumns.to_traces` gives them back. Nothing here reads or writes files.
+traces. Nothing here reads or writes files.
 """
 
 from __future__ import annotations
@@ -276,13 +276,6 @@ class TraceColumns:
         at = bisect.bisect_left(systems, system)
         code = at if at < len(systems) and systems[at] == system else -1
         return self.take(np.flatnonzero(codes == code))
-
-    def to_traces(self) -> list[Trace]:
-        """The rows as (passage-less) :class:`Trace` models: needs every required column."""
-        table = self.table
-        names = [n for n in SCALAR_COLUMNS if n in table.column_names]
-        rows = table.select(names).to_pylist()
-        return [Trace.model_validate({k: v for k, v in r.items() if v is not None}) for r in rows]
 
 
 @dataclass(frozen=True)
