@@ -48,7 +48,6 @@ class JudgeEngine:
             coder, codebook, kind, cache=cache, prices=prices, settings=settings, sleep=sleep
         )
         self.journal = journal
-        self.last_summary: RunSummary | None = None
 
     async def run(
         self,
@@ -61,7 +60,6 @@ class JudgeEngine:
         mode = mode or PerUnit()
         session = Session(self.journal, self.judge, mode=mode.name, on_progress=on_progress)
         execute = executor(session, mode)
-        self.last_summary = session.summary
         with session.opened():
             await execute(units)
         return session.summary

@@ -36,9 +36,6 @@ SCHEMA_NAME = "record_codes"
 #: 2 = one {rationale, quote, code, uncertain} record per dimension, rationale first.
 ANSWER_SCHEMA_VERSION = 2
 
-#: Field order of one dimension's record (``code`` is ``codes`` for multi-label dimensions).
-FIELD_ORDER = ("rationale", "quote", "code", "leaves", "uncertain")
-
 
 class AnswerError(ValueError):
     """A judge answer that does not fit the schema; the message is shown back to the judge."""

@@ -29,11 +29,9 @@ from failcodes.annotations import Annotation, Status
 from failcodes.attribution import ReviewedAttribution, Stage, cell_codes, is_all_high
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
-from failcodes.report.tables import ALL_HIGH_ROW, summary_row
+from failcodes.report.tables import summary_row
 from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
 from failcodes.stats.ppi import ShareEstimates, Stratum, share_estimates
-
-ALL_HIGH = ALL_HIGH_ROW
 
 METHOD_NOTE = (
     "Corrected shares: prediction-powered inference with power tuning (PPI++; Angelopoulos "
