@@ -24,7 +24,7 @@ from __future__ import annotations
 import array
 import bisect
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,21 +99,15 @@ class _LineFailure:
     error: InputError
 
 
-def _verdict_entry(raw: Any, aliases: Mapping[str, Verdict] | None) -> str | None:
+def _verdict_entry(raw: Any) -> str | None:
     """The canonical verdict of a raw one, or None if it is not one."""
     try:
-        return normalize_verdict(raw, aliases).value
+        return normalize_verdict(raw).value
     except InputError:
         return None
 
 
-def _object_line(
-    raw: bytes,
-    lineno: int,
-    path: Path,
-    aliases: Mapping[str, Verdict] | None,
-    default_system: str | None,
-) -> Trace | None:
+def _object_line(raw: bytes, lineno: int, path: Path) -> Trace | None:
     """One line through the object reader's own steps: a Trace, None (blank) or its error."""
     try:
         text = raw.decode("utf-8")
@@ -128,10 +122,7 @@ def _object_line(
         raise InputError(
             f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
         )
-    rec = drop_nones(obj)
-    if default_system and "system" not in rec:
-        rec["system"] = default_system
-    return prepare_trace(rec, path, lineno, aliases, {})
+    return prepare_trace(drop_nones(obj), path, lineno, None, {})
 
 
 def _fast_line(body: bytes, vouch: Voucher, *, accepted: bool = False) -> TraceLine | None:
@@ -194,8 +185,6 @@ def _scan_jsonl(
     index: int,
     total: int,
     path: Path,
-    aliases: Mapping[str, Verdict] | None,
-    default_system: str | None,
 ) -> tuple[int, _LineFailure | None]:
     """Decode a trace JSONL file line by line into the engine's ``rows`` table.
 
@@ -204,7 +193,7 @@ def _scan_jsonl(
     byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
     the row count after this file and the first line found invalid (reading stops there).
     """
-    vouch = Voucher(aliases, rewritten=False)
+    vouch = Voucher(rewritten=False)
     sink = _RowSink(con, index, total)
     add = sink.add
     failure: _LineFailure | None = None
@@ -226,7 +215,7 @@ def _scan_jsonl(
                 verdict: str = rec.verdict
             else:
                 try:
-                    rec = _object_line(raw, lineno, path, aliases, default_system)
+                    rec = _object_line(raw, lineno, path)
                 except InputError as exc:
                     failure = _LineFailure(lineno, exc)
                     break
@@ -411,8 +400,6 @@ def _scan_parquet(
     index: int,
     total: int,
     path: Path,
-    aliases: Mapping[str, Verdict] | None,
-    default_system: str | None,
 ) -> tuple[int, _LineFailure | None]:
     """Read a trace Parquet file batch by batch into ``rows``, validated per column.
 
@@ -437,8 +424,7 @@ def _scan_parquet(
         check_decoded(path, pf)
     except (pa.ArrowException, OSError):
         raise _UseObjectReaderError from None  # a damaged page: the exact reader says where
-    required = [n for n in required_fields(Trace) if not (default_system and n == "system")]
-    check_columns(path, schema.names, tuple(Trace.model_fields), required)
+    check_columns(path, schema.names, tuple(Trace.model_fields), required_fields(Trace))
     expected = trace_arrow_schema()
     for name in schema.names:
         got = schema.field(name).type
@@ -459,9 +445,6 @@ def _scan_parquet(
         for name in (*SCALAR_COLUMNS, "passages"):
             if name in table.column_names:
                 cols[name] = table.column(name)
-        if default_system is not None:
-            system = cols.get("system", pa.nulls(n, pa.string()))
-            cols["system"] = pc.fill_null(system.cast(pa.string()), default_system)
         for name in required_fields(Trace):
             col = cols.get(name)
             if col is None or col.type == pa.null():
@@ -480,7 +463,7 @@ def _scan_parquet(
         entries = []
         for value in pc.unique(raw_verdicts).to_pylist():
             if value is not None and value not in verdict_table:
-                verdict_table[value] = _verdict_entry(value, aliases)
+                verdict_table[value] = _verdict_entry(value)
             entries.append(value)
         known = [v for v in entries if v is not None and verdict_table[v] is not None]
         bad |= ~numpy_of(pc.is_in(raw_verdicts, value_set=string_array(known)))
@@ -490,10 +473,8 @@ def _scan_parquet(
             row = int(np.flatnonzero(bad)[0])
             line = offset + row + 1
             record = _parquet_record(pf, offset + row)
-            if default_system and "system" not in record:
-                record["system"] = default_system
             try:
-                prepare_trace(record, path, line, aliases, {})
+                prepare_trace(record, path, line, None, {})
             except InputError as exc:
                 failure = _LineFailure(line, exc)
                 cols = {k: v.slice(0, row) for k, v in cols.items()}
@@ -556,10 +537,6 @@ def _bad_passage_rows(passages: Any, n: int) -> Any:
 
 def read_trace_columns(
     paths: str | Path | Sequence[str | Path],
-    *,
-    aliases: Mapping[str, Verdict] | None = None,
-    column_map: Mapping[str, str] | None = None,
-    default_system: str | None = None,
 ) -> TraceColumns:
     """Read traces from one or more files into columns (memory: the key columns only).
 
@@ -570,34 +547,24 @@ def read_trace_columns(
     (Parquet: row), so :func:`claim_fetcher` can fetch the full traces of the rows a step
     needs. JSONL lines are decoded by msgspec against the trace schema; a line it refuses
     (or cannot judge) goes through the object reader's own steps, so errors are identical.
-    CSV traces and ``column_map`` take the object reader (the result then holds them).
+    CSV traces take the object reader (the result then holds them).
     """
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     formats = [detect_format(p) for p in items]
     try:
-        if column_map or Format.CSV in formats or not engine.available():
+        if Format.CSV in formats or not engine.available():
             raise _UseObjectReaderError
         # the tool's own files straight to the engine; any other file validated on the way
         loaded = _load_vouched(items, formats)
         if loaded is None:
-            loaded = _load_scanned(items, formats, aliases, default_system)
+            loaded = _load_scanned(items, formats)
         try:
             return _engine_trace_columns(loaded)
         finally:
             loaded.con.close()
     except _UseObjectReaderError:
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
-        traces = [
-            t
-            for p in items
-            for t in read_traces(
-                p,
-                aliases=aliases,
-                column_map=column_map,
-                seen=seen,
-                default_system=default_system,
-            )
-        ]
+        traces = [t for p in items for t in read_traces(p, seen=seen)]
         return TraceColumns.from_traces(traces, text=False)
 
 
@@ -619,7 +586,7 @@ def read_verdict_counts(paths: str | Path | Sequence[str | Path]) -> VerdictCoun
             raise _UseObjectReaderError
         loaded = _load_vouched(items, formats)
         if loaded is None:
-            loaded = _load_scanned(items, formats, None, None)
+            loaded = _load_scanned(items, formats)
     except _UseObjectReaderError:
         return VerdictCounts.of_columns(read_trace_columns(items))
     try:
@@ -685,7 +652,7 @@ def read_sentence_columns(
         loaded = _load_vouched(items, formats)
     if loaded is None and Format.CSV not in formats and engine.available():
         try:
-            loaded = _load_scanned(items, formats, None, None)
+            loaded = _load_scanned(items, formats)
         except _UseObjectReaderError:
             loaded = None
     if loaded is not None:  # grouped by the engine
@@ -868,7 +835,7 @@ def _gather_runs(
                             # structs as the dicts ``asdict`` would give (800k of them at 1x)
                             items.append((_claim_view(fast, ClaimView), fast.passages))
                         else:
-                            trace = _object_line(raw, line, path, None, None)
+                            trace = _object_line(raw, line, path)
                             if trace is not None:  # None: a blank line
                                 items.append((trace, None))
                         line += 1
@@ -1157,12 +1124,7 @@ def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
     ]
 
 
-def _load_scanned(
-    items: Sequence[Path],
-    formats: Sequence[Format],
-    aliases: Mapping[str, Verdict] | None,
-    default_system: str | None,
-) -> _Rows:
+def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     """Any trace files validated once, their key columns loaded into the engine.
 
     Every line (Parquet: row) is checked as :func:`read_traces` checks it, on the way: the
@@ -1178,7 +1140,7 @@ def _load_scanned(
         for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
             starts.append(total)
             scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
-            total, failure = scan(con, index, total, path, aliases, default_system)
+            total, failure = scan(con, index, total, path)
             if failure is not None:
                 break
         _refuse_duplicate(con, items)
