@@ -263,7 +263,7 @@ def test_claims_not_in_one_run_are_found_by_a_key_scan(
     expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
     _no_trace_columns(monkeypatch)
     assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
-    runs = cols.origin.run[cols.origin.at]
+    runs = cols.origin.run
     assert cols.origin.scattered is not None
     listed = sorted(set(cols.origin.scattered.group.tolist()))
     assert listed == np.flatnonzero(runs == 0).tolist()  # exactly the groups with no run

@@ -1,10 +1,10 @@
 """The compact forms behind the disagreements command's memory at 10x paper scale (issue 18).
 
-:class:`~failcodes.tracecols.GroupOrigin` keeps each group's place as a uint32 line, the low
-32 bits of its offset (with the rare places its high bits change) and a uint16 run (groups
-made by the engine from its row table, issue 30). Labels read as columns hold ``has_error``
-as bytes and question ids as codes; a :class:`~failcodes.labels.LabelIndex` of sentence groups finds
-labels by bisection. Every value here is written out by hand in the test.
+:class:`~failcodes.tracecols.GroupOrigin` keeps each group's place as a uint32 line, its
+byte offset and a uint16 run (groups made by the engine from its row table, issue 30).
+Labels read as columns hold ``has_error`` as bytes and question ids as codes; a
+:class:`~failcodes.labels.LabelIndex` of sentence groups finds labels by bisection. Every
+value here is written out by hand in the test.
 """
 
 from __future__ import annotations
@@ -57,8 +57,6 @@ def test_offsets_beyond_four_gigabytes_come_back_whole() -> None:
     assert offsets == [100, FOUR_GB + 5, 2 * FOUR_GB + 7]
     assert runs == [2, 1, 2]
     assert files == [0, 0, 0]
-    # the high bits are kept only where they change: groups 0, 1 and 2 here
-    assert cols.origin.offset_high == ((0, 0), (1, 1), (2, 2))
 
 
 def test_a_line_beyond_uint32_gives_up_the_groups() -> None:

@@ -1354,12 +1354,6 @@ def _group_origin(loaded: _Rows, run: npt.NDArray[np.int64]) -> GroupOrigin:
     ).fetchnumpy()
     if len(first["line"]) and int(np.max(first["line"])) > _MAX_LINE:
         raise OverflowError("a group's first line does not fit 32 bits")
-    offset = np.asarray(first["offset"], dtype=np.int64)
-    high = offset >> 32
-    changes = np.flatnonzero(np.diff(high)) + 1 if len(high) else np.zeros(0, dtype=np.int64)
-    offset_high = tuple((int(i), int(high[i])) for i in [0, *changes.tolist()] if len(high)) or (
-        (0, 0),
-    )
     scattered = None
     if (run == 0).any():
         rows = con.execute(
@@ -1375,10 +1369,8 @@ def _group_origin(loaded: _Rows, run: npt.NDArray[np.int64]) -> GroupOrigin:
             offset=np.asarray(rows["offset"], dtype=np.int64),
         )
     return GroupOrigin(
-        at=np.arange(len(run), dtype=np.int32),
         line=np.asarray(first["line"], dtype=np.uint32),
-        offset_low=(offset & 0xFFFFFFFF).astype(np.uint32),
-        offset_high=offset_high,
+        offset=np.asarray(first["offset"], dtype=np.int64),
         run=run.astype(np.uint16),
         paths=loaded.paths,
         formats=tuple(f.value for f in loaded.formats),

@@ -491,7 +491,7 @@ class GroupSelection:
             values = zip(
                 block.tolist(),
                 self.predicted[start : start + _BLOCK].tolist(),
-                origin.run[origin.at[block]].tolist(),
+                origin.run[block].tolist(),
                 cols.first[block].tolist(),
                 cols.system[block].tolist(),
                 cols.question[block].tolist(),
@@ -542,7 +542,7 @@ class GroupSelection:
         origin = self.cols.origin
         if origin is None:
             return self.groups
-        runless: npt.NDArray[np.int64] = self.groups[origin.run[origin.at[self.groups]] == 0]
+        runless: npt.NDArray[np.int64] = self.groups[origin.run[self.groups] == 0]
         if origin.scattered is not None and len(runless):
             runless = runless[~np.isin(runless, origin.scattered.group)]
         return runless

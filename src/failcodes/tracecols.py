@@ -317,20 +317,15 @@ class ScatteredRows:
 class GroupOrigin:
     """Where the rows of each sentence group are (read with ``locate``).
 
-    Group ``g``'s entry is ``at[g]``: the 1-based line and byte offset of its first row
-    (Parquet: the row number and the 0-based row, as :class:`Origin`) and ``run``, its
-    number of rows when they are consecutive rows, else 0 (then only a scan finds them).
-    An offset is held as its low 32 bits (``offset_low``) and the high bits of the entries
-    from each ``(entry, high)`` of ``offset_high`` on (they change rarely: offsets ascend
-    within a file); :meth:`where` gives whole offsets.
+    Group ``g``'s first row is at 1-based ``line[g]`` and byte ``offset[g]`` (Parquet: the
+    row number and the 0-based row, as :class:`Origin`); ``run[g]`` is its number of rows
+    when they are consecutive rows, else 0 (then only a scan finds them).
     A reader of several files names them (``paths``, ``formats``) with each file's first
     row (``starts``), and ends a run at the end of its file.
     """
 
-    at: Int32Array
     line: npt.NDArray[np.uint32]
-    offset_low: npt.NDArray[np.uint32]
-    offset_high: tuple[tuple[int, int], ...]
+    offset: IntArray
     run: npt.NDArray[np.uint16]
     paths: tuple[Path, ...] = ()
     formats: tuple[str, ...] = ()
@@ -347,18 +342,12 @@ class GroupOrigin:
     ) -> tuple[list[int], list[int], list[int], list[int]]:
         """File, line, offset and run of ``groups`` (``first``: every group's first row)."""
         idx = np.asarray(groups, dtype=np.int64)
-        at = self.at[idx]
         file = np.searchsorted(self.starts, first[idx], side="right") - 1
-        offset = self.offset_low[at].astype(np.int64)
-        if len(self.offset_high) > 1 or self.offset_high[0][1]:
-            begins = np.array([entry for entry, _ in self.offset_high], dtype=np.int64)
-            highs = np.array([high for _, high in self.offset_high], dtype=np.int64)
-            offset += highs[np.searchsorted(begins, at, side="right") - 1] << 32
         return (
             file.tolist(),
-            self.line[at].tolist(),
-            offset.tolist(),
-            self.run[at].tolist(),
+            self.line[idx].tolist(),
+            self.offset[idx].tolist(),
+            self.run[idx].tolist(),
         )
 
 
