@@ -4200,6 +4200,25 @@ def _parquet_column_twice(d: Path) -> None:
 
 REDTEAM10_CASES: list[Case] = [
     Case(
+        # the rule names 1 where the column says true: no row matched and all got no_error
+        # (tests/test_outside_shapes10.py)
+        "ingest-generic/label-rule-truth-value-written-another-way",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/t.jsonl"),
+            *("--labels-out", "{d}/l.jsonl", "--label-rule", "wrong = 1 -> error"),
+        ),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim,verdict,wrong\n"
+                "A,q,s0,w,refuted,true\nA,q,s1,x,supported,false\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:2, field 'wrong': --label-rule 'wrong = 1 -> error' "
+        "names '1', which no row has, and not 'true', which rows have (the same truth value "
+        "written another way? those rows got the 'no_error' label): name the values as the "
+        "column writes them",
+    ),
+    Case(
         # pyarrow writes two columns of one name; pandas then gave a frame for frame['r1'] and
         # agree stopped with AttributeError ('DataFrame' object has no attribute 'tolist')
         "agree/parquet-column-named-twice",

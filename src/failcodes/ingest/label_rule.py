@@ -134,22 +134,34 @@ class LabelRule:
 
         A value no row had, spelt almost like a value the rule does not name (``incorect``
         beside ``incorrect``), is a typo: every ``incorrect`` row got the other outcome, with
-        exit 0. That is refused, naming the unnamed value's first file and line. A value
-        merely absent (a category this sample lacks) is said in the note.
+        exit 0. So is one spelling a truth value the rows write another way (``1`` where a
+        boolean column reads ``true``, ``true`` where rows hold ``1``/``0``, ``yes``). Both
+        are refused, naming the unnamed value's first file and line. A value merely absent (a
+        category this sample lacks) is said in the note.
         """
         missing = [k for k in self.outcomes if k not in self.seen]
         if not missing:
             return None
         if len(self.seen) < _SEEN_CAP:
-            unnamed = [k for k in self.seen if k not in self.outcomes and not _number(k)]
+            unnamed = [k for k in self.seen if k not in self.outcomes]
+            words = [k for k in unnamed if not _number(k)]
             for key in missing:
-                close = [] if _number(key) else difflib.get_close_matches(key, unnamed, 1, 0.8)
+                close = [] if _number(key) else difflib.get_close_matches(key, words, 1, 0.8)
+                why = "a typo?"
+                if not close:
+                    # 'wrong = 1 -> error' on a boolean column (read as true/false), or
+                    # 'wrong = true' on 1.0/0.0: no row matched, every row got the opposite
+                    # label (0 errors of 4), exit 0 with a note
+                    close = [
+                        k for k in unnamed if _truth(k) is not None and _truth(k) == _truth(key)
+                    ]
+                    why = "the same truth value written another way?"
                 if close:
                     spelling, path, line = self.seen[close[0]]
                     got = self.otherwise.value if self.otherwise is not None else "no"
                     raise InputError(
                         f"--label-rule {self.text!r} names {key!r}, which no row has, and not "
-                        f"{spelling!r}, which rows have (a typo? those rows got the {got!r} "
+                        f"{spelling!r}, which rows have ({why} those rows got the {got!r} "
                         "label): name the values as the column writes them",
                         path=path,
                         line=line,
@@ -161,6 +173,17 @@ class LabelRule:
 
 #: Distinct values of the rule's column remembered for :meth:`LabelRule.unmatched`.
 _SEEN_CAP = 10_000
+
+
+_TRUTH = {
+    **dict.fromkeys(("true", "1", "yes", "y", "t", "on"), True),
+    **dict.fromkeys(("false", "0", "no", "n", "f", "off"), False),
+}
+
+
+def _truth(key: str) -> bool | None:
+    """The truth value a compared text spells (``1``, ``yes``, ``true``...), or None."""
+    return _TRUTH.get(key)
 
 
 def _number(text: str) -> bool:
