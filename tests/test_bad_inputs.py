@@ -4198,7 +4198,24 @@ def _parquet_column_twice(d: Path) -> None:
     pq.write_table(pa.Table.from_arrays([pa.array(c) for c in cells], names=names), d / "r.parquet")
 
 
+def _review_lines(second: str) -> str:
+    scored = {**ANNOTATION, "status": "scored", "reason": None}
+    judge = {**scored, "codes": {"scope": "broader_scope"}}
+    human = {**scored, "coder": "alice", "coder_kind": "human", "codes": {"scope": second}}
+    return json.dumps(judge) + "\n" + json.dumps(human) + "\n"
+
+
 REDTEAM10_CASES: list[Case] = [
+    Case(
+        # a code the codebook's dimension does not hold was refused after reading, naming
+        # neither file nor line: "ratings ['same_scope'] are not in the category list [...]"
+        "agree/annotation-code-not-in-the-codebook",
+        ("agree", "{d}/a.jsonl", "--codebook", str(CODEBOOK), "--bootstrap", "0"),
+        _write({"a.jsonl": _review_lines("same_scope")}),
+        line="failcodes: error: {d}/a.jsonl:2, field 'codes.scope': code 'same_scope' is not one "
+        "of dimension 'scope''s codes in medical-fact-check@1 (exact_scope, broader_scope, "
+        "narrower_scope, different_context); --codebook names another codebook",
+    ),
     Case(
         # the rule names 1 where the column says true: no row matched and all got no_error
         # (tests/test_outside_shapes10.py)

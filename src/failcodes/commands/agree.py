@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes import jsonio, tableio
-from failcodes.annotations import Annotation
+from failcodes.annotations import NOT_ASSESSABLE, Annotation
 from failcodes.commands.base import Note, Request, ignore_note, option
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
 
 if TYPE_CHECKING:
@@ -81,6 +81,31 @@ def _is_annotation_file(path: Path) -> bool:
         return False
     head = jsonio.peek_jsonl(path)
     return head is not None and {"unit_id", "coder", "codes"} <= head.keys()
+
+
+def _codes_in_codebook(
+    annotations: list[Annotation], lines: list[int], cb: Codebook, path: Path
+) -> None:
+    """Refuse a code its dimension's list in ``cb`` does not hold, naming line and field.
+
+    It was refused after the file was read, naming neither ('ratings ['same_scope'] are not
+    in the category list [...]'), so a typo in one of hundreds of reviews could not be found.
+    """
+    lists = cb.code_lists()
+    for ann, line in zip(annotations, lines, strict=True):
+        for dim in sorted({*ann.codes, *ann.code_sets}):
+            known = lists.get(dim)
+            if known is None:
+                continue
+            for code in ann.code_set(dim):
+                if code not in known and code != NOT_ASSESSABLE:  # an answer on any dimension
+                    raise InputError(
+                        f"code {code!r} is not one of dimension {dim!r}'s codes in {cb.id} "
+                        f"({', '.join(known)}); --codebook names another codebook",
+                        path=path,
+                        line=line,
+                        field=f"codes.{dim}",
+                    )
 
 
 def _annotations_codebook(
@@ -259,12 +284,17 @@ class AgreeRequest(Request):
             from failcodes.coderagreement import annotation_shape_line
             from failcodes.judge.panelrun import panel_annotations
 
-            annotations = (
-                panel_annotations(self.file)
-                if panel_run
-                else tableio.read_models_jsonl(self.file, Annotation)
-            )
+            lines: list[int] = []
+            if panel_run:
+                annotations = panel_annotations(self.file)
+            else:
+                annotations = []
+                for line, record in jsonio.iter_jsonl(self.file):
+                    annotations.append(tableio.validate_record(Annotation, record, self.file, line))
+                    lines.append(line)
             cb, found = _annotations_codebook(annotations, self.codebook)
+            if cb is not None and lines:
+                _codes_in_codebook(annotations, lines, cb, self.file)
             multi = [] if cb is None else [d.id for _, d in cb.dimensions() if d.multi_label]
             if panel_run:
                 notes.append(f"judge panel {self.file}: agreement between its members")
