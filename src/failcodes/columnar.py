@@ -552,20 +552,22 @@ def read_trace_columns(
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     formats = [detect_format(p) for p in items]
     try:
-        if Format.CSV in formats or not engine.available():
-            raise _UseObjectReaderError
-        # the tool's own files straight to the engine; any other file validated on the way
-        loaded = _load_vouched(items, formats)
-        if loaded is None:
-            loaded = _load_scanned(items, formats)
-        try:
-            return _engine_trace_columns(loaded)
-        finally:
-            loaded.con.close()
+        loaded = _load(items, formats)
     except _UseObjectReaderError:
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
         traces = [t for p in items for t in read_traces(p, seen=seen)]
         return TraceColumns.from_traces(traces, text=False)
+    try:
+        return _engine_trace_columns(loaded)
+    finally:
+        loaded.con.close()
+
+
+def _load(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
+    """The rows in the engine (own Parquet straight, others validated), or _UseObjectReaderError."""
+    if Format.CSV in formats or not engine.available():
+        raise _UseObjectReaderError
+    return _load_vouched(items, formats) or _load_scanned(items, formats)
 
 
 def read_verdict_counts(paths: str | Path | Sequence[str | Path]) -> VerdictCounts:
@@ -582,11 +584,7 @@ def read_verdict_counts(paths: str | Path | Sequence[str | Path]) -> VerdictCoun
     if counted is not None:
         return counted
     try:
-        if Format.CSV in formats or not engine.available():
-            raise _UseObjectReaderError
-        loaded = _load_vouched(items, formats)
-        if loaded is None:
-            loaded = _load_scanned(items, formats)
+        loaded = _load(items, formats)
     except _UseObjectReaderError:
         return VerdictCounts.of_columns(read_trace_columns(items))
     try:
@@ -649,10 +647,8 @@ def read_sentence_columns(
     formats = [detect_format(p) for p in items]
     loaded = None if locate else _vouched_groups(items, formats)
     if loaded is None:
-        loaded = _load_vouched(items, formats)
-    if loaded is None and Format.CSV not in formats and engine.available():
         try:
-            loaded = _load_scanned(items, formats)
+            loaded = _load(items, formats)
         except _UseObjectReaderError:
             loaded = None
     if loaded is not None:  # grouped by the engine
