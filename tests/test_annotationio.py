@@ -2,7 +2,8 @@
 
 AnnotationIndex must answer as the dict ``{a.unit_id: a for a in read_models_jsonl(path,
 Annotation)}`` (the last annotation of a unit wins) and fail with read_models_jsonl's own
-one-line errors; write_json_list must write write_json's bytes.
+one-line errors; write_json_items of items encoded as the task writer encodes them (msgspec,
+indented) must write write_json's bytes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from failcodes.annotationlines import vouched as _vouch
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import bundled
 from failcodes.errors import InputError
-from failcodes.fileio import write_json, write_json_list, write_jsonl
+from failcodes.fileio import write_json, write_json_items, write_jsonl
 from failcodes.tableio import read_models_jsonl
 from failcodes.units import UnitKind, unit_id
 
@@ -120,7 +121,15 @@ def test_a_bad_line_is_the_readers_own_error(tmp_path: Path, line: bytes) -> Non
     assert ":3" in got.value.one_line()
 
 
-def test_write_json_list_writes_write_jsons_bytes(tmp_path: Path) -> None:
+def _indented(items: Any) -> Any:
+    """Each item as msgspec writes it indented in a list (as TaskMaker.task_json does)."""
+    import msgspec
+
+    encode = msgspec.json.Encoder().encode
+    return (msgspec.json.format(encode(i), indent=2).replace(b"\n", b"\n  ") for i in items)
+
+
+def test_write_json_items_writes_write_jsons_bytes(tmp_path: Path) -> None:
     items = [
         {"data": {"text": 'quote " back\\slash\ttab\x00\x1f\u2028 é 😀', "n": 3, "e": [], "o": {}}},
         {"predictions": [{"result": [{"value": {"choices": ["a", "b"]}}]}], "x": None},
@@ -130,17 +139,12 @@ def test_write_json_list_writes_write_jsons_bytes(tmp_path: Path) -> None:
     ]
     for given in ([], items[:1], items):
         write_json(tmp_path / "want.json", given)
-        for no_floats in (False, True):
-            n = write_json_list(tmp_path / "got.json", iter(given), no_floats=no_floats)
-            assert n == len(given)
-            assert (tmp_path / "got.json").read_bytes() == (tmp_path / "want.json").read_bytes()
-    floats = [{"f": 1e-05, "g": 0.1}]
-    write_json(tmp_path / "want.json", floats)
-    write_json_list(tmp_path / "got.json", floats)  # floats: the standard library's text
-    assert (tmp_path / "got.json").read_bytes() == (tmp_path / "want.json").read_bytes()
+        n = write_json_items(tmp_path / "got.json", _indented(given))
+        assert n == len(given)
+        assert (tmp_path / "got.json").read_bytes() == (tmp_path / "want.json").read_bytes()
 
 
-def test_write_json_list_keeps_nothing_of_a_failed_list(tmp_path: Path) -> None:
+def test_write_json_items_keeps_nothing_of_a_failed_list(tmp_path: Path) -> None:
     target = tmp_path / "tasks.json"
     target.write_text("before\n")
 
@@ -149,7 +153,7 @@ def test_write_json_list_keeps_nothing_of_a_failed_list(tmp_path: Path) -> None:
         raise InputError("the second task failed")
 
     with pytest.raises(InputError):
-        write_json_list(target, failing())  # type: ignore[arg-type]
+        write_json_items(target, _indented(failing()))
     assert target.read_text() == "before\n"
     assert [p.name for p in tmp_path.iterdir()] == ["tasks.json"]
 

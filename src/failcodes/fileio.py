@@ -437,44 +437,12 @@ def write_json(path: str | Path, obj: Any, *, fsync: bool = False) -> Path:
     return atomic_write_text(path, _json_text(obj, 2) + "\n", fsync=fsync)
 
 
-def write_json_list(
-    path: str | Path, items: Iterable[Any], *, no_floats: bool = False, fsync: bool = False
-) -> int:
-    """Write ``items`` as :func:`write_json` writes their list (the same bytes), streamed.
-
-    One item is in memory at a time (a paper-scale Label Studio task file is ~1 GB of JSON);
-    an exception from ``items`` leaves ``path`` untouched. Returns how many were written.
-
-    ``no_floats``: the items are plain JSON data without a float (strings, integers, lists,
-    dicts...), which msgspec encodes and indents as the standard library does, byte for
-    byte (every code point of a string included), in C: the standard library indents in
-    Python (~40% of ``labelstudio export`` at paper scale). A float could be written
-    differently (``1e-05`` is ``0.00001`` there): leave it False when one may occur.
-    """
-    if no_floats:
-        import msgspec
-
-        encode, indent = msgspec.json.Encoder().encode, msgspec.json.format
-
-        def text_of(item: Any) -> bytes:
-            return indent(encode(item), indent=2)
-    else:
-
-        def text_of(item: Any) -> bytes:
-            text = json.dumps(
-                _plain(item), indent=2, ensure_ascii=False, allow_nan=False, default=str
-            )
-            return text.encode("utf-8")
-
-    texts = (text_of(item).replace(b"\n", b"\n  ") for item in items)
-    return write_json_items(path, texts, fsync=fsync)
-
-
 def write_json_items(path: str | Path, texts: Iterable[bytes], *, fsync: bool = False) -> int:
-    """Write JSON texts as the items of one list, as :func:`write_json_list` writes it.
+    """Write JSON texts as the items of one list, as :func:`write_json` writes the list.
 
     Each text is an item as it stands in that list: indented by 2 (its lines after the
-    first begin with two more spaces than :func:`write_json` would give it alone). Streamed;
+    first begin with two more spaces than :func:`write_json` would give it alone). Streamed
+    (a paper-scale Label Studio task file is ~1 GB of JSON);
     an exception from ``texts`` leaves ``path`` untouched. Returns how many were written.
     """
     count = 0

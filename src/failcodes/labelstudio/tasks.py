@@ -231,7 +231,7 @@ class TaskMaker:
     def task_json(self, unit: TaskUnit, judged: Shown | None) -> bytes:
         """One unit's task (a unit of this part), with a prediction if the judge scored it.
 
-        As :func:`~failcodes.fileio.write_json_list` writes the task in a list (msgspec's
+        As :func:`~failcodes.fileio.write_json` writes the task in a list (msgspec's
         indented JSON, 2 more spaces a line: see :func:`~failcodes.fileio.write_json_items`);
         its ``data`` holds strings only.
         """
