@@ -25,7 +25,6 @@ from failcodes.disagreements import (
     ClaimRecord,
     Disagreement,
     DisagreementKind,
-    with_evidence_source,
 )
 from failcodes.errors import ConfigError, InputError
 from failcodes.metrics import Level
@@ -35,9 +34,9 @@ from failcodes.traces import (
     Passage,
     Trace,
     check_declared_systems,
+    declared_source,
     parse_evidence_declarations,
 )
-from failcodes.traces import with_evidence_source as with_trace_evidence
 from failcodes.units import UnitKind, unit_id
 from failcodes.verdicts import Verdict
 from tests.judge_helpers import make_codebook
@@ -317,8 +316,10 @@ def test_disagreements_carry_the_evidence_source_into_attribution() -> None:
     )
     (before,) = attribute([d], ANNS, CB)
     assert before.stage is Stage.RETRIEVAL and before.evidence_source == "retrieved"
-    (after,) = attribute(with_evidence_source(declared_d := [d], declared), ANNS, CB)
-    assert declared_d == [d]  # the input is not mutated
+    # the claims with their declared source, as the inputs of attribute set it
+    source = declared_source(declared, d.system)
+    claims = tuple(c.model_copy(update={"evidence_source": source}) for c in d.claims)
+    (after,) = attribute([d.model_copy(update={"claims": claims})], ANNS, CB)
     assert after.stage is Stage.EVIDENCE and after.evidence_source == "provided"
     table = attribution_table([after])
     assert list(table["evidence_source"]) == ["provided"]
@@ -340,7 +341,7 @@ def test_bad_evidence_declarations(values: list[str], message: str) -> None:
 
 def test_declarations_apply_per_system() -> None:
     declared = parse_evidence_declarations(["provided", "sysA=none"])
-    out = {t.system: t.evidence for t in with_trace_evidence([A, B], declared)}
+    out = {t.system: declared_source(declared, t.system) for t in (A, B)}
     assert out == {"sysA": EvidenceSource.NONE, "sysB": EvidenceSource.PROVIDED}
     with pytest.raises(ConfigError, match="names system 'sysZ', not in the input"):
         check_declared_systems({"sysZ": EvidenceSource.NONE}, ["sysA"])

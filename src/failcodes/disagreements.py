@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from json.encoder import encode_basestring as _json_string  # the encoder json.dumps uses
@@ -57,7 +57,7 @@ from failcodes.metrics import (
     labelled_without_claims,
 )
 from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
-from failcodes.traces import EvidenceSource, Passage, Trace, declared_source, unique_ranks
+from failcodes.traces import EvidenceSource, Passage, Trace, unique_ranks
 from failcodes.verdicts import Verdict
 
 
@@ -645,19 +645,4 @@ def count_by_kind(
         name = d.mapping if isinstance(d.mapping, str) else d.mapping.name
         per = out.setdefault((d.system, name), {"FN": 0, "FP": 0})
         per[d.kind.value] += 1
-    return out
-
-
-def with_evidence_source(
-    disagreements: Iterable[Disagreement], declared: Mapping[str, EvidenceSource]
-) -> list[Disagreement]:
-    """The disagreements with every claim's ``evidence_source`` set from ``declared``."""
-    out = []
-    for d in disagreements:
-        source = declared_source(declared, d.system)
-        if source is None:
-            out.append(d)
-            continue
-        claims = tuple(c.model_copy(update={"evidence_source": source}) for c in d.claims)
-        out.append(d.model_copy(update={"claims": claims}))
     return out

@@ -196,20 +196,3 @@ def check_declared_systems(declared: Mapping[str, EvidenceSource], systems: Iter
             raise ConfigError(
                 f"--evidence names system {name!r}, not in the input (systems: {have})"
             )
-
-
-def with_evidence_source(
-    traces: Iterable[Trace], declared: Mapping[str, EvidenceSource]
-) -> list[Trace]:
-    """The traces with ``evidence_source`` set from ``declared`` (others left as they are).
-
-    A declaration naming a system none of the traces has is a :class:`ConfigError`
-    (:func:`check_declared_systems`).
-    """
-    traces = list(traces)
-    check_declared_systems(declared, (t.system for t in traces))
-    out = []
-    for t in traces:
-        source = declared_source(declared, t.system)
-        out.append(t if source is None else t.model_copy(update={"evidence_source": source}))
-    return out
