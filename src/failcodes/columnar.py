@@ -1167,7 +1167,7 @@ def _engine_trace_columns(loaded: _Rows) -> TraceColumns:
         line=np.asarray(got["line"], dtype=np.int64),
         offset=np.asarray(got["offset"], dtype=np.int64),
     )
-    return TraceColumns(None, origin, None, encoded, KEY_COLUMNS)
+    return TraceColumns(None, origin, None, encoded)
 
 
 def _sorted_codes(

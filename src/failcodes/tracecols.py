@@ -139,8 +139,6 @@ class TraceColumns:
     #: The traces the columns were made from (in-memory input; rows index them).
     objects: Sequence[Trace] | None = None
     encoded: Mapping[str, tuple[npt.NDArray[np.int32], list[str]]] = field(default_factory=dict)
-    #: Column order of :attr:`table` (default: ``arrow``'s columns then ``encoded``'s).
-    names: tuple[str, ...] = ()
     _codes: dict[str, tuple[IntArray, list[str]]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -166,9 +164,7 @@ class TraceColumns:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        """The columns held."""
-        if self.names:
-            return self.names
+        """The columns held (``arrow``'s, then ``encoded``'s)."""
         own = tuple(self.arrow.column_names) if self.arrow is not None else ()
         return own + tuple(n for n in self.encoded if n not in own)
 
@@ -268,7 +264,7 @@ class TraceColumns:
                 inverse.reshape(-1).astype(np.int32),
                 [values[int(c)] for c in present],
             )
-        return TraceColumns(arrow, origin, objects, encoded, self.names)
+        return TraceColumns(arrow, origin, objects, encoded)
 
     def of_system(self, system: str) -> TraceColumns:
         """The rows of one system (in input order; none if it has no trace)."""
