@@ -287,3 +287,35 @@ def test_the_judge_reads_a_disagreements_files_units_one_at_a_time(
     # a second invocation resumes: every unit already done, none judged again
     again = run("streamed")
     assert (again.units, again.already_done, again.judged) == (units, units, 0)
+
+
+def test_labelstudio_export_of_a_disagreements_file_imports_no_judge(tmp_path: Path) -> None:
+    # the export asked commands.inputs whether its input holds disagreements, and that module
+    # imports the judge package (asyncio, ssl, tenacity, the engine): ~370 M instructions of
+    # a paper-scale reasoning export's start-up (issue 30)
+    import subprocess
+    import sys
+
+    path, out = _write(tmp_path / "dis.jsonl"), tmp_path / "tasks.json"
+    code = (
+        "import sys\n"
+        "from failcodes.cli.main import main\n"
+        f"sys.argv = ['failcodes', 'labelstudio', 'export', {str(path)!r}, '--part',\n"
+        f"            'verification', '-o', {str(out)!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    loaded = set(proc.stdout.split())
+    assert "failcodes.judge" not in loaded
+    assert "asyncio" not in loaded
+    # the command ran: a task per unit, in order (6: test_streamed_units_are_build_units_in_order)
+    tasks = json.loads(out.read_text(encoding="utf-8"))
+    units = [u.id for u in iter_disagreement_units(path, UnitKind.VERIFICATION)]
+    assert [t["data"]["failcodes_unit_id"] for t in tasks] == units
+    assert len(units) == 6

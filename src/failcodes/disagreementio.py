@@ -35,7 +35,7 @@ from failcodes import columnar
 from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
-from failcodes.jsonio import iter_jsonl, keys_vouched
+from failcodes.jsonio import iter_jsonl, keys_vouched, peek_jsonl
 from failcodes.labelio import refuse_claim_labels
 from failcodes.labels import LabelIndex
 from failcodes.labelscope import DataShape, QuestionScope
@@ -75,6 +75,23 @@ def _disagreement_format(path: Path) -> Format:
             f"unsupported disagreements file type {suffix!r} (use .jsonl or .parquet)", path=path
         )
     return fmt
+
+
+def is_disagreements_file(path: Path) -> bool:
+    """True if ``path`` holds disagreements (records with ``kind`` and ``claims``)."""
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        rec = peek_jsonl(path)  # None when unreadable: the trace reader reports it
+        return rec is not None and "claims" in rec and "kind" in rec
+    if suffix in (".parquet", ".pq"):
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+        try:
+            names = set(pq.read_schema(path).names)
+        except Exception:
+            return False
+        return {"claims", "kind"} <= names
+    return False
 
 
 _NUMBER = re.compile(rb"-?[0-9][0-9.eE+-]*")

@@ -15,13 +15,13 @@ from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
 from failcodes.columnar import ExactReaderNeededError
 from failcodes.disagreementio import (
+    is_disagreements_file,
     iter_disagreement_records,
     read_disagreement_traces,
     read_disagreements,
 )
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
-from failcodes.jsonio import peek_jsonl
 from failcodes.judge.cache import check_cache
 from failcodes.judge.colestimate import UnitSizes, read_unit_sizes
 from failcodes.judge.journal import check_run_dir
@@ -38,23 +38,6 @@ from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:
     from failcodes.attribution import ClaimUnits, ItemClaims
-
-
-def is_disagreements_file(path: Path) -> bool:
-    """True if ``path`` holds disagreements (records with ``kind`` and ``claims``)."""
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        rec = peek_jsonl(path)  # None when unreadable: the trace reader reports it
-        return rec is not None and "claims" in rec and "kind" in rec
-    if suffix in (".parquet", ".pq"):
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
-
-        try:
-            names = set(pq.read_schema(path).names)
-        except Exception:
-            return False
-        return {"claims", "kind"} <= names
-    return False
 
 
 def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | None]:

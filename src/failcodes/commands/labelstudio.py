@@ -45,12 +45,13 @@ def codebook_or_bundled(path: Path | None, near: Path | None = None) -> Codebook
 
 def study_codebook_of(path: Path) -> Path | None:
     """The codebook file of the study ``path`` is in (or is), None outside a study."""
-    from failcodes.study.config import load_study, resolve_path
     from failcodes.study.layout import STUDY_FILE
 
     start = path.resolve()
     for folder in (start, *start.parents):
-        if (folder / STUDY_FILE).is_file():
+        if (folder / STUDY_FILE).is_file():  # the study's settings (and the judge's) read here
+            from failcodes.study.config import load_study, resolve_path
+
             return resolve_path(load_study(folder).codebook, folder)
     return None
 
@@ -86,8 +87,7 @@ def _units(
     source is read here, whole (its errors before anything else is read), each unit of
     ``part`` given once.
     """
-    from failcodes.commands.inputs import is_disagreements_file
-    from failcodes.disagreementio import read_disagreements
+    from failcodes.disagreementio import is_disagreements_file, read_disagreements
     from failcodes.units import disagreement_traces
 
     if dataset is not None and not path.is_dir():
