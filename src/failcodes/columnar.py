@@ -197,11 +197,7 @@ def _scan_jsonl(
     sink = _RowSink(con, index, total)
     add = sink.add
     failure: _LineFailure | None = None
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a folder, expected a file", path=path)
-    with path.open("rb", buffering=_SCAN_BUFFER) as fh:
+    with check_regular_file(path).open("rb", buffering=_SCAN_BUFFER) as fh:
         pos = 0
         for lineno, raw in enumerate(fh, start=1):
             start = pos
