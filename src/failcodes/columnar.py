@@ -759,33 +759,6 @@ def load_sentence_columns(
     return columns, labels
 
 
-def _gather(
-    columns: TraceColumns, rows: Sequence[int], readers: dict[int, _ParquetRows]
-) -> list[tuple[Trace | ClaimView, list[Any] | None]]:
-    """The traces of the given rows, in the given order, each with its passages as decoded JSON.
-
-    Reads only those lines (JSONL: by byte offset) or rows (Parquet); in-memory columns give
-    their own objects. A line the fast path vouches for gives a :class:`ClaimView` (no
-    model) and its decoded passages (no model per passage); another gives its model and None.
-    """
-    if columns.objects is not None:
-        return [(columns.objects[int(r)], None) for r in rows]
-    origin = columns.origin
-    if origin is None:
-        raise ValueError("these columns have neither source files nor traces")
-    at = np.asarray(rows, dtype=np.int64)
-    runs = _gather_runs(
-        origin.paths,
-        origin.formats,
-        origin.file[at].tolist(),
-        origin.line[at].tolist(),
-        origin.offset[at].tolist(),
-        [1] * len(at),
-        readers,
-    )
-    return [items[0] for items in runs]
-
-
 def _gather_runs(
     paths: Sequence[Path],
     formats: Sequence[str],
@@ -798,9 +771,11 @@ def _gather_runs(
     """The traces of runs of consecutive rows, each run from its first row's place.
 
     Run ``i`` is ``counts[i]`` rows of file ``files[i]`` from line ``lines[i]`` at byte
-    ``offsets[i]`` (Parquet: row ``offsets[i]``); blank lines are no rows. Items as
-    :func:`_gather` gives them. ``readers`` keeps each Parquet file's reader (and the batch
-    it decoded last) from one call to the next: a stream asks for rows in ascending order.
+    ``offsets[i]`` (Parquet: row ``offsets[i]``); blank lines are no rows. A line the fast
+    path vouches for gives a :class:`ClaimView` (no model) and its decoded passages (no
+    model per passage); another gives its model and None. ``readers`` keeps each Parquet
+    file's reader (and the batch it decoded last) from one call to the next: a stream asks
+    for rows in ascending order.
     """
     from failcodes.disagreements import ClaimView
 
@@ -985,8 +960,22 @@ def claim_fetcher(
 
     def fetch(chunk: Sequence[Any]) -> dict[int, tuple[Trace | ClaimView, list[Any] | None]]:
         rows = sorted({r for s in chunk for r in s.rows})
-        gathered = _gather(columns, rows, readers)
-        return dict(zip(rows, gathered, strict=True))
+        if columns.objects is not None:  # in-memory traces: their own objects
+            return {r: (columns.objects[r], None) for r in rows}
+        origin = columns.origin
+        if origin is None:
+            raise ValueError("these columns have neither source files nor traces")
+        at = np.asarray(rows, dtype=np.int64)
+        runs = _gather_runs(
+            origin.paths,
+            origin.formats,
+            origin.file[at].tolist(),
+            origin.line[at].tolist(),
+            origin.offset[at].tolist(),
+            [1] * len(at),
+            readers,
+        )
+        return {row: items[0] for row, items in zip(rows, runs, strict=True)}
 
     return fetch
 
