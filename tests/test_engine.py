@@ -333,3 +333,25 @@ def test_the_engine_out_of_memory_is_one_line_naming_the_limit(
     assert len(lines) == 1, err
     assert "ran out of its memory limit 1KB" in lines[0] and "raise FAILCODES_MEMORY" in lines[0]
     assert not out.exists()
+
+
+def test_the_engine_out_of_memory_is_the_tools_error_for_a_python_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the CLI alone translated it (cc0dcfe): failcodes.run got DuckDB's own exception, which
+    # a caller catching FailcodesError (as the CLI and a study do) did not catch
+    import failcodes as fc
+
+    _, own, _, labels = _files(tmp_path)
+    monkeypatch.setenv("FAILCODES_MEMORY", "1KB")
+    request = fc.MetricsRequest(traces=[own], labels=labels, out=tmp_path / "m.json")
+    with pytest.raises(fc.FailcodesError) as info:
+        fc.run(request, note=lambda _: None)
+    said = info.value.one_line()
+    assert "ran out of its memory limit 1KB" in said and "raise FAILCODES_MEMORY" in said
+    assert "\n" not in said
+    assert not (tmp_path / "m.json").exists()
+    # the same readers, called directly, and the verdict counts the report reads
+    for read in (columnar.read_sentence_columns, columnar.read_verdict_counts):
+        with pytest.raises(fc.FailcodesError, match="ran out of its memory limit 1KB"):
+            read([own])

@@ -531,6 +531,7 @@ def _bad_passage_rows(passages: Any, n: int) -> Any:
     return bad
 
 
+@engine.translate_out_of_memory
 def read_trace_columns(
     paths: str | Path | Sequence[str | Path],
 ) -> TraceColumns:
@@ -566,6 +567,7 @@ def _load(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     return _load_vouched(items, formats) or _load_scanned(items, formats)
 
 
+@engine.translate_out_of_memory
 def read_verdict_counts(paths: str | Path | Sequence[str | Path]) -> VerdictCounts:
     """The claims' canonical verdicts counted per system (the report's Table 5).
 
@@ -623,6 +625,7 @@ def _verdict_counts(got: Sequence[tuple[str, int, int]]) -> VerdictCounts:
     return VerdictCounts(systems, counts)
 
 
+@engine.translate_out_of_memory
 def read_sentence_columns(
     paths: str | Path | Sequence[str | Path],
     sentence_ids: Iterable[str | None] = (),
@@ -1039,8 +1042,16 @@ class _Rows:
     formats: tuple[Format, ...]
     #: Each file's first row number.
     starts: list[int]
-    #: The sentence groups are made (table ``groups``; :func:`_vouched_groups`: no ``rows``).
-    grouped: bool = False
+    #: The sentence groups' systems, questions and sentences, sorted (table ``groups``
+    #: keyed by codes in them: :func:`_vouched_groups`, no ``rows``), else None.
+    vocab: tuple[list[str], list[str], list[str]] | None = None
+    #: With ``vocab``: ``(system, verdict index, claims)`` of every system and verdict.
+    verdicts: Sequence[tuple[str, int, int]] = ()
+
+    @property
+    def grouped(self) -> bool:
+        """The sentence groups are made (table ``groups``)."""
+        return self.vocab is not None
 
 
 def _load_vouched(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | None:
@@ -1263,44 +1274,81 @@ def _vouched_groups(items: Sequence[Path], formats: Sequence[Format]) -> _Rows |
 
     What :func:`_load_vouched` and the groups of :func:`_engine_sentence_columns` give,
     without the ``rows`` table (issue 30: at paper scale appending the key columns to it
-    cost a third of the engine's work in ``metrics``). Two scans of the files: a hash of
-    each ``(system, claim_id)``, then the groups. None where :func:`_load_vouched` must
-    run instead: a file without the marker, a null key or a verdict that is not canonical
-    (it gives None: the strict readers say where), a claim twice (it raises the error
-    naming both rows).
+    cost a third of the engine's work in ``metrics``). Scans of the files: a hash of each
+    ``(system, claim_id)``; the sorted distinct systems, questions and sentences (the
+    vocabularies, held by the returned rows); the groups keyed by their codes in them, a
+    table of integers (grouping and numbering the id strings themselves held 0.2 GB at 10x
+    paper scale, where the integers hold a fifth of it). None where :func:`_load_vouched`
+    must run instead: a file without the marker, a null key or a verdict that is not
+    canonical (it gives None: the strict readers say where), a claim twice (it raises the
+    error naming both rows).
     """
     found = _vouched_source(items)
     if found is None:
         return None
     con, source, starts = found
     try:
-        _make_groups(
-            con,
-            f"""SELECT system, question_id, sentence_id, {_GROUP_AGGREGATES},
-            count_if({_NULL_KEYS}) AS bad FROM ({source}) GROUP BY ALL""",
+        vocab = _vocabularies(con, source)
+        joins = " ".join(
+            f"LEFT JOIN vocab_{n} AS {a} ON {a}.value = r.{n}"
+            for n, a in zip(_SENTENCE_KEYS, "sqt", strict=True)
         )
+        con.execute(
+            f"""CREATE TEMP TABLE groups AS
+            SELECT s.code AS s, q.code AS q, t.code AS t,
+                bit_or((1 << verdict)::UTINYINT) AS verdicts, min("row") AS first,
+                count_if({_NULL_KEYS}) AS bad
+            FROM ({source}) AS r {joins} GROUP BY ALL"""
+        )
+        for name in _SENTENCE_KEYS:
+            con.execute(f"DROP TABLE vocab_{name}")
         if con.execute("SELECT sum(bad) FROM groups").fetchall()[0][0]:
             con.close()
             return None
-        con.execute("ALTER TABLE groups DROP COLUMN bad")
+        verdicts = con.execute(
+            f"SELECT system, verdict, count(*) FROM ({source}) GROUP BY ALL"
+        ).fetchall()
     except BaseException:
         con.close()
         raise
-    return _Rows(con, tuple(items), tuple(formats), starts, grouped=True)
+    return _Rows(con, tuple(items), tuple(formats), starts, vocab=vocab, verdicts=verdicts)
+
+
+#: The columns of a sentence group's key, in sort order.
+_SENTENCE_KEYS = ("system", "question_id", "sentence_id")
+
+
+def _vocabularies(con: Any, source: str) -> tuple[list[str], list[str], list[str]]:
+    """The sorted distinct systems, questions and sentences of ``source``, in one scan.
+
+    Each is also a temporary table ``vocab_<column>`` of ``value`` and its ``code`` (its
+    index in the sorted list). Sorted as DuckDB sorts (code point order: UTF-8 bytes).
+    """
+    lists = ", ".join(f"list(DISTINCT {n} ORDER BY {n})" for n in _SENTENCE_KEYS)
+    got = con.execute(f"SELECT {lists} FROM ({source})").fetchall()[0]
+    values = tuple([v for v in found or [] if v is not None] for found in got)
+    for name, vocab in zip(_SENTENCE_KEYS, values, strict=True):
+        con.execute(
+            f"""CREATE TEMP TABLE vocab_{name} AS SELECT unnest($1::VARCHAR[]) AS value,
+            (generate_subscripts($1::VARCHAR[], 1) - 1)::INTEGER AS code""",
+            [vocab],
+        )
+    return values[0], values[1], values[2]
 
 
 def _engine_sentence_columns(loaded: _Rows, *, locate: bool) -> SentenceColumns:
     """The rows as sentence groups: one per (system, question, sentence), sorted.
 
     The groups table is made here from the ``rows`` table, unless the loader made it
-    (:func:`_vouched_groups`).
+    (:func:`_vouched_groups`: groups keyed by codes in its vocabularies).
     """
+    if loaded.vocab is not None:
+        return _coded_sentence_columns(loaded)
     con = loaded.con
-    if not loaded.grouped:
-        source = f"SELECT system, question_id, sentence_id, {_GROUP_AGGREGATES} FROM rows"
-        _make_groups(con, source + " GROUP BY ALL")
+    source = f"SELECT system, question_id, sentence_id, {_GROUP_AGGREGATES} FROM rows"
+    _make_groups(con, source + " GROUP BY ALL")
     (s_codes, systems), (q_codes, questions), (t_codes, sentences) = (
-        _sorted_codes(con, n, "groups", "g") for n in ("system", "question_id", "sentence_id")
+        _sorted_codes(con, n, "groups", "g") for n in _SENTENCE_KEYS
     )
     got = con.execute(
         "SELECT verdicts, first::INTEGER AS first, run FROM groups ORDER BY g"
@@ -1323,6 +1371,33 @@ def _engine_sentence_columns(loaded: _Rows, *, locate: bool) -> SentenceColumns:
         verdict_counts=counts,
         rows=rows,
         origin=origin,
+    )
+
+
+def _coded_sentence_columns(loaded: _Rows) -> SentenceColumns:
+    """:func:`_engine_sentence_columns` of :func:`_vouched_groups`' coded groups.
+
+    Fetched unordered and sorted by numpy on the codes (the order of the ids they code).
+    """
+    assert loaded.vocab is not None
+    systems, questions, sentences = loaded.vocab
+    got = loaded.con.execute("SELECT s, q, t, verdicts, first::INTEGER AS first FROM groups")
+    cols = got.fetchnumpy()
+    order = np.lexsort((cols["t"], cols["q"], cols["s"]))
+    counts = np.zeros((len(systems), len(VERDICTS)), dtype=np.int64)
+    for system, verdict, n in loaded.verdicts:
+        counts[bisect.bisect_left(systems, system), verdict] = n
+    return SentenceColumns(
+        systems=systems,
+        questions=questions,
+        sentences=sentences,
+        system=np.asarray(cols.pop("s"), dtype=np.int32)[order],
+        question=np.asarray(cols.pop("q"), dtype=np.int32)[order],
+        sentence=np.asarray(cols.pop("t"), dtype=np.int32)[order],
+        verdicts=np.asarray(cols.pop("verdicts"), dtype=np.uint8)[order],
+        first=np.asarray(cols.pop("first"), dtype=np.int32)[order],
+        verdict_counts=counts,
+        rows=int(counts.sum()),
     )
 
 

@@ -388,6 +388,7 @@ def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> boo
     return all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS) for p in origin.paths)
 
 
+@engine.translate_out_of_memory
 def write(
     target: Path,
     columns: SentenceColumns,

@@ -18,16 +18,22 @@ tool loses it (a Parquet writer does not copy another file's metadata unless tol
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from failcodes.errors import ConfigError
 
 if TYPE_CHECKING:
     import duckdb
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 #: The Parquet footer key of the marker (key-value metadata).
 MARKER_KEY = b"failcodes.validated"
@@ -83,6 +89,49 @@ def connect() -> duckdb.DuckDBPyConnection:
             f"FAILCODES_MEMORY={memory!r}: DuckDB cannot read it as a memory size ({reason}); "
             f"expected a number with a unit, e.g. 4GB or 500MB (unset it for {DEFAULT_MEMORY})"
         ) from None
+
+
+def translate_out_of_memory(func: Callable[_P, _T]) -> Callable[_P, _T]:
+    """``func`` with DuckDB out of its memory limit raised as a :class:`ConfigError`.
+
+    One line naming the limit and ``FAILCODES_MEMORY`` (the CLI prints it, exit 2), for a
+    Python caller (``failcodes.run``) too, where DuckDB's own exception named neither. Put on
+    the readers that open a connection (:func:`connect`), outside their own fallbacks: a
+    reader that catches DuckDB's errors to take a slower path still sees them.
+    """
+
+    @functools.wraps(func)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            error = out_of_memory(exc)
+            if error is None:
+                raise
+            raise error from exc
+
+    return call
+
+
+def out_of_memory(exc: BaseException) -> ConfigError | None:
+    """The one-line error of DuckDB out of its memory limit (and of spill space), or None.
+
+    DuckDB's exception classes are looked up where DuckDB is loaded, never imported here
+    (``failcodes --help`` loads no DuckDB). Below ~1 MB the same shortage reaches a commit
+    and is a TransactionException saying it could not allocate.
+    """
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is None or not isinstance(exc, duckdb.Error):
+        return None
+    said = str(exc).split("Possible solutions")[0]
+    if not isinstance(exc, duckdb.OutOfMemoryException) and "could not allocate" not in said:
+        return None
+    limit = os.environ.get("FAILCODES_MEMORY") or DEFAULT_MEMORY
+    return ConfigError(
+        f"the analysis engine (DuckDB) ran out of its memory limit {limit} "
+        f"({' '.join(said.split())}): raise FAILCODES_MEMORY (e.g. FAILCODES_MEMORY=4GB), "
+        f"or free space in {tempfile.gettempdir()}, where it spills"
+    )
 
 
 def validated_marker(kind: str, rows: int) -> dict[bytes, bytes]:
@@ -201,6 +250,8 @@ __all__ = [
     "is_validated",
     "marker_of",
     "may_be_validated",
+    "out_of_memory",
     "quoted",
+    "translate_out_of_memory",
     "validated_marker",
 ]

@@ -14,7 +14,6 @@ import os
 import signal
 import stat
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from types import FrameType
@@ -350,37 +349,8 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         sys.exit(2)
-    except Exception as exc:
-        _out_of_engine_memory(exc)
-        raise
     # always exit, as typer's standalone mode did: 0, typer.Exit(n), or 130 after Ctrl-C
     sys.exit(code if isinstance(code, int) else 0)
-
-
-def _out_of_engine_memory(exc: Exception) -> None:
-    """DuckDB out of its memory limit (and of spill space): one line naming the setting, exit 2.
-
-    The engine is loaded only by the commands that use it, so its exception class is looked
-    up where it is loaded, never imported here (``--help`` loads no DuckDB).
-    """
-    duckdb = sys.modules.get("duckdb")
-    if duckdb is None or not isinstance(exc, duckdb.Error):
-        return
-    # below ~1 MB the same shortage reaches a commit and is raised as a TransactionException
-    said = str(exc).split("Possible solutions")[0]
-    if not isinstance(exc, duckdb.OutOfMemoryException) and "could not allocate" not in said:
-        return
-    from failcodes import engine
-
-    limit = os.environ.get("FAILCODES_MEMORY") or engine.DEFAULT_MEMORY
-    typer.echo(
-        f"failcodes: error: the analysis engine (DuckDB) ran out of its memory limit {limit} "
-        f"({redact_text(' '.join(said.split()))}): raise FAILCODES_MEMORY "
-        f"(e.g. FAILCODES_MEMORY=4GB), or free space in {tempfile.gettempdir()}, "
-        "where it spills",
-        err=True,
-    )
-    sys.exit(2)
 
 
 def _command_line_error(exc: typer.TyperException) -> NoReturn:
