@@ -322,15 +322,29 @@ def _reads(step: str, listed: list[str], root: Path) -> list[Path]:
     ]
 
 
-def _judge_storage(root: Path) -> tuple[float, int]:
-    """Bytes of every judge run folder (journal + annotations + summary) and units coded."""
+def _judge_storage(root: Path) -> tuple[float, int, str]:
+    """Bytes of every judge run folder (journal + annotations + summary), units coded, and
+    bytes per unit of each kind's journal and annotations (``bench_judge_storage.py`` says
+    where in the journal they go)."""
     size = sum(p.stat().st_size for p in (root / "judge").rglob("*") if p.is_file())
     size -= sum(p.stat().st_size for p in (root / "judge").glob("cache.sqlite*"))
     units = 0
-    for ann in (root / "judge").glob("*/*/annotations.jsonl"):
+    kinds: dict[str, list[int]] = {}
+    for ann in sorted((root / "judge").glob("*/*/annotations.jsonl")):
         with ann.open("rb") as fh:
-            units += sum(1 for _ in fh)
-    return size, units
+            n = sum(1 for _ in fh)
+        units += n
+        journal = ann.parent / "journal.sqlite"
+        tally = kinds.setdefault(ann.parent.name, [0, 0, 0])
+        tally[0] += n
+        tally[1] += journal.stat().st_size if journal.exists() else 0
+        tally[2] += ann.stat().st_size
+    per_kind = "; ".join(
+        f"{kind} {(j + a) / max(n, 1) / 1e3:.2f} KB a unit (journal {j / max(n, 1) / 1e3:.2f} "
+        f"+ annotations {a / max(n, 1) / 1e3:.2f})"
+        for kind, (n, j, a) in kinds.items()
+    )
+    return size, units, per_kind
 
 
 def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
@@ -397,11 +411,11 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
         row["ratio"] = row["cpu_s"] / row["floor_s"] if row["floor_s"] > 0.05 else None
     for row in rows:
         row["scale"] = scale
-    storage, units = _judge_storage(study)
+    storage, units, per_kind = _judge_storage(study)
     print(
         f"# scale {scale:g}: whole run {wall:.0f} s wall; driver CPU {cpu:.1f} s (with "
         f"its children), peak {rss:.0f} MB; judge storage {storage / 1e6:.0f} MB for "
-        f"{units} annotations ({storage / max(units, 1) / 1e3:.2f} KB each)"
+        f"{units} annotations ({storage / max(units, 1) / 1e3:.2f} KB each: {per_kind})"
     )
     print(
         f"{'scale':>6} {'step':<38} {'CPU s':>8} {'wall s':>8} {'peak MB':>8} "

@@ -67,6 +67,65 @@ def test_journal_rejects_a_second_record_of_a_unit(tmp_path) -> None:
     journal.close()
 
 
+def test_a_raw_response_is_stored_compressed_and_read_back_whole(tmp_path) -> None:
+    # issue 30: the raw response (read by Journal.raw alone) is stored zlib-compressed; a
+    # journal written before (the response as JSON text) reads back the same
+    import zlib
+
+    from failcodes.judge.providers.base import TokenUsage
+
+    units = retrieval_units(make_traces(1))
+    run_judge(units[:1], OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "a"))
+    ann = read_annotations(tmp_path / "a")[0]
+    answer = json.dumps({"entity_match": {"quote": "Metformin lowers HbA1c " * 20}})
+    response = {"id": "r1", "choices": [{"message": {"content": answer, "refusal": None}}]}
+    journal = Journal(tmp_path / "b")
+    journal.record(
+        ann,
+        tokens=TokenUsage(),
+        raw_request={"messages": [{"role": "user", "content": "x"}]},
+        raw_response=response,
+        cache_hit=False,
+        attempts=1,
+    )
+    assert journal.raw(ann.unit_id) == ({"messages": [{"role": "user", "content": "x"}]}, response)
+    journal.close()
+    con = sqlite3.connect(tmp_path / "b" / "journal.sqlite")
+    (stored,) = con.execute("SELECT raw_response FROM annotations").fetchone()
+    text = json.dumps(response, ensure_ascii=False)
+    assert isinstance(stored, bytes) and zlib.decompress(stored) == text.encode()
+    assert len(stored) < len(text) / 3  # the quote repeated 20 times compresses well
+    con.execute("UPDATE annotations SET raw_response = ?", (text,))  # as written before
+    con.commit()
+    con.close()
+    journal = Journal(tmp_path / "b")
+    assert journal.raw(ann.unit_id)[1] == response
+    journal.close()
+
+
+def test_a_new_journal_has_8k_pages_and_an_old_one_keeps_its_own(tmp_path) -> None:
+    # issue 30: an offline retrieval row (~2.3 KB) took a 4,096-byte page of its own
+    units = retrieval_units(make_traces(2))  # 2 claims x 3 passages = 6 units
+    run_judge(units[:3], OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, tmp_path / "new"))
+    con = sqlite3.connect(tmp_path / "new" / "journal.sqlite")
+    assert con.execute("PRAGMA page_size").fetchone()[0] == 8192
+    con.close()
+    # a journal made with SQLite's default pages (as before) resumes and keeps them
+    old = tmp_path / "old"
+    old.mkdir()
+    con = sqlite3.connect(old / "journal.sqlite")
+    con.execute("PRAGMA page_size=4096")
+    con.execute("PRAGMA journal_mode=WAL")
+    con.close()
+    run_judge(units[:3], OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, old))
+    s = run_judge(units, OfflineCoder(), JudgeJob(CB, UnitKind.RETRIEVAL, old))
+    assert (s.judged, s.already_done) == (3, 3)
+    con = sqlite3.connect(old / "journal.sqlite")
+    assert con.execute("PRAGMA page_size").fetchone()[0] == 4096
+    con.close()
+    assert len(read_annotations(old)) == 6
+
+
 def test_offline_dry_run_costs_nothing(tmp_path) -> None:
     from failcodes.judge import estimate_run
 

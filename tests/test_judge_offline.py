@@ -190,3 +190,58 @@ def test_a_claim_is_tokenised_once_however_many_rules_and_units_read_it(
     assert seen.count(claim.lower()) == 1
     assert seen.count(P_GOOD.text.lower()) == 1 and seen.count(P_WEB.text.lower()) == 1
     assert first is not None and first == again
+
+
+def _long_passage() -> Passage:
+    # 40 words, no sentence punctuation (one "sentence", as the paper-scale bench's passages):
+    # fill00..fill39 with word 2 = "Metformin" and words 22..25 = "lowers HbA1c adults
+    # diabetes"; a double space between words 10 and 11
+    words = [f"fill{i:02d}" for i in range(40)]
+    words[2] = "Metformin"
+    words[22:26] = ["lowers", "HbA1c", "adults", "diabetes"]
+    text = " ".join(words[:11]) + "  " + " ".join(words[11:])
+    return Passage(passage_id="long", rank=1, text=text, source="pubmed")
+
+
+def test_the_quote_is_the_20_word_span_holding_the_most_claim_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # CLAIM's content stems: metfor, lowers, hba1c, adults, type, 2, diabet. Claim words sit at
+    # 2 and 22..25. A 20-word window starting at s covers s..s+19: s=2 holds 1 hit; s=6..22
+    # hold all four of 22..25 (s <= 22, s+19 >= 25); the first of them is s=6: words 6..25,
+    # cut from the text as it stands (the double space after fill10 kept).
+    from failcodes.judge.providers import offline
+    from failcodes.judge.schema import quote_found
+
+    passage = _long_passage()
+    part = CB.part(UnitKind.RETRIEVAL)
+    res = OfflineCoder().code(_r(passage), part)
+    assert res.answer is not None
+    expected = (
+        "fill06 fill07 fill08 fill09 fill10  fill11 fill12 fill13 fill14 fill15 fill16 "
+        "fill17 fill18 fill19 fill20 fill21 lowers HbA1c adults diabetes"
+    )
+    assert {a.quote for a in res.answer.dimensions.values()} == {expected}
+    assert quote_found(expected, [passage.text]) is True
+    # the codes, notes and uncertain flags are the rules' own: the same as with the whole
+    # sentence quoted (what the baseline did before)
+    monkeypatch.setattr(offline, "QUOTE_WORDS", 10_000)
+    whole = OfflineCoder().code(_r(passage), part).answer
+    assert whole is not None
+    assert {a.quote for a in whole.dimensions.values()} == {passage.text}
+    for dim, answer in res.answer.dimensions.items():
+        before = whole.dimensions[dim]
+        assert (answer.codes, answer.rationale, answer.uncertain) == (
+            before.codes,
+            before.rationale,
+            before.uncertain,
+        )
+
+
+def test_a_sentence_of_20_words_or_fewer_is_quoted_whole() -> None:
+    from failcodes.judge.providers.offline import QUOTE_WORDS, _quote_span
+
+    twenty = " ".join(f"w{i}" for i in range(QUOTE_WORDS))
+    assert _quote_span(CLAIM, twenty) == twenty
+    # one word more: a 20-word window; no claim word anywhere, so the first window
+    assert _quote_span(CLAIM, twenty + " w20") == twenty

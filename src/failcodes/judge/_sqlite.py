@@ -64,11 +64,15 @@ def check_database(path: str | Path, *, option: str = "another path") -> Path:
     return p
 
 
-def connect(path: str | Path, *, option: str = "another path") -> sqlite3.Connection:
+def connect(
+    path: str | Path, *, option: str = "another path", page_size: int | None = None
+) -> sqlite3.Connection:
     """Open (creating folders as needed) a WAL-mode SQLite database safe against kills.
 
     A database that cannot be opened (see :func:`check_database`) raises
-    :class:`~failcodes.errors.OutputError` before anything is created.
+    :class:`~failcodes.errors.OutputError` before anything is created. ``page_size``: the
+    page size of a database created now (SQLite's default, 4,096 bytes, when None); an
+    existing database keeps its own.
     """
     p = Path(path)
     check_database(p, option=option)
@@ -76,6 +80,8 @@ def connect(path: str | Path, *, option: str = "another path") -> sqlite3.Connec
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False)
+        if page_size is not None:  # takes effect in a new database only (before WAL mode)
+            conn.execute(f"PRAGMA page_size={int(page_size)}")
         conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a killed process (not a power cut): enough here, and fast.
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -94,7 +100,11 @@ def connect(path: str | Path, *, option: str = "another path") -> sqlite3.Connec
 
 
 def open_migrated(
-    path: str | Path, migrations: Sequence[Migration], *, option: str
+    path: str | Path,
+    migrations: Sequence[Migration],
+    *,
+    option: str,
+    page_size: int | None = None,
 ) -> sqlite3.Connection:
     """:func:`connect` and :func:`migrate`; a database that fails either is left as it was.
 
@@ -104,7 +114,7 @@ def open_migrated(
     p = Path(path)
     created = [s for s in (Path(f"{p}-wal"), Path(f"{p}-shm")) if not s.exists()]
     try:
-        conn = connect(p, option=option)
+        conn = connect(p, option=option, page_size=page_size)
     except BaseException:
         _remove(created)
         raise

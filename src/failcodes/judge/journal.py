@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +37,12 @@ from failcodes.judge.providers.base import TokenUsage
 JOURNAL_NAME = "journal.sqlite"
 
 _A = TypeVar("_A")
+
+#: Page size of a new journal. SQLite keeps a row on one page unless it overflows: with
+#: 4,096-byte pages a row of 2.1-4 KB (an offline retrieval unit, its annotation with a
+#: 20-word quote in each of 5 dimensions) takes a page of its own; 8,192-byte pages hold three
+#: (1x bench sample: 4,157 -> 2,810 bytes a unit; issue 30). An existing journal keeps its own.
+PAGE_SIZE = 8192
 
 MIGRATIONS: tuple[Migration, ...] = (
     (
@@ -230,6 +237,24 @@ def _rows(path: Path, decode: Callable[[Path, object, object, object], _A]) -> I
         conn.close()
 
 
+def _deflated_response(request: str | None, response: str | None) -> tuple[str | None, Any]:
+    """The raw columns as stored: the response's JSON zlib-compressed (a BLOB).
+
+    Nothing but :meth:`Journal.raw` reads a raw response (it is the audit copy of what the
+    provider sent; the annotation holds what was taken from it): about 1.8 KB of JSON per
+    retrieval unit through the OpenAI SDK, a third of that compressed (issue 30). The request
+    stays JSON text: its static parts are blobs already (:class:`BlobStore`).
+    """
+    return request, None if response is None else zlib.compress(response.encode("utf-8"))
+
+
+def _inflated_response(stored: str | bytes) -> Any:
+    """A stored raw response: compressed (this version) or JSON text (journals before it)."""
+    if isinstance(stored, bytes):
+        return json.loads(zlib.decompress(stored))
+    return json.loads(stored)
+
+
 def _unreadable(path: Path, exc: sqlite3.DatabaseError) -> InputError:
     return InputError(
         f"not a readable judge journal ({exc}); judge again into a fresh -o folder", path=path
@@ -242,7 +267,7 @@ class Journal:
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / JOURNAL_NAME
-        self._conn = open_migrated(self.path, MIGRATIONS, option="another -o")
+        self._conn = open_migrated(self.path, MIGRATIONS, option="another -o", page_size=PAGE_SIZE)
         self._blobs = BlobStore(self._conn)
         self._session: int | None = None
         #: The batch ledger (batch mode's tables, on this connection).
@@ -342,7 +367,7 @@ class Journal:
                 annotation.unit_kind.value,
                 annotation.status.value,
                 annotation.model_dump_json(),
-                *self._blobs.raw_columns(raw_request, raw_response, blobs),
+                *_deflated_response(*self._blobs.raw_columns(raw_request, raw_response, blobs)),
                 tokens.input_tokens,
                 tokens.cached_input_tokens,
                 tokens.cache_write_tokens,
@@ -388,7 +413,7 @@ class Journal:
             raise KeyError(unit_id)
         return (
             self._blobs.loads(row[0]) if row[0] else None,
-            json.loads(row[1]) if row[1] else None,
+            _inflated_response(row[1]) if row[1] else None,
         )
 
     def totals(self) -> JournalTotals:
