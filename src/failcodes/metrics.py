@@ -42,7 +42,9 @@ t statistics are then lumpy), the percentile interval is used (``method``).
 from __future__ import annotations
 
 import bisect
+import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
@@ -1082,39 +1084,44 @@ def compute_metrics(
             missing_groups = labelled_without_claims(groups, index, facts.scope)
         else:
             facts = ScopeFacts.of_level(index, lvl, len(systems))
-    results: list[MetricResult] = []
     missing_all: list[SentenceWithoutClaims] = []
-    for mi, mapping in enumerate(maps):
-        missing: list[SentenceWithoutClaims] = []
-        if matched is not None:
-            assert isinstance(cols, SentenceColumns)
-            units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
-        elif groups is not None:
-            assert index is not None
-            units, unlabelled, missing = _sentence_units(
-                cols, mapping, index, groups, policy, missing_groups
+    # each mapping's scores (its bootstrap: numpy, which lets go of the GIL) on a thread of
+    # their own while the next mapping's units are formed: the results in mapping order
+    with ThreadPoolExecutor(max_workers=max(1, min(len(maps), os.cpu_count() or 1))) as pool:
+        scored = []
+        for mi, mapping in enumerate(maps):
+            missing: list[SentenceWithoutClaims] = []
+            if matched is not None:
+                assert isinstance(cols, SentenceColumns)
+                units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
+            elif groups is not None:
+                assert index is not None
+                units, unlabelled, missing = _sentence_units(
+                    cols, mapping, index, groups, policy, missing_groups
+                )
+            else:
+                assert isinstance(cols, TraceColumns) and index is not None  # refused above
+                units, unlabelled = _claim_units(cols, mapping, index)
+            if mi == 0:
+                missing_all = missing
+            scored.append(
+                pool.submit(
+                    _score,
+                    units,
+                    unlabelled,
+                    missing,
+                    mapping,
+                    lvl,
+                    policy,
+                    systems,
+                    bootstrap,
+                    seed,
+                    confidence,
+                    facts,
+                )
             )
-        else:
-            assert isinstance(cols, TraceColumns) and index is not None  # refused above
-            units, unlabelled = _claim_units(cols, mapping, index)
-        if mi == 0:
-            missing_all = missing
-        results.extend(
-            _score(
-                units,
-                unlabelled,
-                missing,
-                mapping,
-                lvl,
-                policy,
-                systems,
-                bootstrap,
-                seed,
-                confidence,
-                facts,
-            )
-        )
-        del units
+            del units
+        results = [r for future in scored for r in future.result()]
     settings = (
         BootstrapSettings(resamples=bootstrap, seed=seed, confidence=confidence)
         if bootstrap
