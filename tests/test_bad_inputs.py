@@ -4207,6 +4207,29 @@ def _review_lines(second: str) -> str:
 
 REDTEAM10_CASES: list[Case] = [
     Case(
+        # B writes the labelled sentence s0 as S0: B's claim was unlabelled and s0 counted as
+        # a sentence B made no claim for (no error flagged): recall 1/2 for 2/2, exit 0
+        "metrics/labelled-sentence-written-two-ways-by-the-traces",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl", "-m", "refuted"),
+        _write(
+            {
+                "t.jsonl": "".join(
+                    json.dumps(
+                        {"system": s, "question_id": "q", "sentence_id": i, "claim_id": i}
+                        | {"claim": "x", "verdict": "refuted"}
+                    )
+                    + "\n"
+                    for s, i in (("A", "s0"), ("B", "S0"))
+                ),
+                "l.jsonl": json.dumps({"sentence_id": "s0", "has_error": True}) + "\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.jsonl:1, field 'sentence_id': the traces write sentence "
+        "'s0' also as 'S0' (in another case): the label applies to 's0' only, so the claims "
+        "under 'S0' count unlabelled and a system that wrote only 'S0' is scored as making no "
+        "claim for 's0' (no error flagged); write the id one way in every traces file",
+    ),
+    Case(
         # a code the codebook's dimension does not hold was refused after reading, naming
         # neither file nor line: "ratings ['same_scope'] are not in the category list [...]"
         "agree/annotation-code-not-in-the-codebook",

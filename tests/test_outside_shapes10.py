@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import pandas as pd
@@ -113,4 +114,66 @@ def test_label_rule_written_as_the_column_writes_it_labels_by_hand(
         ("s1", False),
         ("s2", False),
         ("s3", True),
+    ]
+
+
+def _two_systems_one_sentence_two_ways(d: Path, other: str) -> tuple[Path, Path]:
+    # A writes the labelled sentence 's\u00e90' (or 's0'); B writes it ``other``: the same
+    # sentence, in another Unicode form (NFD) or case. Verdicts alike in A and B.
+    first = unicodedata.normalize("NFC", other) if other != "S0" else "s0"
+    rows = []
+    for system, s0 in (("A", first), ("B", other)):
+        for i, verdict in enumerate(["refuted", "supported", "refuted", "supported"]):
+            sid = s0 if i == 0 else f"s{i}"
+            rows.append(
+                {"system": system, "question_id": "q1", "sentence_id": sid, "claim_id": sid}
+                | {"claim": f"x{i}", "verdict": verdict}
+            )
+    labels = [(first, True), ("s1", False), ("s2", True), ("s3", False)]
+    traces, labelled = d / "t.jsonl", d / "l.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    labelled.write_text(
+        "".join(json.dumps({"sentence_id": s, "has_error": e}) + "\n" for s, e in labels),
+        encoding="utf-8",
+    )
+    return traces, labelled
+
+
+@pytest.mark.parametrize(
+    ("other", "how"),
+    [(unicodedata.normalize("NFD", "s\u00e90"), "Unicode form"), ("S0", "in another case")],
+)
+def test_a_labelled_sentence_one_system_writes_another_way_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], other: str, how: str
+) -> None:
+    # By hand, one sentence: A and B both refute s0 and s2 (errors) and support s1 and s3:
+    # TP 2, TN 2 each. Read as two ids, the label named A's s0 only: B's claim under its
+    # spelling was unlabelled, and the labelled s0, which B "made no claim for", counted as no
+    # error flagged: B TP 1, FN 1, TN 2 (recall 50% for 100%), exit 0.
+    traces, labels = _two_systems_one_sentence_two_ways(tmp_path, other)
+    args = ["--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    for command in (
+        ["metrics", *args, "--bootstrap", "0"],
+        ["disagreements", *args, "-o", str(tmp_path / "d.jsonl")],
+        ["compare", *args],
+    ):
+        code, out, err = run_cli(command, capsys)
+        assert code == 2, command
+        assert err.count("\n") == 1 and how in err and "l.jsonl:1, field 'sentence_id'" in err
+        assert not out and not (tmp_path / "d.jsonl").exists()
+
+
+def test_the_same_sentence_written_one_way_scores_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the control: B writes 's\u00e90' as A does: TP 2, FP 0, FN 0, TN 2 for both systems
+    traces, labels = _two_systems_one_sentence_two_ways(tmp_path, "s\u00e90")
+    out = tmp_path / "m.json"
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    code, _, _ = run_cli([*args, "--bootstrap", "0", "--format", "json", "-o", str(out)], capsys)
+    assert code == 0
+    rows = json.loads(out.read_text())
+    assert [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [
+        ("A", 2, 0, 0, 2),
+        ("B", 2, 0, 0, 2),
     ]

@@ -1275,7 +1275,7 @@ def _mismatch_as_shared(
     untraced, trace_ids = _trace_sentences(traces)
     matched, missing = _sentence_labels_without_trace(labels, untraced)
     if not missing:
-        return None
+        return _labelled_written_two_ways(labels, trace_ids)
     sids = label_column(labels, "sentence_id")
     example: str | None = None
     for sid in trace_ids:
@@ -1293,4 +1293,40 @@ def _mismatch_as_shared(
             f"ids those of the traces (such as {example!r})? (a sentence without a trace "
             "counts as one the systems extracted no claim from)"
         )
+    return _labelled_written_two_ways(labels, _trace_sentences(traces)[1])
+
+
+def _labelled_written_two_ways(
+    labels: Sequence[Label], trace_ids: Iterable[str]
+) -> tuple[int, str] | None:
+    """A labelled sentence whose id the traces also write another way (case, Unicode form).
+
+    One system's file writes ``sé0`` composed (NFC), another's decomposed (NFD), the label
+    the first: the label applied to the first system's sentence only. The other system's
+    claims were unlabelled, and the labelled sentence, which it made no claim for under that
+    id, counted as no error flagged: recall 1/2 for 2/2, exit 0. Every trace id is folded
+    (``lower`` for ASCII ids, the cheap common case).
+    """
+    sids = label_column(labels, "sentence_id")
+    cids = label_column(labels, "claim_id")
+    labelled: dict[str, int] = {}
+    folded: dict[str, str] = {}
+    for pos, (sid, cid) in enumerate(zip(sids, cids, strict=True)):
+        if sid is not None and cid is None and sid not in labelled:
+            labelled[sid] = pos
+            folded.setdefault(_fold(sid), sid)
+    if not folded:
+        return None
+    for tid in trace_ids:
+        first = folded.get(tid.lower() if tid.isascii() else _fold(tid))
+        if first is not None and tid != first and tid not in labelled:
+            same_letters = unicodedata.normalize("NFC", tid) == unicodedata.normalize("NFC", first)
+            shown = ascii(tid) if same_letters else repr(tid)  # two forms look alike
+            return labelled[first], (
+                f"the traces write sentence {first!r} also as {shown} "
+                f"({_how_written(tid, first)}): the label applies to {first!r} only, so the "
+                f"claims under {shown} count unlabelled and a system that wrote only {shown} "
+                f"is scored as making no claim for {first!r} (no error flagged); write the id "
+                "one way in every traces file"
+            )
     return None
