@@ -4207,6 +4207,25 @@ def _review_lines(second: str) -> str:
 
 REDTEAM10_CASES: list[Case] = [
     Case(
+        # the label's id decomposed (NFD), the trace's composed: "no trace has sentence_id
+        # 'se\u03010'" named two ids that look the same
+        "metrics/label-sentence-in-another-unicode-form",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl", "-m", "refuted"),
+        _write(
+            {
+                "t.jsonl": json.dumps(
+                    {"system": "A", "question_id": "q", "sentence_id": "s\u00e90"}
+                    | {"claim_id": "c0", "claim": "x", "verdict": "refuted"}
+                )
+                + "\n",
+                "l.jsonl": json.dumps({"sentence_id": "se\u03010", "has_error": True}) + "\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.jsonl:1, field 'sentence_id': no trace has sentence_id "
+        "'se\u03010', but one has 's\\xe90', the same id in another Unicode form (NFD: the same "
+        "letters, composed differently) (ids are compared exactly); write the trace's id",
+    ),
+    Case(
         # B writes the labelled sentence s0 as S0: B's claim was unlabelled and s0 counted as
         # a sentence B made no claim for (no error flagged): recall 1/2 for 2/2, exit 0
         "metrics/labelled-sentence-written-two-ways-by-the-traces",

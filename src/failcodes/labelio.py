@@ -33,6 +33,7 @@ from failcodes.labels import (
     label_column,
     label_scope_problem,
     sentence_label_mismatch,
+    written_like_hint,
 )
 from failcodes.sentences import Sentence
 from failcodes.tableio import (
@@ -500,6 +501,9 @@ def validate_labels(
         first = problems[0]
         line = lines[first.position] if lines is not None else first.position + 1
         extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
+        sid = label_column(labels, "sentence_id")[first.position]
+        if first.field == "sentence_id" and sid is not None and "no trace has" in first.message:
+            extra = written_like_hint(sid, traces) + extra  # the same id written another way
         raise InputError(first.message + extra, path=path, line=line, field=first.field)
     mismatch = sentence_label_mismatch(labels, traces)
     if mismatch is not None:

@@ -1296,6 +1296,31 @@ def _mismatch_as_shared(
     return _labelled_written_two_ways(labels, _trace_sentences(traces)[1])
 
 
+def written_like_hint(
+    sentence_id: str, traces: Sequence[Trace] | TraceColumns | SentenceColumns
+) -> str:
+    """For an error naming a label's sentence no trace has: a trace's id it matches loosely.
+
+    That is the label's id but for case or Unicode form ("" if none). On the error path
+    only: every trace id is folded.
+
+    ``sé0`` composed in the labels and decomposed in the traces read "no trace has
+    sentence_id 'sé0'", two ids that look the same.
+    """
+    key = _fold(sentence_id)
+    for sid in _trace_sentences(traces)[1]:
+        if sid != sentence_id and _fold(sid) == key:
+            same_letters = unicodedata.normalize("NFC", sid) == unicodedata.normalize(
+                "NFC", sentence_id
+            )
+            return (
+                f", but one has {ascii(sid) if same_letters else repr(sid)}, the same id "
+                f"{_how_written(sentence_id, sid)} (ids are compared exactly); write the "
+                "trace's id"
+            )
+    return ""
+
+
 def _labelled_written_two_ways(
     labels: Sequence[Label], trace_ids: Iterable[str]
 ) -> tuple[int, str] | None:
