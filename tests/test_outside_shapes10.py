@@ -177,3 +177,18 @@ def test_the_same_sentence_written_one_way_scores_by_hand(
         ("A", 2, 0, 0, 2),
         ("B", 2, 0, 0, 2),
     ]
+
+
+def test_cohen_interval_zero_but_for_rounding_is_warned() -> None:
+    # r1 says 1 on all 6 units, r2 on 5 (0 on the last). p_o = 5/6; marginals r1 (1: 1),
+    # r2 (1: 5/6, 0: 1/6), so p_e = 5/6 and kappa = 0. Its delta-method variance (Fleiss,
+    # Cohen & Everitt 1969) at kappa 0: sum_i p_ii (1 - (p_i. + p_.i))^2 + sum_{i!=j} p_ij
+    # (p_.i + p_j.)^2 - p_e^2 = 5/6 (5/6)^2 + 1/6 (5/6)^2 - (5/6)^2 = 0: the interval is
+    # [0, 0]. Computed, the SE is 2.6e-8 (statsmodels' cohens_kappa too), and the 1e-12 test
+    # missed it: Conger's identical zero-width interval was warned, Cohen's not.
+    frame = pd.DataFrame({"item": range(1, 7), "r1": [1] * 6, "r2": [1, 1, 1, 1, 1, 0]})
+    rows = fc.agreement_table(fc.ratings_from_frame(frame), ["cohen", "conger"])
+    for row in rows:
+        assert row.value == pytest.approx(0.0, abs=1e-12)
+        assert row.se is not None and row.se < 1e-6
+        assert row.warning is not None and "zero-width interval" in row.warning, row.statistic

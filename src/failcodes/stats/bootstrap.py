@@ -408,6 +408,10 @@ MIN_POSITIVES = 10
 #: estimate is at least CEILING, on fewer than CEILING_UNITS units, are "near the ceiling":
 #: measured coverage 0.81 at n = 50, kappa = 0.92 (bench/bench_coverage.py, docs/statistics.md).
 CEILING = 0.9
+#: An interval at most this wide is zero-width: a standard error that is 0 but for rounding
+#: (Cohen's kappa with one rater constant: exactly 0, computed 2.6e-8, so [-0.000, 0.000]
+#: was shown without the warning that the same zero-width interval of Conger's carried).
+ZERO_WIDTH = 1e-6
 CEILING_MARGIN = 0.02
 CEILING_UNITS = 100
 
@@ -441,7 +445,7 @@ def interval_warning(
     reasons: list[str] = []
     if low is None or high is None:
         reasons.append("no interval")
-    elif high - low <= 1e-12:
+    elif high - low <= ZERO_WIDTH:
         reasons.append("zero-width interval")
     if n is not None and n < min_n:
         reasons.append(f"only {n} units (< {min_n})")
