@@ -192,3 +192,30 @@ def test_cohen_interval_zero_but_for_rounding_is_warned() -> None:
         assert row.value == pytest.approx(0.0, abs=1e-12)
         assert row.se is not None and row.se < 1e-6
         assert row.warning is not None and "zero-width interval" in row.warning, row.statistic
+
+
+BY_TABLE = (
+    "item,dim,r1,r2\n1,a,low,mid\n2,a,high,high\n3,a,mid,mid\n4,a,low,low\n"
+    "1,b,low,mid\n2,b,mid,mid\n3,b,low,low\n4,b,mid,low\n"
+)
+
+
+def test_by_group_using_fewer_categories_than_the_table_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Group b never uses 'high': r1 low, mid, low, mid; r2 mid, mid, low, low; they agree on
+    # items 2 and 3, p_a = 1/2. Brennan-Prediger is (p_a - 1/q) / (1 - 1/q): on the table's
+    # scale (q = 3) (1/2 - 1/3) / (2/3) = 0.25; on the group's own values (q = 2) 0.0, which
+    # was printed with no word that q had changed between groups.
+    path = tmp_path / "by.csv"
+    path.write_text(BY_TABLE)
+    args = ["agree", str(path), "--by", "dim", "--stat", "brennan_prediger", "--bootstrap", "0"]
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0
+    rows = {r["dim"]: r for r in json.loads(out)}
+    assert rows["b"]["value"] == pytest.approx(0.0)  # the group's q = 2, now said
+    assert any("'b': 2, without high" in n for n in rows["b"]["notes"])
+    code, out, _ = run_cli([*args, "--format", "json", "--categories", "low,mid,high"], capsys)
+    rows = {r["dim"]: r for r in json.loads(out)}
+    assert rows["b"]["value"] == pytest.approx(0.25)
+    assert not any("category set is the values" in n for n in rows["b"]["notes"])

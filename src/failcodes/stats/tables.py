@@ -742,9 +742,41 @@ def ratings_tables(
     for key, part in groups:
         table = ratings_from_frame(part, categories=categories, source=source, columns=choice)
         parts.append((key[0] if isinstance(key, tuple) else key, table))
+    if by is not None and categories is None:
+        notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
     notes.insert(0, line)
     return TableParts(parts, notes, choice)
+
+
+def _group_categories(by: str, parts: Sequence[tuple[Any, RatingsTable]]) -> list[str]:
+    """A note when a ``--by`` group uses fewer categories than the whole table.
+
+    Each group's category set is the values it uses, and AC1, Brennan-Prediger and PABAK
+    depend on its size q (weighted statistics on the ranks too): a group using 2 of the
+    table's 3 levels read Brennan-Prediger 0.0 where the table's scale gives 0.25, with no
+    word. Groups may have scales of their own (a dimension's codes), so this is said, not
+    changed: --categories gives one scale to every group.
+    """
+
+    def names(table: RatingsTable) -> set[str]:
+        if table.labels is not None:
+            return set(table.labels)
+        return {f"{v:g}" for v in table.categories.tolist()}
+
+    used = [(key, names(table)) for key, table in parts]
+    every = set().union(*(n for _, n in used))
+    short = [(key, n) for key, n in used if len(n) < len(every)]
+    if not short:
+        return []
+    key, fewer = short[0]
+    lacks = ", ".join(sorted(every - fewer)[:5])
+    return [
+        f"--by {by}: each group's category set is the values it uses (q, on which AC1, "
+        f"Brennan-Prediger, PABAK and weights depend): {len(short)} of {len(used)} groups use "
+        f"fewer than the table's {len(every)} ({key!r}: {len(fewer)}, without {lacks}); "
+        "--categories gives every group the table's scale"
+    ]
 
 
 def _unit_spellings(ids: pd.Series) -> list[str]:
