@@ -4207,6 +4207,15 @@ def _review_lines(second: str) -> str:
 
 REDTEAM10_CASES: list[Case] = [
     Case(
+        # European Excel: ';' between cells, ',' in decimals; the header is one cell and the
+        # first row three, which read "expected 1 cells (as in the header), got 3"
+        "agree/semicolons-and-decimal-commas",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "id;r1;r2\n1;2,5;2,5\n2;1,0;3,0\n"}),
+        line="failcodes: error: {d}/r.csv:1: the header is separated by semicolons (European "
+        "Excel?), expected commas: save the table as CSV (comma delimited)",
+    ),
+    Case(
         # the label's id decomposed (NFD), the trace's composed: "no trace has sentence_id
         # 'se\u03010'" named two ids that look the same
         "metrics/label-sentence-in-another-unicode-form",

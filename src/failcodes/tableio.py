@@ -164,6 +164,11 @@ def checked_csv_rows(
                 if not row or all(not cell.strip() for cell in row):
                     continue
                 if len(row) != len(header):
+                    # a ';' header with decimal commas in the rows ('1;2,5;2,5'): the
+                    # header's one cell against the rows' commas said "expected 1 cells"
+                    hint = header_hint(header_raw, "")
+                    if hint:
+                        raise InputError(hint, path=path, line=1)
                     raise InputError(
                         f"expected {len(header)} cells (as in the header), got {len(row)}",
                         path=path,
