@@ -91,14 +91,6 @@ class _UseObjectReaderError(Exception):
     """The fast reader cannot reproduce the object reader exactly here: use that one."""
 
 
-@dataclass
-class _LineFailure:
-    """The first line (or row) the fast path could not accept, and the exact error for it."""
-
-    line: int
-    error: InputError
-
-
 def _verdict_entry(raw: Any) -> str | None:
     """The canonical verdict of a raw one, or None if it is not one."""
     try:
@@ -185,18 +177,18 @@ def _scan_jsonl(
     index: int,
     total: int,
     path: Path,
-) -> tuple[int, _LineFailure | None]:
+) -> tuple[int, InputError | None]:
     """Decode a trace JSONL file line by line into the engine's ``rows`` table.
 
     Each line is validated once (:func:`_fast_line`: msgspec against the trace schema, the
     duplicate-key count; else the object reader's own steps) and its key columns, line and
     byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
-    the row count after this file and the first line found invalid (reading stops there).
+    the row count after this file and the error of the first invalid line (reading stops there).
     """
     vouch = Voucher(rewritten=False)
     sink = _RowSink(con, index, total)
     add = sink.add
-    failure: _LineFailure | None = None
+    failure: InputError | None = None
     with check_regular_file(path).open("rb", buffering=_SCAN_BUFFER) as fh:
         pos = 0
         for lineno, raw in enumerate(fh, start=1):
@@ -213,7 +205,7 @@ def _scan_jsonl(
                 try:
                     rec = _object_line(raw, lineno, path)
                 except InputError as exc:
-                    failure = _LineFailure(lineno, exc)
+                    failure = exc
                     break
                 if rec is None:
                     continue
@@ -396,7 +388,7 @@ def _scan_parquet(
     index: int,
     total: int,
     path: Path,
-) -> tuple[int, _LineFailure | None]:
+) -> tuple[int, InputError | None]:
     """Read a trace Parquet file batch by batch into ``rows``, validated per column.
 
     As :func:`_scan_jsonl` (a row's "line" is its 1-based row number, its offset the 0-based
@@ -430,7 +422,7 @@ def _scan_parquet(
     pool = pa.default_memory_pool()
     verdict_table: dict[str, Any] = {}
     offset = 0
-    failure: _LineFailure | None = None
+    failure: InputError | None = None
     for batch in pf.iter_batches(
         batch_size=_PARQUET_BATCH_ROWS, columns=_parquet_columns(pf), use_threads=False
     ):
@@ -472,7 +464,7 @@ def _scan_parquet(
             try:
                 prepare_trace(record, path, line, None, {})
             except InputError as exc:
-                failure = _LineFailure(line, exc)
+                failure = exc
                 cols = {k: v.slice(0, row) for k, v in cols.items()}
                 raw_verdicts = cols["verdict"]
             else:  # pragma: no cover - a vectorised check stricter than the model
@@ -1128,7 +1120,7 @@ def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
         con.execute(_ROWS_TABLE)
         starts: list[int] = []
         total = 0
-        failure: _LineFailure | None = None
+        failure: InputError | None = None
         for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
             starts.append(total)
             scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
@@ -1137,7 +1129,7 @@ def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
                 break
         _refuse_duplicate(con, items)
         if failure is not None:
-            raise failure.error
+            raise failure
     except BaseException:
         con.close()
         raise
