@@ -105,9 +105,6 @@ METRICS: tuple[str, ...] = (
     "accuracy",
 )
 
-#: Order of the confusion cells in count arrays.
-CELLS: tuple[str, ...] = ("tp", "fp", "fn", "tn")
-
 _NO_PRED = "no predicted errors (TP + FP = 0)"
 _NO_POS = "no clinician-labelled errors (TP + FN = 0)"
 _NO_NEG = "no clinician-labelled non-errors (TN + FP = 0)"
