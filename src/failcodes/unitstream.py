@@ -22,7 +22,6 @@ whole or names the bad line: the units already given are not given again.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -70,15 +69,19 @@ class TaskUnit(msgspec.Struct, frozen=True, gc=False):
 
 
 def _key(digest: bytes) -> int:
-    """A unit id's 8 bytes (or a trace key's hash) as the signed 64-bit key KeyHashes holds."""
+    """A unit id's 8 bytes as the signed 64-bit key KeyHashes holds."""
     return int.from_bytes(digest, "big", signed=True)
 
 
 def _trace_key(system: str, question_id: str, sentence_id: str, claim_id: str) -> int:
-    """The key of a trace's identity (system, question, sentence, claim)."""
-    parts = (system, question_id, sentence_id, claim_id)
-    text = "\0".join(parts).encode("utf-8", "surrogatepass")
-    return _key(hashlib.blake2b(text, digest_size=8).digest())
+    """The key of a trace's identity (system, question, sentence, claim): its 64-bit hash.
+
+    Python's own (keyed per process: the keys are compared within one read only); two
+    identities sharing it look like a repeat, which sends the file to the exact reader. A
+    BLAKE2b digest of the joined text cost 12x more (4.6 vs 0.4 us; a verification export
+    takes two keys a claim: 59k at paper scale).
+    """
+    return hash((system, question_id, sentence_id, claim_id))
 
 
 def _shown(raw: str | None, canonical: str) -> bool:
