@@ -219,3 +219,32 @@ def test_by_group_using_fewer_categories_than_the_table_is_said(
     rows = {r["dim"]: r for r in json.loads(out)}
     assert rows["b"]["value"] == pytest.approx(0.25)
     assert not any("category set is the values" in n for n in rows["b"]["notes"])
+
+
+def test_a_system_whose_every_claims_list_is_empty_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The tutorial's answers keyed by system, plus sysC answering all 4 questions with no
+    # claim: sysC has no row, so no trace, and vanished from every output with only "5
+    # list(s) ... missing or empty" (sysA's answer to question 4 is the fifth).
+    source = Path(__file__).parent.parent / "docs" / "tutorial" / "answers-by-system.jsonl"
+    records = [json.loads(line) for line in source.read_text().splitlines()]
+    for record in records:
+        record["answers"]["sysC"] = {"model": "c", "claims": []}
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, _, err = run_cli(
+        [
+            *("ingest", "generic", str(path), "-o", str(tmp_path / "t.jsonl")),
+            *("--option", "rows=answers.*.claims[]", "--map", "#=question_id"),
+            *("--map", "answers.*.claims#=sentence_id", "--option", "sentence_ids=question"),
+            *("--map", "answers.*=system", "--option", "unmapped=drop", "--verdict", "supported"),
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert "5 list(s) or object(s) on the rows path missing or empty" in err
+    assert "no trace and in no output: sysC (4)" in err
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    systems = {json.loads(line)["system"] for line in lines}
+    assert systems == {"sysA", "sysB"}

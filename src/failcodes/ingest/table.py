@@ -668,6 +668,10 @@ class TableStream:
                     if row is not None:
                         yield row
                 for line, where, raw in hollow:
+                    system = _row_system(raw, spec)
+                    if system is not None:
+                        key = str(system)
+                        tally.hollow_systems[key] = tally.hollow_systems.get(key, 0) + 1
                     for label in _hollow_labels(raw, spec, path, line, where):
                         tally.hollow.append((label, path, line))
             if header is None:
@@ -782,6 +786,15 @@ class TableStream:
                 f"{empty:,} list(s) or object(s) on the rows path missing or empty: no rows "
                 "from them"
             )
+            # a system whose every answer has an empty claims list (answers keyed by
+            # system) vanished from every output with the count above alone
+            hollow_only = sorted(set(tally.hollow_systems) - tally.systems)
+            if hollow_only:
+                shown = ", ".join(f"{s} ({tally.hollow_systems[s]:,})" for s in hollow_only)
+                self.notes.append(
+                    f"system(s) whose every claims list is empty, so no trace and in no "
+                    f"output: {shown}"
+                )
         rule = self.spec.label_rule
         if rule is not None and tally.hollow:
             # labelled sentences whose claims list is empty: without their labels, metrics
@@ -842,6 +855,8 @@ class _Tally:
     systems: set[str] = field(default_factory=set)
     #: labels of the sentences whose claims list is empty (nested rows), where they were read
     hollow: list[tuple[Label, Path, int]] = field(default_factory=list)
+    #: empty claims lists (nested rows) per system
+    hollow_systems: dict[str, int] = field(default_factory=dict)
     #: Each system's name folded (case, spacing, Unicode form) -> (name, file, line).
     folded: dict[str, tuple[str, Path, int]] = field(default_factory=dict)
 
