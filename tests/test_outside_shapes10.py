@@ -248,3 +248,23 @@ def test_a_system_whose_every_claims_list_is_empty_is_named(
     lines = (tmp_path / "t.jsonl").read_text().splitlines()
     systems = {json.loads(line)["system"] for line in lines}
     assert systems == {"sysA", "sysB"}
+
+
+def test_a_kappa_below_zero_by_less_than_the_last_digit_prints_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 73 units: (yes, yes) 5, (yes, no) 1, (no, yes) 56, (no, no) 11. p_o = 16/73; r1 says yes
+    # on 6/73, r2 on 61/73, so p_e = (6 * 61 + 67 * 12) / 73^2 = 1170/5329 and Cohen's kappa =
+    # (16 * 73 - 1170) / (5329 - 1170) = -2/4159 = -0.00048. Printed to three places it is
+    # zero: the table showed '-0.000' (a sign with no digit behind it), now '0.000'.
+    rows = [("yes", "yes")] * 5 + [("yes", "no")] + [("no", "yes")] * 56 + [("no", "no")] * 11
+    path = tmp_path / "near_zero.csv"
+    path.write_text("item,r1,r2\n" + "".join(f"{i},{a},{b}\n" for i, (a, b) in enumerate(rows)))
+    args = ["agree", str(path), "--stat", "cohen", "--bootstrap", "0"]
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0
+    assert json.loads(out)[0]["value"] == pytest.approx(-2 / 4159)  # the number keeps its sign
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    assert "-0.000" not in out
+    assert "│ 0.000" in out

@@ -21,7 +21,7 @@ from failcodes.stats.names import SET_DISTANCES
 
 
 def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return "-" if value is None else f"{value:z.3f}"  # z: -0.0004 prints 0.000, not -0.000
 
 
 def _group_cell(row: dict[str, Any], key: str) -> str:

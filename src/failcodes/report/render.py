@@ -67,7 +67,7 @@ def _cell(value: Any) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return "–"
     if isinstance(value, float):
-        return f"{value:.3f}"
+        return f"{value:z.3f}"  # z: no -0.000
     return str(value)
 
 
