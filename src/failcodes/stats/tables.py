@@ -140,8 +140,12 @@ def detect_long(
             return None
         unit_column = named[0]
     rest = [c for c in cols if c not in (unit_column, rater_named[0])]
-    if len(rest) != 1 or unit_column not in cols or not frame[unit_column].duplicated().any():
+    if len(rest) != 1 or unit_column not in cols:
         return None
+    if not frame[unit_column].duplicated().any():  # long only if the raters are no ratings
+        names, ratings = (set(frame[c].dropna().astype(str)) for c in (rater_named[0], rest[0]))
+        if names & ratings or len(names) < 2:
+            return None
     return LongColumns(unit_column, rater_named[0], rest[0], "one row per unit and rater")
 
 
