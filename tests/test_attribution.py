@@ -9,8 +9,6 @@ from failcodes.attribution import (
     ItemAttribution,
     Stage,
     Strategy,
-    all_correct_rate,
-    all_high_rate,
     assessed_dimensions,
     attribute,
     attribution_summary,
@@ -20,6 +18,7 @@ from failcodes.attribution import (
     is_all_high,
     per_passage_codes,
     per_trace_steps,
+    quality_rate,
 )
 from failcodes.disagreements import (
     ClaimRecord,
@@ -187,7 +186,7 @@ def test_disagreements_use_their_causing_claims() -> None:
 def test_rates_and_dominant_errors_per_retriever() -> None:
     pp = per_passage_codes([A, B, C], ANNS, CB)
     assert len(pp) == 6
-    rates = all_high_rate(pp).set_index("retriever")
+    rates = quality_rate(pp, by="retriever", flag="all_high").set_index("retriever")
     # ret1 (A): 2 coded, 1 all-high -> 0.5; ret2 (B, C): 3 coded of 4 rows, 0 all-high
     assert rates.loc["ret1", ["coded", "all_high", "rate"]].tolist() == [2, 1, 0.5]
     assert rates.loc["ret2", ["rows", "coded", "all_high", "rate"]].tolist() == [4, 3, 0, 0.0]
@@ -215,7 +214,7 @@ def test_all_correct_rate_per_verifier() -> None:
         _ann(UnitKind.VERIFICATION, vid(t3), dict(STEPS)),
     ]
     pt = per_trace_steps([t1, t2, t3], anns, CB)
-    rates = all_correct_rate(pt).set_index("verifier")["rate"]
+    rates = quality_rate(pt, by="verifier", flag="all_correct").set_index("verifier")["rate"]
     assert rates.to_dict() == {"v1": 0.5, "v2": 1.0}
     dom = dominant_errors(pt, CB, UnitKind.VERIFICATION, by="verifier")
     assert dom.values.tolist() == [["v1", "inference", "overreach", "overreach", 1, 2, 0.5]]
@@ -392,7 +391,7 @@ def test_not_assessable_in_the_tables() -> None:
         True,
     ]
     assert rows.loc[("ret1", 2), "assessed_dimensions"] == 5
-    rates = all_high_rate(pp).set_index("retriever")
+    rates = quality_rate(pp, by="retriever", flag="all_high").set_index("retriever")
     # ret1: 2 coded, both all-high, one of them over 4 assessed dimensions
     assert rates.loc["ret1", ["coded", "all_high", "rate", "not_fully_assessed"]].tolist() == [
         2,

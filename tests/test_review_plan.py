@@ -31,7 +31,7 @@ from failcodes.reviewplan import (
     read_plan,
 )
 from failcodes.stats.ppi import Posterior, beta_bounds
-from failcodes.study.layout import StudyLayout
+from failcodes.study.layout import ATTRIBUTION_ITEMS, StudyLayout
 
 HIGH = {
     "scope": "exact_scope",
@@ -432,7 +432,7 @@ def write_attribution_study(
                 )
             )
     pd.DataFrame(rows).to_csv(table, index=False)
-    layout.attribution_items("ds").write_text(
+    (layout.attribution("ds") / ATTRIBUTION_ITEMS).write_text(
         "".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8"
     )
     attribution_table(items).to_csv(layout.attribution_table("ds"), index=False)

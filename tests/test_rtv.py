@@ -20,7 +20,6 @@ from failcodes.rtv.judge import (
     OfflineHeuristicJudge,
     RtvVerdict,
     UnscoredAnswerError,
-    decision_from_json,
     parse_verdict,
 )
 from failcodes.rtv.retrieval import BM25Index, RetrievedChunk
@@ -203,10 +202,10 @@ class _FabricatingJudge:
 
     def judge(self, item: RtvItem, passages: Sequence[RetrievedChunk]) -> JudgeDecision:
         if item.item_id.startswith("A"):
-            return decision_from_json(
-                '{"verdict": "Supported.", "quote": "An invented sentence.", "rationale": "r"}'
+            return JudgeDecision(
+                verdict=RtvVerdict.SUPPORTED, quote="An invented sentence.", rationale="r"
             )
-        return decision_from_json("I think it is fine")
+        raise UnscoredAnswerError("judge answer is not JSON")
 
 
 def test_quote_check_and_unscored_answers(fixture_results: list) -> None:

@@ -255,16 +255,6 @@ def test_judge_code_strata_show_their_gain_in_effective_n() -> None:
     assert result.effective_n_human == pytest.approx(40 * srs / var)
 
 
-def test_binary_counts_give_the_same_moments() -> None:
-    counts = Moments.from_binary_counts(
-        both=2, human_only=1, judge_only=1, n=5, n_unlabeled=8, unlabeled_positive=3
-    )
-    arrays = Moments.from_arrays(Y, YHAT, YHAT_U)
-    for name in Moments.__dataclass_fields__:
-        assert float(getattr(counts, name)) == float(getattr(arrays, name)), name
-    assert float(tuned_lambda(counts)) == pytest.approx(16 / 175)
-
-
 def test_vectorised_over_replicates() -> None:
     samples = [_sample(s, 50, 400, 0.25) for s in range(4)]
     stacked = Moments(

@@ -975,16 +975,6 @@ def rate_frame(counts: QualityCounts, *, by: str, flag: str) -> pd.DataFrame:
     return pd.DataFrame(out, columns=[by, "rows", "coded", flag, "rate", "not_fully_assessed"])
 
 
-def all_high_rate(per_passage: pd.DataFrame, *, by: str = "retriever") -> pd.DataFrame:
-    """The five-dimension all-high rate per retriever (seed 001, Table 8 bottom line)."""
-    return quality_rate(per_passage, by=by, flag="all_high")
-
-
-def all_correct_rate(per_trace: pd.DataFrame, *, by: str = "verifier") -> pd.DataFrame:
-    """The six-step all-correct rate per verifier (seed 001, Table 9)."""
-    return quality_rate(per_trace, by=by, flag="all_correct")
-
-
 def dominant_errors(
     table: pd.DataFrame,
     codebook: Codebook,

@@ -56,10 +56,6 @@ class ErrorMapping(FrozenModel):
     )
     description: str = Field(default="", description="What the mapping means and its source.")
 
-    def is_error(self, verdict: Verdict) -> bool:
-        """Return True if ``verdict`` counts as an error under this mapping."""
-        return verdict in self.error_verdicts
-
     def verdict_names(self) -> list[str]:
         """Return the error verdicts as sorted canonical strings (stable for output)."""
         return sorted(v.value for v in self.error_verdicts)

@@ -105,10 +105,6 @@ class MigrationMap(FrozenModel):
         "multi-label in the target: an old annotation gives one code where several may apply.",
     )
 
-    def recode_codes(self) -> list[str]:
-        """Old codes whose annotations need re-coding."""
-        return [code for code, new in self.codes.items() if new is None]
-
 
 class CodebookDiff(FrozenModel):
     """Everything that differs between two versions, plus the migration map when one exists."""

@@ -6,10 +6,10 @@ and a one-sentence rationale. The quote is then checked against the retrieved te
 :func:`quote_in_passages` (whitespace, case and curly quotes normalised).
 
 Extension point: any object with ``name``, ``heuristic`` and ``judge(item, passages)`` is a
-judge (:class:`VerdictJudge`). An LLM-backed judge (e.g. one using failcodes.judge providers)
-renders the item and passages into a prompt, asks for JSON ``{"verdict", "quote",
-"rationale"}``, and returns :func:`decision_from_json` of the answer; an unparsable answer
-raises :class:`UnscoredAnswerError` and the item is recorded as unscored, never defaulted.
+judge (:class:`VerdictJudge`). An LLM-backed judge (:mod:`failcodes.rtv.llm_judge`) renders
+the item and passages into a prompt and asks for JSON ``{"verdict", "quote", "rationale"}``; an
+unparsable answer raises :class:`UnscoredAnswerError` and the item is recorded as unscored,
+never defaulted.
 
 The offline judge is a heuristic baseline, not a model, and is labelled so in its name and in
 every rationale it writes.
@@ -17,7 +17,6 @@ every rationale it writes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from enum import StrEnum
@@ -87,22 +86,6 @@ class JudgeDecision(FrozenModel):
     quote: str
     rationale: str
     raw: str | None = None
-
-
-def decision_from_json(answer: str) -> JudgeDecision:
-    """Parse a JSON judge answer ``{"verdict", "quote", "rationale"}`` (LLM judges)."""
-    try:
-        obj = json.loads(answer)
-    except json.JSONDecodeError as exc:
-        raise UnscoredAnswerError(f"judge answer is not JSON ({exc.msg})") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("verdict"), str):
-        raise UnscoredAnswerError("judge answer has no string 'verdict'")
-    return JudgeDecision(
-        verdict=parse_verdict(obj["verdict"]),
-        quote=str(obj.get("quote") or ""),
-        rationale=str(obj.get("rationale") or ""),
-        raw=answer,
-    )
 
 
 @runtime_checkable

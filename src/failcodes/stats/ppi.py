@@ -146,36 +146,6 @@ class Moments:
             sum_u2=_arr((u_a * u_a).sum()),
         )
 
-    @classmethod
-    def from_binary_counts(
-        cls,
-        *,
-        both: npt.ArrayLike,
-        human_only: npt.ArrayLike,
-        judge_only: npt.ArrayLike,
-        n: npt.ArrayLike,
-        n_unlabeled: npt.ArrayLike,
-        unlabeled_positive: npt.ArrayLike,
-    ) -> Moments:
-        """Sums of 0/1 codes from counts.
-
-        Reviewed units coded 1 by both, by the human only, by the judge only; reviewed units;
-        unreviewed units and those the judge coded 1.
-        """
-        b, h, j = _arr(both), _arr(human_only), _arr(judge_only)
-        u = _arr(unlabeled_positive)
-        return cls(
-            n=_arr(n),
-            sum_y=b + h,
-            sum_yhat=b + j,
-            sum_y2=b + h,
-            sum_yhat2=b + j,
-            sum_y_yhat=b,
-            n_unlabeled=_arr(n_unlabeled),
-            sum_u=u,
-            sum_u2=u,
-        )
-
 
 @dataclass(frozen=True)
 class Estimates:

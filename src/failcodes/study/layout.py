@@ -220,10 +220,6 @@ class StudyLayout:
         """``attribution/<dataset>/attribution.csv`` (one stage per disagreement)."""
         return self.attribution(dataset) / ATTRIBUTION_TABLE
 
-    def attribution_items(self, dataset: str) -> Path:
-        """``attribution/<dataset>/attribution.jsonl`` (each item with its claims' stages)."""
-        return self.attribution(dataset) / ATTRIBUTION_ITEMS
-
     def attribution_datasets(self) -> list[str]:
         """Datasets with an ``attribution/<dataset>/`` folder, sorted."""
         return sorted(p.name for p in self.attribution_dir.glob("*") if p.is_dir())
