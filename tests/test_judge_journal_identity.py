@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from failcodes.errors import ConfigError
-from failcodes.judge.journal import Journal
+from failcodes.judge.journal import JOURNAL_NAME, Journal
+from tests.cli_helpers import run_cli
+from tests.judge_helpers import make_traces, write_traces
 
 META = {"kind": "retrieval", "judge": "offline", "model": "heuristic-v1", "codebook_hash": "c1"}
 
@@ -39,3 +42,25 @@ def test_a_journal_written_before_the_model_key_is_not_checked_on_it(tmp_path: P
     journal.bind({**META, "model": "heuristic-v2"})  # no stored model: nothing to compare
     assert journal.meta()["model"] == "heuristic-v2"
     journal.close()
+
+
+def test_a_run_of_the_heuristic_before_its_quote_rule_changed_is_not_resumed(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # heuristic-v2 quoted the whole passage five times; 3acf590 quotes a 20-word span and kept
+    # the name, so a v2 run resumed afterwards held units of both rules under one identity.
+    # The model is now heuristic-v3: the old run is refused in one line, never mixed.
+    traces = write_traces(workdir / "traces.jsonl", make_traces(2))
+    args = ["judge", "retrieval", "--from", str(traces), "-o", "run"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    with sqlite3.connect(workdir / "run" / JOURNAL_NAME) as db:  # a run judged before 3acf590
+        db.execute("UPDATE meta SET value = 'heuristic-v2' WHERE key = 'model'")
+    db.close()
+    code, _, err = run_cli(args, capsys)
+    assert code != 0
+    assert "model='heuristic-v2', not 'heuristic-v3'" in err
+    assert [x for x in err.splitlines() if "error" in x] == [
+        "failcodes: error: run holds a run with model='heuristic-v2', not 'heuristic-v3'; use "
+        "another output folder (-o) for a different run"
+    ]

@@ -19,8 +19,10 @@ from failcodes.errors import ConfigError
 
 Vendor = Literal["offline", "anthropic", "openai"]
 
-#: The heuristic baseline's model name (``offline`` alone).
-OFFLINE_MODEL = "heuristic-v2"
+#: The heuristic baseline's model name (``offline`` alone), part of a run's identity: bumped
+#: whenever its rules change what it writes, so a resumed run never mixes two versions' units
+#: (v3: a quote is a 20-word span of the best sentence, no longer the passage five times).
+OFFLINE_MODEL = "heuristic-v3"
 
 
 def check_url(url: str) -> str:

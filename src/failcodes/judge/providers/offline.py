@@ -41,6 +41,7 @@ from failcodes.annotations import NOT_ASSESSABLE, CoderKind
 from failcodes.codebook import Dimension, Part
 from failcodes.judge.providers.base import DirectResult
 from failcodes.judge.schema import Answer, DimensionAnswer
+from failcodes.judge.spec import OFFLINE_MODEL
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind
 from failcodes.verdicts import Verdict
@@ -436,7 +437,7 @@ class OfflineCoder:
 
     spec = "offline"
     provider = "offline"
-    model = "heuristic-v2"
+    model = OFFLINE_MODEL
     coder_kind = CoderKind.HEURISTIC
     label = LABEL
 
