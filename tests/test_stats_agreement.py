@@ -55,7 +55,7 @@ PUBLISHED_ALPHA = [
 
 @pytest.mark.parametrize(("name", "level", "published"), PUBLISHED_ALPHA)
 def test_krippendorff_published_examples(name: str, level: str, published: float) -> None:
-    res = ag.krippendorff_alpha(_load(name), level=level)
+    res = ag.agreement(_load(name), "krippendorff", level=level)
     assert res.value is not None
     assert round(res.value, 3) == published
     assert res.undefined_reason is None
@@ -69,7 +69,7 @@ def test_expected_values_csv_all_reproduced() -> None:
     assert len(rows) == 8
     for row in rows:
         level = row["setting"].split("(")[0]
-        res = ag.krippendorff_alpha(_load(row["data_file"]), level=level)
+        res = ag.agreement(_load(row["data_file"]), "krippendorff", level=level)
         assert res.value is not None
         assert round(res.value, int(row["decimals_published"])) == float(row["expected"]), row
         assert res.value == pytest.approx(float(row["reproduced_value"]), abs=5e-8), row
@@ -78,8 +78,8 @@ def test_expected_values_csv_all_reproduced() -> None:
 def test_wikipedia_six_decimals() -> None:
     # fast-krippendorff docstring (krippendorff/krippendorff.py): 0.691358 and 0.810845
     data = _load(WIKI)
-    assert round(ag.krippendorff_alpha(data).value or 0, 6) == 0.691358
-    assert round(ag.krippendorff_alpha(data, level="interval").value or 0, 6) == 0.810845
+    assert round(ag.agreement(data, "krippendorff").value or 0, 6) == 0.691358
+    assert round(ag.agreement(data, "krippendorff", level="interval").value or 0, 6) == 0.810845
 
 
 # irrCAC 0.4.4 (Python port of Gwet's R irrCAC, run once by hand with categories=[1..5];
@@ -153,13 +153,13 @@ def test_kappa_paradox_two_raters_hand_computed() -> None:
     pi = Fraction(243, 250)
     pe_g = 2 * pi * (1 - pi)
     ac1 = (po - pe_g) / (1 - pe_g)
-    assert ag.cohen_kappa(data).value == pytest.approx(float(kappa), abs=1e-12)  # -0.0234
+    assert ag.agreement(data, "cohen").value == pytest.approx(float(kappa), abs=1e-12)  # -0.0234
     assert float(kappa) == pytest.approx(-0.02339, abs=1e-5)
-    assert ag.gwet_ac1(data).value == pytest.approx(float(ac1), abs=1e-12)  # 0.9408
+    assert ag.agreement(data, "gwet_ac1").value == pytest.approx(float(ac1), abs=1e-12)  # 0.9408
     assert float(ac1) == pytest.approx(0.94078, abs=1e-5)
-    assert ag.pabak(data).value == pytest.approx(float(2 * po - 1), abs=1e-12)  # 0.888
-    assert ag.brennan_prediger(data).value == pytest.approx(0.888, abs=1e-12)
-    assert ag.percent_agreement(data).value == pytest.approx(0.944, abs=1e-12)
+    assert ag.agreement(data, "pabak").value == pytest.approx(float(2 * po - 1), abs=1e-12)  # 0.888
+    assert ag.agreement(data, "brennan_prediger").value == pytest.approx(0.888, abs=1e-12)
+    assert ag.agreement(data, "percent").value == pytest.approx(0.944, abs=1e-12)
 
 
 def test_seed003_four_raters_high_prevalence_hand_computed() -> None:
@@ -176,8 +176,8 @@ def test_seed003_four_raters_high_prevalence_hand_computed() -> None:
     p0 = Fraction(19, 400)
     pe_f = p0**2 + (1 - p0) ** 2
     pe_g = 2 * p0 * (1 - p0)
-    fleiss = ag.fleiss_kappa(data)
-    ac1 = ag.gwet_ac1(data)
+    fleiss = ag.agreement(data, "fleiss")
+    ac1 = ag.agreement(data, "gwet_ac1")
     assert fleiss.value == pytest.approx(float((pa - pe_f) / (1 - pe_f)), abs=1e-12)
     assert fleiss.value == pytest.approx(0.0975, abs=1e-4)
     assert ac1.value == pytest.approx(float((pa - pe_g) / (1 - pe_g)), abs=1e-12)
@@ -203,7 +203,7 @@ def _random_table(rng: np.random.Generator, n: int, m: int, q: int, missing: flo
 def test_cohen_matches_sklearn_and_statsmodels(seed: int, weights: str) -> None:
     rng = np.random.default_rng(seed)
     data = _random_table(rng, 80, 2, 4, missing=0.15)
-    res = ag.cohen_kappa(data, weights=weights, categories=[0, 1, 2, 3])
+    res = ag.agreement(data, "cohen", weights=weights, categories=[0, 1, 2, 3])
     both = data[~np.isnan(data).any(axis=1)].astype(int)
     sk = cohen_kappa_score(
         both[:, 0], both[:, 1], weights=None if weights == "none" else weights, labels=[0, 1, 2, 3]
@@ -222,7 +222,7 @@ def test_fleiss_matches_statsmodels_complete_data(seed: int) -> None:
     rng = np.random.default_rng(100 + seed)
     data = _random_table(rng, 60, 5, 3, missing=0.0)
     counts = np.stack([(data == k).sum(axis=1) for k in range(3)], axis=1)
-    assert ag.fleiss_kappa(data).value == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+    assert ag.agreement(data, "fleiss").value == pytest.approx(fleiss_kappa(counts), abs=1e-12)
 
 
 def _naive_gwet(data: np.ndarray, w: np.ndarray, kind: str) -> float:
@@ -316,10 +316,12 @@ def _ragchecker(label: str) -> np.ndarray:
 def test_ragchecker_meta_evaluation(label, cohen, quadratic, alpha_ordinal) -> None:
     data = _ragchecker(label)
     assert data.shape == (280, 2)
-    assert round(ag.cohen_kappa(data).value or 0, 3) == cohen
+    assert round(ag.agreement(data, "cohen").value or 0, 3) == cohen
     # overall quadratic is 0.698499..: SOURCE.md's 0.699 is a double rounding of 0.6985
-    assert ag.cohen_kappa(data, weights="quadratic").value == pytest.approx(quadratic, abs=1e-3)
-    assert round(ag.krippendorff_alpha(data, level="ordinal").value or 0, 3) == alpha_ordinal
+    assert ag.agreement(data, "cohen", weights="quadratic").value == pytest.approx(
+        quadratic, abs=1e-3
+    )
+    assert round(ag.agreement(data, "krippendorff", level="ordinal").value or 0, 3) == alpha_ordinal
 
 
 # ----------------------------------------------------------------- degenerate data
@@ -327,20 +329,20 @@ def test_ragchecker_meta_evaluation(label, cohen, quadratic, alpha_ordinal) -> N
 
 def test_one_category_only() -> None:
     data = np.ones((6, 3))
-    assert ag.percent_agreement(data).value == 1.0
+    assert ag.agreement(data, "percent").value == 1.0
     for stat in ("fleiss", "gwet_ac1", "brennan_prediger", "krippendorff"):
         res = ag.agreement(data, stat)
         assert res.value is None
         assert res.undefined_reason
     # With the full binary category list, AC1 and BP are defined (= 1), kappa/alpha are not.
-    assert ag.gwet_ac1(data, categories=[0, 1]).value == pytest.approx(1.0)
-    assert ag.brennan_prediger(data, categories=[0, 1]).value == pytest.approx(1.0)
-    assert ag.fleiss_kappa(data, categories=[0, 1]).value is None
-    two = ag.cohen_kappa(data[:, :2], categories=[0, 1])
+    assert ag.agreement(data, "gwet_ac1", categories=[0, 1]).value == pytest.approx(1.0)
+    assert ag.agreement(data, "brennan_prediger", categories=[0, 1]).value == pytest.approx(1.0)
+    assert ag.agreement(data, "fleiss", categories=[0, 1]).value is None
+    two = ag.agreement(data[:, :2], "cohen", categories=[0, 1])
     assert two.value is None
     assert "chance agreement is 1" in (two.undefined_reason or "")
-    assert ag.pabak(data[:, :2], categories=[0, 1]).value == pytest.approx(1.0)
-    assert ag.pabak(data[:, :2]).value is None
+    assert ag.agreement(data[:, :2], "pabak", categories=[0, 1]).value == pytest.approx(1.0)
+    assert ag.agreement(data[:, :2], "pabak").value is None
 
 
 def test_perfect_agreement_with_variation_is_one() -> None:
@@ -361,7 +363,7 @@ def test_fewer_than_two_raters_per_unit() -> None:
 def test_units_with_single_rating_are_not_pairable_but_count_for_propensities() -> None:
     # Gwet: pi_k averages over units with >= 1 rating; p_a only over units with >= 2.
     data = np.array([[0, 0], [1, 1], [1, np.nan]])
-    res = ag.gwet_ac1(data)
+    res = ag.agreement(data, "gwet_ac1")
     pi1 = (0 + 1 + 1) / 3
     pe = 2 * pi1 * (1 - pi1)
     assert res.value == pytest.approx((1 - pe) / (1 - pe))
@@ -408,7 +410,7 @@ def test_bootstrap_sd_close_to_analytic_se_large_sample() -> None:
 
 
 def test_wald_interval_without_bootstrap() -> None:
-    res = ag.cohen_kappa(_load(EX_B))
+    res = ag.agreement(_load(EX_B), "cohen")
     assert res.ci_method == "wald"
     assert res.se is not None and res.value is not None
     assert res.ci_low == pytest.approx(res.value - 1.959963984540054 * res.se)
@@ -419,21 +421,21 @@ def test_wald_interval_without_bootstrap() -> None:
 
 def test_precise_errors() -> None:
     with pytest.raises(StatisticsError, match="exactly two raters"):
-        ag.cohen_kappa(np.zeros((3, 3)))
+        ag.agreement(np.zeros((3, 3)), "cohen")
     with pytest.raises(StatisticsError, match="unknown statistic"):
         ag.agreement(np.zeros((3, 2)), "kappa")
     with pytest.raises(StatisticsError, match="outside the category list"):
-        ag.fleiss_kappa(np.array([[1, 2], [3, 3]]), categories=[1, 2])
+        ag.agreement(np.array([[1, 2], [3, 3]]), "fleiss", categories=[1, 2])
     with pytest.raises(StatisticsError, match="2 x 2"):
-        ag.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.eye(3))
+        ag.agreement(np.array([[0, 1], [1, 1]]), "cohen", weights=np.eye(3))
     with pytest.raises(StatisticsError, match="diagonal"):
-        ag.cohen_kappa(np.array([[0, 1], [1, 1]]), weights=np.zeros((2, 2)))
+        ag.agreement(np.array([[0, 1], [1, 1]]), "cohen", weights=np.zeros((2, 2)))
     with pytest.raises(StatisticsError, match="non-negative"):
-        ag.krippendorff_alpha(np.array([[-1, 1], [1, 1]]), level="ratio")
+        ag.agreement(np.array([[-1, 1], [1, 1]]), "krippendorff", level="ratio")
     with pytest.raises(StatisticsError, match="infinite"):
-        ag.fleiss_kappa(np.array([[np.inf, 1], [1, 1]]))
+        ag.agreement(np.array([[np.inf, 1], [1, 1]]), "fleiss")
     with pytest.raises(StatisticsError, match="unknown level"):
-        ag.krippendorff_alpha(np.array([[0, 1], [1, 1]]), level="cardinal")
+        ag.agreement(np.array([[0, 1], [1, 1]]), "krippendorff", level="cardinal")
 
 
 def test_pattern_compressed_bootstrap_matches_dense_distribution() -> None:
@@ -467,7 +469,7 @@ def test_custom_weight_matrix_matches_statsmodels(seed: int) -> None:
     rng = np.random.default_rng(400 + seed)
     data = _random_table(rng, 60, 2, 3, missing=0.0)
     agree_w = np.array([[1.0, 0.8, 0.0], [0.8, 1.0, 0.3], [0.0, 0.3, 1.0]])
-    res = ag.cohen_kappa(data, weights=agree_w, categories=[0, 1, 2])
+    res = ag.agreement(data, "cohen", weights=agree_w, categories=[0, 1, 2])
     assert res.weights == "custom"
     table = np.zeros((3, 3))
     np.add.at(table, (data[:, 0].astype(int), data[:, 1].astype(int)), 1)
@@ -476,8 +478,8 @@ def test_custom_weight_matrix_matches_statsmodels(seed: int) -> None:
     assert res.value == pytest.approx(ref.kappa, abs=1e-12)
     assert res.se == pytest.approx(ref.std_kappa, abs=1e-12)
     quad, _ = ag.weight_matrix("quadratic", 3)
-    assert ag.cohen_kappa(data, weights=quad).value == pytest.approx(
-        ag.cohen_kappa(data, weights="quadratic").value, abs=1e-15
+    assert ag.agreement(data, "cohen", weights=quad).value == pytest.approx(
+        ag.agreement(data, "cohen", weights="quadratic").value, abs=1e-15
     )
 
 
@@ -508,6 +510,6 @@ def test_keyed_cohen_plan_dense_and_compressed_paths_agree() -> None:
 def test_many_categories_cohen_bootstrap_is_cheap() -> None:
     # 60 categories: 3,600 possible cells; no dense units x q^2 matrix is built
     data = np.random.default_rng(0).integers(0, 60, (5000, 2)).astype(float)
-    res = ag.cohen_kappa(data, n_bootstrap=500, seed=1)
+    res = ag.agreement(data, "cohen", n_bootstrap=500, seed=1)
     assert res.n_bootstrap_valid == 500
     assert res.ci_low is not None and res.ci_low < (res.value or 0) < (res.ci_high or 0)

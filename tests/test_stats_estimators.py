@@ -90,7 +90,7 @@ def _linear(q: int) -> np.ndarray:
     ],
 )
 def test_alpha_with_a_weight_matrix(matrix: np.ndarray, published: float, se: float) -> None:
-    res = ag.krippendorff_alpha(_raw4raters(), weights=matrix)
+    res = ag.agreement(_raw4raters(), "krippendorff", weights=matrix)
     assert res.value is not None and round(res.value, 3) == published
     assert res.weights == "custom"
     assert res.se_method == "analytic" and round(res.se or 0, 3) == se
@@ -102,7 +102,7 @@ def test_alpha_with_a_weight_matrix(matrix: np.ndarray, published: float, se: fl
     [("nominal", 0.743, 0.146), ("interval", 0.849, 0.129), ("ratio", 0.797, 0.140)],
 )
 def test_alpha_linearised_se_reproduces_irrcac(level: str, published: float, se: float) -> None:
-    res = ag.krippendorff_alpha(_raw4raters(), level=level)
+    res = ag.agreement(_raw4raters(), "krippendorff", level=level)
     assert res.value is not None and round(res.value, 3) == published
     assert res.se_method == "analytic" and round(res.se or 0, 3) == se
 
@@ -153,7 +153,7 @@ def test_conger_and_alpha_with_every_irrcac_weighting(
 ) -> None:
     w = _irrcac_weights(name)
     c = ag.agreement(_raw4raters(), "conger", weights=w)
-    a = ag.krippendorff_alpha(_raw4raters(), weights=w)
+    a = ag.agreement(_raw4raters(), "krippendorff", weights=w)
     assert c.se_method == a.se_method == "analytic"
     got_c = (c.value, c.observed_agreement, c.chance_agreement, c.se)
     assert tuple(round(v or 0, 3) for v in got_c) == (conger, pa, pe, conger_se)
@@ -186,8 +186,8 @@ def test_linearised_ses_on_irrcac_examples(
     name: str, conger: float, conger_se: float, alpha: float, alpha_se: float
 ) -> None:
     data = _table(name)
-    c = ag.conger_kappa(data)
-    a = ag.krippendorff_alpha(data)
+    c = ag.agreement(data, "conger")
+    a = ag.agreement(data, "krippendorff")
     assert (round(c.value or 0, 3), round(c.se or 0, 3)) == (conger, conger_se)
     assert (round(a.value or 0, 3), round(a.se or 0, 3)) == (alpha, alpha_se)
 
@@ -195,8 +195,8 @@ def test_linearised_ses_on_irrcac_examples(
 def test_alpha_metric_matrix_equals_its_named_level() -> None:
     data = _raw4raters()
     interval = (np.subtract.outer(np.arange(5.0), np.arange(5.0)) / 4) ** 2
-    assert ag.krippendorff_alpha(data, weights=1 - interval).value == pytest.approx(
-        ag.krippendorff_alpha(data, level="interval").value
+    assert ag.agreement(data, "krippendorff", weights=1 - interval).value == pytest.approx(
+        ag.agreement(data, "krippendorff", level="interval").value
     )
 
 
@@ -226,7 +226,7 @@ def test_cohen_null_se_and_z_match_statsmodels() -> None:
     rng = np.random.default_rng(3)
     data = rng.integers(0, 3, size=(60, 2)).astype(float)
     data[:40, 1] = data[:40, 0]
-    res = ag.cohen_kappa(data)
+    res = ag.agreement(data, "cohen")
     table = np.zeros((3, 3))
     for a, b in data.astype(int):
         table[a, b] += 1
@@ -234,27 +234,27 @@ def test_cohen_null_se_and_z_match_statsmodels() -> None:
     assert res.value == pytest.approx(sm.kappa)
     assert res.se_null == pytest.approx(sm.std_kappa0)
     assert res.z == pytest.approx(sm.z_value)
-    weighted = ag.cohen_kappa(data, weights="linear")
+    weighted = ag.agreement(data, "cohen", weights="linear")
     sm_w = cohens_kappa(table, wt="linear")
     assert weighted.se_null == pytest.approx(sm_w.std_kappa0)
 
 
 def test_fleiss_null_z_on_fleiss_1971() -> None:
-    res = ag.fleiss_kappa(_fleiss1971())
+    res = ag.agreement(_fleiss1971(), "fleiss")
     # irr::kappam.fleiss(diagnoses): Kappa = 0.43, z = 17.7 (Fleiss, Nee & Landis 1979 SE)
     assert round(res.value or 0, 2) == 0.43
     assert round(res.z or 0, 1) == 17.7
-    assert ag.fleiss_kappa(_raw4raters()).se_null is None  # missing ratings: not defined
+    assert ag.agreement(_raw4raters(), "fleiss").se_null is None  # missing ratings: not defined
 
 
 def test_warnings_name_their_reasons() -> None:
     perfect = np.tile([[0.0, 0.0], [1.0, 1.0]], (10, 1))
-    res = ag.percent_agreement(perfect)
+    res = ag.agreement(perfect, "percent")
     assert res.ci_low == res.ci_high == 1.0
     assert res.warning is not None
     assert "zero-width" in res.warning and "only 20 units" in res.warning
     assert "boundary" in res.warning
-    near = ag.cohen_kappa(np.vstack([perfect] * 3 + [[[0.0, 1.0]]]), n_bootstrap=200, seed=0)
+    near = ag.agreement(np.vstack([perfect] * 3 + [[[0.0, 1.0]]]), "cohen", n_bootstrap=200, seed=0)
     assert near.warning is not None and "near the ceiling" in near.warning
     assert interval_warning(0.5, 0.3, 0.7, n=200) is None
     assert interval_warning(0.0, 0.0, 0.4, n_clusters=15, n_positives=3, bounds=(0, 1)) == (
@@ -313,7 +313,9 @@ def test_weighted_stats_on_text_labels_need_categories(tmp_path: Path, agree) ->
     )
     rows = {r["statistic"]: r for r in json.loads(out)}
     table = tb.ratings_from_frame(frame, categories=["low", "mid", "high"])
-    expected = ag.gwet_ac2(table.values, categories=table.categories)
+    expected = ag.agreement(
+        table.values, "gwet_ac2", weights="quadratic", categories=table.categories
+    )
     assert rows["gwet_ac2"]["value"] == pytest.approx(expected.value)
     with pytest.raises(StatisticsError, match="ordered categories"):
         tb.agreement_table(tb.ratings_from_frame(frame), ["fleiss"], weights="quadratic")
@@ -366,8 +368,8 @@ def test_wald_near_the_ceiling_is_warned_at_any_n() -> None:
     # 200 units, two raters agreeing on 196 (kappa ~0.95): the BCa interval is fine from 100
     # units on, Wald's is not (bench/bench_coverage.py part A)
     data = np.array([[1.0, 1.0]] * 60 + [[0.0, 0.0]] * 136 + [[1.0, 0.0]] * 2 + [[0.0, 1.0]] * 2)
-    wald = ag.cohen_kappa(data)
+    wald = ag.agreement(data, "cohen")
     assert wald.value is not None and wald.value > 0.9
     assert wald.warning is not None and "Wald's interval under-covers" in wald.warning
-    bca = ag.cohen_kappa(data, n_bootstrap=1000, seed=1)
+    bca = ag.agreement(data, "cohen", n_bootstrap=1000, seed=1)
     assert bca.warning is None or "near the ceiling" not in bca.warning

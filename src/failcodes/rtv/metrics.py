@@ -68,10 +68,10 @@ def weighted_kappa(
 ) -> float | None:
     """Cohen's kappa of two raters with ``linear`` / ``quadratic`` / ``none`` weights.
 
-    Delegates to :func:`failcodes.stats.agreement.cohen_kappa` over the ordinal ``categories``;
+    Delegates to :func:`failcodes.stats.agreement.agreement` over the ordinal ``categories``;
     None when kappa is undefined (e.g. both raters used a single category).
     """
-    from failcodes.stats.agreement import cohen_kappa
+    from failcodes.stats.agreement import agreement
 
     if len(a) != len(b):
         raise ValueError("raters must rate the same items")
@@ -80,19 +80,22 @@ def weighted_kappa(
     if len(categories) < 2 or not a:
         return None
     ratings = np.column_stack([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
-    res = cohen_kappa(
-        ratings, weights=None if weights == "none" else weights, categories=list(categories)
+    res = agreement(
+        ratings,
+        "cohen",
+        weights=None if weights == "none" else weights,
+        categories=list(categories),
     )
     return res.value
 
 
 def fleiss(ratings: Sequence[Sequence[int]], categories: Sequence[int]) -> float | None:
     """Fleiss' kappa for items x raters codes (failcodes.stats.agreement); None if undefined."""
-    from failcodes.stats.agreement import fleiss_kappa
+    from failcodes.stats.agreement import agreement
 
     if not ratings:
         return None
-    res = fleiss_kappa(np.asarray(ratings, dtype=float), categories=list(categories))
+    res = agreement(np.asarray(ratings, dtype=float), "fleiss", categories=list(categories))
     return res.value
 
 
