@@ -139,7 +139,7 @@ def test_duplicate_keys_found_as_by_the_object_reader(
             assert "appears twice" in old
     else:
         assert isinstance(new, TraceColumns)
-        assert new.table.equals(TraceColumns.from_traces(old, text=False).table)
+        assert new.table.equals(TraceColumns.from_traces(old).table)
 
 
 def _study(seed: int) -> tuple[list[dict[str, Any]], list[Label]]:
@@ -246,7 +246,7 @@ def test_encoded_key_columns_equal_the_object_columns(
         traceio.write_traces(src, traces)
     cols = columnar.read_trace_columns(src)
     assert cols.encoded  # the reader's own path, not the object fallback
-    expected = TraceColumns.from_traces(traces, text=False)
+    expected = TraceColumns.from_traces(traces)
     for name in ("system", "question_id", "sentence_id", "claim_id", "verdict"):
         got_codes, got_values = cols.codes(name)
         want_codes, want_values = expected.codes(name)

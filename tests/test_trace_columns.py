@@ -56,7 +56,7 @@ def _same(path: Path) -> object:
         assert new == old
         return old
     assert isinstance(new, TraceColumns)
-    assert new.table.equals(TraceColumns.from_traces(old, text=False).table)  # type: ignore[arg-type]
+    assert new.table.equals(TraceColumns.from_traces(old).table)  # type: ignore[arg-type]
     return new
 
 
@@ -165,7 +165,7 @@ def test_round_trip(tmp_path: Path, ext: str) -> None:
     path = tmp_path / f"t.{ext}"
     traceio.write_traces(path, TRACES)
     cols = columnar.read_trace_columns(path)
-    assert cols.table.equals(TraceColumns.from_traces(TRACES, text=False).table)
+    assert cols.table.equals(TraceColumns.from_traces(TRACES).table)
 
 
 def test_parquet_refusals_match(tmp_path: Path) -> None:

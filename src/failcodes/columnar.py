@@ -545,7 +545,7 @@ def read_trace_columns(
     except _UseObjectReaderError:
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
         traces = [t for p in items for t in read_traces(p, seen=seen)]
-        return TraceColumns.from_traces(traces, text=False)
+        return TraceColumns.from_traces(traces)
     try:
         return _engine_trace_columns(loaded)
     finally:

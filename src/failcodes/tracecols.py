@@ -1,11 +1,10 @@
-"""Traces as columns: one Arrow column per trace field, one row per trace, in input order.
+"""Traces as columns: one Arrow column per key field, one row per trace, in input order.
 
 The analysis core (metrics, aggregation, disagreements, units) works on these columns instead
 of one :class:`~failcodes.traces.Trace` object per claim: at paper scale (120k traces, 1.2M
 passages) building and garbage-collecting the objects cost more than the analysis itself.
-:class:`TraceColumns` always holds the key columns (:data:`KEY_COLUMNS`, the verdict already
-canonical); in-memory traces may add the other scalar fields. Passages are never held here:
-a step that needs them fetches the traces of the rows it needs
+:class:`TraceColumns` holds the key columns only (:data:`KEY_COLUMNS`, the verdict already
+canonical). A step that needs text or passages fetches the traces of the rows it needs
 (:func:`failcodes.columnar.claim_fetcher`) through :attr:`TraceColumns.origin`.
 
 Pydantic models stay the contract at the edges: :meth:`TraceColumns.from_traces` takes
@@ -144,16 +143,15 @@ class TraceColumns:
     )
 
     @classmethod
-    def from_traces(cls, traces: Sequence[Trace], *, text: bool = True) -> TraceColumns:
-        """Columns of in-memory traces (all scalar fields with ``text``, else the keys)."""
+    def from_traces(cls, traces: Sequence[Trace]) -> TraceColumns:
+        """The key columns of in-memory traces (the traces themselves kept as ``objects``)."""
         pa = pyarrow_module()
-        names = SCALAR_COLUMNS if text else KEY_COLUMNS
-        data: dict[str, list[Any]] = {n: [] for n in names}
+        data: dict[str, list[Any]] = {n: [] for n in KEY_COLUMNS}
         for t in traces:
-            for n in names:
+            for n in KEY_COLUMNS:
                 value = getattr(t, n)
                 data[n].append(value.value if isinstance(value, Verdict) else value)
-        table = pa.table({n: string_array(data[n]) for n in names})
+        table = pa.table({n: string_array(data[n]) for n in KEY_COLUMNS})
         return cls(table, None, traces)
 
     def __len__(self) -> int:
