@@ -268,3 +268,54 @@ def test_a_kappa_below_zero_by_less_than_the_last_digit_prints_zero(
     assert code == 0
     assert "-0.000" not in out
     assert "│ 0.000" in out
+
+
+def _a_claim_label_and_two_ways(d: Path, b_writes: str) -> tuple[Path, Path]:
+    # A and B make the same four claims (c0 of sentence s0, ...), refuting c0 and c2; B writes
+    # c0 as ``b_writes``. The clinicians label claim c0 an error and sentence s0 not (the
+    # sentence's other content was right), s1 and s3 no error, s2 an error.
+    rows = [
+        {"system": system, "question_id": "q1", "sentence_id": f"s{i}", "claim_id": cid}
+        | {"claim": f"x{i}", "verdict": verdict}
+        for system, c0 in (("A", "c0"), ("B", b_writes))
+        for i, (cid, verdict) in enumerate(
+            [(c0, "refuted"), ("c1", "supported"), ("c2", "refuted"), ("c3", "supported")]
+        )
+    ]
+    labels = [{"claim_id": "c0", "has_error": True}] + [
+        {"sentence_id": f"s{i}", "has_error": e} for i, e in enumerate([False, False, True, False])
+    ]
+    traces, labelled = d / "t.jsonl", d / "l.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    labelled.write_text("".join(json.dumps(r) + "\n" for r in labels), encoding="utf-8")
+    return traces, labelled
+
+
+def test_a_labelled_claim_one_system_writes_another_way_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # By hand, one claim: at claim level A and B both flag c0 and c2 (errors) and support c1
+    # and c3: TP 2, TN 2 each. Read as two ids, B's 'C0' missed the claim label and took s0's
+    # (no error): B TP 1, FP 1, TN 2 beside A's TP 2, TN 2, exit 0.
+    traces, labels = _a_claim_label_and_two_ways(tmp_path, "C0")
+    args = ["--labels", str(labels), "-m", "refuted", "--level", "claim"]
+    own = tmp_path / "t.parquet"  # the tool's own Parquet: the engine's path
+    assert run_cli(["ingest", "generic", str(traces), "-o", str(own)], capsys)[0] == 0
+    for command in (
+        ["metrics", "--traces", str(traces), *args, "--bootstrap", "0"],
+        ["metrics", "--traces", str(own), *args, "--bootstrap", "0"],
+        ["disagreements", "--traces", str(traces), *args, "-o", str(tmp_path / "d.jsonl")],
+    ):
+        code, out, err = run_cli(command, capsys)
+        assert code == 2, command
+        assert err.count("\n") == 1, err
+        assert "l.jsonl:1, field 'claim_id'" in err and "'c0' also as 'C0' (in another case)" in err
+        assert not out and not (tmp_path / "d.jsonl").exists()
+    traces, labels = _a_claim_label_and_two_ways(tmp_path, "c0")  # the control, by hand
+    args = ["--traces", str(traces), "--labels", str(labels), "-m", "refuted", "--level", "claim"]
+    code, out, _ = run_cli(["metrics", *args, "--bootstrap", "0", "--format", "json"], capsys)
+    assert code == 0
+    assert [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out)] == [
+        ("A", 2, 0, 0, 2),
+        ("B", 2, 0, 0, 2),
+    ]

@@ -1127,6 +1127,11 @@ def _check_as_shared(
                 problems.append(_unknown_sentence(pos, sentence_id, question_id))
         elif question_id is not None and question_id != question:
             problems.append(_other_question(pos, sentence_id, question, question_id))
+    if claim_sentence and not problems:  # claim labels, each with a trace
+        ids = traces.small_codes("claim_id")[1] if isinstance(traces, TraceColumns) else None
+        found = _labelled_written_two_ways(labels, ids or claim_sentence, "claim_id")
+        if found is not None:
+            problems.append(LabelProblem(found[0], "claim_id", found[1]))
     return problems
 
 
@@ -1322,24 +1327,27 @@ def written_like_hint(
 
 
 def _labelled_written_two_ways(
-    labels: Sequence[Label], trace_ids: Iterable[str]
+    labels: Sequence[Label], trace_ids: Iterable[str], field: str = "sentence_id"
 ) -> tuple[int, str] | None:
-    """A labelled sentence whose id the traces also write another way (case, Unicode form).
+    """A labelled sentence (or claim) whose id the traces also write another way.
 
     One system's file writes ``sé0`` composed (NFC), another's decomposed (NFD), the label
     the first: the label applied to the first system's sentence only. The other system's
     claims were unlabelled, and the labelled sentence, which it made no claim for under that
-    id, counted as no error flagged: recall 1/2 for 2/2, exit 0. Every trace id is folded
-    (``lower`` for ASCII ids, the cheap common case).
+    id, counted as no error flagged: recall 1/2 for 2/2, exit 0. A claim label (``c0`` in one
+    system, ``C0`` in another) missed the other system's claim the same way: it took its
+    sentence's label instead. Every trace id is folded (``lower`` for ASCII ids, the cheap
+    common case).
     """
     sids = label_column(labels, "sentence_id")
     cids = label_column(labels, "claim_id")
     labelled: dict[str, int] = {}
     folded: dict[str, str] = {}
     for pos, (sid, cid) in enumerate(zip(sids, cids, strict=True)):
-        if sid is not None and cid is None and sid not in labelled:
-            labelled[sid] = pos
-            folded.setdefault(_fold(sid), sid)
+        key = cid if field == "claim_id" else None if cid is not None else sid
+        if key is not None and key not in labelled:
+            labelled[key] = pos
+            folded.setdefault(_fold(key), key)
     if not folded:
         return None
     for tid in trace_ids:
@@ -1347,9 +1355,15 @@ def _labelled_written_two_ways(
         if first is not None and tid != first and tid not in labelled:
             same_letters = unicodedata.normalize("NFC", tid) == unicodedata.normalize("NFC", first)
             shown = ascii(tid) if same_letters else repr(tid)  # two forms look alike
+            written = f"({_how_written(tid, first)}): the label applies to {first!r} only, so "
+            if field == "claim_id":
+                return labelled[first], (
+                    f"the traces write claim {first!r} also as {shown} {written}the claim "
+                    f"under {shown} takes its sentence's label (or none); write the id one way "
+                    "in every traces file"
+                )
             return labelled[first], (
-                f"the traces write sentence {first!r} also as {shown} "
-                f"({_how_written(tid, first)}): the label applies to {first!r} only, so the "
+                f"the traces write sentence {first!r} also as {shown} {written}the "
                 f"claims under {shown} count unlabelled and a system that wrote only {shown} "
                 f"is scored as making no claim for {first!r} (no error flagged); write the id "
                 "one way in every traces file"
