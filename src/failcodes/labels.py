@@ -1129,9 +1129,9 @@ def _check_as_shared(
             problems.append(_other_question(pos, sentence_id, question, question_id))
     if claim_sentence and not problems:  # claim labels, each with a trace
         ids = traces.small_codes("claim_id")[1] if isinstance(traces, TraceColumns) else None
-        found = _labelled_written_two_ways(labels, ids or claim_sentence, "claim_id")
-        if found is not None:
-            problems.append(LabelProblem(found[0], "claim_id", found[1]))
+        two_ways = _labelled_written_two_ways(labels, ids or claim_sentence, "claim_id")
+        if two_ways is not None:
+            problems.append(LabelProblem(two_ways[0], "claim_id", two_ways[1]))
     return problems
 
 
