@@ -108,7 +108,6 @@ def test_diff_v1_v2_lists_exactly_the_added_leaf_and_the_merge() -> None:
         ),
         (DiffKind.ADDED, CodeLevel.LEAF, (), ("class_for_agent",), "entity_match"),
     ]
-    assert d.unexplained == []
     assert d.suggestions == ()
     assert d.migration is not None
     assert d.migration.codes["broader_scope"] == "scope_mismatch"
@@ -265,7 +264,7 @@ def test_diff_without_migration_suggests_but_does_not_map(tmp_path: Path) -> Non
     v2 = codebook.rename_code(V1, "garbled", "corrupted_text", changelog="x")
     hand_written = v2.model_copy(update={"migration": ()})
     d = codebook.diff(V1, hand_written)
-    assert d.unexplained == ["garbled"]
+    assert [(c.old, c.explicit) for c in d.of_kind(DiffKind.REMOVED)] == [(("garbled",), False)]
     assert d.migration is None
     assert d.migration_error is not None and "unexplained-removal" in d.migration_error
     assert [(s.kind, s.old, s.new, s.reason) for s in d.suggestions] == [

@@ -9,7 +9,7 @@ from failcodes.report.figures import (
     attribution_flow,
     interval_bars,
     metric_bars,
-    save_figure,
+    save_figure_glyphs,
     stacked_subcodes,
     step_error_heatmap,
 )
@@ -68,7 +68,7 @@ def _figures(tmp: Path) -> list[ReportFigure]:
     }
     out = []
     for stem, fig in figs.items():
-        paths = save_figure(fig, tmp / "figures", stem)
+        paths = save_figure_glyphs(fig, tmp / "figures", stem)[0]
         png = paths["png"].read_bytes()
         assert png.startswith(PNG_MAGIC)
         assert paths["pdf"].read_bytes().startswith(b"%PDF")

@@ -124,16 +124,6 @@ class CodebookDiff(FrozenModel):
         """The changes of one kind."""
         return [c for c in self.changes if c.kind is kind]
 
-    @property
-    def unexplained(self) -> list[str]:
-        """Old ids that disappeared without a migration entry."""
-        return [
-            code
-            for c in self.changes
-            if c.kind is DiffKind.REMOVED and not c.explicit
-            for code in c.old
-        ]
-
 
 # --------------------------------------------------------------------------- checks
 

@@ -53,11 +53,6 @@ def _figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def save_figure(fig: Figure, out_dir: str | Path, stem: str) -> dict[str, Path]:
-    """Write ``stem.png`` (200 dpi) and ``stem.pdf`` into ``out_dir``; return their paths."""
-    return save_figure_glyphs(fig, out_dir, stem)[0]
-
-
 #: matplotlib's warning for a character no installed font can draw (an empty box instead).
 _MISSING_GLYPH = re.compile(r"Glyph (\d+) .*missing from")
 
@@ -65,7 +60,7 @@ _MISSING_GLYPH = re.compile(r"Glyph (\d+) .*missing from")
 def save_figure_glyphs(
     fig: Figure, out_dir: str | Path, stem: str
 ) -> tuple[dict[str, Path], list[str]]:
-    """:func:`save_figure`, also returning the characters the installed fonts cannot draw.
+    """Write ``stem.png`` (200 dpi) and ``stem.pdf``: their paths, and characters no font draws.
 
     A system named in CJK (``模型β``) was drawn as empty boxes in the legend, said only by
     matplotlib warnings on stderr (one per glyph and format); the caller says it once, beside
