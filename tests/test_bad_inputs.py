@@ -4297,6 +4297,26 @@ REDTEAM10_CASES: list[Case] = [
 ]
 
 
+I34RED_CASES: list[Case] = [
+    Case(
+        # the label keeps '007' where the traces write 7: with its question_id it read as a
+        # sentence no system made a claim for (no error flagged), and 7's claim as unlabelled
+        # (tests/test_outside_shapes11.py)
+        "metrics/label-sentence-with-leading-zeros-the-traces-drop",
+        ("metrics", "--traces", "{d}/t.csv", "--labels", "{d}/l.csv", "-m", "refuted"),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim_id,claim,verdict\n"
+                "A,1,7,c7,x,refuted\nA,1,8,c8,y,supported\n",
+                "l.csv": "question_id,sentence_id,has_error\n1,007,true\n1,8,false\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:2, field 'sentence_id': no trace has sentence_id "
+        "'007', but one has '7' (ids are compared exactly: leading zeros); write the trace's id",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -4325,6 +4345,7 @@ CASES = (
     + REDTEAM8_CASES
     + REDTEAM10_CASES
     + RANK_CASES
+    + I34RED_CASES
 )
 
 

@@ -32,3 +32,45 @@ def test_a_long_table_whose_units_were_each_rated_once_compares_nothing(
     )
     assert code == 0
     assert json.loads(out)[0]["value"] == pytest.approx(2 / 3)  # items 1 and 3 of 3
+
+
+def _zeros_case(tmp_path: Path, b_ids: list[str]) -> tuple[Path, Path, Path]:
+    # A's CSV keeps '007'; B's ids are whatever b_ids says. Labels by hand: 007 and 010 are
+    # errors; A and B refute 007 and 009 and support 008 and 010.
+    ids = ["007", "008", "009", "010"]
+    header = "system,question_id,sentence_id,claim_id,claim,verdict\n"
+    verdicts = ["refuted", "supported", "refuted", "supported"]
+    rows = [
+        f"{s},{1 + i // 2},{sid},c{i},x,{verdicts[i]}\n"
+        for s, sids in (("A", ids), ("B", b_ids))
+        for i, sid in enumerate(sids)
+    ]
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text(header + "".join(rows[:4]))
+    b.write_text(header + "".join(rows[4:]))
+    labels = tmp_path / "l.csv"
+    labels.write_text("question_id,sentence_id,has_error\n1,007,true\n1,008,false\n")
+    with labels.open("a") as out:
+        out.write("2,009,false\n2,010,true\n")
+    return a, b, labels
+
+
+def test_a_labelled_sentence_one_system_writes_without_leading_zeros_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # B's file lost the zeros (a JSON number 7, a spreadsheet's 7). By hand both systems
+    # score TP 1 (007), FP 1 (009), FN 1 (010), TN 1 (008). The labels named A's ids only:
+    # B's claims were unlabelled and its four labelled sentences "without claims" counted as
+    # no error flagged: B TP 0, FP 0, FN 2, TN 2, exit 0.
+    a, b, labels = _zeros_case(tmp_path, ["7", "8", "9", "10"])
+    args = ["--traces", str(a), "--traces", str(b), "--labels", str(labels), "-m", "refuted"]
+    code, out, err = run_cli(["metrics", *args, "--bootstrap", "0"], capsys)
+    assert code == 2 and not out
+    assert err.count("\n") == 1 and "with other leading zeros" in err and "l.csv:" in err
+    a, b, labels = _zeros_case(tmp_path, ["007", "008", "009", "010"])  # the control
+    code, out, _ = run_cli(["metrics", *args, "--bootstrap", "0", "--format", "json"], capsys)
+    assert code == 0
+    assert [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out)] == [
+        ("A", 1, 1, 1, 1),
+        ("B", 1, 1, 1, 1),
+    ]

@@ -1179,11 +1179,15 @@ def _per_system(
 
 
 def _fold(text: str) -> str:
-    return unicodedata.normalize("NFC", text).casefold()
+    """An id as a likely mistake writes it: case, Unicode form, a number's leading zeros."""
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
+    return (folded.lstrip("0") or "0") if folded.isdecimal() else folded
 
 
 def _how_written(name: str, theirs: str) -> str:
     """How ``name`` differs from ``theirs`` (same after :func:`_fold`), for a message."""
+    if name.isdecimal():
+        return "with other leading zeros"
     if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", theirs):
         nfd = unicodedata.is_normalized("NFD", name)
         here = "NFD" if nfd else "NFC" if unicodedata.is_normalized("NFC", name) else "mixed"
@@ -1289,7 +1293,8 @@ def _mismatch_as_shared(
         if pos >= 0:
             return pos, (
                 f"no trace has sentence_id {sids[pos]!r}, but one has {sid!r} (ids are "
-                "compared exactly: case, Unicode form); write the trace's id"
+                f"compared exactly: {'leading zeros' if sid.isdecimal() else 'case, Unicode form'}"
+                "); write the trace's id"
             )
     if not matched and example is not None:
         pos = min(missing.values())
@@ -1351,7 +1356,7 @@ def _labelled_written_two_ways(
     if not folded:
         return None
     for tid in trace_ids:
-        first = folded.get(tid.lower() if tid.isascii() else _fold(tid))
+        first = folded.get(_fold(tid))
         if first is not None and tid != first and tid not in labelled:
             same_letters = unicodedata.normalize("NFC", tid) == unicodedata.normalize("NFC", first)
             shown = ascii(tid) if same_letters else repr(tid)  # two forms look alike
