@@ -4314,6 +4314,24 @@ I34RED_CASES: list[Case] = [
         line="failcodes: error: {d}/l.csv:2, field 'sentence_id': no trace has sentence_id "
         "'007', but one has '7' (ids are compared exactly: leading zeros); write the trace's id",
     ),
+    Case(
+        # a blank cell of the rule's column: the unrated row got the single clause's opposite
+        # (no_error), one more true negative (tests/test_outside_shapes11.py)
+        "ingest-generic/label-rule-row-without-a-value",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/t.jsonl"),
+            *("--labels-out", "{d}/l.jsonl", "--label-rule", "expert = incorrect -> error"),
+        ),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim,verdict,expert\n"
+                "A,q,s0,w,refuted,incorrect\nA,q,s1,x,supported,\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:3, field 'expert': no value, and --label-rule 'expert "
+        "= incorrect -> error' gives no_error to the other values, not to a row without one: "
+        "add 'otherwise -> skip' to leave such rows unlabelled (or 'otherwise -> no_error')",
+    ),
 ]
 
 

@@ -74,3 +74,47 @@ def test_a_labelled_sentence_one_system_writes_without_leading_zeros_is_refused(
         ("A", 1, 1, 1, 1),
         ("B", 1, 1, 1, 1),
     ]
+
+
+ANSWERS = Path(__file__).parent.parent / "docs" / "tutorial" / "answers-by-system.jsonl"
+
+
+def _answers_labels(tmp_path: Path, rule: str, capsys: pytest.CaptureFixture[str]) -> tuple:
+    # the tutorial's answers keyed by system, sysB's first claim of question 2 unlabelled (no
+    # 'expert' key: the expert did not rate it)
+    records = [json.loads(line) for line in ANSWERS.read_text().splitlines()]
+    del records[1]["answers"]["sysB"]["claims"][0]["expert"]
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    labels = tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            *("ingest", "generic", str(path), "-o", str(tmp_path / "t.jsonl")),
+            *("--labels-out", str(labels), "--option", "rows=answers.*.claims[]"),
+            *("--option", "sentence_ids=question", "--option", "label_scope=system"),
+            *("--map", "#=question_id", "--map", "answers.*.claims#=sentence_id"),
+            *("--map", "answers.*=system", "--map", "question=", "--map", "cited="),
+            *("--map", "answers.*.model=verifier", "--verdict", "supported"),
+            *("--label-rule", rule),
+        ],
+        capsys,
+    )
+    return code, err, labels
+
+
+def test_a_row_without_the_label_rules_value_is_not_given_the_opposite_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'expert = incorrect -> error' gives every *other value* no_error; the unrated claim has
+    # no value, and read as no_error it was one more true negative of sysB: 4 labelled
+    # sentences, FN 2, TN 2, where by hand the expert labelled 3 of sysB's 4 claims
+    # (1:1 correct, 2:2 and 4:1 incorrect): FN 2, TN 1.
+    code, err, labels = _answers_labels(tmp_path, "expert = incorrect -> error", capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "a.jsonl:2, field 'expert': no value, and --label-rule" in err
+    rule = "expert = incorrect -> error; expert = correct -> no_error; otherwise -> skip"
+    code, err, labels = _answers_labels(tmp_path, rule, capsys)
+    assert code == 0, err
+    sys_b = [json.loads(line) for line in labels.read_text().splitlines()]
+    sys_b = [(r["sentence_id"], r["has_error"]) for r in sys_b if r["system"] == "sysB"]
+    assert sys_b == [("1:1", False), ("2:2", True), ("4:1", True)]

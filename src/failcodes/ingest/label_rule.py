@@ -11,9 +11,10 @@ A clause is ``COLUMN in {A, B, ...} -> OUTCOME``, ``COLUMN = A -> OUTCOME`` or
 ``skip`` (no label for that row). Values are compared as text, case-insensitively, after
 trimming; quote a value that holds a comma, brace or semicolon (``"a, b"``). Every clause
 names the same column. With a single ``error`` (or ``no_error``) clause and no
-``otherwise``, every other value gets the opposite outcome. Otherwise a value no clause
-names, or a row without the column, is an error that names the value and the rule (add
-``otherwise -> skip`` to leave such rows unlabelled).
+``otherwise``, every other value gets the opposite outcome (a row without a value is no other
+value: an error). Otherwise a value no clause names, or a row without the column, is an
+error that names the value and the rule (add ``otherwise -> skip`` to leave such rows
+unlabelled).
 """
 
 from __future__ import annotations
@@ -93,9 +94,15 @@ class LabelRule:
     column: str
     outcomes: dict[str, Outcome]
     otherwise: Outcome | None
+    #: ``otherwise`` is the single clause's opposite, which no row without a value gets.
+    implied: bool = False
     #: The values :meth:`outcome` met: compared text -> (first spelling, file, line).
     seen: dict[str, tuple[str, str | None, int | None]] = field(
         default_factory=dict, compare=False, repr=False
+    )
+    #: The first row without a value, under an ``implied`` opposite.
+    blank: list[tuple[str | None, int | None]] = field(
+        default_factory=list, compare=False, repr=False
     )
 
     def outcome(
@@ -110,6 +117,7 @@ class LabelRule:
                 line=line,
                 field=self.column,
             )
+        key = None
         if value is not None and not (isinstance(value, str) and not value.strip()):
             key = _key(value)
             if key not in self.seen and len(self.seen) < _SEEN_CAP:
@@ -117,6 +125,9 @@ class LabelRule:
             found = self.outcomes.get(key)
             if found is not None:
                 return found
+        if self.implied and key is None:  # said by unmatched(), after the column checks
+            self.blank[:] = self.blank or [(path, line)]
+            return Outcome.SKIP
         if self.otherwise is not None:
             return self.otherwise
         what = "no value" if value is None else f"value {value!r}"
@@ -139,6 +150,16 @@ class LabelRule:
         are refused, naming the unnamed value's first file and line. A value merely absent (a
         category this sample lacks) is said in the note.
         """
+        if self.blank:  # unrated: read as the opposite, it was one more true negative
+            path, line = self.blank[0]
+            raise InputError(
+                f"no value, and --label-rule {self.text!r} gives {self.otherwise} to the other "
+                f"values, not to a row without one: add 'otherwise -> skip' to leave such rows "
+                "unlabelled (or 'otherwise -> no_error')",
+                path=path,
+                line=line,
+                field=self.column,
+            )
         missing = [k for k in self.outcomes if k not in self.seen]
         if not missing:
             return None
@@ -241,8 +262,9 @@ def parse_label_rule(text: str) -> LabelRule:
     if column is None:
         raise ConfigError(f"--label-rule {text!r}: no clause names a column; {_SYNTAX}")
     kinds = set(outcomes.values())
-    if otherwise is None and len(clauses) == 1 and kinds <= set(_OPPOSITE):
+    implied = otherwise is None and len(clauses) == 1 and kinds <= set(_OPPOSITE)
+    if implied:
         otherwise = _OPPOSITE[next(iter(kinds))]
     if otherwise is None and kinds == {Outcome.SKIP}:
         raise ConfigError(f"--label-rule {text!r}: a rule that only skips gives no label")
-    return LabelRule(text=text, column=column, outcomes=outcomes, otherwise=otherwise)
+    return LabelRule(text, column, outcomes, otherwise, implied)
