@@ -118,3 +118,32 @@ def test_a_row_without_the_label_rules_value_is_not_given_the_opposite_label(
     sys_b = [json.loads(line) for line in labels.read_text().splitlines()]
     sys_b = [(r["sentence_id"], r["has_error"]) for r in sys_b if r["system"] == "sysB"]
     assert sys_b == [("1:1", False), ("2:2", True), ("4:1", True)]
+
+
+def test_a_consolidated_column_is_left_out_of_the_raters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three doctors and the 'consolidated' label (their majority) on 12 cases: too few rows for
+    # the value rule, and the name held no consensus word, so it was a fourth rater: Fleiss
+    # 0.500 for the three doctors' 0.333 (statsmodels' fleiss_kappa, below), exit 0.
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    a = [1, 1, 0, 0, 1, 0, 1, 0, 0, 1, 1, 0]
+    b = [1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0]
+    c = [1, 1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1]
+    consolidated = [int(x + y + z >= 2) for x, y, z in zip(a, b, c, strict=True)]
+    rows = zip(range(1, 13), a, b, c, consolidated, strict=True)
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "case_no,dr_a,dr_b,dr_c,consolidated\n"
+        + "".join(",".join(map(str, row)) + "\n" for row in rows)
+    )
+    three = fleiss_kappa(aggregate_raters(list(zip(a, b, c, strict=True)))[0])
+    four = fleiss_kappa(aggregate_raters(list(zip(a, b, c, consolidated, strict=True)))[0])
+    assert (round(three, 3), round(four, 3)) == (0.333, 0.5)
+    args = ["agree", str(path), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["raters"] == ["dr_a", "dr_b", "dr_c"] and "consolidated" in row["left_out"]
+    assert row["value"] == pytest.approx(three)
