@@ -147,3 +147,24 @@ def test_a_consolidated_column_is_left_out_of_the_raters(
     (row,) = json.loads(out)
     assert row["raters"] == ["dr_a", "dr_b", "dr_c"] and "consolidated" in row["left_out"]
     assert row["value"] == pytest.approx(three)
+
+
+def test_unit_ids_that_differ_only_in_leading_zeros_are_named_above_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Rater a's sheet kept '007', rater b's lost the zeros: two units of one rating each,
+    # which enter no coefficient, so percent 1/2 over items 2 and 3 ("units 2"), where the
+    # three items give 2/3 (007 yes/yes, 2 no/no, 3 yes/no), with no word.
+    table = tmp_path / "l.csv"
+    table.write_text("item,rater,code\n007,a,yes\n7,b,yes\n2,a,no\n2,b,no\n3,a,yes\n3,b,no\n")
+    args = ["agree", str(table), "--stat", "percent", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["value"], row["n_units"]) == (0.5, 2)  # read as given: said, not changed
+    assert any(
+        "leading zeros are read as different units: '007' and '7'" in n for n in row["notes"]
+    )
+    table.write_text(table.read_text().replace("7,b", "007,b"))
+    code, out, _ = run_cli(args, capsys)
+    assert json.loads(out)[0]["value"] == pytest.approx(2 / 3)

@@ -784,7 +784,7 @@ def _group_categories(by: str, parts: Sequence[tuple[Any, RatingsTable]]) -> lis
 
 
 def _unit_spellings(ids: pd.Series) -> list[str]:
-    """A note naming unit ids that differ only in case or Unicode form (kept as two units).
+    """A note naming unit ids that differ only in case, Unicode form or leading zeros.
 
     Ids may differ in case alone on purpose, so they are not refused; but in a long table
     ``u1`` rated by one rater and ``U1`` by the other became two units of one rating each,
@@ -794,16 +794,19 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
     first: dict[str, str] = {}
     pairs: list[tuple[str, str]] = []
     for unit in dict.fromkeys(ids.tolist()):
-        seen = first.setdefault(spelling_key(unit), unit)
+        key = spelling_key(unit)  # and a number's leading zeros ('007' from one rater, '7')
+        seen = first.setdefault((key.lstrip("0") or "0") if key.isdecimal() else key, unit)
         if seen != unit:
             pairs.append((seen, unit))
     if not pairs:
         return []
     shown = ", ".join(f"{a!r} and {b!r}" for a, b in pairs[:3])
     more = f" (and {len(pairs) - 3} more)" if len(pairs) > 3 else ""
+    zeros = any(spelling_key(a) != spelling_key(b) for a, b in pairs)
     return [
-        f"unit ids that differ only in case, spacing or Unicode form are read as different "
-        f"units: {shown}{more}; write them one way if they name one unit"
+        f"unit ids that differ only in case, spacing{',' if zeros else ' or'} Unicode form"
+        f"{' or leading zeros' if zeros else ''} are read as different units: {shown}{more}; "
+        "write them one way if they name one unit"
     ]
 
 
