@@ -168,3 +168,45 @@ def test_unit_ids_that_differ_only_in_leading_zeros_are_named_above_the_table(
     table.write_text(table.read_text().replace("7,b", "007,b"))
     code, out, _ = run_cli(args, capsys)
     assert json.loads(out)[0]["value"] == pytest.approx(2 / 3)
+
+
+GAPPED = (
+    "item,r1,r2\n1,1,1\n2,1,2\n3,2,2\n4,2,5\n5,5,5\n6,1,2\n7,5,5\n8,2,1\n9,1,1\n10,5,2\n"
+    "11,2,2\n12,1,5\n"
+)
+
+
+def test_weights_on_a_scale_with_unused_levels_are_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A 1-5 scale on which nobody gave 3 or 4. Linear weights are on the ranks of the values
+    # given (as scikit-learn's cohen_kappa_score): 2 against 5 weighs as one step, kappa
+    # 0.333; on the whole scale (sklearn with labels=[1..5]) 0.366. Both are read as
+    # documented, but nothing said which scale the default assumed.
+    from sklearn.metrics import cohen_kappa_score
+
+    path = tmp_path / "r.csv"
+    path.write_text(GAPPED)
+    pairs = [line.split(",")[1:] for line in GAPPED.splitlines()[1:]]
+    r1, r2 = [int(a) for a, _ in pairs], [int(b) for _, b in pairs]
+    ranks = cohen_kappa_score(r1, r2, weights="linear")
+    scale = cohen_kappa_score(r1, r2, weights="linear", labels=[1, 2, 3, 4, 5])
+    assert (round(ranks, 3), round(scale, 3)) == (0.333, 0.366)
+    args = ["agree", str(path), "--stat", "cohen", "--weights", "linear", "--bootstrap", "0"]
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(ranks)
+    assert (
+        row["notes"][0].startswith("Assumed: ")
+        and (
+            "weights on the ranks of the values given (1, 2, 5), 3, 4 never given (--categories "
+            "1,2,3,4,5 weighs the whole scale)"
+        )
+        in row["notes"][0]
+    )
+    code, out, _ = run_cli([*args, "--categories", "1,2,3,4,5", "--format", "json"], capsys)
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(scale) and "never given" not in row["notes"][0]
+    code, out, _ = run_cli([*args[:-4], "--bootstrap", "0", "--format", "json"], capsys)
+    assert "never given" not in json.loads(out)[0]["notes"][0]  # unweighted: nothing to say

@@ -71,6 +71,25 @@ def _csv(value: str | None, option: str = "") -> list[str] | None:
 _SET_EXACT = ("percent", "fleiss", "cohen", "krippendorff")
 
 
+def _unused_levels(values: list[float]) -> str:
+    """For the first line: integer codes with levels between them nobody gave ('' if none).
+
+    Weights are on the ranks of the values given, as scikit-learn's: codes 1, 2, 5 of a 1-5
+    scale weigh 2 against 5 as one step (linear Cohen 0.333 where the scale gives 0.366).
+    """
+    if len(values) < 2 or any(not v.is_integer() for v in values):
+        return ""
+    low, high = int(min(values)), int(max(values))
+    unused = sorted(set(range(low, high + 1)) - {int(v) for v in values})
+    if not unused or high - low > 100:
+        return ""
+    return (
+        f"; weights on the ranks of the values given ({', '.join(f'{v:g}' for v in values)}), "
+        f"{', '.join(map(str, unused))} never given (--categories "
+        f"{','.join(map(str, range(low, high + 1)))} weighs the whole scale)"
+    )
+
+
 def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
     dumped = res.model_dump()
     return {**extra, **{k: dumped[k] for k in _JSON_KEYS}}
@@ -369,6 +388,11 @@ class AgreeRequest(Request):
                     confidence=self.confidence,
                 )
                 rows.extend(_row(r, **extra) for r in results)
+                if matrix is None and table.labels is None and self.categories is None:
+                    weighted = [r for r in results if r.weights != "none" and r.value is not None]
+                    gaps = _unused_levels(table.categories.tolist()) if weighted else None
+                    if gaps and gaps not in notes[0]:  # the first line: weights on ranks
+                        notes[0] += gaps
         if self.bootstrap and any(r.get("ci_mc_error") is not None for r in rows):
             notes.append(
                 f"bootstrap intervals: {self.bootstrap} resamples, seed {self.seed}; "
