@@ -292,9 +292,7 @@ def _results(
     ]
 
 
-def inter_judge_agreement(
-    panel: Panel, part: Part, *, per_code: bool = True
-) -> list[PanelAgreement]:
+def inter_judge_agreement(panel: Panel, part: Part) -> list[PanelAgreement]:
     """Agreement between the panel members, per dimension and (binary) per code.
 
     A single-label dimension's codes are its categories (all of them, so Gwet's AC1 counts
@@ -320,14 +318,13 @@ def inter_judge_agreement(
 
             matrix = _matrix(scored, coded, index)
             out += _results(matrix, dim.id, None, n_members, len(ids))
-        if per_code or dim.multi_label:
-            for code in ids:
+        for code in ids:
 
-                def carries(ann: Annotation, dim_id: str = dim.id, code: str = code) -> float:
-                    codes = ann.code_set(dim_id)
-                    return float(code in codes) if codes else math.nan
+            def carries(ann: Annotation, dim_id: str = dim.id, code: str = code) -> float:
+                codes = ann.code_set(dim_id)
+                return float(code in codes) if codes else math.nan
 
-                out += _results(_matrix(scored, coded, carries), dim.id, code, n_members, 2)
+            out += _results(_matrix(scored, coded, carries), dim.id, code, n_members, 2)
     return out
 
 

@@ -120,10 +120,10 @@ class Session:
         self.total += units - already_done
 
     @contextmanager
-    def opened(self, extra_meta: dict[str, str] | None = None) -> Iterator[RunSummary]:
+    def opened(self) -> Iterator[RunSummary]:
         """Bind the run identity, open the journal session, and close it with its outcome."""
         self._started = time.monotonic()
-        self.journal.bind({**self.judge.meta(), "mode": self.mode, **(extra_meta or {})})
+        self.journal.bind({**self.judge.meta(), "mode": self.mode})
         self.journal.start_session()
         outcome = "finished"
         try:

@@ -175,14 +175,14 @@ class LocalServer:
         self.proc: subprocess.Popen[bytes] | None = None
         self._log_start = 0
 
-    def start(self, base_env: Mapping[str, str] | None = None) -> None:
+    def start(self) -> None:
         """Start the server (returns at once; :meth:`wait_ready` waits for it)."""
         if port_taken(self.port):
             raise ConfigError(
                 f"port {self.port} is taken on 127.0.0.1 (another server?); give a free one "
                 "with --port, or leave --port out to pick one"
             )
-        env = server_env(self.data_dir, self.creds, os.environ if base_env is None else base_env)
+        env = server_env(self.data_dir, self.creds, os.environ)
         # this start's part of the log (earlier starts on the folder wrote before it)
         self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         with self.log_path.open("ab") as log:

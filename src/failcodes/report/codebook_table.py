@@ -94,16 +94,13 @@ def columns_for(
     frequencies: Values | None = None,
     agreement: Values | None = None,
     extra: Sequence[Column] = (),
-    *,
-    frequency_format: str = "{:.1%}",
-    agreement_format: str = "{:.2f}",
 ) -> list[Column]:
     """The optional columns: frequency, agreement (if given), then ``extra``."""
     out: list[Column] = []
     if frequencies is not None:
-        out.append(Column("Freq.", frequencies, frequency_format))
+        out.append(Column("Freq.", frequencies, "{:.1%}"))
     if agreement is not None:
-        out.append(Column("Agreement", agreement, agreement_format))
+        out.append(Column("Agreement", agreement, "{:.2f}"))
     return [*out, *extra]
 
 

@@ -92,11 +92,9 @@ def missing_glyphs_note(chars: Sequence[str], figures: Sequence[str]) -> str:
     )
 
 
-def _colours(n: int, *, high_first: bool = True) -> list[str]:
+def _colours(n: int) -> list[str]:
     rest = [c for c in OKABE_ITO if c != HIGH_QUALITY_COLOUR]
-    if high_first:
-        return [HIGH_QUALITY_COLOUR, *[rest[i % len(rest)] for i in range(n - 1)]]
-    return [rest[i % len(rest)] for i in range(n)]
+    return [HIGH_QUALITY_COLOUR, *[rest[i % len(rest)] for i in range(n - 1)]]
 
 
 def stacked_subcodes(shares: pd.DataFrame, part: Part, groups: Sequence[str]) -> Figure:

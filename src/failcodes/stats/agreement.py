@@ -153,8 +153,6 @@ class Prepared:
 def prepare(
     ratings: npt.ArrayLike,
     categories: Sequence[float] | npt.ArrayLike | None = None,
-    *,
-    drop_empty_units: bool = True,
 ) -> Prepared:
     """Validate a (units x raters) ratings matrix and code it against the category set."""
     data = float_array(
@@ -166,8 +164,7 @@ def prepare(
     )
     if np.isinf(data).any():
         raise StatisticsError("ratings contain infinite values; use NaN for missing ratings")
-    if drop_empty_units:
-        data = data[~np.isnan(data).all(axis=1)]
+    data = data[~np.isnan(data).all(axis=1)]
     if data.shape[0] == 0:
         raise StatisticsError("no unit has any rating")
     observed = np.unique(data[~np.isnan(data)])
@@ -871,7 +868,7 @@ def finish(
     pooled) whole clusters are resampled and the standard error is the delete-one-cluster
     jackknife; ``n_units`` is then the number of clusters and ``n_rows`` the rows.
     ``compress`` pools units with identical per-unit columns before resampling (exact; see
-    :func:`failcodes.stats.bootstrap.resampled_sums`).
+    :func:`failcodes.stats.bootstrap.resampled_block_sums`).
     """
     check_confidence(confidence)
     if n_bootstrap < 0:
