@@ -554,7 +554,7 @@ def read_trace_columns(
 
 def _load(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     """The rows in the engine (own Parquet straight, others validated), or _UseObjectReaderError."""
-    if Format.CSV in formats or not engine.available():
+    if Format.CSV in formats:
         raise _UseObjectReaderError
     return _load_vouched(items, formats) or _load_scanned(items, formats)
 
@@ -1224,7 +1224,7 @@ def _vouched_source(
     marker, or, with ``unique``, a claim twice (then :func:`_load_vouched` raises the error
     naming both rows).
     """
-    if not items or not all(map(engine.may_be_validated, items)) or not engine.available():
+    if not items or not all(map(engine.may_be_validated, items)):
         return None
     con = engine.connect()
     try:

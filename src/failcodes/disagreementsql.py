@@ -374,7 +374,7 @@ def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> boo
     from failcodes.tracecols import SentenceColumns
     from failcodes.traceio import TRACE_ENGINE_COLUMNS
 
-    if target.suffix.lower() != ".jsonl" or not items or not engine.available():
+    if target.suffix.lower() != ".jsonl" or not items:
         return False
     if not isinstance(columns, SentenceColumns) or columns.origin is None:
         return False

@@ -43,17 +43,6 @@ MARKER_VERSION = 1
 DEFAULT_MEMORY = "1GB"
 
 
-def available() -> bool:
-    """True if DuckDB is installed.
-
-    A virtualenv made before it was a dependency lacks it: the strict readers then do the
-    work, with the same results, more slowly.
-    """
-    import importlib.util
-
-    return importlib.util.find_spec("duckdb") is not None
-
-
 def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection: all cores, a memory limit, spilling to a temp folder.
 
@@ -166,7 +155,7 @@ def is_validated(
     ``schema`` is a sequence of ``(name, DuckDB type)`` pairs (:func:`columns_of`) or a
     pyarrow schema. ``con`` is a connection to read with (a new one costs ~0.04 CPU-s).
     """
-    if not may_be_validated(path) or not available():
+    if not may_be_validated(path):
         return False
     import duckdb
 
@@ -244,7 +233,6 @@ __all__ = [
     "DEFAULT_MEMORY",
     "MARKER_KEY",
     "MARKER_VERSION",
-    "available",
     "columns_of",
     "connect",
     "is_validated",
