@@ -440,15 +440,17 @@ def test_precise_errors() -> None:
 
 def test_pattern_compressed_bootstrap_matches_dense_distribution() -> None:
     """Pooling identical units (multinomial over patterns) leaves the bootstrap law unchanged."""
-    from failcodes.stats.bootstrap import resampled_sums
+    from failcodes.stats.bootstrap import resampled_block_sums
 
     rng = np.random.default_rng(21)
     data = _random_table(rng, 400, 3, 3, missing=0.1)
     est = ag.estimate(data, "krippendorff", level="ordinal")
     assert est.plan is not None
     cols = est.plan.columns
-    fast = est.plan.finalize(resampled_sums(cols, 3000, np.random.default_rng(1)))
-    dense = est.plan.finalize(resampled_sums(cols, 3000, np.random.default_rng(2), compress=False))
+    fast = est.plan.finalize(resampled_block_sums([cols], 3000, np.random.default_rng(1))[0])
+    dense = est.plan.finalize(
+        resampled_block_sums([cols], 3000, np.random.default_rng(2), compress=False)[0]
+    )
     # same distribution up to Monte Carlo error (sd of a quantile ~ 0.002 here)
     for q in (0.025, 0.5, 0.975):
         assert np.quantile(fast, q) == pytest.approx(np.quantile(dense, q), abs=0.01)
@@ -456,10 +458,10 @@ def test_pattern_compressed_bootstrap_matches_dense_distribution() -> None:
 
 
 def test_distinct_rows_use_the_dense_path() -> None:
-    from failcodes.stats.bootstrap import resampled_sums
+    from failcodes.stats.bootstrap import resampled_block_sums
 
     cols = np.random.default_rng(0).random((50, 3))  # all rows distinct: nothing to pool
-    got = resampled_sums(cols, 7, np.random.default_rng(5))
+    got = resampled_block_sums([cols], 7, np.random.default_rng(5))[0]
     weights = next(resampling_weights(50, 7, np.random.default_rng(5)))
     np.testing.assert_allclose(got, weights @ cols)
 

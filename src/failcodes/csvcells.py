@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "FORMULA_LEADS",
     "check_nul",
     "keep_raw",
     "leads_like_a_formula",
@@ -47,9 +46,8 @@ __all__ = [
     "writes_raw",
 ]
 
-#: The first characters that make a spreadsheet read a cell as a formula (OWASP).
-FORMULA_LEADS = "=+-@\t\r"
-#: Text to neutralise: quotes (possibly none), then a formula character.
+#: Text to neutralise: quotes (possibly none), then a formula character (=+-@, tab or CR:
+#: those a spreadsheet reads as a formula's start, OWASP).
 _LEADING = re.compile(r"'*[=+\-@\t\r]")
 #: A line that starts like :data:`_LEADING` (in a column's cells joined by newlines).
 _LEADING_LINE = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)

@@ -26,7 +26,7 @@ build units in bulk can compute the shapes column-wise and reuse it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -399,11 +399,6 @@ def estimate_units(
     return priced(judge, mode, counted, shapes, answer, grouped=group is not None)
 
 
-def shapes_of(judge: UnitJudge, units: Sequence[Unit]) -> list[CallShape]:
-    """One :class:`CallShape` per unit (one call each), for callers pricing units in bulk."""
-    return [CallShape(judge.prefix_tokens, estimate_tokens(judge.user(u))) for u in units]
-
-
 class PricingOnlyCoder:
     """Stands for an LLM judge in a dry run: a spec to price, no client, no key, no calls."""
 
@@ -444,5 +439,4 @@ __all__ = [
     "estimate_units",
     "priced",
     "sample_output_tokens",
-    "shapes_of",
 ]

@@ -189,20 +189,6 @@ def resampled_block_sums(
     return outs
 
 
-def resampled_sums(
-    columns: FloatArray,
-    n_resamples: int,
-    rng: np.random.Generator,
-    *,
-    chunk: int = DEFAULT_CHUNK,
-    compress: bool = True,
-) -> FloatArray:
-    """Column sums of one dense (units x c) block under each resample: (resamples x c)."""
-    return resampled_block_sums(
-        [np.asarray(columns, dtype=np.float64)], n_resamples, rng, chunk=chunk, compress=compress
-    )[0]
-
-
 def _group_units(
     blocks: Sequence[FloatArray | KeyedBlock], n: int
 ) -> tuple[IntArray, IntArray] | None:
