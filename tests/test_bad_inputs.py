@@ -4332,6 +4332,23 @@ I34RED_CASES: list[Case] = [
         "= incorrect -> error' gives no_error to the other values, not to a row without one: "
         "add 'otherwise -> skip' to leave such rows unlabelled (or 'otherwise -> no_error')",
     ),
+    Case(
+        # s1 labelled per claim only: sentence-level metrics read it as unlabelled (n 1 of 2)
+        # (tests/test_outside_shapes11.py)
+        "metrics/sentence-labelled-through-its-claims-only",
+        ("metrics", "--traces", "{d}/t.csv", "--labels", "{d}/l.csv", "-m", "refuted"),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim_id,claim,verdict\n"
+                "A,q,s1,c1,x,refuted\nA,q,s2,c2,y,supported\n",
+                "l.csv": "sentence_id,claim_id,has_error\ns1,c1,true\ns2,,false\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv, field 'claim_id': sentence 's1' is labelled through "
+        "its claims only ('c1'...), and a sentence-level comparison reads sentence labels: it "
+        "would count unlabelled; compare claims with --level claim (in a study: [metrics] "
+        'level = "claim"), or give sentence labels',
+    ),
 ]
 
 

@@ -210,3 +210,39 @@ def test_weights_on_a_scale_with_unused_levels_are_said_on_the_first_line(
     assert row["value"] == pytest.approx(scale) and "never given" not in row["notes"][0]
     code, out, _ = run_cli([*args[:-4], "--bootstrap", "0", "--format", "json"], capsys)
     assert "never given" not in json.loads(out)[0]["notes"][0]  # unweighted: nothing to say
+
+
+MIXED_TRACES = (
+    "system,question_id,sentence_id,claim_id,claim,verdict\n"
+    "A,q1,s1,c1,x,refuted\nA,q1,s1,c2,y,supported\nA,q1,s2,c3,z,supported\nA,q2,s3,c4,w,refuted\n"
+)
+
+
+def test_a_sentence_labelled_through_its_claims_only_is_refused_at_sentence_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # s1 is labelled per claim (c1 an error, c2 not), s2 and s3 per sentence. By hand, at
+    # sentence level with the any-error rule s1 is an error A flags (c1 refuted): TP 2 (s1,
+    # s3), TN 1 (s2). Sentence-level metrics read sentence labels only, so s1 counted as
+    # unlabelled: n 2, TP 1, TN 1 ("labels cover 2 of 3 sentences"), exit 0.
+    traces, labels = tmp_path / "t.csv", tmp_path / "l.csv"
+    traces.write_text(MIXED_TRACES)
+    labels.write_text("sentence_id,claim_id,has_error\ns1,c1,true\ns1,c2,false\n")
+    with labels.open("a") as out:
+        out.write("s2,,false\ns3,,true\n")
+    args = ["--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    for command in (
+        ["metrics", *args, "--bootstrap", "0"],
+        ["disagreements", *args, "-o", str(tmp_path / "d.jsonl")],
+    ):
+        code, out, err = run_cli(command, capsys)
+        assert code == 2 and not out and not (tmp_path / "d.jsonl").exists(), command
+        assert err.count("\n") == 1 and "sentence 's1' is labelled through its claims" in err
+    code, out, _ = run_cli(["metrics", *args, "--level", "claim", "--format", "json"], capsys)
+    assert code == 0  # the claim labels serve the claim level
+    with labels.open("a") as out_file:
+        out_file.write("s1,,true\n")  # the sentence's own label, as the rule gives it
+    code, out, _ = run_cli(["metrics", *args, "--bootstrap", "0", "--format", "json"], capsys)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (3, 2, 0, 0, 1)

@@ -522,10 +522,11 @@ def refuse_claim_labels(
     remedy: str = 'compare claims with --level claim (in a study: [metrics] level = "claim"), '
     "or give sentence labels",
 ) -> None:
-    """Sentence-level comparison against labels that are all claim-level: one line, exit 2.
+    """Sentence-level comparison against claim labels a sentence has no label beside: exit 2.
 
-    No sentence would have a label, so every metric would be undefined and no disagreement
-    found; ``remedy`` says what to do instead (the claim labels serve ``--level claim``).
+    All claim-level: no sentence would have a label, so every metric would be undefined. A
+    sentence labelled through its claims alone counted as unlabelled (n 2 of 3, TP 1 for 2).
+    ``remedy`` says what to do instead (the claim labels serve ``--level claim``).
     """
     claim_ids = label_column(labels, "claim_id")
     if claim_ids and all(c is not None for c in claim_ids):
@@ -533,6 +534,20 @@ def refuse_claim_labels(
             f"{labels_path}: all {len(claim_ids):,} labels are claim-level (claim_id set), so no "
             f"sentence has a label; {remedy}"
         )
+    if not any(c is not None for c in claim_ids):
+        return
+    # some claim labels: a sentence labelled through its claims alone was left out unlabelled
+    keys = list(
+        zip(label_column(labels, "system"), label_column(labels, "sentence_id"), strict=True)
+    )
+    labelled = {k for k, c in zip(keys, claim_ids, strict=True) if c is None}
+    for key, cid in zip(keys, claim_ids, strict=True):
+        if cid is not None and key[1] is not None and key not in labelled:
+            raise ConfigError(
+                f"{labels_path}, field 'claim_id': sentence {key[1]!r} is labelled through its "
+                f"claims only ({cid!r}...), and a sentence-level comparison reads sentence "
+                f"labels: it would count unlabelled; {remedy}"
+            )
 
 
 def write_labels(
