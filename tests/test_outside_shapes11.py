@@ -246,3 +246,30 @@ def test_a_sentence_labelled_through_its_claims_only_is_refused_at_sentence_leve
     assert code == 0
     (row,) = json.loads(out)
     assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (3, 2, 0, 0, 1)
+
+
+def test_the_python_api_makes_the_label_checks_the_cli_makes(tmp_path: Path) -> None:
+    # compute_metrics on traces read with failcodes.read_traces (the walkthrough's way) made
+    # none of the CLI loader's label checks: the two shapes above, refused by the CLI, read
+    # B TP 0, FP 0, FN 2, TN 2 (for TP 1, FP 1, FN 1, TN 1) and n 2, TP 1, TN 1 (for n 3,
+    # TP 2, TN 1), no error raised.
+    import failcodes as fc
+    from failcodes.errors import FailcodesError
+
+    a, b, labels = _zeros_case(tmp_path, ["7", "8", "9", "10"])
+    traces = fc.read_traces(a) + fc.read_traces(b)
+    with pytest.raises(FailcodesError, match="with other leading zeros"):
+        fc.compute_metrics(traces, fc.read_labels(labels), ["refuted"])
+    mixed, mixed_labels = tmp_path / "m.csv", tmp_path / "ml.csv"
+    mixed.write_text(MIXED_TRACES)
+    mixed_labels.write_text("sentence_id,claim_id,has_error\ns1,c1,true\ns2,,false\ns3,,true\n")
+    with pytest.raises(FailcodesError, match="labelled through its claims only"):
+        fc.compute_metrics(fc.read_traces(mixed), fc.read_labels(mixed_labels), ["refuted"])
+    a, b, labels = _zeros_case(tmp_path, ["007", "008", "009", "010"])  # the control
+    report = fc.compute_metrics(
+        fc.read_traces(a) + fc.read_traces(b), fc.read_labels(labels), ["refuted"]
+    )
+    assert [(r.system, r.tp, r.fp, r.fn, r.tn) for r in report.results] == [
+        ("A", 1, 1, 1, 1),
+        ("B", 1, 1, 1, 1),
+    ]

@@ -518,7 +518,7 @@ def validate_labels(
 
 def refuse_claim_labels(
     labels: Sequence[Label],
-    labels_path: Path,
+    labels_path: str | Path,
     remedy: str = 'compare claims with --level claim (in a study: [metrics] level = "claim"), '
     "or give sentence labels",
 ) -> None:

@@ -1039,7 +1039,8 @@ def compute_metrics(
     reads large files straight into columns). With ``bootstrap > 0``, adds percentile
     intervals from that many cluster-bootstrap resamples over questions (seeded by ``seed``;
     see :mod:`failcodes.stats.bootstrap`). Raises :class:`InputError` on duplicate claims/labels
-    or a label matching no trace.
+    or a label matching no trace; on in-memory traces the label checks the CLI's readers make
+    too (an id the traces write another way, a sentence labelled through its claims alone).
 
     Labels that name their ``system`` apply to that system's traces only; shared labels
     (none names one) to every system's, within ``question_scope``
@@ -1057,6 +1058,14 @@ def compute_metrics(
         check_seed(seed)  # before any work: numpy refuses a negative seed with a ValueError
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
+    if not isinstance(traces, TraceColumns | SentenceColumns):  # in memory: the CLI's checks
+        from failcodes.labelio import refuse_claim_labels, validate_labels
+
+        labels = list(labels)
+        if labels:  # (its readers make them on files; none: every metric undefined)
+            validate_labels(labels, traces)
+        if lvl is Level.SENTENCE:
+            refuse_claim_labels(labels, "labels", "compute with level='claim'")
     cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)
     matched: GroupLabels | None = None
     if isinstance(cols, SentenceColumns) and isinstance(labels, Sequence) and maps:
