@@ -216,3 +216,68 @@ def test_only_jsonl_of_sentence_groups_of_own_parquet_is_the_engines(tmp_path: P
     assert disagreementsql.applies(mine.columns, mine.items, mine.index, jsonl)
     assert not disagreementsql.applies(mine.columns, mine.items, mine.index, parquet)
     assert not disagreementsql.applies(theirs.columns, theirs.items, theirs.index, jsonl)
+
+
+def test_jsonl_traces_are_written_from_their_lines_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # q1:s0 labelled no error: both systems' q1:s0 disagree (claims with escapes, scores
+    # out of repr's range) under both mappings, so each line serves two disagreements
+    plain, _, labels = _files(tmp_path)
+    flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
+    labels = _jsonl(labels, flipped)
+    stream = disagreementio.stream_disagreements
+    streamed: list[bool] = []
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        streamed.append(True)
+        return stream(*args, **kwargs)
+
+    monkeypatch.setattr(disagreementio, "stream_disagreements", counted)
+    got = _disagreements(plain, labels, tmp_path / "lines.jsonl")
+    assert streamed == []  # the lines read again, not the stream
+    read: list[tuple[int, int]] = []
+    line_rows = disagreementsql._line_rows
+
+    def reading(columns: Any, chunk: Any) -> Any:
+        rows = line_rows(columns, chunk)
+        read.extend((chunk.file, row) for row in rows.frow.tolist())
+        return rows
+
+    monkeypatch.setattr(disagreementsql, "_line_rows", reading)
+    assert _disagreements(plain, labels, tmp_path / "again.jsonl") == got
+    # each line decoded once for both mappings: both systems' q1:s0 claims (rows 0, 1), a's
+    # q1:s1 (no_evidence: an FP under non_supported), b's q2:s0 (refuted: an FP under both)
+    assert sorted(read) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 3)]  # (file, row)
+    monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
+    assert _disagreements(plain, labels, tmp_path / "stream.jsonl") == got
+    assert streamed == [True]
+    lines = [json.loads(x) for x in got.splitlines()]
+    # refuted: a q1:s0 (c1 refuted) and b q1:s0 (c0 refuted) flagged, labelled no error: FP
+    keys = [(d["mapping"], d["system"], d["sentence_id"], d["kind"]) for d in lines]
+    assert keys[:2] == [("refuted", "a", "q1:s0", "FP"), ("refuted", "a", "q2:s9", "FN")]
+    assert [p["score"] for p in lines[0]["claims"][0]["passages"]] == [1e-05, 1e22, 0.0, -0.0, None]
+    assert b'"score": 1e-05' in got and b'"score": 1e+22' in got
+    assert b"vertical\\u000btab, unit\\u001fsep" in got
+
+
+def test_a_jsonl_line_msgspec_cannot_vouch_for_leaves_the_file_to_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain, _, labels = _files(tmp_path)
+    # b's q2:s0 (an FP) with an empty reasoning: the model reads it as missing, msgspec refuses
+    rows = [dict(r, reasoning="") if r["sentence_id"] == "q2:s0" else r for r in ROWS_B]
+    plain[1] = _jsonl(plain[1], rows)
+    stream = disagreementio.stream_disagreements
+    streamed: list[bool] = []
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        streamed.append(True)
+        return stream(*args, **kwargs)
+
+    monkeypatch.setattr(disagreementio, "stream_disagreements", counted)
+    got = _disagreements(plain, labels, tmp_path / "lines.jsonl")
+    assert streamed == [True]
+    b_q2 = json.loads(got.splitlines()[1])
+    assert (b_q2["system"], b_q2["sentence_id"]) == ("b", "q2:s0")
+    assert b_q2["claims"][0]["reasoning"] is None

@@ -269,8 +269,8 @@ class Selection:
     def write(self, path: str | Path, *, batch: AtomicBatch | None = None) -> int:
         """:func:`stream_disagreements` of this selection; returns the count written.
 
-        JSONL of the tool's own Parquet traces is written by the engine instead
-        (:mod:`failcodes.disagreementsql`: the same bytes).
+        JSONL of the tool's own Parquet traces, or of trace JSONL files, is written from
+        the disagreements' heads instead (:mod:`failcodes.disagreementsql`: the same bytes).
         """
         from failcodes import disagreementsql
 
@@ -278,7 +278,10 @@ class Selection:
             return stream_disagreements(path, self.columns, iter(self), self.index, batch=batch)
 
         target = Path(path)
-        if disagreementsql.applies(self.columns, self.items, self.index, target):
+        if any(
+            disagreementsql.applies(self.columns, self.items, self.index, target, lines)
+            for lines in (False, True)
+        ):
             cols = cast("SentenceColumns", self.columns)
             items = cast("list[GroupSelection]", list(self.items))
             return disagreementsql.write(target, cols, items, batch=batch, fallback=stream)

@@ -7,7 +7,9 @@ checks and encoding. For traces the tool wrote itself (Parquet whose footer carr
 validated marker, :func:`failcodes.engine.is_validated`) DuckDB encodes the claim records
 instead and joins them to the disagreements; Python gives each disagreement's head (its
 label and id, ~26,000 at paper scale) and spaces the compact lines DuckDB returns as
-``json.dumps`` does (``msgspec.json.format``, in C).
+``json.dumps`` does (``msgspec.json.format``, in C). Trace JSONL files, which the strict scan
+vouched for, take the same heads: their claims' lines are read again by byte offset, each
+once for every mapping (:func:`_line_rows`), not once per disagreement as the stream does.
 
 The lines are byte-identical to the stream's (``json.dumps(record, ensure_ascii=False)``):
 DuckDB's ``to_json`` escapes strings as the stdlib does but for the control characters it
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import json
 import operator
 import shutil
@@ -42,7 +45,7 @@ import numpy as np
 
 from failcodes import engine
 from failcodes.fileio import AtomicBatch, temp_path
-from failcodes.tableio import pyarrow_modules, write_in_batch
+from failcodes.tableio import Format, pyarrow_modules, write_in_batch
 from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
 
@@ -56,6 +59,10 @@ _CHUNK_ROWS = 16_384
 _WINDOW_ROWS = 16_384
 #: Write buffer of the output.
 _WRITE_BUFFER = 1 << 20
+#: Sentence groups whose JSONL lines are decoded at a time (a chunk's are up to 16,384 lines).
+_LINE_GROUPS = 256
+#: A disagreement's first claim row (the order of a chunk's reads).
+_FIRST = operator.attrgetter("first")
 #: A mapping's disagreement numbers start at its index times this (output order).
 _MAPPING_STRIDE = 1 << 40
 
@@ -112,6 +119,7 @@ class _Head:
     lab: bytes  # its label, ``true`` or ``false``
     first: int  # its first claim's file row
     rows: int  # its claims (consecutive rows)
+    group: int  # its sentence group (-1: none)
 
 
 @dataclass
@@ -137,8 +145,8 @@ class _Chunk:
         return np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
 
 
-#: Where a disagreement's claims are: (file, first file row, rows); (-1, 0, 0): none.
-_Where = tuple[int, int, int]
+#: Where a disagreement's claims are: (file, first file row, rows, group); (-1, 0, 0, -1): none.
+_Where = tuple[int, int, int, int]
 
 
 class _Stream:
@@ -165,17 +173,17 @@ class _Stream:
         if self.selection.cols.origin is None:
             raise _DeclinedError
         starts = self.starts
-        for _, pred, run, first, system, question, sentence in self.selection.located():
+        for g, pred, run, first, system, question, sentence in self.selection.located():
             if not run:
                 raise _DeclinedError  # (scattered groups are the stream's)
             file = bisect.bisect_right(starts, first) - 1
             if file + 1 < len(starts) and first + run > starts[file + 1]:
                 raise _DeclinedError
-            yield self._key(system, question, sentence), pred, (file, first - starts[file], run)
+            yield self._key(system, question, sentence), pred, (file, first - starts[file], run, g)
 
     def _missing(self) -> Iterator[tuple[tuple[str, str, str, str], bool, _Where]]:
         for miss in self.selection.missing:
-            yield self._key(miss.system, miss.question_id, miss.sentence_id), False, (-1, 0, 0)
+            yield self._key(miss.system, miss.question_id, miss.sentence_id), False, (-1, 0, 0, -1)
 
     def _key(self, system: str, question: str, sentence: str) -> tuple[str, str, str, str]:
         """The output order (system, question, sentence, id) of a sentence's disagreement."""
@@ -191,7 +199,7 @@ class _Stream:
     def take(self, chunk: _Chunk) -> None:
         """Move the next disagreement into ``chunk``."""
         assert self.next is not None
-        (system, question, sentence, uid), pred, (file, first, rows) = self.next
+        (system, question, sentence, uid), pred, (file, first, rows, group) = self.next
         index = self.selection.index
         has_error, rationale, severity, annotator, text = index.sentence_fields(
             sentence, ("has_error", "rationale", "severity", "annotator", "sentence")
@@ -218,6 +226,7 @@ class _Stream:
             lab=lab.encode("ascii"),
             first=first,
             rows=rows,
+            group=group,
         )
         chunk.add(head, file)
         self._advance()
@@ -237,7 +246,7 @@ def _chunks(streams: Sequence[_Stream]) -> Iterator[_Chunk]:
         taken = 0
         for stream in streams:
             while stream.next is not None and taken < _CHUNK_ROWS:
-                file, first, rows = stream.next[2]
+                file, first, rows, _ = stream.next[2]
                 if rows and (file != window[0] or first + rows > window[1] + _WINDOW_ROWS):
                     break
                 stream.take(chunk)
@@ -309,6 +318,54 @@ def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
     )
 
 
+def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
+    """The chunk's claim rows from JSONL lines the scan vouched for, each line read once.
+
+    The lines are those the stream reads (:func:`~failcodes.columnar._gather_runs`, a few
+    hundred groups at a time), each group's once for every mapping; the pieces are written
+    by msgspec, as ``json.dumps`` where that is exact (no escape, every score printed as
+    ``repr``). A line msgspec cannot vouch for is the stream's (raises :class:`_DeclinedError`).
+    """
+    import msgspec
+
+    from failcodes.columnar import _gather_runs
+    from failcodes.disagreementio import _repr_scores, _struct_fields
+
+    encode, spaced = msgspec.json.encode, msgspec.json.format
+
+    def piece(part: dict[str, Any], exact: bool) -> bytes:
+        text = encode(part)
+        if exact and b"\\" not in text:
+            return spaced(text, indent=0)
+        return json.dumps(part, ensure_ascii=False, default=_struct_fields).encode("utf-8")
+
+    heads = sorted({h.first: h for h in chunk.heads if h.rows}.values(), key=_FIRST)
+    origin = columns.origin
+    assert origin is not None
+    out: list[list[Any]] = [[], [], [], [], []]
+    for at in range(0, len(heads), _LINE_GROUPS):
+        groups = [h.group for h in heads[at : at + _LINE_GROUPS]]
+        files, lines, offsets, counts = origin.where(groups, columns.first)
+        runs = _gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {})
+        for t, passages in itertools.chain.from_iterable(runs):
+            if passages is None:
+                raise _DeclinedError  # a line the model reads: the stream's
+            pre: dict[str, Any] = {
+                "claim_id": t.claim_id,
+                "claim": t.claim,
+                "verdict": t.verdict.value,
+            }
+            post: dict[str, Any] = {"reasoning": t.reasoning, "verifier": t.verifier}
+            pre["raw_verdict"], post["retriever"] = t.raw_verdict, t.retriever
+            post |= {"passages": passages, "evidence_source": t.evidence.value}
+            got = (piece(pre, True)[:-1], piece(post, _repr_scores(passages))[1:])
+            cid = _json_string(t.claim_id).encode("utf-8")
+            for column, value in zip(out, (t.sentence, t.verdict.value, cid, *got), strict=True):
+                column.append(value)
+    rows = [h.first + i for h in heads for i in range(h.rows)]
+    return _Rows(np.array(rows, dtype=np.int64), *out)
+
+
 def _spaced(column: Any, exact: Sequence[bool]) -> list[bytes]:
     r"""Compact JSON objects as ``json.dumps`` writes them (``msgspec.json.format``, in C).
 
@@ -364,11 +421,14 @@ def _write_chunk(sinks: Sequence[IO[bytes]], chunk: _Chunk, rows: _Rows) -> None
         sinks[h.mapping].write(b"".join(parts))
 
 
-def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> bool:
+def applies(
+    columns: Any, items: Sequence[Any], index: Any, target: Path, lines: bool = False
+) -> bool:
     """Whether the engine writes these disagreements: JSONL of the tool's own Parquet.
 
     Sentence groups (one selection per mapping), shared sentence labels, every group's claims
-    one run of rows, every trace file validated Parquet.
+    one run of rows, every trace file validated Parquet (``lines``: every one JSONL, each
+    needed line read again, :func:`_line_rows`).
     """
     from failcodes.disagreements import GroupSelection
     from failcodes.tracecols import SentenceColumns
@@ -385,6 +445,8 @@ def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> boo
     origin = columns.origin
     if origin.scattered is not None or not origin.paths:
         return False
+    if lines:
+        return all(f == Format.JSONL.value for f in origin.formats)
     return all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS) for p in origin.paths)
 
 
@@ -409,7 +471,8 @@ def write(
     paths, starts = origin.paths, [int(s) for s in origin.starts]
     count = 0
     scratch = temp_path(target)  # moved into the batch once every line is written
-    con = engine.connect()
+    lines = all(f == Format.JSONL.value for f in origin.formats)  # (else validated Parquet)
+    con = None if lines else engine.connect()
     try:
         with (
             scratch.open("wb", buffering=_WRITE_BUFFER) as out,
@@ -418,7 +481,8 @@ def write(
             sinks = [out, *parts]
             streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
             for chunk in _chunks(streams):
-                rows = _rows(con, paths[max(chunk.file, 0)], chunk)
+                file = paths[max(chunk.file, 0)]
+                rows = _line_rows(columns, chunk) if con is None else _rows(con, file, chunk)
                 _write_chunk(sinks, chunk, rows)
                 count += len(chunk.heads)
             for part in parts:  # each later mapping's lines after the one before
@@ -432,7 +496,8 @@ def write(
         scratch.unlink(missing_ok=True)
         raise
     finally:
-        con.close()
+        if con is not None:
+            con.close()
 
     def move(b: AtomicBatch) -> None:
         scratch.replace(b.stage(target))
