@@ -128,6 +128,39 @@ def test_numpy_blas_runs_on_one_thread_unless_the_user_says() -> None:
     assert _blas_threads({"OPENBLAS_NUM_THREADS": "3"}) == "3"
 
 
+def _pydantic_plugin_loaded(tmp_path: Path, preset: dict[str, str]) -> bool:
+    """Whether ``failcodes metrics --help`` loads a pydantic plugin an installed package offers."""
+    tmp_path.mkdir()
+    (tmp_path / "fakeplugin.py").write_text(
+        "import os\n"
+        "open(os.environ['PLUGIN_MARK'], 'w').close()\n"
+        "class _Plugin:\n"
+        "    def new_schema_validator(self, *args, **kwargs):\n"
+        "        return None, None, None\n"
+        "plugin = _Plugin()\n",
+        encoding="utf-8",
+    )
+    info = tmp_path / "fakeplugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeplugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pydantic]\nfake = fakeplugin:plugin\n")
+    mark = tmp_path / "loaded"
+    path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env |= {"PYTHONPATH": path, "PLUGIN_MARK": str(mark)} | preset
+    argv = [sys.executable, "-m", "failcodes", "metrics", "--help"]
+    subprocess.run(argv, capture_output=True, timeout=120, env=env, check=True)
+    return mark.exists()
+
+
+def test_cli_looks_for_no_pydantic_plugin_unless_the_user_says(tmp_path: Path) -> None:
+    # pydantic reads the entry points of every installed package (importlib.metadata, ~150
+    # files in the dev venv) at the first model to find its plugins: 35 M of the 1,254 M
+    # instructions of `ingest generic-labels` on a 2 MB file (issue 30)
+    assert not _pydantic_plugin_loaded(tmp_path / "a", {})
+    assert _pydantic_plugin_loaded(tmp_path / "b", {"PYDANTIC_DISABLE_PLUGINS": ""})
+
+
 def _entry_run(argv: list[str]) -> tuple[str, set[str]]:
     """What ``python -m failcodes ARGV`` prints, and the modules it imported."""
     code = (

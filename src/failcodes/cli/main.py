@@ -312,6 +312,8 @@ def main(argv: list[str] | None = None) -> None:
     # output byte-identical (each product's sums run in the same order). Read when numpy is
     # first imported; a user's choice wins.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # no pydantic plugin search (every installed package's entry points read): none is used
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if _top_level_help(args):
         _list_commands()
     elif not _register_only(args):
