@@ -522,20 +522,18 @@ def minority_counts(totals: IntArray) -> dict[str, IntArray]:
     return out
 
 
-def _outer(per_cluster: IntArray) -> IntArray:
-    """Each cluster's outer product of its counts: ``(clusters, groups, 4, 4)``."""
-    c = per_cluster.astype(np.int64)
-    return np.asarray(c[..., :, None] * c[..., None, :], dtype=np.int64)
-
-
 def _summed(per_cluster: IntArray) -> FloatArray:
     """Each cluster's counts and their outer product side by side, ``(clusters, 20 groups)``.
 
     What a resample sums, weighted by how often it drew each cluster (one matrix product).
+    Made in place as floats (integer counts: exact), not as integers and then copied.
     """
-    n = per_cluster.shape[0]
-    both = (per_cluster.reshape(n, -1), _outer(per_cluster).reshape(n, -1))
-    return np.concatenate(both, axis=1).astype(np.float64)
+    n, cells = per_cluster.shape[0], int(np.prod(per_cluster.shape[1:], dtype=np.int64))
+    out = np.empty((n, 5 * cells), dtype=np.float64)
+    out[:, :cells] = per_cluster.reshape(n, cells)
+    c = out[:, :cells].reshape(per_cluster.shape)
+    np.multiply(c[..., :, None], c[..., None, :], out=out[:, cells:].reshape(*c.shape, 4))
+    return out
 
 
 def bootstrap_t_arrays(
@@ -599,6 +597,7 @@ def drawn_bootstrap_intervals(
         )
         for start in range(0, resamples, step)
     ]
+    del summed
     values = {name: np.concatenate([b[0][name] for b in blocks]) for name in METRICS}
     t = {name: np.concatenate([b[1][name] for b in blocks]) for name in METRICS}
     return _intervals(values, t, per_cluster, resamples, confidence)
@@ -629,7 +628,9 @@ def _intervals(
     n_clusters = (per_cluster.sum(axis=2) > 0).sum(axis=0)
     se0 = robust_se(
         totals.astype(np.float64),
-        _outer(per_cluster).sum(axis=0).astype(np.float64),
+        np.einsum("c...i,c...j->...ij", per_cluster, per_cluster, dtype=np.int64).astype(
+            np.float64
+        ),
         per_cluster.shape[0],
     )
     effective = effective_clusters(per_cluster)
