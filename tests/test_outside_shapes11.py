@@ -260,6 +260,9 @@ def test_the_python_api_makes_the_label_checks_the_cli_makes(tmp_path: Path) -> 
     traces = fc.read_traces(a) + fc.read_traces(b)
     with pytest.raises(FailcodesError, match="with other leading zeros"):
         fc.compute_metrics(traces, fc.read_labels(labels), ["refuted"])
+    with pytest.raises(FailcodesError, match="with other leading zeros"):
+        # B's four labelled sentences read as without claims: FN 007 and 010 for FP 009, FN 010
+        fc.find_disagreements(traces, fc.read_labels(labels), "refuted")
     mixed, mixed_labels = tmp_path / "m.csv", tmp_path / "ml.csv"
     mixed.write_text(MIXED_TRACES)
     mixed_labels.write_text("sentence_id,claim_id,has_error\ns1,c1,true\ns2,,false\ns3,,true\n")
@@ -272,4 +275,13 @@ def test_the_python_api_makes_the_label_checks_the_cli_makes(tmp_path: Path) -> 
     assert [(r.system, r.tp, r.fp, r.fn, r.tn) for r in report.results] == [
         ("A", 1, 1, 1, 1),
         ("B", 1, 1, 1, 1),
+    ]
+    found = fc.find_disagreements(
+        fc.read_traces(a) + fc.read_traces(b), fc.read_labels(labels), "refuted"
+    )
+    assert sorted((d.system, d.kind, d.sentence_id) for d in found) == [
+        ("A", "FN", "010"),
+        ("A", "FP", "009"),
+        ("B", "FN", "010"),
+        ("B", "FP", "009"),
     ]

@@ -36,7 +36,7 @@ from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.jsonio import parse_json
-from failcodes.labels import Label, LabelColumns
+from failcodes.labels import Label, LabelColumns, validate_labels
 from failcodes.parquetio import check_decoded, check_metadata
 from failcodes.tableio import (
     UTF8_BOM,
@@ -750,7 +750,7 @@ def load_sentence_columns(
     if failure is not None:
         raise failure
     assert labels is not None
-    labelio.validate_labels(labels, columns, path=labels_path, lines=labels.lines)
+    validate_labels(labels, columns, path=labels_path, lines=labels.lines)
     return columns, labels
 
 

@@ -36,8 +36,7 @@ from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl, keys_vouched, peek_jsonl
-from failcodes.labelio import refuse_claim_labels
-from failcodes.labels import LabelIndex
+from failcodes.labels import LabelIndex, refuse_claim_labels
 from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.parquetio import open_parquet
 from failcodes.tableio import (
@@ -305,7 +304,7 @@ def select_from_files(
     Labels the groups cannot match (claim labels, a label fitting no trace) take the
     trace columns, as claim level always does: the same disagreements, in the same order,
     and the same one-line errors either way. Sentence level against labels that are all
-    claim-level is refused (:func:`~failcodes.labelio.refuse_claim_labels`).
+    claim-level is refused (:func:`~failcodes.labels.refuse_claim_labels`).
     """
     from failcodes.disagreements import select_group_disagreements, select_with_shape
     from failcodes.metrics import Level

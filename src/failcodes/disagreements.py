@@ -36,7 +36,7 @@ import numpy.typing as npt
 from pydantic import Field, field_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.labels import Label, LabelIndex
+from failcodes.labels import Label, LabelIndex, check_in_memory
 from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.mapping import (
     DEFAULT_MAPPING,
@@ -615,8 +615,8 @@ def find_disagreements(
     duplicate claims/labels or a label matching no trace. (For large trace files the
     ``disagreements`` command selects on columns and writes streaming instead.)
     """
-    index = LabelIndex(labels)
     items = list(traces)
+    index = LabelIndex(check_in_memory(labels, items, Level(level) is Level.SENTENCE))
     return [
         Disagreement.model_validate(disagreement_json(s, [items[r] for r in s.rows], index))
         for s in select_disagreements(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, overload
 from pydantic import Field, model_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import InputError
+from failcodes.errors import ConfigError, InputError
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
 from failcodes.traces import Trace
@@ -1374,3 +1374,86 @@ def _labelled_written_two_ways(
                 "one way in every traces file"
             )
     return None
+
+
+def validate_labels(
+    labels: Sequence[Label],
+    traces: Sequence[Trace] | TraceColumns | SentenceColumns,
+    *,
+    path: str | Path | None = None,
+    lines: Sequence[int] | None = None,
+) -> None:
+    """Raise :class:`InputError` for the first label whose sentence or claim is not in traces.
+
+    No labels at all (a file of only a header, or blank) is an error too: every metric would
+    be undefined.
+    """
+    if not len(labels):
+        raise InputError("no labels found (expected at least one labelled row)", path=path)
+    problems = check_labels_against_traces(labels, traces)
+    if problems:
+        first = problems[0]
+        line = lines[first.position] if lines is not None else first.position + 1
+        extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
+        sid = label_column(labels, "sentence_id")[first.position]
+        if first.field == "sentence_id" and sid is not None and "no trace has" in first.message:
+            extra = written_like_hint(sid, traces) + extra  # the same id written another way
+        raise InputError(first.message + extra, path=path, line=line, field=first.field)
+    mismatch = sentence_label_mismatch(labels, traces)
+    if mismatch is not None:
+        pos, message = mismatch
+        raise InputError(
+            message,
+            path=path,
+            line=lines[pos] if lines is not None else pos + 1,
+            field="sentence_id",
+        )
+
+
+def check_in_memory(labels: Iterable[Label], traces: Any, sentence_level: bool) -> list[Label]:
+    """The label checks the CLI's readers make, for the Python API's in-memory traces.
+
+    On traces read with ``failcodes.read_traces`` none was made: a label the traces write with
+    other leading zeros read TP 0, FP 0, FN 2, TN 2 for TP 1, FP 1, FN 1, TN 1. No labels
+    stays allowed (every metric undefined).
+    """
+    labels = list(labels)
+    if labels:
+        validate_labels(labels, traces)
+    if sentence_level:
+        refuse_claim_labels(labels, "labels", "compare with level='claim'")
+    return labels
+
+
+def refuse_claim_labels(
+    labels: Sequence[Label],
+    labels_path: str | Path,
+    remedy: str = 'compare claims with --level claim (in a study: [metrics] level = "claim"), '
+    "or give sentence labels",
+) -> None:
+    """Sentence-level comparison against claim labels a sentence has no label beside: exit 2.
+
+    All claim-level: no sentence would have a label, so every metric would be undefined. A
+    sentence labelled through its claims alone counted as unlabelled (n 2 of 3, TP 1 for 2).
+    ``remedy`` says what to do instead (the claim labels serve ``--level claim``).
+    """
+    claim_ids = label_column(labels, "claim_id")
+    if claim_ids and all(c is not None for c in claim_ids):
+        raise ConfigError(
+            f"{labels_path}: all {len(claim_ids):,} labels are claim-level (claim_id set), so no "
+            f"sentence has a label; {remedy}"
+        )
+    if not any(c is not None for c in claim_ids):
+        return
+    # some claim labels: a sentence labelled through its claims alone was left out unlabelled
+    keys = list(
+        zip(label_column(labels, "system"), label_column(labels, "sentence_id"), strict=True)
+    )
+    labelled = {k for k, c in zip(keys, claim_ids, strict=True) if c is None}
+    for key, cid in zip(keys, claim_ids, strict=True):
+        if cid is not None and key[1] is not None and key not in labelled:
+            raise ConfigError(
+                f"{labels_path}, field 'claim_id': sentence {key[1]!r} is labelled through its "
+                f"claims only ({cid!r}...), and a sentence-level comparison reads sentence "
+                f"labels: it would count unlabelled; {remedy}"
+            )

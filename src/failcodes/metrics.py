@@ -54,7 +54,13 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.labels import Label, SentenceLabelCodes, label_column, label_flags
+from failcodes.labels import (
+    Label,
+    SentenceLabelCodes,
+    check_in_memory,
+    label_column,
+    label_flags,
+)
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
 from failcodes.labelscope import (
     Answered,
@@ -1060,13 +1066,7 @@ def compute_metrics(
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
     if not isinstance(traces, TraceColumns | SentenceColumns):  # in memory: the CLI's checks
-        from failcodes.labelio import refuse_claim_labels, validate_labels
-
-        labels = list(labels)
-        if labels:  # (its readers make them on files; none: every metric undefined)
-            validate_labels(labels, traces)
-        if lvl is Level.SENTENCE:
-            refuse_claim_labels(labels, "labels", "compute with level='claim'")
+        labels = check_in_memory(labels, traces, lvl is Level.SENTENCE)
     cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)
     matched: GroupLabels | None = None
     if isinstance(cols, SentenceColumns) and isinstance(labels, Sequence) and maps:

@@ -214,7 +214,7 @@ class CompareRequest(Request):
         from failcodes import labelio, traceio
         from failcodes.columnar import check_system_spellings
         from failcodes.errors import StatisticsError
-        from failcodes.labelio import refuse_claim_labels
+        from failcodes.labels import refuse_claim_labels
         from failcodes.labelscope import assumptions_line
         from failcodes.mapping import DEFAULT_MAPPING
         from failcodes.outcomes import paired_outcomes_from_traces

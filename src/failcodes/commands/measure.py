@@ -108,7 +108,7 @@ class MetricsRequest(Request):
         """Compute the metrics; write them to ``out`` as JSON or CSV when asked."""
         from failcodes.columnar import load_columns, load_sentence_columns, read_trace_columns
         from failcodes.fileio import check_not_input
-        from failcodes.labelio import refuse_claim_labels
+        from failcodes.labels import refuse_claim_labels
         from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
         from failcodes.metrics import compute_metrics, verdict_distributions
         from failcodes.stats.bootstrap import check_seed
