@@ -35,7 +35,8 @@ from failcodes import columnar
 from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
-from failcodes.jsonio import iter_jsonl, keys_vouched, peek_jsonl
+from failcodes.jsonio import REPR_RANGE as _REPR_RANGE  # noqa: F401 (tests read it here)
+from failcodes.jsonio import iter_jsonl, keys_vouched, peek_jsonl, repr_scores, struct_fields
 from failcodes.labels import LabelIndex, refuse_claim_labels
 from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.parquetio import open_parquet
@@ -105,15 +106,6 @@ def _json_number(match: re.Match[bytes]) -> bytes:
     return token
 
 
-def _struct_fields(value: Any) -> dict[str, Any]:
-    """``json.dumps``' fallback for msgspec structs (decoded passages): their fields."""
-    import msgspec
-
-    if isinstance(value, msgspec.Struct):
-        return msgspec.structs.asdict(value)
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
 def json_line_encoder() -> Callable[[Any], bytes]:
     r"""A function giving ``(json.dumps(value, ensure_ascii=False) + "\n").encode()``, faster.
 
@@ -147,7 +139,7 @@ def json_line_encoder() -> Callable[[Any], bytes]:
         except (msgspec.EncodeError, TypeError, OverflowError):
             raw = b"\\"
         if b"\\" in raw:
-            text = json.dumps(value, ensure_ascii=False, default=_struct_fields)
+            text = json.dumps(value, ensure_ascii=False, default=struct_fields)
             return (text + "\n").encode("utf-8")
         parts = raw.split(b'"')
         looked = list(map(cache.get, parts[::2]))  # a C-level lookup per part
@@ -198,7 +190,7 @@ def write_disagreement_records(
             for rec in records:
                 for claim in rec["claims"]:  # decoded passage structs -> dicts for Arrow
                     claim["passages"] = [
-                        p if isinstance(p, dict) else _struct_fields(p) for p in claim["passages"]
+                        p if isinstance(p, dict) else struct_fields(p) for p in claim["passages"]
                     ]
                 chunk.append(rec)
                 count += 1
@@ -391,7 +383,7 @@ def stream_disagreements(
         items = iter(selected)
         while chunk := list(itertools.islice(items, _GATHERED_PER_CHUNK)):
             fetched = fetch(chunk)
-            plain = {r: p is not None and _repr_scores(p) for r, (_, p) in fetched.items()}
+            plain = {r: p is not None and repr_scores(p) for r, (_, p) in fetched.items()}
             for s in chunk:
                 claims = [fetched[r] for r in s.rows]
                 rec = disagreement_json(
@@ -403,21 +395,6 @@ def stream_disagreements(
     if _disagreement_format(target) is Format.JSONL:
         return _write_lines(target, _spaced_lines(records()), batch)
     return write_disagreement_records(target, (rec for rec, _ in records()), batch=batch)
-
-
-#: msgspec writes a float as ``repr`` does when it is 0 or its magnitude is in this range
-#: (outside it msgspec writes ``0.00001`` and ``1e16`` where repr writes ``1e-05``, ``1e+16``).
-_REPR_RANGE = (1e-4, 1e16)
-
-
-def _repr_scores(passages: Sequence[Any]) -> bool:
-    """True if every score of these decoded passages is printed alike by msgspec and repr."""
-    low, high = _REPR_RANGE
-    for p in passages:
-        score = p.score
-        if score is not None and score != 0 and not low <= abs(score) < high:
-            return False
-    return True
 
 
 def _spaced_lines(records: Iterable[tuple[Any, bool]]) -> Iterator[bytes]:

@@ -329,7 +329,7 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
     import msgspec
 
     from failcodes.columnar import _gather_runs
-    from failcodes.disagreementio import _repr_scores, _struct_fields
+    from failcodes.jsonio import repr_scores, struct_fields
 
     encode, spaced = msgspec.json.encode, msgspec.json.format
 
@@ -337,7 +337,7 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
         text = encode(part)
         if exact and b"\\" not in text:
             return spaced(text, indent=0)
-        return json.dumps(part, ensure_ascii=False, default=_struct_fields).encode("utf-8")
+        return json.dumps(part, ensure_ascii=False, default=struct_fields).encode("utf-8")
 
     heads = sorted({h.first: h for h in chunk.heads if h.rows}.values(), key=_FIRST)
     origin = columns.origin
@@ -358,7 +358,7 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
             post: dict[str, Any] = {"reasoning": t.reasoning, "verifier": t.verifier}
             pre["raw_verdict"], post["retriever"] = t.raw_verdict, t.retriever
             post |= {"passages": passages, "evidence_source": t.evidence.value}
-            got = (piece(pre, True)[:-1], piece(post, _repr_scores(passages))[1:])
+            got = (piece(pre, True)[:-1], piece(post, repr_scores(passages))[1:])
             cid = _json_string(t.claim_id).encode("utf-8")
             for column, value in zip(out, (t.sentence, t.verdict.value, cid, *got), strict=True):
                 column.append(value)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -472,3 +472,27 @@ def keys_vouched(line: bytes | str, keys: int, strings: int | None = None) -> bo
     if backslash:
         found -= len(_ESCAPED_QUOTE_COLON.findall(line))
     return found == keys
+
+
+def struct_fields(value: Any) -> dict[str, Any]:
+    """``json.dumps``' fallback for msgspec structs (decoded passages): their fields."""
+    import msgspec
+
+    if isinstance(value, msgspec.Struct):
+        return msgspec.structs.asdict(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+#: msgspec writes a float as ``repr`` does when it is 0 or its magnitude is in this range
+#: (outside it msgspec writes ``0.00001`` and ``1e16`` where repr writes ``1e-05``, ``1e+16``).
+REPR_RANGE = (1e-4, 1e16)
+
+
+def repr_scores(passages: Sequence[Any]) -> bool:
+    """True if every score of these decoded passages is printed alike by msgspec and repr."""
+    low, high = REPR_RANGE
+    for p in passages:
+        score = p.score
+        if score is not None and score != 0 and not low <= abs(score) < high:
+            return False
+    return True

@@ -11,7 +11,6 @@ from typing import Any
 from failcodes.errors import ConfigError
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.providers.batching import BatchBackend
-from failcodes.judge.spec import OFFLINE_MODEL
 from failcodes.redact import redact_url
 
 PROVIDERS = ("offline", "anthropic", "openai")
@@ -22,7 +21,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     name, _, model = spec.partition(":")
     name = name.strip().lower()
     if name == "offline":
-        return name, model or OFFLINE_MODEL
+        return name, model or "heuristic-v3"  # judge.spec.OFFLINE_MODEL (an import: a cycle)
     if name not in PROVIDERS or not model:
         raise ConfigError(
             f"unknown judge {spec!r}; use offline, anthropic:MODEL or openai:MODEL "

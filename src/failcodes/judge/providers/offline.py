@@ -41,7 +41,6 @@ from failcodes.annotations import NOT_ASSESSABLE, CoderKind
 from failcodes.codebook import Dimension, Part
 from failcodes.judge.providers.base import DirectResult
 from failcodes.judge.schema import Answer, DimensionAnswer
-from failcodes.judge.spec import OFFLINE_MODEL
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind
 from failcodes.verdicts import Verdict
@@ -437,7 +436,7 @@ class OfflineCoder:
 
     spec = "offline"
     provider = "offline"
-    model = OFFLINE_MODEL
+    model = "heuristic-v3"  # judge.spec.OFFLINE_MODEL (an import: a cycle)
     coder_kind = CoderKind.HEURISTIC
     label = LABEL
 
