@@ -152,7 +152,7 @@ def test_only_the_disagreeing_groups_lines_are_fetched(
     traces, labels = _hand_counted(tmp_path)
     fetched: list[int] = []
     runs: list[list[int]] = []
-    fast_line, gather_runs = columnar._fast_line, columnar._gather_runs
+    fast_line, gather_runs = columnar._fast_line, columnar.gather_runs
 
     def counting_line(*args: Any, accepted: bool = False) -> Any:
         if accepted:  # the stream's fetches (the scan reads every line unaccepted)
@@ -164,7 +164,7 @@ def test_only_the_disagreeing_groups_lines_are_fetched(
         return gather_runs(*args, **kwargs)
 
     monkeypatch.setattr(columnar, "_fast_line", counting_line)
-    monkeypatch.setattr(columnar, "_gather_runs", counting_runs)
+    monkeypatch.setattr(columnar, "gather_runs", counting_runs)
     _command([traces], labels, tmp_path / "out.jsonl")
     # 7 disagreements (both mappings) are one chunk of at most 16: one fetch of the distinct
     # disagreeing groups A/s2 (1 claim), A/s3 (2), B/s1 (1), B/s3 (1), in group order

@@ -754,7 +754,7 @@ def load_sentence_columns(
     return columns, labels
 
 
-def _gather_runs(
+def gather_runs(
     paths: Sequence[Path],
     formats: Sequence[str],
     files: list[int],
@@ -913,7 +913,7 @@ class _ParquetRows:
 
 
 def _parquet_item(record: dict[str, Any], vouch: Voucher) -> tuple[ClaimView, list[Any]] | None:
-    """A Parquet row as :func:`_gather_runs` gives a JSONL line the fast path vouched for.
+    """A Parquet row as :func:`gather_runs` gives a JSONL line the fast path vouched for.
 
     The row becomes the struct msgspec decodes from the same trace written as a JSON line
     (same types and bounds; every optional field of those structs is ``X | None`` with
@@ -961,7 +961,7 @@ def claim_fetcher(
         if origin is None:
             raise ValueError("these columns have neither source files nor traces")
         at = np.asarray(rows, dtype=np.int64)
-        runs = _gather_runs(
+        runs = gather_runs(
             origin.paths,
             origin.formats,
             origin.file[at].tolist(),
@@ -994,7 +994,7 @@ def _group_fetcher(
                 offsets.append(offset)
                 counts.append(1)
                 firsts.append(row)
-        runs = _gather_runs(
+        runs = gather_runs(
             origin.paths,
             origin.formats,
             files,

@@ -321,14 +321,14 @@ def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
 def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
     """The chunk's claim rows from JSONL lines the scan vouched for, each line read once.
 
-    The lines are those the stream reads (:func:`~failcodes.columnar._gather_runs`, a few
+    The lines are those the stream reads (:func:`~failcodes.columnar.gather_runs`, a few
     hundred groups at a time), each group's once for every mapping; the pieces are written
     by msgspec, as ``json.dumps`` where that is exact (no escape, every score printed as
     ``repr``). A line msgspec cannot vouch for is the stream's (raises :class:`_DeclinedError`).
     """
     import msgspec
 
-    from failcodes.columnar import _gather_runs
+    from failcodes.columnar import gather_runs
     from failcodes.jsonio import repr_scores, struct_fields
 
     encode, spaced = msgspec.json.encode, msgspec.json.format
@@ -346,7 +346,7 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
     for at in range(0, len(heads), _LINE_GROUPS):
         groups = [h.group for h in heads[at : at + _LINE_GROUPS]]
         files, lines, offsets, counts = origin.where(groups, columns.first)
-        runs = _gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {})
+        runs = gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {})
         for t, passages in itertools.chain.from_iterable(runs):
             if passages is None:
                 raise _DeclinedError  # a line the model reads: the stream's
