@@ -166,8 +166,22 @@ def test_scores_out_of_reprs_range_and_escapes_in_claim_lines(tmp_path: Path) ->
     assert b"literal \\\\u000B and" in got
 
 
+@pytest.fixture
+def streamed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """One entry per call of the stream (the writer a file falls back to)."""
+    calls: list[bool] = []
+    stream = disagreementio.stream_disagreements
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        calls.append(True)
+        return stream(*args, **kwargs)
+
+    monkeypatch.setattr(disagreementio, "stream_disagreements", counted)
+    return calls
+
+
 def test_a_row_the_writer_cannot_have_written_goes_to_the_stream(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
 ) -> None:
     _, own, labels = _files(tmp_path)
     table = pq.read_table(own[1])
@@ -182,19 +196,11 @@ def test_a_row_the_writer_cannot_have_written_goes_to_the_stream(
         writer.write_table(edited)
         writer.add_key_value_metadata(engine.validated_marker("traces", len(ROWS_B)))
     assert engine.is_validated(own[1])
-    fell_back = []
-    stream = disagreementio.stream_disagreements
-
-    def counted(*args: Any, **kwargs: Any) -> int:
-        fell_back.append(True)
-        return stream(*args, **kwargs)
-
-    monkeypatch.setattr(disagreementio, "stream_disagreements", counted)
     got = _disagreements(own, labels, tmp_path / "engine.jsonl")
-    assert fell_back == [True]  # the engine saw the NaN and left the file to the stream
+    assert streamed == [True]  # the engine saw the NaN and left the file to the stream
     monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
     assert _disagreements(own, labels, tmp_path / "stream.jsonl") == got
-    assert fell_back == [True, True]
+    assert streamed == [True, True]
 
 
 def test_only_jsonl_of_sentence_groups_of_own_parquet_is_the_engines(tmp_path: Path) -> None:
@@ -219,21 +225,13 @@ def test_only_jsonl_of_sentence_groups_of_own_parquet_is_the_engines(tmp_path: P
 
 
 def test_jsonl_traces_are_written_from_their_lines_read_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
 ) -> None:
     # q1:s0 labelled no error: both systems' q1:s0 disagree (claims with escapes, scores
     # out of repr's range) under both mappings, so each line serves two disagreements
     plain, _, labels = _files(tmp_path)
     flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
     labels = _jsonl(labels, flipped)
-    stream = disagreementio.stream_disagreements
-    streamed: list[bool] = []
-
-    def counted(*args: Any, **kwargs: Any) -> int:
-        streamed.append(True)
-        return stream(*args, **kwargs)
-
-    monkeypatch.setattr(disagreementio, "stream_disagreements", counted)
     got = _disagreements(plain, labels, tmp_path / "lines.jsonl")
     assert streamed == []  # the lines read again, not the stream
     read: list[tuple[int, int]] = []
@@ -262,20 +260,12 @@ def test_jsonl_traces_are_written_from_their_lines_read_once(
 
 
 def test_a_jsonl_line_msgspec_cannot_vouch_for_leaves_the_file_to_the_stream(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, streamed: list[bool]
 ) -> None:
     plain, _, labels = _files(tmp_path)
     # b's q2:s0 (an FP) with an empty reasoning: the model reads it as missing, msgspec refuses
     rows = [dict(r, reasoning="") if r["sentence_id"] == "q2:s0" else r for r in ROWS_B]
     plain[1] = _jsonl(plain[1], rows)
-    stream = disagreementio.stream_disagreements
-    streamed: list[bool] = []
-
-    def counted(*args: Any, **kwargs: Any) -> int:
-        streamed.append(True)
-        return stream(*args, **kwargs)
-
-    monkeypatch.setattr(disagreementio, "stream_disagreements", counted)
     got = _disagreements(plain, labels, tmp_path / "lines.jsonl")
     assert streamed == [True]
     b_q2 = json.loads(got.splitlines()[1])
