@@ -75,6 +75,9 @@ CONSENSUS_WORDS = frozenset(
         "plurality",
         "harmonised",
         "harmonized",
+        # i35red: written as one word
+        "groundtruth",
+        "goldstandard",
     }
 )
 
@@ -113,8 +116,12 @@ REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "clinician"})
 
 
 def name_words(name: str) -> list[str]:
-    """The lower-cased words of a column name (``Gold Standard`` -> ``gold``, ``standard``)."""
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_").split("_")
+    """The lower-cased words of a column name (``Gold Standard`` -> ``gold``, ``standard``).
+
+    camelCase splits into words too: ``MajorityVote`` was one word, a fourth rater (i35red).
+    """
+    spaced = re.sub(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])", r"\1\3_\2\4", name)
+    return re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_").split("_")
 
 
 def consensus_word(name: str) -> str | None:
