@@ -16,13 +16,9 @@ from pydantic import model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
+from failcodes.judge.providers.offline import OFFLINE_MODEL
 
 Vendor = Literal["offline", "anthropic", "openai"]
-
-#: The heuristic baseline's model name (``offline`` alone), part of a run's identity: bumped
-#: whenever its rules change what it writes, so a resumed run never mixes two versions' units
-#: (v3: a quote is a 20-word span of the best sentence, no longer the passage five times).
-OFFLINE_MODEL = "heuristic-v3"
 
 
 def check_url(url: str) -> str:

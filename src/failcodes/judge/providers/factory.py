@@ -21,7 +21,9 @@ def parse_spec(spec: str) -> tuple[str, str]:
     name, _, model = spec.partition(":")
     name = name.strip().lower()
     if name == "offline":
-        return name, model or "heuristic-v3"  # judge.spec.OFFLINE_MODEL (an import: a cycle)
+        from failcodes.judge.providers.offline import OFFLINE_MODEL
+
+        return name, model or OFFLINE_MODEL
     if name not in PROVIDERS or not model:
         raise ConfigError(
             f"unknown judge {spec!r}; use offline, anthropic:MODEL or openai:MODEL "

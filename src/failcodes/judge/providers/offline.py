@@ -431,12 +431,18 @@ def _plan(part: Part) -> list[_DimensionPlan]:
     return plans
 
 
+#: The heuristic baseline's model name (``offline`` alone), part of a run's identity: bumped
+#: whenever its rules change what it writes, so a resumed run never mixes two versions' units
+#: (v3: a quote is a 20-word span of the best sentence, no longer the passage five times).
+OFFLINE_MODEL = "heuristic-v3"
+
+
 class OfflineCoder:
     """Deterministic rule-based coder: the heuristic baseline (``--judge offline``)."""
 
     spec = "offline"
     provider = "offline"
-    model = "heuristic-v3"  # judge.spec.OFFLINE_MODEL (an import: a cycle)
+    model = OFFLINE_MODEL
     coder_kind = CoderKind.HEURISTIC
     label = LABEL
 
