@@ -39,3 +39,40 @@ def test_a_camel_case_consensus_column_is_left_out_of_the_raters(
     (row,) = json.loads(out)
     assert row["raters"] == ["r1", "r2", "r3"] and name in row["left_out"]
     assert row["value"] == pytest.approx(three)
+
+
+@pytest.mark.parametrize(
+    ("first", "fourth", "other"),
+    [
+        ('"x/y"', '"y/x"', '"x/y"'),  # a/b, as '/' joins codes in many exports
+        ('"x\ny"', '"y\nx"', '"x\ny"'),  # a line break inside a spreadsheet cell (Alt+Enter)
+        ('"[""x"", ""y""]"', '"[""y"", ""x""]"', '"[""x"", ""y""]"'),  # a JSON list
+        ("\"['x', 'y']\"", "\"['y', 'x']\"", "\"['x', 'y']\""),  # pandas' to_csv of a list
+    ],
+)
+def test_cells_joining_codes_another_way_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], first: str, fourth: str, other: str
+) -> None:
+    # Unit 1: {x, y} vs {x}; units 2, 3 agree; unit 4: {y, x} vs {x, y}. As sets, 3 of 4 units
+    # agree (percent 0.750, by hand; `agree --sets /` gives it on the first shape). Each cell
+    # was one category, so unit 4's two spellings of one set disagreed: percent 0.500, exit 0.
+    path = tmp_path / "r.csv"
+    path.write_text(f"item,r1,r2\n1,{first},x\n2,y,y\n3,x,x\n4,{fourth},{other}\n")
+    args = ["agree", str(path), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:2, field 'r1': "), err
+    assert "looks like a" in err and "--sets none" in err
+    # the user's way through: --sets none reads each cell as one category, as before
+    code, out, _ = run_cli([*args, "--sets", "none"], capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(2 / 4)
+
+
+def test_cells_joined_with_a_slash_read_as_sets_agree_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text("item,r1,r2\n1,x/y,x\n2,y,y\n3,x,x\n4,y/x,x/y\n")
+    args = ["agree", str(path), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
+    code, out, _ = run_cli([*args, "--sets", "/"], capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)  # by hand, above

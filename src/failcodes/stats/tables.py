@@ -11,6 +11,7 @@ Agreement between coders' annotations (which name codebook dimensions) lives in
 
 from __future__ import annotations
 
+import ast
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -810,8 +811,23 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
     ]
 
 
-#: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``).
-SET_SEPARATORS = (";", "|", ",")
+#: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``, ``a/b``, a line break
+#: inside a spreadsheet cell).
+SET_SEPARATORS = (";", "|", ",", "/", "\n")
+
+
+def _listed(code: str) -> list[str] | None:
+    """The items of a cell written as a JSON or Python list (``["a", "b"]``, ``['a', 'b']``).
+
+    pandas writes a list column to CSV that way; each spelling and order was a category.
+    """
+    if not (code.startswith("[") and code.endswith("]")):
+        return None
+    try:
+        items = ast.literal_eval(code)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return [str(i).strip() for i in items] if isinstance(items, list) else None
 
 
 def _no_code_sets(
@@ -842,21 +858,30 @@ def _no_code_sets(
     wholes = {p for _, _, value in cells for p in pieces(value)}
     for column, row, value in cells:
         for code in pieces(value):
-            for sep in SET_SEPARATORS:
-                parts = [p.strip() for p in code.split(sep)]
-                if sep == split or len(parts) < 2 or not all(p and p in wholes for p in parts):
+            listed = _listed(code)
+            for sep in (None, *SET_SEPARATORS):
+                parts = listed if sep is None else [p.strip() for p in code.split(sep)]
+                if parts is None or (sep is not None and sep == split):
                     continue
-                shown = ", ".join(repr(p) for p in parts[:4])
+                if sep is None and (len(parts) > 1 or set(parts) <= wholes):
+                    what = "a list of codes"
+                elif len(parts) > 1 and all(p and p in wholes for p in parts):
+                    shown = ", ".join(repr(p) for p in parts[:4])
+                    what = f"a set of codes ({shown} are ratings of their own elsewhere)"
+                else:
+                    continue
                 how = (
                     f"cells are split on {split!r} only: write every cell with {split!r}"
                     if split
                     else f"compare cells as sets with --sets '{sep}' (exact-set agreement, "
                     "alpha with the MASI and Jaccard distances), or --sets none to read each "
                     "cell as one category"
+                    if sep not in (None, "\n")
+                    else "join each cell's codes with ';' and compare cells as sets with "
+                    "--sets ';', or --sets none to read each cell as one category"
                 )
                 raise InputError(
-                    f"{code!r} looks like a set of codes ({shown} are ratings of their own "
-                    f"elsewhere): {how}",
+                    f"{code!r} looks like {what}: {how}",
                     path=source,
                     line=line_of(row),
                     field=str(column),
