@@ -76,3 +76,56 @@ def test_cells_joined_with_a_slash_read_as_sets_agree_by_hand(
     args = ["agree", str(path), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
     code, out, _ = run_cli([*args, "--sets", "/"], capsys)
     assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)  # by hand, above
+
+
+def _zeros_inside(tmp_path: Path, level: str) -> tuple[Path, Path]:
+    # A writes s007/s008 and claim-01/claim-02, B the same sentences and claims as s7/s8 and
+    # claim-1/claim-2, with A's verdicts: refuted, supported. By hand, with the labels (s007 or
+    # claim-01 an error, the other not), both systems score TP 1, TN 1.
+    traces = tmp_path / "t.csv"
+    rows = [
+        ("A", "s007", "claim-01", "refuted"),
+        ("A", "s008", "claim-02", "supported"),
+        ("B", "s7", "claim-1", "refuted"),
+        ("B", "s8", "claim-2", "supported"),
+    ]
+    traces.write_text(
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        + "".join(f"{s},q1,{sid},{cid},x,{v}\n" for s, sid, cid, v in rows)
+    )
+    labels = tmp_path / "l.csv"
+    field, a, b = ("claim_id", "claim-01", "claim-02")
+    if level == "sentence":
+        field, a, b = ("sentence_id", "s007", "s008")
+    labels.write_text(f"{field},has_error\n{a},true\n{b},false\n")
+    return traces, labels
+
+
+@pytest.mark.parametrize("level", ["sentence", "claim"])
+def test_ids_with_leading_zeros_inside_are_refused_naming_the_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], level: str
+) -> None:
+    # Before: B's s7 and claim-1 were other ids than the label's, so at sentence level B read
+    # TP 0, FN 1, TN 1 (its labelled s007 had no claim: no error flagged) for TP 1, TN 1 by
+    # hand, exit 0; at claim level B had no labelled claim and was left out.
+    traces, labels = _zeros_inside(tmp_path, level)
+    for command in ("metrics", "disagreements"):
+        out_file = tmp_path / f"{command}.json"
+        args = [command, "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+        code, out, err = run_cli([*args, "--level", level, "-o", str(out_file)], capsys)
+        assert (code, out, out_file.exists()) == (2, "", False), err
+        field = "claim_id" if level == "claim" else "sentence_id"
+        assert err.startswith(f"failcodes: error: {labels}:2, field '{field}': "), err
+        assert "(with other leading zeros)" in err
+
+
+def test_ids_written_one_way_score_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces, labels = _zeros_inside(tmp_path, "sentence")
+    traces.write_text(traces.read_text().replace("s7,", "s007,").replace("s8,", "s008,"))
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0
+    got = {r["system"]: (r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out)}
+    assert got == {"A": (1, 0, 0, 1), "B": (1, 0, 0, 1)}  # by hand, above
