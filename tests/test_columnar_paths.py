@@ -246,6 +246,7 @@ def test_encoded_key_columns_equal_the_object_columns(
         traceio.write_traces(src, traces)
     cols = columnar.read_trace_columns(src)
     assert cols.encoded  # the reader's own path, not the object fallback
+    assert cols.objects is None  # (the fallback keeps its trace objects)
     expected = TraceColumns.from_traces(traces)
     for name in ("system", "question_id", "sentence_id", "claim_id", "verdict"):
         got_codes, got_values = cols.codes(name)

@@ -1155,7 +1155,7 @@ def _engine_trace_columns(loaded: _Rows) -> TraceColumns:
         line=np.asarray(got["line"], dtype=np.int64),
         offset=np.asarray(got["offset"], dtype=np.int64),
     )
-    return TraceColumns(None, origin, None, encoded)
+    return TraceColumns(encoded, origin)
 
 
 def _sorted_codes(

@@ -36,13 +36,6 @@ IntArray = npt.NDArray[np.int64]
 Int32Array = npt.NDArray[np.int32]
 
 
-def pyarrow_module() -> Any:
-    """Return ``pyarrow``, imported on first use (~0.2 s)."""
-    import pyarrow as pa  # type: ignore[import-untyped]
-
-    return pa
-
-
 def string_array(values: Sequence[str | None]) -> Any:
     """An Arrow string array of Python strings (None = null), built from buffers.
 
@@ -50,7 +43,8 @@ def string_array(values: Sequence[str | None]) -> Any:
     whether the input is a pandas object; the columnar readers build their few string arrays
     here instead.
     """
-    pa = pyarrow_module()
+    import pyarrow as pa  # type: ignore[import-untyped]
+
     encoded = [v.encode("utf-8") if v is not None else b"" for v in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
@@ -124,115 +118,81 @@ class Origin:
     offset: IntArray
 
 
+def _encoded(values: list[str]) -> tuple[Int32Array, list[str]]:
+    """A column as int32 codes into its distinct values, sorted (code point order)."""
+    uniques = sorted(dict.fromkeys(values))
+    at = {v: i for i, v in enumerate(uniques)}
+    return np.fromiter(map(at.__getitem__, values), dtype=np.int32, count=len(values)), uniques
+
+
 @dataclass(frozen=True)
 class TraceColumns:
     """Traces as columns (see the module doc); ``origin`` is None for in-memory input.
 
-    A column is held either in ``arrow`` (a pyarrow table) or, for the key columns a reader
-    read through the engine (:mod:`failcodes.engine`), in ``encoded`` as int32 codes and the sorted
-    values; :attr:`table` gives all of them as one Arrow table of strings.
+    Each key column is held in ``encoded`` as int32 codes and its distinct values, sorted
+    (code point order, as Python sorts strings and as the engine's readers give them);
+    :attr:`table` gives them as one Arrow table of strings.
     """
 
-    arrow: Any  # pyarrow.Table of the columns not in ``encoded`` (None: there are none)
+    encoded: Mapping[str, tuple[Int32Array, list[str]]]
     origin: Origin | None = None
     #: The traces the columns were made from (in-memory input; rows index them).
     objects: Sequence[Trace] | None = None
-    encoded: Mapping[str, tuple[npt.NDArray[np.int32], list[str]]] = field(default_factory=dict)
-    _codes: dict[str, tuple[IntArray, list[str]]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
 
     @classmethod
     def from_traces(cls, traces: Sequence[Trace]) -> TraceColumns:
         """The key columns of in-memory traces (the traces themselves kept as ``objects``)."""
-        pa = pyarrow_module()
-        data: dict[str, list[Any]] = {n: [] for n in KEY_COLUMNS}
-        for t in traces:
-            for n in KEY_COLUMNS:
-                value = getattr(t, n)
-                data[n].append(value.value if isinstance(value, Verdict) else value)
-        table = pa.table({n: string_array(data[n]) for n in KEY_COLUMNS})
-        return cls(table, None, traces)
+        encoded = {}
+        for n in KEY_COLUMNS:
+            column = [getattr(t, n) for t in traces]
+            if n == "verdict":
+                column = [v.value if isinstance(v, Verdict) else v for v in column]
+            encoded[n] = _encoded(column)
+        return cls(encoded, None, traces)
 
     def __len__(self) -> int:
         """Number of traces."""
-        if self.encoded:
-            return len(next(iter(self.encoded.values()))[0])
-        return int(self.arrow.num_rows)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """The columns held (``arrow``'s, then ``encoded``'s)."""
-        own = tuple(self.arrow.column_names) if self.arrow is not None else ()
-        return own + tuple(n for n in self.encoded if n not in own)
+        return len(next(iter(self.encoded.values()))[0])
 
     @property
     def table(self) -> Any:
-        """Every column as one pyarrow table of strings (encoded columns decoded)."""
-        if not self.encoded:
-            return self.arrow
-        pa = pyarrow_module()
-        data = {}
-        for name in self.columns:
-            if name in self.encoded:
-                codes, values = self.encoded[name]
-                data[name] = string_array(values).take(codes)
-            else:
-                data[name] = self.arrow.column(name)
-        return pa.table(data)
+        """Every column as one pyarrow table of strings."""
+        import pyarrow as pa
+
+        return pa.table(
+            {
+                name: string_array(values).take(codes)
+                for name, (codes, values) in self.encoded.items()
+            }
+        )
 
     def values(self, name: str) -> list[Any]:
-        """One column as a Python list (None for missing values)."""
-        if name in self.encoded:
-            codes, uniques = self.encoded[name]
-            return [uniques[c] for c in codes.tolist()]
-        out: list[Any] = self.arrow.column(name).to_pylist()
-        return out
+        """One column as a Python list."""
+        codes, uniques = self.encoded[name]
+        return [uniques[c] for c in codes.tolist()]
 
     def value(self, name: str, row: int) -> Any:
-        """One cell (None if missing)."""
-        if name in self.encoded:
-            codes, uniques = self.encoded[name]
-            return uniques[int(codes[row])]
-        return self.arrow.column(name)[row].as_py()
+        """One cell."""
+        codes, uniques = self.encoded[name]
+        return uniques[int(codes[row])]
 
     def codes(self, name: str) -> tuple[IntArray, list[str]]:
         """Integer codes of a string column and its distinct values, sorted.
 
         ``uniques[codes[i]]`` is row ``i``'s value; codes follow the sorted order of the
-        values (code point order, as Python sorts strings). Encoded columns give a fresh
-        int64 copy of their codes (not cached: 8 bytes a row); others are cached per column.
+        values (code point order, as Python sorts strings). A fresh int64 copy of the codes
+        (not cached: 8 bytes a row).
         """
-        if name in self.encoded:
-            small, values = self.encoded[name]
-            return small.astype(np.int64), values
-        cached = self._codes.get(name)
-        if cached is not None:
-            return cached
-        col = self.arrow.column(name)
-        encoded = col.combine_chunks().dictionary_encode() if len(col) else None
-        if encoded is None:
-            out: tuple[IntArray, list[str]] = (np.zeros(0, dtype=np.int64), [])
-        else:
-            first: list[str] = encoded.dictionary.to_pylist()
-            order = sorted(range(len(first)), key=first.__getitem__)
-            rank = np.empty(len(first), dtype=np.int64)
-            rank[order] = np.arange(len(first), dtype=np.int64)
-            idx = numpy_of(encoded.indices).astype(np.int64)
-            out = (rank[idx], [first[i] for i in order])
-        self._codes[name] = out
-        return out
+        small, values = self.encoded[name]
+        return small.astype(np.int64), values
 
     def small_codes(self, name: str) -> tuple[npt.NDArray[np.integer[Any]], list[str]]:
-        """:meth:`codes` without the int64 copy: an encoded column's own int32 codes.
+        """:meth:`codes` without the int64 copy: the column's own int32 codes.
 
         For indexing, grouping and ``np.unique``; widen to int64 before multiplying codes
         into a combined key (int32 products overflow at 10x paper scale).
         """
-        if name in self.encoded:
-            small, values = self.encoded[name]
-            return small, values
-        return self.codes(name)
+        return self.encoded[name]
 
     def verdict_codes(self) -> IntArray:
         """Each row's verdict as an index into :data:`VERDICTS`."""
@@ -254,7 +214,6 @@ class TraceColumns:
                 origin.offset[idx],
             )
         objects = None if self.objects is None else [self.objects[int(i)] for i in idx]
-        arrow = None if self.arrow is None else self.arrow.take(idx)
         encoded = {}
         for name, (codes, values) in self.encoded.items():
             present, inverse = np.unique(codes[idx], return_inverse=True)
@@ -262,7 +221,7 @@ class TraceColumns:
                 inverse.reshape(-1).astype(np.int32),
                 [values[int(c)] for c in present],
             )
-        return TraceColumns(arrow, origin, objects, encoded)
+        return TraceColumns(encoded, origin, objects)
 
     def of_system(self, system: str) -> TraceColumns:
         """The rows of one system (in input order; none if it has no trace)."""
