@@ -129,3 +129,44 @@ def test_ids_written_one_way_score_by_hand(
     assert code == 0
     got = {r["system"]: (r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out)}
     assert got == {"A": (1, 0, 0, 1), "B": (1, 0, 0, 1)}  # by hand, above
+
+
+def test_a_row_without_a_unit_id_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A row of rater names under the header (',Dr A,Dr B') was one more unit, its raters
+    # disagreeing: percent 0.600 for the 4 units' 3/4 = 0.750 (by hand: 1, 3, 4 agree), exit 0.
+    path = tmp_path / "r.csv"
+    body = "1,yes,yes\n2,no,yes\n3,yes,yes\n4,no,no\n"
+    path.write_text("item,r1,r2\n,Dr A,Dr B\n" + body)
+    args = ["agree", str(path), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:2, field 'item': empty unit cell"), err
+    path.write_text("item,r1,r2\n" + body)  # the control, without the row
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+def test_units_rated_once_are_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Units c and e have one rating each. Gwet's missing-data form (docs/statistics.md) keeps
+    # them in Fleiss' margins: pi_yes = (1 + 1/2 + 0 + 1 + 0 + 1/2) / 6 = 1/2, p_e = 1/2,
+    # p_a = 2/4 (a, d agree of a, b, d, f) -> Fleiss 0 by hand. statsmodels' fleiss_kappa on
+    # the 4 complete rows gives -0.333 (below). Before, "units 4" stood beside 0.000 and no
+    # word said why it was not -0.333.
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    path = tmp_path / "r.csv"
+    path.write_text("item,r1,r2\na,yes,yes\nb,no,yes\nc,,no\nd,yes,yes\ne,no,\nf,yes,no\n")
+    complete = fleiss_kappa(aggregate_raters([[1, 1], [0, 1], [1, 1], [1, 0]])[0])
+    assert round(complete, 3) == -0.333
+    args = ["agree", str(path), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(0.0, abs=1e-12) and row["n_units"] == 4
+    assert "2 units rated by one rater only ('c', 'e')" in row["notes"][0]
+    code, out, _ = run_cli(args[:-2], capsys)  # the table: on its first line
+    assert "2 units rated by one rater only ('c', 'e')" in out.splitlines()[0]

@@ -750,8 +750,35 @@ def ratings_tables(
     if by is not None and categories is None:
         notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
-    notes.insert(0, line)
+    notes.insert(0, line + _single_rated(parts))
     return TableParts(parts, notes, choice)
+
+
+def _single_rated(parts: Sequence[tuple[Any, RatingsTable]]) -> str:
+    """The first line's words on units one rater rated alone ("" without any).
+
+    Gwet's missing-data form keeps them in the chance-agreement margins of Fleiss, Conger
+    and AC1/AC2, though not in their units (docs/statistics.md): 2 single-rated units of 6
+    gave Fleiss 0.000 for the complete rows' -0.333 (statsmodels' fleiss_kappa), with
+    "units 4" beside it and no word (i35red).
+    """
+    single = [
+        unit
+        for _, table in parts
+        for unit, n in zip(
+            table.unit_ids, (~np.isnan(table.values)).sum(axis=1).tolist(), strict=True
+        )
+        if n == 1
+    ]
+    if not single:
+        return ""
+    shown = ", ".join(repr(u) for u in single[:3]) + (", ..." if len(single) > 3 else "")
+    return (
+        f"; {len(single)} unit{'s' if len(single) > 1 else ''} rated by one rater only "
+        f"({shown}) enter the chance-agreement margins of fleiss, conger and gwet_ac1/ac2 "
+        "(Gwet's missing-data form), not their units: delete those rows for the complete-row "
+        "values (as statsmodels' fleiss_kappa)"
+    )
 
 
 def _group_categories(by: str, parts: Sequence[tuple[Any, RatingsTable]]) -> list[str]:
@@ -950,7 +977,22 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
 def _one_row_per_unit(
     frame: pd.DataFrame, key: Sequence[str], source: str | Path | None, line_of: Any
 ) -> None:
-    """Refuse a unit (per ``--by`` group) on two rows of a wide table, naming both lines."""
+    """Refuse a unit (per ``--by`` group) on two rows of a wide table, naming both lines.
+
+    And a row without a unit id, as a long table's: a row of rater names or units under the
+    header (``,Dr A,Dr B``) was one more unit whose raters disagreed (i35red: percent 0.600
+    for the 4 units' 0.750, exit 0).
+    """
+    unit = key[-1]
+    blank = frame[unit].isna().to_numpy()
+    if blank.any():
+        raise InputError(
+            "empty unit cell (a wide table names the unit on every row; a row of rater names "
+            "or units under the header? delete it)",
+            path=source,
+            line=line_of(int(np.flatnonzero(blank)[0])),
+            field=unit,
+        )
     ids = frame[list(key)].astype(str)
     twice = ids.duplicated()
     if not twice.any():
@@ -958,7 +1000,6 @@ def _one_row_per_unit(
     row = int(np.flatnonzero(twice.to_numpy())[0])
     same = (ids == ids.iloc[row]).all(axis=1).to_numpy()
     first = int(np.flatnonzero(same)[0])
-    unit = key[-1]
     raise InputError(
         f"unit {str(frame[unit].iloc[row])!r} is on two rows (first at line {line_of(first)}): "
         "one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
