@@ -1365,25 +1365,34 @@ def _labelled_written_two_ways(
             folded.setdefault(_fold(key), key)
     if not folded:
         return None
-    for tid in trace_ids:
-        first = folded.get(_fold(tid))
-        if first is not None and tid != first and tid not in labelled:
-            same_letters = unicodedata.normalize("NFC", tid) == unicodedata.normalize("NFC", first)
-            shown = ascii(tid) if same_letters else repr(tid)  # two forms look alike
-            written = f"({_how_written(tid, first)}): the label applies to {first!r} only, so "
-            if field == "claim_id":
-                return labelled[first], (
-                    f"the traces write claim {first!r} also as {shown} {written}the claim "
-                    f"under {shown} takes its sentence's label (or none); write the id one way "
-                    "in every traces file"
-                )
-            return labelled[first], (
-                f"the traces write sentence {first!r} also as {shown} {written}the "
-                f"claims under {shown} count unlabelled and a system that wrote only {shown} "
-                f"is scored as making no claim for {first!r} (no error flagged); write the id "
-                "one way in every traces file"
-            )
-    return None
+    hit = min(
+        (
+            (labelled[first], first, tid)
+            for tid in trace_ids
+            if (first := folded.get(_fold(tid))) is not None
+            and tid != first
+            and tid not in labelled
+        ),
+        default=None,  # the first label in file order: trace ids may come as a set, unordered
+    )
+    if hit is None:
+        return None
+    pos, first, tid = hit
+    same_letters = unicodedata.normalize("NFC", tid) == unicodedata.normalize("NFC", first)
+    shown = ascii(tid) if same_letters else repr(tid)  # two forms look alike
+    written = f"({_how_written(tid, first)}): the label applies to {first!r} only, so "
+    if field == "claim_id":
+        return pos, (
+            f"the traces write claim {first!r} also as {shown} {written}the claim "
+            f"under {shown} takes its sentence's label (or none); write the id one way "
+            "in every traces file"
+        )
+    return pos, (
+        f"the traces write sentence {first!r} also as {shown} {written}the "
+        f"claims under {shown} count unlabelled and a system that wrote only {shown} "
+        f"is scored as making no claim for {first!r} (no error flagged); write the id "
+        "one way in every traces file"
+    )
 
 
 def validate_labels(
