@@ -187,13 +187,6 @@ class DatasetSpec(FrozenModel):
             )
         return name
 
-    def pipeline(self, system: str) -> PipelineSpec | None:
-        """The pipeline description of ``system`` (its own entry, else the '*' entry)."""
-        exact = [p for p in self.pipelines if p.system == system]
-        if exact:
-            return exact[0]
-        return next((p for p in self.pipelines if p.system == "*"), None)
-
 
 class MetricsSpec(FrozenModel):
     """``failcodes metrics`` settings."""
