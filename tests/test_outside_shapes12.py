@@ -192,3 +192,17 @@ def test_the_label_named_is_the_first_in_file_order_whatever_the_hash_seed(
         )
         assert res.returncode == 2
         assert res.stderr.startswith(f"failcodes: error: {labels}:2, field 'sentence_id'"), seed
+
+
+def test_long_table_unit_ids_with_leading_zeros_inside_are_named_above_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A rated 'u01', B 'u1': two units of one rating each, left out of percent (1/2 from u02
+    # and u3, where the 3 items give 2/3 by hand). 007 / 7 was named (7148eca); u01 / u1 was not.
+    path = tmp_path / "r.csv"
+    path.write_text("item,rater,rating\nu01,A,yes\nu1,B,yes\nu02,A,no\nu02,B,no\n")
+    with path.open("a") as out:
+        out.write("u3,A,yes\nu3,B,no\n")
+    code, out, _ = run_cli(["agree", str(path), "--stat", "percent", "--bootstrap", "0"], capsys)
+    assert code == 0
+    assert "leading zeros are read as different units: 'u01' and 'u1'" in out

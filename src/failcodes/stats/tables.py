@@ -822,8 +822,8 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
     first: dict[str, str] = {}
     pairs: list[tuple[str, str]] = []
     for unit in dict.fromkeys(ids.tolist()):
-        key = spelling_key(unit)  # and a number's leading zeros ('007' from one rater, '7')
-        seen = first.setdefault((key.lstrip("0") or "0") if key.isdecimal() else key, unit)
+        # and the leading zeros of its numbers ('007' from one rater, '7'; 's007', 's7')
+        seen = first.setdefault(_LEADING_ZEROS.sub("", spelling_key(unit)), unit)
         if seen != unit:
             pairs.append((seen, unit))
     if not pairs:
@@ -836,6 +836,10 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
         f"{' or leading zeros' if zeros else ''} are read as different units: {shown}{more}; "
         "write them one way if they name one unit"
     ]
+
+
+#: Leading zeros of a number inside a unit id (``s007``), kept for a lone ``0``.
+_LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
 
 
 #: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``, ``a/b``, a line break
