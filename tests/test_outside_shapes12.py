@@ -206,3 +206,39 @@ def test_long_table_unit_ids_with_leading_zeros_inside_are_named_above_the_table
     code, out, _ = run_cli(["agree", str(path), "--stat", "percent", "--bootstrap", "0"], capsys)
     assert code == 0
     assert "leading zeros are read as different units: 'u01' and 'u1'" in out
+
+
+@pytest.mark.parametrize(
+    ("frame", "needle"),
+    [
+        # 'x/y' and 'y/x' were two categories: percent 0.500 where the sets agree on 3 of 4
+        # units (0.750 by hand, above), no error
+        (
+            {
+                "item": ["1", "2", "3", "4"],
+                "r1": ["x/y", "y", "x", "y/x"],
+                "r2": ["x", "y", "x", "x/y"],
+            },
+            "looks like a set of codes",
+        ),
+        # a row of rater names under the header was one more unit: percent 0.600 for 0.750
+        (
+            {
+                "item": [None, "1", "2", "3", "4"],
+                "r1": ["Dr A", "yes", "no", "yes", "no"],
+                "r2": ["Dr B", "yes", "yes", "yes", "no"],
+            },
+            "empty unit cell",
+        ),
+    ],
+)
+def test_the_python_api_refuses_what_the_cli_refuses(
+    frame: dict[str, list[str | None]], needle: str
+) -> None:
+    import pandas as pd
+
+    from failcodes import ratings_from_frame
+    from failcodes.errors import InputError
+
+    with pytest.raises(InputError, match=needle):
+        ratings_from_frame(pd.DataFrame(frame))

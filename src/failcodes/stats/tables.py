@@ -575,6 +575,11 @@ def ratings_from_frame(
 
         _no_dates(frame, rater_cols, source, line_of)
         one_spelling(frame, rater_cols, source, line_of)
+        # and, as the CLI (i35red): cells joining codes ('x/y' and 'y/x' disagreed: percent
+        # 0.500 for the sets' 0.750) and a row without a unit id (one more unit)
+        _no_code_sets(frame, rater_cols, source, line_of)
+        if unit_col is not None:
+            _every_unit_named(frame, unit_col, source, line_of)
     where, out = (unit_col, choice.reason), choice.left_out
     if unit_col is not None:
         ids = frame[unit_col].astype(str).tolist()
@@ -978,6 +983,21 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
     return line
 
 
+def _every_unit_named(
+    frame: pd.DataFrame, unit: str, source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a row of a wide table without a unit id (see :func:`_one_row_per_unit`)."""
+    blank = frame[unit].isna().to_numpy()
+    if blank.any():
+        raise InputError(
+            "empty unit cell (a wide table names the unit on every row; a row of rater names "
+            "or units under the header? delete it)",
+            path=source,
+            line=line_of(int(np.flatnonzero(blank)[0])),
+            field=unit,
+        )
+
+
 def _one_row_per_unit(
     frame: pd.DataFrame, key: Sequence[str], source: str | Path | None, line_of: Any
 ) -> None:
@@ -988,15 +1008,7 @@ def _one_row_per_unit(
     for the 4 units' 0.750, exit 0).
     """
     unit = key[-1]
-    blank = frame[unit].isna().to_numpy()
-    if blank.any():
-        raise InputError(
-            "empty unit cell (a wide table names the unit on every row; a row of rater names "
-            "or units under the header? delete it)",
-            path=source,
-            line=line_of(int(np.flatnonzero(blank)[0])),
-            field=unit,
-        )
+    _every_unit_named(frame, unit, source, line_of)
     ids = frame[list(key)].astype(str)
     twice = ids.duplicated()
     if not twice.any():
