@@ -613,13 +613,13 @@ def _arrow_column(pa: Any, values: list[Any], kind: Any) -> Any:
     valid = _bits(bytes(map(operator.is_not, values, itertools.repeat(None)))) if missing else None
     if pa.types.is_string(kind):
         texts = [v if v is not None else "" for v in values] if missing else values
-        joined = "".join(texts)
-        data = joined.encode("utf-8")
+        # each value encoded once (small, pooled allocations): its size, and one large join
+        # (a joined text encoded again was two large buffers a chunk, page faults each time)
+        encoded = list(map(str.encode, texts))
+        data = b"".join(encoded)
         if len(data) >= 1 << 31:  # past int32 offsets: pyarrow's own conversion
             return pa.array(values, type=kind)
-        sizes = map(len, texts) if len(data) == len(joined) else map(len, map(str.encode, texts))
-        offsets = array.array("i", [0])
-        offsets.extend(itertools.accumulate(sizes))
+        offsets = array.array("i", list(itertools.accumulate(map(len, encoded), initial=0)))
         buffers = [valid, pa.py_buffer(offsets), pa.py_buffer(data)]
         return pa.Array.from_buffers(kind, n, buffers, null_count=missing)
     filled = [v if v is not None else 0 for v in values] if missing else values
