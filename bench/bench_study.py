@@ -15,11 +15,18 @@ overhead`` row (CPU of every plan; the driver's peak RSS).
 Each step's floor is the CPU of parsing every file it reads with the standard library and
 keeping nothing (``json.loads`` per JSONL line, ``json.load`` of a JSON file, ``csv.reader``
 of a CSV; for the study's Parquet traces, pyarrow reading every column, less the CPU of
-importing pyarrow); the ratio is the step's CPU over that floor. The report reads the whole
-folder:
+importing pyarrow), measured right after the step (a shared machine's load moves both); the
+ratio is the step's CPU over that floor. The report reads the whole folder:
 its floor is the traces, labels, metrics, disagreements, judge annotations and attribution
 tables. The judge steps are shown but left out of the total ("excluding the judge itself");
 the judge's storage per unit (journal + annotations) is printed after them.
+
+Bytecode: the steps run as an installed tool does, their modules read from compiled ``.pyc``
+(``--src`` compiled first, untimed), also where the environment sets
+``PYTHONDONTWRITEBYTECODE`` (this machine does: every step then compiled every failcodes module
+it imports, ~0.1 CPU-s, a fifth of the labels ingest). Each step is its own process, so each
+pays the CLI's start-up (printed: ``failcodes --help``), which ``failcodes run`` pays once; a
+step whose floor is under ~0.1 s (the labels ingest) is mostly that start-up.
 
 Targets (issue 30): total under 400 CPU-s without the judge, every step's peak under 1 GB and
 at most 3x its floor; at 10x every step's peak within 1.5x of its 1x peak.
@@ -286,12 +293,14 @@ def drive(study: Path, record: Path, replicate_from: Path | None = None) -> None
             cmd = [sys.executable, __file__, "--replicate", str(source_run), "--record", str(spec)]
             name = f"{step.name} ({REPLICATED})"
         cpu, wall, rss = measured(cmd, None, log)
+        files = _reads(step.name, [str(p) for p in step.inputs], layout.root)
         rec = {
             "step": name,
             "cpu_s": cpu,
             "wall_s": wall,
             "peak_mb": rss,
-            "reads": [str(p) for p in step.inputs],
+            "reads_mb": sum(f.stat().st_size for f in files) / 1e6,
+            "floor_s": sum(_floor(f, log.with_suffix(".floor.log")) for f in files),
         }
         with record.open("a") as fh:
             fh.write(json.dumps(rec) + "\n")
@@ -304,6 +313,16 @@ def drive(study: Path, record: Path, replicate_from: Path | None = None) -> None
     rec = {"step": "run overhead", "cpu_s": total, "peak_mb": peak, "plans": plans}
     with record.open("a") as fh:
         fh.write(json.dumps(rec) + "\n")
+
+
+def _floor(path: Path, log: Path) -> float:
+    """CPU seconds of the stdlib parse of ``path`` (see the module docstring)."""
+    py = sys.executable
+    floor, _, _ = measured([py, "-c", FLOOR, str(path)], None, log)
+    if path.suffix == ".parquet":  # the read, not the import of pyarrow
+        imported, _, _ = measured([py, "-c", "import pyarrow.parquet"], None, log)
+        floor = max(floor - imported, 0.0)
+    return floor
 
 
 def _reads(step: str, listed: list[str], root: Path) -> list[Path]:
@@ -384,37 +403,29 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
         )
     )
     env = {**os.environ, "PYTHONPATH": str(args.src)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # read from .pyc, as installed (module docstring)
+    subprocess.run([py, "-m", "compileall", "-q", str(args.src)], env=env, check=True)
     record = folder / "steps.jsonl"
     record.unlink(missing_ok=True)
     started = time.perf_counter()
     driver = [py, __file__, "--drive", str(study), "--record", str(record)]
     if args.replicate_judge is not None:
         driver += ["--replicate-judge", str(args.replicate_judge.resolve())]
-    cpu, _, rss = measured(driver, env, folder / "drive.log")
+    measured(driver, env, folder / "drive.log")  # (its CPU and peak include the floors')
     wall = time.perf_counter() - started
+    startup, _, _ = measured([py, "-m", "failcodes", "--help"], env, folder / "startup.log")
     rows = [json.loads(line) for line in record.read_text().splitlines()]
-    floors: dict[Path, float] = {}
-    for row in rows:
-        if row["step"] == "run overhead":
-            continue
-        files = _reads(row["step"], row["reads"], study)
-        for f in files:
-            if f not in floors:
-                floors[f], _, _ = measured([py, "-c", FLOOR, str(f)], None, folder / "floor.log")
-                if f.suffix == ".parquet":  # the read, not the import of pyarrow
-                    imported, _, _ = measured(
-                        [py, "-c", "import pyarrow.parquet"], None, folder / "floor.log"
-                    )
-                    floors[f] = max(floors[f] - imported, 0.0)
-        row["floor_s"] = sum(floors[f] for f in files)
-        row["reads_mb"] = sum(f.stat().st_size for f in files) / 1e6
-        row["ratio"] = row["cpu_s"] / row["floor_s"] if row["floor_s"] > 0.05 else None
     for row in rows:
         row["scale"] = scale
+        if "floor_s" in row:
+            row["ratio"] = row["cpu_s"] / row["floor_s"] if row["floor_s"] > 0 else None
     storage, units, per_kind = _judge_storage(study)
+    cpu = sum(r["cpu_s"] for r in rows)
     print(
-        f"# scale {scale:g}: whole run {wall:.0f} s wall; driver CPU {cpu:.1f} s (with "
-        f"its children), peak {rss:.0f} MB; judge storage {storage / 1e6:.0f} MB for "
+        f"# scale {scale:g}: whole run {wall:.0f} s wall (floors measured too); CPU {cpu:.1f} s "
+        f"(steps and run overhead); CLI start-up (failcodes --help) {startup:.2f} CPU-s, in "
+        f"every step (a step's floor under ~0.1 s: its ratio is mostly start-up); judge "
+        f"storage {storage / 1e6:.0f} MB for "
         f"{units} annotations ({storage / max(units, 1) / 1e3:.2f} KB each: {per_kind})"
     )
     print(
