@@ -242,3 +242,40 @@ def test_the_python_api_refuses_what_the_cli_refuses(
 
     with pytest.raises(InputError, match=needle):
         ratings_from_frame(pd.DataFrame(frame))
+
+
+def test_a_coder_written_two_ways_in_an_annotation_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The judge and a reviewer coded units u0-u3 alike. The reviewer's name is written
+    # 'Reviewer A' on u0, u1 and 'reviewer a' on u2, u3: two coders of 2 units each, so every
+    # pair statistic with the judge ran over 2 units for the 4 (by hand), exit 0.
+    from failcodes import bundled_codebook
+
+    codebook = bundled_codebook()
+    lists = codebook.code_lists()
+    dims = ("entity_match", "scope", "trustworthy", "evidence_polarity", "chunking")
+    codes = {d: lists[d][0] for d in dims}  # the retrieval dimensions, each its first code
+    path = tmp_path / "a.jsonl"
+    lines = []
+    for i in range(4):
+        for coder, kind in (("judge", "llm"), ("Reviewer A" if i < 2 else "reviewer a", "human")):
+            record = {
+                "unit_id": f"u{i}",
+                "unit_kind": "retrieval",
+                "codebook": codebook.ref().model_dump(),
+                "coder": coder,
+                "coder_kind": kind,
+                "codes": codes,
+            }
+            lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+    args = ["agree", str(path), "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, ""), out[:300]
+    assert err.startswith(f"failcodes: error: {path}:6, field 'coder': coder 'reviewer a' is"), err
+    path.write_text(path.read_text().replace("reviewer a", "Reviewer A"))  # the control
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    pairs = [r for r in json.loads(out) if r["scope"] == "pair" and r["statistic"] == "percent"]
+    assert pairs and all(r["n_units"] == 4 and r["value"] == 1.0 for r in pairs)

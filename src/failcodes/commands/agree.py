@@ -18,6 +18,8 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from failcodes.codebook import Codebook
     from failcodes.stats.agreement import AgreementResult
 
@@ -166,6 +168,31 @@ class AgreeResult:
         return [*self.notes, f"{len(self.rows)} coefficient(s)"]
 
 
+def _coders_written_one_way(
+    annotations: Sequence[Annotation], lines: Sequence[int], path: Path
+) -> None:
+    """Refuse a coder named two ways in an annotation file (case, spacing or Unicode form).
+
+    Each name was a coder of its own: a reviewer written ``Reviewer A`` on half the lines and
+    ``reviewer a`` on the others was two coders of 15 units each, every pair statistic with
+    the judge over 15 units for 30, exit 0 (i35red). A ratings table refuses such a rater.
+    """
+    from failcodes.stats.tables import spelling_key
+
+    first: dict[str, tuple[str, int]] = {}
+    for ann, line in zip(annotations, lines, strict=False):
+        name, at = first.setdefault(spelling_key(ann.coder), (ann.coder, line))
+        if name != ann.coder:
+            raise InputError(
+                f"coder {ann.coder!r} is {name!r} (line {at}) written another way (case, "
+                "spacing or Unicode form): each spelling would be a coder of its own, its "
+                "units split between them; write the name one way",
+                path=path,
+                line=line,
+                field="coder",
+            )
+
+
 class AgreeRequest(Request):
     """Agreement coefficients with confidence intervals (undefined ones say why).
 
@@ -311,6 +338,7 @@ class AgreeRequest(Request):
                 for line, record in jsonio.iter_jsonl(self.file):
                     annotations.append(tableio.validate_record(Annotation, record, self.file, line))
                     lines.append(line)
+            _coders_written_one_way(annotations, lines, self.file)
             cb, found = _annotations_codebook(annotations, self.codebook)
             if cb is not None and lines:
                 _codes_in_codebook(annotations, lines, cb, self.file)
