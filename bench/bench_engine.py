@@ -320,6 +320,7 @@ def replicate(own: Path, labels: Path, times: int, out: Path) -> tuple[Path, Pat
 
     sys.path.insert(0, str(REPO / "src"))
     from failcodes.engine import validated_marker
+    from failcodes.tableio import PARQUET_ROWS
 
     traces, labelled = out / f"own-x{times}.parquet", out / f"labels-x{times}.jsonl"
     table = pq.read_table(own)
@@ -330,7 +331,7 @@ def replicate(own: Path, labels: Path, times: int, out: Path) -> tuple[Path, Pat
                 at = copy.schema.get_field_index(name)
                 suffixed = pc.binary_join_element_wise(copy[name], pa.scalar(f"~{k}"), "")
                 copy = copy.set_column(at, name, suffixed)
-            writer.write_table(copy, row_group_size=1024)  # as the tool writes
+            writer.write_table(copy, row_group_size=PARQUET_ROWS)  # as the tool writes
         writer.add_key_value_metadata(validated_marker("traces", times * table.num_rows))
     rows = [json.loads(line) for line in labels.read_text("utf-8").splitlines()]
     with labelled.open("w", encoding="utf-8") as fh:
