@@ -279,3 +279,24 @@ def test_a_coder_written_two_ways_in_an_annotation_file_is_refused(
     assert code == 0
     pairs = [r for r in json.loads(out) if r["scope"] == "pair" and r["statistic"] == "percent"]
     assert pairs and all(r["n_units"] == 4 and r["value"] == 1.0 for r in pairs)
+
+
+def test_a_row_of_units_under_the_header_is_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # '(id),(rating),(rating)' under the column names was read as unit '(id)', its two
+    # "ratings" agreeing: percent 0.800 for the 4 units' 3/4 = 0.750 (by hand), no word. A
+    # unit could be so named, so the first line says it (the value is unchanged).
+    path = tmp_path / "r.csv"
+    body = "1,yes,yes\n2,no,yes\n3,yes,yes\n4,no,no\n"
+    path.write_text("item,r1,r2\n(id),(rating),(rating)\n" + body)
+    args = ["agree", str(path), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(4 / 5)  # as read: '(id)' is one more agreeing unit
+    assert "line 2 (unit '(id)': text where the other 4 ids are numbers" in row["notes"][0]
+    path.write_text("item,r1,r2\n" + body)  # the control: nothing said, 3/4
+    code, out, _ = run_cli(args, capsys)
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(3 / 4) and "line 2" not in row["notes"][0]

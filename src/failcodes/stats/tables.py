@@ -755,8 +755,38 @@ def ratings_tables(
     if by is not None and categories is None:
         notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
+    if shape is None:
+        line += _header_like_row(frame, choice, line_of)
     notes.insert(0, line + _single_rated(parts))
     return TableParts(parts, notes, choice)
+
+
+def _header_like_row(frame: pd.DataFrame, choice: ColumnChoice, line_of: Any) -> str:
+    """The first line's words on a first row that looks like a second header ("" if none).
+
+    A row of units or descriptions under the column names (``(id),(rating),(rating)``) was
+    one more unit, its raters agreeing: percent 0.800 for the 4 units' 0.750 (i35red). Said
+    when its unit id is text where the other ids (3 or more) are numbers and none of its
+    ratings occurs on another row; a unit could be so named, so it is not refused.
+    """
+    if choice.unit_column is None or len(frame) < 4:
+        return ""
+    column = frame[choice.unit_column]
+    if str(column.iloc[0]).strip().isdecimal():  # the common case: nothing more to read
+        return ""
+    ids = [str(v).strip() for v in column.tolist()]
+    if not all(i.isdecimal() for i in ids[1:]):
+        return ""
+    raters = frame[choice.raters]
+    first = {str(v) for v in raters.iloc[0].tolist() if pd.notna(v)}
+    rest = {str(v) for v in raters.iloc[1:].to_numpy().ravel().tolist() if pd.notna(v)}
+    if not first or first & rest:
+        return ""
+    return (
+        f"; line {line_of(0)} (unit {ids[0]!r}: text where the other {len(ids) - 1} ids are "
+        "numbers, ratings found on no other row) is read as a unit: a row of units or "
+        "descriptions under the header? delete it"
+    )
 
 
 def _single_rated(parts: Sequence[tuple[Any, RatingsTable]]) -> str:
