@@ -1,4 +1,4 @@
-"""Traces as columns: one Arrow column per key field, one row per trace, in input order.
+"""Traces as columns: one coded column per key field, one row per trace, in input order.
 
 The analysis core (metrics, aggregation, disagreements, units) works on these columns instead
 of one :class:`~failcodes.traces.Trace` object per claim: at paper scale (120k traces, 1.2M
@@ -56,18 +56,9 @@ def string_array(values: Sequence[str | None]) -> Any:
     ).cast(pa.string())
 
 
-_NUMPY_TYPES = {
-    "bool": np.bool_,
-    "int8": np.int8,
-    "int16": np.int16,
-    "int32": np.int32,
-    "int64": np.int64,
-    "uint8": np.uint8,
-    "uint32": np.uint32,
-    "uint64": np.uint64,
-    "double": np.float64,
-    "float": np.float32,
-}
+#: The Arrow types the columnar Parquet checks meet (flags, string lengths and list
+#: offsets, ranks, scores: the trace schema's); any other goes through ``to_numpy``.
+_NUMPY_TYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "double": np.float64}
 
 
 def numpy_of(values: Any, fill: Any = None) -> npt.NDArray[Any]:
