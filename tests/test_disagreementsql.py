@@ -166,6 +166,29 @@ def test_scores_out_of_reprs_range_and_escapes_in_claim_lines(tmp_path: Path) ->
     assert b"literal \\\\u000B and" in got
 
 
+def test_rows_fetched_a_batch_at_a_time_and_copied_through_python_are_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one claim row per Arrow batch, and a file system without copy_file_range: the later
+    # mapping's lines then reach the output through Python
+    plain, own, labels = _files(tmp_path)
+    flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
+    labels = _jsonl(labels, flipped)
+    want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
+    refused: list[int] = []
+
+    def no_kernel_copy(*args: Any) -> int:
+        refused.append(1)
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(disagreementsql, "_FETCH_ROWS", 1)
+    monkeypatch.setattr(disagreementsql.os, "copy_file_range", no_kernel_copy)
+    for traces in (own, plain):  # the engine's rows, then the lines read again
+        refused.clear()
+        assert _disagreements(traces, labels, tmp_path / "engine.jsonl") == want
+        assert refused == [1]  # one later mapping (non_supported), copied through Python
+
+
 @pytest.fixture
 def streamed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """One entry per call of the stream (the writer a file falls back to)."""

@@ -33,6 +33,7 @@ import heapq
 import itertools
 import json
 import operator
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
 _CHUNK_ROWS = 16_384
 #: A chunk's rows lie within this many consecutive rows of a file (the rows DuckDB reads).
 _WINDOW_ROWS = 16_384
+#: Claim rows the engine hands over at a time (their JSON text: ~12 MB at paper scale).
+_FETCH_ROWS = 2_048
 #: Write buffer of the output.
 _WRITE_BUFFER = 1 << 20
 #: Sentence groups whose JSONL lines are decoded at a time (a chunk's are up to 16,384 lines).
@@ -286,19 +289,34 @@ class _Rows:
 
 
 def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
-    """The chunk's claim rows read and encoded by the engine (raises :class:`_DeclinedError`)."""
+    """The chunk's claim rows read and encoded by the engine (raises :class:`_DeclinedError`).
+
+    Fetched a batch of :data:`_FETCH_ROWS` at a time: the whole chunk as one Arrow table (its
+    claims' JSON text, ~100 MB at paper scale) was memory the engine filled anew for every
+    chunk (page faults: system time).
+    """
     pa, _ = pyarrow_modules()
     need = chunk.need()
     if not len(need):
         return _Rows(need, [], [], [], [], [])
     con.register("need", pa.table({"frow": need}))
     try:
-        got = con.sql(_query(path, chunk.lo, chunk.hi)).to_arrow_table()
+        reader = con.sql(_query(path, chunk.lo, chunk.hi)).to_arrow_reader(_FETCH_ROWS)
+        parts = [_batch_rows(pa.Table.from_batches([batch])) for batch in reader]
     finally:
         con.unregister("need")
-    frow = got.column("frow").to_numpy()
+    frow = np.concatenate([p.frow for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     if not np.array_equal(frow, need):
         raise _DeclinedError  # a row gone from the file: the stream says so
+    joined = (
+        list(itertools.chain.from_iterable(getattr(p, name) for p in parts))
+        for name in ("sentence", "verdict", "cid", "pre", "post")
+    )
+    return _Rows(frow, *joined)
+
+
+def _batch_rows(got: Any) -> _Rows:
+    """One fetched batch's rows (an Arrow table of :func:`_query`'s columns) as pieces."""
     code = got.column("code").to_numpy()
     if bool(got.column("odd").to_numpy().any()) or bool((code == 2).any()):
         raise _DeclinedError  # a row the validated writer cannot have written: the stream's
@@ -306,7 +324,7 @@ def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
     post_exact = (code == 0) & ~got.column("post_escaped").to_numpy()
     post = _spaced(got.column("post"), post_exact.tolist())
     return _Rows(
-        frow=frow,
+        frow=got.column("frow").to_numpy(),
         sentence=got.column("sentence").to_pylist(),
         verdict=got.column("verdict").to_pylist(),
         cid=[
@@ -322,9 +340,12 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
     """The chunk's claim rows from JSONL lines the scan vouched for, each line read once.
 
     The lines are those the stream reads (:func:`~failcodes.columnar.gather_runs`, a few
-    hundred groups at a time), each group's once for every mapping; the pieces are written
-    by msgspec, as ``json.dumps`` where that is exact (no escape, every score printed as
-    ``repr``). A line msgspec cannot vouch for is the stream's (raises :class:`_DeclinedError`).
+    hundred groups at a time), each group's once for every mapping. Each decoded line (its
+    struct: the trace's fields in the model's order, nulls written) is encoded once by
+    msgspec and spaced as ``json.dumps`` spaces (``msgspec.json.format``); the pieces are cut
+    from it (the claim record's fields but its sentence) where that is exact (no escape,
+    every score printed as ``repr``), else written by the stdlib. A line msgspec cannot vouch
+    for is the stream's (raises :class:`_DeclinedError`).
     """
     import msgspec
 
@@ -332,13 +353,6 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
     from failcodes.jsonio import repr_scores, struct_fields
 
     encode, spaced = msgspec.json.encode, msgspec.json.format
-
-    def piece(part: dict[str, Any], exact: bool) -> bytes:
-        text = encode(part)
-        if exact and b"\\" not in text:
-            return spaced(text, indent=0)
-        return json.dumps(part, ensure_ascii=False, default=struct_fields).encode("utf-8")
-
     heads = sorted({h.first: h for h in chunk.heads if h.rows}.values(), key=_FIRST)
     origin = columns.origin
     assert origin is not None
@@ -346,24 +360,44 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
     for at in range(0, len(heads), _LINE_GROUPS):
         groups = [h.group for h in heads[at : at + _LINE_GROUPS]]
         files, lines, offsets, counts = origin.where(groups, columns.first)
-        runs = gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {})
+        runs = gather_runs(
+            origin.paths, origin.formats, files, lines, offsets, counts, {}, views=False
+        )
+        t: Any  # (the vouched struct of the line)
         for t, passages in itertools.chain.from_iterable(runs):
             if passages is None:
                 raise _DeclinedError  # a line the model reads: the stream's
-            pre: dict[str, Any] = {
-                "claim_id": t.claim_id,
-                "claim": t.claim,
-                "verdict": t.verdict.value,
-            }
-            post: dict[str, Any] = {"reasoning": t.reasoning, "verifier": t.verifier}
-            pre["raw_verdict"], post["retriever"] = t.raw_verdict, t.retriever
-            post |= {"passages": passages, "evidence_source": t.evidence.value}
-            got = (piece(pre, True)[:-1], piece(post, repr_scores(passages))[1:])
-            cid = _json_string(t.claim_id).encode("utf-8")
-            for column, value in zip(out, (t.sentence, t.verdict.value, cid, *got), strict=True):
+            if t.evidence_source is None:  # as Trace.evidence derives it
+                retrieved = passages or t.retriever is not None
+                source = EvidenceSource.RETRIEVED if retrieved else EvidenceSource.NONE
+                t.evidence_source = source.value
+            text = encode(t)
+            if b"\\" not in text and repr_scores(passages):
+                # '{"system": ..., "claim_id": ..., "sentence": ..., "verdict": ...}'
+                line = spaced(text, indent=0)
+                cid = line.index(b', "claim_id": ')
+                sentence = line.index(b', "sentence": ', cid)
+                verdict = line.index(b', "verdict": ', sentence)
+                reasoning = line.index(b', "reasoning": ', verdict)
+                pre = b"{" + line[cid + 2 : sentence] + line[verdict:reasoning]
+                post = line[reasoning + 2 :]
+            else:
+                fields = msgspec.structs.asdict(t).items()
+                record = {k: v for k, v in fields if k not in _HEAD_FIELDS}
+                whole = json.dumps(record, ensure_ascii=False, default=struct_fields)
+                cut = whole.index(', "reasoning": ')
+                pre, post = whole[:cut].encode("utf-8"), whole[cut + 2 :].encode("utf-8")
+            claim_id = _json_string(t.claim_id).encode("utf-8")
+            for column, value in zip(
+                out, (t.sentence, t.verdict, claim_id, pre, post), strict=True
+            ):
                 column.append(value)
     rows = [h.first + i for h in heads for i in range(h.rows)]
     return _Rows(np.array(rows, dtype=np.int64), *out)
+
+
+#: A trace's fields a claim record leaves out (the others are its fields, in its order).
+_HEAD_FIELDS = frozenset({"system", "question_id", "sentence_id", "sentence"})
 
 
 def _spaced(column: Any, exact: Sequence[bool]) -> list[bytes]:
@@ -485,10 +519,9 @@ def write(
                 rows = _line_rows(columns, chunk) if con is None else _rows(con, file, chunk)
                 _write_chunk(sinks, chunk, rows)
                 count += len(chunk.heads)
+            out.flush()
             for part in parts:  # each later mapping's lines after the one before
-                part.flush()
-                part.seek(0)
-                shutil.copyfileobj(part, out, _WRITE_BUFFER)
+                _append(part, out.fileno())
     except (_DeclinedError, duckdb.Error):
         scratch.unlink(missing_ok=True)
         return fallback()
@@ -504,6 +537,28 @@ def write(
 
     write_in_batch(batch, move)
     return count
+
+
+def _append(part: IO[bytes], fd: int) -> None:
+    """Append the temporary file ``part`` to the file open at ``fd`` (at its position).
+
+    Copied by the kernel (``copy_file_range``: at paper scale ~250 MB, which a copy through
+    Python reads into its buffers and writes again); through Python where it cannot.
+    """
+    part.flush()
+    size = os.fstat(part.fileno()).st_size
+    done = 0
+    try:
+        while done < size:
+            copied = os.copy_file_range(part.fileno(), fd, size - done, done)
+            if not copied:
+                break
+            done += copied
+    except OSError:
+        pass  # (another kind of file system, an old kernel): the rest through Python
+    part.seek(done)
+    with open(fd, "wb", buffering=_WRITE_BUFFER, closefd=False) as sink:  # (at its position)
+        shutil.copyfileobj(part, sink, _WRITE_BUFFER)
 
 
 class _parts:  # noqa: N801 (a context manager used as a function)
