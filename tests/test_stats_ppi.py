@@ -342,3 +342,33 @@ def test_a_stratum_reviewed_in_full_is_a_census_however_small() -> None:
                 Stratum(y=[1.0], yhat=[1.0], yhat_unlabeled=[0.0]),
             ]
         )
+
+
+def test_ppi_mean_says_when_its_wald_interval_may_not_cover() -> None:
+    # Outside check (i35red): 5 audited units, all coded 1 by the human and the judge, beside
+    # 200 unaudited units the judge codes about half 1. ppi_py gives lam 0 (y is constant),
+    # estimate 1, se 0: the interval [1, 1] from 5 units. The numbers stay ppi_py's; the
+    # result now says the interval may not cover (it said nothing).
+    u = np.random.default_rng(0).integers(0, 2, 200)
+    result = ppi_mean(np.ones(5), np.ones(5), u)
+    assert (result.estimate, result.se, result.ci_low, result.ci_high) == (1.0, 0.0, 1.0, 1.0)
+    assert result.warning == (
+        "coverage not assured: zero-width interval from 5 labelled unit(s), one human code "
+        "only, 0 disagreements (< 10), a stratum < 10 reviewed"
+    )
+    # The hand fixture: 5 reviewed, y = [1, 0, 1, 1, 0] (2 without the code), 2 disagreements.
+    assert ppi_mean(Y, YHAT, YHAT_U).warning == (
+        "coverage not assured: 2 reviewed without the code (< 15), 2 disagreements (< 10), "
+        "a stratum < 10 reviewed"
+    )
+    # 200 reviewed, 100 with the code, 30 disagreements (15 each way): no reason applies.
+    y = np.array([1.0] * 100 + [0.0] * 100)
+    yhat = y.copy()
+    yhat[:15], yhat[100:115] = 0.0, 1.0
+    assert ppi_mean(y, yhat, u).warning is None
+    # Not 0/1 values: only the size of the labelled sample (and a zero width) is judged.
+    assert ppi_mean([0.5, 2.0, 3.1], [0.4, 2.2, 3.0], [1.0, 2.0]).warning == (
+        "coverage not assured: 3 labelled unit(s) (< 10)"
+    )
+    values = np.linspace(0.0, 3.0, 12)
+    assert ppi_mean(values, values + 0.1, [1.0, 2.0]).warning is None

@@ -503,6 +503,28 @@ class PPIResult(FrozenModel):
     ci_high: float
     lam: float = Field(description="Weight on the judge: 1 = PPI, 0 = classical, tuned = PPI++.")
     confidence: float
+    warning: str | None = Field(
+        default=None,
+        description="Why the Wald interval may not hold its coverage: a zero-width interval; for "
+        "0/1 codes the reasons of share_estimates' notes (thin_evidence), else fewer than "
+        "SMALL_STRATUM labelled units.",
+    )
+
+
+def _wald_warning(m: Moments, se: float, binary: bool) -> str | None:
+    """Why :func:`ppi_mean`'s interval may not cover (None: no reason known)."""
+    reasons = []
+    if se == 0:
+        reasons.append(f"zero-width interval from {int(m.n)} labelled unit(s)")
+    if binary:  # one stratum: the design share_estimates notes on
+        one = Moments(**{k: np.atleast_1d(getattr(m, k)) for k in Moments.__dataclass_fields__})
+        _, human_only, judge_only_n, _ = cell_counts(m)
+        disagreements = int(human_only + judge_only_n)
+        notes = _notes(thin_evidence(one, axis=0), disagreements, int(m.sum_y), int(m.n))
+        reasons.extend(n.removeprefix(f"{NOTE_PREFIX}: ") for n in notes)
+    elif m.n < SMALL_STRATUM:
+        reasons.append(f"{int(m.n)} labelled unit(s) (< {SMALL_STRATUM})")
+    return f"{NOTE_PREFIX}: {', '.join(reasons)}" if reasons else None
 
 
 def ppi_mean(
@@ -516,11 +538,16 @@ def ppi_mean(
     """Prediction-powered mean of ``y`` with its two-sided Wald interval (PPI++ by default).
 
     Same numbers as ``ppi_py.ppi_mean_pointestimate`` and ``ppi_py.ppi_mean_ci`` with
-    ``alpha = 1 - confidence``.
+    ``alpha = 1 - confidence``. Wald's interval under-covers with few labelled units or few
+    disagreements (docs/review.md), so ``warning`` says when it may not cover: a zero-width
+    interval, and for 0/1 codes the reasons :func:`share_estimates` notes (whose Beta interval
+    is the one to report for a share).
     """
     z = z_value(confidence)
-    est = ppi(Moments.from_arrays(y, yhat, yhat_unlabeled), lam=lam)
+    moments = Moments.from_arrays(y, yhat, yhat_unlabeled)
+    est = ppi(moments, lam=lam)
     theta, se = float(est.estimate), float(np.sqrt(est.variance))
+    binary = all(np.isin(_arr(a), (0.0, 1.0)).all() for a in (y, yhat, yhat_unlabeled))
     return PPIResult(
         estimate=theta,
         se=se,
@@ -528,6 +555,7 @@ def ppi_mean(
         ci_high=theta + z * se,
         lam=float(est.lam),
         confidence=confidence,
+        warning=_wald_warning(moments, se, binary),
     )
 
 
