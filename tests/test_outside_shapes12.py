@@ -300,3 +300,21 @@ def test_a_row_of_units_under_the_header_is_said_on_the_first_line(
     code, out, _ = run_cli(args, capsys)
     (row,) = json.loads(out)
     assert row["value"] == pytest.approx(3 / 4) and "line 2" not in row["notes"][0]
+
+
+def test_a_by_group_written_two_ways_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'scope' on items 1, 2, 4 and 'Scope' on item 3: two groups, scope's percent 2/3 over 3
+    # units where the dimension's 4 units give 3/4 = 0.750 (by hand: items 1, 3, 4 agree).
+    path = tmp_path / "r.csv"
+    rows = "1,scope,a,a\n2,scope,b,a\n3,Scope,a,a\n4,scope,b,b\n5,entity,x,x\n6,entity,y,x\n"
+    path.write_text("item,dimension,r1,r2\n" + rows)
+    args = ["agree", str(path), "--by", "dimension", "--stat", "percent", "--bootstrap", "0"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:4, field 'dimension': --by value 'Scope'")
+    path.write_text("item,dimension,r1,r2\n" + rows.replace("Scope", "scope"))  # the control
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    got = {r["dimension"]: (r["value"], r["n_units"]) for r in json.loads(out)}
+    assert code == 0 and got == {"entity": (0.5, 2), "scope": (0.75, 4)}

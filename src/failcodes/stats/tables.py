@@ -705,6 +705,8 @@ def ratings_tables(
             line=line_of(row),
             field=by,
         )
+    if by is not None:
+        _one_group_spelling(frame, by, source, line_of)
     keep = [by] if by is not None else []
     notes: list[str] = []
     candidates: list[str] | None = None
@@ -1011,6 +1013,29 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
     if choice.left_out:
         line += " (name the raters with --raters to change this)"
     return line
+
+
+def _one_group_spelling(
+    frame: pd.DataFrame, by: str, source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a ``--by`` value written two ways (case, spacing or Unicode form).
+
+    Each spelling was a group of its own: ``scope`` on 3 units and ``Scope`` on 1 read
+    percent 0.667 over 3 units where the dimension's 4 give 0.750 (i35red), exit 0.
+    """
+    first: dict[str, tuple[str, int]] = {}
+    for row, value in enumerate(frame[by].tolist()):
+        text = str(value)
+        name, at = first.setdefault(spelling_key(text), (text, row))
+        if name != text:
+            raise InputError(
+                f"--by value {text!r} is {name!r} (line {line_of(at)}) written another way "
+                "(case, spacing or Unicode form): each spelling would be a group of its own; "
+                "write it one way",
+                path=source,
+                line=line_of(row),
+                field=by,
+            )
 
 
 def _every_unit_named(
