@@ -318,3 +318,20 @@ def test_a_by_group_written_two_ways_is_refused(
     code, out, _ = run_cli([*args, "--format", "json"], capsys)
     got = {r["dimension"]: (r["value"], r["n_units"]) for r in json.loads(out)}
     assert code == 0 and got == {"entity": (0.5, 2), "scope": (0.75, 4)}
+
+
+def test_compare_file_says_when_rows_share_a_unit_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The ids pair nothing in a FILE: each row is one unit of every test. Unit 2 on two rows
+    # (a table joined twice) counted twice in McNemar (n 4 for 3 ids), and the first line named
+    # the id column as if it keyed the units.
+    path = tmp_path / "o.csv"
+    path.write_text("id,sysA,sysB\n1,1,1\n2,0,0\n2,1,0\n4,0,1\n")
+    code, out, _ = run_cli(["compare", str(path)], capsys)
+    assert code == 0
+    first = out.splitlines()[0]
+    assert "unit ids: column(s) 'id' (2 rows share an id, e.g. '2': each row counts" in first
+    path.write_text("id,sysA,sysB\n1,1,1\n2,0,0\n3,1,0\n4,0,1\n")  # the control
+    code, out, _ = run_cli(["compare", str(path)], capsys)
+    assert code == 0 and "share an id" not in out.splitlines()[0]

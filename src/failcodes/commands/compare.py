@@ -24,6 +24,8 @@ from failcodes.stats.names import MAX_RESAMPLES
 MAX_SYSTEMS = 30
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
     import numpy.typing as npt
 
@@ -314,7 +316,9 @@ class CompareRequest(Request):
             parts.append(f"reference: column '{truth}'")
         ids = sorted(skip - {truth}) if not self.systems else []
         parts.append(
-            f"unit ids: column(s) {', '.join(repr(c) for c in ids)}" if ids else "unit ids: none"
+            f"unit ids: column(s) {', '.join(repr(c) for c in ids)}{_ids_twice(frame, ids)}"
+            if ids
+            else "unit ids: none"
         )
         joined = data if y_truth is None else np.column_stack([data, y_truth])
         gaps = int(np.isnan(joined).any(axis=1).sum())
@@ -325,6 +329,24 @@ class CompareRequest(Request):
             else f"every one of {len(joined)} units has every outcome"
         )
         return [(None, data, y_truth)], names, "; ".join(parts)
+
+
+def _ids_twice(frame: Any, ids: Sequence[str]) -> str:
+    """Words for the first line when rows share a unit id ("" if none).
+
+    Each row is one unit of every test and the ids pair nothing, so a unit on two rows (a
+    table joined twice) counted twice: said, as several rows per id (sentences of one
+    question) can be meant.
+    """
+    twice = frame[list(ids)].astype(str).duplicated(keep=False)
+    if not twice.any():
+        return ""
+    keys = frame.loc[twice, list(ids)].astype(str).drop_duplicates()
+    shown = ", ".join(repr("/".join(k)) for k in list(keys.itertuples(index=False, name=None))[:3])
+    return (
+        f" ({int(twice.sum())} rows share an id, e.g. {shown}: each row counts as one unit "
+        "in every test)"
+    )
 
 
 #: What an F1 test means for a system that never flags an error (the first line, the notes).
