@@ -21,7 +21,6 @@ row), the field and what was expected.
 
 from __future__ import annotations
 
-import array
 import bisect
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,6 +34,7 @@ import numpy.typing as npt
 from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
+from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import parse_json
 from failcodes.labels import Label, LabelColumns, validate_labels
 from failcodes.parquetio import check_decoded, check_metadata
@@ -1445,7 +1445,7 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     if source.suffix.lower() not in (".jsonl", ".ndjson") or not source.is_file():
         raise ExactReaderNeededError
     vouch = Voucher(rewritten=False)
-    keys = array.array("q")
+    keys = KeyHashes(batch=1 << 62)  # settled once, at the end
     with source.open("rb", buffering=_SCAN_BUFFER) as fh:
         for lineno, raw in enumerate(fh, start=1):
             body = raw[3:] if lineno == 1 and raw.startswith(UTF8_BOM) else raw
@@ -1456,10 +1456,9 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
             rec = _fast_line(body, vouch)
             if rec is None:
                 raise ExactReaderNeededError
-            keys.append(hash((rec.system, rec.claim_id)))
+            keys.add(hash((rec.system, rec.claim_id)))
             yield rec, rec
-    ordered = np.sort(np.frombuffer(keys, dtype=np.int64)) if len(keys) else np.zeros(0)
-    if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+    if keys.settle():
         raise ExactReaderNeededError
 
 
@@ -1493,7 +1492,7 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     pa, _ = pyarrow_modules()
     vouch = Voucher(rewritten=False)
     convert, kind = msgspec.convert, vouch.type
-    keys = array.array("q")
+    keys = KeyHashes(batch=1 << 62)  # settled once, at the end
     try:
         pf = open_parquet(source)
         names = pf.schema_arrow.names
@@ -1518,10 +1517,9 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
                     or not all(p.score is None or math.isfinite(p.score) for p in passages)
                 ):
                     raise ExactReaderNeededError
-                keys.append(hash((s, c)))
+                keys.add(hash((s, c)))
                 yield rec, rec
     except (InputError, msgspec.ValidationError, pa.ArrowException, OSError):
         raise ExactReaderNeededError from None
-    ordered = np.sort(np.frombuffer(keys, dtype=np.int64)) if len(keys) else np.zeros(0)
-    if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+    if keys.settle():
         raise ExactReaderNeededError
