@@ -824,8 +824,8 @@ def gather_runs(
 
 #: Rows per batch of the Parquet fetches: every column is read, passage text included.
 _FETCH_BATCH_ROWS = 128
-#: Decoded batches a Parquet fetch keeps (the last of its row group): 1,024 traces (an
-#: eighth of a row group as the tool writes it), a few MB with their passages.
+#: Decoded batches a Parquet fetch keeps (the last of its row group): 1,024 traces (a row
+#: group as the tool writes it), a few MB with their passages.
 _KEPT_BATCHES = 8
 
 
