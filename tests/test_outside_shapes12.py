@@ -335,3 +335,26 @@ def test_compare_file_says_when_rows_share_a_unit_id(
     path.write_text("id,sysA,sysB\n1,1,1\n2,0,0\n3,1,0\n4,0,1\n")  # the control
     code, out, _ = run_cli(["compare", str(path)], capsys)
     assert code == 0 and "share an id" not in out.splitlines()[0]
+
+
+def test_rater_columns_differing_only_in_case_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'Rater1' and 'rater1' hold the same ratings (one rater's column twice, from a merge):
+    # read as two raters, Fleiss 0.333 where the two raters' is 0.000 (statsmodels, below).
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    r1, r2 = [1, 0, 1, 0], [0, 0, 1, 1]
+    two = fleiss_kappa(aggregate_raters(list(zip(r1, r2, strict=True)))[0])
+    three = fleiss_kappa(aggregate_raters(list(zip(r1, r1, r2, strict=True)))[0])
+    assert (round(two, 3), round(three, 3)) == (0.0, 0.333)
+    path = tmp_path / "r.csv"
+    rows = zip(range(1, 5), r1, r1, r2, strict=True)
+    path.write_text("item,Rater1,rater1,r2\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+    args = ["agree", str(path), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:1, field 'rater1': rater columns 'Rater1'")
+    # named with --raters, both are kept as asked
+    code, out, _ = run_cli([*args, "--raters", "Rater1,rater1,r2"], capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(three)

@@ -427,6 +427,18 @@ def choose_columns(
         rater_cols, summaries = _without_function_columns(frame, rater_cols, summaries, source)
     if not rater_cols:
         raise InputError("no rater columns", path=source)
+    spelt: dict[str, str] = {}
+    for col in rater_cols if raters is None else ():  # 'Rater1' and 'rater1' (i35red)
+        seen = spelt.setdefault(spelling_key(col), col)
+        if seen != col:
+            raise InputError(
+                f"rater columns {seen!r} and {col!r} differ only in case, spacing or Unicode "
+                "form: one rater's ratings twice? (each was a rater, inflating agreement); "
+                "rename or drop one, or name the raters with --raters to keep both",
+                path=source,
+                line=1,
+                field=col,
+            )
     return ColumnChoice(
         unit_column=unit,
         raters=rater_cols,
