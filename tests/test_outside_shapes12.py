@@ -45,6 +45,8 @@ def test_a_camel_case_consensus_column_is_left_out_of_the_raters(
     ("first", "fourth", "other"),
     [
         ('"x/y"', '"y/x"', '"x/y"'),  # a/b, as '/' joins codes in many exports
+        ('"x & y"', '"y & x"', '"x & y"'),  # '&' and '+' (i35red, a later commit)
+        ('"x + y"', '"y + x"', '"x + y"'),
         ('"x\ny"', '"y\nx"', '"x\ny"'),  # a line break inside a spreadsheet cell (Alt+Enter)
         ('"[""x"", ""y""]"', '"[""y"", ""x""]"', '"[""x"", ""y""]"'),  # a JSON list
         ("\"['x', 'y']\"", "\"['y', 'x']\"", "\"['x', 'y']\""),  # pandas' to_csv of a list

@@ -891,9 +891,9 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
 _LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
 
 
-#: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``, ``a/b``, a line break
-#: inside a spreadsheet cell).
-SET_SEPARATORS = (";", "|", ",", "/", "\n")
+#: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``, ``a/b``, ``a & b``,
+#: ``a + b``, a line break inside a spreadsheet cell).
+SET_SEPARATORS = (";", "|", ",", "/", "&", "+", "\n")
 
 
 def _listed(code: str) -> list[str] | None:
