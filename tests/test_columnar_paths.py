@@ -299,7 +299,7 @@ def test_numpy_of_equals_to_numpy(values: list[int | None], kind: str, start: in
 def test_string_array_equals_pa_array(values: list[str | None]) -> None:
     import pyarrow as pa
 
-    from failcodes.tracecols import string_array
+    from failcodes.tableio import string_array
 
     assert string_array(values).equals(pa.array(values, type=pa.string()))
 

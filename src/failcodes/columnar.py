@@ -46,6 +46,7 @@ from failcodes.tableio import (
     drop_nones,
     pyarrow_modules,
     required_fields,
+    string_array,
 )
 from failcodes.tracecols import (
     KEY_COLUMNS,
@@ -58,7 +59,6 @@ from failcodes.tracecols import (
     TraceColumns,
     VerdictCounts,
     numpy_of,
-    string_array,
 )
 from failcodes.traceio import (
     TRACE_ENGINE_COLUMNS,

@@ -571,6 +571,12 @@ def arrow_table(schema: Any, rows: Sequence[Any]) -> Any:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
+def string_array(values: Sequence[str | None]) -> Any:
+    """An Arrow string array of Python strings (None: null), from buffers (no pandas import)."""
+    pa, _ = pyarrow_modules()
+    return _arrow_column(pa, list(values), pa.string())
+
+
 def _attribute(rows: Iterable[Any], name: str) -> list[Any]:
     return list(map(operator.attrgetter(name), rows))
 

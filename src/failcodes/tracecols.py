@@ -36,26 +36,6 @@ IntArray = npt.NDArray[np.int64]
 Int32Array = npt.NDArray[np.int32]
 
 
-def string_array(values: Sequence[str | None]) -> Any:
-    """An Arrow string array of Python strings (None = null), built from buffers.
-
-    ``pyarrow.array`` imports pandas on its first call (~50 MB and ~1 s at start-up) to ask
-    whether the input is a pandas object; the columnar readers build their few string arrays
-    here instead.
-    """
-    import pyarrow as pa  # type: ignore[import-untyped]
-
-    encoded = [v.encode("utf-8") if v is not None else b"" for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    valid = np.array([v is not None for v in values], dtype=bool)
-    nulls = int(len(values) - valid.sum())
-    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
-    return pa.LargeStringArray.from_buffers(
-        len(encoded), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded)), bitmap, nulls
-    ).cast(pa.string())
-
-
 #: The Arrow types the columnar Parquet checks meet (flags, string lengths and list
 #: offsets, ranks, scores: the trace schema's); any other goes through ``to_numpy``.
 _NUMPY_TYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "double": np.float64}
@@ -148,11 +128,11 @@ class TraceColumns:
     @property
     def table(self) -> Any:
         """Every column as one pyarrow table of strings."""
-        import pyarrow as pa
+        import pyarrow as pa  # type: ignore[import-untyped]
 
         return pa.table(
             {
-                name: string_array(values).take(codes)
+                name: pa.array(values, type=pa.string()).take(codes)
                 for name, (codes, values) in self.encoded.items()
             }
         )
