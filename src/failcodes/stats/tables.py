@@ -590,19 +590,12 @@ def ratings_from_frame(
         # and, as the CLI (i35red): cells joining codes ('x/y' and 'y/x' disagreed: percent
         # 0.500 for the sets' 0.750) and a row without a unit id (one more unit)
         _no_code_sets(frame, rater_cols, source, line_of)
-        if unit_col is not None:
-            _every_unit_named(frame, unit_col, source, line_of)
+        if unit_col is not None:  # a row without a unit id, a unit on two rows
+            _one_row_per_unit(frame, [unit_col], source, line_of)
+    # (given ``columns``, ratings_tables checked the whole table so, once, before its parts)
     where, out = (unit_col, choice.reason), choice.left_out
     if unit_col is not None:
         ids = frame[unit_col].astype(str).tolist()
-        dup = pd.Series(ids)[pd.Series(ids).duplicated()].tolist()
-        if dup:
-            raise InputError(
-                f"duplicate unit ids: {dup[:5]} (one row per unit and rater? name the columns "
-                "with --long RATER_COLUMN,RATING_COLUMN)",
-                path=source,
-                field=unit_col,
-            )
     else:
         ids = [str(i + 1) for i in range(len(frame))]
     raw = frame[rater_cols]
