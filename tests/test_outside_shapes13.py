@@ -5,11 +5,15 @@ Every value is worked by hand (the sum is beside it) or computed with statsmodel
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
 from failcodes.errors import InputError
 from failcodes.stats.tables import ratings_from_frame
+from tests.cli_helpers import run_cli
 
 
 def test_the_python_api_names_both_lines_of_a_unit_on_two_rows() -> None:
@@ -23,3 +27,46 @@ def test_the_python_api_names_both_lines_of_a_unit_on_two_rows() -> None:
         "r.csv:4, field 'item': unit '2' is on two rows (first at line 3): one row per unit "
         "and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN"
     )
+
+
+@pytest.mark.parametrize(
+    ("written", "folded"),
+    [
+        ("007", "7"),  # whole numbers: 7148eca's 007 / 7
+        ("s007", "s7"),  # 2273f7e's s007 / s7
+        ("claim-01", "claim-1"),
+        ("u01", "u1"),  # 9487b16
+        ("0", "0"),  # a lone zero is the number 0
+        ("v01.1", "v1.1"),  # the whole part of a version or a decimal: 01 is 1
+        ("v1.01", "v1.01"),  # after '<digit>.': a fraction (1.01 is not 1.1), kept
+        ("1.007", "1.007"),
+        ("a.01", "a.1"),  # after a letter and a dot: a whole number again
+        ("2024-01-05", "2024-1-5"),
+    ],
+)
+def test_only_whole_numbers_lose_their_leading_zeros(written: str, folded: str) -> None:
+    from failcodes.idzeros import without_leading_zeros
+
+    assert without_leading_zeros(written) == folded
+
+
+def test_dotted_ids_differing_in_a_fraction_zero_are_two_sentences(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Sentences v1.01 (a refuted claim) and v1.1 (a supported one); only v1.01 is labelled, an
+    # error. Before: _fold took the 0 of '01' off, so the labels were refused as writing
+    # 'v1.01' 'also as v1.1' (exit 2) though they are two sentences. By hand: v1.01 is the one
+    # labelled sentence, flagged: TP 1, n 1 (v1.1 has no label and is not scored).
+    traces = tmp_path / "t.csv"
+    traces.write_text(
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "A,q1,v1.01,c1,x,refuted\nA,q1,v1.1,c2,y,supported\n"
+    )
+    labels = tmp_path / "l.csv"
+    labels.write_text("sentence_id,has_error\nv1.01,true\n")
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 1, 0, 0, 0)
+    # and s007 / s7 (whole numbers) are still refused: tests/test_outside_shapes12.py

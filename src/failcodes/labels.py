@@ -6,7 +6,6 @@ import array
 import bisect
 import itertools
 import operator
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pydantic import Field, model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
+from failcodes.idzeros import without_leading_zeros
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
 from failcodes.traces import Trace
@@ -1179,23 +1179,20 @@ def _per_system(
     return problems
 
 
-#: Leading zeros of a number inside an id (``s007``, ``claim-01``), kept for a lone ``0``.
-_LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
-
-
 def _fold(text: str) -> str:
     """An id as a likely mistake writes it: case, Unicode form, leading zeros of its numbers.
 
     Zeros inside an id too (i35red): ``s007`` in one system's file and ``s7`` in another's
     left the second's claims unlabelled and its labelled sentence without claims (FN 1 for TP 1).
+    Whole numbers only (:mod:`failcodes.idzeros`): ``v1.01`` and ``v1.1`` are two ids.
     """
     folded = text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
-    return _LEADING_ZEROS.sub("", folded)
+    return without_leading_zeros(folded)
 
 
 def _how_written(name: str, theirs: str) -> str:
     """How ``name`` differs from ``theirs`` (same after :func:`_fold`), for a message."""
-    if _LEADING_ZEROS.sub("", name) == _LEADING_ZEROS.sub("", theirs):
+    if without_leading_zeros(name) == without_leading_zeros(theirs):
         return "with other leading zeros"
     if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", theirs):
         nfd = unicodedata.is_normalized("NFD", name)
@@ -1300,7 +1297,7 @@ def _mismatch_as_shared(
         example = sid if example is None or sid < example else example
         pos = missing.get(_fold(sid), -1)
         if pos >= 0:
-            zeros = _LEADING_ZEROS.sub("", sid) == _LEADING_ZEROS.sub("", sids[pos] or "")
+            zeros = without_leading_zeros(sid) == without_leading_zeros(sids[pos] or "")
             return pos, (
                 f"no trace has sentence_id {sids[pos]!r}, but one has {sid!r} (ids are "
                 f"compared exactly: {'leading zeros' if zeros else 'case, Unicode form'}"

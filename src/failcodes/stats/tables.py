@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from failcodes.errors import InputError, StatisticsError
+from failcodes.idzeros import without_leading_zeros
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
 from failcodes.stats.names import STATISTICS
@@ -865,7 +866,7 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
     pairs: list[tuple[str, str]] = []
     for unit in dict.fromkeys(ids.tolist()):
         # and the leading zeros of its numbers ('007' from one rater, '7'; 's007', 's7')
-        seen = first.setdefault(_LEADING_ZEROS.sub("", spelling_key(unit)), unit)
+        seen = first.setdefault(without_leading_zeros(spelling_key(unit)), unit)
         if seen != unit:
             pairs.append((seen, unit))
     if not pairs:
@@ -878,10 +879,6 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
         f"{' or leading zeros' if zeros else ''} are read as different units: {shown}{more}; "
         "write them one way if they name one unit"
     ]
-
-
-#: Leading zeros of a number inside a unit id (``s007``), kept for a lone ``0``.
-_LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
 
 
 #: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``, ``a/b``, ``a & b``,
