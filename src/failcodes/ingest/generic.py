@@ -81,6 +81,7 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         rows=parse_rows_path(options.extra["rows"]) if "rows" in options.extra else None,
         label_level=options.extra.get("label_level", "auto"),
         label_scope=options.extra.get("label_scope", "shared"),
+        label_scope_given="label_scope" in options.extra,
         no_verdict=options.extra.get("no_verdict", "error"),
         verdict_threshold=_threshold(options),
         below_threshold=Verdict(

@@ -2,14 +2,18 @@
 
 Rows of several systems (or several claims of one sentence) name one target; they must
 agree. With ``--option label_scope=system`` each label is its row's system's: a target is
-one per system. A table's labels are per claim when claim and sentence ids differ on any row, else
-per sentence (``--option label_level=auto``), which is known only at the end: until a row
-settles it, both levels are kept, so memory follows the targets (claims and sentences),
-not the rows.
+one per system. Rows of two systems that name one target with different texts (the sentence,
+or the claim where it is its own sentence) are two sentences, not one: each system wrote its
+own answer, so one shared label cannot be both's; that is refused like a disagreement unless
+``--option label_scope=shared`` was given. A table's labels are per claim when claim and
+sentence ids differ on any row, else per sentence (``--option label_level=auto``), which is
+known only at the end: until a row settles it, both levels are kept, so memory follows the
+targets (claims and sentences), not the rows.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from failcodes.errors import InputError
@@ -24,8 +28,12 @@ class RuleLabels:
     ``level`` is the level of the labels so far (``auto``: sentence until a row says claim).
     """
 
-    def __init__(self, label_level: str) -> None:
-        """``label_level``: ``claim``, ``sentence`` or ``auto`` (claim once a row says so)."""
+    def __init__(self, label_level: str, *, same_text: bool = True) -> None:
+        """``label_level``: ``claim``, ``sentence`` or ``auto`` (claim once a row says so).
+
+        ``same_text``: refuse a shared target whose rows of two systems carry different texts
+        (False when ``--option label_scope=shared`` says the labels are shared anyway).
+        """
         kept = LEVELS if label_level == "auto" else (label_level,)
         self.rows = 0
         self.level = "claim" if label_level == "claim" else "sentence"
@@ -34,6 +42,9 @@ class RuleLabels:
         }
         #: the system of the row each kept label came from (shared labels name none)
         self._row_system: dict[tuple[str, str | None, str], str | None] = {}
+        self._same_text = same_text
+        #: the folded text's hash of the first row of each shared target, per level
+        self._text: dict[tuple[str, str | None, str], int] = {}
         self._conflict: dict[str, InputError] = {}
 
     def claim_level(self) -> None:
@@ -43,23 +54,64 @@ class RuleLabels:
             del self._targets["sentence"]
             self._conflict.pop("sentence", None)
 
-    def add(self, label: Label, path: Path, line: int, *, system: str | None = None) -> None:
-        """The label the rule gives the row at ``path:line`` (of ``system``, if known)."""
+    def add(
+        self,
+        label: Label,
+        path: Path,
+        line: int,
+        *,
+        system: str | None = None,
+        claim: str | None = None,
+    ) -> None:
+        """The label the rule gives the row at ``path:line`` (of ``system``, if known).
+
+        ``claim``: the row's claim text, the sentence's text where the claim is its own
+        sentence (its id is the sentence's) and the row gives no sentence text.
+        """
         self.rows += 1
         for level, out in self._targets.items():
             target = (label.claim_id if level == "claim" else label.sentence_id) or ""
             key = (label.system, target)  # per-system labels: one target per system
+            text = _text_of(label, level, claim)
+            folded = (
+                None
+                if text is None
+                else " ".join(unicodedata.normalize("NFC", text).casefold().split())
+            )
             if key not in out:
                 kept = label if level == "claim" else label.model_copy(update={"claim_id": None})
                 out[key] = (kept, path, line)
                 self._row_system[(level, *key)] = system
+                if folded is not None and label.system is None and self._same_text:
+                    self._text[(level, *key)] = hash(folded)
                 continue
             first, first_path, first_line = out[key]
-            if first.has_error == label.has_error or level in self._conflict:
+            other = self._row_system.get((level, *key))
+            if level in self._conflict:
                 continue
             where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+            if first.has_error == label.has_error:
+                first_text = self._text.get((level, *key))
+                if (
+                    folded is None
+                    or first_text is None
+                    or first_text == hash(folded)
+                    or None in (other, system)
+                    or other == system
+                ):
+                    continue
+                self._conflict[level] = InputError(
+                    f"{level} {target!r} reads {_cut(text or '')!r} in this row of system "
+                    f"{system!r} but otherwise in the row of system {other!r} at {where}: one "
+                    "shared label cannot be both's (if each system's answer was labelled on its "
+                    "own, --option label_scope=system keeps each system's labels; if the texts "
+                    "are one sentence, --option label_scope=shared keeps one label per id)",
+                    path=path,
+                    line=line,
+                    field=f"{level}_id",
+                )
+                continue
             of = f" of system {label.system!r}" if label.system is not None else ""
-            other = self._row_system.get((level, *key))
             hint = (
                 f" (a row of system {other!r} there, of {system!r} here: if each system's "
                 "answer was labelled on its own, --option label_scope=system keeps each "
@@ -98,3 +150,23 @@ class RuleLabels:
         if self.level in self._conflict:
             raise self._conflict[self.level]
         return [label for label, _, _ in self._targets[self.level].values()]
+
+
+def _text_of(label: Label, level: str, claim: str | None) -> str | None:
+    """The text a row gives its target at ``level`` (None: no text to compare).
+
+    A sentence's is its ``sentence`` text, else the claim's where the claim is the sentence
+    (claim id = sentence id); a claim's is the claim text.
+    """
+    if level == "sentence":
+        raw = label.sentence
+        if raw is None and label.claim_id in (None, label.sentence_id):
+            raw = claim
+    else:
+        raw = claim
+    return raw
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to 60 characters for an error line."""
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -101,6 +101,9 @@ class TableSpec:
     #: shared: one label per target for every system's rows; system: each row's label is
     #: its own system's (each system judged on its own answer, ids may recur across systems)
     label_scope: str = "shared"
+    #: whether ``--option label_scope`` was given (shared on purpose: rows of two systems
+    #: may name one sentence with different texts)
+    label_scope_given: bool = False
     verdict_threshold: float | None = None
     below_threshold: Verdict = Verdict.NO_EVIDENCE
     no_verdict: str = "error"
@@ -625,7 +628,7 @@ class TableStream:
         self.notes: list[str] = []
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
-        tally = _Tally(RuleLabels(self.spec.label_level))
+        tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
         keys = KeyHashes()
         try:
             for row in self._rows(tally, lines=self.lines):
@@ -634,7 +637,13 @@ class TableStream:
                 if row.trace.claim_id != row.trace.sentence_id:
                     tally.labels.claim_level()
                 if row.label is not None:
-                    tally.labels.add(row.label, row.path, row.line, system=row.trace.system)
+                    tally.labels.add(
+                        row.label,
+                        row.path,
+                        row.line,
+                        system=row.trace.system,
+                        claim=row.trace.claim,
+                    )
                 if row.trace.system not in tally.systems:
                     tally.new_system(row.trace.system, row.path, row.line)
                 yield row.trace
