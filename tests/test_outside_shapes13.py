@@ -15,6 +15,8 @@ from failcodes.errors import InputError
 from failcodes.stats.tables import ratings_from_frame
 from tests.cli_helpers import run_cli
 
+AGREE = ["--bootstrap", "0", "--format", "json"]
+
 
 def test_the_python_api_names_both_lines_of_a_unit_on_two_rows() -> None:
     # ratings_from_frame (a frame of its own) checks one row per unit as the CLI does, in one
@@ -70,3 +72,62 @@ def test_dotted_ids_differing_in_a_fraction_zero_are_two_sentences(
     (row,) = json.loads(out)
     assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 1, 0, 0, 0)
     # and s007 / s7 (whole numbers) are still refused: tests/test_outside_shapes12.py
+
+
+@pytest.mark.parametrize(
+    ("first", "fourth", "other"),
+    [
+        ("relevance and sufficiency", "sufficiency and relevance", "relevance and sufficiency"),
+        ("relevance AND sufficiency", "sufficiency AND relevance", "relevance AND sufficiency"),
+        (
+            '"relevance, and sufficiency"',
+            '"sufficiency, and relevance"',
+            "relevance and sufficiency",
+        ),
+        ("relevance\uff0csufficiency", "sufficiency\uff0crelevance", "relevance\uff0csufficiency"),
+        ("relevance\u3001sufficiency", "sufficiency\u3001relevance", "relevance\u3001sufficiency"),
+    ],
+)
+def test_cells_joining_codes_with_and_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], first: str, fourth: str, other: str
+) -> None:
+    # Unit 1: {relevance, sufficiency} vs {relevance}; units 2, 3 agree; unit 4: the same set
+    # written in two orders. As sets 3 of 4 units agree: percent 3/4 = 0.750 by hand (and
+    # with the cells rewritten with ';' and --sets ';', below). Each cell was one category,
+    # so unit 4 disagreed: percent 2/4 = 0.500, exit 0 (32b305f refused '&' and '+' only).
+    path = tmp_path / "r.csv"
+    rows = f"1,{first},relevance\n2,sufficiency,sufficiency\n3,relevance,relevance\n"
+    path.write_text(f"item,r1,r2\n{rows}4,{fourth},{other}\n", encoding="utf-8")
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:2, field 'r1': "), err
+    assert "looks like a set of codes" in err and "--sets none" in err
+    code, out, _ = run_cli([*args, "--sets", "none"], capsys)  # the way through, as before
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(2 / 4)
+    fixed = tmp_path / "fixed.csv"  # the other way through: ';' and --sets ';'
+    fixed.write_text(
+        "item,r1,r2\n1,relevance;sufficiency,relevance\n2,sufficiency,sufficiency\n"
+        "3,relevance,relevance\n4,sufficiency;relevance,relevance;sufficiency\n"
+    )
+    code, out, _ = run_cli(
+        ["agree", str(fixed), "--stat", "percent", *AGREE, "--sets", ";"], capsys
+    )
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+@pytest.mark.parametrize("alone", ["scope", "search"])
+def test_a_category_with_and_inside_whose_parts_are_not_ratings_stays_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], alone: str
+) -> None:
+    # 'search and retrieval' is one code: 'retrieval' is never a rating of its own (with
+    # alone='search', one part is). Units: (sr, sr), (scope, scope), (sr, scope),
+    # (scope|search, same): 3 of 4 agree, percent 0.750 by hand.
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "item,r1,r2\n1,search and retrieval,search and retrieval\n2,scope,scope\n"
+        f"3,search and retrieval,scope\n4,{alone},{alone}\n"
+    )
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)

@@ -882,8 +882,16 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
 
 
 #: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``, ``a/b``, ``a & b``,
-#: ``a + b``, a line break inside a spreadsheet cell).
-SET_SEPARATORS = (";", "|", ",", "/", "&", "+", "\n")
+#: ``a + b``, a line break inside a spreadsheet cell, the full-width ``；`` ``，`` and the
+#: ideographic comma ``、`` of CJK input), and the word ``and`` (:data:`AND_JOINER`).
+SET_SEPARATORS = (";", "|", ",", "/", "&", "+", "\n", "\uff1b", "\uff0c", "\u3001")
+
+#: The word "and" joining codes (``relevance and sufficiency``, ``x AND y``, ``x, y and z``):
+#: any case, with spaces around it. As for the separators, a cell is split only when every
+#: part is a rating of its own elsewhere: ``search and retrieval`` stays one category when
+#: ``search`` and ``retrieval`` are never written alone.
+AND_JOINER = " and "
+_AND_PARTS = re.compile(r"\s*,?\s+and\s+|\s*,\s*", re.IGNORECASE)
 
 
 def _listed(code: str) -> list[str] | None:
@@ -929,8 +937,14 @@ def _no_code_sets(
     for column, row, value in cells:
         for code in pieces(value):
             listed = _listed(code)
-            for sep in (None, *SET_SEPARATORS):
-                parts = listed if sep is None else [p.strip() for p in code.split(sep)]
+            for sep in (None, *SET_SEPARATORS, AND_JOINER):
+                parts = (
+                    listed
+                    if sep is None
+                    else [p.strip() for p in _AND_PARTS.split(code)]
+                    if sep == AND_JOINER
+                    else [p.strip() for p in code.split(sep)]
+                )
                 if parts is None or (sep is not None and sep == split):
                     continue
                 if sep is None and (len(parts) > 1 or set(parts) <= wholes):
@@ -946,7 +960,7 @@ def _no_code_sets(
                     else f"compare cells as sets with --sets '{sep}' (exact-set agreement, "
                     "alpha with the MASI and Jaccard distances), or --sets none to read each "
                     "cell as one category"
-                    if sep not in (None, "\n")
+                    if sep not in (None, "\n", AND_JOINER)
                     else "join each cell's codes with ';' and compare cells as sets with "
                     "--sets ';', or --sets none to read each cell as one category"
                 )
