@@ -408,10 +408,12 @@ def test_parquet_rows_are_fetched_a_batch_at_a_time(
     _no_trace_columns(monkeypatch)
     assert _command([path], labels, tmp_path / "from-parquet.jsonl") == expected
     # one reader for the whole stream: row group 0 is started again only for the row behind
-    # (row 2 under non_supported); batch [0, 1] (no wanted row) is decoded on the way
+    # (row 2 under non_supported); batch [0, 1] (no wanted row) is decoded on the way. Group
+    # 1's cursor is kept meanwhile: rows 4, 5, 7 under non_supported come from its batches
+    # (before issue 30's cursors, group 1 was started again too: [0, 1, 0, 1], 8 decodes)
     assert len(readers) == 1
-    assert started == [0, 1, 0, 1]
-    assert readers[0].decoded == 8  # [0, 1] [2, 3] [4, 5] [6, 7], twice
+    assert started == [0, 1, 0]
+    assert readers[0].decoded == 6  # [0, 1] [2, 3] [4, 5] [6, 7], then [0, 1] [2, 3]
     # only the wanted rows become Python values, each once per chunk that wants it
     assert converted == ["s2:c0", "s1:c0", "s3:c0", "s2:c0", "s3:c0", "s3:c1", "s1:c0", "s3:c0"]
 
@@ -446,6 +448,55 @@ def test_a_row_behind_in_its_row_group_is_not_decoded_again(
     assert reader.decoded == 3
     assert [r["sentence_id"] for r in reader.records([0])] == ["s0"]  # [0, 1] again
     assert reader.decoded == 4
+
+
+def test_rows_scattered_over_the_file_decode_each_row_group_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream jumping back and forth between places of a file decodes each row group once.
+
+    Three copies of 6 sentences (one claim each, supported, each labelled an error: 18 FN
+    under ``refuted``), each copy's ids suffixed ``~k`` as bench_engine's N-fold copy does:
+    copy k's sentence i is row 6k + i, but the output order (question, then sentence) is
+    q0~0, q0~1, q0~2, q1~0, ...: rows 0, 6, 12, 1, 7, 13, ... Row groups of 2 rows (9), a
+    batch a row group, a chunk of one disagreement: every fetch is in another group than
+    the last. Restarting a group at each jump back (issue 30: 60 CPU-s for 13.5 at twice
+    the paper scale) decoded a batch per row, 18; a cursor kept per group decodes 9.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [
+        _claim("A", f"q{i}~{k}", f"s{i}~{k}", 0, "supported") for k in range(3) for i in range(6)
+    ]
+    traces = _write_jsonl(tmp_path / "traces.jsonl", list(rows))
+    flags = {f"s{i}~{k}": True for k in range(3) for i in range(6)}
+    labels = _labels(tmp_path / "labels.jsonl", flags)
+    path = tmp_path / "traces.parquet"
+    table = pa.Table.from_pylist(rows, schema=columnar.trace_arrow_schema())
+    pq.write_table(table, path, row_group_size=2)
+    assert pq.ParquetFile(path).metadata.num_row_groups == 9
+    monkeypatch.setattr(columnar, "_FETCH_BATCH_ROWS", 2)
+    monkeypatch.setattr(disagreementio, "_GATHERED_PER_CHUNK", 1)
+    readers: list[Any] = []
+    real_reader = columnar._ParquetRows
+
+    def kept_reader(file: Path) -> Any:
+        readers.append(real_reader(file))
+        return readers[-1]
+
+    monkeypatch.setattr(columnar, "_ParquetRows", kept_reader)
+    got = {}
+    for source, name in ((traces, "from-jsonl.jsonl"), (path, "from-parquet.jsonl")):
+        args = ["disagreements", "--labels", labels, "--traces", source, "-m", "refuted"]
+        assert exit_code(*args, "-o", tmp_path / name) == 0
+        got[name] = (tmp_path / name).read_bytes()
+    assert got["from-parquet.jsonl"] == got["from-jsonl.jsonl"]
+    order = [json.loads(line)["sentence_id"] for line in got["from-jsonl.jsonl"].splitlines()]
+    assert order[:4] == ["s0~0", "s0~1", "s0~2", "s1~0"]  # the jumps the docstring counts
+    assert len(order) == 18
+    assert len(readers) == 1
+    assert readers[0].decoded == 9  # each row group once
 
 
 def test_empty_optional_texts_are_missing_from_jsonl_and_parquet(tmp_path: Path) -> None:

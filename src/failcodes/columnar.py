@@ -824,24 +824,50 @@ def gather_runs(
 
 #: Rows per batch of the Parquet fetches: every column is read, passage text included.
 _FETCH_BATCH_ROWS = 128
-#: Decoded batches a Parquet fetch keeps (the last of its row group): 1,024 traces (a row
-#: group as the tool writes it), a few MB with their passages.
+#: Decoded batches a row group's cursor keeps (its last): 1,024 traces (a row group as the
+#: tool wrote it before 8,192-row groups), a few MB with their passages.
 _KEPT_BATCHES = 8
+#: Row groups a Parquet fetch keeps a cursor in (the least recently used one goes first):
+#: each holds its batch iterator's pages (~5 MB measured on the paper-scale traces) and its
+#: kept batches. A stream whose rows alternate between more places of one file than this
+#: (e.g. more than 15 copies of the same questions, their ids suffixed, one after another)
+#: decodes a group again from its start each time it comes back to it.
+_KEPT_GROUPS = 16
+
+
+class _Cursor:
+    """One row group's batches decoded so far: the iterator and its last decoded batches."""
+
+    def __init__(self, batches: Iterator[Any], start: int) -> None:
+        self.batches = batches
+        self.kept: list[tuple[int, Any]] = []  # (first row, batch): the group's last batches
+        self.decoded_to = start  # the group's rows before this one are decoded
+
+    def holds(self, row: int) -> bool:
+        """Whether ``row`` is in a kept batch or ahead of them (no decode from the start)."""
+        return not self.kept or self.kept[0][0] <= row
 
 
 class _ParquetRows:
-    """Rows of a trace Parquet file, fetched a batch at a time in ascending order (issue 18).
+    """Rows of a trace Parquet file, fetched a batch at a time (issue 18; issue 30).
 
-    The batches (:data:`_FETCH_BATCH_ROWS` traces) of one row group are decoded up to the
-    one holding the row asked for, the last :data:`_KEPT_BATCHES` of them kept, with the
-    batch iterator of the group: rows asked for in ascending order, across calls, decode
-    each row group once; a row group without a wanted row is skipped; a row behind, in the
-    same group, is served from a kept batch (a stream sorted by question, then by
-    disagreement id, may ask for a question's rows behind the last batch at a chunk's
-    start: the demo's scifact-dev from its own Parquet decoded 210 batches, now 126; at
-    paper scale, 1,878 either way); a row in an earlier group, or behind the kept batches,
-    starts its group again. Only the wanted rows become Python values (a group's claims,
-    consecutive rows, one slice).
+    Each row group is read by a cursor (:class:`_Cursor`): its batches
+    (:data:`_FETCH_BATCH_ROWS` traces) are decoded up to the one holding the row asked
+    for, the last :data:`_KEPT_BATCHES` of them kept, with the batch iterator of the group.
+    Up to :data:`_KEPT_GROUPS` cursors are kept at once, so rows asked for in ascending
+    order within each group, across calls, decode each row group once, however the calls
+    jump between groups: a stream whose sentence groups are scattered (a file holding
+    copies of the same questions one after another, its rows asked for copy after copy)
+    goes back and forth between places of the file, and restarting a group at each jump
+    back decoded up to a group per jump (60 CPU-s for 13.5 at twice the paper scale). A
+    row group without a wanted row is skipped; a row behind, in its group, is served from
+    a kept batch (a stream sorted by question, then by disagreement id, may ask for a
+    question's rows behind the last batch at a chunk's start: the demo's scifact-dev from
+    its own Parquet decoded 210 batches, now 126; at paper scale, 1,878 either way); a row
+    behind the kept batches starts its group again. A cursor is dropped when the next
+    group's is started (a scan moving on), when its group is started again, and the least
+    recently used one past :data:`_KEPT_GROUPS`. Only the wanted rows become Python values
+    (a group's claims, consecutive rows, one slice).
     """
 
     def __init__(self, path: Path) -> None:
@@ -853,11 +879,8 @@ class _ParquetRows:
         meta = self.file.metadata
         sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
         self.starts = np.cumsum([0, *sizes])
-        self.batches: Iterator[Any] = iter(())
-        self.kept: list[tuple[int, Any]] = []  # (first row, batch): the group's last batches
+        self.cursors: dict[int, _Cursor] = {}  # by row group, the least recently used first
         self.batch: Any = None
-        self.group = -1  # the row group of the batches
-        self.decoded_to = 0  # the group's rows before this one are decoded
         self.first = self.end = 0  # rows [first, end) are the batch's in use
         self.decoded = 0  # batches decoded (tests count them)
 
@@ -878,28 +901,33 @@ class _ParquetRows:
         if not 0 <= row < int(self.starts[-1]):
             raise ValueError(f"{self.path} changed since it was read")
         group = int(np.searchsorted(self.starts, row, side="right") - 1)
-        kept = self.kept
-        if kept and group == self.group and kept[0][0] <= row < self.decoded_to:
+        cursor = self.cursors.pop(group, None)  # (put back last: the most recently used)
+        if cursor is None or not cursor.holds(row):
+            self.batch = cursor = None  # (freed before the next is decoded)
+            self.cursors.pop(group - 1, None)  # a scan moving on: the group behind is done
+            while len(self.cursors) >= _KEPT_GROUPS:
+                del self.cursors[next(iter(self.cursors))]
+            batches = self.file.iter_batches(
+                batch_size=_FETCH_BATCH_ROWS, row_groups=[group], use_threads=False
+            )
+            cursor = _Cursor(batches, int(self.starts[group]))
+        self.cursors[group] = cursor
+        kept = cursor.kept
+        if kept and row < cursor.decoded_to:
             at = bisect.bisect_right(kept, row, key=operator.itemgetter(0)) - 1
             self.first, self.batch = kept[at]  # behind the last batch: a kept one holds it
             self.end = self.first + self.batch.num_rows
             return
-        if group != self.group or row < self.decoded_to:
-            self.batch, self.kept = None, []  # (freed before the next is decoded)
-            self.batches = self.file.iter_batches(
-                batch_size=_FETCH_BATCH_ROWS, row_groups=[group], use_threads=False
-            )
-            self.group, self.decoded_to = group, int(self.starts[group])
-        while row >= self.decoded_to:
-            batch = next(self.batches, None)
+        while row >= cursor.decoded_to:
+            batch = next(cursor.batches, None)
             if batch is None:
                 raise ValueError(f"{self.path} changed since it was read")
             self.decoded += 1
-            self.kept.append((self.decoded_to, batch))
-            del self.kept[:-_KEPT_BATCHES]
-            self.decoded_to += batch.num_rows
-        self.first, self.batch = self.kept[-1]
-        self.end = self.decoded_to
+            kept.append((cursor.decoded_to, batch))
+            del kept[:-_KEPT_BATCHES]
+            cursor.decoded_to += batch.num_rows
+        self.first, self.batch = kept[-1]
+        self.end = cursor.decoded_to
 
     def _take(self, at: list[int]) -> list[dict[str, Any]]:
         """The kept batch's rows ``at`` (ascending), each run of consecutive rows one slice.
