@@ -7,6 +7,8 @@ The server URL and token come from ``--url``/``--token`` or from ``LABEL_STUDIO_
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -282,7 +284,16 @@ def _say_ready(local: Any, took: float, credentials: Path) -> None:
     typer.echo("# in the shell where you run failcodes labelstudio push/pull:")
     typer.echo(f"export LABEL_STUDIO_URL={local.url}")
     typer.echo(f"export LABEL_STUDIO_API_KEY={creds.token}")
-    typer.echo("# Ctrl-C stops the server", err=True)
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        # started in the background by a shell without job control (`serve &` in a script):
+        # SIGINT stays ignored, as that shell asked, so Ctrl-C would not stop it
+        typer.echo(
+            f"# SIGINT is ignored here (started in the background); stop the server with "
+            f"kill {os.getpid()}",
+            err=True,
+        )
+    else:
+        typer.echo("# Ctrl-C stops the server", err=True)
 
 
 @ls_app.command("serve")
@@ -333,7 +344,12 @@ def serve(
         _say_ready(local, took, folder / ls_server.CREDENTIALS)
         code = local.wait()
     except KeyboardInterrupt:
-        local.stop()
+        if local.stop():
+            typer.echo(
+                f"Label Studio did not stop within {ls_server.STOP_GRACE_S:.0f} s of SIGTERM; "
+                "killed it (SIGKILL)",
+                err=True,
+            )
         typer.echo("stopped Label Studio", err=True)
         return
     finally:
