@@ -35,6 +35,12 @@ from failcodes.redact import redact_text
 defer_while_importing(
     "typer.rich_utils", {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
 )
+# pydantic's plugin loader imports importlib.metadata (email, zipfile, csv...) for
+# ``entry_points``, which it calls only to look for plugins: main() turns that search off
+# (PYDANTIC_DISABLE_PLUGINS), so the import is deferred to a call that does not come.
+# Every command that builds a model paid it: 1,205 -> 1,164 M instructions for
+# `ingest generic-labels` of bench_study's 1x labels (issue 30).
+defer_while_importing("pydantic.plugin._loader", {"importlib.metadata": "entry_points"})
 
 app = typer.Typer(
     name="failcodes",
