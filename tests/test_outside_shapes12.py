@@ -287,17 +287,22 @@ def test_a_row_of_units_under_the_header_is_said_on_the_first_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # '(id),(rating),(rating)' under the column names was read as unit '(id)', its two
-    # "ratings" agreeing: percent 0.800 for the 4 units' 3/4 = 0.750 (by hand), no word. A
-    # unit could be so named, so the first line says it (the value is unchanged).
+    # "ratings" agreeing: percent 0.800 for the 4 units' 3/4 = 0.750 (by hand), no word.
+    # 548dc9a said it on the first line and still counted it (0.800, exit 0); i36agree
+    # refuses it (the assertion of 0.800 by default was the wrong number), and with
+    # --unit-column given, the user's word that every row is a unit, reads it and says so.
     path = tmp_path / "r.csv"
     body = "1,yes,yes\n2,no,yes\n3,yes,yes\n4,no,no\n"
     path.write_text("item,r1,r2\n(id),(rating),(rating)\n" + body)
     args = ["agree", str(path), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
-    code, out, _ = run_cli(args, capsys)
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:2, field 'item': a row of units"), err
+    code, out, _ = run_cli([*args, "--unit-column", "item"], capsys)
     assert code == 0
     (row,) = json.loads(out)
     assert row["value"] == pytest.approx(4 / 5)  # as read: '(id)' is one more agreeing unit
-    assert "line 2 (unit '(id)': text where the other 4 ids are numbers" in row["notes"][0]
+    assert "line 2 is read as a unit (--unit-column given)" in row["notes"][0]
     path.write_text("item,r1,r2\n" + body)  # the control: nothing said, 3/4
     code, out, _ = run_cli(args, capsys)
     (row,) = json.loads(out)

@@ -131,3 +131,60 @@ def test_a_category_with_and_inside_whose_parts_are_not_ratings_stays_one(
     code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+# Four units, two raters: 1-5 scores (3,3), (4,4), (2,5), (1,1) or codes (yes,yes), (no,no),
+# (yes,no), (no,no). Either way 3 of 4 units agree: percent 3/4 = 0.750 by hand.
+SCORES = "1,3,3\n2,4,4\n3,2,5\n4,1,1\n"
+CODES = "1,yes,yes\n2,no,no\n3,yes,no\n4,no,no\n"
+
+
+@pytest.mark.parametrize(
+    ("table", "line", "field", "before"),
+    [
+        # a row of descriptions under the header: read as unit 'unit id' whose raters
+        # disagreed, percent 3/5 = 0.600 (548dc9a said it on the first line, exit 0)
+        ("item,r1,r2\nunit id,rater 1 (MD),rater 2 (RN)\n" + CODES, 2, "item", 3 / 5),
+        # '(1-5 scale)' under each rater: one more agreeing unit, 4/5 = 0.800, and the scores
+        # read as text categories
+        ("item,r1,r2\n(id),(1-5 scale),(1-5 scale)\n" + SCORES, 2, "item", 4 / 5),
+        # without a unit column (row numbers): no word at all, 3/5 = 0.600
+        (
+            "r1,r2\nrater 1 (MD),rater 2 (RN)\n3,3\n4,4\n2,5\n1,1\n",
+            2,
+            "r1",
+            3 / 5,
+        ),
+        # an Excel export's totals under the units (counts of 'yes'): (2, 1) disagree, 3/5
+        ("item,r1,r2\n" + CODES + "Total,2,1\n", 6, "item", 3 / 5),
+        # the means of the scores: (2.5, 3.25) disagree, 3/5 = 0.600
+        ("item,r1,r2\n" + SCORES + "Mean,2.5,3.25\n", 6, "item", 3 / 5),
+        # a totals row whose counts are scores too (2, 2): one more agreeing unit, 4/5
+        ("item,r1,r2\n" + SCORES + "Total:,2,2\n", 6, "item", 4 / 5),
+    ],
+)
+def test_a_row_of_descriptions_or_totals_is_refused_not_counted(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    table: str,
+    line: int,
+    field: str,
+    before: float,
+) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(table)
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, ""), out
+    assert err.startswith(f"failcodes: error: {path}:{line}, field '{field}': a row of "), err
+    assert "delete the row" in err
+    rows = table.splitlines()
+    path.write_text("\n".join(r for i, r in enumerate(rows, 1) if i != line) + "\n")
+    code, out, _ = run_cli(args, capsys)  # the row deleted: the 4 units' 0.750 by hand
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+    if field == "item":  # --unit-column: every row a unit, as before, and said
+        path.write_text(table)
+        code, out, _ = run_cli([*args, "--unit-column", "item"], capsys)
+        (row,) = json.loads(out)
+        assert code == 0 and row["value"] == pytest.approx(before)
+        assert f"line {line} is read as a unit (--unit-column given)" in row["notes"][0]

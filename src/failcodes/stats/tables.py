@@ -586,6 +586,7 @@ def ratings_from_frame(
         def line_of(row: int) -> int:
             return row + 2
 
+        _refuse_rows_not_units(frame, choice, source, line_of, unit_column is not None)
         _no_dates(frame, rater_cols, source, line_of)
         one_spelling(frame, rater_cols, source, line_of)
         # and, as the CLI (i35red): cells joining codes ('x/y' and 'y/x' disagreed: percent
@@ -746,6 +747,9 @@ def ratings_tables(
             "with --raters; a table of one row per unit and rater: --long RATER,RATING)",
             path=source,
         )
+    odd = ""  # a row of descriptions under the header, or of totals under the units
+    if shape is None:
+        odd = _refuse_rows_not_units(frame, choice, source, line_of, unit_column is not None)
     if shape is None and choice.unit_column is not None:
         _one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of)
     if shape is None:
@@ -763,38 +767,145 @@ def ratings_tables(
     if by is not None and categories is None:
         notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
-    if shape is None:
-        line += _header_like_row(frame, choice, line_of)
-    notes.insert(0, line + _single_rated(parts))
+    notes.insert(0, line + odd + _single_rated(parts))
     return TableParts(parts, notes, choice)
 
 
-def _header_like_row(frame: pd.DataFrame, choice: ColumnChoice, line_of: Any) -> str:
-    """The first line's words on a first row that looks like a second header ("" if none).
+#: Unit ids that name a row of totals or summaries under the units (compared as
+#: :func:`spelling_key` writes them, without a trailing ``:``).
+TOTAL_WORDS = frozenset(
+    {
+        "total",
+        "totals",
+        "grand total",
+        "subtotal",
+        "sum",
+        "sums",
+        "mean",
+        "means",
+        "average",
+        "avg",
+        "median",
+        "overall",
+        "count",
+        "counts",
+        "n",
+        "sd",
+        "std",
+        "kappa",
+        "agreement",
+        "% agreement",
+    }
+)
 
-    A row of units or descriptions under the column names (``(id),(rating),(rating)``) was
-    one more unit, its raters agreeing: percent 0.800 for the 4 units' 0.750 (i35red). Said
+
+def _is_number(value: object) -> bool:
+    """A finite number, or a text that reads as one (a CSV's cells are text)."""
+    if isinstance(value, bool | np.bool_):
+        return False
+    try:
+        return bool(np.isfinite(float(str(value).strip())))
+    except ValueError:
+        return False
+
+
+#: Cells that mark a missing rating in many exports (R's ``NA``, Excel's ``#N/A``, ``-``).
+MISSING_MARKS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "missing", "-", ".", "?"})
+
+
+def _missing_marks(cells: Sequence[object]) -> bool:
+    """True when any of ``cells`` is a mark of a missing rating (:data:`MISSING_MARKS`)."""
+    return any(spelling_key(str(v)) in MISSING_MARKS for v in cells)
+
+
+def _rows_not_units(frame: pd.DataFrame, choice: ColumnChoice) -> list[tuple[int, str]]:
+    """The first or last row when it reads as no unit: ``(row, why)``, the first row first.
+
+    A row of units or descriptions under the column names (``unit id,rater 1 (MD),rater 2
+    (RN)``, ``(id),(1-5 scale),(1-5 scale)``) or a row of totals under the units (``Total,
+    2,1``; an Excel export's ``Mean`` row) was one more unit: percent 0.800 or 0.600 for the
+    4 units' 0.750 by hand, exit 0 (i35red, i36agree). Read so when the row's ratings are
+    text where every other row's are numbers (or numbers where every other row's are text),
     when its unit id is text where the other ids (3 or more) are numbers and none of its
-    ratings occurs on another row; a unit could be so named, so it is not refused.
+    ratings occurs on another row, or (the last row) when its id names a total
+    (:data:`TOTAL_WORDS`).
     """
-    if choice.unit_column is None or len(frame) < 4:
-        return ""
-    column = frame[choice.unit_column]
-    if str(column.iloc[0]).strip().isdecimal():  # the common case: nothing more to read
-        return ""
-    ids = [str(v).strip() for v in column.tolist()]
-    if not all(i.isdecimal() for i in ids[1:]):
-        return ""
-    raters = frame[choice.raters]
-    first = {str(v) for v in raters.iloc[0].tolist() if pd.notna(v)}
-    rest = {str(v) for v in raters.iloc[1:].to_numpy().ravel().tolist() if pd.notna(v)}
-    if not first or first & rest:
-        return ""
-    return (
-        f"; line {line_of(0)} (unit {ids[0]!r}: text where the other {len(ids) - 1} ids are "
-        "numbers, ratings found on no other row) is read as a unit: a row of units or "
-        "descriptions under the header? delete it"
+    if len(frame) < 4:
+        return []
+    cells = [
+        [v for v in row if pd.notna(v) and str(v).strip()]
+        for row in frame[choice.raters].itertuples(index=False)
+    ]
+    keys = [{_value_key(str(v).strip()) for v in row} for row in cells]
+    ids = (
+        [str(v).strip() if pd.notna(v) else "" for v in frame[choice.unit_column].tolist()]
+        if choice.unit_column is not None
+        else None
     )
+    found: list[tuple[int, str]] = []
+    for row, kind in ((0, "units or descriptions under the header"), (len(frame) - 1, "totals")):
+        if ids is not None and not ids[row]:  # no unit id: _every_unit_named refuses it
+            continue
+        others = [c for i, c in enumerate(cells) if i != row]
+        mine, rest = cells[row], [v for c in others for v in c]
+        shown = ", ".join(repr(str(v)) for v in mine[:3])
+        elsewhere = set().union(*(k for i, k in enumerate(keys) if i != row))
+        why = ""
+        texts = mine and not any(map(_is_number, mine)) and not _missing_marks(mine)
+        if texts and rest and all(map(_is_number, rest)):
+            why = f"its ratings ({shown}) are text where every other row's are numbers"
+        elif mine and rest and all(map(_is_number, mine)) and not any(map(_is_number, rest)):
+            why = f"its ratings ({shown}) are numbers where every other row's are text"
+        elif ids is not None and row and spelling_key(ids[row]).rstrip(":") in TOTAL_WORDS:
+            why = f"its unit id {ids[row]!r} names a total"
+        elif (
+            ids is not None
+            and not ids[row].isdecimal()
+            and all(i.isdecimal() for j, i in enumerate(ids) if j != row)
+            and mine
+            and not keys[row] & elsewhere
+        ):
+            why = (
+                f"its unit id {ids[row]!r} is text where the other {len(ids) - 1} ids are "
+                f"numbers, and its ratings ({shown}) are found on no other row"
+            )
+        if why:
+            found.append((row, f"a row of {kind}? {why}"))
+    return found
+
+
+def _refuse_rows_not_units(
+    frame: pd.DataFrame,
+    choice: ColumnChoice,
+    source: str | Path | None,
+    line_of: Any,
+    unit_given: bool,
+) -> str:
+    """Refuse a row :func:`_rows_not_units` finds; with ``--unit-column`` given, say it.
+
+    Refused, not left out: the guess could drop a unit (a unit so named), and the row also
+    made the other rows' numbers text categories (``(1-5 scale)`` above 1..5), so the safe
+    way is one line naming it. A given unit column is the user's word that each of its rows
+    is a unit: then the row is read and the first line says so (the returned words).
+    """
+    found = _rows_not_units(frame, choice)
+    if not found:
+        return ""
+    row, why = found[0]
+    field = choice.unit_column if choice.unit_column is not None else choice.raters[0]
+    if not unit_given:
+        keep = (
+            f" (a unit so named: --unit-column {choice.unit_column} reads every row as a unit)"
+            if choice.unit_column is not None
+            else ""
+        )
+        raise InputError(
+            f"{why}; it would be read as one more unit: delete the row{keep}",
+            path=source,
+            line=line_of(row),
+            field=field,
+        )
+    return f"; line {line_of(row)} is read as a unit (--unit-column given), though {why}"
 
 
 def _single_rated(parts: Sequence[tuple[Any, RatingsTable]]) -> str:
