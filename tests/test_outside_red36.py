@@ -141,3 +141,108 @@ def test_shared_on_purpose_keeps_one_label_per_id(
     code, _, err = run_cli(_ingest(tmp_path, "--option", "label_scope=shared"), capsys)
     assert code == 0, err
     assert len((tmp_path / "l.jsonl").read_text().splitlines()) == 5
+
+
+def test_labels_given_twice_are_refused_not_the_last_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One label file per system passed as --labels A --labels B: only B's were read, exit 0.
+
+    sysA's own labels (q1:2 and q2:1 errors, q1:1 not) were replaced by sysB's three
+    no-error labels: sysA read "no clinician-labelled errors" (TP 0, FN 0; recall undefined)
+    where its own labels give TP 1, FP 1, FN 1 by hand. Now one line names both paths.
+    """
+    head = "qid,sid,text,verdict,expert\n"
+    files = {
+        "sysA": "q1,1,Aspirin prevents pre-eclampsia.,refuted,ok\n"
+        "q1,2,Aspirin is safe at any dose.,refuted,bad\nq2,1,Zinc cures colds.,supported,bad\n",
+        "sysB": "q1,1,Metformin is first line.,supported,ok\n"
+        "q2,1,Vitamin C prevents colds.,refuted,ok\nq2,2,Zinc shortens colds.,supported,ok\n",
+    }
+    for system, rows in files.items():
+        (tmp_path / f"{system}.csv").write_text(head + rows)
+        code, _, err = run_cli(
+            [
+                *("ingest", "generic", str(tmp_path / f"{system}.csv"), "--system", system),
+                *("--map", "qid=question_id", "--map", "sid=sentence_id", "--map", "text=claim"),
+                *("--option", "sentence_ids=question", "--label-rule", "expert = bad -> error"),
+                *("-o", str(tmp_path / f"{system}.t.jsonl")),
+                *("--labels-out", str(tmp_path / f"{system}.l.jsonl")),
+            ],
+            capsys,
+        )
+        assert code == 0, err
+    traces = [
+        "--traces",
+        str(tmp_path / "sysA.t.jsonl"),
+        "--traces",
+        str(tmp_path / "sysB.t.jsonl"),
+    ]
+    for command in ("metrics", "disagreements"):
+        out = ["-o", str(tmp_path / "d.jsonl")] if command == "disagreements" else []
+        code, _, err = run_cli(
+            [
+                command,
+                *traces,
+                *("--labels", str(tmp_path / "sysA.l.jsonl")),
+                f"--labels={tmp_path / 'sysB.l.jsonl'}",
+                *out,
+            ],
+            capsys,
+        )
+        assert code == 2
+        assert err.count("\n") == 1
+        assert f"{command}: --labels takes one path and was given 2" in err
+        assert "sysA.l.jsonl" in err and "sysB.l.jsonl" in err
+    assert not (tmp_path / "d.jsonl").exists()
+    # the same path twice is harmless; sysA's own labels by hand: q1:1 ok/refuted FP,
+    # q1:2 bad/refuted TP, q2:1 bad/supported FN
+    labels = str(tmp_path / "sysA.l.jsonl")
+    code, out, err = run_cli(
+        [
+            *("metrics", "--traces", str(tmp_path / "sysA.t.jsonl"), "--labels", labels),
+            *("--labels", labels, "-m", "refuted", "--format", "json"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    row = json.loads(out)[0]
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 1, 1, 0)
+
+
+def test_a_v2_table_9_says_its_multi_label_shares_can_add_up_past_100(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Co-occurring codes: inference read 25 + 50 + 50 = 125% with no word on the denominator.
+
+    The 4 traces of tests/test_outside_shapes4.py (`_v2_per_trace`), by hand: overreach on
+    t0, t1 (2/4), conflict_synthesis_failure on t0, t2 (2/4), valid_inference on t3 (1/4);
+    each share is of the 4 traces, and t0 carries two codes. The caption now says so.
+    """
+    import pandas as pd
+
+    from failcodes import codebook as codebooks
+    from tests.test_outside_shapes4 import _v2_per_trace
+
+    _v2_per_trace(tmp_path)
+    cb = codebooks.bundled_dir() / "medical-fact-check.v2.yaml"
+    code, _, err = run_cli(
+        ["report", str(tmp_path), "--codebook", str(cb), "-o", str(tmp_path / "report")], capsys
+    )
+    assert code == 0, err
+    tables = tmp_path / "report" / "tables"
+    caption = (tables / "reasoning_steps.md").read_text().splitlines()[0]
+    assert "each share is of the units (n per column)" in caption
+    assert "Inference" in caption and "can add up past 100%" in caption
+    shares = pd.read_csv(tables / "reasoning_steps.csv")
+    inference = shares[shares["dimension"] == "inference"].set_index("code")["v"]
+    assert inference.to_dict() == {
+        "valid_inference": 0.25,
+        "overreach": 0.5,
+        "conflict_synthesis_failure": 0.5,
+    }
+    # Table 8 (v1, one code per dimension) keeps its caption: no multi-label words
+    from failcodes.report.tables import multi_label_caption
+    from failcodes.units import UnitKind
+
+    assert multi_label_caption(codebooks.bundled(version=1).part(UnitKind.RETRIEVAL)) == ""

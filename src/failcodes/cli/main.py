@@ -301,6 +301,57 @@ def _special_input(args: list[str]) -> str | None:
     return None
 
 
+def _repeated_path_option(command: object, args: list[str]) -> str | None:
+    """A file option that takes one path given twice with two paths, if any (one line).
+
+    The parser keeps the last value of an option that takes one: ``metrics --labels a.jsonl
+    --labels b.jsonl`` read b's labels alone, a's sentences left out without a word (sysA's
+    3 labelled sentences, 2 of them errors, scored as if unlabelled: "no clinician-labelled
+    errors", exit 0). Only path options (an input dropped, or an output never written);
+    the same path twice is harmless.
+    """
+    path: list[str] = []
+    rest = list(args)
+    while isinstance(getattr(command, "commands", None), dict):
+        index = next((i for i, a in enumerate(rest) if not a.startswith("-")), None)
+        if index is None or rest[index] not in command.commands:  # type: ignore[attr-defined]
+            return None
+        command = command.commands[rest[index]]  # type: ignore[attr-defined]
+        path.append(rest[index])
+        rest = rest[index + 1 :]
+    valued: set[str] = set()
+    single: dict[str, str] = {}
+    for param in getattr(command, "params", ()):
+        if param.param_type_name != "option" or param.is_flag or param.count:
+            continue
+        valued.update(param.opts)
+        descriptor = getattr(param, "type_descriptor", None)
+        if not param.multiple and getattr(descriptor, "annotation", None) is Path:
+            single.update(dict.fromkeys(param.opts, param.opts[-1]))
+    given: dict[str, list[str]] = {}
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "--":
+            break
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if not eq and arg in valued:
+            value = rest[i + 1] if i + 1 < len(rest) else ""
+            i += 1
+        if name in single:
+            given.setdefault(single[name], []).append(value)
+        i += 1
+    for name, values in given.items():
+        if len(set(values)) > 1:
+            shown = ", ".join(repr(v) for v in values)
+            join = " (several label files: join them into one)" if name == "--labels" else ""
+            return (
+                f"{' '.join(path)}: {name} takes one path and was given {len(values)} "
+                f"({shown}): only the last would be used; give one{join}"
+            )
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; user errors exit 2 with one line, bugs keep their traceback."""
     if threading.current_thread() is threading.main_thread():
@@ -333,7 +384,12 @@ def main(argv: list[str] | None = None) -> None:
     try:
         # not standalone: a bad option value is one line too (typer draws a usage box)
         with raw_cells(False):  # --raw-csv holds for this command only
-            code = app(args=argv, standalone_mode=False)
+            command = typer.main.get_command(app)
+            repeated = _repeated_path_option(command, args)
+            if repeated is not None:
+                typer.echo(f"failcodes: error: {redact_text(repeated)}", err=True)
+                sys.exit(2)
+            code = command(args=args, standalone_mode=False)
     except typer.TyperException as exc:  # typer's ClickException family: a bad command line
         _command_line_error(exc)
     except typer.Abort:

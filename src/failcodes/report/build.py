@@ -36,6 +36,7 @@ from failcodes.report.tables import (
     agreement_table,
     code_shares,
     labelled,
+    multi_label_caption,
     never_flagged_notes,
     paper_shares,
     prf_table,
@@ -396,7 +397,14 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             )
             shown, key = paper_shares(shares, part, groups)
             sec.tables.append(
-                b.table(stem, shown, f"{caption}{tag}{state}", csv=shares, key=key, keys=2)
+                b.table(
+                    stem,
+                    shown,
+                    f"{caption}{tag}{state}{multi_label_caption(part)}",
+                    csv=shares,
+                    key=key,
+                    keys=2,
+                )
             )
             for i, (corr_caption, corr_table) in enumerate(corrected):
                 suffix = "" if i == 0 else f"_{i + 1}"

@@ -41,6 +41,24 @@ def summary_row(flag: str, *, partial: bool = False) -> tuple[str, str]:
     return ALL_HIGH_ROW, label
 
 
+def multi_label_caption(part: Part) -> str:
+    """A caption's words for a part with multi-label dimensions ('' when it has none).
+
+    Each code's share is of the rows (traces, passages) carrying it, and a multi-label
+    dimension's row may carry several codes: its shares can add up past 100% (a v2 Table 9
+    read inference 25 + 50 + 50 = 125% with no word on what the 100% was).
+    """
+    multi = [d.label for d in part.dimensions if d.multi_label]
+    if not multi:
+        return ""
+    one = len(multi) == 1
+    return (
+        f"; each share is of the units (n per column); {', '.join(multi)} "
+        f"{'is' if one else 'are'} multi-label (a unit may carry several codes), so "
+        f"{'its' if one else 'their'} shares can add up past 100%"
+    )
+
+
 def code_shares(
     wide: pd.DataFrame,
     part: Part,
