@@ -188,3 +188,35 @@ def test_a_row_of_descriptions_or_totals_is_refused_not_counted(
         (row,) = json.loads(out)
         assert code == 0 and row["value"] == pytest.approx(before)
         assert f"line {line} is read as a unit (--unit-column given)" in row["notes"][0]
+
+
+def test_a_long_tables_other_columns_are_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A and B's ratings on rows of (unit, rater, rating), and a third rater's beside them as
+    # a column of its own, 'rater3' (repeated on each of the unit's rows), and a 'minutes'
+    # column. Before: --long read A and B and dropped rater3 and minutes without a word,
+    # Fleiss 0.467 standing as the table's. The value is A and B's (statsmodels, below); the
+    # first line now says what was not read, and that rater3 holds ratings.
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    a, b, c = ["yes", "no", "yes", "no"], ["yes", "no", "no", "no"], ["no", "no", "yes", "no"]
+    rows = [
+        f"{u},{name},{r[u - 1]},{c[u - 1]},{u + 2}"
+        for u in range(1, 5)
+        for name, r in (("A", a), ("B", b))
+    ]
+    path = tmp_path / "r.csv"
+    path.write_text("unit,rater,rating,rater3,minutes\n" + "\n".join(rows) + "\n")
+    two = fleiss_kappa(aggregate_raters(list(zip(a, b, strict=True)))[0])
+    three = fleiss_kappa(aggregate_raters(list(zip(a, b, c, strict=True)))[0])
+    # by hand: two, Pbar 3/4, Pe (3/8)^2 + (5/8)^2 = 34/64 -> 14/30; three, Pbar 2/3, Pe 5/9
+    assert (two, three) == (pytest.approx(14 / 30), pytest.approx(0.25))
+    args = ["agree", str(path), "--long", "rater,rating", "--stat", "fleiss", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["raters"] == ["A", "B"] and row["value"] == pytest.approx(two)
+    first = row["notes"][0]
+    assert "not read (the ratings are column 'rating'): rater3 (its values are ratings" in first
+    assert first.endswith("'rater' and 'rating'), minutes"), first

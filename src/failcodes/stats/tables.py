@@ -719,7 +719,9 @@ def ratings_tables(
     candidates: list[str] | None = None
     shape = long_columns(frame, long, unit_column=unit_column, exclude=keep, source=source)
     unit_reason = "given (--unit-column)"
+    unread = ""
     if shape is not None:
+        unread = _unread_long_columns(frame, shape, keep)
         if sets != "none":  # on the long rows: their lines are the file's
             _no_code_sets(frame, [shape.rating], source, line_of, sets)
         frame = wide_from_long(
@@ -767,8 +769,33 @@ def ratings_tables(
     if by is not None and categories is None:
         notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
-    notes.insert(0, line + odd + _single_rated(parts))
+    notes.insert(0, line + unread + odd + _single_rated(parts))
     return TableParts(parts, notes, choice)
+
+
+def _unread_long_columns(frame: pd.DataFrame, long: LongColumns, keep: Sequence[str]) -> str:
+    """The first line's words on a long table's columns that are not read ("" if none).
+
+    A long table's raters are the values of its rater column and their ratings the rating
+    column: any other column is not read. A third rater's ratings beside them as a column of
+    its own (``unit,rater,rating,rater3``) were dropped without a word, the statistics of
+    the long table's two raters standing as the table's (i36agree). Said, with the columns
+    whose values are ratings named as such.
+    """
+    read = {long.unit, long.rater, long.rating, *keep}
+    unread = [str(c) for c in frame.columns if str(c) not in read]
+    if not unread:
+        return ""
+    ratings = {_value_key(v) for v in _present(frame[long.rating])}
+    named = [
+        f"{c} (its values are ratings: a rater of its own? a long table counts a rater's "
+        f"ratings only on rows of '{long.rater}' and '{long.rating}')"
+        if ratings & {_value_key(v) for v in _present(frame[c])}
+        else c
+        for c in unread[:5]
+    ]
+    more = f" (and {len(unread) - 5} more)" if len(unread) > 5 else ""
+    return f"; not read (the ratings are column '{long.rating}'): {', '.join(named)}{more}"
 
 
 #: Unit ids that name a row of totals or summaries under the units (compared as
