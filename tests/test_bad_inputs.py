@@ -15,9 +15,10 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pytest
 import yaml
@@ -2923,8 +2924,8 @@ HYGIENE_CASES: list[Case] = [
 ]
 
 
-#: Lock files held by a setup for the rest of the session (a study "mid-run").
-_HELD: list[object] = []
+#: Lock files held by a setup while its case runs (a study "mid-run"); closed after it.
+_HELD: list[IO[str]] = []
 
 
 def _study_mid_run(d: Path) -> None:
@@ -4393,6 +4394,15 @@ def _tree(root: Path) -> dict[str, tuple[int, int]]:
         str(p.relative_to(root)): (p.lstat().st_size, p.lstat().st_mtime_ns)
         for p in sorted(root.rglob("*"))
     }
+
+
+@pytest.fixture(autouse=True)
+def _release_held_locks() -> Iterator[None]:
+    """Close the lock files a setup held once its case ran (left for the session, each was
+    an unclosed-file ResourceWarning at exit)."""
+    yield
+    while _HELD:
+        _HELD.pop().close()  # closing drops the lock
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

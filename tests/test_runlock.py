@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import errno
+import gc
 import os
 import signal
 import subprocess
 import sys
 import time
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from failcodes.errors import FailcodesError
 from failcodes.runlock import LOCK_NAME, FolderLockedError, folder_lock, lock_holder
 
 HOLD = """
@@ -159,3 +164,51 @@ def test_report_on_a_study_mid_run_says_so(
         _stop(proc)
     code, _, err = run_cli(["report", str(layout.root)], capsys)
     assert code == 2 and "mid-run" not in err  # the run over: the study's own state speaks
+
+
+def _unclosed_files(take: Callable[[], object], refused: str) -> list[str]:
+    """Run ``take``, which must fail with ``refused``; the ResourceWarnings of files it left."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        with pytest.raises(FailcodesError, match=refused) as info:
+            take()
+        del info  # its traceback holds the frames, and through them the file
+        gc.collect()
+    return [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def _take(folder: Path, what: str = "folder") -> None:
+    with folder_lock(folder, what=what):
+        pass
+
+
+def test_a_lock_file_that_cannot_be_written_is_one_line_and_leaves_no_file_open(
+    tmp_path: Path,
+) -> None:
+    # the holder line not written (here: the lock file is a device that cannot be truncated):
+    # the open lock file was left to the garbage collector, still locked (ResourceWarning:
+    # unclosed file ... .failcodes.lock), and the OSError (no file name) was a traceback
+    (tmp_path / LOCK_NAME).symlink_to("/dev/full")
+    refused = rf"^{tmp_path / LOCK_NAME}: cannot lock the study \(Invalid argument\)$"
+    assert _unclosed_files(lambda: _take(tmp_path, "study"), refused) == []
+
+
+def test_a_file_system_without_locks_is_one_line_and_leaves_no_file_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    def no_locks(fd: int, op: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    refused = r"\.failcodes\.lock: cannot lock the judge run \(No locks available\)$"
+    assert _unclosed_files(lambda: _take(tmp_path, "judge run"), refused) == []
+
+
+def test_a_refused_writer_leaves_no_file_open(tmp_path: Path) -> None:
+    proc = _holder(tmp_path)
+    try:
+        assert _unclosed_files(lambda: _take(tmp_path), "in use by process") == []
+    finally:
+        _stop(proc)

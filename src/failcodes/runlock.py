@@ -177,29 +177,29 @@ def _acquire(key: Path, what: str) -> IO[str]:
         ) from None
     if fcntl is None:  # pragma: no cover - Windows: no advisory locks
         return fh
-    try:
+    try:  # every way out but the return closes the file (an open one would keep the lock)
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = _live_holder(key)
-        fh.close()
-        raise FolderLockedError(
-            f"{key}: this {what} is in use by {_describe(holder)}; wait for it to finish "
-            "or stop it, or write to another folder"
-        ) from None
-    fh.seek(0)
-    fh.truncate()
-    fh.write(
-        json.dumps(
-            {
-                "pid": os.getpid(),
-                "started": datetime.now(UTC).isoformat(timespec="seconds"),
-                # the subcommand only: arguments can hold secrets (URLs with user:pass@)
-                "command": " ".join(sys.argv[1:3])[:200],
-            }
-        )
-        + "\n"
-    )
-    fh.flush()
+        fh.seek(0)
+        fh.truncate()
+        holder = {
+            "pid": os.getpid(),
+            "started": datetime.now(UTC).isoformat(timespec="seconds"),
+            # the subcommand only: arguments can hold secrets (URLs with user:pass@)
+            "command": " ".join(sys.argv[1:3])[:200],
+        }
+        fh.write(json.dumps(holder) + "\n")
+        fh.flush()
+    except BaseException as exc:
+        with contextlib.suppress(OSError):  # a full disk fails the close's flush too
+            fh.close()
+        if isinstance(exc, BlockingIOError):
+            raise FolderLockedError(
+                f"{key}: this {what} is in use by {_describe(_live_holder(key))}; wait for it "
+                "to finish or stop it, or write to another folder"
+            ) from None
+        if isinstance(exc, OSError):  # ENOLCK (a file system without locks), ENOSPC, EIO
+            raise FailcodesError(f"{path}: cannot lock the {what} ({exc.strerror})") from None
+        raise
     return fh
 
 
