@@ -124,9 +124,12 @@ KEYED_ARGS = (
 def test_an_asserting_pipeline_declares_its_verdict_from_the_cli(tmp_path: Path) -> None:
     src = tmp_path / "keyed.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in KEYED))
+    # sentence 1:1 is sysA's "Low-dose aspirin..." and sysB's "Avoid NSAIDs...": two texts
+    # under one id are refused as one shared label (d74f101) unless label_scope=shared says
+    # the labels are shared anyway; the labels here are incidental to the declared verdict
     proc = run(
         "ingest", "generic", src, "-o", "t.jsonl", "--labels-out", "l.jsonl", *KEYED_ARGS,
-        "--verdict", "supported", cwd=tmp_path,
+        "--option", "label_scope=shared", "--verdict", "supported", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     traces = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
