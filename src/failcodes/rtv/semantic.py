@@ -80,7 +80,7 @@ def item_similarities(
 
 def summarize(results: Sequence[ItemResult], sims: Sequence[ItemSimilarity]) -> SemanticSummary:
     """Verdict-stratified means, Mann-Whitney and Spearman over items (pure)."""
-    from scipy.stats import mannwhitneyu, spearmanr
+    from failcodes.stats.tests import mann_whitney, spearman
 
     by_id = {s.item_id: s for s in sims}
     max_by: dict[str, list[float]] = defaultdict(list)
@@ -100,17 +100,13 @@ def summarize(results: Sequence[ItemResult], sims: Sequence[ItemSimilarity]) -> 
     undefined: dict[str, str] = {}
     u = p = rb = None
     if sup and non:
-        res = mannwhitneyu(sup, non, alternative="two-sided")
-        u, p = float(res.statistic), float(res.pvalue)
-        rb = 2 * u / (len(sup) * len(non)) - 1
+        mw = mann_whitney(sup, non)
+        u, p, rb = mw.statistic, mw.p_value, mw.effect
     else:
         undefined["mann_whitney"] = "needs supported and not-supported items"
-    rho = sp = None
-    xs, ys = [a for a, _ in pairs], [b for _, b in pairs]
-    if len(pairs) >= 3 and len(set(xs)) > 1 and len(set(ys)) > 1:
-        sres = spearmanr(xs, ys)
-        rho, sp = float(sres.statistic), float(sres.pvalue)
-    else:
+    rank = spearman([a for a, _ in pairs], [b for _, b in pairs])
+    rho, sp = rank.effect, rank.p_value
+    if rank.undefined_reason is not None:
         undefined["spearman"] = "needs >= 3 items with varying similarity and BM25 score"
     return SemanticSummary(
         items=list(sims),
