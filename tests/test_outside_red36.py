@@ -246,3 +246,60 @@ def test_a_v2_table_9_says_its_multi_label_shares_can_add_up_past_100(
     from failcodes.units import UnitKind
 
     assert multi_label_caption(codebooks.bundled(version=1).part(UnitKind.RETRIEVAL)) == ""
+
+
+@pytest.mark.parametrize(
+    ("rule", "line", "value"),
+    [
+        ("label in {not supported} -> error", 4, "not-supported"),
+        ("label in {not supported, not-supported} -> error", 5, "NS"),
+        ("label = Not_Supported -> error; otherwise -> no_error", 2, "Not Supported"),
+    ],
+)
+def test_a_label_written_another_way_than_the_rule_names_it_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rule: str, line: int, value: str
+) -> None:
+    """Clinicians' labels spelt three ways: 'Not Supported', 'not-supported', 'NS'.
+
+    'label in {not supported} -> error' gave the other two the opposite label: 1 error of
+    5 sentences (s1), exit 0, where the clinicians marked 3 (s1, s3, s4). Now the first row
+    of a spelling the rule does not name is refused naming it; naming all three gives 3.
+    """
+    rows = "s1,Not Supported\ns2,Supported\ns3,not-supported\ns4,NS\ns5,supported\n"
+    (tmp_path / "t.csv").write_text("sid,label\n" + rows)
+    base = [
+        *("ingest", "generic-labels", str(tmp_path / "t.csv"), "--map", "sid=sentence_id"),
+        *("-o", str(tmp_path / "l.jsonl")),
+    ]
+    code, _, err = run_cli([*base, "--label-rule", rule], capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1
+    assert f"t.csv:{line}, field 'label': {value!r} is not named by --label-rule" in err
+    assert not (tmp_path / "l.jsonl").exists()
+    code, _, err = run_cli(
+        [*base, "--label-rule", "label in {Not Supported, not-supported, NS} -> error"], capsys
+    )
+    assert code == 0, err
+    labels = [json.loads(x) for x in (tmp_path / "l.jsonl").read_text().splitlines()]
+    assert [lb["sentence_id"] for lb in labels if lb["has_error"]] == ["s1", "s3", "s4"]
+
+
+def test_numbers_and_opposite_words_are_not_read_as_variants(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-1 beside 1, and 'unsupported' beside 'supported', are other values, not spellings."""
+    (tmp_path / "t.csv").write_text("sid,label,stance\ns1,-1,supported\ns2,1,unsupported\n")
+    for rule, drop, errors in (
+        ("label in {-1} -> error", "stance", ["s1"]),
+        ("stance = supported -> no_error", "label", ["s2"]),
+    ):
+        code, _, err = run_cli(
+            [
+                *("ingest", "generic-labels", str(tmp_path / "t.csv"), "--map", "sid=sentence_id"),
+                *("--map", f"{drop}=", "-o", str(tmp_path / "l.jsonl"), "--label-rule", rule),
+            ],
+            capsys,
+        )
+        assert code == 0, err
+        labels = [json.loads(x) for x in (tmp_path / "l.jsonl").read_text().splitlines()]
+        assert [lb["sentence_id"] for lb in labels if lb["has_error"]] == errors

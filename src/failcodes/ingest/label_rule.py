@@ -160,6 +160,7 @@ class LabelRule:
                 line=line,
                 field=self.column,
             )
+        self._check_variants()
         missing = [k for k in self.outcomes if k not in self.seen]
         if not missing:
             return None
@@ -190,6 +191,46 @@ class LabelRule:
                     )
         shown = ", ".join(repr(k) for k in missing)
         return f"label rule {self.text!r}: no row has {shown}"
+
+    def _check_variants(self) -> None:
+        """Refuse a value the rule does not name that writes a named one another way.
+
+        ``not-supported`` or ``Not_Supported`` beside a named ``not supported`` (the same
+        letters and digits), or ``NS`` for it (its words' initials): read as written, such
+        rows got the other outcome (``label in {not supported} -> error`` on rows of 'Not
+        Supported', 'not-supported' and 'NS' gave 1 error of 3, exit 0). Named at its first
+        row; the rule must name it (or map it) to count it.
+        """
+        if self.otherwise is None:
+            return  # an unnamed value is refused row by row
+        named: dict[str, str] = {}
+        for key in self.outcomes:
+            if _number(key):
+                continue  # -1 and 1 are two values
+            named.setdefault(_squash(key), key)
+            words = [w for w in re.split(r"[\W_]+", key) if w]
+            if len(words) >= 2:
+                named.setdefault("".join(w[0] for w in words), key)
+        for key, (spelling, path, line) in self.seen.items():
+            if key in self.outcomes or _number(key):
+                continue
+            same = named.get(_squash(key))
+            if same is None or len(_squash(key)) < 2:
+                continue
+            raise InputError(
+                f"{spelling!r} is not named by --label-rule {self.text!r} but looks like "
+                f"{same!r} written another way (those rows got the {self.otherwise.value!r} "
+                f"label): name it in the rule too (e.g. {{{same}, {spelling}}}), or give "
+                "its own clause if it is another category",
+                path=path,
+                line=line,
+                field=self.column,
+            )
+
+
+def _squash(key: str) -> str:
+    """A compared value's letters and digits alone (``not-supported`` -> ``notsupported``)."""
+    return re.sub(r"[\W_]+", "", key)
 
 
 #: Distinct values of the rule's column remembered for :meth:`LabelRule.unmatched`.
