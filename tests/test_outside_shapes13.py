@@ -220,3 +220,56 @@ def test_a_long_tables_other_columns_are_said_on_the_first_line(
     first = row["notes"][0]
     assert "not read (the ratings are column 'rating'): rater3 (its values are ratings" in first
     assert first.endswith("'rater' and 'rating'), minutes"), first
+
+
+@pytest.mark.parametrize(
+    ("table", "raters", "value"),
+    [
+        # a notes column one of whose notes is 'yes' shared a value with the raters and was a
+        # third rater: percent 0.417, exit 0. r1/r2 agree on units 1, 2, 4: 3/4 = 0.750
+        (
+            'item,r1,r2,notes\n1,yes,yes,clear\n2,no,no,\n3,yes,no,"r2 unsure, yes"\n4,no,no,yes\n',
+            ["r1", "r2"],
+            3 / 4,
+        ),
+        # each rater's code and confidence (both 1-3): four raters, percent 0.367. The codes
+        # (1,1), (2,2), (1,2), (3,3), (2,1) agree on 3 of 5 units: 0.600
+        (
+            "item,R1 code,R1 confidence,R2 code,R2 confidence\n1,1,3,1,2\n2,2,2,2,3\n"
+            "3,1,3,2,1\n4,3,1,3,3\n5,2,2,1,2\n",
+            ["R1 code", "R2 code"],
+            3 / 5,
+        ),
+        # every column so named: they are the ratings (3,3), (2,2), (1,3), (2,2): 3/4
+        ("item,r1_confidence,r2_confidence\n1,3,3\n2,2,2\n3,1,3\n4,2,2\n", None, 3 / 4),
+    ],
+)
+def test_a_note_or_confidence_column_is_no_rater(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    table: str,
+    raters: list[str] | None,
+    value: float,
+) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(table)
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(value)
+    if raters is not None:
+        assert row["raters"] == raters
+        assert "named like a note, a confidence or a time" in row["notes"][0]
+        assert all("not a rating" in why for why in row["left_out"].values())
+
+
+def test_one_rater_beside_a_notes_column_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # r1 and its notes: which columns are raters cannot be told (before: notes was the
+    # second rater: percent 0.333 over the 3 units with a note, exit 0)
+    path = tmp_path / "r.csv"
+    path.write_text("item,r1,notes\n1,yes,ok\n2,no,\n3,yes,yes\n4,no,unsure\n")
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    assert (code, out) == (2, "")
+    assert "notes named like a note, a confidence or a time" in err and "--raters" in err

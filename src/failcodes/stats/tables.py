@@ -27,7 +27,13 @@ from failcodes.idzeros import without_leading_zeros
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
 from failcodes.stats.names import STATISTICS
-from failcodes.stats.summaries import MIN_SHARE, Summary, named_summaries, value_summaries
+from failcodes.stats.summaries import (
+    MIN_SHARE,
+    Summary,
+    name_words,
+    named_summaries,
+    value_summaries,
+)
 
 
 @dataclass(frozen=True)
@@ -425,6 +431,7 @@ def choose_columns(
         rater_cols, summaries = _without_named(pool, source)
         if candidates is None:
             rater_cols, left_out = _raters_by_values(frame, rater_cols, source)
+            rater_cols, summaries = _without_not_ratings(rater_cols, summaries, source)
         rater_cols, summaries = _without_function_columns(frame, rater_cols, summaries, source)
     if not rater_cols:
         raise InputError("no rater columns", path=source)
@@ -479,6 +486,66 @@ def _without_named(
             path=source,
         )
     return kept, tuple(named)
+
+
+#: Words that name a column beside the ratings that is no rating: a rater's note, a
+#: confidence, a time (matched against the words of the column name, :func:`name_words`).
+NOT_RATING_WORDS = frozenset(
+    {
+        "note",
+        "notes",
+        "comment",
+        "comments",
+        "remark",
+        "remarks",
+        "rationale",
+        "reasoning",
+        "explanation",
+        "justification",
+        "memo",
+        "feedback",
+        "confidence",
+        "conf",
+        "certainty",
+        "sureness",
+        "time",
+        "timestamp",
+        "date",
+        "duration",
+        "seconds",
+        "minutes",
+    }
+)
+
+
+def _without_not_ratings(
+    pool: list[str], summaries: tuple[Summary, ...], source: str | Path | None
+) -> tuple[list[str], tuple[Summary, ...]]:
+    """``pool`` less the columns named like a note, a confidence or a time (not ratings).
+
+    A ``notes`` column one of whose notes was ``yes`` shared a value with the raters and
+    was a third rater: percent 0.417 for the two raters' 0.750 by hand; ``R1 confidence``
+    and ``R2 confidence`` (1-3) beside ``R1 code`` and ``R2 code`` (1-3) were raters too:
+    0.367 for the codes' 0.600 (i36agree), exit 0. Left out when two or more columns are
+    left; when every column is so named they are the ratings (``r1_confidence``,
+    ``r2_confidence``) and all stay; one left is refused, asking for ``--raters``.
+    """
+    named = {c: w for c in pool for w in name_words(c) if w in NOT_RATING_WORDS}
+    kept = [c for c in pool if c not in named]
+    if not named or not kept:
+        return pool, summaries
+    if len(kept) < 2:
+        raise InputError(
+            f"cannot tell the rater columns: {', '.join(named)} named like a note, a "
+            f"confidence or a time and {len(kept)} other column left; name the raters with "
+            "--raters",
+            path=source,
+        )
+    out = [
+        Summary(c, f"named like a note, a confidence or a time ('{w}'), not a rating")
+        for c, w in named.items()
+    ]
+    return kept, (*summaries, *out)
 
 
 def _without_function_columns(
