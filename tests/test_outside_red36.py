@@ -303,3 +303,41 @@ def test_numbers_and_opposite_words_are_not_read_as_variants(
         assert code == 0, err
         labels = [json.loads(x) for x in (tmp_path / "l.jsonl").read_text().splitlines()]
         assert [lb["sentence_id"] for lb in labels if lb["has_error"]] == errors
+
+
+def test_an_adjudicated_annotator_is_not_one_more_vote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long label file with two or three clinicians and their 'adjudicated' label.
+
+    --option consensus=majority counted the adjudication as a vote ("majority of 3:
+    adjudicated, dr_a, dr_b"), exit 0: s1 and s2 split 1-1 between the clinicians and the
+    adjudicator's row decided them, where the clinicians alone tie (refused, or decided by
+    --option ties); on s4 (dr_a, dr_b error, dr_c not) it made 3-1 of 2-1. Now refused,
+    naming the first row of the annotator. The clinicians alone, ties skipped: s3 no error
+    (0 of 2), s4 error (2 of 3), s1 and s2 tied and left out.
+    """
+    votes = {
+        "s1": {"dr_a": True, "dr_b": False, "adjudicated": True},
+        "s2": {"dr_a": True, "dr_b": False, "adjudicated": False},
+        "s3": {"dr_a": False, "dr_b": False, "adjudicated": False},
+        "s4": {"dr_a": True, "dr_b": True, "dr_c": False, "adjudicated": True},
+    }
+    rows = [
+        f"{sid},q1,{who},{str(err).lower()}\n"
+        for sid, by in votes.items()
+        for who, err in by.items()
+    ]
+    head = "sentence_id,question_id,annotator,has_error\n"
+    (tmp_path / "all.csv").write_text(head + "".join(rows))
+    (tmp_path / "clin.csv").write_text(head + "".join(r for r in rows if "adjud" not in r))
+    out = str(tmp_path / "c.jsonl")
+    base = ["ingest", "generic-labels", "--option", "consensus=majority", "-o", out]
+    code, _, err = run_cli([*base, str(tmp_path / "all.csv")], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "all.csv:4, field 'annotator': annotator 'adjudicated' is named like a consensus" in err
+    assert not (tmp_path / "c.jsonl").exists()
+    code, _, err = run_cli([*base, str(tmp_path / "clin.csv"), "--option", "ties=skip"], capsys)
+    assert code == 0, err
+    labels = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()]
+    assert [(lb["sentence_id"], lb["has_error"]) for lb in labels] == [("s3", False), ("s4", True)]

@@ -110,6 +110,32 @@ def _check_names(labels: Sequence[Located]) -> None:
             )
 
 
+def _check_summaries(labels: Sequence[Located]) -> None:
+    """Refuse an annotator named like a consensus (``adjudicated``, ``majority``, ``gold``).
+
+    Its labels are already a combined label, not one more clinician's vote: two clinicians
+    split on a sentence and their ``adjudicated`` row made a 2-1 majority with no word
+    ("majority of 3: adjudicated, dr_a, dr_b"), and where the adjudicator overruled a 2-1
+    majority the vote made a 2-2 tie, decided by ``ties``, not by the adjudicator. The
+    consensus words are ``agree``'s (:data:`failcodes.stats.summaries.CONSENSUS_WORDS`).
+    """
+    from failcodes.stats.summaries import consensus_word
+
+    for label, path, line in labels:
+        name = label.annotator
+        word = None if name is None else consensus_word(name)
+        if word is None:
+            continue
+        raise InputError(
+            f"annotator {name!r} is named like a consensus ({word!r}): its labels are a "
+            "combined label, not one more vote; to use them as the reference, give a file of "
+            "its rows alone (without --option consensus); if it is a clinician, rename it",
+            path=path,
+            line=line,
+            field="annotator",
+        )
+
+
 def _votes(group: Sequence[Located]) -> None:
     """Refuse a target labelled twice by one annotator (or twice by nobody named)."""
     seen: dict[str | None, tuple[Path, int]] = {}
@@ -171,6 +197,7 @@ def combine(
     single label keeps it unchanged.
     """
     _check_names(labels)
+    _check_summaries(labels)
     # per-system labels: one target per system (each system's answer has its own sentence)
     groups: dict[tuple[str, str, str | None], list[Located]] = {}
     for item in labels:
