@@ -273,3 +273,39 @@ def test_one_rater_beside_a_notes_column_is_refused(
     code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
     assert (code, out) == (2, "")
     assert "notes named like a note, a confidence or a time" in err and "--raters" in err
+
+
+@pytest.mark.parametrize("mark", ["NA", ".", "-", "#N/A"])
+def test_a_missing_mark_among_numeric_ratings_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mark: str
+) -> None:
+    # R's write.csv writes a missing rating NA (Stata '.', others '-' or '#N/A'). Unit 2 rated
+    # by neither: among 1-5 scores the mark was a category and unit 2 one more agreeing unit,
+    # percent 4/5 = 0.800, exit 0. Left empty, the 4 rated units (3,3), (2,5), (1,1), (3,3)
+    # agree on 3: 0.750 by hand.
+    path = tmp_path / "r.csv"
+    path.write_text(f"item,r1,r2\n1,3,3\n2,{mark},{mark}\n3,2,5\n4,1,1\n5,3,3\n")
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:3, field 'r1': {mark!r} among numeric"), err
+    assert "--categories" in err
+    path.write_text("item,r1,r2\n1,3,3\n2,,\n3,2,5\n4,1,1\n5,3,3\n")
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+def test_a_missing_mark_given_as_a_category_or_among_text_codes_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # given in --categories, NA is a category: 4 of 5 units agree (0.800); among text codes
+    # N/A may be an answer (not applicable) and is read as one: (yes,yes), (N/A,N/A),
+    # (no,yes), (no,no) agree on 3 of 4
+    path = tmp_path / "r.csv"
+    path.write_text("item,r1,r2\n1,3,3\n2,NA,NA\n3,2,5\n4,1,1\n5,3,3\n")
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli([*args, "--categories", "1,2,3,4,5,NA"], capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(4 / 5), err
+    path.write_text("item,r1,r2\n1,yes,yes\n2,N/A,N/A\n3,no,yes\n4,no,no\n")
+    code, out, err = run_cli(args, capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4), err

@@ -656,6 +656,8 @@ def ratings_from_frame(
         _refuse_rows_not_units(frame, choice, source, line_of, unit_column is not None)
         _no_dates(frame, rater_cols, source, line_of)
         one_spelling(frame, rater_cols, source, line_of)
+        if categories is None:
+            _no_missing_marks(frame, rater_cols, source, line_of)
         # and, as the CLI (i35red): cells joining codes ('x/y' and 'y/x' disagreed: percent
         # 0.500 for the sets' 0.750) and a row without a unit id (one more unit)
         _no_code_sets(frame, rater_cols, source, line_of)
@@ -791,6 +793,8 @@ def ratings_tables(
         unread = _unread_long_columns(frame, shape, keep)
         if sets != "none":  # on the long rows: their lines are the file's
             _no_code_sets(frame, [shape.rating], source, line_of, sets)
+        if categories is None:
+            _no_missing_marks(frame, [shape.rating], source, line_of)
         frame = wide_from_long(
             frame, shape, keep=keep, source=source, first_line=first_line, lines=lines
         )
@@ -824,6 +828,8 @@ def ratings_tables(
     if shape is None:
         _no_dates(frame, choice.raters, source, line_of)
         one_spelling(frame, choice.raters, source, line_of)
+        if categories is None:
+            _no_missing_marks(frame, choice.raters, source, line_of)
         if sets != "none":
             _no_code_sets(frame, choice.raters, source, line_of, sets)
     if choice.unit_column is not None:
@@ -910,6 +916,37 @@ MISSING_MARKS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "missing"
 def _missing_marks(cells: Sequence[object]) -> bool:
     """True when any of ``cells`` is a mark of a missing rating (:data:`MISSING_MARKS`)."""
     return any(spelling_key(str(v)) in MISSING_MARKS for v in cells)
+
+
+def _no_missing_marks(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a mark of a missing rating (:data:`MISSING_MARKS`) among numeric ratings.
+
+    R's ``write.csv`` writes a missing rating ``NA``: among 1-5 scores it was a category, two
+    raters' NA one more agreeing unit (percent 0.800 where the 4 rated units give 0.750 by
+    hand), and the scores text labels (no weights), exit 0 (i36agree). Among text codes
+    ``N/A`` may be an answer (not applicable), so only numbers are checked; a category of
+    its own is given with ``--categories``.
+    """
+    marks: list[tuple[int, str, str]] = []
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if not pd.notna(value) or not str(value).strip() or _is_number(value):
+                continue
+            if spelling_key(str(value)) not in MISSING_MARKS:
+                return  # a text rating: the marks may be answers
+            marks.append((row, str(column), str(value)))
+    if marks and len(marks) < sum(int(frame[c].notna().sum()) for c in raters):
+        row, column, value = min(marks)
+        raise InputError(
+            f"{value!r} among numeric ratings: a missing rating (R writes NA)? leave the cell "
+            f"empty (it would be a category of its own); a category indeed: list the categories "
+            "with --categories",
+            path=source,
+            line=line_of(row),
+            field=column,
+        )
 
 
 def _rows_not_units(frame: pd.DataFrame, choice: ColumnChoice) -> list[tuple[int, str]]:
