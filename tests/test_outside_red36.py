@@ -341,3 +341,30 @@ def test_an_adjudicated_annotator_is_not_one_more_vote(
     assert code == 0, err
     labels = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()]
     assert [(lb["sentence_id"], lb["has_error"]) for lb in labels] == [("s3", False), ("s4", True)]
+
+
+def test_every_warned_interval_in_the_metrics_table_is_marked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CI warnings below the table list 6 cells per warning, then "and N more".
+
+    Two systems on 3 questions each (ANSWERS, per-system labels), 200 resamples: every one
+    of the 14 intervals is warned, and the line 'only 3 clusters (< 20)' named 6 of its 8
+    cells "and 2 more": sysB's J and specificity intervals had no word beside them or
+    below. Now each warned interval carries a '*' (counted against the JSON's
+    *_ci_warning fields).
+    """
+    code, _, err = run_cli(_ingest(tmp_path, "--option", "label_scope=system"), capsys)
+    assert code == 0, err
+    args = ["metrics", "--traces", str(tmp_path / "t.jsonl"), "--labels"]
+    args += [str(tmp_path / "l.jsonl"), "-m", "refuted", "--bootstrap", "200"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    warned = sum(
+        1 for row in json.loads(out) for k, v in row.items() if k.endswith("_ci_warning") and v
+    )
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert warned == 14
+    assert out.count("]*") == warned
+    assert "* after an interval: it may not cover" in out

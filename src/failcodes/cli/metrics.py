@@ -43,12 +43,20 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
+#: After an interval in the table: it carries a CI warning (the list below names why). The
+#: list is cut at 6 cells per warning, so without the mark a cell past the cut ("and 1
+#: more") showed its interval with no word beside it.
+WARNED = "*"
+
+
 def _cell(result: MetricResult, name: str) -> str:
     est = result.metrics[name]
     text = _pct(est.value)
     ci = result.intervals.get(name)
     if est.value is not None and ci is not None:
         text += f"\n[{_pct(ci.low)}, {_pct(ci.high)}]" if ci.low is not None else "\n[–]"
+        if ci.warning:
+            text += WARNED
     return text
 
 
@@ -123,6 +131,11 @@ def notes(report: MetricsReport) -> list[str]:
         action = "counted as no error" if policy is WithoutClaimsPolicy.NO_ERROR else "left out"
         listed = ", ".join(f"{s}: {n}" for s, n in sorted(by_system.items()))
         out.append(f"labelled sentences without claims ({action}): {listed}")
+    if warned:
+        out.append(
+            f"{WARNED} after an interval: it may not cover (small sample, boundary or zero "
+            "width); the CI warnings below say why"
+        )
     for warning, where in sorted(warned.items()):
         shown = sorted(where)
         more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
