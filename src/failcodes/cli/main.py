@@ -7,6 +7,7 @@ This is the only layer that parses arguments and prints; it turns a
 from __future__ import annotations
 
 import errno
+import gc
 import importlib
 import importlib.util
 import inspect
@@ -352,8 +353,13 @@ def _repeated_path_option(command: object, args: list[str]) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; user errors exit 2 with one line, bugs keep their traceback."""
+def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
+    """Run the CLI; user errors exit 2 with one line, bugs keep their traceback.
+
+    ``gc_paused``: the garbage collector was disabled for start-up (failcodes.cli.start);
+    the objects start-up made are frozen (never collected: they live as long as the
+    process) and collection resumes before the command runs.
+    """
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate_like_interrupt)
     args = sys.argv[1:] if argv is None else argv
@@ -377,6 +383,9 @@ def main(argv: list[str] | None = None) -> None:
         register_commands()
     if "--help" in args:
         _reflow_help(app)
+    if gc_paused:
+        gc.freeze()
+        gc.enable()
     problem = _path_problem(args)
     if problem is not None:
         typer.echo(f"failcodes: error: {redact_text(problem)}", err=True)
