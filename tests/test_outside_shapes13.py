@@ -309,3 +309,40 @@ def test_a_missing_mark_given_as_a_category_or_among_text_codes_is_read(
     path.write_text("item,r1,r2\n1,yes,yes\n2,N/A,N/A\n3,no,yes\n4,no,no\n")
     code, out, err = run_cli(args, capsys)
     assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4), err
+
+
+def test_two_fields_of_each_rater_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each rater's error (0-2) and severity (0-2): four raters, percent 0.633, exit 0. By
+    # hand, errors (1,1), (0,0), (1,0), (2,2), (0,0) agree on 4 of 5 units (0.800) and
+    # severities (2,2), (0,1), (1,0), (2,2), (0,0) on 3 (0.600): --raters says which.
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "item,R1 error,R1 severity,R2 error,R2 severity\n1,1,2,1,2\n2,0,0,0,1\n3,1,1,0,0\n"
+        "4,2,2,2,2\n5,0,0,0,0\n"
+    )
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:1, field 'R1 severity': rater columns"), err
+    assert "two fields ('error', 'severity') of the same raters" in err
+    for raters, value in (("R1 error,R2 error", 4 / 5), ("R1 severity,R2 severity", 3 / 5)):
+        code, out, _ = run_cli([*args, "--raters", raters], capsys)
+        assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(value)
+
+
+def test_roles_numbered_alike_are_four_raters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Physician 1, Physician 2, Nurse 1, Nurse 2 are four people, not two fields: units
+    # (y,y,y,y), (n,n,n,n), (y,n,y,y), (n,n,n,n): percent is the mean over units of the
+    # agreeing pairs, (6 + 6 + 3 + 6) / (4 * 6) = 21/24 = 0.875 by hand
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "item,Physician 1,Physician 2,Nurse 1,Nurse 2\n1,y,y,y,y\n2,n,n,n,n\n3,y,n,y,y\n4,n,n,n,n\n"
+    )
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert len(row["raters"]) == 4 and row["value"] == pytest.approx(21 / 24)

@@ -435,6 +435,8 @@ def choose_columns(
         rater_cols, summaries = _without_function_columns(frame, rater_cols, summaries, source)
     if not rater_cols:
         raise InputError("no rater columns", path=source)
+    if raters is None and candidates is None:
+        _one_field_per_rater(rater_cols, source)
     spelt: dict[str, str] = {}
     for col in rater_cols if raters is None else ():  # 'Rater1' and 'rater1' (i35red)
         seen = spelt.setdefault(spelling_key(col), col)
@@ -546,6 +548,39 @@ def _without_not_ratings(
         for c, w in named.items()
     ]
     return kept, (*summaries, *out)
+
+
+def _one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> None:
+    """Refuse rater columns that are two or more fields of each rater.
+
+    ``R1 error``, ``R1 severity``, ``R2 error``, ``R2 severity`` (``rater1_relevance``,
+    ``rater1_sufficiency``...: a dimension each) were four raters: percent 0.633 where the
+    raters' errors agree on 4 of 5 units (0.800) and their severities on 3 (0.600) by hand
+    (i36agree), exit 0. Found when, with the last word of each name as its field (a word of
+    three or more characters, not a number), two or more fields each name the same two or
+    more raters; which field is the rating is the user's to say, with ``--raters``. Roles
+    numbered alike (``Physician 1``, ``Nurse 1``: a field '1') or lettered (``Dr A``) are
+    raters, not fields.
+    """
+    heads: dict[str, dict[tuple[str, ...], str]] = {}
+    for col in columns:
+        words = name_words(col)
+        if len(words) >= 2 and len(words[-1]) >= 3 and not words[-1].isdigit():
+            heads.setdefault(words[-1], {})[tuple(words[:-1])] = col
+    fields = {f: h for f, h in heads.items() if len(h) >= 2}
+    for field, named in fields.items():
+        same = [g for g, h in fields.items() if g != field and len(set(h) & set(named)) >= 2]
+        if same:
+            ours, theirs = list(named.values()), list(fields[same[0]].values())
+            raise InputError(
+                f"rater columns {', '.join(ours[:4])} and {', '.join(theirs[:4])} look like "
+                f"two fields ({field!r}, {same[0]!r}) of the same raters: each column would be "
+                f"a rater; name the rating's columns with --raters (e.g. --raters "
+                f"'{','.join(ours)}')",
+                path=source,
+                line=1,
+                field=theirs[0],
+            )
 
 
 def _without_function_columns(
