@@ -368,3 +368,51 @@ def test_every_warned_interval_in_the_metrics_table_is_marked(
     assert warned == 14
     assert out.count("]*") == warned
     assert "* after an interval: it may not cover" in out
+
+
+def test_label_files_of_two_systems_merged_alike_must_be_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One file per system, each ingested with its labels; merged as a study merges them.
+
+    `generic-labels A B --option duplicates=same` kept one label per sentence id labelled
+    alike: sysA's q1:1 'Aspirin prevents pre-eclampsia.' and sysB's q1:1 'Metformin is
+    first line.' (both no error) became one shared label, and each system was scored on the
+    other's sentences (the shape of test 1 across files), exit 0. Now refused naming both.
+    """
+    head = "qid,sid,text,verdict,expert\n"
+    files = {
+        "sysA": "q1,1,Aspirin prevents pre-eclampsia.,refuted,ok\n"
+        "q1,2,Aspirin is safe.,refuted,bad\n",
+        "sysB": "q1,1,Metformin is first line.,supported,ok\n",
+    }
+    for system, rows in files.items():
+        (tmp_path / f"{system}.csv").write_text(head + rows)
+        code, _, err = run_cli(
+            [
+                *("ingest", "generic", str(tmp_path / f"{system}.csv"), "--system", system),
+                *("--map", "qid=question_id", "--map", "sid=sentence_id"),
+                *("--map", "text=claim", "--map", "text=sentence"),
+                *("--option", "sentence_ids=question", "--label-rule", "expert = bad -> error"),
+                *("-o", str(tmp_path / f"{system}.t.jsonl")),
+                *("--labels-out", str(tmp_path / f"{system}.l.jsonl")),
+            ],
+            capsys,
+        )
+        assert code == 0, err
+    merge = ["ingest", "generic-labels", "--option", "duplicates=same"]
+    merge += ["-o", str(tmp_path / "m.jsonl")]
+    code, _, err = run_cli(
+        [*merge, str(tmp_path / "sysA.l.jsonl"), str(tmp_path / "sysB.l.jsonl")], capsys
+    )
+    assert code == 2 and err.count("\n") == 1
+    assert "sysB.l.jsonl:1, field 'sentence_id': sentence 'q1:1' reads 'Metformin" in err
+    assert "label_scope=system" in err
+    assert not (tmp_path / "m.jsonl").exists()
+    # the same sentence in both files (one answer, two verifiers) is still one label
+    (tmp_path / "sysB.l.jsonl").write_text((tmp_path / "sysA.l.jsonl").read_text())
+    code, _, err = run_cli(
+        [*merge, str(tmp_path / "sysA.l.jsonl"), str(tmp_path / "sysB.l.jsonl")], capsys
+    )
+    assert code == 0, err
+    assert len((tmp_path / "m.jsonl").read_text().splitlines()) == 2

@@ -29,6 +29,7 @@ sentence_ids=question`` (both adapters) qualifies sentence ids numbered per answ
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -281,9 +282,23 @@ def _same_again(
         first[target] = (label, path, line)
         return False
     was, was_path, was_line = first[target]
-    if (was.has_error, was.question_id) == (label.has_error, label.question_id):
-        return True
     where = f"line {was_line}" if was_path == path else f"{was_path}:{was_line}"
+    if (was.has_error, was.question_id) == (label.has_error, label.question_id):
+        if _folded(was.sentence) == _folded(label.sentence) or None in (
+            was.sentence,
+            label.sentence,
+        ):
+            return True
+        # one id, two sentences: each file was its own system's answer (d74f101's shape
+        # across files), and one shared label would score each system on the other's
+        raise InputError(
+            f"{kind} {key!r} reads {label.sentence!r} here but {was.sentence!r} at {where}: "
+            "two sentences, one id (if each file is its own system's answer, give its ingest "
+            "--option label_scope=system, so each label names its system)",
+            path=path,
+            line=line,
+            field=f"{kind}_id",
+        )
     raise InputError(
         f"{kind} {key!r} is labelled has_error={str(label.has_error).lower()} here, question "
         f"{label.question_id!r}, and has_error={str(was.has_error).lower()}, question "
@@ -292,6 +307,13 @@ def _same_again(
         line=line,
         field=f"{kind}_id",
     )
+
+
+def _folded(text: str | None) -> str | None:
+    """A sentence text compared loosely: Unicode form, case and spacing ignored."""
+    if text is None:
+        return None
+    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
 
 
 class _OneScope:
