@@ -11,6 +11,10 @@ from typing import Any
 
 import pytest
 
+# one Label Studio server for the whole session: imported into a test module, the fixture
+# was that module's own, and each of three modules started (and migrated) a server of its own
+from tests.labelstudio_server import labelstudio_server  # noqa: F401  (session fixture)
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 SRC = REPO / "src"

@@ -29,7 +29,6 @@ from tests.labelstudio_helpers import (
     toy_codebook,
     verification_unit,
 )
-from tests.labelstudio_server import labelstudio_server  # noqa: F401  (session fixture)
 from tests.test_cli_labelstudio import assert_one_line_error, run, write_codebook  # noqa: F401
 
 pytestmark = pytest.mark.labelstudio
@@ -50,7 +49,7 @@ def reviewer_codes(i: int, coder: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def client(labelstudio_server: tuple[str, str]) -> Iterator[LabelStudioClient]:  # noqa: F811
+def client(labelstudio_server: tuple[str, str]) -> Iterator[LabelStudioClient]:
     url, token = labelstudio_server
     with LabelStudioClient(url, token) as c:
         yield c
@@ -231,7 +230,7 @@ def test_reusing_a_project_made_for_another_part_is_refused(
 
 
 def test_wrong_token_is_one_line_exit_2(
-    labelstudio_server: tuple[str, str],  # noqa: F811
+    labelstudio_server: tuple[str, str],
     tmp_path: Path,
     run: Any,  # noqa: F811
 ) -> None:
@@ -261,7 +260,7 @@ def test_wrong_token_is_one_line_exit_2(
 
 
 def test_cli_push_then_pull(
-    labelstudio_server: tuple[str, str],  # noqa: F811
+    labelstudio_server: tuple[str, str],
     tmp_path: Path,
     run: Any,  # noqa: F811
     client: LabelStudioClient,

@@ -19,7 +19,6 @@ from failcodes.report.tables import code_shares
 from failcodes.units import UnitKind, verification_units
 from tests.fakeserver import FakeServer
 from tests.judge_helpers import make_codebook, make_traces
-from tests.labelstudio_server import labelstudio_server  # noqa: F401  (session fixture)
 
 pytestmark = pytest.mark.labelstudio
 
@@ -29,7 +28,7 @@ BOTH = ["overreach", "conflict_synthesis_failure"]
 
 
 @pytest.fixture
-def client(labelstudio_server: tuple[str, str]) -> Iterator[LabelStudioClient]:  # noqa: F811
+def client(labelstudio_server: tuple[str, str]) -> Iterator[LabelStudioClient]:
     url, token = labelstudio_server
     with LabelStudioClient(url, token) as c:
         yield c

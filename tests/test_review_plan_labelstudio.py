@@ -23,14 +23,13 @@ from failcodes.traceio import write_traces
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind, build_units
 from failcodes.verdicts import Verdict
-from tests.labelstudio_server import labelstudio_server  # noqa: F401  (session fixture)
 from tests.test_cli_labelstudio import run  # noqa: F401  (in-process CLI fixture)
 
 pytestmark = pytest.mark.labelstudio
 
 
 @pytest.fixture
-def client(labelstudio_server: tuple[str, str]) -> Iterator[LabelStudioClient]:  # noqa: F811
+def client(labelstudio_server: tuple[str, str]) -> Iterator[LabelStudioClient]:
     url, token = labelstudio_server
     with LabelStudioClient(url, token) as c:
         yield c
@@ -60,7 +59,7 @@ def traces() -> list[Trace]:
 
 
 def test_plan_push_pull_status_and_corrected_report(
-    labelstudio_server: tuple[str, str],  # noqa: F811
+    labelstudio_server: tuple[str, str],
     client: LabelStudioClient,
     tmp_path: Path,
     run: Any,  # noqa: F811
