@@ -346,3 +346,40 @@ def test_roles_numbered_alike_are_four_raters(
     assert code == 0, err
     (row,) = json.loads(out)
     assert len(row["raters"]) == 4 and row["value"] == pytest.approx(21 / 24)
+
+
+@pytest.mark.parametrize(
+    ("table", "raters", "value"),
+    [
+        # each row's total of three raters' 0/1 codes was a fourth rater: percent 0.583,
+        # exit 0. The three: units 1, 2, 5, 6 unanimous (1 each), units 3 and 4 one pair
+        # of 3 agreeing (1/3 each): (4 + 2/3) / 6 = 0.778 by hand
+        (
+            "item,r1,r2,r3,total\n1,1,1,1,3\n2,0,0,0,0\n3,1,0,1,2\n4,0,0,1,1\n5,1,1,1,3\n"
+            "6,0,0,0,0\n",
+            ["r1", "r2", "r3"],
+            (4 + 2 / 3) / 6,
+        ),
+        # an agreement flag (1: the two agreed) was a third rater: 0.556. r1/r2 agree on
+        # units 1, 2, 4, 5: 4/6 = 0.667
+        (
+            "item,r1,r2,agree\n1,1,1,1\n2,0,0,1\n3,1,0,0\n4,0,0,1\n5,1,1,1\n6,0,1,0\n",
+            ["r1", "r2"],
+            4 / 6,
+        ),
+    ],
+)
+def test_a_total_or_agreement_column_is_no_rater(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    table: str,
+    raters: list[str],
+    value: float,
+) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(table)
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["raters"] == raters and row["value"] == pytest.approx(value)
+    assert "named like a value computed from the ratings" in row["notes"][0]

@@ -519,6 +519,31 @@ NOT_RATING_WORDS = frozenset(
     }
 )
 
+#: Words that name a column computed from the ratings: a row's total or count, an
+#: agreement flag (matched as :data:`NOT_RATING_WORDS` are).
+DERIVED_WORDS = frozenset(
+    {
+        "total",
+        "totals",
+        "sum",
+        "count",
+        "agree",
+        "agreement",
+        "match",
+        "matches",
+        "matched",
+        "concordance",
+        "concordant",
+        "disagree",
+        "disagreement",
+        "discordant",
+        "diff",
+        "difference",
+        "mean",
+        "average",
+    }
+)
+
 
 def _without_not_ratings(
     pool: list[str], summaries: tuple[Summary, ...], source: str | Path | None
@@ -528,23 +553,32 @@ def _without_not_ratings(
     A ``notes`` column one of whose notes was ``yes`` shared a value with the raters and
     was a third rater: percent 0.417 for the two raters' 0.750 by hand; ``R1 confidence``
     and ``R2 confidence`` (1-3) beside ``R1 code`` and ``R2 code`` (1-3) were raters too:
-    0.367 for the codes' 0.600 (i36agree), exit 0. Left out when two or more columns are
+    0.367 for the codes' 0.600 (i36agree), exit 0. And a column named like a value computed
+    from them (:data:`DERIVED_WORDS`): a row's ``total`` of 0/1 ratings gave 0.583 for the
+    three raters' 0.778, an ``agree`` flag 0.556 for the two raters' 0.667. Left out when two
+    or more columns are
     left; when every column is so named they are the ratings (``r1_confidence``,
     ``r2_confidence``) and all stay; one left is refused, asking for ``--raters``.
     """
-    named = {c: w for c in pool for w in name_words(c) if w in NOT_RATING_WORDS}
+    named = {c: w for c in pool for w in name_words(c) if w in NOT_RATING_WORDS | DERIVED_WORDS}
     kept = [c for c in pool if c not in named]
     if not named or not kept:
         return pool, summaries
     if len(kept) < 2:
         raise InputError(
             f"cannot tell the rater columns: {', '.join(named)} named like a note, a "
-            f"confidence or a time and {len(kept)} other column left; name the raters with "
-            "--raters",
+            f"confidence or a time (or a total) and {len(kept)} other column left; name the "
+            "raters with --raters",
             path=source,
         )
     out = [
-        Summary(c, f"named like a note, a confidence or a time ('{w}'), not a rating")
+        Summary(
+            c,
+            f"named like a note, a confidence or a time ('{w}'), not a rating"
+            if w in NOT_RATING_WORDS
+            else f"named like a value computed from the ratings ('{w}': a total, a count, an "
+            "agreement flag), not a rating",
+        )
         for c, w in named.items()
     ]
     return kept, (*summaries, *out)
