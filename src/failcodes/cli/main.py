@@ -129,21 +129,6 @@ COMMAND_SUMMARIES: dict[str, str] = {
 }
 
 
-def live_summaries() -> dict[str, str]:
-    """The first help paragraph of every registered command and group (imports them all)."""
-    register_commands()
-    docs: dict[str, object] = {}
-    for info in app.registered_commands:
-        docs[str(info.name)] = info.help or (inspect.getdoc(info.callback) if info.callback else "")
-    for group in app.registered_groups:
-        sub = group.typer_instance
-        docs[str(group.name)] = group.help or (sub.info.help if sub is not None else "")
-    return {
-        name: " ".join(inspect.cleandoc(str(doc or "")).split("\n\n")[0].split())
-        for name, doc in docs.items()
-    }
-
-
 def _top_level_help(argv: list[str]) -> bool:
     """``failcodes``, ``failcodes --help``: the command list only."""
     return not argv or argv == ["--help"]
