@@ -824,8 +824,8 @@ def gather_runs(
 
 #: Rows per batch of the Parquet fetches: every column is read, passage text included.
 _FETCH_BATCH_ROWS = 128
-#: Decoded batches a row group's cursor keeps (its last): 1,024 traces (a row group as the
-#: tool wrote it before 8,192-row groups), a few MB with their passages.
+#: Decoded batches a row group's cursor keeps (its last): 1,024 traces (an eighth of a row
+#: group as the tool writes it), a few MB with their passages.
 _KEPT_BATCHES = 8
 #: Row groups a Parquet fetch keeps a cursor in (the least recently used one goes first):
 #: each holds its batch iterator's pages (~5 MB measured on the paper-scale traces) and its

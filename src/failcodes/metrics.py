@@ -531,7 +531,7 @@ def minority_counts(totals: IntArray) -> dict[str, IntArray]:
 def _summed(per_cluster: IntArray) -> FloatArray:
     """Each cluster's counts and their outer product side by side, ``(clusters, 20 groups)``.
 
-    What a resample sums, weighted by how often it drew each cluster (one matrix product).
+    What a resample sums, weighted by how often it drew each cluster (a matrix product).
     Made in place as floats (integer counts: exact), not as integers and then copied.
     """
     n, cells = per_cluster.shape[0], int(np.prod(per_cluster.shape[1:], dtype=np.int64))
@@ -542,20 +542,27 @@ def _summed(per_cluster: IntArray) -> FloatArray:
     return out
 
 
+#: Clusters whose :func:`_summed` rows a resample block's product takes at a time (at 10x
+#: paper scale the whole matrix of 10,000 questions was 6.4 MB a mapping, made for each).
+_SUMMED_CLUSTERS = 2048
+
+
 def bootstrap_t_arrays(
     per_cluster: IntArray,
     weights: IntArray,
     point: dict[str, FloatArray],
-    summed: FloatArray | None = None,
 ) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
     """Metrics and t statistics ``(value - point) / se`` of every resample, ``(R, groups)``.
 
-    ``summed``: :func:`_summed` of ``per_cluster`` (made here if not given). Its product with
-    the weights is exact (integer counts below 2**53), so the sums are those of any order.
+    The weights' product with :func:`_summed` is taken :data:`_SUMMED_CLUSTERS` clusters at
+    a time: exact (integer counts below 2**53), so the sums are those of any order.
     """
     shape = per_cluster.shape[1:]
     cells = int(np.prod(shape, dtype=np.int64))
-    product = weights.astype(np.float64) @ (_summed(per_cluster) if summed is None else summed)
+    product = np.zeros((len(weights), 5 * cells), dtype=np.float64)
+    for at in range(0, per_cluster.shape[0], _SUMMED_CLUSTERS):
+        part = slice(at, at + _SUMMED_CLUSTERS)
+        product += weights[:, part].astype(np.float64) @ _summed(per_cluster[part])
     # contiguous, as each product gave them: the einsum's summation order follows the layout
     res = np.ascontiguousarray(product[:, :cells]).reshape((len(weights), *shape))
     squares = np.ascontiguousarray(product[:, cells:]).reshape((*res.shape, 4))
@@ -593,17 +600,14 @@ def drawn_bootstrap_intervals(
     # block, 512 MB of squares alone
     groups = int(np.prod(per_cluster.shape[1:-1], dtype=np.int64)) if per_cluster.ndim > 2 else 1
     step = max(1, _WEIGHT_CELLS // max(1, n_clusters, 16 * groups))
-    summed = _summed(per_cluster)
     blocks = [
         bootstrap_t_arrays(
             per_cluster,
             multinomial_weights(n_clusters, min(step, resamples - start), rng),
             point,
-            summed,
         )
         for start in range(0, resamples, step)
     ]
-    del summed
     values = {name: np.concatenate([b[0][name] for b in blocks]) for name in METRICS}
     t = {name: np.concatenate([b[1][name] for b in blocks]) for name in METRICS}
     return _intervals(values, t, per_cluster, resamples, confidence)
@@ -1092,8 +1096,8 @@ def compute_metrics(
         else:
             facts = ScopeFacts.of_level(index, lvl, len(systems))
     missing_all: list[SentenceWithoutClaims] = []
-    # each mapping's scores (its bootstrap: numpy, which lets go of the GIL) on a thread of
-    # their own while the next mapping's units are formed: the results in mapping order
+    # each mapping's bootstrap (numpy, which lets go of the GIL) on a thread of its own
+    # while the next mapping's units are formed and tallied: the results in mapping order
     with ThreadPoolExecutor(max_workers=max(1, min(len(maps), os.cpu_count() or 1))) as pool:
         scored = []
         for mi, mapping in enumerate(maps):
@@ -1111,10 +1115,15 @@ def compute_metrics(
                 units, unlabelled = _claim_units(cols, mapping, index)
             if mi == 0:
                 missing_all = missing
+            # tallied here: one mapping's units held at a time (two on the pool held ~10 MB
+            # more at 10x paper scale); the bootstrap's memory its blocks bound
+            per_q, questions = _tally(units, len(systems))
+            del units
             scored.append(
                 pool.submit(
                     _score,
-                    units,
+                    per_q,
+                    questions,
                     unlabelled,
                     missing,
                     mapping,
@@ -1127,7 +1136,6 @@ def compute_metrics(
                     facts,
                 )
             )
-            del units
         results = [r for future in scored for r in future.result()]
     settings = (
         BootstrapSettings(resamples=bootstrap, seed=seed, confidence=confidence)
@@ -1229,19 +1237,8 @@ class ScopeFacts:
         }
 
 
-def _score(
-    units: _Units,
-    unlabelled: dict[str, int],
-    missing: list[SentenceWithoutClaims],
-    mapping: ErrorMapping,
-    level: Level,
-    policy: WithoutClaimsPolicy,
-    systems: list[str],
-    bootstrap: int,
-    seed: int,
-    confidence: float,
-    facts: ScopeFacts,
-) -> list[MetricResult]:
+def _tally(units: _Units, n_systems: int) -> tuple[IntArray, list[str]]:
+    """The units' ``(questions, systems, 4)`` counts and the questions present (sorted)."""
     # the questions present, in code order (sorted), and each unit's index among them: what
     # np.unique(return_inverse=True) gives, without its sorted copies (codes are bounded)
     seen = np.bincount(units.question, minlength=len(units.questions)) > 0
@@ -1255,8 +1252,25 @@ def _score(
         units.label,
         units.pred,
         len(questions),
-        len(systems),
+        n_systems,
     )
+    return per_q, questions
+
+
+def _score(
+    per_q: IntArray,
+    questions: list[str],
+    unlabelled: dict[str, int],
+    missing: list[SentenceWithoutClaims],
+    mapping: ErrorMapping,
+    level: Level,
+    policy: WithoutClaimsPolicy,
+    systems: list[str],
+    bootstrap: int,
+    seed: int,
+    confidence: float,
+    facts: ScopeFacts,
+) -> list[MetricResult]:
     n_missing: dict[str, int] = {}
     for m in missing:
         n_missing[m.system] = n_missing.get(m.system, 0) + 1

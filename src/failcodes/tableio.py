@@ -506,8 +506,11 @@ class CsvTable:
         self._line += 1 + sum(len(_LINE_BREAK.findall(c)) for c in cells if "\n" in c or "\r" in c)
 
 
-#: Rows per row group of a Parquet file we write (traces: about 10k passages).
-PARQUET_ROWS = 1024
+#: Rows per row group of a Parquet file we write: a reader's parsed footer holds ~30 KB a
+#: trace row group (1,024-row groups: ~34 MB at 10x paper scale; docs/architecture.md).
+PARQUET_ROWS = 8192
+#: Rows made into Arrow columns at a time (held in Python), a divisor of PARQUET_ROWS.
+ARROW_ROWS = 1024
 
 
 def stage_table(
@@ -545,12 +548,16 @@ def stage_table(
         schema = arrow_schema(model)
         if omit:
             schema = pa.schema([f for f in schema if f.name not in omit])
-        # one row group per PARQUET_ROWS rows, written as they come: a paper-scale traces file
-        # (1.2M passages) held as one table took 4 GB
+        # one row group per PARQUET_ROWS rows, written as they come (a paper-scale traces file
+        # held as one table took 4 GB), made into Arrow ARROW_ROWS rows at a time
         with pq.ParquetWriter(tmp, schema) as writer:
-            it = iter(rows)
-            while chunk := list(itertools.islice(it, PARQUET_ROWS)):
-                writer.write_table(arrow_table(schema, chunk))
+            it, step = iter(rows), min(ARROW_ROWS, PARQUET_ROWS)
+            tables = (
+                arrow_table(schema, c) for c in iter(lambda: [*itertools.islice(it, step)], [])
+            )
+            for group in iter(lambda: [*itertools.islice(tables, PARQUET_ROWS // step)], []):
+                writer.write_table(pa.concat_tables(group), row_group_size=PARQUET_ROWS)
+                del group  # freed before the next is made
             extra = footer() if footer is not None else None
             if extra:
                 writer.add_key_value_metadata(extra)

@@ -23,7 +23,7 @@ from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
 from failcodes.tableio import (
-    PARQUET_ROWS,
+    ARROW_ROWS,
     CsvTable,
     Format,
     arrow_schema,
@@ -298,8 +298,8 @@ class _Vouched:
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         rows = iter(self.rows)
-        # a row group's rows at a time (the writer takes as many), each check over a column
-        while chunk := list(itertools.islice(rows, PARQUET_ROWS)):
+        # the rows the writer makes into Arrow at a time, each check over a column
+        while chunk := list(itertools.islice(rows, ARROW_ROWS)):
             ids = {n: list(map(operator.attrgetter(n), chunk)) for n in TRACE_ID_FIELDS}
             if self.clean:
                 self.clean = not any(map(_id_problems, ids.values()))
