@@ -76,6 +76,32 @@ def test_trace_tables_equal_pyarrows_own_conversion(n: int) -> None:
     assert sum(len(r["passages"]) for r in rows) == sum(i % 4 for i in range(n))
 
 
+@pytest.mark.parametrize("n", [1, 8, 9, 1025])
+def test_fields_no_row_has_are_null_columns_as_pyarrow_makes_them(n: int) -> None:
+    # passages with no source, title, score, gold flag or gold verdict (bench_study's have
+    # none of the last four): each such column is n * 2 missing values, made without a pass
+    # over them (issue 30); the table must still equal pyarrow's own conversion
+    traces = [
+        Trace(
+            system="s",
+            question_id="q",
+            sentence_id=f"q:s{i}",
+            claim_id=f"c{i}",
+            claim="c",
+            verdict=Verdict.SUPPORTED,
+            passages=tuple(Passage(passage_id=f"p{i}.{k}", rank=k + 1, text="t") for k in (0, 1)),
+        )
+        for i in range(n)
+    ]
+    built = tableio.arrow_table(tableio.arrow_schema(Trace), traces)
+    assert built.equals(_pylist(Trace, traces))
+    passages = built.column("passages").combine_chunks().flatten()
+    for name in ("source", "title", "score", "gold", "gold_verdict"):
+        assert passages.field(name).null_count == 2 * n, name
+    assert passages.field("rank").to_pylist() == [1, 2] * n
+    assert built.column("raw_verdict").null_count == n
+
+
 def test_label_and_sentence_tables_equal_pyarrows_own_conversion() -> None:
     labels = [
         Label(sentence_id=f"s{i}", has_error=i % 3 == 0, severity="Mild" if i % 2 else None)

@@ -623,6 +623,10 @@ def _arrow_column(pa: Any, values: list[Any], kind: Any) -> Any:
         children = [_arrow_column(pa, _attribute(values, f.name), f.type) for f in kind]
         return pa.StructArray.from_arrays(children, fields=list(kind))
     missing = values.count(None)
+    if missing == n and n:  # a field no row has (titles, gold flags): only zeros to write
+        empty = _null_column(pa, kind, n)
+        if empty is not None:
+            return empty
     valid = _bits(bytes(map(operator.is_not, values, itertools.repeat(None)))) if missing else None
     if pa.types.is_string(kind):
         texts = [v if v is not None else "" for v in values] if missing else values
@@ -645,6 +649,25 @@ def _arrow_column(pa: Any, values: list[Any], kind: Any) -> Any:
     else:  # pragma: no cover - our models have no other type (see _arrow_type)
         raise TypeError(f"no Arrow column of {kind}")
     return pa.Array.from_buffers(kind, n, [valid, data], null_count=missing)
+
+
+def _null_column(pa: Any, kind: Any, n: int) -> Any:
+    """:func:`_arrow_column` of ``n`` missing values, its buffers zeros; None: another kind.
+
+    The same buffers as the general path writes (no bit valid, each value 0 or empty), made
+    without a pass over the values: a passage field no row fills was a third of the
+    columns' time in a paper-scale trace ingest whose passages have no title or gold flag.
+    """
+    bits = pa.py_buffer(bytes((n + 7) // 8))
+    if pa.types.is_string(kind):
+        data = [pa.py_buffer(bytes(4 * (n + 1))), pa.py_buffer(b"")]
+    elif pa.types.is_boolean(kind):
+        data = [bits]
+    elif pa.types.is_int64(kind) or pa.types.is_float64(kind):
+        data = [pa.py_buffer(bytes(8 * n))]
+    else:  # pragma: no cover - our models have no other type (see _arrow_type)
+        return None
+    return pa.Array.from_buffers(kind, n, [bits, *data], null_count=n)
 
 
 # ------------------------------------------------------------------------------------------
