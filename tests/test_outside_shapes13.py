@@ -383,3 +383,46 @@ def test_a_total_or_agreement_column_is_no_rater(
     (row,) = json.loads(out)
     assert row["raters"] == raters and row["value"] == pytest.approx(value)
     assert "named like a value computed from the ratings" in row["notes"][0]
+
+
+def test_a_row_naming_the_columns_above_text_ids_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'ID,Dr A,Dr B' under the header above ids q1..q4: the ids are text, so 548dc9a's rule
+    # (a text id among numbers) missed it: unit 'ID' whose raters disagreed, percent 3/5 =
+    # 0.600, no word. q1..q4: (yes,yes), (no,no), (yes,no), (no,no): 3/4 = 0.750 by hand.
+    path = tmp_path / "r.csv"
+    body = "q1,yes,yes\nq2,no,no\nq3,yes,no\nq4,no,no\n"
+    path.write_text("item,r1,r2\nID,Dr A,Dr B\n" + body)
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:2, field 'item': a row of units"), err
+    code, out, _ = run_cli([*args, "--unit-column", "item"], capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 5)
+    path.write_text("item,r1,r2\n" + body)
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+def test_a_long_tables_row_naming_the_columns_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'unit id,rater name,rating (yes/no)' under a long table's header: 'rater name' was a
+    # third rater, of one unit 'unit id' (said only as a unit rated once), exit 0. A and B on
+    # q1..q4 as above: 3/4 = 0.750 by hand.
+    path = tmp_path / "r.csv"
+    body = "".join(
+        f"q{u},{r},{v}\n"
+        for u, pair in enumerate([("yes", "yes"), ("no", "no"), ("yes", "no"), ("no", "no")], 1)
+        for r, v in zip("AB", pair, strict=True)
+    )
+    path.write_text("unit,rater,rating\nunit id,rater name,rating (yes/no)\n" + body)
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:2, field 'unit': a row of units"), err
+    path.write_text("unit,rater,rating\n" + body)
+    code, out, _ = run_cli(args, capsys)
+    (row,) = json.loads(out)
+    assert code == 0 and row["raters"] == ["A", "B"] and row["value"] == pytest.approx(3 / 4)

@@ -860,6 +860,8 @@ def ratings_tables(
     unread = ""
     if shape is not None:
         unread = _unread_long_columns(frame, shape, keep)
+        if unit_column is None:
+            _no_long_header_row(frame, shape, source, line_of)
         if sets != "none":  # on the long rows: their lines are the file's
             _no_code_sets(frame, [shape.rating], source, line_of, sets)
         if categories is None:
@@ -1028,7 +1030,9 @@ def _rows_not_units(frame: pd.DataFrame, choice: ColumnChoice) -> list[tuple[int
     text where every other row's are numbers (or numbers where every other row's are text),
     when its unit id is text where the other ids (3 or more) are numbers and none of its
     ratings occurs on another row, or (the last row) when its id names a total
-    (:data:`TOTAL_WORDS`).
+    (:data:`TOTAL_WORDS`), or (the first row) when its id reads like the unit column's name
+    (``ID,Dr A,Dr B`` above ids ``q1``...: percent 0.600 for 0.750, no word) and none of its
+    ratings occurs on another row.
     """
     if len(frame) < 4:
         return []
@@ -1069,9 +1073,51 @@ def _rows_not_units(frame: pd.DataFrame, choice: ColumnChoice) -> list[tuple[int
                 f"its unit id {ids[row]!r} is text where the other {len(ids) - 1} ids are "
                 f"numbers, and its ratings ({shown}) are found on no other row"
             )
+        elif (
+            ids is not None
+            and not row
+            and _names_a_column(ids[row], str(choice.unit_column))
+            and mine
+            and not keys[row] & elsewhere
+        ):
+            why = (
+                f"its unit id {ids[row]!r} names the unit column, and its ratings ({shown}) "
+                "are found on no other row"
+            )
         if why:
             found.append((row, f"a row of {kind}? {why}"))
     return found
+
+
+def _no_long_header_row(
+    frame: pd.DataFrame, long: LongColumns, source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a long table's first row that reads like its column names, not a rating.
+
+    ``unit id,rater name,rating (yes/no)`` under the header made ``rater name`` a rater of
+    one unit, ``unit id``, said only as a unit rated once (i36agree). Refused when the unit
+    cell reads like the unit column's name and its rater is on no other row;
+    ``--unit-column`` reads it as a row.
+    """
+    if len(frame) < 3:
+        return
+    unit, rater = str(frame[long.unit].iloc[0]), frame[long.rater].iloc[0]
+    if not _names_a_column(unit, long.unit) or (frame[long.rater].iloc[1:] == rater).any():
+        return
+    raise InputError(
+        f"a row of units or descriptions under the header? its unit {unit!r} names the unit "
+        f"column and its rater {str(rater)!r} is on no other row; it would be read as a rater "
+        f"of one more unit: delete the row (a unit so named: --unit-column {long.unit} reads "
+        "every row)",
+        path=source,
+        line=line_of(0),
+        field=long.unit,
+    )
+
+
+def _names_a_column(value: str, column: str) -> bool:
+    """True when a cell reads like the unit column's name (``ID``, ``unit id``, the name)."""
+    return spelling_key(value) == spelling_key(column) or id_named(value)
 
 
 def _refuse_rows_not_units(
