@@ -416,3 +416,58 @@ def test_label_files_of_two_systems_merged_alike_must_be_one_sentence(
     )
     assert code == 0, err
     assert len((tmp_path / "m.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_judges_codes_saved_in_review_are_not_read_as_a_persons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second judge's annotations (coder_kind llm) saved in review/ were human review.
+
+    On the demo study, a file of 20 reviews by coder 'gpt-judge' (llm) gave Table 8's
+    "human-only" shares (Exact entity 25.0 [10.2, 46.4]) and the human side of PPI++, with
+    no word. The report now refuses the file naming its line and coder_kind; a person's
+    reviews of the same units are read (by hand below: alice vs judge on scope, 3 of 4).
+    """
+    from failcodes import codebook as codebooks
+    from failcodes.annotations import CoderKind
+    from tests.review_versions import coded, write_annotations
+
+    v1 = codebooks.bundled(version=1)
+    high = {
+        "entity_match": "exact_entity",
+        "scope": "exact_scope",
+        "trustworthy": "trustworthy_source",
+        "evidence_polarity": "direct_polarity",
+        "chunking": "well_chunked",
+    }
+    judge = ["exact_scope", "exact_scope", "broader_scope", "broader_scope"]
+    alice = ["exact_scope", "broader_scope", "broader_scope", "broader_scope"]
+    write_annotations(
+        tmp_path / "judge" / "d1" / "retrieval" / "annotations.jsonl",
+        [
+            coded(f"r{i}", v1.ref(), "judge", {**high, "scope": s}, retrieval=True)
+            for i, s in enumerate(judge)
+        ],
+    )
+    other = [
+        coded(f"r{i}", v1.ref(), "alice", {**high, "scope": s}, retrieval=True)
+        for i, s in enumerate(alice)
+    ]
+    llm = [a.model_copy(update={"coder": "gpt-judge", "coder_kind": CoderKind.LLM}) for a in other]
+    write_annotations(tmp_path / "review" / "second.jsonl", [other[0], *llm[1:]])
+    cb_file = codebooks.bundled_dir() / f"{v1.name}.v1.yaml"
+    out = tmp_path / "report"
+    args = ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "review/second.jsonl:2, field 'coder_kind': coder 'gpt-judge' is llm" in err
+    write_annotations(tmp_path / "review" / "second.jsonl", other)
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    import pandas as pd
+
+    agreement = pd.read_csv(out / "tables" / "agreement.csv")
+    row = next(
+        r for r in agreement.itertuples() if (r.subject, r.statistic) == ("scope", "percent")
+    )
+    assert (row.coders, row.n_units, row.value) == ("alice vs judge", 4, 0.75)

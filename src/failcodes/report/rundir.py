@@ -933,11 +933,37 @@ def _review_versions(
     files = {
         str(p.relative_to(layout.root)): read_models_jsonl(p, Annotation) for p in review_files
     }
+    for path in review_files:
+        _people_only(path, files[str(path.relative_to(layout.root))])
     try:  # the folder holding the study's codebook files: the study's own root
         books = lineage(layout.root / f"{cb.name}.yaml", cb, layout)
     except FailcodesError as exc:  # a codebook file of the lineage that does not load
         raise InputError(f"the codebook lineage of the reviews: {exc.one_line()}") from None
     return bring_reviews(files, cb, books)
+
+
+def _people_only(path: Path, reviews: list[Annotation]) -> None:
+    """Refuse a review file holding a coder that is not a person (an LLM or the heuristic).
+
+    review/ is read as human review: a second judge's annotations saved there were the
+    "human-only" shares and the human side of PPI++ and of human vs judge agreement, with
+    no word (an LLM coder's copy of the judge's codes read 0 disagreements on 20 units).
+    """
+    odd = next((i for i, a in enumerate(reviews) if a.coder_kind is not CoderKind.HUMAN), None)
+    if odd is None:
+        return
+    from failcodes.jsonio import iter_jsonl
+
+    line = next(n for i, (n, _) in enumerate(iter_jsonl(path)) if i == odd)
+    ann = reviews[odd]
+    raise InputError(
+        f"coder {ann.coder!r} is {ann.coder_kind.value}, not a person: review/ holds human "
+        "reviews (the human side of the corrected shares and of human vs judge agreement); "
+        "a judge's codes belong in judge/",
+        path=path,
+        line=line,
+        field="coder_kind",
+    )
 
 
 def _version_notes(versions: ReviewVersions) -> list[str]:
