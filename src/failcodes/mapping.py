@@ -124,10 +124,24 @@ def resolve_mapping(spec: str) -> ErrorMapping:
 
 
 def resolve_mappings(specs: Iterable[str]) -> list[ErrorMapping]:
-    """Resolve several mapping specs, dropping repeats of the same name (order kept)."""
+    """Resolve several mapping specs, dropping repeats of the same name (order kept).
+
+    Two different spellings of one set of error verdicts (``refuted+no_evidence`` and
+    ``refuted,no_evidence``, or ``conservative``) are refused with a
+    :class:`~failcodes.errors.ConfigError` naming both: each would give the same rows twice,
+    and a correction over the mappings would count one test as two.
+    """
     out: dict[str, ErrorMapping] = {}
+    spelled: dict[frozenset[Verdict], tuple[str, str]] = {}
     for spec in specs:
         mapping = resolve_mapping(spec)
+        first = spelled.setdefault(mapping.error_verdicts, (spec.strip(), mapping.name))
+        if first[1] != mapping.name:
+            verdicts = ", ".join(mapping.verdict_names())
+            raise ConfigError(
+                f"-m {first[0]!r} and -m {spec.strip()!r} are the same mapping (errors: "
+                f"{verdicts}); give it once"
+            )
         out.setdefault(mapping.name, mapping)
     return list(out.values())
 

@@ -218,7 +218,7 @@ class CompareRequest(Request):
         from failcodes.errors import StatisticsError
         from failcodes.labels import refuse_claim_labels
         from failcodes.labelscope import assumptions_line
-        from failcodes.mapping import DEFAULT_MAPPING
+        from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
         from failcodes.outcomes import paired_outcomes_from_traces
 
         if self.file is not None or not self.traces or self.labels is None:
@@ -238,7 +238,9 @@ class CompareRequest(Request):
         sets: list[tuple[str | None, Outcomes, Outcomes | None]] = []
         names: list[str] = []
         claims_note: dict[str, Any] = {}
-        for mapping in dict.fromkeys(self.mapping or [DEFAULT_MAPPING]):
+        # one set per mapping: two spellings of one mapping are refused (resolve_mappings), or
+        # its tests would be listed twice
+        for mapping in [m.name for m in resolve_mappings(self.mapping or [DEFAULT_MAPPING])]:
             try:
                 paired = paired_outcomes_from_traces(
                     traces,
