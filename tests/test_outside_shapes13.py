@@ -426,3 +426,38 @@ def test_a_long_tables_row_naming_the_columns_is_refused(
     code, out, _ = run_cli(args, capsys)
     (row,) = json.loads(out)
     assert code == 0 and row["raters"] == ["A", "B"] and row["value"] == pytest.approx(3 / 4)
+
+
+@pytest.mark.parametrize(
+    ("header", "first", "second", "line"),
+    [
+        # two wide exports appended, each with its header: unit 'item' rated 'r1' and 'r2'
+        # (disagreeing), percent 3/5 = 0.600, exit 0; the 4 units agree on 3: 0.750 by hand
+        ("item,r1,r2", "1,yes,yes\n2,no,no\n", "3,yes,no\n4,no,no\n", 4),
+        # two long exports: 'rater' became a rater of unit 'unit', said only as rated once
+        (
+            "unit,rater,rating",
+            "1,A,yes\n1,B,yes\n2,A,no\n2,B,no\n",
+            "3,A,yes\n3,B,no\n4,A,no\n4,B,no\n",
+            6,
+        ),
+    ],
+)
+def test_the_header_repeated_between_rows_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    header: str,
+    first: str,
+    second: str,
+    line: int,
+) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(f"{header}\n{first}{header}\n{second}")
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:{line}, field "), err
+    assert "the header again" in err and "delete the row" in err
+    path.write_text(f"{header}\n{first}{second}")
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)

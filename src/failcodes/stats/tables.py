@@ -722,6 +722,7 @@ def ratings_from_frame(
         def line_of(row: int) -> int:
             return row + 2
 
+        _no_repeated_header(frame, source, line_of)
         _refuse_rows_not_units(frame, choice, source, line_of, unit_column is not None)
         _no_dates(frame, rater_cols, source, line_of)
         one_spelling(frame, rater_cols, source, line_of)
@@ -852,6 +853,7 @@ def ratings_tables(
         )
     if by is not None:
         _one_group_spelling(frame, by, source, line_of)
+    _no_repeated_header(frame, source, line_of)
     keep = [by] if by is not None else []
     notes: list[str] = []
     candidates: list[str] | None = None
@@ -1087,6 +1089,48 @@ def _rows_not_units(frame: pd.DataFrame, choice: ColumnChoice) -> list[tuple[int
         if why:
             found.append((row, f"a row of {kind}? {why}"))
     return found
+
+
+def _blank(value: object) -> bool:
+    """A missing cell: None, NaN (a float), pandas' NA or NaT."""
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float) and np.isnan(value))
+    )
+
+
+def _no_repeated_header(frame: pd.DataFrame, source: str | Path | None, line_of: Any) -> None:
+    """Refuse a row that repeats the header: two exports appended, each with its header.
+
+    ``item,r1,r2`` again between the units was one more unit, ``item``, whose raters
+    disagreed ('r1' against 'r2'): percent 0.600 for the 4 units' 0.750 by hand, no word
+    (i36agree). A row whose every cell (two or more) is its column's name is refused.
+    """
+    names = [spelling_key(str(c)) for c in frame.columns]
+    if len(names) < 2:
+        return
+    same = np.ones(len(frame), dtype=bool)
+    for column, name in zip(frame.columns, names, strict=True):
+        same &= np.array(
+            [_blank(v) or spelling_key(str(v)) == name for v in frame[column].tolist()],
+            dtype=bool,
+        ).reshape(len(frame))
+        if not same.any():
+            return
+    some = np.array(
+        [sum(not _blank(v) for v in row) >= 2 for row in frame.itertuples(False)], dtype=bool
+    )
+    hits = np.flatnonzero(same & some)
+    if hits.size:
+        raise InputError(
+            "the header again (each cell is its column's name): two files appended? it would "
+            "be read as one more unit: delete the row",
+            path=source,
+            line=line_of(int(hits[0])),
+            field=str(frame.columns[0]),
+        )
 
 
 def _no_long_header_row(
