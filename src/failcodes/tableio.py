@@ -22,6 +22,7 @@ import csv
 import itertools
 import operator
 import re
+import struct
 import types
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
@@ -613,8 +614,7 @@ def _arrow_column(pa: Any, values: list[Any], kind: Any) -> Any:
     """
     n = len(values)
     if pa.types.is_list(kind):
-        offsets = array.array("i", [0])
-        offsets.extend(itertools.accumulate(map(len, values)))
+        offsets = _packed("i", list(itertools.accumulate(map(len, values), initial=0)))
         items = list(itertools.chain.from_iterable(values))
         inner = _arrow_column(pa, items, kind.value_type)
         starts = pa.Array.from_buffers(pa.int32(), n + 1, [None, pa.py_buffer(offsets)])
@@ -636,19 +636,32 @@ def _arrow_column(pa: Any, values: list[Any], kind: Any) -> Any:
         data = b"".join(encoded)
         if len(data) >= 1 << 31:  # past int32 offsets: pyarrow's own conversion
             return pa.array(values, type=kind)
-        offsets = array.array("i", list(itertools.accumulate(map(len, encoded), initial=0)))
+        offsets = _packed("i", list(itertools.accumulate(map(len, encoded), initial=0)))
         buffers = [valid, pa.py_buffer(offsets), pa.py_buffer(data)]
         return pa.Array.from_buffers(kind, n, buffers, null_count=missing)
     filled = [v if v is not None else 0 for v in values] if missing else values
     if pa.types.is_boolean(kind):
         data = _bits(bytes(map(bool, filled)))
     elif pa.types.is_int64(kind):
-        data = pa.py_buffer(array.array("q", filled))
+        data = pa.py_buffer(_packed("q", filled))
     elif pa.types.is_float64(kind):
-        data = pa.py_buffer(array.array("d", filled))
+        data = pa.py_buffer(_packed("d", filled))
     else:  # pragma: no cover - our models have no other type (see _arrow_type)
         raise TypeError(f"no Arrow column of {kind}")
     return pa.Array.from_buffers(kind, n, [valid, data], null_count=missing)
+
+
+def _packed(code: str, values: Sequence[Any]) -> bytes | array.array[Any]:
+    """The bytes ``array.array(code, values)`` holds (native order: Arrow's, little-endian).
+
+    By ``struct``: ``array`` converts each item through ``PyArg_Parse`` (~2.5x the time; a
+    tenth of the columns' time of a paper-scale trace ingest). A value out of the type's
+    range gets ``array``'s own error.
+    """
+    try:
+        return struct.pack(f"={len(values)}{code}", *values)
+    except struct.error:
+        return array.array(code, values)
 
 
 def _null_column(pa: Any, kind: Any, n: int) -> Any:
