@@ -338,16 +338,8 @@ def _repeated_path_option(command: object, args: list[str]) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
-    """Run the CLI; user errors exit 2 with one line, bugs keep their traceback.
-
-    ``gc_paused``: the garbage collector was disabled for start-up (failcodes.cli.start);
-    the objects start-up made are frozen (never collected: they live as long as the
-    process) and collection resumes before the command runs.
-    """
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminate_like_interrupt)
-    args = sys.argv[1:] if argv is None else argv
+def _process_defaults() -> None:
+    """Settings read when a library is first imported, set before any command runs."""
     # Arrow's default allocator (mimalloc) keeps the pages of freed batches: the Parquet
     # scans stream batch by batch, and the system allocator returns them (~17 MB less
     # peak memory for metrics from Parquet, at paper scale and at 10x; issue 18). Read
@@ -362,6 +354,19 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # no pydantic plugin search (every installed package's entry points read): none is used
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+
+def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
+    """Run the CLI; user errors exit 2 with one line, bugs keep their traceback.
+
+    ``gc_paused``: the garbage collector was disabled for start-up (failcodes.cli.start);
+    the objects start-up made are frozen (never collected: they live as long as the
+    process) and collection resumes before the command runs.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate_like_interrupt)
+    args = sys.argv[1:] if argv is None else argv
+    _process_defaults()
     if _top_level_help(args):
         _list_commands()
     elif not _register_only(args):
