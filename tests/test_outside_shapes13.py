@@ -461,3 +461,31 @@ def test_the_header_repeated_between_rows_is_refused(
     path.write_text(f"{header}\n{first}{second}")
     code, out, _ = run_cli(args, capsys)
     assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+@pytest.mark.parametrize("labelled", ["1 (low)", "1 - low", "1: low", "1 low"])
+def test_a_number_with_its_label_beside_the_number_alone_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], labelled: str
+) -> None:
+    # r2 picked '1 (low)' from a drop-down where r1 typed 1: two categories, percent 2/4 =
+    # 0.500 (units 1 and 3 'disagreeing'), exit 0, where the raters agree on all 4 units
+    # (1.000 by hand, with the labels written one way)
+    path = tmp_path / "r.csv"
+    path.write_text(f"item,r1,r2\n1,1,{labelled}\n2,2,2\n3,3,3 (high)\n4,1,1\n")
+    args = ["agree", str(path), "--stat", "percent", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"failcodes: error: {path}:2, field 'r2': rating {labelled!r} and '1'")
+    path.write_text("item,r1,r2\n1,1,1\n2,2,2\n3,3,3\n4,1,1\n")
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(1.0)
+
+
+def test_a_range_of_numbers_is_no_label(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # '2-3' beside '2' is not a number with a label: read as before, (2-3, 2) disagreeing,
+    # units 2-4 agreeing: 3/4
+    path = tmp_path / "r.csv"
+    path.write_text("item,r1,r2\n1,2-3,2\n2,2,2\n3,3,3\n4,1,1\n")
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)

@@ -1558,6 +1558,45 @@ def one_spelling(
                     line=line_of(row),
                     field=str(column),
                 )
+    _no_number_with_label(frame, raters, source, line_of)
+
+
+#: A number and its label in one cell (``1 (low)``, ``2 - partly``, ``3: fully``): a letter
+#: after the separators (``2-3`` is no label).
+_NUMBER_LABEL = re.compile(r"([+-]?[0-9]+(?:\.[0-9]+)?)[\s\-\u2013\u2014:=.)(]+[^\W\d_]")
+
+
+def _no_number_with_label(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a rating written as its number and label beside the number alone.
+
+    ``1 (low)`` from one rater (a spreadsheet's drop-down) and ``1`` from another were two
+    categories that disagreed: percent 0.500 where the raters agree on all 4 units (1.000
+    by hand), exit 0 (i36agree).
+    """
+    numbers: dict[str, tuple[str, int, str]] = {}  # its key -> (the cell, line, column)
+    labelled: list[tuple[int, str, str, str]] = []  # (row, column, cell, its number's key)
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if _blank(value) or isinstance(value, bool | np.bool_):
+                continue
+            text = str(value).strip()
+            if _is_number(value):
+                numbers.setdefault(_value_key(text), (text, line_of(row), str(column)))
+            elif (m := _NUMBER_LABEL.match(text)) is not None:
+                labelled.append((row, str(column), text, _value_key(m.group(1))))
+    for row, column, text, key in labelled:
+        if key in numbers:
+            plain, line, where = numbers[key]
+            raise InputError(
+                f"rating {text!r} and {plain!r} (line {line}, column {where!r}): one rating "
+                "written with and without its label? each would be a category of its own; "
+                "write it one way",
+                path=source,
+                line=line_of(row),
+                field=column,
+            )
 
 
 #: Statistics that weight disagreements by category distance even when no weights are named.
