@@ -158,6 +158,41 @@ def subset_note(system: str, level: str, labelled: int, unlabelled: int) -> str:
     return f"{system}: labels cover {labelled} of {labelled + unlabelled} {level}s; {SUBSET_RULE}"
 
 
+def label_coverage(
+    cols: TraceColumns | SentenceColumns, index: LabelIndex
+) -> dict[str, tuple[int, int]]:
+    """Per system: (its trace sentences that have a label, all its trace sentences).
+
+    A sentence is one (question, sentence) the system made claims in; shared labels are
+    looked up by sentence id, per-system labels by the system's own (as the metrics do).
+    """
+    groups = sentence_groups(cols)
+    labelled = group_label_flags(groups, index) >= 0
+    n = len(groups.systems)
+    total = np.bincount(groups.system, minlength=n) if len(groups.system) else np.zeros(n)
+    hit = np.bincount(groups.system[labelled], minlength=n) if labelled.any() else np.zeros(n)
+    return {name: (int(hit[i]), int(total[i])) for i, name in enumerate(groups.systems)}
+
+
+def coverage_line(coverage: dict[str, tuple[int, int]], level: str = "sentence") -> str | None:
+    """One line when labels cover only some of the units (None: all covered).
+
+    ``labels cover N of M sentences ...; the other M-N are left out``, with the per-system
+    counts when there are several systems (N and M summed over them). ``coverage`` is per
+    system (units labelled, all units), e.g. :func:`label_coverage`.
+    """
+    n = sum(c for c, _ in coverage.values())
+    m = sum(t for _, t in coverage.values())
+    if n == m:
+        return None
+    per = (
+        " (" + ", ".join(f"{s}: {c} of {t}" for s, (c, t) in coverage.items()) + ")"
+        if len(coverage) > 1
+        else ""
+    )
+    return f"labels cover {n} of {m} {level}s{per}; the other {m - n} are left out (unlabelled)"
+
+
 class Interval(FrozenModel):
     """A cluster-bootstrap interval, or an explicit statement that it is undefined."""
 

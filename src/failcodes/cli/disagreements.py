@@ -31,6 +31,8 @@ def _handle(request: DisagreementsRequest) -> None:
     result = request.run()
     if result.assumed:  # the first line: what was assumed of the data
         typer.echo(result.assumed)
+    if result.coverage:  # the next: how many sentences the labels leave out
+        typer.echo(result.coverage)
     console = make_console()
     console.print(summary_table(result.items))
     console.print(result.written, highlight=False)

@@ -205,6 +205,8 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
     else:
         if assumed:
             typer.echo(assumed)
+        if result.coverage:  # the next line: how many units the labels leave out
+            typer.echo(result.coverage)
         console = make_console()
         console.print(metrics_table(result.report))
         cover = coverage_table(result.report)

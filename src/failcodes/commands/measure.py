@@ -17,7 +17,13 @@ from failcodes.csvcells import safe_frame
 from failcodes.errors import ConfigError
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import NAMED_MAPPINGS
-from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
+from failcodes.metrics import (
+    DEFAULT_WITHOUT_CLAIMS,
+    Level,
+    WithoutClaimsPolicy,
+    coverage_line,
+    label_coverage,
+)
 from failcodes.stats.names import MAX_RESAMPLES
 
 #: How a file of rows is written: JSON rows or CSV.
@@ -55,9 +61,23 @@ class MetricsResult:
         """What the metrics assumed of the data, in one line (None: verdicts only)."""
         return self.report.assumptions() if self.report is not None else None
 
+    @property
+    def coverage(self) -> str | None:
+        """How many units the labels cover, when not all (None: all, or verdicts only).
+
+        Per system, the first mapping's units counted and units without a label (the
+        counts the subset note at the end gives): the same line ``disagreements`` prints.
+        """
+        if self.report is None or not self.report.results:
+            return None
+        first = self.report.results[0]
+        rows = [r for r in self.report.results if r.mapping == first.mapping]
+        cover = {r.system: (r.n, r.n + r.n_unlabelled) for r in rows}
+        return coverage_line(cover, first.level.value)
+
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log): what was assumed, what written."""
-        return [line for line in (self.assumed, self.written) if line]
+        return [line for line in (self.assumed, self.coverage, self.written) if line]
 
 
 class MetricsRequest(Request):
@@ -189,6 +209,8 @@ class DisagreementsResult:
     out: Path
     #: What the selection assumed of the data, in one line (failcodes.labelscope).
     assumed: str | None = None
+    #: How many of the traces' sentences the labels cover, when not all (metrics.coverage_line).
+    coverage: str | None = None
 
     @property
     def written(self) -> str:
@@ -197,7 +219,7 @@ class DisagreementsResult:
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log): what was assumed, what written."""
-        return [line for line in (self.assumed, self.written) if line]
+        return [line for line in (self.assumed, self.coverage, self.written) if line]
 
 
 class DisagreementsRequest(Request):
@@ -235,7 +257,10 @@ class DisagreementsRequest(Request):
         )
         count = found.write(self.out)
         assumed = assumptions_line(found.shape) if found.shape is not None else None
-        return DisagreementsResult(list(found.items), count, self.out, assumed)
+        covered = None
+        if self.level is Level.SENTENCE:  # unlabelled sentences cannot disagree: say how many
+            covered = coverage_line(label_coverage(found.columns, found.index))
+        return DisagreementsResult(list(found.items), count, self.out, assumed, covered)
 
 
 __all__ = [
