@@ -367,6 +367,9 @@ def test_roles_numbered_alike_are_four_raters(
             ["r1", "r2"],
             4 / 6,
         ),
+        # the number of raters per unit (2) among 1-3 scores was a third rater: percent
+        # 0.667. r1/r2 agree on units 1, 2, 4: 3/4 = 0.750 by hand
+        ("item,r1,r2,n_raters\n1,2,2,2\n2,3,3,2\n3,1,2,2\n4,2,2,2\n", ["r1", "r2"], 3 / 4),
     ],
 )
 def test_a_total_or_agreement_column_is_no_rater(

@@ -545,6 +545,14 @@ DERIVED_WORDS = frozenset(
 )
 
 
+#: A column named with one of these and one of :data:`COUNTED_WORDS` counts the raters
+#: (``n_raters``, ``number of ratings``): computed from the ratings, no rating.
+COUNT_WORDS = frozenset({"n", "num", "number", "no", "nr"})
+COUNTED_WORDS = frozenset(
+    {"raters", "ratings", "coders", "annotators", "reviewers", "judges", "votes", "rated"}
+)
+
+
 def _without_not_ratings(
     pool: list[str], summaries: tuple[Summary, ...], source: str | Path | None
 ) -> tuple[list[str], tuple[Summary, ...]]:
@@ -561,6 +569,10 @@ def _without_not_ratings(
     ``r2_confidence``) and all stay; one left is refused, asking for ``--raters``.
     """
     named = {c: w for c in pool for w in name_words(c) if w in NOT_RATING_WORDS | DERIVED_WORDS}
+    for c in pool:  # a count of the raters ('n_raters', 'number of ratings'): a count too
+        words = set(name_words(c))
+        if words & COUNT_WORDS and words & COUNTED_WORDS:
+            named.setdefault(c, "count")
     kept = [c for c in pool if c not in named]
     if not named or not kept:
         return pool, summaries
