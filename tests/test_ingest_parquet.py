@@ -102,6 +102,24 @@ def test_fields_no_row_has_are_null_columns_as_pyarrow_makes_them(n: int) -> Non
     assert built.column("raw_verdict").null_count == n
 
 
+def test_vouched_lines_make_the_table_their_models_make() -> None:
+    # rows that are vouched trace lines (msgspec structs) are read one astuple a row, their
+    # passages too (issue 30); the table must equal the one of the models of the same lines
+    from failcodes.tracelines import Voucher, trace_of
+
+    traces = [t for t in _traces(30) if t.passages]
+    vouch = Voucher()
+    lines = [vouch(t.model_dump_json(exclude_none=True)) for t in traces]
+    assert all(line is not None for line in lines)
+    schema = tableio.arrow_schema(Trace)
+    built = tableio.arrow_table(schema, lines)
+    assert built.equals(tableio.arrow_table(schema, [trace_of(line) for line in lines]))
+    assert built.equals(_pylist(Trace, traces))
+    # i = 1, k = 0: passage p1.0 of rank 1, score 0.25 * 0 - 1.5
+    first = built.column("passages")[0].as_py()[0]
+    assert (first["passage_id"], first["rank"], first["score"]) == ("p1.0", 1, -1.5)
+
+
 def test_label_and_sentence_tables_equal_pyarrows_own_conversion() -> None:
     labels = [
         Label(sentence_id=f"s{i}", has_error=i % 3 == 0, severity="Mild" if i % 2 else None)
