@@ -13,9 +13,10 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from failcodes import labelio, traceio
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.labels import Label
 from failcodes.mapping import resolve_mappings
+from failcodes.study.config import parse_study
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 from tests.cli_helpers import run_cli
@@ -60,7 +61,7 @@ def _files(tmp_path: Path) -> list[str]:
 def test_two_spellings_of_one_mapping_are_refused(first: str, second: str) -> None:
     with pytest.raises(ConfigError) as err:
         resolve_mappings(["refuted", first, second])
-    assert f"-m {first.strip()!r} and -m {second!r} are the same mapping" in str(err.value)
+    assert f"mappings {first.strip()!r} and {second!r} are the same mapping" in str(err.value)
 
 
 def test_one_spelling_twice_is_one_mapping() -> None:
@@ -79,7 +80,7 @@ def test_cli_refuses_two_spellings_before_writing(
     assert code == 2
     assert stdout == ""
     assert err.count("\n") == 1
-    assert "'refuted,no_evidence' and -m 'refuted+no_evidence' are the same mapping" in err
+    assert "'refuted,no_evidence' and 'refuted+no_evidence' are the same mapping" in err
     assert not out.exists()
 
 
@@ -118,3 +119,17 @@ def test_compare_holm_counts_each_pair_once_per_mapping(
     assert [h for _, _, h in mcnemar] == pytest.approx(list(holm3))
     holm6 = multipletests([0.125, 0.25, 1.0] * 2, method="holm")[1]
     assert holm6[0] == pytest.approx(0.75)  # what a counted-twice family would have said
+
+
+def test_study_file_refuses_two_spellings_naming_line_and_field() -> None:
+    """A study's [metrics] mappings: refused when the file is read, not at the metrics step."""
+    text = (
+        'name = "s"\ncodebook = "c.yaml"\n\n'
+        '[metrics]\nmappings = ["refuted", "refuted+no_evidence", "conservative"]\n'
+    )
+    with pytest.raises(InputError) as err:
+        parse_study(text, Path("failcodes.toml"))
+    assert err.value.one_line() == (
+        "failcodes.toml:5, field 'metrics.mappings': mappings 'refuted+no_evidence' and "
+        "'conservative' are the same mapping (errors: no_evidence, refuted); give it once"
+    )

@@ -139,7 +139,7 @@ def resolve_mappings(specs: Iterable[str]) -> list[ErrorMapping]:
         if first[1] != mapping.name:
             verdicts = ", ".join(mapping.verdict_names())
             raise ConfigError(
-                f"-m {first[0]!r} and -m {spec.strip()!r} are the same mapping (errors: "
+                f"mappings {first[0]!r} and {spec.strip()!r} are the same mapping (errors: "
                 f"{verdicts}); give it once"
             )
         out.setdefault(mapping.name, mapping)

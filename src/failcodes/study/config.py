@@ -207,7 +207,14 @@ class MetricsSpec(FrozenModel):
     @field_validator("mappings")
     @classmethod
     def _known_mappings(cls, mappings: list[str]) -> list[str]:
-        return [_known_mapping(m) for m in mappings]
+        from failcodes.mapping import resolve_mappings  # lazy: numpy
+
+        known = [_known_mapping(m) for m in mappings]
+        try:  # two spellings of one mapping: the same rows twice
+            resolve_mappings(known)
+        except FailcodesError as exc:
+            raise ValueError(exc.one_line()) from None
+        return known
 
 
 class DisagreementsSpec(FrozenModel):
