@@ -61,6 +61,31 @@ def test_text_that_is_not_utf8_is_the_universal_readers_error(tmp_path: Path) ->
     assert "invalid start byte at byte 34" in str(exc.value)
 
 
+def test_a_bad_byte_past_the_decoders_first_chunk_is_named_by_its_offset_in_the_file(
+    tmp_path: Path,
+) -> None:
+    # 500 lines of 90 bytes ('{"a": "' + 80 x + '"}\n'), then the 7 bytes of '{"a": "':
+    # the bad byte is at 500 * 90 + 7 = 45,007 by hand. The text stream decodes a chunk at a
+    # time and its error's offset was the chunk's ("at byte 4047" before the fix).
+    good = b'{"a": "' + b"x" * 80 + b'"}\n'
+    assert len(good) == 90
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(good * 500 + b'{"a": "\xff"}\n' + good)
+    with pytest.raises(InputError) as exc:
+        list(jsonio.iter_jsonl(path))
+    assert "invalid start byte at byte 45007)" in str(exc.value)
+
+
+def test_a_file_ending_inside_a_character_is_named_by_its_offset(tmp_path: Path) -> None:
+    # 3 lines of 9 bytes, then '{"a": "' (7 bytes) and the first byte of a 2-byte character
+    # at 27 + 7 = 34 by hand, the file ending there
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 3 + b'{"a": "\xc3')
+    with pytest.raises(InputError) as exc:
+        list(jsonio.iter_jsonl(path))
+    assert "at byte 34)" in str(exc.value)
+
+
 def test_a_long_line_without_a_line_end_is_read_in_pieces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,6 +11,7 @@ silently dropped a duplicate key. Every problem is an
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -37,10 +38,39 @@ def open_text(path: Path, newline: str = "") -> IO[str]:
 
 
 def decode_error(path: Path, exc: UnicodeDecodeError) -> InputError:
-    """The one-line error for text that is not UTF-8, with the byte offset."""
+    """The one-line error for text that is not UTF-8, with the byte offset in the file.
+
+    A text stream decodes its file a chunk at a time, and its error's offset is the
+    chunk's: a bad byte at 44,910 was reported "at byte 3950". The file is read again as
+    bytes (only on this error) for the offset of its first byte that is not UTF-8.
+    """
+    at = _first_bad_byte(path)
     return InputError(
-        f"not UTF-8 text ({exc.reason} at byte {exc.start}){utf16_hint(path)}", path=path
+        f"not UTF-8 text ({exc.reason} at byte {exc.start if at is None else at})"
+        f"{utf16_hint(path)}",
+        path=path,
     )
+
+
+def _first_bad_byte(path: Path) -> int | None:
+    """The offset of the first byte of ``path`` that is not UTF-8 (None: none, or unreadable)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0  # bytes given to the decoder so far
+    try:
+        with path.open("rb") as f:
+            while chunk := f.read(1 << 20):
+                pending = len(decoder.getstate()[0])  # an incomplete character held back
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as exc:
+                    return done - pending + exc.start
+                done += len(chunk)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:  # the file ends inside a character
+        return done - len(exc.object) + exc.start
+    except OSError:
+        return None
+    return None
 
 
 #: Deepest nesting of arrays/objects a JSON input may have (traces need 4; the standard
