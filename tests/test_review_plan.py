@@ -1082,3 +1082,50 @@ def test_a_multi_label_step_with_a_low_code_beside_the_high_one_is_not_all_corre
     assert is_all_high(ann, high) is False
     alone = ann.model_copy(update={"code_sets": {"evidence_selection": ["complete_selection"]}})
     assert is_all_high(alone, high) is True
+
+
+def test_reviews_outside_the_plan_are_left_out_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Outside check (REPORT-i36red shape 6): a reviewer coded units the plan never drew. They
+    # are no random sample, so the corrected shares must not use them; `review status` said so,
+    # the report said nothing. Same study as the hand-computed PPI test above, plus 4 reviews
+    # outside the plan (a10-a12 drawn from nowhere, coded irrelevant, and zz9, a unit the coded
+    # table does not hold): the cell keeps the plan-only hand values, and the report says 4.
+    judge_a = ["exact_entity"] * 6 + ["partial_entity"] * 4
+    judge_a += ["exact_entity"] * 4 + ["partial_entity"] * 6
+    human_a = ["exact_entity"] * 5 + ["partial_entity", "exact_entity"] + ["irrelevant"] * 3
+    entity = {f"a{i}": c for i, c in enumerate(judge_a)}
+    entity |= {f"b{i}": "exact_entity" for i in range(4)}
+    groups = {uid: uid[0].upper() for uid in entity}
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(entity, groups).to_csv(table, index=False)
+    sample = [f"a{i}" for i in range(10)] + ["b0", "b1"]
+    write_half_plan(
+        tmp_path, "hand", UnitKind.RETRIEVAL, table, sample, list(entity), targeted=["a19"]
+    )
+    reviews = [human(f"a{i}", c) for i, c in enumerate(human_a)]
+    reviews += [human("b0", "exact_entity"), human("b1", "partial_entity")]
+    reviews.append(human("a19", "irrelevant"))  # targeted: in the plan, kept out as before
+    extra = [human(u, "irrelevant", coder="bob") for u in ("a10", "a11", "a12", "zz9")]
+    for name, anns in (("alice", reviews), ("bob", extra)):
+        (tmp_path / "review" / f"{name}.jsonl").write_text(
+            "".join(a.model_dump_json() + "\n" for a in anns)
+        )
+    said = "4 reviews of units outside the review plan are left out of the corrected shares"
+    out = tmp_path / "report"
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", out)
+    assert code == 0, err
+    assert err.splitlines() == [f"{said} (not a random sample)"]
+    corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
+    lam, theta, low, high = hand_corrected()  # the plan's 10 reviews of retriever A only
+    for code_id in ("exact_entity", "all_high_quality"):
+        row = corrected[(corrected["retriever"] == "A") & (corrected["code"] == code_id)].iloc[0]
+        assert row["reviewed"] == 10  # not 13: a10-a12 are not counted
+        assert float(row["lambda"]) == pytest.approx(round(lam, 2))
+        assert row["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+        assert row["human-only (%)"].startswith("60.0 [")  # 6 of 10; with a10-a12: 6 of 13
+    assert said in (out / "tables" / "retrieval_quality_corrected.md").read_text()

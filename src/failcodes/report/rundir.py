@@ -673,8 +673,23 @@ def _corrected(
         return {}, attributions, notes
     current = [a for a in humans if (a.codebook.name, a.codebook.version) == (cb.name, cb.version)]
     out: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = {}
-    for path in plan_files:
-        plan = read_plan(path)
+    plans = [(path, read_plan(path)) for path in plan_files]
+    # reviews of units no plan of their part holds (a reviewer coded extra units by hand):
+    # never in the corrected shares (not a random sample); said once per part, as
+    # `review status` says them
+    outside = {
+        part: len(
+            human_codes(current, part).keys()
+            - set().union(
+                *(p.estimation_ids() | p.targeted_ids() for _, p in plans if p.part is part)
+            )
+        )
+        for part in {p.part for _, p in plans}
+    }
+    for part, count in sorted(outside.items(), key=lambda kv: kv[0].value):
+        if count:
+            notes.setdefault(corrected_notes_key(part), []).append(_outside_text(count))
+    for path, plan in plans:
         source = plan_source(plan, root, path)
         if not source.is_file():
             raise InputError(f"the plan's coded table {plan.source} is missing", path=path)
@@ -755,6 +770,7 @@ def _corrected(
                 if progress.targeted_reviewed
                 else ""
             )
+            + (f"; {_outside_text(outside[plan.part])}" if outside[plan.part] else "")
             + (
                 f"; {repeated} unit(s) reviewed more than once ({differ} with different "
                 "codes): the first coder by name counted"
@@ -776,6 +792,14 @@ def _corrected(
             attributions.append(_corrected_attribution(plan, source, items, reviews, cb))
             inputs_files.append(items)
     return out, attributions, notes
+
+
+def _outside_text(count: int) -> str:
+    """The note on reviews of units outside every review plan (left out of the estimates)."""
+    return (
+        f"{count} reviews of units outside the review plan are left out of the corrected "
+        "shares (not a random sample)"
+    )
 
 
 def _corrected_attribution(
