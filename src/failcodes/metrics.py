@@ -159,13 +159,27 @@ def subset_note(system: str, level: str, labelled: int, unlabelled: int) -> str:
 
 
 def label_coverage(
-    cols: TraceColumns | SentenceColumns, index: LabelIndex
+    cols: TraceColumns | SentenceColumns, index: LabelIndex, level: Level = Level.SENTENCE
 ) -> dict[str, tuple[int, int]]:
-    """Per system: (its trace sentences that have a label, all its trace sentences).
+    """Per system: (its trace units that have a label, all its trace units).
 
     A sentence is one (question, sentence) the system made claims in; shared labels are
     looked up by sentence id, per-system labels by the system's own (as the metrics do).
+    At claim level (trace columns) a unit is a claim, labelled by its own label or its
+    sentence's: the claims ``metrics --level claim`` counts (n, and n_unlabelled).
     """
+    if level is Level.CLAIM:
+        if not isinstance(cols, TraceColumns):
+            raise ValueError("claim-level coverage needs the claims: trace columns, not groups")
+        sys_codes, systems = cols.codes("system")
+        s_codes, sentences = cols.codes("sentence_id")
+        c_codes, claims = cols.codes("claim_id")
+        flags = row_label_flags(sys_codes, systems, s_codes, sentences, c_codes, claims, index)
+        k = len(systems)
+        all_c = np.bincount(sys_codes, minlength=k) if len(sys_codes) else np.zeros(k)
+        has = flags >= 0
+        hit_c = np.bincount(sys_codes[has], minlength=k) if has.any() else np.zeros(k)
+        return {name: (int(hit_c[i]), int(all_c[i])) for i, name in enumerate(systems)}
     groups = sentence_groups(cols)
     labelled = group_label_flags(groups, index) >= 0
     n = len(groups.systems)

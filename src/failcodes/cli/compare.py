@@ -34,6 +34,7 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
             "systems": result.systems,
             # the first line of the text output: what was assumed (systems that never flag)
             "assumed": result.assumed,
+            "coverage": result.coverage,
             "never_flag": [
                 {"mapping": m, "systems": systems} for m, systems in result.never_flag.items()
             ],
@@ -44,6 +45,8 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
         return
     if result.assumed:  # the first line: what was assumed of the data
         typer.echo(result.assumed)
+    if result.coverage:  # the next: how many sentences the labels leave out
+        typer.echo(result.coverage)
     data_console(width=160).print(_table(result))
     if result.claims_note:
         note = result.claims_note

@@ -16,7 +16,12 @@ from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.commands.measure import MAPPING_HELP, QUESTION_SCOPE_HELP, WITHOUT_CLAIMS_HELP
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelscope import QuestionScope
-from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WithoutClaimsPolicy
+from failcodes.metrics import (
+    DEFAULT_WITHOUT_CLAIMS,
+    WithoutClaimsPolicy,
+    coverage_line,
+    label_coverage,
+)
 from failcodes.stats.names import MAX_RESAMPLES
 
 #: Most systems compared at once: every pair is tested (with --truth, 10,000 permutations a
@@ -72,6 +77,9 @@ class CompareResult:
     assumed: str | None = None
     #: Per mapping (None for a FILE), the systems that never flag an error on the tested units.
     never_flag: dict[str | None, list[str]] = field(default_factory=dict)
+    #: With traces: how many of the traces' sentences the labels cover, when not all (the
+    #: line after the first; metrics.coverage_line, as ``metrics`` and ``disagreements``).
+    coverage: str | None = None
 
     def note(self, mapping: str | None, result: TestResult) -> str | None:
         """Beside an F1 test of a system that never flags an error: its F1 is 0 there."""
@@ -161,10 +169,11 @@ class CompareRequest(Request):
 
         del note
         wanted = self._metrics()
-        assumed = None
+        assumed = coverage = None
         if self.traces or self.labels is not None:
             sets, names, claims_note = self._from_traces()
             assumed = claims_note.pop("assumed", None)
+            coverage = claims_note.pop("coverage", None)
             sources = list(self.traces)
         else:
             sets, names, assumed = self._from_file()
@@ -207,7 +216,9 @@ class CompareRequest(Request):
             )
             results.extend((mapping_name, r) for r in found)
         with_mapping = sets[0][0] is not None
-        return CompareResult(sources, names, results, with_mapping, claims_note, assumed, never)
+        return CompareResult(
+            sources, names, results, with_mapping, claims_note, assumed, never, coverage
+        )
 
     def _from_traces(
         self,
@@ -216,10 +227,11 @@ class CompareRequest(Request):
         from failcodes import labelio, traceio
         from failcodes.columnar import check_system_spellings
         from failcodes.errors import StatisticsError
-        from failcodes.labels import refuse_claim_labels
+        from failcodes.labels import LabelIndex, refuse_claim_labels
         from failcodes.labelscope import assumptions_line
         from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
         from failcodes.outcomes import paired_outcomes_from_traces
+        from failcodes.tracecols import TraceColumns
 
         if self.file is not None or not self.traces or self.labels is None:
             raise ConfigError("give either FILE, or both --traces and --labels")
@@ -271,6 +283,9 @@ class CompareRequest(Request):
                 preds = preds[:, [paired.systems.index(s) for s in wanted_sys]]
                 names = wanted_sys
             sets.append((mapping, preds, paired.truth))
+        # unlabelled sentences are no paired unit: say how many (of the systems compared)
+        cover = label_coverage(TraceColumns.from_traces(traces), LabelIndex(labels))
+        claims_note["coverage"] = coverage_line({s: cover[s] for s in names if s in cover})
         return sets, names, claims_note
 
     def _from_file(

@@ -209,7 +209,8 @@ class DisagreementsResult:
     out: Path
     #: What the selection assumed of the data, in one line (failcodes.labelscope).
     assumed: str | None = None
-    #: How many of the traces' sentences the labels cover, when not all (metrics.coverage_line).
+    #: How many of the traces' units (sentences, or claims at claim level) the labels cover,
+    #: when not all (metrics.coverage_line).
     coverage: str | None = None
 
     @property
@@ -257,9 +258,10 @@ class DisagreementsRequest(Request):
         )
         count = found.write(self.out)
         assumed = assumptions_line(found.shape) if found.shape is not None else None
-        covered = None
-        if self.level is Level.SENTENCE:  # unlabelled sentences cannot disagree: say how many
-            covered = coverage_line(label_coverage(found.columns, found.index))
+        # unlabelled units cannot disagree: say how many (claims at claim level, as metrics)
+        covered = coverage_line(
+            label_coverage(found.columns, found.index, self.level), self.level.value
+        )
         return DisagreementsResult(list(found.items), count, self.out, assumed, covered)
 
 
