@@ -12,44 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from failcodes import labelio, traceio
-from failcodes.labels import Label, LabelIndex
+from failcodes.labels import LabelIndex
 from failcodes.metrics import Level, label_coverage
 from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 from tests.cli_helpers import run_cli
+from tests.test_label_coverage_line import LABELS, coverage_traces, write_inputs
 
 R, S = Verdict.REFUTED, Verdict.SUPPORTED
-
-
-def _traces(systems: dict[str, list[Verdict]]) -> list[Trace]:
-    return [
-        Trace(
-            system=system,
-            question_id="q1",
-            sentence_id=f"s{i}",
-            claim_id=f"s{i}c",
-            claim="c",
-            verdict=v,
-        )
-        for system, verdicts in systems.items()
-        for i, v in enumerate(verdicts)
-    ]
-
-
-#: s0 error, s1 and s2 no error; s3 unlabelled.
-LABELS = [
-    Label(question_id="q1", sentence_id="s0", has_error=True),
-    Label(question_id="q1", sentence_id="s1", has_error=False),
-    Label(question_id="q1", sentence_id="s2", has_error=False),
-]
-
-
-def _write(tmp_path: Path, traces: list[Trace]) -> list[str]:
-    traceio.write_traces(tmp_path / "t.jsonl", traces)
-    labelio.write_labels(tmp_path / "l.jsonl", LABELS)
-    return ["--traces", str(tmp_path / "t.jsonl"), "--labels", str(tmp_path / "l.jsonl")]
 
 
 #: The line for two systems with s0..s3 each, s3 unlabelled: 3 + 3 of 4 + 4, counted by hand.
@@ -62,7 +33,10 @@ def test_compare_says_it_on_the_second_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A and B each 4 sentences, 3 labelled: the McNemar test pairs the 3 labelled ones."""
-    args = ["compare", *_write(tmp_path, _traces({"A": [R, S, R, S], "B": [R, R, S, S]}))]
+    args = [
+        "compare",
+        *write_inputs(tmp_path, coverage_traces({"A": [R, S, R, S], "B": [R, R, S, S]})),
+    ]
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     lines = out.splitlines()
@@ -86,11 +60,11 @@ def test_compare_counts_only_the_systems_compared(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """C (2 sentences, s0 and s3) is in the traces but not in --systems A,B: not counted."""
-    traces = _traces({"A": [R, S, R, S], "B": [R, R, S, S]})
+    traces = coverage_traces({"A": [R, S, R, S], "B": [R, R, S, S]})
     traces += [
         t.model_copy(update={"system": "C"}) for t in traces if t.sentence_id in ("s0", "s3")
     ][:2]
-    args = ["compare", *_write(tmp_path, traces), "--systems", "A,B"]
+    args = ["compare", *write_inputs(tmp_path, traces), "--systems", "A,B"]
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert out.splitlines()[1] == COMPARE_LINE
@@ -99,7 +73,7 @@ def test_compare_counts_only_the_systems_compared(
 def test_compare_no_line_when_every_sentence_is_labelled(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = ["compare", *_write(tmp_path, _traces({"A": [R, S, R], "B": [R, R, S]}))]
+    args = ["compare", *write_inputs(tmp_path, coverage_traces({"A": [R, S, R], "B": [R, R, S]}))]
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert "labels cover" not in out + err
@@ -108,7 +82,7 @@ def test_compare_no_line_when_every_sentence_is_labelled(
 #: One system, s0..s3 with one claim each plus a second claim in s0: 5 claims; the sentence
 #: labels of s0, s1, s2 label 4 of them (s0's two through their sentence), s3c none.
 def _claim_traces() -> list[Trace]:
-    traces = _traces({"A": [R, S, R, S]})
+    traces = coverage_traces({"A": [R, S, R, S]})
     traces.insert(1, traces[0].model_copy(update={"claim_id": "s0c2"}))
     return traces
 
@@ -127,7 +101,7 @@ def test_disagreements_at_claim_level_says_it_in_claims(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Refuted: s0c, s0c2 TP; s1c TN; s2c FP; s3c (Supported) unlabelled -> 1 disagreement."""
-    args = [*_write(tmp_path, _claim_traces()), "--level", "claim"]
+    args = [*write_inputs(tmp_path, _claim_traces()), "--level", "claim"]
     dis = ["disagreements", *args, "-o", str(tmp_path / "d.jsonl")]
     code, out, err = run_cli(dis, capsys)
     assert code == 0, err

@@ -21,7 +21,7 @@ from tests.cli_helpers import run_cli
 R, S = Verdict.REFUTED, Verdict.SUPPORTED
 
 
-def _traces(systems: dict[str, list[Verdict]]) -> list[Trace]:
+def coverage_traces(systems: dict[str, list[Verdict]]) -> list[Trace]:
     return [
         Trace(
             system=system,
@@ -44,7 +44,7 @@ LABELS = [
 ]
 
 
-def _write(tmp_path: Path, traces: list[Trace]) -> list[str]:
+def write_inputs(tmp_path: Path, traces: list[Trace]) -> list[str]:
     traceio.write_traces(tmp_path / "t.jsonl", traces)
     labelio.write_labels(tmp_path / "l.jsonl", LABELS)
     return ["--traces", str(tmp_path / "t.jsonl"), "--labels", str(tmp_path / "l.jsonl")]
@@ -52,7 +52,7 @@ def _write(tmp_path: Path, traces: list[Trace]) -> list[str]:
 
 def test_coverage_counted_by_hand() -> None:
     """A: s0..s3, 3 labelled; B: s0, s3 (claims in 2 sentences), 1 labelled -> 4 of 6."""
-    traces = _traces({"A": [R, S, R, S]}) + _traces({"B": [S]})
+    traces = coverage_traces({"A": [R, S, R, S]}) + coverage_traces({"B": [S]})
     traces.append(traces[3].model_copy(update={"system": "B"}))
     cover = label_coverage(TraceColumns.from_traces(traces), LabelIndex(LABELS))
     assert cover == {"A": (3, 4), "B": (1, 2)}
@@ -67,7 +67,7 @@ def test_disagreements_says_it_on_the_second_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """4 sentences, 3 labelled. Refuted: s0 TP, s1 TN, s2 FP; s3 (Supported) unlabelled."""
-    args = ["disagreements", *_write(tmp_path, _traces({"A": [R, S, R, S]}))]
+    args = ["disagreements", *write_inputs(tmp_path, coverage_traces({"A": [R, S, R, S]}))]
     code, out, err = run_cli([*args, "-o", str(tmp_path / "d.jsonl")], capsys)
     assert code == 0, err
     lines = out.splitlines()
@@ -79,13 +79,20 @@ def test_disagreements_says_it_on_the_second_line(
 def test_metrics_says_it_on_the_second_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run_cli(["metrics", *_write(tmp_path, _traces({"A": [R, S, R, S]}))], capsys)
+    code, out, err = run_cli(
+        ["metrics", *write_inputs(tmp_path, coverage_traces({"A": [R, S, R, S]}))], capsys
+    )
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].startswith("Assumed: shared labels")
     assert lines[1] == "labels cover 3 of 4 sentences; the other 1 are left out (unlabelled)"
     written = tmp_path / "m.json"
-    args = ["metrics", *_write(tmp_path, _traces({"A": [R, S, R, S]})), "-o", str(written)]
+    args = [
+        "metrics",
+        *write_inputs(tmp_path, coverage_traces({"A": [R, S, R, S]})),
+        "-o",
+        str(written),
+    ]
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert out.splitlines()[1] == lines[1]
@@ -94,7 +101,7 @@ def test_metrics_says_it_on_the_second_line(
 def test_no_line_when_every_sentence_is_labelled(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = _write(tmp_path, _traces({"A": [R, S, R]}))
+    args = write_inputs(tmp_path, coverage_traces({"A": [R, S, R]}))
     for command in (["metrics"], ["disagreements", "-o", str(tmp_path / "d.jsonl")]):
         code, out, err = run_cli([*command, *args], capsys)
         assert code == 0, err
