@@ -195,6 +195,8 @@ def _one_annotation(
 
     codes: dict[str, str] = {}
     code_sets: dict[str, list[str]] = {}
+    chosen_by_dim: dict[str, set[str]] = {}
+    conflicting: set[str] = set()
     comment: str | None = None
     proposal: str | None = None
     for item in raw.get("result") or []:
@@ -228,6 +230,19 @@ def _one_annotation(
             )
             continue
         chosen = {str(c) for c in choices}
+        # a dimension given twice in one annotation (a region's choice beside the task's,
+        # or a hand-edited export): the later silently replaced the earlier, exit 0
+        if name in conflicting or chosen_by_dim.setdefault(name, chosen) != chosen:
+            if name not in conflicting:
+                problem(
+                    f"two different choices in {name!r} ({', '.join(sorted(chosen_by_dim[name]))}"
+                    f" and {', '.join(sorted(chosen))}); not kept",
+                    dimension=name,
+                )
+            conflicting.add(name)
+            codes.pop(name, None)
+            code_sets.pop(name, None)
+            continue
         if multi and len(chosen) > 1 and dim.high_quality_code in chosen:
             problem(
                 f"{dim.high_quality_code!r} (high quality) combined with other codes in "
