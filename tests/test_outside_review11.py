@@ -57,3 +57,26 @@ def test_a_dimension_chosen_twice_in_one_annotation_is_not_kept() -> None:
         f"task 100 (unit {first.unit_id}), coder label-studio-user-3: two different choices "
         "in 'entity' (exact_entity and irrelevant); not kept"
     ]
+
+
+def test_a_time_without_offset_is_utc_and_the_latest_annotation_is_kept() -> None:
+    # One coder annotated task 0 twice: at 10:00 written without an offset, at 09:00Z. Before:
+    # TypeError (offset-naive vs offset-aware), a traceback, exit 1. Label Studio's times are
+    # UTC: 10:00 is the later, so its code (irrelevant) is kept, and a third annotation with no
+    # time at all still compares.
+    late = _ann(3, [_choice("entity", "irrelevant"), _choice("scope", "exact_scope")])
+    late["updated_at"] = "2026-11-30T10:00:00"
+    early = _ann(
+        3,
+        [_choice("entity", "exact_entity"), _choice("scope", "exact_scope")],
+        "2026-11-30T09:00:00Z",
+    )
+    untimed = _ann(4, [_choice("entity", "exact_entity"), _choice("scope", "exact_scope")])
+    del untimed["updated_at"]
+    got = annotations_from_export(
+        [_task(0, [late, early, untimed])], toy_codebook(), UnitKind.RETRIEVAL
+    )
+    by = {a.coder: a for a in got.annotations}
+    assert by["label-studio-user-3"].codes["entity"] == "irrelevant"
+    assert by["label-studio-user-3"].created_at.isoformat() == "2026-11-30T10:00:00+00:00"
+    assert by["label-studio-user-4"].codes["entity"] == "exact_entity"

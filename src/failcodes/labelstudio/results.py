@@ -10,7 +10,7 @@ validate choice values, so every choice is checked here: an unknown choice is re
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import Field
@@ -63,9 +63,13 @@ def _parse_time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+    # a time without an offset (a hand-edited export, another exporter) is Label Studio's UTC:
+    # compared with an offset one to keep the latest annotation it stopped the import with a
+    # traceback ("can't compare offset-naive and offset-aware datetimes")
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _text(item: Mapping[str, Any]) -> str | None:
