@@ -32,7 +32,14 @@ from failcodes.saturation.changes import (
     recode_flags,
 )
 from failcodes.saturation.coders import Coder
-from failcodes.saturation.dedupe import KnownPattern, code_ids, deduplicate, slug
+from failcodes.saturation.dedupe import (
+    KnownPattern,
+    code_ids,
+    codebook_patterns,
+    deduplicate,
+    normalise_name,
+    slug,
+)
 from failcodes.saturation.models import (
     ADDING_ACTIONS,
     AccumulationPoint,
@@ -323,6 +330,9 @@ def record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list
 def _record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list[RoundRecord]:
     for d in decisions:
         validate_decision(store, d)
+    latest = {**latest_decisions(store), **{d.proposal_id: d for d in decisions}}
+    for number in sorted({d.round for d in decisions}):
+        changes_for_round(store, number, latest)  # a name clash refuses before any is written
     store.append_decisions(list(decisions))
     closed = []
     for number in sorted({d.round for d in decisions}):
@@ -331,10 +341,23 @@ def _record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> lis
     return closed
 
 
-def changes_for_round(store: ProjectStore, number: int) -> list[Change]:
-    """The codebook edits the round's accepted and renamed proposals make."""
-    latest = latest_decisions(store)
-    taken = code_ids(store.codebook())
+def changes_for_round(
+    store: ProjectStore, number: int, latest: dict[str, Decision] | None = None
+) -> list[Change]:
+    """The codebook edits the round's accepted and renamed proposals make.
+
+    A name equal (normalised, as deduplication compares names) to a code of the codebook's
+    part or to another addition of the round is refused: it would add the same pattern twice
+    and count it as new in the stop rule and the accumulation curve.
+    """
+    latest = latest_decisions(store) if latest is None else latest
+    codebook = store.codebook()
+    taken = code_ids(codebook)
+    known = {}
+    for pattern in codebook_patterns(codebook, store.config().kind):
+        known[normalise_name(pattern.ref.split(":", 1)[1])] = pattern
+        known[normalise_name(pattern.name)] = pattern
+    added: dict[str, str] = {}
     out = []
     for p in open_proposals(store, number):
         d = latest.get(p.id)
@@ -342,14 +365,14 @@ def changes_for_round(store: ProjectStore, number: int) -> list[Change]:
             continue
         name = p.name
         definition = p.definition
-        new_id = p.leaf_id
         if d.action is Action.RENAME:
             name = (d.new_name or name).strip()
             definition = (d.new_definition or definition).strip()
-            base = slug(name)
-            new_id, n = base, 2
-            while new_id in taken:
-                new_id, n = f"{base}_{n}", n + 1
+        _refuse_known_name(p, d, name, known, added)
+        base = slug(name) if d.action is Action.RENAME else p.leaf_id
+        new_id, n = base, 2
+        while new_id in taken:
+            new_id, n = f"{base}_{n}", n + 1
         taken.add(new_id)
         common = {
             "dimension": p.dimension,
@@ -365,6 +388,35 @@ def changes_for_round(store: ProjectStore, number: int) -> list[Change]:
                 Change(op=ChangeOp.ADD_LEAF, subcode=p.parent_subcode, leaf=new_id, **common)
             )
     return out
+
+
+def _refuse_known_name(
+    proposal: Proposal,
+    decision: Decision,
+    name: str,
+    known: dict[str, KnownPattern],
+    added: dict[str, str],
+) -> None:
+    """Refuse an addition named like a code of the codebook or another addition of its round."""
+    norm = normalise_name(name)
+    verb = "renamed to" if decision.action is Action.RENAME else "accepted as"
+    match = known.get(norm)
+    if match is not None:
+        hint = (
+            f"decide merge with target {match.ref}"
+            if match.dimension == proposal.dimension
+            else "give it another name"
+        )
+        raise SaturationError(
+            f"{proposal.id}: {verb} {name!r}, the name of {match.ref} in {match.dimension} "
+            f"already: it would add that pattern again and count it as new; {hint}"
+        )
+    if norm in added:
+        raise SaturationError(
+            f"{proposal.id}: {verb} {name!r}, as {added[norm]} is in this round: one pattern "
+            "would be added twice; merge one into the other or give them different names"
+        )
+    added[norm] = proposal.id
 
 
 def latest_annotations(store: ProjectStore) -> dict[str, Annotation]:
