@@ -35,6 +35,7 @@ from failcodes.labels import (  # the checks live with the labels (core): one pl
 )
 from failcodes.sentences import Sentence
 from failcodes.tableio import (
+    NUMBER_ID_FIELDS,
     UTF8_BOM,
     Format,
     checked_csv_rows,
@@ -42,6 +43,7 @@ from failcodes.tableio import (
     detect_format,
     drop_nones,
     id_problem,
+    id_text,
     msgspec_type,
     rename_fields,
     required_fields,
@@ -70,14 +72,25 @@ def _records(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     fmt = detect_format(path)
     cols = list(columns if columns is not None else model.model_fields)
+    rows: Iterable[tuple[int, dict[str, Any]]]
     if fmt is Format.JSONL:
-        for line, rec in iter_jsonl(path):
-            yield line, drop_nones(rename_fields(rec, column_map))
-    elif fmt is Format.CSV:
+        rows = ((line, rename_fields(rec, column_map)) for line, rec in iter_jsonl(path))
+    elif fmt is Format.CSV:  # text cells: no number ids
         yield from checked_csv_rows(path, cols, required_fields(model), column_map)
+        return
     else:
-        for line, rec in checked_parquet_rows(path, cols, required_fields(model), column_map):
-            yield line, drop_nones(rec)
+        rows = checked_parquet_rows(path, cols, required_fields(model), column_map)
+    # a number id as text (the rule of every reader), named by the file's own column
+    ids = [
+        (n, next((k for k, v in column_map.items() if v == n), n))
+        for n in NUMBER_ID_FIELDS
+        if n in model.model_fields
+    ]
+    for line, rec in rows:
+        for name, column in ids:
+            if name in rec:
+                rec[name] = id_text(rec[name], path=path, line=line, field=column)
+        yield line, drop_nones(rec)
 
 
 def _iter_flat(

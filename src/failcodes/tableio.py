@@ -759,6 +759,43 @@ def id_problem(value: object) -> str | None:
     return f"{why}; expected the identifier alone, without spaces around it"
 
 
+#: The ids a number may stand for (a JSONL number, a Parquet integer or float column, an Excel
+#: cell): read as text by :func:`id_text` in every reader (ingest, labels, traces).
+NUMBER_ID_FIELDS: tuple[str, ...] = ("question_id", "sentence_id", "claim_id")
+
+#: Past 2**53 a float no longer holds every whole number: an id's last digits may be lost.
+_EXACT_FLOAT = 2**53
+
+
+def id_text(value: object, *, path: str | Path, line: int | None, field: str) -> object:
+    """A number read as an id, as its text; anything else unchanged (the one rule, issue 30).
+
+    A whole number is its decimal text: ``7`` and ``7.0`` (an integer column pandas widened to
+    float for a missing value; Excel's every number) are ``"7"``. A float with a fraction
+    (``4.5``: ``1.10`` and ``1.1`` are one float, so two ids would be one) or past 2**53 (its
+    last digits may be lost) is refused naming the file, line and field: save the column as
+    text. A bool is left to the model (no id).
+    """
+    if type(value) is int:
+        return str(value)
+    if type(value) is not float:
+        return value
+    if value.is_integer() and abs(value) < _EXACT_FLOAT:
+        return str(int(value))
+    if value.is_integer():
+        why = "a float past 2**53 (its last digits may be lost)"
+    elif value == value and abs(value) != float("inf"):
+        why = "a number with a fraction (1.10 and 1.1 read as one number)"
+    else:
+        why = "not a number"
+    raise InputError(
+        f"id {value!r} is {why}; expected text or a whole number: save the column as text",
+        path=path,
+        line=line,
+        field=field,
+    )
+
+
 # ------------------------------------------------------------------------------------------
 # Fast JSONL lines: msgspec types for model fields, key counts of a raw line
 # ------------------------------------------------------------------------------------------

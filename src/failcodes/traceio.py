@@ -24,6 +24,7 @@ from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
 from failcodes.tableio import (
     ARROW_ROWS,
+    NUMBER_ID_FIELDS,
     CsvTable,
     Format,
     arrow_schema,
@@ -32,6 +33,7 @@ from failcodes.tableio import (
     detect_format,
     drop_nones,
     id_problem,
+    id_text,
     passages_path_for,
     rename_fields,
     required_fields,
@@ -115,6 +117,10 @@ def prepare_trace(
     kept in ``raw_verdict``); nested passages lose their missing values (and are renamed by
     ``column_map``). Errors name path, line and field.
     """
+    for name in NUMBER_ID_FIELDS:  # a number id as text (the rule of every reader)
+        if name in record:
+            field = next((k for k, v in column_map.items() if v == name), name)
+            record[name] = id_text(record[name], path=path, line=line, field=field)
     for name in TRACE_ID_FIELDS:
         problem = id_problem(record.get(name))
         if problem is not None:

@@ -65,7 +65,7 @@ LABEL_TARGETS: dict[str, str] = {
 TRACE_FIELDS: tuple[str, ...] = tuple(Trace.model_fields)
 #: Map targets renamed inside each nested passage object (none is also a trace field).
 PASSAGE_FIELDS: tuple[str, ...] = tuple(f for f in Passage.model_fields if f not in TRACE_FIELDS)
-ID_FIELDS: tuple[str, ...] = ("question_id", "sentence_id", "claim_id")
+ID_FIELDS: tuple[str, ...] = tableio.NUMBER_ID_FIELDS
 ID_MODES: tuple[str, ...] = ("columns", "line", "claim")
 SENTENCE_ID_MODES: tuple[str, ...] = ("global", "question")
 LABEL_LEVELS: tuple[str, ...] = ("auto", "sentence", "claim")
@@ -312,15 +312,23 @@ def _passages(
     return out
 
 
-def _text_ids(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) -> None:
-    """Whole-number ids as text; with ``sentence_ids="question"`` sentence ids qualified.
+def _text_ids(
+    rec: dict[str, Any],
+    spec: TableSpec,
+    path: Path,
+    line: int,
+    column_of: Mapping[str, str] | None = None,
+) -> None:
+    """Number ids as text; with ``sentence_ids="question"`` sentence ids qualified.
 
-    A sentence id to qualify on a row without a question id is an error (it stayed bare and
-    silently joined any other answer's sentence of the same number).
+    The number rule is :func:`~failcodes.tableio.id_text` (its errors name the column each id
+    came from, ``column_of``). A sentence id to qualify on a row without a question id is an
+    error (it stayed bare and silently joined any other answer's sentence of the same number).
     """
     for name in ID_FIELDS:
-        if type(rec.get(name)) is int:  # a JSONL/Parquet number; bool is not an id
-            rec[name] = str(rec[name])
+        if name in rec:
+            field = (column_of or {}).get(name, name)
+            rec[name] = tableio.id_text(rec[name], path=path, line=line, field=field)
     if spec.sentence_ids == "question" and "sentence_id" in rec:
         if "question_id" not in rec:
             raise InputError(
@@ -360,12 +368,12 @@ def label_from_row(
         if outcome is Outcome.SKIP:
             return None
         rec["has_error"] = outcome is Outcome.ERROR
-    _text_ids(rec, spec, path, line)
+    columns = {target: k for k, target in reversed(list(renames.items())) if target}
+    _text_ids(rec, spec, path, line, columns)
     for name in ("sentence_id", "claim_id", "question_id"):
         problem = tableio.id_problem(rec.get(name))
         if problem is not None:  # written as is, it would be refused by every later reader
-            column = next((k for k, target in renames.items() if target == name), name)
-            raise InputError(problem, path=path, line=line, field=column)
+            raise InputError(problem, path=path, line=line, field=columns.get(name, name))
     return tableio.validate_record(Label, rec, path, line)
 
 
@@ -442,7 +450,7 @@ def _row(
         problem = tableio.id_problem(rec.get(name))
         if problem is not None:
             raise InputError(problem, path=path, line=line, field=origin.get(name, name))
-    _text_ids(rec, spec, path, line)
+    _text_ids(rec, spec, path, line, origin)
     if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
         rec["claim_id"] = f"L{line}"
     if "claim_id" not in rec and spec.ids == "claim" and isinstance(rec.get("claim"), str):

@@ -1,0 +1,112 @@
+"""Ingest-side shapes from t11red3's outside check (issue 30): each failed before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+# Three claims, each its own sentence, of one system; s1 no error (supported), s2 error
+# (refuted), s3 error (supported). Under -m refuted: s2 TP, s3 FN, s1 TN.
+VERDICTS = ["supported", "refuted", "supported"]
+HAS_ERROR = [False, True, True]
+
+
+def _traces(path: Path, ids: list[object]) -> Path:
+    """A foreign trace Parquet file whose id columns hold ``ids`` (numbers: pandas' dtypes)."""
+    table = {
+        "system": ["A"] * 3,
+        "question_id": [1, 1, 2],
+        "sentence_id": ids,
+        "claim_id": ids,
+        "claim": ["x", "y", "z"],
+        "verdict": VERDICTS,
+    }
+    pq.write_table(pa.table(table), path)
+    return path
+
+
+def _labels(path: Path, ids: list[object]) -> Path:
+    pq.write_table(pa.table({"sentence_id": ids, "has_error": HAS_ERROR}), path)
+    return path
+
+
+def _metrics(
+    traces: Path, labels: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    return run_cli([*args, "--format", "json"], capsys)
+
+
+@pytest.mark.parametrize(
+    ("trace_ids", "label_ids"),
+    [
+        ([1, 2, 3], [1, 2, 3]),  # int64 columns
+        ([1.0, 2.0, 3.0], [1, 2, 3]),  # a float column: pandas widens ints for a missing value
+        ([1, 2, 3], [1.0, 2.0, 3.0]),
+    ],
+)
+def test_number_ids_read_alike_by_ingest_labels_and_metrics(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    trace_ids: list[object],
+    label_ids: list[object],
+) -> None:
+    """`ingest generic` read int ids as text; generic-labels and metrics refused them.
+
+    Before: "l.parquet:1, field 'sentence_id': Input should be a valid string (got 1)"
+    (generic-labels, metrics), and float ids 1.0 refused by every reader, exit 2. One rule
+    now (tableio.id_text): a whole number is its text, '1'.
+    """
+    traces = _traces(tmp_path / "t.parquet", trace_ids)
+    labels = _labels(tmp_path / "l.parquet", label_ids)
+    out = tmp_path / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(labels), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert [json.loads(s)["sentence_id"] for s in out.read_text().splitlines()] == ["1", "2", "3"]
+    written = tmp_path / "t.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(traces), "-o", str(written)], capsys)
+    assert code == 0, err
+    rows = [json.loads(s) for s in written.read_text().splitlines()]
+    assert [(r["question_id"], r["sentence_id"]) for r in rows] == [
+        ("1", "1"),
+        ("1", "2"),
+        ("2", "3"),
+    ]
+    for given in (traces, written):  # the foreign file itself, and what ingest wrote
+        code, stdout, err = _metrics(given, labels, capsys)
+        assert code == 0, err
+        (row,) = json.loads(stdout)
+        # by hand: s1 supported/no error TN; s2 refuted/error TP; s3 supported/error FN
+        assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 1)
+        assert row["recall"] == pytest.approx(1 / 2)  # TP / (TP + FN)
+
+
+@pytest.mark.parametrize("command", ["generic", "generic-labels", "metrics"])
+def test_a_fractional_number_id_is_refused_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """4.5 as an id: 1.10 and 1.1 are one float, so two ids would be one; refused everywhere."""
+    frac = [1.0, 2.0, 4.5]
+    traces = _traces(tmp_path / "t.parquet", frac if command != "generic-labels" else [1, 2, 3])
+    labels = _labels(tmp_path / "l.parquet", frac if command == "generic-labels" else [1, 2, 3])
+    if command == "metrics":
+        args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+        bad = traces
+    else:
+        bad = traces if command == "generic" else labels
+        args = ["ingest", command, str(bad), "-o", str(tmp_path / "o.jsonl")]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {bad}:3, field 'sentence_id': id 4.5 is a number with a fraction "
+        "(1.10 and 1.1 read as one number); expected text or a whole number: save the "
+        "column as text"
+    ]
+    assert not (tmp_path / "o.jsonl").exists()
