@@ -110,3 +110,42 @@ def test_a_fractional_number_id_is_refused_alike(
         "column as text"
     ]
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_has_error_written_as_a_float_reads_alike_in_csv_and_parquet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pandas writes a has_error column with a missing value as floats: '1.0'/'0.0' in CSV.
+
+    Before: the CSV was refused ("Input should be a valid boolean ... (got '0.0')") while
+    the same frame saved as Parquet (1.0/0.0) was read as true/false. Both read now; a
+    value no boolean (2.0) is refused alike in both.
+    """
+    csv = tmp_path / "l.csv"
+    csv.write_text("sentence_id,has_error\n1,0.0\n2,1.0\n3,1.00\n")
+    parquet = tmp_path / "l.parquet"
+    pq.write_table(
+        pa.table({"sentence_id": ["1", "2", "3"], "has_error": [0.0, 1.0, 1.0]}), parquet
+    )
+    traces = _traces(tmp_path / "t.parquet", [1, 2, 3])
+    for labels in (csv, parquet):
+        out = tmp_path / f"{labels.suffix[1:]}.jsonl"
+        code, _, err = run_cli(["ingest", "generic-labels", str(labels), "-o", str(out)], capsys)
+        assert code == 0, err
+        read = [json.loads(s)["has_error"] for s in out.read_text().splitlines()]
+        assert read == HAS_ERROR  # 0.0 -> false, 1.0 -> true, 1.00 -> true
+        code, stdout, err = _metrics(traces, labels, capsys)
+        assert code == 0, err
+        (row,) = json.loads(stdout)
+        assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 1)  # as above
+    csv.write_text("sentence_id,has_error\n1,0.0\n2,2.0\n")
+    pq.write_table(pa.table({"sentence_id": ["1", "2"], "has_error": [0.0, 2.0]}), parquet)
+    for labels, got in ((csv, "'2.0'"), (parquet, "2.0")):
+        out = tmp_path / "bad.jsonl"
+        code, _, err = run_cli(["ingest", "generic-labels", str(labels), "-o", str(out)], capsys)
+        assert code == 2
+        assert err.strip().splitlines() == [
+            f"failcodes: error: {labels}:{3 if labels is csv else 2}, field 'has_error': Input "
+            f"should be a valid boolean, unable to interpret input (got {got})"
+        ]
+        assert not out.exists()

@@ -6,13 +6,14 @@ import array
 import bisect
 import itertools
 import operator
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
@@ -28,6 +29,10 @@ if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-
     from failcodes.tracecols import SentenceColumns, TraceColumns
 
     IntArray = npt.NDArray[np.int64]
+
+
+#: A truth value written as pandas writes a float of a boolean column: ``1.0``, ``0.0``.
+_FLOAT_BOOL = re.compile(r"[01]\.0+")
 
 
 class Label(FrozenModel):
@@ -51,6 +56,19 @@ class Label(FrozenModel):
         "label for every system's traces (one answer verified by every system). In one "
         "labels file either every label names its system or none does.",
     )
+
+    @field_validator("has_error", mode="before")
+    @classmethod
+    def _float_text(cls, value: object) -> object:
+        """``'1.0'``/``'0.0'`` as true/false, as the floats 1.0/0.0 read (issue 30).
+
+        pandas writes a boolean column with a missing value as floats: a CSV holds ``1.0``, a
+        Parquet file of the same frame 1.0, which pydantic reads as true; the CSV was refused.
+        Any other value (``2.0``, ``0.5``) is left to pydantic, which refuses it in both.
+        """
+        if type(value) is str and _FLOAT_BOOL.fullmatch(value):
+            return value[0] == "1"
+        return value
 
     @model_validator(mode="after")
     def _needs_a_target(self) -> Label:
