@@ -130,3 +130,128 @@ def test_rename_onto_another_addition_of_the_round_is_refused(two_rounds: Projec
         },
     )
     assert [p.cumulative for p in accumulation(two_rounds)] == [1, 3]
+
+
+# ---------------------------------------------------------------------------------------
+# report: three tables of one data set count three different things; the captions say which
+# ---------------------------------------------------------------------------------------
+_ERRORS = {"q2s1", "q3s2", "q5s1", "q6s2"}  # the clinicians' errors among q1s1 .. q6s2
+# refuted sentences per system (every other claim is supported); A has two claims in q1s1
+# (both refuted) and in q5s2 (one refuted, one supported)
+_REFUTED = {
+    "A": {"q1s1", "q3s2", "q5s1", "q5s2", "q6s2"},
+    "B": {"q1s2", "q3s1", "q4s2", "q5s1", "q6s2"},
+    "C": {"q2s1", "q5s1", "q6s2"},
+}
+_STUDY = """name = "red11"
+codebook = "medical-fact-check.v1.yaml"
+
+[[datasets]]
+name = "d"
+{ingests}
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["labels.jsonl"]
+
+[[datasets.pipelines]]
+system = "A"
+evidence = "retrieved"
+
+[[datasets.pipelines]]
+system = "B"
+evidence = "retrieved"
+
+[[datasets.pipelines]]
+system = "C"
+evidence = "none"
+
+[metrics]
+mappings = ["refuted"]
+bootstrap = 0
+
+[judge]
+judge = "offline"
+
+[review]
+labelstudio = false
+"""
+
+
+def _trace(system: str, sid: str, claim_id: str, claim: str, verdict: str) -> dict[str, object]:
+    row: dict[str, object] = {
+        "system": system,
+        "question_id": sid[:2],
+        "sentence_id": sid,
+        "claim_id": claim_id,
+        "claim": claim,
+        "verdict": verdict,
+        "reasoning": f"The evidence about {claim} makes it {verdict}.",
+        "verifier": "gpt",
+    }
+    if system != "C":  # C is closed-book: no retriever, no passages
+        row["retriever"] = "bm25"
+        row["passages"] = [
+            {"passage_id": f"{sid}-{k}", "rank": k, "text": f"In mice, drug {sid} lowered it {k}."}
+            for k in (1, 2)
+        ]
+    return row
+
+
+def _write_study(root: Path) -> Path:
+    import json
+    import shutil
+
+    from failcodes.codebook import bundled_dir
+
+    root.mkdir()
+    sentences = [f"q{q}s{s}" for q in range(1, 7) for s in (1, 2)]
+    for system, refuted in _REFUTED.items():
+        rows = []
+        for sid in sentences:
+            verdict = "refuted" if sid in refuted else "supported"
+            rows.append(
+                _trace(system, sid, f"c-{sid}", f"drug {sid} lowers blood pressure", verdict)
+            )
+            if system == "A" and sid in ("q1s1", "q5s2"):
+                second = "refuted" if sid == "q1s1" else "supported"
+                rows.append(_trace(system, sid, f"c-{sid}b", f"drug {sid} is safe", second))
+        (root / f"{system}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = [
+        {"sentence_id": sid, "question_id": sid[:2], "has_error": sid in _ERRORS}
+        for sid in sentences
+    ]
+    (root / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
+    ingests = "".join(
+        f'\n[[datasets.ingest]]\nadapter = "generic"\npaths = ["{s}.jsonl"]\n' for s in _REFUTED
+    )
+    (root / "failcodes.toml").write_text(_STUDY.format(ingests=ingests))
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
+    return root
+
+
+def test_report_captions_say_what_each_table_counts(tmp_path: Path) -> None:
+    import failcodes
+
+    study = _write_study(tmp_path / "st")
+    failcodes.run_study(study)
+    tables = study / "report" / "tables"
+    # Disagreements by hand (refuted = flagged; errors q2s1 q3s2 q5s1 q6s2):
+    #   A: FP q1s1, FN q2s1, FP q5s2 (one of its 2 claims refuted)          -> 3 sentences
+    #   B: FP q1s2, FN q2s1, FP q3s1, FN q3s2, FP q4s2                      -> 5 sentences
+    #   C: FN q3s2                                                           -> 1 sentence
+    # Attribution summary: 3 + 5 + 1 = 9 (sentences).
+    # Table 9 (per claim): A 2 + 1 + 2 = 5 claims, B 5, C 1 -> gpt (n=11).
+    # Table 8 (per claim and passage, C has none): A 5 claims x 2 = 10, B 5 x 2 = 10 -> 20,
+    #   though B's q2s1 claim and passages are A's (one unit coded once, counted twice).
+    attribution = (tables / "attribution.md").read_text()
+    assert attribution.splitlines()[-1].startswith("| all |")
+    assert attribution.splitlines()[-1].endswith("| 9 |")  # the total column
+    assert "one count per disagreement (a labelled sentence" in attribution.splitlines()[0]
+    steps = (tables / "reasoning_steps.md").read_text()
+    assert "gpt (n=11)" in steps
+    assert "n: the disagreeing claims, one per claim" in steps.splitlines()[0]
+    quality = (tables / "retrieval_quality.md").read_text()
+    assert "bm25 (n=20)" in quality
+    first = quality.splitlines()[0]
+    assert "one per claim and passage" in first
+    assert "a passage retrieved for several systems' claims counts once for each" in first

@@ -54,6 +54,21 @@ ATTRIBUTION_RULE_NOTE = (
     "otherwise no usable top-k passage (gold, or all-high) -> retrieval, else verification. "
     "Assumptions: docs/attribution.md."
 )
+#: What each table counts (its denominator), said in its caption: at sentence level the
+#: attribution summary counts sentences, Table 9 their claims and Table 8 the claims' passages,
+#: so one data set's three tables have three n's (9 disagreements, 11 claims, 20 passages).
+ATTRIBUTION_ROWS = "; one count per disagreement (a labelled sentence, or a claim at claim level)"
+ROWS_CAPTION = {
+    UnitKind.RETRIEVAL: (
+        "; n: the disagreeing claims' retrieved passages, one per claim and passage (a "
+        "sentence-level disagreement counts every passage of each of its claims; a passage "
+        "retrieved for several systems' claims counts once for each)"
+    ),
+    UnitKind.VERIFICATION: (
+        "; n: the disagreeing claims, one per claim (a sentence-level disagreement counts each "
+        "of its claims, so n can exceed the attribution summary's count)"
+    ),
+}
 NOT_ASSESSABLE_NOTE = (
     "not_assessable ({dims}): the coder could not assess this dimension from the unit (e.g. a "
     "passage without source metadata); it is neither high nor low quality, and the "
@@ -340,7 +355,11 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec.notes.append(ATTRIBUTION_RULE_NOTE)
         if inputs.attribution_table is not None:
             sec.tables.append(
-                b.table("attribution", inputs.attribution_table, f"Attribution summary{tag}")
+                b.table(
+                    "attribution",
+                    inputs.attribution_table,
+                    f"Attribution summary{tag}{ATTRIBUTION_ROWS}",
+                )
             )
         for i, (corr_caption, corr_table, numbers) in enumerate(inputs.corrected_attribution):
             suffix = "" if i == 0 else f"_{i + 1}"
@@ -400,7 +419,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     stem,
                     shown,
-                    f"{caption}{tag}{state}{multi_label_caption(part)}",
+                    f"{caption}{tag}{state}{ROWS_CAPTION[kind]}{multi_label_caption(part)}",
                     csv=shares,
                     key=key,
                     keys=2,
