@@ -236,7 +236,7 @@ def test_report_captions_say_what_each_table_counts(tmp_path: Path) -> None:
     failcodes.run_study(study)
     tables = study / "report" / "tables"
     # Disagreements by hand (refuted = flagged; errors q2s1 q3s2 q5s1 q6s2):
-    #   A: FP q1s1, FN q2s1, FP q5s2 (one of its 2 claims refuted)          -> 3 sentences
+    #   A: FP q1s1, FN q2s1, FP q5s2 (one of its 2 claims refuted)         -> 3 sentences
     #   B: FP q1s2, FN q2s1, FP q3s1, FN q3s2, FP q4s2                      -> 5 sentences
     #   C: FN q3s2                                                           -> 1 sentence
     # Attribution summary: 3 + 5 + 1 = 9 (sentences).
@@ -249,7 +249,9 @@ def test_report_captions_say_what_each_table_counts(tmp_path: Path) -> None:
     assert "one count per disagreement (a labelled sentence" in attribution.splitlines()[0]
     steps = (tables / "reasoning_steps.md").read_text()
     assert "gpt (n=11)" in steps
-    assert "n: the disagreeing claims, one per claim" in steps.splitlines()[0]
+    assert "n: the disagreements' claims, one per claim" in steps.splitlines()[0]
+    # A's q5s2 is a false alarm through c-q5s2 alone; c-q5s2b (supported) is a row too
+    assert "a false alarm's claims that raised no error too" in steps.splitlines()[0]
     quality = (tables / "retrieval_quality.md").read_text()
     assert "bm25 (n=20)" in quality
     first = quality.splitlines()[0]

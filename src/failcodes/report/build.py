@@ -60,13 +60,15 @@ ATTRIBUTION_RULE_NOTE = (
 ATTRIBUTION_ROWS = "; one count per disagreement (a labelled sentence, or a claim at claim level)"
 ROWS_CAPTION = {
     UnitKind.RETRIEVAL: (
-        "; n: the disagreeing claims' retrieved passages, one per claim and passage (a "
-        "sentence-level disagreement counts every passage of each of its claims; a passage "
-        "retrieved for several systems' claims counts once for each)"
+        "; n: the retrieved passages of the disagreements' claims, one per claim and passage "
+        "(every claim of a sentence-level disagreement counts, a false alarm's claims that "
+        "raised no error too; a passage retrieved for several systems' claims counts once for "
+        "each)"
     ),
     UnitKind.VERIFICATION: (
-        "; n: the disagreeing claims, one per claim (a sentence-level disagreement counts each "
-        "of its claims, so n can exceed the attribution summary's count)"
+        "; n: the disagreements' claims, one per claim (every claim of a sentence-level "
+        "disagreement counts, a false alarm's claims that raised no error too, so n can exceed "
+        "the attribution summary's count)"
     ),
 }
 NOT_ASSESSABLE_NOTE = (
