@@ -120,6 +120,32 @@ def test_vouched_lines_make_the_table_their_models_make() -> None:
     assert (first["passage_id"], first["rank"], first["score"]) == ("p1.0", 1, -1.5)
 
 
+@pytest.mark.parametrize(
+    ("texts", "offsets", "data"),
+    [
+        # by hand: "a" 1 byte, "" 0, "é" 2 bytes (c3 a9), "日本" 6 (3 each)
+        (["a", "", "é", "日本"], [0, 1, 1, 3, 9], "aé日本".encode()),
+        # a NUL in a text (the join's separator): each text encoded on its own, same buffers
+        (["a\0b", "", "c"], [0, 3, 3, 4], b"a\0bc"),
+        (["\0"], [0, 1], b"\0"),
+        (["x"], [0, 1], b"x"),
+        ([], [0], b""),
+    ],
+)
+def test_text_columns_have_the_offsets_and_bytes_of_their_texts(
+    texts: list[str], offsets: list[int], data: bytes
+) -> None:
+    # the texts are joined with NUL between them, encoded once and the NULs' places give the
+    # offsets (issue 30); a text holding a NUL takes the encoding of each text
+    column = tableio.string_array(texts)
+    assert column.to_pylist() == texts
+    validity, starts, values = column.buffers()
+    assert validity is None
+    assert list(memoryview(starts).cast("i")) == offsets
+    assert values.to_pybytes() == data
+    assert column.equals(pa.array(texts, type=pa.string()))
+
+
 def test_label_and_sentence_tables_equal_pyarrows_own_conversion() -> None:
     labels = [
         Label(sentence_id=f"s{i}", has_error=i % 3 == 0, severity="Mild" if i % 2 else None)
