@@ -149,3 +149,39 @@ def test_has_error_written_as_a_float_reads_alike_in_csv_and_parquet(
             f"should be a valid boolean, unable to interpret input (got {got})"
         ]
         assert not out.exists()
+
+
+def test_a_workbook_of_several_sheets_says_the_first_alone_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Round 1 on the first sheet, the final labels on the second: round 1 read, no word.
+
+    s2 is no error in 'round1', an error in 'final'; with the verdicts below, metrics on
+    round 1 gives TP 1 (s3) FP 1 (s2) TN 1 (s1), on the final sheet TP 2: the numbers differ
+    with exit 0 both ways, so the first line says which sheet was read (still the first:
+    documented, and an instructions sheet beside the table is common).
+    """
+    import openpyxl  # type: ignore[import-untyped]
+
+    book = openpyxl.Workbook()
+    first = book.active
+    first.title = "round1"
+    final = book.create_sheet("final")
+    for sheet, s2 in ((first, False), (final, True)):
+        sheet.append(["sentence_id", "has_error"])
+        for row in (("s1", False), ("s2", s2), ("s3", True)):
+            sheet.append(row)
+    path = tmp_path / "labels.xlsx"
+    book.save(path)
+    out = tmp_path / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(path), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"failcodes: note: {path}: read its first sheet 'round1' alone; the workbook's 1 other "
+        "sheet ('final') is not read (to read another, move it first)"
+    ]
+    assert [json.loads(s)["has_error"] for s in out.read_text().splitlines()] == [
+        False,
+        False,
+        True,
+    ]

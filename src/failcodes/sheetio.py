@@ -202,13 +202,13 @@ def check_workbook(path: Path) -> SheetScan:
             field=column,
         )
     if scan.hidden_row_count:
-        _say_hidden_rows(path, scan)
+        _say(path, hidden_rows_note(path, scan))
     return scan
 
 
-#: The workbooks whose hidden rows were already said, (path, size, mtime): one note per file
-#: however many times a command reads it (its header, then its rows).
-_SAID: set[tuple[str, int, int]] = set()
+#: The notes already said of a workbook, (path, size, mtime, note): one note per file however
+#: many times a command reads it (its header, then its rows).
+_SAID: set[tuple[str, int, int, str]] = set()
 #: The notes of the command reading now (see :func:`notes_into`), if it keeps them.
 _NOTES: ContextVar[list[str] | None] = ContextVar("sheet_notes", default=None)
 
@@ -240,19 +240,31 @@ def hidden_rows_note(path: Path, scan: SheetScan) -> str:
     )
 
 
-def _say_hidden_rows(path: Path, scan: SheetScan) -> None:
-    """Say on stderr, once per file, that its hidden rows are read (filters are common).
+def other_sheets_note(path: Path, scan: SheetScan) -> str:
+    """The note saying that the first of the workbook's sheets is read, the others not."""
+    others = scan.sheets[1:]
+    listed = ", ".join(repr(n) for n in others[:6]) + (", ..." if len(others) > 6 else "")
+    return (
+        f"{path}: read its first sheet {scan.sheets[0]!r} alone; the workbook's "
+        f"{len(others)} other sheet{'s' if len(others) > 1 else ''} ({listed}) "
+        f"{'are' if len(others) > 1 else 'is'} not read (to read another, move it first)"
+    )
 
-    A filtered view (only one system's rows shown, only one round's) was read whole without
-    a word: the rows counted are not those the sheet shows. Not refused, said; and added to
-    the command's notes where it keeps them (:func:`notes_into`).
+
+def _say(path: Path, note: str) -> None:
+    """Say ``note`` on stderr, once per file, and add it to the command's notes (if kept).
+
+    What a workbook's reading assumes of its shape: the first sheet is the table (one of
+    several: a round 1 and a final round, the final second, gave round 1's labels with no
+    word), every row is read (a filtered view, only one system's rows shown, was read whole
+    without a word: the rows counted are not those the sheet shows). Not refused, said; and
+    added to the command's notes where it keeps them (:func:`notes_into`).
     """
-    note = hidden_rows_note(path, scan)
     notes = _NOTES.get()
     if notes is not None and note not in notes:
         notes.append(note)
     stat = path.stat()
-    key = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    key = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns, note)
     if key in _SAID:
         return
     _SAID.add(key)
@@ -372,10 +384,13 @@ def _relationships(
     return found
 
 
-def _first_sheet_part(archive: zipfile.ZipFile, clock: _Clock) -> tuple[str, str, str] | None:
-    """The workbook's first worksheet: zip member, name and state (``visible``, ``hidden``...).
+def _first_sheet_part(
+    archive: zipfile.ZipFile, clock: _Clock
+) -> tuple[str, str, str, list[str]] | None:
+    """The workbook's first worksheet (zip member, name, state) and all its sheets' names.
 
-    From the package's relationships and the workbook part.
+    The state is ``visible``, ``hidden``...; the names in the workbook's order. From the
+    package's relationships and the workbook part.
     """
     package = _relationships(archive, "", clock)
     book = next((m for _, t, m in package if t == _OFFICE_DOCUMENT), None)
@@ -390,7 +405,8 @@ def _first_sheet_part(archive: zipfile.ZipFile, clock: _Clock) -> tuple[str, str
 
     _parse_part(archive, book, start, clock)
     sheets = {i: m for i, t, m in _relationships(archive, book, clock) if t == _WORKSHEET}
-    return next(((sheets[i], name, state) for i, name, state in ids if i in sheets), None)
+    names = [name for i, name, _ in ids if i in sheets]
+    return next(((sheets[i], name, state, names) for i, name, state in ids if i in sheets), None)
 
 
 #: How many hidden rows' numbers the note names (it gives the count of all).
@@ -416,6 +432,8 @@ class SheetScan:
     hidden_row_count: int = 0
     hidden_rows: list[int] = field(default_factory=list)
     last_hidden_row: int = 0
+    #: the names of the workbook's worksheets, in order (the first is the one read)
+    sheets: list[str] = field(default_factory=list)
 
 
 class _CellScan:
@@ -506,7 +524,7 @@ def scan_sheet(path: Path, clock: _Clock | None = None) -> SheetScan:
             first = _first_sheet_part(archive, clock)
             if first is None:
                 return cells.scan
-            part, name, state = first
+            part, name, state, cells.scan.sheets = first
             if state != "visible":
                 cells.scan.hidden = name
             _parse_part(archive, part, cells.start, clock, text=cells.text, end=cells.end)
@@ -704,6 +722,8 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         hint = _other_sheets(p)
         if hint:
             raise InputError(f"no rows under the header{hint}", path=p, line=header_line)
+    if len(scan.sheets) > 1:  # said once the rows are read: a bad row's error stays one line
+        _say(p, other_sheets_note(p, scan))
 
 
 def sheet_header(path: str | Path) -> list[str]:
