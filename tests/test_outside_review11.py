@@ -3,13 +3,20 @@ human vs judge agreement and the corrected shares, on shapes the other tests do 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from failcodes.annotations import Status
+import pytest
+
+from failcodes import codebook as codebooks
+from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.labelstudio.results import annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks
+from failcodes.report.rundir import load_run_dir
+from failcodes.study.layout import StudyLayout
 from failcodes.units import UnitKind
 from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+from tests.test_review_plan import HIGH, coded_table, write_half_plan
 
 
 def _choice(dim: str, *codes: str, **extra: Any) -> dict[str, Any]:
@@ -80,3 +87,64 @@ def test_a_time_without_offset_is_utc_and_the_latest_annotation_is_kept() -> Non
     assert by["label-studio-user-3"].codes["entity"] == "irrelevant"
     assert by["label-studio-user-3"].created_at.isoformat() == "2026-11-30T10:00:00+00:00"
     assert by["label-studio-user-4"].codes["entity"] == "exact_entity"
+
+
+def _targeted_study(root: Path) -> None:
+    """40 units of retriever A; a plan draws u00..u19 and targets u20..u29.
+
+    The judge codes exact_entity on even units, partial_entity on odd ones; alice agrees on
+    every drawn unit and flips every targeted one (they were targeted where the judge errs).
+    """
+    cb = codebooks.bundled()
+    judge = {f"u{i:02d}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(40)}
+    table = StudyLayout.of(root).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
+    drawn = [f"u{i:02d}" for i in range(20)]
+    targeted = [f"u{i:02d}" for i in range(20, 30)]
+    write_half_plan(root, "p", UnitKind.RETRIEVAL, table, drawn, list(judge), targeted=targeted)
+
+    def ann(unit: str, code: str, coder: str, kind: CoderKind) -> Annotation:
+        return Annotation(
+            unit_id=unit,
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=cb.ref(),
+            coder=coder,
+            coder_kind=kind,
+            codes={"entity_match": code, **HIGH},
+        )
+
+    flip = {"exact_entity": "partial_entity", "partial_entity": "exact_entity"}
+    judged = [ann(u, c, "judge-llm", CoderKind.LLM) for u, c in judge.items()]
+    reviews = [ann(u, judge[u], "alice", CoderKind.HUMAN) for u in drawn]
+    reviews += [ann(u, flip[judge[u]], "alice", CoderKind.HUMAN) for u in targeted]
+    for path, anns in (
+        (root / "judge" / "ds" / "retrieval" / "annotations.jsonl", judged),
+        (root / "review" / "alice.jsonl", reviews),
+    ):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(a.model_dump_json() + "\n" for a in anns), encoding="utf-8")
+
+
+def test_targeted_review_units_are_left_out_of_human_vs_judge_agreement(tmp_path: Path) -> None:
+    # Before: agreement over all 30 reviewed units. exact_entity: judge 1 on 10 drawn + 5
+    # targeted (even), alice 1 on the same 10 drawn + the 5 odd targeted: p_o = 20/30,
+    # p_e = 0.5 * 0.5 + 0.5 * 0.5 = 0.5, kappa = (2/3 - 1/2) / (1/2) = 0.333, printed as the
+    # judge's agreement (and in the codebook table) with no word of the targeted units.
+    # On the 20 drawn units alice and the judge agree everywhere: kappa 1 (10 of 20 coded).
+    _targeted_study(tmp_path)
+    inputs = load_run_dir(tmp_path)
+    assert inputs.agreement is not None
+    rows = inputs.agreement.set_index(["subject", "statistic"])
+    cohen = rows.loc[("entity_match: exact_entity", "cohen")]
+    assert cohen["value"] == pytest.approx(1.0)
+    assert cohen["n_units"] == 20
+    assert inputs.notes["agreement"] == [
+        "10 targeted review unit(s) (picked where the judge may be wrong, not drawn at random) "
+        "are left out of human vs judge agreement: over them it is not the judge's agreement "
+        "on the units it codes"
+    ]
+    assert inputs.codebook_table is not None
+    table = inputs.codebook_table
+    table = table.assign(code=[str(c).split()[0] for c in table["subcode"]]).set_index("code")
+    assert str(table.loc["exact_entity", "Agreement"]).startswith("1.00")

@@ -445,9 +445,20 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     versions = _review_versions(layout, review_files, cb)
     humans = versions.reviews if versions is not None else []
     reopen = _reopen(layout, versions) if versions is not None else []
+    agreement_notes: list[str] = []
     if humans and cb is not None:
+        # a plan's targeted units were picked where the judge is likely wrong (panel splits,
+        # judge vs cascade): counted in human vs judge agreement they pulled a judge whose
+        # random-sample kappa is 1.00 to 0.33 (10 targeted of 30), said nowhere
+        targeted = _targeted_only(root)
+        left_out = len({a.unit_id for a in humans} & targeted)
+        if left_out:
+            agreement_notes.append(_targeted_text(left_out))
         review_rows, per_code = _review_agreement(
-            humans, judge_files, cb, versions.widened if versions is not None else {}
+            [a for a in humans if a.unit_id not in targeted],
+            judge_files,
+            cb,
+            versions.widened if versions is not None else {},
         )
         if review_rows:
             frame = pd.DataFrame(review_rows)
@@ -534,7 +545,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             frequencies=_frequencies([t for t in (pp_all, pt_all) if t is not None], cb) or None,
             agreement=per_code or None,
         ),
-        notes={"saturation": saturation_notes, "codebook": codebook_notes, **review_notes},
+        notes={
+            "saturation": saturation_notes,
+            "codebook": codebook_notes,
+            "agreement": agreement_notes,
+            **review_notes,
+        },
         reopen=reopen,
     )
 
@@ -792,6 +808,28 @@ def _corrected(
             attributions.append(_corrected_attribution(plan, source, items, reviews, cb))
             inputs_files.append(items)
     return out, attributions, notes
+
+
+def _targeted_only(root: Path) -> set[str]:
+    """Units some review plan targets and none draws at random (left out of the agreement)."""
+    from failcodes.reviewplan import plans_dir, read_plan
+
+    targeted: set[str] = set()
+    drawn: set[str] = set()
+    for path in sorted(plans_dir(root).glob("*.json")):
+        plan = read_plan(path)
+        targeted |= plan.targeted_ids()
+        drawn |= plan.estimation_ids()
+    return targeted - drawn
+
+
+def _targeted_text(count: int) -> str:
+    """The note on targeted review units left out of human vs judge agreement."""
+    return (
+        f"{count} targeted review unit(s) (picked where the judge may be wrong, not drawn at "
+        "random) are left out of human vs judge agreement: over them it is not the judge's "
+        "agreement on the units it codes"
+    )
 
 
 def _outside_text(count: int) -> str:
