@@ -257,3 +257,35 @@ def test_report_captions_say_what_each_table_counts(tmp_path: Path) -> None:
     first = quality.splitlines()[0]
     assert "one per claim and passage" in first
     assert "a passage retrieved for several systems' claims counts once for each" in first
+
+
+# ---------------------------------------------------------------------------------------
+# compare: which p-values 'p (Holm)' adjusts together
+# ---------------------------------------------------------------------------------------
+def test_compare_says_holm_is_per_test_and_mapping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.cli_helpers import run_cli
+
+    # 3 systems x 4 units with a truth: McNemar, F1 and recall families of 3 pairs each
+    table = tmp_path / "preds.csv"
+    table.write_text("unit,label,A,B,C\nu1,1,1,0,1\nu2,1,1,1,0\nu3,0,0,1,0\nu4,1,0,0,1\n")
+    args = ["compare", str(table), "--truth", "label", "--resamples", "50"]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    # families with a Holm column: mcnemar, permutation_f1, permutation_recall = 3 (Cochran's Q
+    # has none); pairs: 3 * 2 / 2 = 3
+    assert (
+        "p (Holm): adjusted within each family of one test's 3 system pair(s) (3 families "
+        "here), not across the tests: for one correction over the whole table, adjust its p "
+        "column together"
+    ) in out
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert json.loads(out)["holm"].startswith("p (Holm): adjusted within each family")
+    # one family (McNemar only, no truth): nothing to say
+    code, out, _ = run_cli(
+        ["compare", str(table), "--systems", "A,B,C", "--format", "json"], capsys
+    )
+    assert json.loads(out)["holm"] is None

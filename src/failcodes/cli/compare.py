@@ -39,6 +39,7 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
                 {"mapping": m, "systems": systems} for m, systems in result.never_flag.items()
             ],
             **result.claims_note,
+            "holm": result.holm_note(),
             "tests": result.rows(),
         }
         typer.echo(json.dumps(payload, indent=2))
@@ -48,6 +49,9 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
     if result.coverage:  # the next: how many sentences the labels leave out
         typer.echo(result.coverage)
     data_console(width=160).print(_table(result))
+    holm = result.holm_note()
+    if holm:
+        typer.echo(holm)
     if result.claims_note:
         note = result.claims_note
         counts = ", ".join(f"{s}: {n}" for s, n in sorted(note["n_without_claims"].items()))

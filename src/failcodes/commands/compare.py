@@ -96,6 +96,25 @@ class CompareResult:
                 )
         return None
 
+    def holm_note(self) -> str | None:
+        """Which p-values ``p (Holm)`` adjusts together (None when the table is one family).
+
+        Holm is applied to one test's pairs of systems under one mapping: a table of McNemar,
+        F1 and recall tests under two mappings is six families, and a reader taking the
+        column as corrected over the whole table overstates it.
+        """
+        families = {(m, r.test) for m, r in self.results if r.p_holm is not None}
+        if len(families) < 2:
+            return None
+        pairs = len(self.systems) * (len(self.systems) - 1) // 2
+        mappings = len({m for m, _ in families}) > 1
+        return (
+            f"p (Holm): adjusted within each family of one test's {pairs} system pair(s)"
+            f"{' under one mapping' if mappings else ''} ({len(families)} families here), "
+            f"not across the tests{' and mappings' if mappings else ''}: for one correction "
+            "over the whole table, adjust its p column together"
+        )
+
     def rows(self) -> list[dict[str, Any]]:
         """One dict per test (``mapping`` first when the tests come from traces).
 
