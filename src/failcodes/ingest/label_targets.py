@@ -13,11 +13,11 @@ targets (claims and sentences), not the rows.
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 
 from failcodes.errors import InputError
 from failcodes.labels import Label
+from failcodes.spelling import spelling_key
 
 LEVELS: tuple[str, ...] = ("claim", "sentence")
 
@@ -73,11 +73,7 @@ class RuleLabels:
             target = (label.claim_id if level == "claim" else label.sentence_id) or ""
             key = (label.system, target)  # per-system labels: one target per system
             text = _text_of(label, level, claim)
-            folded = (
-                None
-                if text is None
-                else " ".join(unicodedata.normalize("NFC", text).casefold().split())
-            )
+            folded = None if text is None else spelling_key(text)
             if key not in out:
                 kept = label if level == "claim" else label.model_copy(update={"claim_id": None})
                 out[key] = (kept, path, line)

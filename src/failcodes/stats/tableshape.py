@@ -1,0 +1,640 @@
+"""What in a ratings table is no rating: rows, columns and cells that are not units or raters.
+
+A spreadsheet of ratings carries more than ratings: a row of descriptions under the header
+(``(id),(1-5 scale)``), a row of totals or means under the units, the header again between
+two appended exports, columns of notes, confidences, times, totals, agreement flags or a
+count of the raters, two fields of each rater (``R1 error``, ``R1 severity``), a mark of a
+missing rating (``NA``, ``.``, ``#N/A``), a rating with its label (``1 (low)``) beside the
+number alone, a date where a rating goes. Read as ratings each was one more unit, rater or
+category and a number that looked right (exit 0). The checks here find them: pure functions
+of a DataFrame that name the column (and leave it out, with the reason) or raise an
+:class:`~failcodes.errors.InputError` naming the file, line and field.
+:mod:`failcodes.stats.tables` calls them while it reads a table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from failcodes.errors import InputError
+from failcodes.spelling import spelling_key
+from failcodes.stats.summaries import Summary, name_words
+
+#: Column names taken as the unit id (compared lower-case, punctuation as ``_``); any name
+#: ending in ``_id`` counts too.
+ID_NAMES = frozenset(
+    {
+        "unit",
+        "units",
+        "id",
+        "ids",
+        "item",
+        "items",
+        "instance",
+        "instances",
+        "subject",
+        "subjects",
+        "patient",
+        "patients",
+        "case",
+        "cases",
+        "participant",
+        "participants",
+        "sample",
+        "samples",
+        "record",
+        "records",
+        "row",
+        "rows",
+        "index",
+        "unit_no",
+        "unit_number",
+    }
+)
+
+
+#: Column names taken as the rater of a long table (one row per unit and rater).
+RATER_NAMES = frozenset(
+    {
+        "rater",
+        "raters",
+        "coder",
+        "coders",
+        "annotator",
+        "annotators",
+        "judge",
+        "judges",
+        "reviewer",
+        "reviewers",
+        "observer",
+        "observers",
+        "user",
+        "rater_id",
+        "coder_id",
+        "annotator_id",
+        "judge_id",
+        "reviewer_id",
+        "observer_id",
+        "user_id",
+    }
+)
+
+
+def normal_name(name: str) -> str:
+    """A column name compared: lower-case, each run of other characters one ``_``."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def id_named(name: str) -> bool:
+    """True when a column name reads like a unit id (``patient``, ``Units``, ``case_id``...)."""
+    norm = normal_name(name)
+    return norm in ID_NAMES or norm.endswith("_id")
+
+
+def present(values: pd.Series) -> list[str]:
+    """The cells of ``values`` that hold something, as stripped text (blanks left out)."""
+    return [
+        str(v).strip()
+        for v in values.tolist()
+        if v is not None and not (isinstance(v, float) and np.isnan(v)) and str(v).strip()
+    ]
+
+
+def not_transposed(frame: pd.DataFrame, cols: Sequence[str], source: str | Path | None) -> None:
+    """Refuse a wide table with a column named like a rater holding one value per row.
+
+    That is a table of one row per rater and one column per unit: read as given the units
+    were the raters (a transposed 3-rater table gave Fleiss -0.122 for 0.266, exit 0). A
+    rater column whose values repeat is a long table's (:func:`long_columns`); one whose
+    values are ratings the other columns use too is a rater (``judge`` beside ``human``).
+    """
+    for column in cols:
+        if normal_name(column) not in RATER_NAMES:
+            continue
+        values = frame[column].dropna().astype(str)
+        others = {str(v) for c in cols if c != column for v in frame[c].dropna().tolist()}
+        # names, not ratings: one per row, none of them a value of the other columns
+        if len(values) >= 2 and values.is_unique and not others.intersection(values):
+            raise InputError(
+                f"column '{column}' is named like a rater and holds one value per row: is the "
+                "table one row per rater and one column per unit? agreement needs one row per "
+                "unit: transpose it (or give --unit-column if that column holds unit ids)",
+                path=source,
+                field=column,
+            )
+
+
+#: Words that name a column beside the ratings that is no rating: a rater's note, a
+#: confidence, a time (matched against the words of the column name, :func:`name_words`).
+NOT_RATING_WORDS = frozenset(
+    {
+        "note",
+        "notes",
+        "comment",
+        "comments",
+        "remark",
+        "remarks",
+        "rationale",
+        "reasoning",
+        "explanation",
+        "justification",
+        "memo",
+        "feedback",
+        "confidence",
+        "conf",
+        "certainty",
+        "sureness",
+        "time",
+        "timestamp",
+        "date",
+        "duration",
+        "seconds",
+        "minutes",
+    }
+)
+
+
+#: Words that name a column computed from the ratings: a row's total or count, an
+#: agreement flag (matched as :data:`NOT_RATING_WORDS` are).
+DERIVED_WORDS = frozenset(
+    {
+        "total",
+        "totals",
+        "sum",
+        "count",
+        "agree",
+        "agreement",
+        "match",
+        "matches",
+        "matched",
+        "concordance",
+        "concordant",
+        "disagree",
+        "disagreement",
+        "discordant",
+        "diff",
+        "difference",
+        "mean",
+        "average",
+    }
+)
+
+
+#: A column named with one of these and one of :data:`COUNTED_WORDS` counts the raters
+#: (``n_raters``, ``number of ratings``): computed from the ratings, no rating.
+COUNT_WORDS = frozenset({"n", "num", "number", "no", "nr"})
+
+
+COUNTED_WORDS = frozenset(
+    {"raters", "ratings", "coders", "annotators", "reviewers", "judges", "votes", "rated"}
+)
+
+
+def without_not_ratings(
+    pool: list[str], summaries: tuple[Summary, ...], source: str | Path | None
+) -> tuple[list[str], tuple[Summary, ...]]:
+    """``pool`` less the columns named like a note, a confidence or a time (not ratings).
+
+    A ``notes`` column one of whose notes was ``yes`` shared a value with the raters and
+    was a third rater: percent 0.417 for the two raters' 0.750 by hand; ``R1 confidence``
+    and ``R2 confidence`` (1-3) beside ``R1 code`` and ``R2 code`` (1-3) were raters too:
+    0.367 for the codes' 0.600 (i36agree), exit 0. And a column named like a value computed
+    from them (:data:`DERIVED_WORDS`): a row's ``total`` of 0/1 ratings gave 0.583 for the
+    three raters' 0.778, an ``agree`` flag 0.556 for the two raters' 0.667. Left out when two
+    or more columns are
+    left; when every column is so named they are the ratings (``r1_confidence``,
+    ``r2_confidence``) and all stay; one left is refused, asking for ``--raters``.
+    """
+    named = {c: w for c in pool for w in name_words(c) if w in NOT_RATING_WORDS | DERIVED_WORDS}
+    for c in pool:  # a count of the raters ('n_raters', 'number of ratings'): a count too
+        words = set(name_words(c))
+        if words & COUNT_WORDS and words & COUNTED_WORDS:
+            named.setdefault(c, "count")
+    kept = [c for c in pool if c not in named]
+    if not named or not kept:
+        return pool, summaries
+    if len(kept) < 2:
+        raise InputError(
+            f"cannot tell the rater columns: {', '.join(named)} named like a note, a "
+            f"confidence or a time (or a total) and {len(kept)} other column left; name the "
+            "raters with --raters",
+            path=source,
+        )
+    out = [
+        Summary(
+            c,
+            f"named like a note, a confidence or a time ('{w}'), not a rating"
+            if w in NOT_RATING_WORDS
+            else f"named like a value computed from the ratings ('{w}': a total, a count, an "
+            "agreement flag), not a rating",
+        )
+        for c, w in named.items()
+    ]
+    return kept, (*summaries, *out)
+
+
+def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> None:
+    """Refuse rater columns that are two or more fields of each rater.
+
+    ``R1 error``, ``R1 severity``, ``R2 error``, ``R2 severity`` (``rater1_relevance``,
+    ``rater1_sufficiency``...: a dimension each) were four raters: percent 0.633 where the
+    raters' errors agree on 4 of 5 units (0.800) and their severities on 3 (0.600) by hand
+    (i36agree), exit 0. Found when, with the last word of each name as its field (a word of
+    three or more characters, not a number), two or more fields each name the same two or
+    more raters; which field is the rating is the user's to say, with ``--raters``. Roles
+    numbered alike (``Physician 1``, ``Nurse 1``: a field '1') or lettered (``Dr A``) are
+    raters, not fields.
+    """
+    heads: dict[str, dict[tuple[str, ...], str]] = {}
+    for col in columns:
+        words = name_words(col)
+        if len(words) >= 2 and len(words[-1]) >= 3 and not words[-1].isdigit():
+            heads.setdefault(words[-1], {})[tuple(words[:-1])] = col
+    fields = {f: h for f, h in heads.items() if len(h) >= 2}
+    for field, named in fields.items():
+        same = [g for g, h in fields.items() if g != field and len(set(h) & set(named)) >= 2]
+        if same:
+            ours, theirs = list(named.values()), list(fields[same[0]].values())
+            raise InputError(
+                f"rater columns {', '.join(ours[:4])} and {', '.join(theirs[:4])} look like "
+                f"two fields ({field!r}, {same[0]!r}) of the same raters: each column would be "
+                f"a rater; name the rating's columns with --raters (e.g. --raters "
+                f"'{','.join(ours)}')",
+                path=source,
+                line=1,
+                field=theirs[0],
+            )
+
+
+def value_key(value: str) -> str:
+    """One spelling per value: ``1``, ``1.0`` and `` 1 `` are the same rating."""
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return repr(number) if np.isfinite(number) else value
+
+
+#: Unit ids that name a row of totals or summaries under the units (compared as
+#: :func:`spelling_key` writes them, without a trailing ``:``).
+TOTAL_WORDS = frozenset(
+    {
+        "total",
+        "totals",
+        "grand total",
+        "subtotal",
+        "sum",
+        "sums",
+        "mean",
+        "means",
+        "average",
+        "avg",
+        "median",
+        "overall",
+        "count",
+        "counts",
+        "n",
+        "sd",
+        "std",
+        "kappa",
+        "agreement",
+        "% agreement",
+    }
+)
+
+
+def is_number(value: object) -> bool:
+    """A finite number, or a text that reads as one (a CSV's cells are text)."""
+    if isinstance(value, bool | np.bool_):
+        return False
+    try:
+        return bool(np.isfinite(float(str(value).strip())))
+    except ValueError:
+        return False
+
+
+#: Cells that mark a missing rating in many exports (R's ``NA``, Excel's ``#N/A``, ``-``).
+MISSING_MARKS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "missing", "-", ".", "?"})
+
+
+def missing_marks(cells: Sequence[object]) -> bool:
+    """True when any of ``cells`` is a mark of a missing rating (:data:`MISSING_MARKS`)."""
+    return any(spelling_key(str(v)) in MISSING_MARKS for v in cells)
+
+
+def no_missing_marks(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a mark of a missing rating (:data:`MISSING_MARKS`) among numeric ratings.
+
+    R's ``write.csv`` writes a missing rating ``NA``: among 1-5 scores it was a category, two
+    raters' NA one more agreeing unit (percent 0.800 where the 4 rated units give 0.750 by
+    hand), and the scores text labels (no weights), exit 0 (i36agree). Among text codes
+    ``N/A`` may be an answer (not applicable), so only numbers are checked; a category of
+    its own is given with ``--categories``.
+    """
+    marks: list[tuple[int, str, str]] = []
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if not pd.notna(value) or not str(value).strip() or is_number(value):
+                continue
+            if spelling_key(str(value)) not in MISSING_MARKS:
+                return  # a text rating: the marks may be answers
+            marks.append((row, str(column), str(value)))
+    if marks and len(marks) < sum(int(frame[c].notna().sum()) for c in raters):
+        row, column, value = min(marks)
+        raise InputError(
+            f"{value!r} among numeric ratings: a missing rating (R writes NA)? leave the cell "
+            f"empty (it would be a category of its own); a category indeed: list the categories "
+            "with --categories",
+            path=source,
+            line=line_of(row),
+            field=column,
+        )
+
+
+def rows_not_units(
+    frame: pd.DataFrame, raters: Sequence[str], unit_column: str | None
+) -> list[tuple[int, str]]:
+    """The first or last row when it reads as no unit: ``(row, why)``, the first row first.
+
+    A row of units or descriptions under the column names (``unit id,rater 1 (MD),rater 2
+    (RN)``, ``(id),(1-5 scale),(1-5 scale)``) or a row of totals under the units (``Total,
+    2,1``; an Excel export's ``Mean`` row) was one more unit: percent 0.800 or 0.600 for the
+    4 units' 0.750 by hand, exit 0 (i35red, i36agree). Read so when the row's ratings are
+    text where every other row's are numbers (or numbers where every other row's are text),
+    when its unit id is text where the other ids (3 or more) are numbers and none of its
+    ratings occurs on another row, or (the last row) when its id names a total
+    (:data:`TOTAL_WORDS`), or (the first row) when its id reads like the unit column's name
+    (``ID,Dr A,Dr B`` above ids ``q1``...: percent 0.600 for 0.750, no word) and none of its
+    ratings occurs on another row.
+    """
+    if len(frame) < 4:
+        return []
+    cells = [
+        [v for v in row if pd.notna(v) and str(v).strip()]
+        for row in frame[list(raters)].itertuples(index=False)
+    ]
+    keys = [{value_key(str(v).strip()) for v in row} for row in cells]
+    ids = (
+        [str(v).strip() if pd.notna(v) else "" for v in frame[unit_column].tolist()]
+        if unit_column is not None
+        else None
+    )
+    found: list[tuple[int, str]] = []
+    for row, kind in ((0, "units or descriptions under the header"), (len(frame) - 1, "totals")):
+        if ids is not None and not ids[row]:  # no unit id: every_unit_named refuses it
+            continue
+        others = [c for i, c in enumerate(cells) if i != row]
+        mine, rest = cells[row], [v for c in others for v in c]
+        shown = ", ".join(repr(str(v)) for v in mine[:3])
+        elsewhere = set().union(*(k for i, k in enumerate(keys) if i != row))
+        why = ""
+        texts = mine and not any(map(is_number, mine)) and not missing_marks(mine)
+        if texts and rest and all(map(is_number, rest)):
+            why = f"its ratings ({shown}) are text where every other row's are numbers"
+        elif mine and rest and all(map(is_number, mine)) and not any(map(is_number, rest)):
+            why = f"its ratings ({shown}) are numbers where every other row's are text"
+        elif ids is not None and row and spelling_key(ids[row]).rstrip(":") in TOTAL_WORDS:
+            why = f"its unit id {ids[row]!r} names a total"
+        elif (
+            ids is not None
+            and not ids[row].isdecimal()
+            and all(i.isdecimal() for j, i in enumerate(ids) if j != row)
+            and mine
+            and not keys[row] & elsewhere
+        ):
+            why = (
+                f"its unit id {ids[row]!r} is text where the other {len(ids) - 1} ids are "
+                f"numbers, and its ratings ({shown}) are found on no other row"
+            )
+        elif (
+            ids is not None
+            and not row
+            and names_a_column(ids[row], str(unit_column))
+            and mine
+            and not keys[row] & elsewhere
+        ):
+            why = (
+                f"its unit id {ids[row]!r} names the unit column, and its ratings ({shown}) "
+                "are found on no other row"
+            )
+        if why:
+            found.append((row, f"a row of {kind}? {why}"))
+    return found
+
+
+def blank(value: object) -> bool:
+    """A missing cell: None, NaN (a float), pandas' NA or NaT."""
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float) and np.isnan(value))
+    )
+
+
+def no_repeated_header(frame: pd.DataFrame, source: str | Path | None, line_of: Any) -> None:
+    """Refuse a row that repeats the header: two exports appended, each with its header.
+
+    ``item,r1,r2`` again between the units was one more unit, ``item``, whose raters
+    disagreed ('r1' against 'r2'): percent 0.600 for the 4 units' 0.750 by hand, no word
+    (i36agree). A row whose every cell (two or more) is its column's name is refused.
+    """
+    names = [spelling_key(str(c)) for c in frame.columns]
+    if len(names) < 2:
+        return
+    same = np.ones(len(frame), dtype=bool)
+    for column, name in zip(frame.columns, names, strict=True):
+        same &= np.array(
+            [blank(v) or spelling_key(str(v)) == name for v in frame[column].tolist()],
+            dtype=bool,
+        ).reshape(len(frame))
+        if not same.any():
+            return
+    some = np.array(
+        [sum(not blank(v) for v in row) >= 2 for row in frame.itertuples(False)], dtype=bool
+    )
+    hits = np.flatnonzero(same & some)
+    if hits.size:
+        raise InputError(
+            "the header again (each cell is its column's name): two files appended? it would "
+            "be read as one more unit: delete the row",
+            path=source,
+            line=line_of(int(hits[0])),
+            field=str(frame.columns[0]),
+        )
+
+
+def no_long_header_row(
+    frame: pd.DataFrame,
+    unit_column: str,
+    rater_column: str,
+    source: str | Path | None,
+    line_of: Any,
+) -> None:
+    """Refuse a long table's first row that reads like its column names, not a rating.
+
+    ``unit id,rater name,rating (yes/no)`` under the header made ``rater name`` a rater of
+    one unit, ``unit id``, said only as a unit rated once (i36agree). Refused when the unit
+    cell reads like the unit column's name and its rater is on no other row;
+    ``--unit-column`` reads it as a row.
+    """
+    if len(frame) < 3:
+        return
+    unit, rater = str(frame[unit_column].iloc[0]), frame[rater_column].iloc[0]
+    if not names_a_column(unit, unit_column) or (frame[rater_column].iloc[1:] == rater).any():
+        return
+    raise InputError(
+        f"a row of units or descriptions under the header? its unit {unit!r} names the unit "
+        f"column and its rater {str(rater)!r} is on no other row; it would be read as a rater "
+        f"of one more unit: delete the row (a unit so named: --unit-column {unit_column} reads "
+        "every row)",
+        path=source,
+        line=line_of(0),
+        field=unit_column,
+    )
+
+
+def names_a_column(value: str, column: str) -> bool:
+    """True when a cell reads like the unit column's name (``ID``, ``unit id``, the name)."""
+    return spelling_key(value) == spelling_key(column) or id_named(value)
+
+
+def refuse_rows_not_units(
+    frame: pd.DataFrame,
+    raters: Sequence[str],
+    unit_column: str | None,
+    source: str | Path | None,
+    line_of: Any,
+    unit_given: bool,
+) -> str:
+    """Refuse a row :func:`rows_not_units` finds; with ``--unit-column`` given, say it.
+
+    Refused, not left out: the guess could drop a unit (a unit so named), and the row also
+    made the other rows' numbers text categories (``(1-5 scale)`` above 1..5), so the safe
+    way is one line naming it. A given unit column is the user's word that each of its rows
+    is a unit: then the row is read and the first line says so (the returned words).
+    """
+    found = rows_not_units(frame, raters, unit_column)
+    if not found:
+        return ""
+    row, why = found[0]
+    field = unit_column if unit_column is not None else raters[0]
+    if not unit_given:
+        keep = (
+            f" (a unit so named: --unit-column {unit_column} reads every row as a unit)"
+            if unit_column is not None
+            else ""
+        )
+        raise InputError(
+            f"{why}; it would be read as one more unit: delete the row{keep}",
+            path=source,
+            line=line_of(row),
+            field=field,
+        )
+    return f"; line {line_of(row)} is read as a unit (--unit-column given), though {why}"
+
+
+def every_unit_named(
+    frame: pd.DataFrame, unit: str, source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a row of a wide table without a unit id (see :func:`one_row_per_unit`)."""
+    blank = frame[unit].isna().to_numpy()
+    if blank.any():
+        raise InputError(
+            "empty unit cell (a wide table names the unit on every row; a row of rater names "
+            "or units under the header? delete it)",
+            path=source,
+            line=line_of(int(np.flatnonzero(blank)[0])),
+            field=unit,
+        )
+
+
+def one_row_per_unit(
+    frame: pd.DataFrame, key: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a unit (per ``--by`` group) on two rows of a wide table, naming both lines.
+
+    And a row without a unit id, as a long table's: a row of rater names or units under the
+    header (``,Dr A,Dr B``) was one more unit whose raters disagreed (i35red: percent 0.600
+    for the 4 units' 0.750, exit 0).
+    """
+    unit = key[-1]
+    every_unit_named(frame, unit, source, line_of)
+    ids = frame[list(key)].astype(str)
+    twice = ids.duplicated()
+    if not twice.any():
+        return
+    row = int(np.flatnonzero(twice.to_numpy())[0])
+    same = (ids == ids.iloc[row]).all(axis=1).to_numpy()
+    first = int(np.flatnonzero(same)[0])
+    raise InputError(
+        f"unit {str(frame[unit].iloc[row])!r} is on two rows (first at line {line_of(first)}): "
+        "one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
+        path=source,
+        line=line_of(row),
+        field=unit,
+    )
+
+
+def no_dates(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a date or time where a rating goes (Excel turns ``1/2`` or ``3-4`` into dates)."""
+    import datetime as dt
+
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if isinstance(value, dt.date | dt.time | pd.Timestamp):
+                raise InputError(
+                    f"a date or time ({value}) is not a rating (Excel turns 1/2 or 3-4 into "
+                    "dates: format the column as text or numbers)",
+                    path=source,
+                    line=line_of(row),
+                    field=str(column),
+                )
+
+
+#: A number and its label in one cell (``1 (low)``, ``2 - partly``, ``3: fully``): a letter
+#: after the separators (``2-3`` is no label).
+NUMBER_LABEL = re.compile(r"([+-]?[0-9]+(?:\.[0-9]+)?)[\s\-\u2013\u2014:=.)(]+[^\W\d_]")
+
+
+def no_number_with_label(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a rating written as its number and label beside the number alone.
+
+    ``1 (low)`` from one rater (a spreadsheet's drop-down) and ``1`` from another were two
+    categories that disagreed: percent 0.500 where the raters agree on all 4 units (1.000
+    by hand), exit 0 (i36agree).
+    """
+    numbers: dict[str, tuple[str, int, str]] = {}  # its key -> (the cell, line, column)
+    labelled: list[tuple[int, str, str, str]] = []  # (row, column, cell, its number's key)
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if blank(value) or isinstance(value, bool | np.bool_):
+                continue
+            text = str(value).strip()
+            if is_number(value):
+                numbers.setdefault(value_key(text), (text, line_of(row), str(column)))
+            elif (m := NUMBER_LABEL.match(text)) is not None:
+                labelled.append((row, str(column), text, value_key(m.group(1))))
+    for row, column, text, key in labelled:
+        if key in numbers:
+            plain, line, where = numbers[key]
+            raise InputError(
+                f"rating {text!r} and {plain!r} (line {line}, column {where!r}): one rating "
+                "written with and without its label? each would be a category of its own; "
+                "write it one way",
+                path=source,
+                line=line_of(row),
+                field=column,
+            )
