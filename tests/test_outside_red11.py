@@ -50,6 +50,12 @@ _SCRIPT = {
             name="Dose regimen differs",
             definition="Another dose or schedule than the claim.",
         ),
+        ProposalDraft(  # a new subcode: every unit coded on scope is flagged
+            dimension="scope",
+            parent_subcode=None,
+            name="Outdated evidence",
+            definition="The passage was superseded by later findings.",
+        ),
     ],
 }
 
@@ -127,6 +133,7 @@ def test_rename_onto_another_addition_of_the_round_is_refused(two_rounds: Projec
         {
             "r0002-p01": {"action": Action.RENAME, "new_name": "Children only"},
             "r0002-p02": {"action": Action.ACCEPT},
+            "r0002-p03": {"action": Action.REJECT},
         },
     )
     assert [p.cumulative for p in accumulation(two_rounds)] == [1, 3]
@@ -197,7 +204,7 @@ def _trace(system: str, sid: str, claim_id: str, claim: str, verdict: str) -> di
     return row
 
 
-def _write_study(root: Path) -> Path:
+def _write_study(root: Path, labels: list[dict[str, object]] | None = None) -> Path:
     import json
     import shutil
 
@@ -216,10 +223,11 @@ def _write_study(root: Path) -> Path:
                 second = "refuted" if sid == "q1s1" else "supported"
                 rows.append(_trace(system, sid, f"c-{sid}b", f"drug {sid} is safe", second))
         (root / f"{system}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    labels = [
-        {"sentence_id": sid, "question_id": sid[:2], "has_error": sid in _ERRORS}
-        for sid in sentences
-    ]
+    if labels is None:
+        labels = [
+            {"sentence_id": sid, "question_id": sid[:2], "has_error": sid in _ERRORS}
+            for sid in sentences
+        ]
     (root / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
     ingests = "".join(
         f'\n[[datasets.ingest]]\nadapter = "generic"\npaths = ["{s}.jsonl"]\n' for s in _REFUTED
@@ -289,3 +297,57 @@ def test_compare_says_holm_is_per_test_and_mapping(
         ["compare", str(table), "--systems", "A,B,C", "--format", "json"], capsys
     )
     assert json.loads(out)["holm"] is None
+
+
+# ---------------------------------------------------------------------------------------
+# report: a data set, or a system, with no disagreement
+# ---------------------------------------------------------------------------------------
+_SENTENCES = [f"q{q}s{s}" for q in range(1, 7) for s in (1, 2)]
+
+
+def _report_text(study: Path) -> str:
+    import html
+    import re
+
+    page = (study / "report" / "index.html").read_text()
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_report_says_a_system_or_data_set_without_disagreements(tmp_path: Path) -> None:
+    import failcodes
+
+    # shared labels whose errors are exactly C's refuted sentences (q2s1 q5s1 q6s2): C has 0
+    # disagreements; A flags q1s1 q3s2 q5s1 q5s2 q6s2 -> FP q1s1, FN q2s1, FP q3s2, FP q5s2 = 4;
+    # B flags q1s2 q3s1 q4s2 q5s1 q6s2 -> FP q1s2, FN q2s1, FP q3s1, FP q4s2 = 4; all = 8
+    errors = _REFUTED["C"]
+    shared = [
+        {"sentence_id": sid, "question_id": sid[:2], "has_error": sid in errors}
+        for sid in _SENTENCES
+    ]
+    one = _write_study(tmp_path / "one", shared)
+    failcodes.run_study(one)
+    attribution = (one / "report" / "tables" / "attribution.md").read_text()
+    assert "| C |" not in attribution
+    rows = {line.split("|")[1].strip(): line for line in attribution.splitlines() if "|" in line}
+    assert rows["A"].endswith("| 4 |") and rows["B"].endswith("| 4 |")
+    assert rows["all"].endswith("| 8 |")
+    assert (
+        "d: no disagreement for C: nothing of it was judged, so the attribution summary has no "
+        "row of it (0 disagreements)"
+    ) in _report_text(one)
+
+    # per-system labels equal to each system's own flags: no disagreement at all
+    own = [
+        {"system": system, "sentence_id": sid, "question_id": sid[:2], "has_error": sid in flagged}
+        for system, flagged in _REFUTED.items()
+        for sid in _SENTENCES
+    ]
+    none = _write_study(tmp_path / "none", own)
+    failcodes.run_study(none)
+    assert (none / "disagreements" / "d.jsonl").read_text() == ""
+    assert not (none / "report" / "tables" / "attribution.md").exists()
+    assert (
+        "d: no disagreement between its systems' verdicts and the labels (disagreements/d.jsonl "
+        "is empty): nothing was judged or attributed, so it has no attribution summary and no "
+        "Tables 8-9"
+    ) in _report_text(none)

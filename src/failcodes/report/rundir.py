@@ -334,6 +334,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         inputs_files.append(path)
 
     dists = []
+    traced: dict[str, list[str]] = {}  # each data set's systems (for the zero-disagreement note)
     for path in trace_files:
         # the verdict columns only (the traces' texts are not shown), same checks and errors
         dist = verdict_distributions(read_verdict_counts(path))
@@ -343,6 +344,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             raise InputError("no traces found (expected at least one trace)", path=path)
         frame = distributions_dataframe(dist)
         dataset = trace_dataset(path)
+        traced[dataset] = sorted(map(str, frame["system"]))
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
 
@@ -357,6 +359,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # the coded tables' headers now (refused as before the judge runs), their rows below as
     # tallies once the codebook is known (its dimensions are the columns counted)
     coded: list[tuple[Path, list[str], str, str]] = []
+    with_rows: dict[str, set[str]] = {}  # the systems each attribution table has rows of
     for name in layout.attribution_datasets():
         for path, kind in (
             (layout.per_passage(name), "per_passage"),
@@ -369,6 +372,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             for stage, n in att["stage"].value_counts().items():
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
             by_system = att.assign(system=att.get("system", "all"))
+            with_rows[name] = {str(v) for v in by_system["system"]}
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
     panel_rows: list[dict[str, Any]] = []
     rule_rows: list[dict[str, Any]] = []
@@ -549,10 +553,45 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "saturation": saturation_notes,
             "codebook": codebook_notes,
             "agreement": agreement_notes,
+            "metrics": _no_disagreement_notes(layout, traced, with_rows),
             **review_notes,
         },
         reopen=reopen,
     )
+
+
+def _no_disagreement_notes(
+    layout: StudyLayout, traced: dict[str, list[str]], with_rows: dict[str, set[str]]
+) -> list[str]:
+    """Say which data sets and systems had no disagreement, so nothing of them was coded.
+
+    Without it a data set whose disagreements file is empty had no attribution summary and no
+    Tables 8-9 with no word (as if the judge had not been run), and a system with none was
+    simply absent from the summary, its "all" row summing the others.
+    """
+    notes = []
+    for dataset, systems in sorted(traced.items()):
+        path = layout.disagreements(dataset)
+        if not path.exists():
+            continue  # not computed yet: nothing to say
+        if dataset not in with_rows:
+            with path.open("rb") as handle:
+                if any(line.strip() for line in handle):
+                    continue  # disagreements not attributed yet
+            notes.append(
+                f"{dataset}: no disagreement between its systems' verdicts and the labels "
+                f"({path.relative_to(layout.root).as_posix()} is empty): nothing was judged or "
+                "attributed, so it has no attribution summary and no Tables 8-9"
+            )
+            continue
+        none = [s for s in systems if s not in with_rows[dataset]]
+        if none and "all" not in with_rows[dataset]:
+            notes.append(
+                f"{dataset}: no disagreement for {', '.join(none)}: nothing of "
+                f"{'it' if len(none) == 1 else 'them'} was judged, so the attribution summary "
+                f"has no row of {'it' if len(none) == 1 else 'them'} (0 disagreements)"
+            )
+    return notes
 
 
 def _endpoint(summary: RunSummary | None, endpoints: dict[str, str]) -> None:
