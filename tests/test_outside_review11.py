@@ -148,3 +148,72 @@ def test_targeted_review_units_are_left_out_of_human_vs_judge_agreement(tmp_path
     table = inputs.codebook_table
     table = table.assign(code=[str(c).split()[0] for c in table["subcode"]]).set_index("code")
     assert str(table.loc["exact_entity", "Agreement"]).startswith("1.00")
+
+
+def _half_reviewed_study(root: Path, reviewed: list[str]) -> None:
+    """100 units of retriever A (judge: exact_entity on even ones); u000..u049 drawn; the
+    reviewer agrees with the judge on the ``reviewed`` units only."""
+    cb = codebooks.bundled()
+    judge = {f"u{i:03d}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(100)}
+    table = StudyLayout.of(root).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
+    drawn = [f"u{i:03d}" for i in range(50)]
+    write_half_plan(root, "p", UnitKind.RETRIEVAL, table, drawn, list(judge))
+    reviews = [
+        Annotation(
+            unit_id=u,
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=cb.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={"entity_match": judge[u], **HIGH},
+        )
+        for u in reviewed
+    ]
+    (root / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews), encoding="utf-8"
+    )
+
+
+def test_reviews_of_only_the_judges_all_high_units_are_said_not_missing_at_random(
+    tmp_path: Path,
+) -> None:
+    # The reviewer did the 25 drawn units the judge coded all high (exact_entity, u000, u002,
+    # ...) and none of the 25 others. Before: "25 of 50 sampled units reviewed (25 not yet)"
+    # and exact_entity corrected 100.0 [90.5, 100.0] against judge-only 50.0, with no word that
+    # the missing reviews are exactly the judge's other code. Fisher's exact test on
+    # [[25, 0], [0, 25]]: p = 2 / C(50, 25) = 2 / 1.2641e14 = 1.6e-14.
+    _half_reviewed_study(tmp_path, [f"u{i:03d}" for i in range(0, 50, 2)])
+    inputs = load_run_dir(tmp_path)
+    [(caption, table)] = inputs.corrected[UnitKind.RETRIEVAL]
+    skew = (
+        "the reviewed units are not a random part of the drawn ones: the judge's all_high is "
+        "true for 25 of 25 reviewed and 0 of 25 drawn but not reviewed (Fisher p = 1.6e-14); "
+        "counting those as not drawn biases the human and corrected shares toward the units "
+        "reviewed"
+    )
+    assert (
+        "25 of 50 sampled units reviewed (25 not yet, counted as not drawn, which assumes they "
+        f"are missing at random); {skew}"
+    ) in caption
+    assert inputs.notes["corrected:retrieval"] == [f"Plan 'p': {skew}"]
+    exact = table[table["code"] == "exact_entity"].iloc[0]
+    assert exact["corrected (%)"].startswith("100.0 [")
+    assert exact["note"].startswith("the missing reviews are not missing at random (caption); ")
+
+
+def test_reviews_of_half_the_drawn_units_at_random_are_not_flagged(tmp_path: Path) -> None:
+    # The first 25 drawn units reviewed: the judge's all_high is true for 13 of them (u000,
+    # u002, ..., u024) and for 12 of the 25 others: Fisher p = 1, nothing to say but the
+    # missing-at-random assumption.
+    _half_reviewed_study(tmp_path, [f"u{i:03d}" for i in range(25)])
+    inputs = load_run_dir(tmp_path)
+    [(caption, table)] = inputs.corrected[UnitKind.RETRIEVAL]
+    assert (
+        "25 of 50 sampled units reviewed (25 not yet, counted as not drawn, which assumes they "
+        "are missing at random)"
+    ) in caption
+    assert "not a random part" not in caption
+    assert "corrected:retrieval" not in inputs.notes
+    assert not any("not missing at random" in str(n) for n in table["note"])

@@ -707,7 +707,12 @@ def _corrected(
     the reviews on the coded table's codebook version (made under it, or migrated to it,
     :mod:`failcodes.reviewversions`); the ``stale`` others are left out, said in a note.
     """
-    from failcodes.report.corrected import corrected_notes_key, corrected_rows, corrected_table
+    from failcodes.report.corrected import (
+        corrected_notes_key,
+        corrected_rows,
+        corrected_table,
+        review_skew,
+    )
     from failcodes.reviewplan import (
         GROUP_COLUMN,
         StratifyBy,
@@ -783,8 +788,9 @@ def _corrected(
                 f"Assumed: {narrow} review(s) of plan {plan.name!r} were migrated from an "
                 f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
             )
+        coded = read_frame(source)
         rows = corrected_rows(
-            read_frame(source),
+            coded,
             plan,
             reviews,
             cb.part(plan.part),
@@ -802,6 +808,11 @@ def _corrected(
             {a.unit_id for a in current if a.unit_kind is plan.part}
             & plan.estimation_ids() - reviews.keys()
         )
+        skew = review_skew(coded, plan, set(reviews)) if missing else None
+        if skew is not None:  # not missing at random: the shares lean toward the reviewed
+            notes.setdefault(corrected_notes_key(plan.part), []).append(
+                f"Plan {plan.name!r}: {skew}"
+            )
         judge_stratified = StratifyBy.CODE in plan.stratify
         human = "judge-stratified human" if judge_stratified else "human-only"
         caption = (
@@ -814,12 +825,13 @@ def _corrected(
                     f", {unscored} answered with no code (skipped or not assessable: counted "
                     "as not drawn, which assumes they are missing at random)"
                     if unscored
-                    else ""
+                    else ", counted as not drawn, which assumes they are missing at random"
                 )
                 + ")"
                 if missing
                 else ""
             )
+            + (f"; {skew}" if skew is not None else "")
             + (
                 f"; {progress.targeted_reviewed} targeted reviews kept out"
                 if progress.targeted_reviewed
@@ -840,6 +852,13 @@ def _corrected(
             )
         )
         table = corrected_table(rows, by, judge_stratified=judge_stratified)
+        if skew is not None:  # beside every cell: its interval may not cover
+            table["note"] = [
+                "; ".join(
+                    x for x in ("the missing reviews are not missing at random (caption)", n) if x
+                )
+                for n in table["note"].fillna("")
+            ]
         out.setdefault(plan.part, []).append((caption, table))
         inputs_files.extend([path, source])
         items = source.parent / ATTRIBUTION_ITEMS
