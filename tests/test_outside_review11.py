@@ -217,3 +217,31 @@ def test_reviews_of_half_the_drawn_units_at_random_are_not_flagged(tmp_path: Pat
     assert "not a random part" not in caption
     assert "corrected:retrieval" not in inputs.notes
     assert not any("not missing at random" in str(n) for n in table["note"])
+
+
+def test_a_review_time_without_offset_is_utc_when_one_coder_reviewed_a_unit_twice() -> None:
+    # alice reviewed u00 twice: at 10:00 written without an offset (a hand-made review file),
+    # exact_entity; at 09:00Z (pulled), irrelevant. Before: TypeError (offset-naive vs
+    # offset-aware) and `failcodes report` stopped with a traceback, exit 1. The tools write
+    # UTC: 10:00 is the later, so exact_entity counts, once.
+    from datetime import datetime
+
+    from failcodes.reviewversions import bring_reviews
+
+    cb = codebooks.bundled()
+
+    def review(code: str, when: datetime) -> Annotation:
+        return Annotation(
+            unit_id="u00",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=cb.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={"entity_match": code, **HIGH},
+            created_at=when,
+        )
+
+    late = review("exact_entity", datetime.fromisoformat("2026-11-30T10:00:00"))
+    early = review("irrelevant", datetime.fromisoformat("2026-11-30T09:00:00+00:00"))
+    got = bring_reviews({"alice.jsonl": [late, early]}, cb, {cb.version: cb})
+    assert [a.codes["entity_match"] for a in got.reviews] == ["exact_entity"]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Codebook, MigrationMap, migration_path
@@ -164,7 +165,7 @@ def _latest(
     latest: dict[tuple[str, object, str], int] = {}
     for i, (_, ann) in enumerate(kept):
         key = (ann.unit_id, ann.unit_kind, ann.coder)
-        if key not in latest or ann.created_at >= kept[latest[key]][1].created_at:
+        if key not in latest or _utc(ann.created_at) >= _utc(kept[latest[key]][1].created_at):
             latest[key] = i
     counted = set(latest.values())
     for i, (name, ann) in enumerate(kept):
@@ -172,6 +173,15 @@ def _latest(
             files[name].repeated += 1
             files[name].repeated_in.add(kept[latest[(ann.unit_id, ann.unit_kind, ann.coder)]][0])
     return [ann for i, (_, ann) in enumerate(kept) if i in counted]
+
+
+def _utc(when: datetime) -> datetime:
+    """A review's time, one without an offset read as UTC (the tools write UTC).
+
+    A hand-written review file's ``2026-11-30T10:00:00`` beside a pulled ``...Z`` stopped the
+    report with a traceback (can't compare offset-naive and offset-aware datetimes).
+    """
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _stale_reason(
