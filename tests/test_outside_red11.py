@@ -351,3 +351,41 @@ def test_report_says_a_system_or_data_set_without_disagreements(tmp_path: Path) 
         "is empty): nothing was judged or attributed, so it has no attribution summary and no "
         "Tables 8-9"
     ) in _report_text(none)
+
+
+# ---------------------------------------------------------------------------------------
+# saturate status: how units reached their version, after two re-codes
+# ---------------------------------------------------------------------------------------
+def test_status_counts_each_unit_once_after_two_recodes(two_rounds: ProjectStore) -> None:
+    import failcodes
+    from failcodes.commands.saturate import SaturateRecodeRequest
+    from failcodes.saturation.status import project_status
+
+    def recode() -> None:
+        request = SaturateRecodeRequest(
+            name="red11", folder=two_rounds.root, judge=["offline"], no_cache=True
+        )
+        failcodes.run(request, note=lambda _: None)
+
+    # round 1 coded 5 units under v1 (ScriptedCoder: high-quality codes); 'Animal study' made
+    # v2, a leaf under scope/different_context: no unit coded different_context, 0 flagged
+    recode()  # v2: 0 re-coded, 5 migrated; round 2 coded its 5 under v2
+    assert [e.method.value for e in two_rounds.recode_entries()] == ["migrated"] * 5
+    _decide(
+        two_rounds,
+        2,
+        {
+            "r0002-p01": {"action": Action.REJECT},
+            "r0002-p02": {"action": Action.REJECT},
+            "r0002-p03": {"action": Action.ACCEPT},  # new subcode of scope: all 10 flagged
+        },
+    )
+    assert two_rounds.codebook().version == 3
+    assert len({f.unit_id for f in two_rounds.recode_flags()}) == 10
+    recode()  # v3: the 10 units re-coded by the offline judge
+    info = project_status(two_rounds)
+    assert info.unit_versions == {3: 10}
+    # each unit counted once, by the re-code that brought it to v3: 10 re-coded, 0 migrated.
+    # Before: any entry counted, so round 1's 5 units were also 'migrated' (to v2):
+    # "v3: 10; 10 re-coded, 5 migrated" (15 of 10 units)
+    assert (info.recoded_units, info.migrated_units) == (10, 0)
