@@ -185,3 +185,41 @@ def test_a_workbook_of_several_sheets_says_the_first_alone_is_read(
         False,
         True,
     ]
+
+
+def test_a_sentence_id_of_two_questions_is_not_one_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sentences numbered per answer (1, 2 in q1 and in q2), labels per sentence.
+
+    q1's and q2's rows agree (1 wrong, 2 ok), so the rule's labels were merged into 2 labels
+    under q1 ("1 error / 1 no-error", exit 0) for 4 sentences (2 errors); metrics then
+    refused the labels. Refused at ingest now, naming the row and sentence_ids=question,
+    with which the labels are 4 and, by hand, q1:1 refuted/wrong TP, q2:1 supported/wrong
+    FN, q1:2 and q2:2 supported/ok TN: TP 1, FN 1, TN 2.
+    """
+    table = tmp_path / "tab.csv"
+    table.write_text(
+        "qid,sid,claim,verdict,gold\n"
+        "q1,1,a,refuted,wrong\nq1,2,b,supported,ok\nq2,1,c,supported,wrong\nq2,2,d,supported,ok\n"
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += ["--map", "qid=question_id", "--map", "sid=sentence_id", "--system", "A"]
+    args += ["--label-rule", "gold = wrong -> error", "--option", "ids=claim"]
+    args += ["--option", "label_level=sentence"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {table}:4, field 'sentence_id': sentence '1' is under question "
+        "'q2' here but 'q1' at line 2: a sentence id names one answer's sentence (numbered "
+        "per answer? --option sentence_ids=question makes it 'q2:1')"
+    ]
+    assert not traces.exists() and not labels.exists()
+    code, _, err = run_cli([*args, "--option", "sentence_ids=question"], capsys)
+    assert code == 0, err
+    assert len(labels.read_text().splitlines()) == 4
+    code, stdout, err = _metrics(traces, labels, capsys)
+    assert code == 0, err
+    (row,) = json.loads(stdout)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 2)

@@ -86,6 +86,19 @@ class RuleLabels:
             if level in self._conflict:
                 continue
             where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
+            question, first_question = label.question_id, first.question_id
+            # one label would stand for two answers' sentences (ids numbered per answer)
+            if level == "sentence" and first_question not in (None, question) and question:
+                self._conflict[level] = InputError(
+                    f"sentence {target!r} is under question {question!r} here but "
+                    f"{first_question!r} at {where}: a sentence id names one answer's "
+                    "sentence (numbered per answer? --option sentence_ids=question makes "
+                    f"it '{question}:{target}')",
+                    path=path,
+                    line=line,
+                    field="sentence_id",
+                )
+                continue
             if first.has_error == label.has_error:
                 first_text = self._text.get((level, *key))
                 if (
