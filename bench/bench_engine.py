@@ -16,7 +16,8 @@ Pairs (the tool against ``bench/duckdb_ingest.py`` / ``bench/duckdb_metrics.py``
 - ``metrics -m refuted -m non_supported --bootstrap 2000``: counts and point estimates must be
   equal, interval endpoints equal to 1e-12 (the bootstrap's sums in another order);
 - ``disagreements`` of the same mappings, written as JSONL: the count of disagreements per
-  (system, mapping, kind) must be equal.
+  (system, mapping, kind) must be equal; and the tool's own Parquet written as Parquet (no
+  script: the figure of the issue's "at most 3x the floor"), as a multiple of the floors.
 
 The floors: the stdlib ``json.loads`` of every JSONL line (no check at all: it keeps the
 last of two equal keys and reads ``NaN``), the strict parse of every line with the stdlib
@@ -36,8 +37,10 @@ copy's question, sentence and claim ids suffixed ``~k``, so the rows stay valida
 with no claim twice; the marker restamped for the new row count) and its labels, and pairs
 ``metrics`` on it (``--bootstrap 200``: the script draws its whole weight matrix at once,
 2000 x 100,000 questions would be 1.6 GB) at 1x and Nx: the analysis step past this
-machine's JSONL (100x of the JSONL would be 67 GB). Disagreements are left out at Nx (their
-output alone would be N x 496 MB).
+machine's JSONL (100x of the JSONL would be 67 GB). With the ``disagreements`` pair,
+``disagreements -o X.parquet`` of the tool runs at 1x and Nx too (~90 MB of output at 1x;
+the copies' ids interleave in its output order) and its peak is printed over the 1x peak;
+the script is left out there (it holds the joined claims in memory: 2.4-2.8 GB at 1x).
 
     python bench/bench_engine.py [--scale 1] [--workdir DIR --reuse] [--times 10,100]
         [--json out.json] [--pairs ingest,metrics,disagreements] [--source]
@@ -178,7 +181,7 @@ def main() -> None:
             records = run(work, args.scale, args.seed, reuse=args.reuse, pairs=pairs)
         if args.times:
             times = [int(t) for t in args.times.split(",")]
-            records += scaled(work, times, reuse=args.reuse)
+            records += scaled(work, times, reuse=args.reuse, pairs=pairs)
     if args.json is not None:
         args.json.write_text(json.dumps(records, indent=2) + "\n")
 
@@ -286,6 +289,13 @@ def run(
         )
         script_out.unlink()
         tool_out.unlink()
+        if path == own:  # the tool's own Parquet to Parquet, against the JSONL's floors
+            floors = paired_floors(step, traces)
+            table_out = work / "dis-tool.parquet"
+            name = "failcodes disagreements, own -> Parquet"
+            rec = step(name, [*cmd, "-o", str(table_out)])
+            checks.append(over_floors("disagreements own Parquet -> Parquet", rec, floors))
+            table_out.unlink()
     for line in checks:
         print(line)
     start = next(r["cpu_s"] for r in records if r["step"].startswith("start-up"))
@@ -343,8 +353,13 @@ def replicate(own: Path, labels: Path, times: int, out: Path) -> tuple[Path, Pat
     return traces, labelled
 
 
-def scaled(work: Path, times: list[int], *, reuse: bool) -> list[dict[str, Any]]:
-    """metrics on N-fold copies of the tool's own Parquet: the tool and the script."""
+def scaled(
+    work: Path, times: list[int], *, reuse: bool, pairs: list[str] = PAIRS
+) -> list[dict[str, Any]]:
+    """metrics on N-fold copies of the tool's own Parquet: the tool and the script.
+
+    With ``disagreements`` in ``pairs``, the tool's ``disagreements -o X.parquet`` too.
+    """
     py = sys.executable
     own, labels = work / "own.parquet", work / "labels.jsonl"
     records: list[dict[str, Any]] = []
@@ -379,6 +394,19 @@ def scaled(work: Path, times: list[int], *, reuse: bool) -> list[dict[str, Any]]
             )
         same, worst = metrics_equal(outs["failcodes"], outs["duckdb script"])
         print(f"  x{n}: numbers {'equal' if same else 'DIFFER'} (CI endpoints within {worst:.1e})")
+        if "disagreements" in pairs:
+            out = work / f"scaled-dis-x{n}.parquet"
+            cmd = [py, "-m", "failcodes", "disagreements", "--traces", str(traces)]
+            cmd += ["--labels", str(labelled), *MAPS, "-o", str(out)]
+            rec = {"times": n, "step": f"failcodes disagreements x{n}", **measure(cmd)}
+            out.unlink()
+            records.append(rec)
+            base = next(r for r in records if r["step"] == "failcodes disagreements x1")
+            print(
+                f"{rec['step'] + ' -> Parquet':<40} {rec['cpu_s']:7.2f} {rec['wall_s']:7.2f} "
+                f"{rec['peak_mb']:8.0f}  peak {rec['peak_mb'] / base['peak_mb']:.2f}x the 1x peak",
+                flush=True,
+            )
     return records
 
 

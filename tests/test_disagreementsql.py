@@ -226,7 +226,7 @@ def test_a_row_the_writer_cannot_have_written_goes_to_the_stream(
     assert streamed == [True, True]
 
 
-def test_only_jsonl_of_sentence_groups_of_own_parquet_is_the_engines(tmp_path: Path) -> None:
+def test_only_sentence_groups_of_own_parquet_are_the_engines(tmp_path: Path) -> None:
     plain, own, labels = _files(tmp_path)
     from failcodes.mapping import resolve_mappings
     from failcodes.metrics import Level
@@ -243,8 +243,12 @@ def test_only_jsonl_of_sentence_groups_of_own_parquet_is_the_engines(tmp_path: P
     mine, theirs = selection(own), selection(plain)
     jsonl, parquet = tmp_path / "x.jsonl", tmp_path / "x.parquet"
     assert disagreementsql.applies(mine.columns, mine.items, mine.index, jsonl)
-    assert not disagreementsql.applies(mine.columns, mine.items, mine.index, parquet)
+    # (before 2026-12-03 only JSONL output was the engine's: this asserted `not applies`)
+    assert disagreementsql.applies(mine.columns, mine.items, mine.index, parquet)
     assert not disagreementsql.applies(theirs.columns, theirs.items, theirs.index, jsonl)
+    # JSONL traces' lines are read again for JSONL output only: Parquet is the stream's
+    assert disagreementsql.applies(theirs.columns, theirs.items, theirs.index, jsonl, True)
+    assert not disagreementsql.applies(theirs.columns, theirs.items, theirs.index, parquet, True)
 
 
 def test_jsonl_traces_are_written_from_their_lines_read_once(
@@ -294,3 +298,68 @@ def test_a_jsonl_line_msgspec_cannot_vouch_for_leaves_the_file_to_the_stream(
     b_q2 = json.loads(got.splitlines()[1])
     assert (b_q2["system"], b_q2["sentence_id"]) == ("b", "q2:s0")
     assert b_q2["claims"][0]["reasoning"] is None
+
+
+@pytest.mark.parametrize("per_group", [2_000, 2, 3])
+@pytest.mark.parametrize("groups_reversed", [False, True])
+def test_the_engines_parquet_is_the_streams_bytes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    streamed: list[bool],
+    per_group: int,
+    groups_reversed: bool,
+) -> None:
+    # Parquet output: the engine's table columns against the stream's records, byte for
+    # byte; row groups of 2, 3 records cut within a mapping and across the two mappings
+    # (7 disagreements); files whose sentence groups are not in output order (each
+    # mapping's rows then taken out of file order)
+    plain, own, labels = _files(tmp_path)
+    if groups_reversed:
+        for rows, src, dst in zip((ROWS, ROWS_B), plain, own, strict=True):
+            backwards = sorted(rows, key=lambda r: r["question_id"], reverse=True)
+            _jsonl(src, backwards)
+            assert exit_code("ingest", "generic", src, "-o", dst) == 0
+    flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
+    labels = _jsonl(labels, flipped)
+    monkeypatch.setattr(disagreementsql, "_RECORDS_PER_GROUP", per_group)
+    monkeypatch.setattr(disagreementio, "_RECORDS_PER_CHUNK", per_group)
+    got = _disagreements(own, labels, tmp_path / "engine.parquet")
+    assert streamed == []
+    monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
+    assert _disagreements(own, labels, tmp_path / "stream.parquet") == got
+    assert _disagreements(plain, labels, tmp_path / "plain.parquet") == got
+    assert streamed == [True, True]
+    meta = pq.ParquetFile(tmp_path / "engine.parquet").metadata
+    # 11 disagreements (refuted: a q1:s0 FP, a q2:s9 FN, b q1:s0 FP, b q2:s0 FP, b q2:s9
+    # FN; non_supported the same and a q1:s1 FP); row groups of per_group, the last the rest
+    sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+    assert sum(sizes) == 11
+    assert sizes[:-1] == [per_group] * (11 // per_group)
+    records = disagreementio.read_disagreements(tmp_path / "engine.parquet")
+    first = next(d for d in records if (d.system, d.sentence_id) == ("a", "q1:s0"))
+    assert first.sentence == "the sentence, only on the second claim"
+    assert [p.score for p in first.claims[0].passages] == [1e-05, 1e22, 0.0, -0.0, None]
+    assert first.error_claim_ids == ("q1:s0:c1",)
+
+
+def test_a_row_the_writer_cannot_have_written_leaves_the_parquet_to_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
+) -> None:
+    _, own, labels = _files(tmp_path)
+    table = pq.read_table(own[1])
+    at = table.schema.get_field_index("reasoning")
+    # b's q2:s0 (an FP) with an empty reasoning: the model reads it as missing
+    reasoning = table.column("reasoning").to_pylist()
+    reasoning[3] = ""
+    edited = table.set_column(at, "reasoning", pa.array(reasoning, pa.string()))
+    with pq.ParquetWriter(own[1], edited.schema) as writer:
+        writer.write_table(edited)
+        writer.add_key_value_metadata(engine.validated_marker("traces", len(ROWS_B)))
+    got = _disagreements(own, labels, tmp_path / "engine.parquet")
+    assert streamed == [True]  # no half-written file: the stream wrote it
+    records = disagreementio.read_disagreements(tmp_path / "engine.parquet")
+    b_q2 = [d for d in records if (d.system, d.sentence_id) == ("b", "q2:s0")]
+    assert [d.claims[0].reasoning for d in b_q2] == [None, None]  # both mappings
+    assert not list(tmp_path.glob(".engine.parquet.*"))  # the engine's scratch file: gone
+    monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
+    assert _disagreements(own, labels, tmp_path / "stream.parquet") == got

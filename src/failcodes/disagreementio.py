@@ -260,8 +260,9 @@ class Selection:
     def write(self, path: str | Path, *, batch: AtomicBatch | None = None) -> int:
         """:func:`stream_disagreements` of this selection; returns the count written.
 
-        JSONL of the tool's own Parquet traces, or of trace JSONL files, is written from
-        the disagreements' heads instead (:mod:`failcodes.disagreementsql`: the same bytes).
+        JSONL or Parquet of the tool's own Parquet traces, and JSONL of trace JSONL files,
+        are written from the disagreements' heads instead (:mod:`failcodes.disagreementsql`:
+        the same bytes).
         """
         from failcodes import disagreementsql
 

@@ -1,4 +1,4 @@
-r"""Disagreement lines built by the engine from the tool's own Parquet traces (issue 30).
+r"""Disagreements built by the engine from the tool's own Parquet traces (issue 30).
 
 The disagreements stream (:func:`failcodes.disagreementio.stream_disagreements`) fetches each
 disagreement's claims as Python values and encodes every claim record, passages included
@@ -16,6 +16,13 @@ DuckDB's ``to_json`` escapes strings as the stdlib does but for the control char
 writes with upper-case hex (``\\u001F``), and writes a float as ``repr`` does when it is 0 or
 its magnitude is in [1e-4, 1e16) (checked on 600,000 doubles of every magnitude); a line
 with such an escape or another float is decoded and encoded again by the stdlib.
+
+A Parquet output of the tool's own Parquet is built as Arrow columns (:func:`_write_tables`):
+the needed claim rows are read once, in file order, into a scratch Arrow file, then taken
+from it 2,000 disagreements at a time in output order, each such group one row group as the
+stream writes it (``pyarrow``'s writer, the same schema: the same bytes). Memory follows a
+group, whatever the output order (at 10x the paper scale, copies of the questions with
+suffixed ids, their rows interleave in it: 640 MB peak against 504 MB at 1x).
 
 A chunk is the disagreements of every mapping whose rows fall within a window of a file
 (:data:`_WINDOW_ROWS`): DuckDB reads that window's row groups once for all mappings (each
@@ -110,19 +117,39 @@ _EVIDENCE = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Head:
-    """A disagreement's line around its claims (``json.dumps`` text) and where they are."""
+    """A disagreement's own fields (its label's, no claim's) and where its claims are."""
 
     mapping: int
-    errors: frozenset[str]
-    before: bytes  # up to its sentence
-    label_sentence: bytes  # its label's sentence (when no claim has one)
-    after: bytes  # from its claim id to its claims' list
-    lab: bytes  # its label, ``true`` or ``false``
     first: int  # its first claim's file row
     rows: int  # its claims (consecutive rows)
     group: int  # its sentence group (-1: none)
+    uid: str
+    system: str
+    question: str
+    sentence: str  # its sentence id
+    has_error: bool  # its label's
+    predicted: bool
+    rationale: str | None
+    severity: str | None
+    annotator: str | None
+    text: str | None  # its label's sentence (when no claim has one)
+
+
+@dataclass(frozen=True)
+class _Mapping:
+    """What a disagreement line says of its mapping."""
+
+    name: str
+    verdicts: list[str]  # the verdicts it counts as error, as the line lists them
+    errors: frozenset[str]
+
+    @classmethod
+    def of(cls, selection: GroupSelection) -> _Mapping:
+        """The mapping of a selection."""
+        m = selection.mapping
+        return cls(m.name, m.verdict_names(), frozenset(v.value for v in m.error_verdicts))
 
 
 @dataclass
@@ -165,8 +192,6 @@ class _Stream:
         self.selection = selection
         self.m = m
         self.mapping = selection.mapping.name
-        self.errors = frozenset(v.value for v in selection.mapping.error_verdicts)
-        self.verdicts = json.dumps(selection.mapping.verdict_names(), ensure_ascii=False)
         self.starts = starts
         self.items = heapq.merge(self._groups(), self._missing(), key=operator.itemgetter(0))
         self.next: tuple[tuple[str, str, str, str], bool, _Where] | None = None
@@ -201,38 +226,47 @@ class _Stream:
 
     def take(self, chunk: _Chunk) -> None:
         """Move the next disagreement into ``chunk``."""
-        assert self.next is not None
-        (system, question, sentence, uid), pred, (file, first, rows, group) = self.next
-        index = self.selection.index
-        has_error, rationale, severity, annotator, text = index.sentence_fields(
-            sentence, ("has_error", "rationale", "severity", "annotator", "sentence")
-        )
-        lab = "true" if has_error else "false"
-        before = (
-            f'{{"id": "{uid}", "kind": "{"FN" if has_error else "FP"}", "level": "sentence", '
-            f'"system": {_text(system)}, "mapping": {_text(self.mapping)}, '
-            f'"error_verdicts": {self.verdicts}, "question_id": {_text(question)}, '
-            f'"sentence_id": {_text(sentence)}, "sentence": '
-        )
-        after = (
-            f', "claim_id": null, "label_has_error": {lab}, '
-            f'"predicted_error": {"true" if pred else "false"}, '
-            f'"label_rationale": {_text(rationale)}, "label_severity": {_text(severity)}, '
-            f'"label_annotator": {_text(annotator)}, "claims": ['
-        )
-        head = _Head(
-            mapping=self.m,
-            errors=self.errors,
-            before=before.encode("utf-8"),
-            label_sentence=_text(text).encode("utf-8"),
-            after=after.encode("utf-8"),
-            lab=lab.encode("ascii"),
-            first=first,
-            rows=rows,
-            group=group,
-        )
+        head, file = self._head()
         chunk.add(head, file)
         self._advance()
+
+    def heads(self) -> Iterator[_Head]:
+        """The disagreements one after another, ``first`` a row number across the files."""
+        while self.next is not None:
+            head, file = self._head()
+            if head.rows:
+                head.first += self.starts[file]
+            yield head
+            self._advance()
+
+    def _head(self) -> tuple[_Head, int]:
+        """The next disagreement and the file of its claims."""
+        assert self.next is not None
+        (system, question, sentence, uid), pred, (file, first, rows, group) = self.next
+        has_error, rationale, severity, annotator, text = self.selection.index.sentence_fields(
+            sentence, _LABEL_FIELDS
+        )
+        head = _Head(
+            self.m,
+            first,
+            rows,
+            group,
+            uid,
+            system,
+            question,
+            sentence,
+            bool(has_error),
+            pred,
+            rationale,
+            severity,
+            annotator,
+            text,
+        )
+        return head, file
+
+
+#: The label fields a disagreement line carries.
+_LABEL_FIELDS = ("has_error", "rationale", "severity", "annotator", "sentence")
 
 
 def _text(value: str | None) -> str:
@@ -426,31 +460,309 @@ def _spaced(column: Any, exact: Sequence[bool]) -> list[bytes]:
     return out
 
 
+def _column_query(path: Path, lo: int, hi: int) -> str:
+    """The SQL of a window's needed rows (``need`` registered) as claim record columns."""
+    return f"""
+        SELECT t.file_row_number AS frow, t.sentence, t.claim_id, t.claim, t.verdict,
+            t.raw_verdict, t.reasoning, t.verifier, t.retriever, t.passages,
+            {_EVIDENCE} AS evidence_source,
+            coalesce({_ODD_ROW}, false) OR {_PASSAGES_CODE} = 2 AS odd
+        FROM read_parquet({engine.quoted(path)}, file_row_number = true) t
+        WHERE t.file_row_number BETWEEN {lo} AND {hi}
+            AND t.file_row_number IN (SELECT frow FROM need)
+        ORDER BY frow"""
+
+
+#: Disagreements a row group of the Parquet output holds (the stream's, as it writes them).
+_RECORDS_PER_GROUP = 2_000
+#: Claim rows a batch of the scratch file holds: a row group's disagreements take their
+#: claims from a few such batches (from ~20 at 10x the paper scale, its copies interleaved).
+_SPILL_ROWS = 512
+
+
+def _needed_rows(columns: SentenceColumns, items: Sequence[GroupSelection]) -> Any:
+    """The rows (numbered across the files) of every disagreement's claims, sorted, once.
+
+    Raises :class:`_DeclinedError` as :class:`_Stream` does: claims not one run of rows of
+    one file.
+    """
+    origin = columns.origin
+    assert origin is not None
+    starts = np.asarray(origin.starts, dtype=np.int64)
+    bounds = np.append(starts[1:], np.iinfo(np.int64).max)
+    runs = []
+    for sel in items:
+        first = columns.first[sel.groups].astype(np.int64)
+        count = origin.run[sel.groups].astype(np.int64)
+        file = np.searchsorted(starts, first, side="right") - 1
+        if (count == 0).any() or (first + count > bounds[file]).any():
+            raise _DeclinedError  # (scattered groups, a group over two files: the stream's)
+        ends = np.cumsum(count)
+        runs.append(
+            np.repeat(first - (ends - count), count) + np.arange(int(ends[-1]) if len(ends) else 0)
+        )
+    return np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
+
+
+def _spill(con: Any, paths: Sequence[Path], starts: Sequence[int], need: Any, fh: IO[bytes]) -> Any:
+    """Write the needed rows' claim columns to ``fh`` (an Arrow file) in order; batch ends.
+
+    Each file is read once, a window of :data:`_WINDOW_ROWS` rows a query. Raises
+    :class:`_DeclinedError` for a row the validated writer cannot have written or a row
+    gone from the file (the stream then says so).
+    """
+    pa, _ = pyarrow_modules()
+    writer = None
+    sizes = [0]
+    edges = np.searchsorted(need, [*starts, np.iinfo(np.int64).max])
+    try:
+        for f, path in enumerate(paths):
+            rows = need[edges[f] : edges[f + 1]] - starts[f]
+            at = 0
+            while at < len(rows):
+                stop = min(int(np.searchsorted(rows, rows[at] + _WINDOW_ROWS)), at + _CHUNK_ROWS)
+                window = rows[at:stop]
+                con.register("need", pa.table({"frow": window}))
+                try:
+                    query = _column_query(path, int(window[0]), int(window[-1]))
+                    got = con.sql(query).to_arrow_reader(_FETCH_ROWS)
+                    table = pa.Table.from_batches(list(got), schema=got.schema)
+                finally:
+                    con.unregister("need")
+                if bool(np.asarray(table.column("odd")).any()):
+                    raise _DeclinedError
+                if not np.array_equal(np.asarray(table.column("frow")), window):
+                    raise _DeclinedError  # a row gone from the file: the stream says so
+                table = table.drop_columns(["frow", "odd"])
+                if writer is None:
+                    schema = table.schema
+                    writer = pa.ipc.new_file(fh, schema)
+                for batch in table.cast(schema).to_batches(max_chunksize=_SPILL_ROWS):
+                    writer.write_batch(batch)
+                    sizes.append(batch.num_rows)
+                at = stop
+    except pa.ArrowException:
+        raise _DeclinedError from None  # (files of other column types: the stream's)
+    finally:
+        if writer is not None:
+            writer.close()
+    return np.cumsum(sizes)
+
+
+class _Spilled:
+    """The spilled claim rows, read back a batch at a time, the last group's batches kept."""
+
+    def __init__(self, fh: IO[bytes], need: Any, ends: Any) -> None:
+        pa, _ = pyarrow_modules()
+        self.pa = pa
+        self.need, self.ends = need, ends
+        self.reader = pa.ipc.open_file(fh) if len(need) else None
+        self.kept: dict[int, Any] = {}
+
+    def claims(self, heads: Sequence[_Head]) -> Any:
+        """The heads' claim rows one after another (a table), or None if they have none."""
+        with_rows = [h for h in heads if h.rows]
+        if not with_rows:
+            return None
+        at = np.searchsorted(self.need, [h.first for h in with_rows])
+        count = np.array([h.rows for h in with_rows], dtype=np.int64)
+        lo = np.searchsorted(self.ends, at, side="right") - 1
+        hi = np.searchsorted(self.ends, at + count - 1, side="right") - 1
+        wanted = np.unique(
+            np.concatenate(
+                [lo, hi, *(np.arange(a, b) for a, b in zip(lo, hi, strict=True) if b > a + 1)]
+            )
+        )
+        assert self.reader is not None
+        kept = {int(k): self.kept.get(int(k)) or self.reader.get_batch(int(k)) for k in wanted}
+        self.kept = kept
+        local = np.zeros(int(wanted.max()) + 1, dtype=np.int64)
+        local[wanted] = np.cumsum([0, *(kept[int(k)].num_rows for k in wanted[:-1])])
+        table = self.pa.Table.from_batches(list(kept.values()))
+        starts = (local[lo] + at - self.ends[lo]).tolist()
+        pieces = [table.slice(a, c) for a, c in zip(starts, count.tolist(), strict=True)]
+        return self.pa.concat_tables(pieces).combine_chunks()
+
+
+def _write_tables(
+    con: Any, columns: SentenceColumns, scratch: Path, items: Sequence[GroupSelection]
+) -> int:
+    """Write the selections' disagreements to ``scratch`` as Parquet; the count.
+
+    The claims' rows are read in file order once (whatever the output order: copies of the
+    same questions, their ids suffixed, interleave in it) into a scratch Arrow file, then
+    taken from it :data:`_RECORDS_PER_GROUP` disagreements at a time in output order, each
+    such group one row group as the stream writes it (the last the rest, empty too).
+    """
+    from failcodes.disagreements import Disagreement
+    from failcodes.tableio import arrow_schema
+
+    origin = columns.origin
+    assert origin is not None
+    paths, starts = origin.paths, [int(s) for s in origin.starts]
+    pa, pq = pyarrow_modules()
+    schema = arrow_schema(Disagreement)
+    maps = [_Mapping.of(sel) for sel in items]
+    need = _needed_rows(columns, items)
+    count = 0
+    with _parts(scratch.parent, 1) as (spill,):
+        spilled = _Spilled(spill, need, _spill(con, paths, starts, need, spill))
+        streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
+        heads = itertools.chain.from_iterable(s.heads() for s in streams)
+        with pq.ParquetWriter(scratch, schema) as writer:
+            while group := list(itertools.islice(heads, _RECORDS_PER_GROUP)):
+                claims = spilled.claims(group)
+                at = 0
+                parts = []
+                for m, run in itertools.groupby(group, key=_MAPPING):
+                    hs = list(run)
+                    n = sum(h.rows for h in hs)
+                    part = claims.slice(at, n) if n else None
+                    parts.append(_mapping_table(schema, maps[m], hs, part))
+                    at += n
+                writer.write_table(pa.concat_tables(parts).combine_chunks())
+                count += len(group)
+            if count % _RECORDS_PER_GROUP == 0:  # (the stream's last write: what is left)
+                writer.write_table(schema.empty_table())
+    return count
+
+
+def _mapping_table(schema: Any, mapping: _Mapping, heads: list[_Head], taken: Any) -> Any:
+    """One mapping's disagreements as an Arrow table of the output's ``schema``.
+
+    ``taken`` holds their claims' rows one after another (the query's columns). The records
+    :func:`~failcodes.disagreements.disagreement_json` builds, as columns: each claim record
+    is its row's columns with its mapped flag and its label's (no Python value per claim or
+    passage); a disagreement's sentence is its first claim's that has one, else its label's.
+    """
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    pa, _ = pyarrow_modules()
+    n = len(heads)
+    counts = np.fromiter((h.rows for h in heads), dtype=np.int64, count=n)
+    ends = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=ends[1:])
+    lab = [h.has_error for h in heads]
+    sentence = [h.text for h in heads]
+    claim_type = schema.field("claims").type
+    fields = list(claim_type.value_type)
+    if taken is not None:
+        errors = pa.array(sorted(mapping.errors), pa.string())
+        maps = _one(pc.is_in(taken.column("verdict"), value_set=errors))
+        columns = [taken.column(name) for name in _CLAIM_COLUMNS]
+        columns[4:6] = [maps, pa.array(np.repeat(np.array(lab, dtype=bool), counts))]
+        claims = pa.StructArray.from_arrays(
+            [_one(c).cast(f.type) for c, f in zip(columns, fields, strict=True)], fields=fields
+        )
+        flagged = np.zeros(len(taken) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(maps), out=flagged[1:])
+        error_ids = _one(taken.column("claim_id")).filter(maps)
+        error_ends = flagged[ends]
+        found = taken.column("sentence").to_pylist()
+        for i in range(n):
+            given = next((x for x in found[ends[i] : ends[i + 1]] if x), None)
+            if given is not None:
+                sentence[i] = given
+    else:
+        claims = pa.array([], type=claim_type.value_type)
+        error_ids = pa.array([], type=pa.string())
+        error_ends = np.zeros(n + 1, dtype=np.int64)
+    values = {
+        "id": [h.uid for h in heads],
+        "kind": [_KIND[x] for x in lab],
+        "level": ["sentence"] * n,
+        "system": [h.system for h in heads],
+        "mapping": [mapping.name] * n,
+        "error_verdicts": [mapping.verdicts] * n,
+        "question_id": [h.question for h in heads],
+        "sentence_id": [h.sentence for h in heads],
+        "sentence": sentence,
+        "claim_id": [None] * n,
+        "label_has_error": lab,
+        "predicted_error": [h.predicted for h in heads],
+        "label_rationale": [h.rationale for h in heads],
+        "label_severity": [h.severity for h in heads],
+        "label_annotator": [h.annotator for h in heads],
+    }
+    arrays = [pa.array(values[f.name], type=f.type) for f in schema if f.name in values]
+    arrays.append(_lists(pa, ends, claims, claim_type))
+    arrays.append(_lists(pa, error_ends, error_ids, schema.field("error_claim_ids").type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+#: A disagreement's kind by its label.
+_KIND = {True: "FN", False: "FP"}
+#: A head's mapping (a group's heads come a mapping at a time).
+_MAPPING = operator.attrgetter("mapping")
+#: The claim record's fields as the query's columns (``maps_to_error`` and
+#: ``label_has_error``, the 5th and 6th, are put in their places).
+_CLAIM_COLUMNS = (
+    "claim_id",
+    "claim",
+    "verdict",
+    "raw_verdict",
+    "verdict",
+    "verdict",
+    "reasoning",
+    "verifier",
+    "retriever",
+    "passages",
+    "evidence_source",
+)
+
+
+def _one(column: Any) -> Any:
+    """A chunked Arrow column as one array (an array as it is)."""
+    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+
+
+def _lists(pa: Any, ends: Any, values: Any, kind: Any) -> Any:
+    """A list array of ``kind``: item ``i`` is ``values[ends[i]:ends[i + 1]]``."""
+    return pa.ListArray.from_arrays(pa.array(ends.astype(np.int32)), values, type=kind)
+
+
 _MAPS = {
     True: b', "maps_to_error": true, "label_has_error": ',
     False: b', "maps_to_error": false, "label_has_error": ',
 }
 
 
-def _write_chunk(sinks: Sequence[IO[bytes]], chunk: _Chunk, rows: _Rows) -> None:
+def _write_chunk(
+    sinks: Sequence[IO[bytes]], chunk: _Chunk, rows: _Rows, maps: Sequence[_Mapping]
+) -> None:
     """Write each disagreement's line, assembled from its head and its claims' pieces."""
     frow = rows.frow
+    verdicts = [json.dumps(m.verdicts, ensure_ascii=False) for m in maps]
     for h in chunk.heads:
-        parts = [h.before, h.label_sentence, h.after]
+        lab = b"true" if h.has_error else b"false"
+        mapping = maps[h.mapping]
+        before = (
+            f'{{"id": "{h.uid}", "kind": "{"FN" if h.has_error else "FP"}", '
+            f'"level": "sentence", "system": {_text(h.system)}, '
+            f'"mapping": {_text(mapping.name)}, "error_verdicts": {verdicts[h.mapping]}, '
+            f'"question_id": {_text(h.question)}, "sentence_id": {_text(h.sentence)}, '
+            '"sentence": '
+        )
+        after = (
+            f', "claim_id": null, "label_has_error": {lab.decode()}, '
+            f'"predicted_error": {"true" if h.predicted else "false"}, '
+            f'"label_rationale": {_text(h.rationale)}, "label_severity": {_text(h.severity)}, '
+            f'"label_annotator": {_text(h.annotator)}, "claims": ['
+        )
+        found = None
+        parts = [before.encode("utf-8"), b"", after.encode("utf-8")]
         errors: list[bytes] = []
         if h.rows:
             at = int(np.searchsorted(frow, h.first))
-            found = None
             for i in range(at, at + h.rows):
-                err = rows.verdict[i] in h.errors
-                parts += (rows.pre[i], _MAPS[err], h.lab, b", ", rows.post[i], b", ")
+                err = rows.verdict[i] in mapping.errors
+                parts += (rows.pre[i], _MAPS[err], lab, b", ", rows.post[i], b", ")
                 if err:
                     errors.append(rows.cid[i])
                 if found is None and rows.sentence[i]:
                     found = rows.sentence[i]
             parts.pop()  # (the last claim's separator)
-            if found is not None:
-                parts[1] = _json_string(found).encode("utf-8")
+        parts[1] = _text(found if found is not None else h.text).encode("utf-8")
         parts += (b'], "error_claim_ids": [', b", ".join(errors), b"]}\n")
         sinks[h.mapping].write(b"".join(parts))
 
@@ -458,17 +770,18 @@ def _write_chunk(sinks: Sequence[IO[bytes]], chunk: _Chunk, rows: _Rows) -> None
 def applies(
     columns: Any, items: Sequence[Any], index: Any, target: Path, lines: bool = False
 ) -> bool:
-    """Whether the engine writes these disagreements: JSONL of the tool's own Parquet.
+    """Whether the engine writes these disagreements: JSONL or Parquet of the tool's own Parquet.
 
     Sentence groups (one selection per mapping), shared sentence labels, every group's claims
-    one run of rows, every trace file validated Parquet (``lines``: every one JSONL, each
-    needed line read again, :func:`_line_rows`).
+    one run of rows, every trace file validated Parquet (``lines``: JSONL output, every trace
+    file JSONL, each needed line read again, :func:`_line_rows`).
     """
     from failcodes.disagreements import GroupSelection
     from failcodes.tracecols import SentenceColumns
     from failcodes.traceio import TRACE_ENGINE_COLUMNS
 
-    if target.suffix.lower() != ".jsonl" or not items:
+    suffix = target.suffix.lower()
+    if suffix not in (".jsonl", ".parquet", ".pq") or (lines and suffix != ".jsonl") or not items:
         return False
     if not isinstance(columns, SentenceColumns) or columns.origin is None:
         return False
@@ -493,7 +806,7 @@ def write(
     batch: AtomicBatch | None = None,
     fallback: Callable[[], int],
 ) -> int:
-    """Write the selections' disagreements as JSONL lines built by the engine; the count.
+    """Write the selections' disagreements (JSONL lines or Parquet) by the engine; the count.
 
     ``fallback`` writes the file through the stream instead (and returns its count); it is
     called when the engine cannot vouch for the lines (see the module's docstring).
@@ -502,26 +815,16 @@ def write(
 
     origin = columns.origin
     assert origin is not None
-    paths, starts = origin.paths, [int(s) for s in origin.starts]
     count = 0
     scratch = temp_path(target)  # moved into the batch once every line is written
     lines = all(f == Format.JSONL.value for f in origin.formats)  # (else validated Parquet)
     con = None if lines else engine.connect()
     try:
-        with (
-            scratch.open("wb", buffering=_WRITE_BUFFER) as out,
-            _parts(scratch.parent, len(items) - 1) as parts,
-        ):
-            sinks = [out, *parts]
-            streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
-            for chunk in _chunks(streams):
-                file = paths[max(chunk.file, 0)]
-                rows = _line_rows(columns, chunk) if con is None else _rows(con, file, chunk)
-                _write_chunk(sinks, chunk, rows)
-                count += len(chunk.heads)
-            out.flush()
-            for part in parts:  # each later mapping's lines after the one before
-                _append(part, out.fileno())
+        if target.suffix.lower() == ".jsonl":
+            count = _write_lines(con, columns, scratch, items)
+        else:
+            assert con is not None
+            count = _write_tables(con, columns, scratch, items)
     except (_DeclinedError, duckdb.Error):
         scratch.unlink(missing_ok=True)
         return fallback()
@@ -531,6 +834,40 @@ def write(
     finally:
         if con is not None:
             con.close()
+    return _committed(scratch, target, batch, count)
+
+
+def _write_lines(
+    con: Any, columns: SentenceColumns, scratch: Path, items: Sequence[GroupSelection]
+) -> int:
+    """Write the selections' disagreements to ``scratch`` as JSONL lines; the count.
+
+    ``con`` None: the claims' JSONL lines are read again (:func:`_line_rows`).
+    """
+    origin = columns.origin
+    assert origin is not None
+    paths, starts = origin.paths, [int(s) for s in origin.starts]
+    count = 0
+    with (
+        scratch.open("wb", buffering=_WRITE_BUFFER) as out,
+        _parts(scratch.parent, len(items) - 1) as parts,
+    ):
+        sinks = [out, *parts]
+        maps = [_Mapping.of(sel) for sel in items]
+        streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
+        for chunk in _chunks(streams):
+            file = paths[max(chunk.file, 0)]
+            rows = _line_rows(columns, chunk) if con is None else _rows(con, file, chunk)
+            _write_chunk(sinks, chunk, rows, maps)
+            count += len(chunk.heads)
+        out.flush()
+        for part in parts:  # each later mapping's lines after the one before
+            _append(part, out.fileno())
+    return count
+
+
+def _committed(scratch: Path, target: Path, batch: AtomicBatch | None, count: int) -> int:
+    """Move the written ``scratch`` into ``target`` (in ``batch``); the count written."""
 
     def move(b: AtomicBatch) -> None:
         scratch.replace(b.stage(target))
