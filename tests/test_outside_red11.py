@@ -389,3 +389,28 @@ def test_status_counts_each_unit_once_after_two_recodes(two_rounds: ProjectStore
     # Before: any entry counted, so round 1's 5 units were also 'migrated' (to v2):
     # "v3: 10; 10 re-coded, 5 migrated" (15 of 10 units)
     assert (info.recoded_units, info.migrated_units) == (10, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# saturate prune: a leaf's support counts the decision that counts
+# ---------------------------------------------------------------------------------------
+def test_prune_support_ignores_a_merge_changed_to_reject(two_rounds: ProjectStore) -> None:
+    from failcodes.saturation.prune import leaf_support
+
+    leaf = "animal_study"  # accepted in round 1 from r0001-p01
+    r1_examples = set(two_rounds.proposals(1)[0].example_unit_ids)
+    assert len(r1_examples) == 2  # ScriptedProposer: the batch's first 2 ids
+    # round 2: p01 merged into the leaf, then (round still open) changed to reject
+    _decide(two_rounds, 2, {"r0002-p01": {"action": Action.MERGE, "target": f"leaf:{leaf}"}})
+    _decide(
+        two_rounds,
+        2,
+        {
+            "r0002-p01": {"action": Action.REJECT},
+            "r0002-p02": {"action": Action.REJECT},
+            "r0002-p03": {"action": Action.REJECT},
+        },
+    )
+    # support = units carrying the leaf (none: the scripted coder gives no leaves) + round 1's
+    # 2 examples; before: + round 2 p01's 2 examples (another batch) = 4 for 2
+    assert leaf_support(two_rounds)[leaf] == r1_examples

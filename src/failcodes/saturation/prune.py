@@ -23,6 +23,7 @@ from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.saturation.changes import Change, ChangeOp
 from failcodes.saturation.models import Action, PruneAction, PruneCandidate, RoundPhase
+from failcodes.saturation.review import latest_decisions
 from failcodes.saturation.rounds import apply_changes, current_round, latest_annotations
 from failcodes.saturation.store import ProjectStore, SaturationError
 
@@ -41,7 +42,9 @@ def leaf_support(store: ProjectStore) -> dict[str, set[str]]:
             if change.get("op") == ChangeOp.ADD_LEAF.value and change.get("leaf"):
                 created[change["source"]] = change["leaf"]
     merged: dict[str, str] = {}
-    for d in store.decisions():
+    # the decision that counts (the last per proposal): a merge a reviewer changed to reject
+    # before the round closed added its examples to the leaf's support all the same
+    for d in latest_decisions(store).values():
         if d.action is Action.MERGE and d.target and d.target.startswith("leaf:"):
             merged[d.proposal_id] = d.target.removeprefix("leaf:")
     for number in store.round_numbers():
