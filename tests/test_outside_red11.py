@@ -265,6 +265,12 @@ def test_report_captions_say_what_each_table_counts(tmp_path: Path) -> None:
     first = quality.splitlines()[0]
     assert "one per claim and passage" in first
     assert "a passage retrieved for several systems' claims counts once for each" in first
+    # the dominant-errors tables count the same rows ('coded' 20 and 11)
+    dominant = (tables / "retrieval_quality_dominant.md").read_text()
+    assert "one per claim and passage" in dominant.splitlines()[0]
+    assert all(line.split("|")[5].strip() == "20" for line in dominant.splitlines()[4:5])
+    steps_dominant = (tables / "reasoning_steps_dominant.md").read_text()
+    assert "n: the disagreements' claims, one per claim" in steps_dominant.splitlines()[0]
 
 
 # ---------------------------------------------------------------------------------------

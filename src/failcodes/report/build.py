@@ -452,7 +452,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     f"{stem}_dominant",
                     dom_shown,
-                    f"Dominant error subcodes per {by}{tag}",
+                    f"Dominant error subcodes per {by}{tag}{ROWS_CAPTION[kind]}",
                     csv=dominant,
                     key=dom_key,
                 )
