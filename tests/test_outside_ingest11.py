@@ -223,3 +223,34 @@ def test_a_sentence_id_of_two_questions_is_not_one_label(
     assert code == 0, err
     (row,) = json.loads(stdout)
     assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 2)
+
+
+def test_support_scores_off_the_threshold_scale_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scores written as percentages (90, 20, 40, 50) read with verdict_threshold=0.5.
+
+    Every score is >= 0.5, so all 4 claims were supported with no word (exit 0): under -m
+    non_supported no error flagged, recall 0 of the 2 labelled errors. The note now gives the
+    split and the range (4 of 4 at or above; 20 to 90) and says every score is on one side.
+    On the 0-1 scale (0.9, 0.2, 0.4, 0.5): 0.9 and 0.5 at or above, 2 below.
+    """
+    table = tmp_path / "s.csv"
+    table.write_text("id,claim,prob\n1,a,90\n2,b,20\n3,c,40\n4,d,50\n")
+    args = ["ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl")]
+    args += ["--map", "id=claim_id", "--map", "prob=verdict", "--system", "S"]
+    args += ["--option", "verdict_threshold=0.5"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert err.splitlines() == [
+        "note: --option verdict_threshold=0.5: 4 of 4 scores at or above it (supported), 0 "
+        "below (no_evidence); the scores run from 20 to 90: every score on one side (is the "
+        "threshold on the scores' scale?)"
+    ]
+    table.write_text("id,claim,prob\n1,a,0.9\n2,b,0.2\n3,c,0.4\n4,d,0.5\n")
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert err.splitlines() == [
+        "note: --option verdict_threshold=0.5: 2 of 4 scores at or above it (supported), 2 "
+        "below (no_evidence); the scores run from 0.2 to 0.9"
+    ]

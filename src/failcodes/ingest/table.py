@@ -654,6 +654,8 @@ class TableStream:
                     )
                 if row.trace.system not in tally.systems:
                     tally.new_system(row.trace.system, row.path, row.line)
+                if self.spec.verdict_threshold is not None:
+                    tally.scores.add(row.trace)
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -795,6 +797,9 @@ class TableStream:
                     f"system(s) with no verdict on any row, so no trace and in no output: "
                     f"{', '.join(gone)}"
                 )
+        threshold = self.spec.verdict_threshold
+        if threshold is not None and tally.scores.count:
+            self.notes.append(tally.scores.note(threshold, self.spec.below_threshold))
         absent = sorted(set(self.spec.declared_verdicts) - {"*"} - tally.systems)
         if absent:  # a study passes its pipelines' verdicts to each of its ingests
             self.notes.append(f"--verdict names system(s) with no row here: {', '.join(absent)}")
@@ -859,6 +864,42 @@ class _Row:
 
 
 @dataclass
+class _Scores:
+    """How the support scores fell about ``--option verdict_threshold``, and their range.
+
+    Scores of 0-100 (a percentage) read with a threshold of 0.5 made every claim supported
+    with no word: the note gives the split and the range, so a threshold off the scores'
+    scale shows.
+    """
+
+    count: int = 0
+    above: int = 0
+    low: float = math.inf
+    high: float = -math.inf
+
+    def add(self, trace: Trace | TraceLine) -> None:
+        """Count one trace whose verdict came from its score (kept as its raw verdict)."""
+        self.count += 1
+        self.above += trace.verdict == Verdict.SUPPORTED
+        with contextlib.suppress(ValueError):  # a raw_verdict column of the table's own
+            score = float(str(trace.raw_verdict))
+            self.low, self.high = min(self.low, score), max(self.high, score)
+
+    def note(self, threshold: float, below: Verdict) -> str:
+        """The note: how many scores at or above the threshold, how many below, the range."""
+        text = (
+            f"--option verdict_threshold={threshold:g}: {self.above:,} of {self.count:,} "
+            f"scores at or above it (supported), {self.count - self.above:,} below "
+            f"({below.value})"
+        )
+        if self.low <= self.high:
+            text += f"; the scores run from {self.low:g} to {self.high:g}"
+        if self.above in (0, self.count):
+            text += ": every score on one side (is the threshold on the scores' scale?)"
+        return text
+
+
+@dataclass
 class _Tally:
     """What the rows of a :class:`TableStream` leave for its labels and notes."""
 
@@ -876,6 +917,8 @@ class _Tally:
     hollow_systems: dict[str, int] = field(default_factory=dict)
     #: Each system's name folded (case, spacing, Unicode form) -> (name, file, line).
     folded: dict[str, tuple[str, Path, int]] = field(default_factory=dict)
+    #: the support scores read as verdicts (``--option verdict_threshold``)
+    scores: _Scores = field(default_factory=lambda: _Scores())
 
     def new_system(self, system: str, path: Path, line: int) -> None:
         """Add a system first seen at ``path:line``; refuse another spelling of a known one.
