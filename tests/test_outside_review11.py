@@ -6,13 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.labelstudio.results import annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks
+from failcodes.report.corrected import corrected_rows, corrected_table
 from failcodes.report.rundir import load_run_dir
+from failcodes.reviewplan import read_plan
 from failcodes.study.layout import StudyLayout
 from failcodes.units import UnitKind
 from tests.labelstudio_helpers import retrieval_unit, toy_codebook
@@ -245,3 +248,58 @@ def test_a_review_time_without_offset_is_utc_when_one_coder_reviewed_a_unit_twic
     early = review("irrelevant", datetime.fromisoformat("2026-11-30T09:00:00+00:00"))
     got = bring_reviews({"alice.jsonl": [late, early]}, cb, {cb.version: cb})
     assert [a.codes["entity_match"] for a in got.reviews] == ["exact_entity"]
+
+
+def _duplicated_rows(root: Path, n_units: int, drawn: int) -> pd.DataFrame:
+    """Retriever A with ``n_units`` units, each in two rows (a duplicated chunk), half drawn
+    (u00, u01, ...); the judge codes exact_entity on even units; returns the cells' table."""
+    cb = codebooks.bundled()
+    judge = {
+        f"u{i:02d}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(n_units)
+    }
+    table = StudyLayout.of(root).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    once = coded_table(judge, dict.fromkeys(judge, "A"))
+    pd.concat([once, once], ignore_index=True).to_csv(table, index=False)
+    sample = [f"u{i:02d}" for i in range(drawn)]
+    write_half_plan(root, "p", UnitKind.RETRIEVAL, table, sample, list(judge))
+    humans = {
+        u: Annotation(
+            unit_id=u,
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=cb.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={"entity_match": judge[u], **HIGH},
+        )
+        for u in sample
+    }
+    plan = read_plan(root / "review" / "plans" / "p.json")
+    rows = corrected_rows(pd.read_csv(table), plan, humans, cb.part(UnitKind.RETRIEVAL))
+    return corrected_table(rows, "retriever").set_index("code")
+
+
+def test_six_reviewed_units_in_twelve_rows_are_too_few_to_estimate(tmp_path: Path) -> None:
+    # 12 units, each in two rows; 6 drawn and reviewed (12 reviewed rows). Before: the cell
+    # passed the 10-reviewed minimum on its rows and printed exact_entity 50.0 [30.3, 69.7]
+    # with human-only 50.0 [24.3, 75.7] (Jeffreys for 6 of 12, where the reviews are 3 of 6:
+    # Beta(3.5, 3.5) gives [16.7, 83.3]). 6 distinct reviewed units < 10: no estimate.
+    got = _duplicated_rows(tmp_path, 12, 6).loc["exact_entity"]
+    assert (got["units"], got["reviewed"]) == (24, 12)
+    assert got["corrected (%)"] == "–"
+    assert got["note"] == (
+        "too small to estimate: 6 reviewed unit(s) in the cell (at least 10 needed; its 12 "
+        "reviewed rows repeat units)"
+    )
+
+
+def test_reviewed_rows_that_repeat_units_say_the_interval_is_too_narrow(tmp_path: Path) -> None:
+    # 24 units in two rows each, 12 drawn and reviewed: 24 reviewed rows are 12 units. The
+    # estimate stands (both sides count the rows alike) but its interval counts 24 reviews.
+    got = _duplicated_rows(tmp_path, 24, 12).loc["exact_entity"]
+    assert (got["units"], got["reviewed"]) == (48, 24)
+    assert got["corrected (%)"].startswith("50.0 [")
+    assert got["note"].startswith(
+        "the 24 reviewed rows are 12 distinct units (a unit in several rows): the interval "
+        "counts each row as a review, so it is too narrow; coverage not assured"
+    )

@@ -32,7 +32,7 @@ from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
 from failcodes.report.tables import summary_row
 from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
-from failcodes.stats.ppi import ShareEstimates, Stratum, share_estimates
+from failcodes.stats.ppi import MIN_REVIEWED, ShareEstimates, Stratum, share_estimates
 
 METHOD_NOTE = (
     "Corrected shares: prediction-powered inference with power tuning (PPI++; Angelopoulos "
@@ -161,6 +161,16 @@ def corrected_rows(
                 strata.append(Stratum(y=y, yhat=yhat, yhat_unlabeled=yhat_u))
             estimates, reason = _estimate(strata, confidence)
             units = set(rows.loc[cell_reviewed, "unit_id"].astype(str))
+            # a unit in several rows of one system (a duplicated chunk or claim) is one review
+            # counted once per row: 6 reviewed units in 12 rows passed the 10-unit minimum and
+            # got an interval as narrow as 12 reviews'
+            if estimates is not None and len(units) < MIN_REVIEWED:
+                estimates, reason = (
+                    None,
+                    f"too small to estimate: {len(units)} reviewed unit(s) in the cell (at "
+                    f"least {MIN_REVIEWED} needed; its {int(cell_reviewed.sum())} reviewed rows "
+                    "repeat units)",
+                )
             out.append(
                 {
                     "dimension": dim_id,
@@ -169,6 +179,7 @@ def corrected_rows(
                     "rows": len(rows),
                     "reviewed": int(cell_reviewed.sum()),
                     "uncoded": int(rows["_reviewed"].sum() - cell_reviewed.sum()),
+                    "reviewed_units": len(units),
                     "estimates": estimates,
                     "undefined_reason": reason,
                     "narrow": sum(
@@ -243,6 +254,18 @@ def corrected_table(
                 "counted as not reviewed"
             )
             rec["note"] = "; ".join(x for x in (left, rec["note"]) if x)
+        repeated = r["reviewed"] - r.get("reviewed_units", r["reviewed"])
+        if repeated > 0 and r["estimates"] is not None:
+            rec["note"] = "; ".join(
+                x
+                for x in (
+                    f"the {r['reviewed']} reviewed rows are {r['reviewed_units']} distinct units "
+                    "(a unit in several rows): the interval counts each row as a review, so it "
+                    "is too narrow",
+                    rec["note"],
+                )
+                if x
+            )
         if r.get("narrow"):
             rec["note"] = "; ".join(x for x in (rec["note"], _narrow_note(r)) if x)
         records.append(rec)
