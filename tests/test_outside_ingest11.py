@@ -254,3 +254,39 @@ def test_support_scores_off_the_threshold_scale_are_said(
         "note: --option verdict_threshold=0.5: 2 of 4 scores at or above it (supported), 2 "
         "below (no_evidence); the scores run from 0.2 to 0.9"
     ]
+
+
+def test_consensus_does_not_pool_two_answers_sentences_numbered_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """q1's s1 labelled by a, b, c (all error), q2's s1 by d, e (both no error).
+
+    Pooled as one target (before): 'majority of 5: a, b, c, d, e' error under q1, q2's
+    sentence gone, '0 unanimous, 1 split', exit 0. Refused now; with sentence_ids=question
+    two labels, by hand q1:s1 3 of 3 error -> error, q2:s1 0 of 2 -> no error, both
+    unanimous.
+    """
+    table = tmp_path / "votes.csv"
+    table.write_text(
+        "question_id,sentence_id,annotator,has_error\n"
+        "q1,s1,a,true\nq1,s1,b,true\nq1,s1,c,true\nq2,s1,d,false\nq2,s1,e,false\n"
+    )
+    out = tmp_path / "l.jsonl"
+    args = ["ingest", "generic-labels", str(table), "-o", str(out)]
+    args += ["--option", "consensus=majority"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {table}:5, field 'question_id': sentence 's1' is under question "
+        "'q2' here but 'q1' at line 2: its labels are two answers' sentences, not votes on "
+        "one (numbered per answer? --option sentence_ids=question makes it 'q2:s1')"
+    ]
+    assert not out.exists()
+    code, _, err = run_cli([*args, "--option", "sentence_ids=question"], capsys)
+    assert code == 0, err
+    got = [json.loads(s) for s in out.read_text().splitlines()]
+    assert [(g["sentence_id"], g["has_error"]) for g in got] == [
+        ("q1:s1", True),
+        ("q2:s1", False),
+    ]
+    assert "2 unanimous, 0 split" in err

@@ -137,9 +137,32 @@ def _check_summaries(labels: Sequence[Located]) -> None:
 
 
 def _votes(group: Sequence[Located]) -> None:
-    """Refuse a target labelled twice by one annotator (or twice by nobody named)."""
+    """Refuse a target labelled twice by one annotator (or twice by nobody named).
+
+    And one whose labels name two questions: two answers' sentences numbered alike (``s1``
+    of q1 and of q2), whose votes were pooled into one label (3 error votes of q1 and 2
+    no-error votes of q2 made one 'split' error label, exit 0).
+    """
     seen: dict[str | None, tuple[Path, int]] = {}
+    asked = next(((lb.question_id, p, n) for lb, p, n in group if lb.question_id), None)
     for label, path, line in group:
+        if asked is not None and label.question_id not in (None, asked[0]):
+            kind, target = label_target(label)
+            where = f"line {asked[2]}" if asked[1] == path else f"{asked[1]}:{asked[2]}"
+            hint = (
+                f" (numbered per answer? --option sentence_ids=question makes it "
+                f"'{label.question_id}:{target}')"
+                if kind == "sentence"
+                else ""
+            )
+            raise InputError(
+                f"{kind} {target!r} is under question {label.question_id!r} here but "
+                f"{asked[0]!r} at {where}: its labels are two answers' {kind}s, not votes on "
+                f"one{hint}",
+                path=path,
+                line=line,
+                field="question_id",
+            )
         if label.annotator in seen:
             kind, target = label_target(label)
             who = (
