@@ -11,6 +11,7 @@ import pytest
 
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.errors import InputError
 from failcodes.labelstudio.results import annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks
 from failcodes.report.corrected import corrected_rows, corrected_table
@@ -302,4 +303,18 @@ def test_reviewed_rows_that_repeat_units_say_the_interval_is_too_narrow(tmp_path
     assert got["note"].startswith(
         "the 24 reviewed rows are 12 distinct units (a unit in several rows): the interval "
         "counts each row as a review, so it is too narrow; coverage not assured"
+    )
+
+
+def test_a_json_min_export_is_refused_naming_the_format() -> None:
+    # JSON-MIN flattens each annotation into one row (task data and choices side by side):
+    # no coder is reliably given. It was refused as "task 1 is not a Label Studio task
+    # object", which does not say what to export instead.
+    data = build_tasks([retrieval_unit(0)], toy_codebook(), UnitKind.RETRIEVAL)[0]["data"]
+    row = {**data, "id": 100, "annotator": 3, "entity": "exact_entity", "scope": "exact_scope"}
+    with pytest.raises(InputError) as err:
+        annotations_from_export([row], toy_codebook(), UnitKind.RETRIEVAL, source="min.json")
+    assert err.value.one_line() == (
+        "min.json: task 1 is a JSON-MIN row (task data and choices flattened, no annotations "
+        "or coders): export the project as JSON instead"
     )

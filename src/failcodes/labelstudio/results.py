@@ -85,6 +85,12 @@ def check_task(
 ) -> tuple[str, int | None]:
     """Check one exported task belongs to this codebook part; return (unit id, task id)."""
     ref = str(codebook.ref())
+    if isinstance(task, dict) and "data" not in task and cfg.UNIT_ID in task:
+        raise InputError(
+            f"task {index + 1} is a JSON-MIN row (task data and choices flattened, no "
+            "annotations or coders): export the project as JSON instead",
+            path=source,
+        )
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
         raise InputError(f"task {index + 1} is not a Label Studio task object", path=source)
     data = task["data"]
