@@ -299,15 +299,16 @@ def test_a_missing_mark_given_as_a_category_or_among_text_codes_is_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # given in --categories, NA is a category: 4 of 5 units agree (0.800); among text codes
-    # N/A may be an answer (not applicable) and is read as one: (yes,yes), (N/A,N/A),
-    # (no,yes), (no,no) agree on 3 of 4
+    # N/A may be an answer (not applicable), read as one when --categories lists it (without,
+    # refused since session 11: test_outside_tables11): (yes,yes), (N/A,N/A), (no,yes),
+    # (no,no) agree on 3 of 4
     path = tmp_path / "r.csv"
     path.write_text("item,r1,r2\n1,3,3\n2,NA,NA\n3,2,5\n4,1,1\n5,3,3\n")
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli([*args, "--categories", "1,2,3,4,5,NA"], capsys)
     assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(4 / 5), err
     path.write_text("item,r1,r2\n1,yes,yes\n2,N/A,N/A\n3,no,yes\n4,no,no\n")
-    code, out, err = run_cli(args, capsys)
+    code, out, err = run_cli([*args, "--categories", "no,yes,N/A"], capsys)
     assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(3 / 4), err
 
 

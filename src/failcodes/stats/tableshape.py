@@ -247,15 +247,21 @@ def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> No
     raters' errors agree on 4 of 5 units (0.800) and their severities on 3 (0.600) by hand
     (i36agree), exit 0. Found when, with the last word of each name as its field (a word of
     three or more characters, not a number), two or more fields each name the same two or
-    more raters; which field is the rating is the user's to say, with ``--raters``. Roles
-    numbered alike (``Physician 1``, ``Nurse 1``: a field '1') or lettered (``Dr A``) are
-    raters, not fields.
+    more raters; which field is the rating is the user's to say, with ``--raters``. The field
+    first (``error_R1``, ``severity_R1``...: percent 0.633, exit 0) is found when the rest
+    of the name reads as a rater: letters and digits (``R1``, ``coder2``) or a rater word
+    (``error_rater_1``). Roles numbered alike (``Physician 1``, ``Nurse 1``: a field '1') or
+    lettered (``Dr A``) are raters, not fields.
     """
     heads: dict[str, dict[tuple[str, ...], str]] = {}
     for col in columns:
         words = name_words(col)
         if len(words) >= 2 and len(words[-1]) >= 3 and not words[-1].isdigit():
             heads.setdefault(words[-1], {})[tuple(words[:-1])] = col
+        rater = "".join(words[1:])  # the field first: 'error_R1', 'severity_coder_2'
+        coded = rater.isalnum() and not rater.isalpha() and not rater.isdigit()
+        if len(words[0]) >= 3 and (coded or RATER_NAMES & set(words[1:])):
+            heads.setdefault(words[0], {})[tuple(words[1:])] = col
     fields = {f: h for f, h in heads.items() if len(h) >= 2}
     for field, named in fields.items():
         same = [g for g, h in fields.items() if g != field and len(set(h) & set(named)) >= 2]
@@ -328,41 +334,59 @@ def missing_marks(cells: Sequence[object]) -> bool:
     return any(spelling_key(str(v)) in MISSING_MARKS for v in cells)
 
 
+#: The marks a program writes for a missing cell (R's ``NA``, pandas' ``nan``, SQL's ``NULL``,
+#: Excel's ``#N/A``): checked among text codes too, where ``none``, ``-`` or ``?`` may be
+#: answers of their own.
+WRITTEN_MISSING = frozenset({"na", "n/a", "#n/a", "nan", "null"})
+
+
 def no_missing_marks(
     frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
 ) -> None:
-    """Refuse a mark of a missing rating (:data:`MISSING_MARKS`) among numeric ratings.
+    """Refuse a mark of a missing rating (:data:`MISSING_MARKS`) among the ratings.
 
     R's ``write.csv`` writes a missing rating ``NA``: among 1-5 scores it was a category, two
     raters' NA one more agreeing unit (percent 0.800 where the 4 rated units give 0.750 by
     hand), and the scores text labels (no weights), exit 0 (i36agree). Among text codes
-    ``N/A`` may be an answer (not applicable), so only numbers are checked; a category of
-    its own is given with ``--categories``.
+    ``NA`` or ``N/A`` (:data:`WRITTEN_MISSING`) may be a missing rating or an answer (not
+    applicable): read as a category, two raters' ``NA`` was one more agreeing unit (percent
+    0.750 where the 3 rated units give 0.667), exit 0; which it is is the user's to say
+    (empty cells, or ``--categories`` listing it). A table of marks alone is not checked.
     """
     marks: list[tuple[int, str, str]] = []
+    texts: set[str] = set()
     for column in raters:
         for row, value in enumerate(frame[column].tolist()):
             if not pd.notna(value) or not str(value).strip() or is_number(value):
                 continue
-            if spelling_key(str(value)) not in MISSING_MARKS:
-                return  # a text rating: the marks may be answers
-            marks.append((row, str(column), str(value)))
-    if marks and len(marks) < sum(int(frame[c].notna().sum()) for c in raters):
-        row, column, value = min(marks)
-        raise InputError(
-            f"{value!r} among numeric ratings: a missing rating (R writes NA)? leave the cell "
-            f"empty (it would be a category of its own); a category indeed: list the categories "
-            "with --categories",
-            path=source,
-            line=line_of(row),
-            field=column,
-        )
+            if spelling_key(str(value)) in MISSING_MARKS:
+                marks.append((row, str(column), str(value)))
+            else:
+                texts.add(str(value))
+    if texts:
+        marks = [m for m in marks if spelling_key(m[2]) in WRITTEN_MISSING]
+    if not marks or len(marks) == sum(int(frame[c].notna().sum()) for c in raters):
+        return
+    row, column, value = min(marks)
+    labels = ",".join([*sorted(texts), value]) if len(texts) < 8 else f"CODE,...,{value}"
+    raise InputError(
+        f"{value!r} among text codes: a missing rating (R writes NA) or an answer (not "
+        "applicable)? it would be a category of its own; missing: leave the cell empty; an "
+        f"answer: list the categories with --categories {labels}"
+        if texts
+        else f"{value!r} among numeric ratings: a missing rating (R writes NA)? leave the cell "
+        f"empty (it would be a category of its own); a category indeed: list the categories "
+        "with --categories",
+        path=source,
+        line=line_of(row),
+        field=column,
+    )
 
 
 def rows_not_units(
     frame: pd.DataFrame, raters: Sequence[str], unit_column: str | None
 ) -> list[tuple[int, str]]:
-    """The first or last row when it reads as no unit: ``(row, why)``, the first row first.
+    """The rows that read as no unit (the first, the last, a total between): ``(row, why)``.
 
     A row of units or descriptions under the column names (``unit id,rater 1 (MD),rater 2
     (RN)``, ``(id),(1-5 scale),(1-5 scale)``) or a row of totals under the units (``Total,
@@ -371,9 +395,10 @@ def rows_not_units(
     text where every other row's are numbers (or numbers where every other row's are text),
     when its unit id is text where the other ids (3 or more) are numbers and none of its
     ratings occurs on another row, or (the last row) when its id names a total
-    (:data:`TOTAL_WORDS`), or (the first row) when its id reads like the unit column's name
-    (``ID,Dr A,Dr B`` above ids ``q1``...: percent 0.600 for 0.750, no word) and none of its
-    ratings occurs on another row.
+    (:data:`TOTAL_WORDS`; a row between the units too, when the word is longer than ``N``:
+    ``Mean,2.5,4`` after unit 2 read 0.600 for 0.750, exit 0), or (the first row) when its
+    id reads like the unit column's name (``ID,Dr A,Dr B`` above ids ``q1``...: percent 0.600
+    for 0.750, no word) and none of its ratings occurs on another row.
     """
     if len(frame) < 4:
         return []
@@ -427,7 +452,12 @@ def rows_not_units(
             )
         if why:
             found.append((row, f"a row of {kind}? {why}"))
-    return found
+    for row, unit in enumerate((ids or [])[1:-1], start=1):  # a total between the units
+        word = spelling_key(unit).rstrip(":")
+        if len(word) > 1 and word in TOTAL_WORDS:  # not 'N': a letter among letters
+            why = f"its unit id {unit!r} names a total"
+            found.append((row, f"a row of totals between the units? {why}"))
+    return sorted(found)
 
 
 def blank(value: object) -> bool:
@@ -564,20 +594,25 @@ def one_row_per_unit(
 
     And a row without a unit id, as a long table's: a row of rater names or units under the
     header (``,Dr A,Dr B``) was one more unit whose raters disagreed (i35red: percent 0.600
-    for the 4 units' 0.750, exit 0).
+    for the 4 units' 0.750, exit 0). Ids are compared without spaces around them: ``u1 ``
+    below ``u1`` was a unit of its own (percent 0.750 where the 3 units give 0.667), exit 0.
     """
     unit = key[-1]
     every_unit_named(frame, unit, source, line_of)
-    ids = frame[list(key)].astype(str)
+    ids = frame[list(key)].astype(str).apply(lambda column: column.str.strip())
     twice = ids.duplicated()
     if not twice.any():
         return
     row = int(np.flatnonzero(twice.to_numpy())[0])
     same = (ids == ids.iloc[row]).all(axis=1).to_numpy()
     first = int(np.flatnonzero(same)[0])
+    this, that = (str(frame[unit].iloc[i]) for i in (row, first))
     raise InputError(
-        f"unit {str(frame[unit].iloc[row])!r} is on two rows (first at line {line_of(first)}): "
-        "one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
+        f"unit {this!r} is {that!r} (line {line_of(first)}) with spaces around it: one unit on "
+        "two rows (each spelling would be a unit of its own)? write it one way"
+        if this != that
+        else f"unit {this!r} is on two rows (first at line {line_of(first)}): one row per "
+        "unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
         path=source,
         line=line_of(row),
         field=unit,
@@ -606,6 +641,9 @@ def no_dates(
 #: after the separators (``2-3`` is no label).
 NUMBER_LABEL = re.compile(r"([+-]?[0-9]+(?:\.[0-9]+)?)[\s\-\u2013\u2014:=.)(]+[^\W\d_]")
 
+#: A percentage in one cell (``90%``, ``12.5 %``).
+PERCENT = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?\s*%")
+
 
 def no_number_with_label(
     frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
@@ -614,7 +652,9 @@ def no_number_with_label(
 
     ``1 (low)`` from one rater (a spreadsheet's drop-down) and ``1`` from another were two
     categories that disagreed: percent 0.500 where the raters agree on all 4 units (1.000
-    by hand), exit 0 (i36agree).
+    by hand), exit 0 (i36agree). A percentage (``90%``) beside numbers likewise: ``90%`` from
+    one rater and ``0.9`` from another (a column formatted as percent) read percent 0.500
+    where the raters agree on all 4 units (1.000), exit 0.
     """
     numbers: dict[str, tuple[str, int, str]] = {}  # its key -> (the cell, line, column)
     labelled: list[tuple[int, str, str, str]] = []  # (row, column, cell, its number's key)
@@ -625,15 +665,23 @@ def no_number_with_label(
             text = str(value).strip()
             if is_number(value):
                 numbers.setdefault(value_key(text), (text, line_of(row), str(column)))
+            elif PERCENT.fullmatch(text):  # '90%': beside any number (0.9, 90), refused
+                labelled.append((row, str(column), text, "%"))
             elif (m := NUMBER_LABEL.match(text)) is not None:
                 labelled.append((row, str(column), text, value_key(m.group(1))))
+    if numbers:  # a number of the table stands for the percentages' numbers
+        numbers["%"] = next(iter(numbers.values()))
     for row, column, text, key in labelled:
         if key in numbers:
             plain, line, where = numbers[key]
             raise InputError(
                 f"rating {text!r} and {plain!r} (line {line}, column {where!r}): one rating "
-                "written with and without its label? each would be a category of its own; "
-                "write it one way",
+                + (
+                    "written with and without its label? "
+                    if key != "%"
+                    else "scale written as percentages and as numbers (Excel shows 0.9 as 90%)? "
+                )
+                + "each would be a category of its own; write it one way",
                 path=source,
                 line=line_of(row),
                 field=column,
