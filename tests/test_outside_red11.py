@@ -420,3 +420,62 @@ def test_prune_support_ignores_a_merge_changed_to_reject(two_rounds: ProjectStor
     # support = units carrying the leaf (none: the scripted coder gives no leaves) + round 1's
     # 2 examples; before: + round 2 p01's 2 examples (another batch) = 4 for 2
     assert leaf_support(two_rounds)[leaf] == r1_examples
+
+
+# ---------------------------------------------------------------------------------------
+# report: comparisons under several mappings (compare --format json saved in comparisons/)
+# ---------------------------------------------------------------------------------------
+def test_report_comparisons_keep_the_mapping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.cli_helpers import run_cli
+
+    verdicts = {  # labels: s1, s2 errors; s3, s4 not
+        "A": {"s1": "refuted", "s2": "no_evidence", "s3": "supported", "s4": "no_evidence"},
+        "B": {"s1": "refuted", "s2": "refuted", "s3": "supported", "s4": "supported"},
+    }
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "system": system,
+                    "question_id": "q1",
+                    "sentence_id": sid,
+                    "claim_id": sid,
+                    "claim": f"claim {sid}",
+                    "verdict": verdict,
+                }
+            )
+            + "\n"
+            for system, by_sentence in verdicts.items()
+            for sid, verdict in by_sentence.items()
+        )
+    )
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"sentence_id": f"s{i}", "question_id": "q1", "has_error": i <= 2}) + "\n"
+            for i in range(1, 5)
+        )
+    )
+    study = tmp_path / "st"
+    (study / "comparisons").mkdir(parents=True)
+    args = ["compare", "--traces", str(traces), "--labels", str(labels), "--resamples", "20"]
+    code, out, _ = run_cli(
+        [*args, "-m", "refuted", "-m", "non_supported", "--format", "json"], capsys
+    )
+    assert code == 0
+    (study / "comparisons" / "d.json").write_text(out)
+    code, _, _ = run_cli(["report", str(study), "-o", str(study / "report")], capsys)
+    assert code == 0
+    table = (study / "report" / "tables" / "comparisons.md").read_text()
+    assert "| data | mapping | test |" in table
+    # F1 = 2TP / (2TP + FP + FN). refuted: A flags s1 (TP 1, FN 1) -> 2/3; B flags s1, s2 -> 1;
+    # A - B = -0.333. non_supported: A flags s1, s2, s4 (TP 2, FP 1) -> 4/5; B 1; -0.200.
+    # Before: both rows read "| d | permutation_f1 | A vs B | ..." with no mapping.
+    assert "| d | refuted | permutation_f1 | A vs B | -0.333 |" in table
+    assert "| d | non_supported | permutation_f1 | A vs B | -0.200 |" in table
+    assert "not across tests, mappings or data sets" in table.splitlines()[0]

@@ -334,7 +334,14 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec = ReportSection(
             id="comparisons", title="Comparing systems (Cochran's Q, Holm-adjusted pairwise tests)"
         )
-        sec.tables.append(b.table("comparisons", inputs.comparisons, "System comparisons"))
+        sec.tables.append(
+            b.table(
+                "comparisons",
+                inputs.comparisons,
+                "System comparisons; p (Holm): adjusted within one test's pairs of systems "
+                "(per data set and mapping), not across tests, mappings or data sets",
+            )
+        )
         b.sections.append(sec)
 
     if inputs.verdict_distribution is not None and not inputs.verdict_distribution.empty:

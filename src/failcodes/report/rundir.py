@@ -491,6 +491,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             comparison_rows.append(
                 {
                     "data": path.stem,
+                    # `compare --format json` under several mappings: each test once per
+                    # mapping (the rows of two mappings were shown alike, values apart)
+                    "mapping": t.get("mapping"),
                     "test": t["test"],
                     "comparison": t["comparison"],
                     "statistic": t.get("statistic"),
@@ -541,7 +544,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         corrected=corrected,
         corrected_attribution=corrected_attribution,
         accumulation=accumulation,
-        comparisons=pd.DataFrame(comparison_rows) if comparison_rows else None,
+        comparisons=_comparisons_frame(comparison_rows),
         codebook_table=None
         if cb is None
         else codebook_frame(
@@ -558,6 +561,16 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         },
         reopen=reopen,
     )
+
+
+def _comparisons_frame(rows: list[dict[str, Any]]) -> pd.DataFrame | None:
+    """The comparisons table; its mapping column only where a comparisons file names one."""
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    if frame["mapping"].isna().all():
+        frame = frame.drop(columns=["mapping"])
+    return frame
 
 
 def _no_disagreement_notes(
