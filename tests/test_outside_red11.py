@@ -479,3 +479,63 @@ def test_report_comparisons_keep_the_mapping(
     assert "| d | refuted | permutation_f1 | A vs B | -0.333 |" in table
     assert "| d | non_supported | permutation_f1 | A vs B | -0.200 |" in table
     assert "not across tests, mappings or data sets" in table.splitlines()[0]
+
+
+# ---------------------------------------------------------------------------------------
+# attribute: a disagreements file holding two mappings
+# ---------------------------------------------------------------------------------------
+def test_attribute_refuses_disagreements_of_two_mappings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.cli_helpers import run_cli
+
+    # one system; labels: s1 error, s2 not; verdicts: s1 supported, s2 no_evidence.
+    # refuted flags neither: FN s1. non_supported flags s2: FN s1, FP s2. 3 items, s1 twice.
+    rows = [("s1", "supported"), ("s2", "no_evidence")]
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "system": "A",
+                    "question_id": "q1",
+                    "sentence_id": sid,
+                    "claim_id": sid,
+                    "claim": f"claim {sid}",
+                    "verdict": verdict,
+                    "reasoning": "because",
+                }
+            )
+            + "\n"
+            for sid, verdict in rows
+        )
+    )
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        json.dumps({"sentence_id": "s1", "question_id": "q1", "has_error": True})
+        + "\n"
+        + json.dumps({"sentence_id": "s2", "question_id": "q1", "has_error": False})
+        + "\n"
+    )
+    found = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(found)]
+    code, _, _ = run_cli([*args, "-m", "refuted", "-m", "non_supported"], capsys)
+    assert code == 0
+    assert [json.loads(line)["mapping"] for line in found.read_text().splitlines()] == [
+        "refuted",
+        "non_supported",
+        "non_supported",
+    ]
+    out = tmp_path / "att"
+    code, _, err = run_cli(["attribute", "--from", str(found), "-o", str(out)], capsys)
+    # before: exit 0, attribution_summary A total 3 for 2 sentences (s1 counted twice)
+    assert code == 2
+    assert err.strip().endswith(
+        "d.jsonl, field 'mapping': disagreement 2 is under mapping 'non_supported', the first "
+        "under 'refuted': a sentence found under both would be attributed (and counted) once "
+        "per mapping; attribute one mapping's disagreements at a time (failcodes "
+        "disagreements -m MAPPING -o FILE)"
+    )
+    assert not out.exists()

@@ -142,7 +142,21 @@ class ItemSource:
 
         encode = msgspec.json.encode
         seen: set[bytes] = set()  # 16-byte digests of (system, question, sentence, claim)
-        for d in records:
+        mapping: str | None = None
+        for number, d in enumerate(records, start=1):
+            if mapping is None:
+                mapping = d.mapping
+            elif d.mapping != mapping:
+                # each sentence would be attributed once per mapping: the summary counted a
+                # system's 3 disagreements as 6 (refuted and non_supported) with no word
+                raise InputError(
+                    f"disagreement {number} is under mapping {d.mapping!r}, the first under "
+                    f"{mapping!r}: a sentence found under both would be attributed (and "
+                    "counted) once per mapping; attribute one mapping's disagreements at a "
+                    "time (failcodes disagreements -m MAPPING -o FILE)",
+                    path=self.path,
+                    field="mapping",
+                )
             trace_of = claim_trace if isinstance(d, Disagreement) else _ClaimView.of
             kind = DisagreementKind(d.kind)
             causes = set(d.error_claim_ids) if kind is DisagreementKind.FP else None
