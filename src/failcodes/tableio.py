@@ -18,6 +18,7 @@ starts (the header is line 1), for Parquet the row number. pyarrow is imported o
 from __future__ import annotations
 
 import array
+import contextlib
 import csv
 import itertools
 import operator
@@ -641,30 +642,51 @@ def _arrow_column(pa: Any, values: list[Any], kind: Any) -> Any:
         fields = _fields_of(values, [f.name for f in kind])
         children = [_arrow_column(pa, v, f.type) for v, f in zip(fields, kind, strict=True)]
         return pa.StructArray.from_arrays(children, fields=list(kind))
+    if pa.types.is_string(kind):
+        return _string_column(pa, values, kind)
+    code = "q" if pa.types.is_int64(kind) else "d" if pa.types.is_float64(kind) else None
+    if code is not None:
+        with contextlib.suppress(TypeError):  # a None among them: counted below
+            # every value given (the usual column): no pass to count missing ones
+            data = pa.py_buffer(_packed(code, values))
+            return pa.Array.from_buffers(kind, n, [None, data], null_count=0)
     missing = values.count(None)
     if missing == n and n:  # a field no row has (titles, gold flags): only zeros to write
         empty = _null_column(pa, kind, n)
         if empty is not None:
             return empty
-    valid = _bits(bytes(map(operator.is_not, values, itertools.repeat(None)))) if missing else None
-    if pa.types.is_string(kind):
-        texts = [v if v is not None else "" for v in values] if missing else values
-        text_buffers = _text_buffers(texts)
-        if text_buffers is None:  # past int32 offsets: pyarrow's own conversion
-            return pa.array(values, type=kind)
-        offsets, data = text_buffers
-        buffers = [valid, pa.py_buffer(offsets), pa.py_buffer(data)]
-        return pa.Array.from_buffers(kind, n, buffers, null_count=missing)
+    valid = _validity(values) if missing else None
     filled = [v if v is not None else 0 for v in values] if missing else values
     if pa.types.is_boolean(kind):
         data = _bits(bytes(map(bool, filled)))
-    elif pa.types.is_int64(kind):
-        data = pa.py_buffer(_packed("q", filled))
-    elif pa.types.is_float64(kind):
-        data = pa.py_buffer(_packed("d", filled))
+    elif code is not None:
+        data = pa.py_buffer(_packed(code, filled))
     else:  # pragma: no cover - our models have no other type (see _arrow_type)
         raise TypeError(f"no Arrow column of {kind}")
     return pa.Array.from_buffers(kind, n, [valid, data], null_count=missing)
+
+
+def _validity(values: list[Any]) -> Any:
+    """The validity bitmap of ``values`` (a value is valid where it is not None)."""
+    return _bits(bytes(map(operator.is_not, values, itertools.repeat(None))))
+
+
+def _string_column(pa: Any, values: list[Any], kind: Any) -> Any:
+    """:func:`_arrow_column` of text (each value a ``str`` or None for missing)."""
+    n = len(values)
+    try:  # every value given (the usual column): no pass to count missing ones
+        missing, text_buffers = 0, _text_buffers(values)
+    except TypeError:  # a None among them fails the join (as any value but text does)
+        missing = values.count(None)
+        if missing == n:  # a field no row has (titles): only zeros to write
+            return _null_column(pa, kind, n)
+        text_buffers = _text_buffers([v if v is not None else "" for v in values])
+    if text_buffers is None:  # past int32 offsets: pyarrow's own conversion
+        return pa.array(values, type=kind)
+    offsets, data = text_buffers
+    valid = _validity(values) if missing else None
+    buffers = [valid, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, n, buffers, null_count=missing)
 
 
 def _text_buffers(texts: list[str]) -> tuple[Any, bytes] | None:
