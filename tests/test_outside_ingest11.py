@@ -290,3 +290,37 @@ def test_consensus_does_not_pool_two_answers_sentences_numbered_alike(
         ("q2:s1", False),
     ]
     assert "2 unanimous, 0 split" in err
+
+
+def test_class_codes_written_as_floats_read_alike_in_csv_and_parquet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pandas writes 0/1/2 codes of a column with a missing value as 0.0, 2.0 in a CSV.
+
+    The same frame as Parquet (floats) read 2.0 as the code 2 (verdict alias and label
+    rule); from the CSV the verdict '0.0' was refused and, worse, the rule `gold in {2} ->
+    error` matched no '2.0' cell: 0 error / 4 no-error labels with exit 0 and a note "no row
+    has '2'". Now '2.0' is the code 2 wherever a float 2.0 is. By hand: gold 0, 2, 2, 0 ->
+    c2 and c3 errors; codes 0, 2, 1, 0 -> supported, refuted, no_evidence, supported; under
+    -m refuted: c2 TP, c3 FN, c1 and c4 TN. A rule written {2.0} reads the same.
+    """
+    table = tmp_path / "f.csv"
+    table.write_text("id,claim,code,gold\n1,a,0.0,0.0\n2,b,2.0,2.0\n3,c,1.0,2.0\n4,d,0.0,0.0\n")
+    parquet = tmp_path / "f.parquet"
+    frame = {"id": ["1", "2", "3", "4"], "claim": ["a", "b", "c", "d"]}
+    frame |= {"code": [0.0, 2.0, 1.0, 0.0], "gold": [0.0, 2.0, 2.0, 0.0]}
+    pq.write_table(pa.table(frame), parquet)
+    for source in (table, parquet):
+        for rule in ("gold in {2} -> error", "gold in {2.0} -> error"):
+            traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+            args = ["ingest", "generic", str(source), "-o", str(traces), "--labels-out"]
+            args += [str(labels), "--map", "id=claim_id", "--map", "code=verdict"]
+            args += ["--system", "S", "--alias", "0=supported", "--alias", "1=no_evidence"]
+            args += ["--alias", "2=refuted", "--label-rule", rule]
+            code, _, err = run_cli(args, capsys)
+            assert code == 0, err
+            assert "2 error / 2 no-error sentence labels" in err
+            code, stdout, err = _metrics(traces, labels, capsys)
+            assert code == 0, err
+            (row,) = json.loads(stdout)
+            assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 2)

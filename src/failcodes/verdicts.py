@@ -7,6 +7,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from failcodes.errors import ConfigError, InputError
+from failcodes.numbertext import whole_number_text
 
 
 class Verdict(StrEnum):
@@ -62,7 +63,8 @@ def normalize_verdict(
 
     ``aliases`` extends (and may override) :data:`DEFAULT_ALIASES`; keys are compared
     case-insensitively. A whole number (a numeric class code) is looked up as its decimal text,
-    so ``{"0": Verdict.SUPPORTED}`` maps ``0``. An unknown value is never defaulted.
+    so ``{"0": Verdict.SUPPORTED}`` maps ``0``, ``0.0`` and the text ``"0.0"`` (a text key of
+    its own first). An unknown value is never defaulted.
     """
     table = dict(DEFAULT_ALIASES)
     if aliases:
@@ -84,8 +86,10 @@ def normalize_verdict(
             line=line,
             field=field,
         )
+    whole = whole_number_text(raw) if isinstance(raw, str) else None
     try:
-        return table[key]
+        # a code written as a float ('2.0': a CSV of a column pandas made float) is the code
+        return table[key] if key in table or whole is None else table[whole]
     except KeyError:
         known = ", ".join(sorted({v.value for v in Verdict}))
         raise InputError(

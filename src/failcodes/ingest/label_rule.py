@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from failcodes.errors import ConfigError, InputError
+from failcodes.numbertext import whole_number_text
 
 
 class Outcome(StrEnum):
@@ -52,8 +53,9 @@ def _key(value: object) -> str:
     """The text a cell is compared as (booleans as true/false, 2.0 as 2)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    whole = whole_number_text(value)  # 2.0 and '2.0' (pandas, after a NaN) as 2
+    if whole is not None:
+        return whole
     return str(value).strip().casefold()
 
 
