@@ -539,3 +539,63 @@ def test_attribute_refuses_disagreements_of_two_mappings(
         "disagreements -m MAPPING -o FILE)"
     )
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------
+# compare --question-scope answered: the paired units are the questions every system answered
+# ---------------------------------------------------------------------------------------
+def test_compare_answered_scope_says_the_questions_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.cli_helpers import run_cli
+
+    # A and B answered q1 and q2, C only q2 (one sentence each; labels: q1s1 error, q2s1 error)
+    rows = [("A", "q1"), ("B", "q1"), ("A", "q2"), ("B", "q2"), ("C", "q2")]
+    verdict = {"A": "refuted", "B": "supported", "C": "refuted"}
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "system": system,
+                    "question_id": q,
+                    "sentence_id": f"{q}s1",
+                    "claim_id": f"{q}c1",
+                    "claim": f"claim of {q}",
+                    "verdict": verdict[system],
+                }
+            )
+            + "\n"
+            for system, q in rows
+        )
+    )
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"sentence_id": f"{q}s1", "question_id": q, "has_error": True}) + "\n"
+            for q in ("q1", "q2")
+        )
+    )
+    args = ["compare", "--traces", str(traces), "--labels", str(labels)]
+    code, out, _ = run_cli([*args, "--question-scope", "answered", "--resamples", "20"], capsys)
+    assert code == 0
+    first = out.splitlines()[0]
+    # the tests pair q2 only: n = 1 positive unit in McNemar (A hit, B missed), though A and B
+    # both answered q1. Before, the first line said "each is scored on the questions it
+    # answered", and the 1 sentence of q1 left out for every system was said nowhere.
+    assert "each is scored on the questions it answered" not in first
+    assert (
+        "the tests pair the questions every system answered (1 labelled sentence(s) of "
+        "questions some system never answered are left out for every system)"
+    ) in first
+    code, out, _ = run_cli(
+        [*args, "--question-scope", "answered", "--resamples", "20", "--format", "json"], capsys
+    )
+    tests = json.loads(out)["tests"]
+    mcnemar = next(
+        t for t in tests if t["test"].startswith("mcnemar") and t["comparison"] == "A vs B"
+    )
+    assert mcnemar["n"] == 1
+    assert json.loads(out)["n_unanswered"] == 1

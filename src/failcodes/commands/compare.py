@@ -62,6 +62,29 @@ def _binary(values: list[Any], column: str, path: Path) -> list[float]:
     return out
 
 
+def _paired_line(shape: Any, unanswered: int) -> str:
+    """The first line, with what ``--question-scope answered`` means for paired tests.
+
+    The metrics' words say each system is scored on the questions it answered; paired tests
+    keep only the questions every system answered, so a sentence of a question one system
+    skipped is left out for all (the others' too): said with the count, which the text
+    output did not show.
+    """
+    from failcodes.labelscope import QuestionScope, assumptions_line
+
+    line = assumptions_line(shape)
+    if shape.question_scope is not QuestionScope.ANSWERED:
+        return line
+    said = "each is scored on the questions it answered"
+    paired = (
+        f"the tests pair the questions every system answered ({unanswered} labelled "
+        "sentence(s) of questions some system never answered are left out for every system)"
+    )
+    if said in line:
+        return line.replace(said, paired)
+    return f"{line}; {paired}" if unanswered else line
+
+
 @dataclass
 class CompareResult:
     """The tests (with the mapping each set was made under), the systems and the sources."""
@@ -247,7 +270,6 @@ class CompareRequest(Request):
         from failcodes.columnar import check_system_spellings
         from failcodes.errors import StatisticsError
         from failcodes.labels import LabelIndex, refuse_claim_labels
-        from failcodes.labelscope import assumptions_line
         from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
         from failcodes.outcomes import paired_outcomes_from_traces
         from failcodes.tracecols import TraceColumns
@@ -291,7 +313,7 @@ class CompareRequest(Request):
                 "question_shape": shape.questions.value if shape.questions else None,
                 "question_scope": shape.question_scope.value if shape.question_scope else None,
                 "n_unanswered": paired.unanswered,
-                "assumed": assumptions_line(shape),
+                "assumed": _paired_line(shape, paired.unanswered),
             }
             names, preds = paired.systems, paired.predictions
             if self.systems:
