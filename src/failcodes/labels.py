@@ -6,7 +6,6 @@ import array
 import bisect
 import itertools
 import operator
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.idzeros import without_leading_zeros
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
+from failcodes.numbertext import whole_number_text
 from failcodes.traces import Trace
 
 if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-up)
@@ -29,10 +29,6 @@ if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-
     from failcodes.tracecols import SentenceColumns, TraceColumns
 
     IntArray = npt.NDArray[np.int64]
-
-
-#: A truth value written as pandas writes a float of a boolean column: ``1.0``, ``0.0``.
-_FLOAT_BOOL = re.compile(r"[01]\.0+")
 
 
 class Label(FrozenModel):
@@ -66,9 +62,8 @@ class Label(FrozenModel):
         Parquet file of the same frame 1.0, which pydantic reads as true; the CSV was refused.
         Any other value (``2.0``, ``0.5``) is left to pydantic, which refuses it in both.
         """
-        if type(value) is str and _FLOAT_BOOL.fullmatch(value):
-            return value[0] == "1"
-        return value
+        whole = whole_number_text(value) if type(value) is str else None
+        return value if whole not in ("0", "1") else whole == "1"
 
     @model_validator(mode="after")
     def _needs_a_target(self) -> Label:
