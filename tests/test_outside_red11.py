@@ -599,3 +599,28 @@ def test_compare_answered_scope_says_the_questions_left_out(
     )
     assert mcnemar["n"] == 1
     assert json.loads(out)["n_unanswered"] == 1
+
+
+# ---------------------------------------------------------------------------------------
+# saturate status: the accumulation curve's version after a prune between rounds
+# ---------------------------------------------------------------------------------------
+def test_accumulation_names_the_version_a_prune_made(tmp_path: Path) -> None:
+    from failcodes.saturation.prune import apply_prune_file, write_prune_file
+
+    config = ProjectConfig(
+        name="red11", kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
+    )
+    store = init_project(tmp_path / "proj", config, small_codebook(), make_pool())
+    proposer = ScriptedProposer(_SCRIPT)
+    run_round(store, ScriptedCoder(), proposer)
+    _decide(store, 1, {"r0001-p01": {"action": Action.ACCEPT}})  # v2: leaf animal_study
+    listing = write_prune_file(store, min_support=10)  # support 2 (its 2 examples) < 10
+    text = listing.read_text().replace("reviewer: ''", "reviewer: alice")
+    listing.write_text(text.replace("action: ''", "action: delete"))
+    apply_prune_file(store, listing)
+    assert store.codebook().version == 3  # the prune's version
+    run_round(store, ScriptedCoder(), proposer)  # round 2, coded under v3
+    _decide(store, 2, {f"r0002-p0{i}": {"action": Action.REJECT} for i in (1, 2, 3)})
+    # round 1 made v2; round 2 (coded under v3, nothing accepted) leaves v3 in force.
+    # Before: the curve carried round 1's v2 on to round 2.
+    assert [(p.round, p.codebook_version) for p in accumulation(store)] == [(1, 2), (2, 3)]

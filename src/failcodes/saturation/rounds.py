@@ -507,12 +507,14 @@ def accumulation(store: ProjectStore) -> list[AccumulationPoint]:
     """New patterns per closed round and cumulatively, with the version after each round."""
     out = []
     total = 0
-    version = store.versions()[0] if store.versions() else 1
     for r in store.rounds():
         if r.phase is not RoundPhase.CLOSED:
             continue
         total += r.new_patterns or 0
-        version = r.produced_version or version
+        # the version it made, else the one it was coded under: carrying the last round's
+        # version on missed a version `prune --apply` made between rounds (a round coded
+        # under v4 shown as v3)
+        version = r.produced_version or r.codebook_version
         out.append(
             AccumulationPoint(
                 round=r.number,
