@@ -318,3 +318,22 @@ def test_a_json_min_export_is_refused_naming_the_format() -> None:
         "min.json: task 1 is a JSON-MIN row (task data and choices flattened, no annotations "
         "or coders): export the project as JSON instead"
     )
+
+
+def test_a_review_code_not_in_the_codebook_names_file_line_and_field(tmp_path: Path) -> None:
+    # A hand-written review file spells exact_entity 'Exact entity' (the label) on every
+    # line. Before, with no judge run beside the coded table: each such review read as "not
+    # exact_entity": human-only and corrected exact_entity 0.0 [0.0, 9.5] against judge-only
+    # 50.0, 25 disagreements, exit 0 (with a judge run: "ratings ['Exact entity'] are not in
+    # the category list [...]", naming no file, line or field).
+    _half_reviewed_study(tmp_path, [f"u{i:03d}" for i in range(0, 50, 2)])
+    path = tmp_path / "review" / "alice.jsonl"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"exact_entity"', '"Exact entity"'), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_run_dir(tmp_path)
+    assert err.value.one_line() == (
+        f"{path}:1, field 'codes.entity_match': 'Exact entity' is not a code of entity_match "
+        "in medical-fact-check v1 (valid: exact_entity, partial_entity, entity_mismatch, "
+        "irrelevant)"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -18,6 +19,7 @@ __all__ = [
     "Status",
     "Usage",
     "code_set_of",
+    "foreign_code",
 ]
 
 
@@ -40,6 +42,24 @@ def code_set_of(
         return tuple(code_sets[dimension])
     code = codes.get(dimension)
     return (code,) if code is not None else ()
+
+
+def foreign_code(
+    ann: Annotation, lists: Mapping[str, Sequence[str]]
+) -> tuple[str, str, Sequence[str]] | None:
+    """The first ``(dimension, code, the dimension's codes)`` of ``ann`` its list lacks, or None.
+
+    ``lists``: dimension id -> its codes (:meth:`failcodes.codebook.Codebook.code_lists`);
+    a dimension not listed is not checked, and ``not_assessable`` is an answer on any one.
+    """
+    for dim in sorted({*ann.codes, *ann.code_sets}):
+        known = lists.get(dim)
+        if known is None:
+            continue
+        for code in ann.code_set(dim):
+            if code not in known and code != NOT_ASSESSABLE:
+                return dim, code, known
+    return None
 
 
 class CoderKind(StrEnum):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes import jsonio, tableio
-from failcodes.annotations import NOT_ASSESSABLE, Annotation
+from failcodes.annotations import Annotation, foreign_code
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
 from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
@@ -114,19 +114,16 @@ def _codes_in_codebook(
     """
     lists = cb.code_lists()
     for ann, line in zip(annotations, lines, strict=True):
-        for dim in sorted({*ann.codes, *ann.code_sets}):
-            known = lists.get(dim)
-            if known is None:
-                continue
-            for code in ann.code_set(dim):
-                if code not in known and code != NOT_ASSESSABLE:  # an answer on any dimension
-                    raise InputError(
-                        f"code {code!r} is not one of dimension {dim!r}'s codes in {cb.id} "
-                        f"({', '.join(known)}); --codebook names another codebook",
-                        path=path,
-                        line=line,
-                        field=f"codes.{dim}",
-                    )
+        found = foreign_code(ann, lists)
+        if found is not None:
+            dim, code, known = found
+            raise InputError(
+                f"code {code!r} is not one of dimension {dim!r}'s codes in {cb.id} "
+                f"({', '.join(known)}); --codebook names another codebook",
+                path=path,
+                line=line,
+                field=f"codes.{dim}",
+            )
 
 
 def _annotations_codebook(

@@ -1068,6 +1068,7 @@ def _review_versions(
     }
     for path in review_files:
         _people_only(path, files[str(path.relative_to(layout.root))])
+        _known_codes(path, files[str(path.relative_to(layout.root))], cb)
     try:  # the folder holding the study's codebook files: the study's own root
         books = lineage(layout.root / f"{cb.name}.yaml", cb, layout)
     except FailcodesError as exc:  # a codebook file of the lineage that does not load
@@ -1097,6 +1098,34 @@ def _people_only(path: Path, reviews: list[Annotation]) -> None:
         line=line,
         field="coder_kind",
     )
+
+
+def _known_codes(path: Path, reviews: list[Annotation], cb: Codebook) -> None:
+    """Refuse a review made under ``cb`` whose code is not one of its dimension's.
+
+    It read as none of the dimension's codes: a hand-written 'Exact entity' for exact_entity
+    put the human and corrected exact_entity shares at 0.0 where the reviewer agreed with the
+    judge's 50% (with a judge run: "ratings ['Exact entity'] are not in the category list",
+    naming no file, line or field).
+    """
+    from failcodes.annotations import foreign_code
+
+    lists = cb.code_lists()
+    for i, ann in enumerate(reviews):
+        found = None if ann.codebook.hash != cb.hash else foreign_code(ann, lists)
+        if found is None:  # another version's reviews are migrated (or stale) first
+            continue
+        from failcodes.jsonio import iter_jsonl
+
+        dim, code, known = found
+        line = next(n for j, (n, _) in enumerate(iter_jsonl(path)) if j == i)
+        raise InputError(
+            f"{code!r} is not a code of {dim} in {cb.name} v{cb.version} (valid: "
+            f"{', '.join(known)})",
+            path=path,
+            line=line,
+            field=f"codes.{dim}",
+        )
 
 
 def _version_notes(versions: ReviewVersions) -> list[str]:
