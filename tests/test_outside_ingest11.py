@@ -324,3 +324,38 @@ def test_class_codes_written_as_floats_read_alike_in_csv_and_parquet(
             assert code == 0, err
             (row,) = json.loads(stdout)
             assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 2)
+
+
+def test_a_null_item_of_a_passage_list_is_no_passage_as_a_blank_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--passage-column on a Parquet list<string> column holding nulls.
+
+    A blank item was dropped but a null one refused with "holds text or a list of texts, got
+    list" (it was a list). Now a null is no passage, as a blank: claim 1 keeps 't1', claim 2
+    't2' and 't3', ranked 1.. in order; a number in the list is named as such.
+    """
+    path = tmp_path / "p.parquet"
+    evidence = pa.array([[None, "t1"], ["t2", None, "t3"]], pa.list_(pa.string()))
+    table = {"id": ["1", "2"], "claim": ["a", "b"], "verdict": ["supported", "refuted"]}
+    pq.write_table(pa.table({**table, "ev": evidence}), path)
+    out = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(path), "-o", str(out), "--map", "id=claim_id"]
+    args += ["--system", "S", "--passage-column", "ev=src"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    rows = [json.loads(s) for s in out.read_text().splitlines()]
+    assert [[(p["rank"], p["text"]) for p in r["passages"]] for r in rows] == [
+        [(1, "t1")],
+        [(1, "t2"), (2, "t3")],
+    ]
+    numbers = pa.array([[1, 2], [3]], pa.list_(pa.int64()))
+    pq.write_table(pa.table({**table, "ev": numbers}), path)
+    out.unlink()
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {path}:1, field 'ev': a passage column holds text or a list of "
+        "texts, got a list holding int"
+    ]
+    assert not out.exists()

@@ -294,12 +294,17 @@ def _passages(
         if isinstance(cell, str):
             items = [cell] if cell.strip() else []
             ids = [f"{claim_id}:{pc.column}"]
-        elif isinstance(cell, list) and all(isinstance(x, str) for x in cell):
-            items = [x for x in cell if x.strip()]
+        elif isinstance(cell, list) and all(isinstance(x, str | None) for x in cell):
+            # a missing item (a Parquet list's null) is no passage, as a blank one is not
+            items = [x for x in cell if x is not None and x.strip()]
             ids = [f"{claim_id}:{pc.column}:{i}" for i in range(1, len(items) + 1)]
         else:
+            held = type(cell).__name__
+            if isinstance(cell, list):  # an item that is no text (a number, an object)
+                odd = next(x for x in cell if not isinstance(x, str | None))
+                held = f"a list holding {type(odd).__name__}"
             raise InputError(
-                f"a passage column holds text or a list of texts, got {type(cell).__name__}",
+                f"a passage column holds text or a list of texts, got {held}",
                 path=path,
                 line=line,
                 field=pc.column,
