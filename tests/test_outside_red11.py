@@ -624,3 +624,34 @@ def test_accumulation_names_the_version_a_prune_made(tmp_path: Path) -> None:
     # round 1 made v2; round 2 (coded under v3, nothing accepted) leaves v3 in force.
     # Before: the curve carried round 1's v2 on to round 2.
     assert [(p.round, p.codebook_version) for p in accumulation(store)] == [(1, 2), (2, 3)]
+
+
+# ---------------------------------------------------------------------------------------
+# report: a study with two saturation projects
+# ---------------------------------------------------------------------------------------
+def test_report_names_every_saturation_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    study = tmp_path / "st"
+    for name in ("a-retrieval", "b-retrieval"):
+        config = ProjectConfig(
+            name=name, kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
+        )
+        store = init_project(study / "saturation" / name, config, small_codebook(), make_pool())
+        run_round(store, ScriptedCoder(), ScriptedProposer(_SCRIPT))
+        _decide(store, 1, {"r0001-p01": {"action": Action.ACCEPT}})
+    code, _, _ = run_cli(["report", str(study), "-o", str(study / "report")], capsys)
+    assert code == 0
+    text = _report_text(study)
+    # 5 of 30 pool units used by round 1 of each project; round 1 accepted 1 pattern (v2)
+    assert (
+        "Project 'a-retrieval' (retrieval) (its accumulation curve is the figure): 5 of 30 pool "
+        "units used, codebook versions [1, 2]"
+    ) in text
+    # before: the second project was said nowhere
+    assert (
+        "Project 'b-retrieval' (retrieval) (not drawn: the figure is project 'a-retrieval''s): "
+        "5 of 30 pool units used, codebook versions [1, 2]"
+    ) in text

@@ -980,23 +980,37 @@ def _carried(table: pd.DataFrame, dim: Dimension) -> pd.Series:
 
 
 def _saturation(folder: Path) -> tuple[list[int] | None, list[str]]:
-    """The first saturation project's accumulation curve and a status line per round."""
+    """The first saturation project's accumulation curve, and a status line per round of each.
+
+    A study with two projects (retrieval and reasoning) showed the first one's curve and
+    notes only, the other project unsaid: every project's lines are given, and the ones
+    not drawn say so.
+    """
     if not folder.is_dir():
         return None, []
     from failcodes.saturation.status import project_status
     from failcodes.saturation.store import ProjectStore
 
+    curve: list[int] | None = None
+    drawn: str | None = None
+    notes: list[str] = []
     for project in sorted(p for p in folder.iterdir() if p.is_dir()):
         store = ProjectStore(project)
         if not store.config_path.exists():
             continue
         st = project_status(store)
-        notes = [
-            f"Project {st.name!r} ({st.kind}): {st.used_units} of {st.pool_size} pool units used, "
-            f"codebook versions {st.versions}; stop rule: {st.stop.rounds_without_new} of "
-            f"{st.stop.k} consecutive rounds without a new pattern"
-            + (" (saturated)." if st.stop.saturated else ".")
-        ]
+        if drawn is None:
+            drawn = st.name
+            curve = [p.new_patterns for p in st.accumulation] or None
+            shown = " (its accumulation curve is the figure)" if curve else ""
+        else:
+            shown = f" (not drawn: the figure is project {drawn!r}'s)"
+        notes.append(
+            f"Project {st.name!r} ({st.kind}){shown}: {st.used_units} of {st.pool_size} pool "
+            f"units used, codebook versions {st.versions}; stop rule: "
+            f"{st.stop.rounds_without_new} of {st.stop.k} consecutive rounds without a new "
+            "pattern" + (" (saturated)." if st.stop.saturated else ".")
+        )
         for r in st.rounds:
             notes.append(
                 f"Round {r.number} ({r.phase.value}): {r.coded} units coded by {r.judge}; "
@@ -1005,8 +1019,7 @@ def _saturation(folder: Path) -> tuple[list[int] | None, list[str]]:
                 + f"; {r.open_proposals} proposals awaiting review, {r.decided} decided"
                 + ("" if r.new_patterns is None else f", {r.new_patterns} accepted")
             )
-        return ([p.new_patterns for p in st.accumulation] or None), notes
-    return None, []
+    return curve, notes
 
 
 def _compact(dist: pd.DataFrame) -> pd.DataFrame:
