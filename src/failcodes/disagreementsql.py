@@ -44,6 +44,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring as _json_string  # json.dumps' own
 from pathlib import Path
@@ -361,10 +362,7 @@ def _batch_rows(got: Any) -> _Rows:
         frow=got.column("frow").to_numpy(),
         sentence=got.column("sentence").to_pylist(),
         verdict=got.column("verdict").to_pylist(),
-        cid=[
-            json.dumps(c, ensure_ascii=False).encode("utf-8")
-            for c in got.column("claim_id").to_pylist()
-        ],
+        cid=[_text(c).encode("utf-8") for c in got.column("claim_id").to_pylist()],
         pre=[p[:-1] for p in pre],
         post=[p[1:] for p in post],
     )
@@ -475,9 +473,8 @@ def _column_query(path: Path, lo: int, hi: int) -> str:
 
 #: Disagreements a row group of the Parquet output holds (the stream's, as it writes them).
 _RECORDS_PER_GROUP = 2_000
-#: Claim rows a batch of the scratch file holds: a row group's disagreements take their
-#: claims from a few such batches (from ~20 at 10x the paper scale, its copies interleaved).
-_SPILL_ROWS = 512
+#: Claim rows a batch of the scratch file holds.
+_SPILL_ROWS = 8_192
 
 
 def _needed_rows(columns: SentenceColumns, items: Sequence[GroupSelection]) -> Any:
@@ -504,8 +501,8 @@ def _needed_rows(columns: SentenceColumns, items: Sequence[GroupSelection]) -> A
     return np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
 
 
-def _spill(con: Any, paths: Sequence[Path], starts: Sequence[int], need: Any, fh: IO[bytes]) -> Any:
-    """Write the needed rows' claim columns to ``fh`` (an Arrow file) in order; batch ends.
+def _spill(con: Any, paths: Sequence[Path], starts: Sequence[int], need: Any, out: Path) -> None:
+    """Write the needed rows' claim columns to ``out`` (an Arrow file), in order.
 
     Each file is read once, a window of :data:`_WINDOW_ROWS` rows a query. Raises
     :class:`_DeclinedError` for a row the validated writer cannot have written or a row
@@ -513,75 +510,68 @@ def _spill(con: Any, paths: Sequence[Path], starts: Sequence[int], need: Any, fh
     """
     pa, _ = pyarrow_modules()
     writer = None
-    sizes = [0]
     edges = np.searchsorted(need, [*starts, np.iinfo(np.int64).max])
     try:
-        for f, path in enumerate(paths):
-            rows = need[edges[f] : edges[f + 1]] - starts[f]
-            at = 0
-            while at < len(rows):
-                stop = min(int(np.searchsorted(rows, rows[at] + _WINDOW_ROWS)), at + _CHUNK_ROWS)
-                window = rows[at:stop]
-                con.register("need", pa.table({"frow": window}))
-                try:
-                    query = _column_query(path, int(window[0]), int(window[-1]))
-                    got = con.sql(query).to_arrow_reader(_FETCH_ROWS)
-                    table = pa.Table.from_batches(list(got), schema=got.schema)
-                finally:
-                    con.unregister("need")
-                if bool(np.asarray(table.column("odd")).any()):
-                    raise _DeclinedError
-                if not np.array_equal(np.asarray(table.column("frow")), window):
-                    raise _DeclinedError  # a row gone from the file: the stream says so
-                table = table.drop_columns(["frow", "odd"])
-                if writer is None:
-                    schema = table.schema
-                    writer = pa.ipc.new_file(fh, schema)
-                for batch in table.cast(schema).to_batches(max_chunksize=_SPILL_ROWS):
-                    writer.write_batch(batch)
-                    sizes.append(batch.num_rows)
-                at = stop
+        with pa.OSFile(str(out), "wb") as sink:
+            for f, path in enumerate(paths):
+                rows = need[edges[f] : edges[f + 1]] - starts[f]
+                at = 0
+                while at < len(rows):
+                    end = int(np.searchsorted(rows, rows[at] + _WINDOW_ROWS))
+                    window = rows[at : min(end, at + _CHUNK_ROWS)]
+                    table = _column_rows(con, path, window)
+                    if writer is None:
+                        schema = table.schema
+                        writer = pa.ipc.new_file(sink, schema)
+                    writer.write_table(table.cast(schema), max_chunksize=_SPILL_ROWS)
+                    at += len(window)
+            if writer is not None:
+                writer.close()
     except pa.ArrowException:
         raise _DeclinedError from None  # (files of other column types: the stream's)
+
+
+def _column_rows(con: Any, path: Path, window: Any) -> Any:
+    """The claim columns of a window's rows (file row numbers, ascending), as one table."""
+    pa, _ = pyarrow_modules()
+    con.register("need", pa.table({"frow": window}))
+    try:
+        got = con.sql(_column_query(path, int(window[0]), int(window[-1])))
+        table = got.to_arrow_reader(_FETCH_ROWS).read_all()
     finally:
-        if writer is not None:
-            writer.close()
-    return np.cumsum(sizes)
+        con.unregister("need")
+    if bool(np.asarray(table.column("odd")).any()):
+        raise _DeclinedError
+    if not np.array_equal(np.asarray(table.column("frow")), window):
+        raise _DeclinedError  # a row gone from the file: the stream says so
+    return table.drop_columns(["frow", "odd"])
 
 
 class _Spilled:
-    """The spilled claim rows, read back a batch at a time, the last group's batches kept."""
+    """The spilled claim rows (an Arrow file), mapped into memory a group at a time.
 
-    def __init__(self, fh: IO[bytes], need: Any, ends: Any) -> None:
-        pa, _ = pyarrow_modules()
-        self.pa = pa
-        self.need, self.ends = need, ends
-        self.reader = pa.ipc.open_file(fh) if len(need) else None
-        self.kept: dict[int, Any] = {}
+    Only the pages of the rows a group takes are read; they are copied out and the file
+    unmapped (mapped pages count in the process's memory): any output order, the order of
+    the file or not, costs the rows it takes.
+    """
+
+    def __init__(self, path: Path, need: Any) -> None:
+        self.path, self.need = path, need
 
     def claims(self, heads: Sequence[_Head]) -> Any:
         """The heads' claim rows one after another (a table), or None if they have none."""
+        pa, _ = pyarrow_modules()
         with_rows = [h for h in heads if h.rows]
         if not with_rows:
             return None
-        at = np.searchsorted(self.need, [h.first for h in with_rows])
-        count = np.array([h.rows for h in with_rows], dtype=np.int64)
-        lo = np.searchsorted(self.ends, at, side="right") - 1
-        hi = np.searchsorted(self.ends, at + count - 1, side="right") - 1
-        wanted = np.unique(
-            np.concatenate(
-                [lo, hi, *(np.arange(a, b) for a, b in zip(lo, hi, strict=True) if b > a + 1)]
-            )
-        )
-        assert self.reader is not None
-        kept = {int(k): self.kept.get(int(k)) or self.reader.get_batch(int(k)) for k in wanted}
-        self.kept = kept
-        local = np.zeros(int(wanted.max()) + 1, dtype=np.int64)
-        local[wanted] = np.cumsum([0, *(kept[int(k)].num_rows for k in wanted[:-1])])
-        table = self.pa.Table.from_batches(list(kept.values()))
-        starts = (local[lo] + at - self.ends[lo]).tolist()
-        pieces = [table.slice(a, c) for a, c in zip(starts, count.tolist(), strict=True)]
-        return self.pa.concat_tables(pieces).combine_chunks()
+        at = np.searchsorted(self.need, [h.first for h in with_rows]).tolist()
+        with pa.memory_map(str(self.path)) as source:
+            table = pa.ipc.open_file(source).read_all()
+            pieces = [table.slice(a, h.rows) for a, h in zip(at, with_rows, strict=True)]
+            got = pa.concat_tables(pieces)
+            # copied out of the map (``concat_arrays`` copies one array too): it is closed
+            columns = [pa.concat_arrays(column.chunks) for column in got.columns]
+        return pa.Table.from_arrays(columns, schema=got.schema)
 
 
 def _write_tables(
@@ -605,8 +595,11 @@ def _write_tables(
     maps = [_Mapping.of(sel) for sel in items]
     need = _needed_rows(columns, items)
     count = 0
-    with _parts(scratch.parent, 1) as (spill,):
-        spilled = _Spilled(spill, need, _spill(con, paths, starts, need, spill))
+    spill = temp_path(scratch)
+    try:
+        _spill(con, paths, starts, need, spill)
+        con.close()  # (the engine's memory let go before the row groups are built)
+        spilled = _Spilled(spill, need)
         streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
         heads = itertools.chain.from_iterable(s.heads() for s in streams)
         with pq.ParquetWriter(scratch, schema) as writer:
@@ -624,6 +617,8 @@ def _write_tables(
                 count += len(group)
             if count % _RECORDS_PER_GROUP == 0:  # (the stream's last write: what is left)
                 writer.write_table(schema.empty_table())
+    finally:
+        spill.unlink(missing_ok=True)
     return count
 
 
@@ -855,11 +850,24 @@ def _write_lines(
         sinks = [out, *parts]
         maps = [_Mapping.of(sel) for sel in items]
         streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
-        for chunk in _chunks(streams):
-            file = paths[max(chunk.file, 0)]
-            rows = _line_rows(columns, chunk) if con is None else _rows(con, file, chunk)
-            _write_chunk(sinks, chunk, rows, maps)
-            count += len(chunk.heads)
+
+        def read(chunk: _Chunk) -> _Rows:
+            if con is None:
+                return _line_rows(columns, chunk)
+            return _rows(con, paths[max(chunk.file, 0)], chunk)
+
+        # the engine reads the next chunk's rows (on its threads) while this one is written
+        with ThreadPoolExecutor(max_workers=1) as ahead:
+            chunks = _chunks(streams)
+            chunk = next(chunks, None)
+            pending = ahead.submit(read, chunk) if chunk is not None else None
+            while chunk is not None and pending is not None:
+                following = next(chunks, None)
+                rows = pending.result()
+                pending = ahead.submit(read, following) if following is not None else None
+                _write_chunk(sinks, chunk, rows, maps)
+                count += len(chunk.heads)
+                chunk = following
         out.flush()
         for part in parts:  # each later mapping's lines after the one before
             _append(part, out.fileno())
