@@ -173,3 +173,25 @@ def test_a_unit_id_with_spaces_around_it_is_not_a_unit_of_its_own(
     ), err
     path.write_text("item,r1,r2\nu1,yes,yes\nu2,no,no\nu3,yes,no\n")
     assert _percent(path, capsys) == pytest.approx(2 / 3)
+
+
+def test_a_long_tables_mean_rows_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # each rater's mean under the units of a long table: one more unit 'Mean' whose raters
+    # disagreed (2.25, 3), percent 3/5 = 0.600, exit 0; the 4 units give 0.750 by hand
+    rows = [
+        f"{u},{r},{v}"
+        for u, (a, b) in zip("1234", ((3, 3), (2, 5), (1, 1), (3, 3)), strict=True)
+        for r, v in (("A", a), ("B", b))
+    ]
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(["unit,rater,rating", *rows, "Mean,A,2.25", "Mean,B,3"]) + "\n")
+    err = _refused(path, capsys)
+    assert err.startswith(
+        f"failcodes: error: {path}:10, field 'unit': a row of totals? its unit 'Mean' names a "
+        "total; it would be read as one more unit: delete the row"
+    ), err
+    assert _percent(path, capsys, "--unit-column", "unit") == pytest.approx(3 / 5)  # as before
+    path.write_text("\n".join(["unit,rater,rating", *rows]) + "\n")
+    assert _percent(path, capsys) == pytest.approx(3 / 4)

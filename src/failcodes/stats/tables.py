@@ -36,7 +36,7 @@ from failcodes.stats.summaries import (
 from failcodes.stats.tableshape import (
     RATER_NAMES,
     no_dates,
-    no_long_header_row,
+    no_long_rows_not_units,
     no_missing_marks,
     no_number_with_label,
     no_repeated_header,
@@ -646,7 +646,7 @@ def ratings_tables(
     if shape is not None:
         unread = _unread_long_columns(frame, shape, keep)
         if unit_column is None:
-            no_long_header_row(frame, shape.unit, shape.rater, source, line_of)
+            no_long_rows_not_units(frame, shape.unit, shape.rater, source, line_of)
         if sets != "none":  # on the long rows: their lines are the file's
             _no_code_sets(frame, [shape.rating], source, line_of, sets)
         if categories is None:

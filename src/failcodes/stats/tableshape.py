@@ -395,7 +395,7 @@ def rows_not_units(
     text where every other row's are numbers (or numbers where every other row's are text),
     when its unit id is text where the other ids (3 or more) are numbers and none of its
     ratings occurs on another row, or (the last row) when its id names a total
-    (:data:`TOTAL_WORDS`; a row between the units too, when the word is longer than ``N``:
+    (:data:`TOTAL_WORDS`; a row between the units too, by :func:`names_a_total`:
     ``Mean,2.5,4`` after unit 2 read 0.600 for 0.750, exit 0), or (the first row) when its
     id reads like the unit column's name (``ID,Dr A,Dr B`` above ids ``q1``...: percent 0.600
     for 0.750, no word) and none of its ratings occurs on another row.
@@ -453,8 +453,7 @@ def rows_not_units(
         if why:
             found.append((row, f"a row of {kind}? {why}"))
     for row, unit in enumerate((ids or [])[1:-1], start=1):  # a total between the units
-        word = spelling_key(unit).rstrip(":")
-        if len(word) > 1 and word in TOTAL_WORDS:  # not 'N': a letter among letters
+        if names_a_total(unit):
             why = f"its unit id {unit!r} names a total"
             found.append((row, f"a row of totals between the units? {why}"))
     return sorted(found)
@@ -502,20 +501,32 @@ def no_repeated_header(frame: pd.DataFrame, source: str | Path | None, line_of: 
         )
 
 
-def no_long_header_row(
+def no_long_rows_not_units(
     frame: pd.DataFrame,
     unit_column: str,
     rater_column: str,
     source: str | Path | None,
     line_of: Any,
 ) -> None:
-    """Refuse a long table's first row that reads like its column names, not a rating.
+    """Refuse a long table's row of column names under the header, or of totals.
 
     ``unit id,rater name,rating (yes/no)`` under the header made ``rater name`` a rater of
     one unit, ``unit id``, said only as a unit rated once (i36agree). Refused when the unit
-    cell reads like the unit column's name and its rater is on no other row;
-    ``--unit-column`` reads it as a row.
+    cell reads like the unit column's name and its rater is on no other row. A unit named
+    like a total (:func:`names_a_total`: each rater's ``Mean`` under the units) was one more
+    unit: percent 0.600 for the 4 units' 0.750 by hand, exit 0. ``--unit-column`` reads
+    every row.
     """
+    for row, unit in enumerate(frame[unit_column].tolist()):
+        if names_a_total(str(unit)):
+            raise InputError(
+                f"a row of totals? its unit {str(unit)!r} names a total; it would be read as "
+                f"one more unit: delete the row (a unit so named: --unit-column {unit_column} "
+                "reads every row)",
+                path=source,
+                line=line_of(row),
+                field=unit_column,
+            )
     if len(frame) < 3:
         return
     unit, rater = str(frame[unit_column].iloc[0]), frame[rater_column].iloc[0]
@@ -530,6 +541,12 @@ def no_long_header_row(
         line=line_of(0),
         field=unit_column,
     )
+
+
+def names_a_total(unit: str) -> bool:
+    """True when a unit id names a total (:data:`TOTAL_WORDS`; not ``N``, a letter among ids)."""
+    word = spelling_key(unit).rstrip(":")
+    return len(word) > 1 and word in TOTAL_WORDS
 
 
 def names_a_column(value: str, column: str) -> bool:
