@@ -655,3 +655,21 @@ def test_report_names_every_saturation_project(
         "Project 'b-retrieval' (retrieval) (not drawn: the figure is project 'a-retrieval''s): "
         "5 of 30 pool units used, codebook versions [1, 2]"
     ) in text
+
+
+def test_compare_refuses_the_reference_as_a_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    table = tmp_path / "preds.csv"
+    table.write_text("unit,label,A,B\nu1,1,1,0\nu2,1,0,1\nu3,0,0,1\n")
+    args = ["compare", str(table), "--truth", "label", "--systems", "A,label"]
+    code, _, err = run_cli([*args, "--resamples", "20"], capsys)
+    # before: exit 0, 'A vs label' tested, label scored against itself (F1 1, recall 1)
+    assert code == 2
+    assert err.strip().endswith(
+        "preds.csv, field 'label': 'label' is the reference (--truth) and a system "
+        "(--systems): scored against itself (F1 1, recall 1) it would enter every test as one "
+        "more system; leave it out of --systems"
+    )

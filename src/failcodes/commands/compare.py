@@ -361,6 +361,14 @@ class CompareRequest(Request):
         )
         if not self.systems:
             _refuse_reference_columns(names, file)
+        elif truth is not None and truth in names:
+            raise InputError(
+                f"'{truth}' is the reference (--truth) and a system (--systems): scored "
+                "against itself (F1 1, recall 1) it would enter every test as one more system; "
+                "leave it out of --systems",
+                path=file,
+                field=truth,
+            )
         for col in [*names, *([truth] if truth else [])]:
             if col not in cols:
                 raise InputError(f"no column '{col}' (columns: {cols})", path=file)
