@@ -12,6 +12,8 @@
 - :mod:`~failcodes.stats.tests`: the test result model, Holm, Mann-Whitney, Spearman.
 - :mod:`~failcodes.stats.tables`: ratings files, DataFrames, annotation runs and traces +
   labels adapted to the core.
+- :mod:`~failcodes.stats.tableshape`: the rows, columns and cells of a ratings table that are
+  no rating (descriptions, totals, notes, repeated headers, field pairs, missing marks).
 
 Import from the submodules (``from failcodes.stats.agreement import agreements``): the
 package imports none of them, so a command that needs one (``metrics``: the bootstrap) loads
