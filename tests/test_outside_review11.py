@@ -20,7 +20,7 @@ from failcodes.reviewplan import read_plan
 from failcodes.study.layout import StudyLayout
 from failcodes.units import UnitKind
 from tests.labelstudio_helpers import retrieval_unit, toy_codebook
-from tests.test_review_plan import HIGH, coded_table, write_half_plan
+from tests.test_review_plan import HIGH, coded_table, run_cli, write_half_plan
 
 
 def _choice(dim: str, *codes: str, **extra: Any) -> dict[str, Any]:
@@ -336,4 +336,24 @@ def test_a_review_code_not_in_the_codebook_names_file_line_and_field(tmp_path: P
         f"{path}:1, field 'codes.entity_match': 'Exact entity' is not a code of entity_match "
         "in medical-fact-check v1 (valid: exact_entity, partial_entity, entity_mismatch, "
         "irrelevant)"
+    )
+
+
+def test_review_status_warns_when_the_reviews_so_far_are_not_a_random_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The shape of the report test above, mid-review: `review status` said only "estimation
+    # sample 25/50 reviewed"; the reviewer learned of the skew from the report's caption.
+    _half_reviewed_study(tmp_path, [f"u{i:03d}" for i in range(0, 50, 2)])
+    plan = tmp_path / "review" / "plans" / "p.json"
+    code, out, err = run_cli(
+        capsys, "review", "status", plan, "--reviews", tmp_path / "review" / "alice.jsonl"
+    )
+    assert code == 0, err
+    assert "estimation sample 25/50 reviewed" in out
+    assert err == (
+        "failcodes: warning: the reviewed units are not a random part of the drawn ones: the "
+        "judge's all_high is true for 25 of 25 reviewed and 0 of 25 drawn but not reviewed "
+        "(Fisher p = 1.6e-14); counting those as not drawn biases the human and corrected "
+        "shares toward the units reviewed\n"
     )

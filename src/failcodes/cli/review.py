@@ -9,13 +9,16 @@ matched back to the plan by ``status`` and by the report's corrected tables.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from failcodes.cli.main import command_group
 from failcodes.cli.requests import request_command
 from failcodes.commands.reviewplan import ReviewPlanRequest
+
+if TYPE_CHECKING:
+    from failcodes.reviewplan import ReviewPlan
 
 review_app = command_group(
     "review", "Human review sampling plans: draw the units to review, follow the review."
@@ -53,3 +56,25 @@ def status_cmd(
         f"{progress.targeted_reviewed}/{progress.targeted_planned}; "
         f"{progress.outside_plan} reviewed unit(s) outside the plan (not used)"
     )
+    _say_skew(plan_path, plan, set(human_codes(anns, plan.part)))
+
+
+def _say_skew(plan_path: Path, plan: ReviewPlan, reviewed: set[str]) -> None:
+    """Warn, mid-review, when the reviews so far are not a random part of the drawn units.
+
+    The report counts drawn units not reviewed as not drawn (missing at random); a reviewer
+    working down a list sorted by the judge's code learned it only from the report's caption.
+    """
+    from failcodes.csvcells import read_frame
+    from failcodes.report.corrected import review_skew
+    from failcodes.reviewplan import plan_source
+
+    folder = plan_path.parent
+    if (folder.name, folder.parent.name) != ("plans", "review"):  # not STUDY/review/plans/
+        return
+    source = plan_source(plan, folder.parent.parent, plan_path)
+    if not source.is_file() or not plan.estimation_ids() - reviewed:
+        return
+    skew = review_skew(read_frame(source), plan, reviewed)
+    if skew is not None:
+        typer.echo(f"failcodes: warning: {skew}", err=True)
