@@ -44,7 +44,7 @@ from __future__ import annotations
 import bisect
 import os
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
@@ -642,24 +642,60 @@ def drawn_bootstrap_intervals(
     equals ``bootstrap_intervals(per_cluster, multinomial_weights(n, resamples, rng), ...)``
     to the last digit, while memory stays at one block instead of ``resamples x clusters``.
     """
-    n_clusters = per_cluster.shape[0]
-    point = _point(per_cluster)
+    return shared_bootstrap_intervals([per_cluster], resamples, rng, confidence)[0]
+
+
+def _block_resamples(per_cluster: IntArray) -> int:
+    """Resamples a block of :func:`shared_bootstrap_intervals` draws for ``per_cluster``."""
     # a block holds its weights (resamples x clusters) and each group's 4 x 4 count squares
     # (resamples x groups x 16): 400 systems of 3 questions drew all 10,000 resamples in one
     # block, 512 MB of squares alone
+    n_clusters = per_cluster.shape[0]
     groups = int(np.prod(per_cluster.shape[1:-1], dtype=np.int64)) if per_cluster.ndim > 2 else 1
-    step = max(1, _WEIGHT_CELLS // max(1, n_clusters, 16 * groups))
-    blocks = [
-        bootstrap_t_arrays(
-            per_cluster,
-            multinomial_weights(n_clusters, min(step, resamples - start), rng),
-            point,
+    return max(1, _WEIGHT_CELLS // max(1, n_clusters, 16 * groups))
+
+
+def shared_bootstrap_intervals(
+    subs: Sequence[IntArray],
+    resamples: int,
+    rng: np.random.Generator,
+    confidence: float,
+    pool: Executor | None = None,
+) -> list[list[dict[str, Interval]]]:
+    """:func:`drawn_bootstrap_intervals` of each of ``subs``, every block's weights drawn once.
+
+    ``subs`` count the same clusters (two mappings' counts over the same questions) and
+    draw blocks of the same size (:func:`_block_resamples`): each would draw the same weights
+    from the same stream, so each block is drawn once and used for all of them; the results
+    equal ``drawn_bootstrap_intervals`` of each to the last digit. With ``pool``, the
+    resamples of ``subs[1:]`` are computed there while this thread does ``subs[0]``'s.
+    """
+    n_clusters = subs[0].shape[0]
+    step = _block_resamples(subs[0])
+    if any(s.shape[0] != n_clusters or _block_resamples(s) != step for s in subs):
+        raise ValueError("shared bootstrap: every count array needs the same clusters and step")
+    points = [_point(s) for s in subs]
+    blocks: list[list[tuple[dict[str, FloatArray], dict[str, FloatArray]]]] = [[] for _ in subs]
+    for start in range(0, resamples, step):
+        weights = multinomial_weights(n_clusters, min(step, resamples - start), rng)
+        rest = (
+            [
+                pool.submit(bootstrap_t_arrays, sub, weights, point)
+                for sub, point in zip(subs[1:], points[1:], strict=True)
+            ]
+            if pool is not None
+            else []
         )
-        for start in range(0, resamples, step)
-    ]
-    values = {name: np.concatenate([b[0][name] for b in blocks]) for name in METRICS}
-    t = {name: np.concatenate([b[1][name] for b in blocks]) for name in METRICS}
-    return _intervals(values, t, per_cluster, resamples, confidence)
+        blocks[0].append(bootstrap_t_arrays(subs[0], weights, points[0]))
+        for k, sub in enumerate(subs[1:], start=1):
+            drawn = rest[k - 1].result() if rest else bootstrap_t_arrays(sub, weights, points[k])
+            blocks[k].append(drawn)
+    out = []
+    for sub, drawn_blocks in zip(subs, blocks, strict=True):
+        values = {name: np.concatenate([b[0][name] for b in drawn_blocks]) for name in METRICS}
+        t = {name: np.concatenate([b[1][name] for b in drawn_blocks]) for name in METRICS}
+        out.append(_intervals(values, t, sub, resamples, confidence))
+    return out
 
 
 def bootstrap_intervals(
@@ -1145,47 +1181,41 @@ def compute_metrics(
         else:
             facts = ScopeFacts.of_level(index, lvl, len(systems))
     missing_all: list[SentenceWithoutClaims] = []
-    # each mapping's bootstrap (numpy, which lets go of the GIL) on a thread of its own
-    # while the next mapping's units are formed and tallied: the results in mapping order
-    with ThreadPoolExecutor(max_workers=max(1, min(len(maps), os.cpu_count() or 1))) as pool:
-        scored = []
-        for mi, mapping in enumerate(maps):
-            missing: list[SentenceWithoutClaims] = []
-            if matched is not None:
-                assert isinstance(cols, SentenceColumns)
-                units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
-            elif groups is not None:
-                assert index is not None
-                units, unlabelled, missing = _sentence_units(
-                    cols, mapping, index, groups, policy, missing_groups
-                )
-            else:
-                assert isinstance(cols, TraceColumns) and index is not None  # refused above
-                units, unlabelled = _claim_units(cols, mapping, index)
-            if mi == 0:
-                missing_all = missing
-            # tallied here: one mapping's units held at a time (two on the pool held ~10 MB
-            # more at 10x paper scale); the bootstrap's memory its blocks bound
-            per_q, questions = _tally(units, len(systems))
-            del units
-            scored.append(
-                pool.submit(
-                    _score,
-                    per_q,
-                    questions,
-                    unlabelled,
-                    missing,
-                    mapping,
-                    lvl,
-                    policy,
-                    systems,
-                    bootstrap,
-                    seed,
-                    confidence,
-                    facts,
-                )
+    tallied: list[tuple[IntArray, list[str], dict[str, int], list[SentenceWithoutClaims]]] = []
+    for mi, mapping in enumerate(maps):
+        missing: list[SentenceWithoutClaims] = []
+        if matched is not None:
+            assert isinstance(cols, SentenceColumns)
+            units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
+        elif groups is not None:
+            assert index is not None
+            units, unlabelled, missing = _sentence_units(
+                cols, mapping, index, groups, policy, missing_groups
             )
-        results = [r for future in scored for r in future.result()]
+        else:
+            assert isinstance(cols, TraceColumns) and index is not None  # refused above
+            units, unlabelled = _claim_units(cols, mapping, index)
+        if mi == 0:
+            missing_all = missing
+        # tallied here: one mapping's units held at a time (two held ~10 MB more at 10x
+        # paper scale); the bootstrap's memory its blocks bound
+        per_q, questions = _tally(units, len(systems))
+        del units
+        tallied.append((per_q, questions, unlabelled, missing))
+    intervals = _all_intervals(
+        [(per_q, questions) for per_q, questions, _, _ in tallied],
+        len(systems),
+        bootstrap,
+        seed,
+        confidence,
+    )
+    results = [
+        r
+        for (per_q, _, unlabelled, missing), mapping, ivs in zip(
+            tallied, maps, intervals, strict=True
+        )
+        for r in _score(per_q, unlabelled, missing, mapping, lvl, policy, systems, facts, ivs)
+    ]
     settings = (
         BootstrapSettings(resamples=bootstrap, seed=seed, confidence=confidence)
         if bootstrap
@@ -1306,38 +1336,74 @@ def _tally(units: _Units, n_systems: int) -> tuple[IntArray, list[str]]:
     return per_q, questions
 
 
+def _all_intervals(
+    tallies: Sequence[tuple[IntArray, list[str]]],
+    n_systems: int,
+    bootstrap: int,
+    seed: int,
+    confidence: float,
+) -> list[list[dict[str, Interval]]]:
+    """Per mapping, per system: the bootstrap intervals (empty without ``bootstrap``).
+
+    Systems scored on the same questions share resamples (paired bootstrap), and so do
+    mappings: the weights depend on the seed and the questions alone, so every block of them
+    is drawn once for all the mappings counted over the same questions
+    (:func:`shared_bootstrap_intervals`; ``-m refuted -m non_supported --bootstrap 2000`` drew
+    them twice). Separate draws run on threads of their own (numpy lets go of the GIL).
+    """
+    out: list[list[dict[str, Interval]]] = [[{} for _ in range(n_systems)] for _ in tallies]
+    if not bootstrap:
+        return out
+    jobs: dict[tuple[tuple[str, ...], int], list[tuple[int, list[int], IntArray]]] = {}
+    for mi, (per_q, questions) in enumerate(tallies):
+        if not questions:
+            continue
+        present = per_q.sum(axis=2) > 0  # (questions, systems)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for s in range(n_systems):
+            qs = tuple(int(i) for i in np.flatnonzero(present[:, s]))
+            if qs:
+                groups.setdefault(qs, []).append(s)
+        for qs, members in groups.items():
+            sub = per_q[np.ix_(list(qs), members)]
+            key = (tuple(questions[i] for i in qs), _block_resamples(sub))
+            jobs.setdefault(key, []).append((mi, members, sub))
+
+    def put(same: list[tuple[int, list[int], IntArray]], drawn: list[Any]) -> None:
+        for (mi, members, _), ivs in zip(same, drawn, strict=True):
+            for s, iv in zip(members, ivs, strict=True):
+                out[mi][s] = iv
+
+    workers = max(1, min(len(jobs) + 1, os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        alone: list[tuple[list[tuple[int, list[int], IntArray]], Future[Any]]] = []
+        for (qids, _), same in jobs.items():
+            subs = [sub for _, _, sub in same]
+            rng = cluster_rng(seed, list(qids))
+            if len(same) == 1:  # on a thread of its own
+                future = pool.submit(shared_bootstrap_intervals, subs, bootstrap, rng, confidence)
+                alone.append((same, future))
+            else:  # drawn here, the resamples of the other mappings on the pool
+                put(same, shared_bootstrap_intervals(subs, bootstrap, rng, confidence, pool))
+        for same, future in alone:
+            put(same, future.result())
+    return out
+
+
 def _score(
     per_q: IntArray,
-    questions: list[str],
     unlabelled: dict[str, int],
     missing: list[SentenceWithoutClaims],
     mapping: ErrorMapping,
     level: Level,
     policy: WithoutClaimsPolicy,
     systems: list[str],
-    bootstrap: int,
-    seed: int,
-    confidence: float,
     facts: ScopeFacts,
+    intervals: list[dict[str, Interval]],
 ) -> list[MetricResult]:
     n_missing: dict[str, int] = {}
     for m in missing:
         n_missing[m.system] = n_missing.get(m.system, 0) + 1
-    intervals: list[dict[str, Interval]] = [{} for _ in systems]
-    if bootstrap and questions:
-        # Systems scored on the same questions share resamples (paired bootstrap).
-        present = per_q.sum(axis=2) > 0  # (questions, systems)
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for s in range(len(systems)):
-            qs = tuple(int(i) for i in np.flatnonzero(present[:, s]))
-            if qs:
-                groups.setdefault(qs, []).append(s)
-        for qs, members in groups.items():
-            rng = cluster_rng(seed, [questions[i] for i in qs])
-            sub = per_q[np.ix_(list(qs), members)]
-            drawn = drawn_bootstrap_intervals(sub, bootstrap, rng, confidence)
-            for s, ivs in zip(members, drawn, strict=True):
-                intervals[s] = ivs
     out = []
     for s, system in enumerate(systems):
         tp, fp, fn, tn = (int(x) for x in per_q[:, s, :].sum(axis=0))
