@@ -232,7 +232,9 @@ def test_a_v2_table_9_says_its_multi_label_shares_can_add_up_past_100(
     assert code == 0, err
     tables = tmp_path / "report" / "tables"
     caption = (tables / "reasoning_steps.md").read_text().splitlines()[0]
-    assert "each share is of the units (n per column)" in caption
+    # the shares' denominator is n, the rows (a passage shared by two systems is a row of each;
+    # session 11's red-team: 20 rows for 18 units), not the units; the caption said units
+    assert "each share is of the n rows of its column" in caption
     assert "Inference" in caption and "can add up past 100%" in caption
     shares = pd.read_csv(tables / "reasoning_steps.csv")
     inference = shares[shares["dimension"] == "inference"].set_index("code")["v"]

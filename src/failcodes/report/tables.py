@@ -53,8 +53,8 @@ def multi_label_caption(part: Part) -> str:
         return ""
     one = len(multi) == 1
     return (
-        f"; each share is of the units (n per column); {', '.join(multi)} "
-        f"{'is' if one else 'are'} multi-label (a unit may carry several codes), so "
+        f"; each share is of the n rows of its column; {', '.join(multi)} "
+        f"{'is' if one else 'are'} multi-label (a row may carry several codes), so "
         f"{'its' if one else 'their'} shares can add up past 100%"
     )
 
