@@ -38,6 +38,7 @@ from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import parse_json
 from failcodes.labels import Label, LabelColumns, validate_labels
 from failcodes.parquetio import check_decoded, check_metadata
+from failcodes.spelling import spelling_key
 from failcodes.tableio import (
     UTF8_BOM,
     Format,
@@ -665,13 +666,11 @@ def check_system_spellings(
     error names the first row of the later name (sorted), found by reading the files again
     only then.
     """
-    import unicodedata
-
     from failcodes.labels import trace_system_names
 
     seen: dict[str, str] = {}
     for name in trace_system_names(traces):
-        key = " ".join(unicodedata.normalize("NFC", name).casefold().split())
+        key = spelling_key(name)
         if key in seen:
             path, line = _first_row_of_system(paths, name)
             raise InputError(

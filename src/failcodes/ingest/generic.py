@@ -29,7 +29,6 @@ sentence_ids=question`` (both adapters) qualifies sentence ids numbered per answ
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,6 +49,7 @@ from failcodes.ingest.table import (
 )
 from failcodes.labels import Label
 from failcodes.sheetio import is_spreadsheet
+from failcodes.spelling import spelling_key
 from failcodes.traces import Trace
 from failcodes.verdicts import Verdict
 
@@ -284,10 +284,9 @@ def _same_again(
     was, was_path, was_line = first[target]
     where = f"line {was_line}" if was_path == path else f"{was_path}:{was_line}"
     if (was.has_error, was.question_id) == (label.has_error, label.question_id):
-        if _folded(was.sentence) == _folded(label.sentence) or None in (
-            was.sentence,
-            label.sentence,
-        ):
+        if was.sentence is None or label.sentence is None:
+            return True
+        if spelling_key(was.sentence) == spelling_key(label.sentence):
             return True
         # one id, two sentences: each file was its own system's answer (d74f101's shape
         # across files), and one shared label would score each system on the other's
@@ -307,13 +306,6 @@ def _same_again(
         line=line,
         field=f"{kind}_id",
     )
-
-
-def _folded(text: str | None) -> str | None:
-    """A sentence text compared loosely: Unicode form, case and spacing ignored."""
-    if text is None:
-        return None
-    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
 
 
 class _OneScope:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +51,7 @@ from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import jsonl_lines, jsonl_object
 from failcodes.labels import Label
+from failcodes.spelling import spelling_key
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import ASSERTED, Verdict
@@ -931,7 +931,7 @@ class _Tally:
         ``GPT-4`` and ``gpt-4`` (keys of two records' answers) were two systems, each scored
         on part of the answers, with exit 0.
         """
-        key = " ".join(unicodedata.normalize("NFC", system).casefold().split())
+        key = spelling_key(system)
         first = self.folded.setdefault(key, (system, path, line))
         if first[0] != system:
             raise InputError(
