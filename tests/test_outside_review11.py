@@ -93,6 +93,35 @@ def test_a_time_without_offset_is_utc_and_the_latest_annotation_is_kept() -> Non
     assert by["label-studio-user-4"].codes["entity"] == "exact_entity"
 
 
+def test_an_annotation_without_a_time_does_not_win_by_the_import_clock() -> None:
+    # One coder annotated task 0 twice: Label Studio annotation id 11 at 09:00Z (entity
+    # irrelevant), then id 12 with its times trimmed from the export (exact_entity). Before:
+    # the untimed one got the import's clock as its time and won over any timed one, also an
+    # earlier one listed first (id 5, exact_entity, kept over id 11's later irrelevant).
+    # Expected: ids (Label Studio gives them in creation order) decide when a time is missing,
+    # so id 12 is kept in the first export and id 11 in the second; with neither a time nor an
+    # id, the one listed last; the problem line says which rule chose.
+    timed = _ann(3, [_choice("entity", "irrelevant"), _choice("scope", "exact_scope")])
+    timed["id"] = 11
+    untimed = _ann(3, [_choice("entity", "exact_entity"), _choice("scope", "exact_scope")])
+    del untimed["updated_at"]
+    untimed["id"] = 12
+    first = annotations_from_export(
+        [_task(0, [timed, untimed])], toy_codebook(), UnitKind.RETRIEVAL
+    )
+    assert [a.codes["entity"] for a in first.annotations] == ["exact_entity"]
+    assert str(first.problems[-1]).endswith(
+        "kept the one with the higher annotation id (no time on one)"
+    )
+    older = dict(untimed, id=5)
+    second = annotations_from_export([_task(0, [older, timed])], toy_codebook(), UnitKind.RETRIEVAL)
+    assert [a.codes["entity"] for a in second.annotations] == ["irrelevant"]
+    bare = {k: v for k, v in older.items() if k != "id"}
+    third = annotations_from_export([_task(0, [timed, bare])], toy_codebook(), UnitKind.RETRIEVAL)
+    assert [a.codes["entity"] for a in third.annotations] == ["exact_entity"]
+    assert str(third.problems[-1]).endswith("(no time and no id on one)")
+
+
 def _targeted_study(root: Path) -> None:
     """40 units of retriever A; a plan draws u00..u19 and targets u20..u29.
 

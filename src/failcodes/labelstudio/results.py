@@ -72,6 +72,30 @@ def _parse_time(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
+_Order = tuple[datetime | None, int | None]
+
+
+def _order(raw: Mapping[str, Any]) -> _Order:
+    """An annotation's time (updated, else created) and Label Studio id, each if given."""
+    ann_id = raw.get("id")
+    stamp = _parse_time(raw.get("updated_at")) or _parse_time(raw.get("created_at"))
+    return stamp, ann_id if isinstance(ann_id, int) and not isinstance(ann_id, bool) else None
+
+
+def _later(was: _Order, new: _Order) -> tuple[bool, str]:
+    """Whether ``new`` is the later of one coder's two annotations, and the rule that said so.
+
+    Times decide when both have one. An annotation without a time got the import's clock as
+    its time and so won over every timed one (a hand-edited or trimmed export); then Label
+    Studio's annotation ids (given in creation order) decide, else the order in the export.
+    """
+    if was[0] is not None and new[0] is not None:
+        return new[0] >= was[0], "the latest"
+    if was[1] is not None and new[1] is not None:
+        return new[1] > was[1], "the one with the higher annotation id (no time on one)"
+    return True, "the one listed last in the export (no time and no id on one)"
+
+
 def _text(item: Mapping[str, Any]) -> str | None:
     texts = item.get("value", {}).get("text", [])
     if isinstance(texts, str):
@@ -144,7 +168,7 @@ def annotations_from_export(
     # one annotation per unit and coder, also across tasks: a task file imported twice into
     # Label Studio holds each unit in two tasks, and both annotations were written (the
     # agreement and the report then stopped on "annotated unit ... twice", naming no file)
-    kept: dict[tuple[str, str], tuple[int | None, Annotation]] = {}
+    kept: dict[tuple[str, str], tuple[int | None, Annotation, _Order]] = {}
     for task, (unit, task_id) in zip(tasks, checked, strict=True):
         task_project = task.get("project")
         if project is not None and task_project is not None and task_project != project:
@@ -160,21 +184,23 @@ def annotations_from_export(
             ann, problems = _one_annotation(raw, unit, task_id, kind, ref, dims, users)
             result.problems.extend(problems)
             key = (unit, ann.coder)
+            order = _order(raw)
             if key in kept:
-                other = kept[key][0]
+                other, _, was = kept[key]
                 where = "" if other == task_id else f" (also in task {other}: imported twice?)"
+                later, rule = _later(was, order)
                 result.problems.append(
                     ReviewProblem(
                         task_id=task_id,
                         unit_id=unit,
                         coder=ann.coder,
-                        message=f"several annotations by the same coder{where}; kept the latest",
+                        message=f"several annotations by the same coder{where}; kept {rule}",
                     )
                 )
-                if kept[key][1].created_at > ann.created_at:
+                if not later:
                     continue
-            kept[key] = (task_id, ann)
-    result.annotations.extend(ann for _, ann in kept.values())
+            kept[key] = (task_id, ann, order)
+    result.annotations.extend(ann for _, ann, _ in kept.values())
     result.projects = sorted(projects)
     return result
 
