@@ -183,6 +183,43 @@ def test_targeted_review_units_are_left_out_of_human_vs_judge_agreement(tmp_path
     assert str(table.loc["exact_entity", "Agreement"]).startswith("1.00")
 
 
+def test_reviews_outside_every_plan_are_left_out_of_human_vs_judge_agreement(
+    tmp_path: Path,
+) -> None:
+    # The targeted study, plus alice's flipped reviews of u30..u39: units no plan draws or
+    # targets (picked by hand). Before: left out of the corrected shares (73bb49c) but counted
+    # in agreement: 20 drawn agree + 10 outside disagree, exact_entity p_o = 20/30, p_e = 0.5,
+    # kappa (2/3 - 1/2) / (1/2) = 0.333 for a judge that agrees on every drawn unit.
+    # Expected: kappa 1 on the 20 drawn units, and a note for each kind left out.
+    _targeted_study(tmp_path)
+    cb = codebooks.bundled()
+    flip = {0: "partial_entity", 1: "exact_entity"}
+    extra = [
+        Annotation(
+            unit_id=f"u{i:02d}",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=cb.ref(),
+            coder="alice",
+            coder_kind=CoderKind.HUMAN,
+            codes={"entity_match": flip[i % 2], **HIGH},
+        )
+        for i in range(30, 40)
+    ]
+    with (tmp_path / "review" / "alice.jsonl").open("a", encoding="utf-8") as out:
+        out.write("".join(a.model_dump_json() + "\n" for a in extra))
+    inputs = load_run_dir(tmp_path)
+    assert inputs.agreement is not None
+    cohen = inputs.agreement.set_index(["subject", "statistic"]).loc[
+        ("entity_match: exact_entity", "cohen")
+    ]
+    assert cohen["value"] == pytest.approx(1.0)
+    assert cohen["n_units"] == 20
+    assert inputs.notes["agreement"][1] == (
+        "10 reviewed unit(s) outside every review plan (picked by hand, not drawn at random) "
+        "are left out of human vs judge agreement"
+    )
+
+
 def _half_reviewed_study(root: Path, reviewed: list[str]) -> None:
     """100 units of retriever A (judge: exact_entity on even ones); u000..u049 drawn; the
     reviewer agrees with the judge on the ``reviewed`` units only."""

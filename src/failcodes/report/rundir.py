@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -454,12 +454,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         # a plan's targeted units were picked where the judge is likely wrong (panel splits,
         # judge vs cascade): counted in human vs judge agreement they pulled a judge whose
         # random-sample kappa is 1.00 to 0.33 (10 targeted of 30), said nowhere
-        targeted = _targeted_only(root)
-        left_out = len({a.unit_id for a in humans} & targeted)
-        if left_out:
-            agreement_notes.append(_targeted_text(left_out))
+        targeted, outside = _not_drawn(root, humans)
+        if targeted:
+            agreement_notes.append(_targeted_text(len(targeted)))
+        if outside:
+            agreement_notes.append(_outside_agreement_text(len(outside)))
         review_rows, per_code = _review_agreement(
-            [a for a in humans if a.unit_id not in targeted],
+            [a for a in humans if a.unit_id not in targeted | outside],
             judge_files,
             cb,
             versions.widened if versions is not None else {},
@@ -881,17 +882,36 @@ def _corrected(
     return out, attributions, notes
 
 
-def _targeted_only(root: Path) -> set[str]:
-    """Units some review plan targets and none draws at random (left out of the agreement)."""
+def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[str]]:
+    """Reviewed units of a planned part that no plan draws at random: targeted, and outside.
+
+    Both are left out of human vs judge agreement. Targeted units were picked where the judge
+    is likely wrong; units outside every plan of their part were picked by a reviewer (a plan's
+    random draw is what the agreement speaks for). A part with no plan keeps every review.
+    """
     from failcodes.reviewplan import plans_dir, read_plan
 
-    targeted: set[str] = set()
-    drawn: set[str] = set()
+    drawn: dict[UnitKind, set[str]] = {}
+    aimed: dict[UnitKind, set[str]] = {}
     for path in sorted(plans_dir(root).glob("*.json")):
         plan = read_plan(path)
-        targeted |= plan.targeted_ids()
-        drawn |= plan.estimation_ids()
-    return targeted - drawn
+        drawn.setdefault(plan.part, set()).update(plan.estimation_ids())
+        aimed.setdefault(plan.part, set()).update(plan.targeted_ids())
+    targeted: set[str] = set()
+    outside: set[str] = set()
+    for a in humans:
+        if a.unit_kind not in drawn or a.unit_id in drawn[a.unit_kind]:
+            continue
+        (targeted if a.unit_id in aimed[a.unit_kind] else outside).add(a.unit_id)
+    return targeted, outside
+
+
+def _outside_agreement_text(count: int) -> str:
+    """The note on reviews of units outside every plan, left out of human vs judge agreement."""
+    return (
+        f"{count} reviewed unit(s) outside every review plan (picked by hand, not drawn at "
+        "random) are left out of human vs judge agreement"
+    )
 
 
 def _targeted_text(count: int) -> str:
