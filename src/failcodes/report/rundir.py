@@ -455,12 +455,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         # judge vs cascade): counted in human vs judge agreement they pulled a judge whose
         # random-sample kappa is 1.00 to 0.33 (10 targeted of 30), said nowhere
         targeted, outside = _not_drawn(root, humans)
+        left_out = targeted | outside
         if targeted:
             agreement_notes.append(_targeted_text(len(targeted)))
         if outside:
             agreement_notes.append(_outside_agreement_text(len(outside)))
         review_rows, per_code = _review_agreement(
-            [a for a in humans if a.unit_id not in targeted | outside],
+            [a for a in humans if a.unit_id not in left_out],
             judge_files,
             cb,
             versions.widened if versions is not None else {},
