@@ -673,3 +673,23 @@ def test_compare_refuses_the_reference_as_a_system(
         "(--systems): scored against itself (F1 1, recall 1) it would enter every test as one "
         "more system; leave it out of --systems"
     )
+
+
+def test_a_verifier_column_pooling_several_systems_is_named_in_the_caption() -> None:
+    # Table 9 has a column per verifier: closed-book system C and retrieval system A both
+    # verified by gpt-4o are one column (3 claims of A, 2 of C pooled), which no caption said.
+    # B alone under llama pools nothing. Expected words: the verifier and its two systems.
+    import pandas as pd
+
+    from failcodes.report.tables import pooled_caption
+
+    coded = pd.DataFrame(
+        {
+            "system": ["A", "A", "A", "C", "C", "B"],
+            "verifier": ["gpt-4o"] * 5 + ["llama"],
+        }
+    )
+    assert pooled_caption(coded, "verifier") == (
+        "; a verifier's column pools the systems that share it (gpt-4o: A, C)"
+    )
+    assert pooled_caption(coded[coded["system"] != "C"], "verifier") == ""

@@ -39,6 +39,7 @@ from failcodes.report.tables import (
     multi_label_caption,
     never_flagged_notes,
     paper_shares,
+    pooled_caption,
     prf_table,
     subset_notes,
     without_claims_notes,
@@ -428,7 +429,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     stem,
                     shown,
-                    f"{caption}{tag}{state}{ROWS_CAPTION[kind]}{multi_label_caption(part)}",
+                    f"{caption}{tag}{state}{ROWS_CAPTION[kind]}{multi_label_caption(part)}"
+                    f"{pooled_caption(coded, by)}",
                     csv=shares,
                     key=key,
                     keys=2,

@@ -59,6 +59,26 @@ def multi_label_caption(part: Part) -> str:
     )
 
 
+def pooled_caption(coded: pd.DataFrame, by: str) -> str:
+    """A caption's words naming the columns that pool several systems ('' when none does).
+
+    Tables 8-9 have a column per retriever or verifier: systems sharing one (a closed-book
+    and a retrieval system with the same verifier) are one column, which no caption said.
+    """
+    if "system" not in coded or by not in coded:
+        return ""
+    pairs = coded[[by, "system"]].drop_duplicates().astype(str)
+    pooled = {
+        str(group): sorted(systems)
+        for group, systems in pairs.groupby(by)["system"]
+        if len(systems) > 1
+    }
+    if not pooled:
+        return ""
+    named = "; ".join(f"{group}: {', '.join(systems)}" for group, systems in sorted(pooled.items()))
+    return f"; a {by}'s column pools the systems that share it ({named})"
+
+
 def code_shares(
     wide: pd.DataFrame,
     part: Part,
