@@ -122,13 +122,27 @@ def test_an_annotation_without_a_time_does_not_win_by_the_import_clock() -> None
     assert str(third.problems[-1]).endswith("(no time and no id on one)")
 
 
+def _entity(
+    unit: str, code: str, coder: str = "alice", kind: CoderKind = CoderKind.HUMAN, **extra: Any
+) -> Annotation:
+    """One retrieval annotation of the bundled codebook: entity_match ``code``, the rest high."""
+    return Annotation(
+        unit_id=unit,
+        unit_kind=UnitKind.RETRIEVAL,
+        codebook=codebooks.bundled().ref(),
+        coder=coder,
+        coder_kind=kind,
+        codes={"entity_match": code, **HIGH},
+        **extra,
+    )
+
+
 def _targeted_study(root: Path) -> None:
     """40 units of retriever A; a plan draws u00..u19 and targets u20..u29.
 
     The judge codes exact_entity on even units, partial_entity on odd ones; alice agrees on
     every drawn unit and flips every targeted one (they were targeted where the judge errs).
     """
-    cb = codebooks.bundled()
     judge = {f"u{i:02d}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(40)}
     table = StudyLayout.of(root).per_passage("ds")
     table.parent.mkdir(parents=True)
@@ -137,20 +151,10 @@ def _targeted_study(root: Path) -> None:
     targeted = [f"u{i:02d}" for i in range(20, 30)]
     write_half_plan(root, "p", UnitKind.RETRIEVAL, table, drawn, list(judge), targeted=targeted)
 
-    def ann(unit: str, code: str, coder: str, kind: CoderKind) -> Annotation:
-        return Annotation(
-            unit_id=unit,
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=cb.ref(),
-            coder=coder,
-            coder_kind=kind,
-            codes={"entity_match": code, **HIGH},
-        )
-
     flip = {"exact_entity": "partial_entity", "partial_entity": "exact_entity"}
-    judged = [ann(u, c, "judge-llm", CoderKind.LLM) for u, c in judge.items()]
-    reviews = [ann(u, judge[u], "alice", CoderKind.HUMAN) for u in drawn]
-    reviews += [ann(u, flip[judge[u]], "alice", CoderKind.HUMAN) for u in targeted]
+    judged = [_entity(u, c, "judge-llm", CoderKind.LLM) for u, c in judge.items()]
+    reviews = [_entity(u, judge[u]) for u in drawn]
+    reviews += [_entity(u, flip[judge[u]]) for u in targeted]
     for path, anns in (
         (root / "judge" / "ds" / "retrieval" / "annotations.jsonl", judged),
         (root / "review" / "alice.jsonl", reviews),
@@ -192,19 +196,8 @@ def test_reviews_outside_every_plan_are_left_out_of_human_vs_judge_agreement(
     # kappa (2/3 - 1/2) / (1/2) = 0.333 for a judge that agrees on every drawn unit.
     # Expected: kappa 1 on the 20 drawn units, and a note for each kind left out.
     _targeted_study(tmp_path)
-    cb = codebooks.bundled()
     flip = {0: "partial_entity", 1: "exact_entity"}
-    extra = [
-        Annotation(
-            unit_id=f"u{i:02d}",
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=cb.ref(),
-            coder="alice",
-            coder_kind=CoderKind.HUMAN,
-            codes={"entity_match": flip[i % 2], **HIGH},
-        )
-        for i in range(30, 40)
-    ]
+    extra = [_entity(f"u{i:02d}", flip[i % 2]) for i in range(30, 40)]
     with (tmp_path / "review" / "alice.jsonl").open("a", encoding="utf-8") as out:
         out.write("".join(a.model_dump_json() + "\n" for a in extra))
     inputs = load_run_dir(tmp_path)
@@ -223,24 +216,13 @@ def test_reviews_outside_every_plan_are_left_out_of_human_vs_judge_agreement(
 def _half_reviewed_study(root: Path, reviewed: list[str]) -> None:
     """100 units of retriever A (judge: exact_entity on even ones); u000..u049 drawn; the
     reviewer agrees with the judge on the ``reviewed`` units only."""
-    cb = codebooks.bundled()
     judge = {f"u{i:03d}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(100)}
     table = StudyLayout.of(root).per_passage("ds")
     table.parent.mkdir(parents=True)
     coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
     drawn = [f"u{i:03d}" for i in range(50)]
     write_half_plan(root, "p", UnitKind.RETRIEVAL, table, drawn, list(judge))
-    reviews = [
-        Annotation(
-            unit_id=u,
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=cb.ref(),
-            coder="alice",
-            coder_kind=CoderKind.HUMAN,
-            codes={"entity_match": judge[u], **HIGH},
-        )
-        for u in reviewed
-    ]
+    reviews = [_entity(u, judge[u]) for u in reviewed]
     (root / "review" / "alice.jsonl").write_text(
         "".join(a.model_dump_json() + "\n" for a in reviews), encoding="utf-8"
     )
@@ -301,15 +283,7 @@ def test_a_review_time_without_offset_is_utc_when_one_coder_reviewed_a_unit_twic
     cb = codebooks.bundled()
 
     def review(code: str, when: datetime) -> Annotation:
-        return Annotation(
-            unit_id="u00",
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=cb.ref(),
-            coder="alice",
-            coder_kind=CoderKind.HUMAN,
-            codes={"entity_match": code, **HIGH},
-            created_at=when,
-        )
+        return _entity("u00", code, created_at=when)
 
     late = review("exact_entity", datetime.fromisoformat("2026-11-30T10:00:00"))
     early = review("irrelevant", datetime.fromisoformat("2026-11-30T09:00:00+00:00"))
@@ -330,17 +304,7 @@ def _duplicated_rows(root: Path, n_units: int, drawn: int) -> pd.DataFrame:
     pd.concat([once, once], ignore_index=True).to_csv(table, index=False)
     sample = [f"u{i:02d}" for i in range(drawn)]
     write_half_plan(root, "p", UnitKind.RETRIEVAL, table, sample, list(judge))
-    humans = {
-        u: Annotation(
-            unit_id=u,
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=cb.ref(),
-            coder="alice",
-            coder_kind=CoderKind.HUMAN,
-            codes={"entity_match": judge[u], **HIGH},
-        )
-        for u in sample
-    }
+    humans = {u: _entity(u, judge[u]) for u in sample}
     plan = read_plan(root / "review" / "plans" / "p.json")
     rows = corrected_rows(pd.read_csv(table), plan, humans, cb.part(UnitKind.RETRIEVAL))
     return corrected_table(rows, "retriever").set_index("code")
