@@ -174,7 +174,7 @@ def _coders_written_one_way(
     ``reviewer a`` on the others was two coders of 15 units each, every pair statistic with
     the judge over 15 units for 30, exit 0 (i35red). A ratings table refuses such a rater.
     """
-    from failcodes.stats.tables import spelling_key
+    from failcodes.spelling import spelling_key
 
     first: dict[str, tuple[str, int]] = {}
     for ann, line in zip(annotations, lines, strict=False):

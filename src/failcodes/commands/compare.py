@@ -342,7 +342,7 @@ class CompareRequest(Request):
 
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
         from failcodes.ratingsio import read_ratings_frame
-        from failcodes.stats.tables import id_named
+        from failcodes.stats.tableshape import id_named
 
         if self.file is None:
             raise ConfigError("give FILE, or --traces and --labels")

@@ -23,7 +23,7 @@ import pandas as pd
 
 from failcodes.errors import InputError, StatisticsError
 from failcodes.idzeros import without_leading_zeros
-from failcodes.spelling import spelling_key as spelling_key  # re-exported (commands.agree)
+from failcodes.spelling import spelling_key
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
 from failcodes.stats.names import STATISTICS
@@ -35,6 +35,7 @@ from failcodes.stats.summaries import (
 )
 from failcodes.stats.tableshape import (
     RATER_NAMES,
+    id_named,
     no_dates,
     no_long_rows_not_units,
     no_missing_marks,
@@ -48,9 +49,6 @@ from failcodes.stats.tableshape import (
     refuse_rows_not_units,
     value_key,
     without_not_ratings,
-)
-from failcodes.stats.tableshape import (
-    id_named as id_named,  # re-exported (commands.compare)
 )
 
 
