@@ -380,7 +380,7 @@ class CompareRequest(Request):
         parts = [f"Assumed: systems ({len(names)}){given}: {', '.join(names)}"]
         if truth is not None:
             parts.append(f"reference: column '{truth}'")
-        ids = sorted(skip - {truth}) if not self.systems else []
+        ids = sorted(skip - {truth} - set(names))  # --systems passes over the id column too
         parts.append(
             f"unit ids: column(s) {', '.join(repr(c) for c in ids)}{_ids_twice(frame, ids)}"
             if ids
