@@ -85,10 +85,7 @@ def _round(request: SaturateRoundRequest) -> None:
             f"round {record.number} closed: {record.new_patterns} new pattern(s); codebook "
             f"v{done.codebook_version}"
         )
-    console.print(
-        f"stop rule: {done.stop.rounds_without_new}/{done.stop.k} rounds without new patterns"
-        + (" - SATURATED" if done.stop.saturated else "")
-    )
+    console.print(done.stop.line(), highlight=False)
 
 
 _init_cmd: Any = request_command(SaturateInitRequest, _init)
@@ -164,10 +161,7 @@ def _print_pending(store: ProjectStore) -> None:
     record = current_round(store)
     if record is None or record.phase is not RoundPhase.PROPOSED:
         state = stop_state(store)
-        console.print(
-            f"stop rule: {state.rounds_without_new}/{state.k} rounds without new patterns"
-            + (" - SATURATED" if state.saturated else "")
-        )
+        console.print(state.line(), highlight=False)
         return
     left = undecided(store, record.number)
     console.print(
@@ -230,10 +224,7 @@ def _print_status(info: ProjectStatus) -> None:
     curve = ", ".join(f"r{p.round}: +{p.new_patterns} (={p.cumulative})" for p in info.accumulation)
     console.print(f"accumulation: {curve or 'no closed round yet'}")
     s = info.stop
-    console.print(
-        f"stop rule: {s.rounds_without_new}/{s.k} rounds without new patterns"
-        + (" - SATURATED" if s.saturated else "")
-    )
+    console.print(s.line(), highlight=False)
     console.print(
         f"re-coding: {info.recode_units} unit(s) flagged; decisions: {info.decisions} by "
         f"{', '.join(info.reviewers) or 'nobody yet'}"

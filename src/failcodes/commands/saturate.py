@@ -231,6 +231,14 @@ class SaturateRoundRequest(Request):
         n_open = len(open_proposals(store, record.number))
         notes = [f"note: {n}" for n in getattr(prop, "notes", [])]
         notes += [f"note: proposal {p.id} ({p.name}): {n}" for p in proposals for n in p.notes]
+        coded = store.round_annotations(record.number)
+        unscored = [a for a in coded if a.status.value != "scored"]
+        if unscored:
+            notes.append(
+                f"note: the judge scored {len(coded) - len(unscored)} of {len(coded)} units "
+                f"({len(unscored)} unscored, e.g. {unscored[0].reason!r}); the proposer saw the "
+                "scored ones only"
+            )
         who = None
         if record.phase is RoundPhase.PROPOSED and self.auto_accept:
             who = self.reviewer or default_reviewer() or "unknown"

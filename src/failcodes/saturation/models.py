@@ -169,6 +169,26 @@ class StopState(FrozenModel):
     closed_rounds: int
     rounds_without_new: int = Field(description="Trailing closed rounds with no new pattern.")
     saturated: bool
+    thin_rounds: tuple[int, ...] = Field(
+        default=(),
+        description="Trailing rounds with no new pattern left out of the count: the judge "
+        "scored fewer than min_scored of their units (a judge that answered nothing valid, or "
+        "the pool's last few units), so they looked at too little to say nothing is new.",
+    )
+    min_scored: int = Field(default=0, description="Scored units a round needs to count.")
+
+    def line(self) -> str:
+        """``stop rule: N/K rounds without new patterns`` and the rounds left out of it."""
+        text = f"stop rule: {self.rounds_without_new}/{self.k} rounds without new patterns"
+        if self.saturated:
+            text += " - SATURATED"
+        if self.thin_rounds:
+            rounds = ", ".join(str(n) for n in self.thin_rounds)
+            text += (
+                f"; not counted: round(s) {rounds} (the judge scored fewer than "
+                f"{self.min_scored} of the round's units, half the batch size)"
+            )
+        return text
 
 
 class AccumulationPoint(FrozenModel):

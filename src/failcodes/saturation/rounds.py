@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from failcodes import codebook as codebook_module
-from failcodes.annotations import Annotation
+from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Codebook
 from failcodes.runlock import folder_lock
 from failcodes.saturation.changes import (
@@ -490,16 +490,33 @@ def close_round(store: ProjectStore, number: int) -> RoundRecord:
 # stop rule and accumulation curve
 # ---------------------------------------------------------------------------------------
 def stop_state(store: ProjectStore) -> StopState:
-    """K consecutive closed rounds with no accepted new pattern means saturated."""
-    k = store.config().stop_k
+    """K consecutive closed rounds with no accepted new pattern means saturated.
+
+    A round counts only when the judge scored at least half the batch size of its units: a
+    judge whose every answer was invalid (all unscored) gave the proposer nothing to look at,
+    and three such rounds read "saturated" (exit 0). Such a thin round neither counts nor
+    breaks the run of rounds without new patterns; :attr:`StopState.thin_rounds` names it.
+    """
+    config = store.config()
+    need = (config.batch_size + 1) // 2
     closed = [r for r in store.rounds() if r.phase is RoundPhase.CLOSED]
     trailing = 0
+    thin: list[int] = []
     for r in reversed(closed):
         if r.new_patterns:
             break
+        scored = sum(a.status is Status.SCORED for a in store.round_annotations(r.number))
+        if scored < need:
+            thin.append(r.number)
+            continue
         trailing += 1
     return StopState(
-        k=k, closed_rounds=len(closed), rounds_without_new=trailing, saturated=trailing >= k
+        k=config.stop_k,
+        closed_rounds=len(closed),
+        rounds_without_new=trailing,
+        saturated=trailing >= config.stop_k,
+        thin_rounds=tuple(sorted(thin)),
+        min_scored=need,
     )
 
 

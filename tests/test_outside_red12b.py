@@ -1,0 +1,108 @@
+"""Outside red-team, session 12 (t12red2): review side, saturation and readers.
+
+Each test is a shape that gave a wrong number or conclusion at exit 0 before its fix; the
+expected values are worked by hand beside the assertions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.codebook import Codebook
+from failcodes.saturation import (
+    ProjectConfig,
+    ProjectStore,
+    ScriptedCoder,
+    ScriptedProposer,
+    init_project,
+    run_round,
+    stop_state,
+)
+from failcodes.units import Unit, UnitKind
+from tests.saturation.satfixtures import make_pool, small_codebook
+
+
+class _InvalidAnswers:
+    """An LLM judge whose every answer failed validation: each unit comes back unscored."""
+
+    name = "openai:tiny"
+    kind = CoderKind.LLM
+
+    def code(
+        self, units: Sequence[Unit], codebook: Codebook, *, workdir: Path
+    ) -> Iterator[Annotation]:
+        del workdir
+        for unit in units:
+            yield Annotation(
+                unit_id=unit.id,
+                unit_kind=unit.kind,
+                codebook=codebook.ref(),
+                coder=self.name,
+                coder_kind=CoderKind.LLM,
+                status=Status.UNSCORED,
+                reason="invalid answer after 2 attempts: no codes",
+            )
+
+
+def _project(tmp_path: Path) -> ProjectStore:
+    config = ProjectConfig(
+        name="demo", kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
+    )
+    return init_project(tmp_path / "proj", config, small_codebook(), make_pool())
+
+
+def test_rounds_the_judge_scored_nothing_do_not_make_the_codebook_saturated(
+    tmp_path: Path,
+) -> None:
+    """Three rounds of 5 units, every answer invalid: the proposer saw 0 coded units each time.
+
+    Before: each round closed with 0 new patterns and stop_state said saturated (3/3), and the
+    fourth round was refused as "saturated", exit 0 all along. A round now counts only with at
+    least ceil(5 / 2) = 3 scored units; these scored 0, so 0 rounds count.
+    """
+    store = _project(tmp_path)
+    proposer = ScriptedProposer({})
+    for _ in range(3):
+        run_round(store, _InvalidAnswers(), proposer)
+    state = stop_state(store)
+    assert (state.closed_rounds, state.rounds_without_new, state.saturated) == (3, 0, False)
+    assert state.thin_rounds == (1, 2, 3)
+    assert state.min_scored == 3  # (5 + 1) // 2
+    assert state.line() == (
+        "stop rule: 0/3 rounds without new patterns; not counted: round(s) 1, 2, 3 (the judge "
+        "scored fewer than 3 of the round's units, half the batch size)"
+    )
+
+
+def test_a_thin_round_neither_counts_nor_breaks_the_run(tmp_path: Path) -> None:
+    """Round 1 all unscored, rounds 2-4 scored 5 of 5, nothing new: 3 rounds count, saturated."""
+    store = _project(tmp_path)
+    proposer = ScriptedProposer({})
+    run_round(store, _InvalidAnswers(), proposer)
+    for _ in range(3):
+        run_round(store, ScriptedCoder(), proposer)
+    state = stop_state(store)
+    assert (state.closed_rounds, state.rounds_without_new, state.saturated) == (4, 3, True)
+    assert state.thin_rounds == (1,)  # in the run of rounds without new patterns, not counted
+    assert state.line().startswith("stop rule: 3/3 rounds without new patterns - SATURATED; ")
+
+
+def test_the_round_command_says_how_many_units_the_judge_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`saturate round` printed "5 units coded by openai:tiny" for 5 unscored units."""
+    from failcodes.commands.saturate import SaturateRoundRequest
+    from failcodes.saturation import inputs
+
+    store = _project(tmp_path)
+    monkeypatch.setattr(inputs, "resolve_coder", lambda *_a, **_k: _InvalidAnswers())
+    done = SaturateRoundRequest(name="demo", folder=store.root, judge="offline").run()
+    assert (
+        "note: the judge scored 0 of 5 units (5 unscored, e.g. 'invalid answer after 2 "
+        "attempts: no codes'); the proposer saw the scored ones only"
+    ) in done.notes
+    assert done.stop.thin_rounds == (1,)
