@@ -46,6 +46,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from _launch import measured
+
 REPO = Path(__file__).resolve().parent.parent
 CODEBOOK = REPO / "taxonomy" / "medical-fact-check.v1.yaml"
 SENTENCES = 10_000
@@ -220,20 +222,16 @@ print(n)
 
 
 def run(cmd: list[str], env: dict[str, str], cwd: Path, out: Path | None) -> tuple[float, float]:
-    """Run ``cmd``; return (wall seconds, peak RSS in MB) of the child. Fails loudly."""
+    """Run ``cmd``; return (wall seconds, own peak RSS in MB) of the child. Fails loudly."""
     stdout = out.open("w") if out is not None else subprocess.DEVNULL
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if out is not None and hasattr(stdout, "close"):
-        stdout.close()  # type: ignore[union-attr]
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.decode()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024
+    try:
+        _, wall, peak, code, err = measured(cmd, env=env, cwd=cwd, stdout=stdout)
+    finally:
+        if out is not None and hasattr(stdout, "close"):
+            stdout.close()  # type: ignore[union-attr]
+    if code != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({code}):\n{err.decode()[-2000:]}")
+    return wall, peak
 
 
 def bench_scale(

@@ -56,9 +56,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from _launch import measured
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
@@ -102,21 +103,16 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
 
 
 def measure(cmd: list[str], out: Path | None = None) -> dict[str, float]:
-    """Run ``cmd`` (stdout to ``out``); its CPU-s, wall-s and peak RSS (MB). Fails loudly."""
-    env = ENV
+    """Run ``cmd`` (stdout to ``out``); its CPU-s, wall-s and own peak RSS (MB). Fails loudly."""
     sink = out.open("w") if out is not None else subprocess.DEVNULL
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if out is not None and hasattr(sink, "close"):
-        sink.close()  # type: ignore[union-attr]
-    if os.waitstatus_to_exitcode(status) != 0:
+    try:
+        cpu, wall, peak, code, err = measured(cmd, env=ENV, stdout=sink)
+    finally:
+        if out is not None and hasattr(sink, "close"):
+            sink.close()  # type: ignore[union-attr]
+    if code != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{err.decode()[-2000:]}")
-    cpu = usage.ru_utime + usage.ru_stime
-    return {"cpu_s": cpu, "wall_s": wall, "peak_mb": usage.ru_maxrss / 1024}
+    return {"cpu_s": cpu, "wall_s": wall, "peak_mb": peak}
 
 
 def metrics_equal(tool: Path, script: Path) -> tuple[bool, float]:

@@ -59,6 +59,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _launch import measured as measured_cmd
+
 REPO = Path(__file__).resolve().parent.parent
 CODEBOOK = "medical-fact-check.v1.yaml"
 TARGET_TOTAL_CPU = 400.0
@@ -140,34 +142,17 @@ def generate(folder: Path, scale: float, seed: int) -> None:
 
 
 def measured(cmd: list[str], env: dict[str, str] | None, log: Path) -> tuple[float, float, float]:
-    """Run ``cmd`` (output to ``log``); return (CPU s, wall s, peak RSS MB). Fails loudly.
+    """Run ``cmd`` (output to ``log``); return (CPU s, wall s, own peak RSS MB). Fails loudly.
 
-    Through a small launcher process: a child started from a large process (the driver,
-    after planning) starts its life in the parent's memory until it executes the command,
-    and Linux counts that memory in the child's peak (``exec`` keeps the old image's high
-    water mark). The launcher is small, so the command's peak is its own.
+    Through bench/_launch.py's small launcher (the driver is large after planning, and a
+    child started from it would count the driver's memory as its own peak).
     """
-    out = log.with_suffix(".usage.json")
-    start = time.perf_counter()
-    launcher = [sys.executable, str(Path(__file__).resolve()), "--launch", str(out), "--", *cmd]
     with log.open("w") as fh:
-        code = subprocess.run(launcher, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
-    wall = time.perf_counter() - start
+        cpu, wall, peak, code, _ = measured_cmd(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT)
     if code != 0:
         tail = log.read_text(errors="replace")[-2000:]
         raise SystemExit(f"{' '.join(cmd)} failed:\n{tail}")
-    usage = json.loads(out.read_text())
-    out.unlink()
-    return usage["cpu_s"], wall, usage["peak_mb"]
-
-
-def launch(out: Path, cmd: list[str]) -> int:
-    """The launcher: run ``cmd`` (output inherited), write its CPU and peak RSS to ``out``."""
-    proc = subprocess.Popen(cmd)
-    _, status, usage = os.wait4(proc.pid, 0)
-    rec = {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
-    out.write_text(json.dumps(rec))
-    return os.waitstatus_to_exitcode(status)
+    return cpu, wall, peak
 
 
 REPLICATED = "REPLICATED, not a judge measurement"
@@ -483,11 +468,7 @@ def main() -> None:
     parser.add_argument("--generate", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--drive", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--record", type=Path, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--launch", type=Path, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("cmd", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.launch is not None:
-        raise SystemExit(launch(args.launch, args.cmd))
     if args.generate is not None:
         generate(args.generate, float(args.scales), args.seed)
         return
