@@ -119,6 +119,11 @@ class ReportInputs(BaseModel):
         default_factory=dict, description="part -> {error subcode: coded rows}"
     )
     attribution_table: pd.DataFrame | None = None
+    attribution_caption: str = Field(
+        default="",
+        description="Added to the attribution captions: the disagreements' error mapping, and "
+        "how many are in more than one data set",
+    )
     agreement: pd.DataFrame | None = None
     panel_agreement: pd.DataFrame | None = Field(
         default=None,
@@ -359,7 +364,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.figure(
                     "attribution",
                     figs.attribution_flow(inputs.attribution, inputs.error_codes),
-                    f"Disagreements -> pipeline stage -> dominant subcodes{tag}",
+                    f"Disagreements -> pipeline stage -> dominant subcodes{tag}"
+                    f"{inputs.attribution_caption}",
                 )
             )
         sec.notes.append(ATTRIBUTION_RULE_NOTE)
@@ -368,7 +374,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     "attribution",
                     inputs.attribution_table,
-                    f"Attribution summary{tag}{ATTRIBUTION_ROWS}",
+                    f"Attribution summary{tag}{ATTRIBUTION_ROWS}{inputs.attribution_caption}",
                 )
             )
         for i, (corr_caption, corr_table, numbers) in enumerate(inputs.corrected_attribution):

@@ -23,6 +23,7 @@ With several datasets, groups are prefixed ``<dataset>/`` so systems of differen
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -360,6 +361,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # tallies once the codebook is known (its dimensions are the columns counted)
     coded: list[tuple[Path, list[str], str, str]] = []
     with_rows: dict[str, set[str]] = {}  # the systems each attribution table has rows of
+    in_sets: dict[tuple[str, ...], set[str]] = {}  # a disagreement's ids -> its data sets
     for name in layout.attribution_datasets():
         for path, kind in (
             (layout.per_passage(name), "per_passage"),
@@ -373,6 +375,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
             by_system = att.assign(system=att.get("system", "all"))
             with_rows[name] = {str(v) for v in by_system["system"]}
+            ids = [c for c in ("system", "question_id", "sentence_id", "claim_id") if c in att]
+            for key in att[ids].astype(str).itertuples(index=False, name=None) if ids else ():
+                in_sets.setdefault(key, set()).add(name)
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
     panel_rows: list[dict[str, Any]] = []
     rule_rows: list[dict[str, Any]] = []
@@ -539,6 +544,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution=attributed or None,
         error_codes=error_codes,
         attribution_table=stage_table if not stage_table.empty else None,
+        attribution_caption=_attribution_caption(layout, with_rows, in_sets),
         agreement=agreement,
         panel_agreement=pd.DataFrame(panel_rows) if panel_rows else None,
         panel_rules=pd.DataFrame(rule_rows) if rule_rows else None,
@@ -573,6 +579,35 @@ def _comparisons_frame(rows: list[dict[str, Any]]) -> pd.DataFrame | None:
     if frame["mapping"].isna().all():
         frame = frame.drop(columns=["mapping"])
     return frame
+
+
+def _attribution_caption(
+    layout: StudyLayout, with_rows: Mapping[str, object], in_sets: dict[tuple[str, ...], set[str]]
+) -> str:
+    """What the attribution summary's disagreements are: their mapping, and repeats.
+
+    The metrics tables show every mapping of ``[metrics]``; the disagreements attributed are
+    one mapping's (``[disagreements]``), named nowhere. Several data sets holding one
+    disagreement (a pilot's questions inside the full set) were summed into ``all`` twice.
+    """
+    mappings = {}
+    for name in with_rows:
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, StopIteration):
+            with layout.disagreements(name).open("rb") as handle:
+                first = json.loads(next(line for line in handle if line.strip()))
+            mappings[name] = f"{first['mapping']} ({first['level']} level)"
+    text = ""
+    if len(set(mappings.values())) == 1:
+        text = f"; error mapping {next(iter(mappings.values()))}"
+    elif mappings:
+        text = "; error mapping per data set: " + ", ".join(f"{k} {v}" for k, v in mappings.items())
+    shared = sum(len(sets) > 1 for sets in in_sets.values())
+    if shared:
+        text += (
+            f"; {shared} disagreement(s) have the system and ids of one in another data set "
+            "(overlapping data sets?): the all row counts each once per data set"
+        )
+    return text
 
 
 def _no_disagreement_notes(

@@ -1,0 +1,99 @@
+"""Outside red-team, session 12 (t12red1): shapes the other tests do not use.
+
+Each test holds the value computed by hand beside its assertion, or the one-line refusal.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+#: One row per claim (= sentence), one verdict column per system (a wide table), verdicts
+#: spelt as pipelines write them: trailing spaces, capitals, 'Not enough info', 'NEI', and
+#: llama's numeric codes (1 supported, 0 refuted; an empty cell: no verdict, dropped).
+_WIDE = """question_id,sentence_id,claim,gpt,claude,llama,gold
+q1,s1,Aspirin lowers fever,Supported ,supported,1,correct
+q1,s2,Aspirin cures cancer,REFUTED,Not enough info,0,wrong
+q2,s3,Statins lower LDL, supported,NEI,1,correct
+q2,s4,Vitamin C cures colds,Not Enough Info,refuted,0,wrong
+q3,s5,Metformin for T2D,supported,Supported,,correct
+q3,s6,Antibiotics treat viruses,supported,REFUTED ,0,wrong
+"""
+
+_DATASET = """
+[[datasets]]
+name = "{name}"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["{file}"]
+verdict_column = ["gpt", "claude", "llama"]
+label_rule = "gold = wrong -> error"
+alias = ["1=supported", "0=refuted"]
+option = ["no_verdict=drop"]
+labels = true
+[[datasets.pipelines]]
+system = "*"
+evidence = "none"
+"""
+
+_TAIL = """
+[metrics]
+mappings = ["refuted", "non_supported"]
+bootstrap = 0
+
+[disagreements]
+mapping = "non_supported"
+
+[judge]
+judge = "offline"
+
+[review]
+labelstudio = false
+"""
+
+
+def _wide_study(root: Path, datasets: dict[str, str]) -> Path:
+    """A closed-book study of the wide table; ``datasets``: name -> the table's rows kept."""
+    from failcodes.codebook import bundled_dir
+
+    root.mkdir()
+    body = 'name = "wide"\ncodebook = "medical-fact-check.v1.yaml"\n'
+    header, *rows = _WIDE.splitlines()
+    for name, keep in datasets.items():
+        kept = [r for r in rows if r.split(",")[1] in keep.split()]
+        (root / f"{name}.csv").write_text("\n".join([header, *kept]) + "\n")
+        body += _DATASET.format(name=name, file=f"{name}.csv")
+    (root / "failcodes.toml").write_text(body + _TAIL)
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
+    return root
+
+
+# ---------------------------------------------------------------------------------------
+# report: which error mapping the attributed disagreements are under; overlapping data sets
+# ---------------------------------------------------------------------------------------
+def test_attribution_names_its_mapping_and_data_sets_that_overlap(tmp_path: Path) -> None:
+    import failcodes
+
+    # 'full' holds every row, 'pilot' the rows of q1 and q2 (s1-s4): pilot overlaps full.
+    study = _wide_study(tmp_path / "st", {"full": "s1 s2 s3 s4 s5 s6", "pilot": "s1 s2 s3 s4"})
+    failcodes.run_study(study)
+    # Errors (gold wrong): s2, s4, s6. Under non_supported (flag = not supported):
+    #   gpt    flags s2 (REFUTED), s4 (Not Enough Info)          -> full: FN s6      = 1
+    #   claude flags s2, s3 (NEI), s4, s6                        -> full: FP s3      = 1
+    #   llama  flags s2, s4, s6 (0 = refuted); s5 has no claim   -> 0
+    #   pilot (s1-s4): gpt 0, claude FP s3 = 1, llama 0
+    # all = 1 + 1 + 1 = 3 rows summed, of which claude's FP s3 is the same disagreement twice.
+    table = (study / "report" / "tables" / "attribution.md").read_text().splitlines()
+    rows = {line.split("|")[1].strip(): line for line in table if line.startswith("| ")}
+    assert rows["full/gpt"].endswith("| 1 |") and rows["full/claude"].endswith("| 1 |")
+    assert rows["pilot/claude"].endswith("| 1 |") and rows["all"].endswith("| 3 |")
+    caption = table[0]
+    # the metrics tables show refuted and non_supported; these disagreements are one mapping's
+    # (refuted would give gpt FN s4, FN s6 and claude FN s2: other rows)
+    assert "error mapping non_supported (sentence level)" in caption
+    assert (
+        "1 disagreement(s) have the system and ids of one in another data set (overlapping "
+        "data sets?): the all row counts each once per data set"
+    ) in caption
+    page = (study / "report" / "index.html").read_text()
+    assert "dominant subcodes; error mapping non_supported (sentence level)" in page
