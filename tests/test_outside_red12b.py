@@ -6,8 +6,10 @@ expected values are worked by hand beside the assertions.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +108,59 @@ def test_the_round_command_says_how_many_units_the_judge_scored(
         "attempts: no codes'); the proposer saw the scored ones only"
     ) in done.notes
     assert done.stop.thin_rounds == (1,)
+
+
+def _ls_task(n: int, annotations: list[dict[str, Any]]) -> dict[str, Any]:
+    from failcodes.labelstudio.tasks import build_tasks
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+
+    data = build_tasks([retrieval_unit(n)], toy_codebook(), UnitKind.RETRIEVAL)[0]["data"]
+    return {"id": 100 + n, "data": data, "annotations": annotations, "project": 7}
+
+
+def _ls_ann(by: int, entity: str) -> dict[str, Any]:
+    result = [
+        {"from_name": d, "to_name": "claim", "type": "choices", "value": {"choices": [c]}}
+        for d, c in (("entity", entity), ("scope", "exact_scope"))
+    ]
+    return {"completed_by": by, "result": result, "updated_at": "2026-12-01T09:00:00Z"}
+
+
+def test_a_pull_that_lacks_earlier_reviews_does_not_write_over_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Alice reviewed tasks 101 and 102; task 102 was then deleted in Label Studio.
+
+    Importing the newer export into the file of the first import wrote 1 annotation over 2, exit
+    0: unit 2's review was gone (its task and annotation went with the deletion). Now refused,
+    naming the file and the first review it would lose; the file keeps both lines.
+    """
+    from tests.cli_helpers import run_cli
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    first, later = tmp_path / "first.json", tmp_path / "later.json"
+    first.write_text(
+        json.dumps(
+            [_ls_task(1, [_ls_ann(3, "irrelevant")]), _ls_task(2, [_ls_ann(3, "exact_entity")])]
+        )
+    )
+    later.write_text(json.dumps([_ls_task(1, [_ls_ann(3, "irrelevant")])]))
+    out = tmp_path / "review" / "alice.jsonl"
+    args = ["labelstudio", "import", "-p", "retrieval", "-c", str(cb), "--user", "3=alice"]
+    code, _, err = run_cli([*args, str(first), "-o", str(out)], capsys)
+    assert code == 0, err
+    before = out.read_text()
+    assert len(before.splitlines()) == 2
+    code, _, err = run_cli([*args, str(first), "-o", str(out)], capsys)
+    assert code == 0, err  # the same export again: nothing lost, written as before
+    code, _, err = run_cli([*args, str(later), "-o", str(out)], capsys)
+    assert code == 2
+    unit2 = retrieval_unit(2).id
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {out}: holds 1 annotation(s) that this export does not (first: unit "
+        f"{unit2} by alice; tasks or annotations deleted in Label Studio?): writing would lose "
+        "them; write to another file (-o), or move this one away first"
+    ]
+    assert out.read_text() == before

@@ -121,6 +121,33 @@ def _check_kept(result: ReviewResult, part: UnitKind, source: str | Path) -> Non
     )
 
 
+def _check_nothing_dropped(out: Path, result: ReviewResult, what: str) -> None:
+    """Refuse to write over an annotations file holding reviews the new ones lack.
+
+    A task deleted in Label Studio (or deleted and imported again) takes its annotations with
+    it; the earlier pull was then their last copy, and pulling into it again lost them at exit
+    0. Checked by (unit, coder); a file that is no JSONL is replaced as before.
+    """
+    if not out.is_file():
+        return
+    kept = {(a.unit_id, a.coder) for a in result.annotations}
+    try:
+        earlier = dict.fromkeys(
+            (r.get("unit_id"), r.get("coder")) for _, r in jsonio.iter_jsonl(out)
+        )
+    except InputError:
+        return
+    lost = [key for key in earlier if key not in kept]
+    if lost:
+        unit, coder = lost[0]
+        raise InputError(
+            f"holds {len(lost)} annotation(s) that this {what} does not (first: unit {unit} by "
+            f"{coder}; tasks or annotations deleted in Label Studio?): writing would lose them; "
+            "write to another file (-o), or move this one away first",
+            path=out,
+        )
+
+
 def _report(result: ReviewResult, out: Path) -> None:
     for problem in result.problems[:MAX_PROBLEMS_SHOWN]:
         typer.echo(f"failcodes: warning: {problem}", err=True)
@@ -219,6 +246,7 @@ def pull_cmd(
     with LabelStudioClient(url, token) as client:
         result = client.pull(cb, part, project, annotators=annotator or [])
     _check_kept(result, part, f"Label Studio project {project}")
+    _check_nothing_dropped(out, result, "pull")
     write_jsonl(out, result.annotations)
     _report(result, out)
 
@@ -256,6 +284,7 @@ def import_cmd(
         tasks, cb, part, users=users, project=project_id, source=str(export)
     )
     _check_kept(result, part, export)
+    _check_nothing_dropped(out, result, "export")
     write_jsonl(out, result.annotations)
     _report(result, out)
 
