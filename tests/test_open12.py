@@ -26,3 +26,76 @@ def test_compare_file_with_systems_names_the_id_column_and_rows_sharing_an_id(
         ["compare", str(path), "--systems", "sysA,sysB", "--unit-column", "id"], capsys
     )
     assert code == 0 and "unit ids: column(s) 'id' (2 rows share" in out.splitlines()[0]
+
+
+def _selected_on_another_code(root: Path) -> None:
+    """100 units of retriever A; u000..u049 drawn. The judge codes exact_entity on even units
+    (all high), partial_entity where i % 4 == 1, entity_mismatch where i % 4 == 3. The reviewer
+    agrees with the judge on the 13 drawn even units u000..u024 and the 13 drawn partial ones
+    (u001, u005, ..., u049): 26 reviewed, none of the 12 drawn entity_mismatch units."""
+    from failcodes.study.layout import StudyLayout
+    from failcodes.units import UnitKind
+    from tests.test_outside_review11 import _entity
+    from tests.test_review_plan import coded_table, write_half_plan
+
+    def code(i: int) -> str:
+        return "exact_entity" if i % 2 == 0 else ("partial_entity", "entity_mismatch")[i % 4 // 2]
+
+    judge = {f"u{i:03d}": code(i) for i in range(100)}
+    table = StudyLayout.of(root).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
+    drawn = [f"u{i:03d}" for i in range(50)]
+    write_half_plan(root, "p", UnitKind.RETRIEVAL, table, drawn, list(judge))
+    reviewed = [f"u{i:03d}" for i in range(0, 25, 2)] + [f"u{i:03d}" for i in range(1, 50, 4)]
+    reviews = [_entity(u, judge[u]) for u in reviewed]
+    (root / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in reviews), encoding="utf-8"
+    )
+
+
+#: Fisher's exact test on the drawn units, reviewed (26) vs not (24), of each judge split:
+#: all_high (= exact_entity) 13/26 vs 12/24: p = 1; partial_entity 13/26 vs 0/24: p =
+#: [C(26,13) + C(24,13)] / C(50,13) = 3.6e-5; entity_mismatch 0/26 vs 12/24: p = C(24,12) /
+#: C(50,12) = 2.23e-5 (the other tail, C(26,12) / C(50,12) = 7.96e-5, is more likely than
+#: the table seen). Three distinct splits (exact_entity is all_high's): Bonferroni 3 x 2.23e-5
+#: = 6.7e-5.
+SKEW_ON_A_CODE = (
+    "the reviewed units are not a random part of the drawn ones: the judge coded entity_match "
+    "entity_mismatch on 0 of 26 reviewed and 12 of 24 drawn but not reviewed (Fisher p = "
+    "6.7e-05); counting those as not drawn biases the human and corrected shares toward the "
+    "units reviewed"
+)
+
+
+def test_reviews_selected_on_a_code_other_than_the_flag_are_said_not_missing_at_random(
+    tmp_path: Path,
+) -> None:
+    # Before: the check tested the judge's all_high only (13/26 vs 12/24, p = 1) and said
+    # nothing, while human-only entity_mismatch read 0.0 (0 of the 26 reviewed; the judge, who
+    # the reviewer agrees with everywhere, codes it on 25 of 100 units).
+    from failcodes.report.rundir import load_run_dir
+    from failcodes.units import UnitKind
+
+    _selected_on_another_code(tmp_path)
+    inputs = load_run_dir(tmp_path)
+    [(caption, table)] = inputs.corrected[UnitKind.RETRIEVAL]
+    assert (
+        f"(24 not yet, counted as not drawn, which assumes they are missing at random); "
+        f"{SKEW_ON_A_CODE}" in caption
+    )
+    assert inputs.notes["corrected:retrieval"] == [f"Plan 'p': {SKEW_ON_A_CODE}"]
+    mismatch = table[table["code"] == "entity_mismatch"].iloc[0]
+    assert mismatch["human-only (%)"].startswith("0.0 [")
+    assert mismatch["note"].startswith("the missing reviews are not missing at random (caption)")
+
+
+def test_review_status_warns_of_reviews_selected_on_another_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _selected_on_another_code(tmp_path)
+    plan = tmp_path / "review" / "plans" / "p.json"
+    reviews = tmp_path / "review" / "alice.jsonl"
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(reviews)], capsys)
+    assert code == 0 and "estimation sample 26/50 reviewed" in out
+    assert err == f"failcodes: warning: {SKEW_ON_A_CODE}\n"

@@ -922,6 +922,17 @@ def _columns(dims: list[str], flag: str, *, passage: bool) -> list[str]:
     return [*head, "unit_id", "status", "coder", "coder_kind", *dims, "assessed_dimensions", flag]
 
 
+#: The columns of a wide table (:func:`coded_columns`) that hold no dimension's codes.
+_NOT_CODES = frozenset(
+    [*_columns([], "all_high", passage=True), *_columns([], "all_correct", passage=False)]
+)
+
+
+def code_columns(columns: Iterable[object]) -> list[str]:
+    """The dimension columns of a wide table (:func:`coded_columns`): every other is named."""
+    return [str(c) for c in columns if str(c) not in _NOT_CODES]
+
+
 def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
     """Share of coded rows with ``flag`` true, per ``by`` group (uncoded rows excluded).
 

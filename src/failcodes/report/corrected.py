@@ -27,7 +27,13 @@ from typing import Any
 import pandas as pd
 
 from failcodes.annotations import Annotation, Status
-from failcodes.attribution import ReviewedAttribution, Stage, cell_codes, is_all_high
+from failcodes.attribution import (
+    ReviewedAttribution,
+    Stage,
+    cell_codes,
+    code_columns,
+    is_all_high,
+)
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
 from failcodes.report.tables import summary_row
@@ -325,38 +331,57 @@ def review_skew(coded: pd.DataFrame, plan: ReviewPlan, reviewed: AbstractSet[str
     """Why the reviewed units are not a random part of the plan's drawn units, or None.
 
     A drawn unit not reviewed counts as not drawn, which assumes the missing reviews are
-    missing at random within its stratum. The judge's summary flag (all high / all correct) is
-    known for every drawn unit: when, within a stratum, it differs between the reviewed and the
-    other drawn units (two-sided Fisher exact test, Bonferroni over the strata tested, p <
+    missing at random within its stratum. The judge's codes are known for every drawn unit:
+    when, within a stratum, the judge's summary flag (all high / all correct) or one of its
+    codes (a split of the units by ``code in cell``) differs between the reviewed and the other
+    drawn units (two-sided Fisher exact test, Bonferroni over the distinct splits tested, p <
     :data:`SKEW_P`), the reviews are not a random part (a reviewer who worked down a list
-    sorted by the judge's code), and the shares are biased toward them. (Across strata drawn by
+    sorted by the judge's code), and the shares are biased toward them. A reviewer who picked
+    one code's units (the flag alike on both sides) was missed when the flag alone was tested.
+    Splits that are the same or each other's complement are one test. (Across strata drawn by
     the judge's code such a difference is accounted for: each stratum is estimated alone.)
     """
     from scipy.stats import fisher_exact  # lazy: scipy.stats costs ~0.3 s at start-up
 
     flag = FLAG_COLUMN[plan.part]
     units = coded.drop_duplicates("unit_id")
-    known = {
-        str(u): _flag(v) for u, v in zip(units["unit_id"], units[flag], strict=True) if pd.notna(v)
-    }
-    found: list[tuple[float, int, int, int, int]] = []
+    ids = [str(u) for u in units["unit_id"]]
+    splits: list[tuple[str, dict[str, bool]]] = [
+        (
+            f"the judge's {flag} is true for",
+            {u: bool(_flag(v)) for u, v in zip(ids, units[flag], strict=True) if pd.notna(v)},
+        )
+    ]
+    for dim in code_columns(coded.columns):
+        cells = {u: cell_codes(v) for u, v in zip(ids, units[dim], strict=True) if cell_codes(v)}
+        for code in sorted({c for codes in cells.values() for c in codes}):
+            splits.append(
+                (f"the judge coded {dim} {code} on", {u: code in cs for u, cs in cells.items()})
+            )
+    found: list[tuple[float, int, str, int, int, int, int]] = []
+    tested: set[frozenset[str]] = set()
     for stratum in plan.strata:
         drawn = {u for u in plan.estimation_ids() if plan.unit_strata.get(u) == stratum.key}
-        done = [known[u] for u in drawn & reviewed if u in known]
-        rest = [known[u] for u in drawn - reviewed if u in known]
-        if done and rest:
-            a, c = int(sum(done)), int(sum(rest))
+        for order, (words, known) in enumerate(splits):
+            done = [u for u in drawn & reviewed if u in known]
+            rest = [u for u in drawn - reviewed if u in known]
+            side = frozenset(u for u in (*done, *rest) if known[u])
+            other = frozenset(u for u in (*done, *rest) if not known[u])
+            if not (done and rest and side and other) or {side, other} & tested:
+                continue
+            tested.add(side)
+            a, c = sum(known[u] for u in done), sum(known[u] for u in rest)
             p = float(fisher_exact([[a, len(done) - a], [c, len(rest) - c]]).pvalue)
-            found.append((p, a, len(done), c, len(rest)))
+            found.append((p, order, words, a, len(done), c, len(rest)))
     if not found:
         return None
-    p, a, n_done, c, n_rest = min(found)
+    p, _, words, a, n_done, c, n_rest = min(found)
     if p * len(found) >= SKEW_P:
         return None
     where = " (in one stratum)" if len(plan.strata) > 1 else ""
     return (
-        f"the reviewed units are not a random part of the drawn ones{where}: the judge's {flag} "
-        f"is true for {a} of {n_done} reviewed and {c} of {n_rest} drawn but not reviewed "
+        f"the reviewed units are not a random part of the drawn ones{where}: {words} "
+        f"{a} of {n_done} reviewed and {c} of {n_rest} drawn but not reviewed "
         f"(Fisher p = {min(1.0, p * len(found)):.2g}); counting those as not drawn biases the "
         "human and corrected shares toward the units reviewed"
     )
