@@ -8,6 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 #: One row per claim (= sentence), one verdict column per system (a wide table), verdicts
 #: spelt as pipelines write them: trailing spaces, capitals, 'Not enough info', 'NEI', and
 #: llama's numeric codes (1 supported, 0 refuted; an empty cell: no verdict, dropped).
@@ -97,3 +99,39 @@ def test_attribution_names_its_mapping_and_data_sets_that_overlap(tmp_path: Path
     ) in caption
     page = (study / "report" / "index.html").read_text()
     assert "dominant subcodes; error mapping non_supported (sentence level)" in page
+
+
+# ---------------------------------------------------------------------------------------
+# ingest: a label rule's implied opposite given to R's missing mark 'NA'
+# ---------------------------------------------------------------------------------------
+def test_a_missing_mark_is_no_value_under_a_rule_with_an_implied_opposite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    # R's write.csv writes a missing gold as NA; the same frame as Parquet holds a null, which
+    # is refused ("no value ... add 'otherwise -> skip'"). Read as a value, NA got no_error:
+    # s3 a true negative it was never labelled as (2 error / 2 no-error, exit 0).
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,verdict,gold\n"
+        "q1,s1,a,supported,ok\nq1,s2,b,refuted,bad\nq2,s3,c,supported,NA\nq2,s4,d,refuted,bad\n"
+    )
+    out = [str(tmp_path / "t.jsonl"), "--labels-out", str(tmp_path / "l.jsonl")]
+    base = ["ingest", "generic", str(table), "-o", *out, "--system", "A"]
+    code, _, err = run_cli([*base, "--label-rule", "gold = bad -> error"], capsys)
+    assert code == 2
+    # the header is line 1, s3 line 4
+    assert f"{table}:4, field 'gold': no value ('NA', a missing mark), and" in err
+    assert not (tmp_path / "l.jsonl").exists()
+    # 'otherwise -> skip' leaves it unlabelled: s1 no error, s2 and s4 errors, s3 skipped
+    rule = "gold = bad -> error; gold = ok -> no_error; otherwise -> skip"
+    code, _, err = run_cli([*base, "--label-rule", rule], capsys)
+    assert code == 0
+    assert "2 error / 1 no-error sentence labels, 1 row(s) skipped" in err
+    # a rule naming NA reads it as that value: s3 no error -> 2 error / 2 no-error
+    code, _, err = run_cli(
+        [*base, "--label-rule", "gold in {bad} -> error; gold in {ok, NA} -> no_error"], capsys
+    )
+    assert code == 0
+    assert "2 error / 2 no-error sentence labels" in err

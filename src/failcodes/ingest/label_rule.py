@@ -103,7 +103,7 @@ class LabelRule:
         default_factory=dict, compare=False, repr=False
     )
     #: The first row without a value, under an ``implied`` opposite.
-    blank: list[tuple[str | None, int | None]] = field(
+    blank: list[tuple[str | None, int | None, str]] = field(
         default_factory=list, compare=False, repr=False
     )
 
@@ -122,13 +122,17 @@ class LabelRule:
         key = None
         if value is not None and not (isinstance(value, str) and not value.strip()):
             key = _key(value)
-            if key not in self.seen and len(self.seen) < _SEEN_CAP:
+            if self.implied and key in _MISSING and key not in self.outcomes:
+                key = None  # R's NA, Excel's #N/A: no value, as the null they stand for
+            elif key not in self.seen and len(self.seen) < _SEEN_CAP:
                 self.seen[key] = (str(value).strip(), path, line)
-            found = self.outcomes.get(key)
+            found = self.outcomes.get(key) if key is not None else None
             if found is not None:
                 return found
         if self.implied and key is None:  # said by unmatched(), after the column checks
-            self.blank[:] = self.blank or [(path, line)]
+            text = "" if value is None else str(value).strip()
+            mark = f" ({text!r}, a missing mark)" if text else ""
+            self.blank[:] = self.blank or [(path, line, mark)]
             return Outcome.SKIP
         if self.otherwise is not None:
             return self.otherwise
@@ -153,11 +157,11 @@ class LabelRule:
         category this sample lacks) is said in the note.
         """
         if self.blank:  # unrated: read as the opposite, it was one more true negative
-            path, line = self.blank[0]
+            path, line, mark = self.blank[0]
             raise InputError(
-                f"no value, and --label-rule {self.text!r} gives {self.otherwise} to the other "
-                f"values, not to a row without one: add 'otherwise -> skip' to leave such rows "
-                "unlabelled (or 'otherwise -> no_error')",
+                f"no value{mark}, and --label-rule {self.text!r} gives {self.otherwise} to the "
+                f"other values, not to a row without one: add 'otherwise -> skip' to leave such "
+                "rows unlabelled (or 'otherwise -> no_error')",
                 path=path,
                 line=line,
                 field=self.column,
@@ -237,6 +241,11 @@ def _squash(key: str) -> str:
 
 #: Distinct values of the rule's column remembered for :meth:`LabelRule.unmatched`.
 _SEEN_CAP = 10_000
+#: Marks of a missing value a table writer leaves (R's write.csv ``NA``, Excel's ``#N/A``),
+#: read as no value under an implied opposite unless the rule names them: there (``gold = bad ->
+#: error``) ``NA`` got no_error, one more true negative, where the same table as Parquet (a
+#: null) was refused. Not ``none`` or ``-``, which label sheets use for "no error".
+_MISSING = frozenset({"na", "n/a", "#n/a", "nan", "null"})
 
 
 _TRUTH = {
