@@ -4353,6 +4353,297 @@ I34RED_CASES: list[Case] = [
 ]
 
 
+def _agree_table(text: str) -> Setup:
+    return _write({"r.csv": text})
+
+
+AGREE_PERCENT = ("agree", "{d}/r.csv", "--stat", "percent", "--bootstrap", "0")
+#: units 1-4 of a wide ratings table (tests/test_outside_tables11.py: 0.750 by hand)
+SCORES = "1,3,3\n2,2,5\n3,1,1\n4,3,3\n"
+
+
+def _total_between(row: str) -> Case:
+    word = row.split(",")[0]
+    return Case(
+        # a total's row between the units was one more unit: percent 0.600 (Mean, Total) or
+        # 0.800 (Subtotal) for 0.750, exit 0 (tests/test_outside_tables11.py)
+        f"agree/{word.rstrip(':').lower()}-row-between-the-units",
+        AGREE_PERCENT,
+        _agree_table("item,r1,r2\n" + SCORES.replace("3,1,1\n", f"{row}\n3,1,1\n")),
+        line=f"failcodes: error: {{d}}/r.csv:4, field 'item': a row of totals between the "
+        f"units? its unit id {word!r} names a total; it would be read as one more unit: "
+        "delete the row (a unit so named: --unit-column item reads every row as a unit)",
+    )
+
+
+def _two_mappings(d: Path) -> None:
+    """dis.jsonl: disagreements under -m refuted and -m non_supported (3 of 2 sentences)."""
+    rows = [("s1", "supported"), ("s2", "no_evidence")]
+    traces = [
+        {"system": "A", "question_id": "q1", "sentence_id": sid, "claim_id": sid}
+        | {"claim": f"claim {sid}", "verdict": verdict, "reasoning": "because"}
+        for sid, verdict in rows
+    ]
+    labels = [
+        {"sentence_id": sid, "question_id": "q1", "has_error": sid == "s1"} for sid, _ in rows
+    ]
+    _write({"t.jsonl": _jsonl(traces), "l.jsonl": _jsonl(labels)})(d)
+    argv = ["disagreements", "--traces", str(d / "t.jsonl"), "--labels", str(d / "l.jsonl")]
+    assert main_quiet([*argv, "-o", str(d / "dis.jsonl"), "-m", "refuted", "-m", "non_supported"])
+    # refuted flags neither sentence: FN s1; non_supported flags s2: FN s1, FP s2
+    lines = (d / "dis.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(s)["mapping"] for s in lines] == ["refuted", *["non_supported"] * 2]
+
+
+def _review_code_not_in_the_codebook(d: Path) -> None:
+    """20 coded units, 10 drawn; alice's reviews spell exact_entity 'Exact entity'."""
+    from tests.test_review_plan import half_reviewed_study, human
+
+    entity = {f"a{i}": "exact_entity" if i % 2 else "partial_entity" for i in range(20)}
+    drawn = [f"a{i}" for i in range(10)]
+    half_reviewed_study(d, entity, drawn, [human(u, "Exact entity") for u in drawn])
+
+
+def _json_min(d: Path) -> None:
+    """A Label Studio JSON-MIN export: each annotation one flat row (task data, choices)."""
+    from failcodes.labelstudio.tasks import build_tasks
+    from failcodes.units import UnitKind
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+
+    data = build_tasks([retrieval_unit(0)], toy_codebook(), UnitKind.RETRIEVAL)[0]["data"]
+    row = {**data, "id": 100, "annotator": 3, "entity": "exact_entity", "scope": "exact_scope"}
+    (d / "min.json").write_text(json.dumps([row]), encoding="utf-8")
+
+
+def _id_parquets(traces: list[object], labels: list[object]) -> Setup:
+    """t.parquet and l.parquet of tests/test_outside_ingest11.py with these number ids."""
+
+    def setup(d: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = {"system": ["A"] * 3, "question_id": [1, 1, 2], "sentence_id": traces}
+        table |= {"claim_id": traces, "claim": ["x", "y", "z"]}
+        table |= {"verdict": ["supported", "refuted", "supported"]}
+        pq.write_table(pa.table(table), d / "t.parquet")
+        has_error = [False, True, True]
+        pq.write_table(pa.table({"sentence_id": labels, "has_error": has_error}), d / "l.parquet")
+
+    return setup
+
+
+def _has_error_parquet(d: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"sentence_id": ["1", "2"], "has_error": [0.0, 2.0]}), d / "l.parquet")
+
+
+def _passage_numbers(d: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = {"id": ["1", "2"], "claim": ["a", "b"], "verdict": ["supported", "refuted"]}
+    numbers = pa.array([[1, 2], [3]], pa.list_(pa.int64()))
+    pq.write_table(pa.table({**table, "ev": numbers}), d / "p.parquet")
+
+
+FRACTION = (
+    "field 'sentence_id': id 4.5 is a number with a fraction (1.10 and 1.1 read as one "
+    "number); expected text or a whole number: save the column as text"
+)
+PER_ANSWER = (
+    "qid,sid,claim,verdict,gold\n"
+    "q1,1,a,refuted,wrong\nq1,2,b,supported,ok\nq2,1,c,supported,wrong\nq2,2,d,supported,ok\n"
+)
+
+# session 11's refusals, each tested before inside its outside file only (issue 30)
+SESSION11_CASES: list[Case] = [
+    *(_total_between(row) for row in ("Mean,2.5,4", "Total,5,8", "Subtotal:,2,2")),
+    Case(
+        # error_R1, severity_R1, error_R2, severity_R2 read as four raters: percent 0.633,
+        # exit 0 (tests/test_outside_tables11.py: --raters gives 0.800 and 0.600)
+        "agree/two-fields-of-each-rater-named-field-first",
+        AGREE_PERCENT,
+        _agree_table(
+            "item,error_R1,severity_R1,error_R2,severity_R2\n1,1,2,1,2\n2,0,0,0,1\n3,1,1,0,0\n"
+            "4,2,2,2,2\n5,0,0,0,0\n"
+        ),
+        line="failcodes: error: {d}/r.csv:1, field 'severity_R1': rater columns error_R1, "
+        "error_R2 and severity_R1, severity_R2 look like two fields ('error', 'severity') of "
+        "the same raters: each column would be a rater; name the rating's columns with "
+        "--raters (e.g. --raters 'error_R1,error_R2')",
+    ),
+    *(
+        Case(
+            # R's NA among text codes was a category: one more agreeing unit, percent 0.750
+            # for the rated units' 0.667, exit 0 (tests/test_outside_tables11.py)
+            f"agree/missing-mark-{mark}-among-text-codes",
+            AGREE_PERCENT,
+            _agree_table(f"item,r1,r2\n1,yes,yes\n2,{mark},{mark}\n3,no,yes\n4,no,no\n"),
+            line=f"failcodes: error: {{d}}/r.csv:3, field 'r1': {mark!r} among text codes: a "
+            "missing rating (R writes NA) or an answer (not applicable)? it would be a "
+            "category of its own; missing: leave the cell empty; an answer: list the "
+            f"categories with --categories no,yes,{mark}",
+        )
+        for mark in ("NA", "#N/A")
+    ),
+    Case(
+        # '90%' beside '0.9' were two categories: percent 0.500 for 1.000, exit 0
+        # (tests/test_outside_tables11.py)
+        "agree/percentages-beside-numbers",
+        AGREE_PERCENT,
+        _agree_table("item,r1,r2\n1,80%,80%\n2,90%,0.9\n3,50%,50%\n4,70%,0.7\n"),
+        line="failcodes: error: {d}/r.csv:2, field 'r1': rating '80%' and '0.9' (line 3, "
+        "column 'r2'): one rating scale written as percentages and as numbers (Excel shows 0.9 "
+        "as 90%)? each would be a category of its own; write it one way",
+    ),
+    Case(
+        # 'u1 ' below 'u1' was a unit of its own: percent 0.500 for 0.667, exit 0
+        # (tests/test_outside_tables11.py)
+        "agree/unit-id-with-spaces-around-it",
+        AGREE_PERCENT,
+        _agree_table("item,r1,r2\nu1,yes,\nu2,no,no\nu3,yes,no\nu1 ,,yes\n"),
+        line="failcodes: error: {d}/r.csv:5, field 'item': unit 'u1 ' is 'u1' (line 2) with "
+        "spaces around it: one unit on two rows (each spelling would be a unit of its own)? "
+        "write it one way",
+    ),
+    Case(
+        # each rater's 'Mean' under a long table's units was one more unit: percent 0.600 for
+        # 0.750, exit 0 (tests/test_outside_tables11.py)
+        "agree/long-table-mean-rows",
+        AGREE_PERCENT,
+        _agree_table(
+            "unit,rater,rating\n1,A,3\n1,B,3\n2,A,2\n2,B,5\n3,A,1\n3,B,1\n4,A,3\n4,B,3\n"
+            "Mean,A,2.25\nMean,B,3\n"
+        ),
+        line="failcodes: error: {d}/r.csv:10, field 'unit': a row of totals? its unit 'Mean' "
+        "names a total; it would be read as one more unit: delete the row (a unit so named: "
+        "--unit-column unit reads every row)",
+    ),
+    Case(
+        # 'A vs label' was tested with the reference scored against itself (F1 1, recall 1),
+        # exit 0 (51c871d)
+        "compare/reference-also-a-system",
+        ("compare", "{d}/preds.csv", "--truth", "label", "--systems", "A,label"),
+        _write({"preds.csv": "unit,label,A,B\nu1,1,1,0\nu2,1,0,1\nu3,0,0,1\n"}),
+        line="failcodes: error: {d}/preds.csv, field 'label': 'label' is the reference "
+        "(--truth) and a system (--systems): scored against itself (F1 1, recall 1) it would "
+        "enter every test as one more system; leave it out of --systems",
+    ),
+    Case(
+        # s1 found under both mappings was attributed twice: the summary counted A's 3
+        # disagreements of 2 sentences as 3, exit 0 (46b9175)
+        "attribute/disagreements-of-two-mappings",
+        ("attribute", "--from", "{d}/dis.jsonl", "-o", "{d}/att"),
+        _two_mappings,
+        line="failcodes: error: {d}/dis.jsonl, field 'mapping': disagreement 2 is under "
+        "mapping 'non_supported', the first under 'refuted': a sentence found under both "
+        "would be attributed (and counted) once per mapping; attribute one mapping's "
+        "disagreements at a time (failcodes disagreements -m MAPPING -o FILE)",
+    ),
+    Case(
+        # a hand-written 'Exact entity' read as none of entity_match's codes: human and
+        # corrected exact_entity 0.0 [0.0, 9.5] against the judge's 50.0, exit 0 (c5cde12)
+        "report/review-code-not-in-the-codebook",
+        ("report", "{d}", "-o", "{d}/rep"),
+        _review_code_not_in_the_codebook,
+        line="failcodes: error: {d}/review/alice.jsonl:1, field 'codes.entity_match': 'Exact "
+        "entity' is not a code of entity_match in medical-fact-check v1 (valid: exact_entity, "
+        "partial_entity, entity_mismatch, irrelevant)",
+    ),
+    Case(
+        # refused as "task 1 is not a Label Studio task object", not saying what to export
+        # instead (eb5437a)
+        "labelstudio-import/json-min-export",
+        ("labelstudio", "import", "{d}/min.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
+        _json_min,
+        line="failcodes: error: {d}/min.json: task 1 is a JSON-MIN row (task data and choices "
+        "flattened, no annotations or coders): export the project as JSON instead",
+    ),
+    Case(
+        # sentence ids numbered per answer whose rows agreed were merged into q1's labels: 2
+        # labels for 4 sentences (2 errors), exit 0 (tests/test_outside_ingest11.py)
+        "ingest-generic/label-rule-sentence-of-two-questions",
+        (
+            *("ingest", "generic", "{d}/tab.csv", "-o", "{d}/t.jsonl"),
+            *("--labels-out", "{d}/l.jsonl", "--map", "qid=question_id"),
+            *("--map", "sid=sentence_id", "--system", "A"),
+            *("--label-rule", "gold = wrong -> error", "--option", "ids=claim"),
+            *("--option", "label_level=sentence"),
+        ),
+        _write({"tab.csv": PER_ANSWER}),
+        line="failcodes: error: {d}/tab.csv:4, field 'sentence_id': sentence '1' is under "
+        "question 'q2' here but 'q1' at line 2: a sentence id names one answer's sentence "
+        "(numbered per answer? --option sentence_ids=question makes it 'q2:1')",
+    ),
+    Case(
+        # q1's and q2's s1 pooled into one 'majority of 5' label, q2's gone, exit 0
+        # (tests/test_outside_ingest11.py)
+        "ingest-generic-labels/consensus-sentence-of-two-questions",
+        (
+            *("ingest", "generic-labels", "{d}/votes.csv", "-o", "{d}/l.jsonl"),
+            *("--option", "consensus=majority"),
+        ),
+        _write(
+            {
+                "votes.csv": "question_id,sentence_id,annotator,has_error\n"
+                "q1,s1,a,true\nq1,s1,b,true\nq1,s1,c,true\nq2,s1,d,false\nq2,s1,e,false\n"
+            }
+        ),
+        line="failcodes: error: {d}/votes.csv:5, field 'question_id': sentence 's1' is under "
+        "question 'q2' here but 'q1' at line 2: its labels are two answers' sentences, not "
+        "votes on one (numbered per answer? --option sentence_ids=question makes it 'q2:s1')",
+    ),
+    Case(
+        # 1.0/0.0 (pandas' float booleans) read as true/false; 2.0 is no boolean (5865987)
+        "ingest-generic-labels/has-error-float-two-csv",
+        ("ingest", "generic-labels", "{d}/l.csv", "-o", "{d}/o.jsonl"),
+        _write({"l.csv": "sentence_id,has_error\n1,0.0\n2,2.0\n"}),
+        line="failcodes: error: {d}/l.csv:3, field 'has_error': Input should be a valid "
+        "boolean, unable to interpret input (got '2.0')",
+    ),
+    Case(
+        "ingest-generic-labels/has-error-float-two-parquet",
+        ("ingest", "generic-labels", "{d}/l.parquet", "-o", "{d}/o.jsonl"),
+        _has_error_parquet,
+        line="failcodes: error: {d}/l.parquet:2, field 'has_error': Input should be a valid "
+        "boolean, unable to interpret input (got 2.0)",
+    ),
+    # 4.5 as an id: 1.10 and 1.1 are one float, so two ids would be one (a49ecc5)
+    Case(
+        "ingest-generic/fractional-number-id",
+        ("ingest", "generic", "{d}/t.parquet", "-o", "{d}/o.jsonl"),
+        _id_parquets([1.0, 2.0, 4.5], [1, 2, 3]),
+        line="failcodes: error: {d}/t.parquet:3, " + FRACTION,
+    ),
+    Case(
+        "ingest-generic-labels/fractional-number-id",
+        ("ingest", "generic-labels", "{d}/l.parquet", "-o", "{d}/o.jsonl"),
+        _id_parquets([1, 2, 3], [1.0, 2.0, 4.5]),
+        line="failcodes: error: {d}/l.parquet:3, " + FRACTION,
+    ),
+    Case(
+        "metrics/fractional-number-id",
+        ("metrics", "--traces", "{d}/t.parquet", "--labels", "{d}/l.parquet", "-m", "refuted"),
+        _id_parquets([1.0, 2.0, 4.5], [1, 2, 3]),
+        line="failcodes: error: {d}/t.parquet:3, " + FRACTION,
+    ),
+    Case(
+        # a list of numbers was named 'got list' (a null item of a list of texts too, now
+        # no passage) (04f31f6)
+        "ingest-generic/passage-column-of-numbers",
+        (
+            *("ingest", "generic", "{d}/p.parquet", "-o", "{d}/t.jsonl"),
+            *("--map", "id=claim_id", "--system", "S", "--passage-column", "ev=src"),
+        ),
+        _passage_numbers,
+        line="failcodes: error: {d}/p.parquet:1, field 'ev': a passage column holds text or a "
+        "list of texts, got a list holding int",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -4382,6 +4673,7 @@ CASES = (
     + REDTEAM10_CASES
     + RANK_CASES
     + I34RED_CASES
+    + SESSION11_CASES
 )
 
 

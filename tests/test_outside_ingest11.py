@@ -88,30 +88,6 @@ def test_number_ids_read_alike_by_ingest_labels_and_metrics(
         assert row["recall"] == pytest.approx(1 / 2)  # TP / (TP + FN)
 
 
-@pytest.mark.parametrize("command", ["generic", "generic-labels", "metrics"])
-def test_a_fractional_number_id_is_refused_alike(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
-) -> None:
-    """4.5 as an id: 1.10 and 1.1 are one float, so two ids would be one; refused everywhere."""
-    frac = [1.0, 2.0, 4.5]
-    traces = _traces(tmp_path / "t.parquet", frac if command != "generic-labels" else [1, 2, 3])
-    labels = _labels(tmp_path / "l.parquet", frac if command == "generic-labels" else [1, 2, 3])
-    if command == "metrics":
-        args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
-        bad = traces
-    else:
-        bad = traces if command == "generic" else labels
-        args = ["ingest", command, str(bad), "-o", str(tmp_path / "o.jsonl")]
-    code, _, err = run_cli(args, capsys)
-    assert code == 2
-    assert err.strip().splitlines() == [
-        f"failcodes: error: {bad}:3, field 'sentence_id': id 4.5 is a number with a fraction "
-        "(1.10 and 1.1 read as one number); expected text or a whole number: save the "
-        "column as text"
-    ]
-    assert not (tmp_path / "o.jsonl").exists()
-
-
 def test_has_error_written_as_a_float_reads_alike_in_csv_and_parquet(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

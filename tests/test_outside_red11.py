@@ -70,18 +70,27 @@ def _decide(store: ProjectStore, number: int, choices: dict[str, dict[str, str]]
     )
 
 
-@pytest.fixture
-def two_rounds(tmp_path: Path) -> ProjectStore:
-    """Round 1 accepted 'Animal study' (v2); round 2 awaits review with two proposals."""
+def _project(root: Path, name: str = "red11") -> ProjectStore:
+    """A retrieval saturation project of 30 pool units, rounds of 5, the small codebook."""
     config = ProjectConfig(
-        name="red11", kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
+        name=name, kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
     )
-    store = init_project(tmp_path / "proj", config, small_codebook(), make_pool())
+    return init_project(root, config, small_codebook(), make_pool())
+
+
+def two_rounds_project(root: Path) -> ProjectStore:
+    """Round 1 accepted 'Animal study' (v2); round 2 awaits review with three proposals."""
+    store = _project(root)
     proposer = ScriptedProposer(_SCRIPT)
     run_round(store, ScriptedCoder(), proposer)
     _decide(store, 1, {"r0001-p01": {"action": Action.ACCEPT}})
     run_round(store, ScriptedCoder(), proposer)
     return store
+
+
+@pytest.fixture
+def two_rounds(tmp_path: Path) -> ProjectStore:
+    return two_rounds_project(tmp_path / "proj")
 
 
 def test_rename_to_an_existing_leaf_is_refused_not_counted_as_new(
@@ -482,66 +491,6 @@ def test_report_comparisons_keep_the_mapping(
 
 
 # ---------------------------------------------------------------------------------------
-# attribute: a disagreements file holding two mappings
-# ---------------------------------------------------------------------------------------
-def test_attribute_refuses_disagreements_of_two_mappings(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import json
-
-    from tests.cli_helpers import run_cli
-
-    # one system; labels: s1 error, s2 not; verdicts: s1 supported, s2 no_evidence.
-    # refuted flags neither: FN s1. non_supported flags s2: FN s1, FP s2. 3 items, s1 twice.
-    rows = [("s1", "supported"), ("s2", "no_evidence")]
-    traces = tmp_path / "t.jsonl"
-    traces.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "system": "A",
-                    "question_id": "q1",
-                    "sentence_id": sid,
-                    "claim_id": sid,
-                    "claim": f"claim {sid}",
-                    "verdict": verdict,
-                    "reasoning": "because",
-                }
-            )
-            + "\n"
-            for sid, verdict in rows
-        )
-    )
-    labels = tmp_path / "l.jsonl"
-    labels.write_text(
-        json.dumps({"sentence_id": "s1", "question_id": "q1", "has_error": True})
-        + "\n"
-        + json.dumps({"sentence_id": "s2", "question_id": "q1", "has_error": False})
-        + "\n"
-    )
-    found = tmp_path / "d.jsonl"
-    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(found)]
-    code, _, _ = run_cli([*args, "-m", "refuted", "-m", "non_supported"], capsys)
-    assert code == 0
-    assert [json.loads(line)["mapping"] for line in found.read_text().splitlines()] == [
-        "refuted",
-        "non_supported",
-        "non_supported",
-    ]
-    out = tmp_path / "att"
-    code, _, err = run_cli(["attribute", "--from", str(found), "-o", str(out)], capsys)
-    # before: exit 0, attribution_summary A total 3 for 2 sentences (s1 counted twice)
-    assert code == 2
-    assert err.strip().endswith(
-        "d.jsonl, field 'mapping': disagreement 2 is under mapping 'non_supported', the first "
-        "under 'refuted': a sentence found under both would be attributed (and counted) once "
-        "per mapping; attribute one mapping's disagreements at a time (failcodes "
-        "disagreements -m MAPPING -o FILE)"
-    )
-    assert not out.exists()
-
-
-# ---------------------------------------------------------------------------------------
 # compare --question-scope answered: the paired units are the questions every system answered
 # ---------------------------------------------------------------------------------------
 def test_compare_answered_scope_says_the_questions_left_out(
@@ -607,10 +556,7 @@ def test_compare_answered_scope_says_the_questions_left_out(
 def test_accumulation_names_the_version_a_prune_made(tmp_path: Path) -> None:
     from failcodes.saturation.prune import apply_prune_file, write_prune_file
 
-    config = ProjectConfig(
-        name="red11", kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
-    )
-    store = init_project(tmp_path / "proj", config, small_codebook(), make_pool())
+    store = _project(tmp_path / "proj")
     proposer = ScriptedProposer(_SCRIPT)
     run_round(store, ScriptedCoder(), proposer)
     _decide(store, 1, {"r0001-p01": {"action": Action.ACCEPT}})  # v2: leaf animal_study
@@ -636,10 +582,7 @@ def test_report_names_every_saturation_project(
 
     study = tmp_path / "st"
     for name in ("a-retrieval", "b-retrieval"):
-        config = ProjectConfig(
-            name=name, kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
-        )
-        store = init_project(study / "saturation" / name, config, small_codebook(), make_pool())
+        store = _project(study / "saturation" / name, name)
         run_round(store, ScriptedCoder(), ScriptedProposer(_SCRIPT))
         _decide(store, 1, {"r0001-p01": {"action": Action.ACCEPT}})
     code, _, _ = run_cli(["report", str(study), "-o", str(study / "report")], capsys)
@@ -655,24 +598,6 @@ def test_report_names_every_saturation_project(
         "Project 'b-retrieval' (retrieval) (not drawn: the figure is project 'a-retrieval''s): "
         "5 of 30 pool units used, codebook versions [1, 2]"
     ) in text
-
-
-def test_compare_refuses_the_reference_as_a_system(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from tests.cli_helpers import run_cli
-
-    table = tmp_path / "preds.csv"
-    table.write_text("unit,label,A,B\nu1,1,1,0\nu2,1,0,1\nu3,0,0,1\n")
-    args = ["compare", str(table), "--truth", "label", "--systems", "A,label"]
-    code, _, err = run_cli([*args, "--resamples", "20"], capsys)
-    # before: exit 0, 'A vs label' tested, label scored against itself (F1 1, recall 1)
-    assert code == 2
-    assert err.strip().endswith(
-        "preds.csv, field 'label': 'label' is the reference (--truth) and a system "
-        "(--systems): scored against itself (F1 1, recall 1) it would enter every test as one "
-        "more system; leave it out of --systems"
-    )
 
 
 def test_a_verifier_column_pooling_several_systems_is_named_in_the_caption() -> None:

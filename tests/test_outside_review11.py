@@ -11,7 +11,6 @@ import pytest
 
 from failcodes import codebook as codebooks
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.errors import InputError
 from failcodes.labelstudio.results import annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks
 from failcodes.report.corrected import corrected_rows, corrected_table
@@ -20,7 +19,14 @@ from failcodes.reviewplan import read_plan
 from failcodes.study.layout import StudyLayout
 from failcodes.units import UnitKind
 from tests.labelstudio_helpers import retrieval_unit, toy_codebook
-from tests.test_review_plan import HIGH, coded_table, run_cli, write_half_plan
+from tests.test_review_plan import (
+    HIGH,
+    coded_table,
+    half_reviewed_study,
+    run_cli,
+    write_half_plan,
+    write_reviews,
+)
 
 
 def _choice(dim: str, *codes: str, **extra: Any) -> dict[str, Any]:
@@ -144,23 +150,14 @@ def _targeted_study(root: Path) -> None:
     every drawn unit and flips every targeted one (they were targeted where the judge errs).
     """
     judge = {f"u{i:02d}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(40)}
-    table = StudyLayout.of(root).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
     drawn = [f"u{i:02d}" for i in range(20)]
     targeted = [f"u{i:02d}" for i in range(20, 30)]
-    write_half_plan(root, "p", UnitKind.RETRIEVAL, table, drawn, list(judge), targeted=targeted)
-
     flip = {"exact_entity": "partial_entity", "partial_entity": "exact_entity"}
-    judged = [_entity(u, c, "judge-llm", CoderKind.LLM) for u, c in judge.items()]
     reviews = [_entity(u, judge[u]) for u in drawn]
     reviews += [_entity(u, flip[judge[u]]) for u in targeted]
-    for path, anns in (
-        (root / "judge" / "ds" / "retrieval" / "annotations.jsonl", judged),
-        (root / "review" / "alice.jsonl", reviews),
-    ):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(a.model_dump_json() + "\n" for a in anns), encoding="utf-8")
+    half_reviewed_study(root, judge, drawn, reviews, targeted=targeted)
+    judged = [_entity(u, c, "judge-llm", CoderKind.LLM) for u, c in judge.items()]
+    write_reviews(root / "judge" / "ds" / "retrieval" / "annotations.jsonl", judged)
 
 
 def test_targeted_review_units_are_left_out_of_human_vs_judge_agreement(tmp_path: Path) -> None:
@@ -217,15 +214,8 @@ def _half_reviewed_study(root: Path, reviewed: list[str]) -> None:
     """100 units of retriever A (judge: exact_entity on even ones); u000..u049 drawn; the
     reviewer agrees with the judge on the ``reviewed`` units only."""
     judge = {f"u{i:03d}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(100)}
-    table = StudyLayout.of(root).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
     drawn = [f"u{i:03d}" for i in range(50)]
-    write_half_plan(root, "p", UnitKind.RETRIEVAL, table, drawn, list(judge))
-    reviews = [_entity(u, judge[u]) for u in reviewed]
-    (root / "review" / "alice.jsonl").write_text(
-        "".join(a.model_dump_json() + "\n" for a in reviews), encoding="utf-8"
-    )
+    half_reviewed_study(root, judge, drawn, [_entity(u, judge[u]) for u in reviewed])
 
 
 def test_reviews_of_only_the_judges_all_high_units_are_said_not_missing_at_random(
@@ -333,39 +323,6 @@ def test_reviewed_rows_that_repeat_units_say_the_interval_is_too_narrow(tmp_path
     assert got["note"].startswith(
         "the 24 reviewed rows are 12 distinct units (a unit in several rows): the interval "
         "counts each row as a review, so it is too narrow; coverage not assured"
-    )
-
-
-def test_a_json_min_export_is_refused_naming_the_format() -> None:
-    # JSON-MIN flattens each annotation into one row (task data and choices side by side):
-    # no coder is reliably given. It was refused as "task 1 is not a Label Studio task
-    # object", which does not say what to export instead.
-    data = build_tasks([retrieval_unit(0)], toy_codebook(), UnitKind.RETRIEVAL)[0]["data"]
-    row = {**data, "id": 100, "annotator": 3, "entity": "exact_entity", "scope": "exact_scope"}
-    with pytest.raises(InputError) as err:
-        annotations_from_export([row], toy_codebook(), UnitKind.RETRIEVAL, source="min.json")
-    assert err.value.one_line() == (
-        "min.json: task 1 is a JSON-MIN row (task data and choices flattened, no annotations "
-        "or coders): export the project as JSON instead"
-    )
-
-
-def test_a_review_code_not_in_the_codebook_names_file_line_and_field(tmp_path: Path) -> None:
-    # A hand-written review file spells exact_entity 'Exact entity' (the label) on every
-    # line. Before, with no judge run beside the coded table: each such review read as "not
-    # exact_entity": human-only and corrected exact_entity 0.0 [0.0, 9.5] against judge-only
-    # 50.0, 25 disagreements, exit 0 (with a judge run: "ratings ['Exact entity'] are not in
-    # the category list [...]", naming no file, line or field).
-    _half_reviewed_study(tmp_path, [f"u{i:03d}" for i in range(0, 50, 2)])
-    path = tmp_path / "review" / "alice.jsonl"
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace('"exact_entity"', '"Exact entity"'), encoding="utf-8")
-    with pytest.raises(InputError) as err:
-        load_run_dir(tmp_path)
-    assert err.value.one_line() == (
-        f"{path}:1, field 'codes.entity_match': 'Exact entity' is not a code of entity_match "
-        "in medical-fact-check v1 (valid: exact_entity, partial_entity, entity_mismatch, "
-        "irrelevant)"
     )
 
 

@@ -158,6 +158,53 @@ def test_targeted_units_are_kept_apart() -> None:
         plan_of(big_table(), targeted=["nope"])
 
 
+def write_reviews(path: Path, reviews: Sequence[Annotation]) -> None:
+    """One review file: an annotation a line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(a.model_dump_json() + "\n" for a in reviews), encoding="utf-8")
+
+
+def half_reviewed_study(
+    root: Path,
+    entity: dict[str, str],
+    sample: list[str],
+    reviews: Sequence[Annotation],
+    *,
+    groups: dict[str, str] | None = None,
+    name: str = "p",
+    targeted: Sequence[str] = (),
+) -> Path:
+    """A study at ``root``: the coded table of ``entity`` (data set 'ds'; retriever per unit
+    ``groups``, else 'A'), plan ``name`` drawing ``sample`` (p=1/2, :func:`write_half_plan`),
+    alice's ``reviews``. Returns the table's path."""
+    table = StudyLayout.of(root).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(entity, groups or dict.fromkeys(entity, "A")).to_csv(table, index=False)
+    write_half_plan(root, name, UnitKind.RETRIEVAL, table, sample, list(entity), targeted)
+    write_reviews(root / "review" / "alice.jsonl", reviews)
+    return table
+
+
+def hand_study(root: Path) -> None:
+    """The study of the hand-computed PPI test: retrievers A (a0..a19) and B (b0..b3).
+
+    Judge entity_match (exact=1) of A: reviewed a0..a9 [1]*6 + [0]*4, unreviewed a10..a19
+    [1]*4 + [0]*6; alice's (exact=1) of a0..a9: [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]. B: all
+    exact, b0 and b1 drawn, reviewed exact and partial. a19 targeted, reviewed irrelevant.
+    """
+    judge_a = ["exact_entity"] * 6 + ["partial_entity"] * 4
+    judge_a += ["exact_entity"] * 4 + ["partial_entity"] * 6
+    human_a = ["exact_entity"] * 5 + ["partial_entity", "exact_entity"] + ["irrelevant"] * 3
+    entity = {f"a{i}": c for i, c in enumerate(judge_a)}
+    entity |= {f"b{i}": "exact_entity" for i in range(4)}
+    groups = {uid: uid[0].upper() for uid in entity}
+    sample = [f"a{i}" for i in range(10)] + ["b0", "b1"]
+    reviews = [human(f"a{i}", c) for i, c in enumerate(human_a)]
+    reviews += [human("b0", "exact_entity"), human("b1", "partial_entity")]
+    reviews.append(human("a19", "irrelevant"))  # targeted: reviewed, never in the estimates
+    half_reviewed_study(root, entity, sample, reviews, groups=groups, name="hand", targeted=["a19"])
+
+
 def human(uid: str, entity: str, coder: str = "alice") -> Annotation:
     cb = codebooks.bundled()
     return Annotation(
@@ -303,28 +350,8 @@ def hand_posterior_variance() -> float:
 
 
 def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path) -> None:
-    # Retriever A: 20 units; the plan's estimation sample reviewed a0..a9.
-    # judge entity_match (exact=1): reviewed [1]*6 + [0]*4, unreviewed [1]*4 + [0]*6
-    # human entity_match (exact=1): reviewed [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]
-    judge_a = ["exact_entity"] * 6 + ["partial_entity"] * 4
-    judge_a += ["exact_entity"] * 4 + ["partial_entity"] * 6
-    human_a = ["exact_entity"] * 5 + ["partial_entity", "exact_entity"] + ["irrelevant"] * 3
-    entity = {f"a{i}": c for i, c in enumerate(judge_a)}
-    entity |= {f"b{i}": "exact_entity" for i in range(4)}
-    groups = {uid: uid[0].upper() for uid in entity}
-    table = StudyLayout.of(tmp_path).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(entity, groups).to_csv(table, index=False)
-    sample = [f"a{i}" for i in range(10)] + ["b0", "b1"]
-    write_half_plan(
-        tmp_path, "hand", UnitKind.RETRIEVAL, table, sample, list(entity), targeted=["a19"]
-    )
-    reviews = [human(f"a{i}", c) for i, c in enumerate(human_a)]
-    reviews += [human("b0", "exact_entity"), human("b1", "partial_entity")]
-    reviews.append(human("a19", "irrelevant"))  # targeted: reviewed, never in the estimates
-    (tmp_path / "review" / "alice.jsonl").write_text(
-        "".join(a.model_dump_json() + "\n" for a in reviews)
-    )
+    # Retriever A: 20 units; the plan's estimation sample reviewed a0..a9 (hand_study).
+    hand_study(tmp_path)
     out = tmp_path / "report"
     build_report(load_run_dir(tmp_path, codebook=codebooks.bundled()), out)
     corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
@@ -769,15 +796,9 @@ def test_cli_report_of_coded_tables_without_a_judge_run_says_which_codebook(
     # report printed only its header, Tables 8-9 and the corrected shares left out without a
     # word. It now reads the table under the bundled codebook and says so.
     entity = {f"a{i}": "exact_entity" if i % 2 else "partial_entity" for i in range(20)}
-    table = StudyLayout.of(tmp_path).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(entity, dict.fromkeys(entity, "A")).to_csv(table, index=False)
     sample = [f"a{i}" for i in range(10)]
-    write_half_plan(tmp_path, "own", UnitKind.RETRIEVAL, table, sample, list(entity))
     reviews = [human(uid, entity[uid]) for uid in sample]
-    (tmp_path / "review" / "alice.jsonl").write_text(
-        "".join(a.model_dump_json() + "\n" for a in reviews)
-    )
+    half_reviewed_study(tmp_path, entity, sample, reviews, name="own")
     out = tmp_path / "rep"
     code, stdout, stderr = run_cli(capsys, "report", tmp_path, "-o", out)
     assert stdout.startswith("report: ")
@@ -1092,27 +1113,9 @@ def test_reviews_outside_the_plan_are_left_out_and_said(
     # the report said nothing. Same study as the hand-computed PPI test above, plus 4 reviews
     # outside the plan (a10-a12 drawn from nowhere, coded irrelevant, and zz9, a unit the coded
     # table does not hold): the cell keeps the plan-only hand values, and the report says 4.
-    judge_a = ["exact_entity"] * 6 + ["partial_entity"] * 4
-    judge_a += ["exact_entity"] * 4 + ["partial_entity"] * 6
-    human_a = ["exact_entity"] * 5 + ["partial_entity", "exact_entity"] + ["irrelevant"] * 3
-    entity = {f"a{i}": c for i, c in enumerate(judge_a)}
-    entity |= {f"b{i}": "exact_entity" for i in range(4)}
-    groups = {uid: uid[0].upper() for uid in entity}
-    table = StudyLayout.of(tmp_path).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(entity, groups).to_csv(table, index=False)
-    sample = [f"a{i}" for i in range(10)] + ["b0", "b1"]
-    write_half_plan(
-        tmp_path, "hand", UnitKind.RETRIEVAL, table, sample, list(entity), targeted=["a19"]
-    )
-    reviews = [human(f"a{i}", c) for i, c in enumerate(human_a)]
-    reviews += [human("b0", "exact_entity"), human("b1", "partial_entity")]
-    reviews.append(human("a19", "irrelevant"))  # targeted: in the plan, kept out as before
+    hand_study(tmp_path)  # a19 targeted: in the plan, kept out as before
     extra = [human(u, "irrelevant", coder="bob") for u in ("a10", "a11", "a12", "zz9")]
-    for name, anns in (("alice", reviews), ("bob", extra)):
-        (tmp_path / "review" / f"{name}.jsonl").write_text(
-            "".join(a.model_dump_json() + "\n" for a in anns)
-        )
+    write_reviews(tmp_path / "review" / "bob.jsonl", extra)
     said = "4 reviews of units outside the review plan are left out of the corrected shares"
     out = tmp_path / "report"
     cb = codebooks.bundled()
