@@ -164,3 +164,47 @@ def test_a_pull_that_lacks_earlier_reviews_does_not_write_over_them(
         "them; write to another file (-o), or move this one away first"
     ]
     assert out.read_text() == before
+
+
+def test_chance_corrected_agreement_is_not_pooled_over_dimensions() -> None:
+    """Two coders at chance level on two dimensions, 40 units.
+
+    entity: alice exact on even units, bob on units 0-1, 4-5, ...: a 10/10/10/10 table, p_o =
+    1/2, margins 1/2 each, p_e = 1/2, Fleiss 0. scope the same with other units: 0. Pooled over
+    the 80 (unit, dimension) rows the four codes have margins 1/4 each: p_e = 4/16 = 1/4, and
+    Fleiss read (1/2 - 1/4) / (3/4) = 1/3 (alpha 0.3375, AC1 and Brennan-Prediger 1/3), for
+    coders agreeing by chance. de Vries et al. (2008, Field Methods 20) pool p_o and p_e within
+    items: (1/2 - 1/2) / (1 - 1/2) = 0. Now the pooled row keeps its percent (40 of 80 rows agree:
+    1/2) and gives no chance-corrected coefficient, saying why.
+    """
+    from failcodes.coderagreement import POOLED_CHANCE, annotation_agreement
+    from tests.labelstudio_helpers import toy_codebook
+
+    ref = toy_codebook().ref()
+    anns = []
+    for i in range(40):
+        entity_a = "exact_entity" if i % 2 == 0 else "partial_entity"
+        entity_b = "exact_entity" if (i // 2) % 2 == 0 else "partial_entity"
+        alice = (entity_a, "exact_scope" if i < 20 else "broader_scope")
+        bob = (entity_b, "exact_scope" if i % 2 == 0 else "broader_scope")
+        for who, (entity, scope) in (("alice", alice), ("bob", bob)):
+            anns.append(
+                Annotation(
+                    unit_id=f"u{i:02d}",
+                    unit_kind=UnitKind.RETRIEVAL,
+                    codebook=ref,
+                    coder=who,
+                    coder_kind=CoderKind.HUMAN,
+                    codes={"entity": entity, "scope": scope},
+                )
+            )
+    rows = {
+        (r.scope, r.dimension, r.result.statistic): r.result for r in annotation_agreement(anns)
+    }
+    assert rows[("dimension", "entity", "fleiss")].value == pytest.approx(0.0, abs=1e-12)
+    assert rows[("dimension", "scope", "fleiss")].value == pytest.approx(0.0, abs=1e-12)
+    assert rows[("pooled", None, "percent")].value == pytest.approx(0.5)
+    assert rows[("pooled", None, "percent")].n_rows == 80
+    for stat in ("fleiss", "krippendorff", "gwet_ac1", "brennan_prediger"):
+        pooled = rows[("pooled", None, stat)]
+        assert pooled.value is None and pooled.undefined_reason == POOLED_CHANCE

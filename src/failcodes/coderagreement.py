@@ -320,6 +320,32 @@ def set_dimensions(
     return sorted(found)
 
 
+#: Why a chance-corrected coefficient pooled over several dimensions is not given.
+POOLED_CHANCE = (
+    "not pooled over dimensions: the rows' chance agreement would mix codes of different "
+    "dimensions, which no coder can confuse, and inflate it (two dimensions at chance level, "
+    "kappa 0 each, read 0.33 pooled); see each dimension's row"
+)
+
+
+def _percent_only(res: AgreementResult) -> AgreementResult:
+    """A pooled row: percent agreement as computed, a chance-corrected one undefined."""
+    if res.statistic == "percent" or res.value is None:
+        return res
+    return AgreementResult(
+        statistic=res.statistic,
+        level=res.level,
+        weights=res.weights,
+        value=None,
+        n_units=res.n_units,
+        n_rows=res.n_rows,
+        n_single_rated=res.n_single_rated,
+        n_raters=res.n_raters,
+        n_categories=res.n_categories,
+        undefined_reason=POOLED_CHANCE,
+    )
+
+
 def annotation_agreement(
     annotations: Iterable[Annotation],
     *,
@@ -413,9 +439,11 @@ def annotation_agreement(
                 )
             )
     for as_sets, res in scoped(None, coders, MULTI_RATER_STATS, EXACT_MULTI_RATER):
+        # one margin over every dimension's codes: Fleiss 0.333 for two dimensions at 0.000
+        kept = res if len(dims) == 1 else _percent_only(res)
         out.append(
             ScopedAgreement(
-                scope="pooled", dimension=None, coders=tuple(coders), sets=as_sets, result=res
+                scope="pooled", dimension=None, coders=tuple(coders), sets=as_sets, result=kept
             )
         )
     for a, b in combinations(coders, 2):
