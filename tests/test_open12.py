@@ -99,3 +99,64 @@ def test_review_status_warns_of_reviews_selected_on_another_code(
     code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(reviews)], capsys)
     assert code == 0 and "estimation sample 26/50 reviewed" in out
     assert err == f"failcodes: warning: {SKEW_ON_A_CODE}\n"
+
+
+def _unsigned(ann_id: int | None, entity: str) -> dict[str, object]:
+    """A Label Studio annotation with no completed_by (a trimmed or hand-made export)."""
+    from tests.test_outside_review11 import _choice
+
+    result = [_choice("entity", entity), _choice("scope", "exact_scope")]
+    raw: dict[str, object] = {"result": result, "was_cancelled": False}
+    if ann_id is not None:
+        raw["id"] = ann_id
+    return raw
+
+
+def test_two_annotations_with_no_annotator_are_two_coders_named_by_annotation_id() -> None:
+    # Two annotations of one task, neither with completed_by. Before: both were the coder
+    # 'unknown-annotator', so one was dropped as "several annotations by the same coder" (one
+    # real review lost). Label Studio gives each annotation its own id: each is kept as a
+    # coder of its own, named by it, and a problem line says the annotator is unknown.
+    from failcodes.coderagreement import annotation_agreement
+    from failcodes.labelstudio.results import annotations_from_export
+    from failcodes.units import UnitKind
+    from tests.labelstudio_helpers import toy_codebook
+    from tests.test_outside_review11 import _task
+
+    tasks = [
+        _task(0, [_unsigned(5, "exact_entity"), _unsigned(11, "exact_entity")]),
+        _task(1, [_unsigned(6, "exact_entity"), _unsigned(12, "irrelevant")]),
+    ]
+    got = annotations_from_export(tasks, toy_codebook(), UnitKind.RETRIEVAL)
+    coders = [(a.coder, a.codes["entity"]) for a in got.annotations]
+    assert coders == [
+        ("unknown-annotator-5", "exact_entity"),
+        ("unknown-annotator-11", "exact_entity"),
+        ("unknown-annotator-6", "exact_entity"),
+        ("unknown-annotator-12", "irrelevant"),
+    ]
+    unit = got.annotations[0].unit_id
+    assert str(got.problems[0]) == (
+        f"task 100 (unit {unit}), coder unknown-annotator-5: no completed_by (the annotator is "
+        "not in the export): kept as a coder of its own, named by its annotation id; agreement "
+        "per coder pair cannot follow this annotator to other units"
+    )
+    assert len(got.problems) == 4
+    # both reviews of each unit count: entity percent agreement over the 2 units with two
+    # ratings = (1 + 0) / 2 = 0.5 (before: one rating per unit, no unit to compare)
+    percent = [
+        r.result.value
+        for r in annotation_agreement(got.annotations)
+        if r.scope == "dimension" and r.dimension == "entity" and r.result.statistic == "percent"
+    ]
+    assert percent == [0.5]
+    # with no annotation id either: the task and the annotation's place in it
+    bare = annotations_from_export(
+        [_task(0, [_unsigned(None, "exact_entity"), _unsigned(None, "irrelevant")])],
+        toy_codebook(),
+        UnitKind.RETRIEVAL,
+    )
+    assert [a.coder for a in bare.annotations] == [
+        "unknown-annotator-task100-1",
+        "unknown-annotator-task100-2",
+    ]

@@ -47,8 +47,8 @@ class ReviewResult(StrictModel):
     projects: list[int] = Field(default_factory=list, description="Label Studio project ids.")
 
 
-def _coder(completed_by: Any, users: Mapping[int, str]) -> str:
-    """Email or username of the annotator (exports hold an id or a user object)."""
+def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
+    """Email or username of the annotator (exports hold an id or a user object); None if none."""
     if isinstance(completed_by, dict):
         for key in ("email", "username"):
             if completed_by.get(key):
@@ -56,7 +56,7 @@ def _coder(completed_by: Any, users: Mapping[int, str]) -> str:
         completed_by = completed_by.get("id")
     if isinstance(completed_by, int) and not isinstance(completed_by, bool):
         return users.get(completed_by, f"label-studio-user-{completed_by}")
-    return "unknown-annotator"
+    return None
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -178,10 +178,10 @@ def annotations_from_export(
             )
         if isinstance(task_project, int):
             projects.add(task_project)
-        for raw in task.get("annotations") or []:
+        for place, raw in enumerate(task.get("annotations") or [], start=1):
             if not isinstance(raw, dict):
                 continue
-            ann, problems = _one_annotation(raw, unit, task_id, kind, ref, dims, users)
+            ann, problems = _one_annotation(raw, unit, (task_id, place), kind, ref, dims, users)
             result.problems.extend(problems)
             key = (unit, ann.coder)
             order = _order(raw)
@@ -208,13 +208,26 @@ def annotations_from_export(
 def _one_annotation(
     raw: Mapping[str, Any],
     unit: str,
-    task_id: int | None,
+    where: tuple[int | None, int],
     kind: UnitKind,
     ref: Any,
     dims: Mapping[str, Dimension],
     users: Mapping[int, str],
 ) -> tuple[Annotation, list[ReviewProblem]]:
+    task_id, place = where
     coder = _coder(raw.get("completed_by"), users)
+    # no annotator (a trimmed or hand-made export): every such annotation was one coder
+    # 'unknown-annotator', and a unit's second was dropped as the same coder's (a real review
+    # lost). Each is a coder of its own, named by Label Studio's annotation id (else its task
+    # and place): the multi-rater statistics need no names; a pair cannot be followed
+    ann_id = _order(raw)[1]
+    named = coder is not None
+    if coder is None:
+        coder = (
+            f"unknown-annotator-{ann_id}"
+            if ann_id is not None
+            else f"unknown-annotator-task{task_id if task_id is not None else '?'}-{place}"
+        )
     problems: list[ReviewProblem] = []
 
     def problem(message: str, dimension: str | None = None, value: str | None = None) -> None:
@@ -229,6 +242,12 @@ def _one_annotation(
             )
         )
 
+    if not named:
+        problem(
+            "no completed_by (the annotator is not in the export): kept as a coder of its own, "
+            f"named by its {'annotation id' if ann_id is not None else 'task and place'}; "
+            "agreement per coder pair cannot follow this annotator to other units"
+        )
     codes: dict[str, str] = {}
     code_sets: dict[str, list[str]] = {}
     chosen_by_dim: dict[str, set[str]] = {}
