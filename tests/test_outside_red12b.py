@@ -208,3 +208,45 @@ def test_chance_corrected_agreement_is_not_pooled_over_dimensions() -> None:
     for stat in ("fleiss", "krippendorff", "gwet_ac1", "brennan_prediger"):
         pooled = rows[("pooled", None, stat)]
         assert pooled.value is None and pooled.undefined_reason == POOLED_CHANCE
+
+
+def test_annotations_made_from_the_judges_predictions_are_not_reviews() -> None:
+    """Label Studio 1.23.2's Data Manager action "Create Annotations From Predictions".
+
+    Run on a real server (3 tasks with the judge's codes as predictions, alice reviewed task
+    101 through the API with a lead time): the export then holds, per task, an annotation by
+    the admin who clicked (user 1) whose result is the judge's prediction, with
+    ``parent_prediction`` set, ``lead_time`` null and ``prediction`` {} (fields below as the
+    server wrote them). Before: read as the admin's 3 reviews, each agreeing with the judge
+    on every code, exit 0 (human vs judge kappa 1 on them). Now: alice's 1 review is kept,
+    the 3 made from predictions are not, each with a warning.
+    """
+    from failcodes.labelstudio.results import annotations_from_export
+    from tests.labelstudio_helpers import toy_codebook
+
+    def made(task: int, prediction: int) -> dict[str, Any]:
+        return {
+            **_ls_ann(1, "exact_entity"),
+            "id": 1 + task,
+            "lead_time": None,
+            "prediction": {},
+            "parent_prediction": prediction,
+            "bulk_created": False,
+            "last_action": None,
+        }
+
+    alice = {**_ls_ann(2, "irrelevant"), "id": 1, "lead_time": 3.0, "parent_prediction": None}
+    tasks = [_ls_task(1, [alice, made(1, 1)]), _ls_task(2, [made(2, 2)]), _ls_task(3, [made(3, 3)])]
+    result = annotations_from_export(
+        tasks, toy_codebook(), UnitKind.RETRIEVAL, users={1: "admin", 2: "alice"}
+    )
+    assert [(a.coder, a.codes["entity"]) for a in result.annotations] == [("alice", "irrelevant")]
+    assert [(p.task_id, p.coder) for p in result.problems] == [
+        (101, "admin"),
+        (102, "admin"),
+        (103, "admin"),
+    ]
+    assert result.problems[0].message == (
+        "the judge's prediction made into an annotation in Label Studio (parent_prediction, no "
+        "lead time: never reviewed in the editor); not kept"
+    )

@@ -181,6 +181,20 @@ def annotations_from_export(
         for place, raw in enumerate(task.get("annotations") or [], start=1):
             if not isinstance(raw, dict):
                 continue
+            if raw.get("parent_prediction") is not None and raw.get("lead_time") is None:
+                # Label Studio's "Create Annotations From Predictions" (Data Manager) turns the
+                # judge's codes into annotations of whoever clicked, never opened in the editor
+                # (no lead time): read as reviews, they agreed with the judge on every unit
+                result.problems.append(
+                    ReviewProblem(
+                        task_id=task_id,
+                        unit_id=unit,
+                        coder=_coder(raw.get("completed_by"), users) or "unknown-annotator",
+                        message="the judge's prediction made into an annotation in Label Studio "
+                        "(parent_prediction, no lead time: never reviewed in the editor); not kept",
+                    )
+                )
+                continue
             ann, problems = _one_annotation(raw, unit, (task_id, place), kind, ref, dims, users)
             result.problems.extend(problems)
             key = (unit, ann.coder)
