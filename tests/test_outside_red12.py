@@ -135,3 +135,38 @@ def test_a_missing_mark_is_no_value_under_a_rule_with_an_implied_opposite(
     )
     assert code == 0
     assert "2 error / 2 no-error sentence labels" in err
+
+
+# ---------------------------------------------------------------------------------------
+# report: a study input edited after `failcodes run`, then `failcodes report` alone
+# ---------------------------------------------------------------------------------------
+def test_report_says_when_the_study_changed_since_its_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import failcodes
+    from tests.cli_helpers import run_cli
+
+    study = _wide_study(tmp_path / "st", {"w": "s1 s2 s3 s4 s5 s6"})
+    failcodes.run_study(study)
+    code, _, err = run_cli(["report", str(study)], capsys)
+    assert code == 0 and err == ""  # up to date: nothing to say
+    # a clinician corrects s1 (gold wrong): the labels now hold 4 errors, the metrics file
+    # (TP/FN of 3 errors) and the report built from it do not
+    table = study / "w.csv"
+    table.write_text(
+        table.read_text().replace(
+            "Aspirin lowers fever,Supported ,supported,1,correct",
+            "Aspirin lowers fever,Supported ,supported,1,wrong",
+        )
+    )
+    code, _, err = run_cli(["report", str(study)], capsys)
+    assert code == 0
+    first = err.splitlines()[0]
+    assert first.startswith("the study changed since `failcodes run` ran these steps: ingest w")
+    # metrics w, disagreements w and attribute w read ingest's outputs, unchanged as yet
+    assert "this report shows the outputs of that run" in first
+    page = " ".join((study / "report" / "index.html").read_text().split())
+    assert "the study changed since `failcodes run` ran these steps: ingest w" in page
+    failcodes.run_study(study)  # up to date again
+    code, _, err = run_cli(["report", str(study)], capsys)
+    assert code == 0 and err == ""

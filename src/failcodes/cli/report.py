@@ -17,8 +17,13 @@ from failcodes.commands.report import ReportRequest
 
 def _handle(request: ReportRequest, raw_csv: bool) -> None:
     raw_csv_cells(raw_csv)
+    from failcodes.study.runner import changed_steps
+
     notes: list[str] = []
-    result = request.run(note=notes.append)
+    # a study edited since `failcodes run`: the report shows the last run's outputs (said)
+    result = request.run(
+        note=notes.append, changed=lambda layout: [s.name for s in changed_steps(layout)]
+    )
     for line in result.lines():
         typer.echo(line)
     for line in notes:  # after the report's line, as they always came

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.runlock import reading_lock
+
+if TYPE_CHECKING:
+    from failcodes.study.layout import StudyLayout
 
 #: Why ``report`` stops while ``failcodes run`` writes the study.
 MID_RUN = (
@@ -56,8 +60,18 @@ class ReportRequest(Request):
         "else reports/report).",
     )
 
-    def run(self, *, note: Note = ignore_note) -> ReportResult:
-        """Build the report; a stale review plan is said through ``note`` (uncorrected)."""
+    def run(
+        self,
+        *,
+        note: Note = ignore_note,
+        changed: Callable[[StudyLayout], list[str]] | None = None,
+    ) -> ReportResult:
+        """Build the report; a stale review plan is said through ``note`` (uncorrected).
+
+        ``changed`` names the study's steps whose settings or inputs changed since ``failcodes
+        run`` ran them (``failcodes.study.runner.changed_steps``; the CLI gives it, ``failcodes
+        run``'s own report step needs none): said first, and in the run box.
+        """
         from failcodes import codebook as codebooks
         from failcodes.fileio import check_regular_file
         from failcodes.report.build import build_report
@@ -79,8 +93,13 @@ class ReportRequest(Request):
         # was built from them without a word (inside the run's own step, the lock is held)
         study = layout.root if layout.study_file.is_file() else None
         with reading_lock(study, busy=MID_RUN) if study else contextlib.nullcontext():
+            stale = _changed(layout, changed) if study and changed else None
             inputs = load_run_dir(self.run_dir, codebook=cb)
+            if stale and inputs.meta is not None:
+                inputs.meta.extra.insert(0, ("Not up to date", stale))
             result = ReportResult(build_report(inputs, out))
+        if stale:
+            note(stale)
         result.notes += inputs.notes.get("codebook", [])  # a codebook assumed for the tables
         for kind in UnitKind:  # a stale review plan: the report is uncorrected; say how to fix
             result.notes += inputs.notes.get(corrected_notes_key(kind), [])
@@ -92,6 +111,24 @@ class ReportRequest(Request):
         for line in result.notes:
             note(line)
         return result
+
+
+def _changed(layout: StudyLayout, changed: Callable[[StudyLayout], list[str]]) -> str | None:
+    """A line naming the steps whose study file settings or inputs changed since they ran."""
+    from failcodes.errors import FailcodesError
+
+    try:
+        steps = changed(layout)
+    except FailcodesError:  # a study file that does not load: said where it is read
+        return None
+    if not steps:
+        return None
+    names = ", ".join(steps)
+    return (
+        f"the study changed since `failcodes run` ran these steps: {names} (their settings or "
+        "input files); this report shows the outputs of that run, not of the study as it is: "
+        f"run `failcodes run {layout.root}` to bring them up to date"
+    )
 
 
 __all__ = ["ReportRequest", "ReportResult"]

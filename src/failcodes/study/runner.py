@@ -136,6 +136,26 @@ def pending_steps(steps: Sequence[Step], layout: StudyLayout) -> list[Step]:
     return [s for s in steps if not is_finished(s, layout, state)]
 
 
+def changed_steps(layout: StudyLayout) -> list[Step]:
+    """The steps ``failcodes run`` finished whose request or inputs changed since (no report).
+
+    ``failcodes report`` alone reads the outputs of the last run: a label corrected in an input
+    since was in none of its numbers, said nowhere. Empty outside a run study.
+    """
+    from failcodes.study.config import load_study
+    from failcodes.study.steps import plan_study
+
+    state = load_state(layout)
+    if not state:
+        return []
+    steps = plan_study(load_study(layout.root), layout)
+    return [
+        s
+        for s in steps
+        if s.name != "report" and s.name in state and state[s.name] != fingerprint(s, layout)
+    ]
+
+
 def log_path(layout: StudyLayout, step: Step) -> Path:
     """``.failcodes/logs/<step name>.log``: what the step printed under ``failcodes run``."""
     return layout.logs_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", step.name).strip("_") + ".log")
