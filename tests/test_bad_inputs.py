@@ -4376,6 +4376,40 @@ def _total_between(row: str) -> Case:
     )
 
 
+def _two_rounds(d: Path) -> Path:
+    """The saturation project of tests/test_outside_red11.py at d/p; round 2's review file."""
+    from tests.test_outside_red11 import two_rounds_project
+
+    two_rounds_project(d / "p")
+    return d / "p" / "rounds" / "r0002" / "review.yaml"
+
+
+def _round_two_case(name: str, decisions: dict[str, dict[str, str]], line: str) -> Case:
+    """`saturate review --file` of round 2's review file edited by alice: ``decisions`` per
+    proposal id; ``line``: the error line after the file's name."""
+
+    def setup(d: Path) -> None:
+        data = yaml.safe_load(_two_rounds(d).read_text(encoding="utf-8"))
+        data["reviewer"] = "alice"
+        for proposal in data["proposals"]:
+            proposal.update(decisions.get(proposal["id"], {}))
+        (d / "edited.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+    return Case(
+        f"saturate-review/{name}",
+        ("saturate", "review", "p", "--dir", "{d}/p", "--file", "{d}/edited.yaml"),
+        setup,
+        line="failcodes: error: {d}/edited.yaml" + line,
+    )
+
+
+ACCEPT = {"decision": "accept"}
+
+
+def _rename_to(name: str) -> dict[str, str]:
+    return {"decision": "rename", "new_name": name}
+
+
 def _two_mappings(d: Path) -> None:
     """dis.jsonl: disagreements under -m refuted and -m non_supported (3 of 2 sentences)."""
     rows = [("s1", "supported"), ("s2", "no_evidence")]
@@ -4641,6 +4675,108 @@ SESSION11_CASES: list[Case] = [
         line="failcodes: error: {d}/p.parquet:1, field 'ev': a passage column holds text or a "
         "list of texts, got a list holding int",
     ),
+    # before, from the library: no file, line or field, and the project's lock file rewritten;
+    # the line is the proposal's item (yaml.safe_dump: four top-level keys, then `proposals:`)
+    _round_two_case(
+        # renamed to round 1's leaf 'Animal study': added again and counted as new
+        # (accumulation r2 +2 for 1 new pattern), exit 0 (fce48a1)
+        "rename-to-an-existing-leaf",
+        {"r0002-p01": _rename_to("animal studies"), "r0002-p02": ACCEPT},
+        ":5, field 'new_name': r0002-p01: renamed to 'animal studies', the name of "
+        "leaf:animal_study in scope already: it would add that pattern again and count it as "
+        "new; decide merge with target leaf:animal_study",
+    ),
+    _round_two_case(
+        # p01 renamed like p02: the decisions were written, then closing the round failed on
+        # a duplicate id (the round stuck with its decisions recorded) (fce48a1)
+        "rename-onto-another-addition-of-the-round",
+        {"r0002-p01": _rename_to("Dose regimen differs"), "r0002-p02": ACCEPT},
+        ":30, field 'decision': r0002-p02: accepted as 'Dose regimen differs', as r0002-p01 is "
+        "in this round: one pattern would be added twice; merge one into the other or give "
+        "them different names",
+    ),
+    _round_two_case(
+        # a merge target not of the proposal's dimension named no file, line or field either
+        "merge-target-of-no-dimension-of-the-proposal",
+        {"r0002-p01": {"decision": "merge", "target": "leaf:nope"}},
+        ":5, field 'target': r0002-p01: merge target 'leaf:nope' is not a subcode or leaf of "
+        "scope (valid: subcode:exact_scope, subcode:different_context, leaf:animal_study)",
+    ),
+]
+
+
+def _ls_export(*units: tuple[int, str]) -> str:
+    """A Label Studio JSON export: a task per retrieval unit, each annotated by user 3."""
+    from failcodes.labelstudio.tasks import build_tasks
+    from failcodes.units import UnitKind
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+
+    tasks = []
+    for n, entity in units:
+        data = build_tasks([retrieval_unit(n)], toy_codebook(), UnitKind.RETRIEVAL)[0]["data"]
+        result = [
+            {"from_name": d, "to_name": "claim", "type": "choices", "value": {"choices": [c]}}
+            for d, c in (("entity", entity), ("scope", "exact_scope"))
+        ]
+        ann = {"completed_by": 3, "result": result, "updated_at": "2026-12-01T09:00:00Z"}
+        tasks.append({"id": 100 + n, "data": data, "annotations": [ann], "project": 7})
+    return json.dumps(tasks)
+
+
+LS_IMPORT = ("labelstudio", "import", "-p", "retrieval", "-c", "{d}/cb.yaml", "--user", "3=alice")
+
+
+def _imported_then_deleted(d: Path) -> None:
+    """review/alice.jsonl imported from tasks 101 and 102; later.json: 102 deleted since."""
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+
+    write_codebook(d / "cb.yaml", toy_codebook())
+    _write({"first.json": _ls_export((1, "irrelevant"), (2, "exact_entity"))})(d)
+    _write({"later.json": _ls_export((1, "irrelevant"))})(d)
+    argv = [a.replace("{d}", str(d)) for a in LS_IMPORT]
+    assert main_quiet([*argv, str(d / "first.json"), "-o", str(d / "review/alice.jsonl")])
+
+
+def _unit_two() -> str:
+    from tests.labelstudio_helpers import retrieval_unit
+
+    return retrieval_unit(2).id
+
+
+# session 12's refusals (issue 30), each tested in its outside file with the numbers around it
+SESSION12_CASES: list[Case] = [
+    Case(
+        # the newer export (task 102 deleted in Label Studio) written over the first import:
+        # 1 annotation over 2, unit 2's review gone, exit 0 (d4db404)
+        "labelstudio-import/over-a-file-holding-reviews-the-export-lacks",
+        (*LS_IMPORT, "{d}/later.json", "-o", "{d}/review/alice.jsonl"),
+        _imported_then_deleted,
+        line="failcodes: error: {d}/review/alice.jsonl: holds 1 annotation(s) that this export "
+        f"does not (first: unit {_unit_two()} by alice; tasks or annotations deleted in Label "
+        "Studio?): writing would lose them; write to another file (-o), or move this one away "
+        "first",
+    ),
+    Case(
+        # R's NA under 'gold = bad -> error' got the implied no_error: one more true negative
+        # (2 error / 2 no-error, exit 0), where the same frame as Parquet was refused (7c98497)
+        "ingest-generic/label-rule-missing-mark-under-an-implied-opposite",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/t.jsonl"),
+            *("--labels-out", "{d}/l.jsonl", "--system", "A"),
+            *("--label-rule", "gold = bad -> error"),
+        ),
+        _write(
+            {
+                "t.csv": "question_id,sentence_id,claim,verdict,gold\nq1,s1,a,supported,ok\n"
+                "q1,s2,b,refuted,bad\nq2,s3,c,supported,NA\nq2,s4,d,refuted,bad\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:4, field 'gold': no value ('NA', a missing mark), and "
+        "--label-rule 'gold = bad -> error' gives no_error to the other values, not to a row "
+        "without one: add 'otherwise -> skip' to leave such rows unlabelled (or 'otherwise -> "
+        "no_error')",
+    ),
 ]
 
 
@@ -4674,6 +4810,7 @@ CASES = (
     + RANK_CASES
     + I34RED_CASES
     + SESSION11_CASES
+    + SESSION12_CASES
 )
 
 

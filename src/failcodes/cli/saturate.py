@@ -34,8 +34,8 @@ from failcodes.errors import ConfigError
 from failcodes.saturation.figure import accumulation_figure
 from failcodes.saturation.models import RoundPhase
 from failcodes.saturation.prune import apply_prune_file, prune_candidates, write_prune_file
-from failcodes.saturation.review import parse_review_file, write_review_file
-from failcodes.saturation.rounds import current_round, record_decisions, stop_state, undecided
+from failcodes.saturation.review import write_review_file
+from failcodes.saturation.rounds import current_round, record_review_file, stop_state, undecided
 from failcodes.saturation.status import ProjectStatus, project_status
 from failcodes.saturation.store import ProjectStore
 from failcodes.saturation.terminal import review_interactively
@@ -114,10 +114,7 @@ def review(
     if file is not None and interactive:
         raise ConfigError("use either --file or --interactive, not both")
     if file is not None:
-        decisions = parse_review_file(
-            file, project=store.config().name, rounds=store.round_numbers()
-        )
-        closed = record_decisions(store, decisions)
+        decisions, closed = record_review_file(store, file)
         names = sorted({d.reviewer for d in decisions})
         console.print(f"recorded {len(decisions)} decision(s) by {', '.join(names) or 'nobody'}")
         for r in closed:

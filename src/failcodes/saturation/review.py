@@ -165,6 +165,24 @@ def _item_lines(text: str) -> list[int]:
     return []
 
 
+def proposal_lines(path: Path) -> dict[str, int]:
+    """The 1-based line of each proposal of a review file, by id (an unreadable file: none)."""
+    try:
+        text = yamlio.read_yaml_text(path)
+        data = yamlio.safe_load(text)
+        lines = _item_lines(text)
+    except (OSError, yaml.YAMLError):
+        return {}
+    items = data.get("proposals") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return {}
+    return {
+        _text(item, "id"): line
+        for item, line in zip(items, lines, strict=False)
+        if isinstance(item, dict)
+    }
+
+
 def _text(item: dict[str, Any], key: str) -> str:
     value = item.get(key)
     return "" if value is None else str(value).strip()

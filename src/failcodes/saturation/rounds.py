@@ -23,7 +23,7 @@ from pathlib import Path
 from failcodes import codebook as codebook_module
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Codebook
-from failcodes.runlock import folder_lock
+from failcodes.runlock import folder_lock, reading_lock
 from failcodes.saturation.changes import (
     Change,
     ChangeOp,
@@ -53,7 +53,13 @@ from failcodes.saturation.models import (
     StopState,
 )
 from failcodes.saturation.proposers import Proposer
-from failcodes.saturation.review import latest_decisions, merge_targets, write_review_file
+from failcodes.saturation.review import (
+    latest_decisions,
+    merge_targets,
+    parse_review_file,
+    proposal_lines,
+    write_review_file,
+)
 from failcodes.saturation.store import ProjectStore, SaturationError
 from failcodes.units import Unit
 
@@ -288,51 +294,91 @@ def undecided(store: ProjectStore, number: int) -> list[Proposal]:
     return [p for p in open_proposals(store, number) if p.id not in latest]
 
 
+class DecisionError(SaturationError):
+    """A decision that cannot apply to its proposal; the message starts with the proposal's id.
+
+    :attr:`proposal_id` and :attr:`field` (the decision's field at fault) let a review file's
+    reader name the line and the field.
+    """
+
+    def __init__(self, proposal_id: str, message: str, *, field: str | None = None) -> None:
+        super().__init__(f"{proposal_id}: {message}")
+        self.proposal_id = proposal_id
+        self.field = field
+
+
 def validate_decision(store: ProjectStore, decision: Decision) -> None:
-    """Raise SaturationError if a decision cannot apply to its proposal."""
+    """Raise DecisionError if a decision cannot apply to its proposal."""
+    pid = decision.proposal_id
     try:
         record = store.round(decision.round)
     except SaturationError:
-        raise SaturationError(f"{decision.proposal_id}: no round {decision.round}") from None
+        raise DecisionError(pid, f"no round {decision.round}", field="round") from None
     if record.phase is not RoundPhase.PROPOSED:
-        raise SaturationError(
-            f"{decision.proposal_id}: round {record.number} is {record.phase.value}, "
-            "not awaiting review"
+        raise DecisionError(
+            pid, f"round {record.number} is {record.phase.value}, not awaiting review"
         )
-    proposal = next(
-        (p for p in open_proposals(store, record.number) if p.id == decision.proposal_id), None
-    )
+    proposal = next((p for p in open_proposals(store, record.number) if p.id == pid), None)
     if proposal is None:
-        raise SaturationError(
-            f"{decision.proposal_id}: no open proposal with this id in round {record.number}"
+        raise DecisionError(
+            pid, f"no open proposal with this id in round {record.number}", field="id"
         )
     if decision.action is Action.MERGE:
         targets = merge_targets(store.codebook(), (store.config().kind.value, proposal.dimension))
         if decision.target not in targets:
-            raise SaturationError(
-                f"{decision.proposal_id}: merge target {decision.target!r} is not a subcode or "
-                f"leaf of {proposal.dimension} (valid: {', '.join(targets)})"
+            raise DecisionError(
+                pid,
+                f"merge target {decision.target!r} is not a subcode or leaf of "
+                f"{proposal.dimension} (valid: {', '.join(targets)})",
+                field="target",
             )
     if decision.action is Action.RENAME and not (decision.new_name or "").strip():
-        raise SaturationError(f"{decision.proposal_id}: rename needs a new name")
+        raise DecisionError(pid, "rename needs a new name", field="new_name")
+
+
+#: Why decisions are not recorded while another process writes the project.
+_BUSY = (
+    "this saturation project is in use by {holder}; wait for it to finish, then record the "
+    "decisions"
+)
 
 
 def record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list[RoundRecord]:
     """Validate and append decisions; close every round whose proposals are all decided.
 
-    All decisions are validated before any is written. Returns the rounds closed. Holds the
-    project's write lock.
+    All decisions are validated before any is written: first under the shared lock, so a
+    refused decision leaves the project as it was (its lock file too), then again under the
+    project's write lock, which recording holds. Returns the rounds closed.
     """
+    with reading_lock(store.root, busy=_BUSY):
+        _validate_decisions(store, decisions)
     with folder_lock(store.root, what="saturation project"):
         return _record_decisions(store, decisions)
 
 
-def _record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list[RoundRecord]:
+def record_review_file(store: ProjectStore, path: Path) -> tuple[list[Decision], list[RoundRecord]]:
+    """Record the decisions of an edited review file: ``(decisions, rounds closed)``.
+
+    A decision refused names the file, its proposal's line and the field at fault.
+    """
+    decisions = parse_review_file(path, project=store.config().name, rounds=store.round_numbers())
+    try:
+        return decisions, record_decisions(store, decisions)
+    except DecisionError as exc:
+        line = proposal_lines(path).get(exc.proposal_id)
+        raise SaturationError(exc.reason, path=path, line=line, field=exc.field) from None
+
+
+def _validate_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> None:
     for d in decisions:
         validate_decision(store, d)
     latest = {**latest_decisions(store), **{d.proposal_id: d for d in decisions}}
     for number in sorted({d.round for d in decisions}):
         changes_for_round(store, number, latest)  # a name clash refuses before any is written
+
+
+def _record_decisions(store: ProjectStore, decisions: Sequence[Decision]) -> list[RoundRecord]:
+    _validate_decisions(store, decisions)  # again: another writer may have come between
     store.append_decisions(list(decisions))
     closed = []
     for number in sorted({d.round for d in decisions}):
@@ -399,7 +445,8 @@ def _refuse_known_name(
 ) -> None:
     """Refuse an addition named like a code of the codebook or another addition of its round."""
     norm = normalise_name(name)
-    verb = "renamed to" if decision.action is Action.RENAME else "accepted as"
+    renamed = decision.action is Action.RENAME
+    verb, field = ("renamed to", "new_name") if renamed else ("accepted as", "decision")
     match = known.get(norm)
     if match is not None:
         hint = (
@@ -407,14 +454,18 @@ def _refuse_known_name(
             if match.dimension == proposal.dimension
             else "give it another name"
         )
-        raise SaturationError(
-            f"{proposal.id}: {verb} {name!r}, the name of {match.ref} in {match.dimension} "
-            f"already: it would add that pattern again and count it as new; {hint}"
+        raise DecisionError(
+            proposal.id,
+            f"{verb} {name!r}, the name of {match.ref} in {match.dimension} already: it would "
+            f"add that pattern again and count it as new; {hint}",
+            field=field,
         )
     if norm in added:
-        raise SaturationError(
-            f"{proposal.id}: {verb} {name!r}, as {added[norm]} is in this round: one pattern "
-            "would be added twice; merge one into the other or give them different names"
+        raise DecisionError(
+            proposal.id,
+            f"{verb} {name!r}, as {added[norm]} is in this round: one pattern would be added "
+            "twice; merge one into the other or give them different names",
+            field=field,
         )
     added[norm] = proposal.id
 
