@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,36 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     code = exit_code(*args)
     cap = capsys.readouterr()
     return code, cap.out, cap.err
+
+
+#: What every ratings-table test of ``agree`` gives: no bootstrap, JSON out.
+AGREE_JSON = ("--bootstrap", "0", "--format", "json")
+
+
+def ratings_file(folder: Path, text: str, name: str = "r.csv") -> Path:
+    """Write a ratings table's CSV ``text`` to ``folder/name``; return the path."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def agree_percent_run(
+    path: Path, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, str, str]:
+    """Run ``failcodes agree PATH --stat percent --bootstrap 0 --format json EXTRA``."""
+    return run_cli(["agree", str(path), "--stat", "percent", *AGREE_JSON, *extra], capsys)
+
+
+def agree_percent(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> float:
+    """The percent agreement ``agree`` gives for ``path`` (exit 0 asserted)."""
+    code, out, err = agree_percent_run(path, capsys, *extra)
+    assert code == 0, err
+    return float(json.loads(out)[0]["value"])
+
+
+def agree_refused(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
+    """The error ``agree`` gives for ``path`` (exit 2, one line, nothing on stdout asserted)."""
+    code, out, err = agree_percent_run(path, capsys, *extra)
+    assert (code, out) == (2, ""), out
+    assert err.count("\n") == 1, err  # one line
+    return err

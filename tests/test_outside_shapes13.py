@@ -13,7 +13,7 @@ import pytest
 
 from failcodes.errors import InputError
 from failcodes.stats.tables import ratings_from_frame
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import agree_percent_run, ratings_file, run_cli
 
 AGREE = ["--bootstrap", "0", "--format", "json"]
 
@@ -97,7 +97,7 @@ def test_cells_joining_codes_with_and_are_refused(
     # so unit 4 disagreed: percent 2/4 = 0.500, exit 0 (32b305f refused '&' and '+' only).
     path = tmp_path / "r.csv"
     rows = f"1,{first},relevance\n2,sufficiency,sufficiency\n3,relevance,relevance\n"
-    path.write_text(f"item,r1,r2\n{rows}4,{fourth},{other}\n", encoding="utf-8")
+    path.write_text(f"item,r1,r2\n{rows}4,{fourth},{other}\n")
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli(args, capsys)
     assert (code, out) == (2, "")
@@ -123,12 +123,12 @@ def test_a_category_with_and_inside_whose_parts_are_not_ratings_stays_one(
     # 'search and retrieval' is one code: 'retrieval' is never a rating of its own (with
     # alone='search', one part is). Units: (sr, sr), (scope, scope), (sr, scope),
     # (scope|search, same): 3 of 4 agree, percent 0.750 by hand.
-    path = tmp_path / "r.csv"
-    path.write_text(
+    path = ratings_file(
+        tmp_path,
         "item,r1,r2\n1,search and retrieval,search and retrieval\n2,scope,scope\n"
-        f"3,search and retrieval,scope\n4,{alone},{alone}\n"
+        f"3,search and retrieval,scope\n4,{alone},{alone}\n",
     )
-    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    code, out, err = agree_percent_run(path, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)
 
@@ -171,8 +171,7 @@ def test_a_row_of_descriptions_or_totals_is_refused_not_counted(
     field: str,
     before: float,
 ) -> None:
-    path = tmp_path / "r.csv"
-    path.write_text(table)
+    path = ratings_file(tmp_path, table)
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli(args, capsys)
     assert (code, out) == (2, ""), out
@@ -206,8 +205,7 @@ def test_a_long_tables_other_columns_are_said_on_the_first_line(
         for u in range(1, 5)
         for name, r in (("A", a), ("B", b))
     ]
-    path = tmp_path / "r.csv"
-    path.write_text("unit,rater,rating,rater3,minutes\n" + "\n".join(rows) + "\n")
+    path = ratings_file(tmp_path, "unit,rater,rating,rater3,minutes\n" + "\n".join(rows) + "\n")
     two = fleiss_kappa(aggregate_raters(list(zip(a, b, strict=True)))[0])
     three = fleiss_kappa(aggregate_raters(list(zip(a, b, c, strict=True)))[0])
     # by hand: two, Pbar 3/4, Pe (3/8)^2 + (5/8)^2 = 34/64 -> 14/30; three, Pbar 2/3, Pe 5/9
@@ -251,9 +249,8 @@ def test_a_note_or_confidence_column_is_no_rater(
     raters: list[str] | None,
     value: float,
 ) -> None:
-    path = tmp_path / "r.csv"
-    path.write_text(table)
-    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    path = ratings_file(tmp_path, table)
+    code, out, err = agree_percent_run(path, capsys)
     assert code == 0, err
     (row,) = json.loads(out)
     assert row["value"] == pytest.approx(value)
@@ -268,9 +265,8 @@ def test_one_rater_beside_a_notes_column_is_refused(
 ) -> None:
     # r1 and its notes: which columns are raters cannot be told (before: notes was the
     # second rater: percent 0.333 over the 3 units with a note, exit 0)
-    path = tmp_path / "r.csv"
-    path.write_text("item,r1,notes\n1,yes,ok\n2,no,\n3,yes,yes\n4,no,unsure\n")
-    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    path = ratings_file(tmp_path, "item,r1,notes\n1,yes,ok\n2,no,\n3,yes,yes\n4,no,unsure\n")
+    code, out, err = agree_percent_run(path, capsys)
     assert (code, out) == (2, "")
     assert "notes named like a note, a confidence or a time" in err and "--raters" in err
 
@@ -283,8 +279,7 @@ def test_a_missing_mark_among_numeric_ratings_is_refused(
     # by neither: among 1-5 scores the mark was a category and unit 2 one more agreeing unit,
     # percent 4/5 = 0.800, exit 0. Left empty, the 4 rated units (3,3), (2,5), (1,1), (3,3)
     # agree on 3: 0.750 by hand.
-    path = tmp_path / "r.csv"
-    path.write_text(f"item,r1,r2\n1,3,3\n2,{mark},{mark}\n3,2,5\n4,1,1\n5,3,3\n")
+    path = ratings_file(tmp_path, f"item,r1,r2\n1,3,3\n2,{mark},{mark}\n3,2,5\n4,1,1\n5,3,3\n")
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli(args, capsys)
     assert (code, out) == (2, "")
@@ -302,8 +297,7 @@ def test_a_missing_mark_given_as_a_category_or_among_text_codes_is_read(
     # N/A may be an answer (not applicable), read as one when --categories lists it (without,
     # refused since session 11: test_outside_tables11): (yes,yes), (N/A,N/A), (no,yes),
     # (no,no) agree on 3 of 4
-    path = tmp_path / "r.csv"
-    path.write_text("item,r1,r2\n1,3,3\n2,NA,NA\n3,2,5\n4,1,1\n5,3,3\n")
+    path = ratings_file(tmp_path, "item,r1,r2\n1,3,3\n2,NA,NA\n3,2,5\n4,1,1\n5,3,3\n")
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli([*args, "--categories", "1,2,3,4,5,NA"], capsys)
     assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(4 / 5), err
@@ -318,10 +312,10 @@ def test_two_fields_of_each_rater_are_refused(
     # Each rater's error (0-2) and severity (0-2): four raters, percent 0.633, exit 0. By
     # hand, errors (1,1), (0,0), (1,0), (2,2), (0,0) agree on 4 of 5 units (0.800) and
     # severities (2,2), (0,1), (1,0), (2,2), (0,0) on 3 (0.600): --raters says which.
-    path = tmp_path / "r.csv"
-    path.write_text(
+    path = ratings_file(
+        tmp_path,
         "item,R1 error,R1 severity,R2 error,R2 severity\n1,1,2,1,2\n2,0,0,0,1\n3,1,1,0,0\n"
-        "4,2,2,2,2\n5,0,0,0,0\n"
+        "4,2,2,2,2\n5,0,0,0,0\n",
     )
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli(args, capsys)
@@ -339,11 +333,12 @@ def test_roles_numbered_alike_are_four_raters(
     # Physician 1, Physician 2, Nurse 1, Nurse 2 are four people, not two fields: units
     # (y,y,y,y), (n,n,n,n), (y,n,y,y), (n,n,n,n): percent is the mean over units of the
     # agreeing pairs, (6 + 6 + 3 + 6) / (4 * 6) = 21/24 = 0.875 by hand
-    path = tmp_path / "r.csv"
-    path.write_text(
-        "item,Physician 1,Physician 2,Nurse 1,Nurse 2\n1,y,y,y,y\n2,n,n,n,n\n3,y,n,y,y\n4,n,n,n,n\n"
+    path = ratings_file(
+        tmp_path,
+        "item,Physician 1,Physician 2,Nurse 1,Nurse 2\n1,y,y,y,y\n2,n,n,n,n\n3,y,n,y,y\n"
+        "4,n,n,n,n\n",
     )
-    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    code, out, err = agree_percent_run(path, capsys)
     assert code == 0, err
     (row,) = json.loads(out)
     assert len(row["raters"]) == 4 and row["value"] == pytest.approx(21 / 24)
@@ -380,9 +375,8 @@ def test_a_total_or_agreement_column_is_no_rater(
     raters: list[str],
     value: float,
 ) -> None:
-    path = tmp_path / "r.csv"
-    path.write_text(table)
-    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    path = ratings_file(tmp_path, table)
+    code, out, err = agree_percent_run(path, capsys)
     assert code == 0, err
     (row,) = json.loads(out)
     assert row["raters"] == raters and row["value"] == pytest.approx(value)
@@ -455,8 +449,7 @@ def test_the_header_repeated_between_rows_is_refused(
     second: str,
     line: int,
 ) -> None:
-    path = tmp_path / "r.csv"
-    path.write_text(f"{header}\n{first}{header}\n{second}")
+    path = ratings_file(tmp_path, f"{header}\n{first}{header}\n{second}")
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli(args, capsys)
     assert (code, out) == (2, "")
@@ -474,8 +467,7 @@ def test_a_number_with_its_label_beside_the_number_alone_is_refused(
     # r2 picked '1 (low)' from a drop-down where r1 typed 1: two categories, percent 2/4 =
     # 0.500 (units 1 and 3 'disagreeing'), exit 0, where the raters agree on all 4 units
     # (1.000 by hand, with the labels written one way)
-    path = tmp_path / "r.csv"
-    path.write_text(f"item,r1,r2\n1,1,{labelled}\n2,2,2\n3,3,3 (high)\n4,1,1\n")
+    path = ratings_file(tmp_path, f"item,r1,r2\n1,1,{labelled}\n2,2,2\n3,3,3 (high)\n4,1,1\n")
     args = ["agree", str(path), "--stat", "percent", *AGREE]
     code, out, err = run_cli(args, capsys)
     assert (code, out) == (2, "")
@@ -488,8 +480,7 @@ def test_a_number_with_its_label_beside_the_number_alone_is_refused(
 def test_a_range_of_numbers_is_no_label(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # '2-3' beside '2' is not a number with a label: read as before, (2-3, 2) disagreeing,
     # units 2-4 agreeing: 3/4
-    path = tmp_path / "r.csv"
-    path.write_text("item,r1,r2\n1,2-3,2\n2,2,2\n3,3,3\n4,1,1\n")
-    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE], capsys)
+    path = ratings_file(tmp_path, "item,r1,r2\n1,2-3,2\n2,2,2\n3,3,3\n4,1,1\n")
+    code, out, err = agree_percent_run(path, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)
