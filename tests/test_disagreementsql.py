@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -166,27 +167,23 @@ def test_scores_out_of_reprs_range_and_escapes_in_claim_lines(tmp_path: Path) ->
     assert b"literal \\\\u000B and" in got
 
 
-def test_rows_fetched_a_batch_at_a_time_and_copied_through_python_are_the_same_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_rows_fetched_a_batch_at_a_time_and_windows_of_two_rows_are_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
 ) -> None:
-    # one claim row per Arrow batch, and a file system without copy_file_range: the later
-    # mapping's lines then reach the output through Python
+    # one claim row per Arrow batch, a query per two rows of a file, a group of lines per
+    # sentence group. (Until 2026-12-03 this also refused copy_file_range and asserted the
+    # later mapping's part file was copied through Python: the part files are gone, each
+    # mapping's lines are now written one after another from the scratch file.)
     plain, own, labels = _files(tmp_path)
     flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
     labels = _jsonl(labels, flipped)
     want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
-    refused: list[int] = []
-
-    def no_kernel_copy(*args: Any) -> int:
-        refused.append(1)
-        raise OSError(18, "Invalid cross-device link")
-
     monkeypatch.setattr(disagreementsql, "_FETCH_ROWS", 1)
-    monkeypatch.setattr(disagreementsql.os, "copy_file_range", no_kernel_copy)
+    monkeypatch.setattr(disagreementsql, "_WINDOW_ROWS", 2)
+    monkeypatch.setattr(disagreementsql, "_LINE_GROUPS", 1)
     for traces in (own, plain):  # the engine's rows, then the lines read again
-        refused.clear()
         assert _disagreements(traces, labels, tmp_path / "engine.jsonl") == want
-        assert refused == [1]  # one later mapping (non_supported), copied through Python
+    assert streamed == []
 
 
 @pytest.fixture
@@ -264,10 +261,16 @@ def test_jsonl_traces_are_written_from_their_lines_read_once(
     read: list[tuple[int, int]] = []
     line_rows = disagreementsql._line_rows
 
-    def reading(columns: Any, chunk: Any) -> Any:
-        rows = line_rows(columns, chunk)
-        read.extend((chunk.file, row) for row in rows.frow.tolist())
-        return rows
+    def reading(columns: Any, groups: Any) -> Any:
+        pieces = line_rows(columns, groups)
+        origin, rows = columns.origin, []
+        for g in groups.tolist():  # (file, row in the file) of each group's rows
+            first = int(columns.first[g])
+            file = int(np.searchsorted(origin.starts, first, side="right")) - 1
+            rows += [(file, first - int(origin.starts[file]) + i) for i in range(origin.run[g])]
+        assert len(pieces) == 5 * len(rows)  # (five pieces a row)
+        read.extend(rows)
+        return pieces
 
     monkeypatch.setattr(disagreementsql, "_line_rows", reading)
     assert _disagreements(plain, labels, tmp_path / "again.jsonl") == got

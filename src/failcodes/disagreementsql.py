@@ -4,48 +4,47 @@ The disagreements stream (:func:`failcodes.disagreementio.stream_disagreements`)
 disagreement's claims as Python values and encodes every claim record, passages included
 (~500 MB of JSON at paper scale): its CPU is spread over decoding, Python objects, per-row
 checks and encoding. For traces the tool wrote itself (Parquet whose footer carries the
-validated marker, :func:`failcodes.engine.is_validated`) DuckDB encodes the claim records
-instead and joins them to the disagreements; Python gives each disagreement's head (its
-label and id, ~26,000 at paper scale) and spaces the compact lines DuckDB returns as
-``json.dumps`` does (``msgspec.json.format``, in C). Trace JSONL files, which the strict scan
-vouched for, take the same heads: their claims' lines are read again by byte offset, each
-once for every mapping (:func:`_line_rows`), not once per disagreement as the stream does.
+validated marker, :func:`failcodes.engine.is_validated`) DuckDB reads the claim rows instead,
+and Python gives each disagreement's head (its label and id, ~26,000 at paper scale). Trace
+JSONL files, which the strict scan vouched for, take the same heads for JSONL output: their
+claims' lines are read again by byte offset (:func:`_line_rows`), each once, not once per
+disagreement as the stream does.
 
-The lines are byte-identical to the stream's (``json.dumps(record, ensure_ascii=False)``):
-DuckDB's ``to_json`` escapes strings as the stdlib does but for the control characters it
-writes with upper-case hex (``\\u001F``), and writes a float as ``repr`` does when it is 0 or
-its magnitude is in [1e-4, 1e16) (checked on 600,000 doubles of every magnitude); a line
-with such an escape or another float is decoded and encoded again by the stdlib.
+Either way the needed claim rows are read once, in file order (DuckDB reads a window of
+:data:`_WINDOW_ROWS` rows of a file a query), into a scratch file, then taken from it in
+output order: memory follows a disagreement or a group of them, whatever the output order (at
+10x the paper scale, copies of the questions with suffixed ids, their rows interleave in it).
 
-A Parquet output of the tool's own Parquet is built as Arrow columns (:func:`_write_tables`):
-the needed claim rows are read once, in file order, into a scratch Arrow file, then taken
-from it 2,000 disagreements at a time in output order, each such group one row group as the
-stream writes it (``pyarrow``'s writer, the same schema: the same bytes). Memory follows a
-group, whatever the output order (at 10x the paper scale, copies of the questions with
-suffixed ids, their rows interleave in it: 640 MB peak against 504 MB at 1x).
+JSONL output: the scratch file (:class:`_Pieces`) holds each claim record's JSON in two
+pieces (either side of its mapped flags), spaced as ``json.dumps`` spaces
+(``msgspec.json.format``, in C); a line is its head's fields and its claims' pieces
+(:func:`_write_lines`), each mapping's after the one before. The lines are byte-identical
+to the stream's (``json.dumps(record, ensure_ascii=False)``): DuckDB's ``to_json`` escapes
+strings as the stdlib does but for the control characters it writes with upper-case hex
+(``\\u001F``), and writes a float as ``repr`` does when it is 0 or its magnitude is in
+[1e-4, 1e16) (checked on 600,000 doubles of every magnitude); a record with such an escape or
+another float is decoded and encoded again by the stdlib.
 
-A chunk is the disagreements of every mapping whose rows fall within a window of a file
-(:data:`_WINDOW_ROWS`): DuckDB reads that window's row groups once for all mappings (each
-mapping's lines after the first's wait in a temporary file). Memory follows a chunk (its
-lines, ~40 MB) and DuckDB's limit. A row the validated writer cannot have written (an empty
-text the models read as missing, a NaN score, a rank below 1, an unknown verdict or evidence
-source, a null claim or passage list), a row gone from the file, or an engine error leaves
-nothing behind: the stream then writes the file, and says the exact one-line error if any.
+Parquet output: the scratch file is an Arrow file of the claim record's columns
+(:func:`_spill`), mapped :data:`_RECORDS_PER_GROUP` disagreements at a time
+(:class:`_Spilled`); each group is built as Arrow columns (:func:`_mapping_table`), one row
+group as the stream writes it (``pyarrow``'s writer, the same schema: the same bytes).
+
+A row the validated writer cannot have written (an empty text the models read as missing, a
+NaN score, a rank below 1, an unknown verdict or evidence source, a null claim or passage
+list), a row gone from the file, or an engine error leaves nothing behind: the stream then
+writes the file, and says the exact one-line error if any.
 """
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import itertools
 import json
 import operator
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from json.encoder import encode_basestring as _json_string  # json.dumps' own
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -62,20 +61,19 @@ if TYPE_CHECKING:
     from failcodes.disagreements import GroupSelection
     from failcodes.tracecols import SentenceColumns
 
-#: Most claim rows of a chunk, all mappings (its lines: ~4 kB a claim).
-_CHUNK_ROWS = 16_384
-#: A chunk's rows lie within this many consecutive rows of a file (the rows DuckDB reads).
+#: A query's rows lie within this many consecutive rows of a file (the rows DuckDB reads).
 _WINDOW_ROWS = 16_384
 #: Claim rows the engine hands over at a time (their JSON text: ~12 MB at paper scale).
 _FETCH_ROWS = 2_048
 #: Write buffer of the output.
 _WRITE_BUFFER = 1 << 20
-#: Sentence groups whose JSONL lines are decoded at a time (a chunk's are up to 16,384 lines).
+#: Sentence groups whose JSONL lines are decoded at a time.
 _LINE_GROUPS = 256
-#: A disagreement's first claim row (the order of a chunk's reads).
-_FIRST = operator.attrgetter("first")
-#: A mapping's disagreement numbers start at its index times this (output order).
-_MAPPING_STRIDE = 1 << 40
+#: Disagreements taken from the scratch file at a time (a row group of the Parquet output,
+#: as the stream writes them).
+_RECORDS_PER_GROUP = 2_000
+#: Claim rows a batch of the scratch file holds.
+_SPILL_ROWS = 8_192
 
 
 class _DeclinedError(Exception):
@@ -123,9 +121,8 @@ class _Head:
     """A disagreement's own fields (its label's, no claim's) and where its claims are."""
 
     mapping: int
-    first: int  # its first claim's file row
+    first: int  # its first claim's row (numbered across the files)
     rows: int  # its claims (consecutive rows)
-    group: int  # its sentence group (-1: none)
     uid: str
     system: str
     question: str
@@ -153,34 +150,7 @@ class _Mapping:
         return cls(m.name, m.verdict_names(), frozenset(v.value for v in m.error_verdicts))
 
 
-@dataclass
-class _Chunk:
-    """Disagreements of every mapping, in output order each, their claims in one file window."""
-
-    heads: list[_Head] = field(default_factory=list)
-    file: int = -1
-    lo: int = 0
-    hi: int = -1
-
-    def add(self, head: _Head, file: int) -> None:
-        self.heads.append(head)
-        if head.rows:
-            last = head.first + head.rows - 1
-            if self.file < 0:
-                self.file, self.lo, self.hi = file, head.first, last
-            self.lo, self.hi = min(self.lo, head.first), max(self.hi, last)
-
-    def need(self) -> Any:
-        """The file rows of the chunk's claims, sorted, each once."""
-        runs = [np.arange(h.first, h.first + h.rows) for h in self.heads if h.rows]
-        return np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
-
-
-#: Where a disagreement's claims are: (file, first file row, rows, group); (-1, 0, 0, -1): none.
-_Where = tuple[int, int, int, int]
-
-
-class _Stream:
+def _heads(selection: GroupSelection, m: int) -> Iterator[_Head]:
     """One mapping's disagreements in output order, each with where its claims are.
 
     The order and the fields of :meth:`GroupSelection.__iter__ <failcodes.disagreements.
@@ -188,70 +158,29 @@ class _Stream:
     from the selection's arrays and the labels' columns: no label or record built (~26,000
     of them at paper scale cost ~1 CPU-s built).
     """
+    from failcodes.disagreements import disagreement_id
+    from failcodes.metrics import Level
 
-    def __init__(self, selection: GroupSelection, m: int, starts: Sequence[int]) -> None:
-        self.selection = selection
-        self.m = m
-        self.mapping = selection.mapping.name
-        self.starts = starts
-        self.items = heapq.merge(self._groups(), self._missing(), key=operator.itemgetter(0))
-        self.next: tuple[tuple[str, str, str, str], bool, _Where] | None = None
-        self._advance()
+    name = selection.mapping.name
 
-    def _groups(self) -> Iterator[tuple[tuple[str, str, str, str], bool, _Where]]:
-        if self.selection.cols.origin is None:
-            raise _DeclinedError
-        starts = self.starts
-        for g, pred, run, first, system, question, sentence in self.selection.located():
-            if not run:
-                raise _DeclinedError  # (scattered groups are the stream's)
-            file = bisect.bisect_right(starts, first) - 1
-            if file + 1 < len(starts) and first + run > starts[file + 1]:
-                raise _DeclinedError
-            yield self._key(system, question, sentence), pred, (file, first - starts[file], run, g)
-
-    def _missing(self) -> Iterator[tuple[tuple[str, str, str, str], bool, _Where]]:
-        for miss in self.selection.missing:
-            yield self._key(miss.system, miss.question_id, miss.sentence_id), False, (-1, 0, 0, -1)
-
-    def _key(self, system: str, question: str, sentence: str) -> tuple[str, str, str, str]:
+    def keyed(system: str, question: str, sentence: str) -> tuple[str, str, str, str]:
         """The output order (system, question, sentence, id) of a sentence's disagreement."""
-        from failcodes.disagreements import disagreement_id
-        from failcodes.metrics import Level
-
-        uid = disagreement_id(system, self.mapping, Level.SENTENCE, question, sentence, None)
+        uid = disagreement_id(system, name, Level.SENTENCE, question, sentence, None)
         return system, question, sentence, uid
 
-    def _advance(self) -> None:
-        self.next = next(self.items, None)
-
-    def take(self, chunk: _Chunk) -> None:
-        """Move the next disagreement into ``chunk``."""
-        head, file = self._head()
-        chunk.add(head, file)
-        self._advance()
-
-    def heads(self) -> Iterator[_Head]:
-        """The disagreements one after another, ``first`` a row number across the files."""
-        while self.next is not None:
-            head, file = self._head()
-            if head.rows:
-                head.first += self.starts[file]
-            yield head
-            self._advance()
-
-    def _head(self) -> tuple[_Head, int]:
-        """The next disagreement and the file of its claims."""
-        assert self.next is not None
-        (system, question, sentence, uid), pred, (file, first, rows, group) = self.next
-        has_error, rationale, severity, annotator, text = self.selection.index.sentence_fields(
+    located = ((keyed(s, q, t), p, f, r) for _, p, r, f, s, q, t in selection.located())
+    missing = (
+        (keyed(x.system, x.question_id, x.sentence_id), False, 0, 0) for x in selection.missing
+    )
+    merged = heapq.merge(located, missing, key=operator.itemgetter(0))
+    for (system, question, sentence, uid), pred, first, rows in merged:
+        has_error, rationale, severity, annotator, text = selection.index.sentence_fields(
             sentence, _LABEL_FIELDS
         )
-        head = _Head(
-            self.m,
+        yield _Head(
+            m,
             first,
             rows,
-            group,
             uid,
             system,
             question,
@@ -263,7 +192,6 @@ class _Stream:
             annotator,
             text,
         )
-        return head, file
 
 
 #: The label fields a disagreement line carries.
@@ -273,25 +201,6 @@ _LABEL_FIELDS = ("has_error", "rationale", "severity", "annotator", "sentence")
 def _text(value: str | None) -> str:
     """A string (or None) as ``json.dumps(value, ensure_ascii=False)`` writes it."""
     return "null" if value is None else _json_string(value)
-
-
-def _chunks(streams: Sequence[_Stream]) -> Iterator[_Chunk]:
-    """Chunks of every mapping's disagreements, each within a window of one file's rows."""
-    while any(s.next is not None for s in streams):
-        chunk = _Chunk()
-        placed = [s.next[2][:2] for s in streams if s.next is not None and s.next[2][2]]
-        window = min(placed, default=(-1, 0))
-        taken = 0
-        for stream in streams:
-            while stream.next is not None and taken < _CHUNK_ROWS:
-                file, first, rows, _ = stream.next[2]
-                if rows and (file != window[0] or first + rows > window[1] + _WINDOW_ROWS):
-                    break
-                stream.take(chunk)
-                taken += rows
-        if not chunk.heads:  # (a run longer than the window): it alone
-            next(s for s in streams if s.next is not None).take(chunk)
-        yield chunk
 
 
 def _query(path: Path, lo: int, hi: int) -> str:
@@ -311,46 +220,155 @@ def _query(path: Path, lo: int, hi: int) -> str:
         ORDER BY frow"""
 
 
-@dataclass
-class _Rows:
-    """A window's needed rows as ``json.dumps`` text pieces, in file row order."""
+def _column_query(path: Path, lo: int, hi: int) -> str:
+    """The SQL of a window's needed rows (``need`` registered) as claim record columns."""
+    return f"""
+        SELECT t.file_row_number AS frow, t.sentence, t.claim_id, t.claim, t.verdict,
+            t.raw_verdict, t.reasoning, t.verifier, t.retriever, t.passages,
+            {_EVIDENCE} AS evidence_source,
+            coalesce({_ODD_ROW}, false) OR {_PASSAGES_CODE} = 2 AS odd
+        FROM read_parquet({engine.quoted(path)}, file_row_number = true) t
+        WHERE t.file_row_number BETWEEN {lo} AND {hi}
+            AND t.file_row_number IN (SELECT frow FROM need)
+        ORDER BY frow"""
 
-    frow: Any  # numpy int64, sorted
-    sentence: list[str | None]
-    verdict: list[str]
-    cid: list[bytes]  # the claim id's JSON
-    pre: list[bytes]  # '{"claim_id": ..., "raw_verdict": ...' (no closing brace)
-    post: list[bytes]  # '"reasoning": ..., "evidence_source": ...}' (no opening brace)
+
+def _needed(columns: SentenceColumns, items: Sequence[GroupSelection]) -> tuple[Any, Any]:
+    """The disagreeing groups in file order, each once, and their claims' rows.
+
+    The rows are numbered across the files, sorted. Raises :class:`_DeclinedError` for a
+    group's claims not one run of rows of one file (scattered groups, a group over two
+    files: the stream's).
+    """
+    origin = columns.origin
+    assert origin is not None
+    groups = np.unique(np.concatenate([sel.groups for sel in items]))
+    first = columns.first[groups].astype(np.int64)
+    order = np.argsort(first, kind="stable")
+    groups, first = groups[order], first[order]
+    count = origin.run[groups].astype(np.int64)
+    starts = np.asarray(origin.starts, dtype=np.int64)
+    bounds = np.append(starts[1:], np.iinfo(np.int64).max)
+    file = np.searchsorted(starts, first, side="right") - 1
+    if (count == 0).any() or (first + count > bounds[file]).any():
+        raise _DeclinedError
+    ends = np.cumsum(count)
+    rows = np.repeat(first - (ends - count), count) + np.arange(int(ends[-1]) if len(ends) else 0)
+    return groups, rows
 
 
-def _rows(con: Any, path: Path, chunk: _Chunk) -> _Rows:
-    """The chunk's claim rows read and encoded by the engine (raises :class:`_DeclinedError`).
+def _spill(tables: Iterable[Any], out: Path) -> None:
+    """Write ``tables`` (rows in file order, one schema) to ``out``, an Arrow file.
 
-    Fetched a batch of :data:`_FETCH_ROWS` at a time: the whole chunk as one Arrow table (its
-    claims' JSON text, ~100 MB at paper scale) was memory the engine filled anew for every
-    chunk (page faults: system time).
+    Raises :class:`_DeclinedError` for columns of other types (the stream's).
     """
     pa, _ = pyarrow_modules()
-    need = chunk.need()
-    if not len(need):
-        return _Rows(need, [], [], [], [], [])
-    con.register("need", pa.table({"frow": need}))
+    writer = None
     try:
-        reader = con.sql(_query(path, chunk.lo, chunk.hi)).to_arrow_reader(_FETCH_ROWS)
-        parts = [_batch_rows(pa.Table.from_batches([batch])) for batch in reader]
+        with pa.OSFile(str(out), "wb") as sink:
+            for table in tables:
+                if writer is None:
+                    schema = table.schema
+                    writer = pa.ipc.new_file(sink, schema)
+                writer.write_table(table.cast(schema), max_chunksize=_SPILL_ROWS)
+            if writer is not None:
+                writer.close()
+    except pa.ArrowException:
+        raise _DeclinedError from None
+
+
+def _engine_rows(con: Any, columns: SentenceColumns, rows: Any, pieces: bool) -> Iterator[Any]:
+    """The claim rows of ``rows`` read by the engine, in parts, a window of a file a query."""
+    origin = columns.origin
+    assert origin is not None
+    starts = [int(s) for s in origin.starts]
+    edges = np.searchsorted(rows, [*starts, np.iinfo(np.int64).max])
+    for f, path in enumerate(origin.paths):
+        mine = rows[edges[f] : edges[f + 1]] - starts[f]
+        at = 0
+        while at < len(mine):
+            window = mine[at : int(np.searchsorted(mine, mine[at] + _WINDOW_ROWS))]
+            yield from _window_rows(con, path, window, pieces)
+            at += len(window)
+
+
+def _window_rows(con: Any, path: Path, window: Any, pieces: bool) -> Iterator[Any]:
+    """A window's rows (file row numbers, ascending) in parts, pieces or columns.
+
+    ``pieces`` (JSONL output): :func:`_batch_rows`; else tables of the claim record's columns.
+
+    Fetched and spilled a batch of :data:`_FETCH_ROWS` at a time: the whole window as one
+    Arrow table (its claims' JSON text, ~100 MB at paper scale) was memory the engine
+    filled anew for every window (page faults: system time). Raises
+    :class:`_DeclinedError` for a row the validated writer cannot have written or a row
+    gone from the file (the stream says so).
+    """
+    pa, _ = pyarrow_modules()
+    query = (_query if pieces else _column_query)(path, int(window[0]), int(window[-1]))
+    convert = _batch_rows if pieces else _column_batch
+    con.register("need", pa.table({"frow": window}))
+    try:
+        at = 0
+        for batch in con.sql(query).to_arrow_reader(_FETCH_ROWS):
+            got = pa.Table.from_batches([batch])
+            frow = np.asarray(got.column("frow"))
+            if not np.array_equal(frow, window[at : at + len(frow)]):
+                raise _DeclinedError  # a row gone from the file: the stream says so
+            at += len(frow)
+            yield convert(got)
+        if at != len(window):
+            raise _DeclinedError
     finally:
         con.unregister("need")
-    frow = np.concatenate([p.frow for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    if not np.array_equal(frow, need):
-        raise _DeclinedError  # a row gone from the file: the stream says so
-    joined = (
-        list(itertools.chain.from_iterable(getattr(p, name) for p in parts))
-        for name in ("sentence", "verdict", "cid", "pre", "post")
-    )
-    return _Rows(frow, *joined)
 
 
-def _batch_rows(got: Any) -> _Rows:
+def _column_batch(got: Any) -> Any:
+    """One fetched batch of :func:`_column_query`'s rows, checked."""
+    if bool(np.asarray(got.column("odd")).any()):
+        raise _DeclinedError  # a row the validated writer cannot have written: the stream's
+    return got.drop_columns(["frow", "odd"])
+
+
+#: A claim row's pieces for JSONL output, each bytes: its sentence as JSON (empty if none), its
+#: verdict, its claim id's JSON, '{"claim_id": ..., "raw_verdict": ...' (no closing brace)
+#: and '"reasoning": ..., "evidence_source": ...}' (no opening brace), both spaced as
+#: ``json.dumps`` writes them.
+_PIECES = 5
+
+
+def _sentence(text: str | None) -> bytes:
+    """A claim's sentence as its piece."""
+    return _text(text).encode("utf-8") if text else b""
+
+
+class _Pieces:
+    """Claim rows' pieces in a scratch file (``fh``), in file row order.
+
+    A disagreement's claims (consecutive rows) are read back with one ``pread``: memory
+    follows a disagreement, whatever the output order.
+    """
+
+    def __init__(self, fh: IO[bytes], need: Any, parts: Iterable[list[bytes]]) -> None:
+        self.fh, self.need = fh, need
+        ends: list[Any] = [np.zeros(1, dtype=np.int64)]
+        at = 0
+        for part in parts:  # (its rows' pieces one after another)
+            ends.append(at + np.cumsum(np.fromiter(map(len, part), np.int64, len(part))))
+            at += fh.write(b"".join(part))
+        fh.flush()
+        self.ends = np.concatenate(ends)
+
+    def rows(self, first: int, n: int) -> list[bytes]:
+        """The pieces of ``n`` rows from row ``first`` (numbered across the files)."""
+        a = _PIECES * int(np.searchsorted(self.need, first))
+        cuts = self.ends[a : a + _PIECES * n + 1]
+        lo = int(cuts[0])
+        blob = os.pread(self.fh.fileno(), int(cuts[-1]) - lo, lo)
+        at = (cuts - lo).tolist()
+        return [blob[x:y] for x, y in itertools.pairwise(at)]
+
+
+def _batch_rows(got: Any) -> list[bytes]:
     """One fetched batch's rows (an Arrow table of :func:`_query`'s columns) as pieces."""
     code = got.column("code").to_numpy()
     if bool(got.column("odd").to_numpy().any()) or bool((code == 2).any()):
@@ -358,26 +376,26 @@ def _batch_rows(got: Any) -> _Rows:
     pre = _spaced(got.column("pre"), (~got.column("pre_escaped").to_numpy()).tolist())
     post_exact = (code == 0) & ~got.column("post_escaped").to_numpy()
     post = _spaced(got.column("post"), post_exact.tolist())
-    return _Rows(
-        frow=got.column("frow").to_numpy(),
-        sentence=got.column("sentence").to_pylist(),
-        verdict=got.column("verdict").to_pylist(),
-        cid=[_text(c).encode("utf-8") for c in got.column("claim_id").to_pylist()],
-        pre=[p[:-1] for p in pre],
-        post=[p[1:] for p in post],
+    rows = zip(
+        map(_sentence, got.column("sentence").to_pylist()),
+        (v.encode("utf-8") for v in got.column("verdict").to_pylist()),
+        (_text(c).encode("utf-8") for c in got.column("claim_id").to_pylist()),
+        (p[:-1] for p in pre),
+        (p[1:] for p in post),
+        strict=True,
     )
+    return list(itertools.chain.from_iterable(rows))
 
 
-def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
-    """The chunk's claim rows from JSONL lines the scan vouched for, each line read once.
+def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
+    """The claim rows of ``groups`` (in file order) as pieces, from vouched JSONL lines.
 
-    The lines are those the stream reads (:func:`~failcodes.columnar.gather_runs`, a few
-    hundred groups at a time), each group's once for every mapping. Each decoded line (its
-    struct: the trace's fields in the model's order, nulls written) is encoded once by
-    msgspec and spaced as ``json.dumps`` spaces (``msgspec.json.format``); the pieces are cut
-    from it (the claim record's fields but its sentence) where that is exact (no escape,
-    every score printed as ``repr``), else written by the stdlib. A line msgspec cannot vouch
-    for is the stream's (raises :class:`_DeclinedError`).
+    The lines are those the stream reads (:func:`~failcodes.columnar.gather_runs`). Each
+    decoded line (its struct: the trace's fields in the model's order, nulls written) is
+    encoded once by msgspec and spaced as ``json.dumps`` spaces (``msgspec.json.format``);
+    the pieces are cut from it (the claim record's fields but its sentence) where that is
+    exact (no escape, every score printed as ``repr``), else written by the stdlib. A line
+    msgspec cannot vouch for is the stream's (raises :class:`_DeclinedError`).
     """
     import msgspec
 
@@ -385,47 +403,38 @@ def _line_rows(columns: SentenceColumns, chunk: _Chunk) -> _Rows:
     from failcodes.jsonio import repr_scores, struct_fields
 
     encode, spaced = msgspec.json.encode, msgspec.json.format
-    heads = sorted({h.first: h for h in chunk.heads if h.rows}.values(), key=_FIRST)
     origin = columns.origin
     assert origin is not None
-    out: list[list[Any]] = [[], [], [], [], []]
-    for at in range(0, len(heads), _LINE_GROUPS):
-        groups = [h.group for h in heads[at : at + _LINE_GROUPS]]
-        files, lines, offsets, counts = origin.where(groups, columns.first)
-        runs = gather_runs(
-            origin.paths, origin.formats, files, lines, offsets, counts, {}, views=False
-        )
-        t: Any  # (the vouched struct of the line)
-        for t, passages in itertools.chain.from_iterable(runs):
-            if passages is None:
-                raise _DeclinedError  # a line the model reads: the stream's
-            if t.evidence_source is None:  # as Trace.evidence derives it
-                retrieved = passages or t.retriever is not None
-                source = EvidenceSource.RETRIEVED if retrieved else EvidenceSource.NONE
-                t.evidence_source = source.value
-            text = encode(t)
-            if b"\\" not in text and repr_scores(passages):
-                # '{"system": ..., "claim_id": ..., "sentence": ..., "verdict": ...}'
-                line = spaced(text, indent=0)
-                cid = line.index(b', "claim_id": ')
-                sentence = line.index(b', "sentence": ', cid)
-                verdict = line.index(b', "verdict": ', sentence)
-                reasoning = line.index(b', "reasoning": ', verdict)
-                pre = b"{" + line[cid + 2 : sentence] + line[verdict:reasoning]
-                post = line[reasoning + 2 :]
-            else:
-                fields = msgspec.structs.asdict(t).items()
-                record = {k: v for k, v in fields if k not in _HEAD_FIELDS}
-                whole = json.dumps(record, ensure_ascii=False, default=struct_fields)
-                cut = whole.index(', "reasoning": ')
-                pre, post = whole[:cut].encode("utf-8"), whole[cut + 2 :].encode("utf-8")
-            claim_id = _json_string(t.claim_id).encode("utf-8")
-            for column, value in zip(
-                out, (t.sentence, t.verdict, claim_id, pre, post), strict=True
-            ):
-                column.append(value)
-    rows = [h.first + i for h in heads for i in range(h.rows)]
-    return _Rows(np.array(rows, dtype=np.int64), *out)
+    out: list[bytes] = []
+    files, lines, offsets, counts = origin.where(groups, columns.first)
+    runs = gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {}, views=False)
+    t: Any  # (the vouched struct of the line)
+    for t, passages in itertools.chain.from_iterable(runs):
+        if passages is None:
+            raise _DeclinedError  # a line the model reads: the stream's
+        if t.evidence_source is None:  # as Trace.evidence derives it
+            retrieved = passages or t.retriever is not None
+            source = EvidenceSource.RETRIEVED if retrieved else EvidenceSource.NONE
+            t.evidence_source = source.value
+        text = encode(t)
+        if b"\\" not in text and repr_scores(passages):
+            # '{"system": ..., "claim_id": ..., "sentence": ..., "verdict": ...}'
+            line = spaced(text, indent=0)
+            cid = line.index(b', "claim_id": ')
+            sentence = line.index(b', "sentence": ', cid)
+            verdict = line.index(b', "verdict": ', sentence)
+            reasoning = line.index(b', "reasoning": ', verdict)
+            pre = b"{" + line[cid + 2 : sentence] + line[verdict:reasoning]
+            post = line[reasoning + 2 :]
+        else:
+            fields = msgspec.structs.asdict(t).items()
+            record = {k: v for k, v in fields if k not in _HEAD_FIELDS}
+            whole = json.dumps(record, ensure_ascii=False, default=struct_fields)
+            cut = whole.index(', "reasoning": ')
+            pre, post = whole[:cut].encode("utf-8"), whole[cut + 2 :].encode("utf-8")
+        claim_id = _json_string(t.claim_id).encode("utf-8")
+        out += (_sentence(t.sentence), t.verdict.encode("utf-8"), claim_id, pre, post)
+    return out
 
 
 #: A trace's fields a claim record leaves out (the others are its fields, in its order).
@@ -458,95 +467,6 @@ def _spaced(column: Any, exact: Sequence[bool]) -> list[bytes]:
     return out
 
 
-def _column_query(path: Path, lo: int, hi: int) -> str:
-    """The SQL of a window's needed rows (``need`` registered) as claim record columns."""
-    return f"""
-        SELECT t.file_row_number AS frow, t.sentence, t.claim_id, t.claim, t.verdict,
-            t.raw_verdict, t.reasoning, t.verifier, t.retriever, t.passages,
-            {_EVIDENCE} AS evidence_source,
-            coalesce({_ODD_ROW}, false) OR {_PASSAGES_CODE} = 2 AS odd
-        FROM read_parquet({engine.quoted(path)}, file_row_number = true) t
-        WHERE t.file_row_number BETWEEN {lo} AND {hi}
-            AND t.file_row_number IN (SELECT frow FROM need)
-        ORDER BY frow"""
-
-
-#: Disagreements a row group of the Parquet output holds (the stream's, as it writes them).
-_RECORDS_PER_GROUP = 2_000
-#: Claim rows a batch of the scratch file holds.
-_SPILL_ROWS = 8_192
-
-
-def _needed_rows(columns: SentenceColumns, items: Sequence[GroupSelection]) -> Any:
-    """The rows (numbered across the files) of every disagreement's claims, sorted, once.
-
-    Raises :class:`_DeclinedError` as :class:`_Stream` does: claims not one run of rows of
-    one file.
-    """
-    origin = columns.origin
-    assert origin is not None
-    starts = np.asarray(origin.starts, dtype=np.int64)
-    bounds = np.append(starts[1:], np.iinfo(np.int64).max)
-    runs = []
-    for sel in items:
-        first = columns.first[sel.groups].astype(np.int64)
-        count = origin.run[sel.groups].astype(np.int64)
-        file = np.searchsorted(starts, first, side="right") - 1
-        if (count == 0).any() or (first + count > bounds[file]).any():
-            raise _DeclinedError  # (scattered groups, a group over two files: the stream's)
-        ends = np.cumsum(count)
-        runs.append(
-            np.repeat(first - (ends - count), count) + np.arange(int(ends[-1]) if len(ends) else 0)
-        )
-    return np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
-
-
-def _spill(con: Any, paths: Sequence[Path], starts: Sequence[int], need: Any, out: Path) -> None:
-    """Write the needed rows' claim columns to ``out`` (an Arrow file), in order.
-
-    Each file is read once, a window of :data:`_WINDOW_ROWS` rows a query. Raises
-    :class:`_DeclinedError` for a row the validated writer cannot have written or a row
-    gone from the file (the stream then says so).
-    """
-    pa, _ = pyarrow_modules()
-    writer = None
-    edges = np.searchsorted(need, [*starts, np.iinfo(np.int64).max])
-    try:
-        with pa.OSFile(str(out), "wb") as sink:
-            for f, path in enumerate(paths):
-                rows = need[edges[f] : edges[f + 1]] - starts[f]
-                at = 0
-                while at < len(rows):
-                    end = int(np.searchsorted(rows, rows[at] + _WINDOW_ROWS))
-                    window = rows[at : min(end, at + _CHUNK_ROWS)]
-                    table = _column_rows(con, path, window)
-                    if writer is None:
-                        schema = table.schema
-                        writer = pa.ipc.new_file(sink, schema)
-                    writer.write_table(table.cast(schema), max_chunksize=_SPILL_ROWS)
-                    at += len(window)
-            if writer is not None:
-                writer.close()
-    except pa.ArrowException:
-        raise _DeclinedError from None  # (files of other column types: the stream's)
-
-
-def _column_rows(con: Any, path: Path, window: Any) -> Any:
-    """The claim columns of a window's rows (file row numbers, ascending), as one table."""
-    pa, _ = pyarrow_modules()
-    con.register("need", pa.table({"frow": window}))
-    try:
-        got = con.sql(_column_query(path, int(window[0]), int(window[-1])))
-        table = got.to_arrow_reader(_FETCH_ROWS).read_all()
-    finally:
-        con.unregister("need")
-    if bool(np.asarray(table.column("odd")).any()):
-        raise _DeclinedError
-    if not np.array_equal(np.asarray(table.column("frow")), window):
-        raise _DeclinedError  # a row gone from the file: the stream says so
-    return table.drop_columns(["frow", "odd"])
-
-
 class _Spilled:
     """The spilled claim rows (an Arrow file), mapped into memory a group at a time.
 
@@ -574,51 +494,66 @@ class _Spilled:
         return pa.Table.from_arrays(columns, schema=got.schema)
 
 
-def _write_tables(
-    con: Any, columns: SentenceColumns, scratch: Path, items: Sequence[GroupSelection]
+def _write_file(
+    con: Any, columns: SentenceColumns, scratch: Path, items: Sequence[GroupSelection], lines: bool
 ) -> int:
-    """Write the selections' disagreements to ``scratch`` as Parquet; the count.
+    """Write the selections' disagreements to ``scratch`` (JSONL ``lines`` or Parquet).
 
-    The claims' rows are read in file order once (whatever the output order: copies of the
-    same questions, their ids suffixed, interleave in it) into a scratch Arrow file, then
-    taken from it :data:`_RECORDS_PER_GROUP` disagreements at a time in output order, each
-    such group one row group as the stream writes it (the last the rest, empty too).
+    Returns the count. ``con`` None: the claims' JSONL lines are read again
+    (:func:`_line_rows`).
+    """
+    groups, need = _needed(columns, items)
+    if con is None:
+        at = range(0, len(groups), _LINE_GROUPS)
+        parts: Iterable[Any] = (_line_rows(columns, groups[a : a + _LINE_GROUPS]) for a in at)
+    else:
+        parts = _engine_rows(con, columns, need, lines)
+    heads = itertools.chain.from_iterable(_heads(sel, m) for m, sel in enumerate(items))
+    maps = [_Mapping.of(sel) for sel in items]
+    spill = temp_path(scratch)
+    try:
+        if lines:
+            with spill.open("w+b") as fh:
+                pieces = _Pieces(fh, need, parts)
+                if con is not None:
+                    con.close()  # (the engine's memory let go before the output is built)
+                return _write_lines(scratch, maps, heads, pieces)
+        _spill(parts, spill)
+        con.close()
+        grouped = iter(lambda: list(itertools.islice(heads, _RECORDS_PER_GROUP)), [])
+        return _write_tables(scratch, maps, grouped, _Spilled(spill, need))
+    finally:
+        spill.unlink(missing_ok=True)
+
+
+def _write_tables(
+    scratch: Path, maps: Sequence[_Mapping], groups: Iterable[list[_Head]], spilled: _Spilled
+) -> int:
+    """Write the disagreements to ``scratch`` as Parquet; the count.
+
+    Each group is one row group (the last the rest, empty too, as the stream writes them).
     """
     from failcodes.disagreements import Disagreement
     from failcodes.tableio import arrow_schema
 
-    origin = columns.origin
-    assert origin is not None
-    paths, starts = origin.paths, [int(s) for s in origin.starts]
     pa, pq = pyarrow_modules()
     schema = arrow_schema(Disagreement)
-    maps = [_Mapping.of(sel) for sel in items]
-    need = _needed_rows(columns, items)
     count = 0
-    spill = temp_path(scratch)
-    try:
-        _spill(con, paths, starts, need, spill)
-        con.close()  # (the engine's memory let go before the row groups are built)
-        spilled = _Spilled(spill, need)
-        streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
-        heads = itertools.chain.from_iterable(s.heads() for s in streams)
-        with pq.ParquetWriter(scratch, schema) as writer:
-            while group := list(itertools.islice(heads, _RECORDS_PER_GROUP)):
-                claims = spilled.claims(group)
-                at = 0
-                parts = []
-                for m, run in itertools.groupby(group, key=_MAPPING):
-                    hs = list(run)
-                    n = sum(h.rows for h in hs)
-                    part = claims.slice(at, n) if n else None
-                    parts.append(_mapping_table(schema, maps[m], hs, part))
-                    at += n
-                writer.write_table(pa.concat_tables(parts).combine_chunks())
-                count += len(group)
-            if count % _RECORDS_PER_GROUP == 0:  # (the stream's last write: what is left)
-                writer.write_table(schema.empty_table())
-    finally:
-        spill.unlink(missing_ok=True)
+    with pq.ParquetWriter(scratch, schema) as writer:
+        for group in groups:
+            claims = spilled.claims(group)
+            at = 0
+            parts = []
+            for m, run in itertools.groupby(group, key=_MAPPING):
+                hs = list(run)
+                n = sum(h.rows for h in hs)
+                part = claims.slice(at, n) if n else None
+                parts.append(_mapping_table(schema, maps[m], hs, part))
+                at += n
+            writer.write_table(pa.concat_tables(parts).combine_chunks())
+            count += len(group)
+        if count % _RECORDS_PER_GROUP == 0:  # (the stream's last write: what is left)
+            writer.write_table(schema.empty_table())
     return count
 
 
@@ -722,44 +657,51 @@ _MAPS = {
 }
 
 
-def _write_chunk(
-    sinks: Sequence[IO[bytes]], chunk: _Chunk, rows: _Rows, maps: Sequence[_Mapping]
-) -> None:
-    """Write each disagreement's line, assembled from its head and its claims' pieces."""
-    frow = rows.frow
+def _write_lines(
+    scratch: Path, maps: Sequence[_Mapping], heads: Iterable[_Head], pieces: _Pieces
+) -> int:
+    """Write the disagreements to ``scratch`` as JSONL lines; the count.
+
+    Each line is assembled from its head and its claims' pieces.
+    """
     verdicts = [json.dumps(m.verdicts, ensure_ascii=False) for m in maps]
-    for h in chunk.heads:
-        lab = b"true" if h.has_error else b"false"
-        mapping = maps[h.mapping]
-        before = (
-            f'{{"id": "{h.uid}", "kind": "{"FN" if h.has_error else "FP"}", '
-            f'"level": "sentence", "system": {_text(h.system)}, '
-            f'"mapping": {_text(mapping.name)}, "error_verdicts": {verdicts[h.mapping]}, '
-            f'"question_id": {_text(h.question)}, "sentence_id": {_text(h.sentence)}, '
-            '"sentence": '
-        )
-        after = (
-            f', "claim_id": null, "label_has_error": {lab.decode()}, '
-            f'"predicted_error": {"true" if h.predicted else "false"}, '
-            f'"label_rationale": {_text(h.rationale)}, "label_severity": {_text(h.severity)}, '
-            f'"label_annotator": {_text(h.annotator)}, "claims": ['
-        )
-        found = None
-        parts = [before.encode("utf-8"), b"", after.encode("utf-8")]
-        errors: list[bytes] = []
-        if h.rows:
-            at = int(np.searchsorted(frow, h.first))
-            for i in range(at, at + h.rows):
-                err = rows.verdict[i] in mapping.errors
-                parts += (rows.pre[i], _MAPS[err], lab, b", ", rows.post[i], b", ")
-                if err:
-                    errors.append(rows.cid[i])
-                if found is None and rows.sentence[i]:
-                    found = rows.sentence[i]
-            parts.pop()  # (the last claim's separator)
-        parts[1] = _text(found if found is not None else h.text).encode("utf-8")
-        parts += (b'], "error_claim_ids": [', b", ".join(errors), b"]}\n")
-        sinks[h.mapping].write(b"".join(parts))
+    errors_of = [frozenset(v.encode("utf-8") for v in m.errors) for m in maps]
+    count = 0
+    with scratch.open("wb", buffering=_WRITE_BUFFER) as out:
+        for h in heads:
+            lab = b"true" if h.has_error else b"false"
+            mapping, errs = maps[h.mapping], errors_of[h.mapping]
+            before = (
+                f'{{"id": "{h.uid}", "kind": "{"FN" if h.has_error else "FP"}", '
+                f'"level": "sentence", "system": {_text(h.system)}, '
+                f'"mapping": {_text(mapping.name)}, "error_verdicts": {verdicts[h.mapping]}, '
+                f'"question_id": {_text(h.question)}, "sentence_id": {_text(h.sentence)}, '
+                '"sentence": '
+            )
+            after = (
+                f', "claim_id": null, "label_has_error": {lab.decode()}, '
+                f'"predicted_error": {"true" if h.predicted else "false"}, '
+                f'"label_rationale": {_text(h.rationale)}, "label_severity": {_text(h.severity)}, '
+                f'"label_annotator": {_text(h.annotator)}, "claims": ['
+            )
+            found = b""
+            parts = [before.encode("utf-8"), b"", after.encode("utf-8")]
+            errors: list[bytes] = []
+            if h.rows:
+                got = pieces.rows(h.first, h.rows)
+                for at in range(0, len(got), _PIECES):
+                    sentence, verdict, cid, pre, post = got[at : at + _PIECES]
+                    err = verdict in errs
+                    parts += (pre, _MAPS[err], lab, b", ", post, b", ")
+                    if err:
+                        errors.append(cid)
+                    found = found or sentence
+                parts.pop()  # (the last claim's separator)
+            parts[1] = found or _text(h.text).encode("utf-8")
+            parts += (b'], "error_claim_ids": [', b", ".join(errors), b"]}\n")
+            out.write(b"".join(parts))
+            count += 1
+    return count
 
 
 def applies(
@@ -810,16 +752,11 @@ def write(
 
     origin = columns.origin
     assert origin is not None
-    count = 0
     scratch = temp_path(target)  # moved into the batch once every line is written
     lines = all(f == Format.JSONL.value for f in origin.formats)  # (else validated Parquet)
     con = None if lines else engine.connect()
     try:
-        if target.suffix.lower() == ".jsonl":
-            count = _write_lines(con, columns, scratch, items)
-        else:
-            assert con is not None
-            count = _write_tables(con, columns, scratch, items)
+        count = _write_file(con, columns, scratch, items, target.suffix.lower() == ".jsonl")
     except (_DeclinedError, duckdb.Error):
         scratch.unlink(missing_ok=True)
         return fallback()
@@ -832,48 +769,6 @@ def write(
     return _committed(scratch, target, batch, count)
 
 
-def _write_lines(
-    con: Any, columns: SentenceColumns, scratch: Path, items: Sequence[GroupSelection]
-) -> int:
-    """Write the selections' disagreements to ``scratch`` as JSONL lines; the count.
-
-    ``con`` None: the claims' JSONL lines are read again (:func:`_line_rows`).
-    """
-    origin = columns.origin
-    assert origin is not None
-    paths, starts = origin.paths, [int(s) for s in origin.starts]
-    count = 0
-    with (
-        scratch.open("wb", buffering=_WRITE_BUFFER) as out,
-        _parts(scratch.parent, len(items) - 1) as parts,
-    ):
-        sinks = [out, *parts]
-        maps = [_Mapping.of(sel) for sel in items]
-        streams = [_Stream(sel, m, starts) for m, sel in enumerate(items)]
-
-        def read(chunk: _Chunk) -> _Rows:
-            if con is None:
-                return _line_rows(columns, chunk)
-            return _rows(con, paths[max(chunk.file, 0)], chunk)
-
-        # the engine reads the next chunk's rows (on its threads) while this one is written
-        with ThreadPoolExecutor(max_workers=1) as ahead:
-            chunks = _chunks(streams)
-            chunk = next(chunks, None)
-            pending = ahead.submit(read, chunk) if chunk is not None else None
-            while chunk is not None and pending is not None:
-                following = next(chunks, None)
-                rows = pending.result()
-                pending = ahead.submit(read, following) if following is not None else None
-                _write_chunk(sinks, chunk, rows, maps)
-                count += len(chunk.heads)
-                chunk = following
-        out.flush()
-        for part in parts:  # each later mapping's lines after the one before
-            _append(part, out.fileno())
-    return count
-
-
 def _committed(scratch: Path, target: Path, batch: AtomicBatch | None, count: int) -> int:
     """Move the written ``scratch`` into ``target`` (in ``batch``); the count written."""
 
@@ -882,45 +777,6 @@ def _committed(scratch: Path, target: Path, batch: AtomicBatch | None, count: in
 
     write_in_batch(batch, move)
     return count
-
-
-def _append(part: IO[bytes], fd: int) -> None:
-    """Append the temporary file ``part`` to the file open at ``fd`` (at its position).
-
-    Copied by the kernel (``copy_file_range``: at paper scale ~250 MB, which a copy through
-    Python reads into its buffers and writes again); through Python where it cannot.
-    """
-    part.flush()
-    size = os.fstat(part.fileno()).st_size
-    done = 0
-    try:
-        while done < size:
-            copied = os.copy_file_range(part.fileno(), fd, size - done, done)
-            if not copied:
-                break
-            done += copied
-    except OSError:
-        pass  # (another kind of file system, an old kernel): the rest through Python
-    part.seek(done)
-    with open(fd, "wb", buffering=_WRITE_BUFFER, closefd=False) as sink:  # (at its position)
-        shutil.copyfileobj(part, sink, _WRITE_BUFFER)
-
-
-class _parts:  # noqa: N801 (a context manager used as a function)
-    """``n`` anonymous temporary files in ``folder`` (deleted when closed)."""
-
-    def __init__(self, folder: Path, n: int) -> None:
-        self.folder, self.n = folder, n
-        self.files: list[IO[bytes]] = []
-
-    def __enter__(self) -> list[IO[bytes]]:
-        for _ in range(self.n):
-            self.files.append(tempfile.TemporaryFile(dir=self.folder, buffering=_WRITE_BUFFER))
-        return self.files
-
-    def __exit__(self, *exc: object) -> None:
-        for fh in self.files:
-            fh.close()
 
 
 __all__ = ["applies", "write"]
