@@ -250,3 +250,38 @@ def test_annotations_made_from_the_judges_predictions_are_not_reviews() -> None:
         "the judge's prediction made into an annotation in Label Studio (parent_prediction, no "
         "lead time: never reviewed in the editor); not kept"
     )
+
+
+def test_the_codebook_tables_agreement_marks_an_interval_that_may_not_cover(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Alice vs the judge on 4 units (tests/test_outside_shapes8.py's study).
+
+    Cohen on exact_scope, by hand: alice gives it on r0 only, the judge on r0 and r1; they
+    agree on r0, r2, r3: p_o = 3/4, p_e = 1/4 * 1/2 + 3/4 * 1/2 = 1/2, kappa = 1/2. Its
+    agreement-table row carries a warning (4 units); the codebook table showed "0.50 [0.00,
+    1.00]" beside it with none. Now the cell ends in " *" and the legend says what it means.
+    """
+    import pandas as pd
+
+    from failcodes.report.build import CODE_AGREEMENT_MARK
+    from tests.cli_helpers import run_cli
+    from tests.test_outside_shapes8 import _judge_and_review
+
+    cb_file = _judge_and_review(tmp_path, "broader_scope")
+    out = tmp_path / "report"
+    code, _, err = run_cli(
+        ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)], capsys
+    )
+    assert code == 0, err
+    agreement = pd.read_csv(out / "tables" / "agreement.csv")
+    cohen = (agreement["subject"] == "scope: exact_scope") & (agreement["statistic"] == "cohen")
+    row = agreement[cohen]
+    assert row["value"].tolist() == [pytest.approx(0.5)]
+    assert str(row["warning"].iloc[0]).strip() not in ("", "nan")
+    table = (out / "tables" / "codebook.md").read_text()
+    (line,) = [x for x in table.splitlines() if "| exact_scope †" in x]
+    cell = line.split(" | ")[5]
+    assert cell.startswith("0.50 [") and cell.endswith("] *")
+    assert table.splitlines()[0] == f"**Codebook. {CODE_AGREEMENT_MARK}**"
+    assert "the interval may not cover" in (out / "index.html").read_text()

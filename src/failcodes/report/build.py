@@ -283,6 +283,15 @@ def _reopen(out: Path, reopen: ReopenUnits) -> str:
     )
 
 
+#: The codebook table's legend when a per-code agreement's interval carries a warning (its
+#: cell ends in " *"; the agreement table's row gives the warning).
+CODE_AGREEMENT_MARK = (
+    "Agreement: Cohen's kappa of the human review vs the judge on each code [95% interval]; "
+    "* the interval may not cover (few reviewed units, or an estimate at its bound): the "
+    "agreement table gives each reason."
+)
+
+
 def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
     """Write tables, figures and ``index.html`` under ``out_dir``; return the page's path."""
     out = Path(out_dir)
@@ -595,7 +604,10 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
 
     if inputs.codebook_table is not None:
         sec = ReportSection(id="codebook", title="Codebook")
-        sec.tables.append(b.table("codebook", inputs.codebook_table, "Codebook"))
+        agreement = inputs.codebook_table.get("Agreement", pd.Series(dtype=object))
+        marked = agreement.astype(str).str.endswith(" *").any()
+        caption = f"Codebook. {CODE_AGREEMENT_MARK}" if marked else "Codebook"
+        sec.tables.append(b.table("codebook", inputs.codebook_table, caption))
         b.sections.append(sec)
 
     meta = inputs.meta or ReportMeta(title=inputs.title, created=report_time())

@@ -1442,6 +1442,9 @@ def _review_agreement(
             text = "–" if v.value is None else f"{v.value:.2f}"
             if v.value is not None and v.ci_low is not None and v.ci_high is not None:
                 text += f" [{v.ci_low:.2f}, {v.ci_high:.2f}]"
+                # the agreement table's warning (few units, a zero-width or boundary interval)
+                # was left out of the codebook table: 0.50 [0.00, 1.00] from 4 units, unmarked
+                text += " *" if v.warning else ""
             per_code.setdefault(r.code, []).append(text)
     single = {code: texts[0] for code, texts in per_code.items() if len(texts) == 1}
     return rows, single if len(single) == len(per_code) else {}
