@@ -88,6 +88,16 @@ def two_rounds_project(root: Path) -> ProjectStore:
     return store
 
 
+def _rename_p01(
+    store: ProjectStore, new_name: str, more: dict[str, dict[str, str]] | None = None
+) -> None:
+    """Round 2's decisions: p01 renamed ``new_name``, p02 accepted, ``more`` (id: decision)."""
+    renamed = {"action": Action.RENAME, "new_name": new_name}
+    _decide(
+        store, 2, {"r0002-p01": renamed, "r0002-p02": {"action": Action.ACCEPT}, **(more or {})}
+    )
+
+
 @pytest.fixture
 def two_rounds(tmp_path: Path) -> ProjectStore:
     return two_rounds_project(tmp_path / "proj")
@@ -105,14 +115,7 @@ def test_rename_to_an_existing_leaf_is_refused_not_counted_as_new(
         match=r"r0002-p01: renamed to 'animal studies'.*"
         r"leaf:animal_study.*merge with target leaf:animal_study",
     ):
-        _decide(
-            two_rounds,
-            2,
-            {
-                "r0002-p01": {"action": Action.RENAME, "new_name": "animal studies"},
-                "r0002-p02": {"action": Action.ACCEPT},
-            },
-        )
+        _rename_p01(two_rounds, "animal studies")
     assert len(two_rounds.decisions()) == before == 1  # nothing written
     assert [p.cumulative for p in accumulation(two_rounds)] == [1]  # round 1's one pattern
 
@@ -126,25 +129,10 @@ def test_rename_onto_another_addition_of_the_round_is_refused(two_rounds: Projec
         match=r"r0002-p02: accepted as 'Dose regimen differs', "
         r"as r0002-p01 is in this round",
     ):
-        _decide(
-            two_rounds,
-            2,
-            {
-                "r0002-p01": {"action": Action.RENAME, "new_name": "Dose regimen differs"},
-                "r0002-p02": {"action": Action.ACCEPT},
-            },
-        )
+        _rename_p01(two_rounds, "Dose regimen differs")
     assert len(two_rounds.decisions()) == 1
     # a distinct name closes the round with 2 new patterns: 1 + 2 = 3 cumulative
-    _decide(
-        two_rounds,
-        2,
-        {
-            "r0002-p01": {"action": Action.RENAME, "new_name": "Children only"},
-            "r0002-p02": {"action": Action.ACCEPT},
-            "r0002-p03": {"action": Action.REJECT},
-        },
-    )
+    _rename_p01(two_rounds, "Children only", {"r0002-p03": {"action": Action.REJECT}})
     assert [p.cumulative for p in accumulation(two_rounds)] == [1, 3]
 
 
