@@ -170,3 +170,43 @@ def test_report_says_when_the_study_changed_since_its_run(
     failcodes.run_study(study)  # up to date again
     code, _, err = run_cli(["report", str(study)], capsys)
     assert code == 0 and err == ""
+
+
+# ---------------------------------------------------------------------------------------
+# ingest: a wide table with one reasoning (or passage) column per system
+# ---------------------------------------------------------------------------------------
+def test_a_column_of_one_system_is_not_given_to_every_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    # gpt's and claude's verdicts, each with its own reasoning and passage column
+    table = tmp_path / "w.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,gpt,claude,gpt_reasoning,claude_reasoning,gpt-4o doc\n"
+        "q1,s1,A lowers B,supported,refuted,GPT: a trial shows it,Claude: no trial,p1\n"
+        "q1,s2,C cures D,refuted,supported,GPT: no,Claude: yes,p2\n"
+    )
+    base = ["ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl")]
+    wide = ["--verdict-column", "gpt", "--verdict-column", "claude", "--map", "gpt-4o doc="]
+    # --map gpt_reasoning=reasoning: claude's two traces held GPT's reasoning ('GPT: no' for
+    # claude's 'supported'), which `judge reasoning` coded as claude's (exit 0)
+    args = [*base, *wide, "--map", "gpt_reasoning=reasoning", "--map", "claude_reasoning="]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert (
+        "column 'gpt_reasoning' names system 'gpt', but --verdict-column gives every system's "
+        "trace the same columns (claude's would hold it too)"
+    ) in err
+    assert not (tmp_path / "t.jsonl").exists()
+    # the same with a passage column named after a system named by --verdict-column COL=SYSTEM
+    wide2 = ["--verdict-column", "gpt=gpt-4o", "--verdict-column", "claude"]
+    drop = ["--map", "gpt_reasoning=", "--map", "claude_reasoning="]
+    code, _, err = run_cli([*base, *wide2, *drop, "--passage-column", "gpt-4o doc"], capsys)
+    assert code == 2
+    assert "column 'gpt-4o doc' names system 'gpt-4o'" in err
+    # one system's columns alone: its traces hold its reasoning (2 traces, GPT's reasoning)
+    one = ["--verdict-column", "gpt", "--map", "claude=", "--map", "gpt-4o doc="]
+    code, out, err = run_cli([*base, *one, "--map", "gpt_reasoning=reasoning", *drop[2:]], capsys)
+    assert code == 0, err
+    assert "wrote 2 traces" in out + err

@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,6 +159,28 @@ class TableSpec:
                 )
         self.check_index_columns()
 
+    def _check_shared_columns(self) -> None:
+        """Refuse a column every system's trace gets whose name is one system's.
+
+        ``--map gpt_reasoning=reasoning`` beside ``--verdict-column gpt --verdict-column
+        claude``: claude's traces held GPT's reasoning, coded as claude's (exit 0).
+        """
+        if len(self.verdict_columns) < 2:
+            return
+        names = {n.casefold(): s for c, s in self.verdict_columns for n in (c, s)}
+        names = dict(sorted(names.items(), key=lambda kv: -len(kv[0])))  # gpt-4o before gpt
+        shared = [c for c, t in self.column_map.items() if set(t) - set(LABEL_TARGETS)]
+        for column in [*shared, *(p.column for p in self.passage_columns)]:
+            for name, system in names.items():
+                if re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", column.casefold()):
+                    other = next(s for _, s in self.verdict_columns if s != system)
+                    raise ConfigError(
+                        f"column {column!r} names system {system!r}, but --verdict-column gives "
+                        f"every system's trace the same columns ({other}'s would hold it too): "
+                        "ingest each system apart (its --verdict-column, its own --map) and "
+                        "give the trace files together"
+                    )
+
     def _check_verdicts(self, owner: Mapping[str, str]) -> None:
         """Refuse ``--verdict-column``/``--verdict`` settings that contradict the others."""
         columns = [c for c, _ in self.verdict_columns]
@@ -180,6 +203,7 @@ class TableSpec:
                 raise ConfigError(
                     f"column {mapped[0]!r} is both mapped (--map) and a --verdict-column"
                 )
+            self._check_shared_columns()
         both = sorted(set(systems) & set(self.declared_verdicts))
         if both:
             raise ConfigError(
