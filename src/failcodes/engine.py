@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from failcodes.errors import ConfigError
@@ -43,6 +44,25 @@ MARKER_VERSION = 1
 DEFAULT_MEMORY = "1GB"
 
 
+def core() -> ModuleType:
+    """DuckDB's C++ extension (``_duckdb``: connections, ``execute``, the fetches, errors).
+
+    The ``duckdb`` package re-exports it and adds the relational API (``con.sql``,
+    ``from_arrow``...) in Python, which the engine's queries over the tool's own Parquet
+    never call: importing the package cost 492 M instructions against the extension's 131 M
+    (callgrind; ``metrics`` of bench_engine's own Parquet 3,256 -> ~2,900 M, issue 30). A
+    module that needs the relational API imports ``duckdb`` (the methods are added to the same
+    connection class). DuckDB before 1.3 ships no ``_duckdb``: the package, then.
+    """
+    try:
+        import _duckdb
+    except ImportError:  # pragma: no cover - duckdb < 1.3
+        import duckdb
+
+        return duckdb
+    return _duckdb
+
+
 def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection: all cores, a memory limit, spilling to a temp folder.
 
@@ -50,8 +70,7 @@ def connect() -> duckdb.DuckDBPyConnection:
     (every core; :data:`DEFAULT_MEMORY`). The spill folder is under the system's temporary
     folder and removed when the process ends.
     """
-    import duckdb
-
+    db = core()
     given = os.environ.get("FAILCODES_THREADS")
     if given and not (given.strip().isdigit() and int(given) > 0):
         raise ConfigError(
@@ -69,8 +88,8 @@ def connect() -> duckdb.DuckDBPyConnection:
         "preserve_insertion_order": False,
     }
     try:
-        con = duckdb.connect(":memory:", config=config)
-    except duckdb.Error as exc:
+        con: duckdb.DuckDBPyConnection = db.connect(":memory:", config=config)
+    except db.Error as exc:
         if not memory:
             raise
         reason = " ".join(str(exc).split())
@@ -112,7 +131,7 @@ def out_of_memory(exc: BaseException) -> ConfigError | None:
     (``failcodes --help`` loads no DuckDB). Below ~1 MB the same shortage reaches a commit
     and is a TransactionException saying it could not allocate.
     """
-    duckdb = sys.modules.get("duckdb")
+    duckdb = sys.modules.get("_duckdb") or sys.modules.get("duckdb")
     if duckdb is None or not isinstance(exc, duckdb.Error):
         return None
     said = str(exc).split("Possible solutions")[0]
@@ -160,10 +179,9 @@ def is_validated(
     """
     if not may_be_validated(path):
         return False
-    import duckdb
-
+    db = core()
     own = con is None
-    con = duckdb.connect(":memory:") if con is None else con
+    con = db.connect(":memory:") if con is None else con
     try:
         name = [str(path)]
         pairs = con.execute("SELECT key, value FROM parquet_kv_metadata(?)", name).fetchall()
@@ -177,7 +195,7 @@ def is_validated(
             return True
         found = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", name).fetchall()
         return [(n, t) for n, t, *_ in found] == columns_of(schema, con)
-    except duckdb.Error:
+    except db.Error:
         return False
     finally:
         if own:
@@ -238,6 +256,7 @@ __all__ = [
     "MARKER_VERSION",
     "columns_of",
     "connect",
+    "core",
     "is_validated",
     "marker_of",
     "may_be_validated",
