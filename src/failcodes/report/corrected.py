@@ -262,6 +262,10 @@ def corrected_table(
             rec["note"] = "; ".join(x for x in (left, rec["note"]) if x)
         repeated = r["reviewed"] - r.get("reviewed_units", r["reviewed"])
         if repeated > 0 and r["estimates"] is not None:
+            # beside the interval: the note column is the last, often cut off in a paper table
+            mark = f" (too narrow: {r['reviewed']} reviewed rows are {r['reviewed_units']} units)"
+            for col in (HUMAN_STRATIFIED if judge_stratified else HUMAN_ONLY, "corrected (%)"):
+                rec[col] += mark
             rec["note"] = "; ".join(
                 x
                 for x in (
