@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,45 @@ def test_an_interval_counting_repeated_rows_is_marked_too_narrow_in_its_cell(
     exact = table.set_index("code").loc["exact_entity"]
     assert exact["human-only (%)"] == "52.0 [33.1, 70.5]"
     assert not any("too narrow" in c for c in [*table["human-only (%)"], *table["corrected (%)"]])
+
+
+def test_agree_refuses_one_set_of_codes_joined_in_two_orders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'overreach' and 'conflict' are never written alone, so the set check passed them by;
+    # read as categories 'overreach;conflict' and 'conflict;overreach' disagreed: percent
+    # (0 + 1 + 1 + 0) / 4 = 0.500, exit 0. As sets u1, u2, u3 agree and u4 does not: 3/4.
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "id,r1,r2\nu1,overreach;conflict,conflict;overreach\nu2,none,none\n"
+        "u3,overreach;conflict,overreach;conflict\nu4,none,overreach;conflict\n"
+    )
+    args = ["agree", str(path), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {path}:2, field 'r2': 'conflict;overreach' holds the codes of "
+        "'overreach;conflict' (line 2, column 'r1') written another way (order or spacing): "
+        "read as one category each they would disagree; compare cells as sets with --sets ';' "
+        "(exact-set agreement, alpha with the MASI and Jaccard distances)\n"
+    )
+    code, out, _ = run_cli([*args, "--sets", ";"], capsys)
+    percent = [r["value"] for r in json.loads(out) if r["statistic"] == "percent"]
+    assert code == 0 and percent == [0.75]
+
+
+def test_agree_says_on_the_first_line_how_many_ratings_hold_a_separator(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Joined one way only, each is one category (percent 3/4 = 0.750 either way), but the
+    # first line said only "one category per cell": 3 of the 8 ratings hold ';'.
+    path = tmp_path / "r.csv"
+    path.write_text("id,r1,r2\nu1,a;b,a;b\nu2,c,c\nu3,a;b,c\nu4,c,c\n")
+    code, out, _ = run_cli(["agree", str(path), "--stat", "percent", "--bootstrap", "0"], capsys)
+    first = out.splitlines()[0]
+    assert code == 0
+    assert first.endswith(
+        "; one category per cell (not code sets); 3 of 8 ratings hold ';' (e.g. 'a;b'): each "
+        "is one category, not a set of codes (--sets ';' compares them as sets)"
+    )
+    assert "0.750" in out

@@ -640,13 +640,15 @@ def ratings_tables(
     candidates: list[str] | None = None
     shape = long_columns(frame, long, unit_column=unit_column, exclude=keep, source=source)
     unit_reason = "given (--unit-column)"
-    unread = ""
+    unread = joined = ""
     if shape is not None:
         unread = _unread_long_columns(frame, shape, keep)
         if unit_column is None:
             no_long_rows_not_units(frame, shape.unit, shape.rater, source, line_of)
         if sets != "none":  # on the long rows: their lines are the file's
             _no_code_sets(frame, [shape.rating], source, line_of, sets)
+        if sets is None:
+            joined = _joined_cells(frame, [shape.rating], source, line_of)
         if categories is None:
             no_missing_marks(frame, [shape.rating], source, line_of)
         frame = wide_from_long(
@@ -688,6 +690,8 @@ def ratings_tables(
             no_missing_marks(frame, choice.raters, source, line_of)
         if sets != "none":
             _no_code_sets(frame, choice.raters, source, line_of, sets)
+        if sets is None:
+            joined = _joined_cells(frame, choice.raters, source, line_of)
     if choice.unit_column is not None:
         notes.extend(_unit_spellings(frame[choice.unit_column].dropna().astype(str)))
     groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
@@ -698,7 +702,7 @@ def ratings_tables(
     if by is not None and categories is None:
         notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
-    notes.insert(0, line + unread + odd + _single_rated(parts))
+    notes.insert(0, line + joined + unread + odd + _single_rated(parts))
     return TableParts(parts, notes, choice)
 
 
@@ -900,6 +904,60 @@ def _no_code_sets(
                     line=line_of(row),
                     field=str(column),
                 )
+
+
+def _joined_cells(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> str:
+    """Refuse one set of codes joined two ways; else the first line's words on joined cells.
+
+    Without ``--sets`` a cell ``a;b`` is one category. :func:`_no_code_sets` finds it a set
+    when ``a`` and ``b`` are ratings elsewhere; when they never are, ``a;b`` beside ``b;a``
+    (or ``a; b``) were two categories that disagreed (percent 0.500 for the sets' 0.750, exit
+    0): refused naming both cells. Cells joined one way only are read as one category each,
+    and the first line says how many hold a separator (``""``: none).
+    """
+    cells = [
+        (str(column), row, value.strip())
+        for column in raters
+        for row, value in enumerate(frame[column].tolist())
+        if isinstance(value, str) and value.strip()
+    ]
+    most: tuple[int, str, str] = (0, "", "")
+    for sep in SET_SEPARATORS:
+        first: dict[frozenset[str], tuple[str, int, str]] = {}
+        joined = 0
+        for column, row, value in cells:
+            parts = [p.strip() for p in value.split(sep)]
+            if len(parts) < 2 or not all(parts):
+                continue
+            joined += 1
+            was = first.setdefault(frozenset(parts), (value, line_of(row), column))
+            if was[0] == value:
+                continue
+            how = (
+                f"compare cells as sets with --sets '{sep}'"
+                if sep != "\n"
+                else "join each cell's codes with ';' and compare cells as sets with --sets ';'"
+            )
+            raise InputError(
+                f"{value!r} holds the codes of {was[0]!r} (line {was[1]}, column {was[2]!r}) "
+                "written another way (order or spacing): read as one category each they "
+                f"would disagree; {how} (exact-set agreement, alpha with the MASI and Jaccard "
+                "distances)",
+                path=source,
+                line=line_of(row),
+                field=column,
+            )
+        if joined and sep != "," and joined > most[0]:
+            most = (joined, sep, next(iter(first.values()))[0])
+    joined, sep, shown = most
+    if not joined:
+        return ""
+    return (
+        f"; {joined} of {len(cells)} ratings hold {sep!r} (e.g. {shown!r}): each is one "
+        f"category, not a set of codes (--sets {sep!r} compares them as sets)"
+    )
 
 
 def code_sets(table: RatingsTable, sep: str) -> list[list[frozenset[str] | None]]:
