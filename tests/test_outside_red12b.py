@@ -285,3 +285,37 @@ def test_the_codebook_tables_agreement_marks_an_interval_that_may_not_cover(
     assert cell.startswith("0.50 [") and cell.endswith("] *")
     assert table.splitlines()[0] == f"**Codebook. {CODE_AGREEMENT_MARK}**"
     assert "the interval may not cover" in (out / "index.html").read_text()
+
+
+def test_reviews_made_with_the_judges_codes_pre_selected_are_said_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Label Studio records in each annotation the prediction the reviewer was shown.
+
+    `push --judged` (docs/review.md's audit) pre-selects the judge's codes; the agreement and
+    the corrected shares take the reviews as independent of the judge, which nothing said.
+    Task 101's annotation was made with the prediction shown (the field as a 1.23.2 server
+    wrote it), task 102's without (``{}``): 1 of 2 kept annotations, said on the first line.
+    """
+    from tests.cli_helpers import run_cli
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+
+    shown = {"id": 1, "result": _ls_ann(3, "exact_entity")["result"], "model_version": "judge"}
+    export = tmp_path / "export.json"
+    tasks = [
+        _ls_task(1, [{**_ls_ann(3, "irrelevant"), "lead_time": 3.0, "prediction": shown}]),
+        _ls_task(2, [{**_ls_ann(3, "exact_entity"), "lead_time": 2.0, "prediction": {}}]),
+    ]
+    export.write_text(json.dumps(tasks))
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb)]
+    code, out, err = run_cli([*args, "-o", str(tmp_path / "h.jsonl")], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        "Assumed: 1 of 2 annotations were made with the judge's codes pre-selected (Label "
+        "Studio predictions): a reviewer who keeps them agrees with the judge more than a blind "
+        "one may, so human vs judge agreement and the corrected shares may lean toward the "
+        "judge (push without --judged for a blind review)"
+    )
+    assert out.splitlines()[1].startswith("2 annotations from 1 coder(s) on 2 tasks")

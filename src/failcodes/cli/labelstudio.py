@@ -149,6 +149,14 @@ def _check_nothing_dropped(out: Path, result: ReviewResult, what: str) -> None:
 
 
 def _report(result: ReviewResult, out: Path) -> None:
+    if result.pre_selected:
+        typer.echo(
+            f"Assumed: {result.pre_selected} of {len(result.annotations)} annotations were made "
+            "with the judge's codes pre-selected (Label Studio predictions): a reviewer who "
+            "keeps them agrees with the judge more than a blind one may, so human vs judge "
+            "agreement and the corrected shares may lean toward the judge (push without "
+            "--judged for a blind review)"
+        )
     for problem in result.problems[:MAX_PROBLEMS_SHOWN]:
         typer.echo(f"failcodes: warning: {problem}", err=True)
     if len(result.problems) > MAX_PROBLEMS_SHOWN:

@@ -45,6 +45,11 @@ class ReviewResult(StrictModel):
     problems: list[ReviewProblem] = Field(default_factory=list)
     tasks: int = Field(default=0, description="Tasks read.")
     projects: list[int] = Field(default_factory=list, description="Label Studio project ids.")
+    pre_selected: int = Field(
+        default=0,
+        description="Annotations kept that Label Studio made with a prediction shown (its "
+        "'prediction' field): the judge's codes were pre-selected for the reviewer.",
+    )
 
 
 def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
@@ -169,6 +174,7 @@ def annotations_from_export(
     # Label Studio holds each unit in two tasks, and both annotations were written (the
     # agreement and the report then stopped on "annotated unit ... twice", naming no file)
     kept: dict[tuple[str, str], tuple[int | None, Annotation, _Order]] = {}
+    shown: set[tuple[str, str]] = set()  # kept annotations made with the judge's codes shown
     for task, (unit, task_id) in zip(tasks, checked, strict=True):
         task_project = task.get("project")
         if project is not None and task_project is not None and task_project != project:
@@ -214,7 +220,12 @@ def annotations_from_export(
                 if not later:
                     continue
             kept[key] = (task_id, ann, order)
+            if raw.get("prediction"):  # the prediction the reviewer saw, {} when none
+                shown.add(key)
+            else:
+                shown.discard(key)
     result.annotations.extend(ann for _, ann, _ in kept.values())
+    result.pre_selected = len(shown)
     result.projects = sorted(projects)
     return result
 
