@@ -229,3 +229,54 @@ def test_agree_says_on_the_first_line_how_many_ratings_hold_a_separator(
         "is one category, not a set of codes (--sets ';' compares them as sets)"
     )
     assert "0.750" in out
+
+
+def _formatted_sheet(path: Path, empty: int, last: tuple[str, str] | None = None) -> None:
+    """Header + row s1 (an error), then ``empty`` rows of two styled empty cells (a sheet
+    formatted down), then ``last`` as one more row if given."""
+    import zipfile
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["sentence_id", "has_error"])
+    book.active.append(["s1", True])
+    book.save(path)
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    end = empty + 2
+    rows = "".join(
+        f'<row r="{n}"><c r="A{n}" s="0"/><c r="B{n}" s="0"/></row>' for n in range(3, end + 1)
+    )
+    if last is not None:
+        n = end + 1
+        rows += (
+            f'<row r="{n}"><c r="A{n}" t="inlineStr"><is><t>{last[0]}</t></is></c>'
+            f'<c r="B{n}" t="b"><v>{last[1]}</v></c></row>'
+        )
+    sheet = parts["xl/worksheets/sheet1.xml"].decode()
+    parts["xl/worksheets/sheet1.xml"] = sheet.replace(
+        "</sheetData>", rows + "</sheetData>"
+    ).encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in parts.items():
+            out.writestr(name, data)
+
+
+def test_rows_formatted_below_the_last_value_are_not_read(tmp_path: Path) -> None:
+    # A sheet formatted down to row 1,048,576 with one labelled row: openpyxl walked every
+    # empty row (21.5 of 30.8 CPU-s). The scan of the sheet's XML knows the last row holding a
+    # value (2): openpyxl stops there. 5,000 empty rows here: 5,002 rows read -> 2.
+    from failcodes import sheetio
+
+    path = tmp_path / "l.xlsx"
+    _formatted_sheet(path, 5000)
+    scan = sheetio.check_workbook(path)
+    assert scan.last_value_row == 2
+    assert len(list(sheetio._rows(path, sheetio._Clock(path), None))) == 5002  # before
+    assert [n for n, _ in sheetio._rows(path, sheetio._Clock(path), scan)] == [1, 2]
+    assert list(sheetio.sheet_rows(path)) == [(2, {"sentence_id": "s1", "has_error": True})]
+    # a value below the empty rows is read (row 5,003), not cut off
+    _formatted_sheet(path, 5000, ("s2", "0"))
+    assert sheetio.check_workbook(path).last_value_row == 5003
+    assert [n for n, _ in sheetio.sheet_rows(path)] == [2, 5003]
