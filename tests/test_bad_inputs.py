@@ -4744,6 +4744,13 @@ def _unit_two() -> str:
     return retrieval_unit(2).id
 
 
+#: gpt's and claude's verdicts, each with its own reasoning column, and a passage column of gpt
+WIDE_SYSTEMS = (
+    "question_id,sentence_id,claim,gpt,claude,gpt_reasoning,claude_reasoning,gpt-4o doc\n"
+    "q1,s1,A lowers B,supported,refuted,GPT: a trial shows it,Claude: no trial,p1\n"
+    "q1,s2,C cures D,refuted,supported,GPT: no,Claude: yes,p2\n"
+)
+
 # session 12's refusals (issue 30), each tested in its outside file with the numbers around it
 SESSION12_CASES: list[Case] = [
     Case(
@@ -4776,6 +4783,58 @@ SESSION12_CASES: list[Case] = [
         "--label-rule 'gold = bad -> error' gives no_error to the other values, not to a row "
         "without one: add 'otherwise -> skip' to leave such rows unlabelled (or 'otherwise -> "
         "no_error')",
+    ),
+    Case(
+        # 'overreach;conflict' beside 'conflict;overreach' (parts never rated alone) were two
+        # categories that disagreed: percent 0.500 for the sets' 0.750, exit 0 (bb26071)
+        "agree/one-set-of-codes-joined-in-two-orders",
+        AGREE_PERCENT,
+        _agree_table(
+            "id,r1,r2\nu1,overreach;conflict,conflict;overreach\nu2,none,none\n"
+            "u3,overreach;conflict,overreach;conflict\nu4,none,overreach;conflict\n"
+        ),
+        line="failcodes: error: {d}/r.csv:2, field 'r2': 'conflict;overreach' holds the codes of "
+        "'overreach;conflict' (line 2, column 'r1') written another way (order or spacing): "
+        "read as one category each they would disagree; compare cells as sets with --sets ';' "
+        "(exact-set agreement, alpha with the MASI and Jaccard distances)",
+    ),
+    *(
+        Case(
+            # a column named after one system went into every system's trace: claude's
+            # traces held GPT's reasoning, coded as claude's, exit 0 (f0c7730)
+            f"ingest-generic/verdict-columns-with-{what}-column-of-one-system",
+            (
+                *("ingest", "generic", "{d}/w.csv", "-o", "{d}/t.jsonl"),
+                *("--map", "claude_reasoning=", *argv),
+            ),
+            _write({"w.csv": WIDE_SYSTEMS}),
+            # an option error: the columns are named, not the file (as its siblings in
+            # ingest/table.py, e.g. a column both mapped and a --verdict-column)
+            line=f"failcodes: error: column {column!r} names system {system!r}, but "
+            "--verdict-column gives every system's trace the same columns (claude's would hold "
+            "it too): ingest each system apart (its --verdict-column, its own --map) and give "
+            "the trace files together",
+        )
+        for what, column, system, argv in (
+            (
+                "reasoning",
+                "gpt_reasoning",
+                "gpt",
+                (
+                    *("--verdict-column", "gpt", "--verdict-column", "claude"),
+                    *("--map", "gpt-4o doc=", "--map", "gpt_reasoning=reasoning"),
+                ),
+            ),
+            (
+                "passage",
+                "gpt-4o doc",
+                "gpt-4o",
+                (
+                    *("--verdict-column", "gpt=gpt-4o", "--verdict-column", "claude"),
+                    *("--map", "gpt_reasoning=", "--passage-column", "gpt-4o doc"),
+                ),
+            ),
+        )
     ),
 ]
 
