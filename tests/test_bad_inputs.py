@@ -3954,6 +3954,16 @@ REDTEAM_CASES: list[Case] = [
         "one way",
     ),
     Case(
+        # 'Scope' beside 'scope': two --by groups where there was one (the message in full:
+        # stats.tableshape.one_way writes it since 2026-12-03)
+        "agree/by-value-in-another-case",
+        ("agree", "{d}/r.csv", "--by", "dimension", "--stat", "percent", "--bootstrap", "0"),
+        _write({"r.csv": "item,dimension,r1,r2\n1,scope,a,a\n2,scope,b,a\n3,Scope,a,a\n"}),
+        line="failcodes: error: {d}/r.csv:4, field 'dimension': --by value 'Scope' is 'scope' "
+        "(line 2) written another way (case, spacing or Unicode form): each spelling would be a "
+        "group of its own; write it one way",
+    ),
+    Case(
         # a JSON list of co-occurring codes: the error did not say how to give them
         "agree/jsonl-rating-is-a-list",
         ("agree", "{d}/r.jsonl"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from failcodes.stats.tableshape import (
     not_transposed,
     one_field_per_rater,
     one_row_per_unit,
+    one_way,
     present,
     refuse_rows_not_units,
     value_key,
@@ -201,17 +202,9 @@ def wide_from_long(
                     line=line_of(row),
                     field=column,
                 )
-    names: dict[str, tuple[str, int]] = {}  # folded rater name -> (name, its first line)
-    for row, value in enumerate(frame[long.rater].astype(str).tolist()):
-        first = names.setdefault(spelling_key(value), (value, line_of(row)))
-        if first[0] != value:  # 'Ann2' beside 'ann2' were two raters
-            raise InputError(
-                f"rater {value!r} is {first[0]!r} (line {first[1]}) written another way (case, "
-                "spacing or Unicode form): it would be a rater of its own; write it one way",
-                path=source,
-                line=line_of(row),
-                field=long.rater,
-            )
+    names = frame[long.rater].astype(str).tolist()  # 'Ann2' beside 'ann2' were two raters
+    cells = ((value, line_of(row), long.rater) for row, value in enumerate(names))
+    one_way(cells, source, "rater", "it would be a rater of its own; write it one way")
     key = [*keep, long.unit, long.rater]
     twice = frame.duplicated(subset=key)
     if twice.any():
@@ -1027,19 +1020,9 @@ def _one_group_spelling(
     Each spelling was a group of its own: ``scope`` on 3 units and ``Scope`` on 1 read
     percent 0.667 over 3 units where the dimension's 4 give 0.750 (i35red), exit 0.
     """
-    first: dict[str, tuple[str, int]] = {}
-    for row, value in enumerate(frame[by].tolist()):
-        text = str(value)
-        name, at = first.setdefault(spelling_key(text), (text, row))
-        if name != text:
-            raise InputError(
-                f"--by value {text!r} is {name!r} (line {line_of(at)}) written another way "
-                "(case, spacing or Unicode form): each spelling would be a group of its own; "
-                "write it one way",
-                path=source,
-                line=line_of(row),
-                field=by,
-            )
+    cells = ((str(value), line_of(row), by) for row, value in enumerate(frame[by].tolist()))
+    tail = "each spelling would be a group of its own; write it one way"
+    one_way(cells, source, "--by value", tail)
 
 
 def one_spelling(
@@ -1052,7 +1035,15 @@ def one_spelling(
     said yes or no alike (1.0), with exit 0. Which spelling is meant cannot be known, so the
     cell is refused naming its line and column (the first spelling's line too).
     """
-    seen: dict[str, tuple[str, int, str]] = {}  # folded -> (spelling, its line, its column)
+    tail = "each spelling would be a category of its own; write it one way"
+    one_way(_text_ratings(frame, raters, source, line_of), source, "rating", tail, column=True)
+    no_number_with_label(frame, raters, source, line_of)
+
+
+def _text_ratings(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> Iterator[tuple[str, int, str]]:
+    """Each text rating with its line and column; one with spaces around it refused."""
     for column in raters:
         for row, value in enumerate(frame[column].tolist()):
             if isinstance(value, bool | np.bool_):
@@ -1070,17 +1061,7 @@ def one_spelling(
                     line=line_of(row),
                     field=str(column),
                 )
-            first = seen.setdefault(spelling_key(value), (value, line_of(row), str(column)))
-            if first[0] != value:
-                raise InputError(
-                    f"rating {value!r} is {first[0]!r} (line {first[1]}, column "
-                    f"{first[2]!r}) written another way (case, spacing or Unicode form): "
-                    "each spelling would be a category of its own; write it one way",
-                    path=source,
-                    line=line_of(row),
-                    field=str(column),
-                )
-    no_number_with_label(frame, raters, source, line_of)
+            yield value, line_of(row), str(column)
 
 
 #: Statistics that weight disagreements by category distance even when no weights are named.

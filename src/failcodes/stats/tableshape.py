@@ -15,7 +15,7 @@ of a DataFrame that name the column (and leave it out, with the reason) or raise
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -657,6 +657,34 @@ def no_dates(
 #: A number and its label in one cell (``1 (low)``, ``2 - partly``, ``3: fully``): a letter
 #: after the separators (``2-3`` is no label).
 NUMBER_LABEL = re.compile(r"([+-]?[0-9]+(?:\.[0-9]+)?)[\s\-\u2013\u2014:=.)(]+[^\W\d_]")
+
+
+def one_way(
+    cells: Iterable[tuple[str, int, str]],
+    source: str | Path | None,
+    what: str,
+    tail: str,
+    *,
+    column: bool = False,
+) -> None:
+    """Refuse a value written two ways (case, spacing or Unicode form): the first one wins.
+
+    ``cells`` are (value, line, field); the error names the first spelling's line (and
+    ``column``: its field) and ends with ``tail``.
+    """
+    first: dict[str, tuple[str, int, str]] = {}
+    for value, line, field in cells:
+        was, at, where = first.setdefault(spelling_key(value), (value, line, field))
+        if was != value:
+            place = f"line {at}, column {where!r}" if column else f"line {at}"
+            raise InputError(
+                f"{what} {value!r} is {was!r} ({place}) written another way (case, spacing or "
+                f"Unicode form): {tail}",
+                path=source,
+                line=line,
+                field=field,
+            )
+
 
 #: A percentage in one cell (``90%``, ``12.5 %``).
 PERCENT = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?\s*%")
