@@ -210,3 +210,82 @@ def test_a_column_of_one_system_is_not_given_to_every_system(
     code, out, err = run_cli([*base, *one, "--map", "gpt_reasoning=reasoning", *drop[2:]], capsys)
     assert code == 0, err
     assert "wrote 2 traces" in out + err
+
+
+# ---------------------------------------------------------------------------------------
+# report: the codebook table's Freq. column over data sets that share units
+# ---------------------------------------------------------------------------------------
+_RETRIEVED = """
+[[datasets]]
+name = "{name}"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["{name}.jsonl"]
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["{name}.labels.jsonl"]
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+"""
+
+
+def test_codebook_frequencies_say_what_they_count(tmp_path: Path) -> None:
+    import json
+
+    import failcodes
+    from failcodes.codebook import bundled_dir
+
+    root = tmp_path / "st"
+    root.mkdir()
+    # A and B, one claim per sentence, one passage each; errors s2, s4, s6; A refutes s2
+    # only, B refutes s2 and has no trace of q3. full = q1-q3, pilot = q1-q2.
+    verdicts = {"s1": "supported", "s2": "refuted", "s3": "supported", "s4": "supported"}
+    verdicts |= {"s5": "supported", "s6": "supported"}
+    errors = {"s2", "s4", "s6"}
+    body = 'name = "ret"\ncodebook = "medical-fact-check.v1.yaml"\n'
+    for name, sids in (("full", "s1 s2 s3 s4 s5 s6"), ("pilot", "s1 s2 s3 s4")):
+        rows, labels = [], []
+        for k, sid in enumerate(sids.split()):
+            qid = f"q{k // 2 + 1}"
+            labels.append({"question_id": qid, "sentence_id": sid, "has_error": sid in errors})
+            for system in ("A", "B"):
+                if system == "B" and qid == "q3":
+                    continue
+                passage = {"passage_id": f"p{sid}", "rank": 1, "text": f"A trial of drug {sid}."}
+                rows.append(
+                    {
+                        "system": system,
+                        "question_id": qid,
+                        "sentence_id": sid,
+                        "claim_id": sid,
+                        "claim": f"drug {sid} works",
+                        "verdict": verdicts[sid],
+                        "retriever": "bm25",
+                        "verifier": "gpt",
+                        "passages": [passage],
+                    }
+                )
+        (root / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        (root / f"{name}.labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
+        body += _RETRIEVED.format(name=name)
+    (root / "failcodes.toml").write_text(
+        body
+        + '[metrics]\nbootstrap = 0\n[judge]\njudge = "offline"\n[review]\nlabelstudio = false\n'
+    )
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
+    failcodes.run_study(root)
+    # Disagreements (refuted): full A FN s4, FN s6; full B FN s4, FN s6 (no claim: no passage);
+    # pilot A FN s4, B FN s4. Table 8 rows (claim x passage): full 3 (A s4, A s6, B s4),
+    # pilot 2 (A s4, B s4): 5 rows; distinct (claim, passage) units: ps4, ps6 = 2.
+    quality = (root / "report" / "tables" / "retrieval_quality.md").read_text()
+    assert "full/bm25 (n=3)" in quality and "pilot/bm25 (n=2)" in quality
+    codebook = (root / "report" / "tables" / "codebook.md").read_text().splitlines()
+    # every row of Table 8 has one entity-match code: the four codes' Freq. add up to 5
+    entity = [line.split("|")[6].strip() for line in codebook if "| Entity match |" in line]
+    assert sum(int(v) for v in entity if v != "–") == 5
+    assert (
+        "Freq.: the rows of Tables 8-9 coded with the subcode, summed over data sets and "
+        "systems as those tables count them (a unit two systems or data sets share counts "
+        "once for each)"
+    ) in codebook[0]

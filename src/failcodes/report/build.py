@@ -72,6 +72,10 @@ ROWS_CAPTION = {
         "the attribution summary's count)"
     ),
 }
+FREQ_NOTE = (
+    "Freq.: the rows of Tables 8-9 coded with the subcode, summed over data sets and systems "
+    "as those tables count them (a unit two systems or data sets share counts once for each)"
+)
 NOT_ASSESSABLE_NOTE = (
     "not_assessable ({dims}): the coder could not assess this dimension from the unit (e.g. a "
     "passage without source metadata); it is neither high nor low quality, and the "
@@ -607,6 +611,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         agreement = inputs.codebook_table.get("Agreement", pd.Series(dtype=object))
         marked = agreement.astype(str).str.endswith(" *").any()
         caption = f"Codebook. {CODE_AGREEMENT_MARK}" if marked else "Codebook"
+        if "Freq." in inputs.codebook_table:  # rows, not units (5 for 2 units shared 3 ways)
+            caption += f"{'' if marked else '.'} {FREQ_NOTE}"
         sec.tables.append(b.table("codebook", inputs.codebook_table, caption))
         b.sections.append(sec)
 
