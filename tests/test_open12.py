@@ -280,3 +280,37 @@ def test_rows_formatted_below_the_last_value_are_not_read(tmp_path: Path) -> Non
     _formatted_sheet(path, 5000, ("s2", "0"))
     assert sheetio.check_workbook(path).last_value_row == 5003
     assert [n for n, _ in sheetio.sheet_rows(path)] == [2, 5003]
+
+
+@pytest.mark.parametrize(
+    ("table", "rule"),
+    [
+        # has_error column: sums under it (1 of 2 sentences in error)
+        ("sentence_id,has_error\ns1,true\ns2,false\nTotal,1\n", ()),
+        # a label rule's column: a count beside 'Total' ('Total' took the rule's otherwise)
+        (
+            "sentence_id,errors\ns1,yes\ns2,no\nTotal,1\n",
+            ("--label-rule", "errors = yes -> error; otherwise -> no_error"),
+        ),
+    ],
+)
+def test_a_totals_row_under_the_labels_is_refused_at_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str, rule: tuple[str, ...]
+) -> None:
+    # Before: 'wrote 3 labels', the third the label 'Total' (exit 0); metrics refused it later
+    # as "no trace has sentence_id 'Total'", naming the labels file written, not the table.
+    path, out = tmp_path / "l.csv", tmp_path / "l.jsonl"
+    path.write_text(table)
+    code, stdout, err = run_cli(
+        ["ingest", "generic-labels", str(path), "-o", str(out), *rule], capsys
+    )
+    assert (code, stdout, out.exists()) == (2, "", False)
+    assert err == (
+        f"failcodes: error: {path}:4, field 'sentence_id': a row of totals? its sentence_id "
+        "'Total' names a total, not a label: delete the row\n"
+    )
+    path.write_text(table.replace("Total", "s3"))  # the control: a sentence s3
+    code, stdout, _ = run_cli(
+        ["ingest", "generic-labels", str(path), "-o", str(out), *rule], capsys
+    )
+    assert code == 0 and len(out.read_text().splitlines()) == 3

@@ -27,10 +27,13 @@ from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl, keys_vouched
 from failcodes.labels import (  # the checks live with the labels (core): one place
+    TOTAL_ID_FIELDS,
     Label,
     LabelColumns,
+    first_total_id,
     label_column,
     label_scope_problem,
+    total_id_problem,
     validate_labels,
 )
 from failcodes.sentences import Sentence
@@ -453,7 +456,7 @@ def read_labels(
     ):
         # named by the file's own column (a --map renamed it)
         column = next((k for k, v in (column_map or {}).items() if v == name), name)
-        _check_label_ids(p, column, ids, lines)
+        _check_label_ids(p, column, ids, lines, totals=name in TOTAL_ID_FIELDS)
     scope = label_scope_problem(labels)
     if scope is not None:  # labels with and without a system: refused where the mix begins
         column = next((k for k, v in (column_map or {}).items() if v == "system"), "system")
@@ -479,18 +482,24 @@ def read_labels(
 
 
 def _check_label_ids(
-    path: Path, name: str, ids: Sequence[str | None], lines: Sequence[int]
+    path: Path, name: str, ids: Sequence[str | None], lines: Sequence[int], *, totals: bool
 ) -> None:
-    """Refuse a blank or padded id (``" 0:c1"`` missed the trace's ``0:c1`` without a word)."""
+    """Refuse a blank, padded (``" 0:c1"`` missed ``0:c1`` without a word) or totals row's id.
+
+    A totals row: :func:`failcodes.labels.total_id_problem`.
+    """
     # looked at in C (a few distinct values of a compacted column once); ``filter`` drops None
     held: Sequence[Any] = ids if isinstance(ids, list) else list(set(ids))
     stripped = map(str.strip, filter(None, held))
-    if "" not in held and all(map(str.__eq__, filter(None, held), stripped)):
-        return
-    for pos, value in enumerate(ids):
-        problem = id_problem(value)
-        if problem is not None:
-            raise InputError(problem, path=path, line=lines[pos], field=name)
+    if "" in held or not all(map(str.__eq__, filter(None, held), stripped)):
+        for pos, value in enumerate(ids):
+            problem = id_problem(value)
+            if problem is not None:
+                raise InputError(problem, path=path, line=lines[pos], field=name)
+    at = first_total_id(ids) if totals else None
+    if at is not None:
+        problem = total_id_problem(name, ids[at])
+        raise InputError(str(problem), path=path, line=lines[at], field=name)
 
 
 def write_labels(

@@ -51,7 +51,7 @@ from failcodes.ingest.label_targets import RuleLabels
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import jsonl_lines, jsonl_object
-from failcodes.labels import Label
+from failcodes.labels import TOTAL_ID_FIELDS, Label, total_id_problem
 from failcodes.spelling import spelling_key
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
@@ -372,6 +372,16 @@ def _text_ids(
         rec["sentence_id"] = f"{rec['question_id']}:{rec['sentence_id']}"
 
 
+def _no_total(
+    rec: Mapping[str, Any], path: Path, line: int, columns: Mapping[str, str] | None = None
+) -> None:
+    """Refuse a label row of totals (:func:`failcodes.labels.total_id_problem`)."""
+    for name in TOTAL_ID_FIELDS:
+        problem = total_id_problem(name, rec.get(name))
+        if problem is not None:
+            raise InputError(problem, path=path, line=line, field=(columns or {}).get(name, name))
+
+
 def label_from_row(
     raw: Mapping[str, Any],
     spec: TableSpec,
@@ -398,6 +408,7 @@ def label_from_row(
             return None
         rec["has_error"] = outcome is Outcome.ERROR
     columns = {target: k for k, target in reversed(list(renames.items())) if target}
+    _no_total(rec, path, line, columns)
     _text_ids(rec, spec, path, line, columns)
     for name in ("sentence_id", "claim_id", "question_id"):
         problem = tableio.id_problem(rec.get(name))
@@ -585,6 +596,7 @@ def _hollow_labels(
             problem = tableio.id_problem(rec.get(name))
             if problem is not None:
                 raise InputError(problem, path=path, line=line, field=name)
+        _no_total(rec, path, line)
         _text_ids(rec, spec, path, line)
         outcome = rule.outcome(raw.get(rule.column), path=str(path), line=line)
     except InputError as exc:

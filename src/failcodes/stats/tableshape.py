@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from failcodes.errors import InputError
-from failcodes.spelling import spelling_key
+from failcodes.spelling import TOTAL_WORDS, names_a_total, spelling_key
 from failcodes.stats.summaries import Summary, name_words
 
 #: Column names taken as the unit id (compared lower-case, punctuation as ``_``); any name
@@ -287,34 +287,6 @@ def value_key(value: str) -> str:
     return repr(number) if np.isfinite(number) else value
 
 
-#: Unit ids that name a row of totals or summaries under the units (compared as
-#: :func:`spelling_key` writes them, without a trailing ``:``).
-TOTAL_WORDS = frozenset(
-    {
-        "total",
-        "totals",
-        "grand total",
-        "subtotal",
-        "sum",
-        "sums",
-        "mean",
-        "means",
-        "average",
-        "avg",
-        "median",
-        "overall",
-        "count",
-        "counts",
-        "n",
-        "sd",
-        "std",
-        "kappa",
-        "agreement",
-        "% agreement",
-    }
-)
-
-
 def is_number(value: object) -> bool:
     """A finite number, or a text that reads as one (a CSV's cells are text)."""
     if isinstance(value, bool | np.bool_):
@@ -541,12 +513,6 @@ def no_long_rows_not_units(
         line=line_of(0),
         field=unit_column,
     )
-
-
-def names_a_total(unit: str) -> bool:
-    """True when a unit id names a total (:data:`TOTAL_WORDS`; not ``N``, a letter among ids)."""
-    word = spelling_key(unit).rstrip(":")
-    return len(word) > 1 and word in TOTAL_WORDS
 
 
 def names_a_column(value: str, column: str) -> bool:
