@@ -4846,6 +4846,39 @@ SESSION12_CASES: list[Case] = [
             ),
         )
     ),
+    *(
+        Case(
+            # a totals row under the labels was written as the label 'Total' ('wrote 3
+            # labels' for 2, exit 0), refused only later by metrics, naming the file written
+            # (74c7e55)
+            f"ingest-generic-labels/totals-row-under-the-labels{suffix}",
+            ("ingest", "generic-labels", "{d}/l.csv", "-o", "{d}/l.jsonl", *rule),
+            _write({"l.csv": table}),
+            line="failcodes: error: {d}/l.csv:4, field 'sentence_id': a row of totals? its "
+            "sentence_id 'Total' names a total, not a label: delete the row",
+        )
+        for suffix, table, rule in (
+            ("", "sentence_id,has_error\ns1,true\ns2,false\nTotal,1\n", ()),
+            (
+                "-under-a-label-rule",
+                "sentence_id,errors\ns1,yes\ns2,no\nTotal,1\n",
+                ("--label-rule", "errors = yes -> error; otherwise -> no_error"),
+            ),
+        )
+    ),
+    Case(
+        # the same labels given to metrics as they are (74c7e55: refused where labels are read)
+        "metrics/totals-row-under-the-labels",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": GOOD_TRACES,
+                "l.csv": "sentence_id,has_error\nq0-s1,true\nq1-s1,false\nTotal,1\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:4, field 'sentence_id': a row of totals? its "
+        "sentence_id 'Total' names a total, not a label: delete the row",
+    ),
 ]
 
 
