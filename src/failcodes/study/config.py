@@ -308,6 +308,20 @@ class AgreementSpec(FrozenModel):
         return stats
 
 
+def _one_name_each(what: str, names: list[str]) -> None:
+    """Refuse a name used twice, in any case.
+
+    Each names files (``data/full.*``, ``data/Full.*``): one file on macOS and Windows, where
+    the second data set's ingest replaced the first's.
+    """
+    folded = first_repeat(n.casefold() for n in names)
+    if folded is None:
+        return
+    first, second = [n for n in names if n.casefold() == folded][:2]
+    case = f" ({first!r} differs only in case: one file name on macOS and Windows)"
+    raise ValueError(f"{what} name {second!r} is used twice{case if first != second else ''}")
+
+
 class StudyFile(FrozenModel):
     """The contract of ``failcodes.toml``."""
 
@@ -326,17 +340,13 @@ class StudyFile(FrozenModel):
     @field_validator("datasets")
     @classmethod
     def _unique_names(cls, datasets: list[DatasetSpec]) -> list[DatasetSpec]:
-        name = first_repeat(ds.name for ds in datasets)
-        if name is not None:
-            raise ValueError(f"data set name {name!r} is used twice")
+        _one_name_each("data set", [ds.name for ds in datasets])
         return datasets
 
     @field_validator("agreements")
     @classmethod
     def _unique_agreements(cls, agreements: list[AgreementSpec]) -> list[AgreementSpec]:
-        name = first_repeat(a.name for a in agreements)
-        if name is not None:
-            raise ValueError(f"agreement name {name!r} is used twice")
+        _one_name_each("agreement", [a.name for a in agreements])
         return agreements
 
     @model_validator(mode="after")
