@@ -1138,11 +1138,44 @@ def _review_versions(
     for path in review_files:
         _people_only(path, files[str(path.relative_to(layout.root))])
         _known_codes(path, files[str(path.relative_to(layout.root))], cb)
+    _one_review_two_names(layout.root, files)
     try:  # the folder holding the study's codebook files: the study's own root
         books = lineage(layout.root / f"{cb.name}.yaml", cb, layout)
     except FailcodesError as exc:  # a codebook file of the lineage that does not load
         raise InputError(f"the codebook lineage of the reviews: {exc.one_line()}") from None
     return bring_reviews(files, cb, books)
+
+
+def _one_review_two_names(root: Path, files: Mapping[str, list[Annotation]]) -> None:
+    """Refuse one Label Studio annotation held under two coder names.
+
+    A pull names reviewers by email, an import without ``--user`` by Label Studio's user id
+    (``label-studio-user-3``): the same reviews pulled and imported into review/ were two
+    reviewers, and human agreement counted one person twice (Fleiss 0.467 -> 0.625 on 4
+    units). Told apart by what two people cannot share: the unit, the time to the
+    microsecond, the lead time and the codes.
+    """
+    seen: dict[tuple[object, ...], tuple[str, Annotation]] = {}
+    for name, reviews in files.items():
+        for i, ann in enumerate(reviews):
+            if ann.lead_time_s is None:  # not from Label Studio's editor: nothing to match
+                continue
+            key = (ann.unit_id, ann.created_at, ann.lead_time_s, tuple(sorted(ann.codes.items())))
+            first, was = seen.setdefault(key, (name, ann))
+            if was.coder == ann.coder:
+                continue
+            from failcodes.jsonio import iter_jsonl
+
+            line = next(n for k, (n, _) in enumerate(iter_jsonl(root / name)) if k == i)
+            raise InputError(
+                f"the review of unit {ann.unit_id} by {ann.coder!r} is the one by {was.coder!r} in "
+                f"{first} (same time, lead time and codes): one Label Studio annotation under "
+                "two coder names would count one person as two reviewers; keep one file (name "
+                "the user with `labelstudio import --user ID=EMAIL`)",
+                path=root / name,
+                line=line,
+                field="coder",
+            )
 
 
 def _people_only(path: Path, reviews: list[Annotation]) -> None:
