@@ -308,3 +308,31 @@ def test_data_set_names_differing_in_case_are_refused(tmp_path: Path) -> None:
         "data set name 'Full' is used twice ('full' differs only in case: one file name on "
         "macOS and Windows)"
     ) in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------
+# ingest: support scores of two verifiers on two scales, one threshold
+# ---------------------------------------------------------------------------------------
+def test_score_threshold_note_is_per_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    # minicheck scores 0-1, align 0-100 (a percentage): at 0.5 every align claim is
+    # supported (recall 0 under non_supported). The pooled note read "6 of 8 ... from 0.2 to
+    # 95" and never said that one system's scores all fell on one side.
+    table = tmp_path / "sc.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,minicheck,align\n"
+        "q1,s1,a,0.9,95\nq1,s2,b,0.2,20\nq2,s3,c,0.7,80\nq2,s4,d,0.4,30\n"
+    )
+    args = ["ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl")]
+    args += ["--verdict-column", "minicheck", "--verdict-column", "align"]
+    code, _, err = run_cli([*args, "--option", "verdict_threshold=0.5"], capsys)
+    assert code == 0
+    # minicheck: 0.9 and 0.7 at or above 0.5 (2 of 4); align: 95, 20, 80, 30 all (4 of 4)
+    assert "6 of 8 scores at or above it (supported), 2 below (no_evidence)" in err
+    assert (
+        "per system: align 4 of 4 at or above (from 20 to 95: every score on one side, is the "
+        "threshold on its scores' scale?); minicheck 2 of 4 at or above (from 0.2 to 0.9)"
+    ) in err

@@ -917,9 +917,16 @@ class _Scores:
     above: int = 0
     low: float = math.inf
     high: float = -math.inf
+    #: Each system's own (--verdict-column: verifiers whose scores may be on other scales).
+    systems: dict[str, _Scores] = field(default_factory=dict)
 
     def add(self, trace: Trace | TraceLine) -> None:
         """Count one trace whose verdict came from its score (kept as its raw verdict)."""
+        self.systems.setdefault(trace.system, _Scores()).count_one(trace)
+        self.count_one(trace)
+
+    def count_one(self, trace: Trace | TraceLine) -> None:
+        """Count one trace in this tally alone."""
         self.count += 1
         self.above += trace.verdict == Verdict.SUPPORTED
         with contextlib.suppress(ValueError):  # a raw_verdict column of the table's own
@@ -937,7 +944,19 @@ class _Scores:
             text += f"; the scores run from {self.low:g} to {self.high:g}"
         if self.above in (0, self.count):
             text += ": every score on one side (is the threshold on the scores' scale?)"
+        elif len(self.systems) > 1:  # 0-1 and 0-100 scores pooled: 6 of 8 read as a split
+            text += "; per system: " + "; ".join(
+                f"{name} {s.above:,} of {s.count:,} at or above ({s.spread()})"
+                for name, s in sorted(self.systems.items())
+            )
         return text
+
+    def spread(self) -> str:
+        """One system's range, and whether its scores all fell on one side."""
+        parts = [f"from {self.low:g} to {self.high:g}"] if self.low <= self.high else []
+        if self.above in (0, self.count):
+            parts.append("every score on one side, is the threshold on its scores' scale?")
+        return ": ".join(parts) or "no score read"
 
 
 @dataclass
