@@ -354,3 +354,39 @@ def test_one_reviewers_annotations_under_two_names_are_refused(
         "the user with `labelstudio import --user ID=EMAIL`)"
     ]
     assert not (out / "index.html").exists()
+
+
+def test_a_recode_the_judge_answered_for_no_unit_says_its_units_hold_no_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tests/saturation/test_recode.py's project: v2 flags 10 of 30 units (0, 3, ..., 27).
+
+    The re-code's judge gave no valid answer for any of them: before, `saturate recode`
+    said "10 flagged unit(s) re-coded" and `status` "coded units per codebook version: v2:
+    30", while 10 units had no code left and no later re-code would code them again (their
+    newest annotation is on v2). Now both say 10 are unscored.
+    """
+    from failcodes.saturation.recode import plan_recode, recode_project
+    from failcodes.saturation.status import project_status
+    from tests.cli_helpers import run_cli
+    from tests.saturation.test_recode import accepted_project
+
+    store, flagged = accepted_project(tmp_path / "rc")
+
+    def no_valid_answer(units: list[Unit], codebook: Codebook, run_dir: Path) -> list[Annotation]:
+        del run_dir
+        return list(_InvalidAnswers().code(units, codebook, workdir=tmp_path))
+
+    done = recode_project(store, no_valid_answer, coder_name="openai:tiny")
+    assert (done.recoded, done.migrated, done.unscored) == (10, 20, 10)
+    info = project_status(store)
+    assert (info.unit_versions, info.unscored_units) == ({2: 30}, 10)
+    assert plan_recode(store).empty  # a second re-code would not code them again
+    code, out, err = run_cli(["saturate", "status", "rc", "--dir", str(store.root)], capsys)
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("coded units per codebook version")]
+    assert line.endswith(
+        "; 10 unscored: the judge gave no valid answer, so they hold no code (counted above, "
+        "never coded again by a re-code)"
+    )
+    assert len(flagged) == 10

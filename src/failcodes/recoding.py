@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
-from failcodes.annotations import Annotation
+from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Codebook, MigrationMap
 from failcodes.contract import FrozenModel
 from failcodes.errors import CodebookError, InputError
@@ -111,6 +111,11 @@ class RecodeResult(FrozenModel):
     recoded: int
     migrated: int
     path: Path | None = Field(description="The entries file written (None: nothing to do).")
+    unscored: int = Field(
+        default=0,
+        description="Re-coded units the judge gave no valid answer for: no code on the new "
+        "version (counted in recoded).",
+    )
 
 
 def sort_unit(
@@ -271,6 +276,10 @@ def recode(
         recoded=len(work.recode),
         migrated=len(work.migrated),
         path=work.entries_path,
+        unscored=sum(
+            e.method is RecodeMethod.RECODED and e.annotation.status is not Status.SCORED
+            for e in entries
+        ),
     )
 
 

@@ -236,7 +236,15 @@ def _print_status(info: ProjectStatus) -> None:
             if info.stale_units
             else ""
         )
+        + (f"; {info.unscored_units} {UNSCORED_WORDS}" if info.unscored_units else "")
     )
+
+
+#: What an unscored unit is, said beside every count that includes it.
+UNSCORED_WORDS = (
+    "unscored: the judge gave no valid answer, so they hold no code (counted above, never "
+    "coded again by a re-code)"
+)
 
 
 def _recode(request: SaturateRecodeRequest) -> None:
@@ -249,6 +257,7 @@ def _recode(request: SaturateRecodeRequest) -> None:
         console.print(
             f"v{outcome.version}: {outcome.recoded} flagged unit(s) re-coded by {done.judge}"
             f"{label}, {outcome.migrated} migrated without a call -> {outcome.path}"
+            + (f"; {outcome.unscored} of the re-coded {UNSCORED_WORDS}" if outcome.unscored else "")
         )
     shown = ", ".join(f"v{v}: {n}" for v, n in done.unit_versions.items())
     console.print(f"coded units per version: {shown or 'none'}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from failcodes.annotations import CoderKind
+from failcodes.annotations import CoderKind, Status
 from failcodes.contract import FrozenModel
 from failcodes.recoding import RecodeMethod
 from failcodes.saturation.models import (
@@ -55,6 +55,11 @@ class ProjectStatus(FrozenModel):
     unit_versions: dict[int, int] = Field(
         description="Coded units per codebook version of their newest annotation."
     )
+    unscored_units: int = Field(
+        default=0,
+        description="Units whose newest annotation is unscored (the judge gave no valid "
+        "answer): counted in unit_versions, but they hold no code.",
+    )
     recoded_units: int = Field(
         description="Units whose current version `saturate recode` gave them by coding them "
         "again (each unit counted once, by its latest re-code)."
@@ -98,8 +103,10 @@ def project_status(store: ProjectStore) -> ProjectStatus:
     decisions = store.decisions()
     current = store.codebook()
     versions: dict[int, int] = {}
+    unscored = 0
     for ann in latest_annotations(store).values():
         versions[ann.codebook.version] = versions.get(ann.codebook.version, 0) + 1
+        unscored += ann.status is not Status.SCORED
     # how each unit reached its current version: its latest entry (versions ascending). Any
     # entry counted a unit re-coded to v2 then migrated to v3 in both: "v3: 80; 50 re-coded,
     # 43 migrated" (93 of 80 units) after two re-codes of 37 + 43 and 32 + 8
@@ -118,6 +125,7 @@ def project_status(store: ProjectStore) -> ProjectStatus:
         recode_flags=len(flags),
         recode_units=len({f.unit_id for f in flags}),
         unit_versions=dict(sorted(versions.items())),
+        unscored_units=unscored,
         recoded_units=sum(m is RecodeMethod.RECODED for m in latest_entry.values()),
         migrated_units=sum(m is RecodeMethod.MIGRATED for m in latest_entry.values()),
         stale_units=sum(n for v, n in versions.items() if v < current.version),
