@@ -94,8 +94,9 @@ def test_lines_only_the_exact_reader_accepts_are_read_by_it(tmp_path: Path, line
         ),
         (
             '{"sentence_id": "s9", "has_error": true, "note": "x"}',
-            "labels.jsonl:7, field 'note': unknown field (rename foreign fields with --map "
-            "FOREIGN=ours)",
+            # read_labels with no column map is metrics' reader, which has no --map
+            "labels.jsonl:7, field 'note': unknown field (a foreign file: convert it with "
+            "failcodes ingest generic-labels --map FOREIGN=ours)",
         ),
         (
             '{"has_error": true, "annotator": "Zoë"}',

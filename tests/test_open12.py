@@ -314,3 +314,37 @@ def test_a_totals_row_under_the_labels_is_refused_at_ingest(
         ["ingest", "generic-labels", str(path), "-o", str(out), *rule], capsys
     )
     assert code == 0 and len(out.read_text().splitlines()) == 3
+
+
+def test_metrics_on_a_foreign_file_names_the_command_that_has_map(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # metrics has no --map, yet its refusal of a foreign field said "rename foreign fields with
+    # --map FOREIGN=ours" (t11red3 row 13): the flag is ingest generic's (generic-labels' for
+    # a labels file), which write the tool's format. ingest generic keeps its words.
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    trace = {"system": "A", "question_id": "q1", "sentence_id": "s1", "claim_id": "c1"}
+    trace |= {"claim": "X.", "verdict": "supported"}
+    traces.write_text(json.dumps(trace | {"model": "m"}) + "\n")
+    labels.write_text('{"sentence_id": "s1", "has_error": false}\n')
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {traces}:1, field 'model': unknown field (a foreign file: convert "
+        "it with failcodes ingest generic --map FOREIGN=ours)\n"
+    )
+    csv = tmp_path / "t.csv"
+    csv.write_text(",".join([*trace, "model"]) + "\n" + ",".join([*trace.values(), "m"]) + "\n")
+    code, _, err = run_cli(["metrics", "--traces", str(csv), *args[3:]], capsys)
+    assert code == 2 and err.endswith(
+        "a foreign file: convert it with failcodes ingest generic --map FOREIGN=ours, drop a "
+        "column with --map FOREIGN=)\n"
+    )
+    traces.write_text(json.dumps(trace) + "\n")
+    labels.write_text('{"sentence_id": "s1", "has_error": false, "note": "x"}\n')
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and err == (
+        f"failcodes: error: {labels}:1, field 'note': unknown field (a foreign file: convert it "
+        "with failcodes ingest generic-labels --map FOREIGN=ours)\n"
+    )

@@ -115,7 +115,7 @@ def _object_line(raw: bytes, lineno: int, path: Path) -> Trace | None:
         raise InputError(
             f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
         )
-    return prepare_trace(drop_nones(obj), path, lineno, None, {})
+    return prepare_trace(drop_nones(obj), path, lineno, None, {}, convert="generic")
 
 
 def _fast_line(body: bytes, vouch: Voucher, *, accepted: bool = False) -> TraceLine | None:
@@ -413,7 +413,9 @@ def _scan_parquet(
         check_decoded(path, pf)
     except (pa.ArrowException, OSError):
         raise _UseObjectReaderError from None  # a damaged page: the exact reader says where
-    check_columns(path, schema.names, tuple(Trace.model_fields), required_fields(Trace))
+    check_columns(
+        path, schema.names, tuple(Trace.model_fields), required_fields(Trace), convert="generic"
+    )
     expected = trace_arrow_schema()
     for name in schema.names:
         got = schema.field(name).type
@@ -463,7 +465,7 @@ def _scan_parquet(
             line = offset + row + 1
             record = _parquet_record(pf, offset + row)
             try:
-                prepare_trace(record, path, line, None, {})
+                prepare_trace(record, path, line, None, {}, convert="generic")
             except InputError as exc:
                 failure = exc
                 cols = {k: v.slice(0, row) for k, v in cols.items()}
@@ -814,7 +816,12 @@ def gather_runs(
                 item = _parquet_item(record, vouch)
                 if item is None:  # a row the decoded structs cannot vouch for: the model's steps
                     out[pos].append(
-                        (prepare_trace(drop_nones(record), path, row + 1, None, {}), None)
+                        (
+                            prepare_trace(
+                                drop_nones(record), path, row + 1, None, {}, convert="generic"
+                            ),
+                            None,
+                        )
                     )
                 else:
                     out[pos].append(item)

@@ -72,6 +72,7 @@ def _records(
     model: type[BaseModel],
     column_map: Mapping[str, str],
     columns: Sequence[str] | None = None,
+    convert: str | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     fmt = detect_format(path)
     cols = list(columns if columns is not None else model.model_fields)
@@ -79,10 +80,10 @@ def _records(
     if fmt is Format.JSONL:
         rows = ((line, rename_fields(rec, column_map)) for line, rec in iter_jsonl(path))
     elif fmt is Format.CSV:  # text cells: no number ids
-        yield from checked_csv_rows(path, cols, required_fields(model), column_map)
+        yield from checked_csv_rows(path, cols, required_fields(model), column_map, convert=convert)
         return
     else:
-        rows = checked_parquet_rows(path, cols, required_fields(model), column_map)
+        rows = checked_parquet_rows(path, cols, required_fields(model), column_map, convert=convert)
     # a number id as text (the rule of every reader), named by the file's own column
     ids = [
         (n, next((k for k, v in column_map.items() if v == n), n))
@@ -101,6 +102,7 @@ def _iter_flat(
     model: type[M],
     column_map: Mapping[str, str] | None,
     shared: Sequence[str] = (),
+    convert: str | None = None,
 ) -> Iterator[tuple[int, M]]:
     """Read and validate every record; values of the ``shared`` fields are stored once.
 
@@ -109,12 +111,12 @@ def _iter_flat(
     """
     p = Path(path)
     values: dict[str, str] = {}
-    for line, rec in _records(p, model, column_map or {}):
+    for line, rec in _records(p, model, column_map or {}, convert=convert):
         for name in shared:
             value = rec.get(name)
             if type(value) is str:
                 rec[name] = values.setdefault(value, value)
-        yield line, validate_record(model, rec, p, line)
+        yield line, validate_record(model, rec, p, line, convert=convert)
 
 
 def _read_flat(
@@ -122,9 +124,10 @@ def _read_flat(
     model: type[M],
     column_map: Mapping[str, str] | None,
     shared: Sequence[str] = (),
+    convert: str | None = None,
 ) -> list[tuple[int, M]]:
     """:func:`_iter_flat` as a list."""
-    return list(_iter_flat(path, model, column_map, shared))
+    return list(_iter_flat(path, model, column_map, shared, convert))
 
 
 #: Label fields whose values repeat across rows (one string object per distinct value).
@@ -427,12 +430,15 @@ def read_labels(
     :class:`~failcodes.labels.LabelColumns` (same labels and errors, no model per label).
     """
     p = Path(path)
+    # a foreign field's refusal names the --map of ingest generic-labels (metrics has none);
+    # given a column map, the caller is that command
+    convert = None if column_map is not None else "generic-labels"
     labels: list[Label] | LabelColumns
     if columns:
         held = _fast_label_columns(p, column_map)
         if held is None:
             held = LabelColumns()
-            for line, label in _iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS):
+            for line, label in _iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS, convert):
                 held.append(label)
                 held.lines.append(line)
         held.compact()
@@ -440,7 +446,7 @@ def read_labels(
         labels = held
         lines = held.lines
     else:
-        listed = _read_flat(p, Label, column_map, _SHARED_LABEL_FIELDS)
+        listed = _read_flat(p, Label, column_map, _SHARED_LABEL_FIELDS, convert)
         labels = [label for _, label in listed]
         lines = array.array("q", (line for line, _ in listed))
         del listed

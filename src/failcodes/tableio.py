@@ -134,6 +134,8 @@ def checked_csv_rows(
     required: Sequence[str],
     column_map: Mapping[str, str],
     delimiter: str = ",",
+    *,
+    convert: str | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of a CSV file; an empty cell is a missing value, except in a required column.
 
@@ -153,7 +155,7 @@ def checked_csv_rows(
                 raise InputError(f"malformed CSV ({exc})", path=path, line=1) from None
             _check_nul(path, 1, header_raw, header_raw)
             header = [column_map.get(h, h) for h in header_raw]
-            check_columns(path, header, columns, required)
+            check_columns(path, header, columns, required, convert=convert)
             last = reader.line_num
             while True:
                 try:
@@ -229,10 +231,30 @@ def header_hint(header: Sequence[str], wanted: str) -> str:
     return ""
 
 
+def map_hint(convert: str | None) -> str:
+    """How to rename a foreign file's fields: the ``--map`` of this or another command.
+
+    ``None``: this command has it (an ``ingest`` command); else the ingest command ``convert``
+    that has it (``metrics`` has none, and its refusal said "rename foreign fields with --map
+    FOREIGN=ours").
+    """
+    if convert is None:
+        return "rename foreign fields with --map FOREIGN=ours"
+    return f"a foreign file: convert it with failcodes ingest {convert} --map FOREIGN=ours"
+
+
 def check_columns(
-    path: Path, header: Sequence[str], columns: Sequence[str] | None, required: Sequence[str]
+    path: Path,
+    header: Sequence[str],
+    columns: Sequence[str] | None,
+    required: Sequence[str],
+    *,
+    convert: str | None = None,
 ) -> None:
-    """Refuse repeated, unknown (``columns`` None: any name is known) and missing columns."""
+    """Refuse repeated, unknown (``columns`` None: any name is known) and missing columns.
+
+    ``convert``: the ingest command that renames a foreign file's columns (:func:`map_hint`).
+    """
     seen: set[str] = set()
     for name in header:
         if not name:
@@ -245,9 +267,13 @@ def check_columns(
             hint = header_hint(header, near if near in columns else "")
             if hint:
                 raise InputError(hint, path=path, line=1)
+            hint = (
+                "rename foreign columns with --map FOREIGN=ours, drop with --map FOREIGN="
+                if convert is None
+                else f"{map_hint(convert)}, drop a column with --map FOREIGN="
+            )
             raise InputError(
-                f"unknown column (expected some of: {', '.join(columns)}; "
-                "rename foreign columns with --map FOREIGN=ours, drop with --map FOREIGN=)",
+                f"unknown column (expected some of: {', '.join(columns)}; {hint})",
                 path=path,
                 line=1,
                 field=name,
@@ -272,13 +298,15 @@ def checked_parquet_rows(
     columns: Sequence[str] | None,
     required: Sequence[str],
     column_map: Mapping[str, str],
+    *,
+    convert: str | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of a Parquet file, numbered from 1, its columns checked as for a CSV header."""
     pa, _ = pyarrow_modules()
     pf = open_parquet(path)  # its limits checked: it decodes to a bounded size
     names = list(pf.schema_arrow.names)
     header = [column_map.get(n, n) for n in names]
-    check_columns(path, header, columns, required)
+    check_columns(path, header, columns, required, convert=convert)
     kept = [(name, new) for name, new in zip(names, header, strict=True) if new]
     line = 0
     try:
@@ -364,7 +392,13 @@ def _field_name(loc: Sequence[int | str]) -> str:
 
 
 def _validation_error(
-    exc: ValidationError, path: Path, line: int | None, prefix: str = "", *, foreign: bool = True
+    exc: ValidationError,
+    path: Path,
+    line: int | None,
+    prefix: str = "",
+    *,
+    foreign: bool = True,
+    convert: str | None = None,
 ) -> InputError:
     errors = exc.errors()
     err = errors[0]
@@ -393,7 +427,7 @@ def _validation_error(
         got = got if len(got) <= 80 else got[:77] + "..."
         message = f"{err.get('msg', 'invalid value')} (got {got})"
     if unknown and kind in named and foreign:
-        message += " (rename foreign fields with --map FOREIGN=ours)"
+        message += f" ({map_hint(convert)})"
     counted = len(missing) + len(unknown) if kind in named else 1
     more = len(errors) - counted
     if more:
@@ -411,16 +445,22 @@ def _listed(names: Sequence[str], limit: int = 6) -> str:
 
 
 def validate_record(
-    model: type[M], record: Mapping[str, Any], path: str | Path, line: int | None
+    model: type[M],
+    record: Mapping[str, Any],
+    path: str | Path,
+    line: int | None,
+    *,
+    convert: str | None = None,
 ) -> M:
     """Validate one read record as ``model``.
 
-    Raises :class:`InputError` naming the file, line and field of the first problem.
+    Raises :class:`InputError` naming the file, line and field of the first problem;
+    ``convert``: the ingest command whose ``--map`` renames foreign fields (:func:`map_hint`).
     """
     try:
         return model.model_validate(record)
     except ValidationError as exc:
-        raise _validation_error(exc, Path(path), line) from None
+        raise _validation_error(exc, Path(path), line, convert=convert) from None
 
 
 def read_model_json(path: str | Path, model: type[M], *, what: str | None = None) -> M:

@@ -110,6 +110,8 @@ def prepare_trace(
     line: int,
     aliases: Mapping[str, Verdict] | None,
     column_map: Mapping[str, str],
+    *,
+    convert: str | None = None,
 ) -> Trace:
     """Validate one read trace record (our field names; ``record`` is changed in place).
 
@@ -140,7 +142,7 @@ def prepare_trace(
         ]
     elif isinstance(passages, list):
         record["passages"] = [drop_nones(p) if isinstance(p, dict) else p for p in passages]
-    return validate_record(Trace, record, path, line)
+    return validate_record(Trace, record, path, line, convert=convert)
 
 
 def read_traces(
@@ -164,6 +166,9 @@ def read_traces(
     """
     p = Path(path)
     cmap = dict(column_map or {})
+    # a foreign field's refusal names the --map of ingest generic (metrics, compare have none);
+    # given a column map, the caller is that command
+    convert = None if column_map is not None else "generic"
     fmt = detect_format(p)
     out: list[Trace] = []
     seen = {} if seen is None else seen
@@ -174,16 +179,18 @@ def read_traces(
             (line, drop_nones(rename_fields(rec, cmap))) for line, rec in iter_jsonl(p)
         )
     elif fmt is Format.CSV:
-        rows = checked_csv_rows(p, TRACE_COLUMNS, required, cmap)
+        rows = checked_csv_rows(p, TRACE_COLUMNS, required, cmap, convert=convert)
     else:
         rows = (
             (line, drop_nones(rec))
-            for line, rec in checked_parquet_rows(p, tuple(Trace.model_fields), required, cmap)
+            for line, rec in checked_parquet_rows(
+                p, tuple(Trace.model_fields), required, cmap, convert=convert
+            )
         )
     for line, rec in rows:
         if default_system and "system" not in rec:
             rec["system"] = default_system
-        trace = prepare_trace(rec, p, line, aliases, cmap)
+        trace = prepare_trace(rec, p, line, aliases, cmap, convert=convert)
         lines[claim_once(seen, trace, p, line)] = len(out)
         out.append(trace)
     if fmt is Format.CSV:
