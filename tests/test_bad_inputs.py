@@ -4754,6 +4754,19 @@ def _unit_two() -> str:
     return retrieval_unit(2).id
 
 
+def _one_reviewer_two_names(d: Path) -> None:
+    """tests/test_outside_shapes8.py's judged and reviewed study; alice's reviews again in
+    review/export.jsonl as 'label-studio-user-3' (same time, lead time and codes)."""
+    from tests.test_outside_shapes8 import _judge_and_review
+
+    _judge_and_review(d, "broader_scope")
+    alice = d / "review" / "alice.jsonl"
+    rows = [{**json.loads(x), "lead_time_s": 4.25} for x in alice.read_text().splitlines()]
+    _write({"review/alice.jsonl": _jsonl(rows)})(d)
+    again = [{**r, "coder": "label-studio-user-3"} for r in rows]
+    _write({"review/export.jsonl": _jsonl(again)})(d)
+
+
 #: gpt's and claude's verdicts, each with its own reasoning column, and a passage column of gpt
 WIDE_SYSTEMS = (
     "question_id,sentence_id,claim,gpt,claude,gpt_reasoning,claude_reasoning,gpt-4o doc\n"
@@ -4878,6 +4891,39 @@ SESSION12_CASES: list[Case] = [
         ),
         line="failcodes: error: {d}/l.csv:4, field 'sentence_id': a row of totals? its "
         "sentence_id 'Total' names a total, not a label: delete the row",
+    ),
+    Case(
+        # 'full' and 'Full' write data/full.* and data/Full.*, one file on macOS and Windows:
+        # the second ingest replaced the first, full's metrics the pilot's rows, exit 0
+        # (e15626e)
+        "run/study-data-set-names-differing-in-case",
+        ("run", "{d}/study", "--plan"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    "[[datasets]]\n",
+                    '[[datasets]]\nname = "Ragchecker-Example"\n[[datasets.ingest]]\n'
+                    'adapter = "ragchecker"\npaths = ["bundled:ragchecker/checking_outputs.json"]'
+                    "\n\n[[datasets]]\n",
+                )
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml, field 'datasets': data set name "
+        "'ragchecker-example' is used twice ('Ragchecker-Example' differs only in case: one file "
+        "name on macOS and Windows)",
+    ),
+    Case(
+        # one reviewer's annotations under two coder names (pulled by email; imported without
+        # --user) counted one person as two reviewers: human vs judge Fleiss 0.467 -> 0.625
+        # on 4 units, exit 0 (85524ae)
+        "report/one-reviewer-under-two-coder-names",
+        ("report", "{d}", "--codebook", str(CODEBOOK), "-o", "{d}/rep"),
+        _one_reviewer_two_names,
+        line="failcodes: error: {d}/review/export.jsonl:1, field 'coder': the review of unit r0 "
+        "by 'label-studio-user-3' is the one by 'alice' in review/alice.jsonl (same time, lead "
+        "time and codes): one Label Studio annotation under two coder names would count one "
+        "person as two reviewers; keep one file (name the user with `labelstudio import --user "
+        "ID=EMAIL`)",
     ),
 ]
 
