@@ -4894,8 +4894,8 @@ SESSION12_CASES: list[Case] = [
     ),
     Case(
         # 'full' and 'Full' write data/full.* and data/Full.*, one file on macOS and Windows:
-        # the second ingest replaced the first, full's metrics the pilot's rows, exit 0
-        # (e15626e)
+        # the second ingest replaced the first, full's metrics the pilot's rows, exit 0; Linux
+        # kept them apart, so the study ran differently (e15626e)
         "run/study-data-set-names-differing-in-case",
         ("run", "{d}/study", "--plan"),
         _study(
@@ -4914,8 +4914,10 @@ SESSION12_CASES: list[Case] = [
     ),
     Case(
         # one reviewer's annotations under two coder names (pulled by email; imported without
-        # --user) counted one person as two reviewers: human vs judge Fleiss 0.467 -> 0.625
-        # on 4 units, exit 0 (85524ae)
+        # --user) counted one person as two reviewers, exit 0 (85524ae). Scope, judge vs
+        # alice: Fleiss 7/15 = 0.467; with alice twice, r0, r2, r3 agree fully, r1 (judge
+        # exact, alice broader twice) 1 of 3 pairs: p_o = (3 + 1/3) / 4 = 5/6; margins exact
+        # 4/12, broader 8/12: p_e = 1/9 + 4/9 = 5/9; Fleiss (5/6 - 5/9) / (4/9) = 0.625
         "report/one-reviewer-under-two-coder-names",
         ("report", "{d}", "--codebook", str(CODEBOOK), "-o", "{d}/rep"),
         _one_reviewer_two_names,

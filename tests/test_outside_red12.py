@@ -292,25 +292,6 @@ def test_codebook_frequencies_say_what_they_count(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# study file: two data set names that differ only in case
-# ---------------------------------------------------------------------------------------
-def test_data_set_names_differing_in_case_are_refused(tmp_path: Path) -> None:
-    from failcodes.errors import InputError
-    from failcodes.study.config import load_study
-
-    # 'full' and 'Full' write data/full.traces.parquet and data/Full.traces.parquet: one file
-    # on macOS and Windows, where the second ingest replaced the first and 'full''s metrics
-    # were the pilot's rows (exit 0). Linux kept them apart, so the study ran differently.
-    study = _wide_study(tmp_path / "st", {"full": "s1 s2 s3 s4 s5 s6", "Full": "s1 s2 s3 s4"})
-    with pytest.raises(InputError) as info:
-        load_study(study)
-    assert (
-        "data set name 'Full' is used twice ('full' differs only in case: one file name on "
-        "macOS and Windows)"
-    ) in str(info.value)
-
-
-# ---------------------------------------------------------------------------------------
 # ingest: support scores of two verifiers on two scales, one threshold
 # ---------------------------------------------------------------------------------------
 def test_score_threshold_note_is_per_system(

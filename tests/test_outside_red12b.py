@@ -321,41 +321,6 @@ def test_reviews_made_with_the_judges_codes_pre_selected_are_said_first(
     assert out.splitlines()[1].startswith("2 annotations from 1 coder(s) on 2 tasks")
 
 
-def test_one_reviewers_annotations_under_two_names_are_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Alice's 4 reviews pulled (her email) and imported without --user (label-studio-user-3).
-
-    tests/test_outside_shapes8.py's study, scope, judge vs alice: Fleiss 7/15 = 0.467. With her
-    reviews once more under the second name, 3 raters of whom 2 are one person: r0 and r2, r3
-    agree fully, r1 (judge exact, alice broader twice) 1 of 3 pairs: p_o = (3 + 1/3) / 4 =
-    5/6; margins exact 4/12, broader 8/12: p_e = 1/9 + 4/9 = 5/9; Fleiss = (5/6 - 5/9) /
-    (4/9) = 0.625, exit 0. Now refused, naming the second file, its line and field.
-    """
-    from tests.cli_helpers import run_cli
-    from tests.test_outside_shapes8 import _judge_and_review
-
-    cb_file = _judge_and_review(tmp_path, "broader_scope")
-    alice = tmp_path / "review" / "alice.jsonl"
-    rows = [{**json.loads(x), "lead_time_s": 4.25} for x in alice.read_text().splitlines()]
-    alice.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    again = [{**r, "coder": "label-studio-user-3"} for r in rows]
-    (tmp_path / "review" / "export.jsonl").write_text("".join(json.dumps(r) + "\n" for r in again))
-    out = tmp_path / "report"
-    code, _, err = run_cli(
-        ["report", str(tmp_path), "--codebook", str(cb_file), "-o", str(out)], capsys
-    )
-    assert code == 2
-    assert err.strip().splitlines() == [
-        f"failcodes: error: {tmp_path / 'review' / 'export.jsonl'}:1, field 'coder': the "
-        "review of unit r0 by 'label-studio-user-3' is the one by 'alice' in "
-        "review/alice.jsonl (same time, lead time and codes): one Label Studio annotation "
-        "under two coder names would count one person as two reviewers; keep one file (name "
-        "the user with `labelstudio import --user ID=EMAIL`)"
-    ]
-    assert not (out / "index.html").exists()
-
-
 def test_a_recode_the_judge_answered_for_no_unit_says_its_units_hold_no_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
