@@ -109,6 +109,32 @@ def test_metrics_on_the_tools_own_parquet_imports_no_pyarrow(tmp_path: Path) -> 
     assert not {"duckdb", "importlib.metadata"} & loaded
 
 
+def test_metrics_on_a_foreign_parquet_in_a_fresh_process(tmp_path: Path) -> None:
+    # a Parquet file another tool wrote is scanned and its rows inserted as Arrow arrays,
+    # which only the duckdb package sets up: with the engine on DuckDB's extension alone
+    # (failcodes.engine.core) a fresh process failed "Python Arrow objects cannot be
+    # scanned" (bench_engine's foreign Parquet pair; tests that had imported duckdb passed)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [
+        {"system": "s", "question_id": "q", "sentence_id": f"q:s{i}", "claim_id": f"q:s{i}:c0"}
+        | {"claim": "c", "sentence": "t", "verdict": verdict}
+        for i, verdict in enumerate(["refuted", "supported", "refuted"])
+    ]
+    traces, labels, out = tmp_path / "t.parquet", tmp_path / "l.jsonl", tmp_path / "m.json"
+    pq.write_table(pa.Table.from_pylist(rows), traces)
+    flags = [{"sentence_id": f"q:s{i}", "has_error": e} for i, e in enumerate([True, True, False])]
+    labels.write_text("".join(json.dumps(f) + "\n" for f in flags), encoding="utf-8")
+    argv = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    loaded = _imported_after([*argv, "-o", str(out)])
+    # q:s0 refuted + error: TP; q:s1 supported + error: FN; q:s2 refuted, no error: FP
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out.read_text())] == [
+        (1, 1, 1, 0)
+    ]
+    assert "duckdb" in loaded
+
+
 def _blas_threads(preset: dict[str, str]) -> str:
     code = (
         "import os\n"

@@ -1152,7 +1152,8 @@ def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     first invalid one stops the reading, and its error is raised after the first row that
     repeats an earlier ``(system, claim_id)`` before it (:func:`_refuse_duplicate`).
     """
-    con = engine.connect()
+    # (every scan but a JSONL file's inserts Arrow arrays)
+    con = engine.connect(arrow=any(fmt is not Format.JSONL for fmt in formats))
     try:
         con.execute(_ROWS_TABLE)
         starts: list[int] = []
