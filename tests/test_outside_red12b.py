@@ -355,3 +355,23 @@ def test_a_recode_the_judge_answered_for_no_unit_says_its_units_hold_no_code(
         "never coded again by a re-code)"
     )
     assert len(flagged) == 10
+
+
+def test_one_coders_two_annotations_at_one_time_keep_the_later_id() -> None:
+    """Two annotations by user 3 on task 101, both at 2026-12-01T09:00:00Z (an export trimmed
+    to seconds): id 5 (irrelevant) listed first, id 4 (exact_entity) second. Label Studio gives
+    ids in creation order, so id 5 is the later one. Before: the one listed last (id 4) was
+    kept, said as "kept the latest"."""
+    from failcodes.labelstudio.results import annotations_from_export
+    from tests.labelstudio_helpers import toy_codebook
+
+    later = {**_ls_ann(3, "irrelevant"), "id": 5}
+    earlier = {**_ls_ann(3, "exact_entity"), "id": 4}
+    result = annotations_from_export(
+        [_ls_task(1, [later, earlier])], toy_codebook(), UnitKind.RETRIEVAL
+    )
+    assert [a.codes["entity"] for a in result.annotations] == ["irrelevant"]
+    assert [p.message for p in result.problems] == [
+        "several annotations by the same coder; kept the one with the higher annotation id "
+        "(one time on both)"
+    ]

@@ -94,10 +94,17 @@ def _later(was: _Order, new: _Order) -> tuple[bool, str]:
     its time and so won over every timed one (a hand-edited or trimmed export); then Label
     Studio's annotation ids (given in creation order) decide, else the order in the export.
     """
+    old_id, new_id = was[1], new[1]
     if was[0] is not None and new[0] is not None:
-        return new[0] >= was[0], "the latest"
-    if was[1] is not None and new[1] is not None:
-        return new[1] > was[1], "the one with the higher annotation id (no time on one)"
+        if new[0] != was[0]:
+            return new[0] > was[0], "the latest"
+        # one time on both (an export trimmed to seconds): the one listed last was kept as
+        # "the latest", though the ids say which was made later
+        if old_id is not None and new_id is not None:
+            return new_id > old_id, "the one with the higher annotation id (one time on both)"
+        return True, "the one listed last in the export (one time on both, no id)"
+    if old_id is not None and new_id is not None:
+        return new_id > old_id, "the one with the higher annotation id (no time on one)"
     return True, "the one listed last in the export (no time and no id on one)"
 
 
