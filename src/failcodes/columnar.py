@@ -296,7 +296,7 @@ class _RowSink:
                     for k, v in columns.items()
                 }
             )
-        self.con.register("chunk", columns)
+        engine.register_arrow(self.con, "chunk", columns)
         try:
             self.con.execute("INSERT INTO rows SELECT * FROM chunk")
         finally:

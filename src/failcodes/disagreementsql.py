@@ -306,7 +306,7 @@ def _window_rows(con: Any, path: Path, window: Any, pieces: bool) -> Iterator[An
     pa, _ = pyarrow_modules()
     query = (_query if pieces else _column_query)(path, int(window[0]), int(window[-1]))
     convert = _batch_rows if pieces else _column_batch
-    con.register("need", pa.table({"frow": window}))
+    engine.register_arrow(con, "need", pa.table({"frow": window}))
     try:
         at = 0
         for batch in con.sql(query).to_arrow_reader(_FETCH_ROWS):
