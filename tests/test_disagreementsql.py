@@ -303,6 +303,27 @@ def test_a_jsonl_line_msgspec_cannot_vouch_for_leaves_the_file_to_the_stream(
     assert b_q2["claims"][0]["reasoning"] is None
 
 
+def test_lines_short_of_their_rows_leave_the_file_to_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
+) -> None:
+    # the pieces are matched to rows by position: a read that gave fewer lines than its
+    # groups' rows would put one claim's record under another's disagreement
+    from failcodes import columnar
+
+    plain, _, labels = _files(tmp_path)
+    want = _disagreements(plain, labels, tmp_path / "want.jsonl")
+    assert streamed == []
+    gather = columnar.gather_runs
+
+    def short(*args: Any, views: bool = True) -> Any:
+        runs = gather(*args, views=views)
+        return runs if views else [run[:-1] for run in runs]  # (views False: the engine's)
+
+    monkeypatch.setattr(columnar, "gather_runs", short)
+    assert _disagreements(plain, labels, tmp_path / "short.jsonl") == want
+    assert streamed == [True]
+
+
 @pytest.mark.parametrize("per_group", [2_000, 2, 3])
 @pytest.mark.parametrize("groups_reversed", [False, True])
 def test_the_engines_parquet_is_the_streams_bytes(

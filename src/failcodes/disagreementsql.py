@@ -434,6 +434,8 @@ def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
             pre, post = whole[:cut].encode("utf-8"), whole[cut + 2 :].encode("utf-8")
         claim_id = _json_string(t.claim_id).encode("utf-8")
         out += (_sentence(t.sentence), t.verdict.encode("utf-8"), claim_id, pre, post)
+    if len(out) != _PIECES * sum(counts):
+        raise _DeclinedError  # (not every row a line: the stream's)
     return out
 
 
