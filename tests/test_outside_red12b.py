@@ -375,3 +375,34 @@ def test_one_coders_two_annotations_at_one_time_keep_the_later_id() -> None:
         "several annotations by the same coder; kept the one with the higher annotation id "
         "(one time on both)"
     ]
+
+
+def test_the_reports_saturation_notes_say_the_rounds_the_judge_scored_nothing_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three rounds of 5 units, every answer invalid, in a study's saturation/ folder.
+
+    Before: "Round 1 (closed): 5 units coded by openai:tiny" and, before 18adc4c, "3 of 3
+    consecutive rounds without a new pattern (saturated)". Now 0 of 3, the rounds left out
+    named, and each round says its 5 units are unscored.
+    """
+    from tests.cli_helpers import run_cli
+    from tests.test_outside_red11 import _report_text
+
+    study = tmp_path / "st"
+    config = ProjectConfig(
+        name="sat", kind=UnitKind.RETRIEVAL, batch_size=5, seed=7, codebook_name="testbook"
+    )
+    store = init_project(study / "saturation" / "sat", config, small_codebook(), make_pool())
+    for _ in range(3):
+        run_round(store, _InvalidAnswers(), ScriptedProposer({}))
+    code, _, err = run_cli(["report", str(study), "-o", str(study / "report")], capsys)
+    assert code == 0, err
+    text = _report_text(study)
+    assert (
+        "stop rule: 0 of 3 consecutive rounds without a new pattern; not counted: round(s) 1, "
+        "2, 3 (the judge scored fewer than 3 of the round's units, half the batch size)."
+    ) in text
+    assert (
+        "Round 1 (closed): 5 units coded by openai:tiny (5 unscored: no valid answer); proposer"
+    ) in text

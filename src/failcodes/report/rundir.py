@@ -1065,17 +1065,31 @@ def _saturation(folder: Path) -> tuple[list[int] | None, list[str]]:
             f"Project {st.name!r} ({st.kind}){shown}: {st.used_units} of {st.pool_size} pool "
             f"units used, codebook versions {st.versions}; stop rule: "
             f"{st.stop.rounds_without_new} of {st.stop.k} consecutive rounds without a new "
-            "pattern" + (" (saturated)." if st.stop.saturated else ".")
+            "pattern" + (" (saturated)" if st.stop.saturated else "") + _thin(st.stop) + "."
         )
         for r in st.rounds:
+            unscored = r.coded - r.scored
             notes.append(
-                f"Round {r.number} ({r.phase.value}): {r.coded} units coded by {r.judge}; "
+                f"Round {r.number} ({r.phase.value}): {r.coded} units coded by {r.judge}"
+                + (f" ({unscored} unscored: no valid answer)" if unscored else "")
+                + "; "
                 f"proposer {r.proposer}"
                 + (" (heuristic baseline)" if r.proposer_kind is CoderKind.HEURISTIC else "")
                 + f"; {r.open_proposals} proposals awaiting review, {r.decided} decided"
                 + ("" if r.new_patterns is None else f", {r.new_patterns} accepted")
             )
     return curve, notes
+
+
+def _thin(stop: Any) -> str:
+    """The rounds the stop rule left out (too few scored units), as a clause; '' if none."""
+    if not stop.thin_rounds:
+        return ""
+    rounds = ", ".join(str(n) for n in stop.thin_rounds)
+    return (
+        f"; not counted: round(s) {rounds} (the judge scored fewer than {stop.min_scored} of "
+        "the round's units, half the batch size)"
+    )
 
 
 def _compact(dist: pd.DataFrame) -> pd.DataFrame:

@@ -26,6 +26,7 @@ class RoundSummary(FrozenModel):
     codebook_version: int
     units: int
     coded: int
+    scored: int = Field(default=0, description="Coded units the judge scored (not unscored).")
     open_proposals: int
     duplicates: int
     decided: int
@@ -81,13 +82,15 @@ def project_status(store: ProjectStore) -> ProjectStatus:
     for r in store.rounds():
         props = store.proposals(r.number)
         open_ = [p for p in props if p.status is ProposalStatus.OPEN]
+        coded = store.round_annotations(r.number)
         rounds.append(
             RoundSummary(
                 number=r.number,
                 phase=r.phase,
                 codebook_version=r.codebook_version,
                 units=len(r.unit_ids),
-                coded=len(store.round_annotations(r.number)),
+                coded=len(coded),
+                scored=sum(a.status is Status.SCORED for a in coded),
                 open_proposals=len(open_),
                 duplicates=len(props) - len(open_),
                 decided=sum(1 for p in open_ if p.id in latest),
