@@ -256,9 +256,8 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             f"{repeated:,} label(s) repeated alike in another file or row (--option "
             "duplicates=same): each target kept once"
         )
-    absent = spec.label_rule.unmatched() if spec.label_rule is not None else None
-    if absent is not None:
-        notes.append(absent)
+    if spec.label_rule is not None:
+        notes.extend(spec.label_rule.notes())
     if rule:
         labels, summary = combine(votes, Rule(rule), Ties(ties))
         notes.append(summary.note())

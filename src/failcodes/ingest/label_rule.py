@@ -106,6 +106,8 @@ class LabelRule:
     blank: list[tuple[str | None, int | None, str]] = field(
         default_factory=list, compare=False, repr=False
     )
+    #: Rows per compared value that got the ``implied`` opposite (first spellings in ``seen``).
+    others: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def outcome(
         self, value: object, *, path: str | None = None, line: int | None = None
@@ -134,6 +136,9 @@ class LabelRule:
             mark = f" ({text!r}, a missing mark)" if text else ""
             self.blank[:] = self.blank or [(path, line, mark)]
             return Outcome.SKIP
+        if self.implied and key is not None:  # said by notes(); '': values past _SEEN_CAP
+            key = key if key in self.seen else ""
+            self.others[key] = self.others.get(key, 0) + 1
         if self.otherwise is not None:
             return self.otherwise
         what = "no value" if value is None else f"value {value!r}"
@@ -145,6 +150,32 @@ class LabelRule:
             line=line,
             field=self.column,
         )
+
+    def notes(self) -> list[str]:
+        """After every row: what the rows made of the rule, as notes (refusals raised).
+
+        Under an implied opposite, two or more values the rule does not name all got it
+        (``gold = bad -> error`` on ok, 'partially wrong' and 'unsure': 3 no-error labels):
+        each is named with its rows. Then :meth:`unmatched`'s note.
+        """
+        absent = self.unmatched()  # first: it refuses a row without a value
+        return self._others() + ([absent] if absent is not None else [])
+
+    def _others(self) -> list[str]:
+        if len(self.others) < 2:  # the rule's value and one other: its two values
+            return []
+        over = "+" if "" in self.others else ""  # more distinct values than _SEEN_CAP
+        named = [(k, n) for k, n in self.others.items() if k]
+        shown = named[:_SHOWN]
+        rest = sum(self.others.values()) - sum(n for _, n in shown)
+        text = ", ".join(f"{self.seen[k][0]!r} {n:,}" for k, n in shown)
+        if rest:
+            text += f" and {len(named) - len(shown):,}{over} more in {rest:,} row(s)"
+        return [
+            f"label rule {self.text!r}: {len(named):,}{over} values it does not name got "
+            f"{self.otherwise}, its implied opposite: {text} (give a value its own clause if "
+            f"it is not {self.otherwise})"
+        ]
 
     def unmatched(self) -> str | None:
         """After every row: a note naming the rule's values no row had (None: all were met).
@@ -241,6 +272,8 @@ def _squash(key: str) -> str:
 
 #: Distinct values of the rule's column remembered for :meth:`LabelRule.unmatched`.
 _SEEN_CAP = 10_000
+#: Values named in :meth:`LabelRule.notes`' line of values given the implied opposite.
+_SHOWN = 10
 #: Marks of a missing value a table writer leaves (R's write.csv ``NA``, Excel's ``#N/A``),
 #: read as no value under an implied opposite unless the rule names them: there (``gold = bad ->
 #: error``) ``NA`` got no_error, one more true negative, where the same table as Parquet (a

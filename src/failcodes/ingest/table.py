@@ -887,9 +887,7 @@ class TableStream:
                 f"error / {sum(not lb.has_error for lb in self.labels):,} no-error {level} "
                 f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
             )
-            unmet = rule.unmatched()
-            if unmet is not None:
-                self.notes.append(unmet)
+            self.notes.extend(rule.notes())
 
 
 @dataclass

@@ -1,0 +1,66 @@
+"""Outside red-team, session 12 (t12red3): t12red1's leftovers (REPORT-t12red1.md, "Left").
+
+Each test holds the value computed by hand beside its assertion, or the exact line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+# ---------------------------------------------------------------------------------------
+# ingest: values a label rule does not name, given its implied opposite
+# ---------------------------------------------------------------------------------------
+def test_values_the_rule_does_not_name_are_said_with_their_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    # gold = bad -> error: 'bad' is the rule's value, every other value gets no_error.
+    # 'partially wrong' and 'unsure' are not "ok": read as no_error they are 2 more true
+    # negatives, said before only as "2 error / 4 no-error".
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,verdict,gold\n"
+        "q1,s1,a,supported,ok\nq1,s2,b,refuted,bad\nq2,s3,c,supported,partially wrong\n"
+        "q2,s4,d,refuted,bad\nq3,s5,e,supported,Unsure\nq3,s6,f,supported,ok\n"
+    )
+    out = [str(tmp_path / "t.jsonl"), "--labels-out", str(tmp_path / "l.jsonl")]
+    base = ["ingest", "generic", str(table), "-o", *out, "--system", "A"]
+    code, _, err = run_cli([*base, "--label-rule", "gold = bad -> error"], capsys)
+    assert code == 0
+    # errors: s2, s4 = 2; no-error: s1, s3, s5, s6 = 4
+    assert "2 error / 4 no-error sentence labels" in err
+    # values other than 'bad', in the order first met: ok (s1, s6) = 2, partially wrong (s3)
+    # = 1, Unsure (s5) = 1 (first spelling)
+    assert (
+        "label rule 'gold = bad -> error': 3 values it does not name got no_error, its implied "
+        "opposite: 'ok' 2, 'partially wrong' 1, 'Unsure' 1 (give a value its own clause if it "
+        "is not no_error)"
+    ) in err
+    # generic-labels: the same words (the same rule object)
+    labels = tmp_path / "l.csv"
+    labels.write_text("sentence_id,gold\ns1,ok\ns2,bad\ns3,partially wrong\ns4,ok\n")
+    code, _, err = run_cli(
+        [
+            *("ingest", "generic-labels", str(labels), "-o", str(tmp_path / "o.jsonl")),
+            *("--label-rule", "gold = bad -> error"),
+        ],
+        capsys,
+    )
+    assert code == 0
+    # ok (s1, s4) = 2, partially wrong (s3) = 1
+    assert (
+        "2 values it does not name got no_error, its implied opposite: 'ok' 2, 'partially wrong' 1"
+    ) in err
+    # exactly the rule's two values (bad, and one other for its opposite): nothing new
+    table.write_text(
+        "question_id,sentence_id,claim,verdict,gold\n"
+        "q1,s1,a,supported,ok\nq1,s2,b,refuted,bad\nq2,s3,c,supported,ok\n"
+    )
+    code, _, err = run_cli([*base, "--label-rule", "gold = bad -> error"], capsys)
+    assert code == 0
+    assert "1 error / 2 no-error sentence labels" in err
+    assert "does not name" not in err
