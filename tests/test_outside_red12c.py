@@ -64,3 +64,31 @@ def test_values_the_rule_does_not_name_are_said_with_their_counts(
     assert code == 0
     assert "1 error / 2 no-error sentence labels" in err
     assert "does not name" not in err
+
+
+# ---------------------------------------------------------------------------------------
+# report from Python: a study input edited after its run
+# ---------------------------------------------------------------------------------------
+def test_failcodes_run_of_a_report_request_says_the_study_changed(tmp_path: Path) -> None:
+    import failcodes
+    from tests.test_outside_red12 import _wide_study
+
+    study = _wide_study(tmp_path / "st", {"w": "s1 s2 s3 s4 s5 s6"})
+    failcodes.run_study(study)
+    said: list[str] = []
+    failcodes.run(failcodes.ReportRequest(run_dir=study), note=said.append)
+    assert said == []  # up to date: nothing to say
+    # a clinician corrects s1 (gold wrong): 4 errors in the labels, 3 in the run's metrics
+    table = study / "w.csv"
+    table.write_text(
+        table.read_text().replace(
+            "Aspirin lowers fever,Supported ,supported,1,correct",
+            "Aspirin lowers fever,Supported ,supported,1,wrong",
+        )
+    )
+    failcodes.run(failcodes.ReportRequest(run_dir=study), note=said.append)
+    # the CLI's words (test_outside_red12), first
+    assert said[0].startswith("the study changed since `failcodes run` ran these steps: ingest w")
+    assert "this report shows the outputs of that run" in said[0]
+    page = " ".join((study / "report" / "index.html").read_text().split())
+    assert "the study changed since `failcodes run` ran these steps: ingest w" in page

@@ -17,13 +17,11 @@ from failcodes.commands.report import ReportRequest
 
 def _handle(request: ReportRequest, raw_csv: bool) -> None:
     raw_csv_cells(raw_csv)
-    from failcodes.study.runner import changed_steps
+    from failcodes.api import run
 
     notes: list[str] = []
-    # a study edited since `failcodes run`: the report shows the last run's outputs (said)
-    result = request.run(
-        note=notes.append, changed=lambda layout: [s.name for s in changed_steps(layout)]
-    )
+    # failcodes.run's: a study edited since `failcodes run` is said (the last run's outputs)
+    result = run(request, note=notes.append)
     for line in result.lines():
         typer.echo(line)
     for line in notes:  # after the report's line, as they always came

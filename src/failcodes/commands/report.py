@@ -69,8 +69,9 @@ class ReportRequest(Request):
         """Build the report; a stale review plan is said through ``note`` (uncorrected).
 
         ``changed`` names the study's steps whose settings or inputs changed since ``failcodes
-        run`` ran them (``failcodes.study.runner.changed_steps``; the CLI gives it, ``failcodes
-        run``'s own report step needs none): said first, and in the run box.
+        run`` ran them (``failcodes.study.runner.changed_steps``; ``failcodes.run`` and so the
+        CLI give it, ``failcodes run``'s own report step needs none): said first, and in the
+        run box.
         """
         from failcodes import codebook as codebooks
         from failcodes.fileio import check_regular_file
