@@ -1082,6 +1082,23 @@ SWEEP_CASES: list[Case] = [
         _write({"a.jsonl": json.dumps({**ANNOTATION, "codes": {}}) + "\n"}),
         ("--by", "not annotation files"),
     ),
+    # 'reviewer a' beside 'Reviewer A': two coders of half the units each (i35red); the
+    # message in full (stats.tableshape.one_way writes it since 2026-12-03)
+    Case(
+        "agree/coder-in-another-case",
+        ("agree", "{d}/a.jsonl"),
+        _write(
+            {
+                "a.jsonl": json.dumps({**ANNOTATION, "codes": {}, "coder": "Reviewer A"})
+                + "\n"
+                + json.dumps({**ANNOTATION, "codes": {}, "unit_id": "u2", "coder": "reviewer a"})
+                + "\n"
+            }
+        ),
+        line="failcodes: error: {d}/a.jsonl:2, field 'coder': coder 'reviewer a' is 'Reviewer A' "
+        "(line 1) written another way (case, spacing or Unicode form): each spelling would be a "
+        "coder of its own, its units split between them; write the name one way",
+    ),
     # an empty --targeted file drew a plan without the units it was meant to add, exit 0
     Case(
         "review-plan/empty-targeted",

@@ -174,20 +174,11 @@ def _coders_written_one_way(
     ``reviewer a`` on the others was two coders of 15 units each, every pair statistic with
     the judge over 15 units for 30, exit 0 (i35red). A ratings table refuses such a rater.
     """
-    from failcodes.spelling import spelling_key
+    from failcodes.stats.tableshape import one_way  # (pandas: coderagreement's already)
 
-    first: dict[str, tuple[str, int]] = {}
-    for ann, line in zip(annotations, lines, strict=False):
-        name, at = first.setdefault(spelling_key(ann.coder), (ann.coder, line))
-        if name != ann.coder:
-            raise InputError(
-                f"coder {ann.coder!r} is {name!r} (line {at}) written another way (case, "
-                "spacing or Unicode form): each spelling would be a coder of its own, its "
-                "units split between them; write the name one way",
-                path=path,
-                line=line,
-                field="coder",
-            )
+    cells = ((ann.coder, line, "coder") for ann, line in zip(annotations, lines, strict=False))
+    tail = "each spelling would be a coder of its own, its units split between them"
+    one_way(cells, path, "coder", f"{tail}; write the name one way")
 
 
 class AgreeRequest(Request):
