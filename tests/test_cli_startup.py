@@ -111,9 +111,9 @@ def test_metrics_on_the_tools_own_parquet_imports_no_pyarrow(tmp_path: Path) -> 
 
 def test_metrics_on_a_foreign_parquet_in_a_fresh_process(tmp_path: Path) -> None:
     # a Parquet file another tool wrote is scanned and its rows inserted as Arrow arrays,
-    # which only the duckdb package sets up: with the engine on DuckDB's extension alone
-    # (failcodes.engine.core) a fresh process failed "Python Arrow objects cannot be
-    # scanned" (bench_engine's foreign Parquet pair; tests that had imported duckdb passed)
+    # which only the duckdb package sets up (failcodes.engine.register_arrow): with the
+    # engine on DuckDB's extension alone a fresh process failed "Python Arrow objects cannot
+    # be scanned" (bench_engine's foreign Parquet pair)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -133,6 +133,16 @@ def test_metrics_on_a_foreign_parquet_in_a_fresh_process(tmp_path: Path) -> None
         (1, 1, 1, 0)
     ]
     assert "duckdb" in loaded
+    # the same rows as JSONL: inserted as numpy arrays, which the extension scans alone
+    lines = tmp_path / "t.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    argv[2] = str(lines)
+    loaded = _imported_after([*argv, "-o", str(out)])
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out.read_text())] == [
+        (1, 1, 1, 0)
+    ]
+    assert "_duckdb" in loaded
+    assert "duckdb" not in loaded
 
 
 def _blas_threads(preset: dict[str, str]) -> str:

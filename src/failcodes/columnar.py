@@ -296,7 +296,9 @@ class _RowSink:
                     for k, v in columns.items()
                 }
             )
-        engine.register_arrow(self.con, "chunk", columns)
+            engine.register_arrow(self.con, "chunk", columns)
+        else:  # numpy arrays (a JSONL scan): DuckDB's extension scans them without the package
+            self.con.register("chunk", columns)
         try:
             self.con.execute("INSERT INTO rows SELECT * FROM chunk")
         finally:
@@ -1152,8 +1154,7 @@ def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     first invalid one stops the reading, and its error is raised after the first row that
     repeats an earlier ``(system, claim_id)`` before it (:func:`_refuse_duplicate`).
     """
-    # (every scan but a JSONL file's inserts Arrow arrays)
-    con = engine.connect(arrow=any(fmt is not Format.JSONL for fmt in formats))
+    con = engine.connect()
     try:
         con.execute(_ROWS_TABLE)
         starts: list[int] = []

@@ -63,20 +63,14 @@ def core() -> ModuleType:
     return _duckdb
 
 
-def connect(*, arrow: bool = False) -> duckdb.DuckDBPyConnection:
+def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection: all cores, a memory limit, spilling to a temp folder.
-
-    ``arrow``: the queries scan registered Arrow tables, which only the ``duckdb`` package
-    sets up (its ``_sources``): it is imported (registered numpy arrays need nothing more).
 
     ``FAILCODES_THREADS`` and ``FAILCODES_MEMORY`` (e.g. ``4GB``) override the defaults
     (every core; :data:`DEFAULT_MEMORY`). The spill folder is under the system's temporary
     folder and removed when the process ends.
     """
     db = core()
-    if arrow:
-        import duckdb  # noqa: F401  (the package's Arrow scans, see above)
-
     given = os.environ.get("FAILCODES_THREADS")
     if given and not (given.strip().isdigit() and int(given) > 0):
         raise ConfigError(
