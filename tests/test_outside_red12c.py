@@ -92,3 +92,39 @@ def test_failcodes_run_of_a_report_request_says_the_study_changed(tmp_path: Path
     assert "this report shows the outputs of that run" in said[0]
     page = " ".join((study / "report" / "index.html").read_text().split())
     assert "the study changed since `failcodes run` ran these steps: ingest w" in page
+
+
+# ---------------------------------------------------------------------------------------
+# report: overlapping data sets summed in the run box and Figure 1
+# ---------------------------------------------------------------------------------------
+def test_the_run_box_and_figure_1_say_data_sets_share_disagreements(tmp_path: Path) -> None:
+    import failcodes
+    from tests.test_outside_red12 import _wide_study
+
+    # 'pilot' (s1-s4) inside 'full' (s1-s6): under non_supported, full has gpt FN s6 and
+    # claude FP s3, pilot claude FP s3 (test_outside_red12's count): 3 rows, 2 disagreements
+    study = _wide_study(tmp_path / "st", {"full": "s1 s2 s3 s4 s5 s6", "pilot": "s1 s2 s3 s4"})
+    failcodes.run_study(study)
+    page = " ".join((study / "report" / "index.html").read_text().split())
+    shared = (
+        "1 disagreement(s) have the system and ids of one in another data set (overlapping "
+        "data sets?): "
+    )
+    # closed-book: every disagreement is the verifier's, 1 + 1 + 1 = 3 summed
+    assert (
+        f"<td>Attribution</td><td>verification: 3; {shared}summed over data sets, counting "
+        "each once per data set</td>"
+    ) in page
+    # Figure 1 (stages, then subcodes of the coded traces): its own words, not the table's
+    assert (
+        f"dominant subcodes; error mapping non_supported (sentence level); {shared}the figure "
+        "counts each once per data set"
+    ) in page
+    # the table's caption keeps its words (test_outside_red12)
+    assert f"{shared}the all row counts each once per data set" in page
+    # one data set: nothing shared, nothing said
+    alone = _wide_study(tmp_path / "one", {"full": "s1 s2 s3 s4 s5 s6"})
+    failcodes.run_study(alone)
+    page = " ".join((alone / "report" / "index.html").read_text().split())
+    assert "<td>Attribution</td><td>verification: 2</td>" in page  # gpt FN s6, claude FP s3
+    assert "overlapping" not in page

@@ -125,8 +125,12 @@ class ReportInputs(BaseModel):
     attribution_table: pd.DataFrame | None = None
     attribution_caption: str = Field(
         default="",
-        description="Added to the attribution captions: the disagreements' error mapping, and "
-        "how many are in more than one data set",
+        description="Added to the attribution captions: the disagreements' error mapping",
+    )
+    attribution_shared: int = Field(
+        default=0,
+        description="Disagreements whose system and ids are in another data set too (a pilot "
+        "inside the full set): the run box, Figure 1 and the summary count each once per set",
     )
     agreement: pd.DataFrame | None = None
     panel_agreement: pd.DataFrame | None = Field(
@@ -247,6 +251,20 @@ class _Builder:
             png=paths["png"].read_bytes(),
             files={k: f"figures/{p.name}" for k, p in paths.items()},
         )
+
+
+def shared_note(shared: int, what: str) -> str:
+    """``; N disagreement(s) ... : WHAT each once per data set`` (empty when none is shared).
+
+    Said wherever disagreements are summed over data sets: the run box's Attribution line,
+    Figure 1 and the attribution summary (a pilot inside the full set: 3 rows, 2 distinct).
+    """
+    if not shared:
+        return ""
+    return (
+        f"; {shared} disagreement(s) have the system and ids of one in another data set "
+        f"(overlapping data sets?): {what} each once per data set"
+    )
 
 
 def _reopen(out: Path, reopen: ReopenUnits) -> str:
@@ -378,7 +396,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     "attribution",
                     figs.attribution_flow(inputs.attribution, inputs.error_codes),
                     f"Disagreements -> pipeline stage -> dominant subcodes{tag}"
-                    f"{inputs.attribution_caption}",
+                    f"{inputs.attribution_caption}"
+                    f"{shared_note(inputs.attribution_shared, 'the figure counts')}",
                 )
             )
         sec.notes.append(ATTRIBUTION_RULE_NOTE)
@@ -387,7 +406,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     "attribution",
                     inputs.attribution_table,
-                    f"Attribution summary{tag}{ATTRIBUTION_ROWS}{inputs.attribution_caption}",
+                    f"Attribution summary{tag}{ATTRIBUTION_ROWS}{inputs.attribution_caption}"
+                    f"{shared_note(inputs.attribution_shared, 'the all row counts')}",
                 )
             )
         for i, (corr_caption, corr_table, numbers) in enumerate(inputs.corrected_attribution):

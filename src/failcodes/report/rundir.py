@@ -42,7 +42,7 @@ from failcodes.errors import FailcodesError, InputError
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
 from failcodes.labelscope import assumptions_line, shape_of_rows
-from failcodes.report.build import ReopenUnits, ReportInputs
+from failcodes.report.build import ReopenUnits, ReportInputs, shared_note
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time
 from failcodes.study.layout import (
@@ -513,6 +513,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             )
         inputs_files.append(path)
 
+    shared = sum(len(sets) > 1 for sets in in_sets.values())  # a pilot inside the full set
     meta = ReportMeta(
         title=f"failcodes report: {root.name}",
         created=report_time(),
@@ -523,7 +524,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         inputs=[(str(p.relative_to(root)), file_sha256(p)) for p in inputs_files],
         extra=assumed
         + (
-            [("Attribution", ", ".join(f"{s}: {n}" for s, n in stages.items() if n))]
+            [
+                (
+                    "Attribution",
+                    ", ".join(f"{s}: {n}" for s, n in stages.items() if n)
+                    + shared_note(shared, "summed over data sets, counting"),
+                )
+            ]
             if any(stages.values())
             else []
         )
@@ -544,7 +551,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution=attributed or None,
         error_codes=error_codes,
         attribution_table=stage_table if not stage_table.empty else None,
-        attribution_caption=_attribution_caption(layout, with_rows, in_sets),
+        attribution_caption=_attribution_caption(layout, with_rows),
+        attribution_shared=shared,
         agreement=agreement,
         panel_agreement=pd.DataFrame(panel_rows) if panel_rows else None,
         panel_rules=pd.DataFrame(rule_rows) if rule_rows else None,
@@ -581,14 +589,11 @@ def _comparisons_frame(rows: list[dict[str, Any]]) -> pd.DataFrame | None:
     return frame
 
 
-def _attribution_caption(
-    layout: StudyLayout, with_rows: Mapping[str, object], in_sets: dict[tuple[str, ...], set[str]]
-) -> str:
-    """What the attribution summary's disagreements are: their mapping, and repeats.
+def _attribution_caption(layout: StudyLayout, with_rows: Mapping[str, object]) -> str:
+    """What the attribution summary's disagreements are: their error mapping.
 
     The metrics tables show every mapping of ``[metrics]``; the disagreements attributed are
-    one mapping's (``[disagreements]``), named nowhere. Several data sets holding one
-    disagreement (a pilot's questions inside the full set) were summed into ``all`` twice.
+    one mapping's (``[disagreements]``), named nowhere.
     """
     mappings = {}
     for name in with_rows:
@@ -601,12 +606,6 @@ def _attribution_caption(
         text = f"; error mapping {next(iter(mappings.values()))}"
     elif mappings:
         text = "; error mapping per data set: " + ", ".join(f"{k} {v}" for k, v in mappings.items())
-    shared = sum(len(sets) > 1 for sets in in_sets.values())
-    if shared:
-        text += (
-            f"; {shared} disagreement(s) have the system and ids of one in another data set "
-            "(overlapping data sets?): the all row counts each once per data set"
-        )
     return text
 
 
