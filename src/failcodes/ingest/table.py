@@ -712,7 +712,6 @@ class TableStream:
         changes it is a vouched line where :class:`~failcodes.tracelines.Voucher` takes it.
         """
         spec = self.spec
-        seen_columns: set[str] = set()
         for path in self.paths:
             header = None if spec.rows or is_document(path) else tableio.table_columns(path)
             if header is not None:
@@ -736,9 +735,9 @@ class TableStream:
                         tally.hollow.append((label, path, line))
             if header is None:
                 _check_consumed(path, columns, spec)
-            seen_columns |= columns
+            tally.columns |= columns
         if tally.count:
-            _check_mapped(self.paths, seen_columns, spec)
+            _check_mapped(self.paths, tally.columns, spec)
 
     def _line_rows(self, path: Path, tally: _Tally, columns: set[str]) -> Iterator[_Row]:
         """The rows of a JSONL file read as it is: vouched lines, the others as records.
@@ -838,6 +837,13 @@ class TableStream:
                     f"system(s) with no verdict on any row, so no trace and in no output: "
                     f"{', '.join(gone)}"
                 )
+        left_out = _left_out(tally.columns, self.spec)
+        if left_out:  # a rater or consensus column beside the verdicts went with no word
+            shown = ", ".join(left_out[:12]) + (", ..." if len(left_out) > 12 else "")
+            self.notes.append(
+                f"--option unmapped=drop left out {len(left_out):,} column(s) no field or "
+                f"option reads: {shown}"
+            )
         threshold = self.spec.verdict_threshold
         if threshold is not None and tally.scores.count:
             self.notes.append(tally.scores.note(threshold, self.spec.below_threshold))
@@ -977,6 +983,8 @@ class _Tally:
     folded: dict[str, tuple[str, Path, int]] = field(default_factory=dict)
     #: the support scores read as verdicts (``--option verdict_threshold``)
     scores: _Scores = field(default_factory=lambda: _Scores())
+    #: every column of the rows read (JSONL lines read as they are add none)
+    columns: set[str] = field(default_factory=set)
 
     def new_system(self, system: str, path: Path, line: int) -> None:
         """Add a system first seen at ``path:line``; refuse another spelling of a known one.
@@ -1027,6 +1035,20 @@ def _in_row(exc: InputError, where: str) -> InputError:
     if not where:
         return exc
     return InputError(f"{exc.reason} (row {where})", path=exc.path, line=exc.line, field=exc.field)
+
+
+def _left_out(columns: set[str], spec: TableSpec) -> list[str]:
+    """The columns ``--option unmapped=drop`` dropped: no trace field, --map or option reads them.
+
+    Flat rows only: the keys of nested records (``--option rows=``) are their structure.
+    """
+    if spec.unmapped != "drop" or spec.rows is not None:
+        return []
+    read = {p.column for p in spec.passage_columns} | {c for c, _ in spec.verdict_columns}
+    if spec.label_rule is not None:
+        read.add(spec.label_rule.column)
+    read.update(TRACE_FIELDS, spec.column_map, [""])
+    return sorted(columns - read)
 
 
 def _check_consumed(path: Path, columns: set[str], spec: TableSpec) -> None:
