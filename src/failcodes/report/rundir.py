@@ -70,7 +70,8 @@ def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
     """Disagreements per system (``dataset/system`` when several) and stage, and their total.
 
     A study comparing pipelines needs each one's split; the pooled counts alone would hide
-    it. With more than one row an ``all`` row sums them.
+    it. With more than one row an ``all`` row sums them (``all systems`` when a system is
+    named ``all``: the sum was written over that system's own row).
     """
     if not frames or not stages:
         return pd.DataFrame()
@@ -79,7 +80,7 @@ def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
     table = table.reindex(columns=stages, fill_value=0)
     table["total"] = table.sum(axis=1)
     if len(table) > 1:
-        table.loc["all"] = table.sum(axis=0)
+        table.loc["all systems" if "all" in table.index else "all"] = table.sum(axis=0)
     return table.rename_axis("system").reset_index().rename_axis(None, axis=1)
 
 
@@ -374,7 +375,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             for stage, n in att["stage"].value_counts().items():
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
             by_system = att.assign(system=att.get("system", "all"))
-            with_rows[name] = {str(v) for v in by_system["system"]}
+            with_rows[name] = {str(v) for v in att["system"]} if "system" in att else {""}
             ids = [c for c in ("system", "question_id", "sentence_id", "claim_id") if c in att]
             for key in att[ids].astype(str).itertuples(index=False, name=None) if ids else ():
                 in_sets.setdefault(key, set()).add(name)
@@ -634,7 +635,7 @@ def _no_disagreement_notes(
             )
             continue
         none = [s for s in systems if s not in with_rows[dataset]]
-        if none and "all" not in with_rows[dataset]:
+        if none and "" not in with_rows[dataset]:  # "": a table without systems
             notes.append(
                 f"{dataset}: no disagreement for {', '.join(none)}: nothing of "
                 f"{'it' if len(none) == 1 else 'them'} was judged, so the attribution summary "

@@ -1,0 +1,87 @@
+"""Outside red-team, session 13 (t13red1): shapes the other tests do not use.
+
+Each test holds the value computed by hand beside its assertion, or the one-line refusal.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+_INGEST = """
+[[datasets]]
+name = "{name}"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["{file}"]
+label_rule = "gold = bad -> error"
+labels = true
+[[datasets.pipelines]]
+system = "*"
+evidence = "none"
+"""
+
+_TAIL = """
+[metrics]
+mappings = ["refuted"]
+bootstrap = 0
+
+[judge]
+judge = "offline"
+
+[review]
+labelstudio = false
+"""
+
+
+def _study(root: Path, tables: dict[str, str], tail: str = _TAIL) -> Path:
+    """A closed-book study: one data set per ``tables`` item (name -> a generic CSV)."""
+    from failcodes.codebook import bundled_dir
+
+    root.mkdir()
+    body = 'name = "red13"\ncodebook = "medical-fact-check.v1.yaml"\n'
+    for name, rows in tables.items():
+        (root / f"{name}.csv").write_text(rows)
+        body += _INGEST.format(name=name, file=f"{name}.csv")
+    (root / "failcodes.toml").write_text(body + tail)
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
+    return root
+
+
+def _rows(path: Path) -> dict[str, str]:
+    """A Markdown table's rows by their first cell."""
+    lines = path.read_text().splitlines()
+    return {line.split("|")[1].strip(): line for line in lines if line.startswith("| ")}
+
+
+# ---------------------------------------------------------------------------------------
+# report: a system named like the attribution summary's sum row
+# ---------------------------------------------------------------------------------------
+def test_a_system_named_all_keeps_its_row_beside_the_sum(tmp_path: Path) -> None:
+    import failcodes
+
+    # errors (gold bad): s2, s4. Under refuted (flag = refuted):
+    #   all   flags s3, s4 -> FN s2, FP s3          = 2 disagreements
+    #   gpt   flags s2     -> FN s4                 = 1
+    #   exact flags s2, s4 -> none                  = 0
+    # the sum row: 2 + 1 + 0 = 3. Before, the sum was written over the system 'all''s own
+    # row ('all | 3', its 2 shown nowhere) and 'exact''s 0 disagreements went unsaid.
+    gold = ["ok", "bad", "ok", "bad"]  # s1..s4
+    table = "system,question_id,sentence_id,claim,verdict,gold\n" + "".join(
+        f"{system},q{1 + i // 2},s{i + 1},c{i},{verdict},{gold[i]}\n"
+        for system, verdicts in (
+            ("all", "supported supported refuted refuted"),
+            ("gpt", "supported refuted supported supported"),
+            ("exact", "supported refuted supported refuted"),
+        )
+        for i, verdict in enumerate(verdicts.split())
+    )
+    study = _study(tmp_path / "st", {"d": table})
+    failcodes.run_study(study)
+    rows = _rows(study / "report" / "tables" / "attribution.md")
+    assert rows["all"].endswith("| 2 | 2 |")
+    assert rows["gpt"].endswith("| 1 | 1 |")
+    assert rows["all systems"].endswith("| 3 | 3 |")
+    assert "exact" not in rows
+    page = (study / "report" / "index.html").read_text()
+    assert "d: no disagreement for exact: nothing of it was judged" in page
