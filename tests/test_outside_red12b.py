@@ -205,9 +205,12 @@ def test_chance_corrected_agreement_is_not_pooled_over_dimensions() -> None:
     assert rows[("dimension", "scope", "fleiss")].value == pytest.approx(0.0, abs=1e-12)
     assert rows[("pooled", None, "percent")].value == pytest.approx(0.5)
     assert rows[("pooled", None, "percent")].n_rows == 80
-    for stat in ("fleiss", "krippendorff", "gwet_ac1", "brennan_prediger"):
-        pooled = rows[("pooled", None, stat)]
-        assert pooled.value is None and pooled.undefined_reason == POOLED_CHANCE
+    # t13red2: the kappas are now pooled the de Vries way, (1/2 - 1/2) / (1 - 1/2) = 0 (AC1
+    # and Brennan-Prediger: p_e 1/2 per binary dimension too); alpha stays unpooled
+    for stat in ("fleiss", "gwet_ac1", "brennan_prediger"):
+        assert rows[("pooled", None, stat)].value == pytest.approx(0.0, abs=1e-12)
+    pooled = rows[("pooled", None, "krippendorff")]
+    assert pooled.value is None and pooled.undefined_reason == POOLED_CHANCE
 
 
 def test_annotations_made_from_the_judges_predictions_are_not_reviews() -> None:

@@ -16,6 +16,7 @@ from itertools import combinations
 from typing import Generic, Literal, TypedDict, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from pydantic import Field
 
@@ -23,14 +24,18 @@ from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.contract import FrozenModel
 from failcodes.errors import MixedCodebookError, StatisticsError
 from failcodes.stats.agreement import (
+    POOLED_STATISTICS,
     AgreementResult,
+    pooled_agreements,
 )
 from failcodes.stats.names import SET_DISTANCES
 from failcodes.stats.sets import (
     EXACT_MULTI_RATER,
     EXACT_PAIR,
     CodeSet,
+    encode,
     set_agreements,
+    set_categories,
 )
 from failcodes.stats.tables import (
     RatingsTable,
@@ -320,16 +325,78 @@ def set_dimensions(
     return sorted(found)
 
 
-#: Why a chance-corrected coefficient pooled over several dimensions is not given.
+#: Why a chance-corrected coefficient with no per-dimension pooled form is not pooled.
 POOLED_CHANCE = (
     "not pooled over dimensions: the rows' chance agreement would mix codes of different "
     "dimensions, which no coder can confuse, and inflate it (two dimensions at chance level, "
-    "kappa 0 each, read 0.33 pooled); see each dimension's row"
+    "kappa 0 each, read 0.33 pooled); see each dimension's row, or the pooled kappa rows "
+    "(de Vries et al. 2008: chance within each dimension)"
 )
 
 
+def pooled_line(annotations: Iterable[Annotation]) -> str | None:
+    """What the pooled rows of :func:`annotation_agreement` pool (None: one dimension)."""
+    dims = sorted({d for a in annotations for d in a.codes})
+    if len(dims) < 2:
+        return None
+    return (
+        f"Pooled rows, over the {len(dims)} dimensions ({', '.join(dims)}): percent over the "
+        "unit x dimension rows; Fleiss, AC1 and Brennan-Prediger as pooled kappa (de Vries et "
+        "al. 2008: (mean p_o - mean p_e) / (1 - mean p_e), chance agreement within each "
+        "dimension, every dimension weighted equally; interval from the delete-one-unit "
+        "jackknife, or the bootstrap over units); alpha not pooled"
+    )
+
+
+def _pooled_kappas(
+    items: Sequence[Annotation],
+    dims: Sequence[str],
+    coders: Sequence[str],
+    cats: Callable[[str], list[str] | None],
+    sets: Collection[str],
+    least: int,
+    opts: _Opts,
+) -> list[AgreementResult]:
+    """Pooled kappa of de Vries et al. (2008) over the dimensions (:func:`pooled_agreements`).
+
+    Each dimension is rated on its own codes (its exact code sets for a set dimension, as its
+    own rows are), aligned on the units; a dimension no two coders rated leaves them
+    undefined.
+    """
+    tables: list[tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
+    for dim in dims:
+        if dim in sets:
+            got = annotation_sets(items, dim, coders=coders, min_ratings=least)
+            found = set_categories(got.sets)
+            values = encode(got.sets, found)
+            tables.append((got.unit_ids, values, np.arange(len(found), dtype=np.float64)))
+        else:
+            table = annotation_ratings(
+                items, dim, coders=coders, categories=cats(dim), min_ratings=least
+            )
+            tables.append((table.unit_ids, table.values, table.categories))
+    stats = ("fleiss",) if sets else POOLED_STATISTICS
+    empty = next((d for d, (ids, _, _) in zip(dims, tables, strict=True) if not ids), None)
+    if empty is not None:
+        reason = f"dimension '{empty}' has no unit rated by two coders: no pooled kappa"
+        return [
+            undefined_single_rated(s, "nominal", "none", len(coders), 0, 0).model_copy(
+                update={"undefined_reason": reason}
+            )
+            for s in stats
+        ]
+    units = sorted({u for ids, _, _ in tables for u in ids})
+    row = {u: i for i, u in enumerate(units)}
+    mats = []
+    for ids, values, _ in tables:
+        mat = np.full((len(units), len(coders)), np.nan)
+        mat[[row[u] for u in ids]] = values
+        mats.append(mat)
+    return pooled_agreements(mats, stats, categories=[c for _, _, c in tables], **opts)
+
+
 def _percent_only(res: AgreementResult) -> AgreementResult:
-    """A pooled row: percent agreement as computed, a chance-corrected one undefined."""
+    """A pooled row: percent agreement as computed, alpha (no pooled form here) undefined."""
     if res.statistic == "percent" or res.value is None:
         return res
     return AgreementResult(
@@ -438,9 +505,17 @@ def annotation_agreement(
                     scope="dimension", dimension=dim, coders=tuple(coders), sets=as_sets, result=res
                 )
             )
+    kappas = (
+        {}
+        if len(dims) == 1
+        else {r.statistic: r for r in _pooled_kappas(items, dims, coders, cats, sets, least, opts)}
+    )
     for as_sets, res in scoped(None, coders, MULTI_RATER_STATS, EXACT_MULTI_RATER):
-        # one margin over every dimension's codes: Fleiss 0.333 for two dimensions at 0.000
+        # one margin over every dimension's codes: Fleiss 0.333 for two dimensions at 0.000;
+        # pooled kappa takes chance agreement within each dimension (de Vries et al. 2008)
         kept = res if len(dims) == 1 else _percent_only(res)
+        if res.statistic in kappas and res.weights == "none":
+            kept = kappas[res.statistic].model_copy(update={"n_single_rated": res.n_single_rated})
         out.append(
             ScopedAgreement(
                 scope="pooled", dimension=None, coders=tuple(coders), sets=as_sets, result=kept

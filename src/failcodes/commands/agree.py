@@ -315,7 +315,7 @@ class AgreeRequest(Request):
             given = [name for name, value in table_only.items() if value is not None]
             if given:  # they name columns of a ratings table: silently ignored here before
                 raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
-            from failcodes.coderagreement import annotation_shape_line
+            from failcodes.coderagreement import annotation_shape_line, pooled_line
             from failcodes.judge.panelrun import panel_annotations
 
             lines: list[int] = []
@@ -344,6 +344,9 @@ class AgreeRequest(Request):
                 multi_label=multi,
             )
             notes.insert(0, f"{annotation_shape_line(annotations, multi)}; {found}")
+            pooled = pooled_line(annotations)
+            if pooled is not None:
+                notes.insert(1, pooled)
             group_keys = ["scope", "dimension", "coders", "code"]
             for s in scoped:
                 rows.append(

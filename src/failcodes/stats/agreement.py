@@ -241,6 +241,9 @@ class Plan:
 
     columns: Block
     finalize: Callable[[FloatArray], FloatArray]
+    #: ``(p_o, p_e)`` per resample, for a coefficient ``(p_o - p_e) / (1 - p_e)``: what
+    #: :func:`pooled_agreements` averages over items (None for other statistics).
+    parts: Callable[[FloatArray], tuple[FloatArray, FloatArray]] | None = None
 
     def value_from_sums(self, sums: FloatArray) -> FloatArray:
         """Evaluate the statistic on summed columns."""
@@ -301,17 +304,17 @@ _NO_PAIRS = "no unit has ratings from two or more raters"
 GwetKind = Literal["percent", "fleiss", "gwet", "brennan_prediger"]
 
 
-def _gwet_family(
-    prep: Prepared, w: FloatArray, kind: GwetKind, statistic: str, level: Level, wname: str
-) -> PointEstimate:
-    """Percent agreement, Fleiss, AC1/AC2, Brennan-Prediger (Gwet 2014, missing ratings)."""
+def _gwet_plan(prep: Prepared, w: FloatArray, kind: GwetKind) -> Plan:
+    """The per-unit columns of the Gwet family and their ``(p_o, p_e)`` (Gwet 2014, ch. 2).
+
+    Columns: the unit's weighted share of agreeing rater pairs (0 under two ratings), rated
+    by two or more (0/1), rated at all (0/1), and its category shares ``r_ik / r_i``.
+    """
     r = prep.counts
     q = r.shape[1]
     ri = r.sum(axis=1)
     rated = ri >= 1
     two = ri >= 2
-    n = int(rated.sum())
-    n2 = int(two.sum())
     rstar = r @ w.T  # r*_ik = sum_l w_kl r_il
     num = (r * (rstar - 1.0)).sum(axis=1)
     den = ri * (ri - 1.0)
@@ -331,15 +334,38 @@ def _gwet_family(
             return np.full(pi.shape[0], t_w / q**2)
         return np.zeros(pi.shape[0])
 
+    def parts(sums: FloatArray) -> tuple[FloatArray, FloatArray]:
+        with np.errstate(divide="ignore", invalid="ignore"):  # no rated unit: NaN
+            pi = sums[:, 3:] / sums[:, 2:3]
+        return _safe_div(sums[:, 0], sums[:, 1]), chance(pi)
+
     def finalize(sums: FloatArray) -> FloatArray:
-        pa = _safe_div(sums[:, 0], sums[:, 1])
-        pi = sums[:, 3:] / sums[:, 2:3]
-        pe = chance(pi)
+        pa, pe = parts(sums)
         if kind == "percent":
             return pa
         return _safe_div(pa - pe, 1.0 - pe)
 
-    plan = Plan(columns=columns, finalize=finalize)
+    return Plan(columns=columns, finalize=finalize, parts=parts)
+
+
+def _gwet_family(
+    prep: Prepared, w: FloatArray, kind: GwetKind, statistic: str, level: Level, wname: str
+) -> PointEstimate:
+    """Percent agreement, Fleiss, AC1/AC2, Brennan-Prediger (Gwet 2014, missing ratings)."""
+    plan = _gwet_plan(prep, w, kind)
+    assert plan.parts is not None and not isinstance(plan.columns, KeyedBlock)
+    r = prep.counts
+    q = r.shape[1]
+    ri = r.sum(axis=1)
+    a, two, rated, p = (
+        plan.columns[:, 0],
+        plan.columns[:, 1] > 0,
+        plan.columns[:, 2] > 0,
+        plan.columns[:, 3:],
+    )
+    n = int(rated.sum())
+    n2 = int(two.sum())
+    t_w = float(w.sum())
     common = _Sizes(n_units=n2, n_raters=prep.n_raters, n_categories=q)
     if n2 == 0:
         return _undefined(statistic, level, wname, _NO_PAIRS, sizes=common)
@@ -355,7 +381,7 @@ def _gwet_family(
             observed=pa,
             sizes=common,
         )
-    pe = float(chance(pi[None, :])[0])
+    pe = float(plan.parts(plan.columns.sum(axis=0)[None, :])[1][0])
     if kind == "percent":
         scaled = a * n / n2
         se = float(np.sqrt(((scaled - pa) ** 2).sum() / (n * (n - 1)))) if n > 1 else None
@@ -1048,4 +1074,122 @@ def agreements(
         confidence=confidence,
         clusters=ids,
         interval=interval,
+    )
+
+
+#: Coefficients ``(p_o - p_e) / (1 - p_e)`` that :func:`pooled_agreements` pools over items.
+POOLED_STATISTICS = ("fleiss", "gwet_ac1", "brennan_prediger")
+_POOLED_KINDS: dict[str, GwetKind] = {
+    "fleiss": "fleiss",
+    "gwet_ac1": "gwet",
+    "brennan_prediger": "brennan_prediger",
+}
+
+
+def _pooled_plan(parts: Sequence[tuple[npt.NDArray[np.bool_], FloatArray, Plan]]) -> Plan:
+    """One plan over units: every item's columns side by side (zeros where it lacks a unit).
+
+    Its ``parts`` gives the means of the items' ``p_o`` and ``p_e``.
+    """
+    n = parts[0][0].size
+    edges = np.cumsum([0, *(cols.shape[1] for _, cols, _ in parts)])
+    columns = np.zeros((n, int(edges[-1])))
+    for (rows, cols, _), lo, hi in zip(parts, edges[:-1], edges[1:], strict=True):
+        columns[rows, lo:hi] = cols
+
+    def means(sums: FloatArray) -> tuple[FloatArray, FloatArray]:
+        got = []
+        for (_, _, plan), lo, hi in zip(parts, edges[:-1], edges[1:], strict=True):
+            assert plan.parts is not None
+            got.append(plan.parts(sums[:, lo:hi]))
+        return np.mean([g[0] for g in got], axis=0), np.mean([g[1] for g in got], axis=0)
+
+    def finalize(sums: FloatArray) -> FloatArray:
+        pa, pe = means(sums)
+        return _safe_div(pa - pe, 1.0 - pe)
+
+    return Plan(columns=columns, finalize=finalize, parts=means)
+
+
+def pooled_agreements(
+    items: Sequence[npt.ArrayLike],
+    statistics: Sequence[str] = POOLED_STATISTICS,
+    *,
+    categories: Sequence[Sequence[float] | npt.ArrayLike | None] | None = None,
+    n_bootstrap: int = 0,
+    seed: int | np.random.Generator | None = None,
+    confidence: float = 0.95,
+) -> list[AgreementResult]:
+    """Pooled kappa over items: ``(mean p_o - mean p_e) / (1 - mean p_e)``, chance per item.
+
+    de Vries, Elliott, Kanouse & Teleki (2008), "Using pooled kappa to summarize interrater
+    agreement across many items", *Field Methods* 20(3), 272-282: each item's observed
+    agreement ``p_o`` and chance agreement ``p_e`` are computed within the item (its own
+    codes and margins, so codes of different items are never compared), both are averaged
+    over the items with equal weight, and the averages are combined as one kappa. They
+    define it for Cohen's kappa; here each item's ``p_o`` and ``p_e`` are those of the named
+    statistic (Gwet 2014's multi-rater forms with missing ratings: Fleiss' margins, AC1's
+    ``sum pi_k (1 - pi_k) / (q - 1)``, Brennan-Prediger's ``1 / q``), unweighted.
+
+    ``items``: one (units x raters) matrix per item, with the same rows and raters in the same
+    order (row ``i`` is one unit in every item; NaN where an item lacks it). The standard
+    error is the delete-one-unit jackknife (a unit leaves every item at once: its items share
+    its difficulty) and the interval Wald, or with ``n_bootstrap`` the bootstrap over units.
+    ``n_units`` counts the units with a rating, ``n_rows`` the unit x item rows rated twice or
+    more; ``observed_agreement`` and ``chance_agreement`` are the two means.
+    """
+    mats = [np.asarray(m, dtype=np.float64) for m in items]
+    if not mats or any(m.ndim != 2 or m.shape != mats[0].shape for m in mats):
+        raise StatisticsError(
+            "pooled items must be (units x raters) matrices of one shape, got "
+            f"{[m.shape for m in mats]}"
+        )
+    keep = ~np.all([np.isnan(m).all(axis=1) for m in mats], axis=0)  # units rated somewhere
+    mats = [m[keep] for m in mats]
+    cats = list(categories) if categories is not None else [None] * len(mats)
+    preps = [
+        (np.asarray(~np.isnan(m).all(axis=1)), prepare(m, c))
+        for m, c in zip(mats, cats, strict=True)
+    ]
+    sizes = _Sizes(
+        n_units=sum(int((prep.counts.sum(axis=1) >= 2).sum()) for _, prep in preps),
+        n_raters=int(np.any([~np.isnan(m).any(axis=0) for m in mats], axis=0).sum()),
+        n_categories=sum(prep.categories.size for _, prep in preps),
+    )
+    estimates: list[PointEstimate] = []
+    for stat in statistics:
+        if stat not in _POOLED_KINDS:
+            raise StatisticsError(
+                f"{stat!r} is not pooled over items; choose from {', '.join(POOLED_STATISTICS)}"
+            )
+        kind = _POOLED_KINDS[stat]
+        plans = [_gwet_plan(prep, np.eye(prep.categories.size), kind) for _, prep in preps]
+        plan = _pooled_plan(
+            [
+                (rows, np.asarray(item.columns, dtype=np.float64), item)
+                for (rows, _), item in zip(preps, plans, strict=True)
+            ]
+        )
+        assert plan.parts is not None and not isinstance(plan.columns, KeyedBlock)
+        pa_b, pe_b = plan.parts(plan.columns.sum(axis=0)[None, :])
+        pa, pe = float(pa_b[0]), float(pe_b[0])
+        if not np.isfinite(pa + pe):
+            reason = "an item has no unit rated twice: its agreement, and the mean, is undefined"
+            estimates.append(_undefined(stat, "nominal", "none", reason, sizes=sizes))
+        elif 1.0 - pe <= _EPS:
+            reason = "every item's ratings fall in one category: mean chance agreement is 1, 0/0"
+            estimates.append(
+                _undefined(stat, "nominal", "none", reason, observed=pa, chance=pe, sizes=sizes)
+            )
+        else:
+            value = (pa - pe) / (1.0 - pe)
+            estimates.append(
+                PointEstimate(stat, "nominal", "none", value, None, *sizes, pa, pe, plan=plan)
+            )
+    return finish(
+        estimates,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=confidence,
+        clusters=np.arange(int(keep.sum())),
     )
