@@ -117,6 +117,25 @@ class RecodeResult(FrozenModel):
         "version (counted in recoded).",
     )
 
+    def unscored_note(self) -> str:
+        """``; N of the re-coded unscored: ...`` to end the re-code's line ('' when none)."""
+        return f"; {self.unscored} of the re-coded {UNSCORED_WORDS}" if self.unscored else ""
+
+
+#: What an unscored unit is, said beside every count that includes it.
+UNSCORED_WORDS = (
+    "unscored: the judge gave no valid answer, so they hold no code (counted above, never "
+    "coded again by a re-code)"
+)
+
+
+def unscored(entries: Sequence[RecodeEntry]) -> int:
+    """The re-coded entries whose annotation holds no code (the judge gave no valid answer)."""
+    return sum(
+        e.method is RecodeMethod.RECODED and e.annotation.status is not Status.SCORED
+        for e in entries
+    )
+
 
 def sort_unit(
     ann: Annotation, path: PathFn, *, flags: Sequence[str] = (), touched: TouchFn | None = None
@@ -276,10 +295,7 @@ def recode(
         recoded=len(work.recode),
         migrated=len(work.migrated),
         path=work.entries_path,
-        unscored=sum(
-            e.method is RecodeMethod.RECODED and e.annotation.status is not Status.SCORED
-            for e in entries
-        ),
+        unscored=unscored(entries),
     )
 
 
@@ -322,6 +338,7 @@ def judge_with_engine(
 __all__ = [
     "CARRIED",
     "NOT_CODED",
+    "UNSCORED_WORDS",
     "JudgeFn",
     "PathFn",
     "RecodeEntry",
@@ -336,4 +353,5 @@ __all__ = [
     "read_entries",
     "recode",
     "sort_unit",
+    "unscored",
 ]

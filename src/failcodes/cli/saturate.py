@@ -195,6 +195,8 @@ def _heuristic(kind: str) -> str:
 
 
 def _print_status(info: ProjectStatus) -> None:
+    from failcodes.recoding import UNSCORED_WORDS
+
     console.print(
         f"project {info.name} ({info.kind}) in {info.root}: codebook {info.codebook}, "
         f"versions {info.versions}; {info.used_units}/{info.pool_size} units used"
@@ -240,13 +242,6 @@ def _print_status(info: ProjectStatus) -> None:
     )
 
 
-#: What an unscored unit is, said beside every count that includes it.
-UNSCORED_WORDS = (
-    "unscored: the judge gave no valid answer, so they hold no code (counted above, never "
-    "coded again by a re-code)"
-)
-
-
 def _recode(request: SaturateRecodeRequest) -> None:
     done = request.run()
     outcome = done.outcome
@@ -257,7 +252,7 @@ def _recode(request: SaturateRecodeRequest) -> None:
         console.print(
             f"v{outcome.version}: {outcome.recoded} flagged unit(s) re-coded by {done.judge}"
             f"{label}, {outcome.migrated} migrated without a call -> {outcome.path}"
-            + (f"; {outcome.unscored} of the re-coded {UNSCORED_WORDS}" if outcome.unscored else "")
+            + outcome.unscored_note()
         )
     shown = ", ".join(f"v{v}: {n}" for v, n in done.unit_versions.items())
     console.print(f"coded units per version: {shown or 'none'}")

@@ -110,7 +110,7 @@ class RecodeRequest(Request):
             said.append(
                 f"{d}/{k}: v{result.version}: {result.recoded} unit(s) re-coded by "
                 f"{options.who()}{panel}, {result.migrated} migrated without a call -> "
-                f"{result.path.parent.relative_to(layout.root)}"
+                f"{result.path.parent.relative_to(layout.root)}{result.unscored_note()}"
             )
         return said
 

@@ -63,6 +63,7 @@ from failcodes.recoding import (
     plan_work,
     read_entries,
     recode,
+    unscored,
 )
 from failcodes.study.config import StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
@@ -329,6 +330,7 @@ def recode_panel(
         recoded=sum(len(w.recode) for w in works),
         migrated=sum(len(w.migrated) for w in works),
         path=first.entries_path,
+        unscored=unscored(entries),
     )
 
 
