@@ -119,17 +119,6 @@ def _iter_flat(
         yield line, validate_record(model, rec, p, line, convert=convert)
 
 
-def _read_flat(
-    path: str | Path,
-    model: type[M],
-    column_map: Mapping[str, str] | None,
-    shared: Sequence[str] = (),
-    convert: str | None = None,
-) -> list[tuple[int, M]]:
-    """:func:`_iter_flat` as a list."""
-    return list(_iter_flat(path, model, column_map, shared, convert))
-
-
 #: Label fields whose values repeat across rows (one string object per distinct value).
 _SHARED_LABEL_FIELDS = ("question_id", "rationale", "severity", "annotator")
 
@@ -446,7 +435,7 @@ def read_labels(
         labels = held
         lines = held.lines
     else:
-        listed = _read_flat(p, Label, column_map, _SHARED_LABEL_FIELDS, convert)
+        listed = list(_iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS, convert))
         labels = [label for _, label in listed]
         lines = array.array("q", (line for line, _ in listed))
         del listed

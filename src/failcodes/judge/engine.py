@@ -21,11 +21,10 @@ from failcodes.judge.journal import Journal
 from failcodes.judge.limits import Sleep
 from failcodes.judge.modes import Batch, Grouped, PerUnit
 from failcodes.judge.pricing import PriceTable
-from failcodes.judge.schema import judged_texts
 from failcodes.judge.session import ProgressCallback, Session
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.summary import RunSummary
-from failcodes.judge.unitjudge import Coder, UnitJudge, codebook_ref
+from failcodes.judge.unitjudge import Coder, UnitJudge
 from failcodes.units import Unit, UnitKind
 
 
@@ -71,12 +70,4 @@ class JudgeEngine:
         return estimate_units(self.judge, self.journal, units, mode)
 
 
-__all__ = [
-    "CostEstimate",
-    "JudgeEngine",
-    "JudgeSettings",
-    "ProgressCallback",
-    "RunSummary",
-    "codebook_ref",
-    "judged_texts",
-]
+__all__ = ["JudgeEngine"]

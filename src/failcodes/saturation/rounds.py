@@ -63,8 +63,6 @@ from failcodes.saturation.review import (
 from failcodes.saturation.store import ProjectStore, SaturationError
 from failcodes.units import Unit
 
-_PHASE_ORDER = list(RoundPhase)
-
 
 def init_project(
     root: Path, config: ProjectConfig, codebook: Codebook, units: Sequence[Unit]
