@@ -8,6 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 _INGEST = """
 [[datasets]]
 name = "{name}"
@@ -85,3 +87,41 @@ def test_a_system_named_all_keeps_its_row_beside_the_sum(tmp_path: Path) -> None
     assert "exact" not in rows
     page = (study / "report" / "index.html").read_text()
     assert "d: no disagreement for exact: nothing of it was judged" in page
+
+
+# ---------------------------------------------------------------------------------------
+# the CLI: an option that takes one value, given twice
+# ---------------------------------------------------------------------------------------
+def test_a_second_label_rule_is_refused_not_read_in_place_of_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    # gold: s1 ok, s2 bad, s3 partial, s4 bad. A researcher adding a clause as a second
+    # --label-rule meant bad and partial -> error: 3 errors (s2, s3, s4) / 1 no-error (s1).
+    # The parser kept the last rule alone: 'gold = partial -> error' gave 1 error (s3) and 3
+    # no-error, s2 and s4 (bad) among them, exit 0.
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,verdict,gold\n"
+        "q1,s1,a,supported,ok\nq1,s2,b,refuted,bad\nq2,s3,c,refuted,partial\n"
+        "q2,s4,d,supported,bad\n"
+    )
+    labels = tmp_path / "l.jsonl"
+    base = ["ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl")]
+    base += ["--labels-out", str(labels), "--system", "A"]
+    two = ["--label-rule", "gold = bad -> error", "--label-rule", "gold = partial -> error"]
+    code, _, err = run_cli([*base, *two], capsys)
+    assert code == 2
+    assert err == (
+        "failcodes: error: ingest: --label-rule takes one value and was given 2 ('gold = bad "
+        "-> error', 'gold = partial -> error'): only the last would be used; give one (one "
+        "rule of several clauses: join them with ';')\n"
+    )
+    assert not labels.exists() and not (tmp_path / "t.jsonl").exists()
+    # the same option given twice with one value is harmless; --system A twice: one system
+    code, _, err = run_cli(
+        [*base, "--system", "A", "--label-rule", "gold in {bad, partial} -> error"], capsys
+    )
+    assert code == 0
+    assert "3 error / 1 no-error sentence labels" in err

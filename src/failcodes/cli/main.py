@@ -287,14 +287,15 @@ def _special_input(args: list[str]) -> str | None:
     return None
 
 
-def _repeated_path_option(command: object, args: list[str]) -> str | None:
-    """A file option that takes one path given twice with two paths, if any (one line).
+def _repeated_option(command: object, args: list[str]) -> str | None:
+    """An option that takes one value given twice with two values, if any (one line).
 
     The parser keeps the last value of an option that takes one: ``metrics --labels a.jsonl
     --labels b.jsonl`` read b's labels alone, a's sentences left out without a word (sysA's
     3 labelled sentences, 2 of them errors, scored as if unlabelled: "no clinician-labelled
-    errors", exit 0). Only path options (an input dropped, or an output never written);
-    the same path twice is harmless.
+    errors", exit 0); ``ingest generic --label-rule 'gold = bad -> error' --label-rule 'gold =
+    partial -> error'`` labelled by the second rule alone (bad rows no error). The same value
+    twice is harmless.
     """
     path: list[str] = []
     rest = list(args)
@@ -307,13 +308,16 @@ def _repeated_path_option(command: object, args: list[str]) -> str | None:
         rest = rest[index + 1 :]
     valued: set[str] = set()
     single: dict[str, str] = {}
+    paths: set[str] = set()
     for param in getattr(command, "params", ()):
         if param.param_type_name != "option" or param.is_flag or param.count:
             continue
         valued.update(param.opts)
-        descriptor = getattr(param, "type_descriptor", None)
-        if not param.multiple and getattr(descriptor, "annotation", None) is Path:
+        if not param.multiple:
             single.update(dict.fromkeys(param.opts, param.opts[-1]))
+            descriptor = getattr(param, "type_descriptor", None)
+            if getattr(descriptor, "annotation", None) is Path:
+                paths.add(param.opts[-1])
     given: dict[str, list[str]] = {}
     i = 0
     while i < len(rest):
@@ -330,10 +334,14 @@ def _repeated_path_option(command: object, args: list[str]) -> str | None:
     for name, values in given.items():
         if len(set(values)) > 1:
             shown = ", ".join(repr(v) for v in values)
-            join = " (several label files: join them into one)" if name == "--labels" else ""
+            join = {
+                "--labels": " (several label files: join them into one)",
+                "--label-rule": " (one rule of several clauses: join them with ';')",
+            }.get(name, "")
             return (
-                f"{' '.join(path)}: {name} takes one path and was given {len(values)} "
-                f"({shown}): only the last would be used; give one{join}"
+                f"{' '.join(path)}: {name} takes one {'path' if name in paths else 'value'} "
+                f"and was given {len(values)} ({shown}): only the last would be used; give "
+                f"one{join}"
             )
     return None
 
@@ -384,7 +392,7 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
         # not standalone: a bad option value is one line too (typer draws a usage box)
         with raw_cells(False):  # --raw-csv holds for this command only
             command = typer.main.get_command(app)
-            repeated = _repeated_path_option(command, args)
+            repeated = _repeated_option(command, args)
             if repeated is not None:
                 typer.echo(f"failcodes: error: {redact_text(repeated)}", err=True)
                 sys.exit(2)
