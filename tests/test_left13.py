@@ -68,3 +68,31 @@ def test_study_recode_says_the_recoded_units_the_judge_gave_no_valid_answer(
     # "never coded again": the n units' newest annotation is on v2, so a second re-code has
     # nothing to do
     assert again[:2] == (0, "scifact-dev/retrieval: nothing to re-code: every unit is on v2\n")
+
+
+def test_report_request_run_directly_says_the_study_changed(tmp_path: Path) -> None:
+    """`ReportRequest(...).run()` called directly after an input edit since `failcodes run`.
+
+    Before: the stale-study check ran only in failcodes.run (an import cycle kept it out of
+    ReportRequest.run): said == [] and the run box held the last run's numbers with no word.
+    The same study and edit as test_outside_red12c's failcodes.run test: s1's gold corrected.
+    """
+    import failcodes
+    from tests.test_outside_red12 import _wide_study
+
+    study = _wide_study(tmp_path / "st", {"w": "s1 s2 s3 s4 s5 s6"})
+    failcodes.run_study(study)
+    said: list[str] = []
+    failcodes.ReportRequest(run_dir=study).run(note=said.append)
+    assert said == []  # up to date: nothing to say
+    table = study / "w.csv"
+    table.write_text(
+        table.read_text().replace(
+            "Aspirin lowers fever,Supported ,supported,1,correct",
+            "Aspirin lowers fever,Supported ,supported,1,wrong",
+        )
+    )
+    failcodes.ReportRequest(run_dir=study).run(note=said.append)
+    assert said[0].startswith("the study changed since `failcodes run` ran these steps: ingest w")
+    page = " ".join((study / "report" / "index.html").read_text().split())
+    assert "the study changed since `failcodes run` ran these steps: ingest w" in page

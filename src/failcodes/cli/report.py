@@ -17,11 +17,8 @@ from failcodes.commands.report import ReportRequest
 
 def _handle(request: ReportRequest, raw_csv: bool) -> None:
     raw_csv_cells(raw_csv)
-    from failcodes.api import run
-
     notes: list[str] = []
-    # failcodes.run's: a study edited since `failcodes run` is said (the last run's outputs)
-    result = run(request, note=notes.append)
+    result = request.run(note=notes.append)  # a study edited since `failcodes run`: said first
     for line in result.lines():
         typer.echo(line)
     for line in notes:  # after the report's line, as they always came

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -60,18 +59,11 @@ class ReportRequest(Request):
         "else reports/report).",
     )
 
-    def run(
-        self,
-        *,
-        note: Note = ignore_note,
-        changed: Callable[[StudyLayout], list[str]] | None = None,
-    ) -> ReportResult:
+    def run(self, *, note: Note = ignore_note) -> ReportResult:
         """Build the report; a stale review plan is said through ``note`` (uncorrected).
 
-        ``changed`` names the study's steps whose settings or inputs changed since ``failcodes
-        run`` ran them (``failcodes.study.runner.changed_steps``; ``failcodes.run`` and so the
-        CLI give it, ``failcodes run``'s own report step needs none): said first, and in the
-        run box.
+        A study's steps whose settings or inputs changed since ``failcodes run`` ran them
+        (:func:`failcodes.study.state.changed_steps`) are said first, and in the run box.
         """
         from failcodes import codebook as codebooks
         from failcodes.fileio import check_regular_file
@@ -94,7 +86,7 @@ class ReportRequest(Request):
         # was built from them without a word (inside the run's own step, the lock is held)
         study = layout.root if layout.study_file.is_file() else None
         with reading_lock(study, busy=MID_RUN) if study else contextlib.nullcontext():
-            stale = _changed(layout, changed) if study and changed else None
+            stale = _changed(layout) if study else None
             inputs = load_run_dir(self.run_dir, codebook=cb)
             if stale and inputs.meta is not None:
                 inputs.meta.extra.insert(0, ("Not up to date", stale))
@@ -114,17 +106,18 @@ class ReportRequest(Request):
         return result
 
 
-def _changed(layout: StudyLayout, changed: Callable[[StudyLayout], list[str]]) -> str | None:
+def _changed(layout: StudyLayout) -> str | None:
     """A line naming the steps whose study file settings or inputs changed since they ran."""
     from failcodes.errors import FailcodesError
+    from failcodes.study.state import changed_steps
 
     try:
-        steps = changed(layout)
+        steps = changed_steps(layout)
     except FailcodesError:  # a study file that does not load: said where it is read
         return None
     if not steps:
         return None
-    names = ", ".join(steps)
+    names = ", ".join(s.name for s in steps)
     return (
         f"the study changed since `failcodes run` ran these steps: {names} (their settings or "
         "input files); this report shows the outputs of that run, not of the study as it is: "

@@ -1,11 +1,9 @@
 """Run a study's steps in order, skipping the ones already finished (``failcodes run``).
 
 A step is finished when its outputs exist and ``.failcodes/run.json`` records the fingerprint
-it ran with: its request (every field) and the SHA-256 of every input file. Change an input
-(or the study file, which changes a request) and that step and the ones whose inputs it
-rewrites run again; the judge steps resume from their journal (only units not yet coded are
-judged). A folder input (the report's) is fingerprinted over every file under it except
-``report/``, ``.failcodes/`` and SQLite files.
+it ran with (:mod:`failcodes.study.state`). Change an input (or the study file, which changes a
+request) and that step and the ones whose inputs it rewrites run again; the judge steps resume
+from their journal (only units not yet coded are judged).
 
 Each step runs in this process (:func:`run_request`): its request's ``run()``, with what it
 says and its result's lines written to the step's log. ``failcodes run`` and
@@ -15,8 +13,6 @@ says and its result's lines written to the step's log. ``failcodes run`` and
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,13 +20,17 @@ from enum import StrEnum
 from pathlib import Path
 
 from failcodes.errors import FailcodesError
-from failcodes.fileio import atomic_write_text, check_regular_file
-from failcodes.hashing import file_sha256
 from failcodes.redact import redact_text
 from failcodes.study.layout import StudyLayout
+from failcodes.study.state import (
+    changed_steps,
+    fingerprint,
+    is_finished,
+    load_state,
+    pending_steps,
+    save_state,
+)
 from failcodes.study.steps import Step
-
-_SKIP_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal", ".lock")
 
 
 class Outcome(StrEnum):
@@ -46,114 +46,6 @@ class StepResult:
 
     step: Step
     outcome: Outcome
-
-
-def _folder_files(folder: Path, layout: StudyLayout) -> Iterator[Path]:
-    skip = {layout.report_dir.resolve(), layout.state_dir.resolve()}
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name.endswith(_SKIP_SUFFIXES):
-            continue
-        resolved = path.resolve()
-        if any(resolved.is_relative_to(s) for s in skip) or path.name.startswith("."):
-            continue
-        yield path
-
-
-#: Each input's SHA-256 by the file as it is (path, inode, size, modification time): a run
-#: fingerprints a step before and after it runs, and the same files feed several steps (the
-#: disagreements five, the report all of them: 4 GB hashed per check at paper scale).
-_DIGESTS: dict[tuple[Path, int, int, int], str] = {}
-
-
-def _file_digest(path: Path) -> str:
-    try:
-        stat = path.stat()
-    except OSError:
-        return "missing"
-    if not path.is_file():
-        return "missing"
-    key = (path.resolve(), stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    digest = _DIGESTS.get(key)
-    if digest is None:
-        digest = _DIGESTS[key] = file_sha256(path)
-    return digest
-
-
-def fingerprint(step: Step, layout: StudyLayout) -> str:
-    """SHA-256 over the step's request and the contents of its inputs.
-
-    Paths count as they are inside the study folder: ``failcodes run .`` and ``failcodes run
-    /abs/path/to/study`` (or ``run st`` from its parent) are the same run. Written as given,
-    the folder's spelling made every step pending again from another working directory (10
-    of 10 steps re-run, the judge's resumed from its journal).
-    """
-    root = str(layout.root)
-    text = step.request.fingerprint_text()
-    if root != ".":
-        quoted = json.dumps(root, ensure_ascii=False)[1:-1]
-        text = text.replace(f'"{quoted}/', '"').replace(f'"{quoted}"', '"."')
-    h = hashlib.sha256(text.encode("utf-8"))
-    for path in step.inputs:
-        files = list(_folder_files(path, layout)) if path.is_dir() else [path]
-        for f in files:
-            shown = str(f)
-            if root != "." and shown.startswith(root + "/"):
-                shown = shown[len(root) + 1 :]
-            h.update(f"\0{shown}\0{_file_digest(f)}".encode())
-    return h.hexdigest()
-
-
-def load_state(layout: StudyLayout) -> dict[str, str]:
-    """``{step name: fingerprint}`` of the finished steps (empty when none or unreadable).
-
-    A FIFO or device there is refused in one line (a FIFO hung ``run`` without a word).
-    """
-    state = layout.run_state
-    if state.is_symlink() or state.exists():
-        check_regular_file(state)
-    try:
-        data = json.loads(layout.run_state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    steps = data.get("steps") if isinstance(data, dict) else None
-    return {str(k): str(v) for k, v in steps.items()} if isinstance(steps, dict) else {}
-
-
-def _save_state(layout: StudyLayout, state: dict[str, str]) -> None:
-    atomic_write_text(layout.run_state, json.dumps({"steps": state}, indent=2) + "\n")
-
-
-def is_finished(step: Step, layout: StudyLayout, state: dict[str, str]) -> bool:
-    """True if the step's outputs exist and it last ran with today's fingerprint."""
-    if not all(p.exists() for p in step.outputs):
-        return False
-    return state.get(step.name) == fingerprint(step, layout)
-
-
-def pending_steps(steps: Sequence[Step], layout: StudyLayout) -> list[Step]:
-    """The steps that would run now (an estimate: a rerun step can make later ones pending)."""
-    state = load_state(layout)
-    return [s for s in steps if not is_finished(s, layout, state)]
-
-
-def changed_steps(layout: StudyLayout) -> list[Step]:
-    """The steps ``failcodes run`` finished whose request or inputs changed since (no report).
-
-    ``failcodes report`` alone reads the outputs of the last run: a label corrected in an input
-    since was in none of its numbers, said nowhere. Empty outside a run study.
-    """
-    from failcodes.study.config import load_study
-    from failcodes.study.steps import plan_study
-
-    state = load_state(layout)
-    if not state:
-        return []
-    steps = plan_study(load_study(layout.root), layout)
-    return [
-        s
-        for s in steps
-        if s.name != "report" and s.name in state and state[s.name] != fingerprint(s, layout)
-    ]
 
 
 def log_path(layout: StudyLayout, step: Step) -> Path:
@@ -229,13 +121,13 @@ def run_steps(
         if on_start is not None:
             on_start(step)
         state.pop(step.name, None)
-        _save_state(layout, state)
+        save_state(layout, state)
         if execute is None:
             run_request(step, log_path(layout, step), say)
         else:
             execute(step)
         state[step.name] = fingerprint(step, layout)
-        _save_state(layout, state)
+        save_state(layout, state)
         yield StepResult(step, Outcome.RAN)
 
 
@@ -244,6 +136,7 @@ __all__ = [
     "StepFailedError",
     "StepNotFinishedError",
     "StepResult",
+    "changed_steps",
     "fingerprint",
     "is_finished",
     "load_state",

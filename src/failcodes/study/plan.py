@@ -1,0 +1,507 @@
+"""The study's work as steps, in order: every step but the report, which ``steps`` adds.
+
+Each step holds the request of the command that performs it. :func:`plan_work` is what the
+stale-study check re-plans (:func:`failcodes.study.state.changed_steps`, which ``report``
+runs): this module imports no report, so the report's use case can ask it without an import
+cycle (commands.report -> study.state -> study.plan).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from failcodes.attribution import Strategy
+from failcodes.commands.agree import AgreeRequest
+from failcodes.commands.attribute import AttributeRequest
+from failcodes.commands.base import Request
+from failcodes.commands.ingest import IngestRequest, ingest_options_of
+from failcodes.commands.judge import JudgeOptions, JudgeRequest, options_of
+from failcodes.commands.labelstudio import ExportRequest
+from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
+from failcodes.commands.recode import RecodeRequest
+from failcodes.errors import InputError
+from failcodes.study.config import BUNDLED_PREFIX, DatasetSpec, StudyFile, resolve_path
+from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
+from failcodes.study.recode import needs_recode, study_codebook
+from failcodes.units import UnitKind
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: a command's request, the files it reads and the files it writes."""
+
+    name: str
+    request: Any  # a failcodes.commands request (each has run(note=...) and command_line())
+    inputs: tuple[Path, ...] = field(default=())
+    outputs: tuple[Path, ...] = field(default=())
+    dataset: str | None = None
+
+    def command(self) -> str:
+        """The shell command that runs the same request (``failcodes ...``), POSIX-quoted."""
+        request: Request = self.request
+        return request.command_line()
+
+
+def _arg_path(value: str, layout: StudyLayout) -> Path:
+    """A study-file path as a request's path (``bundled:`` kept: ``ingest`` resolves it)."""
+    if value.startswith(BUNDLED_PREFIX):
+        return Path(value)
+    return resolve_path(value, layout.root)
+
+
+def _slug(text: str) -> str:
+    """A file-name-safe form of an input's name (a part file says where it came from)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:40] or "input"
+
+
+def _part(layout: StudyLayout, ds: str, n: int, spec_path: str, what: str) -> Path:
+    """``data/<ds>.parts/<n>-<first input>.<what>.jsonl``: one ingest's share of a data set."""
+    stem = Path(spec_path.removeprefix(BUNDLED_PREFIX)).name.split(".")[0]
+    return layout.data_dir / f"{ds}.parts" / f"{n}-{_slug(stem)}.{what}.jsonl"
+
+
+def _verdicts(ds: Any) -> list[str]:
+    """The pipelines' declared verdicts (``verdict = "supported"``) as ``--verdict`` values."""
+    return [
+        p.verdict.value if p.system == "*" else f"{p.system}={p.verdict.value}"
+        for p in ds.pipelines
+        if p.verdict is not None
+    ]
+
+
+def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
+    """The ingest steps; several ingests into one data set write parts, then a merge.
+
+    One traces ingest writes ``data/<ds>.traces.parquet`` (the tool's own Parquet, with the
+    pipelines' evidence: the analysis engine reads it without the strict checks) and one
+    labels writer ``data/<ds>.labels.jsonl``. Two or more write each its part as JSONL
+    (``data/<ds>.parts/``), and a merge step reads the parts with the generic adapter (the
+    trace and label formats themselves) into the data set's file: a (system, claim_id), or a
+    label target, found in two parts is refused naming both files and lines; the evidence
+    declarations apply to the merged traces.
+    """
+    from failcodes.ingest import Output, get_adapter
+
+    steps: list[Step] = []
+    for ds in study.datasets:
+        specs = list(enumerate(ds.ingest, start=1))
+        outputs = {
+            n: get_adapter(spec.adapter).output is Output.TRACES for n, spec in specs
+        }  # True: a traces adapter
+        trace_writers = [n for n, t in outputs.items() if t]
+        label_writers = [n for n, spec in specs if not outputs[n] or (spec.labels and outputs[n])]
+        if not label_writers:
+            raise InputError(
+                f"data set {ds.name!r}: no ingest writes its labels (add a labels adapter such "
+                "as generic-labels, or labels = true on the traces ingest)",
+                field=f"datasets.{ds.name}.ingest",
+            )
+        evidence = [
+            p.evidence.value if p.system == "*" else f"{p.system}={p.evidence.value}"
+            for p in ds.pipelines
+        ]
+        verdicts = _verdicts(ds)
+        if verdicts and not any(spec.adapter == "generic" for n, spec in specs if outputs[n]):
+            raise InputError(
+                f"data set {ds.name!r}: a pipeline declares verdict = ... (an asserting "
+                "pipeline), which the generic adapter applies; this data set's traces come "
+                "from another adapter",
+                field=f"datasets.{ds.name}.pipelines",
+            )
+        merged_traces = len(trace_writers) > 1
+        merged_labels = len(label_writers) > 1
+        trace_parts: list[Path] = []
+        label_parts: list[Path] = []
+        for n, spec in specs:
+            traces_out = outputs[n]
+            first = spec.paths[0]
+            if traces_out:
+                out = (
+                    _part(layout, ds.name, n, first, "traces")
+                    if merged_traces
+                    else (layout.traces(ds.name))
+                )
+                trace_parts.append(out)
+            else:
+                out = (
+                    _part(layout, ds.name, n, first, "labels")
+                    if merged_labels
+                    else (layout.labels(ds.name))
+                )
+                label_parts.append(out)
+            written = [out]
+            labels_out = None
+            if spec.labels and traces_out:
+                labels_out = (
+                    _part(layout, ds.name, n, first, "labels")
+                    if merged_labels
+                    else layout.labels(ds.name)
+                )
+                label_parts.append(labels_out)
+                written.append(labels_out)
+            options = ingest_options_of(spec)
+            if spec.passages is not None:
+                options["passages"] = _arg_path(str(spec.passages), layout)
+            if traces_out and spec.adapter == "generic" and verdicts:
+                declared = list(options.get("verdict") or [])
+                options["verdict"] = [*declared, *verdicts]
+            request = IngestRequest(
+                adapter=spec.adapter,
+                paths=[_arg_path(p, layout) for p in spec.paths],
+                out=out,
+                labels_out=labels_out,
+                evidence=evidence if traces_out and not merged_traces else [],
+                **options,
+            )
+            name = f"ingest {ds.name}" + (f" ({n})" if len(ds.ingest) > 1 else "")
+            steps.append(
+                Step(
+                    name,
+                    request,
+                    inputs=tuple(resolve_path(p, layout.root) for p in spec.paths),
+                    outputs=tuple(written),
+                    dataset=ds.name,
+                )
+            )
+        if merged_traces:
+            request = IngestRequest(
+                adapter="generic", paths=trace_parts, out=layout.traces(ds.name), evidence=evidence
+            )
+            steps.append(
+                Step(
+                    f"merge traces {ds.name}",
+                    request,
+                    inputs=tuple(trace_parts),
+                    outputs=(layout.traces(ds.name),),
+                    dataset=ds.name,
+                )
+            )
+        if merged_labels:
+            # one file per system, each with the shared labels of its sentences: a sentence
+            # labelled alike in several parts is one label (labelled otherwise: refused)
+            request = IngestRequest(
+                adapter="generic-labels",
+                paths=label_parts,
+                out=layout.labels(ds.name),
+                option=["duplicates=same"],
+            )
+            steps.append(
+                Step(
+                    f"merge labels {ds.name}",
+                    request,
+                    inputs=tuple(label_parts),
+                    outputs=(layout.labels(ds.name),),
+                    dataset=ds.name,
+                )
+            )
+    return steps
+
+
+def _agreement_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
+    """One ``agree PATH ... -o agreement/<name>.json`` per ``[[agreements]]`` entry."""
+    steps = []
+    for spec in study.agreements:
+        source = _arg_path(spec.path, layout)
+        request = AgreeRequest(
+            file=source,
+            stat=list(spec.statistics),
+            raters=",".join(spec.raters) if spec.raters else None,
+            by=spec.by,
+            long=",".join(spec.long) if spec.long else None,
+            unit_column=spec.unit_column,
+            level=spec.level,
+            weights=spec.weights,
+            categories=",".join(spec.categories) if spec.categories else None,
+            sets=spec.sets,
+            bootstrap=spec.bootstrap,
+            seed=spec.seed,
+            out=layout.agreement(spec.name),
+        )
+        steps.append(
+            Step(
+                f"agree {spec.name}",
+                request,
+                inputs=(source,),
+                outputs=(layout.agreement(spec.name),),
+            )
+        )
+    return steps
+
+
+def has_traces(study: StudyFile, name: str) -> bool:
+    """True if the data set has a traces ingest (a labels-only data set has only ingest)."""
+    from failcodes.ingest import Output, get_adapter
+
+    return any(get_adapter(s.adapter).output is Output.TRACES for s in study.dataset(name).ingest)
+
+
+def judged_kinds(
+    disagreements: Path, kinds: Sequence[str], judge: JudgeOptions
+) -> tuple[bool, list[str]] | None:
+    """Whether ``disagreements`` holds claims to attribute, and the judge kinds with units.
+
+    None while the file is not written. A closed-book pipeline has no passage to code (no
+    ``judge retrieval``; its disagreements are still attributed), a verifier without
+    reasoning no reasoning to code; a data set without disagreements (or whose disagreements
+    carry no claim) has nothing to judge or attribute. The same rule as ``failcodes judge``
+    and ``attribute``, which refuse to work on nothing.
+    """
+    if not disagreements.is_file():
+        return None
+    found = _first_units(disagreements, judge)
+    return found[0], [k for k in kinds if found[1][k]]
+
+
+#: What :func:`_first_units` found per file state: ``failcodes run`` plans again after every
+#: step, and a plan read the whole disagreements file strictly and built every unit of both
+#: kinds (~20 CPU-s and 1 GB at paper scale) to learn whether one existed (issue 30).
+_FIRST_UNITS: dict[tuple[Path, int, int, int, int | None], tuple[bool, dict[str, bool]]] = {}
+
+
+def _first_units(disagreements: Path, judge: JudgeOptions) -> tuple[bool, dict[str, bool]]:
+    """Whether the file holds a claim, and whether it holds a unit of each judge kind.
+
+    Read a claim at a time until every answer is known (usually the first line), remembered
+    for the file as it is (path, inode, size and modification time). A file the fast reader
+    cannot vouch for is read whole by the exact reader, as the judge reads it.
+    """
+    from failcodes.columnar import ExactReaderNeededError
+    from failcodes.disagreementio import claim_trace_of, iter_disagreement_claims
+
+    stat = disagreements.stat()
+    key = (disagreements.resolve(), stat.st_ino, stat.st_size, stat.st_mtime_ns, judge.passage_cut)
+    if key in _FIRST_UNITS:
+        return _FIRST_UNITS[key]
+    claims, has = False, {"retrieval": False, "reasoning": False}
+    try:
+        for rec, c in iter_disagreement_claims(disagreements):
+            trace = claim_trace_of(rec, c)
+            claims = True
+            has["retrieval"] = has["retrieval"] or any(
+                judge.judges_passage(p.rank) for p in trace.evidence_passages
+            )
+            has["reasoning"] = has["reasoning"] or bool(trace.reasoning and trace.reasoning.strip())
+            if all(has.values()):
+                break
+    except ExactReaderNeededError:
+        from failcodes.disagreementio import read_disagreements
+        from failcodes.units import disagreement_traces
+
+        traces = disagreement_traces(read_disagreements(disagreements))
+        claims = bool(traces)
+        has = {
+            "retrieval": bool(judge.units(traces, UnitKind.RETRIEVAL)),
+            "reasoning": bool(judge.units(traces, UnitKind.VERIFICATION)),
+        }
+    _FIRST_UNITS[key] = (claims, has)
+    return claims, has
+
+
+def _judge_request(
+    study: StudyFile, layout: StudyLayout, kind: str, dis: Path, codebook: Path, run: Path
+) -> JudgeRequest:
+    """The judge step's request: the study's ``[judge]`` settings on its paths."""
+    options = {  # a path is relative to the study folder, as every path there
+        name: _arg_path(str(value), layout) if isinstance(value, Path) else value
+        for name, value in options_of(study.judge).items()
+    }
+    return JudgeRequest(
+        kind=UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION,
+        source=dis,
+        codebook=codebook,
+        cache=layout.judge_cache,
+        output=run,
+        **options,
+    )
+
+
+def _measure_steps(study: StudyFile, layout: StudyLayout, name: str) -> list[Step]:
+    """The metrics and disagreements steps of data set ``name``."""
+    traces, labels = layout.traces(name), layout.labels(name)
+    m, d = study.metrics, study.disagreements
+    metrics = MetricsRequest(
+        traces=[traces],
+        labels=labels,
+        mapping=list(m.mappings),
+        level=m.level,
+        without_claims=m.without_claims,
+        question_scope=m.question_scope,
+        bootstrap=m.bootstrap,
+        seed=m.seed,
+        out=layout.metrics(name),
+        out_format="json",
+    )
+    disagreements = DisagreementsRequest(
+        traces=[traces],
+        labels=labels,
+        mapping=[d.mapping],
+        level=study.disagreement_level,
+        without_claims=study.disagreement_without_claims,
+        question_scope=study.disagreement_question_scope,
+        out=layout.disagreements(name),
+    )
+    return [
+        Step(
+            f"metrics {name}",
+            metrics,
+            inputs=(traces, labels),
+            outputs=(layout.metrics(name),),
+            dataset=name,
+        ),
+        Step(
+            f"disagreements {name}",
+            disagreements,
+            inputs=(traces, labels),
+            outputs=(layout.disagreements(name),),
+            dataset=name,
+        ),
+    ]
+
+
+def _judge_steps(
+    study: StudyFile, layout: StudyLayout, name: str, kinds: Sequence[str]
+) -> tuple[list[Step], dict[str, Path]]:
+    """The judge (or re-code) step of each kind, and each kind's run folder."""
+    codebook = resolve_path(study.codebook, layout.root)
+    newest = study_codebook(study, layout)[1]
+    dis = layout.disagreements(name)
+    # several judges in [judge]: a judge panel, whose run writes panel.json (its members'
+    # annotations live under panel/), not annotations.jsonl
+    panel = study.judge.panel
+    steps: list[Step] = []
+    runs: dict[str, Path] = {}
+    for kind in kinds:
+        if needs_recode(layout, name, kind, newest):
+            # the study's codebook is newer than the run's: the run's journal refuses a
+            # different codebook, so the run is brought onto it in a re-code run
+            run = runs[kind] = layout.judge_recode_run(name, kind, newest.version)
+            recode = RecodeRequest(study=layout.root, dataset=name, kind=kind)
+            outputs = (run / ("panel.json" if panel else "annotations.jsonl"), run / RECODE_ENTRIES)
+            steps.append(
+                Step(
+                    f"recode {kind} {name}",
+                    recode,
+                    inputs=(dis, codebook),
+                    outputs=outputs,
+                    dataset=name,
+                )
+            )
+            continue
+        run = runs[kind] = layout.judge_run(name, kind)
+        steps.append(
+            Step(
+                f"judge {kind} {name}",
+                _judge_request(study, layout, kind, dis, codebook, run),
+                inputs=(dis, codebook),
+                outputs=(run / "panel.json",)
+                if panel
+                else (run / "annotations.jsonl", run / "summary.json"),
+                dataset=name,
+            )
+        )
+    return steps, runs
+
+
+def _review_steps(
+    study: StudyFile, layout: StudyLayout, ds: DatasetSpec, runs: dict[str, Path]
+) -> list[Step]:
+    """Attribution of the data set's disagreements, then its Label Studio task files."""
+    name = ds.name
+    codebook = resolve_path(study.codebook, layout.root)
+    dis = layout.disagreements(name)
+    panel = study.judge.panel
+    attribute = AttributeRequest(
+        source=dis,
+        codebook=codebook,
+        retrieval=runs.get("retrieval"),
+        reasoning=runs.get("reasoning"),
+        strategy=Strategy(ds.attribution),
+        output=layout.attribution(name),
+    )
+    steps = [
+        Step(
+            f"attribute {name}",
+            attribute,
+            inputs=(
+                dis,
+                codebook,
+                *(r / ("panel.json" if panel else "annotations.jsonl") for r in runs.values()),
+            ),
+            outputs=(layout.attribution_table(name),),
+            dataset=name,
+        )
+    ]
+    if not study.review.labelstudio:
+        return steps
+    for kind, run in runs.items():
+        tasks = layout.labelstudio_tasks(name, kind)
+        # a panel's run folder: the consensus is pre-selected (ties are not)
+        judged = run if panel else run / "annotations.jsonl"
+        export = ExportRequest(
+            units=dis,
+            part=UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION,
+            codebook=codebook,
+            judged=judged,
+            out=tasks,
+        )
+        read = run / "panel.json" if panel else judged
+        steps.append(
+            Step(
+                f"labelstudio export {kind} {name}",
+                export,
+                inputs=(dis, codebook, read),
+                outputs=(tasks,),
+                dataset=name,
+            )
+        )
+    return steps
+
+
+def plan_work(study: StudyFile, layout: StudyLayout) -> list[Step]:
+    """Every step of the study but the report, in the order they run (see ``steps``)."""
+    steps = _ingest_steps(study, layout)
+    steps += _agreement_steps(study, layout)
+    for ds in study.datasets:
+        if not has_traces(study, ds.name):
+            continue  # labels only (e.g. for agreement): nothing to measure or judge
+        steps += _measure_steps(study, layout, ds.name)
+        found = judged_kinds(layout.disagreements(ds.name), study.judge.kinds, study.judge)
+        if found is not None and not found[0]:
+            continue  # no disagreement with a claim: nothing to judge or attribute
+        judging, runs = _judge_steps(
+            study, layout, ds.name, study.judge.kinds if found is None else found[1]
+        )
+        steps += judging
+        steps += _review_steps(study, layout, ds, runs)
+    return steps
+
+
+def plan_notes(study: StudyFile, layout: StudyLayout) -> list[str]:
+    """Why steps of the study are not planned (judge kinds with nothing to code, ...)."""
+    why = {
+        "retrieval": "the disagreements carry no passage (closed-book, or no text given)",
+        "reasoning": "the verifier wrote no reasoning",
+    }
+    notes: list[str] = []
+    for ds in study.datasets:
+        if not has_traces(study, ds.name):
+            notes.append(f"{ds.name}: labels only, nothing to measure or judge")
+            continue
+        found = judged_kinds(layout.disagreements(ds.name), study.judge.kinds, study.judge)
+        if found is None:
+            continue
+        if not found[0]:
+            notes.append(f"{ds.name}: no disagreement with a claim: nothing to judge or attribute")
+            continue
+        for kind in study.judge.kinds:
+            if kind not in found[1]:
+                notes.append(f"judge {kind} {ds.name}: not planned, {why[kind]}")
+    return notes
+
+
+__all__ = ["Step", "has_traces", "judged_kinds", "plan_notes", "plan_work"]
