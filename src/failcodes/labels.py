@@ -997,16 +997,6 @@ def label_target(label: Label) -> tuple[str, str]:
     return ("sentence", label.sentence_id)
 
 
-def index_labels(labels: Iterable[Label]) -> LabelIndex:
-    """Index labels by their target; two labels for one target raise :class:`InputError`.
-
-    A label with ``claim_id`` set is claim-level (its ``sentence_id``, if any, is informative);
-    otherwise it is sentence-level. Several annotators labelling the same sentence are not
-    merged here: keep one annotator's labels per file (or filter by ``annotator`` first).
-    """
-    return LabelIndex(labels)
-
-
 def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> dict[ClaimKey, Label]:
     """Return the clinical label that applies to each trace, keyed by ``(system, claim_id)``.
 
@@ -1017,11 +1007,8 @@ def resolve_claim_labels(traces: Iterable[Trace], labels: Iterable[Label]) -> di
     and sentence are both unlabelled are absent from the result (never defaulted to
     ``has_error=False``). Whether the returned label is claim-level: ``label.claim_id is not
     None``. Raises :class:`InputError` if two labels target the same sentence or claim.
-
-    Signature for callers: ``resolve_claim_labels(traces, labels) -> dict[(system, claim_id),
-    Label]``.
     """
-    index = index_labels(labels)
+    index = LabelIndex(labels)
     resolved: dict[ClaimKey, Label] = {}
     for trace in traces:
         own = index.of(trace.system)  # per-system labels: the trace's system's own

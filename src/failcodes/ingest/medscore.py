@@ -55,10 +55,6 @@ DEFAULT_SYSTEM = "medscore"
 _SENTENCE_ID = re.compile(r"^(?P<question>.+)_(?P<index>\d+)$")
 
 
-def _iter_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    return list(jsonio.iter_jsonl(path))
-
-
 def _text(value: object, path: Path, line: int, field: str, *, required: bool = True) -> str | None:
     if value is None and not required:
         return None
@@ -215,7 +211,7 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     seen: dict[tuple[str, ...], tuple[Path, int]] = {}
     empty = 0
     for path in paths:
-        records = _iter_records(path)
+        records = list(jsonio.iter_jsonl(path))
         if records and "claims" not in records[0][1] and "claim" in records[0][1]:
             empty += _read_verifications(records, cfg, path, seen, result)
         else:

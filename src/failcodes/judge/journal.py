@@ -190,21 +190,13 @@ def _vouched_row(path: Path, seq: object, unit_id: object, text: object) -> Anno
     return line if line is not None else decode_row(path, seq, unit_id, text)
 
 
-def read_journal(run_dir: str | Path) -> list[Annotation]:
+def iter_journal(run_dir: str | Path) -> Iterator[Annotation]:
     """Every annotation of a run's journal, in commit order, the journal left untouched.
 
     For readers of a finished run (``attribute --retrieval``, ``labelstudio export
     --judged``, ``recode``): no migration, no ``-wal``/``-shm`` files; an empty, damaged or
-    foreign database raises :class:`~failcodes.errors.InputError` naming it.
-    """
-    return list(iter_journal(run_dir))
-
-
-def iter_journal(run_dir: str | Path) -> Iterator[Annotation]:
-    """:func:`read_journal`, one annotation at a time.
-
-    The rows are not held (~1 GB of JSON text at paper scale); a damaged row or database
-    raises as there, when reached.
+    foreign database raises :class:`~failcodes.errors.InputError` naming it, when reached.
+    The rows are not held (~1 GB of JSON text at paper scale).
     """
     return _rows(Path(run_dir) / JOURNAL_NAME, decode_row)
 

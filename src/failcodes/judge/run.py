@@ -27,7 +27,7 @@ from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
 from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import Journal, read_journal
+from failcodes.judge.journal import Journal, iter_journal
 from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import ProgressCallback, Session
@@ -122,7 +122,7 @@ def read_summary(run_dir: str | Path) -> RunSummary | None:
 
 def read_annotations(run_dir: str | Path) -> list[Annotation]:
     """Read every annotation of a run (from its journal, which is left untouched)."""
-    return read_journal(run_dir)
+    return list(iter_journal(run_dir))
 
 
 @contextmanager
