@@ -122,3 +122,126 @@ def test_agree_says_what_its_pooled_rows_pool(
     line = next(n for n in pooled["notes"] if n.startswith("Pooled rows"))
     assert "over the 2 dimensions (entity, scope)" in line
     assert "de Vries et al. 2008" in line and "chance agreement within each dimension" in line
+
+
+def _first_line_and_rows(
+    capsys: pytest.CaptureFixture[str], path: Path, *extra: str
+) -> tuple[str, dict[str, float]]:
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON, *extra], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    return rows[0]["notes"][0], {r["statistic"]: r["value"] for r in rows}
+
+
+def test_a_parquet_categorys_unused_categories_are_said_beside_the_category_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A categorical column declaring 5 codes, 2 of them given: q is 2, and the line says so.
+
+    8 units, A/B agree on 6: p_o = 3/4. Brennan-Prediger (p_o - 1/q) / (1 - 1/q): with the 2
+    given, (3/4 - 1/2) / (1/2) = 1/2; with the 5 declared, (3/4 - 1/5) / (4/5) = 11/16.
+    Before, the first line said nothing of the category set or of the 3 unused codes.
+    """
+    import pandas as pd
+
+    kind = pd.CategoricalDtype(["exact", "partial", "irrelevant", "other", "none"])
+    a = ["exact", "exact", "partial", "partial", "exact", "partial", "exact", "exact"]
+    b = ["exact", "partial", "partial", "partial", "exact", "exact", "exact", "exact"]
+    path = tmp_path / "r.parquet"
+    pd.DataFrame(
+        {"unit": [f"u{i}" for i in range(8)], "A": pd.Categorical(a, dtype=kind),
+         "B": pd.Categorical(b, dtype=kind)}
+    ).to_parquet(path)  # fmt: skip
+    first, values = _first_line_and_rows(capsys, path)
+    assert values["brennan_prediger"] == pytest.approx(1 / 2)
+    assert "category set: the 2 given (exact, partial); gwet_ac1, brennan_prediger, pabak" in first
+    assert (
+        "the column type declares 3 more never given (irrelevant, other, none): not counted "
+        "(--categories exact,partial,irrelevant,other,none counts them)"
+    ) in first
+    _, values = _first_line_and_rows(
+        capsys, path, "--categories", "exact,partial,irrelevant,other,none"
+    )
+    assert values["brennan_prediger"] == pytest.approx(11 / 16)
+
+
+def test_integer_scores_read_as_nominal_categories_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scores 1-5 under the default nominal level: the line says they are unordered.
+
+    10 units, 5 exact agreements: p_o = 1/2. A gives each score twice (margins 1/5), B 1, 2, 2,
+    3, 2 times: p_e = 1/5 * (1 + 2 + 2 + 3 + 2) / 10 = 1/5; Cohen (1/2 - 1/5) / (4/5) = 3/8.
+    """
+    pairs = [(1, 2), (2, 2), (3, 4), (4, 4), (5, 4), (1, 1), (2, 3), (3, 3), (4, 5), (5, 5)]
+    path = tmp_path / "r.csv"
+    path.write_text("unit,A,B\n" + "".join(f"u{i},{a},{b}\n" for i, (a, b) in enumerate(pairs)))
+    first, values = _first_line_and_rows(capsys, path)
+    assert values["cohen"] == pytest.approx(3 / 8)
+    assert (
+        "the numbers 1, 2, 3, 4, 5 read as unordered categories (1 against 2 disagrees as much "
+        "as against 5; --level ordinal or --weights linear for a scale)"
+    ) in first
+
+
+def test_a_rater_who_rated_a_third_of_the_units_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Long table, A and B rate 6 units, C 2: percent by hand, and C's 2 of 6 on line 1.
+
+    Per unit: u1 xxx 1; u2 x y x: 1 agreeing pair of 3, 1/3; u3 yy, u4 yy, u5 xx: 1; u6 yx: 0.
+    p_o = (4 + 1/3) / 6 = 13/18.
+    """
+    path = tmp_path / "long.csv"
+    path.write_text(
+        "unit,rater,code\nu1,A,x\nu1,B,x\nu1,C,x\nu2,A,x\nu2,B,y\nu2,C,x\nu3,A,y\nu3,B,y\n"
+        "u4,A,y\nu4,B,y\nu5,A,x\nu5,B,x\nu6,A,y\nu6,B,x\n"
+    )
+    first, values = _first_line_and_rows(capsys, path)
+    assert values["percent"] == pytest.approx(13 / 18)
+    assert "missing ratings: C rated 2 of 6 units (a unit enters with two or more ratings)" in first
+
+
+def test_a_rater_who_gave_one_code_to_every_unit_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A says no_error on all 20 units, B on 18: p_o = 9/10, Cohen's p_e = 1 * 9/10: kappa 0.
+
+    The kappa paradox (Feinstein & Cicchetti 1990): 90% agreement reads kappa 0 with a
+    zero-width interval; the first line now says why.
+    """
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "unit,A,B\n" + "".join(f"u{i},no_error,{'error' if i >= 18 else 'no_error'}\n"
+                               for i in range(20))
+    )  # fmt: skip
+    first, values = _first_line_and_rows(capsys, path)
+    assert values["percent"] == pytest.approx(9 / 10)
+    assert values["cohen"] == pytest.approx(0.0, abs=1e-12)
+    assert "A gave 'no_error' to all 20 units it rated: the chance-corrected coefficients" in first
+    assert "Cohen's kappa is 0 whatever the other gave" in first
+
+
+def test_an_annotation_file_with_an_adjudicator_coder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An 'adjudicator' who sided with alice on every unit: read as a third coder before.
+
+    entity with alice, bob: Fleiss 7/15 (above). With the adjudicator (alice's codes) three
+    ratings per unit: u1 xxx 1, u2 xxx 1, u3 x y x 1/3, u4 yyy 1: p_o = (3 + 1/3) / 4 = 5/6;
+    margins x 8/12, y 4/12: p_e = 4/9 + 1/9 = 5/9; (5/6 - 5/9) / (4/9) = 5/8 = 0.625, which
+    `agree` printed at exit 0. A ratings table leaves such a column out by name; here the file
+    is refused, one line.
+    """
+    anns = _pool_annotations()
+    extra = [a.model_copy(update={"coder": "adjudicator"}) for a in anns if a.coder == "alice"]
+    path = tmp_path / "ann.jsonl"
+    path.write_text("".join(json.dumps(a.model_dump(mode="json")) + "\n" for a in anns + extra))
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        f"failcodes: error: {path}:9, field 'coder': coder 'adjudicator' is named like a "
+        "consensus ('adjudicator'): its codes resolve the coders' disagreements, and read as "
+        "one more coder they raise agreement; take its annotations out of the file (or rename "
+        "the coder, if a rater)"
+    )

@@ -92,6 +92,83 @@ def _unused_levels(values: list[float]) -> str:
     )
 
 
+#: Statistics whose chance agreement counts the categories, not only the ratings' margins.
+_COUNTS_CATEGORIES = ("gwet_ac1", "gwet_ac2", "brennan_prediger", "pabak")
+
+
+def _declared_unused(frame: Any, labels: list[str]) -> list[str]:
+    """Categories a column's type declares (a Parquet/pandas categorical) that nobody gave."""
+    import pandas as pd  # loaded already: the frame is pandas'
+
+    unused: list[str] = []
+    for col in frame.columns:
+        dtype = frame[col].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            declared = [str(c) for c in dtype.categories]
+            if set(labels) <= set(declared):  # the column holds the ratings
+                unused += [c for c in declared if c not in labels and c not in unused]
+    return unused
+
+
+def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given: bool) -> str:
+    """For the first line: what a ratings table's category set and gaps assumed ('' if none).
+
+    AC1, Brennan-Prediger and PABAK count the categories (Brennan-Prediger's chance agreement
+    is 1/q): the categories given, unless --categories lists the full set, and a categorical
+    column's declared but unused categories are not counted. Numbers are nominal categories
+    unless --level/--weights say otherwise; a rater who skipped units leaves them with fewer
+    ratings.
+    """
+    names = table.labels or [f"{v:g}" for v in table.categories]
+    clauses: list[str] = []
+    counted = [
+        r.statistic for r in results if r.statistic in _COUNTS_CATEGORIES and r.value is not None
+    ]
+    if counted and not given:
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        clauses.append(
+            f"category set: the {len(names)} given ({shown}); {', '.join(counted)} count "
+            "them (--categories gives the full list)"
+        )
+        unused = _declared_unused(frame, names)
+        if unused:
+            clauses.append(
+                f"the column type declares {len(unused)} more never given "
+                f"({', '.join(unused[:8])}): not counted (--categories "
+                f"{','.join([*names, *unused])} counts them)"
+            )
+    levels = table.categories.tolist() if table.labels is None else []
+    nominal = all(
+        r.level == "nominal" and r.weights == "none" for r in results if r.value is not None
+    )
+    if len(levels) >= 3 and all(float(v).is_integer() for v in levels) and nominal:
+        clauses.append(
+            f"the numbers {', '.join(names[:8])} read as unordered categories ({names[0]} "
+            f"against {names[1]} disagrees as much as against {names[-1]}; --level ordinal or "
+            "--weights linear for a scale)"
+        )
+    import numpy as np  # loaded already: the table is numpy's
+
+    rated = np.isfinite(table.values).sum(axis=0)
+    n = len(table.unit_ids)
+    short = [f"{r} rated {k}" for r, k in zip(table.raters, rated.tolist(), strict=True) if k < n]
+    for r, k, column in zip(table.raters, rated.tolist(), table.values.T, strict=True):
+        seen = np.unique(column[np.isfinite(column)])
+        if seen.size == 1 and len(names) > 1 and k > 1:
+            label = names[int(seen[0])] if table.labels else f"{seen[0]:g}"
+            clauses.append(
+                f"{r} gave '{label}' to all {k} units it rated: the chance-corrected "
+                "coefficients take that margin as chance (with two raters Cohen's kappa is 0 "
+                "whatever the other gave; the kappa paradox, Feinstein & Cicchetti 1990)"
+            )
+    if short:
+        clauses.append(
+            f"missing ratings: {', '.join(short)} of {len(table.unit_ids)} units (a unit enters "
+            "with two or more ratings)"
+        )
+    return "".join(f"; {c}" for c in clauses)
+
+
 def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
     dumped = res.model_dump()
     return {**extra, **{k: dumped[k] for k in _JSON_KEYS}}
@@ -179,6 +256,29 @@ def _coders_written_one_way(
     cells = ((ann.coder, line, "coder") for ann, line in zip(annotations, lines, strict=False))
     tail = "each spelling would be a coder of its own, its units split between them"
     one_way(cells, path, "coder", f"{tail}; write the name one way")
+
+
+def _no_consensus_coder(
+    annotations: Sequence[Annotation], lines: Sequence[int], path: Path
+) -> None:
+    """Refuse a coder named like a consensus (``adjudicator``, ``majority``, ``gold``...).
+
+    A ratings table leaves such a column out by name; an annotation file read it as one more
+    coder: an adjudicator who sided with alice raised entity Fleiss from 7/15 to 0.625 (t13red2).
+    """
+    from failcodes.stats.summaries import consensus_word
+
+    for ann, line in zip(annotations, lines, strict=False):
+        word = consensus_word(ann.coder)
+        if word is not None:
+            raise InputError(
+                f"coder '{ann.coder}' is named like a consensus ('{word}'): its codes resolve "
+                "the coders' disagreements, and read as one more coder they raise agreement; "
+                "take its annotations out of the file (or rename the coder, if a rater)",
+                path=path,
+                line=line,
+                field="coder",
+            )
 
 
 class AgreeRequest(Request):
@@ -327,6 +427,7 @@ class AgreeRequest(Request):
                     annotations.append(tableio.validate_record(Annotation, record, self.file, line))
                     lines.append(line)
             _coders_written_one_way(annotations, lines, self.file)
+            _no_consensus_coder(annotations, lines, self.file)
             cb, found = _annotations_codebook(annotations, self.codebook)
             if cb is not None and lines:
                 _codes_in_codebook(annotations, lines, cb, self.file)
@@ -407,6 +508,9 @@ class AgreeRequest(Request):
                     confidence=self.confidence,
                 )
                 rows.extend(_row(r, **extra) for r in results)
+                said = _table_clauses(table, frame, results, self.categories is not None)
+                if said:
+                    notes[0] += f"; {self.by} {key}:{said[1:]}" if self.by is not None else said
                 if matrix is None and table.labels is None and self.categories is None:
                     weighted = [r for r in results if r.weights != "none" and r.value is not None]
                     gaps = _unused_levels(table.categories.tolist()) if weighted else None
