@@ -163,19 +163,22 @@ def test_two_annotations_with_no_annotator_are_two_coders_named_by_annotation_id
     ]
 
 
-def test_an_interval_counting_repeated_rows_is_marked_too_narrow_in_its_cell(
+def test_an_interval_over_repeated_rows_counts_their_units(
     tmp_path: Path,
 ) -> None:
-    # 24 units in two rows each, 12 drawn and reviewed (6 exact_entity): 24 reviewed rows. The
-    # human-only interval is Jeffreys' on the rows, Beta(12.5, 12.5): [31.0, 69.0]; on the 12
-    # units, Beta(6.5, 6.5), it is [24.3, 75.7]. Before, only the note column (last, often cut
-    # off in a paper table) said "too narrow"; the interval cells read like any other.
+    # 24 units in two rows each, 12 drawn and reviewed (6 exact_entity): 24 reviewed rows. On
+    # the rows the human-only interval was 50.0 [31.0, 69.0] (Jeffreys), marked "too narrow".
+    # Now it counts the 12 units (Kish, 24 rows of 2 -> 12): Clopper-Pearson for 6 of 12,
+    # Beta(6, 7) at 2.5% and Beta(7, 6) at 97.5%: [21.1, 78.9]; no mark is needed.
+    from scipy.stats import beta as beta_dist
+
     from tests.test_outside_review11 import _duplicated_rows
 
     got = _duplicated_rows(tmp_path, 24, 12).loc["exact_entity"]
-    mark = " (too narrow: 24 reviewed rows are 12 units)"
-    assert got["human-only (%)"] == "50.0 [31.0, 69.0]" + mark
-    assert got["corrected (%)"].startswith("50.0 [") and got["corrected (%)"].endswith(mark)
+    low, high = beta_dist.ppf(0.025, 6, 7), beta_dist.ppf(0.975, 7, 6)
+    assert (round(100 * low, 1), round(100 * high, 1)) == (21.1, 78.9)
+    assert got["human-only (%)"] == "50.0 [21.1, 78.9]"
+    assert got["corrected (%)"].startswith("50.0 [")
     # one row per unit (25 of 50 drawn units reviewed at random): no mark (the control)
     from failcodes.report.rundir import load_run_dir
     from failcodes.units import UnitKind
@@ -183,9 +186,11 @@ def test_an_interval_counting_repeated_rows_is_marked_too_narrow_in_its_cell(
 
     _half_reviewed_study(tmp_path / "once", [f"u{i:03d}" for i in range(25)])
     [(_, table)] = load_run_dir(tmp_path / "once").corrected[UnitKind.RETRIEVAL]
-    # exact_entity on 13 of the 25 reviewed (u000, u002, ..., u024): Jeffreys Beta(13.5, 12.5)
+    # exact_entity on 13 of the 25 reviewed (u000, u002, ..., u024): Clopper-Pearson,
+    # Beta(13, 13) at 2.5% and Beta(14, 12) at 97.5%
     exact = table.set_index("code").loc["exact_entity"]
-    assert exact["human-only (%)"] == "52.0 [33.1, 70.5]"
+    low, high = beta_dist.ppf(0.025, 13, 13), beta_dist.ppf(0.975, 14, 12)
+    assert exact["human-only (%)"] == f"52.0 [{100 * low:.1f}, {100 * high:.1f}]"
     assert not any("too narrow" in c for c in [*table["human-only (%)"], *table["corrected (%)"]])
 
 

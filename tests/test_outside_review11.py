@@ -242,7 +242,7 @@ def test_reviews_of_only_the_judges_all_high_units_are_said_not_missing_at_rando
     assert inputs.notes["corrected:retrieval"] == [f"Plan 'p': {skew}"]
     exact = table[table["code"] == "exact_entity"].iloc[0]
     assert exact["corrected (%)"].startswith("100.0 [")
-    assert exact["note"].startswith("the missing reviews are not missing at random (caption); ")
+    assert exact["note"].startswith("the missing reviews are not missing at random (caption)")
 
 
 def test_reviews_of_half_the_drawn_units_at_random_are_not_flagged(tmp_path: Path) -> None:
@@ -314,15 +314,16 @@ def test_six_reviewed_units_in_twelve_rows_are_too_few_to_estimate(tmp_path: Pat
     )
 
 
-def test_reviewed_rows_that_repeat_units_say_the_interval_is_too_narrow(tmp_path: Path) -> None:
+def test_reviewed_rows_that_repeat_units_count_as_their_units(tmp_path: Path) -> None:
     # 24 units in two rows each, 12 drawn and reviewed: 24 reviewed rows are 12 units. The
-    # estimate stands (both sides count the rows alike) but its interval counts 24 reviews.
+    # estimate stands (both sides count the rows alike); the interval used to count 24 reviews
+    # and said "too narrow"; now each unit counts once (Kish: 24^2 / (12 x 2^2) = 12).
     got = _duplicated_rows(tmp_path, 24, 12).loc["exact_entity"]
     assert (got["units"], got["reviewed"]) == (48, 24)
     assert got["corrected (%)"].startswith("50.0 [")
-    assert got["note"].startswith(
-        "the 24 reviewed rows are 12 distinct units (a unit in several rows): the interval "
-        "counts each row as a review, so it is too narrow; coverage not assured"
+    assert got["note"] == (
+        "the 24 reviewed rows are 12 distinct units (a unit in several rows): the intervals "
+        "count each unit once (Kish's effective sample size)"
     )
 
 

@@ -47,8 +47,24 @@ def test_reported_interval_covers_where_the_old_one_did_not(
     design = bench.Design(sens, spec, n, p, plan, units)
     result = bench.run_cell(np.random.default_rng([7, n]), design, 2000, 0.95)
     assert old[0] <= result.old <= old[1]  # the design is the one the review measured
-    assert 0.93 <= result.corrected[0] <= 0.99
-    if result.cov_unflagged is not None and result.flag < 0.5:
-        assert 0.93 <= result.cov_unflagged <= 0.97
+    # at least 0.93; the exact parts make it conservative where the judge is accurate (0.9995
+    # at the seed's hand check, 50 reviewed at prevalence 0.5), so no upper bound of 0.99
+    assert result.corrected[0] >= 0.93
+    # no interval carries a note now, and none is refused in these designs
+    assert result.flag == 0 and result.cov_unflagged == result.corrected[0]
     # narrower than the human-only interval: the judge still helps
+    assert result.corrected[1] < result.human[1]
+
+
+def test_the_seed_regime_where_the_old_note_left_its_failures_unnoted() -> None:
+    # A 0.8/0.9 judge, prevalence 0.05, 200 reviewed of 10,000 (bench --grid regime): the old
+    # interval's note ("coverage not assured") fired in 91.75% of replicates, and the 165 it
+    # left unnoted, the draws with unusually many disagreements, covered 0.745 (seed [7, 200]).
+    # The interval reported now carries no note and covers 0.9695.
+    bench = _bench()
+    design = bench.Design(0.8, 0.9, 200, 0.05, "uniform", 10_000)
+    result = bench.run_cell(np.random.default_rng([7, 200]), design, 2000, 0.95)
+    assert result.post_flag > 0.9
+    assert result.post_unflagged is not None and result.post_unflagged < 0.85
+    assert result.flag == 0 and 0.93 <= result.corrected[0] <= 0.99
     assert result.corrected[1] < result.human[1]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import beta as beta_dist
@@ -30,7 +30,6 @@ from failcodes.reviewplan import (
     match_reviews,
     read_plan,
 )
-from failcodes.stats.ppi import Posterior, beta_bounds
 from failcodes.study.layout import ATTRIBUTION_ITEMS, StudyLayout
 
 HIGH = {
@@ -313,6 +312,13 @@ def test_cli_plan_bad_input_is_one_line(
 # ------------------------------------------------------------------ corrected report
 
 
+def _cp(x: int, n: int) -> tuple[float, float]:
+    """Clopper-Pearson 95%: Beta(x, n - x + 1) at 2.5%, Beta(x + 1, n - x) at 97.5%."""
+    low = 0.0 if x == 0 else float(beta_dist.ppf(0.025, x, n - x + 1))
+    high = 1.0 if x == n else float(beta_dist.ppf(0.975, x + 1, n - x))
+    return low, high
+
+
 def hand_corrected() -> tuple[float, float, float, float]:
     """``(lam, theta, low, high)`` of the hand-computed cell of the two report tests below."""
     # Hand-computed PPI++ for the cell (retriever or verifier A, the code):
@@ -321,32 +327,17 @@ def hand_corrected() -> tuple[float, float, float, float]:
     # lam = 0.14 / ((1 + 10/10) * 5/19) = 0.266; theta = lam * 0.4 + 0.6 - lam * 0.6.
     lam = 0.266
     theta = 0.6 - 0.2 * lam
-    # The interval: the posterior of the judge x human table (human, judge) = (1,1) 5,
-    # (1,0) 1, (0,1) 1, (0,0) 3, each + 1/4 (size 11), the correction y - lam yhat taking
-    # 1 - lam, 1, -lam, 0 there; the unreviewed judge share Beta(4 + 1/2, 6 + 1/2).
-    shares = np.array([5.25, 1.25, 1.25, 3.25]) / 11
-    values = np.array([1 - lam, 1, -lam, 0])
-    mu_r = float(shares @ values)
-    var_r = float(shares @ (values - mu_r) ** 2) / 12
-    third_r = 2 * float(shares @ (values - mu_r) ** 3) / (12 * 13)
-    mu_u, var_u = 4.5 / 11, 4.5 * 6.5 / (121 * 12)
-    third_u = 2 * 4.5 * 6.5 * 2.0 / (1331 * 12 * 13)
-    post = Posterior(
-        mean=np.array(lam * mu_u + mu_r),
-        variance=np.array(lam**2 * var_u + var_r),
-        third=np.array(lam**3 * third_u + third_r),
-    )
-    low, high = (float(v) for v in beta_bounds(post, 0.95))  # fit checked in test_stats_ppi
-    return lam, theta, low, high
-
-
-def hand_posterior_variance() -> float:
-    """The posterior variance behind :func:`hand_corrected`'s interval (for n_eff)."""
-    lam = 0.266
-    shares = np.array([5.25, 1.25, 1.25, 3.25]) / 11
-    values = np.array([1 - lam, 1, -lam, 0])
-    mu_r = float(shares @ values)
-    return lam**2 * 4.5 * 6.5 / (121 * 12) + float(shares @ (values - mu_r) ** 2) / 12
+    # The interval: the units split by the judge's code. Judge 1: 6 reviewed (5 with the
+    # code) + 4 unreviewed = 10 units; judge 0: 4 reviewed (1 with the code) + 6 = 10 units.
+    # M = 0.5 x 5/6 + 0.5 x 1/4 = 0.5417; each part's Clopper-Pearson interval, combined by
+    # MOVER: M -+ sqrt(sum (W (a - bound))^2 + B), B = z^2 sum W (a - M)^2 / 20 units.
+    z = 1.959963984540054
+    parts = [(5 / 6, _cp(5, 6)), (1 / 4, _cp(1, 4))]
+    mid = sum(0.5 * a for a, _ in parts)
+    between = z * z * sum(0.5 * (a - mid) ** 2 for a, _ in parts) / 20
+    low = mid - math.sqrt(sum((0.5 * (a - lo)) ** 2 for a, (lo, _) in parts) + between)
+    high = mid + math.sqrt(sum((0.5 * (hi - a)) ** 2 for a, (_, hi) in parts) + between)
+    return lam, theta, max(low, 0.0), min(high, 1.0)
 
 
 def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path) -> None:
@@ -357,10 +348,10 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
     corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
 
     lam, theta, low, high = hand_corrected()
-    # human-only: Jeffreys' interval for 6 of 10, Beta(6.5, 4.5)
-    h_low, h_high = beta_dist.ppf([0.025, 0.975], 6.5, 4.5)
-    # n_eff: 10 reviewed units times the Jeffreys variance over the posterior variance
-    n_eff = 10 * (6.5 * 4.5 / (121 * 12)) / hand_posterior_variance()
+    # human-only: Clopper-Pearson's interval for 6 of 10
+    h_low, h_high = _cp(6, 10)
+    # n_eff: 10 reviewed units times (human-only width / corrected width)^2
+    n_eff = 10 * ((h_high - h_low) / (high - low)) ** 2
     for code in ("exact_entity", "all_high_quality"):  # every other dimension is high
         row = corrected[(corrected["retriever"] == "A") & (corrected["code"] == code)].iloc[0]
         assert row["units"] == 20
@@ -371,10 +362,9 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
         assert float(row["lambda"]) == pytest.approx(round(lam, 2))
         assert row["n_eff"] == f"{n_eff:.0f} (+{n_eff - 10:.0f})"
         assert int(row["disagree"]) == 2
-        # 6 of 10 reviewed carry the code, 4 lack it (< 15); 2 disagree with the judge (< 10)
-        assert row["note"] == (
-            "coverage not assured: 4 reviewed without the code (< 15), 2 disagreements (< 10)"
-        )
+        # 2 disagreements with the judge: the old interval carried "coverage not assured: 4
+        # reviewed without the code (< 15), 2 disagreements (< 10)"; the exact parts need none
+        assert pd.isna(row["note"])
     # retriever B: 2 reviewed units are too few to estimate, and the table says so
     small = corrected[(corrected["retriever"] == "B") & (corrected["code"] == "exact_entity")]
     assert "too small to estimate: 2 reviewed unit(s)" in small.iloc[0]["note"]
@@ -477,7 +467,7 @@ def test_report_corrects_the_attribution_by_hand(tmp_path: Path) -> None:
     # verification there. The verification cell is then the hand-computed cell of
     # hand_corrected() (judge [1]*6 + [0]*4 reviewed, [1]*4 + [0]*6 not; human
     # [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]); retrieval is its complement: 1 - theta, [1 - high, 1 - low]
-    # (PPI++ and the posterior are symmetric in the two codes).
+    # (PPI++ and the exact parts are symmetric in the two codes).
     judge_high = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
     human_high = [True] * 5 + [False, True] + [False] * 3
     inputs = write_attribution_study(tmp_path, {"S": (judge_high, human_high)})
@@ -512,12 +502,12 @@ def test_report_corrects_each_systems_attribution_apart(tmp_path: Path) -> None:
     # reviewer of t0..t9 finds t0, t1 and t2 all-high (3 of 10 move to verification).
     # T's verification cell by hand: yhat = 0 on all 20 items, so cov(y, yhat) = 0 and
     # var(yhat) = 0: lam = 0 (PPI++ falls back to the human codes) and corrected = human-only
-    # = 3/10 = 30.0%. With lam = 0 and one stratum the posterior is Jeffreys':
-    # cells (human, judge) (1, 0) = 3, (0, 0) = 7, (1, 1) = (0, 1) = 0, each + 1/4, so the
-    # human share is Beta(3 + 1/2, 7 + 1/2); the interval is its 2.5% and 97.5% quantiles,
-    # [9.3%, 60.6%] (scipy.stats.beta(3.5, 7.5).ppf(0.025 / 0.975) = 0.0927 / 0.6058, the
-    # two-moment Beta fit of beta_bounds being exact there). Retrieval is its complement:
-    # 70.0 [39.4, 90.7]. Its note: 3 reviewed with the code (< 15), 3 disagreements (< 10).
+    # = 3/10 = 30.0%. With the judge's code 0 on every item there is one part, and the
+    # corrected interval is the human one: Clopper-Pearson's for 3 of 10, Beta(3, 8) at 2.5%
+    # and Beta(4, 7) at 97.5%: [6.7%, 65.2%] (0.0667 / 0.6525; scipy.stats.binomtest(3, 10)
+    # .proportion_ci(method="exact") gives the same). Retrieval is its complement:
+    # 70.0 [34.8, 93.3]. No note (the old interval's: 3 reviewed with the code (< 15), 3
+    # disagreements (< 10)).
     # Each system is estimated from its own items only: S's figures stay hand_corrected()'s.
     judge_s = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
     human_s = [True] * 5 + [False, True] + [False] * 3
@@ -527,16 +517,15 @@ def test_report_corrects_each_systems_attribution_apart(tmp_path: Path) -> None:
     caption, corrected, numbers = inputs.corrected_attribution[0]
     assert "20 of 40 judge-coded items fully reviewed (by SIMULATED reviewer)" in caption
     cells = corrected.set_index(["system", "stage"])
-    low_t, high_t = beta_dist(3.5, 7.5).ppf([0.025, 0.975])
-    assert (round(100 * low_t, 1), round(100 * high_t, 1)) == (9.3, 60.6)
+    low_t, high_t = _cp(3, 10)
+    assert (round(100 * low_t, 1), round(100 * high_t, 1)) == (6.7, 65.2)
     ver_t, ret_t = cells.loc[("T", "verification")], cells.loc[("T", "retrieval")]
     assert (ver_t["items"], ver_t["reviewed"]) == (20, 10)
     assert (ver_t["judge-only (%)"], ret_t["judge-only (%)"]) == ("0.0", "100.0")
-    assert ver_t["human-only (%)"] == ver_t["corrected (%)"] == "30.0 [9.3, 60.6]"
-    assert ret_t["corrected (%)"] == "70.0 [39.4, 90.7]"
+    assert ver_t["human-only (%)"] == ver_t["corrected (%)"] == "30.0 [6.7, 65.2]"
+    assert ret_t["corrected (%)"] == "70.0 [34.8, 93.3]"
     assert ver_t["lambda"] == "0.00"
-    assert "3 reviewed with the code (< 15)" in ver_t["note"]
-    assert "3 disagreements (< 10)" in ver_t["note"]
+    assert pd.isna(ver_t["note"]) or ver_t["note"] == ""
     lam, theta, low, high = hand_corrected()
     ver_s = cells.loc[("S", "verification")]
     assert ver_s["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
@@ -839,13 +828,13 @@ def test_a_review_with_no_code_on_a_dimension_is_not_reviewed_for_it() -> None:
     exact = cell[("entity_match", "exact_entity")]
     est = exact["estimates"]
     assert est is not None
-    # human share: 10 exact_entity of the 12 that coded entity_match = 0.8333, Jeffreys
-    # Beta(10 + 1/2, 2 + 1/2); the judge says exact_entity on every unit, so its variance
-    # is 0 and PPI++ gives it lam = 0: corrected = human share
+    # human share: 10 exact_entity of the 12 that coded entity_match = 0.8333,
+    # Clopper-Pearson: Beta(10, 3) at 2.5%, Beta(11, 2) at 97.5%; the judge says exact_entity
+    # on every unit, so its variance is 0 and PPI++ gives it lam = 0: corrected = human share
     assert exact["reviewed"] == 12
     assert est.human.estimate == pytest.approx(10 / 12)
-    assert est.human.ci_low == pytest.approx(beta_dist.ppf(0.025, 10.5, 2.5))
-    assert est.human.ci_high == pytest.approx(beta_dist.ppf(0.975, 10.5, 2.5))
+    assert est.human.ci_low == pytest.approx(beta_dist.ppf(0.025, 10, 3))
+    assert est.human.ci_high == pytest.approx(beta_dist.ppf(0.975, 11, 2))
     assert est.lam == 0.0
     assert est.corrected.estimate == pytest.approx(10 / 12)
     irrelevant = cell[("entity_match", "irrelevant")]["estimates"]

@@ -13,16 +13,13 @@ from scipy.stats import norm
 from failcodes.errors import StatisticsError
 from failcodes.stats.ppi import (
     Moments,
-    Posterior,
     Stratum,
-    beta_bounds,
     classical,
     combine_strata,
-    posterior,
+    kish_scale,
     ppi,
     ppi_mean,
     share_estimates,
-    tuned_lambda,
 )
 
 # A small fixture worked out by hand: 5 reviewed units, 8 unreviewed ones.
@@ -100,7 +97,7 @@ def test_stratified_matches_per_stratum_ppi_py() -> None:
     se = math.sqrt(float((w**2) @ np.array(variances)))
     assert result.corrected.estimate == pytest.approx(theta, rel=1e-10)
     assert result.corrected.se == pytest.approx(se, rel=1e-8)
-    assert result.corrected.ci_method == "beta"
+    assert result.corrected.ci_method == "clopper-pearson"
     assert result.corrected.ci_low < theta < result.corrected.ci_high
     assert result.n_units == int(sizes.sum())
     assert result.n_reviewed == 95
@@ -110,55 +107,6 @@ def test_stratified_matches_per_stratum_ppi_py() -> None:
     # judge-only: the judge's share over every unit of the cell
     judge_ones = sum(s[1].sum() + s[2].sum() for s in strata)
     assert result.judge.estimate == pytest.approx(judge_ones / sizes.sum())
-
-
-def test_posterior_moments_by_hand() -> None:
-    # The 5 + 8 fixture: cells (human, judge) (1,1) 2, (1,0) 1, (0,1) 1, (0,0) 1. Each gets
-    # 1/4: Dirichlet(2.25, 1.25, 1.25, 1.25), size 6. With lam the correction y - lam yhat is
-    # 1 - lam, 1, -lam, 0 in those cells: mean sum m_c v_c, variance sum m_c (v_c - mu)^2 / 7,
-    # third central moment 2 sum m_c (v_c - mu)^3 / (7 * 8). The unreviewed judge share:
-    # Beta(3 + 1/2, 5 + 1/2), mean 3.5/9, variance 3.5 * 5.5 / (9^2 * 10), third moment
-    # 2 * 3.5 * 5.5 * (5.5 - 3.5) / (9^3 * 10 * 11).
-    lam = 0.4
-    m = Moments.from_arrays(Y, YHAT, YHAT_U)
-    shares = np.array([2.25, 1.25, 1.25, 1.25]) / 6
-    values = np.array([1 - lam, 1, -lam, 0])
-    mu_r = float(shares @ values)
-    var_r = float(shares @ (values - mu_r) ** 2) / 7
-    third_r = 2 * float(shares @ (values - mu_r) ** 3) / 56
-    mu_u, var_u = 3.5 / 9, 3.5 * 5.5 / (81 * 10)
-    third_u = 2 * 3.5 * 5.5 * 2.0 / (729 * 10 * 11)
-    post = posterior(m, lam)
-    assert float(post.mean) == pytest.approx(lam * mu_u + mu_r, rel=1e-12)
-    assert float(post.variance) == pytest.approx(lam**2 * var_u + var_r, rel=1e-12)
-    assert float(post.third) == pytest.approx(lam**3 * third_u + third_r, rel=1e-12)
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "scale", "flip"),
-    [
-        (3.5, 2.5, 1.0, False),
-        (2.0, 30.0, 0.4, False),
-        (3.0, 20.0, 0.3, True),
-        (0.5, 40.5, 1.0, False),
-    ],
-)
-def test_beta_bounds_recover_a_scaled_beta(a: float, b: float, scale: float, flip: bool) -> None:
-    # A posterior that *is* scale * Beta(a, b) (or 1 minus it) gets that distribution's
-    # quantiles back: the fit matches mean, variance and skewness (scipy's moments).
-    mean, var, skew = (float(v) for v in beta_dist.stats(a, b, scale=scale, moments="mvs"))
-    third = skew * var**1.5
-    post = Posterior(
-        mean=np.array(1 - mean if flip else mean),
-        variance=np.array(var),
-        third=np.array(-third if flip else third),
-    )
-    low, high = beta_bounds(post, 0.95)
-    q_low, q_high = beta_dist.ppf([0.025, 0.975], a, b, scale=scale)
-    if flip:
-        q_low, q_high = 1 - q_high, 1 - q_low
-    assert float(low) == pytest.approx(q_low, rel=1e-6)
-    assert float(high) == pytest.approx(q_high, rel=1e-6)
 
 
 def _cell(positives: int, n: int = 40, big_n: int = 400, misses: int = 1) -> Stratum:
@@ -174,49 +122,99 @@ def _cell(positives: int, n: int = 40, big_n: int = 400, misses: int = 1) -> Str
     return Stratum(y, yhat, yhat_u)
 
 
-def test_human_share_of_one_stratum_is_jeffreys_interval() -> None:
-    # lam = 0, one stratum: the posterior of the share is Beta(x + 1/2, n - x + 1/2)
+def _cp(x: float, n: float) -> tuple[float, float]:
+    """Clopper-Pearson 95%: Beta(x, n - x + 1) at 2.5%, Beta(x + 1, n - x) at 97.5% (0 / 1 at
+    the ends)."""
+    low = 0.0 if x == 0 else float(beta_dist.ppf(0.025, x, n - x + 1))
+    high = 1.0 if x == n else float(beta_dist.ppf(0.975, x + 1, n - x))
+    return low, high
+
+
+def _mover(parts: list[tuple[float, float, float]]) -> tuple[float, float]:
+    """MOVER of Clopper-Pearson parts ``(x, n, units)``, written out (Zou & Donner 2008):
+    M = sum W a, low = M - sqrt(sum (W (a - l))^2 + B), high = M + sqrt(sum (W (u - a))^2 + B),
+    B = z^2 sum W (a - M)^2 / units."""
+    total = sum(u for _, _, u in parts)
+    w = [u / total for _, _, u in parts]
+    a = [x / n for x, n, _ in parts]
+    bounds = [_cp(x, n) for x, n, _ in parts]
+    mid = sum(wi * ai for wi, ai in zip(w, a, strict=True))
+    between = Z95**2 * sum(wi * (ai - mid) ** 2 for wi, ai in zip(w, a, strict=True)) / total
+    down = sum((wi * (ai - lo)) ** 2 for wi, ai, (lo, _) in zip(w, a, bounds, strict=True))
+    up = sum((wi * (hi - ai)) ** 2 for wi, ai, (_, hi) in zip(w, a, bounds, strict=True))
+    return mid - math.sqrt(down + between), mid + math.sqrt(up + between)
+
+
+def test_human_share_of_one_stratum_is_clopper_pearson() -> None:
+    # one stratum: the human share's interval is Clopper-Pearson's for 12 of 40, exactly
     result = share_estimates([_cell(12, misses=5)])
-    low, high = beta_dist.ppf([0.025, 0.975], 12.5, 28.5)
+    low, high = beta_dist.ppf(0.025, 12, 29), beta_dist.ppf(0.975, 13, 28)
     assert result.human.estimate == pytest.approx(12 / 40)
     assert (result.human.ci_low, result.human.ci_high) == (pytest.approx(low), pytest.approx(high))
-    assert result.human.ci_method == "beta"
+    assert result.human.ci_method == "clopper-pearson"
+    # scipy's own exact interval (a separate implementation: binomtest's proportion_ci)
+    from scipy.stats import binomtest
+
+    ref = binomtest(12, 40).proportion_ci(confidence_level=0.95, method="exact")
+    assert (result.human.ci_low, result.human.ci_high) == (
+        pytest.approx(ref.low),
+        pytest.approx(ref.high),
+    )
 
 
 def test_corrected_interval_as_reported_by_hand() -> None:
-    # 40 reviewed, 16 carry the code, the judge misses 5 of them and adds 5: lam from PPI++,
-    # the interval from posterior() and beta_bounds() (each checked above), widened to hold
-    # the estimate; 10 disagreements (>= 10), 16 with and 24 without the code (>= 15): no note.
-    cell = _cell(16, misses=5)
-    result = share_estimates([cell])
-    m = Moments.from_arrays(cell.y, cell.yhat, cell.yhat_unlabeled)
-    lam = float(tuned_lambda(m))
-    assert result.lam == pytest.approx(lam)
-    low, high = beta_bounds(posterior(m, lam), 0.95)
-    assert result.corrected.ci_low == pytest.approx(min(float(low), result.corrected.estimate))
-    assert result.corrected.ci_high == pytest.approx(max(float(high), result.corrected.estimate))
+    # 40 reviewed, 16 carry the code, the judge misses 5 of them and adds 5; 400 unreviewed,
+    # 160 coded 1 by the judge. Split by the judge's code: judge 1 on 16 reviewed (11 with the
+    # code) + 160 unreviewed = 176 units; judge 0 on 24 reviewed (5 with the code) + 240 =
+    # 264 units. M = 0.4 x 11/16 + 0.6 x 5/24 = 0.4; the parts' Clopper-Pearson intervals
+    # combined by MOVER (_mover), widened to hold the PPI++ estimate.
+    result = share_estimates([_cell(16, misses=5)])
+    low, high = _mover([(11, 16, 176), (5, 24, 264)])
+    # by hand: CP(11 of 16) [0.4134, 0.8898], CP(5 of 24) [0.0713, 0.4215], B = 0.00048:
+    # 0.4 - sqrt((0.4 x 0.2741)^2 + (0.6 x 0.1370)^2 + B) = 0.2612; the upper likewise 0.5529
+    assert (round(low, 4), round(high, 4)) == (0.2612, 0.5529)
+    assert result.corrected.ci_low == pytest.approx(min(low, result.corrected.estimate))
+    assert result.corrected.ci_high == pytest.approx(max(high, result.corrected.estimate))
     assert result.disagreements == 10
-    assert result.warning is None
 
 
-def test_few_disagreements_are_noted() -> None:
-    # an accurate judge: 2 of 40 reviewed units disagree -> the interval carries a note
-    # (16 with and 24 without the code: that part of the rule is silent)
+def test_few_disagreements_still_get_an_exact_interval() -> None:
+    # an accurate judge: 2 of 40 reviewed units disagree (judge 1 on 16, 15 with the code;
+    # judge 0 on 24, 1 with it). The old posterior interval needed a "coverage not assured"
+    # note here; the parts' exact intervals do not rest on the disagreements' count.
     result = share_estimates([_cell(16, misses=1)])
     assert result.disagreements == 2
-    assert result.warning is not None
-    assert result.warning == "coverage not assured: 2 disagreements (< 10)"
-    # still a real interval around the estimate, narrower than the human-only one
-    assert result.corrected.ci_low < result.corrected.estimate < result.corrected.ci_high
+    low, high = _mover([(15, 16, 176), (1, 24, 264)])
+    assert result.corrected.ci_low == pytest.approx(min(low, result.corrected.estimate))
+    assert result.corrected.ci_high == pytest.approx(max(high, result.corrected.estimate))
+    # narrower than the human-only one: the judge still helps
     assert result.corrected.ci_high - result.corrected.ci_low < (
         result.human.ci_high - result.human.ci_low
     )
 
 
-def test_few_positives_are_noted() -> None:
-    result = share_estimates([_cell(3, misses=1, n=60)])
-    assert result.warning is not None
-    assert "3 reviewed with the code (< 15)" in result.warning
+def test_repeated_rows_count_as_their_units() -> None:
+    # 20 reviewed rows that are 10 units in two rows each (4 units with the code, the judge
+    # agreeing on every one), 180 unreviewed rows the judge coded 1 on 72. Kish: (sum m)^2 /
+    # sum m^2 = 20^2 / (10 x 2^2) = 10 effective units, 0.5 per row; the parts are then
+    # 4 of 4 (judge 1: 8 + 72 = 80 rows) and 0 of 6 (judge 0: 12 + 108 = 120 rows).
+    units = [f"u{i}" for i in range(10)] * 2
+    y = [1.0 if i % 10 < 4 else 0.0 for i in range(20)]
+    stratum = Stratum(y, list(y), [1.0] * 72 + [0.0] * 108, clusters=units)
+    assert kish_scale(units) == pytest.approx(0.5)
+    result = share_estimates([stratum])
+    low, high = _mover([(4, 4, 80), (0, 6, 120)])
+    assert (result.corrected.ci_low, result.corrected.ci_high) == (
+        pytest.approx(low),
+        pytest.approx(high),
+    )
+    # the human share: 4 of 10 units (Clopper-Pearson), not 8 of 20 rows
+    assert (result.human.ci_low, result.human.ci_high) == (
+        pytest.approx(_cp(4, 10)[0]),
+        pytest.approx(_cp(4, 10)[1]),
+    )
+    # unequal repeats: 3 units in 1, 1 and 4 rows -> 6^2 / (1 + 1 + 16) = 2 units of 6 rows
+    assert kish_scale(["a", "b", "c", "c", "c", "c"]) == pytest.approx(2 / 6)
 
 
 def test_good_judge_gains_effective_sample_size() -> None:
@@ -227,8 +225,7 @@ def test_good_judge_gains_effective_sample_size() -> None:
     )
     assert result.effective_n > 200
     # one stratum: the human estimate gains nothing from strata
-    assert result.effective_n_human == pytest.approx(200, rel=0.02)
-    assert result.warning is None
+    assert result.effective_n_human == pytest.approx(200)
 
 
 def test_judge_code_strata_show_their_gain_in_effective_n() -> None:
@@ -243,16 +240,15 @@ def test_judge_code_strata_show_their_gain_in_effective_n() -> None:
     assert result.human.estimate == pytest.approx(0.135)
     assert result.corrected.estimate == pytest.approx(0.135)
     assert result.effective_n_human == pytest.approx(result.effective_n)
-    # n_eff = 40 x (Jeffreys variance of 19 of 40) / (posterior variance of the strata):
-    # Beta(19.5, 21.5) variance 19.5 * 21.5 / (41^2 * 42); per stratum the share's posterior
-    # is Beta(18.5, 2.5) and Beta(1.5, 19.5) (prior 1/4 on each of 4 cells, 2 with y = 1);
-    # V = 0.1^2 V_1 + 0.9^2 V_0 + between-strata term (0.1 (M_1 - M)^2 + 0.9 (M_0 - M)^2) / 1000
-    m1, m0 = 18.5 / 21, 1.5 / 21
-    v1, v0 = 18.5 * 2.5 / (21**2 * 22), 1.5 * 19.5 / (21**2 * 22)
-    mean = 0.1 * m1 + 0.9 * m0
-    var = 0.01 * v1 + 0.81 * v0 + (0.1 * (m1 - mean) ** 2 + 0.9 * (m0 - mean) ** 2) / 1000
-    srs = 19.5 * 21.5 / (41**2 * 42)
-    assert result.effective_n_human == pytest.approx(40 * srs / var)
+    # n_eff = 40 x (w_srs / w)^2: w_srs the Clopper-Pearson width of 19 of 40 as one sample,
+    # w the MOVER interval's over the strata 18 of 20 (100 units) and 1 of 20 (900 units)
+    low, high = _mover([(18, 20, 100), (1, 20, 900)])
+    srs_low, srs_high = _cp(19, 40)
+    assert result.human.ci_low == pytest.approx(low)
+    assert result.effective_n_human == pytest.approx(
+        40 * ((srs_high - srs_low) / (high - low)) ** 2
+    )
+    assert round(result.effective_n_human, 1) == 78.4  # the 40 reviews are worth 78
 
 
 def test_vectorised_over_replicates() -> None:
@@ -293,24 +289,18 @@ def test_bad_input(strata: list[Stratum], message: str) -> None:
         share_estimates(strata)
 
 
-def test_tiny_stratum_is_noted() -> None:
-    # a stratum of 5 units with 2 reviewed beside a 40-reviewed one: estimated, with a note
-    result = share_estimates([Stratum([0, 1], [0, 1], [0, 0, 1]), _cell(12, misses=5)])
-    assert result.warning is not None
-    assert "a stratum < 10 reviewed" in result.warning
-
-
 def test_constant_human_codes_never_give_a_zero_width_interval() -> None:
-    # No reviewed unit carries the code, the judge gave it to one unreviewed unit: lam = 0,
-    # the corrected share is the human-only 0/20 with Jeffreys' interval widened to hold 0.
+    # No reviewed unit carries the code, the judge gave it to one reviewed and one unreviewed
+    # unit: the parts are 0 of 1 (2 units) and 0 of 19 (99 units), each with Clopper-Pearson's
+    # upper bound 1 - 0.025^(1/n); M = 0, so high = sqrt((2/101 x 0.975)^2 + (99/101 x
+    # (1 - 0.025^(1/19)))^2); the human-only 0 of 20: [0, 1 - 0.025^(1/20)].
     result = share_estimates([Stratum([0] * 20, [0] * 19 + [1], [1] + [0] * 80)])
     assert result.lam == 0
-    high = beta_dist.ppf(0.975, 0.5, 20.5)
     assert result.corrected.estimate == 0
     assert result.corrected.ci_low == 0
+    high = math.hypot(2 / 101 * 0.975, 99 / 101 * (1 - 0.025 ** (1 / 19)))
     assert result.corrected.ci_high == pytest.approx(high)
-    assert result.warning is not None
-    assert result.warning.startswith("coverage not assured: one human code only")
+    assert result.human.ci_high == pytest.approx(1 - 0.025 ** (1 / 20))
 
 
 def test_a_stratum_reviewed_in_full_is_a_census_however_small() -> None:

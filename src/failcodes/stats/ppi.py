@@ -21,20 +21,20 @@ Variances follow ``ppi_py`` 0.2.3 (population variances, ``ddof=0``; the tuning 
 **The interval failcodes reports** (:func:`share_estimates`). Wald's interval is only as good
 as its variance estimate, and the variance of ``y - lam * yhat`` comes from the reviewed units
 where the human and the judge *disagree*: with an accurate judge and 50 reviewed units there
-are one to three, often none, and Wald's interval covers 0.6-0.9 instead of 0.95. So the
-reported interval comes from a posterior instead (:func:`posterior`): a Jeffreys-type
-Dirichlet(1/4, 1/4, 1/4, 1/4) prior on each stratum's judge x human table of reviewed units
-(which gives the human share Jeffreys' Beta(1/2, 1/2)) and Beta(1/2, 1/2) on the judge's share
-of the unreviewed ones, ``lam`` held at its PPI++ value. Its mean, variance and skewness are
-fitted by a Beta distribution on ``[0, S]`` (:func:`beta_bounds`); the bounds are that
-distribution's 2.5% and 97.5% quantiles. With ``lam = 0`` and one stratum this is exactly
-Jeffreys' interval (Brown, Cai & DasGupta, *Statistical Science* 16, 2001). Where the reviewed
-units hold fewer than :data:`FEW_DISAGREEMENTS` disagreements, fewer than
-:data:`FEW_POSITIVES` units with (or without) the code, or a stratum has fewer than
-:data:`SMALL_STRATUM` reviewed units, the interval carries a note (:func:`thin_evidence`): its
-coverage there is not assured. A cell with fewer than :data:`MIN_REVIEWED` reviewed units gets
-no estimate at all. ``bench/bench_ppi_coverage.py`` measures all of it over the design grid
-of issue 26 (docs/review.md has the figures).
+are one to three, often none, and Wald's interval covers 0.6-0.9 instead of 0.95. A rule that
+notes the intervals resting on few disagreements does not mend it: the intervals it leaves
+unnoted are the draws with unusually many, and those under-cover (0.70 with a 0.8/0.99 judge,
+prevalence 0.2, 100 reviewed). So the reported interval needs no such rule. For 0/1 codes
+PPI++ is (up to ``n / N``) the estimator that splits each stratum by the judge's code:
+``sum W_j a_j``, with ``W_j`` the share of units the judge coded ``j`` (known from every unit)
+and ``a_j`` the human share among the reviewed units the judge coded ``j``. Given the judge's
+codes, the human codes within such a part are a binomial sample of it, so each part gets
+Clopper-Pearson's exact interval and the parts combine by MOVER (:func:`mover_share`,
+:func:`corrected_interval`); the human-only share likewise over the plan's strata
+(:func:`human_interval`: for one stratum, exactly Clopper-Pearson's). No data-dependent note
+is attached: ``bench/bench_ppi_coverage.py`` measures the coverage over the design grid
+(docs/review.md has the figures). A cell with fewer than :data:`MIN_REVIEWED` reviewed units
+gets no estimate at all.
 
 **Stratified plans.** When the review sample was drawn per stratum (system x judge's code),
 each stratum gets its own estimate and its own tuned ``lam`` (the overall variance is a sum
@@ -53,6 +53,7 @@ codes, cells or simulated replicates at once by broadcasting.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -66,27 +67,14 @@ from failcodes.errors import StatisticsError
 
 FloatArray = npt.NDArray[np.float64]
 
-#: A stratum with fewer reviewed units than this makes the cell's interval carry a note.
+#: :func:`ppi_mean` (Wald's interval) notes a stratum with fewer labelled units than this.
 SMALL_STRATUM = 10
-#: Fewer reviewed units than this with (or without) the code: the interval carries a note.
-#: 15, not 5: with 5, a rare code's replicates that happened to draw 5-14 reviewed units with
-#: the code carried no note and covered 0.62-0.89 (17 cells of the issue-26 grid, e.g. a
-#: 0.6/0.6 judge, 50 reviewed, prevalence 0.05); with 15 no cell's unnoted replicates cover
-#: below 0.93 (bench/bench_ppi_coverage.py, seeds 0 and 1; docs/review.md).
+#: :func:`ppi_mean` notes fewer labelled units than this with (or without) the code.
 FEW_POSITIVES = 15
-#: Fewer reviewed units than this where the human and the judge disagree: the interval carries
-#: a note (the corrected share's uncertainty comes from those units).
+#: :func:`ppi_mean` notes fewer labelled units than this where the human and the judge disagree.
 FEW_DISAGREEMENTS = 10
 #: A cell with fewer reviewed units than this is too small to estimate: no interval is printed.
 MIN_REVIEWED = 10
-#: Pseudo-count added to each of the four cells (judge x human) of a stratum's reviewed units
-#: by :func:`posterior`: a Dirichlet(1/4, 1/4, 1/4, 1/4) prior, which gives the human share the
-#: Jeffreys Beta(1/2, 1/2) prior. (1/2 per cell, or 1/2 on the two disagreement cells only,
-#: covered worse in bench/bench_ppi_coverage.py: down to 0.53 for rare codes.)
-CELL_PRIOR = 0.25
-#: Pseudo-count added to the judge's positive and negative codes among the unreviewed units: the
-#: Jeffreys Beta(1/2, 1/2) prior on the judge's share.
-UNLABELED_PRIOR = 0.5
 
 
 def _arr(values: npt.ArrayLike) -> FloatArray:
@@ -242,200 +230,133 @@ def cell_counts(m: Moments) -> tuple[FloatArray, FloatArray, FloatArray, FloatAr
     return both, human_only, judge_only, m.n - both - human_only - judge_only
 
 
-@dataclass(frozen=True)
-class Posterior:
-    """Posterior mean, variance and third central moment (arrays shaped like the moments)."""
+def clopper_pearson(
+    x: npt.ArrayLike, n: npt.ArrayLike, confidence: float
+) -> tuple[FloatArray, FloatArray]:
+    """Clopper & Pearson's (1934) exact interval of ``x`` positives in ``n``; ``[0, 1]`` at n = 0.
 
-    mean: FloatArray
-    variance: FloatArray
-    third: FloatArray
-
-
-def _dirichlet_moments(
-    values: Sequence[FloatArray], shares: Sequence[FloatArray], total: FloatArray
-) -> Posterior:
-    """Moments of ``sum_c v_c pi_c`` under a Dirichlet with means ``shares`` and size ``total``.
-
-    Variance ``sum_c m_c (v_c - mu)**2 / (total + 1)``, third central moment
-    ``2 sum_c m_c (v_c - mu)**3 / ((total + 1) (total + 2))`` (for Beta(a, b) these are the
-    textbook ``ab / ((a+b)**2 (a+b+1))`` and ``2ab (b-a) / ((a+b)**3 (a+b+1) (a+b+2))``).
+    Bounds are Beta quantiles: ``Beta(x, n - x + 1)`` at ``(1 - confidence) / 2`` and
+    ``Beta(x + 1, n - x)`` at ``(1 + confidence) / 2`` (0 at x = 0, 1 at x = n). ``x`` and ``n``
+    may be effective (non-integer) counts, as Korn & Graubard (1998) use them for clustered
+    samples.
     """
-    mu = sum(v * m for v, m in zip(values, shares, strict=True))
-    second = sum(m * (v - mu) ** 2 for v, m in zip(values, shares, strict=True))
-    third = sum(m * (v - mu) ** 3 for v, m in zip(values, shares, strict=True))
-    return Posterior(
-        mean=np.asarray(mu, dtype=np.float64),
-        variance=np.asarray(np.maximum(second, 0.0) / (total + 1), dtype=np.float64),
-        third=np.asarray(2 * third / ((total + 1) * (total + 2)), dtype=np.float64),
-    )
+    from scipy.special import betaincinv  # lazy: scipy costs time at start-up
 
-
-def posterior(m: Moments, lam: npt.ArrayLike, prior: float = CELL_PRIOR) -> Posterior:
-    """Posterior moments of each stratum's share ``lam mu_u + E[y - lam yhat]`` (0/1 codes).
-
-    The reviewed units' judge x human table gets a Dirichlet(``prior`` x 4) prior and the
-    unreviewed units' judge share ``mu_u`` a Beta(1/2, 1/2) one; ``lam`` is held fixed. Unlike
-    the plug-in variance of :func:`ppi`, the posterior variance of the correction
-    ``E[y - lam yhat]`` never collapses when the reviewed sample holds few or no units where
-    the judge and the human disagree (the cells the correction's variance comes from). With
-    ``lam = 0`` and one stratum the posterior of the human share is Beta(x + 1/2, n - x + 1/2),
-    Jeffreys'.
-    """
-    lam_a = np.asarray(lam, dtype=np.float64)
-    big_n = m.n_unlabeled
-    used = np.where(big_n > 0, lam_a, 0.0)
-    total = m.n + 4 * prior
-    cells = [(x + prior) / total for x in cell_counts(m)]
-    zero = np.zeros_like(used)
-    # the correction's value in each cell: (1, 1) -> 1 - lam, (1, 0) -> 1, (0, 1) -> -lam
-    rect = _dirichlet_moments([1 - used, zero + 1, -used, zero], cells, total)
-    size = big_n + 2 * UNLABELED_PRIOR
-    mu = (m.sum_u + UNLABELED_PRIOR) / size
-    judge = _dirichlet_moments([zero + 1, zero], [mu, 1 - mu], size)
-    return Posterior(
-        mean=np.asarray(used * judge.mean + rect.mean, dtype=np.float64),
-        variance=np.asarray(used**2 * judge.variance + rect.variance, dtype=np.float64),
-        third=np.asarray(used**3 * judge.third + rect.third, dtype=np.float64),
-    )
-
-
-def posterior_share(
-    m: Moments,
-    lam: npt.ArrayLike,
-    weights: npt.ArrayLike,
-    axis: int = -1,
-    prior: float = CELL_PRIOR,
-) -> Posterior:
-    """Posterior moments of a (stratified) share of 0/1 codes (:func:`posterior`).
-
-    The strata combine with their shares of units as weights: mean ``M = sum_h W_h M_h``,
-    variance ``V = sum_h W_h**2 V_h + sum_h W_h (M_h - M)**2 / units`` (the last term: the
-    strata's shares are themselves those of a sample of the population, as the judged units
-    are in PPI), third central moment ``sum_h W_h**3 T_h``.
-    """
-    post = posterior(m, lam, prior)
-    w = _arr(weights)
-    w = w / w.sum(axis=axis, keepdims=True)
-    mean = (w * post.mean).sum(axis=axis, keepdims=True)
-    units = (m.n + m.n_unlabeled).sum(axis=axis)
-    between = _safe_div((w * (post.mean - mean) ** 2).sum(axis=axis), units)
-    return Posterior(
-        mean=np.asarray(np.squeeze(mean, axis=axis), dtype=np.float64),
-        variance=np.asarray((w * w * post.variance).sum(axis=axis) + between, dtype=np.float64),
-        third=np.asarray((w**3 * post.third).sum(axis=axis), dtype=np.float64),
-    )
-
-
-def _beta_skewness(p: FloatArray, c: FloatArray) -> FloatArray:
-    """Skewness of Beta(p r, (1-p) r) with ``r + 1 = c (1 - p) / p`` (see :func:`beta_bounds`)."""
-    r1 = c * (1 - p) / p
-    return np.asarray(
-        2 * (1 - 2 * p) * np.sqrt(r1) / ((r1 + 1) * np.sqrt(p * (1 - p))), dtype=np.float64
-    )
-
-
-def beta_bounds(post: Posterior, confidence: float) -> tuple[FloatArray, FloatArray]:
-    """Equal-tailed bounds of a Beta distribution on ``[0, S]`` with the posterior's moments.
-
-    A share's posterior lives in [0, 1]. When one stratum carries most of the variance its
-    shape is that stratum's Beta scaled by the stratum's weight, not a Beta on [0, 1] with the
-    same mean and variance (which would be far more skewed and put the lower bound too high).
-    So the fit matches three moments: mean ``M``, variance ``V`` and skewness ``g`` by a Beta
-    with ``a + b = r`` and ``a / r = p`` scaled to [0, ``S = M / p``], ``S <= 1``; for a given
-    ``p`` the variance fixes ``r + 1 = (M**2 / V) (1 - p) / p``, and ``p`` in ``[M, 1/2]``
-    solves ``skewness(p) = g`` (bisection). ``p = M`` is the plain two-moment Beta on [0, 1]
-    (exactly the posterior for one stratum with ``lam = 0``: Jeffreys' interval), used as well
-    when the posterior is at least that skewed. A negative skewness is fitted the same way from
-    the top (the share of units *without* the code). A mean outside (0, 1) (PPI++ can estimate
-    a share below 0 when the judge over-codes), or a variance no Beta distribution has, gets the
-    normal bounds ``M +- z sqrt(V)`` clipped to [0, 1] instead.
-    """
-    from scipy.special import betaincinv, ndtri  # lazy: scipy costs time at start-up
-
-    raw = np.asarray(post.mean, dtype=np.float64)
-    var = np.maximum(np.asarray(post.variance, dtype=np.float64), 1e-300)
-    flip = np.asarray(post.third, dtype=np.float64) < 0
-    mean = np.clip(np.where(flip, 1 - raw, raw), 1e-12, 1 - 1e-12)
-    skew = np.abs(np.asarray(post.third, dtype=np.float64)) / var**1.5
-    c = mean * mean / var
-    ok = (raw > 0) & (raw < 1) & (mean * (1 - mean) > var)
-    # p in [M, min(1/2, c / (1 + c))): r > 0 needs c (1 - p) / p > 1
-    lo = np.minimum(mean, 0.5)
-    hi = np.maximum(np.minimum(0.5, c / (1 + c) * (1 - 1e-9)), lo)
-    at_lo = _beta_skewness(lo, c)
-    p = lo.copy()
-    search = ok & (skew < at_lo) & (hi > lo)
-    a_, b_ = lo.copy(), hi.copy()
-    for _ in range(60):  # bisection: skewness decreases in p
-        mid = (a_ + b_) / 2
-        higher = _beta_skewness(mid, c) > skew
-        a_ = np.where(higher, mid, a_)
-        b_ = np.where(higher, b_, mid)
-    p = np.where(search, (a_ + b_) / 2, p)
-    r = c * (1 - p) / p - 1
-    ok &= r > 0
-    r = np.where(ok, r, 1.0)
-    scale = mean / p
+    x_a, n_a = _arr(x), _arr(n)
     tail = (1 - confidence) / 2
-    q_low = scale * betaincinv(p * r, (1 - p) * r, tail)
-    q_high = scale * betaincinv(p * r, (1 - p) * r, 1 - tail)
-    low = np.where(flip, 1 - q_high, q_low)
-    high = np.where(flip, 1 - q_low, q_high)
-    half = ndtri(1 - tail) * np.sqrt(var)
-    return (
-        np.asarray(np.where(ok, low, np.clip(raw - half, 0.0, 1.0)), dtype=np.float64),
-        np.asarray(np.where(ok, high, np.clip(raw + half, 0.0, 1.0)), dtype=np.float64),
-    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = betaincinv(np.maximum(x_a, 1e-300), np.maximum(n_a - x_a + 1, 1e-300), tail)
+        high = betaincinv(x_a + 1, np.maximum(n_a - x_a, 1e-300), 1 - tail)
+    low = np.where((x_a > 0) & (n_a > 0), low, 0.0)
+    high = np.where((x_a < n_a) & (n_a > 0), high, 1.0)
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
 
 
-def beta_interval(
-    m: Moments,
-    lam: npt.ArrayLike,
-    weights: npt.ArrayLike,
+def mover_share(
+    n: npt.ArrayLike,
+    x: npt.ArrayLike,
+    units: npt.ArrayLike,
     confidence: float,
     axis: int = -1,
-    prior: float = CELL_PRIOR,
-) -> tuple[FloatArray, FloatArray]:
-    """Interval for a (stratified) share of 0/1 codes from the strata's posteriors.
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(estimate, low, high)`` of the share ``sum_c W_c a_c`` over the cells on ``axis``.
 
-    The bounds are the quantiles of the Beta distribution with the posterior's mean and
-    variance (:func:`posterior_share`, :func:`beta_bounds`: moment matching, exact for one
-    stratum with ``lam = 0``, where this is Jeffreys' interval), so they stay in [0, 1] and are
-    skewed away from 0 and 1 as a share's uncertainty is. ``bench/bench_ppi_coverage.py``
-    measures the coverage.
+    Each cell ``c`` holds ``units`` units (``W_c`` its share of them), ``n`` of them reviewed,
+    ``x`` of those with the code. Its share ``a_c`` is ``x / n`` (1/2 where nothing in it was
+    reviewed) with Clopper-Pearson's exact interval (``[0, 1]`` at n = 0); the cells combine by
+    MOVER (Zou & Donner, *Statistics in Medicine* 27, 2008; Newcombe 1998's hybrid for two
+    proportions): ``low = M - sqrt(sum_c W_c**2 (a_c - l_c)**2 + B)``, likewise ``high`` with
+    ``u_c``, where ``B = z**2 sum_c W_c (a_c - M)**2 / units`` is the variance of the cells'
+    shares of units (the units are a sample of the population, as in PPI). One cell: exactly
+    Clopper-Pearson's interval.
     """
-    return beta_bounds(posterior_share(m, lam, weights, axis=axis, prior=prior), confidence)
+    from scipy.special import ndtri  # lazy: scipy costs time at start-up
+
+    n_a, x_a, u_a = _arr(n), _arr(x), _arr(units)
+    total = u_a.sum(axis=axis, keepdims=True)
+    w = _safe_div(u_a, total)
+    share = np.where(n_a > 0, _safe_div(x_a, n_a), 0.5)
+    low_c, high_c = clopper_pearson(x_a, n_a, confidence)
+    est = (w * share).sum(axis=axis, keepdims=True)
+    z = ndtri(0.5 + confidence / 2)
+    between = z * z * _safe_div((w * (share - est) ** 2).sum(axis=axis), np.squeeze(total, axis))
+    down = np.sqrt(((w * (share - low_c)) ** 2).sum(axis=axis) + between)
+    up = np.sqrt(((w * (high_c - share)) ** 2).sum(axis=axis) + between)
+    mid = np.squeeze(est, axis)
+    return (
+        np.asarray(mid, dtype=np.float64),
+        np.asarray(np.clip(mid - down, 0.0, 1.0), dtype=np.float64),
+        np.asarray(np.clip(mid + up, 0.0, 1.0), dtype=np.float64),
+    )
+
+
+def judge_cells(m: Moments, axis: int = -1) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Each stratum split by the judge's (0/1) code: ``(n, x, units)`` of its two parts.
+
+    On ``axis`` the strata's judge-1 parts come first, then their judge-0 parts: reviewed
+    units, reviewed units the human gave the code, and all units (reviewed or not) of each part.
+    """
+    both, human_only, judge_only_n, _ = cell_counts(m)
+    n1 = both + judge_only_n
+    return (
+        np.concatenate([n1, m.n - n1], axis=axis),
+        np.concatenate([both, human_only], axis=axis),
+        np.concatenate([n1 + m.sum_u, m.n - n1 + m.n_unlabeled - m.sum_u], axis=axis),
+    )
+
+
+def human_interval(
+    m: Moments, confidence: float, axis: int = -1, scale: npt.ArrayLike = 1.0
+) -> tuple[FloatArray, FloatArray]:
+    """The human share's interval: :func:`mover_share` over the plan's strata.
+
+    ``scale``: each stratum's reviewed units as a share of its reviewed rows (Kish's effective
+    sample size where rows repeat units; 1 otherwise).
+    """
+    s = _arr(scale)
+    _, low, high = mover_share(m.n * s, m.sum_y * s, m.n + m.n_unlabeled, confidence, axis)
+    return low, high
 
 
 def corrected_interval(
-    m: Moments, per_stratum: Estimates, weights: npt.ArrayLike, confidence: float, axis: int = -1
+    m: Moments,
+    per_stratum: Estimates,
+    confidence: float,
+    axis: int = -1,
+    scale: npt.ArrayLike = 1.0,
 ) -> tuple[FloatArray, FloatArray]:
-    """The corrected share's interval as reported: :func:`beta_interval` with PPI++'s ``lam``.
+    """The corrected share's interval as reported.
 
-    Widened, where needed, to hold the PPI++ point estimate (a share estimated 0 from no
-    positive review gets the lower bound 0, as Brown, Cai & DasGupta 2001 do for Jeffreys').
+    Within each stratum the units are split by the judge's code (post-stratification: the
+    judge's share of units is known from every unit, the human share within each part from the
+    reviewed ones; for 0/1 codes this is the regression estimator PPI++ approximates), and
+    :func:`mover_share` combines the parts. Given the judge's codes, the human codes within a
+    part are a binomial sample of it, so each part's Clopper-Pearson interval holds whatever
+    few disagreements the review drew. Widened, where needed, to hold the PPI++ point estimate.
+    ``scale``: as :func:`human_interval`'s, one per part of :func:`judge_cells`.
     """
-    low, high = beta_interval(m, per_stratum.lam, weights, confidence, axis=axis)
+    n, x, units = judge_cells(m, axis)
+    s = _arr(scale)
+    _, low, high = mover_share(n * s, x * s, units, confidence, axis)
+    weights = m.n + m.n_unlabeled
     est = np.clip(combine_strata(per_stratum, weights, axis=axis).estimate, 0.0, 1.0)
     return np.minimum(low, est), np.maximum(high, est)
 
 
 def effective_n(
-    m: Moments, lam: npt.ArrayLike, weights: npt.ArrayLike, axis: int = -1
+    n: npt.ArrayLike, x: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike, confidence: float
 ) -> FloatArray:
-    """Reviewed units a simple random sample would need for this estimate's posterior variance.
+    """Reviewed units a simple random sample would need, human codes alone, for this width.
 
-    ``n * V_srs / V`` with ``V`` the (stratified) posterior variance of the share
-    (:func:`posterior_share`) and ``V_srs`` that of the human-only share of the same reviewed
-    units taken as one simple random sample (Jeffreys' posterior): the judge's contribution,
-    through ``lam`` and through strata drawn by its codes.
+    ``n (w_srs / w)**2``: ``w`` the interval's width, ``w_srs`` the width of Clopper-Pearson's
+    interval of the ``x`` of ``n`` reviewed units taken as one simple random sample (widths
+    shrink as ``1 / sqrt(n)``): the judge's contribution, through PPI and through strata drawn
+    by its codes.
     """
-    n = m.n.sum(axis=axis)
-    var = posterior_share(m, lam, weights, axis=axis).variance
-    x = m.sum_y.sum(axis=axis)
-    a, b = x + 0.5, n - x + 0.5
-    var_srs = a * b / ((a + b) ** 2 * (a + b + 1))
-    return np.asarray(n * var_srs / np.maximum(var, 1e-300), dtype=np.float64)
+    n_a = _arr(n)
+    srs_low, srs_high = clopper_pearson(x, n_a, confidence)
+    width = np.maximum(_arr(high) - _arr(low), 1e-12)
+    return np.asarray(n_a * ((srs_high - srs_low) / width) ** 2, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -488,9 +409,10 @@ class ShareInterval(FrozenModel):
     se: float = Field(description="Standard error (plug-in, as ppi_py computes it).")
     ci_low: float
     ci_high: float
-    ci_method: Literal["wald", "beta"] = Field(
-        description="'beta': quantiles of the posterior's Beta fit (see beta_bounds; Jeffreys' "
-        "interval for a human-only share); 'wald': estimate +- z se."
+    ci_method: Literal["wald", "clopper-pearson"] = Field(
+        description="'clopper-pearson': Clopper-Pearson's exact interval per cell (a plan "
+        "stratum; for the corrected share, a stratum's units the judge coded 1 or 0), combined "
+        "over cells by MOVER (mover_share); 'wald': estimate +- z se."
     )
 
 
@@ -566,6 +488,27 @@ class Stratum:
     y: Sequence[float] | npt.NDArray[np.float64]
     yhat: Sequence[float] | npt.NDArray[np.float64]
     yhat_unlabeled: Sequence[float] | npt.NDArray[np.float64]
+    #: The unit of each reviewed row, where rows may repeat a unit (None: every row its own).
+    clusters: Sequence[str] | None = None
+
+
+def kish_scale(
+    clusters: Sequence[str], keep: Sequence[bool] | npt.NDArray[np.bool_] | None = None
+) -> float:
+    """Effective reviewed units per reviewed row: Kish's ``(sum m)**2 / sum m**2`` / ``sum m``.
+
+    ``m`` is each unit's number of (kept) rows. A unit in ``m`` rows carries one review ``m``
+    times: the rows' share is a mean of the units' codes weighted by ``m``, whose variance is
+    that of ``(sum m)**2 / sum m**2`` independent units (Kish 1965, the design effect of
+    weighting). 1 where no unit repeats.
+    """
+    if not clusters:
+        return 1.0
+    kept = list(clusters) if keep is None else [c for c, k in zip(clusters, keep, strict=True) if k]
+    if not kept:
+        return 1.0
+    sizes = np.array(list(Counter(kept).values()), dtype=np.float64)
+    return float(sizes.sum() / (sizes * sizes).sum())
 
 
 class ShareEstimates(FrozenModel):
@@ -582,7 +525,7 @@ class ShareEstimates(FrozenModel):
     lam: float = Field(description="Weight given to the judge (unit-weighted over strata).")
     effective_n: float = Field(
         description="Reviewed units a simple random sample would need, human codes alone, for "
-        "the corrected estimate's (posterior) variance: the judge's whole contribution."
+        "the corrected interval's width: the judge's whole contribution."
     )
     effective_n_human: float = Field(
         description="The same for the human estimate: above n_reviewed only through strata "
@@ -592,9 +535,6 @@ class ShareEstimates(FrozenModel):
         description="Reviewed units whose human code differs from the judge's."
     )
     confidence: float
-    warning: str | None = Field(
-        default=None, description="Why the interval may not hold its coverage (thin_evidence)."
-    )
 
 
 def _wald(est: Estimates, z: float) -> ShareInterval:
@@ -608,22 +548,17 @@ def _wald(est: Estimates, z: float) -> ShareInterval:
     )
 
 
-def _beta(
-    m: Moments, per_stratum: Estimates, weights: FloatArray, confidence: float
-) -> ShareInterval:
-    combined = combine_strata(per_stratum, weights, axis=0)
-    low, high = corrected_interval(m, per_stratum, weights, confidence, axis=0)
+def _exact(est: Estimates, bounds: tuple[FloatArray, FloatArray]) -> ShareInterval:
     return ShareInterval(
-        estimate=float(combined.estimate),
-        se=float(np.sqrt(combined.variance)),
-        ci_low=float(low),
-        ci_high=float(high),
-        ci_method="beta",
+        estimate=float(est.estimate),
+        se=float(np.sqrt(est.variance)),
+        ci_low=float(bounds[0]),
+        ci_high=float(bounds[1]),
+        ci_method="clopper-pearson",
     )
 
 
-#: What a note means: the reported interval's coverage there (bench/bench_ppi_coverage.py,
-#: docs/review.md: 0.79-1.00 over the design grid of issue 26).
+#: What :func:`ppi_mean`'s note means: Wald's interval may not cover there.
 NOTE_PREFIX = "coverage not assured"
 
 
@@ -651,10 +586,11 @@ def share_estimates(
     """Judge-only, human-only and corrected shares of one cell from its plan strata.
 
     Codes are 0/1. Point estimates and standard errors are PPI++'s (``ppi_py``'s numbers,
-    combined over strata); the judge-only interval is Wald's; the human and the corrected
-    intervals are :func:`corrected_interval`'s (the posterior's Beta fit; Jeffreys' interval for
-    the human share of one stratum), with a note where :func:`thin_evidence` finds too little
-    to rest them on. ``bench/bench_ppi_coverage.py`` measures their coverage (docs/review.md).
+    combined over strata); the judge-only interval is Wald's; the human interval is
+    :func:`human_interval`'s and the corrected one :func:`corrected_interval`'s (Clopper-Pearson
+    per part, combined by MOVER). ``bench/bench_ppi_coverage.py`` measures their coverage
+    (docs/review.md). Where a stratum's reviewed rows repeat units (``Stratum.clusters``), each
+    part counts its effective reviewed units (:func:`kish_scale`), not its rows.
 
     Strata weights are their shares of the cell's units (reviewed + unreviewed). A cell with
     fewer than :data:`MIN_REVIEWED` reviewed units, or a stratum with unreviewed units and fewer
@@ -695,22 +631,28 @@ def share_estimates(
     weights = stacked.n + stacked.n_unlabeled
     per_corrected, per_human = ppi(stacked, lam=lam), classical(stacked)
     corrected = combine_strata(per_corrected, weights, axis=0)
-    judge = combine_strata(judge_only(stacked), weights, axis=0)
+    human = combine_strata(per_human, weights, axis=0)
     _, human_only, judge_only_n, _ = cell_counts(stacked)
-    disagreements = int((human_only + judge_only_n).sum())
-    positives = int(stacked.sum_y.sum())
-    thin = thin_evidence(stacked, axis=0)
-    notes = _notes(thin, disagreements, positives, n_reviewed)
+    # each stratum's effective reviewed units per row: all its rows, then its judge-1 and
+    # judge-0 rows (the parts corrected_interval splits it into)
+    clusters = [list(s.clusters) if s.clusters is not None else [] for s in kept]
+    yhats = [_arr(s.yhat) for s in kept]
+    scale_h = [kish_scale(c) for c in clusters]
+    scale_c = [kish_scale(c, yh == 1) for c, yh in zip(clusters, yhats, strict=True)] + [
+        kish_scale(c, yh == 0) for c, yh in zip(clusters, yhats, strict=True)
+    ]
+    human_bounds = human_interval(stacked, confidence, axis=0, scale=scale_h)
+    corrected_bounds = corrected_interval(stacked, per_corrected, confidence, 0, scale_c)
+    x_all = float(stacked.sum_y.sum())
     return ShareEstimates(
         n_units=int(weights.sum()),
         n_reviewed=n_reviewed,
-        judge=_wald(judge, z_value(confidence)),
-        human=_beta(stacked, per_human, weights, confidence),
-        corrected=_beta(stacked, per_corrected, weights, confidence),
+        judge=_wald(combine_strata(judge_only(stacked), weights, axis=0), z_value(confidence)),
+        human=_exact(human, human_bounds),
+        corrected=_exact(corrected, corrected_bounds),
         lam=float(corrected.lam),
-        effective_n=float(effective_n(stacked, per_corrected.lam, weights, axis=0)),
-        effective_n_human=float(effective_n(stacked, per_human.lam, weights, axis=0)),
-        disagreements=disagreements,
+        effective_n=float(effective_n(n_reviewed, x_all, *corrected_bounds, confidence)),
+        effective_n_human=float(effective_n(n_reviewed, x_all, *human_bounds, confidence)),
+        disagreements=int((human_only + judge_only_n).sum()),
         confidence=confidence,
-        warning="; ".join(notes) or None,
     )
