@@ -245,3 +245,80 @@ def test_an_annotation_file_with_an_adjudicator_coder_is_refused(
         "one more coder they raise agreement; take its annotations out of the file (or rename "
         "the coder, if a rater)"
     )
+
+
+@pytest.mark.parametrize(
+    "name", ["tiebreaker", "tie_breaker", "resolution", "Reconciliation", "arbitrator",
+             "moderated_code", "finalised"]
+)  # fmt: skip
+def test_a_column_that_settles_disagreements_is_not_a_rater(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """A, B and a column that settles their splits (A's code on u5, a third code on u6).
+
+    A, B: p_o = 4/6; margins x 6/12: p_e = 1/2; Fleiss (2/3 - 1/2) / (1/2) = 1/3.
+    Read as a third rater (before, exit 0): u1-u4 unanimous 1, u5 x y x and u6 y x x 1/3 each:
+    p_o = (4 + 2/3) / 6 = 7/9; x 10/18: p_e = 25/81 + 16/81 = 41/81;
+    (63 - 41) / (81 - 41) = 0.55.
+    """
+    path = tmp_path / "r.csv"
+    path.write_text(
+        f"unit,A,B,{name}\nu1,x,x,x\nu2,x,x,x\nu3,y,y,y\nu4,y,y,y\nu5,x,y,x\nu6,y,x,x\n"
+    )
+    first, values = _first_line_and_rows(capsys, path, "--stat", "fleiss")
+    assert values["fleiss"] == pytest.approx(1 / 3)
+    assert first.startswith(f"Assumed: raters (2): A, B; left out: {name} (named like a consensus")
+    _, values = _first_line_and_rows(capsys, path, "--stat", "fleiss", "--raters", f"A,B,{name}")
+    assert values["fleiss"] == pytest.approx(0.55)
+
+
+def test_pooled_kappa_is_the_dimensions_mean_agreements_with_sets_and_missing_data() -> None:
+    """Three coders (c skips a third of the units), a set dimension, dimensions left empty.
+
+    Whatever the data, pooled kappa's p_o and p_e are the means of the dimension rows' (each
+    checked against statsmodels above), and the kappa is (mean p_o - mean p_e)/(1 - mean p_e):
+    with missing data kept or not, and with a set dimension on its exact sets.
+    """
+    import random
+
+    from failcodes.coderagreement import annotation_agreement
+
+    ref = toy_codebook().ref()
+    rng = random.Random(3)
+    anns = []
+    for i in range(30):
+        for who in ("a", "b", "c"):
+            if who == "c" and i % 3 == 0:
+                continue
+            codes, sets = {}, {}
+            if rng.random() < 0.9:
+                codes["entity"] = rng.choice(["exact_entity", "partial_entity", "irrelevant"])
+            if rng.random() < 0.9:
+                codes["scope"] = rng.choice(["exact_scope", "broader_scope", "exact_scope"])
+            if rng.random() < 0.8:
+                chosen = sorted(rng.sample(["valid_inference", "overreach"], rng.choice([1, 2])))
+                codes["inference"], sets["inference"] = chosen[0], chosen
+            anns.append(
+                Annotation(
+                    unit_id=f"u{i}",
+                    unit_kind=UnitKind.RETRIEVAL,
+                    codebook=ref,
+                    coder=who,
+                    coder_kind=CoderKind.HUMAN,
+                    codes=codes,
+                    code_sets=sets,
+                )
+            )
+    for missing in (False, True):
+        rows = annotation_agreement(anns, missing_data=missing, multi_label=["inference"])
+        dims = [r.result for r in rows if r.scope == "dimension" and r.result.statistic == "fleiss"]
+        assert len(dims) == 3
+        [pooled] = [
+            r.result for r in rows if r.scope == "pooled" and r.result.statistic == "fleiss"
+        ]
+        p_o = sum(d.observed_agreement or 0.0 for d in dims) / 3
+        p_e = sum(d.chance_agreement or 0.0 for d in dims) / 3
+        assert pooled.observed_agreement == pytest.approx(p_o)
+        assert pooled.chance_agreement == pytest.approx(p_e)
+        assert pooled.value == pytest.approx((p_o - p_e) / (1 - p_e))
+        assert pooled.n_units == 30

@@ -78,6 +78,19 @@ CONSENSUS_WORDS = frozenset(
         # i35red: written as one word
         "groundtruth",
         "goldstandard",
+        # t13red2: who settles a disagreement, and the settled code: a `tiebreaker` column
+        # (rater A's code where A and B split) was a third rater, Fleiss 1/3 -> 0.55, exit 0
+        "tiebreaker",
+        "tiebreak",
+        "breaker",
+        "resolution",
+        "reconciliation",
+        "arbitrator",
+        "moderated",
+        "moderation",
+        "moderator",
+        "finalised",
+        "finalized",
     }
 )
 
