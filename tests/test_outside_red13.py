@@ -125,3 +125,53 @@ def test_a_second_label_rule_is_refused_not_read_in_place_of_the_first(
     )
     assert code == 0
     assert "3 error / 1 no-error sentence labels" in err
+
+
+# ---------------------------------------------------------------------------------------
+# report: the level of the metrics' intervals
+# ---------------------------------------------------------------------------------------
+def test_the_metrics_caption_says_the_level_its_intervals_were_computed_at(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import failcodes
+    from tests.cli_helpers import run_cli
+
+    table = "system,question_id,sentence_id,claim,verdict,gold\n" + "".join(
+        f"A,q{i},s{i},c{i},{'refuted' if i % 3 else 'supported'},{'bad' if i % 2 else 'ok'}\n"
+        for i in range(8)
+    )
+    tail = _TAIL.replace("bootstrap = 0", "bootstrap = 200")
+    study = _study(tmp_path / "st", {"d": table}, tail)
+    failcodes.run_study(study)
+    caption = (study / "report" / "tables" / "prf_sentence.md").read_text().splitlines()[0]
+    # the study's metrics: 200 resamples at metrics' default level, 0.95
+    assert caption == "**P / R / F1 (%) with 95% cluster-bootstrap CIs, sentence level**"
+    # metrics written again by hand at --confidence 0.5: a 50% interval was captioned 95%
+    data = study / "data"
+    code, _, _ = run_cli(
+        [
+            *("metrics", "--traces", str(data / "d.traces.parquet")),
+            *("--labels", str(data / "d.labels.jsonl"), "-m", "refuted", "--bootstrap", "200"),
+            *("--confidence", "0.5", "-o", str(study / "metrics" / "d.json")),
+        ],
+        capsys,
+    )
+    assert code == 0
+    failcodes.run(failcodes.ReportRequest(run_dir=study))
+    caption = (study / "report" / "tables" / "prf_sentence.md").read_text().splitlines()[0]
+    assert caption == "**P / R / F1 (%) with 50% cluster-bootstrap CIs, sentence level**"
+    page = (study / "report" / "index.html").read_text()
+    assert "Recall and F1 by system (mapping: refuted), 50% cluster-bootstrap CIs" in page
+
+
+def test_metrics_without_resamples_are_not_captioned_with_intervals(tmp_path: Path) -> None:
+    import failcodes
+
+    table = "system,question_id,sentence_id,claim,verdict,gold\nA,q1,s1,c,refuted,bad\n"
+    study = _study(tmp_path / "st", {"d": table})  # [metrics] bootstrap = 0
+    failcodes.run_study(study)
+    caption = (study / "report" / "tables" / "prf_sentence.md").read_text().splitlines()[0]
+    # it read 'with 95% cluster-bootstrap CIs' over a table with no interval in it
+    assert caption == (
+        "**P / R / F1 (%), sentence level; no intervals (metrics ran without --bootstrap)**"
+    )

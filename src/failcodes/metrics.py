@@ -319,6 +319,8 @@ class MetricResult(FrozenModel):
                 row[f"{name}_ci_defined_resamples"] = ci.defined_resamples
                 row[f"{name}_ci_undefined_reason"] = ci.undefined_reason
                 row[f"{name}_ci_warning"] = ci.warning
+        if self.intervals:  # the report's captions name it (a --confidence 0.5 read as 95%)
+            row["ci_confidence"] = next(iter(self.intervals.values())).confidence
         row["n_unlabelled"] = self.n_unlabelled
         row["n_without_claims"] = self.n_without_claims
         row["without_claims_policy"] = self.without_claims_policy.value

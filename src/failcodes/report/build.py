@@ -314,6 +314,29 @@ CODE_AGREEMENT_MARK = (
 )
 
 
+def ci_words(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The metrics rows' intervals in a caption's words ('' when none has one).
+
+    Their level is the rows' ``ci_confidence`` (``metrics --confidence 0.5`` was captioned
+    95%); rows written before it was recorded say so.
+    """
+    bootstrapped = [r for r in rows if any(k.endswith("_ci_defined_resamples") for k in r)]
+    levels = {r.get("ci_confidence") for r in bootstrapped}
+    if not levels:
+        return ""
+    if None in levels:
+        return (
+            "cluster-bootstrap CIs (their level not recorded: 95% unless metrics ran with "
+            "--confidence)"
+        )
+    shown = "/".join(f"{100 * c:g}%" for c in sorted(float(c) for c in levels if c is not None))
+    return f"{shown} cluster-bootstrap CIs" + (
+        " (levels differ by data set: each metrics/*.json gives its ci_confidence)"
+        if len(levels) > 1
+        else ""
+    )
+
+
 def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
     """Write tables, figures and ``index.html`` under ``out_dir``; return the page's path."""
     out = Path(out_dir)
@@ -326,11 +349,13 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         for level in ("sentence", "claim"):
             table = prf_table(inputs.metrics, level=level)
             if not table.empty:
+                ci = ci_words([m for m in inputs.metrics if m.get("level") == level])
                 sec.tables.append(
                     b.table(
                         f"prf_{level}",
                         table,
-                        f"P / R / F1 (%) with 95% cluster-bootstrap CIs, {level} level",
+                        f"P / R / F1 (%){f' with {ci}' if ci else ''}, {level} level"
+                        + ("" if ci else "; no intervals (metrics ran without --bootstrap)"),
                     )
                 )
         rows = [m for m in inputs.metrics if m.get("level") == "sentence"]
@@ -343,11 +368,12 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 if figs.no_nonzero_bar(picked, ("recall", "f1"))
                 else ""
             )
+            ci = ci_words(picked)
             sec.figures.append(
                 b.figure(
                     "recall_f1",
-                    figs.metric_bars(picked),
-                    f"Recall and F1 by system (mapping: {mapping}), 95% CIs{empty}",
+                    figs.metric_bars(picked, ci=ci.replace("cluster-bootstrap ", "")),
+                    f"Recall and F1 by system (mapping: {mapping}), {ci or 'no intervals'}{empty}",
                 )
             )
         covered = coverage_rows(inputs.metrics)

@@ -156,9 +156,12 @@ def step_error_heatmap(shares: pd.DataFrame, part: Part, groups: Sequence[str]) 
 
 
 def metric_bars(
-    rows: Sequence[Mapping[str, object]], metrics: Sequence[str] = ("recall", "f1")
+    rows: Sequence[Mapping[str, object]],
+    metrics: Sequence[str] = ("recall", "f1"),
+    *,
+    ci: str = "95% CI",
 ) -> Figure:
-    """Grouped bars of metrics per system with percentile-bootstrap CI whiskers."""
+    """Grouped bars of metrics per system with percentile-bootstrap CI whiskers (``ci``)."""
     systems = [str(r["system"]) for r in rows]
     fig = _figure(max(COLUMN_WIDTH_IN, 0.55 * len(systems) + 1.2), 2.3)
     ax = fig.add_subplot()
@@ -182,7 +185,7 @@ def metric_bars(
         )
     ax.set_xticks(x, systems, rotation=30, ha="right")
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("value (95% CI)")
+    ax.set_ylabel(f"value ({ci})" if ci else "value")
     for i, r in enumerate(rows):  # a system without a bar says why: 0, or undefined
         own = [_f(r.get(m)) for m in metrics]
         if not any(v > 0 for v in own if not np.isnan(v)):
