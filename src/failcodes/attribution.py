@@ -947,13 +947,11 @@ def quality_rate(table: pd.DataFrame, *, by: str, flag: str) -> pd.DataFrame:
 QualityCounts = dict[str, list[int]]
 
 
-def quality_counts(
-    table: pd.DataFrame, *, by: str, flag: str, into: QualityCounts | None = None
-) -> QualityCounts:
-    """The counts behind :func:`quality_rate` (added to ``into``: a table read in parts)."""
+def quality_counts(table: pd.DataFrame, *, by: str, flag: str) -> QualityCounts:
+    """The counts behind :func:`quality_rate`."""
     from failcodes.tally import partial_rows, row_weights
 
-    out: QualityCounts = {} if into is None else into
+    out: QualityCounts = {}
     for group, sub in table.groupby(by, sort=True):  # the table or its tally
         rows = row_weights(sub)
         coded = sub[flag].notna()
@@ -1013,12 +1011,11 @@ def error_counts(
     kind: UnitKind,
     *,
     by: str,
-    into: ErrorCounts | None = None,
 ) -> ErrorCounts:
-    """The counts behind :func:`dominant_errors` (added to ``into``: a table read in parts)."""
+    """The counts behind :func:`dominant_errors`."""
     from failcodes.tally import is_tally, row_weights, value_counts
 
-    out: ErrorCounts = {} if into is None else into
+    out: ErrorCounts = {}
     part = codebook.part(kind)
     for group, sub in table.groupby(by, sort=True):  # the table or its tally
         coded = sub[sub["status"] == Status.SCORED.value]

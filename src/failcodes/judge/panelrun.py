@@ -161,15 +161,14 @@ def panel_report(
     codebook: Codebook,
     kind: UnitKind,
     summaries: Sequence[RunSummary],
-    primary: str | None = None,
 ) -> PanelReport:
     """Read every member's annotations and combine them (consensus, splits, agreement).
 
-    ``primary`` (default: the first member) breaks ties (:func:`failcodes.panel.consensus`).
+    The first member breaks ties (:func:`failcodes.panel.consensus`).
     """
     part = codebook.part(kind)
     panel = {m.name: read_annotations(member_dir(run, i, m.name)) for i, m in enumerate(members, 1)}
-    primary = primary or members[0].name
+    primary = members[0].name
     units = consensus(panel, part, primary)
     return PanelReport(
         kind=kind,

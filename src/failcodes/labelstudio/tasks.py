@@ -7,7 +7,7 @@ Pure: no SDK, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 import msgspec
@@ -153,20 +153,17 @@ def choice_result(dimension: str, *codes: str) -> dict[str, Any]:
     }
 
 
-def verdict_text(unit: Unit | TaskUnit, raw_verdicts: Sequence[str] | None = None) -> str:
+def verdict_text(unit: Unit | TaskUnit) -> str:
     """The canonical verdict, and the pipeline's own word(s) for it when they differ.
 
     E.g. ``refuted (the pipeline wrote: False)``: reviewers see what the verifier said, not
-    only what failcodes made of it. The words are those of the unit's provenance, or given
-    (``raw_verdicts``, distinct, first seen first: a streamed unit's, which may leave out the
-    canonical word; see :mod:`failcodes.unitstream`).
+    only what failcodes made of it. The words are those of the unit's provenance (a streamed
+    unit's, :mod:`failcodes.unitstream`, may leave out the canonical word).
     """
     if unit.verdict is None:
         return "(none)"
     canonical = unit.verdict.value
-    if raw_verdicts is not None:
-        raw = list(raw_verdicts)
-    elif isinstance(unit, Unit):
+    if isinstance(unit, Unit):
         raw = list(dict.fromkeys(p.raw_verdict for p in unit.provenance if p.raw_verdict))
     else:
         raw = list(unit.raw_verdicts)
