@@ -322,3 +322,43 @@ def test_pooled_kappa_is_the_dimensions_mean_agreements_with_sets_and_missing_da
         assert pooled.chance_agreement == pytest.approx(p_e)
         assert pooled.value == pytest.approx((p_o - p_e) / (1 - p_e))
         assert pooled.n_units == 30
+
+
+def test_a_judge_that_gave_one_code_to_every_unit_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The judge says exact_entity on all 10 units, the reviewer on 8 (partial on 2).
+
+    Cohen: p_o = 8/10, the judge's margin is 1 on exact: p_e = 1 * 8/10, kappa 0 for 80%
+    agreement (the kappa paradox); before, nothing said why.
+    """
+    ref = toy_codebook().ref()
+    anns = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=ref,
+            coder=who,
+            coder_kind=kind,
+            codes={"entity": code},
+        )
+        for i in range(10)
+        for who, kind, code in (
+            ("judge", CoderKind.LLM, _X),
+            ("dr_a", CoderKind.HUMAN, _Y if i < 2 else _X),
+        )
+    ]
+    path = tmp_path / "ann.jsonl"
+    path.write_text("".join(json.dumps(a.model_dump(mode="json")) + "\n" for a in anns))
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    [cohen] = [r for r in rows if r["scope"] == "pair" and r["statistic"] == "cohen"]
+    assert cohen["value"] == pytest.approx(0.0, abs=1e-12)
+    [percent] = [r for r in rows if r["scope"] == "pair" and r["statistic"] == "percent"]
+    assert percent["value"] == pytest.approx(8 / 10)
+    assert rows[0]["notes"][0].endswith(
+        "; one code only: judge gave 'exact_entity' on entity to all 10 units (the "
+        "chance-corrected coefficients take that margin as chance: Cohen's kappa with it is 0 "
+        "however often the other agrees; the kappa paradox, Feinstein & Cicchetti 1990)"
+    )

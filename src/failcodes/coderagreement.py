@@ -310,6 +310,32 @@ def annotation_shape_line(
     return line
 
 
+def one_code_clause(annotations: Iterable[Annotation]) -> str:
+    """For the first line: coders who gave one code to every unit of a dimension ('' if none).
+
+    Such a margin is what chance-corrected coefficients take as chance: with that coder,
+    Cohen's kappa is 0 however often the other agrees (the kappa paradox, Feinstein &
+    Cicchetti 1990), the other coefficients are pulled towards it.
+    """
+    given: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for a in annotations:
+        if a.status is Status.SCORED:
+            for dim in a.codes:
+                given.setdefault((dim, a.coder), []).append(tuple(sorted(a.code_set(dim))))
+    said = []
+    for (dim, coder), codes in sorted(given.items()):
+        used = {c for (d, _), cs in given.items() if d == dim for c in cs}
+        if len(codes) > 1 and len(set(codes)) == 1 and len(used) > 1:
+            said.append(f"{coder} gave '{';'.join(codes[0])}' on {dim} to all {len(codes)} units")
+    if not said:
+        return ""
+    return (
+        f"; one code only: {', '.join(said)} (the chance-corrected coefficients take that "
+        "margin as chance: Cohen's kappa with it is 0 however often the other agrees; the "
+        "kappa paradox, Feinstein & Cicchetti 1990)"
+    )
+
+
 def set_dimensions(
     annotations: Iterable[Annotation], multi_label: Collection[str] = ()
 ) -> list[str]:

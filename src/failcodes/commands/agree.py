@@ -415,7 +415,11 @@ class AgreeRequest(Request):
             given = [name for name, value in table_only.items() if value is not None]
             if given:  # they name columns of a ratings table: silently ignored here before
                 raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
-            from failcodes.coderagreement import annotation_shape_line, pooled_line
+            from failcodes.coderagreement import (
+                annotation_shape_line,
+                one_code_clause,
+                pooled_line,
+            )
             from failcodes.judge.panelrun import panel_annotations
 
             lines: list[int] = []
@@ -444,7 +448,11 @@ class AgreeRequest(Request):
                 missing_data=self.missing_data,
                 multi_label=multi,
             )
-            notes.insert(0, f"{annotation_shape_line(annotations, multi)}; {found}")
+            notes.insert(
+                0,
+                f"{annotation_shape_line(annotations, multi)}; {found}"
+                + one_code_clause(annotations),
+            )
             pooled = pooled_line(annotations)
             if pooled is not None:
                 notes.insert(1, pooled)
