@@ -395,7 +395,6 @@ def _validation_error(
     exc: ValidationError,
     path: Path,
     line: int | None,
-    prefix: str = "",
     *,
     foreign: bool = True,
     convert: str | None = None,
@@ -403,7 +402,7 @@ def _validation_error(
     errors = exc.errors()
     err = errors[0]
     loc = tuple(err.get("loc", ()))
-    field = _field_name(((prefix,) if prefix else ()) + loc) or None
+    field = _field_name(loc) or None
     kind = err.get("type", "")
     # a foreign record usually lacks several fields and has several unknown ones at once: all
     # are named (a bare "and 12 more problems" sends the user hunting)

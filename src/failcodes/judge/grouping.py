@@ -194,7 +194,7 @@ class GroupJudge:
             done.append(Outcome(ann, part, raw[0], raw[1], cache_hit, attempts))
         return done, alone
 
-    def with_share(self, out: Outcome, extra: TokenUsage, *, batch: bool = False) -> Outcome:
+    def with_share(self, out: Outcome, extra: TokenUsage) -> Outcome:
         """``out`` (a unit judged alone) also carrying its share of a group's tokens."""
         total = out.tokens + extra
         usage = out.annotation.usage.model_copy(
@@ -202,7 +202,7 @@ class GroupJudge:
                 "input_tokens": total.input_tokens,
                 "cached_input_tokens": total.cached_input_tokens,
                 "output_tokens": total.output_tokens,
-                "cost_usd": out.annotation.usage.cost_usd + self.judge.cost(extra, batch=batch),
+                "cost_usd": out.annotation.usage.cost_usd + self.judge.cost(extra),
             }
         )
         ann = out.annotation.model_copy(update={"usage": usage})

@@ -191,7 +191,6 @@ def _text(item: dict[str, Any], key: str) -> str:
 def parse_review_file(
     path: Path,
     *,
-    now: datetime | None = None,
     project: str | None = None,
     rounds: Sequence[int] | None = None,
 ) -> list[Decision]:
@@ -236,7 +235,7 @@ def parse_review_file(
             field="round",
         )
     reviewer = _text(data, "reviewer")
-    stamp = now or datetime.now(UTC)
+    stamp = datetime.now(UTC)
     out: list[Decision] = []
     valid = ", ".join(a.value for a in Action)
     for index, item in enumerate(data["proposals"]):
