@@ -77,10 +77,13 @@ class UsageLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=Fals
     latency_s: float
 
 
-class AnnotationLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+class AnnotationLine(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit_defaults=True
+):
     """:class:`~failcodes.annotations.Annotation`'s fields (``created_at`` as its text).
 
-    Every field required, unknown ones refused (see the module docstring).
+    Every field required but ``judge_shown`` (the model writes it only when true), unknown
+    ones refused (see the module docstring).
     """
 
     unit_id: str
@@ -102,6 +105,7 @@ class AnnotationLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc
     usage: UsageLine
     lead_time_s: float | None
     created_at: str
+    judge_shown: bool = False
 
     def code_set(self, dimension: str) -> tuple[str, ...]:
         """See :meth:`Annotation.code_set`."""
@@ -153,7 +157,14 @@ def vouched(line: bytes | str) -> AnnotationLine | None:
         datetime.fromisoformat(created)  # a real day and time
     except ValueError:
         return None
-    keys = _FIXED + len(codes) + len(code_sets) + len(leaves) + _PER_EVIDENCE * len(evidence)
+    keys = (
+        _FIXED
+        - (not ann.judge_shown)
+        + len(codes)
+        + len(code_sets)
+        + len(leaves)
+        + _PER_EVIDENCE * len(evidence)
+    )
     strings = None  # counted only where keys_vouched can use them (no backslash)
     if not backslash:
         strings = _TEXTS - (ann.reason, ann.rationale, ann.quote, ann.proposal).count(None)

@@ -144,6 +144,12 @@ class Annotation(FrozenModel):
     usage: Usage = Field(default_factory=Usage)
     lead_time_s: float | None = Field(default=None, description="Human annotation time.")
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    judge_shown: bool = Field(
+        default=False,
+        exclude_if=lambda shown: not shown,
+        description="A review made with the judge's codes pre-selected (Label Studio showed "
+        "its prediction: push --judged); written only when true.",
+    )
 
     @model_validator(mode="after")
     def _sets_match_codes(self) -> Annotation:

@@ -231,7 +231,10 @@ def annotations_from_export(
                 shown.add(key)
             else:
                 shown.discard(key)
-    result.annotations.extend(ann for _, ann, _ in kept.values())
+    result.annotations.extend(
+        ann.model_copy(update={"judge_shown": True}) if key in shown else ann
+        for key, (_, ann, _) in kept.items()
+    )
     result.pre_selected = len(shown)
     result.projects = sorted(projects)
     return result

@@ -900,6 +900,10 @@ def _corrected(
                 if narrow
                 else ""
             )
+            + _judged_text(
+                sum(reviews[u].judge_shown for u in plan.estimation_ids() & reviews.keys()),
+                progress.estimation_reviewed,
+            )
         )
         table = corrected_table(rows, by, judge_stratified=judge_stratified)
         if skew is not None:  # beside every cell: its interval may not cover
@@ -994,8 +998,20 @@ def _corrected_attribution(
         f"and PPI++ corrected shares of each system's disagreements with 95% CIs; "
         f"{reviewed} of {sum(bool(p.units) for p in pairs)} judge-coded items fully reviewed "
         f"(by {', '.join(coders) or 'nobody'})"
+        + _judged_text(sum(reviews[u].judge_shown for u in flags), len(flags))
     )
     return caption, corrected_attribution_table(rows), attribution_numbers(rows)
+
+
+def _judged_text(shown: int, reviewed: int) -> str:
+    """The caption's words for reviews made with the judge's codes pre-selected ('' if none)."""
+    if not shown:
+        return ""
+    return (
+        f"; {shown} of {reviewed} reviews made with the judge's codes pre-selected (Label "
+        "Studio predictions, push --judged): a reviewer who keeps them agrees with the judge "
+        "more than a blind one may, so the human and corrected shares may lean toward the judge"
+    )
 
 
 def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) -> dict[str, int]:
