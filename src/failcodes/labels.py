@@ -1385,21 +1385,24 @@ def _labelled_written_two_ways(
     sids = label_column(labels, "sentence_id")
     cids = label_column(labels, "claim_id")
     labelled: dict[str, int] = {}
-    folded: dict[str, str] = {}
     for pos, (sid, cid) in enumerate(zip(sids, cids, strict=True)):
         key = cid if field == "claim_id" else None if cid is not None else sid
         if key is not None and key not in labelled:
             labelled[key] = pos
-            folded.setdefault(_fold(key), key)
-    if not folded:
+    # a trace id written as a label writes it no other way: only the rest are folded, and
+    # the labels' ids only if there is a rest (every trace sentence labelled: no fold;
+    # bench_engine's 10,000 labels, 20,000 folds: 26 -> 4 ms)
+    others = [tid for tid in trace_ids if tid not in labelled]
+    if not labelled or not others:
         return None
+    folded: dict[str, str] = {}
+    for key in labelled:  # in label order: the first label of a folded id stands for it
+        folded.setdefault(_fold(key), key)
     hit = min(
         (
-            (labelled[first], first, tid)
-            for tid in trace_ids
+            (labelled[first], first, tid)  # tid is no label's: it differs from first
+            for tid in others
             if (first := folded.get(_fold(tid))) is not None
-            and tid != first
-            and tid not in labelled
         ),
         default=None,  # the first label in file order: trace ids may come as a set, unordered
     )
