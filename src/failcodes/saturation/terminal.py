@@ -94,17 +94,14 @@ def _ask_target(ask: Ask, say: Say, targets: list[str]) -> str | None:
         say(f"  not a valid target: {answer!r}")
 
 
-def review_interactively(
-    store: ProjectStore, reviewer: str, ask: Ask, say: Say, *, number: int | None = None
-) -> TerminalOutcome:
+def review_interactively(store: ProjectStore, reviewer: str, ask: Ask, say: Say) -> TerminalOutcome:
     """Walk the reviewer through the undecided proposals of the round awaiting review."""
     if not reviewer.strip():
         raise SaturationError("a reviewer name is required")
-    if number is None:
-        record = current_round(store)
-        if record is None:
-            raise SaturationError("no round yet: run `failcodes saturate round` first")
-        number = record.number
+    record = current_round(store)
+    if record is None:
+        raise SaturationError("no round yet: run `failcodes saturate round` first")
+    number = record.number
     pending = undecided(store, number)
     codebook = store.codebook()
     kind = store.config().kind.value
