@@ -362,3 +362,58 @@ def test_a_judge_that_gave_one_code_to_every_unit_is_said(
         "chance-corrected coefficients take that margin as chance: Cohen's kappa with it is 0 "
         "however often the other agrees; the kappa paradox, Feinstein & Cicchetti 1990)"
     )
+
+
+def test_the_report_names_each_agreement_rows_scope_pair_and_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`agree -o` on a reviewer's and the judge's annotations, read by the report.
+
+    Judge X X X X Y Y Z Z X Y, reviewer X X X Y Y X Z Y X Y (X exact, Y partial, Z irrelevant).
+    Pair Cohen: p_o 7/10, p_e (5*5 + 3*4 + 2*1)/100 = 0.39: (0.7 - 0.39)/0.61 = 0.508.
+    exact_entity as 0/1: they split on u3 and u5, p_o 8/10: PABAK 2 * 0.8 - 1 = 0.600.
+    Before, every row was keyed by its dimension alone: the 'entity' row showed that code's
+    PABAK 0.600 as the dimension's (whose PABAK, q = 3, would be (3 * 0.7 - 1)/2 = 0.55), and
+    the pooled row took the file's name.
+    """
+    from failcodes.cli.main import main
+
+    ref = toy_codebook().ref()
+    judge = [_X, _X, _X, _X, _Y, _Y, "irrelevant", "irrelevant", _X, _Y]
+    human = [_X, _X, _X, _Y, _Y, _X, "irrelevant", _Y, _X, _Y]
+    anns = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=ref,
+            coder=who,
+            coder_kind=kind,
+            codes={"entity": codes[i]},
+        )
+        for i in range(10)
+        for who, kind, codes in (("judge", CoderKind.LLM, judge), ("dr_a", CoderKind.HUMAN, human))
+    ]
+    (tmp_path / "hj.jsonl").write_text(
+        "".join(json.dumps(a.model_dump(mode="json")) + "\n" for a in anns)
+    )
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        main(["init", "study"])
+    (tmp_path / "study" / "failcodes.toml").write_text(
+        'name = "hj"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[agreements]]\n'
+        'name = "reviewers"\npath = "../hj.jsonl"\nbootstrap = 0\n'
+    )
+    code, _, err = run_cli(["run", "study"], capsys)
+    assert code == 0, err
+    md = (tmp_path / "study" / "report" / "tables" / "agreement.md").read_text()
+    rows = {
+        line.split("|")[1].split("<sup>")[0].strip(): [c.strip() for c in line.split("|")[4:-1]]
+        for line in md.splitlines()
+        if line.startswith("| ") and "<sup>" in line
+    }
+    # columns: percent, fleiss, krippendorff, gwet_ac1, brennan_prediger, cohen, pabak
+    assert rows["entity"][5:] == ["", ""]  # a dimension row: no pair or code statistic
+    assert rows["entity (dr_a vs judge)"][5].startswith("0.508 [")
+    assert rows["entity: exact_entity (dr_a vs judge)"][6].startswith("0.600 [")
+    assert rows["entity: exact_entity (dr_a vs judge)"][0].startswith("0.800 [")
+    assert "reviewers: pooled over dimensions" in rows

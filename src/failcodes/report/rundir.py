@@ -224,6 +224,25 @@ def _one_code(cell: object) -> list[object]:
     return [cell]
 
 
+def _agreement_subject(row: dict[str, Any], stem: str) -> str:
+    """An ``agreement/*.json`` row's subject; rows of an annotation file name their scope.
+
+    `agree` on annotations writes per-dimension, pooled, coder-pair and per-code rows: read
+    by dimension alone, a code's PABAK filled the dimension's cell (entity 0.600, the
+    exact_entity code's, where the dimension has none) and the pooled row took the file name.
+    """
+    dim = row.get("dimension")
+    scope = row.get("scope")
+    who = " vs ".join(str(row.get("coders", "")).split("|"))
+    if scope == "pooled":
+        return f"{stem}: pooled over dimensions"
+    if scope == "pair":
+        return f"{dim} ({who})"
+    if scope == "code":
+        return f"{dim}: {row.get('code')} ({who})"
+    return str(dim or row.get("subject") or stem)
+
+
 def _records(data: Any, path: Path, keys: tuple[str, ...], where: str = "") -> list[dict[str, Any]]:
     """``data`` as a list of objects that each have ``keys``; else one line naming the field."""
     if not isinstance(data, list):
@@ -440,7 +459,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     agreement_rows: list[dict[str, Any]] = []
     for path in layout.agreement_files():
         for row in _records(read_json(path), path, ()):
-            subject = row.get("dimension") or row.get("subject") or path.stem
+            subject = _agreement_subject(row, path.stem)
             agreement_rows.append({"source": f"agreement/{path.name}", "subject": subject, **row})
         inputs_files.append(path)
     agreement = pd.DataFrame(agreement_rows) if agreement_rows else None
