@@ -50,7 +50,7 @@ METHOD_NOTE = (
     "judge-stratified human estimate (weights from the judge's codes) and says so. Corrected: "
     "the PPI++ estimate; its 95% interval splits each stratum by the judge's code and "
     "combines the human shares' Clopper-Pearson intervals of the parts by MOVER (Zou & Donner "
-    "2008), so it needs no disagreements in the sample (measured coverage 0.95-1.00 over "
+    "2008), so it needs no disagreements in the sample (measured coverage 0.94-1.00 over "
     "sensitivity 0.7-0.95, specificity 0.9-0.995, prevalence 0.02-0.3, 50-200 reviewed "
     "units: bench/bench_ppi_coverage.py --grid regime). n_eff: reviewed units a human-only "
     "simple random sample would need for the same width. disagree: reviewed units whose human "
