@@ -175,3 +175,37 @@ def test_metrics_without_resamples_are_not_captioned_with_intervals(tmp_path: Pa
     assert caption == (
         "**P / R / F1 (%), sentence level; no intervals (metrics ran without --bootstrap)**"
     )
+
+
+def test_the_agreement_caption_says_the_level_of_its_intervals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import failcodes
+    from failcodes.codebook import bundled_dir
+    from tests.cli_helpers import run_cli
+
+    study = tmp_path / "st"
+    study.mkdir()
+    # two raters agree on u1, u3, u4, u5: percent agreement 4/6 = 0.667
+    (study / "r.csv").write_text("unit,r1,r2\nu1,a,a\nu2,a,b\nu3,b,b\nu4,a,a\nu5,b,b\nu6,a,b\n")
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", study)
+    (study / "failcodes.toml").write_text(
+        'name = "ag"\ncodebook = "medical-fact-check.v1.yaml"\n[[agreements]]\nname = "ag"\n'
+        'path = "r.csv"\nraters = ["r1", "r2"]\nstatistics = ["percent"]\n'
+    )
+    failcodes.run_study(study)
+    first = (study / "report" / "tables" / "agreement.md").read_text().splitlines()
+    assert first[0].endswith(": value [95% CI] per statistic; n: units, raters: coders**")
+    # the same table agreed again by hand at --confidence 0.5: its 50% intervals read 95%
+    code, _, _ = run_cli(
+        [
+            *("agree", str(study / "r.csv"), "--raters", "r1,r2", "--stat", "percent"),
+            *("--confidence", "0.5", "-o", str(study / "agreement" / "ag.json")),
+        ],
+        capsys,
+    )
+    assert code == 0
+    failcodes.run(failcodes.ReportRequest(run_dir=study))
+    table = (study / "report" / "tables" / "agreement.md").read_text().splitlines()
+    assert table[0].endswith(": value [50% CI] per statistic; n: units, raters: coders**")
+    assert "| 0.667 [" in table[4]

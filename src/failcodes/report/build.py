@@ -6,7 +6,7 @@ turns it into ``tables/`` (md, tex, html, csv), ``figures/`` (png, pdf) and ``in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -314,6 +314,22 @@ CODE_AGREEMENT_MARK = (
 )
 
 
+def level_words(levels: Iterable[Any]) -> str:
+    """Confidence levels as a caption writes them (``0.95`` -> ``95%``; 95% when none given)."""
+    known = sorted({float(c) for c in levels if c is not None and c == c})  # c == c: not NaN
+    return "/".join(f"{100 * c:g}%" for c in known) or "95%"
+
+
+def _agreement_level(rows: pd.DataFrame) -> str:
+    """The level of the agreement rows' intervals (``agree --confidence``).
+
+    Rows without an interval do not count: an undefined statistic's row keeps the default.
+    """
+    if "confidence" not in rows or "ci_low" not in rows:
+        return level_words(())
+    return level_words(rows.loc[rows["ci_low"].notna(), "confidence"])
+
+
 def ci_words(rows: Sequence[Mapping[str, Any]]) -> str:
     """The metrics rows' intervals in a caption's words ('' when none has one).
 
@@ -329,8 +345,7 @@ def ci_words(rows: Sequence[Mapping[str, Any]]) -> str:
             "cluster-bootstrap CIs (their level not recorded: 95% unless metrics ran with "
             "--confidence)"
         )
-    shown = "/".join(f"{100 * c:g}%" for c in sorted(float(c) for c in levels if c is not None))
-    return f"{shown} cluster-bootstrap CIs" + (
+    return f"{level_words(levels)} cluster-bootstrap CIs" + (
         " (levels differ by data set: each metrics/*.json gives its ci_confidence)"
         if len(levels) > 1
         else ""
@@ -556,13 +571,14 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         for i, source in enumerate(dict.fromkeys(sources.astype(str))):
             part = long[sources.astype(str).to_numpy() == source]
             coders = agreement_coders(part)
+            level = _agreement_level(part)
             sec.tables.append(
                 b.table(
                     "agreement" if i == 0 else f"agreement_{i + 1}",
-                    agreement_table(part.drop(columns=["source"], errors="ignore")),
+                    agreement_table(part.drop(columns=["source", "confidence"], errors="ignore")),
                     f"Agreement per subject, {source}"
                     + (f" ({coders})" if coders else "")
-                    + ": value [95% CI] per statistic; n: units, raters: coders",
+                    + f": value [{level} CI] per statistic; n: units, raters: coders",
                     csv=part,
                 )
             )
@@ -582,7 +598,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                         list(plot["value"]),
                         list(plot.get("ci_low", plot["value"])),
                         list(plot.get("ci_high", plot["value"])),
-                        title="Agreement with 95% CIs",
+                        title=f"Agreement with {_agreement_level(plot)} CIs",
                         xlabel="value",
                     ),
                     "Agreement per subject and statistic",

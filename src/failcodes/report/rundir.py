@@ -464,7 +464,10 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         inputs_files.append(path)
     agreement = pd.DataFrame(agreement_rows) if agreement_rows else None
     if agreement is not None:
-        keep = [c for c in ("source", "subject", *AGREEMENT_COLUMNS) if c in agreement]
+        # the intervals' level: `agree --confidence 0.5` was captioned 95%
+        keep = [
+            c for c in ("source", "subject", *AGREEMENT_COLUMNS, "confidence") if c in agreement
+        ]
         agreement = agreement[keep]
 
     # Human review (e.g. `failcodes labelstudio pull -o RUN_DIR/review/NAME.jsonl`) against
