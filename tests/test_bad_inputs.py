@@ -4848,9 +4848,10 @@ SESSION12_CASES: list[Case] = [
                 *("--map", "claude_reasoning=", *argv),
             ),
             _write({"w.csv": WIDE_SYSTEMS}),
-            # an option error: the columns are named, not the file (as its siblings in
-            # ingest/table.py, e.g. a column both mapped and a --verdict-column)
-            line=f"failcodes: error: column {column!r} names system {system!r}, but "
+            # refused where the column is read: the file, its header line and the field
+            # (t13left: f0c7730 named the column alone, an option error)
+            line=f"failcodes: error: {{d}}/w.csv:1, field {column!r}: column {column!r} names "
+            f"system {system!r}, but "
             "--verdict-column gives every system's trace the same columns (claude's would hold "
             "it too): ingest each system apart (its --verdict-column, its own --map) and give "
             "the trace files together",
@@ -4925,9 +4926,11 @@ SESSION12_CASES: list[Case] = [
                 )
             }
         ),
-        line="failcodes: error: {d}/study/failcodes.toml, field 'datasets': data set name "
-        "'ragchecker-example' is used twice ('Ragchecker-Example' differs only in case: one file "
-        "name on macOS and Windows)",
+        # the repeat's own line (18: its name = "ragchecker-example"; t13left: e15626e named
+        # the field 'datasets' and no line)
+        line="failcodes: error: {d}/study/failcodes.toml:18, field 'datasets[1].name': data set "
+        "name 'ragchecker-example' is used twice ('Ragchecker-Example' differs only in case: one "
+        "file name on macOS and Windows)",
     ),
     Case(
         # one reviewer's annotations under two coder names (pulled by email; imported without

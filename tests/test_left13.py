@@ -96,3 +96,115 @@ def test_report_request_run_directly_says_the_study_changed(tmp_path: Path) -> N
     assert said[0].startswith("the study changed since `failcodes run` ran these steps: ingest w")
     page = " ".join((study / "report" / "index.html").read_text().split())
     assert "the study changed since `failcodes run` ran these steps: ingest w" in page
+
+
+#: test_outside_red12's wide study, every row: llama's cell of s5 is empty, and the study's
+#: ingest has --option no_verdict=drop. Rows read: 6 sentences x 3 systems = 18; dropped: 1
+#: (llama, s5); kept: gpt 6 + claude 6 + llama 5 = 17.
+DROPPED = "1 row(s) without a verdict dropped at ingest (--option no_verdict=drop; llama 1)"
+
+
+def test_rows_dropped_at_ingest_for_no_verdict_are_said_in_metrics_and_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: said by the ingest note alone (stderr, the step log); Table 5 read 'llama 5
+    claims' and metrics counted 17 rows with no word of the 18th."""
+    import failcodes
+    from tests.test_outside_red12 import _wide_study
+
+    study = _wide_study(tmp_path / "st", {"w": "s1 s2 s3 s4 s5 s6"})
+    failcodes.run_study(study)
+    verdicts = (study / "report" / "tables" / "verdicts.md").read_text().splitlines()[0]
+    assert f"{DROPPED}: these shares cover 17 of 18 rows" in verdicts
+    coverage = (study / "report" / "tables" / "coverage.md").read_text().splitlines()[0]
+    assert f"{DROPPED}: the metrics cover 17 of 18 rows" in coverage
+    traces, labels = study / "data" / "w.traces.parquet", study / "data" / "w.labels.jsonl"
+    code, out, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert code == 0, err
+    assert f"{DROPPED}: the metrics cover 17 of 18 rows" in out.splitlines()[:3]
+
+
+def test_a_jsonl_output_says_it_does_not_carry_the_dropped_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSONL and CSV hold no footer: the ingest says metrics and report will not know."""
+    from tests.test_outside_red12 import _WIDE
+
+    table = tmp_path / "w.csv"
+    table.write_text(_WIDE)
+    out = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(out), "--option", "no_verdict=drop"]
+    args += ["--verdict-column", "gpt", "--verdict-column", "claude", "--verdict-column", "llama"]
+    args += ["--alias", "1=supported", "--alias", "0=refuted", "--map", "gold="]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert (
+        f"note: 1 row(s) without a verdict are recorded in no field of {out}: metrics and "
+        "report on it will not say them (only a .parquet output carries the count; a study "
+        "data set of several ingests merges JSONL parts, which do not)"
+    ) in err.splitlines()
+
+
+def test_a_column_named_after_one_system_is_refused_naming_the_file_line_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f0c7730's refusal named the column alone (an option error): now the file, its header
+    line (1) and the field; a headerless JSONL file: the file and the field."""
+    wide = "question_id,sentence_id,claim,gpt,claude,gpt_reasoning\n"
+    rows = ["q1,s1,A lowers B,supported,refuted,GPT: a trial shows it"]
+    (tmp_path / "w.csv").write_text(wide + "\n".join(rows) + "\n")
+    base = ["ingest", "generic", "--verdict-column", "gpt", "--verdict-column", "claude"]
+    base += ["--map", "gpt_reasoning=reasoning", "-o", str(tmp_path / "t.jsonl")]
+    reason = (
+        "column 'gpt_reasoning' names system 'gpt', but --verdict-column gives every system's "
+        "trace the same columns (claude's would hold it too): ingest each system apart (its "
+        "--verdict-column, its own --map) and give the trace files together"
+    )
+    code, out, err = run_cli([*base, str(tmp_path / "w.csv")], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"failcodes: error: {tmp_path}/w.csv:1, field 'gpt_reasoning': {reason}\n"
+    record = (
+        '{"question_id": "q1", "sentence_id": "s1", "claim": "A lowers B", "gpt": "supported", '
+        '"claude": "refuted", "gpt_reasoning": "GPT: a trial shows it"}\n'
+    )
+    (tmp_path / "w.jsonl").write_text(record)
+    code, out, err = run_cli([*base, str(tmp_path / "w.jsonl")], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"failcodes: error: {tmp_path}/w.jsonl, field 'gpt_reasoning': {reason}\n"
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+_CASE_STUDY = """\
+name = "cs"
+codebook = "medical-fact-check.v1.yaml"
+
+[[datasets]]
+name = "full"
+[[datasets.ingest]]
+adapter = "ragchecker"
+paths = ["bundled:ragchecker/checking_outputs.json"]
+
+[[datasets]]
+name = "Full"
+[[datasets.ingest]]
+adapter = "ragchecker"
+paths = ["bundled:ragchecker/checking_outputs.json"]
+"""
+
+
+def test_data_set_names_differing_in_case_are_refused_at_the_second_names_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """e15626e's refusal named the file and field 'datasets', no line: now the repeat's own
+    field and line (line 11: `name = "Full"`, counted in _CASE_STUDY above)."""
+    study = tmp_path / "st"
+    study.mkdir()
+    (study / "failcodes.toml").write_text(_CASE_STUDY)
+    assert _CASE_STUDY.splitlines()[10] == 'name = "Full"'  # line 11
+    code, out, err = run_cli(["run", str(study), "--plan"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {study}/failcodes.toml:11, field 'datasets[1].name': data set name "
+        "'Full' is used twice ('full' differs only in case: one file name on macOS and "
+        "Windows)\n"
+    )

@@ -195,17 +195,15 @@ def is_validated(
     own = con is None
     con = db.connect(":memory:") if con is None else con
     try:
-        name = [str(path)]
-        pairs = con.execute("SELECT key, value FROM parquet_kv_metadata(?)", name).fetchall()
-        rows = con.execute("SELECT num_rows FROM parquet_file_metadata(?)", name).fetchall()
-        marker = marker_of(dict(pairs))
+        pairs, rows = footer_of(path, con)
+        marker = marker_of(pairs)
         if marker is None or marker.get("kind") != kind:
             return False
-        if marker.get("version") != MARKER_VERSION or [(marker.get("rows"),)] != rows:
+        if marker.get("version") != MARKER_VERSION or marker.get("rows") != rows:
             return False
         if schema is None:
             return True
-        found = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", name).fetchall()
+        found = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
         return [(n, t) for n, t, *_ in found] == columns_of(schema, con)
     except db.Error:
         return False
@@ -214,18 +212,41 @@ def is_validated(
             con.close()
 
 
+def footer_of(path: Path, con: Any = None) -> tuple[dict[bytes, bytes], int]:
+    """A Parquet file's key-value metadata and its row count, read from the footer alone.
+
+    ``con``: a connection to read with (default: a new one, closed after). DuckDB's errors
+    propagate (``core().Error``).
+    """
+    own = con is None
+    con = core().connect(":memory:") if con is None else con
+    try:
+        name = [str(path)]
+        pairs = con.execute("SELECT key, value FROM parquet_kv_metadata(?)", name).fetchall()
+        [(rows,)] = con.execute("SELECT num_rows FROM parquet_file_metadata(?)", name).fetchall()
+        return {bytes(k): bytes(v) for k, v in pairs}, int(rows)
+    finally:
+        if own:
+            con.close()
+
+
+def footer_holds(path: Path, key: bytes) -> bool:
+    """Whether ``path`` is a ``.parquet`` file whose footer's bytes hold ``key``: no library."""
+    if path.suffix.lower() != ".parquet" or not path.is_file():
+        return False
+    try:
+        return key in _footer_bytes(path)
+    except OSError:
+        return False
+
+
 def may_be_validated(path: Path) -> bool:
     """False unless ``path`` is a ``.parquet`` file whose footer holds the marker's key.
 
     Told from the footer's bytes, no library loaded: a foreign Parquet file costs neither
     DuckDB's nor pyarrow's import (issue 30). :func:`is_validated` reads the marker itself.
     """
-    if path.suffix.lower() != ".parquet" or not path.is_file():
-        return False
-    try:
-        return MARKER_KEY in _footer_bytes(path)
-    except OSError:
-        return False
+    return footer_holds(path, MARKER_KEY)
 
 
 def columns_of(schema: Any, con: duckdb.DuckDBPyConnection | None = None) -> list[tuple[str, str]]:
@@ -269,6 +290,8 @@ __all__ = [
     "columns_of",
     "connect",
     "core",
+    "footer_holds",
+    "footer_of",
     "is_validated",
     "marker_of",
     "may_be_validated",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import array
 import itertools
 import operator
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -244,14 +244,20 @@ def _attach_passages(
 
 
 def write_traces(
-    path: str | Path, traces: Iterable[Trace | TraceLine], *, batch: AtomicBatch | None = None
+    path: str | Path,
+    traces: Iterable[Trace | TraceLine],
+    *,
+    batch: AtomicBatch | None = None,
+    footer: Callable[[], dict[bytes, bytes]] | None = None,
 ) -> list[Path]:
     """Write traces atomically; returns the files written (CSV: the table and its passages).
 
     ``traces`` may hold vouched lines (:mod:`failcodes.tracelines`): JSONL and Parquet write
     them as they are (the same bytes as their models), CSV their models. A CSV always
     gets its ``X.passages.csv`` (header only when no trace has passages), so a stale
-    passages table from an earlier run can never be paired with new traces.
+    passages table from an earlier run can never be paired with new traces. ``footer``
+    (asked once every trace is written) adds key-value metadata to a Parquet file's footer
+    (the rows an ingest left out: :mod:`failcodes.dropped`); other formats have none.
     """
     p = Path(path)
     fmt = detect_format(p)
@@ -262,7 +268,11 @@ def write_traces(
     def write(b: AtomicBatch) -> None:
         if fmt is Format.PARQUET:  # the engine reads it without validating again
             vouched = _Vouched(traces)
-            stage_table(b, p, Trace, vouched, TRACE_COLUMNS, footer=vouched.marker)
+
+            def metadata() -> dict[bytes, bytes] | None:
+                return {**(vouched.marker() or {}), **(footer() if footer else {})} or None
+
+            stage_table(b, p, Trace, vouched, TRACE_COLUMNS, footer=metadata)
             return
         if fmt is not Format.CSV:
             with b.stage(p).open("wb", buffering=1 << 20) as fh:

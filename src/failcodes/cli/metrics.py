@@ -200,13 +200,19 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
             typer.echo(line)
     elif result.text is not None:
         sys.stdout.write(result.text)
+        if result.dropped:  # the rows printed hold no field for it
+            typer.echo(result.dropped, err=True)
     elif result.report is None or request.verdicts:
+        if result.dropped:
+            typer.echo(result.dropped)
         make_console().print(distribution_table(result.distributions))
     else:
         if assumed:
             typer.echo(assumed)
         if result.coverage:  # the next line: how many units the labels leave out
             typer.echo(result.coverage)
+        if result.dropped:  # and the rows the ingest left out
+            typer.echo(result.dropped)
         console = make_console()
         console.print(metrics_table(result.report))
         cover = coverage_table(result.report)

@@ -329,7 +329,8 @@ def _write_traces(
     No trace at all, or an ``--evidence`` system no trace has, raises inside ``batch``: the
     output is never moved into place.
     """
-    from failcodes import traceio
+    from failcodes import tableio, traceio
+    from failcodes.dropped import Dropped
     from failcodes.tracelines import TraceLine, with_evidence
     from failcodes.traces import Trace, check_declared_systems, declared_source
 
@@ -344,7 +345,11 @@ def _write_traces(
             source = declared_source(declared, trace.system) if declared else None
             yield trace if source is None else with_evidence(trace, source)
 
-    traceio.write_traces(out, each(), batch=batch)
+    def dropped() -> dict[bytes, bytes]:  # asked once the stream has ended
+        left_out: Dropped = result.dropped if result.stream is None else result.stream.dropped
+        return left_out.footer()
+
+    traceio.write_traces(out, each(), batch=batch, footer=dropped)
     result.settle()
     if not count:  # an empty or whitespace-only input: no empty output, no zero exit
         raise InputError(
@@ -352,6 +357,13 @@ def _write_traces(
             path=", ".join(str(p) for p in paths),
         )
     check_declared_systems(declared, systems)
+    if result.dropped.rows and tableio.detect_format(out) is not tableio.Format.PARQUET:
+        result.notes.append(
+            f"{result.dropped.rows:,} row(s) without a verdict are recorded in no field of "
+            f"{out}: metrics and report on it will not say them (only a .parquet output "
+            "carries the count; a study data set of several ingests merges JSONL parts, which "
+            "do not)"
+        )
     return f"{count:,} traces -> {out}"
 
 

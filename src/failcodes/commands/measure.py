@@ -55,6 +55,8 @@ class MetricsResult:
     #: The rows as JSON or CSV text (when a row format was asked for).
     text: str | None = None
     written: str | None = None
+    #: Rows the ingest left out for want of a verdict, as the traces' footer records them.
+    dropped: str | None = None
 
     @property
     def assumed(self) -> str | None:
@@ -77,7 +79,7 @@ class MetricsResult:
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log): what was assumed, what written."""
-        return [line for line in (self.assumed, self.coverage, self.written) if line]
+        return [line for line in (self.assumed, self.coverage, self.dropped, self.written) if line]
 
 
 class MetricsRequest(Request):
@@ -143,7 +145,7 @@ class MetricsRequest(Request):
             if not self.verdicts:
                 raise ConfigError("--labels is required (only --verdicts works without labels)")
             dists = verdict_distributions(read_trace_columns(self.traces))
-            return self._distributions(dists, fmt)
+            return self._distributions(dists, fmt, self._dropped("these shares"))
         level = self.level
         if level is Level.SENTENCE:  # memory follows the sentences, not the claims
             columns, label_list = load_sentence_columns(self.traces, self.labels)
@@ -162,8 +164,12 @@ class MetricsRequest(Request):
             question_scope=self.question_scope,
         )
         if self.verdicts:
-            return self._distributions(report.distributions, fmt)
-        result = MetricsResult(report=report, distributions=list(report.distributions))
+            return self._distributions(report.distributions, fmt, self._dropped("these shares"))
+        result = MetricsResult(
+            report=report,
+            distributions=list(report.distributions),
+            dropped=self._dropped("the metrics"),
+        )
         if fmt is not None:
             if fmt == "json":
                 rows = [r.flat() for r in report.results]
@@ -175,10 +181,19 @@ class MetricsRequest(Request):
             result.written = self._write(text, f"{len(report.results)} metric rows")
         return result
 
-    def _distributions(self, dists: Any, fmt: RowFormat | None) -> MetricsResult:
+    def _dropped(self, what: str) -> str | None:
+        """The rows the trace files' ingest left out for want of a verdict, in one line."""
+        from failcodes.dropped import dropped_line, read_dropped
+
+        found = [d for d in map(read_dropped, self.traces) if d is not None]
+        return dropped_line(found, what)
+
+    def _distributions(
+        self, dists: Any, fmt: RowFormat | None, dropped: str | None
+    ) -> MetricsResult:
         from failcodes.metrics import distributions_dataframe
 
-        result = MetricsResult(distributions=list(dists))
+        result = MetricsResult(distributions=list(dists), dropped=dropped)
         if fmt == "json":
             text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
         elif fmt == "csv":

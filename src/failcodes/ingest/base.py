@@ -8,6 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
+from failcodes.dropped import Dropped
 from failcodes.errors import ConfigError, InputError
 from failcodes.jsonio import with_json_line
 from failcodes.labels import Label
@@ -89,6 +90,8 @@ class TraceStream(Protocol):
 
     labels: list[Label]
     notes: list[str]
+    #: rows left out for want of a verdict (``--option no_verdict=drop``)
+    dropped: Dropped
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         """Read the input (once), yielding each trace as it is validated (or vouched for)."""
@@ -109,6 +112,8 @@ class IngestResult:
     sentences: list[Sentence] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stream: TraceStream | None = None
+    #: rows the reader left out for want of a verdict (the stream's, once consumed)
+    dropped: Dropped = field(default_factory=lambda: Dropped(0))
 
     def each_trace(self) -> Iterable[Trace | TraceLine]:
         """The traces: the stream's as they are read (models or vouched lines), else the list."""
@@ -119,6 +124,7 @@ class IngestResult:
         if self.stream is not None:
             self.labels = self.stream.labels
             self.notes = [*self.notes, *self.stream.notes]
+            self.dropped = self.stream.dropped
 
 
 class Adapter(Protocol):

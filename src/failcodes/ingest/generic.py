@@ -131,7 +131,10 @@ def _read_traces(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     spec = _table_spec(options)
     if not _has_passages_table(paths, options):
         stream = TableStream(paths, spec)
-        return IngestResult(traces=list(stream), labels=stream.labels, notes=stream.notes)
+        read = list(stream)
+        return IngestResult(
+            traces=read, labels=stream.labels, notes=stream.notes, dropped=stream.dropped
+        )
     if options.passages is not None and len(paths) != 1:
         raise ConfigError("--passages goes with exactly one CSV traces file")
     table_only = {

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from failcodes import tableio, traceio
+from failcodes.dropped import Dropped
 from failcodes.errors import ConfigError, InputError
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
@@ -159,27 +160,33 @@ class TableSpec:
                 )
         self.check_index_columns()
 
-    def _check_shared_columns(self) -> None:
-        """Refuse a column every system's trace gets whose name is one system's.
+    def shared_column(self, columns: Iterable[str]) -> tuple[str, str] | None:
+        """The first of ``columns`` every system's trace gets whose name is one system's.
 
         ``--map gpt_reasoning=reasoning`` beside ``--verdict-column gpt --verdict-column
-        claude``: claude's traces held GPT's reasoning, coded as claude's (exit 0).
+        claude``: claude's traces held GPT's reasoning, coded as claude's (exit 0). Returns
+        ``(column, the reason)``; refused where the column is read (``check_header``: the
+        file's header line; a headerless file once read).
         """
         if len(self.verdict_columns) < 2:
-            return
+            return None
         names = {n.casefold(): s for c, s in self.verdict_columns for n in (c, s)}
         names = dict(sorted(names.items(), key=lambda kv: -len(kv[0])))  # gpt-4o before gpt
-        shared = [c for c, t in self.column_map.items() if set(t) - set(LABEL_TARGETS)]
-        for column in [*shared, *(p.column for p in self.passage_columns)]:
+        shared = {c for c, t in self.column_map.items() if set(t) - set(LABEL_TARGETS)}
+        shared |= {p.column for p in self.passage_columns}
+        for column in columns:
+            if column not in shared:
+                continue
             for name, system in names.items():
                 if re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", column.casefold()):
                     other = next(s for _, s in self.verdict_columns if s != system)
-                    raise ConfigError(
+                    return column, (
                         f"column {column!r} names system {system!r}, but --verdict-column gives "
                         f"every system's trace the same columns ({other}'s would hold it too): "
                         "ingest each system apart (its --verdict-column, its own --map) and "
                         "give the trace files together"
                     )
+        return None
 
     def _check_verdicts(self, owner: Mapping[str, str]) -> None:
         """Refuse ``--verdict-column``/``--verdict`` settings that contradict the others."""
@@ -203,7 +210,6 @@ class TableSpec:
                 raise ConfigError(
                     f"column {mapped[0]!r} is both mapped (--map) and a --verdict-column"
                 )
-            self._check_shared_columns()
         both = sorted(set(systems) & set(self.declared_verdicts))
         if both:
             raise ConfigError(
@@ -253,6 +259,9 @@ def check_option(name: str, value: str, modes: Sequence[str]) -> None:
 
 def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
     """Header-level errors of a CSV/Parquet table: unknown and missing columns (line 1)."""
+    one_system = spec.shared_column(header)
+    if one_system is not None:
+        raise InputError(one_system[1], path=path, line=1, field=one_system[0])
     consumed = {p.column for p in spec.passage_columns}
     if spec.label_rule is not None:
         consumed.add(spec.label_rule.column)
@@ -675,6 +684,8 @@ class TableStream:
         self.lines = lines
         self.labels: list[Label] = []
         self.notes: list[str] = []
+        #: rows left out for want of a verdict (complete when the iteration has ended)
+        self.dropped = Dropped(0)
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
@@ -821,6 +832,7 @@ class TableStream:
                 f"empty in every record ({empty:,}); are the keys those of the file?",
                 path=where,
             )
+        self.dropped = Dropped(tally.unverdicted, count, dict(tally.dropped))
         if tally.unverdicted:
             # per system: a system that lost every row (a verdict column left empty: the
             # verifier failed on all) vanished from every output with this note alone
@@ -1057,6 +1069,9 @@ def _check_consumed(path: Path, columns: set[str], spec: TableSpec) -> None:
     As ``check_header`` does for a CSV's header: a --label-rule column no row has gave every
     row the rule's 'otherwise' label (exit 0), a --passage-column no row has no passages.
     """
+    one_system = spec.shared_column(sorted(columns))
+    if one_system is not None:
+        raise InputError(one_system[1], path=path, field=one_system[0])
     wanted = [p.column for p in spec.passage_columns] + [c for c, _ in spec.verdict_columns]
     if spec.label_rule is not None:
         wanted.insert(0, spec.label_rule.column)

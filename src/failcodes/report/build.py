@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from failcodes.annotations import NOT_ASSESSABLE
 from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
+from failcodes.dropped import Dropped, dropped_line
 from failcodes.fileio import atomic_write_text
 from failcodes.labelscope import coverage_rows
 from failcodes.report import figures as figs
@@ -131,6 +132,11 @@ class ReportInputs(BaseModel):
         default=0,
         description="Disagreements whose system and ids are in another data set too (a pilot "
         "inside the full set): the run box, Figure 1 and the summary count each once per set",
+    )
+    dropped: list[Dropped] = Field(
+        default_factory=list,
+        description="Rows each data set's ingest left out for want of a verdict (the traces' "
+        "footer): said in the Table 5 and coverage captions",
     )
     agreement: pd.DataFrame | None = None
     panel_agreement: pd.DataFrame | None = Field(
@@ -267,6 +273,12 @@ def shared_note(shared: int, what: str) -> str:
     )
 
 
+def _dropped_note(dropped: list[Dropped], what: str) -> str:
+    """``; N row(s) without a verdict dropped at ingest (...): WHAT cover M of N+M rows``."""
+    line = dropped_line(dropped, what)
+    return f"; {line}" if line else ""
+
+
 def _reopen(out: Path, reopen: ReopenUnits) -> str:
     """Write the stale reviews' units under the report; return the note with the command.
 
@@ -398,7 +410,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     "coverage",
                     pd.DataFrame(covered),
                     "Coverage: labelled questions and sentences per system, and how many "
-                    "were counted (sentence level)",
+                    "were counted (sentence level)" + _dropped_note(inputs.dropped, "the metrics"),
                 )
             )
         sec.notes.extend(without_claims_notes(inputs.metrics))
@@ -425,7 +437,11 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
     if inputs.verdict_distribution is not None and not inputs.verdict_distribution.empty:
         sec = ReportSection(id="verdicts", title="Verdict distribution by system (Table 5 shape)")
         sec.tables.append(
-            b.table("verdicts", inputs.verdict_distribution, "Share of claims per verdict")
+            b.table(
+                "verdicts",
+                inputs.verdict_distribution,
+                "Share of claims per verdict" + _dropped_note(inputs.dropped, "these shares"),
+            )
         )
         b.sections.append(sec)
 

@@ -26,7 +26,7 @@ import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -333,6 +333,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         )
     _check_study_datasets(layout)
     from failcodes.columnar import read_verdict_counts
+    from failcodes.dropped import Dropped, read_dropped
     from failcodes.judge.run import read_summary
     from failcodes.metrics import distributions_dataframe, verdict_distributions
 
@@ -355,6 +356,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         inputs_files.append(path)
 
     dists = []
+    dropped: list[Dropped] = []
     traced: dict[str, list[str]] = {}  # each data set's systems (for the zero-disagreement note)
     for path in trace_files:
         # the verdict columns only (the traces' texts are not shown), same checks and errors
@@ -368,6 +370,10 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         traced[dataset] = sorted(map(str, frame["system"]))
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
+        unverdicted = read_dropped(path)  # rows the ingest left out for want of a verdict
+        if unverdicted is not None:
+            named = {f"{dataset}/{k}" if many else k: n for k, n in unverdicted.by_system.items()}
+            dropped.append(replace(unverdicted, by_system=named))
 
     per_passage, per_trace, stages = [], [], {"retrieval": 0, "verification": 0}
     attributed_rows: list[pd.DataFrame] = []
@@ -576,6 +582,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution_table=stage_table if not stage_table.empty else None,
         attribution_caption=_attribution_caption(layout, with_rows),
         attribution_shared=shared,
+        dropped=dropped,
         agreement=agreement,
         panel_agreement=pd.DataFrame(panel_rows) if panel_rows else None,
         panel_rules=pd.DataFrame(rule_rows) if rule_rows else None,

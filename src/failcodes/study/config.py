@@ -308,8 +308,16 @@ class AgreementSpec(FrozenModel):
         return stats
 
 
-def _one_name_each(what: str, names: list[str]) -> None:
-    """Refuse a name used twice, in any case.
+class _RepeatedNameError(ValueError):
+    """A name used twice; ``loc`` is the repeat's field (its line in the study file)."""
+
+    def __init__(self, message: str, loc: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.loc = loc
+
+
+def _one_name_each(what: str, table: str, names: list[str]) -> None:
+    """Refuse a name used twice, in any case, at the second one (``table[i].name``).
 
     Each names files (``data/full.*``, ``data/Full.*``): one file on macOS and Windows, where
     the second data set's ingest replaced the first's.
@@ -317,9 +325,12 @@ def _one_name_each(what: str, names: list[str]) -> None:
     folded = first_repeat(n.casefold() for n in names)
     if folded is None:
         return
-    first, second = [n for n in names if n.casefold() == folded][:2]
-    case = f" ({first!r} differs only in case: one file name on macOS and Windows)"
-    raise ValueError(f"{what} name {second!r} is used twice{case if first != second else ''}")
+    first, second = [(i, n) for i, n in enumerate(names) if n.casefold() == folded][:2]
+    case = f" ({first[1]!r} differs only in case: one file name on macOS and Windows)"
+    raise _RepeatedNameError(
+        f"{what} name {second[1]!r} is used twice{case if first[1] != second[1] else ''}",
+        (table, second[0], "name"),
+    )
 
 
 class StudyFile(FrozenModel):
@@ -340,13 +351,13 @@ class StudyFile(FrozenModel):
     @field_validator("datasets")
     @classmethod
     def _unique_names(cls, datasets: list[DatasetSpec]) -> list[DatasetSpec]:
-        _one_name_each("data set", [ds.name for ds in datasets])
+        _one_name_each("data set", "datasets", [ds.name for ds in datasets])
         return datasets
 
     @field_validator("agreements")
     @classmethod
     def _unique_agreements(cls, agreements: list[AgreementSpec]) -> list[AgreementSpec]:
-        _one_name_each("agreement", [a.name for a in agreements])
+        _one_name_each("agreement", "agreements", [a.name for a in agreements])
         return agreements
 
     @model_validator(mode="after")
@@ -452,6 +463,9 @@ def parse_study(text: str, path: Path) -> StudyFile:
         # a misspelt key (unknown field) also explains the "missing" one: name it first
         err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         loc = tuple(err["loc"])
+        repeated = err.get("ctx", {}).get("error")
+        if isinstance(repeated, _RepeatedNameError):  # the repeat's own line
+            loc = repeated.loc
         if loc and isinstance(loc[-1], int) and not isinstance(_value_at(raw, loc[:-1]), list):
             loc = loc[:-1]  # a single value read as a list of one (judge = "x"): no [0]
         more = len(exc.errors()) - 1

@@ -1,0 +1,72 @@
+"""Rows an ingest left out for want of a verdict (``--option no_verdict=drop``), carried on.
+
+The ingest note said them once, on stderr (or in a study's step log); the traces written held
+no trace of them, so ``metrics`` and the report's Table 5 counted the rows kept as if they were
+all. The tool's own Parquet carries the count in its footer (key :data:`DROPPED_KEY`, beside
+the engine's marker), which :func:`read_dropped` reads without decoding a row; JSONL and CSV
+have no such field (the ingest says so).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: The Parquet footer key (key-value metadata) of the rows left out.
+DROPPED_KEY = b"failcodes.no_verdict_dropped"
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """Rows left out at ingest (``rows``), the rows kept (``kept``), and per system."""
+
+    rows: int
+    kept: int = 0
+    by_system: Mapping[str, int] = field(default_factory=dict)
+
+    def footer(self) -> dict[bytes, bytes]:
+        """The footer metadata recording the rows left out (empty when none)."""
+        if not self.rows:
+            return {}
+        value = {"rows": self.rows, "by_system": dict(sorted(self.by_system.items()))}
+        return {DROPPED_KEY: json.dumps(value, sort_keys=True).encode("utf-8")}
+
+
+def read_dropped(path: Path) -> Dropped | None:
+    """The rows left out at the ingest that wrote ``path`` (None: none recorded, or no footer).
+
+    Only the footer is read, and only when its bytes hold the key (no library otherwise).
+    """
+    from failcodes.engine import core, footer_holds, footer_of
+
+    if not footer_holds(path, DROPPED_KEY):
+        return None
+    try:
+        pairs, kept = footer_of(path)
+        value = json.loads(pairs[DROPPED_KEY])
+        rows, by_system = int(value["rows"]), value["by_system"]
+        systems = {str(k): int(v) for k, v in by_system.items()}
+    except (core().Error, KeyError, ValueError, TypeError, AttributeError):
+        return None  # a footer the tool did not write: nothing is known of dropped rows
+    return Dropped(rows, kept, systems)
+
+
+def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
+    """``N row(s) without a verdict dropped at ingest (...; gpt 2): WHAT cover M of N+M rows``.
+
+    ``found``: each file's (or data set's) record, its systems named as its table rows are.
+    """
+    rows = sum(d.rows for d in found)
+    if not rows:
+        return None
+    kept = sum(d.kept for d in found)
+    by = ", ".join(f"{s} {n:,}" for d in found for s, n in d.by_system.items())
+    return (
+        f"{rows:,} row(s) without a verdict dropped at ingest (--option no_verdict=drop"
+        f"{'; ' + by if by else ''}): {what} cover {kept:,} of {rows + kept:,} rows"
+    )
+
+
+__all__ = ["DROPPED_KEY", "Dropped", "dropped_line", "read_dropped"]
