@@ -417,3 +417,32 @@ def test_the_report_names_each_agreement_rows_scope_pair_and_code(
     assert rows["entity: exact_entity (dr_a vs judge)"][6].startswith("0.600 [")
     assert rows["entity: exact_entity (dr_a vs judge)"][0].startswith("0.800 [")
     assert "reviewers: pooled over dimensions" in rows
+
+
+def test_the_report_keeps_every_group_of_an_agreement_by_a_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study agreement with by = "item": q1 A/B agree on 3 of 4 units, q2 on 1 of 4.
+
+    Before, both groups were keyed by the file's name: the report showed 'items 0.750' (q1's)
+    alone, as if for the whole table; q2's 0.250 was dropped, exit 0.
+    """
+    from failcodes.cli.main import main
+
+    (tmp_path / "by.csv").write_text(
+        "unit,item,A,B\nu1,q1,x,x\nu2,q1,x,y\nu3,q1,y,y\nu4,q1,y,y\n"
+        "u1,q2,x,y\nu2,q2,y,x\nu3,q2,x,x\nu4,q2,y,x\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        main(["init", "study"])
+    (tmp_path / "study" / "failcodes.toml").write_text(
+        'name = "by"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[agreements]]\n'
+        'name = "items"\npath = "../by.csv"\nby = "item"\nstatistics = ["percent"]\n'
+        "bootstrap = 0\n"
+    )
+    code, _, err = run_cli(["run", "study"], capsys)
+    assert code == 0, err
+    md = (tmp_path / "study" / "report" / "tables" / "agreement.md").read_text()
+    assert "| items: item q1<sup>a</sup> | 4 | 2 | 0.750 [" in md  # 3/4
+    assert "| items: item q2<sup>a</sup> | 4 | 2 | 0.250 [" in md  # 1/4

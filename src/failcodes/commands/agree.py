@@ -492,7 +492,8 @@ class AgreeRequest(Request):
             notes.extend(read_notes)
             group_keys = [self.by] if self.by is not None else []
             for key, table in prepared.parts:
-                extra = {self.by: key} if self.by is not None else {}
+                # group_by names the group's column for a reader of the rows (the report)
+                extra = {self.by: key, "group_by": self.by} if self.by is not None else {}
                 extra["unit_column"] = table.unit_column
                 extra["raters"] = list(table.raters)
                 extra["left_out"] = prepared.left_out()

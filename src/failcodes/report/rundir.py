@@ -230,7 +230,12 @@ def _agreement_subject(row: dict[str, Any], stem: str) -> str:
     `agree` on annotations writes per-dimension, pooled, coder-pair and per-code rows: read
     by dimension alone, a code's PABAK filled the dimension's cell (entity 0.600, the
     exact_entity code's, where the dimension has none) and the pooled row took the file name.
+    A ratings table's ``--by`` groups (``group_by``) each name their group: every group of
+    ``--by item`` took the file's name, and the table showed the first group's value alone.
     """
+    group = row.get("group_by")
+    if isinstance(group, str) and group != "dimension":
+        return f"{stem}: {group} {row.get(group)}"
     dim = row.get("dimension")
     scope = row.get("scope")
     who = " vs ".join(str(row.get("coders", "")).split("|"))
