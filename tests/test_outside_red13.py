@@ -209,3 +209,51 @@ def test_the_agreement_caption_says_the_level_of_its_intervals(
     table = (study / "report" / "tables" / "agreement.md").read_text().splitlines()
     assert table[0].endswith(": value [50% CI] per statistic; n: units, raters: coders**")
     assert "| 0.667 [" in table[4]
+
+
+# ---------------------------------------------------------------------------------------
+# the Python API: labels that cover part of the sentences
+# ---------------------------------------------------------------------------------------
+def test_the_python_api_says_the_labels_cover_part_of_the_sentences(tmp_path: Path) -> None:
+    import json
+
+    import failcodes
+
+    # 6 sentences (one per question), claims s1, s3, s5 refuted; labels for s0, s1, s2 only
+    # (s1 an error): TP 1 (s1), TN 2 (s0, s2), n 3; P = R = F1 = 100%, of half the sentences.
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "system": "A",
+                    "question_id": f"q{i}",
+                    "sentence_id": f"s{i}",
+                    "claim_id": f"c{i}",
+                    "claim": "c",
+                    "verdict": "refuted" if i % 2 else "supported",
+                }
+            )
+            + "\n"
+            for i in range(6)
+        )
+    )
+    labels.write_text(
+        "".join(
+            json.dumps({"question_id": f"q{i}", "sentence_id": f"s{i}", "has_error": i == 1}) + "\n"
+            for i in range(3)
+        )
+    )
+    said: list[str] = []
+    request = failcodes.MetricsRequest(traces=[traces], labels=labels, mapping=["refuted"])
+    result = failcodes.run(request, note=said.append)
+    row = result.report.results[0]
+    assert (row.tp, row.fp, row.fn, row.tn, row.n_unlabelled) == (1, 0, 0, 2, 3)
+    # the CLI's second line; the API said the first (Assumed: ...) alone
+    assert said[1:] == ["labels cover 3 of 6 sentences; the other 3 are left out (unlabelled)"]
+    said.clear()
+    out = tmp_path / "d.jsonl"
+    failcodes.run(
+        failcodes.DisagreementsRequest(traces=[traces], labels=labels, out=out), note=said.append
+    )
+    assert "labels cover 3 of 6 sentences; the other 3 are left out (unlabelled)" in said
