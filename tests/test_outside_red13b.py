@@ -446,3 +446,26 @@ def test_the_report_keeps_every_group_of_an_agreement_by_a_column(
     md = (tmp_path / "study" / "report" / "tables" / "agreement.md").read_text()
     assert "| items: item q1<sup>a</sup> | 4 | 2 | 0.750 [" in md  # 3/4
     assert "| items: item q2<sup>a</sup> | 4 | 2 | 0.250 [" in md  # 1/4
+
+
+def test_groups_with_one_category_set_say_it_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--by item: q1 uses x, y and q2 x, y, z: each group's set is named (Brennan-Prediger
+    q1 (3/4 - 1/2)/(1/2) = 1/2, q2 p_o 1/4: (1/4 - 1/3)/(2/3) = -1/8); alike, said once."""
+    path = tmp_path / "by.csv"
+    body = (
+        "u1,q1,x,x\nu2,q1,x,y\nu3,q1,y,y\nu4,q1,y,y\nu1,q2,x,{}\nu2,q2,y,x\nu3,q2,x,x\nu4,q2,y,x\n"
+    )
+    path.write_text("unit,item,A,B\n" + body.format("z"))
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON, "--by", "item"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    bp = {r["item"]: r["value"] for r in rows if r["statistic"] == "brennan_prediger"}
+    assert bp == {"q1": pytest.approx(1 / 2), "q2": pytest.approx(-1 / 8)}
+    first = rows[0]["notes"][0]
+    assert "; item q1: category set: the 2 given (x, y);" in first
+    assert "; item q2: category set: the 3 given (x, y, z);" in first
+    path.write_text("unit,item,A,B\n" + body.format("y"))
+    first, _ = _first_line_and_rows(capsys, path, "--by", "item")
+    assert first.count("category set: the 2 given (x, y)") == 1 and "item q1:" not in first

@@ -491,6 +491,7 @@ class AgreeRequest(Request):
             notes.extend(prepared.notes)  # the shape assumed first, then what the read said
             notes.extend(read_notes)
             group_keys = [self.by] if self.by is not None else []
+            said: dict[Any, str] = {}  # each group's first-line clauses
             for key, table in prepared.parts:
                 # group_by names the group's column for a reader of the rows (the report)
                 extra = {self.by: key, "group_by": self.by} if self.by is not None else {}
@@ -517,14 +518,16 @@ class AgreeRequest(Request):
                     confidence=self.confidence,
                 )
                 rows.extend(_row(r, **extra) for r in results)
-                said = _table_clauses(table, frame, results, self.categories is not None)
-                if said:
-                    notes[0] += f"; {self.by} {key}:{said[1:]}" if self.by is not None else said
+                said[key] = _table_clauses(table, frame, results, self.categories is not None)
                 if matrix is None and table.labels is None and self.categories is None:
                     weighted = [r for r in results if r.weights != "none" and r.value is not None]
                     gaps = _unused_levels(table.categories.tolist()) if weighted else None
                     if gaps and gaps not in notes[0]:  # the first line: weights on ranks
                         notes[0] += gaps
+            if len(set(said.values())) == 1:  # every group alike: said once
+                notes[0] += next(iter(said.values()))
+            else:
+                notes[0] += "".join(f"; {self.by} {k}:{t[1:]}" for k, t in said.items() if t)
         if self.bootstrap and any(r.get("ci_mc_error") is not None for r in rows):
             notes.append(
                 f"bootstrap intervals: {self.bootstrap} resamples, seed {self.seed}; "
