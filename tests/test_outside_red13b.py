@@ -469,3 +469,23 @@ def test_groups_with_one_category_set_say_it_once(
     path.write_text("unit,item,A,B\n" + body.format("y"))
     first, _ = _first_line_and_rows(capsys, path, "--by", "item")
     assert first.count("category set: the 2 given (x, y)") == 1 and "item q1:" not in first
+
+
+def test_pooled_kappa_keeps_a_dimension_whose_own_kappa_is_undefined() -> None:
+    """scope: every rating exact_scope (p_o 1, p_e 1: its own kappa 0/0); entity as above.
+
+    Pooled Fleiss: mean p_o (3/4 + 1)/2 = 7/8, mean p_e (17/32 + 1)/2 = 49/64:
+    (56/64 - 49/64) / (15/64) = 7/15. AC1 on one observed scope code has no p_e (q = 1), so the
+    pooled AC1 is undefined, and says which dimension and why.
+    """
+    from failcodes.stats.agreement import pooled_agreements
+
+    entity = [[0, 0], [0, 0], [0, 1], [1, 1]]  # x x, x x, x y, y y
+    scope = [[0, 0]] * 4
+    fleiss, ac1 = pooled_agreements(
+        [entity, scope], ["fleiss", "gwet_ac1"], names=["entity", "scope"]
+    )
+    assert fleiss.value == pytest.approx(7 / 15)
+    assert fleiss.chance_agreement == pytest.approx(49 / 64)
+    assert ac1.value is None and ac1.undefined_reason is not None
+    assert ac1.undefined_reason.startswith("scope: agreement undefined (no unit rated twice, or")

@@ -418,7 +418,8 @@ def _pooled_kappas(
         mat = np.full((len(units), len(coders)), np.nan)
         mat[[row[u] for u in ids]] = values
         mats.append(mat)
-    return pooled_agreements(mats, stats, categories=[c for _, _, c in tables], **opts)
+    cats_of = [c for _, _, c in tables]
+    return pooled_agreements(mats, stats, categories=cats_of, names=dims, **opts)
 
 
 def _percent_only(res: AgreementResult) -> AgreementResult:

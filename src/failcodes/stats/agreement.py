@@ -1086,6 +1086,12 @@ _POOLED_KINDS: dict[str, GwetKind] = {
 }
 
 
+def _gwet_defined(prep: Prepared, kind: GwetKind) -> bool:
+    """Whether an item has a ``p_o`` and a ``p_e`` (a unit rated twice; AC1: two categories)."""
+    twice = bool((prep.counts.sum(axis=1) >= 2).any())
+    return twice and (kind != "gwet" or prep.categories.size >= 2)
+
+
 def _pooled_plan(parts: Sequence[tuple[npt.NDArray[np.bool_], FloatArray, Plan]]) -> Plan:
     """One plan over units: every item's columns side by side (zeros where it lacks a unit).
 
@@ -1116,6 +1122,7 @@ def pooled_agreements(
     statistics: Sequence[str] = POOLED_STATISTICS,
     *,
     categories: Sequence[Sequence[float] | npt.ArrayLike | None] | None = None,
+    names: Sequence[str] | None = None,
     n_bootstrap: int = 0,
     seed: int | np.random.Generator | None = None,
     confidence: float = 0.95,
@@ -1136,7 +1143,8 @@ def pooled_agreements(
     error is the delete-one-unit jackknife (a unit leaves every item at once: its items share
     its difficulty) and the interval Wald, or with ``n_bootstrap`` the bootstrap over units.
     ``n_units`` counts the units with a rating, ``n_rows`` the unit x item rows rated twice or
-    more; ``observed_agreement`` and ``chance_agreement`` are the two means.
+    more; ``observed_agreement`` and ``chance_agreement`` are the two means. ``names`` (the
+    items' names, else 1, 2, ...) name an item whose agreement is undefined.
     """
     mats = [np.asarray(m, dtype=np.float64) for m in items]
     if not mats or any(m.ndim != 2 or m.shape != mats[0].shape for m in mats):
@@ -1174,7 +1182,16 @@ def pooled_agreements(
         pa_b, pe_b = plan.parts(plan.columns.sum(axis=0)[None, :])
         pa, pe = float(pa_b[0]), float(pe_b[0])
         if not np.isfinite(pa + pe):
-            reason = "an item has no unit rated twice: its agreement, and the mean, is undefined"
+            called = list(names) if names is not None else [str(i + 1) for i in range(len(preps))]
+            bad = [
+                n
+                for n, (_, prep) in zip(called, preps, strict=True)
+                if not _gwet_defined(prep, kind)
+            ]
+            reason = (
+                f"{', '.join(bad)}: agreement undefined (no unit rated twice, "
+                "or AC1 on one category: pass the full category list), and so is the mean"
+            )
             estimates.append(_undefined(stat, "nominal", "none", reason, sizes=sizes))
         elif 1.0 - pe <= _EPS:
             reason = "every item's ratings fall in one category: mean chance agreement is 1, 0/0"
