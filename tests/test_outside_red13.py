@@ -257,3 +257,38 @@ def test_the_python_api_says_the_labels_cover_part_of_the_sentences(tmp_path: Pa
         failcodes.DisagreementsRequest(traces=[traces], labels=labels, out=out), note=said.append
     )
     assert "labels cover 3 of 6 sentences; the other 3 are left out (unlabelled)" in said
+
+
+# ---------------------------------------------------------------------------------------
+# report: metrics written by an older failcodes, before their assumptions were recorded
+# ---------------------------------------------------------------------------------------
+def test_a_metrics_file_of_an_older_version_says_its_assumptions_were_not_recorded(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    import failcodes
+    from failcodes.report.rundir import load_run_dir
+
+    table = "system,question_id,sentence_id,claim,verdict,gold\nA,q1,s1,c,refuted,bad\n"
+    study = _study(tmp_path / "st", {"d": table})
+    failcodes.run_study(study)
+    # this version's file: the run box says what metrics assumed
+    meta = load_run_dir(study).meta
+    assert meta is not None
+    data = dict(meta.extra)["Data"]
+    assert data.startswith("Assumed: shared labels")
+    # the same file as an older failcodes wrote it: no label design, no question scope. Its
+    # TP 1 (s1 refuted, labelled an error) was shown with no word of what it assumed.
+    path = study / "metrics" / "d.json"
+    rows = json.loads(path.read_text())
+    new = ("labels", "question_shape", "question_scope", "without_claims_policy")
+    path.write_text(json.dumps([{k: v for k, v in r.items() if k not in new} for r in rows]))
+    meta = load_run_dir(study).meta
+    assert meta is not None
+    assert dict(meta.extra)["Data"] == (
+        "not recorded: metrics/d.json was written by an older failcodes, before what metrics "
+        "assumed of the labels was saved (shared or per-system, the questions counted); "
+        "compute it again (failcodes run STUDY --force) to have it said"
+    )
+    assert rows[0]["tp"] == 1

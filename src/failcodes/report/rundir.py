@@ -352,8 +352,15 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     for path in metric_files:
         rows = _records(read_json(path), path, ("system",))
         shape = shape_of_rows(rows)
-        if shape is not None:
-            assumed.append((f"Data ({path.stem})" if many else "Data", assumptions_line(shape)))
+        said = (
+            assumptions_line(shape)
+            if shape is not None
+            else f"not recorded: metrics/{path.name} was written by an older failcodes, before "
+            "what metrics assumed of the labels was saved (shared or per-system, the questions "
+            "counted); compute it again (failcodes run STUDY --force) to have it said"
+        )
+        if rows:  # an older file's numbers came with no word of their assumptions
+            assumed.append((f"Data ({path.stem})" if many else "Data", said))
         for row in rows:
             if many:
                 row = {**row, "system": f"{path.stem}/{row['system']}"}
