@@ -6,27 +6,28 @@ This is the only layer that parses arguments and prints; it turns a
 
 from __future__ import annotations
 
-import errno
 import gc
 import importlib
 import importlib.util
 import inspect
-import os
 import signal
-import stat
 import sys
 import threading
 from pathlib import Path
-from types import FrameType
 from typing import NoReturn
 
 import typer
 
 from failcodes import __version__
+from failcodes.commandline import (
+    one_line_errors,
+    path_problem,
+    process_defaults,
+    say_error,
+    terminate_like_interrupt,
+)
 from failcodes.csvcells import raw_cells
 from failcodes.deferredimport import defer_while_importing
-from failcodes.errors import FailcodesError
-from failcodes.redact import redact_text
 
 # typer.rich_utils (imported by typer to draw any help or error box) imports rich.markdown
 # (markdown_it, pygments) for the "markdown" markup mode and rich.traceback (rich.pretty,
@@ -36,12 +37,6 @@ from failcodes.redact import redact_text
 defer_while_importing(
     "typer.rich_utils", {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
 )
-# pydantic's plugin loader imports importlib.metadata (email, zipfile, csv...) for
-# ``entry_points``, which it calls only to look for plugins: main() turns that search off
-# (PYDANTIC_DISABLE_PLUGINS), so the import is deferred to a call that does not come.
-# Every command that builds a model paid it: 1,205 -> 1,164 M instructions for
-# `ingest generic-labels` of bench_study's 1x labels (issue 30).
-defer_while_importing("pydantic.plugin._loader", {"importlib.metadata": "entry_points"})
 
 app = typer.Typer(
     name="failcodes",
@@ -198,95 +193,6 @@ def _reflow_help(group: typer.Typer) -> None:
             _reflow_help(sub.typer_instance)
 
 
-def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
-    """SIGTERM does what Ctrl-C does: whatever SIGINT handler is current runs.
-
-    Inside ``asyncio.run`` that is the runner's handler (cancel the main task, so a judge run
-    commits, exports ``annotations.jsonl`` and ``summary.json`` and stops); elsewhere it raises
-    :class:`KeyboardInterrupt`.
-    """
-    handler = signal.getsignal(signal.SIGINT)
-    if callable(handler):
-        handler(signal.SIGINT, frame)
-        return
-    raise KeyboardInterrupt
-
-
-#: Options whose value is written, not read: a FIFO or /dev/null there is the user's choice.
-_WRITTEN = frozenset({"-o", "--out", "--output", "--labels-out", "--sentences-out", "--cache"})
-#: Options naming a path to write: an empty value (an unset shell variable) would mean ".".
-_PATHS_OUT = _WRITTEN | {"--dir"}
-
-
-def _path_problem(args: list[str]) -> str | None:
-    """An output option given an empty value, or an input that is a FIFO or device, if any."""
-    empty = _empty_output(args)
-    if empty is not None:
-        return (
-            f"{empty} '': an empty path (an unset shell variable?); name the file or folder "
-            "to write"
-        )
-    special = _special_input(args)
-    if special is not None:
-        return f"{special}: not a regular file (a FIFO, socket or device); give a file"
-    return None
-
-
-#: Commands whose first argument is a folder they create: ``init ""`` made the working folder
-#: a study (an unset shell variable).
-_CREATES_FOLDER = frozenset({"init"})
-
-
-def _empty_output(args: list[str]) -> str | None:
-    """The output option given an empty value (``-o ""``, ``--output=``), if any."""
-    if args and args[0] in _CREATES_FOLDER:
-        rest = args[1:]
-        values = {i + 1 for i, a in enumerate(rest) if a == "--name"}  # the option's value
-        first = next(
-            (a for i, a in enumerate(rest) if i not in values and not a.startswith("-")), None
-        )
-        if first is not None and not first.strip():
-            return f"{args[0]} FOLDER"
-    for i, arg in enumerate(args):
-        name, eq, value = arg.partition("=")
-        if eq and name in _PATHS_OUT and not value.strip():
-            return name
-        if arg in _PATHS_OUT and i + 1 < len(args) and not args[i + 1].strip():
-            return arg
-    return None
-
-
-def _special_input(args: list[str]) -> str | None:
-    """The first argument naming a FIFO, socket or device (not an output option's value).
-
-    Opening a FIFO for reading waits for a writer (the command hung without a word), and a
-    device reads as an empty file or forever; every input of failcodes is a regular file or
-    a folder.
-    """
-    written = False
-    for arg in args:
-        if arg == "--":
-            written = False
-            continue
-        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if arg.startswith("-") and not eq:
-            written = arg in _WRITTEN
-            continue
-        if eq:
-            candidate, skip = value, name in _WRITTEN
-        else:
-            candidate, skip, written = arg, written, False
-        if skip or not candidate:
-            continue
-        try:
-            mode = Path(candidate).stat().st_mode
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
-            return candidate
-    return None
-
-
 def _repeated_option(command: object, args: list[str]) -> str | None:
     """An option that takes one value given twice with two values, if any (one line).
 
@@ -346,24 +252,6 @@ def _repeated_option(command: object, args: list[str]) -> str | None:
     return None
 
 
-def _process_defaults() -> None:
-    """Settings read when a library is first imported, set before any command runs."""
-    # Arrow's default allocator (mimalloc) keeps the pages of freed batches: the Parquet
-    # scans stream batch by batch, and the system allocator returns them (~17 MB less
-    # peak memory for metrics from Parquet, at paper scale and at 10x; issue 18). Read
-    # when pyarrow is first imported, so set before any command runs; a user's choice wins.
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    # numpy's OpenBLAS on one thread: the bootstrap's matrix products are blocks of at most
-    # 2**18 weights, too small to share, and idle BLAS threads spin between the calls.
-    # metrics --bootstrap 2000 of the tool's own Parquet, 2 cores at load 5: 1.7 -> 1.4 CPU-s
-    # at paper scale, 19-23 -> 5.5-6.6 CPU-s (and 20-46 -> 10-14 s wall) at 10x; the
-    # output byte-identical (each product's sums run in the same order). Read when numpy is
-    # first imported; a user's choice wins.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    # no pydantic plugin search (every installed package's entry points read): none is used
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-
 def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
     """Run the CLI; user errors exit 2 with one line, bugs keep their traceback.
 
@@ -372,9 +260,9 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
     process) and collection resumes before the command runs.
     """
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminate_like_interrupt)
+        signal.signal(signal.SIGTERM, terminate_like_interrupt)
     args = sys.argv[1:] if argv is None else argv
-    _process_defaults()
+    process_defaults()
     if _top_level_help(args):
         _list_commands()
     elif not _register_only(args):
@@ -384,17 +272,17 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
     if gc_paused:
         gc.freeze()
         gc.enable()
-    problem = _path_problem(args)
+    problem = path_problem(args)
     if problem is not None:
-        typer.echo(f"failcodes: error: {redact_text(problem)}", err=True)
+        say_error(problem)
         sys.exit(2)
     try:
         # not standalone: a bad option value is one line too (typer draws a usage box)
-        with raw_cells(False):  # --raw-csv holds for this command only
+        with one_line_errors(), raw_cells(False):  # --raw-csv holds for this command only
             command = typer.main.get_command(app)
             repeated = _repeated_option(command, args)
             if repeated is not None:
-                typer.echo(f"failcodes: error: {redact_text(repeated)}", err=True)
+                say_error(repeated)
                 sys.exit(2)
             code = command(args=args, standalone_mode=False)
     except typer.TyperException as exc:  # typer's ClickException family: a bad command line
@@ -402,24 +290,6 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
     except typer.Abort:
         typer.echo("Aborted!", err=True)
         sys.exit(1)
-    except FailcodesError as exc:
-        typer.echo(f"failcodes: error: {redact_text(exc.one_line())}", err=True)
-        sys.exit(2)
-    except OSError as exc:
-        if exc.errno == errno.EPIPE:  # `failcodes ... | head`: as typer's standalone mode
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(1)
-        # the one safety net for the file system (permission denied, read-only, full disk):
-        # a file-system error that names its file is the user's to fix, not a bug
-        if exc.filename is None:
-            raise
-        reason = (exc.strerror or str(exc)).lower()
-        typer.echo(
-            f"failcodes: error: {redact_text(str(exc.filename))}: {reason}; "
-            "check the path and its permissions",
-            err=True,
-        )
-        sys.exit(2)
     # always exit, as typer's standalone mode did: 0, typer.Exit(n), or 130 after Ctrl-C
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -1,0 +1,160 @@
+"""``failcodes metrics`` from a command line read here, without typer (issue 30).
+
+Building the typer CLI (typer itself, click's parameters from the request's fields, the
+parse) cost ~106 M instructions of ``metrics`` on bench_engine's own Parquet, where the
+DuckDB script it is measured against spends none. A ``metrics`` command line that writes rows
+(``--format json|csv``, or ``-o FILE``) and gives each option as ``--flag value`` or
+``--flag=value``, every value one :class:`~failcodes.commands.measure.MetricsRequest` takes as
+it is, runs here. Anything else goes to the typer CLI untouched (nothing read or written
+yet), which says what is wrong as it always did: help, a table to draw, an option or form
+this parser does not know, a value typer converts or refuses (a sign, an exponent, an
+empty text, one beginning with ``-``), an option that takes one value given twice, a path
+:func:`~failcodes.commandline.path_problem` refuses, a request the model refuses.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import signal
+import sys
+import threading
+import types
+import typing
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from failcodes.commandline import (
+    echo,
+    one_line_errors,
+    path_problem,
+    process_defaults,
+    terminate_like_interrupt,
+)
+
+#: A whole number or a decimal as written plainly (no sign, exponent, space or underscore).
+_WHOLE = re.compile(r"[0-9]+")
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+#: How a flag's value is read (None: a flag without a value) and whether the flag repeats.
+_Reader = tuple[str, Callable[[str], Any] | None, bool]
+
+
+def _plain(pattern: re.Pattern[str], kind: type) -> Callable[[str], Any]:
+    def read(text: str) -> Any:
+        if not pattern.fullmatch(text):
+            raise ValueError(text)
+        return kind(text)
+
+    return read
+
+
+def _reader(annotation: Any) -> tuple[Callable[[str], Any], bool] | None:
+    """How a field's value is read from its text, and whether it repeats (None: typer's)."""
+    repeats = typing.get_origin(annotation) is list
+    if repeats:
+        (annotation,) = typing.get_args(annotation)
+    elif typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(inner) != 1:
+            return None
+        annotation = inner[0]
+    if annotation is int:
+        return _plain(_WHOLE, int), repeats
+    if annotation is float:
+        return _plain(_DECIMAL, float), repeats
+    if annotation in (str, Path) or (isinstance(annotation, type) and issubclass(annotation, Enum)):
+        return annotation, repeats
+    return None
+
+
+def _flags(model: Any) -> dict[str, _Reader]:
+    """Each flag of ``model``'s fields this parser reads: (field, reader, repeats)."""
+    from failcodes.commands.base import field_flags, is_argument, on_cli
+
+    out: dict[str, _Reader] = {}
+    for name, info in model.model_fields.items():
+        if not on_cli(model, name) or is_argument(model, name):
+            continue
+        found = (None, False) if info.annotation is bool else _reader(info.annotation)
+        if found is not None:
+            out.update(dict.fromkeys(field_flags(model, name), (name, *found)))
+    return out
+
+
+def parse(flags: dict[str, _Reader], argv: list[str]) -> dict[str, Any] | None:
+    """The fields ``argv`` gives, or None where typer is to read it (see the module)."""
+    values: dict[str, Any] = {}
+    tokens = iter(argv)
+    for token in tokens:
+        flag, eq, text = token.partition("=") if token.startswith("--") else (token, "", "")
+        if flag not in flags:
+            return None
+        name, read, repeats = flags[flag]
+        if read is None:  # a flag without a value
+            if eq or name in values:
+                return None
+            values[name] = True
+            continue
+        given = text if eq else next(tokens, "")
+        if not given or given.startswith("-") or (name in values and not repeats):
+            return None
+        try:
+            value = read(given)
+        except ValueError:
+            return None
+        if repeats:
+            values.setdefault(name, []).append(value)
+        else:
+            values[name] = value
+    return values
+
+
+def run_metrics(argv: list[str]) -> None:
+    """Run ``failcodes metrics ARGV`` and exit; return, nothing done, to leave it to typer.
+
+    Called with the garbage collector paused (failcodes.cli.start): the objects start-up
+    made are frozen and collection resumes before the command runs, as the CLI does.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, terminate_like_interrupt)
+    process_defaults()  # before numpy is imported
+    from failcodes.commands.base import build
+    from failcodes.commands.measure import MetricsRequest, RowFormat
+    from failcodes.csvcells import keep_raw, raw_cells
+    from failcodes.errors import FailcodesError
+
+    flags = _flags(MetricsRequest)
+    flags["--raw-csv"] = ("raw_csv", None, False)
+    rows = _plain(re.compile("|".join(typing.get_args(RowFormat))), str)
+    flags["--format"] = ("out_format", rows, False)
+    values = parse(flags, argv)
+    if values is None or not ("out_format" in values or "out" in values):
+        return  # (no rows to write: the tables are typer's command's)
+    if path_problem(["metrics", *argv]) is not None:
+        return
+    raw = values.pop("raw_csv", False)
+    try:
+        request = build(MetricsRequest, values)
+    except FailcodesError:
+        return
+    gc.freeze()
+    gc.enable()
+    with one_line_errors(), raw_cells(False):
+        if raw:
+            keep_raw()
+        try:
+            result = request.run()
+        except KeyboardInterrupt:  # as typer's command: exit 130, no word
+            sys.exit(130)
+        if result.written is not None:
+            for line in result.lines():
+                echo(line)
+        elif result.text is not None:
+            sys.stdout.write(result.text)
+    sys.exit(0)
+
+
+__all__ = ["parse", "run_metrics"]
