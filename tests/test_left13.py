@@ -208,3 +208,47 @@ def test_data_set_names_differing_in_case_are_refused_at_the_second_names_line(
         "'Full' is used twice ('full' differs only in case: one file name on macOS and "
         "Windows)\n"
     )
+
+
+def test_report_says_reviewer_names_it_cannot_check_are_taken_as_people(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """85524ae tells one Label Studio annotation under two names by its lead time; a review
+    file made by hand has none, so two names with the same codes are taken as people
+    unchecked: said first, and in the run box.
+
+    test_outside_shapes8's reviewed folder (alice: r0..r3) and bob's file, made by hand with
+    alice's codes on r0..r3: one person under two names, or two who agree; the report cannot
+    tell (4 shared units, same codes, no lead time). Alice alone: nothing to say; carol, who
+    differs from alice on r1 (exact_scope where alice gave broader_scope), is not a copy.
+    """
+    import json
+
+    from tests.test_outside_shapes8 import _judge_and_review
+
+    codebook = _judge_and_review(tmp_path, "broader_scope")
+    args = ["report", str(tmp_path), "--codebook", str(codebook), "-o", str(tmp_path / "rep")]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "Assumed: reviewers" not in err  # one name: nothing assumed
+    alice = [json.loads(x) for x in (tmp_path / "review" / "alice.jsonl").read_text().splitlines()]
+    carol = [{**r, "coder": "carol"} for r in alice]
+    assert carol[1]["codes"]["scope"] == "broader_scope"
+    carol[1]["codes"] = {**carol[1]["codes"], "scope": "exact_scope"}
+    (tmp_path / "review" / "carol.jsonl").write_text("".join(json.dumps(r) + "\n" for r in carol))
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "Assumed: reviewers" not in err  # alice and carol differ on r1: not one copy
+    bob = [{**r, "coder": "bob"} for r in alice]
+    (tmp_path / "review" / "bob.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bob))
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    said = (
+        "Assumed: reviewers 'alice' and 'bob' are two people: on the 4 unit(s) both reviewed "
+        "they gave the same codes, and their reviews carry no Label Studio lead time (made by "
+        "hand or converted), so one person's reviews under two names cannot be told from two "
+        "reviewers who agree; counted as two reviewers"
+    )
+    assert err.splitlines()[0] == said
+    page = " ".join((tmp_path / "rep" / "index.html").read_text().split())
+    assert f"<td>Reviewers</td><td>{said.replace(chr(39), '&#39;')}</td>" in page  # run box

@@ -93,6 +93,7 @@ class ReportRequest(Request):
             result = ReportResult(build_report(inputs, out))
         if stale:
             note(stale)
+        result.notes += inputs.notes.get("assumed", [])  # reviewer names taken as people
         result.notes += inputs.notes.get("codebook", [])  # a codebook assumed for the tables
         for kind in UnitKind:  # a stale review plan: the report is uncorrected; say how to fix
             result.notes += inputs.notes.get(corrected_notes_key(kind), [])

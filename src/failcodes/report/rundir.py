@@ -494,6 +494,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     review_files = layout.review_files()
     versions = _review_versions(layout, review_files, cb)
     humans = versions.reviews if versions is not None else []
+    unchecked = _names_unchecked(humans)  # names 85524ae cannot match (no lead time)
+    if unchecked:
+        assumed.append(("Reviewers", unchecked))
     reopen = _reopen(layout, versions) if versions is not None else []
     agreement_notes: list[str] = []
     if humans and cb is not None:
@@ -611,6 +614,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             agreement=per_code or None,
         ),
         notes={
+            "assumed": [unchecked] if unchecked else [],
             "saturation": saturation_notes,
             "codebook": codebook_notes,
             "agreement": agreement_notes,
@@ -1247,6 +1251,39 @@ def _one_review_two_names(root: Path, files: Mapping[str, list[Annotation]]) -> 
                 line=line,
                 field="coder",
             )
+
+
+def _names_unchecked(reviews: Sequence[Annotation]) -> str | None:
+    """What the report assumes of two reviewer names it cannot tell apart (None: nothing).
+
+    :func:`_one_review_two_names` tells one Label Studio annotation under two names by its
+    lead time. Reviews made by hand (or converted) have none: two names that gave the same
+    codes on every unit both reviewed may be one person's file under two names, or two people
+    who agree, and two people may share a time stamp too, so they are counted as two
+    reviewers and that is said (two names that differ on a shared unit are not one copy).
+    """
+    by_name: dict[str, dict[str, Annotation]] = {}
+    for ann in reviews:
+        by_name.setdefault(ann.coder, {})[ann.unit_id] = ann
+    names = sorted(by_name)
+    pairs = []
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            one, two = by_name[first], by_name[second]
+            shared = sorted(one.keys() & two.keys())
+            copy = shared and all(one[u].codes == two[u].codes for u in shared)
+            if copy and any(x[u].lead_time_s is None for u in shared for x in (one, two)):
+                pairs.append((first, second, len(shared)))
+    if not pairs:
+        return None
+    first, second, n = pairs[0]
+    more = f" ({len(pairs) - 1} more such pair(s) of names)" if len(pairs) > 1 else ""
+    return (
+        f"Assumed: reviewers {first!r} and {second!r} are two people: on the {n} unit(s) both "
+        "reviewed they gave the same codes, and their reviews carry no Label Studio lead time "
+        "(made by hand or converted), so one person's reviews under two names cannot be told "
+        f"from two reviewers who agree; counted as two reviewers{more}"
+    )
 
 
 def _people_only(path: Path, reviews: list[Annotation]) -> None:
