@@ -489,3 +489,32 @@ def test_pooled_kappa_keeps_a_dimension_whose_own_kappa_is_undefined() -> None:
     assert fleiss.chance_agreement == pytest.approx(49 / 64)
     assert ac1.value is None and ac1.undefined_reason is not None
     assert ac1.undefined_reason.startswith("scope: agreement undefined (no unit rated twice, or")
+
+
+def test_a_coder_given_two_kinds_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The judge's last line says human: before, the last line decided, so the judge was a
+    human and the 3 codes x 4 human-vs-machine rows were not computed at all (0 rows), exit 0.
+    """
+    ref = toy_codebook().ref()
+    anns = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=ref,
+            coder=who,
+            coder_kind=CoderKind.HUMAN if who == "dr_a" or i == 3 else CoderKind.LLM,
+            codes={"entity": [_X, _Y, "irrelevant"][(i + (who == "judge")) % 3]},
+        )
+        for i in range(4)
+        for who in ("dr_a", "judge")
+    ]
+    path = tmp_path / "ann.jsonl"
+    path.write_text("".join(json.dumps(a.model_dump(mode="json")) + "\n" for a in anns))
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        f"failcodes: error: {path}:8, field 'coder_kind': coder 'judge' is human here and llm "
+        "on line 2: one coder is one kind (the human vs machine rows follow it)"
+    )

@@ -258,6 +258,27 @@ def _coders_written_one_way(
     one_way(cells, path, "coder", f"{tail}; write the name one way")
 
 
+def _one_kind_per_coder(
+    annotations: Sequence[Annotation], lines: Sequence[int], path: Path
+) -> None:
+    """Refuse a coder whose annotations give two kinds (human on one line, llm on another).
+
+    The last line decided the kind, and with it whether the human-vs-machine rows per code
+    were computed at all (12 rows, or none), exit 0.
+    """
+    first: dict[str, tuple[Any, int]] = {}
+    for ann, line in zip(annotations, lines, strict=False):
+        kind, at = first.setdefault(ann.coder, (ann.coder_kind, line))
+        if kind is not ann.coder_kind:
+            raise InputError(
+                f"coder '{ann.coder}' is {ann.coder_kind.value} here and {kind.value} on line "
+                f"{at}: one coder is one kind (the human vs machine rows follow it)",
+                path=path,
+                line=line,
+                field="coder_kind",
+            )
+
+
 def _no_consensus_coder(
     annotations: Sequence[Annotation], lines: Sequence[int], path: Path
 ) -> None:
@@ -432,6 +453,7 @@ class AgreeRequest(Request):
                     lines.append(line)
             _coders_written_one_way(annotations, lines, self.file)
             _no_consensus_coder(annotations, lines, self.file)
+            _one_kind_per_coder(annotations, lines, self.file)
             cb, found = _annotations_codebook(annotations, self.codebook)
             if cb is not None and lines:
                 _codes_in_codebook(annotations, lines, cb, self.file)
