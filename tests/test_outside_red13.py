@@ -292,3 +292,49 @@ def test_a_metrics_file_of_an_older_version_says_its_assumptions_were_not_record
         "compute it again (failcodes run STUDY --force) to have it said"
     )
     assert rows[0]["tp"] == 1
+
+
+# ---------------------------------------------------------------------------------------
+# attribute: the tables of an earlier run the new one does not write
+# ---------------------------------------------------------------------------------------
+def test_a_pipeline_redeclared_closed_book_leaves_no_retrieval_table_of_the_earlier_run(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    import failcodes
+
+    # gold: s1 ok, s2 bad, s3 ok, s4 bad; refuted on s1 and s4: FP s1, FN s2 (2 disagreements)
+    verdicts = {"s1": "refuted", "s2": "supported", "s3": "supported", "s4": "refuted"}
+    gold = {"s1": "ok", "s2": "bad", "s3": "ok", "s4": "bad"}
+    rows = [
+        {
+            "system": "A",
+            "question_id": f"q{1 + i // 2}",
+            "sentence_id": s,
+            "claim": f"Aspirin claim {s}",
+            "verdict": verdicts[s],
+            "gold": gold[s],
+            "passages": [{"text": f"Aspirin lowers fever {s}.", "rank": 1}],
+        }
+        for i, s in enumerate(verdicts)
+    ]
+    study = _study(tmp_path / "st", {})
+    (study / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    body = _INGEST.format(name="d", file="t.jsonl").replace('"none"', '"retrieved"')
+    toml = study / "failcodes.toml"
+    head, tail = toml.read_text().split("\n[metrics]", 1)
+    toml.write_text(head + body + "\n[metrics]" + tail)
+    failcodes.run_study(study)
+    attribution = study / "attribution" / "d"
+    assert (attribution / "per_passage.csv").is_file()  # Table 8: the retrieved passages
+    # the pipeline was closed-book after all (its passages are citations): attribute runs
+    # again without a retrieval run, and Table 8 must go with it. It stayed: the report showed
+    # the earlier run's 'retrieval quality' of a closed-book pipeline's citations.
+    toml.write_text(toml.read_text().replace('evidence = "retrieved"', 'evidence = "none"'))
+    failcodes.run_study(study)
+    stages = (attribution / "attribution.csv").read_text().splitlines()[1:]
+    assert [line.split(",")[6] for line in stages] == ["verification", "verification"]
+    assert not (attribution / "per_passage.csv").exists()
+    assert not (attribution / "retriever_all_high.csv").exists()
+    assert not (study / "report" / "tables" / "retrieval_quality.md").exists()

@@ -19,6 +19,8 @@ from failcodes.fileio import output_error
 from failcodes.study import layout
 
 if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
+    from collections.abc import Mapping
+
     import pandas as pd
 
 HEURISTIC_NOTE = (
@@ -118,6 +120,7 @@ class AttributeRequest(Request):
             # leaves nothing, not even the folder
             with AtomicBatch() as batch:
                 count, tables = self._write(batch, source, r_codes, v_codes, codebook)
+            self._remove_leftovers(tables)
         except OSError as exc:
             raise output_error(exc, self.output) from None
         said = codebook_note(self.codebook, codebook)  # after any error: the error is one line
@@ -131,6 +134,19 @@ class AttributeRequest(Request):
         if heuristic:
             note(HEURISTIC_NOTE)
         return AttributeResult(count, tables, self.output, heuristic, coded_by)
+
+    def _remove_leftovers(self, tables: Mapping[str, object]) -> None:
+        """Remove the tables of an earlier run into ``output`` that this run did not write.
+
+        A pipeline declared closed-book after a run with its passages as retrieved (or a
+        study's judge kinds narrowed) is attributed again without a retrieval run: the earlier
+        ``per_passage.csv`` stayed, and the report showed its Table 8 as this study's.
+        """
+        written = {*tables, "attribution", "attribution_summary"}
+        written |= {"per_passage_codes"} if self.retrieval is not None else set()
+        written |= {"per_trace_steps"} if self.reasoning is not None else set()
+        for name in _OWN_TABLES - written:
+            self._path(name).unlink(missing_ok=True)
 
     def _path(self, name: str) -> Path:
         return self.output / OUTPUT_FILES.get(name, f"{name}.csv")
@@ -248,6 +264,20 @@ class AttributeRequest(Request):
                 )
         return tables
 
+
+#: Every table ``attribute`` may write (by :meth:`AttributeRequest._path` name).
+_OWN_TABLES = frozenset(
+    {
+        "per_passage_codes",
+        "per_trace_steps",
+        "retriever_all_high",
+        "retrieval_dominant_errors",
+        "verifier_all_correct",
+        "verification_dominant_errors",
+        "retrieval_panel_agreement",
+        "reasoning_panel_agreement",
+    }
+)
 
 #: Claims whose table rows are made and written at a time (~10 passage rows each).
 _CLAIMS_PER_CHUNK = 2_000
