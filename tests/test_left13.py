@@ -252,3 +252,29 @@ def test_report_says_reviewer_names_it_cannot_check_are_taken_as_people(
     assert err.splitlines()[0] == said
     page = " ".join((tmp_path / "rep" / "index.html").read_text().split())
     assert f"<td>Reviewers</td><td>{said.replace(chr(39), '&#39;')}</td>" in page  # run box
+
+
+def test_metrics_rows_to_stdout_say_the_dropped_rows_on_stderr(tmp_path: Path) -> None:
+    """`failcodes metrics ... --format json` runs without typer (cli/direct.py): its rows on
+    stdout hold no field for the rows the ingest left out, so stderr says them, as the typer
+    path does (the wide table: llama's s5 dropped, 17 of 18 rows kept)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.test_outside_red12 import _WIDE
+
+    (tmp_path / "w.csv").write_text(_WIDE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    fc = [sys.executable, "-m", "failcodes"]
+    traces, labels = str(tmp_path / "t.parquet"), str(tmp_path / "l.jsonl")
+    ingest = ["ingest", "generic", str(tmp_path / "w.csv"), "-o", traces, "--labels-out", labels]
+    ingest += ["--option", "no_verdict=drop", "--label-rule", "gold = wrong -> error"]
+    for system in ("gpt", "claude", "llama"):
+        ingest += ["--verdict-column", system]
+    ingest += ["--alias", "1=supported", "--alias", "0=refuted"]
+    subprocess.run([*fc, *ingest], env=env, check=True, capture_output=True)
+    metrics = ["metrics", "--traces", traces, "--labels", labels, "--format", "json"]
+    done = subprocess.run([*fc, *metrics], env=env, capture_output=True, text=True, check=True)
+    assert done.stderr == f"{DROPPED}: the metrics cover 17 of 18 rows\n"
+    assert done.stdout.startswith("[")

@@ -39,6 +39,8 @@ def read_dropped(path: Path) -> Dropped | None:
 
     Only the footer is read, and only when its bytes hold the key (no library otherwise).
     """
+    if path.suffix.lower() != ".parquet":  # JSONL, CSV: no footer, no engine to load
+        return None
     from failcodes.engine import core, footer_holds, footer_of
 
     if not footer_holds(path, DROPPED_KEY):

@@ -154,6 +154,8 @@ def run_metrics(argv: list[str]) -> None:
                 echo(line)
         elif result.text is not None:
             sys.stdout.write(result.text)
+            if result.dropped:  # the rows hold no field for it (cli/metrics.py's words)
+                print(result.dropped, file=sys.stderr)
     sys.exit(0)
 
 
