@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -169,20 +170,20 @@ def test_scores_out_of_reprs_range_and_escapes_in_claim_lines(tmp_path: Path) ->
 def test_rows_fetched_a_batch_at_a_time_and_windows_of_two_rows_are_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
 ) -> None:
-    # one claim row per Arrow batch, a query per two rows of a file. (Until the JSONL traces'
-    # lines read again were deleted, 3 December, this read them a sentence group at a time.
-    # Until 2026-12-03 this also refused copy_file_range and asserted the later mapping's
-    # part file was copied through Python: the part files are gone, each mapping's lines are
-    # now written one after another from the scratch file.)
+    # one claim row per Arrow batch, a query per two rows of a file, a group of lines per
+    # sentence group. (Until 2026-12-03 this also refused copy_file_range and asserted the
+    # later mapping's part file was copied through Python: the part files are gone, each
+    # mapping's lines are now written one after another from the scratch file.)
     plain, own, labels = _files(tmp_path)
     flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
     labels = _jsonl(labels, flipped)
     want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
     monkeypatch.setattr(disagreementsql, "_FETCH_ROWS", 1)
     monkeypatch.setattr(disagreementsql, "_WINDOW_ROWS", 2)
-    assert streamed == [True]  # (want: the JSONL traces, the stream's)
-    assert _disagreements(own, labels, tmp_path / "engine.jsonl") == want
-    assert streamed == [True]  # the own Parquet: the engine's
+    monkeypatch.setattr(disagreementsql, "_LINE_GROUPS", 1)
+    for traces in (own, plain):  # the engine's rows, then the lines read again
+        assert _disagreements(traces, labels, tmp_path / "engine.jsonl") == want
+    assert streamed == []
 
 
 @pytest.fixture
@@ -242,7 +243,50 @@ def test_only_sentence_groups_of_own_parquet_are_the_engines(tmp_path: Path) -> 
     # (before 2026-12-03 only JSONL output was the engine's: this asserted `not applies`)
     assert disagreementsql.applies(mine.columns, mine.items, mine.index, parquet)
     assert not disagreementsql.applies(theirs.columns, theirs.items, theirs.index, jsonl)
-    assert not disagreementsql.applies(theirs.columns, theirs.items, theirs.index, parquet)
+    # JSONL traces' lines are read again for JSONL output only: Parquet is the stream's
+    assert disagreementsql.applies(theirs.columns, theirs.items, theirs.index, jsonl, True)
+    assert not disagreementsql.applies(theirs.columns, theirs.items, theirs.index, parquet, True)
+
+
+def test_jsonl_traces_are_written_from_their_lines_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
+) -> None:
+    # q1:s0 labelled no error: both systems' q1:s0 disagree (claims with escapes, scores
+    # out of repr's range) under both mappings, so each line serves two disagreements
+    plain, _, labels = _files(tmp_path)
+    flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
+    labels = _jsonl(labels, flipped)
+    got = _disagreements(plain, labels, tmp_path / "lines.jsonl")
+    assert streamed == []  # the lines read again, not the stream
+    read: list[tuple[int, int]] = []
+    line_rows = disagreementsql._line_rows
+
+    def reading(columns: Any, groups: Any) -> Any:
+        pieces = line_rows(columns, groups)
+        origin, rows = columns.origin, []
+        for g in groups.tolist():  # (file, row in the file) of each group's rows
+            first = int(columns.first[g])
+            file = int(np.searchsorted(origin.starts, first, side="right")) - 1
+            rows += [(file, first - int(origin.starts[file]) + i) for i in range(origin.run[g])]
+        assert len(pieces) == 5 * len(rows)  # (five pieces a row)
+        read.extend(rows)
+        return pieces
+
+    monkeypatch.setattr(disagreementsql, "_line_rows", reading)
+    assert _disagreements(plain, labels, tmp_path / "again.jsonl") == got
+    # each line decoded once for both mappings: both systems' q1:s0 claims (rows 0, 1), a's
+    # q1:s1 (no_evidence: an FP under non_supported), b's q2:s0 (refuted: an FP under both)
+    assert sorted(read) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 3)]  # (file, row)
+    monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
+    assert _disagreements(plain, labels, tmp_path / "stream.jsonl") == got
+    assert streamed == [True]
+    lines = [json.loads(x) for x in got.splitlines()]
+    # refuted: a q1:s0 (c1 refuted) and b q1:s0 (c0 refuted) flagged, labelled no error: FP
+    keys = [(d["mapping"], d["system"], d["sentence_id"], d["kind"]) for d in lines]
+    assert keys[:2] == [("refuted", "a", "q1:s0", "FP"), ("refuted", "a", "q2:s9", "FN")]
+    assert [p["score"] for p in lines[0]["claims"][0]["passages"]] == [1e-05, 1e22, 0.0, -0.0, None]
+    assert b'"score": 1e-05' in got and b'"score": 1e+22' in got
+    assert b"vertical\\u000btab, unit\\u001fsep" in got
 
 
 def test_a_jsonl_line_msgspec_cannot_vouch_for_leaves_the_file_to_the_stream(
@@ -257,6 +301,27 @@ def test_a_jsonl_line_msgspec_cannot_vouch_for_leaves_the_file_to_the_stream(
     b_q2 = json.loads(got.splitlines()[1])
     assert (b_q2["system"], b_q2["sentence_id"]) == ("b", "q2:s0")
     assert b_q2["claims"][0]["reasoning"] is None
+
+
+def test_lines_short_of_their_rows_leave_the_file_to_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
+) -> None:
+    # the pieces are matched to rows by position: a read that gave fewer lines than its
+    # groups' rows would put one claim's record under another's disagreement
+    from failcodes import columnar
+
+    plain, _, labels = _files(tmp_path)
+    want = _disagreements(plain, labels, tmp_path / "want.jsonl")
+    assert streamed == []
+    gather = columnar.gather_runs
+
+    def short(*args: Any, views: bool = True) -> Any:
+        runs = gather(*args, views=views)
+        return runs if views else [run[:-1] for run in runs]  # (views False: the engine's)
+
+    monkeypatch.setattr(columnar, "gather_runs", short)
+    assert _disagreements(plain, labels, tmp_path / "short.jsonl") == want
+    assert streamed == [True]
 
 
 @pytest.mark.parametrize("per_group", [2_000, 2, 3])

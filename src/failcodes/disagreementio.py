@@ -260,8 +260,9 @@ class Selection:
     def write(self, path: str | Path, *, batch: AtomicBatch | None = None) -> int:
         """:func:`stream_disagreements` of this selection; returns the count written.
 
-        JSONL or Parquet of the tool's own Parquet traces are written from the disagreements'
-        heads instead (:mod:`failcodes.disagreementsql`: the same bytes).
+        JSONL or Parquet of the tool's own Parquet traces, and JSONL of trace JSONL files,
+        are written from the disagreements' heads instead (:mod:`failcodes.disagreementsql`:
+        the same bytes).
         """
         from failcodes import disagreementsql
 
@@ -269,7 +270,10 @@ class Selection:
             return stream_disagreements(path, self.columns, iter(self), self.index, batch=batch)
 
         target = Path(path)
-        if disagreementsql.applies(self.columns, self.items, self.index, target):
+        if any(
+            disagreementsql.applies(self.columns, self.items, self.index, target, lines)
+            for lines in (False, True)
+        ):
             cols = cast("SentenceColumns", self.columns)
             items = cast("list[GroupSelection]", list(self.items))
             return disagreementsql.write(target, cols, items, batch=batch, fallback=stream)

@@ -5,11 +5,12 @@ disagreement's claims as Python values and encodes every claim record, passages 
 (~500 MB of JSON at paper scale): its CPU is spread over decoding, Python objects, per-row
 checks and encoding. For traces the tool wrote itself (Parquet whose footer carries the
 validated marker, :func:`failcodes.engine.is_validated`) DuckDB reads the claim rows instead,
-and Python gives each disagreement's head (its label and id, ~26,000 at paper scale). (Trace
-JSONL files are the stream's: reading their lines again here saved 7-10% of its CPU for one
-or two mappings at paper scale, for ~80 lines of a second line reader.)
+and Python gives each disagreement's head (its label and id, ~26,000 at paper scale). Trace
+JSONL files, which the strict scan vouched for, take the same heads for JSONL output: their
+claims' lines are read again by byte offset (:func:`_line_rows`), each once, not once per
+disagreement as the stream does.
 
-The needed claim rows are read once, in file order (DuckDB reads a window of
+Either way the needed claim rows are read once, in file order (DuckDB reads a window of
 :data:`_WINDOW_ROWS` rows of a file a query), into a scratch file, then taken from it in
 output order: memory follows a disagreement or a group of them, whatever the output order (at
 10x the paper scale, copies of the questions with suffixed ids, their rows interleave in it).
@@ -52,7 +53,7 @@ import numpy as np
 
 from failcodes import engine
 from failcodes.fileio import AtomicBatch, temp_path
-from failcodes.tableio import pyarrow_modules, write_in_batch
+from failcodes.tableio import Format, pyarrow_modules, write_in_batch
 from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
 
@@ -66,6 +67,8 @@ _WINDOW_ROWS = 16_384
 _FETCH_ROWS = 2_048
 #: Write buffer of the output.
 _WRITE_BUFFER = 1 << 20
+#: Sentence groups whose JSONL lines are decoded at a time.
+_LINE_GROUPS = 256
 #: Disagreements taken from the scratch file at a time (a row group of the Parquet output,
 #: as the stream writes them).
 _RECORDS_PER_GROUP = 2_000
@@ -230,8 +233,8 @@ def _column_query(path: Path, lo: int, hi: int) -> str:
         ORDER BY frow"""
 
 
-def _needed(columns: SentenceColumns, items: Sequence[GroupSelection]) -> Any:
-    """The claims' rows of the disagreeing groups (each group once).
+def _needed(columns: SentenceColumns, items: Sequence[GroupSelection]) -> tuple[Any, Any]:
+    """The disagreeing groups in file order, each once, and their claims' rows.
 
     The rows are numbered across the files, sorted. Raises :class:`_DeclinedError` for a
     group's claims not one run of rows of one file (scattered groups, a group over two
@@ -250,7 +253,8 @@ def _needed(columns: SentenceColumns, items: Sequence[GroupSelection]) -> Any:
     if (count == 0).any() or (first + count > bounds[file]).any():
         raise _DeclinedError
     ends = np.cumsum(count)
-    return np.repeat(first - (ends - count), count) + np.arange(int(ends[-1]) if len(ends) else 0)
+    rows = np.repeat(first - (ends - count), count) + np.arange(int(ends[-1]) if len(ends) else 0)
+    return groups, rows
 
 
 def _spill(tables: Iterable[Any], out: Path) -> None:
@@ -383,6 +387,62 @@ def _batch_rows(got: Any) -> list[bytes]:
     return list(itertools.chain.from_iterable(rows))
 
 
+def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
+    """The claim rows of ``groups`` (in file order) as pieces, from vouched JSONL lines.
+
+    The lines are those the stream reads (:func:`~failcodes.columnar.gather_runs`). Each
+    decoded line (its struct: the trace's fields in the model's order, nulls written) is
+    encoded once by msgspec and spaced as ``json.dumps`` spaces (``msgspec.json.format``);
+    the pieces are cut from it (the claim record's fields but its sentence) where that is
+    exact (no escape, every score printed as ``repr``), else written by the stdlib. A line
+    msgspec cannot vouch for is the stream's (raises :class:`_DeclinedError`).
+    """
+    import msgspec
+
+    from failcodes.columnar import gather_runs
+    from failcodes.jsonio import repr_scores, struct_fields
+
+    encode, spaced = msgspec.json.encode, msgspec.json.format
+    origin = columns.origin
+    assert origin is not None
+    out: list[bytes] = []
+    files, lines, offsets, counts = origin.where(groups, columns.first)
+    runs = gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {}, views=False)
+    t: Any  # (the vouched struct of the line)
+    for t, passages in itertools.chain.from_iterable(runs):
+        if passages is None:
+            raise _DeclinedError  # a line the model reads: the stream's
+        if t.evidence_source is None:  # as Trace.evidence derives it
+            retrieved = passages or t.retriever is not None
+            source = EvidenceSource.RETRIEVED if retrieved else EvidenceSource.NONE
+            t.evidence_source = source.value
+        text = encode(t)
+        if b"\\" not in text and repr_scores(passages):
+            # '{"system": ..., "claim_id": ..., "sentence": ..., "verdict": ...}'
+            line = spaced(text, indent=0)
+            cid = line.index(b', "claim_id": ')
+            sentence = line.index(b', "sentence": ', cid)
+            verdict = line.index(b', "verdict": ', sentence)
+            reasoning = line.index(b', "reasoning": ', verdict)
+            pre = b"{" + line[cid + 2 : sentence] + line[verdict:reasoning]
+            post = line[reasoning + 2 :]
+        else:
+            fields = msgspec.structs.asdict(t).items()
+            record = {k: v for k, v in fields if k not in _HEAD_FIELDS}
+            whole = json.dumps(record, ensure_ascii=False, default=struct_fields)
+            cut = whole.index(', "reasoning": ')
+            pre, post = whole[:cut].encode("utf-8"), whole[cut + 2 :].encode("utf-8")
+        claim_id = _json_string(t.claim_id).encode("utf-8")
+        out += (_sentence(t.sentence), t.verdict.encode("utf-8"), claim_id, pre, post)
+    if len(out) != _PIECES * sum(counts):
+        raise _DeclinedError  # (not every row a line: the stream's)
+    return out
+
+
+#: A trace's fields a claim record leaves out (the others are its fields, in its order).
+_HEAD_FIELDS = frozenset({"system", "question_id", "sentence_id", "sentence"})
+
+
 def _spaced(column: Any, exact: Sequence[bool]) -> list[bytes]:
     r"""Compact JSON objects as ``json.dumps`` writes them (``msgspec.json.format``, in C).
 
@@ -439,9 +499,17 @@ class _Spilled:
 def _write_file(
     con: Any, columns: SentenceColumns, scratch: Path, items: Sequence[GroupSelection], lines: bool
 ) -> int:
-    """Write the selections' disagreements to ``scratch`` (JSONL ``lines`` or Parquet); count."""
-    need = _needed(columns, items)
-    parts = _engine_rows(con, columns, need, lines)
+    """Write the selections' disagreements to ``scratch`` (JSONL ``lines`` or Parquet).
+
+    Returns the count. ``con`` None: the claims' JSONL lines are read again
+    (:func:`_line_rows`).
+    """
+    groups, need = _needed(columns, items)
+    if con is None:
+        at = range(0, len(groups), _LINE_GROUPS)
+        parts: Iterable[Any] = (_line_rows(columns, groups[a : a + _LINE_GROUPS]) for a in at)
+    else:
+        parts = _engine_rows(con, columns, need, lines)
     heads = itertools.chain.from_iterable(_heads(sel, m) for m, sel in enumerate(items))
     maps = [_Mapping.of(sel) for sel in items]
     spill = temp_path(scratch)
@@ -449,7 +517,8 @@ def _write_file(
         if lines:
             with spill.open("w+b") as fh:
                 pieces = _Pieces(fh, need, parts)
-                con.close()  # (the engine's memory let go before the output is built)
+                if con is not None:
+                    con.close()  # (the engine's memory let go before the output is built)
                 return _write_lines(scratch, maps, heads, pieces)
         _spill(parts, spill)
         con.close()
@@ -637,18 +706,21 @@ def _write_lines(
     return count
 
 
-def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> bool:
+def applies(
+    columns: Any, items: Sequence[Any], index: Any, target: Path, lines: bool = False
+) -> bool:
     """Whether the engine writes these disagreements: JSONL or Parquet of the tool's own Parquet.
 
     Sentence groups (one selection per mapping), shared sentence labels, every group's claims
-    one run of rows, every trace file validated Parquet.
+    one run of rows, every trace file validated Parquet (``lines``: JSONL output, every trace
+    file JSONL, each needed line read again, :func:`_line_rows`).
     """
     from failcodes.disagreements import GroupSelection
     from failcodes.tracecols import SentenceColumns
     from failcodes.traceio import TRACE_ENGINE_COLUMNS
 
     suffix = target.suffix.lower()
-    if suffix not in (".jsonl", ".parquet", ".pq") or not items:
+    if suffix not in (".jsonl", ".parquet", ".pq") or (lines and suffix != ".jsonl") or not items:
         return False
     if not isinstance(columns, SentenceColumns) or columns.origin is None:
         return False
@@ -659,6 +731,8 @@ def applies(columns: Any, items: Sequence[Any], index: Any, target: Path) -> boo
     origin = columns.origin
     if origin.scattered is not None or not origin.paths:
         return False
+    if lines:
+        return all(f == Format.JSONL.value for f in origin.formats)
     return all(engine.is_validated(p, schema=TRACE_ENGINE_COLUMNS) for p in origin.paths)
 
 
@@ -678,8 +752,11 @@ def write(
     """
     import duckdb
 
+    origin = columns.origin
+    assert origin is not None
     scratch = temp_path(target)  # moved into the batch once every line is written
-    con = engine.connect()
+    lines = all(f == Format.JSONL.value for f in origin.formats)  # (else validated Parquet)
+    con = None if lines else engine.connect()
     try:
         count = _write_file(con, columns, scratch, items, target.suffix.lower() == ".jsonl")
     except (_DeclinedError, duckdb.Error):
@@ -689,7 +766,8 @@ def write(
         scratch.unlink(missing_ok=True)
         raise
     finally:
-        con.close()
+        if con is not None:
+            con.close()
     return _committed(scratch, target, batch, count)
 
 
