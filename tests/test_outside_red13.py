@@ -338,3 +338,34 @@ def test_a_pipeline_redeclared_closed_book_leaves_no_retrieval_table_of_the_earl
     assert not (attribution / "per_passage.csv").exists()
     assert not (attribution / "retriever_all_high.csv").exists()
     assert not (study / "report" / "tables" / "retrieval_quality.md").exists()
+
+
+# ---------------------------------------------------------------------------------------
+# the library: compute_metrics called as find_disagreements is, and with a generator
+# ---------------------------------------------------------------------------------------
+def test_compute_metrics_takes_one_mapping_and_traces_filtered_by_a_generator() -> None:
+    import failcodes as fc
+
+    traces = [
+        fc.Trace(system=s, question_id="q1", sentence_id=i, claim_id=i, claim="c", verdict=v)
+        for s, verdicts in (("A", "refuted supported"), ("B", "refuted refuted"))
+        for i, v in zip(("s1", "s2"), verdicts.split(), strict=True)
+    ]
+    labels = [
+        fc.Label(question_id="q1", sentence_id="s1", has_error=True),
+        fc.Label(question_id="q1", sentence_id="s2", has_error=False),
+    ]
+    # A: s1 refuted (error) TP, s2 supported (no error) TN
+    only_a = (t for t in traces if t.system == "A")  # a notebook's filter
+    report = fc.compute_metrics(only_a, labels, "refuted")  # type: ignore[arg-type]
+    # before: the label checks used the generator up ("no trace has sentence_id 's1'"), and
+    # 'refuted' was read letter by letter ("unknown error mapping or verdict 'r'")
+    assert [(r.system, r.mapping, r.tp, r.fp, r.fn, r.tn) for r in report.results] == [
+        ("A", "refuted", 1, 0, 0, 1)
+    ]
+    # B: s1 TP, s2 refuted (no error) FP; the list and the generator agree
+    both = fc.compute_metrics(traces, labels, ["refuted"])
+    assert [(r.system, r.tp, r.fp, r.fn, r.tn) for r in both.results] == [
+        ("A", 1, 0, 0, 1),
+        ("B", 1, 1, 0, 0),
+    ]

@@ -1149,6 +1149,8 @@ def compute_metrics(
     lvl = Level(level)
     policy = WithoutClaimsPolicy(without_claims)
     requested = QuestionScope(question_scope)
+    if isinstance(mappings, str | ErrorMapping):  # one mapping, as find_disagreements takes
+        mappings = (mappings,)  # ('refuted' was read letter by letter: "unknown mapping 'r'")
     maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
     if bootstrap < 0:
         raise ValueError("bootstrap must be >= 0")
@@ -1157,6 +1159,7 @@ def compute_metrics(
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
     if not isinstance(traces, TraceColumns | SentenceColumns):  # in memory: the CLI's checks
+        traces = list(traces)  # a generator is read once: the checks used it up
         labels = check_in_memory(labels, traces, lvl is Level.SENTENCE)
     cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)
     matched: GroupLabels | None = None
