@@ -563,6 +563,7 @@ def estimate_sizes(
     if not columnar_mode(mode, sizes.kind) or (needs_groups(mode) and sizes.groups is None):
         raise ValueError(f"the columnar dry run cannot price mode {mode.name}")
     answer = answer_tokens(judge, journal)
+    journal.check(judge.meta())  # another run's units are not done for this one
     prefix = judge.prefix_tokens
     journal_ids = _journal_ids(journal.done_ids())
     already = todo = todo_tokens = 0

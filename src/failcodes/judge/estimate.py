@@ -334,6 +334,7 @@ def estimate_units(
         first, then = mode.first, mode.then
     group = then.group if isinstance(then, Batch) else then if isinstance(then, Grouped) else None
     every = then.commit_every if isinstance(then, Batch) else None
+    journal.check(judge.meta())  # another run's units are not done for this one
     done = journal.done_ids()
     rows = total = already = hits = kept = 0
     todo: list[Unit] = []

@@ -271,13 +271,20 @@ class Journal:
         """Return the stored run description."""
         return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
 
+    def check(self, meta: Mapping[str, str]) -> None:
+        """Raise :class:`RunIdentityError` when the stored run is another one; write nothing.
+
+        A dry run checks this before it counts the units already done: another judge's or
+        codebook's units were counted as done ($0 to call, exit 0) where the run refuses.
+        """
+        stored = self.meta()
+        for key in IDENTITY_KEYS:
+            if key in meta and key in stored and stored[key] != meta[key]:
+                raise RunIdentityError(self.run_dir, key, stored, meta)
+
     def bind(self, meta: dict[str, str]) -> None:
         """Record the run description, or check it matches the stored one (resume)."""
-        stored = self.meta()
-        if stored:
-            for key in IDENTITY_KEYS:
-                if key in meta and key in stored and stored[key] != meta[key]:
-                    raise RunIdentityError(self.run_dir, key, stored, meta)
+        self.check(meta)
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():
             self._conn.execute(

@@ -1,0 +1,143 @@
+"""Outside red-team of the judge side, session 13 (t13red3): shapes the other tests do not use.
+
+Each test states the input, what main gave at exit 0 before the fix, and what it gives now.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from failcodes.cli.main import main
+from failcodes.disagreementio import write_disagreements
+from failcodes.disagreements import ClaimRecord, Disagreement
+from failcodes.hashing import content_hash
+from failcodes.traces import Passage
+from failcodes.verdicts import Verdict
+
+_CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes."
+_P1 = "In a 24-week RCT of 300 adults with type 2 diabetes, metformin lowered HbA1c by 1.1%."
+_P2 = "Aspirin reduces fever in children."
+
+
+def _trace(system: str, retriever: str, passages: list[tuple[str, str]]) -> dict[str, object]:
+    return {
+        "system": system,
+        "question_id": "q1",
+        "sentence_id": "s1",
+        "claim_id": "c1",
+        "claim": _CLAIM,
+        "verdict": "supported",
+        "retriever": retriever,
+        "verifier": "gpt",
+        "passages": [
+            {"passage_id": pid, "rank": rank, "text": text, "source": "pubmed"}
+            for rank, (pid, text) in enumerate(passages, 1)
+        ],
+    }
+
+
+def _traces(tmp_path: Path) -> Path:
+    """Two retrievers, three (claim, passage) units: bm25 p1 p2, dense p1 (p1 shared)."""
+    path = tmp_path / "traces.jsonl"
+    rows = [
+        _trace("bm25-gpt", "bm25", [("p1", _P1), ("p2", _P2)]),
+        _trace("dense-gpt", "dense", [("p1", _P1), ("p3", "Metformin is cheap.")]),
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _disagreements(tmp_path: Path) -> Path:
+    """The same units as a disagreements file (read by the columnar dry run, issue 18)."""
+    items = [
+        Disagreement(
+            id=content_hash([system, "refuted", "q1", "s1"]),
+            kind="FN",
+            level="sentence",
+            system=system,
+            mapping="refuted",
+            error_verdicts=("refuted",),
+            question_id="q1",
+            sentence_id="s1",
+            label_has_error=True,
+            predicted_error=False,
+            claims=(
+                ClaimRecord(
+                    claim_id="c1",
+                    claim=_CLAIM,
+                    verdict=Verdict.SUPPORTED,
+                    maps_to_error=False,
+                    passages=tuple(
+                        Passage(passage_id=pid, rank=rank, text=text, source="pubmed")
+                        for rank, (pid, text) in enumerate(passages, 1)
+                    ),
+                ),
+            ),
+        )
+        for system, passages in (
+            ("bm25-gpt", [("p1", _P1), ("p2", _P2)]),
+            ("dense-gpt", [("p1", _P1), ("p3", "Metformin is cheap.")]),
+        )
+    ]
+    return write_disagreements(tmp_path / "dis.jsonl", items)
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("source", [_traces, _disagreements])
+def test_a_dry_run_into_another_judges_folder_is_refused_as_the_run_is(
+    source, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The offline baseline coded the 3 units into run/. `--dry-run --judge openai:gpt-5-mini
+    # -o run` then said "3 deduplicated units (3 already done, 0 cached); 0 to call in 0 calls
+    # ... estimated cost $0.0000", exit 0, counting the offline judge's units as done for
+    # gpt-5-mini; the run itself refuses the folder ("holds a run with judge='offline'").
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = source(tmp_path)
+    run = tmp_path / "run"
+    base = ["judge", "retrieval", "--from", str(src), "-o", str(run), "--no-cache"]
+    code, out, _ = _cli(base, capsys)
+    assert code == 0 and "retrieval units: 3 (0 already done, 3 judged now)" in out
+    journal = (run / "journal.sqlite").read_bytes()
+    code, out, err = _cli([*base, "--judge", "openai:gpt-5-mini", "--dry-run"], capsys)
+    assert code == 2
+    assert "$0.0000" not in out and "already done" not in out
+    assert err.strip().splitlines()[-1] == (
+        f"failcodes: error: {run} holds a run with judge='offline', not 'openai:gpt-5-mini'; "
+        "use another output folder (-o) for a different run"
+    )
+    assert (run / "journal.sqlite").read_bytes() == journal  # nothing written
+    # the same judge's dry run still counts its own units as done: 3 of 3, nothing to judge
+    code, out, _ = _cli([*base, "--dry-run"], capsys)
+    assert code == 0 and "3 deduplicated units (3 already done, 0 cached)" in out
+
+
+def test_a_dry_run_after_the_codebook_was_edited_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A codebook edited between runs (one question reworded) is another codebook: the run
+    # refuses the folder, the dry run said "3 already done ... $0.0000" at exit 0.
+    book = Path(__file__).parents[1] / "docs" / "examples" / "judge-example.v1.yaml"
+    edited = tmp_path / "cb.yaml"
+    edited.write_text(book.read_text(encoding="utf-8"), encoding="utf-8")
+    src = _traces(tmp_path)
+    run = tmp_path / "run"
+    base = ["judge", "retrieval", "--from", str(src), "-o", str(run), "--codebook", str(edited)]
+    assert _cli([*base, "--no-cache"], capsys)[0] == 0
+    text = edited.read_text(encoding="utf-8")
+    assert "Does the passage talk about" in text
+    edited.write_text(text.replace("talk about", "discuss"), encoding="utf-8")
+    code, out, err = _cli([*base, "--no-cache", "--dry-run"], capsys)
+    assert code == 2 and "already done" not in out
+    assert f"{run} holds a run with codebook_hash=" in err
