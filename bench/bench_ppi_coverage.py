@@ -35,7 +35,10 @@ one (Clopper-Pearson, strata ignored), of the corrected one as reported (NEW; "n
 replicates the library refuses, a stratum with units and < 2 reviewed), of the old posterior
 interval (OLD) with its note's rate, its coverage and width where unnoted, and the Wald /
 score rule older still. A cell "meets" the target when NEW covers 0.93-0.99 (2 Monte Carlo
-SE allowed). The summary pools every printed interval without a note, NEW and OLD.
+SE allowed). The summary pools every printed interval without a note, NEW and OLD. Last
+columns (uniform plans): ``ppi_mean``'s Wald interval (``ppi_py``'s), how often its note
+before session 13 fired and its coverage where it did not; ``ppi_mean`` now notes every 0/1
+sample and gives NEW's interval beside it (``exact_low`` / ``exact_high``).
 
 Run: ``python bench/bench_ppi_coverage.py [--grid regime] [--replicates 2000] [--seed 0]
 [--quiet]`` (about 3 minutes per grid on 2 shared cores).
@@ -49,6 +52,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -70,7 +74,6 @@ from failcodes.stats.ppi import (  # noqa: E402
     effective_n,
     judge_only,
     ppi,
-    thin_evidence,
     z_value,
 )
 
@@ -217,6 +220,11 @@ class CellResult:
     lam: float
     n_eff: float
     undefined: float
+    # ppi_mean (public API, ppi_py's Wald interval; one sample, so uniform plans only)
+    mean_cov: float | None = None  # its Wald interval's coverage, every replicate
+    mean_flag: float | None = None  # how often its old note (thin_evidence, se 0) fired
+    mean_unnoted: float | None = None  # coverage where that note did not fire
+    mean_n_unnoted: int = 0
 
     def meets(self) -> bool:
         """Coverage of the printed (unflagged) intervals in 0.93-0.99, allowing 2 MC SE."""
@@ -252,7 +260,7 @@ def run_cell(rng: np.random.Generator, d: Design, reps: int, confidence: float) 
     low, high = corrected_interval(safe, per, confidence)
     # the interval reported before and its note
     post = ppi_old_posterior.corrected_interval(safe, per, weights, confidence)
-    post_flag = thin_evidence(safe).any() | ~defined
+    post_flag = ppi_old_posterior.thin_evidence(safe).any() | ~defined
     # the old rule: Wald, or the score interval below 10 reviewed positives
     pos, nn = safe.sum_y.sum(-1), safe.n.sum(-1)
     few = (np.minimum(pos, nn - pos) < 10) | np.all(per.lam == 0, axis=-1)
@@ -260,6 +268,7 @@ def run_cell(rng: np.random.Generator, d: Design, reps: int, confidence: float) 
     sl, sh = old_score_interval(safe, per, weights, z)
     old = (np.where(few, sl, wl), np.where(few, sh, wh))
     hit = (low <= d.p) & (d.p <= high)
+    mean = _ppi_mean_wald(safe, per, d, z) if d.plan == "uniform" else {}
     post_hit = (post[0] <= d.p) & (d.p <= post[1])
     unflagged = defined & ~post_flag
     return CellResult(
@@ -281,7 +290,26 @@ def run_cell(rng: np.random.Generator, d: Design, reps: int, confidence: float) 
         lam=float(corrected.lam[defined].mean()),
         n_eff=float(np.median(effective_n(nn, pos, low, high, confidence)[defined])),
         undefined=float((~defined).mean()),
+        **mean,
     )
+
+
+def _ppi_mean_wald(safe: Moments, per: Estimates, d: Design, z: float) -> dict[str, Any]:
+    """``ppi_mean``'s Wald interval (one stratum) and how its note before session 13 fired.
+
+    Before: noted where ``thin_evidence`` fired or the SE was 0, so the replicates left unnoted
+    were the draws with many disagreements. Now ``ppi_mean`` notes every 0/1 sample (no
+    replicate is unnoted) and gives the exact interval beside it: NEW's, for a uniform plan.
+    """
+    theta, se = per.estimate[:, 0], np.sqrt(per.variance[:, 0])
+    hit = (theta - z * se <= d.p) & (d.p <= theta + z * se)
+    noted = ppi_old_posterior.thin_evidence(safe).any() | (se == 0)
+    return {
+        "mean_cov": float(hit.mean()),
+        "mean_flag": float(noted.mean()),
+        "mean_unnoted": float(hit[~noted].mean()) if (~noted).any() else None,
+        "mean_n_unnoted": int((~noted).sum()),
+    }
 
 
 def designs(
@@ -309,7 +337,8 @@ HEADER = (
     f"{'judge cov':>9} {'width':>5} | {'human cov':>9} {'width':>5} | "
     f"{'NEW cov':>7} {'width':>5} {'no CI':>5} | "
     f"{'OLD cov':>7} {'width':>5} {'noted':>5} {'cov unnoted':>11} {'width':>5} | "
-    f"{'wald':>5} {'lam':>4} {'n_eff':>6} target"
+    f"{'wald':>5} {'lam':>4} {'n_eff':>6} target | "
+    f"{'ppi_mean':>8} {'noted':>5} {'unnoted':>7}"
 )
 
 
@@ -323,7 +352,8 @@ def row(r: CellResult) -> str:
         f"{r.corrected[0]:>7.3f} {r.corrected[1]:>5.3f} {r.flag:>5.2f} | "
         f"{r.post[0]:>7.3f} {r.post[1]:>5.3f} {r.post_flag:>5.2f} {_fmt(r.post_unflagged):>11} "
         f"{width:>5} | {r.old:>5.3f} {r.lam:>4.2f} {r.n_eff:>6.0f} "
-        f"{'met' if r.meets() else 'MISSED'}"
+        f"{'met' if r.meets() else 'MISSED':<6} | {_fmt(r.mean_cov):>8} "
+        f"{_fmt(r.mean_flag):>5} {_fmt(r.mean_unnoted):>7}"
     )
 
 
@@ -406,6 +436,7 @@ def summary(results: list[CellResult], reps: int) -> None:
         + f"; mean width (unnoted) {np.mean(widths) if widths else float('nan'):.3f}, "
         f"(all) {np.mean([r.post[1] for r in results]):.3f}"
     )
+    _mean_summary(results)
     over = [r for r in results if r.corrected[0] > 0.99]
     print(f"NEW over-covers (> 0.99) in {len(over)} cells (conservative: exact parts)")
     old = [r.old for r in results]
@@ -419,6 +450,34 @@ def summary(results: list[CellResult], reps: int) -> None:
     for r in moderate:
         if r.corrected[1] >= r.human[1]:
             print("  not narrower: " + row(r))
+
+
+def _mean_summary(results: list[CellResult]) -> None:
+    """ppi_mean's Wald interval: where its old note left it unnoted, and now (always noted)."""
+    mean = [r for r in results if r.mean_cov is not None]
+    if not mean:
+        return
+    some = [r for r in mean if r.mean_unnoted is not None and r.mean_n_unnoted >= 20]
+    short = [
+        r
+        for r in some
+        if (r.mean_unnoted or 0.0) + 2 * (0.95 * 0.05 / r.mean_n_unnoted) ** 0.5 < 0.93
+    ]
+    hits = sum((r.mean_unnoted or 0.0) * r.mean_n_unnoted for r in mean)
+    count = sum(r.mean_n_unnoted for r in mean)
+    print(
+        f"ppi_mean Wald (uniform plans, {len(mean)} cells): coverage per cell min "
+        f"{min(r.mean_cov or 0.0 for r in mean):.3f}; BEFORE its note fired in "
+        f"{np.mean([r.mean_flag for r in mean]):.3f} of replicates, unnoted pooled over {count}: "
+        f"{hits / count if count else float('nan'):.3f}; cells with >= 20 unnoted: {len(some)}, "
+        f"below 0.93 beyond 2 MC SE in {len(short)}"
+        + (f" (min {min(r.mean_unnoted or 0.0 for r in short):.3f})" if short else "")
+        + "; NOW noted in every replicate (0 unnoted), beside exact_low/high (NEW: per cell "
+        f"min {min(r.corrected[0] for r in mean):.3f}, mean width "
+        f"{np.mean([r.corrected[1] for r in mean]):.3f})"
+    )
+    for r in sorted(short, key=lambda r: r.mean_unnoted or 0.0)[:5]:
+        print("  " + row(r))
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 A Jeffreys-type Dirichlet(1/4 x 4) posterior of each stratum's judge x human table of reviewed
 units, ``lam`` at its PPI++ value, fitted by a three-moment Beta (failcodes.stats.ppi at
-57176b4), and the rule that noted it (``failcodes.stats.ppi.thin_evidence``, which ``ppi_mean``
-still uses for Wald's interval) ("coverage not assured") below 10 disagreements, 15
-reviewed units with (or without) the code, or a stratum of fewer than 10 reviewed units.
+57176b4), and the rule that noted it (:func:`thin_evidence`, moved here from
+``failcodes.stats.ppi``, where ``ppi_mean`` used it for Wald's interval until session 13)
+("coverage not assured") below 10 disagreements, 15 reviewed units with (or without) the code,
+or a stratum of fewer than 10 reviewed units.
 ``bench/bench_ppi_coverage.py`` prints it beside the interval reported now.
 """
 
@@ -20,6 +21,12 @@ from failcodes.stats.ppi import Estimates, FloatArray, Moments, cell_counts, com
 
 CELL_PRIOR = 0.25
 UNLABELED_PRIOR = 0.5
+#: The old note: a stratum with fewer reviewed units than this.
+SMALL_STRATUM = 10
+#: The old note: fewer reviewed units than this with (or without) the code.
+FEW_POSITIVES = 15
+#: The old note: fewer reviewed units than this where the human and the judge disagree.
+FEW_DISAGREEMENTS = 10
 
 
 def _arr(values: npt.ArrayLike) -> FloatArray:
@@ -208,3 +215,29 @@ def corrected_interval(
     low, high = beta_interval(m, per_stratum.lam, weights, confidence, axis=axis)
     est = np.clip(combine_strata(per_stratum, weights, axis=axis).estimate, 0.0, 1.0)
     return np.minimum(low, est), np.maximum(high, est)
+
+
+@dataclass(frozen=True)
+class Thin:
+    """Where the reviewed units hold too little to rest an interval on (boolean arrays)."""
+
+    disagreements: npt.NDArray[np.bool_]  # < FEW_DISAGREEMENTS units where human != judge
+    positives: npt.NDArray[np.bool_]  # < FEW_POSITIVES units with (or without) the code
+    small_stratum: npt.NDArray[np.bool_]  # a stratum with units but < SMALL_STRATUM reviewed
+
+    def any(self) -> npt.NDArray[np.bool_]:
+        """Where any reason applies: the interval carries a note."""
+        return np.asarray(self.disagreements | self.positives | self.small_stratum)
+
+
+def thin_evidence(m: Moments, axis: int = -1) -> Thin:
+    """Why the reported interval may not hold its coverage, summed over strata on ``axis``."""
+    _, human_only, judge_only, _ = cell_counts(m)
+    disagree = (human_only + judge_only).sum(axis=axis)
+    positives, n = m.sum_y.sum(axis=axis), m.n.sum(axis=axis)
+    has_units = (m.n + m.n_unlabeled) > 0
+    return Thin(
+        disagreements=np.asarray(disagree < FEW_DISAGREEMENTS),
+        positives=np.asarray(np.minimum(positives, n - positives) < FEW_POSITIVES),
+        small_stratum=np.asarray(np.any(has_units & (m.n < SMALL_STRATUM), axis=axis)),
+    )

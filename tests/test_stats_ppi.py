@@ -337,28 +337,93 @@ def test_a_stratum_reviewed_in_full_is_a_census_however_small() -> None:
 def test_ppi_mean_says_when_its_wald_interval_may_not_cover() -> None:
     # Outside check (i35red): 5 audited units, all coded 1 by the human and the judge, beside
     # 200 unaudited units the judge codes about half 1. ppi_py gives lam 0 (y is constant),
-    # estimate 1, se 0: the interval [1, 1] from 5 units. The numbers stay ppi_py's; the
-    # result now says the interval may not cover (it said nothing).
+    # estimate 1, se 0: the interval [1, 1] from 5 units. The numbers stay ppi_py's.
     u = np.random.default_rng(0).integers(0, 2, 200)
     result = ppi_mean(np.ones(5), np.ones(5), u)
     assert (result.estimate, result.se, result.ci_low, result.ci_high) == (1.0, 0.0, 1.0, 1.0)
+    # The exact interval beside it, by hand: the judge-1 part is 5 of 5 reviewed (units 5 + k,
+    # k = the judge's 1s among the unreviewed), the judge-0 part has no reviewed unit (share
+    # 1/2, bounds [0, 1], units 200 - k). CP(5 of 5) lower 0.025^(1/5); MOVER:
+    # M = W1 + W0 / 2, low = M - sqrt(W1^2 (1 - 0.025^(1/5))^2 + W0^2 / 4 + B),
+    # B = z^2 (W1 (1 - M)^2 + W0 (1/2 - M)^2) / 205; high is widened to hold the estimate 1.
+    k = int(u.sum())
+    w1, w0 = (5 + k) / 205, (200 - k) / 205
+    mid = w1 + w0 / 2
+    between = Z95**2 * (w1 * (1 - mid) ** 2 + w0 * (0.5 - mid) ** 2) / 205
+    low = mid - math.sqrt((w1 * (1 - 0.025 ** (1 / 5))) ** 2 + w0**2 / 4 + between)
+    assert result.exact_low == pytest.approx(low)
+    assert result.exact_high == 1.0
     assert result.warning == (
-        "coverage not assured: zero-width interval from 5 labelled unit(s), one human code "
-        "only, 0 disagreements (< 10), a stratum < 10 reviewed"
+        "coverage not assured: zero-width interval from 5 labelled unit(s); Wald's interval is "
+        "asymptotic and may not cover at 5 labelled units (0 disagreements); the exact "
+        f"interval, as failcodes reports a share, is [{low:.4f}, 1.0000] (exact_low, "
+        "exact_high); failcodes prints no share from fewer than 10 reviewed units"
     )
-    # The hand fixture: 5 reviewed, y = [1, 0, 1, 1, 0] (2 without the code), 2 disagreements.
-    assert ppi_mean(Y, YHAT, YHAT_U).warning == (
-        "coverage not assured: 2 reviewed without the code (< 15), 2 disagreements (< 10), "
-        "a stratum < 10 reviewed"
+    # The hand fixture: 5 reviewed, 2 disagreements. Judge-1 part: 2 of 3 reviewed, 6 units;
+    # judge-0 part: 1 of 2 reviewed, 7 units. CP(2 of 3) = [Beta(2, 2) at 2.5%,
+    # 0.975^(1/3)], CP(1 of 2) = [1 - sqrt(0.975), sqrt(0.975)]; M = 7.5/13 = 0.576923;
+    # B = z^2 (6/13 (2/3 - M)^2 + 7/13 (1/2 - M)^2) / 13 -> [0.201811, 0.882560].
+    result = ppi_mean(Y, YHAT, YHAT_U)
+    w1, w0, mid = 6 / 13, 7 / 13, 7.5 / 13
+    between = Z95**2 * (w1 * (2 / 3 - mid) ** 2 + w0 * (0.5 - mid) ** 2) / 13
+    low = mid - math.sqrt(
+        (w1 * (2 / 3 - beta_dist.ppf(0.025, 2, 2))) ** 2
+        + (w0 * (0.5 - (1 - math.sqrt(0.975)))) ** 2
+        + between
     )
-    # 200 reviewed, 100 with the code, 30 disagreements (15 each way): no reason applies.
+    high = mid + math.sqrt(
+        (w1 * (0.975 ** (1 / 3) - 2 / 3)) ** 2 + (w0 * (math.sqrt(0.975) - 0.5)) ** 2 + between
+    )
+    assert (result.exact_low, result.exact_high) == pytest.approx((low, high))
+    assert (round(low, 6), round(high, 6)) == (0.201811, 0.882560)
+    assert result.warning == (
+        "coverage not assured: Wald's interval is asymptotic and may not cover at 5 labelled "
+        "units (2 disagreements); the exact interval, as failcodes reports a share, is "
+        "[0.2018, 0.8826] (exact_low, exact_high); failcodes prints no share from fewer than "
+        "10 reviewed units"
+    )
+    # lam = 0 asked for (or nothing unlabeled): the classical share, Clopper-Pearson's 3 of 5
+    # (scipy.stats.binomtest(3, 5).proportion_ci(method="exact"): [0.146633, 0.947255]).
+    for classical_result in (ppi_mean(Y, YHAT, YHAT_U, lam=0.0), ppi_mean(Y, YHAT, [])):
+        assert classical_result.exact_low == pytest.approx(0.146633, abs=1e-6)
+        assert classical_result.exact_high == pytest.approx(0.947255, abs=1e-6)
+    # 200 reviewed, 100 with the code, 30 disagreements (15 each way). Before session 13 no
+    # reason applied and the Wald interval went unnoted: that rule left unnoted the draws with
+    # many disagreements, which under-cover (bench --grid regime: unnoted Wald intervals of
+    # ppi_mean covered down to 0.576 per cell, seed 1: 0.457). Now the note is there whatever
+    # was drawn, and the exact interval is share_estimates' for the same sample.
     y = np.array([1.0] * 100 + [0.0] * 100)
     yhat = y.copy()
     yhat[:15], yhat[100:115] = 0.0, 1.0
-    assert ppi_mean(y, yhat, u).warning is None
-    # Not 0/1 values: only the size of the labelled sample (and a zero width) is judged.
-    assert ppi_mean([0.5, 2.0, 3.1], [0.4, 2.2, 3.0], [1.0, 2.0]).warning == (
-        "coverage not assured: 3 labelled unit(s) (< 10)"
+    result = ppi_mean(y, yhat, u)
+    reported = share_estimates([Stratum(y, yhat, u)]).corrected
+    assert (result.exact_low, result.exact_high) == (reported.ci_low, reported.ci_high)
+    assert result.warning is not None
+    assert result.warning.startswith(
+        "coverage not assured: Wald's interval is asymptotic and may not cover at 200 labelled "
+        "units (30 disagreements); the exact interval, as failcodes reports a share, is ["
     )
+    # Not 0/1 values: only the size of the labelled sample (and a zero width) is judged.
+    other = ppi_mean([0.5, 2.0, 3.1], [0.4, 2.2, 3.0], [1.0, 2.0])
+    assert other.warning == "coverage not assured: 3 labelled unit(s) (< 10)"
+    assert other.exact_low is None and other.exact_high is None
     values = np.linspace(0.0, 3.0, 12)
     assert ppi_mean(values, values + 0.1, [1.0, 2.0]).warning is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_ppi_mean_on_codes_is_noted_beside_the_reported_interval(seed: int) -> None:
+    # Samples of the seed's regime (an accurate judge, 50-200 reviewed): whatever the draw, the
+    # Wald interval (ppi_py's numbers) carries the note, and exact_low/exact_high are the
+    # interval share_estimates reports for the same sample.
+    rng = np.random.default_rng(seed)
+    n, prevalence = (50, 100, 200)[seed % 3], (0.05, 0.2, 0.3)[seed % 3]
+    truth = (rng.random(n + 1000) < prevalence).astype(float)
+    yhat_all = np.where(rng.random(n + 1000) < 0.95, truth, 1 - truth)
+    y, yhat, yhat_u = truth[:n], yhat_all[:n], yhat_all[n:]
+    result = ppi_mean(y, yhat, yhat_u)
+    point = np.ravel(ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u))[0]
+    assert result.estimate == pytest.approx(point, rel=1e-12)
+    reported = share_estimates([Stratum(y, yhat, yhat_u)]).corrected
+    assert (result.exact_low, result.exact_high) == (reported.ci_low, reported.ci_high)
+    assert result.warning is not None and "Wald's interval is asymptotic" in result.warning

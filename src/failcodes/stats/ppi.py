@@ -67,12 +67,8 @@ from failcodes.errors import StatisticsError
 
 FloatArray = npt.NDArray[np.float64]
 
-#: :func:`ppi_mean` (Wald's interval) notes a stratum with fewer labelled units than this.
+#: :func:`ppi_mean` notes fewer labelled units than this where the values are not 0/1 codes.
 SMALL_STRATUM = 10
-#: :func:`ppi_mean` notes fewer labelled units than this with (or without) the code.
-FEW_POSITIVES = 15
-#: :func:`ppi_mean` notes fewer labelled units than this where the human and the judge disagree.
-FEW_DISAGREEMENTS = 10
 #: A cell with fewer reviewed units than this is too small to estimate: no interval is printed.
 MIN_REVIEWED = 10
 
@@ -359,32 +355,6 @@ def effective_n(
     return np.asarray(n_a * ((srs_high - srs_low) / width) ** 2, dtype=np.float64)
 
 
-@dataclass(frozen=True)
-class Thin:
-    """Where the reviewed units hold too little to rest an interval on (boolean arrays)."""
-
-    disagreements: npt.NDArray[np.bool_]  # < FEW_DISAGREEMENTS units where human != judge
-    positives: npt.NDArray[np.bool_]  # < FEW_POSITIVES units with (or without) the code
-    small_stratum: npt.NDArray[np.bool_]  # a stratum with units but < SMALL_STRATUM reviewed
-
-    def any(self) -> npt.NDArray[np.bool_]:
-        """Where any reason applies: the interval carries a note."""
-        return np.asarray(self.disagreements | self.positives | self.small_stratum)
-
-
-def thin_evidence(m: Moments, axis: int = -1) -> Thin:
-    """Why the reported interval may not hold its coverage, summed over strata on ``axis``."""
-    _, human_only, judge_only, _ = cell_counts(m)
-    disagree = (human_only + judge_only).sum(axis=axis)
-    positives, n = m.sum_y.sum(axis=axis), m.n.sum(axis=axis)
-    has_units = (m.n + m.n_unlabeled) > 0
-    return Thin(
-        disagreements=np.asarray(disagree < FEW_DISAGREEMENTS),
-        positives=np.asarray(np.minimum(positives, n - positives) < FEW_POSITIVES),
-        small_stratum=np.asarray(np.any(has_units & (m.n < SMALL_STRATUM), axis=axis)),
-    )
-
-
 def z_value(confidence: float) -> float:
     """Two-sided normal quantile for a confidence level in (0, 1)."""
     if not 0 < confidence < 1:
@@ -425,26 +395,50 @@ class PPIResult(FrozenModel):
     ci_high: float
     lam: float = Field(description="Weight on the judge: 1 = PPI, 0 = classical, tuned = PPI++.")
     confidence: float
+    exact_low: float | None = Field(
+        default=None,
+        description="For 0/1 codes, the interval share_estimates reports for this sample: "
+        "Clopper-Pearson per judge-code part combined by MOVER (corrected_interval), or "
+        "Clopper-Pearson's of the labelled units where lam is 0 by request or no unit is "
+        "unlabeled; None for other values.",
+    )
+    exact_high: float | None = None
     warning: str | None = Field(
         default=None,
-        description="Why the Wald interval may not hold its coverage: a zero-width interval; for "
-        "0/1 codes the reasons of share_estimates' notes (thin_evidence), else fewer than "
-        "SMALL_STRATUM labelled units.",
+        description="Why the Wald interval may not hold its coverage. For 0/1 codes always "
+        "(Wald's interval is asymptotic and under-covers in the review regime, and a rule on the "
+        "drawn codes would select its own failures): it names exact_low/exact_high. Else a "
+        "zero-width interval or fewer than SMALL_STRATUM labelled units.",
     )
 
 
-def _wald_warning(m: Moments, se: float, binary: bool) -> str | None:
-    """Why :func:`ppi_mean`'s interval may not cover (None: no reason known)."""
+#: What :func:`ppi_mean`'s note means: Wald's interval may not cover there.
+NOTE_PREFIX = "coverage not assured"
+
+
+def _binary_note(m: Moments, se: float, exact: tuple[float, float]) -> str:
+    """:func:`ppi_mean`'s note for 0/1 codes, whatever was drawn (the design, not the draw)."""
+    _, human_only, judge_only_n, _ = cell_counts(m)
+    zero = f"zero-width interval from {int(m.n)} labelled unit(s); " if se == 0 else ""
+    refused = (
+        f"; failcodes prints no share from fewer than {MIN_REVIEWED} reviewed units"
+        if m.n < MIN_REVIEWED
+        else ""
+    )
+    return (
+        f"{NOTE_PREFIX}: {zero}Wald's interval is asymptotic and may not cover at "
+        f"{int(m.n)} labelled units ({int(human_only + judge_only_n)} disagreements); the "
+        f"exact interval, as failcodes reports a share, is [{exact[0]:.4f}, {exact[1]:.4f}] "
+        f"(exact_low, exact_high){refused}"
+    )
+
+
+def _other_note(m: Moments, se: float) -> str | None:
+    """:func:`ppi_mean`'s note for values other than 0/1 codes (None: no reason known)."""
     reasons = []
     if se == 0:
         reasons.append(f"zero-width interval from {int(m.n)} labelled unit(s)")
-    if binary:  # one stratum: the design share_estimates notes on
-        one = Moments(**{k: np.atleast_1d(getattr(m, k)) for k in Moments.__dataclass_fields__})
-        _, human_only, judge_only_n, _ = cell_counts(m)
-        disagreements = int(human_only + judge_only_n)
-        notes = _notes(thin_evidence(one, axis=0), disagreements, int(m.sum_y), int(m.n))
-        reasons.extend(n.removeprefix(f"{NOTE_PREFIX}: ") for n in notes)
-    elif m.n < SMALL_STRATUM:
+    if m.n < SMALL_STRATUM:
         reasons.append(f"{int(m.n)} labelled unit(s) (< {SMALL_STRATUM})")
     return f"{NOTE_PREFIX}: {', '.join(reasons)}" if reasons else None
 
@@ -460,16 +454,32 @@ def ppi_mean(
     """Prediction-powered mean of ``y`` with its two-sided Wald interval (PPI++ by default).
 
     Same numbers as ``ppi_py.ppi_mean_pointestimate`` and ``ppi_py.ppi_mean_ci`` with
-    ``alpha = 1 - confidence``. Wald's interval under-covers with few labelled units or few
-    disagreements (docs/review.md), so ``warning`` says when it may not cover: a zero-width
-    interval, and for 0/1 codes the reasons :func:`share_estimates` notes (whose Beta interval
-    is the one to report for a share).
+    ``alpha = 1 - confidence``. Wald's interval is asymptotic: with 0/1 codes, an accurate
+    judge and tens to hundreds of labelled units it rests on a handful of disagreements and
+    covers as little as 0.2 (``bench/bench_ppi_coverage.py``, docs/review.md). So for 0/1
+    codes ``exact_low``/``exact_high`` hold the interval :func:`share_estimates` reports for
+    the same sample (Clopper-Pearson per judge-code part, MOVER; Clopper-Pearson of ``y``
+    where ``lam=0`` is asked for or nothing is unlabeled) and ``warning`` always says the Wald
+    interval may not cover, naming it: a note that fired on few disagreements left unnoted the
+    draws with many, and those under-covered. Other values: ``warning`` on a zero-width
+    interval or fewer than :data:`SMALL_STRATUM` labelled units.
     """
     z = z_value(confidence)
     moments = Moments.from_arrays(y, yhat, yhat_unlabeled)
     est = ppi(moments, lam=lam)
     theta, se = float(est.estimate), float(np.sqrt(est.variance))
     binary = all(np.isin(_arr(a), (0.0, 1.0)).all() for a in (y, yhat, yhat_unlabeled))
+    exact: tuple[float, float] | None = None
+    if binary:
+        one = Moments(
+            **{k: np.atleast_1d(getattr(moments, k)) for k in Moments.__dataclass_fields__}
+        )
+        if lam == 0 or moments.n_unlabeled == 0:  # the classical share: by the design, not the draw
+            bounds = clopper_pearson(one.sum_y, one.n, confidence)
+        else:
+            one_est = Estimates(*(np.atleast_1d(a) for a in (est.estimate, est.variance, est.lam)))
+            bounds = corrected_interval(one, one_est, confidence, axis=0)
+        exact = (float(np.ravel(bounds[0])[0]), float(np.ravel(bounds[1])[0]))
     return PPIResult(
         estimate=theta,
         se=se,
@@ -477,7 +487,9 @@ def ppi_mean(
         ci_high=theta + z * se,
         lam=float(est.lam),
         confidence=confidence,
-        warning=_wald_warning(moments, se, binary),
+        exact_low=exact[0] if exact else None,
+        exact_high=exact[1] if exact else None,
+        warning=_binary_note(moments, se, exact) if exact else _other_note(moments, se),
     )
 
 
@@ -556,25 +568,6 @@ def _exact(est: Estimates, bounds: tuple[FloatArray, FloatArray]) -> ShareInterv
         ci_high=float(bounds[1]),
         ci_method="clopper-pearson",
     )
-
-
-#: What :func:`ppi_mean`'s note means: Wald's interval may not cover there.
-NOTE_PREFIX = "coverage not assured"
-
-
-def _notes(thin: Thin, disagreements: int, positives: int, n_reviewed: int) -> list[str]:
-    reasons: list[str] = []
-    if positives in (0, n_reviewed):
-        reasons.append("one human code only")
-    elif bool(thin.positives):
-        which = "with" if positives < n_reviewed / 2 else "without"
-        count = min(positives, n_reviewed - positives)
-        reasons.append(f"{count} reviewed {which} the code (< {FEW_POSITIVES})")
-    if bool(thin.disagreements):
-        reasons.append(f"{disagreements} disagreements (< {FEW_DISAGREEMENTS})")
-    if bool(thin.small_stratum):
-        reasons.append(f"a stratum < {SMALL_STRATUM} reviewed")
-    return [f"{NOTE_PREFIX}: {', '.join(reasons)}"] if reasons else []
 
 
 def share_estimates(
