@@ -141,3 +141,58 @@ def test_a_dry_run_after_the_codebook_was_edited_is_refused(
     code, out, err = _cli([*base, "--no-cache", "--dry-run"], capsys)
     assert code == 2 and "already done" not in out
     assert f"{run} holds a run with codebook_hash=" in err
+
+
+def _shown_twice(tmp_path: Path, name: str, sources: dict[str, str]) -> Path:
+    """One claim, one passage text, each system's retriever showing it under its own source."""
+    path = tmp_path / name
+    rows = []
+    for system, src in sources.items():
+        row = _trace(system, system.split("-")[0], [("x", _P1)])
+        row["passages"][0]["source"] = src  # type: ignore[index]
+        rows.append(row)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _all_high(folder: Path) -> dict[str, str]:
+    lines = (folder / "retriever_all_high.csv").read_text(encoding="utf-8").splitlines()
+    return {line.split(",")[0]: line.split(",")[4] for line in lines[1:]}
+
+
+def test_one_passage_text_under_two_sources_is_said_by_attribute(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The text of p1 comes from 'pubmed' under bm25 and from 'healthblog forum' under web. A
+    # retrieval unit is (claim, passage text): judged once, shown as pubmed, so the offline
+    # baseline coded it trustworthy_source for both, and web's all-high rate was 1.000
+    # (judged alone, web's row is untrustworthy_source: rate 0.000). Nothing said, exit 0.
+    both = _shown_twice(
+        tmp_path, "both.jsonl", {"bm25-gpt": "pubmed", "web-gpt": "healthblog forum"}
+    )
+    alone = _shown_twice(tmp_path, "alone.jsonl", {"web-gpt": "healthblog forum"})
+    for src, run, out in ((both, "j1", "a1"), (alone, "j2", "a2")):
+        run_dir, out_dir = tmp_path / run, tmp_path / out
+        assert _cli(["judge", "retrieval", "--from", str(src), "-o", str(run_dir)], capsys)[0] == 0
+        args = ["attribute", "--from", str(src), "--retrieval", str(run_dir), "-o", str(out_dir)]
+        code, _, err = _cli(args, capsys)
+        assert code == 0
+        if src is both:
+            assert _all_high(out_dir) == {"bm25": "1.0", "web": "1.0"}  # the codes are shared
+            assert (
+                "note: 1 passage row(s) hold a passage text another row shows under a different "
+                "source or title (first: system 'web-gpt', claim 'c1', rank 1, source "
+                "'healthblog forum', title None): a (claim, passage text) is judged once"
+            ) in " ".join(err.split())
+        else:
+            assert _all_high(out_dir) == {"web": "0.0"}  # the blog's own trust code
+            assert "passage row(s) hold a passage text" not in err
+    # one source for both: nothing to say
+    same = _shown_twice(tmp_path, "same.jsonl", {"bm25-gpt": "pubmed", "web-gpt": "pubmed"})
+    assert (
+        _cli(["judge", "retrieval", "--from", str(same), "-o", str(tmp_path / "j3")], capsys)[0]
+        == 0
+    )
+    args = ["attribute", "--from", str(same), "--retrieval", str(tmp_path / "j3")]
+    code, _, err = _cli([*args, "-o", str(tmp_path / "a3")], capsys)
+    assert code == 0 and "passage row(s) hold a passage text" not in err

@@ -119,7 +119,7 @@ class AttributeRequest(Request):
             # every file or none: an error in the disagreements (read as they are attributed)
             # leaves nothing, not even the folder
             with AtomicBatch() as batch:
-                count, tables = self._write(batch, source, r_codes, v_codes, codebook)
+                count, tables, shown = self._write(batch, source, r_codes, v_codes, codebook)
             self._remove_leftovers(tables)
         except OSError as exc:
             raise output_error(exc, self.output) from None
@@ -133,6 +133,8 @@ class AttributeRequest(Request):
                 coded_by[f"{coder}{' (heuristic baseline)' if kind == 'heuristic' else ''}"] += n
         if heuristic:
             note(HEURISTIC_NOTE)
+        if shown is not None:
+            note(shown)
         return AttributeResult(count, tables, self.output, heuristic, coded_by)
 
     def _remove_leftovers(self, tables: Mapping[str, object]) -> None:
@@ -153,14 +155,18 @@ class AttributeRequest(Request):
 
     def _write(
         self, batch: Any, source: Any, r_codes: Any, v_codes: Any, codebook: Any
-    ) -> tuple[int, dict[str, pd.DataFrame]]:
-        """Attribute the items one at a time, each table written a chunk at a time."""
+    ) -> tuple[int, dict[str, pd.DataFrame], str | None]:
+        """Attribute the items one at a time, each table written a chunk at a time.
+
+        Also returns :class:`~failcodes.attribution.ShownTwice`'s note (None: nothing to say).
+        """
         import sys
 
         import pandas as pd
 
         from failcodes.attribution import (
             ATTRIBUTION_COLUMNS,
+            ShownTwice,
             attribute_item,
             attribution_row,
             coded_columns,
@@ -177,6 +183,7 @@ class AttributeRequest(Request):
         items = _CsvSink(batch, self._path("attribution"))
         jsonl = batch.stage(self.output / layout.ATTRIBUTION_ITEMS).open("wb")
         passages = _CsvSink(batch, self._path("per_passage_codes")) if self.retrieval else None
+        shown = ShownTwice()
         steps = _CsvSink(batch, self._path("per_trace_steps")) if self.reasoning else None
         r_rates: dict[str, list[int]] = {}
         r_errors: dict[str, Any] = {}
@@ -199,6 +206,7 @@ class AttributeRequest(Request):
                 rows.clear()
             if passages is not None:
                 pp = coded_rows(*passage_heads(claims), r_codes)
+                shown.add(claims)
                 if pp or (final and not passages.started):
                     passages.write_rows(pp, r_columns, "assessed_dimensions")
                     count_rows(pp, r_columns, codebook, UnitKind.RETRIEVAL, **r_counts)
@@ -248,7 +256,7 @@ class AttributeRequest(Request):
         for name, df in tables.items():
             path = self._path(name)
             batch.stage(path).write_text(safe_frame(df, path).to_csv(index=False), encoding="utf-8")
-        return count, tables
+        return count, tables, shown.note()
 
     def _panel_tables(self) -> dict[str, pd.DataFrame]:
         import pandas as pd
