@@ -196,3 +196,28 @@ def test_one_passage_text_under_two_sources_is_said_by_attribute(
     args = ["attribute", "--from", str(same), "--retrieval", str(tmp_path / "j3")]
     code, _, err = _cli([*args, "-o", str(tmp_path / "a3")], capsys)
     assert code == 0 and "passage row(s) hold a passage text" not in err
+
+
+def test_a_dry_run_says_when_its_estimate_crosses_the_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--dry-run --budget 0.001` printed the estimate ($0.0043 for these 3 units at gpt-5-mini
+    # prices) and nothing about the budget, exit 0: the run would stop after about a quarter.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = _traces(tmp_path)
+    base = ["judge", "retrieval", "--from", str(src), "--judge", "openai:gpt-5-mini"]
+    base += ["--dry-run", "--no-cache"]
+    code, out, _ = _cli([*base, "-o", str(tmp_path / "a"), "--budget", "0.001"], capsys)
+    cost = next(line for line in out.splitlines() if line.startswith("estimated cost $"))
+    dollars = float(cost.split("$")[1].split()[0])
+    assert code == 0 and dollars > 0.001
+    assert (
+        f"over budget: the estimate ${dollars:.4f} crosses --budget $0.0010; the run stops "
+        "scheduling before the spend would cross it (exit 2), units left unjudged"
+    ) in out
+    code, out, _ = _cli([*base, "-o", str(tmp_path / "b"), "--budget", "1"], capsys)
+    assert code == 0 and "over budget" not in out
+    # a panel: each member's block says it (each stops at the budget on its own)
+    panel = [*base, "--judge", "openai:gpt-5-mini", "-o", str(tmp_path / "c")]
+    code, out, _ = _cli([*panel, "--budget", "0.001"], capsys)
+    assert code == 0 and out.count("  over budget: the estimate $") == 2

@@ -260,6 +260,8 @@ class JudgeResult:
     members: list[str] = field(default_factory=list)
     estimates: list[CostEstimate] = field(default_factory=list)
     panel: PanelReport | None = None
+    #: ``--budget`` (USD), said beside a dry run's estimate that crosses it.
+    budget: float | None = None
     summaries: list[RunSummary] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -268,7 +270,7 @@ class JudgeResult:
         from failcodes.judge.summary import summary_lines
 
         if self.estimate is not None:
-            return self.estimate.lines()
+            return [*self.estimate.lines(), *self._over_budget(self.estimate.cost_usd)]
         if self.summary is not None:
             before = compare_lines(self.before, self.summary) if self.before else []
             return [
@@ -278,7 +280,8 @@ class JudgeResult:
             ]
         lines: list[str] = []
         for name, est in zip(self.members, self.estimates, strict=False):
-            lines += [f"[{name}]", *(f"  {line}" for line in est.lines())]
+            said = [*est.lines(), *self._over_budget(est.cost_usd)]  # each member's own budget
+            lines += [f"[{name}]", *(f"  {line}" for line in said)]
         if self.estimates:
             known = [e.cost_usd for e in self.estimates if e.cost_usd is not None]
             total = f"${sum(known):.4f}" if len(known) == len(self.estimates) else "unknown"
@@ -289,6 +292,15 @@ class JudgeResult:
             lines += agreement_lines(self.panel)
             lines.append(f"panel: {self.run_dir / 'panel.json'}")
         return lines
+
+    def _over_budget(self, cost: float | None) -> list[str]:
+        """The line saying an estimate crosses ``--budget`` (the run would stop short)."""
+        if self.budget is None or cost is None or cost <= self.budget:
+            return []
+        return [
+            f"over budget: the estimate ${cost:.4f} crosses --budget ${self.budget:.4f}; the "
+            "run stops scheduling before the spend would cross it (exit 2), units left unjudged"
+        ]
 
     def unfinished(self) -> str | None:
         """Why the run left units unjudged, or None when every unit is in its journal.
@@ -481,6 +493,7 @@ class JudgeRequest(JudgeOptions, Request):
             self.run_dir,
             heuristic=all(s.heuristic for s in self.judge),
             members=[m.name for m in members],
+            budget=self.budget,
         )
         if self.dry_run:
             result.estimates = estimate_panel(units, members, job)
@@ -524,7 +537,7 @@ class _Single:
         if said:
             note(said)
         self._note_skipped(note)
-        result = JudgeResult(req.kind, req.run_dir, heuristic=heuristic)
+        result = JudgeResult(req.kind, req.run_dir, heuristic=heuristic, budget=req.budget)
         if req.dry_run:
             result.estimate = self._estimate(coder, job)
         else:
