@@ -32,6 +32,7 @@ def _trace(system: str, retriever: str, passages: list[tuple[str, str]]) -> dict
         "verdict": "supported",
         "retriever": retriever,
         "verifier": "gpt",
+        "reasoning": "The passage says metformin lowered HbA1c.",
         "passages": [
             {"passage_id": pid, "rank": rank, "text": text, "source": "pubmed"}
             for rank, (pid, text) in enumerate(passages, 1)
@@ -221,3 +222,33 @@ def test_a_dry_run_says_when_its_estimate_crosses_the_budget(
     panel = [*base, "--judge", "openai:gpt-5-mini", "-o", str(tmp_path / "c")]
     code, out, _ = _cli([*panel, "--budget", "0.001"], capsys)
     assert code == 0 and out.count("  over budget: the estimate $") == 2
+
+
+def test_attribute_refuses_a_reasoning_run_given_as_retrieval_and_the_reverse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `attribute --retrieval annotations/reasoning` (the two folders swapped): the other
+    # kind's annotations were skipped, both items 'undetermined', Table 8 'rows 2 coded 0' for
+    # each retriever, exit 0 and no word. Now one line naming the folder, exit 2, no -o.
+    src = _traces(tmp_path)
+    reasoning, retrieval = tmp_path / "reasoning", tmp_path / "retrieval"
+    for kind, run in (("reasoning", reasoning), ("retrieval", retrieval)):
+        assert _cli(["judge", kind, "--from", str(src), "-o", str(run)], capsys)[0] == 0
+    out = tmp_path / "att"
+    base = ["attribute", "--from", str(src), "-o", str(out)]
+    code, _, err = _cli([*base, "--retrieval", str(reasoning)], capsys)
+    assert code == 2 and not out.exists()
+    assert err.strip().splitlines()[-1] == (
+        f"failcodes: error: {reasoning}: given as --retrieval, it holds 2 verification "
+        "annotation(s) (failcodes judge reasoning) and no retrieval one: give --retrieval the "
+        "run of failcodes judge retrieval"
+    )  # 2 verification units: the two systems' (claim, passages, reasoning) differ
+    code, _, err = _cli([*base, "--reasoning", str(retrieval)], capsys)
+    assert code == 2 and not out.exists()
+    assert err.strip().splitlines()[-1] == (
+        f"failcodes: error: {retrieval}: given as --reasoning, it holds 3 retrieval "
+        "annotation(s) (failcodes judge retrieval) and no verification one: give --reasoning "
+        "the run of failcodes judge reasoning"
+    )  # 3 (claim, passage text) units: p1 (both systems), p2, p3
+    args = [*base, "--retrieval", str(retrieval), "--reasoning", str(reasoning)]
+    assert _cli(args, capsys)[0] == 0

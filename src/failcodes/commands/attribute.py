@@ -422,9 +422,37 @@ def _codes(run_dir: Path | None, codebook: Any, kind: Any) -> Any:
     if run_dir is not None:
         from failcodes.judge.panelrun import iter_run_codes
 
+        kinds: Counter[str] = Counter()
         for ann in iter_run_codes(run_dir, codebook):
+            kinds[ann.unit_kind.value] += 1
             codes.add(ann)
+        _check_kind(run_dir, kind.value, kinds)
     return codes
+
+
+#: The option and the judge command of each unit kind.
+_KIND_WORDS = {
+    "retrieval": ("--retrieval", "retrieval"),
+    "verification": ("--reasoning", "reasoning"),
+}
+
+
+def _check_kind(run_dir: Path, kind: str, kinds: Counter[str]) -> None:
+    """Refuse a run folder holding only the other kind's units (the two options swapped).
+
+    Its annotations were skipped: every unit uncoded and every item undetermined, at exit 0.
+    """
+    if kinds[kind] or not kinds:
+        return
+    other = next(iter(kinds))
+    given, _ = _KIND_WORDS[kind]
+    _, other_judge = _KIND_WORDS.get(other, ("", other))
+    _, own_judge = _KIND_WORDS[kind]
+    raise InputError(
+        f"given as {given}, it holds {kinds[other]} {other} annotation(s) (failcodes judge "
+        f"{other_judge}) and no {kind} one: give {given} the run of failcodes judge {own_judge}",
+        path=run_dir,
+    )
 
 
 __all__ = ["HEURISTIC_NOTE", "OUTPUT_FILES", "AttributeRequest", "AttributeResult"]
