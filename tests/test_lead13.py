@@ -41,3 +41,20 @@ def test_unmapped_drop_names_the_rater_columns_it_left_out(
     # without the option the first unknown column is refused (unchanged)
     code, _, err = run_cli(args[:-2], capsys)
     assert code == 2 and "field 'clin1': unknown column" in err
+
+
+def test_undefined_rows_carry_the_asked_confidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --confidence 0.5: the left-out gwet_ac2 row (quadratic weights on nominal numeric codes)
+    # said confidence 0.95 in the JSON rows beside the others' 0.5
+    table = tmp_path / "r.csv"
+    table.write_text("unit,r1,r2\nu1,1,1\nu2,2,2\nu3,1,2\nu4,2,2\n")
+    code, out, _ = run_cli(["agree", str(table), "--confidence", "0.5", "--format", "json"], capsys)
+    assert code == 0
+    rows = {r["statistic"]: r for r in json.loads(out)}
+    # Cohen by hand: p_o = 3/4; r1 codes 1,2 at 1/2 each, r2 at 1/4, 3/4: p_e = 1/2; (3/4-1/2)/(1/2)
+    assert rows["cohen"]["value"] == pytest.approx(0.5)
+    assert rows["cohen"]["confidence"] == 0.5
+    assert rows["gwet_ac2"]["value"] is None
+    assert rows["gwet_ac2"]["confidence"] == 0.5

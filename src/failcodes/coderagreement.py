@@ -267,6 +267,7 @@ def set_agreement_table(
                 len(table.coders),
                 0,
                 table.n_single_rated,
+                confidence,
             )
             for name in names
         ]
@@ -406,9 +407,9 @@ def _pooled_kappas(
     if empty is not None:
         reason = f"dimension '{empty}' has no unit rated by two coders: no pooled kappa"
         return [
-            undefined_single_rated(s, "nominal", "none", len(coders), 0, 0).model_copy(
-                update={"undefined_reason": reason}
-            )
+            undefined_single_rated(
+                s, "nominal", "none", len(coders), 0, 0, opts["confidence"]
+            ).model_copy(update={"undefined_reason": reason})
             for s in stats
         ]
     units = sorted({u for ids, _, _ in tables for u in ids})
@@ -431,6 +432,7 @@ def _percent_only(res: AgreementResult) -> AgreementResult:
         level=res.level,
         weights=res.weights,
         value=None,
+        confidence=res.confidence,
         n_units=res.n_units,
         n_rows=res.n_rows,
         n_single_rated=res.n_single_rated,

@@ -1078,7 +1078,13 @@ NOMINAL_NOTE = (
 
 
 def undefined_single_rated(
-    statistic: str, level: str, weights: str, n_raters: int, n_categories: int, n_single: int
+    statistic: str,
+    level: str,
+    weights: str,
+    n_raters: int,
+    n_categories: int,
+    n_single: int,
+    confidence: float = 0.95,
 ) -> AgreementResult:
     """An undefined result: no unit was rated by two or more coders."""
     return AgreementResult(
@@ -1086,6 +1092,7 @@ def undefined_single_rated(
         level=level,
         weights=weights,
         value=None,
+        confidence=confidence,
         n_units=0,
         n_raters=n_raters,
         n_categories=n_categories,
@@ -1143,7 +1150,13 @@ def agreement_table(
     if table.values.shape[0] == 0:
         return [
             undefined_single_rated(
-                stat, level, "none", len(table.raters), len(table.categories), table.n_single_rated
+                stat,
+                level,
+                "none",
+                len(table.raters),
+                len(table.categories),
+                table.n_single_rated,
+                confidence,
             )
             for stat in statistics
         ]
@@ -1167,6 +1180,7 @@ def agreement_table(
                 level="ordinal",
                 weights="quadratic",
                 value=None,
+                confidence=confidence,
                 n_units=0,
                 n_raters=len(table.raters),
                 n_categories=len(table.categories),
