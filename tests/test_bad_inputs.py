@@ -844,6 +844,19 @@ SWEEP_CASES: list[Case] = [
         _write({"l.csv": "sentence_id,judgement\ns1,incorrect\ns2,unsure\n"}),
         ("l.csv:3", "'unsure'"),
     ),
+    # an option that takes one value given twice kept the last alone: 1 error / 3 no-error
+    # for 3 / 1 (04b6f30; tests/test_outside_red13.py has the counts)
+    Case(
+        "ingest-generic/label-rule-given-twice",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--system", "A"),
+            *("--label-rule", "gold = bad -> error", "--label-rule", "gold = partial -> error"),
+        ),
+        _write({"t.csv": "sentence_id,claim,verdict,gold\ns1,a,supported,ok\ns2,b,refuted,bad\n"}),
+        line="failcodes: error: ingest: --label-rule takes one value and was given 2 ('gold = bad "
+        "-> error', 'gold = partial -> error'): only the last would be used; give one (one "
+        "rule of several clauses: join them with ';')",
+    ),
     # resample counts are capped (stats.names.MAX_RESAMPLES = 1,000,000): an extra digit
     # or 1e20 ran until killed
     Case(
