@@ -1161,7 +1161,9 @@ def pooled_agreements(
     ]
     sizes = _Sizes(
         n_units=sum(int((prep.counts.sum(axis=1) >= 2).sum()) for _, prep in preps),
-        n_raters=int(np.any([~np.isnan(m).any(axis=0) for m in mats], axis=0).sum()),
+        # raters with a rating anywhere: `~isnan(m).any()` counted those who rated every unit
+        # (a 3-coder file whose reviewer skipped some units read 'raters 2' on its pooled rows)
+        n_raters=int(np.any([(~np.isnan(m)).any(axis=0) for m in mats], axis=0).sum()),
         n_categories=sum(prep.categories.size for _, prep in preps),
     )
     estimates: list[PointEstimate] = []
