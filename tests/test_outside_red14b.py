@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,3 +61,61 @@ def test_pooled_rows_count_a_coder_who_skipped_units(
         "gwet_ac1": 3,
         "brennan_prediger": 3,
     }
+
+
+def _ls_task(n: int, project: int, annotations: list[dict[str, Any]]) -> dict[str, Any]:
+    from failcodes.labelstudio.tasks import build_tasks
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+
+    data = build_tasks([retrieval_unit(n)], toy_codebook(), UnitKind.RETRIEVAL)[0]["data"]
+    return {"id": 100 * project + n, "data": data, "annotations": annotations, "project": project}
+
+
+def _ls_ann(by: int, entity: str, shown: bool) -> dict[str, Any]:
+    result = [
+        {"from_name": d, "to_name": "claim", "type": "choices", "value": {"choices": [c]}}
+        for d, c in (("entity", entity), ("scope", "exact_scope"))
+    ]
+    prediction = {"id": 9, "result": result, "model_version": "judge"} if shown else {}
+    return {
+        "id": 1000 * by,
+        "completed_by": by,
+        "result": result,
+        "lead_time": 3.0,
+        "prediction": prediction,
+        "updated_at": "2026-12-01T09:00:00Z",
+    }
+
+
+def test_a_blind_pull_says_the_reviews_made_with_the_judges_codes_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pull --annotator alice --annotator bob` (one project per annotator, pushed --judged):
+    all 2 annotations were made with the judge's codes pre-selected (Label Studio's
+    `prediction` field, as a 1.23.2 server writes it). A pull of one shared project says so
+    on its first line; the blind pull summed the projects' annotations but not that count,
+    and said nothing. Now: 'Assumed: 2 of 2 ...'. Stubbed server (the three calls pull makes).
+    """
+    from failcodes.labelstudio.client import LabelStudioClient
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+
+    projects = {"blind [alice@x.org]": 1, "blind [bob@x.org]": 2}
+    exports = {
+        1: [_ls_task(1, 1, [_ls_ann(3, "irrelevant", shown=True)])],
+        2: [_ls_task(1, 2, [_ls_ann(4, "exact_entity", shown=True)])],
+    }
+    monkeypatch.setattr(LabelStudioClient, "users", lambda self: {3: "alice@x.org", 4: "bob@x.org"})
+    monkeypatch.setattr(LabelStudioClient, "find_project", lambda self, title: projects[title])
+    monkeypatch.setattr(LabelStudioClient, "export_tasks", lambda self, pid: exports[pid])
+    monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    args = ["labelstudio", "pull", "-p", "retrieval", "-c", str(cb), "--project", "blind"]
+    args += ["--annotator", "alice@x.org", "--annotator", "bob@x.org"]
+    code, out, err = run_cli([*args, "-o", str(tmp_path / "h.jsonl")], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith(
+        "Assumed: 2 of 2 annotations were made with the judge's codes pre-selected"
+    )
+    assert out.splitlines()[1].startswith("2 annotations from 2 coder(s) on 2 tasks")

@@ -321,6 +321,9 @@ class LabelStudioClient:
             merged.annotations.extend(part.annotations)
             merged.problems.extend(part.problems)
             merged.tasks += part.tasks
+            # the reviews made with the judge's codes shown: per annotator's project too (the
+            # first line of a blind pull said nothing of them, whatever the push pre-selected)
+            merged.pre_selected += part.pre_selected
             merged.projects.append(pid)
         return merged
 
