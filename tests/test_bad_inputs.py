@@ -4963,6 +4963,124 @@ SESSION12_CASES: list[Case] = [
 ]
 
 
+def _judged(*kinds: str) -> Setup:
+    """tests/test_outside_red13c.py's traces (two retrievers, three (claim, passage) units),
+    each kind judged offline into a folder of its name."""
+
+    def setup(d: Path) -> None:
+        from tests.test_outside_red13c import _traces
+
+        src = _traces(d)
+        for kind in kinds:
+            assert main_quiet(["judge", kind, "--from", str(src), "-o", str(d / kind)])
+
+    return setup
+
+
+def _adjudicator_after_the_pool(d: Path) -> None:
+    """tests/test_outside_red13b.py's alice and bob on u1-u4, then an 'adjudicator' coding
+    as alice did."""
+    from tests.test_outside_red13b import _pool_annotations
+
+    anns = _pool_annotations()
+    extra = [a.model_copy(update={"coder": "adjudicator"}) for a in anns if a.coder == "alice"]
+    _write({"ann.jsonl": _jsonl([a.model_dump(mode="json") for a in anns + extra])})(d)
+
+
+def _judge_human_on_the_last_line(d: Path) -> None:
+    """dr_a (human) and the judge (llm on u0-u2, human on u3) on entity, u0-u3."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.units import UnitKind
+    from tests.labelstudio_helpers import toy_codebook
+
+    codes = ["exact_entity", "partial_entity", "irrelevant"]
+    anns = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=toy_codebook().ref(),
+            coder=who,
+            coder_kind=CoderKind.HUMAN if who == "dr_a" or i == 3 else CoderKind.LLM,
+            codes={"entity": codes[(i + (who == "judge")) % 3]},
+        )
+        for i in range(4)
+        for who in ("dr_a", "judge")
+    ]
+    _write({"ann.jsonl": _jsonl([a.model_dump(mode="json") for a in anns])})(d)
+
+
+# session 13's refusals (issue 30), each tested in its outside file with the numbers around it
+SESSION13_CASES: list[Case] = [
+    *(
+        Case(
+            # the offline baseline coded the 3 units into retrieval/. A dry run of gpt-5-mini
+            # into it said "3 already done ... estimated cost $0.0000", exit 0 (789daf4); the
+            # run was refused after its empty session was exported: summary.json said judge
+            # gpt-5-mini, 0 units, cost 0 (the report's judge cost), exit 2 (t14bad). Both
+            # wrote the lock file and made the default cache annotations/judge-cache.sqlite
+            f"judge/{what}-into-another-judges-run-folder",
+            (
+                *("judge", "retrieval", "--from", "{d}/traces.jsonl", "-o", "{d}/retrieval"),
+                *("--judge", "openai:gpt-5-mini", *extra),
+            ),
+            _judged("retrieval"),
+            line="failcodes: error: {d}/retrieval holds a run with judge='offline', not "
+            "'openai:gpt-5-mini'; use another output folder (-o) for a different run",
+            env=env,
+        )
+        for what, extra, env in (
+            ("dry-run", ("--dry-run",), ()),
+            ("run", (), (("OPENAI_API_KEY", "sk-test"),)),
+        )
+    ),
+    *(
+        Case(
+            # the two folders swapped: the other kind's annotations skipped, both items
+            # undetermined, Table 8 'rows 2 coded 0' per retriever, exit 0 (012e4a2)
+            f"attribute/{kind}-run-given-as-{given}",
+            (
+                *("attribute", "--from", "{d}/traces.jsonl", "-o", "{d}/att"),
+                *(f"--{given}", f"{{d}}/{kind}"),
+            ),
+            _judged(kind),
+            line=f"failcodes: error: {{d}}/{kind}: given as --{given}, it holds {n} {held} "
+            f"annotation(s) (failcodes judge {kind}) and no {want} one: give --{given} the run "
+            f"of failcodes judge {given}",
+        )
+        # 2 verification units (the two systems' (claim, passages, reasoning) differ); 3
+        # retrieval units (p1 shown by both retrievers, p2, p3)
+        for kind, given, n, held, want in (
+            ("reasoning", "retrieval", 2, "verification", "retrieval"),
+            ("retrieval", "reasoning", 3, "retrieval", "verification"),
+        )
+    ),
+    Case(
+        # an 'adjudicator' who sided with alice on every unit was a third coder (55beed1).
+        # entity, alice and bob: Fleiss 7/15 (tests/test_outside_red13b.py's pool). With the
+        # adjudicator, three ratings per unit: u1 xxx 1, u2 xxx 1, u3 xyx 1/3, u4 yyy 1:
+        # p_o = (3 + 1/3) / 4 = 5/6; margins x 8/12, y 4/12: p_e = 4/9 + 1/9 = 5/9;
+        # (5/6 - 5/9) / (4/9) = 5/8 = 0.625, printed at exit 0
+        "agree/annotations-with-an-adjudicator-coder",
+        ("agree", "{d}/ann.jsonl", "--bootstrap", "0"),
+        _adjudicator_after_the_pool,
+        line="failcodes: error: {d}/ann.jsonl:9, field 'coder': coder 'adjudicator' is named "
+        "like a consensus ('adjudicator'): its codes resolve the coders' disagreements, and "
+        "read as one more coder they raise agreement; take its annotations out of the file (or "
+        "rename the coder, if a rater)",
+    ),
+    Case(
+        # the judge llm on 3 lines, human on the last: the last line decided, so the judge
+        # was a human and the 3 codes x 4 human-vs-machine rows were not computed (0 rows),
+        # exit 0 (43ed081; was tests/test_outside_red13b.py's test of it)
+        "agree/annotations-coder-given-two-kinds",
+        ("agree", "{d}/ann.jsonl", "--bootstrap", "0"),
+        _judge_human_on_the_last_line,
+        line="failcodes: error: {d}/ann.jsonl:8, field 'coder_kind': coder 'judge' is human "
+        "here and llm on line 2: one coder is one kind (the human vs machine rows follow it)",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -4994,6 +5112,7 @@ CASES = (
     + I34RED_CASES
     + SESSION11_CASES
     + SESSION12_CASES
+    + SESSION13_CASES
 )
 
 

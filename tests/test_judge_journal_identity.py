@@ -64,3 +64,40 @@ def test_a_run_of_the_heuristic_before_its_quote_rule_changed_is_not_resumed(
         "failcodes: error: run holds a run with model='heuristic-v2', not 'heuristic-v3'; use "
         "another output folder (-o) for a different run"
     ]
+
+
+def test_a_refused_run_leaves_the_earlier_runs_summary_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The offline baseline coded the retrieval units of make_traces(2) into run/. A run of
+    # gpt-5-mini into the same folder was refused at the journal's bind, but its empty
+    # session was exported first: summary.json then said judge 'openai:gpt-5-mini',
+    # coder_kind llm, units 0, journal_units 0, journal_cost_usd 0 (the report's judge cost
+    # read it), and annotations.jsonl was rewritten. Now the folder is refused untouched,
+    # through the CLI (checked before the lock) and through run_judge (bind before export).
+    from failcodes import codebook as codebooks
+    from failcodes.judge.estimate import PricingOnlyCoder
+    from failcodes.judge.job import JudgeJob
+    from failcodes.judge.journal import RunIdentityError
+    from failcodes.judge.run import read_summary, run_judge
+    from failcodes.units import UnitKind, build_units
+
+    traces = write_traces(tmp_path / "traces.jsonl", make_traces(2))
+    run = tmp_path / "run"
+    args = ["judge", "retrieval", "--from", str(traces), "-o", str(run), "--no-cache"]
+    assert run_cli(args, capsys)[0] == 0
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    offline = read_summary(run)
+    assert offline is not None and offline.judge == "offline"
+    units = build_units(make_traces(2), UnitKind.RETRIEVAL)
+    assert offline.journal_units == len(units)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # refused before any call
+    code, _, err = run_cli([*args, "--judge", "openai:gpt-5-mini"], capsys)
+    assert code == 2 and "holds a run with judge='offline', not 'openai:gpt-5-mini'" in err
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    job = JudgeJob(codebooks.bundled(), UnitKind.RETRIEVAL, run)
+    with pytest.raises(RunIdentityError):
+        run_judge(units, PricingOnlyCoder("openai:gpt-5-mini"), job)
+    after = read_summary(run)
+    assert after is not None
+    assert (after.judge, after.units, after.journal_units) == ("offline", len(units), len(units))

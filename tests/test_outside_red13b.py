@@ -222,31 +222,6 @@ def test_a_rater_who_gave_one_code_to_every_unit_is_said(
     assert "Cohen's kappa is 0 whatever the other gave" in first
 
 
-def test_an_annotation_file_with_an_adjudicator_coder_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """An 'adjudicator' who sided with alice on every unit: read as a third coder before.
-
-    entity with alice, bob: Fleiss 7/15 (above). With the adjudicator (alice's codes) three
-    ratings per unit: u1 xxx 1, u2 xxx 1, u3 x y x 1/3, u4 yyy 1: p_o = (3 + 1/3) / 4 = 5/6;
-    margins x 8/12, y 4/12: p_e = 4/9 + 1/9 = 5/9; (5/6 - 5/9) / (4/9) = 5/8 = 0.625, which
-    `agree` printed at exit 0. A ratings table leaves such a column out by name; here the file
-    is refused, one line.
-    """
-    anns = _pool_annotations()
-    extra = [a.model_copy(update={"coder": "adjudicator"}) for a in anns if a.coder == "alice"]
-    path = tmp_path / "ann.jsonl"
-    path.write_text("".join(json.dumps(a.model_dump(mode="json")) + "\n" for a in anns + extra))
-    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
-    assert code == 2 and out == ""
-    assert err.strip() == (
-        f"failcodes: error: {path}:9, field 'coder': coder 'adjudicator' is named like a "
-        "consensus ('adjudicator'): its codes resolve the coders' disagreements, and read as "
-        "one more coder they raise agreement; take its annotations out of the file (or rename "
-        "the coder, if a rater)"
-    )
-
-
 @pytest.mark.parametrize(
     "name", ["tiebreaker", "tie_breaker", "resolution", "Reconciliation", "arbitrator",
              "moderated_code", "finalised"]
@@ -489,32 +464,3 @@ def test_pooled_kappa_keeps_a_dimension_whose_own_kappa_is_undefined() -> None:
     assert fleiss.chance_agreement == pytest.approx(49 / 64)
     assert ac1.value is None and ac1.undefined_reason is not None
     assert ac1.undefined_reason.startswith("scope: agreement undefined (no unit rated twice, or")
-
-
-def test_a_coder_given_two_kinds_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The judge's last line says human: before, the last line decided, so the judge was a
-    human and the 3 codes x 4 human-vs-machine rows were not computed at all (0 rows), exit 0.
-    """
-    ref = toy_codebook().ref()
-    anns = [
-        Annotation(
-            unit_id=f"u{i}",
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=ref,
-            coder=who,
-            coder_kind=CoderKind.HUMAN if who == "dr_a" or i == 3 else CoderKind.LLM,
-            codes={"entity": [_X, _Y, "irrelevant"][(i + (who == "judge")) % 3]},
-        )
-        for i in range(4)
-        for who in ("dr_a", "judge")
-    ]
-    path = tmp_path / "ann.jsonl"
-    path.write_text("".join(json.dumps(a.model_dump(mode="json")) + "\n" for a in anns))
-    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
-    assert code == 2 and out == ""
-    assert err.strip() == (
-        f"failcodes: error: {path}:8, field 'coder_kind': coder 'judge' is human here and llm "
-        "on line 2: one coder is one kind (the human vs machine rows follow it)"
-    )

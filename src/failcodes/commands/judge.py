@@ -524,7 +524,7 @@ class _Single:
         note: Note,
         on_progress: Callable[[int, int], None] | None,
     ) -> JudgeResult:
-        from failcodes.judge.run import discard_if_untouched, run_judge
+        from failcodes.judge.run import discard_if_untouched, refuse_another_run, run_judge
 
         req = self.request
         spec = req.judge[0]
@@ -534,6 +534,7 @@ class _Single:
         mode = req.run_mode(dry_run=req.dry_run)
         fresh = not req.run_dir.exists()
         job = req.job(self.codebook, self.settings, cache_path, mode)
+        refuse_another_run(job, coder)  # before the folder is locked or the cache made
         if said:
             note(said)
         self._note_skipped(note)

@@ -15,8 +15,9 @@ import asyncio
 import concurrent.futures
 import functools
 import shutil
+import sqlite3
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -27,7 +28,13 @@ from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
 from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import Journal, iter_journal
+from failcodes.judge.journal import (
+    IDENTITY_KEYS,
+    JOURNAL_NAME,
+    Journal,
+    RunIdentityError,
+    iter_journal,
+)
 from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import ProgressCallback, Session
@@ -125,6 +132,29 @@ def read_annotations(run_dir: str | Path) -> list[Annotation]:
     return list(iter_journal(run_dir))
 
 
+def refuse_another_run(job: JudgeJob, coder: Coder) -> None:
+    """Refuse a run folder that holds another run (judge, model, kind, codebook) untouched.
+
+    The run's own bind makes this check under the folder's lock, after the lock file is
+    written and the journal opened (its -wal made and removed); made first, from the journal
+    read as an immutable file, a refused run or dry run leaves the folder as it was. A
+    journal this cannot read is left to the run's own open to name.
+    """
+    path = Path(job.run_dir) / JOURNAL_NAME
+    if not path.is_file():
+        return
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+        with closing(sqlite3.connect(uri, uri=True)) as db:
+            stored = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error:
+        return
+    meta = job.unit_judge(coder, None).meta()
+    for key in IDENTITY_KEYS:
+        if key in stored and stored[key] != meta[key]:
+            raise RunIdentityError(Path(job.run_dir), key, stored, meta)
+
+
 @contextmanager
 def _opened(job: JudgeJob, coder: Coder) -> Iterator[tuple[Journal, UnitJudge]]:
     """Open ``job``'s journal and response cache and build its judge; close both at the end."""
@@ -149,8 +179,8 @@ async def _run_in(
         with _opened(job, coder) as (journal, judge):
             candidate = Session(journal, judge, mode=mode.name, on_progress=on_progress)
             execute = executor(candidate, mode)
-            session = candidate
-            with session.opened():
+            with candidate.opened():  # binds the run: another run's folder is refused here,
+                session = candidate  # its summary.json and annotations.jsonl left as they are
                 await execute(units)
     finally:
         if session is not None:
