@@ -119,3 +119,24 @@ def test_a_blind_pull_says_the_reviews_made_with_the_judges_codes_shown(
         "Assumed: 2 of 2 annotations were made with the judge's codes pre-selected"
     )
     assert out.splitlines()[1].startswith("2 annotations from 2 coder(s) on 2 tasks")
+
+
+def test_import_refuses_one_user_id_named_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`import --user 3=alice --user 3=bob`: the last name won with no word, so alice's
+    reviews were written as bob's (exit 0). Now one line, exit 2, nothing written."""
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([_ls_task(1, 7, [_ls_ann(3, "irrelevant", shown=False)])]))
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb)]
+    code, stdout, err = run_cli(
+        [*args, "--user", "3=alice", "--user", "3=bob", "-o", str(out)], capsys
+    )
+    assert (code, stdout) == (2, "")
+    assert err == "failcodes: error: --user: id 3 named twice ('alice' and 'bob')\n"
+    assert not out.exists()

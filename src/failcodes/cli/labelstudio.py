@@ -280,7 +280,9 @@ def import_cmd(
         key, sep, name = item.partition("=")
         if not sep or not key.strip().isdigit() or not name.strip():
             raise ConfigError(f"--user expects ID=NAME with a numeric id, got {item!r}")
-        users[int(key)] = name.strip()
+        was = users.setdefault(int(key), name.strip())
+        if was != name.strip():  # the last name silently won: one reviewer's reviews renamed
+            raise ConfigError(f"--user: id {int(key)} named twice ({was!r} and {name.strip()!r})")
     check_not_input([out], [export, codebook])
     cb = codebook_or_bundled(codebook, near=out.parent)  # imported into a study: its codebook
     tasks = jsonio.read_json(export)
