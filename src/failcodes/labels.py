@@ -1449,7 +1449,7 @@ def validate_labels(
         if first.field == "sentence_id" and sid is not None and "no trace has" in first.message:
             extra = written_like_hint(sid, traces) + extra  # the same id written another way
         raise InputError(first.message + extra, path=path, line=line, field=first.field)
-    mismatch = sentence_label_mismatch(labels, traces)
+    mismatch = sentence_label_mismatch(labels, traces) or _system_outside_labels(labels, traces)
     if mismatch is not None:
         pos, message = mismatch
         raise InputError(
@@ -1458,6 +1458,75 @@ def validate_labels(
             line=lines[pos] if lines is not None else pos + 1,
             field="sentence_id",
         )
+
+
+def _system_outside_labels(
+    labels: Sequence[Label], traces: Sequence[Trace] | TraceColumns | SentenceColumns
+) -> tuple[int, str] | None:
+    """Shared sentence labels no sentence of one system has, in labelled questions it answered.
+
+    One system's file numbered its sentences another way (``q1-s0`` beside the labels' and
+    the other system's ``q1s0``), or wrote its own answer under the same question ids: each
+    labelled sentence was one it "made no claim for", an FN or TN, and its own sentences were
+    unlabelled (recall 0/6 for 5/6, exit 0). The first such system's first labelled question,
+    with its sentence and the labels' there, is named.
+    """
+    import numpy as np
+
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
+    if label_systems(labels) is not None:
+        return None  # per-system labels: each system's own (checked per system)
+    claims = label_column(labels, "claim_id")
+    sids = label_column(labels, "sentence_id")
+    wanted = {sid for sid, cid in zip(sids, claims, strict=True) if cid is None and sid}
+    if not wanted:
+        return None
+    codes: list[tuple[npt.NDArray[np.integer[Any]], Sequence[str]]]
+    if isinstance(traces, SentenceColumns):
+        codes = [
+            (traces.system, traces.systems),
+            (traces.question, traces.questions),
+            (traces.sentence, traces.sentences),
+        ]
+    else:
+        cols = traces if isinstance(traces, TraceColumns) else TraceColumns.from_traces(traces)
+        codes = [cols.small_codes(name) for name in ("system", "question_id", "sentence_id")]
+    (system, systems), (question, questions), (sentence, vocab) = codes
+    if len(systems) < 2:
+        return None
+    labelled_sentence = np.fromiter((s in wanted for s in vocab), dtype=bool, count=len(vocab))
+    row_labelled = labelled_sentence[sentence]
+    if not row_labelled.any():
+        return None  # no label has a trace: sentence_label_mismatch's case
+    labelled_question = np.zeros(len(questions), dtype=bool)
+    labelled_question[question[row_labelled]] = True
+    in_labelled = labelled_question[question]
+    for code, name in enumerate(systems):
+        mine = in_labelled & (system == code)
+        if not mine.any() or row_labelled[mine].any():
+            continue
+        rows = np.flatnonzero(mine)
+        first = int(rows[np.argmin(question[rows])])  # its first labelled question
+        q = int(question[first])
+        theirs = np.flatnonzero(row_labelled & (question == q))
+        label_sid = min(vocab[int(sentence[r])] for r in theirs.tolist())
+        own = min(vocab[int(sentence[r])] for r in rows.tolist() if int(question[r]) == q)
+        n_q = len(np.unique(question[rows]))
+        pos = next(
+            i
+            for i, (s, c) in enumerate(zip(sids, claims, strict=True))
+            if s == label_sid and c is None
+        )
+        return pos, (
+            f"no sentence of system {name!r} is labelled in the {n_q} labelled question(s) it "
+            f"made claims in (question {questions[q]!r}: its {own!r}, the labels' "
+            f"{label_sid!r}): each labelled sentence would count as one it made no claim for "
+            "(no error flagged) and its own as unlabelled; write its sentence ids as the "
+            "labels do, or, if each system wrote its own answer, give the labels a system "
+            "column (labels per system)"
+        )
+    return None
 
 
 def check_in_memory(labels: Iterable[Label], traces: Any, sentence_level: bool) -> list[Label]:
