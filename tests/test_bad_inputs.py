@@ -5009,6 +5009,91 @@ def _judge_human_on_the_last_line(d: Path) -> None:
     _write({"ann.jsonl": _jsonl([a.model_dump(mode="json") for a in anns])})(d)
 
 
+def _per_system_labels(d: Path) -> None:
+    """tests/test_outside_red36.py's two systems, each ingested apart with its labels: q1:1
+    reads 'Aspirin prevents pre-eclampsia.' in sysA's and 'Metformin is first line.' in
+    sysB's."""
+    head = "qid,sid,text,verdict,expert\n"
+    files = {
+        "sysA": "q1,1,Aspirin prevents pre-eclampsia.,refuted,ok\n"
+        "q1,2,Aspirin is safe.,refuted,bad\n",
+        "sysB": "q1,1,Metformin is first line.,supported,ok\n",
+    }
+    for system, rows in files.items():
+        (d / f"{system}.csv").write_text(head + rows, encoding="utf-8")
+        assert main_quiet(
+            [
+                *("ingest", "generic", str(d / f"{system}.csv"), "--system", system),
+                *("--map", "qid=question_id", "--map", "sid=sentence_id"),
+                *("--map", "text=claim", "--map", "text=sentence"),
+                *("--option", "sentence_ids=question", "--label-rule", "expert = bad -> error"),
+                *("-o", str(d / f"{system}.t.jsonl")),
+                *("--labels-out", str(d / f"{system}.l.jsonl")),
+            ]
+        )
+
+
+def _judge_reviews_in_review(d: Path) -> None:
+    """tests/test_outside_red36.py's study: the judge on r0-r3, and in review/second.jsonl
+    alice on r0 then a second judge 'gpt-judge' (llm) on r1-r3."""
+    from failcodes import codebook as codebooks
+    from failcodes.annotations import CoderKind
+    from tests.review_versions import coded, write_annotations
+
+    v1 = codebooks.bundled(version=1)
+    high = {
+        "entity_match": "exact_entity",
+        "scope": "exact_scope",
+        "trustworthy": "trustworthy_source",
+        "evidence_polarity": "direct_polarity",
+        "chunking": "well_chunked",
+    }
+    judge = ["exact_scope", "exact_scope", "broader_scope", "broader_scope"]
+    alice = ["exact_scope", "broader_scope", "broader_scope", "broader_scope"]
+    write_annotations(
+        d / "judge" / "d1" / "retrieval" / "annotations.jsonl",
+        [
+            coded(f"r{i}", v1.ref(), "judge", {**high, "scope": s}, retrieval=True)
+            for i, s in enumerate(judge)
+        ],
+    )
+    other = [
+        coded(f"r{i}", v1.ref(), "alice", {**high, "scope": s}, retrieval=True)
+        for i, s in enumerate(alice)
+    ]
+    llm = [a.model_copy(update={"coder": "gpt-judge", "coder_kind": CoderKind.LLM}) for a in other]
+    write_annotations(d / "review" / "second.jsonl", [other[0], *llm[1:]])
+
+
+def _zeros_inside(d: Path) -> None:
+    """tests/test_outside_shapes12.py's A (s007, s008) and B (s7, s8), labels on s007, s008."""
+    from tests.test_outside_shapes12 import _zeros_inside as zeros
+
+    zeros(d, "sentence")
+
+
+#: q1..q4 of a wide table, (yes,yes), (no,no), (yes,no), (no,no): 3/4 = 0.750 by hand
+Q_BODY = "q1,yes,yes\nq2,no,no\nq3,yes,no\nq4,no,no\n"
+#: the same as a long table, raters A and B
+Q_LONG = "".join(
+    f"q{u},{r},{v}\n"
+    for u, pair in enumerate([("yes", "yes"), ("no", "no"), ("yes", "no"), ("no", "no")], 1)
+    for r, v in zip("AB", pair, strict=True)
+)
+#: how `agree` says to compare cells joined with a separator it can split on
+SETS_WAY = (
+    "compare cells as sets with --sets '{}' (exact-set agreement, alpha with the MASI and "
+    "Jaccard distances)"
+)
+#: adjudicated as one more annotator (tests/test_outside_red36.py)
+VOTES = {
+    "s1": {"dr_a": True, "dr_b": False, "adjudicated": True},
+    "s2": {"dr_a": True, "dr_b": False, "adjudicated": False},
+    "s3": {"dr_a": False, "dr_b": False, "adjudicated": False},
+    "s4": {"dr_a": True, "dr_b": True, "dr_c": False, "adjudicated": True},
+}
+
+
 # session 13's refusals (issue 30), each tested in its outside file with the numbers around it
 SESSION13_CASES: list[Case] = [
     *(
@@ -5077,6 +5162,223 @@ SESSION13_CASES: list[Case] = [
         _judge_human_on_the_last_line,
         line="failcodes: error: {d}/ann.jsonl:8, field 'coder_kind': coder 'judge' is human "
         "here and llm on line 2: one coder is one kind (the human vs machine rows follow it)",
+    ),
+    # the ratings-table shapes of session 13 (tests/test_outside_shapes13.py has the way
+    # through and the number after each)
+    Case(
+        # r2 picked '1 (low)' from a drop-down where r1 typed 1: two categories, percent 0.500
+        # where the raters agree on all 4 units (1.000 by hand), exit 0 (8e1ffcb)
+        "agree/number-with-its-label-beside-the-number-alone",
+        AGREE_PERCENT,
+        _agree_table("item,r1,r2\n1,1,1 (low)\n2,2,2\n3,3,3 (high)\n4,1,1\n"),
+        line="failcodes: error: {d}/r.csv:2, field 'r2': rating '1 (low)' and '1' (line 2, "
+        "column 'r1'): one rating written with and without its label? each would be a "
+        "category of its own; write it one way",
+    ),
+    *(
+        Case(
+            # two exports appended, each with its header: one more unit whose raters
+            # disagreed, percent 0.600 for the 4 units' 0.750 by hand, exit 0 (b063f4b)
+            f"agree/{shape}-header-repeated-between-the-rows",
+            AGREE_PERCENT,
+            _agree_table(table),
+            line=f"failcodes: error: {{d}}/r.csv:{n}, field {unit!r}: the header again (each "
+            "cell is its column's name): two files appended? it would be read as one more unit: "
+            "delete the row",
+        )
+        for shape, n, unit, table in (
+            ("wide", 4, "item", "item,r1,r2\n1,yes,yes\n2,no,no\nitem,r1,r2\n3,yes,no\n4,no,no\n"),
+            (
+                "long",
+                6,
+                "unit",
+                "unit,rater,rating\n1,A,yes\n1,B,yes\n2,A,no\n2,B,no\nunit,rater,rating\n"
+                "3,A,yes\n3,B,no\n4,A,no\n4,B,no\n",
+            ),
+        )
+    ),
+    *(
+        Case(
+            # a row naming the columns under the header above text ids: unit 'ID' whose
+            # raters disagreed, percent 0.600 for the 4 units' 0.750, no word (c96ff63)
+            f"agree/{shape}-row-naming-the-columns-above-text-ids",
+            AGREE_PERCENT,
+            _agree_table(table),
+            line="failcodes: error: {d}/r.csv:2, field " + line,
+        )
+        for shape, table, line in (
+            (
+                "wide",
+                "item,r1,r2\nID,Dr A,Dr B\n" + Q_BODY,
+                "'item': a row of units or descriptions under the header? its unit id 'ID' "
+                "names the unit column, and its ratings ('Dr A', 'Dr B') are found on no other "
+                "row; it would be read as one more unit: delete the row (a unit so named: "
+                "--unit-column item reads every row as a unit)",
+            ),
+            (
+                "long",
+                "unit,rater,rating\nunit id,rater name,rating (yes/no)\n" + Q_LONG,
+                "'unit': a row of units or descriptions under the header? its unit 'unit id' "
+                "names the unit column and its rater 'rater name' is on no other row; it would "
+                "be read as a rater of one more unit: delete the row (a unit so named: "
+                "--unit-column unit reads every row)",
+            ),
+        )
+    ),
+    Case(
+        # R's NA among 1-5 scores was a category: unit 2 one more agreeing unit, percent
+        # 0.800 where the 4 rated units give 0.750 by hand, exit 0 (ee2ffb8)
+        "agree/missing-mark-among-numeric-ratings",
+        AGREE_PERCENT,
+        _agree_table("item,r1,r2\n1,3,3\n2,NA,NA\n3,2,5\n4,1,1\n5,3,3\n"),
+        line="failcodes: error: {d}/r.csv:3, field 'r1': 'NA' among numeric ratings: a missing "
+        "rating (R writes NA)? leave the cell empty (it would be a category of its own); a "
+        "category indeed: list the categories with --categories",
+    ),
+    Case(
+        # r1 and its notes: notes was the second rater, percent 0.333 over the 3 units with a
+        # note, exit 0 (da902c5)
+        "agree/one-rater-beside-a-notes-column",
+        AGREE_PERCENT,
+        _agree_table("item,r1,notes\n1,yes,ok\n2,no,\n3,yes,yes\n4,no,unsure\n"),
+        line="failcodes: error: {d}/r.csv: cannot tell the rater columns: notes named like a "
+        "note, a confidence or a time (or a total) and 1 other column left; name the raters "
+        "with --raters",
+    ),
+    Case(
+        # one rater's column twice after a merge ('Rater1', 'rater1'): Fleiss 0.333 where
+        # the two raters' is 0.000 (statsmodels, tests/test_outside_shapes12.py), exit 0
+        # (c21d66c)
+        "agree/rater-columns-differing-only-in-case",
+        ("agree", "{d}/r.csv", "--stat", "fleiss", "--bootstrap", "0"),
+        _agree_table("item,Rater1,rater1,r2\n1,1,1,0\n2,0,0,0\n3,1,1,1\n4,0,0,1\n"),
+        line="failcodes: error: {d}/r.csv:1, field 'rater1': rater columns 'Rater1' and "
+        "'rater1' differ only in case, spacing or Unicode form: one rater's ratings twice? "
+        "(each was a rater, inflating agreement); rename or drop one, or name the raters with "
+        "--raters to keep both",
+    ),
+    *(
+        Case(
+            # each cell one category: unit 4's two orders of one set disagreed, percent
+            # 0.500 where the sets agree on 3 of 4 units (0.750 by hand), exit 0 (f389da9,
+            # 32b305f, 5a31678)
+            f"agree/cells-joining-codes-with-{name}",
+            AGREE_PERCENT,
+            _agree_table(f"item,r1,r2\n1,x{sep}y,x\n2,y,y\n3,x,x\n4,y{sep}x,x{sep}y\n"),
+            line=f"failcodes: error: {{d}}/r.csv:2, field 'r1': 'x{sep}y' looks like a set of "
+            f"codes ('x', 'y' are ratings of their own elsewhere): {way}, or --sets none to "
+            "read each cell as one category",
+        )
+        for name, sep, way in (
+            ("a-slash", "/", SETS_WAY.format("/")),
+            ("ampersand", " & ", SETS_WAY.format("&")),
+            (
+                "and",
+                " and ",
+                "join each cell's codes with ';' and compare cells as sets with --sets ';'",
+            ),
+        )
+    ),
+    Case(
+        # one label file per system as --labels A --labels B: B's alone were read, sysA
+        # scored on sysB's labels, exit 0 (0a98d79; tests/test_outside_red36.py)
+        "metrics/labels-given-twice",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/a.csv", "--labels", "{d}/b.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "a.csv": LABELS, "b.csv": LABELS}),
+        line="failcodes: error: metrics: --labels takes one path and was given 2 ('{d}/a.csv', "
+        "'{d}/b.csv'): only the last would be used; give one (several label files: join them "
+        "into one)",
+    ),
+    Case(
+        # two spellings of one mapping: each its own row, Holm counting the pair twice
+        # (c1f30d2; tests/test_mapping_spellings.py)
+        "metrics/one-mapping-given-in-two-spellings",
+        (
+            *("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+            *("-m", "refuted,no_evidence", "-m", "refuted+no_evidence"),
+        ),
+        _write({"t.jsonl": GOOD_TRACES, "labels.csv": LABELS}),
+        line="failcodes: error: mappings 'refuted,no_evidence' and 'refuted+no_evidence' are "
+        "the same mapping (errors: no_evidence, refuted); give it once",
+    ),
+    Case(
+        # B writes A's s007 as s7: B read TP 0, FN 1, TN 1 for TP 1, TN 1 by hand, exit 0
+        # (2273f7e; tests/test_outside_shapes12.py)
+        "metrics/label-id-with-other-leading-zeros-inside",
+        ("metrics", "--traces", "{d}/t.csv", "--labels", "{d}/l.csv", "-m", "refuted"),
+        _zeros_inside,
+        line="failcodes: error: {d}/l.csv:2, field 'sentence_id': the traces write sentence "
+        "'s007' also as 's7' (with other leading zeros): the label applies to 's007' only, so "
+        "the claims under 's7' count unlabelled and a system that wrote only 's7' is scored as "
+        "making no claim for 's007' (no error flagged); write the id one way in every traces "
+        "file",
+    ),
+    Case(
+        # 'Not Supported', 'not-supported', 'NS': 'label in {not supported} -> error' gave the
+        # other two the opposite label, 1 error of 5 for the clinicians' 3, exit 0 (fe8ade3)
+        "ingest-generic-labels/label-written-another-way-than-the-rule-names-it",
+        (
+            *("ingest", "generic-labels", "{d}/t.csv", "--map", "sid=sentence_id"),
+            *("-o", "{d}/l.jsonl", "--label-rule", "label in {not supported} -> error"),
+        ),
+        _write(
+            {
+                "t.csv": "sid,label\ns1,Not Supported\ns2,Supported\ns3,not-supported\n"
+                "s4,NS\ns5,supported\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:4, field 'label': 'not-supported' is not named by "
+        "--label-rule 'label in {not supported} -> error' but looks like 'not supported' "
+        "written another way (those rows got the 'no_error' label): name it in the rule too "
+        "(e.g. {not supported, not-supported}), or give its own clause if it is another "
+        "category",
+    ),
+    Case(
+        # consensus=majority counted the adjudication as a vote: s1 and s2, split 1-1 by the
+        # clinicians, decided by it; s4's 2-1 made 3-1, exit 0 (8539e5a)
+        "ingest-generic-labels/consensus-with-an-adjudicated-annotator",
+        (
+            *("ingest", "generic-labels", "{d}/all.csv", "--option", "consensus=majority"),
+            *("-o", "{d}/c.jsonl"),
+        ),
+        _write(
+            {
+                "all.csv": "sentence_id,question_id,annotator,has_error\n"
+                + "".join(
+                    f"{sid},q1,{who},{str(err).lower()}\n"
+                    for sid, by in VOTES.items()
+                    for who, err in by.items()
+                )
+            }
+        ),
+        line="failcodes: error: {d}/all.csv:4, field 'annotator': annotator 'adjudicated' is "
+        "named like a consensus ('adjudicated'): its labels are a combined label, not one more "
+        "vote; to use them as the reference, give a file of its rows alone (without --option "
+        "consensus); if it is a clinician, rename it",
+    ),
+    Case(
+        # merged as a study merges them, sysA's and sysB's q1:1 (two texts) became one shared
+        # label, each system scored on the other's sentence, exit 0 (5439824)
+        "ingest-generic-labels/duplicates-same-one-id-two-sentences",
+        (
+            *("ingest", "generic-labels", "--option", "duplicates=same", "-o", "{d}/m.jsonl"),
+            *("{d}/sysA.l.jsonl", "{d}/sysB.l.jsonl"),
+        ),
+        _per_system_labels,
+        line="failcodes: error: {d}/sysB.l.jsonl:1, field 'sentence_id': sentence 'q1:1' reads "
+        "'Metformin is first line.' here but 'Aspirin prevents pre-eclampsia.' at "
+        "{d}/sysA.l.jsonl:1: two sentences, one id (if each file is its own system's answer, "
+        "give its ingest --option label_scope=system, so each label names its system)",
+    ),
+    Case(
+        # a second judge's codes (coder_kind llm) saved in review/ were human review: the demo
+        # study's Table 8 'human-only' shares and the human side of PPI++, no word (9dfd2fc)
+        "report/a-judges-codes-in-review",
+        ("report", "{d}", "--codebook", str(CODEBOOK), "-o", "{d}/report"),
+        _judge_reviews_in_review,
+        line="failcodes: error: {d}/review/second.jsonl:2, field 'coder_kind': coder "
+        "'gpt-judge' is llm, not a person: review/ holds human reviews (the human side of the "
+        "corrected shares and of human vs judge agreement); a judge's codes belong in judge/",
     ),
 ]
 
