@@ -140,3 +140,27 @@ def test_import_refuses_one_user_id_named_twice(
     assert (code, stdout) == (2, "")
     assert err == "failcodes: error: --user: id 3 named twice ('alice' and 'bob')\n"
     assert not out.exists()
+
+
+def test_ratings_from_frame_reads_unit_ids_kept_in_a_named_index() -> None:
+    """`failcodes.ratings_from_frame(frame.set_index("item"))`: pandas users keep ids there.
+
+    A long table (u1: x a, y a; u2: x b, y b; u3: x a, y b) with its item ids in the index
+    was read as a wide table of two raters, 'annotator' and 'code', whose values never meet:
+    Fleiss -0.333, percent 0.0 (by hand over the three units: percent 2/3), no error. Now the
+    index is a column: the long shape is refused as with the ids in a column. A wide table so
+    indexed keeps its ids (they were row numbers 1..5).
+    """
+    import pandas as pd
+
+    from failcodes import ratings_from_frame
+    from failcodes.errors import InputError
+
+    items = pd.Index(["u1", "u1", "u2", "u2", "u3", "u3"], name="item")
+    long = pd.DataFrame({"annotator": list("xyxyxy"), "code": list("aabbab")}, index=items)
+    with pytest.raises(InputError, match="unit 'u1' is on two rows"):
+        ratings_from_frame(long)
+    units = pd.Index(["u1", "u2", "u3", "u4", "u5"], name="unit")
+    wide = pd.DataFrame({"r1": list("aabba"), "r2": list("abbba")}, index=units)
+    table = ratings_from_frame(wide)
+    assert (table.unit_column, table.unit_ids, table.raters) == ("unit", list(units), ["r1", "r2"])

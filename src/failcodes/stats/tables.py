@@ -482,6 +482,11 @@ def ratings_from_frame(
     are chosen by :func:`choose_columns` (or given as ``columns``, chosen once on a whole
     table that is analysed in parts); the table records which column was used and why.
     """
+    if columns is None and any(name is not None for name in frame.index.names):
+        # unit ids in a named index (`frame.set_index("item")`, as pandas users keep them):
+        # left out, a long table's 'annotator' and 'code' columns were two raters (Fleiss
+        # -0.333, percent 0 for 1/3) and a wide one's units were row numbers
+        frame = frame.reset_index()
     choice = columns or choose_columns(
         frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
     )
