@@ -164,3 +164,29 @@ def test_ratings_from_frame_reads_unit_ids_kept_in_a_named_index() -> None:
     wide = pd.DataFrame({"r1": list("aabba"), "r2": list("abbba")}, index=units)
     table = ratings_from_frame(wide)
     assert (table.unit_column, table.unit_ids, table.raters) == ("unit", list(units), ["r1", "r2"])
+
+
+def test_a_long_table_without_unit_ids_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`annotator,code` rows (x a, y a, x b, y b, x a, y b) and no unit column: read as a
+    wide table of two raters whose values never meet, percent 0.000 and Fleiss -0.333 at
+    exit 0 (paired as exported, the units agree on 2 of 3). Now one line, exit 2, nothing
+    written; a wide table with a rater-named column of ratings (`judge,dr_a`) stays wide."""
+    path = tmp_path / "l.csv"
+    path.write_text("annotator,code\nx,a\ny,a\nx,b\ny,b\nx,a\ny,b\n", encoding="utf-8")
+    out = tmp_path / "agreement.json"
+    code, stdout, err = run_cli(["agree", str(path), *AGREE_JSON, "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {path}, field 'annotator': column 'annotator' is named like a rater "
+        "and holds names, none of them a rating of the other columns: one row per unit and "
+        "rater, without a unit id column? add the unit ids (--long RATER,RATING --unit-column "
+        "UNIT), or name the raters with --raters\n"
+    )
+    assert not out.exists()
+    wide = tmp_path / "w.csv"
+    wide.write_text("judge,dr_a\na,a\nb,a\na,a\nb,b\n", encoding="utf-8")
+    code, stdout, err = run_cli(["agree", str(wide), "--stat", "percent", *AGREE_JSON], capsys)
+    assert code == 0, err
+    assert json.loads(stdout)[0]["value"] == pytest.approx(3 / 4)  # agree on rows 1, 3, 4

@@ -115,6 +115,30 @@ def detect_long(
     return LongColumns(unit_column, rater_named[0], rest[0], "one row per unit and rater")
 
 
+def _not_long_without_units(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None
+) -> None:
+    """Refuse a long table that lost its unit ids: a rater-named column of names, no ratings.
+
+    ``annotator,code`` rows with no unit column were read as a wide table of two raters,
+    'annotator' and 'code', whose values never meet: percent 0.0, Fleiss -0.333, exit 0.
+    """
+    named = [c for c in raters if normal_name(c) in RATER_NAMES]
+    if len(named) != 1:
+        return
+    names = set(frame[named[0]].dropna().astype(str))
+    ratings = {v for c in raters if c != named[0] for v in frame[c].dropna().astype(str)}
+    if len(names) >= 2 and not names & ratings:
+        raise InputError(
+            f"column '{named[0]}' is named like a rater and holds names, none of them a rating "
+            "of the other columns: one row per unit and rater, without a unit id column? add "
+            "the unit ids (--long RATER,RATING --unit-column UNIT), or name the raters with "
+            "--raters",
+            path=source,
+            field=named[0],
+        )
+
+
 def long_columns(
     frame: pd.DataFrame,
     given: Sequence[str] | None,
@@ -668,6 +692,8 @@ def ratings_tables(
         unit_reason=unit_reason,
         candidates=candidates,
     )
+    if shape is None and raters is None and choice.unit_column is None:
+        _not_long_without_units(frame, choice.raters, source)
     if len(choice.raters) < 2:  # a table of undefined statistics, exit 0
         raise InputError(
             f"one rater column ({choice.raters[0]!r}): agreement needs two or more (name them "
