@@ -5280,6 +5280,21 @@ SESSION13_CASES: list[Case] = [
         )
     ),
     Case(
+        # two raters' one-hot codes, a column per code and rater, the code first: four
+        # raters, Fleiss -0.175 where each code's Cohen is 1/3 and 2/3 by hand
+        # (tests/test_outside_shapes13.py), exit 0 (t14bad)
+        "agree/one-hot-codes-named-code-first",
+        AGREE_PERCENT,
+        _agree_table(
+            "unit,overreach_A,overreach_B,conflict_A,conflict_B\nu1,1,1,0,0\nu2,1,0,1,1\n"
+            "u3,0,0,0,1\nu4,0,0,1,1\nu5,1,1,0,0\nu6,0,1,0,0\n"
+        ),
+        line="failcodes: error: {d}/r.csv:1, field 'conflict_A': rater columns overreach_A, "
+        "overreach_B and conflict_A, conflict_B look like two fields ('overreach', 'conflict') "
+        "of the same raters: each column would be a rater; name the rating's columns with "
+        "--raters (e.g. --raters 'overreach_A,overreach_B')",
+    ),
+    Case(
         # one label file per system as --labels A --labels B: B's alone were read, sysA
         # scored on sysB's labels, exit 0 (0a98d79; tests/test_outside_red36.py)
         "metrics/labels-given-twice",

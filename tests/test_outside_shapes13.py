@@ -484,3 +484,55 @@ def test_a_range_of_numbers_is_no_label(tmp_path: Path, capsys: pytest.CaptureFi
     code, out, err = agree_percent_run(path, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+#: Two raters' one-hot codes: a column per (code, rater). By hand, per code (Cohen's kappa):
+#: overreach A 1,1,0,0,1,0 / B 1,0,0,0,1,1: agree on u1 u3 u4 u5, p_o = 4/6; A and B give 1
+#: to 3 of 6 each: p_e = 1/2 * 1/2 + 1/2 * 1/2 = 1/2; kappa (2/3 - 1/2) / (1/2) = 1/3.
+#: conflict A 0,1,0,1,0,0 / B 0,1,1,1,0,0: agree on all but u3, p_o = 5/6; A 1 on 2/6, B on
+#: 3/6: p_e = 1/3 * 1/2 + 2/3 * 1/2 = 1/2; kappa (5/6 - 1/2) / (1/2) = 2/3.
+#: Read as four raters (before, exit 0): the 1s per unit of 4 are 2, 3, 1, 2, 2, 1, pairs
+#: agreeing (2 + 2, 6, 6, 2 + 2, 2 + 2, 6) / 12 = 1/3, 1/2, 1/2, 1/3, 1/3, 1/2: p_o = 5/12;
+#: 11 ones of 24: p_e = (121 + 169) / 576; Fleiss (5/12 - 290/576) / (286/576) = -0.175.
+ONE_HOT = {
+    "overreach": (("1", "1"), ("1", "0"), ("0", "0"), ("0", "0"), ("1", "1"), ("0", "1")),
+    "conflict": (("0", "0"), ("1", "1"), ("0", "1"), ("1", "1"), ("0", "0"), ("0", "0")),
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "{code}_{rater}",  # field first, lettered raters: read as four raters before
+        "{code} {rater}",
+        "{rater}_{code}",  # the rater first: refused since session 11 (b375f39)
+        "{role} {rater}",  # roles lettered alike (Dr A, Dr B, Nurse A, Nurse B): four people
+    ],
+)
+def test_one_hot_codes_of_each_rater_are_refused_in_either_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    role = {"overreach": "Dr", "conflict": "Nurse"}
+    cols = {(c, r): name.format(code=c, rater=r, role=role[c]) for c in ONE_HOT for r in "AB"}
+    rows = [
+        f"u{i + 1}," + ",".join(ONE_HOT[c][i]["AB".index(r)] for c, r in cols) for i in range(6)
+    ]
+    path = ratings_file(tmp_path, "unit," + ",".join(cols.values()) + "\n" + "\n".join(rows) + "\n")
+    args = ["agree", str(path), "--stat", "fleiss", *AGREE]
+    code, out, err = run_cli(args, capsys)
+    if "{role}" in name:  # four people, as before: Fleiss by hand above
+        assert code == 0, err
+        assert json.loads(out)[0]["value"] == pytest.approx((5 / 12 - 290 / 576) / (286 / 576))
+        return
+    assert (code, out) == (2, "")
+    over, conflict = [cols[("overreach", r)] for r in "AB"], [cols[("conflict", r)] for r in "AB"]
+    assert err == (
+        f"failcodes: error: {path}:1, field {conflict[0]!r}: rater columns {', '.join(over)} "
+        f"and {', '.join(conflict)} look like two fields ('overreach', 'conflict') of the same "
+        f"raters: each column would be a rater; name the rating's columns with --raters (e.g. "
+        f"--raters '{','.join(over)}')\n"
+    )
+    for raters, kappa in ((over, 1 / 3), (conflict, 2 / 3)):  # the way through, by hand above
+        way = ["agree", str(path), "--stat", "cohen", *AGREE, "--raters", ",".join(raters)]
+        code, out, _ = run_cli(way, capsys)
+        assert code == 0 and json.loads(out)[0]["value"] == pytest.approx(kappa)

@@ -239,6 +239,36 @@ def without_not_ratings(
     return kept, (*summaries, *out)
 
 
+#: Words of a role that people are numbered or lettered within (``Dr A``, ``Nurse 1``): such
+#: columns are raters, never a field of each rater.
+ROLE_WORDS = frozenset(
+    {"dr", "doctor", "physician", "nurse", "md", "rn", "clinician", "expert", "resident"}
+    | {"student", "pharmacist", "specialist", "consultant", "attending", "fellow", "person"}
+    | {w for name in RATER_NAMES for w in name.split("_")}
+)
+
+
+def _field_first_grid(columns: Sequence[str]) -> dict[str, dict[tuple[str, ...], str]]:
+    """The columns as fields of the same raters, the rater last (``overreach_A``).
+
+    Read only as a whole grid: every column ``<field>_<rater>`` (a field of three or more
+    characters, not a role), two or more fields, each with the same two or more raters.
+    ``overreach_A``, ``overreach_B``, ``conflict_A``, ``conflict_B`` (a code's 0/1 per rater)
+    were four raters: Fleiss -0.175 over codes of two kinds, where each code's Cohen is 1/3
+    and 2/3 by hand (t14bad), exit 0. Anything else: no fields (``{}``).
+    """
+    grid: dict[str, dict[tuple[str, ...], str]] = {}
+    for col in columns:
+        *field, rater = name_words(col) or [""]
+        if len("".join(field)) < 3 or "".join(field).isdigit() or ROLE_WORDS & set(field):
+            return {}
+        grid.setdefault("_".join(field), {})[(rater,)] = col
+    raters = {frozenset(named) for named in grid.values()}
+    if len(grid) < 2 or len(raters) != 1 or len(next(iter(raters))) < 2:
+        return {}
+    return grid
+
+
 def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> None:
     """Refuse rater columns that are two or more fields of each rater.
 
@@ -253,7 +283,7 @@ def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> No
     (``error_rater_1``). Roles numbered alike (``Physician 1``, ``Nurse 1``: a field '1') or
     lettered (``Dr A``) are raters, not fields.
     """
-    heads: dict[str, dict[tuple[str, ...], str]] = {}
+    heads = _field_first_grid(columns)
     for col in columns:
         words = name_words(col)
         if len(words) >= 2 and len(words[-1]) >= 3 and not words[-1].isdigit():
