@@ -190,3 +190,37 @@ def test_a_long_table_without_unit_ids_is_refused(
     code, stdout, err = run_cli(["agree", str(wide), "--stat", "percent", *AGREE_JSON], capsys)
     assert code == 0, err
     assert json.loads(stdout)[0]["value"] == pytest.approx(3 / 4)  # agree on rows 1, 3, 4
+
+
+def test_per_code_rows_of_a_code_nobody_gave_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Alice (human) and the judge code entity_match on u1..u4; neither ever gives
+    `irrelevant`. Its per-code rows read percent 1.000, AC1 1.000 and PABAK 1.000 (by hand:
+    p_o = 4/4; AC1's chance agreement 2 pi (1 - pi) = 0 with pi = 0, so (1 - 0) / (1 - 0);
+    PABAK 2 p_o - 1) with only "zero-width interval; estimate on the boundary": perfect
+    agreement on finding a code nobody found. Now each says it first."""
+    entity = ["exact_entity", "partial_entity", "exact_entity", "entity_mismatch"]
+    anns = []
+    for i, code in enumerate(entity):
+        anns.append(_ann(f"u{i}", "alice", CoderKind.HUMAN, code, "exact_scope"))
+        anns.append(_ann(f"u{i}", "judge", CoderKind.LLM, code, "exact_scope"))
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(a.model_dump_json() + "\n" for a in anns), encoding="utf-8")
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = {
+        r["statistic"]: r
+        for r in json.loads(out)
+        if r["scope"] == "code" and r["code"] == "irrelevant"
+    }
+    said = (
+        "neither coder gave irrelevant on the 4 units compared: agreement on its absence "
+        "only, 1 by construction; "
+    )
+    for stat in ("percent", "gwet_ac1", "pabak"):
+        assert rows[stat]["value"] == 1.0
+        assert rows[stat]["warning"].startswith(said), rows[stat]["warning"]
+    assert rows["cohen"]["value"] is None
+    exact = {r["statistic"]: r for r in json.loads(out) if r.get("code") == "exact_entity"}
+    assert "neither coder" not in (exact["gwet_ac1"]["warning"] or "")

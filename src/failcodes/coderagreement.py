@@ -442,6 +442,29 @@ def _percent_only(res: AgreementResult) -> AgreementResult:
     )
 
 
+def _absent_code(
+    results: list[AgreementResult], table: RatingsTable, code: str
+) -> list[AgreementResult]:
+    """Per-code rows of a code neither coder gave: say it beside the 1s it reads.
+
+    Percent, AC1 and PABAK are 1 by construction there (both always answer 'not this code'):
+    a code nobody used read "AC1 1.000" with only a zero-width warning, which a table copied
+    into a paper shows as perfect agreement on finding it.
+    """
+    if not table.values.size or (table.values == 1).any():
+        return results
+    said = (
+        f"neither coder gave {code} on the {table.values.shape[0]} units compared: agreement "
+        "on its absence only, 1 by construction"
+    )
+    return [
+        r.model_copy(update={"warning": "; ".join(x for x in (said, r.warning) if x)})
+        if r.value is not None
+        else r
+        for r in results
+    ]
+
+
 def annotation_agreement(
     annotations: Iterable[Annotation],
     *,
@@ -570,8 +593,10 @@ def annotation_agreement(
                     table = annotation_ratings(
                         items, dim, coders=[h, m], code=code, min_ratings=least
                     )
-                    for res in agreement_table(
-                        table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)
+                    for res in _absent_code(
+                        agreement_table(table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)),
+                        table,
+                        code,
                     ):
                         out.append(
                             ScopedAgreement(
