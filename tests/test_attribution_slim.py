@@ -301,8 +301,20 @@ def test_claim_unit_ids_are_unit_id(texts: tuple[str, ...], reasoning: str | Non
     from failcodes.units import claim_unit_ids, retrieval_unit_digests
 
     claim = 'A "claim" \u00e9'
-    digests, step = claim_unit_ids(claim, list(texts), reasoning, Verdict.SUPPORTED)
-    assert digests == retrieval_unit_digests(claim, texts)
+    # each passage under a source, a title, both, none, an empty one: the retrieval ids cover
+    # what the prompt shows beside the text; the verification id covers the texts
+    shown = [("pubmed", None), (None, "A title"), ("blog", "t"), (None, None), ("", "")]
+    passages = [
+        Passage(passage_id=f"p{i}", rank=i + 1, text=t, source=shown[i % 5][0],
+                title=shown[i % 5][1])
+        for i, t in enumerate(texts)
+    ]  # fmt: skip
+    digests, step = claim_unit_ids(claim, passages, reasoning, Verdict.SUPPORTED)
+    assert digests == retrieval_unit_digests(claim, passages)
+    assert [digests[8 * i : 8 * i + 8].hex() for i in range(len(texts))] == [
+        unit_id(UnitKind.RETRIEVAL, claim, (p.text,), source=p.source, title=p.title)
+        for p in passages
+    ]
     assert step == unit_id(UnitKind.VERIFICATION, claim, texts, reasoning, Verdict.SUPPORTED)
 
 

@@ -137,8 +137,10 @@ def _overlapping(n_sentences: int = 3, systems: int = 4) -> list[Trace]:
                         passage_id=f"p{j}",
                         rank=8 + j if s == 1 else j + 1,  # rank 9 vs 10: lengths differ
                         text=text,
-                        source="pubmed" if j % 2 else None,
-                        title=f"T & {j}" if j % 3 == 0 else "",
+                        # a passage's source and title go with its text (they are part of the
+                        # unit the judge is shown): by its place in the pool
+                        source="pubmed" if pool.index(text) % 2 else None,
+                        title=f"T & {pool.index(text)}" if pool.index(text) % 3 == 0 else "",
                     )
                     for j, text in enumerate(shown)
                 ]
@@ -294,12 +296,28 @@ def test_a_repeated_trace_keeps_its_first_record(tmp_path) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(claim=_TEXT, texts=st.lists(_TEXT, max_size=4))
-def test_retrieval_digests_are_unit_ids(claim, texts) -> None:
-    digests = retrieval_unit_digests(claim, texts)
-    assert [digests[8 * i : 8 * i + 8].hex() for i in range(len(texts))] == [
-        unit_id(UnitKind.RETRIEVAL, claim, (t,)) for t in texts
-    ]
+@given(
+    claim=_TEXT,
+    shown=st.lists(
+        st.tuples(_TEXT, st.none() | st.just("") | _TEXT, st.none() | st.just("") | _TEXT),
+        max_size=4,
+    ),
+)
+def test_retrieval_digests_are_unit_ids(claim, shown) -> None:
+    # the fast path (the claim hashed once) and unit_id agree, sources and titles included;
+    # both are the content hash of the unit's canonical JSON, whose passage is its text when
+    # no source or title is shown (an empty one is not) and else the object of what is shown
+    passages = [Passage(passage_id="p", rank=1, text=t, source=s, title=n) for t, s, n in shown]
+    digests = retrieval_unit_digests(claim, passages)
+    ids = [unit_id(UnitKind.RETRIEVAL, claim, (t,), source=s, title=n) for t, s, n in shown]
+    assert [digests[8 * i : 8 * i + 8].hex() for i in range(len(shown))] == ids
+    entries = [t if not s and not n else {"source": s or None, "text": t, "title": n or None}
+               for t, s, n in shown]  # fmt: skip
+    assert ids == [
+        content_hash({"kind": "retrieval", "claim": claim, "passages": [e], "reasoning": None,
+                      "verdict": None})
+        for e in entries
+    ]  # fmt: skip
 
 
 _PASSAGE = st.builds(

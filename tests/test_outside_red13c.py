@@ -161,94 +161,216 @@ def _all_high(folder: Path) -> dict[str, str]:
     return {line.split(",")[0]: line.split(",")[4] for line in lines[1:]}
 
 
-def test_one_passage_text_under_two_sources_is_said_by_attribute(
+def test_one_passage_text_under_two_sources_is_two_units_each_coded_as_its_own_source(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The text of p1 comes from 'pubmed' under bm25 and from 'healthblog forum' under web. A
-    # retrieval unit is (claim, passage text): judged once, shown as pubmed, so the offline
-    # baseline coded it trustworthy_source for both, and web's all-high rate was 1.000
-    # (judged alone, web's row is untrustworthy_source: rate 0.000). Nothing said, exit 0.
+    # retrieval unit was (claim, passage text): judged once, shown as pubmed, so the offline
+    # baseline coded it trustworthy_source for both and web's all-high rate was 1.000 (0.000
+    # judged alone), exit 0 (e7e3cf7 only said so). Its id now covers the source shown: two
+    # units, each coded as its own source.
     both = _shown_twice(
         tmp_path, "both.jsonl", {"bm25-gpt": "pubmed", "web-gpt": "healthblog forum"}
     )
     alone = _shown_twice(tmp_path, "alone.jsonl", {"web-gpt": "healthblog forum"})
-    for src, run, out in ((both, "j1", "a1"), (alone, "j2", "a2")):
-        run_dir, out_dir = tmp_path / run, tmp_path / out
-        assert _cli(["judge", "retrieval", "--from", str(src), "-o", str(run_dir)], capsys)[0] == 0
-        args = ["attribute", "--from", str(src), "--retrieval", str(run_dir), "-o", str(out_dir)]
-        code, _, err = _cli(args, capsys)
-        assert code == 0
-        if src is both:
-            assert _all_high(out_dir) == {"bm25": "1.0", "web": "1.0"}  # the codes are shared
-            assert (
-                "note: 1 passage row(s) hold a passage text another row shows under a different "
-                "source or title (first: system 'web-gpt', claim 'c1', rank 1, source "
-                "'healthblog forum', title None): a (claim, passage text) is judged once"
-            ) in " ".join(err.split())
-        else:
-            assert _all_high(out_dir) == {"web": "0.0"}  # the blog's own trust code
-            assert "passage row(s) hold a passage text" not in err
-    # one source for both: nothing to say
     same = _shown_twice(tmp_path, "same.jsonl", {"bm25-gpt": "pubmed", "web-gpt": "pubmed"})
-    assert (
-        _cli(["judge", "retrieval", "--from", str(same), "-o", str(tmp_path / "j3")], capsys)[0]
-        == 0
-    )
-    args = ["attribute", "--from", str(same), "--retrieval", str(tmp_path / "j3")]
-    code, _, err = _cli([*args, "-o", str(tmp_path / "a3")], capsys)
-    assert code == 0 and "passage row(s) hold a passage text" not in err
+    got = {}
+    for src in (both, alone, same):
+        run_dir, out_dir = tmp_path / f"j-{src.stem}", tmp_path / f"a-{src.stem}"
+        assert _cli(["judge", "retrieval", "--from", str(src), "-o", str(run_dir)], capsys)[0] == 0
+        units = (run_dir / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
+        args = ["attribute", "--from", str(src), "--retrieval", str(run_dir), "-o", str(out_dir)]
+        assert _cli(args, capsys)[0] == 0
+        got[src.stem] = (len(units), _all_high(out_dir))
+    # all-high rate = rows high on every assessed dimension / rows coded, one row per
+    # retriever. bm25's row (shown as pubmed, the baseline's authoritative list: trustworthy)
+    # 1/1 = 1.0; web's row (shown as 'healthblog forum': a forum cue, untrustworthy_source)
+    # 0/1 = 0.0, as judged alone. Two sources: two units; one source: one unit.
+    assert got["both"] == (2, {"bm25": "1.0", "web": "0.0"})
+    assert got["alone"] == (1, {"web": "0.0"})
+    assert got["same"] == (1, {"bm25": "1.0", "web": "1.0"})
 
 
-def test_a_dry_run_says_when_its_estimate_crosses_the_budget(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # `--dry-run --budget 0.001` printed the estimate ($0.0043 for these 3 units at gpt-5-mini
-    # prices) and nothing about the budget, exit 0: the run would stop after about a quarter.
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    src = _traces(tmp_path)
-    base = ["judge", "retrieval", "--from", str(src), "--judge", "openai:gpt-5-mini"]
-    base += ["--dry-run", "--no-cache"]
-    code, out, _ = _cli([*base, "-o", str(tmp_path / "a"), "--budget", "0.001"], capsys)
-    cost = next(line for line in out.splitlines() if line.startswith("estimated cost $"))
-    dollars = float(cost.split("$")[1].split()[0])
-    assert code == 0 and dollars > 0.001
-    assert (
-        f"over budget: the estimate ${dollars:.4f} crosses --budget $0.0010; the run stops "
-        "scheduling before the spend would cross it (exit 2), units left unjudged"
-    ) in out
-    code, out, _ = _cli([*base, "-o", str(tmp_path / "b"), "--budget", "1"], capsys)
-    assert code == 0 and "over budget" not in out
-    # a panel: each member's block says it (each stops at the budget on its own)
-    panel = [*base, "--judge", "openai:gpt-5-mini", "-o", str(tmp_path / "c")]
-    code, out, _ = _cli([*panel, "--budget", "0.001"], capsys)
-    assert code == 0 and out.count("  over budget: the estimate $") == 2
+def _text_only(run_dir: Path) -> None:
+    """Make a run folder as an earlier failcodes wrote it: retrieval ids of claim and text only.
+
+    The journal's rows re-keyed to ``unit_id(RETRIEVAL, claim, (text,))`` (the id then) and the
+    ``unit_ids`` meta key (written since) taken out; annotations.jsonl likewise.
+    """
+    import sqlite3
+
+    from failcodes.units import UnitKind, unit_id
+
+    old = unit_id(UnitKind.RETRIEVAL, _CLAIM, (_P1,))
+    conn = sqlite3.connect(run_dir / "journal.sqlite")
+    with conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("2",)
+        conn.execute("DELETE FROM meta WHERE key = 'unit_ids'")
+        ((new, text),) = conn.execute("SELECT unit_id, annotation FROM annotations").fetchall()
+        assert new != old  # shown with a source: its id is not the text-only one
+        conn.execute(
+            "UPDATE annotations SET unit_id = ?, annotation = ?", (old, text.replace(new, old))
+        )
+    conn.close()
+    lines = run_dir / "annotations.jsonl"
+    lines.write_text(lines.read_text(encoding="utf-8").replace(new, old), encoding="utf-8")
 
 
-def test_attribute_refuses_a_reasoning_run_given_as_retrieval_and_the_reverse(
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_run_folder_of_text_only_ids_is_refused_not_judged_again_or_found_uncoded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # `attribute --retrieval annotations/reasoning` (the two folders swapped): the other
-    # kind's annotations were skipped, both items 'undetermined', Table 8 'rows 2 coded 0' for
-    # each retriever, exit 0 and no word. Now one line naming the folder, exit 2, no -o.
-    src = _traces(tmp_path)
-    reasoning, retrieval = tmp_path / "reasoning", tmp_path / "retrieval"
-    for kind, run in (("reasoning", reasoning), ("retrieval", retrieval)):
-        assert _cli(["judge", kind, "--from", str(src), "-o", str(run)], capsys)[0] == 0
-    out = tmp_path / "att"
-    base = ["attribute", "--from", str(src), "-o", str(out)]
-    code, _, err = _cli([*base, "--retrieval", str(reasoning)], capsys)
-    assert code == 2 and not out.exists()
-    assert err.strip().splitlines()[-1] == (
-        f"failcodes: error: {reasoning}: given as --retrieval, it holds 2 verification "
-        "annotation(s) (failcodes judge reasoning) and no retrieval one: give --retrieval the "
-        "run of failcodes judge retrieval"
-    )  # 2 verification units: the two systems' (claim, passages, reasoning) differ
-    code, _, err = _cli([*base, "--reasoning", str(retrieval)], capsys)
-    assert code == 2 and not out.exists()
-    assert err.strip().splitlines()[-1] == (
-        f"failcodes: error: {retrieval}: given as --reasoning, it holds 3 retrieval "
-        "annotation(s) (failcodes judge retrieval) and no verification one: give --reasoning "
-        "the run of failcodes judge reasoning"
-    )  # 3 (claim, passage text) units: p1 (both systems), p2, p3
-    args = [*base, "--retrieval", str(retrieval), "--reasoning", str(reasoning)]
+    # A run folder judged before ids held the source: bm25's passage (pubmed) under its text
+    # id. With the new ids, `judge` (resuming it) would judge that unit again at cost beside
+    # its old row, and `attribute` would find bm25's row uncoded (undetermined), exit 0.
+    pubmed = _shown_twice(tmp_path, "pubmed.jsonl", {"bm25-gpt": "pubmed"})
+    both = _shown_twice(tmp_path, "both.jsonl", {"bm25-gpt": "pubmed", "web-gpt": "blog"})
+    run = tmp_path / "run"
+    assert _cli(["judge", "retrieval", "--from", str(pubmed), "-o", str(run)], capsys)[0] == 0
+    _text_only(run)
+    before = _tree(run)
+    line = (
+        f"{run} holds 1 retrieval unit(s) of this input coded under an earlier failcodes, "
+        "whose unit id was the claim and passage text only (one text under two sources was "
+        "judged once, as its first-seen source): move that folder aside (to keep its codes) "
+        "and judge retrieval again (in a study: failcodes run); with the response cache, units "
+        "judged before cost no call"
+    )
+    out = tmp_path / "out"
+    tasks, judged = tmp_path / "t.json", ("--judged", str(run))
+    for args in (
+        ["judge", "retrieval", "--from", str(both), "-o", str(run)],
+        ["judge", "retrieval", "--from", str(pubmed), "-o", str(run), "--dry-run"],
+        ["attribute", "--from", str(both), "--retrieval", str(run), "-o", str(out)],
+        ["labelstudio", "export", str(pubmed), "-p", "retrieval", *("-o", str(tasks)), *judged],
+    ):
+        code, _, err = _cli(args, capsys)
+        assert code == 2, args
+        assert line in " ".join(err.split()) and len(err.strip().splitlines()) == 1, err
+        assert _tree(run) == before and not out.exists() and not tasks.exists()
+
+
+def test_a_run_folder_of_text_only_ids_without_sources_is_used_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A passage shown with no source or title keeps its text-only id: such a folder resumes
+    # (nothing judged again) and stays marked as keyed by text (no unit_ids key written).
+    import sqlite3
+
+    src = _shown_twice(tmp_path, "plain.jsonl", {"bm25-gpt": ""})
+    run = tmp_path / "run"
+    assert _cli(["judge", "retrieval", "--from", str(src), "-o", str(run)], capsys)[0] == 0
+    conn = sqlite3.connect(run / "journal.sqlite")
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key = 'unit_ids'")
+    conn.close()
+    code, out, _ = _cli(["judge", "retrieval", "--from", str(src), "-o", str(run)], capsys)
+    assert code == 0 and "1 already done" in " ".join(out.split()), out
+    conn = sqlite3.connect(run / "journal.sqlite")
+    assert conn.execute("SELECT COUNT(*) FROM annotations").fetchone() == (1,)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() is None
+    conn.close()
+    args = ["attribute", "--from", str(src), "--retrieval", str(run), "-o", str(tmp_path / "a")]
     assert _cli(args, capsys)[0] == 0
+    # coded, not undetermined: 1 row high on every assessed dimension (trust not_assessable
+    # without a source, so not assessed) / 1 row coded = 1.0
+    assert _all_high(tmp_path / "a") == {"bm25": "1.0"}
+
+
+_STUDY = """\
+name = "ids"
+codebook = "{codebook}"
+
+[[datasets]]
+name = "scifact-dev"
+
+[[datasets.ingest]]
+adapter = "scifact"
+paths = ["bundled:scifact"]
+labels = true
+
+[[datasets.pipelines]]
+system = "*"
+evidence = "provided"
+
+[judge]
+judge = "offline"
+kinds = ["retrieval"]
+
+[review]
+labelstudio = false
+"""
+
+
+def test_a_study_judged_under_text_only_ids_is_refused_by_run_and_recode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SciFact's passages carry their abstracts' titles, so every retrieval unit's id covers
+    # one now. A study judged before (text-only ids) re-run with --force would judge its 91
+    # units again beside the old rows; recode after a codebook bump would find none coded
+    # and code them all anew. Both refuse, one line naming the run folder, nothing written.
+    import sqlite3
+
+    from failcodes.codebook import UnitKind, bundled, dump
+    from failcodes.study import StudyLayout
+    from failcodes.units import build_units, disagreement_traces, unit_id
+
+    layout = StudyLayout.of(tmp_path / "st")
+    layout.root.mkdir()
+    v1 = bundled()
+    (layout.root / f"{v1.name}.v1.yaml").write_text(dump(v1), encoding="utf-8")
+    text = _STUDY.format(codebook=f"{v1.name}.v1.yaml")
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert _cli(["run", str(layout.root)], capsys)[0] == 0
+    run = layout.judge_run("scifact-dev", "retrieval")
+    from failcodes.disagreementio import read_disagreements
+
+    traces = disagreement_traces(read_disagreements(layout.disagreements("scifact-dev")))
+    old = {
+        u.id: unit_id(UnitKind.RETRIEVAL, u.claim, (u.passages[0].text,))
+        for u in build_units(traces, UnitKind.RETRIEVAL)
+    }
+    conn = sqlite3.connect(run / "journal.sqlite")
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key = 'unit_ids'")
+        rows = conn.execute("SELECT unit_id, annotation FROM annotations").fetchall()
+        assert len(rows) == 91 and all(old[new] != new for new, _ in rows)
+        for new, ann in rows:
+            conn.execute(
+                "UPDATE annotations SET unit_id = ?, annotation = ? WHERE unit_id = ?",
+                (old[new], ann.replace(new, old[new]), new),
+            )
+    conn.close()
+    before = _tree(run)
+    code, _, err = _cli(["run", str(layout.root), "--force"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert (
+        f"{run} holds 91 retrieval unit(s) of this input coded under an earlier failcodes, "
+        "whose unit id was the claim and passage text only (one text under two sources was "
+        "judged once, as its first-seen source): move that folder aside"
+    ) in " ".join(err.split())
+    assert _tree(run) == before
+    v2 = text.replace(".v1.yaml", ".v2.yaml")
+    from failcodes.saturation.changes import Change, ChangeOp, next_version
+
+    change = Change(
+        op=ChangeOp.ADD_LEAF,
+        dimension="scope",
+        subcode="different_context",
+        leaf="animal_study",
+        label="Animal study",
+        definition="The passage reports an animal study while the claim is about humans.",
+    )
+    bumped = next_version(v1, UnitKind.RETRIEVAL, [change], "accepted: animal study")
+    (layout.root / f"{v1.name}.v2.yaml").write_text(dump(bumped), encoding="utf-8")
+    layout.study_file.write_text(v2, encoding="utf-8")
+    code, _, err = _cli(["recode", str(layout.root)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{run} holds 91 retrieval unit(s) of this input coded under an earlier" in (
+        " ".join(err.split())
+    )
+    assert _tree(run) == before
+    assert not layout.judge_recode_run("scifact-dev", "retrieval", 2).exists()

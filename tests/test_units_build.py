@@ -19,12 +19,37 @@ def test_retrieval_units_dedup_across_systems_with_provenance() -> None:
     # 2 claims -> 6 units (12 (claim, passage) occurrences in total).
     assert len(units) == 6
     shared = units[0]
-    assert shared.id == unit_id(UnitKind.RETRIEVAL, traces[0].claim, (P_GOOD.text,))
+    claim = traces[0].claim
+    assert shared.id == unit_id(UnitKind.RETRIEVAL, claim, (P_GOOD.text,), source="pubmed")
     assert shared.provenance == (
         Provenance(system="sysA", question_id="q0", sentence_id="q0-s1", claim_id="q0-c1", rank=1),
         Provenance(system="sysB", question_id="q0", sentence_id="q0-s1", claim_id="q0-c1", rank=1),
     )
     assert sum(len(u.provenance) for u in units) == 8
+
+
+def test_one_text_under_two_sources_is_two_units_each_shown_as_its_own() -> None:
+    # the judge is shown the source and title beside the text: P_GOOD's text from a blog under
+    # sysB is another unit (it was P_GOOD's, shown as pubmed for both); a title counts, an
+    # empty source or title is not shown (the text-only id, as before ids held them)
+    a, b = make_traces(1)
+    blog = P_GOOD.model_copy(update={"source": "healthblog"})
+    titled = P_GOOD.model_copy(update={"title": "Metformin"})
+    plain = P_GOOD.model_copy(update={"source": "", "title": ""})
+    c, d, e = (
+        b.model_copy(update={"system": s, "passages": (p,)})
+        for s, p in (("sysC", blog), ("sysD", titled), ("sysE", plain))
+    )
+    units = [u for u in retrieval_units([a, c, d, e]) if u.passages[0].text == P_GOOD.text]
+    shown = [(u.passages[0].source, u.passages[0].title) for u in units]
+    assert shown == [("pubmed", None), ("healthblog", None), ("pubmed", "Metformin"), ("", "")]
+    assert [[p.system for p in u.provenance] for u in units] == [
+        ["sysA"],
+        ["sysC"],
+        ["sysD"],
+        ["sysE"],
+    ]
+    assert units[3].id == unit_id(UnitKind.RETRIEVAL, a.claim, (P_GOOD.text,))
 
 
 def test_same_trace_twice_is_one_provenance_entry() -> None:

@@ -383,8 +383,6 @@ class PassageUnit(NamedTuple):
     passage_id: str
     gold: bool | None
     unit_id: str
-    #: The passage's source and title as this trace shows them (None when absent or empty).
-    shown: tuple[str | None, str | None] = (None, None)
 
 
 class ClaimUnits(NamedTuple):
@@ -413,25 +411,19 @@ def claim_units(trace: Trace | Any, top_k: int | None = None) -> ClaimUnits:
     """The :class:`ClaimUnits` of ``trace`` with its top-``top_k`` passages.
 
     ``trace`` is a :class:`~failcodes.traces.Trace` or a reader's record with its fields
-    (passages with ``rank``, ``passage_id``, ``text`` and ``gold``; ``evidence``).
+    (passages with ``rank``, ``passage_id``, ``text``, ``source``, ``title`` and ``gold``;
+    ``evidence``).
     """
     every = trace.passages
     top = [p for p in every if top_k is None or p.rank <= top_k]
-    texts = [p.text for p in top]
     step = None
     if trace.reasoning and trace.reasoning.strip():
-        raw, step = claim_unit_ids(trace.claim, texts, trace.reasoning, trace.verdict)
+        raw, step = claim_unit_ids(trace.claim, top, trace.reasoning, trace.verdict)
     else:
-        raw = retrieval_unit_digests(trace.claim, texts)
+        raw = retrieval_unit_digests(trace.claim, top)
     digests = raw.hex()
     passages = tuple(
-        PassageUnit(
-            p.rank,
-            p.passage_id,
-            p.gold,
-            digests[16 * i : 16 * i + 16],
-            (p.source or None, p.title or None),
-        )
+        PassageUnit(p.rank, p.passage_id, p.gold, digests[16 * i : 16 * i + 16])
         for i, p in enumerate(top)
     )
     return ClaimUnits(
@@ -804,52 +796,6 @@ def passage_heads(claims: Iterable[ClaimUnits]) -> Heads:
             heads.append((*head, p.rank, p.passage_id, p.gold))
             uids.append(p.unit_id)
     return heads, uids
-
-
-class ShownTwice:
-    """Retrieval units whose passage text the input shows under two sources or titles.
-
-    A retrieval unit is a (claim, passage text) pair (:func:`~failcodes.units.unit_id`): the
-    judge codes it once, shown with the source and title of its first-seen passage, and every
-    row of that text takes those codes. The same text from PubMed under one retriever and a
-    health blog under another was coded trustworthy for both (the offline baseline: all-high
-    rate 1.000 for the blog's retriever, 0.000 when judged alone). Holds one small integer per
-    unit; :meth:`note` says how many rows differ from their unit's first-seen metadata.
-    """
-
-    def __init__(self) -> None:
-        self._first: dict[str, int] = {}
-        self.rows = 0
-        self.example: str | None = None
-
-    def add(self, claims: Iterable[ClaimUnits]) -> None:
-        """Count the (non-citation) passages of ``claims`` shown otherwise than first seen."""
-        for c in claims:
-            if c.cites:
-                continue
-            for p in c.passages:
-                key = hash(p.shown)
-                first = self._first.setdefault(p.unit_id, key)
-                if first != key:
-                    self.rows += 1
-                    if self.example is None:
-                        source, title = p.shown
-                        self.example = (
-                            f"system {c.system!r}, claim {c.claim_id!r}, rank {p.rank}, "
-                            f"source {source!r}, title {title!r}"
-                        )
-
-    def note(self) -> str | None:
-        """The one-line note, or None when every text was shown under one source and title."""
-        if not self.rows:
-            return None
-        return (
-            f"note: {self.rows} passage row(s) hold a passage text another row shows under a "
-            f"different source or title (first: {self.example}): a (claim, passage text) is "
-            "judged once, shown with its first-seen source and title, and every row of it "
-            "takes those codes (the trust dimension above all): their per-retriever rates may "
-            "not be their own"
-        )
 
 
 def per_trace_steps(

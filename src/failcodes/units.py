@@ -4,14 +4,16 @@ One (claim, passage) pair for retrieval, one (claim, passages, reasoning, verdic
 verification.
 
 A unit's id is a hash of exactly the content the judge sees, so a pair retrieved by several
-retrievers is one unit (judged once) with several provenance entries.
+retrievers is one unit (judged once) with several provenance entries. A retrieval unit's
+passage is its text and the source and title its prompt shows beside it: one text under two
+sources is two units, each judged as its own source.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -32,6 +34,7 @@ __all__ = [
     "claim_trace",
     "claim_unit_ids",
     "disagreement_traces",
+    "passage_entry",
     "retrieval_unit_digests",
     "retrieval_units",
     "traces_without_reasoning",
@@ -73,6 +76,9 @@ def unit_id(
     passage_texts: tuple[str, ...],
     reasoning: str | None = None,
     verdict: Verdict | None = None,
+    *,
+    source: str | None = None,
+    title: str | None = None,
 ) -> str:
     """Return the content id of a unit: same judged content, same id, across systems.
 
@@ -82,10 +88,18 @@ def unit_id(
     library's ``encode_basestring`` in UTF-8 on every code point; a lone surrogate raises
     ``UnicodeEncodeError`` in both), which gives the same bytes - and so the same ids, which
     key journals and caches - many times faster than serialising a dict per unit.
+
+    ``source`` / ``title``: what a retrieval unit's prompt shows beside its one passage (see
+    :func:`passage_entry`); a verification unit's passages are their texts.
     """
     import msgspec
 
     encode = msgspec.json.encode
+    if kind is UnitKind.RETRIEVAL and (source or title):
+        (only,) = passage_texts
+        passages = passage_entry(encode(only), encode, source, title)
+    else:
+        passages = b",".join(map(encode, passage_texts))
     text = b"".join(
         (
             b'{"claim":',
@@ -93,7 +107,7 @@ def unit_id(
             b',"kind":',
             encode(kind.value),
             b',"passages":[',
-            b",".join(map(encode, passage_texts)),
+            passages,
             b'],"reasoning":',
             encode(reasoning) if reasoning is not None else b"null",
             b',"verdict":',
@@ -104,51 +118,78 @@ def unit_id(
     return hashlib.sha256(text).hexdigest()[:16]
 
 
+def passage_entry(
+    text_json: bytes, encode: Callable[[str], bytes], source: str | None, title: str | None
+) -> bytes:
+    """A retrieval unit's passage in its canonical JSON, given the text's JSON.
+
+    The text alone when the prompt shows no source and no title beside it (an empty one is
+    not shown), so the id of such a passage is what it was before ids held them; else
+    ``{"source": ..., "text": ..., "title": ...}`` with ``null`` for the one not shown. The
+    same text under two sources is then two units, each judged as its own source (it was one,
+    coded as the first-seen source for both).
+    """
+    if not source and not title:
+        return text_json
+    return b"".join(
+        (
+            b'{"source":',
+            encode(source) if source else b"null",
+            b',"text":',
+            text_json,
+            b',"title":',
+            encode(title) if title else b"null",
+            b"}",
+        )
+    )
+
+
 #: What follows the passage in a retrieval unit's canonical JSON (see :func:`unit_id`).
 _RETRIEVAL_TAIL = b'],"reasoning":null,"verdict":null}'
 
 
-def retrieval_unit_digests(claim: str, texts: Iterable[str]) -> bytes:
-    """The ids of the retrieval units (``claim``, text) for ``texts``, 8 raw bytes each.
+def retrieval_unit_digests(claim: str, passages: Iterable[Any]) -> bytes:
+    """The ids of the retrieval units (``claim``, passage) for ``passages``, 8 raw bytes each.
 
-    ``digests[8 * i : 8 * i + 8].hex() == unit_id(RETRIEVAL, claim, (texts[i],))``: the
-    bytes hashed are exactly :func:`unit_id`'s. The claim's part of the canonical JSON is
-    hashed once (the hash state copied per text) and each text is JSON-encoded by msgspec,
-    whose string encoding equals the standard library's ``encode_basestring`` in UTF-8 on
-    every code point (checked for all of them; lone surrogates raise in both), several
-    times faster.
+    A passage is anything with ``text``, ``source`` and ``title`` (a
+    :class:`~failcodes.traces.Passage`, a reader's record). ``digests[8 * i : 8 * i + 8].hex()
+    == unit_id(RETRIEVAL, claim, (p.text,), source=p.source, title=p.title)``: the bytes
+    hashed are exactly :func:`unit_id`'s. The claim's part of the canonical JSON is hashed
+    once (the hash state copied per passage) and each text is JSON-encoded by msgspec, whose
+    string encoding equals the standard library's ``encode_basestring`` in UTF-8 on every
+    code point (checked for all of them; lone surrogates raise in both), several times faster.
     """
     import msgspec
 
     encode = msgspec.json.encode
     state = hashlib.sha256(b'{"claim":' + encode(claim) + b',"kind":"retrieval","passages":[')
     out = bytearray()
-    for text in texts:
+    for p in passages:
         h = state.copy()
-        h.update(encode(text))
+        h.update(passage_entry(encode(p.text), encode, p.source, p.title))
         h.update(_RETRIEVAL_TAIL)
         out += h.digest()[:8]
     return bytes(out)
 
 
 def claim_unit_ids(
-    claim: str, texts: Sequence[str], reasoning: str | None, verdict: Verdict
+    claim: str, passages: Sequence[Any], reasoning: str | None, verdict: Verdict
 ) -> tuple[bytes, str]:
-    """:func:`retrieval_unit_digests` of ``texts`` and the verification unit's id, together.
+    """:func:`retrieval_unit_digests` of ``passages`` and the verification unit's id, together.
 
-    The id is ``unit_id(VERIFICATION, claim, texts, reasoning, verdict)``: the same bytes
-    hashed, each text JSON-encoded once (by msgspec, as there) for both.
+    The id is ``unit_id(VERIFICATION, claim, texts, reasoning, verdict)`` of the passages'
+    texts: the same bytes hashed, each text JSON-encoded once (by msgspec, as there) for both.
     """
     import msgspec
 
     encode = msgspec.json.encode
     claim_json = encode(claim)
     state = hashlib.sha256(b'{"claim":' + claim_json + b',"kind":"retrieval","passages":[')
-    encoded = [encode(text) for text in texts]
+    encoded = [encode(p.text) for p in passages]
     digests = bytearray()
-    for text_json in encoded:
+    for text_json, p in zip(encoded, passages, strict=True):
         h = state.copy()
-        h.update(text_json)
+        h.update(passage_entry(text_json, encode, p.source, p.title))
         h.update(_RETRIEVAL_TAIL)
         digests += h.digest()[:8]
     step = b"".join(
@@ -217,7 +258,8 @@ def retrieval_units(traces: Iterable[Trace], *, top_k: int | None = None) -> lis
     lists every (system, question, sentence, claim, rank) it occurs at. The citations of a
     ``none`` or ``post-hoc`` trace (:data:`~failcodes.traces.CITING_SOURCES`) make no unit.
     ``top_k`` keeps only passages ranked ``<= top_k``. The unit keeps the first-seen passage
-    object (id, source, title); only its text and the claim enter the id.
+    object; its text, the source and title its prompt shows and the claim make the id (its
+    id and rank do not: a text two retrievers rank differently is one unit).
     """
     found: dict[str, tuple[Trace, tuple[Passage, ...]]] = {}
     where: dict[str, dict[ProvenanceKey, None]] = {}
@@ -225,7 +267,13 @@ def retrieval_units(traces: Iterable[Trace], *, top_k: int | None = None) -> lis
         for passage in trace.evidence_passages:  # a closed-book system's citations: none
             if top_k is not None and passage.rank > top_k:
                 continue
-            uid = unit_id(UnitKind.RETRIEVAL, trace.claim, (passage.text,))
+            uid = unit_id(
+                UnitKind.RETRIEVAL,
+                trace.claim,
+                (passage.text,),
+                source=passage.source,
+                title=passage.title,
+            )
             if uid not in found:
                 found[uid] = (trace, (passage,))
                 where[uid] = {}

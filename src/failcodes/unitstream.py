@@ -188,7 +188,7 @@ def _units_of(
             if c.evidence_source in CITING_SOURCES:  # citations, not retrieved passages
                 continue
             shown = [p for p in c.passages if top_k is None or p.rank <= top_k]
-            digests = retrieval_unit_digests(c.claim, [p.text for p in shown])
+            digests = retrieval_unit_digests(c.claim, shown)
             for i, passage in enumerate(shown):
                 digest = digests[8 * i : 8 * i + 8]
                 key = _key(digest)

@@ -98,8 +98,14 @@ class AttributeRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> AttributeResult:
         """Attribute every item, write the tables and the items under ``output``."""
-        from failcodes.commands.inputs import ItemSource, codebook_note, load_codebook
+        from failcodes.commands.inputs import (
+            ItemSource,
+            codebook_note,
+            load_codebook,
+            shown_passages,
+        )
         from failcodes.fileio import AtomicBatch, check_output_dir
+        from failcodes.judge.journal import refuse_text_only_ids
         from failcodes.traces import parse_evidence_declarations
         from failcodes.units import UnitKind
 
@@ -107,6 +113,8 @@ class AttributeRequest(Request):
         declared = parse_evidence_declarations(self.evidence)
         # a traces file is read (and checked) here; a disagreements file as it is attributed
         source = ItemSource(self.source, declared, top_k=self.top_k)
+        if self.retrieval is not None:  # an earlier failcodes' ids: refused, not found uncoded
+            refuse_text_only_ids(self.retrieval, lambda: shown_passages(self.source, self.top_k))
         r_codes = _codes(self.retrieval, codebook, UnitKind.RETRIEVAL)
         v_codes = _codes(self.reasoning, codebook, UnitKind.VERIFICATION)
         if self.strategy is Strategy.CODEBOOK and self.retrieval is None:
@@ -119,7 +127,7 @@ class AttributeRequest(Request):
             # every file or none: an error in the disagreements (read as they are attributed)
             # leaves nothing, not even the folder
             with AtomicBatch() as batch:
-                count, tables, shown = self._write(batch, source, r_codes, v_codes, codebook)
+                count, tables = self._write(batch, source, r_codes, v_codes, codebook)
             self._remove_leftovers(tables)
         except OSError as exc:
             raise output_error(exc, self.output) from None
@@ -133,8 +141,6 @@ class AttributeRequest(Request):
                 coded_by[f"{coder}{' (heuristic baseline)' if kind == 'heuristic' else ''}"] += n
         if heuristic:
             note(HEURISTIC_NOTE)
-        if shown is not None:
-            note(shown)
         return AttributeResult(count, tables, self.output, heuristic, coded_by)
 
     def _remove_leftovers(self, tables: Mapping[str, object]) -> None:
@@ -155,18 +161,14 @@ class AttributeRequest(Request):
 
     def _write(
         self, batch: Any, source: Any, r_codes: Any, v_codes: Any, codebook: Any
-    ) -> tuple[int, dict[str, pd.DataFrame], str | None]:
-        """Attribute the items one at a time, each table written a chunk at a time.
-
-        Also returns :class:`~failcodes.attribution.ShownTwice`'s note (None: nothing to say).
-        """
+    ) -> tuple[int, dict[str, pd.DataFrame]]:
+        """Attribute the items one at a time, each table written a chunk at a time."""
         import sys
 
         import pandas as pd
 
         from failcodes.attribution import (
             ATTRIBUTION_COLUMNS,
-            ShownTwice,
             attribute_item,
             attribution_row,
             coded_columns,
@@ -183,7 +185,6 @@ class AttributeRequest(Request):
         items = _CsvSink(batch, self._path("attribution"))
         jsonl = batch.stage(self.output / layout.ATTRIBUTION_ITEMS).open("wb")
         passages = _CsvSink(batch, self._path("per_passage_codes")) if self.retrieval else None
-        shown = ShownTwice()
         steps = _CsvSink(batch, self._path("per_trace_steps")) if self.reasoning else None
         r_rates: dict[str, list[int]] = {}
         r_errors: dict[str, Any] = {}
@@ -206,7 +207,6 @@ class AttributeRequest(Request):
                 rows.clear()
             if passages is not None:
                 pp = coded_rows(*passage_heads(claims), r_codes)
-                shown.add(claims)
                 if pp or (final and not passages.started):
                     passages.write_rows(pp, r_columns, "assessed_dimensions")
                     count_rows(pp, r_columns, codebook, UnitKind.RETRIEVAL, **r_counts)
@@ -256,7 +256,7 @@ class AttributeRequest(Request):
         for name, df in tables.items():
             path = self._path(name)
             batch.stage(path).write_text(safe_frame(df, path).to_csv(index=False), encoding="utf-8")
-        return count, tables, shown.note()
+        return count, tables
 
     def _panel_tables(self) -> dict[str, pd.DataFrame]:
         import pandas as pd

@@ -6,7 +6,7 @@ and memory. This module computes the same :class:`~failcodes.judge.estimate.Cost
 last digit, from three numbers per distinct unit, kept in numpy arrays:
 
 - the unit id as a 64-bit integer (the id *is* 64 bits: 16 hex digits of the content hash,
-  computed byte-identically by :func:`~failcodes.units.retrieval_unit_ids` /
+  computed byte-identically by :func:`~failcodes.units.retrieval_unit_digests` /
   :func:`~failcodes.units.unit_id`);
 - the length of its user message (:func:`~failcodes.judge.prompts.user_skeleton` plus the
   escaped lengths of its texts, as :func:`~failcodes.judge.prompts.user_length`), taken
@@ -403,7 +403,7 @@ def unit_sizes(
                     ],
                 )
             acc.occurrences(
-                retrieval_unit_digests(c.claim, texts), [base + n for n in lengths], group
+                retrieval_unit_digests(c.claim, passages), [base + n for n in lengths], group
             )
         elif has_reasoning:
             verdict = Verdict(c.verdict)

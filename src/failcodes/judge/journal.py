@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -84,7 +84,85 @@ MIGRATIONS: tuple[Migration, ...] = (
 #: Meta keys that must match for a run to resume (``model`` tells two versions of the offline
 #: heuristic apart: its spec is ``offline`` whatever its rules; journals written before the
 #: key existed are not checked on it).
-IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash")
+IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash", "unit_ids")
+
+#: The meta key saying how the journal's unit ids were made, and this version's value: ``2``,
+#: a retrieval unit's id covers the source and title its prompt shows beside the passage
+#: (:func:`~failcodes.units.passage_entry`). A journal with rows and without the key keyed a
+#: retrieval unit by its claim and passage text only (one text under two sources was one
+#: unit, judged as its first-seen source): it keeps no key when resumed, and
+#: :func:`text_only_ids` gives its ids to those that must not mix them with these.
+UNIT_IDS_KEY, UNIT_IDS = "unit_ids", "2"
+
+
+def text_only_ids(run_dir: str | Path) -> frozenset[str]:
+    """The unit ids of the retrieval journals in ``run_dir`` keyed by claim and text only.
+
+    The folder's own journal and those up to two folders down (a panel's members under
+    ``panel/``, a cascade's first judge) without :data:`UNIT_IDS_KEY`; none (an empty set)
+    in a run folder of this version, a verification run, or a folder with no journal. Read
+    only.
+    """
+    folder = Path(run_dir)
+    found: set[str] = set()
+    journals = (folder.glob(f"{'*/' * depth}{JOURNAL_NAME}") for depth in range(3))
+    for path in sorted(p for found in journals for p in found):
+        if not path.is_file() or path.stat().st_size == 0:
+            continue
+        try:
+            conn = open_read_only(path)
+        except sqlite3.DatabaseError:
+            continue  # its readers name it (iter_journal)
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if meta.get("kind") == "retrieval" and UNIT_IDS_KEY not in meta:
+                found.update(row[0] for row in conn.execute("SELECT unit_id FROM annotations"))
+        except sqlite3.DatabaseError:
+            continue
+        finally:
+            conn.close()
+    return frozenset(found)
+
+
+def refuse_text_only_ids(
+    run_dir: str | Path, passages: Callable[[], Iterable[tuple[str, Any]]]
+) -> None:
+    """Refuse a run folder whose retrieval ids this input's would miss or be mixed with.
+
+    Raises :class:`TextOnlyIdsError` when the folder's journals keyed retrieval units by
+    claim and passage text only (:func:`text_only_ids`) and hold the unit of one of
+    ``passages()`` ((claim, passage) pairs; called only for such a folder) shown with a
+    source or title: its id is not that any more, so it would be judged again at cost beside
+    its old row, or found uncoded. A passage shown with neither keeps its id: a folder
+    holding only such units is used as it is.
+    """
+    from failcodes.units import UnitKind, unit_id
+
+    old = text_only_ids(run_dir)
+    if not old:
+        return
+    hit = set()
+    for claim, p in passages():
+        if p.source or p.title:
+            uid = unit_id(UnitKind.RETRIEVAL, claim, (p.text,))
+            if uid in old:
+                hit.add(uid)
+    if hit:
+        raise TextOnlyIdsError(Path(run_dir), len(hit))
+
+
+class TextOnlyIdsError(ConfigError):
+    """A run folder holds retrieval units of this input under their text-only ids."""
+
+    def __init__(self, run_dir: Path, units: int) -> None:
+        self.run_dir, self.units = run_dir, units
+        super().__init__(
+            f"{run_dir} holds {units} retrieval unit(s) of this input coded under an earlier "
+            "failcodes, whose unit id was the claim and passage text only (one text under two "
+            "sources was judged once, as its first-seen source): move that folder aside (to "
+            "keep its codes) and judge retrieval again (in a study: failcodes run); with the "
+            "response cache, units judged before cost no call"
+        )
 
 
 class RunIdentityError(ConfigError):
@@ -283,8 +361,15 @@ class Journal:
                 raise RunIdentityError(self.run_dir, key, stored, meta)
 
     def bind(self, meta: dict[str, str]) -> None:
-        """Record the run description, or check it matches the stored one (resume)."""
+        """Record the run description, or check it matches the stored one (resume).
+
+        A journal with rows and no :data:`UNIT_IDS_KEY` is not given one: its rows stay marked
+        as keyed by text only (:func:`text_only_ids`).
+        """
         self.check(meta)
+        rows = self._conn.execute("SELECT 1 FROM annotations LIMIT 1").fetchone()
+        if rows is not None and UNIT_IDS_KEY not in self.meta():
+            meta = {k: v for k, v in meta.items() if k != UNIT_IDS_KEY}
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():
             self._conn.execute(

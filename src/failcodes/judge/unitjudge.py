@@ -23,6 +23,7 @@ from failcodes.codebook import Codebook, Part
 from failcodes.errors import ConfigError
 from failcodes.judge._sqlite import blob_sha
 from failcodes.judge.cache import CachedResponse, ResponseCache, cache_key, request_prefix_digest
+from failcodes.judge.journal import UNIT_IDS, UNIT_IDS_KEY
 from failcodes.judge.limits import RateLimiter, Sleep
 from failcodes.judge.pricing import Price, PriceTable, estimate_tokens, resolve_price
 from failcodes.judge.prompts import (
@@ -148,6 +149,7 @@ class UnitJudge:
             "codebook": str(self.ref),
             "codebook_hash": self.codebook.hash,
             "template_hash": template_hash(),
+            UNIT_IDS_KEY: UNIT_IDS,
         }
 
     def new_summary(self, *, units: int, already_done: int, mode: str) -> RunSummary:
