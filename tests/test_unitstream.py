@@ -30,10 +30,11 @@ SYSTEMS = ("bm25", "dense", "closed")
 def _traces() -> list[Trace]:
     """3 systems x 4 sentences x 2 claims; bm25 and dense share claims and some passages.
 
-    Passage k of claim c is shared by both retrievers for k < 2 (so those units repeat
-    across systems); ``closed`` is closed-book (its passages are citations: no retrieval
-    unit). Raw verdicts: bm25 'False'/'True', dense the canonical word, closed ASSERTED.
-    Sentence 3's claims have no reasoning (no verification unit).
+    Passage k of claim c is shared by both retrievers for k < 2: passage 0 under one source
+    (its unit repeats across systems), passage 1 under two (two units); ``closed`` is
+    closed-book (its passages are citations: no retrieval unit). Raw verdicts: bm25
+    'False'/'True', dense the canonical word, closed ASSERTED. Sentence 3's claims have no
+    reasoning (no verification unit).
     """
     out = []
     for system in SYSTEMS:
@@ -51,6 +52,11 @@ def _traces() -> list[Trace]:
                         rank=k + 1,
                         text=f"Passage {k} of claim {s}.{c}"
                         + ("" if k < 2 else f" seen by {system}"),
+                        # what the judge is shown beside the text: passage 0 from pubmed under
+                        # both (one unit), passage 1 from pubmed under bm25 and a blog under
+                        # dense (two units of one text), a title or an empty one on passage 2
+                        source=("pubmed", "pubmed" if system == "bm25" else "blog", "", None)[k],
+                        title=(None, None, "T" if system == "bm25" else "", None)[k],
                     )
                     for k in range(4)
                 )
@@ -131,11 +137,12 @@ def test_streamed_units_are_build_units_in_order(
     tmp_path: Path, batch: int, exact_reads: list[Path]
 ) -> None:
     path = _write(tmp_path / "dis.jsonl")
-    # by hand: FP on s1 and s3 for each system, 2 claims each. Retrieval: per claim 2
-    # passages both retrievers show + 2 of bm25's own + 2 of dense's, closed-book none:
-    # 4 claims x 6 = 24 units; top-1: the shared rank-1 passage, 4 units. Verification: the
-    # s1 traces (s3's have no reasoning), distinct per system (passages differ): 3 x 2 = 6.
-    assert _check(path, UnitKind.RETRIEVAL) == 24
+    # by hand: FP on s1 and s3 for each system, 2 claims each. Retrieval: per claim passage
+    # 0 both retrievers show under one source (1 unit) + passage 1 both show under two
+    # sources (2) + 2 of bm25's own + 2 of dense's, closed-book none: 4 claims x 7 = 28
+    # units; top-1: the shared rank-1 passage, 4 units. Verification: the s1 traces (s3's have
+    # no reasoning), distinct per system (passages differ): 3 x 2 = 6.
+    assert _check(path, UnitKind.RETRIEVAL) == 28
     assert _check(path, UnitKind.RETRIEVAL, top_k=1) == 4
     assert _check(path, UnitKind.VERIFICATION) == 6
     assert _check(path, UnitKind.VERIFICATION, top_k=3) == 6
@@ -167,7 +174,7 @@ def test_a_trace_listed_twice_takes_the_exact_path(
     path = _write(tmp_path / "two.jsonl", ("refuted", "non_supported"))
     items = read_disagreements(path)
     assert sum(len(d.claims) for d in items) == 2 * len(disagreement_traces(items)) == 24
-    assert _check(path, UnitKind.RETRIEVAL) == 24
+    assert _check(path, UnitKind.RETRIEVAL) == 28
     assert _check(path, UnitKind.VERIFICATION) == 6
     assert exact_reads == [path] * 2  # one per kind
 
@@ -183,7 +190,7 @@ def test_a_late_line_the_fast_path_cannot_vouch_for(
     del last["claims"][0]["raw_verdict"]
     lines[-1] = json.dumps(last)
     path.write_text("\n".join(lines) + "\n")
-    assert _check(path, UnitKind.RETRIEVAL) == 24
+    assert _check(path, UnitKind.RETRIEVAL) == 28
     assert _check(path, UnitKind.VERIFICATION) == 6
     assert exact_reads == [path] * 2
 
@@ -253,10 +260,10 @@ def _annotations(run: Path) -> list[dict[str, object]]:
     return out
 
 
-# retrieval: 24 units (test_streamed_units_are_build_units_in_order); reasoning shown only the
+# retrieval: 28 units (test_streamed_units_are_build_units_in_order); reasoning shown only the
 # rank-1 passage, which all three systems share, with the same reasoning and verdict: the s1
 # traces of a claim are one unit, 2 in all
-@pytest.mark.parametrize(("kind", "top_k", "units"), [("retrieval", None, 24), ("reasoning", 1, 2)])
+@pytest.mark.parametrize(("kind", "top_k", "units"), [("retrieval", None, 28), ("reasoning", 1, 2)])
 def test_the_judge_reads_a_disagreements_files_units_one_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, top_k: int | None, units: int
 ) -> None:
