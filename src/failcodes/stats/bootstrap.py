@@ -342,6 +342,8 @@ def bca_interval(
 #: Batches the resamples are split into to estimate the Monte Carlo error of an interval's
 #: endpoints (:func:`endpoint_mc_error`).
 MC_BATCHES = 10
+#: Fewer resamples than this give no Monte Carlo error (batches of fewer than 20).
+MIN_MC_RESAMPLES = 20 * MC_BATCHES
 
 
 def endpoint_mc_error(
