@@ -75,3 +75,84 @@ def test_one_systems_file_numbering_its_sentences_another_way_is_refused(
         ("sysA", 2, 0, 0, 2),
         ("sysB", 2, 0, 0, 2),
     ]
+
+
+def _own_answers(tmp_path: Path, level: str) -> tuple[Path, Path, Path]:
+    """Two systems' own answers, numbered alike (s1, s2), and labels of sysA's (no system).
+
+    sysA: s1 'Aspirin reduces fever.' (no error), s2 'Aspirin cures cancer.' (error), and
+    flags s2; sysB wrote them the other way round and flags its s1, the false one. Each is
+    right on its own answer: TP 1, FP 0, FN 0, TN 1.
+    """
+    true, false = "Aspirin reduces fever.", "Aspirin cures cancer."
+    paths = []
+    for system, texts in (("sysA", (true, false)), ("sysB", (false, true))):
+        rows: list[dict[str, object]] = [
+            {
+                "system": system,
+                "question_id": "q1",
+                "sentence_id": f"s{i}",
+                "claim_id": f"c{i}",
+                "sentence": text,
+                "claim": text,
+                "verdict": "refuted" if text == false else "supported",
+            }
+            for i, text in enumerate(texts, 1)
+        ]
+        paths.append(_jsonl(tmp_path / f"{system}.jsonl", rows))
+    key = "claim_id" if level == "claim" else "sentence_id"
+    labels = _jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            {key: f"{key[0]}1", "question_id": "q1", "has_error": False},
+            {key: f"{key[0]}2", "question_id": "q1", "has_error": True},
+        ],
+    )
+    return paths[0], paths[1], labels
+
+
+@pytest.mark.parametrize("level", ["sentence", "claim"])
+@pytest.mark.parametrize("merged", [False, True])
+def test_shared_labels_of_ids_two_systems_give_different_texts_are_refused(
+    level: str, merged: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each system wrote its own answer, numbered s1, s2 (claims c1, c2) in its own file; the
+    # labels (no system column) are sysA's. main scored sysB on sysA's labels: TP 0, FP 1,
+    # FN 1, TN 0 (P 0, R 0) for TP 1, TN 1, exit 0 (also from one merged Parquet file).
+    a, b, labels = _own_answers(tmp_path, level)
+    traces = ["--traces", str(a), "--traces", str(b)]
+    if merged:  # a study's data/<ds>.traces.parquet: both systems in one file
+        parquet = tmp_path / "ds.traces.parquet"
+        assert run_cli(["ingest", "generic", str(a), str(b), "-o", str(parquet)], capsys)[0] == 0
+        traces = ["--traces", str(parquet)]
+    what = "claim 'c1'" if level == "claim" else "sentence 's1'"
+    field = "claim_id" if level == "claim" else "sentence_id"
+    kind = "claim" if level == "claim" else "sentence"
+    for command in ("metrics", "disagreements"):
+        out = tmp_path / (f"{command}.json" if command == "metrics" else f"{command}.jsonl")
+        args = [command, *traces, "--labels", str(labels), "--level", level, "-o", str(out)]
+        code, _, err = run_cli(args, capsys)
+        assert code == 2
+        assert err.strip().splitlines() == [
+            f"failcodes: error: {labels}:1, field '{field}': {what} reads 'Aspirin reduces "
+            "fever.' in the traces of system 'sysA' and 'Aspirin cures cancer.' in those of "
+            "'sysB': this label, shared by every system (no system column), would apply to "
+            f"two different {kind}s; if each system wrote its own answer, give the labels a "
+            f"system column (labels per system), else write the {kind} one way in every "
+            "traces file"
+        ]
+        assert not out.exists()
+    # the labels given per system (sysB's own: its s1 is the error) score each TP 1, TN 1
+    rows = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
+    own = [r | {"system": "sysA"} for r in rows] + [
+        r | {"system": "sysB", "has_error": not r["has_error"]} for r in rows
+    ]
+    per_system = _jsonl(tmp_path / "per_system.jsonl", own)
+    out = tmp_path / "m.json"
+    args = ["metrics", *traces, "--labels", str(per_system), "--level", level, "-o", str(out)]
+    assert run_cli(args, capsys)[0] == 0
+    got = json.loads(out.read_text(encoding="utf-8"))
+    assert [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [
+        ("sysA", 1, 0, 0, 1),
+        ("sysB", 1, 0, 0, 1),
+    ]

@@ -1432,11 +1432,14 @@ def validate_labels(
     *,
     path: str | Path | None = None,
     lines: Sequence[int] | None = None,
+    texts: Callable[[], Iterable[TraceTexts]] | None = None,
 ) -> None:
     """Raise :class:`InputError` for the first label whose sentence or claim is not in traces.
 
     No labels at all (a file of only a header, or blank) is an error too: every metric would
-    be undefined.
+    be undefined. ``texts`` streams the traces' texts (:func:`shared_text_mismatch`) when
+    ``traces`` holds no trace objects (columns read by the engine); without it, and without
+    objects, the texts are not compared.
     """
     if not len(labels):
         raise InputError("no labels found (expected at least one labelled row)", path=path)
@@ -1458,6 +1461,90 @@ def validate_labels(
             line=lines[pos] if lines is not None else pos + 1,
             field="sentence_id",
         )
+    if len(trace_system_names(traces)) < 2:
+        return
+    rows: Iterable[TraceTexts]
+    if texts is not None:
+        rows = texts()
+    elif (objects := _trace_objects(traces)) is not None:
+        rows = ((t.system, t.sentence_id, t.claim_id, t.sentence, t.claim) for t in objects)
+    else:
+        return
+    problem = shared_text_mismatch(labels, rows)
+    if problem is not None:
+        line = lines[problem.position] if lines is not None else problem.position + 1
+        raise InputError(problem.message, path=path, line=line, field=problem.field)
+
+
+def _trace_objects(traces: Any) -> Sequence[Trace] | None:
+    """The trace objects behind ``traces`` (None: columns read by the engine, groups)."""
+    from failcodes.tracecols import SentenceColumns, TraceColumns
+
+    if isinstance(traces, SentenceColumns):
+        return None
+    if isinstance(traces, TraceColumns):
+        return traces.objects
+    return traces if isinstance(traces, Sequence) else None
+
+
+#: A trace's texts for :func:`shared_text_mismatch`: system, sentence id, claim id,
+#: sentence text, claim text.
+TraceTexts = tuple[str, str, str, str | None, str | None]
+
+
+def shared_text_mismatch(
+    labels: Sequence[Label], rows: Iterable[TraceTexts]
+) -> LabelProblem | None:
+    """A shared label whose sentence (or claim) two systems' traces give different texts.
+
+    Each system wrote its own answer and numbered its sentences ``s1, s2, ...`` (or its
+    claims ``c1, c2, ...``) in its own file: a label without a system applied to each
+    system's ``s1``, two different sentences (sysA's true one, sysB's wrong one), and sysB
+    was scored on sysA's labels (P 0, R 0 for 1, 1), exit 0. Texts are compared with their
+    whitespace collapsed and case folded; a trace without the text is passed over. Per-system
+    labels: None (each system's own).
+    """
+    if label_systems(labels) is not None:
+        return None
+    claims = label_column(labels, "claim_id")
+    sids = label_column(labels, "sentence_id")
+    by_sentence: dict[str, int] = {}
+    by_claim: dict[str, int] = {}
+    for pos, (sid, cid) in enumerate(zip(sids, claims, strict=True)):
+        if cid is not None:
+            by_claim.setdefault(cid, pos)
+        elif sid is not None:
+            by_sentence.setdefault(sid, pos)
+    first: dict[tuple[str, str], tuple[str, str, str]] = {}  # (field, id) -> system, text, key
+    found: dict[int, LabelProblem] = {}
+    for system, sid, cid, sentence, claim in rows:
+        for field, target, text, wanted in (
+            ("sentence_id", sid, sentence, by_sentence),
+            ("claim_id", cid, claim, by_claim),
+        ):
+            if text is None or target not in wanted:
+                continue
+            key = " ".join(text.split()).casefold()
+            seen = first.setdefault((field, target), (system, text, key))
+            pos = wanted[target]
+            if seen[0] != system and seen[2] != key and pos not in found:
+                what = "sentence" if field == "sentence_id" else "claim"
+                found[pos] = LabelProblem(
+                    pos,
+                    field,
+                    f"{what} {target!r} reads {_clip(seen[1])!r} in the traces of system "
+                    f"{seen[0]!r} and {_clip(text)!r} in those of {system!r}: this label, "
+                    "shared by every system (no system column), would apply to two different "
+                    f"{what}s; if each system "
+                    "wrote its own answer, give the labels a system column (labels per "
+                    f"system), else write the {what} one way in every traces file",
+                )
+    return found[min(found)] if found else None
+
+
+def _clip(text: str, width: int = 60) -> str:
+    """A text cut for a one-line message."""
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _system_outside_labels(
