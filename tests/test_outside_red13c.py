@@ -251,6 +251,19 @@ def test_a_run_folder_of_text_only_ids_is_refused_not_judged_again_or_found_unco
         assert code == 2, args
         assert line in " ".join(err.split()) and len(err.strip().splitlines()) == 1, err
         assert _tree(run) == before and not out.exists() and not tasks.exists()
+    # units that come with their ids (a units file written then) are looked up by them: the
+    # folder's codes are theirs, the export goes ahead with the judge's prediction
+    from failcodes.traceio import read_traces
+    from failcodes.units import UnitKind, build_units, unit_id
+
+    (unit,) = build_units(read_traces(pubmed), UnitKind.RETRIEVAL)
+    then = unit.model_copy(update={"id": unit_id(UnitKind.RETRIEVAL, _CLAIM, (_P1,))})
+    units = tmp_path / "units.jsonl"
+    units.write_text(then.model_dump_json() + "\n", encoding="utf-8")
+    args = ["labelstudio", "export", str(units), "-p", "retrieval", "-o", str(tasks), *judged]
+    assert _cli(args, capsys)[0] == 0
+    (task,) = json.loads(tasks.read_text(encoding="utf-8"))
+    assert len(task["predictions"]) == 1
 
 
 def test_a_run_folder_of_text_only_ids_without_sources_is_used_as_it_is(

@@ -236,12 +236,12 @@ def load_traces(path: str | Path) -> list[Trace]:
     return load_inputs(path)[0]
 
 
-def shown_passages(source: str | Path, top_k: int | None) -> Iterator[tuple[str, Any]]:
-    """Each (claim, passage) of ``--from`` a retrieval unit is made of (read whole)."""
+def shown_passages(source: str | Path, top_k: int | None) -> Iterator[tuple[str, Any, None]]:
+    """Each (claim, passage) of ``--from`` a retrieval unit is made of (read whole), no id."""
     for trace in load_traces(source):
         for p in trace.evidence_passages:
             if top_k is None or p.rank <= top_k:
-                yield trace.claim, p
+                yield trace.claim, p, None
 
 
 def load_unit_sizes(

@@ -147,7 +147,9 @@ def iter_review_tasks(
         if (run / JOURNAL_NAME).is_file() or judged.is_dir():
             refuse_text_only_ids(
                 run,
-                lambda: ((u.claim, u.passages[0]) for u in _units(units, part, top_k, dataset)),
+                lambda: (
+                    (u.claim, u.passages[0], u.id) for u in _units(units, part, top_k, dataset)
+                ),
             )
     items: Iterator[TaskUnit] = itertools.chain([first] if first is not None else [], stream)
     if plan is not None:

@@ -125,16 +125,17 @@ def text_only_ids(run_dir: str | Path) -> frozenset[str]:
 
 
 def refuse_text_only_ids(
-    run_dir: str | Path, passages: Callable[[], Iterable[tuple[str, Any]]]
+    run_dir: str | Path, passages: Callable[[], Iterable[tuple[str, Any, str | None]]]
 ) -> None:
     """Refuse a run folder whose retrieval ids this input's would miss or be mixed with.
 
     Raises :class:`TextOnlyIdsError` when the folder's journals keyed retrieval units by
     claim and passage text only (:func:`text_only_ids`) and hold the unit of one of
-    ``passages()`` ((claim, passage) pairs; called only for such a folder) shown with a
-    source or title: its id is not that any more, so it would be judged again at cost beside
-    its old row, or found uncoded. A passage shown with neither keeps its id: a folder
-    holding only such units is used as it is.
+    ``passages()`` (claim, passage, and the id it is looked up by when it comes with one, a
+    units file's; called only for such a folder) shown with a source or title under another
+    id: it would be judged again at cost beside its old row, or found uncoded. A passage
+    shown with neither keeps its id, and a unit that comes with its old id is looked up by it:
+    a folder holding only such units is used as it is.
     """
     from failcodes.units import UnitKind, unit_id
 
@@ -142,8 +143,8 @@ def refuse_text_only_ids(
     if not old:
         return
     hit = set()
-    for claim, p in passages():
-        if p.source or p.title:
+    for claim, p, given in passages():
+        if (p.source or p.title) and given not in old:
             uid = unit_id(UnitKind.RETRIEVAL, claim, (p.text,))
             if uid in old:
                 hit.add(uid)

@@ -217,7 +217,9 @@ def plan_kind(
         ]
         runs += [p for _, p in layout.judge_recode_runs(dataset, kind)]
         for run in runs:
-            refuse_text_only_ids(run, lambda: ((u.claim, u.passages[0]) for u in units.values()))
+            refuse_text_only_ids(
+                run, lambda: ((u.claim, u.passages[0], None) for u in units.values())
+            )
     root = layout.judge_recode_run(dataset, kind, newest.version)
     run_dir = root if member is None else member_dir(root, member.index, member.name)
     name = None if member is None else member.name
