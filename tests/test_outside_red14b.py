@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from failcodes.annotations import Annotation, CoderKind
@@ -249,3 +250,56 @@ def test_a_bootstrap_interval_from_a_handful_of_resamples_says_so(
     (row,) = json.loads(out)
     assert row["ci_mc_error"] is not None
     assert "bootstrap resamples" not in row["warning"]
+
+
+def test_agreement_says_the_plan_drew_its_strata_at_different_rates(tmp_path: Path) -> None:
+    """A plan of 8 stratified by the judge's all-high flag over 40 judge-high and 4 judge-low
+    units: proportional allocation with at least 2 per stratum draws 6 of 40 (0.15) and 2 of
+    4 (0.5). Alice agrees with the judge on the 6 high units and on one of the 2 low ones.
+    Human vs judge percent agreement on entity_match counts each reviewed unit once: 7/8 =
+    0.875, where weighting the strata by their units gives (40 + 2) / 44 = 0.955. Nothing said
+    so; now the agreement notes do (the value is the unweighted one, as before)."""
+    from failcodes.hashing import file_sha256
+    from failcodes.report.rundir import load_run_dir
+    from failcodes.reviewplan import StratifyBy, draw_plan
+    from failcodes.study.layout import StudyLayout
+    from tests.test_review_plan import coded_table, human, write_reviews
+
+    entity = {f"h{i:02d}": "exact_entity" for i in range(40)}
+    entity |= {f"l{i}": "partial_entity" for i in range(4)}
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(entity, dict.fromkeys(entity, "A")).to_csv(table, index=False)
+    plan = draw_plan(
+        pd.read_csv(table),
+        UnitKind.RETRIEVAL,
+        name="p",
+        size=8,
+        seed=0,
+        source=table.relative_to(tmp_path).as_posix(),
+        source_sha256=file_sha256(table),
+        stratify=[StratifyBy.CODE],
+    )
+    assert sorted((s.sampled, s.population) for s in plan.strata) == [(2, 4), (6, 40)]
+    plans = tmp_path / "review" / "plans"
+    plans.mkdir(parents=True)
+    (plans / "p.json").write_text(plan.model_dump_json(), encoding="utf-8")
+    drawn = sorted(plan.estimation_ids())
+    low = [u for u in drawn if u.startswith("l")]
+    reviews = [human(u, "exact_entity" if u == low[1] else entity[u]) for u in drawn]
+    write_reviews(tmp_path / "review" / "alice.jsonl", reviews)
+    judged = [
+        human(u, c).model_copy(update={"coder": "judge", "coder_kind": CoderKind.LLM})
+        for u, c in entity.items()
+    ]
+    write_reviews(tmp_path / "judge" / "ds" / "retrieval" / "annotations.jsonl", judged)
+    inputs = load_run_dir(tmp_path)
+    assert inputs.agreement is not None
+    rows = inputs.agreement.set_index(["subject", "statistic"])
+    assert rows.loc[("entity_match", "percent"), "value"] == pytest.approx(7 / 8)
+    assert inputs.notes["agreement"] == [
+        "plan 'p' drew its strata at different rates (inclusion probability 0.15 to 0.5): "
+        "human vs judge agreement counts each reviewed unit once, so the strata drawn at "
+        "higher rates weigh more than their share of the units (the corrected shares weight "
+        "them)"
+    ]

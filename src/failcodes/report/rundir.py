@@ -509,6 +509,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             agreement_notes.append(_targeted_text(len(targeted)))
         if outside:
             agreement_notes.append(_outside_agreement_text(len(outside)))
+        agreement_notes.extend(_unequal_rates(root, humans))
         review_rows, per_code = _review_agreement(
             [a for a in humans if a.unit_id not in left_out],
             judge_files,
@@ -989,6 +990,34 @@ def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[
             continue
         (targeted if a.unit_id in aimed[a.unit_kind] else outside).add(a.unit_id)
     return targeted, outside
+
+
+def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
+    """One note per reviewed plan whose strata were drawn at different rates.
+
+    Human vs judge agreement counts every reviewed unit once; a plan that gives a small
+    stratum its 2 units (or takes it whole) draws it at a higher rate than the others, so
+    those units weigh more there than among the units the judge codes (the corrected shares
+    weight the strata; the agreement does not): 6 of 40 judge-high and 2 of 4 judge-low units
+    read percent 7/8 where the units' own rate is 42/44.
+    """
+    from failcodes.reviewplan import plans_dir, read_plan
+
+    reviewed = {a.unit_id for a in humans}
+    out = []
+    for path in sorted(plans_dir(root).glob("*.json")):
+        plan = read_plan(path)
+        if not plan.estimation_ids() & reviewed:
+            continue
+        rates = [s.inclusion_probability for s in plan.strata if s.sampled]
+        if rates and max(rates) > 1.5 * min(rates):
+            out.append(
+                f"plan {plan.name!r} drew its strata at different rates (inclusion probability "
+                f"{min(rates):.3g} to {max(rates):.3g}): human vs judge agreement counts each "
+                "reviewed unit once, so the strata drawn at higher rates weigh more than their "
+                "share of the units (the corrected shares weight them)"
+            )
+    return out
 
 
 def _outside_agreement_text(count: int) -> str:
