@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -55,13 +56,8 @@ from failcodes.units import Unit
 
 def chunks(units: Iterable[Unit], size: int) -> Iterator[list[Unit]]:
     """``units`` in lists of at most ``size``."""
-    chunk: list[Unit] = []
-    for unit in units:
-        chunk.append(unit)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
+    it = iter(units)
+    while chunk := list(itertools.islice(it, size)):
         yield chunk
 
 

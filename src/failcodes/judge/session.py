@@ -12,6 +12,7 @@ outcome and totals whatever happens.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -101,13 +102,9 @@ class Session:
 
     def _undone(self, units: Iterable[Unit]) -> Iterator[Unit]:
         """``units`` without those the journal holds, asked a chunk at a time."""
-        chunk: list[Unit] = []
-        for unit in units:
-            chunk.append(unit)
-            if len(chunk) >= PENDING_CHUNK:
-                yield from self._not_journaled(chunk)
-                chunk = []
-        yield from self._not_journaled(chunk)
+        it = iter(units)
+        while chunk := list(itertools.islice(it, PENDING_CHUNK)):
+            yield from self._not_journaled(chunk)
 
     def _not_journaled(self, chunk: list[Unit]) -> list[Unit]:
         done = self.journal.present([u.id for u in chunk])

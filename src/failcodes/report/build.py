@@ -485,7 +485,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         b.sections.append(sec)
 
     if inputs.codebook is not None:
-        for kind, coded, by, flag, stem, title, caption in (
+        for kind, coded, by, flag, stem, title, caption, draw, drawn in (
             (
                 UnitKind.RETRIEVAL,
                 inputs.per_passage,
@@ -494,6 +494,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 "retrieval_quality",
                 "Retrieval quality by retriever (Table 8 shape)",
                 "Evidence-quality subcodes (%) per retriever",
+                figs.stacked_subcodes,
+                "Subcode shares per retriever",
             ),
             (
                 UnitKind.VERIFICATION,
@@ -503,6 +505,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 "reasoning_steps",
                 "Reasoning by verifier (Table 9 shape)",
                 "Reasoning-step subcodes (%) per verifier",
+                figs.step_error_heatmap,
+                "Reasoning-step errors per verifier (%)",
             ),
         ):
             if coded is None or coded.empty:
@@ -562,22 +566,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     key=dom_key,
                 )
             )
-            if kind is UnitKind.RETRIEVAL:
-                sec.figures.append(
-                    b.figure(
-                        stem,
-                        figs.stacked_subcodes(shares, part, groups),
-                        f"Subcode shares per retriever{tag}",
-                    )
-                )
-            else:
-                sec.figures.append(
-                    b.figure(
-                        stem,
-                        figs.step_error_heatmap(shares, part, groups),
-                        f"Reasoning-step errors per verifier (%){tag}",
-                    )
-                )
+            sec.figures.append(b.figure(stem, draw(shares, part, groups), f"{drawn}{tag}"))
             b.sections.append(sec)
 
     if inputs.agreement is not None and not inputs.agreement.empty:
