@@ -101,3 +101,58 @@ def test_a_refused_run_leaves_the_earlier_runs_summary_as_it_was(
     after = read_summary(run)
     assert after is not None
     assert (after.judge, after.units, after.journal_units) == ("offline", len(units), len(units))
+
+
+def test_a_run_folder_given_a_new_input_exports_and_reports_that_inputs_units_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # make_traces(3) judged into judge/d1/retrieval, then make_traces(3)[:2] (or --top-k 1):
+    # the journal keeps the first input's units (resumable, a later input may hold them), but
+    # annotations.jsonl exported all of them, so the report's quote checks said 5 dimensions
+    # x every journaled unit ('dimensions coded 45', 9 units) for an input of 3, and a
+    # panel's consensus and agreement took them in ('splits on 0 of 9 units'), exit 0. Now
+    # the export, the report and the panel hold the latest input's units; the run says how
+    # many others its journal keeps.
+    import json
+
+    import pandas as pd
+
+    from failcodes.units import UnitKind, build_units
+
+    every, fewer = make_traces(3), make_traces(3)[:2]
+    a = write_traces(tmp_path / "a.jsonl", every)
+    b = write_traces(tmp_path / "b.jsonl", fewer)
+    n_every = len(build_units(every, UnitKind.RETRIEVAL))
+    units = build_units(fewer, UnitKind.RETRIEVAL)
+    assert len(units) < n_every
+    for study in ("stale", "fresh"):
+        run = tmp_path / study / "judge" / "d1" / "retrieval"
+        inputs = (a, b) if study == "stale" else (b,)
+        for src in inputs:
+            code, out, err = run_cli(
+                ["judge", "retrieval", "--from", str(src), "-o", str(run)], capsys
+            )
+            assert code == 0, err
+        rows = [json.loads(x) for x in (run / "annotations.jsonl").read_text().splitlines()]
+        assert sorted(r["unit_id"] for r in rows) == sorted(u.id for u in units)
+        other = n_every - len(units) if study == "stale" else 0
+        assert json.loads((run / "summary.json").read_text())["other_units"] == other
+        if other:
+            assert (
+                f"run total: {n_every} units, $0.0000 ({other} of them not of this input, from an "
+                "earlier --from or --top-k: kept in the journal, left out of annotations.jsonl)"
+            ) in " ".join(out.split())
+        code, _, err = run_cli(
+            ["report", str(tmp_path / study), "-o", str(tmp_path / f"{study}.rep")], capsys
+        )
+        assert code == 0, err
+        quotes = pd.read_csv(tmp_path / f"{study}.rep" / "tables" / "quote_checks.csv")
+        # the bundled v1 retrieval part codes 5 dimensions, each quoted by the offline judge
+        assert quotes["dimensions coded"].tolist() == [5 * len(units)]
+    panel = tmp_path / "panel"
+    for src in (a, b):
+        args = ["judge", "retrieval", "--from", str(src), "-o", str(panel)]
+        assert run_cli([*args, "--judge", "offline", "--judge", "offline"], capsys)[0] == 0
+    report = json.loads((panel / "panel.json").read_text())
+    assert len(report["units"]) == len(units)
+    assert [q["dimensions_coded"] for q in report["quotes"]] == [5 * len(units)] * 2

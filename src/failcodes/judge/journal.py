@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -483,11 +483,15 @@ class Journal:
         for seq, unit, text in rows:
             yield decode_row(self.path, seq, unit, text)
 
-    def annotation_texts(self) -> Iterator[bytes]:
-        """:meth:`annotations` as each model's JSON text (:func:`dumped_row`)."""
+    def annotation_texts(self, only: Container[str] | None = None) -> Iterator[bytes]:
+        """:meth:`annotations` as each model's JSON text (:func:`dumped_row`).
+
+        ``only``: those of these unit ids alone.
+        """
         rows = self._conn.execute("SELECT seq, unit_id, annotation FROM annotations ORDER BY seq")
         for seq, unit, text in rows:
-            yield dumped_row(self.path, seq, unit, text)
+            if only is None or unit in only:
+                yield dumped_row(self.path, seq, unit, text)
 
     def raw(self, unit_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """Return the raw request and response stored for ``unit_id``."""

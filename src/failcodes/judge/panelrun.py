@@ -13,7 +13,7 @@ recorded with the member.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
@@ -150,7 +150,9 @@ def run_panel(
             for member, member_job in zip(members, _member_jobs(members, job), strict=True)
         ]
     )
-    report = panel_report(job.run_dir, members, job.codebook, job.kind, summaries)
+    report = panel_report(
+        job.run_dir, members, job.codebook, job.kind, summaries, only={u.id for u in units}
+    )
     atomic_write_text(job.run_dir / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
     return report, summaries
 
@@ -161,13 +163,23 @@ def panel_report(
     codebook: Codebook,
     kind: UnitKind,
     summaries: Sequence[RunSummary],
+    *,
+    only: Set[str] | None = None,
 ) -> PanelReport:
     """Read every member's annotations and combine them (consensus, splits, agreement).
 
-    The first member breaks ties (:func:`failcodes.panel.consensus`).
+    The first member breaks ties (:func:`failcodes.panel.consensus`). ``only``: the units of
+    the panel's input (a member's journal may hold an earlier input's, left out).
     """
     part = codebook.part(kind)
-    panel = {m.name: read_annotations(member_dir(run, i, m.name)) for i, m in enumerate(members, 1)}
+    panel = {
+        m.name: [
+            a
+            for a in read_annotations(member_dir(run, i, m.name))
+            if only is None or a.unit_id in only
+        ]
+        for i, m in enumerate(members, 1)
+    }
     primary = members[0].name
     units = consensus(panel, part, primary)
     return PanelReport(

@@ -16,7 +16,7 @@ import concurrent.futures
 import functools
 import shutil
 import sqlite3
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence, Set
 from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -37,7 +37,7 @@ from failcodes.judge.journal import (
 )
 from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
-from failcodes.judge.session import ProgressCallback, Session
+from failcodes.judge.session import CountedUnits, ProgressCallback, Session
 from failcodes.judge.summary import CascadeInfo, RunSummary
 from failcodes.judge.unitjudge import UnitJudge
 from failcodes.runlock import FolderLockedError, folder_lock
@@ -52,21 +52,49 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def export_run(run_dir: str | Path, summary: RunSummary | None = None) -> Path:
+def export_run(
+    run_dir: str | Path, summary: RunSummary | None = None, *, only: Set[str] | None = None
+) -> Path:
     """Export the journal's annotations (and the summary) as JSONL/JSON files.
 
     Streams from the journal to a temp file (memory stays flat), then renames it into place.
+    ``only``: the unit ids of the run's latest input, when its journal holds others (judged
+    from an earlier ``--from`` or ``--top-k``): they stay in the journal (a later input may
+    hold them again), left out of ``annotations.jsonl`` and counted in the summary's
+    ``other_units``. Exported, they were read with the input's own: a report's quote checks
+    counted them, a panel's agreement and consensus took them in.
     """
     run = Path(run_dir)
     out = run / ANNOTATIONS_NAME
     journal = Journal(run)
     try:
-        write_jsonl(out, journal.annotation_texts())
+        write_jsonl(out, journal.annotation_texts(only))
+        if summary is not None and only is not None:
+            summary.other_units = sum(1 for unit in journal.iter_ids() if unit not in only)
     finally:
         journal.close()
     if summary is not None:
         write_json(run / SUMMARY_NAME, summary)
     return out
+
+
+def _this_input(journal: Journal, units: Iterable[Unit]) -> tuple[Iterable[Unit], set[str] | None]:
+    """``units`` (a list, unless a counted stream), and this input's unit ids if need be.
+
+    The ids when the journal holds units of another input (None: every journaled unit is
+    one of ``units``); a stream is read once more for its ids only then.
+    """
+    if not isinstance(units, CountedUnits):
+        units = list(units)
+    total = journal.totals().units
+    if not total:
+        return units, None
+    if isinstance(units, CountedUnits):
+        if units.held(journal.iter_ids()) == total:
+            return units, None
+        return units, {u.id for u in units}
+    ids = {u.id for u in units}
+    return units, None if all(u in ids for u in journal.iter_ids()) else ids
 
 
 def discard_if_untouched(run_dir: str | Path) -> bool:
@@ -175,8 +203,10 @@ async def _run_in(
     if isinstance(mode, Cascade):
         raise ConfigError("a cascade's stages cannot be cascades themselves")
     session: Session | None = None
+    current: set[str] | None = None
     try:
         with _opened(job, coder) as (journal, judge):
+            units, current = _this_input(journal, units)
             candidate = Session(journal, judge, mode=mode.name, on_progress=on_progress)
             execute = executor(candidate, mode)
             with candidate.opened():  # binds the run: another run's folder is refused here,
@@ -184,7 +214,7 @@ async def _run_in(
                 await execute(units)
     finally:
         if session is not None:
-            export_run(job.run_dir, session.summary)
+            export_run(job.run_dir, session.summary, only=current)
     return session.summary
 
 
@@ -234,6 +264,7 @@ async def _cascade(
     finally:
         main.close()
     summary.mode = mode.name
+    summary.other_units = 0  # counted again below, over the whole cascade's units
     summary.cascade = CascadeInfo(
         first_judge=first.judge,
         first_coder_kind=first.coder_kind,
@@ -242,7 +273,7 @@ async def _cascade(
         escalated=len(escalate),
         coded_by=counts,
     )
-    export_run(run, summary)
+    export_run(run, summary, only={u.id for u in units})
     return summary
 
 

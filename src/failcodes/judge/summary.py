@@ -59,6 +59,9 @@ class RunSummary(StrictModel):
     stopped_by_budget: bool = False
     journal_units: Count = 0
     journal_cost_usd: Amount = 0.0
+    #: Units of the journal not of this invocation's input (an earlier ``--from`` or
+    #: ``--top-k``): counted in ``journal_units``, left out of ``annotations.jsonl``.
+    other_units: Count = 0
     #: Grouped modes: group requests made, units they coded, units judged alone.
     groups: Count = 0
     grouped_units: Count = 0
@@ -101,7 +104,13 @@ def summary_lines(summary: RunSummary) -> list[str]:
         f"{summary.quotes_not_found}",
         f"tokens: input {summary.input_tokens} (cached {summary.cached_input_tokens}), "
         f"output {summary.output_tokens}; cost: {cost}; run total: "
-        f"{summary.journal_units} units, ${summary.journal_cost_usd:.4f}",
+        f"{summary.journal_units} units, ${summary.journal_cost_usd:.4f}"
+        + (
+            f" ({summary.other_units} of them not of this input, from an earlier --from or "
+            "--top-k: kept in the journal, left out of annotations.jsonl)"
+            if summary.other_units
+            else ""
+        ),
         f"elapsed: {summary.elapsed_s:.1f} s"
         + ("; stopped by the budget" if summary.stopped_by_budget else ""),
     ]
