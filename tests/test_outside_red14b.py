@@ -303,3 +303,31 @@ def test_agreement_says_the_plan_drew_its_strata_at_different_rates(tmp_path: Pa
         "higher rates weigh more than their share of the units (the corrected shares weight "
         "them)"
     ]
+
+
+def test_the_report_says_what_agree_assumed_of_an_agreement_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agree physicians.csv -o STUDY/agreement/physicians.json` on three physicians and their
+    majority_label: agree's first line says the majority column was left out (a consensus,
+    Fleiss without it), and every JSON row keeps that line in `notes`. The report showed the
+    rows' numbers and dropped the line: the report's agreement table gave no word of which
+    columns were the raters. Now the report's agreement notes carry it, naming the file."""
+    from failcodes.report.rundir import load_run_dir
+
+    rows = ["a,a,a,a", "a,a,b,a", "b,b,b,b", "b,a,b,b", "a,b,b,b", "a,a,a,a"]
+    table = tmp_path / "physicians.csv"
+    table.write_text(
+        "unit,dr_a,dr_b,dr_c,majority_label\n" + "".join(f"u{i},{r}\n" for i, r in enumerate(rows)),
+        encoding="utf-8",
+    )
+    out = tmp_path / "study" / "agreement" / "physicians.json"
+    out.parent.mkdir(parents=True)
+    code, stdout, err = run_cli(
+        ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "-o", str(out)], capsys
+    )
+    assert code == 0, err
+    first = stdout.splitlines()[0]
+    assert first.startswith("Assumed: raters (3): dr_a, dr_b, dr_c; left out: majority_label")
+    inputs = load_run_dir(tmp_path / "study")
+    assert inputs.notes["agreement"] == [f"agreement/physicians.json: {first}"]

@@ -475,10 +475,18 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     stage_table = _stage_table(attributed_rows, list(attributed))
 
     agreement_rows: list[dict[str, Any]] = []
+    # what `agree` assumed of each file (the raters, a column left out as a consensus, units
+    # rated once...): its first line, kept in every row's notes, never reached the report
+    agreement_notes: list[str] = []
     for path in layout.agreement_files():
         for row in _records(read_json(path), path, ()):
             subject = _agreement_subject(row, path.stem)
             agreement_rows.append({"source": f"agreement/{path.name}", "subject": subject, **row})
+            row_notes = row.get("notes")
+            for line in row_notes if isinstance(row_notes, list) else []:
+                shown = f"agreement/{path.name}: {line}"
+                if str(line).startswith("Assumed") and shown not in agreement_notes:
+                    agreement_notes.append(shown)
         inputs_files.append(path)
     agreement = pd.DataFrame(agreement_rows) if agreement_rows else None
     if agreement is not None:
@@ -498,7 +506,6 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     if unchecked:
         assumed.append(("Reviewers", unchecked))
     reopen = _reopen(layout, versions) if versions is not None else []
-    agreement_notes: list[str] = []
     if humans and cb is not None:
         # a plan's targeted units were picked where the judge is likely wrong (panel splits,
         # judge vs cascade): counted in human vs judge agreement they pulled a judge whose
