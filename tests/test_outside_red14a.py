@@ -156,3 +156,43 @@ def test_shared_labels_of_ids_two_systems_give_different_texts_are_refused(
         ("sysA", 1, 0, 0, 1),
         ("sysB", 1, 0, 0, 1),
     ]
+
+
+def test_true_false_verdicts_from_a_column_named_as_an_error_flag_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A hallucination detector's output: is_hallucination true on the two claims the
+    # clinicians marked wrong. The default aliases read true as supported and false as
+    # refuted, so main wrote every flagged claim supported and every clean one refuted:
+    # metrics -m refuted gave TP 0, FP 2, FN 2, TN 0 (P 0, R 0) for TP 2, TN 2, exit 0.
+    table = tmp_path / "detector.csv"
+    table.write_text(
+        "claim_id,claim,is_hallucination,gold\n"
+        "c1,Aspirin cures cancer,TRUE,wrong\n"
+        "c2,Aspirin reduces fever,FALSE,ok\n"
+        "c3,Statins cure diabetes,TRUE,wrong\n"
+        "c4,Insulin lowers glucose,FALSE,ok\n",
+        encoding="utf-8",
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    base = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    base += ["--map", "is_hallucination=verdict", "--system", "detector"]
+    base += ["--label-rule", "gold = wrong -> error"]
+    code, _, err = run_cli(base, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {table}:2, field 'is_hallucination': column 'is_hallucination' "
+        "holds true/false, which read as supported/refuted (true: the claim holds), but its "
+        "name says true marks an error: give --alias true=refuted --alias false=supported (or "
+        "no_evidence for true), or, if true means the claim holds, --alias true=supported "
+        "--alias false=refuted"
+    ]
+    assert not traces.exists() and not labels.exists()
+    # said what true means: c1, c3 refuted and wrong (TP 2), c2, c4 supported and ok (TN 2)
+    aliases = ["--alias", "true=refuted", "--alias", "false=supported"]
+    assert run_cli([*base, *aliases], capsys)[0] == 0
+    out = tmp_path / "m.json"
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    assert run_cli(args, capsys)[0] == 0
+    got = json.loads(out.read_text(encoding="utf-8"))
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(2, 0, 0, 2)]

@@ -686,6 +686,7 @@ class TableStream:
         self.notes: list[str] = []
         #: rows left out for want of a verdict (complete when the iteration has ended)
         self.dropped = Dropped(0)
+        self._flags = _error_flag_columns(spec)
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
@@ -708,6 +709,8 @@ class TableStream:
                     tally.new_system(row.trace.system, row.path, row.line)
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
+                if self._flags:
+                    _refuse_error_flag(row, self._flags)
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -906,6 +909,50 @@ class TableStream:
                 f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
             )
             self.notes.extend(rule.notes())
+
+
+#: A verdict column's name that says it flags an error (``is_hallucination``, ``has_error``).
+_ERROR_FLAG = re.compile(
+    r"hallucinat|error|wrong|incorrect|false|fake|unsupport|not_?supported|contradict|refut"
+    r"|unfaithful|inaccura|mistake|fabricat",
+    re.IGNORECASE,
+)
+
+
+def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
+    """The verdict columns named as error flags, by system (None: every row's column).
+
+    None when ``--alias`` says what true or false means.
+    """
+    if {str(k).strip().casefold() for k in spec.aliases} & {"true", "false"}:
+        return {}
+    out: dict[str | None, str] = {}
+    for src, targets in spec.column_map.items():  # (one column is mapped to the verdict)
+        if "verdict" in targets and _ERROR_FLAG.search(src):
+            out[None] = src
+    out.update((system, col) for col, system in spec.verdict_columns if _ERROR_FLAG.search(col))
+    return out
+
+
+def _refuse_error_flag(row: _Row, flags: Mapping[str | None, str]) -> None:
+    """Refuse a true/false verdict read from a column named as an error flag.
+
+    The default aliases read true as supported, false as refuted (a verifier's "the claim is
+    true"). From ``is_hallucination`` that is backwards: every flagged claim read as
+    supported and every clean one as refuted (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2), exit 0.
+    """
+    column = flags.get(row.trace.system, flags.get(None))
+    if column is None or str(row.trace.raw_verdict).strip().casefold() not in ("true", "false"):
+        return
+    raise InputError(
+        f"column {column!r} holds true/false, which read as supported/refuted (true: the "
+        "claim holds), but its name says true marks an error: give --alias true=refuted "
+        "--alias false=supported (or no_evidence for true), or, if true means the claim "
+        "holds, --alias true=supported --alias false=refuted",
+        path=row.path,
+        line=row.line,
+        field=column,
+    )
 
 
 @dataclass
