@@ -5094,6 +5094,20 @@ VOTES = {
 }
 
 
+def _hidden_draft_column(d: Path) -> None:
+    """tests/test_outside_shapes6.py's r.xlsx: r1, r2 and a hidden draft column D."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["case", "r1", "r2", "r3_draft"])
+    rows = [("y", "y", "n"), ("n", "n", "y"), ("y", "n", "n"), ("n", "n", "y")]
+    for i, row in enumerate(rows):
+        sheet.append([f"c{i}", *row])
+    sheet.column_dimensions["D"].hidden = True
+    book.save(d / "r.xlsx")
+
+
 # session 13's refusals (issue 30), each tested in its outside file with the numbers around it
 SESSION13_CASES: list[Case] = [
     *(
@@ -5293,6 +5307,72 @@ SESSION13_CASES: list[Case] = [
         "overreach_B and conflict_A, conflict_B look like two fields ('overreach', 'conflict') "
         "of the same raters: each column would be a rater; name the rating's columns with "
         "--raters (e.g. --raters 'overreach_A,overreach_B')",
+    ),
+    *(
+        Case(
+            # a traceback, exit 1 (int('two'); DuckDB's ParserException at connect) (cc0dcfe)
+            f"metrics/engine-setting-{name.lower()}-{value}",
+            ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+            _write({"t.jsonl": GOOD_TRACES, "l.csv": "sentence_id,has_error\nq0-s1,true\n"}),
+            # DuckDB's own words on the size sit inside the memory line: its ends are checked
+            expect=(f"failcodes: error: {name}={value!r}: ", said),
+            env=((name, value),),
+        )
+        for name, value, said in (
+            (
+                "FAILCODES_MEMORY",
+                "lots",
+                "DuckDB cannot read it as a memory size (",
+                # then: "); expected a number with a unit, e.g. 4GB or 500MB (unset it for 1GB)"
+            ),
+            *(
+                (
+                    "FAILCODES_THREADS",
+                    v,
+                    "expected a whole number of threads, 1 or more (unset it to use every core)",
+                )
+                for v in ("two", "0")
+            ),
+        )
+    ),
+    Case(
+        # a draft column hidden in Excel was a third rater, exit 0 (4fbd438)
+        "agree/xlsx-column-hidden-in-excel-holding-values",
+        ("agree", "{d}/r.xlsx", "--stat", "cohen"),
+        _hidden_draft_column,
+        line="failcodes: error: {d}/r.xlsx:1, field 'D': column D is hidden in Excel and holds "
+        "values (first at D1), and failcodes reads every column: unhide it (it will be read), "
+        "or delete it",
+    ),
+    Case(
+        # all labels claim-level: 'no labelled sentence matches the traces', no file (7213e42)
+        "compare/labels-all-claim-level",
+        ("compare", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv", "-m", "refuted"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": "claim_id,has_error\nq0-c1,true\nq1-c1,false\n"}),
+        line="failcodes: error: {d}/l.csv: all 2 labels are claim-level (claim_id set), so no "
+        "sentence has a label; compare pairs sentences: give sentence labels (ingest generic "
+        "--label-rule ... --option label_level=sentence makes them)",
+    ),
+    Case(
+        # sentences numbered per answer (1, 2 in q1 and in q2) whose rows agreed were merged
+        # into q1's labels: '1 error / 1 no-error' for 4 sentences with 2 errors, exit 0
+        # (d7eab56)
+        "ingest-generic/sentence-ids-numbered-per-answer",
+        (
+            *("ingest", "generic", "{d}/tab.csv", "-o", "{d}/t.jsonl", "--labels-out"),
+            *("{d}/l.jsonl", "--map", "qid=question_id", "--map", "sid=sentence_id"),
+            *("--system", "A", "--label-rule", "gold = wrong -> error", "--option", "ids=claim"),
+            *("--option", "label_level=sentence"),
+        ),
+        _write(
+            {
+                "tab.csv": "qid,sid,claim,verdict,gold\nq1,1,a,refuted,wrong\n"
+                "q1,2,b,supported,ok\nq2,1,c,supported,wrong\nq2,2,d,supported,ok\n"
+            }
+        ),
+        line="failcodes: error: {d}/tab.csv:4, field 'sentence_id': sentence '1' is under "
+        "question 'q2' here but 'q1' at line 2: a sentence id names one answer's sentence "
+        "(numbered per answer? --option sentence_ids=question makes it 'q2:1')",
     ),
     Case(
         # one label file per system as --labels A --labels B: B's alone were read, sysA
