@@ -196,3 +196,47 @@ def test_true_false_verdicts_from_a_column_named_as_an_error_flag_are_refused(
     assert run_cli(args, capsys)[0] == 0
     got = json.loads(out.read_text(encoding="utf-8"))
     assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(2, 0, 0, 2)]
+
+
+def test_a_correctness_column_mapped_to_has_error_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Clinicians' sheet: is_correct true on s1 and s3, false on s2 and s4 (the two errors).
+    # `--map is_correct=has_error` wrote s1, s3 as errors and s2, s4 as none: against a
+    # verifier refuting s2 and s4, main gave TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2, exit 0.
+    sheet = tmp_path / "clinicians.csv"
+    sheet.write_text(
+        "sentence_id,is_correct\ns1,true\ns2,false\ns3,true\ns4,false\n", encoding="utf-8"
+    )
+    traces = _jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {
+                "system": "v",
+                "question_id": "q1",
+                "sentence_id": sid,
+                "claim_id": sid,
+                "claim": f"claim {sid}",
+                "verdict": "refuted" if sid in ("s2", "s4") else "supported",
+            }
+            for sid in ("s1", "s2", "s3", "s4")
+        ],
+    )
+    labels = tmp_path / "labels.jsonl"
+    base = ["ingest", "generic-labels", str(sheet), "-o", str(labels)]
+    code, _, err = run_cli([*base, "--map", "is_correct=has_error"], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {sheet}:1, field 'is_correct': --map is_correct=has_error: the "
+        "column's name says true means correct (no error), but has_error reads true as an "
+        "error; give --label-rule 'is_correct = false -> error' instead (or, if true marks an "
+        "error, rename the column)"
+    ]
+    assert not labels.exists()
+    # the rule the refusal gives: s2, s4 errors, refuted (TP 2); s1, s3 supported (TN 2)
+    assert run_cli([*base, "--label-rule", "is_correct = false -> error"], capsys)[0] == 0
+    out = tmp_path / "m.json"
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    assert run_cli(args, capsys)[0] == 0
+    got = json.loads(out.read_text(encoding="utf-8"))
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(2, 0, 0, 2)]

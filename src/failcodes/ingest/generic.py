@@ -46,6 +46,7 @@ from failcodes.ingest.table import (
     TableStream,
     check_option,
     label_from_row,
+    refuse_correct_as_error,
 )
 from failcodes.labels import Label
 from failcodes.sheetio import is_spreadsheet
@@ -201,6 +202,7 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     repeated = 0
     # ``label_annotator`` etc. name label fields in a traces table; here the row is the label
     renames = {k: LABEL_TARGETS.get(v, v) for k, v in options.renames().items()}
+    refuse_correct_as_error(renames, paths[0])
     plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
     scope = _OneScope()
     if (

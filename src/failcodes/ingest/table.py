@@ -919,6 +919,36 @@ _ERROR_FLAG = re.compile(
 )
 
 
+#: A column's name that says true marks a correct claim or sentence (``is_correct``).
+_CORRECT_FLAG = re.compile(
+    r"correct|accura|support|factual|valid|true|faithful|consisten|verified|grounded",
+    re.IGNORECASE,
+)
+
+
+def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
+    """Refuse ``--map is_correct=has_error``: a column whose true marks no error.
+
+    ``has_error`` reads true as an error: every correct sentence was labelled an error and
+    every wrong one not (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2), exit 0.
+    """
+    for column, target in renames.items():
+        if (
+            target == "has_error"
+            and _CORRECT_FLAG.search(column)
+            and not _ERROR_FLAG.search(column)
+        ):
+            raise InputError(
+                f"--map {column}={target}: the column's name says true means correct (no "
+                "error), but has_error reads true as an error; give --label-rule "
+                f"'{column} = false -> error' instead (or, if true marks an error, rename "
+                "the column)",
+                path=path,
+                line=1,
+                field=column,
+            )
+
+
 def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     """The verdict columns named as error flags, by system (None: every row's column).
 
