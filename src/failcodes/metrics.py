@@ -778,6 +778,7 @@ def _intervals(
                     effective_clusters=float(effective[name][g]),
                     n_positives=None if cells is None else int(totals[g, list(cells)].sum()),
                     bounds=_RANGE[name],
+                    resamples=resamples,
                 ),
             )
     return out

@@ -45,7 +45,6 @@ from failcodes.stats.bootstrap import (
     CEILING,
     CEILING_UNITS,
     KAPPA_MIN_UNITS,
-    MIN_MC_RESAMPLES,
     MIN_UNITS,
     Block,
     FloatArray,
@@ -974,17 +973,10 @@ def finish(
             bounds=bounds,
             ceiling=CEILING if e.statistic in KAPPA_TYPE else None,
             ceiling_units=None if method == "wald" else CEILING_UNITS,
+            resamples=n_bootstrap if i in replicates else None,
         )
         if i in replicates and valid < 0.9 * n_bootstrap:
             note = f"coefficient undefined in {n_bootstrap - valid} of {n_bootstrap} resamples"
-            warning = note if warning is None else f"{warning}; {note}"
-        if low is not None and i in replicates and n_bootstrap < MIN_MC_RESAMPLES:
-            # its endpoints are the resamples' extremes, Monte Carlo error unknown: a 95%
-            # interval from 5 resamples spans about (5 - 1) / (5 + 1) of the distribution
-            note = (
-                f"interval from only {n_bootstrap} bootstrap resamples (Monte Carlo error "
-                f"unknown below {MIN_MC_RESAMPLES}; the default is 2000)"
-            )
             warning = note if warning is None else f"{warning}; {note}"
         out.append(
             AgreementResult(

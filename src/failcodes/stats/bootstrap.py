@@ -417,6 +417,7 @@ def interval_warning(
     bounds: tuple[float, float] = (-1.0, 1.0),
     ceiling: float | None = None,
     ceiling_units: int | None = CEILING_UNITS,
+    resamples: int | None = None,
 ) -> str | None:
     """Why an interval may mislead, or None: every reason found, joined by '; '.
 
@@ -426,7 +427,9 @@ def interval_warning(
     an estimate on the boundary of its range; with ``ceiling`` (kappa-type statistics) on fewer than
     ``ceiling_units`` units (:data:`CEILING_UNITS`; None: any number, as for Wald intervals,
     which cover 0.88-0.93 there even with 100-400 units), an estimate at or above ``ceiling``
-    or an upper bound within :data:`CEILING_MARGIN` of the top of the scale.
+    or an upper bound within :data:`CEILING_MARGIN` of the top of the scale; a bootstrap
+    interval from fewer than :data:`MIN_MC_RESAMPLES` ``resamples`` (its endpoints near their
+    extremes, no Monte Carlo error: 95% intervals from 5 / 20 covered 0.61 / 0.83).
     """
     if value is None:
         return None
@@ -457,6 +460,12 @@ def interval_warning(
             "near the ceiling: Wald's interval under-covers there (use the bootstrap)"
             if ceiling_units is None
             else f"near the ceiling on fewer than {ceiling_units} units"
+        )
+    if resamples and resamples < MIN_MC_RESAMPLES and low is not None:
+        reasons.append(
+            f"interval from only {resamples} bootstrap resamples (fewer than "
+            f"{MIN_MC_RESAMPLES}: its endpoints are near the resamples' extremes; 2000 or more "
+            "for a 95% interval)"
         )
     return "; ".join(reasons) or None
 
