@@ -354,3 +354,24 @@ def test_metrics_intervals_from_a_handful_of_resamples_say_so(tmp_path: Path) ->
         assert warnings
         note = f"interval from only {resamples} bootstrap resamples (fewer than 200"
         assert all((note in w) is said for w in warnings), warnings
+
+
+def test_failcodes_run_of_an_agree_request_says_what_it_assumed(tmp_path: Path) -> None:
+    """`failcodes.run(AgreeRequest(...))` (docs/study.md's API; a study's agreement step): the
+    CLI prints agree's first line, the API said nothing, so three physicians and their
+    majority_label came back as Fleiss over three raters with no word of the column left
+    out. `failcodes.run` says a result's `assumed` through `note`; agree's result has it now."""
+    import failcodes as fc
+    from failcodes.commands.agree import AgreeRequest
+
+    table = tmp_path / "physicians.csv"
+    rows = ["a,a,a,a", "a,a,b,a", "b,b,b,b", "b,a,b,b", "a,b,b,b", "a,a,a,a"]
+    table.write_text(
+        "unit,dr_a,dr_b,dr_c,majority_label\n" + "".join(f"u{i},{r}\n" for i, r in enumerate(rows)),
+        encoding="utf-8",
+    )
+    said: list[str] = []
+    result = fc.run(AgreeRequest(file=table, stat=["fleiss"], bootstrap=0), note=said.append)
+    assert result.rows[0]["raters"] == ["dr_a", "dr_b", "dr_c"]
+    assert [x for x in said if x.startswith("Assumed")] == [result.notes[0]]
+    assert "left out: majority_label (named like a consensus column" in said[0]

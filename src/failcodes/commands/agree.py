@@ -241,6 +241,15 @@ class AgreeResult:
         """The result as plain lines."""
         return [*self.notes, f"{len(self.rows)} coefficient(s)"]
 
+    @property
+    def assumed(self) -> str:
+        """The first line's assumptions (raters, columns left out...): ``failcodes.run`` says it.
+
+        Through the Python API the CLI's first line was never said: a majority_label column
+        left out as a consensus, or units rated once, came back with the numbers and no word.
+        """
+        return next((n for n in self.notes if n.startswith("Assumed")), "")
+
 
 def _coders_written_one_way(
     annotations: Sequence[Annotation], lines: Sequence[int], path: Path
