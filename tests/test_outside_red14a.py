@@ -240,3 +240,47 @@ def test_a_correctness_column_mapped_to_has_error_is_refused(
     assert run_cli(args, capsys)[0] == 0
     got = json.loads(out.read_text(encoding="utf-8"))
     assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(2, 0, 0, 2)]
+
+
+def test_a_hallucination_score_read_as_support_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A detector's hallucination_score, high on the two claims the clinicians marked wrong
+    # (0.9, 0.8) and low on the others (0.1, 0.2). --option verdict_threshold=0.5 read a
+    # score at or above 0.5 as supported: main gave -m non_supported TP 0, FP 2, FN 2, TN 0
+    # for TP 2, TN 2, exit 0 (its note: "2 of 4 scores at or above it (supported)").
+    table = tmp_path / "scores.csv"
+    table.write_text(
+        "claim_id,claim,hallucination_score,gold\n"
+        "c1,Aspirin cures cancer,0.9,wrong\n"
+        "c2,Aspirin reduces fever,0.1,ok\n"
+        "c3,Statins cure diabetes,0.8,wrong\n"
+        "c4,Insulin lowers glucose,0.2,ok\n",
+        encoding="utf-8",
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    base = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    base += ["--map", "hallucination_score=verdict", "--option", "verdict_threshold=0.5"]
+    base += ["--system", "detector", "--label-rule", "gold = wrong -> error"]
+    code, _, err = run_cli(base, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {table}:2, field 'hallucination_score': column "
+        "'hallucination_score' holds scores read as support (at or above 0.5: supported), "
+        "but its name says a high score marks an error: give --option score_means=error (or "
+        "score_means=support if a high score means the claim holds)"
+    ]
+    assert not traces.exists() and not labels.exists()
+    # score_means=error: c1, c3 (0.9, 0.8) no_evidence and wrong (TP 2), c2, c4 supported
+    # and ok (TN 2); the note says which side is which
+    code, _, err = run_cli([*base, "--option", "score_means=error"], capsys)
+    assert code == 0
+    assert (
+        "note: --option verdict_threshold=0.5: 2 of 4 scores at or above it (no_evidence), "
+        "2 below (supported); the scores run from 0.1 to 0.9"
+    ) in err.splitlines()
+    out = tmp_path / "m.json"
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    assert run_cli([*args, "-m", "non_supported"], capsys)[0] == 0
+    got = json.loads(out.read_text(encoding="utf-8"))
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(2, 0, 0, 2)]

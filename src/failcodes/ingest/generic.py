@@ -63,6 +63,7 @@ OPTIONS: tuple[str, ...] = (
     "label_scope",
     "verdict_threshold",
     "below_threshold",
+    "score_means",
     "no_verdict",
 )
 LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties", "duplicates")
@@ -89,6 +90,11 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         below_threshold=Verdict(
             options.option("below_threshold", ("no_evidence", "refuted"), "no_evidence")
         ),
+        score_means=(
+            options.option("score_means", ("support", "error"), "support")
+            if "score_means" in options.extra
+            else None
+        ),
         verdict_columns=options.verdict_columns,
         declared_verdicts=options.verdicts,
     )
@@ -98,8 +104,9 @@ def _threshold(options: AdapterOptions) -> float | None:
     """``--option verdict_threshold=T`` as a number (None when not given)."""
     text = options.extra.get("verdict_threshold")
     if text is None:
-        if "below_threshold" in options.extra:
-            raise ConfigError("--option below_threshold goes with --option verdict_threshold=T")
+        for name in ("below_threshold", "score_means"):
+            if name in options.extra:
+                raise ConfigError(f"--option {name} goes with --option verdict_threshold=T")
         return None
     try:
         value = float(text)

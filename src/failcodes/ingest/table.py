@@ -108,6 +108,9 @@ class TableSpec:
     label_scope_given: bool = False
     verdict_threshold: float | None = None
     below_threshold: Verdict = Verdict.NO_EVIDENCE
+    #: what a high score means: "support" (the claim holds) or "error" (a hallucination
+    #: score); None: not said (support, refused for a column named as an error flag)
+    score_means: str | None = None
     no_verdict: str = "error"
     verdict_columns: tuple[tuple[str, str], ...] = ()
     declared_verdicts: Mapping[str, Verdict] = field(default_factory=dict)
@@ -657,7 +660,8 @@ def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) 
         )
     rec.setdefault("raw_verdict", str(value).strip())
     assert spec.verdict_threshold is not None
-    rec["verdict"] = Verdict.SUPPORTED if score >= spec.verdict_threshold else spec.below_threshold
+    supported = (score >= spec.verdict_threshold) != (spec.score_means == "error")
+    rec["verdict"] = Verdict.SUPPORTED if supported else spec.below_threshold
 
 
 class TableStream:
@@ -690,6 +694,7 @@ class TableStream:
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
+        tally.scores.error = self.spec.score_means == "error"
         keys = KeyHashes()
         try:
             for row in self._rows(tally, lines=self.lines):
@@ -710,7 +715,7 @@ class TableStream:
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
                 if self._flags:
-                    _refuse_error_flag(row, self._flags)
+                    _refuse_error_flag(row, self._flags, self.spec)
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -952,8 +957,11 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
 def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     """The verdict columns named as error flags, by system (None: every row's column).
 
-    None when ``--alias`` says what true or false means.
+    Empty when ``--alias`` says what true or false means or, for scores, ``--option
+    score_means`` what a high one means.
     """
+    if spec.verdict_threshold is not None and spec.score_means is not None:
+        return {}
     if {str(k).strip().casefold() for k in spec.aliases} & {"true", "false"}:
         return {}
     out: dict[str | None, str] = {}
@@ -964,15 +972,29 @@ def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     return out
 
 
-def _refuse_error_flag(row: _Row, flags: Mapping[str | None, str]) -> None:
-    """Refuse a true/false verdict read from a column named as an error flag.
+def _refuse_error_flag(row: _Row, flags: Mapping[str | None, str], spec: TableSpec) -> None:
+    """Refuse a true/false verdict or a score read from a column named as an error flag.
 
     The default aliases read true as supported, false as refuted (a verifier's "the claim is
     true"). From ``is_hallucination`` that is backwards: every flagged claim read as
     supported and every clean one as refuted (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2), exit 0.
+    So is a score at or above ``--option verdict_threshold`` read as supported from
+    ``hallucination_score``.
     """
     column = flags.get(row.trace.system, flags.get(None))
-    if column is None or str(row.trace.raw_verdict).strip().casefold() not in ("true", "false"):
+    if column is None:
+        return
+    if spec.verdict_threshold is not None:
+        raise InputError(
+            f"column {column!r} holds scores read as support (at or above "
+            f"{spec.verdict_threshold:g}: supported), but its name says a high score marks an "
+            "error: give --option score_means=error (or score_means=support if a high score "
+            "means the claim holds)",
+            path=row.path,
+            line=row.line,
+            field=column,
+        )
+    if str(row.trace.raw_verdict).strip().casefold() not in ("true", "false"):
         return
     raise InputError(
         f"column {column!r} holds true/false, which read as supported/refuted (true: the "
@@ -1012,26 +1034,28 @@ class _Scores:
     high: float = -math.inf
     #: Each system's own (--verdict-column: verifiers whose scores may be on other scales).
     systems: dict[str, _Scores] = field(default_factory=dict)
+    #: A high score marks an error (``--option score_means=error``): above is unsupported.
+    error: bool = False
 
     def add(self, trace: Trace | TraceLine) -> None:
         """Count one trace whose verdict came from its score (kept as its raw verdict)."""
-        self.systems.setdefault(trace.system, _Scores()).count_one(trace)
+        self.systems.setdefault(trace.system, _Scores(error=self.error)).count_one(trace)
         self.count_one(trace)
 
     def count_one(self, trace: Trace | TraceLine) -> None:
         """Count one trace in this tally alone."""
         self.count += 1
-        self.above += trace.verdict == Verdict.SUPPORTED
+        self.above += (trace.verdict == Verdict.SUPPORTED) != self.error
         with contextlib.suppress(ValueError):  # a raw_verdict column of the table's own
             score = float(str(trace.raw_verdict))
             self.low, self.high = min(self.low, score), max(self.high, score)
 
     def note(self, threshold: float, below: Verdict) -> str:
         """The note: how many scores at or above the threshold, how many below, the range."""
+        high, low = (below.value, "supported") if self.error else ("supported", below.value)
         text = (
             f"--option verdict_threshold={threshold:g}: {self.above:,} of {self.count:,} "
-            f"scores at or above it (supported), {self.count - self.above:,} below "
-            f"({below.value})"
+            f"scores at or above it ({high}), {self.count - self.above:,} below ({low})"
         )
         if self.low <= self.high:
             text += f"; the scores run from {self.low:g} to {self.high:g}"
