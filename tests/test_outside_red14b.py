@@ -375,3 +375,25 @@ def test_failcodes_run_of_an_agree_request_says_what_it_assumed(tmp_path: Path) 
     assert result.rows[0]["raters"] == ["dr_a", "dr_b", "dr_c"]
     assert [x for x in said if x.startswith("Assumed")] == [result.notes[0]]
     assert "left out: majority_label (named like a consensus column" in said[0]
+
+
+def test_statistic_options_on_an_annotation_file_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An annotation file's statistics are fixed per scope: `--weights quadratic` (or
+    `--stat cohen`, `--level ordinal`, `--categories`, `--sets`) was ignored without a word,
+    the rows unweighted ('weights: none') at exit 0 for a user who asked for weights. Now one
+    line, exit 2, nothing written, as --by/--raters were refused already."""
+    anns = [
+        _ann(f"u{i}", coder, kind, "exact_entity", "exact_scope")
+        for i in range(3)
+        for coder, kind in (("alice", CoderKind.HUMAN), ("judge", CoderKind.LLM))
+    ]
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(a.model_dump_json() + "\n" for a in anns), encoding="utf-8")
+    out = tmp_path / "agreement.json"
+    for extra in (["--weights", "quadratic"], ["--stat", "cohen"], ["--level", "ordinal"]):
+        code, stdout, err = run_cli(["agree", str(path), *extra, "-o", str(out)], capsys)
+        assert (code, stdout) == (2, "")
+        assert err == f"failcodes: error: {extra[0]}: for ratings tables, not annotation files\n"
+        assert not out.exists()

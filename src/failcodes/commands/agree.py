@@ -436,11 +436,19 @@ class AgreeRequest(Request):
         notes: list[str] = []
         panel_run = self.file.is_dir() and (self.file / "panel.json").exists()
         if panel_run or _is_annotation_file(self.file):
+            # and the statistic choices: an annotation file's are fixed per scope, so
+            # `--weights quadratic` or `--stat cohen` gave the unweighted, every-statistic rows
             table_only = {
                 "--by": self.by,
                 "--raters": self.raters,
                 "--unit-column": self.unit_column,
                 "--long": self.long,
+                "--stat": None if self.stat == ["all"] else self.stat,
+                "--level": None if self.level == "nominal" else self.level,
+                "--weights": None if self.weights == "none" else self.weights,
+                "--weights-matrix": self.weights_matrix,
+                "--categories": self.categories,
+                "--sets": self.sets,
             }
             given = [name for name, value in table_only.items() if value is not None]
             if given:  # they name columns of a ratings table: silently ignored here before
