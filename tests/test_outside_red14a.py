@@ -284,3 +284,35 @@ def test_a_hallucination_score_read_as_support_is_refused(
     assert run_cli([*args, "-m", "non_supported"], capsys)[0] == 0
     got = json.loads(out.read_text(encoding="utf-8"))
     assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(2, 0, 0, 2)]
+
+
+def test_intervals_over_questions_of_one_sentence_say_the_sentences_are_resampled_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A claim table without question ids: ingest makes each sentence its own question, so
+    # the cluster bootstrap resampled 4 single-sentence "questions", the sentences as if
+    # independent, and the first line said nothing of it (sentences of one long answer are
+    # not: their intervals were too narrow, with no word).
+    table = tmp_path / "claims.csv"
+    table.write_text(
+        "sentence_id,claim,verdict,gold\ns1,a,refuted,bad\ns2,b,supported,ok\n"
+        "s3,c,refuted,ok\ns4,d,supported,bad\n",
+        encoding="utf-8",
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += ["--system", "v", "--label-rule", "gold = bad -> error"]
+    assert run_cli(args, capsys)[0] == 0
+    metrics = ["metrics", "--traces", str(traces), "--labels", str(labels)]
+    code, out, _ = run_cli([*metrics, "--bootstrap", "50"], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "Assumed: shared labels (each label applies to every system's traces of its "
+        "sentence); a labelled sentence it made no claim for counts as no error flagged "
+        "(--without-claims no_error); each question holds one sentence: the bootstrap "
+        "resamples sentences as independent (if sentences share an answer, give its id as "
+        "question_id)"
+    )
+    # without intervals there is nothing to say
+    code, out, _ = run_cli(metrics, capsys)
+    assert "each question holds one sentence" not in out.splitlines()[0]

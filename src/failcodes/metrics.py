@@ -370,8 +370,23 @@ class MetricsReport(FrozenModel):
     )
 
     def assumptions(self) -> str | None:
-        """The one line naming what was assumed (:func:`failcodes.labelscope.assumptions_line`)."""
-        return assumptions_line(self.shape) if self.shape is not None else None
+        """The one line naming what was assumed (:func:`failcodes.labelscope.assumptions_line`).
+
+        With intervals, also when every question holds one unit: the cluster bootstrap then
+        resamples the units as independent (a table without question ids, whose question
+        each sentence is; sentences of one answer are not independent).
+        """
+        if self.shape is None:
+            return None
+        line = assumptions_line(self.shape)
+        counted = [r for r in self.results if r.n]
+        if self.bootstrap is not None and counted and all(r.n_questions == r.n for r in counted):
+            unit = self.level.value
+            line += (
+                f"; each question holds one {unit}: the bootstrap resamples {unit}s as "
+                f"independent (if {unit}s share an answer, give its id as question_id)"
+            )
+        return line
 
     def to_dataframe(self) -> pd.DataFrame:
         """Return the results as a DataFrame, one row per system x mapping."""
