@@ -3,18 +3,27 @@
 :func:`redact_url` cleans one URL (judge base URLs in run metadata, the Label Studio URL in
 messages); :func:`redact_text` cleans every URL inside a message, and the CLI applies it to
 each error line it prints, so a URL with credentials that reaches an error is still shown
-without them.
+without them. It also masks the value of every key variable (:data:`SECRET_ENV`) and any
+API-key-shaped word (``sk-...``): a server's 400 that echoed the key ("Incorrect API key
+provided: sk-...") printed it on the error line and in a study's log.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["SECRET_PARAMS", "redact_text", "redact_url"]
+__all__ = ["SECRET_ENV", "SECRET_PARAMS", "looks_like_key", "redact_text", "redact_url"]
 
 #: Query parameters that carry credentials in some endpoints' URLs.
 SECRET_PARAMS = ("key", "api_key", "apikey", "token", "access_token", "sig", "signature")
+
+#: The environment variables holding keys (judge providers, Label Studio).
+SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LABEL_STUDIO_API_KEY")
+
+#: OpenAI (``sk-``, ``sk-proj-``) and Anthropic (``sk-ant-``) key shapes.
+_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
 
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>()\[\]]+")
 
@@ -51,8 +60,18 @@ def _clean(match: re.Match[str]) -> str:
     return f"{redact_url(url)}{trail}"
 
 
+def looks_like_key(text: str) -> bool:
+    """Whether ``text`` holds an API key: a key variable's value or a ``sk-...`` word."""
+    return redact_text(text) != text
+
+
 def redact_text(text: str) -> str:
-    """``text`` with every URL in it passed through :func:`redact_url`."""
+    """``text`` with every URL passed through :func:`redact_url` and keys masked as ``***``."""
+    for name in SECRET_ENV:
+        value = os.environ.get(name, "").strip()
+        if len(value) >= 8:
+            text = text.replace(value, "***")
+    text = _KEY.sub("***", text)
     if "://" not in text:
         return text
     return _URL.sub(_clean, text)

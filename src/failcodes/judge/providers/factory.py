@@ -11,7 +11,7 @@ from typing import Any
 from failcodes.errors import ConfigError
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.providers.batching import BatchBackend
-from failcodes.redact import redact_url
+from failcodes.redact import looks_like_key, redact_url
 
 PROVIDERS = ("offline", "anthropic", "openai")
 
@@ -24,6 +24,12 @@ def parse_spec(spec: str) -> tuple[str, str]:
         from failcodes.judge.providers.offline import OFFLINE_MODEL
 
         return name, model or OFFLINE_MODEL
+    if looks_like_key(spec):
+        # written as the judge's name into the journal, summary.json and every annotation
+        raise ConfigError(
+            "--judge: the model name is an API key; name the model (openai:gpt-5-mini) and "
+            "give the key in the environment (OPENAI_API_KEY or ANTHROPIC_API_KEY)"
+        )
     if name not in PROVIDERS or not model:
         raise ConfigError(
             f"unknown judge {spec!r}; use offline, anthropic:MODEL or openai:MODEL "
