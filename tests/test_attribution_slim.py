@@ -301,8 +301,8 @@ def test_claim_unit_ids_are_unit_id(texts: tuple[str, ...], reasoning: str | Non
     from failcodes.units import claim_unit_ids, retrieval_unit_digests
 
     claim = 'A "claim" \u00e9'
-    # each passage under a source, a title, both, none, an empty one: the retrieval ids cover
-    # what the prompt shows beside the text; the verification id covers the texts
+    # each passage under a source, a title, both, none, an empty one: the retrieval ids and
+    # the verification id cover what the prompt shows beside each text
     shown = [("pubmed", None), (None, "A title"), ("blog", "t"), (None, None), ("", "")]
     passages = [
         Passage(passage_id=f"p{i}", rank=i + 1, text=t, source=shown[i % 5][0],
@@ -312,10 +312,11 @@ def test_claim_unit_ids_are_unit_id(texts: tuple[str, ...], reasoning: str | Non
     digests, step = claim_unit_ids(claim, passages, reasoning, Verdict.SUPPORTED)
     assert digests == retrieval_unit_digests(claim, passages)
     assert [digests[8 * i : 8 * i + 8].hex() for i in range(len(texts))] == [
-        unit_id(UnitKind.RETRIEVAL, claim, (p.text,), source=p.source, title=p.title)
-        for p in passages
+        unit_id(UnitKind.RETRIEVAL, claim, (p,)) for p in passages
     ]
-    assert step == unit_id(UnitKind.VERIFICATION, claim, texts, reasoning, Verdict.SUPPORTED)
+    assert step == unit_id(UnitKind.VERIFICATION, claim, passages, reasoning, Verdict.SUPPORTED)
+    if texts:  # "pubmed" beside the first text: not the texts-only id
+        assert step != unit_id(UnitKind.VERIFICATION, claim, texts, reasoning, Verdict.SUPPORTED)
 
 
 def test_attribute_reads_a_disagreements_file_once_and_falls_back_mid_file(workdir, capsys) -> None:

@@ -50,6 +50,7 @@ from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.units import (
     UnitKind,
     build_units,
+    claim_unit_ids,
     disagreement_traces,
     retrieval_unit_digests,
     unit_id,
@@ -304,12 +305,13 @@ def test_a_repeated_trace_keeps_its_first_record(tmp_path) -> None:
     ),
 )
 def test_retrieval_digests_are_unit_ids(claim, shown) -> None:
-    # the fast path (the claim hashed once) and unit_id agree, sources and titles included;
-    # both are the content hash of the unit's canonical JSON, whose passage is its text when
-    # no source or title is shown (an empty one is not) and else the object of what is shown
+    # the fast paths (the claim hashed once; a claim's retrieval and verification ids
+    # together) and unit_id agree, sources and titles included, for both kinds; all are the
+    # content hash of the unit's canonical JSON, whose passage is its text when no source or
+    # title is shown (an empty one is not) and else the object of what is shown
     passages = [Passage(passage_id="p", rank=1, text=t, source=s, title=n) for t, s, n in shown]
     digests = retrieval_unit_digests(claim, passages)
-    ids = [unit_id(UnitKind.RETRIEVAL, claim, (t,), source=s, title=n) for t, s, n in shown]
+    ids = [unit_id(UnitKind.RETRIEVAL, claim, (p,)) for p in passages]
     assert [digests[8 * i : 8 * i + 8].hex() for i in range(len(shown))] == ids
     entries = [t if not s and not n else {"source": s or None, "text": t, "title": n or None}
                for t, s, n in shown]  # fmt: skip
@@ -318,6 +320,11 @@ def test_retrieval_digests_are_unit_ids(claim, shown) -> None:
                       "verdict": None})
         for e in entries
     ]  # fmt: skip
+    both, step = claim_unit_ids(claim, passages, "Because.", Verdict.REFUTED)
+    assert both == digests
+    assert step == unit_id(UnitKind.VERIFICATION, claim, passages, "Because.", Verdict.REFUTED)
+    assert step == content_hash({"kind": "verification", "claim": claim, "passages": entries,
+                                 "reasoning": "Because.", "verdict": "refuted"})  # fmt: skip
 
 
 _PASSAGE = st.builds(

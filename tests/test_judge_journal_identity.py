@@ -44,24 +44,28 @@ def test_a_journal_written_before_the_model_key_is_not_checked_on_it(tmp_path: P
     journal.close()
 
 
-def test_a_run_of_the_heuristic_before_its_quote_rule_changed_is_not_resumed(
-    workdir: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("kind", "old"), [("retrieval", "heuristic-v2"), ("reasoning", "heuristic-v3")]
+)
+def test_a_run_of_the_heuristic_before_its_rules_changed_is_not_resumed(
+    workdir: Path, capsys: pytest.CaptureFixture[str], kind: str, old: str
 ) -> None:
     # heuristic-v2 quoted the whole passage five times; 3acf590 quotes a 20-word span and kept
     # the name, so a v2 run resumed afterwards held units of both rules under one identity.
-    # The model is now heuristic-v3: the old run is refused in one line, never mixed.
+    # heuristic-v3's grounding read the passage ids, which the prompt does not show; v4 reads
+    # the titles it shows instead. The model is now heuristic-v4: an old run is refused in one
+    # line, never mixed.
     traces = write_traces(workdir / "traces.jsonl", make_traces(2))
-    args = ["judge", "retrieval", "--from", str(traces), "-o", "run"]
+    args = ["judge", kind, "--from", str(traces), "-o", "run"]
     code, _, err = run_cli(args, capsys)
     assert code == 0, err
-    with sqlite3.connect(workdir / "run" / JOURNAL_NAME) as db:  # a run judged before 3acf590
-        db.execute("UPDATE meta SET value = 'heuristic-v2' WHERE key = 'model'")
+    with sqlite3.connect(workdir / "run" / JOURNAL_NAME) as db:  # a run judged then
+        db.execute("UPDATE meta SET value = ? WHERE key = 'model'", (old,))
     db.close()
     code, _, err = run_cli(args, capsys)
     assert code != 0
-    assert "model='heuristic-v2', not 'heuristic-v3'" in err
     assert [x for x in err.splitlines() if "error" in x] == [
-        "failcodes: error: run holds a run with model='heuristic-v2', not 'heuristic-v3'; use "
+        f"failcodes: error: run holds a run with model='{old}', not 'heuristic-v4'; use "
         "another output folder (-o) for a different run"
     ]
 

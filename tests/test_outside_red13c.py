@@ -204,7 +204,7 @@ def _text_only(run_dir: Path) -> None:
     old = unit_id(UnitKind.RETRIEVAL, _CLAIM, (_P1,))
     conn = sqlite3.connect(run_dir / "journal.sqlite")
     with conn:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("2",)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("3",)
         conn.execute("DELETE FROM meta WHERE key = 'unit_ids'")
         ((new, text),) = conn.execute("SELECT unit_id, annotation FROM annotations").fetchall()
         assert new != old  # shown with a source: its id is not the text-only one
@@ -234,10 +234,10 @@ def test_a_run_folder_of_text_only_ids_is_refused_not_judged_again_or_found_unco
     before = _tree(run)
     line = (
         f"{run} holds 1 retrieval unit(s) of this input coded under an earlier failcodes, "
-        "whose unit id was the claim and passage text only (one text under two sources was "
-        "judged once, as its first-seen source): move that folder aside (to keep its codes) "
-        "and judge retrieval again (in a study: failcodes run); with the response cache, units "
-        "judged before cost no call"
+        "whose unit id held the passage text only, not its source or title (one text under "
+        "two sources was judged once, as its first-seen source): move that folder aside (to "
+        "keep its codes) and judge retrieval again (in a study: failcodes run); with the "
+        "response cache, units judged before cost no call"
     )
     out = tmp_path / "out"
     tasks, judged = tmp_path / "t.json", ("--judged", str(run))
@@ -362,8 +362,8 @@ def test_a_study_judged_under_text_only_ids_is_refused_by_run_and_recode(
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert (
         f"{run} holds 91 retrieval unit(s) of this input coded under an earlier failcodes, "
-        "whose unit id was the claim and passage text only (one text under two sources was "
-        "judged once, as its first-seen source): move that folder aside"
+        "whose unit id held the passage text only, not its source or title (one text under "
+        "two sources was judged once, as its first-seen source): move that folder aside"
     ) in " ".join(err.split())
     assert _tree(run) == before
     v2 = text.replace(".v1.yaml", ".v2.yaml")
@@ -387,3 +387,161 @@ def test_a_study_judged_under_text_only_ids_is_refused_by_run_and_recode(
     )
     assert _tree(run) == before
     assert not layout.judge_recode_run("scifact-dev", "retrieval", 2).exists()
+
+
+# -- verification units (t14ver): the same, for a verifier's reasoning over the passages ----
+
+_CITES = "PMID 31234 reports metformin lowered HbA1c by 1.1% in adults with type 2 diabetes."
+
+
+def _cited(tmp_path: Path, name: str, shown: dict[str, tuple[str, str, str | None]]) -> Path:
+    """One claim, text, reasoning citing 'PMID 31234' and verdict; per system (its verifier
+    named as it) the passage's (passage_id, source, title)."""
+    path = tmp_path / name
+    rows = []
+    for system, (pid, src, title) in shown.items():
+        row = _trace(system, system.split("-")[0], [(pid, _P1)])
+        row["verifier"], row["reasoning"] = system, _CITES
+        row["passages"][0]["source"] = src  # type: ignore[index]
+        if title is not None:
+            row["passages"][0]["title"] = title  # type: ignore[index]
+        rows.append(row)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _all_correct(folder: Path) -> dict[str, str]:
+    lines = (folder / "verifier_all_correct.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0].split(",")[:5] == ["verifier", "rows", "coded", "all_correct", "rate"]
+    return {line.split(",")[0]: line.split(",")[4] for line in lines[1:]}
+
+
+def test_one_reasoning_over_a_text_under_two_sources_is_two_verification_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Both verifiers wrote the same reasoning ("PMID 31234 reports ...") and verdict over the
+    # same passage text: bm25's passage is abstract 31234, shown as source pubmed and title
+    # 'PMID 31234 trial'; web's is w1, shown as 'healthblog forum' with no title. A
+    # verification unit's id was the passage texts only: one unit, judged as bm25's, and the
+    # offline baseline's grounding read the passage id (not in the prompt), so web's all-
+    # correct rate was 1.000 (0.000 judged alone), exit 0; with no title, 1 unit, both 1.000
+    # from the id alone. Now two units, each coded as the prompt shows it; the passage id
+    # counts for neither id nor code.
+    bm25 = ("31234", "pubmed", "PMID 31234 trial")
+    web = ("w1", "healthblog forum", None)
+    inputs = {
+        "both": {"bm25-gpt": bm25, "web-gpt": web},
+        "alone": {"web-gpt": web},
+        # the passage id alone names 31234: not shown, so neither reasoning is grounded in
+        # what the judge sees (the baseline read it: both grounded before)
+        "id_only": {"bm25-gpt": ("31234", "pubmed", None), "web-gpt": web},
+        # two passage ids, one source and title shown: one unit, as the judge sees one
+        "same": {"bm25-gpt": bm25, "web-gpt": ("w1", "pubmed", "PMID 31234 trial")},
+    }
+    got = {}
+    for name, shown in inputs.items():
+        src = _cited(tmp_path, f"{name}.jsonl", shown)
+        run_dir, out_dir = tmp_path / f"j-{name}", tmp_path / f"a-{name}"
+        assert _cli(["judge", "reasoning", "--from", str(src), "-o", str(run_dir)], capsys)[0] == 0
+        units = (run_dir / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
+        args = ["attribute", "--from", str(src), "--reasoning", str(run_dir), "-o", str(out_dir)]
+        assert _cli(args, capsys)[0] == 0
+        got[name] = (len(units), _all_correct(out_dir))
+    # all-correct rate = rows high on every assessed dimension / rows coded, one row per
+    # verifier. Every dimension but grounding is high for this reasoning; grounding is high
+    # when each number of the reasoning (31234, 1.1) is in the claim, the passage text, or
+    # the source or title shown. bm25 (title 'PMID 31234 trial'): 1/1 = 1.0; web (31234 shown
+    # nowhere): 0/1 = 0.0, as judged alone.
+    assert got["both"] == (2, {"bm25-gpt": "1.0", "web-gpt": "0.0"})
+    assert got["alone"] == (1, {"web-gpt": "0.0"})
+    assert got["id_only"] == (2, {"bm25-gpt": "0.0", "web-gpt": "0.0"})
+    assert got["same"] == (1, {"bm25-gpt": "1.0", "web-gpt": "1.0"})
+
+
+def _verification_text_only(run_dir: Path, meta: str | None) -> None:
+    """Make a verification run folder as an earlier failcodes wrote it: ids of texts only.
+
+    The journal's one row re-keyed to ``unit_id(VERIFICATION, claim, texts, reasoning,
+    verdict)`` (the id then) and ``unit_ids`` set to ``meta`` (``2``: written by the version
+    whose retrieval ids held the source; None: before the key); annotations.jsonl likewise.
+    """
+    import sqlite3
+
+    from failcodes.units import UnitKind, unit_id
+
+    old = unit_id(UnitKind.VERIFICATION, _CLAIM, (_P1,), _CITES, Verdict.SUPPORTED)
+    conn = sqlite3.connect(run_dir / "journal.sqlite")
+    with conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("3",)
+        conn.execute("DELETE FROM meta WHERE key = 'unit_ids'")
+        if meta is not None:
+            conn.execute("INSERT INTO meta (key, value) VALUES ('unit_ids', ?)", (meta,))
+        ((new, text),) = conn.execute("SELECT unit_id, annotation FROM annotations").fetchall()
+        conn.execute(
+            "UPDATE annotations SET unit_id = ?, annotation = ?", (old, text.replace(new, old))
+        )
+    conn.close()
+    lines = run_dir / "annotations.jsonl"
+    lines.write_text(lines.read_text(encoding="utf-8").replace(new, old), encoding="utf-8")
+
+
+@pytest.mark.parametrize("meta", ["2", None])
+def test_a_verification_folder_of_text_only_ids_is_refused_not_judged_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], meta: str | None
+) -> None:
+    # A reasoning run judged before verification ids held the source (unit_ids 2, or no key):
+    # bm25's unit under its texts-only id. With the new ids, `judge` would judge it again
+    # beside its old row and `attribute` find bm25's row uncoded, exit 0. Refused in one line.
+    bm25 = _cited(tmp_path, "bm25.jsonl", {"bm25-gpt": ("31234", "pubmed", None)})
+    web = ("w1", "healthblog forum", None)
+    both = _cited(tmp_path, "both.jsonl", {"bm25-gpt": ("31234", "pubmed", None), "web-gpt": web})
+    run = tmp_path / "run"
+    assert _cli(["judge", "reasoning", "--from", str(bm25), "-o", str(run)], capsys)[0] == 0
+    _verification_text_only(run, meta)
+    before = _tree(run)
+    line = (
+        f"{run} holds 1 verification unit(s) of this input coded under an earlier failcodes, "
+        "whose unit id held the passage text only, not its source or title (one text under "
+        "two sources was judged once, as its first-seen source): move that folder aside (to "
+        "keep its codes) and judge verification again (in a study: failcodes run); with the "
+        "response cache, units judged before cost no call"
+    )
+    out, tasks = tmp_path / "out", tmp_path / "t.json"
+    for args in (
+        ["judge", "reasoning", "--from", str(both), "-o", str(run)],
+        ["judge", "reasoning", "--from", str(bm25), "-o", str(run), "--dry-run"],
+        ["attribute", "--from", str(both), "--reasoning", str(run), "-o", str(out)],
+        ["labelstudio", "export", str(bm25), "-p", "verification", "-o", str(tasks),
+         "--judged", str(run)],
+    ):  # fmt: skip
+        code, _, err = _cli(args, capsys)
+        assert code == 2, args
+        assert line in " ".join(err.split()) and len(err.strip().splitlines()) == 1, err
+        assert _tree(run) == before and not out.exists() and not tasks.exists()
+
+
+def test_a_verification_folder_of_text_only_ids_without_sources_is_used_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Passages shown with no source or title keep the texts-only id: the folder resumes
+    # (nothing judged again), keeps its unit_ids 2 (so it stays marked) and is attributed.
+    # (Before, the baseline read the passage id 31234: grounded, 1.0.)
+    import sqlite3
+
+    src = _cited(tmp_path, "plain.jsonl", {"bm25-gpt": ("31234", "", None)})
+    run = tmp_path / "run"
+    assert _cli(["judge", "reasoning", "--from", str(src), "-o", str(run)], capsys)[0] == 0
+    _verification_text_only(run, "2")
+    code, out, _ = _cli(["judge", "reasoning", "--from", str(src), "-o", str(run)], capsys)
+    assert code == 0 and "1 already done" in " ".join(out.split()), out
+    conn = sqlite3.connect(run / "journal.sqlite")
+    assert conn.execute("SELECT COUNT(*) FROM annotations").fetchone() == (1,)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("2",)
+    conn.close()
+    args = ["attribute", "--from", str(src), "--reasoning", str(run), "-o", str(tmp_path / "a")]
+    assert _cli(args, capsys)[0] == 0
+    # coded, not undetermined: 31234 is shown nowhere (grounding low), 0 of 1 coded rows
+    # all correct = 0.0 over 1 coded row
+    assert _all_correct(tmp_path / "a") == {"bm25-gpt": "0.0"}
+    lines = (tmp_path / "a" / "verifier_all_correct.csv").read_text(encoding="utf-8")
+    assert lines.splitlines()[1].startswith("bm25-gpt,1,1,0,0.0")

@@ -20,7 +20,7 @@ def test_retrieval_units_dedup_across_systems_with_provenance() -> None:
     assert len(units) == 6
     shared = units[0]
     claim = traces[0].claim
-    assert shared.id == unit_id(UnitKind.RETRIEVAL, claim, (P_GOOD.text,), source="pubmed")
+    assert shared.id == unit_id(UnitKind.RETRIEVAL, claim, (P_GOOD,))
     assert shared.provenance == (
         Provenance(system="sysA", question_id="q0", sentence_id="q0-s1", claim_id="q0-c1", rank=1),
         Provenance(system="sysB", question_id="q0", sentence_id="q0-s1", claim_id="q0-c1", rank=1),
@@ -75,7 +75,7 @@ def test_verification_units_skip_traces_without_reasoning() -> None:
     assert units[0].id == unit_id(
         UnitKind.VERIFICATION,
         traces[0].claim,
-        tuple(p.text for p in traces[0].passages),
+        traces[0].passages,
         traces[0].reasoning,
         Verdict.SUPPORTED,
     )

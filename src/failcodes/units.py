@@ -4,9 +4,9 @@ One (claim, passage) pair for retrieval, one (claim, passages, reasoning, verdic
 verification.
 
 A unit's id is a hash of exactly the content the judge sees, so a pair retrieved by several
-retrievers is one unit (judged once) with several provenance entries. A retrieval unit's
-passage is its text and the source and title its prompt shows beside it: one text under two
-sources is two units, each judged as its own source.
+retrievers is one unit (judged once) with several provenance entries. A unit's passage (of
+either kind) is its text and the source and title its prompt shows beside it: one text under
+two sources is two units, each judged as its own source.
 """
 
 from __future__ import annotations
@@ -73,12 +73,9 @@ class Unit(FrozenModel):
 def unit_id(
     kind: UnitKind,
     claim: str,
-    passage_texts: tuple[str, ...],
+    passages: Sequence[Any],
     reasoning: str | None = None,
     verdict: Verdict | None = None,
-    *,
-    source: str | None = None,
-    title: str | None = None,
 ) -> str:
     """Return the content id of a unit: same judged content, same id, across systems.
 
@@ -89,17 +86,21 @@ def unit_id(
     ``UnicodeEncodeError`` in both), which gives the same bytes - and so the same ids, which
     key journals and caches - many times faster than serialising a dict per unit.
 
-    ``source`` / ``title``: what a retrieval unit's prompt shows beside its one passage (see
-    :func:`passage_entry`); a verification unit's passages are their texts.
+    ``passages``: a passage is a text shown alone, or anything with ``text``, ``source`` and
+    ``title`` (a :class:`~failcodes.traces.Passage`, a reader's record), entered as the prompt
+    shows it (:func:`passage_entry`).
     """
     import msgspec
 
     encode = msgspec.json.encode
-    if kind is UnitKind.RETRIEVAL and (source or title):
-        (only,) = passage_texts
-        passages = passage_entry(encode(only), encode, source, title)
-    else:
-        passages = b",".join(map(encode, passage_texts))
+    entries = b",".join(
+        (
+            encode(p)
+            if isinstance(p, str)
+            else passage_entry(encode(p.text), encode, p.source, p.title)
+        )
+        for p in passages
+    )
     text = b"".join(
         (
             b'{"claim":',
@@ -107,7 +108,7 @@ def unit_id(
             b',"kind":',
             encode(kind.value),
             b',"passages":[',
-            passages,
+            entries,
             b'],"reasoning":',
             encode(reasoning) if reasoning is not None else b"null",
             b',"verdict":',
@@ -121,13 +122,15 @@ def unit_id(
 def passage_entry(
     text_json: bytes, encode: Callable[[str], bytes], source: str | None, title: str | None
 ) -> bytes:
-    """A retrieval unit's passage in its canonical JSON, given the text's JSON.
+    """A unit's passage in its canonical JSON, given the text's JSON.
 
     The text alone when the prompt shows no source and no title beside it (an empty one is
     not shown), so the id of such a passage is what it was before ids held them; else
     ``{"source": ..., "text": ..., "title": ...}`` with ``null`` for the one not shown. The
     same text under two sources is then two units, each judged as its own source (it was one,
-    coded as the first-seen source for both).
+    coded as the first-seen source for both). The prompts show a passage's rank too, but its
+    id not: rank is left out on purpose (a text two retrievers rank differently is one unit;
+    a verification unit's passages are in rank order), and the judges read neither.
     """
     if not source and not title:
         return text_json
@@ -153,7 +156,7 @@ def retrieval_unit_digests(claim: str, passages: Iterable[Any]) -> bytes:
 
     A passage is anything with ``text``, ``source`` and ``title`` (a
     :class:`~failcodes.traces.Passage`, a reader's record). ``digests[8 * i : 8 * i + 8].hex()
-    == unit_id(RETRIEVAL, claim, (p.text,), source=p.source, title=p.title)``: the bytes
+    == unit_id(RETRIEVAL, claim, (p,))``: the bytes
     hashed are exactly :func:`unit_id`'s. The claim's part of the canonical JSON is hashed
     once (the hash state copied per passage) and each text is JSON-encoded by msgspec, whose
     string encoding equals the standard library's ``encode_basestring`` in UTF-8 on every
@@ -177,19 +180,19 @@ def claim_unit_ids(
 ) -> tuple[bytes, str]:
     """:func:`retrieval_unit_digests` of ``passages`` and the verification unit's id, together.
 
-    The id is ``unit_id(VERIFICATION, claim, texts, reasoning, verdict)`` of the passages'
-    texts: the same bytes hashed, each text JSON-encoded once (by msgspec, as there) for both.
+    The id is ``unit_id(VERIFICATION, claim, passages, reasoning, verdict)``: the same bytes
+    hashed, each passage entered once (:func:`passage_entry`) for both.
     """
     import msgspec
 
     encode = msgspec.json.encode
     claim_json = encode(claim)
     state = hashlib.sha256(b'{"claim":' + claim_json + b',"kind":"retrieval","passages":[')
-    encoded = [encode(p.text) for p in passages]
+    entries = [passage_entry(encode(p.text), encode, p.source, p.title) for p in passages]
     digests = bytearray()
-    for text_json, p in zip(encoded, passages, strict=True):
+    for entry in entries:
         h = state.copy()
-        h.update(passage_entry(text_json, encode, p.source, p.title))
+        h.update(entry)
         h.update(_RETRIEVAL_TAIL)
         digests += h.digest()[:8]
     step = b"".join(
@@ -197,7 +200,7 @@ def claim_unit_ids(
             b'{"claim":',
             claim_json,
             b',"kind":"verification","passages":[',
-            b",".join(encoded),
+            b",".join(entries),
             b'],"reasoning":',
             encode(reasoning) if reasoning is not None else b"null",
             b',"verdict":',
@@ -267,13 +270,7 @@ def retrieval_units(traces: Iterable[Trace], *, top_k: int | None = None) -> lis
         for passage in trace.evidence_passages:  # a closed-book system's citations: none
             if top_k is not None and passage.rank > top_k:
                 continue
-            uid = unit_id(
-                UnitKind.RETRIEVAL,
-                trace.claim,
-                (passage.text,),
-                source=passage.source,
-                title=passage.title,
-            )
+            uid = unit_id(UnitKind.RETRIEVAL, trace.claim, (passage,))
             if uid not in found:
                 found[uid] = (trace, (passage,))
                 where[uid] = {}
@@ -294,13 +291,7 @@ def verification_units(traces: Iterable[Trace], *, top_k: int | None = None) -> 
         if trace.reasoning is None or not trace.reasoning.strip():
             continue
         passages = tuple(p for p in trace.passages if top_k is None or p.rank <= top_k)
-        uid = unit_id(
-            UnitKind.VERIFICATION,
-            trace.claim,
-            tuple(p.text for p in passages),
-            trace.reasoning,
-            trace.verdict,
-        )
+        uid = unit_id(UnitKind.VERIFICATION, trace.claim, passages, trace.reasoning, trace.verdict)
         if uid not in found:
             found[uid] = (trace, passages)
             where[uid] = {}

@@ -109,8 +109,7 @@ def _verification_unit(
         return None
     shown = tuple(p for p in claim.passages if top_k is None or p.rank <= top_k)
     verdict = Verdict(claim.verdict)
-    texts = tuple(p.text for p in shown)
-    uid = unit_id(UnitKind.VERIFICATION, claim.claim, texts, reasoning, verdict)
+    uid = unit_id(UnitKind.VERIFICATION, claim.claim, shown, reasoning, verdict)
     raw = tuple(words.get(uid, ())) if words else ()
     return TaskUnit(uid, UnitKind.VERIFICATION, claim.claim, shown, reasoning, verdict, raw)
 

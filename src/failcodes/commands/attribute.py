@@ -6,6 +6,7 @@ every item, writes the tables under ``output`` and returns them (:class:`Attribu
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,7 +103,7 @@ class AttributeRequest(Request):
             ItemSource,
             codebook_note,
             load_codebook,
-            shown_passages,
+            source_units,
         )
         from failcodes.fileio import AtomicBatch, check_output_dir
         from failcodes.judge.journal import refuse_text_only_ids
@@ -113,8 +114,11 @@ class AttributeRequest(Request):
         declared = parse_evidence_declarations(self.evidence)
         # a traces file is read (and checked) here; a disagreements file as it is attributed
         source = ItemSource(self.source, declared, top_k=self.top_k)
-        if self.retrieval is not None:  # an earlier failcodes' ids: refused, not found uncoded
-            refuse_text_only_ids(self.retrieval, lambda: shown_passages(self.source, self.top_k))
+        runs = ((self.retrieval, UnitKind.RETRIEVAL), (self.reasoning, UnitKind.VERIFICATION))
+        for run, kind in runs:
+            if run is not None:  # an earlier failcodes' ids: refused, not found uncoded
+                units = functools.partial(source_units, self.source, kind, self.top_k)
+                refuse_text_only_ids(run, units)
         r_codes = _codes(self.retrieval, codebook, UnitKind.RETRIEVAL)
         v_codes = _codes(self.reasoning, codebook, UnitKind.VERIFICATION)
         if self.strategy is Strategy.CODEBOOK and self.retrieval is None:

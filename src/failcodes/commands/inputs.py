@@ -33,7 +33,7 @@ from failcodes.traces import (
     declared_source,
     derived_evidence_source,
 )
-from failcodes.units import UnitKind, claim_trace, disagreement_traces
+from failcodes.units import Unit, UnitKind, build_units, claim_trace, disagreement_traces
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -236,12 +236,9 @@ def load_traces(path: str | Path) -> list[Trace]:
     return load_inputs(path)[0]
 
 
-def shown_passages(source: str | Path, top_k: int | None) -> Iterator[tuple[str, Any, None]]:
-    """Each (claim, passage) of ``--from`` a retrieval unit is made of (read whole), no id."""
-    for trace in load_traces(source):
-        for p in trace.evidence_passages:
-            if top_k is None or p.rank <= top_k:
-                yield trace.claim, p, None
+def source_units(source: str | Path, kind: UnitKind, top_k: int | None) -> list[Unit]:
+    """The units of ``kind`` ``--from`` makes (read whole)."""
+    return build_units(load_traces(source), kind, top_k=top_k)
 
 
 def load_unit_sizes(

@@ -405,13 +405,13 @@ class JudgeRequest(JudgeOptions, Request):
         on_progress: Callable[[int, int], None] | None = None,
     ) -> JudgeResult:
         """Judge (or, with ``dry_run``, price) every unit; notes go to ``note`` as they come."""
-        from failcodes.commands.inputs import codebook_note, load_codebook, shown_passages
+        from failcodes.commands.inputs import codebook_note, load_codebook, source_units
         from failcodes.judge.journal import refuse_text_only_ids
 
         codebook = load_codebook(self.codebook, self.kind)  # a missing part: before any output
         units, sizes, traces = self._units()
-        if self.kind is UnitKind.RETRIEVAL:  # an earlier failcodes' ids: refused, not re-judged
-            refuse_text_only_ids(self.run_dir, lambda: shown_passages(self.source, self.top_k))
+        # an earlier failcodes' ids: refused, not judged again
+        refuse_text_only_ids(self.run_dir, lambda: source_units(self.source, self.kind, self.top_k))
         settings = self.settings()  # a bad --price-as: before any client or folder
         said = codebook_note(self.codebook, codebook)
         if self.panel:

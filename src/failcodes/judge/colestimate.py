@@ -407,7 +407,7 @@ def unit_sizes(
             )
         elif has_reasoning:
             verdict = Verdict(c.verdict)
-            uid = unit_id(kind, c.claim, tuple(texts), reasoning, verdict)
+            uid = unit_id(kind, c.claim, passages, reasoning, verdict)
             chars = base + escaped_length(reasoning) + len(verdict.value) + sum(lengths)
             acc.occurrences(bytes.fromhex(uid), [chars])
     return acc.result(kind)

@@ -86,22 +86,32 @@ MIGRATIONS: tuple[Migration, ...] = (
 #: key existed are not checked on it).
 IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash", "unit_ids")
 
-#: The meta key saying how the journal's unit ids were made, and this version's value: ``2``,
-#: a retrieval unit's id covers the source and title its prompt shows beside the passage
-#: (:func:`~failcodes.units.passage_entry`). A journal with rows and without the key keyed a
-#: retrieval unit by its claim and passage text only (one text under two sources was one
-#: unit, judged as its first-seen source): it keeps no key when resumed, and
-#: :func:`text_only_ids` gives its ids to those that must not mix them with these.
-UNIT_IDS_KEY, UNIT_IDS = "unit_ids", "2"
+#: The meta key saying how the journal's unit ids were made, and this version's value: ``3``,
+#: a unit's id covers the source and title its prompt shows beside each passage
+#: (:func:`~failcodes.units.passage_entry`); ``2`` (or no key) held a verification unit's
+#: passage texts only, and no key a retrieval unit's text only too (one text under two
+#: sources was one unit, judged as its first-seen source). A journal of older ids keeps its
+#: value when resumed, and :func:`text_only_ids` gives those ids to those that must not mix
+#: them with these.
+UNIT_IDS_KEY, UNIT_IDS = "unit_ids", "3"
+
+#: The first :data:`UNIT_IDS` whose ids of each kind cover the source and title shown.
+_SHOWN_SINCE = {"retrieval": 2, "verification": 3}
+
+
+def _older_ids(meta: Mapping[str, str]) -> bool:
+    """Whether a journal's ``meta`` says its ids were made before this version's."""
+    value = meta.get(UNIT_IDS_KEY, "1")
+    return value.isdigit() and int(value) < int(UNIT_IDS)
 
 
 def text_only_ids(run_dir: str | Path) -> frozenset[str]:
-    """The unit ids of the retrieval journals in ``run_dir`` keyed by claim and text only.
+    """The unit ids of the journals in ``run_dir`` whose passages were keyed by text only.
 
     The folder's own journal and those up to two folders down (a panel's members under
-    ``panel/``, a cascade's first judge) without :data:`UNIT_IDS_KEY`; none (an empty set)
-    in a run folder of this version, a verification run, or a folder with no journal. Read
-    only.
+    ``panel/``, a cascade's first judge) whose :data:`UNIT_IDS_KEY` predates ids covering the
+    source and title of their kind (:data:`_SHOWN_SINCE`); none (an empty set) in a run
+    folder of this version or a folder with no journal. Read only.
     """
     folder = Path(run_dir)
     found: set[str] = set()
@@ -115,7 +125,8 @@ def text_only_ids(run_dir: str | Path) -> frozenset[str]:
             continue  # its readers name it (iter_journal)
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            if meta.get("kind") == "retrieval" and UNIT_IDS_KEY not in meta:
+            value = meta.get(UNIT_IDS_KEY, "1")
+            if value.isdigit() and int(value) < _SHOWN_SINCE.get(meta.get("kind", ""), 0):
                 found.update(row[0] for row in conn.execute("SELECT unit_id FROM annotations"))
         except sqlite3.DatabaseError:
             continue
@@ -124,46 +135,60 @@ def text_only_ids(run_dir: str | Path) -> frozenset[str]:
     return frozenset(found)
 
 
-def refuse_text_only_ids(
-    run_dir: str | Path, passages: Callable[[], Iterable[tuple[str, Any, str | None]]]
-) -> None:
-    """Refuse a run folder whose retrieval ids this input's would miss or be mixed with.
+def refuse_text_only_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]) -> None:
+    """Refuse a run folder whose text-only ids this input's units would miss or be mixed with.
 
-    Raises :class:`TextOnlyIdsError` when the folder's journals keyed retrieval units by
-    claim and passage text only (:func:`text_only_ids`) and hold the unit of one of
-    ``passages()`` (claim, passage, and the id it is looked up by when it comes with one, a
-    units file's; called only for such a folder) shown with a source or title under another
-    id: it would be judged again at cost beside its old row, or found uncoded. A passage
-    shown with neither keeps its id, and a unit that comes with its old id is looked up by it:
-    a folder holding only such units is used as it is.
+    Raises :class:`TextOnlyIdsError` when the folder's journals keyed units by claim and
+    passage texts only (:func:`text_only_ids`) and hold the text-only id of one of
+    ``units()`` (this input's: anything with ``id``, ``kind``, ``claim``, ``passages``,
+    ``reasoning`` and ``verdict``; called only for such a folder) with a passage shown with a
+    source or title, under another id: it would be judged again at cost beside its old row,
+    or found uncoded. A unit whose passages show neither keeps its id, and a unit that comes
+    with its old id (a units file written then) is looked up by it: a folder holding only
+    such units is used as it is.
     """
-    from failcodes.units import UnitKind, unit_id
+    from failcodes.units import unit_id
 
     old = text_only_ids(run_dir)
     if not old:
         return
-    hit = set()
-    for claim, p, given in passages():
-        if (p.source or p.title) and given not in old:
-            uid = unit_id(UnitKind.RETRIEVAL, claim, (p.text,))
+    hit: dict[str, str] = {}
+    for u in units():
+        if u.id not in old and any(p.source or p.title for p in u.passages):
+            texts = tuple(p.text for p in u.passages)
+            uid = unit_id(u.kind, u.claim, texts, u.reasoning, u.verdict)
             if uid in old:
-                hit.add(uid)
+                hit[uid] = u.kind.value
     if hit:
-        raise TextOnlyIdsError(Path(run_dir), len(hit))
+        raise TextOnlyIdsError(Path(run_dir), len(hit), sorted(set(hit.values())))
 
 
 class TextOnlyIdsError(ConfigError):
-    """A run folder holds retrieval units of this input under their text-only ids."""
+    """A run folder holds units of this input under their text-only ids."""
 
-    def __init__(self, run_dir: Path, units: int) -> None:
+    def __init__(self, run_dir: Path, units: int, kinds: list[str]) -> None:
         self.run_dir, self.units = run_dir, units
+        kind = " and ".join(kinds)
         super().__init__(
-            f"{run_dir} holds {units} retrieval unit(s) of this input coded under an earlier "
-            "failcodes, whose unit id was the claim and passage text only (one text under two "
-            "sources was judged once, as its first-seen source): move that folder aside (to "
-            "keep its codes) and judge retrieval again (in a study: failcodes run); with the "
-            "response cache, units judged before cost no call"
+            f"{run_dir} holds {units} {kind} unit(s) of this input coded under an earlier "
+            "failcodes, whose unit id held the passage text only, not its source or title "
+            "(one text under two sources was judged once, as its first-seen source): move that "
+            f"folder aside (to keep its codes) and judge {kind} again (in a study: failcodes "
+            "run); with the response cache, units judged before cost no call"
         )
+
+
+def check_identity(run_dir: str | Path, stored: Mapping[str, str], meta: Mapping[str, str]) -> None:
+    """Raise :class:`RunIdentityError` when ``stored`` describes another run than ``meta``.
+
+    Keys absent from either are not compared; older unit ids (:data:`UNIT_IDS_KEY`) are not
+    another run: :func:`refuse_text_only_ids` refuses the folders whose ids they change.
+    """
+    for key in IDENTITY_KEYS:
+        if key in meta and key in stored and stored[key] != meta[key]:
+            if key == UNIT_IDS_KEY and _older_ids(stored):
+                continue
+            raise RunIdentityError(Path(run_dir), key, stored, meta)
 
 
 class RunIdentityError(ConfigError):
@@ -356,20 +381,17 @@ class Journal:
         A dry run checks this before it counts the units already done: another judge's or
         codebook's units were counted as done ($0 to call, exit 0) where the run refuses.
         """
-        stored = self.meta()
-        for key in IDENTITY_KEYS:
-            if key in meta and key in stored and stored[key] != meta[key]:
-                raise RunIdentityError(self.run_dir, key, stored, meta)
+        check_identity(self.run_dir, self.meta(), meta)
 
     def bind(self, meta: dict[str, str]) -> None:
         """Record the run description, or check it matches the stored one (resume).
 
-        A journal with rows and no :data:`UNIT_IDS_KEY` is not given one: its rows stay marked
-        as keyed by text only (:func:`text_only_ids`).
+        A journal with rows of older ids (:data:`UNIT_IDS_KEY`) keeps its value: its rows stay
+        marked as keyed by text only (:func:`text_only_ids`).
         """
         self.check(meta)
         rows = self._conn.execute("SELECT 1 FROM annotations LIMIT 1").fetchone()
-        if rows is not None and UNIT_IDS_KEY not in self.meta():
+        if rows is not None and _older_ids(self.meta()):
             meta = {k: v for k, v in meta.items() if k != UNIT_IDS_KEY}
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():

@@ -28,13 +28,7 @@ from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
 from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import (
-    IDENTITY_KEYS,
-    JOURNAL_NAME,
-    Journal,
-    RunIdentityError,
-    iter_journal,
-)
+from failcodes.judge.journal import JOURNAL_NAME, Journal, check_identity, iter_journal
 from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import CountedUnits, ProgressCallback, Session
@@ -177,10 +171,7 @@ def refuse_another_run(job: JudgeJob, coder: Coder) -> None:
             stored = dict(db.execute("SELECT key, value FROM meta").fetchall())
     except sqlite3.Error:
         return
-    meta = job.unit_judge(coder, None).meta()
-    for key in IDENTITY_KEYS:
-        if key in stored and stored[key] != meta[key]:
-            raise RunIdentityError(Path(job.run_dir), key, stored, meta)
+    check_identity(job.run_dir, stored, job.unit_judge(coder, None).meta())
 
 
 @contextmanager

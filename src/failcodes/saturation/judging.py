@@ -37,7 +37,7 @@ from failcodes.judge.providers import (
 )
 from failcodes.judge.spec import JudgeSpec
 from failcodes.saturation.proposers import LLMProposer, proposals_schema
-from failcodes.units import Unit, UnitKind
+from failcodes.units import Unit
 
 
 @dataclass
@@ -70,10 +70,8 @@ class JudgeCoder:
         if not units:
             return
         run_dir = workdir / "judge"
-        refuse_text_only_ids(  # an earlier failcodes' ids: refused, not judged again at cost
-            run_dir,
-            lambda: ((u.claim, u.passages[0], u.id) for u in units if u.kind is UnitKind.RETRIEVAL),
-        )
+        # an earlier failcodes' ids: refused, not judged again at cost
+        refuse_text_only_ids(run_dir, lambda: units)
         coder = self._fresh or make_coder(self.spec, base_url=self.base_url)
         self._fresh = None  # run_judge closes an LLM provider's client
         run_judge(units, coder, JudgeJob(codebook, units[0].kind, run_dir))

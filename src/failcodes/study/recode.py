@@ -208,18 +208,12 @@ def plan_kind(
         raise InputError("no disagreements file: run the study first", path=dis)
     traces = disagreement_traces(read_disagreements(dis))
     units = {u.id: u for u in study.judge.units(traces, UNIT_KINDS[kind])}
-    if UNIT_KINDS[kind] is UnitKind.RETRIEVAL:  # an earlier failcodes' ids: not coded anew
-        from failcodes.judge.journal import refuse_text_only_ids
+    from failcodes.judge.journal import refuse_text_only_ids
 
-        runs = [
-            layout.judge_run(dataset, kind),
-            layout.judge_recode_run(dataset, kind, newest.version),
-        ]
-        runs += [p for _, p in layout.judge_recode_runs(dataset, kind)]
-        for run in runs:
-            refuse_text_only_ids(
-                run, lambda: ((u.claim, u.passages[0], None) for u in units.values())
-            )
+    runs = [layout.judge_run(dataset, kind), layout.judge_recode_run(dataset, kind, newest.version)]
+    runs += [p for _, p in layout.judge_recode_runs(dataset, kind)]
+    for run in runs:  # an earlier failcodes' ids: not coded anew
+        refuse_text_only_ids(run, units.values)
     root = layout.judge_recode_run(dataset, kind, newest.version)
     run_dir = root if member is None else member_dir(root, member.index, member.name)
     name = None if member is None else member.name

@@ -353,9 +353,10 @@ def _label_consistency(unit: Unit) -> _Outcome:
 
 def _grounding(unit: Unit) -> _Outcome:
     reasoning = unit.reasoning or ""
-    # passage ids and sources count as evidence too (a verifier may cite an abstract id)
+    # what the prompt shows counts as evidence: the passages' sources and titles too (their
+    # ids are not shown, nor in the unit's id: an id cited from elsewhere is not grounded)
     source = " ".join(
-        [unit.claim, *(f"{p.text} {p.passage_id} {p.source or ''}" for p in unit.passages)]
+        [unit.claim, *(f"{p.text} {p.source or ''} {p.title or ''}" for p in unit.passages)]
     )
     stray = _numbers(reasoning) - _numbers(source)
     quotes = re.findall(r"\"([^\"]{12,})\"", reasoning)
@@ -433,8 +434,9 @@ def _plan(part: Part) -> list[_DimensionPlan]:
 
 #: The heuristic baseline's model name (``offline`` alone), part of a run's identity: bumped
 #: whenever its rules change what it writes, so a resumed run never mixes two versions' units
-#: (v3: a quote is a 20-word span of the best sentence, no longer the passage five times).
-OFFLINE_MODEL = "heuristic-v3"
+#: (v3: a quote is a 20-word span of the best sentence, no longer the passage five times; v4:
+#: grounding reads what the prompt shows, the passages' titles, no longer their ids).
+OFFLINE_MODEL = "heuristic-v4"
 
 
 class OfflineCoder:
