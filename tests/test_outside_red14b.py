@@ -297,12 +297,16 @@ def test_agreement_says_the_plan_drew_its_strata_at_different_rates(tmp_path: Pa
     assert inputs.agreement is not None
     rows = inputs.agreement.set_index(["subject", "statistic"])
     assert rows.loc[("entity_match", "percent"), "value"] == pytest.approx(7 / 8)
-    assert inputs.notes["agreement"] == [
-        "plan 'p' drew its strata at different rates (inclusion probability 0.15 to 0.5): "
-        "human vs judge agreement counts each reviewed unit once, so the strata drawn at "
-        "higher rates weigh more than their share of the units (the corrected shares weight "
-        "them)"
-    ]
+    assert inputs.notes["agreement"] == [_rates_note("0.15 to 0.5")]
+
+
+def _rates_note(span: str) -> str:
+    return (
+        f"plan 'p': its strata's units were reviewed at different rates ({span} of each "
+        "stratum; drawn so, or reviewed unevenly): human vs judge agreement counts each "
+        "reviewed unit once, so the strata reviewed at higher rates weigh more than their share "
+        "of the units (the corrected shares weight them)"
+    )
 
 
 def test_the_report_says_what_agree_assumed_of_an_agreement_file(
@@ -397,3 +401,47 @@ def test_statistic_options_on_an_annotation_file_are_refused(
         assert (code, stdout) == (2, "")
         assert err == f"failcodes: error: {extra[0]}: for ratings tables, not annotation files\n"
         assert not out.exists()
+
+
+def test_agreement_says_a_stratum_reviewed_less_than_the_others(tmp_path: Path) -> None:
+    """40 judge-high and 40 judge-low units, a plan of 8 stratified by the flag: 4 of each
+    (0.1 and 0.1, drawn alike). Alice reviewed the 4 high ones only, and agrees with the
+    judge: human vs judge agreement is over judge-high units alone (every unit exact_entity,
+    percent 1.0), nothing said (the drawn rates were equal). Now the note gives the reviewed
+    rates, 0 to 0.1; reviewed in full, no note."""
+    from failcodes.hashing import file_sha256
+    from failcodes.report.rundir import load_run_dir
+    from failcodes.reviewplan import StratifyBy, draw_plan
+    from failcodes.study.layout import StudyLayout
+    from tests.test_review_plan import coded_table, human, write_reviews
+
+    entity = {f"h{i:02d}": "exact_entity" for i in range(40)}
+    entity |= {f"l{i:02d}": "partial_entity" for i in range(40)}
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded_table(entity, dict.fromkeys(entity, "A")).to_csv(table, index=False)
+    plan = draw_plan(
+        pd.read_csv(table),
+        UnitKind.RETRIEVAL,
+        name="p",
+        size=8,
+        seed=0,
+        source=table.relative_to(tmp_path).as_posix(),
+        source_sha256=file_sha256(table),
+        stratify=[StratifyBy.CODE],
+    )
+    assert sorted((s.sampled, s.population) for s in plan.strata) == [(4, 40), (4, 40)]
+    plans = tmp_path / "review" / "plans"
+    plans.mkdir(parents=True)
+    (plans / "p.json").write_text(plan.model_dump_json(), encoding="utf-8")
+    judged = [
+        human(u, c).model_copy(update={"coder": "judge", "coder_kind": CoderKind.LLM})
+        for u, c in entity.items()
+    ]
+    write_reviews(tmp_path / "judge" / "ds" / "retrieval" / "annotations.jsonl", judged)
+    drawn = sorted(plan.estimation_ids())
+    high = [u for u in drawn if u.startswith("h")]
+    write_reviews(tmp_path / "review" / "alice.jsonl", [human(u, entity[u]) for u in high])
+    assert load_run_dir(tmp_path).notes["agreement"] == [_rates_note("0 to 0.1")]
+    write_reviews(tmp_path / "review" / "alice.jsonl", [human(u, entity[u]) for u in drawn])
+    assert load_run_dir(tmp_path).notes["agreement"] == []

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pandas as pd
 
 from failcodes import codebook as codebooks
-from failcodes.annotations import Annotation, CoderKind
+from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.attribution import cell_codes
 from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
@@ -1000,29 +1000,34 @@ def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[
 
 
 def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
-    """One note per reviewed plan whose strata were drawn at different rates.
+    """One note per reviewed plan whose strata's units were reviewed at different rates.
 
     Human vs judge agreement counts every reviewed unit once; a plan that gives a small
-    stratum its 2 units (or takes it whole) draws it at a higher rate than the others, so
-    those units weigh more there than among the units the judge codes (the corrected shares
-    weight the strata; the agreement does not): 6 of 40 judge-high and 2 of 4 judge-low units
-    read percent 7/8 where the units' own rate is 42/44.
+    stratum its 2 units (or takes it whole) draws it at a higher rate than the others, and a
+    review done in one stratum first reviews it at a higher rate, so those units weigh more
+    there than among the units the judge codes (the corrected shares weight the strata; the
+    agreement does not): 6 of 40 judge-high and 2 of 4 judge-low units read percent 7/8 where
+    the units' own rate is 42/44.
     """
-    from failcodes.reviewplan import plans_dir, read_plan
+    from collections import Counter
 
-    reviewed = {a.unit_id for a in humans}
+    from failcodes.reviewplan import Sample, plans_dir, read_plan
+
     out = []
     for path in sorted(plans_dir(root).glob("*.json")):
         plan = read_plan(path)
-        if not plan.estimation_ids() & reviewed:
-            continue
-        rates = [s.inclusion_probability for s in plan.strata if s.sampled]
-        if rates and max(rates) > 1.5 * min(rates):
+        done = {a.unit_id for a in humans if a.unit_kind is plan.part and a.status is Status.SCORED}
+        counts = Counter(
+            u.stratum for u in plan.units if u.sample is Sample.ESTIMATION and u.unit_id in done
+        )
+        rates = [counts[s.key] / s.population for s in plan.strata if s.sampled]
+        if counts and max(rates) > 1.5 * min(rates):
             out.append(
-                f"plan {plan.name!r} drew its strata at different rates (inclusion probability "
-                f"{min(rates):.3g} to {max(rates):.3g}): human vs judge agreement counts each "
-                "reviewed unit once, so the strata drawn at higher rates weigh more than their "
-                "share of the units (the corrected shares weight them)"
+                f"plan {plan.name!r}: its strata's units were reviewed at different rates "
+                f"({min(rates):.3g} to {max(rates):.3g} of each stratum; drawn so, or reviewed "
+                "unevenly): human vs judge agreement counts each reviewed unit once, so the "
+                "strata reviewed at higher rates weigh more than their share of the units (the "
+                "corrected shares weight them)"
             )
     return out
 
