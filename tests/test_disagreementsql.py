@@ -387,3 +387,38 @@ def test_a_row_the_writer_cannot_have_written_leaves_the_parquet_to_the_stream(
     assert not list(tmp_path.glob(".engine.parquet.*"))  # the engine's scratch file: gone
     monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
     assert _disagreements(own, labels, tmp_path / "stream.parquet") == got
+
+
+def test_the_engines_lines_import_no_pandas_in_a_fresh_process(tmp_path: Path) -> None:
+    # registering the window's row numbers as an Arrow table, and reading the fetched
+    # batches' numbers with Arrow's to_numpy, each imported pandas (~870 M instructions, a
+    # third of the DuckDB script's whole run at paper scale): the same bytes without it
+    # (issue 30)
+    import subprocess
+    import sys
+
+    plain, own, labels = _files(tmp_path)
+    want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
+    out = tmp_path / "engine.jsonl"
+    argv = ["disagreements", "--labels", str(labels), "-o", str(out), "-m", "refuted"]
+    argv += ["-m", "non_supported", *(x for t in own for x in ("--traces", str(t)))]
+    code = (
+        "import sys\n"
+        "import failcodes.disagreementio as d\n"
+        "def no_stream(*args, **kwargs):\n"
+        "    raise AssertionError('the stream wrote the file')\n"
+        "d.stream_disagreements = no_stream\n"
+        "from failcodes.cli.start import main\n"
+        f"sys.argv = ['failcodes', *{argv!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    loaded = set(proc.stdout.split())
+    assert out.read_bytes() == want
+    assert "pandas" not in loaded

@@ -206,7 +206,9 @@ def _text(value: str | None) -> str:
 def _query(path: Path, lo: int, hi: int) -> str:
     """The SQL of a window's needed rows (``need`` registered): compact JSON parts, checks."""
     return f"""
-        SELECT *, contains(pre, '\\u00') AS pre_escaped, contains(post, '\\u00') AS post_escaped
+        SELECT frow, sentence, verdict, claim_id, pre, post, (CASE WHEN odd OR code = 2 THEN 4
+            ELSE (NOT contains(pre, '\\u00'))::UTINYINT
+                + 2 * (code = 0 AND NOT contains(post, '\\u00'))::UTINYINT END)::UTINYINT AS how
         FROM (SELECT t.file_row_number AS frow, t.sentence, t.verdict, t.claim_id,
             to_json({{'claim_id': t.claim_id, 'claim': t.claim, 'verdict': t.verdict,
                 'raw_verdict': t.raw_verdict}})::VARCHAR AS pre,
@@ -306,12 +308,14 @@ def _window_rows(con: Any, path: Path, window: Any, pieces: bool) -> Iterator[An
     pa, _ = pyarrow_modules()
     query = (_query if pieces else _column_query)(path, int(window[0]), int(window[-1]))
     convert = _batch_rows if pieces else _column_batch
-    engine.register_arrow(con, "need", pa.table({"frow": window}))
+    # a numpy array, not an Arrow table: registering Arrow data imports pandas (~870 M
+    # instructions, a third of the script's whole run; issue 30)
+    con.register("need", {"frow": window})
     try:
         at = 0
         for batch in con.sql(query).to_arrow_reader(_FETCH_ROWS):
             got = pa.Table.from_batches([batch])
-            frow = np.asarray(got.column("frow"))
+            frow = _numbers(got.column("frow"), np.int64)
             if not np.array_equal(frow, window[at : at + len(frow)]):
                 raise _DeclinedError  # a row gone from the file: the stream says so
             at += len(frow)
@@ -368,14 +372,33 @@ class _Pieces:
         return [blob[x:y] for x, y in itertools.pairwise(at)]
 
 
+def _numbers(column: Any, dtype: Any) -> Any:
+    """A chunked Arrow column of numbers without nulls as numpy (views of its buffers).
+
+    Arrow's ``to_numpy`` (``np.asarray`` too) imports pandas on its first call: ~870 M
+    instructions, a third of the DuckDB script's whole ``disagreements`` (issue 30).
+    """
+    if column.null_count:
+        raise _DeclinedError
+    parts = [
+        np.frombuffer(c.buffers()[1], dtype)[c.offset : c.offset + len(c)]
+        for c in column.chunks
+        if len(c)
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype)
+
+
 def _batch_rows(got: Any) -> list[bytes]:
-    """One fetched batch's rows (an Arrow table of :func:`_query`'s columns) as pieces."""
-    code = got.column("code").to_numpy()
-    if bool(got.column("odd").to_numpy().any()) or bool((code == 2).any()):
+    """One fetched batch's rows (an Arrow table of :func:`_query`'s columns) as pieces.
+
+    Its ``how``: 4 for a row the validated writer cannot have written, else 1 where ``pre``
+    and 2 where ``post`` is JSON that ``msgspec`` spaces exactly (see :func:`_spaced`).
+    """
+    how = _numbers(got.column("how"), np.uint8)
+    if bool((how & 4).any()):
         raise _DeclinedError  # a row the validated writer cannot have written: the stream's
-    pre = _spaced(got.column("pre"), (~got.column("pre_escaped").to_numpy()).tolist())
-    post_exact = (code == 0) & ~got.column("post_escaped").to_numpy()
-    post = _spaced(got.column("post"), post_exact.tolist())
+    pre = _spaced(got.column("pre"), (how & 1).astype(bool).tolist())
+    post = _spaced(got.column("post"), (how & 2).astype(bool).tolist())
     rows = zip(
         map(_sentence, got.column("sentence").to_pylist()),
         (v.encode("utf-8") for v in got.column("verdict").to_pylist()),
