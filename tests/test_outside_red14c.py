@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import zipfile
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -99,3 +100,106 @@ def test_a_key_given_as_the_model_name_is_refused(
     ]
     assert KEY not in out + err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cb.yaml", "traces.jsonl"]
+
+
+def _shared_strings_workbook(path: Path, n_strings: int) -> Path:
+    """A workbook whose two-row table uses 6 shared strings of ``n_strings`` in its table."""
+    ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    texts = ["question_id", "sentence_id", "sentence", "q1", "s1", "A."]
+    texts += [f"unused {i}" for i in range(n_strings - len(texts))]
+    cells = "".join(
+        f'<row r="{r + 1}">'
+        + "".join(
+            f'<c r="{col}{r + 1}" t="s"><v>{3 * r + i}</v></c>' for i, col in enumerate("ABC")
+        )
+        + "</row>"
+        for r in range(2)
+    )
+    parts = {
+        "[Content_Types].xml": (
+            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+            'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+            '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-'
+            'officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/'
+            'sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.'
+            'worksheet+xml"/><Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>'
+        ),
+        "_rels/.rels": (
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="r1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/>'
+            "</Relationships>"
+        ),
+        "xl/workbook.xml": (
+            f'<workbook xmlns="{ns}" xmlns:r="{rel}"><sheets>'
+            '<sheet name="data" sheetId="1" r:id="rS"/></sheets></workbook>'
+        ),
+        "xl/_rels/workbook.xml.rels": (
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rS" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/>'
+            f'<Relationship Id="rT" Type="{rel}/sharedStrings" Target="sharedStrings.xml"/>'
+            "</Relationships>"
+        ),
+        "xl/worksheets/sheet1.xml": (
+            f'<worksheet xmlns="{ns}"><sheetData>{cells}</sheetData></worksheet>'
+        ),
+        "xl/sharedStrings.xml": (
+            f'<sst xmlns="{ns}" count="{n_strings}" uniqueCount="{n_strings}">'
+            + "".join(f"<si><t>{t}</t></si>" for t in texts)
+            + "</sst>"
+        ),
+    }
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in parts.items():
+            archive.writestr(name, text)
+    return path
+
+
+def test_a_workbook_of_too_many_shared_strings_is_refused_before_openpyxl_holds_them(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    # 5,000,000 short shared strings (a 37 MB workbook, 4 used) were all held by openpyxl
+    # before the first row, past the 120 s clock: 0.85 GB, 45 CPU-s a reading, 237 s wall,
+    # exit 0. The cap is made small here (10 strings) to build the workbook in a test.
+    from failcodes import sheetio
+
+    monkeypatch.setattr(sheetio, "MAX_SHARED_STRINGS", 10, raising=False)
+    out = tmp_path / "out" / "labels.jsonl"
+    ok = _shared_strings_workbook(tmp_path / "ok.xlsx", 10)
+    code, _, err = run_cli(
+        [
+            "ingest",
+            "generic-labels",
+            str(ok),
+            "-o",
+            str(out),
+            "--label-rule",
+            "sentence in {A.} -> error",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert [json.loads(x)["sentence_id"] for x in out.read_text().splitlines()] == ["s1"]
+    big = _shared_strings_workbook(tmp_path / "big.xlsx", 11)
+    out2 = tmp_path / "out2" / "labels.jsonl"
+    code, _, err = run_cli(
+        [
+            "ingest",
+            "generic-labels",
+            str(big),
+            "-o",
+            str(out2),
+            "--label-rule",
+            "sentence in {A.} -> error",
+        ],
+        capsys,
+    )
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {big}: the workbook holds over 10 distinct texts (its shared "
+        "strings, all held in memory before the first row) (a zip bomb, or a sheet too large "
+        "to read here): save the sheet as CSV"
+    ]
+    assert not out2.parent.exists()
