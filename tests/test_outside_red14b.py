@@ -445,3 +445,35 @@ def test_agreement_says_a_stratum_reviewed_less_than_the_others(tmp_path: Path) 
     assert load_run_dir(tmp_path).notes["agreement"] == [_rates_note("0 to 0.1")]
     write_reviews(tmp_path / "review" / "alice.jsonl", [human(u, entity[u]) for u in drawn])
     assert load_run_dir(tmp_path).notes["agreement"] == []
+
+
+def test_review_status_refuses_a_judges_annotations_given_as_reviews(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tests/test_review_plan.py's hand study (12 units drawn); `review status PLAN --reviews
+    FILE` with the judge's annotations of those units (coder_kind llm) said "estimation sample
+    12/12 reviewed" at exit 0: the review looked done where no person had looked. The report
+    refuses such a file in review/; status now does too, naming file, line and field."""
+    from tests.test_review_plan import hand_study
+
+    hand_study(tmp_path)
+    reviews = tmp_path / "review" / "alice.jsonl"
+    lines = reviews.read_text(encoding="utf-8").splitlines()
+    judge = tmp_path / "judge.jsonl"
+    judge.write_text(
+        "".join(
+            json.dumps({**json.loads(x), "coder": "judge", "coder_kind": "llm"}) + "\n"
+            for x in lines
+        ),
+        encoding="utf-8",
+    )
+    plan = tmp_path / "review" / "plans" / "hand.json"
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(judge)], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        f"failcodes: error: {judge}:1, field 'coder_kind': coder 'judge' is llm, not a person"
+    )
+    assert err.count("\n") == 1
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(reviews)], capsys)
+    assert code == 0, err
+    assert out.startswith("plan 'hand' (retrieval): estimation sample 12/12 reviewed")

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
-from failcodes.annotations import Annotation, Status
+from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import UnitKind
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
@@ -384,6 +384,30 @@ def repeated_reviews(
     differ = sum(len({_codes_key(a) for a in anns}) > 1 for anns in several.values())
     coders = sorted({a.coder for anns in several.values() for a in anns})
     return len(several), differ, coders
+
+
+def people_only(path: Path, reviews: list[Annotation]) -> None:
+    """Refuse a review file holding a coder that is not a person (an LLM or the heuristic).
+
+    review/ is read as human review: a second judge's annotations saved there were the
+    "human-only" shares and the human side of PPI++ and of human vs judge agreement, with
+    no word (an LLM coder's copy of the judge's codes read 0 disagreements on 20 units).
+    """
+    odd = next((i for i, a in enumerate(reviews) if a.coder_kind is not CoderKind.HUMAN), None)
+    if odd is None:
+        return
+    from failcodes.jsonio import iter_jsonl  # (the file was read: its lines are known)
+
+    line = next(n for i, (n, _) in enumerate(iter_jsonl(path)) if i == odd)
+    ann = reviews[odd]
+    raise InputError(
+        f"coder {ann.coder!r} is {ann.coder_kind.value}, not a person: review/ holds human "
+        "reviews (the human side of the corrected shares and of human vs judge agreement); "
+        "a judge's codes belong in judge/",
+        path=path,
+        line=line,
+        field="coder_kind",
+    )
 
 
 def match_reviews(plan: ReviewPlan, reviews: Mapping[str, Annotation]) -> PlanProgress:

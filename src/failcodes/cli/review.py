@@ -44,11 +44,15 @@ def status_cmd(
 ) -> None:
     """Match pulled human reviews back to a plan: how much of each sample is reviewed."""
     from failcodes.annotations import Annotation
-    from failcodes.reviewplan import human_codes, match_reviews, read_plan
+    from failcodes.reviewplan import human_codes, match_reviews, people_only, read_plan
     from failcodes.tableio import read_models_jsonl
 
     plan = read_plan(plan_path)
-    anns = [a for p in reviews for a in read_models_jsonl(p, Annotation)]
+    anns = []
+    for path in reviews:  # a judge's annotations given here counted as reviewed ("12/12")
+        found = read_models_jsonl(path, Annotation)
+        people_only(path, found)
+        anns.extend(found)
     progress = match_reviews(plan, human_codes(anns, plan.part))
     typer.echo(
         f"plan {plan.name!r} ({plan.part.value}): estimation sample "

@@ -1244,6 +1244,7 @@ def _review_versions(
     """
     if not review_files or cb is None:
         return None
+    from failcodes.reviewplan import people_only
     from failcodes.reviewversions import bring_reviews
     from failcodes.study.recode import lineage
     from failcodes.tableio import read_models_jsonl
@@ -1252,7 +1253,7 @@ def _review_versions(
         str(p.relative_to(layout.root)): read_models_jsonl(p, Annotation) for p in review_files
     }
     for path in review_files:
-        _people_only(path, files[str(path.relative_to(layout.root))])
+        people_only(path, files[str(path.relative_to(layout.root))])
         _known_codes(path, files[str(path.relative_to(layout.root))], cb)
     _one_review_two_names(layout.root, files)
     try:  # the folder holding the study's codebook files: the study's own root
@@ -1324,30 +1325,6 @@ def _names_unchecked(reviews: Sequence[Annotation]) -> str | None:
         "reviewed they gave the same codes, and their reviews carry no Label Studio lead time "
         "(made by hand or converted), so one person's reviews under two names cannot be told "
         f"from two reviewers who agree; counted as two reviewers{more}"
-    )
-
-
-def _people_only(path: Path, reviews: list[Annotation]) -> None:
-    """Refuse a review file holding a coder that is not a person (an LLM or the heuristic).
-
-    review/ is read as human review: a second judge's annotations saved there were the
-    "human-only" shares and the human side of PPI++ and of human vs judge agreement, with
-    no word (an LLM coder's copy of the judge's codes read 0 disagreements on 20 units).
-    """
-    odd = next((i for i, a in enumerate(reviews) if a.coder_kind is not CoderKind.HUMAN), None)
-    if odd is None:
-        return
-    from failcodes.jsonio import iter_jsonl
-
-    line = next(n for i, (n, _) in enumerate(iter_jsonl(path)) if i == odd)
-    ann = reviews[odd]
-    raise InputError(
-        f"coder {ann.coder!r} is {ann.coder_kind.value}, not a person: review/ holds human "
-        "reviews (the human side of the corrected shares and of human vs judge agreement); "
-        "a judge's codes belong in judge/",
-        path=path,
-        line=line,
-        field="coder_kind",
     )
 
 
