@@ -203,3 +203,27 @@ def test_a_workbook_of_too_many_shared_strings_is_refused_before_openpyxl_holds_
         "to read here): save the sheet as CSV"
     ]
     assert not out2.parent.exists()
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_a_jsonl_line_past_the_limit_is_refused_before_it_is_held(
+    tmp_path, capsys, monkeypatch, end
+) -> None:
+    # a 200 MB line took ingest 1.4 GB (7x: 1 GB would take 7), exit 0; the limit is 64 MB,
+    # made 2 MB here (lines are read 1 MB at a time) so the test writes 3 MB
+    from failcodes import jsonio
+
+    monkeypatch.setattr(jsonio, "MAX_LINE", 2 << 20, raising=False)
+    row = {"question_id": "q1", "sentence_id": "s1", "verdict": "supported", "system": "a"}
+    long = {**row, "sentence_id": "s2", "sentence": "x" * (3 << 20)}
+    src = tmp_path / "t.jsonl"
+    with src.open("w", newline="") as fh:
+        fh.write(json.dumps({**row, "sentence": "A."}) + end + json.dumps(long) + end)
+    out = tmp_path / "out" / "t.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:2: a line of over 2 MB (no trace or label record is that "
+        "long: a JSON document? name it .json)"
+    ]
+    assert not out.parent.exists()
