@@ -407,3 +407,112 @@ def test_a_judge_panel_feeds_the_label_studio_step_its_consensus(
     assert report is not None and report.decided["undecided"] == 0
     assert report.decided["primary"] >= 1  # ties occur with this server
     assert with_prediction == 91
+
+
+RAG_STUDY = """\
+name = "rag-topk"
+codebook = "{codebook}"
+
+[[datasets]]
+name = "rag"
+[[datasets.ingest]]
+adapter = "ragchecker"
+paths = ["bundled:ragchecker/checking_outputs.json"]
+labels = true
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+
+[metrics]
+mappings = ["refuted", "non_supported"]
+
+[judge]
+judge = {judge}
+kinds = ["retrieval"]
+{top_k}
+
+[review]
+labelstudio = false
+"""
+
+
+@pytest.mark.parametrize("judge", ['"offline"', '["offline", "offline"]'], ids=["one", "panel"])
+def test_a_recoded_study_given_another_top_k_holds_and_counts_that_inputs_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], judge: str
+) -> None:
+    """A study re-coded onto v2, then its [judge] top_k changed (the input's units change).
+
+    The RAGChecker example's one disagreement has 4 retrieved chunks (docs/your-own-data.md):
+    top_k = 1 makes 1 retrieval unit, no top_k 4. Before: the recode step's fingerprint did
+    not see the study file, so `run` skipped it: top_k 1 -> none left the re-code run's 1
+    unit ('dimensions coded 5' for 4 units: 20), `recode --status` said 'v2: 1 (all on study
+    v2)' with 3 units never coded; and a re-code with nothing to do left annotations.jsonl
+    (and panel.json) as the earlier input's: top_k none -> 1 kept 4 units ('dimensions coded
+    20' for 1 unit: 5; status 'v2: 4; re-coded 3, migrated 1' for 'v2: 1; re-coded 0,
+    migrated 1').
+    """
+    from failcodes.judge.panelrun import read_panel
+    from failcodes.study.recode import member_runs
+    from tests.cli_helpers import run_cli
+
+    layout = StudyLayout.of(tmp_path / "rag")
+    layout.root.mkdir()
+    v1 = bundled()
+    (layout.root / f"{v1.name}.v1.yaml").write_text(dump(v1), encoding="utf-8")
+
+    def study(version: int, top_k: str) -> None:
+        text = RAG_STUDY.format(codebook=f"{v1.name}.v{version}.yaml", judge=judge, top_k=top_k)
+        layout.study_file.write_text(text, encoding="utf-8")
+
+    def units() -> list[str]:  # what attribute and the report read, per member for a panel
+        run = layout.judge_recode_run("rag", "retrieval", 2)
+        panel = read_panel(run)
+        folders = [run] if panel is None else [run / sub for sub in panel.run_dirs.values()]
+        exported = set()
+        for folder in folders:
+            lines = (folder / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
+            exported.add(tuple(sorted(json.loads(x)["unit_id"] for x in lines)))
+        (ids,) = exported  # every member the same units
+        if panel is not None:
+            assert sorted(u.unit_id for u in panel.units) == list(ids)
+        return list(ids)
+
+    def quotes() -> int:
+        import pandas as pd
+
+        table = pd.read_csv(layout.root / "report" / "tables" / "quote_checks.csv")
+        return int(table["dimensions coded"].sum())
+
+    def status() -> str:
+        capsys.readouterr()  # the runs' own output
+        code, out, err = run_cli(["recode", "--status", str(layout.root)], capsys)
+        assert code == 0, err
+        (line,) = out.splitlines()  # '<versions> (<state>); re-coded N, migrated M; read from'
+        return line.split(" (")[0] + " ..." + line.split(";")[1]
+
+    members = 1 if judge == '"offline"' else 2
+    study(1, "top_k = 1")
+    assert exit_code("run", str(layout.root)) == 0
+    (first, *_) = member_runs(layout.judge_run("rag", "retrieval")).values()
+    (rank1,) = [a.unit_id for a in read_annotations(first)]
+    bump(layout)  # v2 beside v1, the study file pointed at it
+    assert exit_code("run", str(layout.root)) == 0
+    assert units() == [rank1]
+    capsys.readouterr()
+    study(2, "")  # every chunk: 3 units the re-code run never coded
+    # before the run: said 'v2: 1 (all on study v2)', the 3 uncoded units not counted
+    assert status() == "rag/retrieval: v2: 1, not coded: 3 ... re-coded 0, migrated 1"
+    assert exit_code("run", str(layout.root)) == 0
+    log = layout.logs_dir.glob("*recode*")
+    said = "".join(p.read_text(encoding="utf-8") for p in log)
+    # 4 units - 1 on v2 already = 3 re-coded ("not coded before"), per member
+    assert f"rag/retrieval: v2: {3 * members} unit(s) re-coded by " in said
+    assert len(units()) == 4 and rank1 in units()
+    assert quotes() == 4 * 5 * members  # 4 units x 5 retrieval dimensions (v1 part), per judge
+    assert status() == "rag/retrieval: v2: 4 ... re-coded 3, migrated 1"
+    study(2, "top_k = 1")  # back to the first chunk: nothing to re-code, 3 units left out
+    assert exit_code("run", str(layout.root)) == 0
+    assert units() == [rank1]
+    assert quotes() == 1 * 5 * members
+    # rank1 was migrated by the first re-code (the offline judge's codes, carried to v2)
+    assert status() == "rag/retrieval: v2: 1 ... re-coded 0, migrated 1"

@@ -208,7 +208,8 @@ def code_work(
 
     With ``journal_migrated`` the migrated units are committed to the judge's journal too (no
     tokens, no cost; one by one, so a kill loses nothing) and the run exported, so the run
-    folder holds every unit on the new version.
+    folder holds every unit on the new version (``annotations.jsonl``: those of
+    ``work.units``).
     """
     units = [work.units[uid] for uid in sorted(work.recode)]
     fresh = {a.unit_id: a for a in judge(units, work.codebook, work.run_dir)} if units else {}
@@ -259,7 +260,8 @@ def _journal_migrated(work: RecodeWork) -> None:
                 journal.record_uncalled(ann)
     finally:
         journal.close()
-    export_run(work.run_dir)
+    # ``work.units``: the input's; the journal may keep an earlier input's, left out
+    export_run(work.run_dir, only=set(work.units))
 
 
 def read_entries(path: Path) -> list[RecodeEntry]:

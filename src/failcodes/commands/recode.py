@@ -161,7 +161,13 @@ def _status_lines(study: Any, layout: Any) -> list[str]:
 
     lines = []
     for row in recode_status(study, layout):
-        versions = ", ".join(f"v{v}: {n}" for v, n in row.versions.items()) or "no units"
+        versions = (
+            ", ".join(
+                [f"v{v}: {n}" for v, n in row.versions.items()]
+                + ([f"not coded: {row.uncoded}"] if row.uncoded else [])
+            )
+            or "no units"
+        )
         state = "all on" if row.stale == 0 else f"{row.stale} unit(s) NOT on"
         lines.append(
             f"{row.dataset}/{row.kind}: {versions} ({state} study v{row.study_version}); "

@@ -378,7 +378,10 @@ def _judge_steps(
     for kind in kinds:
         if needs_recode(layout, name, kind, newest):
             # the study's codebook is newer than the run's: the run's journal refuses a
-            # different codebook, so the run is brought onto it in a re-code run
+            # different codebook, so the run is brought onto it in a re-code run. Its units
+            # and judge come from the study file's [judge] (top_k, judge, mode), which its
+            # request does not carry: an input, so a changed top_k re-codes (skipped, the run
+            # kept the earlier input's units: 'dimensions coded 5' for 4 passages)
             run = runs[kind] = layout.judge_recode_run(name, kind, newest.version)
             recode = RecodeRequest(study=layout.root, dataset=name, kind=kind)
             outputs = (run / ("panel.json" if panel else "annotations.jsonl"), run / RECODE_ENTRIES)
@@ -386,7 +389,7 @@ def _judge_steps(
                 Step(
                     f"recode {kind} {name}",
                     recode,
-                    inputs=(dis, codebook),
+                    inputs=(dis, codebook, layout.study_file),
                     outputs=outputs,
                     dataset=name,
                 )

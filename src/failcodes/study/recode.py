@@ -67,6 +67,7 @@ from failcodes.recoding import (
 )
 from failcodes.study.config import StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
+from failcodes.units import Unit
 
 if TYPE_CHECKING:
     from failcodes.judge.panelrun import Member
@@ -174,6 +175,35 @@ def _previous(
     return latest
 
 
+def input_units(study: StudyFile, layout: StudyLayout, dataset: str, kind: str) -> dict[str, Unit]:
+    """The units of the study's input for one judged kind, by id.
+
+    Its disagreements, cut as its ``[judge]`` says (``top_k``). A run folder may hold units of
+    an earlier input (another ``top_k``, other data): its journal keeps them, but the re-code
+    plans, exports (:func:`failcodes.judge.export_run`'s ``only``) and counts these alone.
+    """
+    from failcodes.disagreementio import read_disagreements
+    from failcodes.units import disagreement_traces
+
+    dis = layout.disagreements(dataset)
+    if not dis.is_file():
+        raise InputError("no disagreements file: run the study first", path=dis)
+    traces = disagreement_traces(read_disagreements(dis))
+    return {u.id: u for u in study.judge.units(traces, UNIT_KINDS[kind])}
+
+
+def _export_input(work: RecodeWork) -> None:
+    """Export a re-code run with nothing left to do on its input's units alone.
+
+    The run holds the units of an earlier input too (re-coded then): exported, a report's quote
+    checks, the attribution and the retrieval-quality shares counted them.
+    """
+    from failcodes.judge import export_run
+
+    if (work.run_dir / JOURNAL_NAME).is_file():
+        export_run(work.run_dir, only=set(work.units))
+
+
 def _done(path: Path, member: str | None) -> set[str]:
     return {e.unit_id for e in read_entries(path) if e.member == member}
 
@@ -198,18 +228,11 @@ def plan_kind(
 
     With ``member``: that panel member's units (its own earlier codes, its own folder).
     """
-    from failcodes.disagreementio import read_disagreements
+    from failcodes.judge.journal import refuse_text_only_ids
     from failcodes.judge.panelrun import member_dir
-    from failcodes.units import disagreement_traces
 
     cb_path, newest = study_codebook(study, layout)
-    dis = layout.disagreements(dataset)
-    if not dis.is_file():
-        raise InputError("no disagreements file: run the study first", path=dis)
-    traces = disagreement_traces(read_disagreements(dis))
-    units = {u.id: u for u in study.judge.units(traces, UNIT_KINDS[kind])}
-    from failcodes.judge.journal import refuse_text_only_ids
-
+    units = input_units(study, layout, dataset, kind)
     runs = [layout.judge_run(dataset, kind), layout.judge_recode_run(dataset, kind, newest.version)]
     runs += [p for _, p in layout.judge_recode_runs(dataset, kind)]
     for run in runs:  # an earlier failcodes' ids: not coded anew
@@ -280,9 +303,14 @@ def recode_kind(work: RecodeWork, judge: JudgeFn, *, coder_name: str) -> RecodeR
     """Re-code ``work.recode`` with ``judge``, commit the migrated units, then ``recode.jsonl``.
 
     The migrated units go into the re-code run's journal too, so the run folder holds every
-    unit on the new version (what ``attribute``, ``labelstudio export`` and ``report`` read).
+    unit on the new version (what ``attribute``, ``labelstudio export`` and ``report`` read);
+    ``annotations.jsonl`` holds the study's input's units alone (``work.units``), even with
+    nothing to do.
     """
-    return recode(work, judge, coder_name=coder_name, journal_migrated=True)
+    result = recode(work, judge, coder_name=coder_name, journal_migrated=True)
+    if work.empty:
+        _export_input(work)
+    return result
 
 
 def recode_panel(
@@ -303,18 +331,23 @@ def recode_panel(
     from failcodes.judge.panelrun import PANEL_FILE, panel_report
 
     first = works[0]
-    if all(w.empty for w in works):
+    root = first.entries_path.parent
+    done = all(w.empty for w in works)
+    if done and not (root / PANEL_FILE).is_file():
         return RecodeResult(version=first.version, recoded=0, migrated=0, path=None)
     entries: list[RecodeEntry] = []
     for work, judge, member in zip(works, judges, members, strict=True):
-        if not work.empty:
+        if work.empty:
+            _export_input(work)
+        else:
             entries += code_work(work, judge, coder_name=member.coder.spec, journal_migrated=True)
-    root = first.entries_path.parent
+    ids = set(first.units)  # the study's input's units: an earlier input's left out
     summaries = []
     for work, member in zip(works, members, strict=True):
         journal = Journal(work.run_dir)
         try:
             totals = journal.totals()
+            mine = sum(1 for unit in journal.iter_ids() if unit in ids)
         finally:
             journal.close()
         summaries.append(
@@ -322,14 +355,19 @@ def recode_panel(
                 judge=member.coder.spec,
                 coder_kind=member.coder.coder_kind,
                 kind=UNIT_KINDS[kind],
-                units=totals.units,
-                already_done=totals.units,
+                units=mine,
+                already_done=mine,
                 journal_units=totals.units,
                 journal_cost_usd=totals.cost_usd,
+                other_units=totals.units - mine,
             )
         )
-    report = panel_report(root, list(members), first.codebook, UNIT_KINDS[kind], summaries)
+    report = panel_report(
+        root, list(members), first.codebook, UNIT_KINDS[kind], summaries, only=ids
+    )
     atomic_write_text(root / PANEL_FILE, report.model_dump_json(indent=2) + "\n")
+    if done:
+        return RecodeResult(version=first.version, recoded=0, migrated=0, path=None)
     append_entries(first.entries_path, entries)
     return RecodeResult(
         version=first.version,
@@ -364,34 +402,43 @@ class KindStatus:
     recoded: int
     migrated: int
     study_version: int
+    uncoded: int = 0  # units of the study's input the run does not hold
 
     @property
     def stale(self) -> int:
-        """Units not on the study's codebook version."""
-        return sum(n for v, n in self.versions.items() if v != self.study_version)
+        """Units not on the study's codebook version (the uncoded too)."""
+        return self.uncoded + sum(n for v, n in self.versions.items() if v != self.study_version)
 
 
 def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
-    """Per judged kind: the run downstream steps read and the versions of its units."""
+    """Per judged kind: the run downstream steps read and the versions of its input's units.
+
+    The units of the study's input alone (:func:`input_units`): a run's journal may keep an
+    earlier input's.
+    """
     from failcodes.judge import read_annotations
 
     _, newest = study_codebook(study, layout)
     rows: list[KindStatus] = []
     for dataset, kind in judged(study, layout):
         run = layout.judge_current(dataset, kind)
+        ids = input_units(study, layout, dataset, kind).keys()
         # a unit counts under the oldest version any judge (panel member) holds it on
         oldest: dict[str, int] = {}
         for folder in member_runs(run).values():
             for a in read_annotations(folder):
-                oldest[a.unit_id] = min(
-                    oldest.get(a.unit_id, a.codebook.version), a.codebook.version
-                )
+                if a.unit_id in ids:
+                    oldest[a.unit_id] = min(
+                        oldest.get(a.unit_id, a.codebook.version), a.codebook.version
+                    )
         versions = Counter(oldest.values())
         # per unit: re-coded when any judge (panel member) re-coded it, else migrated
         unit_methods: dict[str, str] = {}
         for v, path in layout.judge_recode_runs(dataset, kind):
             if v == newest.version:
                 for entry in read_entries(path / RECODE_ENTRIES):
+                    if entry.unit_id not in ids:
+                        continue
                     if unit_methods.get(entry.unit_id) != RecodeMethod.RECODED.value:
                         unit_methods[entry.unit_id] = entry.method.value
         methods = Counter(unit_methods.values())
@@ -404,6 +451,7 @@ def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
                 recoded=methods[RecodeMethod.RECODED.value],
                 migrated=methods[RecodeMethod.MIGRATED.value],
                 study_version=newest.version,
+                uncoded=len(ids) - len(oldest),
             )
         )
     return rows
@@ -412,6 +460,7 @@ def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
 __all__ = [
     "KindStatus",
     "PanelSeat",
+    "input_units",
     "judged",
     "lineage",
     "member_runs",
