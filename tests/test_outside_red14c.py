@@ -227,3 +227,21 @@ def test_a_jsonl_line_past_the_limit_is_refused_before_it_is_held(
         "long: a JSON document? name it .json)"
     ]
     assert not out.parent.exists()
+
+
+def test_an_unclosed_quote_swallowing_the_csv_is_refused_at_64_mb(tmp_path, capsys) -> None:
+    # the csv module held a cell up to 1 GB (4 bytes a character): a 100 MB cell took ingest
+    # 0.9 GB, and an unclosed quote in a 1 GB file would take GBs before "expected 5 cells
+    # (as in the header), got 3" (a 72 MB file: 389 MB). Now 64 MB at most, said as such.
+    src = tmp_path / "t.csv"
+    with src.open("w") as fh:
+        fh.write('question_id,sentence_id,sentence,verdict,system\nq1,s1,"A.,supported,a\n')
+        fh.write("q1,s2,B.,supported,a\n" * 3_300_000)  # 69.3 MB (66.1 MiB) after the quote
+    out = tmp_path / "out" / "t.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f'failcodes: error: {src}:2: a cell of over 64 MB from this line on (an unclosed " '
+        "quote? no trace or label cell is that long)"
+    ]
+    assert not out.parent.exists()
