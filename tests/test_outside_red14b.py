@@ -477,3 +477,49 @@ def test_review_status_refuses_a_judges_annotations_given_as_reviews(
     code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(reviews)], capsys)
     assert code == 0, err
     assert out.startswith("plan 'hand' (retrieval): estimation sample 12/12 reviewed")
+
+
+def test_a_weight_matrix_over_a_scale_with_a_level_nobody_gave(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two raters on a 1-5 scale who never gave 3 (r1 1,2,4,5,1,4; r2 2,2,5,5,1,4), a linear
+    agreement-weight matrix in a CSV. The 5 x 5 matrix of the scale was refused naming no
+    category ("must be 4 x 4 (one row per category)"); the 4 x 4 one then made to fit was read
+    over the ranks of 1, 2, 4, 5 (2 against 4 one step), Cohen 0.739, with nothing on the first
+    line, where --weights linear says it. scikit-learn's cohen_kappa_score(weights='linear'):
+    0.7391 over the values given, 0.8125 with labels=[1..5]. Now the 4 x 4 run says it, the
+    5 x 5 refusal names the 4 categories, and with --categories 1,2,3,4,5 it gives 0.8125."""
+    table = tmp_path / "r.csv"
+    pairs = [(1, 2), (2, 2), (4, 5), (5, 5), (1, 1), (4, 4)]
+    table.write_text(
+        "unit,r1,r2\n" + "".join(f"{i},{a},{b}\n" for i, (a, b) in enumerate(pairs)),
+        encoding="utf-8",
+    )
+
+    def linear(q: int) -> Path:
+        path = tmp_path / f"w{q}.csv"
+        rows = [",".join(f"{1 - abs(i - j) / (q - 1):.6f}" for j in range(q)) for i in range(q)]
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        return path
+
+    args = ["agree", str(table), "--stat", "cohen", "--bootstrap", "0"]
+    code, out, err = run_cli([*args, "--weights-matrix", str(linear(4))], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(
+        "weights on the ranks of the values given (1, 2, 4, 5), 3 never given (--categories "
+        "1,2,3,4,5 weighs the whole scale)"
+    )
+    written = tmp_path / "a.json"
+    code, out, err = run_cli(
+        [*args, "--weights-matrix", str(linear(5)), "-o", str(written)], capsys
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        "failcodes: error: --weights-matrix is 5 x 5: its rows and columns are the 4 categories "
+        "in order (1, 2, 4, 5); --categories lists the whole scale\n"
+    )
+    assert not written.exists()
+    whole = ["--weights-matrix", str(linear(5)), "--categories", "1,2,3,4,5", "--format", "json"]
+    code, out, err = run_cli([*args, *whole], capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(0.8125)

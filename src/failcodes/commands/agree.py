@@ -547,6 +547,13 @@ class AgreeRequest(Request):
                 if split is not None:
                     rows.extend(_row(r, sets=True, **extra) for r in self._on_sets(table, split))
                     continue
+                if matrix is not None and len(matrix) != len(table.categories):
+                    shown = table.labels or [f"{v:g}" for v in table.categories.tolist()]
+                    raise ConfigError(
+                        f"--weights-matrix is {len(matrix)} x {len(matrix)}: its rows and columns "
+                        f"are the {len(shown)} categories in order ({', '.join(shown)}); "
+                        "--categories lists the whole scale"
+                    )
                 results = agreement_table(
                     table,
                     stats,
@@ -558,7 +565,9 @@ class AgreeRequest(Request):
                 )
                 rows.extend(_row(r, **extra) for r in results)
                 said[key] = _table_clauses(table, frame, results, self.categories is not None)
-                if matrix is None and table.labels is None and self.categories is None:
+                # a --weights-matrix too: its rows are the values given, a level nobody gave
+                # (3 of 1, 2, 4, 5) has no row, unsaid where linear weights said it
+                if table.labels is None and self.categories is None:
                     weighted = [r for r in results if r.weights != "none" and r.value is not None]
                     gaps = _unused_levels(table.categories.tolist()) if weighted else None
                     if gaps and gaps not in notes[0]:  # the first line: weights on ranks
