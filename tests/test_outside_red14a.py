@@ -316,3 +316,49 @@ def test_intervals_over_questions_of_one_sentence_say_the_sentences_are_resample
     # without intervals there is nothing to say
     code, out, _ = run_cli(metrics, capsys)
     assert "each question holds one sentence" not in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("parquet", [False, True])
+def test_a_label_whose_sentence_text_is_another_sentence_is_refused(
+    parquet: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Labels made on an earlier run's answer, numbered alike: the label of s1 gives its text
+    # 'Aspirin cures cancer.' (an error), but the traces' s1 is 'Aspirin reduces fever.'
+    # (supported) and their s2 'Aspirin cures cancer.' (refuted). By the texts the verifier
+    # missed the error and flagged the true sentence (TP 0, FP 1, FN 1, TN 0); main scored
+    # the ids, TP 1, TN 1, exit 0.
+    a, _, _ = _own_answers(tmp_path, "sentence")
+    traces = a
+    if parquet:
+        traces = tmp_path / "a.parquet"
+        assert run_cli(["ingest", "generic", str(a), "-o", str(traces)], capsys)[0] == 0
+    labels = _jsonl(
+        tmp_path / "earlier.jsonl",
+        [
+            {"sentence_id": "s1", "has_error": True, "sentence": "Aspirin cures cancer."},
+            {"sentence_id": "s2", "has_error": False, "sentence": "Aspirin reduces fever."},
+        ],
+    )
+    out = tmp_path / "m.json"
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {labels}:1, field 'sentence': the label's sentence 'Aspirin cures "
+        "cancer.' is not sentence 's1' of the traces of system 'sysA', 'Aspirin reduces "
+        "fever.': the label was made on another answer, or its id names another sentence; "
+        "label the traces' sentences by their ids"
+    ]
+    assert not out.exists()
+    # the same texts written otherwise (case, spaces, punctuation) are the same sentences
+    labels = _jsonl(
+        tmp_path / "same.jsonl",
+        [
+            {"sentence_id": "s1", "has_error": False, "sentence": "aspirin  reduces fever"},
+            {"sentence_id": "s2", "has_error": True, "sentence": "Aspirin cures cancer!"},
+        ],
+    )
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    assert run_cli(args, capsys)[0] == 0
+    got = json.loads(out.read_text(encoding="utf-8"))
+    assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(1, 0, 0, 1)]

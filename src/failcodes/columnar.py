@@ -733,16 +733,17 @@ def load_columns(
 
 def _texts_of(
     columns: TraceColumns | SentenceColumns, paths: Sequence[Path]
-) -> Callable[[], Iterator[TraceTexts]] | None:
+) -> Callable[[Sequence[str]], Iterator[TraceTexts]] | None:
     """What streams the traces' texts for the label checks (None: the columns hold them)."""
     if isinstance(columns, TraceColumns) and columns.objects is not None:
         return None
-    return lambda: trace_texts(paths)
+    return lambda told: trace_texts(paths, told)
 
 
-def _parquet_texts(paths: Sequence[Path]) -> Iterator[TraceTexts]:
+def _parquet_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[TraceTexts]:
     """:func:`trace_texts` of Parquet files: the rows of a sentence or claim id with two texts.
 
+    And those of the sentences ``told`` (whose labels give their text: few, if any).
     The engine finds the ids (an id with one text cannot be two systems' two texts), so the
     rows come to Python only where a check may fail (none on the seed's design: at 120,000
     traces every row in Python cost 0.5 CPU-s and 120 MB of peak memory, this 0.1 CPU-s and
@@ -750,43 +751,46 @@ def _parquet_texts(paths: Sequence[Path]) -> Iterator[TraceTexts]:
     without a text column gives nulls.
     """
     con = engine.connect()
-    parts = []
-    for index, path in enumerate(paths):  # (DuckDB reads the names: pyarrow costs 30 MB)
-        got = con.execute(f"DESCRIBE SELECT * FROM read_parquet({engine.quoted(path)})")
-        names = {row[0] for row in got.fetchall()}
-        texts = ", ".join(
-            f"NULLIF({n}, '') AS {n}" if n in names else f"NULL::VARCHAR AS {n}"
-            for n in ("sentence", "claim")
-        )
-        parts.append(
-            f"""SELECT {index} AS f, file_row_number AS n, system, sentence_id, claim_id,
-            {texts} FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
-        )
-    source = " UNION ALL ".join(parts)
     try:
         con.execute("SET threads = 1")  # (two threads' hash tables: memory for no gain)
+        parts = []
+        for index, path in enumerate(paths):  # (DuckDB reads the names: pyarrow costs 30 MB)
+            got = con.execute(f"DESCRIBE SELECT * FROM read_parquet({engine.quoted(path)})")
+            names = {row[0] for row in got.fetchall()}
+            texts = ", ".join(
+                f"NULLIF({n}, '') AS {n}" if n in names else f"NULL::VARCHAR AS {n}"
+                for n in ("sentence", "claim")
+            )
+            parts.append(
+                f"""SELECT {index} AS f, file_row_number AS n, system, sentence_id, claim_id,
+                hash(sentence_id::VARCHAR) AS hs, hash(claim_id::VARCHAR) AS hc, {texts}
+                FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
+            )
+        source = " UNION ALL ".join(parts)
         # the ids with two texts (or a text and none: a superset, Python decides), grouped
         # on their hashes (grouping the id strings held 37 MB more at 120,000 traces)
         two = [
             [
                 h
                 for (h,) in con.execute(
-                    f"""SELECT hash({n}_id) FROM ({source}) GROUP BY 1
-                    HAVING min(hash({n})) < max(hash({n}))"""
+                    f"SELECT {h} FROM ({source}) GROUP BY 1 HAVING min(hash({n})) < max(hash({n}))"
                 ).fetchall()
             ]
-            for n in ("sentence", "claim")
+            for h, n in (("hs", "sentence"), ("hc", "claim"))
         ]
+        if told:  # and the sentences whose labels give their text
+            got = con.execute("SELECT hash(unnest($1::VARCHAR[]))", [list(told)])
+            two[0] += [h for (h,) in got.fetchall()]
         if not any(two):
             return
         rows = con.execute(
             f"""SELECT system, sentence_id, claim_id,
-                CASE WHEN list_contains($1, hash(sentence_id)) THEN sentence END,
-                CASE WHEN list_contains($2, hash(claim_id)) THEN claim END
+                CASE WHEN list_contains($1::UBIGINT[], hs) THEN sentence END,
+                CASE WHEN list_contains($2::UBIGINT[], hc) THEN claim END
             FROM ({source})
-            WHERE list_contains($1, hash(sentence_id)) OR list_contains($2, hash(claim_id))
+            WHERE list_contains($1::UBIGINT[], hs) OR list_contains($2::UBIGINT[], hc)
             ORDER BY f, n""",
-            [two[0], two[1]],
+            two,
         ).fetchall()
     finally:
         con.close()
@@ -828,10 +832,10 @@ def _as_id(value: Any) -> str:
     return value if isinstance(value, str) else whole_number_text(value) or str(value)
 
 
-def trace_texts(paths: Sequence[Path]) -> Iterator[TraceTexts]:
+def trace_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[TraceTexts]:
     """Each trace's ``(system, sentence_id, claim_id, sentence, claim)``, streamed.
 
-    For :func:`failcodes.labels.shared_text_mismatch` on files read and checked before: a
+    For :func:`failcodes.labels.text_mismatch` on files read and checked before: a
     JSONL line decoded for these keys only; of Parquet files only, the rows of an id that
     has two texts in them (:func:`_parquet_texts`); CSV traces are read whole. An empty text
     is missing. Memory: a line or a batch, or the rows of such ids.
@@ -839,7 +843,7 @@ def trace_texts(paths: Sequence[Path]) -> Iterator[TraceTexts]:
     decode = msgspec.json.Decoder(_TextFields).decode
     formats = [detect_format(p) for p in paths]
     if all(f is Format.PARQUET for f in formats):
-        yield from _parquet_texts(paths)
+        yield from _parquet_texts(paths, told)
         return
     for path, fmt in zip(paths, formats, strict=True):
         if fmt is Format.PARQUET:  # beside other files: every row (an id's text may differ

@@ -1432,12 +1432,13 @@ def validate_labels(
     *,
     path: str | Path | None = None,
     lines: Sequence[int] | None = None,
-    texts: Callable[[], Iterable[TraceTexts]] | None = None,
+    texts: Callable[[Sequence[str]], Iterable[TraceTexts]] | None = None,
 ) -> None:
     """Raise :class:`InputError` for the first label whose sentence or claim is not in traces.
 
     No labels at all (a file of only a header, or blank) is an error too: every metric would
-    be undefined. ``texts`` streams the traces' texts (:func:`shared_text_mismatch`) when
+    be undefined. ``texts`` streams the traces' texts (:func:`text_mismatch`; given the
+    sentence ids whose labels give their text, those sentences' rows among them) when
     ``traces`` holds no trace objects (columns read by the engine); without it, and without
     objects, the texts are not compared.
     """
@@ -1461,16 +1462,18 @@ def validate_labels(
             line=lines[pos] if lines is not None else pos + 1,
             field="sentence_id",
         )
-    if len(trace_system_names(traces)) < 2:
+    told = labelled_texts(labels)
+    several = label_systems(labels) is None and len(trace_system_names(traces)) > 1
+    if not (told or several):
         return
     rows: Iterable[TraceTexts]
     if texts is not None:
-        rows = texts()
+        rows = texts(told)
     elif (objects := _trace_objects(traces)) is not None:
         rows = ((t.system, t.sentence_id, t.claim_id, t.sentence, t.claim) for t in objects)
     else:
         return
-    problem = shared_text_mismatch(labels, rows)
+    problem = text_mismatch(labels, rows)
     if problem is not None:
         line = lines[problem.position] if lines is not None else problem.position + 1
         raise InputError(problem.message, path=path, line=line, field=problem.field)
@@ -1487,47 +1490,65 @@ def _trace_objects(traces: Any) -> Sequence[Trace] | None:
     return traces if isinstance(traces, Sequence) else None
 
 
-#: A trace's texts for :func:`shared_text_mismatch`: system, sentence id, claim id,
+#: A trace's texts for :func:`text_mismatch`: system, sentence id, claim id,
 #: sentence text, claim text.
 TraceTexts = tuple[str, str, str, str | None, str | None]
 
 
-def shared_text_mismatch(
-    labels: Sequence[Label], rows: Iterable[TraceTexts]
-) -> LabelProblem | None:
-    """A shared label whose sentence (or claim) two systems' traces give different texts.
+def text_mismatch(labels: Sequence[Label], rows: Iterable[TraceTexts]) -> LabelProblem | None:
+    """A label whose sentence (or claim) is not the text the traces give it.
 
-    Each system wrote its own answer and numbered its sentences ``s1, s2, ...`` (or its
-    claims ``c1, c2, ...``) in its own file: a label without a system applied to each
-    system's ``s1``, two different sentences (sysA's true one, sysB's wrong one), and sysB
-    was scored on sysA's labels (P 0, R 0 for 1, 1), exit 0. Texts are compared with their
-    whitespace collapsed and case folded; a trace without the text is passed over. Per-system
-    labels: None (each system's own).
+    Two cases, exit 0 before. Each system wrote its own answer and numbered its sentences
+    ``s1, s2, ...`` (or its claims ``c1, ...``) in its own file: a shared label (no system)
+    applied to each system's ``s1``, two different sentences, and sysB was scored on sysA's
+    labels (P 0, R 0 for 1, 1). A label that gives its sentence's text names another sentence
+    than its id does in the traces (labels made on an earlier run's answer, numbered alike):
+    the clinician's judgement of one sentence scored another (TP 1, TN 1 for FP 1, FN 1).
+    Texts are compared by their letters and digits, case folded; a trace without the text
+    is passed over.
     """
-    if label_systems(labels) is not None:
-        return None
     claims = label_column(labels, "claim_id")
     sids = label_column(labels, "sentence_id")
+    shared = label_systems(labels) is None
     by_sentence: dict[str, int] = {}
     by_claim: dict[str, int] = {}
+    told: dict[tuple[str | None, str], tuple[int, str, str]] = {}  # the labels' own texts
+    texts = label_column(labels, "sentence")
+    systems = label_column(labels, "system")
     for pos, (sid, cid) in enumerate(zip(sids, claims, strict=True)):
         if cid is not None:
             by_claim.setdefault(cid, pos)
         elif sid is not None:
             by_sentence.setdefault(sid, pos)
-    first: dict[tuple[str, str], tuple[str, str, str]] = {}  # (field, id) -> system, text, key
+            if texts[pos]:
+                told.setdefault((systems[pos], sid), (pos, texts[pos], _letters(texts[pos])))
+    first: dict[tuple[str, str], tuple[str, str]] = {}  # (field, id) -> system, text
     found: dict[int, LabelProblem] = {}
     for system, sid, cid, sentence, claim in rows:
+        if told and sentence is not None:
+            own = told.get((None, sid)) or told.get((system, sid))
+            if own and own[0] not in found and own[1] != sentence and own[2] != _letters(sentence):
+                found[own[0]] = LabelProblem(
+                    own[0],
+                    "sentence",
+                    f"the label's sentence {_clip(own[1])!r} is not sentence {sid!r} of the "
+                    f"traces of system {system!r}, {_clip(sentence)!r}: the label was made on "
+                    "another answer, or its id names another sentence; label the traces' "
+                    "sentences by their ids",
+                )
+        if not shared:
+            continue
         for field, target, text, wanted in (
             ("sentence_id", sid, sentence, by_sentence),
             ("claim_id", cid, claim, by_claim),
         ):
             if text is None or target not in wanted:
                 continue
-            key = " ".join(text.split()).casefold()
-            seen = first.setdefault((field, target), (system, text, key))
+            seen = first.setdefault((field, target), (system, text))
+            if text == seen[1]:  # the common case: the same text (no key made)
+                continue
             pos = wanted[target]
-            if seen[0] != system and seen[2] != key and pos not in found:
+            if seen[0] != system and _letters(seen[1]) != _letters(text) and pos not in found:
                 what = "sentence" if field == "sentence_id" else "claim"
                 found[pos] = LabelProblem(
                     pos,
@@ -1540,6 +1561,18 @@ def shared_text_mismatch(
                     f"system), else write the {what} one way in every traces file",
                 )
     return found[min(found)] if found else None
+
+
+def labelled_texts(labels: Sequence[Label]) -> list[str]:
+    """The sentence ids of the labels that give their sentence's text."""
+    texts = label_column(labels, "sentence")
+    sids = label_column(labels, "sentence_id")
+    return [sid for sid, text in zip(sids, texts, strict=True) if text and sid is not None]
+
+
+def _letters(text: str) -> str:
+    """A text as compared with another: its letters and digits, case folded."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def _clip(text: str, width: int = 60) -> str:
