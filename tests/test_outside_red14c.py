@@ -245,3 +245,22 @@ def test_an_unclosed_quote_swallowing_the_csv_is_refused_at_64_mb(tmp_path, caps
         "quote? no trace or label cell is that long)"
     ]
     assert not out.parent.exists()
+
+
+def test_a_fifo_named_as_the_cache_is_refused_as_one(tmp_path, capsys, monkeypatch, echo_server):
+    # was "database is read-only (permission denied); fix its permissions or pass ...": the
+    # FIFO's permissions were fine (rw-r--r--), it is no file a database can live in
+    import os
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    fifo = tmp_path / "cache.sqlite"
+    os.mkfifo(fifo)
+    args = [*_judge_args(tmp_path, "openai:m", echo_server), "--cache", str(fifo)]
+    args.remove("--no-cache")
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {fifo}: not a regular file (a FIFO, socket or device), expected a "
+        "SQLite file; pass another --cache (or --no-cache)"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache.sqlite", "cb.yaml", "traces.jsonl"]

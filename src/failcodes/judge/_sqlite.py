@@ -37,6 +37,12 @@ def check_database(path: str | Path, *, option: str = "another path") -> Path:
     if p.exists():
         if p.is_dir():
             raise OutputError(f"is a folder, expected a SQLite file; pass {option}", path=p)
+        if not p.is_file():  # a FIFO was "read-only (permission denied); fix its permissions"
+            raise OutputError(
+                f"not a regular file (a FIFO, socket or device), expected a SQLite file; pass "
+                f"{option}",
+                path=p,
+            )
         try:
             probe_file(p)
             probe_dir(p.parent, shown=p)  # WAL mode creates -wal and -shm beside it
