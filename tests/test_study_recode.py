@@ -516,3 +516,48 @@ def test_a_recoded_study_given_another_top_k_holds_and_counts_that_inputs_units(
     assert quotes() == 1 * 5 * members
     # rank1 was migrated by the first re-code (the offline judge's codes, carried to v2)
     assert status() == "rag/retrieval: v2: 1 ... re-coded 0, migrated 1"
+
+
+def test_a_studys_top_k_reaches_its_attribution_and_label_studio_tasks(
+    tmp_path: Path,
+) -> None:
+    """[judge] top_k = 1 on the RAGChecker example: 1 disagreement, 4 retrieved chunks
+    (docs/your-own-data.md), so the judge codes 1 unit, the first chunk.
+
+    Before: the study's attribute and labelstudio export steps were not given top_k, so the
+    item was 'undetermined: 3 of 4 retrieved passages not coded' (retrieval 0, undetermined
+    1 where `attribute --top-k 1` says retrieval 1: its one passage is not all-high) and 4
+    Label Studio tasks were written for the judge's 1 unit; once the run had coded every
+    chunk (no top_k), top_k = 1 kept all 4 passages in the attribution (Table 8 over 4).
+    """
+    import csv
+
+    layout = StudyLayout.of(tmp_path / "rag")
+    layout.root.mkdir()
+    v1 = bundled()
+    (layout.root / f"{v1.name}.v1.yaml").write_text(dump(v1), encoding="utf-8")
+
+    def run(top_k: str) -> tuple[list[dict[str, str]], list[dict[str, str]], int]:
+        text = RAG_STUDY.format(codebook=f"{v1.name}.v1.yaml", judge='"offline"', top_k=top_k)
+        text = text.replace("labelstudio = false", "labelstudio = true")
+        layout.study_file.write_text(text, encoding="utf-8")
+        assert exit_code("run", str(layout.root)) == 0
+        folder = layout.attribution("rag")
+        with (folder / "attribution_summary.csv").open(encoding="utf-8") as fh:
+            summary = list(csv.DictReader(fh))
+        with (folder / "per_passage.csv").open(encoding="utf-8") as fh:
+            passages = list(csv.DictReader(fh))
+        tasks = json.loads(layout.labelstudio_tasks("rag", "retrieval").read_text("utf-8"))
+        return summary, passages, len(tasks)
+
+    summary, passages, tasks = run("top_k = 1")
+    assert [(p["rank"], p["status"], p["all_high"]) for p in passages] == [("1", "scored", "False")]
+    # its one passage is not high quality on every dimension: retrieval
+    assert [(s["retrieval"], s["undetermined"], s["total"]) for s in summary] == [("1", "0", "1")]
+    assert tasks == 1
+    _, passages, tasks = run("")  # every chunk coded
+    assert (len(passages), tasks) == (4, 4)
+    summary, passages, tasks = run("top_k = 1")  # the run holds 4, the judge's input 1
+    assert [p["rank"] for p in passages] == ["1"]
+    assert [(s["retrieval"], s["undetermined"]) for s in summary] == [("1", "0")]
+    assert tasks == 1

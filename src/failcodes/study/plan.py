@@ -424,6 +424,9 @@ def _review_steps(
         retrieval=runs.get("retrieval"),
         reasoning=runs.get("reasoning"),
         strategy=Strategy(ds.attribution),
+        # the judge's passages (its top_k): every other one was read as not coded (the
+        # item undetermined) or, coded under an earlier top_k, counted in Table 8
+        top_k=study.judge.top_k,
         output=layout.attribution(name),
     )
     steps = [
@@ -450,6 +453,7 @@ def _review_steps(
             part=UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION,
             codebook=codebook,
             judged=judged,
+            top_k=study.judge.top_k,  # the judge's units
             out=tasks,
         )
         read = run / "panel.json" if panel else judged
