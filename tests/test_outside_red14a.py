@@ -362,3 +362,42 @@ def test_a_label_whose_sentence_text_is_another_sentence_is_refused(
     assert run_cli(args, capsys)[0] == 0
     got = json.loads(out.read_text(encoding="utf-8"))
     assert [(r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(1, 0, 0, 1)]
+
+
+def test_compare_traces_refuses_a_system_named_like_the_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A wide table's gold column given to --verdict-column beside gpt and claude is a system
+    # of the traces: main's compare --traces put it in Cochran's Q (df 2 for the 2 systems)
+    # and the Holm correction of 3 pairs (claude vs gpt, permutation F1 p 0.2507 read 0.752),
+    # exit 0, where compare FILE refuses a gold column.
+    table = tmp_path / "wide.csv"
+    table.write_text(
+        "claim_id,claim,gpt,claude,gold,label\n"
+        "c1,a,refuted,supported,refuted,bad\nc2,b,supported,supported,supported,ok\n"
+        "c3,c,refuted,refuted,refuted,bad\nc4,d,supported,refuted,supported,ok\n"
+        "c5,e,refuted,supported,refuted,bad\nc6,f,supported,supported,supported,ok\n",
+        encoding="utf-8",
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    for column in ("gpt", "claude", "gold"):
+        args += ["--verdict-column", column]
+    assert run_cli([*args, "--label-rule", "label = bad -> error"], capsys)[0] == 0
+    base = ["compare", "--traces", str(traces), "--labels", str(labels), "--format", "json"]
+    code, out, err = run_cli(base, capsys)
+    assert code == 2 and not out
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {traces}:3, field 'system': system 'gold' is named like the "
+        "reference or a consensus of the systems (holds 'gold'): as one more system it would "
+        "enter every test; leave its traces out, or name the systems with --systems (a "
+        "majority vote compared as a system too)"
+    ]
+    # the systems named: Cochran's Q of the two has df 1, one pair under Holm
+    code, out, _ = run_cli([*base, "--systems", "gpt,claude"], capsys)
+    assert code == 0
+    rows = json.loads(out)["tests"]
+    assert {(r["test"], r["comparison"], r["df"]) for r in rows if r["test"] == "cochran_q"} == {
+        ("cochran_q", "gpt vs claude", 1)
+    }
+    assert {r["comparison"] for r in rows} == {"gpt vs claude"}

@@ -678,7 +678,7 @@ def check_system_spellings(
     for name in trace_system_names(traces):
         key = spelling_key(name)
         if key in seen:
-            path, line = _first_row_of_system(paths, name)
+            path, line = first_row_of_system(paths, name)
             raise InputError(
                 f"system {name!r} is {seen[key]!r} written another way (case, spacing or "
                 "Unicode form): they would be scored as two systems; write it one way",
@@ -689,7 +689,7 @@ def check_system_spellings(
         seen[key] = name
 
 
-def _first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, int | None]:
+def first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, int | None]:
     """The file and line (Parquet: row) of the first trace of system ``name``, if found."""
     import csv
     import json

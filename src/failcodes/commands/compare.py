@@ -316,6 +316,8 @@ class CompareRequest(Request):
                 "assumed": _paired_line(shape, paired.unanswered),
             }
             names, preds = paired.systems, paired.predictions
+            if not self.systems:
+                _refuse_reference_systems(names, self.traces)
             if self.systems:
                 wanted_sys = [s.strip() for s in self.systems.split(",") if s.strip()]
                 unknown = [s for s in wanted_sys if s not in paired.systems]
@@ -466,6 +468,33 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
             path=file,
             line=1,
             field=name,
+        )
+
+
+def _refuse_reference_systems(names: list[str], paths: Sequence[Path]) -> None:
+    """Refuse a system of the traces named like the reference or a consensus.
+
+    A wide table's ``gold`` column given to ``ingest --verdict-column`` (or a ``reference``
+    answer keyed beside the systems') is a system of the traces: it entered Cochran's Q (df
+    2 for 2 systems) and the Holm correction of the systems' pairs (claude vs gpt, p 0.25,
+    read 0.75), exit 0, where FILE's ``gold`` column is refused
+    (:func:`_refuse_reference_columns`).
+    """
+    from failcodes.columnar import first_row_of_system
+    from failcodes.stats.summaries import reference_reason
+
+    for name in names:
+        why = reference_reason(name)
+        if why is None:
+            continue
+        path, line = first_row_of_system(paths, name)
+        raise InputError(
+            f"system {name!r} is named like the reference or a consensus of the systems "
+            f"({why}): as one more system it would enter every test; leave its traces out, "
+            "or name the systems with --systems (a majority vote compared as a system too)",
+            path=path,
+            line=line,
+            field="system",
         )
 
 
