@@ -264,3 +264,51 @@ def test_a_fifo_named_as_the_cache_is_refused_as_one(tmp_path, capsys, monkeypat
         "SQLite file; pass another --cache (or --no-cache)"
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache.sqlite", "cb.yaml", "traces.jsonl"]
+
+
+@pytest.mark.parametrize("recalc", [True, False])
+def test_a_formula_value_excel_computes_again_on_opening_is_refused(
+    tmp_path, capsys, recalc
+) -> None:
+    # XlsxWriter saves 0 as every formula's value and sets fullCalcOnLoad, so Excel shows
+    # the computed values: label =IF(D2="refuted",1,0) read as 0 on both rows (s1 is 1 in
+    # Excel), has_error false for s1, exit 0. Excel's own file (no fullCalcOnLoad) is read.
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["question_id", "sentence_id", "sentence", "verdict", "system", "label"])
+    sheet.append(["q1", "s1", "A.", "refuted", "a", "F2"])
+    sheet.append(["q1", "s2", "B.", "supported", "a", "F3"])
+    plain = tmp_path / "plain.xlsx"
+    book.save(plain)
+    src = tmp_path / "t.xlsx"
+    with zipfile.ZipFile(plain) as z, zipfile.ZipFile(src, "w") as out:
+        for name in z.namelist():
+            data = z.read(name).decode()
+            for ref, verdict in (("F2", "D2"), ("F3", "D3")):
+                data = data.replace(
+                    f'<c r="{ref}" t="inlineStr"><is><t>{ref}</t></is></c>',
+                    f'<c r="{ref}"><f>IF({verdict}="refuted",1,0)</f><v>0</v></c>',
+                )
+            if not recalc:
+                data = data.replace(' fullCalcOnLoad="1"', "")
+            out.writestr(name, data)
+    assert ('fullCalcOnLoad="1"' in zipfile.ZipFile(src).read("xl/workbook.xml").decode()) == recalc
+    out_dir = tmp_path / "out"
+    args = ["ingest", "generic", str(src), "-o", str(out_dir / "t.jsonl"), "--labels-out"]
+    args += [str(out_dir / "l.jsonl"), "--label-rule", "label in {1} -> error"]
+    code, _, err = run_cli(args, capsys)
+    if not recalc:  # Excel saved 0 with the formula: what it shows, read as such
+        assert code == 0, err
+        labels = [json.loads(x) for x in (out_dir / "l.jsonl").read_text().splitlines()]
+        assert [x["has_error"] for x in labels] == [False, False]
+        return
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:2, field 'label': cell F2 holds a formula whose saved value "
+        "is not Excel's (the workbook asks Excel to compute every formula on opening: a "
+        "program such as XlsxWriter wrote it, saving 0): open and save it in Excel, or write "
+        "the values"
+    ]
+    assert not out_dir.exists()

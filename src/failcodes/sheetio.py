@@ -412,12 +412,12 @@ def _relationships(
 
 
 def _first_sheet_part(
-    archive: zipfile.ZipFile, clock: _Clock
+    archive: zipfile.ZipFile, clock: _Clock, scan: SheetScan
 ) -> tuple[str, str, str, list[str]] | None:
     """The workbook's first worksheet (zip member, name, state) and all its sheets' names.
 
     The state is ``visible``, ``hidden``...; the names in the workbook's order. From the
-    package's relationships and the workbook part.
+    package's relationships and the workbook part, which also sets ``scan.recalc``.
     """
     package = _relationships(archive, "", clock)
     book = next((m for _, t, m in package if t == _OFFICE_DOCUMENT), None)
@@ -429,6 +429,8 @@ def _first_sheet_part(
         if tag == "sheet":
             rel = attrs.get(f"{_REL_NS} id", "")
             ids.append((rel, attrs.get("name", ""), attrs.get("state", "visible")))
+        elif tag == "calcPr":
+            scan.recalc = attrs.get("fullCalcOnLoad") in ("1", "true")
 
     _parse_part(archive, book, start, clock)
     sheets = {i: m for i, t, m in _relationships(archive, book, clock) if t == _WORKSHEET}
@@ -483,6 +485,10 @@ class SheetScan:
     sheets: list[str] = field(default_factory=list)
     #: the last row holding a value or a formula (0: none); the rows below are not read
     last_value_row: int = 0
+    #: the workbook asks Excel to compute every formula again on opening (fullCalcOnLoad)
+    recalc: bool = False
+    #: its first formula cell with a saved value (``D2``), else None
+    formula: str | None = None
 
 
 class _CellScan:
@@ -541,6 +547,8 @@ class _CellScan:
                 self.scan.hidden_rows.append(self.row)
         if self.formula and not self.value and self.scan.uncached is None:
             self.scan.uncached = self.cell
+        elif self.formula and self.scan.formula is None:
+            self.scan.formula = self.cell
         elif self.scan.hidden_cell is None and any(
             a <= self.col <= b for a, b in self.hidden_columns
         ):
@@ -571,7 +579,7 @@ def scan_sheet(path: Path, clock: _Clock | None = None) -> SheetScan:
     clock = clock or _Clock(path)
     try:
         with zipfile.ZipFile(path) as archive:
-            first = _first_sheet_part(archive, clock)
+            first = _first_sheet_part(archive, clock, cells.scan)
             if first is None:
                 return cells.scan
             part, name, state, cells.scan.sheets = first
@@ -631,6 +639,19 @@ def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: in
                 field=header[column] if column < len(header) else _column_letter(column),
             )
     uncached = scan.uncached
+    recomputed = scan.formula if scan.recalc else None
+    if uncached is None and recomputed is not None:
+        # XlsxWriter saves 0 for every formula and asks Excel to compute them on opening: a
+        # label column =IF(C2="wrong",1,0) read as 0 in every row (no error flagged anywhere)
+        row, col = coordinate_to_tuple(recomputed.replace("$", ""))
+        raise InputError(
+            f"cell {recomputed} holds a formula whose saved value is not Excel's (the "
+            "workbook asks Excel to compute every formula on opening: a program such as "
+            "XlsxWriter wrote it, saving 0): open and save it in Excel, or write the values",
+            path=path,
+            line=row,
+            field=header[col - 1] if col - 1 < len(header) else _column_letter(col - 1),
+        )
     if uncached is not None:
         try:
             row, col = coordinate_to_tuple(uncached.replace("$", ""))
