@@ -464,7 +464,7 @@ def test_a_recoded_study_given_another_top_k_holds_and_counts_that_inputs_units(
         text = RAG_STUDY.format(codebook=f"{v1.name}.v{version}.yaml", judge=judge, top_k=top_k)
         layout.study_file.write_text(text, encoding="utf-8")
 
-    def units() -> list[str]:  # what attribute and the report read, per member for a panel
+    def units(journaled: int) -> list[str]:  # what attribute and the report read, per member
         run = layout.judge_recode_run("rag", "retrieval", 2)
         panel = read_panel(run)
         folders = [run] if panel is None else [run / sub for sub in panel.run_dirs.values()]
@@ -473,6 +473,11 @@ def test_a_recoded_study_given_another_top_k_holds_and_counts_that_inputs_units(
             lines = (folder / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
             exported.add(tuple(sorted(json.loads(x)["unit_id"] for x in lines)))
         (ids,) = exported  # every member the same units
+        # the run's summary: units of its journal not of this input (ef2bb54's other_units)
+        # (none written while every unit was migrated without a call)
+        said = [f / "summary.json" for f in folders if (f / "summary.json").is_file()]
+        assert {json.loads(p.read_text())["other_units"] for p in said} <= {journaled - len(ids)}
+        assert len(said) == (0 if journaled == 1 else len(folders))
         if panel is not None:
             assert sorted(u.unit_id for u in panel.units) == list(ids)
         return list(ids)
@@ -497,7 +502,7 @@ def test_a_recoded_study_given_another_top_k_holds_and_counts_that_inputs_units(
     (rank1,) = [a.unit_id for a in read_annotations(first)]
     bump(layout)  # v2 beside v1, the study file pointed at it
     assert exit_code("run", str(layout.root)) == 0
-    assert units() == [rank1]
+    assert units(1) == [rank1]
     capsys.readouterr()
     study(2, "")  # every chunk: 3 units the re-code run never coded
     # before the run: said 'v2: 1 (all on study v2)', the 3 uncoded units not counted
@@ -507,12 +512,13 @@ def test_a_recoded_study_given_another_top_k_holds_and_counts_that_inputs_units(
     said = "".join(p.read_text(encoding="utf-8") for p in log)
     # 4 units - 1 on v2 already = 3 re-coded ("not coded before"), per member
     assert f"rag/retrieval: v2: {3 * members} unit(s) re-coded by " in said
-    assert len(units()) == 4 and rank1 in units()
+    # summary.json said other_units 1 here (the migrated rank-1 unit, of this input)
+    assert len(units(4)) == 4 and rank1 in units(4)
     assert quotes() == 4 * 5 * members  # 4 units x 5 retrieval dimensions (v1 part), per judge
     assert status() == "rag/retrieval: v2: 4 ... re-coded 3, migrated 1"
     study(2, "top_k = 1")  # back to the first chunk: nothing to re-code, 3 units left out
     assert exit_code("run", str(layout.root)) == 0
-    assert units() == [rank1]
+    assert units(4) == [rank1]  # the journal keeps 4: 3 not of this input
     assert quotes() == 1 * 5 * members
     # rank1 was migrated by the first re-code (the offline judge's codes, carried to v2)
     assert status() == "rag/retrieval: v2: 1 ... re-coded 0, migrated 1"

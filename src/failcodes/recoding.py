@@ -249,7 +249,7 @@ def code_work(
 
 
 def _journal_migrated(work: RecodeWork) -> None:
-    from failcodes.judge import Journal, export_run
+    from failcodes.judge import Journal, export_run, read_summary
 
     work.run_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(work.run_dir)
@@ -260,8 +260,9 @@ def _journal_migrated(work: RecodeWork) -> None:
                 journal.record_uncalled(ann)
     finally:
         journal.close()
-    # ``work.units``: the input's; the journal may keep an earlier input's, left out
-    export_run(work.run_dir, only=set(work.units))
+    # ``work.units``: the input's; the journal may keep an earlier input's, left out. The
+    # judge's summary counted the migrated units among them (other_units): counted again
+    export_run(work.run_dir, read_summary(work.run_dir), only=set(work.units))
 
 
 def read_entries(path: Path) -> list[RecodeEntry]:

@@ -198,10 +198,10 @@ def _export_input(work: RecodeWork) -> None:
     The run holds the units of an earlier input too (re-coded then): exported, a report's quote
     checks, the attribution and the retrieval-quality shares counted them.
     """
-    from failcodes.judge import export_run
+    from failcodes.judge import export_run, read_summary
 
-    if (work.run_dir / JOURNAL_NAME).is_file():
-        export_run(work.run_dir, only=set(work.units))
+    if (work.run_dir / JOURNAL_NAME).is_file():  # the summary's other_units counted again
+        export_run(work.run_dir, read_summary(work.run_dir), only=set(work.units))
 
 
 def _done(path: Path, member: str | None) -> set[str]:
