@@ -116,6 +116,30 @@ def test_only_the_tools_own_parquet_carries_the_marker(tmp_path: Path) -> None:
     assert not engine.is_validated(own, schema=schema)
 
 
+def test_a_validated_file_is_read_once_while_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # disagreements asked twice (the columns' load, then the writer), each time with a new
+    # DuckDB connection: ~96 M instructions of a run 1.01x the DuckDB script's (issue 30)
+    _, own, _, _ = _files(tmp_path)
+    reads: list[Path] = []
+    footer = engine.footer_of
+
+    def counted(path: Path, con: Any = None) -> Any:
+        reads.append(path)
+        return footer(path, con)
+
+    monkeypatch.setattr(engine, "footer_of", counted)
+    cols = traceio.TRACE_ENGINE_COLUMNS
+    assert engine.is_validated(own, schema=cols)
+    assert engine.is_validated(own, schema=cols)
+    assert reads == [own]
+    # the footer copied onto other rows in the same file: read again, and refused
+    _rewrite(pq.read_table(own).slice(0, 3), own, engine.validated_marker("traces", len(ROWS)))
+    assert not engine.is_validated(own, schema=cols)
+    assert reads == [own, own]
+
+
 def test_engine_figures_equal_the_strict_readers_and_the_hand_count(tmp_path: Path) -> None:
     jsonl, own, foreign, labels = _files(tmp_path)
     groups = columnar.read_sentence_columns([own], locate=True)

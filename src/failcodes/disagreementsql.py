@@ -305,7 +305,8 @@ def _window_rows(con: Any, path: Path, window: Any, pieces: bool) -> Iterator[An
     :class:`_DeclinedError` for a row the validated writer cannot have written or a row
     gone from the file (the stream says so).
     """
-    pa, _ = pyarrow_modules()
+    import pyarrow as pa  # type: ignore[import-untyped]  # (not pyarrow.parquet: ~67 M)
+
     query = (_query if pieces else _column_query)(path, int(window[0]), int(window[-1]))
     convert = _batch_rows if pieces else _column_batch
     # a numpy array, not an Arrow table: registering Arrow data imports pandas (~870 M
