@@ -401,3 +401,24 @@ def test_compare_traces_refuses_a_system_named_like_the_reference(
         ("cochran_q", "gpt vs claude", 1)
     }
     assert {r["comparison"] for r in rows} == {"gpt vs claude"}
+
+
+def test_true_false_verdicts_say_what_true_was_read_as(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A neutrally named column of true/false (`prediction`): the default aliases read true as
+    # supported. main said nothing, so a detector whose true meant "hallucinated" was scored
+    # inverted with no word; now a note says how true was read and how to read it otherwise.
+    table = tmp_path / "p.csv"
+    table.write_text("claim_id,claim,prediction\nc1,a,true\nc2,b,FALSE\nc3,c,True\n", "utf-8")
+    args = ["ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl"), "--system", "v"]
+    code, _, err = run_cli([*args, "--map", "prediction=verdict"], capsys)
+    assert code == 0
+    assert err.strip().splitlines() == [
+        "note: 3 verdict(s) true/false read as supported/refuted (true: the claim holds); if "
+        "true marks an error, give --alias true=refuted --alias false=supported"
+    ]
+    # said with --alias: nothing to say
+    aliases = ["--alias", "true=supported", "--alias", "false=refuted"]
+    code, _, err = run_cli([*args, "--map", "prediction=verdict", *aliases], capsys)
+    assert code == 0 and not err.strip()

@@ -691,6 +691,10 @@ class TableStream:
         #: rows left out for want of a verdict (complete when the iteration has ended)
         self.dropped = Dropped(0)
         self._flags = _error_flag_columns(spec)
+        #: true/false verdicts are read by the default aliases (said in a note)
+        self._truths = spec.verdict_threshold is None and not (
+            {str(k).strip().casefold() for k in spec.aliases} & {"true", "false"}
+        )
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
@@ -716,6 +720,8 @@ class TableStream:
                     tally.scores.add(row.trace)
                 if self._flags:
                     _refuse_error_flag(row, self._flags, self.spec)
+                if self._truths and str(row.trace.raw_verdict).casefold() in ("true", "false"):
+                    tally.truths += 1
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -863,6 +869,12 @@ class TableStream:
             self.notes.append(
                 f"--option unmapped=drop left out {len(left_out):,} column(s) no field or "
                 f"option reads: {shown}"
+            )
+        if tally.truths:  # a detector's "true: hallucinated" read as supported, unsaid
+            self.notes.append(
+                f"{tally.truths:,} verdict(s) true/false read as supported/refuted (true: the "
+                "claim holds); if true marks an error, give --alias true=refuted --alias "
+                "false=supported"
             )
         threshold = self.spec.verdict_threshold
         if threshold is not None and tally.scores.count:
@@ -1098,6 +1110,8 @@ class _Tally:
     scores: _Scores = field(default_factory=lambda: _Scores())
     #: every column of the rows read (JSONL lines read as they are add none)
     columns: set[str] = field(default_factory=set)
+    #: rows whose verdict was true/false, read by the default aliases
+    truths: int = 0
 
     def new_system(self, system: str, path: Path, line: int) -> None:
         """Add a system first seen at ``path:line``; refuse another spelling of a known one.
