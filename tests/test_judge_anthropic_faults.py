@@ -363,3 +363,18 @@ def test_a_grouped_request_without_an_answer_goes_on_unit_by_unit(fake, tmp_path
     assert (s.calls, s.invalid_answers, s.scored, s.unscored) == (4, 3, 3, 0)
     first = fake.requests()[0]["body"]["tool_choice"]["name"]
     assert first == "record_codes_per_passage"
+
+
+def test_a_batch_error_echoing_the_key_is_masked_in_the_reason_and_the_ledger(fake, tmp_path):
+    # before: "invalid x-api-key: sk-ant-api03-..." was stored whole in the unscored
+    # annotation's reason (annotations.jsonl, journal.sqlite) and the ledger's last_error
+    from tests.fakeserver.batch import ECHOED
+
+    fake.control(batch_item_faults=["errored_key"] * 3)
+    s = _batch(fake, _units(1), tmp_path)
+    assert (s.calls, s.unscored) == (3, 1)
+    (ann,) = read_annotations(tmp_path / "run")
+    assert ann.reason == "batch item failed after 3 attempts: api_error: invalid x-api-key: ***"
+    for path in (tmp_path / "run").rglob("*"):
+        if path.is_file():
+            assert ECHOED.encode() not in path.read_bytes(), path

@@ -38,6 +38,9 @@ from tests.fakeserver.answers import (
     openai_completion,
 )
 
+#: A key as a provider's error text may echo it (``errored_key``): an ``sk-`` word.
+ECHOED = "sk-ant-api03-ECHOED0f3c9a7e51b2"
+
 
 @dataclass
 class BatchState:
@@ -47,7 +50,8 @@ class BatchState:
     delay: float = 0.0
     fail_items: int = 0
     #: Odd results of the next Anthropic batch items, one each: ``errored``, ``expired``,
-    #: ``canceled``, ``errored_bare`` (an error with no inner error), ``unknown_result`` (a
+    #: ``canceled``, ``errored_bare`` (an error with no inner error), ``errored_key`` (an error
+    #: echoing an API key, :data:`ECHOED`), ``unknown_result`` (a
     #: result type the SDK does not know), or an answer fault of
     #: :data:`~tests.fakeserver.answers.ANTHROPIC_ANSWER_FAULTS` (a succeeded message).
     item_faults: deque[str] = field(default_factory=deque)
@@ -158,9 +162,10 @@ def _anthropic_result(
     bs: BatchState, cache: PrefixCache, params: dict[str, Any], odd: str | None
 ) -> dict[str, Any]:
     """One Anthropic batch result: succeeded (an answer fault applied), or ``odd``."""
-    if odd in ("errored", "errored_bare"):
-        inner = {"type": "api_error", "message": "server error (fake)"}
-        error = {"type": "error", "error": inner} if odd == "errored" else {"type": "error"}
+    if odd in ("errored", "errored_bare", "errored_key"):
+        text = "server error (fake)" if odd != "errored_key" else f"invalid x-api-key: {ECHOED}"
+        inner = {"type": "api_error", "message": text}
+        error = {"type": "error", "error": inner} if odd != "errored_bare" else {"type": "error"}
         return {"type": "errored", "error": error}
     if odd in ("expired", "canceled"):
         return {"type": odd}

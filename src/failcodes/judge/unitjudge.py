@@ -53,6 +53,7 @@ from failcodes.judge.schema import (
 )
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.summary import RunSummary
+from failcodes.redact import redact_text
 from failcodes.units import Unit, UnitKind
 
 Coder = LLMProvider | DirectCoder
@@ -260,8 +261,9 @@ class UnitJudge:
             "usage": usage,
         }
         if answer is None:
-            # the reason can quote the model's answer: stored truncated
-            shown = truncate(reason) if reason is not None else None
+            # the reason can quote the model's answer (stored truncated) or a server's error
+            # echoing the key (masked)
+            shown = truncate(redact_text(reason)) if reason is not None else None
             return Annotation(status=Status.UNSCORED, reason=shown, **common)
         return Annotation(status=Status.SCORED, **common, **annotation_fields(answer, unit))
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from failcodes.judge.providers.base import ProviderReply, ProviderRequest
+from failcodes.redact import redact_text
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,12 @@ class BatchItem:
     custom_id: str
     reply: ProviderReply | None
     error: str | None = None
+
+    def __post_init__(self) -> None:
+        # a provider's error text can echo the key (it is kept in the batch ledger and the
+        # unscored annotation's reason): masked here, where every backend's items pass
+        if self.error is not None:
+            object.__setattr__(self, "error", redact_text(self.error))
 
 
 @runtime_checkable
