@@ -236,7 +236,7 @@ def test_medscore_cli_unknown_verdict_names_line_and_field(tmp_path: Path) -> No
     assert not out.exists()
     proc = run("ingest", "medscore", src, "-o", out, "--alias", "yes=supported", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == f"wrote 3 traces -> {out}"
+    assert proc.stdout.strip() == f"wrote 3 traces -> {out} (1 system(s): medscore 3)"
 
 
 def test_label_for_unknown_sentence_names_label_file_and_line(tmp_path: Path) -> None:

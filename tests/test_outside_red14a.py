@@ -383,6 +383,8 @@ def test_compare_traces_refuses_a_system_named_like_the_reference(
     args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
     for column in ("gpt", "claude", "gold"):
         args += ["--verdict-column", column]
+    # ingest refuses the gold system unless listed (tests/test_ingest_systems14.py): kept here
+    args += ["--option", "systems=gpt,claude,gold"]
     assert run_cli([*args, "--label-rule", "label = bad -> error"], capsys)[0] == 0
     base = ["compare", "--traces", str(traces), "--labels", str(labels), "--format", "json"]
     code, out, err = run_cli(base, capsys)

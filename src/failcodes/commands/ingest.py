@@ -335,13 +335,13 @@ def _write_traces(
     from failcodes.traces import Trace, check_declared_systems, declared_source
 
     count = 0
-    systems: set[str] = set()
+    systems: dict[str, int] = {}
 
     def each() -> Iterator[Trace | TraceLine]:
         nonlocal count
         for trace in result.each_trace():
             count += 1
-            systems.add(trace.system)
+            systems[trace.system] = systems.get(trace.system, 0) + 1
             source = declared_source(declared, trace.system) if declared else None
             yield trace if source is None else with_evidence(trace, source)
 
@@ -364,7 +364,10 @@ def _write_traces(
             "carries the count; a study data set of several ingests merges JSONL parts, which "
             "do not)"
         )
-    return f"{count:,} traces -> {out}"
+    # the systems found, first: a gold key or column read as one was scored as a system
+    shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
+    more = ", ..." if len(systems) > 12 else ""
+    return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"
 
 
 def ingest_options_of(options: IngestOptions) -> dict[str, Any]:

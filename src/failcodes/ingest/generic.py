@@ -65,6 +65,7 @@ OPTIONS: tuple[str, ...] = (
     "below_threshold",
     "score_means",
     "no_verdict",
+    "systems",
 )
 LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties", "duplicates")
 
@@ -97,6 +98,11 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         ),
         verdict_columns=options.verdict_columns,
         declared_verdicts=options.verdicts,
+        systems=(
+            frozenset(s.strip() for s in options.extra["systems"].split(",") if s.strip())
+            if "systems" in options.extra
+            else None
+        ),
     )
 
 

@@ -114,6 +114,9 @@ class TableSpec:
     no_verdict: str = "error"
     verdict_columns: tuple[tuple[str, str], ...] = ()
     declared_verdicts: Mapping[str, Verdict] = field(default_factory=dict)
+    #: ``--option systems=A,B``: the systems the input holds (None: any, but none named like
+    #: the reference or a consensus)
+    systems: frozenset[str] | None = None
 
     @property
     def index_columns(self) -> frozenset[str]:
@@ -715,7 +718,7 @@ class TableStream:
                         claim=row.trace.claim,
                     )
                 if row.trace.system not in tally.systems:
-                    tally.new_system(row.trace.system, row.path, row.line)
+                    tally.new_system(row.trace.system, row.path, row.line, self.spec.systems)
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
                 if self._flags:
@@ -1113,12 +1116,33 @@ class _Tally:
     #: rows whose verdict was true/false, read by the default aliases
     truths: int = 0
 
-    def new_system(self, system: str, path: Path, line: int) -> None:
+    def new_system(
+        self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
+    ) -> None:
         """Add a system first seen at ``path:line``; refuse another spelling of a known one.
 
         ``GPT-4`` and ``gpt-4`` (keys of two records' answers) were two systems, each scored
-        on part of the answers, with exit 0.
+        on part of the answers, with exit 0. Refused too: a system outside ``listed``
+        (``--option systems``) or, without it, one named like the reference or a consensus
+        (a ``gold`` key beside the answers, ``--verdict-column gold``), which metrics scored
+        as one more system (a perfect pipeline's row) with no word.
         """
+        from failcodes.stats.summaries import reference_reason
+
+        why = None if listed is not None else reference_reason(system)
+        if why is not None or (listed is not None and system not in listed):
+            raise InputError(
+                f"system {system!r} is not among --option systems={','.join(sorted(listed))}: "
+                "add it, or leave its rows out"
+                if listed is not None
+                else f"system {system!r} is named like the reference or a consensus of the "
+                f"systems ({why}): metrics would score it as one more system; give the "
+                "reference as labels (--label-rule on its column), or name the systems with "
+                "--option systems=A,B (it among them to keep it as one)",
+                path=path,
+                line=line,
+                field="system",
+            )
         key = spelling_key(system)
         first = self.folded.setdefault(key, (system, path, line))
         if first[0] != system:
