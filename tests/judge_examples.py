@@ -59,7 +59,7 @@ def _retrieval(p: Passage) -> Unit:
 def example_units() -> dict[str, tuple[list[Unit], UnitKind, PerUnit | Grouped]]:
     """The three examples: units, kind and mode."""
     reasoning = Unit(
-        id=unit_id(UnitKind.VERIFICATION, CLAIM, (P1.text, P2.text), REASONING, Verdict.SUPPORTED),
+        id=unit_id(UnitKind.VERIFICATION, CLAIM, (P1, P2), REASONING, Verdict.SUPPORTED),
         kind=UnitKind.VERIFICATION,
         claim=CLAIM,
         passages=(P1, P2),

@@ -206,7 +206,8 @@ def test_all_correct_rate_per_verifier() -> None:
     t3 = _t("s3", "c1", [_p(1, "x.")], reasoning="R3.", verifier="v2")
 
     def vid(t: Trace) -> str:
-        return unit_id(UnitKind.VERIFICATION, t.claim, ("x.",), t.reasoning, t.verdict)
+        # the passages as the prompt shows them (their ids too)
+        return unit_id(UnitKind.VERIFICATION, t.claim, t.passages, t.reasoning, t.verdict)
 
     anns = [
         _ann(UnitKind.VERIFICATION, vid(t1), dict(STEPS)),

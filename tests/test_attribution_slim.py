@@ -120,8 +120,12 @@ def test_claim_units_ids_are_the_units_ids() -> None:
     assert [p.unit_id for p in u.passages] == [
         unit_id(UnitKind.RETRIEVAL, trace.claim, (p.text,)) for p in passages[:2]
     ]
+    # the verification prompt shows each passage's id: the step unit's id holds them
     texts = tuple(p.text for p in passages[:2])
     assert u.step_unit == unit_id(
+        UnitKind.VERIFICATION, trace.claim, passages[:2], "because", Verdict.REFUTED
+    )
+    assert u.step_unit != unit_id(
         UnitKind.VERIFICATION, trace.claim, texts, "because", Verdict.REFUTED
     )
     assert (u.n_passages, u.has_gold, u.evidence, u.cites) == (

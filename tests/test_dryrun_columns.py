@@ -296,25 +296,31 @@ def test_a_repeated_trace_keeps_its_first_record(tmp_path) -> None:
         assert sorted(sizes.ids().tolist()) == sorted(int(u.id, 16) for u in units)
 
 
+#: Passage ids as corpora write them ("13734012:4", "PMID 31234"), and with characters a
+#: prompt escapes (a verification prompt shows the id: its length is counted escaped).
+_PIDS = st.sampled_from(["p", "13734012:4", "PMID 31234", "w<1> & 'x'", 'é"2'])
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     claim=_TEXT,
     shown=st.lists(
-        st.tuples(_TEXT, st.none() | st.just("") | _TEXT, st.none() | st.just("") | _TEXT),
+        st.tuples(_TEXT, st.none() | st.just("") | _TEXT, st.none() | st.just("") | _TEXT, _PIDS),
         max_size=4,
     ),
 )
 def test_retrieval_digests_are_unit_ids(claim, shown) -> None:
     # the fast paths (the claim hashed once; a claim's retrieval and verification ids
-    # together) and unit_id agree, sources and titles included, for both kinds; all are the
-    # content hash of the unit's canonical JSON, whose passage is its text when no source or
-    # title is shown (an empty one is not) and else the object of what is shown
-    passages = [Passage(passage_id="p", rank=1, text=t, source=s, title=n) for t, s, n in shown]
+    # together) and unit_id agree, sources, titles and passage ids included, for both kinds;
+    # all are the content hash of the unit's canonical JSON, whose passage is its text when
+    # nothing else is shown (an empty one is not) and else the object of what is shown: a
+    # retrieval prompt shows the source and title, a verification prompt the id too
+    passages = [Passage(passage_id=i, rank=1, text=t, source=s, title=n) for t, s, n, i in shown]
     digests = retrieval_unit_digests(claim, passages)
     ids = [unit_id(UnitKind.RETRIEVAL, claim, (p,)) for p in passages]
     assert [digests[8 * i : 8 * i + 8].hex() for i in range(len(shown))] == ids
     entries = [t if not s and not n else {"source": s or None, "text": t, "title": n or None}
-               for t, s, n in shown]  # fmt: skip
+               for t, s, n, _ in shown]  # fmt: skip
     assert ids == [
         content_hash({"kind": "retrieval", "claim": claim, "passages": [e], "reasoning": None,
                       "verdict": None})
@@ -323,13 +329,15 @@ def test_retrieval_digests_are_unit_ids(claim, shown) -> None:
     both, step = claim_unit_ids(claim, passages, "Because.", Verdict.REFUTED)
     assert both == digests
     assert step == unit_id(UnitKind.VERIFICATION, claim, passages, "Because.", Verdict.REFUTED)
-    assert step == content_hash({"kind": "verification", "claim": claim, "passages": entries,
+    shown_ids = [{"passage_id": i, "source": s or None, "text": t, "title": n or None}
+                 for t, s, n, i in shown]  # fmt: skip
+    assert step == content_hash({"kind": "verification", "claim": claim, "passages": shown_ids,
                                  "reasoning": "Because.", "verdict": "refuted"})  # fmt: skip
 
 
 _PASSAGE = st.builds(
     Passage,
-    passage_id=st.just("p"),
+    passage_id=_PIDS,
     rank=st.integers(1, 12),
     text=_TEXT,
     source=st.none() | _TEXT,

@@ -45,7 +45,8 @@ def test_a_journal_written_before_the_model_key_is_not_checked_on_it(tmp_path: P
 
 
 @pytest.mark.parametrize(
-    ("kind", "old"), [("retrieval", "heuristic-v2"), ("reasoning", "heuristic-v3")]
+    ("kind", "old"),
+    [("retrieval", "heuristic-v2"), ("reasoning", "heuristic-v3"), ("reasoning", "heuristic-v4")],
 )
 def test_a_run_of_the_heuristic_before_its_rules_changed_is_not_resumed(
     workdir: Path, capsys: pytest.CaptureFixture[str], kind: str, old: str
@@ -53,8 +54,8 @@ def test_a_run_of_the_heuristic_before_its_rules_changed_is_not_resumed(
     # heuristic-v2 quoted the whole passage five times; 3acf590 quotes a 20-word span and kept
     # the name, so a v2 run resumed afterwards held units of both rules under one identity.
     # heuristic-v3's grounding read the passage ids, which the prompt does not show; v4 reads
-    # the titles it shows instead. The model is now heuristic-v4: an old run is refused in one
-    # line, never mixed.
+    # the titles it shows instead; v5 reads the ids again, which the verification prompt now
+    # shows. The model is now heuristic-v5: an old run is refused in one line, never mixed.
     traces = write_traces(workdir / "traces.jsonl", make_traces(2))
     args = ["judge", kind, "--from", str(traces), "-o", "run"]
     code, _, err = run_cli(args, capsys)
@@ -65,7 +66,7 @@ def test_a_run_of_the_heuristic_before_its_rules_changed_is_not_resumed(
     code, _, err = run_cli(args, capsys)
     assert code != 0
     assert [x for x in err.splitlines() if "error" in x] == [
-        f"failcodes: error: run holds a run with model='{old}', not 'heuristic-v4'; use "
+        f"failcodes: error: run holds a run with model='{old}', not 'heuristic-v5'; use "
         "another output folder (-o) for a different run"
     ]
 

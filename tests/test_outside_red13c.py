@@ -204,7 +204,7 @@ def _text_only(run_dir: Path) -> None:
     old = unit_id(UnitKind.RETRIEVAL, _CLAIM, (_P1,))
     conn = sqlite3.connect(run_dir / "journal.sqlite")
     with conn:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("3",)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("4",)
         conn.execute("DELETE FROM meta WHERE key = 'unit_ids'")
         ((new, text),) = conn.execute("SELECT unit_id, annotation FROM annotations").fetchall()
         assert new != old  # shown with a source: its id is not the text-only one
@@ -234,10 +234,11 @@ def test_a_run_folder_of_text_only_ids_is_refused_not_judged_again_or_found_unco
     before = _tree(run)
     line = (
         f"{run} holds 1 retrieval unit(s) of this input coded under an earlier failcodes, "
-        "whose unit id held the passage text only, not its source or title (one text under "
-        "two sources was judged once, as its first-seen source): move that folder aside (to "
-        "keep its codes) and judge retrieval again (in a study: failcodes run); with the "
-        "response cache, units judged before cost no call"
+        "whose unit id held less than the prompt now shows beside each passage (its text "
+        "only, or no passage id: one passage shown two ways was judged once, as the first "
+        "seen): move that folder aside (to keep its codes) and judge retrieval again (in a "
+        "study: failcodes run); the response cache does not answer them "
+        "from that run (its keys held that version's prompt templates)"
     )
     out = tmp_path / "out"
     tasks, judged = tmp_path / "t.json", ("--judged", str(run))
@@ -362,8 +363,9 @@ def test_a_study_judged_under_text_only_ids_is_refused_by_run_and_recode(
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert (
         f"{run} holds 91 retrieval unit(s) of this input coded under an earlier failcodes, "
-        "whose unit id held the passage text only, not its source or title (one text under "
-        "two sources was judged once, as its first-seen source): move that folder aside"
+        "whose unit id held less than the prompt now shows beside each passage (its text "
+        "only, or no passage id: one passage shown two ways was judged once, as the first "
+        "seen): move that folder aside"
     ) in " ".join(err.split())
     assert _tree(run) == before
     v2 = text.replace(".v1.yaml", ".v2.yaml")
@@ -425,17 +427,18 @@ def test_one_reasoning_over_a_text_under_two_sources_is_two_verification_units(
     # verification unit's id was the passage texts only: one unit, judged as bm25's, and the
     # offline baseline's grounding read the passage id (not in the prompt), so web's all-
     # correct rate was 1.000 (0.000 judged alone), exit 0; with no title, 1 unit, both 1.000
-    # from the id alone. Now two units, each coded as the prompt shows it; the passage id
-    # counts for neither id nor code.
+    # from the id alone. Now two units, each coded as the prompt shows it; the prompt shows
+    # the passage id (t14pid), so it counts for both the unit's id and its code.
     bm25 = ("31234", "pubmed", "PMID 31234 trial")
     web = ("w1", "healthblog forum", None)
     inputs = {
         "both": {"bm25-gpt": bm25, "web-gpt": web},
         "alone": {"web-gpt": web},
-        # the passage id alone names 31234: not shown, so neither reasoning is grounded in
-        # what the judge sees (the baseline read it: both grounded before)
+        # the passage id alone names 31234, and the prompt shows it: bm25's reasoning is
+        # grounded in what the judge sees, web's (w1) not
         "id_only": {"bm25-gpt": ("31234", "pubmed", None), "web-gpt": web},
-        # two passage ids, one source and title shown: one unit, as the judge sees one
+        # two passage ids, one source and title: two units (each prompt shows its own id),
+        # both grounded in the title
         "same": {"bm25-gpt": bm25, "web-gpt": ("w1", "pubmed", "PMID 31234 trial")},
     }
     got = {}
@@ -450,12 +453,13 @@ def test_one_reasoning_over_a_text_under_two_sources_is_two_verification_units(
     # all-correct rate = rows high on every assessed dimension / rows coded, one row per
     # verifier. Every dimension but grounding is high for this reasoning; grounding is high
     # when each number of the reasoning (31234, 1.1) is in the claim, the passage text, or
-    # the source or title shown. bm25 (title 'PMID 31234 trial'): 1/1 = 1.0; web (31234 shown
-    # nowhere): 0/1 = 0.0, as judged alone.
+    # the passage id, source or title shown. bm25 (title 'PMID 31234 trial'): 1/1 = 1.0;
+    # web (31234 shown nowhere): 0/1 = 0.0, as judged alone. id_only: bm25 shows id 31234
+    # (1/1 = 1.0), web w1 (0/1 = 0.0).
     assert got["both"] == (2, {"bm25-gpt": "1.0", "web-gpt": "0.0"})
     assert got["alone"] == (1, {"web-gpt": "0.0"})
-    assert got["id_only"] == (2, {"bm25-gpt": "0.0", "web-gpt": "0.0"})
-    assert got["same"] == (1, {"bm25-gpt": "1.0", "web-gpt": "1.0"})
+    assert got["id_only"] == (2, {"bm25-gpt": "1.0", "web-gpt": "0.0"})
+    assert got["same"] == (2, {"bm25-gpt": "1.0", "web-gpt": "1.0"})
 
 
 def _verification_text_only(run_dir: Path, meta: str | None) -> None:
@@ -472,7 +476,7 @@ def _verification_text_only(run_dir: Path, meta: str | None) -> None:
     old = unit_id(UnitKind.VERIFICATION, _CLAIM, (_P1,), _CITES, Verdict.SUPPORTED)
     conn = sqlite3.connect(run_dir / "journal.sqlite")
     with conn:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("3",)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("4",)
         conn.execute("DELETE FROM meta WHERE key = 'unit_ids'")
         if meta is not None:
             conn.execute("INSERT INTO meta (key, value) VALUES ('unit_ids', ?)", (meta,))
@@ -501,10 +505,11 @@ def test_a_verification_folder_of_text_only_ids_is_refused_not_judged_again(
     before = _tree(run)
     line = (
         f"{run} holds 1 verification unit(s) of this input coded under an earlier failcodes, "
-        "whose unit id held the passage text only, not its source or title (one text under "
-        "two sources was judged once, as its first-seen source): move that folder aside (to "
-        "keep its codes) and judge verification again (in a study: failcodes run); with the "
-        "response cache, units judged before cost no call"
+        "whose unit id held less than the prompt now shows beside each passage (its text "
+        "only, or no passage id: one passage shown two ways was judged once, as the first "
+        "seen): move that folder aside (to keep its codes) and judge verification again (in a "
+        "study: failcodes run); the response cache does not answer them "
+        "from that run (its keys held that version's prompt templates)"
     )
     out, tasks = tmp_path / "out", tmp_path / "t.json"
     for args in (
@@ -520,28 +525,18 @@ def test_a_verification_folder_of_text_only_ids_is_refused_not_judged_again(
         assert _tree(run) == before and not out.exists() and not tasks.exists()
 
 
-def test_a_verification_folder_of_text_only_ids_without_sources_is_used_as_it_is(
+def test_a_verification_folder_of_text_only_ids_without_sources_is_refused_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Passages shown with no source or title keep the texts-only id: the folder resumes
-    # (nothing judged again), keeps its unit_ids 2 (so it stays marked) and is attributed.
-    # (Before, the baseline read the passage id 31234: grounded, 1.0.)
-    import sqlite3
-
+    # Passages shown with no source or title kept the texts-only id until the prompt showed
+    # the passage id (t14pid): now its id holds 31234, the folder's row is under the texts-only
+    # id, and resuming would judge it again beside that row; refused in one line, untouched.
     src = _cited(tmp_path, "plain.jsonl", {"bm25-gpt": ("31234", "", None)})
     run = tmp_path / "run"
     assert _cli(["judge", "reasoning", "--from", str(src), "-o", str(run)], capsys)[0] == 0
     _verification_text_only(run, "2")
-    code, out, _ = _cli(["judge", "reasoning", "--from", str(src), "-o", str(run)], capsys)
-    assert code == 0 and "1 already done" in " ".join(out.split()), out
-    conn = sqlite3.connect(run / "journal.sqlite")
-    assert conn.execute("SELECT COUNT(*) FROM annotations").fetchone() == (1,)
-    assert conn.execute("SELECT value FROM meta WHERE key = 'unit_ids'").fetchone() == ("2",)
-    conn.close()
-    args = ["attribute", "--from", str(src), "--reasoning", str(run), "-o", str(tmp_path / "a")]
-    assert _cli(args, capsys)[0] == 0
-    # coded, not undetermined: 31234 is shown nowhere (grounding low), 0 of 1 coded rows
-    # all correct = 0.0 over 1 coded row
-    assert _all_correct(tmp_path / "a") == {"bm25-gpt": "0.0"}
-    lines = (tmp_path / "a" / "verifier_all_correct.csv").read_text(encoding="utf-8")
-    assert lines.splitlines()[1].startswith("bm25-gpt,1,1,0,0.0")
+    before = _tree(run)
+    code, _, err = _cli(["judge", "reasoning", "--from", str(src), "-o", str(run)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{run} holds 1 verification unit(s) of this input" in " ".join(err.split())
+    assert _tree(run) == before

@@ -229,23 +229,27 @@ _TEXT = st.text(alphabet=st.sampled_from(list("ab <>&\"'\n é")), max_size=12)
     claim=_TEXT,
     reasoning=_TEXT,
     passages=st.lists(
-        st.tuples(st.integers(1, 120), _TEXT, st.none() | _TEXT, st.none() | _TEXT), max_size=3
+        st.tuples(st.integers(1, 120), _TEXT, st.none() | _TEXT, st.none() | _TEXT, _TEXT),
+        max_size=3,
     ),
 )
 def test_user_length_is_the_rendered_length(
     kind: UnitKind,
     claim: str,
     reasoning: str,
-    passages: list[tuple[int, str, str | None, str | None]],
+    passages: list[tuple[int, str, str | None, str | None, str]],
 ) -> None:
-    """The dry run's render-free length equals the length of the rendered user message."""
+    """The dry run's render-free length equals the length of the rendered user message.
+
+    The passage ids too (a verification prompt shows them; an empty one is not shown).
+    """
     unit = Unit(
         id="u",
         kind=kind,
         claim=claim,
         passages=tuple(
-            Passage(passage_id=f"p{i}", rank=r, text=t, source=s, title=ti)
-            for i, (r, t, s, ti) in enumerate(passages)
+            Passage(passage_id=pid, rank=r, text=t, source=s, title=ti)
+            for r, t, s, ti, pid in passages
         ),
         reasoning=reasoning if kind is UnitKind.VERIFICATION else None,
         verdict=Verdict.REFUTED if kind is UnitKind.VERIFICATION else None,

@@ -261,9 +261,10 @@ def _annotations(run: Path) -> list[dict[str, object]]:
 
 
 # retrieval: 28 units (test_streamed_units_are_build_units_in_order); reasoning shown only the
-# rank-1 passage, which all three systems share, with the same reasoning and verdict: the s1
-# traces of a claim are one unit, 2 in all
-@pytest.mark.parametrize(("kind", "top_k", "units"), [("retrieval", None, 28), ("reasoning", 1, 2)])
+# rank-1 passage, whose text all three systems share, with the same reasoning and verdict,
+# but under each system's own passage id, which the verification prompt shows: the s1 traces
+# of a claim are three units, 6 in all (one per claim before the prompt showed the id)
+@pytest.mark.parametrize(("kind", "top_k", "units"), [("retrieval", None, 28), ("reasoning", 1, 6)])
 def test_the_judge_reads_a_disagreements_files_units_one_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, top_k: int | None, units: int
 ) -> None:

@@ -5,8 +5,8 @@ verification.
 
 A unit's id is a hash of exactly the content the judge sees, so a pair retrieved by several
 retrievers is one unit (judged once) with several provenance entries. A unit's passage (of
-either kind) is its text and the source and title its prompt shows beside it: one text under
-two sources is two units, each judged as its own source.
+either kind) is its text and the source and title its prompt shows beside it (and, in
+verification, its id): one text under two sources is two units, each judged as its own source.
 """
 
 from __future__ import annotations
@@ -86,18 +86,21 @@ def unit_id(
     ``UnicodeEncodeError`` in both), which gives the same bytes - and so the same ids, which
     key journals and caches - many times faster than serialising a dict per unit.
 
-    ``passages``: a passage is a text shown alone, or anything with ``text``, ``source`` and
-    ``title`` (a :class:`~failcodes.traces.Passage`, a reader's record), entered as the prompt
-    shows it (:func:`passage_entry`).
+    ``passages``: a passage is a text shown alone, or anything with ``text``, ``source``,
+    ``title`` and ``passage_id`` (a :class:`~failcodes.traces.Passage`, a reader's record),
+    entered as the prompt shows it (:func:`passage_entry`; the id in verification only).
     """
     import msgspec
 
     encode = msgspec.json.encode
+    shows_id = kind is UnitKind.VERIFICATION
     entries = b",".join(
         (
             encode(p)
             if isinstance(p, str)
-            else passage_entry(encode(p.text), encode, p.source, p.title)
+            else passage_entry(
+                encode(p.text), encode, p.source, p.title, p.passage_id if shows_id else None
+            )
         )
         for p in passages
     )
@@ -120,23 +123,31 @@ def unit_id(
 
 
 def passage_entry(
-    text_json: bytes, encode: Callable[[str], bytes], source: str | None, title: str | None
+    text_json: bytes,
+    encode: Callable[[str], bytes],
+    source: str | None,
+    title: str | None,
+    passage_id: str | None = None,
 ) -> bytes:
     """A unit's passage in its canonical JSON, given the text's JSON.
 
-    The text alone when the prompt shows no source and no title beside it (an empty one is
-    not shown), so the id of such a passage is what it was before ids held them; else
-    ``{"source": ..., "text": ..., "title": ...}`` with ``null`` for the one not shown. The
-    same text under two sources is then two units, each judged as its own source (it was one,
-    coded as the first-seen source for both). The prompts show a passage's rank too, but its
-    id not: rank is left out on purpose (a text two retrievers rank differently is one unit;
-    a verification unit's passages are in rank order), and the judges read neither.
+    The text alone when the prompt shows no id, no source and no title beside it (an empty
+    one is not shown), so the id of such a passage is what it was before ids held them; else
+    ``{"passage_id": ..., "source": ..., "text": ..., "title": ...}`` with ``null`` for those
+    not shown (``passage_id`` only when given). The same text under two sources is then two
+    units, each judged as its own source (it was one, coded as the first-seen source for
+    both). ``passage_id``: given for a verification unit, whose prompt shows each passage's id
+    (its reasoning may cite it: "PMID 31234", "abstract 13734012"); a retrieval prompt shows
+    none. The prompts show a passage's rank too: rank is left out on purpose (a text two
+    retrievers rank differently is one unit; a verification unit's passages are in rank
+    order), and the judges read none.
     """
-    if not source and not title:
+    if not source and not title and not passage_id:
         return text_json
     return b"".join(
         (
-            b'{"source":',
+            b'{"passage_id":' + encode(passage_id) + b"," if passage_id else b"{",
+            b'"source":',
             encode(source) if source else b"null",
             b',"text":',
             text_json,
@@ -181,18 +192,18 @@ def claim_unit_ids(
     """:func:`retrieval_unit_digests` of ``passages`` and the verification unit's id, together.
 
     The id is ``unit_id(VERIFICATION, claim, passages, reasoning, verdict)``: the same bytes
-    hashed, each passage entered once (:func:`passage_entry`) for both.
+    hashed, each text JSON-encoded once for both (the verification entries hold the ids).
     """
     import msgspec
 
     encode = msgspec.json.encode
     claim_json = encode(claim)
     state = hashlib.sha256(b'{"claim":' + claim_json + b',"kind":"retrieval","passages":[')
-    entries = [passage_entry(encode(p.text), encode, p.source, p.title) for p in passages]
+    encoded = [encode(p.text) for p in passages]
     digests = bytearray()
-    for entry in entries:
+    for text_json, p in zip(encoded, passages, strict=True):
         h = state.copy()
-        h.update(entry)
+        h.update(passage_entry(text_json, encode, p.source, p.title))
         h.update(_RETRIEVAL_TAIL)
         digests += h.digest()[:8]
     step = b"".join(
@@ -200,7 +211,10 @@ def claim_unit_ids(
             b'{"claim":',
             claim_json,
             b',"kind":"verification","passages":[',
-            b",".join(entries),
+            b",".join(
+                passage_entry(text_json, encode, p.source, p.title, p.passage_id)
+                for text_json, p in zip(encoded, passages, strict=True)
+            ),
             b'],"reasoning":',
             encode(reasoning) if reasoning is not None else b"null",
             b',"verdict":',

@@ -333,19 +333,22 @@ _RANK = operator.attrgetter("rank")
 _CITING = frozenset(s.value for s in CITING_SOURCES)
 _SOURCE = operator.attrgetter("source")
 _TITLE = operator.attrgetter("title")
+_ID = operator.attrgetter("passage_id")
 
 
 def _passage_lengths(skeleton: UserSkeleton, passages: list[Any], texts: list[str]) -> list[int]:
     """Characters each passage adds to its user message (``UserSkeleton.passage``).
 
-    When no text, source or title of the record holds a character HTML escaping changes
-    (one scan of them joined), escaped lengths are plain lengths.
+    When no text, source, title or shown id of the record holds a character HTML escaping
+    changes (one scan of them joined), escaped lengths are plain lengths.
     """
     sources = list(map(_SOURCE, passages))
     titles = list(map(_TITLE, passages))
+    ids = list(map(_ID, passages)) if skeleton.id is not None else []
     joined = "".join(texts) + "".join(filter(None, sources)) + "".join(filter(None, titles))
+    joined += "".join(ids)
     if any(ch in joined for ch in _SPECIAL):
-        return [skeleton.passage(p.rank, p.text, p.source, p.title) for p in passages]
+        return [skeleton.passage(p.rank, p.text, p.source, p.title, p.passage_id) for p in passages]
     per, source, title = skeleton.per_passage, skeleton.source, skeleton.title
     digits = map(len, map(str, map(_RANK, passages)))
     lengths = [per + n + d for n, d in zip(map(len, texts), digits, strict=True)]
@@ -353,6 +356,9 @@ def _passage_lengths(skeleton: UserSkeleton, passages: list[Any], texts: list[st
         lengths = [n + (source + len(s) if s else 0) for n, s in zip(lengths, sources, strict=True)]
     if any(titles):
         lengths = [n + (title + len(t) if t else 0) for n, t in zip(lengths, titles, strict=True)]
+    if skeleton.id is not None and any(ids):
+        shown_id = skeleton.id
+        lengths = [n + (shown_id + len(i) if i else 0) for n, i in zip(lengths, ids, strict=True)]
     return lengths
 
 

@@ -86,17 +86,18 @@ MIGRATIONS: tuple[Migration, ...] = (
 #: key existed are not checked on it).
 IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash", "unit_ids")
 
-#: The meta key saying how the journal's unit ids were made, and this version's value: ``3``,
-#: a unit's id covers the source and title its prompt shows beside each passage
-#: (:func:`~failcodes.units.passage_entry`); ``2`` (or no key) held a verification unit's
-#: passage texts only, and no key a retrieval unit's text only too (one text under two
-#: sources was one unit, judged as its first-seen source). A journal of older ids keeps its
-#: value when resumed, and :func:`text_only_ids` gives those ids to those that must not mix
-#: them with these.
-UNIT_IDS_KEY, UNIT_IDS = "unit_ids", "3"
+#: The meta key saying how the journal's unit ids were made, and this version's value: ``4``,
+#: a unit's id covers the source and title its prompt shows beside each passage, and a
+#: verification unit's its passage ids, which its prompt shows since
+#: (:func:`~failcodes.units.passage_entry`); ``3`` held no passage id, ``2`` (or no key) held a
+#: verification unit's passage texts only, and no key a retrieval unit's text only too (one
+#: text under two sources was one unit, judged as its first-seen source). A journal of older
+#: ids keeps its value when resumed, and :func:`text_only_ids` gives those ids to those that
+#: must not mix them with these.
+UNIT_IDS_KEY, UNIT_IDS = "unit_ids", "4"
 
-#: The first :data:`UNIT_IDS` whose ids of each kind cover the source and title shown.
-_SHOWN_SINCE = {"retrieval": 2, "verification": 3}
+#: The first :data:`UNIT_IDS` whose ids of each kind cover all their prompt shows.
+_SHOWN_SINCE = {"retrieval": 2, "verification": 4}
 
 
 def _older_ids(meta: Mapping[str, str]) -> bool:
@@ -109,8 +110,8 @@ def text_only_ids(run_dir: str | Path) -> frozenset[str]:
     """The unit ids of the journals in ``run_dir`` whose passages were keyed by text only.
 
     The folder's own journal and those up to two folders down (a panel's members under
-    ``panel/``, a cascade's first judge) whose :data:`UNIT_IDS_KEY` predates ids covering the
-    source and title of their kind (:data:`_SHOWN_SINCE`); none (an empty set) in a run
+    ``panel/``, a cascade's first judge) whose :data:`UNIT_IDS_KEY` predates ids covering all
+    their kind's prompt shows (:data:`_SHOWN_SINCE`); none (an empty set) in a run
     folder of this version or a folder with no journal. Read only.
     """
     folder = Path(run_dir)
@@ -136,17 +137,19 @@ def text_only_ids(run_dir: str | Path) -> frozenset[str]:
 
 
 def refuse_text_only_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]) -> None:
-    """Refuse a run folder whose text-only ids this input's units would miss or be mixed with.
+    """Refuse a run folder whose older ids this input's units would miss or be mixed with.
 
-    Raises :class:`TextOnlyIdsError` when the folder's journals keyed units by claim and
-    passage texts only (:func:`text_only_ids`) and hold the text-only id of one of
-    ``units()`` (this input's: anything with ``id``, ``kind``, ``claim``, ``passages``,
-    ``reasoning`` and ``verdict``; called only for such a folder) with a passage shown with a
-    source or title, under another id: it would be judged again at cost beside its old row,
-    or found uncoded. A unit whose passages show neither keeps its id, and a unit that comes
-    with its old id (a units file written then) is looked up by it: a folder holding only
-    such units is used as it is.
+    Raises :class:`TextOnlyIdsError` when the folder's journals keyed units by less than
+    their prompt shows (:func:`text_only_ids`) and hold the older id of one of ``units()``
+    (this input's: anything with ``id``, ``kind``, ``claim``, ``passages``, ``reasoning`` and
+    ``verdict``; called only for such a folder) under another id: the id of its passage texts
+    alone, or of their texts, sources and titles without their ids. It would be judged again
+    at cost beside its old row, or found uncoded. A unit whose id did not change (no passage
+    shows more than its text), or that comes with its old id (a units file written then), is
+    looked up by it: a folder holding only such units is used as it is.
     """
+    from types import SimpleNamespace
+
     from failcodes.units import unit_id
 
     old = text_only_ids(run_dir)
@@ -154,9 +157,14 @@ def refuse_text_only_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]
         return
     hit: dict[str, str] = {}
     for u in units():
-        if u.id not in old and any(p.source or p.title for p in u.passages):
-            texts = tuple(p.text for p in u.passages)
-            uid = unit_id(u.kind, u.claim, texts, u.reasoning, u.verdict)
+        if u.id in old:
+            continue
+        no_ids = [
+            SimpleNamespace(text=p.text, source=p.source, title=p.title, passage_id=None)
+            for p in u.passages
+        ]
+        for passages in ([p.text for p in u.passages], no_ids):
+            uid = unit_id(u.kind, u.claim, passages, u.reasoning, u.verdict)
             if uid in old:
                 hit[uid] = u.kind.value
     if hit:
@@ -164,17 +172,18 @@ def refuse_text_only_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]
 
 
 class TextOnlyIdsError(ConfigError):
-    """A run folder holds units of this input under their text-only ids."""
+    """A run folder holds units of this input under their older ids."""
 
     def __init__(self, run_dir: Path, units: int, kinds: list[str]) -> None:
         self.run_dir, self.units = run_dir, units
         kind = " and ".join(kinds)
         super().__init__(
             f"{run_dir} holds {units} {kind} unit(s) of this input coded under an earlier "
-            "failcodes, whose unit id held the passage text only, not its source or title "
-            "(one text under two sources was judged once, as its first-seen source): move that "
-            f"folder aside (to keep its codes) and judge {kind} again (in a study: failcodes "
-            "run); with the response cache, units judged before cost no call"
+            "failcodes, whose unit id held less than the prompt now shows beside each passage "
+            "(its text only, or no passage id: one passage shown two ways was judged once, as "
+            "the first seen): move that folder aside (to keep its codes) and judge "
+            f"{kind} again (in a study: failcodes run); the response cache does not answer "
+            "them from that run (its keys held that version's prompt templates)"
         )
 
 

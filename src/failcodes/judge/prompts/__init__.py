@@ -122,27 +122,33 @@ class UserSkeleton:
     """The fixed text of a user-message template, in characters.
 
     ``base``: the message with empty texts and no passage; ``per_passage``: one passage with
-    an empty text, without its rank digits; ``source`` / ``title``: what a source or title
-    attribute adds besides its escaped value.
+    an empty text, without its rank digits; ``source`` / ``title`` / ``id``: what a source,
+    title or passage id attribute adds besides its escaped value (``id`` None: the template
+    shows no passage id).
     """
 
     base: int
     per_passage: int
     source: int
     title: int
+    id: int | None = None
 
-    def passage(self, rank: int, text: str, source: str | None, title: str | None) -> int:
+    def passage(
+        self, rank: int, text: str, source: str | None, title: str | None, passage_id: str = ""
+    ) -> int:
         """Characters one passage adds to the message."""
         return (
             self.per_passage
             + len(str(rank))
             + escaped_length(text)
-            + self.attributes(source, title)
+            + self.attributes(source, title, passage_id)
         )
 
-    def attributes(self, source: str | None, title: str | None) -> int:
-        """Characters a passage's source and title attributes add (none when empty)."""
+    def attributes(self, source: str | None, title: str | None, passage_id: str = "") -> int:
+        """Characters a passage's id, source and title attributes add (none when empty)."""
         total = 0
+        if passage_id and self.id is not None:
+            total += self.id + escaped_length(passage_id)
         if source:
             total += self.source + escaped_length(source)
         if title:
@@ -171,11 +177,12 @@ def _measure_skeleton(length: Callable[..., int], *, probe_chars: int) -> UserSk
     template text (its one-digit rank; and its key ``k`` in a grouped message).
     """
     base = length()
-    plain = Passage(passage_id="p", rank=1, text="")
+    plain = Passage(passage_id="", rank=1, text="")  # an empty id is not shown
     one = length(plain)
     source = length(plain.model_copy(update={"source": "s"})) - one - 1
     title = length(plain.model_copy(update={"title": "t"})) - one - 1
-    return UserSkeleton(base, one - base - probe_chars, source, title)
+    shown = length(plain.model_copy(update={"passage_id": "i"})) - one
+    return UserSkeleton(base, one - base - probe_chars, source, title, shown - 1 if shown else None)
 
 
 def user_length(unit: Unit) -> int:
@@ -190,7 +197,7 @@ def user_length(unit: Unit) -> int:
         total += escaped_length(unit.reasoning or "")
         total += len(unit.verdict.value) if unit.verdict is not None else 0
     for p in unit.passages:
-        total += skeleton.passage(p.rank, p.text, p.source, p.title)
+        total += skeleton.passage(p.rank, p.text, p.source, p.title, p.passage_id)
     return total
 
 

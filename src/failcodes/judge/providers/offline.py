@@ -353,10 +353,13 @@ def _label_consistency(unit: Unit) -> _Outcome:
 
 def _grounding(unit: Unit) -> _Outcome:
     reasoning = unit.reasoning or ""
-    # what the prompt shows counts as evidence: the passages' sources and titles too (their
-    # ids are not shown, nor in the unit's id: an id cited from elsewhere is not grounded)
+    # what the prompt shows counts as evidence: the passages' ids, sources and titles too
+    # (a verifier may cite an abstract id; the unit's id holds them)
     source = " ".join(
-        [unit.claim, *(f"{p.text} {p.source or ''} {p.title or ''}" for p in unit.passages)]
+        [
+            unit.claim,
+            *(f"{p.text} {p.passage_id} {p.source or ''} {p.title or ''}" for p in unit.passages),
+        ]
     )
     stray = _numbers(reasoning) - _numbers(source)
     quotes = re.findall(r"\"([^\"]{12,})\"", reasoning)
@@ -435,8 +438,9 @@ def _plan(part: Part) -> list[_DimensionPlan]:
 #: The heuristic baseline's model name (``offline`` alone), part of a run's identity: bumped
 #: whenever its rules change what it writes, so a resumed run never mixes two versions' units
 #: (v3: a quote is a 20-word span of the best sentence, no longer the passage five times; v4:
-#: grounding reads what the prompt shows, the passages' titles, no longer their ids).
-OFFLINE_MODEL = "heuristic-v4"
+#: grounding reads what the prompt shows, the passages' titles, no longer their ids; v5: the
+#: verification prompt shows the ids, and grounding reads them again).
+OFFLINE_MODEL = "heuristic-v5"
 
 
 class OfflineCoder:
