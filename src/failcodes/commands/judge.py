@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
@@ -23,6 +23,9 @@ from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Li
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.spec import JudgeSpec, check_url
 from failcodes.units import UnitKind
+
+#: A request that reads a judge's run and takes the judge's passage cut (its ``top_k``).
+_Reads = TypeVar("_Reads", bound=Request)
 
 if TYPE_CHECKING:
     from failcodes.judge.estimate import CostEstimate
@@ -215,6 +218,16 @@ class JudgeOptions(FrozenModel):
     def passage_cut(self) -> int | None:
         """The deepest passage rank these options judge (None: every passage)."""
         return self.top_k
+
+    def cut(self, request: _Reads) -> _Reads:
+        """``request`` cut at the passages these options judge (their ``top_k``).
+
+        ``request`` reads this judge's runs (attribute, the Label Studio export): any other
+        passage would be read as not coded (its item undetermined) or, coded under an
+        earlier ``top_k``, counted again.
+        """
+        assert "top_k" in type(request).model_fields, type(request).__name__
+        return request.model_copy(update={"top_k": self.top_k})
 
     def judges_passage(self, rank: int) -> bool:
         """Whether a passage ranked ``rank`` is a retrieval unit under these options."""

@@ -418,16 +418,15 @@ def _review_steps(
     codebook = resolve_path(study.codebook, layout.root)
     dis = layout.disagreements(name)
     panel = study.judge.panel
-    attribute = AttributeRequest(
-        source=dis,
-        codebook=codebook,
-        retrieval=runs.get("retrieval"),
-        reasoning=runs.get("reasoning"),
-        strategy=Strategy(ds.attribution),
-        # the judge's passages (its top_k): every other one was read as not coded (the
-        # item undetermined) or, coded under an earlier top_k, counted in Table 8
-        top_k=study.judge.top_k,
-        output=layout.attribution(name),
+    attribute = study.judge.cut(
+        AttributeRequest(
+            source=dis,
+            codebook=codebook,
+            retrieval=runs.get("retrieval"),
+            reasoning=runs.get("reasoning"),
+            strategy=Strategy(ds.attribution),
+            output=layout.attribution(name),
+        )
     )
     steps = [
         Step(
@@ -448,13 +447,14 @@ def _review_steps(
         tasks = layout.labelstudio_tasks(name, kind)
         # a panel's run folder: the consensus is pre-selected (ties are not)
         judged = run if panel else run / "annotations.jsonl"
-        export = ExportRequest(
-            units=dis,
-            part=UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION,
-            codebook=codebook,
-            judged=judged,
-            top_k=study.judge.top_k,  # the judge's units
-            out=tasks,
+        export = study.judge.cut(
+            ExportRequest(
+                units=dis,
+                part=UnitKind.RETRIEVAL if kind == "retrieval" else UnitKind.VERIFICATION,
+                codebook=codebook,
+                judged=judged,
+                out=tasks,
+            )
         )
         read = run / "panel.json" if panel else judged
         steps.append(
