@@ -222,6 +222,18 @@ def _scan_jsonl(
 _VERDICT_INDEX = {v.value: i for i, v in enumerate(VERDICTS)}
 
 
+def _numbers(values: Any, dtype: Any) -> Any:
+    """An Arrow array of numbers (no nulls) from a list or numpy array, built from its buffer.
+
+    ``pyarrow.array`` would import pandas on its first call (~55 MB; see ``string_array``).
+    """
+    pa, _ = pyarrow_modules()
+    held = np.ascontiguousarray(values, dtype=dtype)
+    return pa.Array.from_buffers(
+        pa.from_numpy_dtype(held.dtype), len(held), [None, pa.py_buffer(held)]
+    )
+
+
 class _RowSink:
     """Rows of one file appended as Python values, inserted into ``rows`` by chunks."""
 
@@ -268,7 +280,7 @@ class _RowSink:
             self.verdicts = []
 
     def insert(self, lines: Any, offsets: Any, keys: Sequence[Any], verdicts: Any) -> None:
-        """Insert rows (lines, offsets, the four ids, verdict indexes), numpy arrays."""
+        """Insert rows (lines, offsets, the four ids, verdict indexes): numpy or Arrow arrays."""
         n = len(lines)
         columns = {
             "file": np.full(n, self.file, dtype=np.int32),
@@ -278,9 +290,17 @@ class _RowSink:
             **dict(zip(KEY_COLUMNS[:4], keys, strict=True)),
             "verdict": verdicts,
         }
-        # numpy arrays: DuckDB's extension scans them without the package (Arrow data would
-        # need it, and it imports pandas: ~870 M instructions)
-        self.con.register("chunk", columns)
+        if not isinstance(lines, np.ndarray):  # Arrow arrays (a Parquet scan)
+            pa, _ = pyarrow_modules()
+            columns = pa.table(
+                {
+                    k: _numbers(v, v.dtype) if isinstance(v, np.ndarray) else v
+                    for k, v in columns.items()
+                }
+            )
+            engine.register_arrow(self.con, "chunk", columns)
+        else:  # numpy arrays (a JSONL scan): DuckDB's extension scans them without the package
+            self.con.register("chunk", columns)
         try:
             self.con.execute("INSERT INTO rows SELECT * FROM chunk")
         finally:
@@ -458,15 +478,12 @@ def _scan_parquet(
                 raise _UseObjectReaderError from None
         where = pc.index_in(raw_verdicts, value_set=string_array(known))
         kept = len(raw_verdicts)
-        indexes = np.array([_VERDICT_INDEX[verdict_table[v]] for v in known], dtype=np.int8)
+        indexes = _numbers([_VERDICT_INDEX[verdict_table[v]] for v in known], np.int8)
         sink.insert(
-            np.arange(offset + 1, offset + kept + 1, dtype=np.int64),
-            np.arange(offset, offset + kept, dtype=np.int64),
-            [
-                np.array(cols[n].cast(pa.string()).to_pylist(), dtype=object)
-                for n in KEY_COLUMNS[:4]
-            ],
-            indexes[numpy_of(where, fill=0)],
+            _numbers(np.arange(offset + 1, offset + kept + 1), np.int64),
+            _numbers(np.arange(offset, offset + kept), np.int64),
+            [cols[n].cast(pa.string()) for n in KEY_COLUMNS[:4]],
+            indexes.take(where),
         )
         del batch, table, cols
         pool.release_unused()  # else the allocator keeps every batch's pages (~2x the RSS)

@@ -124,6 +124,18 @@ def translate_out_of_memory(func: Callable[_P, _T]) -> Callable[_P, _T]:
     return call
 
 
+def register_arrow(con: duckdb.DuckDBPyConnection, name: str, table: Any) -> None:
+    """Register the Arrow ``table`` on ``con`` as the view ``name``.
+
+    Scanning a Python Arrow object needs the ``duckdb`` package's Python layer (it sets up
+    ``duckdb._sources``, which the extension reads; a connection from :func:`core` alone
+    refuses the scan), so the package is imported here, on the paths that scan Arrow data.
+    """
+    import duckdb  # noqa: F401  (sets up duckdb._sources)
+
+    con.register(name, table)
+
+
 def out_of_memory(exc: BaseException) -> ConfigError | None:
     """The one-line error of DuckDB out of its memory limit (and of spill space), or None.
 
@@ -312,6 +324,7 @@ __all__ = [
     "may_be_validated",
     "out_of_memory",
     "quoted",
+    "register_arrow",
     "translate_out_of_memory",
     "validated_marker",
 ]
