@@ -695,9 +695,7 @@ class TableStream:
         self.dropped = Dropped(0)
         self._flags = _error_flag_columns(spec)
         #: true/false verdicts are read by the default aliases (said in a note)
-        self._truths = spec.verdict_threshold is None and not (
-            {str(k).strip().casefold() for k in spec.aliases} & {"true", "false"}
-        )
+        self._truths = spec.verdict_threshold is None and not _truth_aliased(spec)
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
@@ -969,6 +967,11 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
             )
 
 
+def _truth_aliased(spec: TableSpec) -> bool:
+    """Whether ``--alias`` says what a true or false verdict means."""
+    return bool({str(k).strip().casefold() for k in spec.aliases} & {"true", "false"})
+
+
 def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     """The verdict columns named as error flags, by system (None: every row's column).
 
@@ -977,7 +980,7 @@ def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     """
     if spec.verdict_threshold is not None and spec.score_means is not None:
         return {}
-    if {str(k).strip().casefold() for k in spec.aliases} & {"true", "false"}:
+    if _truth_aliased(spec):
         return {}
     out: dict[str | None, str] = {}
     for src, targets in spec.column_map.items():  # (one column is mapped to the verdict)
