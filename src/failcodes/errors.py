@@ -10,6 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def clip(text: str, width: int = 60) -> str:
+    """``text`` cut to ``width`` characters, ending "...", for a one-line message."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 class FailcodesError(Exception):
     """Base class of every user-facing failcodes error."""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, overload
 from pydantic import Field, field_validator, model_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError, InputError
+from failcodes.errors import ConfigError, InputError, clip
 from failcodes.idzeros import without_leading_zeros
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
@@ -1531,8 +1531,8 @@ def text_mismatch(labels: Sequence[Label], rows: Iterable[TraceTexts]) -> LabelP
                 found[own[0]] = LabelProblem(
                     own[0],
                     "sentence",
-                    f"the label's sentence {_clip(own[1])!r} is not sentence {sid!r} of the "
-                    f"traces of system {system!r}, {_clip(sentence)!r}: the label was made on "
+                    f"the label's sentence {clip(own[1])!r} is not sentence {sid!r} of the "
+                    f"traces of system {system!r}, {clip(sentence)!r}: the label was made on "
                     "another answer, or its id names another sentence; label the traces' "
                     "sentences by their ids",
                 )
@@ -1553,8 +1553,8 @@ def text_mismatch(labels: Sequence[Label], rows: Iterable[TraceTexts]) -> LabelP
                 found[pos] = LabelProblem(
                     pos,
                     field,
-                    f"{what} {target!r} reads {_clip(seen[1])!r} in the traces of system "
-                    f"{seen[0]!r} and {_clip(text)!r} in those of {system!r}: this label, "
+                    f"{what} {target!r} reads {clip(seen[1])!r} in the traces of system "
+                    f"{seen[0]!r} and {clip(text)!r} in those of {system!r}: this label, "
                     "shared by every system (no system column), would apply to two different "
                     f"{what}s; if each system "
                     "wrote its own answer, give the labels a system column (labels per "
@@ -1573,11 +1573,6 @@ def labelled_texts(labels: Sequence[Label]) -> list[str]:
 def _letters(text: str) -> str:
     """A text as compared with another: its letters and digits, case folded."""
     return "".join(ch for ch in text.casefold() if ch.isalnum())
-
-
-def _clip(text: str, width: int = 60) -> str:
-    """A text cut for a one-line message."""
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _system_outside_labels(

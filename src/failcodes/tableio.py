@@ -33,7 +33,7 @@ from typing import IO, Annotated, Any, Literal, TypeVar, Union, get_args, get_or
 from pydantic import BaseModel, ValidationError
 
 from failcodes.csvcells import check_nul, neutralise, restore
-from failcodes.errors import InputError
+from failcodes.errors import InputError, clip
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
 from failcodes.parquetio import open_parquet, parquet_schema_names
@@ -430,9 +430,7 @@ def _validation_error(
     elif kind == "value_error":  # our own validators: their message says it all
         message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     else:
-        got = repr(err.get("input"))
-        got = got if len(got) <= 80 else got[:77] + "..."
-        message = f"{err.get('msg', 'invalid value')} (got {got})"
+        message = f"{err.get('msg', 'invalid value')} (got {clip(repr(err.get('input')), 80)})"
     if unknown and kind in named and foreign:
         message += f" ({map_hint(convert)})"
     counted = len(missing) + len(unknown) if kind in named else 1

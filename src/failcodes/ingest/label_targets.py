@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from failcodes.errors import InputError
+from failcodes.errors import InputError, clip
 from failcodes.labels import Label
 from failcodes.spelling import spelling_key
 
@@ -110,7 +110,7 @@ class RuleLabels:
                 ):
                     continue
                 self._conflict[level] = InputError(
-                    f"{level} {target!r} reads {_cut(text or '')!r} in this row of system "
+                    f"{level} {target!r} reads {clip(text or '')!r} in this row of system "
                     f"{system!r} but otherwise in the row of system {other!r} at {where}: one "
                     "shared label cannot be both's (if each system's answer was labelled on its "
                     "own, --option label_scope=system keeps each system's labels; if the texts "
@@ -174,8 +174,3 @@ def _text_of(label: Label, level: str, claim: str | None) -> str | None:
     else:
         raw = claim
     return raw
-
-
-def _cut(text: str) -> str:
-    """``text`` cut to 60 characters for an error line."""
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -45,7 +45,7 @@ from typing import Any
 
 from failcodes import tableio, traceio
 from failcodes.dropped import Dropped
-from failcodes.errors import ConfigError, InputError
+from failcodes.errors import ConfigError, InputError, clip
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
 from failcodes.ingest.label_targets import RuleLabels
@@ -551,7 +551,7 @@ def _row(
         own = rec.get("verdict")
         if own is not None and not (isinstance(own, str) and not own.strip()):
             raise InputError(
-                f"the row has a verdict ({_short(own)}) and --verdict declares "
+                f"the row has a verdict ({clip(repr(own))}) and --verdict declares "
                 f"{declared.value!r} for system {rec.get('system')!r}: a declared verdict is "
                 "for a pipeline that asserts its claims; drop one",
                 path=path,
@@ -633,12 +633,6 @@ def _hollow_labels(
     return out
 
 
-def _short(value: object) -> str:
-    """``repr(value)``, cut to 60 characters (a 400-digit score filled the error line)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) -> None:
     """A verifier's support score as a verdict: supported at or above the threshold.
 
@@ -656,7 +650,8 @@ def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) 
             score = float(value.strip())
     if score is None or not math.isfinite(score):
         raise InputError(
-            f"--option verdict_threshold: expected a support score (a number), got {_short(value)}",
+            "--option verdict_threshold: expected a support score (a number), got "
+            + clip(repr(value)),
             path=path,
             line=line,
             field="verdict",
@@ -1249,8 +1244,7 @@ def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec) -> str:
     if spec.verdict_columns or any("verdict" in t for t in spec.column_map.values()):
         return f"no verdict (did the verifier fail on this claim? {failed})"
     # nothing is mapped to the verdict: most likely the pipeline calls it something else
-    columns = ", ".join(k for k in raw if k != INDEX_MARK)
-    columns = columns if len(columns) <= 300 else columns[:297] + "..."
+    columns = clip(", ".join(k for k in raw if k != INDEX_MARK), 300)
     return (
         f"no verdict (this row's columns: {columns}): name the verdict's column with --map "
         f"COLUMN=verdict; if the verifier failed on this claim, {failed}"
