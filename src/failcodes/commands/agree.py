@@ -169,6 +169,37 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
     return "".join(f"; {c}" for c in clauses)
 
 
+#: Statistics --weights weighs (AC1 and PABAK are unweighted by definition).
+_WEIGHABLE = ("percent", "cohen", "fleiss", "conger", "brennan_prediger")
+
+
+def _level_clause(level: str, results: list[AgreementResult]) -> str:
+    """For the first line: --level ordinal (interval...) without --weights weighs few of them.
+
+    Cohen's kappa under ``--level ordinal`` was the unweighted kappa, said only by 'none' in
+    the weights column.
+    """
+    plain = [
+        r.statistic
+        for r in results
+        if r.statistic in _WEIGHABLE and r.weights == "none" and r.value is not None
+    ]
+    if level == "nominal" or not plain:
+        return ""
+    weighed = [s for s in ("krippendorff", "gwet_ac2") if any(r.statistic == s for r in results)]
+    what = {
+        ("krippendorff", "gwet_ac2"): "krippendorff (and gwet_ac2, quadratic by default) only",
+        ("krippendorff",): "krippendorff only",
+        ("gwet_ac2",): "gwet_ac2 only (quadratic by default)",
+    }.get(tuple(weighed), "none of the statistics asked for")
+    them = "them" if len(plain) > 1 else "it"
+    return (
+        f"; --level {level} weighs {what}: {', '.join(plain)} "
+        f"{'are' if len(plain) > 1 else 'is'} unweighted (--weights linear or quadratic "
+        f"weighs {them})"
+    )
+
+
 def _row(res: AgreementResult, **extra: Any) -> dict[str, Any]:
     dumped = res.model_dump()
     return {**extra, **{k: dumped[k] for k in _JSON_KEYS}}
@@ -572,6 +603,9 @@ class AgreeRequest(Request):
                     gaps = _unused_levels(table.categories.tolist()) if weighted else None
                     if gaps and gaps not in notes[0]:  # the first line: weights on ranks
                         notes[0] += gaps
+                level = _level_clause(self.level, results)
+                if level not in notes[0]:
+                    notes[0] += level
             if len(set(said.values())) == 1:  # every group alike: said once
                 notes[0] += next(iter(said.values()))
             else:
