@@ -81,6 +81,9 @@ def ignore_note(_: str) -> None:
 
 
 def _word(value: Any) -> str:
+    typed = getattr(value, "argv_word", None)  # a value whose str() is not what parses back
+    if callable(typed):
+        return str(typed())
     if isinstance(value, Enum):
         return str(value.value)
     if isinstance(value, float) and value.is_integer():

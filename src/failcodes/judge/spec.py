@@ -78,6 +78,10 @@ class JudgeSpec(FrozenModel):
     def __str__(self) -> str:
         return self.name
 
+    def argv_word(self) -> str:
+        """The spec as typed, its ``@URL`` kept (``--plan`` and a step's log print it)."""
+        return f"{self.name}@{self.base_url}" if self.base_url else self.name
+
     @property
     def heuristic(self) -> bool:
         """True for the offline judge: a rule-based baseline, not an LLM."""

@@ -1,0 +1,49 @@
+"""Session 15 red team of the study and the library layer: the attacks that found a fault.
+
+Each test failed before its fix (issue 30).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def test_the_plan_keeps_a_judges_own_endpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``judge = ["openai:m@URL"]`` (a panel member on a local server) is run at URL.
+
+    ``run --plan`` and the step's log printed ``--judge openai:m``: the line the docs say to
+    type (docs/study.md) sent every unit to the vendor's API instead of the local server.
+    A URL's credentials are still redacted on the printed line.
+    """
+    from failcodes.study.create import init_study
+
+    layout = init_study(tmp_path / "st")
+    text = layout.study_file.read_text(encoding="utf-8").replace(
+        'judge = "offline"',
+        'judge = ["openai:m@http://127.0.0.1:9/v1", "anthropic:c@http://u:pw@127.0.0.1:9"]',
+    )
+    layout.study_file.write_text(text, encoding="utf-8")
+    code, out, _ = run_cli(["run", str(layout.root), "--plan"], capsys)
+    assert code == 0
+    judge_line = next(line for line in out.splitlines() if "judge retrieval" in line)
+    assert (
+        "--judge openai:m@http://127.0.0.1:9/v1 --judge anthropic:c@http://***@127.0.0.1:9"
+        in judge_line
+    ), judge_line
+    assert "pw" not in out
+
+
+def test_a_judge_spec_prints_as_it_parses_back() -> None:
+    from failcodes.commands.judge import JudgeRequest
+
+    request = JudgeRequest(source=Path("d.jsonl"), judge=["openai:m@http://127.0.0.1:9/v1"])
+    argv = request.argv()
+    assert argv[argv.index("--judge") + 1] == "openai:m@http://127.0.0.1:9/v1"
+    again = JudgeRequest(source=Path("d.jsonl"), judge=[argv[argv.index("--judge") + 1]])
+    assert again == request
