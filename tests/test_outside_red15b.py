@@ -43,3 +43,42 @@ def test_level_ordinal_without_weights_says_the_kappas_are_unweighted(
         "; --level ordinal weighs none of the statistics asked for: cohen is unweighted "
         "(--weights linear or quadratic weighs it)"
     )
+
+
+def _export(tmp_path: Path, annotations: list[dict[str, object]]) -> tuple[Path, Path]:
+    """A Label Studio export of one failcodes task (project 7) and the toy codebook."""
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+    from tests.test_outside_red14b import _ls_task
+
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([_ls_task(1, 7, annotations)]), encoding="utf-8")
+    return export, write_codebook(tmp_path / "cb.yaml", toy_codebook())
+
+
+def test_import_refuses_a_user_id_no_annotation_is_by(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`import --user 5=alice` on an export whose annotations are by users 3 and 4 (a typo,
+    or the ids of another server): the name was unused and the reviews written as
+    label-studio-user-3 and -4, exit 0, so a later agreement or review status found no
+    'alice'. Now one line naming the id and the ids the export holds, exit 2, nothing
+    written."""
+    from tests.test_outside_red14b import _ls_ann
+
+    export, cb = _export(
+        tmp_path, [_ls_ann(3, "irrelevant", shown=False), _ls_ann(4, "exact_entity", False)]
+    )
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb), "-o", str(out)]
+    code, stdout, err = run_cli([*args, "--user", "3=bob", "--user", "5=alice"], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {export}: --user 5=alice: no annotation in the export is by user "
+        "id 5 (the ids it holds: 3, 4)\n"
+    )
+    assert not out.exists()
+    code, stdout, err = run_cli([*args, "--user", "3=bob", "--user", "4=alice"], capsys)
+    assert code == 0, err
+    coders = sorted(json.loads(line)["coder"] for line in out.read_text().splitlines())
+    assert coders == ["alice", "bob"]

@@ -23,7 +23,7 @@ from failcodes.commands.labelstudio import ExportRequest, codebook_or_bundled, i
 from failcodes.errors import ConfigError, InputError, LabelStudioError
 from failcodes.fileio import atomic_write_text, check_not_input, write_jsonl
 from failcodes.labelstudio.config import labeling_config
-from failcodes.labelstudio.results import ReviewResult, annotations_from_export
+from failcodes.labelstudio.results import ReviewResult, annotations_from_export, check_users
 from failcodes.units import UnitKind
 
 ls_app = command_group(
@@ -290,6 +290,7 @@ def import_cmd(
         raise InputError(
             "no tasks in the export (expected a list of Label Studio tasks)", path=export
         )
+    check_users(tasks, users, str(export))
     result = annotations_from_export(
         tasks, cb, part, users=users, project=project_id, source=str(export)
     )

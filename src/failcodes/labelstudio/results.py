@@ -64,6 +64,30 @@ def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
     return None
 
 
+def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
+    """Refuse a ``--user ID=NAME`` whose id no annotation of the export holds unnamed.
+
+    The name went unused and the reviews were written as label-studio-user-N, exit 0 (a typo,
+    or the ids of another server).
+    """
+    held: set[int] = set()
+    for task in tasks if isinstance(tasks, list) else []:
+        for raw in (task.get("annotations") or []) if isinstance(task, dict) else []:
+            by = raw.get("completed_by") if isinstance(raw, dict) else None
+            if isinstance(by, dict) and not (by.get("email") or by.get("username")):
+                by = by.get("id")
+            if isinstance(by, int) and not isinstance(by, bool):
+                held.add(by)
+    for uid, name in users.items():
+        if uid not in held:
+            ids = ", ".join(map(str, sorted(held))) or "none: it names its annotators itself"
+            raise InputError(
+                f"--user {uid}={name}: no annotation in the export is by user id {uid} (the ids "
+                f"it holds: {ids})",
+                path=source,
+            )
+
+
 def _parse_time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
