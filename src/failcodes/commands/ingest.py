@@ -277,7 +277,9 @@ class IngestRequest(IngestOptions, Request):
         done = IngestResult()
         with fileio.AtomicBatch() as batch:  # an error inside: nothing is written
             if chosen.output is Output.TRACES:
-                done.written.append(_write_traces(self.out, result, declared, paths, batch))
+                done.written.append(
+                    _write_traces(self.out, result, (declared, self.system), paths, batch)
+                )
                 if self.labels_out is not None:
                     if not result.labels:  # known once the traces are read
                         raise ConfigError(
@@ -320,20 +322,22 @@ class IngestRequest(IngestOptions, Request):
 def _write_traces(
     out: Path,
     result: Any,
-    declared: dict[str, Any],
+    given: tuple[dict[str, Any], str | None],
     paths: list[Path],
     batch: Any,
 ) -> str:
     """Stage the traces (a stream is written as it is read), then settle ``result``.
 
-    No trace at all, or an ``--evidence`` system no trace has, raises inside ``batch``: the
-    output is never moved into place.
+    ``given``: the ``--evidence`` declarations and ``--system``. No trace at all, or an
+    ``--evidence`` or ``--system`` system no trace has, raises inside ``batch``: the output is
+    never moved into place.
     """
     from failcodes import tableio, traceio
     from failcodes.dropped import Dropped
     from failcodes.tracelines import TraceLine, with_evidence
     from failcodes.traces import Trace, check_declared_systems, declared_source
 
+    declared, system = given
     count = 0
     systems: dict[str, int] = {}
 
@@ -357,6 +361,18 @@ def _write_traces(
             path=", ".join(str(p) for p in paths),
         )
     check_declared_systems(declared, systems)
+    shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
+    more = ", ..." if len(systems) > 12 else ""
+    if system is not None and system not in systems:
+        # one file per system whose system column names another (copied from sysA's file):
+        # --system sysB went unused and its claims were scored as sysA's, the two merged
+        # (sysA TP 1, FP 1 for sysA TP 1, TN 1 and sysB FP 1, FN 1, exit 0)
+        raise ConfigError(
+            f"--system {system!r} names no trace: every record of the input names its own "
+            f"system ({shown}{more}), so its traces would be scored as those; drop --system "
+            "to keep the records' systems, or leave their system field out (generic: --map "
+            f"system=) to name every trace {system!r}"
+        )
     if result.dropped.rows and tableio.detect_format(out) is not tableio.Format.PARQUET:
         result.notes.append(
             f"{result.dropped.rows:,} row(s) without a verdict are recorded in no field of "
@@ -365,8 +381,6 @@ def _write_traces(
             "do not)"
         )
     # the systems found, first: a gold key or column read as one was scored as a system
-    shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
-    more = ", ..." if len(systems) > 12 else ""
     return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"
 
 

@@ -1,0 +1,64 @@
+"""Outside red-team of the data path, session 15 (t15red1): shapes the other tests do not use.
+
+Each test states the input, what main gave at exit 0 before the fix, and what it gives now.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+_HEADER = "system,question_id,sentence_id,claim_id,claim,verdict\n"
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _confusion(out: Path) -> list[tuple[object, ...]]:
+    rows = json.loads(out.read_text(encoding="utf-8"))
+    return [(r["system"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows]
+
+
+def test_a_system_flag_no_row_takes_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One file per system; sysB's was made from sysA's and its system column still says sysA
+    # (claim ids b1, b2 of its own). Labels: s1 no error, s2 an error. sysA flags s2 only:
+    # TP 1, TN 1. sysB flags s1 only: FP 1 (s1), FN 1 (s2). main read `--system sysB` as a
+    # default the rows did not need, wrote both of sysB's claims as sysA's and, with exit 0,
+    # scored one system sysA over the four claims: s1 flagged (b1), s2 flagged (a2):
+    # TP 1, FP 1, FN 0, TN 0, and no sysB row at all.
+    a = _write(tmp_path / "a.csv", _HEADER + "sysA,q1,s1,a1,x,supported\nsysA,q1,s2,a2,y,refuted\n")
+    b = _write(tmp_path / "b.csv", _HEADER + "sysA,q1,s1,b1,x,refuted\nsysA,q1,s2,b2,y,supported\n")
+    labels = _write(
+        tmp_path / "l.jsonl",
+        '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+        '{"sentence_id": "s2", "question_id": "q1", "has_error": true}\n',
+    )
+    ta, tb = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert run_cli(["ingest", "generic", str(a), "-o", str(ta), "--system", "sysA"], capsys)[0] == 0
+    code, out, err = run_cli(
+        ["ingest", "generic", str(b), "-o", str(tb), "--system", "sysB"], capsys
+    )
+    assert (code, out) == (2, "")
+    assert err.strip().splitlines() == [
+        "failcodes: error: --system 'sysB' names no trace: every record of the input names its "
+        "own system (sysA 2), so its traces would be scored as those; drop --system to keep the "
+        "records' systems, or leave their system field out (generic: --map system=) to name "
+        "every trace 'sysB'"
+    ]
+    assert not tb.exists()
+    # the way through: the column left out, --system names every trace
+    args = ["ingest", "generic", str(b), "-o", str(tb), "--system", "sysB", "--map", "system="]
+    assert run_cli(args, capsys)[0] == 0
+    m = tmp_path / "m.json"
+    args = ["metrics", "--traces", str(ta), "--traces", str(tb), "--labels", str(labels)]
+    code, _, err = run_cli([*args, "-m", "refuted", "--format", "json", "-o", str(m)], capsys)
+    assert code == 0, err
+    assert _confusion(m) == [("sysA", 1, 0, 0, 1), ("sysB", 0, 1, 1, 0)]
