@@ -44,7 +44,7 @@ from failcodes.annotations import Annotation
 from failcodes.columnar import ExactReaderNeededError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
-from failcodes.jsonio import parse_json
+from failcodes.jsonio import byte_lines, parse_json
 from failcodes.tableio import read_models_jsonl, validate_record
 
 _UNIT_ID = re.compile(r"[0-9a-f]{16}")
@@ -55,7 +55,7 @@ def _lines(path: Path) -> Generator[tuple[int, int, bytes]]:
     """``(line number, byte offset, bytes)`` of each line the text reader would give."""
     with path.open("rb") as fh:
         offset = 0
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in byte_lines(fh, path):
             start, body = offset, raw
             offset += len(raw)
             if lineno == 1 and raw.startswith(_BOM):

@@ -36,7 +36,7 @@ from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.ingest.repeats import KeyHashes
-from failcodes.jsonio import parse_json
+from failcodes.jsonio import byte_lines, parse_json
 from failcodes.labels import Label, LabelColumns, TraceTexts, validate_labels
 from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata
@@ -194,7 +194,7 @@ def _scan_jsonl(
     failure: InputError | None = None
     with check_regular_file(path).open("rb", buffering=_SCAN_BUFFER) as fh:
         pos = 0
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in byte_lines(fh, path):
             start = pos
             pos += len(raw)
             cr = raw.find(b"\r")
@@ -850,7 +850,7 @@ def trace_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[Tra
             yield from _parquet_rows(path)  # from another file's only)
         elif fmt is Format.JSONL:
             with path.open("rb", buffering=_SCAN_BUFFER) as fh:
-                for lineno, raw in enumerate(fh, start=1):
+                for lineno, raw in byte_lines(fh, path):
                     body = raw[3:] if lineno == 1 and raw.startswith(UTF8_BOM) else raw
                     if body.strip():
                         t = decode(body)
@@ -1623,7 +1623,7 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     vouch = Voucher(rewritten=False)
     keys = KeyHashes(batch=1 << 62)  # settled once, at the end
     with source.open("rb", buffering=_SCAN_BUFFER) as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in byte_lines(fh, source):
             body = raw[3:] if lineno == 1 and raw.startswith(UTF8_BOM) else raw
             if not body.strip():
                 continue

@@ -36,7 +36,14 @@ from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import REPR_RANGE as _REPR_RANGE  # noqa: F401 (tests read it here)
-from failcodes.jsonio import iter_jsonl, keys_vouched, peek_jsonl, repr_scores, struct_fields
+from failcodes.jsonio import (
+    byte_lines,
+    iter_jsonl,
+    keys_vouched,
+    peek_jsonl,
+    repr_scores,
+    struct_fields,
+)
 from failcodes.labels import LabelIndex, refuse_claim_labels
 from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.parquetio import open_parquet
@@ -606,7 +613,7 @@ def disagreement_lines(path: str | Path) -> Iterator[bytes]:
     if _disagreement_format(source) is not Format.JSONL or not source.is_file():
         raise ExactReaderNeededError
     with source.open("rb", buffering=_SCAN_BUFFER) as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in byte_lines(fh, source):
             body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
             if b"\r" in body and b"\r" in body.rstrip(b"\r\n"):
                 raise ExactReaderNeededError

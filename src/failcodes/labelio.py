@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
+from failcodes import jsonio
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl, keys_vouched
@@ -273,7 +274,9 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
             if more:
                 rest += more
                 cut = rest.rfind(b"\n") + 1
-                if not cut:  # no line ends yet
+                if not cut:  # no line ends yet (past MAX_LINE: the exact reader refuses it)
+                    if len(rest) > jsonio.MAX_LINE:
+                        return None
                     continue
                 piece, rest = rest[:cut], rest[cut:]
             elif rest:  # the last line may lack its line end

@@ -1,0 +1,72 @@
+"""Session 15 readers hardening (issue 30: validate once at the boundary).
+
+Each test failed before its fix: a bad input the analysis commands read gets one line naming
+the file, the line (and field where known) and what was expected, exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+from tests.judge_helpers import make_traces
+
+
+def _rows() -> list[dict[str, object]]:
+    return [t.model_dump(mode="json", exclude_none=True) for t in make_traces(2)]
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _labels(path: Path) -> Path:
+    path.write_text("sentence_id,has_error,annotator\nq0-s1,true,a\nq1-s1,false,a\n")
+    return path
+
+
+LONG = "a line of over 2 MB (no trace or label record is that long: a JSON document? name it .json)"
+
+
+@pytest.mark.parametrize("command", ["metrics", "disagreements"])
+@pytest.mark.parametrize("which", ["traces", "labels"])
+def test_a_long_line_of_a_foreign_jsonl_is_refused_by_the_analysis(
+    tmp_path, capsys, monkeypatch, command, which
+) -> None:
+    # metrics/disagreements read traces with a byte reader of no line bound (a 200 MB line:
+    # 506 MB peak, exit 0), labels with one that held the line before the exact reader
+    # refused it (460 MB). Now ingest's bound (jsonio.MAX_LINE, 64 MB; 2 MB here), refused
+    # once that much is read: a 24 MB line costs under 12 MB (was 48 MB, traced here), the
+    # 200 MB one 158 MB peak (104 MB without it)
+    from failcodes import jsonio
+
+    monkeypatch.setattr(jsonio, "MAX_LINE", 2 << 20)
+    rows = _rows()
+    traces, labels = _write_jsonl(tmp_path / "t.jsonl", rows), _labels(tmp_path / "l.csv")
+    out = tmp_path / "out" / ("d.jsonl" if command == "disagreements" else "m.json")
+    assert run_cli([command, "--traces", str(traces), "--labels", str(labels)], capsys)[0] in (
+        0,
+        2,  # (disagreements: no -o) a first run loads the modules before memory is traced
+    )
+    if which == "traces":
+        rows[1] = {**rows[1], "reasoning": "x" * (24 << 20)}
+        bad = _write_jsonl(traces, rows)
+    else:
+        long = {"sentence_id": "q1-s1", "has_error": False, "annotator": "a", "x": "y" * (24 << 20)}
+        first = {"sentence_id": "q0-s1", "has_error": True, "annotator": "a"}
+        labels = bad = _write_jsonl(tmp_path / "l.jsonl", [first, long])
+    args = [command, "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    tracemalloc.start()
+    try:
+        code, _, err = run_cli(args, capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (code, err.strip().splitlines()) == (2, [f"failcodes: error: {bad}:2: {LONG}"])
+    assert not out.parent.exists()
+    assert peak < 12 << 20
