@@ -47,3 +47,32 @@ def test_a_judge_spec_prints_as_it_parses_back() -> None:
     assert argv[argv.index("--judge") + 1] == "openai:m@http://127.0.0.1:9/v1"
     again = JudgeRequest(source=Path("d.jsonl"), judge=[argv[argv.index("--judge") + 1]])
     assert again == request
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("anthropic:claude-x", "anthropic:claude-x takes no temperature (its API has none)"),
+        ("openai:gpt-5-mini", "openai:gpt-5-mini takes no temperature (its API has none)"),
+        ("offline", "offline takes no temperature (a deterministic heuristic baseline)"),
+    ],
+)
+def test_a_temperature_the_judge_is_not_sampled_at_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, why: str
+) -> None:
+    """``--temperature 0.3`` with a judge that takes none.
+
+    The Anthropic SDK's ``messages.create`` has no temperature, and the OpenAI provider drops
+    it for a reasoning model: every call went at the API's default, while panel.json recorded
+    ``temperatures: {member: 0.3}`` for each member (the fake server saw no temperature in any
+    of the 4 bodies of the RAGChecker example's units).
+    """
+    from tests.judge_helpers import make_traces, write_traces
+
+    src = write_traces(tmp_path / "t.jsonl", make_traces(2))
+    out = tmp_path / "run"
+    args = ["judge", "retrieval", "--from", str(src), "-o", str(out), "--temperature", "0.3"]
+    code, _, err = run_cli([*args, "--judge", spec, "--judge", spec, "--dry-run"], capsys)
+    line = f"failcodes: error: --temperature: {why}; leave it out"
+    assert (code, err.strip().splitlines()) == (2, [line])
+    assert not out.exists()

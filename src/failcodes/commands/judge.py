@@ -118,8 +118,8 @@ class JudgeOptions(FrozenModel):
     )
     temperature: float | None = option(
         None,
-        help="Sampling temperature of the LLM judge(s), recorded with the run (default: the "
-        "provider's).",
+        help="Sampling temperature of an OpenAI judge, recorded with the run (default 0; the "
+        "offline judge, Anthropic and OpenAI reasoning models take none: refused).",
     )
 
     _base_url = field_validator("base_url")(_url)
@@ -135,6 +135,9 @@ class JudgeOptions(FrozenModel):
     def _panel_or_cascade(self) -> JudgeOptions:
         if len(self.judge) > 1 and self.cascade is not None:
             raise ValueError("--cascade cannot be combined with a panel (several --judge)")
+        for spec in self.judge:
+            if (why := spec.temperature_refused(self.temperature)) is not None:
+                raise ValueError(f"--temperature: {why}; leave it out")
         return self
 
     @property

@@ -78,6 +78,25 @@ class JudgeSpec(FrozenModel):
     def __str__(self) -> str:
         return self.name
 
+    def temperature_refused(self, temperature: float | None) -> str | None:
+        """Why this judge cannot be sampled at ``temperature`` (None: it can, or none given).
+
+        A temperature a judge is not sampled at was dropped from its calls with no word, and
+        recorded with its run (panel.json) as if it had been: the offline judge, Anthropic's
+        Messages API (the SDK's ``messages.create``) and an OpenAI reasoning model take none.
+        """
+        from failcodes.judge.providers.openai import REASONING_PREFIXES
+
+        if temperature is None:
+            return None
+        if self.heuristic:
+            return f"{self.name} takes no temperature (a deterministic heuristic baseline)"
+        if self.vendor == "anthropic" or (
+            self.vendor == "openai" and self.model.startswith(REASONING_PREFIXES)
+        ):
+            return f"{self.name} takes no temperature (its API has none)"
+        return None
+
     def argv_word(self) -> str:
         """The spec as typed, its ``@URL`` kept (``--plan`` and a step's log print it)."""
         return f"{self.name}@{self.base_url}" if self.base_url else self.name

@@ -35,7 +35,7 @@ BASE_URL_VAR = "OPENAI_BASE_URL"
 #: Sent to a server on this machine when OPENAI_API_KEY is unset (the SDK needs some key).
 LOCAL_SERVER_KEY = "no-key-local-server"
 #: Model families that reject ``temperature`` and ``max_tokens`` (reasoning models).
-_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
 def _text_of(content: object) -> str:
@@ -127,7 +127,7 @@ class OpenAIProvider:
 
         self.model = model
         self.spec = f"openai:{model}"
-        reasoning = model.startswith(_REASONING_PREFIXES)
+        reasoning = model.startswith(REASONING_PREFIXES)
         self.temperature = None if reasoning else (0.0 if temperature is None else temperature)
         # The official API wants max_completion_tokens; compatible servers know max_tokens.
         self._max_key = "max_completion_tokens" if self.base_url is None else "max_tokens"
