@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from failcodes.codebook import Codebook, Dimension, Part, Subcode
+from failcodes.disagreementio import write_disagreement_records
 from failcodes.judge import PriceTable, make_coder
 from failcodes.judge.pricing import Price
 from failcodes.judge.providers import LLMProvider
@@ -176,6 +178,12 @@ def fn_disagreements(traces: list[Trace]) -> list[Any]:
 
 def write_traces(path: Path, traces: list[Trace]) -> Path:
     path.write_text("".join(json.dumps(t.model_dump(mode="json")) + "\n" for t in traces), "utf-8")
+    return path
+
+
+def write_disagreements(path: Path, items: Iterable[Any]) -> Path:
+    """Disagreement models written as the commands write their records (JSONL or Parquet)."""
+    write_disagreement_records(path, (d.model_dump(mode="json") for d in items))
     return path
 
 

@@ -329,9 +329,13 @@ def test_attribute_reads_a_disagreements_file_once_and_falls_back_mid_file(workd
     # the tables are the bytes of the file every line of which the fast reader takes
     import json
 
-    from failcodes.disagreementio import write_disagreements
     from tests.cli_helpers import run_cli
-    from tests.judge_helpers import fn_disagreements, make_traces, write_codebook
+    from tests.judge_helpers import (
+        fn_disagreements,
+        make_traces,
+        write_codebook,
+        write_disagreements,
+    )
 
     items = fn_disagreements(make_traces(2))
     fast = write_disagreements(workdir / "fast.jsonl", items)

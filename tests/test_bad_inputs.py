@@ -3175,8 +3175,7 @@ def _disagreements_then(edit: Callable[[dict[str, object]], object] | None) -> S
     after ``edit`` (None: no fifth line)."""
 
     def setup(d: Path) -> None:
-        from failcodes.disagreementio import write_disagreements
-        from tests.judge_helpers import fn_disagreements
+        from tests.judge_helpers import fn_disagreements, write_disagreements
 
         items = fn_disagreements(make_traces(2))
         path = write_disagreements(d / "dis.jsonl", items)

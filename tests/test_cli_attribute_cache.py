@@ -3,12 +3,11 @@ import json
 import pandas as pd
 import pytest
 
-from failcodes.disagreementio import write_disagreements
 from failcodes.disagreements import ClaimRecord, Disagreement, DisagreementKind
 from failcodes.judge.cache import ResponseCache
 from failcodes.metrics import Level
 from tests.cli_helpers import run_cli
-from tests.judge_helpers import make_traces, write_codebook, write_traces
+from tests.judge_helpers import make_traces, write_codebook, write_disagreements, write_traces
 
 
 def test_judge_then_attribute_offline(workdir, capsys) -> None:

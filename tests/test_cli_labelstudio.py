@@ -16,13 +16,13 @@ import pytest
 from failcodes import codebook as codebooks
 from failcodes import traceio
 from failcodes.cli.main import main
-from failcodes.disagreementio import write_disagreements
 from failcodes.disagreements import find_disagreements
 from failcodes.labels import Label
 from failcodes.labelstudio.tasks import build_tasks
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind, build_units
 from failcodes.verdicts import Verdict
+from tests.judge_helpers import write_disagreements
 from tests.labelstudio_helpers import judged, retrieval_unit, toy_codebook
 from tests.test_labelstudio_tasks import exported
 

@@ -31,6 +31,7 @@ from failcodes.hashing import content_hash
 from failcodes.labels import Label, LabelIndex
 from failcodes.metrics import Level
 from failcodes.tracecols import TraceColumns
+from tests.judge_helpers import write_disagreements
 
 # characters that matter to the encoder and to the key count: structure, escapes, blanks
 TRICKY = st.text(alphabet=st.sampled_from(list(',:"\\{}[] \t\n\x01é\u2028😀ab1e-.')), max_size=8)
@@ -188,7 +189,7 @@ def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int)
     traces = traceio.read_traces(src)
     expected = tmp_path / "expected.jsonl"
     items = [d for m in ("refuted", "non_supported") for d in find_disagreements(traces, labels, m)]
-    disagreementio.write_disagreements(expected, items)
+    write_disagreements(expected, items)
     columns = columnar.read_trace_columns(src)
     index = LabelIndex(labels)
     selected = [
@@ -198,7 +199,7 @@ def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int)
     assert disagreementio.stream_disagreements(got, columns, selected, index) == len(items)
     assert got.read_bytes() == expected.read_bytes()
     # Parquet: the same records (decoded passage structs written as their fields)
-    disagreementio.write_disagreements(tmp_path / "expected.parquet", items)
+    write_disagreements(tmp_path / "expected.parquet", items)
     disagreementio.stream_disagreements(tmp_path / "got.parquet", columns, selected, index)
     assert disagreementio.read_disagreements(
         tmp_path / "got.parquet"

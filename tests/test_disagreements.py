@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from failcodes.disagreementio import read_disagreements, write_disagreements
+from failcodes.disagreementio import read_disagreements
 from failcodes.disagreements import (
     Disagreement,
     DisagreementKind,
@@ -17,6 +17,7 @@ from failcodes.disagreements import (
 from failcodes.errors import InputError
 from failcodes.metrics import compute_metrics
 from failcodes.verdicts import Verdict
+from tests.judge_helpers import write_disagreements
 from tests.metrics_fixtures import labels, trace, traces_a
 
 

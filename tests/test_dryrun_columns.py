@@ -23,7 +23,6 @@ from failcodes.cli.main import main
 from failcodes.disagreementio import (
     iter_disagreement_claims,
     read_disagreements,
-    write_disagreements,
 )
 from failcodes.disagreements import ClaimRecord, Disagreement
 from failcodes.errors import InputError
@@ -57,7 +56,7 @@ from failcodes.units import (
 )
 from failcodes.verdicts import Verdict
 from tests.fakeserver import FakeServer
-from tests.judge_helpers import make_codebook, write_codebook, write_traces
+from tests.judge_helpers import make_codebook, write_codebook, write_disagreements, write_traces
 
 CB = make_codebook()
 PRICES = PriceTable(

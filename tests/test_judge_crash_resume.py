@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from failcodes.disagreementio import read_disagreements, write_disagreements
+from failcodes.disagreementio import read_disagreements
 from failcodes.disagreements import find_disagreements
 from failcodes.labels import Label
 from failcodes.units import UnitKind, build_units, disagreement_traces, retrieval_units
@@ -19,6 +19,7 @@ from tests.judge_helpers import (
     judge_command,
     make_traces,
     write_codebook,
+    write_disagreements,
     write_traces,
 )
 

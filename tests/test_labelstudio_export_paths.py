@@ -24,7 +24,7 @@ from failcodes.annotations import (
     DimensionEvidence,
     Status,
 )
-from failcodes.disagreementio import read_disagreements, write_disagreements
+from failcodes.disagreementio import read_disagreements
 from failcodes.disagreements import find_disagreements
 from failcodes.fileio import write_json
 from failcodes.labels import Label
@@ -33,7 +33,7 @@ from failcodes.tableio import read_models_jsonl
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.units import Unit, UnitKind, build_units, disagreement_traces
 from failcodes.verdicts import ASSERTED, Verdict
-from tests.judge_helpers import make_codebook
+from tests.judge_helpers import make_codebook, write_disagreements
 from tests.test_cli_labelstudio import run  # noqa: F401  (in-process CLI fixture)
 
 CB = make_codebook(multi_label=("scope", "inference"))

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from failcodes.cli.main import main
-from failcodes.disagreementio import write_disagreements
 from failcodes.disagreements import ClaimRecord, Disagreement
 from failcodes.hashing import content_hash
 from failcodes.traces import Passage
 from failcodes.verdicts import Verdict
+from tests.judge_helpers import write_disagreements
 
 _CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes."
 _P1 = "In a 24-week RCT of 300 adults with type 2 diabetes, metformin lowered HbA1c by 1.1%."

@@ -23,6 +23,7 @@ from failcodes.tracecols import TraceColumns
 from failcodes.traces import Passage, Trace
 from failcodes.units import Unit, unit_id
 from failcodes.verdicts import Verdict
+from tests.judge_helpers import write_disagreements
 
 P = {"passage_id": "p1", "rank": 1, "text": "Metformin lowers glucose.", "score": 0.5}
 GOOD = {
@@ -270,7 +271,7 @@ def test_disagreement_traces_fast_path_equals_models(tmp_path: Path) -> None:
     labels = [Label(sentence_id="q:s0", has_error=False, rationale="fine")]
     items = find_disagreements(traces, labels, "refuted")
     path = tmp_path / "d.jsonl"
-    disagreementio.write_disagreements(path, items + items)
+    write_disagreements(path, items + items)
     expected = disagreement_traces(disagreementio.read_disagreements(path))
     assert disagreementio.read_disagreement_traces(path) == expected
     assert len(expected) == len(TRACES)
@@ -294,9 +295,9 @@ def test_drawn_bootstrap_equals_one_weight_matrix() -> None:
     old = metrics._WEIGHT_CELLS
     metrics._WEIGHT_CELLS = 37 * 10  # blocks of 10 resamples (the last one 1)
     try:
-        drawn = metrics.drawn_bootstrap_intervals(
-            per_cluster, 501, np.random.default_rng([1, 2]), 0.9
-        )
+        drawn = metrics.shared_bootstrap_intervals(
+            [per_cluster], 501, np.random.default_rng([1, 2]), 0.9
+        )[0]
     finally:
         metrics._WEIGHT_CELLS = old
     assert drawn == whole

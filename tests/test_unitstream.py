@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from failcodes import unitstream
-from failcodes.disagreementio import read_disagreements, write_disagreements
+from failcodes.disagreementio import read_disagreements
 from failcodes.disagreements import find_disagreements
 from failcodes.errors import InputError
 from failcodes.labels import Label
@@ -23,6 +23,7 @@ from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.units import Unit, UnitKind, build_units, disagreement_traces
 from failcodes.unitstream import iter_disagreement_units
 from failcodes.verdicts import ASSERTED, Verdict
+from tests.judge_helpers import write_disagreements
 
 SYSTEMS = ("bm25", "dense", "closed")
 

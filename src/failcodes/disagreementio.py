@@ -5,8 +5,8 @@
   the trace columns: issue 18); :func:`stream_disagreements` writes such a selection with its
   claims' full traces, fetched from the trace files a chunk at a time
   (:mod:`failcodes.columnar`).
-- :func:`write_disagreements` and :func:`write_disagreement_records` write disagreement models
-  or records (JSONL or Parquet, atomically: :class:`~failcodes.fileio.AtomicBatch`);
+- :func:`write_disagreement_records` writes disagreement records (JSONL or Parquet,
+  atomically: :class:`~failcodes.fileio.AtomicBatch`);
   :func:`json_line_encoder` gives ``json.dumps``' bytes, faster.
 - :func:`read_disagreements`, :func:`read_disagreement_traces`,
   :func:`iter_disagreement_records` and :func:`iter_disagreement_claims` read them back,
@@ -225,20 +225,6 @@ def _write_lines(target: Path, lines: Iterable[bytes], batch: AtomicBatch | None
     return count
 
 
-def write_disagreements(
-    path: str | Path, items: Iterable[Any], *, batch: AtomicBatch | None = None
-) -> Path:
-    """Write disagreements as JSONL or Parquet (by suffix), atomically. Returns the path.
-
-    With ``batch`` the file is staged in that :class:`AtomicBatch` (moved into place when the
-    batch commits); otherwise it is committed at once.
-    """
-    target = Path(path)
-    _disagreement_format(target)
-    write_disagreement_records(target, (d.model_dump(mode="json") for d in items), batch=batch)
-    return target
-
-
 @dataclass(frozen=True)
 class Selection:
     """Disagreements selected from trace and label files, ready for :func:`stream_disagreements`.
@@ -430,7 +416,7 @@ def _spaced_lines(records: Iterable[tuple[Any, bool]]) -> Iterator[bytes]:
 
 
 def read_disagreements(path: str | Path) -> list[Any]:
-    """Read a disagreements file written by :func:`write_disagreements` (JSONL or Parquet).
+    """Read a disagreements file written by :func:`write_disagreement_records` (JSONL or Parquet).
 
     Raises :class:`InputError` naming the file, line (JSONL) or row (Parquet) and field.
     """
@@ -466,7 +452,7 @@ def _struct_of(model: type[BaseModel], name: str) -> Any:
     """A msgspec struct type mirroring ``model`` (nested models and tuples included).
 
     Every field is required (no defaults): the fast reader vouches only for lines with every
-    field present, as :func:`write_disagreements` writes them.
+    field present, as :func:`write_disagreement_records` writes them.
     """
     import msgspec
 
@@ -562,7 +548,7 @@ def read_disagreement_traces(path: str | Path) -> list[Trace]:
 
     Equal to ``disagreement_traces(read_disagreements(path))`` (one trace per claim record,
     first occurrence kept), with the same errors. JSONL lines written by
-    :func:`write_disagreements` (every field present) are decoded by msgspec against the
+    :func:`write_disagreement_records` (every field present) are decoded by msgspec against the
     model and turned into traces without a second validation; any other file, or any line
     the decoder cannot vouch for, takes that exact path instead.
     """
@@ -590,7 +576,7 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
 def iter_disagreement_records(path: str | Path) -> Iterator[Any]:
     """Stream the disagreements of a disagreements JSONL file, decoded only (msgspec structs).
 
-    Only lines :func:`write_disagreements` writes (every field present, no duplicate key or
+    Only lines :func:`write_disagreement_records` writes (every field present, no duplicate key or
     rank) are vouched for: anything else raises :class:`ExactReaderNeededError` (possibly
     after some records were yielded), and the caller reads the file with
     :func:`read_disagreements`, which accepts it or raises the one-line error. Memory: one

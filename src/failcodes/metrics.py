@@ -643,23 +643,10 @@ def bootstrap_t_arrays(
     return values, t
 
 
-#: Cluster weights drawn at a time by :func:`drawn_bootstrap_intervals` (memory bound: a
+#: Cluster weights drawn at a time by :func:`shared_bootstrap_intervals` (memory bound: a
 #: block costs ~16 bytes a cell at its peak, 4 MB; 1 << 20 cells cost ~40 MB, a third of a
 #: paper-scale metrics run, issue 18).
 _WEIGHT_CELLS = 1 << 18
-
-
-def drawn_bootstrap_intervals(
-    per_cluster: IntArray, resamples: int, rng: np.random.Generator, confidence: float
-) -> list[dict[str, Interval]]:
-    """:func:`bootstrap_intervals` with the weights drawn from ``rng`` a block at a time.
-
-    The blocks continue one random stream (numpy's bounded integers draw 32 bits at a time
-    from the generator), and integer counts make the matrix products exact, so the result
-    equals ``bootstrap_intervals(per_cluster, multinomial_weights(n, resamples, rng), ...)``
-    to the last digit, while memory stays at one block instead of ``resamples x clusters``.
-    """
-    return shared_bootstrap_intervals([per_cluster], resamples, rng, confidence)[0]
 
 
 def _block_resamples(per_cluster: IntArray) -> int:
@@ -679,13 +666,16 @@ def shared_bootstrap_intervals(
     confidence: float,
     pool: Executor | None = None,
 ) -> list[list[dict[str, Interval]]]:
-    """:func:`drawn_bootstrap_intervals` of each of ``subs``, every block's weights drawn once.
+    """:func:`bootstrap_intervals` of each of ``subs``, the weights drawn a block at a time.
 
-    ``subs`` count the same clusters (two mappings' counts over the same questions) and
-    draw blocks of the same size (:func:`_block_resamples`): each would draw the same weights
-    from the same stream, so each block is drawn once and used for all of them; the results
-    equal ``drawn_bootstrap_intervals`` of each to the last digit. With ``pool``, the
-    resamples of ``subs[1:]`` are computed there while this thread does ``subs[0]``'s.
+    The blocks continue one random stream (numpy's bounded integers draw 32 bits at a time
+    from the generator), and integer counts make the matrix products exact, so each result
+    equals ``bootstrap_intervals(sub, multinomial_weights(n, resamples, rng), ...)`` to the
+    last digit, while memory stays at one block instead of ``resamples x clusters``. ``subs``
+    count the same clusters (two mappings' counts over the same questions) and draw blocks of
+    the same size (:func:`_block_resamples`), so each block is drawn once for all of them.
+    With ``pool``, the resamples of ``subs[1:]`` are computed there while this thread does
+    ``subs[0]``'s.
     """
     n_clusters = subs[0].shape[0]
     step = _block_resamples(subs[0])
