@@ -82,3 +82,52 @@ def test_import_refuses_a_user_id_no_annotation_is_by(
     assert code == 0, err
     coders = sorted(json.loads(line)["coder"] for line in out.read_text().splitlines())
     assert coders == ["alice", "bob"]
+
+
+def test_a_blind_pull_refuses_a_reviewers_annotation_in_anothers_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pull --annotator alice@x.org --annotator bob@x.org`: alice reviewed task 1 in her own
+    project and again in bob's (where bob's review is beside it). The pull wrote both of
+    alice's, exit 0 ('3 annotations from 2 coder(s)'), and `agree` then stopped on "coder
+    'alice@x.org' annotated unit ... twice", naming no project or task. Now the pull refuses
+    in one line naming the task, the coder and both projects, exit 2, nothing written.
+    Stubbed server (the three calls pull makes)."""
+    from failcodes.labelstudio.client import LabelStudioClient
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+    from tests.test_outside_red14b import _ls_ann, _ls_task
+
+    projects = {"blind [alice@x.org]": 1, "blind [bob@x.org]": 2}
+    alice_again = {**_ls_ann(3, "exact_entity", shown=False), "id": 3001}
+    exports = {
+        1: [_ls_task(1, 1, [_ls_ann(3, "irrelevant", shown=False)])],
+        2: [_ls_task(1, 2, [_ls_ann(4, "exact_entity", shown=False), alice_again])],
+    }
+    monkeypatch.setattr(LabelStudioClient, "users", lambda self: {3: "alice@x.org", 4: "bob@x.org"})
+    monkeypatch.setattr(LabelStudioClient, "find_project", lambda self, title: projects[title])
+    monkeypatch.setattr(LabelStudioClient, "export_tasks", lambda self, pid: exports[pid])
+    monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "pull", "-p", "retrieval", "-c", str(cb), "--project", "blind"]
+    args += ["--annotator", "alice@x.org", "--annotator", "bob@x.org", "-o", str(out)]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        "failcodes: error: Label Studio project 'blind [bob@x.org]': task 201 holds an "
+        "annotation by alice@x.org, not by bob@x.org (their reviews are also in Label Studio "
+        "project 'blind [alice@x.org]'): a blind project holds one annotator's reviews; delete "
+        "it in Label Studio (or take the coder out of the project) and pull again\n"
+    )
+    assert not out.exists()
+    bob = _ls_task(1, 2, [_ls_ann(4, "exact_entity", shown=False)])
+    exports[2] = [bob, _ls_task(2, 2, [alice_again])]  # alice on a task bob left alone
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert "task 202 holds an annotation by alice@x.org, not by bob@x.org" in err
+    exports[2] = [bob]  # each reviewer in their own project: pulled
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert stdout.splitlines()[-1].startswith("2 annotations from 2 coder(s) on 2 tasks")

@@ -21,7 +21,7 @@ from label_studio_sdk.core.api_error import ApiError
 from failcodes.codebook import Codebook
 from failcodes.errors import ConfigError, LabelStudioError
 from failcodes.labelstudio import config as cfg
-from failcodes.labelstudio.results import ReviewResult, annotations_from_export
+from failcodes.labelstudio.results import ReviewResult, annotations_from_export, check_blind
 from failcodes.redact import redact_url
 from failcodes.units import UnitKind
 
@@ -305,11 +305,14 @@ class LabelStudioClient:
         titles = project_titles(title, annotators)
         users = self.users()
         merged = ReviewResult()
-        for t in titles:
+        owners: dict[str, str] = {}  # coder -> the blind project holding their annotations
+        for t, annotator in zip(titles, list(annotators) or [""], strict=True):
             pid = self.find_project(t)
             if pid is None:
                 raise LabelStudioError(f"no Label Studio project titled {t!r} at {self.shown_url}")
             tasks = self.export_tasks(pid)
+            if annotator:
+                check_blind(tasks, annotator, users, owners, f"Label Studio project {t!r}")
             part = annotations_from_export(
                 tasks,
                 codebook,

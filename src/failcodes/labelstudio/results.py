@@ -88,6 +88,35 @@ def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
             )
 
 
+def check_blind(
+    tasks: list[Any], annotator: str, users: Mapping[int, str], owners: dict[str, str], source: str
+) -> None:
+    """Refuse a blind project (one per annotator) holding another coder's annotation.
+
+    ``owners`` maps each coder to the project first seen holding their annotations (filled
+    across a pull's projects). A reviewer's annotation in another's project was written
+    beside their own (one unit annotated twice by one coder), and agree stopped on it naming
+    neither coder, project nor task.
+    """
+    owner = annotator if annotator in users.values() else None
+    for task in tasks:
+        for raw in task.get("annotations") or [] if isinstance(task, dict) else []:
+            coder = _coder(raw.get("completed_by"), users) if isinstance(raw, dict) else None
+            if coder is None:
+                continue
+            owner = owner or coder
+            also = owners.setdefault(coder, source)
+            if coder != owner or also != source:
+                not_by = f", not by {owner}" if coder != owner else ""
+                seen = f" (their reviews are also in {also})" if also != source else ""
+                raise InputError(
+                    f"task {task.get('id')} holds an annotation by {coder}{not_by}{seen}: a "
+                    "blind project holds one annotator's reviews; delete it in Label Studio "
+                    "(or take the coder out of the project) and pull again",
+                    path=source,
+                )
+
+
 def _parse_time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
