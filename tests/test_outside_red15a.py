@@ -62,3 +62,74 @@ def test_a_system_flag_no_row_takes_is_refused(
     code, _, err = run_cli([*args, "-m", "refuted", "--format", "json", "-o", str(m)], capsys)
     assert code == 0, err
     assert _confusion(m) == [("sysA", 1, 0, 0, 1), ("sysB", 0, 1, 1, 0)]
+
+
+def test_a_labels_ingest_gives_system_flag_to_its_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each system wrote its own answer (ids q1s1, q1s2 in both, no sentence text); the
+    # clinicians' table has a label column per system. A's labels: q1s1 wrong, q1s2 ok; B's:
+    # both ok. A flags q1s1: TP 1, TN 1. B flags nothing: TN 2 on its own labels.
+    # main ignored `generic-labels --system A` and wrote A's labels shared: metrics on them
+    # scored B on A's labels with exit 0 (q1s1 an error B did not flag: FN 1, TN 1, where B
+    # has no label of its own in that file: n 0).
+    traces = _write(
+        tmp_path / "t.jsonl",
+        "".join(
+            json.dumps(
+                {"system": s, "question_id": "q1", "sentence_id": i, "claim_id": i}
+                | {"claim": c, "verdict": v}
+            )
+            + "\n"
+            for s, i, c, v in [
+                ("A", "q1s1", "aspirin cures flu", "refuted"),
+                ("A", "q1s2", "rest helps", "supported"),
+                ("B", "q1s1", "fluids help", "supported"),
+                ("B", "q1s2", "vaccines work", "supported"),
+            ]
+        ),
+    )
+    wide = _write(
+        tmp_path / "w.csv",
+        "sentence_id,question_id,A_label,B_label\nq1s1,q1,wrong,ok\nq1s2,q1,ok,ok\n",
+    )
+    la, lb, both = (tmp_path / f"{n}.jsonl" for n in ("la", "lb", "both"))
+    for system, out, other in (("A", la, "B"), ("B", lb, "A")):
+        args = ["ingest", "generic-labels", str(wide), "-o", str(out), "--system", system]
+        rule = f"{system}_label = wrong -> error; otherwise -> no_error"
+        code, stdout, err = run_cli(
+            [*args, "--label-rule", rule, "--map", f"{other}_label="], capsys
+        )
+        assert code == 0, err
+        assert stdout.splitlines()[0] == (
+            f"wrote 2 labels -> {out} (system {system!r} for 2 of them, from --system: "
+            "per-system labels)"
+        )
+    m = tmp_path / "m.json"
+    metrics = [
+        "metrics",
+        "--traces",
+        str(traces),
+        "-m",
+        "refuted",
+        "--format",
+        "json",
+        "-o",
+        str(m),
+    ]
+    assert run_cli([*metrics, "--labels", str(la)], capsys)[0] == 0
+    assert _confusion(m) == [("A", 1, 0, 0, 1), ("B", 0, 0, 0, 0)]
+    assert run_cli(["ingest", "generic-labels", str(la), str(lb), "-o", str(both)], capsys)[0] == 0
+    assert run_cli([*metrics, "--labels", str(both)], capsys)[0] == 0
+    assert _confusion(m) == [("A", 1, 0, 0, 1), ("B", 0, 0, 0, 2)]
+    # labels that name their own system take no --system: one line, nothing written
+    code, out, err = run_cli(
+        ["ingest", "generic-labels", str(la), "-o", str(tmp_path / "x.jsonl"), "--system", "B"],
+        capsys,
+    )
+    assert (code, out) == (2, "")
+    assert err.strip().splitlines() == [
+        "failcodes: error: --system 'B' names no label: every label of the input names its own "
+        "system; drop --system to keep them"
+    ]
+    assert not (tmp_path / "x.jsonl").exists()

@@ -288,8 +288,9 @@ class IngestRequest(IngestOptions, Request):
                     labelio.write_labels(self.labels_out, result.labels, batch=batch)
                     done.written.append(f"{len(result.labels):,} labels -> {self.labels_out}")
             else:
-                labelio.write_labels(self.out, result.labels, batch=batch)
-                done.written.append(f"{len(result.labels):,} labels -> {self.out}")
+                labels, named = _system_labels(result.labels, self.system)
+                labelio.write_labels(self.out, labels, batch=batch)
+                done.written.append(f"{len(labels):,} labels -> {self.out}{named}")
             if self.sentences_out is not None:
                 labelio.write_sentences(self.sentences_out, result.sentences, batch=batch)
                 done.written.append(f"{len(result.sentences):,} sentences -> {self.sentences_out}")
@@ -382,6 +383,25 @@ def _write_traces(
         )
     # the systems found, first: a gold key or column read as one was scored as a system
     return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"
+
+
+def _system_labels(labels: Any, system: str | None) -> tuple[Any, str]:
+    """``labels`` with ``--system`` as the system of those that name none; what to say of it.
+
+    A labels adapter ignored ``--system``: the labels of system A's answer (``--system A
+    --label-rule 'A_label = wrong -> error'``) were written shared, and system B was scored
+    on them too, with exit 0.
+    """
+    if system is None:
+        return labels, ""
+    filled = [lb if lb.system else lb.model_copy(update={"system": system}) for lb in labels]
+    took = sum(lb.system is None for lb in labels)
+    if not took:
+        raise ConfigError(
+            f"--system {system!r} names no label: every label of the input names its own "
+            "system; drop --system to keep them"
+        )
+    return filled, f" (system {system!r} for {took:,} of them, from --system: per-system labels)"
 
 
 def ingest_options_of(options: IngestOptions) -> dict[str, Any]:
