@@ -79,8 +79,16 @@ def _mutated(**changes: object) -> str:
 first = _trace_lines()[1]
 raw_first = json.dumps(first)
 
+
+def _second_line_bytes(old: bytes, new: bytes) -> bytes:
+    """GOOD_TRACES (bytes) with ``old`` replaced by ``new`` in its second line."""
+    lines = GOOD_TRACES.encode().splitlines(keepends=True)
+    lines[1] = lines[1].replace(old, new, 1)
+    return b"".join(lines)
+
+
 #: Broken trace files: (id, content, substrings the error line must contain).
-BAD_TRACES: list[tuple[str, str, tuple[str, ...]]] = [
+BAD_TRACES: list[tuple[str, str | bytes, tuple[str, ...]]] = [
     ("malformed-json", _second_line(raw_first[:-5]), ("t.jsonl:2", "malformed JSON")),
     (
         "duplicate-key",
@@ -128,6 +136,12 @@ BAD_TRACES: list[tuple[str, str, tuple[str, ...]]] = [
     ("rank-zero", _mutated(passages=[{"passage_id": "a", "rank": 0, "text": "x"}]), ("rank",)),
     ("duplicate-claim", _jsonl([*_trace_lines(), _trace_lines()[0]]), ("t.jsonl:5", "claim_id")),
     ("not-utf8", GOOD_TRACES + "\xff\n", ("t.jsonl", "UTF-8")),
+    # a Latin-1 byte inside a line's claim: the error named the byte offset alone
+    (
+        "not-utf8-in-a-field",
+        _second_line_bytes(b'"claim": "', b'"claim": "\xe9'),
+        ("t.jsonl:2, field 'claim': not UTF-8 text (invalid continuation byte at byte",),
+    ),
 ]
 
 
@@ -1342,6 +1356,22 @@ SWEEP3_CASES: list[Case] = [
         _write({"t.jsonl": GOOD_TRACES, "l.csv": LABELS.replace(",", "\t").encode("utf-16")}),
         line="failcodes: error: {d}/l.csv: not UTF-8 text (invalid start byte at byte 0); it is "
         "UTF-16 (Excel's 'Unicode text'?): save it as 'CSV UTF-8'",
+    ),
+    # a Latin-1 byte in a CSV cell: the error named the byte offset alone, now its line and
+    # column (the offset: the bytes before it, counted here)
+    Case(
+        "metrics/labels-not-utf8-cell",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": LABELS.encode()[:-1] + b"\xe9\n"}),
+        line="failcodes: error: {d}/l.csv:3, field 'annotator': not UTF-8 text (invalid "
+        f"continuation byte at byte {len(LABELS.encode()) - 1})",  # the byte before its \n
+    ),
+    Case(
+        "ingest/csv-not-utf8-cell",
+        ("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl"),
+        _write({"t.csv": b"question_id,sentence,verdict\nq1,A.,supported\nq2,\xe9A.,refuted\n"}),
+        line="failcodes: error: {d}/t.csv:3, field 'sentence': not UTF-8 text (invalid "
+        "continuation byte at byte 48)",  # 29 (header) + 16 (line 2) + 3 ('q2,')
     ),
     Case(
         "metrics/labels-semicolons",

@@ -12,6 +12,7 @@ silently dropped a duplicate key. Every problem is an
 from __future__ import annotations
 
 import codecs
+import csv
 import json
 import math
 import re
@@ -37,19 +38,80 @@ def open_text(path: Path, newline: str = "") -> IO[str]:
         ) from None
 
 
-def decode_error(path: Path, exc: UnicodeDecodeError) -> InputError:
-    """The one-line error for text that is not UTF-8, with the byte offset in the file.
+def decode_error(path: Path, exc: UnicodeDecodeError, delimiter: str | None = None) -> InputError:
+    """The one-line error for text that is not UTF-8: its line, field and byte offset.
 
     A text stream decodes its file a chunk at a time, and its error's offset is the
     chunk's: a bad byte at 44,910 was reported "at byte 3950". The file is read again as
-    bytes (only on this error) for the offset of its first byte that is not UTF-8.
+    bytes (only on this error) for the offset of its first byte that is not UTF-8, its line
+    (as the text readers count them) and the field it is in: a JSONL line's field path, or
+    the CSV column (``delimiter``: the file is CSV) -- the error named the byte alone.
     """
     at = _first_bad_byte(path)
+    hint = utf16_hint(path)
+    line = field = None
+    if at is not None and not hint:  # (UTF-16 text has no UTF-8 lines to name)
+        line = _line_of_byte(path, at)
+        field = _bad_text_field(path, line, delimiter)
     return InputError(
-        f"not UTF-8 text ({exc.reason} at byte {exc.start if at is None else at})"
-        f"{utf16_hint(path)}",
+        f"not UTF-8 text ({exc.reason} at byte {exc.start if at is None else at}){hint}",
         path=path,
+        line=line,
+        field=field,
     )
+
+
+def _line_of_byte(path: Path, at: int) -> int:
+    r"""The line of byte ``at`` of ``path``, universal newlines (``\r``, ``\n``, ``\r\n``)."""
+    line, done, last = 1, 0, b""
+    with path.open("rb") as f:
+        while done < at and (chunk := f.read(min(1 << 20, at - done))):
+            line += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+            line -= last == b"\r" and chunk[:1] == b"\n"  # a \r\n across two chunks
+            done, last = done + len(chunk), chunk[-1:]
+    return line
+
+
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # an undecodable byte, decoded as surrogateescape
+
+
+def _bad_text_field(path: Path, line: int, delimiter: str | None) -> str | None:
+    """The field of ``path`` holding its first byte that is not UTF-8 (None: not known)."""
+    try:
+        with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
+            if delimiter is not None:
+                rows = csv.reader(fh, delimiter=delimiter)
+                header = next(rows)
+                for row in rows:
+                    column = next((i for i, c in enumerate(row) if _NOT_UTF8.search(c)), None)
+                    if column is not None:
+                        return header[column] if column < len(header) else None
+                return None
+            if path.suffix.lower() not in (".jsonl", ".ndjson"):
+                return None
+            for number, text in enumerate(fh, start=1):
+                if number == line:
+                    return _json_field_of(json.loads(text), _NOT_UTF8)
+    except (OSError, ValueError, csv.Error, StopIteration):
+        pass
+    return None
+
+
+def _json_field_of(value: Any, pattern: re.Pattern[str]) -> str | None:
+    """The path (``passages[1].text``) of the first string in ``value`` ``pattern`` finds."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if pattern.search(item):
+                return where or None
+        elif isinstance(item, dict):
+            if any(pattern.search(k) for k in item):
+                return where or None  # a key: the object holding it
+            stack.extend((v, f"{where}.{k}" if where else k) for k, v in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def _first_bad_byte(path: Path) -> int | None:

@@ -196,7 +196,7 @@ def checked_csv_rows(
                     },
                 )
         except UnicodeDecodeError as exc:
-            raise decode_error(path, exc) from None
+            raise decode_error(path, exc, delimiter) from None
 
 
 _NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
@@ -376,7 +376,7 @@ def table_columns(path: str | Path) -> list[str] | None:
         try:
             header = next(csv.reader(fh), None)
         except UnicodeDecodeError as exc:
-            raise decode_error(p, exc) from None
+            raise decode_error(p, exc, ",") from None
         except csv.Error as exc:
             raise InputError(f"malformed CSV ({exc})", path=p, line=1) from None
     if header is None:
