@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from failcodes import columnar, disagreementio, labelio, traceio
-from failcodes.disagreements import disagreement_id, find_disagreements, select_disagreements
+from failcodes.disagreements import disagreement_id, find_disagreements, select_with_shape
 from failcodes.errors import InputError
 from failcodes.hashing import content_hash
 from failcodes.labels import Label, LabelIndex
@@ -193,7 +193,7 @@ def test_streamed_disagreements_equal_the_object_path(tmp_path: Path, seed: int)
     columns = columnar.read_trace_columns(src)
     index = LabelIndex(labels)
     selected = [
-        s for m in ("refuted", "non_supported") for s in select_disagreements(columns, index, m)
+        s for m in ("refuted", "non_supported") for s in select_with_shape(columns, index, m)[0]
     ]
     got = tmp_path / "got.jsonl"
     assert disagreementio.stream_disagreements(got, columns, selected, index) == len(items)
@@ -576,7 +576,7 @@ def test_streaming_from_parquet_reads_each_row_group_once(
     out = []
     for name in ("t.jsonl", "t.parquet"):
         columns = columnar.read_trace_columns(tmp_path / name)
-        selected = select_disagreements(columns, index, "refuted")
+        selected = select_with_shape(columns, index, "refuted")[0]
         assert len(selected) == 40
         reads.clear()
         disagreementio.stream_disagreements(

@@ -4,7 +4,7 @@
 where their claims are (each group's first line and offset, and its row count when its claims
 are consecutive rows: :class:`~failcodes.tracecols.GroupOrigin`), selects the disagreeing
 groups as arrays and fetches only their lines while it writes. Its output must be byte for
-byte what the trace-column path writes (``select_disagreements`` + ``stream_disagreements``
+byte what the trace-column path writes (``select_with_shape`` + ``stream_disagreements``
 on :func:`~failcodes.columnar.read_trace_columns`), which stays the path for claim level and
 for groups whose claims are not one run of lines.
 """
@@ -23,8 +23,8 @@ from failcodes import columnar, disagreementio, disagreements, labelio, tracecol
 from failcodes.disagreements import (
     GroupSelection,
     count_by_kind,
-    select_disagreements,
     select_group_disagreements,
+    select_with_shape,
 )
 from failcodes.errors import ConfigError
 from failcodes.labels import LabelIndex
@@ -97,7 +97,7 @@ def _column_path(traces: list[Path], labels: Path, out: Path, policy: str = "no_
     items = [
         s
         for m in resolve_mappings(MAPPINGS)
-        for s in select_disagreements(columns, index, m, without_claims=policy)
+        for s in select_with_shape(columns, index, m, without_claims=policy)[0]
     ]
     disagreementio.stream_disagreements(out, columns, items, index)
     return out.read_bytes()

@@ -360,7 +360,7 @@ def stream_disagreements(
 ) -> int:
     """Write selected disagreements with their claims' full traces, streaming; return count.
 
-    ``selected`` comes from :func:`failcodes.disagreements.select_disagreements` on
+    ``selected`` comes from :func:`failcodes.disagreements.select_with_shape` on
     ``columns`` (or, one :class:`~failcodes.disagreements.GroupSelection` after another,
     from ``select_group_disagreements`` on located sentence groups); the traces of each
     chunk of disagreements are fetched from the source files

@@ -292,32 +292,6 @@ def disagreement_json(
     }
 
 
-def select_disagreements(
-    traces: Sequence[Trace] | TraceColumns,
-    index: LabelIndex,
-    mapping: ErrorMapping | str = DEFAULT_MAPPING,
-    *,
-    level: Level | str = Level.SENTENCE,
-    without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
-    question_scope: QuestionScope | str = QuestionScope.AUTO,
-) -> list[Selected]:
-    """Every FN/FP of every system under ``mapping``, as trace rows, in output order.
-
-    The selection is a join of the aggregated sentences (or claims) with their labels on the
-    trace columns; no claim text is needed. Sorted by system, question, sentence, claim, id.
-    Labels apply as in :func:`failcodes.metrics.compute_metrics` (per-system labels to their
-    own system; shared ones within ``question_scope``).
-    """
-    return select_with_shape(
-        traces,
-        index,
-        mapping,
-        level=level,
-        without_claims=without_claims,
-        question_scope=question_scope,
-    )[0]
-
-
 def select_with_shape(
     traces: Sequence[Trace] | TraceColumns,
     index: LabelIndex,
@@ -327,7 +301,14 @@ def select_with_shape(
     without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
     question_scope: QuestionScope | str = QuestionScope.AUTO,
 ) -> tuple[list[Selected], DataShape]:
-    """:func:`select_disagreements` and what it assumed of the data (the first line's facts)."""
+    """Every FN/FP of every system under ``mapping`` as trace rows, and the data's shape.
+
+    The selection is a join of the aggregated sentences (or claims) with their labels on the
+    trace columns; no claim text is needed. Sorted by system, question, sentence, claim, id.
+    Labels apply as in :func:`failcodes.metrics.compute_metrics` (per-system labels to their
+    own system; shared ones within ``question_scope``). The shape is what the selection
+    assumed of the data (the first line's facts).
+    """
     lvl = Level(level)
     policy = WithoutClaimsPolicy(without_claims)
     requested = QuestionScope(question_scope)
@@ -450,7 +431,7 @@ class GroupSelection:
     Held as arrays (the disagreeing groups, their predictions) and the few labelled error
     sentences a system has no claim for; each :class:`Selected`, its label included, is
     built when iterated and not kept (270,000 of them at 10x paper scale cost ~120 MB as
-    objects). The same disagreements, in the same order, as :func:`select_disagreements`
+    objects). The same disagreements, in the same order, as :func:`select_with_shape`
     gives on the trace columns.
     """
 
@@ -557,7 +538,7 @@ def select_group_disagreements(
     without_claims: WithoutClaimsPolicy | str = DEFAULT_WITHOUT_CLAIMS,
     question_scope: QuestionScope | str = QuestionScope.AUTO,
 ) -> list[GroupSelection] | None:
-    """Sentence-level :func:`select_disagreements` on groups, one selection per mapping.
+    """Sentence-level :func:`select_with_shape` on groups, one selection per mapping.
 
     The labels are matched to the groups by code (:class:`~failcodes.metrics.GroupLabels`);
     None when they do not match there (claim labels, per-system labels, a label that fits no
@@ -619,14 +600,14 @@ def find_disagreements(
     index = LabelIndex(check_in_memory(labels, items, Level(level) is Level.SENTENCE))
     return [
         Disagreement.model_validate(disagreement_json(s, [items[r] for r in s.rows], index))
-        for s in select_disagreements(
+        for s in select_with_shape(
             items,
             index,
             mapping,
             level=level,
             without_claims=without_claims,
             question_scope=question_scope,
-        )
+        )[0]
     ]
 
 
