@@ -133,3 +133,56 @@ def test_a_labels_ingest_gives_system_flag_to_its_labels(
         "system; drop --system to keep them"
     ]
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_systems_option_leaves_out_a_reference_key_and_says_it_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Answers keyed by system with a `gold` key beside them (one record, two claims; the
+    # expert marks the first an error). main refused `--option systems=sysA,sysB` ("not among
+    # --option systems: add it, or leave its rows out"), and no option left them out: the
+    # file had to be edited. Now gold's rows are left out and the first line says so.
+    # By hand: sysA supported, refuted -> FN 1 (claim 1), FP 1 (claim 2); sysB refuted,
+    # supported -> TP 1, TN 1.
+    def answer(v1: str, v2: str) -> dict[str, object]:
+        return {
+            "claims": [
+                {"claim": "x", "verdict": v1, "expert": "incorrect"},
+                {"claim": "y", "verdict": v2, "expert": "correct"},
+            ]
+        }
+
+    record = {
+        "answers": {
+            "sysA": answer("supported", "refuted"),
+            "sysB": answer("refuted", "supported"),
+            "gold": answer("refuted", "supported"),
+        }
+    }
+    src = _write(tmp_path / "answers.jsonl", json.dumps(record) + "\n")
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
+    for opt in ("rows=answers.*.claims[]", "sentence_ids=question"):
+        args += ["--option", opt]
+    for pair in ("#=question_id", "answers.*.claims#=sentence_id", "answers.*=system"):
+        args += ["--map", pair]
+    args += ["--label-rule", "expert = incorrect -> error"]
+    code, stdout, err = run_cli([*args, "--option", "systems=sysA,sysB"], capsys)
+    assert code == 0, err
+    assert stdout.splitlines()[0] == (
+        f"wrote 4 traces -> {out} (2 system(s): sysA 2, sysB 2; left out, not among --option "
+        "systems: gold 2)"
+    )
+    m = tmp_path / "m.json"
+    metrics = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]
+    assert run_cli([*metrics, "--format", "json", "-o", str(m)], capsys)[0] == 0
+    assert _confusion(m) == [("sysA", 0, 1, 1, 0), ("sysB", 1, 0, 0, 1)]
+    # a listed name no row has (a typo would leave out the system it meant): refused
+    out.unlink()
+    code, stdout, err = run_cli([*args, "--option", "systems=sysA,sysb"], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}, field 'system': --option systems names 'sysb', which no row "
+        "has (the rows' systems: gold, sysA, sysB)"
+    ]
+    assert not out.exists()

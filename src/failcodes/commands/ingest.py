@@ -382,6 +382,10 @@ def _write_traces(
             "do not)"
         )
     # the systems found, first: a gold key or column read as one was scored as a system
+    if result.unlisted:
+        more += "; left out, not among --option systems: " + ", ".join(
+            f"{s} {n:,}" for s, n in sorted(result.unlisted.items())
+        )
     return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"
 
 

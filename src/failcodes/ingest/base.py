@@ -92,6 +92,8 @@ class TraceStream(Protocol):
     notes: list[str]
     #: rows left out for want of a verdict (``--option no_verdict=drop``)
     dropped: Dropped
+    #: rows left out as their system is not among ``--option systems``, per system
+    unlisted: dict[str, int]
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         """Read the input (once), yielding each trace as it is validated (or vouched for)."""
@@ -114,6 +116,8 @@ class IngestResult:
     stream: TraceStream | None = None
     #: rows the reader left out for want of a verdict (the stream's, once consumed)
     dropped: Dropped = field(default_factory=lambda: Dropped(0))
+    #: rows left out by ``--option systems``, per system (the stream's, once consumed)
+    unlisted: dict[str, int] = field(default_factory=dict)
 
     def each_trace(self) -> Iterable[Trace | TraceLine]:
         """The traces: the stream's as they are read (models or vouched lines), else the list."""
@@ -125,6 +129,7 @@ class IngestResult:
             self.labels = self.stream.labels
             self.notes = [*self.notes, *self.stream.notes]
             self.dropped = self.stream.dropped
+            self.unlisted = self.stream.unlisted
 
 
 class Adapter(Protocol):

@@ -114,8 +114,8 @@ class TableSpec:
     no_verdict: str = "error"
     verdict_columns: tuple[tuple[str, str], ...] = ()
     declared_verdicts: Mapping[str, Verdict] = field(default_factory=dict)
-    #: ``--option systems=A,B``: the systems the input holds (None: any, but none named like
-    #: the reference or a consensus)
+    #: ``--option systems=A,B``: the systems read; another's rows are left out, counted
+    #: (None: every system, but none named like the reference or a consensus)
     systems: frozenset[str] | None = None
 
     @property
@@ -688,6 +688,8 @@ class TableStream:
         self.notes: list[str] = []
         #: rows left out for want of a verdict (complete when the iteration has ended)
         self.dropped = Dropped(0)
+        #: rows left out by ``--option systems``, per system (known once all are read)
+        self.unlisted: dict[str, int] = {}
         self._flags = _error_flag_columns(spec)
         #: true/false verdicts are read by the default aliases (said in a note)
         self._truths = spec.verdict_threshold is None and not _truth_aliased(spec)
@@ -749,6 +751,8 @@ class TableStream:
                         yield row
                 for line, where, raw in hollow:
                     system = _row_system(raw, spec)
+                    if spec.systems is not None and str(system) not in spec.systems:
+                        continue  # left out (a listed system's row never has None)
                     if system is not None:
                         key = str(system)
                         tally.hollow_systems[key] = tally.hollow_systems.get(key, 0) + 1
@@ -784,6 +788,11 @@ class TableStream:
     ) -> _Row | None:
         """One row as a trace (and label); None if it has no verdict and such rows drop."""
         spec = self.spec
+        if spec.systems is not None:  # a gold key beside the answers: left out, counted
+            system = _row_system(raw, spec)
+            if system is not None and str(system) not in spec.systems:
+                tally.unlisted[str(system)] = tally.unlisted.get(str(system), 0) + 1
+                return None
         if _no_verdict(raw, spec):
             if spec.no_verdict == "drop":
                 tally.unverdicted += 1
@@ -843,6 +852,16 @@ class TableStream:
                 path=where,
             )
         self.dropped = Dropped(tally.unverdicted, count, dict(tally.dropped))
+        self.unlisted = tally.unlisted
+        absent = sorted((self.spec.systems or frozenset()) - tally.systems)
+        if absent:  # a typo in the list would leave out the system it meant, unsaid
+            have = ", ".join(sorted(tally.systems | set(tally.unlisted))[:12])
+            raise InputError(
+                f"--option systems names {', '.join(map(repr, absent))}, which no row has "
+                f"(the rows' systems: {have})",
+                path=", ".join(str(p) for p in self.paths),
+                field="system",
+            )
         if tally.unverdicted:
             # per system: a system that lost every row (a verdict column left empty: the
             # verifier failed on all) vanished from every output with this note alone
@@ -1113,6 +1132,8 @@ class _Tally:
     columns: set[str] = field(default_factory=set)
     #: rows whose verdict was true/false, read by the default aliases
     truths: int = 0
+    #: rows left out as their system's is not among ``--option systems``, per system
+    unlisted: dict[str, int] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1120,23 +1141,20 @@ class _Tally:
         """Add a system first seen at ``path:line``; refuse another spelling of a known one.
 
         ``GPT-4`` and ``gpt-4`` (keys of two records' answers) were two systems, each scored
-        on part of the answers, with exit 0. Refused too: a system outside ``listed``
-        (``--option systems``) or, without it, one named like the reference or a consensus
-        (a ``gold`` key beside the answers, ``--verdict-column gold``), which metrics scored
-        as one more system (a perfect pipeline's row) with no word.
+        on part of the answers, with exit 0. Refused too, without ``listed`` (``--option
+        systems``, whose others' rows are left out before), one named like the reference or
+        a consensus (a ``gold`` key beside the answers, ``--verdict-column gold``), which
+        metrics scored as one more system (a perfect pipeline's row) with no word.
         """
         from failcodes.stats.summaries import reference_reason
 
         why = None if listed is not None else reference_reason(system)
-        if why is not None or (listed is not None and system not in listed):
+        if why is not None:
             raise InputError(
-                f"system {system!r} is not among --option systems={','.join(sorted(listed))}: "
-                "add it, or leave its rows out"
-                if listed is not None
-                else f"system {system!r} is named like the reference or a consensus of the "
+                f"system {system!r} is named like the reference or a consensus of the "
                 f"systems ({why}): metrics would score it as one more system; give the "
                 "reference as labels (--label-rule on its column), or name the systems with "
-                "--option systems=A,B (it among them to keep it as one)",
+                "--option systems=A,B (the others' rows are left out; name it to keep it)",
                 path=path,
                 line=line,
                 field="system",
@@ -1172,6 +1190,7 @@ def _as_is(spec: TableSpec) -> bool:
         or spec.verdict_threshold is not None
         or spec.verdict_columns
         or spec.declared_verdicts
+        or spec.systems is not None
     )
 
 
