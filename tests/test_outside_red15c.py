@@ -76,3 +76,26 @@ def test_a_temperature_the_judge_is_not_sampled_at_is_refused(
     line = f"failcodes: error: --temperature: {why}; leave it out"
     assert (code, err.strip().splitlines()) == (2, [line])
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("fields", "line"),
+    [
+        ({"bootstrap": -1}, "--bootstrap: Input should be greater than or equal to 0"),
+        ({"level": "token"}, "--level: Input should be 'sentence' or 'claim'"),
+        ({"bootstrp": 10}, "bootstrp: unknown field of MetricsRequest"),
+    ],
+)
+def test_a_bad_request_from_python_is_the_clis_one_line(
+    fields: dict[str, object], line: str
+) -> None:
+    """A notebook's bad request raised pydantic's ValidationError over 4 lines.
+
+    Not a FailcodesError (``except failcodes.FailcodesError`` missed it), where the CLI says
+    the same problem in one line naming the flag.
+    """
+    import failcodes
+
+    with pytest.raises(failcodes.FailcodesError) as caught:
+        failcodes.MetricsRequest(traces=[Path("t.jsonl")], labels=Path("l.jsonl"), **fields)
+    assert str(caught.value) == line

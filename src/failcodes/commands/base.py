@@ -97,6 +97,19 @@ class Request(FrozenModel):
     #: The command's words on the command line (``("metrics",)``, ``("judge", ...)``).
     command: ClassVar[tuple[str, ...]] = ()
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _one_line(cls, data: Any, handler: Any) -> Any:
+        """A bad value is the CLI's one line (a ConfigError naming the flag), in Python too.
+
+        ``failcodes.MetricsRequest(bootstrap=-1)`` raised pydantic's ValidationError over four
+        lines, not the FailcodesError a notebook catches for every other bad input.
+        """
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            raise ConfigError(validation_message(cls, exc)) from None
+
     @model_validator(mode="after")
     def _no_file_twice(self) -> Self:
         """A list of files (``--traces``, ``ingest PATH...``) names each file once.
@@ -180,6 +193,8 @@ def validation_message(model: type[BaseModel], exc: ValidationError) -> str:
     if name in model.model_fields:
         where = name.upper() if is_argument(model, name) else max(field_flags(model, name), key=len)
     message = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":  # a misspelt argument (Python): name it
+        return f"{name}: unknown field of {model.__name__}"
     if not where or message.startswith(where):  # the message names its flag already
         return message
     return f"{where}: {message}"
