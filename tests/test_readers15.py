@@ -70,3 +70,40 @@ def test_a_long_line_of_a_foreign_jsonl_is_refused_by_the_analysis(
     assert (code, err.strip().splitlines()) == (2, [f"failcodes: error: {bad}:2: {LONG}"])
     assert not out.parent.exists()
     assert peak < 12 << 20
+
+
+def test_a_killed_ingest_leaves_no_temporary_file_behind_the_next_run(tmp_path, capsys) -> None:
+    # kill -9 during ingest left its hidden .t.jsonl.XXXXXXXX.tmp beside the output, never
+    # removed (one per killed run: a 300,000-trace ingest left 15 MB each). Now a temporary
+    # file's name tells its process; the next write in that folder removes a dead one's.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    src = tmp_path / "many.jsonl"
+    row = '{"question_id": "q%d", "sentence_id": "s%d", "sentence": "A.", "verdict": "refuted", '
+    row += '"system": "a"}\n'
+    src.write_text("".join(row % (i, i) for i in range(300_000)))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".notes.tmp").write_text("mine")  # a user's own hidden file: kept
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    cmd = [sys.executable, "-m", "failcodes", "ingest", "generic", str(src), "-o"]
+    proc = subprocess.Popen([*cmd, str(out / "t.jsonl")], env=env, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(1200):  # until its temporary file is there (at most 120 s)
+            if any(p.name.startswith(".t.jsonl.") for p in out.iterdir()):
+                break
+            assert proc.poll() is None, "the ingest ended before it was killed"
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    left = sorted(p.name for p in out.iterdir())
+    assert len(left) == 2 and left[1].startswith(".t.jsonl.")  # what the kill leaves
+    small = _write_jsonl(tmp_path / "t.jsonl", _rows())
+    code, _, _ = run_cli(["ingest", "generic", str(small), "-o", str(out / "t.jsonl")], capsys)
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == [".notes.tmp", "t.jsonl"]

@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from failcodes.errors import ConfigError
+from failcodes.fileio import run_tag, sweep_stale
 
 if TYPE_CHECKING:
     import duckdb
@@ -79,7 +80,8 @@ def connect() -> duckdb.DuckDBPyConnection:
         )
     threads = int(given or os.cpu_count() or 1)
     memory = os.environ.get("FAILCODES_MEMORY")
-    spill = Path(tempfile.gettempdir()) / f"failcodes-duckdb-{os.getpid()}"
+    spill = Path(tempfile.gettempdir()) / f"failcodes-duckdb-{run_tag()}"
+    sweep_stale(spill.parent)  # a killed run's spill (GBs) stays
     config: dict[str, str | bool | int | float | list[str]] = {
         "threads": max(1, threads),
         "memory_limit": memory or DEFAULT_MEMORY,

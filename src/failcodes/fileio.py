@@ -26,9 +26,13 @@ create nothing.
 from __future__ import annotations
 
 import errno
+import functools
+import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import stat
 import tempfile
 import types
@@ -274,7 +278,8 @@ def temp_path(dest: str | Path) -> Path:
     folder = Path(tempfile.gettempdir()) if _special_file(target) else target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        sweep_stale(folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{run_tag()}-", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise output_error(exc, target.parent) from None
     try:
@@ -282,6 +287,61 @@ def temp_path(dest: str | Path) -> Path:
     finally:
         os.close(fd)
     return Path(tmp)
+
+
+@functools.cache
+def run_tag() -> str:
+    """``{host}-{pid}``: in a temporary file's name, whose process (a short hash of the host).
+
+    A run killed (``kill -9``, a power cut) leaves its temporary files; the tag tells a later
+    run on this host they are stale (their process gone), so :func:`sweep_stale` removes them:
+    they accumulated beside the outputs, hidden, one per killed run.
+    """
+    host = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
+    return f"{host}-{os.getpid()}"
+
+
+#: A name :func:`run_tag` marks: ``.{output}.{host}-{pid}-{random}.tmp`` (mkstemp's 8 random
+#: characters), or the DuckDB spill folder ``failcodes-duckdb-{host}-{pid}``.
+_TAGGED = re.compile(r"(?:\..+\.|failcodes-duckdb-)([0-9a-f]{6})-(\d+)(?:-[a-z0-9_]{8}\.tmp)?")
+_swept: set[Path] = set()
+
+
+def sweep_stale(folder: Path) -> None:
+    """Remove the temporary files (and spill folders) in ``folder`` of this host's dead runs.
+
+    Once per folder and process; what cannot be removed stays, said nowhere (a temporary file).
+    """
+    if folder in _swept:
+        return
+    _swept.add(folder)
+    host = run_tag().partition("-")[0]
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        found = _TAGGED.fullmatch(entry.name)
+        if found is None or found[1] != host or _alive(int(found[2])):
+            continue
+        with suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                Path(entry.path).unlink()
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (another user's counts; unsure: alive)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (PermissionError: another user's process)
+        return True
+    return True
 
 
 def _special_file(target: Path) -> bool:
