@@ -131,3 +131,39 @@ def test_a_blind_pull_refuses_a_reviewers_annotation_in_anothers_project(
     code, stdout, err = run_cli(args, capsys)
     assert code == 0, err
     assert stdout.splitlines()[-1].startswith("2 annotations from 2 coder(s) on 2 tasks")
+
+
+def test_import_says_the_drafts_it_does_not_read_and_the_skipped_tasks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Label Studio 1.23 export (its shape checked on a real server): user 3 submitted task
+    1, skipped task 2 (was_cancelled, result []), and saved a draft on task 3 without
+    submitting it (the task's 'drafts', an annotation: null). The summary read '2
+    annotations from 1 coder(s) on 3 tasks', the skip counted among them and the draft
+    dropped with no word, so a reviewer's unsubmitted work looked never done. Now the line
+    says 1 of the 2 is a skip and that 1 draft was not read."""
+    from tests.test_outside_red14b import _ls_ann, _ls_task
+
+    skipped = {**_ls_ann(3, "irrelevant", False), "id": 3002, "result": [], "was_cancelled": True}
+    draft = {
+        "id": 1,
+        "user": "alice@x.org",
+        "result": _ls_ann(3, "irrelevant", False)["result"],
+        "lead_time": 5.0,
+        "was_postponed": False,
+        "task": 703,
+        "annotation": None,
+    }
+    export, cb = _export(tmp_path, [_ls_ann(3, "irrelevant", shown=False)])
+    tasks = json.loads(export.read_text())
+    tasks += [_ls_task(2, 7, [skipped]), {**_ls_task(3, 7, []), "drafts": [draft]}]
+    export.write_text(json.dumps(tasks), encoding="utf-8")
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb), "-o", str(out)]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert stdout == (
+        f"2 annotations from 1 coder(s) on 3 tasks -> {out}; 1 of them a skipped task "
+        "(not a review); 1 draft saved in Label Studio and never submitted: not read (submit "
+        "it to count it)\n"
+    )

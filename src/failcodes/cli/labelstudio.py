@@ -23,7 +23,12 @@ from failcodes.commands.labelstudio import ExportRequest, codebook_or_bundled, i
 from failcodes.errors import ConfigError, InputError, LabelStudioError
 from failcodes.fileio import atomic_write_text, check_not_input, write_jsonl
 from failcodes.labelstudio.config import labeling_config
-from failcodes.labelstudio.results import ReviewResult, annotations_from_export, check_users
+from failcodes.labelstudio.results import (
+    SKIPPED,
+    ReviewResult,
+    annotations_from_export,
+    check_users,
+)
 from failcodes.units import UnitKind
 
 ls_app = command_group(
@@ -172,9 +177,19 @@ def _report(result: ReviewResult, out: Path) -> None:
         if result.problems
         else ""
     )
+    # a skip read as an annotation, a draft dropped: a reviewer's unsubmitted work unsaid
+    skips = sum(1 for a in result.annotations if a.reason == SKIPPED)
+    skipped = f"; {skips} of them a skipped task (not a review)" if skips else ""
+    n = result.drafts
+    drafts = (
+        f"; {n} draft{'s' if n > 1 else ''} saved in Label Studio and never submitted: not "
+        f"read (submit {'them' if n > 1 else 'it'} to count {'them' if n > 1 else 'it'})"
+        if n
+        else ""
+    )
     typer.echo(
         f"{len(result.annotations)} annotations from {len(coders)} coder(s) on "
-        f"{result.tasks} tasks -> {out}{warned}"
+        f"{result.tasks} tasks -> {out}{skipped}{drafts}{warned}"
     )
 
 

@@ -22,6 +22,9 @@ from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
 from failcodes.units import UnitKind
 
+#: The reason of an annotation of a task skipped in Label Studio (unscored).
+SKIPPED = "skipped in Label Studio"
+
 
 class ReviewProblem(FrozenModel):
     """Something in a Label Studio annotation that failcodes did not keep."""
@@ -49,6 +52,10 @@ class ReviewResult(StrictModel):
         default=0,
         description="Annotations kept that Label Studio made with a prediction shown (its "
         "'prediction' field): the judge's codes were pre-selected for the reviewer.",
+    )
+    drafts: int = Field(
+        default=0,
+        description="Drafts in the tasks (saved in Label Studio, never submitted): not read.",
     )
 
 
@@ -244,6 +251,7 @@ def annotations_from_export(
             )
         if isinstance(task_project, int):
             projects.add(task_project)
+        result.drafts += sum(1 for d in task.get("drafts") or [] if isinstance(d, dict))
         for place, raw in enumerate(task.get("annotations") or [], start=1):
             if not isinstance(raw, dict):
                 continue
@@ -419,7 +427,7 @@ def _one_annotation(
         coder=coder,
         coder_kind=CoderKind.HUMAN,
         status=Status.UNSCORED if cancelled or empty else Status.SCORED,
-        reason="skipped in Label Studio"
+        reason=SKIPPED
         if cancelled
         else "submitted with no code in Label Studio"
         if empty
