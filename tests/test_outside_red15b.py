@@ -167,3 +167,51 @@ def test_import_says_the_drafts_it_does_not_read_and_the_skipped_tasks(
         "(not a review); 1 draft saved in Label Studio and never submitted: not read (submit "
         "it to count it)\n"
     )
+
+
+def test_the_report_names_agreement_rows_compared_on_code_sets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agree -o STUDY/agreement/ml.json` on a reviewer's and the judge's code sets on the
+    multi-label grounding dimension (codebook v2). alice: {g}, {u,f}, {u}, {f}, {g}, {u,f};
+    judge: {g}, {u}, {u,f}, {f}, {u}, {u,f}. Exact-set Cohen: p_o 3/6, margins alice g2 uf2
+    u1 f1, judge g1 u2 uf2 f1: p_e 9/36, (0.5 - 0.25)/0.75 = 1/3; MASI alpha 0.446 (nltk's
+    AnnotationTask(distance=masi_distance).alpha()). The report's row read 'grounding (alice
+    vs judge)', Cohen 0.333, as a kappa of a single code would, where the report's own
+    review rows say '[code sets]'. Now the subject says it too."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.codebook import load
+    from failcodes.report.rundir import load_run_dir
+    from failcodes.units import UnitKind
+
+    cb = load(Path(__file__).parent.parent / "taxonomy" / "medical-fact-check.v2.yaml")
+    g, u, f = "grounded", "ungrounded_reasoning", "fabricated_quote"
+    alice = [[g], [u, f], [u], [f], [g], [u, f]]
+    judge = [[g], [u], [u, f], [f], [u], [u, f]]
+    lines = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=cb.ref(),
+            coder=who,
+            coder_kind=kind,
+            codes={"grounding": sets[i][0]},
+            code_sets={"grounding": sets[i]},
+        ).model_dump_json()
+        for i in range(6)
+        for who, kind, sets in (("alice", CoderKind.HUMAN, alice), ("judge", CoderKind.LLM, judge))
+    ]
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "study" / "agreement" / "ml.json"
+    out.parent.mkdir(parents=True)
+    code, _, err = run_cli(["agree", str(path), "--bootstrap", "0", "-o", str(out)], capsys)
+    assert code == 0, err
+    rows = load_run_dir(tmp_path / "study").agreement
+    value = {(r.subject, r.statistic, r.weights): r.value for r in rows.itertuples()}
+    pair = "grounding (alice vs judge) [code sets]"
+    assert value[pair, "cohen", "none"] == pytest.approx(1 / 3)
+    assert value[pair, "krippendorff", "masi"] == pytest.approx(0.4460431654676259)
+    subjects = set(rows["subject"])
+    assert "grounding [code sets]" in subjects
+    assert "grounding: grounded (alice vs judge)" in subjects  # per code: 0/1, not sets

@@ -232,7 +232,14 @@ def _agreement_subject(row: dict[str, Any], stem: str) -> str:
     exact_entity code's, where the dimension has none) and the pooled row took the file name.
     A ratings table's ``--by`` groups (``group_by``) each name their group: every group of
     ``--by item`` took the file's name, and the table showed the first group's value alone.
+    Rows compared on code sets (``sets``: a multi-label dimension, ``--sets``) say so, as the
+    review rows do: an exact-set Cohen read as a single code's.
     """
+    subject = _scope_subject(row, stem)
+    return f"{subject} [code sets]" if row.get("sets") is True else subject
+
+
+def _scope_subject(row: dict[str, Any], stem: str) -> str:
     group = row.get("group_by")
     if isinstance(group, str) and group != "dimension":
         return f"{stem}: {group} {row.get(group)}"
