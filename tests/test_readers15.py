@@ -107,3 +107,66 @@ def test_a_killed_ingest_leaves_no_temporary_file_behind_the_next_run(tmp_path, 
     code, _, _ = run_cli(["ingest", "generic", str(small), "-o", str(out / "t.jsonl")], capsys)
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == [".notes.tmp", "t.jsonl"]
+
+
+def _id_workbook(path: Path, number_format: str) -> Path:
+    """Labels whose sentence ids are the numbers 7, 8, 70 in cells of ``number_format``."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["question_id", "sentence_id", "has_error", "annotator"])
+    for n, error in [(7, True), (8, False), (70, False)]:
+        sheet.append([f"q{n}", n, error, "a"])
+    for row in range(2, 5):
+        sheet.cell(row=row, column=2).number_format = number_format
+    book.save(path)
+    return path
+
+
+def test_an_excel_id_shown_zero_padded_is_read_as_shown(tmp_path, capsys) -> None:
+    # 7 in a cell formatted 000 (Excel shows 007) was read '7': labels of 007, 008, 070 did
+    # not join traces of those ids (refused: "no trace has sentence_id '7', but one has
+    # '007'"), or joined another sentence 7. Now read as Excel shows it.
+    labels = _id_workbook(tmp_path / "l.xlsx", "000")
+    got = tmp_path / "l.jsonl"
+    assert run_cli(["ingest", "generic-labels", str(labels), "-o", str(got)], capsys)[0] == 0
+    assert [json.loads(x)["sentence_id"] for x in got.read_text().splitlines()] == [
+        "007",
+        "008",
+        "070",
+    ]
+    rows = [
+        {"question_id": f"q{int(s)}", "sentence_id": s, "claim_id": s, "claim": f"C {s}."}
+        for s in ("007", "008", "070")
+    ]
+    traces = _write_jsonl(
+        tmp_path / "t.jsonl", [{**r, "verdict": "refuted", "system": "a"} for r in rows]
+    )
+    args = ["metrics", "--traces", str(traces), "--labels", str(got), "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    row = json.loads(out)[0]
+    # every sentence flagged; the one error (007) found: TP 1, FP 2 (008, 070), FN 0, TN 0
+    assert code == 0
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 2, 0, 0)
+
+
+@pytest.mark.parametrize("number_format", ['"S"000', "000-00", "(000)"])
+def test_an_excel_id_shown_with_text_around_its_zeros_is_refused(
+    tmp_path, capsys, number_format
+) -> None:
+    # "S"000 shows 7 as S007, 000-00 as 000-07, (000) as (007): read as '7' at exit 0
+    labels = _id_workbook(tmp_path / "l.xlsx", number_format)
+    got = tmp_path / "out" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(labels), "-o", str(got)], capsys)
+    assert (code, err.strip().splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {labels}:2, field 'sentence_id': cell B2 holds the number 7, "
+            f"shown through the number format {number_format!r} (not as 7); expected the id "
+            "as text: format the column as Text and type the ids as shown, or save the sheet "
+            "as CSV UTF-8"
+        ],
+    )
+    assert not got.parent.exists()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import sys
 import time
 import xml.parsers.expat
@@ -55,6 +56,41 @@ def _cell(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
+
+
+class ShownNumber(int):
+    """A whole number Excel shows through a number format that pads it (``000``: 7 as 007).
+
+    Any other column reads it as the number; an id column (:func:`failcodes.tableio.id_text`)
+    as Excel shows it (``shown``), or refuses it where that is not known (``shown`` None: a
+    format with text or a sign beside its zeros, ``"S"000``, ``000-00``), naming ``cell``.
+    """
+
+    shown: str | None
+    cell: str
+    format: str
+
+
+#: Zeros a number format pads a whole number to (``000``, ``00000``: Excel's zip code).
+_PADDING = re.compile(r"0{2,}")
+#: Zeros not after a decimal point: a format that pads (``"S"000``; not ``0.00``).
+_PADS = re.compile(r"(?<![.0-9])0{2,}")
+
+
+def _formatted(cell: Any) -> Any:
+    """A cell's value (:func:`_cell`), a :class:`ShownNumber` where its format pads it."""
+    value = _cell(cell.value)
+    if type(value) is not int or not getattr(cell, "has_style", False):
+        return value
+    fmt = cell.number_format
+    if not _PADS.search(fmt):
+        return value
+    out = ShownNumber(value)
+    out.cell, out.format = cell.coordinate, fmt
+    out.shown = None
+    if value >= 0 and _PADDING.fullmatch(fmt.split(";")[0]):
+        out.shown = f"{value:0{len(fmt.split(';')[0])}d}"
+    return out
 
 
 #: What openpyxl raises on a workbook it cannot read: a damaged zip, XML or part.
@@ -316,7 +352,7 @@ def _book_rows(
                 if scan is not None and scan.sheets[:1] == [sheet.title]
                 else None
             )
-            rows = enumerate(sheet.iter_rows(values_only=True), start=1)
+            rows = enumerate(sheet.iter_rows(), start=1)
             while True:
                 item = next(rows, None)
                 if item is None:
@@ -326,7 +362,7 @@ def _book_rows(
                     return
                 if not number % 1024:
                     clock.check()
-                yield number, tuple(_cell(v) for v in row)
+                yield number, tuple(map(_formatted, row))
         except unreadable as exc:  # a damaged sheet part (malformed XML, a bad cell value)
             raise InputError(f"not a readable Excel workbook ({exc})", path=path) from None
     finally:

@@ -37,7 +37,7 @@ from failcodes.errors import InputError, clip
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
 from failcodes.parquetio import open_parquet, parquet_schema_names
-from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
+from failcodes.sheetio import ShownNumber, is_spreadsheet, sheet_header, sheet_rows
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -868,6 +868,17 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
     last digits may be lost) is refused naming the file, line and field: save the column as
     text. A bool is left to the model (no id).
     """
+    if isinstance(value, ShownNumber):  # 7 in a cell formatted 000: the 007 Excel shows
+        if value.shown is not None:
+            return value.shown
+        raise InputError(
+            f"cell {value.cell} holds the number {int(value)}, shown through the number "
+            f"format {value.format!r} (not as {int(value)}); expected the id as text: format "
+            "the column as Text and type the ids as shown, or save the sheet as CSV UTF-8",
+            path=path,
+            line=line,
+            field=field,
+        )
     if type(value) is int:
         return str(value)
     if type(value) is not float:

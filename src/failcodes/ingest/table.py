@@ -53,6 +53,7 @@ from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import jsonl_lines, jsonl_object
 from failcodes.labels import TOTAL_ID_FIELDS, Label, total_id_problem
+from failcodes.sheetio import ShownNumber
 from failcodes.spelling import spelling_key
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
@@ -466,8 +467,9 @@ def _nested_passage(obj: Mapping[str, Any], place: int, spec: TableSpec) -> dict
             out[target] = value
     if out.get("rank") is None:
         out["rank"] = place
-    if type(out.get("passage_id")) is int:
-        out["passage_id"] = str(out["passage_id"])
+    number = out.get("passage_id")
+    if type(number) is int or isinstance(number, ShownNumber):  # (ShownNumber: as shown)
+        out["passage_id"] = getattr(number, "shown", None) or str(int(number))
     if out.get("passage_id") is None and isinstance(out.get("text"), str):
         out["passage_id"] = f"sha256:{content_hash(out['text'])}"
     return out
