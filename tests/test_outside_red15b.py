@@ -215,3 +215,47 @@ def test_the_report_names_agreement_rows_compared_on_code_sets(
     subjects = set(rows["subject"])
     assert "grounding [code sets]" in subjects
     assert "grounding: grounded (alice vs judge)" in subjects  # per code: 0/1, not sets
+
+
+def test_per_code_rows_of_a_code_one_coder_never_gave_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """alice (human) and the judge code entity_match on 10 units; the judge says irrelevant
+    on u5 and u9, alice never does. irrelevant as 0/1: alice all 0, the judge 0 x 8, 1 x 2:
+    p_o 8/10, p_e 1 * 8/10 + 0 * 2/10 = 0.8: Cohen (0.8 - 0.8)/(1 - 0.8) = 0 whatever the
+    judge said (the kappa paradox), shown as 'Cohen 0.000' beside percent 0.8 with only a
+    zero-width warning, as if the two disagreed on finding it. Now each row says alice
+    never gave it and how often the judge did."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.codebook import bundled
+    from failcodes.units import UnitKind
+
+    cb = bundled()
+    human = ["exact_entity"] * 6 + ["partial_entity"] * 4
+    judge = ["exact_entity"] * 5 + ["irrelevant"] + ["partial_entity"] * 3 + ["irrelevant"]
+    lines = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=cb.ref(),
+            coder=who,
+            coder_kind=kind,
+            codes={"entity_match": codes[i]},
+        ).model_dump_json()
+        for i in range(10)
+        for who, kind, codes in (("alice", CoderKind.HUMAN, human), ("judge", CoderKind.LLM, judge))
+    ]
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = {r["statistic"]: r for r in json.loads(out) if r.get("code") == "irrelevant"}
+    assert rows["cohen"]["value"] == pytest.approx(0.0)
+    assert rows["percent"]["value"] == pytest.approx(0.8)
+    said = (
+        "alice never gave irrelevant on the 10 units compared (judge on 2): Cohen's kappa is 0 "
+        "whatever judge gave, and percent, AC1 and PABAK count agreement on its absence"
+    )
+    assert {s: r["warning"].split("; ")[0] for s, r in rows.items()} == dict.fromkeys(
+        ("percent", "cohen", "gwet_ac1", "pabak"), said
+    )

@@ -445,18 +445,29 @@ def _percent_only(res: AgreementResult) -> AgreementResult:
 def _absent_code(
     results: list[AgreementResult], table: RatingsTable, code: str
 ) -> list[AgreementResult]:
-    """Per-code rows of a code neither coder gave: say it beside the 1s it reads.
+    """Per-code rows of a code neither coder (or one coder) gave: say it beside the numbers.
 
     Percent, AC1 and PABAK are 1 by construction there (both always answer 'not this code'):
     a code nobody used read "AC1 1.000" with only a zero-width warning, which a table copied
     into a paper shows as perfect agreement on finding it.
     """
-    if not table.values.size or (table.values == 1).any():
+    if not table.values.size:
+        return results
+    given = (table.values == 1).sum(axis=0).tolist()
+    n = table.values.shape[0]
+    if all(given):
         return results
     said = (
-        f"neither coder gave {code} on the {table.values.shape[0]} units compared: agreement "
-        "on its absence only, 1 by construction"
+        f"neither coder gave {code} on the {n} units compared: agreement on its absence only, "
+        "1 by construction"
     )
+    if any(given):  # one coder never gave it: Cohen 0 was read as a disagreement on finding it
+        never, other = table.raters if not given[0] else table.raters[::-1]
+        said = (
+            f"{never} never gave {code} on the {n} units compared ({other} on {max(given)}): "
+            f"Cohen's kappa is 0 whatever {other} gave, and percent, AC1 and PABAK count "
+            "agreement on its absence"
+        )
     return [
         r.model_copy(update={"warning": "; ".join(x for x in (said, r.warning) if x)})
         if r.value is not None
