@@ -186,3 +186,46 @@ def test_systems_option_leaves_out_a_reference_key_and_says_it_first(
         "has (the rows' systems: gold, sysA, sysB)"
     ]
     assert not out.exists()
+
+
+def test_record_place_ids_over_shards_of_one_dump_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One system's dump in two shards, one answer each, its claims with ids of their own
+    # (u1..u4), numbered with --map '#=question_id' (the records carry no id). Shard 1: a
+    # refuted error (TP), a supported correct one (TN); shard 2: a supported error (FN), a
+    # refuted correct one (FP). By hand: n 4, TP 1, FP 1, FN 1, TN 1. main numbered record 1
+    # of each shard question '1', made sentences '1:1' and '1:2' one sentence each of two
+    # claims, and gave n 2, TP 1, FP 1, FN 0, TN 0 with exit 0.
+    def shard(name: str, claims: list[tuple[str, str, str]]) -> Path:
+        rows = [{"cid": c, "text": c, "verdict": v, "gold": g} for c, v, g in claims]
+        return _write(tmp_path / name, json.dumps({"claims": rows}) + "\n")
+
+    one = shard("s1.jsonl", [("u1", "refuted", "bad"), ("u2", "supported", "ok")])
+    two = shard("s2.jsonl", [("u3", "supported", "bad"), ("u4", "refuted", "ok")])
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["-o", str(out), "--labels-out", str(labels), "--system", "S"]
+    for opt in ("rows=claims[]", "sentence_ids=question", "label_level=sentence"):
+        args += ["--option", opt]
+    for pair in ("#=question_id", "claims#=sentence_id", "cid=claim_id", "text=claim"):
+        args += ["--map", pair]
+    args += ["--label-rule", "gold = bad -> error"]
+    code, stdout, err = run_cli(["ingest", "generic", str(one), str(two), *args], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {two}:1, field 'question_id': system 'S' has records in s1.jsonl "
+        "and s2.jsonl, and '#', the record's place, counts from 1 in each file and fills "
+        "question_id: record 1 of each would be one (its sentences' claims pooled); "
+        "concatenate the files into one input, or map a column that names each record "
+        "(row claims[0])"
+    ]
+    assert not out.exists() and not labels.exists()
+    both = _write(
+        tmp_path / "both.jsonl",
+        one.read_text(encoding="utf-8") + two.read_text(encoding="utf-8"),
+    )
+    assert run_cli(["ingest", "generic", str(both), *args], capsys)[0] == 0
+    m = tmp_path / "m.json"
+    metrics = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]
+    assert run_cli([*metrics, "--format", "json", "-o", str(m)], capsys)[0] == 0
+    assert _confusion(m) == [("S", 1, 1, 1, 1)]

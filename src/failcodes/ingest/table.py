@@ -695,6 +695,8 @@ class TableStream:
         self._flags = _error_flag_columns(spec)
         #: true/false verdicts are read by the default aliases (said in a note)
         self._truths = spec.verdict_threshold is None and not _truth_aliased(spec)
+        #: ids from '#', the record's place, which counts from 1 in each of several files
+        self._placed = INDEX_MARK in spec.column_map and len(self.paths) > 1
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
@@ -716,6 +718,8 @@ class TableStream:
                     )
                 if row.trace.system not in tally.systems:
                     tally.new_system(row.trace.system, row.path, row.line, self.spec.systems)
+                if self._placed:
+                    _one_file(tally.files, row, self.spec)
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
                 if self._flags:
@@ -1136,6 +1140,8 @@ class _Tally:
     truths: int = 0
     #: rows left out as their system's is not among ``--option systems``, per system
     unlisted: dict[str, int] = field(default_factory=dict)
+    #: each system's first file, when '#' (counted per file) fills an id
+    files: dict[str, Path] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1364,6 +1370,31 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
                 field="claim_id",
             )
         raise _in_row(exc, row.where) from None
+
+
+def _one_file(files: dict[str, Path], row: _Row, spec: TableSpec) -> None:
+    """Refuse a system's rows in a second file when '#' fills an id (it restarts per file).
+
+    Shards of one dump, numbered with ``--map '#=question_id'``: record 1 of each file was
+    question '1', and their sentences '1:1' one sentence whose claims (ids of their own)
+    were pooled: n 2, TP 1, FP 1 for n 4, TP 1, FP 1, FN 1, TN 1, exit 0.
+    """
+    first = files.setdefault(row.trace.system, row.path)
+    if first == row.path:
+        return
+    field = sorted(spec.column_map[INDEX_MARK])[0]
+    raise _in_row(
+        InputError(
+            f"system {row.trace.system!r} has records in {first.name} and {row.path.name}, "
+            f"and '#', the record's place, counts from 1 in each file and fills {field}: "
+            f"record {row.raw[INDEX_MARK]} of each would be one (its sentences' claims pooled); "
+            "concatenate the files into one input, or map a column that names each record",
+            path=row.path,
+            line=row.line,
+            field=field,
+        ),
+        row.where,
+    )
 
 
 def _id_from_record_place(raw: Mapping[str, Any], spec: TableSpec) -> bool:
