@@ -259,3 +259,42 @@ def test_per_code_rows_of_a_code_one_coder_never_gave_say_so(
     assert {s: r["warning"].split("; ")[0] for s, r in rows.items()} == dict.fromkeys(
         ("percent", "cohen", "gwet_ac1", "pabak"), said
     )
+
+
+def test_reviews_of_units_the_judge_never_coded_are_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """alice's reviews pulled from tasks exported before the unit ids changed (session 14:
+    a verification id holds its passage ids) and the judge's annotations of the re-judged
+    units: 4 of alice's 6 ids are the older ones. `agree` compared the 2 shared units (Fleiss
+    -0.333 on '2 +8 single' units) and its first line said nothing of 4 reviews matching no
+    judged unit. Now it names the reviewer, the count and a first id."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.codebook import bundled
+    from failcodes.units import UnitKind
+
+    cb = bundled()
+    lines = []
+    for i in range(6):
+        for who, kind, unit, code in (
+            ("alice", CoderKind.HUMAN, f"old{i}" if i < 4 else f"u{i}", "partial_entity"),
+            ("judge", CoderKind.LLM, f"u{i}", "exact_entity"),
+        ):
+            ann = Annotation(
+                unit_id=unit,
+                unit_kind=UnitKind.RETRIEVAL,
+                codebook=cb.ref(),
+                coder=who,
+                coder_kind=kind,
+                codes={"entity_match": code},
+            )
+            lines.append(ann.model_dump_json())
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["agree", str(path), "--bootstrap", "0"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(
+        "; alice (human) annotated 4 of its 6 units where no machine coder did (first: old0): "
+        "reviews of other units, or of tasks exported by an earlier failcodes (whose unit ids "
+        "held less)? they enter no human vs machine row"
+    )

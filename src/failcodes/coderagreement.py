@@ -311,6 +311,37 @@ def annotation_shape_line(
     return line
 
 
+def unmatched_clause(annotations: Iterable[Annotation]) -> str:
+    """For the first line: human coders' units no machine coder coded ('' if none, or none).
+
+    A review is made on a unit the judge coded; reviews of tasks exported before the unit ids
+    changed (an earlier failcodes) match none of a new run's ids and were counted only as
+    single-rated units, unsaid.
+    """
+    items = list(annotations)
+    machine = {a.unit_id for a in items if a.coder_kind is not CoderKind.HUMAN}
+    if not machine:
+        return ""
+    units: dict[str, list[str]] = {}
+    for a in items:
+        if a.coder_kind is CoderKind.HUMAN:
+            units.setdefault(a.coder, []).append(a.unit_id)
+    said = []
+    for coder, ids in sorted(units.items()):
+        alone = [u for u in dict.fromkeys(ids) if u not in machine]
+        if alone:
+            said.append(
+                f"{coder} (human) annotated {len(alone)} of its {len(set(ids))} units where no "
+                f"machine coder did (first: {alone[0]})"
+            )
+    if not said:
+        return ""
+    return (
+        f"; {', '.join(said)}: reviews of other units, or of tasks exported by an earlier "
+        "failcodes (whose unit ids held less)? they enter no human vs machine row"
+    )
+
+
 def one_code_clause(annotations: Iterable[Annotation]) -> str:
     """For the first line: coders who gave one code to every unit of a dimension ('' if none).
 

@@ -488,6 +488,7 @@ class AgreeRequest(Request):
                 annotation_shape_line,
                 one_code_clause,
                 pooled_line,
+                unmatched_clause,
             )
             from failcodes.judge.panelrun import panel_annotations
 
@@ -521,7 +522,8 @@ class AgreeRequest(Request):
             notes.insert(
                 0,
                 f"{annotation_shape_line(annotations, multi)}; {found}"
-                + one_code_clause(annotations),
+                + one_code_clause(annotations)
+                + unmatched_clause(annotations),
             )
             pooled = pooled_line(annotations)
             if pooled is not None:
