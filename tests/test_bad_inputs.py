@@ -136,6 +136,13 @@ BAD_TRACES: list[tuple[str, str | bytes, tuple[str, ...]]] = [
     ("rank-zero", _mutated(passages=[{"passage_id": "a", "rank": 0, "text": "x"}]), ("rank",)),
     ("duplicate-claim", _jsonl([*_trace_lines(), _trace_lines()[0]]), ("t.jsonl:5", "claim_id")),
     ("not-utf8", GOOD_TRACES + "\xff\n", ("t.jsonl", "UTF-8")),
+    # gzip-compressed JSONL under its own name: 'not UTF-8 text (invalid start byte at byte
+    # 1)', nothing said of the compression
+    (
+        "gzip-compressed",
+        gzip.compress(GOOD_TRACES.encode()),
+        ("t.jsonl: not UTF-8 text", "; it is gzip-compressed: decompress it (gunzip)"),
+    ),
     # a Latin-1 byte inside a line's claim: the error named the byte offset alone
     (
         "not-utf8-in-a-field",
@@ -1386,6 +1393,36 @@ SWEEP3_CASES: list[Case] = [
         _write({"r.csv": "unit\tcoder_A\tcoder_B\n1\t1\t1\n2\t2\t1\n"}),
         line="failcodes: error: {d}/r.csv:1: the header is separated by tabs (a TSV file?), "
         "expected commas: save the table as CSV (comma delimited)",
+    ),
+    # a value under a header cell left empty (a trailing comma in the header): dropped
+    # unsaid from traces and labels (a verdict read as none), a rater 'Unnamed: 3' in agree
+    Case(
+        "agree/value-in-unnamed-column",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A,coder_B,\r\n1,1,1,\r\n2,2,1,2\r\n"}),
+        line="failcodes: error: {d}/r.csv:3: a value in column D, which has no header name",
+    ),
+    Case(
+        "ingest-generic/value-in-unnamed-column",
+        ("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl"),
+        _write(
+            {
+                "t.csv": "question_id,sentence_id,sentence,verdict,system,\n"
+                "q1,s1,A.,supported,a,refuted\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:2: a value in column F, which has no header name",
+    ),
+    Case(
+        "metrics/labels-value-in-unnamed-column",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": GOOD_TRACES,
+                "l.csv": "\ufeff" + LABELS.replace("\n", ",\r\n") + "x,,,true\r\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:4: a value in column D, which has no header name",
     ),
     Case(
         "ingest-generic/header-in-capitals",

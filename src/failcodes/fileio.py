@@ -131,7 +131,7 @@ def utf16_hint(path: Path) -> str:
     """``"; UTF-16 text ..."`` when ``path`` starts with a UTF-16 byte-order mark, else ``""``.
 
     Excel's "Unicode text" and some Windows tools save UTF-16; every failcodes reader wants
-    UTF-8.
+    UTF-8. A gzip file (``.jsonl`` compressed, its name kept) is said as such too.
     """
     try:
         with path.open("rb") as fh:
@@ -143,6 +143,8 @@ def utf16_hint(path: Path) -> str:
         return "; it is UTF-16 (Excel's 'Unicode text'?): save it as " + (
             "'CSV UTF-8'" if csv else "UTF-8"
         )
+    if head == b"\x1f\x8b":  # (a line and field in it named bytes of the compressed data)
+        return "; it is gzip-compressed: decompress it (gunzip) and give the file it holds"
     return ""
 
 

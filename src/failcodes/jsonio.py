@@ -50,7 +50,7 @@ def decode_error(path: Path, exc: UnicodeDecodeError, delimiter: str | None = No
     at = _first_bad_byte(path)
     hint = utf16_hint(path)
     line = field = None
-    if at is not None and not hint:  # (UTF-16 text has no UTF-8 lines to name)
+    if at is not None and not hint:  # (UTF-16 text, gzip data: no UTF-8 lines to name)
         line = _line_of_byte(path, at)
         field = _bad_text_field(path, line, delimiter)
     return InputError(
@@ -80,12 +80,12 @@ def _bad_text_field(path: Path, line: int, delimiter: str | None) -> str | None:
     try:
         with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
             if delimiter is not None:
-                rows = csv.reader(fh, delimiter=delimiter)
-                header = next(rows)
-                for row in rows:
+                header: list[str] = []
+                for row in csv.reader(fh, delimiter=delimiter):
                     column = next((i for i, c in enumerate(row) if _NOT_UTF8.search(c)), None)
-                    if column is not None:
+                    if column is not None:  # (in the header itself: no field)
                         return header[column] if column < len(header) else None
+                    header = header or row
                 return None
             if path.suffix.lower() not in (".jsonl", ".ndjson"):
                 return None

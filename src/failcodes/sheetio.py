@@ -41,7 +41,8 @@ def is_spreadsheet(path: str | Path) -> bool:
     return Path(path).suffix.lower() in SUFFIXES
 
 
-def _column_letter(index: int) -> str:
+def column_letter(index: int) -> str:
+    """The letter(s) of 0-based column ``index``, as Excel names it (0: A, 26: AA)."""
     letters = ""
     index += 1
     while index:
@@ -554,7 +555,7 @@ class _CellScan:
         elif tag == "c":
             ref = attrs.get("r")  # optional: a cell without one is the next in its row
             self.col = _ref_column(ref) if ref else self.col + 1
-            self.cell = ref or f"{_column_letter(self.col - 1)}{self.row}"
+            self.cell = ref or f"{column_letter(self.col - 1)}{self.row}"
             self.formula = self.value = False
         elif tag == "f":
             self.formula = True
@@ -672,7 +673,7 @@ def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: in
                 "the others read as empty; unmerge the cells and fill each one",
                 path=path,
                 line=max(min_row, header_line + 1),
-                field=header[column] if column < len(header) else _column_letter(column),
+                field=header[column] if column < len(header) else column_letter(column),
             )
     uncached = scan.uncached
     recomputed = scan.formula if scan.recalc else None
@@ -686,7 +687,7 @@ def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: in
             "XlsxWriter wrote it, saving 0): open and save it in Excel, or write the values",
             path=path,
             line=row,
-            field=header[col - 1] if col - 1 < len(header) else _column_letter(col - 1),
+            field=header[col - 1] if col - 1 < len(header) else column_letter(col - 1),
         )
     if uncached is not None:
         try:
@@ -702,7 +703,7 @@ def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: in
             "program, never opened in Excel): open and save it in Excel, or write the values",
             path=path,
             line=row,
-            field=header[col - 1] if col - 1 < len(header) else _column_letter(col - 1),
+            field=header[col - 1] if col - 1 < len(header) else column_letter(col - 1),
         )
 
 
@@ -739,7 +740,7 @@ def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
         names.pop()
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
-        column = _column_letter(i)
+        column = column_letter(i)
         if not name:
             raise InputError(
                 f"empty header cell in column {column} (every column needs a name)",
@@ -748,7 +749,7 @@ def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
             )
         if name in seen:
             raise InputError(
-                f"column name given twice (columns {_column_letter(seen[name])} and {column})",
+                f"column name given twice (columns {column_letter(seen[name])} and {column})",
                 path=path,
                 line=line,
                 field=name,
@@ -813,7 +814,7 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if extra:
             _title_merge(p, scan, header_line, extra[0])
             raise InputError(
-                f"a value in column {_column_letter(extra[0])}, which has no header name",
+                f"a value in column {column_letter(extra[0])}, which has no header name",
                 path=p,
                 line=line,
             )
@@ -823,7 +824,7 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 f"Excel error value {cells[failed]} (a formula that failed): fix or clear the cell",
                 path=p,
                 line=line,
-                field=header[failed] if failed < len(header) else _column_letter(failed),
+                field=header[failed] if failed < len(header) else column_letter(failed),
             )
         count += 1
         yield line, {name: c for name, c in zip(header, cells, strict=False) if c is not None}

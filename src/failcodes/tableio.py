@@ -37,7 +37,13 @@ from failcodes.errors import InputError, clip
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
 from failcodes.parquetio import open_parquet, parquet_schema_names
-from failcodes.sheetio import ShownNumber, is_spreadsheet, sheet_header, sheet_rows
+from failcodes.sheetio import (
+    ShownNumber,
+    column_letter,
+    is_spreadsheet,
+    sheet_header,
+    sheet_rows,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -158,6 +164,7 @@ def checked_csv_rows(
             _check_nul(path, 1, header_raw, header_raw)
             header = [column_map.get(h, h) for h in header_raw]
             check_columns(path, header, columns, required, convert=convert)
+            unnamed = [i for i, h in enumerate(header) if not h]  # (a trailing comma: "a,b,")
             last = reader.line_num
             while True:
                 try:
@@ -187,6 +194,8 @@ def checked_csv_rows(
                         line=lineno,
                     )
                 _check_nul(path, lineno, header_raw, row)
+                if unnamed:
+                    _check_unnamed(path, lineno, unnamed, row)
                 yield (
                     lineno,
                     {
@@ -200,6 +209,21 @@ def checked_csv_rows(
 
 
 _NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
+
+
+def _check_unnamed(path: Path, line: int, unnamed: Sequence[int], row: Sequence[str]) -> None:
+    """Refuse a value under a header cell left empty, as a workbook's is refused.
+
+    It was dropped unsaid (a verdict in a last column whose name was left out: the row read
+    as if it had none); ``agree`` took such a column as one more rater, 'Unnamed: 3'.
+    """
+    for i in unnamed:
+        if row[i].strip():
+            raise InputError(
+                f"a value in column {column_letter(i)}, which has no header name",
+                path=path,
+                line=line,
+            )
 
 
 def _check_nul(path: Path, line: int, header: Sequence[str], row: Sequence[str]) -> None:
