@@ -99,3 +99,38 @@ def test_a_bad_request_from_python_is_the_clis_one_line(
     with pytest.raises(failcodes.FailcodesError) as caught:
         failcodes.MetricsRequest(traces=[Path("t.jsonl")], labels=Path("l.jsonl"), **fields)
     assert str(caught.value) == line
+
+
+def test_a_statistics_interval_does_not_depend_on_the_others_asked_for(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``agree --stat percent --stat cohen`` and ``agree --stat cohen``, seed 0, same data.
+
+    RAGChecker's meta-evaluation (bundled), completeness: Cohen's kappa 0.463 read
+    [0.391, 0.540] beside percent and [0.391, 0.545] alone (and alone again after percent
+    when asked second): the units were pooled by their rows in every statistic's columns, so
+    another statistic changed the groups and the draws. The report's agreement table (the
+    demo asks four statistics at once) did not equal what ``agree --stat cohen`` printed.
+    """
+    import json
+
+    from failcodes import bundled
+
+    path = bundled.path("ragchecker", "meta_eval_human_labels.csv")
+    base = ["agree", str(path), "--raters", "annotator_1,annotator_2", "--by", "dimension"]
+    base += ["--unit-column", "instance_id", "--bootstrap", "1000", "--seed", "0"]
+
+    def cohen(*stats: str) -> tuple[float, float]:
+        code, out, err = run_cli([*base, *stats, "--format", "json"], capsys)
+        assert code == 0, err
+        (row,) = [
+            r
+            for r in json.loads(out)
+            if r["dimension"] == "completeness" and r["statistic"] == "cohen"
+        ]
+        return round(row["ci_low"], 3), round(row["ci_high"], 3)
+
+    alone = cohen("--stat", "cohen")
+    assert alone == (0.391, 0.545)  # the interval `agree --stat cohen --seed 0` prints
+    assert cohen("--stat", "percent", "--stat", "cohen") == alone
+    assert cohen("--stat", "all") == alone

@@ -885,7 +885,7 @@ def finish(
     clusters: npt.ArrayLike | None = None,
     interval: Literal["bca", "percentile"] = "bca",
 ) -> list[AgreementResult]:
-    """Attach standard errors, confidence intervals and warnings; shared bootstrap resamples.
+    """Attach standard errors, confidence intervals and warnings (each statistic resampled alone).
 
     With ``n_bootstrap > 0`` the intervals are bootstrap intervals over units (BCa by default,
     or percentile), one matrix product per block of resamples for all statistics together;
@@ -1038,7 +1038,7 @@ def agreements(
     clusters: npt.ArrayLike | None = None,
     interval: Literal["bca", "percentile"] = "bca",
 ) -> list[AgreementResult]:
-    """Several statistics on one ratings matrix, bootstrapped on shared resamples.
+    """Several statistics on one ratings matrix, each bootstrapped as if alone (same seed).
 
     Two-rater statistics (Cohen, PABAK) are skipped when there are more than two raters.
     Gwet's AC2 uses quadratic weights when ``weights`` is none (AC2 with identity weights is

@@ -1143,7 +1143,7 @@ def agreement_table(
     confidence: float = 0.95,
     clusters: Sequence[str] | None = None,
 ) -> list[AgreementResult]:
-    """All requested statistics on one ratings table (shared bootstrap resamples).
+    """All requested statistics on one ratings table (each bootstrapped as if asked alone).
 
     Weighted statistics on text labels need their rank order (``categories``): asked for alone
     they raise :class:`StatisticsError`; within several (``--stat all``) Gwet's AC2, which is
