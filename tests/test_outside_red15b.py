@@ -298,3 +298,26 @@ def test_reviews_of_units_the_judge_never_coded_are_said_on_the_first_line(
         "reviews of other units, or of tasks exported by an earlier failcodes (whose unit ids "
         "held less)? they enter no human vs machine row"
     )
+
+
+def test_code_sets_say_a_rater_who_skipped_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agree --sets ';'` on A, B, C, C leaving u2 and u6 blank. Alpha over the sets as they
+    are, nltk's AnnotationTask: nominal 0.2647, MASI 0.3474, Jaccard 0.3957 (equal here).
+    The one-category path says 'missing ratings: C rated 4 of 6 units' on the first line;
+    the sets path said nothing of it."""
+    table = tmp_path / "r.csv"
+    table.write_text(
+        "unit,A,B,C\nu1,x;y,x,x;y\nu2,y,y,\nu3,x,x;z,z\nu4,z,z,z\nu5,x;y;z,x;y,y\nu6,y,x,\n",
+        encoding="utf-8",
+    )
+    code, out, err = run_cli(["agree", str(table), "--sets", ";", *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = {(r["statistic"], r["weights"]): r for r in json.loads(out)}
+    assert rows["krippendorff", "none"]["value"] == pytest.approx(0.2647058823529411)
+    assert rows["krippendorff", "masi"]["value"] == pytest.approx(0.3474148802017655)
+    assert rows["krippendorff", "jaccard"]["value"] == pytest.approx(0.3956611570247932)
+    assert rows["percent", "none"]["notes"][0].endswith(
+        "; missing ratings: C rated 4 of 6 units (a unit enters with two or more ratings)"
+    )

@@ -150,8 +150,6 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
     import numpy as np  # loaded already: the table is numpy's
 
     rated = np.isfinite(table.values).sum(axis=0)
-    n = len(table.unit_ids)
-    short = [f"{r} rated {k}" for r, k in zip(table.raters, rated.tolist(), strict=True) if k < n]
     for r, k, column in zip(table.raters, rated.tolist(), table.values.T, strict=True):
         seen = np.unique(column[np.isfinite(column)])
         if seen.size == 1 and len(names) > 1 and k > 1:
@@ -161,12 +159,22 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 "coefficients take that margin as chance (with two raters Cohen's kappa is 0 "
                 "whatever the other gave; the kappa paradox, Feinstein & Cicchetti 1990)"
             )
-    if short:
-        clauses.append(
-            f"missing ratings: {', '.join(short)} of {len(table.unit_ids)} units (a unit enters "
-            "with two or more ratings)"
-        )
-    return "".join(f"; {c}" for c in clauses)
+    return "".join(f"; {c}" for c in clauses) + _missing_clause(table)
+
+
+def _missing_clause(table: Any) -> str:
+    """For the first line: raters who left units blank ('' if none); code sets too."""
+    import numpy as np  # loaded already: the table is numpy's
+
+    rated = np.isfinite(table.values).sum(axis=0).tolist()
+    n = len(table.unit_ids)
+    short = [f"{r} rated {k}" for r, k in zip(table.raters, rated, strict=True) if k < n]
+    if not short:
+        return ""
+    return (
+        f"; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or more "
+        "ratings)"
+    )
 
 
 #: Statistics --weights weighs (AC1 and PABAK are unweighted by definition).
@@ -579,6 +587,7 @@ class AgreeRequest(Request):
                     )
                 if split is not None:
                     rows.extend(_row(r, sets=True, **extra) for r in self._on_sets(table, split))
+                    said[key] = _missing_clause(table)
                     continue
                 if matrix is not None and len(matrix) != len(table.categories):
                     shown = table.labels or [f"{v:g}" for v in table.categories.tolist()]
