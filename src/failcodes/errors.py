@@ -7,12 +7,19 @@ else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 
 def clip(text: str, width: int = 60) -> str:
     """``text`` cut to ``width`` characters, ending "...", for a one-line message."""
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def listed(names: Sequence[str], limit: int = 6) -> str:
+    """The first ``limit`` of ``names``, comma-separated, then "and N more" for the rest."""
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
 
 
 class FailcodesError(Exception):

@@ -33,7 +33,7 @@ from typing import IO, Annotated, Any, Literal, TypeVar, Union, get_args, get_or
 from pydantic import BaseModel, ValidationError
 
 from failcodes.csvcells import check_nul, neutralise, restore
-from failcodes.errors import InputError, clip
+from failcodes.errors import InputError, clip, listed
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
 from failcodes.parquetio import open_parquet, parquet_schema_names
@@ -446,11 +446,11 @@ def _validation_error(
     if kind == "missing":
         message = "missing required field" + _also(missing[1:])
         if unknown:
-            message += f"; unknown fields {_listed(unknown)}"
+            message += f"; unknown fields {listed(unknown)}"
     elif kind == "extra_forbidden":
         message = "unknown field" + _also(unknown[1:])
         if missing:
-            message += f"; missing required fields {_listed(missing)}"
+            message += f"; missing required fields {listed(missing)}"
     elif kind == "value_error":  # our own validators: their message says it all
         message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     else:
@@ -465,12 +465,7 @@ def _validation_error(
 
 
 def _also(names: Sequence[str]) -> str:
-    return f" (also {_listed(names)})" if names else ""
-
-
-def _listed(names: Sequence[str], limit: int = 6) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return f" (also {listed(names)})" if names else ""
 
 
 def validate_record(

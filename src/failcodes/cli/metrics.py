@@ -14,6 +14,7 @@ from failcodes.cli.options import RAW_CSV, make_console, raw_csv_cells
 from failcodes.cli.output_format import FormatOpt, OutputFormat
 from failcodes.cli.requests import request_command
 from failcodes.commands.measure import MetricsRequest
+from failcodes.errors import listed
 from failcodes.labelscope import coverage_rows
 from failcodes.metrics import (
     METRICS,
@@ -120,26 +121,22 @@ def notes(report: MetricsReport) -> list[str]:
         if r.n_unlabelled and r.mapping == report.results[0].mapping:
             out.append(subset_note(r.system, r.level.value, r.n, r.n_unlabelled))
     for reason, where in sorted(reasons.items()):
-        shown = sorted(where)
-        more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
-        out.append(f"– undefined ({reason}): {', '.join(shown[:6])}{more}")
+        out.append(f"– undefined ({reason}): {listed(sorted(where))}")
     if report.without_claims:
         by_system: dict[str, int] = {}
         for m in report.without_claims:
             by_system[m.system] = by_system.get(m.system, 0) + 1
         policy = report.results[0].without_claims_policy if report.results else None
         action = "counted as no error" if policy is WithoutClaimsPolicy.NO_ERROR else "left out"
-        listed = ", ".join(f"{s}: {n}" for s, n in sorted(by_system.items()))
-        out.append(f"labelled sentences without claims ({action}): {listed}")
+        per_system = ", ".join(f"{s}: {n}" for s, n in sorted(by_system.items()))
+        out.append(f"labelled sentences without claims ({action}): {per_system}")
     if warned:
         out.append(
             f"{WARNED} after an interval: it may not cover (small sample, boundary or zero "
             "width); the CI warnings below say why"
         )
     for warning, where in sorted(warned.items()):
-        shown = sorted(where)
-        more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
-        out.append(f"– CI warning ({warning}): {', '.join(shown[:6])}{more}")
+        out.append(f"– CI warning ({warning}): {listed(sorted(where))}")
     out.extend(_never_flagged(report))
     return out
 

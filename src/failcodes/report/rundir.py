@@ -38,7 +38,7 @@ from failcodes.attribution import cell_codes
 from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
 from failcodes.csvcells import line_of, read_chunks, read_frame
-from failcodes.errors import FailcodesError, InputError
+from failcodes.errors import FailcodesError, InputError, listed
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
 from failcodes.labelscope import assumptions_line, shape_of_rows
@@ -1497,7 +1497,7 @@ def _check_study_datasets(layout: StudyLayout) -> None:
             layout.attribution(name),
         ]
         found += [str(p.relative_to(layout.root)) for p in paths if p is not None and p.exists()]
-    shown = ", ".join(found[:6]) + (f" and {len(found) - 6} more" if len(found) > 6 else "")
+    shown = listed(found)
     raise InputError(
         f"the study file names no data set {', '.join(repr(n) for n in extra)}, but the folder "
         f"holds its outputs ({shown}): the report would show them as this study's (a data set "

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Part
-from failcodes.errors import FailcodesError
+from failcodes.errors import FailcodesError, listed
 from failcodes.jsonio import read_json
 from failcodes.saturation.dedupe import tokens
 from failcodes.saturation.models import ProposalDraft
@@ -378,10 +378,9 @@ def parse_answer(
         unknown = [u for u in draft.example_unit_ids if u not in batch_ids]
         if unknown:
             kept = tuple(u for u in draft.example_unit_ids if u in batch_ids)
-            shown = ", ".join(repr(u[:60]) for u in unknown[:3])
-            more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+            shown = listed([repr(u[:60]) for u in unknown], 3)
             note = (
-                f"{len(unknown)} example unit id(s) not in the batch dropped ({shown}{more}); "
+                f"{len(unknown)} example unit id(s) not in the batch dropped ({shown}); "
                 f"{len(kept)} example(s) kept"
             )
             draft = draft.model_copy(
