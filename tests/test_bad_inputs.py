@@ -136,6 +136,18 @@ BAD_TRACES: list[tuple[str, str | bytes, tuple[str, ...]]] = [
     ("rank-zero", _mutated(passages=[{"passage_id": "a", "rank": 0, "text": "x"}]), ("rank",)),
     ("duplicate-claim", _jsonl([*_trace_lines(), _trace_lines()[0]]), ("t.jsonl:5", "claim_id")),
     ("not-utf8", GOOD_TRACES + "\xff\n", ("t.jsonl", "UTF-8")),
+    # a JSON array of the records, a CSV named .jsonl: the errors said "expected a JSON
+    # object, got list" and "malformed JSON (Expecting value at column 1)" alone
+    (
+        "json-array",
+        json.dumps(_trace_lines()) + "\n",
+        ("t.jsonl:1: expected a JSON object, got list; a JSON array of the records? JSONL",),
+    ),
+    (
+        "csv-named-jsonl",
+        "system,question_id,sentence_id,verdict\nsysA,q1,s1,refuted\n",
+        ("t.jsonl:1: malformed JSON", "; a CSV line? JSONL is one JSON object per line (a CSV"),
+    ),
     # gzip-compressed JSONL under its own name: 'not UTF-8 text (invalid start byte at byte
     # 1)', nothing said of the compression
     (

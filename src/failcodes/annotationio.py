@@ -44,7 +44,7 @@ from failcodes.annotations import Annotation
 from failcodes.columnar import ExactReaderNeededError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
-from failcodes.jsonio import byte_lines, parse_json
+from failcodes.jsonio import byte_lines, jsonl_object
 from failcodes.tableio import read_models_jsonl, validate_record
 
 _UNIT_ID = re.compile(r"[0-9a-f]{16}")
@@ -73,12 +73,7 @@ def _exact(body: bytes, path: Path, lineno: int) -> Annotation | None:
         raise ExactReaderNeededError from None  # the text reader's error names the byte
     if not text.strip():  # blank to str.strip, which takes more than ASCII spaces
         return None
-    obj = parse_json(text.rstrip("\r\n"), path=path, line=lineno)
-    if not isinstance(obj, dict):
-        raise InputError(
-            f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
-        )
-    return validate_record(Annotation, obj, path, lineno)
+    return validate_record(Annotation, jsonl_object(text, path, lineno), path, lineno)
 
 
 def _annotations(path: Path) -> Generator[tuple[int, bytes, AnnotationRead]]:

@@ -36,7 +36,7 @@ from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.ingest.repeats import KeyHashes
-from failcodes.jsonio import byte_lines, parse_json
+from failcodes.jsonio import byte_lines, jsonl_object
 from failcodes.labels import Label, LabelColumns, TraceTexts, validate_labels
 from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata
@@ -112,11 +112,7 @@ def _object_line(raw: bytes, lineno: int, path: Path) -> Trace | None:
         text = text[1:]
     if not text.strip():
         return None
-    obj = parse_json(text.rstrip("\r\n"), path=path, line=lineno)
-    if not isinstance(obj, dict):
-        raise InputError(
-            f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno
-        )
+    obj = jsonl_object(text, path, lineno)
     return prepare_trace(drop_nones(obj), path, lineno, None, {}, convert="generic")
 
 

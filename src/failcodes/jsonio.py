@@ -230,6 +230,8 @@ def _jsonl_hint(text: str, exc: json.JSONDecodeError) -> str:
         return "; a JSON document spread over lines? JSONL is one whole object per line"
     if stripped.startswith(("#", "//")):
         return "; JSON has no comments"
+    if exc.pos == 0 and "," in stripped:  # (no JSON value at its start, commas in it)
+        return "; a CSV line? JSONL is one JSON object per line (a CSV file: name it .csv)"
     return ""
 
 
@@ -576,7 +578,11 @@ def jsonl_object(text: str, path: str | Path, line: int) -> dict[str, Any]:
     """One JSONL line through :func:`parse_json`; anything but an object is an error."""
     obj = parse_json(text.rstrip("\r\n"), path=path, line=line)
     if not isinstance(obj, dict):
-        raise InputError(f"expected a JSON object, got {type(obj).__name__}", path=path, line=line)
+        records = isinstance(obj, list) and obj and isinstance(obj[0], dict)
+        hint = "; a JSON array of the records? JSONL is one object per line" if records else ""
+        raise InputError(
+            f"expected a JSON object, got {type(obj).__name__}{hint}", path=path, line=line
+        )
     return obj
 
 
