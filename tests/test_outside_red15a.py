@@ -229,3 +229,45 @@ def test_record_place_ids_over_shards_of_one_dump_are_refused(
     metrics = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]
     assert run_cli([*metrics, "--format", "json", "-o", str(m)], capsys)[0] == 0
     assert _confusion(m) == [("S", 1, 1, 1, 1)]
+
+
+def test_a_sentence_labelled_no_error_whose_claim_is_an_error_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Clinicians labelled sentences, and some claims as well: s1 "no error", but its claim
+    # s1c0 an error. A flags s1c0 (refuted); s2 is correct and unflagged. By the any-error
+    # rule s1 holds an error A flagged: TP 1, TN 1. main read s1's label alone at sentence
+    # level and gave FP 1, TN 1 (exit 0), with no word of the claim label it passed over.
+    rows = [("s1", "s1c0", "refuted"), ("s1", "s1c1", "supported"), ("s2", "s2c0", "supported")]
+    traces = _write(
+        tmp_path / "t.jsonl",
+        "".join(
+            json.dumps(
+                {"system": "A", "question_id": "q1", "sentence_id": s, "claim_id": c}
+                | {"claim": c, "verdict": v}
+            )
+            + "\n"
+            for s, c, v in rows
+        ),
+    )
+    labels = _write(
+        tmp_path / "l.jsonl",
+        '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+        '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n'
+        '{"claim_id": "s1c0", "sentence_id": "s1", "question_id": "q1", "has_error": true}\n',
+    )
+    m = tmp_path / "m.json"
+    args = ["--traces", str(traces), "--labels", str(labels), "-m", "refuted", "-o", str(m)]
+    for command in ("metrics", "disagreements"):
+        code, out, err = run_cli([command, *args], capsys)
+        assert (code, out) == (2, "")
+        assert err.strip().splitlines() == [
+            f"failcodes: error: {labels}, field 'has_error': sentence 's1' is labelled no error "
+            "but its claim 's1c0' an error, and a sentence-level comparison reads the "
+            "sentence's label alone (label the sentence an error); compare claims with "
+            '--level claim (in a study: [metrics] level = "claim"), or give sentence labels'
+        ]
+        assert not m.exists()
+    # claim level reads both: s1c0 its own label (TP), s1c1 s1's (TN), s2c0 s2's (TN)
+    assert run_cli(["metrics", *args, "--level", "claim", "--format", "json"], capsys)[0] == 0
+    assert _confusion(m) == [("A", 1, 0, 0, 2)]

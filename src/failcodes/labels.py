@@ -1683,11 +1683,20 @@ def refuse_claim_labels(
     keys = list(
         zip(label_column(labels, "system"), label_column(labels, "sentence_id"), strict=True)
     )
-    labelled = {k for k, c in zip(keys, claim_ids, strict=True) if c is None}
-    for key, cid in zip(keys, claim_ids, strict=True):
+    errors = label_column(labels, "has_error")
+    labelled = {k: e for k, c, e in zip(keys, claim_ids, errors, strict=True) if c is None}
+    for key, cid, error in zip(keys, claim_ids, errors, strict=True):
         if cid is not None and key[1] is not None and key not in labelled:
             raise ConfigError(
                 f"{labels_path}, field 'claim_id': sentence {key[1]!r} is labelled through its "
                 f"claims only ({cid!r}...), and a sentence-level comparison reads sentence "
                 f"labels: it would count unlabelled; {remedy}"
+            )
+        if cid is not None and error and labelled.get(key) is False:
+            # read as the sentence's no-error label alone, its flagged error was a false
+            # alarm (FP 1, TN 1 for TP 1, TN 1, exit 0)
+            raise ConfigError(
+                f"{labels_path}, field 'has_error': sentence {key[1]!r} is labelled no error "
+                f"but its claim {cid!r} an error, and a sentence-level comparison reads the "
+                f"sentence's label alone (label the sentence an error); {remedy}"
             )
