@@ -106,7 +106,7 @@ class AttributeRequest(Request):
             source_units,
         )
         from failcodes.fileio import AtomicBatch, check_output_dir
-        from failcodes.judge.journal import refuse_text_only_ids
+        from failcodes.judge.journal import refuse_stale_ids
         from failcodes.traces import parse_evidence_declarations
         from failcodes.units import UnitKind
 
@@ -118,7 +118,7 @@ class AttributeRequest(Request):
         for run, kind in runs:
             if run is not None:  # an earlier failcodes' ids: refused, not found uncoded
                 units = functools.partial(source_units, self.source, kind, self.top_k)
-                refuse_text_only_ids(run, units)
+                refuse_stale_ids(run, units)
         r_codes = _codes(self.retrieval, codebook, UnitKind.RETRIEVAL)
         v_codes = _codes(self.reasoning, codebook, UnitKind.VERIFICATION)
         if self.strategy is Strategy.CODEBOOK and self.retrieval is None:

@@ -422,12 +422,12 @@ class JudgeRequest(JudgeOptions, Request):
     ) -> JudgeResult:
         """Judge (or, with ``dry_run``, price) every unit; notes go to ``note`` as they come."""
         from failcodes.commands.inputs import codebook_note, load_codebook, source_units
-        from failcodes.judge.journal import refuse_text_only_ids
+        from failcodes.judge.journal import refuse_stale_ids
 
         codebook = load_codebook(self.codebook, self.kind)  # a missing part: before any output
         units, sizes, traces = self._units()
         # an earlier failcodes' ids: refused, not judged again
-        refuse_text_only_ids(self.run_dir, lambda: source_units(self.source, self.kind, self.top_k))
+        refuse_stale_ids(self.run_dir, lambda: source_units(self.source, self.kind, self.top_k))
         settings = self.settings()  # a bad --price-as: before any client or folder
         said = codebook_note(self.codebook, codebook)
         if self.panel:

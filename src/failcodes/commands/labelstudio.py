@@ -140,12 +140,12 @@ def iter_review_tasks(
     stream = _units(units, part, top_k, dataset)
     first = next(stream, None)  # the units' own errors before the annotations are read
     if judged is not None:  # an earlier failcodes' ids
-        from failcodes.judge.journal import JOURNAL_NAME, refuse_text_only_ids
+        from failcodes.judge.journal import JOURNAL_NAME, refuse_stale_ids
 
         # a run folder, or the annotations.jsonl beside a run's journal
         run = judged if judged.is_dir() else judged.parent
         if (run / JOURNAL_NAME).is_file() or judged.is_dir():
-            refuse_text_only_ids(run, lambda: _units(units, part, top_k, dataset))
+            refuse_stale_ids(run, lambda: _units(units, part, top_k, dataset))
     items: Iterator[TaskUnit] = itertools.chain([first] if first is not None else [], stream)
     if plan is not None:
         items = iter(_planned(items, plan, part))

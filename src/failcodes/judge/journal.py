@@ -92,7 +92,7 @@ IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash", "unit_ids")
 #: (:func:`~failcodes.units.passage_entry`); ``3`` held no passage id, ``2`` (or no key) held a
 #: verification unit's passage texts only, and no key a retrieval unit's text only too (one
 #: text under two sources was one unit, judged as its first-seen source). A journal of older
-#: ids keeps its value when resumed, and :func:`text_only_ids` gives those ids to those that
+#: ids keeps its value when resumed, and :func:`stale_ids` gives those ids to those that
 #: must not mix them with these.
 UNIT_IDS_KEY, UNIT_IDS = "unit_ids", "4"
 
@@ -106,8 +106,8 @@ def _older_ids(meta: Mapping[str, str]) -> bool:
     return value.isdigit() and int(value) < int(UNIT_IDS)
 
 
-def text_only_ids(run_dir: str | Path) -> frozenset[str]:
-    """The unit ids of the journals in ``run_dir`` whose passages were keyed by text only.
+def stale_ids(run_dir: str | Path) -> frozenset[str]:
+    """The unit ids of the journals in ``run_dir`` made by an older, shorter unit id rule.
 
     The folder's own journal and those up to two folders down (a panel's members under
     ``panel/``, a cascade's first judge) whose :data:`UNIT_IDS_KEY` predates ids covering all
@@ -136,11 +136,11 @@ def text_only_ids(run_dir: str | Path) -> frozenset[str]:
     return frozenset(found)
 
 
-def refuse_text_only_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]) -> None:
+def refuse_stale_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]) -> None:
     """Refuse a run folder whose older ids this input's units would miss or be mixed with.
 
-    Raises :class:`TextOnlyIdsError` when the folder's journals keyed units by less than
-    their prompt shows (:func:`text_only_ids`) and hold the older id of one of ``units()``
+    Raises :class:`StaleIdsError` when the folder's journals keyed units by less than
+    their prompt shows (:func:`stale_ids`) and hold the older id of one of ``units()``
     (this input's: anything with ``id``, ``kind``, ``claim``, ``passages``, ``reasoning`` and
     ``verdict``; called only for such a folder) under another id: the id of its passage texts
     alone, or of their texts, sources and titles without their ids. It would be judged again
@@ -152,7 +152,7 @@ def refuse_text_only_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]
 
     from failcodes.units import unit_id
 
-    old = text_only_ids(run_dir)
+    old = stale_ids(run_dir)
     if not old:
         return
     hit: dict[str, str] = {}
@@ -168,10 +168,10 @@ def refuse_text_only_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]
             if uid in old:
                 hit[uid] = u.kind.value
     if hit:
-        raise TextOnlyIdsError(Path(run_dir), len(hit), sorted(set(hit.values())))
+        raise StaleIdsError(Path(run_dir), len(hit), sorted(set(hit.values())))
 
 
-class TextOnlyIdsError(ConfigError):
+class StaleIdsError(ConfigError):
     """A run folder holds units of this input under their older ids."""
 
     def __init__(self, run_dir: Path, units: int, kinds: list[str]) -> None:
@@ -191,7 +191,7 @@ def check_identity(run_dir: str | Path, stored: Mapping[str, str], meta: Mapping
     """Raise :class:`RunIdentityError` when ``stored`` describes another run than ``meta``.
 
     Keys absent from either are not compared; older unit ids (:data:`UNIT_IDS_KEY`) are not
-    another run: :func:`refuse_text_only_ids` refuses the folders whose ids they change.
+    another run: :func:`refuse_stale_ids` refuses the folders whose ids they change.
     """
     for key in IDENTITY_KEYS:
         if key in meta and key in stored and stored[key] != meta[key]:
@@ -396,7 +396,7 @@ class Journal:
         """Record the run description, or check it matches the stored one (resume).
 
         A journal with rows of older ids (:data:`UNIT_IDS_KEY`) keeps its value: its rows stay
-        marked as keyed by text only (:func:`text_only_ids`).
+        marked as of older ids (:func:`stale_ids`).
         """
         self.check(meta)
         rows = self._conn.execute("SELECT 1 FROM annotations LIMIT 1").fetchone()

@@ -27,7 +27,7 @@ from failcodes.judge import (
     read_annotations,
     run_judge,
 )
-from failcodes.judge.journal import refuse_text_only_ids
+from failcodes.judge.journal import refuse_stale_ids
 from failcodes.judge.providers import (
     DirectCoder,
     LLMProvider,
@@ -71,7 +71,7 @@ class JudgeCoder:
             return
         run_dir = workdir / "judge"
         # an earlier failcodes' ids: refused, not judged again at cost
-        refuse_text_only_ids(run_dir, lambda: units)
+        refuse_stale_ids(run_dir, lambda: units)
         coder = self._fresh or make_coder(self.spec, base_url=self.base_url)
         self._fresh = None  # run_judge closes an LLM provider's client
         run_judge(units, coder, JudgeJob(codebook, units[0].kind, run_dir))

@@ -228,7 +228,7 @@ def plan_kind(
 
     With ``member``: that panel member's units (its own earlier codes, its own folder).
     """
-    from failcodes.judge.journal import refuse_text_only_ids
+    from failcodes.judge.journal import refuse_stale_ids
     from failcodes.judge.panelrun import member_dir
 
     cb_path, newest = study_codebook(study, layout)
@@ -236,7 +236,7 @@ def plan_kind(
     runs = [layout.judge_run(dataset, kind), layout.judge_recode_run(dataset, kind, newest.version)]
     runs += [p for _, p in layout.judge_recode_runs(dataset, kind)]
     for run in runs:  # an earlier failcodes' ids: not coded anew
-        refuse_text_only_ids(run, units.values)
+        refuse_stale_ids(run, units.values)
     root = layout.judge_recode_run(dataset, kind, newest.version)
     run_dir = root if member is None else member_dir(root, member.index, member.name)
     name = None if member is None else member.name
