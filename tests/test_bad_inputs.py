@@ -2547,6 +2547,21 @@ MERGED = (
 )
 
 
+def _pandas_parquet(name: str, index: list[int]) -> Setup:
+    """``name``.parquet: sentence labels as pandas writes them with row index ``index``."""
+
+    def setup(d: Path) -> None:
+        import pandas as pd
+
+        _write({"t.jsonl": GOOD_TRACES})(d)
+        ids = [f"q{i}-s1" for i in range(2)]
+        frame = pd.DataFrame({"sentence_id": ids, "has_error": [True, False], "annotator": "a"})
+        frame.index = pd.Index(index)  # (not a range: 0, 1 or 1, 0 are stored as one)
+        frame.to_parquet(d / f"{name}.parquet")
+
+    return setup
+
+
 def _parquet_bomb(rows: int = 300_000) -> Setup:
     """``rows`` traces whose claim is one dictionary-encoded 1 KB string: a ~0.4 MB file that
     decodes to ~300 MB (past the 256 MB floor)."""
@@ -2636,6 +2651,17 @@ ROUND2_CASES: list[Case] = [
         expect=("l.xlsx: the workbook's part xl/worksheets/sheet1.xml unpacks to 5.0 MB",),
     ),
     # a Parquet decompression bomb: 2 MB that decode to gigabytes took past 3 GB
+    # pandas' to_parquet writes a row index that is not 0, 1, 2... as __index_level_0__: it
+    # was refused as one more unknown column, nothing said of pandas
+    Case(
+        "metrics/parquet-labels-pandas-index",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.parquet"),
+        _pandas_parquet("l", [5, 9]),
+        expect=(
+            "l.parquet:1, field '__index_level_0__': unknown column",
+            "pandas' row index: write the file with to_parquet(index=False)",
+        ),
+    ),
     Case(
         "metrics/parquet-decompression-bomb",
         ("metrics", "--traces", "{d}/t.parquet", "--labels", "{d}/labels.csv"),

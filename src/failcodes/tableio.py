@@ -275,6 +275,10 @@ def map_hint(convert: str | None) -> str:
     return f"a foreign file: convert it with failcodes ingest {convert} --map FOREIGN=ours"
 
 
+#: The column pandas' ``to_parquet`` writes a row index to (unless ``index=False``).
+_PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+
+
 def check_columns(
     path: Path,
     header: Sequence[str],
@@ -304,6 +308,8 @@ def check_columns(
                 if convert is None
                 else f"{map_hint(convert)}, drop a column with --map FOREIGN="
             )
+            if _PANDAS_INDEX.fullmatch(name):
+                hint = f"pandas' row index: write the file with to_parquet(index=False); {hint}"
             raise InputError(
                 f"unknown column (expected some of: {', '.join(columns)}; {hint})",
                 path=path,
