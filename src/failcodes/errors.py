@@ -16,6 +16,11 @@ def clip(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def mb(size: float) -> str:
+    """A size in bytes as megabytes for a message: ``1,234.5 MB``."""
+    return f"{size / (1 << 20):,.1f} MB"
+
+
 def listed(names: Sequence[str], limit: int = 6) -> str:
     """The first ``limit`` of ``names``, comma-separated, then "and N more" for the rest."""
     more = f" and {len(names) - limit} more" if len(names) > limit else ""

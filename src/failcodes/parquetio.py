@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from failcodes.errors import InputError
+from failcodes.errors import InputError, mb
 from failcodes.fileio import check_regular_file
 
 #: Limits read from the file's metadata before anything is decoded.
@@ -36,10 +36,6 @@ CHECK_ROWS = 4096
 #: A text column holding fewer encoded bytes than this per value is read as its dictionary
 #: in the checking pass (only such a column can decode to much more than it is stored as).
 _DICTIONARY_BYTES = 64
-
-
-def _mb(size: float) -> str:
-    return f"{size / (1 << 20):,.1f} MB"
 
 
 def _too_large(path: Path, why: str) -> InputError:
@@ -81,11 +77,11 @@ def check_metadata(path: Path, meta: Any) -> None:
         if size > MAX_GROUP_BYTES:
             raise _too_large(
                 path,
-                f"row group {group} is {_mb(size)} uncompressed (at most {_mb(MAX_GROUP_BYTES)})",
+                f"row group {group} is {mb(size)} uncompressed (at most {mb(MAX_GROUP_BYTES)})",
             )
         total += size
     if total > MAX_UNCOMPRESSED:
-        raise _too_large(path, f"{_mb(total)} uncompressed (at most {_mb(MAX_UNCOMPRESSED)})")
+        raise _too_large(path, f"{mb(total)} uncompressed (at most {mb(MAX_UNCOMPRESSED)})")
 
 
 def _dictionary_columns(meta: Any) -> list[str]:
@@ -163,8 +159,8 @@ def check_decoded(path: Path, pf: Any) -> None:
     if total > budget:
         raise _too_large(
             path,
-            f"the file decodes to over {_mb(budget)} from {_mb(path.stat().st_size)} (at "
-            f"most {_mb(DECODED_MIN)}, or {DECODED_RATIO} times the file's size)",
+            f"the file decodes to over {mb(budget)} from {mb(path.stat().st_size)} (at "
+            f"most {mb(DECODED_MIN)}, or {DECODED_RATIO} times the file's size)",
         )
 
 

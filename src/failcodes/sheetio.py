@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from failcodes.errors import InputError
+from failcodes.errors import InputError, mb
 from failcodes.fileio import check_regular_file
 
 SUFFIXES = (".xlsx", ".xlsm")
@@ -165,10 +165,6 @@ def _too_large(path: Path, why: str) -> InputError:
     )
 
 
-def _mb(size: int) -> str:
-    return f"{size / (1 << 20):,.1f} MB"
-
-
 def _check_size(path: Path) -> None:
     """Refuse a workbook whose parts unpack to too much, from the zip's central directory.
 
@@ -185,17 +181,17 @@ def _check_size(path: Path) -> None:
         if m.file_size > MAX_PART or (m.file_size > BOMB_MIN and ratio > BOMB_RATIO):
             raise _too_large(
                 path,
-                f"the workbook's part {m.filename} unpacks to {_mb(m.file_size)} from "
-                f"{_mb(m.compress_size)} ({ratio:,.0f}:1; at most {_mb(MAX_PART)}, and "
-                f"{BOMB_RATIO}:1 past {_mb(BOMB_MIN)})",
+                f"the workbook's part {m.filename} unpacks to {mb(m.file_size)} from "
+                f"{mb(m.compress_size)} ({ratio:,.0f}:1; at most {mb(MAX_PART)}, and "
+                f"{BOMB_RATIO}:1 past {mb(BOMB_MIN)})",
             )
     unpacked = sum(m.file_size for m in members)
     if unpacked > MAX_UNPACKED:
         packed = sum(m.compress_size for m in members)
         raise _too_large(
             path,
-            f"the workbook unpacks to {_mb(unpacked)} from {_mb(packed)} (at most "
-            f"{_mb(MAX_UNPACKED)})",
+            f"the workbook unpacks to {mb(unpacked)} from {mb(packed)} (at most "
+            f"{mb(MAX_UNPACKED)})",
         )
 
 
