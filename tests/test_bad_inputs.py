@@ -2654,6 +2654,14 @@ ROUND2_CASES: list[Case] = [
     # pandas' to_parquet writes a row index that is not 0, 1, 2... as __index_level_0__: it
     # was refused as one more unknown column, nothing said of pandas
     Case(
+        "metrics/gzip-extension",
+        ("metrics", "--traces", "{d}/t.jsonl.gz", "--labels", "{d}/labels.csv"),
+        _write({"t.jsonl.gz": gzip.compress(GOOD_TRACES.encode()), "labels.csv": LABELS}),
+        line="failcodes: error: {d}/t.jsonl.gz: cannot tell the format from the extension "
+        "'.gz'; expected .jsonl, .csv or .parquet (a compressed file: decompress it and give "
+        "the file it holds)",
+    ),
+    Case(
         "metrics/parquet-labels-pandas-index",
         ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.parquet"),
         _pandas_parquet("l", [5, 9]),

@@ -86,9 +86,11 @@ def detect_format(path: str | Path) -> Format:
     try:
         return EXTENSIONS[suffix]
     except KeyError:
+        packed = suffix in (".gz", ".zip", ".bz2", ".xz", ".zst")
         raise InputError(
             f"cannot tell the format from the extension {suffix or '(none)'!r}; "
-            "expected .jsonl, .csv or .parquet",
+            "expected .jsonl, .csv or .parquet"
+            + (" (a compressed file: decompress it and give the file it holds)" if packed else ""),
             path=path,
         ) from None
 
