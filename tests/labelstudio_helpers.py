@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from failcodes.annotations import Annotation, CoderKind
 from failcodes.codebook import Codebook, Dimension, Part, Subcode
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind, unit_id
 from failcodes.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from failcodes.labelstudio.client import LabelStudioClient
 
 
 def sub(code: str, hq: bool = False) -> Subcode:
@@ -102,3 +108,31 @@ def judged(unit: Unit, cb: Codebook, i: int, coder: str = "anthropic:claude-test
         codes=judge_codes(i),
         rationale=f"rationale {i}",
     )
+
+
+def create_user(client: LabelStudioClient, email: str) -> int:
+    """Create an annotator account on the server (or find it by email); return its user id."""
+    existing = {name: uid for uid, name in client.users().items()}
+    if email in existing:
+        return existing[email]
+    with client._calling(f"create user {email!r}"):
+        user = client._sdk.users.create(username=email, email=email)
+    assert user.id is not None, email
+    return int(user.id)
+
+
+def annotate(
+    client: LabelStudioClient,
+    task_id: int,
+    result: Sequence[dict[str, Any]],
+    *,
+    completed_by: int,
+    lead_time: float | None = None,
+) -> int:
+    """Record an annotation on a task as user ``completed_by`` (a reviewer); return its id."""
+    with client._calling(f"annotate task {task_id}"):
+        ann = client._sdk.annotations.create(
+            id=task_id, result=list(result), completed_by=completed_by, lead_time=lead_time
+        )
+    assert ann.id is not None, task_id
+    return int(ann.id)

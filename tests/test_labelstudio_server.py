@@ -23,6 +23,8 @@ from failcodes.units import UnitKind
 from tests.labelstudio_helpers import (
     ENTITY,
     SCOPE,
+    annotate,
+    create_user,
     judge_codes,
     judged,
     retrieval_unit,
@@ -99,7 +101,7 @@ def test_push_annotate_pull_1000_units(
 
     # Reviewers annotate through the API as a person would: alice all, bob every 10th unit,
     # and bob once picks a choice that is not in the codebook (the server accepts it).
-    ids = {name: client.create_user(f"{name}@failcodes.test") for name in ("alice", "bob")}
+    ids = {name: create_user(client, f"{name}@failcodes.test") for name in ("alice", "bob")}
     jobs: list[tuple[int, str, dict[str, str]]] = []
     for i in range(N):
         jobs.append((i, "alice", reviewer_codes(i, "alice")))
@@ -108,9 +110,10 @@ def test_push_annotate_pull_1000_units(
     bogus = {"entity": "made_up_code", "scope": SCOPE[0]}
     jobs.append((1, "bob", bogus))
 
-    def annotate(job: tuple[int, str, dict[str, str]]) -> None:
+    def annotate_job(job: tuple[int, str, dict[str, str]]) -> None:
         i, name, codes = job
-        client.annotate(
+        annotate(
+            client,
             on_server[units[i].id],
             result_items(codes),
             completed_by=ids[name],
@@ -119,7 +122,7 @@ def test_push_annotate_pull_1000_units(
 
     t0 = time.perf_counter()
     with ThreadPoolExecutor(WORKERS) as pool:
-        list(pool.map(annotate, jobs))
+        list(pool.map(annotate_job, jobs))
     annotate_s = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -197,10 +200,10 @@ def test_blind_double_coding_gets_one_project_per_annotator(
     assert len(set(report.projects.values())) == 2
     assert report.imported == {f"blind [{n}]": 3 for n in names}
     for n in names:
-        uid = client.create_user(n)
+        uid = create_user(client, n)
         on_server = client.unit_task_ids(report.projects[f"blind [{n}]"])
         for i, u in enumerate(units):
-            client.annotate(on_server[u.id], result_items(judge_codes(i)), completed_by=uid)
+            annotate(client, on_server[u.id], result_items(judge_codes(i)), completed_by=uid)
     again = client.push(tasks, labeling_config(cb, UnitKind.RETRIEVAL), "blind", annotators=names)
     assert again.imported == {f"blind [{n}]": 0 for n in names}
     pulled = client.pull(cb, UnitKind.RETRIEVAL, "blind", annotators=names)
@@ -281,11 +284,15 @@ def test_cli_push_then_pull(
     assert "0 tasks imported, 4 already there" in proc.stdout
     pid = client.find_project("cli review")
     assert pid is not None
-    uid = client.create_user("erin@failcodes.test")
+    uid = create_user(client, "erin@failcodes.test")
     on_server = client.unit_task_ids(pid)
     for i, u in enumerate(units):
-        client.annotate(
-            on_server[u.id], result_items(reviewer_codes(i, "bob")), completed_by=uid, lead_time=4
+        annotate(
+            client,
+            on_server[u.id],
+            result_items(reviewer_codes(i, "bob")),
+            completed_by=uid,
+            lead_time=4,
         )
     proc = run("pull", *args, "-o", "human.jsonl", cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
@@ -324,9 +331,9 @@ def test_bundled_codebook_verification_part_round_trip(client: LabelStudioClient
         (pred,) = preds
         assert pred["model_version"] == f"{cb.ref()} offline (heuristic baseline, not an LLM)"
         assert {r["from_name"]: r["value"]["choices"][0] for r in pred["result"]} == proposed
-    uid = client.create_user("frank@failcodes.test")
+    uid = create_user(client, "frank@failcodes.test")
     for u in units:
-        client.annotate(on_server[u.id], result_items(corrected), completed_by=uid, lead_time=7)
+        annotate(client, on_server[u.id], result_items(corrected), completed_by=uid, lead_time=7)
     pulled = client.pull(cb, UnitKind.VERIFICATION, "bundled verification")
     assert pulled.problems == []
     assert {a.unit_id: a.codes for a in pulled.annotations} == {u.id: corrected for u in units}

@@ -19,6 +19,7 @@ from failcodes.report.tables import code_shares
 from failcodes.units import UnitKind, verification_units
 from tests.fakeserver import FakeServer
 from tests.judge_helpers import make_codebook, make_traces
+from tests.labelstudio_helpers import annotate, create_user
 
 pytestmark = pytest.mark.labelstudio
 
@@ -63,12 +64,12 @@ def test_multi_label_step_round_trip(
         (pred,) = preds[on_server[u.id]]
         got = {r["from_name"]: r["value"]["choices"] for r in pred["result"]}
         assert got["inference"] == judged[u.id].code_sets["inference"]
-    reviewer = client.create_user("erin@failcodes.test")
+    reviewer = create_user(client, "erin@failcodes.test")
     for u in units:
         codes = dict(judged[u.id].codes)
         result = [choice_result(d, c) for d, c in codes.items() if d != "inference"]
         result.append(choice_result("inference", *reversed(BOTH)))  # any order on the wire
-        client.annotate(on_server[u.id], result, completed_by=reviewer)
+        annotate(client, on_server[u.id], result, completed_by=reviewer)
     pulled = client.pull(CB, UnitKind.VERIFICATION, "multi-label")
     assert pulled.problems == []
     humans = pulled.annotations

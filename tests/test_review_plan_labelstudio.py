@@ -23,6 +23,7 @@ from failcodes.traceio import write_traces
 from failcodes.traces import Passage, Trace
 from failcodes.units import UnitKind, build_units
 from failcodes.verdicts import Verdict
+from tests.labelstudio_helpers import annotate, create_user
 from tests.test_cli_labelstudio import run  # noqa: F401  (in-process CLI fixture)
 
 pytestmark = pytest.mark.labelstudio
@@ -108,11 +109,11 @@ def test_plan_push_pull_status_and_corrected_report(
     assert set(on_server) == plan.estimation_ids()  # exactly the plan's units, nothing else
 
     # the reviewer says every sampled passage matches the entity exactly
-    reviewer = client.create_user("grace@failcodes.test")
+    reviewer = create_user(client, "grace@failcodes.test")
     for uid, task in on_server.items():
         codes = {**high, "entity_match": "exact_entity"}
         result = [choice_result(d, c) for d, c in codes.items()]
-        client.annotate(task, result, completed_by=reviewer, lead_time=3)
+        annotate(client, task, result, completed_by=reviewer, lead_time=3)
         del uid
     pulled = layout.review("grace")
     proc = run("pull", *args, "-o", pulled, cwd=tmp_path, env=env)
