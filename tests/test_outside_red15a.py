@@ -271,3 +271,52 @@ def test_a_sentence_labelled_no_error_whose_claim_is_an_error_is_refused(
     # claim level reads both: s1c0 its own label (TP), s1c1 s1's (TN), s2c0 s2's (TN)
     assert run_cli(["metrics", *args, "--level", "claim", "--format", "json"], capsys)[0] == 0
     assert _confusion(m) == [("A", 1, 0, 0, 2)]
+
+
+def test_two_runs_of_a_question_numbered_by_list_place_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Answers keyed by system, one record per run: sysA answered q1 twice (two runs appended
+    # to one dump), claims with ids of their own, sentences numbered by their place in the
+    # claims list. Run 1: a refuted error (TP), a supported correct claim (TN); run 2: a
+    # supported error (FN), a refuted correct one (FP). By hand over the four sentences:
+    # TP 1, FP 1, FN 1, TN 1. main made sentences 'q1:1' and 'q1:2' of both runs one each
+    # and gave n 2, TP 1, FP 1, FN 0, TN 0 with exit 0.
+    def run(claims: list[tuple[str, str, str]]) -> str:
+        rows = [{"cid": c, "text": c, "verdict": v, "gold": g} for c, v, g in claims]
+        return json.dumps({"qid": "q1", "answers": {"sysA": {"claims": rows}}}) + "\n"
+
+    src = _write(
+        tmp_path / "runs.jsonl",
+        run([("u1", "refuted", "bad"), ("u2", "supported", "ok")])
+        + run([("u3", "supported", "bad"), ("u4", "refuted", "ok")]),
+    )
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
+    for opt in ("rows=answers.*.claims[]", "sentence_ids=question", "label_level=sentence"):
+        args += ["--option", opt]
+    for pair in ("qid=question_id", "answers.*.claims#=sentence_id", "answers.*=system"):
+        args += ["--map", pair]
+    args += ["--map", "cid=claim_id", "--map", "text=claim", "--label-rule", "gold = bad -> error"]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:2, field 'sentence_id': sentence 'q1:1' of system 'sysA' "
+        "comes from this record and from the one at line 1: its id is a place in a list, "
+        "counted from 1 in each record, so the two records' sentences would be one (question "
+        "'q1' twice: two runs?); give each record its own question id, or each run its own "
+        "system (row answers.sysA.claims[0])"
+    ]
+    assert not out.exists() and not labels.exists()
+    # each run its own question id (q1, q1-run2): the four sentences, scored apart
+    src.write_text(
+        src.read_text(encoding="utf-8")
+        .replace('"q1"', '"q1-run2"')
+        .replace('"q1-run2"', '"q1"', 1),
+        encoding="utf-8",
+    )
+    assert run_cli(args, capsys)[0] == 0
+    m = tmp_path / "m.json"
+    metrics = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]
+    assert run_cli([*metrics, "--format", "json", "-o", str(m)], capsys)[0] == 0
+    assert _confusion(m) == [("sysA", 1, 1, 1, 1)]

@@ -697,6 +697,10 @@ class TableStream:
         self._truths = spec.verdict_threshold is None and not _truth_aliased(spec)
         #: ids from '#', the record's place, which counts from 1 in each of several files
         self._placed = INDEX_MARK in spec.column_map and len(self.paths) > 1
+        #: sentence ids from a list's places, which count from 1 in each record
+        self._listed = any(
+            c != INDEX_MARK and "sentence_id" in spec.column_map[c] for c in spec.index_columns
+        )
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
@@ -720,6 +724,8 @@ class TableStream:
                     tally.new_system(row.trace.system, row.path, row.line, self.spec.systems)
                 if self._placed:
                     _one_file(tally.files, row, self.spec)
+                if self._listed:
+                    _one_record(tally.records, row)
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
                 if self._flags:
@@ -1142,6 +1148,8 @@ class _Tally:
     unlisted: dict[str, int] = field(default_factory=dict)
     #: each system's first file, when '#' (counted per file) fills an id
     files: dict[str, Path] = field(default_factory=dict)
+    #: where each (system, sentence) was first read, when a list's place fills its id
+    records: dict[tuple[str, str], tuple[Path, int]] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1392,6 +1400,32 @@ def _one_file(files: dict[str, Path], row: _Row, spec: TableSpec) -> None:
             path=row.path,
             line=row.line,
             field=field,
+        ),
+        row.where,
+    )
+
+
+def _one_record(records: dict[tuple[str, str], tuple[Path, int]], row: _Row) -> None:
+    """Refuse a sentence whose id, made from a list's place, two records give one system.
+
+    One system's two runs of a question, two records with one question id and claims with
+    ids of their own: sentence 'q1:1' of each run was one sentence, its claims pooled (n 2,
+    TP 1, FP 1 for n 4, TP 1, FP 1, FN 1, TN 1, exit 0).
+    """
+    trace = row.trace
+    first = records.setdefault((trace.system, trace.sentence_id), (row.path, row.line))
+    if first == (row.path, row.line):
+        return
+    where = f"line {first[1]}" if first[0] == row.path else f"{first[0]}:{first[1]}"
+    raise _in_row(
+        InputError(
+            f"sentence {trace.sentence_id!r} of system {trace.system!r} comes from this record "
+            f"and from the one at {where}: its id is a place in a list, counted from 1 in each "
+            f"record, so the two records' sentences would be one (question {trace.question_id!r} "
+            "twice: two runs?); give each record its own question id, or each run its own system",
+            path=row.path,
+            line=row.line,
+            field="sentence_id",
         ),
         row.where,
     )
