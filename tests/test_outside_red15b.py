@@ -321,3 +321,33 @@ def test_code_sets_say_a_rater_who_skipped_units(
     assert rows["percent", "none"]["notes"][0].endswith(
         "; missing ratings: C rated 4 of 6 units (a unit enters with two or more ratings)"
     )
+
+
+def test_one_zero_one_column_per_rater_and_code_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wide one-hot table of co-occurring codes: A_x, A_y, A_z, B_x, B_y, B_z (rater A or
+    B gave code x, y or z: 0/1). It was read as 6 raters of one 0/1 rating each (percent
+    0.433, Fleiss -0.166), comparing A's x with B's z, exit 0; codes' names of one letter
+    pass the two-fields check (fields of 3+ letters). Per code, by hand: x A 1,0,1,0 / B
+    1,0,1,0: Cohen 1; that is what --raters A_x,B_x gives. Now refused in one line naming
+    the grid and the way through, exit 2, nothing written."""
+    table = tmp_path / "r.csv"
+    table.write_text(
+        "unit,A_x,A_y,A_z,B_x,B_y,B_z\nu1,1,1,0,1,0,0\nu2,0,1,0,0,1,1\nu3,1,0,0,1,0,0\n"
+        "u4,0,0,1,0,1,0\n",
+        encoding="utf-8",
+    )
+    written = tmp_path / "a.json"
+    code, out, err = run_cli(["agree", str(table), *AGREE_JSON, "-o", str(written)], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {table}:1, field 'A_x': rater columns A_x, A_y, A_z, B_x, B_y, B_z "
+        "hold 0/1 and name every pair of A, B and x, y, z: one column per rater and code "
+        "(one-hot)? Read as 6 raters, each column is compared with every other code's; per "
+        "code, name its raters' columns: --raters A_x,B_x (if A, B are the raters)\n"
+    )
+    assert not written.exists()
+    code, out, err = run_cli(["agree", str(table), *AGREE_JSON, "--raters", "A_x,B_x"], capsys)
+    assert code == 0, err
+    assert {r["statistic"]: r["value"] for r in json.loads(out)}["cohen"] == pytest.approx(1.0)

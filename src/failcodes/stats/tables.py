@@ -36,6 +36,7 @@ from failcodes.stats.summaries import (
 from failcodes.stats.tableshape import (
     RATER_NAMES,
     id_named,
+    no_code_grid,
     no_dates,
     no_long_rows_not_units,
     no_missing_marks,
@@ -369,6 +370,7 @@ def choose_columns(
         raise InputError("no rater columns", path=source)
     if raters is None and candidates is None:
         one_field_per_rater(rater_cols, source)
+        no_code_grid(frame, rater_cols, source)
     spelt: dict[str, str] = {}
     for col in rater_cols if raters is None else ():  # 'Rater1' and 'rater1' (i35red)
         seen = spelt.setdefault(spelling_key(col), col)

@@ -308,6 +308,60 @@ def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> No
             )
 
 
+_BINARY = frozenset({"0", "1", "0.0", "1.0", "true", "false"})
+
+
+def _split_grid(columns: Sequence[str], last: bool) -> list[tuple[str, str]] | None:
+    """Each column's two name parts (at its first or last separator), if they form a grid."""
+    pairs = []
+    for col in columns:
+        cut = [i for i, ch in enumerate(col) if ch in "_.-: "]
+        if not cut:
+            return None
+        i = cut[-1] if last else cut[0]
+        pairs.append((col[:i], col[i + 1 :]))
+    heads, tails = dict.fromkeys(h for h, _ in pairs), dict.fromkeys(t for _, t in pairs)
+    if len(heads) < 2 or len(tails) < 2 or len(set(pairs)) != len(heads) * len(tails):
+        return None
+    return pairs
+
+
+def no_code_grid(frame: pd.DataFrame, columns: Sequence[str], source: str | Path | None) -> None:
+    """Refuse 0/1 rater columns that name every pair of raters and codes (one-hot codes).
+
+    ``A_x, A_y, A_z, B_x, B_y, B_z`` (rater A or B gave code x, y or z) were six raters of
+    one 0/1 rating, A's x compared with B's z: percent 0.433, Fleiss -0.166, exit 0 (codes of
+    one letter pass :func:`one_field_per_rater`, whose fields have three or more). Roles
+    lettered alike (``Dr A``, ``Nurse A``) are people, as there.
+    """
+    if len(columns) < 4:
+        return
+    for col in columns:
+        cells = {str(v).strip().lower() for v in frame[col].tolist() if not blank(v)}
+        if not cells or not cells <= _BINARY:
+            return
+    pairs = _split_grid(columns, last=True) or _split_grid(columns, last=False)
+    if pairs is None:
+        return
+    heads, tails = (
+        list(dict.fromkeys(h for h, _ in pairs)),
+        list(dict.fromkeys(t for _, t in pairs)),
+    )
+    if any(ROLE_WORDS & set(name_words(part)) for part in (*heads, *tails)):
+        return  # roles lettered alike (Dr A, Dr B, Nurse A, Nurse B): four people
+    first = [c for c, (_, t) in zip(columns, pairs, strict=True) if t == tails[0]]
+    raise InputError(
+        f"rater columns {', '.join(columns[:8])}{', ...' if len(columns) > 8 else ''} hold 0/1 "
+        f"and name every pair of {', '.join(heads)} and {', '.join(tails)}: one column per "
+        f"rater and code (one-hot)? Read as {len(columns)} raters, each column is compared "
+        f"with every other code's; per code, name its raters' columns: --raters "
+        f"{','.join(first)} (if {', '.join(heads)} are the raters)",
+        path=source,
+        line=1,
+        field=columns[0],
+    )
+
+
 def value_key(value: str) -> str:
     """One spelling per value: ``1``, ``1.0`` and `` 1 `` are the same rating."""
     try:
