@@ -134,3 +134,17 @@ def test_a_statistics_interval_does_not_depend_on_the_others_asked_for(
     assert alone == (0.391, 0.545)  # the interval `agree --stat cohen --seed 0` prints
     assert cohen("--stat", "percent", "--stat", "cohen") == alone
     assert cohen("--stat", "all") == alone
+
+
+def test_a_judges_own_endpoint_may_carry_credentials() -> None:
+    """``openai:m@http://user:pw@host/v1``: the spec was split at its last '@'.
+
+    That '@' is the URL's own (user:pw@host), so no endpoint was read: the whole text became
+    the model name, refused as 'the model name is an API key' (a study's judge step failed
+    with that line), where the same URL given to --base-url ran.
+    """
+    from failcodes.judge.spec import JudgeSpec
+
+    spec = JudgeSpec.of("openai:m@http://u:pw@127.0.0.1:9/v1")
+    assert (spec.name, spec.model, spec.base_url) == ("openai:m", "m", "http://u:pw@127.0.0.1:9/v1")
+    assert JudgeSpec.of("openai:m@HTTPS://h/v1").base_url == "HTTPS://h/v1"

@@ -9,6 +9,7 @@ is the heuristic baseline, the vendor, the model, its endpoint, and how to build
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -47,9 +48,10 @@ class JudgeSpec(FrozenModel):
         if not isinstance(value, str):
             return value
         text, base_url = value.strip(), None
-        head, at, tail = text.rpartition("@")
-        if at and tail.lower().startswith(("http://", "https://")):
-            text, base_url = head, tail
+        # the first '@' before http(s)://: a URL's own user:password@ holds the last one
+        at = re.search(r"@(?=https?://)", text, re.IGNORECASE)
+        if at:
+            text, base_url = text[: at.start()], text[at.end() :]
         vendor, _, model = text.partition(":")
         vendor = vendor.strip().lower()
         if vendor == "offline":
