@@ -351,3 +351,30 @@ def test_one_zero_one_column_per_rater_and_code_is_refused(
     code, out, err = run_cli(["agree", str(table), *AGREE_JSON, "--raters", "A_x,B_x"], capsys)
     assert code == 0, err
     assert {r["statistic"]: r["value"] for r in json.loads(out)}["cohen"] == pytest.approx(1.0)
+
+
+def test_review_status_says_reviews_of_the_other_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tests/test_review_plan.py's hand study (a retrieval plan, 12 units drawn, 1 targeted);
+    `review status PLAN --reviews FILE` with the same 13 reviews written as verification
+    units (a verification pull given to a retrieval plan): 'estimation sample 0/12
+    reviewed, targeted 0/1; 0 reviewed unit(s) outside the plan', the 13 reviews ignored with
+    no word. Now the line says them."""
+    from tests.test_review_plan import hand_study
+
+    hand_study(tmp_path)
+    lines = (tmp_path / "review" / "alice.jsonl").read_text(encoding="utf-8").splitlines()
+    other = tmp_path / "verification.jsonl"
+    other.write_text(
+        "".join(json.dumps({**json.loads(x), "unit_kind": "verification"}) + "\n" for x in lines),
+        encoding="utf-8",
+    )
+    plan = tmp_path / "review" / "plans" / "hand.json"
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(other)], capsys)
+    assert code == 0, err
+    assert out == (
+        "plan 'hand' (retrieval): estimation sample 0/12 reviewed, targeted 0/1; 0 reviewed "
+        "unit(s) outside the plan (not used); 13 review(s) of verification units not matched "
+        "(the plan draws retrieval units)\n"
+    )

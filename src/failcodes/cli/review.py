@@ -54,11 +54,20 @@ def status_cmd(
         people_only(path, found)
         anns.extend(found)
     progress = match_reviews(plan, human_codes(anns, plan.part))
+    # reviews of the other part matched nothing, unsaid: "0/12 reviewed; 0 outside the plan"
+    other = sorted({a.unit_kind.value for a in anns if a.unit_kind is not plan.part})
+    unmatched = sum(a.unit_kind is not plan.part for a in anns)
     typer.echo(
         f"plan {plan.name!r} ({plan.part.value}): estimation sample "
         f"{progress.estimation_reviewed}/{progress.estimation_planned} reviewed, targeted "
         f"{progress.targeted_reviewed}/{progress.targeted_planned}; "
         f"{progress.outside_plan} reviewed unit(s) outside the plan (not used)"
+        + (
+            f"; {unmatched} review(s) of {' and '.join(other)} units not matched (the plan "
+            f"draws {plan.part.value} units)"
+            if unmatched
+            else ""
+        )
     )
     _say_skew(plan_path, plan, set(human_codes(anns, plan.part)))
 
