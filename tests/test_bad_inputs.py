@@ -2653,6 +2653,22 @@ ROUND2_CASES: list[Case] = [
     # a Parquet decompression bomb: 2 MB that decode to gigabytes took past 3 GB
     # pandas' to_parquet writes a row index that is not 0, 1, 2... as __index_level_0__: it
     # was refused as one more unknown column, nothing said of pandas
+    # a Parquet file or a workbook under a text file's name: a line and byte of their binary
+    # data were named ("pq.jsonl:1: not UTF-8 text (invalid start byte at byte 81)")
+    Case(
+        "metrics/parquet-named-jsonl",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/labels.csv"),
+        _write({"t.jsonl": b"PAR1\x15\x04\x15\xa0\x01", "labels.csv": LABELS}),
+        line="failcodes: error: {d}/t.jsonl: not UTF-8 text (invalid start byte at byte 7); it "
+        "is a Parquet file: name it .parquet",
+    ),
+    Case(
+        "metrics/workbook-named-csv",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": b"PK\x03\x04\x14\x00\x06\x00\x08\x00\xb4"}),
+        line="failcodes: error: {d}/l.csv: not UTF-8 text (invalid start byte at byte 10); it is "
+        "a zip archive (an Excel workbook? name it .xlsx)",
+    ),
     Case(
         "metrics/gzip-extension",
         ("metrics", "--traces", "{d}/t.jsonl.gz", "--labels", "{d}/labels.csv"),

@@ -131,19 +131,25 @@ def utf16_hint(path: Path) -> str:
     """``"; UTF-16 text ..."`` when ``path`` starts with a UTF-16 byte-order mark, else ``""``.
 
     Excel's "Unicode text" and some Windows tools save UTF-16; every failcodes reader wants
-    UTF-8. A gzip file (``.jsonl`` compressed, its name kept) is said as such too.
+    UTF-8. A gzip, Parquet or zip file (a workbook) under a text file's name is said as such
+    too (no line or field of it is named: its bytes have none).
     """
     try:
         with path.open("rb") as fh:
-            head = fh.read(2)
+            head = fh.read(4)
     except OSError:
         return ""
+    if head == b"PAR1":
+        return "; it is a Parquet file: name it .parquet"
+    if head == b"PK\x03\x04":
+        return "; it is a zip archive (an Excel workbook? name it .xlsx)"
+    head = head[:2]
     if head in (b"\xff\xfe", b"\xfe\xff"):
         csv = path.suffix.lower() in (".csv", ".tsv")
         return "; it is UTF-16 (Excel's 'Unicode text'?): save it as " + (
             "'CSV UTF-8'" if csv else "UTF-8"
         )
-    if head == b"\x1f\x8b":  # (a line and field in it named bytes of the compressed data)
+    if head == b"\x1f\x8b":
         return "; it is gzip-compressed: decompress it (gunzip) and give the file it holds"
     return ""
 

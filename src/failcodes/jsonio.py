@@ -50,7 +50,7 @@ def decode_error(path: Path, exc: UnicodeDecodeError, delimiter: str | None = No
     at = _first_bad_byte(path)
     hint = utf16_hint(path)
     line = field = None
-    if at is not None and not hint:  # (UTF-16 text, gzip data: no UTF-8 lines to name)
+    if at is not None and not hint:  # (UTF-16 text, binary data: no lines to name)
         line = _line_of_byte(path, at)
         field = _bad_text_field(path, line, delimiter)
     return InputError(
