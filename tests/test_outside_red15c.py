@@ -148,3 +148,32 @@ def test_a_judges_own_endpoint_may_carry_credentials() -> None:
     spec = JudgeSpec.of("openai:m@http://u:pw@127.0.0.1:9/v1")
     assert (spec.name, spec.model, spec.base_url) == ("openai:m", "m", "http://u:pw@127.0.0.1:9/v1")
     assert JudgeSpec.of("openai:m@HTTPS://h/v1").base_url == "HTTPS://h/v1"
+
+
+def test_every_commands_request_is_a_public_name() -> None:
+    """Each use case the CLI runs through a typed request is reachable as ``failcodes.X``.
+
+    ``AgreeRequest``, ``CompareRequest``, ``ReviewPlanRequest`` and the saturate requests
+    were not: a notebook reached them only through private module paths.
+    """
+    import importlib
+    import pkgutil
+
+    import failcodes
+    import failcodes.commands
+    from failcodes.commands.base import Request
+
+    found = set()
+    for info in pkgutil.iter_modules(failcodes.commands.__path__):
+        module = importlib.import_module(f"failcodes.commands.{info.name}")
+        for name, value in vars(module).items():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Request)
+                and value is not Request
+                and value.__module__ == module.__name__
+            ):
+                found.add(name)
+    assert "AgreeRequest" in found and "JudgeRequest" in found
+    assert sorted(found - set(failcodes.__all__)) == []
+    assert all(getattr(failcodes, name).__name__ == name for name in found)

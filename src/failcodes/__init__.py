@@ -43,13 +43,21 @@ if TYPE_CHECKING:
     from failcodes.codebook import Codebook, CodebookRef, Dimension, Leaf, Part, Subcode
     from failcodes.codebook import bundled as bundled_codebook
     from failcodes.codebook import load as load_codebook
+    from failcodes.commands.agree import AgreeRequest
     from failcodes.commands.attribute import AttributeRequest
+    from failcodes.commands.compare import CompareRequest
     from failcodes.commands.ingest import IngestRequest
     from failcodes.commands.judge import JudgeRequest
     from failcodes.commands.labelstudio import ExportRequest
     from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
     from failcodes.commands.recode import RecodeRequest
     from failcodes.commands.report import ReportRequest
+    from failcodes.commands.reviewplan import ReviewPlanRequest
+    from failcodes.commands.saturate import (
+        SaturateInitRequest,
+        SaturateRecodeRequest,
+        SaturateRoundRequest,
+    )
     from failcodes.demo import run_demo
     from failcodes.disagreements import find_disagreements
     from failcodes.errors import FailcodesError, InputError
@@ -155,6 +163,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ExportRequest": ("failcodes.commands.labelstudio", "ExportRequest"),
     "RecodeRequest": ("failcodes.commands.recode", "RecodeRequest"),
     "ReportRequest": ("failcodes.commands.report", "ReportRequest"),
+    "CompareRequest": ("failcodes.commands.compare", "CompareRequest"),
+    "AgreeRequest": ("failcodes.commands.agree", "AgreeRequest"),
+    "ReviewPlanRequest": ("failcodes.commands.reviewplan", "ReviewPlanRequest"),
+    "SaturateInitRequest": ("failcodes.commands.saturate", "SaturateInitRequest"),
+    "SaturateRoundRequest": ("failcodes.commands.saturate", "SaturateRoundRequest"),
+    "SaturateRecodeRequest": ("failcodes.commands.saturate", "SaturateRecodeRequest"),
     # a study folder, a judge panel, human review
     "init_study": ("failcodes.study", "init_study"),
     "load_study": ("failcodes.study", "load_study"),
@@ -180,6 +194,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AgreeRequest",
     "Annotation",
     "AttributeRequest",
     "Batch",
@@ -187,6 +202,7 @@ __all__ = [
     "Codebook",
     "CodebookRef",
     "CoderKind",
+    "CompareRequest",
     "Dimension",
     "DisagreementsRequest",
     "ExportRequest",
@@ -205,6 +221,10 @@ __all__ = [
     "Provenance",
     "RecodeRequest",
     "ReportRequest",
+    "ReviewPlanRequest",
+    "SaturateInitRequest",
+    "SaturateRecodeRequest",
+    "SaturateRoundRequest",
     "Status",
     "Subcode",
     "Trace",
