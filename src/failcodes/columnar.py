@@ -733,10 +733,13 @@ def _texts_of(
     """What streams the traces' texts for the label checks (None: the columns hold them)."""
     if isinstance(columns, TraceColumns) and columns.objects is not None:
         return None
-    return lambda told: trace_texts(paths, told)
+    claims = not isinstance(columns, SentenceColumns)  # (groups: sentence labels only)
+    return lambda told: trace_texts(paths, told, claims=claims)
 
 
-def _parquet_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[TraceTexts]:
+def _parquet_texts(
+    paths: Sequence[Path], told: Sequence[str] = (), *, claims: bool = True
+) -> Iterator[TraceTexts]:
     """:func:`trace_texts` of Parquet files: the rows of a sentence or claim id with two texts.
 
     And those of the sentences ``told`` (whose labels give their text: few, if any).
@@ -744,7 +747,7 @@ def _parquet_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[
     rows come to Python only where a check may fail (none on the seed's design: at 120,000
     traces every row in Python cost 0.5 CPU-s and 120 MB of peak memory, this 0.1 CPU-s and
     none). Texts are compared as they are; the caller folds case and spaces. A file
-    without a text column gives nulls.
+    without a text column gives nulls; so does every file's claim without ``claims``.
     """
     con = engine.connect()
     try:
@@ -752,7 +755,7 @@ def _parquet_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[
         parts = []
         for index, path in enumerate(paths):  # (DuckDB reads the names: pyarrow costs 30 MB)
             got = con.execute(f"DESCRIBE SELECT * FROM read_parquet({engine.quoted(path)})")
-            names = {row[0] for row in got.fetchall()}
+            names = {row[0] for row in got.fetchall()} - (set() if claims else {"claim"})
             texts = ", ".join(
                 f"NULLIF({n}, '') AS {n}" if n in names else f"NULL::VARCHAR AS {n}"
                 for n in ("sentence", "claim")
@@ -765,15 +768,10 @@ def _parquet_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[
         source = " UNION ALL ".join(parts)
         # the ids with two texts (or a text and none: a superset, Python decides), grouped
         # on their hashes (grouping the id strings held 37 MB more at 120,000 traces)
-        two = [
-            [
-                h
-                for (h,) in con.execute(
-                    f"SELECT {h} FROM ({source}) GROUP BY 1 HAVING min(hash({n})) < max(hash({n}))"
-                ).fetchall()
-            ]
-            for h, n in (("hs", "sentence"), ("hc", "claim"))
-        ]
+        two: list[list[Any]] = [[], []]
+        for at, (h, n) in enumerate((("hs", "sentence"), ("hc", "claim"))[: 1 + claims]):
+            query = f"SELECT {h} FROM ({source}) GROUP BY 1 HAVING min(hash({n})) < max(hash({n}))"
+            two[at] = [v for (v,) in con.execute(query).fetchall()]
         if told:  # and the sentences whose labels give their text
             got = con.execute("SELECT hash(unnest($1::VARCHAR[]))", [list(told)])
             two[0] += [h for (h,) in got.fetchall()]
@@ -828,18 +826,21 @@ def _as_id(value: Any) -> str:
     return value if isinstance(value, str) else whole_number_text(value) or str(value)
 
 
-def trace_texts(paths: Sequence[Path], told: Sequence[str] = ()) -> Iterator[TraceTexts]:
+def trace_texts(
+    paths: Sequence[Path], told: Sequence[str] = (), *, claims: bool = True
+) -> Iterator[TraceTexts]:
     """Each trace's ``(system, sentence_id, claim_id, sentence, claim)``, streamed.
 
     For :func:`failcodes.labels.text_mismatch` on files read and checked before: a
     JSONL line decoded for these keys only; of Parquet files only, the rows of an id that
     has two texts in them (:func:`_parquet_texts`); CSV traces are read whole. An empty text
-    is missing. Memory: a line or a batch, or the rows of such ids.
+    is missing. Memory: a line or a batch, or the rows of such ids. Without ``claims``
+    (sentence labels only), Parquet files give no claim's text: not read.
     """
     decode = msgspec.json.Decoder(_TextFields).decode
     formats = [detect_format(p) for p in paths]
     if all(f is Format.PARQUET for f in formats):
-        yield from _parquet_texts(paths, told)
+        yield from _parquet_texts(paths, told, claims=claims)
         return
     for path, fmt in zip(paths, formats, strict=True):
         if fmt is Format.PARQUET:  # beside other files: every row (an id's text may differ
