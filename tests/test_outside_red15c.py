@@ -177,3 +177,32 @@ def test_every_commands_request_is_a_public_name() -> None:
     assert "AgreeRequest" in found and "JudgeRequest" in found
     assert sorted(found - set(failcodes.__all__)) == []
     assert all(getattr(failcodes, name).__name__ == name for name in found)
+
+
+def test_a_panel_repeating_the_offline_judge_says_its_agreement_is_by_construction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--judge offline --judge offline`` (a study's ``judge = ["offline", "offline"]``).
+
+    The heuristic baseline is deterministic: its two copies code every unit alike, so the
+    panel printed inter-judge agreement 1.000 (Fleiss, alpha, AC1) and '4 unanimous' on the
+    RAGChecker example, and the report's panel tables showed 1.000 with no word that it is
+    one judge twice.
+    """
+    import json
+
+    from tests.judge_helpers import make_traces, write_traces
+
+    src = write_traces(tmp_path / "t.jsonl", make_traces(3))
+    out = tmp_path / "run"
+    args = ["judge", "retrieval", "--from", str(src), "-o", str(out)]
+    code, printed, err = run_cli([*args, "--judge", "offline", "--judge", "offline"], capsys)
+    assert code == 0, err
+    line = (
+        "offline#1, offline#2 are one deterministic heuristic baseline coding every unit "
+        "alike: their agreement is 1 and their consensus unanimous by construction, not a "
+        "measurement; a panel's agreement needs LLM judges (or one model sampled at a "
+        "temperature)"
+    )
+    assert f"warning: {line}" in printed.splitlines()
+    assert line in json.loads((out / "panel.json").read_text(encoding="utf-8"))["warnings"]

@@ -209,14 +209,23 @@ def decided_counts(units: Iterable[PanelUnit]) -> dict[str, int]:
 
 def panel_warnings(members: Sequence[str], primary: str | None) -> list[str]:
     """What the reader of a panel's consensus must know about its rule."""
+    out = []
+    copies = [m for m in members if m.partition("#")[0] == "offline"]
+    if len(copies) > 1:  # the heuristic baseline is deterministic: its copies never differ
+        out.append(
+            f"{', '.join(copies)} are one deterministic heuristic baseline coding every unit "
+            "alike: their agreement is 1 and their consensus unanimous by construction, not "
+            "a measurement; a panel's agreement needs LLM judges (or one model sampled at a "
+            "temperature)"
+        )
     if len(members) == 2:
         who = f"the primary judge ({primary})" if primary else "no one (no primary judge)"
-        return [
+        out.append(
             "a two-judge panel has no majority: every unit the two judges code differently is "
             f"a tie, decided by {who}; the consensus is then that judge's code, not an "
             "agreement. Add a third judge for a majority"
-        ]
-    return []
+        )
+    return out
 
 
 def split_units(units: Iterable[PanelUnit]) -> list[str]:
