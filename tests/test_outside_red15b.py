@@ -378,3 +378,33 @@ def test_review_status_says_reviews_of_the_other_part(
         "unit(s) outside the plan (not used); 13 review(s) of verification units not matched "
         "(the plan draws retrieval units)\n"
     )
+
+
+def test_review_status_counts_the_reviews_the_report_uses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hand study's 13 reviews re-written as made under codebook medical-fact-check v7
+    (a version not in the study's lineage). The report leaves all 13 out ('13 stale, left
+    out of the agreement and the corrected tables'), while `review status` said 'estimation
+    sample 12/12 reviewed, targeted 1/1': the review looked done where the report uses none.
+    Now status counts the reviews the report uses (0/12) and says how many it left out."""
+    from tests.test_review_plan import hand_study
+
+    hand_study(tmp_path)
+    path = tmp_path / "review" / "alice.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    cb = json.loads(lines[0])["codebook"]
+    other = {**cb, "version": 7, "hash": "0" * 64}
+    path.write_text(
+        "".join(json.dumps({**json.loads(x), "codebook": other}) + "\n" for x in lines),
+        encoding="utf-8",
+    )
+    plan = tmp_path / "review" / "plans" / "hand.json"
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(path)], capsys)
+    assert code == 0, err
+    assert out == (
+        "plan 'hand' (retrieval): estimation sample 0/12 reviewed, targeted 0/1; 0 reviewed "
+        "unit(s) outside the plan (not used); 13 review(s) made under another codebook version "
+        "than the study's (medical-fact-check v1) left out, as the report leaves them (stale: "
+        "`failcodes report` says why)\n"
+    )

@@ -49,10 +49,16 @@ def status_cmd(
 
     plan = read_plan(plan_path)
     anns = []
+    found_in: dict[str, list[Annotation]] = {}
     for path in reviews:  # a judge's annotations given here counted as reviewed ("12/12")
         found = read_models_jsonl(path, Annotation)
         people_only(path, found)
         anns.extend(found)
+        found_in.setdefault(str(path), []).extend(found)
+    stale, target = 0, ""
+    folder = plan_path.parent
+    if (folder.name, folder.parent.name) == ("plans", "review"):  # in a study: as the report
+        anns, stale, target = _usable(folder.parent.parent, found_in)
     progress = match_reviews(plan, human_codes(anns, plan.part))
     # reviews of the other part matched nothing, unsaid: "0/12 reviewed; 0 outside the plan"
     other = sorted({a.unit_kind.value for a in anns if a.unit_kind is not plan.part})
@@ -68,8 +74,34 @@ def status_cmd(
             if unmatched
             else ""
         )
+        + (
+            f"; {stale} review(s) made under another codebook version than the study's "
+            f"({target}) left out, as the report leaves them (stale: `failcodes report` says "
+            "why)"
+            if stale
+            else ""
+        )
     )
     _say_skew(plan_path, plan, set(human_codes(anns, plan.part)))
+
+
+def _usable(root: Path, files: dict[str, list[Any]]) -> tuple[list[Any], int, str]:
+    """The reviews the report uses, how many are stale, and the study codebook's version.
+
+    The reviews are brought to the study's codebook (:func:`study_codebook`) as the report
+    brings them.
+    Reviews made under a version the study's lineage cannot carry were counted as reviewed
+    ('12/12') where the report left every one out.
+    """
+    from failcodes.report.rundir import study_codebook
+    from failcodes.reviewversions import bring_reviews
+    from failcodes.study.layout import StudyLayout
+    from failcodes.study.recode import lineage
+
+    cb = study_codebook(root)
+    books = lineage(root / f"{cb.name}.yaml", cb, StudyLayout.of(root))
+    versions = bring_reviews(files, cb, books)
+    return versions.reviews, versions.stale, f"{cb.name} v{cb.version}"
 
 
 def _say_skew(plan_path: Path, plan: ReviewPlan, reviewed: set[str]) -> None:

@@ -331,6 +331,26 @@ def _find_codebook(
     )
 
 
+def study_codebook(root: Path) -> Codebook:
+    """The codebook a study's reviews are brought to: its judge runs' (else the bundled one).
+
+    As :func:`load_run_dir` finds it, from the first annotation of each judge run (a run holds
+    one codebook); ``review status`` counts the reviews the report will use by it.
+    """
+    from failcodes.jsonio import peek_jsonl
+
+    layout = StudyLayout.of(root)
+    refs: set[tuple[str, int, str]] = set()
+    for name in layout.judge_datasets():
+        for kind in JUDGE_KINDS:
+            path = layout.judge_current(name, kind) / "annotations.jsonl"
+            head = peek_jsonl(path) if path.is_file() else None
+            ref = head.get("codebook") if head is not None else None
+            if isinstance(ref, dict):
+                refs.add((str(ref.get("name")), int(ref.get("version", 0)), str(ref.get("hash"))))
+    return _find_codebook(refs, None, root) or codebooks.bundled()
+
+
 def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> ReportInputs:
     """Collect what ``run_dir`` holds into :class:`ReportInputs` (see module docstring)."""
     root = Path(run_dir)
