@@ -206,3 +206,51 @@ def test_a_panel_repeating_the_offline_judge_says_its_agreement_is_by_constructi
     )
     assert f"warning: {line}" in printed.splitlines()
     assert line in json.loads((out / "panel.json").read_text(encoding="utf-8"))["warnings"]
+
+
+def test_the_demos_review_agreement_is_what_agree_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report's human review vs judge table and ``agree`` on the same two files.
+
+    The demo's reviewer was named 'SIMULATED reviewer (SciFact gold rationales)': ``agree``
+    refused its file ('named like a consensus ('gold')'), so no per-step command could give
+    the numbers the report shows for it.
+    """
+    import csv
+    import json
+
+    from failcodes.demo import STEPS, DemoContext
+
+    ctx = DemoContext(out_dir=tmp_path)
+    for step in STEPS:
+        if step.name in ("study", "codebook", "review-loop", "report"):
+            step.run(ctx)
+    both = tmp_path / "both.jsonl"
+    both.write_text(
+        (tmp_path / "review" / "simulated-scifact-gold.jsonl").read_text(encoding="utf-8")
+        + (tmp_path / "judge" / "scifact-dev" / "retrieval" / "annotations.jsonl").read_text(
+            encoding="utf-8"
+        ),
+        encoding="utf-8",
+    )
+    code, out, err = run_cli(["agree", str(both), "--bootstrap", "0", "--format", "json"], capsys)
+    assert code == 0, err
+    (row,) = [
+        r
+        for r in json.loads(out)
+        if r["scope"] == "dimension"
+        and r["dimension"] == "evidence_polarity"
+        and r["statistic"] == "percent"
+    ]
+    # the reviewer answers direct_polarity on all 30 reviewed units, the judge on 10: 10/30
+    assert (row["n_units"], row["value"]) == (30, pytest.approx(10 / 30))
+    with (tmp_path / "report" / "tables" / "agreement.csv").open(encoding="utf-8") as fh:
+        shown = [
+            r
+            for r in csv.DictReader(fh)
+            if r["source"] == "human review vs judge"
+            and r["subject"] == "evidence_polarity"
+            and r["statistic"] == "percent"
+        ]
+    assert [float(r["value"]) for r in shown] == [pytest.approx(10 / 30)]

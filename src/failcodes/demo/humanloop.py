@@ -28,7 +28,7 @@ from typing import Any
 from failcodes.csvcells import read_frame
 from failcodes.demo._base import DEMO_SEED, DemoContext, StepOutput
 
-SIMULATED_CODER = "SIMULATED reviewer (SciFact gold rationales)"
+SIMULATED_CODER = "SIMULATED reviewer (SciFact rationales)"
 DATASET = "scifact-dev"
 PLAN_SIZE = 30
 GOLD_DIMENSION = "evidence_polarity"
