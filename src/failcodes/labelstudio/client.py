@@ -235,34 +235,6 @@ class LabelStudioClient:
         with self._calling(f"set the model version of project {project_id}"):
             self._sdk.projects.update(id=project_id, model_version=version)
 
-    def create_user(self, email: str) -> int:
-        """Create an annotator account (or find it by email); return its user id."""
-        existing = {name: uid for uid, name in self.users().items()}
-        if email in existing:
-            return existing[email]
-        with self._calling(f"create user {email!r}"):
-            user = self._sdk.users.create(username=email, email=email)
-        if user.id is None:
-            raise LabelStudioError(f"Label Studio did not return an id for user {email!r}")
-        return int(user.id)
-
-    def annotate(
-        self,
-        task_id: int,
-        result: Sequence[dict[str, Any]],
-        *,
-        completed_by: int,
-        lead_time: float | None = None,
-    ) -> int:
-        """Record an annotation on a task as user ``completed_by``; return its id."""
-        with self._calling(f"annotate task {task_id}"):
-            ann = self._sdk.annotations.create(
-                id=task_id, result=list(result), completed_by=completed_by, lead_time=lead_time
-            )
-        if ann.id is None:
-            raise LabelStudioError(f"Label Studio did not return an annotation id (task {task_id})")
-        return int(ann.id)
-
     def push(
         self,
         tasks: Sequence[dict[str, Any]],
