@@ -44,6 +44,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from failcodes.errors import InputError, OutputError
+from failcodes.runlock import alive
 
 __all__ = [
     "AtomicBatch",
@@ -330,26 +331,13 @@ def sweep_stale(folder: Path) -> None:
         return
     for entry in entries:
         found = _TAGGED.fullmatch(entry.name)
-        if found is None or found[1] != host or _alive(int(found[2])):
+        if found is None or found[1] != host or alive(int(found[2])):
             continue
         with suppress(OSError):
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path)
             else:
                 Path(entry.path).unlink()
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs on this host (another user's counts; unsure: alive)."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # (PermissionError: another user's process)
-        return True
-    return True
 
 
 def _special_file(target: Path) -> bool:

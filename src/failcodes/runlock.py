@@ -74,14 +74,15 @@ def _live_holder(folder: Path, *, wait: float = 1.0) -> dict[str, Any] | None:
     deadline = time.monotonic() + wait
     while True:
         holder = lock_holder(folder)
-        if holder is not None and _alive(holder.get("pid")):
+        if holder is not None and alive(holder.get("pid")):
             return holder
         if time.monotonic() >= deadline:
             return None
         time.sleep(0.02)
 
 
-def _alive(pid: object) -> bool:
+def alive(pid: object) -> bool:
+    """Whether process ``pid`` runs on this host (another user's counts; unsure: alive)."""
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return False
     try:
