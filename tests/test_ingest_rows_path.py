@@ -188,7 +188,7 @@ def test_cli_whole_loop_and_the_claim_level_refusal(tmp_path: Path) -> None:
     common = [
         *maps, "--alias", "S=supported", "--alias", "R=refuted", "--system", "pipe",
         "--option", "rows=answer.sentences[].claims[]", "--option", "sentence_ids=question",
-        "--label-rule", "gold = wrong -> error",
+        "--label-rule", "gold = wrong -> error", "--evidence", "retrieved",
     ]  # fmt: skip
     out, lab = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
     proc = run("ingest", "generic", src, "-o", out, "--labels-out", lab, *common, cwd=tmp_path)

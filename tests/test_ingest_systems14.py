@@ -108,7 +108,7 @@ def test_a_normal_answers_file_is_read_as_before_and_its_systems_said_first(
 ) -> None:
     # docs/your-own-data.md section 4: 9 claims, sysA 5, sysB 4 (sysB did not answer question 3)
     out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
-    args = [*_keyed_args(_ANSWERS, out, labels), "--verdict", "supported"]
+    args = [*_keyed_args(_ANSWERS, out, labels), "--verdict", "supported", "--evidence", "post-hoc"]
     for pair in ("answers.*.model=verifier", "question=", "cited=passages", "url=source"):
         args += ["--map", pair]
     code, stdout, _ = run_cli([*args, "--map", "snippet=text"], capsys)

@@ -134,7 +134,8 @@ def test_cli_pipeline_to_metrics(tmp_path: Path) -> None:
     maps = [arg for k, (v,) in MAP.items() for arg in ("--map", f"{k}={v}")]
     proc = run(
         "ingest", "generic", src, "-o", tmp_path / "t.jsonl", *maps,
-        "--option", "ids=claim", "--option", "sentence_ids=question", cwd=tmp_path,
+        "--option", "ids=claim", "--option", "sentence_ids=question",
+        "--evidence", "retrieved", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     labels = tmp_path / "clinician.csv"

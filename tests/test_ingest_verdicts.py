@@ -129,7 +129,8 @@ def test_an_asserting_pipeline_declares_its_verdict_from_the_cli(tmp_path: Path)
     # the labels are shared anyway; the labels here are incidental to the declared verdict
     proc = run(
         "ingest", "generic", src, "-o", "t.jsonl", "--labels-out", "l.jsonl", *KEYED_ARGS,
-        "--option", "label_scope=shared", "--verdict", "supported", cwd=tmp_path,
+        "--option", "label_scope=shared", "--verdict", "supported", "--evidence", "post-hoc",
+        cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     traces = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]

@@ -320,3 +320,56 @@ def test_two_runs_of_a_question_numbered_by_list_place_are_refused(
     metrics = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]
     assert run_cli([*metrics, "--format", "json", "-o", str(m)], capsys)[0] == 0
     assert _confusion(m) == [("sysA", 1, 1, 1, 1)]
+
+
+def test_a_system_with_passages_on_some_traces_only_declares_its_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A retrieval pipeline B whose retriever found nothing for one claim: s1's claim c1 has a
+    # gold passage, s2's c2 none; both are refuted, both sentences correct (two FPs).
+    # Attribution by gold evidence (docs/attribution.md step 4, retrieved): s1 -> verification
+    # (the verifier had the gold passage), s2 -> retrieval ("no passage retrieved"). main
+    # derived each trace's evidence source on its own, read c2 as closed-book (none) and
+    # blamed s2 on verification ("closed-book pipeline ... no retrieval stage"), exit 0:
+    # verification 2, retrieval 0 for 1 and 1.
+    gold = [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}]
+    rows = [("s1", "c1", gold), ("s2", "c2", [])]
+    src = _write(
+        tmp_path / "b.jsonl",
+        "".join(
+            json.dumps(
+                {"system": "B", "question_id": "q1", "sentence_id": s, "claim_id": c}
+                | {"claim": c, "verdict": "refuted", "passages": p}
+            )
+            + "\n"
+            for s, c, p in rows
+        ),
+    )
+    labels = _write(
+        tmp_path / "l.jsonl",
+        '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+        '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n',
+    )
+    out = tmp_path / "t.jsonl"
+    code, stdout, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever, "
+        "the others passages: read trace by trace, those would be closed-book (evidence source "
+        "none) and their disagreements blamed on verification, not on a retrieval that found "
+        "nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, none), "
+        "or --retriever NAME"
+    ]
+    assert not out.exists()
+    args = ["ingest", "generic", str(src), "-o", str(out), "--evidence", "B=retrieved"]
+    assert run_cli(args, capsys)[0] == 0
+    d = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(out), "--labels", str(labels), "-o", str(d)]
+    assert run_cli(args, capsys)[0] == 0
+    att = tmp_path / "att"
+    assert run_cli(["attribute", "--from", str(d), "-o", str(att)], capsys)[0] == 0
+    rows = [json.loads(x) for x in (att / "attribution.jsonl").read_text().splitlines()]
+    assert sorted((r["sentence_id"], r["stage"]) for r in rows) == [
+        ("s1", "verification"),
+        ("s2", "retrieval"),
+    ]

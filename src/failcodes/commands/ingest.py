@@ -341,6 +341,8 @@ def _write_traces(
     declared, system = given
     count = 0
     systems: dict[str, int] = {}
+    # per system, traces of no declared evidence: [without passages or retriever, with one]
+    derived: dict[str, list[int]] = {}
 
     def each() -> Iterator[Trace | TraceLine]:
         nonlocal count
@@ -348,6 +350,9 @@ def _write_traces(
             count += 1
             systems[trace.system] = systems.get(trace.system, 0) + 1
             source = declared_source(declared, trace.system) if declared else None
+            if source is None and trace.evidence_source is None:
+                seen = derived.setdefault(trace.system, [0, 0])
+                seen[bool(trace.passages or trace.retriever)] += 1
             yield trace if source is None else with_evidence(trace, source)
 
     def dropped() -> dict[bytes, bytes]:  # asked once the stream has ended
@@ -362,6 +367,7 @@ def _write_traces(
             path=", ".join(str(p) for p in paths),
         )
     check_declared_systems(declared, systems)
+    _refuse_mixed_evidence(derived)
     shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
     more = ", ..." if len(systems) > 12 else ""
     if system is not None and system not in systems:
@@ -387,6 +393,25 @@ def _write_traces(
             f"{s} {n:,}" for s, n in sorted(result.unlisted.items())
         )
     return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"
+
+
+def _refuse_mixed_evidence(derived: dict[str, list[int]]) -> None:
+    """Refuse a system some of whose undeclared traces have passages and some have none.
+
+    Each trace's evidence source is derived on its own: a retrieval pipeline's claims for
+    which the retriever returned nothing read as closed-book, and attribution blamed their
+    disagreements on verification ("closed-book pipeline: no retrieval stage"), not on the
+    retrieval (B's FP on a refuted claim without passages, beside claims with passages).
+    """
+    for name, (bare, retrieving) in sorted(derived.items()):
+        if bare and retrieving:
+            raise ConfigError(
+                f"system {name!r}: {bare:,} of its {bare + retrieving:,} traces have neither "
+                "passages nor a retriever, the others passages: read trace by trace, those "
+                "would be closed-book (evidence source none) and their disagreements blamed on "
+                "verification, not on a retrieval that found nothing; declare the pipeline's "
+                f"evidence: --evidence {name}=retrieved (or provided, none), or --retriever NAME"
+            )
 
 
 def _system_labels(labels: Any, system: str | None) -> tuple[Any, str]:
