@@ -408,3 +408,52 @@ def test_review_status_counts_the_reviews_the_report_uses(
         "than the study's (medical-fact-check v1) left out, as the report leaves them (stale: "
         "`failcodes report` says why)\n"
     )
+
+
+def test_the_report_says_reviews_of_units_no_judge_run_coded(tmp_path: Path) -> None:
+    """A study's judge coded u0..u3; alice's review file holds u0, u1 and two units under ids
+    of an earlier failcodes (old2, old3: tasks exported before the unit ids changed). The
+    human vs judge rows were computed over u0 and u1 (n 2) and the report said nothing of the
+    2 reviews no judge run coded; now its agreement notes do, with a first id."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.codebook import bundled
+    from failcodes.report.rundir import load_run_dir
+    from failcodes.units import UnitKind
+
+    def ann(unit: str, code: str, coder: str, kind: CoderKind) -> str:
+        return Annotation(
+            unit_id=unit,
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=bundled().ref(),
+            coder=coder,
+            coder_kind=kind,
+            codes={"entity_match": code},
+        ).model_dump_json()
+
+    judged = tmp_path / "judge" / "d" / "retrieval" / "annotations.jsonl"
+    judged.parent.mkdir(parents=True)
+    codes = ["exact_entity", "partial_entity", "irrelevant", "exact_entity"]
+    judged.write_text(
+        "".join(
+            ann(f"u{i}", c, "offline", CoderKind.HEURISTIC) + "\n" for i, c in enumerate(codes)
+        ),
+        encoding="utf-8",
+    )
+    review = tmp_path / "review" / "alice.jsonl"
+    review.parent.mkdir()
+    ids = ["u0", "u1", "old2", "old3"]
+    review.write_text(
+        "".join(
+            ann(u, c, "alice", CoderKind.HUMAN) + "\n" for u, c in zip(ids, codes, strict=True)
+        ),
+        encoding="utf-8",
+    )
+    inputs = load_run_dir(tmp_path)
+    assert inputs.agreement is not None
+    rows = inputs.agreement.set_index(["subject", "statistic"])
+    assert rows.loc[("entity_match", "percent"), "n_units"] == 2
+    assert (
+        "2 reviewed unit(s) no judge run coded (first: old2): not in human vs judge agreement "
+        "(reviews of other units, or of tasks exported by an earlier failcodes, whose unit "
+        "ids held less?)" in inputs.notes["agreement"]
+    )

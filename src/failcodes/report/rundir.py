@@ -544,12 +544,18 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         if outside:
             agreement_notes.append(_outside_agreement_text(len(outside)))
         agreement_notes.extend(_unequal_rates(root, humans))
-        review_rows, per_code = _review_agreement(
+        review_rows, per_code, unjudged = _review_agreement(
             [a for a in humans if a.unit_id not in left_out],
             judge_files,
             cb,
             versions.widened if versions is not None else {},
         )
+        if unjudged:  # counted nowhere: tasks of an earlier failcodes' ids match no unit now
+            agreement_notes.append(
+                f"{len(unjudged)} reviewed unit(s) no judge run coded (first: {unjudged[0]}): "
+                "not in human vs judge agreement (reviews of other units, or of tasks exported "
+                "by an earlier failcodes, whose unit ids held less?)"
+            )
         if review_rows:
             frame = pd.DataFrame(review_rows)
             agreement = frame if agreement is None else pd.concat([agreement, frame])
@@ -1560,15 +1566,15 @@ def _review_agreement(
     judge_files: list[Path],
     cb: Codebook,
     widened: Mapping[tuple[str, object, str], tuple[str, ...]],
-) -> tuple[list[dict[str, Any]], dict[str, str]]:
+) -> tuple[list[dict[str, Any]], dict[str, str], list[str]]:
     """Human review vs judge on the units the humans coded.
 
     Rows for the agreement table (per dimension, and per code for Cohen and AC1, 95% CIs from
     1,000 unit resamples, seed 0), and ``{code: "kappa [low, high]"}`` for the codebook table
-    when exactly one human and one judge are compared (otherwise the table lists each pair).
-    A row of a step that reviews migrated from an earlier version coded with one code
-    (``widened``: (unit, kind, coder) -> steps) says so in its warning: it compares possibly
-    incomplete sets.
+    when exactly one human and one judge are compared (otherwise the table lists each pair),
+    and the reviewed unit ids no judge annotation holds. A row of a step that reviews migrated
+    from an earlier version coded with one code (``widened``: (unit, kind, coder) -> steps)
+    says so in its warning: it compares possibly incomplete sets.
     """
     narrow: dict[tuple[str, str], int] = {}  # (coder, step) -> migrated reviews narrow there
     for (_, _, coder), steps in widened.items():
@@ -1584,8 +1590,10 @@ def _review_agreement(
         for a in read_models_jsonl(p, Annotation)
         if a.unit_id in reviewed
     )
+    judged = {a.unit_id for a in machine}
+    unjudged = [u for u in dict.fromkeys(a.unit_id for a in humans) if u not in judged]
     if not humans or not machine:
-        return [], {}
+        return [], {}, unjudged
     results = annotation_agreement(
         [*humans, *machine],
         categories=cb.code_lists(),
@@ -1633,4 +1641,4 @@ def _review_agreement(
                 text += " *" if v.warning else ""
             per_code.setdefault(r.code, []).append(text)
     single = {code: texts[0] for code, texts in per_code.items() if len(texts) == 1}
-    return rows, single if len(single) == len(per_code) else {}
+    return rows, single if len(single) == len(per_code) else {}, unjudged
