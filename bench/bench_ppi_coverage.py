@@ -19,7 +19,15 @@ Grids (``--grid``):
 - ``regime``: the seed's own: sensitivity 0.7, 0.8, 0.9, 0.95 x specificity 0.9, 0.95, 0.99,
   0.995; prevalence 0.02, 0.05, 0.1, 0.2, 0.3; n 50, 100, 200; 1,440 cells.
 
-Both: plans ``uniform`` (a simple random sample of the units) and ``by-code`` (stratified by
+- ``accuracy`` (session 15): judges of accuracy 0.7, 0.85, 0.95 (sensitivity = specificity),
+  reviewed units 30, 50, 100, 300, prevalence 0.02, 0.1, 0.3, population N 2,000 and 20,000
+  (not the three below); 144 cells. A compact table: coverage and mean width of every interval
+  reported for a corrected share (judge-only Wald, human-only as reported, corrected, and
+  ``ppi_mean``'s Wald) and of the candidate, Blaker's interval per part
+  (``bench/ppi_blaker.py``), with the width it saves; "seed" marks the seed's regime
+  (accuracy 0.85-0.95, 50-100 reviewed). ``--blaker`` adds the candidate to the other grids.
+
+All: plans ``uniform`` (a simple random sample of the units) and ``by-code`` (stratified by
 the judge's code, proportional allocation with at least 2 units per stratum, as
 ``failcodes review plan --stratify code`` draws it); population N (judged units in the cell)
 1,000, 10,000, 100,000.
@@ -40,7 +48,7 @@ columns (uniform plans): ``ppi_mean``'s Wald interval (``ppi_py``'s), how often 
 before session 13 fired and its coverage where it did not; ``ppi_mean`` now notes every 0/1
 sample and gives NEW's interval beside it (``exact_low`` / ``exact_high``).
 
-Run: ``python bench/bench_ppi_coverage.py [--grid regime] [--replicates 2000] [--seed 0]
+Run: ``python bench/bench_ppi_coverage.py [--grid regime|accuracy] [--replicates 2000] [--seed 0]
 [--quiet]`` (about 3 minutes per grid on 2 shared cores).
 """
 
@@ -72,10 +80,14 @@ from failcodes.stats.ppi import (  # noqa: E402
     combine_strata,
     corrected_interval,
     effective_n,
+    human_interval,
+    judge_cells,
     judge_only,
+    mover_share,
     ppi,
     z_value,
 )
+from ppi_blaker import blaker as blaker_interval  # noqa: E402
 
 JUDGES = ((0.6, 0.6), (0.8, 0.9), (0.9, 0.95), (0.95, 0.99), (0.99, 0.99))
 REVIEWED = (30, 50, 100, 200, 400, 800)
@@ -89,6 +101,17 @@ REGIME = {
     "prevalences": (0.02, 0.05, 0.1, 0.2, 0.3),
     "plans": PLANS,
     "populations": POPULATIONS,
+}
+
+#: Session 15's grid (``--grid accuracy``): judges of accuracy 0.7, 0.85, 0.95 (sensitivity =
+#: specificity, so the agreement with humans is the accuracy at every prevalence); the seed's
+#: regime is accuracy 0.85-0.95 with 50-100 reviewed units of a few thousand.
+ACCURACY = {
+    "judges": ((0.7, 0.7), (0.85, 0.85), (0.95, 0.95)),
+    "reviewed": (30, 50, 100, 300),
+    "prevalences": (0.02, 0.1, 0.3),
+    "plans": PLANS,
+    "populations": (2_000, 20_000),
 }
 
 FloatArray = npt.NDArray[np.float64]
@@ -225,6 +248,12 @@ class CellResult:
     mean_flag: float | None = None  # how often its old note (thin_evidence, se 0) fired
     mean_unnoted: float | None = None  # coverage where that note did not fire
     mean_n_unnoted: int = 0
+    mean_width: float | None = None  # its Wald interval's mean width
+    # the candidate: Blaker's exact interval per part instead of Clopper-Pearson's (MOVER alike)
+    # the human-only interval as reported (MOVER over the plan's strata; human: strata ignored)
+    human_rep: tuple[float, float] = (float("nan"), float("nan"))
+    blaker: tuple[float, float] = (float("nan"), float("nan"))
+    human_blaker: tuple[float, float] = (float("nan"), float("nan"))
 
     def meets(self) -> bool:
         """Coverage of the printed (unflagged) intervals in 0.93-0.99, allowing 2 MC SE."""
@@ -244,8 +273,10 @@ def _cover(bounds: Bounds, truth: float, keep: npt.NDArray[np.bool_]) -> tuple[f
     return float(hit[keep].mean()), float((high - low)[keep].mean())
 
 
-def run_cell(rng: np.random.Generator, d: Design, reps: int, confidence: float) -> CellResult:
-    """Simulate one design and measure every interval."""
+def run_cell(
+    rng: np.random.Generator, d: Design, reps: int, confidence: float, blaker: bool = False
+) -> CellResult:
+    """Simulate one design and measure every interval (``blaker``: the candidate too)."""
     z = z_value(confidence)
     m = simulate(rng, d, reps)
     units = m.n + m.n_unlabeled
@@ -269,12 +300,22 @@ def run_cell(rng: np.random.Generator, d: Design, reps: int, confidence: float) 
     old = (np.where(few, sl, wl), np.where(few, sh, wh))
     hit = (low <= d.p) & (d.p <= high)
     mean = _ppi_mean_wald(safe, per, d, z) if d.plan == "uniform" else {}
+    if blaker:
+        n_c, x_c, units_c = judge_cells(safe)
+        _, bl, bh = mover_share(n_c, x_c, units_c, confidence, part_interval=blaker_interval)
+        point = np.clip(corrected.estimate, 0.0, 1.0)
+        mean["blaker"] = _cover((np.minimum(bl, point), np.maximum(bh, point)), d.p, defined)
+        _, hl, hh = mover_share(
+            safe.n, safe.sum_y, units, confidence, part_interval=blaker_interval
+        )
+        mean["human_blaker"] = _cover((hl, hh), d.p, defined)
     post_hit = (post[0] <= d.p) & (d.p <= post[1])
     unflagged = defined & ~post_flag
     return CellResult(
         design=d,
         judge=_cover(_wald(judge.estimate, judge.variance, z), d.p, defined),
         human=_cover(clopper_pearson(pos, nn, confidence), d.p, defined),
+        human_rep=_cover(human_interval(safe, confidence), d.p, defined),
         corrected=_cover((low, high), d.p, defined),
         flag=float((~defined).mean()),
         cov_unflagged=float(hit[defined].mean()) if defined.any() else None,
@@ -309,6 +350,7 @@ def _ppi_mean_wald(safe: Moments, per: Estimates, d: Design, z: float) -> dict[s
         "mean_flag": float(noted.mean()),
         "mean_unnoted": float(hit[~noted].mean()) if (~noted).any() else None,
         "mean_n_unnoted": int((~noted).sum()),
+        "mean_width": float((2 * z * se).mean()),
     }
 
 
@@ -357,6 +399,85 @@ def row(r: CellResult) -> str:
     )
 
 
+COMPACT_HEADER = (
+    f"{'plan':<8} {'acc':>4} {'kappa':>5} {'N':>6} {'n':>4} {'p':>4} | "
+    f"{'judge':>5} {'width':>5} | {'human':>5} {'width':>5} | {'CP':>5} {'width':>5} | "
+    f"{'Blkr':>5} {'width':>5} {'gain':>5} | {'hBlkr':>5} {'width':>5} | "
+    f"{'Wald':>5} {'width':>5} | seed"
+)
+
+
+def seed_regime(d: Design) -> bool:
+    """The seed's regime: an accurate judge (0.85-0.95), 50-100 reviewed of a few thousand."""
+    return 0.85 <= d.sens <= 0.95 and 50 <= d.n <= 100 and d.units <= 20_000
+
+
+def compact_row(r: CellResult) -> str:
+    """Coverage and mean width of every interval reported for a corrected share, one design.
+
+    judge: the judge-only share's Wald interval; human: the human-only one as reported
+    (Clopper-Pearson, MOVER over the plan's strata); CP: the corrected one as reported;
+    Blkr / hBlkr: the same two with Blaker's interval per part (gain: CP's width saved);
+    Wald: ppi_mean's (ppi_py's) Wald interval, uniform plans only.
+    """
+    d = r.design
+    gain = 1 - r.blaker[1] / r.corrected[1] if r.corrected[1] > 0 else 0.0
+    wald = (
+        f"{_fmt(r.mean_cov):>5} {_fmt(r.mean_width):>5}"
+        if r.mean_cov is not None
+        else f"{'-':>5} {'-':>5}"
+    )
+    return (
+        f"{d.plan:<8} {d.sens:>4} {d.kappa():>5.2f} {d.units:>6} {d.n:>4} {d.p:>4} | "
+        f"{r.judge[0]:.3f} {r.judge[1]:.3f} | {r.human_rep[0]:.3f} {r.human_rep[1]:.3f} | "
+        f"{r.corrected[0]:.3f} {r.corrected[1]:.3f} | {r.blaker[0]:.3f} {r.blaker[1]:.3f} "
+        f"{100 * gain:>4.1f}% | {r.human_blaker[0]:.3f} {r.human_blaker[1]:.3f} | {wald} | "
+        f"{'yes' if seed_regime(d) else ''}"
+    )
+
+
+def compact_summary(results: list[CellResult], reps: int) -> None:
+    """Per interval: the lowest cell, the cells under 0.94, the mean width (all; seed regime)."""
+    print()
+    mc = (0.95 * 0.05 / reps) ** 0.5
+    print(f"cells: {len(results)}; Monte Carlo SE of a coverage of 0.95 over {reps}: {mc:.4f}")
+    for name, get in (
+        ("judge-only Wald", lambda r: r.judge),
+        ("human-only (reported)", lambda r: r.human_rep),
+        ("corrected (reported, CP per part)", lambda r: r.corrected),
+        ("corrected, Blaker per part", lambda r: r.blaker),
+        ("human-only, Blaker per stratum", lambda r: r.human_blaker),
+        ("ppi_mean Wald (uniform)", lambda r: (r.mean_cov, r.mean_width)),
+    ):
+        rows = [(r, get(r)) for r in results if get(r)[0] is not None]
+        if not rows or np.isnan(rows[0][1][0]):
+            continue
+        low = min(rows, key=lambda t: t[1][0])
+        under = [r for r, c in rows if c[0] < 0.94]
+        seed_w = [c[1] for r, c in rows if seed_regime(r.design)]
+        print(
+            f"{name}: min coverage {low[1][0]:.3f} ({low[0].design}); cells under 0.94: "
+            f"{len(under)} of {len(rows)}; mean width {np.mean([c[1] for _, c in rows]):.4f}"
+            + (f", seed regime ({len(seed_w)} cells) {np.mean(seed_w):.4f}" if seed_w else "")
+        )
+
+
+def blaker_summary(results: list[CellResult]) -> None:
+    """The candidate against the reported interval: coverage floor and width saved."""
+    seed = [r for r in results if seed_regime(r.design)]
+    for label, rows in (("all cells", results), ("seed regime", seed)):
+        if not rows:
+            continue
+        gain = [1 - r.blaker[1] / r.corrected[1] for r in rows if r.corrected[1] > 0]
+        print(
+            f"Blaker per part vs CP per part, {label} ({len(rows)}): min coverage "
+            f"{min(r.blaker[0] for r in rows):.3f} (CP {min(r.corrected[0] for r in rows):.3f}); "
+            f"width saved mean {100 * np.mean(gain):.1f}%, min {100 * min(gain):.1f}%, "
+            f"max {100 * max(gain):.1f}%; cells under 0.95: "
+            f"{sum(r.blaker[0] < 0.95 for r in rows)}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--replicates", type=int, default=2000)
@@ -364,10 +485,17 @@ def main() -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
     parser.add_argument(
         "--grid",
-        choices=("issue26", "regime"),
+        choices=("issue26", "regime", "accuracy"),
         default="issue26",
         help="issue26: the whole design grid; regime: the seed's own (accurate judges, "
-        "sensitivity 0.7-0.95, specificity 0.9-0.995, prevalence 0.02-0.3, 50-200 reviewed)",
+        "sensitivity 0.7-0.95, specificity 0.9-0.995, prevalence 0.02-0.3, 50-200 reviewed); "
+        "accuracy: judges of accuracy 0.7/0.85/0.95, 30-300 reviewed of 2,000/20,000 units, "
+        "prevalence 0.02/0.1/0.3 (compact table, with the Blaker candidate)",
+    )
+    parser.add_argument(
+        "--blaker",
+        action="store_true",
+        help="also measure Blaker's exact interval per part (the candidate; --grid accuracy: on)",
     )
     args = parser.parse_args()
     started = time.perf_counter()
@@ -378,17 +506,24 @@ def main() -> None:
         "interval reported before, 'noted' = how often its 'coverage not assured' note fired, "
         "'cov unnoted' = its coverage where it did not; wald: PPI++ Wald / score (older still)"
     )
+    compact = args.grid == "accuracy"
+    blaker = args.blaker or compact
     if not args.quiet:
-        print(HEADER)
-    grid = designs(**REGIME) if args.grid == "regime" else designs()
+        print(COMPACT_HEADER if compact else HEADER)
+    grid = designs(**{"regime": REGIME, "accuracy": ACCURACY}.get(args.grid, {}))
     results = []
     for i, d in enumerate(grid):
         rng = np.random.default_rng([args.seed, i])
-        r = run_cell(rng, d, args.replicates, 0.95)
+        r = run_cell(rng, d, args.replicates, 0.95, blaker)
         results.append(r)
         if not args.quiet:
-            print(row(r))
-    summary(results, args.replicates)
+            print(compact_row(r) if compact else row(r), flush=True)
+    if compact:
+        compact_summary(results, args.replicates)
+    else:
+        summary(results, args.replicates)
+    if blaker:
+        blaker_summary(results)
     print(f"elapsed {time.perf_counter() - started:.0f} s")
 
 

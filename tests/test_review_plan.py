@@ -337,6 +337,17 @@ def hand_corrected() -> tuple[float, float, float, float]:
     between = z * z * sum(0.5 * (a - mid) ** 2 for a, _ in parts) / 20
     low = mid - math.sqrt(sum((0.5 * (a - lo)) ** 2 for a, (lo, _) in parts) + between)
     high = mid + math.sqrt(sum((0.5 * (hi - a)) ** 2 for a, (_, hi) in parts) + between)
+    # M = 0.5417 > 1/2: the lower bound is MOVER's (0.2459); the upper one is MOVER's 0.8582 or,
+    # if higher, 1 - the 2.5% quantile of the Beta with the mean and variance of the
+    # complement's lower Betas 0.5 Beta(1, 6) + 0.5 Beta(3, 2) (1 of 6, 3 of 4) plus B / z^2:
+    # mean 0.5 x 1/7 + 0.5 x 3/5 = 0.37143, variance 0.25 x 6/392 + 0.25 x 6/150 + 0.0042535
+    # = 0.018080 -> 1 - Beta(4.4249, 7.4883) at 2.5% = 0.8658
+    mean = 0.5 * 1 / 7 + 0.5 * 3 / 5
+    var = 0.25 * 6 / 392 + 0.25 * 6 / 150 + between / (z * z)
+    k = mean * (1 - mean) / var - 1
+    assert (round(low, 4), round(high, 4)) == (0.2459, 0.8582)
+    high = max(high, 1 - float(beta_dist.ppf(0.025, mean * k, (1 - mean) * k)))
+    assert round(high, 4) == 0.8658
     return lam, theta, max(low, 0.0), min(high, 1.0)
 
 
@@ -360,7 +371,11 @@ def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path
         assert row["corrected (%)"] == f"{100 * theta:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
         assert row["human-only (%)"] == f"60.0 [{100 * h_low:.1f}, {100 * h_high:.1f}]"
         assert float(row["lambda"]) == pytest.approx(round(lam, 2))
-        assert row["n_eff"] == f"{n_eff:.0f} (+{n_eff - 10:.0f})"
+        # 10 x (0.6161 / 0.6200)^2 = 9.9: with 10 reviewed units (2 disagreements) the corrected
+        # interval, its upper bound the complement's Beta sum's, is a little wider than the
+        # human-only one
+        assert round(n_eff, 1) == 9.9
+        assert row["n_eff"] == "10 (+0)"
         assert int(row["disagree"]) == 2
         # 2 disagreements with the judge: the old interval carried "coverage not assured: 4
         # reviewed without the code (< 15), 2 disagreements (< 10)"; the exact parts need none

@@ -130,10 +130,32 @@ def _cp(x: float, n: float) -> tuple[float, float]:
     return low, high
 
 
+def _beta_sum_lower(parts: list[tuple[float, float, float]]) -> float:
+    """2.5% quantile of the Beta with the mean and variance of sum W Beta(x, n - x + 1) (each
+    part's Clopper-Pearson lower Beta) plus sum W (a - M)^2 / units, written out: mean
+    sum W x / (n + 1), variance sum W^2 x (n - x + 1) / ((n + 1)^2 (n + 2)) + that."""
+    total = sum(u for _, _, u in parts)
+    w = [u / total for _, _, u in parts]
+    a = [x / n if n else 0.5 for x, n, _ in parts]
+    mid = sum(wi * ai for wi, ai in zip(w, a, strict=True))
+    mean = sum(wi * x / (n + 1) for wi, (x, n, _) in zip(w, parts, strict=True))
+    var = (
+        sum(
+            wi**2 * x * (n - x + 1) / ((n + 1) ** 2 * (n + 2))
+            for wi, (x, n, _) in zip(w, parts, strict=True)
+        )
+        + sum(wi * (ai - mid) ** 2 for wi, ai in zip(w, a, strict=True)) / total
+    )
+    k = mean * (1 - mean) / var - 1
+    return float(beta_dist.ppf(0.025, mean * k, (1 - mean) * k))
+
+
 def _mover(parts: list[tuple[float, float, float]]) -> tuple[float, float]:
-    """MOVER of Clopper-Pearson parts ``(x, n, units)``, written out (Zou & Donner 2008):
-    M = sum W a, low = M - sqrt(sum (W (a - l))^2 + B), high = M + sqrt(sum (W (u - a))^2 + B),
-    B = z^2 sum W (a - M)^2 / units."""
+    """The reported interval of Clopper-Pearson parts ``(x, n, units)``, written out. MOVER
+    (Zou & Donner 2008): M = sum W a, low = M - sqrt(sum (W (a - l))^2 + B),
+    high = M + sqrt(sum (W (u - a))^2 + B), B = z^2 sum W (a - M)^2 / units; the lower bound
+    is the lower of MOVER's and _beta_sum_lower's where M <= 1/2, the upper bound the higher of
+    MOVER's and 1 - _beta_sum_lower's of the complement (n - x of n) where M >= 1/2."""
     total = sum(u for _, _, u in parts)
     w = [u / total for _, _, u in parts]
     a = [x / n for x, n, _ in parts]
@@ -142,7 +164,12 @@ def _mover(parts: list[tuple[float, float, float]]) -> tuple[float, float]:
     between = Z95**2 * sum(wi * (ai - mid) ** 2 for wi, ai in zip(w, a, strict=True)) / total
     down = sum((wi * (ai - lo)) ** 2 for wi, ai, (lo, _) in zip(w, a, bounds, strict=True))
     up = sum((wi * (hi - ai)) ** 2 for wi, ai, (_, hi) in zip(w, a, bounds, strict=True))
-    return mid - math.sqrt(down + between), mid + math.sqrt(up + between)
+    low, high = mid - math.sqrt(down + between), mid + math.sqrt(up + between)
+    if mid <= 0.5:
+        low = min(low, _beta_sum_lower(parts))
+    if mid >= 0.5:
+        high = max(high, 1 - _beta_sum_lower([(n - x, n, u) for x, n, u in parts]))
+    return low, high
 
 
 def test_human_share_of_one_stratum_is_clopper_pearson() -> None:
@@ -171,11 +198,46 @@ def test_corrected_interval_as_reported_by_hand() -> None:
     result = share_estimates([_cell(16, misses=5)])
     low, high = _mover([(11, 16, 176), (5, 24, 264)])
     # by hand: CP(11 of 16) [0.4134, 0.8898], CP(5 of 24) [0.0713, 0.4215], B = 0.00048:
-    # 0.4 - sqrt((0.4 x 0.2741)^2 + (0.6 x 0.1370)^2 + B) = 0.2612; the upper likewise 0.5529
-    assert (round(low, 4), round(high, 4)) == (0.2612, 0.5529)
+    # MOVER's 0.4 - sqrt((0.4 x 0.2741)^2 + (0.6 x 0.1370)^2 + B) = 0.2612; the upper likewise
+    # 0.5529. The sum of the parts' lower Betas: mean 0.4 x 11/17 + 0.6 x 5/25 = 0.37882,
+    # variance 0.16 x 66/5202 + 0.36 x 100/16250 + 0.05520/440 = 0.0043708: Beta(20.016,
+    # 32.822) at 2.5%, 0.2542, lower than MOVER's, so the reported lower bound (M = 0.4 <= 1/2:
+    # the lower tail is the skewed one); the upper one is MOVER's
+    assert (round(low, 4), round(high, 4)) == (0.2542, 0.5529)
     assert result.corrected.ci_low == pytest.approx(min(low, result.corrected.estimate))
     assert result.corrected.ci_high == pytest.approx(max(high, result.corrected.estimate))
     assert result.disagreements == 10
+
+
+def test_mover_lower_bound_above_the_truth_with_one_positive_in_each_part() -> None:
+    # A judge of accuracy 0.7 at prevalence 0.02 codes 30.8% of 2,000 units 1 (616); a plan by
+    # its code reviews 9 of them (positive share 0.014 / 0.308 = 0.0455) and 21 of the 1,384 it
+    # coded 0 (0.006 / 0.692 = 0.0087). One positive in each part (probability 0.043) gave
+    # MOVER's M = 0.308/9 + 0.692/21 = 0.06717, CP(1 of 9) 0.00281, CP(1 of 21) 0.00120,
+    # B = 3.8415 x (0.308 x 0.04403^2 + 0.692 x 0.01956^2) / 2000 = 1.65e-6:
+    # 0.06717 - sqrt((0.308 x 0.10830)^2 + (0.692 x 0.04641)^2 + B) = 0.0209, above the truth
+    # 0.02 (the exact coverage of that design was 0.937, tests/test_ppi_coverage.py). The sum of
+    # the parts' lower Betas: mean 0.308/10 + 0.692/22 = 0.06226, variance
+    # 0.308^2 x 9/1100 + 0.692^2 x 21/11132 + 4.3e-7 = 0.0016799: Beta(2.101, 31.65) at 2.5%.
+    strata = [
+        Stratum([1.0] + [0.0] * 8, [1.0] * 9, [1.0] * 607),
+        Stratum([1.0] + [0.0] * 20, [0.0] * 21, [0.0] * 1363),
+    ]
+    result = share_estimates(strata)
+    parts = [(1, 9, 616), (1, 21, 1384)]
+    total = 2000
+    w = [u / total for _, _, u in parts]
+    a = [x / n for x, n, _ in parts]
+    mid = sum(wi * ai for wi, ai in zip(w, a, strict=True))
+    between = Z95**2 * sum(wi * (ai - mid) ** 2 for wi, ai in zip(w, a, strict=True)) / total
+    down = sum(
+        (wi * (ai - _cp(x, n)[0])) ** 2 for wi, ai, (x, n, _) in zip(w, a, parts, strict=True)
+    )
+    assert round(mid - math.sqrt(down + between), 4) == 0.0209  # MOVER's, above 0.02
+    low = _beta_sum_lower(parts)
+    assert round(low, 4) == round(float(beta_dist.ppf(0.025, 2.1012, 31.650)), 4)
+    assert result.corrected.ci_low == pytest.approx(low) and low < 0.02
+    assert result.human.ci_low == pytest.approx(low)  # the strata are the judge's codes
 
 
 def test_few_disagreements_still_get_an_exact_interval() -> None:
@@ -241,14 +303,17 @@ def test_judge_code_strata_show_their_gain_in_effective_n() -> None:
     assert result.corrected.estimate == pytest.approx(0.135)
     assert result.effective_n_human == pytest.approx(result.effective_n)
     # n_eff = 40 x (w_srs / w)^2: w_srs the Clopper-Pearson width of 19 of 40 as one sample,
-    # w the MOVER interval's over the strata 18 of 20 (100 units) and 1 of 20 (900 units)
+    # w the reported interval's over the strata 18 of 20 (100 units) and 1 of 20 (900 units):
+    # its lower bound the sum of the strata's lower Betas (mean 0.12857, variance 0.0017904:
+    # Beta(7.917, 53.660) at 2.5%, 0.0578), below MOVER's 0.0836
     low, high = _mover([(18, 20, 100), (1, 20, 900)])
     srs_low, srs_high = _cp(19, 40)
     assert result.human.ci_low == pytest.approx(low)
     assert result.effective_n_human == pytest.approx(
         40 * ((srs_high - srs_low) / (high - low)) ** 2
     )
-    assert round(result.effective_n_human, 1) == 78.4  # the 40 reviews are worth 78
+    assert round(low, 4) == 0.0578
+    assert round(result.effective_n_human, 1) == 63.5  # the 40 reviews are worth 63
 
 
 def test_vectorised_over_replicates() -> None:
@@ -293,13 +358,16 @@ def test_constant_human_codes_never_give_a_zero_width_interval() -> None:
     # No reviewed unit carries the code, the judge gave it to one reviewed and one unreviewed
     # unit: the parts are 0 of 1 (2 units) and 0 of 19 (99 units), each with Clopper-Pearson's
     # upper bound 1 - 0.025^(1/n); M = 0, so high = sqrt((2/101 x 0.975)^2 + (99/101 x
-    # (1 - 0.025^(1/19)))^2); the human-only 0 of 20: [0, 1 - 0.025^(1/20)].
+    # (1 - 0.025^(1/19)))^2) = 0.1740 by MOVER (M = 0 < 1/2: the upper bound is MOVER's; 1 - the
+    # Beta-sum lower bound of the complement would be 0.1793); the human-only 0 of 20:
+    # [0, 1 - 0.025^(1/20)].
     result = share_estimates([Stratum([0] * 20, [0] * 19 + [1], [1] + [0] * 80)])
     assert result.lam == 0
     assert result.corrected.estimate == 0
     assert result.corrected.ci_low == 0
-    high = math.hypot(2 / 101 * 0.975, 99 / 101 * (1 - 0.025 ** (1 / 19)))
-    assert result.corrected.ci_high == pytest.approx(high)
+    mover = math.hypot(2 / 101 * 0.975, 99 / 101 * (1 - 0.025 ** (1 / 19)))
+    assert round(mover, 4) == 0.1740
+    assert result.corrected.ci_high == pytest.approx(mover)
     assert result.human.ci_high == pytest.approx(1 - 0.025 ** (1 / 20))
 
 
@@ -345,12 +413,14 @@ def test_ppi_mean_says_when_its_wald_interval_may_not_cover() -> None:
     # k = the judge's 1s among the unreviewed), the judge-0 part has no reviewed unit (share
     # 1/2, bounds [0, 1], units 200 - k). CP(5 of 5) lower 0.025^(1/5); MOVER:
     # M = W1 + W0 / 2, low = M - sqrt(W1^2 (1 - 0.025^(1/5))^2 + W0^2 / 4 + B),
-    # B = z^2 (W1 (1 - M)^2 + W0 (1/2 - M)^2) / 205; high is widened to hold the estimate 1.
+    # B = z^2 (W1 (1 - M)^2 + W0 (1/2 - M)^2) / 205: 0.4149 at k = 111 (M = 0.783 > 1/2, so
+    # MOVER's lower bound stands); high is widened to hold the estimate 1.
     k = int(u.sum())
     w1, w0 = (5 + k) / 205, (200 - k) / 205
     mid = w1 + w0 / 2
     between = Z95**2 * (w1 * (1 - mid) ** 2 + w0 * (0.5 - mid) ** 2) / 205
     low = mid - math.sqrt((w1 * (1 - 0.025 ** (1 / 5))) ** 2 + w0**2 / 4 + between)
+    assert (k, round(low, 4)) == (111, 0.4149)
     assert result.exact_low == pytest.approx(low)
     assert result.exact_high == 1.0
     assert result.warning == (
@@ -362,7 +432,10 @@ def test_ppi_mean_says_when_its_wald_interval_may_not_cover() -> None:
     # The hand fixture: 5 reviewed, 2 disagreements. Judge-1 part: 2 of 3 reviewed, 6 units;
     # judge-0 part: 1 of 2 reviewed, 7 units. CP(2 of 3) = [Beta(2, 2) at 2.5%,
     # 0.975^(1/3)], CP(1 of 2) = [1 - sqrt(0.975), sqrt(0.975)]; M = 7.5/13 = 0.576923;
-    # B = z^2 (6/13 (2/3 - M)^2 + 7/13 (1/2 - M)^2) / 13 -> [0.201811, 0.882560].
+    # B = z^2 (6/13 (2/3 - M)^2 + 7/13 (1/2 - M)^2) / 13 -> MOVER [0.201811, 0.882560]; M > 1/2,
+    # so the upper bound is the higher of MOVER's and 1 - the Beta-sum lower bound of the
+    # complement (1 of 3, 1 of 2: mean 6/13 x 1/4 + 7/13 x 1/3 = 0.29487, variance 0.024627),
+    # 0.948796.
     result = ppi_mean(Y, YHAT, YHAT_U)
     w1, w0, mid = 6 / 13, 7 / 13, 7.5 / 13
     between = Z95**2 * (w1 * (2 / 3 - mid) ** 2 + w0 * (0.5 - mid) ** 2) / 13
@@ -374,12 +447,14 @@ def test_ppi_mean_says_when_its_wald_interval_may_not_cover() -> None:
     high = mid + math.sqrt(
         (w1 * (0.975 ** (1 / 3) - 2 / 3)) ** 2 + (w0 * (math.sqrt(0.975) - 0.5)) ** 2 + between
     )
-    assert (result.exact_low, result.exact_high) == pytest.approx((low, high))
     assert (round(low, 6), round(high, 6)) == (0.201811, 0.882560)
+    high = 1 - _beta_sum_lower([(1, 3, 6), (1, 2, 7)])
+    assert (result.exact_low, result.exact_high) == pytest.approx((low, high))
+    assert round(high, 6) == 0.948796
     assert result.warning == (
         "coverage not assured: Wald's interval is asymptotic and may not cover at 5 labelled "
         "units (2 disagreements); the exact interval, as failcodes reports a share, is "
-        "[0.2018, 0.8826] (exact_low, exact_high); failcodes prints no share from fewer than "
+        "[0.2018, 0.9488] (exact_low, exact_high); failcodes prints no share from fewer than "
         "10 reviewed units"
     )
     # lam = 0 asked for (or nothing unlabeled): the classical share, Clopper-Pearson's 3 of 5

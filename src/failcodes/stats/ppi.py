@@ -54,7 +54,7 @@ codes, cells or simulated replicates at once by broadcasting.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -66,6 +66,8 @@ from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
 
 FloatArray = npt.NDArray[np.float64]
+#: An interval of ``x`` positives in ``n`` at a confidence level: ``(low, high)`` arrays.
+PartInterval = Callable[[npt.ArrayLike, npt.ArrayLike, float], tuple[FloatArray, FloatArray]]
 
 #: :func:`ppi_mean` notes fewer labelled units than this where the values are not 0/1 codes.
 SMALL_STRATUM = 10
@@ -254,6 +256,7 @@ def mover_share(
     units: npt.ArrayLike,
     confidence: float,
     axis: int = -1,
+    part_interval: PartInterval | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(estimate, low, high)`` of the share ``sum_c W_c a_c`` over the cells on ``axis``.
 
@@ -265,6 +268,19 @@ def mover_share(
     ``u_c``, where ``B = z**2 sum_c W_c (a_c - M)**2 / units`` is the variance of the cells'
     shares of units (the units are a sample of the population, as in PPI). One cell: exactly
     Clopper-Pearson's interval.
+
+    MOVER's lower bound is too high where several cells hold a few positives each: the
+    quadrature sum of their distances is shorter than the lower tail of the sum of skewed
+    shares (a judge of accuracy 0.6-0.7, 20-40 reviewed, prevalence 0.015-0.03, plan by the
+    judge's code: exact coverage 0.930-0.938), and its upper bound likewise where they hold a
+    few negatives each. So where ``M <= 1/2`` (the lower tail is the skewed one) ``low`` is the
+    lower of MOVER's and :func:`beta_sum_lower`'s, and where ``M >= 1/2`` ``high`` the higher
+    of MOVER's and 1 - :func:`beta_sum_lower` of the complement (``n - x`` of ``n``), so the
+    complement's interval is 1 - this one (exact coverage >= 0.964 over accuracy 0.6-0.95,
+    20-100 reviewed by the judge's code, prevalence 0.005-0.995; ``bench/bench_ppi_coverage.py
+    --grid accuracy``).
+    ``part_interval``: another exact interval per cell (the bench's candidates); Clopper-Pearson's
+    by default.
     """
     from scipy.special import ndtri  # lazy: scipy costs time at start-up
 
@@ -272,18 +288,60 @@ def mover_share(
     total = u_a.sum(axis=axis, keepdims=True)
     w = _safe_div(u_a, total)
     share = np.where(n_a > 0, _safe_div(x_a, n_a), 0.5)
-    low_c, high_c = clopper_pearson(x_a, n_a, confidence)
+    low_c, high_c = (part_interval or clopper_pearson)(x_a, n_a, confidence)
     est = (w * share).sum(axis=axis, keepdims=True)
     z = ndtri(0.5 + confidence / 2)
     between = z * z * _safe_div((w * (share - est) ** 2).sum(axis=axis), np.squeeze(total, axis))
     down = np.sqrt(((w * (share - low_c)) ** 2).sum(axis=axis) + between)
     up = np.sqrt(((w * (high_c - share)) ** 2).sum(axis=axis) + between)
     mid = np.squeeze(est, axis)
+    extra = between / (z * z)
+    # the tail toward the nearer end of [0, 1] is the skewed one
+    low = np.where(
+        mid <= 0.5,
+        np.minimum(mid - down, beta_sum_lower(n_a, x_a, w, extra, confidence, axis)),
+        mid - down,
+    )
+    high = np.where(
+        mid >= 0.5,
+        np.maximum(mid + up, 1 - beta_sum_lower(n_a, n_a - x_a, w, extra, confidence, axis)),
+        mid + up,
+    )
     return (
         np.asarray(mid, dtype=np.float64),
-        np.asarray(np.clip(mid - down, 0.0, 1.0), dtype=np.float64),
-        np.asarray(np.clip(mid + up, 0.0, 1.0), dtype=np.float64),
+        np.asarray(np.clip(low, 0.0, 1.0), dtype=np.float64),
+        np.asarray(np.clip(high, 0.0, 1.0), dtype=np.float64),
     )
+
+
+def beta_sum_lower(
+    n: FloatArray,
+    x: FloatArray,
+    w: FloatArray,
+    extra: npt.ArrayLike,
+    confidence: float,
+    axis: int = -1,
+) -> FloatArray:
+    """Lower bound of ``sum_c w_c a_c``: a quantile of the sum of the cells' Clopper-Pearson Betas.
+
+    Clopper-Pearson's lower bound of ``x`` in ``n`` is the ``(1 - confidence) / 2`` quantile
+    of ``Beta(x, n - x + 1)``; for the weighted sum, that quantile of a Beta with the mean and
+    variance of ``sum_c w_c Beta(x_c, n_c - x_c + 1)`` (plus ``extra``, the variance of the
+    cells' shares of units). The binomial analogue of Fay & Feuer's gamma interval for a
+    weighted sum of Poisson counts (*Statistics in Medicine* 16, 1997); one cell: exactly
+    Clopper-Pearson's bound.
+    """
+    from scipy.special import betaincinv  # lazy: scipy costs time at start-up
+
+    size = n + 1
+    mean = (w * _safe_div(x, size)).sum(axis=axis)
+    var = (w * w * _safe_div(x * (size - x), size * size * (size + 1))).sum(axis=axis) + extra
+    k = np.maximum(_safe_div(mean * (1 - mean), var) - 1, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bound = betaincinv(
+            np.maximum(mean * k, 1e-300), np.maximum((1 - mean) * k, 1e-300), (1 - confidence) / 2
+        )
+    return np.asarray(np.where(var > 0, bound, mean), dtype=np.float64)
 
 
 def judge_cells(m: Moments, axis: int = -1) -> tuple[FloatArray, FloatArray, FloatArray]:
