@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.attribution import Strategy, rows_frame
-from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.csvcells import leads_like_a_formula, safe_frame, writes_raw
 from failcodes.errors import InputError
 from failcodes.fileio import output_error
@@ -83,11 +83,7 @@ class AttributeRequest(Request):
     strategy: Strategy = option(
         Strategy.AUTO, help="auto, codebook or verdict (docs/attribution.md)."
     )
-    top_k: int | None = option(
-        None,
-        help="Only passages ranked <= K (units built from traces or disagreements).",
-        ge=1,
-    )
+    top_k: int | None = top_k_option()
     top: int = option(3, help="Dominant subcodes per group.", ge=1)
     output: Path = option(Path("reports") / "attribution", flags=("-o", "--output"))
     evidence: list[str] = option(

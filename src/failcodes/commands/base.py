@@ -55,6 +55,12 @@ def option(
     return Field(default, description=help, json_schema_extra=extra or None, **constraints)
 
 
+def top_k_option(**constraints: Any) -> Any:
+    """``--top-k``: the passage cut of units built from traces or disagreements."""
+    text = "Only passages ranked <= K (units built from traces or disagreements)."
+    return option(None, help=text, ge=1, **constraints)
+
+
 def field_flags(model: type[BaseModel], name: str) -> tuple[str, ...]:
     """The CLI flags of field ``name`` (``--max-attempts`` for ``max_attempts``)."""
     extra = model.model_fields[name].json_schema_extra

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, FailcodesError, InputError
 from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Limits, RetryPolicy
@@ -74,12 +74,7 @@ class JudgeOptions(FrozenModel):
     )
     rpm: float | None = option(None, help="Requests-per-minute limit.", ge=1)
     tpm: float | None = option(None, help="Tokens-per-minute limit.", ge=1)
-    top_k: int | None = option(
-        None,
-        help="Only passages ranked <= K (units built from traces or disagreements).",
-        ge=1,
-        strict=True,
-    )
+    top_k: int | None = top_k_option(strict=True)
     budget: float | None = option(
         None, help="Stop cleanly after spending USD.", ge=0, allow_inf_nan=False
     )

@@ -17,7 +17,7 @@ from failcodes import jsonio, tableio, traceio
 from failcodes.annotationio import AnnotationIndex
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
-from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, predicted, select_judged
 from failcodes.units import Unit, UnitKind, build_units
@@ -270,11 +270,7 @@ class ExportRequest(Request):
         "become pre-selected predictions.",
     )
     judge: str | None = option(None, help="Which judge, if --judged holds several.")
-    top_k: int | None = option(
-        None,
-        help="Only passages ranked <= K (units built from traces or disagreements).",
-        ge=1,
-    )
+    top_k: int | None = top_k_option()
     plan: Path | None = option(
         None,
         help="A review plan (failcodes review plan): only its units become tasks, in plan order.",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.commands.judge import DEFAULT_CACHE, MAX_PANEL, JudgeOptions, judge_list
 from failcodes.errors import ConfigError
 from failcodes.judge.spec import JudgeSpec
@@ -84,12 +84,7 @@ class SaturateInitRequest(Request):
         flags=("--from",),
         help="Build the pool from traces or disagreements (JSONL) instead.",
     )
-    top_k: int | None = option(
-        None,
-        help="Only passages ranked <= K (units built from traces or disagreements).",
-        ge=1,
-        strict=True,
-    )
+    top_k: int | None = top_k_option(strict=True)
     kind: UnitKind = option(UnitKind.RETRIEVAL, help="Codebook part to grow.")
     folder: Path | None = option(None, flags=("--dir",), help=DIR_HELP)
     batch_size: int = option(50, help="Units per round.", ge=1, strict=True)
