@@ -457,3 +457,27 @@ def test_the_report_says_reviews_of_units_no_judge_run_coded(tmp_path: Path) -> 
         "(reviews of other units, or of tasks exported by an earlier failcodes, whose unit "
         "ids held less?)" in inputs.notes["agreement"]
     )
+
+
+def test_an_export_of_drafts_alone_is_refused_naming_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reviewer saved a draft on each of 2 tasks and submitted none (Label Studio keeps
+    them in the task's 'drafts'). The import was refused as 'no annotations in its 2
+    task(s) (exported before anyone annotated?)', which sends the user to export again;
+    the line now says the 2 drafts are there, never submitted."""
+    from tests.test_outside_red14b import _ls_ann, _ls_task
+
+    draft = {"id": 1, "user": "alice@x.org", "result": _ls_ann(3, "irrelevant", False)["result"]}
+    tasks = [{**_ls_task(n, 7, []), "drafts": [{**draft, "task": 700 + n}]} for n in (1, 2)]
+    export, cb = _export(tmp_path, [])
+    export.write_text(json.dumps(tasks), encoding="utf-8")
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb), "-o", str(out)]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {export}: no annotations in its 2 task(s), but 2 drafts saved in "
+        "Label Studio and never submitted: submit them (the drafts are not reviews)\n"
+    )
+    assert not out.exists()

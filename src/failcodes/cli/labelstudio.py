@@ -108,10 +108,13 @@ def _check_kept(result: ReviewResult, part: UnitKind, source: str | Path) -> Non
     code: annotations of nothing, exit 0.
     """
     if not result.annotations:  # an empty annotations file, exit 0
-        raise InputError(
-            f"no annotations in its {result.tasks} task(s) (exported before anyone annotated?)",
-            path=source,
+        why = (
+            f", but {result.drafts} draft{'s' if result.drafts > 1 else ''} saved in Label "
+            "Studio and never submitted: submit them (the drafts are not reviews)"
+            if result.drafts
+            else " (exported before anyone annotated?)"
         )
+        raise InputError(f"no annotations in its {result.tasks} task(s){why}", path=source)
     if any(a.codes or a.code_sets for a in result.annotations):
         return
     unknown = [p for p in result.problems if p.message.startswith("unknown ")]
