@@ -586,7 +586,12 @@ class ShareEstimates(FrozenModel):
 
     n_units: int = Field(description="Units in the cell (reviewed + unreviewed).")
     n_reviewed: int = Field(description="Units of the cell in the estimation sample.")
-    judge: ShareInterval = Field(description="Judge-only share over all units (uncorrected).")
+    judge: ShareInterval = Field(
+        description="Judge-only share over all units (uncorrected). Its interval (Wald) is of "
+        "the judge's own share, not the human one: it covers the human share only where the "
+        "judge is unbiased (0.000 in every cell of bench/bench_ppi_coverage.py --grid accuracy); "
+        "the report shows no interval for it."
+    )
     human: ShareInterval = Field(
         description="Human share from the reviewed units, weighted by the plan's strata "
         "(judge-stratified when the strata are the judge's codes: see effective_n_human)."
