@@ -357,8 +357,8 @@ def test_a_system_with_passages_on_some_traces_only_declares_its_evidence(
         "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever, "
         "the others passages: read trace by trace, those would be closed-book (evidence source "
         "none) and their disagreements blamed on verification, not on a retrieval that found "
-        "nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, none), "
-        "or --retriever NAME"
+        "nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, none; a "
+        "study: its [[datasets.pipelines]] evidence), or --retriever NAME"
     ]
     assert not out.exists()
     args = ["ingest", "generic", str(src), "-o", str(out), "--evidence", "B=retrieved"]
@@ -373,3 +373,69 @@ def test_a_system_with_passages_on_some_traces_only_declares_its_evidence(
         ("s1", "verification"),
         ("s2", "retrieval"),
     ]
+
+
+def test_a_study_of_one_file_per_system_declares_evidence_at_the_merge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The study's parts get no --evidence (the merge step declares it): the check above
+    # refused sysA's part of a study whose pipelines declare `*` retrieved (b6ab2b6, 'ingest
+    # d (1)' failed, exit 2). Parts are checked where the evidence is declared: the merge.
+    gold = [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}]
+    for system in ("A", "B"):
+        rows = [("s1", "c1", gold), ("s2", "c2", [])]
+        _write(
+            tmp_path / f"{system}.jsonl",
+            "".join(
+                json.dumps(
+                    {"system": system, "question_id": "q1", "sentence_id": s, "claim_id": c}
+                    | {"claim": c, "verdict": "refuted", "passages": p}
+                )
+                + "\n"
+                for s, c, p in rows
+            ),
+        )
+    _write(
+        tmp_path / "l.jsonl",
+        '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+        '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n',
+    )
+    assert run_cli(["init", str(tmp_path / "st")], capsys)[0] == 0
+    ingests = "".join(
+        f'[[datasets.ingest]]\nadapter = "{a}"\npaths = ["../{f}"]\n\n'
+        for a, f in (("generic", "A.jsonl"), ("generic", "B.jsonl"), ("generic-labels", "l.jsonl"))
+    )
+    study = tmp_path / "st" / "failcodes.toml"
+
+    def write_study(declared: str) -> None:
+        study.write_text(
+            'name = "parts"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[datasets]]\nname = "d"\n'
+            f'\n{ingests}[[datasets.pipelines]]\nsystem = "{declared}"\nevidence = "retrieved"\n\n'
+            '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n[judge]\njudge = "offline"\n',
+            encoding="utf-8",
+        )
+
+    write_study("*")
+    code, _, err = run_cli(["run", str(tmp_path / "st")], capsys)
+    assert code == 0, err
+    # s1: gold passage at rank 1 -> verification; s2: no passage retrieved -> retrieval
+    att = tmp_path / "st" / "attribution" / "d" / "attribution.jsonl"
+    rows = [json.loads(x) for x in att.read_text(encoding="utf-8").splitlines()]
+    assert sorted((r["system"], r["sentence_id"], r["stage"]) for r in rows) == [
+        ("A", "s1", "verification"),
+        ("A", "s2", "retrieval"),
+        ("B", "s1", "verification"),
+        ("B", "s2", "retrieval"),
+    ]
+    # B undeclared: refused at the merge, where the evidence is declared
+    write_study("A")
+    code, _, err = run_cli(["run", str(tmp_path / "st"), "--force"], capsys)
+    assert code == 2
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith(
+            "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever"
+        )
+    )
+    assert "(step 'merge traces d' failed" in err

@@ -249,6 +249,12 @@ class IngestRequest(IngestOptions, Request):
         "none (closed-book); SYSTEM=SOURCE for one system (repeatable). See "
         "docs/attribution.md.",
     )
+    part: bool = option(
+        False,
+        cli=False,
+        help="A study's part of a data set: its pipelines' evidence is declared, and checked, "
+        "where the parts are merged.",
+    )
 
     def run(self, *, note: Note = ignore_note) -> IngestResult:
         """Read the inputs with the adapter and write the outputs (all or nothing)."""
@@ -278,7 +284,9 @@ class IngestRequest(IngestOptions, Request):
         with fileio.AtomicBatch() as batch:  # an error inside: nothing is written
             if chosen.output is Output.TRACES:
                 done.written.append(
-                    _write_traces(self.out, result, (declared, self.system), paths, batch)
+                    _write_traces(
+                        self.out, result, (declared, self.system, self.part), paths, batch
+                    )
                 )
                 if self.labels_out is not None:
                     if not result.labels:  # known once the traces are read
@@ -323,13 +331,14 @@ class IngestRequest(IngestOptions, Request):
 def _write_traces(
     out: Path,
     result: Any,
-    given: tuple[dict[str, Any], str | None],
+    given: tuple[dict[str, Any], str | None, bool],
     paths: list[Path],
     batch: Any,
 ) -> str:
     """Stage the traces (a stream is written as it is read), then settle ``result``.
 
-    ``given``: the ``--evidence`` declarations and ``--system``. No trace at all, or an
+    ``given``: the ``--evidence`` declarations, ``--system`` and whether the output is a
+    study's part (its evidence is declared at the merge). No trace at all, or an
     ``--evidence`` or ``--system`` system no trace has, raises inside ``batch``: the output is
     never moved into place.
     """
@@ -338,7 +347,7 @@ def _write_traces(
     from failcodes.tracelines import TraceLine, with_evidence
     from failcodes.traces import Trace, check_declared_systems, declared_source
 
-    declared, system = given
+    declared, system, part = given
     count = 0
     systems: dict[str, int] = {}
     # per system, traces of no declared evidence: [without passages or retriever, with one]
@@ -367,7 +376,8 @@ def _write_traces(
             path=", ".join(str(p) for p in paths),
         )
     check_declared_systems(declared, systems)
-    _refuse_mixed_evidence(derived)
+    if not part:
+        _refuse_mixed_evidence(derived)
     shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
     more = ", ..." if len(systems) > 12 else ""
     if system is not None and system not in systems:
@@ -410,7 +420,8 @@ def _refuse_mixed_evidence(derived: dict[str, list[int]]) -> None:
                 "passages nor a retriever, the others passages: read trace by trace, those "
                 "would be closed-book (evidence source none) and their disagreements blamed on "
                 "verification, not on a retrieval that found nothing; declare the pipeline's "
-                f"evidence: --evidence {name}=retrieved (or provided, none), or --retriever NAME"
+                f"evidence: --evidence {name}=retrieved (or provided, none; a study: its "
+                "[[datasets.pipelines]] evidence), or --retriever NAME"
             )
 
 

@@ -156,6 +156,7 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
                 out=out,
                 labels_out=labels_out,
                 evidence=evidence if traces_out and not merged_traces else [],
+                part=traces_out and merged_traces,
                 **options,
             )
             name = f"ingest {ds.name}" + (f" ({n})" if len(ds.ingest) > 1 else "")
