@@ -254,3 +254,29 @@ def test_the_demos_review_agreement_is_what_agree_prints(
             and r["statistic"] == "percent"
         ]
     assert [float(r["value"]) for r in shown] == [pytest.approx(10 / 30)]
+
+
+def test_report_on_a_study_takes_the_studys_codebook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``failcodes report STUDY -o OUT`` (no --codebook) on a v2 study judged by a panel.
+
+    docs/study.md: ``failcodes report STUDY`` alone builds from the outputs ``failcodes run``
+    left. It was built under the bundled version 1: run box 'medical-fact-check v1', the
+    codebook table single-label ('Evidence selection' where v2's is multi-label), its first
+    line 'coded under the bundled codebook medical-fact-check v1'.
+    """
+    from failcodes.study.create import init_study
+
+    layout = init_study(tmp_path / "st", codebook_version=2)
+    text = layout.study_file.read_text(encoding="utf-8")  # a panel: its members' folders
+    text = text.replace('judge = "offline"', 'judge = ["offline", "offline"]')
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert run_cli(["run", str(layout.root)], capsys)[0] == 0
+    out = tmp_path / "again"
+    code, _, err = run_cli(["report", str(layout.root), "-o", str(out)], capsys)
+    assert code == 0, err
+    shown = (out / "tables" / "codebook.csv").read_text(encoding="utf-8")
+    assert "Evidence selection (multi-label)" in shown  # medical-fact-check v2
+    assert shown == (layout.report_dir / "tables" / "codebook.csv").read_text(encoding="utf-8")
+    assert "bundled codebook medical-fact-check v1" not in err
