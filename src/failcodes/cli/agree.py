@@ -5,7 +5,6 @@ Thin: the options are :class:`failcodes.commands.agree.AgreeRequest`'s fields.
 
 from __future__ import annotations
 
-import inspect
 import json
 from typing import Any
 
@@ -14,7 +13,7 @@ from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import data_console
-from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
+from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.agree import AgreeRequest
 from failcodes.stats.names import SET_DISTANCES
@@ -79,8 +78,5 @@ def _handle(request: AgreeRequest, fmt: OutputFormat) -> None:
         _print_table(result.rows, result.group_keys)
 
 
-_FORMAT = inspect.Parameter(
-    "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
-)
-command: Any = request_command(AgreeRequest, _handle, extra=[_FORMAT])
+command: Any = request_command(AgreeRequest, _handle, extra=[FORMAT_PARAM])
 app.command("agree")(command)

@@ -5,7 +5,6 @@ Thin: the options are :class:`failcodes.commands.attribute.AttributeRequest`'s f
 
 from __future__ import annotations
 
-import inspect
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +12,7 @@ from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, data_console, raw_csv_cells
-from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
+from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.attribute import AttributeRequest, AttributeResult
 
@@ -75,8 +74,5 @@ def _handle(request: AttributeRequest, fmt: OutputFormat, raw_csv: bool) -> None
         err.print(notes[-1], highlight=False)
 
 
-_FORMAT = inspect.Parameter(
-    "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
-)
-command: Any = request_command(AttributeRequest, _handle, extra=[_FORMAT, RAW_CSV])
+command: Any = request_command(AttributeRequest, _handle, extra=[FORMAT_PARAM, RAW_CSV])
 app.command("attribute")(command)

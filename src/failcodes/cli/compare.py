@@ -5,7 +5,6 @@ Thin: the options are :class:`failcodes.commands.compare.CompareRequest`'s field
 
 from __future__ import annotations
 
-import inspect
 import json
 from typing import Any
 
@@ -14,7 +13,7 @@ from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import data_console
-from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
+from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.compare import CompareRequest, CompareResult
 from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
@@ -81,8 +80,5 @@ def _table(result: CompareResult) -> Table:
     return table
 
 
-_FORMAT = inspect.Parameter(
-    "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
-)
-command: Any = request_command(CompareRequest, _handle, extra=[_FORMAT])
+command: Any = request_command(CompareRequest, _handle, extra=[FORMAT_PARAM])
 app.command("compare")(command)

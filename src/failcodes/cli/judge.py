@@ -6,7 +6,6 @@ shows a progress bar while the request runs and prints its result.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from rich.console import Console
@@ -14,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 
 from failcodes.cli.main import command_group
 from failcodes.cli.options import data_console
-from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
+from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.judge import JudgeRequest, JudgeResult
 from failcodes.errors import BudgetExceededError
@@ -82,15 +81,9 @@ def _handle(request: JudgeRequest, fmt: OutputFormat) -> None:
     _print(_run(request, err), fmt, out)
 
 
-def _fmt_param() -> inspect.Parameter:
-    return inspect.Parameter(
-        "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
-    )
-
-
 def _register(kind: UnitKind, name: str, doc: str) -> None:
     command: Any = request_command(
-        JudgeRequest, _handle, fixed={"kind": kind}, extra=[_fmt_param()], doc=doc
+        JudgeRequest, _handle, fixed={"kind": kind}, extra=[FORMAT_PARAM], doc=doc
     )
     judge_app.command(name)(command)
 

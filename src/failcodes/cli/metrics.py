@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -11,7 +10,7 @@ import typer
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, make_console, raw_csv_cells
-from failcodes.cli.output_format import FormatOpt, OutputFormat
+from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat
 from failcodes.cli.requests import request_command
 from failcodes.commands.measure import MetricsRequest
 from failcodes.errors import listed
@@ -220,8 +219,5 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
             console.print(line, highlight=False)
 
 
-_FORMAT = inspect.Parameter(
-    "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
-)
-command: Any = request_command(MetricsRequest, _handle, extra=[_FORMAT, RAW_CSV])
+command: Any = request_command(MetricsRequest, _handle, extra=[FORMAT_PARAM, RAW_CSV])
 app.command("metrics")(command)

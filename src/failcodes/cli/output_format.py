@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from enum import StrEnum
 from typing import Annotated
 
@@ -22,6 +23,10 @@ FORMAT_HELP = "table (for people), json or csv (for scripts; not every command w
 
 #: The ``--format`` option, shared by every command that prints results.
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", help=FORMAT_HELP)]
+#: ``--format`` as an ``extra`` parameter of a request command (``cli.requests``).
+FORMAT_PARAM = inspect.Parameter(
+    "fmt", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.TABLE, annotation=FormatOpt
+)
 
 
 def require_format(fmt: OutputFormat, *allowed: OutputFormat, command: str) -> None:
