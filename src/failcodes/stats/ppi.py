@@ -276,9 +276,10 @@ def mover_share(
     few negatives each. So where ``M <= 1/2`` (the lower tail is the skewed one) ``low`` is the
     lower of MOVER's and :func:`beta_sum_lower`'s, and where ``M >= 1/2`` ``high`` the higher
     of MOVER's and 1 - :func:`beta_sum_lower` of the complement (``n - x`` of ``n``), so the
-    complement's interval is 1 - this one (exact coverage >= 0.964 over accuracy 0.6-0.95,
-    20-100 reviewed by the judge's code, prevalence 0.005-0.995; ``bench/bench_ppi_coverage.py
-    --grid accuracy``).
+    complement's interval is 1 - this one (exact coverage >= 0.959 over accuracy 0.6, 0.7, 0.8,
+    0.85, 0.9, 0.95 x 20, 30, 50, 100 reviewed by the judge's code x prevalence 0.005-0.995 in
+    steps of 0.005, tests/test_ppi_coverage._exact_coverage_by_code; simulated:
+    ``bench/bench_ppi_coverage.py --grid accuracy``).
     ``part_interval``: another exact interval per cell (the bench's candidates); Clopper-Pearson's
     by default.
     """
