@@ -481,3 +481,32 @@ def test_an_export_of_drafts_alone_is_refused_naming_them(
         "Label Studio and never submitted: submit them (the drafts are not reviews)\n"
     )
     assert not out.exists()
+
+
+def test_a_rating_outside_categories_names_its_unit_and_rater(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agree --categories low,mid,high` on a table where A wrote 'medium' for u4: refused as
+    "ratings ['medium'] are not in the category list [...]", naming no unit or column (one
+    of hundreds of cells to find by hand). Now the unit and the rater column are named."""
+    table = tmp_path / "r.csv"
+    table.write_text(
+        "unit,A,B\nu1,low,low\nu2,mid,high\nu3,high,high\nu4,medium,mid\nu5,low,mid\n",
+        encoding="utf-8",
+    )
+    args = ["agree", str(table), "--categories", "low,mid,high", *AGREE_JSON]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {table}, field 'A': rating 'medium' of unit 'u4' is not in the "
+        "category list (--categories: low, mid, high)\n"
+    )
+    numbers = tmp_path / "n.csv"
+    numbers.write_text("unit,A,B\nu1,1,1\nu2,2,4\nu3,3,3\n", encoding="utf-8")
+    args = ["agree", str(numbers), "--categories", "1,2,3", *AGREE_JSON]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {numbers}, field 'B': rating '4' of unit 'u2' is not in the "
+        "category list (--categories: 1, 2, 3)\n"
+    )

@@ -270,6 +270,30 @@ def wide_from_long(
     return table.reset_index()
 
 
+def _outside_categories(
+    cells: list[list[Any]],
+    ids: list[str],
+    raters: list[str],
+    known: Any,
+    given: Sequence[Any],
+    source: str | Path | None,
+) -> None:
+    """Refuse the first rating outside ``--categories``, naming its unit and rater column.
+
+    It was "ratings ['medium'] are not in the category list [...]": no unit, no column.
+    """
+    for unit, row in zip(ids, cells, strict=True):
+        for rater, value in zip(raters, row, strict=True):
+            if value is not None and not known(value):
+                shown = [f"{v:g}" if isinstance(v, float) else str(v) for v in (value, *given)]
+                raise InputError(
+                    f"rating '{shown[0]}' of unit '{unit}' is not in the category list "
+                    f"(--categories: {', '.join(shown[1:])})",
+                    path=source,
+                    field=rater,
+                )
+
+
 @dataclass(frozen=True)
 class ColumnChoice:
     """Which column holds the unit ids (``None``: row numbers) and which are raters, and why."""
@@ -570,11 +594,10 @@ def ratings_from_frame(
         if numeric_categories is None:
             return RatingsTable(values, ids, rater_cols, observed, None, True, *where, left_out=out)
         cats = np.array(numeric_categories, dtype=np.float64)
-        outside = np.setdiff1d(observed, cats)
-        if outside.size:
-            raise InputError(
-                f"ratings {outside.tolist()} are not in the category list {cats.tolist()}",
-                path=source,
+        if np.setdiff1d(observed, cats).size:
+            known = set(numeric_categories)
+            _outside_categories(
+                cells, ids, rater_cols, lambda v: float(v) in known, numeric_categories, source
             )
         return RatingsTable(values, ids, rater_cols, cats, None, True, *where, left_out=out)
     labels_present = sorted({str(v) for v in present})
@@ -583,11 +606,8 @@ def ratings_from_frame(
         ordered = False
     else:
         labels = [str(c) for c in categories]
-        unknown = [v for v in labels_present if v not in labels]
-        if unknown:
-            raise InputError(
-                f"ratings {unknown} are not in the category list {labels}", path=source
-            )
+        if any(v not in labels for v in labels_present):
+            _outside_categories(cells, ids, rater_cols, lambda v: str(v) in labels, labels, source)
         ordered = True
     index = {lab: float(i) for i, lab in enumerate(labels)}
     values = np.array(
