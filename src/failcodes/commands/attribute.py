@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.attribution import Strategy, rows_frame
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
+from failcodes.commands.ingest import EVIDENCE_HELP
 from failcodes.csvcells import leads_like_a_formula, safe_frame, writes_raw
 from failcodes.errors import InputError
 from failcodes.fileio import output_error
@@ -86,12 +87,7 @@ class AttributeRequest(Request):
     top_k: int | None = top_k_option()
     top: int = option(3, help="Dominant subcodes per group.", ge=1)
     output: Path = option(Path("reports") / "attribution", flags=("-o", "--output"))
-    evidence: list[str] = option(
-        default_factory=list,
-        help="Declare the pipeline's evidence source on every trace: retrieved, provided or "
-        "none (closed-book); SYSTEM=SOURCE for one system (repeatable). See "
-        "docs/attribution.md.",
-    )
+    evidence: list[str] = option(default_factory=list, help=EVIDENCE_HELP)
 
     def run(self, *, note: Note = ignore_note) -> AttributeResult:
         """Attribute every item, write the tables and the items under ``output``."""

@@ -20,6 +20,12 @@ from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.verdicts import Verdict
 
+#: ``--evidence`` (ingest, attribute).
+EVIDENCE_HELP = (
+    "Declare the pipeline's evidence source on every trace: retrieved, provided or "
+    "none (closed-book); SYSTEM=SOURCE for one system (repeatable). See docs/attribution.md."
+)
+
 
 def _pairs(values: list[str], option: str) -> dict[str, str]:
     """Parse repeated ``KEY=VALUE`` options (the value may be empty)."""
@@ -243,12 +249,7 @@ class IngestRequest(IngestOptions, Request):
     )
     labels_out: Path | None = option(None, help="Also write the adapter's labels here.")
     sentences_out: Path | None = option(None, help="Also write the split answer sentences here.")
-    evidence: list[str] = option(
-        default_factory=list,
-        help="Declare the pipeline's evidence source on every trace: retrieved, provided or "
-        "none (closed-book); SYSTEM=SOURCE for one system (repeatable). See "
-        "docs/attribution.md.",
-    )
+    evidence: list[str] = option(default_factory=list, help=EVIDENCE_HELP)
     part: bool = option(
         False,
         cli=False,
