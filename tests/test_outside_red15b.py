@@ -510,3 +510,27 @@ def test_a_rating_outside_categories_names_its_unit_and_rater(
         f"failcodes: error: {numbers}, field 'B': rating '4' of unit 'u2' is not in the "
         "category list (--categories: 1, 2, 3)\n"
     )
+
+
+def test_import_refuses_two_user_ids_given_one_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`import --user 3=alice --user 4=alice` (a copy-paste slip): users 3 and 4 both
+    reviewed task 1 (irrelevant, exact_entity); both became coder alice, and the import kept
+    one ('several annotations by the same coder; kept the one with the higher annotation
+    id'), so user 3's review was lost, exit 0: '1 annotations from 1 coder(s)'. Now one line,
+    exit 2, nothing written."""
+    from tests.test_outside_red14b import _ls_ann
+
+    export, cb = _export(
+        tmp_path, [_ls_ann(3, "irrelevant", shown=False), _ls_ann(4, "exact_entity", False)]
+    )
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb), "-o", str(out)]
+    code, stdout, err = run_cli([*args, "--user", "3=alice", "--user", "4=alice"], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        "failcodes: error: --user: ids 3 and 4 both named 'alice' (two Label Studio users are "
+        "two reviewers: their reviews of one unit would be one coder's, and one dropped)\n"
+    )
+    assert not out.exists()

@@ -301,6 +301,13 @@ def import_cmd(
         was = users.setdefault(int(key), name.strip())
         if was != name.strip():  # the last name silently won: one reviewer's reviews renamed
             raise ConfigError(f"--user: id {int(key)} named twice ({was!r} and {name.strip()!r})")
+        other = next((k for k, v in users.items() if v == name.strip() and k != int(key)), None)
+        if other is not None:  # two people as one coder: one review of a unit was dropped
+            raise ConfigError(
+                f"--user: ids {other} and {int(key)} both named {name.strip()!r} (two Label "
+                "Studio users are two reviewers: their reviews of one unit would be one coder's, "
+                "and one dropped)"
+            )
     check_not_input([out], [export, codebook])
     cb = codebook_or_bundled(codebook, near=out.parent)  # imported into a study: its codebook
     tasks = jsonio.read_json(export)
