@@ -280,3 +280,26 @@ def test_report_on_a_study_takes_the_studys_codebook(
     assert "Evidence selection (multi-label)" in shown  # medical-fact-check v2
     assert shown == (layout.report_dir / "tables" / "codebook.csv").read_text(encoding="utf-8")
     assert "bundled codebook medical-fact-check v1" not in err
+
+
+def test_the_report_names_a_panels_judges_and_their_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A study judged by a panel: the report's run box had no Judge row and no Cost row.
+
+    A panel's run folder holds panel.json and its members' folders, no annotations.jsonl or
+    summary.json of its own, and the run box read those alone: an offline panel's report
+    never said 'heuristic baseline' (a single offline judge's says it on each table), and an
+    LLM panel's cost ($0.1479 over three judge runs on the fake server) was shown nowhere.
+    """
+    from failcodes.study.create import init_study
+
+    layout = init_study(tmp_path / "st")
+    text = layout.study_file.read_text(encoding="utf-8")
+    text = text.replace('judge = "offline"', 'judge = ["offline", "offline"]')
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert run_cli(["run", str(layout.root)], capsys)[0] == 0
+    html = (layout.report_dir / "index.html").read_text(encoding="utf-8")
+    assert "<td>Judge</td><td>offline</td>" in html
+    assert "<td>Cost</td><td>$0.0000</td>" in html  # the heuristic baseline makes no call
+    assert "(offline heuristic baseline)" in html

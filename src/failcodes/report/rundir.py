@@ -465,7 +465,14 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             if summary is not None:
                 cost += summary.journal_cost_usd
             members = [p.parent for p in sorted(folder.glob("panel/*/summary.json"))]
-            for run_summary in [summary, *(read_summary(m) for m in members)]:
+            member_summaries = [read_summary(m) for m in members]
+            if summary is None:  # a panel: its judges and their cost are its members'
+                # (the run box named no judge, no cost and, offline, no heuristic baseline)
+                for each in filter(None, member_summaries):
+                    judges.add(each.judge)
+                    heuristic |= each.coder_kind is CoderKind.HEURISTIC
+                    cost += each.journal_cost_usd
+            for run_summary in [summary, *member_summaries]:
                 _endpoint(run_summary, endpoints)
 
     cb = _find_codebook(refs, codebook, root)
