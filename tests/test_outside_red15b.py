@@ -534,3 +534,50 @@ def test_import_refuses_two_user_ids_given_one_name(
         "two reviewers: their reviews of one unit would be one coder's, and one dropped)\n"
     )
     assert not out.exists()
+
+
+def test_export_says_judged_annotations_of_units_not_in_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`labelstudio export units.jsonl --judged annotations.jsonl`, the annotations file
+    copied without its journal: 1 of its 4 units is one of these 4 units, the other 3 are
+    under other ids (an earlier failcodes' unit ids: the journal beside a run folder would
+    have said so). The line read '4 tasks (1 with predictions)', the 3 unmatched annotations
+    unsaid; now it says how many."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.codebook import bundled
+    from failcodes.units import UnitKind
+    from tests.labelstudio_helpers import retrieval_unit
+
+    cb = bundled()
+    part = next(p for p in cb.parts if p.id is UnitKind.RETRIEVAL)
+    codes = {d.id: d.code_ids()[0] for d in part.dimensions}
+    units = [retrieval_unit(i) for i in range(4)]
+    ids = [u.id if i == 0 else u.id[::-1] for i, u in enumerate(units)]
+    (tmp_path / "units.jsonl").write_text(
+        "".join(u.model_dump_json() + "\n" for u in units), encoding="utf-8"
+    )
+    judged = tmp_path / "annotations.jsonl"
+    judged.write_text(
+        "".join(
+            Annotation(
+                unit_id=uid,
+                unit_kind=UnitKind.RETRIEVAL,
+                codebook=cb.ref(),
+                coder="offline",
+                coder_kind=CoderKind.HEURISTIC,
+                codes=codes,
+            ).model_dump_json()
+            + "\n"
+            for uid in ids
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "tasks.json"
+    args = ["labelstudio", "export", str(tmp_path / "units.jsonl"), "-p", "retrieval"]
+    code, stdout, err = run_cli([*args, "--judged", str(judged), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert stdout == (
+        f"4 tasks (1 with predictions) -> {out}; 3 unit(s) of --judged are none of these "
+        "units: another input's, or an earlier failcodes' unit ids?\n"
+    )

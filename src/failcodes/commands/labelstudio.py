@@ -124,6 +124,7 @@ def iter_review_tasks(
     top_k: int | None,
     plan: Path | None = None,
     dataset: str | None = None,
+    unmatched: list[int] | None = None,
 ) -> Iterator[tuple[bytes, bool]]:
     """The Label Studio tasks of the units (with the judge's codes as predictions), one at a time.
 
@@ -135,7 +136,9 @@ def iter_review_tasks(
     the units' order, as a judge run does). Raises on the units' first errors, the plan's, the
     annotations' (any line), the judge choice's, the other units', then no task at all,
     possibly after tasks were given: a writer keeps nothing of a failed export
-    (:func:`~failcodes.fileio.write_json_items`).
+    (:func:`~failcodes.fileio.write_json_items`). ``unmatched`` gets how many units of the
+    judge's codes are none of the units (an annotations file under an earlier failcodes'
+    ids, no journal beside it to say so).
     """
     stream = _units(units, part, top_k, dataset)
     first = next(stream, None)  # the units' own errors before the annotations are read
@@ -151,7 +154,7 @@ def iter_review_tasks(
         items = iter(_planned(items, plan, part))
     chosen, check = _judged(judged, cb, judge)
     maker = TaskMaker(cb, part)
-    count = 0
+    count = matched = 0
     try:
         while True:
             try:
@@ -162,9 +165,12 @@ def iter_review_tasks(
                 check()
                 raise
             judged_unit = chosen.get(unit.id)
+            matched += judged_unit is not None
             yield maker.task_json(unit, judged_unit), predicted(judged_unit)
             count += 1
         check()
+        if unmatched is not None and judged is not None:
+            unmatched.append(len(chosen) - matched)
     finally:
         if isinstance(chosen, AnnotationIndex):
             chosen.close()
@@ -238,10 +244,19 @@ class ExportResult:
     tasks: int
     with_predictions: int
     out: Path
+    unmatched: int = 0  # units of --judged that are none of the tasks' units
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
-        return [f"{self.tasks} tasks ({self.with_predictions} with predictions) -> {self.out}"]
+        other = (
+            f"; {self.unmatched} unit(s) of --judged are none of these units: another "
+            "input's, or an earlier failcodes' unit ids?"
+            if self.unmatched
+            else ""
+        )
+        return [
+            f"{self.tasks} tasks ({self.with_predictions} with predictions) -> {self.out}{other}"
+        ]
 
 
 class ExportRequest(Request):
@@ -289,6 +304,7 @@ class ExportRequest(Request):
                 "Studio reads the format from the extension)"
             )
         cb = codebook_or_bundled(self.codebook, near=self.units)
+        unmatched: list[int] = []
         tasks = iter_review_tasks(
             cb,
             self.part,
@@ -298,6 +314,10 @@ class ExportRequest(Request):
             self.top_k,
             self.plan,
             self.dataset,
+            # a plan, a data set or --top-k leaves units of the judge's codes out by design
+            unmatched
+            if self.plan is None and self.dataset is None and self.top_k is None
+            else None,
         )
         with_pred = 0
 
@@ -309,7 +329,7 @@ class ExportRequest(Request):
 
         # written as they come (a paper-scale task file is ~1 GB of JSON)
         written = write_json_items(self.out, counted())
-        return ExportResult(written, with_pred, self.out)
+        return ExportResult(written, with_pred, self.out, sum(unmatched))
 
 
 __all__ = [
