@@ -439,3 +439,24 @@ def test_a_study_of_one_file_per_system_declares_evidence_at_the_merge(
         )
     )
     assert "(step 'merge traces d' failed" in err
+
+
+def test_one_systems_sentence_in_two_input_files_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # test_a_system_flag_no_row_takes_is_refused's files, merged by one ingest (as a study's
+    # merge step joins its parts), without --system: b.csv still names sysA. main wrote the
+    # four claims as sysA's, and metrics gave one row sysA TP 1, FP 1, FN 0, TN 0 (exit 0)
+    # for sysA TP 1, TN 1 and sysB FP 1, FN 1.
+    a = _write(tmp_path / "a.csv", _HEADER + "sysA,q1,s1,a1,x,supported\nsysA,q1,s2,a2,y,refuted\n")
+    b = _write(tmp_path / "b.csv", _HEADER + "sysA,q1,s1,b1,x,refuted\nsysA,q1,s2,b2,y,supported\n")
+    out = tmp_path / "t.jsonl"
+    code, stdout, err = run_cli(["ingest", "generic", str(a), str(b), "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {b}:2, field 'sentence_id': sentence 's1' of system 'sysA' has "
+        f"claims in {a} and in this file: its claims would be pooled into one sentence (two "
+        "runs, or another system's file naming this system?); name each file's system "
+        "(--system with --map system=), or, if the files split one run, concatenate them"
+    ]
+    assert not out.exists()

@@ -726,6 +726,8 @@ class TableStream:
                     _one_file(tally.files, row, self.spec)
                 if self._listed:
                     _one_record(tally.records, row)
+                if len(self.paths) > 1:
+                    _sentence_in_one_file(tally.sentence_files, row)
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
                 if self._flags:
@@ -1148,6 +1150,8 @@ class _Tally:
     unlisted: dict[str, int] = field(default_factory=dict)
     #: each system's first file, when '#' (counted per file) fills an id
     files: dict[str, Path] = field(default_factory=dict)
+    #: the file each (system, sentence) was first read from, when several are read
+    sentence_files: dict[tuple[str, str], Path] = field(default_factory=dict)
     #: where each (system, sentence) was first read, when a list's place fills its id
     records: dict[tuple[str, str], tuple[Path, int]] = field(default_factory=dict)
 
@@ -1400,6 +1404,31 @@ def _one_file(files: dict[str, Path], row: _Row, spec: TableSpec) -> None:
             path=row.path,
             line=row.line,
             field=field,
+        ),
+        row.where,
+    )
+
+
+def _sentence_in_one_file(files: dict[tuple[str, str], Path], row: _Row) -> None:
+    """Refuse a system's sentence whose claims two input files give.
+
+    sysB's file copied from sysA's, its system column still sysA, claim ids its own (or two
+    runs of sysA): merged (a study's parts too), each sentence pooled both files' claims,
+    one sysA row (TP 1, FP 1 for sysA TP 1, TN 1 and sysB FP 1, FN 1, exit 0).
+    """
+    trace = row.trace
+    first = files.setdefault((trace.system, trace.sentence_id), row.path)
+    if first == row.path:
+        return
+    raise _in_row(
+        InputError(
+            f"sentence {trace.sentence_id!r} of system {trace.system!r} has claims in {first} "
+            "and in this file: its claims would be pooled into one sentence (two runs, or "
+            "another system's file naming this system?); name each file's system (--system "
+            "with --map system=), or, if the files split one run, concatenate them",
+            path=row.path,
+            line=row.line,
+            field="sentence_id",
         ),
         row.where,
     )
