@@ -303,3 +303,46 @@ def test_the_report_names_a_panels_judges_and_their_cost(
     assert "<td>Judge</td><td>offline</td>" in html
     assert "<td>Cost</td><td>$0.0000</td>" in html  # the heuristic baseline makes no call
     assert "(offline heuristic baseline)" in html
+
+
+def test_a_review_of_a_panel_judged_study_is_compared_with_its_consensus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review/alice.jsonl in a study judged by a panel: no human vs judge table at all.
+
+    The report compared reviews with the judge folders' own annotations.jsonl, which a
+    panel's folder does not hold: alice's 20 reviews were left out with no word (exit 0),
+    though the panel's consensus is what Tables 8-9 and the Label Studio tasks show.
+    """
+    import json
+
+    from failcodes.study.create import init_study
+
+    layout = init_study(tmp_path / "st")
+    text = layout.study_file.read_text(encoding="utf-8")
+    text = text.replace('judge = "offline"', 'judge = ["offline", "offline"]')
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert run_cli(["run", str(layout.root)], capsys)[0] == 0
+    member = next((layout.root / "judge").glob("*/retrieval/panel/1-*/annotations.jsonl"))
+    lines = member.read_text(encoding="utf-8").splitlines()
+    reviews = []
+    for i, line in enumerate(lines):
+        ann = json.loads(line)
+        ann.update(coder="alice", coder_kind="human")
+        if i == 0:  # alice differs from the (unanimous) consensus on one unit's scope
+            scope = ann["codes"]["scope"]
+            ann["codes"]["scope"] = "exact_scope" if scope != "exact_scope" else "broader_scope"
+        reviews.append(json.dumps(ann))
+    (layout.root / "review" / "alice.jsonl").write_text("\n".join(reviews) + "\n", "utf-8")
+    out = tmp_path / "rep"
+    code, _, err = run_cli(["report", str(layout.root), "-o", str(out)], capsys)
+    assert code == 0, err
+    import csv
+
+    with (out / "tables" / "agreement.csv").open(encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["source"] == "human review vs judge"]
+    scope = [r for r in rows if r["subject"] == "scope" and r["statistic"] == "percent"]
+    assert len(lines) == 4  # RAGChecker's example: 4 retrieved chunks, alice reviews all 4
+    # alice agrees with the consensus on 3 of the 4 units' scope: 3/4
+    assert [(float(r["value"]), r["n_units"]) for r in scope] == [(3 / 4, "4")]
+    assert {r["coders"] for r in rows} == {"alice vs panel(offline#1+offline#2)"}

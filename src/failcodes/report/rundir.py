@@ -455,6 +455,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             ann_path = folder / "annotations.jsonl"
             seen = _judge_run_facts(ann_path) if ann_path.exists() else None
             quote_rows += _quote_rows(folder, f"{name}/{kind}", seen)
+            if (folder / "panel.json").is_file():  # its consensus is what a review answers
+                judge_files.append(folder)
             if seen is not None:
                 judge_files.append(ann_path)
                 refs |= seen.refs
@@ -1588,13 +1590,14 @@ def _review_agreement(
         for step in steps:
             narrow[(coder, step)] = narrow.get((coder, step), 0) + 1
     from failcodes.coderagreement import annotation_agreement
+    from failcodes.judge.panelrun import consensus_annotations
     from failcodes.tableio import read_models_jsonl
 
     reviewed = {a.unit_id for a in humans}
     machine = _judged_once(
         (p, a)
-        for p in judge_files
-        for a in read_models_jsonl(p, Annotation)
+        for p in judge_files  # a panel's folder: its consensus (no review was compared)
+        for a in (consensus_annotations(p, cb) if p.is_dir() else read_models_jsonl(p, Annotation))
         if a.unit_id in reviewed
     )
     judged = {a.unit_id for a in machine}
