@@ -346,3 +346,30 @@ def test_a_review_of_a_panel_judged_study_is_compared_with_its_consensus(
     # alice agrees with the consensus on 3 of the 4 units' scope: 3/4
     assert [(float(r["value"]), r["n_units"]) for r in scope] == [(3 / 4, "4")]
     assert {r["coders"] for r in rows} == {"alice vs panel(offline#1+offline#2)"}
+
+
+def test_compare_gives_the_same_p_values_on_every_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``compare`` without --seed drew its permutations unseeded.
+
+    SciFact x MultiVerS, permutation F1 healthver vs scifact: p 0.1344, 0.1247, 0.1214, 0.1236
+    on four runs of one command (and fc.run(CompareRequest(...)) yet another), where metrics
+    and agree default to seed 0; nothing said the p-values would move.
+    """
+    import json
+
+    out = tmp_path / "sf.jsonl"
+    labels = tmp_path / "sf.labels.jsonl"
+    args = ["ingest", "scifact", "bundled:scifact", "-o", str(out), "--labels-out", str(labels)]
+    assert run_cli(args, capsys)[0] == 0
+    base = ["compare", "--traces", str(out), "--labels", str(labels), "--resamples", "2000"]
+
+    def p_values(*more: str) -> list[float | None]:
+        code, printed, err = run_cli([*base, *more, "--format", "json"], capsys)
+        assert code == 0, err
+        return [t["p_value"] for t in json.loads(printed)["tests"]]
+
+    first = p_values()
+    assert p_values() == first
+    assert p_values("--seed", "0") == first

@@ -189,7 +189,9 @@ class CompareRequest(Request):
     metrics: str = option("f1,recall", help="With --truth: f1,recall (comma-separated).")
     method: str = option("permutation", help="permutation|bootstrap (F1/recall tests).")
     resamples: int = option(10_000, help="Permutations/resamples.", ge=0, le=MAX_RESAMPLES)
-    seed: int | None = option(None, help="Seed of the permutations/resamples.")
+    seed: int | None = option(
+        0, help="Seed of the permutations/resamples (the same p-values on every run)."
+    )
     exact_below: int = option(
         25, help="Exact McNemar below this many discordant pairs.", ge=0, strict=True
     )
