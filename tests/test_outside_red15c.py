@@ -373,3 +373,24 @@ def test_compare_gives_the_same_p_values_on_every_run(
     first = p_values()
     assert p_values() == first
     assert p_values("--seed", "0") == first
+
+
+def test_agreement_table_from_python_is_seeded_as_the_cli() -> None:
+    """``fc.agreement_table(table, ["cohen"], n_bootstrap=...)`` with no seed was unseeded.
+
+    A notebook's interval moved on every call, and was not the one ``failcodes agree`` prints
+    for the same table (its --seed defaults to 0).
+    """
+    import pandas as pd
+
+    import failcodes as fc
+    from failcodes import bundled
+
+    frame = pd.read_csv(bundled.path("ragchecker", "meta_eval_human_labels.csv"))
+    part = frame[frame["dimension"] == "completeness"]
+    table = fc.ratings_from_frame(
+        part, unit_column="instance_id", raters=["annotator_1", "annotator_2"]
+    )
+    (row,) = fc.agreement_table(table, ["cohen"], n_bootstrap=1000)
+    # agree --stat cohen --bootstrap 1000 --seed 0 on this table: 0.463 [0.391, 0.545]
+    assert (round(row.ci_low, 3), round(row.ci_high, 3)) == (0.391, 0.545)
