@@ -394,3 +394,28 @@ def test_agreement_table_from_python_is_seeded_as_the_cli() -> None:
     (row,) = fc.agreement_table(table, ["cohen"], n_bootstrap=1000)
     # agree --stat cohen --bootstrap 1000 --seed 0 on this table: 0.463 [0.391, 0.545]
     assert (round(row.ci_low, 3), round(row.ci_high, 3)) == (0.391, 0.545)
+
+
+def test_an_offline_panels_consensus_is_the_heuristic_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A study judged by ``judge = ["offline", "offline"]``: its consensus was coder_kind llm.
+
+    attribution/<ds>/per_passage.csv said ``panel(offline#1+offline#2),llm``, so Table 8 of
+    the study's report never said '(offline heuristic baseline)'.
+    """
+    import csv
+
+    from failcodes.study.create import init_study
+
+    layout = init_study(tmp_path / "st")
+    text = layout.study_file.read_text(encoding="utf-8")
+    text = text.replace('judge = "offline"', 'judge = ["offline", "offline"]')
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert run_cli(["run", str(layout.root)], capsys)[0] == 0
+    (coded,) = (layout.root / "attribution").glob("*/per_passage.csv")
+    with coded.open(encoding="utf-8") as fh:
+        kinds = {(r["coder"], r["coder_kind"]) for r in csv.DictReader(fh)}
+    assert kinds == {("panel(offline#1+offline#2)", "heuristic")}
+    table = (layout.report_dir / "tables" / "retrieval_quality.md").read_text(encoding="utf-8")
+    assert "heuristic baseline" in table

@@ -249,6 +249,10 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
     _check_consensus(run / PANEL_FILE, report, codebook)
     multi = {d.id for d in part.dimensions if d.multi_label}
     coder = f"panel({'+'.join(report.members)})"
+    # the offline judge's copies agree by construction: their consensus is the heuristic's
+    # (per_passage.csv said coder_kind llm for it, and the tables dropped 'heuristic baseline')
+    offline = all(m.partition("#")[0] == "offline" for m in report.members)
+    kind = CoderKind.HEURISTIC if offline else CoderKind.LLM
     out: list[Annotation] = []
     for unit in report.units:
         common = {
@@ -256,7 +260,7 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
             "unit_kind": report.kind,
             "codebook": codebook.ref(),
             "coder": coder,
-            "coder_kind": CoderKind.LLM,
+            "coder_kind": kind,
         }
         if unit.undecided or len(unit.dimensions) < len(part.dimensions):
             why = ", ".join(unit.undecided) or "not every dimension coded by the members"
