@@ -64,6 +64,8 @@ ROWS: list[dict[str, Any]] = [
         "claim_id": "q1:s1:c0",
         "claim": "closed book",
         "verdict": "no_evidence",
+        # declared: beside traces with passages, an undeclared bare trace is refused (b6ab2b6)
+        "evidence_source": "none",
     },
     {
         "system": "a",

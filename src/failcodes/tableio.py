@@ -166,7 +166,8 @@ def checked_csv_rows(
             _check_nul(path, 1, header_raw, header_raw)
             header = [column_map.get(h, h) for h in header_raw]
             check_columns(path, header, columns, required, convert=convert)
-            unnamed = [i for i, h in enumerate(header) if not h]  # (a trailing comma: "a,b,")
+            # (a trailing comma: "a,b,"; a column the map drops, --map notes=, is named)
+            unnamed = [i for i, r in enumerate(header_raw) if not (r or header[i])]
             last = reader.line_num
             while True:
                 try:
