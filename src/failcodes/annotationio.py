@@ -403,6 +403,3 @@ class AnnotationIndex:
 
     def __exit__(self, *_: object) -> None:
         self.close()
-
-
-__all__ = ["AnnotationIndex", "iter_annotations"]

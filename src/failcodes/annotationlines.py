@@ -35,17 +35,6 @@ from failcodes.annotations import Annotation, CodebookRef, CoderKind, Status, co
 from failcodes.codebook import UnitKind
 from failcodes.jsonio import keys_vouched
 
-__all__ = [
-    "AnnotationLine",
-    "AnnotationRead",
-    "EvidenceLine",
-    "RefLine",
-    "UsageLine",
-    "decode_line",
-    "is_dumped",
-    "vouched",
-]
-
 
 class RefLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     """:class:`~failcodes.annotations.CodebookRef`'s fields."""

@@ -34,6 +34,3 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
         if isinstance(said, str) and said:
             note(said)
     return result
-
-
-__all__ = ["run"]

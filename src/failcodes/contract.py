@@ -19,8 +19,6 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["FrozenModel", "StrictModel", "first_repeat"]
-
 _K = TypeVar("_K", bound=Hashable)
 
 

@@ -32,20 +32,6 @@ from failcodes.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "check_nul",
-    "keep_raw",
-    "leads_like_a_formula",
-    "neutralise",
-    "raw_cells",
-    "read_chunks",
-    "read_frame",
-    "restore",
-    "restore_frame",
-    "safe_frame",
-    "writes_raw",
-]
-
 #: Text to neutralise: quotes (possibly none), then a formula character (=+-@, tab or CR:
 #: those a spreadsheet reads as a formula's start, OWASP).
 _LEADING = re.compile(r"'*[=+\-@\t\r]")

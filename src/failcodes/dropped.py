@@ -69,6 +69,3 @@ def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
         f"{rows:,} row(s) without a verdict dropped at ingest (--option no_verdict=drop"
         f"{'; ' + by if by else ''}): {what} cover {kept:,} of {rows + kept:,} rows"
     )
-
-
-__all__ = ["DROPPED_KEY", "Dropped", "dropped_line", "read_dropped"]

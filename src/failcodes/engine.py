@@ -310,23 +310,3 @@ def _footer_bytes(path: Path) -> bytes:
 def quoted(path: Path) -> str:
     """A path as a SQL string literal."""
     return "'" + str(path).replace("'", "''") + "'"
-
-
-__all__ = [
-    "DEFAULT_MEMORY",
-    "MARKER_KEY",
-    "MARKER_VERSION",
-    "columns_of",
-    "connect",
-    "core",
-    "footer_holds",
-    "footer_of",
-    "is_validated",
-    "marker_of",
-    "may_be_validated",
-    "out_of_memory",
-    "quoted",
-    "register_arrow",
-    "translate_out_of_memory",
-    "validated_marker",
-]

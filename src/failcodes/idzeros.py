@@ -23,6 +23,3 @@ LEADING_ZEROS = re.compile(r"(?<![0-9])(?<![0-9]\.)0+(?=[0-9])")
 def without_leading_zeros(text: str) -> str:
     """``text`` with the leading zeros of its whole numbers taken off (see the module)."""
     return LEADING_ZEROS.sub("", text)
-
-
-__all__ = ["LEADING_ZEROS", "without_leading_zeros"]

@@ -336,25 +336,3 @@ def judge_with_engine(
         return [a for a in read_annotations(run_dir) if a.unit_id in wanted]
 
     return judge
-
-
-__all__ = [
-    "CARRIED",
-    "NOT_CODED",
-    "UNSCORED_WORDS",
-    "JudgeFn",
-    "PathFn",
-    "RecodeEntry",
-    "RecodeMethod",
-    "RecodeResult",
-    "RecodeWork",
-    "TouchFn",
-    "append_entries",
-    "code_work",
-    "judge_with_engine",
-    "plan_work",
-    "read_entries",
-    "recode",
-    "sort_unit",
-    "unscored",
-]

@@ -14,8 +14,6 @@ import os
 import re
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["SECRET_ENV", "SECRET_PARAMS", "looks_like_key", "redact_text", "redact_url"]
-
 #: Query parameters that carry credentials in some endpoints' URLs.
 SECRET_PARAMS = ("key", "api_key", "apikey", "token", "access_token", "sig", "signature")
 

@@ -205,6 +205,3 @@ def _stale_reason(
     if not isinstance(mapping, MigrationMap):
         return mapping or f"no migration path from version {ref.version}"
     return None
-
-
-__all__ = ["FileReviews", "ReviewVersions", "bring_reviews"]

@@ -41,8 +41,6 @@ try:  # pragma: no cover - always present on Linux/macOS
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK_NAME", "FolderLockedError", "folder_lock", "lock_holder", "reading_lock"]
-
 #: Name of the lock file inside a locked folder.
 LOCK_NAME = ".failcodes.lock"
 

@@ -49,6 +49,3 @@ def names_a_total(unit: str) -> bool:
     """True when a unit id names a total (:data:`TOTAL_WORDS`; not ``N``, a letter among ids)."""
     word = spelling_key(unit).rstrip(":")
     return len(word) > 1 and word in TOTAL_WORDS
-
-
-__all__ = ["TOTAL_WORDS", "names_a_total", "spelling_key"]

@@ -29,17 +29,6 @@ from failcodes.annotations import NOT_ASSESSABLE
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "FIRST",
-    "PARTIAL",
-    "ROWS",
-    "is_tally",
-    "partial_rows",
-    "row_weights",
-    "tally_chunks",
-    "value_counts",
-]
-
 #: How many rows of the file a tally row stands for.
 ROWS = "__rows__"
 #: Whether those rows hold ``not_assessable`` in any column of the file.

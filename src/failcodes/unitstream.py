@@ -278,6 +278,3 @@ def units_with_words(units: Iterable[Unit], kind: UnitKind) -> Iterator[TaskUnit
         yield TaskUnit(
             unit.id, kind, unit.claim, unit.passages, unit.reasoning, unit.verdict, tuple(words)
         )
-
-
-__all__ = ["TaskUnit", "iter_disagreement_units", "units_with_words"]

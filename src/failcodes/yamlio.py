@@ -22,15 +22,6 @@ from yaml.composer import ComposerError
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 
-__all__ = [
-    "MAX_YAML_BYTES",
-    "MAX_YAML_DEPTH",
-    "BoundedLoader",
-    "compose",
-    "read_yaml_text",
-    "safe_load",
-]
-
 #: Largest YAML file read (the bundled codebook is 25 KB; a review file of 500 proposals ~1 MB).
 MAX_YAML_BYTES = 8 * 1024 * 1024
 #: Deepest nesting of mappings and lists (a codebook is 6 deep; the JSON readers allow 64).

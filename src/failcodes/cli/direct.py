@@ -157,6 +157,3 @@ def run_metrics(argv: list[str]) -> None:
             if result.dropped:  # the rows hold no field for it (cli/metrics.py's words)
                 print(result.dropped, file=sys.stderr)
     sys.exit(0)
-
-
-__all__ = ["parse", "run_metrics"]

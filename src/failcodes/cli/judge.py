@@ -98,5 +98,3 @@ _register(
     "reasoning",
     "Code every verifier reasoning trace: each verification step.",
 )
-
-__all__ = ["judge_app"]

@@ -100,15 +100,3 @@ def data_console(**kwargs: Any) -> Console:
 def make_console() -> Console:
     """A console for tables: the terminal's width, or 200 columns when piped (data-safe)."""
     return data_console() if sys.stdout.isatty() else data_console(width=200)
-
-
-__all__ = [
-    "RAW_CSV",
-    "DatasetOpt",
-    "RawCsvOpt",
-    "TopKOpt",
-    "data_console",
-    "int_list",
-    "make_console",
-    "raw_csv_cells",
-]

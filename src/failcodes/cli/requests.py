@@ -115,6 +115,3 @@ def request_command(
     command.__annotations__ = {p.name: p.annotation for p in params}
     command.__doc__ = doc or model.__doc__
     return command
-
-
-__all__ = ["request_command"]

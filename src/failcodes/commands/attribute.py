@@ -449,6 +449,3 @@ def _check_kind(run_dir: Path, kind: str, kinds: Counter[str]) -> None:
         f"{other_judge}) and no {kind} one: give {given} the run of failcodes judge {own_judge}",
         path=run_dir,
     )
-
-
-__all__ = ["HEURISTIC_NOTE", "OUTPUT_FILES", "AttributeRequest", "AttributeResult"]

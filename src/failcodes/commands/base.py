@@ -215,20 +215,6 @@ def existing(path: Path | None, what: str) -> Path | None:
     return path
 
 
-__all__ = [
-    "Note",
-    "Request",
-    "build",
-    "existing",
-    "field_flags",
-    "ignore_note",
-    "is_argument",
-    "on_cli",
-    "option",
-    "validation_message",
-]
-
-
 def _toml_value(text: str) -> str:
     import json
 

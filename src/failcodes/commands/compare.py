@@ -498,6 +498,3 @@ def _refuse_reference_systems(names: list[str], paths: Sequence[Path]) -> None:
             line=line,
             field="system",
         )
-
-
-__all__ = ["CompareRequest", "CompareResult"]

@@ -448,6 +448,3 @@ def _system_labels(labels: Any, system: str | None) -> tuple[Any, str]:
 def ingest_options_of(options: IngestOptions) -> dict[str, Any]:
     """The :class:`IngestOptions` fields of ``options`` (to build a request from them)."""
     return {name: getattr(options, name) for name in IngestOptions.model_fields}
-
-
-__all__ = ["IngestOptions", "IngestRequest", "IngestResult", "ingest_options_of"]

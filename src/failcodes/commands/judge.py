@@ -614,16 +614,3 @@ def _budget(exc: Exception) -> bool:
     from failcodes.errors import BudgetExceededError
 
     return isinstance(exc, BudgetExceededError)
-
-
-__all__ = [
-    "DEFAULT_CACHE",
-    "HEURISTIC_NOTE",
-    "JudgeOptions",
-    "JudgeRequest",
-    "JudgeResult",
-    "agreement_lines",
-    "judge_list",
-    "no_units_message",
-    "options_of",
-]

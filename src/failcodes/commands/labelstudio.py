@@ -330,12 +330,3 @@ class ExportRequest(Request):
         # written as they come (a paper-scale task file is ~1 GB of JSON)
         written = write_json_items(self.out, counted())
         return ExportResult(written, with_pred, self.out, sum(unmatched))
-
-
-__all__ = [
-    "UNITS_HELP",
-    "ExportRequest",
-    "ExportResult",
-    "codebook_or_bundled",
-    "iter_review_tasks",
-]

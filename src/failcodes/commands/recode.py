@@ -175,6 +175,3 @@ def _status_lines(study: Any, layout: Any) -> list[str]:
             f"read from {row.run_dir.relative_to(layout.root)}"
         )
     return lines
-
-
-__all__ = ["RecodeRequest", "RecodeResult"]

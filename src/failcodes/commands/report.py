@@ -142,6 +142,3 @@ def _changed(layout: StudyLayout) -> str | None:
         "input files); this report shows the outputs of that run, not of the study as it is: "
         f"run `failcodes run {layout.root}` to bring them up to date"
     )
-
-
-__all__ = ["ReportRequest", "ReportResult"]

@@ -268,6 +268,3 @@ class ReviewPlanRequest(Request):
         out = plans_dir(run_dir) / f"{plan_name}.json"
         atomic_write_text(out, plan.model_dump_json(indent=2) + "\n")
         return ReviewPlanResult(plan, out, dropped)
-
-
-__all__ = ["ReviewPlanRequest", "ReviewPlanResult"]

@@ -315,15 +315,3 @@ class SaturateRecodeRequest(JudgeOptions, Request):
         outcome = recode_project(store, engine, coder_name=spec.name)
         info = project_status(store)
         return SaturateRecodeResult(outcome, spec.name, spec.heuristic, dict(info.unit_versions))
-
-
-__all__ = [
-    "InitResult",
-    "RoundResult",
-    "SaturateInitRequest",
-    "SaturateRecodeRequest",
-    "SaturateRecodeResult",
-    "SaturateRoundRequest",
-    "default_reviewer",
-    "project_root",
-]

@@ -193,6 +193,3 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
             )
     ctx.results["disagreements"] = found
     ctx.results["judge"] = judged
-
-
-__all__ = ["DEMO_STUDY", "study_step", "write_demo_study"]

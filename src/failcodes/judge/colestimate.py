@@ -64,18 +64,6 @@ from failcodes.traces import CITING_SOURCES
 from failcodes.units import UnitKind, retrieval_unit_digests, unit_id
 from failcodes.verdicts import Verdict
 
-__all__ = [
-    "GROUP_COLUMNS",
-    "UnitSizes",
-    "columnar_mode",
-    "estimate_columns",
-    "estimate_sizes",
-    "needs_groups",
-    "read_unit_sizes",
-    "tokens_of",
-    "unit_sizes",
-]
-
 #: Occurrences buffered before they are merged into the distinct-unit arrays.
 CHUNK = 1 << 18
 _MASK64 = (1 << 64) - 1

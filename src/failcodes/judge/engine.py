@@ -68,6 +68,3 @@ class JudgeEngine:
     ) -> CostEstimate:
         """Estimate tokens and cost of judging ``units`` (journal and cache hits are free)."""
         return estimate_units(self.judge, self.journal, units, mode)
-
-
-__all__ = ["JudgeEngine"]

@@ -426,18 +426,3 @@ class PricingOnlyCoder:
 
     async def aclose(self) -> None:
         """Nothing to close."""
-
-
-__all__ = [
-    "CachingModel",
-    "CallShape",
-    "CostEstimate",
-    "Counted",
-    "PricingOnlyCoder",
-    "answer_tokens",
-    "call_tokens",
-    "compare_lines",
-    "estimate_units",
-    "priced",
-    "sample_output_tokens",
-]

@@ -27,8 +27,6 @@ from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.unitjudge import UnitJudge
 from failcodes.units import UnitKind
 
-__all__ = ["JudgeJob"]
-
 
 @dataclass(frozen=True)
 class JudgeJob:

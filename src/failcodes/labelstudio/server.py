@@ -290,17 +290,3 @@ class LocalServer:
                 f"and {KILL_WAIT_S:.0f} s after SIGKILL; see ps (log: {self.log_path})"
             ) from None
         return True
-
-
-__all__ = [
-    "BIN_ENV",
-    "CREDENTIALS",
-    "Credentials",
-    "LocalServer",
-    "credentials",
-    "default_data_dir",
-    "find_binary",
-    "free_port",
-    "healthy",
-    "server_env",
-]

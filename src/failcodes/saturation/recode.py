@@ -76,6 +76,3 @@ def recode_project(store: ProjectStore, judge: JudgeFn, *, coder_name: str) -> R
     is written to the project until every unit is done.
     """
     return recode(plan_recode(store), judge, coder_name=coder_name)
-
-
-__all__ = ["plan_recode", "recode_project"]

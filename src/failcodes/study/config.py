@@ -565,23 +565,3 @@ def check_input_paths(config: StudyFile, root: str | Path, *, inputs: bool = Tru
 #: What ``failcodes init NAME`` writes (``{name}`` and ``{codebook}`` filled in): the file
 #: ``study/template.toml`` beside this module.
 TEMPLATE = (resources.files("failcodes.study") / "template.toml").read_text(encoding="utf-8")
-
-
-__all__ = [
-    "BUNDLED_PREFIX",
-    "TEMPLATE",
-    "AgreementSpec",
-    "DatasetSpec",
-    "DisagreementsSpec",
-    "IngestSpec",
-    "MetricsSpec",
-    "PipelineSpec",
-    "ReviewSpec",
-    "StudyFile",
-    "StudyJudge",
-    "check_input_paths",
-    "field_error",
-    "load_study",
-    "parse_study",
-    "resolve_path",
-]

@@ -120,6 +120,3 @@ def _create(
                 else:
                     path.unlink()
         raise
-
-
-__all__ = ["bundled_codebook_file", "init_study", "study_text"]

@@ -311,17 +311,3 @@ class StudyLayout:
         if self.saturation_dir.is_dir():
             found += sorted(p for p in self.saturation_dir.iterdir() if p.is_dir())
         return found
-
-
-__all__ = [
-    "ATTRIBUTION_ITEMS",
-    "ATTRIBUTION_TABLE",
-    "JUDGE_KINDS",
-    "PER_PASSAGE",
-    "PER_TRACE",
-    "RECODE_ENTRIES",
-    "STUDY_FILE",
-    "StudyLayout",
-    "judge_kind",
-    "trace_dataset",
-]

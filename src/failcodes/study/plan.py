@@ -510,6 +510,3 @@ def plan_notes(study: StudyFile, layout: StudyLayout) -> list[str]:
             if kind not in found[1]:
                 notes.append(f"judge {kind} {ds.name}: not planned, {why[kind]}")
     return notes
-
-
-__all__ = ["Step", "has_traces", "judged_kinds", "plan_notes", "plan_work"]

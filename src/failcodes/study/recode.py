@@ -455,20 +455,3 @@ def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
             )
         )
     return rows
-
-
-__all__ = [
-    "KindStatus",
-    "PanelSeat",
-    "input_units",
-    "judged",
-    "lineage",
-    "member_runs",
-    "needs_recode",
-    "plan_kind",
-    "recode_kind",
-    "recode_panel",
-    "recode_status",
-    "run_codebook",
-    "study_codebook",
-]

@@ -126,13 +126,3 @@ def changed_steps(layout: StudyLayout) -> list[Step]:
         return []
     steps = plan_work(load_study(layout.root), layout)
     return [s for s in steps if s.name in state and state[s.name] != fingerprint(s, layout)]
-
-
-__all__ = [
-    "changed_steps",
-    "fingerprint",
-    "is_finished",
-    "load_state",
-    "pending_steps",
-    "save_state",
-]

@@ -11,8 +11,6 @@ import re
 from failcodes.errors import FailcodesError
 from failcodes.jsonio import parse_json
 
-__all__ = ["json_payload"]
-
 _THOUGHT = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL)
 _FENCED = re.compile(r"\A\s*```(?:json)?[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
 
