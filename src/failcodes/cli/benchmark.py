@@ -13,11 +13,7 @@ from failcodes.cli.main import command_group
 from failcodes.cli.options import int_list
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 
-benchmark_app = command_group(
-    "benchmark",
-    "Closed-benchmark evaluators: SciFact official metrics, evidence P/R@k, seed-003 "
-    "atomic fact-check metrics.",
-)
+benchmark_app = command_group("benchmark")
 
 KsOpt = Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")]
 

@@ -17,7 +17,7 @@ from failcodes.judge.cache import ResponseCache, check_cache
 
 CacheOpt = Annotated[Path, typer.Option("--cache", help="Response cache (SQLite).")]
 
-cache_app = command_group("cache", "Inspect and trim the judge's response cache.")
+cache_app = command_group("cache")
 
 
 def _open(path: Path) -> ResponseCache:

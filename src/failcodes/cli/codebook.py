@@ -27,9 +27,7 @@ from failcodes.fileio import atomic_write_text
 from failcodes.jsonio import read_json
 from failcodes.units import UnitKind
 
-codebook_app = command_group(
-    "codebook", "Codebooks as code: validate, show, diff, render as a table, JSON Schema."
-)
+codebook_app = command_group("codebook")
 
 
 class TableFmt(StrEnum):

@@ -19,9 +19,7 @@ from failcodes.commands.judge import JudgeRequest, JudgeResult
 from failcodes.errors import BudgetExceededError
 from failcodes.units import UnitKind
 
-judge_app = command_group(
-    "judge", "Code retrieved passages (retrieval) or verifier reasoning (reasoning) with a judge."
-)
+judge_app = command_group("judge")
 
 
 def _run(request: JudgeRequest, err: Console) -> JudgeResult:

@@ -17,8 +17,7 @@ import typer
 
 from failcodes import jsonio
 from failcodes.cli.main import command_group
-from failcodes.cli.options import DatasetOpt, TopKOpt
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import field_marker, request_command
 from failcodes.commands.labelstudio import ExportRequest, codebook_or_bundled, iter_review_tasks
 from failcodes.errors import ConfigError, InputError, LabelStudioError
 from failcodes.fileio import atomic_write_text, check_not_input, write_jsonl
@@ -31,16 +30,11 @@ from failcodes.labelstudio.results import (
 )
 from failcodes.units import UnitKind
 
-ls_app = command_group(
-    "labelstudio",
-    "Review judge codes in Label Studio: serve, config, tasks, push, pull, import.",
-)
+ls_app = command_group("labelstudio")
 
 MAX_PROBLEMS_SHOWN = 20
 
-PartOpt = Annotated[
-    UnitKind, typer.Option("--part", "-p", help="Codebook part: retrieval or verification.")
-]
+PartOpt = Annotated[UnitKind, field_marker(ExportRequest, "part")]
 
 CodebookOpt = Annotated[
     Path | None,
@@ -62,34 +56,13 @@ TokenOpt = Annotated[
         show_default=False,
     ),
 ]
-UnitsArg = Annotated[
-    Path,
-    typer.Argument(
-        help="What to review: a disagreements file (exactly the units behind the "
-        "disagreements, as `judge --from` builds them), a study folder (the disagreements of "
-        "its datasets; --dataset picks one), units JSONL (one failcodes Unit per line) or a "
-        "traces file (every unit of every trace)."
-    ),
-]
+UnitsArg = Annotated[Path, field_marker(ExportRequest, "units")]
 ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title.")]
-JudgedOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--judged",
-        help="Judge annotations JSONL, or a judge run folder (a panel's: its consensus): "
-        "become pre-selected predictions.",
-    ),
-]
-JudgeOpt = Annotated[
-    str | None, typer.Option("--judge", help="Which judge, if --judged holds several.")
-]
-PlanOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--plan",
-        help="A review plan (failcodes review plan): only its units become tasks, in plan order.",
-    ),
-]
+JudgedOpt = Annotated[Path | None, field_marker(ExportRequest, "judged")]
+JudgeOpt = Annotated[str | None, field_marker(ExportRequest, "judge")]
+PlanOpt = Annotated[Path | None, field_marker(ExportRequest, "plan")]
+TopKOpt = Annotated[int | None, field_marker(ExportRequest, "top_k")]
+DatasetOpt = Annotated[str | None, field_marker(ExportRequest, "dataset")]
 AnnotationsOutOpt = Annotated[Path, typer.Option("-o", "--out", help="Annotations JSONL to write.")]
 DEFAULT_ANNOTATIONS_OUT = Path("annotations/labelstudio.jsonl")
 AnnotatorOpt = Annotated[

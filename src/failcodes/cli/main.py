@@ -47,9 +47,9 @@ app = typer.Typer(
 )
 
 
-def command_group(name: str, summary: str) -> typer.Typer:
-    """Add the subcommand group ``failcodes NAME``; called bare, it lists its commands."""
-    group = typer.Typer(help=summary, no_args_is_help=True)
+def command_group(name: str) -> typer.Typer:
+    """Add the group ``failcodes NAME`` (help: COMMAND_SUMMARIES); bare, it lists its commands."""
+    group = typer.Typer(help=COMMAND_SUMMARIES[name], no_args_is_help=True)
     app.add_typer(group, name=name)
     return group
 

@@ -70,21 +70,6 @@ RAW_CSV = inspect.Parameter(
     "raw_csv", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=RawCsvOpt
 )
 
-# `labelstudio export|push` (which build units as the judge does).
-TopKOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--top-k",
-        min=1,
-        help="Only passages ranked <= K (units built from traces or disagreements).",
-    ),
-]
-
-# A study's data sets: `recode` and `labelstudio export|push` with a study folder.
-DatasetOpt = Annotated[
-    str | None, typer.Option("--dataset", help="Only this data set of the study (default: all).")
-]
-
 
 def data_console(**kwargs: Any) -> Console:
     """A console for text that comes from data: rich markup, emoji codes and highlighting off.

@@ -20,9 +20,7 @@ from failcodes.commands.reviewplan import ReviewPlanRequest
 if TYPE_CHECKING:
     from failcodes.reviewplan import ReviewPlan
 
-review_app = command_group(
-    "review", "Human review sampling plans: draw the units to review, follow the review."
-)
+review_app = command_group("review")
 
 
 def _plan(request: ReviewPlanRequest) -> None:

@@ -40,9 +40,7 @@ from failcodes.saturation.status import ProjectStatus, project_status
 from failcodes.saturation.store import ProjectStore
 from failcodes.saturation.terminal import review_interactively
 
-saturate_app = command_group(
-    "saturate", "Human-in-the-loop saturation: grow the codebook round by round until nothing new."
-)
+saturate_app = command_group("saturate")
 
 console = Console(highlight=False, markup=False, soft_wrap=True)
 
