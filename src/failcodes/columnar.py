@@ -36,7 +36,7 @@ from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.ingest.repeats import KeyHashes
-from failcodes.jsonio import byte_lines, jsonl_object
+from failcodes.jsonio import byte_lines, jsonl_lines, jsonl_object
 from failcodes.labels import Label, LabelColumns, TraceTexts, validate_labels
 from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata
@@ -686,7 +686,12 @@ def check_system_spellings(
 
 
 def first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, int | None]:
-    """The file and line (Parquet: row) of the first trace of system ``name``, if found."""
+    r"""The file and line (Parquet: row) of the first trace of system ``name``, if found.
+
+    JSONL lines as :func:`~failcodes.jsonio.jsonl_lines` gives them (a BOM, ``\r`` line ends,
+    the line bound): a BOM skipped the file and a name written with ``\u`` escapes was never
+    matched, so the error named no line.
+    """
     import csv
     import json
 
@@ -694,10 +699,9 @@ def first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, 
         fmt = detect_format(path)
         try:
             if fmt is Format.JSONL:
-                with path.open(encoding="utf-8") as fh:
-                    for number, text in enumerate(fh, start=1):
-                        if name in text and json.loads(text).get("system") == name:
-                            return path, number
+                for number, text in jsonl_lines(path):
+                    if (name in text or "\\" in text) and json.loads(text).get("system") == name:
+                        return path, number
             elif fmt is Format.CSV:
                 with path.open(encoding="utf-8-sig", newline="") as fh:
                     rows = csv.DictReader(fh)
@@ -710,7 +714,7 @@ def first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, 
                 column = pq.read_table(path, columns=["system"]).column(0).to_pylist()
                 if name in column:
                     return path, column.index(name) + 1
-        except (OSError, ValueError, KeyError, AttributeError):
+        except (InputError, OSError, ValueError, KeyError, AttributeError, csv.Error):
             continue  # the error then names no line
     return (paths[0] if len(paths) == 1 else None), None
 

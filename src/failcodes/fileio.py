@@ -34,6 +34,7 @@ import re
 import shutil
 import socket
 import stat
+import sys
 import tempfile
 import types
 from collections.abc import Iterable, Iterator
@@ -313,6 +314,10 @@ def run_tag() -> str:
 #: A name :func:`run_tag` marks: ``.{output}.{host}-{pid}-{random}.tmp`` (mkstemp's 8 random
 #: characters), or the DuckDB spill folder ``failcodes-duckdb-{host}-{pid}``.
 _TAGGED = re.compile(r"(?:\..+\.|failcodes-duckdb-)([0-9a-f]{6})-(\d+)(?:-[a-z0-9_]{8}\.tmp)?")
+#: The names failcodes gave them before :func:`run_tag`: ``.{output}.{random}.tmp``,
+#: ``failcodes-duckdb-{pid}``. Nothing tells a killed run's from a live one's (of an earlier
+#: version, or on another host), or from a user's own file so named: said, never removed.
+_UNTAGGED = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp|failcodes-duckdb-\d+")
 _swept: set[Path] = set()
 
 
@@ -320,6 +325,8 @@ def sweep_stale(folder: Path) -> None:
     """Remove the temporary files (and spill folders) in ``folder`` of this host's dead runs.
 
     Once per folder and process; what cannot be removed stays, said nowhere (a temporary file).
+    Those an earlier failcodes named without a tag (:data:`_UNTAGGED`), this user's, are kept
+    and said in one note on stderr: they were never swept, and nothing said they were there.
     """
     if folder in _swept:
         return
@@ -329,15 +336,47 @@ def sweep_stale(folder: Path) -> None:
         entries = list(os.scandir(folder))
     except OSError:
         return
+    untagged: list[os.DirEntry[str]] = []
     for entry in entries:
         found = _TAGGED.fullmatch(entry.name)
-        if found is None or found[1] != host or alive(int(found[2])):
+        if found is None:
+            if _UNTAGGED.fullmatch(entry.name) and _owned(entry):
+                untagged.append(entry)
+            continue
+        if found[1] != host or alive(int(found[2])):
             continue
         with suppress(OSError):
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path)
             else:
                 Path(entry.path).unlink()
+    if untagged:
+        print(f"failcodes: note: {_untagged_note(folder, untagged)}", file=sys.stderr)
+
+
+def _owned(entry: os.DirEntry[str]) -> bool:
+    """Whether this user owns ``entry`` (another user's files in /tmp are not ours to say)."""
+    try:
+        return entry.stat(follow_symlinks=False).st_uid == os.getuid()
+    except OSError:
+        return False
+
+
+def _untagged_note(folder: Path, entries: list[os.DirEntry[str]]) -> str:
+    """The note on the temporary files an earlier failcodes left in ``folder``."""
+    names = sorted(e.name for e in entries)
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    size = 0
+    for entry in entries:
+        with suppress(OSError):
+            size += entry.stat(follow_symlinks=False).st_size
+    many = len(names) > 1
+    return (
+        f"{folder}: {len(names)} temporary {'files' if many else 'file'} named as an earlier "
+        f"failcodes named its own ({shown}; {size / 1e6:.1f} MB) {'are' if many else 'is'} "
+        "kept: nothing tells a killed run's from one still writing; remove "
+        f"{'them' if many else 'it'} when no failcodes run writes into this folder"
+    )
 
 
 def _special_file(target: Path) -> bool:
