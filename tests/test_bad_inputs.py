@@ -2159,13 +2159,15 @@ SWEEP4B_CASES: list[Case] = [
         "agree/long-pair-twice-after-a-quoted-line-break",
         ("agree", "{d}/r.csv", "--long", "rater,rating"),
         _write({"r.csv": 'unit,rater,rating,note\n1,a,1,"x\ny"\n1,b,1,z\n1,a,2,w\n'}),
-        line="failcodes: error: {d}/r.csv:5, field 'rating': unit '1' is rated by 'a' twice",
+        line="failcodes: error: {d}/r.csv:5, field 'rating': unit '1' is rated by 'a' twice "
+        "(several codes per unit and rater, one row each? --sets ';' joins them into one code set)",
     ),
     Case(
         "agree/long-xlsx-pair-twice-after-a-blank-row",
         ("agree", "{d}/r.xlsx", "--long", "rater,rating"),
         _long_sheet("r.xlsx"),
-        line="failcodes: error: {d}/r.xlsx:5, field 'rating': unit '1' is rated by 'a' twice",
+        line="failcodes: error: {d}/r.xlsx:5, field 'rating': unit '1' is rated by 'a' twice "
+        "(several codes per unit and rater, one row each? --sets ';' joins them into one code set)",
     ),
     # an object or a list where a rating goes was a text category, exit 0
     Case(

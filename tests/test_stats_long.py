@@ -82,7 +82,10 @@ def test_a_pair_rated_twice_names_its_line(tmp_path: Path, agree) -> None:
     path.write_text("item,rater,code\n1,a,yes\n1,b,no\n2,a,no\n1,a,no\n")
     code, _, err = agree(path)
     assert code == 2
-    assert err.strip().endswith("l.csv:5, field 'code': unit '1' is rated by 'a' twice")
+    assert err.strip().endswith(
+        "l.csv:5, field 'code': unit '1' is rated by 'a' twice (several codes per unit and "
+        "rater, one row each? --sets ';' joins them into one code set)"
+    )
 
 
 def test_wide_duplicate_ids_point_to_long(tmp_path: Path, agree) -> None:

@@ -40,6 +40,7 @@ from failcodes.stats.sets import (
 from failcodes.stats.tables import (
     RatingsTable,
     agreement_table,
+    lone_units,
     ratings_from_frame,
     undefined_single_rated,
 )
@@ -279,9 +280,11 @@ def set_agreement_table(
         confidence=confidence,
         clusters=table.clusters,
     )
-    if not table.n_single_rated:
+    rated = [[c is not None for c in row] for row in table.sets]
+    single = table.n_single_rated + lone_units(rated, table.clusters)
+    if not single:
         return results
-    return [r.model_copy(update={"n_single_rated": table.n_single_rated}) for r in results]
+    return [r.model_copy(update={"n_single_rated": single}) for r in results]
 
 
 def annotation_shape_line(

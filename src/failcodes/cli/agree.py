@@ -40,8 +40,11 @@ def _alpha_kind(row: dict[str, Any]) -> str:
 
 
 def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
+    # the level --confidence asked for: `--confidence 0.5` printed its intervals under "95% CI"
+    level = "/".join(f"{100 * c:g}%" for c in sorted({r["confidence"] for r in rows})) or "95%"
     table = Table(show_lines=False)
-    for key in [*group_keys, "statistic", "weights", "value", "95% CI", "se", "units", "raters"]:
+    header = f"{level} CI"
+    for key in [*group_keys, "statistic", "weights", "value", header, "se", "units", "raters"]:
         table.add_column(key)
     table.add_column("note")
     for row in rows:

@@ -111,7 +111,10 @@ class AgreementResult(Estimate):
         "(pooled dimensions); None when every row is its own unit.",
     )
     n_single_rated: int = Field(
-        default=0, description="Units rated by one coder only: counted here, not used."
+        default=0,
+        description="Units rated by one coder only: not in n_units; kept in the table (blank "
+        "cells of a ratings table, agree --missing-data) they enter the chance-agreement "
+        "margins of Gwet's missing-data form (Fleiss, Conger, AC1/AC2), else they are not used.",
     )
     n_raters: int = Field(description="Raters with at least one rating.")
     n_categories: int = Field(description="Size of the category set q.")

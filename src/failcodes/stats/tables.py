@@ -191,6 +191,7 @@ def wide_from_long(
     source: str | Path | None = None,
     first_line: int = 2,
     lines: Sequence[int] | None = None,
+    join: str | None = None,
 ) -> pd.DataFrame:
     """One row per unit (per ``keep`` group), one column per rater, from a long table.
 
@@ -198,6 +199,8 @@ def wide_from_long(
     it, a rater named like the unit (or ``keep``) column, a single rater: an
     :class:`InputError` naming the row's line: ``lines[i]`` is the file line of row ``i``
     (a CSV's quoted line breaks counted, a sheet's row numbers), else ``i + first_line``.
+    With ``join`` (``--sets SEP``) the rows of one (unit, rater) pair are its codes, joined
+    with ``SEP`` into one cell (a rater giving several codes to a unit, one row each).
     """
     for name in (long.unit, long.rater, long.rating, *keep):
         if name not in frame.columns:
@@ -232,11 +235,12 @@ def wide_from_long(
     one_way(cells, source, "rater", "it would be a rater of its own; write it one way")
     key = [*keep, long.unit, long.rater]
     twice = frame.duplicated(subset=key)
-    if twice.any():
+    if twice.any() and join is None:
         row = int(np.flatnonzero(twice.to_numpy())[0])
         unit, rater = frame[long.unit].iloc[row], frame[long.rater].iloc[row]
         raise InputError(
-            f"unit {str(unit)!r} is rated by {str(rater)!r} twice",
+            f"unit {str(unit)!r} is rated by {str(rater)!r} twice (several codes per unit and "
+            "rater, one row each? --sets ';' joins them into one code set)",
             path=source,
             line=line_of(row),
             field=long.rating,
@@ -263,6 +267,15 @@ def wide_from_long(
             path=source,
             field=long.rater,
         )
+    if twice.any() and join is not None:  # --sets: a pair's rows are its codes, one cell
+        sep = join
+
+        def joined(v: pd.Series) -> Any:
+            return sep.join(dict.fromkeys(str(x) for x in v.dropna())) or None
+
+        frame = frame.copy()
+        frame[long.rater] = frame[long.rater].astype(str)
+        frame = frame.groupby(key, sort=False, dropna=False)[long.rating].agg(joined).reset_index()
     table = frame.astype({long.rater: str}).pivot(
         index=[*keep, long.unit], columns=long.rater, values=long.rating
     )
@@ -695,9 +708,16 @@ def ratings_tables(
             joined = _joined_cells(frame, [shape.rating], source, line_of)
         if categories is None:
             no_missing_marks(frame, [shape.rating], source, line_of)
+        joins = None if sets in (None, "none") else sets
+        several = frame.duplicated(subset=[*keep, shape.unit, shape.rater]).sum()
         frame = wide_from_long(
-            frame, shape, keep=keep, source=source, first_line=first_line, lines=lines
+            frame, shape, keep=keep, source=source, first_line=first_line, lines=lines, join=joins
         )
+        if several and joins is not None:
+            notes.append(
+                f"{several} row(s) gave one more code to a (unit, rater) pair: each pair's "
+                f"codes joined into one code set on {joins!r}"
+            )
         unit_column, unit_reason = shape.unit, f"the long table's units ({shape.reason})"
         if raters is None:
             candidates = [str(c) for c in frame.columns if c not in (*keep, shape.unit)]
@@ -1130,6 +1150,20 @@ NOMINAL_NOTE = (
 )
 
 
+def lone_units(rated: Any, clusters: Sequence[str] | None = None) -> int:
+    """Units of a table's rows rated by one rater only (``rated``: rows x raters, True = rated).
+
+    Kept in the table (a ratings table's blank cells, ``agree --missing-data``), they enter
+    Gwet's missing-data margins, not ``n_units``: their rows' ``n_single_rated`` said 0.
+    ``clusters``: each row's unit (a unit is alone when every row of it is).
+    """
+    alone = np.asarray(rated, dtype=bool).sum(axis=1) == 1
+    if clusters is None:
+        return int(alone.sum())
+    units = np.asarray(clusters)
+    return len(set(units[alone].tolist()) - set(units[~alone].tolist()))
+
+
 def undefined_single_rated(
     statistic: str,
     level: str,
@@ -1227,8 +1261,8 @@ def agreement_table(
         confidence=confidence,
         clusters=None if clusters is None else np.asarray(clusters),
     )
-    extra = {"n_single_rated": table.n_single_rated} if table.n_single_rated else {}
-    out = [r.model_copy(update=extra) if extra else r for r in results]
+    single = table.n_single_rated + lone_units(~np.isnan(table.values), clusters)
+    out = [r.model_copy(update={"n_single_rated": single}) if single else r for r in results]
     for stat in left_out:
         out.append(
             AgreementResult(
@@ -1241,7 +1275,7 @@ def agreement_table(
                 n_raters=len(table.raters),
                 n_categories=len(table.categories),
                 undefined_reason=NOMINAL_NOTE if nominal_codes else UNORDERED_NOTE,
-                **extra,
+                n_single_rated=single,
             )
         )
     return out
