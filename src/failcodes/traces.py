@@ -13,7 +13,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import ConfigError
-from failcodes.verdicts import Verdict
+from failcodes.verdicts import Verdict, per_system
 
 
 class EvidenceSource(StrEnum):
@@ -162,24 +162,7 @@ def parse_evidence_declarations(values: Sequence[str]) -> dict[str, EvidenceSour
     Returns system -> source, with :data:`EVERY_SYSTEM` for the plain form. A value that is
     not an evidence source, or a system declared twice, is a :class:`ConfigError`.
     """
-    known = ", ".join(e.value for e in EvidenceSource)
-    out: dict[str, EvidenceSource] = {}
-    for item in values:
-        system, sep, value = item.rpartition("=")
-        key = system.strip() if sep else EVERY_SYSTEM
-        if sep and not key:
-            raise ConfigError(f"--evidence expects SOURCE or SYSTEM=SOURCE, got {item!r}")
-        try:
-            source = EvidenceSource(value.strip())
-        except ValueError:
-            raise ConfigError(
-                f"--evidence {item!r}: {value.strip()!r} is not an evidence source ({known})"
-            ) from None
-        if key in out:
-            who = "every system" if key == EVERY_SYSTEM else f"system {key!r}"
-            raise ConfigError(f"--evidence given twice for {who}")
-        out[key] = source
-    return out
+    return per_system(values, EvidenceSource, ("--evidence", "SOURCE", "an evidence source"))
 
 
 def declared_source(declared: Mapping[str, EvidenceSource], system: str) -> EvidenceSource | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import whole_number_text
@@ -107,27 +108,39 @@ def normalize_verdict(
 ASSERTED = "asserted by the system"
 
 
-def parse_verdict_declarations(values: list[str] | tuple[str, ...]) -> dict[str, Verdict]:
+def parse_verdict_declarations(values: Sequence[str]) -> dict[str, Verdict]:
     """Parse ``--verdict`` values: ``supported`` (every system) or ``SYSTEM=supported``.
 
     Returns system -> verdict, with ``"*"`` for the plain form (as ``--evidence``). A value
     that is not a canonical verdict, or a system declared twice, is a ConfigError.
     """
-    known = ", ".join(v.value for v in Verdict)
-    out: dict[str, Verdict] = {}
+    return per_system(values, Verdict, ("--verdict", "VERDICT", "a canonical verdict"))
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def per_system(values: Sequence[str], kind: type[_E], words: tuple[str, str, str]) -> dict[str, _E]:
+    """Parse ``VALUE`` (key ``"*"``: every system) or ``SYSTEM=VALUE`` option values.
+
+    ``words``: the option, its value's name and what a value of ``kind`` is, for the errors.
+    """
+    option, name, what = words
+    known = ", ".join(v.value for v in kind)
+    out: dict[str, _E] = {}
     for item in values:
         system, sep, value = item.rpartition("=")
         key = system.strip() if sep else "*"
         if sep and not key:
-            raise ConfigError(f"--verdict expects VERDICT or SYSTEM=VERDICT, got {item!r}")
+            raise ConfigError(f"{option} expects {name} or SYSTEM={name}, got {item!r}")
         try:
-            verdict = Verdict(value.strip())
+            parsed = kind(value.strip())
         except ValueError:
             raise ConfigError(
-                f"--verdict {item!r}: {value.strip()!r} is not a canonical verdict ({known})"
+                f"{option} {item!r}: {value.strip()!r} is not {what} ({known})"
             ) from None
         if key in out:
             who = "every system" if key == "*" else f"system {key!r}"
-            raise ConfigError(f"--verdict given twice for {who}")
-        out[key] = verdict
+            raise ConfigError(f"{option} given twice for {who}")
+        out[key] = parsed
     return out
