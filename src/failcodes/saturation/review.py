@@ -73,10 +73,7 @@ HEADER = """\
 
 def latest_decisions(store: ProjectStore) -> dict[str, Decision]:
     """The last decision recorded for each proposal id."""
-    out: dict[str, Decision] = {}
-    for d in store.decisions():
-        out[d.proposal_id] = d
-    return out
+    return {d.proposal_id: d for d in store.decisions()}
 
 
 def merge_targets(codebook: Codebook, kind_dimension: tuple[str, str]) -> list[str]:

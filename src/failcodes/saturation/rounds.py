@@ -470,10 +470,7 @@ def _refuse_known_name(
 
 def latest_annotations(store: ProjectStore) -> dict[str, Annotation]:
     """The newest annotation per unit across all rounds."""
-    out: dict[str, Annotation] = {}
-    for ann in store.all_annotations():
-        out[ann.unit_id] = ann
-    return out
+    return {ann.unit_id: ann for ann in store.all_annotations()}
 
 
 def apply_changes(
