@@ -237,6 +237,20 @@ def check_workbook(path: Path) -> SheetScan:
             line=1,
             field=column,
         )
+    if scan.disorder is not None:
+        # openpyxl reads rows and cells as the XML gives them: a row given after a later one
+        # was left out (the rows end at the last row holding a value), a cell given twice
+        # read as its second value (true, then false: false), exit 0; Excel writes them in
+        # order (and repairs a file that is not)
+        where, line, letter = scan.disorder
+        raise InputError(
+            f"{where} in the sheet's XML (out of order or given twice: a program wrote it; "
+            "read as given, a value would be lost): open and save it in Excel, or save the "
+            "sheet as CSV",
+            path=path,
+            line=line,
+            field=letter,
+        )
     if scan.hidden_row_count:
         _say(path, hidden_rows_note(path, scan))
     return scan
@@ -522,6 +536,9 @@ class SheetScan:
     recalc: bool = False
     #: its first formula cell with a saved value (``D2``), else None
     formula: str | None = None
+    #: the first row or cell the XML gives at or before one already given (what it is, the
+    #: sheet row, the column letter of a cell), else None
+    disorder: tuple[str, int, str | None] | None = None
 
 
 class _CellScan:
@@ -545,12 +562,25 @@ class _CellScan:
             first = _int(attrs.get("min"), 0)
             self.hidden_columns.append((first, _int(attrs.get("max"), first)))
         elif tag == "row":
-            self.row = _int(attrs.get("r"), self.row + 1)
+            row = _int(attrs.get("r"), self.row + 1)
+            if row <= self.row and self.scan.disorder is None:
+                after = "is given twice" if row == self.row else f"comes after row {self.row}"
+                self.scan.disorder = (f"sheet row {row} {after}", row, None)
+            self.row = row
             self.col = 0
             self.row_hidden = attrs.get("hidden") in ("1", "true")
         elif tag == "c":
             ref = attrs.get("r")  # optional: a cell without one is the next in its row
-            self.col = _ref_column(ref) if ref else self.col + 1
+            col = _ref_column(ref) if ref else self.col + 1
+            if col <= self.col and self.scan.disorder is None:
+                letter = column_letter(col - 1)
+                after = (
+                    "is given twice"
+                    if col == self.col
+                    else f"comes after {column_letter(self.col - 1)}{self.row} in its row"
+                )
+                self.scan.disorder = (f"cell {letter}{self.row} {after}", self.row, letter)
+            self.col = col
             self.cell = ref or f"{column_letter(self.col - 1)}{self.row}"
             self.formula = self.value = False
         elif tag == "f":
