@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,3 +112,146 @@ def test_temporary_files_of_an_earlier_failcodes_are_said_and_kept(tmp_path, cap
         ".t.jsonl.k3j_h1xq.tmp",
         "t.jsonl",
     ]
+
+
+def _workbook(path: Path, rows: list[list[object]], edit: Any = None) -> Path:
+    """An .xlsx of ``rows`` made by openpyxl; ``edit`` rewrites its sheet XML (a str)."""
+    import zipfile
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    plain = path.with_name("plain-" + path.name)
+    book.save(plain)
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if edit is not None and item.filename == "xl/worksheets/sheet1.xml":
+                data = edit(data.decode()).encode()
+            out.writestr(item, data)
+    plain.unlink()
+    return path
+
+
+_LABEL_ROWS: list[list[object]] = [
+    ["sentence_id", "has_error", "annotator"],
+    ["q0-s1", True, "a"],
+    ["q1-s1", False, "a"],
+]
+
+
+def _row(xml: str, r: int) -> str:
+    import re
+
+    found = re.search(rf'<row r="{r}"[ >].*?</row>', xml)
+    assert found is not None
+    return found[0]
+
+
+def _swap_rows(xml: str) -> str:
+    return xml.replace(_row(xml, 2) + _row(xml, 3), _row(xml, 3) + _row(xml, 2))
+
+
+def _row_twice(xml: str) -> str:
+    second = _row(xml, 2).replace("<v>1</v>", "<v>0</v>")  # row 2 again, has_error false
+    return xml.replace(_row(xml, 2), _row(xml, 2) + second)
+
+
+def _cell_twice(xml: str) -> str:
+    b2 = '<c r="B2" t="b"><v>1</v></c>'
+    assert b2 in xml
+    return xml.replace(b2, b2 + '<c r="B2" t="b"><v>0</v></c>')
+
+
+def _cells_out_of_order(xml: str) -> str:
+    row = _row(xml, 2)
+    a, b, c = (row[row.index(f'<c r="{k}2"') :] for k in "ABC")
+    a, b = a[: len(a) - len(b)], b[: len(b) - len(c)]
+    c = c.removesuffix("</row>")
+    return xml.replace(row, row.replace(a + b + c, c + a + b))
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        # openpyxl reads rows as the XML gives them and the reading stops at the last row
+        # holding a value: row 2 after row 3 was left out, 1 label written for 2, exit 0
+        (_swap_rows, "l.xlsx:2: sheet row 2 comes after row 3"),
+        # row 2 twice (true, then false): one of them lost without a word
+        (_row_twice, "l.xlsx:2: sheet row 2 is given twice"),
+        # B2 twice (true, then false): read as false, exit 0
+        (_cell_twice, "l.xlsx:2, field 'B': cell B2 is given twice"),
+        # C2 before A2, B2: a row is as wide as its last cell, C2 (the annotator) was lost
+        (_cells_out_of_order, "l.xlsx:2, field 'A': cell A2 comes after C2 in its row"),
+    ],
+)
+def test_a_sheet_whose_xml_gives_rows_or_cells_out_of_order_is_refused(
+    tmp_path, capsys, edit, expected
+) -> None:
+    src = _workbook(tmp_path / "l.xlsx", _LABEL_ROWS, edit)
+    out = tmp_path / "out" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+    assert (code, err.strip().splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {tmp_path}/{expected} in the sheet's XML (out of order or given "
+            "twice: a program wrote it; read as given, a value would be lost): open and save it "
+            "in Excel, or save the sheet as CSV"
+        ],
+    )
+    assert not out.parent.exists()
+
+
+def test_a_sheet_whose_cells_and_rows_carry_no_reference_is_read_in_order(tmp_path, capsys):
+    # (cells and rows may leave out r=: each is the next one; not a disorder)
+    import re
+
+    def bare(xml: str) -> str:
+        return re.sub(r'<row r="\d+"', "<row", re.sub(r' r="[A-Z]+\d+"', "", xml))
+
+    src = _workbook(tmp_path / "l.xlsx", _LABEL_ROWS, bare)
+    out = tmp_path / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert [json.loads(line) for line in out.read_text().splitlines()] == [
+        {"sentence_id": "q0-s1", "has_error": True, "annotator": "a"},
+        {"sentence_id": "q1-s1", "has_error": False, "annotator": "a"},
+    ]
+
+
+def test_a_parquet_dictionary_page_past_the_budget_is_refused_from_the_metadata(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    # a page is unpacked whole before a row of it is decoded: a 147 KB labels file whose
+    # dictionary page held 30,000 texts of 10 KB (two of them used) unpacks to 300 MB, and
+    # ingest took 1.31 GB (/usr/bin/time -v), exit 0: its rows decode to 20 KB, within the
+    # decoded budget (256 MB). Now the metadata's uncompressed size is held to that budget
+    # (85 MB, exit 2). Here the budget's floor is made 1 MB and the dictionary 3 MB.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from failcodes import parquetio
+
+    monkeypatch.setattr(parquetio, "DECODED_MIN", 1 << 20)
+    texts = pa.array([f"{i:08d}" + "x" * 10_000 for i in range(300)])
+    ids = pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), texts)
+    table = pa.table({"sentence_id": ids, "has_error": [True, False], "annotator": ["a", "a"]})
+    src = tmp_path / "l.parquet"
+    pq.write_table(table, src, compression="zstd", dictionary_pagesize_limit=1 << 30)
+    meta = pq.ParquetFile(src).metadata
+    unpacked, size = meta.row_group(0).total_byte_size, src.stat().st_size
+    assert unpacked > 3_000_000 and 32 * size < 1 << 20  # (the file: a few KB)
+    out = tmp_path / "out" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+    assert (code, err.strip().splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {src}: its pages unpack to {unpacked / (1 << 20):,.1f} MB from "
+            f"{size / (1 << 20):,.1f} MB (at most 1.0 MB, or 32 times the file's size) (a "
+            "decompression bomb, or a table too large to read here): split the table into "
+            "smaller files"
+        ],
+    )
+    assert not out.parent.exists()
