@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from failcodes.codebook import load as load_codebook
     from failcodes.commands.agree import AgreeRequest
     from failcodes.commands.attribute import AttributeRequest
+    from failcodes.commands.cache import CachePruneRequest, CacheStatsRequest
     from failcodes.commands.compare import CompareRequest
     from failcodes.commands.ingest import IngestRequest
     from failcodes.commands.judge import JudgeRequest
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
     from failcodes.commands.recode import RecodeRequest
     from failcodes.commands.report import ReportRequest
-    from failcodes.commands.reviewplan import ReviewPlanRequest
+    from failcodes.commands.reviewplan import ReviewPlanRequest, ReviewStatusRequest
     from failcodes.commands.saturate import (
         SaturateInitRequest,
         SaturateRecodeRequest,
@@ -166,6 +167,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CompareRequest": ("failcodes.commands.compare", "CompareRequest"),
     "AgreeRequest": ("failcodes.commands.agree", "AgreeRequest"),
     "ReviewPlanRequest": ("failcodes.commands.reviewplan", "ReviewPlanRequest"),
+    "ReviewStatusRequest": ("failcodes.commands.reviewplan", "ReviewStatusRequest"),
+    "CacheStatsRequest": ("failcodes.commands.cache", "CacheStatsRequest"),
+    "CachePruneRequest": ("failcodes.commands.cache", "CachePruneRequest"),
     "SaturateInitRequest": ("failcodes.commands.saturate", "SaturateInitRequest"),
     "SaturateRoundRequest": ("failcodes.commands.saturate", "SaturateRoundRequest"),
     "SaturateRecodeRequest": ("failcodes.commands.saturate", "SaturateRecodeRequest"),
@@ -198,6 +202,8 @@ __all__ = [
     "Annotation",
     "AttributeRequest",
     "Batch",
+    "CachePruneRequest",
+    "CacheStatsRequest",
     "Cascade",
     "Codebook",
     "CodebookRef",
@@ -222,6 +228,7 @@ __all__ = [
     "RecodeRequest",
     "ReportRequest",
     "ReviewPlanRequest",
+    "ReviewStatusRequest",
     "SaturateInitRequest",
     "SaturateRecodeRequest",
     "SaturateRoundRequest",

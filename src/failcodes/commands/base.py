@@ -103,18 +103,18 @@ class Request(FrozenModel):
     #: The command's words on the command line (``("metrics",)``, ``("judge", ...)``).
     command: ClassVar[tuple[str, ...]] = ()
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _one_line(cls, data: Any, handler: Any) -> Any:
+    def __init__(self, **data: Any) -> None:
         """A bad value is the CLI's one line (a ConfigError naming the flag), in Python too.
 
         ``failcodes.MetricsRequest(bootstrap=-1)`` raised pydantic's ValidationError over four
-        lines, not the FailcodesError a notebook catches for every other bad input.
+        lines, not the FailcodesError a notebook catches for every other bad input; so did a
+        request's own check (``--traces`` given twice, ``cache prune`` with no filter), which
+        a wrap validator of this class did not wrap.
         """
         try:
-            return handler(data)
+            super().__init__(**data)
         except ValidationError as exc:
-            raise ConfigError(validation_message(cls, exc)) from None
+            raise ConfigError(validation_message(type(self), exc)) from None
 
     @model_validator(mode="after")
     def _no_file_twice(self) -> Self:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.codebook import UnitKind
 from failcodes.commands.base import Note, Request, ignore_note, option
+from failcodes.contract import FrozenModel
 from failcodes.csvcells import read_frame
 from failcodes.errors import InputError
 from failcodes.study.layout import StudyLayout
+
+if TYPE_CHECKING:  # numpy and pandas: not for `failcodes review --help`
+    from failcodes.reviewplan import PlanProgress
 
 
 def _table(layout: StudyLayout, dataset: str, part: UnitKind) -> Path:
@@ -268,3 +272,129 @@ class ReviewPlanRequest(Request):
         out = plans_dir(run_dir) / f"{plan_name}.json"
         atomic_write_text(out, plan.model_dump_json(indent=2) + "\n")
         return ReviewPlanResult(plan, out, dropped)
+
+
+class ReviewStatusResult(FrozenModel):
+    """How much of a plan's samples is reviewed (``review status``)."""
+
+    plan: str
+    part: UnitKind
+    progress: PlanProgress
+    #: reviews of the other part (the plan draws ``part`` units): matched nothing
+    other_part: tuple[str, ...] = ()
+    unmatched: int = 0
+    #: reviews made under a codebook version the study's cannot carry, left out
+    stale: int = 0
+    target: str = ""
+    #: the reviews so far are not a random part of the drawn units (a warning)
+    skew: str | None = None
+
+    def lines(self) -> list[str]:
+        """The status line as the CLI prints it."""
+        p = self.progress
+        line = (
+            f"plan {self.plan!r} ({self.part.value}): estimation sample "
+            f"{p.estimation_reviewed}/{p.estimation_planned} reviewed, targeted "
+            f"{p.targeted_reviewed}/{p.targeted_planned}; "
+            f"{p.outside_plan} reviewed unit(s) outside the plan (not used)"
+        )
+        if self.unmatched:
+            line += (
+                f"; {self.unmatched} review(s) of {' and '.join(self.other_part)} units not "
+                f"matched (the plan draws {self.part.value} units)"
+            )
+        if self.stale:
+            line += (
+                f"; {self.stale} review(s) made under another codebook version than the "
+                f"study's ({self.target}) left out, as the report leaves them (stale: "
+                "`failcodes report` says why)"
+            )
+        return [line]
+
+
+class ReviewStatusRequest(Request):
+    """Match pulled human reviews back to a plan: how much of each sample is reviewed."""
+
+    command: ClassVar[tuple[str, ...]] = ("review", "status")
+
+    plan_path: Path = option(argument=True, help="A plan file (RUN_DIR/review/plans/*.json).")
+    reviews: list[Path] = option(
+        flags=("--reviews", "-r"), help="Pulled human annotations JSONL (repeatable)."
+    )
+
+    def run(self, *, note: Note = ignore_note) -> ReviewStatusResult:
+        """Read the plan and the reviews; the skew warning (if any) goes to ``note`` too."""
+        from failcodes.annotations import Annotation
+        from failcodes.reviewplan import (
+            PlanProgress,
+            human_codes,
+            match_reviews,
+            people_only,
+            read_plan,
+        )
+        from failcodes.tableio import read_models_jsonl
+
+        ReviewStatusResult.model_rebuild(_types_namespace={"PlanProgress": PlanProgress})
+        plan = read_plan(self.plan_path)
+        anns = []
+        found_in: dict[str, list[Annotation]] = {}
+        for path in self.reviews:  # a judge's annotations given here counted as reviewed
+            found = read_models_jsonl(path, Annotation)
+            people_only(path, found)
+            anns.extend(found)
+            found_in.setdefault(str(path), []).extend(found)
+        stale, target = 0, ""
+        folder = self.plan_path.parent
+        in_study = (folder.name, folder.parent.name) == ("plans", "review")
+        if in_study:  # in a study: as the report
+            anns, stale, target = _usable(folder.parent.parent, found_in)
+        codes = human_codes(anns, plan.part)
+        skew = _skew(self.plan_path, plan, set(codes)) if in_study else None
+        if skew is not None:
+            note(f"failcodes: warning: {skew}")
+        return ReviewStatusResult(
+            plan=plan.name,
+            part=plan.part,
+            progress=match_reviews(plan, codes),
+            # reviews of the other part matched nothing, unsaid: "0/12 reviewed"
+            other_part=tuple(
+                sorted({a.unit_kind.value for a in anns if a.unit_kind is not plan.part})
+            ),
+            unmatched=sum(a.unit_kind is not plan.part for a in anns),
+            stale=stale,
+            target=target,
+            skew=skew,
+        )
+
+
+def _usable(root: Path, files: dict[str, list[Any]]) -> tuple[list[Any], int, str]:
+    """The reviews the report uses, how many are stale, and the study codebook's version.
+
+    The reviews are brought to the study's codebook (:func:`study_codebook`) as the report
+    brings them.
+    Reviews made under a version the study's lineage cannot carry were counted as reviewed
+    ('12/12') where the report left every one out.
+    """
+    from failcodes.report.rundir import study_codebook
+    from failcodes.reviewversions import bring_reviews
+    from failcodes.study.recode import lineage
+
+    cb = study_codebook(root)
+    books = lineage(root / f"{cb.name}.yaml", cb, StudyLayout.of(root))
+    versions = bring_reviews(files, cb, books)
+    return versions.reviews, versions.stale, f"{cb.name} v{cb.version}"
+
+
+def _skew(plan_path: Path, plan: Any, reviewed: set[str]) -> str | None:
+    """Whether, mid-review, the reviews so far are not a random part of the drawn units.
+
+    The report counts drawn units not reviewed as not drawn (missing at random); a reviewer
+    working down a list sorted by the judge's code learned it only from the report's caption.
+    """
+    from failcodes.report.corrected import review_skew
+    from failcodes.reviewplan import plan_source
+
+    source = plan_source(plan, plan_path.parent.parent.parent, plan_path)  # STUDY/review/plans
+    if not source.is_file() or not plan.estimation_ids() - reviewed:
+        return None
+    return review_skew(read_frame(source), plan, reviewed)

@@ -1,0 +1,117 @@
+"""The commands a notebook reached only through argv, as typed requests (issue 30).
+
+For each request: ``failcodes.run(Request(...))`` and the CLI give the same output on the same
+input (the CLI parses argv into the request and calls the same ``run``), and a bad request is
+the CLI's one line, a :class:`failcodes.errors.ConfigError` (a FailcodesError) in Python.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import failcodes as fc
+from failcodes.errors import ConfigError
+from tests.cli_helpers import run_cli
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> str:
+    """``failcodes ARGS``' stdout (exit 0 asserted)."""
+    code, out, err = run_cli([str(a) for a in args], capsys)
+    assert code == 0, err
+    return out
+
+
+def _refused(capsys: pytest.CaptureFixture[str], request: Any, *args: str | Path) -> str:
+    """The one line both refuse with: ``request()`` raises it, ``failcodes ARGS`` exits 2."""
+    with pytest.raises(ConfigError) as raised:
+        request()
+    code, out, err = run_cli([str(a) for a in args], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"failcodes: error: {raised.value}\n"
+    return str(raised.value)
+
+
+def _cache(folder: Path) -> Path:
+    from failcodes.judge.cache import ResponseCache
+
+    path = folder / "c.sqlite"
+    cache = ResponseCache(path)
+    for i, model in enumerate(["m1", "m2", "m2"]):
+        cache.put(
+            f"k{i}",
+            provider="openai",
+            model=model,
+            template_hash="t",
+            codebook_hash="abc",
+            payload={},
+            usage={},
+            raw_request={},
+            raw_response={},
+        )
+    cache.close()
+    return path
+
+
+def test_cache_stats_python_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _cache(tmp_path)
+    result = fc.run(fc.CacheStatsRequest(cache=path))
+    assert (result.entries, result.by_model) == (3, {"openai:m1": 1, "openai:m2": 2})
+    assert json.loads(_cli(capsys, "cache", "stats", "--cache", path, "--json")) == (
+        result.model_dump(mode="json")
+    )
+    assert _cli(capsys, "cache", "stats", "--cache", path).splitlines() == result.lines()
+
+
+def test_cache_prune_python_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _cache(tmp_path)
+    result = fc.run(fc.CachePruneRequest(cache=path, model="openai:m2"))
+    assert result.pruned == 2  # the two m2 entries
+    out = _cli(capsys, "cache", "prune", "--cache", path, "--all")
+    assert out == f"pruned 1 entries from {path}\n"  # m1, the one left
+    assert result.lines() == [f"pruned 2 entries from {path}"]
+
+
+def test_cache_prune_without_a_filter_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _cache(tmp_path)
+    said = _refused(
+        capsys, lambda: fc.CachePruneRequest(cache=path), "cache", "prune", "--cache", path
+    )
+    assert said == "say what to prune: --older-than DAYS, --model, --codebook-hash or --all"
+    assert fc.run(fc.CacheStatsRequest(cache=path)).entries == 3  # nothing pruned
+
+
+def test_review_status_python_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_outside_review11 import _half_reviewed_study
+
+    # 50 units drawn (u000..u049), the 25 even ones reviewed: the judge's all-high ones
+    _half_reviewed_study(tmp_path, [f"u{i:03d}" for i in range(0, 50, 2)])
+    plan = tmp_path / "review" / "plans" / "p.json"
+    reviews = tmp_path / "review" / "alice.jsonl"
+    notes: list[str] = []
+    result = fc.run(fc.ReviewStatusRequest(plan_path=plan, reviews=[reviews]), note=notes.append)
+    p = result.progress
+    assert (p.estimation_reviewed, p.estimation_planned) == (25, 50)
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(reviews)], capsys)
+    assert code == 0
+    assert out.splitlines() == result.lines()
+    assert err.splitlines() == notes == [f"failcodes: warning: {result.skew}"]
+
+
+def test_review_status_with_a_reviews_file_twice_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a request's own check (Request._no_file_twice) raised pydantic's ValidationError from
+    # Python: the base's wrap validator did not wrap a validator defined after it
+    plan, reviews = tmp_path / "p.json", tmp_path / "r.jsonl"
+    said = _refused(
+        capsys,
+        lambda: fc.ReviewStatusRequest(plan_path=plan, reviews=[reviews, reviews]),
+        *("review", "status", plan, "-r", reviews, "-r", reviews),
+    )
+    assert said == f"--reviews: {reviews} is given twice; name each file once"
