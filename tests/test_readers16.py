@@ -255,3 +255,113 @@ def test_a_parquet_dictionary_page_past_the_budget_is_refused_from_the_metadata(
         ],
     )
     assert not out.parent.exists()
+
+
+def _shared_annotator(xml: str) -> str:
+    inline = '<c r="C2" t="inlineStr"><is><t>a</t></is></c>'
+    assert inline in xml
+    return xml.replace(inline, '<c r="C2" t="s"><v>0</v></c>')
+
+
+def _with_shared_text(path: Path, text: str) -> Path:
+    """:func:`_workbook` of the labels, C2 (an annotator) shared text 0: ``text``."""
+    import zipfile
+
+    plain = _workbook(path.with_name("inline-" + path.name), _LABEL_ROWS, _shared_annotator)
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    kind = "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in src.infolist():
+            data = src.read(item.filename).decode()
+            if item.filename == "[Content_Types].xml":
+                data = data.replace(
+                    "</Types>",
+                    f'<Override PartName="/xl/sharedStrings.xml" ContentType="{kind}"/></Types>',
+                )
+            elif item.filename == "xl/_rels/workbook.xml.rels":
+                data = data.replace(
+                    "</Relationships>",
+                    f'<Relationship Id="rSS" Type="{rel}/sharedStrings" '
+                    'Target="sharedStrings.xml"/></Relationships>',
+                )
+            out.writestr(item, data)
+        out.writestr(
+            "xl/sharedStrings.xml",
+            f'<sst xmlns="{main}" count="1" uniqueCount="1"><si><t>{text}</t></si></sst>',
+        )
+    plain.unlink()
+    return path
+
+
+@pytest.mark.parametrize("where", ["shared", "inline"])
+def test_a_workbook_cell_past_the_cell_limit_is_refused_before_openpyxl_holds_it(
+    tmp_path, capsys, monkeypatch, where
+) -> None:
+    # a 17 MB workbook whose one shared text (an annotator) unpacked to 250 MB: ingest took
+    # 829 MB (/usr/bin/time -v), exit 0, and wrote a JSONL line that metrics then refuses
+    # (past 64 MB). A CSV cell is held to 64 M characters; a workbook's had no bound (Excel
+    # holds 32,767). Now the scan refuses it, the cell named where the sheet holds it (44 MB,
+    # 0.30 CPU-s). The limit is made 1 M characters here.
+    from failcodes import sheetio
+
+    monkeypatch.setattr(sheetio, "MAX_CELL", 1 << 20, raising=False)
+    long = "é" * ((1 << 20) + 1)
+    src = tmp_path / "l.xlsx"
+    if where == "shared":
+        _with_shared_text(src, long)
+        expected = f"{src}: the workbook's shared text 1"
+    else:
+        inline = '<c r="C2" t="inlineStr"><is><t>a</t></is></c>'  # (openpyxl cuts a long one)
+        _workbook(
+            src, _LABEL_ROWS, lambda xml: xml.replace(inline, inline.replace(">a<", f">{long}<"))
+        )
+        expected = f"{src}:2, field 'C': cell C2"
+    short = _with_shared_text(tmp_path / "ok.xlsx", "é" * (1 << 20))  # (at the limit: read)
+    out = tmp_path / "out" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(short), "-o", str(out)], capsys)
+    assert code == 0, err
+    out = tmp_path / "out2" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+    assert (code, err.strip().splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {expected}: a text of over 1 M characters (no trace or label "
+            "cell is that long)"
+        ],
+    )
+    assert not out.parent.exists()
+
+
+@pytest.mark.parametrize("command", ["metrics", "disagreements"])
+@pytest.mark.parametrize("level", ["sentence", "claim"])
+def test_a_pandas_row_index_in_a_labels_parquet_is_refused_alike_at_both_levels(
+    tmp_path, capsys, command, level
+) -> None:
+    # session 15 left "read at claim level, refused at sentence level": on this main both
+    # levels refuse it, with the pandas hint (and so does ingest generic-labels). Kept a
+    # refusal: the index holds no data the tool needs, but the bad-input row of cba50cd
+    # asserts it, and the fix is one argument (index=False). This guards the two levels.
+    import pandas as pd
+
+    traces = _write_jsonl(tmp_path / "t.jsonl", _rows())
+    if level == "sentence":
+        frame = pd.DataFrame({"sentence_id": ["q0-s1", "q1-s1"], "has_error": [True, False]})
+    else:
+        frame = pd.DataFrame(
+            {"claim_id": ["q0-c1", "q1-c1"], "system": "sysA", "has_error": [True, False]}
+        )
+    frame["annotator"] = "a"
+    frame.index = pd.Index([5, 9])  # (not a range: written as __index_level_0__)
+    labels = tmp_path / "l.parquet"
+    frame.to_parquet(labels)
+    out = tmp_path / "out" / ("o.jsonl" if command == "disagreements" else "o.json")
+    args = [command, "--traces", str(traces), "--labels", str(labels), "--level", level]
+    code, _, err = run_cli([*args, "-o", str(out)], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert lines[0].startswith(
+        f"failcodes: error: {labels}:1, field '__index_level_0__': unknown column"
+    )
+    assert "pandas' row index: write the file with to_parquet(index=False)" in lines[0]
+    assert not out.parent.exists()

@@ -156,6 +156,10 @@ MAX_SECONDS = 120.0
 #: openpyxl holds every shared string in memory before the first row (~170 bytes each, past
 #: the clock): 5,000,000 short ones (a 37 MB workbook) took 0.85 GB and 45 CPU-s a reading.
 MAX_SHARED_STRINGS = 2_000_000
+#: The longest text of a cell read, in characters, a CSV cell's too (Excel holds 32,767;
+#: another program may write more): a 17 MB workbook whose one shared text unpacked to 250 MB
+#: took ingest 829 MB and wrote a JSONL line that metrics refuses (past 64 MB).
+MAX_CELL = 64 << 20
 
 
 def _too_large(path: Path, why: str) -> InputError:
@@ -488,21 +492,36 @@ def _first_sheet_part(
 
 def _count_shared_strings(archive: zipfile.ZipFile, book: str, clock: _Clock) -> None:
     """Refuse a shared-strings table past :data:`MAX_SHARED_STRINGS`, counted under the clock."""
-    count = 0
+    count = chars = 0
 
     def start(tag: str, _attrs: dict[str, str]) -> None:
-        nonlocal count
-        count += tag == "si"
-        if count > MAX_SHARED_STRINGS:
-            raise _TooManyStringsError
+        nonlocal count, chars
+        if tag == "si":
+            count, chars = count + 1, 0
+            if count > MAX_SHARED_STRINGS:
+                raise _TooManyStringsError
+
+    def text(data: str) -> None:
+        nonlocal chars
+        chars += len(data)
+        if chars > MAX_CELL:
+            raise _LongTextError(f"the workbook's shared text {count}")
 
     for _, kind, member in _relationships(archive, book, clock):
         if kind == _SHARED_STRINGS:
-            _parse_part(archive, member, start, clock)
+            _parse_part(archive, member, start, clock, text=text)
 
 
 class _TooManyStringsError(Exception):
     """The shared-strings table holds more than :data:`MAX_SHARED_STRINGS` strings."""
+
+
+class _LongTextError(Exception):
+    """A cell's text (or a shared text) past :data:`MAX_CELL` characters: where, the cell."""
+
+    def __init__(self, where: str, row: int | None = None, column: str | None = None) -> None:
+        super().__init__(where)
+        self.where, self.row, self.column = where, row, column
 
 
 #: How many hidden rows' numbers the note names (it gives the count of all).
@@ -556,6 +575,8 @@ class _CellScan:
         self.hidden_columns: list[tuple[int, int]] = []
         #: whether the current row is hidden (``<row hidden="1">``: a filter, or by hand)
         self.row_hidden = False
+        #: characters of the current cell's text (None: not in a cell)
+        self.chars: int | None = None
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         if tag == "col" and attrs.get("hidden") in ("1", "true"):
@@ -583,6 +604,7 @@ class _CellScan:
             self.col = col
             self.cell = ref or f"{column_letter(self.col - 1)}{self.row}"
             self.formula = self.value = False
+            self.chars = 0
         elif tag == "f":
             self.formula = True
         elif tag == "v":
@@ -595,11 +617,18 @@ class _CellScan:
     def text(self, data: str) -> None:
         if self.in_value and data.strip():
             self.value = True
+        if self.chars is not None:
+            self.chars += len(data)
+            if self.chars > MAX_CELL:
+                column = column_letter(self.col - 1)
+                raise _LongTextError(f"cell {self.cell}", self.row, column)
 
     def end(self, tag: str) -> None:
         if tag == "v":
             self.in_value = False
             return
+        if tag == "c":
+            self.chars = None
         if tag != "c" or not (self.value or self.formula):
             return
         self.scan.last_value_row = max(self.scan.last_value_row, self.row)
@@ -654,6 +683,14 @@ def scan_sheet(path: Path, clock: _Clock | None = None) -> SheetScan:
             path,
             f"the workbook holds over {MAX_SHARED_STRINGS:,} distinct texts (its shared "
             "strings, all held in memory before the first row)",
+        ) from None
+    except _LongTextError as exc:
+        raise InputError(
+            f"{exc.where}: a text of over {MAX_CELL >> 20} M characters (no trace or label cell "
+            "is that long)",
+            path=path,
+            line=exc.row,
+            field=exc.column,
         ) from None
     except _RefusedError:
         raise InputError(

@@ -38,6 +38,7 @@ from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
 from failcodes.parquetio import open_parquet, parquet_schema_names
 from failcodes.sheetio import (
+    MAX_CELL,
     ShownNumber,
     column_letter,
     is_spreadsheet,
@@ -132,10 +133,11 @@ def rename_fields(record: dict[str, Any], column_map: Mapping[str, str]) -> dict
     return out
 
 
-#: Largest CSV cell read (the csv module's default, 128 KiB, is smaller than cells we write).
-#: A 100 MB cell took ingest 0.9 GB (the csv module holds a cell at 4 bytes a character): at
-#: 1 GB a cell (an unclosed quote swallowing the file) took GBs before any word.
-CSV_FIELD_LIMIT = 64 << 20
+#: Largest CSV cell read, in characters, as a workbook's (the csv module's default, 128 KiB, is
+#: smaller than cells we write). A 100 MB cell took ingest 0.9 GB (the csv module holds a cell
+#: at 4 bytes a character): at 1 GB a cell (an unclosed quote swallowing the file) took GBs
+#: before any word.
+CSV_FIELD_LIMIT = MAX_CELL
 
 
 def checked_csv_rows(
