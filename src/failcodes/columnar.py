@@ -176,6 +176,8 @@ def _scan_jsonl(
     index: int,
     total: int,
     path: Path,
+    *,
+    texts: bool = False,
 ) -> tuple[int, InputError | None]:
     """Decode a trace JSONL file line by line into the engine's ``rows`` table.
 
@@ -183,9 +185,10 @@ def _scan_jsonl(
     duplicate-key count; else the object reader's own steps) and its key columns, line and
     byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
     the row count after this file and the error of the first invalid line (reading stops there).
+    With ``texts``, each row's sentence text goes too, as its hash (:func:`_texts_differ`).
     """
     vouch = Voucher(rewritten=False)
-    sink = _RowSink(con, index, total)
+    sink = _RowSink(con, index, total, texts=texts)
     add = sink.add
     failure: InputError | None = None
     with check_regular_file(path).open("rb", buffering=_SCAN_BUFFER) as fh:
@@ -209,7 +212,16 @@ def _scan_jsonl(
                 if rec is None:
                     continue
                 verdict = rec.verdict.value
-            add(lineno, start, rec.system, rec.question_id, rec.sentence_id, rec.claim_id, verdict)
+            add(
+                lineno,
+                start,
+                rec.system,
+                rec.question_id,
+                rec.sentence_id,
+                rec.claim_id,
+                verdict,
+                rec.sentence,
+            )
     sink.flush()
     return sink.row, failure
 
@@ -233,12 +245,14 @@ def _numbers(values: Any, dtype: Any) -> Any:
 class _RowSink:
     """Rows of one file appended as Python values, inserted into ``rows`` by chunks."""
 
-    def __init__(self, con: Any, file: int, first: int) -> None:
+    def __init__(self, con: Any, file: int, first: int, *, texts: bool = False) -> None:
         self.con, self.file, self.row = con, file, first
         self.lines: list[int] = []
         self.offsets: list[int] = []
         self.keys: list[list[str]] = [[], [], [], []]
         self.verdicts: list[int] = []
+        #: With ``texts``: each row's sentence text hashed (0: none; ``hash("")`` is 0).
+        self.texts: list[int] | None = [] if texts else None
 
     def add(
         self,
@@ -249,8 +263,9 @@ class _RowSink:
         sentence: str,
         claim: str,
         verdict: str,
+        text: str | None = None,
     ) -> None:
-        """Append one row (the verdict canonical)."""
+        """Append one row (the verdict canonical; ``text``: its sentence's)."""
         self.lines.append(line)
         self.offsets.append(offset)
         s, q, t, c = self.keys
@@ -259,6 +274,8 @@ class _RowSink:
         t.append(sentence)
         c.append(claim)
         self.verdicts.append(_VERDICT_INDEX[verdict])
+        if self.texts is not None:
+            self.texts.append(hash(text) if text else 0)
         if len(self.lines) >= _SINK_ROWS:
             self.flush()
 
@@ -274,6 +291,8 @@ class _RowSink:
             self.lines, self.offsets = [], []
             self.keys = [[], [], [], []]
             self.verdicts = []
+            if self.texts is not None:
+                self.texts = []
 
     def insert(self, lines: Any, offsets: Any, keys: Sequence[Any], verdicts: Any) -> None:
         """Insert rows (lines, offsets, the four ids, verdict indexes): numpy or Arrow arrays."""
@@ -286,6 +305,8 @@ class _RowSink:
             **dict(zip(KEY_COLUMNS[:4], keys, strict=True)),
             "verdict": verdicts,
         }
+        if self.texts is not None:  # (a JSONL scan's: flushed with its rows)
+            columns["sentence_text"] = np.array(self.texts, dtype=np.int64)
         if not isinstance(lines, np.ndarray):  # Arrow arrays (a Parquet scan)
             pa, _ = pyarrow_modules()
             columns = pa.table(
@@ -555,11 +576,14 @@ def read_trace_columns(
         loaded.con.close()
 
 
-def _load(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
-    """The rows in the engine (own Parquet straight, others validated), or _UseObjectReaderError."""
+def _load(items: Sequence[Path], formats: Sequence[Format], *, texts: bool = False) -> _Rows:
+    """The rows in the engine (own Parquet straight, others validated), or _UseObjectReaderError.
+
+    ``texts``: JSONL files' rows hold their sentence text's hash (:func:`_texts_differ`).
+    """
     if Format.CSV in formats:
         raise _UseObjectReaderError
-    return _load_vouched(items, formats) or _load_scanned(items, formats)
+    return _load_vouched(items, formats) or _load_scanned(items, formats, texts=texts)
 
 
 @engine.translate_out_of_memory
@@ -642,12 +666,13 @@ def read_sentence_columns(
     loaded = None if locate else _vouched_groups(items, formats)
     if loaded is None:
         try:
-            loaded = _load(items, formats)
+            loaded = _load(items, formats, texts=True)
         except _UseObjectReaderError:
             loaded = None
     if loaded is not None:  # grouped by the engine
         try:
-            cols = _engine_sentence_columns(loaded, locate=locate)
+            differ = _texts_differ(loaded.con) if loaded.texts else None
+            cols = replace(_engine_sentence_columns(loaded, locate=locate), texts_differ=differ)
             given = {s: s for s in sentence_ids if s is not None}
             if given:  # the labels' own strings (not a second copy of each id)
                 cols = replace(cols, sentences=[given.get(s, s) for s in cols.sentences])
@@ -737,6 +762,9 @@ def _texts_of(
     """What streams the traces' texts for the label checks (None: the columns hold them)."""
     if isinstance(columns, TraceColumns) and columns.objects is not None:
         return None
+    if isinstance(columns, SentenceColumns) and columns.texts_differ is False:
+        # no id has two texts: only the sentences whose labels give their text are compared
+        return lambda told: trace_texts(paths, told, claims=False) if told else iter(())
     claims = not isinstance(columns, SentenceColumns)  # (groups: sentence labels only)
     return lambda told: trace_texts(paths, told, claims=claims)
 
@@ -1219,6 +1247,8 @@ class _Rows:
     vocab: Sequence[list[str]] | None = None
     #: With ``vocab``: ``(system, verdict index, claims)`` of every system and verdict.
     verdicts: Sequence[tuple[str, int, int]] = ()
+    #: Whether ``rows`` has each row's ``sentence_text`` (:func:`_texts_differ`).
+    texts: bool = False
 
     @property
     def grouped(self) -> bool:
@@ -1288,23 +1318,29 @@ def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
     ]
 
 
-def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
+def _load_scanned(
+    items: Sequence[Path], formats: Sequence[Format], *, texts: bool = False
+) -> _Rows:
     """Any trace files validated once, their key columns loaded into the engine.
 
     Every line (Parquet: row) is checked as :func:`read_traces` checks it, on the way: the
     first invalid one stops the reading, and its error is raised after the first row that
     repeats an earlier ``(system, claim_id)`` before it (:func:`_refuse_duplicate`).
+    ``texts`` (JSONL files only): the rows hold their sentence text's hash too.
     """
+    texts = texts and all(f is Format.JSONL for f in formats)
     con = engine.connect()
     try:
-        con.execute(_ROWS_TABLE)
+        con.execute(_ROWS_TABLE[:-1] + ", sentence_text BIGINT)" if texts else _ROWS_TABLE)
         starts: list[int] = []
         total = 0
         failure: InputError | None = None
         for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
             starts.append(total)
-            scan = _scan_jsonl if fmt is Format.JSONL else _scan_parquet
-            total, failure = scan(con, index, total, path)
+            if fmt is Format.JSONL:
+                total, failure = _scan_jsonl(con, index, total, path, texts=texts)
+            else:
+                total, failure = _scan_parquet(con, index, total, path)
             if failure is not None:
                 break
         _refuse_duplicate(con, items)
@@ -1313,7 +1349,20 @@ def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     except BaseException:
         con.close()
         raise
-    return _Rows(con, tuple(items), tuple(formats), starts)
+    return _Rows(con, tuple(items), tuple(formats), starts, texts=texts)
+
+
+def _texts_differ(con: Any) -> bool:
+    """Whether a sentence id has two texts in the ``rows`` of a JSONL scan with its texts.
+
+    Their 64-bit hashes differ (two texts with one hash, 2**-64 a pair, would be missed);
+    a row without the text is passed over, as :func:`failcodes.labels.text_mismatch` does.
+    """
+    found = con.execute(
+        """SELECT 1 FROM rows GROUP BY sentence_id
+        HAVING min(NULLIF(sentence_text, 0)) < max(NULLIF(sentence_text, 0)) LIMIT 1"""
+    ).fetchall()
+    return bool(found)
 
 
 def _engine_trace_columns(loaded: _Rows) -> TraceColumns:

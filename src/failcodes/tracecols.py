@@ -319,6 +319,9 @@ class SentenceColumns:
     rows: int
     #: Where each group's rows are (read with ``locate``), else None.
     origin: GroupOrigin | None = None
+    #: Whether a sentence id has two texts in the traces (None: not known; the label checks
+    #: then read the texts again).
+    texts_differ: bool | None = None
 
     def __len__(self) -> int:
         """Number of traces."""
