@@ -115,3 +115,88 @@ def test_review_status_with_a_reviews_file_twice_is_one_line(
         *("review", "status", plan, "-r", reviews, "-r", reviews),
     )
     assert said == f"--reviews: {reviews} is given twice; name each file once"
+
+
+def _refused_run(capsys: pytest.CaptureFixture[str], call: Any, *args: str | Path) -> str:
+    """The one line both refuse with: ``call()`` raises it, ``failcodes ARGS`` exits 2."""
+    with pytest.raises(fc.FailcodesError) as raised:
+        call()
+    code, out, err = run_cli([str(a) for a in args], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"failcodes: error: {raised.value}\n"
+    return str(raised.value)
+
+
+V1 = Path(__file__).resolve().parent.parent / "taxonomy" / "medical-fact-check.v1.yaml"
+
+
+def _v2(folder: Path) -> Path:
+    from failcodes import codebook
+    from failcodes.codebook import CodebookDraft, Leaf
+
+    v1 = codebook.load(V1)
+    leaf = Leaf(id="dropped_negation", label="Negation", definition="x")
+    return codebook.save(CodebookDraft(v1, "v2").add_leaf("misreading", leaf).build(), folder)
+
+
+def test_codebook_validate_show_diff_python_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new = _v2(tmp_path)
+    checked = fc.run(fc.CodebookValidateRequest(paths=[V1, new]))
+    # v1 has no leaves; v2 adds one
+    assert [(c.version, c.leaves) for c in checked.codebooks] == [(1, 0), (2, 1)]
+    assert _cli(capsys, "codebook", "validate", V1, new).splitlines() == checked.lines()
+    assert _cli(capsys, "codebook", "validate", V1, new, "-f", "json") == (
+        checked.json_text() + "\n"
+    )
+    shown = fc.run(fc.CodebookShowRequest(path=new))
+    assert shown.lines()[0] == f"medical-fact-check@2  hash {shown.codebook.hash}"
+    assert _cli(capsys, "codebook", "show", new).splitlines() == shown.lines()
+    assert _cli(capsys, "codebook", "show", new, "-f", "json") == shown.json_text() + "\n"
+    diff = fc.run(fc.CodebookDiffRequest(old=V1, new=new))
+    assert [(c.kind.value, c.new) for c in diff.diff.changes] == [("added", ("dropped_negation",))]
+    assert _cli(capsys, "codebook", "diff", V1, new).splitlines() == diff.lines()
+    assert _cli(capsys, "codebook", "diff", V1, new, "-f", "json") == diff.json_text() + "\n"
+
+
+def test_codebook_table_and_schema_python_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request = fc.CodebookTableRequest(path=V1, fmt="latex", part="retrieval", leaves=False)
+    assert request.argv() == [
+        *("codebook", "table", str(V1), "--format", "latex", "--part", "retrieval"),
+        "--no-leaves",  # was "--leaves/--no-leaves" when False, not typed back
+    ]
+    table = fc.run(request)
+    assert "\\begin{table*}" in table.text and "retrieval" in table.text.lower()
+    assert _cli(capsys, *request.argv()) == table.text
+    out = tmp_path / "t.tex"
+    written = fc.run(request.model_copy(update={"output": out}))
+    assert (written.output, out.read_text("utf-8")) == (out, table.text)
+    schema = fc.run(fc.CodebookSchemaRequest())
+    assert json.loads(schema.text)["title"] == "failcodes codebook"
+    assert _cli(capsys, "codebook", "schema") == schema.text
+
+
+def test_codebook_bad_requests_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stats = tmp_path / "s.json"
+    stats.write_text('{"frequencies": {"no_such_code": 0.5}}', "utf-8")
+    said = _refused_run(
+        capsys,
+        lambda: fc.run(fc.CodebookTableRequest(path=V1, stats=stats)),
+        *("codebook", "table", V1, "--stats", stats),
+    )
+    assert said == "--stats names codes not in medical-fact-check@1: no_such_code"
+    missing = tmp_path / "nope.yaml"
+    for words, call in (
+        (("validate", V1, V1), lambda: fc.CodebookValidateRequest(paths=[V1, V1])),
+        (("show", missing), lambda: fc.run(fc.CodebookShowRequest(path=missing))),
+        (("diff", missing, V1), lambda: fc.run(fc.CodebookDiffRequest(old=missing, new=V1))),
+    ):
+        said = _refused_run(capsys, call, "codebook", *words)
+        assert str(missing if "show" in words or "diff" in words else V1) in said
+    with pytest.raises(ConfigError, match=r"^outptu: unknown field of CodebookSchemaRequest$"):
+        fc.CodebookSchemaRequest(outptu=tmp_path / "s.json")  # type: ignore[call-arg]

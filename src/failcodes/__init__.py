@@ -46,6 +46,13 @@ if TYPE_CHECKING:
     from failcodes.commands.agree import AgreeRequest
     from failcodes.commands.attribute import AttributeRequest
     from failcodes.commands.cache import CachePruneRequest, CacheStatsRequest
+    from failcodes.commands.codebook import (
+        CodebookDiffRequest,
+        CodebookSchemaRequest,
+        CodebookShowRequest,
+        CodebookTableRequest,
+        CodebookValidateRequest,
+    )
     from failcodes.commands.compare import CompareRequest
     from failcodes.commands.ingest import IngestRequest
     from failcodes.commands.judge import JudgeRequest
@@ -173,6 +180,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "SaturateInitRequest": ("failcodes.commands.saturate", "SaturateInitRequest"),
     "SaturateRoundRequest": ("failcodes.commands.saturate", "SaturateRoundRequest"),
     "SaturateRecodeRequest": ("failcodes.commands.saturate", "SaturateRecodeRequest"),
+    "CodebookDiffRequest": ("failcodes.commands.codebook", "CodebookDiffRequest"),
+    "CodebookSchemaRequest": ("failcodes.commands.codebook", "CodebookSchemaRequest"),
+    "CodebookShowRequest": ("failcodes.commands.codebook", "CodebookShowRequest"),
+    "CodebookTableRequest": ("failcodes.commands.codebook", "CodebookTableRequest"),
+    "CodebookValidateRequest": ("failcodes.commands.codebook", "CodebookValidateRequest"),
     # a study folder, a judge panel, human review
     "init_study": ("failcodes.study", "init_study"),
     "load_study": ("failcodes.study", "load_study"),
@@ -206,7 +218,12 @@ __all__ = [
     "CacheStatsRequest",
     "Cascade",
     "Codebook",
+    "CodebookDiffRequest",
     "CodebookRef",
+    "CodebookSchemaRequest",
+    "CodebookShowRequest",
+    "CodebookTableRequest",
+    "CodebookValidateRequest",
     "CoderKind",
     "CompareRequest",
     "Dimension",

@@ -164,8 +164,9 @@ class Request(FrozenModel):
                 args += [_word(v) for v in value] if isinstance(value, list) else [_word(value)]
                 continue
             flag = field_flags(cls, name)[0]
-            if isinstance(value, bool):
-                options += [flag] if value else []
+            if isinstance(value, bool):  # "--leaves/--no-leaves": the one that says the value
+                on, _, off = flag.partition("/")
+                options += [on] if value else [off] if off else []
             elif isinstance(value, list):
                 for item in value:
                     options += [flag, _word(item)]
