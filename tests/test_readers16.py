@@ -257,17 +257,16 @@ def test_a_parquet_dictionary_page_past_the_budget_is_refused_from_the_metadata(
     assert not out.parent.exists()
 
 
-def _shared_annotator(xml: str) -> str:
-    inline = '<c r="C2" t="inlineStr"><is><t>a</t></is></c>'
-    assert inline in xml
-    return xml.replace(inline, '<c r="C2" t="s"><v>0</v></c>')
-
-
-def _with_shared_text(path: Path, text: str) -> Path:
-    """:func:`_workbook` of the labels, C2 (an annotator) shared text 0: ``text``."""
+def _with_shared_text(path: Path, text: str, ref: str = "0") -> Path:
+    """:func:`_workbook` of the labels, C2 (an annotator) shared text ``ref``; text 0 ``text``."""
     import zipfile
 
-    plain = _workbook(path.with_name("inline-" + path.name), _LABEL_ROWS, _shared_annotator)
+    def shared(xml: str) -> str:
+        inline = '<c r="C2" t="inlineStr"><is><t>a</t></is></c>'
+        assert inline in xml
+        return xml.replace(inline, f'<c r="C2" t="s"><v>{ref}</v></c>')
+
+    plain = _workbook(path.with_name("inline-" + path.name), _LABEL_ROWS, shared)
     main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
     rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     kind = "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
@@ -365,3 +364,33 @@ def test_a_pandas_row_index_in_a_labels_parquet_is_refused_alike_at_both_levels(
     )
     assert "pandas' row index: write the file with to_parquet(index=False)" in lines[0]
     assert not out.parent.exists()
+
+
+def test_a_damaged_shared_text_or_true_false_cell_is_refused_naming_the_cell(tmp_path, capsys):
+    # C2 referring to shared text 99 of the 1 the workbook holds: openpyxl's IndexError came
+    # out as a traceback, exit 1; a TRUE/FALSE cell holding 2 (Excel writes 0 or 1) read as
+    # true, exit 0. Now the scan names the cell.
+    bad_ref = _with_shared_text(tmp_path / "ref.xlsx", "bob", "99")
+    b2 = '<c r="B2" t="b"><v>1</v></c>'
+    two = _workbook(
+        tmp_path / "two.xlsx", _LABEL_ROWS, lambda x: x.replace(b2, b2.replace("1", "2"))
+    )
+    ok = _with_shared_text(tmp_path / "ok.xlsx", "bob")
+    out = tmp_path / "ok.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(ok), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert json.loads(out.read_text().splitlines()[0])["annotator"] == "bob"
+    expected = {
+        bad_ref: "2, field 'C': cell C2 refers to shared text '99', of the 1 the workbook holds "
+        "(numbered from 0: the file is damaged)",
+        two: "2, field 'B': cell B2 is a TRUE/FALSE cell holding '2' (Excel writes 0 or 1: the "
+        "file is damaged)",
+    }
+    for src, why in expected.items():
+        out = tmp_path / "out" / "l.jsonl"
+        code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+        assert (code, err.strip().splitlines()) == (
+            2,
+            [f"failcodes: error: {src}:{why}: open and save it in Excel, or save the sheet as CSV"],
+        )
+        assert not out.parent.exists()

@@ -241,16 +241,10 @@ def check_workbook(path: Path) -> SheetScan:
             line=1,
             field=column,
         )
-    if scan.disorder is not None:
-        # openpyxl reads rows and cells as the XML gives them: a row given after a later one
-        # was left out (the rows end at the last row holding a value), a cell given twice
-        # read as its second value (true, then false: false), exit 0; Excel writes them in
-        # order (and repairs a file that is not)
-        where, line, letter = scan.disorder
+    if scan.broken is not None:
+        why, line, letter = scan.broken
         raise InputError(
-            f"{where} in the sheet's XML (out of order or given twice: a program wrote it; "
-            "read as given, a value would be lost): open and save it in Excel, or save the "
-            "sheet as CSV",
+            f"{why}: open and save it in Excel, or save the sheet as CSV",
             path=path,
             line=line,
             field=letter,
@@ -485,13 +479,13 @@ def _first_sheet_part(
 
     _parse_part(archive, book, start, clock)
     sheets = {i: m for i, t, m in _relationships(archive, book, clock) if t == _WORKSHEET}
-    _count_shared_strings(archive, book, clock)
+    scan.shared_texts = _count_shared_strings(archive, book, clock)
     names = [name for i, name, _ in ids if i in sheets]
     return next(((sheets[i], name, state, names) for i, name, state in ids if i in sheets), None)
 
 
-def _count_shared_strings(archive: zipfile.ZipFile, book: str, clock: _Clock) -> None:
-    """Refuse a shared-strings table past :data:`MAX_SHARED_STRINGS`, counted under the clock."""
+def _count_shared_strings(archive: zipfile.ZipFile, book: str, clock: _Clock) -> int:
+    """The shared texts counted under the clock; past :data:`MAX_SHARED_STRINGS`, refused."""
     count = chars = 0
 
     def start(tag: str, _attrs: dict[str, str]) -> None:
@@ -510,6 +504,7 @@ def _count_shared_strings(archive: zipfile.ZipFile, book: str, clock: _Clock) ->
     for _, kind, member in _relationships(archive, book, clock):
         if kind == _SHARED_STRINGS:
             _parse_part(archive, member, start, clock, text=text)
+    return count
 
 
 class _TooManyStringsError(Exception):
@@ -555,9 +550,11 @@ class SheetScan:
     recalc: bool = False
     #: its first formula cell with a saved value (``D2``), else None
     formula: str | None = None
-    #: the first row or cell the XML gives at or before one already given (what it is, the
-    #: sheet row, the column letter of a cell), else None
-    disorder: tuple[str, int, str | None] | None = None
+    #: the first row or cell openpyxl would misread without a word (why, the sheet row, the
+    #: column letter of a cell), else None
+    broken: tuple[str, int, str | None] | None = None
+    #: how many texts the workbook's shared-strings table holds
+    shared_texts: int = 0
 
 
 class _CellScan:
@@ -577,6 +574,14 @@ class _CellScan:
         self.row_hidden = False
         #: characters of the current cell's text (None: not in a cell)
         self.chars: int | None = None
+        #: the current cell's type (``t``) and, for a shared text or a TRUE/FALSE, its value
+        self.kind = "n"
+        self.raw = ""
+
+    def broken(self, why: str, letter: str | None = None) -> None:
+        """Keep the first thing openpyxl would misread: rows and cells are read as given."""
+        if self.scan.broken is None:
+            self.scan.broken = (why, self.row, letter)
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         if tag == "col" and attrs.get("hidden") in ("1", "true"):
@@ -584,27 +589,29 @@ class _CellScan:
             self.hidden_columns.append((first, _int(attrs.get("max"), first)))
         elif tag == "row":
             row = _int(attrs.get("r"), self.row + 1)
-            if row <= self.row and self.scan.disorder is None:
+            if row <= self.row:
                 after = "is given twice" if row == self.row else f"comes after row {self.row}"
-                self.scan.disorder = (f"sheet row {row} {after}", row, None)
+                self.row = row
+                self.broken(f"sheet row {row} {after}{_DISORDER}")
             self.row = row
             self.col = 0
             self.row_hidden = attrs.get("hidden") in ("1", "true")
         elif tag == "c":
             ref = attrs.get("r")  # optional: a cell without one is the next in its row
             col = _ref_column(ref) if ref else self.col + 1
-            if col <= self.col and self.scan.disorder is None:
+            if col <= self.col:
                 letter = column_letter(col - 1)
                 after = (
                     "is given twice"
                     if col == self.col
                     else f"comes after {column_letter(self.col - 1)}{self.row} in its row"
                 )
-                self.scan.disorder = (f"cell {letter}{self.row} {after}", self.row, letter)
+                self.broken(f"cell {letter}{self.row} {after}{_DISORDER}", letter)
             self.col = col
             self.cell = ref or f"{column_letter(self.col - 1)}{self.row}"
             self.formula = self.value = False
             self.chars = 0
+            self.kind, self.raw = attrs.get("t", "n"), ""
         elif tag == "f":
             self.formula = True
         elif tag == "v":
@@ -615,8 +622,11 @@ class _CellScan:
             self.scan.merges.append(attrs.get("ref", ""))
 
     def text(self, data: str) -> None:
-        if self.in_value and data.strip():
-            self.value = True
+        if self.in_value:
+            if data.strip():
+                self.value = True
+            if self.kind in ("s", "b"):
+                self.raw += data
         if self.chars is not None:
             self.chars += len(data)
             if self.chars > MAX_CELL:
@@ -627,9 +637,16 @@ class _CellScan:
         if tag == "v":
             self.in_value = False
             return
-        if tag == "c":
-            self.chars = None
-        if tag != "c" or not (self.value or self.formula):
+        if tag != "c":
+            return
+        self.chars = None
+        if self.kind == "s" and self.value:  # (inline: every text cell of Excel's workbooks)
+            raw = self.raw
+            if not (raw.isdigit() and int(raw) < self.scan.shared_texts):
+                self.check_value()
+        elif self.kind == "b" and self.value and self.raw not in ("0", "1"):
+            self.check_value()
+        if not (self.value or self.formula):
             return
         self.scan.last_value_row = max(self.scan.last_value_row, self.row)
         if self.row_hidden and self.scan.last_hidden_row != self.row:
@@ -645,6 +662,36 @@ class _CellScan:
             a <= self.col <= b for a, b in self.hidden_columns
         ):
             self.scan.hidden_cell = self.cell
+
+    def check_value(self) -> None:
+        """A shared text the workbook holds (openpyxl: IndexError, exit 1), TRUE/FALSE as 0/1.
+
+        A TRUE/FALSE cell holding 2 read as true; Excel writes 0 or 1.
+        """
+        raw, letter = self.raw.strip(), column_letter(self.col - 1)
+        if self.kind == "b" and raw not in ("0", "1"):
+            self.broken(
+                f"cell {self.cell} is a TRUE/FALSE cell holding {raw[:20]!r} (Excel writes 0 "
+                "or 1: the file is damaged)",
+                letter,
+            )
+        elif self.kind == "s" and not (raw.isdigit() and int(raw) < self.scan.shared_texts):
+            self.broken(
+                f"cell {self.cell} refers to shared text {raw[:20]!r}, of the "
+                f"{self.scan.shared_texts} the workbook holds (numbered from 0: the file is "
+                "damaged)",
+                letter,
+            )
+
+
+#: Why a row or cell the XML gives out of order is refused (:meth:`_CellScan.broken`).
+#: openpyxl reads them as given: a row after a later one was left out (the reading ends at
+#: the last row holding a value), a cell given twice read as its second value (true, then
+#: false: false), exit 0; Excel writes them in order (and repairs a file that is not).
+_DISORDER = (
+    " in the sheet's XML (out of order or given twice: a program wrote it; read as given, a "
+    "value would be lost)"
+)
 
 
 def _int(text: str | None, default: int) -> int:
