@@ -200,3 +200,60 @@ def test_codebook_bad_requests_are_one_line(
         assert str(missing if "show" in words or "diff" in words else V1) in said
     with pytest.raises(ConfigError, match=r"^outptu: unknown field of CodebookSchemaRequest$"):
         fc.CodebookSchemaRequest(outptu=tmp_path / "s.json")  # type: ignore[call-arg]
+
+
+ATOMIC = Path(__file__).parent / "data" / "atomic" / "facts.jsonl"
+RTV = Path(__file__).parent / "data" / "rtv"
+
+
+def test_benchmark_python_and_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    atomic = fc.run(fc.BenchmarkAtomicRequest(path=ATOMIC))
+    row = next(r for r in atomic.tables[0].rows if r["system"] == "sysA")
+    assert row["balanced_accuracy"] == pytest.approx(0.7)  # (0.6 + 0.8) / 2, test_atomic.py
+    assert _cli(capsys, "benchmark", "atomic", ATOMIC).splitlines() == atomic.lines()
+    assert _cli(capsys, "benchmark", "atomic", ATOMIC, "--format", "json") == (
+        atomic.json_text() + "\n"
+    )
+    scifact = fc.run(fc.BenchmarkScifactRequest(k="1"))
+    assert scifact.data is not None
+    fever = next(r for r in scifact.data["evidence"] if r["system"] == "multivers-fever")
+    assert fever["n_no_retrieval"] == 279  # tests/test_benchmark_cli.py counts it by hand
+    assert _cli(capsys, "benchmark", "scifact", "--k", "1").splitlines() == scifact.lines()
+
+
+def test_benchmark_bad_cut_off_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    said = _refused(
+        capsys,
+        lambda: fc.BenchmarkScifactRequest(k="1,0"),
+        *("benchmark", "scifact", "--k", "1,0"),
+    )
+    assert said == "--k: 0 is out of range; each value is 1 to 1000"
+
+
+def test_rtv_python_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    request = fc.RtvRequest(
+        items=RTV / "items.jsonl",
+        docs=RTV / "docs",
+        out=tmp_path / "py",
+        k=2,
+        chunk_size=200,
+        overlap=50,
+    )
+    result = fc.run(request)
+    assert result.run.judge_heuristic is True  # offline: the heuristic baseline
+    assert [r.k for r in result.run.k_sensitivity] == [1, 1, 3, 3, 5, 5]
+    cli_out = tmp_path / "cli"
+    argv = request.model_copy(update={"out": cli_out}).argv()
+    printed = _cli(capsys, *argv).splitlines()
+    assert printed[:-1] == result.lines()[:-1]  # all but "wrote <its own folder>"
+    assert printed[-1] == result.lines()[-1].replace(str(tmp_path / "py"), str(cli_out))
+    assert (cli_out / "metrics.json").read_text() == (tmp_path / "py" / "metrics.json").read_text()
+
+
+def test_rtv_bad_overlap_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    said = _refused(
+        capsys,
+        lambda: fc.RtvRequest(items=RTV / "items.jsonl", docs=RTV / "docs", overlap=800),
+        *("rtv", RTV / "items.jsonl", "--docs", RTV / "docs", "--overlap", "800"),
+    )
+    assert said == "--overlap 800: at most half of --chunk-size 1400 (700)"

@@ -356,7 +356,7 @@ def test_cli_end_to_end_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_cli_judge_selection() -> None:
-    from failcodes.cli.rtv import _judge
+    from failcodes.commands.rtv import _judge
     from failcodes.errors import ConfigError
 
     assert _judge("offline", None).heuristic is True

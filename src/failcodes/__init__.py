@@ -45,6 +45,12 @@ if TYPE_CHECKING:
     from failcodes.codebook import load as load_codebook
     from failcodes.commands.agree import AgreeRequest
     from failcodes.commands.attribute import AttributeRequest
+    from failcodes.commands.benchmark import (
+        BenchmarkAtomicRequest,
+        BenchmarkCovidfactRequest,
+        BenchmarkHealthverRequest,
+        BenchmarkScifactRequest,
+    )
     from failcodes.commands.cache import CachePruneRequest, CacheStatsRequest
     from failcodes.commands.codebook import (
         CodebookDiffRequest,
@@ -61,6 +67,7 @@ if TYPE_CHECKING:
     from failcodes.commands.recode import RecodeRequest
     from failcodes.commands.report import ReportRequest
     from failcodes.commands.reviewplan import ReviewPlanRequest, ReviewStatusRequest
+    from failcodes.commands.rtv import RtvRequest
     from failcodes.commands.saturate import (
         SaturateInitRequest,
         SaturateRecodeRequest,
@@ -185,6 +192,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CodebookShowRequest": ("failcodes.commands.codebook", "CodebookShowRequest"),
     "CodebookTableRequest": ("failcodes.commands.codebook", "CodebookTableRequest"),
     "CodebookValidateRequest": ("failcodes.commands.codebook", "CodebookValidateRequest"),
+    "BenchmarkAtomicRequest": ("failcodes.commands.benchmark", "BenchmarkAtomicRequest"),
+    "BenchmarkCovidfactRequest": ("failcodes.commands.benchmark", "BenchmarkCovidfactRequest"),
+    "BenchmarkHealthverRequest": ("failcodes.commands.benchmark", "BenchmarkHealthverRequest"),
+    "BenchmarkScifactRequest": ("failcodes.commands.benchmark", "BenchmarkScifactRequest"),
+    "RtvRequest": ("failcodes.commands.rtv", "RtvRequest"),
     # a study folder, a judge panel, human review
     "init_study": ("failcodes.study", "init_study"),
     "load_study": ("failcodes.study", "load_study"),
@@ -214,6 +226,10 @@ __all__ = [
     "Annotation",
     "AttributeRequest",
     "Batch",
+    "BenchmarkAtomicRequest",
+    "BenchmarkCovidfactRequest",
+    "BenchmarkHealthverRequest",
+    "BenchmarkScifactRequest",
     "CachePruneRequest",
     "CacheStatsRequest",
     "Cascade",
@@ -246,6 +262,7 @@ __all__ = [
     "ReportRequest",
     "ReviewPlanRequest",
     "ReviewStatusRequest",
+    "RtvRequest",
     "SaturateInitRequest",
     "SaturateRecodeRequest",
     "SaturateRoundRequest",

@@ -15,36 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from failcodes.errors import ConfigError
-
 if TYPE_CHECKING:
     from rich.console import Console
-
-
-def int_list(text: str, option: str, *, high: int, most: int) -> tuple[int, ...]:
-    """A comma-separated option value of whole numbers in [1, ``high``], at most ``most`` of them.
-
-    Each value is work (``rtv --sensitivity-k`` runs retrieval and the judge once per value):
-    20,000 values ran past two minutes before anything was said. A value given twice is kept
-    once.
-    """
-    parts = [x.strip() for x in text.split(",") if x.strip()]
-    if not parts:
-        raise ConfigError(f"{option} {text!r}: give comma-separated whole numbers, e.g. 1,3,5")
-    if len(parts) > most:
-        raise ConfigError(f"{option}: {len(parts)} values; at most {most} (e.g. 1,3,5)")
-    values: list[int] = []
-    for part in parts:
-        try:
-            value = int(part)
-        except ValueError:
-            raise ConfigError(
-                f"{option}: {part!r} is not a whole number (comma-separated, e.g. 1,3,5)"
-            ) from None
-        if not 1 <= value <= high:
-            raise ConfigError(f"{option}: {value} is out of range; each value is 1 to {high}")
-        values.append(value)
-    return tuple(dict.fromkeys(values))
 
 
 def raw_csv_cells(raw: bool) -> None:

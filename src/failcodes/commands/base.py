@@ -207,6 +207,32 @@ def validation_message(model: type[BaseModel], exc: ValidationError) -> str:
     return f"{where}: {message}"
 
 
+def int_list(text: str, option: str, *, high: int, most: int) -> tuple[int, ...]:
+    """A comma-separated option value of whole numbers in [1, ``high``], at most ``most`` of them.
+
+    Each value is work (``rtv --sensitivity-k`` runs retrieval and the judge once per value):
+    20,000 values ran past two minutes before anything was said. A value given twice is kept
+    once.
+    """
+    parts = [x.strip() for x in text.split(",") if x.strip()]
+    if not parts:
+        raise ConfigError(f"{option} {text!r}: give comma-separated whole numbers, e.g. 1,3,5")
+    if len(parts) > most:
+        raise ConfigError(f"{option}: {len(parts)} values; at most {most} (e.g. 1,3,5)")
+    values: list[int] = []
+    for part in parts:
+        try:
+            value = int(part)
+        except ValueError:
+            raise ConfigError(
+                f"{option}: {part!r} is not a whole number (comma-separated, e.g. 1,3,5)"
+            ) from None
+        if not 1 <= value <= high:
+            raise ConfigError(f"{option}: {value} is out of range; each value is 1 to {high}")
+        values.append(value)
+    return tuple(dict.fromkeys(values))
+
+
 def existing(path: Path | None, what: str) -> Path | None:
     """``path`` if it is None or a file, else an InputError naming it."""
     from failcodes.errors import InputError
