@@ -84,10 +84,7 @@ class ReportRequest(Request):
         # a study being run is read whole or not at all: half its units judged, the report
         # was built from them without a word (inside the run's own step, the lock is held)
         study = layout.root if layout.study_file.is_file() else None
-        # in a study, its codebook (as `failcodes run` passes it): `report STUDY` on a v2
-        # study was built under the bundled v1 (run box 'v1', the codebook table single-label)
-        codebook = self.codebook or (_study_codebook(layout) if study else None)
-        cb = codebooks.load(codebook) if codebook is not None else None
+        cb = codebooks.load(self.codebook) if self.codebook is not None else None
         with reading_lock(study, busy=MID_RUN) if study else contextlib.nullcontext():
             stale = _changed(layout) if study else None
             inputs = load_run_dir(self.run_dir, codebook=cb)
@@ -108,21 +105,6 @@ class ReportRequest(Request):
         for line in result.notes:
             note(line)
         return result
-
-
-def _study_codebook(layout: StudyLayout) -> Path | None:
-    """The codebook the study file names (None: no study file that loads, or no such file).
-
-    Without one the report says which codebook it assumed, on its first line.
-    """
-    from failcodes.errors import FailcodesError
-    from failcodes.study.config import load_study, resolve_path
-
-    try:
-        path = resolve_path(load_study(layout.root).codebook, layout.root)
-    except FailcodesError:  # said where the study file is read (failcodes run)
-        return None
-    return path if path.is_file() else None
 
 
 def _changed(layout: StudyLayout) -> str | None:

@@ -332,23 +332,33 @@ def _find_codebook(
 
 
 def study_codebook(root: Path) -> Codebook:
-    """The codebook a study's reviews are brought to: its judge runs' (else the bundled one).
+    """The codebook a study's reviews are brought to, as :func:`load_run_dir` finds it.
 
-    As :func:`load_run_dir` finds it, from the first annotation of each judge run (a run holds
-    one codebook); ``review status`` counts the reviews the report will use by it.
+    Its judge runs' (a panel's: its members'), else the study file's, else the bundled one;
+    ``review status`` counts the reviews the report will use by it.
     """
-    from failcodes.jsonio import peek_jsonl
-
     layout = StudyLayout.of(root)
     refs: set[tuple[str, int, str]] = set()
     for name in layout.judge_datasets():
         for kind in JUDGE_KINDS:
-            path = layout.judge_current(name, kind) / "annotations.jsonl"
-            head = peek_jsonl(path) if path.is_file() else None
-            ref = head.get("codebook") if head is not None else None
-            if isinstance(ref, dict):
-                refs.add((str(ref.get("name")), int(ref.get("version", 0)), str(ref.get("hash"))))
-    return _find_codebook(refs, None, root) or codebooks.bundled()
+            refs |= _run_refs(layout.judge_current(name, kind))
+    return _find_codebook(refs, None, root) or _study_file_codebook(layout) or codebooks.bundled()
+
+
+def _run_refs(folder: Path) -> set[tuple[str, int, str]]:
+    """The codebook a judge run's annotations cite (a panel's: its first member's), if any."""
+    from failcodes.study.recode import run_codebook
+
+    ref = run_codebook(folder) if folder.is_dir() else None
+    return set() if ref is None else {(ref.name, ref.version, ref.hash)}
+
+
+def _study_file_codebook(layout: StudyLayout) -> Codebook | None:
+    """The codebook the study file names, when no judge run names one (None: none loads)."""
+    path = _study_codebook_path(layout)
+    with contextlib.suppress(FailcodesError):  # said where the study file is read (run)
+        return codebooks.load(path) if path is not None and path.is_file() else None
+    return None
 
 
 def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> ReportInputs:
@@ -462,6 +472,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 refs |= seen.refs
                 judges |= seen.coders
                 heuristic |= seen.heuristic
+            else:  # a panel (no annotations of its own): its members' codebook
+                refs |= _run_refs(folder)
             # each summary through its contract (a count edited to -5 was shown as it was)
             summary = read_summary(folder)
             if summary is not None:
@@ -477,17 +489,24 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             for run_summary in [summary, *member_summaries]:
                 _endpoint(run_summary, endpoints)
 
+    # --codebook, else the judge runs' (not the study file's: after a bump, before the run
+    # re-codes, `report STUDY` was refused naming the run's v1 as 'neither in the study
+    # folder nor bundled'), else the study file's
     cb = _find_codebook(refs, codebook, root)
     codebook_notes: list[str] = []
-    if cb is None and coded:
-        # coded tables but no judge run naming their codebook (a table brought from elsewhere):
-        # Tables 8-9 were left out without a word; read them under the default codebook, say so
-        cb = codebooks.bundled()
-        shown = ", ".join(path.relative_to(root).as_posix() for path, _, _, _ in coded)
-        codebook_notes.append(
-            f"Assumed: {shown} coded under the bundled codebook {cb.name} v{cb.version} (no "
-            "judge annotations name one); pass --codebook if they were coded under another"
-        )
+    if cb is None:
+        cb = _study_file_codebook(layout)
+        if coded:
+            # coded tables but no judge run naming their codebook (a table brought from
+            # elsewhere): Tables 8-9 were left out without a word; read them under the
+            # study's codebook, else the bundled one, and say so
+            which = "the study's" if cb is not None else "the bundled"
+            cb = cb or codebooks.bundled()
+            shown = ", ".join(path.relative_to(root).as_posix() for path, _, _, _ in coded)
+            codebook_notes.append(
+                f"Assumed: {shown} coded under {which} codebook {cb.name} v{cb.version} (no "
+                "judge annotations name one); pass --codebook if they were coded under another"
+            )
     for path, columns, kind, name in coded:
         if cb is None:  # not so: the bundled one at the least (above)
             break

@@ -1,0 +1,83 @@
+"""Session 16's review of session 15's diff (ff3de7c..f4ad151): the faults it found.
+
+Each test failed before its fix (issue 30).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def _panel_study(root: Path, capsys: pytest.CaptureFixture[str], version: int) -> Path:
+    """A study on codebook ``version`` judged by a panel of two offline judges, run."""
+    from failcodes.study.create import init_study
+
+    layout = init_study(root, codebook_version=version)
+    text = layout.study_file.read_text(encoding="utf-8")  # a panel: its members' folders
+    text = text.replace('judge = "offline"', 'judge = ["offline", "offline"]')
+    layout.study_file.write_text(text, encoding="utf-8")
+    assert run_cli(["run", str(root)], capsys)[0] == 0
+    return root
+
+
+def test_review_status_of_a_panel_judged_study_uses_the_studys_codebook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """22b3ad9's `review status` took the codebook of the judge folders' own annotations.jsonl,
+    which a panel's folder does not hold, else the bundled v1: on a v2 study judged by a panel
+    alice's 4 reviews (made under v2, the study's) were said 'made under another codebook
+    version than the study's (medical-fact-check v1) left out', 0/2 reviewed, where the report
+    compares them with the consensus (2 in the plan)."""
+    root = _panel_study(tmp_path / "st", capsys, version=2)
+    plan_args = ["review", "plan", str(root), "--part", "retrieval", "-n", "2"]
+    assert run_cli(plan_args, capsys)[0] == 0
+    member = next((root / "judge").glob("*/retrieval/panel/1-*/annotations.jsonl"))
+    reviews = root / "review" / "alice.jsonl"
+    reviews.write_text(
+        "".join(
+            json.dumps({**json.loads(x), "coder": "alice", "coder_kind": "human"}) + "\n"
+            for x in member.read_text(encoding="utf-8").splitlines()
+        ),
+        encoding="utf-8",
+    )
+    plan = root / "review" / "plans" / "ragchecker-example.retrieval.json"
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(reviews)], capsys)
+    assert code == 0, err
+    # the plan draws 2 of the 4 retrieval units; alice reviewed all 4 (2 outside the plan)
+    assert out == (
+        "plan 'ragchecker-example.retrieval' (retrieval): estimation sample 2/2 reviewed, "
+        "targeted 0/0; 2 reviewed unit(s) outside the plan (not used)\n"
+    )
+
+
+def test_report_after_the_study_file_names_a_new_codebook_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/study.md's bump: the study file pointed at medical-fact-check.v2.yaml after a run
+    under v1, before `failcodes run` re-codes. `report STUDY` took the study file's codebook as
+    if given by --codebook (022112f) and exited 2: 'annotations were made under codebook
+    medical-fact-check@1+7e76b8948be6, which is neither in the study folder nor bundled' (it is
+    both); before 022112f it built the report of that run under v1, its first line saying the
+    study changed since. Now it does so again."""
+    from failcodes.codebook import bundled_dir
+    from failcodes.study.create import init_study
+
+    layout = init_study(tmp_path / "st")
+    assert run_cli(["run", str(layout.root)], capsys)[0] == 0
+    v2 = layout.root / "medical-fact-check.v2.yaml"
+    v2.write_bytes((bundled_dir() / "medical-fact-check.v2.yaml").read_bytes())
+    text = layout.study_file.read_text(encoding="utf-8")
+    layout.study_file.write_text(
+        text.replace("medical-fact-check.v1.yaml", "medical-fact-check.v2.yaml"), "utf-8"
+    )
+    out = tmp_path / "rep"
+    code, _, err = run_cli(["report", str(layout.root), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert "this report shows the outputs of that run" in err
+    shown = (out / "tables" / "codebook.csv").read_text(encoding="utf-8")
+    assert "Evidence selection (multi-label)" not in shown  # the run's v1, single-label
