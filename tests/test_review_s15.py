@@ -81,3 +81,27 @@ def test_report_after_the_study_file_names_a_new_codebook_version(
     assert "this report shows the outputs of that run" in err
     shown = (out / "tables" / "codebook.csv").read_text(encoding="utf-8")
     assert "Evidence selection (multi-label)" not in shown  # the run's v1, single-label
+
+
+def test_import_takes_a_team_roster_of_user_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """b9d0e8a refused every `--user ID=NAME` whose id no annotation of the export is by: the
+    team's roster given to each blind project's export (`--user 3=bob --user 4=alice --user
+    5=carol`, carol's project exported apart) was refused ('no annotation in the export is by
+    user id 5'), though every annotation's user is named and none is written as
+    label-studio-user-N. An unused id is refused only when it may have been meant for an
+    annotator left unnamed (a typo: 5 for 4), as b9d0e8a's test has it."""
+    from tests.test_outside_red14b import _ls_ann
+    from tests.test_outside_red15b import _export
+
+    export, cb = _export(
+        tmp_path, [_ls_ann(3, "irrelevant", shown=False), _ls_ann(4, "exact_entity", False)]
+    )
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb), "-o", str(out)]
+    roster = ["--user", "3=bob", "--user", "4=alice", "--user", "5=carol"]
+    code, _, err = run_cli([*args, *roster], capsys)
+    assert code == 0, err
+    coders = sorted(json.loads(line)["coder"] for line in out.read_text().splitlines())
+    assert coders == ["alice", "bob"]

@@ -72,10 +72,11 @@ def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
 
 
 def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
-    """Refuse a ``--user ID=NAME`` whose id no annotation of the export holds unnamed.
+    """Refuse a ``--user ID=NAME`` whose id no annotation of the export holds, beside one unnamed.
 
     The name went unused and the reviews were written as label-studio-user-N, exit 0 (a typo,
-    or the ids of another server).
+    or the ids of another server). A roster naming every annotator of the export, and others
+    (the team's, given to each blind project's export), is taken.
     """
     held: set[int] = set()
     for task in tasks if isinstance(tasks, list) else []:
@@ -85,6 +86,8 @@ def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
                 by = by.get("id")
             if isinstance(by, int) and not isinstance(by, bool):
                 held.add(by)
+    if held and held <= set(users):  # each annotator named: none written label-studio-user-N
+        return
     for uid, name in users.items():
         if uid not in held:
             ids = ", ".join(map(str, sorted(held))) or "none: it names its annotators itself"
