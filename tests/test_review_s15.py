@@ -105,3 +105,28 @@ def test_import_takes_a_team_roster_of_user_ids(
     assert code == 0, err
     coders = sorted(json.loads(line)["coder"] for line in out.read_text().splitlines())
     assert coders == ["alice", "bob"]
+
+
+def test_a_pandas_row_index_in_a_csv_is_named_with_the_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """5af820a refuses a value under a header cell left empty. pandas' `to_csv` writes its row
+    index so by default (an empty first header cell, 0, 1, ... below): every CSV a researcher
+    saves from a DataFrame without index=False, read before as the same numbers (the column
+    dropped), was refused as 'a value in column A, which has no header name' with no word of
+    pandas or of the way through. (agree read that column as a rater 'Unnamed: 0' when the
+    ratings are 0/1: a third rater, Fleiss over the row numbers; so the refusal stays.)"""
+    table = tmp_path / "t.csv"
+    table.write_text(
+        ",question_id,sentence_id,claim_id,claim,verdict,system\n"
+        "0,q1,s1,c1,Aspirin cures cancer,supported,A\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "t.jsonl"
+    code, stdout, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {table}:2: a value in column A, which has no header name (pandas' "
+        "row index? write the file with to_csv(index=False))\n"
+    )
+    assert not out.exists()

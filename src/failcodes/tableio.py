@@ -224,8 +224,11 @@ def _check_unnamed(path: Path, line: int, unnamed: Sequence[int], row: Sequence[
     """
     for i in unnamed:
         if row[i].strip():
+            # column A: pandas' to_csv writes its row index so unless index=False
+            pandas = " (pandas' row index? write the file with to_csv(index=False))"
             raise InputError(
-                f"a value in column {column_letter(i)}, which has no header name",
+                f"a value in column {column_letter(i)}, which has no header name"
+                + (pandas if i == 0 else ""),
                 path=path,
                 line=line,
             )
