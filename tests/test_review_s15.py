@@ -130,3 +130,33 @@ def test_a_pandas_row_index_in_a_csv_is_named_with_the_way_through(
         "row index? write the file with to_csv(index=False))\n"
     )
     assert not out.exists()
+
+
+def test_a_listed_system_whose_rows_all_lack_a_verdict_is_not_a_typo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bce503a refuses a name of `--option systems` that no row has (a typo). A listed system
+    whose verifier failed on every row (`--option no_verdict=drop`, which names such a system
+    in a note: 'system(s) with no verdict on any row') was refused as "--option systems names
+    'C', which no row has (the rows' systems: A, gold)": line 3 is C's. Now ingest writes A's
+    trace, leaves gold out and says C's dropped row, as without --option systems."""
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "question_id,sentence_id,claim_id,claim,verdict,system\n"
+        "q1,s1,c1,X.,supported,A\nq1,s1,c1,X.,,C\nq1,s1,c1,X.,supported,gold\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(out), "--option", "systems=A,C"]
+    code, stdout, err = run_cli([*args, "--option", "no_verdict=drop"], capsys)
+    assert code == 0, err
+    assert stdout.startswith(
+        f"wrote 1 traces -> {out} (1 system(s): A 1; left out, not among --option systems: gold 1)"
+    )
+    assert "system(s) with no verdict on any row, so no trace and in no output: C" in err
+    code, stdout, err = run_cli([*args[:-1], "systems=A,D", "--option", "no_verdict=drop"], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {table}, field 'system': --option systems names 'D', which no row "
+        "has (the rows' systems: A, C, gold)\n"
+    )

@@ -868,9 +868,11 @@ class TableStream:
             )
         self.dropped = Dropped(tally.unverdicted, count, dict(tally.dropped))
         self.unlisted = tally.unlisted
-        absent = sorted((self.spec.systems or frozenset()) - tally.systems)
+        # (a listed system whose every row lacks a verdict has rows: said below when dropped)
+        seen = tally.systems | set(tally.dropped)
+        absent = sorted((self.spec.systems or frozenset()) - seen)
         if absent:  # a typo in the list would leave out the system it meant, unsaid
-            have = ", ".join(sorted(tally.systems | set(tally.unlisted))[:12])
+            have = ", ".join(sorted(seen | set(tally.unlisted))[:12])
             raise InputError(
                 f"--option systems names {', '.join(map(repr, absent))}, which no row has "
                 f"(the rows' systems: {have})",
