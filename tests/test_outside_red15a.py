@@ -358,7 +358,8 @@ def test_a_system_with_passages_on_some_traces_only_declares_its_evidence(
         "the others passages: read trace by trace, those would be closed-book (evidence source "
         "none) and their disagreements blamed on verification, not on a retrieval that found "
         "nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, none; a "
-        "study: its [[datasets.pipelines]] evidence), or --retriever NAME"
+        "study: its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
+        "retrieves for some claims only: each trace's evidence_source (a field or column)"
     ]
     assert not out.exists()
     args = ["ingest", "generic", str(src), "-o", str(out), "--evidence", "B=retrieved"]

@@ -160,3 +160,40 @@ def test_a_listed_system_whose_rows_all_lack_a_verdict_is_not_a_typo(
         f"failcodes: error: {table}, field 'system': --option systems names 'D', which no row "
         "has (the rows' systems: A, C, gold)\n"
     )
+
+
+def test_a_pipeline_retrieving_for_some_claims_only_is_told_its_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """b6ab2b6 refuses a system whose undeclared traces have passages on some claims only, and
+    its line offered --evidence SYSTEM=... and --retriever: one source for the whole system.
+    A pipeline that decides per claim whether to retrieve (adaptive retrieval) has both kinds
+    by design, and neither flag is right for it; the way through is each trace's own
+    evidence_source (a field or column), which the refusal leaves alone: said now."""
+    passage = [{"passage_id": "p1", "rank": 1, "text": "A is so."}]
+    rows = [("s1", "c1", passage, "retrieved"), ("s2", "c2", [], "none")]
+    lines = [
+        {"system": "S", "question_id": "q1", "sentence_id": s, "claim_id": c, "claim": c}
+        | {"verdict": "supported", "passages": p, "evidence_source": e}
+        for s, c, p, e in rows
+    ]
+    src = tmp_path / "s.jsonl"
+    bare = [{k: v for k, v in x.items() if k != "evidence_source"} for x in lines]
+    src.write_text("".join(json.dumps(x) + "\n" for x in bare), encoding="utf-8")
+    out = tmp_path / "t.jsonl"
+    code, stdout, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        "failcodes: error: system 'S': 1 of its 2 traces have neither passages nor a retriever, "
+        "the others passages: read trace by trace, those would be closed-book (evidence source "
+        "none) and their disagreements blamed on verification, not on a retrieval that found "
+        "nothing; declare the pipeline's evidence: --evidence S=retrieved (or provided, none; a "
+        "study: its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
+        "retrieves for some claims only: each trace's evidence_source (a field or column)\n"
+    )
+    assert not out.exists()
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    code, stdout, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert code == 0, err
+    written = [json.loads(x)["evidence_source"] for x in out.read_text().splitlines()]
+    assert written == ["retrieved", "none"]

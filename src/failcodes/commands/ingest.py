@@ -231,7 +231,7 @@ class IngestRequest(IngestOptions, Request):
     """Read PATH... with ADAPTER and write failcodes traces/labels (format by extension).
 
     Without --evidence a trace keeps the adapter's evidence source, else gets retrieved when
-    it has passages or a retriever, none otherwise.
+    it has passages or a retriever, none otherwise (a system with both kinds is refused).
     """
 
     command: ClassVar[tuple[str, ...]] = ("ingest",)
@@ -422,7 +422,8 @@ def _refuse_mixed_evidence(derived: dict[str, list[int]]) -> None:
                 "would be closed-book (evidence source none) and their disagreements blamed on "
                 "verification, not on a retrieval that found nothing; declare the pipeline's "
                 f"evidence: --evidence {name}=retrieved (or provided, none; a study: its "
-                "[[datasets.pipelines]] evidence), or --retriever NAME"
+                "[[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
+                "retrieves for some claims only: each trace's evidence_source (a field or column)"
             )
 
 
