@@ -394,3 +394,47 @@ def test_a_damaged_shared_text_or_true_false_cell_is_refused_naming_the_cell(tmp
             [f"failcodes: error: {src}:{why}: open and save it in Excel, or save the sheet as CSV"],
         )
         assert not out.parent.exists()
+
+
+def _repackaged(src: Path, dst: Path, how: str) -> Path:
+    """``src`` without ``_rels/.rels`` (``"no-rels"``) or with Strict Open XML relationship
+    types (``"strict"``): openpyxl finds the workbook by its content types all the same."""
+    import zipfile
+
+    transitional = b"http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "_rels/.rels" and how == "no-rels":
+                continue
+            if item.filename.endswith(".rels") and how == "strict":
+                data = data.replace(
+                    transitional, b"http://purl.oclc.org/ooxml/officeDocument/relationships/"
+                )
+            out.writestr(item, data)
+    return dst
+
+
+@pytest.mark.parametrize("how", ["no-rels", "strict"])
+def test_a_workbook_the_scan_cannot_find_its_sheet_in_is_refused_not_read_unchecked(
+    tmp_path, capsys, how
+) -> None:
+    # the scan finds the workbook and its first sheet by the package's relationships (as
+    # Excel writes them), openpyxl by the content types and the sheet's relationship id: a
+    # workbook without _rels/.rels, or with Strict Open XML relationship types, was read with
+    # every check of the scan skipped: row 2 given after row 3 left out (1 label for 2),
+    # exit 0 (merged cells, hidden columns, formulas never computed... all read unsaid)
+    swapped = _workbook(tmp_path / "swapped.xlsx", _LABEL_ROWS, _swap_rows)
+    src = _repackaged(swapped, tmp_path / "l.xlsx", how)
+    out = tmp_path / "out" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+    assert (code, err.strip().splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {src}: the workbook's sheet 'Sheet' is not named by its package "
+            "as Excel names it (_rels/.rels and the workbook's relationships: a program wrote "
+            "it), so it cannot be checked before it is read: open and save it in Excel, or "
+            "save the sheet as CSV"
+        ],
+    )
+    assert not out.parent.exists()

@@ -353,14 +353,24 @@ def _book_rows(
             # the stored size (<dimension>) pads every row to the widest column: one stray
             # cell in column XFD made each row 16,384 cells (reading hung); rows come ragged
             sheet.reset_dimensions()
+            checked = None if scan is None or scan.failed else scan
+            if checked is not None and checked.sheets[:1] != [sheet.title]:
+                # the scan found the workbook and its first sheet by the package's
+                # relationships (Excel's), openpyxl by its content types and the sheet's
+                # relationship id: a workbook without _rels/.rels (or with other relationship
+                # types) was read with every check of the scan skipped (merged cells read as
+                # empty, rows out of order, hidden columns...), exit 0
+                raise InputError(
+                    f"the workbook's sheet {sheet.title!r} is not named by its package as "
+                    "Excel names it (_rels/.rels and the workbook's relationships: a program "
+                    "wrote it), so it cannot be checked before it is read: open and save it "
+                    "in Excel, or save the sheet as CSV",
+                    path=path,
+                )
             # rows formatted down to the sheet's end (1,048,576, each with a styled empty
             # cell) took openpyxl ~21 CPU-s past the last value: the scan of the same sheet
-            # (its name the one openpyxl reads first) knows the last row holding a value
-            last = (
-                scan.last_value_row
-                if scan is not None and scan.sheets[:1] == [sheet.title]
-                else None
-            )
+            # knows the last row holding a value
+            last = None if checked is None else checked.last_value_row
             rows = enumerate(sheet.iter_rows(), start=1)
             while True:
                 item = next(rows, None)
@@ -555,6 +565,8 @@ class SheetScan:
     broken: tuple[str, int, str | None] | None = None
     #: how many texts the workbook's shared-strings table holds
     shared_texts: int = 0
+    #: the scan could not read a part (a damaged zip or XML: openpyxl says what is wrong)
+    failed: bool = False
 
 
 class _CellScan:
@@ -745,8 +757,10 @@ def scan_sheet(path: Path, clock: _Clock | None = None) -> SheetScan:
             "writes one; an entity expansion bomb?): save the sheet again as .xlsx or as CSV",
             path=path,
         ) from None
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, xml.parsers.expat.ExpatError):
-        return SheetScan()  # openpyxl says what is wrong (a damaged zip or part)
+    except KeyError:  # a part the package names is not in it: none found, as Excel names it
+        return SheetScan()
+    except (zipfile.BadZipFile, OSError, ValueError, xml.parsers.expat.ExpatError):
+        return SheetScan(failed=True)  # openpyxl says what is wrong (a damaged zip or part)
     cells.scan.merges = list(dict.fromkeys(cells.scan.merges))
     return cells.scan
 
