@@ -197,3 +197,26 @@ def test_a_pipeline_retrieving_for_some_claims_only_is_told_its_way_through(
     assert code == 0, err
     written = [json.loads(x)["evidence_source"] for x in out.read_text().splitlines()]
     assert written == ["retrieved", "none"]
+
+
+def test_a_study_temperature_the_judge_takes_none_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """87ad714 refuses a temperature the judge is not sampled at, checked across the whole
+    [judge] table: a study file's `temperature = 0.5` beside `judge = "offline"` was refused
+    at the table's header line, field 'judge', as '--temperature: offline takes no
+    temperature ...', a flag the study file has not. Now the line and field are the
+    temperature's; the CLI's line is unchanged (tests/test_outside_red15c.py)."""
+    from failcodes.study.create import init_study
+
+    layout = init_study(tmp_path / "st")
+    lines = layout.study_file.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith('judge = "offline"'))
+    lines.insert(at + 1, "temperature = 0.5")
+    layout.study_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["run", str(layout.root), "--plan"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {layout.study_file}:{at + 2}, field 'judge.temperature': offline "
+        "takes no temperature (a deterministic heuristic baseline); leave it out\n"
+    )

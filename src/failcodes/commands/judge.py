@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.contract import FrozenModel
@@ -121,18 +121,19 @@ class JudgeOptions(FrozenModel):
 
     @field_validator("temperature")
     @classmethod
-    def _temperature(cls, value: float | None) -> float | None:
+    def _temperature(cls, value: float | None, info: ValidationInfo) -> float | None:
         if value is not None and not 0 <= value <= 2:  # NaN too
             raise ValueError(f"must be between 0 and 2, got {value}")
+        # (on the field: on the table, a study file's error named [judge]'s line, '--temperature')
+        for spec in info.data.get("judge") or []:
+            if (why := spec.temperature_refused(value)) is not None:
+                raise ValueError(f"{why}; leave it out")
         return value
 
     @model_validator(mode="after")
     def _panel_or_cascade(self) -> JudgeOptions:
         if len(self.judge) > 1 and self.cascade is not None:
             raise ValueError("--cascade cannot be combined with a panel (several --judge)")
-        for spec in self.judge:
-            if (why := spec.temperature_refused(self.temperature)) is not None:
-                raise ValueError(f"--temperature: {why}; leave it out")
         return self
 
     @property
