@@ -8,6 +8,7 @@ the CLI's one line, a :class:`failcodes.errors.ConfigError` (a FailcodesError) i
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -257,3 +258,146 @@ def test_rtv_bad_overlap_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
         *("rtv", RTV / "items.jsonl", "--docs", RTV / "docs", "--overlap", "800"),
     )
     assert said == "--overlap 800: at most half of --chunk-size 1400 (700)"
+
+
+def _ls_inputs(folder: Path) -> tuple[Path, Path]:
+    """The toy codebook and 4 retrieval units of tests/labelstudio_helpers.py."""
+    from failcodes import codebook as codebooks
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+
+    cb = toy_codebook()
+    path = folder / codebooks.file_name(cb.name, cb.version)
+    path.write_text(codebooks.dump(cb), encoding="utf-8")
+    units = folder / "units.jsonl"
+    units.write_text("".join(retrieval_unit(i).model_dump_json() + "\n" for i in range(4)))
+    return path, units
+
+
+def test_labelstudio_config_python_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cb, _ = _ls_inputs(tmp_path)
+    result = fc.run(fc.LabelStudioConfigRequest(part="retrieval", codebook=cb))
+    assert '<Choices name="entity"' in result.xml and result.lines() == []
+    assert _cli(capsys, "labelstudio", "config", "-p", "retrieval", "-c", cb) == result.xml
+    out = tmp_path / "cfg.xml"
+    written = fc.run(fc.LabelStudioConfigRequest(part="retrieval", codebook=cb, out=out))
+    assert out.read_text("utf-8") == result.xml
+    args = ("labelstudio", "config", "-p", "retrieval", "-c", cb, "-o", tmp_path / "c2.xml")
+    assert _cli(capsys, *args).splitlines() == [f"labeling config -> {tmp_path / 'c2.xml'}"]
+    assert written.lines() == [f"labeling config -> {out}"]
+
+
+def test_labelstudio_import_python_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_labelstudio_tasks import exported
+
+    cb, _ = _ls_inputs(tmp_path)
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(exported()))
+    notes: list[str] = []
+    py_out, cli_out = tmp_path / "py.jsonl", tmp_path / "cli.jsonl"
+    request = fc.LabelStudioImportRequest(
+        export=export, part="retrieval", codebook=cb, user=["3=alice@example.org"], out=py_out
+    )
+    result = fc.run(request, note=notes.append)
+    # exported(): 4 annotations by 3 coders on 2 tasks, 3 problems (test_labelstudio_tasks)
+    assert (len(result.review.annotations), result.review.tasks, len(notes)) == (4, 2, 3)
+    argv = request.model_copy(update={"out": cli_out}).argv()
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    assert out.splitlines() == [line.replace(str(py_out), str(cli_out)) for line in result.lines()]
+    assert err.splitlines() == notes
+    assert _undated(cli_out) == _undated(py_out)
+
+
+def _undated(path: Path) -> list[dict[str, Any]]:
+    """The annotations of ``path`` without their time of writing."""
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    return [{k: v for k, v in r.items() if not k.endswith("_at")} for r in rows]
+
+
+def test_labelstudio_import_bad_user_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    export = tmp_path / "export.json"
+    export.write_text("[]")
+    said = _refused_run(
+        capsys,
+        lambda: fc.run(
+            fc.LabelStudioImportRequest(export=export, part="retrieval", user=["alice"])
+        ),
+        *("labelstudio", "import", export, "-p", "retrieval", "--user", "alice"),
+    )
+    assert said == "--user expects ID=NAME with a numeric id, got 'alice'"
+    assert not (tmp_path / "annotations").exists()
+
+
+class _FakeClient:
+    """A Label Studio client answering push and pull without a server."""
+
+    def __init__(self, url: str | None = None, token: str | None = None, **_: Any) -> None:
+        self.token = token or os.environ.get("LABEL_STUDIO_API_KEY")  # as the real client
+
+    def __enter__(self) -> _FakeClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def push(self, tasks: list[Any], config: str, project: str, annotators: list[str]) -> Any:
+        from failcodes.labelstudio.client import PushReport
+
+        assert self.token == "s3cret"  # the SecretStr reaches the client as its value
+        return PushReport({project: 7}, [project], {project: len(tasks)}, {project: 0})
+
+    def pull(self, cb: Any, part: Any, project: str, annotators: list[str]) -> Any:
+        from failcodes.labelstudio.results import annotations_from_export
+        from tests.test_labelstudio_tasks import exported
+
+        return annotations_from_export(exported(), cb, part, users={3: "alice@example.org"})
+
+
+def test_labelstudio_push_and_pull_python_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from failcodes.labelstudio import client
+
+    monkeypatch.setattr(client, "LabelStudioClient", _FakeClient)
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "s3cret")
+    cb, units = _ls_inputs(tmp_path)
+    push = fc.LabelStudioPushRequest(
+        units=units, part="retrieval", project="review", codebook=cb, token="s3cret"
+    )
+    pushed = fc.run(push)
+    assert pushed.lines() == ["project 'review' (id 7, created): 4 tasks imported, 0 already there"]
+    assert "s3cret" not in " ".join(push.argv()) + repr(push)
+    argv = [w for w in push.argv() if w not in ("--token", "**********")]  # the environment's
+    assert _cli(capsys, *argv).splitlines() == pushed.lines()
+    pull = fc.LabelStudioPullRequest(
+        part="retrieval", project="review", codebook=cb, out=tmp_path / "py.jsonl"
+    )
+    notes: list[str] = []
+    pulled = fc.run(pull, note=notes.append)
+    assert len(pulled.review.annotations) == 4
+    cli_out = tmp_path / "cli.jsonl"
+    code, out, err = run_cli(pull.model_copy(update={"out": cli_out}).argv(), capsys)
+    assert code == 0, err
+    assert out.splitlines() == [
+        line.replace(str(tmp_path / "py.jsonl"), str(cli_out)) for line in pulled.lines()
+    ]
+    assert err.splitlines() == notes
+
+
+def test_labelstudio_serve_without_a_server_binary_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-label-studio"
+    said = _refused_run(
+        capsys,
+        lambda: fc.run(fc.LabelStudioServeRequest(binary=missing, data_dir=tmp_path / "d")),
+        *("labelstudio", "serve", "--bin", missing, "--data-dir", tmp_path / "d"),
+    )
+    assert str(missing) in said
+    assert not (tmp_path / "d").exists()

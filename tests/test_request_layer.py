@@ -37,7 +37,7 @@ def _names_used(path: Path) -> set[str]:
 #: and ``rtv --base-url`` are those commands' own options of the same names; a ratchet, the
 #: set may only shrink (``saturate`` left it: its flags come from commands/saturate.py's
 #: requests, ``saturate recode``'s from JudgeOptions).
-OWN_JUDGE_FLAGS = {"cli/labelstudio.py"}
+OWN_JUDGE_FLAGS: set[str] = set()
 
 
 def test_no_cli_or_study_module_names_a_judge_option() -> None:

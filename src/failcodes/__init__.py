@@ -62,7 +62,14 @@ if TYPE_CHECKING:
     from failcodes.commands.compare import CompareRequest
     from failcodes.commands.ingest import IngestRequest
     from failcodes.commands.judge import JudgeRequest
-    from failcodes.commands.labelstudio import ExportRequest
+    from failcodes.commands.labelstudio import (
+        ExportRequest,
+        LabelStudioConfigRequest,
+        LabelStudioImportRequest,
+        LabelStudioPullRequest,
+        LabelStudioPushRequest,
+        LabelStudioServeRequest,
+    )
     from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
     from failcodes.commands.recode import RecodeRequest
     from failcodes.commands.report import ReportRequest
@@ -197,6 +204,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "BenchmarkHealthverRequest": ("failcodes.commands.benchmark", "BenchmarkHealthverRequest"),
     "BenchmarkScifactRequest": ("failcodes.commands.benchmark", "BenchmarkScifactRequest"),
     "RtvRequest": ("failcodes.commands.rtv", "RtvRequest"),
+    "LabelStudioImportRequest": ("failcodes.commands.labelstudio", "LabelStudioImportRequest"),
+    "LabelStudioConfigRequest": ("failcodes.commands.labelstudio", "LabelStudioConfigRequest"),
+    "LabelStudioPullRequest": ("failcodes.commands.labelstudio", "LabelStudioPullRequest"),
+    "LabelStudioPushRequest": ("failcodes.commands.labelstudio", "LabelStudioPushRequest"),
+    "LabelStudioServeRequest": ("failcodes.commands.labelstudio", "LabelStudioServeRequest"),
     # a study folder, a judge panel, human review
     "init_study": ("failcodes.study", "init_study"),
     "load_study": ("failcodes.study", "load_study"),
@@ -252,6 +264,11 @@ __all__ = [
     "JudgeJob",
     "JudgeRequest",
     "Label",
+    "LabelStudioConfigRequest",
+    "LabelStudioImportRequest",
+    "LabelStudioPullRequest",
+    "LabelStudioPushRequest",
+    "LabelStudioServeRequest",
     "Leaf",
     "MetricsRequest",
     "Part",

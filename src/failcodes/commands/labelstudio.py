@@ -7,10 +7,13 @@ push``) and writes them; the study's review step holds one per judged kind.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from pydantic import SecretStr
 
 from failcodes import codebook as codebooks
 from failcodes import jsonio, tableio, traceio
@@ -18,7 +21,9 @@ from failcodes.annotationio import AnnotationIndex
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
+from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
+from failcodes.labelstudio.results import SKIPPED, ReviewResult
 from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, predicted, select_judged
 from failcodes.units import Unit, UnitKind, build_units
 from failcodes.unitstream import TaskUnit, iter_disagreement_units, units_with_words
@@ -330,3 +335,432 @@ class ExportRequest(Request):
         # written as they come (a paper-scale task file is ~1 GB of JSON)
         written = write_json_items(self.out, counted())
         return ExportResult(written, with_pred, self.out, sum(unmatched))
+
+
+#: The fields ``push``, ``pull``, ``import`` and ``config`` share with ``export``.
+_EXPORT: dict[str, Any] = dict(ExportRequest.model_fields)
+CODEBOOK_HELP = (
+    "Codebook YAML file (default: the study's codebook when the units, or -o, are in a study "
+    "folder; else the bundled codebook)."
+)
+DEFAULT_ANNOTATIONS_OUT = Path("annotations/labelstudio.jsonl")
+MAX_PROBLEMS_SHOWN = 20
+
+
+def _codebook_option() -> Any:
+    return option(None, flags=("--codebook", "-c"), help=CODEBOOK_HELP)
+
+
+def _server_options() -> tuple[Any, Any]:
+    url = option(None, help="Label Studio URL (default: $LABEL_STUDIO_URL).")
+    token = option(
+        None, help="Label Studio API token (default and preferred: $LABEL_STUDIO_API_KEY)."
+    )
+    return url, token
+
+
+def _annotator_option() -> Any:
+    return option(
+        default_factory=list,
+        help="Blind double coding: one project per annotator, titled 'PROJECT [NAME]'.",
+    )
+
+
+class LabelingConfigResult(FrozenModel):
+    """The labeling config XML, and where it was written (None: for stdout)."""
+
+    xml: str
+    out: Path | None = None
+
+    def lines(self) -> list[str]:
+        """What the CLI prints after writing it to ``out``."""
+        return [f"labeling config -> {self.out}"] if self.out is not None else []
+
+
+class LabelStudioConfigRequest(Request):
+    """Write the labeling config XML for one codebook part."""
+
+    command: ClassVar[tuple[str, ...]] = ("labelstudio", "config")
+
+    part: UnitKind = _EXPORT["part"]
+    codebook: Path | None = _codebook_option()
+    out: Path | None = option(
+        None, flags=("-o", "--out"), help="Write the XML here (default: stdout)."
+    )
+
+    def run(self, *, note: Note = ignore_note) -> LabelingConfigResult:
+        """Build the XML (written to ``out`` if given)."""
+        from failcodes.fileio import atomic_write_text, check_not_input
+        from failcodes.labelstudio.config import labeling_config
+
+        del note
+        check_not_input([self.out], [self.codebook])
+        xml = labeling_config(codebook_or_bundled(self.codebook), self.part)
+        if self.out is not None:
+            atomic_write_text(self.out, xml)
+        return LabelingConfigResult(xml=xml, out=self.out)
+
+
+class PushedProject(FrozenModel):
+    """One project a push created or reused, and its tasks."""
+
+    title: str
+    id: int
+    created: bool
+    imported: int
+    skipped: int
+
+
+class PushResult(FrozenModel):
+    """The projects of one push."""
+
+    projects: list[PushedProject]
+
+    def lines(self) -> list[str]:
+        """One line per project, as the CLI prints them."""
+        return [
+            f"project {p.title!r} (id {p.id}, {'created' if p.created else 'reused'}): "
+            f"{p.imported} tasks imported, {p.skipped} already there"
+            for p in self.projects
+        ]
+
+
+class LabelStudioPushRequest(Request):
+    """Create or reuse the project(s) and import the tasks not yet there (by unit id)."""
+
+    command: ClassVar[tuple[str, ...]] = ("labelstudio", "push")
+
+    units: Path = _EXPORT["units"]
+    part: UnitKind = _EXPORT["part"]
+    project: str = option(help="Label Studio project title.")
+    codebook: Path | None = _codebook_option()
+    judged: Path | None = _EXPORT["judged"]
+    judge: str | None = _EXPORT["judge"]
+    top_k: int | None = _EXPORT["top_k"]
+    annotator: list[str] = _annotator_option()
+    url: str | None = _server_options()[0]
+    token: SecretStr | None = _server_options()[1]
+    plan: Path | None = _EXPORT["plan"]
+    dataset: str | None = _EXPORT["dataset"]
+
+    def run(self, *, note: Note = ignore_note) -> PushResult:
+        """Build the tasks, then push them (titles checked before any network call)."""
+        from failcodes.labelstudio.client import LabelStudioClient, project_titles
+        from failcodes.labelstudio.config import labeling_config
+
+        del note
+        cb = codebook_or_bundled(self.codebook, near=self.units)  # in a study: its codebook
+        project_titles(self.project, self.annotator)
+        found = iter_review_tasks(
+            cb, self.part, self.units, self.judged, self.judge, self.top_k, self.plan, self.dataset
+        )
+        tasks = [json.loads(task) for task, _ in found]
+        token = self.token.get_secret_value() if self.token is not None else None
+        with LabelStudioClient(self.url, token) as client:
+            config = labeling_config(cb, self.part)
+            report = client.push(tasks, config, self.project, annotators=self.annotator)
+        return PushResult(
+            projects=[
+                PushedProject(
+                    title=title,
+                    id=pid,
+                    created=title in report.created_projects,
+                    imported=report.imported[title],
+                    skipped=report.skipped[title],
+                )
+                for title, pid in report.projects.items()
+            ]
+        )
+
+
+class ReviewsResult(FrozenModel):
+    """Human reviews mapped from Label Studio and written to ``out`` (pull, import)."""
+
+    review: ReviewResult
+    out: Path
+
+    def lines(self) -> list[str]:
+        """What was written, what was assumed, and what was left (the CLI's stdout)."""
+        result = self.review
+        lines = []
+        if result.pre_selected:
+            lines.append(
+                f"Assumed: {result.pre_selected} of {len(result.annotations)} annotations were "
+                "made with the judge's codes pre-selected (Label Studio predictions): a reviewer "
+                "who keeps them agrees with the judge more than a blind one may, so human vs "
+                "judge agreement and the corrected shares may lean toward the judge (push "
+                "without --judged for a blind review)"
+            )
+        coders = sorted({a.coder for a in result.annotations})
+        warned = (
+            f"; {len(result.problems)} warning(s) above (a choice not in the codebook is "
+            "dropped; a dimension left empty stays without a code)"
+            if result.problems
+            else ""
+        )
+        # a skip read as an annotation, a draft dropped: a reviewer's unsubmitted work unsaid
+        skips = sum(1 for a in result.annotations if a.reason == SKIPPED)
+        skipped = f"; {skips} of them a skipped task (not a review)" if skips else ""
+        n = result.drafts
+        drafts = (
+            f"; {n} draft{'s' if n > 1 else ''} saved in Label Studio and never submitted: not "
+            f"read (submit {'them' if n > 1 else 'it'} to count {'them' if n > 1 else 'it'})"
+            if n
+            else ""
+        )
+        lines.append(
+            f"{len(result.annotations)} annotations from {len(coders)} coder(s) on "
+            f"{result.tasks} tasks -> {self.out}{skipped}{drafts}{warned}"
+        )
+        return lines
+
+
+def _check_kept(result: ReviewResult, part: UnitKind, source: str | Path) -> None:
+    """Refuse an export with no annotation, or none holding a code of ``part`` (another config).
+
+    Every choice would be dropped as unknown, and each annotation written as scored with no
+    code: annotations of nothing, exit 0.
+    """
+    if not result.annotations:  # an empty annotations file, exit 0
+        why = (
+            f", but {result.drafts} draft{'s' if result.drafts > 1 else ''} saved in Label "
+            "Studio and never submitted: submit them (the drafts are not reviews)"
+            if result.drafts
+            else " (exported before anyone annotated?)"
+        )
+        raise InputError(f"no annotations in its {result.tasks} task(s){why}", path=source)
+    if any(a.codes or a.code_sets for a in result.annotations):
+        return
+    unknown = [p for p in result.problems if p.message.startswith("unknown ")]
+    if not unknown:
+        return
+    names = sorted({repr(p.value if p.value is not None else p.dimension) for p in unknown})
+    raise InputError(
+        f"no annotation holds a code of the codebook's {part.value!r} part (found: "
+        f"{', '.join(names[:3])}): exported from a project with another labelling config? "
+        "(`failcodes labelstudio config` writes the one to use)",
+        path=source,
+    )
+
+
+def _check_nothing_dropped(out: Path, result: ReviewResult, what: str) -> None:
+    """Refuse to write over an annotations file holding reviews the new ones lack.
+
+    A task deleted in Label Studio (or deleted and imported again) takes its annotations with
+    it; the earlier pull was then their last copy, and pulling into it again lost them at exit
+    0. Checked by (unit, coder); a file that is no JSONL is replaced as before.
+    """
+    if not out.is_file():
+        return
+    kept = {(a.unit_id, a.coder) for a in result.annotations}
+    try:
+        earlier = dict.fromkeys(
+            (r.get("unit_id"), r.get("coder")) for _, r in jsonio.iter_jsonl(out)
+        )
+    except InputError:
+        return
+    lost = [key for key in earlier if key not in kept]
+    if lost:
+        unit, coder = lost[0]
+        raise InputError(
+            f"holds {len(lost)} annotation(s) that this {what} does not (first: unit {unit} by "
+            f"{coder}; tasks or annotations deleted in Label Studio?): writing would lose them; "
+            "write to another file (-o), or move this one away first",
+            path=out,
+        )
+
+
+def _written(
+    result: ReviewResult, part: UnitKind, source: str | Path, out: Path, what: str, note: Note
+) -> ReviewsResult:
+    """Check the reviews, write them to ``out``; each problem (at most 20) said to ``note``."""
+    from failcodes.fileio import write_jsonl
+
+    _check_kept(result, part, source)
+    _check_nothing_dropped(out, result, what)
+    write_jsonl(out, result.annotations)
+    for problem in result.problems[:MAX_PROBLEMS_SHOWN]:
+        note(f"failcodes: warning: {problem}")
+    if len(result.problems) > MAX_PROBLEMS_SHOWN:
+        more = len(result.problems) - MAX_PROBLEMS_SHOWN
+        note(f"failcodes: warning: ... and {more} more problems")
+    return ReviewsResult(review=result, out=out)
+
+
+class LabelStudioPullRequest(Request):
+    """Fetch annotations, check every choice against the codebook, write failcodes JSONL."""
+
+    command: ClassVar[tuple[str, ...]] = ("labelstudio", "pull")
+
+    part: UnitKind = _EXPORT["part"]
+    project: str = option(help="Label Studio project title.")
+    codebook: Path | None = _codebook_option()
+    annotator: list[str] = _annotator_option()
+    out: Path = option(
+        DEFAULT_ANNOTATIONS_OUT, flags=("-o", "--out"), help="Annotations JSONL to write."
+    )
+    url: str | None = _server_options()[0]
+    token: SecretStr | None = _server_options()[1]
+
+    def run(self, *, note: Note = ignore_note) -> ReviewsResult:
+        """Pull the project(s) and write the reviews to ``out``."""
+        from failcodes.labelstudio.client import LabelStudioClient
+
+        cb = codebook_or_bundled(self.codebook, near=self.out.parent)  # into a study: its own
+        token = self.token.get_secret_value() if self.token is not None else None
+        with LabelStudioClient(self.url, token) as client:
+            result = client.pull(cb, self.part, self.project, annotators=self.annotator)
+        source = f"Label Studio project {self.project}"
+        return _written(result, self.part, source, self.out, "pull", note)
+
+
+def _users(given: list[str]) -> dict[int, str]:
+    """``--user ID=NAME`` values: each id named once, each name one id's."""
+    users: dict[int, str] = {}
+    for item in given:
+        key, sep, name = item.partition("=")
+        if not sep or not key.strip().isdigit() or not name.strip():
+            raise ConfigError(f"--user expects ID=NAME with a numeric id, got {item!r}")
+        was = users.setdefault(int(key), name.strip())
+        if was != name.strip():  # the last name silently won: one reviewer's reviews renamed
+            raise ConfigError(f"--user: id {int(key)} named twice ({was!r} and {name.strip()!r})")
+        other = next((k for k, v in users.items() if v == name.strip() and k != int(key)), None)
+        if other is not None:  # two people as one coder: one review of a unit was dropped
+            raise ConfigError(
+                f"--user: ids {other} and {int(key)} both named {name.strip()!r} (two Label "
+                "Studio users are two reviewers: their reviews of one unit would be one coder's, "
+                "and one dropped)"
+            )
+    return users
+
+
+class LabelStudioImportRequest(Request):
+    """Map a Label Studio JSON export file (no server needed) to failcodes annotations."""
+
+    command: ClassVar[tuple[str, ...]] = ("labelstudio", "import")
+
+    export: Path = option(argument=True, help="A Label Studio JSON export file.")
+    part: UnitKind = _EXPORT["part"]
+    codebook: Path | None = _codebook_option()
+    project_id: int | None = option(None, help="Fail unless every task is from this project.")
+    user: list[str] = option(
+        default_factory=list, help="Name a Label Studio user id: ID=email (exports hold ids)."
+    )
+    out: Path = option(
+        DEFAULT_ANNOTATIONS_OUT, flags=("-o", "--out"), help="Annotations JSONL to write."
+    )
+
+    def run(self, *, note: Note = ignore_note) -> ReviewsResult:
+        """Read the export and write the reviews to ``out``."""
+        from failcodes.fileio import check_not_input
+        from failcodes.labelstudio.results import annotations_from_export, check_users
+
+        users = _users(self.user)
+        check_not_input([self.out], [self.export, self.codebook])
+        cb = codebook_or_bundled(self.codebook, near=self.out.parent)  # into a study: its own
+        tasks = jsonio.read_json(self.export)
+        if tasks == []:  # an empty export: no empty annotations file, no zero exit
+            raise InputError(
+                "no tasks in the export (expected a list of Label Studio tasks)", path=self.export
+            )
+        check_users(tasks, users, str(self.export))
+        result = annotations_from_export(
+            tasks, cb, self.part, users=users, project=self.project_id, source=str(self.export)
+        )
+        return _written(result, self.part, self.export, self.out, "export", note)
+
+
+class ServeResult(FrozenModel):
+    """How the server stopped: Ctrl-C (``killed``: it took SIGKILL after SIGTERM)."""
+
+    url: str
+    killed: bool = False
+
+
+class LabelStudioServeRequest(Request):
+    """Start a local Label Studio server for review; Ctrl-C stops it.
+
+    Runs the server of its own environment (make labelstudio-venv) on 127.0.0.1 with a
+    generated admin and API key (kept in the data folder, reused on every later start), waits
+    until it answers, and prints the URL and the two lines to export in the shell where you
+    run `failcodes labelstudio push/pull`. The first start on a new data folder migrates its
+    database (30 s to a few minutes); later starts take seconds.
+    """
+
+    command: ClassVar[tuple[str, ...]] = ("labelstudio", "serve")
+
+    port: int | None = option(None, help="Port on 127.0.0.1 (default: a free one).", ge=1, le=65535)
+    data_dir: Path | None = option(
+        None,
+        help="The server's data (projects, reviews, login); default "
+        "~/.local/share/failcodes/label-studio. Reviews survive restarts here.",
+    )
+    binary: Path | None = option(
+        None,
+        flags=("--bin",),
+        help="The label-studio executable (default: $FAILCODES_LABEL_STUDIO_BIN, "
+        ".venv-labelstudio/bin/label-studio here or above, or one on PATH).",
+    )
+    timeout: float = option(600.0, help="Seconds to wait for the server to answer.", ge=1)
+
+    def run(self, *, note: Note = ignore_note, say: Note | None = None) -> ServeResult:
+        """Serve until Ctrl-C; the URL and the lines to export go to ``say`` (default: note).
+
+        Raises LabelStudioError when the server exits of itself.
+        """
+        import os
+        import signal
+
+        from failcodes.errors import LabelStudioError
+        from failcodes.labelstudio import server as ls_server
+
+        say = say or note
+        exe = ls_server.find_binary(self.binary)
+        folder = (self.data_dir or ls_server.default_data_dir()).expanduser().resolve()
+        first = not (folder / ls_server.CREDENTIALS).exists()
+        local = ls_server.LocalServer(exe, folder, self.port or ls_server.free_port())
+        said: list[bool] = []
+
+        def waiting(seconds: float) -> None:  # said once the server is up and busy starting
+            if seconds >= 2 and not said:
+                said.append(True)
+                note(
+                    f"starting Label Studio from {exe} (data: {folder})"
+                    + (
+                        "; a new data folder: the first start migrates its database"
+                        if first
+                        else ""
+                    )
+                )
+
+        try:
+            local.start()
+            took = local.wait_ready(self.timeout, tick=waiting)
+            creds = local.creds
+            say(f"# Label Studio is ready at {local.url} ({took:.0f} s)")
+            say(f"# log in as {creds.email}; password in {folder / ls_server.CREDENTIALS}")
+            say("# in the shell where you run failcodes labelstudio push/pull:")
+            say(f"export LABEL_STUDIO_URL={local.url}")
+            say(f"export LABEL_STUDIO_API_KEY={creds.token}")
+            if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+                # started in the background by a shell without job control (`serve &`):
+                # SIGINT stays ignored, as that shell asked, so Ctrl-C would not stop it
+                note(
+                    "# SIGINT is ignored here (started in the background); stop the server "
+                    f"with kill {os.getpid()}"
+                )
+            else:
+                note("# Ctrl-C stops the server")
+            code = local.wait()
+        except KeyboardInterrupt:
+            killed = local.stop()
+            if killed:
+                note(
+                    f"Label Studio did not stop within {ls_server.STOP_GRACE_S:.0f} s of "
+                    "SIGTERM; killed it (SIGKILL)"
+                )
+            note("stopped Label Studio")
+            return ServeResult(url=local.url, killed=killed)
+        finally:
+            local.stop()
+        raise LabelStudioError(f"Label Studio exited with code {code} (log: {local.log_path})")
