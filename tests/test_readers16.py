@@ -438,3 +438,44 @@ def test_a_workbook_the_scan_cannot_find_its_sheet_in_is_refused_not_read_unchec
         ],
     )
     assert not out.parent.exists()
+
+
+DATE_ID = (
+    "is a date or time, not text (a spreadsheet reads an id typed as 1-2 or 3/4 as a date): "
+    "format the column as Text and type the ids again, or save them as text"
+)
+
+
+def test_a_date_in_an_id_column_is_refused_saying_how_an_id_becomes_one(tmp_path, capsys):
+    # Excel reads '1-2' typed in a cell as 2 January: the refusal said "Input should be a
+    # valid string (got datetime.datetime(2026, 1, 2, 0, 0))", nothing of why; a Parquet
+    # timestamp id the same. Now one rule (tableio.id_text) says it, with file, line, field.
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    book = _workbook(
+        tmp_path / "l.xlsx",
+        [_LABEL_ROWS[0], [datetime.datetime(2026, 1, 2), True, "a"], _LABEL_ROWS[2]],
+    )
+    stamps = pa.array([datetime.datetime(2026, 1, 7), datetime.datetime(2026, 1, 8)])
+    labels = tmp_path / "l.parquet"
+    pq.write_table(
+        pa.table({"sentence_id": stamps, "has_error": [True, False], "annotator": ["a", "a"]}),
+        labels,
+    )
+    traces = _write_jsonl(tmp_path / "t.jsonl", _rows())
+    runs = {
+        f"{book}:2, field 'sentence_id': id 2026-01-02 00:00:00": [
+            "ingest", "generic-labels", str(book), "-o", str(tmp_path / "o1" / "l.jsonl")
+        ],
+        f"{labels}:1, field 'sentence_id': id 2026-01-07 00:00:00": [
+            "metrics", "--traces", str(traces), "--labels", str(labels), "-o",
+            str(tmp_path / "o2" / "m.json"),
+        ],
+    }  # fmt: skip
+    for where, args in runs.items():
+        code, _, err = run_cli(args, capsys)
+        assert (code, err.strip().splitlines()) == (2, [f"failcodes: error: {where} {DATE_ID}"])
+    assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import array
 import contextlib
 import csv
+import datetime
 import itertools
 import operator
 import re
@@ -914,6 +915,17 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
         )
     if type(value) is int:
         return str(value)
+    if isinstance(value, datetime.date | datetime.time | datetime.timedelta):
+        # "Input should be a valid string (got datetime.datetime(2026, 1, 2, 0, 0))" said
+        # nothing of how an id becomes a date
+        raise InputError(
+            f"id {value} is a date or time, not text (a spreadsheet reads an id typed as 1-2 "
+            "or 3/4 as a date): format the column as Text and type the ids again, or save "
+            "them as text",
+            path=path,
+            line=line,
+            field=field,
+        )
     if type(value) is not float:
         return value
     if value.is_integer() and abs(value) < _EXACT_FLOAT:
