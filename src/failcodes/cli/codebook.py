@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from failcodes.cli.main import command_group
-from failcodes.cli.output_format import OutputFormat, require_format
+from failcodes.cli.output_format import OutputFormat, print_result
 from failcodes.cli.requests import request_command
 from failcodes.commands.base import Request
 from failcodes.commands.codebook import (
@@ -42,17 +42,6 @@ _FORMAT = inspect.Parameter(
 )
 
 
-def _printed(request: Request, fmt: OutputFormat) -> None:
-    """The result's lines, or its JSON with --format json."""
-    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command=" ".join(request.command))
-    runner: Any = request
-    result = runner.run()
-    if fmt is OutputFormat.JSON:
-        typer.echo(result.json_text())
-        return
-    typer.echo("\n".join(result.lines()))
-
-
 def _text(request: Request) -> None:
     """Print the text, unless it was written to -o."""
     runner: Any = request
@@ -71,6 +60,6 @@ _COMMANDS: tuple[tuple[str, type[Request]], ...] = (
 for _name, _model in _COMMANDS:
     _printing = _name in ("validate", "show", "diff")
     _cmd: Any = request_command(
-        _model, _printed if _printing else _text, extra=[_FORMAT] if _printing else []
+        _model, print_result if _printing else _text, extra=[_FORMAT] if _printing else []
     )
     codebook_app.command(_name)(_cmd)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -34,3 +34,10 @@ def require_format(fmt: OutputFormat, *allowed: OutputFormat, command: str) -> N
     if fmt not in allowed:
         can = " or ".join(f.value for f in allowed)
         raise ConfigError(f"{command} --format {fmt.value}: this command writes {can}")
+
+
+def print_result(request: Any, fmt: OutputFormat) -> None:
+    """Run ``request``; print its result's ``lines()``, or its ``json_text()`` (--format json)."""
+    require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command=" ".join(request.command))
+    result = request.run()
+    typer.echo(result.json_text() if fmt is OutputFormat.JSON else "\n".join(result.lines()))
