@@ -26,7 +26,7 @@ from failcodes.disagreements import (
     select_group_disagreements,
     select_with_shape,
 )
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.labels import LabelIndex
 from failcodes.mapping import resolve_mappings
 from failcodes.metrics import Level
@@ -249,13 +249,15 @@ def test_a_labelled_sentence_without_claims_is_merged_in_order(
 def test_claims_not_in_one_run_are_found_by_a_key_scan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Interleaved systems (and sentences split over two files): the engine lists the rows
-    of the groups that are no run, and the command needs no trace columns."""
+    """Interleaved systems and sentences (two files, each of its own systems: a system's
+    sentence in two files is refused): the engine lists the rows of the groups that are no
+    run, and the command needs no trace columns."""
     rows, flags = _shuffled(7)
     random.Random(7).shuffle(rows)
-    half = len(rows) // 2
-    first = _write_jsonl(tmp_path / "a.jsonl", [*rows[:half], "", "  "])
-    second = _write_jsonl(tmp_path / "b.jsonl", list(rows[half:]))
+    first = _write_jsonl(
+        tmp_path / "a.jsonl", [*(r for r in rows if r["system"] == "bm25"), "", "  "]
+    )
+    second = _write_jsonl(tmp_path / "b.jsonl", [r for r in rows if r["system"] != "bm25"])
     labels = _labels(tmp_path / "labels.jsonl", flags, **_questions(flags))
     cols = columnar.read_sentence_columns([first, second], locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
@@ -553,7 +555,8 @@ def test_group_selection_counts_without_building_items(tmp_path: Path) -> None:
 
 
 def test_a_run_ends_at_the_end_of_its_file(tmp_path: Path) -> None:
-    """A sentence whose claims go on in the next file is no run (the columns find them)."""
+    """A sentence whose claims go on in the next file is refused (two runs, or another
+    system's file naming this system, would be pooled); one that ends there is a run."""
     first = _write_jsonl(
         tmp_path / "a.jsonl",
         [_claim("A", "q1", "s1", 0, "refuted"), _claim("A", "q1", "s2", 0, "refuted")],
@@ -562,12 +565,23 @@ def test_a_run_ends_at_the_end_of_its_file(tmp_path: Path) -> None:
         tmp_path / "b.jsonl",
         [_claim("A", "q1", "s2", 1, "supported"), _claim("A", "q1", "s3", 0, "supported")],
     )
+    with pytest.raises(InputError, match="sentence 's2' of system 'A' has claims in"):
+        columnar.read_sentence_columns([first, second], locate=True)
+    _write_jsonl(
+        first,
+        [
+            _claim("A", "q1", "s1", 0, "refuted"),
+            _claim("A", "q1", "s2", 0, "refuted"),
+            _claim("A", "q1", "s2", 1, "supported"),
+        ],
+    )
+    _write_jsonl(second, [_claim("A", "q1", "s3", 0, "supported")])
     labels = _labels(tmp_path / "labels.jsonl", {"s1": False, "s2": False, "s3": True})
     cols = columnar.read_sentence_columns([first, second], locate=True)
     assert isinstance(cols, SentenceColumns) and cols.origin is not None
     files, lines, _, runs = cols.origin.where([0, 1, 2], cols.first)
-    # rows 0..3 are consecutive, but s2's rows 1 and 2 are in two files
-    assert (files, lines, runs) == ([0, 0, 1], [1, 2, 2], [1, 0, 1])
+    # rows 0..3 are consecutive; s2's end with its file, s3's start the next
+    assert (files, lines, runs) == ([0, 0, 1], [1, 2, 1], [1, 2, 1])
     expected = _column_path([first, second], labels, tmp_path / "columns.jsonl")
     assert _command([first, second], labels, tmp_path / "groups.jsonl") == expected
     assert len(expected.splitlines()) == 2 * 3  # s1 FP, s2 FP, s3 FN under both mappings

@@ -84,10 +84,10 @@ def test_groups_give_the_metrics_of_the_columns(
     """Same metrics (both policies, with intervals), distributions and label checks."""
     monkeypatch.setattr(columnar, "_SINK_ROWS", chunk)  # 5: rows inserted 5 at a time
     rows, labels = _records(seed)
-    half = len(rows) // 2
+    # a file per system or two (a system's sentence in two files is refused, as ingest does)
     paths = [
-        _write(tmp_path / "a.jsonl", rows[:half]),
-        _write(tmp_path / "b.parquet", rows[half:]),
+        _write(tmp_path / "a.jsonl", [r for r in rows if r["system"] == "rerank"]),
+        _write(tmp_path / "b.parquet", [r for r in rows if r["system"] != "rerank"]),
     ]
     groups = columnar.read_sentence_columns(paths)
     columns = columnar.read_trace_columns(paths)

@@ -67,7 +67,9 @@ from failcodes.traceio import (
     TRACE_ENGINE_COLUMNS,
     TRACE_ID_FIELDS,
     prepare_trace,
+    read_trace_files,
     read_traces,
+    split_sentence,
     trace_arrow_schema,
 )
 from failcodes.tracelines import TraceLine, Voucher
@@ -567,9 +569,7 @@ def read_trace_columns(
     try:
         loaded = _load(items, formats)
     except _UseObjectReaderError:
-        seen: dict[tuple[str, str], tuple[Path, int]] = {}
-        traces = [t for p in items for t in read_traces(p, seen=seen)]
-        return TraceColumns.from_traces(traces)
+        return TraceColumns.from_traces(read_trace_files(items))
     try:
         return _engine_trace_columns(loaded)
     finally:
@@ -583,7 +583,13 @@ def _load(items: Sequence[Path], formats: Sequence[Format], *, texts: bool = Fal
     """
     if Format.CSV in formats:
         raise _UseObjectReaderError
-    return _load_vouched(items, formats) or _load_scanned(items, formats, texts=texts)
+    loaded = _load_vouched(items, formats) or _load_scanned(items, formats, texts=texts)
+    try:
+        _refuse_split_sentence(loaded.con, items)
+    except BaseException:
+        loaded.con.close()
+        raise
+    return loaded
 
 
 @engine.translate_out_of_memory
@@ -1311,6 +1317,34 @@ def _refuse_duplicate(con: Any, items: Sequence[Path]) -> None:
     )
 
 
+def _refuse_split_sentence(
+    con: Any, items: Sequence[Path], source: str = "rows", line: str = "line"
+) -> None:
+    """Raise the error of a system's sentence whose claims two of the files give.
+
+    As ingest refuses it (:func:`failcodes.traceio.split_sentence`): sysB's file made from
+    sysA's, its system column still sysA, was pooled into sysA's sentences. The pairs are
+    grouped by their hash (integers), the strings compared only for a pair found in two files.
+    """
+    if len(items) < 2:
+        return
+    found = con.execute(
+        f"""
+        WITH split AS (
+            SELECT hash(system, sentence_id) AS h, min(file) AS first FROM {source}
+            GROUP BY h HAVING min(file) <> max(file))
+        SELECT r.file, r.{line}, r.system, r.sentence_id, s.first
+        FROM split s JOIN {source} r ON hash(r.system, r.sentence_id) = s.h AND r.file <> s.first
+        WHERE EXISTS (SELECT 1 FROM {source} f WHERE f.file = s.first AND f.system = r.system
+            AND f.sentence_id = r.sentence_id)
+        ORDER BY r."row" LIMIT 1
+        """
+    ).fetchall()
+    if found:
+        file, at, system, sentence, first = found[0]
+        raise split_sentence(system, sentence, items[first], items[file], int(at))
+
+
 def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
     """A column's distinct values, sorted (code point order: DuckDB compares UTF-8 bytes)."""
     return [
@@ -1510,6 +1544,7 @@ def _vouched_groups(items: Sequence[Path], formats: Sequence[Format]) -> _Rows |
         return None
     con, source, starts = found
     try:
+        _refuse_split_sentence(con, items, f"({source})", '"offset" + 1')
         for name in _SENTENCE_KEYS:  # the vocabularies, each value's code its sorted index
             con.execute(
                 f"""CREATE TEMP TABLE vocab_{name} AS

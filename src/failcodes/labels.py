@@ -6,6 +6,7 @@ import array
 import bisect
 import itertools
 import operator
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -1355,7 +1356,51 @@ def _mismatch_as_shared(
             f"ids those of the traces (such as {example!r})? (a sentence without a trace "
             "counts as one the systems extracted no claim from)"
         )
+    shifted = _numbered_from_zero(
+        {sids[p] or "": p for p in missing.values()}, _trace_sentences(traces)[1]
+    )
+    if shifted is not None:
+        return shifted
     return _labelled_written_two_ways(labels, _trace_sentences(traces)[1])
+
+
+def _numbered_from_zero(
+    untraced: Mapping[str, int], trace_ids: Iterable[str]
+) -> tuple[int, str] | None:
+    """``(position, message)`` of sentence labels numbered from 0 where the traces count from 1.
+
+    Labels ``q1:0, q1:1`` (a list's index) for traces ``q1:1, q1:2`` (its place): each label
+    fell on the next sentence, and 'q1:0' counted as a sentence without claims (TP 0, FP 1,
+    FN 1, TN 1 for TP 1, FP 1, TN 1, exit 0). Refused when two or more answers have such a
+    label 0 without a trace beside a trace 1, and no trace is numbered 0 (one answer whose
+    sentence 0 gave no claim is no pattern).
+    """
+    zeros = {sid[:-1]: pos for sid, pos in untraced.items() if _ZERO.fullmatch(sid)}
+    if len(zeros) < 2:
+        return None
+    ones: set[str] = set()
+    for sid in trace_ids:
+        number = _LAST_NUMBER.fullmatch(sid)
+        if number is None:
+            continue
+        if int(number.group(2)) == 0:
+            return None  # the traces number from 0 too
+        if number.group(2) == "1":
+            ones.add(number.group(1))
+    if not all(prefix in ones for prefix in zeros):
+        return None
+    shown = ", ".join(repr(f"{p}0") for p in sorted(zeros)[:3])
+    return min(zeros.values()), (
+        f"the labels number sentences from 0 ({shown}{', ...' if len(zeros) > 3 else ''}: "
+        f"no trace has them) where the traces of those {len(zeros)} answers number them "
+        f"from 1 ({min(zeros) + '1'!r}): each label would fall on the next sentence, and "
+        "sentence 0 count as one without claims; number the labels as the traces do"
+    )
+
+
+#: A sentence id whose last number is 0 (``q1:0``, ``0``), and any id's last number.
+_ZERO = re.compile(r"(?:.*\D)?0")
+_LAST_NUMBER = re.compile(r"(.*?)(\d+)")
 
 
 def written_like_hint(

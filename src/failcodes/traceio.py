@@ -204,6 +204,51 @@ def read_traces(
     return out
 
 
+def read_trace_files(paths: Iterable[str | Path]) -> list[Trace]:
+    """The traces of several files: ``(system, claim_id)`` unique, each sentence in one file.
+
+    A system's sentence whose claims two files give is refused (:func:`split_sentence`).
+    """
+    seen: dict[tuple[str, str], tuple[Path, int]] = {}
+    first: dict[tuple[str, str], Path] = {}
+    out: list[Trace] = []
+    for path in map(Path, paths):
+        for trace in read_traces(path, seen=seen):
+            where = first.setdefault((trace.system, trace.sentence_id), path)
+            if where != path:
+                line = seen[(trace.system, trace.claim_id)][1]
+                raise split_sentence(trace.system, trace.sentence_id, where, path, line)
+            out.append(trace)
+    return out
+
+
+def split_sentence(
+    system: str,
+    sentence_id: str,
+    first: Path,
+    path: Path,
+    line: int | None,
+    *,
+    ingest: bool = False,
+) -> InputError:
+    """The error of a system's sentence whose claims two files give.
+
+    sysB's file copied from sysA's, its system column still sysA, claim ids its own (or two
+    runs of sysA): each sentence pooled both files' claims into one sysA row (TP 1, FP 1 for
+    sysA TP 1, TN 1 and sysB FP 1, FN 1, exit 0).
+    """
+    name = "--system with --map system=" if ingest else "ingest generic --system --map system="
+    return InputError(
+        f"sentence {sentence_id!r} of system {system!r} has claims in {first} and in this "
+        "file: its claims would be pooled into one sentence (two runs, or another system's "
+        f"file naming this system?); name each file's system ({name}), or, if the files "
+        "split one run, concatenate them",
+        path=path,
+        line=line,
+        field="sentence_id",
+    )
+
+
 def _attach_passages(
     traces: list[Trace],
     index: Mapping[tuple[str, str], int],

@@ -280,8 +280,7 @@ class CompareRequest(Request):
             raise ConfigError("give either FILE, or both --traces and --labels")
         if self.truth is not None:
             raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
-        seen: dict[tuple[str, str], tuple[Path, int]] = {}
-        traces = [t for path in self.traces for t in traceio.read_traces(path, seen=seen)]
+        traces = traceio.read_trace_files(self.traces)
         check_system_spellings(traces, self.traces)
         labels = labelio.read_labels(self.labels, traces=traces)
         refuse_claim_labels(  # the paired units are sentences
@@ -449,17 +448,42 @@ def _never_flags(
 
 
 def _refuse_reference_columns(names: list[str], file: Path) -> None:
-    """Refuse a column named like the reference or a consensus among the system columns.
+    """Refuse a column named like the reference, a consensus or a rater among the systems.
 
     Read as one more system, a ``gold`` or ``has_error`` column entered Cochran's Q (df 3 for
     2) and made McNemar pairs "sysA vs gold" under the Holm correction of the systems', exit
     0; a ``majority`` column (the systems' vote) may be meant as a system: named with
-    ``--systems`` it is one.
+    ``--systems`` it is one. So is a clinician's column (``dr_a`` beside ``--truth
+    majority``, their vote): read as systems, three raters made 10 pairs of 5 "systems" under
+    Holm for the 1 pair of the two systems. So is a column written as another is but for
+    case, spacing or Unicode form (``gpt`` and ``GPT ``: one system twice, a table joined
+    twice), which ``--traces`` refuses.
     """
-    from failcodes.stats.summaries import reference_reason
+    from failcodes.spelling import spelling_key
+    from failcodes.stats.summaries import rater_word, reference_reason
 
+    folded: dict[str, str] = {}
     for name in names:
-        why = reference_reason(name)
+        first = folded.setdefault(spelling_key(name), name)
+        if first != name:  # as --traces refuses it (columnar.check_system_spellings)
+            raise InputError(
+                f"column {name!r} is {first!r} written another way (case, spacing or Unicode "
+                "form): they would be compared as two systems; keep one, or name the system "
+                "columns with --systems",
+                path=file,
+                line=1,
+                field=name,
+            )
+        why, rater = reference_reason(name), rater_word(name)
+        if why is None and rater is not None:
+            raise InputError(
+                f"column {name!r} is named like a clinician or rater (holds {rater!r}), not a "
+                "system: a rater's labels would enter every test as one more system; name "
+                "the system columns with --systems (a human rater compared as a system too)",
+                path=file,
+                line=1,
+                field=name,
+            )
         if why is None:
             continue
         raise InputError(

@@ -226,6 +226,15 @@ class IngestResult:
         """The result as plain lines (a study step's log)."""
         return [f"wrote {line}" for line in self.written]
 
+    def said(self) -> list[str]:
+        """What ``failcodes run`` says on stderr too: systems whose evidence was derived.
+
+        A study's [[datasets.pipelines]] naming some systems left the others' evidence read
+        trace by trace (no passages: closed-book, disagreements blamed on verification),
+        said only in the step's log.
+        """
+        return [f"wrote {line}" for line in self.written if _UNDECLARED in line]
+
 
 class IngestRequest(IngestOptions, Request):
     """Read PATH... with ADAPTER and write failcodes traces/labels (format by extension).
@@ -398,12 +407,24 @@ def _write_traces(
             "carries the count; a study data set of several ingests merges JSONL parts, which "
             "do not)"
         )
+    if declared and derived:
+        # the pipelines a study's [[datasets.pipelines]] (or --evidence) left out: derived
+        # from each trace, said where the others are declared
+        more += f"; {_UNDECLARED}" + ", ".join(
+            f"{s} (read from its traces: "
+            + ("retrieved, passages or a retriever)" if n[1] else "none, closed-book)")
+            for s, n in sorted(derived.items())
+        )
     # the systems found, first: a gold key or column read as one was scored as a system
     if result.unlisted:
         more += "; left out, not among --option systems: " + ", ".join(
             f"{s} {n:,}" for s, n in sorted(result.unlisted.items())
         )
     return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"
+
+
+#: Where the first line of an ingest names the systems whose evidence is derived.
+_UNDECLARED = "evidence not declared for "
 
 
 def _refuse_mixed_evidence(derived: dict[str, list[int]]) -> None:

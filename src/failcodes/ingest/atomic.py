@@ -32,6 +32,7 @@ from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCateg
 from failcodes.contract import FrozenModel, StrictModel
 from failcodes.errors import InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
+from failcodes.ingest.table import check_system_name
 from failcodes.jsonio import iter_jsonl
 from failcodes.labels import Label
 from failcodes.tableio import validate_record
@@ -76,6 +77,13 @@ class AtomicData(StrictModel):
     labels: list[Label]
 
 
+#: The way past a system named like the reference (a ``gold`` pipeline scored as one more).
+_REMEDY = (
+    "the reference is the human evaluation of each system's facts (human_confirms); leave "
+    "its records out"
+)
+
+
 def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     """Read an atomic fact-check JSONL file (format in the module docstring)."""
     p = Path(path)
@@ -85,11 +93,13 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     labels: list[Label] = []
     seen_f: set[tuple[str, str]] = set()
     seen_a: set[tuple[str, str]] = set()
+    folded: dict[str, tuple[str, Path, int]] = {}
     for lineno, obj in iter_jsonl(p):
         kind = obj.get("type", "fact")
         if kind == "answer":
             a = validate_record(_AnswerRecord, obj, p, lineno)
             system = a.system or default_system
+            check_system_name(folded, system, p, lineno, remedy=_REMEDY)
             if (system, a.answer_id) in seen_a:
                 raise InputError(
                     f"duplicate answer {a.answer_id!r}", path=p, line=lineno, field="answer_id"
@@ -114,6 +124,7 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
                 field="verdict",
             )
         system = f.system or default_system
+        check_system_name(folded, system, p, lineno, remedy=_REMEDY)
         if (system, f.fact_id) in seen_f:
             raise InputError(f"duplicate fact {f.fact_id!r}", path=p, line=lineno, field="fact_id")
         seen_f.add((system, f.fact_id))

@@ -452,6 +452,27 @@ def _json_list(cell: str, path: Path, line: int) -> Any:
     return value
 
 
+def _ranked_alike(passages: list[Any], spec: TableSpec, path: Path, line: int) -> None:
+    """Refuse a passage list where some objects have a rank and some none.
+
+    An unranked passage gets its place in the list, a rank only when the list is in rank
+    order: beside ranks 5 and 1 the passage between them was ranked 2 (and one before a
+    rank 1 made 'rank 1 appears twice'), where its rank is unknown.
+    """
+    names = {"rank", *(k for k, v in spec.column_map.items() if "rank" in v)}
+    given = [isinstance(p, dict) and any(p.get(n) is not None for n in names) for p in passages]
+    if any(given) and not all(given):
+        place = given.index(False)
+        raise InputError(
+            f"passage {place + 1} of {len(passages)} has no rank where others have one: its "
+            "place in the list is no rank unless the list is in rank order; give every "
+            "passage its rank, or none (the list's order then ranks them)",
+            path=path,
+            line=line,
+            field=f"passages[{place}].rank",
+        )
+
+
 def _nested_passage(obj: Mapping[str, Any], place: int, spec: TableSpec) -> dict[str, Any]:
     """One passage object of a foreign table in our field names (see the module docstring)."""
     out: dict[str, Any] = {}
@@ -542,6 +563,7 @@ def _row(
         if isinstance(rec.get("passages"), str):  # a CSV cell: the list as JSON text
             rec["passages"] = _json_list(rec["passages"], path, line)
         if isinstance(rec.get("passages"), list):
+            _ranked_alike(rec["passages"], spec, path, line)
             rec["passages"] = [
                 _nested_passage({"text": p} if isinstance(p, str) else p, i, spec)
                 if isinstance(p, dict | str)
@@ -702,6 +724,8 @@ class TableStream:
         self._listed = any(
             c != INDEX_MARK and "sentence_id" in spec.column_map[c] for c in spec.index_columns
         )
+        #: records exploded into rows: a system's sentence comes from one record
+        self._nested = spec.rows is not None
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
@@ -725,8 +749,8 @@ class TableStream:
                     tally.new_system(row.trace.system, row.path, row.line, self.spec.systems)
                 if self._placed:
                     _one_file(tally.files, row, self.spec)
-                if self._listed:
-                    _one_record(tally.records, row)
+                if self._nested:
+                    _one_record(tally.records, row, self._places, listed=self._listed)
                 if len(self.paths) > 1:
                     _sentence_in_one_file(tally.sentence_files, row, self._places)
                 if self.spec.verdict_threshold is not None:
@@ -1156,45 +1180,64 @@ class _Tally:
     #: the file (its place) each (system, sentence) was first read from, by the pair's hash,
     #: when several are read (120,000 sentences in 3 files: peak 97 -> 108 MB)
     sentence_files: dict[int, int] = field(default_factory=dict)
-    #: where each (system, sentence) was first read, when a list's place fills its id
-    records: dict[tuple[str, str], tuple[Path, int]] = field(default_factory=dict)
+    #: the record (file place, line) each (system, question, sentence) was first read from,
+    #: by its hash, when records are exploded into rows
+    records: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
     ) -> None:
-        """Add a system first seen at ``path:line``; refuse another spelling of a known one.
-
-        ``GPT-4`` and ``gpt-4`` (keys of two records' answers) were two systems, each scored
-        on part of the answers, with exit 0. Refused too, without ``listed`` (``--option
-        systems``, whose others' rows are left out before), one named like the reference or
-        a consensus (a ``gold`` key beside the answers, ``--verdict-column gold``), which
-        metrics scored as one more system (a perfect pipeline's row) with no word.
-        """
-        from failcodes.stats.summaries import reference_reason
-
-        why = None if listed is not None else reference_reason(system)
-        if why is not None:
-            raise InputError(
-                f"system {system!r} is named like the reference or a consensus of the "
-                f"systems ({why}): metrics would score it as one more system; give the "
-                "reference as labels (--label-rule on its column), or name the systems with "
-                "--option systems=A,B (the others' rows are left out; name it to keep it)",
-                path=path,
-                line=line,
-                field="system",
-            )
-        key = spelling_key(system)
-        first = self.folded.setdefault(key, (system, path, line))
-        if first[0] != system:
-            raise InputError(
-                f"system {system!r} is {first[0]!r} ({first[1]}:{first[2]}) written another "
-                "way (case, spacing or Unicode form): it would be scored as a system of its "
-                "own; write it one way",
-                path=path,
-                line=line,
-                field="system",
-            )
+        """Add a system first seen at ``path:line`` (:func:`check_system_name`)."""
+        check_system_name(self.folded, system, path, line, listed)
         self.systems.add(system)
+
+
+#: The way past a system named like the reference, in a table's rows.
+_REFERENCE_REMEDY = (
+    "give the reference as labels (--label-rule on its column), or name the systems with "
+    "--option systems=A,B (the others' rows are left out; name it to keep it)"
+)
+
+
+def check_system_name(
+    folded: dict[str, tuple[str, Path, int]],
+    system: str,
+    path: Path,
+    line: int,
+    listed: frozenset[str] | None = None,
+    remedy: str = _REFERENCE_REMEDY,
+) -> None:
+    """Refuse another spelling of a known system, or one named like the reference.
+
+    ``folded``: each system's name folded (case, spacing, Unicode form) -> (name, file, line).
+    ``GPT-4`` and ``gpt-4`` (keys of two records' answers) were two systems, each scored
+    on part of the answers, with exit 0. Refused too, without ``listed`` (``--option
+    systems``, whose others' rows are left out before), one named like the reference or
+    a consensus (a ``gold`` key beside the answers, ``--verdict-column gold``), which
+    metrics scored as one more system (a perfect pipeline's row) with no word.
+    """
+    from failcodes.stats.summaries import reference_reason
+
+    why = None if listed is not None else reference_reason(system)
+    if why is not None:
+        raise InputError(
+            f"system {system!r} is named like the reference or a consensus of the "
+            f"systems ({why}): metrics would score it as one more system; {remedy}",
+            path=path,
+            line=line,
+            field="system",
+        )
+    key = spelling_key(system)
+    first = folded.setdefault(key, (system, path, line))
+    if first[0] != system:
+        raise InputError(
+            f"system {system!r} is {first[0]!r} ({first[1]}:{first[2]}) written another "
+            "way (case, spacing or Unicode form): it would be scored as a system of its "
+            "own; write it one way",
+            path=path,
+            line=line,
+            field="system",
+        )
 
 
 def _as_is(spec: TableSpec) -> bool:
@@ -1425,39 +1468,39 @@ def _sentence_in_one_file(files: dict[int, int], row: _Row, paths: dict[Path, in
     first = files.setdefault(hash((trace.system, trace.sentence_id)), here)
     if first == here:
         return
-    raise _in_row(
-        InputError(
-            f"sentence {trace.sentence_id!r} of system {trace.system!r} has claims in "
-            f"{list(paths)[first]} and in this file: its claims would be pooled into one "
-            "sentence (two runs, or another system's file naming this system?); name each "
-            "file's system (--system with --map system=), or, if the files split one run, "
-            "concatenate them",
-            path=row.path,
-            line=row.line,
-            field="sentence_id",
-        ),
-        row.where,
+    error = traceio.split_sentence(
+        trace.system, trace.sentence_id, list(paths)[first], row.path, row.line, ingest=True
     )
+    raise _in_row(error, row.where)
 
 
-def _one_record(records: dict[tuple[str, str], tuple[Path, int]], row: _Row) -> None:
-    """Refuse a sentence whose id, made from a list's place, two records give one system.
+def _one_record(
+    records: dict[int, tuple[int, int]], row: _Row, paths: dict[Path, int], *, listed: bool
+) -> None:
+    """Refuse a system's sentence of one question that two records give.
 
     One system's two runs of a question, two records with one question id and claims with
-    ids of their own: sentence 'q1:1' of each run was one sentence, its claims pooled (n 2,
-    TP 1, FP 1 for n 4, TP 1, FP 1, FN 1, TN 1, exit 0).
+    ids of their own: sentence 'q1:1' (a list's place, ``listed``) or 's1' (given) of each
+    run was one sentence, its claims pooled (n 2, TP 1, FP 1 for n 4, TP 1, FP 1, FN 1,
+    TN 1, exit 0). Records are told apart by where they start.
     """
     trace = row.trace
-    first = records.setdefault((trace.system, trace.sentence_id), (row.path, row.line))
-    if first == (row.path, row.line):
+    here = (paths[row.path], row.line)
+    first = records.setdefault(hash((trace.system, trace.question_id, trace.sentence_id)), here)
+    if first == here:
         return
-    where = f"line {first[1]}" if first[0] == row.path else f"{first[0]}:{first[1]}"
+    where = f"line {first[1]}" if first[0] == here[0] else f"{list(paths)[first[0]]}:{first[1]}"
+    why = (
+        "its id is a place in a list, counted from 1 in each record, so the two records' "
+        "sentences would be one"
+        if listed
+        else "its claims would be pooled into one sentence"
+    )
     raise _in_row(
         InputError(
             f"sentence {trace.sentence_id!r} of system {trace.system!r} comes from this record "
-            f"and from the one at {where}: its id is a place in a list, counted from 1 in each "
-            f"record, so the two records' sentences would be one (question {trace.question_id!r} "
-            "twice: two runs?); give each record its own question id, or each run its own system",
+            f"and from the one at {where}: {why} (question {trace.question_id!r} twice: two "
+            "runs?); give each record its own question id, or each run its own system",
             path=row.path,
             line=row.line,
             field="sentence_id",

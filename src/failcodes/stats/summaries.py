@@ -128,6 +128,40 @@ class MajorityFit:
 REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "clinician"})
 
 
+#: Words that name a clinician or another human rater (``dr_a``, ``annotator_2``, ``Rater1``):
+#: beside a consensus column in a table of systems' outcomes (``compare FILE --truth
+#: majority``), such a column is one of the raters the reference came from, not a system.
+RATER_WORDS = frozenset(
+    {
+        "clinician",
+        "clinicians",
+        "annotator",
+        "annotators",
+        "rater",
+        "raters",
+        "reviewer",
+        "reviewers",
+        "doctor",
+        "doctors",
+        "dr",
+        "physician",
+        "physicians",
+        "nurse",
+        "pharmacist",
+        "expert",
+        "experts",
+        "human",
+        "labeler",
+        "labeller",
+    }
+)
+
+
+def rater_word(name: str) -> str | None:
+    """The rater word in a column name (``dr_a`` -> ``dr``, ``rater1`` -> ``rater``), or None."""
+    return next((w for w in name_words(name) if w.rstrip("0123456789") in RATER_WORDS), None)
+
+
 def name_words(name: str) -> list[str]:
     """The lower-cased words of a column name (``Gold Standard`` -> ``gold``, ``standard``).
 
