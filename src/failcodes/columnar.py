@@ -1452,7 +1452,7 @@ _MAX_LINE = (1 << 32) - 1
 
 #: A sentence group's columns, aggregated over its rows (``source``: the rows' table).
 _GROUP_AGGREGATES = f"""bit_or((1 << verdict)::UTINYINT) AS verdicts, min("row") AS first,
-    max("row") AS last, count(*) AS n, min(file) AS first_file, max(file) AS last_file,
+    max("row") AS last, count(*) AS n,
     {", ".join(f"count_if(verdict = {i}) AS v{i}" for i in range(len(VERDICTS)))}"""
 
 
@@ -1460,13 +1460,14 @@ def _make_groups(con: Any, source: str) -> None:
     """The groups table from ``source``, an aggregate of :data:`_GROUP_AGGREGATES`.
 
     Numbered in sorted order, each with its run (its rows' count where they are consecutive
-    in one file and at most :data:`_MAX_RUN`; else 0).
+    and at most :data:`_MAX_RUN`; else 0). A group's rows are in one file
+    (:func:`_refuse_split_sentence`).
     """
     con.execute(
         f"""CREATE TEMP TABLE groups AS
         SELECT (row_number() OVER (ORDER BY system, question_id, sentence_id) - 1)::INTEGER
                 AS g, *,
-            CASE WHEN last - first + 1 = n AND first_file = last_file AND n <= {_MAX_RUN}
+            CASE WHEN last - first + 1 = n AND n <= {_MAX_RUN}
                 THEN n ELSE 0 END AS run
         FROM ({source})"""
     )
