@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -242,8 +241,7 @@ def _planned(units: Iterable[TaskUnit], plan_path: Path, part: UnitKind) -> list
     return [by_id[uid] for uid in plan.all_ids()]
 
 
-@dataclass
-class ExportResult:
+class ExportResult(FrozenModel):
     """How many tasks were written where."""
 
     tasks: int
@@ -334,7 +332,9 @@ class ExportRequest(Request):
 
         # written as they come (a paper-scale task file is ~1 GB of JSON)
         written = write_json_items(self.out, counted())
-        return ExportResult(written, with_pred, self.out, sum(unmatched))
+        return ExportResult(
+            tasks=written, with_predictions=with_pred, out=self.out, unmatched=sum(unmatched)
+        )
 
 
 #: The fields ``push``, ``pull``, ``import`` and ``config`` share with ``export``.

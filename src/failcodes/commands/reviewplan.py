@@ -7,7 +7,6 @@ run's coded table and writes ``RUN_DIR/review/plans/NAME.json`` (:class:`ReviewP
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -131,8 +130,7 @@ def _refuse_reviewed_plan(layout: StudyLayout, name: str) -> None:
         )
 
 
-@dataclass
-class ReviewPlanResult:
+class ReviewPlanResult(FrozenModel):
     """The plan drawn, where it was written, and the panel splits left out (not scored)."""
 
     plan: Any
@@ -271,7 +269,7 @@ class ReviewPlanRequest(Request):
             raise
         out = plans_dir(run_dir) / f"{plan_name}.json"
         atomic_write_text(out, plan.model_dump_json(indent=2) + "\n")
-        return ReviewPlanResult(plan, out, dropped)
+        return ReviewPlanResult(plan=plan, out=out, dropped=dropped)
 
 
 class ReviewStatusResult(FrozenModel):
