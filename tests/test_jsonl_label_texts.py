@@ -6,7 +6,9 @@ decoded every line a second time (``columnar.trace_texts``) after the load: 0.50
 CPU-s of ``metrics`` at paper scale (bench scale-1 traces.jsonl, 4 systems), where the
 DuckDB script took 2.30. Now the load keeps each row's sentence-text hash and the engine
 finds whether an id has two texts; the lines are read again only then, or when a label
-gives its sentence's text. The refusals are unchanged.
+gives its sentence's text. The refusals are unchanged. On Parquet files the same check ran
+on a second DuckDB instance (~100 M instructions of 2,917 M on the tool's own Parquet): it
+now runs on the load's connection. Labels per system (or giving their texts) hash nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from failcodes import columnar
+from failcodes import columnar, engine
+from failcodes.tracecols import SentenceColumns
 from tests.cli_helpers import run_cli
 
 SAME = {"s1": "Aspirin reduces fever.", "s2": "Aspirin cures cancer."}
@@ -141,3 +144,53 @@ def test_a_label_text_not_the_traces_is_refused(
         "label the traces' sentences by their ids"
     ]
     assert not out.exists()
+
+
+def _connects(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the engine connections opened (each a DuckDB instance)."""
+    opened: list[int] = []
+    connect = engine.connect
+
+    def counted() -> Any:
+        opened.append(1)
+        return connect()
+
+    monkeypatch.setattr(engine, "connect", counted)
+    return opened
+
+
+@pytest.mark.parametrize("locate", [False, True])  # metrics; disagreements
+@pytest.mark.parametrize(
+    "b_texts",
+    [SAME, {"s1": SAME["s1"], "s2": None}],  # sysB's s2 without its text: passed over
+)
+def test_own_parquet_is_checked_on_the_loads_connection(
+    locate: bool,
+    b_texts: dict[str, str | None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the text check opened a second DuckDB instance (~100 M instructions, 0.02 CPU-s)
+    a = _jsonl(tmp_path / "a.jsonl", _rows("sysA", dict(SAME)))
+    b = _jsonl(tmp_path / "b.jsonl", _rows("sysB", b_texts))
+    own = tmp_path / "own.parquet"
+    assert run_cli(["ingest", "generic", str(a), str(b), "-o", str(own)], capsys)[0] == 0
+    passes, opened = _passes(monkeypatch), _connects(monkeypatch)
+    cols, _ = columnar.load_sentence_columns([own], _labels(tmp_path), locate=locate)
+    assert len(cols) == 8
+    assert (passes, len(opened)) == ([], 1)  # main: [0] or [4] (text and none), 2
+
+
+def test_per_system_labels_are_not_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # labels with a system column: no text is compared, and the load hashes none
+    traces = [_jsonl(tmp_path / "ab.jsonl", _rows("sysA", dict(SAME)), _rows("sysB", dict(SAME)))]
+    labels = tmp_path / "labels.jsonl"
+    rows = [
+        {"system": s, "sentence_id": t, "has_error": False} for s in ("sysA", "sysB") for t in SAME
+    ]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    passes = _passes(monkeypatch)
+    cols, _ = columnar.load_sentence_columns(traces, labels)
+    assert passes == []
+    assert isinstance(cols, SentenceColumns) and cols.texts_differ is None

@@ -37,7 +37,14 @@ from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import byte_lines, jsonl_lines, jsonl_object
-from failcodes.labels import Label, LabelColumns, TraceTexts, validate_labels
+from failcodes.labels import (
+    Label,
+    LabelColumns,
+    TraceTexts,
+    label_systems,
+    labelled_texts,
+    validate_labels,
+)
 from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata
 from failcodes.spelling import spelling_key
@@ -656,6 +663,7 @@ def read_sentence_columns(
     sentence_ids: Iterable[str | None] = (),
     *,
     locate: bool = False,
+    texts: bool = False,
 ) -> SentenceColumns | TraceColumns:
     """Read traces reduced to their sentence groups, for sentence-level metrics (issue 18).
 
@@ -665,19 +673,20 @@ def read_sentence_columns(
     :class:`~failcodes.tracecols.GroupOrigin`, scattered rows listed). An invalid line or
     duplicate claim raises the error :func:`read_trace_columns` raises; CSV input (or lines
     past 32 bits) gives :func:`read_trace_columns` of the same files. ``sentence_ids`` (the
-    labels') are shared with the groups' sentence vocabulary, not copied.
+    labels') are shared with the groups' sentence vocabulary, not copied. ``texts``: the
+    groups say whether a sentence id has two texts (``texts_differ``: JSONL and Parquet).
     """
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     formats = [detect_format(p) for p in items]
     loaded = None if locate else _vouched_groups(items, formats)
     if loaded is None:
         try:
-            loaded = _load(items, formats, texts=True)
+            loaded = _load(items, formats, texts=texts)
         except _UseObjectReaderError:
             loaded = None
     if loaded is not None:  # grouped by the engine
         try:
-            differ = _texts_differ(loaded.con) if loaded.texts else None
+            differ = _texts_differ(loaded) if texts else None
             cols = replace(_engine_sentence_columns(loaded, locate=locate), texts_differ=differ)
             given = {s: s for s in sentence_ids if s is not None}
             if given:  # the labels' own strings (not a second copy of each id)
@@ -790,20 +799,7 @@ def _parquet_texts(
     con = engine.connect()
     try:
         con.execute("SET threads = 1")  # (two threads' hash tables: memory for no gain)
-        parts = []
-        for index, path in enumerate(paths):  # (DuckDB reads the names: pyarrow costs 30 MB)
-            got = con.execute(f"DESCRIBE SELECT * FROM read_parquet({engine.quoted(path)})")
-            names = {row[0] for row in got.fetchall()} - (set() if claims else {"claim"})
-            texts = ", ".join(
-                f"NULLIF({n}, '') AS {n}" if n in names else f"NULL::VARCHAR AS {n}"
-                for n in ("sentence", "claim")
-            )
-            parts.append(
-                f"""SELECT {index} AS f, file_row_number AS n, system, sentence_id, claim_id,
-                hash(sentence_id::VARCHAR) AS hs, hash(claim_id::VARCHAR) AS hc, {texts}
-                FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
-            )
-        source = " UNION ALL ".join(parts)
+        source = _texts_source(con, paths, claims=claims)
         # the ids with two texts (or a text and none: a superset, Python decides), grouped
         # on their hashes (grouping the id strings held 37 MB more at 120,000 traces)
         two: list[list[Any]] = [[], []]
@@ -828,6 +824,24 @@ def _parquet_texts(
         con.close()
     for system, sid, cid, sentence, claim in rows:
         yield _as_id(system), _as_id(sid), _as_id(cid), sentence, claim
+
+
+def _texts_source(con: Any, paths: Sequence[Path], *, claims: bool) -> str:
+    """Parquet files' rows as one SQL source: place, ids, the ids' hashes and the texts."""
+    parts = []
+    for index, path in enumerate(paths):  # (DuckDB reads the names: pyarrow costs 30 MB)
+        got = con.execute(f"DESCRIBE SELECT * FROM read_parquet({engine.quoted(path)})")
+        names = {row[0] for row in got.fetchall()} - (set() if claims else {"claim"})
+        texts = ", ".join(
+            f"NULLIF({n}, '') AS {n}" if n in names else f"NULL::VARCHAR AS {n}"
+            for n in ("sentence", "claim")
+        )
+        parts.append(
+            f"""SELECT {index} AS f, file_row_number AS n, system, sentence_id, claim_id,
+            hash(sentence_id::VARCHAR) AS hs, hash(claim_id::VARCHAR) AS hc, {texts}
+            FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
+        )
+    return " UNION ALL ".join(parts)
 
 
 def _parquet_rows(path: Path) -> Iterator[TraceTexts]:
@@ -918,8 +932,17 @@ def load_sentence_columns(
     except InputError as exc:
         failure = exc
     grouped = labels is not None and all(c is None for c in labels.column("claim_id"))
+    # shared labels giving no text: compared only where an id has two texts, found in the load
+    hashed = (
+        labels is not None
+        and grouped
+        and label_systems(labels) is None
+        and not labelled_texts(labels)
+    )
     columns: TraceColumns | SentenceColumns = (
-        read_sentence_columns(trace_paths, labels.column("sentence_id"), locate=locate)
+        read_sentence_columns(
+            trace_paths, labels.column("sentence_id"), locate=locate, texts=hashed
+        )
         if labels is not None and grouped
         else read_trace_columns(trace_paths)
     )
@@ -1386,17 +1409,28 @@ def _load_scanned(
     return _Rows(con, tuple(items), tuple(formats), starts, texts=texts)
 
 
-def _texts_differ(con: Any) -> bool:
-    """Whether a sentence id has two texts in the ``rows`` of a JSONL scan with its texts.
+def _texts_differ(loaded: _Rows) -> bool | None:
+    """Whether a sentence id has two texts in the loaded files (None: not known).
 
-    Their 64-bit hashes differ (two texts with one hash, 2**-64 a pair, would be missed);
-    a row without the text is passed over, as :func:`failcodes.labels.text_mismatch` does.
+    JSONL files scanned with their texts: the ``rows``' hashes; Parquet files: read from
+    them on the load's connection. Their 64-bit hashes differ (two texts with one hash,
+    2**-64 a pair, would be missed); a row without the text is passed over, as
+    :func:`failcodes.labels.text_mismatch` does.
     """
-    found = con.execute(
-        """SELECT 1 FROM rows GROUP BY sentence_id
-        HAVING min(NULLIF(sentence_text, 0)) < max(NULLIF(sentence_text, 0)) LIMIT 1"""
-    ).fetchall()
-    return bool(found)
+    if loaded.texts:
+        query = """SELECT 1 FROM rows GROUP BY sentence_id
+        HAVING min(NULLIF(sentence_text, 0)) < max(NULLIF(sentence_text, 0))"""
+    elif all(f is Format.PARQUET for f in loaded.formats):
+        source = _texts_source(loaded.con, loaded.paths, claims=False)
+        query = f"""SELECT 1 FROM ({source}) WHERE sentence IS NOT NULL GROUP BY hs
+        HAVING min(hash(sentence)) < max(hash(sentence))"""
+    else:
+        return None
+    threads = loaded.con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    loaded.con.execute("SET threads = 1")  # (two threads' hash tables: memory for no gain)
+    found = loaded.con.execute(query).fetchone()
+    loaded.con.execute(f"SET threads = {int(threads)}")
+    return found is not None
 
 
 def _engine_trace_columns(loaded: _Rows) -> TraceColumns:
