@@ -111,3 +111,226 @@ def test_single_rated_units_in_the_margins_are_counted_in_their_rows(
         # agree on u0, u2, u3 of the 4 both coded
         assert percent["value"] == pytest.approx(3 / 4)
         assert (percent["n_units"], percent["n_single_rated"]) == (4, 2), extra
+
+
+def _review_study(tmp_path: Path, judge: list[str], reviews: dict[str, list[str]]) -> Path:
+    """A run folder: the offline judge's entity_match codes and each reviewer's file."""
+    from failcodes.annotations import CoderKind
+    from tests.test_report_review import _ann, _write
+
+    if judge:
+        _write(
+            tmp_path / "judge" / "d" / "retrieval" / "annotations.jsonl",
+            [_ann(f"u{i}", c, "offline", CoderKind.HEURISTIC) for i, c in enumerate(judge)],
+        )
+    for name, codes in reviews.items():
+        _write(
+            tmp_path / "review" / f"{name}.jsonl",
+            [_ann(f"u{i}", c, name, CoderKind.HUMAN) for i, c in enumerate(codes)],
+        )
+    return tmp_path
+
+
+def test_two_reviewers_are_each_compared_with_the_judge_and_apart_with_each_other(
+    tmp_path: Path,
+) -> None:
+    """The "human review vs judge" row with two reviewers was one Fleiss over alice, bob and
+    the judge (0.486): alice and bob's own agreement entered a row captioned human vs judge.
+    Now each reviewer vs the judge, and the reviewers' agreement in a table of its own."""
+    from failcodes.report.build import build_report
+    from failcodes.report.rundir import REVIEWERS_SOURCE, load_run_dir
+
+    ee, pe, irr = "exact_entity", "partial_entity", "irrelevant"
+    root = _review_study(
+        tmp_path,
+        [ee, ee, pe, irr, ee, irr],
+        {"alice": [ee, pe, pe, irr, ee, ee], "bob": [ee, pe, pe, irr, irr, ee]},
+    )
+    inputs = load_run_dir(root)
+    assert inputs.agreement is not None
+    rows = inputs.agreement
+    dims = rows[(rows["subject"] == "entity_match") & (rows["statistic"] == "fleiss")]
+    got = {(s, c): v for s, c, v in zip(dims["source"], dims["coders"], dims["value"], strict=True)}
+    # Fleiss (Scott's pi) of two coders, p_e from the pooled margins:
+    # alice vs offline: agree on u0, u2, u3, u4 -> 4/6; margins ee 6/12, pe 3/12, irr 3/12:
+    #   p_e = 3/8, (2/3 - 3/8) / (5/8) = 7/15
+    # bob vs offline: agree on u0, u2, u3 -> 3/6; ee 5/12, pe 3/12, irr 4/12: p_e = 50/144,
+    #   (1/2 - 50/144) / (94/144) = 11/47
+    # alice vs bob: agree on 5/6; ee 5/12, pe 4/12, irr 3/12: p_e = 50/144, (120 - 50)/94 = 35/47
+    assert got == pytest.approx(
+        {
+            ("human review vs judge", "alice vs offline"): 7 / 15,
+            ("human review vs judge", "bob vs offline"): 11 / 47,
+            (REVIEWERS_SOURCE, "alice vs bob"): 35 / 47,
+        }
+    )
+    assert not rows["coders"].str.contains("alice vs bob vs offline").any()
+    build_report(inputs, tmp_path / "report")
+    tables = tmp_path / "report" / "tables"
+    judge_md = (tables / "agreement.md").read_text(encoding="utf-8")
+    assert judge_md.startswith("**Agreement per subject, human review vs judge:")
+    assert "alice vs bob" not in judge_md
+    reviewers_md = (tables / "agreement_2.md").read_text(encoding="utf-8")
+    assert reviewers_md.startswith(
+        "**Agreement per subject, human review: reviewer vs reviewer (alice vs bob):"
+    )
+    assert "offline" not in reviewers_md
+
+
+def test_per_code_rows_say_prevalence_and_a_degenerate_kappa_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The judge gave exact_entity on every unit: the report's per-code row showed Cohen
+    0.000 [0.000, 0.000] (codebook table 0.00 [0.00, 0.00] *) with "zero-width interval" as
+    its only footnote, and per-code rows carried Cohen and AC1 only. Now each per-code row
+    gives each coder's prevalence, percent, Cohen, AC1 and PABAK, and beside the Cohen that is
+    0 by construction, why (and PABAK beside it in the codebook table)."""
+    from failcodes.report.build import build_report
+    from failcodes.report.rundir import load_run_dir
+
+    ee, pe, irr = "exact_entity", "partial_entity", "irrelevant"
+    alice = [ee, pe, ee, ee, ee, irr]
+    root = _review_study(tmp_path, [ee] * 6, {"alice": alice})
+    inputs = load_run_dir(root)
+    assert inputs.agreement is not None
+    rows = inputs.agreement[inputs.agreement["subject"] == "entity_match: exact_entity"]
+    got = dict(zip(rows["statistic"], rows["value"], strict=True))
+    # exact_entity, 6 units: offline 1,1,1,1,1,1; alice 1,0,1,1,1,0. p_o = 4/6.
+    # Cohen: p_e = 1 * 4/6 + 0 * 2/6 = 4/6 = p_o -> 0 (degenerate).
+    # PABAK = 2 p_o - 1 = 1/3 (Byrt, Bishop & Carlin 1993).
+    # AC1 (Gwet 2008): pi = (6/6 + 4/6) / 2 = 5/6, p_e = 2 pi (1 - pi) = 10/36,
+    #   (24/36 - 10/36) / (26/36) = 7/13.
+    assert got == pytest.approx(
+        {"percent": 2 / 3, "cohen": 0.0, "gwet_ac1": 7 / 13, "pabak": 1 / 3}
+    )
+    assert set(rows["prevalence"]) == {"alice 0.67, offline 1.00"}
+    cohen = rows[rows["statistic"] == "cohen"].iloc[0]
+    assert cohen["beside"] == "(degenerate: prevalence offline 1)"
+    assert (
+        "offline gave exact_entity on every unit compared (prevalence 1; alice on 4 of 6)"
+        in (cohen["warning"])
+    )
+    build_report(inputs, tmp_path / "report")
+    md = (tmp_path / "report" / "tables" / "agreement.md").read_text(encoding="utf-8")
+    line = next(ln for ln in md.splitlines() if ln.startswith("| entity_match: exact_entity"))
+    assert "| 0.000 [0.000, 0.000] (degenerate: prevalence offline 1) |" in line
+    assert "| alice 0.67, offline 1.00 |" in line
+    book = (tmp_path / "report" / "tables" / "codebook.md").read_text(encoding="utf-8")
+    row = next(ln for ln in book.splitlines() if "| exact_entity" in ln)
+    assert "| 0.00 [0.00, 0.00] (degenerate: prevalence offline 1; PABAK 0.33) * |" in row
+    # agree on the same annotations: the same numbers, prevalence in the JSON rows
+    path = tmp_path / "both.jsonl"
+    path.write_text(
+        (root / "judge" / "d" / "retrieval" / "annotations.jsonl").read_text(encoding="utf-8")
+        + (root / "review" / "alice.jsonl").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 0, err
+    mine = [r for r in json.loads(out) if r["scope"] == "code" and r["code"] == ee]
+    assert {r["statistic"]: r["value"] for r in mine} == pytest.approx(got)
+    assert all(r["prevalence"] == pytest.approx({"alice": 2 / 3, "offline": 1.0}) for r in mine)
+    assert next(r for r in mine if r["statistic"] == "cohen")["beside"] == (
+        "(degenerate: prevalence offline 1)"
+    )
+
+
+def test_a_panel_of_the_offline_judge_and_a_model_says_it_includes_the_heuristic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`judge --judge offline --judge openai:M`: the consensus (its ties broken by the offline
+    primary) was coded llm, so `attribute` said nothing of the heuristic baseline
+    ("heuristic_baseline": false), and the report's page said every code was the offline
+    judge's. Now both say the codes include the heuristic baseline."""
+    import shutil
+
+    from tests.fakeserver import FakeServer
+    from tests.judge_helpers import make_traces, write_codebook, write_traces
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-mixed-panel")
+    monkeypatch.chdir(tmp_path)
+    traces = write_traces(tmp_path / "traces.jsonl", make_traces(2))
+    cb = write_codebook(tmp_path / "cb.yaml")
+    with FakeServer() as fake:
+        judge = ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb)]
+        judge += ["--judge", "offline", "--judge", "openai:panel-b", "-o", "run"]
+        judge += ["--base-url", fake.openai_base_url, "--price-as", "openai:gpt-5-mini"]
+        code, _, err = run_cli(judge, capsys)
+        assert code == 0, err
+    attribute = ["attribute", "--from", str(traces), "--codebook", str(cb), "--retrieval", "run"]
+    code, out, err = run_cli([*attribute, "-o", "att"], capsys)
+    assert code == 0, err
+    assert "Attribution (codes: include the heuristic baseline)" in out
+    code, out, err = run_cli([*attribute, "-o", "att", "--format", "json"], capsys)
+    assert code == 0, err
+    shown = json.loads(out)
+    assert (shown["heuristic_baseline"], shown["with_model_codes"]) == (True, True)
+    root = tmp_path / "study"
+    shutil.copytree(tmp_path / "run", root / "judge" / "d" / "retrieval")
+    shutil.copytree(tmp_path / "att", root / "attribution" / "d")
+    code, _, err = run_cli(["report", str(root), "-o", "rep", "--codebook", str(cb)], capsys)
+    assert code == 0, err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert "<strong>Includes the heuristic baseline.</strong>" in page
+    assert "(includes the offline heuristic baseline)" in page
+    assert "<strong>Heuristic baseline.</strong>" not in page
+
+
+def test_reviewers_of_disjoint_units_are_not_compared_and_that_is_said(tmp_path: Path) -> None:
+    """alice reviewed u0-u2 (one system's units), bob u3-u5 (the other's): the one Fleiss over
+    alice, bob and the judge read as human agreement though no unit had two reviewers. Now
+    each is compared with the judge on its own units, and the note says why there is no
+    reviewer vs reviewer row."""
+    from failcodes.report.rundir import REVIEWERS_SOURCE, load_run_dir
+
+    ee, pe, irr = "exact_entity", "partial_entity", "irrelevant"
+    root = _review_study(tmp_path, [ee, ee, pe, irr, ee, irr], {})
+    _review_study(tmp_path, [], {"alice": [ee, pe, pe]})
+    bob = _review_study(tmp_path / "b", [], {"bob": [ee, pe, pe, irr, ee, ee]})
+    lines = (bob / "review" / "bob.jsonl").read_text(encoding="utf-8").splitlines()[3:]
+    (root / "review" / "bob.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    inputs = load_run_dir(root)
+    assert inputs.agreement is not None
+    rows = inputs.agreement
+    assert REVIEWERS_SOURCE not in set(rows["source"])
+    percent = rows[(rows["subject"] == "entity_match") & (rows["statistic"] == "percent")]
+    # alice vs judge on u0-u2: agree on u0, u2 -> 2/3; bob vs judge on u3-u5: u3, u4 -> 2/3
+    shown = zip(percent["coders"], percent["value"], percent["n_units"], strict=True)
+    got = {c: (v, n) for c, v, n in shown}
+    assert got == {
+        "alice vs offline": (pytest.approx(2 / 3), 3),
+        "bob vs offline": (pytest.approx(2 / 3), 3),
+    }
+    assert (
+        "Reviewers alice, bob reviewed no unit in common: no reviewer vs reviewer agreement"
+        in " ".join(inputs.notes["agreement"])
+    )
+
+
+def test_import_says_a_later_skip_was_kept_over_the_same_users_review(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two annotations by one Label Studio user on one task, a review (09:00) and a skip
+    (10:00): the latest was kept, "kept the latest", and the summary explained its warnings as
+    "a choice not in the codebook is dropped; ...": that the unit lost its review was unsaid."""
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+    from tests.test_outside_red14b import _ls_ann, _ls_task
+
+    review = _ls_ann(3, "exact_entity", False)
+    skip = {"id": 3002, "completed_by": 3, "result": [], "was_cancelled": True}
+    skip |= {"lead_time": 1.0, "updated_at": "2026-12-01T10:00:00Z"}
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([_ls_task(1, 7, [review, skip])]), encoding="utf-8")
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    out = tmp_path / "rev.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "--codebook", str(cb)]
+    code, stdout, err = run_cli([*args, "-o", str(out), "--user", "3=alice"], capsys)
+    assert code == 0, err
+    assert err.strip().endswith(
+        "coder alice: several annotations by the same coder; kept the latest: a skip, over a "
+        "review with codes (the unit has no review by this coder)"
+    )
+    assert stdout.strip().endswith("1 warning(s) above (each says what was dropped or kept)")
+    (kept,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert (kept["status"], kept["reason"]) == ("unscored", "skipped in Label Studio")

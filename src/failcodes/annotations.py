@@ -70,6 +70,22 @@ class CoderKind(StrEnum):
     HUMAN = "human"
 
 
+def panel_members(coder: str) -> list[str]:
+    """The members of a judge panel's consensus coder ``panel(a+b)`` (``[]``: not a panel)."""
+    if not (coder.startswith("panel(") and coder.endswith(")")):
+        return []
+    return coder[len("panel(") : -1].split("+")
+
+
+def includes_heuristic(coder: str) -> bool:
+    """Whether a panel consensus coder has the offline heuristic baseline among its members.
+
+    A panel of the offline judge and a model is coded ``llm``: the ties the offline primary
+    broke, and its votes, are the heuristic's, and no output said so.
+    """
+    return any(m.partition("#")[0] == "offline" for m in panel_members(coder))
+
+
 class Status(StrEnum):
     """Whether the annotation carries codes."""
 

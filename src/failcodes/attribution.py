@@ -54,7 +54,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from pydantic import Field
 
-from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
+from failcodes.annotations import (
+    NOT_ASSESSABLE,
+    Annotation,
+    CoderKind,
+    Status,
+    includes_heuristic,
+)
 from failcodes.codebook import Codebook
 from failcodes.contract import FrozenModel
 from failcodes.disagreements import Disagreement, DisagreementKind
@@ -369,8 +375,15 @@ class CodeIndex:
         ]
 
     def heuristic(self) -> bool:
-        """True if any annotation came from the offline heuristic baseline."""
-        return any(kind == CoderKind.HEURISTIC.value for _, kind in self.coders)
+        """True if any annotation came from the offline heuristic baseline (or a panel with it)."""
+        return any(
+            kind == CoderKind.HEURISTIC.value or includes_heuristic(coder)
+            for coder, kind in self.coders
+        )
+
+    def models(self) -> bool:
+        """True if any annotation came from a model (a cascade's or a panel's with the offline)."""
+        return any(kind == CoderKind.LLM.value for _, kind in self.coders)
 
     def __len__(self) -> int:
         return len(self._arrays()[0]) + len(self._other)

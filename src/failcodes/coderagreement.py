@@ -237,6 +237,11 @@ class ScopedAgreement(FrozenModel):
         description="The codes were compared as sets (a multi-label dimension, or pooled "
         "over dimensions with one); per-code rows are binary and always False.",
     )
+    prevalence: dict[str, float] | None = Field(
+        default=None,
+        description="Per-code rows: the share of the units compared on which each coder "
+        "gave the code (coder -> share); None for the other scopes.",
+    )
     result: AgreementResult
 
 
@@ -488,19 +493,36 @@ def _absent_code(
     if not table.values.size:
         return results
     given = (table.values == 1).sum(axis=0).tolist()
+    rated = np.isfinite(table.values).sum(axis=0).tolist()
     n = table.values.shape[0]
-    if all(given):
+    always = [r for r, g, k in zip(table.raters, given, rated, strict=True) if g == k]
+    if all(given) and not always:
         return results
-    said = (
-        f"neither coder gave {code} on the {n} units compared: agreement on its absence only, "
-        "1 by construction"
-    )
-    if any(given):  # one coder never gave it: Cohen 0 was read as a disagreement on finding it
+    if len(always) == 2:
+        said = (
+            f"both coders gave {code} on all {n} units compared: agreement on its presence "
+            "only, 1 by construction"
+        )
+    elif always and all(given):  # the kappa paradox at prevalence 1: Cohen 0 [0, 0]
+        (every,) = always
+        other = next(r for r in table.raters if r != every)
+        said = (
+            f"{every} gave {code} on every unit compared (prevalence 1; {other} on "
+            f"{min(given)} of {n}): Cohen's kappa is 0 by construction whatever {other} gave "
+            "(degenerate: its chance agreement is its agreement); PABAK and AC1 do not take "
+            "that margin as chance"
+        )
+    elif any(given):  # one coder never gave it: Cohen 0 was read as a disagreement on finding it
         never, other = table.raters if not given[0] else table.raters[::-1]
         said = (
             f"{never} never gave {code} on the {n} units compared ({other} on {max(given)}): "
             f"Cohen's kappa is 0 whatever {other} gave, and percent, AC1 and PABAK count "
             "agreement on its absence"
+        )
+    else:
+        said = (
+            f"neither coder gave {code} on the {n} units compared: agreement on its absence "
+            "only, 1 by construction"
         )
     return [
         r.model_copy(update={"warning": "; ".join(x for x in (said, r.warning) if x)})
@@ -508,6 +530,31 @@ def _absent_code(
         else r
         for r in results
     ]
+
+
+def _prevalence(table: RatingsTable) -> dict[str, float] | None:
+    """Each coder's share of the units it rated (of those compared) carrying the code."""
+    if not table.values.size:
+        return None
+    out: dict[str, float] = {}
+    for rater, column in zip(table.raters, table.values.T, strict=True):
+        rated = column[np.isfinite(column)]
+        if rated.size:
+            out[rater] = float((rated == 1).mean())
+    return out
+
+
+def degenerate(prevalence: Mapping[str, float] | None) -> str | None:
+    """Why Cohen's kappa of a per-code row is 0 or undefined by construction (None: it is not).
+
+    A coder who gave the code on every unit (prevalence 1) or on none (0) makes its margin the
+    chance agreement: kappa is 0 whatever the other gave (the kappa paradox, Feinstein &
+    Cicchetti 1990), printed 0.000 [0.000, 0.000] beside a percent agreement of 0.83.
+    """
+    if not prevalence:
+        return None
+    ends = [f"{c} {p:g}" for c, p in prevalence.items() if p in (0.0, 1.0)]
+    return f"degenerate: prevalence {', '.join(ends)}" if ends else None
 
 
 def annotation_agreement(
@@ -638,6 +685,7 @@ def annotation_agreement(
                     table = annotation_ratings(
                         items, dim, coders=[h, m], code=code, min_ratings=least
                     )
+                    prevalence = _prevalence(table)
                     for res in _absent_code(
                         agreement_table(table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)),
                         table,
@@ -645,7 +693,12 @@ def annotation_agreement(
                     ):
                         out.append(
                             ScopedAgreement(
-                                scope="code", dimension=dim, coders=(h, m), code=code, result=res
+                                scope="code",
+                                dimension=dim,
+                                coders=(h, m),
+                                code=code,
+                                prevalence=prevalence,
+                                result=res,
                             )
                         )
     return out

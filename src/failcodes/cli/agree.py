@@ -29,6 +29,9 @@ def _group_cell(row: dict[str, Any], key: str) -> str:
     text = "-" if value is None else str(value)
     if key == "dimension" and row.get("sets"):
         text = "pooled [sets]" if value is None else f"{text} [sets]"
+    if key == "code" and row.get("prevalence"):  # each coder's share of units carrying it
+        shares = ", ".join(f"{c} {p:.2f}" for c, p in row["prevalence"].items())
+        text = f"{text} (prevalence {shares})"
     return text
 
 
@@ -58,7 +61,7 @@ def _print_table(rows: list[dict[str, Any]], group_keys: list[str]) -> None:
             *[_group_cell(row, k) for k in group_keys],
             row["statistic"] + _alpha_kind(row),
             row["weights"],
-            _fmt(row["value"]),
+            _fmt(row["value"]) + (f" {row['beside']}" if row.get("beside") else ""),
             ci,
             _fmt(row["se"]),
             str(row["n_units"])

@@ -38,6 +38,7 @@ def _json(result: AttributeResult) -> str:
     summary = {
         "items": result.count,
         "heuristic_baseline": result.heuristic,
+        "with_model_codes": result.mixed,
         "coded_by": dict(result.coded_by),
         "stages": tables["attribution_summary"].to_dict(orient="records"),
         "retriever_all_high": tables.get("retriever_all_high", pd.DataFrame()).to_dict(
@@ -63,7 +64,13 @@ def _handle(request: AttributeRequest, fmt: OutputFormat, raw_csv: bool) -> None
     if fmt is OutputFormat.JSON:
         out.print_json(_json(result))
     else:
-        label = " (codes: heuristic baseline)" if result.heuristic else ""
+        label = (
+            ""
+            if not result.heuristic
+            else " (codes: include the heuristic baseline)"
+            if result.mixed
+            else " (codes: heuristic baseline)"
+        )
         out.print(_rich(result.tables["attribution_summary"], f"Attribution{label}"))
         for name in ("retriever_all_high", "verifier_all_correct"):
             if name in result.tables:

@@ -494,6 +494,7 @@ class AgreeRequest(Request):
                 raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
             from failcodes.coderagreement import (
                 annotation_shape_line,
+                degenerate,
                 one_code_clause,
                 pooled_line,
                 unmatched_clause,
@@ -538,6 +539,14 @@ class AgreeRequest(Request):
                 notes.insert(1, pooled)
             group_keys = ["scope", "dimension", "coders", "code"]
             for s in scoped:
+                # per code: each coder's prevalence, and beside a Cohen's kappa that is 0 by
+                # construction (a coder giving the code on every unit) the reason, not a footnote
+                flag = degenerate(s.prevalence) if s.result.statistic == "cohen" else None
+                code_extra: dict[str, Any] = {}
+                if s.prevalence is not None:
+                    code_extra["prevalence"] = s.prevalence
+                if flag and s.result.value is not None:
+                    code_extra["beside"] = f"({flag})"
                 rows.append(
                     _row(
                         s.result,
@@ -546,6 +555,7 @@ class AgreeRequest(Request):
                         coders="|".join(s.coders),
                         code=s.code,
                         sets=s.sets,
+                        **code_extra,
                     )
                 )
         else:

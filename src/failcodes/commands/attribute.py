@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from failcodes.annotations import includes_heuristic
 from failcodes.attribution import Strategy, rows_frame
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.commands.ingest import EVIDENCE_HELP
@@ -53,6 +54,9 @@ class AttributeResult:
     output: Path
     heuristic: bool
     coded_by: Counter[str] = field(default_factory=Counter)
+    #: Some codes are a model's beside the heuristic baseline's (a cascade, or a panel of the
+    #: offline judge and a model): "codes: heuristic baseline" would say all are heuristic.
+    mixed: bool = False
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
@@ -131,13 +135,21 @@ class AttributeRequest(Request):
         if said:
             note(said)
         heuristic = r_codes.heuristic() or v_codes.heuristic()
+        mixed = heuristic and (r_codes.models() or v_codes.models())
         coded_by: Counter[str] = Counter()
         for codes in (r_codes, v_codes):  # a cascade mixes coders: say who coded how many units
             for (coder, kind), n in codes.coders.items():
-                coded_by[f"{coder}{' (heuristic baseline)' if kind == 'heuristic' else ''}"] += n
+                label = (
+                    " (heuristic baseline)"
+                    if kind == "heuristic"
+                    else " (includes heuristic baseline)"
+                    if includes_heuristic(coder)
+                    else ""
+                )
+                coded_by[f"{coder}{label}"] += n
         if heuristic:
             note(HEURISTIC_NOTE)
-        return AttributeResult(count, tables, self.output, heuristic, coded_by)
+        return AttributeResult(count, tables, self.output, heuristic, coded_by, mixed)
 
     def _remove_leftovers(self, tables: Mapping[str, object]) -> None:
         """Remove the tables of an earlier run into ``output`` that this run did not write.

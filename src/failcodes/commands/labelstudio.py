@@ -493,8 +493,7 @@ class ReviewsResult(FrozenModel):
             )
         coders = sorted({a.coder for a in result.annotations})
         warned = (
-            f"; {len(result.problems)} warning(s) above (a choice not in the codebook is "
-            "dropped; a dimension left empty stays without a code)"
+            f"; {len(result.problems)} warning(s) above (each says what was dropped or kept)"
             if result.problems
             else ""
         )

@@ -21,7 +21,7 @@ from typing import TypeVar
 from pydantic import Field, model_validator
 
 from failcodes.annotationlines import AnnotationRead
-from failcodes.annotations import Annotation, CoderKind, Status
+from failcodes.annotations import Annotation, CoderKind, Status, includes_heuristic
 from failcodes.codebook import Codebook
 from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
@@ -251,7 +251,7 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
     coder = f"panel({'+'.join(report.members)})"
     # the offline judge's copies agree by construction: their consensus is the heuristic's
     # (per_passage.csv said coder_kind llm for it, and the tables dropped 'heuristic baseline')
-    offline = all(m.partition("#")[0] == "offline" for m in report.members)
+    offline = all(includes_heuristic(f"panel({m})") for m in report.members)
     kind = CoderKind.HEURISTIC if offline else CoderKind.LLM
     out: list[Annotation] = []
     for unit in report.units:

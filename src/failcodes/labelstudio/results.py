@@ -277,15 +277,22 @@ def annotations_from_export(
             key = (unit, ann.coder)
             order = _order(raw)
             if key in kept:
-                other, _, was = kept[key]
+                other, before, was = kept[key]
                 where = "" if other == task_id else f" (also in task {other}: imported twice?)"
                 later, rule = _later(was, order)
+                chosen, dropped = (ann, before) if later else (before, ann)
+                # a later skip kept over a review with codes: the unit lost its review unsaid
+                lost = (
+                    ": a skip, over a review with codes (the unit has no review by this coder)"
+                    if chosen.reason == SKIPPED and dropped.status is Status.SCORED
+                    else ""
+                )
                 result.problems.append(
                     ReviewProblem(
                         task_id=task_id,
                         unit_id=unit,
                         coder=ann.coder,
-                        message=f"several annotations by the same coder{where}; kept {rule}",
+                        message=f"several annotations by the same coder{where}; kept {rule}" + lost,
                     )
                 )
                 if not later:

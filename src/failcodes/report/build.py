@@ -369,7 +369,14 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     b = _Builder(out)
     heuristic = bool(inputs.meta and inputs.meta.judge_is_heuristic)
-    tag = " (offline heuristic baseline)" if heuristic else ""
+    mixed = bool(inputs.meta and inputs.meta.judge_with_models)
+    tag = (
+        ""
+        if not heuristic
+        else " (includes the offline heuristic baseline)"
+        if mixed
+        else " (offline heuristic baseline)"
+    )
 
     if inputs.metrics:
         sec = ReportSection(id="metrics", title="Detection of clinician-labelled errors")

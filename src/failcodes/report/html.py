@@ -66,6 +66,9 @@ class ReportMeta(StrictModel):
     codebook: str | None = None
     judge: str | None = None
     judge_is_heuristic: bool = False
+    #: The heuristic baseline beside a model (a cascade, or a panel of the offline judge and a
+    #: model): its consensus was coded llm, and the page said all codes were the heuristic's.
+    judge_with_models: bool = False
     cost_usd: float | None = None
     inputs: list[tuple[str, str]] = Field(default_factory=list, description="(path, sha256)")
     extra: list[tuple[str, str]] = Field(default_factory=list)

@@ -276,6 +276,7 @@ class _RunFacts:
     coders: set[str]
     heuristic: bool
     quotes: list[QuoteShare]
+    models: bool = False  # a model coded some units too (a cascade)
 
 
 def _judge_run_facts(path: Path) -> _RunFacts:
@@ -290,18 +291,19 @@ def _judge_run_facts(path: Path) -> _RunFacts:
 
     refs: set[tuple[str, int, str]] = set()
     coders: set[str] = set()
-    heuristic = False
+    heuristic = models = False
 
     def noted() -> Iterator[AnnotationRead]:
-        nonlocal heuristic
+        nonlocal heuristic, models
         for ann in iter_annotations(path):
             refs.add((ann.codebook.name, ann.codebook.version, ann.codebook.hash))
             coders.add(ann.coder)
             heuristic |= ann.coder_kind is CoderKind.HEURISTIC
+            models |= ann.coder_kind is CoderKind.LLM
             yield ann
 
     quotes = quote_verification(noted())
-    return _RunFacts(refs, coders, heuristic, quotes)
+    return _RunFacts(refs, coders, heuristic, quotes, models)
 
 
 def _find_codebook(
@@ -429,7 +431,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     refs: set[tuple[str, int, str]] = set()
     judges: set[str] = set()
     endpoints: dict[str, str] = {}  # judge -> where it was called (the run box says)
-    heuristic = False
+    heuristic = models = False
     cost = 0.0
     judge_files: list[Path] = []
     # the coded tables' headers now (refused as before the judge runs), their rows below as
@@ -472,6 +474,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 refs |= seen.refs
                 judges |= seen.coders
                 heuristic |= seen.heuristic
+                models |= seen.models
             else:  # a panel (no annotations of its own): its members' codebook
                 refs |= _run_refs(folder)
             # each summary through its contract (a count edited to -5 was shown as it was)
@@ -485,6 +488,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 for each in filter(None, member_summaries):
                     judges.add(each.judge)
                     heuristic |= each.coder_kind is CoderKind.HEURISTIC
+                    models |= each.coder_kind is CoderKind.LLM
                     cost += each.journal_cost_usd
             for run_summary in [summary, *member_summaries]:
                 _endpoint(run_summary, endpoints)
@@ -578,6 +582,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             cb,
             versions.widened if versions is not None else {},
         )
+        people = _by_coder(a for a in humans if a.unit_id not in left_out)
+        if len(people) > 1 and not _shared(people):  # e.g. one reviewer per system
+            agreement_notes.append(
+                f"Reviewers {', '.join(people)} reviewed no unit in common: no reviewer vs "
+                "reviewer agreement, and each one's rows vs the judge are over its own units "
+                "only (a reviewer given one system's units measures the judge on that system)"
+            )
         if unjudged:  # counted nowhere: tasks of an earlier failcodes' ids match no unit now
             agreement_notes.append(
                 f"{len(unjudged)} reviewed unit(s) no judge run coded (first: {unjudged[0]}): "
@@ -633,6 +644,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         codebook=f"{cb.name} v{cb.version} (sha256 {cb.hash})" if cb else None,
         judge=", ".join(sorted(judges)) or None,
         judge_is_heuristic=heuristic,
+        judge_with_models=heuristic and models,
         cost_usd=cost if judges else None,
         inputs=[(str(p.relative_to(root)), file_sha256(p)) for p in inputs_files],
         extra=assumed
@@ -1289,8 +1301,11 @@ def _p(value: float | None) -> str | None:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-#: Per-code statistics shown for human vs judge (Cohen's kappa beside the prevalence-robust AC1).
-REVIEW_CODE_STATS = ("cohen", "gwet_ac1")
+#: Per-code statistics shown for human vs judge: percent, Cohen's kappa beside the
+#: prevalence-robust AC1 and PABAK (each row also gives each coder's prevalence of the code).
+REVIEW_CODE_STATS = ("percent", "cohen", "gwet_ac1", "pabak")
+#: The source of the rows comparing reviewers with each other (human vs judge rows are apart).
+REVIEWERS_SOURCE = "human review: reviewer vs reviewer"
 REVIEW_BOOTSTRAP = 1000
 
 
@@ -1589,6 +1604,25 @@ def _judged_once(found: Iterable[tuple[Path, Annotation]]) -> list[Annotation]:
     return [a for _, a in seen.values()]
 
 
+def _by_coder(annotations: Iterable[Annotation]) -> dict[str, list[Annotation]]:
+    """Annotations per coder, coders in the order first seen."""
+    out: dict[str, list[Annotation]] = {}
+    for a in annotations:
+        out.setdefault(a.coder, []).append(a)
+    return out
+
+
+def _shared(people: Mapping[str, list[Annotation]]) -> bool:
+    """Whether two of the coders annotated a unit in common."""
+    seen: set[str] = set()
+    for anns in people.values():
+        units = {a.unit_id for a in anns}
+        if units & seen:
+            return True
+        seen |= units
+    return False
+
+
 def _review_agreement(
     humans: list[Annotation],
     judge_files: list[Path],
@@ -1597,18 +1631,21 @@ def _review_agreement(
 ) -> tuple[list[dict[str, Any]], dict[str, str], list[str]]:
     """Human review vs judge on the units the humans coded.
 
-    Rows for the agreement table (per dimension, and per code for Cohen and AC1, 95% CIs from
-    1,000 unit resamples, seed 0), and ``{code: "kappa [low, high]"}`` for the codebook table
-    when exactly one human and one judge are compared (otherwise the table lists each pair),
-    and the reviewed unit ids no judge annotation holds. A row of a step that reviews migrated
-    from an earlier version coded with one code (``widened``: (unit, kind, coder) -> steps)
-    says so in its warning: it compares possibly incomplete sets.
+    Rows for the agreement table: each reviewer against each judge, per dimension and per
+    code (percent, Cohen, AC1, PABAK, each coder's prevalence of the code), 95% CIs from
+    1,000 unit resamples, seed 0; with two or more reviewers, the reviewers against each other
+    in rows of their own (they entered one Fleiss with the judge, in a row captioned human vs
+    judge). Also ``{code: "kappa [low, high]"}`` for the codebook table when exactly one
+    human and one judge are compared (otherwise the table lists each pair), and the reviewed
+    unit ids no judge annotation holds. A row of a step that reviews migrated from an earlier
+    version coded with one code (``widened``: (unit, kind, coder) -> steps) says so in its
+    warning: it compares possibly incomplete sets.
     """
     narrow: dict[tuple[str, str], int] = {}  # (coder, step) -> migrated reviews narrow there
     for (_, _, coder), steps in widened.items():
         for step in steps:
             narrow[(coder, step)] = narrow.get((coder, step), 0) + 1
-    from failcodes.coderagreement import annotation_agreement
+    from failcodes.coderagreement import annotation_agreement, degenerate
     from failcodes.judge.panelrun import consensus_annotations
     from failcodes.tableio import read_models_jsonl
 
@@ -1623,17 +1660,40 @@ def _review_agreement(
     unjudged = [u for u in dict.fromkeys(a.unit_id for a in humans) if u not in judged]
     if not humans or not machine:
         return [], {}, unjudged
-    results = annotation_agreement(
-        [*humans, *machine],
-        categories=cb.code_lists(),
-        codebook_hash=cb.hash,
-        n_bootstrap=REVIEW_BOOTSTRAP,
-        seed=0,
-        multi_label=[d.id for _, d in cb.dimensions() if d.multi_label],
-    )
+    options: dict[str, Any] = {
+        "categories": cb.code_lists(),
+        "codebook_hash": cb.hash,
+        "n_bootstrap": REVIEW_BOOTSTRAP,
+        "seed": 0,
+        "multi_label": [d.id for _, d in cb.dimensions() if d.multi_label],
+    }
+    people = _by_coder(humans)
+    judges = _by_coder(machine)
+    results = [
+        (source, r)
+        for h, mine in people.items()
+        for m, theirs in judges.items()
+        if {a.unit_id for a in mine} & {a.unit_id for a in theirs}
+        for source, r in (
+            ("human review vs judge", r)
+            for r in annotation_agreement([*mine, *theirs], **options)
+            if r.scope in ("dimension", "code")
+        )
+    ]
+    if len(people) > 1 and _shared(people):
+        results += [
+            (REVIEWERS_SOURCE, r)
+            for r in annotation_agreement(humans, **options)
+            if r.scope == "dimension"
+        ]
     rows: list[dict[str, Any]] = []
     per_code: dict[str, list[str]] = {}
-    for r in results:
+    pabak = {
+        (r.coders, r.dimension, r.code): r.result.value
+        for _, r in results
+        if r.scope == "code" and r.result.statistic == "pabak"
+    }
+    for source, r in results:
         if r.scope == "dimension" or (
             r.scope == "code" and r.result.statistic in REVIEW_CODE_STATS
         ):
@@ -1642,11 +1702,16 @@ def _review_agreement(
             if r.sets:  # a multi-label dimension: compared on the code sets
                 subject = f"{subject} [code sets]"
             row = {
-                "source": "human review vs judge",
+                "source": source,
                 "subject": subject,
                 "coders": who,
                 **r.result.model_dump(include={*AGREEMENT_COLUMNS, "n_single_rated"}),
             }
+            if r.prevalence is not None:
+                row["prevalence"] = ", ".join(f"{c} {p:.2f}" for c, p in r.prevalence.items())
+                flag = degenerate(r.prevalence)
+                if flag and r.result.statistic == "cohen" and r.result.value is not None:
+                    row["beside"] = f"({flag})"
             migrated = sum(narrow.get((c, r.dimension or ""), 0) for c in r.coders)
             if migrated:
                 row["warning"] = "; ".join(
@@ -1665,6 +1730,10 @@ def _review_agreement(
             text = "–" if v.value is None else f"{v.value:.2f}"
             if v.value is not None and v.ci_low is not None and v.ci_high is not None:
                 text += f" [{v.ci_low:.2f}, {v.ci_high:.2f}]"
+                flag = degenerate(r.prevalence)
+                robust = pabak.get((r.coders, r.dimension, r.code))
+                if flag:  # Cohen 0.00 [0.00, 0.00] where the reviewer agreed on 4 of 6 units
+                    text += f" ({flag}" + ("" if robust is None else f"; PABAK {robust:.2f}") + ")"
                 # the agreement table's warning (few units, a zero-width or boundary interval)
                 # was left out of the codebook table: 0.50 [0.00, 1.00] from 4 units, unmarked
                 text += " *" if v.warning else ""

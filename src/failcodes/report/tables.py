@@ -368,7 +368,8 @@ def _value_ci(row: Mapping[str, object], digits: int) -> str:
     cell = f"{float(value):.{digits}f}"
     if isinstance(lo, int | float) and isinstance(hi, int | float) and not pd.isna([lo, hi]).any():
         cell += f" [{float(lo):.{digits}f}, {float(hi):.{digits}f}]"
-    return cell
+    beside = row.get("beside")  # what the number means, where a footnote was not enough
+    return f"{cell} {beside}" if isinstance(beside, str) and beside else cell
 
 
 def agreement_table(long: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
@@ -379,11 +380,14 @@ def agreement_table(long: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     raters (the largest over its statistics; a statistic over fewer units says so); warnings
     and why a value is undefined go to the ``note`` column (footnotes when rendered). A
     ``coders`` column (who was compared) joins the subject when it differs between rows; one
-    pair for every row is the caller's to say (:func:`agreement_coders`).
+    pair for every row is the caller's to say (:func:`agreement_coders`). A ``prevalence``
+    column (per-code rows: each coder's share of units carrying the code) follows ``raters``;
+    a ``beside`` text follows its value in the cell (Cohen's kappa 0 by construction).
     """
     records = [{str(k): v for k, v in r.items()} for r in long.to_dict("records")]
     stats = list(dict.fromkeys(_stat_name(r) for r in records))
     by_coders = "coders" in long.columns and long["coders"].nunique() > 1
+    prevalence = "prevalence" in long.columns and long["prevalence"].notna().any()
 
     def subject_of(r: Mapping[str, object]) -> str:
         return f"{r['subject']} ({r['coders']})" if by_coders else str(r["subject"])
@@ -400,6 +404,9 @@ def agreement_table(long: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
             "n": "–" if n is None else f"{n:,}",
             "raters": "–" if not raters else str(max(raters)),
         }
+        if prevalence:
+            shown = [r.get("prevalence") for r in mine]
+            row["prevalence"] = next((p for p in shown if isinstance(p, str) and p), "")
         notes: list[str] = []
         for stat in stats:
             hit = next((r for r in mine if _stat_name(r) == stat), None)
@@ -415,7 +422,8 @@ def agreement_table(long: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
                 notes.append(f"{stat}: over {own:,} units")
         row["note"] = "; ".join(dict.fromkeys(notes))
         rows.append(row)
-    return pd.DataFrame(rows, columns=["subject", "n", "raters", *stats, "note"])
+    extra = ["prevalence"] if prevalence else []
+    return pd.DataFrame(rows, columns=["subject", "n", "raters", *extra, *stats, "note"])
 
 
 def labelled(frame: pd.DataFrame, part: Part) -> tuple[pd.DataFrame, list[str]]:
