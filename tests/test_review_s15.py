@@ -220,3 +220,57 @@ def test_a_study_temperature_the_judge_takes_none_names_its_line(
         f"failcodes: error: {layout.study_file}:{at + 2}, field 'judge.temperature': offline "
         "takes no temperature (a deterministic heuristic baseline); leave it out\n"
     )
+
+
+def test_attribute_says_a_system_read_as_partly_closed_book(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """b6ab2b6 refuses at `ingest` a system whose undeclared traces have passages on some
+    claims only, but traces a user writes in failcodes' format (docs/trace-format.md), or
+    ingested before it, go to `disagreements` (which writes each claim's derived source) and
+    `attribute` unchecked: B's retriever found a gold passage for c1 and nothing for c2, both
+    refuted, both sentences correct, and attribute blamed s2 on verification ("closed-book
+    pipeline ... no retrieval stage"): verification 2, retrieval 0 where docs/attribution.md
+    step 4 gives 1 and 1, exit 0, no word. The disagreements file no longer tells a derived
+    source from a declared one (an adaptive pipeline's), so attribute says it on its first
+    line, with the way through (--evidence B=retrieved: s1 verification, s2 retrieval)."""
+    gold = [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}]
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {"system": "B", "question_id": "q1", "sentence_id": s, "claim_id": c}
+                | {"claim": c, "verdict": "refuted", "passages": p}
+            )
+            + "\n"
+            for s, c, p in (("s1", "c1", gold), ("s2", "c2", []))
+        ),
+        encoding="utf-8",
+    )
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+        '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n',
+        encoding="utf-8",
+    )
+    d = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(d)]
+    assert run_cli(args, capsys)[0] == 0
+    att = tmp_path / "att"
+    code, _, err = run_cli(["attribute", "--from", str(d), "-o", str(att)], capsys)
+    assert code == 0, err
+    assert err.splitlines()[0] == (
+        "system 'B': 1 of its 2 claims here are closed-book (evidence source none), the "
+        "others retrieved: attributed so, the closed-book ones to verification; if its "
+        "retriever found nothing for them (a source derived from no passages), --evidence "
+        "B=retrieved attributes them to retrieval (docs/attribution.md step 4)"
+    )
+    args = ["attribute", "--from", str(d), "-o", str(att), "--evidence", "B=retrieved"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "closed-book" not in err
+    rows = [json.loads(x) for x in (att / "attribution.jsonl").read_text().splitlines()]
+    assert sorted((r["sentence_id"], r["stage"]) for r in rows) == [
+        ("s1", "verification"),
+        ("s2", "retrieval"),
+    ]

@@ -131,6 +131,8 @@ class AttributeRequest(Request):
             self._remove_leftovers(tables)
         except OSError as exc:
             raise output_error(exc, self.output) from None
+        for line in source.mixed_notes():  # what the attribution assumed, first
+            note(line)
         said = codebook_note(self.codebook, codebook)  # after any error: the error is one line
         if said:
             note(said)

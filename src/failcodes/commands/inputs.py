@@ -81,6 +81,8 @@ class ItemSource:
             raise InputError("no such file", path=p)
         self.path, self.declared, self.top_k = p, declared, top_k
         self._held: Sequence[Any] | None = None
+        #: per system, claims read closed-book and retrieved without --evidence
+        self._sources: dict[str, list[int]] = {}
         self._traces = not is_disagreements_file(p)
         if self._traces:
             self._held = read_traces(p)
@@ -92,6 +94,9 @@ class ItemSource:
     def _declare(self, trace: Any) -> Any:
         source = declared_source(self.declared, trace.system) if self.declared else None
         if source is None:
+            if trace.evidence in _READ:  # (see mixed_notes)
+                seen = self._sources.setdefault(trace.system, [0, 0])
+                seen[_READ.index(trace.evidence)] += 1
             return trace
         if isinstance(trace, _ClaimView):
             return trace._replace(evidence_source=source)
@@ -114,6 +119,26 @@ class ItemSource:
             raise InputError("the disagreements carry no claims to judge", path=self.path)
         if self.declared:
             check_declared_systems(self.declared, systems)
+
+    def mixed_notes(self) -> list[str]:
+        """For the first line: systems read partly closed-book, partly retrieved (once read).
+
+        ``ingest`` refuses such a system unless declared (b6ab2b6), but traces written in
+        failcodes' format, or ingested before, reach ``disagreements``, which writes each
+        claim's derived source: a retrieval pipeline's claims its retriever found nothing for
+        were attributed as closed-book (verification), not to the retrieval (docs/
+        attribution.md step 4), with no word. A declared per-claim source (a pipeline that
+        retrieves for some claims only) reads alike there, so this is said, not refused.
+        """
+        return [
+            f"system {name!r}: {bare:,} of its {bare + got:,} claims here are closed-book "
+            "(evidence source none), the others retrieved: attributed so, the closed-book ones "
+            "to verification; if its retriever found nothing for them (a source derived from "
+            f"no passages), --evidence {name}=retrieved attributes them to retrieval "
+            "(docs/attribution.md step 4)"
+            for name, (bare, got) in sorted(self._sources.items())
+            if bare and got
+        ]
 
     def _records(self) -> Iterator[Any]:
         """The disagreements: the fast reader's structs, then the exact reader's models.
@@ -223,6 +248,10 @@ class _ClaimView(NamedTuple):
         if self.evidence_source is not None:
             return self.evidence_source
         return derived_evidence_source(tuple(self.passages), self.retriever)
+
+
+#: The evidence sources :meth:`ItemSource.mixed_notes` counts: closed-book, retrieved.
+_READ = (EvidenceSource.NONE, EvidenceSource.RETRIEVED)
 
 
 def load_traces(path: str | Path) -> list[Trace]:
