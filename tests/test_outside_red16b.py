@@ -334,3 +334,23 @@ def test_import_says_a_later_skip_was_kept_over_the_same_users_review(
     assert stdout.strip().endswith("1 warning(s) above (each says what was dropped or kept)")
     (kept,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert (kept["status"], kept["reason"]) == ("unscored", "skipped in Label Studio")
+
+
+def test_the_report_says_reviews_it_has_no_judge_to_compare_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review/alice.jsonl in a folder with no judge run the report reads (none here; or one
+    under judge/d/verification, where the layout reads retrieval and reasoning): the reviews
+    entered no table and nothing said so (exit 0, no agreement section, no note)."""
+    ee, pe = "exact_entity", "partial_entity"
+    root = _review_study(tmp_path, [], {"alice": [ee, pe, pe]})
+    code, out, err = run_cli(["report", str(root), "-o", str(tmp_path / "rep")], capsys)
+    assert code == 0, err
+    said = (
+        "review/alice.jsonl: not read: the folder holds no judge annotations (judge/<data set>/"
+        "retrieval or reasoning) to compare the reviews with, nor coded tables naming their "
+        "codebook"
+    )
+    assert said in out + err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert said.replace("<", "&lt;").replace(">", "&gt;") in page

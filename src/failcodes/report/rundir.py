@@ -559,6 +559,16 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # the judge: agreement per dimension and per code, and a column in the codebook table.
     per_code: dict[str, str] = {}
     review_files = layout.review_files()
+    if review_files and cb is None:  # the reviews were left out of every table, unsaid
+        shown = listed([str(p.relative_to(root)) for p in review_files])
+        assumed.append(
+            (
+                "Reviews",
+                f"{shown}: not read: the folder holds no judge annotations (judge/<data set>/"
+                "retrieval or reasoning) to compare the reviews with, nor coded tables naming "
+                "their codebook",
+            )
+        )
     versions = _review_versions(layout, review_files, cb)
     humans = versions.reviews if versions is not None else []
     unchecked = _names_unchecked(humans)  # names 85524ae cannot match (no lead time)
@@ -695,7 +705,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             agreement=per_code or None,
         ),
         notes={
-            "assumed": [unchecked] if unchecked else [],
+            "assumed": [text for key, text in assumed if key in ("Reviewers", "Reviews")],
             "saturation": saturation_notes,
             "codebook": codebook_notes,
             "agreement": agreement_notes,
