@@ -334,3 +334,51 @@ def test_labels_numbered_from_zero_for_traces_numbered_from_one_are_refused(
     assert code == 0, err
     rows = json.loads(m.read_text(encoding="utf-8"))
     assert [(r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [(3, 1, 1, 0, 1)]
+
+
+def test_two_runs_in_a_minified_json_list_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The shape above as one .json list on one line (a minified dump): every record starts
+    # on line 1, so main took the two runs for one record and pooled them, exit 0 (n 2, TP 1,
+    # FP 1 for n 4, TP 1, FP 1, FN 1, TN 1). A record on a line holding several is told by
+    # its place in the list.
+    def run(qid: str, claims: list[tuple[str, str, str, str]]) -> dict[str, object]:
+        rows = [{"sid": s, "cid": c, "text": c, "verdict": v, "gold": g} for s, c, v, g in claims]
+        return {"qid": qid, "answers": {"sysA": {"claims": rows}}}
+
+    def write(second: str) -> None:
+        runs = [
+            run("q1", [("s1", "u1", "refuted", "bad"), ("s2", "u2", "supported", "ok")]),
+            run(second, [("t1", "u3", "supported", "bad"), ("t2", "u4", "refuted", "ok")]),
+        ]
+        if second == "q1":
+            runs[1] = run("q1", [("s1", "u3", "supported", "bad"), ("s2", "u4", "refuted", "ok")])
+        src.write_text(json.dumps(runs), encoding="utf-8")
+
+    src = tmp_path / "runs.json"
+    write("q1")
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
+    args += ["--option", "rows=answers.*.claims[]", "--option", "label_level=sentence"]
+    for pair in ("qid=question_id", "sid=sentence_id", "answers.*=system", "cid=claim_id"):
+        args += ["--map", pair]
+    args += ["--map", "text=claim", "--label-rule", "gold = bad -> error"]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:1, field 'sentence_id': sentence 's1' of system 'sysA' "
+        "comes from this record and from the one at line 1 (record [0]): its claims would be "
+        "pooled into one sentence (question 'q1' twice: two runs?); give each record its own "
+        "question id, or each run its own system (row [1].answers.sysA.claims[0])"
+    ]
+    assert not out.exists() and not labels.exists()
+    write("q1-run2")  # each run its own question and sentence ids: the four sentences
+    assert run_cli(args, capsys)[0] == 0
+    m = tmp_path / "m.json"
+    metrics = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]
+    assert run_cli([*metrics, "--format", "json", "-o", str(m)], capsys)[0] == 0
+    rows = json.loads(m.read_text(encoding="utf-8"))
+    assert [(r["system"], r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [
+        ("sysA", 4, 1, 1, 1, 1)
+    ]

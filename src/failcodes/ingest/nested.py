@@ -236,7 +236,11 @@ def rows_of(
     """
     records = _json_records(path) if is_document(path) else tableio.table_rows(path)
     place = INDEX_MARK in wanted_index
+    previous = None
     for number, (line, record) in enumerate(records, start=1):
+        # records on one line (a minified list): each row's path starts at its record's place
+        at = f"[{number - 1}]." if line == previous else ""
+        previous = line
         if rows is None:
             if columns is not None:
                 columns.update(record)
@@ -262,4 +266,4 @@ def rows_of(
             row = {k: v for k, v in row.items() if v is not None}
             if place:
                 row[INDEX_MARK] = number
-            yield line, where, row
+            yield line, at + where, row

@@ -1182,7 +1182,7 @@ class _Tally:
     sentence_files: dict[int, int] = field(default_factory=dict)
     #: the record (file place, line) each (system, question, sentence) was first read from,
     #: by its hash, when records are exploded into rows
-    records: dict[int, tuple[int, int]] = field(default_factory=dict)
+    records: dict[int, tuple[int, int, str]] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1475,21 +1475,24 @@ def _sentence_in_one_file(files: dict[int, int], row: _Row, paths: dict[Path, in
 
 
 def _one_record(
-    records: dict[int, tuple[int, int]], row: _Row, paths: dict[Path, int], *, listed: bool
+    records: dict[int, tuple[int, int, str]], row: _Row, paths: dict[Path, int], *, listed: bool
 ) -> None:
     """Refuse a system's sentence of one question that two records give.
 
     One system's two runs of a question, two records with one question id and claims with
     ids of their own: sentence 'q1:1' (a list's place, ``listed``) or 's1' (given) of each
     run was one sentence, its claims pooled (n 2, TP 1, FP 1 for n 4, TP 1, FP 1, FN 1,
-    TN 1, exit 0). Records are told apart by where they start.
+    TN 1, exit 0). Records are told apart by where they start (the line, and on a line
+    holding several, the record's place: ``[1]`` of the row's path).
     """
     trace = row.trace
-    here = (paths[row.path], row.line)
+    place = row.where.split(".", 1)[0] if row.where.startswith("[") else ""
+    here = (paths[row.path], row.line, place)
     first = records.setdefault(hash((trace.system, trace.question_id, trace.sentence_id)), here)
     if first == here:
         return
     where = f"line {first[1]}" if first[0] == here[0] else f"{list(paths)[first[0]]}:{first[1]}"
+    where += f" (record {first[2] or '[0]'})" if place or first[2] else ""
     why = (
         "its id is a place in a list, counted from 1 in each record, so the two records' "
         "sentences would be one"
