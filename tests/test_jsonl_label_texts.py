@@ -194,3 +194,36 @@ def test_per_system_labels_are_not_checked(tmp_path: Path, monkeypatch: pytest.M
     cols, _ = columnar.load_sentence_columns(traces, labels)
     assert passes == []
     assert isinstance(cols, SentenceColumns) and cols.texts_differ is None
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_one_system_is_not_checked(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # shared labels over one system's traces: no two systems to give an id two texts
+    # (validate_labels compares none); the load's connection runs no GROUP BY of the texts
+    traces = _jsonl(tmp_path / "a.jsonl", _rows("sysA", dict(SAME)))
+    if fmt == "parquet":
+        own = tmp_path / "own.parquet"
+        assert run_cli(["ingest", "generic", str(traces), "-o", str(own)], capsys)[0] == 0
+        traces = own
+    queries: list[str] = []
+    connect = engine.connect
+
+    def recorded() -> Any:
+        con = connect()
+
+        class _Recorded:
+            def execute(self, query: str, *args: Any) -> Any:
+                queries.append(query)
+                return con.execute(query, *args)
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(con, name)
+
+        return _Recorded()
+
+    monkeypatch.setattr(engine, "connect", recorded)
+    cols, _ = columnar.load_sentence_columns([traces], _labels(tmp_path))
+    assert isinstance(cols, SentenceColumns) and cols.texts_differ is None
+    assert not any("max(hash(sentence))" in q or "sentence_text, 0))" in q for q in queries)

@@ -1417,6 +1417,12 @@ def _texts_differ(loaded: _Rows) -> bool | None:
     2**-64 a pair, would be missed); a row without the text is passed over, as
     :func:`failcodes.labels.text_mismatch` does.
     """
+    if loaded.vocab is not None:
+        systems = len(loaded.vocab[0])
+    else:
+        systems = loaded.con.execute("SELECT count(DISTINCT system) FROM rows").fetchone()[0]
+    if systems < 2:  # (one system's labels are never compared with another's texts)
+        return None
     if loaded.texts:
         query = """SELECT 1 FROM rows GROUP BY sentence_id
         HAVING min(NULLIF(sentence_text, 0)) < max(NULLIF(sentence_text, 0))"""
