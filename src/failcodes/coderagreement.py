@@ -544,6 +544,59 @@ def _prevalence(table: RatingsTable) -> dict[str, float] | None:
     return out
 
 
+#: Per code of a ratings table of code sets with more than two raters (PABAK is a pair's).
+CODE_STATS_MULTI = ("percent", "fleiss", "gwet_ac1", "brennan_prediger")
+
+
+def set_code_agreement(
+    sets: Sequence[Sequence[CodeSet | None]],
+    raters: Sequence[str],
+    stats: Sequence[str] | None = None,
+    *,
+    n_bootstrap: int = 0,
+    seed: int | None = None,
+    confidence: float = 0.95,
+) -> list[ScopedAgreement]:
+    """Per code of a units x raters table of code sets: does each rater give it (binary).
+
+    Exact-set statistics and alpha (MASI, Jaccard) score a unit's whole set, so a code that
+    co-occurs with others had no agreement of its own: two raters agreeing on ``scope`` on
+    every unit and never on its companion read as one low exact-set kappa. Units with fewer
+    than two sets are left out, as the set statistics leave them out; the rows are those of
+    an annotation file's per-code scope (``stats``: :data:`CODE_STATS` for a pair, else
+    :data:`CODE_STATS_MULTI`), with each rater's prevalence and, for a pair, the codes given
+    by one rater only or on every unit said beside the numbers.
+    """
+    rows = [row for row in sets if sum(s is not None for s in row) >= 2]
+    pair = len(raters) == 2
+    chosen = stats if stats is not None else (CODE_STATS if pair else CODE_STATS_MULTI)
+    out: list[ScopedAgreement] = []
+    for code in sorted({c for row in rows for s in row if s is not None for c in s}):
+        values = np.array(
+            [[np.nan if s is None else float(code in s) for s in row] for row in rows]
+        )
+        table = RatingsTable(
+            values,
+            [str(i) for i in range(len(rows))],
+            list(raters),
+            np.arange(2, dtype=np.float64),
+            ["0", "1"],
+        )
+        results = agreement_table(table, chosen, **_opts(n_bootstrap, seed, confidence))
+        for res in _absent_code(results, table, code) if pair else results:
+            out.append(
+                ScopedAgreement(
+                    scope="code",
+                    dimension=None,
+                    coders=tuple(raters),
+                    code=code,
+                    prevalence=_prevalence(table),
+                    result=res,
+                )
+            )
+    return out
+
+
 def degenerate(prevalence: Mapping[str, float] | None) -> str | None:
     """Why Cohen's kappa of a per-code row is 0 or undefined by construction (None: it is not).
 

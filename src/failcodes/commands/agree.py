@@ -581,6 +581,8 @@ class AgreeRequest(Request):
             notes.extend(prepared.notes)  # the shape assumed first, then what the read said
             notes.extend(read_notes)
             group_keys = [self.by] if self.by is not None else []
+            if split is not None:  # the per-code rows' column
+                group_keys.append("code")
             said: dict[Any, str] = {}  # each group's first-line clauses
             for key, table in prepared.parts:
                 # group_by names the group's column for a reader of the rows (the report)
@@ -596,7 +598,7 @@ class AgreeRequest(Request):
                         "krippendorff or gwet_ac1 for more, or name two with --raters"
                     )
                 if split is not None:
-                    rows.extend(_row(r, sets=True, **extra) for r in self._on_sets(table, split))
+                    rows.extend(self._on_sets(table, split, extra))
                     said[key] = _missing_clause(table)
                     continue
                 if matrix is not None and len(matrix) != len(table.categories):
@@ -667,21 +669,35 @@ class AgreeRequest(Request):
             )
         return self.sets
 
-    def _on_sets(self, table: Any, sep: str) -> list[AgreementResult]:
-        """The table's cells as code sets: exact-set statistics, then alpha (MASI, Jaccard)."""
+    def _on_sets(self, table: Any, sep: str, extra: dict[str, Any]) -> list[dict[str, Any]]:
+        """The table's cells as code sets: exact-set statistics, alpha (MASI, Jaccard), codes.
+
+        Then each code's own agreement (binary: does each rater give it), as annotation files
+        get it: a code co-occurring with others had no row of its own.
+        """
+        from failcodes.coderagreement import degenerate, set_code_agreement
         from failcodes.stats.sets import EXACT_MULTI_RATER, EXACT_PAIR, set_agreements
         from failcodes.stats.tables import code_sets
 
         exact: tuple[str, ...] = EXACT_PAIR if len(table.raters) == 2 else EXACT_MULTI_RATER
+        per_code: tuple[str, ...] | None = None
         if self.stat != ["all"]:  # cohen of 3 raters: an undefined row saying why
             exact = tuple(s for s in self.stat if s in _SET_EXACT)
-        return set_agreements(
-            code_sets(table, sep),
-            exact,
-            n_bootstrap=self.bootstrap,
-            seed=self.seed,
-            confidence=self.confidence,
+            per_code = tuple(s for s in self.stat if s != "krippendorff")
+        sets = code_sets(table, sep)
+        boot, seed, level = self.bootstrap, self.seed, self.confidence
+        rows = [
+            _row(r, sets=True, **extra)
+            for r in set_agreements(sets, exact, n_bootstrap=boot, seed=seed, confidence=level)
+        ]
+        codes = set_code_agreement(
+            sets, table.raters, per_code, n_bootstrap=boot, seed=seed, confidence=level
         )
+        for s in codes:
+            flag = degenerate(s.prevalence) if s.result.statistic == "cohen" else None
+            beside = {"beside": f"({flag})"} if flag and s.result.value is not None else {}
+            rows.append(_row(s.result, code=s.code, prevalence=s.prevalence, **beside, **extra))
+        return rows
 
 
 __all__ = ["AgreeRequest", "AgreeResult"]
