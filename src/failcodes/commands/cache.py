@@ -11,7 +11,7 @@ from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.commands.judge import DEFAULT_CACHE
 from failcodes.contract import FrozenModel
 from failcodes.errors import InputError
-from failcodes.judge.cache import ResponseCache, check_cache
+from failcodes.judge.cache import CacheStats, ResponseCache, check_cache
 
 CACHE_HELP = "Response cache (SQLite)."
 
@@ -23,22 +23,6 @@ def _open(path: Path) -> ResponseCache:
     return ResponseCache(path)
 
 
-class CacheStatsResult(FrozenModel):
-    """What the cache holds: entries per provider:model, hits and size."""
-
-    path: str
-    entries: int
-    hits: int
-    by_model: dict[str, int]
-    size_bytes: int
-
-    def lines(self) -> list[str]:
-        """The stats as the CLI prints them."""
-        head = f"{self.path}: {self.entries} entries, {self.hits} hits, "
-        head += f"{self.size_bytes / 1e6:.2f} MB"
-        return [head, *(f"  {model}: {n}" for model, n in self.by_model.items())]
-
-
 class CacheStatsRequest(Request):
     """Entries per provider:model, hits and size."""
 
@@ -46,21 +30,14 @@ class CacheStatsRequest(Request):
 
     cache: Path = option(DEFAULT_CACHE, help=CACHE_HELP)
 
-    def run(self, *, note: Note = ignore_note) -> CacheStatsResult:
+    def run(self, *, note: Note = ignore_note) -> CacheStats:
         """Read the cache's stats."""
         del note
         c = _open(self.cache)
         try:
-            st = c.stats()
+            return c.stats()
         finally:
             c.close()
-        return CacheStatsResult(
-            path=st.path,
-            entries=st.entries,
-            hits=st.hits,
-            by_model=st.by_model,
-            size_bytes=st.size_bytes,
-        )
 
 
 class CachePruneResult(FrozenModel):

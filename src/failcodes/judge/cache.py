@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from failcodes.contract import FrozenModel
 from failcodes.hashing import content_hash
 from failcodes.judge._sqlite import (
     BLOBS_MIGRATION,
@@ -87,15 +88,20 @@ class CachedResponse:
     raw_response: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class CacheStats:
-    """What the cache holds, per (provider, model)."""
+class CacheStats(FrozenModel):
+    """What the cache holds, per (provider, model): ``cache stats``' result."""
 
     path: str
     entries: int
     hits: int
     by_model: dict[str, int]
     size_bytes: int
+
+    def lines(self) -> list[str]:
+        """The stats as the CLI prints them."""
+        head = f"{self.path}: {self.entries} entries, {self.hits} hits, "
+        head += f"{self.size_bytes / 1e6:.2f} MB"
+        return [head, *(f"  {model}: {n}" for model, n in self.by_model.items())]
 
 
 CACHE_OPTION = "another --cache (or --no-cache)"
@@ -184,7 +190,13 @@ class ResponseCache:
         size = sum(
             f.stat().st_size for f in self.path.parent.glob(self.path.name + "*") if f.is_file()
         )
-        return CacheStats(str(self.path), int(entries), int(hits), by_model, size)
+        return CacheStats(
+            path=str(self.path),
+            entries=int(entries),
+            hits=int(hits),
+            by_model=by_model,
+            size_bytes=size,
+        )
 
     def prune(
         self,
