@@ -244,6 +244,20 @@ class ScopedAgreement(FrozenModel):
     )
     result: AgreementResult
 
+    def code_columns(self) -> dict[str, object]:
+        """A per-code row's columns beyond the result ({} for the other scopes).
+
+        Each coder's prevalence, and beside a Cohen's kappa that is 0 by construction (a coder
+        giving the code on every unit) the reason, not a footnote.
+        """
+        out: dict[str, object] = {}
+        if self.prevalence is not None:
+            out["prevalence"] = self.prevalence
+        flag = degenerate(self.prevalence) if self.result.statistic == "cohen" else None
+        if flag and self.result.value is not None:
+            out["beside"] = f"({flag})"
+        return out
+
 
 MULTI_RATER_STATS = ("percent", "fleiss", "krippendorff", "gwet_ac1", "brennan_prediger")
 PAIR_STATS = ("percent", "cohen", "gwet_ac1", "krippendorff")

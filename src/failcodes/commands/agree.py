@@ -494,7 +494,6 @@ class AgreeRequest(Request):
                 raise ConfigError(f"{', '.join(given)}: for ratings tables, not annotation files")
             from failcodes.coderagreement import (
                 annotation_shape_line,
-                degenerate,
                 one_code_clause,
                 pooled_line,
                 unmatched_clause,
@@ -539,14 +538,6 @@ class AgreeRequest(Request):
                 notes.insert(1, pooled)
             group_keys = ["scope", "dimension", "coders", "code"]
             for s in scoped:
-                # per code: each coder's prevalence, and beside a Cohen's kappa that is 0 by
-                # construction (a coder giving the code on every unit) the reason, not a footnote
-                flag = degenerate(s.prevalence) if s.result.statistic == "cohen" else None
-                code_extra: dict[str, Any] = {}
-                if s.prevalence is not None:
-                    code_extra["prevalence"] = s.prevalence
-                if flag and s.result.value is not None:
-                    code_extra["beside"] = f"({flag})"
                 rows.append(
                     _row(
                         s.result,
@@ -555,7 +546,7 @@ class AgreeRequest(Request):
                         coders="|".join(s.coders),
                         code=s.code,
                         sets=s.sets,
-                        **code_extra,
+                        **s.code_columns(),
                     )
                 )
         else:
@@ -675,7 +666,7 @@ class AgreeRequest(Request):
         Then each code's own agreement (binary: does each rater give it), as annotation files
         get it: a code co-occurring with others had no row of its own.
         """
-        from failcodes.coderagreement import degenerate, set_code_agreement
+        from failcodes.coderagreement import set_code_agreement
         from failcodes.stats.sets import EXACT_MULTI_RATER, EXACT_PAIR, set_agreements
         from failcodes.stats.tables import code_sets
 
@@ -693,10 +684,7 @@ class AgreeRequest(Request):
         codes = set_code_agreement(
             sets, table.raters, per_code, n_bootstrap=boot, seed=seed, confidence=level
         )
-        for s in codes:
-            flag = degenerate(s.prevalence) if s.result.statistic == "cohen" else None
-            beside = {"beside": f"({flag})"} if flag and s.result.value is not None else {}
-            rows.append(_row(s.result, code=s.code, prevalence=s.prevalence, **beside, **extra))
+        rows.extend(_row(s.result, code=s.code, **s.code_columns(), **extra) for s in codes)
         return rows
 
 
