@@ -318,7 +318,9 @@ def test_labels_numbered_from_zero_for_traces_numbered_from_one_are_refused(
         f"failcodes: error: {labels}:1, field 'sentence_id': the labels number sentences from "
         "0 ('q1:0', 'q2:0': no trace has them) where the traces of those 2 answers number "
         "them from 1 ('q1:1'): each label would fall on the next sentence, and sentence 0 "
-        "count as one without claims; number the labels as the traces do"
+        "count as one without claims; number the labels as the traces do (if both number "
+        "from 0 and sentence 0 gave no claim, give these answers' labels their sentence's "
+        "text, column 'sentence': the traces' texts are then compared instead)"
     ]
     assert not m.exists()
     # numbered as the traces are: the hand count

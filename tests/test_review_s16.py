@@ -29,42 +29,71 @@ def _trace(question: str, sentence: str, claim: str, verdict: str) -> dict[str, 
     }
 
 
+_ZERO_MESSAGE = (
+    "the labels number sentences from 0 ('q1:0', 'q2:0': no trace has them) where the "
+    "traces of those 2 answers number them from 1 ('q1:1'): each label would fall on the next "
+    "sentence, and sentence 0 count as one without claims; number the labels as the traces "
+    "do (if both number from 0 and sentence 0 gave no claim, give these answers' labels "
+    "their sentence's text, column 'sentence': the traces' texts are then compared instead)"
+)
+
+
+def _texts(sentence: str) -> str:
+    return {"q1:0": "Good question.", "q1:1": "Statins lower LDL.", "q1:2": "Take them daily."}.get(
+        sentence, "Aspirin thins blood." if sentence == "q2:1" else "Here is what we know."
+    )
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
-def test_labels_and_traces_both_numbered_from_zero_are_read(
+def test_labels_and_traces_both_numbered_from_zero_have_a_way_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
 ) -> None:
     # Both number each answer's sentences from 0, and sentence 0 of both answers (a preamble)
     # gave no claim: traces q1:1, q1:2, q2:1; every sentence labelled (q1:0..q1:2, q2:0..q2:1).
-    # 3e00fce refused it as labels numbered from 0 for traces numbered from 1 ("number the
-    # labels as the traces do": they are), exit 2, no way through. No trace is numbered past
-    # its answer's last label, so nothing shows a shift. By hand: q1:0 ok, no claim (TN);
-    # q1:1 error, refuted (TP); q1:2 ok, supported (TN); q2:0 ok, no claim (TN); q2:1 ok,
-    # refuted (FP): n 5, TP 1, FP 1, FN 0, TN 3.
+    # By ids alone this is labels from 0 for traces from 1 whose last sentences gave no claim
+    # (a shift), so 3e00fce's refusal stands; but its way through, "number the labels as the
+    # traces do", was no way (they are). Now the line names one: the labels' sentence texts,
+    # compared with the traces'. With them, by hand: q1:0 ok, no claim (TN); q1:1 error,
+    # refuted (TP); q1:2 ok, supported (TN); q2:0 ok, no claim (TN); q2:1 ok, refuted (FP):
+    # n 5, TP 1, FP 1, FN 0, TN 3. Shifted (the traces' q1:1 is the labels' q1:0 text) the
+    # texts refuse it.
+    def trace(question: str, sentence: str, claim: str, verdict: str) -> dict[str, object]:
+        return _trace(question, sentence, claim, verdict) | {"sentence": _texts(sentence)}
+
     traces = _jsonl(
         tmp_path / "t.jsonl",
         [
-            _trace("q1", "q1:1", "c1", "refuted"),
-            _trace("q1", "q1:2", "c2", "supported"),
-            _trace("q2", "q2:1", "c3", "refuted"),
-        ],
-    )
-    labels = _jsonl(
-        tmp_path / "l.jsonl",
-        [
-            {"question_id": "q1", "sentence_id": "q1:0", "has_error": False},
-            {"question_id": "q1", "sentence_id": "q1:1", "has_error": True},
-            {"question_id": "q1", "sentence_id": "q1:2", "has_error": False},
-            {"question_id": "q2", "sentence_id": "q2:0", "has_error": False},
-            {"question_id": "q2", "sentence_id": "q2:1", "has_error": False},
+            trace("q1", "q1:1", "c1", "refuted"),
+            trace("q1", "q1:2", "c2", "supported"),
+            trace("q2", "q2:1", "c3", "refuted"),
         ],
     )
     if suffix == ".parquet":  # the study's own Parquet (the engine's groups path)
         own = tmp_path / "t.parquet"
         assert run_cli(["ingest", "generic", str(traces), "-o", str(own)], capsys)[0] == 0
         traces = own
+    rows = [("q1", "q1:0", False), ("q1", "q1:1", True), ("q1", "q1:2", False)]
+    rows += [("q2", "q2:0", False), ("q2", "q2:1", False)]
+    bare = [{"question_id": q, "sentence_id": s, "has_error": e} for q, s, e in rows]
+    labels = _jsonl(tmp_path / "l.jsonl", bare)
     m = tmp_path / "m.json"
     args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    code, out, err = run_cli([*args, "--format", "json", "-o", str(m)], capsys)
+    assert (code, out) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {labels}:1, field 'sentence_id': {_ZERO_MESSAGE}"
+    ]
+    assert not m.exists()
+    _jsonl(labels, [r | {"sentence": _texts(str(r["sentence_id"]))} for r in bare])
     code, _, err = run_cli([*args, "--format", "json", "-o", str(m)], capsys)
     assert code == 0, err
-    rows = json.loads(m.read_text(encoding="utf-8"))
-    assert [(r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows] == [(5, 1, 1, 0, 3)]
+    got = json.loads(m.read_text(encoding="utf-8"))
+    assert [(r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in got] == [(5, 1, 1, 0, 3)]
+    m.unlink()
+    # the same texts one sentence off (labels made on a list's index): the texts refuse it
+    shifted = {"q1:0": "q1:1", "q1:1": "q1:2", "q1:2": "q1:3", "q2:0": "q2:1", "q2:1": "q2:2"}
+    _jsonl(labels, [r | {"sentence": _texts(shifted[str(r["sentence_id"])])} for r in bare])
+    code, out, err = run_cli([*args, "--format", "json", "-o", str(m)], capsys)
+    assert (code, out) == (2, "")
+    assert "is not sentence 'q1:1' of the traces of system 'A'" in err
+    assert not m.exists()

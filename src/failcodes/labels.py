@@ -7,7 +7,6 @@ import bisect
 import itertools
 import operator
 import re
-import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -1358,7 +1357,9 @@ def _mismatch_as_shared(
             "counts as one the systems extracted no claim from)"
         )
     shifted = _numbered_from_zero(
-        {sids[p] or "": p for p in missing.values()}, sids, _trace_sentences(traces)[1]
+        {sids[p] or "": p for p in missing.values()},
+        zip(sids, label_column(labels, "sentence"), strict=True),
+        _trace_sentences(traces)[1],
     )
     if shifted is not None:
         return shifted
@@ -1366,30 +1367,34 @@ def _mismatch_as_shared(
 
 
 def _numbered_from_zero(
-    untraced: Mapping[str, int], label_ids: Iterable[str | None], trace_ids: Iterable[str]
+    untraced: Mapping[str, int],
+    label_texts: Iterable[tuple[str | None, str | None]],
+    trace_ids: Iterable[str],
 ) -> tuple[int, str] | None:
     """``(position, message)`` of sentence labels numbered from 0 where the traces count from 1.
 
     Labels ``q1:0, q1:1`` (a list's index) for traces ``q1:1, q1:2`` (its place): each label
     fell on the next sentence, and 'q1:0' counted as a sentence without claims (TP 0, FP 1,
     FN 1, TN 1 for TP 1, FP 1, TN 1, exit 0). Refused when two or more answers have such a
-    label 0 without a trace beside a trace 1, no trace is numbered 0 (one answer whose
-    sentence 0 gave no claim is no pattern), and a trace of one of them is numbered past the
-    answer's last label (``q1:2`` past ``q1:1``: one label short at the end too). Traces
-    numbered from 0 whose sentence 0 gave no claim in each answer have no such trace when
-    every sentence is labelled (``q1:0..q1:2`` for traces ``q1:1, q1:2``): read as given.
+    label 0 without a trace beside a trace 1, and no trace is numbered 0 (one answer whose
+    sentence 0 gave no claim is no pattern). Ids cannot tell it from traces numbered from 0
+    whose sentence 0 gave no claim in each answer (a preamble; a shift whose last sentence
+    gave none looks the same): read as given when those answers' other labels give their
+    sentence's text, which :func:`text_mismatch` compares with the traces' instead.
     """
     zeros = {sid[:-1]: pos for sid, pos in untraced.items() if _ZERO.fullmatch(sid)}
     if len(zeros) < 2:
         return None
-    last_label: dict[str, int] = {}
-    for sid in label_ids:
-        number = _LAST_NUMBER.fullmatch(sid or "")
-        if number is not None and number.group(1) in zeros:
-            prefix, value = number.group(1), int(number.group(2))
-            last_label[prefix] = max(value, last_label.get(prefix, 0))
+    others = [
+        text
+        for sid, text in label_texts
+        if (number := _LAST_NUMBER.fullmatch(sid or "")) is not None
+        and number.group(1) in zeros
+        and int(number.group(2)) > 0
+    ]
+    if others and all(others):
+        return None  # the texts tell (text_mismatch)
     ones: set[str] = set()
-    past = False
     for sid in trace_ids:
         number = _LAST_NUMBER.fullmatch(sid)
         if number is None:
@@ -1398,15 +1403,16 @@ def _numbered_from_zero(
             return None  # the traces number from 0 too
         if number.group(2) == "1":
             ones.add(number.group(1))
-        past = past or int(number.group(2)) > last_label.get(number.group(1), sys.maxsize)
-    if not past or not all(prefix in ones for prefix in zeros):
+    if not all(prefix in ones for prefix in zeros):
         return None
     shown = ", ".join(repr(f"{p}0") for p in sorted(zeros)[:3])
     return min(zeros.values()), (
         f"the labels number sentences from 0 ({shown}{', ...' if len(zeros) > 3 else ''}: "
         f"no trace has them) where the traces of those {len(zeros)} answers number them "
         f"from 1 ({min(zeros) + '1'!r}): each label would fall on the next sentence, and "
-        "sentence 0 count as one without claims; number the labels as the traces do"
+        "sentence 0 count as one without claims; number the labels as the traces do (if "
+        "both number from 0 and sentence 0 gave no claim, give these answers' labels their "
+        "sentence's text, column 'sentence': the traces' texts are then compared instead)"
     )
 
 
