@@ -97,3 +97,68 @@ def test_labels_and_traces_both_numbered_from_zero_have_a_way_through(
     assert (code, out) == (2, "")
     assert "is not sentence 'q1:1' of the traces of system 'A'" in err
     assert not m.exists()
+
+
+def _rezipped(src: Path, dst: Path, how: str) -> Path:
+    """``src`` repackaged: ``_rels/.rels`` left out or empty (EPPlus/ImportExcel wrote such),
+    or Strict Open XML throughout (relationship types and the spreadsheet namespace)."""
+    import zipfile
+
+    rels = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    empty = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns='
+        '"http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>'
+    )
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in zin.infolist():
+            data = zin.read(item.filename).decode("utf-8")
+            if item.filename == "_rels/.rels" and how == "no-rels":
+                continue
+            if item.filename == "_rels/.rels" and how == "empty-rels":
+                data = empty
+            if how == "strict":
+                data = data.replace(rels, "http://purl.oclc.org/ooxml/officeDocument/relationships")
+                data = data.replace(main, "http://purl.oclc.org/ooxml/spreadsheetml/main")
+            out.writestr(item, data)
+    return dst
+
+
+@pytest.mark.parametrize("how", ["no-rels", "empty-rels", "strict"])
+def test_a_workbook_packaged_without_excels_relationship_is_read_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    # 22146c9 refused a workbook whose _rels/.rels is missing or names no workbook (a writer's
+    # bug: EPPlus/ImportExcel wrote an empty one) though openpyxl reads it by its content
+    # types, telling the user to "open and save it in Excel" (which cannot open it). The
+    # scan now finds the workbook as openpyxl does, so the file is read with its checks (a
+    # row out of order there is refused: test_readers16). A Strict Open XML workbook (Excel's
+    # "Strict Open XML Spreadsheet") was "the workbook has no worksheet" with two lines of
+    # openpyxl's UserWarning: refused in one line saying what it is.
+    from openpyxl import Workbook
+
+    book = Workbook()
+    for row in (
+        ["question_id", "sentence_id", "has_error"],
+        ["q1", "s1", True],
+        ["q1", "s2", False],
+    ):
+        book.active.append(row)
+    book.save(tmp_path / "ok.xlsx")
+    src = _rezipped(tmp_path / "ok.xlsx", tmp_path / "l.xlsx", how)
+    out = tmp_path / "out" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+    if how == "strict":
+        assert (code, err.strip().splitlines()) == (
+            2,
+            [
+                f"failcodes: error: {src}: the workbook is saved as Strict Open XML (Excel's "
+                "'Strict Open XML Spreadsheet'), which failcodes does not read (openpyxl finds "
+                "no sheet in it): save it as 'Excel Workbook (.xlsx)', or save the sheet as CSV"
+            ],
+        )
+        assert not out.parent.exists()
+        return
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["sentence_id"], r["has_error"]) for r in rows] == [("s1", True), ("s2", False)]

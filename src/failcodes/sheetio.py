@@ -392,6 +392,11 @@ _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _OFFICE_DOCUMENT = _REL_NS + "/officeDocument"
 _WORKSHEET = _REL_NS + "/worksheet"
 _SHARED_STRINGS = _REL_NS + "/sharedStrings"
+_STRICT_DOCUMENT = "http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
+
+
+class _StrictError(Exception):
+    """The package is Strict Open XML (ISO 29500 Strict), which openpyxl does not read."""
 
 
 class _RefusedError(Exception):
@@ -466,6 +471,35 @@ def _relationships(
     return found
 
 
+def _workbook_part(archive: zipfile.ZipFile, clock: _Clock) -> str | None:
+    """The workbook part: by the package's relationship (Excel's way), else as openpyxl finds it.
+
+    openpyxl takes the part [Content_Types].xml gives a workbook's type: a writer that left
+    ``_rels/.rels`` out or empty (EPPlus/ImportExcel did) was refused though openpyxl reads it,
+    and the scan's checks run on it so. A Strict Open XML package (Excel's "Strict Open XML
+    Spreadsheet"), whose parts openpyxl reads as no worksheet, is refused saying so.
+    """
+    try:
+        package = _relationships(archive, "", clock)
+    except KeyError:  # no _rels/.rels
+        package = []
+    if any(t == _STRICT_DOCUMENT for _, t, _ in package):
+        raise _StrictError
+    book = next((m for _, t, m in package if t == _OFFICE_DOCUMENT), None)
+    if book is not None:
+        return book
+    parts: dict[str, str] = {}
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        if tag == "Override":
+            parts.setdefault(attrs.get("ContentType", ""), attrs.get("PartName", "").lstrip("/"))
+
+    from openpyxl.xml.constants import XLSM, XLSX, XLTM, XLTX  # type: ignore[import-untyped]
+
+    _parse_part(archive, "[Content_Types].xml", start, clock)  # as _find_workbook_part, in order
+    return next((parts[t] for t in (XLTM, XLTX, XLSM, XLSX) if t in parts), None)
+
+
 def _first_sheet_part(
     archive: zipfile.ZipFile, clock: _Clock, scan: SheetScan
 ) -> tuple[str, str, str, list[str]] | None:
@@ -474,8 +508,7 @@ def _first_sheet_part(
     The state is ``visible``, ``hidden``...; the names in the workbook's order. From the
     package's relationships and the workbook part, which also sets ``scan.recalc``.
     """
-    package = _relationships(archive, "", clock)
-    book = next((m for _, t, m in package if t == _OFFICE_DOCUMENT), None)
+    book = _workbook_part(archive, clock)
     if book is None:
         return None
     ids: list[tuple[str, str, str]] = []
@@ -755,6 +788,13 @@ def scan_sheet(path: Path, clock: _Clock | None = None) -> SheetScan:
         raise InputError(
             "the workbook's XML declares a DOCTYPE or an entity (no spreadsheet program "
             "writes one; an entity expansion bomb?): save the sheet again as .xlsx or as CSV",
+            path=path,
+        ) from None
+    except _StrictError:
+        raise InputError(
+            "the workbook is saved as Strict Open XML (Excel's 'Strict Open XML Spreadsheet'), "
+            "which failcodes does not read (openpyxl finds no sheet in it): save it as 'Excel "
+            "Workbook (.xlsx)', or save the sheet as CSV",
             path=path,
         ) from None
     except KeyError:  # a part the package names is not in it: none found, as Excel names it
