@@ -1272,6 +1272,11 @@ def _in_row(exc: InputError, where: str) -> InputError:
     return InputError(f"{exc.reason} (row {where})", path=exc.path, line=exc.line, field=exc.field)
 
 
+def _row_error(row: _Row, field: str, message: str) -> InputError:
+    """An error naming ``row``'s file, line and ``field`` (and its JSON path: :func:`_in_row`)."""
+    return _in_row(InputError(message, path=row.path, line=row.line, field=field), row.where)
+
+
 def _left_out(columns: set[str], spec: TableSpec) -> list[str]:
     """The columns ``--option unmapped=drop`` dropped: no trace field, --map or option reads them.
 
@@ -1391,27 +1396,20 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
         traceio.claim_once(seen, row.trace, row.path, row.line)
     except InputError as exc:
         assert first is not None
+        reason = exc.reason  # traceio.claim_once names this row's file, line and claim_id
         if first[0] != row.path and _id_from_record_place(row.raw, spec):
             # '#' restarts in each file: the two rows are different records of two files
-            raise _in_row(
-                InputError(
-                    f"{exc.reason} ('#', the record's place, counts from 1 in each file and "
-                    f"fills the id here, so record {row.raw[INDEX_MARK]} of {row.path.name} "
-                    f"takes the id of one in {first[0].name}: concatenate the files into one "
-                    "input, or map a column that names each record)",
-                    path=row.path,
-                    line=row.line,
-                    field="claim_id",
-                ),
-                row.where,
-            ) from None
+            reason += (
+                " ('#', the record's place, counts from 1 in each file and "
+                f"fills the id here, so record {row.raw[INDEX_MARK]} of {row.path.name} "
+                f"takes the id of one in {first[0].name}: concatenate the files into one "
+                "input, or map a column that names each record)"
+            )
+            raise _row_error(row, "claim_id", reason) from None
         if spec.ids == "columns" and "claim_id" not in _sources(row.raw, spec):
-            exc = InputError(
-                f"{exc.reason} (claim_id defaults to sentence_id: with several claims "
-                "per sentence, --option ids=claim gives each claim its own id)",
-                path=row.path,
-                line=row.line,
-                field="claim_id",
+            reason += (
+                " (claim_id defaults to sentence_id: with several claims "
+                "per sentence, --option ids=claim gives each claim its own id)"
             )
         places = [
             k
@@ -1420,15 +1418,12 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
             and "claim_id" in spec.column_map.get(k, ())
         ]  # fmt: skip
         if places:
-            exc = InputError(
-                f"{exc.reason} ({places[0]} counts from 1 in every record: map it to "
+            reason += (
+                f" ({places[0]} counts from 1 in every record: map it to "
                 "sentence_id with --option sentence_ids=question, which prefixes the record's "
-                "question id)",
-                path=row.path,
-                line=row.line,
-                field="claim_id",
+                "question id)"
             )
-        raise _in_row(exc, row.where) from None
+        raise _row_error(row, "claim_id", reason) from None
 
 
 def _one_file(files: dict[str, Path], row: _Row, spec: TableSpec) -> None:
@@ -1442,17 +1437,13 @@ def _one_file(files: dict[str, Path], row: _Row, spec: TableSpec) -> None:
     if first == row.path:
         return
     field = sorted(spec.column_map[INDEX_MARK])[0]
-    raise _in_row(
-        InputError(
-            f"system {row.trace.system!r} has records in {first.name} and {row.path.name}, "
-            f"and '#', the record's place, counts from 1 in each file and fills {field}: "
-            f"record {row.raw[INDEX_MARK]} of each would be one (its sentences' claims pooled); "
-            "concatenate the files into one input, or map a column that names each record",
-            path=row.path,
-            line=row.line,
-            field=field,
-        ),
-        row.where,
+    raise _row_error(
+        row,
+        field,
+        f"system {row.trace.system!r} has records in {first.name} and {row.path.name}, "
+        f"and '#', the record's place, counts from 1 in each file and fills {field}: "
+        f"record {row.raw[INDEX_MARK]} of each would be one (its sentences' claims pooled); "
+        "concatenate the files into one input, or map a column that names each record",
     )
 
 
@@ -1499,16 +1490,12 @@ def _one_record(
         if listed
         else "its claims would be pooled into one sentence"
     )
-    raise _in_row(
-        InputError(
-            f"sentence {trace.sentence_id!r} of system {trace.system!r} comes from this record "
-            f"and from the one at {where}: {why} (question {trace.question_id!r} twice: two "
-            "runs?); give each record its own question id, or each run its own system",
-            path=row.path,
-            line=row.line,
-            field="sentence_id",
-        ),
-        row.where,
+    raise _row_error(
+        row,
+        "sentence_id",
+        f"sentence {trace.sentence_id!r} of system {trace.system!r} comes from this record "
+        f"and from the one at {where}: {why} (question {trace.question_id!r} twice: two "
+        "runs?); give each record its own question id, or each run its own system",
     )
 
 
