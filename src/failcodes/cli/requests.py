@@ -82,11 +82,6 @@ def _parameter(model: type[BaseModel], name: str, info: FieldInfo) -> inspect.Pa
     )
 
 
-def field_marker(model: type[BaseModel], name: str) -> Any:
-    """The typer option (or argument) of ``model``'s field ``name``, for a command of its own."""
-    return typing.get_args(_parameter(model, name, model.model_fields[name]).annotation)[1]
-
-
 def request_command(
     model: type[BaseModel],
     handle: Callable[..., None],

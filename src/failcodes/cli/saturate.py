@@ -24,6 +24,8 @@ from failcodes.cli.main import command_group
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.saturate import (
+    DIR_HELP,
+    NAME_HELP,
     SaturateInitRequest,
     SaturateRecodeRequest,
     SaturateRoundRequest,
@@ -44,11 +46,8 @@ saturate_app = command_group("saturate")
 
 console = Console(highlight=False, markup=False, soft_wrap=True)
 
-NameArg = Annotated[str, typer.Argument(help="Project name.")]
-DirOpt = Annotated[
-    Path | None,
-    typer.Option("--dir", help="Project folder (default annotations/NAME).", show_default=False),
-]
+NameArg = Annotated[str, typer.Argument(help=NAME_HELP)]
+DirOpt = Annotated[Path | None, typer.Option("--dir", help=DIR_HELP, show_default=False)]
 
 
 def _init(request: SaturateInitRequest) -> None:
