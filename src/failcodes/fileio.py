@@ -47,26 +47,6 @@ from pydantic import BaseModel
 from failcodes.errors import InputError, OutputError
 from failcodes.runlock import alive
 
-__all__ = [
-    "AtomicBatch",
-    "atomic_path",
-    "atomic_write_bytes",
-    "atomic_write_text",
-    "check_not_input",
-    "check_output_dir",
-    "check_output_file",
-    "check_regular_file",
-    "current_umask",
-    "made_dir",
-    "new_file_mode",
-    "output_error",
-    "probe_dir",
-    "probe_file",
-    "temp_path",
-    "write_json",
-    "write_jsonl",
-]
-
 #: Write buffer of the streamed writers: items (a task ~10 kB) are gathered into 1 MB writes,
 #: not one write call each.
 _WRITE_BUFFER = 1 << 20

@@ -278,11 +278,3 @@ class DisagreementsRequest(Request):
             label_coverage(found.columns, found.index, self.level), self.level.value
         )
         return DisagreementsResult(list(found.items), count, self.out, assumed, covered)
-
-
-__all__ = [
-    "DisagreementsRequest",
-    "DisagreementsResult",
-    "MetricsRequest",
-    "MetricsResult",
-]
