@@ -14,7 +14,7 @@ from rich.table import Table
 from failcodes.cli.main import app
 from failcodes.cli.options import data_console
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.agree import AgreeRequest
 from failcodes.stats.names import SET_DISTANCES
 
@@ -84,5 +84,4 @@ def _handle(request: AgreeRequest, fmt: OutputFormat) -> None:
         _print_table(result.rows, result.group_keys)
 
 
-command: Any = request_command(AgreeRequest, _handle, extra=[FORMAT_PARAM])
-app.command("agree")(command)
+add_command(app, AgreeRequest, _handle, extra=[FORMAT_PARAM])

@@ -6,14 +6,14 @@ Thin: the options are :class:`failcodes.commands.attribute.AttributeRequest`'s f
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, data_console, raw_csv_cells
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.attribute import AttributeRequest, AttributeResult
 
 if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
@@ -81,5 +81,4 @@ def _handle(request: AttributeRequest, fmt: OutputFormat, raw_csv: bool) -> None
         err.print(notes[-1], highlight=False)
 
 
-command: Any = request_command(AttributeRequest, _handle, extra=[FORMAT_PARAM, RAW_CSV])
-app.command("attribute")(command)
+add_command(app, AttributeRequest, _handle, extra=[FORMAT_PARAM, RAW_CSV])

@@ -6,13 +6,13 @@ Thin: the options are :mod:`failcodes.commands.cache`'s requests' fields.
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from failcodes.cli.main import command_group
 from failcodes.cli.options import data_console
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.cache import CachePruneRequest, CacheStatsRequest
 
 cache_app = command_group("cache")
@@ -39,7 +39,5 @@ def _prune(request: CachePruneRequest) -> None:
     data_console(soft_wrap=True).print(request.run().lines()[0])
 
 
-_stats_cmd: Any = request_command(CacheStatsRequest, _stats, extra=[_JSON])
-cache_app.command("stats")(_stats_cmd)
-_prune_cmd: Any = request_command(CachePruneRequest, _prune)
-cache_app.command("prune")(_prune_cmd)
+add_command(cache_app, CacheStatsRequest, _stats, extra=[_JSON])
+add_command(cache_app, CachePruneRequest, _prune)

@@ -19,7 +19,7 @@ import typer
 
 from failcodes.cli.main import command_group
 from failcodes.cli.output_format import OutputFormat, print_result
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.base import Request
 from failcodes.commands.codebook import (
     CodebookDiffRequest,
@@ -50,16 +50,7 @@ def _text(request: Request) -> None:
         typer.echo(result.text, nl=not result.text.endswith("\n"))
 
 
-_COMMANDS: tuple[tuple[str, type[Request]], ...] = (
-    ("validate", CodebookValidateRequest),
-    ("show", CodebookShowRequest),
-    ("diff", CodebookDiffRequest),
-    ("table", CodebookTableRequest),
-    ("schema", CodebookSchemaRequest),
-)
-for _name, _model in _COMMANDS:
-    _printing = _name in ("validate", "show", "diff")
-    _cmd: Any = request_command(
-        _model, print_result if _printing else _text, extra=[_FORMAT] if _printing else []
-    )
-    codebook_app.command(_name)(_cmd)
+for _printed in (CodebookValidateRequest, CodebookShowRequest, CodebookDiffRequest):
+    add_command(codebook_app, _printed, print_result, extra=[_FORMAT])
+for _text_only in (CodebookTableRequest, CodebookSchemaRequest):
+    add_command(codebook_app, _text_only, _text)

@@ -6,7 +6,6 @@ Thin: the options are :class:`failcodes.commands.compare.CompareRequest`'s field
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import typer
 from rich.table import Table
@@ -14,7 +13,7 @@ from rich.table import Table
 from failcodes.cli.main import app
 from failcodes.cli.options import data_console
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.compare import CompareRequest, CompareResult
 from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
 
@@ -80,5 +79,4 @@ def _table(result: CompareResult) -> Table:
     return table
 
 
-command: Any = request_command(CompareRequest, _handle, extra=[FORMAT_PARAM])
-app.command("compare")(command)
+add_command(app, CompareRequest, _handle, extra=[FORMAT_PARAM])

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import make_console
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.measure import DisagreementsRequest
 from failcodes.disagreements import Disagreement, GroupSelection, Selected, count_by_kind
 
@@ -38,5 +37,4 @@ def _handle(request: DisagreementsRequest) -> None:
     console.print(result.written, highlight=False)
 
 
-command: Any = request_command(DisagreementsRequest, _handle)
-app.command("disagreements")(command)
+add_command(app, DisagreementsRequest, _handle)

@@ -5,13 +5,11 @@ Thin: the options are :class:`failcodes.commands.ingest.IngestRequest`'s fields.
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, raw_csv_cells
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.ingest import IngestRequest
 
 
@@ -28,5 +26,4 @@ def _doc() -> str:
     return f"{IngestRequest.__doc__}\n\nAdapters: {', '.join(names())}."
 
 
-command: Any = request_command(IngestRequest, _handle, extra=[RAW_CSV], doc=_doc())
-app.command("ingest")(command)
+add_command(app, IngestRequest, _handle, extra=[RAW_CSV], doc=_doc())

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from failcodes.cli.main import command_group
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.base import Request
 from failcodes.commands.labelstudio import (
     ExportRequest,
@@ -48,14 +48,13 @@ def _serve(request: LabelStudioServeRequest) -> None:
     request.run(note=_stderr, say=typer.echo)
 
 
-_COMMANDS: tuple[tuple[str, type[Request], Any], ...] = (
-    ("config", LabelStudioConfigRequest, _config),
-    ("export", ExportRequest, _lines),
-    ("push", LabelStudioPushRequest, _lines),
-    ("pull", LabelStudioPullRequest, _lines),
-    ("import", LabelStudioImportRequest, _lines),
-    ("serve", LabelStudioServeRequest, _serve),
+_COMMANDS: tuple[tuple[type[Request], Any], ...] = (
+    (LabelStudioConfigRequest, _config),
+    (ExportRequest, _lines),
+    (LabelStudioPushRequest, _lines),
+    (LabelStudioPullRequest, _lines),
+    (LabelStudioImportRequest, _lines),
+    (LabelStudioServeRequest, _serve),
 )
-for _name, _model, _handle in _COMMANDS:
-    _cmd: Any = request_command(_model, _handle)
-    ls_app.command(_name)(_cmd)
+for _model, _handle in _COMMANDS:
+    add_command(ls_app, _model, _handle)

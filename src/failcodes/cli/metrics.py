@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, make_console, raw_csv_cells
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.measure import MetricsRequest
 from failcodes.errors import listed
 from failcodes.labelscope import coverage_rows
@@ -219,5 +219,4 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
             console.print(line, highlight=False)
 
 
-command: Any = request_command(MetricsRequest, _handle, extra=[FORMAT_PARAM, RAW_CSV])
-app.command("metrics")(command)
+add_command(app, MetricsRequest, _handle, extra=[FORMAT_PARAM, RAW_CSV])

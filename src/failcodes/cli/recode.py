@@ -7,12 +7,10 @@ the study's codebook is newer than a judge run's. ``--status`` shows each run's 
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 
 from failcodes.cli.main import app
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.recode import RecodeRequest
 
 
@@ -22,5 +20,4 @@ def _handle(request: RecodeRequest) -> None:
         out.print(line)
 
 
-command: Any = request_command(RecodeRequest, _handle)
-app.command("recode")(command)
+add_command(app, RecodeRequest, _handle)

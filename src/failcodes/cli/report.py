@@ -5,13 +5,11 @@ Thin: the options are :class:`failcodes.commands.report.ReportRequest`'s fields.
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, raw_csv_cells
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.report import ReportRequest
 
 
@@ -25,5 +23,4 @@ def _handle(request: ReportRequest, raw_csv: bool) -> None:
         typer.echo(line, err=True)
 
 
-command: Any = request_command(ReportRequest, _handle, extra=[RAW_CSV])
-app.command("report")(command)
+add_command(app, ReportRequest, _handle, extra=[RAW_CSV])

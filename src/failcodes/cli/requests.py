@@ -21,7 +21,7 @@ import typer
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from failcodes.commands.base import build, field_flags, is_argument, on_cli
+from failcodes.commands.base import Request, build, field_flags, is_argument, on_cli
 
 _PLAIN = (str, int, float, bool, Path)
 
@@ -115,3 +115,11 @@ def request_command(
     command.__annotations__ = {p.name: p.annotation for p in params}
     command.__doc__ = doc or model.__doc__
     return command
+
+
+def add_command(
+    group: typer.Typer, model: type[Request], handle: Callable[..., None], **options: Any
+) -> None:
+    """Add :func:`request_command` of ``model`` to ``group``, named by its last command word."""
+    command: Any = request_command(model, handle, **options)
+    group.command(model.command[-1])(command)

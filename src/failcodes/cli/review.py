@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from failcodes.cli.main import command_group
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.base import Request
 from failcodes.commands.reviewplan import ReviewPlanRequest, ReviewStatusRequest
 
@@ -28,7 +28,5 @@ def _lines(request: Request) -> None:
         typer.echo(line)
 
 
-_plan_cmd: Any = request_command(ReviewPlanRequest, _lines)
-review_app.command("plan")(_plan_cmd)
-_status_cmd: Any = request_command(ReviewStatusRequest, _lines)
-review_app.command("status")(_status_cmd)
+add_command(review_app, ReviewPlanRequest, _lines)
+add_command(review_app, ReviewStatusRequest, _lines)

@@ -5,12 +5,9 @@ Thin: the options are :class:`failcodes.commands.rtv.RtvRequest`'s fields.
 
 from __future__ import annotations
 
-from typing import Any
-
 from failcodes.cli.main import app
 from failcodes.cli.output_format import FORMAT_PARAM, print_result
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.rtv import RtvRequest
 
-_rtv_cmd: Any = request_command(RtvRequest, print_result, extra=[FORMAT_PARAM])
-app.command("rtv")(_rtv_cmd)
+add_command(app, RtvRequest, print_result, extra=[FORMAT_PARAM])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -22,7 +22,7 @@ from rich.table import Table
 
 from failcodes.cli.main import command_group
 from failcodes.cli.output_format import FormatOpt, OutputFormat, require_format
-from failcodes.cli.requests import request_command
+from failcodes.cli.requests import add_command
 from failcodes.commands.saturate import (
     DIR_HELP,
     NAME_HELP,
@@ -85,10 +85,8 @@ def _round(request: SaturateRoundRequest) -> None:
     console.print(done.stop.line(), highlight=False)
 
 
-_init_cmd: Any = request_command(SaturateInitRequest, _init)
-saturate_app.command("init")(_init_cmd)
-_round_cmd: Any = request_command(SaturateRoundRequest, _round)
-saturate_app.command("round")(_round_cmd)
+add_command(saturate_app, SaturateInitRequest, _init)
+add_command(saturate_app, SaturateRoundRequest, _round)
 
 
 @saturate_app.command("review")
@@ -255,8 +253,7 @@ def _recode(request: SaturateRecodeRequest) -> None:
     console.print(f"coded units per version: {shown or 'none'}")
 
 
-_recode_cmd: Any = request_command(SaturateRecodeRequest, _recode)
-saturate_app.command("recode")(_recode_cmd)
+add_command(saturate_app, SaturateRecodeRequest, _recode)
 
 
 @saturate_app.command("prune")
