@@ -408,6 +408,18 @@ def choose_columns(
     if raters is None and candidates is None:
         one_field_per_rater(rater_cols, source)
         no_code_grid(frame, rater_cols, source)
+        # twice as many rater columns as units, and six or more: one row per rater and one
+        # column per unit, under a header no rater word names (`reader,Q1,...,Q30`): 30 units
+        # read as 30 raters of 3 units (Fleiss -0.017 for the 3 readers' own, exit 0)
+        if len(rater_cols) >= max(6, 2 * len(frame)):
+            raise InputError(
+                f"{len(rater_cols)} rater columns ({', '.join(rater_cols[:3])}, ...) for "
+                f"{len(frame)} rows: is the table one row per rater and one column per unit? "
+                "agreement needs one row per unit: transpose it (to read it as given, name "
+                "the raters with --raters)",
+                path=source,
+                line=1,
+            )
     spelt: dict[str, str] = {}
     for col in rater_cols if raters is None else ():  # 'Rater1' and 'rater1' (i35red)
         seen = spelt.setdefault(spelling_key(col), col)

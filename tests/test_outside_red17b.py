@@ -1,0 +1,96 @@
+"""Outside red-team of agreement, review and corrected shares, session 17 (t17red2).
+
+Each test states the input, what failcodes gave before the fix, and the value computed by
+hand (or published) beside the assertion.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import AGREE_JSON, run_cli
+
+# three readers (rows) x six questions (columns): one row per rater, one column per unit,
+# under a header no rater word names
+TRANSPOSED = "reader,Q1,Q2,Q3,Q4,Q5,Q6\nSmith,y,y,n,n,y,n\nJones,y,n,n,n,y,n\nLee,y,y,n,y,y,n\n"
+
+
+def test_a_table_of_one_row_per_rater_under_no_rater_word_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read as given the six questions were six raters of three units ('Smith'...): Fleiss
+    -0.111 at exit 0 (units Smith (y,y,n,n,y,n): P = (9+9-6)/30 = 12/30, Jones (y,n,n,n,y,n):
+    (4+16-6)/30 = 14/30, Lee (y,y,n,y,y,n): 14/30; P-bar 4/9; p_y 9/18, p_e 1/2:
+    (4/9 - 1/2)/(1/2) = -1/9), the first line naming Q1..Q6 as raters. Now refused (six or
+    more rater columns, twice the rows), nothing written; transposed it reads the readers' own
+    Fleiss 5/9."""
+    table, out = tmp_path / "t.csv", tmp_path / "a.json"
+    table.write_text(TRANSPOSED, encoding="utf-8")
+    code, _, err = run_cli(["agree", str(table), "-o", str(out), "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:1: 6 rater columns (Q1, Q2, Q3, ...) for 3 rows: is the "
+        "table one row per rater and one column per unit? agreement needs one row per unit: "
+        "transpose it (to read it as given, name the raters with --raters)"
+    )
+    assert not out.exists()
+    # the way through: --raters reads it as given (the -1/9 above, now asked for)
+    args = ["agree", str(table), "--raters", "Q1,Q2,Q3,Q4,Q5,Q6", "--stat", "fleiss", *AGREE_JSON]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert json.loads(stdout)[0]["value"] == pytest.approx(-1 / 9)
+    # transposed: units Q1 (3 y), Q2 (2 y, 1 n), Q3 (3 n), Q4 (1 y, 2 n), Q5 (3 y), Q6 (3 n):
+    # P = 1, 1/3, 1, 1/3, 1, 1; P-bar 7/9; p_y 9/18, p_e 1/2: (7/9 - 1/2)/(1/2) = 5/9
+    # (Fleiss 1971)
+    rows = "Q1,y,y,y\nQ2,y,n,y\nQ3,n,n,n\nQ4,n,n,y\nQ5,y,y,y\nQ6,n,n,n\n"
+    table.write_text("unit,Smith,Jones,Lee\n" + rows)
+    code, stdout, err = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
+    assert code == 0, err
+    assert json.loads(stdout)[0]["value"] == pytest.approx(5 / 9)
+
+
+# 1-3 ratings; r3's ratings of units 2 and 7 missing, written with a missing-value code
+CODED = (
+    "item,r1,r2,r3\n1,1,1,1\n2,2,2,{m}\n3,3,3,3\n4,1,2,1\n5,2,2,2\n6,3,2,3\n7,1,1,{m}\n8,2,3,2\n"
+)
+
+
+@pytest.mark.parametrize("code", ["999", "99", "9", "-9", "-1"])
+def test_a_missing_value_code_among_ratings_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], code: str
+) -> None:
+    """SPSS's and Stata's missing codes (999, -9 ...) were ratings: interval alpha -0.046
+    (the krippendorff package on the same cells with 999: -0.0464) for the 0.779 of the
+    ratings given, nominal Fleiss 0.409 for 0.617, exit 0 and no word."""
+    table, out = tmp_path / "m.csv", tmp_path / "a.json"
+    table.write_text(CODED.format(m=code), encoding="utf-8")
+    args = ["agree", str(table), "--level", "interval", "--stat", "krippendorff", "-o", str(out)]
+    rc, _, err = run_cli([*args, "--bootstrap", "0"], capsys)
+    assert rc == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:3, field 'r3': '{code}' among ratings 1-3: a missing-value "
+        "code (SPSS and Stata write 9, 99, 999, -9 or -1)? leave the cell empty (it would be "
+        "a rating of its own, far from the others); a rating indeed: list the categories with "
+        "--categories"
+    )
+    assert not out.exists()
+    # the cells left empty: krippendorff.alpha([[1,2,3,1,2,3,1,2], [1,2,3,2,2,2,1,3],
+    # [1,nan,3,1,2,3,nan,2]], level_of_measurement="interval") = 0.778947...
+    table.write_text(CODED.format(m=""), encoding="utf-8")
+    rc, stdout, err = run_cli([*args[:-2], *AGREE_JSON], capsys)
+    assert rc == 0, err
+    assert json.loads(stdout)[0]["value"] == pytest.approx(0.7789473684210526)
+
+
+def test_a_level_next_to_the_scale_is_a_rating_not_a_missing_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-1 on a -1..1 scale (and 9 on 1-10) is a rating: not refused."""
+    table = tmp_path / "s.csv"
+    table.write_text("item,a,b\n1,-1,-1\n2,0,0\n3,1,1\n4,0,1\n")
+    rc, stdout, err = run_cli(["agree", str(table), "--stat", "percent", *AGREE_JSON], capsys)
+    assert rc == 0, err
+    assert json.loads(stdout)[0]["value"] == pytest.approx(3 / 4)
