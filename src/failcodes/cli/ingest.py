@@ -5,19 +5,16 @@ Thin: the options are :class:`failcodes.commands.ingest.IngestRequest`'s fields.
 
 from __future__ import annotations
 
-import typer
-
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, raw_csv_cells
+from failcodes.cli.output_format import print_lines
 from failcodes.cli.requests import add_command
 from failcodes.commands.ingest import IngestRequest
 
 
 def _handle(request: IngestRequest, raw_csv: bool) -> None:
     raw_csv_cells(raw_csv)
-    result = request.run(note=lambda line: typer.echo(line, err=True))
-    for line in result.lines():
-        typer.echo(line)
+    print_lines(request)
 
 
 def _doc() -> str:

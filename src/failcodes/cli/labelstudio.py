@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from failcodes.cli.main import command_group
+from failcodes.cli.output_format import print_lines
 from failcodes.cli.requests import add_command
 from failcodes.commands.base import Request
 from failcodes.commands.labelstudio import (
@@ -30,12 +31,6 @@ def _stderr(line: str) -> None:
     typer.echo(line, err=True)
 
 
-def _lines(request: Request) -> None:
-    runner: Any = request
-    for line in runner.run(note=_stderr).lines():
-        typer.echo(line)
-
-
 def _config(request: LabelStudioConfigRequest) -> None:
     result = request.run()
     if result.out is None:
@@ -50,10 +45,10 @@ def _serve(request: LabelStudioServeRequest) -> None:
 
 _COMMANDS: tuple[tuple[type[Request], Any], ...] = (
     (LabelStudioConfigRequest, _config),
-    (ExportRequest, _lines),
-    (LabelStudioPushRequest, _lines),
-    (LabelStudioPullRequest, _lines),
-    (LabelStudioImportRequest, _lines),
+    (ExportRequest, print_lines),
+    (LabelStudioPushRequest, print_lines),
+    (LabelStudioPullRequest, print_lines),
+    (LabelStudioImportRequest, print_lines),
     (LabelStudioServeRequest, _serve),
 )
 for _model, _handle in _COMMANDS:

@@ -41,3 +41,9 @@ def print_result(request: Any, fmt: OutputFormat) -> None:
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command=" ".join(request.command))
     result = request.run()
     typer.echo(result.json_text() if fmt is OutputFormat.JSON else "\n".join(result.lines()))
+
+
+def print_lines(request: Any) -> None:
+    """Run ``request`` (its notes on stderr); print its result's ``lines()``."""
+    for line in request.run(note=lambda line: typer.echo(line, err=True)).lines():
+        typer.echo(line)

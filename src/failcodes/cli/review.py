@@ -10,23 +10,13 @@ Thin: the options are :mod:`failcodes.commands.reviewplan`'s requests' fields.
 
 from __future__ import annotations
 
-from typing import Any
-
-import typer
-
 from failcodes.cli.main import command_group
+from failcodes.cli.output_format import print_lines
 from failcodes.cli.requests import add_command
-from failcodes.commands.base import Request
 from failcodes.commands.reviewplan import ReviewPlanRequest, ReviewStatusRequest
 
 review_app = command_group("review")
 
 
-def _lines(request: Request) -> None:
-    runner: Any = request
-    for line in runner.run(note=lambda line: typer.echo(line, err=True)).lines():
-        typer.echo(line)
-
-
-add_command(review_app, ReviewPlanRequest, _lines)
-add_command(review_app, ReviewStatusRequest, _lines)
+add_command(review_app, ReviewPlanRequest, print_lines)
+add_command(review_app, ReviewStatusRequest, print_lines)
