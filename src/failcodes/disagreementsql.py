@@ -803,6 +803,3 @@ def _committed(scratch: Path, target: Path, batch: AtomicBatch | None, count: in
 
     write_in_batch(batch, move)
     return count
-
-
-__all__ = ["applies", "write"]

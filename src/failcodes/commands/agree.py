@@ -686,6 +686,3 @@ class AgreeRequest(Request):
         )
         rows.extend(_row(s.result, code=s.code, **s.code_columns(), **extra) for s in codes)
         return rows
-
-
-__all__ = ["AgreeRequest", "AgreeResult"]
