@@ -233,17 +233,19 @@ def test_attribute_says_a_system_read_as_partly_closed_book(
     pipeline ... no retrieval stage"): verification 2, retrieval 0 where docs/attribution.md
     step 4 gives 1 and 1, exit 0, no word. The disagreements file no longer tells a derived
     source from a declared one (an adaptive pipeline's), so attribute says it on its first
-    line, with the way through (--evidence B=retrieved: s1 verification, s2 retrieval)."""
+    line, with the way through (--evidence B=retrieved: s1 verification, s2 retrieval).
+    Since t17red1 `disagreements` refuses such traces unless declared; the file is made here
+    from traces declaring each claim's source (c2 none), which it writes alike."""
     gold = [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}]
     traces = tmp_path / "t.jsonl"
     traces.write_text(
         "".join(
             json.dumps(
                 {"system": "B", "question_id": "q1", "sentence_id": s, "claim_id": c}
-                | {"claim": c, "verdict": "refuted", "passages": p}
+                | {"claim": c, "verdict": "refuted", "passages": p, "evidence_source": e}
             )
             + "\n"
-            for s, c, p in (("s1", "c1", gold), ("s2", "c2", []))
+            for s, c, p, e in (("s1", "c1", gold, "retrieved"), ("s2", "c2", [], "none"))
         ),
         encoding="utf-8",
     )

@@ -80,7 +80,13 @@ from failcodes.traceio import (
     trace_arrow_schema,
 )
 from failcodes.tracelines import TraceLine, Voucher
-from failcodes.traces import EvidenceSource, Passage, Trace, derived_evidence_source
+from failcodes.traces import (
+    EvidenceSource,
+    Passage,
+    Trace,
+    derived_evidence_source,
+    tally_undeclared,
+)
 from failcodes.verdicts import Verdict, normalize_verdict
 
 if TYPE_CHECKING:  # disagreements imports metrics; this module imports it on use
@@ -185,6 +191,7 @@ def _scan_jsonl(
     index: int,
     total: int,
     path: Path,
+    undeclared: dict[str, list[int]],
     *,
     texts: bool = False,
 ) -> tuple[int, InputError | None]:
@@ -195,6 +202,7 @@ def _scan_jsonl(
     byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
     the row count after this file and the error of the first invalid line (reading stops there).
     With ``texts``, each row's sentence text goes too, as its hash (:func:`_texts_differ`).
+    ``undeclared`` gets the rows of no declared evidence source (:func:`tally_undeclared`).
     """
     vouch = Voucher(rewritten=False)
     sink = _RowSink(con, index, total, texts=texts)
@@ -231,6 +239,8 @@ def _scan_jsonl(
                 verdict,
                 rec.sentence,
             )
+            if rec.evidence_source is None:
+                tally_undeclared(undeclared, rec.system, None, rec.passages, rec.retriever)
     sink.flush()
     return sink.row, failure
 
@@ -346,7 +356,7 @@ def _parquet_columns(pf: Any) -> list[str]:
     Passages are read as the leaf columns the checks need (``passages.list.element.rank``
     ...), not their titles, sources or gold flags; no other optional scalar.
     """
-    wanted = {*KEY_COLUMNS, *required_fields(Trace), "evidence_source", "verdict"}
+    wanted = {*KEY_COLUMNS, *required_fields(Trace), "evidence_source", "retriever", "verdict"}
     out = [n for n in pf.schema_arrow.names if n in wanted]
     if "passages" in pf.schema_arrow.names:
         leaves = [
@@ -419,6 +429,7 @@ def _scan_parquet(
     index: int,
     total: int,
     path: Path,
+    undeclared: dict[str, list[int]],
 ) -> tuple[int, InputError | None]:
     """Read a trace Parquet file batch by batch into ``rows``, validated per column.
 
@@ -504,6 +515,7 @@ def _scan_parquet(
                 raise _UseObjectReaderError from None
         where = pc.index_in(raw_verdicts, value_set=string_array(known))
         kept = len(raw_verdicts)
+        _tally_batch(undeclared, {k: v.slice(0, kept) for k, v in cols.items()})
         indexes = _numbers([_VERDICT_INDEX[verdict_table[v]] for v in known], np.int8)
         sink.insert(
             _numbers(np.arange(offset + 1, offset + kept + 1), np.int64),
@@ -517,6 +529,33 @@ def _scan_parquet(
         if failure is not None:
             break
     return sink.row, failure
+
+
+def _tally_batch(undeclared: dict[str, list[int]], cols: dict[str, Any]) -> None:
+    """:func:`tally_undeclared` of a Parquet batch's rows (its columns, as read)."""
+    pa, _ = pyarrow_modules()
+    import pyarrow.compute as pc
+
+    n = len(cols["system"])
+    has = np.zeros(n, dtype=bool)  # passages or a retriever
+    passages = cols.get("passages")
+    if passages is not None and passages.type != pa.null():
+        has |= numpy_of(pc.list_value_length(passages), fill=0) > 0
+    retriever = cols.get("retriever")
+    if retriever is not None and retriever.type != pa.null():
+        has |= ~numpy_of(retriever.is_null())
+    declared = cols.get("evidence_source")
+    open_: Any = np.ones(n, dtype=bool)  # no declared source
+    if declared is not None and declared.type != pa.null():
+        open_ = numpy_of(declared.is_null())
+    names = np.asarray(cols["system"].to_pylist(), dtype=object)[open_]
+    if len(names):
+        systems, code = np.unique(names, return_inverse=True)
+        retrieving = np.bincount(code, weights=has[open_], minlength=len(systems))
+        for name, total, got in zip(systems.tolist(), np.bincount(code), retrieving, strict=True):
+            seen = undeclared.setdefault(name, [0, 0])
+            seen[0] += int(total - got)
+            seen[1] += int(got)
 
 
 def _bad_passage_rows(passages: Any, n: int) -> Any:
@@ -578,7 +617,7 @@ def read_trace_columns(
     except _UseObjectReaderError:
         return TraceColumns.from_traces(read_trace_files(items))
     try:
-        return _engine_trace_columns(loaded)
+        return replace(_engine_trace_columns(loaded), undeclared=loaded.undeclared)
     finally:
         loaded.con.close()
 
@@ -687,7 +726,11 @@ def read_sentence_columns(
     if loaded is not None:  # grouped by the engine
         try:
             differ = _texts_differ(loaded) if texts else None
-            cols = replace(_engine_sentence_columns(loaded, locate=locate), texts_differ=differ)
+            cols = replace(
+                _engine_sentence_columns(loaded, locate=locate),
+                texts_differ=differ,
+                undeclared=loaded.undeclared,
+            )
             given = {s: s for s in sentence_ids if s is not None}
             if given:  # the labels' own strings (not a second copy of each id)
                 cols = replace(cols, sentences=[given.get(s, s) for s in cols.sentences])
@@ -1278,6 +1321,8 @@ class _Rows:
     verdicts: Sequence[tuple[str, int, int]] = ()
     #: Whether ``rows`` has each row's ``sentence_text`` (:func:`_texts_differ`).
     texts: bool = False
+    #: As :attr:`TraceColumns.undeclared <failcodes.tracecols.TraceColumns.undeclared>`.
+    undeclared: dict[str, list[int]] | None = None
 
     @property
     def grouped(self) -> bool:
@@ -1392,12 +1437,13 @@ def _load_scanned(
         starts: list[int] = []
         total = 0
         failure: InputError | None = None
+        undeclared: dict[str, list[int]] = {}
         for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
             starts.append(total)
             if fmt is Format.JSONL:
-                total, failure = _scan_jsonl(con, index, total, path, texts=texts)
+                total, failure = _scan_jsonl(con, index, total, path, undeclared, texts=texts)
             else:
-                total, failure = _scan_parquet(con, index, total, path)
+                total, failure = _scan_parquet(con, index, total, path, undeclared)
             if failure is not None:
                 break
         _refuse_duplicate(con, items)
@@ -1406,7 +1452,7 @@ def _load_scanned(
     except BaseException:
         con.close()
         raise
-    return _Rows(con, tuple(items), tuple(formats), starts, texts=texts)
+    return _Rows(con, tuple(items), tuple(formats), starts, texts=texts, undeclared=undeclared)
 
 
 def _texts_differ(loaded: _Rows) -> bool | None:

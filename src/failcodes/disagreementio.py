@@ -302,6 +302,7 @@ def select_from_files(
         refuse_claim_labels(label_list, labels_path)
     else:
         columns, label_list = columnar.load_columns(trace_paths, labels_path)
+    _refuse_mixed_evidence(columns, trace_paths)
     if isinstance(columns, SentenceColumns):
         # the labels looked up through their match to the groups (no dict of positions)
         found = select_group_disagreements(
@@ -337,6 +338,24 @@ def select_from_files(
         )
         items.extend(chosen)
     return Selection(columns, items, index, shape)
+
+
+def _refuse_mixed_evidence(
+    columns: TraceColumns | SentenceColumns, trace_paths: Sequence[Path]
+) -> None:
+    """Refuse a system read partly closed-book, partly retrieved, as ingest refuses it.
+
+    ``disagreements`` writes each claim's evidence source, derived where the trace declares
+    none, and ``attribute`` reads it as declared: traces ingest never read (written in the
+    trace format, or ingested before it refused this) had a retrieval pipeline's claims
+    without passages attributed to verification, not to the retrieval.
+    """
+    from failcodes.traces import refuse_mixed_evidence
+
+    if columns.undeclared:
+        files = " ".join(str(p) for p in trace_paths)
+        via = f" when ingesting the traces (failcodes ingest generic {files} -o NEW.jsonl)"
+        refuse_mixed_evidence(columns.undeclared, via=via)
 
 
 def _located(found: list[GroupSelection]) -> list[GroupSelection] | None:

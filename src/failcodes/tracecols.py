@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from failcodes.traces import Trace
+from failcodes.traces import Trace, tally_undeclared
 from failcodes.verdicts import Verdict
 
 #: Columns every :class:`TraceColumns` has (what metrics and aggregation need).
@@ -109,6 +109,10 @@ class TraceColumns:
     origin: Origin | None = None
     #: The traces the columns were made from (in-memory input; rows index them).
     objects: Sequence[Trace] | None = None
+    #: Per system, its traces of no declared evidence source: [bare, retrieving]
+    #: (:func:`~failcodes.traces.tally_undeclared`); None: not counted (the tool's own
+    #: Parquet, whose ingest refused a system of both kinds).
+    undeclared: Mapping[str, Sequence[int]] | None = None
 
     @classmethod
     def from_traces(cls, traces: Sequence[Trace]) -> TraceColumns:
@@ -119,7 +123,10 @@ class TraceColumns:
             if n == "verdict":
                 column = [v.value if isinstance(v, Verdict) else v for v in column]
             encoded[n] = _encoded(column)
-        return cls(encoded, None, traces)
+        undeclared: dict[str, list[int]] = {}
+        for t in traces:
+            tally_undeclared(undeclared, t.system, t.evidence_source, t.passages, t.retriever)
+        return cls(encoded, None, traces, undeclared)
 
     def __len__(self) -> int:
         """Number of traces."""
@@ -322,6 +329,8 @@ class SentenceColumns:
     #: Whether a sentence id has two texts in the traces (None: not known; the label checks
     #: then read the texts again).
     texts_differ: bool | None = None
+    #: As :attr:`TraceColumns.undeclared`.
+    undeclared: Mapping[str, Sequence[int]] | None = None
 
     def __len__(self) -> int:
         """Number of traces."""

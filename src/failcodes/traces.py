@@ -179,3 +179,43 @@ def check_declared_systems(declared: Mapping[str, EvidenceSource], systems: Iter
             raise ConfigError(
                 f"--evidence names system {name!r}, not in the input (systems: {have})"
             )
+
+
+def tally_undeclared(
+    tally: dict[str, list[int]],
+    system: str,
+    declared: str | None,
+    passages: object,
+    retriever: str | None,
+) -> None:
+    """Count a trace of no declared evidence source in ``tally``: per system [bare, retrieving].
+
+    Bare: neither passages nor a retriever (derived ``none``); retrieving: either
+    (:func:`derived_evidence_source`). A declared source (``declared``) is not counted.
+    """
+    if declared is None:
+        seen = tally.setdefault(system, [0, 0])
+        seen[bool(passages or retriever)] += 1
+
+
+def refuse_mixed_evidence(derived: Mapping[str, Sequence[int]], *, via: str = "") -> None:
+    """Refuse a system some of whose undeclared traces have passages and some have none.
+
+    Each trace's evidence source is derived on its own: a retrieval pipeline's claims for
+    which the retriever returned nothing read as closed-book, and attribution blamed their
+    disagreements on verification ("closed-book pipeline: no retrieval stage"), not on the
+    retrieval (B's FP on a refuted claim without passages, beside claims with passages).
+    ``derived``: :func:`tally_undeclared`'s counts. ``via``: where the declaration is made,
+    for a command that takes none (``disagreements``: the traces ingested with it).
+    """
+    for name, (bare, retrieving) in sorted(derived.items()):
+        if bare and retrieving:
+            raise ConfigError(
+                f"system {name!r}: {bare:,} of its {bare + retrieving:,} traces have neither "
+                "passages nor a retriever, the others passages: read trace by trace, those "
+                "would be closed-book (evidence source none) and their disagreements blamed on "
+                f"verification, not on a retrieval that found nothing; declare the pipeline's "
+                f"evidence{via}: --evidence {name}=retrieved (or provided, none; a study: its "
+                "[[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
+                "retrieves for some claims only: each trace's evidence_source (a field or column)"
+            )

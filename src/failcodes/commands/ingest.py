@@ -355,7 +355,13 @@ def _write_traces(
     from failcodes import tableio, traceio
     from failcodes.dropped import Dropped
     from failcodes.tracelines import TraceLine, with_evidence
-    from failcodes.traces import Trace, check_declared_systems, declared_source
+    from failcodes.traces import (
+        Trace,
+        check_declared_systems,
+        declared_source,
+        refuse_mixed_evidence,
+        tally_undeclared,
+    )
 
     declared, system, part = given
     count = 0
@@ -369,9 +375,10 @@ def _write_traces(
             count += 1
             systems[trace.system] = systems.get(trace.system, 0) + 1
             source = declared_source(declared, trace.system) if declared else None
-            if source is None and trace.evidence_source is None:
-                seen = derived.setdefault(trace.system, [0, 0])
-                seen[bool(trace.passages or trace.retriever)] += 1
+            if source is None:
+                tally_undeclared(
+                    derived, trace.system, trace.evidence_source, trace.passages, trace.retriever
+                )
             yield trace if source is None else with_evidence(trace, source)
 
     def dropped() -> dict[bytes, bytes]:  # asked once the stream has ended
@@ -387,7 +394,7 @@ def _write_traces(
         )
     check_declared_systems(declared, systems)
     if not part:
-        _refuse_mixed_evidence(derived)
+        refuse_mixed_evidence(derived)
     shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
     more = ", ..." if len(systems) > 12 else ""
     if system is not None and system not in systems:
@@ -425,27 +432,6 @@ def _write_traces(
 
 #: Where the first line of an ingest names the systems whose evidence is derived.
 _UNDECLARED = "evidence not declared for "
-
-
-def _refuse_mixed_evidence(derived: dict[str, list[int]]) -> None:
-    """Refuse a system some of whose undeclared traces have passages and some have none.
-
-    Each trace's evidence source is derived on its own: a retrieval pipeline's claims for
-    which the retriever returned nothing read as closed-book, and attribution blamed their
-    disagreements on verification ("closed-book pipeline: no retrieval stage"), not on the
-    retrieval (B's FP on a refuted claim without passages, beside claims with passages).
-    """
-    for name, (bare, retrieving) in sorted(derived.items()):
-        if bare and retrieving:
-            raise ConfigError(
-                f"system {name!r}: {bare:,} of its {bare + retrieving:,} traces have neither "
-                "passages nor a retriever, the others passages: read trace by trace, those "
-                "would be closed-book (evidence source none) and their disagreements blamed on "
-                "verification, not on a retrieval that found nothing; declare the pipeline's "
-                f"evidence: --evidence {name}=retrieved (or provided, none; a study: its "
-                "[[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
-                "retrieves for some claims only: each trace's evidence_source (a field or column)"
-            )
 
 
 def _system_labels(labels: Any, system: str | None) -> tuple[Any, str]:

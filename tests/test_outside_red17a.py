@@ -1,0 +1,153 @@
+"""Outside red-team of the data path, session 17 (t17red1): shapes the other tests do not use.
+
+Each test states the input, what main gave at exit 0 before the fix, and what it gives now.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
+    return _write(path, "".join(json.dumps(r) + "\n" for r in records))
+
+
+#: A retrieval pipeline B whose retriever found nothing for c2 (no passages, no retriever
+#: named); both claims refuted, both sentences correct (no error): two FPs.
+_MIXED = [
+    {
+        "system": "B",
+        "question_id": "q1",
+        "sentence_id": "s1",
+        "claim_id": "c1",
+        "claim": "c1",
+        "verdict": "refuted",
+        "passages": [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}],
+    },
+    {
+        "system": "B",
+        "question_id": "q1",
+        "sentence_id": "s2",
+        "claim_id": "c2",
+        "claim": "c2",
+        "verdict": "refuted",
+        "passages": [],
+    },
+]
+_NO_ERRORS = (
+    '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+    '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n'
+)
+
+
+def _mixed_refusal(files: str) -> list[str]:
+    return [
+        "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever, "
+        "the others passages: read trace by trace, those would be closed-book (evidence source "
+        "none) and their disagreements blamed on verification, not on a retrieval that found "
+        "nothing; declare the pipeline's evidence when ingesting the traces (failcodes ingest "
+        f"generic {files} -o NEW.jsonl): --evidence B=retrieved (or provided, none; a study: "
+        "its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that retrieves "
+        "for some claims only: each trace's evidence_source (a field or column)"
+    ]
+
+
+def _as(tmp_path: Path, records: list[dict[str, object]], suffix: str) -> Path:
+    """The traces as JSONL, Parquet of the trace schema (no marker: scanned) or a trace CSV."""
+    if suffix == ".jsonl":
+        return _jsonl(tmp_path / "t.jsonl", records)
+    if suffix == ".parquet":
+        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+        from failcodes.traceio import trace_arrow_schema
+
+        path = tmp_path / "t.parquet"
+        pq.write_table(pa.Table.from_pylist(records, schema=trace_arrow_schema()), path)
+        return path
+    head = "system,question_id,sentence_id,claim_id,claim,verdict\n"
+    rows = "".join(f"B,q1,{r['sentence_id']},{r['claim_id']},x,refuted\n" for r in records)
+    passages = "system,claim_id,passage_id,rank,text,gold\nB,c1,p1,1,t,true\n"
+    _write(tmp_path / "t.passages.csv", passages)
+    return _write(tmp_path / "t.csv", head + rows)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
+@pytest.mark.parametrize("level", ["sentence", "claim"])
+def test_disagreements_refuse_a_system_partly_retrieved_as_ingest_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str, level: str
+) -> None:
+    # Traces ingest never read (written in the trace format), B retrieving for c1, nothing
+    # for c2. main wrote c2's derived source 'none' into the disagreements at exit 0, and
+    # attribute gave B verification 2, retrieval 0, where docs/attribution.md step 4 gives
+    # s1 verification (the gold passage was retrieved), s2 retrieval (nothing retrieved).
+    traces = _as(tmp_path, _MIXED, suffix)
+    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    out = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    code, stdout, err = run_cli([*args, "--level", level], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == _mixed_refusal(str(traces))
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("how", ["ingest", "field"])
+def test_declared_evidence_passes_and_attributes_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    # The way through: the traces ingested with --evidence B=retrieved, or each trace's own
+    # evidence_source (adaptive retrieval). By hand (docs/attribution.md step 4): s1's gold
+    # passage was retrieved and the verifier refuted a correct claim -> verification; s2
+    # retrieved nothing -> retrieval: retrieval 1, verification 1.
+    raw = _jsonl(tmp_path / "raw.jsonl", _MIXED)
+    traces = tmp_path / "t.jsonl"
+    if how == "ingest":
+        args = ["ingest", "generic", str(raw), "-o", str(traces), "--evidence", "B=retrieved"]
+        assert run_cli(args, capsys)[0] == 0
+    else:
+        _jsonl(traces, [{**r, "evidence_source": "retrieved"} for r in _MIXED])
+    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    out = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [c["evidence_source"] for r in records for c in r["claims"]] == ["retrieved"] * 2
+    code, stdout, err = run_cli(
+        ["attribute", "--from", str(out), "-o", str(tmp_path / "att"), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    assert "closed-book" not in err
+    [row] = json.loads(stdout)["stages"]
+    assert (row["system"], row["retrieval"], row["verification"], row["total"]) == ("B", 1, 1, 2)
+
+
+def test_metrics_of_a_partly_retrieved_system_is_not_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # metrics attributes nothing: B's two FPs are counted whatever the evidence (n 2, FP 2).
+    traces = _jsonl(tmp_path / "t.jsonl", _MIXED)
+    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["system"], row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (
+        "B",
+        2,
+        0,
+        2,
+        0,
+        0,
+    )
