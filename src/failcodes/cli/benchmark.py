@@ -8,7 +8,6 @@ from __future__ import annotations
 from failcodes.cli.main import command_group
 from failcodes.cli.output_format import FORMAT_PARAM, print_result
 from failcodes.cli.requests import add_command
-from failcodes.commands.base import Request
 from failcodes.commands.benchmark import (
     BenchmarkAtomicRequest,
     BenchmarkCovidfactRequest,
@@ -19,11 +18,10 @@ from failcodes.commands.benchmark import (
 benchmark_app = command_group("benchmark")
 
 
-_COMMANDS: tuple[type[Request], ...] = (
+for _model in (
     BenchmarkScifactRequest,
     BenchmarkCovidfactRequest,
     BenchmarkHealthverRequest,
     BenchmarkAtomicRequest,
-)
-for _model in _COMMANDS:
+):
     add_command(benchmark_app, _model, print_result, extra=[FORMAT_PARAM])
