@@ -151,3 +151,44 @@ def test_metrics_of_a_partly_retrieved_system_is_not_refused(
         0,
         0,
     )
+
+
+_DOUBLED = (
+    "system,question_id,sentence,claim,verdict,error\n"
+    "A,q1,S one,c one,refuted,yes\n"
+    "A,q1,S two,c two,supported,no\n"
+    "A,q1,S two,c two,supported,no\n"  # the export wrote line 3 twice
+    "A,q2,S three,c three,refuted,no\n"
+)
+
+
+def test_a_row_repeated_cell_for_cell_under_ids_line_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A sentence table without ids (--option ids=line: each row its own sentence) whose export
+    # doubled a row. main made line 4 a second sentence L4 beside L3: metrics n 4, TP 1, FP 1,
+    # TN 2 (specificity 2/3), exit 0. By hand on the 3 sentences: S one refuted and an error
+    # (TP), S two supported and clean (TN), S three refuted and clean (FP): TP 1, FP 1, TN 1.
+    table = _write(tmp_path / "t.csv", _DOUBLED)
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    rule = ["--label-rule", "error = yes -> error", "--labels-out", str(labels)]
+    args = ["ingest", "generic", str(table), "-o", str(out), "--option", "ids=line", *rule]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {table}:4: the row repeats line 3 cell for cell: with --option "
+        "ids=line each row is a sentence of its own, so this one would count twice (a row "
+        "the export copied?); delete the copy, or, if the answer says it twice, give each row "
+        "its sentence id (a sentence_id column)"
+    ]
+    assert not out.exists() and not labels.exists()
+    # the way through: the copy deleted, the hand count
+    lines = _DOUBLED.splitlines(keepends=True)
+    _write(table, "".join(lines[:3] + lines[4:]))
+    assert run_cli(args, capsys)[0] == 0
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (3, 1, 1, 0, 1)

@@ -847,6 +847,8 @@ class TableStream:
             trace, label = _row(raw, spec, path, line)
         except InputError as exc:
             raise _in_row(_verdict_column(exc, raw, spec), where) from None
+        if spec.ids == "line" and trace.claim_id == f"L{line}" and not where:
+            _once_by_content(tally.contents, raw, path, line)
         tally.count += 1
         return _Row(trace, label, raw, path, line, where)
 
@@ -1183,6 +1185,8 @@ class _Tally:
     #: the record (file place, line) each (system, question, sentence) was first read from,
     #: by its hash, when records are exploded into rows
     records: dict[int, tuple[int, int, str]] = field(default_factory=dict)
+    #: with ``--option ids=line``: each row's content (file, cells) by its hash -> its line
+    contents: dict[str, int] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1263,6 +1267,25 @@ def _as_is(spec: TableSpec) -> bool:
 
 def _key_hash(trace: Trace | TraceLine) -> int:
     return hash((trace.system, trace.claim_id))
+
+
+def _once_by_content(seen: dict[str, int], raw: Mapping[str, Any], path: Path, line: int) -> None:
+    """Refuse a row repeating an earlier row of its file cell for cell (``ids=line``).
+
+    Each row is a sentence of its own under ``ids=line``: a row the export wrote twice was
+    a second sentence, counted again (TP 1, TN 2, FP 1 for TP 1, TN 1, FP 1, exit 0).
+    """
+    key = content_hash([str(path), sorted((k, repr(v)) for k, v in raw.items())])
+    first = seen.setdefault(key, line)
+    if first != line:
+        raise InputError(
+            f"the row repeats line {first} cell for cell: with --option ids=line each row is a "
+            "sentence of its own, so this one would count twice (a row the export copied?); "
+            "delete the copy, or, if the answer says it twice, give each row its sentence id "
+            "(a sentence_id column)",
+            path=path,
+            line=line,
+        )
 
 
 def _in_row(exc: InputError, where: str) -> InputError:
