@@ -192,3 +192,55 @@ def test_a_row_repeated_cell_for_cell_under_ids_line_is_refused(
     assert code == 0, err
     [row] = json.loads(stdout)
     assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (3, 1, 1, 0, 1)
+
+
+def _passage(pid: str, gold: bool) -> dict[str, object]:
+    return {"passage_id": pid, "rank": 1, "text": f"text {pid}", "gold": gold}
+
+
+def test_a_disagreements_file_holding_its_records_twice_is_refused_by_attribute(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # System A, both sentences correct (no error), every claim refuted (FPs). s1: c1 had its
+    # gold passage (verification), c1b did not (retrieval) -> mixed; s2: c2 had its gold
+    # passage -> verification. By hand: verification 1, mixed 1, total 2. The disagreements
+    # file appended twice (cat d.jsonl d.jsonl): main attributed each twice, verification 2,
+    # mixed 2, total 4, exit 0.
+    def claim(sentence: str, cid: str, gold: bool) -> dict[str, object]:
+        return {
+            "system": "A",
+            "question_id": "q1",
+            "sentence_id": sentence,
+            "claim_id": cid,
+            "claim": f"claim {cid}",
+            "verdict": "refuted",
+            "passages": [_passage(f"p{cid}", gold)],
+        }
+
+    traces = _jsonl(
+        tmp_path / "t.jsonl",
+        [claim("s1", "c1", True), claim("s1", "c1b", False), claim("s2", "c2", True)],
+    )
+    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    once = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(once)]
+    assert run_cli(args, capsys)[0] == 0
+    att = ["attribute", "-o", str(tmp_path / "att"), "--format", "json"]
+    code, stdout, err = run_cli([*att, "--from", str(once)], capsys)
+    assert code == 0, err
+    [row] = json.loads(stdout)["stages"]
+    assert (row["verification"], row["mixed"], row["retrieval"], row["total"]) == (1, 1, 0, 2)
+    twice = _write(tmp_path / "twice.jsonl", once.read_text() * 2)
+    out = tmp_path / "att2"
+    code, stdout, err = run_cli(
+        ["attribute", "--from", str(twice), "-o", str(out), "--format", "json"], capsys
+    )
+    first_id = json.loads(once.read_text().splitlines()[0])["id"]
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {twice}, field 'id': disagreement 3 has the id of disagreement 1 "
+        f"({first_id}: system 'A', question 'q1', sentence 's1'): it would be attributed (and "
+        "counted) twice; a file holding its disagreements twice (appended again?), or two data "
+        "sets' files joined whose systems and ids coincide: attribute each file apart"
+    ]
+    assert not out.exists()

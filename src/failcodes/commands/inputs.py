@@ -167,8 +167,22 @@ class ItemSource:
 
         encode = msgspec.json.encode
         seen: set[bytes] = set()  # 16-byte digests of (system, question, sentence, claim)
+        numbers: dict[str, int] = {}  # each disagreement's id -> its number
         mapping: str | None = None
         for number, d in enumerate(records, start=1):
+            first_at = numbers.setdefault(d.id, number)
+            if first_at != number:
+                # a file holding its disagreements twice (appended again) attributed and
+                # counted each twice: verification 2, mixed 2 for 1 and 1, exit 0
+                raise InputError(
+                    f"disagreement {number} has the id of disagreement {first_at} ({d.id}: "
+                    f"system {d.system!r}, question {d.question_id!r}, sentence "
+                    f"{d.sentence_id!r}): it would be attributed (and counted) twice; a file "
+                    "holding its disagreements twice (appended again?), or two data sets' "
+                    "files joined whose systems and ids coincide: attribute each file apart",
+                    path=self.path,
+                    field="id",
+                )
             if mapping is None:
                 mapping = d.mapping
             elif d.mapping != mapping:
