@@ -200,11 +200,18 @@ class UnitCodes(NamedTuple):
 
 
 def unit_codes(ann: AnnotationRead, high: Mapping[str, str]) -> UnitCodes:
-    """The :class:`UnitCodes` of ``ann`` for the high-quality codes ``high`` of its kind."""
+    """The :class:`UnitCodes` of ``ann`` for the high-quality codes ``high`` of its kind.
+
+    A panel of the offline judge and a model is coded ``llm`` (its ties broken, its votes
+    cast by the heuristic too): its kind in the tables is ``llm+heuristic``.
+    """
+    kind = ann.coder_kind.value
+    if ann.coder_kind is CoderKind.LLM and includes_heuristic(ann.coder):
+        kind += "+" + CoderKind.HEURISTIC.value
     return UnitCodes(
         ann.status.value,
         ann.coder,
-        ann.coder_kind.value,
+        kind,
         tuple(code_cell(ann, dim) for dim in high),
         assessed_dimensions(ann, high),
         is_all_high(ann, high),

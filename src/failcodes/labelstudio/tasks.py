@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import msgspec
 
-from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
+from failcodes.annotations import (
+    NOT_ASSESSABLE,
+    Annotation,
+    CoderKind,
+    Status,
+    includes_heuristic,
+)
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
@@ -37,6 +43,8 @@ def judge_label(annotation: Shown) -> str:
     """The judge as shown to reviewers; the offline heuristic judge is labelled as such."""
     if annotation.coder_kind is CoderKind.HEURISTIC:
         return f"{annotation.coder} ({HEURISTIC_NOTE})"
+    if includes_heuristic(annotation.coder):  # a panel of the offline judge and a model
+        return f"{annotation.coder} (includes the heuristic baseline)"
     return annotation.coder
 
 
