@@ -162,3 +162,79 @@ def test_a_workbook_packaged_without_excels_relationship_is_read_checked(
     assert code == 0, err
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [(r["sentence_id"], r["has_error"]) for r in rows] == [("s1", True), ("s2", False)]
+
+
+def test_a_mixed_panels_coded_tables_say_the_heuristic_is_in_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `judge --judge offline --judge openai:M`: the consensus is coded llm, and 0376e09 made
+    # attribute's line and the report say the heuristic baseline is in the panel; but
+    # per_passage.csv (and per_trace.csv), the tables a user opens, still said coder_kind llm
+    # on every row. Now llm+heuristic.
+    import csv
+
+    from tests.fakeserver import FakeServer
+    from tests.judge_helpers import make_traces, write_codebook, write_traces
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-mixed-panel")
+    monkeypatch.chdir(tmp_path)
+    traces = write_traces(tmp_path / "traces.jsonl", make_traces(2))
+    cb = write_codebook(tmp_path / "cb.yaml")
+    with FakeServer() as fake:
+        judge = ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb)]
+        judge += ["--judge", "offline", "--judge", "openai:panel-b", "-o", "run"]
+        judge += ["--base-url", fake.openai_base_url, "--price-as", "openai:gpt-5-mini"]
+        code, _, err = run_cli(judge, capsys)
+        assert code == 0, err
+    attribute = ["attribute", "--from", str(traces), "--codebook", str(cb), "--retrieval", "run"]
+    code, _, err = run_cli([*attribute, "-o", "att"], capsys)
+    assert code == 0, err
+    with (tmp_path / "att" / "per_passage.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    assert {(r["coder"], r["coder_kind"]) for r in rows} == {
+        ("panel(offline+openai:panel-b)", "llm+heuristic")
+    }
+    # the reviewers' tasks: the judge's label said the panel's name alone
+    export = ["labelstudio", "export", str(traces), "-p", "retrieval", "-c", str(cb)]
+    code, _, err = run_cli([*export, "--judged", "run", "-o", "tasks.json"], capsys)
+    assert code == 0, err
+    tasks = (tmp_path / "tasks.json").read_text(encoding="utf-8")
+    assert "Judge: panel(offline+openai:panel-b) (includes the heuristic baseline)" in tasks
+
+
+def test_set_codes_of_four_raters_with_missing_ratings_take_single_rated_units_as_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # agree --sets on 4 raters with blanks; unit 3 rated by A alone. The first line says a
+    # unit rated by one rater enters the chance margins (Gwet's missing-data form), and the
+    # exact-set Fleiss (0.184) takes it so; 27f9c9c's per-code rows left it out: code a
+    # Fleiss 0.529 (margins of 5 units), where the same code as a 0/1 table gives 0.502.
+    # By hand, code a (1 = the set holds a; - missing):
+    #   u1 1 1 1 -, u2 0 1 0 0, u3 1 - - -, u4 0 0 1 1, u5 1 1 - 1, u6 0 0 0 0
+    #   P_i (units with 2+ ratings): 1, 6/12, -, 4/12, 1, 1 -> p_a = (23/6)/5 = 23/30
+    #   pi_a (all 6 units, mean of n_ia/r_i): (1 + 1/4 + 1 + 1/2 + 1 + 0)/6 = 5/8
+    #   p_e = (5/8)^2 + (3/8)^2 = 17/32 -> Fleiss (23/30 - 17/32)/(15/32) = 113/225
+    # code b: P_i 1/3, 1, -, 1/3, 1/3, 1 -> p_a = 3/5; pi_b = (1/3+1+0+1/2+1/3+1)/6 = 19/36
+    #   p_e = (19^2 + 17^2)/36^2 = 325/648 -> (3/5 - 325/648)/(323/648) = 319/1615
+    sets = tmp_path / "sets.csv"
+    sets.write_text(
+        "unit,A,B,C,D\n1,a,a,a;b,\n2,b,a;b,b,b\n3,a,,,\n4,b,b,a,a\n5,a;b,a,,a\n6,b,b,b,b\n"
+    )
+    code, out, err = run_cli(["agree", str(sets), "--sets", ";", "--format", "json"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    fleiss = {r["code"]: r for r in rows if r.get("code") and r["statistic"] == "fleiss"}
+    assert fleiss["a"]["value"] == pytest.approx(113 / 225, abs=1e-12)
+    assert fleiss["b"]["value"] == pytest.approx(319 / 1615, abs=1e-12)
+    assert (fleiss["a"]["n_units"], fleiss["a"]["n_single_rated"]) == (5, 1)
+    # prevalence over the units compared (A gave a on u1, u5 of its 5): unchanged
+    assert fleiss["a"]["prevalence"] == pytest.approx({"A": 0.4, "B": 0.6, "C": 0.5, "D": 0.5})
+    # the same code as a 0/1 ratings table: the same numbers
+    table = tmp_path / "a.csv"
+    table.write_text("unit,A,B,C,D\n1,1,1,1,\n2,0,1,0,0\n3,1,,,\n4,0,0,1,1\n5,1,1,,1\n6,0,0,0,0\n")
+    code, out, err = run_cli(["agree", str(table), "--format", "json"], capsys)
+    assert code == 0, err
+    plain = {r["statistic"]: r["value"] for r in json.loads(out)}
+    mine = {r["statistic"]: r["value"] for r in rows if r.get("code") == "a"}
+    assert mine == pytest.approx({s: plain[s] for s in mine}, abs=1e-12)

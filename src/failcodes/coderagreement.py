@@ -558,6 +558,8 @@ def _prevalence(table: RatingsTable) -> dict[str, float] | None:
     return out
 
 
+#: The categories of a code's 0/1 table (not given, given).
+_BINARY = np.arange(2, dtype=np.float64)
 #: Per code of a ratings table of code sets with more than two raters (PABAK is a pair's).
 CODE_STATS_MULTI = ("percent", "fleiss", "gwet_ac1", "brennan_prediger")
 
@@ -575,36 +577,38 @@ def set_code_agreement(
 
     Exact-set statistics and alpha (MASI, Jaccard) score a unit's whole set, so a code that
     co-occurs with others had no agreement of its own: two raters agreeing on ``scope`` on
-    every unit and never on its companion read as one low exact-set kappa. Units with fewer
-    than two sets are left out, as the set statistics leave them out; the rows are those of
+    every unit and never on its companion read as one low exact-set kappa. A unit rated by one
+    rater enters the chance margins (Gwet's missing-data form), as in the exact-set rows and a
+    0/1 table of the code (it was left out: 3-rater Fleiss 0.529 for the table's 0.502, under
+    a first line saying it entered); the rows are those of
     an annotation file's per-code scope (``stats``: :data:`CODE_STATS` for a pair, else
     :data:`CODE_STATS_MULTI`), with each rater's prevalence and, for a pair, the codes given
     by one rater only or on every unit said beside the numbers.
     """
-    rows = [row for row in sets if sum(s is not None for s in row) >= 2]
+    rows = [row for row in sets if any(s is not None for s in row)]
     pair = len(raters) == 2
     chosen = stats if stats is not None else (CODE_STATS if pair else CODE_STATS_MULTI)
     out: list[ScopedAgreement] = []
-    for code in sorted({c for row in rows for s in row if s is not None for c in s}):
+    paired = [sum(s is not None for s in row) >= 2 for row in rows]  # the units compared
+    for code in sorted(
+        {c for row, p in zip(rows, paired, strict=True) if p for s in row if s for c in s}
+    ):
         values = np.array(
             [[np.nan if s is None else float(code in s) for s in row] for row in rows]
         )
-        table = RatingsTable(
-            values,
-            [str(i) for i in range(len(rows))],
-            list(raters),
-            np.arange(2, dtype=np.float64),
-            ["0", "1"],
+        table, compared = (
+            RatingsTable(v, [str(i) for i in range(len(v))], list(raters), _BINARY, ["0", "1"])
+            for v in (values, values[paired])
         )
         results = agreement_table(table, chosen, **_opts(n_bootstrap, seed, confidence))
-        for res in _absent_code(results, table, code) if pair else results:
+        for res in _absent_code(results, compared, code) if pair else results:
             out.append(
                 ScopedAgreement(
                     scope="code",
                     dimension=None,
                     coders=tuple(raters),
                     code=code,
-                    prevalence=_prevalence(table),
+                    prevalence=_prevalence(compared),
                     result=res,
                 )
             )
