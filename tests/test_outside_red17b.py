@@ -94,3 +94,54 @@ def test_a_level_next_to_the_scale_is_a_rating_not_a_missing_code(
     rc, stdout, err = run_cli(["agree", str(table), "--stat", "percent", *AGREE_JSON], capsys)
     assert rc == 0, err
     assert json.loads(stdout)[0]["value"] == pytest.approx(3 / 4)
+
+
+def test_pooled_rows_over_one_dimension_are_that_dimensions_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Annotations coding one dimension of the bundled codebook (entity_match: 4 codes), alice
+    vs the offline judge, the judge unscored on u3. The pooled rows read the units again
+    without the dimension's code list: AC1 0.420 and Brennan-Prediger 0.400 (q = 3 codes
+    observed) beside the dimension's own 0.496 and 0.467 (q = 4), exit 0."""
+    from failcodes.annotations import Annotation, CoderKind, Status
+    from failcodes.codebook import bundled
+    from failcodes.units import UnitKind
+
+    ref = bundled().ref()
+    alice = ["exact_entity", "partial_entity", "irrelevant", "exact_entity", "exact_entity"]
+    judge = ["exact_entity", "partial_entity", "partial_entity", None, "irrelevant"]
+    anns = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=ref,
+            coder=coder,
+            coder_kind=kind,
+            status=Status.SCORED if code else Status.UNSCORED,
+            reason=None if code else "no answer",
+            codes={"entity_match": code} if code else {},
+        )
+        for coder, kind, codes in (
+            ("alice", CoderKind.HUMAN, [*alice, "partial_entity"]),
+            ("offline", CoderKind.HEURISTIC, [*judge, "partial_entity"]),
+        )
+        for i, code in enumerate(codes)
+    ]
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(a.model_dump_json() + "\n" for a in anns), encoding="utf-8")
+    code, out, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    got = {(r["scope"], r["statistic"]): r["value"] for r in rows if r["scope"] != "code"}
+    # units both coded: u0, u1, u2, u4, u5; agree on u0, u1, u5: p_o 3/5.
+    # pi (mean of each unit's r_ik / r_i): exact (1 + 1/2)/5 = 0.3, partial (1 + 1/2 + 1)/5 =
+    # 0.5, irrelevant (1/2 + 1/2)/5 = 0.2; sum pi(1 - pi) = 0.62
+    # AC1 (Gwet 2008): p_e = 0.62/(4 - 1); (0.6 - p_e)/(1 - p_e) = 0.4958
+    # Brennan-Prediger: p_e = 1/4: (0.6 - 0.25)/0.75 = 0.4667
+    ac1, bp = (0.6 - 0.62 / 3) / (1 - 0.62 / 3), (0.6 - 0.25) / 0.75
+    assert got[("dimension", "gwet_ac1")] == pytest.approx(ac1)
+    assert got[("dimension", "brennan_prediger")] == pytest.approx(bp)
+    assert got[("pooled", "gwet_ac1")] == pytest.approx(ac1)  # was (0.6 - 0.31)/0.69 = 0.420
+    assert got[("pooled", "brennan_prediger")] == pytest.approx(bp)  # was 0.400
+    for stat in ("percent", "fleiss", "krippendorff"):
+        assert got[("pooled", stat)] == pytest.approx(got[("dimension", stat)])

@@ -720,22 +720,28 @@ def annotation_agreement(
                     scope="dimension", dimension=dim, coders=tuple(coders), sets=as_sets, result=res
                 )
             )
-    kappas = (
-        {}
-        if len(dims) == 1
-        else {r.statistic: r for r in _pooled_kappas(items, dims, coders, cats, sets, least, opts)}
-    )
-    for as_sets, res in scoped(None, coders, MULTI_RATER_STATS, EXACT_MULTI_RATER):
-        # one margin over every dimension's codes: Fleiss 0.333 for two dimensions at 0.000;
-        # pooled kappa takes chance agreement within each dimension (de Vries et al. 2008)
-        kept = res if len(dims) == 1 else _percent_only(res)
-        if res.statistic in kappas and res.weights == "none":
-            kept = kappas[res.statistic].model_copy(update={"n_single_rated": res.n_single_rated})
-        out.append(
-            ScopedAgreement(
-                scope="pooled", dimension=None, coders=tuple(coders), sets=as_sets, result=kept
+    if len(dims) == 1:
+        # pooled over one dimension is that dimension: read again without its code list, AC1
+        # and Brennan-Prediger took the codes observed as the category set (AC1 0.420 and
+        # Brennan-Prediger 0.400 on a 4-code dimension whose own rows read 0.496 and 0.467)
+        out += [row.model_copy(update={"scope": "pooled", "dimension": None}) for row in out]
+    else:
+        kappas = {
+            r.statistic: r for r in _pooled_kappas(items, dims, coders, cats, sets, least, opts)
+        }
+        for as_sets, res in scoped(None, coders, MULTI_RATER_STATS, EXACT_MULTI_RATER):
+            # one margin over every dimension's codes: Fleiss 0.333 for two dimensions at
+            # 0.000; pooled kappa takes chance agreement within each dimension (de Vries 2008)
+            kept = _percent_only(res)
+            if res.statistic in kappas and res.weights == "none":
+                kept = kappas[res.statistic].model_copy(
+                    update={"n_single_rated": res.n_single_rated}
+                )
+            out.append(
+                ScopedAgreement(
+                    scope="pooled", dimension=None, coders=tuple(coders), sets=as_sets, result=kept
+                )
             )
-        )
     for a, b in combinations(coders, 2):
         for dim in dims:
             for as_sets, res in scoped(dim, [a, b], PAIR_STATS, EXACT_PAIR):
