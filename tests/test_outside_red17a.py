@@ -244,3 +244,82 @@ def test_a_disagreements_file_holding_its_records_twice_is_refused_by_attribute(
         "sets' files joined whose systems and ids coincide: attribute each file apart"
     ]
     assert not out.exists()
+
+
+#: A hallucination detector's output written in the trace format: true = hallucinated.
+_DETECTOR = [
+    {
+        "system": "A",
+        "question_id": "q1",
+        "sentence_id": "s1",
+        "claim_id": "a1",
+        "claim": "x",
+        "verdict": "true",
+    },
+    {
+        "system": "A",
+        "question_id": "q1",
+        "sentence_id": "s2",
+        "claim_id": "a2",
+        "claim": "y",
+        "verdict": "false",
+    },
+]
+_S1_ERROR = (
+    '{"question_id": "q1", "sentence_id": "s1", "has_error": true}\n'
+    '{"question_id": "q1", "sentence_id": "s2", "has_error": false}\n'
+)
+_TRUTHS = (
+    "2 verdict(s) true/false read as supported/refuted (true: the claim holds); if true marks "
+    "an error, ingest the traces with --alias true=refuted --alias false=supported"
+)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv", "-bool.jsonl"])
+@pytest.mark.parametrize("command", ["metrics", "disagreements", "compare"])
+def test_true_false_verdicts_are_said_on_the_first_line_of_the_analysis_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str, command: str
+) -> None:
+    # The detector flags s1 (true: hallucinated) and clears s2; the clinicians found s1 wrong.
+    # By hand, true as an error: s1 TP, s2 TN. Read by the default aliases (true: the claim
+    # holds), s1 is supported (FN) and s2 refuted (FP): TP 0, FP 1, FN 1, TN 0. ingest says
+    # so in a note; main's metrics, disagreements and compare said nothing, exit 0.
+    records: list[dict[str, object]] = [dict(r) for r in _DETECTOR]
+    if command == "compare":  # (a second system: compare pairs two)
+        records += [{**r, "system": "B", "claim_id": f"b{r['claim_id']}"} for r in _DETECTOR]
+    if suffix == "-bool.jsonl":  # JSON booleans
+        records = [{**r, "verdict": r["verdict"] == "true"} for r in records]
+    if suffix == ".csv":  # (Excel's spelling)
+        head = "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        fields = head.strip().split(",")
+        rows = "".join(",".join(str(r[k]) for k in fields) + "\n" for r in records)
+        traces = _write(tmp_path / "t.csv", head + rows.replace(",true", ",TRUE"))
+    else:
+        traces = _as(tmp_path, records, ".parquet" if suffix == ".parquet" else ".jsonl")
+    labels = _write(tmp_path / "l.jsonl", _S1_ERROR)
+    args = [command, "--traces", str(traces), "--labels", str(labels)]
+    if command == "disagreements":
+        args += ["-o", str(tmp_path / "d.jsonl")]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    first = stdout.splitlines()[0]
+    assert first.startswith("Assumed: ") and first.endswith(
+        "; " + _TRUTHS.replace("2 verdict", f"{len(records)} verdict")
+    )
+    if command != "metrics":
+        return
+    code, stdout, err = run_cli([*args, "--format", "json"], capsys)
+    [row] = json.loads(stdout)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (0, 1, 1, 0)
+    assert err.strip() == _TRUTHS  # the rows hold no field for it: said on stderr
+    # the way through: ingested with the aliases, the hand count, nothing more said
+    fixed = tmp_path / "fixed.jsonl"
+    alias = ["--alias", "true=refuted", "--alias", "false=supported"]
+    assert run_cli(["ingest", "generic", str(traces), "-o", str(fixed), *alias], capsys)[0] == 0
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(fixed), "--labels", str(labels), "--format", "json"], capsys
+    )
+    [row] = json.loads(stdout)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"], err) == (1, 0, 0, 1, "")
+    code, stdout, _ = run_cli(["metrics", "--traces", str(fixed), "--labels", str(labels)], capsys)
+    assert "true/false" not in stdout

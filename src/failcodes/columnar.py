@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +87,7 @@ from failcodes.traces import (
     derived_evidence_source,
     tally_undeclared,
 )
-from failcodes.verdicts import Verdict, normalize_verdict
+from failcodes.verdicts import Verdict, is_truth, normalize_verdict
 
 if TYPE_CHECKING:  # disagreements imports metrics; this module imports it on use
     from failcodes.disagreements import ClaimView
@@ -117,8 +117,11 @@ def _verdict_entry(raw: Any) -> str | None:
         return None
 
 
-def _object_line(raw: bytes, lineno: int, path: Path) -> Trace | None:
-    """One line through the object reader's own steps: a Trace, None (blank) or its error."""
+def _object_line(raw: bytes, lineno: int, path: Path, facts: _Facts | None = None) -> Trace | None:
+    """One line through the object reader's own steps: a Trace, None (blank) or its error.
+
+    ``facts`` counts a true/false verdict.
+    """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -128,6 +131,8 @@ def _object_line(raw: bytes, lineno: int, path: Path) -> Trace | None:
     if not text.strip():
         return None
     obj = jsonl_object(text, path, lineno)
+    if facts is not None and isinstance(obj, dict) and is_truth(obj.get("verdict")):
+        facts.truths += 1
     return prepare_trace(drop_nones(obj), path, lineno, None, {}, convert="generic")
 
 
@@ -191,7 +196,7 @@ def _scan_jsonl(
     index: int,
     total: int,
     path: Path,
-    undeclared: dict[str, list[int]],
+    facts: _Facts,
     *,
     texts: bool = False,
 ) -> tuple[int, InputError | None]:
@@ -202,7 +207,7 @@ def _scan_jsonl(
     byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
     the row count after this file and the error of the first invalid line (reading stops there).
     With ``texts``, each row's sentence text goes too, as its hash (:func:`_texts_differ`).
-    ``undeclared`` gets the rows of no declared evidence source (:func:`tally_undeclared`).
+    ``facts`` gets the rows of no declared evidence source and of a true/false verdict.
     """
     vouch = Voucher(rewritten=False)
     sink = _RowSink(con, index, total, texts=texts)
@@ -222,7 +227,7 @@ def _scan_jsonl(
                 verdict: str = rec.verdict
             else:
                 try:
-                    rec = _object_line(raw, lineno, path)
+                    rec = _object_line(raw, lineno, path, facts)
                 except InputError as exc:
                     failure = exc
                     break
@@ -240,8 +245,9 @@ def _scan_jsonl(
                 rec.sentence,
             )
             if rec.evidence_source is None:
-                tally_undeclared(undeclared, rec.system, None, rec.passages, rec.retriever)
+                tally_undeclared(facts.undeclared, rec.system, None, rec.passages, rec.retriever)
     sink.flush()
+    facts.truths += vouch.truths
     return sink.row, failure
 
 
@@ -429,7 +435,7 @@ def _scan_parquet(
     index: int,
     total: int,
     path: Path,
-    undeclared: dict[str, list[int]],
+    facts: _Facts,
 ) -> tuple[int, InputError | None]:
     """Read a trace Parquet file batch by batch into ``rows``, validated per column.
 
@@ -515,7 +521,11 @@ def _scan_parquet(
                 raise _UseObjectReaderError from None
         where = pc.index_in(raw_verdicts, value_set=string_array(known))
         kept = len(raw_verdicts)
-        _tally_batch(undeclared, {k: v.slice(0, kept) for k, v in cols.items()})
+        _tally_batch(facts.undeclared, {k: v.slice(0, kept) for k, v in cols.items()})
+        truths = [v for v in known if is_truth(v)]
+        if truths:
+            read = pc.is_in(raw_verdicts, value_set=string_array(truths))
+            facts.truths += int(pc.sum(read).as_py() or 0)
         indexes = _numbers([_VERDICT_INDEX[verdict_table[v]] for v in known], np.int8)
         sink.insert(
             _numbers(np.arange(offset + 1, offset + kept + 1), np.int64),
@@ -615,9 +625,11 @@ def read_trace_columns(
     try:
         loaded = _load(items, formats)
     except _UseObjectReaderError:
-        return TraceColumns.from_traces(read_trace_files(items))
+        truths = [0]
+        columns = TraceColumns.from_traces(read_trace_files(items, truths=truths))
+        return replace(columns, truths=truths[0])
     try:
-        return replace(_engine_trace_columns(loaded), undeclared=loaded.undeclared)
+        return replace(_engine_trace_columns(loaded), **_given(loaded))
     finally:
         loaded.con.close()
 
@@ -729,7 +741,7 @@ def read_sentence_columns(
             cols = replace(
                 _engine_sentence_columns(loaded, locate=locate),
                 texts_differ=differ,
-                undeclared=loaded.undeclared,
+                **_given(loaded),
             )
             given = {s: s for s in sentence_ids if s is not None}
             if given:  # the labels' own strings (not a second copy of each id)
@@ -1321,13 +1333,27 @@ class _Rows:
     verdicts: Sequence[tuple[str, int, int]] = ()
     #: Whether ``rows`` has each row's ``sentence_text`` (:func:`_texts_differ`).
     texts: bool = False
-    #: As :attr:`TraceColumns.undeclared <failcodes.tracecols.TraceColumns.undeclared>`.
-    undeclared: dict[str, list[int]] | None = None
+    #: What the scan read of the traces beside their keys (None: the tool's own Parquet).
+    facts: _Facts | None = None
 
     @property
     def grouped(self) -> bool:
         """The sentence groups are made (table ``groups``)."""
         return self.vocab is not None
+
+
+@dataclass
+class _Facts:
+    """What a scan counts beside the keys (:class:`~failcodes.tracecols.TraceColumns`)."""
+
+    #: As :attr:`TraceColumns.undeclared <failcodes.tracecols.TraceColumns.undeclared>`.
+    undeclared: dict[str, list[int]] = field(default_factory=dict)
+    #: As :attr:`TraceColumns.truths <failcodes.tracecols.TraceColumns.truths>`.
+    truths: int = 0
+
+    def given(self) -> dict[str, Any]:
+        """The columns' fields they fill."""
+        return {"undeclared": self.undeclared, "truths": self.truths}
 
 
 def _load_vouched(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | None:
@@ -1420,6 +1446,11 @@ def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
     ]
 
 
+def _given(loaded: _Rows) -> dict[str, Any]:
+    """The columns' fields the load's facts fill (none for the tool's own Parquet)."""
+    return loaded.facts.given() if loaded.facts is not None else {}
+
+
 def _load_scanned(
     items: Sequence[Path], formats: Sequence[Format], *, texts: bool = False
 ) -> _Rows:
@@ -1437,13 +1468,13 @@ def _load_scanned(
         starts: list[int] = []
         total = 0
         failure: InputError | None = None
-        undeclared: dict[str, list[int]] = {}
+        facts = _Facts()
         for index, (path, fmt) in enumerate(zip(items, formats, strict=True)):
             starts.append(total)
             if fmt is Format.JSONL:
-                total, failure = _scan_jsonl(con, index, total, path, undeclared, texts=texts)
+                total, failure = _scan_jsonl(con, index, total, path, facts, texts=texts)
             else:
-                total, failure = _scan_parquet(con, index, total, path, undeclared)
+                total, failure = _scan_parquet(con, index, total, path, facts)
             if failure is not None:
                 break
         _refuse_duplicate(con, items)
@@ -1452,7 +1483,7 @@ def _load_scanned(
     except BaseException:
         con.close()
         raise
-    return _Rows(con, tuple(items), tuple(formats), starts, texts=texts, undeclared=undeclared)
+    return _Rows(con, tuple(items), tuple(formats), starts, texts=texts, facts=facts)
 
 
 def _texts_differ(loaded: _Rows) -> bool | None:

@@ -113,6 +113,9 @@ class TraceColumns:
     #: (:func:`~failcodes.traces.tally_undeclared`); None: not counted (the tool's own
     #: Parquet, whose ingest refused a system of both kinds).
     undeclared: Mapping[str, Sequence[int]] | None = None
+    #: Traces whose verdict field was true/false, read as supported/refuted (0 for the tool's
+    #: own Parquet, whose verdicts are canonical).
+    truths: int = 0
 
     @classmethod
     def from_traces(cls, traces: Sequence[Trace]) -> TraceColumns:
@@ -331,6 +334,8 @@ class SentenceColumns:
     texts_differ: bool | None = None
     #: As :attr:`TraceColumns.undeclared`.
     undeclared: Mapping[str, Sequence[int]] | None = None
+    #: As :attr:`TraceColumns.truths`.
+    truths: int = 0
 
     def __len__(self) -> int:
         """Number of traces."""

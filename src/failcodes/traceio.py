@@ -43,7 +43,7 @@ from failcodes.tableio import (
 )
 from failcodes.tracelines import TraceLine, json_of, trace_of
 from failcodes.traces import Passage, Trace
-from failcodes.verdicts import Verdict, normalize_verdict
+from failcodes.verdicts import Verdict, is_truth, normalize_verdict
 
 #: Columns of the passages table of a trace CSV, in order (the join key first).
 PASSAGE_KEY = ("system", "claim_id")
@@ -153,6 +153,7 @@ def read_traces(
     column_map: Mapping[str, str] | None = None,
     seen: dict[tuple[str, str], tuple[Path, int]] | None = None,
     default_system: str | None = None,
+    truths: list[int] | None = None,
 ) -> list[Trace]:
     """Read traces from JSONL, CSV (+ passages table) or Parquet.
 
@@ -162,7 +163,8 @@ def read_traces(
     a column); it applies to trace and passage fields alike. For CSV, ``passages_path``
     defaults to :func:`passages_path_for` (used if it exists). ``seen`` lets a caller check
     ``(system, claim_id)`` uniqueness across several files. ``default_system`` fills the
-    ``system`` of records that have none (the column may then be absent).
+    ``system`` of records that have none (the column may then be absent). ``truths``: its
+    first item counts the records whose verdict is true/false (read as supported/refuted).
     """
     p = Path(path)
     cmap = dict(column_map or {})
@@ -190,6 +192,8 @@ def read_traces(
     for line, rec in rows:
         if default_system and "system" not in rec:
             rec["system"] = default_system
+        if truths is not None and is_truth(rec.get("verdict")):
+            truths[0] += 1
         trace = prepare_trace(rec, p, line, aliases, cmap, convert=convert)
         lines[claim_once(seen, trace, p, line)] = len(out)
         out.append(trace)
@@ -204,16 +208,19 @@ def read_traces(
     return out
 
 
-def read_trace_files(paths: Iterable[str | Path]) -> list[Trace]:
+def read_trace_files(
+    paths: Iterable[str | Path], *, truths: list[int] | None = None
+) -> list[Trace]:
     """The traces of several files: ``(system, claim_id)`` unique, each sentence in one file.
 
     A system's sentence whose claims two files give is refused (:func:`split_sentence`).
+    ``truths``: its first item counts the traces whose verdict was true/false.
     """
     seen: dict[tuple[str, str], tuple[Path, int]] = {}
     first: dict[tuple[str, str], Path] = {}
     out: list[Trace] = []
     for path in map(Path, paths):
-        for trace in read_traces(path, seen=seen):
+        for trace in read_traces(path, seen=seen, truths=truths):
             where = first.setdefault((trace.system, trace.sentence_id), path)
             if where != path:
                 line = seen[(trace.system, trace.claim_id)][1]

@@ -32,7 +32,7 @@ from failcodes.errors import InputError
 from failcodes.jsonio import keys_vouched
 from failcodes.tableio import msgspec_type
 from failcodes.traces import EvidenceSource, Passage, Trace
-from failcodes.verdicts import Verdict, normalize_verdict
+from failcodes.verdicts import Verdict, is_truth, normalize_verdict
 
 #: A trace line the :class:`Voucher` accepted: the msgspec struct of :func:`line_types`, whose
 #: attributes are those of :class:`Trace` (verdict and enums as their text).
@@ -111,6 +111,8 @@ class Voucher:
         self.unset = msgspec.UNSET
         self.errors = (msgspec.DecodeError, msgspec.ValidationError)
         self.verdicts: dict[str, tuple[str, str | None] | None] = {}
+        #: Lines whose verdict was true/false (:func:`~failcodes.verdicts.is_truth`).
+        self.truths = 0
         texts = {n for n, k in trace.__annotations__.items() if _text(k)}
         assert set(trace.__struct_fields__) - texts == {"passages"}, "strings: see __call__"
         fields = passage.__struct_fields__
@@ -168,6 +170,8 @@ class Voucher:
         entry = self.verdicts[rec.verdict]
         if entry is None:
             return None
+        if entry[1] is not None and is_truth(entry[1]):
+            self.truths += 1
         rec.verdict = entry[0]
         if rec.raw_verdict is None:
             rec.raw_verdict = entry[1]

@@ -102,6 +102,23 @@ def normalize_verdict(
         ) from None
 
 
+def is_truth(raw: object) -> bool:
+    """Whether a raw verdict is true or false (read as supported or refuted by default)."""
+    return isinstance(raw, bool) or (isinstance(raw, str) and raw.casefold() in ("true", "false"))
+
+
+def truths_line(count: int, way: str = "give") -> str:
+    """What reading ``count`` true/false verdicts assumed, and the way through.
+
+    A detector's true (hallucinated) read as supported inverts every count (TP 0, FP 1, FN 1,
+    TN 0 for TP 1, TN 1). ``way``: how the aliases are given (``ingest`` has ``--alias``).
+    """
+    return (
+        f"{count:,} verdict(s) true/false read as supported/refuted (true: the claim holds); "
+        f"if true marks an error, {way} --alias true=refuted --alias false=supported"
+    )
+
+
 #: ``raw_verdict`` of a claim whose verdict the pipeline asserted rather than verified (a
 #: long-form answer's claims, no verifier): ``ingest --verdict supported``. Reviewers see
 #: "supported (asserted by the system, no verifier)", not a verifier's word.

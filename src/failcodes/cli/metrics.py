@@ -196,8 +196,9 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
             typer.echo(line)
     elif result.text is not None:
         sys.stdout.write(result.text)
-        if result.dropped:  # the rows printed hold no field for it
-            typer.echo(result.dropped, err=True)
+        for said in (result.read, result.dropped):  # the rows printed hold no field for them
+            if said:
+                typer.echo(said, err=True)
     elif result.report is None or request.verdicts:
         if result.dropped:
             typer.echo(result.dropped)

@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.commands.base import Note, Request, ignore_note, option
-from failcodes.commands.measure import MAPPING_HELP, QUESTION_SCOPE_HELP, WITHOUT_CLAIMS_HELP
+from failcodes.commands.measure import (
+    MAPPING_HELP,
+    QUESTION_SCOPE_HELP,
+    WITHOUT_CLAIMS_HELP,
+    verdicts_read,
+)
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelscope import QuestionScope
 from failcodes.metrics import (
@@ -280,7 +285,8 @@ class CompareRequest(Request):
             raise ConfigError("give either FILE, or both --traces and --labels")
         if self.truth is not None:
             raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
-        traces = traceio.read_trace_files(self.traces)
+        truths = [0]
+        traces = traceio.read_trace_files(self.traces, truths=truths)
         check_system_spellings(traces, self.traces)
         labels = labelio.read_labels(self.labels, traces=traces)
         refuse_claim_labels(  # the paired units are sentences
@@ -292,6 +298,7 @@ class CompareRequest(Request):
         sets: list[tuple[str | None, Outcomes, Outcomes | None]] = []
         names: list[str] = []
         claims_note: dict[str, Any] = {}
+        read = verdicts_read(truths[0])
         # one set per mapping: two spellings of one mapping are refused (resolve_mappings), or
         # its tests would be listed twice
         for mapping in [m.name for m in resolve_mappings(self.mapping or [DEFAULT_MAPPING])]:
@@ -314,7 +321,9 @@ class CompareRequest(Request):
                 "question_shape": shape.questions.value if shape.questions else None,
                 "question_scope": shape.question_scope.value if shape.question_scope else None,
                 "n_unanswered": paired.unanswered,
-                "assumed": _paired_line(shape, paired.unanswered),
+                "assumed": "; ".join(
+                    x for x in (_paired_line(shape, paired.unanswered), read) if x
+                ),
             }
             names, preds = paired.systems, paired.predictions
             if not self.systems:

@@ -46,6 +46,17 @@ QUESTION_SCOPE_HELP = (
 )
 
 
+def verdicts_read(truths: int) -> str | None:
+    """How ``truths`` true/false verdicts of the traces were read (None: there were none).
+
+    The analysis commands read them by the default aliases, as ingest does, but said nothing:
+    a detector's true (hallucinated) read as supported inverted every count.
+    """
+    from failcodes.verdicts import truths_line
+
+    return truths_line(truths, "ingest the traces with") if truths else None
+
+
 @dataclass
 class MetricsResult:
     """The metrics report (or verdict distributions) and the file written, if any."""
@@ -57,11 +68,15 @@ class MetricsResult:
     written: str | None = None
     #: Rows the ingest left out for want of a verdict, as the traces' footer records them.
     dropped: str | None = None
+    #: How the verdicts were read, where a default assumed it (:func:`verdicts_read`).
+    read: str | None = None
 
     @property
     def assumed(self) -> str | None:
         """What the metrics assumed of the data, in one line (None: verdicts only)."""
-        return self.report.assumptions() if self.report is not None else None
+        if self.report is None:
+            return None
+        return "; ".join(x for x in (self.report.assumptions(), self.read) if x) or None
 
     @property
     def coverage(self) -> str | None:
@@ -169,6 +184,7 @@ class MetricsRequest(Request):
             report=report,
             distributions=list(report.distributions),
             dropped=self._dropped("the metrics"),
+            read=verdicts_read(columns.truths),
         )
         if fmt is not None:
             if fmt == "json":
@@ -273,6 +289,8 @@ class DisagreementsRequest(Request):
         )
         count = found.write(self.out)
         assumed = assumptions_line(found.shape) if found.shape is not None else None
+        read = verdicts_read(found.columns.truths)
+        assumed = "; ".join(x for x in (assumed, read) if x) or None
         # unlabelled units cannot disagree: say how many (claims at claim level, as metrics)
         covered = coverage_line(
             label_coverage(found.columns, found.index, self.level), self.level.value

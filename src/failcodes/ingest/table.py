@@ -57,7 +57,7 @@ from failcodes.sheetio import ShownNumber
 from failcodes.spelling import spelling_key
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
-from failcodes.verdicts import ASSERTED, Verdict
+from failcodes.verdicts import ASSERTED, Verdict, is_truth, truths_line
 
 #: Map targets that fill the label (not the trace), with the Label field they fill.
 LABEL_TARGETS: dict[str, str] = {
@@ -757,7 +757,7 @@ class TableStream:
                     tally.scores.add(row.trace)
                 if self._flags:
                     _refuse_error_flag(row, self._flags, self.spec)
-                if self._truths and str(row.trace.raw_verdict).casefold() in ("true", "false"):
+                if self._truths and is_truth(row.trace.raw_verdict):
                     tally.truths += 1
                 yield row.trace
         except InputError:
@@ -929,11 +929,7 @@ class TableStream:
                 f"option reads: {shown}"
             )
         if tally.truths:  # a detector's "true: hallucinated" read as supported, unsaid
-            self.notes.append(
-                f"{tally.truths:,} verdict(s) true/false read as supported/refuted (true: the "
-                "claim holds); if true marks an error, give --alias true=refuted --alias "
-                "false=supported"
-            )
+            self.notes.append(truths_line(tally.truths))
         threshold = self.spec.verdict_threshold
         if threshold is not None and tally.scores.count:
             self.notes.append(tally.scores.note(threshold, self.spec.below_threshold))
