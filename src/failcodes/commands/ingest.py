@@ -22,8 +22,9 @@ from failcodes.verdicts import Verdict
 
 #: ``--evidence`` (ingest, attribute).
 EVIDENCE_HELP = (
-    "Declare the pipeline's evidence source on every trace: retrieved, provided or "
-    "none (closed-book); SYSTEM=SOURCE for one system (repeatable). See docs/attribution.md."
+    "Declare the pipeline's evidence source on every trace: retrieved, provided, none "
+    "(closed-book) or post-hoc (sources cited after writing); SYSTEM=SOURCE for one system "
+    "(repeatable). See docs/attribution.md."
 )
 
 

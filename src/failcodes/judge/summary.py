@@ -94,6 +94,8 @@ def summary_lines(summary: RunSummary) -> list[str]:
     if not summary.price_known:
         cost += "; a non-vendor base URL: --price-as KEY" if summary.base_url else ""
         cost += ")"
+    # an unpriced run counts $0 a unit: its journal's total is no dollar figure
+    total = f"${summary.journal_cost_usd:.4f}" if summary.price_known else "cost unknown"
     where = f" at {summary.base_url}" if summary.base_url else ""
     lines = [
         f"judge: {summary.judge}{label}{where}, {summary.mode}; {summary.kind.value} units: "
@@ -104,7 +106,7 @@ def summary_lines(summary: RunSummary) -> list[str]:
         f"{summary.quotes_not_found}",
         f"tokens: input {summary.input_tokens} (cached {summary.cached_input_tokens}), "
         f"output {summary.output_tokens}; cost: {cost}; run total: "
-        f"{summary.journal_units} units, ${summary.journal_cost_usd:.4f}"
+        f"{summary.journal_units} units, {total}"
         + (
             f" ({summary.other_units} of them not of this input, from an earlier --from or "
             "--top-k: kept in the journal, left out of annotations.jsonl)"

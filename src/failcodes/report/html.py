@@ -69,7 +69,8 @@ class ReportMeta(StrictModel):
     #: The heuristic baseline beside a model (a cascade, or a panel of the offline judge and a
     #: model): its consensus was coded llm, and the page said all codes were the heuristic's.
     judge_with_models: bool = False
-    cost_usd: float | None = None
+    #: '$0.0123', or 'unknown: no price for ...' (an unpriced run's summary counts $0)
+    cost: str | None = None
     inputs: list[tuple[str, str]] = Field(default_factory=list, description="(path, sha256)")
     extra: list[tuple[str, str]] = Field(default_factory=list)
 

@@ -433,6 +433,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     endpoints: dict[str, str] = {}  # judge -> where it was called (the run box says)
     heuristic = models = False
     cost = 0.0
+    unpriced: set[str] = set()  # LLM judges with no price: their runs' cost reads $0 unpriced
     judge_files: list[Path] = []
     # the coded tables' headers now (refused as before the judge runs), their rows below as
     # tallies once the codebook is known (its dimensions are the columns counted)
@@ -492,6 +493,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                     cost += each.journal_cost_usd
             for run_summary in [summary, *member_summaries]:
                 _endpoint(run_summary, endpoints)
+                if run_summary is not None and not run_summary.price_known:
+                    unpriced.add(run_summary.judge)
 
     # --codebook, else the judge runs' (not the study file's: after a bump, before the run
     # re-codes, `report STUDY` was refused naming the run's v1 as 'neither in the study
@@ -655,7 +658,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         judge=", ".join(sorted(judges)) or None,
         judge_is_heuristic=heuristic,
         judge_with_models=heuristic and models,
-        cost_usd=cost if judges else None,
+        cost=_cost_text(cost, unpriced) if judges else None,
         inputs=[(str(p.relative_to(root)), file_sha256(p)) for p in inputs_files],
         extra=assumed
         + (
@@ -778,6 +781,17 @@ def _no_disagreement_notes(
                 f"has no row of {'it' if len(none) == 1 else 'them'} (0 disagreements)"
             )
     return notes
+
+
+def _cost_text(cost: float, unpriced: set[str]) -> str:
+    """The run box's cost: a judge run with no price counted $0 (its summary's cost is 0)."""
+    if not unpriced:
+        return f"${cost:.4f}"
+    known = f"; ${cost:.4f} for the others" if cost else ""
+    return (
+        f"unknown: no price for {', '.join(sorted(unpriced))} (judge with --prices FILE or "
+        f"--price-as KEY to price it){known}"
+    )
 
 
 def _endpoint(summary: RunSummary | None, endpoints: dict[str, str]) -> None:
