@@ -323,3 +323,21 @@ def test_true_false_verdicts_are_said_on_the_first_line_of_the_analysis_commands
     assert (row["tp"], row["fp"], row["fn"], row["tn"], err) == (1, 0, 0, 1, "")
     code, stdout, _ = run_cli(["metrics", "--traces", str(fixed), "--labels", str(labels)], capsys)
     assert "true/false" not in stdout
+
+
+def test_an_evidence_system_written_in_another_case_names_the_inputs_spelling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A study's [[datasets.pipelines]] system = "b" for traces of system 'B' (or --evidence
+    # b=retrieved): refused before, naming the systems, but not that 'b' is 'B' written in
+    # another case; now the line says how the input writes it. Nothing written.
+    traces = _jsonl(tmp_path / "t.jsonl", _MIXED)
+    out = tmp_path / "o.jsonl"
+    args = ["ingest", "generic", str(traces), "-o", str(out), "--evidence", "b=retrieved"]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        "failcodes: error: --evidence names system 'b', not in the input (systems: B); the "
+        "input writes it 'B' (names are compared exactly: case, spacing)"
+    ]
+    assert not out.exists()

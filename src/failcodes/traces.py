@@ -172,12 +172,21 @@ def declared_source(declared: Mapping[str, EvidenceSource], system: str) -> Evid
 
 def check_declared_systems(declared: Mapping[str, EvidenceSource], systems: Iterable[str]) -> None:
     """Raise :class:`ConfigError` when a declaration names a system the input does not hold."""
+    from failcodes.spelling import spelling_key
+
     present = set(systems)
     for name in declared:
         if name != EVERY_SYSTEM and name not in present:
             have = ", ".join(sorted(present)) or "none"
+            # 'b' for 'B' (a study's [[datasets.pipelines]] system): names are compared exactly
+            near = [s for s in sorted(present) if spelling_key(s) == spelling_key(name)]
+            hint = (
+                f"; the input writes it {near[0]!r} (names are compared exactly: case, spacing)"
+                if near
+                else ""
+            )
             raise ConfigError(
-                f"--evidence names system {name!r}, not in the input (systems: {have})"
+                f"--evidence names system {name!r}, not in the input (systems: {have}){hint}"
             )
 
 
