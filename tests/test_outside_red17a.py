@@ -341,3 +341,54 @@ def test_an_evidence_system_written_in_another_case_names_the_inputs_spelling(
         "input writes it 'B' (names are compared exactly: case, spacing)"
     ]
     assert not out.exists()
+
+
+def test_a_disagreements_file_of_two_levels_is_refused_by_attribute(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The traces of the test above: sentence level gives s1 mixed, s2 verification (total 2);
+    # claim level c1 verification, c1b retrieval, c2 verification (retrieval 1, verification
+    # 2, total 3). The two files joined: main summed 5 items for the one system, every error
+    # counted as its sentence and again as its claims, exit 0.
+    traces = _jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {
+                "system": "A",
+                "question_id": "q1",
+                "sentence_id": s,
+                "claim_id": c,
+                "claim": f"claim {c}",
+                "verdict": "refuted",
+                "passages": [_passage(f"p{c}", gold)],
+            }
+            for s, c, gold in (("s1", "c1", True), ("s1", "c1b", False), ("s2", "c2", True))
+        ],
+    )
+    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    texts = []
+    for level in ("sentence", "claim"):
+        out = tmp_path / f"{level}.jsonl"
+        args = ["disagreements", "--traces", str(traces), "--labels", str(labels)]
+        assert run_cli([*args, "-o", str(out), "--level", level], capsys)[0] == 0
+        code, stdout, err = run_cli(
+            ["attribute", "--from", str(out), "-o", str(tmp_path / level), "--format", "json"],
+            capsys,
+        )
+        [row] = json.loads(stdout)["stages"]
+        counts = (row["retrieval"], row["verification"], row["mixed"], row["total"])
+        assert counts == ((0, 1, 1, 2) if level == "sentence" else (1, 2, 0, 3))
+        texts.append(out.read_text())
+    joined = _write(tmp_path / "joined.jsonl", "".join(texts))
+    out = tmp_path / "att"
+    code, stdout, err = run_cli(
+        ["attribute", "--from", str(joined), "-o", str(out), "--format", "json"], capsys
+    )
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {joined}, field 'level': disagreement 3 is at level 'claim', the "
+        "first at 'sentence': an error would be attributed (and counted) as its sentence and "
+        "again as its claims; attribute one level's disagreements at a time (failcodes "
+        "disagreements --level LEVEL -o FILE)"
+    ]
+    assert not out.exists()

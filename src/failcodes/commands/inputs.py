@@ -169,6 +169,7 @@ class ItemSource:
         seen: set[bytes] = set()  # 16-byte digests of (system, question, sentence, claim)
         numbers: dict[str, int] = {}  # each disagreement's id -> its number
         mapping: str | None = None
+        first_level = ""
         for number, d in enumerate(records, start=1):
             first_at = numbers.setdefault(d.id, number)
             if first_at != number:
@@ -183,8 +184,20 @@ class ItemSource:
                     path=self.path,
                     field="id",
                 )
+            level = str(getattr(d.level, "value", d.level))
             if mapping is None:
-                mapping = d.mapping
+                mapping, first_level = d.mapping, level
+            elif level != first_level:
+                # a sentence's error attributed once as the sentence and again per claim:
+                # 2 sentence and 3 claim disagreements of one system summed to 5 items
+                raise InputError(
+                    f"disagreement {number} is at level {level!r}, the first at "
+                    f"{first_level!r}: an error would be attributed (and counted) as its "
+                    "sentence and again as its claims; attribute one level's disagreements at "
+                    "a time (failcodes disagreements --level LEVEL -o FILE)",
+                    path=self.path,
+                    field="level",
+                )
             elif d.mapping != mapping:
                 # each sentence would be attributed once per mapping: the summary counted a
                 # system's 3 disagreements as 6 (refuted and non_supported) with no word
