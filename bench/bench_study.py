@@ -25,20 +25,24 @@ Bytecode: the steps run as an installed tool does, their modules read from compi
 (``--src`` compiled first, untimed), also where the environment sets
 ``PYTHONDONTWRITEBYTECODE`` (this machine does: every step then compiled every failcodes module
 it imports, ~0.1 CPU-s, a fifth of the labels ingest). Each step is its own process, so each
-pays the CLI's start-up (printed: ``failcodes --help``), which ``failcodes run`` pays once; a
-step whose floor is under ~0.1 s (the labels ingest) is mostly that start-up.
+pays the CLI's start-up, which ``failcodes run`` pays once: the ``start s`` column is the CPU
+of the step's own command line with ``--help`` added (Python, the CLI and the modules the
+command imports; 0.13-0.28 CPU-s on 4 December); a step whose floor is under ~0.1 s (the
+labels ingest) is mostly that start-up.
 
 Targets (issue 30): total under 400 CPU-s without the judge, every step's peak under 1 GB and
 at most 3x its floor; at 10x every step's peak within 1.5x of its 1x peak.
 
 ``--replicate-judge STUDY`` (e.g. the kept 1x study of an earlier ``--keep`` run) measures
-every step but the judge at a larger scale without judging it (the offline judge takes hours
-at 10x): each judge step is replaced by copying STUDY's journal of the same kind, row after
-row and over again, onto this study's units, each row under the id the tool computes for the
-unit it now stands for (units streamed by ``failcodes.unitstream``, the judge's own reader),
-then exported as the judge exports a run. The codes are the copied ones, not a judgement of
-these units. Its rows are labelled ``REPLICATED`` and are not judge measurements. Disk: the
-journals and annotations of a real run of that size (about 7.8 KB a unit: ~19 GB at 10x).
+every step but the judge at a larger scale without judging it (the offline judge took 114
+CPU-s at 1x on 4 December, 77 retrieval + 37 reasoning: ~20 minutes at 10x): each judge step
+is replaced by copying STUDY's journal of the same kind, row after row and over again, onto
+this study's units, each row under the id the tool computes for the unit it now stands for
+(units streamed by ``failcodes.unitstream``, the judge's own reader), then exported as the
+judge exports a run. The codes are the copied ones, not a judgement of these units. Its rows
+are labelled ``REPLICATED`` and are not judge measurements. Disk: the journals and
+annotations of a real run of that size (about 5.3 KB a unit on 4 December: ~12.6 GB at 10x;
+the whole 10x study folder peaked at ~26 GB beside its 6.8 GB of traces).
 
     python bench/bench_study.py --scales 1,10 [--src /tmp/base/src] [--workdir DIR] [--json F]
     python bench/bench_study.py --scales 10 --reuse --keep --replicate-judge DIR/scale-1/study
@@ -278,12 +282,16 @@ def drive(study: Path, record: Path, replicate_from: Path | None = None) -> None
             cmd = [sys.executable, __file__, "--replicate", str(source_run), "--record", str(spec)]
             name = f"{step.name} ({REPLICATED})"
         cpu, wall, rss = measured(cmd, None, log)
+        startup = None
+        if replicate_from is None or not step.name.startswith("judge "):
+            startup, _, _ = measured([*cmd, "--help"], None, log.with_suffix(".startup.log"))
         files = _reads(step.name, [str(p) for p in step.inputs], layout.root)
         rec = {
             "step": name,
             "cpu_s": cpu,
             "wall_s": wall,
             "peak_mb": rss,
+            "startup_s": startup,
             "reads_mb": sum(f.stat().st_size for f in files) / 1e6,
             "floor_s": sum(_floor(f, log.with_suffix(".floor.log")) for f in files),
         }
@@ -408,23 +416,25 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
     cpu = sum(r["cpu_s"] for r in rows)
     print(
         f"# scale {scale:g}: whole run {wall:.0f} s wall (floors measured too); CPU {cpu:.1f} s "
-        f"(steps and run overhead); CLI start-up (failcodes --help) {startup:.2f} CPU-s, in "
-        f"every step (a step's floor under ~0.1 s: its ratio is mostly start-up); judge "
+        f"(steps and run overhead); CLI start-up (failcodes --help) {startup:.2f} CPU-s, more in "
+        f"every step (start s: its own --help; a step's floor under ~0.1 s: its ratio is mostly "
+        f"start-up); judge "
         f"storage {storage / 1e6:.0f} MB for "
         f"{units} annotations ({storage / max(units, 1) / 1e3:.2f} KB each: {per_kind})"
     )
     print(
         f"{'scale':>6} {'step':<38} {'CPU s':>8} {'wall s':>8} {'peak MB':>8} "
-        f"{'reads MB':>9} {'floor s':>8} {'ratio':>6}"
+        f"{'reads MB':>9} {'floor s':>8} {'ratio':>6} {'start s':>7}"
     )
     for row in rows:
         ratio = f"{row['ratio']:5.2f}x" if row.get("ratio") else ""
-        floor = f"{row['floor_s']:8.1f}" if "floor_s" in row else ""
+        floor = f"{row['floor_s']:8.2f}" if "floor_s" in row else ""
+        start = f"{row['startup_s']:7.2f}" if row.get("startup_s") is not None else ""
         reads = f"{row['reads_mb']:9.0f}" if "reads_mb" in row else ""
         wall_s = f"{row['wall_s']:8.1f}" if "wall_s" in row else ""
         print(
             f"{scale:>6g} {row['step']:<38} {row['cpu_s']:8.1f} {wall_s:>8} "
-            f"{row['peak_mb']:8.0f} {reads:>9} {floor:>8} {ratio:>6}"
+            f"{row['peak_mb']:8.0f} {reads:>9} {floor:>8} {ratio:>6} {start:>7}"
         )
     judged = [r for r in rows if r["step"].startswith(("judge ", "recode "))]
     rest = [r for r in rows if r not in judged]
