@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,3 +146,115 @@ def test_pooled_rows_over_one_dimension_are_that_dimensions_rows(
     assert got[("pooled", "brennan_prediger")] == pytest.approx(bp)  # was 0.400
     for stat in ("percent", "fleiss", "krippendorff"):
         assert got[("pooled", stat)] == pytest.approx(got[("dimension", stat)])
+
+
+def _entity_review(unit: str, code: str, coder: str) -> Any:
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.codebook import bundled
+    from failcodes.units import UnitKind
+    from tests.test_review_plan import HIGH
+
+    return Annotation(
+        unit_id=unit,
+        unit_kind=UnitKind.RETRIEVAL,
+        codebook=bundled().ref(),
+        coder=coder,
+        coder_kind=CoderKind.HUMAN if coder != "offline" else CoderKind.HEURISTIC,
+        codes={"entity_match": code, **HIGH},
+    )
+
+
+def test_an_adjudicated_review_beside_the_reviewers_is_not_one_more_reviewer(
+    tmp_path: Path,
+) -> None:
+    """review/alice.jsonl, bob.jsonl and adjudicated.jsonl (their adjudication) on 6 units.
+    Reviewer vs reviewer agreement read the adjudication as a third reviewer: Fleiss 0.308
+    for alice and bob's own -0.021, exit 0, no word."""
+    from failcodes.report.rundir import load_run_dir
+    from tests.test_review_plan import write_reviews
+
+    e, p, i = "exact_entity", "partial_entity", "irrelevant"
+    codes = {
+        "offline": [e, e, p, i, e, p],
+        "alice": [e, p, p, i, e, e],
+        "bob": [e, e, i, i, p, p],
+        "adjudicated": [e, e, p, i, e, p],
+    }
+    for coder, given in codes.items():
+        where = "judge/d/retrieval/annotations" if coder == "offline" else f"review/{coder}"
+        write_reviews(
+            tmp_path / f"{where}.jsonl",
+            [_entity_review(f"u{n}", c, coder) for n, c in enumerate(given)],
+        )
+    inputs = load_run_dir(tmp_path)
+    assert inputs.agreement is not None
+    rows = inputs.agreement
+    fleiss = rows[(rows["statistic"] == "fleiss") & (rows["subject"] == "entity_match")]
+    got = dict(zip(fleiss["coders"], fleiss["value"], strict=True))
+    # alice vs bob: agree on u0, u3: p_o 2/6; pooled margins exact 5/12, partial 4/12,
+    # irrelevant 3/12: p_e = (25 + 16 + 9)/144 = 50/144; (48/144 - 50/144)/(94/144) = -2/94
+    assert got["alice vs bob"] == pytest.approx(-2 / 94)
+    assert "adjudicated vs alice vs bob" not in got  # was 0.308
+    assert got["adjudicated vs offline"] == pytest.approx(1.0)  # still compared with the judge
+    assert inputs.notes["agreement"] == [
+        "Reviewer adjudicated is named like a consensus (it settles the others' "
+        "disagreements): compared with the judge, and left out of reviewer vs reviewer "
+        "agreement, where it would raise the reviewers' own"
+    ]
+
+
+def test_corrected_shares_count_the_adjudicated_review_of_a_unit_reviewed_twice(
+    tmp_path: Path,
+) -> None:
+    """40 units, the judge exact_entity on even ones; u00..u19 drawn (p = 1/2). alice gave
+    exact_entity on all 20, the consensus the judge's codes. The shares counted "the first
+    coder by name", alice: human-only exact_entity 100.0 [83.2, 100.0] (Clopper-Pearson 20/20)
+    where the adjudicated reviews give 10/20."""
+    from failcodes.report.rundir import load_run_dir
+    from failcodes.units import UnitKind
+    from tests.test_review_plan import half_reviewed_study, write_reviews
+
+    judge = {f"u{n:02d}": ("exact_entity" if n % 2 == 0 else "partial_entity") for n in range(40)}
+    drawn = [f"u{n:02d}" for n in range(20)]
+    alice = [_entity_review(u, "exact_entity", "alice") for u in drawn]
+    half_reviewed_study(tmp_path, judge, drawn, alice)
+    consensus = [_entity_review(u, judge[u], "consensus") for u in drawn]
+    write_reviews(tmp_path / "review" / "consensus.jsonl", consensus)
+    inputs = load_run_dir(tmp_path)
+    [(caption, table)] = inputs.corrected[UnitKind.RETRIEVAL]
+    exact = table[table["code"] == "exact_entity"].iloc[0]
+    # 10 of 20 reviewed exact: Clopper-Pearson 95% [0.272, 0.728]; the judge agrees with
+    # every review, so the corrected share is the judge's 20/40 = 50.0
+    assert exact["human-only (%)"] == "50.0 [27.2, 72.8]"
+    assert exact["corrected (%)"].startswith("50.0 [")
+    assert exact["disagree"] == "0"
+    assert (
+        "20 unit(s) reviewed more than once (10 with different codes): consensus's (named "
+        "like a consensus) where it has one, else the first coder by name counted"
+    ) in caption
+
+
+def test_each_raters_test_and_retest_columns_are_not_four_raters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """a_t1, a_t2, b_t1, b_t2 (raters a and b, each at two time points) were four raters:
+    Fleiss 0.385 at exit 0, mixing a's agreement with b and with a's own retest (units
+    2y2n, 4y, 2y2n, 4n, 3y1n, 4n: P-bar 25/36; p_y 11/24, p_e 290/576:
+    (400 - 290)/(576 - 290) = 110/286). Refused as two fields of the same raters, as
+    a_round1/a_round2 already were."""
+    table = tmp_path / "r.csv"
+    rows = "1,y,y,n,n\n2,y,y,y,y\n3,n,n,y,y\n4,n,n,n,n\n5,y,y,n,y\n6,n,n,n,n\n"
+    table.write_text("item,a_t1,a_t2,b_t1,b_t2\n" + rows, encoding="utf-8")
+    code, _, err = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:1, field 'a_t2': rater columns a_t1, b_t1 and a_t2, b_t2 "
+        "look like two fields ('t1', 't2') of the same raters: each column would be a rater; "
+        "name the rating's columns with --raters (e.g. --raters 'a_t1,b_t1')"
+    )
+    # the way through: the first time point, a (y,y,n,n,y,n) vs b (n,y,y,n,n,n): p_o 1/2;
+    # p_y 5/12, p_e (25 + 49)/144: (72 - 74)/(144 - 74) = -1/35
+    args = ["agree", str(table), "--raters", "a_t1,b_t1", "--stat", "fleiss", *AGREE_JSON]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(-1 / 35)

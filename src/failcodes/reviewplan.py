@@ -355,12 +355,29 @@ class PlanProgress(FrozenModel):
 
 
 def human_codes(annotations: Iterable[Annotation], part: UnitKind) -> dict[str, Annotation]:
-    """One scored human annotation per unit of ``part`` (the first coder by name if several)."""
+    """One scored human annotation per unit of ``part``.
+
+    If several: the review of a coder named like a consensus (:func:`settles`), else the
+    first coder by name.
+    """
     out: dict[str, Annotation] = {}
-    for ann in sorted(annotations, key=lambda a: (a.unit_id, a.coder)):
+    for ann in sorted(annotations, key=lambda a: (a.unit_id, not settles(a.coder), a.coder)):
         if ann.unit_kind is part and ann.status is Status.SCORED and ann.unit_id not in out:
             out[ann.unit_id] = ann
     return out
+
+
+def settles(coder: str) -> bool:
+    """Whether a reviewer is named like a consensus (``adjudicated``, ``consensus``...).
+
+    Its review settles the others' disagreements: in review/ beside them (alice, bob and
+    their adjudication), the corrected shares took the first coder by name (alice), and
+    reviewer vs reviewer agreement read it as one more reviewer (Fleiss 0.308 for alice and
+    bob's -0.021).
+    """
+    from failcodes.stats.summaries import consensus_word
+
+    return consensus_word(coder) is not None
 
 
 def _codes_key(ann: Annotation) -> tuple[object, ...]:

@@ -380,6 +380,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     from failcodes.dropped import Dropped, read_dropped
     from failcodes.judge.run import read_summary
     from failcodes.metrics import distributions_dataframe, verdict_distributions
+    from failcodes.reviewplan import settles
 
     inputs_files: list[Path] = []
     trace_files = layout.trace_files()
@@ -596,6 +597,14 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             versions.widened if versions is not None else {},
         )
         people = _by_coder(a for a in humans if a.unit_id not in left_out)
+        settling = [c for c in people if settles(c)]
+        if settling and len(people) > 1:
+            agreement_notes.append(
+                f"Reviewer {settling[0]} is named like a consensus (it settles the others' "
+                "disagreements): compared with the judge, and left out of reviewer vs "
+                "reviewer agreement, where it would raise the reviewers' own"
+            )
+        people = {c: anns for c, anns in people.items() if not settles(c)}
         if len(people) > 1 and not _shared(people):  # e.g. one reviewer per system
             agreement_notes.append(
                 f"Reviewers {', '.join(people)} reviewed no unit in common: no reviewer vs "
@@ -923,6 +932,7 @@ def _corrected(
         read_plan,
         redraw_command,
         repeated_reviews,
+        settles,
         stale_reason,
     )
 
@@ -964,11 +974,15 @@ def _corrected(
         if progress.estimation_reviewed == 0:
             continue
         repeated, differ, coders = repeated_reviews(current, plan.part, plan.estimation_ids())
+        # an adjudicated review beside the reviewers' own counts where it is (human_codes)
+        settling = [f"{c}'s (named like a consensus) where it has one, else " for c in coders]
+        which = next((s for c, s in zip(coders, settling, strict=True) if settles(c)), "")
+        which += "the first coder by name"
         if repeated:  # double coding: one review per unit enters the estimates; say which
             notes.setdefault(corrected_notes_key(plan.part), []).append(
                 f"Assumed: {repeated} unit(s) of plan {plan.name!r} reviewed more than once "
                 f"({', '.join(coders)}; {differ} with different codes): the corrected shares "
-                "count one review per unit, the first coder by name, and leave the others out"
+                f"count one review per unit, {which}, and leave the others out"
             )
         # reviews migrated from a version where a step took one code (v1 -> v2): a
         # co-occurring code is missing from them, so the step's shares may undercount
@@ -1040,7 +1054,7 @@ def _corrected(
             + (f"; {_outside_text(outside[plan.part])}" if outside[plan.part] else "")
             + (
                 f"; {repeated} unit(s) reviewed more than once ({differ} with different "
-                "codes): the first coder by name counted"
+                f"codes): {which} counted"
                 if repeated
                 else ""
             )
@@ -1671,6 +1685,7 @@ def _review_agreement(
             narrow[(coder, step)] = narrow.get((coder, step), 0) + 1
     from failcodes.coderagreement import annotation_agreement, degenerate
     from failcodes.judge.panelrun import consensus_annotations
+    from failcodes.reviewplan import settles
     from failcodes.tableio import read_models_jsonl
 
     reviewed = {a.unit_id for a in humans}
@@ -1704,10 +1719,13 @@ def _review_agreement(
             if r.scope in ("dimension", "code")
         )
     ]
-    if len(people) > 1 and _shared(people):
+    # a review named like a consensus settles the others: one more reviewer, it raised their
+    # agreement (alice and bob's Fleiss -0.021 read 0.308 beside their adjudication)
+    raters = {c: anns for c, anns in people.items() if not settles(c)}
+    if len(raters) > 1 and _shared(raters):
         results += [
             (REVIEWERS_SOURCE, r)
-            for r in annotation_agreement(humans, **options)
+            for r in annotation_agreement([a for a in humans if a.coder in raters], **options)
             if r.scope == "dimension"
         ]
     rows: list[dict[str, Any]] = []

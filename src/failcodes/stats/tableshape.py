@@ -269,6 +269,10 @@ def _field_first_grid(columns: Sequence[str]) -> dict[str, dict[tuple[str, ...],
     return grid
 
 
+#: A name's last word that reads as a time point (``t1``, ``v2``: a test and a retest, visits).
+TIME_POINT = re.compile(r"[tv][0-9]")
+
+
 def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> None:
     """Refuse rater columns that are two or more fields of each rater.
 
@@ -286,7 +290,11 @@ def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> No
     heads = _field_first_grid(columns)
     for col in columns:
         words = name_words(col)
-        if len(words) >= 2 and len(words[-1]) >= 3 and not words[-1].isdigit():
+        # a time point (a_t1, a_t2, b_t1, b_t2: each rater's test and retest) is a field too
+        # of two characters: read as four raters, Fleiss 0.385 mixed the raters' agreement
+        # with each one's own over time
+        named_field = len(words[-1]) >= 3 or TIME_POINT.fullmatch(words[-1]) is not None
+        if len(words) >= 2 and named_field and not words[-1].isdigit():
             heads.setdefault(words[-1], {})[tuple(words[:-1])] = col
         rater = "".join(words[1:])  # the field first: 'error_R1', 'severity_coder_2'
         coded = rater.isalnum() and not rater.isalpha() and not rater.isdigit()
