@@ -22,6 +22,7 @@ row), the field and what was expected.
 from __future__ import annotations
 
 import bisect
+import itertools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,7 +37,7 @@ from failcodes import engine, labelio
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.ingest.repeats import KeyHashes
-from failcodes.jsonio import byte_lines, jsonl_lines, jsonl_object
+from failcodes.jsonio import byte_blocks, byte_lines, jsonl_lines, jsonl_object
 from failcodes.labels import (
     Label,
     LabelColumns,
@@ -202,50 +203,50 @@ def _scan_jsonl(
 ) -> tuple[int, InputError | None]:
     """Decode a trace JSONL file line by line into the engine's ``rows`` table.
 
-    Each line is validated once (:func:`_fast_line`: msgspec against the trace schema, the
-    duplicate-key count; else the object reader's own steps) and its key columns, line and
-    byte offset go to the engine a chunk at a time (row numbers from ``total`` on). Returns
-    the row count after this file and the error of the first invalid line (reading stops there).
-    With ``texts``, each row's sentence text goes too, as its hash (:func:`_texts_differ`).
-    ``facts`` gets the rows of no declared evidence source and of a true/false verdict.
+    Each line is validated once (:meth:`Voucher.lines <failcodes.tracelines.Voucher.lines>`:
+    msgspec against the trace schema, the duplicate-key count, a read of lines at a time;
+    else the object reader's own steps) and its key columns, line and byte offset go to the
+    engine a chunk at a time (row numbers from ``total`` on). Returns the row count after
+    this file and the error of the first invalid line (reading stops there). With ``texts``,
+    each row's sentence text goes too, as its hash (:func:`_texts_differ`). ``facts`` gets
+    the rows of no declared evidence source and of a true/false verdict.
     """
     vouch = Voucher(rewritten=False)
     sink = _RowSink(con, index, total, texts=texts)
-    add = sink.add
+    add, keys, tally = sink.rows.append, _ROW_KEYS, tally_undeclared
     failure: InputError | None = None
-    with check_regular_file(path).open("rb", buffering=_SCAN_BUFFER) as fh:
-        pos = 0
-        for lineno, raw in byte_lines(fh, path):
-            start = pos
-            pos += len(raw)
-            cr = raw.find(b"\r")
-            if cr != -1 and (cr != len(raw) - 2 or raw[-1:] != b"\n"):
-                raise _UseObjectReaderError  # a bare CR ends a line for the text reader
-            body = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-            rec: Any = _fast_line(body, vouch)
-            if rec is not None:
-                verdict: str = rec.verdict
-            else:
+    lineno = pos = 0
+    with check_regular_file(path).open("rb", buffering=0) as fh:
+        for lines, quotes in byte_blocks(fh, path):
+            bodies = lines
+            if not lineno and lines[0].startswith(b"\xef\xbb\xbf"):  # a BOM
+                bodies = [lines[0][3:], *lines[1:]]
+            returns = any(map(operator.contains, lines, itertools.repeat(b"\r")))
+            for raw, rec in zip(lines, vouch.lines(bodies, quotes), strict=True):
+                lineno += 1
+                start = pos
+                pos += len(raw)
+                if returns:
+                    cr = raw.find(b"\r")
+                    if cr != -1 and (cr != len(raw) - 2 or raw[-1:] != b"\n"):
+                        raise _UseObjectReaderError  # a bare CR ends a line for the text reader
+                if rec is not None:
+                    add((lineno, start, *keys(rec)))
+                    if rec.evidence_source is None:
+                        tally(facts.undeclared, rec.system, None, rec.passages, rec.retriever)
+                    continue
                 try:
-                    rec = _object_line(raw, lineno, path, facts)
+                    trace = _object_line(raw, lineno, path, facts)
                 except InputError as exc:
                     failure = exc
                     break
-                if rec is None:
-                    continue
-                verdict = rec.verdict.value
-            add(
-                lineno,
-                start,
-                rec.system,
-                rec.question_id,
-                rec.sentence_id,
-                rec.claim_id,
-                verdict,
-                rec.sentence,
-            )
-            if rec.evidence_source is None:
-                tally_undeclared(facts.undeclared, rec.system, None, rec.passages, rec.retriever)
+                if trace is not None:
+                    add((lineno, start, *keys(trace)[:4], trace.verdict.value, trace.sentence))
+                    if trace.evidence_source is None:
+                        tally(facts.undeclared, trace.system, None, trace.passages, trace.retriever)
+            if failure is not None:
+                break
+            sink.spill()
     sink.flush()
     facts.truths += vouch.truths
     return sink.row, failure
@@ -267,60 +268,54 @@ def _numbers(values: Any, dtype: Any) -> Any:
     )
 
 
+#: A vouched line's values of a ``rows`` row: its ids, verdict (canonical) and sentence text.
+_ROW_KEYS = operator.attrgetter(
+    "system", "question_id", "sentence_id", "claim_id", "verdict", "sentence"
+)
+
+
 class _RowSink:
-    """Rows of one file appended as Python values, inserted into ``rows`` by chunks."""
+    """Rows of one file inserted into ``rows`` by chunks: appended, or given as arrays."""
 
     def __init__(self, con: Any, file: int, first: int, *, texts: bool = False) -> None:
         self.con, self.file, self.row = con, file, first
-        self.lines: list[int] = []
-        self.offsets: list[int] = []
-        self.keys: list[list[str]] = [[], [], [], []]
-        self.verdicts: list[int] = []
-        #: With ``texts``: each row's sentence text hashed (0: none; ``hash("")`` is 0).
-        self.texts: list[int] | None = [] if texts else None
+        #: Rows appended: (line, offset, system, question, sentence, claim, verdict, text),
+        #: the verdict canonical, the text the sentence's (None: none).
+        self.rows: list[tuple[Any, ...]] = []
+        #: Whether ``rows`` gets each row's sentence text hashed (0: none; ``hash("")`` is 0).
+        self.texts = texts
 
-    def add(
-        self,
-        line: int,
-        offset: int,
-        system: str,
-        question: str,
-        sentence: str,
-        claim: str,
-        verdict: str,
-        text: str | None = None,
-    ) -> None:
-        """Append one row (the verdict canonical; ``text``: its sentence's)."""
-        self.lines.append(line)
-        self.offsets.append(offset)
-        s, q, t, c = self.keys
-        s.append(system)
-        q.append(question)
-        t.append(sentence)
-        c.append(claim)
-        self.verdicts.append(_VERDICT_INDEX[verdict])
-        if self.texts is not None:
-            self.texts.append(hash(text) if text else 0)
-        if len(self.lines) >= _SINK_ROWS:
+    def spill(self) -> None:
+        """Insert the appended rows if they are :data:`_SINK_ROWS` or more."""
+        if len(self.rows) >= _SINK_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        """Insert the pending rows (as numpy arrays: a JSONL scan imports no pyarrow)."""
-        if self.lines:
-            self.insert(
-                np.array(self.lines, dtype=np.int64),
-                np.array(self.offsets, dtype=np.int64),
-                [np.array(k, dtype=object) for k in self.keys],
-                np.array(self.verdicts, dtype=np.int8),
-            )
-            self.lines, self.offsets = [], []
-            self.keys = [[], [], [], []]
-            self.verdicts = []
-            if self.texts is not None:
-                self.texts = []
+        """Insert the appended rows (as numpy arrays: a JSONL scan imports no pyarrow)."""
+        if not self.rows:
+            return
+        lines, offsets, *keys, verdicts, texts = zip(*self.rows, strict=True)
+        self.rows.clear()  # (the scan holds its append)
+        self.insert(
+            np.array(lines, dtype=np.int64),
+            np.array(offsets, dtype=np.int64),
+            [np.array(k, dtype=object) for k in keys],
+            np.fromiter(map(_VERDICT_INDEX.__getitem__, verdicts), np.int8, len(verdicts)),
+            [hash(t) if t else 0 for t in texts] if self.texts else None,
+        )
 
-    def insert(self, lines: Any, offsets: Any, keys: Sequence[Any], verdicts: Any) -> None:
-        """Insert rows (lines, offsets, the four ids, verdict indexes): numpy or Arrow arrays."""
+    def insert(
+        self,
+        lines: Any,
+        offsets: Any,
+        keys: Sequence[Any],
+        verdicts: Any,
+        texts: Sequence[int] | None = None,
+    ) -> None:
+        """Insert rows (lines, offsets, the four ids, verdict indexes): numpy or Arrow arrays.
+
+        ``texts``: the rows' sentence texts hashed, where ``rows`` has them (a JSONL scan's).
+        """
         n = len(lines)
         columns = {
             "file": np.full(n, self.file, dtype=np.int32),
@@ -330,8 +325,8 @@ class _RowSink:
             **dict(zip(KEY_COLUMNS[:4], keys, strict=True)),
             "verdict": verdicts,
         }
-        if self.texts is not None:  # (a JSONL scan's: flushed with its rows)
-            columns["sentence_text"] = np.array(self.texts, dtype=np.int64)
+        if texts is not None:
+            columns["sentence_text"] = np.array(texts, dtype=np.int64)
         if not isinstance(lines, np.ndarray):  # Arrow arrays (a Parquet scan)
             pa, _ = pyarrow_modules()
             columns = pa.table(

@@ -475,6 +475,9 @@ _PIECE = 1 << 20
 #: by ``metrics``): a 200 MB line took 1.4 GB to ingest (7x), so 1 GB would take 7; no trace
 #: or label record comes near (a whole answer with its passages: kilobytes).
 MAX_LINE = 64 << 20
+#: Bytes :func:`byte_blocks` reads at once (1 MB lines and their read held at once: more
+#: cache misses; 0.26 CPU-s per 112 MB at 64 kB, 0.28 at 1 MB).
+_BLOCK = 1 << 16
 
 
 def _utf8_size(text: str) -> int:
@@ -514,6 +517,49 @@ def byte_lines(fh: IO[bytes], path: Path) -> Iterator[tuple[int, bytes]]:
                     raise _long_line(path, lineno)
             raw = b"".join(parts)
         yield lineno, raw
+
+
+def byte_blocks(fh: IO[bytes], path: Path) -> Iterator[tuple[list[bytes], int]]:
+    r"""The lines of :func:`byte_lines`, those ending in one read of the file at a time.
+
+    Each list comes with the number of ``"`` in its lines, counted over the read by numpy
+    (the lines' ``bytes.count``: 0.21 CPU-s per 675 MB, this 0.05). A line past
+    :data:`MAX_LINE` bytes is refused as :func:`byte_lines` refuses it, after the lines
+    before it are given, its pieces never joined. ``fh`` is best unbuffered.
+    """
+    import io
+
+    import numpy as np
+
+    pending: list[bytes] = []  # the pieces of a line not ended yet
+    size = quoted = given = 0  # the pieces' bytes and quotes; lines given
+    # (a new array each read was mapped and faulted anew by malloc: +0.1 CPU-s at 1 MB reads)
+    equal = np.empty(_BLOCK, dtype=bool)
+    while chunk := fh.read(_BLOCK):
+        found = equal[: len(chunk)]
+        np.equal(np.frombuffer(chunk, np.uint8), 34, out=found)  # b'"'
+        quotes = int(np.count_nonzero(found))
+        lines = io.BytesIO(chunk).readlines()
+        if pending:
+            size += len(lines[0])
+            if size > MAX_LINE:
+                raise _long_line(path, given + 1)
+            if lines[0][-1] != 10:  # b"\n": the line goes on past this read
+                pending.append(chunk)
+                quoted += quotes
+                continue
+            lines[0] = b"".join([*pending, lines[0]])
+            quotes += quoted
+            pending = []
+        if lines[-1][-1] != 10:
+            rest = lines.pop()
+            pending, size, quoted = [rest], len(rest), rest.count(b'"')
+            quotes -= quoted
+        if lines:
+            given += len(lines)
+            yield lines, quotes
+    if pending:
+        yield [b"".join(pending)], quoted
 
 
 def jsonl_lines(path: str | Path) -> Iterator[tuple[int, str]]:
