@@ -258,3 +258,24 @@ def test_each_raters_test_and_retest_columns_are_not_four_raters(
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(-1 / 35)
+
+
+def test_a_zero_one_rater_alone_gave_below_the_others_scale_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """r3's two missing 1-3 ratings written 0: a rating of its own (it may be one: a 0-3
+    scale), at the interval level alpha 0.616 (the krippendorff package on the same cells
+    too) for the 0.779 of the ratings given, and the first line said nothing. Now it asks."""
+    table = tmp_path / "z.csv"
+    table.write_text(CODED.format(m="0"), encoding="utf-8")
+    args = ["agree", str(table), "--level", "interval", "--stat", "krippendorff", *AGREE_JSON]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    # krippendorff.alpha([[1,2,3,1,2,3,1,2], [1,2,3,2,2,2,1,3], [1,0,3,1,2,3,0,2]],
+    # level_of_measurement="interval") = 0.615866...
+    assert row["value"] == pytest.approx(0.615866388308977)
+    assert row["notes"][0].endswith(
+        "; 0 given by r3 alone (2 rating(s)), the others' lowest 1: a missing rating written "
+        "0? leave those cells empty (read here as a rating)"
+    )
