@@ -7,6 +7,7 @@ unknown" beside "run total: 117 units, $0.0000", the report's run box "Cost $0.0
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -162,3 +163,39 @@ def test_the_consensus_column_line_shown_in_statistics_md_is_the_one_agree_print
     code, out, err = run_cli(["agree", str(table), "--stat", "fleiss", "--bootstrap", "0"], capsys)
     assert code == 0, err
     assert out.splitlines()[0] == shown
+
+
+def test_a_transposed_table_is_refused_though_the_values_rule_set_questions_aside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/statistics.md: `reader,Q1,...` over three readers is refused asking to transpose it.
+
+    92333d8 counted the rater columns after the values rule: Q1 and Q4 (every reader gave 1,
+    a value no other question holds) were set aside as covariates, the four questions left
+    were read as four raters of the 3 readers: Fleiss -0.250, exit 0. Transposed (units
+    Q1..Q6, raters r1..r3) by hand: P_i 1, 1, 1/3, 1, 1, 1/3 -> mean 14/18; category shares
+    6/18, 8/18, 4/18 -> p_e 116/324; kappa (14/18 - 116/324) / (1 - 116/324) = 136/208 = 0.654.
+    """
+    table = tmp_path / "readers.csv"
+    table.write_text(
+        "reader,Q1,Q2,Q3,Q4,Q5,Q6\nr1,1,2,3,1,2,3\nr2,1,2,3,1,2,2\nr3,1,2,2,1,2,3\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "agreement.json"
+    code, _, err = run_cli(["agree", str(table), "--bootstrap", "0", "-o", str(out)], capsys)
+    assert code == 2 and not out.exists()
+    assert err.strip() == (
+        f"failcodes: error: {table}:1: 6 rater columns (Q1, Q2, Q3, ...) for 3 rows: is the "
+        "table one row per rater and one column per unit? agreement needs one row per unit: "
+        "transpose it (to read it as given, name the raters with --raters)"
+    )
+    transposed = tmp_path / "questions.csv"
+    transposed.write_text(
+        "question,r1,r2,r3\nQ1,1,1,1\nQ2,2,2,2\nQ3,3,3,2\nQ4,1,1,1\nQ5,2,2,2\nQ6,3,2,3\n",
+        encoding="utf-8",
+    )
+    args = ["agree", str(transposed), "--stat", "fleiss", "--bootstrap", "0", "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    [row] = json.loads(out.read_text(encoding="utf-8"))
+    assert row["value"] == pytest.approx(136 / 208, abs=1e-12)

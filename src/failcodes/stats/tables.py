@@ -394,11 +394,13 @@ def choose_columns(
             unit, reason = None, "none found: row numbers are the unit ids"
     left_out: tuple[str, ...] = ()
     summaries: tuple[Summary, ...] = ()
+    named_out: list[str] = []
     if raters is not None:
         rater_cols = list(raters)
     else:
         pool = list(candidates) if candidates is not None else [c for c in cols if c != unit]
         rater_cols, summaries = _without_named(pool, source)
+        named_out = list(rater_cols)  # before the values rule sets columns aside
         if candidates is None:
             rater_cols, left_out = _raters_by_values(frame, rater_cols, source)
             rater_cols, summaries = without_not_ratings(rater_cols, summaries, source)
@@ -410,10 +412,12 @@ def choose_columns(
         no_code_grid(frame, rater_cols, source)
         # twice as many rater columns as units, and six or more: one row per rater and one
         # column per unit, under a header no rater word names (`reader,Q1,...,Q30`): 30 units
-        # read as 30 raters of 3 units (Fleiss -0.017 for the 3 readers' own, exit 0)
-        if len(rater_cols) >= max(6, 2 * len(frame)):
+        # read as 30 raters of 3 units (Fleiss -0.017 for the 3 readers' own, exit 0); counted
+        # before the values rule: questions no other question's value meets were set aside
+        # as covariates and the rest read as raters (Fleiss -0.250 on 3 'units', exit 0)
+        if len(named_out) >= max(6, 2 * len(frame)):
             raise InputError(
-                f"{len(rater_cols)} rater columns ({', '.join(rater_cols[:3])}, ...) for "
+                f"{len(named_out)} rater columns ({', '.join(named_out[:3])}, ...) for "
                 f"{len(frame)} rows: is the table one row per rater and one column per unit? "
                 "agreement needs one row per unit: transpose it (to read it as given, name "
                 "the raters with --raters)",
