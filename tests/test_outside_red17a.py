@@ -392,3 +392,39 @@ def test_a_disagreements_file_of_two_levels_is_refused_by_attribute(
         "disagreements --level LEVEL -o FILE)"
     ]
     assert not out.exists()
+
+
+def test_label_ids_written_as_floats_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A labels CSV saved by pandas from columns made float by a missing value: question and
+    # sentence ids '1.0', '2.0' against the traces' 1 and 2 (JSON numbers, read as '1', '2').
+    # Refused before as "no trace has sentence_id '1.0' and no trace has question_id '1.0'",
+    # with no word of why; now the line says it and the way through. Nothing written.
+    traces = _jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"system": "A", "question_id": 1, "sentence_id": s, "claim_id": f"a{s}"}
+            | {"claim": "x", "verdict": v}
+            for s, v in ((1, "refuted"), (2, "supported"))
+        ],
+    )
+    labels = _write(
+        tmp_path / "l.csv", "question_id,sentence_id,has_error\n1.0,1.0,true\n1.0,2.0,false\n"
+    )
+    out = tmp_path / "m.json"
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {labels}:2, field 'sentence_id': no trace has sentence_id '1.0' and "
+        "no trace has question_id '1.0' ('1.0': a whole number written as a float, as pandas "
+        "writes a column with a missing value; write the ids as whole numbers) (1 more such "
+        "labels)"
+    ]
+    assert not out.exists()
+    # the way through: whole numbers, the hand count (s1 refuted, an error: TP; s2 TN)
+    _write(labels, "question_id,sentence_id,has_error\n1,1,true\n1,2,false\n")
+    code, stdout, err = run_cli([*args[:-2], "--format", "json"], capsys)
+    [row] = json.loads(stdout)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 0, 1)

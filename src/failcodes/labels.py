@@ -967,13 +967,28 @@ def _sentence_problems(labels: Sequence[Label], traces: SentenceColumns) -> list
 
 
 def _unknown_sentence(pos: int, sentence_id: str, question_id: str | None) -> LabelProblem:
-    """A sentence label whose sentence (and question, if it gives one) no trace has."""
+    """A sentence label whose sentence (and question, if it gives one) no trace has.
+
+    An id written as a float (``1.0``: a CSV of a pandas column made float by a missing
+    value) is a text the traces' ``1`` is not: said, with the way through.
+    """
+    floats = [i for i in (sentence_id, question_id) if i is not None and _FLOAT_ID.fullmatch(i)]
     return LabelProblem(
         pos,
         "sentence_id",
         f"no trace has sentence_id {sentence_id!r}"
-        + (f" and no trace has question_id {question_id!r}" if question_id is not None else ""),
+        + (f" and no trace has question_id {question_id!r}" if question_id is not None else "")
+        + (
+            f" ({floats[0]!r}: a whole number written as a float, as pandas writes a column "
+            "with a missing value; write the ids as whole numbers)"
+            if floats
+            else ""
+        ),
     )
+
+
+#: An id that is a whole number written as a float (``12.0``).
+_FLOAT_ID = re.compile(r"\d+\.0+")
 
 
 def _several_questions(pos: int, sentence_id: str, questions: Sequence[str]) -> LabelProblem:
