@@ -46,20 +46,22 @@ def test_an_unpriced_runs_total_is_not_zero_dollars() -> None:
     assert summary_lines(priced)[3].endswith("run total: 117 units, $0.2500")
 
 
-def test_the_report_says_an_unpriced_judges_cost_is_unknown(
+def test_a_panel_of_unpriced_judges_says_its_cost_is_unknown(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     fake_server: FakeServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The run box of a study judged on a compatible server with no price said 'Cost $0.0000'."""
+    """A study judged on a compatible server with no price: run box 'Cost $0.0000', and the
+    panel's line 'panel of 2: ...; cost $0.0000 (every member)' (its members' summaries)."""
     from failcodes.study.create import init_study
 
     fake = fresh_fake(fake_server, monkeypatch, "sk-docs17")
     layout = init_study(tmp_path / "st")
     text = layout.study_file.read_text(encoding="utf-8")
     text = text.replace(
-        'judge = "offline"', f'judge = "openai:gpt-5-mini"\nbase_url = "{fake.openai_base_url}"'
+        'judge = "offline"',
+        f'judge = ["openai:gpt-5-mini", "openai:gpt-5-nano"]\nbase_url = "{fake.openai_base_url}"',
     )
     layout.study_file.write_text(text, encoding="utf-8")
     code, _, err = run_cli(["run", str(layout.root)], capsys)
@@ -67,9 +69,15 @@ def test_the_report_says_an_unpriced_judges_cost_is_unknown(
     html = (layout.report_dir / "index.html").read_text(encoding="utf-8")
     assert "<td>Cost</td><td>$0.0000</td>" not in html
     assert (
-        "<td>Cost</td><td>unknown: no price for openai:gpt-5-mini (judge with --prices FILE "
-        "or --price-as KEY to price it)</td>"
+        "<td>Cost</td><td>unknown: no price for openai:gpt-5-mini, openai:gpt-5-nano (judge "
+        "with --prices FILE or --price-as KEY to price it)</td>"
     ) in html
+    [log] = (layout.root / ".failcodes" / "logs").glob("judge_retrieval_*.log")
+    [line] = [x for x in log.read_text(encoding="utf-8").splitlines() if x.startswith("panel of")]
+    assert line.startswith(
+        "panel of 2: openai:gpt-5-mini, openai:gpt-5-nano; cost unknown (no price for "
+        "openai:gpt-5-mini, openai:gpt-5-nano); splits on "
+    )
 
 
 REPO = Path(__file__).resolve().parents[1]

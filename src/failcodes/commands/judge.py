@@ -338,9 +338,12 @@ class JudgeResult:
 
 def agreement_lines(report: PanelReport) -> list[str]:
     """The panel's agreement per dimension (and how many units it splits on)."""
+    cost = f"${report.cost_usd:.4f} (every member)"
+    if report.unpriced:  # an unpriced member counts $0 a unit: the sum is no dollar figure
+        cost = f"unknown (no price for {', '.join(report.unpriced)})"
     lines = [
-        f"panel of {len(report.members)}: {', '.join(report.members)}; cost ${report.cost_usd:.4f} "
-        f"(every member); splits on {len(report.split_units)} of {len(report.units)} units",
+        f"panel of {len(report.members)}: {', '.join(report.members)}; cost {cost}; "
+        f"splits on {len(report.split_units)} of {len(report.units)} units",
     ]
     if report.decided:
         d = report.decided

@@ -67,6 +67,10 @@ class PanelReport(StrictModel):
     temperatures: dict[str, float | None] = Field(default_factory=dict)
     run_dirs: dict[str, str] = Field(description="Member -> its run folder (relative).")
     cost_usd: float = Field(description="Every member's cost, summed.")
+    unpriced: list[str] = Field(
+        default_factory=list,
+        description="Members with no price (counted $0 in cost_usd: the cost is unknown).",
+    )
     units: list[PanelUnit]
     split_units: list[str] = Field(description="Units the panel splits on, ties first.")
     agreement: list[PanelAgreement]
@@ -192,6 +196,7 @@ def panel_report(
             for i, m in enumerate(members, 1)
         },
         cost_usd=sum(s.journal_cost_usd for s in summaries),
+        unpriced=[m.name for m, s in zip(members, summaries, strict=True) if not s.price_known],
         units=units,
         split_units=split_units(units),
         primary=primary,
