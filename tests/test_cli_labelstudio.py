@@ -335,6 +335,8 @@ def test_export_from_a_study_folder(tmp_path: Path, run: Any) -> None:
     assert "2 tasks (0 with predictions)" in proc.stdout
     proc = run("export", study, *base, "--dataset", "nope", cwd=tmp_path)
     assert_one_line_error(proc, "no disagreements for dataset 'nope'")
+    # a misspelt name is told the data sets there are (it said 'run `failcodes run` first')
+    assert proc.stderr.rstrip().endswith("; its data sets with disagreements: ds1)")
     proc = run("export", tmp_path, *base, cwd=tmp_path)
     assert_one_line_error(proc, "not a study folder (no failcodes.toml)")
     proc = run("export", study, "-p", "retrieval", "-c", cb_path, "-o", "r.json", cwd=tmp_path)

@@ -70,13 +70,16 @@ def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
         raise InputError(f"not a study folder (no {layout.study_file.name})", path=root)
     found = sorted(layout.disagreements_dir.glob("*.jsonl"))
     if dataset is not None:
-        found = [p for p in found if p == layout.disagreements(dataset)]
-        if not found:
+        named = [p for p in found if p == layout.disagreements(dataset)]
+        if not named:  # a misspelt name said 'run `failcodes run` first' beside the others
+            have = ", ".join(p.stem for p in found)
+            hint = f"its data sets with disagreements: {have}" if have else "run `failcodes run`"
             raise InputError(
                 f"no disagreements for dataset {dataset!r} (expected "
-                f"{layout.disagreements(dataset)}; run `failcodes run` first)",
+                f"{layout.disagreements(dataset)}; {hint})",
                 path=root,
             )
+        found = named
     if not found:
         raise InputError("the study has no disagreements yet (run `failcodes run`)", path=root)
     return found
