@@ -238,3 +238,66 @@ def test_set_codes_of_four_raters_with_missing_ratings_take_single_rated_units_a
     plain = {r["statistic"]: r["value"] for r in json.loads(out)}
     mine = {r["statistic"]: r["value"] for r in rows if r.get("code") == "a"}
     assert mine == pytest.approx({s: plain[s] for s in mine}, abs=1e-12)
+
+
+def _understated(src: Path, dst: Path, honest: int, said: int) -> Path:
+    """``src`` whose footer says row group 0 unpacks to ``said`` bytes for ``honest``.
+
+    The Thrift varint of ``honest`` (zigzag) is replaced in place by ``said`` written in as
+    many bytes (a varint may carry leading zero groups), so nothing else moves.
+    """
+    import struct
+
+    def varint(n: int, width: int = 0) -> bytes:
+        out = bytearray()
+        while n >= 0x80 or len(out) + 1 < width:
+            out.append((n & 0x7F) | 0x80)
+            n >>= 7
+        out.append(n)
+        return bytes(out)
+
+    data = src.read_bytes()
+    size = struct.unpack("<I", data[-8:-4])[0]
+    start = len(data) - 8 - size
+    old = varint(honest << 1)
+    assert data.count(old, start) == 1
+    dst.write_bytes(data[:start] + data[start:].replace(old, varint(said << 1, len(old))))
+    return dst
+
+
+def test_a_parquet_page_its_metadata_understates_is_refused_by_its_header(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a55ea0c held the row groups' uncompressed size (metadata) to the decoded budget, since
+    # a page is unpacked whole; a footer that understates it (1,000 bytes) let the page be
+    # unpacked all the same: 30,000 texts of 10 KB in a 147 KB file took ingest 1.31 GB peak,
+    # exit 0 (/usr/bin/time). Now the pages' own headers are read (a 1 KB read each: 0.02
+    # CPU-s for a 132 MB file of 20 columns). Here the budget's floor is 1 MB, the dictionary
+    # 300 texts of 8 + 10,000 characters, each with its 4-byte length: 300 x 10,012 =
+    # 3,003,600 bytes = 2.9 MB (the two rows' other pages a few bytes).
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from failcodes import parquetio
+
+    monkeypatch.setattr(parquetio, "DECODED_MIN", 1 << 20)
+    texts = pa.array([f"{i:08d}" + "x" * 10_000 for i in range(300)])
+    ids = pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), texts)
+    table = pa.table({"sentence_id": ids, "has_error": [True, False], "annotator": ["a", "a"]})
+    honest = tmp_path / "honest.parquet"
+    pq.write_table(table, honest, compression="zstd", dictionary_pagesize_limit=1 << 30)
+    unpacked = pq.ParquetFile(honest).metadata.row_group(0).total_byte_size
+    src = _understated(honest, tmp_path / "l.parquet", unpacked, 1000)
+    assert pq.ParquetFile(src).metadata.row_group(0).total_byte_size == 1000
+    out = tmp_path / "out" / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(src), "-o", str(out)], capsys)
+    size = src.stat().st_size / (1 << 20)
+    assert (code, err.strip().splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {src}: its pages unpack to 2.9 MB from {size:,.1f} MB (at most "
+            "1.0 MB, or 32 times the file's size) (a decompression bomb, or a table too large "
+            "to read here): split the table into smaller files"
+        ],
+    )
+    assert not out.parent.exists()
