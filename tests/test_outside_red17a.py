@@ -179,7 +179,8 @@ def test_a_row_repeated_cell_for_cell_under_ids_line_is_refused(
         f"failcodes: error: {table}:4: the row repeats line 3 cell for cell: with --option "
         "ids=line each row is a sentence of its own, so this one would count twice (a row "
         "the export copied?); delete the copy, or, if the answer says it twice, give each row "
-        "its sentence id (a sentence_id column)"
+        "its sentence id (a sentence_id column); rows a published data set holds twice: "
+        "--option duplicates=keep keeps each as a sentence of its own"
     ]
     assert not out.exists() and not labels.exists()
     # the way through: the copy deleted, the hand count

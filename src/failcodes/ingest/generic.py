@@ -56,6 +56,7 @@ from failcodes.verdicts import Verdict
 
 OPTIONS: tuple[str, ...] = (
     "ids",
+    "duplicates",
     "unmapped",
     "sentence_ids",
     "rows",
@@ -80,6 +81,7 @@ def _table_spec(options: AdapterOptions) -> TableSpec:
         verifier=options.verifier,
         retriever=options.retriever,
         ids=options.extra.get("ids", "columns"),
+        duplicates=options.extra.get("duplicates", "refuse"),
         unmapped=options.extra.get("unmapped", "error"),
         sentence_ids=options.extra.get("sentence_ids", "global"),
         rows=parse_rows_path(options.extra["rows"]) if "rows" in options.extra else None,

@@ -97,6 +97,8 @@ class TableSpec:
     verifier: str | None = None
     retriever: str | None = None
     ids: str = "columns"
+    #: with ``ids=line``, a row repeating an earlier row cell for cell: "refuse" or "keep"
+    duplicates: str = "refuse"
     unmapped: str = "error"
     sentence_ids: str = "global"
     rows: RowsPath | None = None
@@ -151,6 +153,9 @@ class TableSpec:
             raise ConfigError("--passage-column and --map ...=passages do not mix")
         self._check_verdicts(owner)
         check_option("ids", self.ids, ID_MODES)
+        check_option("duplicates", self.duplicates, ("refuse", "keep"))
+        if self.duplicates == "keep" and self.ids != "line":
+            raise ConfigError("--option duplicates=keep goes with --option ids=line")
         check_option("sentence_ids", self.sentence_ids, SENTENCE_ID_MODES)
         check_option("unmapped", self.unmapped, UNMAPPED_MODES)
         check_option("label_level", self.label_level, LABEL_LEVELS)
@@ -847,7 +852,12 @@ class TableStream:
             trace, label = _row(raw, spec, path, line)
         except InputError as exc:
             raise _in_row(_verdict_column(exc, raw, spec), where) from None
-        if spec.ids == "line" and trace.claim_id == f"L{line}" and not where:
+        if (
+            spec.ids == "line"
+            and spec.duplicates == "refuse"
+            and trace.claim_id == f"L{line}"
+            and not where
+        ):
             _once_by_content(tally.contents, raw, path, line)
         tally.count += 1
         return _Row(trace, label, raw, path, line, where)
@@ -1278,7 +1288,8 @@ def _once_by_content(seen: dict[str, int], raw: Mapping[str, Any], path: Path, l
             f"the row repeats line {first} cell for cell: with --option ids=line each row is a "
             "sentence of its own, so this one would count twice (a row the export copied?); "
             "delete the copy, or, if the answer says it twice, give each row its sentence id "
-            "(a sentence_id column)",
+            "(a sentence_id column); rows a published data set holds twice: --option "
+            "duplicates=keep keeps each as a sentence of its own",
             path=path,
             line=line,
         )

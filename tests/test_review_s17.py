@@ -1,0 +1,100 @@
+"""Review of session 17's refusals (t18rev, issue 30): real-looking inputs each refused falsely.
+
+Each test states the input, what main did, and what it does now; a refusal test asserts the
+exact line, exit 2 and that nothing was written; a count asserts the hand count beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+from tests.conftest import shared_data
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+#: COVID-Fact's shape (claim, label, evidence; no id column): claim A is in the file twice,
+#: line for line, as 5 claims are in the published COVIDFACT_dataset.jsonl (lines 1639/2805).
+_CLAIMS = [
+    {"claim": "Masks reduce exposure", "label": "REFUTED", "evidence": ["e1"]},
+    {"claim": "Vitamin D cures it", "label": "SUPPORTED", "evidence": ["e2"]},
+    {"claim": "Masks reduce exposure", "label": "REFUTED", "evidence": ["e1"]},
+]
+_COVIDFACT_ARGS = [
+    "--option",
+    "ids=line",
+    "--option",
+    "unmapped=drop",
+    "--map",
+    "label=verdict",
+    "--alias",
+    "SUPPORTED=supported",
+    "--alias",
+    "REFUTED=refuted",
+    "--passage-column",
+    "evidence=covidfact-gold",
+    "--label-rule",
+    "label = REFUTED -> error",
+    "--system",
+    "covidfact-oracle",
+    "--evidence",
+    "provided",
+]
+
+
+def test_a_published_data_sets_repeated_rows_have_a_way_through_ids_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 64cce97 refused a row repeating an earlier one under ids=line with no way through for a
+    # data set published so: docs/trace-format.md's COVID-Fact ingest exited 2 on line 2805
+    # (its 4,086 claims hold 5 twice). Now the line names --option duplicates=keep, which
+    # keeps each row a sentence of its own: by hand A refuted/error twice (TP 2), B supported
+    # and clean (TN 1): n 3, the published count.
+    src = _write(tmp_path / "cf.jsonl", "".join(json.dumps(r) + "\n" for r in _CLAIMS))
+    out, labels = tmp_path / "cf.parquet", tmp_path / "cf_labels.csv"
+    args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
+    code, stdout, err = run_cli([*args, *_COVIDFACT_ARGS], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:3: the row repeats line 1 cell for cell: with --option "
+        "ids=line each row is a sentence of its own, so this one would count twice (a row "
+        "the export copied?); delete the copy, or, if the answer says it twice, give each row "
+        "its sentence id (a sentence_id column); rows a published data set holds twice: "
+        "--option duplicates=keep keeps each as a sentence of its own"
+    ]
+    assert not out.exists() and not labels.exists()
+    keep = [*args, *_COVIDFACT_ARGS, "--option", "duplicates=keep"]
+    assert run_cli(keep, capsys)[0] == 0
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (3, 2, 0, 0, 1)
+    # keep without ids=line: given ids refuse a repeated claim id already
+    code, _, err = run_cli([*args, "--option", "duplicates=keep", "--map", "label=verdict"], capsys)
+    assert (code, err.strip()) == (
+        2,
+        "failcodes: error: --option duplicates=keep goes with --option ids=line",
+    )
+
+
+def test_the_documented_covidfact_ingest_gives_the_published_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # docs/trace-format.md: '4,086 / 2,790 (the counts in the data set's SOURCE.md)'; main
+    # refused it at line 2805 (a repeat of line 1639), exit 2
+    src = shared_data("covidfact", "COVIDFACT_dataset.jsonl")
+    out, labels = tmp_path / "cf.parquet", tmp_path / "cf_labels.csv"
+    args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
+    code, stdout, err = run_cli([*args, *_COVIDFACT_ARGS, "--option", "duplicates=keep"], capsys)
+    assert code == 0, err
+    assert "wrote 4,086 traces" in stdout + err
+    assert "2,790 error / 1,296 no-error" in stdout + err
