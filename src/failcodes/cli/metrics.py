@@ -190,7 +190,7 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
         request = request.model_copy(update={"out_format": fmt.value})
     result = request.run()
     # the first line says what was assumed (printed JSON or CSV carries it as fields)
-    assumed = None if request.verdicts else result.assumed
+    assumed = result.assumed
     if result.written is not None:
         for line in result.lines():
             typer.echo(line)
@@ -200,6 +200,8 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
             if said:
                 typer.echo(said, err=True)
     elif result.report is None or request.verdicts:
+        if assumed:  # how true/false verdicts were read
+            typer.echo(assumed)
         if result.dropped:
             typer.echo(result.dropped)
         make_console().print(distribution_table(result.distributions))

@@ -32,6 +32,8 @@ from failcodes.traces import (
     check_declared_systems,
     declared_source,
     derived_evidence_source,
+    refuse_mixed_evidence,
+    tally_undeclared,
 )
 from failcodes.units import Unit, UnitKind, build_units, claim_trace, disagreement_traces
 from failcodes.verdicts import Verdict
@@ -90,6 +92,15 @@ class ItemSource:
                 raise InputError("no traces found", path=p)
             if declared:
                 check_declared_systems(declared, {t.system for t in self._held})
+            # a system partly retrieved, partly bare, undeclared: refused as ingest refuses it
+            # (its bare claims were attributed to verification, not to the retrieval)
+            undeclared: dict[str, list[int]] = {}
+            for t in self._held:
+                if declared_source(declared, t.system) is None:
+                    tally_undeclared(
+                        undeclared, t.system, t.evidence_source, t.passages, t.retriever
+                    )
+            refuse_mixed_evidence(undeclared)
 
     def _declare(self, trace: Any) -> Any:
         source = declared_source(self.declared, trace.system) if self.declared else None

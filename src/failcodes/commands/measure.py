@@ -73,10 +73,9 @@ class MetricsResult:
 
     @property
     def assumed(self) -> str | None:
-        """What the metrics assumed of the data, in one line (None: verdicts only)."""
-        if self.report is None:
-            return None
-        return "; ".join(x for x in (self.report.assumptions(), self.read) if x) or None
+        """What the metrics (or the distributions) assumed of the data, in one line."""
+        first = self.report.assumptions() if self.report is not None else None
+        return "; ".join(x for x in (first, self.read) if x) or None
 
     @property
     def coverage(self) -> str | None:
@@ -159,8 +158,9 @@ class MetricsRequest(Request):
         if self.labels is None:
             if not self.verdicts:
                 raise ConfigError("--labels is required (only --verdicts works without labels)")
-            dists = verdict_distributions(read_trace_columns(self.traces))
-            return self._distributions(dists, fmt, self._dropped("these shares"))
+            read = read_trace_columns(self.traces)
+            dists = verdict_distributions(read)
+            return self._distributions(dists, fmt, self._dropped("these shares"), read.truths)
         level = self.level
         if level is Level.SENTENCE:  # memory follows the sentences, not the claims
             columns, label_list = load_sentence_columns(self.traces, self.labels)
@@ -179,7 +179,8 @@ class MetricsRequest(Request):
             question_scope=self.question_scope,
         )
         if self.verdicts:
-            return self._distributions(report.distributions, fmt, self._dropped("these shares"))
+            dropped = self._dropped("these shares")
+            return self._distributions(report.distributions, fmt, dropped, columns.truths)
         result = MetricsResult(
             report=report,
             distributions=list(report.distributions),
@@ -205,11 +206,12 @@ class MetricsRequest(Request):
         return dropped_line(found, what)
 
     def _distributions(
-        self, dists: Any, fmt: RowFormat | None, dropped: str | None
+        self, dists: Any, fmt: RowFormat | None, dropped: str | None, truths: int
     ) -> MetricsResult:
         from failcodes.metrics import distributions_dataframe
 
-        result = MetricsResult(distributions=list(dists), dropped=dropped)
+        read = verdicts_read(truths)
+        result = MetricsResult(distributions=list(dists), dropped=dropped, read=read)
         if fmt == "json":
             text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
         elif fmt == "csv":

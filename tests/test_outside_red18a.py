@@ -1,0 +1,160 @@
+"""Outside red-team of the data path, session 18 (t18red1): shapes the other tests do not use.
+
+Each test states the input, what main gave at exit 0 before the fix, and what it gives now.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
+    return _write(path, "".join(json.dumps(r) + "\n" for r in records))
+
+
+#: A retrieval pipeline B whose retriever found nothing for c2 (no passages, no retriever
+#: named); both claims refuted, both sentences correct (no error).
+_MIXED: list[dict[str, object]] = [
+    {
+        "system": "B",
+        "question_id": "q1",
+        "sentence_id": "s1",
+        "claim_id": "c1",
+        "claim": "c1",
+        "verdict": "refuted",
+        "passages": [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}],
+    },
+    {
+        "system": "B",
+        "question_id": "q1",
+        "sentence_id": "s2",
+        "claim_id": "c2",
+        "claim": "c2",
+        "verdict": "refuted",
+        "passages": [],
+    },
+]
+
+_MIXED_REFUSAL = (
+    "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever, "
+    "the others passages: read trace by trace, those would be closed-book (evidence source "
+    "none) and their disagreements blamed on verification, not on a retrieval that found "
+    "nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, none; a "
+    "study: its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
+    "retrieves for some claims only: each trace's evidence_source (a field or column)"
+)
+
+
+def _mixed_traces(tmp_path: Path, suffix: str) -> Path:
+    if suffix == ".jsonl":
+        return _jsonl(tmp_path / "t.jsonl", _MIXED)
+    head = "system,question_id,sentence_id,claim_id,claim,verdict\n"
+    rows = "".join(f"B,q1,{r['sentence_id']},{r['claim_id']},x,refuted\n" for r in _MIXED)
+    _write(
+        tmp_path / "t.passages.csv", "system,claim_id,passage_id,rank,text,gold\nB,c1,p1,1,t,true\n"
+    )
+    return _write(tmp_path / "t.csv", head + rows)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_attribute_from_traces_refuses_a_system_partly_retrieved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    # attribute --from TRACES (no disagreements file): main attributed c2 (no passages) as
+    # closed-book: B verification 2, retrieval 0, exit 0, with a note only. By hand
+    # (docs/attribution.md step 4): c1's gold passage was retrieved and the verifier refuted
+    # it -> verification; c2's retriever found nothing -> retrieval: 1 and 1. Now refused as
+    # ingest and disagreements refuse it (traces.refuse_mixed_evidence); attribute takes
+    # --evidence itself, so the way through is named without an ingest.
+    traces = _mixed_traces(tmp_path, suffix)
+    att = tmp_path / "att"
+    code, stdout, err = run_cli(["attribute", "--from", str(traces), "-o", str(att)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [_MIXED_REFUSAL]
+    assert not att.exists()
+    # the way through: the hand count, nothing said of closed-book claims
+    args = ["attribute", "--from", str(traces), "-o", str(att), "--evidence", "B=retrieved"]
+    code, stdout, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    assert "closed-book" not in err
+    [row] = json.loads(stdout)["stages"]
+    assert (row["system"], row["retrieval"], row["verification"], row["total"]) == ("B", 1, 1, 2)
+
+
+def test_attribute_from_traces_declaring_each_claims_source_is_not_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Adaptive retrieval: each trace declares its own source (c2 none): not refused, and
+    # attributed as declared (c2 closed-book -> verification): verification 2, said in a note.
+    traces = _jsonl(
+        tmp_path / "t.jsonl",
+        [{**r, "evidence_source": e} for r, e in zip(_MIXED, ("retrieved", "none"), strict=True)],
+    )
+    att = tmp_path / "att"
+    code, stdout, err = run_cli(
+        ["attribute", "--from", str(traces), "-o", str(att), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    [row] = json.loads(stdout)["stages"]
+    assert (row["retrieval"], row["verification"], row["total"]) == (0, 2, 2)
+    assert err.startswith("system 'B': 1 of its 2 claims here are closed-book")
+
+
+_DETECTOR: list[dict[str, object]] = [
+    {"system": "A", "question_id": "q1", "sentence_id": s, "claim_id": c, "claim": c}
+    | {"verdict": v}
+    for s, c, v in (("s1", "c1", "true"), ("s2", "c2", "false"), ("s3", "c3", "true"))
+]
+_TRUTHS = (
+    "3 verdict(s) true/false read as supported/refuted (true: the claim holds); if true marks "
+    "an error, ingest the traces with --alias true=refuted --alias false=supported"
+)
+
+
+@pytest.mark.parametrize("with_labels", [False, True])
+def test_metrics_verdicts_says_how_true_false_verdicts_were_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], with_labels: bool
+) -> None:
+    # A detector's verdicts true, false, true. metrics --verdicts printed supported 66.7,
+    # refuted 33.3 (2 of 3 true read as supported) and did not say so, where metrics does:
+    # for a detector whose true marks an error the shares are the other way round. Now the
+    # first line is the same line metrics gives (verdicts.truths_line).
+    traces = _jsonl(tmp_path / "t.jsonl", _DETECTOR)
+    args = ["metrics", "--traces", str(traces), "--verdicts"]
+    if with_labels:
+        labels = _write(
+            tmp_path / "l.jsonl",
+            "".join(
+                json.dumps({"question_id": "q1", "sentence_id": s, "has_error": s == "s1"}) + "\n"
+                for s in ("s1", "s2", "s3")
+            ),
+        )
+        args += ["--labels", str(labels)]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert stdout.splitlines()[0] == _TRUTHS
+    code, stdout, err = run_cli([*args, "--format", "json"], capsys)
+    [row] = json.loads(stdout)
+    assert (row["supported"], row["refuted"]) == (2, 1)  # by hand: true, true; false
+    assert err.strip() == _TRUTHS  # the rows hold no field for it: said on stderr
+    out = tmp_path / "v.csv"
+    code, stdout, err = run_cli([*args, "-o", str(out)], capsys)
+    assert stdout.splitlines()[0] == _TRUTHS
+    # the way through: ingested with the aliases, nothing said, the other way round
+    fixed = tmp_path / "fixed.jsonl"
+    alias = ["--alias", "true=refuted", "--alias", "false=supported"]
+    assert run_cli(["ingest", "generic", str(traces), "-o", str(fixed), *alias], capsys)[0] == 0
+    args[2] = str(fixed)
+    code, stdout, err = run_cli([*args, "--format", "json"], capsys)
+    [row] = json.loads(stdout)
+    assert (row["supported"], row["refuted"], err) == (1, 2, "")
