@@ -8,20 +8,9 @@ from enum import StrEnum
 
 from pydantic import Field, model_validator
 
-from failcodes.codebook import CodebookRef, UnitKind
+from failcodes.codebook import CodebookRef as CodebookRef
+from failcodes.codebook import UnitKind
 from failcodes.contract import FrozenModel
-
-__all__ = [
-    "Annotation",
-    "CodebookRef",
-    "CoderKind",
-    "DimensionEvidence",
-    "Status",
-    "Usage",
-    "code_set_of",
-    "foreign_code",
-]
-
 
 NOT_ASSESSABLE = "not_assessable"
 """A code value meaning "this dimension could not be assessed from the unit".

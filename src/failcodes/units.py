@@ -17,30 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from failcodes.codebook import UnitKind
+from failcodes.codebook import UnitKind as UnitKind
 from failcodes.contract import FrozenModel
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:  # disagreements imports metrics/pandas: keep units light at runtime
     from failcodes.disagreements import ClaimRecord, Disagreement
-
-
-__all__ = [
-    "Provenance",
-    "Unit",
-    "UnitKind",
-    "build_units",
-    "claim_trace",
-    "claim_unit_ids",
-    "disagreement_traces",
-    "passage_entry",
-    "retrieval_unit_digests",
-    "retrieval_units",
-    "traces_without_reasoning",
-    "unit_id",
-    "verification_units",
-]
 
 
 class Provenance(FrozenModel):

@@ -24,7 +24,10 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from failcodes.atomic import AnswerOutcome, AtomicAnswer, AtomicFact, ErrorCategory
+from failcodes.atomic import AnswerOutcome as AnswerOutcome
+from failcodes.atomic import AtomicAnswer as AtomicAnswer
+from failcodes.atomic import AtomicFact as AtomicFact
+from failcodes.atomic import ErrorCategory as ErrorCategory
 from failcodes.contract import StrictModel
 
 
@@ -136,14 +139,3 @@ def evaluate(facts: Sequence[AtomicFact], answers: Sequence[AtomicAnswer]) -> li
         )
         for s in systems
     ]
-
-
-__all__ = [
-    "AnswerOutcome",
-    "AtomicAnswer",
-    "AtomicFact",
-    "AtomicReport",
-    "ErrorCategory",
-    "evaluate",
-    "evaluate_system",
-]

@@ -22,17 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from failcodes.demo._base import (
-    DEFAULT_OUT,
-    DEMO_BOOTSTRAP,
-    DEMO_MAPPINGS,
-    DEMO_SEED,
-    Dataset,
-    DemoContext,
-    DemoStep,
-    Executor,
-    StepOutput,
-)
+from failcodes.demo._base import DEFAULT_OUT as DEFAULT_OUT
+from failcodes.demo._base import DEMO_BOOTSTRAP as DEMO_BOOTSTRAP
+from failcodes.demo._base import DEMO_MAPPINGS as DEMO_MAPPINGS
+from failcodes.demo._base import DEMO_SEED as DEMO_SEED
+from failcodes.demo._base import Dataset as Dataset
+from failcodes.demo._base import DemoContext as DemoContext
+from failcodes.demo._base import DemoStep as DemoStep
+from failcodes.demo._base import Executor
+from failcodes.demo._base import StepOutput as StepOutput
 from failcodes.demo.benchmarks import rtv_step, scifact_benchmark_step
 from failcodes.demo.coding import (
     codebook_step,
@@ -107,17 +105,3 @@ def run_demo(
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     for step in STEPS if steps is None else steps:
         yield step, step.run(ctx)
-
-
-__all__ = [
-    "DEFAULT_OUT",
-    "DEMO_BOOTSTRAP",
-    "DEMO_MAPPINGS",
-    "DEMO_SEED",
-    "STEPS",
-    "Dataset",
-    "DemoContext",
-    "DemoStep",
-    "StepOutput",
-    "run_demo",
-]

@@ -11,7 +11,11 @@ from __future__ import annotations
 import importlib
 
 from failcodes.errors import ConfigError
-from failcodes.ingest.base import Adapter, AdapterOptions, FileAdapter, IngestResult, Output
+from failcodes.ingest.base import Adapter as Adapter
+from failcodes.ingest.base import AdapterOptions as AdapterOptions
+from failcodes.ingest.base import FileAdapter as FileAdapter
+from failcodes.ingest.base import IngestResult as IngestResult
+from failcodes.ingest.base import Output as Output
 
 #: Built-in adapters: name -> module that defines ``ADAPTER``.
 BUILTIN: dict[str, str] = {
@@ -51,16 +55,3 @@ def get_adapter(name: str) -> Adapter:
         module.ADAPTER.name: module.ADAPTER
     }
     return adapters[name]
-
-
-__all__ = [
-    "BUILTIN",
-    "Adapter",
-    "AdapterOptions",
-    "FileAdapter",
-    "IngestResult",
-    "Output",
-    "get_adapter",
-    "names",
-    "register",
-]

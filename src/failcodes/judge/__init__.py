@@ -14,59 +14,35 @@ Public API:
   :class:`PriceTable`, :func:`load_prices`, :class:`JudgeEngine` (a judge over an open journal).
 """
 
-from failcodes.judge.cache import ResponseCache
-from failcodes.judge.engine import JudgeEngine
-from failcodes.judge.estimate import CostEstimate, PricingOnlyCoder
-from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import Journal
-from failcodes.judge.limits import Limits, RateLimiter, RetryPolicy
-from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
-from failcodes.judge.pricing import Price, PriceTable, load_prices
-from failcodes.judge.providers import make_coder, parse_spec
-from failcodes.judge.retry import complete_with_retry
-from failcodes.judge.run import (
-    estimate_run,
-    export_run,
-    read_annotations,
-    read_summary,
-    run_judge,
-    run_judge_async,
-)
-from failcodes.judge.settings import JudgeSettings
-from failcodes.judge.summary import RunSummary, summary_json, summary_lines
-from failcodes.judge.unitjudge import Outcome, UnitJudge
-
-__all__ = [
-    "Batch",
-    "Cascade",
-    "CostEstimate",
-    "Grouped",
-    "Journal",
-    "JudgeEngine",
-    "JudgeJob",
-    "JudgeSettings",
-    "Limits",
-    "Mode",
-    "Outcome",
-    "PerUnit",
-    "Price",
-    "PriceTable",
-    "PricingOnlyCoder",
-    "RateLimiter",
-    "ResponseCache",
-    "RetryPolicy",
-    "RunSummary",
-    "UnitJudge",
-    "complete_with_retry",
-    "estimate_run",
-    "export_run",
-    "load_prices",
-    "make_coder",
-    "parse_spec",
-    "read_annotations",
-    "read_summary",
-    "run_judge",
-    "run_judge_async",
-    "summary_json",
-    "summary_lines",
-]
+from failcodes.judge.cache import ResponseCache as ResponseCache
+from failcodes.judge.engine import JudgeEngine as JudgeEngine
+from failcodes.judge.estimate import CostEstimate as CostEstimate
+from failcodes.judge.estimate import PricingOnlyCoder as PricingOnlyCoder
+from failcodes.judge.job import JudgeJob as JudgeJob
+from failcodes.judge.journal import Journal as Journal
+from failcodes.judge.limits import Limits as Limits
+from failcodes.judge.limits import RateLimiter as RateLimiter
+from failcodes.judge.limits import RetryPolicy as RetryPolicy
+from failcodes.judge.modes import Batch as Batch
+from failcodes.judge.modes import Cascade as Cascade
+from failcodes.judge.modes import Grouped as Grouped
+from failcodes.judge.modes import Mode as Mode
+from failcodes.judge.modes import PerUnit as PerUnit
+from failcodes.judge.pricing import Price as Price
+from failcodes.judge.pricing import PriceTable as PriceTable
+from failcodes.judge.pricing import load_prices as load_prices
+from failcodes.judge.providers import make_coder as make_coder
+from failcodes.judge.providers import parse_spec as parse_spec
+from failcodes.judge.retry import complete_with_retry as complete_with_retry
+from failcodes.judge.run import estimate_run as estimate_run
+from failcodes.judge.run import export_run as export_run
+from failcodes.judge.run import read_annotations as read_annotations
+from failcodes.judge.run import read_summary as read_summary
+from failcodes.judge.run import run_judge as run_judge
+from failcodes.judge.run import run_judge_async as run_judge_async
+from failcodes.judge.settings import JudgeSettings as JudgeSettings
+from failcodes.judge.summary import RunSummary as RunSummary
+from failcodes.judge.summary import summary_json as summary_json
+from failcodes.judge.summary import summary_lines as summary_lines
+from failcodes.judge.unitjudge import Outcome as Outcome
+from failcodes.judge.unitjudge import UnitJudge as UnitJudge

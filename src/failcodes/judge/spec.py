@@ -17,7 +17,7 @@ from pydantic import model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
-from failcodes.judge.providers.offline import OFFLINE_MODEL
+from failcodes.judge.providers.offline import OFFLINE_MODEL as OFFLINE_MODEL
 
 Vendor = Literal["offline", "anthropic", "openai"]
 
@@ -144,6 +144,3 @@ class JudgeSpec(FrozenModel):
         from failcodes.judge.estimate import PricingOnlyCoder
 
         return PricingOnlyCoder(self.name, self.endpoint(base_url))
-
-
-__all__ = ["OFFLINE_MODEL", "JudgeSpec", "Vendor", "check_url"]

@@ -22,14 +22,12 @@ from pathlib import Path
 from failcodes.errors import FailcodesError
 from failcodes.redact import redact_text
 from failcodes.study.layout import StudyLayout
-from failcodes.study.state import (
-    changed_steps,
-    fingerprint,
-    is_finished,
-    load_state,
-    pending_steps,
-    save_state,
-)
+from failcodes.study.state import changed_steps as changed_steps
+from failcodes.study.state import fingerprint as fingerprint
+from failcodes.study.state import is_finished as is_finished
+from failcodes.study.state import load_state as load_state
+from failcodes.study.state import pending_steps as pending_steps
+from failcodes.study.state import save_state
 from failcodes.study.steps import Step
 
 
@@ -129,24 +127,6 @@ def run_steps(
         state[step.name] = fingerprint(step, layout)
         save_state(layout, state)
         yield StepResult(step, Outcome.RAN)
-
-
-__all__ = [
-    "Outcome",
-    "StepFailedError",
-    "StepNotFinishedError",
-    "StepResult",
-    "changed_steps",
-    "fingerprint",
-    "is_finished",
-    "load_state",
-    "log_path",
-    "pending_steps",
-    "run_request",
-    "run_steps",
-    "run_study",
-    "study_folder",
-]
 
 
 def study_folder(study: str | Path) -> Path:

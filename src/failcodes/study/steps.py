@@ -26,7 +26,11 @@ from __future__ import annotations
 from failcodes.commands.report import ReportRequest
 from failcodes.study.config import StudyFile, resolve_path
 from failcodes.study.layout import StudyLayout
-from failcodes.study.plan import Step, has_traces, judged_kinds, plan_notes, plan_work
+from failcodes.study.plan import Step as Step
+from failcodes.study.plan import has_traces as has_traces
+from failcodes.study.plan import judged_kinds as judged_kinds
+from failcodes.study.plan import plan_notes as plan_notes
+from failcodes.study.plan import plan_work
 
 
 def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
@@ -45,6 +49,3 @@ def plan_study(study: StudyFile, layout: StudyLayout) -> list[Step]:
         )
     )
     return steps
-
-
-__all__ = ["Step", "has_traces", "judged_kinds", "plan_notes", "plan_study"]
