@@ -98,3 +98,52 @@ def test_the_documented_covidfact_ingest_gives_the_published_counts(
     assert code == 0, err
     assert "wrote 4,086 traces" in stdout + err
     assert "2,790 error / 1,296 no-error" in stdout + err
+
+
+AGREE_JSON = ["--bootstrap", "0", "--format", "json"]
+
+#: Three clinicians' 0-100 confidence (a visual analogue scale); unit 6 rated 99, 95, 97.
+_VAS = "item,r1,r2,r3\n1,20,25,30\n2,50,45,55\n3,70,75,65\n4,90,95,92\n5,10,15,12\n6,99,95,97\n"
+
+
+def test_a_scales_top_beside_scores_near_it_is_a_rating_not_a_missing_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 92333d8 refused a missing-value code more than one step past the other ratings: 99 on a
+    # 0-100 scale beside scores up to 97 was "a missing-value code?", exit 2, its only way
+    # through --categories listing 101 values. Within a tenth of the others' range past
+    # their top it is read: interval alpha 0.985907 (krippendorff.alpha(reliability_data=
+    # [[20,50,70,90,10,99],[25,45,75,95,15,95],[30,55,65,92,12,97]], level_of_measurement=
+    # 'interval') = 0.9859069588).
+    table = _write(tmp_path / "vas.csv", _VAS)
+    args = ["agree", str(table), "--level", "interval", "--stat", "krippendorff", *AGREE_JSON]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert json.loads(stdout)[0]["value"] == pytest.approx(0.9859069588)
+    # 999 beside them is still refused (999 - 97 > 87 / 10), and 9 beside 1-7 (a 9-point
+    # scale with no 8, or SPSS's 9: the categories say which)
+    _write(table, _VAS.replace("99,95,97", "999,95,97"))
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and "'999' among ratings 10-97: a missing-value code" in err
+
+
+def test_many_raters_named_as_raters_over_few_units_are_not_a_transposed_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 92333d8 refused six or more rater columns over at most half as many rows as a table of
+    # one row per rater: 8 clinicians rater1..rater8 over 4 cases (a panel's pilot) exited 2
+    # with 'is the table one row per rater?', though each column is named as a rater (a
+    # transposed table's columns are its units). Read now. Fleiss by hand: ones per case 5,
+    # 4, 2, 4 of 8; P_i (34, 32, 40, 32 - 8) / 56 -> mean 53/112; p = 15/32, 17/32 -> P_e
+    # 257/512; kappa (53/112 - 257/512) / (255/512) = -103/1785.
+    rows = ["0,0,1,0,1,1,1,1", "0,0,1,0,1,1,0,1", "1,0,0,1,0,0,0,0", "1,0,1,0,0,1,1,0"]
+    header = "case," + ",".join(f"rater{i}" for i in range(1, 9))
+    text = header + "\n" + "".join(f"c{i},{r}\n" for i, r in enumerate(rows, 1))
+    table = _write(tmp_path / "panel.csv", text)
+    code, stdout, err = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
+    assert code == 0, err
+    assert json.loads(stdout)[0]["value"] == pytest.approx(-103 / 1785)
+    # the same cells under unit-like names (Q1..Q8) are still refused as transposed
+    _write(table, text.replace("rater", "Q"))
+    code, _, err = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
+    assert code == 2 and "is the table one row per rater and one column per unit?" in err

@@ -30,7 +30,9 @@ from failcodes.stats.names import STATISTICS
 from failcodes.stats.summaries import (
     MIN_SHARE,
     Summary,
+    name_words,
     named_summaries,
+    rater_word,
     value_summaries,
 )
 from failcodes.stats.tableshape import (
@@ -332,6 +334,12 @@ def _id_by_values(frame: pd.DataFrame, col: str, others: Sequence[str]) -> bool:
     return 2 * outside > len(values)
 
 
+def _rater_named(column: str) -> bool:
+    """Whether a column's name holds a rater word (``rater3``, ``dr_smith``, ``coder_b``)."""
+    words = [w.rstrip("0123456789") for w in name_words(column)]
+    return rater_word(column) is not None or bool(RATER_NAMES.intersection(words))
+
+
 def choose_columns(
     frame: pd.DataFrame,
     *,
@@ -415,7 +423,9 @@ def choose_columns(
         # read as 30 raters of 3 units (Fleiss -0.017 for the 3 readers' own, exit 0); counted
         # before the values rule: questions no other question's value meets were set aside
         # as covariates and the rest read as raters (Fleiss -0.250 on 3 'units', exit 0)
-        if len(named_out) >= max(6, 2 * len(frame)):
+        # (not where every column is named like a rater: rater1..rater8 over 4 cases were
+        # refused as transposed, a panel of many raters and few units)
+        if len(named_out) >= max(6, 2 * len(frame)) and not all(map(_rater_named, named_out)):
             raise InputError(
                 f"{len(named_out)} rater columns ({', '.join(named_out[:3])}, ...) for "
                 f"{len(frame)} rows: is the table one row per rater and one column per unit? "

@@ -466,16 +466,18 @@ def _no_missing_code(
     ``999`` (or ``-9``, ``99``) for a missing 1-3 rating was a rating of its own: at the
     interval level alpha read -0.046 where the ratings given read 0.617, nominal Fleiss 0.409
     for 0.617, exit 0. Refused when the code lies outside the other ratings' range by more
-    than one step (``-1`` beside a 0-4 scale is its next level, ``9`` inside 1-10 a rating).
+    than one step (``-1`` beside a 0-4 scale is its next level, ``9`` inside 1-10 a rating)
+    and, above them, by more than a tenth of their range (``99`` beside 0-100 scores up to 97:
+    the scale's top, refused with no way through but 101 categories listed).
     """
     for code in sorted({n for n, *_ in numbers} & MISSING_CODES):
         rest = [n for n, *_ in numbers if n != code]
-        if len(set(rest)) < 2 or min(rest) - 1 <= code <= max(rest) + 1:
+        low, high = min(rest, default=0), max(rest, default=0)
+        if len(set(rest)) < 2 or low - 1 <= code <= high + max(1, (high - low) / 10):
             continue
         _, row, column, text = min(t for t in numbers if t[0] == code)
-        low, high = (f"{v:g}" for v in (min(rest), max(rest)))
         raise InputError(
-            f"{text!r} among ratings {low}-{high}: a missing-value code (SPSS and Stata write "
+            f"{text!r} among ratings {low:g}-{high:g}: a missing-value code (SPSS and Stata write "
             "9, 99, 999, -9 or -1)? leave the cell empty (it would be a rating of its own, "
             "far from the others); a rating indeed: list the categories with --categories",
             path=source,
