@@ -30,86 +30,97 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from failcodes.annotations import Annotation, CoderKind, Status, Usage
-    from failcodes.api import run
-    from failcodes.attribution import (
-        attribute,
-        attribution_summary,
-        attribution_table,
-        per_passage_codes,
-        per_trace_steps,
-    )
+    from failcodes.annotations import Annotation as Annotation
+    from failcodes.annotations import CoderKind as CoderKind
+    from failcodes.annotations import Status as Status
+    from failcodes.annotations import Usage as Usage
+    from failcodes.api import run as run
+    from failcodes.attribution import attribute as attribute
+    from failcodes.attribution import attribution_summary as attribution_summary
+    from failcodes.attribution import attribution_table as attribution_table
+    from failcodes.attribution import per_passage_codes as per_passage_codes
+    from failcodes.attribution import per_trace_steps as per_trace_steps
     from failcodes.bundled import path as bundled_data
-    from failcodes.codebook import Codebook, CodebookRef, Dimension, Leaf, Part, Subcode
+    from failcodes.codebook import Codebook as Codebook
+    from failcodes.codebook import CodebookRef as CodebookRef
+    from failcodes.codebook import Dimension as Dimension
+    from failcodes.codebook import Leaf as Leaf
+    from failcodes.codebook import Part as Part
+    from failcodes.codebook import Subcode as Subcode
     from failcodes.codebook import bundled as bundled_codebook
     from failcodes.codebook import load as load_codebook
-    from failcodes.commands.agree import AgreeRequest
-    from failcodes.commands.attribute import AttributeRequest
-    from failcodes.commands.benchmark import (
-        BenchmarkAtomicRequest,
-        BenchmarkCovidfactRequest,
-        BenchmarkHealthverRequest,
-        BenchmarkScifactRequest,
-    )
-    from failcodes.commands.cache import CachePruneRequest, CacheStatsRequest
-    from failcodes.commands.codebook import (
-        CodebookDiffRequest,
-        CodebookSchemaRequest,
-        CodebookShowRequest,
-        CodebookTableRequest,
-        CodebookValidateRequest,
-    )
-    from failcodes.commands.compare import CompareRequest
-    from failcodes.commands.ingest import IngestRequest
-    from failcodes.commands.judge import JudgeRequest
-    from failcodes.commands.labelstudio import (
-        ExportRequest,
-        LabelStudioConfigRequest,
-        LabelStudioImportRequest,
-        LabelStudioPullRequest,
-        LabelStudioPushRequest,
-        LabelStudioServeRequest,
-    )
-    from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
-    from failcodes.commands.recode import RecodeRequest
-    from failcodes.commands.report import ReportRequest
-    from failcodes.commands.reviewplan import ReviewPlanRequest, ReviewStatusRequest
-    from failcodes.commands.rtv import RtvRequest
-    from failcodes.commands.saturate import (
-        SaturateInitRequest,
-        SaturateRecodeRequest,
-        SaturateRoundRequest,
-    )
-    from failcodes.demo import run_demo
-    from failcodes.disagreements import find_disagreements
-    from failcodes.errors import FailcodesError, InputError
+    from failcodes.commands.agree import AgreeRequest as AgreeRequest
+    from failcodes.commands.attribute import AttributeRequest as AttributeRequest
+    from failcodes.commands.benchmark import BenchmarkAtomicRequest as BenchmarkAtomicRequest
+    from failcodes.commands.benchmark import BenchmarkCovidfactRequest as BenchmarkCovidfactRequest
+    from failcodes.commands.benchmark import BenchmarkHealthverRequest as BenchmarkHealthverRequest
+    from failcodes.commands.benchmark import BenchmarkScifactRequest as BenchmarkScifactRequest
+    from failcodes.commands.cache import CachePruneRequest as CachePruneRequest
+    from failcodes.commands.cache import CacheStatsRequest as CacheStatsRequest
+    from failcodes.commands.codebook import CodebookDiffRequest as CodebookDiffRequest
+    from failcodes.commands.codebook import CodebookSchemaRequest as CodebookSchemaRequest
+    from failcodes.commands.codebook import CodebookShowRequest as CodebookShowRequest
+    from failcodes.commands.codebook import CodebookTableRequest as CodebookTableRequest
+    from failcodes.commands.codebook import CodebookValidateRequest as CodebookValidateRequest
+    from failcodes.commands.compare import CompareRequest as CompareRequest
+    from failcodes.commands.ingest import IngestRequest as IngestRequest
+    from failcodes.commands.judge import JudgeRequest as JudgeRequest
+    from failcodes.commands.labelstudio import ExportRequest as ExportRequest
+    from failcodes.commands.labelstudio import LabelStudioConfigRequest as LabelStudioConfigRequest
+    from failcodes.commands.labelstudio import LabelStudioImportRequest as LabelStudioImportRequest
+    from failcodes.commands.labelstudio import LabelStudioPullRequest as LabelStudioPullRequest
+    from failcodes.commands.labelstudio import LabelStudioPushRequest as LabelStudioPushRequest
+    from failcodes.commands.labelstudio import LabelStudioServeRequest as LabelStudioServeRequest
+    from failcodes.commands.measure import DisagreementsRequest as DisagreementsRequest
+    from failcodes.commands.measure import MetricsRequest as MetricsRequest
+    from failcodes.commands.recode import RecodeRequest as RecodeRequest
+    from failcodes.commands.report import ReportRequest as ReportRequest
+    from failcodes.commands.reviewplan import ReviewPlanRequest as ReviewPlanRequest
+    from failcodes.commands.reviewplan import ReviewStatusRequest as ReviewStatusRequest
+    from failcodes.commands.rtv import RtvRequest as RtvRequest
+    from failcodes.commands.saturate import SaturateInitRequest as SaturateInitRequest
+    from failcodes.commands.saturate import SaturateRecodeRequest as SaturateRecodeRequest
+    from failcodes.commands.saturate import SaturateRoundRequest as SaturateRoundRequest
+    from failcodes.demo import run_demo as run_demo
+    from failcodes.disagreements import find_disagreements as find_disagreements
+    from failcodes.errors import FailcodesError as FailcodesError
+    from failcodes.errors import InputError as InputError
     from failcodes.ingest.scifact import bundled_dir as scifact_dir
     from failcodes.ingest.scifact import load as load_scifact
-    from failcodes.judge import JudgeJob, estimate_run, make_coder, read_annotations, run_judge
-    from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
-    from failcodes.judge.panelrun import run_panel
-    from failcodes.labelio import read_labels
-    from failcodes.labels import Label
-    from failcodes.metrics import compute_metrics
-    from failcodes.ratingsio import read_ratings_frame
-    from failcodes.report.render import render_table
-    from failcodes.report.tables import code_shares, percent_table
-    from failcodes.reviewplan import draw_plan
-    from failcodes.stats.ppi import ppi_mean
-    from failcodes.stats.tables import agreement_table, ratings_from_frame
-    from failcodes.study import init_study, load_study
-    from failcodes.study.runner import run_study
-    from failcodes.traceio import read_traces
-    from failcodes.traces import Passage, Trace
-    from failcodes.units import (
-        Provenance,
-        Unit,
-        UnitKind,
-        disagreement_traces,
-        retrieval_units,
-        verification_units,
-    )
-    from failcodes.verdicts import Verdict
+    from failcodes.judge import JudgeJob as JudgeJob
+    from failcodes.judge import estimate_run as estimate_run
+    from failcodes.judge import make_coder as make_coder
+    from failcodes.judge import read_annotations as read_annotations
+    from failcodes.judge import run_judge as run_judge
+    from failcodes.judge.modes import Batch as Batch
+    from failcodes.judge.modes import Cascade as Cascade
+    from failcodes.judge.modes import Grouped as Grouped
+    from failcodes.judge.modes import PerUnit as PerUnit
+    from failcodes.judge.panelrun import run_panel as run_panel
+    from failcodes.labelio import read_labels as read_labels
+    from failcodes.labels import Label as Label
+    from failcodes.metrics import compute_metrics as compute_metrics
+    from failcodes.ratingsio import read_ratings_frame as read_ratings_frame
+    from failcodes.report.render import render_table as render_table
+    from failcodes.report.tables import code_shares as code_shares
+    from failcodes.report.tables import percent_table as percent_table
+    from failcodes.reviewplan import draw_plan as draw_plan
+    from failcodes.stats.ppi import ppi_mean as ppi_mean
+    from failcodes.stats.tables import agreement_table as agreement_table
+    from failcodes.stats.tables import ratings_from_frame as ratings_from_frame
+    from failcodes.study import init_study as init_study
+    from failcodes.study import load_study as load_study
+    from failcodes.study.runner import run_study as run_study
+    from failcodes.traceio import read_traces as read_traces
+    from failcodes.traces import Passage as Passage
+    from failcodes.traces import Trace as Trace
+    from failcodes.units import Provenance as Provenance
+    from failcodes.units import Unit as Unit
+    from failcodes.units import UnitKind as UnitKind
+    from failcodes.units import disagreement_traces as disagreement_traces
+    from failcodes.units import retrieval_units as retrieval_units
+    from failcodes.units import verification_units as verification_units
+    from failcodes.verdicts import Verdict as Verdict
 
 __version__ = "0.1.0"
 
@@ -233,97 +244,6 @@ def __dir__() -> list[str]:
     return sorted(__all__)
 
 
-__all__ = [
-    "AgreeRequest",
-    "Annotation",
-    "AttributeRequest",
-    "Batch",
-    "BenchmarkAtomicRequest",
-    "BenchmarkCovidfactRequest",
-    "BenchmarkHealthverRequest",
-    "BenchmarkScifactRequest",
-    "CachePruneRequest",
-    "CacheStatsRequest",
-    "Cascade",
-    "Codebook",
-    "CodebookDiffRequest",
-    "CodebookRef",
-    "CodebookSchemaRequest",
-    "CodebookShowRequest",
-    "CodebookTableRequest",
-    "CodebookValidateRequest",
-    "CoderKind",
-    "CompareRequest",
-    "Dimension",
-    "DisagreementsRequest",
-    "ExportRequest",
-    "FailcodesError",
-    "Grouped",
-    "IngestRequest",
-    "InputError",
-    "JudgeJob",
-    "JudgeRequest",
-    "Label",
-    "LabelStudioConfigRequest",
-    "LabelStudioImportRequest",
-    "LabelStudioPullRequest",
-    "LabelStudioPushRequest",
-    "LabelStudioServeRequest",
-    "Leaf",
-    "MetricsRequest",
-    "Part",
-    "Passage",
-    "PerUnit",
-    "Provenance",
-    "RecodeRequest",
-    "ReportRequest",
-    "ReviewPlanRequest",
-    "ReviewStatusRequest",
-    "RtvRequest",
-    "SaturateInitRequest",
-    "SaturateRecodeRequest",
-    "SaturateRoundRequest",
-    "Status",
-    "Subcode",
-    "Trace",
-    "Unit",
-    "UnitKind",
-    "Usage",
-    "Verdict",
-    "__version__",
-    "agreement_table",
-    "attribute",
-    "attribution_summary",
-    "attribution_table",
-    "bundled_codebook",
-    "bundled_data",
-    "code_shares",
-    "compute_metrics",
-    "disagreement_traces",
-    "draw_plan",
-    "estimate_run",
-    "find_disagreements",
-    "init_study",
-    "load_codebook",
-    "load_scifact",
-    "load_study",
-    "make_coder",
-    "per_passage_codes",
-    "per_trace_steps",
-    "percent_table",
-    "ppi_mean",
-    "ratings_from_frame",
-    "read_annotations",
-    "read_labels",
-    "read_ratings_frame",
-    "read_traces",
-    "render_table",
-    "retrieval_units",
-    "run",
-    "run_demo",
-    "run_judge",
-    "run_panel",
-    "run_study",
-    "scifact_dir",
-    "verification_units",
-]
+__all__ = sorted([*_LAZY, "__version__"])
+if TYPE_CHECKING:  # public too: the names imported under another name (mypy reads this)
+    __all__ += ["bundled_codebook", "bundled_data", "load_codebook", "load_scifact", "scifact_dir"]
