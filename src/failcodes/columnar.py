@@ -1208,8 +1208,6 @@ def _parquet_item(record: dict[str, Any], vouch: Voucher) -> tuple[ClaimView, li
     when msgspec refuses it (a null passage list too), a text is empty (the model reads an
     optional one as missing) or the verdict is unknown: the model decides.
     """
-    import msgspec
-
     from failcodes.disagreements import ClaimView
 
     try:
@@ -1855,8 +1853,6 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     values or names the bad row. Memory: one batch of rows, plus 8 bytes a trace.
     """
     import math
-
-    import msgspec
 
     from failcodes.parquetio import open_parquet
 

@@ -96,7 +96,6 @@ def _formatted(cell: Any) -> Any:
 
 #: What openpyxl raises on a workbook it cannot read: a damaged zip, XML or part.
 def _unreadable() -> tuple[type[BaseException], ...]:
-    import zipfile
     import zlib
     from xml.etree.ElementTree import ParseError
 

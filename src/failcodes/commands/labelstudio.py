@@ -62,7 +62,6 @@ def study_codebook_of(path: Path) -> Path | None:
 
 def _study_disagreements(root: Path, dataset: str | None) -> list[Path]:
     """The disagreements files of a study folder (one dataset, or every one written)."""
-    from failcodes.errors import InputError
     from failcodes.study.layout import StudyLayout
 
     layout = StudyLayout.of(root)
@@ -224,7 +223,6 @@ def _nothing() -> None:
 
 def _planned(units: Iterable[TaskUnit], plan_path: Path, part: UnitKind) -> list[TaskUnit]:
     """The plan's units, in plan order; every planned unit must be among ``units``."""
-    from failcodes.errors import InputError
     from failcodes.reviewplan import read_plan
 
     plan = read_plan(plan_path)

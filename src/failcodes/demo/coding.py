@@ -50,7 +50,6 @@ def codebook_step(ctx: DemoContext) -> StepOutput:
 
 def scale_step(ctx: DemoContext) -> StepOutput:
     """Dry run of an LLM judge over the judged retrieval units: dedup, grouping, cache, batch."""
-    from failcodes import codebook
     from failcodes.judge import (
         Batch,
         Cascade,
@@ -109,7 +108,6 @@ def scale_step(ctx: DemoContext) -> StepOutput:
 
 def labelstudio_step(ctx: DemoContext) -> StepOutput:
     """Label Studio review files for the judged units: labeling configs and task files."""
-    from failcodes import codebook
     from failcodes.fileio import atomic_write_text, write_json
     from failcodes.labelstudio import build_tasks, labeling_config, select_judged
     from failcodes.units import UnitKind

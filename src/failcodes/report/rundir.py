@@ -1215,7 +1215,6 @@ def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) ->
     """Counts of each low-quality subcode among scored rows (for the attribution figure)."""
     if table is None or cb is None:
         return {}
-    from failcodes.units import UnitKind
 
     part = cb.part(UnitKind(kind))
     scored = table[table["status"] == "scored"]

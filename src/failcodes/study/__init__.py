@@ -14,10 +14,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from failcodes.study.config import StudyFile, load_study
-    from failcodes.study.create import init_study
-    from failcodes.study.layout import STUDY_FILE, StudyLayout
-    from failcodes.study.steps import Step, plan_study
+    from failcodes.study.config import StudyFile as StudyFile
+    from failcodes.study.config import load_study as load_study
+    from failcodes.study.create import init_study as init_study
+    from failcodes.study.layout import STUDY_FILE as STUDY_FILE
+    from failcodes.study.layout import StudyLayout as StudyLayout
+    from failcodes.study.steps import Step as Step
+    from failcodes.study.steps import plan_study as plan_study
 
 #: Imported on first use: ``failcodes.study.layout`` (pure paths) is read by layers below
 #: the study (the use cases), which must not load the planner with it.
@@ -38,12 +41,4 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(_LAZY[name]), name)
 
 
-__all__ = [
-    "STUDY_FILE",
-    "Step",
-    "StudyFile",
-    "StudyLayout",
-    "init_study",
-    "load_study",
-    "plan_study",
-]
+__all__ = sorted(_LAZY)
