@@ -21,7 +21,8 @@ Rules (documented in docs/trace-format.md):
   RAGChecker's own faithfulness (a claim is faithful when *any* chunk entails it); rows mixing
   Entailment and Contradiction are counted in a note. ``raw_verdict`` keeps the row
   (``Neutral|Entailment|...``).
-- Reference labels from ``answer2response`` (sentence-level, one per claim-sentence):
+- Reference labels from ``answer2response`` (sentence-level, one per claim-sentence, naming
+  its system: another system's ``q1:c0`` is another claim):
   ``Contradiction`` -> ``has_error=True``; ``Entailment`` -> ``has_error=False``; ``Neutral``
   -> no label by default (``--option neutral=skip``), because the ground-truth answer is an
   incomplete reference: a claim it does not mention is unverified, not wrong, and not known
@@ -171,6 +172,7 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
                 )
                 labels.append(
                     Label(
+                        system=system,  # this system's claim (another's q1:c0 is another)
                         sentence_id=claim_id,
                         question_id=qid,
                         has_error=has_error,
