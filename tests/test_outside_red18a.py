@@ -158,3 +158,84 @@ def test_metrics_verdicts_says_how_true_false_verdicts_were_read(
     code, stdout, err = run_cli([*args, "--format", "json"], capsys)
     [row] = json.loads(stdout)
     assert (row["supported"], row["refuted"], err) == (1, 2, "")
+
+
+def _ragchecker(path: Path, claims: list[str], answer: list[str], chunks: list[str]) -> Path:
+    item = {
+        "query_id": "q1",
+        "query": "Q",
+        "gt_answer": "G",
+        "response": "R",
+        "retrieved_context": [{"doc_id": "d1", "text": "t1"}],
+        "response_claims": [c.split() for c in claims],
+        "answer2response": answer,
+        "retrieved2response": [[c] for c in chunks],
+    }
+    return _write(path, json.dumps({"results": [item]}))
+
+
+def test_two_ragchecker_systems_keep_their_own_reference_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two RAG systems checked by RAGChecker on one query: each response's claims are
+    # numbered q1:c0, q1:c1, but they are each system's own claims. A's ground truth
+    # contradicts its c0 (refuted by its chunk) and is Neutral on c1 (no label); B's is
+    # Neutral on its c0 and contradicts its c1 (both entailed by B's chunk). By hand, each on
+    # its own labels: A n 1, TP 1; B n 1, FN 1. main wrote the labels shared: merged
+    # (duplicates=same) they labelled q1:c0 and q1:c1 errors for both systems: A n 2, TP 1,
+    # FN 1; B n 2, FN 2, exit 0 (B's unlabelled claim took A's label).
+    parts = []
+    for name, claims, answer, chunks in (
+        (
+            "A",
+            ["aspirin cures flu", "water is wet"],
+            ["Contradiction", "Neutral"],
+            ["Contradiction", "Entailment"],
+        ),
+        (
+            "B",
+            ["statins lower ldl", "salt is nacl"],
+            ["Neutral", "Contradiction"],
+            ["Entailment", "Entailment"],
+        ),
+    ):
+        raw = _ragchecker(tmp_path / f"{name}.json", claims, answer, chunks)
+        traces, labels = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.labels.jsonl"
+        args = ["ingest", "ragchecker", str(raw), "--system", name, "-o", str(traces)]
+        assert run_cli([*args, "--labels-out", str(labels)], capsys)[0] == 0
+        parts.append((traces, labels))
+    merged = tmp_path / "labels.jsonl"
+    args = ["ingest", "generic-labels", *(str(lab) for _, lab in parts), "-o", str(merged)]
+    assert run_cli([*args, "--option", "duplicates=same"], capsys)[0] == 0
+    traces_args = [x for t, _ in parts for x in ("--traces", str(t))]
+    code, stdout, err = run_cli(
+        ["metrics", *traces_args, "--labels", str(merged), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    got = {r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(stdout)}
+    assert got == {"A": (1, 1, 0, 0, 0), "B": (1, 0, 0, 1, 0)}
+
+
+def test_healthver_dev_and_test_together_keep_their_claims_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # HealthVer's dev and test files share topics (47 of them, 161 claim ids on the
+    # published files). Each file numbered its topic's claims from 1, so `ingest healthver
+    # dev test` wrote hv-3-1 twice for two claims, exit 0, and every analysis of the file
+    # refused it (duplicate (system, claim_id)). Now a topic's claims are numbered on across
+    # the files: dev's ids as before, test's claim hv-3-2. By hand: dev's claim Supports
+    # (supported), test's Refutes (refuted): supported 1, refuted 1.
+    head = "id,evidence,claim,label,topic_ip,question\n"
+    dev = _write(tmp_path / "healthver_dev.csv", head + "p1,e1,masks help,Supports,3,Q\n")
+    test = _write(tmp_path / "healthver_test.csv", head + "p2,e2,garlic cures,Refutes,3,Q\n")
+    out = tmp_path / "hv.jsonl"
+    code, _, err = run_cli(["ingest", "healthver", str(dev), str(test), "-o", str(out)], capsys)
+    assert code == 0, err
+    ids = [(r["claim_id"], r["claim"]) for r in map(json.loads, out.read_text().splitlines())]
+    assert ids == [("hv-3-1", "masks help"), ("hv-3-2", "garlic cures")]
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--verdicts", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["n_claims"], row["supported"], row["refuted"]) == (2, 1, 1)
