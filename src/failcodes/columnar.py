@@ -47,7 +47,7 @@ from failcodes.labels import (
     validate_labels,
 )
 from failcodes.numbertext import whole_number_text
-from failcodes.parquetio import check_decoded, check_metadata
+from failcodes.parquetio import check_decoded, check_metadata, open_parquet
 from failcodes.spelling import spelling_key
 from failcodes.tableio import (
     UTF8_BOM,
@@ -896,8 +896,6 @@ def _texts_source(con: Any, paths: Sequence[Path], *, claims: bool) -> str:
 
 def _parquet_rows(path: Path) -> Iterator[TraceTexts]:
     """:func:`trace_texts` of every row of one Parquet file, a batch at a time."""
-    from failcodes.parquetio import open_parquet
-
     pf = open_parquet(path)
     names = [n for n in _TextFields.__struct_fields__ if n in pf.schema_arrow.names]
     for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=names):
@@ -1853,8 +1851,6 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     values or names the bad row. Memory: one batch of rows, plus 8 bytes a trace.
     """
     import math
-
-    from failcodes.parquetio import open_parquet
 
     source = Path(path)
     if source.suffix.lower() not in (".parquet", ".pq") or not source.is_file():

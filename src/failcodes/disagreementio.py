@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args, get_origin
 
+import msgspec
 from pydantic import BaseModel, ValidationError
 
 from failcodes import columnar
@@ -125,8 +126,6 @@ def json_line_encoder() -> Callable[[Any], bytes]:
     for finite numbers (NaN and infinities, which the trace models refuse, would become
     ``null``).
     """
-    import msgspec
-
     encode = msgspec.json.Encoder().encode
     cache: dict[bytes, bytes] = {}
 
@@ -417,8 +416,6 @@ def _spaced_lines(records: Iterable[tuple[Any, bool]]) -> Iterator[bytes]:
     no backslash (no escaped character) is spaced by ``msgspec.json.format`` (``", "`` and
     ``": "``, as ``json.dumps``); any other goes through the encoder.
     """
-    import msgspec
-
     encode = msgspec.json.Encoder().encode
     spaced = msgspec.json.format
     exact = json_line_encoder()
@@ -473,8 +470,6 @@ def _struct_of(model: type[BaseModel], name: str) -> Any:
     Every field is required (no defaults): the fast reader vouches only for lines with every
     field present, as :func:`write_disagreement_records` writes them.
     """
-    import msgspec
-
     fields: list[tuple[str, Any]] = []
     for field_name, info in model.model_fields.items():
         annotation = info.annotation
@@ -555,7 +550,6 @@ def _string_counter(struct: Any) -> Callable[[Sequence[Any]], int]:
 
 @functools.lru_cache(maxsize=1)
 def _disagreement_decoder() -> Any:
-    import msgspec
 
     from failcodes.disagreements import Disagreement
 
@@ -632,8 +626,6 @@ def vouched_disagreement_line() -> Callable[[bytes], Any]:
     The returned function gives the line's record, None for a blank line, or raises
     :class:`ExactReaderNeededError`.
     """
-    import msgspec
-
     from failcodes.disagreements import ClaimRecord, Disagreement
 
     decoder = _disagreement_decoder()
@@ -674,8 +666,6 @@ def iter_parquet_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, An
     with the same values or names the bad row.
     """
     import math
-
-    import msgspec
 
     source = Path(path)
     if EXTENSIONS.get(source.suffix.lower()) is not Format.PARQUET or not source.is_file():

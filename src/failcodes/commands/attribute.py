@@ -6,6 +6,7 @@ every item, writes the tables under ``output`` and returns them (:class:`Attribu
 
 from __future__ import annotations
 
+import csv
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from failcodes.csvcells import leads_like_a_formula, safe_frame, writes_raw
 from failcodes.errors import InputError
 from failcodes.fileio import output_error
 from failcodes.study import layout
+from failcodes.units import UnitKind
 
 if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
     from collections.abc import Mapping
@@ -104,7 +106,6 @@ class AttributeRequest(Request):
         from failcodes.fileio import AtomicBatch, check_output_dir
         from failcodes.judge.journal import refuse_stale_ids
         from failcodes.traces import parse_evidence_declarations
-        from failcodes.units import UnitKind
 
         codebook = load_codebook(self.codebook)
         declared = parse_evidence_declarations(self.evidence)
@@ -190,7 +191,6 @@ class AttributeRequest(Request):
             stage_counts,
             step_heads,
         )
-        from failcodes.units import UnitKind
 
         items = _CsvSink(batch, self._path("attribution"))
         jsonl = batch.stage(self.output / layout.ATTRIBUTION_ITEMS).open("wb")
@@ -349,8 +349,6 @@ class _CsvSink:
         values as ``repr``; a chunk with a NUL or a cell to neutralise goes through
         :meth:`write`.
         """
-        import csv
-
         cells = [v for row in rows for v in row if v.__class__ is str]
         joined = "\n".join(cells)
         if "\x00" in joined or (not writes_raw() and leads_like_a_formula(joined)):
@@ -394,8 +392,6 @@ def _as_floats(tmp: Path, column: str) -> None:
     The rows were written by pandas (``csv.writer``, minimal quoting, newline-ended lines), so
     reading and writing them again with ``csv`` gives the same bytes for every other cell.
     """
-    import csv
-
     fixed = tmp.with_name(tmp.name + ".fixed")
     try:
         with (

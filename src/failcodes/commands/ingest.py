@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
+from failcodes import tableio
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
@@ -269,7 +270,7 @@ class IngestRequest(IngestOptions, Request):
 
     def run(self, *, note: Note = ignore_note) -> IngestResult:
         """Read the inputs with the adapter and write the outputs (all or nothing)."""
-        from failcodes import fileio, labelio, tableio
+        from failcodes import fileio, labelio
         from failcodes.bundled import bundled_or_path
         from failcodes.fileio import check_not_input
         from failcodes.ingest import Output, get_adapter
@@ -353,7 +354,7 @@ def _write_traces(
     ``--evidence`` or ``--system`` system no trace has, raises inside ``batch``: the output is
     never moved into place.
     """
-    from failcodes import tableio, traceio
+    from failcodes import traceio
     from failcodes.dropped import Dropped
     from failcodes.tracelines import TraceLine, with_evidence
     from failcodes.traces import (

@@ -20,9 +20,10 @@ from failcodes.commands.base import Note, Request, ignore_note, option, top_k_op
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, FailcodesError, InputError
 from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Limits, RetryPolicy
+from failcodes.judge.run import estimate_run
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.spec import JudgeSpec, check_url
-from failcodes.units import UnitKind
+from failcodes.units import UnitKind, build_units
 
 #: A request that reads a judge's run and takes the judge's passage cut (its ``top_k``).
 _Reads = TypeVar("_Reads", bound=Request)
@@ -234,8 +235,6 @@ class JudgeOptions(FrozenModel):
 
     def units(self, traces: Any, kind: UnitKind) -> list[Any]:
         """The units these options judge in ``traces`` (passages cut at ``top_k``)."""
-        from failcodes.units import build_units
-
         return build_units(traces, kind, top_k=self.top_k)
 
     def who(self) -> str:
@@ -438,7 +437,6 @@ class JudgeRequest(JudgeOptions, Request):
         """The units (or, for a dry run the columns can price, their sizes)."""
         from failcodes.commands.inputs import load_traces, load_unit_sizes, load_unit_stream
         from failcodes.judge.colestimate import columnar_mode, needs_groups
-        from failcodes.units import build_units
 
         # a dry run of one judge in a mode the columns can price reads no Unit objects (issue
         # 18); anything else, or an input the fast reader does not vouch for, reads traces
@@ -588,8 +586,6 @@ class _Single:
     def _estimate(self, coder: Any, job: Any) -> CostEstimate:
         from failcodes.commands.inputs import load_traces
         from failcodes.judge.colestimate import estimate_columns
-        from failcodes.judge.run import estimate_run
-        from failcodes.units import build_units
 
         est = None if self.sizes is None else estimate_columns(self.sizes, coder, job)
         if est is not None:
@@ -602,7 +598,7 @@ class _Single:
 
     def _before(self, coder: Any, job: Any, heuristic: bool) -> CostEstimate | None:
         """The estimate of a scaled LLM run, written beside it (None otherwise)."""
-        from failcodes.judge.run import estimate_run, write_estimate
+        from failcodes.judge.run import write_estimate
 
         if not self.request.scaled() or heuristic:
             return None

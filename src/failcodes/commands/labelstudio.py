@@ -22,6 +22,8 @@ from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
+from failcodes.fileio import check_not_input
+from failcodes.labelstudio.config import labeling_config
 from failcodes.labelstudio.results import SKIPPED, ReviewResult
 from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, predicted, select_judged
 from failcodes.units import Unit, UnitKind, build_units
@@ -298,7 +300,7 @@ class ExportRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> ExportResult:
         """Build the tasks and write them to ``out``."""
-        from failcodes.fileio import check_not_input, write_json_items
+        from failcodes.fileio import write_json_items
 
         del note
         check_not_input([self.out], [self.units, self.codebook, self.judged, self.plan])
@@ -391,8 +393,7 @@ class LabelStudioConfigRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> LabelingConfigResult:
         """Build the XML (written to ``out`` if given)."""
-        from failcodes.fileio import atomic_write_text, check_not_input
-        from failcodes.labelstudio.config import labeling_config
+        from failcodes.fileio import atomic_write_text
 
         del note
         check_not_input([self.out], [self.codebook])
@@ -447,7 +448,6 @@ class LabelStudioPushRequest(Request):
     def run(self, *, note: Note = ignore_note) -> PushResult:
         """Build the tasks, then push them (titles checked before any network call)."""
         from failcodes.labelstudio.client import LabelStudioClient, project_titles
-        from failcodes.labelstudio.config import labeling_config
 
         del note
         cb = codebook_or_bundled(self.codebook, near=self.units)  # in a study: its codebook
@@ -652,7 +652,6 @@ class LabelStudioImportRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> ReviewsResult:
         """Read the export and write the reviews to ``out``."""
-        from failcodes.fileio import check_not_input
         from failcodes.labelstudio.results import annotations_from_export, check_users
 
         users = _users(self.user)

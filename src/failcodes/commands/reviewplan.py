@@ -15,6 +15,7 @@ from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.contract import FrozenModel
 from failcodes.csvcells import read_frame
 from failcodes.errors import InputError
+from failcodes.hashing import file_sha256
 from failcodes.study.layout import StudyLayout
 
 if TYPE_CHECKING:  # numpy and pandas: not for `failcodes review --help`
@@ -103,7 +104,6 @@ def _refuse_reviewed_plan(layout: StudyLayout, name: str) -> None:
     no longer count, and the report's guidance is to redraw it under its name.
     """
     from failcodes.annotations import Annotation
-    from failcodes.hashing import file_sha256
     from failcodes.reviewplan import plan_source, read_plan, stale_reason
     from failcodes.tableio import read_models_jsonl
 
@@ -201,7 +201,6 @@ class ReviewPlanRequest(Request):
         del note
 
         from failcodes.fileio import atomic_write_text
-        from failcodes.hashing import file_sha256
         from failcodes.reviewplan import StratifyBy, draw_plan, plans_dir
 
         run_dir, part, size, seed = self.run_dir, self.part, self.size, self.seed

@@ -27,6 +27,7 @@ from failcodes.saturation.models import (
     DEFAULT_SIMILARITY_THRESHOLD,
     DEFAULT_STOP_K,
 )
+from failcodes.saturation.store import ProjectStore
 from failcodes.units import UnitKind
 
 if TYPE_CHECKING:
@@ -215,7 +216,6 @@ class SaturateRoundRequest(Request):
             run_round,
             stop_state,
         )
-        from failcodes.saturation.store import ProjectStore
 
         del note
         store = ProjectStore.open(project_root(self.name, self.folder))
@@ -306,7 +306,6 @@ class SaturateRecodeRequest(JudgeOptions, Request):
         from failcodes.commands.recode import recode_engines
         from failcodes.saturation.recode import recode_project
         from failcodes.saturation.status import project_status
-        from failcodes.saturation.store import ProjectStore
 
         del note
         store = ProjectStore.open(project_root(self.name, self.folder))

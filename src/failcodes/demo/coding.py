@@ -11,6 +11,7 @@ from failcodes.demo._base import DemoContext, StepOutput, write_csv
 from failcodes.fileio import AtomicBatch
 from failcodes.report.codebook_table import render_codebook_table
 from failcodes.study.layout import StudyLayout
+from failcodes.units import UnitKind
 
 
 def codebook_step(ctx: DemoContext) -> StepOutput:
@@ -61,7 +62,6 @@ def scale_step(ctx: DemoContext) -> StepOutput:
         estimate_run,
     )
     from failcodes.judge.providers.offline import OfflineCoder
-    from failcodes.units import UnitKind
 
     out = StepOutput()
     spec = "openai:gpt-5-mini"
@@ -110,7 +110,6 @@ def labelstudio_step(ctx: DemoContext) -> StepOutput:
     """Label Studio review files for the judged units: labeling configs and task files."""
     from failcodes.fileio import atomic_write_text, write_json
     from failcodes.labelstudio import build_tasks, labeling_config, select_judged
-    from failcodes.units import UnitKind
 
     out = StepOutput()
     cb = codebook.bundled()

@@ -17,6 +17,7 @@ from pydantic import model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
+from failcodes.judge.estimate import PricingOnlyCoder
 from failcodes.judge.providers.offline import OFFLINE_MODEL as OFFLINE_MODEL
 
 Vendor = Literal["offline", "anthropic", "openai"]
@@ -133,7 +134,6 @@ class JudgeSpec(FrozenModel):
         except ConfigError:
             if not dry_run or self.heuristic:
                 raise
-        from failcodes.judge.estimate import PricingOnlyCoder
 
         return PricingOnlyCoder(self.name, url)
 
@@ -141,6 +141,5 @@ class JudgeSpec(FrozenModel):
         """A coder that names this judge without a client (the offline coder is its own)."""
         if self.heuristic:
             return self.coder()
-        from failcodes.judge.estimate import PricingOnlyCoder
 
         return PricingOnlyCoder(self.name, self.endpoint(base_url))

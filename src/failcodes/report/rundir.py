@@ -45,6 +45,7 @@ from failcodes.labelscope import assumptions_line, shape_of_rows
 from failcodes.report.build import ReopenUnits, ReportInputs, shared_note
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.html import ReportMeta, report_time
+from failcodes.reviewplan import plans_dir, read_plan, settles
 from failcodes.study.layout import (
     ATTRIBUTION_ITEMS,
     JUDGE_KINDS,
@@ -52,7 +53,7 @@ from failcodes.study.layout import (
     judge_kind,
     trace_dataset,
 )
-from failcodes.tableio import table_columns
+from failcodes.tableio import read_models_jsonl, table_columns
 from failcodes.tally import FIRST, is_tally, row_weights, tally_chunks, value_counts
 from failcodes.units import Unit, UnitKind
 
@@ -380,7 +381,6 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     from failcodes.dropped import Dropped, read_dropped
     from failcodes.judge.run import read_summary
     from failcodes.metrics import distributions_dataframe, verdict_distributions
-    from failcodes.reviewplan import settles
 
     inputs_files: list[Path] = []
     trace_files = layout.trace_files()
@@ -928,11 +928,8 @@ def _corrected(
         human_codes,
         match_reviews,
         plan_source,
-        plans_dir,
-        read_plan,
         redraw_command,
         repeated_reviews,
-        settles,
         stale_reason,
     )
 
@@ -1093,8 +1090,6 @@ def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[
     is likely wrong; units outside every plan of their part were picked by a reviewer (a plan's
     random draw is what the agreement speaks for). A part with no plan keeps every review.
     """
-    from failcodes.reviewplan import plans_dir, read_plan
-
     drawn: dict[UnitKind, set[str]] = {}
     aimed: dict[UnitKind, set[str]] = {}
     for path in sorted(plans_dir(root).glob("*.json")):
@@ -1122,7 +1117,7 @@ def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
     """
     from collections import Counter
 
-    from failcodes.reviewplan import Sample, plans_dir, read_plan
+    from failcodes.reviewplan import Sample
 
     out = []
     for path in sorted(plans_dir(root).glob("*.json")):
@@ -1175,7 +1170,6 @@ def _corrected_attribution(
     from failcodes.attribution import ItemAttribution, human_attributions, is_all_high
     from failcodes.report.corrected import attribution_numbers, attribution_rows
     from failcodes.report.corrected import attribution_table as corrected_attribution_table
-    from failcodes.tableio import read_models_jsonl
 
     coded = read_frame(source)
     claim_units: dict[tuple[str, str], list[str]] = {}
@@ -1360,7 +1354,6 @@ def _review_versions(
     from failcodes.reviewplan import people_only
     from failcodes.reviewversions import bring_reviews
     from failcodes.study.recode import lineage
-    from failcodes.tableio import read_models_jsonl
 
     files = {
         str(p.relative_to(layout.root)): read_models_jsonl(p, Annotation) for p in review_files
@@ -1684,8 +1677,6 @@ def _review_agreement(
             narrow[(coder, step)] = narrow.get((coder, step), 0) + 1
     from failcodes.coderagreement import annotation_agreement, degenerate
     from failcodes.judge.panelrun import consensus_annotations
-    from failcodes.reviewplan import settles
-    from failcodes.tableio import read_models_jsonl
 
     reviewed = {a.unit_id for a in humans}
     machine = _judged_once(

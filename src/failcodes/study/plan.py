@@ -23,6 +23,7 @@ from failcodes.commands.labelstudio import ExportRequest
 from failcodes.commands.measure import DisagreementsRequest, MetricsRequest
 from failcodes.commands.recode import RecodeRequest
 from failcodes.errors import InputError
+from failcodes.ingest import Output, get_adapter
 from failcodes.study.config import BUNDLED_PREFIX, DatasetSpec, StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
 from failcodes.study.recode import needs_recode, study_codebook
@@ -85,8 +86,6 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
     label target, found in two parts is refused naming both files and lines; the evidence
     declarations apply to the merged traces.
     """
-    from failcodes.ingest import Output, get_adapter
-
     steps: list[Step] = []
     for ds in study.datasets:
         specs = list(enumerate(ds.ingest, start=1))
@@ -236,8 +235,6 @@ def _agreement_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
 
 def has_traces(study: StudyFile, name: str) -> bool:
     """True if the data set has a traces ingest (a labels-only data set has only ingest)."""
-    from failcodes.ingest import Output, get_adapter
-
     return any(get_adapter(s.adapter).output is Output.TRACES for s in study.dataset(name).ingest)
 
 

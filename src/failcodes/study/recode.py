@@ -46,10 +46,12 @@ from failcodes.codebook import (
     CodebookRef,
     MigrationMap,
     UnitKind,
+    load,
     migration_path,
 )
 from failcodes.errors import CodebookError, InputError
 from failcodes.fileio import atomic_write_text
+from failcodes.judge import read_annotations
 from failcodes.judge.journal import JOURNAL_NAME
 from failcodes.migration import added_rules, finer_codes
 from failcodes.recoding import (
@@ -77,8 +79,6 @@ UNIT_KINDS = {"retrieval": UnitKind.RETRIEVAL, "reasoning": UnitKind.VERIFICATIO
 
 def study_codebook(study: StudyFile, layout: StudyLayout) -> tuple[Path, Codebook]:
     """The study file's codebook (path and content)."""
-    from failcodes.codebook import load
-
     path = resolve_path(study.codebook, layout.root)
     return path, load(path)
 
@@ -130,7 +130,7 @@ def lineage(codebook_path: Path, newest: Codebook, layout: StudyLayout) -> dict[
     version 2 (same name and number, other codes); composed into the path it would carry
     annotations through codes the study never had.
     """
-    from failcodes.codebook import bundled_dir, bundled_for, lineage_files, load
+    from failcodes.codebook import bundled_dir, bundled_for, lineage_files
     from failcodes.saturation.store import ProjectStore
 
     books: dict[int, Codebook] = {newest.version: newest}
@@ -163,8 +163,6 @@ def _previous(
     For a panel ``member``, that member's annotations (a member the earlier panel did not
     have, or an earlier run that was no panel, has none: its units are coded anew).
     """
-    from failcodes.judge import read_annotations
-
     latest: dict[str, Annotation] = {}
     sources = [layout.judge_run(dataset, kind)]
     sources += [p for v, p in layout.judge_recode_runs(dataset, kind) if v < version]
@@ -416,8 +414,6 @@ def recode_status(study: StudyFile, layout: StudyLayout) -> list[KindStatus]:
     The units of the study's input alone (:func:`input_units`): a run's journal may keep an
     earlier input's.
     """
-    from failcodes.judge import read_annotations
-
     _, newest = study_codebook(study, layout)
     rows: list[KindStatus] = []
     for dataset, kind in judged(study, layout):
