@@ -35,7 +35,7 @@ from pydantic import BaseModel, ValidationError
 from failcodes import columnar
 from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.errors import InputError
-from failcodes.fileio import AtomicBatch
+from failcodes.fileio import AtomicBatch, check_regular_file
 from failcodes.jsonio import REPR_RANGE as _REPR_RANGE  # noqa: F401 (tests read it here)
 from failcodes.jsonio import (
     byte_lines,
@@ -440,8 +440,7 @@ def read_disagreements(path: str | Path) -> list[Any]:
 
     source = Path(path)
     fmt = _disagreement_format(source)
-    if not source.is_file():
-        raise InputError("no such file", path=source)
+    check_regular_file(source)
 
     def validate(rec: Any, line: int | None) -> Any:
         try:

@@ -22,6 +22,7 @@ from failcodes.disagreementio import (
 )
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
+from failcodes.fileio import check_regular_file
 from failcodes.judge.cache import check_cache
 from failcodes.judge.colestimate import UnitSizes, read_unit_sizes
 from failcodes.judge.journal import check_run_dir
@@ -44,9 +45,7 @@ if TYPE_CHECKING:
 
 def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | None]:
     """Read ``--from``: the traces to judge, and the disagreements when the file holds them."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file", path=p)
+    p = check_regular_file(path)
     if is_disagreements_file(p):
         items = read_disagreements(p)
         traces = disagreement_traces(items)
@@ -78,9 +77,7 @@ class ItemSource:
     def __init__(
         self, path: str | Path, declared: Mapping[str, EvidenceSource], *, top_k: int | None
     ) -> None:
-        p = Path(path)
-        if not p.is_file():
-            raise InputError("no such file", path=p)
+        p = check_regular_file(path)
         self.path, self.declared, self.top_k = p, declared, top_k
         self._held: Sequence[Any] | None = None
         #: per system, claims read closed-book and retrieved without --evidence

@@ -1,0 +1,46 @@
+"""Session 18 (t18study): the study and the library layer as a second researcher uses them.
+
+Each test states the input, what main gave before the fix, and what it gives now.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import failcodes
+from failcodes.errors import InputError
+from tests.cli_helpers import run_cli
+
+
+@pytest.mark.parametrize("command", [["judge", "retrieval", "--judge", "offline"], ["attribute"]])
+def test_from_a_folder_says_it_is_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """``--from`` naming a folder (a run folder given for the disagreements file).
+
+    It said "DIR: no such file" (exit 2): the folder exists, so the line sent the user
+    looking for a missing file. Now the line every other reader gives: "is a folder,
+    expected a file"; exit 2, nothing written.
+    """
+    folder = tmp_path / "disagreements.jsonl"
+    folder.mkdir()
+    out = tmp_path / "out"
+    code, _, err = run_cli([*command, "--from", str(folder), "-o", str(out)], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [f"failcodes: error: {folder}: is a folder, expected a file"]
+    assert not out.exists()
+
+
+def test_a_request_from_a_folder_is_one_input_error(tmp_path: Path) -> None:
+    """The same from Python: ``failcodes.run(JudgeRequest(source=FOLDER))``."""
+    folder = tmp_path / "d.jsonl"
+    folder.mkdir()
+    request = failcodes.JudgeRequest(
+        kind=failcodes.UnitKind.RETRIEVAL, source=folder, judge=["offline"], output=tmp_path / "o"
+    )
+    with pytest.raises(InputError) as caught:
+        failcodes.run(request, note=lambda _: None)
+    assert caught.value.one_line() == f"{folder}: is a folder, expected a file"
+    assert not (tmp_path / "o").exists()
