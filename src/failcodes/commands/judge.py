@@ -20,7 +20,6 @@ from failcodes.commands.base import Note, Request, ignore_note, option, top_k_op
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, FailcodesError, InputError
 from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Limits, RetryPolicy
-from failcodes.judge.run import estimate_run
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.spec import JudgeSpec, check_url
 from failcodes.units import UnitKind, build_units
@@ -586,6 +585,7 @@ class _Single:
     def _estimate(self, coder: Any, job: Any) -> CostEstimate:
         from failcodes.commands.inputs import load_traces
         from failcodes.judge.colestimate import estimate_columns
+        from failcodes.judge.run import estimate_run  # on use: tests/test_dryrun_columns.py
 
         est = None if self.sizes is None else estimate_columns(self.sizes, coder, job)
         if est is not None:
@@ -598,7 +598,7 @@ class _Single:
 
     def _before(self, coder: Any, job: Any, heuristic: bool) -> CostEstimate | None:
         """The estimate of a scaled LLM run, written beside it (None otherwise)."""
-        from failcodes.judge.run import write_estimate
+        from failcodes.judge.run import estimate_run, write_estimate
 
         if not self.request.scaled() or heuristic:
             return None
