@@ -239,3 +239,70 @@ def test_healthver_dev_and_test_together_keep_their_claims_apart(
     assert code == 0, err
     [row] = json.loads(stdout)
     assert (row["n_claims"], row["supported"], row["refuted"]) == (2, 1, 1)
+
+
+#: Question ids repeated across a table's sub-benchmarks (RAGChecker's meta-evaluation has
+#: query '41' in kiwi and in bioasq): sentence '1' and '2' of each.
+_SUBSETS = [
+    ("kiwi", "1", "Corpora are big.", "supported"),
+    ("kiwi", "2", "They are unlabeled.", "refuted"),
+    ("bioasq", "1", "Aspirin thins blood.", "supported"),
+    ("bioasq", "2", "Statins lower LDL.", "supported"),
+]
+
+
+def test_one_sentence_id_given_two_texts_is_refused_by_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The claim ids default to the sentence ids, so ingest refused the duplicate claim id and
+    # named the way through, --option ids=claim. Taken, it wrote sentence ('41', '1') with
+    # the claims of two sentences. Labels by id (s1 an error, s2 none, in each sub-set): main
+    # gave n 2, FP 1, FN 1, exit 0. By hand, four sentences: kiwi s1 FN, kiwi s2 FP, bioasq
+    # s1 FN, bioasq s2 TN: n 4, FP 1, FN 2, TN 1. Now ingest refuses the second text.
+    raw = _jsonl(
+        tmp_path / "raw.jsonl",
+        [
+            {"dataset": d, "system": "A", "question_id": "41", "sentence_id": s}
+            | {"sentence": text, "claim": text, "verdict": v}
+            for d, s, text, v in _SUBSETS
+        ],
+    )
+    out = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(raw), "-o", str(out), "--map", "dataset="]
+    code, stdout, err = run_cli([*args, "--option", "ids=claim"], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {raw}:3, field 'sentence': sentence '1' of question '41' (system "
+        "'A') has another text here than at line 1: two sentences with one id would be one, "
+        "their claims pooled; give each sentence its own id (ids repeated across sub-sets "
+        "of the data: map the sub-set into the ids, or ingest each sub-set apart)"
+    ]
+    assert not out.exists()
+    # the way through: the sub-set in the ids (sentence ids are unique across the data set)
+    fixed = _jsonl(
+        tmp_path / "fixed.jsonl",
+        [
+            {
+                "system": "A",
+                "question_id": f"{d}:41",
+                "sentence_id": f"{d}:{s}",
+                "claim_id": f"{d}:{s}",
+            }
+            | {"sentence": text, "claim": text, "verdict": v}
+            for d, s, text, v in _SUBSETS
+        ],
+    )
+    labels = _jsonl(
+        tmp_path / "l.jsonl",
+        [
+            {"question_id": f"{d}:41", "sentence_id": f"{d}:{s}", "has_error": s == "1"}
+            for d in ("kiwi", "bioasq")
+            for s in ("1", "2")
+        ],
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(fixed), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (4, 0, 1, 2, 1)

@@ -815,6 +815,8 @@ class TableStream:
                     _one_record(tally.records, row, self._places, listed=self._listed)
                 if len(self.paths) > 1:
                     _sentence_in_one_file(tally.sentence_files, row, self._places)
+                if row.trace.sentence:
+                    _one_text(tally.texts, row)
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
                 if self._flags:
@@ -1272,6 +1274,8 @@ class _Tally:
     records: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     #: with ``--option ids=line``: each row's content (file, cells) by its hash -> its line
     contents: dict[str, int] = field(default_factory=dict)
+    #: each (system, question, sentence) with a text, by its hash -> (the text's hash, line)
+    texts: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1572,6 +1576,31 @@ def _sentence_in_one_file(files: dict[int, int], row: _Row, paths: dict[Path, in
         trace.system, trace.sentence_id, list(paths)[first], row.path, row.line, ingest=True
     )
     raise _in_row(error, row.where)
+
+
+def _one_text(texts: dict[int, tuple[int, int]], row: _Row) -> None:
+    """Refuse a system's sentence id of one question given with two sentence texts.
+
+    Question ids repeated across a table's sub-benchmarks (RAGChecker's meta-evaluation: query
+    '41' of kiwi and of bioasq), sentence '1' of each, claims of their own ids (``--option
+    ids=claim``, the duplicate claim id's way through): the two sentences were one, their
+    claims pooled (n 2, FP 1, FN 1 for n 4, FP 1, FN 2, TN 1 by hand), exit 0.
+    """
+    trace = row.trace
+    key = hash((trace.system, trace.question_id, trace.sentence_id))
+    text = hash(trace.sentence)
+    first = texts.setdefault(key, (text, row.line))
+    if first[0] == text:
+        return
+    raise _row_error(
+        row,
+        "sentence",
+        f"sentence {trace.sentence_id!r} of question {trace.question_id!r} (system "
+        f"{trace.system!r}) has another text here than at line {first[1]}: two sentences "
+        "with one id would be one, their claims pooled; give each sentence its own id (ids "
+        "repeated across sub-sets of the data: map the sub-set into the ids, or ingest each "
+        "sub-set apart)",
+    )
 
 
 def _one_record(
