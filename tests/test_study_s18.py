@@ -5,6 +5,7 @@ Each test states the input, what main gave before the fix, and what it gives now
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,36 @@ def test_a_request_from_a_folder_is_one_input_error(tmp_path: Path) -> None:
         failcodes.run(request, note=lambda _: None)
     assert caught.value.one_line() == f"{folder}: is a folder, expected a file"
     assert not (tmp_path / "o").exists()
+
+
+def test_a_bundled_input_is_the_same_wherever_failcodes_is_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study ingesting ``bundled:`` data, then read by the same failcodes installed elsewhere.
+
+    The ingest's fingerprint held the bundled file's absolute path in the installed package:
+    the same failcodes in another venv or clone (the same bytes) made ``failcodes run`` re-run
+    the ingest and ``failcodes report`` say "the study changed since `failcodes run` ran these
+    steps: ingest ragchecker-example (their settings or input files)". Now the file counts as
+    the study file names it (``bundled:ragchecker/checking_outputs.json``): nothing changed.
+    """
+    from importlib import resources
+
+    from failcodes import bundled
+    from failcodes.study.layout import StudyLayout
+    from failcodes.study.state import changed_steps
+
+    study = failcodes.init_study(tmp_path / "st").root  # the bundled RAGChecker example
+    failcodes.run_study(study)
+    layout = StudyLayout(study)
+    assert changed_steps(layout) == []
+    moved = tmp_path / "elsewhere" / "failcodes" / "bundled"
+    shutil.copytree(Path(str(resources.files(bundled))), moved)
+    files = resources.files
+    monkeypatch.setattr(
+        resources,
+        "files",
+        lambda package: moved if package in (bundled, bundled.__name__) else files(package),
+    )
+    assert str(bundled.path("ragchecker")).startswith(str(moved))
+    assert [s.name for s in changed_steps(layout)] == []

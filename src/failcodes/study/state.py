@@ -13,8 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
+from importlib import resources
 from pathlib import Path
 
+from failcodes import bundled
 from failcodes.fileio import atomic_write_text, check_regular_file
 from failcodes.hashing import file_sha256
 from failcodes.study.layout import StudyLayout
@@ -67,6 +69,9 @@ def fingerprint(step: Step, layout: StudyLayout) -> str:
     if root != ".":
         quoted = json.dumps(root, ensure_ascii=False)[1:-1]
         text = text.replace(f'"{quoted}/', '"').replace(f'"{quoted}"', '"."')
+    # a bundled file as the study file names it (bundled:NAME/FILE): where failcodes is
+    # installed (another venv, clone or Python) made its ingest "changed" with the same bytes
+    shipped = str(resources.files(bundled)) + "/"
     h = hashlib.sha256(text.encode("utf-8"))
     for path in step.inputs:
         files = list(_folder_files(path, layout)) if path.is_dir() else [path]
@@ -74,6 +79,8 @@ def fingerprint(step: Step, layout: StudyLayout) -> str:
             shown = str(f)
             if root != "." and shown.startswith(root + "/"):
                 shown = shown[len(root) + 1 :]
+            elif shown.startswith(shipped):
+                shown = bundled.PREFIX + shown.removeprefix(shipped)
             h.update(f"\0{shown}\0{_file_digest(f)}".encode())
     return h.hexdigest()
 
