@@ -1274,8 +1274,9 @@ class _Tally:
     records: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     #: with ``--option ids=line``: each row's content (file, cells) by its hash -> its line
     contents: dict[str, int] = field(default_factory=dict)
-    #: each (system, question, sentence) with a text, by its hash -> (the text's hash, line)
-    texts: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: each (system, question, sentence) with a text, by its hash -> its text's hash and its
+    #: line, one int (:func:`_one_text`: 120,000 traces of 40,000 sentences, +5 MB peak)
+    texts: dict[int, int] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1578,7 +1579,12 @@ def _sentence_in_one_file(files: dict[int, int], row: _Row, paths: dict[Path, in
     raise _in_row(error, row.where)
 
 
-def _one_text(texts: dict[int, tuple[int, int]], row: _Row) -> None:
+#: :func:`_one_text`'s packing: a text's 64-bit hash above a line number of 40 bits.
+_HASH_BITS, _LINE_BITS = (1 << 64) - 1, 40
+_LINE_MASK = (1 << _LINE_BITS) - 1
+
+
+def _one_text(texts: dict[int, int], row: _Row) -> None:
     """Refuse a system's sentence id of one question given with two sentence texts.
 
     Question ids repeated across a table's sub-benchmarks (RAGChecker's meta-evaluation: query
@@ -1588,18 +1594,18 @@ def _one_text(texts: dict[int, tuple[int, int]], row: _Row) -> None:
     """
     trace = row.trace
     key = hash((trace.system, trace.question_id, trace.sentence_id))
-    text = hash(trace.sentence)
-    first = texts.setdefault(key, (text, row.line))
-    if first[0] == text:
+    here = (hash(trace.sentence) & _HASH_BITS) << _LINE_BITS | row.line
+    first = texts.setdefault(key, here)
+    if first >> _LINE_BITS == here >> _LINE_BITS:
         return
     raise _row_error(
         row,
         "sentence",
         f"sentence {trace.sentence_id!r} of question {trace.question_id!r} (system "
-        f"{trace.system!r}) has another text here than at line {first[1]}: two sentences "
-        "with one id would be one, their claims pooled; give each sentence its own id (ids "
-        "repeated across sub-sets of the data: map the sub-set into the ids, or ingest each "
-        "sub-set apart)",
+        f"{trace.system!r}) has another text here than at line {first & _LINE_MASK}: two "
+        "sentences with one id would be one, their claims pooled; give each sentence its own "
+        "id (ids repeated across sub-sets of the data: map the sub-set into the ids, or ingest "
+        "each sub-set apart)",
     )
 
 
