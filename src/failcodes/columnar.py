@@ -22,7 +22,10 @@ row), the field and what was expected.
 from __future__ import annotations
 
 import bisect
+import csv
 import itertools
+import json
+import math
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +47,7 @@ from failcodes.labels import (
     TraceTexts,
     label_systems,
     labelled_texts,
+    trace_system_names,
     validate_labels,
 )
 from failcodes.numbertext import whole_number_text
@@ -758,8 +762,6 @@ def check_system_spellings(
     error names the first row of the later name (sorted), found by reading the files again
     only then.
     """
-    from failcodes.labels import trace_system_names
-
     seen: dict[str, str] = {}
     for name in trace_system_names(traces):
         key = spelling_key(name)
@@ -782,9 +784,6 @@ def first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, 
     the line bound): a BOM skipped the file and a name written with ``\u`` escapes was never
     matched, so the error named no line.
     """
-    import csv
-    import json
-
     for path in paths:
         fmt = detect_format(path)
         try:
@@ -1850,8 +1849,6 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     the caller then reads the traces with ``read_traces``, which accepts them with the same
     values or names the bad row. Memory: one batch of rows, plus 8 bytes a trace.
     """
-    import math
-
     source = Path(path)
     if source.suffix.lower() not in (".parquet", ".pq") or not source.is_file():
         raise ExactReaderNeededError

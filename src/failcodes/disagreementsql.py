@@ -53,7 +53,8 @@ import numpy as np
 
 from failcodes import engine
 from failcodes.fileio import AtomicBatch, temp_path
-from failcodes.tableio import Format, pyarrow_modules, write_in_batch
+from failcodes.jsonio import repr_scores, struct_fields
+from failcodes.tableio import Format, arrow_schema, pyarrow_modules, write_in_batch
 from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
 
@@ -424,7 +425,6 @@ def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
     import msgspec
 
     from failcodes.columnar import gather_runs
-    from failcodes.jsonio import repr_scores, struct_fields
 
     encode, spaced = msgspec.json.encode, msgspec.json.format
     origin = columns.origin
@@ -560,7 +560,6 @@ def _write_tables(
     Each group is one row group (the last the rest, empty too, as the stream writes them).
     """
     from failcodes.disagreements import Disagreement
-    from failcodes.tableio import arrow_schema
 
     pa, pq = pyarrow_modules()
     schema = arrow_schema(Disagreement)

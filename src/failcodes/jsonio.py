@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import json
 import math
 import re
@@ -527,8 +528,6 @@ def byte_blocks(fh: IO[bytes], path: Path) -> Iterator[tuple[list[bytes], int]]:
     :data:`MAX_LINE` bytes is refused as :func:`byte_lines` refuses it, after the lines
     before it are given, its pieces never joined. ``fh`` is best unbuffered.
     """
-    import io
-
     import numpy as np
 
     pending: list[bytes] = []  # the pieces of a line not ended yet

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import Field
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, Status
-from failcodes.codebook import Codebook, MigrationMap
+from failcodes.codebook import Codebook, CodeLevel, DiffKind, MigrationMap, diff
 from failcodes.contract import FrozenModel
 from failcodes.errors import CodebookError, MixedCodebookError
 
@@ -161,8 +161,6 @@ def added_rules(books: Mapping[int, Codebook], old: int, new: int) -> tuple[set[
 
     ``books``: the lineage's versions by number (every one from ``old`` to ``new``).
     """
-    from failcodes.codebook import CodeLevel, DiffKind, diff
-
     dims: set[str] = set()
     parents: set[str] = set()
     final = books[new].codes()

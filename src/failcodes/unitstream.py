@@ -37,7 +37,7 @@ from failcodes.disagreementio import (
 )
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.traces import CITING_SOURCES
-from failcodes.units import Unit, build_units, retrieval_unit_digests, unit_id
+from failcodes.units import Unit, build_units, disagreement_traces, retrieval_unit_digests, unit_id
 from failcodes.verdicts import ASSERTED, Verdict
 
 #: Traces whose units are checked against those seen before at once (their units wait that
@@ -255,7 +255,6 @@ def iter_disagreement_units(
         yield item
         given += 1
     from failcodes.disagreementio import read_disagreements
-    from failcodes.units import disagreement_traces
 
     units = build_units(disagreement_traces(read_disagreements(source)), kind, top_k=top_k)
     yield from units_with_words(units[given:], kind)

@@ -8,19 +8,36 @@ from __future__ import annotations
 
 import csv
 import functools
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.annotations import includes_heuristic
-from failcodes.attribution import Strategy, rows_frame
+from failcodes.attribution import (
+    ATTRIBUTION_COLUMNS,
+    CodeIndex,
+    Strategy,
+    attribute_item,
+    attribution_row,
+    coded_columns,
+    coded_rows,
+    count_rows,
+    dominant_frame,
+    passage_heads,
+    rate_frame,
+    rows_frame,
+    stage_counts,
+    step_heads,
+)
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.commands.ingest import EVIDENCE_HELP
 from failcodes.csvcells import leads_like_a_formula, safe_frame, writes_raw
 from failcodes.errors import InputError
-from failcodes.fileio import output_error
+from failcodes.fileio import AtomicBatch, check_output_dir, output_error
 from failcodes.study import layout
+from failcodes.traces import parse_evidence_declarations
 from failcodes.units import UnitKind
 
 if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
@@ -103,9 +120,7 @@ class AttributeRequest(Request):
             load_codebook,
             source_units,
         )
-        from failcodes.fileio import AtomicBatch, check_output_dir
         from failcodes.judge.journal import refuse_stale_ids
-        from failcodes.traces import parse_evidence_declarations
 
         codebook = load_codebook(self.codebook)
         declared = parse_evidence_declarations(self.evidence)
@@ -174,23 +189,7 @@ class AttributeRequest(Request):
         self, batch: Any, source: Any, r_codes: Any, v_codes: Any, codebook: Any
     ) -> tuple[int, dict[str, pd.DataFrame]]:
         """Attribute the items one at a time, each table written a chunk at a time."""
-        import sys
-
         import pandas as pd
-
-        from failcodes.attribution import (
-            ATTRIBUTION_COLUMNS,
-            attribute_item,
-            attribution_row,
-            coded_columns,
-            coded_rows,
-            count_rows,
-            dominant_frame,
-            passage_heads,
-            rate_frame,
-            stage_counts,
-            step_heads,
-        )
 
         items = _CsvSink(batch, self._path("attribution"))
         jsonl = batch.stage(self.output / layout.ATTRIBUTION_ITEMS).open("wb")
@@ -422,8 +421,6 @@ def _codes(run_dir: Path | None, codebook: Any, kind: Any) -> Any:
     checked) one at a time, a journal row msgspec vouches for as its struct (no model), and
     only its small shared code record kept.
     """
-    from failcodes.attribution import CodeIndex
-
     codes = CodeIndex(codebook, kind)
     if run_dir is not None:
         from failcodes.judge.panelrun import iter_run_codes

@@ -10,6 +10,7 @@ the CLI. A field's flag is ``--`` and its name with dashes (``max_attempts`` ->
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from typing import Any, ClassVar, Self, TypeVar
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 
 _R = TypeVar("_R", bound=BaseModel)
 
@@ -235,16 +236,12 @@ def int_list(text: str, option: str, *, high: int, most: int) -> tuple[int, ...]
 
 def existing(path: Path | None, what: str) -> Path | None:
     """``path`` if it is None or a file, else an InputError naming it."""
-    from failcodes.errors import InputError
-
     if path is not None and not path.is_file():
         raise InputError(f"no such {what}", path=path)
     return path
 
 
 def _toml_value(text: str) -> str:
-    import json
-
     try:
         float(text)
     except ValueError:

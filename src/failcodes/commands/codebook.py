@@ -16,6 +16,7 @@ from failcodes.codebook import Codebook, CodebookDiff
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
+from failcodes.fileio import atomic_write_text
 from failcodes.units import UnitKind
 
 PATH_HELP = "Codebook YAML file (default: the bundled codebook)."
@@ -216,8 +217,6 @@ class CodebookText(FrozenModel):
 
 def _write(text: str, output: Path | None) -> CodebookText:
     """Write atomically (temp file in the same folder, then rename) if ``output`` is given."""
-    from failcodes.fileio import atomic_write_text
-
     if output is not None:
         atomic_write_text(output, text)
     return CodebookText(text=text, output=output)

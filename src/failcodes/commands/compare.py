@@ -12,6 +12,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
+from failcodes import labelio, traceio
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.commands.measure import (
     MAPPING_HELP,
@@ -19,15 +22,19 @@ from failcodes.commands.measure import (
     WITHOUT_CLAIMS_HELP,
     verdicts_read,
 )
-from failcodes.errors import ConfigError, InputError
-from failcodes.labelscope import QuestionScope
+from failcodes.errors import ConfigError, InputError, StatisticsError
+from failcodes.labels import LabelIndex, refuse_claim_labels
+from failcodes.labelscope import QuestionScope, assumptions_line
+from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
 from failcodes.metrics import (
     DEFAULT_WITHOUT_CLAIMS,
     WithoutClaimsPolicy,
     coverage_line,
     label_coverage,
 )
+from failcodes.spelling import spelling_key
 from failcodes.stats.names import MAX_RESAMPLES
+from failcodes.tracecols import TraceColumns
 
 #: Most systems compared at once: every pair is tested (with --truth, 10,000 permutations a
 #: pair). 100 systems of 3 sentences took 227 s and 1.4 GB (4,950 pairs); 30 make 435 pairs.
@@ -36,7 +43,7 @@ MAX_SYSTEMS = 30
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import numpy as np
+    pass
     import numpy.typing as npt
 
     from failcodes.stats.tests import TestResult
@@ -48,8 +55,6 @@ _FALSE = {"0", "0.0", "false", "no", "n", "f"}
 
 
 def _binary(values: list[Any], column: str, path: Path) -> list[float]:
-    import numpy as np
-
     out: list[float] = []
     for i, v in enumerate(values):
         if v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "":
@@ -75,8 +80,6 @@ def _paired_line(shape: Any, unanswered: int) -> str:
     skipped is left out for all (the others' too): said with the count, which the text
     output did not show.
     """
-    from failcodes.labelscope import QuestionScope, assumptions_line
-
     line = assumptions_line(shape)
     if shape.question_scope is not QuestionScope.ANSWERED:
         return line
@@ -273,13 +276,8 @@ class CompareRequest(Request):
         self,
     ) -> tuple[list[tuple[str | None, Outcomes, Outcomes | None]], list[str], dict[str, Any]]:
         """One (mapping, predictions, truth) per mapping: every labelled sentence a unit."""
-        from failcodes import labelio, traceio
         from failcodes.columnar import check_system_spellings
-        from failcodes.errors import StatisticsError
-        from failcodes.labels import LabelIndex, refuse_claim_labels
-        from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
         from failcodes.outcomes import paired_outcomes_from_traces
-        from failcodes.tracecols import TraceColumns
 
         if self.file is not None or not self.traces or self.labels is None:
             raise ConfigError("give either FILE, or both --traces and --labels")
@@ -350,8 +348,6 @@ class CompareRequest(Request):
         many units a missing outcome leaves out of every test (they are paired: a unit one
         system lacks is in no test, also of two systems that both have it).
         """
-        import numpy as np
-
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
         from failcodes.ratingsio import read_ratings_frame
         from failcodes.stats.tableshape import id_named
@@ -443,8 +439,6 @@ def _never_flags(
     undefined (no predicted errors): "A vs C" printed an F1 difference of 0.839 beside a
     metrics table whose F1 for C was '–', without a word.
     """
-    import numpy as np
-
     out: dict[str | None, list[str]] = {}
     for mapping, data, y_truth in sets:
         if y_truth is None:
@@ -468,7 +462,6 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
     case, spacing or Unicode form (``gpt`` and ``GPT ``: one system twice, a table joined
     twice), which ``--traces`` refuses.
     """
-    from failcodes.spelling import spelling_key
     from failcodes.stats.summaries import rater_word, reference_reason
 
     folded: dict[str, str] = {}

@@ -15,11 +15,12 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
-from failcodes import tableio
+from failcodes import fileio, labelio, tableio, traceio
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
-from failcodes.verdicts import Verdict
+from failcodes.fileio import check_not_input
+from failcodes.verdicts import Verdict, parse_verdict_declarations
 
 #: ``--evidence`` (ingest, attribute).
 EVIDENCE_HELP = (
@@ -86,8 +87,6 @@ def _named_columns(values: list[str], option: str) -> tuple[tuple[str, str], ...
 
 
 def _verdicts(values: list[str]) -> Any:
-    from failcodes.verdicts import parse_verdict_declarations
-
     return parse_verdict_declarations(values)
 
 
@@ -270,9 +269,7 @@ class IngestRequest(IngestOptions, Request):
 
     def run(self, *, note: Note = ignore_note) -> IngestResult:
         """Read the inputs with the adapter and write the outputs (all or nothing)."""
-        from failcodes import fileio, labelio
         from failcodes.bundled import bundled_or_path
-        from failcodes.fileio import check_not_input
         from failcodes.ingest import Output, get_adapter
         from failcodes.traces import parse_evidence_declarations
 
@@ -354,7 +351,6 @@ def _write_traces(
     ``--evidence`` or ``--system`` system no trace has, raises inside ``batch``: the output is
     never moved into place.
     """
-    from failcodes import traceio
     from failcodes.dropped import Dropped
     from failcodes.tracelines import TraceLine, with_evidence
     from failcodes.traces import (

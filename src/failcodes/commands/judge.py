@@ -18,11 +18,18 @@ from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, mo
 
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError, FailcodesError, InputError
+from failcodes.errors import BudgetExceededError, ConfigError, FailcodesError, InputError
+from failcodes.judge.estimate import compare_lines
+from failcodes.judge.job import JudgeJob
+from failcodes.judge.journal import refuse_stale_ids
 from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Limits, RetryPolicy
+from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
+from failcodes.judge.pricing import load_prices
+from failcodes.judge.run import discard_if_untouched, refuse_another_run, run_judge, write_estimate
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.spec import JudgeSpec, check_url
-from failcodes.units import UnitKind, build_units
+from failcodes.judge.summary import summary_lines
+from failcodes.units import UnitKind, build_units, traces_without_reasoning
 
 #: A request that reads a judge's run and takes the judge's passage cut (its ``top_k``).
 _Reads = TypeVar("_Reads", bound=Request)
@@ -143,8 +150,6 @@ class JudgeOptions(FrozenModel):
 
     def run_mode(self, *, dry_run: bool = False) -> Mode:
         """The run mode these options ask for (a dry run builds no client for a cascade)."""
-        from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
-
         base: PerUnit | Grouped | Batch = PerUnit()
         if self.batch:
             group = Grouped() if self.group_by_claim else None
@@ -183,8 +188,6 @@ class JudgeOptions(FrozenModel):
 
     def price_table(self) -> Any:
         """The price table (``prices``, else the bundled vendor list)."""
-        from failcodes.judge.pricing import load_prices
-
         return load_prices(self.prices)
 
     def coder(self, spec: JudgeSpec, *, dry_run: bool = False) -> Any:
@@ -276,9 +279,6 @@ class JudgeResult:
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
-        from failcodes.judge.estimate import compare_lines
-        from failcodes.judge.summary import summary_lines
-
         if self.estimate is not None:
             return [*self.estimate.lines(), *self._over_budget(self.estimate.cost_usd)]
         if self.summary is not None:
@@ -419,7 +419,6 @@ class JudgeRequest(JudgeOptions, Request):
     ) -> JudgeResult:
         """Judge (or, with ``dry_run``, price) every unit; notes go to ``note`` as they come."""
         from failcodes.commands.inputs import codebook_note, load_codebook, source_units
-        from failcodes.judge.journal import refuse_stale_ids
 
         codebook = load_codebook(self.codebook, self.kind)  # a missing part: before any output
         units, sizes, traces = self._units()
@@ -475,7 +474,6 @@ class JudgeRequest(JudgeOptions, Request):
     ) -> Any:
         """The engine's job for this request (the run folder and cache checked first)."""
         from failcodes.commands.inputs import check_run_outputs
-        from failcodes.judge.job import JudgeJob
 
         check_run_outputs(self.run_dir, cache_path)  # one line, nothing created, before a call
         return JudgeJob(
@@ -539,7 +537,6 @@ class _Single:
         note: Note,
         on_progress: Callable[[int, int], None] | None,
     ) -> JudgeResult:
-        from failcodes.judge.run import discard_if_untouched, refuse_another_run, run_judge
 
         req = self.request
         spec = req.judge[0]
@@ -570,8 +567,6 @@ class _Single:
         return result
 
     def _note_skipped(self, note: Note) -> None:
-        from failcodes.units import traces_without_reasoning
-
         if self.request.kind is not UnitKind.VERIFICATION:
             return
         skipped = (
@@ -598,7 +593,7 @@ class _Single:
 
     def _before(self, coder: Any, job: Any, heuristic: bool) -> CostEstimate | None:
         """The estimate of a scaled LLM run, written beside it (None otherwise)."""
-        from failcodes.judge.run import estimate_run, write_estimate
+        from failcodes.judge.run import estimate_run
 
         if not self.request.scaled() or heuristic:
             return None
@@ -611,6 +606,4 @@ class _Single:
 
 
 def _budget(exc: Exception) -> bool:
-    from failcodes.errors import BudgetExceededError
-
     return isinstance(exc, BudgetExceededError)

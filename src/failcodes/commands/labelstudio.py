@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,12 +22,19 @@ from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError, InputError
-from failcodes.fileio import check_not_input
+from failcodes.disagreementio import is_disagreements_file
+from failcodes.errors import ConfigError, InputError, LabelStudioError
+from failcodes.fileio import atomic_write_text, check_not_input, write_json_items, write_jsonl
+from failcodes.labelstudio import server as ls_server
 from failcodes.labelstudio.config import labeling_config
-from failcodes.labelstudio.results import SKIPPED, ReviewResult
+from failcodes.labelstudio.results import (
+    SKIPPED,
+    ReviewResult,
+    annotations_from_export,
+    check_users,
+)
 from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, predicted, select_judged
-from failcodes.units import Unit, UnitKind, build_units
+from failcodes.units import Unit, UnitKind, build_units, disagreement_traces
 from failcodes.unitstream import TaskUnit, iter_disagreement_units, units_with_words
 
 UNITS_HELP = (
@@ -95,8 +103,7 @@ def _units(
     source is read here, whole (its errors before anything else is read), each unit of
     ``part`` given once.
     """
-    from failcodes.disagreementio import is_disagreements_file, read_disagreements
-    from failcodes.units import disagreement_traces
+    from failcodes.disagreementio import read_disagreements
 
     if dataset is not None and not path.is_dir():
         raise ConfigError("--dataset goes with a study folder")
@@ -300,8 +307,6 @@ class ExportRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> ExportResult:
         """Build the tasks and write them to ``out``."""
-        from failcodes.fileio import write_json_items
-
         del note
         check_not_input([self.out], [self.units, self.codebook, self.judged, self.plan])
         if self.out.suffix.lower() != ".json":  # a JSON list under .csv: Label Studio misreads
@@ -393,8 +398,6 @@ class LabelStudioConfigRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> LabelingConfigResult:
         """Build the XML (written to ``out`` if given)."""
-        from failcodes.fileio import atomic_write_text
-
         del note
         check_not_input([self.out], [self.codebook])
         xml = labeling_config(codebook_or_bundled(self.codebook), self.part)
@@ -574,8 +577,6 @@ def _written(
     result: ReviewResult, part: UnitKind, source: str | Path, out: Path, what: str, note: Note
 ) -> ReviewsResult:
     """Check the reviews, write them to ``out``; each problem (at most 20) said to ``note``."""
-    from failcodes.fileio import write_jsonl
-
     _check_kept(result, part, source)
     _check_nothing_dropped(out, result, what)
     write_jsonl(out, result.annotations)
@@ -652,8 +653,6 @@ class LabelStudioImportRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> ReviewsResult:
         """Read the export and write the reviews to ``out``."""
-        from failcodes.labelstudio.results import annotations_from_export, check_users
-
         users = _users(self.user)
         check_not_input([self.out], [self.export, self.codebook])
         cb = codebook_or_bundled(self.codebook, near=self.out.parent)  # into a study: its own
@@ -707,11 +706,7 @@ class LabelStudioServeRequest(Request):
 
         Raises LabelStudioError when the server exits of itself.
         """
-        import os
         import signal
-
-        from failcodes.errors import LabelStudioError
-        from failcodes.labelstudio import server as ls_server
 
         say = say or note
         exe = ls_server.find_binary(self.binary)

@@ -15,9 +15,11 @@ from pydantic import field_validator, model_validator
 from failcodes.commands.base import Note, Request, ignore_note, int_list, option
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
-from failcodes.rtv.items import SCALES
+from failcodes.rtv.evaluate import RtvConfig
+from failcodes.rtv.items import SCALES, read_items
 from failcodes.rtv.judge import OfflineHeuristicJudge, VerdictJudge
-from failcodes.rtv.report import RtvRun, as_rows
+from failcodes.rtv.report import RtvRun, as_rows, evaluate_all, write_outputs
+from failcodes.rtv.retrieval import BM25_METHODS
 
 #: Bounds of the retrieval options: each sensitivity k is one more retrieval and judging pass;
 #: a chunk must hold a few words (BM25 indexes words of 2+ letters).
@@ -131,10 +133,6 @@ class RtvRequest(Request):
     def run(self, *, note: Note = ignore_note) -> RtvResult:
         """Evaluate every item and write the run's files under ``out``."""
         from failcodes.rtv.documents import load_documents
-        from failcodes.rtv.evaluate import RtvConfig
-        from failcodes.rtv.items import read_items
-        from failcodes.rtv.report import evaluate_all, write_outputs
-        from failcodes.rtv.retrieval import BM25_METHODS
 
         del note
         if self.bm25_method not in BM25_METHODS:

@@ -11,6 +11,7 @@ one re-coding engine (:mod:`failcodes.recoding`). Printing stays in ``failcodes.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,19 @@ from failcodes.saturation.models import (
     DEFAULT_MIN_SUPPORT,
     DEFAULT_SIMILARITY_THRESHOLD,
     DEFAULT_STOP_K,
+    ProjectConfig,
+    RoundPhase,
 )
-from failcodes.saturation.store import ProjectStore
-from failcodes.units import UnitKind
+from failcodes.saturation.review import auto_accept
+from failcodes.saturation.rounds import (
+    init_project,
+    open_proposals,
+    record_decisions,
+    run_round,
+    stop_state,
+)
+from failcodes.saturation.store import DEFAULT_ROOT, ProjectStore
+from failcodes.units import UnitKind, build_units
 
 if TYPE_CHECKING:
     from failcodes.recoding import RecodeResult
@@ -40,8 +51,6 @@ DIR_HELP = "Project folder (default annotations/NAME)."
 
 def project_root(name: str, folder: Path | None) -> Path:
     """The project's folder: ``folder``, else ``annotations/NAME`` (a plain name only)."""
-    from failcodes.saturation.store import DEFAULT_ROOT
-
     # the name is a folder under annotations/: '../x' or 'a/b' would leave it
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
         raise ConfigError(
@@ -123,8 +132,6 @@ class SaturateInitRequest(Request):
     def run(self, *, note: Note = ignore_note) -> InitResult:
         """Write the project (its config, seed codebook v1 and pool)."""
         from failcodes.saturation.inputs import load_codebook
-        from failcodes.saturation.models import ProjectConfig
-        from failcodes.saturation.rounds import init_project
 
         del note
         if (self.units is None) == (self.from_traces is None):
@@ -163,7 +170,6 @@ class SaturateInitRequest(Request):
         if self.units is not None:
             return [u for u in load_units(self.units) if u.kind is self.kind]
         from failcodes.commands.inputs import load_traces
-        from failcodes.units import build_units
 
         assert self.from_traces is not None
         return build_units(load_traces(self.from_traces), self.kind, top_k=self.top_k)
@@ -208,14 +214,6 @@ class SaturateRoundRequest(Request):
     def run(self, *, note: Note = ignore_note) -> RoundResult:
         """Run the round (and, with ``auto_accept``, accept every open proposal)."""
         from failcodes.saturation.inputs import resolve_coder, resolve_proposer
-        from failcodes.saturation.models import RoundPhase
-        from failcodes.saturation.review import auto_accept
-        from failcodes.saturation.rounds import (
-            open_proposals,
-            record_decisions,
-            run_round,
-            stop_state,
-        )
 
         del note
         store = ProjectStore.open(project_root(self.name, self.folder))
@@ -255,7 +253,6 @@ class SaturateRoundRequest(Request):
 def default_reviewer() -> str:
     """Who is reviewing: $FAILCODES_REVIEWER, else the login name ('' when there is none)."""
     import getpass
-    import os
 
     try:
         return os.environ.get("FAILCODES_REVIEWER") or getpass.getuser()

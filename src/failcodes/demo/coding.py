@@ -8,7 +8,10 @@ import pandas as pd
 
 from failcodes import codebook
 from failcodes.demo._base import DemoContext, StepOutput, write_csv
-from failcodes.fileio import AtomicBatch
+from failcodes.fileio import AtomicBatch, atomic_write_text, write_json
+from failcodes.judge import Batch, Cascade, Grouped, JudgeJob, Mode, PerUnit, PricingOnlyCoder
+from failcodes.judge.providers.offline import OfflineCoder
+from failcodes.labelstudio import build_tasks, labeling_config, select_judged
 from failcodes.report.codebook_table import render_codebook_table
 from failcodes.study.layout import StudyLayout
 from failcodes.units import UnitKind
@@ -51,17 +54,7 @@ def codebook_step(ctx: DemoContext) -> StepOutput:
 
 def scale_step(ctx: DemoContext) -> StepOutput:
     """Dry run of an LLM judge over the judged retrieval units: dedup, grouping, cache, batch."""
-    from failcodes.judge import (
-        Batch,
-        Cascade,
-        Grouped,
-        JudgeJob,
-        Mode,
-        PerUnit,
-        PricingOnlyCoder,
-        estimate_run,
-    )
-    from failcodes.judge.providers.offline import OfflineCoder
+    from failcodes.judge import estimate_run
 
     out = StepOutput()
     spec = "openai:gpt-5-mini"
@@ -108,9 +101,6 @@ def scale_step(ctx: DemoContext) -> StepOutput:
 
 def labelstudio_step(ctx: DemoContext) -> StepOutput:
     """Label Studio review files for the judged units: labeling configs and task files."""
-    from failcodes.fileio import atomic_write_text, write_json
-    from failcodes.labelstudio import build_tasks, labeling_config, select_judged
-
     out = StepOutput()
     cb = codebook.bundled()
     folder = StudyLayout.of(ctx.out_dir).labelstudio_dir

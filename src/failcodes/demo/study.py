@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from failcodes import labelio, traceio
+from failcodes.codebook import UnitKind
 from failcodes.csvcells import read_frame
 from failcodes.demo._base import (
     DEMO_BOOTSTRAP,
@@ -28,8 +30,15 @@ from failcodes.demo._base import (
     DemoContext,
     StepOutput,
 )
+from failcodes.disagreements import count_by_kind
 from failcodes.fileio import atomic_write_text
+from failcodes.judge.run import read_annotations
+from failcodes.labelscope import assumptions_line, shape_of_rows
+from failcodes.study.config import load_study
 from failcodes.study.layout import StudyLayout
+from failcodes.study.runner import Outcome, log_path, run_steps
+from failcodes.study.steps import plan_study
+from failcodes.units import build_units, disagreement_traces
 
 #: The demo's study file, ``demo/study.toml`` beside this module (``{codebook}``,
 #: ``{mappings}``, ``{bootstrap}`` and ``{seed}`` filled in by :func:`write_demo_study`).
@@ -89,10 +98,6 @@ def _metrics_table(path: Path) -> pd.DataFrame:
 
 def study_step(ctx: DemoContext) -> StepOutput:
     """Write the demo's study file and run its steps (all but the report) as commands."""
-    from failcodes.study.config import load_study
-    from failcodes.study.runner import Outcome, log_path, run_steps
-    from failcodes.study.steps import plan_study
-
     out = StepOutput()
     layout = StudyLayout.of(ctx.out_dir)
     out.files.append(write_demo_study(layout))
@@ -122,13 +127,7 @@ def study_step(ctx: DemoContext) -> StepOutput:
 
 def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) -> None:
     """Read what the commands wrote into the context the later demo steps use."""
-    from failcodes import labelio, traceio
-    from failcodes.codebook import UnitKind
     from failcodes.disagreementio import read_disagreements
-    from failcodes.disagreements import count_by_kind
-    from failcodes.judge.run import read_annotations
-    from failcodes.labelscope import assumptions_line, shape_of_rows
-    from failcodes.units import build_units, disagreement_traces
 
     found: dict[str, Any] = {}
     judged: dict[str, Any] = {}

@@ -17,12 +17,16 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from failcodes.annotationlines import AnnotationRead, is_dumped, vouched
 from failcodes.annotations import Annotation
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import check_output_dir
+from failcodes.jsonio import parse_json
 from failcodes.judge._sqlite import (
     BLOBS_MIGRATION,
     BlobStore,
@@ -148,8 +152,6 @@ def refuse_stale_ids(run_dir: str | Path, units: Callable[[], Iterable[Any]]) ->
     shows more than its text), or that comes with its old id (a units file written then), is
     looked up by it: a folder holding only such units is used as it is.
     """
-    from types import SimpleNamespace
-
     from failcodes.units import unit_id
 
     old = stale_ids(run_dir)
@@ -256,8 +258,6 @@ def decode_row(path: Path, seq: object, unit_id: object, text: object) -> Annota
     strict reader, which refuses a key given twice (pydantic's decoder keeps the last: a row
     edited to give ``codes`` twice was attributed by its second codes, exit 0).
     """
-    from pydantic import ValidationError
-
     if isinstance(text, str | bytes) and vouched(text) is not None:
         try:
             return Annotation.model_validate_json(text)
@@ -269,7 +269,6 @@ def decode_row(path: Path, seq: object, unit_id: object, text: object) -> Annota
             f"{where}: the annotation is {type(text).__name__}, not JSON text; {_TAMPERED}",
             path=path,
         )
-    from failcodes.jsonio import parse_json
     from failcodes.tableio import validate_record
 
     try:

@@ -21,11 +21,12 @@ from typing import TypeVar
 from pydantic import Field, model_validator
 
 from failcodes.annotationlines import AnnotationRead
-from failcodes.annotations import Annotation, CoderKind, Status, includes_heuristic
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, includes_heuristic
 from failcodes.codebook import Codebook
 from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
+from failcodes.jsonio import json_field_line
 from failcodes.judge.estimate import CostEstimate
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import JOURNAL_NAME, iter_journal, iter_journal_lines
@@ -286,9 +287,6 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
 
 def _check_consensus(path: Path, report: PanelReport, codebook: Codebook) -> None:
     """Refuse consensus codes the codebook part does not have (a tampered or foreign file)."""
-    from failcodes.annotations import NOT_ASSESSABLE
-    from failcodes.jsonio import json_field_line
-
     part = codebook.part(report.kind)
     allowed = {d.id: {*d.code_ids(), NOT_ASSESSABLE} for d in part.dimensions}
     for i, unit in enumerate(report.units):

@@ -13,11 +13,12 @@ import re
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import model_validator
+from pydantic import ValidationError, model_validator
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
 from failcodes.judge.estimate import PricingOnlyCoder
+from failcodes.judge.providers.factory import make_coder
 from failcodes.judge.providers.offline import OFFLINE_MODEL as OFFLINE_MODEL
 
 Vendor = Literal["offline", "anthropic", "openai"]
@@ -71,7 +72,6 @@ class JudgeSpec(FrozenModel):
         """``value`` parsed (else a :class:`ConfigError` saying what is expected)."""
         if isinstance(value, JudgeSpec):
             return value
-        from pydantic import ValidationError
 
         try:
             return cls.model_validate(value)
@@ -126,8 +126,6 @@ class JudgeSpec(FrozenModel):
         In a dry run a missing key is no error: the judge is priced, never called, through a
         :class:`~failcodes.judge.estimate.PricingOnlyCoder`.
         """
-        from failcodes.judge.providers.factory import make_coder
-
         url = self.endpoint(base_url)
         try:
             return make_coder(self.name, base_url=url, timeout=timeout, temperature=temperature)

@@ -6,6 +6,7 @@ turns it into ``tables/`` (md, tex, html, csv), ``figures/`` (png, pdf) and ``in
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from failcodes.annotations import NOT_ASSESSABLE
 from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
 from failcodes.dropped import Dropped, dropped_line
-from failcodes.fileio import atomic_write_text
+from failcodes.fileio import atomic_write_text, write_jsonl
 from failcodes.labelscope import coverage_rows
 from failcodes.report import figures as figs
 from failcodes.report.corrected import ATTRIBUTION_NOTE as CORRECTED_ATTRIBUTION_NOTE
@@ -284,9 +285,6 @@ def _reopen(out: Path, reopen: ReopenUnits) -> str:
 
     The command pushes them to Label Studio for review under the current codebook.
     """
-    import shlex
-
-    from failcodes.fileio import write_jsonl
     from failcodes.study.layout import judge_kind
 
     kind = judge_kind(reopen.kind)

@@ -21,6 +21,7 @@ from failcodes.annotations import NOT_ASSESSABLE, Status
 from failcodes.attribution import cell_codes, quality_rate
 from failcodes.codebook import Part
 from failcodes.errors import InputError
+from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy, subset_note
 from failcodes.tally import row_weights
 
 ALL_HIGH_ROW = "all_high_quality"
@@ -220,8 +221,6 @@ def without_claims_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
     One line per policy found in the sentence-level rows (``failcodes.metrics`` records it in
     ``without_claims_policy``; rows written before that field existed are left out).
     """
-    from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
-
     counts: dict[str, dict[str, int]] = {}
     for m in metrics:
         policy = m.get("without_claims_policy")
@@ -246,8 +245,6 @@ def subset_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
 
     Rows of one system and level share their units; the first mapping's row speaks for them.
     """
-    from failcodes.metrics import subset_note
-
     seen: dict[tuple[str, str], str] = {}
     for m in metrics:
         unlabelled = _count(m.get("n_unlabelled"))

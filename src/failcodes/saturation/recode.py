@@ -25,13 +25,12 @@ from __future__ import annotations
 from failcodes.annotations import Annotation
 from failcodes.codebook import migration_path
 from failcodes.recoding import JudgeFn, RecodeResult, RecodeWork, plan_work, recode
+from failcodes.saturation.rounds import latest_annotations
 from failcodes.saturation.store import ProjectStore, SaturationError
 
 
 def plan_recode(store: ProjectStore) -> RecodeWork:
     """Which units must be re-coded and which can be migrated to the newest version."""
-    from failcodes.saturation.rounds import latest_annotations
-
     newest = store.codebook()
     lineage = [store.codebook(v) for v in store.versions()]
     flagged: dict[str, list[tuple[int, str]]] = {}

@@ -6,6 +6,7 @@ import contextlib
 import shutil
 from pathlib import Path
 
+from failcodes import codebook
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.study.config import TEMPLATE, parse_study
@@ -18,8 +19,6 @@ def bundled_codebook_file(version: int | None = None) -> Path:
     ``None``: :data:`failcodes.codebook.DEFAULT_VERSION`. A version failcodes does not ship
     is a :class:`~failcodes.errors.ConfigError` naming the versions it does.
     """
-    from failcodes import codebook
-
     files = codebook.lineage_files(codebook.bundled_dir(), codebook.DEFAULT_NAME)
     versions = files[codebook.DEFAULT_NAME]
     wanted = codebook.DEFAULT_VERSION if version is None else version

@@ -46,13 +46,17 @@ from failcodes.codebook import (
     CodebookRef,
     MigrationMap,
     UnitKind,
+    bundled_dir,
+    bundled_for,
+    lineage_files,
     load,
     migration_path,
 )
 from failcodes.errors import CodebookError, InputError
 from failcodes.fileio import atomic_write_text
-from failcodes.judge import read_annotations
-from failcodes.judge.journal import JOURNAL_NAME
+from failcodes.judge import Journal, RunSummary, export_run, read_annotations, read_summary
+from failcodes.judge.journal import JOURNAL_NAME, refuse_stale_ids
+from failcodes.judge.run import ANNOTATIONS_NAME
 from failcodes.migration import added_rules, finer_codes
 from failcodes.recoding import (
     JudgeFn,
@@ -69,7 +73,7 @@ from failcodes.recoding import (
 )
 from failcodes.study.config import StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
-from failcodes.units import Unit
+from failcodes.units import Unit, disagreement_traces
 
 if TYPE_CHECKING:
     from failcodes.judge.panelrun import Member
@@ -98,8 +102,6 @@ def run_codebook(run_dir: Path) -> CodebookRef | None:
 
     For a panel run, its first member's.
     """
-    from failcodes.judge.run import ANNOTATIONS_NAME
-
     path = next(iter(member_runs(run_dir).values())) / ANNOTATIONS_NAME
     try:
         with path.open(encoding="utf-8") as fh:
@@ -130,7 +132,6 @@ def lineage(codebook_path: Path, newest: Codebook, layout: StudyLayout) -> dict[
     version 2 (same name and number, other codes); composed into the path it would carry
     annotations through codes the study never had.
     """
-    from failcodes.codebook import bundled_dir, bundled_for, lineage_files
     from failcodes.saturation.store import ProjectStore
 
     books: dict[int, Codebook] = {newest.version: newest}
@@ -181,7 +182,6 @@ def input_units(study: StudyFile, layout: StudyLayout, dataset: str, kind: str) 
     plans, exports (:func:`failcodes.judge.export_run`'s ``only``) and counts these alone.
     """
     from failcodes.disagreementio import read_disagreements
-    from failcodes.units import disagreement_traces
 
     dis = layout.disagreements(dataset)
     if not dis.is_file():
@@ -196,8 +196,6 @@ def _export_input(work: RecodeWork) -> None:
     The run holds the units of an earlier input too (re-coded then): exported, a report's quote
     checks, the attribution and the retrieval-quality shares counted them.
     """
-    from failcodes.judge import export_run, read_summary
-
     if (work.run_dir / JOURNAL_NAME).is_file():  # the summary's other_units counted again
         export_run(work.run_dir, read_summary(work.run_dir), only=set(work.units))
 
@@ -226,7 +224,6 @@ def plan_kind(
 
     With ``member``: that panel member's units (its own earlier codes, its own folder).
     """
-    from failcodes.judge.journal import refuse_stale_ids
     from failcodes.judge.panelrun import member_dir
 
     cb_path, newest = study_codebook(study, layout)
@@ -325,7 +322,6 @@ def recode_panel(
     ``works``, ``judges`` and ``members`` go together (one per member, in panel order); the
     works come from :func:`plan_kind` with each member's :class:`PanelSeat`.
     """
-    from failcodes.judge import Journal, RunSummary
     from failcodes.judge.panelrun import PANEL_FILE, panel_report
 
     first = works[0]

@@ -19,16 +19,19 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from failcodes.errors import FailcodesError
+from failcodes.errors import FailcodesError, InputError
+from failcodes.judge.journal import RunIdentityError
 from failcodes.redact import redact_text
-from failcodes.study.layout import StudyLayout
+from failcodes.runlock import folder_lock
+from failcodes.study.config import check_input_paths, load_study
+from failcodes.study.layout import STUDY_FILE, StudyLayout
 from failcodes.study.state import changed_steps as changed_steps
 from failcodes.study.state import fingerprint as fingerprint
 from failcodes.study.state import is_finished as is_finished
 from failcodes.study.state import load_state as load_state
 from failcodes.study.state import pending_steps as pending_steps
 from failcodes.study.state import save_state
-from failcodes.study.steps import Step
+from failcodes.study.steps import Step, plan_study
 
 
 class Outcome(StrEnum):
@@ -131,9 +134,6 @@ def run_steps(
 
 def study_folder(study: str | Path) -> Path:
     """The study folder of ``study`` (the folder itself, or its study file)."""
-    from failcodes.errors import InputError
-    from failcodes.study.layout import STUDY_FILE
-
     path = Path(study)
     if path.is_file():  # the study file itself: its folder is the study
         if path.name != STUDY_FILE:
@@ -159,10 +159,6 @@ def run_study(
     figure labels the fonts cannot draw) to ``say`` too. A failing step stops the run with
     its own one-line error, naming the step and its log.
     """
-    from failcodes.runlock import folder_lock
-    from failcodes.study.config import check_input_paths, load_study
-    from failcodes.study.steps import plan_study
-
     layout = StudyLayout.of(study_folder(study))
     config = load_study(layout.root)
     check_input_paths(config, layout.root)  # before the lock, the state or any step
@@ -207,8 +203,6 @@ def _in_study(exc: FailcodesError) -> str:
     (-o)", which a study sets itself. The tutorial's way (run with the offline judge, then
     name an LLM judge in [judge]) and a codebook edited in place ended there.
     """
-    from failcodes.judge.journal import RunIdentityError
-
     if not isinstance(exc, RunIdentityError):
         return exc.one_line()
     run = exc.run_dir

@@ -19,8 +19,9 @@ from pathlib import Path
 from failcodes import bundled
 from failcodes.fileio import atomic_write_text, check_regular_file
 from failcodes.hashing import file_sha256
+from failcodes.study.config import load_study
 from failcodes.study.layout import StudyLayout
-from failcodes.study.plan import Step
+from failcodes.study.plan import Step, plan_work
 
 _SKIP_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal", ".lock")
 
@@ -125,9 +126,6 @@ def changed_steps(layout: StudyLayout) -> list[Step]:
     ``failcodes report`` alone reads the outputs of the last run: a label corrected in an input
     since was in none of its numbers, said nowhere. Empty outside a run study.
     """
-    from failcodes.study.config import load_study
-    from failcodes.study.plan import plan_work
-
     state = load_state(layout)
     if not state:
         return []
