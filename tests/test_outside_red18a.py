@@ -306,3 +306,48 @@ def test_one_sentence_id_given_two_texts_is_refused_by_ingest(
     assert code == 0, err
     [row] = json.loads(stdout)
     assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (4, 0, 1, 2, 1)
+
+
+def test_a_json_object_keyed_by_system_names_the_rows_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # {"A": [records], "B": [records]}: ingest read the object as one row of columns A, B
+    # and asked for the verdict's column (--map COLUMN=verdict: --map A=verdict reads a list).
+    # A refusal's wording: it now names the rows option that reads it; that way gives the hand
+    # count (A: s1 refuted, error -> TP; s2 supported -> TN; B: s1 supported, error -> FN;
+    # s2 refuted -> FP).
+    def rec(s: str, v: str) -> dict[str, str]:
+        return {"question_id": "q1", "sentence_id": s, "claim_id": s, "claim": s, "verdict": v}
+
+    raw = _write(
+        tmp_path / "by-system.json",
+        json.dumps(
+            {
+                "A": [rec("s1", "refuted"), rec("s2", "supported")],
+                "B": [rec("s1", "supported"), rec("s2", "refuted")],
+            }
+        ),
+    )
+    out = tmp_path / "t.jsonl"
+    code, stdout, err = run_cli(["ingest", "generic", str(raw), "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {raw}:1, field 'verdict': no verdict (this row's columns A, B all "
+        "hold lists: the records are nested in them); name the lists that hold the rows with "
+        "--option rows=PATH, e.g. --option 'rows=*[]' --map '*=system' for the records listed "
+        "under each system's name (docs/trace-format.md, nested output)"
+    ]
+    assert not out.exists()
+    args = ["ingest", "generic", str(raw), "-o", str(out), "--option", "rows=*[]"]
+    assert run_cli([*args, "--map", "*=system"], capsys)[0] == 0
+    labels = _write(
+        tmp_path / "l.jsonl",
+        '{"question_id": "q1", "sentence_id": "s1", "has_error": true}\n'
+        '{"question_id": "q1", "sentence_id": "s2", "has_error": false}\n',
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    got = {r["system"]: (r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(stdout)}
+    assert got == {"A": (1, 0, 0, 1), "B": (0, 1, 1, 0)}

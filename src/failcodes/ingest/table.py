@@ -1450,6 +1450,15 @@ def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec) -> str:
         return f"no verdict (did the verifier fail on this claim? {failed})"
     # nothing is mapped to the verdict: most likely the pipeline calls it something else
     columns = clip(", ".join(k for k in raw if k != INDEX_MARK), 300)
+    values = [v for k, v in raw.items() if k != INDEX_MARK]
+    if spec.rows is None and values and all(isinstance(v, list) for v in values):
+        # {"gpt": [...], "claude": [...]}: the records are nested under each system's key
+        return (
+            f"no verdict (this row's columns {columns} all hold lists: the records are nested "
+            "in them); name the lists that hold the rows with --option rows=PATH, e.g. --option "
+            "'rows=*[]' --map '*=system' for the records listed under each system's name "
+            "(docs/trace-format.md, nested output)"
+        )
     return (
         f"no verdict (this row's columns: {columns}): name the verdict's column with --map "
         f"COLUMN=verdict; if the verifier failed on this claim, {failed}"
