@@ -147,3 +147,34 @@ def test_many_raters_named_as_raters_over_few_units_are_not_a_transposed_table(
     _write(table, text.replace("rater", "Q"))
     code, _, err = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
     assert code == 2 and "is the table one row per rater and one column per unit?" in err
+
+
+def test_a_study_file_missing_its_top_level_name_names_no_datasets_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # t17rev: the study file without its top-level `name` said "failcodes.toml:11, field
+    # 'name'": line 11 is the [[datasets]] table's own name (which is there). A top-level key
+    # is above the first table's header: no line of it, so none is named; a data set's
+    # missing name points at its [[datasets]] header.
+    study = tmp_path / "s"
+    assert run_cli(["init", str(study)], capsys)[0] == 0
+    toml = study / "failcodes.toml"
+    text = toml.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    top = lines.index(f'name = "{study.name}"\n')
+    _write(toml, "".join(lines[:top] + lines[top + 1 :]))
+    code, _, err = run_cli(["run", str(study), "--plan"], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {toml}, field 'name': missing required field",
+    )
+    # the first data set's name removed instead: its [[datasets]] header's line
+    first = next(i for i, line in enumerate(lines) if line.startswith("name = ") and i > top)
+    header = lines.index("[[datasets]]\n")
+    assert header < first
+    _write(toml, "".join(lines[:first] + lines[first + 1 :]))
+    code, _, err = run_cli(["run", str(study), "--plan"], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {toml}:{header + 1}, field 'datasets[0].name': missing required field",
+    )

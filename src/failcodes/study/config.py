@@ -406,6 +406,10 @@ def _field(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+#: A table's header line (``[judge]``, ``[[datasets.ingest]]``), not an array's line.
+_HEADER = re.compile(r"^\s*\[\[?\s*[\w.\-]+\s*\]\]?\s*(#.*)?$")
+
+
 def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
     """Best-effort 1-based line of the field ``loc`` (array-of-tables aware)."""
     lines = text.splitlines()
@@ -423,8 +427,15 @@ def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
                 continue
             break
         if isinstance(part, str):
-            key = re.compile(rf"^\s*{re.escape(part)}\s*=|^\s*\[\s*{re.escape(table + part)}\s*\]")
-            n = next((n for n in range(start, len(lines)) if key.match(lines[n])), None)
+            key = re.compile(rf"^\s*{re.escape(part)}\s*=")
+            header = re.compile(rf"^\s*\[\s*{re.escape(table + part)}\s*\]")
+            # a key of the table begun at ``start`` is above the next table's header: the
+            # top-level 'name' missing was the line of a [[datasets]] table's name
+            heads = (n for n in range(start, len(lines)) if _HEADER.match(lines[n]))
+            ends = next((n for n in heads if n > start or not table), len(lines))
+            n = next((n for n in range(start, ends) if key.match(lines[n])), None)
+            if n is None:
+                n = next((n for n in range(start, len(lines)) if header.match(lines[n])), None)
             if n is None:
                 return start + 1 if start else None
             if not (isinstance(nxt, str) and lines[n].lstrip().startswith("[")):
