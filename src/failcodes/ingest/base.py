@@ -97,7 +97,6 @@ class TraceStream(Protocol):
 
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         """Read the input (once), yielding each trace as it is validated (or vouched for)."""
-        ...
 
 
 @dataclass
@@ -141,11 +140,9 @@ class Adapter(Protocol):
     @property
     def description(self) -> str:
         """One line: what the adapter reads and what it makes of it."""
-        ...
 
     def read(self, paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
         """Read ``paths`` into core models; user errors raise InputError/ConfigError."""
-        ...
 
 
 #: An adapter's reader: ``paths`` and the options (``--option`` names already checked) in.

@@ -41,15 +41,12 @@ class CountedUnits(Protocol):
 
     def __len__(self) -> int:
         """How many distinct units the stream gives."""
-        ...
 
     def held(self, unit_ids: Iterable[str]) -> int:
         """How many of ``unit_ids`` (distinct) are among the stream's units."""
-        ...
 
     def __iter__(self) -> Iterator[Unit]:
         """The units, each once, in the order a built list of them has."""
-        ...
 
 
 def unique(units: Iterable[Unit]) -> Iterator[Unit]:

@@ -97,7 +97,6 @@ class VerdictJudge(Protocol):
 
     def judge(self, item: RtvItem, passages: Sequence[RetrievedChunk]) -> JudgeDecision:
         """Return the verdict, verbatim quote and one-sentence rationale for ``item``."""
-        ...
 
 
 def _norm(text: str) -> str:

@@ -26,12 +26,10 @@ class Coder(Protocol):
     @property
     def name(self) -> str:
         """Coder spec recorded in the round (``offline``, ``anthropic:MODEL``, ``scripted``)."""
-        ...
 
     @property
     def kind(self) -> CoderKind:
         """LLM, or HEURISTIC for the offline baseline and fakes."""
-        ...
 
     def code(
         self, units: Sequence[Unit], codebook: Codebook, *, workdir: Path
@@ -40,7 +38,6 @@ class Coder(Protocol):
 
         ``workdir`` (the round's folder) may hold the coder's own journal or cache.
         """
-        ...
 
 
 @dataclass

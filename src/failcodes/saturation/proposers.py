@@ -46,12 +46,10 @@ class Proposer(Protocol):
     @property
     def name(self) -> str:
         """Spec recorded with every proposal (``offline``, ``scripted``, ``llm:MODEL``...)."""
-        ...
 
     @property
     def kind(self) -> CoderKind:
         """LLM, or HEURISTIC for rule-based and scripted proposers."""
-        ...
 
     def propose(
         self,
@@ -62,7 +60,6 @@ class Proposer(Protocol):
         round_number: int,
     ) -> list[ProposalDraft]:
         """Return draft proposals for this batch (deduplication happens afterwards)."""
-        ...
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,11 +216,9 @@ class TextModel(Protocol):
     @property
     def name(self) -> str:
         """Provider spec, e.g. ``anthropic:claude-...``."""
-        ...
 
     def complete(self, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
         """Return the model's text answer (structured by ``schema`` when the model can)."""
-        ...
 
 
 _ITEM_REQUIRED = ["dimension", "parent_subcode", "name", "definition", "example_unit_ids"]

@@ -95,15 +95,12 @@ class LLMProvider(Protocol):
 
     def identity(self) -> dict[str, Any]:
         """Everything about the provider that changes answers (for cache keys), no secrets."""
-        ...
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Send one request and return the reply (raising the errors described above)."""
-        ...
 
     async def aclose(self) -> None:
         """Release the client."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -125,7 +122,6 @@ class DirectCoder(Protocol):
 
     def code(self, unit: Unit, part: Part) -> DirectResult:
         """Code one unit under one codebook part."""
-        ...
 
 
 #: The reason of a reply whose body nests too deeply to decode (the words of parse_answer's).

@@ -55,23 +55,18 @@ class BatchBackend(Protocol):
 
     def body(self, request: ProviderRequest) -> dict[str, Any]:
         """The request body of one item (same as a synchronous call)."""
-        ...
 
     def line(self, custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """The item as the batch payload wants it (its serialised size counts to max_bytes)."""
-        ...
 
     async def submit(self, path: Path, *, metadata: dict[str, str]) -> str:
         """Create a batch from the JSONL file ``path`` (one :meth:`line` each); return its id."""
-        ...
 
     async def status(self, batch_id: str) -> BatchStatus:
         """Retrieve a batch's status."""
-        ...
 
     def results(self, batch_id: str) -> AsyncIterator[BatchItem]:
         """Stream an ended batch's results, one item at a time."""
-        ...
 
 
 class BatchProvider(Protocol):
@@ -83,7 +78,6 @@ class BatchProvider(Protocol):
 
     def build(self, request: ProviderRequest) -> dict[str, Any]:
         """The body of one synchronous request."""
-        ...
 
 
 _P = TypeVar("_P", bound=BatchProvider)
