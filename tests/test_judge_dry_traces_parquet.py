@@ -84,7 +84,7 @@ def test_cli_dry_run_of_traces_parquet_uses_columns_and_prints_the_same_json(
     base = ["judge", kind, "--codebook", str(cb), "--judge", "openai:gpt-5-mini", "--dry-run"]
     base += ["--format", "json", "--no-cache", "--from", str(path), *extra]
     with monkeypatch.context() as m:  # the object path, as before: every unit built
-        m.setattr("failcodes.commands.inputs.read_unit_sizes", lambda *a, **k: None)
+        m.setattr("failcodes.judge.colestimate.read_unit_sizes", lambda *a, **k: None)
         code, want, want_err = _cli([*base, "-o", str(tmp_path / "objects")], capsys)
     assert code == 0, want_err
     with monkeypatch.context() as m:

@@ -24,7 +24,6 @@ from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
 from failcodes.fileio import check_regular_file
 from failcodes.judge.cache import check_cache
-from failcodes.judge.colestimate import UnitSizes, read_unit_sizes
 from failcodes.judge.journal import check_run_dir
 from failcodes.traceio import read_traces
 from failcodes.traces import (
@@ -41,6 +40,7 @@ from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:
     from failcodes.attribution import ClaimUnits, ItemClaims
+    from failcodes.judge.colestimate import UnitSizes  # (the judge's: imported by its uses)
 
 
 def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | None]:
@@ -314,6 +314,8 @@ def load_unit_sizes(
     vouches for: the caller then reads traces with :func:`load_traces` (same result, or the
     one-line error).
     """
+    from failcodes.judge.colestimate import read_unit_sizes
+
     p = Path(path)
     if not p.is_file():
         return None
@@ -389,6 +391,8 @@ def load_unit_stream(path: str | Path, kind: UnitKind, *, top_k: int | None) -> 
     None unless ``path`` is a disagreements JSONL file its fast reader vouches for; the
     caller then reads it with :func:`load_traces` (the same units, or the one-line error).
     """
+    from failcodes.judge.colestimate import read_unit_sizes
+
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq") or not (p.is_file() and is_disagreements_file(p)):
         return None

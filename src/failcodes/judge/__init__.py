@@ -14,35 +14,97 @@ Public API:
   :class:`PriceTable`, :func:`load_prices`, :class:`JudgeEngine` (a judge over an open journal).
 """
 
-from failcodes.judge.cache import ResponseCache as ResponseCache
-from failcodes.judge.engine import JudgeEngine as JudgeEngine
-from failcodes.judge.estimate import CostEstimate as CostEstimate
-from failcodes.judge.estimate import PricingOnlyCoder as PricingOnlyCoder
-from failcodes.judge.job import JudgeJob as JudgeJob
-from failcodes.judge.journal import Journal as Journal
-from failcodes.judge.limits import Limits as Limits
-from failcodes.judge.limits import RateLimiter as RateLimiter
-from failcodes.judge.limits import RetryPolicy as RetryPolicy
-from failcodes.judge.modes import Batch as Batch
-from failcodes.judge.modes import Cascade as Cascade
-from failcodes.judge.modes import Grouped as Grouped
-from failcodes.judge.modes import Mode as Mode
-from failcodes.judge.modes import PerUnit as PerUnit
-from failcodes.judge.pricing import Price as Price
-from failcodes.judge.pricing import PriceTable as PriceTable
-from failcodes.judge.pricing import load_prices as load_prices
-from failcodes.judge.providers import make_coder as make_coder
-from failcodes.judge.providers import parse_spec as parse_spec
-from failcodes.judge.retry import complete_with_retry as complete_with_retry
-from failcodes.judge.run import estimate_run as estimate_run
-from failcodes.judge.run import export_run as export_run
-from failcodes.judge.run import read_annotations as read_annotations
-from failcodes.judge.run import read_summary as read_summary
-from failcodes.judge.run import run_judge as run_judge
-from failcodes.judge.run import run_judge_async as run_judge_async
-from failcodes.judge.settings import JudgeSettings as JudgeSettings
-from failcodes.judge.summary import RunSummary as RunSummary
-from failcodes.judge.summary import summary_json as summary_json
-from failcodes.judge.summary import summary_lines as summary_lines
-from failcodes.judge.unitjudge import Outcome as Outcome
-from failcodes.judge.unitjudge import UnitJudge as UnitJudge
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from failcodes.judge.cache import ResponseCache as ResponseCache
+    from failcodes.judge.engine import JudgeEngine as JudgeEngine
+    from failcodes.judge.estimate import CostEstimate as CostEstimate
+    from failcodes.judge.estimate import PricingOnlyCoder as PricingOnlyCoder
+    from failcodes.judge.job import JudgeJob as JudgeJob
+    from failcodes.judge.journal import Journal as Journal
+    from failcodes.judge.limits import Limits as Limits
+    from failcodes.judge.limits import RateLimiter as RateLimiter
+    from failcodes.judge.limits import RetryPolicy as RetryPolicy
+    from failcodes.judge.modes import Batch as Batch
+    from failcodes.judge.modes import Cascade as Cascade
+    from failcodes.judge.modes import Grouped as Grouped
+    from failcodes.judge.modes import Mode as Mode
+    from failcodes.judge.modes import PerUnit as PerUnit
+    from failcodes.judge.pricing import Price as Price
+    from failcodes.judge.pricing import PriceTable as PriceTable
+    from failcodes.judge.pricing import load_prices as load_prices
+    from failcodes.judge.providers import make_coder as make_coder
+    from failcodes.judge.providers import parse_spec as parse_spec
+    from failcodes.judge.retry import complete_with_retry as complete_with_retry
+    from failcodes.judge.run import estimate_run as estimate_run
+    from failcodes.judge.run import export_run as export_run
+    from failcodes.judge.run import read_annotations as read_annotations
+    from failcodes.judge.run import read_summary as read_summary
+    from failcodes.judge.run import run_judge as run_judge
+    from failcodes.judge.run import run_judge_async as run_judge_async
+    from failcodes.judge.settings import JudgeSettings as JudgeSettings
+    from failcodes.judge.summary import RunSummary as RunSummary
+    from failcodes.judge.summary import summary_json as summary_json
+    from failcodes.judge.summary import summary_lines as summary_lines
+    from failcodes.judge.unitjudge import Outcome as Outcome
+    from failcodes.judge.unitjudge import UnitJudge as UnitJudge
+
+#: Public name -> its module, imported on first use: a command that reads a run's journal
+#: (``labelstudio export``, ``attribute``: :mod:`failcodes.judge.journal`) imported the whole
+#: engine with this package, ~0.05 CPU-s of each (issue 30).
+_LAZY: dict[str, str] = {
+    "ResponseCache": "failcodes.judge.cache",
+    "JudgeEngine": "failcodes.judge.engine",
+    "CostEstimate": "failcodes.judge.estimate",
+    "PricingOnlyCoder": "failcodes.judge.estimate",
+    "JudgeJob": "failcodes.judge.job",
+    "Journal": "failcodes.judge.journal",
+    "Limits": "failcodes.judge.limits",
+    "RateLimiter": "failcodes.judge.limits",
+    "RetryPolicy": "failcodes.judge.limits",
+    "Batch": "failcodes.judge.modes",
+    "Cascade": "failcodes.judge.modes",
+    "Grouped": "failcodes.judge.modes",
+    "Mode": "failcodes.judge.modes",
+    "PerUnit": "failcodes.judge.modes",
+    "Price": "failcodes.judge.pricing",
+    "PriceTable": "failcodes.judge.pricing",
+    "load_prices": "failcodes.judge.pricing",
+    "make_coder": "failcodes.judge.providers",
+    "parse_spec": "failcodes.judge.providers",
+    "complete_with_retry": "failcodes.judge.retry",
+    "estimate_run": "failcodes.judge.run",
+    "export_run": "failcodes.judge.run",
+    "read_annotations": "failcodes.judge.run",
+    "read_summary": "failcodes.judge.run",
+    "run_judge": "failcodes.judge.run",
+    "run_judge_async": "failcodes.judge.run",
+    "JudgeSettings": "failcodes.judge.settings",
+    "RunSummary": "failcodes.judge.summary",
+    "summary_json": "failcodes.judge.summary",
+    "summary_lines": "failcodes.judge.summary",
+    "Outcome": "failcodes.judge.unitjudge",
+    "UnitJudge": "failcodes.judge.unitjudge",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use."""
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'failcodes.judge' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+__all__ = sorted(_LAZY)  # (``from failcodes.judge import *``: every public name, as before)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -27,12 +27,7 @@ from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.jsonio import json_field_line
-from failcodes.judge.estimate import CostEstimate
-from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import JOURNAL_NAME, iter_journal, iter_journal_lines
-from failcodes.judge.run import estimate_run, read_annotations, run_judges
-from failcodes.judge.summary import RunSummary
-from failcodes.judge.unitjudge import Coder
 from failcodes.panel import (
     PanelAgreement,
     PanelUnit,
@@ -45,6 +40,13 @@ from failcodes.panel import (
     split_units,
 )
 from failcodes.units import Unit, UnitKind
+
+if TYPE_CHECKING:  # the engine is imported where a panel is judged (issue 30: attribute reads
+    # a run's codes through this module and imported the whole engine, ~0.05 CPU-s)
+    from failcodes.judge.estimate import CostEstimate
+    from failcodes.judge.job import JudgeJob
+    from failcodes.judge.summary import RunSummary
+    from failcodes.judge.unitjudge import Coder
 
 PANEL_DIR = "panel"
 PANEL_FILE = "panel.json"
@@ -148,6 +150,8 @@ def run_panel(
     The members judge at the same time, each within ``job``'s limits (its own concurrency,
     rates and budget): a panel takes about one judge's time, not the sum.
     """
+    from failcodes.judge.run import run_judges
+
     units = list(units)
     summaries = run_judges(
         [
@@ -176,6 +180,8 @@ def panel_report(
     The first member breaks ties (:func:`failcodes.panel.consensus`). ``only``: the units of
     the panel's input (a member's journal may hold an earlier input's, left out).
     """
+    from failcodes.judge.run import read_annotations
+
     part = codebook.part(kind)
     panel = {
         m.name: [
@@ -216,6 +222,8 @@ def estimate_panel(
     units: Iterable[Unit], members: Sequence[Member], job: JudgeJob
 ) -> list[CostEstimate]:
     """One dry-run estimate per member (the panel costs their sum)."""
+    from failcodes.judge.run import estimate_run
+
     units = list(units)
     return [
         estimate_run(units, member.coder, member_job)
@@ -228,6 +236,8 @@ def panel_annotations(run_dir: str | Path) -> list[Annotation]:
 
     Samples of one model then count as distinct coders (``failcodes agree RUN_DIR``).
     """
+    from failcodes.judge.run import read_annotations
+
     run = Path(run_dir)
     report = read_panel(run)
     if report is None:
