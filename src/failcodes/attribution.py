@@ -791,12 +791,7 @@ def per_passage_codes(
     is over those (see :func:`is_all_high`).
     """
     codes = CodeIndex.of(retrieval_annotations, codebook, UnitKind.RETRIEVAL)
-    return passage_table((claim_units(t, top_k) for t in traces), codes)
-
-
-def passage_table(claims: Iterable[ClaimUnits], retrieval: CodeIndex) -> pd.DataFrame:
-    """:func:`per_passage_codes` of slim claims (their top-k passages) and a run's codes."""
-    return coded_frame(*passage_heads(claims), retrieval, passage=True)
+    return coded_frame(*passage_heads(claim_units(t, top_k) for t in traces), codes, passage=True)
 
 
 #: The trace columns of the rows of a wide table and the units they show.
@@ -827,12 +822,7 @@ def per_trace_steps(
 ) -> pd.DataFrame:
     """One row per trace with its step codes and ``all_correct`` (None if uncoded)."""
     codes = CodeIndex.of(verification_annotations, codebook, UnitKind.VERIFICATION)
-    return step_table((claim_units(t, top_k) for t in traces), codes)
-
-
-def step_table(claims: Iterable[ClaimUnits], verification: CodeIndex) -> pd.DataFrame:
-    """:func:`per_trace_steps` of slim claims and a run's codes."""
-    return coded_frame(*step_heads(claims), verification, passage=False)
+    return coded_frame(*step_heads(claim_units(t, top_k) for t in traces), codes, passage=False)
 
 
 def step_heads(claims: Iterable[ClaimUnits]) -> Heads:

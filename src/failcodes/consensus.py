@@ -72,11 +72,6 @@ class Summary:
 Located = tuple[Label, Path, int]
 
 
-def _name_key(name: str) -> str:
-    """An annotator name compared loosely: case and Unicode form ignored."""
-    return unicodedata.normalize("NFC", name).casefold()
-
-
 def _check_names(labels: Sequence[Located]) -> None:
     """Refuse annotator names a vote count would split: padded, or differing by case only.
 
@@ -96,7 +91,7 @@ def _check_names(labels: Sequence[Located]) -> None:
                 line=line,
                 field="annotator",
             )
-        key = _name_key(name)
+        key = unicodedata.normalize("NFC", name).casefold()  # case and Unicode form ignored
         other = first.setdefault(key, (name, path, line))
         if other[0] != name:
             where = f"line {other[2]}" if other[1] == path else f"{other[1]}:{other[2]}"

@@ -221,11 +221,6 @@ def sample_answer(schema: dict[str, Any], name: str = "") -> Any:
     return "x" * 8
 
 
-def sample_output_tokens(judge: UnitJudge) -> int:
-    """Output tokens of a typical answer of the judge's schema (no pilot needed)."""
-    return estimate_tokens(json.dumps(sample_answer(judge.schema)))
-
-
 def caching_model(judge: UnitJudge, mode: Mode) -> CachingModel:
     """The prompt-caching model of ``judge``'s provider in ``mode``."""
     provider = getattr(judge.coder, "provider", "")
@@ -259,7 +254,7 @@ def answer_tokens(judge: UnitJudge, journal: Journal) -> tuple[float, str]:
     calibrated = journal.mean_output_tokens(MIN_CALIBRATION)
     if calibrated is not None:
         return calibrated, "mean of the journal"
-    return sample_output_tokens(judge), "typical answer length"
+    return estimate_tokens(json.dumps(sample_answer(judge.schema))), "typical answer length"
 
 
 def priced(

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from failcodes.annotations import Annotation, CodebookRef, Status, Usage
+from failcodes.annotations import Annotation, Status, Usage
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import ConfigError
 from failcodes.judge._sqlite import blob_sha
@@ -59,11 +59,6 @@ from failcodes.units import Unit, UnitKind
 Coder = LLMProvider | DirectCoder
 
 
-def codebook_ref(codebook: Codebook) -> CodebookRef:
-    """Return the reference recorded on every annotation made under ``codebook``."""
-    return CodebookRef(name=codebook.name, version=codebook.version, hash=codebook.hash)
-
-
 @dataclass
 class Outcome:
     """One judged unit, ready to be committed to the journal."""
@@ -97,7 +92,7 @@ class UnitJudge:
         self.cache = cache
         self.settings = settings or JudgeSettings()
         self.sleep = sleep
-        self.ref = codebook_ref(codebook)
+        self.ref = codebook.ref()
         self.is_llm = isinstance(coder, LLMProvider)
         #: Where the judge is called (credentials redacted); None for the vendor's endpoint.
         self.base_url = endpoint(coder) if self.is_llm else None

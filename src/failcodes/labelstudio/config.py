@@ -84,10 +84,6 @@ def check_label_studio_ids(codebook: Codebook, kind: UnitKind) -> Part:
     return part
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def labeling_config(codebook: Codebook, kind: UnitKind) -> str:
     """Return the Label Studio labeling config XML for the ``kind`` part of ``codebook``."""
     part = check_label_studio_ids(codebook, kind)
@@ -122,7 +118,7 @@ def labeling_config(codebook: Codebook, kind: UnitKind) -> str:
             required="true",
         )
         for sub in dim.subcodes:
-            hint = f"{sub.label}: {_one_line(sub.definition)}"
+            hint = f"{sub.label}: {' '.join(sub.definition.split())}"
             if sub.high_quality:
                 hint = f"[high quality] {hint}"
             ET.SubElement(choices, "Choice", value=sub.id, hint=hint)

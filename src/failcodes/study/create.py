@@ -30,11 +30,6 @@ def bundled_codebook_file(version: int | None = None) -> Path:
     return versions[wanted]
 
 
-def study_text(name: str, codebook: str) -> str:
-    """The example study file for a study called ``name`` (valid as written)."""
-    return TEMPLATE.format(name=name, codebook=codebook)
-
-
 def init_study(
     root: str | Path, *, name: str | None = None, codebook_version: int | None = None
 ) -> StudyLayout:
@@ -52,7 +47,7 @@ def init_study(
         raise ConfigError("--name is empty; give the study's name (or leave --name out)")
     study_name = name or layout.root.resolve().name
     source = bundled_codebook_file(codebook_version)
-    text = study_text(study_name, source.name)
+    text = TEMPLATE.format(name=study_name, codebook=source.name)  # valid as written
     try:
         parse_study(text, layout.study_file)  # a bad name fails here, before anything is written
     except InputError:  # it named the study file, which does not exist yet
