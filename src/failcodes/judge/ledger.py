@@ -82,11 +82,6 @@ class LedgerItem:
     tokens: TokenUsage
 
 
-def group_item_id(units: list[Unit]) -> str:
-    """The item id of a grouped item (stable over its member ids)."""
-    return "group-" + content_hash([u.id for u in units], length=24)
-
-
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -143,7 +138,7 @@ class BatchLedger:
             [(u.id, u.model_dump_json(), QUEUED) for u in units],
         )
         for group in groups or []:
-            item_id = group_item_id(group)
+            item_id = "group-" + content_hash([u.id for u in group], length=24)  # stable
             members = json.dumps([u.model_dump(mode="json") for u in group])
             self.conn.execute(
                 "INSERT OR IGNORE INTO batch_items (unit_id, members, state) VALUES (?, ?, ?)",

@@ -97,10 +97,6 @@ class KeyedBlock:
 Block = FloatArray | KeyedBlock
 
 
-def _n_rows(block: Block) -> int:
-    return block.keys.size if isinstance(block, KeyedBlock) else int(block.shape[0])
-
-
 def _keyed_sums(weights: FloatArray, keys: IntArray, width: int) -> FloatArray:
     """Sum the columns of ``weights`` (B x units) per key: (B x width)."""
     out = np.zeros((weights.shape[0], width))
@@ -148,7 +144,7 @@ def resampled_block_sums(
     """
     if not blocks:
         return []
-    sizes_n = {_n_rows(b) for b in blocks}
+    sizes_n = {b.keys.size if isinstance(b, KeyedBlock) else int(b.shape[0]) for b in blocks}
     if len(sizes_n) != 1:
         raise StatisticsError("blocks bootstrapped together must have the same units")
     n = sizes_n.pop()
