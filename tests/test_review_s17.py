@@ -178,3 +178,38 @@ def test_a_study_file_missing_its_top_level_name_names_no_datasets_line(
         2,
         f"failcodes: error: {toml}:{header + 1}, field 'datasets[0].name': missing required field",
     )
+
+
+def test_a_json_list_on_one_line_under_ids_line_names_its_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pandas' df.to_json(path, orient="records") writes the list on one line: under --option
+    # ids=line every record got the id L1 and the ingest said "duplicate (system, claim_id) =
+    # ('s', 'L1'); first at line 1", exit 2, no way through named (the same list indented
+    # was read). Now the line says why and names --map '#=sentence_id' (each record's place
+    # in the list). By hand: A refuted + error (TP), B supported + clean (TN), C refuted +
+    # error (TP): n 3, TP 2, TN 1.
+    records = [
+        {"sentence": "A", "verdict": "refuted", "err": "yes"},
+        {"sentence": "B", "verdict": "supported", "err": "no"},
+        {"sentence": "C", "verdict": "refuted", "err": "yes"},
+    ]
+    src = _write(tmp_path / "d.json", json.dumps(records))
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
+    args += ["--system", "s", "--label-rule", "err = yes -> error"]
+    code, stdout, err = run_cli([*args, "--option", "ids=line"], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip() == (
+        f"failcodes: error: {src}:1: a second record starts on this line (a JSON list written "
+        "on one line, as pandas' to_json writes it): --option ids=line numbers the rows by "
+        "their line; number them by their place in the list with --map '#=sentence_id' instead"
+    )
+    assert not out.exists() and not labels.exists()
+    assert run_cli([*args, "--map", "#=sentence_id"], capsys)[0] == 0
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (3, 2, 0, 0, 1)

@@ -933,13 +933,8 @@ class TableStream:
             trace, label = _row(raw, spec, path, line)
         except InputError as exc:
             raise _in_row(_verdict_column(exc, raw, spec), where) from None
-        if (
-            spec.ids == "line"
-            and spec.duplicates == "refuse"
-            and trace.claim_id == f"L{line}"
-            and not where
-        ):
-            _once_by_content(tally.contents, raw, path, line)
+        if spec.ids == "line" and trace.claim_id == f"L{line}" and not where:
+            _one_row_a_line(tally, raw, path, line, spec.duplicates == "keep")
         tally.count += 1
         return _Row(trace, label, raw, path, line, where)
 
@@ -1274,6 +1269,8 @@ class _Tally:
     records: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     #: with ``--option ids=line``: each row's content (file, cells) by its hash -> its line
     contents: dict[str, int] = field(default_factory=dict)
+    #: with ``--option ids=line``: the file and line of the row read last
+    last_line: tuple[Path, int] | None = None
     #: each (system, question, sentence) with a text, by its hash -> its text's hash and its
     #: line, one int (:func:`_one_text`: 120,000 traces of 40,000 sentences, +5 MB peak)
     texts: dict[int, int] = field(default_factory=dict)
@@ -1359,14 +1356,30 @@ def _key_hash(trace: Trace | TraceLine) -> int:
     return hash((trace.system, trace.claim_id))
 
 
-def _once_by_content(seen: dict[str, int], raw: Mapping[str, Any], path: Path, line: int) -> None:
-    """Refuse a row repeating an earlier row of its file cell for cell (``ids=line``).
+def _one_row_a_line(
+    tally: _Tally, raw: Mapping[str, Any], path: Path, line: int, keep: bool
+) -> None:
+    """Refuse a row on the line of the row before it, or repeating an earlier row (``ids=line``).
 
     Each row is a sentence of its own under ``ids=line``: a row the export wrote twice was
-    a second sentence, counted again (TP 1, TN 2, FP 1 for TP 1, TN 1, FP 1, exit 0).
+    a second sentence, counted again (TP 1, TN 2, FP 1 for TP 1, TN 1, FP 1, exit 0);
+    ``keep`` keeps those. A JSON list written on one line (pandas' ``to_json(orient=
+    "records")``) gave every record the id ``L1``: refused as a repeated claim id, with no
+    way through named.
     """
+    if tally.last_line == (path, line):
+        raise InputError(
+            "a second record starts on this line (a JSON list written on one line, as pandas' "
+            "to_json writes it): --option ids=line numbers the rows by their line; number "
+            "them by their place in the list with --map '#=sentence_id' instead",
+            path=path,
+            line=line,
+        )
+    tally.last_line = (path, line)
+    if keep:
+        return
     key = content_hash([str(path), sorted((k, repr(v)) for k, v in raw.items())])
-    first = seen.setdefault(key, line)
+    first = tally.contents.setdefault(key, line)
     if first != line:
         raise InputError(
             f"the row repeats line {first} cell for cell: with --option ids=line each row is a "
