@@ -99,17 +99,17 @@ def test_raters_option_overrides_the_rule(tmp_path: Path, agree) -> None:
 
 
 def test_an_unnamed_majority_column_is_found_by_its_values(tmp_path: Path, agree) -> None:
-    path = _table(tmp_path / "r.csv", "label")
+    path = _table(tmp_path / "r.csv", "dx")  # `label` is a name left out (t18red2)
     code, out, err = agree(path, "--stat", "fleiss", "--bootstrap", "0", "--format", "json")
     assert code == 0, err
     assert _fleiss(out)["value"] == pytest.approx(THREE_RATER_FLEISS, abs=1e-12)
     code, out, _ = agree(path, "--stat", "fleiss", "--bootstrap", "0")
-    # label equals the majority of a, b, c on all 30 units; each rater departs from the
+    # dx equals the majority of a, b, c on all 30 units; each rater departs from the
     # majority of the other three columns on its 6 lone-dissent units: 18 of 90 = 20%
     assert (
-        "left out: label (equals the row-wise majority of the other columns on 30 of 30 rows "
+        "left out: dx (equals the row-wise majority of the other columns on 30 of 30 rows "
         "(the other columns equal theirs on 80%): a majority or adjudicated column, not a rater; "
-        "a rater? --raters a,b,c,label keeps it)"
+        "a rater? --raters a,b,c,dx keeps it)"
     ) in out.splitlines()[0]
 
 

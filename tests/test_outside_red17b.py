@@ -199,7 +199,8 @@ def test_an_adjudicated_review_beside_the_reviewers_is_not_one_more_reviewer(
     assert inputs.notes["agreement"] == [
         "Reviewer adjudicated is named like a consensus (it settles the others' "
         "disagreements): compared with the judge, and left out of reviewer vs reviewer "
-        "agreement, where it would raise the reviewers' own"
+        "agreement, where it would raise the reviewers' own (a reviewer? name it otherwise: "
+        "labelstudio import --user ID=NAME, or the coder field of its review file)"
     ]
 
 

@@ -474,6 +474,44 @@ def stale_reason(plan: ReviewPlan, source_sha256: str) -> str | None:
     )
 
 
+#: Below this chance of drawing so many panel splits, a plan's sample is not its draw.
+SPLITS_P = 1e-3
+
+
+def splits_reason(plan: ReviewPlan, splits: AbstractSet[str]) -> str | None:
+    """Why ``plan``'s estimation sample is no random draw (None when it may be one).
+
+    An audit of the units a judge panel split on, written into a plan file by hand, reached
+    the corrected shares as a random sample: the shares of those units, the hard ones, with
+    intervals said to cover the data set. Drawn within each stratum without replacement, the
+    split units drawn follow a sum of hypergeometric laws; fewer than :data:`SPLITS_P` of
+    draws hold as many as the plan does.
+    """
+    from scipy.stats import hypergeom  # lazy: scipy costs time at start-up
+
+    drawn = plan.estimation_ids()
+    held = len(drawn & splits)
+    if held == 0:
+        return None
+    law = np.ones(1)
+    for stratum in plan.strata:
+        members = [u for u, key in plan.unit_strata.items() if key == stratum.key]
+        split = sum(u in splits for u in members)
+        pmf = hypergeom.pmf(np.arange(split + 1), len(members), split, stratum.sampled)
+        law = np.convolve(law, pmf)
+    chance = float(law[held:].sum())
+    if chance >= SPLITS_P:
+        return None
+    expected = float(np.dot(np.arange(law.size), law))
+    return (
+        f"review plan {plan.name!r} is no random draw: {held} of its {len(drawn)} estimation "
+        f"units are units the judge panel split on, where a draw holds {expected:.1f} (p = "
+        f"{chance:.1g}): drawn from the disagreements? its shares would be theirs, not the "
+        "data set's, so its tables are shown uncorrected (give the splits as a targeted "
+        "sample: --panel-splits)"
+    )
+
+
 def plans_dir(run_dir: str | Path) -> Path:
     """Where a run keeps its review plans: ``RUN_DIR/review/plans/`` (the study layout's)."""
     from failcodes.study.layout import StudyLayout

@@ -158,6 +158,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
             f"0 given by {zeros[0][0]} alone ({zeros[0][1]} rating(s)), the others' lowest 1: "
             "a missing rating written 0? leave those cells empty (read here as a rating)"
         )
+    clauses += _copies(table)
     rated = np.isfinite(table.values).sum(axis=0)
     for r, k, column in zip(table.raters, rated.tolist(), table.values.T, strict=True):
         seen = np.unique(column[np.isfinite(column)])
@@ -169,6 +170,30 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 "whatever the other gave; the kappa paradox, Feinstein & Cicchetti 1990)"
             )
     return "".join(f"; {c}" for c in clauses) + _missing_clause(table)
+
+
+def _copies(table: Any) -> list[str]:
+    """For the first line: two raters who gave the same rating to each of 10+ units both rated.
+
+    One rater's column pasted twice (``dr_a`` and ``dr_a (2)``) is two raters in perfect
+    agreement: it raises every coefficient, kappa 1 between them, with no word.
+    """
+    import numpy as np  # loaded already: the table is numpy's
+
+    said: list[str] = []
+    values = table.values
+    from itertools import combinations
+
+    for i, j in combinations(range(values.shape[1]), 2):
+        both = np.isfinite(values[:, i]) & np.isfinite(values[:, j])
+        same = values[both, i] == values[both, j]
+        if both.sum() >= 10 and same.all() and np.unique(values[both, i]).size > 1:
+            said.append(
+                f"{table.raters[i]} and {table.raters[j]} gave the same rating to each of the "
+                f"{int(both.sum())} units both rated: one rater's ratings twice? (a copy reads "
+                "as perfect agreement and raises the others')"
+            )
+    return said
 
 
 def _missing_clause(table: Any) -> str:

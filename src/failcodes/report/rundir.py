@@ -27,7 +27,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
@@ -598,11 +598,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         )
         people = _by_coder(a for a in humans if a.unit_id not in left_out)
         settling = [c for c in people if settles(c)]
-        if settling and len(people) > 1:
+        if settling and len(people) > 1:  # all of them, and how to read one as a reviewer
             agreement_notes.append(
-                f"Reviewer {settling[0]} is named like a consensus (it settles the others' "
-                "disagreements): compared with the judge, and left out of reviewer vs "
-                "reviewer agreement, where it would raise the reviewers' own"
+                f"Reviewer {', '.join(settling)} {'is' if len(settling) == 1 else 'are'} named "
+                "like a consensus (it settles the others' disagreements): compared with the "
+                "judge, and left out of reviewer vs reviewer agreement, where it would raise "
+                "the reviewers' own (a reviewer? name it otherwise: labelstudio import --user "
+                "ID=NAME, or the coder field of its review file)"
             )
         people = {c: anns for c, anns in people.items() if not settles(c)}
         if len(people) > 1 and not _shared(people):  # e.g. one reviewer per system
@@ -930,6 +932,7 @@ def _corrected(
         plan_source,
         redraw_command,
         repeated_reviews,
+        splits_reason,
         stale_reason,
     )
 
@@ -960,7 +963,9 @@ def _corrected(
         source = plan_source(plan, root, path)
         if not source.is_file():
             raise InputError(f"the plan's coded table {plan.source} is missing", path=path)
-        why = stale_reason(plan, file_sha256(source))
+        why = stale_reason(plan, file_sha256(source)) or splits_reason(
+            plan, _panel_splits(root, plan)
+        )
         if why is not None:
             notes.setdefault(corrected_notes_key(plan.part), []).append(
                 f"{why}; redraw it with: {redraw_command(plan, str(root))}"
@@ -1651,6 +1656,15 @@ def _shared(people: Mapping[str, list[Annotation]]) -> bool:
             return True
         seen |= units
     return False
+
+
+def _panel_splits(root: Path, plan: Any) -> set[str]:
+    """The units a judge panel split on in the plan's data set and part (none without one)."""
+    from failcodes.judge.panelrun import read_panel
+
+    dataset = PurePosixPath(plan.source).parent.name
+    panel = read_panel(StudyLayout.of(root).judge_run(dataset, plan.part.value))
+    return set() if panel is None else set(panel.split_units)
 
 
 def _review_agreement(

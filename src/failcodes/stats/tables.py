@@ -12,6 +12,7 @@ Agreement between coders' annotations (which name codebook dimensions) lives in
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from failcodes.stats.summaries import (
 from failcodes.stats.tableshape import (
     RATER_NAMES,
     id_named,
+    is_number,
     no_code_grid,
     no_dates,
     no_long_rows_not_units,
@@ -45,6 +47,7 @@ from failcodes.stats.tableshape import (
     no_number_with_label,
     no_repeated_header,
     normal_name,
+    not_frequency_table,
     not_transposed,
     one_field_per_rater,
     one_row_per_unit,
@@ -378,6 +381,7 @@ def choose_columns(
             )
     if unit_column is None and raters is None and candidates is None:
         not_transposed(frame, cols, source)
+        not_frequency_table(frame, cols, source)
     if unit_column is not None:
         unit, reason = unit_column, unit_reason
     else:
@@ -411,6 +415,8 @@ def choose_columns(
         named_out = list(rater_cols)  # before the values rule sets columns aside
         if candidates is None:
             rater_cols, left_out = _raters_by_values(frame, rater_cols, source)
+            if unit is None or not frame[unit].astype(str).duplicated().any():  # else long
+                _not_two_spellings(frame, rater_cols, source)
             rater_cols, summaries = without_not_ratings(rater_cols, summaries, source)
         rater_cols, summaries = _without_function_columns(frame, rater_cols, summaries, source)
     if not rater_cols:
@@ -424,8 +430,14 @@ def choose_columns(
         # before the values rule: questions no other question's value meets were set aside
         # as covariates and the rest read as raters (Fleiss -0.250 on 3 'units', exit 0)
         # (not where every column is named like a rater: rater1..rater8 over 4 cases were
-        # refused as transposed, a panel of many raters and few units)
-        if len(named_out) >= max(6, 2 * len(frame)) and not all(map(_rater_named, named_out)):
+        # refused as transposed, a panel of many raters and few units). Smaller, under a unit
+        # column found by its values: more raters than units (`reader,Q1,...,Q4` over 3
+        # readers: 4 raters of 3 units, exit 0; t18red2)
+        unnamed = unit_column is None and unit is not None and not id_named(unit)
+        wide = len(named_out) >= max(6, 2 * len(frame))
+        if (wide or (unnamed and len(named_out) > len(frame))) and not all(
+            map(_rater_named, named_out)
+        ):
             raise InputError(
                 f"{len(named_out)} rater columns ({', '.join(named_out[:3])}, ...) for "
                 f"{len(frame)} rows: is the table one row per rater and one column per unit? "
@@ -551,6 +563,43 @@ def _raters_by_values(
         )
     raters = next(m for m in members.values() if len(m) == sizes[0])
     return raters, tuple(c for c in candidates if c not in raters)
+
+
+def _not_two_spellings(
+    frame: pd.DataFrame, candidates: Sequence[str], source: str | Path | None
+) -> None:
+    """Refuse two raters with no rating in common, text among them: one scale written two ways.
+
+    ``TRUE``/``FALSE`` beside ``1``/``0`` in a CSV file were two raters who never agreed:
+    Cohen 0.000 [0.000, 0.000] where they agree on 5 of 6 units, exit 0. (A spreadsheet's
+    booleans are read as 1 and 0, and numbers alone may be scores that never tie: no refusal.)
+    """
+    values = [{value_key(v) for v in present(frame[c])} for c in candidates]
+    given = [(c, v) for c, v in zip(candidates, values, strict=True) if v]
+    cells = frame[list(candidates)].to_numpy().ravel().tolist()
+    if len(given) < 2 or any(a & b for (_, a), (_, b) in itertools.combinations(given, 2)):
+        return
+    if any(isinstance(v, bool | np.bool_) for v in cells) or all(
+        is_number(v) for c in candidates for v in present(frame[c])
+    ):  # booleans are 1 and 0; scores on a fine scale (0-100) may share no value
+        return
+    if any(normal_name(c) in RATER_NAMES for c in candidates):  # a long table's: said later
+        return
+    (first, _), (second, _) = given[:2]
+
+    def shown(column: str) -> str:  # the cells as written
+        v = sorted(set(present(frame[column])))
+        return ", ".join(f"'{x}'" for x in v[:4]) + (", ..." if len(v) > 4 else "")
+
+    raise InputError(
+        f"rater columns {first!r} and {second!r} share no rating ({first}: {shown(first)}; "
+        f"{second}: {shown(second)}): one scale written two ways? read so they never agree "
+        "(kappa at or below 0); write the ratings one way (to read them as given, name the "
+        "raters with --raters)",
+        path=source,
+        line=1,
+        field=second,
+    )
 
 
 def ratings_from_frame(

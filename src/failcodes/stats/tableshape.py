@@ -130,6 +130,50 @@ def not_transposed(frame: pd.DataFrame, cols: Sequence[str], source: str | Path 
             )
 
 
+#: Whole column names of a row's frequency: a table of rating patterns and their counts.
+FREQUENCY_NAMES = frozenset(
+    {"count", "counts", "freq", "frequency", "n", "weight", "weights", "wt", "cases", "n_cases"}
+)
+
+
+def not_frequency_table(
+    frame: pd.DataFrame, cols: Sequence[str], source: str | Path | None
+) -> None:
+    """Refuse a table of one row per rating pattern and a column of its count.
+
+    R's ``as.data.frame(table(a, b))`` writes two raters' 2x2 table as four rows and ``Freq``
+    (SPSS weights cases alike): read as given each pattern was one unit and the count the unit
+    ids, Cohen 0.0 over 4 rows where the 50 units give 0.4, exit 0. Found by a column so named
+    holding whole numbers, no column named like an id, no two rows rating alike, and the count
+    not a count of the row's own cells (``count`` of the raters who said yes is one, left out).
+    """
+    if len(frame) < 2 or any(id_named(c) for c in cols):
+        return
+    for column in cols:
+        counts = pd.to_numeric(frame[column], errors="coerce")
+        if normal_name(column) not in FREQUENCY_NAMES or counts.isna().any():
+            continue
+        if (counts < 0).any() or (counts != counts.round()).any():
+            continue
+        rest = frame[[c for c in cols if c != column]].astype(str)
+        own = [
+            {0, len(row), *(row.count(v) for v in row)}
+            for row in rest.itertuples(index=False, name=None)
+        ]
+        if rest.duplicated().any() or all(c in o for c, o in zip(counts, own, strict=True)):
+            continue
+        raise InputError(
+            f"column '{column}' is named like a count and no two rows rate alike: is each row "
+            f"a rating pattern and '{column}' how many units had it (as R's "
+            "as.data.frame(table(...)) writes it)? agreement needs one row per unit: repeat "
+            f"each row '{column}' times (pandas: df.loc[df.index.repeat(df['{column}'])]); to "
+            "read it as given, name the raters with --raters",
+            path=source,
+            line=1,
+            field=column,
+        )
+
+
 #: Words that name a column beside the ratings that is no rating: a rater's note, a
 #: confidence, a time (matched against the words of the column name, :func:`name_words`).
 NOT_RATING_WORDS = frozenset(
@@ -216,6 +260,8 @@ def without_not_ratings(
         words = set(name_words(c))
         if words & COUNT_WORDS and words & COUNTED_WORDS:
             named.setdefault(c, "count")
+        elif normal_name(c) in FREQUENCY_NAMES:  # `n` (ratings per row) a rater (t18red2)
+            named.setdefault(c, normal_name(c))
     kept = [c for c in pool if c not in named]
     if not named or not kept:
         return pool, summaries
