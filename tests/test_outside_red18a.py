@@ -351,3 +351,51 @@ def test_a_json_object_keyed_by_system_names_the_rows_option(
     assert code == 0, err
     got = {r["system"]: (r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(stdout)}
     assert got == {"A": (1, 0, 0, 1), "B": (0, 1, 1, 0)}
+
+
+def _scifact_without_evidence(tmp_path: Path, ids: set[int] | None) -> Path:
+    """The bundled SciFact folder, the claims ``ids`` (None: all) without their evidence."""
+    import shutil
+
+    from failcodes.ingest.scifact import bundled_dir
+
+    root = tmp_path / "scifact"
+    shutil.copytree(bundled_dir() / "multivers_predictions_dev", root / "multivers_predictions_dev")
+    lines = (bundled_dir() / "claims_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    claims = [json.loads(line) for line in lines]
+    for c in claims:
+        if ids is None or c["id"] in ids:
+            del c["evidence"], c["cited_doc_ids"]  # as SciFact's claims_test.jsonl
+    _jsonl(root / "claims_dev.jsonl", claims)
+    return root
+
+
+def test_scifact_claims_without_evidence_get_no_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SciFact's test claims carry no evidence field (labels withheld). The adapter read a
+    # missing field as NOT ENOUGH INFO: each such claim a no-error label. Claims without it
+    # throughout: 300 no-error labels, exit 0 (multivers-scifact P 0.0: FP 64, TN 236).
+    # Now no label, and with --labels-out nothing to write: refused.
+    root = _scifact_without_evidence(tmp_path, None)
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "scifact", str(root), "-o", str(out), "--labels-out", str(labels)]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        "failcodes: error: adapter 'scifact' produced no labels for --labels-out"
+    ]
+    assert not out.exists() and not labels.exists()
+    # One claim (42: gold CONTRADICT, multivers-scifact refuted, a TP) without it: the bundled
+    # data gives multivers-scifact TP 64, TN 236 of 300; by hand without claim 42: n 299,
+    # TP 63, FP 0, TN 236. main labelled 42 no error: n 300, TP 63, FP 1.
+    root = _scifact_without_evidence(tmp_path / "one", {42})
+    code, _, err = run_cli([*args[:2], str(root), *args[3:]], capsys)
+    assert code == 0, err
+    assert "1 of 300 claims carry no evidence field" in err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    row = next(r for r in json.loads(stdout) if r["system"] == "multivers-scifact")
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (299, 63, 0, 0, 236)

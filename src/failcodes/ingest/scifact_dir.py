@@ -28,7 +28,16 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     if not root.is_dir():
         raise InputError("expected a SciFact folder (claims_dev.jsonl + predictions)", path=root)
     traces, labels = scifact.load(root)
-    return IngestResult(traces=traces, labels=labels)
+    claims = len({t.claim_id for t in traces})
+    notes = (
+        [
+            f"{claims - len(labels):,} of {claims:,} claims carry no evidence field (no gold "
+            "label, as SciFact's test split): no label for them"
+        ]
+        if len(labels) < claims
+        else []
+    )
+    return IngestResult(traces=traces, labels=labels, notes=notes)
 
 
 ADAPTER = FileAdapter("scifact", Output.TRACES, _ingest, reads_folders=True)
