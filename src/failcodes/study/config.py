@@ -20,8 +20,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from failcodes.commands.ingest import IngestOptions
-from failcodes.commands.judge import JudgeOptions
+from failcodes import bundled
+from failcodes.commands.base import args_as_fields
+from failcodes.commands.ingest import IngestOptions, IngestRequest
+from failcodes.commands.judge import JudgeOptions, JudgeRequest
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import FailcodesError, InputError
 from failcodes.jsonio import decode_error
@@ -83,7 +85,6 @@ def _args_gone(table: str, models: Any) -> Any:
         del cls
         if args is None:
             return
-        from failcodes.commands.base import args_as_fields
 
         options, request = models()
         raise ValueError(
@@ -95,14 +96,10 @@ def _args_gone(table: str, models: Any) -> Any:
 
 
 def _ingest_options() -> Any:
-    from failcodes.commands.ingest import IngestRequest
-
     return IngestOptions, IngestRequest
 
 
 def _judge_options() -> Any:
-    from failcodes.commands.judge import JudgeRequest
-
     return JudgeOptions, JudgeRequest
 
 
@@ -394,8 +391,6 @@ class StudyFile(FrozenModel):
 
 def resolve_path(value: str, base: Path) -> Path:
     """A path of the study file: ``bundled:NAME/FILE`` or relative to ``base``."""
-    from failcodes import bundled
-
     return bundled.resolve(value, base)
 
 
