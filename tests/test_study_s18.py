@@ -78,3 +78,55 @@ def test_a_bundled_input_is_the_same_wherever_failcodes_is_installed(
     )
     assert str(bundled.path("ragchecker")).startswith(str(moved))
     assert [s.name for s in changed_steps(layout)] == []
+
+
+def test_a_panel_then_one_judge_in_the_study_file_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[judge] judge = ["offline", "offline"]`` run, then ``judge = "offline"``.
+
+    The single judge's run was written into the panel's folder beside ``panel.json`` (exit 0)
+    and attribute and the report went on reading the panel's consensus ("alice vs
+    panel(offline#1+offline#2)"): the judge the study file names was in no number. Now the
+    judge step stops in the line a changed judge gets, naming the folder; nothing written
+    there. The other way (one judge, then a panel) is refused the same way.
+    """
+    study = failcodes.init_study(tmp_path / "st").root  # the bundled RAGChecker example
+    toml = study / "failcodes.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('judge = "offline"', 'judge = ["offline", "offline"]'))
+    assert run_cli(["run", str(study)], capsys)[0] == 0
+    run = study / "judge" / "ragchecker-example" / "retrieval"
+    before = sorted(p.name for p in run.iterdir())
+    assert before == ["panel", "panel.json"]
+    toml.write_text(text)  # judge = "offline"
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 2
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith(
+            f"failcodes: error: {run} holds a run with judge='a judge panel (panel.json)', and the "
+            "study file's [judge] now gives 'offline': a judge run folder holds one judge's codes; "
+            "move the earlier judge's run folders (this one first) out of the study's judge/ folder"
+        )
+    )
+    assert sorted(p.name for p in run.iterdir()) == before
+
+
+def test_one_judge_then_a_panel_in_one_run_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``judge -o RUN --judge offline``, then ``--judge offline --judge offline -o RUN``."""
+    study = failcodes.init_study(tmp_path / "st").root
+    assert run_cli(["run", str(study)], capsys)[0] == 0
+    source = study / "disagreements" / "ragchecker-example.jsonl"
+    run = study / "judge" / "ragchecker-example" / "retrieval"
+    panel = ["--judge", "offline", "--judge", "offline", "-o", str(run)]
+    code, _, err = run_cli(["judge", "retrieval", "--from", str(source), *panel], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {run} holds a run with judge='offline', not 'a judge panel of "
+        "offline, offline'; use another output folder (-o) for a different run"
+    ]
+    assert not (run / "panel.json").exists() and not (run / "panel").exists()

@@ -495,7 +495,9 @@ class JudgeRequest(JudgeOptions, Request):
         note: Note,
     ) -> JudgeResult:
         from failcodes.judge.panelrun import estimate_panel, run_panel
+        from failcodes.judge.run import refuse_single_run
 
+        refuse_single_run(self.run_dir, "a judge panel of " + ", ".join(map(str, self.judge)))
         mode = self.run_mode(dry_run=self.dry_run)
         job = self.job(codebook, settings, None if self.no_cache else self.cache, mode)
         if said:

@@ -39,6 +39,8 @@ from failcodes.judge.ledger import LEDGER_MIGRATIONS, BatchLedger
 from failcodes.judge.providers.base import TokenUsage
 
 JOURNAL_NAME = "journal.sqlite"
+#: A judge panel's run folder holds this (and its members' runs), never a journal of its own.
+PANEL_FILE = "panel.json"
 
 _A = TypeVar("_A")
 

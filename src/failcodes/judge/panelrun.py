@@ -27,7 +27,7 @@ from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.jsonio import json_field_line
-from failcodes.judge.journal import JOURNAL_NAME, iter_journal, iter_journal_lines
+from failcodes.judge.journal import JOURNAL_NAME, PANEL_FILE, iter_journal, iter_journal_lines
 from failcodes.panel import (
     PanelAgreement,
     PanelUnit,
@@ -49,7 +49,6 @@ if TYPE_CHECKING:  # the engine is imported where a panel is judged (issue 30: a
     from failcodes.judge.unitjudge import Coder
 
 PANEL_DIR = "panel"
-PANEL_FILE = "panel.json"
 
 
 @dataclass(frozen=True)

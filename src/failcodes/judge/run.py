@@ -28,7 +28,14 @@ from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
 from failcodes.judge.execute import executor
 from failcodes.judge.job import JudgeJob
-from failcodes.judge.journal import JOURNAL_NAME, Journal, check_identity, iter_journal
+from failcodes.judge.journal import (
+    JOURNAL_NAME,
+    PANEL_FILE,
+    Journal,
+    RunIdentityError,
+    check_identity,
+    iter_journal,
+)
 from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import CountedUnits, ProgressCallback, Session
@@ -162,16 +169,38 @@ def refuse_another_run(job: JudgeJob, coder: Coder) -> None:
     read as an immutable file, a refused run or dry run leaves the folder as it was. A
     journal this cannot read is left to the run's own open to name.
     """
-    path = Path(job.run_dir) / JOURNAL_NAME
+    run = Path(job.run_dir)
+    if (run / PANEL_FILE).is_file():  # its consensus is what attribute and report read
+        meta = job.unit_judge(coder, None).meta()
+        raise RunIdentityError(run, "judge", {"judge": "a judge panel (panel.json)"}, meta)
+    stored = _stored_meta(run)
+    if stored is not None:
+        check_identity(run, stored, job.unit_judge(coder, None).meta())
+
+
+def refuse_single_run(run_dir: Path, panel: str) -> None:
+    """Refuse a judge panel's run into a folder holding one judge's run (its journal).
+
+    The panel's ``panel.json`` then stood beside the other judge's codes, and every reader
+    took the panel's: a judge changed in a study's ``[judge]`` was said nowhere.
+    """
+    stored = _stored_meta(Path(run_dir))
+    if stored is not None:
+        judge = {"judge": stored.get("judge", "one judge")}
+        raise RunIdentityError(Path(run_dir), "judge", judge, {"judge": panel})
+
+
+def _stored_meta(run: Path) -> dict[str, str] | None:
+    """The meta of ``run``'s journal, read as an immutable file (None: no journal read)."""
+    path = run / JOURNAL_NAME
     if not path.is_file():
-        return
+        return None
     try:
         uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
         with closing(sqlite3.connect(uri, uri=True)) as db:
-            stored = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            return {str(k): str(v) for k, v in db.execute("SELECT key, value FROM meta")}
     except sqlite3.Error:
-        return
-    check_identity(job.run_dir, stored, job.unit_judge(coder, None).meta())
+        return None
 
 
 @contextmanager

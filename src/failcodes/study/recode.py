@@ -322,7 +322,8 @@ def recode_panel(
     ``works``, ``judges`` and ``members`` go together (one per member, in panel order); the
     works come from :func:`plan_kind` with each member's :class:`PanelSeat`.
     """
-    from failcodes.judge.panelrun import PANEL_FILE, panel_report
+    from failcodes.judge.journal import PANEL_FILE
+    from failcodes.judge.panelrun import panel_report
 
     first = works[0]
     root = first.entries_path.parent
