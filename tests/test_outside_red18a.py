@@ -214,6 +214,26 @@ def test_two_ragchecker_systems_keep_their_own_reference_labels(
     assert code == 0, err
     got = {r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(stdout)}
     assert got == {"A": (1, 1, 0, 0, 0), "B": (1, 0, 0, 1, 0)}
+    # a shared label beside them is refused (its line read 'this label name none')
+    shared = _write(
+        tmp_path / "own.jsonl",
+        '{"question_id": "q1", "sentence_id": "q1:c1", "has_error": false}\n',
+    )
+    args = [
+        "ingest",
+        "generic-labels",
+        str(parts[0][1]),
+        str(shared),
+        "-o",
+        str(tmp_path / "x.jsonl"),
+    ]
+    code, _, err = run_cli([*args, "--option", "duplicates=same"], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {shared}:1, field 'system': this label names none, but "
+        f"{parts[0][1]}:1 names one: either every label names the system whose answer it "
+        "labels (per-system labels) or none does (shared by every system)",
+    )
 
 
 def test_healthver_dev_and_test_together_keep_their_claims_apart(

@@ -350,7 +350,7 @@ class _OneScope:
             else f"{first_path}:{first_line}"
         )
         here = "the labels of this file" if whole_file else "this label"
-        which = "name a system" if named else "name none"
+        which = ("name" if whole_file else "names") + (" a system" if named else " none")
         other = "none" if named else "one"
         raise InputError(
             f"{here} {which}, but {where} names {other}: either every label names the "
