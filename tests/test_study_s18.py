@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import failcodes
-from failcodes.errors import InputError
+from failcodes.errors import ConfigError, InputError
 from tests.cli_helpers import run_cli
 
 
@@ -130,3 +130,26 @@ def test_one_judge_then_a_panel_in_one_run_folder_is_refused(
         "offline, offline'; use another output folder (-o) for a different run"
     ]
     assert not (run / "panel.json").exists() and not (run / "panel").exists()
+
+
+def test_agree_confidence_out_of_range_names_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``agree TABLE --confidence 5`` (a percent meant as 95?).
+
+    It said "confidence level must be between 0 and 1, got 5.0", naming no flag (from Python:
+    a StatisticsError at run time). Now the field's own bounds, as metrics' --confidence has:
+    one line naming the flag, exit 2, nothing written; ``AgreeRequest(confidence=5)`` is the
+    same ConfigError when built.
+    """
+    table = tmp_path / "r.csv"
+    table.write_text("item,a,b\n1,x,x\n2,y,y\n3,x,y\n", encoding="utf-8")
+    out = tmp_path / "agreement.json"
+    code, _, err = run_cli(["agree", str(table), "--confidence", "5", "-o", str(out)], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "failcodes: error: --confidence: Input should be less than 1"
+    ]
+    assert not out.exists()
+    with pytest.raises(ConfigError, match=r"^--confidence: Input should be less than 1$"):
+        failcodes.AgreeRequest(file=table, confidence=5)

@@ -424,7 +424,7 @@ class AgreeRequest(Request):
         le=MAX_RESAMPLES,
     )
     seed: int | None = option(0, help="Bootstrap seed.")
-    confidence: float = option(0.95, help="CI level.")
+    confidence: float = option(0.95, help="CI level.", gt=0, lt=1)
     unit_column: str | None = option(None, help="Unit id column (default: guessed from its name).")
     raters: str | None = option(
         None,
