@@ -200,6 +200,13 @@ def test_every_reviewer_named_like_a_consensus_is_named_with_the_way_to_read_it_
         "agreement, where it would raise the reviewers' own (a reviewer? name it otherwise: "
         "labelstudio import --user ID=NAME, or the coder field of its review file)"
     ]
+    # said on stderr and in the run box too (`report` prints notes["assumed"])
+    assert inputs.notes["assumed"] == [
+        "Assumed: reviewer final_reviewer, gold.smith@h.org read as an adjudication (named "
+        "like a consensus): its review counted where a unit has several, and left out of "
+        "reviewer vs reviewer agreement; a reviewer? name it otherwise (labelstudio import "
+        "--user ID=NAME, or the coder field of its review file)"
+    ]
 
 
 def test_two_raters_with_the_same_rating_on_every_unit_are_said(

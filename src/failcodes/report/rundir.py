@@ -599,6 +599,15 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         people = _by_coder(a for a in humans if a.unit_id not in left_out)
         settling = [c for c in people if settles(c)]
         if settling and len(people) > 1:  # all of them, and how to read one as a reviewer
+            assumed.append(  # on stderr and in the run box too: it moves the numbers
+                (
+                    "Reviewers",
+                    f"Assumed: reviewer {', '.join(settling)} read as an adjudication (named "
+                    "like a consensus): its review counted where a unit has several, and left "
+                    "out of reviewer vs reviewer agreement; a reviewer? name it otherwise "
+                    "(labelstudio import --user ID=NAME, or the coder field of its review file)",
+                )
+            )
             agreement_notes.append(
                 f"Reviewer {', '.join(settling)} {'is' if len(settling) == 1 else 'are'} named "
                 "like a consensus (it settles the others' disagreements): compared with the "
