@@ -26,8 +26,9 @@ Names are imported on first use (``import failcodes`` stays cheap for the CLI).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from failcodes.deferredimport import lazy_exports
 
 if TYPE_CHECKING:
     from failcodes.annotations import Annotation as Annotation
@@ -127,117 +128,7 @@ __version__ = "0.1.0"
 #: Public name -> (module, attribute), imported on first use: ``import failcodes`` (which
 #: every CLI call pays) imports none of pydantic, numpy or the models (``failcodes --help``
 #: and ``version`` stay fast; issue 30).
-_LAZY: dict[str, tuple[str, str]] = {
-    # the core contracts
-    "Annotation": ("failcodes.annotations", "Annotation"),
-    "CoderKind": ("failcodes.annotations", "CoderKind"),
-    "Status": ("failcodes.annotations", "Status"),
-    "Usage": ("failcodes.annotations", "Usage"),
-    "Codebook": ("failcodes.codebook", "Codebook"),
-    "CodebookRef": ("failcodes.codebook", "CodebookRef"),
-    "Dimension": ("failcodes.codebook", "Dimension"),
-    "Leaf": ("failcodes.codebook", "Leaf"),
-    "Part": ("failcodes.codebook", "Part"),
-    "Subcode": ("failcodes.codebook", "Subcode"),
-    "FailcodesError": ("failcodes.errors", "FailcodesError"),
-    "InputError": ("failcodes.errors", "InputError"),
-    "Label": ("failcodes.labels", "Label"),
-    "Passage": ("failcodes.traces", "Passage"),
-    "Trace": ("failcodes.traces", "Trace"),
-    "Provenance": ("failcodes.units", "Provenance"),
-    "Unit": ("failcodes.units", "Unit"),
-    "UnitKind": ("failcodes.units", "UnitKind"),
-    "Verdict": ("failcodes.verdicts", "Verdict"),
-    # reading data
-    "read_traces": ("failcodes.traceio", "read_traces"),
-    "read_labels": ("failcodes.labelio", "read_labels"),
-    "read_ratings_frame": ("failcodes.ratingsio", "read_ratings_frame"),
-    "load_scifact": ("failcodes.ingest.scifact", "load"),
-    "scifact_dir": ("failcodes.ingest.scifact", "bundled_dir"),
-    "bundled_data": ("failcodes.bundled", "path"),
-    "load_codebook": ("failcodes.codebook", "load"),
-    "bundled_codebook": ("failcodes.codebook", "bundled"),
-    # metrics and disagreements
-    "compute_metrics": ("failcodes.metrics", "compute_metrics"),
-    "find_disagreements": ("failcodes.disagreements", "find_disagreements"),
-    # judging
-    "disagreement_traces": ("failcodes.units", "disagreement_traces"),
-    "retrieval_units": ("failcodes.units", "retrieval_units"),
-    "verification_units": ("failcodes.units", "verification_units"),
-    "make_coder": ("failcodes.judge", "make_coder"),
-    "JudgeJob": ("failcodes.judge", "JudgeJob"),
-    "run_judge": ("failcodes.judge", "run_judge"),
-    "estimate_run": ("failcodes.judge", "estimate_run"),
-    "read_annotations": ("failcodes.judge", "read_annotations"),
-    "PerUnit": ("failcodes.judge.modes", "PerUnit"),
-    "Grouped": ("failcodes.judge.modes", "Grouped"),
-    "Batch": ("failcodes.judge.modes", "Batch"),
-    "Cascade": ("failcodes.judge.modes", "Cascade"),
-    # attribution, agreement, report tables
-    "attribute": ("failcodes.attribution", "attribute"),
-    "attribution_summary": ("failcodes.attribution", "attribution_summary"),
-    "attribution_table": ("failcodes.attribution", "attribution_table"),
-    "per_passage_codes": ("failcodes.attribution", "per_passage_codes"),
-    "per_trace_steps": ("failcodes.attribution", "per_trace_steps"),
-    "agreement_table": ("failcodes.stats.tables", "agreement_table"),
-    "ratings_from_frame": ("failcodes.stats.tables", "ratings_from_frame"),
-    "code_shares": ("failcodes.report.tables", "code_shares"),
-    "percent_table": ("failcodes.report.tables", "percent_table"),
-    "render_table": ("failcodes.report.render", "render_table"),
-    "run_demo": ("failcodes.demo", "run_demo"),
-    # the commands as use cases: typed requests (the CLI's and a study's), run in process
-    "run": ("failcodes.api", "run"),
-    "run_study": ("failcodes.study.runner", "run_study"),
-    "IngestRequest": ("failcodes.commands.ingest", "IngestRequest"),
-    "MetricsRequest": ("failcodes.commands.measure", "MetricsRequest"),
-    "DisagreementsRequest": ("failcodes.commands.measure", "DisagreementsRequest"),
-    "JudgeRequest": ("failcodes.commands.judge", "JudgeRequest"),
-    "AttributeRequest": ("failcodes.commands.attribute", "AttributeRequest"),
-    "ExportRequest": ("failcodes.commands.labelstudio", "ExportRequest"),
-    "RecodeRequest": ("failcodes.commands.recode", "RecodeRequest"),
-    "ReportRequest": ("failcodes.commands.report", "ReportRequest"),
-    "CompareRequest": ("failcodes.commands.compare", "CompareRequest"),
-    "AgreeRequest": ("failcodes.commands.agree", "AgreeRequest"),
-    "ReviewPlanRequest": ("failcodes.commands.reviewplan", "ReviewPlanRequest"),
-    "ReviewStatusRequest": ("failcodes.commands.reviewplan", "ReviewStatusRequest"),
-    "CacheStatsRequest": ("failcodes.commands.cache", "CacheStatsRequest"),
-    "CachePruneRequest": ("failcodes.commands.cache", "CachePruneRequest"),
-    "SaturateInitRequest": ("failcodes.commands.saturate", "SaturateInitRequest"),
-    "SaturateRoundRequest": ("failcodes.commands.saturate", "SaturateRoundRequest"),
-    "SaturateRecodeRequest": ("failcodes.commands.saturate", "SaturateRecodeRequest"),
-    "CodebookDiffRequest": ("failcodes.commands.codebook", "CodebookDiffRequest"),
-    "CodebookSchemaRequest": ("failcodes.commands.codebook", "CodebookSchemaRequest"),
-    "CodebookShowRequest": ("failcodes.commands.codebook", "CodebookShowRequest"),
-    "CodebookTableRequest": ("failcodes.commands.codebook", "CodebookTableRequest"),
-    "CodebookValidateRequest": ("failcodes.commands.codebook", "CodebookValidateRequest"),
-    "BenchmarkAtomicRequest": ("failcodes.commands.benchmark", "BenchmarkAtomicRequest"),
-    "BenchmarkCovidfactRequest": ("failcodes.commands.benchmark", "BenchmarkCovidfactRequest"),
-    "BenchmarkHealthverRequest": ("failcodes.commands.benchmark", "BenchmarkHealthverRequest"),
-    "BenchmarkScifactRequest": ("failcodes.commands.benchmark", "BenchmarkScifactRequest"),
-    "RtvRequest": ("failcodes.commands.rtv", "RtvRequest"),
-    "LabelStudioImportRequest": ("failcodes.commands.labelstudio", "LabelStudioImportRequest"),
-    "LabelStudioConfigRequest": ("failcodes.commands.labelstudio", "LabelStudioConfigRequest"),
-    "LabelStudioPullRequest": ("failcodes.commands.labelstudio", "LabelStudioPullRequest"),
-    "LabelStudioPushRequest": ("failcodes.commands.labelstudio", "LabelStudioPushRequest"),
-    "LabelStudioServeRequest": ("failcodes.commands.labelstudio", "LabelStudioServeRequest"),
-    # a study folder, a judge panel, human review
-    "init_study": ("failcodes.study", "init_study"),
-    "load_study": ("failcodes.study", "load_study"),
-    "run_panel": ("failcodes.judge.panelrun", "run_panel"),
-    "draw_plan": ("failcodes.reviewplan", "draw_plan"),
-    "ppi_mean": ("failcodes.stats.ppi", "ppi_mean"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    """Import a public function on first use."""
-    try:
-        module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'failcodes' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attr)
-    globals()[name] = value
-    return value
+_LAZY, __getattr__ = lazy_exports(globals())
 
 
 def __dir__() -> list[str]:

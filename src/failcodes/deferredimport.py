@@ -8,6 +8,10 @@ named class, itself a stand-in that imports the real module when first used (cal
 attribute read), so the feature still works if it is used after all. The stand-ins are
 removed as soon as ``target`` is loaded: any other import of those modules gets the real one.
 A deferred module already imported is left as it is.
+
+:func:`lazy_exports` serves a package's public names the same way, each imported when first
+used (PEP 562): the names its ``if TYPE_CHECKING:`` block imports, read from its source, so
+each is written once (scientific-python's lazy_loader reads a ``.pyi`` stub likewise).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import importlib
 import importlib.machinery
 import sys
 import types
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -107,3 +111,37 @@ def defer_while_importing(target: str, deferred: Mapping[str, str]) -> None:
     if any(isinstance(f, _Finder) and f.target == target for f in sys.meta_path):
         return
     sys.meta_path.insert(0, _Finder(target, deferred))
+
+
+def lazy_exports(
+    namespace: dict[str, Any],
+) -> tuple[dict[str, tuple[str, str]], Callable[[str], Any]]:
+    """A package's public name -> (module, attribute), and its ``__getattr__`` importing each.
+
+    ``namespace`` is the package's ``globals()``; the names are those its ``if TYPE_CHECKING:``
+    block imports (``from m import a as name``), which is what mypy and a reader see.
+    """
+    import ast
+
+    package = namespace["__name__"]
+    tree = ast.parse(namespace["__loader__"].get_source(package))
+    block = next(
+        n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.dump(n.test)
+    )
+    lazy = {
+        alias.asname or alias.name: (str(node.module), alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+    def getattr_(name: str) -> Any:
+        try:
+            module, attr = lazy[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(module), attr)
+        namespace[name] = value
+        return value
+
+    return lazy, getattr_

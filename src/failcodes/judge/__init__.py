@@ -16,8 +16,9 @@ Public API:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from failcodes.deferredimport import lazy_exports
 
 if TYPE_CHECKING:
     from failcodes.judge.cache import ResponseCache as ResponseCache
@@ -53,54 +54,10 @@ if TYPE_CHECKING:
     from failcodes.judge.unitjudge import Outcome as Outcome
     from failcodes.judge.unitjudge import UnitJudge as UnitJudge
 
-#: Public name -> its module, imported on first use: a command that reads a run's journal
-#: (``labelstudio export``, ``attribute``: :mod:`failcodes.judge.journal`) imported the whole
-#: engine with this package, ~0.05 CPU-s of each (issue 30).
-_LAZY: dict[str, str] = {
-    "ResponseCache": "failcodes.judge.cache",
-    "JudgeEngine": "failcodes.judge.engine",
-    "CostEstimate": "failcodes.judge.estimate",
-    "PricingOnlyCoder": "failcodes.judge.estimate",
-    "JudgeJob": "failcodes.judge.job",
-    "Journal": "failcodes.judge.journal",
-    "Limits": "failcodes.judge.limits",
-    "RateLimiter": "failcodes.judge.limits",
-    "RetryPolicy": "failcodes.judge.limits",
-    "Batch": "failcodes.judge.modes",
-    "Cascade": "failcodes.judge.modes",
-    "Grouped": "failcodes.judge.modes",
-    "Mode": "failcodes.judge.modes",
-    "PerUnit": "failcodes.judge.modes",
-    "Price": "failcodes.judge.pricing",
-    "PriceTable": "failcodes.judge.pricing",
-    "load_prices": "failcodes.judge.pricing",
-    "make_coder": "failcodes.judge.providers",
-    "parse_spec": "failcodes.judge.providers",
-    "complete_with_retry": "failcodes.judge.retry",
-    "estimate_run": "failcodes.judge.run",
-    "export_run": "failcodes.judge.run",
-    "read_annotations": "failcodes.judge.run",
-    "read_summary": "failcodes.judge.run",
-    "run_judge": "failcodes.judge.run",
-    "run_judge_async": "failcodes.judge.run",
-    "JudgeSettings": "failcodes.judge.settings",
-    "RunSummary": "failcodes.judge.summary",
-    "summary_json": "failcodes.judge.summary",
-    "summary_lines": "failcodes.judge.summary",
-    "Outcome": "failcodes.judge.unitjudge",
-    "UnitJudge": "failcodes.judge.unitjudge",
-}
-
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use."""
-    try:
-        module = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'failcodes.judge' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+#: Public name -> (module, attribute), imported on first use: a command that reads a run's
+#: journal (``labelstudio export``, ``attribute``: :mod:`failcodes.judge.journal`) imported
+#: the whole engine with this package, ~0.05 CPU-s of each (issue 30).
+_LAZY, __getattr__ = lazy_exports(globals())
 
 
 def __dir__() -> list[str]:

@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from failcodes.deferredimport import lazy_exports
 
 if TYPE_CHECKING:
     from failcodes.study.config import StudyFile as StudyFile
@@ -24,21 +25,5 @@ if TYPE_CHECKING:
 
 #: Imported on first use: ``failcodes.study.layout`` (pure paths) is read by layers below
 #: the study (the use cases), which must not load the planner with it.
-_LAZY = {
-    "StudyFile": "failcodes.study.config",
-    "load_study": "failcodes.study.config",
-    "init_study": "failcodes.study.create",
-    "STUDY_FILE": "failcodes.study.layout",
-    "StudyLayout": "failcodes.study.layout",
-    "Step": "failcodes.study.steps",
-    "plan_study": "failcodes.study.steps",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'failcodes.study' has no attribute {name!r}")
-    return getattr(importlib.import_module(_LAZY[name]), name)
-
-
+_LAZY, __getattr__ = lazy_exports(globals())
 __all__ = sorted(_LAZY)
