@@ -356,3 +356,35 @@ def test_the_report_says_reviews_it_has_no_judge_to_compare_with(
     assert said in out + err
     page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
     assert said.replace("<", "&lt;").replace(">", "&gt;") in page
+
+
+def test_a_reviewer_vs_the_judge_counts_no_unit_another_reviewer_saw_as_single_rated(
+    tmp_path: Path,
+) -> None:
+    """alice reviewed u0-u5, bob u0-u3. Bob's row vs the judge read n_single_rated 2: the
+    judge's codes of u4, u5, which only alice reviewed, counted as units one coder rated
+    (session 18's study try: bob's 12 of 20 units read 8). Each row is over its reviewer's
+    own units, as the caption says, so bob's has none single-rated."""
+    from failcodes.report.rundir import load_run_dir
+
+    ee, pe, irr = "exact_entity", "partial_entity", "irrelevant"
+    root = _review_study(
+        tmp_path,
+        [ee, ee, pe, irr, ee, irr],
+        {"alice": [ee, pe, pe, irr, ee, ee], "bob": [ee, pe, pe, irr]},
+    )
+    inputs = load_run_dir(root)
+    assert inputs.agreement is not None
+    rows = inputs.agreement
+    dims = rows[(rows["subject"] == "entity_match") & (rows["statistic"] == "fleiss")]
+    got = {
+        c: (n, single, v)
+        for c, n, single, v in zip(
+            dims["coders"], dims["n_units"], dims["n_single_rated"], dims["value"], strict=True
+        )
+    }
+    # bob vs offline on u0-u3: agree on u0, u2, u3 -> 3/4; margins ee 2/8, pe 3/8, irr 3/8:
+    #   p_e = (4 + 9 + 9)/64 = 22/64, (48/64 - 22/64) / (42/64) = 26/42 = 13/21
+    assert got["bob vs offline"] == (4, 0, pytest.approx(13 / 21))
+    # alice vs offline unchanged (7/15, as in the test above), every unit rated by both
+    assert got["alice vs offline"] == (6, 0, pytest.approx(7 / 15))

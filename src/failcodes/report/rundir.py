@@ -1721,16 +1721,15 @@ def _review_agreement(
     }
     people = _by_coder(humans)
     judges = _by_coder(machine)
+    # each reviewer vs each judge on the reviewer's own units: the judge's codes of units only
+    # another reviewer saw were counted as single-rated (bob's 12 of 20 read n_single_rated 8)
     results = [
-        (source, r)
-        for h, mine in people.items()
-        for m, theirs in judges.items()
-        if {a.unit_id for a in mine} & {a.unit_id for a in theirs}
-        for source, r in (
-            ("human review vs judge", r)
-            for r in annotation_agreement([*mine, *theirs], **options)
-            if r.scope in ("dimension", "code")
-        )
+        ("human review vs judge", r)
+        for mine in people.values()
+        for theirs in judges.values()
+        if (here := [a for a in theirs if a.unit_id in {m.unit_id for m in mine}])
+        for r in annotation_agreement([*mine, *here], **options)
+        if r.scope in ("dimension", "code")
     ]
     # a review named like a consensus settles the others: one more reviewer, it raised their
     # agreement (alice and bob's Fleiss -0.021 read 0.308 beside their adjudication)
