@@ -1080,17 +1080,9 @@ def dominant_frame(
 
 
 #: The columns of :func:`attribution_table`.
-ATTRIBUTION_COLUMNS = (
-    "item_id",
-    "system",
-    "question_id",
-    "sentence_id",
-    "claim_id",
-    "kind",
-    "stage",
-    "strategy",
-    "evidence_source",
-    "reason",
+ATTRIBUTION_COLUMNS = tuple(
+    """item_id system question_id sentence_id claim_id kind stage strategy
+    evidence_source reason""".split()  # noqa: SIM905
 )
 
 
