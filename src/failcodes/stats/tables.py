@@ -127,7 +127,7 @@ def _not_long_without_units(
     """Refuse a long table that lost its unit ids: a rater-named column of names, no ratings.
 
     ``annotator,code`` rows with no unit column were read as a wide table of two raters,
-    'annotator' and 'code', whose values never meet: percent 0.0, Fleiss -0.333, exit 0.
+    'annotator' and 'code', whose values never meet.
     """
     named = [c for c in raters if normal_name(c) in RATER_NAMES]
     if len(named) != 1:
@@ -356,17 +356,16 @@ def choose_columns(
     """Pick the unit-id column and the rater columns of a ratings table.
 
     A column is a rater only when named in ``raters`` or when it looks like ratings: without
-    ``raters``, the columns that share values with each other (:func:`_raters_by_values`;
-    a count, a name or a note beside the ratings shares none and is ``left_out``), less the
-    columns that summarise the raters (:mod:`failcodes.stats.summaries`: named like a
-    consensus, or the row-wise majority of the others; in ``summaries`` with the reason).
-    ``candidates`` (a long table's raters) are the possible raters as they are, not linked by
-    value. Without
-    ``unit_column`` the unit id is the one column named like an id (:data:`ID_NAMES`,
-    ``*_id``), else the one column whose values are all distinct and mostly unused by the
-    other columns; with neither, row numbers are unit ids. Two candidates make the table
-    ambiguous: :class:`InputError` asks for ``--unit-column``/``--raters``. ``unit_reason``
-    says why a given ``unit_column`` is the one (shown to the user).
+    ``raters``, the columns that share values with each other (:func:`_raters_by_values`; a
+    count, a name or a note beside the ratings shares none and is ``left_out``), less the
+    columns that summarise the raters (:mod:`failcodes.stats.summaries`: named like a consensus,
+    or the row-wise majority of the others; in ``summaries`` with the reason). ``candidates`` (a
+    long table's raters) are the possible raters as they are, not linked by value. Without
+    ``unit_column`` the unit id is the one column named like an id (:data:`ID_NAMES`, ``*_id``),
+    else the one column whose values are all distinct and mostly unused by the other columns;
+    with neither, row numbers are unit ids. Two candidates make the table ambiguous:
+    :class:`InputError` asks for ``--unit-column``/``--raters``. ``unit_reason`` says why a
+    given ``unit_column`` is the one (shown to the user).
     """
     cols = [str(c) for c in frame.columns if str(c) not in exclude]
     if unit_column is not None and unit_column not in cols:
@@ -570,9 +569,9 @@ def _not_two_spellings(
 ) -> None:
     """Refuse two raters with no rating in common, text among them: one scale written two ways.
 
-    ``TRUE``/``FALSE`` beside ``1``/``0`` in a CSV file were two raters who never agreed:
-    Cohen 0.000 [0.000, 0.000] where they agree on 5 of 6 units, exit 0. (A spreadsheet's
-    booleans are read as 1 and 0, and numbers alone may be scores that never tie: no refusal.)
+    ``TRUE``/``FALSE`` beside ``1``/``0`` in a CSV file were two raters who never agreed. (A
+    spreadsheet's booleans are read as 1 and 0, and numbers alone may be scores that never tie:
+    no refusal.)
     """
     values = [{value_key(v) for v in present(frame[c])} for c in candidates]
     given = [(c, v) for c, v in zip(candidates, values, strict=True) if v]
@@ -851,9 +850,8 @@ def _unread_long_columns(frame: pd.DataFrame, long: LongColumns, keep: Sequence[
     """The first line's words on a long table's columns that are not read ("" if none).
 
     A long table's raters are the values of its rater column and their ratings the rating
-    column: any other column is not read. A third rater's ratings beside them as a column of
-    its own (``unit,rater,rating,rater3``) were dropped without a word, the statistics of
-    the long table's two raters standing as the table's (i36agree). Said, with the columns
+    column: any other column is not read, so a third rater's ratings beside them as a column of
+    its own (``unit,rater,rating,rater3``) were dropped without a word. Said, with the columns
     whose values are ratings named as such.
     """
     read = {long.unit, long.rater, long.rating, *keep}
@@ -932,10 +930,9 @@ def _group_categories(by: str, parts: Sequence[tuple[Any, RatingsTable]]) -> lis
 def _unit_spellings(ids: pd.Series) -> list[str]:
     """A note naming unit ids that differ only in case, Unicode form or leading zeros.
 
-    Ids may differ in case alone on purpose, so they are not refused; but in a long table
-    ``u1`` rated by one rater and ``U1`` by the other became two units of one rating each,
-    left out of every coefficient (percent 1/2 from 2 units where the 3 items gave 2/3),
-    without a word.
+    Ids may differ in case alone on purpose, so they are not refused; but in a long table ``u1``
+    rated by one rater and ``U1`` by the other became two units of one rating each, left out of
+    every coefficient without a word.
     """
     first: dict[str, str] = {}
     pairs: list[tuple[str, str]] = []
@@ -1052,11 +1049,11 @@ def _joined_cells(
 ) -> str:
     """Refuse one set of codes joined two ways; else the first line's words on joined cells.
 
-    Without ``--sets`` a cell ``a;b`` is one category. :func:`_no_code_sets` finds it a set
-    when ``a`` and ``b`` are ratings elsewhere; when they never are, ``a;b`` beside ``b;a``
-    (or ``a; b``) were two categories that disagreed (percent 0.500 for the sets' 0.750, exit
-    0): refused naming both cells. Cells joined one way only are read as one category each,
-    and the first line says how many hold a separator (``""``: none).
+    Without ``--sets`` a cell ``a;b`` is one category. :func:`_no_code_sets` finds it a set when
+    ``a`` and ``b`` are ratings elsewhere; when they never are, ``a;b`` beside ``b;a`` (or
+    ``a; b``) were two categories that disagreed: refused naming both cells. Cells joined one
+    way only are read as one category each, and the first line says how many hold a separator
+    (``""``: none).
     """
     cells = [
         (str(column), row, value.strip())
@@ -1163,11 +1160,7 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
 def _one_group_spelling(
     frame: pd.DataFrame, by: str, source: str | Path | None, line_of: Any
 ) -> None:
-    """Refuse a ``--by`` value written two ways (case, spacing or Unicode form).
-
-    Each spelling was a group of its own: ``scope`` on 3 units and ``Scope`` on 1 read
-    percent 0.667 over 3 units where the dimension's 4 give 0.750 (i35red), exit 0.
-    """
+    """Refuse a ``--by`` value written two ways (case, spacing or Unicode form)."""
     cells = ((str(value), line_of(row), by) for row, value in enumerate(frame[by].tolist()))
     tail = "each spelling would be a group of its own; write it one way"
     one_way(cells, source, "--by value", tail)
@@ -1178,10 +1171,9 @@ def one_spelling(
 ) -> None:
     """Refuse a text rating written two ways: spaces around it, or another case or spacing.
 
-    Each distinct text is a category, so ``yes`` / ``yes `` / ``Yes`` were three categories
-    and the raters who wrote them disagreed: a percent agreement of 0.333 where every rater
-    said yes or no alike (1.0), with exit 0. Which spelling is meant cannot be known, so the
-    cell is refused naming its line and column (the first spelling's line too).
+    Each distinct text is a category, so ``yes`` / ``yes `` / ``Yes`` were three categories and
+    the raters who wrote them disagreed. Which spelling is meant cannot be known, so the cell is
+    refused naming its line and column (the first spelling's line too).
     """
     tail = "each spelling would be a category of its own; write it one way"
     one_way(_text_ratings(frame, raters, source, line_of), source, "rating", tail, column=True)

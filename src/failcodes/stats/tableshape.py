@@ -66,10 +66,9 @@ def present(values: pd.Series) -> list[str]:
 def not_transposed(frame: pd.DataFrame, cols: Sequence[str], source: str | Path | None) -> None:
     """Refuse a wide table with a column named like a rater holding one value per row.
 
-    That is a table of one row per rater and one column per unit: read as given the units
-    were the raters (a transposed 3-rater table gave Fleiss -0.122 for 0.266, exit 0). A
-    rater column whose values repeat is a long table's (:func:`long_columns`); one whose
-    values are ratings the other columns use too is a rater (``judge`` beside ``human``).
+    That is a table of one row per rater and one column per unit: read as given, the units were
+    the raters. A rater column whose values repeat is a long table's (:func:`long_columns`); one
+    whose values are ratings the other columns use too is a rater (``judge`` beside ``human``).
     """
     for column in cols:
         if normal_name(column) not in RATER_NAMES:
@@ -99,10 +98,10 @@ def not_frequency_table(
     """Refuse a table of one row per rating pattern and a column of its count.
 
     R's ``as.data.frame(table(a, b))`` writes two raters' 2x2 table as four rows and ``Freq``
-    (SPSS weights cases alike): read as given each pattern was one unit and the count the unit
-    ids, Cohen 0.0 over 4 rows where the 50 units give 0.4, exit 0. Found by a column so named
-    holding whole numbers, no column named like an id, no two rows rating alike, and the count
-    not a count of the row's own cells (``count`` of the raters who said yes is one, left out).
+    (SPSS weights cases alike): read as given, each pattern was one unit. Found by a column so
+    named holding whole numbers, no column named like an id, no two rows rating alike, and the
+    count not a count of the row's own cells (``count`` of the raters who said yes is one, left
+    out).
     """
     if len(frame) < 2 or any(id_named(c) for c in cols):
         return
@@ -163,14 +162,10 @@ def without_not_ratings(
 ) -> tuple[list[str], tuple[Summary, ...]]:
     """``pool`` less the columns named like a note, a confidence or a time (not ratings).
 
-    A ``notes`` column one of whose notes was ``yes`` shared a value with the raters and
-    was a third rater: percent 0.417 for the two raters' 0.750 by hand; ``R1 confidence``
-    and ``R2 confidence`` (1-3) beside ``R1 code`` and ``R2 code`` (1-3) were raters too:
-    0.367 for the codes' 0.600 (i36agree), exit 0. And a column named like a value computed
-    from them (:data:`DERIVED_WORDS`): a row's ``total`` of 0/1 ratings gave 0.583 for the
-    three raters' 0.778, an ``agree`` flag 0.556 for the two raters' 0.667. Left out when two
-    or more columns are
-    left; when every column is so named they are the ratings (``r1_confidence``,
+    Such a column sharing a value with the raters (a note ``yes``, ``R1 confidence`` 1-3 beside
+    ``R1 code`` 1-3) was one more rater; so was a column named like a value computed from them
+    (:data:`DERIVED_WORDS`: a row's ``total``, an ``agree`` flag). Left out when two or more
+    columns are left; when every column is so named they are the ratings (``r1_confidence``,
     ``r2_confidence``) and all stay; one left is refused, asking for ``--raters``.
     """
     named = {c: w for c in pool for w in name_words(c) if w in NOT_RATING_WORDS | DERIVED_WORDS}
@@ -218,8 +213,7 @@ def _field_first_grid(columns: Sequence[str]) -> dict[str, dict[tuple[str, ...],
     Read only as a whole grid: every column ``<field>_<rater>`` (a field of three or more
     characters, not a role), two or more fields, each with the same two or more raters.
     ``overreach_A``, ``overreach_B``, ``conflict_A``, ``conflict_B`` (a code's 0/1 per rater)
-    were four raters: Fleiss -0.175 over codes of two kinds, where each code's Cohen is 1/3
-    and 2/3 by hand (t14bad), exit 0. Anything else: no fields (``{}``).
+    were four raters of one rating. Anything else: no fields (``{}``).
     """
     grid: dict[str, dict[tuple[str, ...], str]] = {}
     for col in columns:
@@ -240,16 +234,14 @@ TIME_POINT = re.compile(r"[tv][0-9]")
 def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> None:
     """Refuse rater columns that are two or more fields of each rater.
 
-    ``R1 error``, ``R1 severity``, ``R2 error``, ``R2 severity`` (``rater1_relevance``,
-    ``rater1_sufficiency``...: a dimension each) were four raters: percent 0.633 where the
-    raters' errors agree on 4 of 5 units (0.800) and their severities on 3 (0.600) by hand
-    (i36agree), exit 0. Found when, with the last word of each name as its field (a word of
-    three or more characters, not a number), two or more fields each name the same two or
-    more raters; which field is the rating is the user's to say, with ``--raters``. The field
-    first (``error_R1``, ``severity_R1``...: percent 0.633, exit 0) is found when the rest
-    of the name reads as a rater: letters and digits (``R1``, ``coder2``) or a rater word
-    (``error_rater_1``). Roles numbered alike (``Physician 1``, ``Nurse 1``: a field '1') or
-    lettered (``Dr A``) are raters, not fields.
+    ``R1 error``, ``R1 severity``, ``R2 error``, ``R2 severity`` (a dimension each) were four
+    raters of one rating. Found when, with the last word of each name as its field (a word of
+    three or more characters, not a number), two or more fields each name the same two or more
+    raters; which field is the rating is the user's to say, with ``--raters``. The field first
+    (``error_R1``, ``severity_R1``...) is found when the rest of the name reads as a rater:
+    letters and digits (``R1``, ``coder2``) or a rater word (``error_rater_1``). Roles numbered
+    alike (``Physician 1``, ``Nurse 1``: a field '1') or lettered (``Dr A``) are raters, not
+    fields.
     """
     heads = _field_first_grid(columns)
     for col in columns:
@@ -301,10 +293,10 @@ def _split_grid(columns: Sequence[str], last: bool) -> list[tuple[str, str]] | N
 def no_code_grid(frame: pd.DataFrame, columns: Sequence[str], source: str | Path | None) -> None:
     """Refuse 0/1 rater columns that name every pair of raters and codes (one-hot codes).
 
-    ``A_x, A_y, A_z, B_x, B_y, B_z`` (rater A or B gave code x, y or z) were six raters of
-    one 0/1 rating, A's x compared with B's z: percent 0.433, Fleiss -0.166, exit 0 (codes of
-    one letter pass :func:`one_field_per_rater`, whose fields have three or more). Roles
-    lettered alike (``Dr A``, ``Nurse A``) are people, as there.
+    ``A_x, A_y, A_z, B_x, B_y, B_z`` (rater A or B gave code x, y or z) were six raters of one
+    0/1 rating, A's x compared with B's z (codes of one letter pass :func:`one_field_per_rater`,
+    whose fields have three or more). Roles lettered alike (``Dr A``, ``Nurse A``) are people,
+    as there.
     """
     if len(columns) < 4:
         return
@@ -373,13 +365,11 @@ def no_missing_marks(
 ) -> None:
     """Refuse a mark of a missing rating (:data:`MISSING_MARKS`) among the ratings.
 
-    R's ``write.csv`` writes a missing rating ``NA``: among 1-5 scores it was a category, two
-    raters' NA one more agreeing unit (percent 0.800 where the 4 rated units give 0.750 by
-    hand), and the scores text labels (no weights), exit 0 (i36agree). Among text codes
-    ``NA`` or ``N/A`` (:data:`WRITTEN_MISSING`) may be a missing rating or an answer (not
-    applicable): read as a category, two raters' ``NA`` was one more agreeing unit (percent
-    0.750 where the 3 rated units give 0.667), exit 0; which it is is the user's to say
-    (empty cells, or ``--categories`` listing it). A table of marks alone is not checked.
+    R's ``write.csv`` writes a missing rating ``NA``: among 1-5 scores it was a category (two
+    raters' NA one more agreeing unit) and made the scores text labels (no weights). Among text
+    codes ``NA`` or ``N/A`` (:data:`WRITTEN_MISSING`) may be a missing rating or an answer (not
+    applicable); which it is is the user's to say (empty cells, or ``--categories`` listing it).
+    A table of marks alone is not checked.
     """
     marks: list[tuple[int, str, str]] = []
     texts: set[str] = set()
@@ -427,12 +417,11 @@ def _no_missing_code(
 ) -> None:
     """Refuse a missing-value code (:data:`MISSING_CODES`) apart from the other ratings.
 
-    ``999`` (or ``-9``, ``99``) for a missing 1-3 rating was a rating of its own: at the
-    interval level alpha read -0.046 where the ratings given read 0.617, nominal Fleiss 0.409
-    for 0.617, exit 0. Refused when the code lies outside the other ratings' range by more
-    than one step (``-1`` beside a 0-4 scale is its next level, ``9`` inside 1-10 a rating)
-    and, above them, by more than a tenth of their range (``99`` beside 0-100 scores up to 97:
-    the scale's top, refused with no way through but 101 categories listed).
+    ``999`` (or ``-9``, ``99``) for a missing 1-3 rating was a rating of its own. Refused when
+    the code lies outside the other ratings' range by more than one step (``-1`` beside a 0-4
+    scale is its next level, ``9`` inside 1-10 a rating) and, above them, by more than a tenth
+    of their range (``99`` beside 0-100 scores up to 97: the scale's top, refused with no way
+    through but 101 categories listed).
     """
     for code in sorted({n for n, *_ in numbers} & MISSING_CODES):
         rest = [n for n, *_ in numbers if n != code]
@@ -455,17 +444,15 @@ def rows_not_units(
 ) -> list[tuple[int, str]]:
     """The rows that read as no unit (the first, the last, a total between): ``(row, why)``.
 
-    A row of units or descriptions under the column names (``unit id,rater 1 (MD),rater 2
-    (RN)``, ``(id),(1-5 scale),(1-5 scale)``) or a row of totals under the units (``Total,
-    2,1``; an Excel export's ``Mean`` row) was one more unit: percent 0.800 or 0.600 for the
-    4 units' 0.750 by hand, exit 0 (i35red, i36agree). Read so when the row's ratings are
-    text where every other row's are numbers (or numbers where every other row's are text),
-    when its unit id is text where the other ids (3 or more) are numbers and none of its
-    ratings occurs on another row, or (the last row) when its id names a total
-    (:data:`TOTAL_WORDS`; a row between the units too, by :func:`names_a_total`:
-    ``Mean,2.5,4`` after unit 2 read 0.600 for 0.750, exit 0), or (the first row) when its
-    id reads like the unit column's name (``ID,Dr A,Dr B`` above ids ``q1``...: percent 0.600
-    for 0.750, no word) and none of its ratings occurs on another row.
+    A row of units or descriptions under the column names
+    (``unit id,rater 1 (MD),rater 2 (RN)``, ``(id),(1-5 scale),(1-5 scale)``) or a row of totals
+    under the units (``Total,2,1``; an Excel export's ``Mean`` row) was one more unit. Read so
+    when the row's ratings are text where every other row's are numbers (or numbers where every
+    other row's are text), when its unit id is text where the other ids (3 or more) are numbers
+    and none of its ratings occurs on another row, or (the last row) when its id names a total
+    (:data:`TOTAL_WORDS`; a row between the units too, by :func:`names_a_total`), or (the first
+    row) when its id reads like the unit column's name (``ID,Dr A,Dr B`` above ids ``q1``...)
+    and none of its ratings occurs on another row.
     """
     if len(frame) < 4:
         return []
@@ -539,9 +526,8 @@ def blank(value: object) -> bool:
 def no_repeated_header(frame: pd.DataFrame, source: str | Path | None, line_of: Any) -> None:
     """Refuse a row that repeats the header: two exports appended, each with its header.
 
-    ``item,r1,r2`` again between the units was one more unit, ``item``, whose raters
-    disagreed ('r1' against 'r2'): percent 0.600 for the 4 units' 0.750 by hand, no word
-    (i36agree). A row whose every cell (two or more) is its column's name is refused.
+    ``item,r1,r2`` again between the units was one more unit, ``item``, whose raters disagreed.
+    A row whose every cell (two or more) is its column's name is refused.
     """
     names = [spelling_key(str(c)) for c in frame.columns]
     if len(names) < 2:
@@ -577,12 +563,10 @@ def no_long_rows_not_units(
 ) -> None:
     """Refuse a long table's row of column names under the header, or of totals.
 
-    ``unit id,rater name,rating (yes/no)`` under the header made ``rater name`` a rater of
-    one unit, ``unit id``, said only as a unit rated once (i36agree). Refused when the unit
-    cell reads like the unit column's name and its rater is on no other row. A unit named
-    like a total (:func:`names_a_total`: each rater's ``Mean`` under the units) was one more
-    unit: percent 0.600 for the 4 units' 0.750 by hand, exit 0. ``--unit-column`` reads
-    every row.
+    ``unit id,rater name,rating (yes/no)`` under the header made ``rater name`` a rater of one
+    unit, ``unit id``. Refused when the unit cell reads like the unit column's name and its
+    rater is on no other row. A unit named like a total (:func:`names_a_total`: each rater's
+    ``Mean`` under the units) was one more unit. ``--unit-column`` reads every row.
     """
     for row, unit in enumerate(frame[unit_column].tolist()):
         if names_a_total(str(unit)):
@@ -671,9 +655,8 @@ def one_row_per_unit(
     """Refuse a unit (per ``--by`` group) on two rows of a wide table, naming both lines.
 
     And a row without a unit id, as a long table's: a row of rater names or units under the
-    header (``,Dr A,Dr B``) was one more unit whose raters disagreed (i35red: percent 0.600
-    for the 4 units' 0.750, exit 0). Ids are compared without spaces around them: ``u1 ``
-    below ``u1`` was a unit of its own (percent 0.750 where the 3 units give 0.667), exit 0.
+    header (``,Dr A,Dr B``) was one more unit whose raters disagreed. Ids are compared without
+    spaces around them: ``u1 `` below ``u1`` was a unit of its own.
     """
     unit = key[-1]
     every_unit_named(frame, unit, source, line_of)
@@ -757,10 +740,8 @@ def no_number_with_label(
     """Refuse a rating written as its number and label beside the number alone.
 
     ``1 (low)`` from one rater (a spreadsheet's drop-down) and ``1`` from another were two
-    categories that disagreed: percent 0.500 where the raters agree on all 4 units (1.000
-    by hand), exit 0 (i36agree). A percentage (``90%``) beside numbers likewise: ``90%`` from
-    one rater and ``0.9`` from another (a column formatted as percent) read percent 0.500
-    where the raters agree on all 4 units (1.000), exit 0.
+    categories that disagreed; likewise a percentage (``90%``) beside numbers (``0.9``: a column
+    formatted as percent).
     """
     numbers: dict[str, tuple[str, int, str]] = {}  # its key -> (the cell, line, column)
     labelled: list[tuple[int, str, str, str]] = []  # (row, column, cell, its number's key)
