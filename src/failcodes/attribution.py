@@ -54,24 +54,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from pydantic import Field
 
-from failcodes.annotations import (
-    NOT_ASSESSABLE,
-    Annotation,
-    CoderKind,
-    Status,
-    includes_heuristic,
-)
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, includes_heuristic
 from failcodes.codebook import Codebook
 from failcodes.contract import FrozenModel
 from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
 from failcodes.traces import CITING_SOURCES, EvidenceSource, Trace
-from failcodes.units import (
-    UnitKind,
-    claim_trace,
-    claim_unit_ids,
-    retrieval_unit_digests,
-)
+from failcodes.units import UnitKind, claim_trace, claim_unit_ids, retrieval_unit_digests
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
     import pandas as pd
@@ -995,12 +984,7 @@ def rate_frame(counts: QualityCounts, *, by: str, flag: str) -> pd.DataFrame:
 
 
 def dominant_errors(
-    table: pd.DataFrame,
-    codebook: Codebook,
-    kind: UnitKind,
-    *,
-    by: str,
-    top: int = 3,
+    table: pd.DataFrame, codebook: Codebook, kind: UnitKind, *, by: str, top: int = 3
 ) -> pd.DataFrame:
     """The most frequent low-quality subcodes per group, as shares of the coded rows.
 
@@ -1016,11 +1000,7 @@ ErrorCounts = dict[str, tuple[list[int], dict[str, Counter[str]]]]
 
 
 def error_counts(
-    table: pd.DataFrame,
-    codebook: Codebook,
-    kind: UnitKind,
-    *,
-    by: str,
+    table: pd.DataFrame, codebook: Codebook, kind: UnitKind, *, by: str
 ) -> ErrorCounts:
     """The counts behind :func:`dominant_errors`."""
     from failcodes.tally import is_tally, row_weights, value_counts

@@ -23,11 +23,7 @@ from pydantic import Field
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status
 from failcodes.contract import FrozenModel
 from failcodes.errors import MixedCodebookError, StatisticsError
-from failcodes.stats.agreement import (
-    POOLED_STATISTICS,
-    AgreementResult,
-    pooled_agreements,
-)
+from failcodes.stats.agreement import POOLED_STATISTICS, AgreementResult, pooled_agreements
 from failcodes.stats.names import SET_DISTANCES
 from failcodes.stats.sets import (
     EXACT_MULTI_RATER,

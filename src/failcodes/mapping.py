@@ -409,10 +409,7 @@ def _known_groups(cols: SentenceColumns, known: list[tuple[str, str]]) -> Senten
 
 
 def aggregate_sentences(
-    traces: Sequence[Trace],
-    mapping: ErrorMapping,
-    *,
-    known_sentences: Iterable[SentenceKey] = (),
+    traces: Sequence[Trace], mapping: ErrorMapping, *, known_sentences: Iterable[SentenceKey] = ()
 ) -> Aggregation:
     """Aggregate claim verdicts to sentence verdicts with the any-error rule.
 

@@ -54,13 +54,7 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.labels import (
-    Label,
-    SentenceLabelCodes,
-    check_in_memory,
-    label_column,
-    label_flags,
-)
+from failcodes.labels import Label, SentenceLabelCodes, check_in_memory, label_column, label_flags
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
 from failcodes.labelscope import (
     Answered,
@@ -614,9 +608,7 @@ _SUMMED_CLUSTERS = 2048
 
 
 def bootstrap_t_arrays(
-    per_cluster: IntArray,
-    weights: IntArray,
-    point: dict[str, FloatArray],
+    per_cluster: IntArray, weights: IntArray, point: dict[str, FloatArray]
 ) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
     """Metrics and t statistics ``(value - point) / se`` of every resample, ``(R, groups)``.
 
@@ -1026,10 +1018,7 @@ class GroupLabels:
 
 
 def _group_units(
-    cols: SentenceColumns,
-    mapping: ErrorMapping,
-    matched: GroupLabels,
-    policy: WithoutClaimsPolicy,
+    cols: SentenceColumns, mapping: ErrorMapping, matched: GroupLabels, policy: WithoutClaimsPolicy
 ) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
     """:func:`_sentence_units` of groups and labels matched by code (same units)."""
     label = matched.flag[cols.sentence]
@@ -1337,12 +1326,7 @@ def _tally(units: _Units, n_systems: int) -> tuple[IntArray, list[str]]:
     del seen
     questions = [units.questions[int(i)] for i in present]  # sorted: codes follow the order
     per_q = counts_by_cluster(
-        position[units.question],
-        units.system,
-        units.label,
-        units.pred,
-        len(questions),
-        n_systems,
+        position[units.question], units.system, units.label, units.pred, len(questions), n_systems
     )
     return per_q, questions
 

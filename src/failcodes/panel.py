@@ -162,12 +162,7 @@ def _vote(
         chosen = [primary[0]] if primary and primary[0] in leaders else []
         rule = "primary" if chosen else "undecided"
     return DimensionVote(
-        votes=votes,
-        members=n,
-        consensus=chosen,
-        tie=tie,
-        unanimous=unanimous,
-        decided_by=rule,
+        votes=votes, members=n, consensus=chosen, tie=tie, unanimous=unanimous, decided_by=rule
     )
 
 

@@ -102,9 +102,7 @@ def _maps(books: Mapping[int, Codebook], target: Codebook) -> dict[int, Migratio
 
 
 def bring_reviews(
-    files: Mapping[str, Sequence[Annotation]],
-    target: Codebook,
-    books: Mapping[int, Codebook],
+    files: Mapping[str, Sequence[Annotation]], target: Codebook, books: Mapping[int, Codebook]
 ) -> ReviewVersions:
     """Sort the reviews of each file (name -> annotations) against ``target`` (module doc).
 

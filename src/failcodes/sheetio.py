@@ -163,8 +163,7 @@ MAX_CELL = 64 << 20
 
 def _too_large(path: Path, why: str) -> InputError:
     return InputError(
-        f"{why} (a zip bomb, or a sheet too large to read here): save the sheet as CSV",
-        path=path,
+        f"{why} (a zip bomb, or a sheet too large to read here): save the sheet as CSV", path=path
     )
 
 
@@ -820,8 +819,7 @@ def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: in
             min_col, min_row, _, max_row = range_boundaries(ref)
         except (ValueError, TypeError):
             raise InputError(
-                f"merged cells with a range that is none ({ref!r}): save the sheet again",
-                path=path,
+                f"merged cells with a range that is none ({ref!r}): save the sheet again", path=path
             ) from None
         if min_row is None or max_row is None or min_col is None:
             raise InputError(

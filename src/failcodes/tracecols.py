@@ -188,11 +188,7 @@ class TraceColumns:
         origin = self.origin
         if origin is not None:
             origin = Origin(
-                origin.paths,
-                origin.formats,
-                origin.file[idx],
-                origin.line[idx],
-                origin.offset[idx],
+                origin.paths, origin.formats, origin.file[idx], origin.line[idx], origin.offset[idx]
             )
         objects = None if self.objects is None else [self.objects[int(i)] for i in idx]
         encoded = {}

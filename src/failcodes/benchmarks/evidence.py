@@ -120,9 +120,7 @@ def scifact_rationale_queries(
         )
         out.append(
             EvidenceQuery(
-                query_id=str(c.id),
-                ranked_gold=tuple(it in gold for it in items),
-                n_gold=len(gold),
+                query_id=str(c.id), ranked_gold=tuple(it in gold for it in items), n_gold=len(gold)
             )
         )
     return out

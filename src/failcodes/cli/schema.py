@@ -40,8 +40,6 @@ def render(name: str) -> str:
 
 
 @app.command("schema")
-def schema(
-    name: Annotated[str, typer.Argument(help="Model: " + ", ".join(MODELS) + ".")],
-) -> None:
+def schema(name: Annotated[str, typer.Argument(help="Model: " + ", ".join(MODELS) + ".")]) -> None:
     """Print the JSON Schema of a failcodes model (see the NAME argument for the list)."""
     typer.echo(render(name), nl=False)

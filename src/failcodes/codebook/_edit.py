@@ -282,8 +282,7 @@ class CodebookDraft:
         )
         first = next(s.id for s in dim.subcodes if s.id in subcodes)
         self._map_subcodes(
-            dim.id,
-            lambda s: [merged] if s.id == first else ([] if s.id in subcodes else [s]),
+            dim.id, lambda s: [merged] if s.id == first else ([] if s.id in subcodes else [s])
         )
         self._replace(subcodes, [into], note)
         self._log(f"merged {', '.join(subcodes)} into {into}", note)

@@ -114,12 +114,7 @@ class AttributeRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> AttributeResult:
         """Attribute every item, write the tables and the items under ``output``."""
-        from failcodes.commands.inputs import (
-            ItemSource,
-            codebook_note,
-            load_codebook,
-            source_units,
-        )
+        from failcodes.commands.inputs import ItemSource, codebook_note, load_codebook, source_units
         from failcodes.judge.journal import refuse_stale_ids
 
         codebook = load_codebook(self.codebook)

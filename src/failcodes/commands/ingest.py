@@ -132,8 +132,7 @@ class IngestOptions(FrozenModel):
         "copy it into several fields, e.g. --map text=claim --map text=sentence).",
     )
     alias: list[str] = option(
-        default_factory=list,
-        help="Extra verdict spelling: RAW=canonical (e.g. Yes=supported).",
+        default_factory=list, help="Extra verdict spelling: RAW=canonical (e.g. Yes=supported)."
     )
     system: str | None = option(None, help="System name for inputs that lack one.")
     verifier: str | None = option(None, help="generic: verifier name for rows without one.")
@@ -387,8 +386,7 @@ def _write_traces(
     result.settle()
     if not count:  # an empty or whitespace-only input: no empty output, no zero exit
         raise InputError(
-            "no traces found (expected at least one record)",
-            path=", ".join(str(p) for p in paths),
+            "no traces found (expected at least one record)", path=", ".join(str(p) for p in paths)
         )
     check_declared_systems(declared, systems)
     if not part:

@@ -341,7 +341,7 @@ def agreement_lines(report: PanelReport) -> list[str]:
         cost = f"unknown (no price for {', '.join(report.unpriced)})"
     lines = [
         f"panel of {len(report.members)}: {', '.join(report.members)}; cost {cost}; "
-        f"splits on {len(report.split_units)} of {len(report.units)} units",
+        f"splits on {len(report.split_units)} of {len(report.units)} units"
     ]
     if report.decided:
         d = report.decided
@@ -412,10 +412,7 @@ class JudgeRequest(JudgeOptions, Request):
         return self.output or Path("annotations") / f"judge-{self.kind.value}"
 
     def run(
-        self,
-        *,
-        note: Note = ignore_note,
-        on_progress: Callable[[int, int], None] | None = None,
+        self, *, note: Note = ignore_note, on_progress: Callable[[int, int], None] | None = None
     ) -> JudgeResult:
         """Judge (or, with ``dry_run``, price) every unit; notes go to ``note`` as they come."""
         from failcodes.commands.inputs import codebook_note, load_codebook, source_units
@@ -487,12 +484,7 @@ class JudgeRequest(JudgeOptions, Request):
         )
 
     def _panel(
-        self,
-        units: list[Any],
-        codebook: Any,
-        settings: JudgeSettings,
-        said: str | None,
-        note: Note,
+        self, units: list[Any], codebook: Any, settings: JudgeSettings, said: str | None, note: Note
     ) -> JudgeResult:
         from failcodes.judge.panelrun import estimate_panel, run_panel
         from failcodes.judge.run import refuse_single_run
@@ -534,10 +526,7 @@ class _Single:
         self.units, self.sizes, self.traces = units, sizes, traces
 
     def run(
-        self,
-        said: str | None,
-        note: Note,
-        on_progress: Callable[[int, int], None] | None,
+        self, said: str | None, note: Note, on_progress: Callable[[int, int], None] | None
     ) -> JudgeResult:
 
         req = self.request

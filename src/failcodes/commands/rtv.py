@@ -95,10 +95,7 @@ class RtvRequest(Request):
         f"{MAX_K}).",
     )
     chunk_size: int = option(
-        1400,
-        help="Chunk size (characters; a few words at least).",
-        ge=MIN_CHUNK,
-        le=MAX_CHUNK,
+        1400, help="Chunk size (characters; a few words at least).", ge=MIN_CHUNK, le=MAX_CHUNK
     )
     overlap: int = option(200, help="Chunk overlap (characters; at most half a chunk).", ge=0)
     bm25_method: str = option("lucene", help="bm25s scoring variant.")

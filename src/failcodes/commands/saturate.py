@@ -90,9 +90,7 @@ class SaturateInitRequest(Request):
     codebook: Path = option(help="Seed codebook (taxonomy YAML or JSON).")
     units: Path | None = option(None, help="Unit pool: JSONL of units.")
     from_traces: Path | None = option(
-        None,
-        flags=("--from",),
-        help="Build the pool from traces or disagreements (JSONL) instead.",
+        None, flags=("--from",), help="Build the pool from traces or disagreements (JSONL) instead."
     )
     top_k: int | None = top_k_option(strict=True)
     kind: UnitKind = option(UnitKind.RETRIEVAL, help="Codebook part to grow.")

@@ -32,11 +32,7 @@ from failcodes.demo._base import DemoStep as DemoStep
 from failcodes.demo._base import Executor
 from failcodes.demo._base import StepOutput as StepOutput
 from failcodes.demo.benchmarks import rtv_step, scifact_benchmark_step
-from failcodes.demo.coding import (
-    codebook_step,
-    labelstudio_step,
-    scale_step,
-)
+from failcodes.demo.coding import codebook_step, labelstudio_step, scale_step
 from failcodes.demo.humanloop import review_loop_step
 from failcodes.demo.pipeline import compare_step
 from failcodes.demo.reporting import report_step

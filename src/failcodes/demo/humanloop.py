@@ -80,10 +80,7 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
     for uid in sorted(plan.estimation_ids()):
         judge = by_unit[uid]
         is_gold = gold.get(uid) is True or str(gold.get(uid)) == "True"
-        codes = {
-            **judge.codes,
-            GOLD_DIMENSION: "direct_polarity" if is_gold else "neutral",
-        }
+        codes = {**judge.codes, GOLD_DIMENSION: "direct_polarity" if is_gold else "neutral"}
         reviews.append(
             Annotation(
                 unit_id=uid,
@@ -96,8 +93,7 @@ def review_loop_step(ctx: DemoContext) -> StepOutput:
             )
         )
     review_path = atomic_write_text(
-        layout.review(REVIEW_NAME),
-        "".join(a.model_dump_json() + "\n" for a in reviews),
+        layout.review(REVIEW_NAME), "".join(a.model_dump_json() + "\n" for a in reviews)
     )
     out.files.append(review_path)
     changed = sum(

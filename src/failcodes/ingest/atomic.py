@@ -109,10 +109,7 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
             continue
         if kind != "fact":
             raise InputError(
-                f"unknown record type {kind!r} (fact or answer)",
-                path=p,
-                line=lineno,
-                field="type",
+                f"unknown record type {kind!r} (fact or answer)", path=p, line=lineno, field="type"
             )
         f = validate_record(_FactRecord, obj, p, lineno)
         v = f.verdict.strip().upper()

@@ -307,10 +307,7 @@ def _read_verifications(
             value = rec.get(name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise InputError(
-                    f"expected an integer index, got {value!r}",
-                    path=path,
-                    line=line,
-                    field=name,
+                    f"expected an integer index, got {value!r}", path=path, line=line, field=name
                 )
             keys.append(value)
         s_idx, c_idx = keys

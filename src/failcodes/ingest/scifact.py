@@ -164,8 +164,7 @@ def read_rationale_texts(
             raise InputError("missing column", path=p, line=1, field=col)
     if len(rows) != len(expected):
         raise InputError(
-            f"{len(rows)} rows but the claims have {len(expected)} gold documents",
-            path=p,
+            f"{len(rows)} rows but the claims have {len(expected)} gold documents", path=p
         )
     out: dict[tuple[int, str], str] = {}
     for i, ((claim, doc), row) in enumerate(zip(expected, rows, strict=True), start=2):

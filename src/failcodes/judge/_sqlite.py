@@ -106,11 +106,7 @@ def connect(
 
 
 def open_migrated(
-    path: str | Path,
-    migrations: Sequence[Migration],
-    *,
-    option: str,
-    page_size: int | None = None,
+    path: str | Path, migrations: Sequence[Migration], *, option: str, page_size: int | None = None
 ) -> sqlite3.Connection:
     """:func:`connect` and :func:`migrate`; a database that fails either is left as it was.
 

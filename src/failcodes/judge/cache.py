@@ -126,8 +126,7 @@ class ResponseCache:
     def get(self, key: str, *, count: bool = True) -> CachedResponse | None:
         """Return the stored response for ``key`` (counting the hit unless told), or None."""
         row = self._conn.execute(
-            "SELECT payload, usage, raw_request, raw_response FROM responses WHERE key = ?",
-            (key,),
+            "SELECT payload, usage, raw_request, raw_response FROM responses WHERE key = ?", (key,)
         ).fetchone()
         if row is None:
             return None

@@ -45,13 +45,7 @@ from typing import Any
 import numpy as np
 
 from failcodes.fileio import made_dir
-from failcodes.judge.estimate import (
-    CallShape,
-    CostEstimate,
-    Counted,
-    answer_tokens,
-    priced,
-)
+from failcodes.judge.estimate import CallShape, CostEstimate, Counted, answer_tokens, priced
 from failcodes.judge.grouping import group_schema
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import Journal
@@ -540,8 +534,7 @@ def _journal_ids(done: set[str]) -> np.ndarray[Any, np.dtype[np.uint64]]:
     """The journal's unit ids as sorted integers (an id that is no 16-hex id matches none)."""
     hexdigits = set("0123456789abcdef")
     return np.array(
-        sorted(int(d, 16) for d in done if len(d) == 16 and set(d) <= hexdigits),
-        dtype=np.uint64,
+        sorted(int(d, 16) for d in done if len(d) == 16 and set(d) <= hexdigits), dtype=np.uint64
     )
 
 

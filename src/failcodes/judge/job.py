@@ -52,12 +52,7 @@ class JudgeJob:
             object.__setattr__(self, "cache_path", Path(self.cache_path))
 
     def at(
-        self,
-        run_dir: Path,
-        *,
-        mode: Mode | None = None,
-        cached: bool = True,
-        settings: bool = True,
+        self, run_dir: Path, *, mode: Mode | None = None, cached: bool = True, settings: bool = True
     ) -> JudgeJob:
         """The same job in another run folder (a panel member's, a cascade's first stage).
 

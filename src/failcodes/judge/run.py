@@ -297,9 +297,7 @@ async def _cascade(
     return summary
 
 
-def _synchronous(
-    fn: Callable[P, Coroutine[Any, Any, R]],
-) -> Callable[P, R]:
+def _synchronous(fn: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
     """A blocking twin of the coroutine function ``fn``.
 
     Works inside a running event loop too (Jupyter): the coroutine then runs on its own

@@ -81,11 +81,7 @@ class LabelStudioClient:
     """A small failcodes-shaped facade over the Label Studio SDK."""
 
     def __init__(
-        self,
-        url: str | None = None,
-        token: str | None = None,
-        *,
-        timeout: float = 120.0,
+        self, url: str | None = None, token: str | None = None, *, timeout: float = 120.0
     ) -> None:
         self.url, token = resolve_connection(url, token)
         #: The URL as printed in messages: without ``user:password@`` or key-like parameters.
@@ -266,12 +262,7 @@ class LabelStudioClient:
         return report
 
     def pull(
-        self,
-        codebook: Codebook,
-        kind: UnitKind,
-        title: str,
-        *,
-        annotators: Sequence[str] = (),
+        self, codebook: Codebook, kind: UnitKind, title: str, *, annotators: Sequence[str] = ()
     ) -> ReviewResult:
         """Fetch every annotation of the project(s) and map them to failcodes annotations."""
         titles = project_titles(title, annotators)

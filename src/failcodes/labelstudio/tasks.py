@@ -12,13 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import msgspec
 
-from failcodes.annotations import (
-    NOT_ASSESSABLE,
-    Annotation,
-    CoderKind,
-    Status,
-    includes_heuristic,
-)
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, includes_heuristic
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg

@@ -91,9 +91,7 @@ def dimension_label(dim: Dimension) -> str:
 
 
 def columns_for(
-    frequencies: Values | None = None,
-    agreement: Values | None = None,
-    extra: Sequence[Column] = (),
+    frequencies: Values | None = None, agreement: Values | None = None, extra: Sequence[Column] = ()
 ) -> list[Column]:
     """The optional columns: frequency, agreement (if given), then ``extra``."""
     out: list[Column] = []

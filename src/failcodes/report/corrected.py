@@ -27,13 +27,7 @@ from typing import Any
 import pandas as pd
 
 from failcodes.annotations import Annotation, Status
-from failcodes.attribution import (
-    ReviewedAttribution,
-    Stage,
-    cell_codes,
-    code_columns,
-    is_all_high,
-)
+from failcodes.attribution import ReviewedAttribution, Stage, cell_codes, code_columns, is_all_high
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import StatisticsError
 from failcodes.report.tables import summary_row

@@ -21,16 +21,7 @@ from failcodes.fileio import atomic_path
 from failcodes.report.tables import SUMMARY_ROWS
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
-OKABE_ITO = (
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#CC79A7",
-    "#56B4E9",
-    "#D55E00",
-    "#F0E442",
-    "#000000",
-)
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 HIGH_QUALITY_COLOUR = "#009E73"
 COLUMN_WIDTH_IN = 3.4
 PAGE_WIDTH_IN = 7.0

@@ -81,12 +81,7 @@ def pooled_caption(coded: pd.DataFrame, by: str) -> str:
 
 
 def code_shares(
-    wide: pd.DataFrame,
-    part: Part,
-    *,
-    by: str,
-    flag: str,
-    groups: Sequence[str] | None = None,
+    wide: pd.DataFrame, part: Part, *, by: str, flag: str, groups: Sequence[str] | None = None
 ) -> pd.DataFrame:
     """Share of each subcode per dimension and group, plus the all-high-quality rate.
 

@@ -26,11 +26,7 @@ class Chunk(FrozenModel):
 
 
 def chunk_text(
-    text: str,
-    doc_id: str,
-    *,
-    size: int = DEFAULT_CHUNK_SIZE,
-    overlap: int = DEFAULT_OVERLAP,
+    text: str, doc_id: str, *, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_OVERLAP
 ) -> list[Chunk]:
     """Split ``text`` into chunks of ``size`` characters, consecutive chunks sharing ``overlap``.
 

@@ -36,12 +36,7 @@ class BM25Index:
     """A BM25 index over a list of chunks."""
 
     def __init__(
-        self,
-        chunks: Sequence[Chunk],
-        *,
-        k1: float = 1.5,
-        b: float = 0.75,
-        method: str = "lucene",
+        self, chunks: Sequence[Chunk], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"
     ) -> None:
         if method not in BM25_METHODS:
             raise ValueError(f"unknown BM25 method {method!r} (one of {', '.join(BM25_METHODS)})")

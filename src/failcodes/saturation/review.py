@@ -186,10 +186,7 @@ def _text(item: dict[str, Any], key: str) -> str:
 
 
 def parse_review_file(
-    path: Path,
-    *,
-    project: str | None = None,
-    rounds: Sequence[int] | None = None,
+    path: Path, *, project: str | None = None, rounds: Sequence[int] | None = None
 ) -> list[Decision]:
     """Decisions written in an edited review file (undecided items are skipped).
 
@@ -246,10 +243,7 @@ def parse_review_file(
             action = Action(raw)
         except ValueError:
             raise SaturationError(
-                f"unknown decision {raw!r} (valid: {valid})",
-                path=path,
-                line=line,
-                field="decision",
+                f"unknown decision {raw!r} (valid: {valid})", path=path, line=line, field="decision"
             ) from None
         if not reviewer:
             raise SaturationError(

@@ -24,13 +24,7 @@ from failcodes import codebook as codebook_module
 from failcodes.annotations import Annotation, Status
 from failcodes.codebook import Codebook
 from failcodes.runlock import folder_lock, reading_lock
-from failcodes.saturation.changes import (
-    Change,
-    ChangeOp,
-    migration_map,
-    next_version,
-    recode_flags,
-)
+from failcodes.saturation.changes import Change, ChangeOp, migration_map, next_version, recode_flags
 from failcodes.saturation.coders import Coder
 from failcodes.saturation.dedupe import (
     KnownPattern,

@@ -7,12 +7,7 @@ from pydantic import Field
 from failcodes.annotations import CoderKind, Status
 from failcodes.contract import FrozenModel
 from failcodes.recoding import RecodeMethod
-from failcodes.saturation.models import (
-    AccumulationPoint,
-    ProposalStatus,
-    RoundPhase,
-    StopState,
-)
+from failcodes.saturation.models import AccumulationPoint, ProposalStatus, RoundPhase, StopState
 from failcodes.saturation.review import latest_decisions
 from failcodes.saturation.rounds import accumulation, latest_annotations, stop_state
 from failcodes.saturation.store import ProjectStore

@@ -190,8 +190,7 @@ class ProjectStore:
         store = cls(root)
         if not store.config_path.exists():
             raise SaturationError(
-                "no saturation project here (run `failcodes saturate init` first)",
-                path=store.root,
+                "no saturation project here (run `failcodes saturate init` first)", path=store.root
             )
         return store
 

@@ -45,11 +45,7 @@ DEFAULT_CHUNK = 256
 
 
 def resampling_weights(
-    n_units: int,
-    n_resamples: int,
-    rng: np.random.Generator,
-    *,
-    chunk: int = DEFAULT_CHUNK,
+    n_units: int, n_resamples: int, rng: np.random.Generator, *, chunk: int = DEFAULT_CHUNK
 ) -> Iterator[FloatArray]:
     """Yield blocks of multinomial unit multiplicities, shape (block, n_units).
 

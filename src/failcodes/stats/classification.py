@@ -102,11 +102,7 @@ def cochrans_q(outcomes: npt.ArrayLike, names: Sequence[str] | None = None) -> T
 
 
 def mcnemar(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
-    *,
-    label: str = "a vs b",
-    exact_below: int = 25,
+    a: npt.ArrayLike, b: npt.ArrayLike, *, label: str = "a vs b", exact_below: int = 25
 ) -> TestResult:
     """McNemar's test on paired binary outcomes of two systems.
 
@@ -149,10 +145,7 @@ def mcnemar(
 
 
 def pairwise_mcnemar(
-    outcomes: npt.ArrayLike,
-    names: Sequence[str] | None = None,
-    *,
-    exact_below: int = 25,
+    outcomes: npt.ArrayLike, names: Sequence[str] | None = None, *, exact_below: int = 25
 ) -> list[TestResult]:
     """McNemar for every pair of systems (same complete units), Holm-adjusted."""
     data, labels = _binary_matrix(outcomes, names)
@@ -165,10 +158,7 @@ def pairwise_mcnemar(
 
 
 def compare_systems(
-    outcomes: npt.ArrayLike,
-    names: Sequence[str] | None = None,
-    *,
-    exact_below: int = 25,
+    outcomes: npt.ArrayLike, names: Sequence[str] | None = None, *, exact_below: int = 25
 ) -> list[TestResult]:
     """Cochran's Q over all systems followed by Holm-corrected pairwise McNemar tests."""
     return [

@@ -100,10 +100,7 @@ class Moments:
 
     @classmethod
     def from_arrays(
-        cls,
-        y: npt.ArrayLike,
-        yhat: npt.ArrayLike,
-        yhat_unlabeled: npt.ArrayLike,
+        cls, y: npt.ArrayLike, yhat: npt.ArrayLike, yhat_unlabeled: npt.ArrayLike
     ) -> Moments:
         """Sums of 1-d arrays.
 
@@ -636,10 +633,7 @@ def _exact(est: Estimates, bounds: tuple[FloatArray, FloatArray]) -> ShareInterv
 
 
 def share_estimates(
-    strata: Sequence[Stratum],
-    *,
-    confidence: float = 0.95,
-    lam: float | None = None,
+    strata: Sequence[Stratum], *, confidence: float = 0.95, lam: float | None = None
 ) -> ShareEstimates:
     """Judge-only, human-only and corrected shares of one cell from its plan strata.
 

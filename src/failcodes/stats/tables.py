@@ -458,11 +458,7 @@ def choose_columns(
                 field=col,
             )
     return ColumnChoice(
-        unit_column=unit,
-        raters=rater_cols,
-        reason=reason,
-        left_out=left_out,
-        summaries=summaries,
+        unit_column=unit, raters=rater_cols, reason=reason, left_out=left_out, summaries=summaries
     )
 
 

@@ -535,8 +535,7 @@ def no_repeated_header(frame: pd.DataFrame, source: str | Path | None, line_of: 
     same = np.ones(len(frame), dtype=bool)
     for column, name in zip(frame.columns, names, strict=True):
         same &= np.array(
-            [blank(v) or spelling_key(str(v)) == name for v in frame[column].tolist()],
-            dtype=bool,
+            [blank(v) or spelling_key(str(v)) == name for v in frame[column].tolist()], dtype=bool
         ).reshape(len(frame))
         if not same.any():
             return

@@ -82,10 +82,7 @@ def _system_cached(codebook: Codebook, kind: UnitKind) -> str:
         _env()
         .get_template("system.j2")
         .render(
-            codebook=codebook,
-            part=codebook.part(kind),
-            kind=kind.value,
-            schema_name=SCHEMA_NAME,
+            codebook=codebook, part=codebook.part(kind), kind=kind.value, schema_name=SCHEMA_NAME
         )
     )
 
