@@ -75,8 +75,8 @@ Located = tuple[Label, Path, int]
 def _check_names(labels: Sequence[Located]) -> None:
     """Refuse annotator names a vote count would split: padded, or differing by case only.
 
-    ``'dr_a '`` beside ``'dr_a'`` (or ``'Dr_A'``) was counted as a second annotator: the
-    same clinician's two labels of one target became two votes, and exit 0.
+    ``'dr_a '`` beside ``'dr_a'`` (or ``'Dr_A'``) was a second annotator: one clinician's two
+    labels of one target were two votes.
     """
     first: dict[str, tuple[str, Path, int]] = {}
     for label, path, line in labels:
@@ -134,9 +134,8 @@ def _check_summaries(labels: Sequence[Located]) -> None:
 def _votes(group: Sequence[Located]) -> None:
     """Refuse a target labelled twice by one annotator (or twice by nobody named).
 
-    And one whose labels name two questions: two answers' sentences numbered alike (``s1``
-    of q1 and of q2), whose votes were pooled into one label (3 error votes of q1 and 2
-    no-error votes of q2 made one 'split' error label, exit 0).
+    And one whose labels name two questions: two answers' sentences numbered alike (``s1`` of q1
+    and of q2) had their votes pooled into one label.
     """
     seen: dict[str | None, tuple[Path, int]] = {}
     asked = next(((lb.question_id, p, n) for lb, p, n in group if lb.question_id), None)

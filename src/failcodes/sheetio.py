@@ -300,11 +300,10 @@ def other_sheets_note(path: Path, scan: SheetScan) -> str:
 def _say(path: Path, note: str) -> None:
     """Say ``note`` on stderr, once per file, and add it to the command's notes (if kept).
 
-    What a workbook's reading assumes of its shape: the first sheet is the table (one of
-    several: a round 1 and a final round, the final second, gave round 1's labels with no
-    word), every row is read (a filtered view, only one system's rows shown, was read whole
-    without a word: the rows counted are not those the sheet shows). Not refused, said; and
-    added to the command's notes where it keeps them (:func:`notes_into`).
+    What a workbook's reading assumes of its shape: the first sheet is the table (of a round 1
+    and a final round, the final second, round 1 was read), every row is read (a filtered view
+    is read whole, not as the sheet shows it). Not refused, said; and added to the command's
+    notes where it keeps them (:func:`notes_into`).
     """
     notes = _NOTES.get()
     if notes is not None and note not in notes:

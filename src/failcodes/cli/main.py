@@ -196,12 +196,10 @@ def _reflow_help(group: typer.Typer) -> None:
 def _repeated_option(command: object, args: list[str]) -> str | None:
     """An option that takes one value given twice with two values, if any (one line).
 
-    The parser keeps the last value of an option that takes one: ``metrics --labels a.jsonl
-    --labels b.jsonl`` read b's labels alone, a's sentences left out without a word (sysA's
-    3 labelled sentences, 2 of them errors, scored as if unlabelled: "no clinician-labelled
-    errors", exit 0); ``ingest generic --label-rule 'gold = bad -> error' --label-rule 'gold =
-    partial -> error'`` labelled by the second rule alone (bad rows no error). The same value
-    twice is harmless.
+    The parser keeps the last value of an option that takes one:
+    ``metrics --labels a.jsonl --labels b.jsonl`` read b's labels alone, a's sentences left out;
+    two ``--label-rule`` options labelled by the second rule alone. The same value twice is
+    harmless.
     """
     path: list[str] = []
     rest = list(args)

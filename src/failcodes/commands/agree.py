@@ -308,9 +308,8 @@ def _coders_written_one_way(
 ) -> None:
     """Refuse a coder named two ways in an annotation file (case, spacing or Unicode form).
 
-    Each name was a coder of its own: a reviewer written ``Reviewer A`` on half the lines and
-    ``reviewer a`` on the others was two coders of 15 units each, every pair statistic with
-    the judge over 15 units for 30, exit 0 (i35red). A ratings table refuses such a rater.
+    Each name was a coder of its own: ``Reviewer A`` on half the lines and ``reviewer a`` on the
+    others were two coders of half the units each. A ratings table refuses such a rater.
     """
     from failcodes.stats.tableshape import one_way  # (pandas: coderagreement's already)
 
@@ -346,7 +345,7 @@ def _no_consensus_coder(
     """Refuse a coder named like a consensus (``adjudicator``, ``majority``, ``gold``...).
 
     A ratings table leaves such a column out by name; an annotation file read it as one more
-    coder: an adjudicator who sided with alice raised entity Fleiss from 7/15 to 0.625 (t13red2).
+    coder, raising the agreement of the coder it sided with.
     """
     from failcodes.stats.summaries import consensus_word
 

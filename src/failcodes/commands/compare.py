@@ -435,9 +435,8 @@ def _never_flags(
 ) -> dict[str | None, list[str]]:
     """Per mapping, the systems that never flag an error on the tested units.
 
-    Their F1 is 2TP / (2TP + FP + FN) = 0 in the F1 tests, where ``metrics`` shows it
-    undefined (no predicted errors): "A vs C" printed an F1 difference of 0.839 beside a
-    metrics table whose F1 for C was '–', without a word.
+    Their F1 is 2TP / (2TP + FP + FN) = 0 in the F1 tests, where ``metrics`` shows it undefined
+    (no predicted errors): said, or an F1 difference stands beside a metrics table's '–'.
     """
     out: dict[str | None, list[str]] = {}
     for mapping, data, y_truth in sets:
@@ -503,9 +502,8 @@ def _refuse_reference_systems(names: list[str], paths: Sequence[Path]) -> None:
     """Refuse a system of the traces named like the reference or a consensus.
 
     A wide table's ``gold`` column given to ``ingest --verdict-column`` (or a ``reference``
-    answer keyed beside the systems') is a system of the traces: it entered Cochran's Q (df
-    2 for 2 systems) and the Holm correction of the systems' pairs (claude vs gpt, p 0.25,
-    read 0.75), exit 0, where FILE's ``gold`` column is refused
+    answer keyed beside the systems') is a system of the traces: it entered Cochran's Q and the
+    Holm correction of the systems' pairs, where FILE's ``gold`` column is refused
     (:func:`_refuse_reference_columns`).
     """
     from failcodes.columnar import first_row_of_system

@@ -181,11 +181,11 @@ class LabelRule:
         """After every row: a note naming the rule's values no row had (None: all were met).
 
         A value no row had, spelt almost like a value the rule does not name (``incorect``
-        beside ``incorrect``), is a typo: every ``incorrect`` row got the other outcome, with
-        exit 0. So is one spelling a truth value the rows write another way (``1`` where a
-        boolean column reads ``true``, ``true`` where rows hold ``1``/``0``, ``yes``). Both
-        are refused, naming the unnamed value's first file and line. A value merely absent (a
-        category this sample lacks) is said in the note.
+        beside ``incorrect``), is a typo: every ``incorrect`` row got the other outcome. So is
+        one spelling a truth value the rows write another way (``1`` where a boolean column
+        reads ``true``, ``true`` where rows hold ``1``/``0``, ``yes``). Both are refused, naming
+        the unnamed value's first file and line. A value merely absent (a category this sample
+        lacks) is said in the note.
         """
         if self.blank:  # unrated: read as the opposite, it was one more true negative
             path, line, mark = self.blank[0]
@@ -233,10 +233,9 @@ class LabelRule:
         """Refuse a value the rule does not name that writes a named one another way.
 
         ``not-supported`` or ``Not_Supported`` beside a named ``not supported`` (the same
-        letters and digits), or ``NS`` for it (its words' initials): read as written, such
-        rows got the other outcome (``label in {not supported} -> error`` on rows of 'Not
-        Supported', 'not-supported' and 'NS' gave 1 error of 3, exit 0). Named at its first
-        row; the rule must name it (or map it) to count it.
+        letters and digits), or ``NS`` for it (its words' initials): read as written, such rows
+        got the other outcome. Named at its first row; the rule must name it (or map it) to
+        count it.
         """
         if self.otherwise is None:
             return  # an unnamed value is refused row by row

@@ -254,11 +254,10 @@ _TAMPERED = "the journal was changed outside failcodes; judge again into a fresh
 def decode_row(path: Path, seq: object, unit_id: object, text: object) -> Annotation:
     """The annotation stored in one journal row; a row that holds none is one InputError.
 
-    It names the journal, the row (its sequence number and unit) and the field; it was a
-    pydantic traceback. A row :func:`~failcodes.annotationlines.vouched` takes (no key twice,
-    no lax value) goes to pydantic's JSON decoder alone (fast); any other row is read by the
-    strict reader, which refuses a key given twice (pydantic's decoder keeps the last: a row
-    edited to give ``codes`` twice was attributed by its second codes, exit 0).
+    It names the journal, the row (its sequence number and unit) and the field. A row
+    :func:`~failcodes.annotationlines.vouched` takes (no key twice, no lax value) goes to
+    pydantic's JSON decoder alone (fast); any other row is read by the strict reader, which
+    refuses a key given twice (pydantic's decoder keeps the last).
     """
     if isinstance(text, str | bytes) and vouched(text) is not None:
         try:
@@ -389,7 +388,7 @@ class Journal:
         """Raise :class:`RunIdentityError` when the stored run is another one; write nothing.
 
         A dry run checks this before it counts the units already done: another judge's or
-        codebook's units were counted as done ($0 to call, exit 0) where the run refuses.
+        codebook's units were counted as done where the run refuses.
         """
         check_identity(self.run_dir, self.meta(), meta)
 
