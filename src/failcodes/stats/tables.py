@@ -424,14 +424,11 @@ def choose_columns(
         one_field_per_rater(rater_cols, source)
         no_code_grid(frame, rater_cols, source)
         # twice as many rater columns as units, and six or more: one row per rater and one
-        # column per unit, under a header no rater word names (`reader,Q1,...,Q30`): 30 units
-        # read as 30 raters of 3 units (Fleiss -0.017 for the 3 readers' own, exit 0); counted
-        # before the values rule: questions no other question's value meets were set aside
-        # as covariates and the rest read as raters (Fleiss -0.250 on 3 'units', exit 0)
-        # (not where every column is named like a rater: rater1..rater8 over 4 cases were
-        # refused as transposed, a panel of many raters and few units). Smaller, under a unit
-        # column found by its values: more raters than units (`reader,Q1,...,Q4` over 3
-        # readers: 4 raters of 3 units, exit 0; t18red2)
+        # column per unit, under a header no rater word names (`reader,Q1,...,Q30`): the
+        # questions read as raters; counted before the values rule, which set some of them
+        # aside as covariates (not where every column is named like a rater: a panel of many
+        # raters and few units). Smaller, under a unit column found by its values: more raters
+        # than units (`reader,Q1,...,Q4` over 3 readers)
         unnamed = unit_column is None and unit is not None and not id_named(unit)
         wide = len(named_out) >= max(6, 2 * len(frame))
         if (wide or (unnamed and len(named_out) > len(frame))) and not all(
@@ -617,8 +614,8 @@ def ratings_from_frame(
     """
     if columns is None and any(name is not None for name in frame.index.names):
         # unit ids in a named index (`frame.set_index("item")`, as pandas users keep them):
-        # left out, a long table's 'annotator' and 'code' columns were two raters (Fleiss
-        # -0.333, percent 0 for 1/3) and a wide one's units were row numbers
+        # left out, a long table's 'annotator' and 'code' columns were two raters and a wide
+        # one's units were row numbers
         frame = frame.reset_index()
     choice = columns or choose_columns(
         frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
@@ -626,9 +623,8 @@ def ratings_from_frame(
     unit_col, rater_cols = choice.unit_column, choice.raters
     if columns is None:
         # called on a frame of its own (the Python API), not by ratings_tables, which checks
-        # the whole file before its groups: 'Yes' beside 'yes' was two categories (percent
-        # 0.8 for 1.0, exit 0) and an Excel date a category; lines as ratings_tables counts
-        # them under a header (the frame's row + 2)
+        # the whole file before its groups ('Yes' beside 'yes', an Excel date); lines as
+        # ratings_tables counts them under a header (the frame's row + 2)
         def line_of(row: int) -> int:
             return row + 2
 
@@ -640,8 +636,7 @@ def ratings_from_frame(
         one_spelling(frame, rater_cols, source, line_of)
         if categories is None:
             no_missing_marks(frame, rater_cols, source, line_of)
-        # and, as the CLI (i35red): cells joining codes ('x/y' and 'y/x' disagreed: percent
-        # 0.500 for the sets' 0.750) and a row without a unit id (one more unit)
+        # and, as the CLI: cells joining codes ('x/y' beside 'y/x'), a row without a unit id
         _no_code_sets(frame, rater_cols, source, line_of)
         if unit_col is not None:  # a row without a unit id, a unit on two rows
             one_row_per_unit(frame, [unit_col], source, line_of)
