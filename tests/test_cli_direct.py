@@ -142,3 +142,58 @@ def test_the_parser_leaves_every_unusual_form_to_typer() -> None:
         ["a"],  # a positional argument
     ):
         assert parse(flags, argv) is None, argv
+
+
+def test_ingest_runs_without_typer_as_typers_command(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``ingest ADAPTER PATH... -o OUT``: the same lines, exit code and files as typer's
+    CLI, without importing typer (issue 30: ~100 M of a study's ~1,150 M labels ingest)."""
+    traces, labels = files
+    for adapter, given, out in (
+        ("generic-labels", labels, "l.jsonl"),
+        ("generic", traces, "t.parquet"),
+    ):
+        fast, slow = tmp_path / f"fast.{out}", tmp_path / f"slow.{out}"
+        argv = ["ingest", adapter, str(given), "-o"]
+        extra = ["--system", "s"] if adapter == "generic" else []
+        code, stdout, err, loaded = _run([*argv, str(fast), *extra])
+        assert code == 0, err
+        assert not {"typer", "click", "failcodes.cli.main"} & loaded
+        typer_run = _run([*argv, str(slow), *extra], typer_cli=True)
+        assert typer_run[:3] == (0, stdout.replace(str(fast), str(slow)), err)
+        assert fast.read_bytes() == slow.read_bytes()
+    assert stdout.splitlines()[-1].startswith("wrote 4 traces -> ")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ingest", "generic-labels", "-o", "OUT"],  # no input: typer's missing argument
+        ["ingest", "generic-labels", "IN", "-o", "OUT", "--no-such-flag", "1"],
+        ["ingest", "generic", "IN", "-o", "OUT", "--system", "a", "--system", "b"],
+        ["ingest", "generic-labels", "IN", "-o", ""],  # an empty output path
+        ["ingest", "no-such-adapter", "IN", "-o", "OUT"],  # refused by the run: one line
+    ],
+)
+def test_an_ingest_command_line_refused_is_refused_as_typer_says(
+    files: tuple[Path, Path], tmp_path: Path, argv: list[str]
+) -> None:
+    _, labels = files
+    names = {"IN": str(labels), "OUT": str(tmp_path / "out.jsonl")}
+    argv = [names.get(a, a) for a in argv]
+    code, out, err, _ = _run(argv)
+    assert code == 2
+    assert err.startswith("failcodes: error: ") and err.count("\n") == 1, err
+    assert (code, out, err) == _run(argv, typer_cli=True)[:3]
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_the_parser_reads_positional_arguments_where_asked() -> None:
+    flags = {"-o": ("out", Path, False), "--raw-csv": ("raw_csv", None, False)}
+    words: list[str] = []
+    argv = ["generic", "a.jsonl", "-o", "x.jsonl", "b.jsonl", "--raw-csv"]
+    assert parse(flags, argv, words) == {"out": Path("x.jsonl"), "raw_csv": True}
+    assert words == ["generic", "a.jsonl", "b.jsonl"]
+    for argv in (["generic", "-"], ["generic", "--", "a"], ["generic", "a", "-o"]):
+        assert parse(flags, argv, []) is None, argv

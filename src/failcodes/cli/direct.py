@@ -1,14 +1,17 @@
-"""``failcodes metrics`` from a command line read here, without typer (issue 30).
+"""``failcodes metrics`` and ``failcodes ingest`` from a command line read here, without typer.
 
 Building the typer CLI (typer itself, click's parameters from the request's fields, the
 parse) cost ~106 M instructions of ``metrics`` on bench_engine's own Parquet, where the
-DuckDB script it is measured against spends none. A ``metrics`` command line that writes rows
-(``--format json|csv``, or ``-o FILE``) and gives each option as ``--flag value`` or
-``--flag=value``, every value one :class:`~failcodes.commands.measure.MetricsRequest` takes as
-it is, runs here. Anything else goes to the typer CLI untouched (nothing read or written
-yet), which says what is wrong as it always did: help, a table to draw, an option or form
-this parser does not know, a value typer converts or refuses (a sign, an exponent, an
-empty text, one beginning with ``-``), an option that takes one value given twice, a path
+DuckDB script it is measured against spends none, and ~100 M of the ~1,150 M of a study's
+labels ingest (issue 30). A ``metrics`` command line that writes rows (``--format
+json|csv``, or ``-o FILE``), or an ``ingest ADAPTER PATH...`` command line, that gives each
+option as ``--flag value`` or ``--flag=value``, every value one the command's request
+(:class:`~failcodes.commands.measure.MetricsRequest`,
+:class:`~failcodes.commands.ingest.IngestRequest`) takes as it is, runs here. Anything else
+goes to the typer CLI untouched (nothing read or written yet), which says what is wrong as
+it always did: help, a table to draw, an option or form this parser does not know, a value
+typer converts or refuses (a sign, an exponent, an empty text, one beginning with ``-``), an
+option that takes one value given twice, a path
 :func:`~failcodes.commandline.path_problem` refuses, a request the model refuses.
 """
 
@@ -84,11 +87,20 @@ def _flags(model: Any) -> dict[str, _Reader]:
     return out
 
 
-def parse(flags: dict[str, _Reader], argv: list[str]) -> dict[str, Any] | None:
-    """The fields ``argv`` gives, or None where typer is to read it (see the module)."""
+def parse(
+    flags: dict[str, _Reader], argv: list[str], arguments: list[str] | None = None
+) -> dict[str, Any] | None:
+    """The fields ``argv`` gives, or None where typer is to read it (see the module).
+
+    ``arguments``: the positional arguments (a word not beginning with ``-``) are appended
+    to it, in order; without it, one is typer's.
+    """
     values: dict[str, Any] = {}
     tokens = iter(argv)
     for token in tokens:
+        if arguments is not None and token and not token.startswith("-"):
+            arguments.append(token)
+            continue
         flag, eq, text = token.partition("=") if token.startswith("--") else (token, "", "")
         if flag not in flags:
             return None
@@ -112,8 +124,8 @@ def parse(flags: dict[str, _Reader], argv: list[str]) -> dict[str, Any] | None:
     return values
 
 
-def run_metrics(argv: list[str]) -> None:
-    """Run ``failcodes metrics ARGV`` and exit; return, nothing done, to leave it to typer.
+def run(argv: list[str]) -> None:
+    """Run ``failcodes ARGV`` and exit; return, nothing done, to leave it to typer.
 
     Called with the garbage collector paused (failcodes.cli.start): the objects start-up
     made are frozen and collection resumes before the command runs, as the CLI does.
@@ -121,10 +133,38 @@ def run_metrics(argv: list[str]) -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, terminate_like_interrupt)
     process_defaults()  # before numpy is imported
+    if path_problem(argv) is not None:
+        return
+    from failcodes.errors import FailcodesError
+
+    try:
+        found = _metrics(argv[1:]) if argv[0] == "metrics" else _ingest(argv[1:])
+    except FailcodesError:  # a request the model refuses: typer's CLI says it
+        return
+    if found is None:
+        return
+    from failcodes.csvcells import keep_raw, raw_cells
+
+    gc.freeze()
+    gc.enable()
+    with one_line_errors(), raw_cells(False):
+        if found[1]:
+            keep_raw()
+        try:
+            found[0]()
+        except KeyboardInterrupt:  # as typer's command: exit 130, no word
+            sys.exit(130)
+    sys.exit(0)
+
+
+#: A command to run and whether it writes CSV cells as they are (``--raw-csv``).
+_Found = tuple[Callable[[], None], bool]
+
+
+def _metrics(argv: list[str]) -> _Found | None:
+    """``failcodes metrics ARGV`` writing rows, or None (typer's: see the module)."""
     from failcodes.commands.base import build
     from failcodes.commands.measure import MetricsRequest, RowFormat
-    from failcodes.csvcells import keep_raw, raw_cells
-    from failcodes.errors import FailcodesError
 
     flags = _flags(MetricsRequest)
     flags["--raw-csv"] = ("raw_csv", None, False)
@@ -132,23 +172,12 @@ def run_metrics(argv: list[str]) -> None:
     flags["--format"] = ("out_format", rows, False)
     values = parse(flags, argv)
     if values is None or not ("out_format" in values or "out" in values):
-        return  # (no rows to write: the tables are typer's command's)
-    if path_problem(["metrics", *argv]) is not None:
-        return
+        return None  # (no rows to write: the tables are typer's command's)
     raw = values.pop("raw_csv", False)
-    try:
-        request = build(MetricsRequest, values)
-    except FailcodesError:
-        return
-    gc.freeze()
-    gc.enable()
-    with one_line_errors(), raw_cells(False):
-        if raw:
-            keep_raw()
-        try:
-            result = request.run()
-        except KeyboardInterrupt:  # as typer's command: exit 130, no word
-            sys.exit(130)
+    request = build(MetricsRequest, values)
+
+    def write() -> None:
+        result = request.run()
         if result.written is not None:
             for line in result.lines():
                 echo(line)
@@ -156,4 +185,27 @@ def run_metrics(argv: list[str]) -> None:
             sys.stdout.write(result.text)
             if result.dropped:  # the rows hold no field for it (cli/metrics.py's words)
                 print(result.dropped, file=sys.stderr)
-    sys.exit(0)
+
+    return write, raw
+
+
+def _ingest(argv: list[str]) -> _Found | None:
+    """``failcodes ingest ADAPTER PATH... ARGV``, or None (typer's: see the module)."""
+    from failcodes.commands.base import build
+    from failcodes.commands.ingest import IngestRequest
+
+    flags = _flags(IngestRequest)
+    flags["--raw-csv"] = ("raw_csv", None, False)
+    words: list[str] = []
+    values = parse(flags, argv, words)
+    if values is None or len(words) < 2:
+        return None
+    raw = values.pop("raw_csv", False)
+    values.update(adapter=words[0], paths=[Path(w) for w in words[1:]])
+    request = build(IngestRequest, values)
+
+    def write() -> None:  # as cli/output_format.print_lines
+        for line in request.run(note=lambda line: echo(line, err=True)).lines():
+            echo(line)
+
+    return write, raw

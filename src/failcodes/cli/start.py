@@ -2,8 +2,8 @@
 
 Building the typer app imports typer and, through typer's parameter coercion, pydantic:
 ~600 M instructions, 15x what ``version`` prints needs (issue 30). A ``metrics`` command
-line writing rows runs without it (:mod:`failcodes.cli.direct`); any other command line runs
-:func:`failcodes.cli.main.main`.
+line writing rows and an ``ingest`` one run without it (:mod:`failcodes.cli.direct`); any
+other command line runs :func:`failcodes.cli.main.main`.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ def main() -> None:
     # found nothing to free. Collection resumes, with them frozen, before the command runs
     # (failcodes.cli.main.main).
     gc.disable()
-    if sys.argv[1:2] == ["metrics"]:  # rows to write: read without typer (cli/direct.py)
-        from failcodes.cli.direct import run_metrics
+    if sys.argv[1:2] in (["metrics"], ["ingest"]):  # read without typer (cli/direct.py)
+        from failcodes.cli import direct
 
-        run_metrics(sys.argv[2:])  # exits, unless the command line is typer's to read
+        direct.run(sys.argv[1:])  # exits, unless the command line is typer's to read
     from failcodes.cli.main import main as run
 
     run(gc_paused=True)
