@@ -1060,9 +1060,17 @@ def dominant_frame(
 
 
 #: The columns of :func:`attribution_table`.
-ATTRIBUTION_COLUMNS = tuple(
-    """item_id system question_id sentence_id claim_id kind stage strategy
-    evidence_source reason""".split()  # noqa: SIM905
+ATTRIBUTION_COLUMNS = (
+    "item_id",
+    "system",
+    "question_id",
+    "sentence_id",
+    "claim_id",
+    "kind",
+    "stage",
+    "strategy",
+    "evidence_source",
+    "reason",
 )
 
 

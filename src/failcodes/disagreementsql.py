@@ -651,9 +651,18 @@ _KIND = {True: "FN", False: "FP"}
 _MAPPING = operator.attrgetter("mapping")
 #: The claim record's fields as the query's columns (``maps_to_error`` and
 #: ``label_has_error``, the 5th and 6th, are put in their places).
-_CLAIM_COLUMNS = tuple(
-    """claim_id claim verdict raw_verdict verdict verdict reasoning verifier retriever passages
-    evidence_source""".split()  # noqa: SIM905
+_CLAIM_COLUMNS = (
+    "claim_id",
+    "claim",
+    "verdict",
+    "raw_verdict",
+    "verdict",
+    "verdict",
+    "reasoning",
+    "verifier",
+    "retriever",
+    "passages",
+    "evidence_source",
 )
 
 

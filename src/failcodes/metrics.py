@@ -95,8 +95,14 @@ if TYPE_CHECKING:  # pandas costs ~0.4 s to import; only the DataFrame adapters 
     import pandas as pd
 
 #: Metric names in report order.
-METRICS: tuple[str, ...] = tuple(
-    """precision recall f1 specificity balanced_accuracy youden_j accuracy""".split()  # noqa: SIM905
+METRICS: tuple[str, ...] = (
+    "precision",
+    "recall",
+    "f1",
+    "specificity",
+    "balanced_accuracy",
+    "youden_j",
+    "accuracy",
 )
 
 _NO_PRED = "no predicted errors (TP + FP = 0)"

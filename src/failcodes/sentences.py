@@ -25,10 +25,42 @@ from pydantic import Field
 
 from failcodes.contract import FrozenModel
 
-#: Words that end in "." without ending a sentence (lower case, no final dot; "al": et al.).
+#: Words that end in "." without ending a sentence (lower case, without the final dot).
 ABBREVIATIONS: frozenset[str] = frozenset(
-    """dr mr mrs ms prof sr jr st vs v e.g i.e cf al approx fig figs no nos vol ref refs resp min
-    max a.m p.m u.s u.k inc ltd co""".split()  # noqa: SIM905
+    {
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "v",
+        "e.g",
+        "i.e",
+        "cf",
+        "al",  # et al.
+        "approx",
+        "fig",
+        "figs",
+        "no",
+        "nos",
+        "vol",
+        "ref",
+        "refs",
+        "resp",
+        "min",
+        "max",
+        "a.m",
+        "p.m",
+        "u.s",
+        "u.k",
+        "inc",
+        "ltd",
+        "co",
+    }
 )
 
 _CLOSERS = "\"'\u201d\u2019)]*_"

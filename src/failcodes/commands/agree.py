@@ -24,11 +24,32 @@ if TYPE_CHECKING:
     from failcodes.stats.agreement import AgreementResult
 
 _STAT_CHOICES = (*STATISTICS, "all")
-_JSON_KEYS = tuple(
-    """statistic level weights value ci_low ci_high ci_method confidence se se_method se_null z
-    n_units n_rows n_single_rated n_raters n_categories observed_agreement chance_agreement
-    n_bootstrap n_bootstrap_valid ci_mc_error seed undefined_reason
-    warning""".split()  # noqa: SIM905
+_JSON_KEYS = (
+    "statistic",
+    "level",
+    "weights",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "confidence",
+    "se",
+    "se_method",
+    "se_null",
+    "z",
+    "n_units",
+    "n_rows",
+    "n_single_rated",
+    "n_raters",
+    "n_categories",
+    "observed_agreement",
+    "chance_agreement",
+    "n_bootstrap",
+    "n_bootstrap_valid",
+    "ci_mc_error",
+    "seed",
+    "undefined_reason",
+    "warning",
 )
 
 

@@ -279,9 +279,16 @@ class AttributeRequest(Request):
 
 #: Every table ``attribute`` may write (by :meth:`AttributeRequest._path` name).
 _OWN_TABLES = frozenset(
-    """per_passage_codes per_trace_steps retriever_all_high retrieval_dominant_errors
-    verifier_all_correct verification_dominant_errors retrieval_panel_agreement
-    reasoning_panel_agreement""".split()  # noqa: SIM905
+    {
+        "per_passage_codes",
+        "per_trace_steps",
+        "retriever_all_high",
+        "retrieval_dominant_errors",
+        "verifier_all_correct",
+        "verification_dominant_errors",
+        "retrieval_panel_agreement",
+        "reasoning_panel_agreement",
+    }
 )
 
 #: Claims whose table rows are made and written at a time (~10 passage rows each).

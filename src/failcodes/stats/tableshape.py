@@ -29,17 +29,60 @@ from failcodes.stats.summaries import Summary, name_words
 #: Column names taken as the unit id (compared lower-case, punctuation as ``_``); any name
 #: ending in ``_id`` counts too.
 ID_NAMES = frozenset(
-    """unit units id ids item items instance instances subject subjects patient patients case cases
-    participant participants sample samples record records row rows index
-    unit_no unit_number""".split()  # noqa: SIM905
+    {
+        "unit",
+        "units",
+        "id",
+        "ids",
+        "item",
+        "items",
+        "instance",
+        "instances",
+        "subject",
+        "subjects",
+        "patient",
+        "patients",
+        "case",
+        "cases",
+        "participant",
+        "participants",
+        "sample",
+        "samples",
+        "record",
+        "records",
+        "row",
+        "rows",
+        "index",
+        "unit_no",
+        "unit_number",
+    }
 )
 
 
 #: Column names taken as the rater of a long table (one row per unit and rater).
 RATER_NAMES = frozenset(
-    """rater raters coder coders annotator annotators judge judges reviewer reviewers observer
-    observers user rater_id coder_id annotator_id judge_id reviewer_id
-    observer_id user_id""".split()  # noqa: SIM905
+    {
+        "rater",
+        "raters",
+        "coder",
+        "coders",
+        "annotator",
+        "annotators",
+        "judge",
+        "judges",
+        "reviewer",
+        "reviewers",
+        "observer",
+        "observers",
+        "user",
+        "rater_id",
+        "coder_id",
+        "annotator_id",
+        "judge_id",
+        "reviewer_id",
+        "observer_id",
+        "user_id",
+    }
 )
 
 
@@ -133,17 +176,56 @@ def not_frequency_table(
 #: Words that name a column beside the ratings that is no rating: a rater's note, a
 #: confidence, a time (matched against the words of the column name, :func:`name_words`).
 NOT_RATING_WORDS = frozenset(
-    """note notes comment comments remark remarks rationale reasoning explanation justification memo
-    feedback confidence conf certainty sureness time timestamp date
-    duration seconds minutes""".split()  # noqa: SIM905
+    {
+        "note",
+        "notes",
+        "comment",
+        "comments",
+        "remark",
+        "remarks",
+        "rationale",
+        "reasoning",
+        "explanation",
+        "justification",
+        "memo",
+        "feedback",
+        "confidence",
+        "conf",
+        "certainty",
+        "sureness",
+        "time",
+        "timestamp",
+        "date",
+        "duration",
+        "seconds",
+        "minutes",
+    }
 )
 
 
 #: Words that name a column computed from the ratings: a row's total or count, an
 #: agreement flag (matched as :data:`NOT_RATING_WORDS` are).
 DERIVED_WORDS = frozenset(
-    """total totals sum count agree agreement match matches matched concordance concordant disagree
-    disagreement discordant diff difference mean average""".split()  # noqa: SIM905
+    {
+        "total",
+        "totals",
+        "sum",
+        "count",
+        "agree",
+        "agreement",
+        "match",
+        "matches",
+        "matched",
+        "concordance",
+        "concordant",
+        "disagree",
+        "disagreement",
+        "discordant",
+        "diff",
+        "difference",
+        "mean",
+        "average",
+    }
 )
 
 

@@ -101,9 +101,19 @@ _TRUSTED = (
     "scifact",  # the SciFact corpus: abstracts of peer-reviewed biomedical papers
 )
 #: Source / title cues of user-generated or commercial pages (coded low on trust).
-_LOW_TRUST = tuple(
-    """blog forum reddit quora facebook twitter tiktok youtube shop store
-    sponsored advert""".split()  # noqa: SIM905
+_LOW_TRUST = (
+    "blog",
+    "forum",
+    "reddit",
+    "quora",
+    "facebook",
+    "twitter",
+    "tiktok",
+    "youtube",
+    "shop",
+    "store",
+    "sponsored",
+    "advert",
 )
 _SUPPORT_WORDS = ("supports the claim", "is supported", "supported", "confirms", "consistent with")
 _REFUTE_WORDS = ("refute", "contradict", "not supported", "does not support", "inconsistent with")
