@@ -86,10 +86,6 @@ def _named_columns(values: list[str], option: str) -> tuple[tuple[str, str], ...
     return tuple(out)
 
 
-def _verdicts(values: list[str]) -> Any:
-    return parse_verdict_declarations(values)
-
-
 def _aliases(values: list[str]) -> dict[str, Verdict]:
     out: dict[str, Verdict] = {}
     for raw, canonical in _pairs(values, "--alias").items():
@@ -175,7 +171,7 @@ class IngestOptions(FrozenModel):
     _verdict_column = field_validator("verdict_column")(
         _checked(lambda v: _named_columns(v, "--verdict-column"))
     )
-    _verdict = field_validator("verdict")(_checked(_verdicts))
+    _verdict = field_validator("verdict")(_checked(parse_verdict_declarations))
     _names = field_validator("system", "verifier", "retriever")(_named)
 
     def check_adapter(self, adapter: str) -> None:
@@ -211,7 +207,7 @@ class IngestOptions(FrozenModel):
             verifier=self.verifier,
             retriever=self.retriever,
             verdict_columns=_named_columns(self.verdict_column, "--verdict-column"),
-            verdicts=_verdicts(self.verdict),
+            verdicts=parse_verdict_declarations(self.verdict),
         )
 
 
