@@ -8,6 +8,7 @@ them as a table or JSON.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -15,6 +16,7 @@ from failcodes import jsonio, tableio
 from failcodes.annotations import Annotation, foreign_code
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
+from failcodes.sheetio import notes_into
 from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
 
 if TYPE_CHECKING:
@@ -182,7 +184,6 @@ def _copies(table: Any) -> list[str]:
 
     said: list[str] = []
     values = table.values
-    from itertools import combinations
 
     for i, j in combinations(range(values.shape[1]), 2):
         both = np.isfinite(values[:, i]) & np.isfinite(values[:, j])
@@ -500,7 +501,6 @@ class AgreeRequest(Request):
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
         from failcodes.coderagreement import annotation_agreement
         from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
-        from failcodes.sheetio import notes_into
         from failcodes.stats.tables import agreement_table, ratings_tables
 
         rows: list[dict[str, Any]] = []

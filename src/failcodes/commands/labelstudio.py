@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -706,8 +707,6 @@ class LabelStudioServeRequest(Request):
 
         Raises LabelStudioError when the server exits of itself.
         """
-        import signal
-
         say = say or note
         exe = ls_server.find_binary(self.binary)
         folder = (self.data_dir or ls_server.default_data_dir()).expanduser().resolve()

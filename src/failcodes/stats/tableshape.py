@@ -14,6 +14,7 @@ of a DataFrame that name the column (and leave it out, with the reason) or raise
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -765,8 +766,6 @@ def no_dates(
     frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
 ) -> None:
     """Refuse a date or time where a rating goes (Excel turns ``1/2`` or ``3-4`` into dates)."""
-    import datetime as dt
-
     for column in raters:
         for row, value in enumerate(frame[column].tolist()):
             if isinstance(value, dt.date | dt.time | pd.Timestamp):

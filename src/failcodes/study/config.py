@@ -27,6 +27,7 @@ from failcodes.commands.judge import JudgeOptions, JudgeRequest
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import FailcodesError, InputError
 from failcodes.jsonio import decode_error
+from failcodes.mapping import resolve_mapping, resolve_mappings
 from failcodes.study.layout import JUDGE_CACHE, JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
@@ -50,7 +51,6 @@ QuestionScopeName = Literal["auto", "answered", "all"]
 
 
 def _known_mapping(spec: str) -> str:
-    from failcodes.mapping import resolve_mapping  # lazy: numpy
 
     try:
         resolve_mapping(spec)
@@ -204,7 +204,6 @@ class MetricsSpec(FrozenModel):
     @field_validator("mappings")
     @classmethod
     def _known_mappings(cls, mappings: list[str]) -> list[str]:
-        from failcodes.mapping import resolve_mappings  # lazy: numpy
 
         known = [_known_mapping(m) for m in mappings]
         try:  # two spellings of one mapping: the same rows twice

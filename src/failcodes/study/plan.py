@@ -8,12 +8,14 @@ cycle (commands.report -> study.state -> study.plan).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from failcodes.attribution import Strategy
+from failcodes.columnar import ExactReaderNeededError
 from failcodes.commands.agree import AgreeRequest
 from failcodes.commands.attribute import AttributeRequest
 from failcodes.commands.base import Request
@@ -55,8 +57,6 @@ def _arg_path(value: str, layout: StudyLayout) -> Path:
 
 def _slug(text: str) -> str:
     """A file-name-safe form of an input's name (a part file says where it came from)."""
-    import re
-
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:40] or "input"
 
 
@@ -268,7 +268,6 @@ def _first_units(disagreements: Path, judge: JudgeOptions) -> tuple[bool, dict[s
     for the file as it is (path, inode, size and modification time). A file the fast reader
     cannot vouch for is read whole by the exact reader, as the judge reads it.
     """
-    from failcodes.columnar import ExactReaderNeededError
     from failcodes.disagreementio import claim_trace_of, iter_disagreement_claims
 
     stat = disagreements.stat()

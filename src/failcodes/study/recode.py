@@ -55,7 +55,7 @@ from failcodes.codebook import (
 from failcodes.errors import CodebookError, InputError
 from failcodes.fileio import atomic_write_text
 from failcodes.judge import Journal, RunSummary, export_run, read_annotations, read_summary
-from failcodes.judge.journal import JOURNAL_NAME, refuse_stale_ids
+from failcodes.judge.journal import JOURNAL_NAME, PANEL_FILE, refuse_stale_ids
 from failcodes.judge.run import ANNOTATIONS_NAME
 from failcodes.migration import added_rules, finer_codes
 from failcodes.recoding import (
@@ -322,7 +322,6 @@ def recode_panel(
     ``works``, ``judges`` and ``members`` go together (one per member, in panel order); the
     works come from :func:`plan_kind` with each member's :class:`PanelSeat`.
     """
-    from failcodes.judge.journal import PANEL_FILE
     from failcodes.judge.panelrun import panel_report
 
     first = works[0]
