@@ -67,9 +67,9 @@ def test_agree_prints_the_level_its_intervals_are_at(
     assert code == 0, err
     header, row = out.splitlines()[2], out.splitlines()[4]
     assert "50% CI" in header and "95%" not in out
-    # p_o 4/6, Wald se sqrt(p(1 - p)/(n - 1)) = sqrt((2/9)/5) = 0.2108, z(0.75) 0.6745:
-    # 0.667 -+ 0.142 = [0.524, 0.809]
-    assert "[0.524, 0.809] wald" in row
+    # p_o 4/6 agreeing units: Clopper-Pearson at 50% (t19red2; it was Wald's [0.524, 0.809]):
+    # statsmodels proportion_confint(4, 6, alpha=0.5, method='beta') = (0.4468, 0.8388)
+    assert "[0.447, 0.839] clopper_pearson" in row
 
 
 # three raters, c and b leaving units blank: units 3 and 5 rated by a alone

@@ -25,6 +25,7 @@ from failcodes.reviewplan import (
     ReviewPlan,
     Sample,
     StratifyBy,
+    draw_digest,
     draw_plan,
     human_codes,
     match_reviews,
@@ -107,6 +108,7 @@ def write_half_plan(
         ]
         + [PlannedUnit(unit_id=u, sample=Sample.TARGETED) for u in targeted],
         unit_strata=dict.fromkeys(population, "all"),
+        drawn_sha256=draw_digest(0, sample),  # the fixture's premise: a random draw
     )
     plans = root / "review" / "plans"
     plans.mkdir(parents=True)

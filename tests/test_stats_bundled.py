@@ -55,7 +55,9 @@ def test_demo_agreement_step(tmp_path: Path) -> None:
     got = {(r["dimension"], r["statistic"], r["weights"]): r for r in rows}
     assert round(got[("correctness", "cohen", "quadratic")]["value"], 3) == 0.633
     for row in rows:
-        assert row["ci_method"] == "bootstrap_bca"
+        # percent agreement and PABAK of two raters count agreeing units: exact (t19red2)
+        exact = row["statistic"] in ("percent", "pabak")
+        assert row["ci_method"] == ("clopper_pearson" if exact else "bootstrap_bca")
         assert row["ci_low"] <= row["value"] <= row["ci_high"]
     assert not list(tmp_path.rglob("*.tmp"))
 

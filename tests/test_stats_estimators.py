@@ -249,11 +249,19 @@ def test_fleiss_null_z_on_fleiss_1971() -> None:
 
 def test_warnings_name_their_reasons() -> None:
     perfect = np.tile([[0.0, 0.0], [1.0, 1.0]], (10, 1))
-    res = ag.agreement(perfect, "percent")
+    res = ag.agreement(perfect, "cohen")
     assert res.ci_low == res.ci_high == 1.0
     assert res.warning is not None
     assert "zero-width" in res.warning and "only 20 units" in res.warning
     assert "boundary" in res.warning
+    # percent agreement of 20 agreeing units of 20: Clopper-Pearson, low 0.025^(1/20) = 0.8316
+    res = ag.agreement(perfect, "percent")
+    assert (res.ci_low, res.ci_high, res.ci_method) == (
+        pytest.approx(0.8315665),
+        1.0,
+        "clopper_pearson",
+    )
+    assert res.warning == "only 20 units (< 50); estimate on the boundary (1)"
     near = ag.agreement(np.vstack([perfect] * 3 + [[[0.0, 1.0]]]), "cohen", n_bootstrap=200, seed=0)
     assert near.warning is not None and "near the ceiling" in near.warning
     assert interval_warning(0.5, 0.3, 0.7, n=200) is None

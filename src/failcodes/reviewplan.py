@@ -131,6 +131,11 @@ class ReviewPlan(FrozenModel):
     unit_strata: dict[str, str] = Field(
         description="Every population unit's stratum key (estimation sample or not)."
     )
+    drawn_sha256: str | None = Field(
+        default=None,
+        description="draw_digest of the seed and estimation units `review plan` drew (None "
+        "in plans written before it: the report then draws the plan again to compare).",
+    )
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @field_validator("name")
@@ -341,6 +346,54 @@ def draw_plan(
         strata=strata,
         units=planned,
         unit_strata=dict(zip(units["unit_id"], units["stratum"], strict=True)),
+        drawn_sha256=draw_digest(
+            seed, (u.unit_id for u in planned if u.sample is Sample.ESTIMATION)
+        ),
+    )
+
+
+def draw_digest(seed: int, units: Iterable[str]) -> str:
+    """SHA-256 of a draw: its seed and its estimation units (in sorted order)."""
+    import hashlib
+
+    text = "\n".join([str(seed), *sorted(units)])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def draw_reason(plan: ReviewPlan, coded: pd.DataFrame) -> str | None:
+    """Why ``plan``'s estimation sample is not its seed's draw (None when it is).
+
+    A plan written or edited by hand (the units two judges split on, the disagreements,
+    with no panel.json to compare with) reached the corrected shares as a random draw:
+    those units' shares with intervals said to cover the data set. Its units must be
+    :data:`drawn_sha256`'s, or the ones :func:`draw_plan` draws again from ``coded`` (the
+    plan's own table: plans written before the digest).
+    """
+    drawn = plan.estimation_ids()
+    if plan.drawn_sha256 == draw_digest(plan.seed, drawn):
+        return None
+    try:
+        again = draw_plan(
+            coded,
+            plan.part,
+            name=plan.name,
+            size=plan.size,
+            seed=plan.seed,
+            source=plan.source,
+            source_sha256=plan.source_sha256,
+            stratify=plan.stratify,
+            code_dimension=plan.code_dimension,
+        ).estimation_ids()
+    except (InputError, ConfigError):
+        again = set()
+    if again == drawn:
+        return None
+    return (
+        f"review plan {plan.name!r} is not its seed's draw: {len(drawn - again)} of its "
+        f"{len(drawn)} estimation units are not among those `review plan` draws with seed "
+        f"{plan.seed}: written or edited by hand (the disagreements?), its shares would be "
+        "those units', not the data set's, so its tables are shown uncorrected (give chosen "
+        "units as a targeted sample: --targeted FILE)"
     )
 
 

@@ -936,6 +936,7 @@ def _corrected(
     from failcodes.reviewplan import (
         GROUP_COLUMN,
         StratifyBy,
+        draw_reason,
         human_codes,
         match_reviews,
         plan_source,
@@ -975,7 +976,10 @@ def _corrected(
         why = stale_reason(plan, file_sha256(source)) or splits_reason(
             plan, _panel_splits(root, plan)
         )
-        if why is not None:
+        coded = read_frame(source) if why is None else None
+        if coded is not None:
+            why = draw_reason(plan, coded)
+        if why is not None or coded is None:
             notes.setdefault(corrected_notes_key(plan.part), []).append(
                 f"{why}; redraw it with: {redraw_command(plan, str(root))}"
             )
@@ -1013,7 +1017,6 @@ def _corrected(
                 f"Assumed: {narrow} review(s) of plan {plan.name!r} were migrated from an "
                 f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
             )
-        coded = read_frame(source)
         rows = corrected_rows(
             coded,
             plan,

@@ -69,7 +69,9 @@ from failcodes.stats.names import (
     WeightsName,
 )
 
-CIMethod = Literal["bootstrap_percentile", "bootstrap_bca", "wald", "wald_atanh", "none"]
+CIMethod = Literal[
+    "bootstrap_percentile", "bootstrap_bca", "wald", "wald_atanh", "clopper_pearson", "none"
+]
 SEMethod = Literal["analytic", "jackknife", "cluster_jackknife", "none"]
 
 #: Weights: a name or a custom (q x q) agreement-weight matrix.
@@ -270,6 +272,10 @@ class PointEstimate:
     undefined_reason: str | None = None
     plan: Plan | None = None
     se_null: float | None = None
+    #: ``(x, n)`` where the statistic is ``x / n`` agreeing units of ``n`` (percent agreement
+    #: when each unit agrees or not; PABAK maps it by ``(q p - 1)/(q - 1)``): the interval is
+    #: then Clopper-Pearson's exact one (a bootstrap of 6/6 read [1, 1])
+    units_agreeing: tuple[int, int] | None = None
 
 
 class _Sizes(NamedTuple):
@@ -388,7 +394,18 @@ def _gwet_family(
     if kind == "percent":
         scaled = a * n / n2
         se = float(np.sqrt(((scaled - pa) ** 2).sum() / (n * (n - 1)))) if n > 1 else None
-        return PointEstimate(statistic, level, wname, pa, se, *common, observed=pa, plan=plan)
+        whole = bool(np.isin(a[two], (0.0, 1.0)).all())  # each unit agrees or not
+        return PointEstimate(
+            statistic,
+            level,
+            wname,
+            pa,
+            se,
+            *common,
+            observed=pa,
+            plan=plan,
+            units_agreeing=(int(np.rint(a[two].sum())), n2) if whole else None,
+        )
     if 1.0 - pe <= _EPS:
         reason = (
             "only one category in the category set: chance agreement is 1 and the "
@@ -654,7 +671,16 @@ def _pabak(prep: Prepared, level: Level) -> PointEstimate:
     se = q / (q - 1.0) * float(np.sqrt(po * (1.0 - po) / n))
     plan = Plan(columns=columns, finalize=finalize)
     return PointEstimate(
-        "pabak", level, "none", value, se, *common, observed=po, chance=1.0 / q, plan=plan
+        "pabak",
+        level,
+        "none",
+        value,
+        se,
+        *common,
+        observed=po,
+        chance=1.0 / q,
+        plan=plan,
+        units_agreeing=(int(agree.sum()), n),
     )
 
 
@@ -905,8 +931,8 @@ def finish(
     ids = None if clusters is None else np.asarray(clusters)
     blocks: dict[int, Block] = {}
     for i, e in enumerate(estimates):
-        if e.plan is None:
-            continue
+        if e.plan is None or (e.units_agreeing is not None and ids is None):
+            continue  # no resampling: exact interval (_exact_interval)
         blocks[i] = e.plan.columns if ids is None else cluster_sums(e.plan.columns, ids)
     replicates: dict[int, FloatArray] = {}
     if n_bootstrap > 0 and blocks:
@@ -943,7 +969,10 @@ def finish(
         method: CIMethod = "none"
         valid = 0
         mc_error = None
-        if e.value is not None and i in replicates:
+        if e.value is not None and e.units_agreeing is not None and ids is None:
+            low, high = _exact_interval(e, confidence)
+            method = "clopper_pearson"
+        elif e.value is not None and i in replicates:
             endpoints: Callable[[FloatArray], tuple[float | None, float | None, int]]
             if interval == "bca" and jack is not None:
                 endpoints = partial(
@@ -1010,6 +1039,19 @@ def finish(
             )
         )
     return out
+
+
+def _exact_interval(e: PointEstimate, confidence: float) -> tuple[float, float]:
+    """Clopper-Pearson's interval of ``x / n`` agreeing units, mapped as the statistic maps it."""
+    from failcodes.stats.ppi import clopper_pearson  # lazy: scipy costs time at start-up
+
+    assert e.units_agreeing is not None
+    x, n = e.units_agreeing
+    low, high = (float(b) for b in clopper_pearson(x, n, confidence))
+    if e.statistic == "pabak":  # (q p - 1)/(q - 1), increasing in p
+        q = e.n_categories
+        return (q * low - 1.0) / (q - 1.0), (q * high - 1.0) / (q - 1.0)
+    return low, high
 
 
 def agreement(

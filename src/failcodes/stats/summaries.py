@@ -26,6 +26,7 @@ the table and asks for ``--raters``.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,6 +92,23 @@ CONSENSUS_WORDS = frozenset(
         "moderator",
         "finalised",
         "finalized",
+        # t19red2: the same words in Spanish, Italian, Portuguese, German and French (accents
+        # folded): a `Konsens` or `consenso` column (the raters' majority) was a fourth rater
+        "consenso",
+        "konsens",
+        "konsensus",
+        "adjudicado",
+        "adjudicada",
+        "adjudicacion",
+        "acordado",
+        "referencia",
+        "referenz",
+        "riferimento",
+        "mayoria",
+        "maggioranza",
+        "mehrheit",
+        "majorite",
+        "definitivo",
     }
 )
 
@@ -166,7 +184,10 @@ def name_words(name: str) -> list[str]:
     """The lower-cased words of a column name (``Gold Standard`` -> ``gold``, ``standard``).
 
     camelCase splits into words too: ``MajorityVote`` was one word, a fourth rater (i35red).
+    Accents are folded (``référence`` -> ``reference``: it was the words r, f, rence).
     """
+    folded = unicodedata.normalize("NFKD", name)
+    name = "".join(c for c in folded if not unicodedata.combining(c))
     spaced = re.sub(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])", r"\1\3_\2\4", name)
     return re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_").split("_")
 
