@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from failcodes.commands.base import Note, Request
+from failcodes.errors import file_errors
 
 
 def _stderr(line: str) -> None:
@@ -27,9 +28,15 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     as well, as the CLI's first line does: it is also ``result.assumed``. So does one whose
     labels cover part of the units (``result.coverage``, the CLI's second line: P/R/F1 of 3
     labelled sentences of 6 read 100% with no word of the other 3).
+
+    Every error a user can cause is a :class:`~failcodes.errors.FailcodesError` with the
+    CLI's one line: the file system refusing a file too (a
+    :class:`~failcodes.errors.FileSystemError`, where the CLI says "PATH: permission denied;
+    check the path and its permissions").
     """
     runner: Any = request
-    result = runner.run(note=note)
+    with file_errors():
+        result = runner.run(note=note)
     for said in (getattr(result, "assumed", None), getattr(result, "coverage", None)):
         if isinstance(said, str) and said:
             note(said)

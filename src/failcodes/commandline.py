@@ -20,7 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from failcodes.deferredimport import defer_while_importing
-from failcodes.errors import FailcodesError
+from failcodes.errors import FailcodesError, FileSystemError
 from failcodes.redact import redact_text
 
 # pydantic's plugin loader imports importlib.metadata (email, zipfile, csv...) for
@@ -70,8 +70,7 @@ def one_line_errors() -> Iterator[None]:
         # a file-system error that names its file is the user's to fix, not a bug
         if exc.filename is None:
             raise
-        reason = (exc.strerror or str(exc)).lower()
-        say_error(f"{exc.filename}: {reason}; check the path and its permissions")
+        say_error(FileSystemError(exc).one_line())
         sys.exit(2)
 
 

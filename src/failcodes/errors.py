@@ -7,7 +7,8 @@ else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -91,6 +92,30 @@ class OutputError(FailcodesError):
         self.path = str(path)
         self.reason = message
         super().__init__(f"{self.path}: {message}")
+
+
+class FileSystemError(FailcodesError):
+    """The file system refused a file (permission denied, read-only, full disk): names it."""
+
+    def __init__(self, exc: OSError) -> None:
+        self.path = str(exc.filename)
+        self.errno = exc.errno
+        reason = (exc.strerror or str(exc)).lower()
+        super().__init__(f"{exc.filename}: {reason}; check the path and its permissions")
+
+
+@contextmanager
+def file_errors() -> Iterator[None]:
+    """An :class:`OSError` naming its file, raised inside: a :class:`FileSystemError`.
+
+    The line the CLI prints for it. One that names no file is a bug and propagates as it is.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        raise FileSystemError(exc) from exc
 
 
 class MissingPartError(InputError, KeyError):

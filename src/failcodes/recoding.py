@@ -19,6 +19,7 @@ version (its lineage) and which units a codebook change flags; the engine does t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -35,7 +36,11 @@ from failcodes.migration import migrate
 from failcodes.units import Unit
 
 if TYPE_CHECKING:
-    from failcodes.judge import Mode, PriceTable
+    from failcodes.judge import JudgeJob, Mode, PriceTable
+    from failcodes.judge.unitjudge import Coder
+
+    #: One judge engine run: its units, its coder, its job (:func:`failcodes.judge.run_judge`).
+    JudgeRun = tuple[list[Unit], Coder, JudgeJob]
 
 #: ``judge(units, codebook, run_dir)`` codes every unit under ``codebook`` into ``run_dir``
 #: (resuming what is there) and returns their annotations (see :func:`judge_with_engine`).
@@ -202,17 +207,29 @@ def plan_work(
 
 
 def code_work(
-    work: RecodeWork, judge: JudgeFn, *, coder_name: str, journal_migrated: bool = False
+    work: RecodeWork,
+    judge: JudgeFn,
+    *,
+    coder_name: str,
+    journal_migrated: bool = False,
+    judged: bool = False,
 ) -> list[RecodeEntry]:
     """Re-code ``work.recode`` with ``judge``; the entries of every unit (not written).
 
     With ``journal_migrated`` the migrated units are committed to the judge's journal too (no
     tokens, no cost; one by one, so a kill loses nothing) and the run exported, so the run
     folder holds every unit on the new version (``annotations.jsonl``: those of
-    ``work.units``).
+    ``work.units``). ``judged``: :func:`judge_together` coded them; their annotations are read
+    from the run folder, no judge is run again (a second run would spend a second budget).
     """
-    units = [work.units[uid] for uid in sorted(work.recode)]
-    fresh = {a.unit_id: a for a in judge(units, work.codebook, work.run_dir)} if units else {}
+    units = _to_code(work)
+    if not units:
+        fresh = {}
+    else:
+        made = (
+            judged_in(work.run_dir, units) if judged else judge(units, work.codebook, work.run_dir)
+        )
+        fresh = {a.unit_id: a for a in made}
     lost = [u.id for u in units if u.id not in fresh]
     if lost:
         raise InputError(
@@ -302,37 +319,82 @@ def recode(
     )
 
 
-def judge_with_engine(
-    spec: str,
-    *,
-    base_url: str | None = None,
-    cache_path: Path | None = None,
-    settings: Any = None,
-    make_mode: Callable[[], Mode] | None = None,
-    timeout: float = 120.0,
-    temperature: float | None = None,
-    prices: PriceTable | None = None,
-) -> JudgeFn:
-    """A :data:`JudgeFn` over the judge engine's public API.
+@dataclass(frozen=True)
+class EngineJudge:
+    """A :data:`JudgeFn` over the judge engine's public API (:func:`judge_with_engine`).
 
     ``make_mode`` builds the run mode (per unit, grouped, batch, cascade) for each call; a
     cascade's first judge is a client closed at the end of a run, so each run gets its own.
     """
-    from failcodes.judge import JudgeJob, PerUnit, make_coder, read_annotations, run_judge
 
-    def judge(units: list[Unit], codebook: Codebook, run_dir: Path) -> list[Annotation]:
-        coder = make_coder(spec, base_url=base_url, timeout=timeout, temperature=temperature)
+    spec: str
+    base_url: str | None = None
+    cache_path: Path | None = None
+    settings: Any = None
+    make_mode: Callable[[], Mode] | None = None
+    timeout: float = 120.0
+    temperature: float | None = None
+    prices: PriceTable | None = None
+
+    def run(self, units: list[Unit], codebook: Codebook, run_dir: Path) -> JudgeRun:
+        """The judge engine's run of ``units`` into ``run_dir`` (for :func:`run_judges`)."""
+        from failcodes.judge import JudgeJob, PerUnit, make_coder
+
+        coder = make_coder(
+            self.spec, base_url=self.base_url, timeout=self.timeout, temperature=self.temperature
+        )
         job = JudgeJob(
             codebook,
             units[0].kind,
             run_dir,
-            mode=PerUnit() if make_mode is None else make_mode(),
-            cache_path=cache_path,
-            prices=prices,
-            settings=settings,
+            mode=PerUnit() if self.make_mode is None else self.make_mode(),
+            cache_path=self.cache_path,
+            prices=self.prices,
+            settings=self.settings,
         )
-        run_judge(units, coder, job)
-        wanted = {u.id for u in units}
-        return [a for a in read_annotations(run_dir) if a.unit_id in wanted]
+        return units, coder, job
 
-    return judge
+    def __call__(self, units: list[Unit], codebook: Codebook, run_dir: Path) -> list[Annotation]:
+        """Code ``units`` into ``run_dir`` (resuming what is there); their annotations."""
+        from failcodes.judge import run_judge
+
+        run_judge(*self.run(units, codebook, run_dir))
+        return judged_in(run_dir, units)
+
+
+def judged_in(run_dir: Path, units: Sequence[Unit]) -> list[Annotation]:
+    """The annotations of ``units`` that the judge run in ``run_dir`` holds."""
+    from failcodes.judge import read_annotations
+
+    wanted = {u.id for u in units}
+    return [a for a in read_annotations(run_dir) if a.unit_id in wanted]
+
+
+def judge_with_engine(spec: str, **options: Any) -> JudgeFn:
+    """A :data:`JudgeFn` over the judge engine's public API (:class:`EngineJudge`)."""
+    return EngineJudge(spec, **options)
+
+
+def judge_together(works: Sequence[RecodeWork], judges: Sequence[JudgeFn]) -> bool:
+    """Re-code each work's units with its judge (a panel's members), all at the same time.
+
+    As a panel judges (:func:`failcodes.judge.run.run_judges`): each member within its own
+    limits (concurrency, rates, budget), so two judges take about one judge's time, not the
+    sum (issue 30). False, nothing done, when fewer than two have units to code or a judge is
+    not the engine's (:func:`code_work` then codes each in turn). The annotations are in each
+    work's run folder: :func:`code_work` with ``judged=True`` reads them there.
+    """
+    from failcodes.judge.run import run_judges
+
+    todo = [(w, j) for w, j in zip(works, judges, strict=True) if w.recode]
+    runs = [
+        j.run(_to_code(w), w.codebook, w.run_dir) for w, j in todo if isinstance(j, EngineJudge)
+    ]
+    if len(todo) < 2 or len(runs) < len(todo):
+        return False
+    run_judges(runs)
+    return True
+
+
+def _to_code(work: RecodeWork) -> list[Unit]:
+    return [work.units[uid] for uid in sorted(work.recode)]

@@ -41,7 +41,7 @@ from failcodes.judge.prompts import user_length
 from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import UnitJudge
-from failcodes.units import Unit
+from failcodes.units import Unit, UnitKind
 
 #: Judged units in the journal needed before their mean output length is used.
 MIN_CALIBRATION = 20
@@ -121,6 +121,8 @@ class CostEstimate(FrozenModel):
 
     judge: str
     mode: str
+    #: What a row is: a (trace, passage) of a retrieval unit, a trace of a reasoning unit.
+    kind: UnitKind
     rows: int
     units: int
     already_done: int
@@ -160,8 +162,10 @@ class CostEstimate(FrozenModel):
             else ""
         )
         where = f" at {self.base_url}" if self.base_url else ""
+        retrieval = self.kind is UnitKind.RETRIEVAL
+        row, rows = ("row", "(trace, passage) rows") if retrieval else ("trace", "traces")
         return [
-            f"dry run, {self.judge}{where} ({self.mode}): {self.rows} (trace, passage) rows -> "
+            f"dry run, {self.judge}{where} ({self.mode}): {self.rows} {rows} -> "
             f"{self.units} deduplicated units ({self.already_done} already done, "
             f"{self.cache_hits} cached"
             + (f", {self.cascade_kept} kept by the cheap judge" if self.cascade_kept else "")
@@ -173,7 +177,7 @@ class CostEstimate(FrozenModel):
             f"~{self.output_tokens} output ({self.output_tokens_per_unit:.0f} per unit, "
             f"{self.output_source})",
             f"estimated cost {cost}{' at batch prices' if self.batch else ''}{ratio}; naive "
-            f"one-call-per-row run: {self.naive_calls} calls, {naive}",
+            f"one-call-per-{row} run: {self.naive_calls} calls, {naive}",
             self.note,
         ]
 
@@ -289,6 +293,7 @@ def priced(
     return CostEstimate(
         judge=judge.coder.spec,
         mode=mode.name,
+        kind=judge.kind,
         rows=counted.rows,
         units=counted.units,
         already_done=counted.already_done,

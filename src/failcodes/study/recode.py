@@ -37,6 +37,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,7 @@ from failcodes.recoding import (
     RecodeWork,
     append_entries,
     code_work,
+    judge_together,
     plan_work,
     read_entries,
     recode,
@@ -89,12 +91,14 @@ def study_codebook(study: StudyFile, layout: StudyLayout) -> tuple[Path, Codeboo
 
 def member_runs(run_dir: Path) -> dict[str | None, Path]:
     """The folders holding a run's annotations: ``{None: run_dir}``, or per panel member."""
-    from failcodes.judge.panelrun import read_panel
+    from failcodes.judge.panelrun import panel_folders
 
-    panel = read_panel(run_dir)
-    if panel is None:
+    folders = panel_folders(run_dir)
+    if folders is None:
         return {None: run_dir}
-    return {name: run_dir / sub for name, sub in panel.run_dirs.items()}
+    runs: dict[str | None, Path] = {}
+    runs.update(folders)
+    return runs
 
 
 def run_codebook(run_dir: Path) -> CodebookRef | None:
@@ -262,6 +266,12 @@ def plan_kind(
                 f"the study's codebook {newest.ref()}",
                 path=cb_path,
             )
+        return path_from(ref)
+
+    # per codebook, not per unit: a codebook diff per unit was most of a 6,000-trace study's
+    # re-code plan (issue 30)
+    @cache
+    def path_from(ref: CodebookRef) -> MigrationMap:
         have = lineage_books()
         missing = [v for v in range(ref.version, newest.version) if v not in have]
         try:
@@ -276,11 +286,14 @@ def plan_kind(
                 path=cb_path,
             ) from None
 
+    @cache
+    def added_from(version: int) -> tuple[set[str], set[str]]:
+        return added_rules(lineage_books(), version, newest.version)
+
     def touched(before: Annotation, after: Annotation) -> list[str]:
         # the same rule as saturate's re-code flags: a new subcode re-partitions its
         # dimension, a new leaf may fit the units coded with its subcode
-        added = added_rules(lineage_books(), before.codebook.version, newest.version)
-        return finer_codes(after, added)
+        return finer_codes(after, added_from(before.codebook.version))
 
     return plan_work(
         stale,
@@ -314,9 +327,10 @@ def recode_panel(
     members: Sequence[Member],
     kind: str,
 ) -> RecodeResult:
-    """Re-code a judge panel member by member, then write ``panel.json``, then ``recode.jsonl``.
+    """Re-code a judge panel, then write ``panel.json``, then ``recode.jsonl``.
 
-    Each member's work is coded by that member; ``recode.jsonl`` has one entry per unit and
+    Each member's work is coded by that member, the members at the same time
+    (:func:`~failcodes.recoding.judge_together`); ``recode.jsonl`` has one entry per unit and
     member.
 
     ``works``, ``judges`` and ``members`` go together (one per member, in panel order); the
@@ -330,11 +344,14 @@ def recode_panel(
     if done and not (root / PANEL_FILE).is_file():
         return RecodeResult(version=first.version, recoded=0, migrated=0, path=None)
     entries: list[RecodeEntry] = []
+    judged = judge_together(works, judges)  # the members at once, as a panel judges
     for work, judge, member in zip(works, judges, members, strict=True):
         if work.empty:
             _export_input(work)
         else:
-            entries += code_work(work, judge, coder_name=member.coder.spec, journal_migrated=True)
+            entries += code_work(
+                work, judge, coder_name=member.coder.spec, journal_migrated=True, judged=judged
+            )
     ids = set(first.units)  # the study's input's units: an earlier input's left out
     summaries = []
     for work, member in zip(works, members, strict=True):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from failcodes.errors import FailcodesError, InputError
+from failcodes.errors import FailcodesError, InputError, file_errors
 from failcodes.judge.journal import RunIdentityError
 from failcodes.redact import redact_text
 from failcodes.runlock import folder_lock
@@ -173,16 +173,17 @@ def run_study(
 
     with folder_lock(layout.root, what="study"):
         try:
-            for result in run_steps(
-                lambda: plan_study(config, layout),
-                layout,
-                force=force,
-                on_start=started,
-                say=say,
-            ):
-                results.append(result)
-                if on_result is not None:
-                    on_result(result)
+            with file_errors():  # a step's file refused: the step's one line, as others
+                for result in run_steps(
+                    lambda: plan_study(config, layout),
+                    layout,
+                    force=force,
+                    on_start=started,
+                    say=say,
+                ):
+                    results.append(result)
+                    if on_result is not None:
+                        on_result(result)
         except FailcodesError as exc:
             if not current:
                 raise
