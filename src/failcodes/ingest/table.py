@@ -1601,8 +1601,8 @@ def _sentence_in_one_file(files: dict[int, int], row: _Row, paths: dict[Path, in
     raise _in_row(error, row.where)
 
 
-#: :func:`_one_text`'s packing: a text's 64-bit hash above a line number of 40 bits.
-_HASH_BITS, _LINE_BITS = (1 << 64) - 1, 40
+#: :func:`_one_text`'s packing: the folded text's hash, above the text's, above a line number.
+_HASH_BITS, _LINE_BITS, _FOLDED_AT = (1 << 64) - 1, 40, 104
 _LINE_MASK = (1 << _LINE_BITS) - 1
 
 
@@ -1612,13 +1612,21 @@ def _one_text(texts: dict[int, int], row: _Row) -> None:
     Question ids repeated across a table's sub-benchmarks (RAGChecker's meta-evaluation: query
     '41' of kiwi and of bioasq), sentence '1' of each, claims of their own ids (``--option
     ids=claim``, the duplicate claim id's way through): the two sentences were one, their
-    claims pooled (n 2, FP 1, FN 1 for n 4, FP 1, FN 2, TN 1 by hand), exit 0.
+    claims pooled (n 2, FP 1, FN 1 for n 4, FP 1, FN 2, TN 1 by hand), exit 0. Texts that
+    differ only in case, runs of spaces or Unicode form (:func:`spelling_key`: a cell with a
+    trailing space) are one text: the sentence was refused, with no way through.
     """
-    trace = row.trace
+    trace, sentence = row.trace, row.trace.sentence or ""
     key = hash((trace.system, trace.question_id, trace.sentence_id))
-    here = (hash(trace.sentence) & _HASH_BITS) << _LINE_BITS | row.line
-    first = texts.setdefault(key, here)
-    if first >> _LINE_BITS == here >> _LINE_BITS:
+    text = hash(sentence) & _HASH_BITS
+    first = texts.get(key)
+    if first is None:  # the folded text hashed once a sentence, again only where texts differ
+        folded = hash(spelling_key(sentence)) & _HASH_BITS
+        texts[key] = folded << _FOLDED_AT | text << _LINE_BITS | row.line
+        return
+    if (first >> _LINE_BITS) & _HASH_BITS == text or first >> _FOLDED_AT == hash(
+        spelling_key(sentence)
+    ) & _HASH_BITS:
         return
     raise _row_error(
         row,

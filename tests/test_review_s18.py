@@ -1,0 +1,146 @@
+"""Review of session 18's refusals and readers (t19rev, issue 30).
+
+Each test states the input, what main did, and what it does now; a refusal test asserts the
+exact line, exit 2 and that nothing was written; a count asserts the hand count beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from failcodes import jsonio, tableio
+from tests.cli_helpers import run_cli
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+#: One answer's two sentences, one claim a row; the second row's sentence cell has a trailing
+#: space and the fourth's a double space (a spreadsheet's hand-copied cells).
+_ONE_ANSWER = (
+    "system,question_id,sentence_id,claim_id,claim,sentence,verdict\n"
+    "A,q1,s1,c1,Aspirin lowers MI risk.,Aspirin lowers MI and stroke risk.,supported\n"
+    "A,q1,s1,c2,Aspirin lowers stroke risk.,Aspirin lowers MI and stroke risk. ,refuted\n"
+    "A,q1,s2,c3,Statins lower LDL.,Statins lower LDL.,supported\n"
+    "A,q1,s2,c4,Statins lower LDL a lot.,statins lower  LDL.,supported\n"
+)
+
+
+def test_one_sentence_written_with_other_spaces_or_case_is_one_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 4202fad refused a sentence id given two texts; the same text with a trailing space
+    # (line 3) was refused too: "sentence 's1' of question 'q1' (system 'A') has another text
+    # here than at line 2", exit 2, with no way through (the two are one sentence: another id
+    # would split it). Case, runs of spaces and Unicode form are now folded (spelling_key).
+    # By hand, labels s1 an error, s2 none: s1's claims flag c2 (refuted) -> TP; s2 none
+    # flagged -> TN: n 2, TP 1, TN 1.
+    src = _write(tmp_path / "t.csv", _ONE_ANSWER)
+    out = tmp_path / "t.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert code == 0, err
+    labels = _write(
+        tmp_path / "l.jsonl",
+        '{"sentence_id": "s1", "has_error": true}\n{"sentence_id": "s2", "has_error": false}\n',
+    )
+    args = ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (2, 1, 0, 0, 1)
+
+
+def test_another_sentence_under_one_id_is_still_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the fold is no way past 4202fad's refusal: another sentence under s2 is refused
+    text = _ONE_ANSWER.replace("statins lower  LDL.", "Statins raise HDL.")
+    src = _write(tmp_path / "t.csv", text)
+    out = tmp_path / "t.jsonl"
+    code, stdout, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:5, field 'sentence': sentence 's2' of question 'q1' (system "
+        "'A') has another text here than at line 4: two sentences with one id would be one, "
+        "their claims pooled; give each sentence its own id (ids repeated across sub-sets of "
+        "the data: map the sub-set into the ids, or ingest each sub-set apart)"
+    ]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["ingest", "agree"])
+def test_a_csv_line_past_the_cell_limit_is_refused_before_it_is_held(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    # The csv module is given a line whole before its field limit: a 400 MB line (one
+    # unquoted cell) took ingest 859 MB and agree 944 MB of peak RSS before their one line
+    # (/usr/bin/time -v; 2 GB would take ~4). Now a line is read at most CSV_FIELD_LIMIT
+    # characters at once (168 / 253 MB). Here the limit is 1 M characters and the line 16 M:
+    # main held the line whole (over 16 MB traced, imports aside), now under 8 MB.
+    monkeypatch.setattr(tableio, "CSV_FIELD_LIMIT", 1 << 20)
+    if command == "ingest":
+        head, cell = "system,question_id,sentence_id,claim_id,claim,verdict\n", "A,q1,s1,c1,"
+        src = _write(tmp_path / "t.csv", f"{head}{cell}{'a' * (16 << 20)},supported\n")
+        out = tmp_path / "t.jsonl"
+        args = ["ingest", "generic", str(src), "-o", str(out)]
+    else:
+        src = _write(tmp_path / "r.csv", f"id,r1,r2\nu1,{'a' * (16 << 20)},yes\n")
+        out = tmp_path / "agree.json"
+        args = ["agree", str(src), "--bootstrap", "0", "-o", str(out)]
+    run_cli(args, capsys)  # its imports (pandas...) not traced
+    tracemalloc.start()
+    try:
+        code, stdout, err = run_cli(args, capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:2: a line of over 1 M characters (no trace or label row is "
+        "that long)"
+    ]
+    assert not out.exists()
+    assert peak < 8 << 20
+
+
+@pytest.mark.parametrize("command", ["attribute", "judge"])
+def test_a_jsonl_first_line_past_the_limit_is_not_held_to_sniff_the_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    # attribute --from and judge --from look at a JSONL file's first line (disagreements or
+    # traces?) before its reader, which refuses a line past MAX_LINE unheld: the sniff read
+    # it whole, a 400 MB line 881 / 886 MB of peak RSS before the reader's one line
+    # (/usr/bin/time -v); now 190 / 195 MB. Here the limit is 1 MB and the line 16 MB.
+    monkeypatch.setattr(jsonio, "MAX_LINE", 1 << 20)
+    src = _write(tmp_path / "t.jsonl", '{"system": "A", "claim": "' + "a" * (16 << 20) + '"}\n')
+    out = tmp_path / "out"
+    if command == "attribute":
+        args = ["attribute", "--from", str(src), "-o", str(out)]
+    else:
+        args = ["judge", "retrieval", "--from", str(src), "--judge", "offline", "-o", str(out)]
+    run_cli(args, capsys)  # its imports not traced
+    tracemalloc.start()
+    try:
+        code, stdout, err = run_cli(args, capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {src}:1: a line of over 1 MB (no trace or label record is that "
+        "long: a JSON document? name it .json)"
+    ]
+    assert not out.exists()
+    assert peak < 8 << 20
