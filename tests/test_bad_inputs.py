@@ -4741,10 +4741,10 @@ SESSION11_CASES: list[Case] = [
         "attribute/disagreements-of-two-mappings",
         ("attribute", "--from", "{d}/dis.jsonl", "-o", "{d}/att"),
         _two_mappings,
-        line="failcodes: error: {d}/dis.jsonl, field 'mapping': disagreement 2 is under "
-        "mapping 'non_supported', the first under 'refuted': a sentence found under both "
-        "would be attributed (and counted) once per mapping; attribute one mapping's "
-        "disagreements at a time (failcodes disagreements -m MAPPING -o FILE)",
+        line="failcodes: error: {d}/dis.jsonl:2, field 'mapping': the disagreement here is "
+        "under mapping 'non_supported', the first (line 1) under 'refuted': a sentence found "
+        "under both would be attributed (and counted) once per mapping; attribute one "
+        "mapping's disagreements at a time (failcodes disagreements -m MAPPING -o FILE)",
     ),
     Case(
         # a hand-written 'Exact entity' read as none of entity_match's codes: human and

@@ -239,10 +239,11 @@ def test_a_disagreements_file_holding_its_records_twice_is_refused_by_attribute(
     first_id = json.loads(once.read_text().splitlines()[0])["id"]
     assert (code, stdout) == (2, "")
     assert err.strip().splitlines() == [
-        f"failcodes: error: {twice}, field 'id': disagreement 3 has the id of disagreement 1 "
-        f"({first_id}: system 'A', question 'q1', sentence 's1'): it would be attributed (and "
-        "counted) twice; a file holding its disagreements twice (appended again?), or two data "
-        "sets' files joined whose systems and ids coincide: attribute each file apart"
+        f"failcodes: error: {twice}:3, field 'id': the disagreement here has the id of the one "
+        f"at line 1 ({first_id}: system 'A', question 'q1', sentence 's1'): it would be "
+        "attributed (and counted) twice; a file holding its disagreements twice (appended "
+        "again?), or two data sets' files joined whose systems and ids coincide: attribute "
+        "each file apart"
     ]
     assert not out.exists()
 
@@ -387,10 +388,10 @@ def test_a_disagreements_file_of_two_levels_is_refused_by_attribute(
     )
     assert (code, stdout) == (2, "")
     assert err.strip().splitlines() == [
-        f"failcodes: error: {joined}, field 'level': disagreement 3 is at level 'claim', the "
-        "first at 'sentence': an error would be attributed (and counted) as its sentence and "
-        "again as its claims; attribute one level's disagreements at a time (failcodes "
-        "disagreements --level LEVEL -o FILE)"
+        f"failcodes: error: {joined}:3, field 'level': the disagreement here is at level "
+        "'claim', the first (line 1) at 'sentence': an error would be attributed (and "
+        "counted) as its sentence and again as its claims; attribute one level's "
+        "disagreements at a time (failcodes disagreements --level LEVEL -o FILE)"
     ]
     assert not out.exists()
 

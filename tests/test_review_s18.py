@@ -112,6 +112,51 @@ def test_a_csv_line_past_the_cell_limit_is_refused_before_it_is_held(
     assert peak < 8 << 20
 
 
+def _passage(pid: str, gold: bool) -> dict[str, object]:
+    return {"passage_id": pid, "rank": 1, "text": f"text {pid}", "gold": gold}
+
+
+def test_attributes_refusal_of_a_repeated_disagreement_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 4291ed9 refused a disagreements file holding its records twice saying "disagreement 3
+    # has the id of disagreement 1", naming no line: with a blank line after the first
+    # record (a file edited by hand), record 3 is line 4. Now file:line, as every reader's.
+    traces = tmp_path / "t.jsonl"
+    claims = [("s1", "c1", True), ("s2", "c2", True)]
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {"system": "A", "question_id": "q1", "sentence_id": s, "claim_id": c}
+                | {"claim": f"claim {c}", "verdict": "refuted", "passages": [_passage(c, g)]}
+            )
+            + "\n"
+            for s, c, g in claims
+        )
+    )
+    labels = _write(
+        tmp_path / "l.jsonl",
+        '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+        '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n',
+    )
+    once = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(once)]
+    assert run_cli(args, capsys)[0] == 0
+    first, second = once.read_text().splitlines()
+    twice = _write(tmp_path / "twice.jsonl", f"{first}\n\n{second}\n{first}\n{second}\n")
+    out = tmp_path / "att"
+    code, stdout, err = run_cli(["attribute", "--from", str(twice), "-o", str(out)], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {twice}:4, field 'id': the disagreement here has the id of the one "
+        f"at line 1 ({json.loads(first)['id']}: system 'A', question 'q1', sentence 's1'): it "
+        "would be attributed (and counted) twice; a file holding its disagreements twice "
+        "(appended again?), or two data sets' files joined whose systems and ids coincide: "
+        "attribute each file apart"
+    ]
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("command", ["attribute", "judge"])
 def test_a_jsonl_first_line_past_the_limit_is_not_held_to_sniff_the_file(
     tmp_path: Path,
@@ -144,3 +189,43 @@ def test_a_jsonl_first_line_past_the_limit_is_not_held_to_sniff_the_file(
     ]
     assert not out.exists()
     assert peak < 8 << 20
+
+
+#: A panel's pilot: 8 raters of 4 cases (yes/no): c1 8 yes; c2 6 yes, 2 no; c3 2 yes, 6 no;
+#: c4 1 yes, 7 no.
+_PILOT = [
+    ("c1", "yyyyyyyy"),
+    ("c2", "yyyyyynn"),
+    ("c3", "nnyynnnn"),
+    ("c4", "nnnnnnny"),
+]
+
+
+@pytest.mark.parametrize("rater", ["r", "reader"])
+def test_raters_r1_to_r8_over_four_cases_are_a_panel_not_a_transposed_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rater: str
+) -> None:
+    # 72d20f0 read rater1..rater8 over 4 cases (every column named like a rater), but r1..r8
+    # and reader1..reader8 under 'case' were refused as transposed ("8 rater columns (r1,
+    # r2, r3, ...) for 4 rows: is the table one row per rater ...?"), exit 2. Fleiss by hand,
+    # n = 8: P_i = (sum n_ij^2 - 8)/56 = 56, 32, 32, 42 /56, mean 162/224 = 81/112; p_yes =
+    # 17/32, P_e = (17^2 + 15^2)/32^2 = 257/512; kappa = (81/112 - 257/512)/(255/512) =
+    # 793/1785 = 0.44426.
+    header = ",".join(f"{rater}{i}" for i in range(1, 9))
+    rows = "".join(f"{case},{','.join(cells)}\n" for case, cells in _PILOT)
+    table = _write(tmp_path / "pilot.csv", f"case,{header}\n{rows}")
+    args = ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    [row] = json.loads(stdout)
+    assert (row["n_units"], row["n_raters"]) == (4, 8)
+    assert row["value"] == pytest.approx(793 / 1785, abs=1e-9)
+    # one row per reader and one column per response (r1..r8) is still refused
+    moved = _write(tmp_path / "readers.csv", table.read_text().replace("case,", "reader,", 1))
+    code, stdout, err = run_cli([*args[:1], str(moved), *args[2:]], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip() == (
+        f"failcodes: error: {moved}:1: 8 rater columns ({rater}1, {rater}2, {rater}3, ...) for "
+        "4 rows: is the table one row per rater and one column per unit? agreement needs one "
+        "row per unit: transpose it (to read it as given, name the raters with --raters)"
+    )

@@ -40,6 +40,7 @@ from failcodes.jsonio import REPR_RANGE as _REPR_RANGE  # noqa: F401 (tests read
 from failcodes.jsonio import (
     byte_lines,
     iter_jsonl,
+    jsonl_lines,
     keys_vouched,
     peek_jsonl,
     repr_scores,
@@ -461,6 +462,17 @@ def read_disagreements(path: str | Path) -> list[Any]:
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"unreadable Parquet file: {exc}", path=source) from None
     return out
+
+
+def record_line(path: Path, number: int) -> tuple[int, str]:
+    """The line of a disagreements file's ``number``-th record (blank lines skipped), or its row.
+
+    With the word for it (``"line"``, ``"row"``). For an error message: the file is read again,
+    up to that record.
+    """
+    if _disagreement_format(path) is not Format.JSONL:
+        return number, "row"  # a Parquet file's rows are its lines (as read_disagreements has it)
+    return next(itertools.islice(jsonl_lines(path), number - 1, None))[0], "line"
 
 
 def _struct_of(model: type[BaseModel], name: str) -> Any:

@@ -19,6 +19,7 @@ from failcodes.disagreementio import (
     iter_disagreement_records,
     read_disagreement_traces,
     read_disagreements,
+    record_line,
 )
 from failcodes.disagreements import Disagreement
 from failcodes.errors import InputError, MissingPartError
@@ -148,6 +149,11 @@ class ItemSource:
             if bare and got
         ]
 
+    def _at(self, number: int) -> str:
+        """Where the ``number``-th disagreement is: 'line N' (JSONL) or 'row N' (Parquet)."""
+        line, word = record_line(self.path, number)
+        return f"{word} {line}"
+
     def _records(self) -> Iterator[Any]:
         """The disagreements: the fast reader's structs, then the exact reader's models.
 
@@ -184,12 +190,13 @@ class ItemSource:
                 # a file holding its disagreements twice (appended again) attributed and
                 # counted each twice: verification 2, mixed 2 for 1 and 1, exit 0
                 raise InputError(
-                    f"disagreement {number} has the id of disagreement {first_at} ({d.id}: "
-                    f"system {d.system!r}, question {d.question_id!r}, sentence "
+                    f"the disagreement here has the id of the one at {self._at(first_at)} "
+                    f"({d.id}: system {d.system!r}, question {d.question_id!r}, sentence "
                     f"{d.sentence_id!r}): it would be attributed (and counted) twice; a file "
                     "holding its disagreements twice (appended again?), or two data sets' "
                     "files joined whose systems and ids coincide: attribute each file apart",
                     path=self.path,
+                    line=record_line(self.path, number)[0],
                     field="id",
                 )
             level = str(getattr(d.level, "value", d.level))
@@ -199,22 +206,24 @@ class ItemSource:
                 # a sentence's error attributed once as the sentence and again per claim:
                 # 2 sentence and 3 claim disagreements of one system summed to 5 items
                 raise InputError(
-                    f"disagreement {number} is at level {level!r}, the first at "
-                    f"{first_level!r}: an error would be attributed (and counted) as its "
+                    f"the disagreement here is at level {level!r}, the first ({self._at(1)}) "
+                    f"at {first_level!r}: an error would be attributed (and counted) as its "
                     "sentence and again as its claims; attribute one level's disagreements at "
                     "a time (failcodes disagreements --level LEVEL -o FILE)",
                     path=self.path,
+                    line=record_line(self.path, number)[0],
                     field="level",
                 )
             elif d.mapping != mapping:
                 # each sentence would be attributed once per mapping: the summary counted a
                 # system's 3 disagreements as 6 (refuted and non_supported) with no word
                 raise InputError(
-                    f"disagreement {number} is under mapping {d.mapping!r}, the first under "
-                    f"{mapping!r}: a sentence found under both would be attributed (and "
-                    "counted) once per mapping; attribute one mapping's disagreements at a "
-                    "time (failcodes disagreements -m MAPPING -o FILE)",
+                    f"the disagreement here is under mapping {d.mapping!r}, the first "
+                    f"({self._at(1)}) under {mapping!r}: a sentence found under both would be "
+                    "attributed (and counted) once per mapping; attribute one mapping's "
+                    "disagreements at a time (failcodes disagreements -m MAPPING -o FILE)",
                     path=self.path,
+                    line=record_line(self.path, number)[0],
                     field="mapping",
                 )
             trace_of = claim_trace if isinstance(d, Disagreement) else _ClaimView.of

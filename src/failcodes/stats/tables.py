@@ -337,10 +337,15 @@ def _id_by_values(frame: pd.DataFrame, col: str, others: Sequence[str]) -> bool:
     return 2 * outside > len(values)
 
 
+#: Words of a numbered rater column besides the rater words (``r1``...``r8``, ``reader3``).
+_NUMBERED_RATERS = frozenset({"r", "reader", "readers"})
+
+
 def _rater_named(column: str) -> bool:
-    """Whether a column's name holds a rater word (``rater3``, ``dr_smith``, ``coder_b``)."""
+    """Whether a column's name holds a rater word (``rater3``, ``dr_smith``, ``r2``)."""
     words = [w.rstrip("0123456789") for w in name_words(column)]
-    return rater_word(column) is not None or bool(RATER_NAMES.intersection(words))
+    names = RATER_NAMES | _NUMBERED_RATERS
+    return rater_word(column) is not None or bool(names.intersection(words))
 
 
 def choose_columns(
@@ -428,12 +433,12 @@ def choose_columns(
         # questions read as raters; counted before the values rule, which set some of them
         # aside as covariates (not where every column is named like a rater: a panel of many
         # raters and few units). Smaller, under a unit column found by its values: more raters
-        # than units (`reader,Q1,...,Q4` over 3 readers)
+        # than units (`reader,Q1,...,Q4` over 3 readers). r1..r8 and reader1..reader8 are
+        # rater names too, unless the unit column is rater-named (`reader,r1,...,r8`)
         unnamed = unit_column is None and unit is not None and not id_named(unit)
         wide = len(named_out) >= max(6, 2 * len(frame))
-        if (wide or (unnamed and len(named_out) > len(frame))) and not all(
-            map(_rater_named, named_out)
-        ):
+        panel = all(map(_rater_named, named_out)) and not (unit and _rater_named(unit))
+        if (wide or (unnamed and len(named_out) > len(frame))) and not panel:
             raise InputError(
                 f"{len(named_out)} rater columns ({', '.join(named_out[:3])}, ...) for "
                 f"{len(frame)} rows: is the table one row per rater and one column per unit? "
