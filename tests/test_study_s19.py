@@ -144,3 +144,28 @@ def test_a_panel_recodes_its_members_at_the_same_time(
     assert min(recoded.values()) >= 1 and len(recoded) == 2, recoded  # both members have calls
     assert stats["calls"]["openai"] == sum(recoded.values())
     assert stats["max_in_flight"] == 2
+
+
+def test_agree_request_takes_names_as_the_study_file_lists_them(tmp_path: Path) -> None:
+    """``AgreeRequest(long=["annotator", "has_error"])``: the study file's form of the field.
+
+    A study's ``[[agreements]]`` takes ``long = ["annotator", "has_error"]`` (and refuses a
+    string: 'Input should be a valid list'); the Python request took only the CLI's
+    "annotator,has_error" and refused the list ('--long: Input should be a valid string').
+    Now either; the same coefficients. Input: 4 sentences x 2 annotators, agreeing on 3:
+    percent 3/4 = 0.75 by hand.
+    """
+    import failcodes
+
+    table = tmp_path / "labels.csv"
+    rows = [("s1", 1, 1), ("s2", 0, 0), ("s3", 1, 0), ("s4", 0, 0)]
+    lines = [f"{s},ann1,{a}\n{s},ann2,{b}\n" for s, a, b in rows]
+    table.write_text("sentence_id,annotator,has_error\n" + "".join(lines), encoding="utf-8")
+    common = {"file": table, "unit_column": "sentence_id", "stat": ["percent"], "bootstrap": 0}
+    listed = failcodes.run(
+        failcodes.AgreeRequest(long=["annotator", "has_error"], **common), note=lambda _: None
+    )
+    joined = failcodes.run(
+        failcodes.AgreeRequest(long="annotator,has_error", **common), note=lambda _: None
+    )
+    assert [r["value"] for r in listed.rows] == [r["value"] for r in joined.rows] == [0.75]

@@ -12,6 +12,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pydantic import field_validator
+
 from failcodes import jsonio, tableio
 from failcodes.annotations import Annotation, foreign_code
 from failcodes.commands.base import Note, Request, ignore_note, option
@@ -462,6 +464,15 @@ class AgreeRequest(Request):
         "missing-data forms); by default each coefficient uses the units its coders both rated "
         "and counts the others.",
     )
+
+    @field_validator("raters", "long", "categories", mode="before")
+    @classmethod
+    def _names_listed(cls, value: Any) -> Any:
+        # a list of names, as a study file writes them (long = ["annotator", "has_error"]):
+        # from Python it was '--long: Input should be a valid string'
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return ",".join(value)
+        return value
 
     def run(self, *, note: Note = ignore_note) -> AgreeResult:
         """Every coefficient the input asks for (undefined ones say why)."""
