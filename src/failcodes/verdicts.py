@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
@@ -63,19 +64,21 @@ def normalize_verdict(
     """Map a raw verdict onto :class:`Verdict`, or raise an :class:`InputError` naming it.
 
     ``aliases`` extends (and may override) :data:`DEFAULT_ALIASES`; keys are compared
-    case-insensitively. A whole number (a numeric class code) is looked up as its decimal text,
-    so ``{"0": Verdict.SUPPORTED}`` maps ``0``, ``0.0`` and the text ``"0.0"`` (a text key of
-    its own first). An unknown value is never defaulted.
+    case-insensitively and in one Unicode form (NFC: "möglicherweise Nein" typed composed
+    names the decomposed words a macOS export writes, refused as unknown before). A whole
+    number (a numeric class code) is looked up as its decimal text, so
+    ``{"0": Verdict.SUPPORTED}`` maps ``0``, ``0.0`` and the text ``"0.0"`` (a text key of its
+    own first). An unknown value is never defaulted.
     """
     table = dict(DEFAULT_ALIASES)
     if aliases:
-        table.update({k.strip().lower(): v for k, v in aliases.items()})
+        table.update({_text_key(k): v for k, v in aliases.items()})
     if isinstance(raw, Verdict):
         return raw
     if isinstance(raw, bool):
         key = "true" if raw else "false"
     elif isinstance(raw, str):
-        key = raw.strip().lower()
+        key = _text_key(raw)
     elif isinstance(raw, int) or (isinstance(raw, float) and raw.is_integer()):
         # numeric class codes (0/1/2): matched as their decimal text, so --alias 0=supported
         # maps them; a float column that holds whole numbers (pandas, after a NaN) counts too
@@ -100,6 +103,11 @@ def normalize_verdict(
             line=line,
             field=field,
         ) from None
+
+
+def _text_key(text: str) -> str:
+    """A verdict's text as looked up: trimmed, one Unicode form (NFC), lower case."""
+    return unicodedata.normalize("NFC", text.strip()).lower()
 
 
 def is_truth(raw: object) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import difflib
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -50,13 +51,17 @@ _SYNTAX = (
 
 
 def _key(value: object) -> str:
-    """The text a cell is compared as (booleans as true/false, 2.0 as 2)."""
+    """The text a cell is compared as (booleans as true/false, 2.0 as 2, one Unicode form).
+
+    NFC: a value decomposed on some rows ("möglicherweise Nein" from a macOS export) got the
+    implied opposite of the rule naming it composed (1 error label for 3, exit 0).
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     whole = whole_number_text(value)  # 2.0 and '2.0' (pandas, after a NaN) as 2
     if whole is not None:
         return whole
-    return str(value).strip().casefold()
+    return unicodedata.normalize("NFC", str(value).strip()).casefold()
 
 
 def _clauses(text: str) -> list[str]:

@@ -186,11 +186,24 @@ def _read_once(
     line: int,
     field: str,
 ) -> None:
-    """Record ``key`` as read at ``path:line``; a key read before is ``what (first at P:L)``."""
+    """Record ``key`` as read at ``path:line``; a key read before is ``what (first at P:L)``.
+
+    In another file it names the way through for one file per system (each system's output of
+    the same questions: the ids recur by design).
+    """
     if key in seen:
         first_path, first_line = seen[key]
+        apart = (
+            "; one file per system? ingest each apart with --system NAME and give the traces "
+            "together (--traces A --traces B)"
+            if first_path != path
+            else ""
+        )
         raise InputError(
-            f"{what} (first at {first_path}:{first_line})", path=path, line=line, field=field
+            f"{what} (first at {first_path}:{first_line}){apart}",
+            path=path,
+            line=line,
+            field=field,
         )
     seen[key] = (path, line)
 

@@ -1,0 +1,116 @@
+"""Outside checker, session 19 (t19out): HealthFC-shaped data in its published shape.
+
+HealthFC (CC BY-NC-ND, not copied here) codes its verdict 0 = Supported, 1 = NEI,
+2 = Refuted and keeps the German graded verdict (`de_verdict`: "möglicherweise Nein",
+"wahrscheinlich Ja", ...). The files below are a few rows written for the test in that
+shape. Each test states what failcodes gave before the fix and the value computed by hand
+beside the assertion.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+NFC = "möglicherweise Nein"
+NFD = unicodedata.normalize("NFD", NFC)  # the same words, the umlaut decomposed (macOS)
+
+
+def test_a_graded_word_in_another_unicode_form_is_the_same_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`de_verdict = möglicherweise Nein -> error` on a column holding the words composed on
+    one row and decomposed on two (a sheet merged from two exports): the decomposed rows got
+    the implied opposite, 1 error label for 3, exit 0, a note saying 'möglicherweise Nein' 2
+    got no_error."""
+    assert NFC != NFD
+    table = tmp_path / "labels.csv"
+    table.write_text(
+        f"id,claim,de_verdict\nc1,a,{NFC}\nc2,b,{NFD}\nc3,c,wahrscheinlich Ja\nc4,d,{NFD}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "labels.jsonl"
+    code, _, err = run_cli(
+        [
+            "ingest", "generic-labels", str(table), "-o", str(out),
+            "--map", "id=claim_id", "--map", "claim=sentence",
+            "--label-rule", f"de_verdict = {NFC} -> error",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    labels = {r["claim_id"]: r["has_error"] for r in rows}
+    # by hand: c1, c2, c4 say "möglicherweise Nein" (NFC-equal), c3 does not
+    assert labels == {"c1": True, "c2": True, "c3": False, "c4": True}  # was c2, c4 False
+
+
+def test_a_verdict_word_in_another_unicode_form_takes_its_alias(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pipeline writing HealthFC's graded words, `--alias 'möglicherweise Nein=refuted'`
+    typed composed, the file decomposed on one row: refused as "unknown verdict
+    'möglicherweise Nein'", the very word the alias names. Now it is the alias's verdict,
+    and the metrics are those computed by hand."""
+    preds = tmp_path / "preds.csv"
+    preds.write_text(
+        f"id,claim,pred\nc1,a,{NFD}\nc2,b,wahrscheinlich Ja\nc3,c,{NFC}\nc4,d,wahrscheinlich Ja\n",
+        encoding="utf-8",
+    )
+    labels = tmp_path / "labels.csv"  # HealthFC's coding: 2 = Refuted is the error
+    labels.write_text("id,claim,label\nc1,a,2\nc2,b,0\nc3,c,0\nc4,d,2\n", encoding="utf-8")
+    traces, gold = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            "ingest", "generic", str(preds), "-o", str(traces), "--map", "id=sentence_id",
+            "--map", "claim=sentence", "--map", "claim=claim", "--map", "pred=verdict",
+            "--alias", f"{NFC}=refuted", "--alias", "wahrscheinlich Ja=supported",
+            "--system", "pipe",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err  # was 2: unknown verdict 'möglicherweise Nein' (line 2)
+    code, _, err = run_cli(
+        [
+            "ingest", "generic-labels", str(labels), "-o", str(gold), "--map", "id=sentence_id",
+            "--map", "claim=sentence", "--label-rule", "label in {2} -> error",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(gold), "-m", "refuted",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    [row] = json.loads(out)
+    # by hand: flagged (refuted) c1, c3; errors (label 2) c1, c4:
+    # TP c1, FP c3, FN c4, TN c2
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 1, 1, 1)
+
+
+def test_two_systems_medscore_files_in_one_ingest_name_the_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MedScore's output of two systems, one file each (the same PUMA sentence ids): one
+    `ingest medscore A B` was refused "duplicate id '1_0' (first at A:1)" with no way
+    through; it now names one ingest per system with --system. Nothing is written."""
+    rec = {"id": "1_0", "score": 1.0, "claims": [{"claim": "c", "sentence": None,
+           "evidence": None, "raw": "True", "score": 1.0}]}  # fmt: skip
+    a, b = tmp_path / "sysA.jsonl", tmp_path / "sysB.jsonl"
+    for path in (a, b):
+        path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    out = tmp_path / "t.jsonl"
+    code, _, err = run_cli(["ingest", "medscore", str(a), str(b), "-o", str(out)], capsys)
+    assert code == 2 and not out.exists()
+    assert err == (
+        f"failcodes: error: {b}:1, field 'id': duplicate id '1_0' (first at {a}:1); one file "
+        "per system? ingest each apart with --system NAME and give the traces together "
+        "(--traces A --traces B)\n"
+    )
