@@ -354,12 +354,13 @@ def test_a_system_with_passages_on_some_traces_only_declares_its_evidence(
     code, stdout, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
     assert (code, stdout) == (2, "")
     assert err.strip().splitlines() == [
-        "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever, "
-        "the others passages: read trace by trace, those would be closed-book (evidence source "
-        "none) and their disagreements blamed on verification, not on a retrieval that found "
-        "nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, none; a "
-        "study: its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
-        "retrieves for some claims only: each trace's evidence_source (a field or column)"
+        f"failcodes: error: {src}, field 'passages': system 'B': 1 of its 2 traces have neither "
+        "passages nor a retriever, the others passages: read trace by trace, those would be "
+        "closed-book (evidence source none) and their disagreements blamed on verification, not "
+        "on a retrieval that found nothing; declare the pipeline's evidence: --evidence "
+        "B=retrieved (or provided, none; a study: its [[datasets.pipelines]] evidence), or "
+        "--retriever NAME; a pipeline that retrieves for some claims only: each trace's "
+        "evidence_source (a field or column)"
     ]
     assert not out.exists()
     args = ["ingest", "generic", str(src), "-o", str(out), "--evidence", "B=retrieved"]
@@ -432,12 +433,14 @@ def test_a_study_of_one_file_per_system_declares_evidence_at_the_merge(
     write_study("A")
     code, _, err = run_cli(["run", str(tmp_path / "st"), "--force"], capsys)
     assert code == 2
+    last = err.strip().splitlines()[-1]
     assert (
-        err.strip()
-        .splitlines()[-1]
-        .startswith(
-            "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever"
+        last.startswith("failcodes: error: ")
+        and (
+            ".traces.jsonl, field 'passages': system 'B': 1 of its 2 traces have neither passages "
+            "nor a retriever"
         )
+        in last
     )
     assert "(step 'merge traces d' failed" in err
 

@@ -52,10 +52,11 @@ _NO_ERRORS = (
 
 def _mixed_refusal(files: str) -> list[str]:
     return [
-        "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever, "
-        "the others passages: read trace by trace, those would be closed-book (evidence source "
-        "none) and their disagreements blamed on verification, not on a retrieval that found "
-        "nothing; declare the pipeline's evidence when ingesting the traces (failcodes ingest "
+        f"failcodes: error: {files}, field 'passages': system 'B': 1 of its 2 traces have "
+        "neither passages nor a retriever, the others passages: read trace by trace, those "
+        "would be closed-book (evidence source none) and their disagreements blamed on "
+        "verification, not on a retrieval that found nothing; declare the pipeline's evidence "
+        "when ingesting the traces (failcodes ingest "
         f"generic {files} -o NEW.jsonl): --evidence B=retrieved (or provided, none; a study: "
         "its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that retrieves "
         "for some claims only: each trace's evidence_source (a field or column)"

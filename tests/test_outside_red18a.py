@@ -46,11 +46,11 @@ _MIXED: list[dict[str, object]] = [
 ]
 
 _MIXED_REFUSAL = (
-    "failcodes: error: system 'B': 1 of its 2 traces have neither passages nor a retriever, "
-    "the others passages: read trace by trace, those would be closed-book (evidence source "
-    "none) and their disagreements blamed on verification, not on a retrieval that found "
-    "nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, none; a "
-    "study: its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
+    "failcodes: error: {}, field 'passages': system 'B': 1 of its 2 traces have neither passages "
+    "nor a retriever, the others passages: read trace by trace, those would be closed-book "
+    "(evidence source none) and their disagreements blamed on verification, not on a retrieval "
+    "that found nothing; declare the pipeline's evidence: --evidence B=retrieved (or provided, "
+    "none; a study: its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
     "retrieves for some claims only: each trace's evidence_source (a field or column)"
 )
 
@@ -80,7 +80,7 @@ def test_attribute_from_traces_refuses_a_system_partly_retrieved(
     att = tmp_path / "att"
     code, stdout, err = run_cli(["attribute", "--from", str(traces), "-o", str(att)], capsys)
     assert (code, stdout) == (2, "")
-    assert err.strip().splitlines() == [_MIXED_REFUSAL]
+    assert err.strip().splitlines() == [_MIXED_REFUSAL.format(traces)]
     assert not att.exists()
     # the way through: the hand count, nothing said of closed-book claims
     args = ["attribute", "--from", str(traces), "-o", str(att), "--evidence", "B=retrieved"]

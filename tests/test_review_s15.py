@@ -184,12 +184,13 @@ def test_a_pipeline_retrieving_for_some_claims_only_is_told_its_way_through(
     code, stdout, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
     assert (code, stdout) == (2, "")
     assert err == (
-        "failcodes: error: system 'S': 1 of its 2 traces have neither passages nor a retriever, "
-        "the others passages: read trace by trace, those would be closed-book (evidence source "
-        "none) and their disagreements blamed on verification, not on a retrieval that found "
-        "nothing; declare the pipeline's evidence: --evidence S=retrieved (or provided, none; a "
-        "study: its [[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
-        "retrieves for some claims only: each trace's evidence_source (a field or column)\n"
+        f"failcodes: error: {src}, field 'passages': system 'S': 1 of its 2 traces have neither "
+        "passages nor a retriever, the others passages: read trace by trace, those would be "
+        "closed-book (evidence source none) and their disagreements blamed on verification, not "
+        "on a retrieval that found nothing; declare the pipeline's evidence: --evidence "
+        "S=retrieved (or provided, none; a study: its [[datasets.pipelines]] evidence), or "
+        "--retriever NAME; a pipeline that retrieves for some claims only: each trace's "
+        "evidence_source (a field or column)\n"
     )
     assert not out.exists()
     src.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")

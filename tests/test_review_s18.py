@@ -229,3 +229,32 @@ def test_raters_r1_to_r8_over_four_cases_are_a_panel_not_a_transposed_table(
         "4 rows: is the table one row per rater and one column per unit? agreement needs one "
         "row per unit: transpose it (to read it as given, name the raters with --raters)"
     )
+
+
+def test_a_system_partly_retrieved_is_refused_naming_the_input_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 973afcf's refusal (ingest, disagreements, attribute --from traces) was a ConfigError
+    # naming no file: "failcodes: error: system 'B': 1 of its 2 traces have neither ...".
+    # B's two traces in two files, c1 with a passage, c2 none: the files are named now.
+    def trace(sentence: str, passages: list[dict[str, object]]) -> str:
+        record = {"system": "B", "question_id": "q1", "sentence_id": sentence}
+        record |= {"claim_id": sentence, "claim": "x", "verdict": "refuted"}
+        return json.dumps(record | {"passages": passages}) + "\n"
+
+    first = _write(tmp_path / "a.jsonl", trace("s1", [_passage("p1", True)]))
+    second = _write(tmp_path / "b.jsonl", trace("s2", []))
+    out = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(first), str(second), "-o", str(out)]
+    code, stdout, err = run_cli(args, capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {first}, {second}, field 'passages': system 'B': 1 of its 2 traces "
+        "have neither passages nor a retriever, the others passages: read trace by trace, "
+        "those would be closed-book (evidence source none) and their disagreements blamed on "
+        "verification, not on a retrieval that found nothing; declare the pipeline's evidence: "
+        "--evidence B=retrieved (or provided, none; a study: its [[datasets.pipelines]] "
+        "evidence), or --retriever NAME; a pipeline that retrieves for some claims only: each "
+        "trace's evidence_source (a field or column)"
+    ]
+    assert not out.exists()

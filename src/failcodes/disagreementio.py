@@ -355,7 +355,7 @@ def _refuse_mixed_evidence(
     if columns.undeclared:
         files = " ".join(str(p) for p in trace_paths)
         via = f" when ingesting the traces (failcodes ingest generic {files} -o NEW.jsonl)"
-        refuse_mixed_evidence(columns.undeclared, via=via)
+        refuse_mixed_evidence(columns.undeclared, ", ".join(map(str, trace_paths)), via=via)
 
 
 def _located(found: list[GroupSelection]) -> list[GroupSelection] | None:

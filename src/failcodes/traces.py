@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
+from pathlib import Path
 
 from pydantic import ConfigDict, Field, field_validator
 
 from failcodes.contract import FrozenModel, first_repeat
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.verdicts import Verdict, per_system
 
 
@@ -207,24 +208,29 @@ def tally_undeclared(
         seen[bool(passages or retriever)] += 1
 
 
-def refuse_mixed_evidence(derived: Mapping[str, Sequence[int]], *, via: str = "") -> None:
+def refuse_mixed_evidence(
+    derived: Mapping[str, Sequence[int]], path: str | Path, *, via: str = ""
+) -> None:
     """Refuse a system some of whose undeclared traces have passages and some have none.
 
     Each trace's evidence source is derived on its own: a retrieval pipeline's claims for
     which the retriever returned nothing read as closed-book, and attribution blamed their
     disagreements on verification ("closed-book pipeline: no retrieval stage"), not on the
     retrieval (B's FP on a refuted claim without passages, beside claims with passages).
-    ``derived``: :func:`tally_undeclared`'s counts. ``via``: where the declaration is made,
-    for a command that takes none (``disagreements``: the traces ingested with it).
+    ``derived``: :func:`tally_undeclared`'s counts. ``path``: the traces' file (files). ``via``:
+    where the declaration is made, for a command that takes none (``disagreements``: the
+    traces ingested with it).
     """
     for name, (bare, retrieving) in sorted(derived.items()):
         if bare and retrieving:
-            raise ConfigError(
+            raise InputError(
                 f"system {name!r}: {bare:,} of its {bare + retrieving:,} traces have neither "
                 "passages nor a retriever, the others passages: read trace by trace, those "
                 "would be closed-book (evidence source none) and their disagreements blamed on "
                 f"verification, not on a retrieval that found nothing; declare the pipeline's "
                 f"evidence{via}: --evidence {name}=retrieved (or provided, none; a study: its "
                 "[[datasets.pipelines]] evidence), or --retriever NAME; a pipeline that "
-                "retrieves for some claims only: each trace's evidence_source (a field or column)"
+                "retrieves for some claims only: each trace's evidence_source (a field or column)",
+                path=path,
+                field="passages",
             )

@@ -386,7 +386,7 @@ def _write_traces(
         )
     check_declared_systems(declared, systems)
     if not part:
-        refuse_mixed_evidence(derived)
+        refuse_mixed_evidence(derived, ", ".join(str(p) for p in paths))
     shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
     more = ", ..." if len(systems) > 12 else ""
     if system is not None and system not in systems:

@@ -98,7 +98,7 @@ class ItemSource:
                     tally_undeclared(
                         undeclared, t.system, t.evidence_source, t.passages, t.retriever
                     )
-            refuse_mixed_evidence(undeclared)
+            refuse_mixed_evidence(undeclared, p)
 
     def _declare(self, trace: Any) -> Any:
         source = declared_source(self.declared, trace.system) if self.declared else None
