@@ -228,7 +228,7 @@ def test_a_hand_written_plan_of_the_disagreements_gives_no_corrected_share(
     assert other > 0
     inputs = load_run_dir(tmp_path)
     assert UnitKind.RETRIEVAL not in inputs.corrected  # was irrelevant 100.0 over the 14
-    [note] = [n for notes in inputs.notes.values() for n in notes if "seed's draw" in n]
+    [note] = [n for n in inputs.notes["corrected:retrieval"] if "seed's draw" in n]
     assert note == (
         f"review plan 'p' is not its seed's draw: {other} of its 14 estimation units are not "
         "among those `review plan` draws with seed 0: written or edited by hand (the "
@@ -289,3 +289,35 @@ def test_a_plan_review_plan_drew_is_corrected_with_or_without_its_digest(
     assert any(
         "1 of its 14 estimation units are not among" in n for v in inputs.notes.values() for n in v
     )
+
+
+def test_human_vs_judge_agreement_leaves_out_a_hand_written_plans_units(tmp_path: Path) -> None:
+    """The hand-written plan above (14 units reviewers flagged, alice irrelevant on each, the
+    judge exact_entity on all 40): human vs judge agreement on entity_match read percent 0.000
+    and Fleiss -1.000 over the 14 units, with no note, as the judge's agreement with people;
+    the units of a plan that is not its seed's draw are now left out, as targeted ones are,
+    and a note says so (no reviewed unit is left: no human vs judge row)."""
+    from failcodes.annotations import CoderKind
+    from failcodes.report.rundir import load_run_dir
+    from tests.test_outside_red17b import _entity_review
+    from tests.test_review_plan import human, write_reviews
+
+    judge, table = _forty_units(tmp_path)
+    flagged = [f"u{n:02d}" for n in (*range(13), 20)]
+    _hand_plan(tmp_path, table, flagged, list(judge))
+    alice = [_entity_review(u, "irrelevant", "alice") for u in flagged]
+    write_reviews(tmp_path / "review" / "alice.jsonl", alice)
+    judged = [
+        human(u, c).model_copy(update={"coder": "judge", "coder_kind": CoderKind.LLM})
+        for u, c in judge.items()
+    ]
+    write_reviews(tmp_path / "judge" / "ds" / "retrieval" / "annotations.jsonl", judged)
+    inputs = load_run_dir(tmp_path)
+    rows = inputs.agreement
+    vs_judge = [] if rows is None else [c for c in rows["coders"] if "judge" in str(c)]
+    assert vs_judge == []  # was 'alice vs judge' percent 0.000 over 14 units
+    assert inputs.notes["agreement"] == [
+        "14 reviewed unit(s) of a plan that is not its seed's draw (written or edited by hand: "
+        "the corrected shares' note says which) are left out of human vs judge agreement: over "
+        "them it is not the judge's agreement on the units it codes"
+    ]

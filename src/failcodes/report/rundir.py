@@ -583,12 +583,19 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         # a plan's targeted units were picked where the judge is likely wrong (panel splits,
         # judge vs cascade): counted in human vs judge agreement they pulled a judge whose
         # random-sample kappa is 1.00 to 0.33 (10 targeted of 30), said nowhere
-        targeted, outside = _not_drawn(root, humans)
-        left_out = targeted | outside
+        targeted, outside, picked = _not_drawn(root, humans)
+        left_out = targeted | outside | picked
         if targeted:
             agreement_notes.append(_targeted_text(len(targeted)))
         if outside:
             agreement_notes.append(_outside_agreement_text(len(outside)))
+        if picked:
+            agreement_notes.append(
+                f"{len(picked)} reviewed unit(s) of a plan that is not its seed's draw (written "
+                "or edited by hand: the corrected shares' note says which) are left out of "
+                "human vs judge agreement: over them it is not the judge's agreement on the "
+                "units it codes"
+            )
         agreement_notes.extend(_unequal_rates(root, humans))
         review_rows, per_code, unjudged = _review_agreement(
             [a for a in humans if a.unit_id not in left_out],
@@ -1100,26 +1107,47 @@ def _corrected(
     return out, attributions, notes
 
 
-def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[str]]:
-    """Reviewed units of a planned part that no plan draws at random: targeted, and outside.
+def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[str], set[str]]:
+    """Reviewed units of a planned part that no plan draws at random: targeted, outside, picked.
 
-    Both are left out of human vs judge agreement. Targeted units were picked where the judge
+    All are left out of human vs judge agreement. Targeted units were picked where the judge
     is likely wrong; units outside every plan of their part were picked by a reviewer (a plan's
-    random draw is what the agreement speaks for). A part with no plan keeps every review.
+    random draw is what the agreement speaks for); picked ones are the estimation units of a
+    plan that is not its seed's draw (:func:`_hand_picked`: 14 units reviewers flagged read
+    percent 0.000 for the judge). A part with no plan keeps every review.
     """
     drawn: dict[UnitKind, set[str]] = {}
     aimed: dict[UnitKind, set[str]] = {}
+    chosen: dict[UnitKind, set[str]] = {}
     for path in sorted(plans_dir(root).glob("*.json")):
         plan = read_plan(path)
-        drawn.setdefault(plan.part, set()).update(plan.estimation_ids())
+        into = chosen if _hand_picked(root, path, plan) else drawn
+        into.setdefault(plan.part, set()).update(plan.estimation_ids())
+        drawn.setdefault(plan.part, set())
         aimed.setdefault(plan.part, set()).update(plan.targeted_ids())
     targeted: set[str] = set()
     outside: set[str] = set()
+    picked: set[str] = set()
     for a in humans:
         if a.unit_kind not in drawn or a.unit_id in drawn[a.unit_kind]:
             continue
-        (targeted if a.unit_id in aimed[a.unit_kind] else outside).add(a.unit_id)
-    return targeted, outside
+        if a.unit_id in chosen.get(a.unit_kind, set()):
+            picked.add(a.unit_id)
+        else:
+            (targeted if a.unit_id in aimed[a.unit_kind] else outside).add(a.unit_id)
+    return targeted, outside, picked
+
+
+def _hand_picked(root: Path, path: Path, plan: Any) -> bool:
+    """Whether ``plan`` (not stale) is not its seed's draw (reviewplan.draw_reason)."""
+    from failcodes.reviewplan import draw_digest, draw_reason, plan_source, stale_reason
+
+    if plan.drawn_sha256 == draw_digest(plan.seed, plan.estimation_ids()):
+        return False
+    source = plan_source(plan, root, path)
+    if not source.is_file() or stale_reason(plan, file_sha256(source)) is not None:
+        return False  # said in the corrected shares' notes
+    return draw_reason(plan, read_frame(source)) is not None
 
 
 def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
