@@ -102,6 +102,11 @@ def test_report_request_run_directly_says_the_study_changed(tmp_path: Path) -> N
 #: ingest has --option no_verdict=drop. Rows read: 6 sentences x 3 systems = 18; dropped: 1
 #: (llama, s5); kept: gpt 6 + claude 6 + llama 5 = 17.
 DROPPED = "1 row(s) without a verdict dropped at ingest (--option no_verdict=drop; llama 1)"
+#: What the metrics' line adds: the dropped row's label may still count (t19out).
+SCORED = (
+    " (their claims); a labelled sentence they leave with no claim of its system counts as the "
+    "'Assumed' line's --without-claims and --question-scope say"
+)
 
 
 def test_rows_dropped_at_ingest_for_no_verdict_are_said_in_metrics_and_the_report(
@@ -121,7 +126,7 @@ def test_rows_dropped_at_ingest_for_no_verdict_are_said_in_metrics_and_the_repor
     traces, labels = study / "data" / "w.traces.parquet", study / "data" / "w.labels.jsonl"
     code, out, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
     assert code == 0, err
-    assert f"{DROPPED}: the metrics cover 17 of 18 rows" in out.splitlines()[:3]
+    assert f"{DROPPED}: the metrics cover 17 of 18 rows{SCORED}" in out.splitlines()[:3]
 
 
 def test_a_jsonl_output_says_it_does_not_carry_the_dropped_rows(
@@ -276,5 +281,5 @@ def test_metrics_rows_to_stdout_say_the_dropped_rows_on_stderr(tmp_path: Path) -
     subprocess.run([*fc, *ingest], env=env, check=True, capture_output=True)
     metrics = ["metrics", "--traces", traces, "--labels", labels, "--format", "json"]
     done = subprocess.run([*fc, *metrics], env=env, capture_output=True, text=True, check=True)
-    assert done.stderr == f"{DROPPED}: the metrics cover 17 of 18 rows\n"
+    assert done.stderr == f"{DROPPED}: the metrics cover 17 of 18 rows{SCORED}\n"
     assert done.stdout.startswith("[")

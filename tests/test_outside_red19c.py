@@ -114,3 +114,51 @@ def test_two_systems_medscore_files_in_one_ingest_name_the_way_through(
         "per system? ingest each apart with --system NAME and give the traces together "
         "(--traces A --traces B)\n"
     )
+
+
+def test_a_dropped_rows_label_is_not_said_to_be_left_out_of_the_metrics(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wide HealthFC-shaped table (sysA, sysB in its coding, a `majority` clinician column),
+    sysB's cell empty on c2 and c3, ingested with --option no_verdict=drop: the metrics'
+    second line said "the metrics cover 6 of 8 rows", read as c2 and c3 left out of sysB's
+    metrics; by default their labels count for sysB as no error flagged (the 'Assumed' line).
+    """
+    table = tmp_path / "w.csv"
+    table.write_text(
+        "id,claim,sysA,sysB,majority\nc1,a,2,2,2\nc2,b,0,,2\nc3,c,0,,0\nc4,d,2,0,0\n",
+        encoding="utf-8",
+    )
+    traces, gold = tmp_path / "t.parquet", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            "ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(gold),
+            "--map", "id=sentence_id", "--map", "claim=sentence", "--map", "claim=claim",
+            "--verdict-column", "sysA", "--verdict-column", "sysB", "--alias", "0=supported",
+            "--alias", "2=refuted", "--label-rule", "majority in {2} -> error",
+            "--option", "no_verdict=drop",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(gold), "-m", "refuted"], capsys
+    )
+    assert code == 0, err
+    second = out.splitlines()[1]
+    assert second == (
+        "2 row(s) without a verdict dropped at ingest (--option no_verdict=drop; sysB 2): the "
+        "metrics cover 6 of 8 rows (their claims); a labelled sentence they leave with no claim "
+        "of its system counts as the 'Assumed' line's --without-claims and --question-scope say"
+    )
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(gold), "-m", "refuted",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    rows = {r["system"]: r for r in json.loads(out)}
+    # by hand, sysB (default --question-scope all, --without-claims no_error): c1 flagged and
+    # an error: TP; c2 dropped, an error: not flagged, FN; c3 dropped, no error: TN; c4 not
+    # flagged, no error: TN. Left out instead (what "cover 6 of 8 rows" read as): TP 1, TN 1.
+    b = rows["sysB"]
+    assert (b["n"], b["tp"], b["fp"], b["fn"], b["tn"]) == (4, 1, 0, 1, 2)
