@@ -258,3 +258,31 @@ def test_a_system_partly_retrieved_is_refused_naming_the_input_files(
         "trace's evidence_source (a field or column)"
     ]
     assert not out.exists()
+
+
+def test_a_rater_of_only_yes_beside_one_of_only_no_is_read_as_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # c7e6bc6 refused raters who share no rating, text among them, as "one scale written two
+    # ways?": a pilot where r1 said yes to all 4 units and r2 no to all 4 was refused, exit
+    # 2, though the two never agreed. By hand: percent 0/4 = 0; Cohen p_o 0, p_e = 1*0 + 0*1
+    # = 0, kappa (0 - 0)/(1 - 0) = 0. TRUE beside 1 (one scale two ways) is still refused.
+    table = _write(
+        tmp_path / "pilot.csv", "id,r1,r2\n" + "".join(f"u{i},yes,no\n" for i in range(4))
+    )
+    args = ["agree", str(table), "--stat", "percent", "--stat", "cohen", "--bootstrap", "0"]
+    code, stdout, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    assert [(r["statistic"], r["value"], r["n_units"]) for r in json.loads(stdout)] == [
+        ("percent", 0.0, 4),
+        ("cohen", 0.0, 4),
+    ]
+    spelt = _write(tmp_path / "two.csv", "id,r1,r2\n" + "".join(f"u{i},TRUE,1\n" for i in range(4)))
+    code, stdout, err = run_cli(["agree", str(spelt), *args[2:]], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip() == (
+        f"failcodes: error: {spelt}:1, field 'r2': rater columns 'r1' and 'r2' share no rating "
+        "(r1: 'TRUE'; r2: '1'): one scale written two ways? read so they never agree (kappa at "
+        "or below 0); write the ratings one way (to read them as given, name the raters with "
+        "--raters)"
+    )

@@ -562,6 +562,12 @@ def _raters_by_values(
     return raters, tuple(c for c in candidates if c not in raters)
 
 
+#: Spellings of yes (1) and no (0) (:func:`_not_two_spellings`).
+_YES_NO = dict.fromkeys(("yes", "y", "true", "t", "1"), 1) | dict.fromkeys(
+    ("no", "n", "false", "f", "0"), 0
+)
+
+
 def _not_two_spellings(
     frame: pd.DataFrame, candidates: Sequence[str], source: str | Path | None
 ) -> None:
@@ -581,6 +587,13 @@ def _not_two_spellings(
     ):  # booleans are 1 and 0; scores on a fine scale (0-100) may share no value
         return
     if any(normal_name(c) in RATER_NAMES for c in candidates):  # a long table's: said later
+        return
+    # yes and no, each rater writing them one way, still share none: raters who never agreed
+    # (one said yes to every unit, the other no), not one scale written two ways
+    sides = [{_YES_NO.get(v.casefold()) for v in present(frame[c])} for c, _ in given]
+    if all(None not in side for side in sides) and not any(
+        a & b for a, b in itertools.combinations(sides, 2)
+    ):
         return
     (first, _), (second, _) = given[:2]
 
