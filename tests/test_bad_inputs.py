@@ -4264,7 +4264,9 @@ REDTEAM6_CASES: list[Case] = [
         ),
         line="failcodes: error: {d}/b.jsonl:1, field 'sentence_id': sentence 's1' is labelled "
         "has_error=false here, question 'q1', and has_error=true, question 'q1' at "
-        "{d}/a.jsonl:1: one target, two labels",
+        "{d}/a.jsonl:1: one target, two labels; two systems' answers numbered alike (one file "
+        "each)? each label must name its system: a system field or column in every record "
+        "(atomic: the files ingested in one call; generic: --option label_scope=system)",
     ),
     Case(
         # answers keyed by system, each labelled on its own, read as shared labels: the two

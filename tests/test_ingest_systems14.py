@@ -67,7 +67,13 @@ def test_a_reference_key_beside_the_systems_is_refused(
         [*_keyed_args(src, out, labels), "--option", "systems=sysA,reference"], capsys
     )
     assert code == 0
-    assert stdout.splitlines()[0] == f"wrote 4 traces -> {out} (2 system(s): reference 2, sysA 2)"
+    assert stdout.splitlines()[0] == (
+        f"wrote 4 traces -> {out} (2 system(s): reference 2, sysA 2; "
+        "evidence not declared for reference, sysA: read as closed-book (no passages or "
+        "retriever on any trace), their disagreements blamed on verification, never on "
+        "retrieval; a retrieval pipeline whose passages were not kept? declare it: "
+        "--evidence reference=retrieved)"
+    )
 
 
 def test_a_gold_verdict_column_is_refused_and_a_list_without_it_too(
@@ -99,7 +105,11 @@ def test_a_gold_verdict_column_is_refused_and_a_list_without_it_too(
     assert code == 0, err
     assert stdout.splitlines()[0] == (
         f"wrote 4 traces -> {out} (2 system(s): claude 2, gpt 2; left out, not among --option "
-        "systems: gold 2)"
+        "systems: gold 2; evidence not declared for claude, gpt: read as closed-book (no "
+        "passages or "
+        "retriever on any trace), their disagreements blamed on verification, never on "
+        "retrieval; a retrieval pipeline whose passages were not kept? declare it: "
+        "--evidence claude=retrieved)"
     )
 
 

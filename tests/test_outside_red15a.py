@@ -171,7 +171,11 @@ def test_systems_option_leaves_out_a_reference_key_and_says_it_first(
     assert code == 0, err
     assert stdout.splitlines()[0] == (
         f"wrote 4 traces -> {out} (2 system(s): sysA 2, sysB 2; left out, not among --option "
-        "systems: gold 2)"
+        "systems: gold 2; evidence not declared for sysA, sysB: read as closed-book (no "
+        "passages or "
+        "retriever on any trace), their disagreements blamed on verification, never on "
+        "retrieval; a retrieval pipeline whose passages were not kept? declare it: "
+        "--evidence sysA=retrieved)"
     )
     m = tmp_path / "m.json"
     metrics = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]

@@ -151,7 +151,7 @@ def test_a_listed_system_whose_rows_all_lack_a_verdict_is_not_a_typo(
     code, stdout, err = run_cli([*args, "--option", "no_verdict=drop"], capsys)
     assert code == 0, err
     assert stdout.startswith(
-        f"wrote 1 traces -> {out} (1 system(s): A 1; left out, not among --option systems: gold 1)"
+        f"wrote 1 traces -> {out} (1 system(s): A 1; left out, not among --option systems: gold 1;"
     )
     assert "system(s) with no verdict on any row, so no trace and in no output: C" in err
     code, stdout, err = run_cli([*args[:-1], "systems=A,D", "--option", "no_verdict=drop"], capsys)

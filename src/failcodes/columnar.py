@@ -83,6 +83,7 @@ from failcodes.traceio import (
     read_traces,
     split_sentence,
     trace_arrow_schema,
+    two_texts,
 )
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import (
@@ -633,16 +634,29 @@ def read_trace_columns(
         loaded.con.close()
 
 
-def _load(items: Sequence[Path], formats: Sequence[Format], *, texts: bool = False) -> _Rows:
+def _load(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     """The rows in the engine (own Parquet straight, others validated), or _UseObjectReaderError.
 
-    ``texts``: JSONL files' rows hold their sentence text's hash (:func:`_texts_differ`).
+    JSONL files' rows hold their sentence text's hash (:func:`_texts_differ`): one system's
+    sentence id given two texts is refused (:func:`_refuse_two_texts`).
     """
     if Format.CSV in formats:
         raise _UseObjectReaderError
-    loaded = _load_vouched(items, formats) or _load_scanned(items, formats, texts=texts)
+    loaded = _load_vouched(items, formats) or _load_scanned(items, formats)
     try:
         _refuse_split_sentence(loaded.con, items)
+        if loaded.texts:
+            _refuse_two_texts(loaded.con, items, "(SELECT *, NULL AS sentence FROM rows)")
+        elif loaded.facts is not None and all(f is Format.PARQUET for f in formats):
+            # Parquet files the tool did not write (its own: ingest refused this)
+            texts = _texts_source(loaded.con, items, claims=False)
+            _refuse_two_texts(
+                loaded.con,
+                items,
+                f"""(SELECT f AS file, n + 1 AS line, NULL AS "offset",
+                (f::BIGINT << 40) + n AS "row", system, question_id, sentence_id,
+                coalesce(hash(sentence), 0) AS sentence_text, sentence FROM ({texts}))""",
+            )
     except BaseException:
         loaded.con.close()
         raise
@@ -731,7 +745,7 @@ def read_sentence_columns(
     loaded = None if locate else _vouched_groups(items, formats)
     if loaded is None:
         try:
-            loaded = _load(items, formats, texts=texts)
+            loaded = _load(items, formats)
         except _UseObjectReaderError:
             loaded = None
     if loaded is not None:  # grouped by the engine
@@ -886,7 +900,8 @@ def _texts_source(con: Any, paths: Sequence[Path], *, claims: bool) -> str:
             for n in ("sentence", "claim")
         )
         parts.append(
-            f"""SELECT {index} AS f, file_row_number AS n, system, sentence_id, claim_id,
+            f"""SELECT {index} AS f, file_row_number AS n, system, question_id, sentence_id,
+            claim_id,
             hash(sentence_id::VARCHAR) AS hs, hash(claim_id::VARCHAR) AS hc, {texts}
             FROM read_parquet({engine.quoted(path)}, file_row_number = true)"""
         )
@@ -1429,6 +1444,39 @@ def _refuse_split_sentence(
         raise split_sentence(system, sentence, items[first], items[file], int(at))
 
 
+def _refuse_two_texts(con: Any, items: Sequence[Path], source: str = "rows") -> None:
+    """Raise :func:`~failcodes.traceio.two_texts` at the row giving a sentence id a second text.
+
+    ``source``: rows with ``file``, ``line``, ``"offset"`` (a JSONL line's byte offset, or
+    null), ``"row"`` (their order), the three ids, ``sentence_text`` (a hash; 0: none, passed
+    over) and ``sentence`` (the text, or null: read at the offset). The engine finds the
+    sentences whose raw texts differ (none, mostly); those are compared as ingest compares
+    them (:func:`~failcodes.ingest.table._one_text`: case, space runs and Unicode form folded).
+    """
+    rows = con.execute(
+        f"""
+        WITH two AS (
+            SELECT system, question_id, sentence_id FROM {source} WHERE sentence_text <> 0
+            GROUP BY ALL HAVING min(sentence_text) < max(sentence_text))
+        SELECT r.file, r.line, r."offset", r.system, r.question_id, r.sentence_id, r.sentence
+        FROM {source} r SEMI JOIN two USING (system, question_id, sentence_id)
+        WHERE r.sentence_text <> 0 ORDER BY r."row"
+        """
+    ).fetchall()
+    firsts: dict[tuple[str, str, str], tuple[str, str, int, int]] = {}
+    for file, line, offset, *key, text in rows:
+        if text is None:  # a JSONL line: its text read again
+            with items[file].open("rb") as fh:
+                fh.seek(offset)
+                raw = fh.readline()
+            text = msgspec.json.decode(raw.removeprefix(UTF8_BOM)).get("sentence")
+        ids = (key[0], key[1], key[2])
+        first = firsts.setdefault(ids, (text, spelling_key(text), file, line))
+        if text != first[0] and spelling_key(text) != first[1]:
+            where = f"line {first[3]}" if first[2] == file else f"{items[first[2]]}:{first[3]}"
+            raise two_texts(ids, items[file], int(line), where)
+
+
 def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
     """A column's distinct values, sorted (code point order: DuckDB compares UTF-8 bytes)."""
     return [
@@ -1441,17 +1489,15 @@ def _given(loaded: _Rows) -> dict[str, Any]:
     return loaded.facts.given() if loaded.facts is not None else {}
 
 
-def _load_scanned(
-    items: Sequence[Path], formats: Sequence[Format], *, texts: bool = False
-) -> _Rows:
+def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     """Any trace files validated once, their key columns loaded into the engine.
 
     Every line (Parquet: row) is checked as :func:`read_traces` checks it, on the way: the
     first invalid one stops the reading, and its error is raised after the first row that
     repeats an earlier ``(system, claim_id)`` before it (:func:`_refuse_duplicate`).
-    ``texts`` (JSONL files only): the rows hold their sentence text's hash too.
+    JSONL files only: the rows hold their sentence text's hash too (:func:`_refuse_two_texts`).
     """
-    texts = texts and all(f is Format.JSONL for f in formats)
+    texts = all(f is Format.JSONL for f in formats)
     con = engine.connect()
     try:
         con.execute(_ROWS_TABLE[:-1] + ", sentence_text BIGINT)" if texts else _ROWS_TABLE)

@@ -480,6 +480,10 @@ def _validation_error(
     missing, unknown = named["missing"], named["extra_forbidden"]
     if kind == "missing":
         message = "missing required field" + _also(missing[1:])
+        if missing == ["system"]:  # one file per system, named by its file (sysA.jsonl)?
+            message += (
+                " (a file per system? name each: failcodes ingest generic FILE --system NAME)"
+            )
         if unknown:
             message += f"; unknown fields {listed(unknown)}"
     elif kind == "extra_forbidden":

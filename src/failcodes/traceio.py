@@ -22,6 +22,7 @@ from typing import Any
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl
+from failcodes.spelling import spelling_key
 from failcodes.tableio import (
     ARROW_ROWS,
     NUMBER_ID_FIELDS,
@@ -218,6 +219,7 @@ def read_trace_files(
     """
     seen: dict[tuple[str, str], tuple[Path, int]] = {}
     first: dict[tuple[str, str], Path] = {}
+    texts: dict[tuple[str, str, str], tuple[str, str, int]] = {}  # first text, folded, line
     out: list[Trace] = []
     for path in map(Path, paths):
         for trace in read_traces(path, seen=seen, truths=truths):
@@ -225,8 +227,36 @@ def read_trace_files(
             if where != path:
                 line = seen[(trace.system, trace.claim_id)][1]
                 raise split_sentence(trace.system, trace.sentence_id, where, path, line)
+            if trace.sentence:
+                line = seen[(trace.system, trace.claim_id)][1]
+                key = (trace.system, trace.question_id, trace.sentence_id)
+                told = texts.get(key)
+                if told is None:
+                    texts[key] = (trace.sentence, spelling_key(trace.sentence), line)
+                elif trace.sentence != told[0] and spelling_key(trace.sentence) != told[1]:
+                    raise two_texts(key, path, line, f"line {told[2]}")
             out.append(trace)
     return out
+
+
+def two_texts(key: tuple[str, str, str], path: Path, line: int | None, first: str) -> InputError:
+    """The error of a system's sentence id of one question given two sentence texts.
+
+    As ingest refuses it (:func:`failcodes.ingest.table._one_text`), for trace files it never
+    read: sentence '1' of question '41' in two sub-sets of the data, one system, was one
+    sentence, its claims pooled (n 2, FP 1, FN 1 for n 4, FP 1, FN 2, TN 1 by hand), exit 0.
+    ``key``: system, question, sentence; ``first``: where the other text is.
+    """
+    system, question, sentence = key
+    return InputError(
+        f"sentence {sentence!r} of question {question!r} (system {system!r}) has another text "
+        f"here than at {first}: two sentences with one id would be one, their claims pooled; "
+        "give each sentence its own id (ids repeated across sub-sets of the data: put the "
+        "sub-set into the ids)",
+        path=path,
+        line=line,
+        field="sentence",
+    )
 
 
 def split_sentence(

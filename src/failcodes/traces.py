@@ -208,6 +208,26 @@ def tally_undeclared(
         seen[bool(passages or retriever)] += 1
 
 
+def closed_book_line(derived: Mapping[str, Sequence[int]], *, via: str = "") -> str | None:
+    """The systems read closed-book for want of passages, said (None: none was).
+
+    A system none of whose undeclared traces has passages or a retriever is closed-book
+    (:func:`derived_evidence_source`), and attribution blames its every disagreement on
+    verification: a retrieval pipeline whose passages were not kept read so with no word.
+    ``derived``: :func:`tally_undeclared`'s counts; ``via``: as :func:`refuse_mixed_evidence`.
+    """
+    bare = [name for name, (n, retrieving) in sorted(derived.items()) if n and not retrieving]
+    if not bare:
+        return None
+    return (
+        f"evidence not declared for {', '.join(bare)}: read as closed-book (no passages or "
+        f"retriever on any trace), {'its' if len(bare) == 1 else 'their'} disagreements "
+        "blamed on verification, never on "
+        f"retrieval; a retrieval pipeline whose passages were not kept? declare it{via}: "
+        f"--evidence {bare[0]}=retrieved"
+    )
+
+
 def refuse_mixed_evidence(
     derived: Mapping[str, Sequence[int]], path: str | Path, *, via: str = ""
 ) -> None:

@@ -351,6 +351,7 @@ def _write_traces(
     from failcodes.traces import (
         Trace,
         check_declared_systems,
+        closed_book_line,
         declared_source,
         refuse_mixed_evidence,
         tally_undeclared,
@@ -419,6 +420,9 @@ def _write_traces(
         more += "; left out, not among --option systems: " + ", ".join(
             f"{s} {n:,}" for s, n in sorted(result.unlisted.items())
         )
+    said = None if declared else closed_book_line(derived)  # (nothing declared: said last)
+    if said:
+        more += f"; {said}"
     return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"
 
 

@@ -31,6 +31,7 @@ from failcodes.traces import (
     EvidenceSource,
     Trace,
     check_declared_systems,
+    closed_book_line,
     declared_source,
     derived_evidence_source,
     refuse_mixed_evidence,
@@ -84,6 +85,8 @@ class ItemSource:
         #: per system, claims read closed-book and retrieved without --evidence
         self._sources: dict[str, list[int]] = {}
         self._traces = not is_disagreements_file(p)
+        #: a traces file's systems read closed-book for want of passages (said first)
+        self._bare: str | None = None
         if self._traces:
             self._held = read_traces(p)
             if not self._held:
@@ -99,6 +102,7 @@ class ItemSource:
                         undeclared, t.system, t.evidence_source, t.passages, t.retriever
                     )
             refuse_mixed_evidence(undeclared, p)
+            self._bare = closed_book_line(undeclared)
 
     def _declare(self, trace: Any) -> Any:
         source = declared_source(self.declared, trace.system) if self.declared else None
@@ -139,7 +143,7 @@ class ItemSource:
         attribution.md step 4), with no word. A declared per-claim source (a pipeline that
         retrieves for some claims only) reads alike there, so this is said, not refused.
         """
-        return [
+        return ([self._bare] if self._bare else []) + [
             f"system {name!r}: {bare:,} of its {bare + got:,} claims here are closed-book "
             "(evidence source none), the others retrieved: attributed so, the closed-book ones "
             "to verification; if its retriever found nothing for them (a source derived from "

@@ -276,6 +276,7 @@ class DisagreementsRequest(Request):
         from failcodes import disagreementio
         from failcodes.fileio import check_not_input, check_output_file
         from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
+        from failcodes.traces import closed_book_line
 
         del note
         check_not_input([self.out], [*self.traces, self.labels])
@@ -292,7 +293,8 @@ class DisagreementsRequest(Request):
         count = found.write(self.out)
         assumed = assumptions_line(found.shape) if found.shape is not None else None
         read = verdicts_read(found.columns.truths)
-        assumed = "; ".join(x for x in (assumed, read) if x) or None
+        bare = closed_book_line(found.columns.undeclared or {}, via=" when ingesting the traces")
+        assumed = "; ".join(x for x in (assumed, bare, read) if x) or None
         # unlabelled units cannot disagree: say how many (claims at claim level, as metrics)
         covered = coverage_line(
             label_coverage(found.columns, found.index, self.level), self.level.value

@@ -320,7 +320,10 @@ def _same_again(
     raise InputError(
         f"{kind} {key!r} is labelled has_error={str(label.has_error).lower()} here, question "
         f"{label.question_id!r}, and has_error={str(was.has_error).lower()}, question "
-        f"{was.question_id!r} at {where}: one target, two labels",
+        f"{was.question_id!r} at {where}: one target, two labels; two systems' answers "
+        "numbered alike (one file each)? each label must name its system: a system field or "
+        "column in every record (atomic: the files ingested in one call; generic: --option "
+        "label_scope=system)",
         path=path,
         line=line,
         field=f"{kind}_id",

@@ -298,10 +298,17 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
             hint = tableio.header_hint(header, near if near in TRACE_FIELDS else "")
             if hint:
                 raise InputError(hint, path=path, line=1)
+            # one column of verdicts per system (sysA_verdict, sysB_verdict): read as that
+            wide = "verdict" in name.lower() and "verdict" not in header
             raise InputError(
                 f"unknown column (expected some of: {', '.join(TRACE_FIELDS)}; rename foreign "
                 "columns with --map FOREIGN=ours, drop with --map FOREIGN= or all unmapped "
-                "ones with --option unmapped=drop)",
+                "ones with --option unmapped=drop"
+                + (
+                    "; a column of verdicts per system: --verdict-column COLUMN=SYSTEM for each)"
+                    if wide
+                    else ")"
+                ),
                 path=path,
                 line=1,
                 field=name,
