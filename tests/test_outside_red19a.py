@@ -523,3 +523,34 @@ def test_one_sentence_written_with_a_trailing_space_on_a_later_claim_is_one_text
     assert code == 0, err
     # by hand: one sentence, one claim refuted, an error -> TP 1
     assert [_rows(out)["A", "refuted"][k] for k in ("n", "tp", "fp", "fn", "tn")] == [1, 1, 0, 0, 0]
+
+
+@pytest.mark.parametrize("truth", ["y_true", "true_label", "gt", "target"])
+def test_compare_file_with_a_truth_column_named_the_ml_way_is_not_a_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], truth: str
+) -> None:
+    # a 0/1 table of two systems and the reference in a column scikit-learn's way (y_true),
+    # or as agree already reads it (t18red2's truth names): compare took it for a third
+    # system (systems (3): sysA, sysB, y_true; Cochran's Q and McNemar pairs against the
+    # reference), exit 0, where gold, label or has_error are refused
+    table = _write(
+        tmp_path / "c.csv",
+        f"unit,sysA,sysB,{truth}\nu1,1,0,1\nu2,0,0,0\nu3,1,1,1\nu4,0,1,0\n",
+    )
+    code, out, err = run_cli(["compare", str(table), "--format", "json"], capsys)
+    assert code == 2
+    assert not out
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith(
+            f"failcodes: error: {table}:1, field '{truth}': column '{truth}' is named like the "
+            f"reference or a consensus of the systems (names the reference), not a system: give "
+            f"the reference with --truth {truth}"
+        )
+    )
+    code, out, err = run_cli(["compare", str(table), "--truth", truth, "--format", "json"], capsys)
+    assert code == 0, err
+    f1 = next(t for t in json.loads(out)["tests"] if t["test"] == "permutation_f1")
+    # by hand: sysA TP 2 (u1, u3), F1 1.0; sysB TP 1 (u3), FP 1 (u4), FN 1 (u1), F1 0.5
+    assert f1["statistic"] == pytest.approx(0.5)

@@ -143,6 +143,9 @@ class MajorityFit:
 #: Whole column names (lower case, words ``_``-joined) that name the clinicians' reference in
 #: a table of systems' outcomes (``compare FILE``) though they hold no consensus word. Not
 #: applied to a ratings table (``agree``): there a ``clinician`` or ``label`` column is a rater.
+#: With :data:`TRUTH_NAMES` (``y_true``, ``gt``, ``target``, ``true_label``): a ``y_true``
+#: column beside two systems was a third system, Cochran's Q and McNemar against the
+#: reference (exit 0, said only as "systems (3)"), where ``gold`` or ``label`` was refused.
 REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "clinician"})
 
 
@@ -204,12 +207,13 @@ def reference_reason(name: str) -> str | None:
     """Why a column of systems' outcomes is named like the reference (None if it is not).
 
     The one rule of ``compare``: a consensus word (as ``agree`` leaves a column out), or a
-    whole name of :data:`REFERENCE_NAMES`.
+    whole name of :data:`REFERENCE_NAMES` or :data:`TRUTH_NAMES`.
     """
     word = consensus_word(name)
     if word is not None:
         return f"holds {word!r}"
-    return "names the reference" if "_".join(name_words(name)) in REFERENCE_NAMES else None
+    joined = "_".join(name_words(name))
+    return "names the reference" if joined in REFERENCE_NAMES | TRUTH_NAMES else None
 
 
 #: Whole column names (lower case, words ``_``-joined) of a data set's own label beside its
