@@ -162,3 +162,36 @@ def test_a_dropped_rows_label_is_not_said_to_be_left_out_of_the_metrics(
     # flagged, no error: TN. Left out instead (what "cover 6 of 8 rows" read as): TP 1, TN 1.
     b = rows["sysB"]
     assert (b["n"], b["tp"], b["fp"], b["fn"], b["tn"]) == (4, 1, 0, 1, 2)
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_a_wide_row_counts_once_in_the_label_rule_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], drop: bool
+) -> None:
+    """HealthFC's `label` as a shared clinician column beside two systems' verdict columns
+    (`--verdict-column sysA --verdict-column sysB`): the note on values the rule does not
+    name counted each row once per system ('0' 404, '1' 846 for 202 and 423 rows, beside
+    '125 error / 625 no-error sentence labels'). With no_verdict=drop, a row whose first
+    system has no verdict still counts once, through the other system."""
+    table = tmp_path / "wide.csv"
+    first = "" if drop else "1"
+    table.write_text(
+        f"id,claim,sysA,sysB,majority\nc1,a,{first},0,0\nc2,b,0,1,1\nc3,c,2,2,1\nc4,d,2,0,2\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(
+        [
+            "ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl"),
+            "--labels-out", str(tmp_path / "l.jsonl"),
+            "--map", "id=claim_id", "--map", "claim=claim", "--map", "claim=sentence",
+            "--verdict-column", "sysA", "--verdict-column", "sysB",
+            "--alias", "0=supported", "--alias", "1=no_evidence", "--alias", "2=refuted",
+            "--label-rule", "majority in {2} -> error",
+            *(["--option", "no_verdict=drop"] if drop else []),
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    # by hand: majority 0 on c1, 1 on c2 and c3, 2 on c4: 1 error / 3 no-error labels
+    assert "1 error / 3 no-error sentence labels" in err
+    assert "'0' 1, '1' 2 (" in err  # was '0' 2, '1' 4 (once per system); with drop '0' 1 too

@@ -113,11 +113,23 @@ class LabelRule:
     )
     #: Rows per compared value that got the ``implied`` opposite (first spellings in ``seen``).
     others: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    #: The row last counted in ``others``: ``--verdict-column`` makes one row a trace per
+    #: system, and the shared label it gives is one ('0' 404 for 202 rows of two systems).
+    counted: list[object] = field(default_factory=list, compare=False, repr=False)
 
     def outcome(
-        self, value: object, *, path: str | None = None, line: int | None = None
+        self,
+        value: object,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        row: object = None,
     ) -> Outcome:
-        """The outcome for one cell (``None`` = the row has no value in the column)."""
+        """The outcome for one cell (``None`` = the row has no value in the column).
+
+        ``row``: where one row gives several calls (a trace per system), the same key on
+        each, so that the row is counted once.
+        """
         if isinstance(value, dict | list):  # its text never matched: the 'otherwise' label
             raise InputError(
                 f"expected one value for --label-rule {self.text!r}, got a "
@@ -141,7 +153,8 @@ class LabelRule:
             mark = f" ({text!r}, a missing mark)" if text else ""
             self.blank[:] = self.blank or [(path, line, mark)]
             return Outcome.SKIP
-        if self.implied and key is not None:  # said by notes(); '': values past _SEEN_CAP
+        if self.implied and key is not None and (row is None or self.counted != [row]):
+            self.counted[:] = [row]  # said by notes(); '': values past _SEEN_CAP
             key = key if key in self.seen else ""
             self.others[key] = self.others.get(key, 0) + 1
         if self.otherwise is not None:

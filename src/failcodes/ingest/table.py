@@ -513,7 +513,7 @@ def _nested_passage(obj: Mapping[str, Any], place: int, spec: TableSpec) -> dict
 
 
 def _row(
-    raw: Mapping[str, Any], spec: TableSpec, path: Path, line: int
+    raw: Mapping[str, Any], spec: TableSpec, path: Path, line: int, where: str
 ) -> tuple[Trace, Label | None]:
     consumed = {p.column for p in spec.passage_columns}
     if spec.label_rule is not None:
@@ -548,8 +548,8 @@ def _row(
     if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
         rec["claim_id"] = f"L{line}"
     if "claim_id" not in rec and spec.ids == "claim" and isinstance(rec.get("claim"), str):
-        where = [rec.get("question_id"), rec.get("sentence_id"), rec["claim"]]
-        rec["claim_id"] = f"{rec.get('sentence_id', '')}:c{content_hash(where, length=10)}"
+        parts = [rec.get("question_id"), rec.get("sentence_id"), rec["claim"]]
+        rec["claim_id"] = f"{rec.get('sentence_id', '')}:c{content_hash(parts, length=10)}"
     if "claim_id" not in rec and "sentence_id" in rec:
         rec["claim_id"] = rec["sentence_id"]
     if "sentence_id" not in rec and "claim_id" in rec:
@@ -606,7 +606,9 @@ def _row(
     label: Label | None = None
     rule = spec.label_rule
     if rule is not None:
-        outcome = rule.outcome(raw.get(rule.column), path=str(path), line=line)
+        shared = spec.verdict_columns and spec.label_scope != "system"
+        once = (path, line, where) if shared else None
+        outcome = rule.outcome(raw.get(rule.column), path=str(path), line=line, row=once)
         if outcome is not Outcome.SKIP:
             label = Label(
                 sentence_id=trace.sentence_id,
@@ -937,7 +939,7 @@ class TableStream:
             error = InputError(_no_verdict_reason(raw, spec), path=path, line=line, field="verdict")
             raise _in_row(_verdict_column(error, raw, spec), where)
         try:
-            trace, label = _row(raw, spec, path, line)
+            trace, label = _row(raw, spec, path, line, where)
         except InputError as exc:
             raise _in_row(_verdict_column(exc, raw, spec), where) from None
         if spec.ids == "line" and trace.claim_id == f"L{line}" and not where:
