@@ -19,7 +19,7 @@ import sys
 import time
 import xml.parsers.expat
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -867,6 +867,21 @@ def _check_cells(path: Path, scan: SheetScan, header: list[str], header_line: in
         )
 
 
+def title_hint(header: Sequence[object], line: int) -> str:
+    """The way through when the header row holds one name only (a title above the names?).
+
+    A table saved with its caption above the header ('Table 2: ratings by two coders') was
+    refused at the next row with no way through ("expected 1 cells", "no header name").
+    """
+    names = [str(h).strip() for h in header if h is not None and str(h).strip()]
+    if len(names) != 1:
+        return ""
+    return (
+        f" (line {line} holds one name, {names[0][:60]!r}: a title above the column names? "
+        "the first non-empty row is the header, one name per column: delete the title row)"
+    )
+
+
 def _title_merge(path: Path, scan: SheetScan, line: int, column: int) -> None:
     """Refuse with a clear line when ``column`` (0-based) of header row ``line`` is merged.
 
@@ -974,7 +989,8 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if extra:
             _title_merge(p, scan, header_line, extra[0])
             raise InputError(
-                f"a value in column {column_letter(extra[0])}, which has no header name",
+                f"a value in column {column_letter(extra[0])}, which has no header name"
+                + title_hint(header, header_line),
                 path=p,
                 line=line,
             )

@@ -45,6 +45,7 @@ from failcodes.sheetio import (
     is_spreadsheet,
     sheet_header,
     sheet_rows,
+    title_hint,
 )
 
 M = TypeVar("M", bound=BaseModel)
@@ -215,13 +216,14 @@ def checked_csv_rows(
                     if hint:
                         raise InputError(hint, path=path, line=1)
                     raise InputError(
-                        f"expected {len(header)} cells (as in the header), got {len(row)}",
+                        f"expected {len(header)} cells (as in the header), got {len(row)}"
+                        + title_hint(header_raw, 1),
                         path=path,
                         line=lineno,
                     )
                 _check_nul(path, lineno, header_raw, row)
                 if unnamed:
-                    _check_unnamed(path, lineno, unnamed, row)
+                    _check_unnamed(path, lineno, unnamed, row, title_hint(header_raw, 1))
                 yield (
                     lineno,
                     {
@@ -237,7 +239,9 @@ def checked_csv_rows(
 _NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
 
 
-def _check_unnamed(path: Path, line: int, unnamed: Sequence[int], row: Sequence[str]) -> None:
+def _check_unnamed(
+    path: Path, line: int, unnamed: Sequence[int], row: Sequence[str], title: str = ""
+) -> None:
     """Refuse a value under a header cell left empty, as a workbook's is refused.
 
     It was dropped unsaid (a verdict in a last column whose name was left out: the row read
@@ -249,7 +253,7 @@ def _check_unnamed(path: Path, line: int, unnamed: Sequence[int], row: Sequence[
             pandas = " (pandas' row index? write the file with to_csv(index=False))"
             raise InputError(
                 f"a value in column {column_letter(i)}, which has no header name"
-                + (pandas if i == 0 else ""),
+                + (pandas if i == 0 else title),
                 path=path,
                 line=line,
             )
