@@ -222,7 +222,8 @@ def test_a_claim_in_two_of_the_tools_files_names_both(tmp_path: Path) -> None:
         columnar.read_sentence_columns([own, again])
     assert str(info.value) == (
         f"{again}:1, field 'claim_id': duplicate (system, claim_id) = ('s1', 'q1:s0:c0'); "
-        f"first at {own}:5"
+        f"first at {own}:5; a file per system under one system name? "
+        "ingest each file apart with --system NAME"
     )
 
 

@@ -72,6 +72,8 @@ def test_the_first_repeat_and_its_first_line_whatever_the_batch(
     path = _file(tmp_path, rows)
     assert _error([path]) == (
         f"{path}:4, field 'claim_id': duplicate (system, claim_id) = ('s', 'c2'); first at line 2"
+        "; claim ids numbered within each question? give each claim its own id: "
+        "--map claim_id= --option ids=claim --option sentence_ids=question"
     )
 
 
@@ -92,6 +94,8 @@ def test_a_repeat_in_the_second_file_names_the_first(tmp_path: Path) -> None:
     b = _file(tmp_path, [_row("c2"), _row("c2", system="t")], "b.jsonl")
     assert _error([a, b]) == (
         f"{b}:2, field 'claim_id': duplicate (system, claim_id) = ('t', 'c2'); first at {a}:2"
+        "; a file per system under one system name? "
+        "ingest each file apart with --system NAME"
     )
 
 
@@ -132,7 +136,7 @@ def test_keys_sharing_a_hash_are_told_apart_on_the_keys(
     traces = list(GENERIC.open([path], AdapterOptions()).each_trace())
     assert [t.claim_id for t in traces] == ["c0", "c1", "c2", "c3", "c4"]
     path = _file(tmp_path, [_row("c0"), _row("c1"), _row("c2"), _row("c1")])
-    assert _error([path]).endswith("duplicate (system, claim_id) = ('s', 'c1'); first at line 2")
+    assert "duplicate (system, claim_id) = ('s', 'c1'); first at line 2;" in _error([path])
 
 
 def test_an_input_that_changes_before_the_check_is_an_error(tmp_path: Path) -> None:

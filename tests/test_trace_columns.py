@@ -119,6 +119,9 @@ def test_errors_of_the_hand_checked_cases(tmp_path: Path) -> None:
     assert str(info.value) == (
         f"{path}:2, field 'claim_id': duplicate (system, claim_id) = ('bm25', 'q1:s0:c0'); "
         "first at line 1"
+        "; claim ids numbered within each question? give each claim its own id: "
+        "--map claim_id= --option ids=claim --option sentence_ids=question "
+        "(failcodes ingest generic)"
     )
     path.write_text(_line()[:-1] + ', "claim": "again"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="key 'claim' appears twice"):
@@ -143,6 +146,8 @@ def test_duplicates_across_files(tmp_path: Path) -> None:
     assert str(info.value) == (
         f"{b}:2, field 'claim_id': duplicate (system, claim_id) = ('bm25', 'q1:s0:c0'); "
         f"first at {a}:1"
+        "; a file per system under one system name? "
+        "ingest each file apart with --system NAME"
     )
 
 

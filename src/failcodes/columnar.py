@@ -78,6 +78,7 @@ from failcodes.tracecols import (
 from failcodes.traceio import (
     TRACE_ENGINE_COLUMNS,
     TRACE_ID_FIELDS,
+    duplicate_claim,
     prepare_trace,
     read_trace_files,
     read_traces,
@@ -1406,14 +1407,7 @@ def _refuse_duplicate(con: Any, items: Sequence[Path]) -> None:
     if not found:
         return
     file, line, system, claim, first_file, first_line = found[0]
-    path, first_path = items[file], items[first_file]
-    where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
-    raise InputError(
-        f"duplicate (system, claim_id) = ({system!r}, {claim!r}); first at {where}",
-        path=path,
-        line=int(line),
-        field="claim_id",
-    )
+    raise duplicate_claim(system, claim, items[file], int(line), (items[first_file], first_line))
 
 
 def _refuse_split_sentence(

@@ -50,24 +50,51 @@ from failcodes.verdicts import Verdict, is_truth, normalize_verdict
 PASSAGE_KEY = ("system", "claim_id")
 
 
+#: The ways through a repeated (system, claim_id): claim ids numbered within each question
+#: (q1/c1, q2/c1), or two per-system files under one system name (a format's default name, as
+#: two medscore files' 'medscore', kept for both).
+WITHIN_QUESTION = (
+    "claim ids numbered within each question? give each claim its own id: --map claim_id= "
+    "--option ids=claim --option sentence_ids=question"
+)
+ONE_NAME = "a file per system under one system name? ingest each file apart with --system NAME"
+
+
+def duplicate_claim(
+    system: str, claim: str, path: Path, line: int, first: tuple[Path, int], *, way: bool = True
+) -> InputError:
+    """The error of ``(system, claim)`` at ``path:line``, read first at ``first``.
+
+    With ``way``, it ends with the way through: :data:`ONE_NAME` when the two are in two
+    files, else :data:`WITHIN_QUESTION` (as ``failcodes ingest generic`` takes it).
+    """
+    apart = first[0] != path
+    where = f"{first[0]}:{first[1]}" if apart else f"line {first[1]}"
+    tail = ONE_NAME if apart else f"{WITHIN_QUESTION} (failcodes ingest generic)"
+    return InputError(
+        f"duplicate (system, claim_id) = ({system!r}, {claim!r}); first at {where}"
+        + (f"; {tail}" if way else ""),
+        path=path,
+        line=line,
+        field="claim_id",
+    )
+
+
 def claim_once(
-    seen: dict[tuple[str, str], tuple[Path, int]], trace: Trace, path: Path, line: int
+    seen: dict[tuple[str, str], tuple[Path, int]],
+    trace: Trace,
+    path: Path,
+    line: int,
+    *,
+    way: bool = True,
 ) -> tuple[str, str]:
     """Record ``trace``'s (system, claim_id) as read at ``path:line``; return that key.
 
-    Raises :class:`InputError` if ``seen`` already holds the key (naming where it was first).
+    Raises :func:`duplicate_claim`'s error if ``seen`` already holds the key.
     """
     key = (trace.system, trace.claim_id)
     if key in seen:
-        first_path, first_line = seen[key]
-        where = f"line {first_line}" if first_path == path else f"{first_path}:{first_line}"
-        raise InputError(
-            f"duplicate (system, claim_id) = ({trace.system!r}, {trace.claim_id!r}); "
-            f"first at {where}",
-            path=path,
-            line=line,
-            field="claim_id",
-        )
+        raise duplicate_claim(trace.system, trace.claim_id, path, line, seen[key], way=way)
     seen[key] = (path, line)
     return key
 

@@ -1538,7 +1538,7 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
     """Record the row's (system, claim_id) in ``seen``; one seen before is the row's error."""
     first = seen.get((row.trace.system, row.trace.claim_id))
     try:
-        traceio.claim_once(seen, row.trace, row.path, row.line)
+        traceio.claim_once(seen, row.trace, row.path, row.line, way=False)
     except InputError as exc:
         assert first is not None
         reason = exc.reason  # traceio.claim_once names this row's file, line and claim_id
@@ -1551,7 +1551,11 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
                 "input, or map a column that names each record)"
             )
             raise _row_error(row, "claim_id", reason) from None
-        if spec.ids == "columns" and "claim_id" not in _sources(row.raw, spec):
+        if (
+            first[0] == row.path
+            and spec.ids == "columns"
+            and "claim_id" not in _sources(row.raw, spec)
+        ):
             reason += (
                 " (claim_id defaults to sentence_id: with several claims "
                 "per sentence, --option ids=claim gives each claim its own id)"
@@ -1568,6 +1572,8 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
                 "sentence_id with --option sentence_ids=question, which prefixes the record's "
                 "question id)"
             )
+        if reason == exc.reason:  # no cause named above: the ways through of every input
+            reason += f"; {traceio.ONE_NAME if first[0] != row.path else traceio.WITHIN_QUESTION}"
         raise _row_error(row, "claim_id", reason) from None
 
 
