@@ -104,3 +104,26 @@ def test_a_title_row_above_an_excel_header_names_the_way_through(
     assert _refusal(capsys, path) == (
         f"failcodes: error: {path}:2: a value in column B, which has no header name {WAY}"
     )
+
+
+def test_ratings_mixing_numbers_and_words_say_so_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Example B with Gerry's '2' of unit 0 written 'b' (the scale's letter, as Ben's codes
+    are in another file): 'b' is a sixth category. Before: alpha 0.699 (krippendorff 0.9.0
+    on [1,1,2,2,4,3,3,3,5,4,4,1] vs [6,1,2,2,2,3,3,3,5,4,4,4]: 0.6986899) beside the
+    published 0.692, no word. Now the number stands (it is the table as given) and the first
+    line says the ratings mix numbers and words."""
+    gerry: list[object] = ["b", *GERRY[1:]]
+    rows = ["unit,Ben,Gerry"]
+    rows += [f"{i},{b},{g}" for i, (b, g) in enumerate(zip(BEN, gerry, strict=True))]
+    path = tmp_path / "mixed.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["agree", str(path), "--stat", "krippendorff", *AGREE_JSON], capsys)
+    assert code == 0, err
+    [row] = json.loads(out)
+    assert round(row["value"], 4) == 0.6987  # krippendorff 0.9.0: 0.6986899
+    assert (
+        "the ratings mix numbers (1, 2, 3, 4) and words (b): each a category of its own "
+        "('1' and 'b' never agree); one scale written two ways? write the ratings one way"
+    ) in row["notes"][0]

@@ -141,6 +141,17 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 f"({', '.join(unused[:8])}): not counted (--categories "
                 f"{','.join([*names, *unused])} counts them)"
             )
+    numeric = [n for n in table.labels or [] if _is_number(n)]
+    if numeric and len(numeric) < len(names):
+        # Ben's a..e beside Gerry's 1..5 with one 'b': alpha 0.699 for the 0.692 of the
+        # scale written one way (Krippendorff 2011, example B), no word
+        words = [n for n in names if n not in numeric]
+        clauses.append(
+            f"the ratings mix numbers ({', '.join(numeric[:4])}) and words "
+            f"({', '.join(words[:4])}): each a category of its own ('{numeric[0]}' and "
+            f"'{words[0]}' never agree); "
+            "one scale written two ways? write the ratings one way"
+        )
     levels = table.categories.tolist() if table.labels is None else []
     nominal = all(
         r.level == "nominal" and r.weights == "none" for r in results if r.value is not None
@@ -174,6 +185,14 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 "whatever the other gave; the kappa paradox, Feinstein & Cicchetti 1990)"
             )
     return "".join(f"; {c}" for c in clauses) + _missing_clause(table)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _copies(table: Any) -> list[str]:
