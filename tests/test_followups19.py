@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import exit_code, run_cli
+from tests.test_cli_ingest import run
+from tests.test_study_shapes import _three_llms
 
 
 def _jsonl(path: Path, rows: list[dict[str, str]]) -> Path:
@@ -80,3 +82,54 @@ def test_two_files_under_one_system_name_name_system(
         f"failcodes: error: {two}:1, field 'claim_id': duplicate (system, claim_id) = "
         f"('A', 'c1'); first at {one}:1; {way}"
     )
+
+
+def test_a_study_merging_per_system_and_shared_labels_names_the_study_way(
+    tmp_path: Path,
+) -> None:
+    # ragchecker's labels (labels = true) name their system; the clinicians' do not (t19rev)
+    assert run("init", "study", cwd=tmp_path).returncode == 0
+    study = tmp_path / "study"
+    (study / "clin.jsonl").write_text(
+        '{"sentence_id": "0:c1", "question_id": "0", "has_error": true}\n', encoding="utf-8"
+    )
+    (study / "failcodes.toml").write_text(
+        'name = "rc"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[datasets]]\n'
+        'name = "rc"\n\n[[datasets.ingest]]\nadapter = "ragchecker"\n'
+        'paths = ["bundled:ragchecker/checking_outputs.json"]\nlabels = true\n\n'
+        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["clin.jsonl"]\n',
+        encoding="utf-8",
+    )
+    done = run("run", "study", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "failcodes: error: study/data/rc.parts/2-clin.labels.jsonl:1, field 'system': this "
+        "label names none, but study/data/rc.parts/1-checking_outputs.labels.jsonl:1 names "
+        "one: either every label names the system whose answer it labels (per-system labels) "
+        "or none does (shared by every system); in the study file (parts numbered by "
+        "[[datasets.ingest]] entry): drop one ingest's labels with labels = false on it (a "
+        "traces ingest's own, as ragchecker's, which name their system), or give the shared "
+        "labels a system column (a row per system) (step 'merge labels rc' failed; its "
+        "output: study/.failcodes/logs/merge_labels_rc.log)"
+    )
+    assert not (study / "data" / "rc.labels.jsonl").exists()
+
+
+def test_a_study_with_two_ingests_under_one_system_names_system_in_study_terms(
+    tmp_path: Path,
+) -> None:
+    # claude's file declared as gpt-4o: two parts, one system name (t19out: two medscore
+    # ingests both 'medscore'); the way through is the study file's system = , not --system
+    _three_llms(tmp_path, claude_as="gpt-4o")
+    done = run("run", "study", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "failcodes: error: study/data/claims.parts/3-claude.traces.jsonl:1, field 'claim_id': "
+        "duplicate (system, claim_id) = ('gpt-4o', 'c1'); first at "
+        "study/data/claims.parts/1-gpt4.traces.jsonl:1; a file per system under one system "
+        "name? ingest each file apart with --system NAME; in the study file (parts numbered "
+        "by [[datasets.ingest]] entry): give each ingest of one system's file its own "
+        "system = \"NAME\" (step 'merge traces claims' failed; its output: "
+        "study/.failcodes/logs/merge_traces_claims.log)"
+    )
+    assert not (tmp_path / "study" / "data" / "claims.traces.parquet").exists()

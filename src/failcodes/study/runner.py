@@ -190,20 +190,42 @@ def run_study(
             step = current[0]
             # one line: the step's own error, then which step and where its output is
             raise StepFailedError(
-                f"{_in_study(exc)} (step {step.name!r} failed; its output: "
+                f"{_in_study(exc, step)} (step {step.name!r} failed; its output: "
                 f"{log_path(layout, step)})",
                 step=step,
             ) from exc
     return results
 
 
-def _in_study(exc: FailcodesError) -> str:
+def _in_study(exc: FailcodesError, step: Step) -> str:
     """A step's one-line error, with what to do in a study where the command's advice is no way.
 
     A judge run folder holding another run: the command says "use another output folder
     (-o)", which a study sets itself. The tutorial's way (run with the offline judge, then
-    name an LLM judge in [judge]) and a codebook edited in place ended there.
+    name an LLM judge in [judge]) and a codebook edited in place ended there. Labels merged
+    from ingests of which one names each label's system (ragchecker's, ``labels = true``)
+    and one does not (clinicians' shared labels): the part files were named, no study way.
     """
+    if (
+        isinstance(exc, InputError)
+        and exc.field == "system"
+        and step.name.startswith("merge labels")
+    ):
+        return (
+            f"{exc.one_line()}; in the study file (parts numbered by [[datasets.ingest]] "
+            "entry): drop one ingest's labels with labels = false on it (a traces ingest's "
+            "own, as ragchecker's, which name their system), or give the shared labels a "
+            "system column (a row per system)"
+        )
+    if (
+        isinstance(exc, InputError)
+        and exc.field == "claim_id"
+        and step.name.startswith("merge traces")
+    ):  # two ingests under one system name (two medscore ingests, both 'medscore')
+        return (
+            f"{exc.one_line()}; in the study file (parts numbered by [[datasets.ingest]] "
+            'entry): give each ingest of one system\'s file its own system = "NAME"'
+        )
     if not isinstance(exc, RunIdentityError):
         return exc.one_line()
     run = exc.run_dir
