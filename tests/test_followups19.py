@@ -133,3 +133,30 @@ def test_a_study_with_two_ingests_under_one_system_names_system_in_study_terms(
         "study/.failcodes/logs/merge_traces_claims.log)"
     )
     assert not (tmp_path / "study" / "data" / "claims.traces.parquet").exists()
+
+
+def test_review_status_says_a_hand_written_plan_is_not_its_seeds_draw(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # t19red2's plan: the 14 units reviewers flagged, written by hand; the report showed it
+    # uncorrected with the reason, `review status` said only "14/14 reviewed"
+    from tests.test_outside_red17b import _entity_review
+    from tests.test_outside_red19b import _forty_units, _hand_plan
+    from tests.test_review_plan import write_reviews
+
+    judge, table = _forty_units(tmp_path)
+    flagged = [f"u{n:02d}" for n in (*range(13), 20)]
+    plan = _hand_plan(tmp_path, table, flagged, list(judge))
+    reviews = tmp_path / "review" / "alice.jsonl"
+    write_reviews(reviews, [_entity_review(u, "irrelevant", "alice") for u in flagged])
+    code, out, err = run_cli(["review", "status", str(plan), "--reviews", str(reviews)], capsys)
+    assert code == 0
+    assert "estimation sample 14/14 reviewed" in out
+    [said] = [line for line in err.splitlines() if "seed's draw" in line]
+    assert said.startswith(
+        "failcodes: warning: review plan 'p' is not its seed's draw: "
+    ) and said.endswith(
+        "shown uncorrected (give chosen units as a targeted sample: --targeted FILE); "
+        f"redraw it with: failcodes review plan {tmp_path} -p retrieval -n 14 --seed 0 "
+        "--dataset ds --name p"
+    )

@@ -285,6 +285,8 @@ class ReviewStatusResult(FrozenModel):
     target: str = ""
     #: the reviews so far are not a random part of the drawn units (a warning)
     skew: str | None = None
+    #: the plan is not its seed's draw (written by hand): its shares are shown uncorrected
+    picked: str | None = None
 
     def lines(self) -> list[str]:
         """The status line as the CLI prints it."""
@@ -322,6 +324,7 @@ class ReviewStatusRequest(Request):
     def run(self, *, note: Note = ignore_note) -> ReviewStatusResult:
         """Read the plan and the reviews; the skew warning (if any) goes to ``note`` too."""
         from failcodes.annotations import Annotation
+        from failcodes.report.rundir import hand_picked
         from failcodes.reviewplan import (
             PlanProgress,
             human_codes,
@@ -349,6 +352,9 @@ class ReviewStatusRequest(Request):
         skew = _skew(self.plan_path, plan, set(codes)) if in_study else None
         if skew is not None:
             note(f"failcodes: warning: {skew}")
+        picked = hand_picked(folder.parent.parent, self.plan_path, plan) if in_study else None
+        if picked is not None:  # said by the report only: 14/14 reviewed, no word
+            note(f"failcodes: warning: {picked}")
         return ReviewStatusResult(
             plan=plan.name,
             part=plan.part,
@@ -361,6 +367,7 @@ class ReviewStatusRequest(Request):
             stale=stale,
             target=target,
             skew=skew,
+            picked=picked,
         )
 
 

@@ -1113,7 +1113,7 @@ def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[
     All are left out of human vs judge agreement. Targeted units were picked where the judge
     is likely wrong; units outside every plan of their part were picked by a reviewer (a plan's
     random draw is what the agreement speaks for); picked ones are the estimation units of a
-    plan that is not its seed's draw (:func:`_hand_picked`: 14 units reviewers flagged read
+    plan that is not its seed's draw (:func:`hand_picked`: 14 units reviewers flagged read
     percent 0.000 for the judge). A part with no plan keeps every review.
     """
     drawn: dict[UnitKind, set[str]] = {}
@@ -1121,7 +1121,7 @@ def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[
     chosen: dict[UnitKind, set[str]] = {}
     for path in sorted(plans_dir(root).glob("*.json")):
         plan = read_plan(path)
-        into = chosen if _hand_picked(root, path, plan) else drawn
+        into = chosen if hand_picked(root, path, plan) else drawn
         into.setdefault(plan.part, set()).update(plan.estimation_ids())
         drawn.setdefault(plan.part, set())
         aimed.setdefault(plan.part, set()).update(plan.targeted_ids())
@@ -1138,16 +1138,26 @@ def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[
     return targeted, outside, picked
 
 
-def _hand_picked(root: Path, path: Path, plan: Any) -> bool:
-    """Whether ``plan`` (not stale) is not its seed's draw (reviewplan.draw_reason)."""
-    from failcodes.reviewplan import draw_digest, draw_reason, plan_source, stale_reason
+def hand_picked(root: Path, path: Path, plan: Any) -> str | None:
+    """Why ``plan`` (not stale) is not its seed's draw, with the redraw (None when it is).
+
+    The corrected shares' note (reviewplan.draw_reason); `review status` says it too.
+    """
+    from failcodes.reviewplan import (
+        draw_digest,
+        draw_reason,
+        plan_source,
+        redraw_command,
+        stale_reason,
+    )
 
     if plan.drawn_sha256 == draw_digest(plan.seed, plan.estimation_ids()):
-        return False
+        return None
     source = plan_source(plan, root, path)
     if not source.is_file() or stale_reason(plan, file_sha256(source)) is not None:
-        return False  # said in the corrected shares' notes
-    return draw_reason(plan, read_frame(source)) is not None
+        return None  # said in the corrected shares' notes
+    why = draw_reason(plan, read_frame(source))
+    return None if why is None else f"{why}; redraw it with: {redraw_command(plan, str(root))}"
 
 
 def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
