@@ -4102,7 +4102,8 @@ REDTEAM_CASES: list[Case] = [
         ("agree", "{d}/r.csv"),
         _write({"r.csv": "id,r1,r2\n1,a,a\n2,a,b\n1,a,a\n"}),
         line="failcodes: error: {d}/r.csv:4, field 'id': unit '1' is on two rows (first at line "
-        "2): one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
+        "2): one row per unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN"
+        " (no rater column? add one naming the rater of each row)",
     ),
     Case(
         # 'B' beside 'b': three raters where there were two

@@ -127,3 +127,34 @@ def test_ratings_mixing_numbers_and_words_say_so_on_the_first_line(
         "the ratings mix numbers (1, 2, 3, 4) and words (b): each a category of its own "
         "('1' and 'b' never agree); one scale written two ways? write the ratings one way"
     ) in row["notes"][0]
+
+
+def test_a_long_table_without_a_rater_column_names_the_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RAGChecker's meta-evaluation saved as it comes (two rows per instance, one per
+    annotator, no annotator field): the refusal asked for --long RATER_COLUMN,RATING_COLUMN,
+    and the table has no rater column to name. Now it says to add one; with it (each
+    instance's rows named 1 and 2) example B's two coders give the published 0.692."""
+    rows = ["instance_id,dataset,label"]
+    rows += [f"{i},kiwi,{v}" for i, pair in enumerate(zip(BEN, GERRY, strict=True)) for v in pair]
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert _refusal(capsys, path) == (
+        f"failcodes: error: {path}:3, field 'instance_id': unit '0' is on two rows (first at "
+        "line 2): one row per unit and rater? name the columns with --long "
+        "RATER_COLUMN,RATING_COLUMN (no rater column? add one naming the rater of each row)"
+    )
+    rows = ["instance_id,dataset,annotator,label"]
+    rows += [
+        f"{i},kiwi,{k},{v}"
+        for i, pair in enumerate(zip(BEN, GERRY, strict=True))
+        for k, v in enumerate(pair, 1)
+    ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, err = run_cli(
+        ["agree", str(path), "--long", "annotator,label", "--stat", "krippendorff", *AGREE_JSON],
+        capsys,
+    )
+    assert code == 0, err
+    assert round(json.loads(out)[0]["value"], 3) == 0.692  # Krippendorff (2011), example B

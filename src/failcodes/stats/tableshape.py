@@ -755,7 +755,8 @@ def one_row_per_unit(
         "two rows (each spelling would be a unit of its own)? write it one way"
         if this != that
         else f"unit {this!r} is on two rows (first at line {line_of(first)}): one row per "
-        "unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN",
+        "unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN (no rater "
+        "column? add one naming the rater of each row)",
         path=source,
         line=line_of(row),
         field=unit,
