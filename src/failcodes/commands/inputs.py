@@ -7,13 +7,17 @@ or Parquet) or a traces file in any format :func:`failcodes.traceio.read_traces`
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import msgspec
+import numpy as np
+
 from failcodes import codebook as codebook_mod
 from failcodes.codebook import Codebook
-from failcodes.columnar import ExactReaderNeededError
+from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.disagreementio import (
     is_disagreements_file,
     iter_disagreement_records,
@@ -21,7 +25,7 @@ from failcodes.disagreementio import (
     read_disagreements,
     record_line,
 )
-from failcodes.disagreements import Disagreement
+from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError, MissingPartError
 from failcodes.fileio import check_regular_file
 from failcodes.judge.cache import check_cache
@@ -29,6 +33,7 @@ from failcodes.judge.journal import check_run_dir
 from failcodes.traceio import read_traces
 from failcodes.traces import (
     EvidenceSource,
+    Passage,
     Trace,
     check_declared_systems,
     closed_book_line,
@@ -178,10 +183,7 @@ class ItemSource:
 
         ``systems`` gets the system of each disagreement with a claim.
         """
-        import msgspec
-
         from failcodes.attribution import ItemClaims, claim_units
-        from failcodes.disagreements import DisagreementKind
 
         encode = msgspec.json.encode
         seen: set[bytes] = set()  # 16-byte digests of (system, question, sentence, claim)
@@ -359,10 +361,6 @@ class FileUnits:
 
     def held(self, unit_ids: Iterable[str]) -> int:
         """How many of ``unit_ids`` (distinct) are ids of this file's units."""
-        import itertools
-
-        import numpy as np
-
         ids = self.sizes.ids()
         found = 0
         keys = (int(u, 16) for u in unit_ids if _hex64(u))
@@ -373,9 +371,6 @@ class FileUnits:
         return found
 
     def __iter__(self) -> Iterator[Any]:
-        from failcodes.columnar import construct_passages
-        from failcodes.traces import Passage
-        from failcodes.units import Unit
         from failcodes.unitstream import iter_disagreement_units
 
         for item in iter_disagreement_units(self.path, self.kind, top_k=self.top_k, words=False):

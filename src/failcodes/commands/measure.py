@@ -15,16 +15,23 @@ from typing import Any, ClassVar, Literal
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.csvcells import safe_frame
 from failcodes.errors import ConfigError
+from failcodes.labels import refuse_claim_labels
 from failcodes.labelscope import QuestionScope, assumptions_line
-from failcodes.mapping import NAMED_MAPPINGS
+from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
 from failcodes.metrics import (
     DEFAULT_WITHOUT_CLAIMS,
     Level,
     WithoutClaimsPolicy,
+    compute_metrics,
     coverage_line,
+    distributions_dataframe,
     label_coverage,
+    verdict_distributions,
 )
+from failcodes.stats.bootstrap import check_seed
 from failcodes.stats.names import MAX_RESAMPLES
+from failcodes.traces import closed_book_line
+from failcodes.verdicts import truths_line
 
 #: How a file of rows is written: JSON rows or CSV.
 RowFormat = Literal["json", "csv"]
@@ -52,8 +59,6 @@ def verdicts_read(truths: int) -> str | None:
     The analysis commands read them by the default aliases, as ingest does, but said nothing:
     a detector's true (hallucinated) read as supported inverted every count.
     """
-    from failcodes.verdicts import truths_line
-
     return truths_line(truths, "ingest the traces with") if truths else None
 
 
@@ -144,10 +149,6 @@ class MetricsRequest(Request):
         """Compute the metrics; write them to ``out`` as JSON or CSV when asked."""
         from failcodes.columnar import load_columns, load_sentence_columns, read_trace_columns
         from failcodes.fileio import check_not_input
-        from failcodes.labels import refuse_claim_labels
-        from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
-        from failcodes.metrics import compute_metrics, verdict_distributions
-        from failcodes.stats.bootstrap import check_seed
 
         del note
         fmt = self.row_format()
@@ -208,7 +209,6 @@ class MetricsRequest(Request):
     def _distributions(
         self, dists: Any, fmt: RowFormat | None, dropped: str | None, truths: int
     ) -> MetricsResult:
-        from failcodes.metrics import distributions_dataframe
 
         read = verdicts_read(truths)
         result = MetricsResult(distributions=list(dists), dropped=dropped, read=read)
@@ -275,8 +275,6 @@ class DisagreementsRequest(Request):
         """Select every FN/FP of every system under each mapping and write them."""
         from failcodes import disagreementio
         from failcodes.fileio import check_not_input, check_output_file
-        from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
-        from failcodes.traces import closed_book_line
 
         del note
         check_not_input([self.out], [*self.traces, self.labels])

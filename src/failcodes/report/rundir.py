@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -33,19 +34,48 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pandas as pd
 
 from failcodes import codebook as codebooks
-from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.attribution import cell_codes
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, foreign_code
+from failcodes.attribution import ItemAttribution, cell_codes, human_attributions, is_all_high
 from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
 from failcodes.csvcells import line_of, read_chunks, read_frame
+from failcodes.dropped import Dropped, read_dropped
 from failcodes.errors import FailcodesError, InputError, listed
+from failcodes.fileio import check_regular_file
 from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
 from failcodes.labelscope import assumptions_line, shape_of_rows
+from failcodes.metrics import distributions_dataframe, verdict_distributions
 from failcodes.report.build import ReopenUnits, ReportInputs, shared_note
 from failcodes.report.codebook_table import codebook_frame
+from failcodes.report.corrected import (
+    attribution_numbers,
+    attribution_rows,
+    corrected_notes_key,
+    corrected_rows,
+    corrected_table,
+    review_skew,
+)
+from failcodes.report.corrected import attribution_table as corrected_attribution_table
 from failcodes.report.html import ReportMeta, report_time
-from failcodes.reviewplan import plans_dir, read_plan, settles
+from failcodes.reviewplan import (
+    GROUP_COLUMN,
+    Sample,
+    StratifyBy,
+    draw_digest,
+    draw_reason,
+    human_codes,
+    match_reviews,
+    people_only,
+    plan_source,
+    plans_dir,
+    read_plan,
+    redraw_command,
+    repeated_reviews,
+    settles,
+    splits_reason,
+    stale_reason,
+)
 from failcodes.study.layout import (
     ATTRIBUTION_ITEMS,
     JUDGE_KINDS,
@@ -55,7 +85,8 @@ from failcodes.study.layout import (
 )
 from failcodes.tableio import read_models_jsonl, table_columns
 from failcodes.tally import FIRST, is_tally, row_weights, tally_chunks, value_counts
-from failcodes.units import Unit, UnitKind
+from failcodes.units import Unit, UnitKind, build_units, disagreement_traces
+from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:
     from failcodes.annotationlines import AnnotationRead
@@ -126,8 +157,6 @@ def _coded_columns(path: Path, kind: str) -> list[str]:
 
     Checked as :func:`_read_table` checks it; the rows are read by :func:`_coded_tally`.
     """
-    from failcodes.fileio import check_regular_file
-
     columns = _parsed(path, lambda: list(pd.read_csv(check_regular_file(path), nrows=0).columns))
     _check_header(path, kind, columns)
     return columns
@@ -191,7 +220,6 @@ def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None
     """
     if cb is None or kind not in _TABLE_PART:
         return
-    from failcodes.annotations import NOT_ASSESSABLE
 
     part = cb.part(_TABLE_PART[kind])
     scored = frame["status"] == "scored"
@@ -378,9 +406,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         )
     _check_study_datasets(layout)
     from failcodes.columnar import read_verdict_counts
-    from failcodes.dropped import Dropped, read_dropped
     from failcodes.judge.run import read_summary
-    from failcodes.metrics import distributions_dataframe, verdict_distributions
 
     inputs_files: list[Path] = []
     trace_files = layout.trace_files()
@@ -934,25 +960,6 @@ def _corrected(
     the reviews on the coded table's codebook version (made under it, or migrated to it,
     :mod:`failcodes.reviewversions`); the ``stale`` others are left out, said in a note.
     """
-    from failcodes.report.corrected import (
-        corrected_notes_key,
-        corrected_rows,
-        corrected_table,
-        review_skew,
-    )
-    from failcodes.reviewplan import (
-        GROUP_COLUMN,
-        StratifyBy,
-        draw_reason,
-        human_codes,
-        match_reviews,
-        plan_source,
-        redraw_command,
-        repeated_reviews,
-        splits_reason,
-        stale_reason,
-    )
-
     plan_files = sorted(plans_dir(root).glob("*.json"))
     notes: dict[str, list[str]] = {}
     attributions: CorrectedAttribution = []
@@ -1143,14 +1150,6 @@ def hand_picked(root: Path, path: Path, plan: Any) -> str | None:
 
     The corrected shares' note (reviewplan.draw_reason); `review status` says it too.
     """
-    from failcodes.reviewplan import (
-        draw_digest,
-        draw_reason,
-        plan_source,
-        redraw_command,
-        stale_reason,
-    )
-
     if plan.drawn_sha256 == draw_digest(plan.seed, plan.estimation_ids()):
         return None
     source = plan_source(plan, root, path)
@@ -1170,10 +1169,6 @@ def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
     agreement does not): 6 of 40 judge-high and 2 of 4 judge-low units read percent 7/8 where
     the units' own rate is 42/44.
     """
-    from collections import Counter
-
-    from failcodes.reviewplan import Sample
-
     out = []
     for path in sorted(plans_dir(root).glob("*.json")):
         plan = read_plan(path)
@@ -1222,10 +1217,6 @@ def _corrected_attribution(
     plan: ReviewPlan, source: Path, items: Path, reviews: dict[str, Annotation], cb: Codebook
 ) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     """Figure 1 corrected: each item's stage from the reviewers' codes, PPI++ per system."""
-    from failcodes.attribution import ItemAttribution, human_attributions, is_all_high
-    from failcodes.report.corrected import attribution_numbers, attribution_rows
-    from failcodes.report.corrected import attribution_table as corrected_attribution_table
-
     coded = read_frame(source)
     claim_units: dict[tuple[str, str], list[str]] = {}
     for system, claim, unit in zip(
@@ -1355,8 +1346,6 @@ def _thin(stop: Any) -> str:
 
 def _compact(dist: pd.DataFrame) -> pd.DataFrame:
     """``system, claims, <verdict> = "n (p%)"`` for verdicts that occur (Table 5 shape)."""
-    from failcodes.verdicts import Verdict
-
     out = pd.DataFrame({"system": dist["system"], "claims": dist["n_claims"]})
     for v in Verdict:
         if v.value in dist and dist[v.value].sum() > 0:
@@ -1406,7 +1395,6 @@ def _review_versions(
     """
     if not review_files or cb is None:
         return None
-    from failcodes.reviewplan import people_only
     from failcodes.reviewversions import bring_reviews
     from failcodes.study.recode import lineage
 
@@ -1497,8 +1485,6 @@ def _known_codes(path: Path, reviews: list[Annotation], cb: Codebook) -> None:
     judge's 50% (with a judge run: "ratings ['Exact entity'] are not in the category list",
     naming no file, line or field).
     """
-    from failcodes.annotations import foreign_code
-
     lists = cb.code_lists()
     for i, ann in enumerate(reviews):
         found = None if ann.codebook.hash != cb.hash else foreign_code(ann, lists)
@@ -1590,7 +1576,6 @@ def _reopen(layout: StudyLayout, versions: ReviewVersions) -> list[ReopenUnits]:
     judge run whose codes the new review tasks pre-select.
     """
     from failcodes.disagreementio import read_disagreements
-    from failcodes.units import build_units, disagreement_traces
 
     out: list[ReopenUnits] = []
     for name in versions.files:
