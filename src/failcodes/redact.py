@@ -14,8 +14,9 @@ import os
 import re
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
-#: Query parameters that carry credentials in some endpoints' URLs.
-SECRET_PARAMS = ("key", "api_key", "apikey", "token", "access_token", "sig", "signature")
+#: Query parameters that carry credentials in some endpoints' URLs (compared lower-case, ``-``
+#: read as ``_``), and the endings of such names (``api-key``, ``subscription-key``, ``x_token``).
+SECRET_PARAMS = ("key", "token", "sig", "signature", "code", "password", "secret")
 
 #: The environment variables holding keys (judge providers, Label Studio).
 SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LABEL_STUDIO_API_KEY")
@@ -39,7 +40,7 @@ def redact_url(url: str | None) -> str | None:
     netloc = f"***@{host}{port}" if parts.username or parts.password else f"{host}{port}"
     query = urlencode(
         [
-            (k, "***" if k.lower() in SECRET_PARAMS else v)
+            (k, "***" if k.lower().replace("-", "_").endswith(SECRET_PARAMS) else v)
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
         ],
         safe="*",
