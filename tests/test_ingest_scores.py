@@ -41,11 +41,11 @@ def test_scores_at_or_above_the_threshold_are_supported(tmp_path: Path) -> None:
 
 
 def test_a_cell_that_is_no_score_names_its_line(tmp_path: Path) -> None:
-    rows = ROWS + "c4,X is Y.,Nothing.,n/a\n"
+    rows = ROWS + "c4,X is Y.,Nothing.,high\n"
     with pytest.raises(InputError) as info:
         _read(tmp_path, rows, verdict_threshold="0.5")
     assert (info.value.line, info.value.field) == (5, "verdict")
-    assert "expected a support score (a number), got 'n/a'" in str(info.value)
+    assert "expected a support score (a number), got 'high'" in str(info.value)
 
 
 @pytest.mark.parametrize(

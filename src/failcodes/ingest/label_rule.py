@@ -28,6 +28,7 @@ from enum import StrEnum
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import whole_number_text
+from failcodes.verdicts import MISSING_MARKS
 
 
 class Outcome(StrEnum):
@@ -141,7 +142,7 @@ class LabelRule:
         key = None
         if value is not None and not (isinstance(value, str) and not value.strip()):
             key = _key(value)
-            if self.implied and key in _MISSING and key not in self.outcomes:
+            if self.implied and key in MISSING_MARKS and key not in self.outcomes:
                 key = None  # R's NA, Excel's #N/A: no value, as the null they stand for
             elif key not in self.seen and len(self.seen) < _SEEN_CAP:
                 self.seen[key] = (str(value).strip(), path, line)
@@ -291,11 +292,6 @@ def _squash(key: str) -> str:
 _SEEN_CAP = 10_000
 #: Values named in :meth:`LabelRule.notes`' line of values given the implied opposite.
 _SHOWN = 10
-#: Marks of a missing value a table writer leaves (R's write.csv ``NA``, Excel's ``#N/A``),
-#: read as no value under an implied opposite unless the rule names them: there (``gold = bad ->
-#: error``) ``NA`` got no_error, one more true negative, where the same table as Parquet (a
-#: null) was refused. Not ``none`` or ``-``, which label sheets use for "no error".
-_MISSING = frozenset({"na", "n/a", "#n/a", "nan", "null"})
 
 
 _TRUTH = {

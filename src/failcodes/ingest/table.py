@@ -61,7 +61,7 @@ from failcodes.sheetio import ShownNumber
 from failcodes.spelling import spelling_key
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
-from failcodes.verdicts import ASSERTED, Verdict, is_truth, truths_line
+from failcodes.verdicts import ASSERTED, MISSING_MARKS, Verdict, is_truth, truths_line
 
 #: Map targets that fill the label (not the trace), with the Label field they fill.
 LABEL_TARGETS: dict[str, str] = {
@@ -1523,15 +1523,22 @@ def _verdict_column(exc: InputError, raw: Mapping[str, Any], spec: TableSpec) ->
 
 
 def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
-    """Whether the row's verdict column is missing or empty (a verifier that failed).
+    """Whether the row's verdict is missing, empty or a missing mark (a verifier that failed).
 
-    A system whose verdict is declared (``--verdict``) has none of its own to miss.
+    A system whose verdict is declared (``--verdict``) has none of its own to miss. A mark no
+    ``--alias`` names (R's ``NA``: :data:`~failcodes.verdicts.MISSING_MARKS`) is no verdict:
+    refused as an unknown verdict, its way through (``--alias NA=no_evidence``) read a failed
+    verifier as one that found no evidence (an error under ``-m non_supported``).
     """
     if spec.verdict_of(_row_system(raw, spec)) is not None:
         return False
     sources = [k for k, targets in spec.column_map.items() if "verdict" in targets]
     values = [raw.get(k) for k in sources or ["verdict"]]
-    return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
+    aliased = {str(k).strip().casefold() for k in spec.aliases}
+    return all(
+        v is None or (isinstance(v, str) and v.strip().casefold() in MISSING_MARKS - aliased | {""})
+        for v in values
+    )
 
 
 def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: TableSpec) -> None:

@@ -1,0 +1,110 @@
+"""Outside red-team of the data path, session 20 (t20red1): shapes the other tests do not use.
+
+Each test states the input, what main gave before the fix, and what it gives now, with the
+hand computation beside the assertion.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, int]]:
+    """system -> (TP, FP, FN, TN) of one mapping, from `metrics --format csv`."""
+    rows = csv.DictReader(io.StringIO(stdout))
+    return {
+        r["system"]: (int(r["tp"]), int(r["fp"]), int(r["fn"]), int(r["tn"]))
+        for r in rows
+        if r["mapping"] == mapping
+    }
+
+
+#: Two LLMs' verdicts, a column each, as R's write.csv writes a missing cell (NA), with
+#: Excel's #N/A and n/a beside it: the verifier gave no verdict on those rows.
+_R_WIDE = (
+    "id,claim,gpt,claude,gold\n"
+    "1,a,supported,supported,ok\n"
+    "2,b,refuted,NA,wrong\n"
+    "3,c,NA,refuted,wrong\n"
+    "4,d,n/a,supported,ok\n"
+    "5,e,supported,#N/A,ok\n"
+)
+
+
+def test_a_verdict_written_na_is_a_row_without_a_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main refused 'NA' as an unknown verdict, its way through `--alias NA=CANONICAL`; no
+    # canonical verdict means "no verdict", and --alias NA=no_evidence (n/a, #N/A too) read a
+    # failed verifier as one that found no evidence: gpt under non_supported TP 2 (rows 2, 3),
+    # FP 1 (row 4), TN 2, exit 0. Now a missing mark is a row without a verdict, as an empty
+    # cell: --option no_verdict=drop leaves it out, and its sentence's label counts as one the
+    # system flagged no error in (the default --without-claims no_error).
+    table = _write(tmp_path / "wide.csv", _R_WIDE)
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += ["--map", "id=sentence_id", "--verdict-column", "gpt", "--verdict-column", "claude"]
+    args += ["--label-rule", "gold = wrong -> error", "--option", "no_verdict=drop"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    # gpt rows 3 (NA), 4 (n/a); claude rows 2 (NA), 5 (#N/A)
+    assert (
+        "4 row(s) without a verdict left out (first at line 3; --option no_verdict=drop; "
+        "claude 2, gpt 2)" in err
+    )
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"]
+    code, stdout, err = run_cli([*args, "-m", "refuted", "-m", "non_supported"], capsys)
+    assert code == 0, err
+    # labels: 1 ok, 2 wrong, 3 wrong, 4 ok, 5 ok.
+    # gpt: 1 supported TN, 2 refuted TP, 3 dropped (wrong, no claim) FN, 4 dropped TN,
+    #      5 supported TN -> TP 1, FP 0, FN 1, TN 3 (both mappings: no no_evidence left).
+    # claude: 1 TN, 2 dropped FN, 3 refuted TP, 4 supported TN, 5 dropped TN -> 1, 0, 1, 3.
+    for mapping in ("refuted", "non_supported"):
+        assert _counts(stdout, mapping) == {"gpt": (1, 0, 1, 3), "claude": (1, 0, 1, 3)}
+
+
+def test_an_alias_naming_na_still_reads_it_and_metrics_names_the_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An alias names it: NA is that verdict (a verifier whose NA means "not applicable").
+    table = _write(tmp_path / "wide.csv", _R_WIDE)
+    traces = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--map", "id=sentence_id"]
+    args += ["--verdict-column", "gpt", "--verdict-column", "claude", "--map", "gold="]
+    args += ["--alias", "NA=out_of_scope", "--option", "no_verdict=drop"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    rows = [json.loads(line) for line in traces.read_text().splitlines()]
+    # NA on claude's row 2 and gpt's row 3; n/a (gpt 4) and #N/A (claude 5) dropped: 10 - 2
+    assert len(rows) == 8
+    assert sorted((r["system"], r["claim_id"]) for r in rows if r.get("raw_verdict") == "NA") == [
+        ("claude", "2"),
+        ("gpt", "3"),
+    ]
+    assert {r["verdict"] for r in rows if r.get("raw_verdict") == "NA"} == {"out_of_scope"}
+    # metrics given such traces directly: the way through is ingest's option, not an alias
+    direct = _write(
+        tmp_path / "direct.csv",
+        "system,question_id,sentence_id,claim_id,claim,verdict\nA,q1,1,1,a,supported\n"
+        "A,q1,2,2,b,NA\n",
+    )
+    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\n1,false\n2,true\n")
+    code, _, err = run_cli(["metrics", "--traces", str(direct), "--labels", str(labels)], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {direct}:3, field 'verdict': unknown verdict 'NA' (canonical "
+        "verdicts: ambiguous, no_evidence, out_of_scope, refuted, supported; a missing mark: "
+        "`ingest generic --option no_verdict=drop` leaves such rows out)",
+    )
