@@ -142,7 +142,7 @@ def test_wide_latex_tables_are_split_to_fit_the_page(tmp_path: Path) -> None:
 def test_layout_keeps_each_group_within_the_page_estimate() -> None:
     columns = ["subject", *(f"s{i}" for i in range(10))]
     rows = [["entity_match", *("0.500 [0.446, 0.557]",) * 10]]
-    for picked, spec in latex_layout(columns, rows, 1, "l" * len(columns)):
+    for picked, spec in latex_layout(columns, rows, 1):
         assert picked[0] == 0
         widths = []
         for j, s in zip(picked, _specs(spec), strict=True):

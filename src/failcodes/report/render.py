@@ -138,15 +138,13 @@ def _marker(i: int) -> str:
     return letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26]
 
 
-def footnoted(
-    frame: pd.DataFrame, note_columns: Sequence[str] = NOTE_COLUMNS
-) -> tuple[pd.DataFrame, list[list[str]], list[tuple[str, str]]]:
+def footnoted(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[list[str]], list[tuple[str, str]]]:
     """``frame`` without its note columns, each row's markers, and the footnotes.
 
     A note text shared by several rows is one footnote (one marker); a column named like a
     note (:data:`NOTE_COLUMNS`) is one only when it holds text.
     """
-    notes = [c for c in frame.columns if str(c) in note_columns]
+    notes = [c for c in frame.columns if str(c) in NOTE_COLUMNS]
     kept = frame.drop(columns=notes)
     order: dict[str, str] = {}
     markers: list[list[str]] = []
@@ -188,7 +186,6 @@ def latex_layout(
     columns: Sequence[str],
     rows: Sequence[Sequence[str]],
     keys: int,
-    align: str,
     limit: float = TEXTWIDTH_PT,
 ) -> list[tuple[list[int], str]]:
     """Column groups of a LaTeX table that each fit ``limit``, and their column specs.
@@ -215,7 +212,7 @@ def latex_layout(
     out = []
     for group in groups:
         picked = [*lead, *group]
-        specs = [align[j] if j < len(align) else "l" for j in picked]
+        specs = ["l"] * len(picked)
         room = limit - COLSEP_PT * len(picked)
         natural = [sizes[j][0] for j in picked]
         floor = [sizes[j][1] for j in picked]
@@ -251,12 +248,9 @@ def render_table(
     *,
     caption: str = "",
     label: str = "",
-    align: str | None = None,
-    headers: Mapping[str, str] | None = None,
     path: str | Path | None = None,
     key: Sequence[str] = (),
     keys: int = 1,
-    note_columns: Sequence[str] = NOTE_COLUMNS,
 ) -> str:
     """Render ``frame`` in ``fmt``; cells are formatted with 3 decimals for floats, '–' for NaN.
 
@@ -273,24 +267,18 @@ def render_table(
         buf = io.StringIO()
         safe_frame(frame, path or f"the table {label or caption!r}").to_csv(buf, index=False)
         return buf.getvalue()
-    kept, markers, notes = footnoted(frame, note_columns)
+    kept, markers, notes = footnoted(frame)
     kept, constant = _constant_keys(kept, keys)
     if constant:  # a naming column with one value for every row: said once, in the caption
         said = "; ".join(f"{c}: {v}" for c, v in constant)
         caption = f"{caption} ({said})" if caption else said
         keys -= len(constant)
-        if align:
-            align = "".join(
-                a for a, c in zip(align, frame.columns, strict=False) if c not in dict(constant)
-            )
-    columns = [str(c) for c in kept.columns]
-    names = [headers.get(c, c) if headers else c for c in columns]
+    names = [str(c) for c in kept.columns]
     rows = [[_cell(v) for v in row] for row in kept.itertuples(index=False, name=None)]
     template = _ENV.get_template(f"table.{fmt.value}.j2")
-    spec = align or "l" * len(columns)
-    groups = [(list(range(len(columns))), spec)]
+    groups = [(list(range(len(names))), "l" * len(names))]
     if fmt is TableFormat.LATEX:
-        groups = latex_layout(names, rows, keys, spec)
+        groups = latex_layout(names, rows, keys)
     parts = []
     for n, (picked, part_align) in enumerate(groups, start=1):
         part_caption = caption
