@@ -242,8 +242,8 @@ def test_healthver_dev_and_test_together_keep_their_claims_apart(
     # HealthVer's dev and test files share topics (47 of them, 161 claim ids on the
     # published files). Each file numbered its topic's claims from 1, so `ingest healthver
     # dev test` wrote hv-3-1 twice for two claims, exit 0, and every analysis of the file
-    # refused it (duplicate (system, claim_id)). Now a topic's claims are numbered on across
-    # the files: dev's ids as before, test's claim hv-3-2. By hand: dev's claim Supports
+    # refused it (duplicate (system, claim_id)). Now a claim's id holds its first pair id
+    # (t20red1): dev's hv-3-p1, test's hv-3-p2. By hand: dev's claim Supports
     # (supported), test's Refutes (refuted): supported 1, refuted 1.
     head = "id,evidence,claim,label,topic_ip,question\n"
     dev = _write(tmp_path / "healthver_dev.csv", head + "p1,e1,masks help,Supports,3,Q\n")
@@ -252,7 +252,7 @@ def test_healthver_dev_and_test_together_keep_their_claims_apart(
     code, _, err = run_cli(["ingest", "healthver", str(dev), str(test), "-o", str(out)], capsys)
     assert code == 0, err
     ids = [(r["claim_id"], r["claim"]) for r in map(json.loads, out.read_text().splitlines())]
-    assert ids == [("hv-3-1", "masks help"), ("hv-3-2", "garlic cures")]
+    assert ids == [("hv-3-p1", "masks help"), ("hv-3-p2", "garlic cures")]
     code, stdout, err = run_cli(
         ["metrics", "--traces", str(out), "--verdicts", "--format", "json"], capsys
     )

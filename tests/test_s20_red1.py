@@ -108,3 +108,47 @@ def test_an_alias_naming_na_still_reads_it_and_metrics_names_the_way_through(
         "verdicts: ambiguous, no_evidence, out_of_scope, refuted, supported; a missing mark: "
         "`ingest generic --option no_verdict=drop` leaves such rows out)",
     )
+
+
+def test_healthver_claim_ids_do_not_depend_on_the_files_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # HealthVer's dev and test share topics. main numbered a topic's claims on across the
+    # files given, so test's claims took other ids beside dev (on the published files 210 of
+    # test's 230), and labels made on `ingest healthver test.csv` fell on dev's claims when
+    # dev was given too: hv-3-1 (garlic, an error) named dev's 'masks help' (supported: FN),
+    # hv-3-2 (vitamin C, no error) test's 'garlic cures' (refuted: FP): FP 1, FN 1, exit 0
+    # (published files, labels = the oracle's refuted: TP 11, FP 27, FN 28, TN 164 for TP 39,
+    # TN 191). Now a claim's id holds its first HealthVer pair id: the same in either run.
+    head = "id,evidence,claim,label,topic_ip,question\n"
+    dev = _write(tmp_path / "healthver_dev.csv", head + "101,e1,masks help,Supports,3,Q\n")
+    test = _write(
+        tmp_path / "healthver_test.csv",
+        head + "201,e2,garlic cures,Refutes,3,Q\n202,e3,vitamin C cures,Neutral,3,Q\n",
+    )
+    alone, both = tmp_path / "test.jsonl", tmp_path / "both.jsonl"
+    for files, out in (([test], alone), ([dev, test], both)):
+        code, _, err = run_cli(["ingest", "healthver", *map(str, files), "-o", str(out)], capsys)
+        assert code == 0, err
+    ids = {r["claim"]: r["claim_id"] for r in map(json.loads, both.read_text().splitlines())}
+    assert ids == {
+        "masks help": "hv-3-101",
+        "garlic cures": "hv-3-201",
+        "vitamin C cures": "hv-3-202",
+    }
+    # a clinician's labels of test's claims, by the ids `ingest healthver test.csv` wrote
+    wrong = {"garlic cures": True, "vitamin C cures": False}
+    labels = _write(
+        tmp_path / "labels.jsonl",
+        "".join(
+            json.dumps({"claim_id": r["claim_id"], "has_error": wrong[r["claim"]]}) + "\n"
+            for r in map(json.loads, alone.read_text().splitlines())
+        ),
+    )
+    # by hand: garlic (an error) refuted TP; vitamin C (no error) no_evidence TN; masks
+    # unlabelled: TP 1, FP 0, FN 0, TN 1 in both runs
+    for traces in (alone, both):
+        args = ["metrics", "--traces", str(traces), "--labels", str(labels), "--level", "claim"]
+        code, stdout, err = run_cli([*args, "-m", "refuted", "--format", "csv"], capsys)
+        assert code == 0, err
+        assert _counts(stdout, "refuted") == {"healthver-t5": (1, 0, 0, 1)}

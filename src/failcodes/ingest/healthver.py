@@ -5,8 +5,8 @@ topic_ip, question``; one row per (retrieved passage, claim), ``label`` Supports
 Neutral judged manually per pair.
 
 Output: one trace per claim (``question_id`` = ``topic_ip``; ``claim_id`` = ``sentence_id`` =
-``hv-<topic_ip>-<n>``, n = order of first appearance within the topic, numbered on across the
-files given: dev and test share topics). Passages are the claim's
+``hv-<topic_ip>-<id>``, id = the HealthVer pair id of the claim's first row: a claim keeps its
+id whichever files are given, dev and test sharing topics). Passages are the claim's
 rows in file order (HealthVer publishes no retrieval score or rank, so rank = file order);
 ``gold`` = the passage is relevant evidence (Supports or Refutes), ``gold_verdict`` = its
 polarity (supported / refuted / no_evidence).
@@ -49,13 +49,12 @@ def oracle_verdict(polarities: Sequence[Verdict]) -> Verdict:
     return Verdict.NO_EVIDENCE
 
 
-def read_healthver(
-    path: str | Path, system: str = "healthver-t5", per_topic: dict[str, int] | None = None
-) -> list[Trace]:
+def read_healthver(path: str | Path, system: str = "healthver-t5") -> list[Trace]:
     """Read one HealthVer CSV into one trace per claim.
 
-    ``per_topic``: the claims numbered so far per topic, by the files read before (dev and
-    test share topics: numbered per file, each gave ``hv-3-1`` to another claim).
+    A claim's id holds its first pair id, not its place among its topic's claims: numbered
+    on across the files given, test's claims took other ids beside dev (210 of 230), and
+    labels made on test alone fell on dev's claims (TP 11, FP 27, FN 28 for TP 39, TN 191).
     """
     p = Path(path)
     if not p.is_file():
@@ -79,10 +78,8 @@ def read_healthver(
     if not groups:
         raise InputError("no rows after the header (expected one per claim and passage)", path=p)
     traces: list[Trace] = []
-    per_topic = {} if per_topic is None else per_topic
     for (topic, claim), rows in groups.items():
-        per_topic[topic] = per_topic.get(topic, 0) + 1
-        cid = f"hv-{topic}-{per_topic[topic]}"
+        cid = f"hv-{topic}-{rows[0][0]}"
         pols = [v for _, _, v in rows]
         counts = {
             v.value: pols.count(v)
@@ -127,9 +124,8 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     if not paths:
         raise ConfigError("the healthver adapter needs a healthver_*.csv file")
     traces: list[Trace] = []
-    per_topic: dict[str, int] = {}  # a topic's claims numbered on across the files
     for path in paths:
-        traces.extend(read_healthver(path, options.system or "healthver-t5", per_topic))
+        traces.extend(read_healthver(path, options.system or "healthver-t5"))
     notes = [
         f"{len(traces)} claims; verdict = retrieval-bounded oracle over gold passage "
         "polarities; gold = Supports/Refutes passage; HealthVer has no claim-level labels"
