@@ -489,9 +489,16 @@ class ReviewsResult(FrozenModel):
         result = self.review
         lines = []
         if result.pre_selected:
+            unrecorded = (
+                f"; {result.unrecorded} of them by assumption: their tasks hold predictions and "
+                "the export does not record what the reviewer was shown (no 'prediction' field)"
+                if result.unrecorded
+                else ""
+            )
             lines.append(
                 f"Assumed: {result.pre_selected} of {len(result.annotations)} annotations were "
-                "made with the judge's codes pre-selected (Label Studio predictions): a reviewer "
+                f"made with the judge's codes pre-selected (Label Studio predictions{unrecorded})"
+                ": a reviewer "
                 "who keeps them agrees with the judge more than a blind one may, so human vs "
                 "judge agreement and the corrected shares may lean toward the judge (push "
                 "without --judged for a blind review)"

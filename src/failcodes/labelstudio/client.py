@@ -290,6 +290,7 @@ class LabelStudioClient:
             # the reviews made with the judge's codes shown: per annotator's project too (the
             # first line of a blind pull said nothing of them, whatever the push pre-selected)
             merged.pre_selected += part.pre_selected
+            merged.unrecorded += part.unrecorded
             merged.drafts += part.drafts
             merged.projects.append(pid)
         return merged

@@ -53,6 +53,11 @@ class ReviewResult(StrictModel):
         description="Annotations kept that Label Studio made with a prediction shown (its "
         "'prediction' field): the judge's codes were pre-selected for the reviewer.",
     )
+    unrecorded: int = Field(
+        default=0,
+        description="Of pre_selected, annotations without a 'prediction' field on tasks that "
+        "hold predictions (an export through the tasks API): counted as made with them shown.",
+    )
     drafts: int = Field(
         default=0,
         description="Drafts in the tasks (saved in Label Studio, never submitted): not read.",
@@ -245,6 +250,7 @@ def annotations_from_export(
     # agreement and the report then stopped on "annotated unit ... twice", naming no file)
     kept: dict[tuple[str, str], tuple[int | None, Annotation, _Order]] = {}
     shown: set[tuple[str, str]] = set()  # kept annotations made with the judge's codes shown
+    unrecorded: set[tuple[str, str]] = set()  # of them, those the export does not record
     for task, (unit, task_id) in zip(tasks, checked, strict=True):
         task_project = task.get("project")
         if project is not None and task_project is not None and task_project != project:
@@ -258,7 +264,11 @@ def annotations_from_export(
         for place, raw in enumerate(task.get("annotations") or [], start=1):
             if not isinstance(raw, dict):
                 continue
-            if raw.get("parent_prediction") is not None and raw.get("lead_time") is None:
+            made = raw.get("parent_prediction") is not None and raw.get("lead_time") is None
+            # a prediction (model_version, which no annotation has) listed among a hand-merged
+            # export's annotations was a human coder agreeing with the judge on every unit
+            listed = "model_version" in raw and raw.get("completed_by") is None
+            if made or listed:
                 # Label Studio's "Create Annotations From Predictions" (Data Manager) turns the
                 # judge's codes into annotations of whoever clicked, never opened in the editor
                 # (no lead time): read as reviews, they agreed with the judge on every unit
@@ -268,7 +278,11 @@ def annotations_from_export(
                         unit_id=unit,
                         coder=_coder(raw.get("completed_by"), users) or "unknown-annotator",
                         message="the judge's prediction made into an annotation in Label Studio "
-                        "(parent_prediction, no lead time: never reviewed in the editor); not kept",
+                        "(parent_prediction, no lead time: never reviewed in the editor); not kept"
+                        if made
+                        else f"a prediction (model_version {raw['model_version']!r}, no "
+                        "completed_by) listed among the annotations: the judge's codes, not a "
+                        "review; not kept",
                     )
                 )
                 continue
@@ -298,15 +312,17 @@ def annotations_from_export(
                 if not later:
                     continue
             kept[key] = (task_id, ann, order)
-            if raw.get("prediction"):  # the prediction the reviewer saw, {} when none
-                shown.add(key)
-            else:
-                shown.discard(key)
+            # the prediction the reviewer saw, {} when none; no field at all (the tasks API
+            # leaves it out) on a task holding predictions was read as a blind review
+            unknown = "prediction" not in raw and bool(task.get("predictions"))
+            (shown.add if raw.get("prediction") or unknown else shown.discard)(key)
+            (unrecorded.add if unknown else unrecorded.discard)(key)
     result.annotations.extend(
         ann.model_copy(update={"judge_shown": True}) if key in shown else ann
         for key, (_, ann, _) in kept.items()
     )
     result.pre_selected = len(shown)
+    result.unrecorded = len(unrecorded)
     result.projects = sorted(projects)
     return result
 

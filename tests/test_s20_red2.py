@@ -1,0 +1,64 @@
+"""Session 20 red team (t20red2): agreement and human review on shapes the tests did not use."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from failcodes.annotationio import iter_annotations
+from tests.cli_helpers import run_cli
+from tests.judge_helpers import write_codebook
+from tests.labelstudio_helpers import toy_codebook
+from tests.test_outside_red12b import _ls_ann, _ls_task
+
+
+def _import(tmp_path: Path, tasks: list[dict[str, Any]], capsys: Any) -> tuple[str, str, Path]:
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks))
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    out = tmp_path / "h.jsonl"
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb), "-o", str(out)]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    return stdout, err, out
+
+
+def test_reviews_without_a_prediction_field_on_tasks_with_predictions_are_not_read_as_blind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Label Studio's tasks API (and exports built from it) leaves the annotation's
+    # 'prediction' field out (tasks/serializers.py: exclude = ['prediction', ...]); the task
+    # still lists its predictions (the judge's codes, pre-selected in the editor). Both reviews
+    # were read as blind: no "Assumed: ... pre-selected" line, judge_shown absent, exit 0.
+    one = _ls_task(1, [{**_ls_ann(3, "irrelevant"), "id": 11, "lead_time": 3.0}])
+    two = _ls_task(2, [{**_ls_ann(3, "exact_entity"), "id": 12, "lead_time": 2.0}])
+    one["predictions"], two["predictions"] = [1], [2]
+    # a third task with no predictions at all: blind, as before
+    three = _ls_task(3, [{**_ls_ann(3, "exact_entity"), "id": 13, "lead_time": 2.0}])
+    stdout, _, out = _import(tmp_path, [one, two, three], capsys)
+    assert stdout.splitlines()[0].startswith(
+        "Assumed: 2 of 3 annotations were made with the judge's codes pre-selected (Label "
+        "Studio predictions; 2 of them by assumption: their tasks hold predictions and the "
+        "export does not record what the reviewer was shown (no 'prediction' field)): "
+    )
+    assert sorted(a.judge_shown for a in iter_annotations(out)) == [False, True, True]
+
+
+def test_a_prediction_listed_among_the_annotations_is_not_a_review(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a hand-merged export listing the judge's prediction (model_version, score, no
+    # completed_by: fields of a Label Studio prediction, which no annotation has) among the
+    # annotations: it was kept as a human coder 'unknown-annotator-41' agreeing with the judge
+    pred = {"id": 41, "result": _ls_ann(3, "exact_entity")["result"], "model_version": "judge"}
+    task = _ls_task(5, [{**pred, "score": 0.9}, {**_ls_ann(3, "irrelevant"), "id": 42}])
+    stdout, err, out = _import(tmp_path, [task], capsys)
+    assert [a.coder for a in iter_annotations(out)] == ["label-studio-user-3"]
+    assert (
+        "a prediction (model_version 'judge', no completed_by) listed among the annotations: "
+        "the judge's codes, not a review; not kept"
+    ) in err
+    assert stdout.splitlines()[-1].startswith("1 annotations from 1 coder(s) on 1 tasks")
