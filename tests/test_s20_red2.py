@@ -62,3 +62,27 @@ def test_a_prediction_listed_among_the_annotations_is_not_a_review(
         "the judge's codes, not a review; not kept"
     ) in err
     assert stdout.splitlines()[-1].startswith("1 annotations from 1 coder(s) on 1 tasks")
+
+
+def test_a_skip_written_among_text_codes_is_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # r2 skipped units 3 and 6 and wrote 'skip': read as a third category, Fleiss 0.250
+    # (statsmodels fleiss_kappa over the counts yes/no/skip [[2,1,0],[0,3,0],[2,0,1],[1,2,0],
+    # [3,0,0],[0,2,1]] = 0.2500) where the cells left empty read 0.556, with no word
+    table = tmp_path / "skip.csv"
+    rows = ["1,yes,yes,no", "2,no,no,no", "3,yes,skip,yes", "4,no,no,yes", "5,yes,yes,yes"]
+    table.write_text("\n".join(["unit,r1,r2,r3", *rows, "6,no,skip,no"]) + "\n")
+    args = ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    [row] = json.loads(out)
+    assert row["value"] == pytest.approx(0.25)
+    assert (
+        "'skip' (2 rating(s), by r2) read as a category: a missing rating? leave those cells empty"
+    ) in row["notes"][0]
+    # among numbers it is refused, as 'missing' was (it read as a category, with no word)
+    table.write_text("unit,r1,r2\n1,1,2\n2,3,3\n3,2,skip\n4,4,4\n5,5,4\n")
+    code, _, err = run_cli(["agree", str(table)], capsys)
+    assert code == 2
+    assert "skip.csv:4, field 'r2': 'skip' among numeric ratings: a missing rating" in err

@@ -429,7 +429,9 @@ def is_number(value: object) -> bool:
 
 
 #: Cells that mark a missing rating in many exports (R's ``NA``, Excel's ``#N/A``, ``-``).
-MISSING_MARKS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "missing", "-", ".", "?"})
+MISSING_MARKS = frozenset(
+    {"na", "n/a", "#n/a", "nan", "null", "none", "missing", "-", ".", "?", "skip", "skipped"}
+)
 
 
 def missing_marks(cells: Sequence[object]) -> bool:
