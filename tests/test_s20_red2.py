@@ -86,3 +86,38 @@ def test_a_skip_written_among_text_codes_is_said_on_the_first_line(
     code, _, err = run_cli(["agree", str(table)], capsys)
     assert code == 2
     assert "skip.csv:4, field 'r2': 'skip' among numeric ratings: a missing rating" in err
+
+
+# 40 units, 4 codes: raters A and B, and C their consensus (A where they agree, else one of
+# the two: A on 8 of their 17 splits, B on 9), under a name no consensus word holds
+_ABC = (
+    "cbc ccc dbd ada dcc caa dcd ddd aaa dbd ddd bbb bbb add bbb cbb ccc ccc aaa abb "
+    "ddd add ddd ccc baa bbb bbb bdd aaa cbb aaa aba ddd ccc bbb bbb ddd dad bcc bbb"
+)
+
+
+def test_a_consensus_column_beside_two_raters_is_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # read as a third rater, C raised Fleiss to 0.618 (statsmodels fleiss_kappa of the three
+    # columns: 0.61776) from the two raters' 0.426 (0.42592), exit 0, with no word: the value
+    # rule starts at four columns. C equals A and B on all 23 units where they agree; A and B
+    # side with the other two on 23 + 9 and 23 + 8 of 40 (73%): binom.cdf(0, 23, 0.27) = 7e-4
+    table = tmp_path / "abc.csv"
+    lines = [f"{i},{','.join(r)}" for i, r in enumerate(_ABC.split(), start=1)]
+    table.write_text("\n".join(["id,A,B,C", *lines]) + "\n")
+    args = ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    [row] = json.loads(out)
+    assert row["value"] == pytest.approx(0.6177627880831926)
+    assert row["notes"][0].endswith(
+        "; C equals the row-wise majority of the other columns on 23 of 23 rows (the other "
+        "columns equal theirs on 73%): a consensus of A and B? read here as a rater (--raters "
+        "A,B leaves it out)"
+    )
+    code, out, err = run_cli([*args, "--raters", "A,B"], capsys)
+    assert code == 0, err
+    [row] = json.loads(out)
+    assert row["value"] == pytest.approx(0.42591810890671167)
+    assert "a consensus of" not in row["notes"][0]

@@ -200,6 +200,30 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
     return "".join(f"; {c}" for c in clauses) + _missing_clause(table)
 
 
+def _consensus_of_two(table: Any) -> str:
+    """For the first line: of three raters, one that sides with the other two where they agree.
+
+    A consensus (adjudicated) column beside exactly two raters, under a name no consensus word
+    holds (``C``), was a third rater: Fleiss 0.618 for the two raters' 0.426, with no word (the
+    value rule leaves a column out from four columns on). A much better rater than the other
+    two reads so too: said, not left out.
+    """
+    import numpy as np  # loaded already: the table is numpy's
+
+    from failcodes.stats.summaries import value_summaries
+
+    if len(table.raters) != 3:
+        return ""
+    rows = [[f"{v:g}" if np.isfinite(v) else None for v in row] for row in table.values]
+    found = value_summaries(rows, list(table.raters), min_columns=3).summaries
+    return "".join(
+        f"; {s.column} {s.reason.split(': a majority')[0]}: a consensus of "
+        f"{' and '.join(two)}? read here as a rater (--raters {','.join(two)} leaves it out)"
+        for s in found
+        for two in [[r for r in table.raters if r != s.column]]
+    )
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -686,6 +710,7 @@ class AgreeRequest(Request):
                 )
                 rows.extend(_row(r, **extra) for r in results)
                 said[key] = _table_clauses(table, frame, results, self.categories is not None)
+                said[key] += "" if self.raters else _consensus_of_two(table)
                 # a --weights-matrix too: its rows are the values given, a level nobody gave
                 # (3 of 1, 2, 4, 5) has no row, unsaid where linear weights said it
                 if table.labels is None and self.categories is None:

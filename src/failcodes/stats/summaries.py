@@ -323,9 +323,15 @@ class ValueCheck:
     ambiguous: tuple[str, ...] = ()
 
 
-def value_summaries(rows: Sequence[Sequence[str | None]], columns: Sequence[str]) -> ValueCheck:
-    """Columns that are a function of the others (see the module docstring)."""
-    if len(columns) < MIN_COLUMNS:
+def value_summaries(
+    rows: Sequence[Sequence[str | None]], columns: Sequence[str], min_columns: int = MIN_COLUMNS
+) -> ValueCheck:
+    """Columns that are a function of the others (see the module docstring).
+
+    ``min_columns=3``: of three columns, one that sides with the other two wherever they agree
+    (``agree`` says it on its first line; a much better rater than the other two does too).
+    """
+    if len(columns) < min_columns:
         return ValueCheck()
     fits = majority_fits(rows, columns)
     found: list[Summary] = []
