@@ -152,3 +152,54 @@ def test_healthver_claim_ids_do_not_depend_on_the_files_given(
         code, stdout, err = run_cli([*args, "-m", "refuted", "--format", "csv"], capsys)
         assert code == 0, err
         assert _counts(stdout, "refuted") == {"healthver-t5": (1, 0, 0, 1)}
+
+
+def test_the_tools_own_parquet_says_a_system_read_closed_book_as_jsonl_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # System A's traces carry no passage and no retriever, and nothing declares its evidence:
+    # read as closed-book, its disagreements blamed on verification. `disagreements` said so
+    # on its Assumed line for the traces as JSONL; the same traces as the tool's own Parquet
+    # (ingest's -o t.parquet) said nothing: the count was not read from that file. Now ingest
+    # writes it in the Parquet footer and the line is the JSONL's, word for word.
+    table = _write(
+        tmp_path / "t.csv",
+        "id,claim,verdict,gold\n1,a,supported,wrong\n2,b,refuted,ok\n3,c,supported,ok\n",
+    )
+    labels = tmp_path / "l.jsonl"
+    lines = []
+    for out in (tmp_path / "t.jsonl", tmp_path / "t.parquet"):
+        args = ["ingest", "generic", str(table), "-o", str(out), "--labels-out", str(labels)]
+        code, _, err = run_cli(
+            [
+                *args,
+                "--map",
+                "id=sentence_id",
+                "--system",
+                "A",
+                "--label-rule",
+                "gold = wrong -> error",
+            ],
+            capsys,
+        )
+        assert code == 0, err
+        disagreements = tmp_path / f"d-{out.suffix[1:]}.jsonl"
+        code, stdout, err = run_cli(
+            [
+                "disagreements",
+                "--traces",
+                str(out),
+                "--labels",
+                str(labels),
+                "-o",
+                str(disagreements),
+            ],
+            capsys,
+        )
+        assert code == 0, err
+        lines.append(stdout.splitlines()[0])
+        # by hand: s1 an error, supported (FN); s2 no error, refuted (FP); s3 TN: 2 rows
+        assert len(disagreements.read_text().splitlines()) == 2
+    jsonl, parquet = lines
+    assert "evidence not declared for A: read as closed-book (no passages or retriever on" in jsonl
+    assert parquet == jsonl

@@ -88,6 +88,7 @@ from failcodes.traceio import (
 )
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import (
+    UNDECLARED_KEY,
     EvidenceSource,
     Passage,
     Trace,
@@ -1479,8 +1480,25 @@ def _vocabulary(con: Any, column: str, table: str = "rows") -> list[str]:
 
 
 def _given(loaded: _Rows) -> dict[str, Any]:
-    """The columns' fields the load's facts fill (none for the tool's own Parquet)."""
-    return loaded.facts.given() if loaded.facts is not None else {}
+    """The columns' fields the load's facts fill (the tool's own Parquet: its footers').
+
+    Its footers' :data:`~failcodes.traces.UNDECLARED_KEY` counts, summed (None: a file
+    without them, written before they were).
+    """
+    if loaded.facts is not None:
+        return loaded.facts.given()
+    undeclared: dict[str, list[int]] = {}
+    for path in loaded.paths:
+        if not engine.footer_holds(path, UNDECLARED_KEY):
+            return {}
+        try:
+            counts = json.loads(engine.footer_of(path, loaded.con)[0][UNDECLARED_KEY])
+            for system, (bare, retrieving) in counts.items():
+                seen = undeclared.setdefault(str(system), [0, 0])
+                seen[0], seen[1] = seen[0] + int(bare), seen[1] + int(retrieving)
+        except (engine.core().Error, KeyError, ValueError, TypeError, AttributeError):
+            return {}  # a footer the tool did not write: nothing is known
+    return {"undeclared": undeclared}
 
 
 def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:

@@ -110,8 +110,8 @@ class TraceColumns:
     #: The traces the columns were made from (in-memory input; rows index them).
     objects: Sequence[Trace] | None = None
     #: Per system, its traces of no declared evidence source: [bare, retrieving]
-    #: (:func:`~failcodes.traces.tally_undeclared`); None: not counted (the tool's own
-    #: Parquet, whose ingest refused a system of both kinds).
+    #: (:func:`~failcodes.traces.tally_undeclared`; the tool's own Parquet: its footer's);
+    #: None: not known (a Parquet file written before its footer held them).
     undeclared: Mapping[str, Sequence[int]] | None = None
     #: Traces whose verdict field was true/false, read as supported/refuted (0 for the tool's
     #: own Parquet, whose verdicts are canonical).

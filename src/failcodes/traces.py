@@ -191,6 +191,12 @@ def check_declared_systems(declared: Mapping[str, EvidenceSource], systems: Iter
             )
 
 
+#: The Parquet footer key of an ingest's :func:`tally_undeclared` counts (JSON, per system):
+#: the tool's own Parquet is not read again for them, and without them no command said its
+#: systems read closed-book (:func:`closed_book_line`), as it says them of the same JSONL.
+UNDECLARED_KEY = b"failcodes.undeclared_evidence"
+
+
 def tally_undeclared(
     tally: dict[str, list[int]],
     system: str,

@@ -8,6 +8,7 @@ declarations (which a study derives from its pipelines).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -349,6 +350,7 @@ def _write_traces(
     from failcodes.dropped import Dropped
     from failcodes.tracelines import TraceLine, with_evidence
     from failcodes.traces import (
+        UNDECLARED_KEY,
         Trace,
         check_declared_systems,
         closed_book_line,
@@ -377,7 +379,7 @@ def _write_traces(
 
     def dropped() -> dict[bytes, bytes]:  # asked once the stream has ended
         left_out: Dropped = result.dropped if result.stream is None else result.stream.dropped
-        return left_out.footer()
+        return {**left_out.footer(), UNDECLARED_KEY: json.dumps(derived, sort_keys=True).encode()}
 
     traceio.write_traces(out, each(), batch=batch, footer=dropped)
     result.settle()
