@@ -4639,6 +4639,14 @@ def _id_parquets(traces: list[object], labels: list[object]) -> Setup:
     return setup
 
 
+#: What a has_error that is no boolean adds: the label rule that reads it (t20red1).
+HAS_ERROR_WAY = (
+    "labels written other than true/false or 1/0 (ja/nein, a scale, blanks)? failcodes ingest "
+    "generic-labels FILE -o OUT --label-rule 'has_error in {ERROR VALUES} -> error; has_error "
+    "in {OTHER VALUES} -> no_error; otherwise -> skip'"
+)
+
+
 def _has_error_parquet(d: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -4808,14 +4816,14 @@ SESSION11_CASES: list[Case] = [
         ("ingest", "generic-labels", "{d}/l.csv", "-o", "{d}/o.jsonl"),
         _write({"l.csv": "sentence_id,has_error\n1,0.0\n2,2.0\n"}),
         line="failcodes: error: {d}/l.csv:3, field 'has_error': Input should be a valid "
-        "boolean, unable to interpret input (got '2.0')",
+        "boolean, unable to interpret input (got '2.0'); " + HAS_ERROR_WAY,
     ),
     Case(
         "ingest-generic-labels/has-error-float-two-parquet",
         ("ingest", "generic-labels", "{d}/l.parquet", "-o", "{d}/o.jsonl"),
         _has_error_parquet,
         line="failcodes: error: {d}/l.parquet:2, field 'has_error': Input should be a valid "
-        "boolean, unable to interpret input (got 2.0)",
+        "boolean, unable to interpret input (got 2.0); " + HAS_ERROR_WAY,
     ),
     # 4.5 as an id: 1.10 and 1.1 are one float, so two ids would be one (a49ecc5)
     Case(

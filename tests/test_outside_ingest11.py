@@ -122,7 +122,10 @@ def test_has_error_written_as_a_float_reads_alike_in_csv_and_parquet(
         assert code == 2
         assert err.strip().splitlines() == [
             f"failcodes: error: {labels}:{3 if labels is csv else 2}, field 'has_error': Input "
-            f"should be a valid boolean, unable to interpret input (got {got})"
+            f"should be a valid boolean, unable to interpret input (got {got}); labels "
+            "written other than true/false or 1/0 (ja/nein, a scale, blanks)? failcodes ingest "
+            "generic-labels FILE -o OUT --label-rule 'has_error in {ERROR VALUES} -> error; "
+            "has_error in {OTHER VALUES} -> no_error; otherwise -> skip'"
         ]
         assert not out.exists()
 

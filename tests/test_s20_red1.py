@@ -203,3 +203,39 @@ def test_the_tools_own_parquet_says_a_system_read_closed_book_as_jsonl_does(
     jsonl, parquet = lines
     assert "evidence not declared for A: read as closed-book (no passages or retriever on" in jsonl
     assert parquet == jsonl
+
+
+def test_a_label_column_of_other_words_names_the_label_rule_that_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A clinician's sheet in German (ja/nein): has_error read as a boolean refused 'ja' with
+    # "Input should be a valid boolean" and no way through. The line now names the label
+    # rule, both outcomes spelt out (a single '-> error' clause with 'otherwise -> skip' would
+    # have skipped every 'nein': no no_error label). Taken: TP 1, FP 1, FN 1, TN 1 by hand.
+    traces = _write(
+        tmp_path / "t.csv",
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "A,q1,7,7,a,refuted\nA,q1,8,8,b,supported\nA,q2,9,9,c,refuted\nA,q2,10,10,d,supported\n",
+    )
+    sheet = _write(tmp_path / "l.csv", "sentence_id,has_error\n7,ja\n8,nein\n9,nein\n10,ja\n")
+    code, _, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(sheet)], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {sheet}:2, field 'has_error': Input should be a valid boolean, "
+        "unable to interpret input (got 'ja'); labels written other than true/false or 1/0 "
+        "(ja/nein, a scale, blanks)? failcodes ingest generic-labels FILE -o OUT --label-rule "
+        "'has_error in {ERROR VALUES} -> error; has_error in {OTHER VALUES} -> no_error; "
+        "otherwise -> skip'",
+    )
+    labels = tmp_path / "l.jsonl"
+    rule = "has_error in {ja} -> error; has_error in {nein} -> no_error; otherwise -> skip"
+    code, _, err = run_cli(
+        ["ingest", "generic-labels", str(sheet), "-o", str(labels), "--label-rule", rule], capsys
+    )
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    # 7 ja refuted TP; 8 nein supported TN; 9 nein refuted FP; 10 ja supported FN
+    assert _counts(stdout, "refuted") == {"A": (1, 1, 1, 1)}

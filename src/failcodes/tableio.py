@@ -498,6 +498,12 @@ def _validation_error(
         message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     else:
         message = f"{err.get('msg', 'invalid value')} (got {clip(repr(err.get('input')), 80)})"
+    if field == "has_error" and kind in ("bool_parsing", "missing"):  # ja/nein, 1-5, a blank
+        message += (
+            "; labels written other than true/false or 1/0 (ja/nein, a scale, blanks)? "
+            "failcodes ingest generic-labels FILE -o OUT --label-rule 'has_error in {ERROR "
+            "VALUES} -> error; has_error in {OTHER VALUES} -> no_error; otherwise -> skip'"
+        )
     if unknown and kind in named and foreign:
         message += f" ({map_hint(convert)})"
     counted = len(missing) + len(unknown) if kind in named else 1
