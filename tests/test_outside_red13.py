@@ -332,6 +332,11 @@ def test_a_pipeline_redeclared_closed_book_leaves_no_retrieval_table_of_the_earl
     # again without a retrieval run, and Table 8 must go with it. It stayed: the report showed
     # the earlier run's 'retrieval quality' of a closed-book pipeline's citations.
     toml.write_text(toml.read_text().replace('evidence = "retrieved"', 'evidence = "none"'))
+    # the earlier retrieval run is no longer the study's: the report refuses it (its quote
+    # checks were shown), and runs once it is moved out
+    with pytest.raises(failcodes.errors.FailcodesError, match=r"judge/d/retrieval \(no passage"):
+        failcodes.run_study(study)
+    shutil.rmtree(study / "judge" / "d" / "retrieval")
     failcodes.run_study(study)
     stages = (attribution / "attribution.csv").read_text().splitlines()[1:]
     assert [line.split(",")[6] for line in stages] == ["verification", "verification"]

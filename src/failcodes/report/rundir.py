@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from failcodes.panel import QuoteShare
     from failcodes.reviewplan import ReviewPlan
     from failcodes.reviewversions import ReviewVersions
+    from failcodes.study.config import StudyFile
 
 _T = TypeVar("_T")
 
@@ -1620,11 +1621,13 @@ def _check_study_datasets(layout: StudyLayout) -> None:
     from failcodes.study.config import load_study
 
     try:
-        named = {d.name for d in load_study(layout.root).datasets}
+        study = load_study(layout.root)
     except FailcodesError:
         return
+    named = {d.name for d in study.datasets}
     extra = [name for name in layout.datasets() if name not in named]
     if not extra:
+        _check_unplanned_outputs(layout, study)
         return
     traces = {trace_dataset(p): p for p in layout.trace_files()}
     found: list[str] = []
@@ -1644,6 +1647,42 @@ def _check_study_datasets(layout: StudyLayout) -> None:
         "data set again",
         path=layout.study_file,
     )
+
+
+def _check_unplanned_outputs(layout: StudyLayout, study: StudyFile) -> None:
+    """Refuse judge runs and attributions of a named data set the study's plan no longer has.
+
+    A label corrected so that a data set has no disagreement left, or a kind taken out of
+    ``[judge] kinds``, leaves the earlier run's outputs: the report showed them as this
+    study's (2 disagreements of sysC attributed, its Table 8 column and panel agreement, where
+    its metrics now count none), exit 0, every planned step finished.
+    """
+    from failcodes.study.plan import plan_work
+
+    try:
+        names = {s.name for s in plan_work(study, layout)}
+    except FailcodesError:  # said where the plan is made (run, the changed steps)
+        return
+    found: list[str] = []
+    for ds in study.datasets:
+        none = f"attribute {ds.name}" not in names  # no disagreement with a claim now
+        if none and layout.attribution(ds.name).exists():
+            found.append(f"attribution/{ds.name} (no disagreement with a claim now)")
+        for kind in JUDGE_KINDS:
+            run = layout.judge_current(ds.name, kind)
+            if not run.is_dir() or {f"judge {kind} {ds.name}", f"recode {kind} {ds.name}"} & names:
+                continue
+            why = f"no {'passage' if kind == 'retrieval' else kind} to judge now"
+            why = "not in [judge] kinds" if kind not in study.judge.kinds else why
+            why = "no disagreement now" if none else why
+            found.append(f"{run.relative_to(layout.root)} ({why})")
+    if found:
+        raise InputError(
+            "the folder holds outputs of an earlier run that the study's plan no longer has: "
+            f"{listed(found)}; the report would show their codes and counts as this study's; "
+            "delete them (or move them out of the study folder), or plan them again",
+            path=layout.study_file,
+        )
 
 
 def _judged_once(found: Iterable[tuple[Path, Annotation]]) -> list[Annotation]:
