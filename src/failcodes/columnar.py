@@ -41,9 +41,9 @@ from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import byte_blocks, byte_lines, jsonl_lines, jsonl_object
+from failcodes.labelcols import LabelColumns
 from failcodes.labels import (
     Label,
-    LabelColumns,
     TraceTexts,
     label_systems,
     labelled_texts,

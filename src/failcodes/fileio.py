@@ -42,8 +42,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from failcodes.errors import InputError, OutputError
 from failcodes.runlock import alive
 
@@ -492,6 +490,8 @@ class AtomicBatch:
 
 def _plain(obj: Any) -> Any:
     """JSON data with pydantic models (at any depth) dumped to plain values."""
+    from pydantic import BaseModel  # (not at the top: a labels ingest imports no pydantic)
+
     if isinstance(obj, BaseModel):
         return obj.model_dump(mode="json")
     if isinstance(obj, dict):
@@ -502,6 +502,8 @@ def _plain(obj: Any) -> Any:
 
 
 def _json_text(obj: Any, indent: int | None) -> str:
+    from pydantic import BaseModel
+
     if isinstance(obj, BaseModel):
         return obj.model_dump_json(indent=indent)
     return json.dumps(_plain(obj), indent=indent, ensure_ascii=False, allow_nan=False, default=str)

@@ -1,7 +1,7 @@
 """Labels and sentences files: flat models, one record per line or row (JSONL, CSV or Parquet).
 
 :func:`read_labels` reads clinical labels: a model per label, or with ``columns=True`` a
-:class:`~failcodes.labels.LabelColumns` (a JSONL file is then decoded by msgspec straight into
+:class:`~failcodes.labelcols.LabelColumns` (a JSONL file is then decoded by msgspec straight into
 columns when every line is one pydantic accepts unchanged). It refuses two labels for one
 target by one annotator (:func:`label_once`, :func:`target_once`) and, given traces, a label
 for a sentence or claim they do not hold (:func:`validate_labels`); sentence-level analysis
@@ -21,23 +21,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-from pydantic import BaseModel
-
 from failcodes import jsonio
 from failcodes.errors import InputError
 from failcodes.fileio import AtomicBatch
 from failcodes.jsonio import iter_jsonl, keys_vouched
-from failcodes.labels import (  # the checks live with the labels (core): one place
+from failcodes.labelcols import (
+    LABEL_FIELDS,
     TOTAL_ID_FIELDS,
-    Label,
     LabelColumns,
     first_total_id,
     label_column,
     label_scope_problem,
     total_id_problem,
-    validate_labels,
 )
-from failcodes.sentences import Sentence
 from failcodes.tableio import (
     NUMBER_ID_FIELDS,
     UTF8_BOM,
@@ -48,19 +44,22 @@ from failcodes.tableio import (
     drop_nones,
     id_problem,
     id_text,
-    msgspec_type,
     rename_fields,
     required_fields,
     stage_table,
     validate_record,
     write_in_batch,
 )
-from failcodes.traces import Trace
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # no pydantic model imported to read and write a JSONL labels file (issue 30)
+    from pydantic import BaseModel
+
+    from failcodes.labelmodel import Label
+    from failcodes.sentences import Sentence
     from failcodes.tracecols import TraceColumns
+    from failcodes.traces import Trace
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 # ------------------------------------------------------------------------------------------
@@ -226,10 +225,7 @@ def _label_decoder() -> Any:
     """
     import msgspec
 
-    fields: list[tuple[Any, ...]] = []
-    for name, info in Label.model_fields.items():
-        kind = msgspec_type(info.annotation, info.metadata)
-        fields.append((name, kind) if info.is_required() else (name, kind, None))
+    fields = [(n, bool) if n == "has_error" else (n, str | None, None) for n in LABEL_FIELDS]
     line = msgspec.defstruct(
         "LabelLine", fields, kw_only=True, forbid_unknown_fields=True, gc=False
     )
@@ -252,7 +248,7 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
     """
     if column_map or detect_format(path) is not Format.JSONL:
         return None
-    names = tuple(Label.model_fields)
+    names = LABEL_FIELDS
     columns: list[list[Any]] = [[] for _ in names]
     given: list[set[str]] = []
     lines: array.array[int] = array.array("q")
@@ -290,9 +286,10 @@ def _fast_label_columns(path: Path, column_map: Mapping[str, str] | None) -> Lab
             read += piece.count(b"\n")
             for column, values, seen in zip(columns, held, shared, strict=True):
                 column.extend(values if seen is None else map(seen.setdefault, values, values))
-            for pattern in set(_absent(held)).difference(patterns):
+            absent = list(_absent(held))
+            for pattern in set(absent).difference(patterns):
                 patterns[pattern] = {n for n, a in zip(names, pattern, strict=True) if not a}
-            given.extend(map(patterns.__getitem__, _absent(held)))
+            given.extend(map(patterns.__getitem__, absent))
             lines.extend(at)
     out = LabelColumns.from_columns(dict(zip(names, columns, strict=True)), given)
     out.lines = lines
@@ -419,7 +416,7 @@ def read_labels(
     is (with ``traces``) a label for a sentence or claim the traces do not contain (see
     :func:`failcodes.labels.check_labels_against_traces` for the exact rule). ``seen`` lets a
     caller check duplicates across several files. With ``columns`` the labels are kept as
-    :class:`~failcodes.labels.LabelColumns` (same labels and errors, no model per label).
+    :class:`~failcodes.labelcols.LabelColumns` (same labels and errors, no model per label).
     """
     p = Path(path)
     # a foreign field's refusal names the --map of ingest generic-labels (metrics has none);
@@ -428,7 +425,9 @@ def read_labels(
     labels: list[Label] | LabelColumns
     if columns:
         held = _fast_label_columns(p, column_map)
-        if held is None:
+        if held is None:  # a model per label (pydantic imported only here)
+            from failcodes.labelmodel import Label
+
             held = LabelColumns()
             for line, label in _iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS, convert):
                 held.append(label)
@@ -438,6 +437,8 @@ def read_labels(
         labels = held
         lines = held.lines
     else:
+        from failcodes.labelmodel import Label
+
         listed = list(_iter_flat(p, Label, column_map, _SHARED_LABEL_FIELDS, convert))
         labels = [label for _, label in listed]
         lines = array.array("q", (line for line, _ in listed))
@@ -475,6 +476,8 @@ def read_labels(
                 seen, claim, sentence, question, annotator, path=p, line=line, system=system
             )
     if traces is not None:
+        from failcodes.labels import validate_labels
+
         validate_labels(labels, traces, path=p, lines=lines)
     return labels
 
@@ -484,7 +487,7 @@ def _check_label_ids(
 ) -> None:
     """Refuse a blank, padded (``" 0:c1"`` missed ``0:c1`` without a word) or totals row's id.
 
-    A totals row: :func:`failcodes.labels.total_id_problem`.
+    A totals row: :func:`failcodes.labelcols.total_id_problem`.
     """
     # looked at in C (a few distinct values of a compacted column once); ``filter`` drops None
     held: Sequence[Any] = ids if isinstance(ids, list) else list(set(ids))
@@ -506,12 +509,14 @@ def write_labels(
     """Write labels atomically in the format given by the extension of ``path``.
 
     Shared labels (none names a system) are written without a ``system`` column. Labels
-    held as :class:`~failcodes.labels.LabelColumns` go to JSONL from their columns.
+    held as :class:`~failcodes.labelcols.LabelColumns` go to JSONL from their columns.
     """
     if isinstance(labels, LabelColumns) and detect_format(path) is Format.JSONL:
         held = labels
         write_in_batch(batch, lambda b: _stage_label_lines(b, Path(path), held))
         return
+    from failcodes.labelmodel import Label
+
     rows = list(labels)
     omit = () if any(label.system is not None for label in rows) else ("system",)
     _write_flat(path, Label, rows, batch, omit)
@@ -526,7 +531,7 @@ def _label_line() -> Any:
     """A msgspec struct of :class:`Label`'s fields, in order, its unset (None) ones left out."""
     import msgspec
 
-    fields = [(name, Any, None) for name in Label.model_fields]
+    fields = [(name, Any, None) for name in LABEL_FIELDS]
     return msgspec.defstruct("LabelOut", fields, omit_defaults=True, gc=False)
 
 
@@ -540,7 +545,7 @@ def _stage_label_lines(b: AtomicBatch, path: Path, labels: LabelColumns) -> None
     import msgspec
 
     encode_lines = msgspec.json.Encoder().encode_lines
-    rows = map(_label_line(), *(labels.column(name) for name in Label.model_fields))
+    rows = map(_label_line(), *map(labels.column, LABEL_FIELDS))
     with b.stage(path).open("wb") as fh:
         while chunk := list(itertools.islice(rows, _LINES_AT_ONCE)):
             fh.write(encode_lines(chunk))
@@ -550,6 +555,8 @@ def write_sentences(
     path: str | Path, sentences: Iterable[Sentence], *, batch: AtomicBatch | None = None
 ) -> None:
     """Write answer sentences atomically in the format given by the extension of ``path``."""
+    from failcodes.sentences import Sentence
+
     _write_flat(path, Sentence, list(sentences), batch)
 
 

@@ -54,7 +54,8 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.labels import Label, SentenceLabelCodes, check_in_memory, label_column, label_flags
+from failcodes.labelcols import label_column
+from failcodes.labels import Label, SentenceLabelCodes, check_in_memory, label_flags
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
 from failcodes.labelscope import (
     Answered,

@@ -29,9 +29,7 @@ import types
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
-
-from pydantic import BaseModel, ValidationError
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from failcodes.csvcells import check_nul, neutralise, restore
 from failcodes.errors import InputError, clip, listed
@@ -48,7 +46,10 @@ from failcodes.sheetio import (
     title_hint,
 )
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:  # imported where used: reading a labels file imports no pydantic (issue 30)
+    from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound="BaseModel")
 
 
 def pyarrow_modules() -> tuple[Any, Any]:
@@ -530,6 +531,8 @@ def validate_record(
     Raises :class:`InputError` naming the file, line and field of the first problem;
     ``convert``: the ingest command whose ``--map`` renames foreign fields (:func:`map_hint`).
     """
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(record)
     except ValidationError as exc:
@@ -543,6 +546,8 @@ def read_model_json(path: str | Path, model: type[M], *, what: str | None = None
     naming the file, the line of the field and the field (``what``, e.g. "not a panel
     report", heads the message).
     """
+    from pydantic import ValidationError
+
     src = Path(path)
     try:
         return model.model_validate(read_json(src))
@@ -887,6 +892,8 @@ def _arrow_type(annotation: Any) -> Any:
     if origin is tuple:
         return pa.list_(_arrow_type(get_args(annotation)[0]))
     if isinstance(annotation, type):
+        from pydantic import BaseModel
+
         if issubclass(annotation, BaseModel):
             return _arrow_struct(annotation)
         if issubclass(annotation, bool):

@@ -56,7 +56,8 @@ from failcodes.ingest.label_targets import RuleLabels
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
-from failcodes.labels import TOTAL_ID_FIELDS, Label, total_id_problem
+from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
+from failcodes.labels import Label
 from failcodes.sheetio import ShownNumber
 from failcodes.spelling import spelling_key
 from failcodes.tracelines import TraceLine, Voucher
