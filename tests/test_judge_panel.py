@@ -20,7 +20,7 @@ from failcodes.judge import (
     read_annotations,
 )
 from failcodes.judge.panelrun import Member, member_dir, member_names, read_panel, run_panel
-from failcodes.panel import consensus, inter_judge_agreement, review_priority
+from failcodes.panel import consensus, inter_judge_agreement, split_units
 from failcodes.units import UnitKind, retrieval_units
 from tests.cli_helpers import run_cli
 from tests.fakeserver import FakeServer
@@ -259,12 +259,12 @@ def test_majority_ties_and_multi_label_votes() -> None:
     }
     assert inference.consensus == ["overreach"] and not inference.tie
     assert unit.split and unit.ties == []
-    # two members, one each: a tie on that dimension -> listed first in the review priority
+    # two members, one each: a tie on that dimension -> a split unit (ties listed first)
     two = {"m1": panel["m1"], "m3": panel["m3"]}
     [tied] = consensus(two, part)
     assert tied.dimensions["grounding"].tie and tied.dimensions["grounding"].consensus == []
     assert tied.dimensions["grounding"].decided_by == "undecided"  # no primary judge named
-    assert review_priority(two, part) == {"u1": 0}
+    assert split_units([tied]) == ["u1"]
     # the primary judge breaks it with its own code: m3 said ungrounded, m1 grounded
     [broken] = consensus(two, part, primary="m3")
     assert broken.dimensions["grounding"].consensus == ["ungrounded"]
@@ -278,7 +278,7 @@ def test_majority_ties_and_multi_label_votes() -> None:
     [three] = consensus(panel, part, primary="m3")
     assert three.dimensions["grounding"].consensus == ["grounded"]  # m3 is outvoted 2 to 1
     assert three.dimensions["grounding"].decided_by == "majority" and three.rule == "majority"
-    assert review_priority({"m1": panel["m1"], "m2": panel["m1"]}, part) == {"u1": 2}
+    assert split_units(consensus({"m1": panel["m1"], "m2": panel["m1"]}, part)) == []  # unanimous
     # agreement is refused for a one-member panel
     with pytest.raises(Exception, match="at least two members"):
         inter_judge_agreement({"m1": panel["m1"]}, part)

@@ -10,8 +10,8 @@ Pure core (annotations in, tables out; :func:`failcodes.judge.run_panel` runs th
   half gave is a tie, kept when the primary gave it. With two members there is no majority:
   every disagreement is a tie, so the primary decides it (:func:`panel_warnings` says so).
   Each vote records the rule that decided it (:data:`RULES`).
-- :func:`split_units`: units where the members disagree on at least one dimension (the review
-  plan lists them first: :func:`review_priority`).
+- :func:`split_units`: units where the members disagree on at least one dimension, ties first
+  (what ``review plan --panel-splits`` reviews).
 - :func:`inter_judge_agreement`: agreement between the members per dimension (nominal, over
   the dimension's codes) and per code (binary: carries the code or not; this is also how a
   multi-label dimension is compared), with Fleiss' kappa, Krippendorff's alpha and Gwet's AC1
@@ -229,17 +229,6 @@ def split_units(units: Iterable[PanelUnit]) -> list[str]:
     tied = [u.unit_id for u in units if u.ties]
     split = [u.unit_id for u in units if u.split and not u.ties]
     return [*tied, *split]
-
-
-def review_priority(panel: Panel, part: Part) -> dict[str, int]:
-    """Unit id -> review priority: 0 tie on some dimension, 1 other split, 2 unanimous.
-
-    For the review plan (``failcodes review plan``): units the panel splits on come first.
-    """
-    out: dict[str, int] = {}
-    for unit in consensus(panel, part):
-        out[unit.unit_id] = 0 if unit.ties else (1 if unit.split else 2)
-    return out
 
 
 def _matrix(
