@@ -239,3 +239,53 @@ def test_a_label_column_of_other_words_names_the_label_rule_that_reads_it(
     assert code == 0, err
     # 7 ja refuted TP; 8 nein supported TN; 9 nein refuted FP; 10 ja supported FN
     assert _counts(stdout, "refuted") == {"A": (1, 1, 1, 1)}
+
+
+def test_a_label_column_per_system_beside_verdict_columns_is_refused_with_its_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A wide sheet: a verdict column and a clinician's label column per system. `ingest
+    # generic --verdict-column gpt --verdict-column claude --label-rule 'gpt_label = wrong ->
+    # error'` gave every system's traces gpt_label's labels (claude_label left out in a note):
+    # claude scored on GPT's labels, FP 1, FN 1, TN 1 for TP 1, TN 2 on its own, exit 0. The
+    # rule's column is now refused as a mapped column named after a system is.
+    sheet = _write(
+        tmp_path / "wide.csv",
+        "id,claim,gpt,claude,gpt_label,claude_label\n"
+        "1,a,supported,refuted,ok,wrong\n2,b,refuted,supported,wrong,ok\n"
+        "3,c,supported,supported,ok,ok\n",
+    )
+    args = ["ingest", "generic", str(sheet), "--map", "id=sentence_id", "--option", "unmapped=drop"]
+    both = ["--verdict-column", "gpt", "--verdict-column", "claude"]
+    out = tmp_path / "t.jsonl"
+    rule = ["--label-rule", "gpt_label = wrong -> error", "--labels-out", str(tmp_path / "l.jsonl")]
+    code, _, err = run_cli([*args, *both, "-o", str(out), *rule], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {sheet}:1, field 'gpt_label': column 'gpt_label' names system "
+        "'gpt', but --verdict-column gives every system's trace the same columns (claude's "
+        "would hold it too): ingest each system apart (its --verdict-column, its own --map; its "
+        "own --label-rule, --option label_scope=system; the label files made one with ingest "
+        "generic-labels A B -o OUT) and give the trace files together",
+    )
+    assert not out.exists()
+    # the way through, as the line says it
+    traces, labels = [], []
+    for system in ("gpt", "claude"):
+        t, lab = tmp_path / f"t_{system}.jsonl", tmp_path / f"l_{system}.jsonl"
+        rule = ["--label-rule", f"{system}_label = wrong -> error", "--labels-out", str(lab)]
+        own = ["--verdict-column", system, "-o", str(t), "--option", "label_scope=system"]
+        code, _, err = run_cli([*args, *own, *rule], capsys)
+        assert code == 0, err
+        traces += ["--traces", str(t)]
+        labels.append(str(lab))
+    merged = tmp_path / "labels.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", *labels, "-o", str(merged)], capsys)
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", *traces, "--labels", str(merged), "-m", "refuted", "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    # gpt on gpt_label: 1 supported/ok TN, 2 refuted/wrong TP, 3 TN -> 1, 0, 0, 2
+    # claude on claude_label: 1 refuted/wrong TP, 2 supported/ok TN, 3 TN -> 1, 0, 0, 2
+    assert _counts(stdout, "refuted") == {"gpt": (1, 0, 0, 2), "claude": (1, 0, 0, 2)}

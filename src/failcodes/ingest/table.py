@@ -191,17 +191,25 @@ class TableSpec:
         names = dict(sorted(names.items(), key=lambda kv: -len(kv[0])))  # gpt-4o before gpt
         shared = {c for c, t in self.column_map.items() if set(t) - set(LABEL_TARGETS)}
         shared |= {p.column for p in self.passage_columns}
+        # --label-rule 'gpt_label = wrong -> error': claude scored on GPT's labels (FP 1, FN 1
+        # for TP 1, TN 2 on its own claude_label, exit 0)
+        rule = self.label_rule.column if self.label_rule is not None else None
         for column in columns:
-            if column not in shared:
+            if column != rule and column not in shared:
                 continue
             for name, system in names.items():
                 if re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", column.casefold()):
                     other = next(s for _, s in self.verdict_columns if s != system)
+                    own = (
+                        "; its own --label-rule, --option label_scope=system; the label "
+                        "files made one with ingest generic-labels A B -o OUT"
+                    )
                     return column, (
                         f"column {column!r} names system {system!r}, but --verdict-column gives "
                         f"every system's trace the same columns ({other}'s would hold it too): "
-                        "ingest each system apart (its --verdict-column, its own --map) and "
-                        "give the trace files together"
+                        "ingest each system apart (its --verdict-column, its own --map"
+                        f"{own if column == rule else ''}) "
+                        "and give the trace files together"
                     )
         return None
 
