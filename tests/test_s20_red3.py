@@ -132,3 +132,23 @@ def test_a_report_refuses_judge_runs_and_attribution_its_plan_no_longer_has(
     shutil.rmtree(root / "judge/d3/reasoning")
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
+
+
+def test_stale_reviews_name_each_reason_once() -> None:
+    # after a bump that split 'indirect' and removed 'unverifiable_source', 15 of 30 reviews
+    # were stale: 'indirect' alone, 'unverifiable_source' alone, or both (one reason string
+    # joined with '; '). The note read "(e: 'indirect' ...; e: 'indirect' ...; t: ... (and 1
+    # more))": 3 distinct strings, the same reason twice and a 'more' that was not there
+    from failcodes.report.rundir import _version_notes
+    from failcodes.reviewversions import FileReviews, ReviewVersions
+
+    split = "evidence_polarity: 'indirect' was split or removed in version 2"
+    removed = "trustworthy: 'unverifiable_source' was split or removed in version 2"
+    stale = {"u1": split, "u2": f"{split}; {removed}", "u3": removed}
+    got = FileReviews(stale=stale, versions={1})
+    [note] = _version_notes(
+        ReviewVersions(target=bundled(version=2), files={"review/a.jsonl": got})
+    )
+    assert note.endswith(
+        f"; 3 stale, left out of the agreement and the corrected tables ({split}; {removed})"
+    )

@@ -1532,7 +1532,8 @@ def _version_notes(versions: ReviewVersions) -> list[str]:
                 "(that review counts)"
             )
         if got.stale:
-            reasons = sorted(set(got.stale.values()))
+            # each reason once: a review stale for two reasons holds both, joined with '; '
+            reasons = sorted({r for why in got.stale.values() for r in why.split("; ")})
             shown = "; ".join(reasons[:2]) + (
                 f" (and {len(reasons) - 2} more)" if len(reasons) > 2 else ""
             )
