@@ -121,3 +121,26 @@ def test_a_consensus_column_beside_two_raters_is_said_on_the_first_line(
     [row] = json.loads(out)
     assert row["value"] == pytest.approx(0.42591810890671167)
     assert "a consensus of" not in row["notes"][0]
+
+
+def test_rater_columns_named_like_units_are_a_transposed_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # five readers (rows) answered four questions (columns): read as given the questions were
+    # four raters of five units, Fleiss -0.067 (statsmodels fleiss_kappa over the columns),
+    # where the readers' own agreement on the four questions is 0.200 (over the rows), exit 0:
+    # fewer question columns than rows, and 'reader' is no rater name of a unit column
+    table = tmp_path / "readers.csv"
+    rows = ["Ann,yes,no,yes,no", "Bob,yes,no,no,no", "Cat,yes,yes,yes,no", "Dan,no,no,yes,no"]
+    table.write_text("\n".join(["reader,q1,q2,q3,q4", *rows, "Eve,yes,no,yes,yes"]) + "\n")
+    code, _, err = run_cli(["agree", str(table)], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:1: 4 rater columns (q1, q2, q3, ...) named like units: is "
+        "the table one row per rater and one column per unit? agreement needs one row per "
+        "unit: transpose it (to read it as given, name the raters with --raters)"
+    )
+    args = ["agree", str(table), "--raters", "q1,q2,q3,q4", "--stat", "fleiss", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(-0.0666666666666667)

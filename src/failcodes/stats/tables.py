@@ -37,6 +37,7 @@ from failcodes.stats.summaries import (
     value_summaries,
 )
 from failcodes.stats.tableshape import (
+    ID_NAMES,
     RATER_NAMES,
     id_named,
     is_number,
@@ -348,6 +349,12 @@ def _rater_named(column: str) -> bool:
     return rater_word(column) is not None or bool(names.intersection(words))
 
 
+def _unit_named(column: str) -> bool:
+    """Whether a column is named like one unit: an id word and a number (``q3``, ``case_12``)."""
+    stem = re.fullmatch(r"([a-z]+)[ _.#-]*\d+", "_".join(name_words(column)))
+    return stem is not None and (stem[1] in ID_NAMES or stem[1] in ("q", "question"))
+
+
 def choose_columns(
     frame: pd.DataFrame,
     *,
@@ -438,10 +445,15 @@ def choose_columns(
         unnamed = unit_column is None and unit is not None and not id_named(unit)
         wide = len(named_out) >= max(6, 2 * len(frame))
         panel = all(map(_rater_named, named_out)) and not (unit and _rater_named(unit))
-        if (wide or (unnamed and len(named_out) > len(frame))) and not panel:
+        # every rater column named like a unit (`name,q1,...,q4` over five readers: Fleiss
+        # -0.067 over the questions for the readers' 0.200)
+        units = len(named_out) > 1 and all(map(_unit_named, named_out))
+        many = wide or (unnamed and len(named_out) > len(frame))
+        if (many or units) and not panel:
             raise InputError(
-                f"{len(named_out)} rater columns ({', '.join(named_out[:3])}, ...) for "
-                f"{len(frame)} rows: is the table one row per rater and one column per unit? "
+                f"{len(named_out)} rater columns ({', '.join(named_out[:3])}, ...) "
+                + (f"for {len(frame)} rows" if many else "named like units")
+                + ": is the table one row per rater and one column per unit? "
                 "agreement needs one row per unit: transpose it (to read it as given, name "
                 "the raters with --raters)",
                 path=source,
