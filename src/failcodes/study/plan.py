@@ -60,8 +60,13 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:40] or "input"
 
 
-def _part(layout: StudyLayout, ds: str, n: int, spec_path: str, what: str) -> Path:
-    """``data/<ds>.parts/<n>-<first input>.<what>.jsonl``: one ingest's share of a data set."""
+def _part(layout: StudyLayout, ds: str, n: int, spec_path: str, what: str, merged: bool) -> Path:
+    """``data/<ds>.parts/<n>-<first input>.<what>.jsonl``: one ingest's share of a data set.
+
+    Not ``merged`` (one ingest writes the data set's ``what``): the data set's own file.
+    """
+    if not merged:
+        return layout.traces(ds) if what == "traces" else layout.labels(ds)
     stem = Path(spec_path.removeprefix(BUNDLED_PREFIX)).name.split(".")[0]
     return layout.data_dir / f"{ds}.parts" / f"{n}-{_slug(stem)}.{what}.jsonl"
 
@@ -120,27 +125,15 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
             traces_out = outputs[n]
             first = spec.paths[0]
             if traces_out:
-                out = (
-                    _part(layout, ds.name, n, first, "traces")
-                    if merged_traces
-                    else (layout.traces(ds.name))
-                )
+                out = _part(layout, ds.name, n, first, "traces", merged_traces)
                 trace_parts.append(out)
             else:
-                out = (
-                    _part(layout, ds.name, n, first, "labels")
-                    if merged_labels
-                    else (layout.labels(ds.name))
-                )
+                out = _part(layout, ds.name, n, first, "labels", merged_labels)
                 label_parts.append(out)
             written = [out]
             labels_out = None
             if spec.labels and traces_out:
-                labels_out = (
-                    _part(layout, ds.name, n, first, "labels")
-                    if merged_labels
-                    else layout.labels(ds.name)
-                )
+                labels_out = _part(layout, ds.name, n, first, "labels", merged_labels)
                 label_parts.append(labels_out)
                 written.append(labels_out)
             options = ingest_options_of(spec)
@@ -168,19 +161,12 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
                     dataset=ds.name,
                 )
             )
+        merges: list[tuple[str, list[Path], IngestRequest]] = []
         if merged_traces:
             request = IngestRequest(
                 adapter="generic", paths=trace_parts, out=layout.traces(ds.name), evidence=evidence
             )
-            steps.append(
-                Step(
-                    f"merge traces {ds.name}",
-                    request,
-                    inputs=tuple(trace_parts),
-                    outputs=(layout.traces(ds.name),),
-                    dataset=ds.name,
-                )
-            )
+            merges.append(("traces", trace_parts, request))
         if merged_labels:
             # one file per system, each with the shared labels of its sentences: a sentence
             # labelled alike in several parts is one label (labelled otherwise: refused)
@@ -190,12 +176,14 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
                 out=layout.labels(ds.name),
                 option=["duplicates=same"],
             )
+            merges.append(("labels", label_parts, request))
+        for what, parts, request in merges:
             steps.append(
                 Step(
-                    f"merge labels {ds.name}",
+                    f"merge {what} {ds.name}",
                     request,
-                    inputs=tuple(label_parts),
-                    outputs=(layout.labels(ds.name),),
+                    inputs=tuple(parts),
+                    outputs=(request.out,),
                     dataset=ds.name,
                 )
             )
