@@ -126,10 +126,17 @@ def test_a_report_refuses_judge_runs_and_attribution_its_plan_no_longer_has(
     # the labels as they were, and reasoning taken out of [judge] kinds: its run is refused
     (root / "labels.jsonl").write_text(_labels(labels), encoding="utf-8")
     study.write_text(STALE_STUDY.format(kinds='["retrieval"]'), encoding="utf-8")
+    recoded = root / "judge/d3/reasoning.v0002"  # a re-code run of the kind (after a bump)
+    recoded.mkdir()
+    (recoded / "recode.jsonl").write_text("", encoding="utf-8")
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 2
-    assert "plan no longer has: judge/d3/reasoning (not in [judge] kinds);" in err
+    assert (  # both named at once: the run read (the re-code run), then the one under it
+        "plan no longer has: judge/d3/reasoning (not in [judge] kinds), "
+        "judge/d3/reasoning.v0002 (not in [judge] kinds);" in err
+    )
     shutil.rmtree(root / "judge/d3/reasoning")
+    shutil.rmtree(recoded)
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
 

@@ -1670,13 +1670,17 @@ def _check_unplanned_outputs(layout: StudyLayout, study: StudyFile) -> None:
         if none and layout.attribution(ds.name).exists():
             found.append(f"attribution/{ds.name} (no disagreement with a claim now)")
         for kind in JUDGE_KINDS:
-            run = layout.judge_current(ds.name, kind)
-            if not run.is_dir() or {f"judge {kind} {ds.name}", f"recode {kind} {ds.name}"} & names:
+            if {f"judge {kind} {ds.name}", f"recode {kind} {ds.name}"} & names:
                 continue
             why = f"no {'passage' if kind == 'retrieval' else kind} to judge now"
             why = "not in [judge] kinds" if kind not in study.judge.kinds else why
             why = "no disagreement now" if none else why
-            found.append(f"{run.relative_to(layout.root)} ({why})")
+            # the judge run and its re-code runs, all at once (one named after the other)
+            runs = [
+                layout.judge_run(ds.name, kind),
+                *dict(layout.judge_recode_runs(ds.name, kind)).values(),
+            ]
+            found += [f"{run.relative_to(layout.root)} ({why})" for run in runs if run.is_dir()]
     if found:
         raise InputError(
             "the folder holds outputs of an earlier run that the study's plan no longer has: "
