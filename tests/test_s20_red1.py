@@ -289,3 +289,31 @@ def test_a_label_column_per_system_beside_verdict_columns_is_refused_with_its_wa
     # gpt on gpt_label: 1 supported/ok TN, 2 refuted/wrong TP, 3 TN -> 1, 0, 0, 2
     # claude on claude_label: 1 refuted/wrong TP, 2 supported/ok TN, 3 TN -> 1, 0, 0, 2
     assert _counts(stdout, "refuted") == {"gpt": (1, 0, 0, 2), "claude": (1, 0, 0, 2)}
+
+
+def test_a_verdict_written_as_a_dash_or_none_is_a_row_without_a_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A spreadsheet's '-' and a program's 'None' in the verdict column: refused as unknown
+    # verdicts, the way through '--alias -=CANONICAL' made them a verdict. Now rows without a
+    # verdict, as NA is (test above): --option no_verdict=drop leaves them out.
+    table = _write(
+        tmp_path / "t.csv",
+        "id,claim,verdict,gold\n1,a,refuted,wrong\n2,b,-,wrong\n3,c,None,ok\n4,d,supported,ok\n",
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += ["--map", "id=sentence_id", "--system", "A", "--label-rule", "gold = wrong -> error"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.startswith(f"failcodes: error: {table}:3, field 'verdict': no verdict (")
+    assert err.rstrip().endswith("--option no_verdict=drop leaves such rows out, counted in a note")
+    code, _, err = run_cli([*args, "--option", "no_verdict=drop"], capsys)
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    # 1 wrong refuted TP; 4 ok supported TN; rows 2 and 3 dropped, and with them their
+    # labels (no system's row kept them: their claims count in no metric) -> TP 1, TN 1
+    assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}

@@ -52,10 +52,12 @@ DEFAULT_ALIASES: dict[str, Verdict] = {
     "out of scope": Verdict.OUT_OF_SCOPE,
 }
 
-#: Marks of a missing value a table writer leaves (R's write.csv ``NA``, Excel's ``#N/A``):
-#: in a verdict column, a row without a verdict (as an empty cell), unless ``--alias`` names
-#: it. Not ``none`` or ``-``, which label sheets use for "no error".
+#: Marks of a missing value a table writer leaves (R's write.csv ``NA``, Excel's ``#N/A``).
+#: Not ``none`` or ``-``, which label sheets use for "no error".
 MISSING_MARKS = frozenset({"na", "n/a", "#n/a", "nan", "null"})
+#: In a verdict column, a row without a verdict (as an empty cell) unless ``--alias`` names
+#: it: those and a spreadsheet's ``-``, a program's ``None``.
+NO_VERDICT_MARKS = MISSING_MARKS | {"-", "none"}
 
 
 def normalize_verdict(
@@ -102,7 +104,7 @@ def normalize_verdict(
     except KeyError:
         known = ", ".join(sorted({v.value for v in Verdict}))
         way = "map it with `failcodes ingest --alias RAW=CANONICAL`"
-        if key in MISSING_MARKS:  # R's NA: no verdict, which no alias says
+        if key in NO_VERDICT_MARKS:  # R's NA: no verdict, which no alias says
             way = "a missing mark: `ingest generic --option no_verdict=drop` leaves such rows out"
         raise InputError(
             f"unknown verdict {raw!r} (canonical verdicts: {known}; {way})",

@@ -62,7 +62,7 @@ from failcodes.sheetio import ShownNumber
 from failcodes.spelling import spelling_key
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
-from failcodes.verdicts import ASSERTED, MISSING_MARKS, Verdict, is_truth, truths_line
+from failcodes.verdicts import ASSERTED, NO_VERDICT_MARKS, Verdict, is_truth, truths_line
 
 #: Map targets that fill the label (not the trace), with the Label field they fill.
 LABEL_TARGETS: dict[str, str] = {
@@ -1535,7 +1535,7 @@ def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
     """Whether the row's verdict is missing, empty or a missing mark (a verifier that failed).
 
     A system whose verdict is declared (``--verdict``) has none of its own to miss. A mark no
-    ``--alias`` names (R's ``NA``: :data:`~failcodes.verdicts.MISSING_MARKS`) is no verdict:
+    ``--alias`` names (R's ``NA``: :data:`~failcodes.verdicts.NO_VERDICT_MARKS`) is no verdict:
     refused as an unknown verdict, its way through (``--alias NA=no_evidence``) read a failed
     verifier as one that found no evidence (an error under ``-m non_supported``).
     """
@@ -1545,7 +1545,8 @@ def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
     values = [raw.get(k) for k in sources or ["verdict"]]
     aliased = {str(k).strip().casefold() for k in spec.aliases}
     return all(
-        v is None or (isinstance(v, str) and v.strip().casefold() in MISSING_MARKS - aliased | {""})
+        v is None
+        or (isinstance(v, str) and v.strip().casefold() in NO_VERDICT_MARKS - aliased | {""})
         for v in values
     )
 
