@@ -54,7 +54,7 @@ def read_ratings_frame(path: str | Path) -> Any:
                 raise InputError(hint, path=p, line=1)
             _check_rating_cells(frame, p, lines)
         elif is_spreadsheet(p):
-            records = list(sheet_rows(p))
+            records = list(sheet_rows(p, as_shown=True))
             frame = pd.DataFrame([rec for _, rec in records], columns=sheet_header(p))
             lines = [line for line, _ in records]
             _check_rating_cells(frame, p, lines)

@@ -78,9 +78,42 @@ _PADDING = re.compile(r"0{2,}")
 _PADS = re.compile(r"(?<![.0-9])0{2,}")
 
 
+class RoundedNumber(float):
+    """A number Excel shows rounded by its number format (2.6 formatted ``0``: shown as 3).
+
+    :func:`sheet_rows` reads it as the number it holds, and says so (``cell``, ``format``).
+    """
+
+    cell: str
+    format: str
+
+
+#: A number format's parts that show no digit: quoted text, ``[colour]``, escaped characters.
+_FORMAT_TEXT = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')
+
+
+def _rounded(value: float, fmt: str) -> bool:
+    """Whether ``fmt`` (a number format) shows ``value`` with fewer decimals than it holds."""
+    part = _FORMAT_TEXT.sub("", fmt.split(";")[0])
+    if not re.search(r"[0#?]", part) or re.search(r"[eEyYmMdDhHsS/@]", part):
+        return False  # General (up to 11 digits), scientific, a date, a fraction, text
+    decimals = len(re.findall(r"[0#?]", part.partition(".")[2])) if "." in part else 0
+    shown = value * 100.0 ** part.count("%") * 10.0**decimals
+    return abs(shown - round(shown)) > 1e-6 * max(1.0, abs(shown))
+
+
 def _formatted(cell: Any) -> Any:
-    """A cell's value (:func:`_cell`), a :class:`ShownNumber` where its format pads it."""
+    """A cell's value (:func:`_cell`), a :class:`ShownNumber` where its format pads it.
+
+    A :class:`RoundedNumber` where its format shows it rounded.
+    """
     value = _cell(cell.value)
+    if type(value) is float and getattr(cell, "has_style", False):
+        if _rounded(value, cell.number_format):
+            held = RoundedNumber(value)
+            held.cell, held.format = cell.coordinate, cell.number_format
+            return held
+        return value
     if type(value) is not int or not getattr(cell, "has_style", False):
         return value
     fmt = cell.number_format
@@ -960,19 +993,21 @@ def _other_sheets(path: Path, *, hint: bool = True) -> str:
     )
 
 
-def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def sheet_rows(path: str | Path, *, as_shown: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, record)`` for every non-empty row under the header (missing cells left out).
 
     A value in a column without a header name is an error naming its row and column. A
     workbook of several sheets whose first sheet is empty, or has no rows under its header,
-    is an error naming the sheets (the table is most likely on another).
+    is an error naming the sheets (the table is most likely on another). A number its format
+    shows rounded (1.4 shown as 1) is read as held, and said; ``as_shown``: refused (a rating).
     """
     p = Path(path)
     clock = _Clock(p)
     scan = check_workbook(p)
     header: list[str] | None = None
     header_line = 1
-    count = 0
+    count = rounded = 0
+    first: RoundedNumber | None = None
     for line, cells in _rows(p, clock, scan):
         if all(c is None for c in cells):
             continue
@@ -1002,6 +1037,20 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 line=line,
                 field=header[failed] if failed < len(header) else column_letter(failed),
             )
+        shown = next((i for i, c in enumerate(cells) if type(c) is RoundedNumber), None)
+        if shown is not None:
+            first = first or cells[shown]
+            if as_shown:  # 2.6 shown as 3: a rating of its own beside the 3s, none agreeing
+                raise InputError(
+                    f"cell {first.cell} holds {first!r}, which Excel shows rounded (number "
+                    f"format {first.format!r}): each value held is a rating; round the values "
+                    "in the sheet (=ROUND) or show all their decimals",
+                    path=p,
+                    line=line,
+                    field=header[shown] if shown < len(header) else column_letter(shown),
+                )
+            rounded += sum(type(c) is RoundedNumber for c in cells)
+            cells = tuple(float(c) if type(c) is RoundedNumber else c for c in cells)
         count += 1
         yield line, {name: c for name, c in zip(header, cells, strict=False) if c is not None}
     if header is None:
@@ -1012,6 +1061,13 @@ def sheet_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         hint = _other_sheets(p)
         if hint:
             raise InputError(f"no rows under the header{hint}", path=p, line=header_line)
+    if first is not None:
+        _say(
+            p,
+            f"{p}: {rounded} cell{'s hold numbers' if rounded > 1 else ' holds a number'} "
+            f"Excel shows rounded by a number format (first {first.cell}: {first!r}, format "
+            f"{first.format!r}), read as held, not as shown",
+        )
     if len(scan.sheets) > 1:  # said once the rows are read: a bad row's error stays one line
         _say(p, other_sheets_note(p, scan))
 
