@@ -144,3 +144,38 @@ def test_rater_columns_named_like_units_are_a_transposed_table(
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(-0.0666666666666667)
+
+
+def test_human_vs_judge_agreement_says_how_many_reviews_saw_the_judges_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # alice's 6 reviews of the offline judge's units, 4 made with the judge's codes
+    # pre-selected (judge_shown, as labelstudio pull writes them): the corrected shares'
+    # caption said so, the human vs judge agreement (where a reviewer who keeps the judge's
+    # codes raises kappa most) said nothing
+    from failcodes.report.rundir import load_run_dir
+    from tests.test_outside_red16b import _review_study
+
+    ee, pe, irr = "exact_entity", "partial_entity", "irrelevant"
+    root = _review_study(tmp_path, [ee, ee, pe, irr, ee, irr], {"alice": [ee, pe, pe, irr, ee, ee]})
+    path = root / "review" / "alice.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for line in lines[:4]:
+        line["judge_shown"] = True
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    notes = load_run_dir(root).notes["agreement"]
+    assert (
+        "4 of 6 reviews made with the judge's codes pre-selected (Label Studio predictions, "
+        "push --judged): a reviewer who keeps them agrees with the judge more than a blind one "
+        "may, so human vs judge agreement may lean toward the judge"
+    ) in notes
+    # agree on the reviews and the judge's codes: its first line says it too
+    both = tmp_path / "both.jsonl"
+    judge = root / "judge" / "d" / "retrieval" / "annotations.jsonl"
+    both.write_text(path.read_text(encoding="utf-8") + judge.read_text(encoding="utf-8"))
+    code, out, err = run_cli(["agree", str(both), "--bootstrap", "0", "--format", "json"], capsys)
+    assert code == 0, err
+    assert (
+        "; 4 of 6 human annotations made with the judge's codes pre-selected (Label Studio "
+        "predictions, push --judged): human vs machine agreement may lean toward the judge"
+    ) in json.loads(out)[0]["notes"][0]

@@ -326,6 +326,14 @@ def annotation_shape_line(
             line += f"; one code per unit on {', '.join(single)}"
     else:
         line += "; one code per unit on every dimension (no multi-label dimension)"
+    shown = sum(a.judge_shown for a in items)
+    if shown:  # a reviewer who keeps the judge's codes raises human vs machine agreement
+        humans = sum(a.coder_kind is CoderKind.HUMAN for a in items)
+        line += (
+            f"; {shown} of {humans} human annotations made with the judge's codes pre-selected "
+            "(Label Studio predictions, push --judged): human vs machine agreement may lean "
+            "toward the judge"
+        )
     return line
 
 

@@ -624,6 +624,16 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 "units it codes"
             )
         agreement_notes.extend(_unequal_rates(root, humans))
+        # reviews made with the judge's codes shown were said under the corrected shares only,
+        # where human vs judge agreement leans toward the judge first
+        compared = [a for a in humans if a.unit_id not in left_out]
+        preselected = sum(a.judge_shown for a in compared)
+        if preselected:
+            agreement_notes.append(
+                _judged_text(preselected, len(compared))[2:].replace(
+                    "the human and corrected shares", "human vs judge agreement"
+                )
+            )
         review_rows, per_code, unjudged = _review_agreement(
             [a for a in humans if a.unit_id not in left_out],
             judge_files,
