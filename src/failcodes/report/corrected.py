@@ -86,10 +86,10 @@ def corrected_notes_key(part: UnitKind) -> str:
     return f"corrected:{part.value}"
 
 
-def _estimate(strata: list[Stratum], confidence: float) -> tuple[ShareEstimates | None, str | None]:
-    """The cell's estimates, or None and why (a cell too small to estimate says so)."""
+def _estimate(strata: list[Stratum]) -> tuple[ShareEstimates | None, str | None]:
+    """The cell's 95% estimates, or None and why (a cell too small to estimate says so)."""
     try:
-        return share_estimates(strata, confidence=confidence), None
+        return share_estimates(strata), None
     except StatisticsError as exc:
         return None, str(exc)
 
@@ -100,7 +100,6 @@ def corrected_rows(
     humans: Mapping[str, Annotation],
     part: Part,
     *,
-    confidence: float = 0.95,
     narrow: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """One dict per cell (system x subcode, and the all-high rate) with all three estimates.
@@ -163,7 +162,7 @@ def corrected_rows(
                     y = [float(code_id in humans[str(u)].code_set(dim_id)) for u in rev["unit_id"]]
                 clusters = [str(u) for u in rev["unit_id"]]
                 strata.append(Stratum(y=y, yhat=yhat, yhat_unlabeled=yhat_u, clusters=clusters))
-            estimates, reason = _estimate(strata, confidence)
+            estimates, reason = _estimate(strata)
             units = set(rows.loc[cell_reviewed, "unit_id"].astype(str))
             # a unit in several rows of one system (a duplicated chunk or claim) is one review:
             # its rows count as one unit in the intervals (Stratum.clusters), and a cell needs
@@ -386,7 +385,7 @@ def review_skew(coded: pd.DataFrame, plan: ReviewPlan, reviewed: AbstractSet[str
 
 
 def attribution_rows(
-    pairs: Sequence[ReviewedAttribution], plan: ReviewPlan, *, confidence: float = 0.95
+    pairs: Sequence[ReviewedAttribution], plan: ReviewPlan
 ) -> list[dict[str, Any]]:
     """One dict per system x stage: judge-only, human-only and corrected shares of the items.
 
@@ -425,7 +424,7 @@ def attribution_rows(
                 )
                 for _, group in sorted(kept.items())
             ]
-            estimates, reason = _estimate(strata, confidence)
+            estimates, reason = _estimate(strata)
             out.append(
                 {
                     "system": system,

@@ -160,16 +160,13 @@ def format_ci(
     value: float | None,
     low: float | None,
     high: float | None,
-    *,
-    scale: float = 100.0,
-    digits: int = 1,
 ) -> str:
     """Format ``value [low, high]`` as the paper tables do (percent); '–' if undefined."""
     if value is None or pd.isna(value):
         return "–"
-    text = f"{value * scale:.{digits}f}"
+    text = f"{value * 100:.1f}"
     if low is not None and high is not None and not pd.isna(low) and not pd.isna(high):
-        text += f" [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+        text += f" [{low * 100:.1f}, {high * 100:.1f}]"
     return text
 
 
@@ -293,7 +290,7 @@ def percent_table(shares: pd.DataFrame, groups: Sequence[str], *, digits: int = 
 
 
 def paper_shares(
-    shares: pd.DataFrame, part: Part, groups: Sequence[str], *, digits: int = 1
+    shares: pd.DataFrame, part: Part, groups: Sequence[str]
 ) -> tuple[pd.DataFrame, list[str]]:
     """:func:`code_shares` output as a paper table, and its key.
 
@@ -317,7 +314,7 @@ def paper_shares(
         }
         for g in groups:
             value = row[g]
-            rec[f"{g} (n={sizes[g]:,})"] = "–" if pd.isna(value) else f"{value * 100:.{digits}f}"
+            rec[f"{g} (n={sizes[g]:,})"] = "–" if pd.isna(value) else f"{value * 100:.1f}"
         fewer = [f"{g}: n={int(row[f'n_{g}']):,}" for g in groups if int(row[f"n_{g}"]) != sizes[g]]
         rec["note"] = (
             f"over the rows every dimension could be decided on ({', '.join(fewer)})"
