@@ -59,3 +59,31 @@ def test_a_label_column_excel_shows_rounded_is_said(tmp_path, capsys) -> None:
     assert "2 cells hold numbers Excel shows rounded by a number format (first B4: 2.6" in err
     labels = [json.loads(line)["has_error"] for line in out_path.read_text().splitlines()]
     assert labels == [True, False, False, False]  # as held: only s1's 3 is 3
+
+
+def test_a_parquet_saved_with_its_pandas_index_reads_the_index_as_the_unit_ids(
+    tmp_path, capsys
+) -> None:
+    import pandas as pd
+
+    a = ["yes", "yes", "no", "no", "yes", "no", "yes", "yes"]
+    b = ["yes", "no", "no", "no", "yes", "no", "yes", "no"]
+    b[3] = None  # patient 20 rated by dr_a alone
+    frame = pd.DataFrame({"patient": [5, 9, 12, 20, 21, 22, 30, 31], "dr_a": a, "dr_b": b})
+    path = tmp_path / "r.parquet"
+    frame.set_index("patient").to_parquet(path)  # the ids in pandas' index, not a column
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE_JSON], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    # read as the rows numbered 1..8: 'unit ids: none found', the unit rated once named '4'
+    assert row["unit_column"] == "patient"
+    assert "1 unit rated by one rater only ('20')" in row["notes"][0]
+    assert row["value"] == 5 / 7  # 7 patients rated twice, 5 agree (5, 12, 21, 22, 30)
+    # the same patients twice (two exports joined): 10 rows read as 10 units, percent 0.7
+    # and kappa 0.444, exit 0; by patient the table has 8 (6 of 8 agree)
+    a, b = a + a[:2], ["yes", "no", "no", "no", "yes", "no", "yes", "no", "yes", "no"]
+    frame = pd.DataFrame({"patient": [1, 2, 3, 4, 5, 6, 7, 8, 1, 2], "dr_a": a, "dr_b": b})
+    frame.set_index("patient").to_parquet(path)
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE_JSON], capsys)
+    assert code == 2, out
+    assert "r.parquet:9, field 'patient': unit '1' is on two rows (first at line 1)" in err

@@ -28,8 +28,9 @@ _INFINITE = re.compile(r"[+-]?inf(inity)?", re.IGNORECASE)
 def read_ratings_frame(path: str | Path) -> Any:
     """Read a ratings table (.csv, .xlsx, .parquet, .jsonl/.ndjson) into a pandas DataFrame.
 
-    CSV cells are read as strings with blank = missing (NaN); Parquet keeps its types;
-    JSONL rows become one record each; a workbook's first sheet is read as
+    CSV cells are read as strings with blank = missing (NaN); Parquet keeps its types (a
+    named pandas index is the column it was); JSONL rows become one record each; a
+    workbook's first sheet is read as
     :mod:`failcodes.sheetio` reads it. A CSV whose header is one ``;``- or tab-separated cell,
     a repeated column, a short row, and (CSV or sheet) an ``inf`` cell or a decimal comma
     among numbers: one line naming the file, line and column.
@@ -64,6 +65,10 @@ def read_ratings_frame(path: str | Path) -> Any:
             # a frame: AttributeError traceback, exit 1
             tableio.check_columns(p, table.column_names, None, ())
             frame = table.to_pandas()
+            named = [n for n in frame.index.names if n is not None and n not in frame.columns]
+            if named:  # pandas' index (df.set_index('item')): its ids were left out, the
+                # rows numbered 1..n (unit '4' for item 20); a nameless one (0..n-1) still is
+                frame = frame.reset_index(level=named)
             lines = list(range(1, len(frame) + 1))
             _check_scalar_cells(frame, p, lines)
         elif suffix in (".jsonl", ".ndjson"):
