@@ -1026,33 +1026,20 @@ def _corrected(
             )
         # reviews migrated from a version where a step took one code (v1 -> v2): a
         # co-occurring code is missing from them, so the step's shares may undercount
-        steps = sorted(
-            {
-                step
-                for unit in plan.estimation_ids() & reviews.keys()
-                for step in widened.get((unit, plan.part, reviews[unit].coder), ())
-            }
-        )
-        narrow = sum(
-            (unit, plan.part, reviews[unit].coder) in widened
-            for unit in plan.estimation_ids() & reviews.keys()
-        )
+        migrated = {
+            unit: widened[(unit, plan.part, ann.coder)]
+            for unit, ann in reviews.items()
+            if (unit, plan.part, ann.coder) in widened
+        }
+        sampled = [migrated[unit] for unit in plan.estimation_ids() & migrated.keys()]
+        steps = sorted({step for taken in sampled for step in taken})
+        narrow = len(sampled)
         if narrow:
             notes.setdefault(corrected_notes_key(plan.part), []).append(
                 f"Assumed: {narrow} review(s) of plan {plan.name!r} were migrated from an "
                 f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
             )
-        rows = corrected_rows(
-            coded,
-            plan,
-            reviews,
-            cb.part(plan.part),
-            narrow={
-                unit: widened[(unit, plan.part, ann.coder)]
-                for unit, ann in reviews.items()
-                if (unit, plan.part, ann.coder) in widened
-            },
-        )
+        rows = corrected_rows(coded, plan, reviews, cb.part(plan.part), narrow=migrated)
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
         # drawn units a reviewer answered without codes (skipped, not assessable): "not yet"
