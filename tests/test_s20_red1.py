@@ -317,3 +317,41 @@ def test_a_verdict_written_as_a_dash_or_none_is_a_row_without_a_verdict(
     # 1 wrong refuted TP; 4 ok supported TN; rows 2 and 3 dropped, and with them their
     # labels (no system's row kept them: their claims count in no metric) -> TP 1, TN 1
     assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}
+
+
+def test_two_verifiers_under_one_system_name_are_refused_with_their_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A long table, one row per claim and model: the system column names the pipeline
+    # ('rag'), the model column the verifier. With --map model=verifier and the duplicate
+    # claim id's way through (--option ids=claim), ingest wrote one system whose sentence s1
+    # held both models' claims: labels s1 error, s2 none -> rag TP 1, FP 1, exit 0, where
+    # gpt-4o gives TP 1, TN 1 and llama FN 1, FP 1. Now refused at the row, naming the way.
+    table = _write(
+        tmp_path / "long.csv",
+        "model,system,qid,sid,claim,verdict\n"
+        "gpt-4o,rag,q1,s1,a,refuted\ngpt-4o,rag,q1,s2,b,supported\n"
+        "llama,rag,q1,s1,a2,supported\nllama,rag,q1,s2,b2,refuted\n",
+    )
+    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\ns2,false\n")
+    traces = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--option", "ids=claim"]
+    args += ["--map", "qid=question_id", "--map", "sid=sentence_id", "--map", "model=verifier"]
+    code, _, err = run_cli(args, capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {table}:4, field 'verifier': sentence 's1' of question 'q1' "
+        "(system 'rag') was checked by verifier 'llama' here and by another at line 2: two "
+        "pipelines under one system name, their claims pooled into one sentence; give each "
+        "its own system: --map model=system beside --map model=verifier (a system column "
+        "kept: --map system=retriever, or --map system=)",
+    )
+    assert not traces.exists()
+    code, _, err = run_cli([*args, "--map", "model=system", "--map", "system=retriever"], capsys)
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    # gpt-4o: s1 refuted/error TP, s2 supported/none TN; llama: s1 supported FN, s2 refuted FP
+    assert _counts(stdout, "refuted") == {"gpt-4o": (1, 0, 0, 1), "llama": (0, 1, 1, 0)}

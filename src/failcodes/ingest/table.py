@@ -813,6 +813,8 @@ class TableStream:
         keys = KeyHashes()
         try:
             for row in self._rows(tally, lines=self.lines):
+                if row.trace.verifier is not None:  # (said before its claim id's repeat)
+                    _one_verifier(tally.verifiers, row, self.spec)
                 if keys.add(_key_hash(row.trace)):
                     self._confirm(keys)
                 if row.trace.claim_id != row.trace.sentence_id:
@@ -1292,6 +1294,8 @@ class _Tally:
     #: each (system, question, sentence) with a text, by its hash -> its text's hash and its
     #: line, one int (:func:`_one_text`: 120,000 traces of 40,000 sentences, +5 MB peak)
     texts: dict[int, int] = field(default_factory=dict)
+    #: each (system, question, sentence) with a verifier: as ``texts``, its verifier's hash
+    verifiers: dict[int, int] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1668,6 +1672,32 @@ def _one_text(texts: dict[int, int], row: _Row) -> None:
         "sentences with one id would be one, their claims pooled; give each sentence its own "
         "id (ids repeated across sub-sets of the data: map the sub-set into the ids, or ingest "
         "each sub-set apart)",
+    )
+
+
+def _one_verifier(verifiers: dict[int, int], row: _Row, spec: TableSpec) -> None:
+    """Refuse a system's sentence of one question that two verifiers checked.
+
+    A long table, a row per claim and model, its system column the pipeline's (``rag``) and
+    the model mapped to ``verifier``: with ``--option ids=claim`` (the duplicate claim id's way
+    through) each model's claims of sentence s1 were one sentence's, pooled (TP 1, FP 1, where
+    gpt-4o by hand gives TP 1, TN 1 and llama FN 1, FP 1), exit 0.
+    """
+    trace = row.trace
+    key = hash((trace.system, trace.question_id, trace.sentence_id))
+    verifier = hash(trace.verifier) & _HASH_BITS
+    first = verifiers.setdefault(key, verifier << _LINE_BITS | row.line)
+    if first >> _LINE_BITS == verifier:
+        return
+    column = next((k for k, t in spec.column_map.items() if "verifier" in t), "verifier")
+    raise _row_error(
+        row,
+        "verifier",
+        f"sentence {trace.sentence_id!r} of question {trace.question_id!r} (system "
+        f"{trace.system!r}) was checked by verifier {trace.verifier!r} here and by another at "
+        f"line {first & _LINE_MASK}: two pipelines under one system name, their claims pooled "
+        f"into one sentence; give each its own system: --map {column}=system beside --map "
+        f"{column}=verifier (a system column kept: --map system=retriever, or --map system=)",
     )
 
 
