@@ -139,6 +139,21 @@ def test_a_report_refuses_judge_runs_and_attribution_its_plan_no_longer_has(
     shutil.rmtree(recoded)
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
+    # the traces ingest taken out (d3 labels only): its P/R/F1 rows (TP 1, FP 1, FN 0, TN 2)
+    # were still shown from metrics/d3.json, as this study's
+    study.write_text(
+        study.read_text(encoding="utf-8")
+        .replace('adapter = "generic"\npaths = ["sysC.jsonl"]\n', "")
+        .replace("[[datasets.ingest]]\n[[datasets.ingest]]", "[[datasets.ingest]]"),
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(root)], capsys)
+    assert code == 2
+    assert (
+        "plan no longer has: data/d3.traces.parquet (labels only now), metrics/d3.json (labels "
+        "only now), disagreements/d3.jsonl (labels only now), attribution/d3 (labels only now), "
+        "judge/d3/retrieval (labels only now);" in err
+    )
 
 
 def test_stale_reviews_name_each_reason_once() -> None:

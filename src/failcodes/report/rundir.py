@@ -1650,12 +1650,13 @@ def _check_study_datasets(layout: StudyLayout) -> None:
 def _check_unplanned_outputs(layout: StudyLayout, study: StudyFile) -> None:
     """Refuse judge runs and attributions of a named data set the study's plan no longer has.
 
-    A label corrected so that a data set has no disagreement left, or a kind taken out of
-    ``[judge] kinds``, leaves the earlier run's outputs: the report showed them as this
+    A label corrected so that a data set has no disagreement left, a kind taken out of
+    ``[judge] kinds``, or a data set's traces ingests (labels only now: its traces, metrics and
+    disagreements too), leaves the earlier run's outputs: the report showed them as this
     study's (2 disagreements of sysC attributed, its Table 8 column and panel agreement, where
     its metrics now count none), exit 0, every planned step finished.
     """
-    from failcodes.study.plan import plan_work
+    from failcodes.study.plan import has_traces, plan_work
 
     try:
         names = {s.name for s in plan_work(study, layout)}
@@ -1663,15 +1664,19 @@ def _check_unplanned_outputs(layout: StudyLayout, study: StudyFile) -> None:
         return
     found: list[str] = []
     for ds in study.datasets:
-        none = f"attribute {ds.name}" not in names  # no disagreement with a claim now
-        if none and layout.attribution(ds.name).exists():
-            found.append(f"attribution/{ds.name} (no disagreement with a claim now)")
+        none = f"attribute {ds.name}" not in names  # nothing of it is judged or attributed
+        traced = has_traces(study, ds.name)  # else labels only: nothing is measured either
+        gone = "no disagreement with a claim now" if traced else "labels only now"
+        measured = [layout.traces(ds.name), layout.metrics(ds.name), layout.disagreements(ds.name)]
+        for out in ([] if traced else measured) + [layout.attribution(ds.name)] * none:
+            if out.exists():
+                found.append(f"{out.relative_to(layout.root)} ({gone})")
         for kind in JUDGE_KINDS:
             if {f"judge {kind} {ds.name}", f"recode {kind} {ds.name}"} & names:
                 continue
             why = f"no {'passage' if kind == 'retrieval' else kind} to judge now"
             why = "not in [judge] kinds" if kind not in study.judge.kinds else why
-            why = "no disagreement now" if none else why
+            why = ("no disagreement now" if traced else gone) if none else why
             # the judge run and its re-code runs, all at once (one named after the other)
             runs = [
                 layout.judge_run(ds.name, kind),
