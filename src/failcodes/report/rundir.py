@@ -1766,10 +1766,8 @@ def _review_agreement(
     version coded with one code (``widened``: (unit, kind, coder) -> steps) says so in its
     warning: it compares possibly incomplete sets.
     """
-    narrow: dict[tuple[str, str], int] = {}  # (coder, step) -> migrated reviews narrow there
-    for (_, _, coder), steps in widened.items():
-        for step in steps:
-            narrow[(coder, step)] = narrow.get((coder, step), 0) + 1
+    # (coder, step) -> migrated reviews narrow there
+    narrow = Counter((coder, step) for (_, _, coder), steps in widened.items() for step in steps)
     from failcodes.coderagreement import annotation_agreement, degenerate
     from failcodes.judge.panelrun import consensus_annotations
 
@@ -1838,7 +1836,7 @@ def _review_agreement(
                 flag = degenerate(r.prevalence)
                 if flag and r.result.statistic == "cohen" and r.result.value is not None:
                     row["beside"] = f"({flag})"
-            migrated = sum(narrow.get((c, r.dimension or ""), 0) for c in r.coders)
+            migrated = sum(narrow[(c, r.dimension or "")] for c in r.coders)
             if migrated:
                 row["warning"] = "; ".join(
                     x
