@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Self, TypeVar
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError, InputError
+from failcodes.errors import ConfigError
 
 _R = TypeVar("_R", bound=BaseModel)
 
@@ -232,13 +232,6 @@ def int_list(text: str, option: str, *, high: int, most: int) -> tuple[int, ...]
             raise ConfigError(f"{option}: {value} is out of range; each value is 1 to {high}")
         values.append(value)
     return tuple(dict.fromkeys(values))
-
-
-def existing(path: Path | None, what: str) -> Path | None:
-    """``path`` if it is None or a file, else an InputError naming it."""
-    if path is not None and not path.is_file():
-        raise InputError(f"no such {what}", path=path)
-    return path
 
 
 def _toml_value(text: str) -> str:
