@@ -103,7 +103,6 @@ def distance_matrix(categories: Sequence[CodeSet], distance: str) -> FloatArray:
 def set_agreements(
     sets: Sequence[Sequence[CodeSet | None]],
     exact: Sequence[str] = EXACT_MULTI_RATER,
-    distances: Sequence[str] = SET_DISTANCES,
     *,
     n_bootstrap: int = 0,
     seed: int | None = None,
@@ -113,7 +112,7 @@ def set_agreements(
     """Agreement on a units x raters table of code sets (None = missing).
 
     ``exact`` statistics treat each distinct set as one category; then Krippendorff's alpha
-    with each of ``distances`` (``weights`` in the result names the distance). Rows without
+    with each of :data:`SET_DISTANCES` (``weights`` in the result names the distance). Rows without
     a set are dropped (as :func:`~failcodes.stats.agreement.agreements` does); ``clusters``
     gives one id per row for the cluster bootstrap (pooled dimensions).
     """
@@ -137,7 +136,7 @@ def set_agreements(
         )
 
     out = run(exact, None) if exact else []
-    for name in distances:
+    for name in SET_DISTANCES:
         [alpha] = run(["krippendorff"], 1.0 - distance_matrix(cats, name))
         out.append(alpha.model_copy(update={"weights": name}))
     return out
