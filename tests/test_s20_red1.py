@@ -355,3 +355,36 @@ def test_two_verifiers_under_one_system_name_are_refused_with_their_way_through(
     assert code == 0, err
     # gpt-4o: s1 refuted/error TP, s2 supported/none TN; llama: s1 supported FN, s2 refuted FP
     assert _counts(stdout, "refuted") == {"gpt-4o": (1, 0, 0, 1), "llama": (0, 1, 1, 0)}
+
+
+def test_the_same_label_in_two_files_names_duplicates_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The clinicians' shared labels carried in two files (one per system's sheet, sentence 8
+    # in both): 'duplicate label for sentence '8' (first at a.csv:3)' and no way through; the
+    # option that reads them is named now. Taken: labels 7 error, 8 none, 10 error.
+    first = _write(tmp_path / "a.csv", "sentence_id,has_error\n7,true\n8,false\n")
+    second = _write(tmp_path / "b.csv", "sentence_id,has_error\n8,false\n10,true\n")
+    labels = tmp_path / "l.jsonl"
+    args = ["ingest", "generic-labels", str(first), str(second), "-o", str(labels)]
+    code, _, err = run_cli(args, capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {second}:2, field 'sentence_id': duplicate label for sentence '8' "
+        f"(first at {first}:3); the same labels in several files? failcodes ingest "
+        "generic-labels FILES -o OUT --option duplicates=same keeps one of each target "
+        "labelled alike",
+    )
+    code, _, err = run_cli([*args, "--option", "duplicates=same"], capsys)
+    assert code == 0, err
+    traces = _write(
+        tmp_path / "t.csv",
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "A,q1,7,7,a,refuted\nA,q1,8,8,b,supported\nA,q2,9,9,c,refuted\nA,q2,10,10,d,supported\n",
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    # 7 error refuted TP; 8 none supported TN; 10 error supported FN; 9 unlabelled
+    assert _counts(stdout, "refuted") == {"A": (1, 0, 1, 1)}

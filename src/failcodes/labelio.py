@@ -178,6 +178,11 @@ def target_once(
                 "generic adapters' --option sentence_ids=question makes them "
                 f"'{question_id}:{key}'; the traces need the same)"
             )
+        elif first_path != path:  # each system's claim table with the shared labels
+            hint = (
+                "; the same labels in several files? failcodes ingest generic-labels FILES -o "
+                "OUT --option duplicates=same keeps one of each target labelled alike"
+            )
         raise InputError(
             f"duplicate label for {kind} {key!r}"
             + (f" of system {system!r}" if system is not None else "")
