@@ -1383,14 +1383,16 @@ SWEEP3_CASES: list[Case] = [
         ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
         _write({"t.jsonl": GOOD_TRACES, "l.csv": LABELS.encode()[:-1] + b"\xe9\n"}),
         line="failcodes: error: {d}/l.csv:3, field 'annotator': not UTF-8 text (invalid "
-        f"continuation byte at byte {len(LABELS.encode()) - 1})",  # the byte before its \n
+        f"continuation byte at byte {len(LABELS.encode()) - 1}); 'é' in Windows-1252 (Latin-1)? "
+        "save the file as 'CSV UTF-8'",  # the byte before its \n
     ),
     Case(
         "ingest/csv-not-utf8-cell",
         ("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl"),
         _write({"t.csv": b"question_id,sentence,verdict\nq1,A.,supported\nq2,\xe9A.,refuted\n"}),
         line="failcodes: error: {d}/t.csv:3, field 'sentence': not UTF-8 text (invalid "
-        "continuation byte at byte 48)",  # 29 (header) + 16 (line 2) + 3 ('q2,')
+        "continuation byte at byte 48); 'é' in Windows-1252 (Latin-1)? save the file as 'CSV "
+        "UTF-8'",  # 29 (header) + 16 (line 2) + 3 ('q2,')
     ),
     Case(
         "metrics/labels-semicolons",

@@ -87,3 +87,16 @@ def test_a_parquet_saved_with_its_pandas_index_reads_the_index_as_the_unit_ids(
     code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE_JSON], capsys)
     assert code == 2, out
     assert "r.parquet:9, field 'patient': unit '1' is on two rows (first at line 1)" in err
+
+
+def test_a_windows_1252_csv_names_its_character_and_the_way_through(tmp_path, capsys) -> None:
+    path = tmp_path / "r.csv"
+    # Excel's "CSV (Comma delimited)" on Windows: é is the one byte 0xE9, not UTF-8's C3 A9
+    path.write_bytes("item,dr_a,dr_b\n1,élevé,faible\n".encode("cp1252"))
+    code, _, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 2
+    # 'item,dr_a,dr_b\n' is 15 bytes, '1,' 2 more: the first é is byte 17
+    assert (
+        "r.csv:2, field 'dr_a': not UTF-8 text (invalid continuation byte at byte 17); 'é' in "
+        "Windows-1252 (Latin-1)? save the file as 'CSV UTF-8'"
+    ) in err

@@ -54,6 +54,10 @@ def decode_error(path: Path, exc: UnicodeDecodeError, delimiter: str | None = No
     if at is not None and not hint:  # (UTF-16 text, binary data: no lines to name)
         line = _line_of_byte(path, at)
         field = _bad_text_field(path, line, delimiter)
+        bad = exc.object[exc.start : exc.start + 1].decode("cp1252", errors="ignore")
+        if bad.isprintable() and not bad.isascii():  # Excel's "CSV (Comma delimited)"
+            saved = "'CSV UTF-8'" if path.suffix.lower() in (".csv", ".tsv") else "UTF-8"
+            hint = f"; {bad!r} in Windows-1252 (Latin-1)? save the file as {saved}"
     return InputError(
         f"not UTF-8 text ({exc.reason} at byte {exc.start if at is None else at}){hint}",
         path=path,
