@@ -18,10 +18,7 @@ def content_hash(obj: Any, *, length: int = 16) -> str:
     return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()[:length]
 
 
-def file_sha256(path: str | Path, *, chunk: int = 1 << 20) -> str:
+def file_sha256(path: str | Path) -> str:
     """Return the full SHA-256 hex digest of a file's bytes."""
-    digest = hashlib.sha256()
     with Path(path).open("rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
