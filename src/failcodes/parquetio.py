@@ -47,12 +47,12 @@ def _too_large(path: Path, why: str) -> InputError:
     )
 
 
-def open_parquet(path: str | Path, *, check: bool = True) -> Any:
+def open_parquet(path: str | Path) -> Any:
     """Open ``path`` as a ``pyarrow.parquet.ParquetFile`` after its limits are checked.
 
-    A missing or special file, a file that is no Parquet, and (with ``check``) one past the
-    limits above are one :class:`InputError` naming the file. The file is streamed through
-    a 1 MB buffer (whole column chunks are not read ahead).
+    A missing or special file, a file that is no Parquet, and one past the limits above are
+    one :class:`InputError` naming the file. The file is streamed through a 1 MB buffer
+    (whole column chunks are not read ahead).
     """
     import pyarrow as pa  # type: ignore[import-untyped]
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
@@ -60,9 +60,8 @@ def open_parquet(path: str | Path, *, check: bool = True) -> Any:
     p = check_regular_file(path)
     try:
         pf = pq.ParquetFile(p, pre_buffer=False, buffer_size=1 << 20)
-        if check:
-            check_metadata(p, pf.metadata)
-            check_decoded(p, pf)
+        check_metadata(p, pf.metadata)
+        check_decoded(p, pf)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
     return pf
