@@ -14,11 +14,9 @@ from failcodes.commands.measure import DisagreementsRequest
 from failcodes.disagreements import Disagreement, GroupSelection, Selected, count_by_kind
 
 
-def summary_table(
-    items: Sequence[Disagreement | Selected | GroupSelection], *, title: str = "Disagreements"
-) -> Table:
+def summary_table(items: Sequence[Disagreement | Selected | GroupSelection]) -> Table:
     """Rich table of FN/FP counts per system x mapping."""
-    table = Table(title=title)
+    table = Table(title="Disagreements")
     for col in ("system", "mapping", "FN (missed)", "FP (false alarm)"):
         table.add_column(col, justify="left" if col in ("system", "mapping") else "right")
     for (system, mapping), counts in sorted(count_by_kind(items).items()):

@@ -60,7 +60,7 @@ def _cell(result: MetricResult, name: str) -> str:
     return text
 
 
-def metrics_table(report: MetricsReport, *, title: str | None = None) -> Table:
+def metrics_table(report: MetricsReport) -> Table:
     """Render metric results as a rich table (percentages; '–' = undefined, see notes)."""
     from rich.table import Table
 
@@ -68,7 +68,7 @@ def metrics_table(report: MetricsReport, *, title: str | None = None) -> Table:
     if report.bootstrap is not None:
         b = report.bootstrap
         ci = f", {100 * b.confidence:g}% CI: {b.resamples} question resamples, seed {b.seed}"
-    table = Table(title=title or f"{report.level.value}-level metrics (%){ci}")
+    table = Table(title=f"{report.level.value}-level metrics (%){ci}")
     for col in ("system", "mapping", "n", "TP", "FP", "FN", "TN"):
         table.add_column(col, justify="left" if col in ("system", "mapping") else "right")
     for name in METRICS:
@@ -87,14 +87,14 @@ def metrics_table(report: MetricsReport, *, title: str | None = None) -> Table:
     return table
 
 
-def distribution_table(dists: Sequence[VerdictDistribution], *, title: str | None = None) -> Table:
+def distribution_table(dists: Sequence[VerdictDistribution]) -> Table:
     """Render verdict distributions as a rich table (Table 5 shape; % of claims)."""
     from rich.table import Table
 
     shown = [v for v in Verdict if v is not Verdict.OUT_OF_SCOPE] + (
         [Verdict.OUT_OF_SCOPE] if any(d.counts[Verdict.OUT_OF_SCOPE] for d in dists) else []
     )
-    table = Table(title=title or "Verdict distribution (% of claims)")
+    table = Table(title="Verdict distribution (% of claims)")
     table.add_column("system")
     table.add_column("claims", justify="right")
     for v in shown:
