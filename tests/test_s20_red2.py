@@ -179,3 +179,26 @@ def test_human_vs_judge_agreement_says_how_many_reviews_saw_the_judges_codes(
         "; 4 of 6 human annotations made with the judge's codes pre-selected (Label Studio "
         "predictions, push --judged): human vs machine agreement may lean toward the judge"
     ) in json.loads(out)[0]["notes"][0]
+
+
+def test_an_annotation_marked_ground_truth_is_named_on_the_import_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # users 3 and 4 reviewed task 101; user 5's annotation is marked ground truth (an
+    # adjudicated answer): read as a third reviewer, unsaid, it raised the reviewers' agreement
+    # with each other (the report leaves out only a coder named like a consensus)
+    task = _ls_task(
+        1,
+        [
+            {**_ls_ann(3, "irrelevant"), "id": 21},
+            {**_ls_ann(4, "exact_entity"), "id": 22},
+            {**_ls_ann(5, "exact_entity"), "id": 23, "ground_truth": True},
+        ],
+    )
+    stdout, _, out = _import(tmp_path, [task], capsys)
+    assert stdout.splitlines()[-1] == (
+        f"3 annotations from 3 coder(s) on 1 tasks -> {out}; marked ground truth in Label "
+        "Studio: 1 by label-studio-user-5, each read as its coder's review (an adjudicator's? "
+        "name it like a consensus, --user ID=adjudicated, so the report counts it as the unit's "
+        "review and leaves it out of reviewer vs reviewer agreement)"
+    )

@@ -519,9 +519,19 @@ class ReviewsResult(FrozenModel):
             if n
             else ""
         )
+        # a ground truth set in Label Studio (an adjudicated answer) was one more reviewer,
+        # unsaid: beside the reviewers it raises their agreement with each other
+        marked = ", ".join(f"{n} by {c}" for c, n in sorted(result.ground_truth.items()))
+        truth = (
+            f"; marked ground truth in Label Studio: {marked}, each read as its coder's review "
+            "(an adjudicator's? name it like a consensus, --user ID=adjudicated, so the report "
+            "counts it as the unit's review and leaves it out of reviewer vs reviewer agreement)"
+            if marked
+            else ""
+        )
         lines.append(
             f"{len(result.annotations)} annotations from {len(coders)} coder(s) on "
-            f"{result.tasks} tasks -> {self.out}{skipped}{drafts}{warned}"
+            f"{result.tasks} tasks -> {self.out}{skipped}{drafts}{truth}{warned}"
         )
         return lines
 

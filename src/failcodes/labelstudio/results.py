@@ -62,6 +62,10 @@ class ReviewResult(StrictModel):
         default=0,
         description="Drafts in the tasks (saved in Label Studio, never submitted): not read.",
     )
+    ground_truth: dict[str, int] = Field(
+        default_factory=dict,
+        description="Kept annotations marked ground truth in Label Studio, per coder.",
+    )
 
 
 def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
@@ -251,6 +255,7 @@ def annotations_from_export(
     kept: dict[tuple[str, str], tuple[int | None, Annotation, _Order]] = {}
     shown: set[tuple[str, str]] = set()  # kept annotations made with the judge's codes shown
     unrecorded: set[tuple[str, str]] = set()  # of them, those the export does not record
+    marked: set[tuple[str, str]] = set()  # kept annotations marked ground truth
     for task, (unit, task_id) in zip(tasks, checked, strict=True):
         task_project = task.get("project")
         if project is not None and task_project is not None and task_project != project:
@@ -312,6 +317,7 @@ def annotations_from_export(
                 if not later:
                     continue
             kept[key] = (task_id, ann, order)
+            (marked.add if raw.get("ground_truth") is True else marked.discard)(key)
             # the prediction the reviewer saw, {} when none; no field at all (the tasks API
             # leaves it out) on a task holding predictions was read as a blind review
             unknown = "prediction" not in raw and bool(task.get("predictions"))
@@ -323,6 +329,8 @@ def annotations_from_export(
     )
     result.pre_selected = len(shown)
     result.unrecorded = len(unrecorded)
+    for _, coder in sorted(marked):
+        result.ground_truth[coder] = result.ground_truth.get(coder, 0) + 1
     result.projects = sorted(projects)
     return result
 
