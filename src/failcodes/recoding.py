@@ -9,7 +9,7 @@ version (its lineage) and which units a codebook change flags; the engine does t
   flag newer than its annotation, a code the migration map cannot carry, a change that
   touches its codes) or **migrate** (its codes carried through the map, no call);
 * :func:`code_work` re-codes through a :data:`JudgeFn` (the judge engine:
-  :func:`judge_with_engine`; its journal commits each finished unit, so a killed re-code
+  :class:`EngineJudge`; its journal commits each finished unit, so a killed re-code
   resumes without paying twice), optionally commits the migrated units to the same journal,
   and returns one :class:`RecodeEntry` per unit;
 * :func:`append_entries` writes them last, in one atomic step: the entries file marks the
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     JudgeRun = tuple[list[Unit], Coder, JudgeJob]
 
 #: ``judge(units, codebook, run_dir)`` codes every unit under ``codebook`` into ``run_dir``
-#: (resuming what is there) and returns their annotations (see :func:`judge_with_engine`).
+#: (resuming what is there) and returns their annotations (see :class:`EngineJudge`).
 JudgeFn = Callable[[list[Unit], Codebook, Path], list[Annotation]]
 #: The migration map that carries an annotation to the newest version. A
 #: :class:`~failcodes.errors.CodebookError` means the unit is re-coded instead; any other error
@@ -321,7 +321,7 @@ def recode(
 
 @dataclass(frozen=True)
 class EngineJudge:
-    """A :data:`JudgeFn` over the judge engine's public API (:func:`judge_with_engine`).
+    """A :data:`JudgeFn` over the judge engine's public API.
 
     ``make_mode`` builds the run mode (per unit, grouped, batch, cascade) for each call; a
     cascade's first judge is a client closed at the end of a run, so each run gets its own.
@@ -368,11 +368,6 @@ def judged_in(run_dir: Path, units: Sequence[Unit]) -> list[Annotation]:
 
     wanted = {u.id for u in units}
     return [a for a in read_annotations(run_dir) if a.unit_id in wanted]
-
-
-def judge_with_engine(spec: str, **options: Any) -> JudgeFn:
-    """A :data:`JudgeFn` over the judge engine's public API (:class:`EngineJudge`)."""
-    return EngineJudge(spec, **options)
 
 
 def judge_together(works: Sequence[RecodeWork], judges: Sequence[JudgeFn]) -> bool:

@@ -117,17 +117,17 @@ class RecodeRequest(Request):
 
 def recode_engines(options: Any, cache: Path) -> list[JudgeFn]:
     """One re-coding judge per judge of ``options`` (a repeated panel member: no cache)."""
-    from failcodes.recoding import judge_with_engine
+    from failcodes.recoding import EngineJudge
 
     settings = options.settings()
     prices = options.price_table()
     seen: set[str] = set()
-    out = []
+    out: list[JudgeFn] = []
     for spec in options.judge:
         repeat = spec.name in seen  # a repeated panel member samples again: no cache (as judge)
         seen.add(spec.name)
         out.append(
-            judge_with_engine(
+            EngineJudge(
                 spec.name,
                 base_url=spec.endpoint(options.base_url),
                 cache_path=None if spec.heuristic or repeat or options.no_cache else cache,

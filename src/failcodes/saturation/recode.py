@@ -71,7 +71,7 @@ def recode_project(store: ProjectStore, judge: JudgeFn, *, coder_name: str) -> R
 
     ``judge`` must code every unit it is given under ``codebook`` into ``run_dir`` (resuming
     what is there) and return their annotations
-    (:func:`failcodes.recoding.judge_with_engine` builds one from the judge engine). Nothing
+    (:class:`failcodes.recoding.EngineJudge` builds one from the judge engine). Nothing
     is written to the project until every unit is done.
     """
     return recode(plan_recode(store), judge, coder_name=coder_name)
