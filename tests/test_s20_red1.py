@@ -388,3 +388,49 @@ def test_the_same_label_in_two_files_names_duplicates_same(
     assert code == 0, err
     # 7 error refuted TP; 8 none supported TN; 10 error supported FN; 9 unlabelled
     assert _counts(stdout, "refuted") == {"A": (1, 0, 1, 1)}
+
+
+def test_a_per_system_label_of_a_question_only_another_system_answered_is_refused_by_metrics(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Per-system labels; gpt answered q1, q2, claude q1, q3. gpt's label of sentence 3 under
+    # q3 points at nothing of gpt's: disagreements and compare refused it ("system 'gpt': no
+    # trace has sentence_id '3' and no trace has question_id '3'"), while metrics, beside
+    # gpt's other labels, took q3 for a question of gpt's and its sentence for one gpt made
+    # no claim for: gpt n 3, TP 1, TN 2 for n 2, TP 1, TN 1 by hand, exit 0. Now metrics
+    # refuses it as they do.
+    rows = [("gpt", "1", "supported"), ("claude", "1", "supported")]
+    rows += [("gpt", "2", "refuted"), ("claude", "3", "refuted")]
+    traces = _write(
+        tmp_path / "t.jsonl",
+        "".join(
+            json.dumps({"system": s, "question_id": i, "sentence_id": i, "claim_id": i} | claim)
+            + "\n"
+            for s, i, claim in ((s, i, {"claim": f"c{i}", "verdict": v}) for s, i, v in rows)
+        ),
+    )
+    marks = [("gpt", "1", False), ("gpt", "2", True), ("gpt", "3", False), ("claude", "1", True)]
+    labels = _write(
+        tmp_path / "l.jsonl",
+        "".join(
+            json.dumps({"sentence_id": i, "question_id": i, "has_error": e, "system": s}) + "\n"
+            for s, i, e in marks
+        ),
+    )
+    line = (
+        f"failcodes: error: {labels}:3, field 'sentence_id': system 'gpt': no trace has "
+        "sentence_id '3' and no trace has question_id '3'"
+    )
+    for command in ("metrics", "disagreements"):
+        out = ["-o", str(tmp_path / "d.jsonl")] if command == "disagreements" else []
+        code, _, err = run_cli(
+            [command, "--traces", str(traces), "--labels", str(labels), *out], capsys
+        )
+        assert (code, err.strip()) == (2, line), command
+    # gpt's own: s1 no error, supported TN; s2 error, refuted TP -> n 2, TP 1, TN 1
+    _write(labels, "".join(r for i, r in enumerate(labels.read_text().splitlines(True)) if i != 2))
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    assert _counts(stdout, "refuted") == {"gpt": (1, 0, 0, 1), "claude": (0, 0, 1, 0)}

@@ -568,7 +568,12 @@ class SentenceLabelCodes:
         qids = label_column(labels, "question_id")
         question = vocabulary_codes(traces.questions, qids, n)
         given = np.fromiter((q is not None for q in qids), dtype=bool, count=n)
-        question[given & (question < 0)] = -2
+        # likewise a question of the vocabulary no group has (one system's groups: a question
+        # only another answered): gpt's label of claude's q3 counted as gpt's sentence
+        # without claims, TN 1 at exit 0, where disagreements refused it
+        answered = np.zeros(len(traces.questions), dtype=bool)
+        answered[traces.question] = True
+        question[given & ((question < 0) | ~answered[np.maximum(question, 0)])] = -2
         first = first_questions(traces)
         sentence = vocabulary_codes(traces.sentences, label_column(labels, "sentence_id"), n)
         # an id of the vocabulary no group has (one system's groups: another's sentence) is
