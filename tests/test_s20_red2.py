@@ -202,3 +202,31 @@ def test_an_annotation_marked_ground_truth_is_named_on_the_import_line(
         "name it like a consensus, --user ID=adjudicated, so the report counts it as the unit's "
         "review and leaves it out of reviewer vs reviewer agreement)"
     )
+
+
+def test_a_csv_export_is_refused_asking_for_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Label Studio's CSV export was refused as 'malformed JSON (Expecting value at column 1)'
+    export = tmp_path / "project-7.csv"
+    export.write_text(
+        "id,failcodes_unit_id,entity,scope,annotator\n101,u1,irrelevant,exact_scope,3\n"
+    )
+    cb = write_codebook(tmp_path / "cb.yaml", toy_codebook())
+    args = [
+        "labelstudio",
+        "import",
+        str(export),
+        "-p",
+        "retrieval",
+        "-c",
+        str(cb),
+        "-o",
+        str(tmp_path / "h.jsonl"),
+    ]
+    code, _, err = run_cli(args, capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {export}: a CSV or TSV export (its rows hold no annotator, "
+        "annotation id or time): export the project as JSON",
+    )

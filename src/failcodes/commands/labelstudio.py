@@ -674,6 +674,12 @@ class LabelStudioImportRequest(Request):
         users = _users(self.user)
         check_not_input([self.out], [self.export, self.codebook])
         cb = codebook_or_bundled(self.codebook, near=self.out.parent)  # into a study: its own
+        if self.export.suffix.lower() in (".csv", ".tsv"):  # it was 'malformed JSON', no more
+            raise InputError(
+                "a CSV or TSV export (its rows hold no annotator, annotation id or time): "
+                "export the project as JSON",
+                path=self.export,
+            )
         tasks = jsonio.read_json(self.export)
         if tasks == []:  # an empty export: no empty annotations file, no zero exit
             raise InputError(
