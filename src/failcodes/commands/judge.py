@@ -550,7 +550,8 @@ class _Single:
                 # run_judge: blocking, inside a running event loop too (Jupyter)
                 result.summary = run_judge(self.units, coder, job, on_progress=on_progress)
             except FailcodesError as exc:
-                if fresh and not _budget(exc):  # e.g. an endpoint not listening: no empty run
+                # e.g. an endpoint not listening: no empty run
+                if fresh and not isinstance(exc, BudgetExceededError):
                     discard_if_untouched(req.run_dir)
                 raise
         if heuristic:
@@ -594,7 +595,3 @@ class _Single:
             return None  # a cascade whose first judge is an LLM cannot be foreseen
         write_estimate(self.request.run_dir, before)
         return before
-
-
-def _budget(exc: Exception) -> bool:
-    return isinstance(exc, BudgetExceededError)
