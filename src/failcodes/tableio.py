@@ -705,10 +705,6 @@ def string_array(values: Sequence[str | None]) -> Any:
     return _arrow_column(pa, list(values), pa.string())
 
 
-def _attribute(rows: Iterable[Any], name: str) -> list[Any]:
-    return list(map(operator.attrgetter(name), rows))
-
-
 def _fields_of(rows: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
     """The values of each field in ``names`` over ``rows``, one list a field.
 
@@ -723,7 +719,7 @@ def _fields_of(rows: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
 
         flat = list(itertools.chain.from_iterable(map(msgspec.structs.astuple, rows)))
         return [flat[i :: len(names)] for i in range(len(names))]
-    return [_attribute(rows, name) for name in names]
+    return [list(map(operator.attrgetter(name), rows)) for name in names]
 
 
 #: bytes 0/1 -> ASCII "0"/"1" (validity and boolean bitmaps: see :func:`_bits`)
