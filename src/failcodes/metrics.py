@@ -384,15 +384,10 @@ class MetricsReport(FrozenModel):
         return line
 
     def to_dataframe(self) -> pd.DataFrame:
-        """Return the results as a DataFrame, one row per system x mapping."""
-        return results_dataframe(self.results)
+        """The results as a DataFrame, one row per system x mapping (:meth:`MetricResult.flat`)."""
+        import pandas as pd
 
-
-def results_dataframe(results: Iterable[MetricResult]) -> pd.DataFrame:
-    """Adapt metric results to a flat DataFrame (see :meth:`MetricResult.flat`)."""
-    import pandas as pd
-
-    return pd.DataFrame([r.flat() for r in results])
+        return pd.DataFrame([r.flat() for r in self.results])
 
 
 def distributions_dataframe(dists: Iterable[VerdictDistribution]) -> pd.DataFrame:
