@@ -100,3 +100,15 @@ def test_a_windows_1252_csv_names_its_character_and_the_way_through(tmp_path, ca
         "r.csv:2, field 'dr_a': not UTF-8 text (invalid continuation byte at byte 17); 'é' in "
         "Windows-1252 (Latin-1)? save the file as 'CSV UTF-8'"
     ) in err
+
+
+def test_rows_of_empty_cells_under_a_ratings_csv_are_no_rows(tmp_path, capsys) -> None:
+    rows = "".join(f"{i + 1},{a},{b}\n" for i, (a, b) in enumerate(zip(DR_A, DR_B, strict=True)))
+    path = tmp_path / "r.csv"
+    # Excel's CSV of a sheet formatted below its table: rows of commas alone
+    path.write_text("item,dr_a,dr_b\n" + rows + ",,\n,,\n", encoding="utf-8")
+    code, out, err = run_cli(["agree", str(path), "--stat", "percent", *AGREE_JSON], capsys)
+    # was refused: "r.csv:12, field 'item': empty unit cell ... delete it" (a row no one sees)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["n_units"], row["value"]) == (10, 0.7)  # 7 of the 10 units read equal

@@ -49,6 +49,9 @@ def read_ratings_frame(path: str | Path) -> Any:
             # the CSV reader refuses both, with the line (ratings tables are small)
             lines = [line for line, _ in tableio.csv_rows(p, ())]
             frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+            # rows of empty cells (',,': Excel saves the rows formatted under the table) are
+            # no rows, as the CSV reader and a sheet's reader skip them (refused: 'empty unit')
+            frame = frame.dropna(how="all").reset_index(drop=True)
             frame = restore_frame(frame)  # cells neutralised against formulas, as they were
             hint = tableio.header_hint([str(c) for c in frame.columns], "")
             if hint:
