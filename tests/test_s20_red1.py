@@ -434,3 +434,45 @@ def test_a_per_system_label_of_a_question_only_another_system_answered_is_refuse
     )
     assert code == 0, err
     assert _counts(stdout, "refuted") == {"gpt": (1, 0, 0, 1), "claude": (0, 0, 1, 0)}
+
+
+def test_a_foreign_parquet_with_passages_as_json_text_names_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A DataFrame whose passages column holds each list as JSON text (as a CSV's cell holds
+    # it), saved as Parquet and given to metrics: "Input should be a valid tuple" and no way
+    # through; ingest generic reads such a cell. Taken: 1 passage kept; TP 1, TN 1 by hand.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    passages = json.dumps([{"passage_id": "p1", "rank": 1, "text": "t"}])
+    table = tmp_path / "t.parquet"
+    pq.write_table(
+        pa.table(
+            {"system": ["A", "A"], "question_id": ["q1", "q1"], "sentence_id": ["s1", "s2"]}
+            | {"claim_id": ["c1", "c2"], "claim": ["a", "b"], "verdict": ["refuted", "supported"]}
+            | {"passages": [passages, "[]"]}
+        ),
+        table,
+    )
+    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\ns2,false\n")
+    code, _, err = run_cli(["metrics", "--traces", str(table), "--labels", str(labels)], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {table}:1, field 'passages': Input should be a valid tuple (got "
+        f"{passages!r}); passages as JSON text? failcodes ingest generic FILE -o NEW.jsonl "
+        "reads it",
+    )
+    traces = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(traces), "--evidence", "A=retrieved"], capsys
+    )
+    assert code == 0, err
+    first = json.loads(traces.read_text().splitlines()[0])
+    assert [p["passage_id"] for p in first["passages"]] == ["p1"]
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    # s1 error refuted TP; s2 no error supported TN
+    assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}

@@ -505,6 +505,8 @@ def _validation_error(
             "failcodes ingest generic-labels FILE -o OUT --label-rule 'has_error in {ERROR "
             "VALUES} -> error; has_error in {OTHER VALUES} -> no_error; otherwise -> skip'"
         )
+    elif field == "passages" and isinstance(err.get("input"), str):  # a foreign table's cell
+        message += "; passages as JSON text? failcodes ingest generic FILE -o NEW.jsonl reads it"
     if unknown and kind in named and foreign:
         message += f" ({map_hint(convert)})"
     counted = len(missing) + len(unknown) if kind in named else 1
