@@ -476,3 +476,38 @@ def test_a_foreign_parquet_with_passages_as_json_text_names_ingest(
     assert code == 0, err
     # s1 error refuted TP; s2 no error supported TN
     assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}
+
+
+def test_a_workbook_with_an_unnamed_first_column_names_the_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pandas' to_excel writes its row index in column A under an empty header cell (a table
+    # may also start in column B): 'empty header cell in column A (every column needs a
+    # name)' and nothing else. The line now says which column to delete; deleted (index=False):
+    # labels 7 error, 8 none -> on traces 7 refuted, 8 supported: TP 1, TN 1.
+    import pandas as pd
+
+    frame = pd.DataFrame({"sentence_id": ["7", "8"], "has_error": [True, False]})
+    book = tmp_path / "l.xlsx"
+    frame.to_excel(book)
+    labels = tmp_path / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(book), "-o", str(labels)], capsys)
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {book}:1: empty header cell in column A (every column needs a "
+        "name); pandas' row index (to_excel(index=False)) or a table that starts further "
+        "right? delete column A",
+    )
+    frame.to_excel(book, index=False)
+    code, _, err = run_cli(["ingest", "generic-labels", str(book), "-o", str(labels)], capsys)
+    assert code == 0, err
+    traces = _write(
+        tmp_path / "t.csv",
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "A,q1,7,7,a,refuted\nA,q1,8,8,b,supported\n",
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}  # 7 error refuted, 8 none supported

@@ -950,8 +950,12 @@ def _header(path: Path, line: int, cells: tuple[Any, ...]) -> list[str]:
     for i, name in enumerate(names):
         column = column_letter(i)
         if not name:
+            # pandas' to_excel (its row index, no name) or a table starting in column B
+            lead = "; pandas' row index (to_excel(index=False)) or a table that starts further "
+            lead += f"right? delete column {column}"
             raise InputError(
-                f"empty header cell in column {column} (every column needs a name)",
+                f"empty header cell in column {column} (every column needs a name)"
+                + (lead if not any(names[:i]) else ""),
                 path=path,
                 line=line,
             )
