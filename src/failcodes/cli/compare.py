@@ -26,9 +26,14 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="compare")
     result = request.run()
     if fmt is OutputFormat.JSON:
+        from failcodes.hashing import file_sha256
+
+        read = [*result.sources, *([request.labels] if request.labels else [])]
         payload = {
             "file": str(result.sources[0]),
             "files": [str(s) for s in result.sources],
+            # what the tests were computed from: the report refuses them once these change
+            "sha256": {str(path): file_sha256(path) for path in read},
             "systems": result.systems,
             # the first line of the text output: what was assumed (systems that never flag)
             "assumed": result.assumed,

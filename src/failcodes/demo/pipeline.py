@@ -8,6 +8,7 @@ import pandas as pd
 
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_SEED, DemoContext, StepOutput
 from failcodes.fileio import AtomicBatch
+from failcodes.hashing import file_sha256
 from failcodes.study.layout import StudyLayout
 
 
@@ -33,10 +34,14 @@ def compare_step(ctx: DemoContext) -> StepOutput:
             seed=DEMO_SEED,
         )
         rows = [r.model_dump() for r in results]
-        dest = StudyLayout.of(ctx.out_dir).comparisons(name)
+        layout = StudyLayout.of(ctx.out_dir)
+        read = [layout.traces(name), layout.labels(name)]  # what ds.traces, ds.labels were
+        digests = {str(path): file_sha256(path) for path in read if path.is_file()}
+        dest = layout.comparisons(name)
         with AtomicBatch() as batch:
             batch.stage(dest).write_text(
-                json.dumps({"systems": paired.systems, "tests": rows}, indent=2) + "\n",
+                json.dumps({"systems": paired.systems, "sha256": digests, "tests": rows}, indent=2)
+                + "\n",
                 encoding="utf-8",
             )
         out.files.append(dest)

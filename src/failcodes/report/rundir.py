@@ -695,6 +695,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         data = read_json(path)
         if not isinstance(data, dict):
             raise InputError("expected a JSON object with a 'tests' list", path=path)
+        _check_comparison_inputs(layout, path, data)
         for t in _records(data.get("tests", []), path, ("test", "comparison"), "tests"):
             comparison_rows.append(
                 {
@@ -780,6 +781,34 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             **review_notes,
         },
         reopen=reopen,
+    )
+
+
+def _check_comparison_inputs(layout: StudyLayout, path: Path, data: dict[str, Any]) -> None:
+    """Refuse ``comparisons/<ds>.json`` computed from other traces or labels than ``data/`` holds.
+
+    Not a study step, it stays as it was when a label is corrected and ``failcodes run`` brings
+    the rest up to date: its F1 difference (+0.333) was shown beside metrics that make it
+    -0.333, exit 0. ``compare --format json`` and the demo record the digests of what they read.
+    """
+    recorded = data.get("sha256")
+    digests = set(recorded.values()) if isinstance(recorded, dict) else set()
+    ds = path.stem
+    now = [p for p in (layout.traces(ds), layout.labels(ds)) if p.is_file()]
+    changed = [str(p.relative_to(layout.root)) for p in now if file_sha256(p) not in digests]
+    if not changed:
+        return
+    why = (
+        f"was computed from other data than {listed(changed)} holds now (a label corrected?)"
+        if digests
+        else f"records no digest of the traces and labels it was computed from (written by an "
+        f"older failcodes, or by hand), so it cannot be checked against {listed(changed)}"
+    )
+    raise InputError(
+        f"{why}: the report would show its tests beside the metrics of the data as it is; "
+        f"compute it again (failcodes compare --traces {layout.traces(ds)} --labels "
+        f"{layout.labels(ds)} --format json > {path}), or delete it",
+        path=path,
     )
 
 
