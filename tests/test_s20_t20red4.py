@@ -39,7 +39,7 @@ def test_ratings_excel_shows_rounded_are_refused_naming_the_cell(tmp_path, capsy
     # 1.4, 2.4, 3.4 were three categories of their own: percent 7/10 = 0.7 and Cohen's kappa
     # (0.7 - 0.24) / (1 - 0.24) = 0.605 (chance (3*2 + 4*3 + 3*2) / 100), exit 0
     assert code == 2, out
-    assert "r.xlsx:2, field 'dr_b': cell C2 holds 1.4, which Excel shows rounded" in err
+    assert "r.xlsx:2, field 'dr_b': cell C2 holds 1.4, which Excel shows as 1 " in err
     assert "(number format '0')" in err
     # every decimal shown (format 0.0): read as before, 7/10 agree
     path = _rounded_book(tmp_path / "s.xlsx", ["item", "dr_a", "dr_b"], rows, "0.0")
@@ -56,7 +56,10 @@ def test_a_label_column_excel_shows_rounded_is_said(tmp_path, capsys) -> None:
     code, _, err = run_cli([*args, "-o", str(out_path)], capsys)
     assert code == 0, err
     # the sheet shows s3's severity as 3 (an error by the rule); 2.6 is read, and said
-    assert "2 cells hold numbers Excel shows rounded by a number format (first B4: 2.6" in err
+    assert (
+        "2 cells hold numbers Excel shows otherwise by a number format (first B4: 2.6, shown as 3"
+        in err
+    )
     labels = [json.loads(line)["has_error"] for line in out_path.read_text().splitlines()]
     assert labels == [True, False, False, False]  # as held: only s1's 3 is 3
 

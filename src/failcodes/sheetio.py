@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -79,11 +80,14 @@ _PADS = re.compile(r"(?<![.0-9])0{2,}")
 
 
 class RoundedNumber(float):
-    """A number Excel shows rounded by its number format (2.6 formatted ``0``: shown as 3).
+    """A number Excel shows otherwise by its number format (2.6 formatted ``0``: shown as 3).
 
-    :func:`sheet_rows` reads it as the number it holds, and says so (``cell``, ``format``).
+    Rounded, scaled (1500 formatted ``0,``: 2) or hidden (a format's empty section, ``;;;``:
+    an empty cell, ``shown`` ""). :func:`sheet_rows` reads it as ``held``, and says so.
     """
 
+    held: int | float
+    shown: str
     cell: str
     format: str
 
@@ -92,27 +96,50 @@ class RoundedNumber(float):
 _FORMAT_TEXT = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')
 
 
-def _rounded(value: float, fmt: str) -> bool:
-    """Whether ``fmt`` (a number format) shows ``value`` with fewer decimals than it holds."""
-    part = _FORMAT_TEXT.sub("", fmt.split(";")[0])
+def _shown(value: float, fmt: str) -> str | None:
+    """What ``fmt`` (a number format) shows of ``value`` where not the number held, else None.
+
+    The format's section for the value (positive;negative;zero): empty shows nothing (""); its
+    decimals, %, and thousands-scaling commas (``0,``: 1500 as 2). General, conditions, dates,
+    scientific, fractions, text: None (left alone).
+    """
+    parts = re.split(r';(?=(?:[^"]*"[^"]*")*[^"]*$)', fmt)
+    if "[<" in fmt or "[>" in fmt or "[=" in fmt:
+        return None
+    index = 1 if value < 0 and len(parts) > 1 else 2 if value == 0 and len(parts) > 2 else 0
+    if not parts[index]:
+        return ""
+    part = _FORMAT_TEXT.sub("", parts[index])
     if not re.search(r"[0#?]", part) or re.search(r"[eEyYmMdDhHsS/@]", part):
-        return False  # General (up to 11 digits), scientific, a date, a fraction, text
+        return None  # General (up to 11 digits), scientific, a date, a fraction, text
     decimals = len(re.findall(r"[0#?]", part.partition(".")[2])) if "." in part else 0
-    shown = value * 100.0 ** part.count("%") * 10.0**decimals
-    return abs(shown - round(shown)) > 1e-6 * max(1.0, abs(shown))
+    scale = sum(map(len, re.findall(r"(?<=[0#?]),+(?![0#?])", part)))
+    number = Decimal(repr(value)) * 100 ** part.count("%") / 1000**scale
+    shown = number.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP)
+    if abs(shown - number) <= Decimal("1e-6") * max(1, abs(number)) and not (scale and value):
+        return None  # (within 1e-6: 0.1 + 0.2 formatted 0.0, shown 0.3)
+    return f"{shown}" + "%" * part.count("%")
+
+
+def _as(number: RoundedNumber) -> str:
+    """How Excel shows ``number``: ``as 3``, ``as an empty cell``."""
+    return f"as {number.shown}" if number.shown else "as an empty cell"
 
 
 def _formatted(cell: Any) -> Any:
     """A cell's value (:func:`_cell`), a :class:`ShownNumber` where its format pads it.
 
-    A :class:`RoundedNumber` where its format shows it rounded.
+    A :class:`RoundedNumber` where its format shows it otherwise (rounded, scaled, hidden).
     """
     value = _cell(cell.value)
-    if type(value) is float and getattr(cell, "has_style", False):
-        if _rounded(value, cell.number_format):
+    if type(value) in (int, float) and getattr(cell, "has_style", False):
+        shown = _shown(value, cell.number_format)
+        if shown is not None:
             held = RoundedNumber(value)
+            held.held, held.shown = value, shown
             held.cell, held.format = cell.coordinate, cell.number_format
             return held
+    if type(value) is float:
         return value
     if type(value) is not int or not getattr(cell, "has_style", False):
         return value
@@ -1046,15 +1073,15 @@ def sheet_rows(path: str | Path, *, as_shown: bool = False) -> Iterator[tuple[in
             first = first or cells[shown]
             if as_shown:  # 2.6 shown as 3: a rating of its own beside the 3s, none agreeing
                 raise InputError(
-                    f"cell {first.cell} holds {first!r}, which Excel shows rounded (number "
-                    f"format {first.format!r}): each value held is a rating; round the values "
-                    "in the sheet (=ROUND) or show all their decimals",
+                    f"cell {first.cell} holds {first.held!r}, which Excel shows {_as(first)} "
+                    f"(number format {first.format!r}): each value held is a rating; round "
+                    "the values in the sheet (=ROUND) or show them as held (format General)",
                     path=p,
                     line=line,
                     field=header[shown] if shown < len(header) else column_letter(shown),
                 )
             rounded += sum(type(c) is RoundedNumber for c in cells)
-            cells = tuple(float(c) if type(c) is RoundedNumber else c for c in cells)
+            cells = tuple(c.held if type(c) is RoundedNumber else c for c in cells)
         count += 1
         yield line, {name: c for name, c in zip(header, cells, strict=False) if c is not None}
     if header is None:
@@ -1069,8 +1096,8 @@ def sheet_rows(path: str | Path, *, as_shown: bool = False) -> Iterator[tuple[in
         _say(
             p,
             f"{p}: {rounded} cell{'s hold numbers' if rounded > 1 else ' holds a number'} "
-            f"Excel shows rounded by a number format (first {first.cell}: {first!r}, format "
-            f"{first.format!r}), read as held, not as shown",
+            f"Excel shows otherwise by a number format (first {first.cell}: {first.held!r}, "
+            f"shown {_as(first)}, format {first.format!r}), read as held, not as shown",
         )
     if len(scan.sheets) > 1:  # said once the rows are read: a bad row's error stays one line
         _say(p, other_sheets_note(p, scan))
