@@ -221,7 +221,8 @@ class Interval(FrozenModel):
         description="Why the interval may mislead: fewer than 20 questions (clusters), the "
         "metric's units concentrated in a few questions (fewer than 15 effective clusters), "
         "fewer than 10 positives behind the metric, zero width, a boundary estimate "
-        "(failcodes.stats.bootstrap.interval_warning).",
+        "(failcodes.stats.bootstrap.interval_warning); for specificity, accuracy, balanced "
+        "accuracy and J, a percentile interval on fewer than 10 units on its rarer side.",
     )
 
 
@@ -756,6 +757,25 @@ def _intervals(
             else:
                 lo, hi = float(low[g]), float(high[g])
             cells = _DENOMINATOR.get(name)
+            rare = int(minority[name][g])
+            # no count of positives guards these: a percentile interval on few events may not
+            few = cells is None and se > 0 and not studentized and rare < MIN_STUDENTIZED_EVENTS
+            warning = interval_warning(
+                None if np.isnan(value) else value,
+                lo,
+                hi,
+                n_clusters=int(n_clusters[g]),
+                effective_clusters=float(effective[name][g]),
+                n_positives=None if cells is None else int(totals[g, list(cells)].sum()),
+                bounds=_RANGE[name],
+                resamples=resamples,
+            )
+            if few:  # covered 0.88-0.91 unwarned (docs/statistics.md)
+                note = (
+                    f"only {rare} units on the rarer side of its ratio "
+                    f"(< {MIN_STUDENTIZED_EVENTS}): a percentile interval, which under-covers"
+                )
+                warning = f"{warning}; {note}" if warning else note
             out[g][name] = Interval(
                 low=lo,
                 high=hi,
@@ -763,16 +783,7 @@ def _intervals(
                 confidence=confidence,
                 resamples=resamples,
                 defined_resamples=int(n_t[g]) if studentized else int(n_def[g]),
-                warning=interval_warning(
-                    None if np.isnan(value) else value,
-                    lo,
-                    hi,
-                    n_clusters=int(n_clusters[g]),
-                    effective_clusters=float(effective[name][g]),
-                    n_positives=None if cells is None else int(totals[g, list(cells)].sum()),
-                    bounds=_RANGE[name],
-                    resamples=resamples,
-                ),
+                warning=warning,
             )
     return out
 
