@@ -84,3 +84,23 @@ def test_ratings_a_format_scales_are_refused_naming_the_cell(tmp_path, capsys) -
     assert code == 0, err
     # 7 of 10 equal: units 1-3 hold 1 vs 1400, 2 vs 2000, 3 vs 3000, each shown as held
     assert json.loads(out)[0]["value"] == 0.7
+
+
+def test_a_label_rule_column_excel_shows_otherwise_is_refused(tmp_path, capsys) -> None:
+    out_path = tmp_path / "l.jsonl"
+    for fmt, held, shown in ((";;;", 3, "an empty cell"), ("0,", 2600, "3")):
+        book = Workbook()
+        sheet = book.active
+        for row in (["sentence_id", "severity"], ["s1", 3], ["s2", 1], ["s3", held]):
+            sheet.append(row)
+        sheet["B4"].number_format = fmt
+        book.save(tmp_path / "l.xlsx")
+        args = ["ingest", "generic-labels", str(tmp_path / "l.xlsx"), "-o", str(out_path)]
+        code, _, err = run_cli([*args, "--label-rule", "severity = 3 -> error"], capsys)
+        # read as held, exit 0: s3 (shown empty) got error by its hidden 3; 2600 (shown 3)
+        # got no_error where the sheet shows 3, an error by the rule
+        assert code == 2, err
+        assert (
+            f"l.xlsx:4, field 'severity': cell B4 holds {held}, which Excel shows as {shown}" in err
+        )
+        assert not out_path.exists()

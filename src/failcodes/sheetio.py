@@ -1024,13 +1024,16 @@ def _other_sheets(path: Path, *, hint: bool = True) -> str:
     )
 
 
-def sheet_rows(path: str | Path, *, as_shown: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+def sheet_rows(
+    path: str | Path, *, as_shown: bool | frozenset[str] = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, record)`` for every non-empty row under the header (missing cells left out).
 
     A value in a column without a header name is an error naming its row and column. A
     workbook of several sheets whose first sheet is empty, or has no rows under its header,
     is an error naming the sheets (the table is most likely on another). A number its format
-    shows rounded (1.4 shown as 1) is read as held, and said; ``as_shown``: refused (a rating).
+    shows otherwise (1.4 shown as 1) is read as held, and said; refused where ``as_shown`` (every
+    column: a rating; or the columns named: a label rule's, compared as text).
     """
     p = Path(path)
     clock = _Clock(p)
@@ -1068,13 +1071,18 @@ def sheet_rows(path: str | Path, *, as_shown: bool = False) -> Iterator[tuple[in
                 line=line,
                 field=header[failed] if failed < len(header) else column_letter(failed),
             )
-        shown = next((i for i, c in enumerate(cells) if type(c) is RoundedNumber), None)
-        if shown is not None:
-            first = first or cells[shown]
-            if as_shown:  # 2.6 shown as 3: a rating of its own beside the 3s, none agreeing
+        marked = [i for i, c in enumerate(cells) if type(c) is RoundedNumber]
+        if marked:
+            first = first or cells[marked[0]]
+            # 2.6 shown as 3: a rating of its own beside the 3s (none agreeing), a label
+            # rule's '2.6' where the sheet shows '3'
+            bad = [i for i in marked if as_shown is True or header[i] in (as_shown or ())]
+            if bad:
+                shown = bad[0]
+                cell = cells[shown]
                 raise InputError(
-                    f"cell {first.cell} holds {first.held!r}, which Excel shows {_as(first)} "
-                    f"(number format {first.format!r}): each value held is a rating; round "
+                    f"cell {cell.cell} holds {cell.held!r}, which Excel shows {_as(cell)} "
+                    f"(number format {cell.format!r}): the value held would be read; round "
                     "the values in the sheet (=ROUND) or show them as held (format General)",
                     path=p,
                     line=line,

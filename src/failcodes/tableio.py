@@ -392,16 +392,19 @@ def checked_parquet_rows(
         raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
 
 
-def table_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def table_rows(
+    path: str | Path, *, as_shown: frozenset[str] = frozenset()
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, record)`` for every row of any JSONL, CSV, Parquet or Excel table, as is.
 
     No column is required or refused (callers map foreign columns themselves); missing values
     (empty CSV cells, nulls) are left out of the record. Errors as for every reader: malformed
     JSON or CSV, a row with the wrong number of cells, a repeated CSV header, with the line.
+    ``as_shown``: a sheet's columns whose numbers Excel shows otherwise are refused.
     """
     p = Path(path)
     if is_spreadsheet(p):
-        yield from sheet_rows(p)
+        yield from sheet_rows(p, as_shown=as_shown)
         return
     fmt = detect_format(p)
     if fmt is Format.JSONL:

@@ -242,7 +242,9 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     votes: list[tuple[Label, Path, int]] = []
     for path in paths:
         columns: set[str] = set()
-        for line, _, raw in rows_of(path, spec.rows, spec.index_columns, empty, columns):
+        for line, _, raw in rows_of(
+            path, spec.rows, spec.index_columns, empty, columns, rule=spec.label_rule
+        ):
             label = label_from_row(raw, spec, renames, path, line)
             if label is not None:
                 scope.check(label, path, line)

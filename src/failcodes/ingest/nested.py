@@ -39,10 +39,13 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from failcodes import jsonio, tableio
 from failcodes.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from failcodes.ingest.label_rule import LabelRule
 
 _LEVEL = re.compile(r"^(?:[^.\[\]#*]+|\*)(?:\.(?:[^.\[\]#*]+|\*))*\[\]$")
 INDEX_MARK = "#"
@@ -224,6 +227,7 @@ def rows_of(
     empty: list[int],
     columns: set[str] | None = None,
     hollow: list[tuple[int, str, dict[str, Any]]] | None = None,
+    rule: LabelRule | None = None,
 ) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """``(line, where, row)`` of a table or ``.json`` file, exploded along ``rows`` if given.
 
@@ -233,8 +237,11 @@ def rows_of(
     the enclosing object's values (a labelled sentence whose claims list is empty).
     ``columns``, if given, collects every column name the rows have (a null value too), so a
     caller can tell a column no row has (JSON and JSONL have no header) from an empty one.
+    A sheet's number in ``rule``'s column that Excel shows otherwise (2.6 shown as 3) is refused:
+    the rule compares its text.
     """
-    records = _json_records(path) if is_document(path) else tableio.table_rows(path)
+    shown = frozenset({rule.column} if rule is not None else ())
+    records = _json_records(path) if is_document(path) else tableio.table_rows(path, as_shown=shown)
     place = INDEX_MARK in wanted_index
     previous = None
     for number, (line, record) in enumerate(records, start=1):

@@ -867,7 +867,15 @@ class TableStream:
                 yield from self._line_rows(path, tally, columns)
             else:
                 hollow: list[tuple[int, str, dict[str, Any]]] = []
-                rows = rows_of(path, spec.rows, spec.index_columns, tally.empty, columns, hollow)
+                rows = rows_of(
+                    path,
+                    spec.rows,
+                    spec.index_columns,
+                    tally.empty,
+                    columns,
+                    hollow,
+                    spec.label_rule,
+                )
                 for line, where, raw in _per_system(rows, spec):
                     row = self._kept(path, line, where, raw, tally)
                     if row is not None:
