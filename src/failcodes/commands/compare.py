@@ -33,6 +33,7 @@ from failcodes.metrics import (
     label_coverage,
 )
 from failcodes.spelling import spelling_key
+from failcodes.stats.bootstrap import interval_warning
 from failcodes.stats.names import MAX_RESAMPLES
 from failcodes.tracecols import TraceColumns
 
@@ -113,7 +114,19 @@ class CompareResult:
     coverage: str | None = None
 
     def note(self, mapping: str | None, result: TestResult) -> str | None:
-        """Beside an F1 test of a system that never flags an error: its F1 is 0 there."""
+        """What to say beside a test: its F1 is 0 for a system that never flags an error.
+
+        Beside a bootstrap interval of a difference that may not cover: why (interval_warning).
+        """
+        notes = [self._never_note(mapping, result)]
+        if result.ci_low is not None:  # --method bootstrap: 20 units covered 0.40-0.79
+            why = interval_warning(
+                result.effect, result.ci_low, result.ci_high, n=result.n, bounds=(-1.0, 1.0)
+            )
+            notes.append(why and f"interval: {why}")
+        return "; ".join(n for n in notes if n) or None
+
+    def _never_note(self, mapping: str | None, result: TestResult) -> str | None:
         never = self.never_flag.get(mapping, [])
         if not never or not result.test.endswith("_f1"):
             return None
