@@ -52,9 +52,9 @@ def test_compare_bootstrap_interval_of_a_difference_says_why_it_may_not_cover(
 ) -> None:
     """`compare preds.csv --truth label --method bootstrap`: two systems with the same calls on
     8 units gave recall and F1 differences 0 with interval [0, 0] and note null. Now the note
-    says why: zero width, 8 units (< 50). Percentile intervals of such differences covered
-    0.40-0.79 at 20 units, 0.67-0.85 at 40 (recall 0.9 vs 0.6, prevalence 10-20%, 300 seeded
-    data sets a cell: docs/statistics.md)."""
+    says why: zero width, 8 units (< 50), 3 positives (< 10). Percentile intervals of such
+    differences covered 0.40-0.79 at 20 units, 0.67-0.94 at 40 (recall 0.9 vs 0.6, prevalence
+    10-20%, 300 seeded data sets a cell: docs/statistics.md)."""
     csv = tmp_path / "preds.csv"
     rows = ["unit,label,a,b"] + [
         f"u{i},{y},{p},{p}" for i, (y, p) in enumerate(zip("11100000", "10101000", strict=True))
@@ -67,4 +67,25 @@ def test_compare_bootstrap_interval_of_a_difference_says_why_it_may_not_cover(
     assert {r["test"] for r in tests} == {"bootstrap_f1", "bootstrap_recall"}
     for r in tests:
         assert (r["ci_low"], r["ci_high"]) == (0.0, 0.0)  # the same calls: every resample 0
-        assert r["note"] == "interval: zero-width interval; only 8 units (< 50)", r
+        assert r["note"] == (  # 3 positives: "11100000"
+            "interval: zero-width interval; only 8 units (< 50); only 3 positives (< 10)"
+        ), r
+
+
+def test_compare_bootstrap_interval_on_few_positives_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """60 units, 6 of them errors; a finds 5, b 2, no false alarms: recall difference
+    5/6 - 2/6 = 0.5 on 6 positives, 60 units (>= 50), so no other reason: the note said
+    nothing. Recall-difference intervals at 100 units, prevalence 0.1 (about 10 positives)
+    covered 0.907 (docs/statistics.md)."""
+    csv = tmp_path / "preds.csv"
+    calls = [(1, 1, 1)] * 2 + [(1, 1, 0)] * 3 + [(1, 0, 0)] + [(0, 0, 0)] * 54
+    rows = ["unit,label,a,b"] + [f"u{i},{y},{a},{b}" for i, (y, a, b) in enumerate(calls)]
+    csv.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    args = ["compare", str(csv), "--truth", "label", "--method", "bootstrap"]
+    code, out, err = run_cli([*args, "--resamples", "1000", "--format", "json"], capsys)
+    assert code == 0, err
+    recall = [r for r in json.loads(out)["tests"] if r["test"] == "bootstrap_recall"]
+    assert [r["effect"] for r in recall] == [0.5]
+    assert recall[0]["note"] == "interval: only 6 positives (< 10)", recall[0]

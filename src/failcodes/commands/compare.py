@@ -120,8 +120,23 @@ class CompareResult:
         """
         notes = [self._never_note(mapping, result)]
         if result.ci_low is not None:  # --method bootstrap: 20 units covered 0.40-0.79
+            positives = next(  # the pair's McNemar test is on the positive units
+                (
+                    r.n
+                    for m, r in self.results
+                    if m == mapping
+                    and r.comparison == result.comparison
+                    and r.test.startswith("mcnemar")
+                ),
+                None,
+            )
             why = interval_warning(
-                result.effect, result.ci_low, result.ci_high, n=result.n, bounds=(-1.0, 1.0)
+                result.effect,
+                result.ci_low,
+                result.ci_high,
+                n=result.n,
+                n_positives=positives,
+                bounds=(-1.0, 1.0),
             )
             notes.append(why and f"interval: {why}")
         return "; ".join(n for n in notes if n) or None
