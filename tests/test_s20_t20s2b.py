@@ -104,3 +104,17 @@ def test_a_label_rule_column_excel_shows_otherwise_is_refused(tmp_path, capsys) 
             f"l.xlsx:4, field 'severity': cell B4 holds {held}, which Excel shows as {shown}" in err
         )
         assert not out_path.exists()
+
+
+def test_ratings_text_a_format_hides_is_refused(tmp_path, capsys) -> None:
+    rows = [[a, b] for a, b in zip(["yes", "no"] * 5, ["yes", "no"] * 5, strict=True)]
+    rows[1][1] = "yes"  # unit 2: dr_b 'yes', hidden by ;;; (Excel shows C3 empty)
+    code, out, err = _agree(_book(tmp_path / "t.xlsx", rows, {"C3": ";;;"}), capsys)
+    # The sheet shows 9 units rated by both, 9 of 9 equal (percent 1.0); read as held, 10
+    # units, 9 of 10 equal (0.9), exit 0
+    assert code == 2, out
+    assert "t.xlsx:3, field 'dr_b': cell C3 holds 'yes', which Excel shows as an empty cell" in err
+    # ;; (three sections: no text section) shows text as it is: read as before, 9/10
+    code, out, err = _agree(_book(tmp_path / "u.xlsx", rows, {"C3": ";;"}), capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == 0.9

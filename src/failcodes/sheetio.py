@@ -89,9 +89,23 @@ class RoundedNumber(float):
     held: int | float
     shown: str
     cell: str
-    format: str
+    number_format: str
 
 
+class HiddenText(str):
+    """A text its cell's number format hides (``;;;``: an empty fourth section), as held."""
+
+    held: str
+    shown: str = ""
+    cell: str
+    number_format: str
+
+
+#: The values Excel shows otherwise than held (read as ``held``).
+_OTHERWISE = (RoundedNumber, HiddenText)
+
+#: The ';' between a number format's sections (positive;negative;zero;text), not in quotes.
+_SECTIONS = re.compile(r';(?=(?:[^"]*"[^"]*")*[^"]*$)')
 #: A number format's parts that show no digit: quoted text, ``[colour]``, escaped characters.
 _FORMAT_TEXT = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')
 
@@ -103,7 +117,7 @@ def _shown(value: float, fmt: str) -> str | None:
     decimals, %, and thousands-scaling commas (``0,``: 1500 as 2). General, conditions, dates,
     scientific, fractions, text: None (left alone).
     """
-    parts = re.split(r';(?=(?:[^"]*"[^"]*")*[^"]*$)', fmt)
+    parts = _SECTIONS.split(fmt)
     if "[<" in fmt or "[>" in fmt or "[=" in fmt:
         return None
     index = 1 if value < 0 and len(parts) > 1 else 2 if value == 0 and len(parts) > 2 else 0
@@ -121,7 +135,7 @@ def _shown(value: float, fmt: str) -> str | None:
     return f"{shown}" + "%" * part.count("%")
 
 
-def _as(number: RoundedNumber) -> str:
+def _as(number: RoundedNumber | HiddenText) -> str:
     """How Excel shows ``number``: ``as 3``, ``as an empty cell``."""
     return f"as {number.shown}" if number.shown else "as an empty cell"
 
@@ -132,12 +146,18 @@ def _formatted(cell: Any) -> Any:
     A :class:`RoundedNumber` where its format shows it otherwise (rounded, scaled, hidden).
     """
     value = _cell(cell.value)
+    if type(value) is str and getattr(cell, "has_style", False):
+        parts = _SECTIONS.split(cell.number_format)
+        if len(parts) > 3 and not parts[3]:  # ;;; hides text too: the sheet shows it empty
+            text = HiddenText(value)
+            text.held, text.cell, text.number_format = value, cell.coordinate, cell.number_format
+            return text
     if type(value) in (int, float) and getattr(cell, "has_style", False):
         shown = _shown(value, cell.number_format)
         if shown is not None:
             held = RoundedNumber(value)
             held.held, held.shown = value, shown
-            held.cell, held.format = cell.coordinate, cell.number_format
+            held.cell, held.number_format = cell.coordinate, cell.number_format
             return held
     if type(value) is float:
         return value
@@ -1041,7 +1061,7 @@ def sheet_rows(
     header: list[str] | None = None
     header_line = 1
     count = rounded = 0
-    first: RoundedNumber | None = None
+    first: RoundedNumber | HiddenText | None = None
     for line, cells in _rows(p, clock, scan):
         if all(c is None for c in cells):
             continue
@@ -1071,7 +1091,7 @@ def sheet_rows(
                 line=line,
                 field=header[failed] if failed < len(header) else column_letter(failed),
             )
-        marked = [i for i, c in enumerate(cells) if type(c) is RoundedNumber]
+        marked = [i for i, c in enumerate(cells) if type(c) in _OTHERWISE]
         if marked:
             first = first or cells[marked[0]]
             # 2.6 shown as 3: a rating of its own beside the 3s (none agreeing), a label
@@ -1082,14 +1102,14 @@ def sheet_rows(
                 cell = cells[shown]
                 raise InputError(
                     f"cell {cell.cell} holds {cell.held!r}, which Excel shows {_as(cell)} "
-                    f"(number format {cell.format!r}): the value held would be read; round "
-                    "the values in the sheet (=ROUND) or show them as held (format General)",
+                    f"(number format {cell.number_format!r}): the value held would be read; "
+                    "show the values as held (number format General), or round them (=ROUND)",
                     path=p,
                     line=line,
                     field=header[shown] if shown < len(header) else column_letter(shown),
                 )
-            rounded += sum(type(c) is RoundedNumber for c in cells)
-            cells = tuple(c.held if type(c) is RoundedNumber else c for c in cells)
+            rounded += len(marked)
+            cells = tuple(c.held if type(c) in _OTHERWISE else c for c in cells)
         count += 1
         yield line, {name: c for name, c in zip(header, cells, strict=False) if c is not None}
     if header is None:
@@ -1103,9 +1123,9 @@ def sheet_rows(
     if first is not None:
         _say(
             p,
-            f"{p}: {rounded} cell{'s hold numbers' if rounded > 1 else ' holds a number'} "
+            f"{p}: {rounded} cell{'s hold values' if rounded > 1 else ' holds a value'} "
             f"Excel shows otherwise by a number format (first {first.cell}: {first.held!r}, "
-            f"shown {_as(first)}, format {first.format!r}), read as held, not as shown",
+            f"shown {_as(first)}, format {first.number_format!r}), read as held, not as shown",
         )
     if len(scan.sheets) > 1:  # said once the rows are read: a bad row's error stays one line
         _say(p, other_sheets_note(p, scan))
