@@ -244,8 +244,7 @@ def _labels_file(argv: list[str]) -> _Found | None:
         labels = labelio.read_labels(path, column_map={}, columns=True)
         if not labels:
             raise InputError("no labels found (expected at least one record)", path=str(path))
-        with fileio.AtomicBatch() as batch:
-            labelio.write_labels(target, labels, batch=batch)
+        labelio.write_labels(target, labels)  # atomically, in a batch of its own
         echo(f"wrote {len(labels):,} labels -> {target}")
 
     return write, False
