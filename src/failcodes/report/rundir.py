@@ -635,12 +635,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 )
             )
         review_rows, per_code, unjudged = _review_agreement(
-            [a for a in humans if a.unit_id not in left_out],
+            compared,
             judge_files,
             cb,
             versions.widened if versions is not None else {},
         )
-        people = _by_coder(a for a in humans if a.unit_id not in left_out)
+        people = _by_coder(compared)
         settling = [c for c in people if settles(c)]
         if settling and len(people) > 1:  # all of them, and how to read one as a reviewer
             assumed.append(  # on stderr and in the run box too: it moves the numbers
