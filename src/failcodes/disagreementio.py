@@ -299,7 +299,7 @@ def select_from_files(
     if level is Level.SENTENCE:
         # sentence groups first; the same errors, in the same order, as the trace columns give
         columns, label_list = columnar.load_sentence_columns(trace_paths, labels_path, locate=True)
-        refuse_claim_labels(label_list, labels_path)
+        refuse_claim_labels(label_list, labels_path, traces=columns)
     else:
         columns, label_list = columnar.load_columns(trace_paths, labels_path)
     _refuse_mixed_evidence(columns, trace_paths)

@@ -1405,7 +1405,7 @@ def check_in_memory(labels: Iterable[Label], traces: Any, sentence_level: bool) 
     if labels:
         validate_labels(labels, traces)
     if sentence_level:
-        refuse_claim_labels(labels, "labels", "compare with level='claim'")
+        refuse_claim_labels(labels, "labels", "compare with level='claim'", traces)
     return labels
 
 
@@ -1414,12 +1414,15 @@ def refuse_claim_labels(
     labels_path: str | Path,
     remedy: str = 'compare claims with --level claim (in a study: [metrics] level = "claim"), '
     "or give sentence labels",
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns | None = None,
 ) -> None:
     """Sentence-level comparison against claim labels a sentence has no label beside: exit 2.
 
     All claim-level: no sentence would have a label, so every metric would be undefined. A
     sentence labelled through its claims alone counted as unlabelled (n 2 of 3, TP 1 for 2).
-    ``remedy`` says what to do instead (the claim labels serve ``--level claim``).
+    ``remedy`` says what to do instead (the claim labels serve ``--level claim``). A claim
+    label naming no sentence is looked up in ``traces`` (without them it passed unchecked:
+    its sentence counted unlabelled, n 2 of 3, exit 0).
     """
     claim_ids = label_column(labels, "claim_id")
     if claim_ids and all(c is not None for c in claim_ids):
@@ -1430,9 +1433,13 @@ def refuse_claim_labels(
     if not any(c is not None for c in claim_ids):
         return
     # some claim labels: a sentence labelled through its claims alone was left out unlabelled
-    keys = list(
-        zip(label_column(labels, "system"), label_column(labels, "sentence_id"), strict=True)
-    )
+    sids = label_column(labels, "sentence_id")
+    if traces is not None:
+        parent = _first_parents(traces, labels)[1]
+        sids = [
+            parent.get(c) if s is None and c else s for s, c in zip(sids, claim_ids, strict=True)
+        ]
+    keys = list(zip(label_column(labels, "system"), sids, strict=True))
     errors = label_column(labels, "has_error")
     labelled = {k: e for k, c, e in zip(keys, claim_ids, errors, strict=True) if c is None}
     for key, cid, error in zip(keys, claim_ids, errors, strict=True):

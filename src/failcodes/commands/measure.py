@@ -165,7 +165,7 @@ class MetricsRequest(Request):
         level = self.level
         if level is Level.SENTENCE:  # memory follows the sentences, not the claims
             columns, label_list = load_sentence_columns(self.traces, self.labels)
-            refuse_claim_labels(label_list, self.labels)
+            refuse_claim_labels(label_list, self.labels, traces=columns)
         else:
             columns, label_list = load_columns(self.traces, self.labels)
         report = compute_metrics(

@@ -1,0 +1,110 @@
+"""Outside red-team of the data path, session 21 (t21red1): shapes the other tests do not use.
+
+Each test states the input, what main gave before the fix, and what it gives now, with the
+hand computation beside the assertion.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, int]]:
+    """system -> (TP, FP, FN, TN) of one mapping, from `metrics --format csv`."""
+    rows = csv.DictReader(io.StringIO(stdout))
+    return {
+        r["system"]: (int(r["tp"]), int(r["fp"]), int(r["fn"]), int(r["tn"]))
+        for r in rows
+        if r["mapping"] == mapping
+    }
+
+
+#: One system, three sentences; s1 split into two claims (the second refuted).
+_SPLIT = (
+    "system,question_id,sentence_id,claim_id,claim,verdict\n"
+    "gpt,q1,s1,s1c1,Aspirin thins blood,supported\n"
+    "gpt,q1,s1,s1c2,Aspirin treats headache,refuted\n"
+    "gpt,q1,s2,s2c1,Ibuprofen is safe in pregnancy,supported\n"
+    "gpt,q2,s3,s3c1,Statins lower LDL,supported\n"
+)
+
+
+@pytest.mark.parametrize("command", ["metrics", "disagreements"])
+def test_a_claim_label_naming_no_sentence_is_checked_at_sentence_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # Labels s1 and s3 per sentence, s2 through its claim s2c1 alone, the claim label's
+    # sentence_id cell empty (a claim table keyed by claim id). Sentence-level metrics read
+    # sentence labels only: main counted n 2 (s1 FP, s3 TN) and left out s2, an error the
+    # system missed (by hand with s2: TP 0, FP 1, FN 1, TN 1), exit 0; the same claim label
+    # with its sentence_id given was refused. Now it is refused the same way, its sentence
+    # looked up in the traces (s2c1 -> s2).
+    traces = _write(tmp_path / "t.csv", _SPLIT)
+    labels = _write(
+        tmp_path / "l.csv",
+        "sentence_id,claim_id,has_error\ns1,,false\n,s2c1,true\ns3,,false\n",
+    )
+    args = [command, "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    args += ["--bootstrap", "0"] if command == "metrics" else ["-o", str(tmp_path / "d.jsonl")]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert "sentence 's2' is labelled through its claims only ('s2c1'" in err
+    assert "--level claim" in err
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_a_claim_label_naming_no_sentence_beside_its_sentence_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every sentence labelled, and claim labels without a sentence_id beside them: sentence
+    # level reads the sentence labels (s1 FP, s2 FN, s3 TN: TP 0, FP 1, FN 1, TN 1), as before;
+    # a claim labelled an error in a sentence labelled no error (s1c2 in s1) is refused as it
+    # is when the claim label names its sentence.
+    traces = _write(tmp_path / "t.csv", _SPLIT)
+    good = _write(
+        tmp_path / "good.csv",
+        "sentence_id,claim_id,has_error\ns1,,false\ns2,,true\ns3,,false\n,s2c1,true\n",
+    )
+    args = ["metrics", "--traces", str(traces), "-m", "refuted", "--bootstrap", "0"]
+    code, out, _ = run_cli([*args, "--labels", str(good), "--format", "csv"], capsys)
+    assert code == 0
+    assert _counts(out, "refuted") == {"gpt": (0, 1, 1, 1)}
+    bad = _write(
+        tmp_path / "bad.csv",
+        "sentence_id,claim_id,has_error\ns1,,false\ns2,,true\ns3,,false\n,s1c2,true\n",
+    )
+    code, _, err = run_cli([*args, "--labels", str(bad)], capsys)
+    assert code == 2
+    assert "sentence 's1' is labelled no error but its claim 's1c2' an error" in err
+
+
+def test_per_system_claim_labels_beside_another_systems_sentence_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Per-system labels: gpt labelled per claim (claim ids only), claude per sentence. main
+    # gave gpt n 0 (every metric undefined) at exit 0: the all-claim-level check looked at
+    # the whole file, which claude's sentence labels passed. Now gpt's first claim label is
+    # refused (its sentence s1 has no gpt sentence label).
+    gpt = _write(tmp_path / "gpt.csv", _SPLIT)
+    claude = _write(tmp_path / "claude.csv", _SPLIT.replace("gpt,", "claude,"))
+    labels = _write(
+        tmp_path / "l.csv",
+        "system,sentence_id,claim_id,has_error\n"
+        "gpt,,s1c1,false\ngpt,,s1c2,true\ngpt,,s2c1,true\ngpt,,s3c1,false\n"
+        "claude,s1,,false\nclaude,s2,,true\nclaude,s3,,false\n",
+    )
+    args = ["metrics", "--traces", str(gpt), "--traces", str(claude), "--labels", str(labels)]
+    code, _, err = run_cli([*args, "-m", "refuted", "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert "sentence 's1' is labelled through its claims only ('s1c1'" in err
