@@ -50,7 +50,7 @@ def test_rows_hidden_by_an_excel_filter_are_read_and_said_on_the_first_line(
     assert json.loads(out)[0]["value"] == pytest.approx(4 / 6)
     # and in the JSON's notes (they lacked it: the note was printed by the reader)
     said = err.splitlines()[0].removeprefix("failcodes: note: ")
-    assert json.loads(out)[0]["notes"][1] == said  # (after the shape assumed)
+    assert said in json.loads(out)[0]["notes"][0]  # (on the line of the shape assumed)
     sheet.row_dimensions[3].hidden = False
     sheet.row_dimensions[5].hidden = False
     book.save(path)

@@ -669,8 +669,7 @@ class AgreeRequest(Request):
                 lines=frame.attrs.get("lines"),
                 sets=self.sets,
             )
-            notes.extend(prepared.notes)  # the shape assumed first, then what the read said
-            notes.extend(read_notes)
+            notes.extend(prepared.notes)  # the shape assumed first
             group_keys = [self.by] if self.by is not None else []
             if split is not None:  # the per-code rows' column
                 group_keys.append("code")
@@ -725,6 +724,9 @@ class AgreeRequest(Request):
                 notes[0] += next(iter(said.values()))
             else:
                 notes[0] += "".join(f"; {self.by} {k}:{t[1:]}" for k, t in said.items() if t)
+            # what the read assumed (rows hidden in Excel read, the first of several sheets):
+            # a line of its own under the first, which a reader of the first line missed
+            notes[0] += "".join(f"; {n}" for n in read_notes)
         if self.bootstrap and any(r.get("ci_mc_error") is not None for r in rows):
             notes.append(
                 f"bootstrap intervals: {self.bootstrap} resamples, seed {self.seed}; "
