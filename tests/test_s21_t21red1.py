@@ -108,3 +108,40 @@ def test_per_system_claim_labels_beside_another_systems_sentence_labels(
     code, _, err = run_cli([*args, "-m", "refuted", "--bootstrap", "0"], capsys)
     assert code == 2
     assert "sentence 's1' is labelled through its claims only ('s1c1'" in err
+
+
+def test_a_sentence_id_one_system_writes_as_a_float(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A's traces (JSONL, numbers: 1.0 read as '1') and B's CSV (a pandas float column saved
+    # as text: '1.0', '2.0', '3.0'), shared labels 1, 2, 3. main scored A on its 3 sentences
+    # and B on none: n 0, every metric undefined, the first line reading it as "the 2
+    # systems answered disjoint questions", exit 0 (by hand B has TP 1, FP 1, FN 1, TN 0:
+    # s1 error not flagged, s2 flagged no error, s3 error flagged). Now refused as a
+    # labelled sentence the traces write two ways, as '007' beside '7' is.
+    rows = [(1, "refuted"), (2, "supported"), (3, "refuted")]
+    a = tmp_path / "a.jsonl"
+    a.write_text(
+        "".join(
+            f'{{"system":"A","question_id":{(n + 1) // 2}.0,"sentence_id":{n}.0,'
+            f'"claim_id":{n}.0,"claim":"c{n}","verdict":"{v}"}}\n'
+            for n, v in rows
+        ),
+        encoding="utf-8",
+    )
+    b = _write(
+        tmp_path / "b.csv",
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "B,1.0,1.0,1.0,c1,supported\nB,1.0,2.0,2.0,c2,refuted\nB,2.0,3.0,3.0,c3,refuted\n",
+    )
+    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\n1,true\n2,false\n3,true\n")
+    args = ["metrics", "--traces", str(a), "--traces", str(b), "--labels", str(labels)]
+    code, _, err = run_cli([*args, "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert "the traces write sentence '1' also as '1.0' (as a float" in err
+    fixed = _write(tmp_path / "b2.csv", b.read_text(encoding="utf-8").replace(".0", ""))
+    args = ["metrics", "--traces", str(a), "--traces", str(fixed), "--labels", str(labels)]
+    code, out, _ = run_cli([*args, "--bootstrap", "0", "--format", "csv"], capsys)
+    assert code == 0
+    # A: s1 TP, s2 TN, s3 TP; B as above
+    assert _counts(out, "refuted") == {"A": (2, 0, 0, 1), "B": (1, 1, 1, 0)}

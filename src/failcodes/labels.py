@@ -903,14 +903,18 @@ def _fold(text: str) -> str:
 
     Zeros inside an id too (i35red): ``s007`` in one system's file and ``s7`` in another's
     left the second's claims unlabelled and its labelled sentence without claims (FN 1 for TP 1).
-    Whole numbers only (:mod:`failcodes.idzeros`): ``v1.01`` and ``v1.1`` are two ids.
+    Whole numbers only (:mod:`failcodes.idzeros`): ``v1.01`` and ``v1.1`` are two ids. A
+    whole number written as a float (``1.0``, a CSV of a pandas column widened by a missing
+    cell) beside ``1`` in another system's file left that system unlabelled (n 0, exit 0).
     """
     folded = text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
-    return without_leading_zeros(folded)
+    return without_leading_zeros(folded.partition(".")[0] if _FLOAT_ID.fullmatch(text) else folded)
 
 
 def _how_written(name: str, theirs: str) -> str:
     """How ``name`` differs from ``theirs`` (same after :func:`_fold`), for a message."""
+    if _FLOAT_ID.fullmatch(name) or _FLOAT_ID.fullmatch(theirs):
+        return "as a float, as a CSV of a pandas column with a missing value holds it"
     if without_leading_zeros(name) == without_leading_zeros(theirs):
         return "with other leading zeros"
     if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", theirs):
@@ -1201,7 +1205,8 @@ def validate_labels(
         extra = f" ({len(problems) - 1} more such labels)" if len(problems) > 1 else ""
         sid = label_column(labels, "sentence_id")[first.position]
         if first.field == "sentence_id" and sid is not None and "no trace has" in first.message:
-            extra = written_like_hint(sid, traces) + extra  # the same id written another way
+            # the same id written another way (a float: said by the message itself)
+            extra = ("" if _FLOAT_ID.fullmatch(sid) else written_like_hint(sid, traces)) + extra
         raise InputError(first.message + extra, path=path, line=line, field=first.field)
     mismatch = sentence_label_mismatch(labels, traces) or _system_outside_labels(labels, traces)
     if mismatch is not None:
