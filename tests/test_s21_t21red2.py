@@ -58,3 +58,52 @@ def test_rows_hidden_in_excel_are_said_on_the_assumed_line(
         first
     )
     assert not any("hidden" in n for n in rows[0]["notes"][1:])  # said once, there
+
+
+@pytest.mark.parametrize(
+    ("fmt", "cell", "shows"),
+    [
+        # the zero section is a text: 0 shown 'none'
+        ('0;-0;"none"', "C3 holds 0", "as 'none' (number format '0;-0;\"none\"')"),
+        # Excel's accounting format: its zero section '"-"??' shows a dash, no digit
+        (
+            '_(* #,##0_);_(* (#,##0);_(* "-"??_);_(@_)',
+            "C3 holds 0",
+            "as '-' (number format '_(* #,##0_);_(* (#,##0);_(* \"-\"??_);_(@_)')",
+        ),
+        # a positive section with no digit: 1 shown 'yes'
+        ('"yes";;"no"', "C2 holds 1", "as 'yes'"),
+        # '#' shows no digit of a zero: an empty cell
+        ("#,###", "C3 holds 0", "as an empty cell (number format '#,###')"),
+    ],
+)
+def test_a_number_a_format_shows_as_text_is_refused_in_a_ratings_sheet(
+    fmt: str, cell: str, shows: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # dr_b's cells formatted so: the sheet shows dr_a 0 beside dr_b 'none' (or '-', or an
+    # empty cell) on u2, u5, u6, u8 ('yes' for each 1 in the third). Read as held, percent
+    # 7/10 and Cohen 0.4 (dr_a 6 ones of 10, dr_b 5: p_e 0.6 * 0.5 + 0.4 * 0.5 = 0.5,
+    # (0.7 - 0.5) / 0.5) at exit 0, for a sheet whose dr_b shows words (or nothing) there
+    path = _book(tmp_path / "f.xlsx", fmt=fmt)
+    code, _, err = run_cli(["agree", str(path), "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert f"field 'dr_b': cell {cell}, which Excel shows {shows}" in err
+
+
+def test_zeros_the_sheet_hides_are_refused_in_a_ratings_sheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the sheet's option 'Show a zero in cells that have zero value' off: every 0 shows as an
+    # empty cell (dr_a's first on u2, B3), a missing rating to the reader of the sheet, which
+    # shows u1, u3, u4, u7, u9 rated 1 by both (and u10 by dr_a alone); read as held, percent
+    # 7/10 at exit 0
+    path = _book(tmp_path / "z.xlsx", zeros=False)
+    code, _, err = run_cli(["agree", str(path), "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert (
+        "field 'dr_a': cell B3 holds 0, which Excel shows as an empty cell (the sheet's option "
+        "'Show a zero in cells that have zero value' is off)"
+    ) in err
+    # the option on (the default): read, percent 7/10
+    rows = _agree_json([str(_book(tmp_path / "y.xlsx")), "--stat", "percent"], capsys)
+    assert rows[0]["value"] == pytest.approx(7 / 10)

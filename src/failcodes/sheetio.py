@@ -114,7 +114,8 @@ def _shown(value: float, fmt: str) -> str | None:
     """What ``fmt`` (a number format) shows of ``value`` where not the number held, else None.
 
     The format's section for the value (positive;negative;zero): empty shows nothing (""); its
-    decimals, %, and thousands-scaling commas (``0,``: 1500 as 2). General, conditions, dates,
+    decimals, %, and thousands-scaling commas (``0,``: 1500 as 2); its text where it shows no
+    digit (``0;-0;"none"``: 0 as none; ``#`` shows none of a zero). General, conditions, dates,
     scientific, fractions, text: None (left alone).
     """
     parts = _SECTIONS.split(fmt)
@@ -124,26 +125,47 @@ def _shown(value: float, fmt: str) -> str | None:
     if not parts[index]:
         return ""
     part = _FORMAT_TEXT.sub("", parts[index])
-    if not re.search(r"[0#?]", part) or re.search(r"[eEyYmMdDhHsS/@]", part):
+    if re.search(r"[eEyYmMdDhHsS/@]", part):
         return None  # General (up to 11 digits), scientific, a date, a fraction, text
+    # the text the section shows beside its digits: a zero shown '-' (accounting) or 'none'
+    text = re.sub(r"_.|\*.|\[[^\]]*\]|[0#?,%]", "", parts[index])
+    text = re.sub(r'"([^"]*)"|\\(.)', lambda m: m[1] or m[2] or "", text).strip()
+    if not re.search(r"[0#?]", part):  # no digit at all: the text alone
+        return None if text == f"{value:g}" else text
     decimals = len(re.findall(r"[0#?]", part.partition(".")[2])) if "." in part else 0
     scale = sum(map(len, re.findall(r"(?<=[0#?]),+(?![0#?])", part)))
     number = Decimal(repr(value)) * 100 ** part.count("%") / 1000**scale
     shown = number.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP)
+    if not shown and "0" not in part:  # '#' and '?' show no digit of a zero ('"-"??')
+        return text
     if abs(shown - number) <= Decimal("1e-6") * max(1, abs(number)) and not (scale and value):
         return None  # (within 1e-6: 0.1 + 0.2 formatted 0.0, shown 0.3)
     return f"{shown}" + "%" * part.count("%")
 
 
+def _by(number: RoundedNumber | HiddenText) -> str:
+    """What makes Excel show ``number`` otherwise: its number format, or the sheet's option."""
+    if number.number_format:
+        return f"number format {number.number_format!r}"
+    return "the sheet's option 'Show a zero in cells that have zero value' is off"
+
+
 def _as(number: RoundedNumber | HiddenText) -> str:
     """How Excel shows ``number``: ``as 3``, ``as an empty cell``."""
-    return f"as {number.shown}" if number.shown else "as an empty cell"
+    if not number.shown:
+        return "as an empty cell"
+    return (
+        f"as {number.shown}"
+        if re.fullmatch(r"-?[\d.]+%?", number.shown)
+        else f"as {number.shown!r}"
+    )
 
 
-def _formatted(cell: Any) -> Any:
+def _formatted(cell: Any, zeros: bool = True) -> Any:
     """A cell's value (:func:`_cell`), a :class:`ShownNumber` where its format pads it.
 
-    A :class:`RoundedNumber` where its format shows it otherwise (rounded, scaled, hidden).
+    A :class:`RoundedNumber` where its format shows it otherwise (rounded, scaled, hidden), or
+    a zero where the sheet hides zeros (``zeros`` False: its option, number format "").
     """
     value = _cell(cell.value)
     if type(value) is str and getattr(cell, "has_style", False):
@@ -152,12 +174,15 @@ def _formatted(cell: Any) -> Any:
             text = HiddenText(value)
             text.held, text.cell, text.number_format = value, cell.coordinate, cell.number_format
             return text
-    if type(value) in (int, float) and getattr(cell, "has_style", False):
-        shown = _shown(value, cell.number_format)
+    if type(value) in (int, float) and (getattr(cell, "has_style", False) or not zeros):
+        fmt = cell.number_format
+        shown = _shown(value, fmt)
+        if shown is None and not zeros and value == 0:  # Excel shows an empty cell
+            shown = fmt = ""
         if shown is not None:
             held = RoundedNumber(value)
             held.held, held.shown = value, shown
-            held.cell, held.number_format = cell.coordinate, cell.number_format
+            held.cell, held.number_format = cell.coordinate, fmt
             return held
     if type(value) is float:
         return value
@@ -458,7 +483,7 @@ def _book_rows(
                     return
                 if not number % 1024:
                     clock.check()
-                yield number, tuple(map(_formatted, row))
+                yield number, tuple(_formatted(c, checked is None or checked.zeros) for c in row)
         except unreadable as exc:  # a damaged sheet part (malformed XML, a bad cell value)
             raise InputError(f"not a readable Excel workbook ({exc})", path=path) from None
     finally:
@@ -675,6 +700,9 @@ class SheetScan:
     broken: tuple[str, int, str | None] | None = None
     #: how many texts the workbook's shared-strings table holds
     shared_texts: int = 0
+    #: zeros shown as zeros (False: the sheet's option 'Show a zero in cells that have zero
+    #: value' is off, ``<sheetView showZeros="0">``: Excel shows them as empty cells)
+    zeros: bool = True
     #: the scan could not read a part (a damaged zip or XML: openpyxl says what is wrong)
     failed: bool = False
 
@@ -742,6 +770,8 @@ class _CellScan:
             self.value = True
         elif tag == "mergeCell":
             self.scan.merges.append(attrs.get("ref", ""))
+        elif tag == "sheetView" and attrs.get("showZeros") in ("0", "false"):
+            self.scan.zeros = False
 
     def text(self, data: str) -> None:
         if self.in_value:
@@ -1102,8 +1132,12 @@ def sheet_rows(
                 cell = cells[shown]
                 raise InputError(
                     f"cell {cell.cell} holds {cell.held!r}, which Excel shows {_as(cell)} "
-                    f"(number format {cell.number_format!r}): the value held would be read; "
-                    "show the values as held (number format General), or round them (=ROUND)",
+                    f"({_by(cell)}): the value held would be read; "
+                    + (
+                        "show the values as held (number format General), or round them (=ROUND)"
+                        if cell.number_format
+                        else "turn the option on (Excel: File > Options > Advanced) to see them"
+                    ),
                     path=p,
                     line=line,
                     field=header[shown] if shown < len(header) else column_letter(shown),
@@ -1125,7 +1159,7 @@ def sheet_rows(
             p,
             f"{p}: {rounded} cell{'s hold values' if rounded > 1 else ' holds a value'} "
             f"Excel shows otherwise by a number format (first {first.cell}: {first.held!r}, "
-            f"shown {_as(first)}, format {first.number_format!r}), read as held, not as shown",
+            f"shown {_as(first)}, {_by(first)}), read as held, not as shown",
         )
     if len(scan.sheets) > 1:  # said once the rows are read: a bad row's error stays one line
         _say(p, other_sheets_note(p, scan))
