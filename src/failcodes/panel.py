@@ -126,19 +126,28 @@ def _scored(panel: Panel) -> dict[str, dict[str, Annotation]]:
 
 
 def _vote(
-    part_dim_multi: bool, code_sets: list[tuple[str, ...]], primary: tuple[str, ...] | None
+    part_dim_multi: bool,
+    code_sets: list[tuple[str, ...]],
+    primary: tuple[str, ...] | None,
+    size: int,
 ) -> DimensionVote:
-    """One dimension's vote; ``primary``: the primary judge's codes (None: it gave none)."""
+    """One dimension's vote; ``primary``: the primary judge's codes (None: it gave none).
+
+    ``size`` members sit on the panel; those that left the unit unscored (a refusal, invalid
+    answers) are ``size - len(code_sets)`` missing votes: a code wins only where they could not
+    have changed it. One judge's code, the other's missing, was "unanimous" (and no split).
+    """
     n = len(code_sets)
+    missing = size - n
     counts: Counter[str] = Counter()
     for codes in code_sets:
         counts.update(set(codes))
     votes = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     distinct = {tuple(sorted(c)) for c in code_sets}
-    unanimous = len(distinct) == 1
+    unanimous = len(distinct) == 1 and not missing
     if part_dim_multi:
-        chosen = [c for c, k in votes.items() if 2 * k > n]
-        halves = [c for c, k in votes.items() if 2 * k == n]
+        chosen = [c for c, k in votes.items() if 2 * k > size]
+        halves = [c for c, k in votes.items() if 2 * k <= size <= 2 * (k + missing)]
         tie = bool(halves) or not chosen
         rule = "unanimous" if unanimous else "majority"
         if tie:
@@ -154,8 +163,8 @@ def _vote(
             decided_by=rule,
         )
     top = max(votes.values())
-    leaders = [c for c, k in votes.items() if k == top]
-    tie = len(leaders) > 1
+    leaders = [c for c, k in votes.items() if k + missing >= top]
+    tie = len(leaders) > 1 or top <= missing
     rule = "unanimous" if unanimous else "majority"
     chosen = leaders
     if tie:  # the primary judge breaks it when its code is one of the tied ones
@@ -176,6 +185,7 @@ def consensus(panel: Panel, part: Part, primary: str | None = None) -> list[Pane
             f"the primary judge {primary!r} is not a panel member ({', '.join(panel)})"
         )
     scored = _scored(panel)
+    size = len(scored)
     unit_ids = list(dict.fromkeys(u for by_unit in scored.values() for u in by_unit))
     out: list[PanelUnit] = []
     for uid in unit_ids:
@@ -189,7 +199,7 @@ def consensus(panel: Panel, part: Part, primary: str | None = None) -> list[Pane
             first = scored[primary].get(uid) if primary is not None else None
             own = first.code_set(dim.id) if first is not None else ()
             if sets:
-                dims[dim.id] = _vote(dim.multi_label, sets, own or None)
+                dims[dim.id] = _vote(dim.multi_label, sets, own or None, size)
         out.append(PanelUnit(unit_id=uid, dimensions=dims))
     return out
 

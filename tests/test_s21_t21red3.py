@@ -1,0 +1,70 @@
+"""Session 21 red team of the study layer and the Python library (t21red3)."""
+
+from __future__ import annotations
+
+from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
+from failcodes.panel import consensus, decided_counts, split_units
+from failcodes.units import UnitKind
+from tests.judge_helpers import make_codebook
+
+
+def _ann(coder: str, unit: str, codes: dict[str, str] | None) -> Annotation:
+    """``coder``'s annotation of ``unit``; ``codes`` None: left unscored (a refusal, say)."""
+    return Annotation(
+        unit_id=unit,
+        unit_kind=UnitKind.VERIFICATION,
+        codebook=make_codebook().ref(),
+        coder=coder,
+        coder_kind=CoderKind.LLM,
+        status=Status.SCORED if codes is not None else Status.UNSCORED,
+        codes=codes or {},
+        evidence={d: DimensionEvidence(rationale="r") for d in codes or {}},
+    )
+
+
+def test_a_unit_one_panel_member_left_unscored_is_not_unanimous() -> None:
+    # A two-judge panel where one member left a unit unscored (a refusal, invalid answers
+    # after the retries): the unit was decided "unanimous" on the other member's codes alone
+    # (fake server: openai:gpt-5-mini unscored on the unit marked FAKE_ALWAYS_BAD_CODE, the
+    # offline member coded it: panel.json decided {unanimous: 1, primary: 15}), so it was no
+    # split, never listed for review, and Tables 8-9 counted one judge's codes as the panel's.
+    part = make_codebook().part(UnitKind.VERIFICATION)
+    good = {d.id: d.high_quality_code for d in part.dimensions}
+    panel = {
+        "a": [_ann("a", "u1", good), _ann("a", "u2", good), _ann("a", "u3", None)],
+        "b": [_ann("b", "u1", good), _ann("b", "u2", None), _ann("b", "u3", good)],
+    }
+    by_id = {u.unit_id: u for u in consensus(panel, part, primary="a")}
+    # u1: both gave the same codes: unanimous, as before
+    assert by_id["u1"].rule == "unanimous"
+    # u2: only the primary coded it; the missing vote could have split it 1-1, a tie the
+    # primary breaks with its own code (its codes kept, the unit marked a tie)
+    assert by_id["u2"].rule == "primary"
+    assert all(v.tie and v.consensus == [good[d]] for d, v in by_id["u2"].dimensions.items())
+    # u3: only the non-primary coded it: a tie the primary did not break (it coded nothing):
+    # undecided, unscored in the tables (docs/judge.md's rule)
+    assert by_id["u3"].rule == "undecided"
+    assert all(v.consensus == [] for v in by_id["u3"].dimensions.values())
+    # counts by hand: u1 unanimous; u2 primary; u3 undecided (was 3 unanimous, 0, 0, 0)
+    decided = decided_counts(by_id.values())
+    assert decided == {"unanimous": 1, "majority": 0, "primary": 1, "undecided": 1}
+    assert split_units(by_id.values()) == ["u2", "u3"]  # ties first; u1 is no split
+    # three members, one missing: 2 of 3 agreeing is a majority whatever the third said
+    # (2 > 1 + 1 missing); 1 of 3 with two missing is not (1 <= 2): undecided without a
+    # primary's vote
+    three = {
+        "a": [_ann("a", "u4", good), _ann("a", "u5", None)],
+        "b": [_ann("b", "u4", good), _ann("b", "u5", None)],
+        "c": [_ann("c", "u4", None), _ann("c", "u5", good)],
+    }
+    by_id = {u.unit_id: u for u in consensus(three, part, primary="a")}
+    assert (by_id["u4"].rule, by_id["u5"].rule) == ("majority", "undecided")
+    # multi-label (inference): a {overreach}, b missing: overreach has 1 vote of 2 members,
+    # half: a tie the primary keeps when it gave it, undecided when the primary is b
+    multi = make_codebook(multi_label=("inference",)).part(UnitKind.VERIFICATION)
+    over = {**{d.id: d.high_quality_code for d in multi.dimensions}, "inference": "overreach"}
+    two = {"a": [_ann("a", "u6", over)], "b": [_ann("b", "u6", None)]}
+    [by_a] = consensus(two, multi, primary="a")
+    assert by_a.dimensions["inference"].consensus == ["overreach"] and by_a.rule == "primary"
+    [by_b] = consensus(two, multi, primary="b")
+    assert by_b.dimensions["inference"].consensus == [] and by_b.rule == "undecided"
